@@ -1,0 +1,152 @@
+// The workload description, in the public DLIO YAML schema: plain structs with defaults.
+// Parse*() fill them from YAML/JSON text, ApplyOverride() takes "dataset.num_files_train=8" or
+// DLIO's "++workload.dataset.num_files_train=8", and Validate() names the offending key.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dlio/distribution.h"
+#include "dlio/status.h"
+
+namespace dlio {
+
+struct ModelConfig {
+  std::string name = "default";  // model.name
+  std::string type;              // model.type (informational)
+  uint64_t model_size_bytes = 0; // model.model_size (DLIO) — used by checkpoints when set
+};
+
+struct WorkflowConfig {
+  bool generate_data = false;  // workflow.generate_data
+  bool train = true;           // workflow.train
+  bool checkpoint = false;     // workflow.checkpoint
+  bool evaluation = false;     // workflow.evaluation
+  bool profiling = false;      // workflow.profiling: turns the tracer on
+};
+
+struct DatasetConfig {
+  std::string data_folder = "./data";   // dataset.data_folder
+  std::string format = "npz";           // dataset.format (a Format registry name)
+  std::string file_prefix = "img";      // dataset.file_prefix
+  uint64_t num_files_train = 8;         // dataset.num_files_train
+  uint64_t num_files_eval = 0;          // dataset.num_files_eval
+  uint64_t num_samples_per_file = 1;    // dataset.num_samples_per_file
+  uint64_t record_length_bytes = 65536; // dataset.record_length_bytes (alias record_length)
+  uint64_t record_length_bytes_stdev = 0;    // dataset.record_length_bytes_stdev
+  uint64_t record_length_bytes_resize = 0;   // dataset.record_length_bytes_resize (0 = none)
+  uint64_t num_subfolders_train = 0;    // dataset.num_subfolders_train
+  uint64_t num_subfolders_eval = 0;     // dataset.num_subfolders_eval
+  bool enable_chunking = false;         // dataset.enable_chunking
+  uint64_t chunk_size = 0;              // dataset.chunk_size (bytes)
+  std::string compression = "none";     // dataset.compression: none, gzip/zlib/deflate (npz)
+  int compression_level = 4;            // dataset.compression_level 0-9
+  std::string storage = "posix";        // storage.storage_type (dlio: posix, memory, slow)
+  bool keep_files = true;               // never delete generated data after the run
+};
+
+struct ReaderConfig {
+  std::string data_loader = "dlio";     // reader.data_loader: dlio, pytorch, tensorflow (naming only)
+  std::string pipeline = "threaded";    // reader.pipeline: threaded, sync (no overlap), preload
+  uint64_t batch_size = 1;              // reader.batch_size
+  uint64_t batch_size_eval = 1;         // reader.batch_size_eval
+  uint64_t read_threads = 1;            // reader.read_threads (0 means: read on the main thread)
+  uint64_t computation_threads = 1;     // reader.computation_threads (preprocessing workers)
+  uint64_t prefetch_size = 2;           // reader.prefetch_size (batches buffered ahead)
+  std::string file_shuffle = "off";     // reader.file_shuffle: off, seed, random
+  std::string sample_shuffle = "off";   // reader.sample_shuffle: off, seed, random
+  uint64_t shuffle_size = 1024;         // reader.shuffle_size (shuffle-buffer sampler window)
+  std::string sampler = "auto";         // reader.sampler: auto, sequential, shuffle, shuffle_buffer
+  std::string sharding = "block";       // reader.sharding: block, round_robin
+  uint64_t transfer_size = 262144;      // reader.transfer_size (bytes per read request; 0 = whole)
+  DistributionSpec preprocess_time;     // reader.preprocess_time (+ _stdev), seconds per sample
+  std::string read_type = "on_demand";  // reader.read_type: on_demand, memory (preload)
+  bool odirect = false;                 // reader.odirect: O_DIRECT reads
+  bool drop_last = true;                // reader.drop_last: drop a final partial batch
+  uint64_t max_open_files = 64;         // reader.max_open_files: open readers kept per rank
+};
+
+struct TrainConfig {
+  uint64_t epochs = 1;                 // train.epochs
+  DistributionSpec computation_time;   // train.computation_time (+ _stdev), seconds per step
+  std::string compute = "sleep";       // train.compute_emulator: sleep, spin
+  int64_t total_training_steps = -1;   // train.total_training_steps (-1 = whole epochs)
+  uint64_t seed = 123;                 // train.seed
+  bool seed_change_epoch = true;       // train.seed_change_epoch
+  uint64_t excluded_start_steps = 1;   // train.excluded_start_steps (AU warm-up steps per block)
+  bool barrier_per_step = true;        // train.barrier_per_step
+};
+
+struct EvaluationConfig {
+  DistributionSpec eval_time;          // evaluation.eval_time (+ _stdev), seconds per step
+  uint64_t epochs_between_evals = 1;   // evaluation.epochs_between_evals
+  uint64_t eval_after_epoch = 1;       // evaluation.eval_after_epoch
+};
+
+struct CheckpointConfig {
+  std::string checkpoint_folder = "./checkpoints";  // checkpoint.checkpoint_folder
+  std::string type = "paper";          // checkpoint.type: paper (5 files), model (model_size_bytes)
+  uint64_t checkpoint_after_epoch = 1;      // checkpoint.checkpoint_after_epoch
+  uint64_t epochs_between_checkpoints = 1;  // checkpoint.epochs_between_checkpoints
+  int64_t steps_between_checkpoints = -1;   // checkpoint.steps_between_checkpoints (-1 = off)
+  uint64_t model_size_bytes = 0;            // checkpoint.model_size_bytes (0 = model.model_size)
+  bool fsync = false;                       // checkpoint.fsync
+  bool read_back = false;                   // checkpoint.read_back: read each one after writing
+  uint64_t transfer_size = 4 << 20;         // checkpoint.transfer_size (bytes per write request)
+  std::string rank_mode = "all";            // checkpoint.rank_mode: all, root
+};
+
+struct OutputConfig {
+  std::string folder = "./output";   // output.folder
+  std::string log_file = "dlio.log"; // output.log_file
+  std::string log_level = "info";    // output.log_level: debug, info, warn, error
+  bool trace = false;                // output.trace (also workflow.profiling / --trace)
+  bool trace_gzip = false;           // output.trace_gzip: write trace-<rank>.pfw.gz
+  bool progress = true;              // output.progress: progress line on a terminal
+};
+
+struct MetricConfig {
+  double au = 0.90;  // metric.au: AU target, 0-1
+};
+
+struct WorkloadConfig {
+  std::string name = "default";  // preset name or the YAML file's stem
+  ModelConfig model;
+  std::string framework = "dlio";  // framework (informational)
+  WorkflowConfig workflow;
+  DatasetConfig dataset;
+  ReaderConfig reader;
+  TrainConfig train;
+  EvaluationConfig evaluation;
+  CheckpointConfig checkpoint;
+  OutputConfig output;
+  MetricConfig metric;
+
+  // Checks every value and cross-key rule; the message names the full key path and, for
+  // enumerations, the accepted values.
+  Status Validate() const;
+};
+
+// Parses DLIO YAML (or JSON, which is YAML) text. `source` names the file in messages.
+// Unknown keys are InvalidArgument with their full path. A top-level "workload:" wrapper (as in
+// DLIO's Hydra configs) is accepted. Values not given keep `base`'s.
+Result<WorkloadConfig> ParseConfig(const std::string& text, const std::string& source,
+                                   const WorkloadConfig& base = WorkloadConfig());
+Result<WorkloadConfig> LoadConfigFile(const std::string& path,
+                                      const WorkloadConfig& base = WorkloadConfig());
+
+// Applies one "section.key=value" (also "++workload.section.key=value" and "+workload..."),
+// where value is YAML (so "{mean: 0.1, stdev: 0.01}" works).
+Status ApplyOverride(WorkloadConfig* config, const std::string& assignment);
+
+// The config as a JSON document with every key (written to the output folder for provenance).
+std::string ConfigToJson(const WorkloadConfig& config);
+
+// One line per key: "dataset.num_files_train" -> "uint, default 8: ...", for docs and --help.
+struct ConfigKeyDoc {
+  std::string key, type, default_value, description;
+};
+std::vector<ConfigKeyDoc> ConfigKeyDocs();
+
+}  // namespace dlio

@@ -1,0 +1,91 @@
+// Format: a file layout, with a writer (data generation) and a reader (behind a DataSource).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dlio/registry.h"
+#include "dlio/status.h"
+#include "dlio/storage.h"
+
+namespace dlio {
+
+// The bytes of one sample. Reused across reads so the hot path allocates nothing in steady
+// state: Resize() grows capacity only. Not thread-safe (one owner at a time).
+class SampleBuffer {
+ public:
+  explicit SampleBuffer(size_t alignment = 64) : buf_(alignment) {}
+  Status Resize(size_t n) { return buf_.Resize(n); }
+  uint8_t* data() { return buf_.data(); }
+  const uint8_t* data() const { return buf_.data(); }
+  size_t size() const { return buf_.size(); }
+  size_t capacity() const { return buf_.capacity(); }
+
+ private:
+  AlignedBuffer buf_;
+};
+
+// What a writer puts in one file.
+struct FileSpec {
+  std::vector<uint64_t> sample_sizes;  // bytes of each sample, in order
+  uint64_t seed = 0;                   // content and labels derive from it
+};
+
+// Format-level knobs (from dataset.* and reader.*).
+struct FormatOptions {
+  std::string compression = "none";  // none, gzip (alias zlib, deflate)
+  int compression_level = 4;
+  bool enable_chunking = false;
+  uint64_t chunk_size = 0;
+  uint64_t transfer_size = 262144;   // bytes per read request for streaming readers (0 = whole)
+  bool direct = false;               // open with FileOptions::direct
+  bool verify = true;                // check checksums where the format has them
+  // Formats without files (synthetic) describe their virtual files with these.
+  uint64_t synthetic_samples = 1;
+  uint64_t synthetic_record_length = 65536;
+};
+
+// One open file of a format. ReadSample is safe for concurrent use from many threads (readers are
+// built on File::ReadAt); implementations with state (a decompression stream) lock internally.
+class FormatReader {
+ public:
+  virtual ~FormatReader() = default;
+  virtual uint64_t num_samples() const = 0;
+  // Stored size of sample i in bytes (what ReadSample returns).
+  virtual uint64_t sample_size(uint64_t i) const = 0;
+  // Reads sample i into `out` (resized to the sample's size). OutOfRange past the end;
+  // Corruption naming the file and offset when the bytes do not parse.
+  virtual Status ReadSample(uint64_t i, SampleBuffer* out) = 0;
+  // A JSON object describing the file for `dlio-run inspect` (format-specific keys).
+  virtual std::string DescribeJson() const = 0;
+};
+
+class Format {
+ public:
+  virtual ~Format() = default;
+  virtual std::string name() const = 0;
+  // File name extension without the dot ("npz"); "" for formats without files (synthetic).
+  virtual std::string extension() const = 0;
+  // Whether samples within one file may differ in size (false: the generator draws one size per
+  // file, as DLIO does for npz/npy).
+  virtual bool variable_sample_sizes() const = 0;
+  // Whether the format touches storage at all (false for synthetic).
+  virtual bool uses_files() const { return true; }
+
+  // Writes `spec` to `path`, creating it (OpenMode::kCreateNew: never overwrites).
+  virtual Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
+                       const FormatOptions& options) const = 0;
+  // Opens `path` for reading. The reader keeps its File open until destroyed.
+  virtual Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
+                                                     const FormatOptions& options) const = 0;
+};
+
+using FormatFactory = std::function<Result<std::unique_ptr<Format>>()>;
+
+// Guesses a file's format from its extension (and magic bytes), for `dlio-run inspect`.
+Result<std::string> DetectFormat(Storage* storage, const std::string& path);
+
+}  // namespace dlio

@@ -1,0 +1,73 @@
+// Name -> factory registries for every pluggable kind, so configs name implementations
+// ("npz", "posix", "spin") and users register their own without touching the core.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "dlio/status.h"
+
+namespace dlio {
+
+// A registry of factories of one kind. Safe for concurrent use.
+template <typename Factory>
+class Registry {
+ public:
+  struct Entry {
+    std::string name;
+    std::string description;  // one line, shown by `dlio-run list`
+    std::string options;      // the config keys this implementation reads, for `dlio-run list`
+    Factory factory;
+  };
+
+  explicit Registry(std::string kind) : kind_(std::move(kind)) {}
+
+  // AlreadyExists if `name` is taken.
+  Status Register(Entry entry) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (entries_.count(entry.name)) {
+      return Status::AlreadyExists(kind_ + " '" + entry.name + "' is already registered");
+    }
+    std::string name = entry.name;
+    entries_.emplace(std::move(name), std::move(entry));
+    return Status::OK();
+  }
+
+  // NotFound naming the accepted values when `name` is unknown.
+  Result<Factory> Get(const std::string& name) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(name);
+    if (it == entries_.end()) {
+      std::string known;
+      for (const auto& [n, e] : entries_) known += (known.empty() ? "" : ", ") + n;
+      return Status::NotFound("unknown " + kind_ + " '" + name + "' (known: " + known + ")");
+    }
+    return it->second.factory;
+  }
+
+  bool Contains(const std::string& name) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return entries_.count(name) > 0;
+  }
+
+  // Entries sorted by name.
+  std::vector<Entry> List() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Entry> out;
+    for (const auto& [n, e] : entries_) out.push_back(e);
+    return out;
+  }
+
+  const std::string& kind() const { return kind_; }
+
+ private:
+  std::string kind_;
+  mutable std::mutex mu_;
+  std::map<std::string, Entry> entries_;
+};
+
+}  // namespace dlio

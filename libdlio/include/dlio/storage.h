@@ -1,0 +1,187 @@
+// Storage: where files live. Every call of every backend passes through File / Storage's public
+// non-virtual methods, which count bytes, time the call and hand it to the Tracer; backends
+// implement the protected Do* hooks.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dlio/clock.h"
+#include "dlio/registry.h"
+#include "dlio/status.h"
+#include "dlio/tracer.h"
+
+namespace dlio {
+
+enum class OpenMode {
+  kRead,        // must exist
+  kWrite,       // create or truncate
+  kCreateNew,   // create; AlreadyExists if present (never clobbers data we did not create)
+  kReadWrite,   // create if missing, keep contents
+};
+
+struct FileOptions {
+  bool direct = false;  // O_DIRECT on backends that support it; others ignore it
+};
+
+// Byte counters of one Storage, updated with relaxed atomics on every call.
+struct IoCounters {
+  std::atomic<uint64_t> read_ops{0}, read_bytes{0}, write_ops{0}, write_bytes{0};
+  std::atomic<uint64_t> opens{0}, closes{0}, syncs{0};
+};
+
+struct IoStats {
+  uint64_t read_ops = 0, read_bytes = 0, write_ops = 0, write_bytes = 0;
+  uint64_t opens = 0, closes = 0, syncs = 0;
+};
+
+// Where a File reports its calls. Owned by the Storage; outlives its Files.
+struct IoSink {
+  const Clock* clock = nullptr;
+  Tracer* tracer = nullptr;  // may be a null tracer; never nullptr once bound
+  IoCounters* counters = nullptr;
+  const char* category = "POSIX";  // trace "cat" of this storage's events
+};
+
+// An open file. ReadAt/WriteAt at explicit offsets are safe for concurrent use from many threads;
+// Close/Sync require that no other call is in flight. Destruction closes the file.
+class File {
+ public:
+  virtual ~File();
+  File(const File&) = delete;
+  File& operator=(const File&) = delete;
+
+  // Reads up to `n` bytes at `offset` into `buf`; returns the count read (< n only at end of file).
+  Result<size_t> ReadAt(uint64_t offset, size_t n, void* buf);
+  // Reads exactly `n` bytes or returns Corruption naming the path, offset and the short count.
+  Status ReadExactAt(uint64_t offset, size_t n, void* buf);
+  // Writes all `n` bytes at `offset` (ResourceExhausted on a full disk).
+  Status WriteAt(uint64_t offset, const void* buf, size_t n);
+  Result<uint64_t> Size();
+  Status Sync();   // fsync (fdatasync is not enough for the checkpoint metadata)
+  Status Close();  // idempotent
+
+  const std::string& path() const { return path_; }
+  // Required alignment of offset, size and buffer for direct I/O (1 when none is needed).
+  size_t alignment() const { return alignment_; }
+
+ protected:
+  File(std::string path, size_t alignment) : path_(std::move(path)), alignment_(alignment) {}
+  virtual Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) = 0;
+  virtual Status DoWriteAt(uint64_t offset, const void* buf, size_t n) = 0;
+  virtual Result<uint64_t> DoSize() = 0;
+  virtual Status DoSync() = 0;
+  virtual Status DoClose() = 0;
+
+ private:
+  friend class Storage;
+  std::string path_;
+  size_t alignment_ = 1;
+  IoSink sink_;
+  int32_t file_id_ = -1;
+  bool closed_ = false;
+};
+
+struct StorageOptions {
+  std::string name = "posix";  // registry name: posix, memory, slow
+  bool direct = false;         // posix: open data files with O_DIRECT (reader.odirect)
+  size_t direct_alignment = 4096;
+  // slow: the wrapped backend and the latency it adds to every read/write (seeded).
+  std::string slow_inner = "posix";
+  double slow_latency_us = 100;        // mean added latency per call
+  double slow_latency_stdev_us = 0;    // normal jitter, clipped at 0
+  double slow_bandwidth_mib_s = 0;     // 0 = unlimited; else adds size/bandwidth per call
+  uint64_t seed = 0;
+};
+
+// A namespace of files. All methods are safe for concurrent use.
+class Storage {
+ public:
+  virtual ~Storage() = default;
+
+  // Binds where calls are reported. Called once by the factory helper below; tracer may be null
+  // (then a null tracer is used).
+  void Bind(const Clock* clock, Tracer* tracer);
+
+  Result<std::unique_ptr<File>> Open(const std::string& path, OpenMode mode,
+                                     const FileOptions& options = {});
+  Result<uint64_t> FileSize(const std::string& path);
+  Result<bool> Exists(const std::string& path);
+  Result<bool> IsDirectory(const std::string& path);
+  Status CreateDirs(const std::string& path);  // like mkdir -p
+  // Names (not paths) of the entries of a directory, sorted.
+  Result<std::vector<std::string>> List(const std::string& dir);
+  Status Rename(const std::string& from, const std::string& to);  // atomic replace on POSIX
+  Status Remove(const std::string& path);                          // a file, never a directory
+  Status RemoveEmptyDir(const std::string& path);
+  Status SyncDir(const std::string& dir);  // makes a rename durable
+
+  IoStats stats() const;
+  const std::string& name() const { return name_; }
+  // Whether FileOptions::direct has an effect here.
+  virtual bool SupportsDirect() const { return false; }
+
+ protected:
+  explicit Storage(std::string name) : name_(std::move(name)) {}
+  virtual Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
+                                               const FileOptions& options) = 0;
+  virtual Result<uint64_t> DoFileSize(const std::string& path) = 0;
+  virtual Result<bool> DoExists(const std::string& path) = 0;
+  virtual Result<bool> DoIsDirectory(const std::string& path) = 0;
+  virtual Status DoCreateDirs(const std::string& path) = 0;
+  virtual Result<std::vector<std::string>> DoList(const std::string& dir) = 0;
+  virtual Status DoRename(const std::string& from, const std::string& to) = 0;
+  virtual Status DoRemove(const std::string& path) = 0;
+  virtual Status DoRemoveEmptyDir(const std::string& path) = 0;
+  virtual Status DoSyncDir(const std::string& dir) = 0;
+  const IoSink& sink() const { return sink_; }
+
+ private:
+  std::string name_;
+  IoCounters counters_;
+  IoSink sink_;
+  std::unique_ptr<Tracer> own_null_tracer_;
+};
+
+// Factory of a Storage. `registry` lets decorators (slow) build the backend they wrap.
+class Registries;
+using StorageFactory = std::function<Result<std::unique_ptr<Storage>>(
+    const StorageOptions& options, const Registries& registries)>;
+
+// Builds the named storage and binds it to clock and tracer.
+Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
+                                             const Registries& registries, const Clock* clock,
+                                             Tracer* tracer);
+
+// Backends available without a registry (also registered by RegisterBuiltins).
+std::unique_ptr<Storage> NewPosixStorage(const StorageOptions& options);
+std::unique_ptr<Storage> NewMemoryStorage();
+
+// A heap buffer aligned for direct I/O that is reused across reads (never shrinks).
+class AlignedBuffer {
+ public:
+  explicit AlignedBuffer(size_t alignment = 4096) : alignment_(alignment) {}
+  ~AlignedBuffer();
+  AlignedBuffer(AlignedBuffer&& other) noexcept;
+  AlignedBuffer& operator=(AlignedBuffer&& other) noexcept;
+  AlignedBuffer(const AlignedBuffer&) = delete;
+  AlignedBuffer& operator=(const AlignedBuffer&) = delete;
+
+  // Ensures capacity >= n (reallocating without keeping contents) and sets size to n.
+  Status Resize(size_t n);
+  uint8_t* data() { return data_; }
+  const uint8_t* data() const { return data_; }
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+
+ private:
+  uint8_t* data_ = nullptr;
+  size_t size_ = 0, capacity_ = 0, alignment_;
+};
+
+}  // namespace dlio

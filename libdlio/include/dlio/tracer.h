@@ -1,0 +1,78 @@
+// Records I/O and pipeline events cheaply, for the DFTracer-style trace file and for tests.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dlio/status.h"
+
+namespace dlio {
+
+// One complete event ("ph":"X" in Chrome trace terms). `name` and `cat` must point to
+// string literals (or strings that outlive the tracer): the hot path copies pointers only.
+// Integer arguments that do not apply are -1.
+struct TraceEvent {
+  const char* name = "";   // "read", "pread", "open64", "ai.compute.step", ...
+  const char* cat = "";    // "POSIX", "STDIO", "ai", "checkpoint", "dlio"
+  int64_t start_us = 0;    // wall-clock microseconds (WallMicros())
+  int64_t dur_us = 0;      // microseconds
+  int32_t tid = 0;         // filled by the tracer when 0
+  int32_t file_id = -1;    // from Tracer::InternFile, or -1
+  int64_t offset = -1;     // file offset of the request
+  int64_t count = -1;      // bytes requested
+  int64_t ret = -1;        // bytes transferred (or 0 / -errno)
+  int64_t epoch = -1;
+  int64_t step = -1;
+  int64_t index = -1;      // sample index, batch index or checkpoint number
+};
+
+// Thread safety: every method is safe for concurrent use. Record() takes no global lock on the
+// hot path (per-thread buffers) and allocates nothing in steady state.
+class Tracer {
+ public:
+  virtual ~Tracer() = default;
+  // False for the null tracer: callers may skip taking timestamps entirely.
+  virtual bool enabled() const = 0;
+  // Returns a stable small id for `path` (the same id every time for the same path).
+  virtual int32_t InternFile(std::string_view path) = 0;
+  virtual void Record(const TraceEvent& event) = 0;
+  // Writes out buffered events (file sinks). Also called by the destructor.
+  virtual Status Flush() = 0;
+};
+
+// Discards everything; enabled() == false.
+std::unique_ptr<Tracer> MakeNullTracer();
+
+// Keeps events in memory, for tests.
+class MemoryTracer : public Tracer {
+ public:
+  MemoryTracer();
+  ~MemoryTracer() override;
+  bool enabled() const override { return true; }
+  int32_t InternFile(std::string_view path) override;
+  void Record(const TraceEvent& event) override;
+  Status Flush() override { return Status::OK(); }
+  // A copy of all events recorded so far, ordered by start time.
+  std::vector<TraceEvent> Events() const;
+  // The path behind a file id ("" if unknown).
+  std::string FileName(int32_t file_id) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+struct TraceFileOptions {
+  std::string path;        // e.g. "<output>/trace-0.pfw"; ".gz" suffix writes gzip
+  int32_t pid = 0;         // written as "pid" (we use the MPI rank)
+  size_t buffer_events = 1 << 14;  // events per thread buffer before a flush to the file
+};
+
+// Writes DFTracer-compatible JSON lines: one {"id","name","cat","pid","tid","ts","dur","ph":"X",
+// "args":{...}} per line inside "[" ... "]", with "fname" for file events. Opens in Perfetto.
+Result<std::unique_ptr<Tracer>> MakeTraceFileTracer(const TraceFileOptions& options);
+
+}  // namespace dlio

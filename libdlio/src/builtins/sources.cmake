@@ -1,0 +1,4 @@
+# Sources of the builtins module (paths relative to libdlio/).
+list(APPEND DLIO_SOURCES
+  src/builtins/registries.cc
+)

@@ -1,0 +1,3 @@
+# Sources of the compute module (paths relative to libdlio/).
+list(APPEND DLIO_SOURCES
+)

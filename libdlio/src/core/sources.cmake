@@ -1,0 +1,5 @@
+# Sources of the core module (paths relative to libdlio/).
+list(APPEND DLIO_SOURCES
+  src/core/status.cc
+  src/core/clock.cc
+)

@@ -1,0 +1,3 @@
+# Sources of the runner module (paths relative to libdlio/).
+list(APPEND DLIO_SOURCES
+)

@@ -1,0 +1,39 @@
+// Helpers shared by the tests: a temporary directory per fixture, running commands.
+#pragma once
+
+#include <string>
+
+#include "dlio/status.h"
+
+namespace dlio::testing {
+
+// A fresh directory under $TMPDIR (or /tmp), removed with its contents on destruction.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr, interleaved
+};
+
+// Runs `command` through /bin/sh, capturing its output.
+CommandResult RunCommand(const std::string& command);
+
+// Writes / reads a whole file with plain stdio (independent of dlio's Storage).
+void WriteTextFile(const std::string& path, const std::string& text);
+std::string ReadTextFile(const std::string& path);
+
+// Debian's python3 with numpy, or "" when it is missing (interop tests then fail loudly).
+std::string SystemPython();
+
+}  // namespace dlio::testing
