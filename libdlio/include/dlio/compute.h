@@ -14,9 +14,10 @@
 namespace dlio {
 
 struct ComputeOptions {
-  std::string name = "sleep";  // sleep, spin
+  std::string name = "sleep";  // sleep (Clock::SleepForNanos), spin (Clock::SpinForNanos)
   DistributionSpec time;       // seconds per step
   uint64_t seed = 0;           // derived from (train.seed, rank)
+  std::string key = "train.computation_time";  // config key named by validation errors
 };
 
 // Not thread-safe: one per training loop.
@@ -24,10 +25,17 @@ class ComputeEmulator {
  public:
   virtual ~ComputeEmulator() = default;
   // Emulates one step; returns the nanoseconds it was asked to take (the drawn value).
+  // A zero draw returns at once without asking the clock. Allocates nothing.
   virtual int64_t Step(int64_t step) = 0;
 };
 
 using ComputeFactory =
     std::function<Result<std::unique_ptr<ComputeEmulator>>(const ComputeOptions&, const Clock*)>;
+
+// Builds the built-in emulator named options.name (sleep, spin) without a registry.
+// InvalidArgument when options.time fails Validate(options.key) or clock is null; NotFound naming
+// the known emulators for another name. `clock` must outlive the emulator.
+Result<std::unique_ptr<ComputeEmulator>> MakeComputeEmulator(const ComputeOptions& options,
+                                                             const Clock* clock);
 
 }  // namespace dlio

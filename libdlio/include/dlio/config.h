@@ -40,10 +40,19 @@ struct DatasetConfig {
   uint64_t num_subfolders_eval = 0;     // dataset.num_subfolders_eval
   bool enable_chunking = false;         // dataset.enable_chunking
   uint64_t chunk_size = 0;              // dataset.chunk_size (bytes)
-  std::string compression = "none";     // dataset.compression: none, gzip/zlib/deflate (npz)
+  std::string compression = "none";     // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz
   int compression_level = 4;            // dataset.compression_level 0-9
-  std::string storage = "posix";        // storage.storage_type (dlio: posix, memory, slow)
-  bool keep_files = true;               // never delete generated data after the run
+  bool keep_files = true;               // dataset.keep_files: never delete generated data after the run
+};
+
+// Where files live (DLIO's `storage:` section). The runner turns it into StorageOptions.
+struct StorageConfig {
+  std::string storage_type = "posix";  // storage.storage_type: posix (DLIO local_fs), memory, slow
+  std::string storage_root = "./";     // storage.storage_root: prefix of relative data/checkpoint folders
+  std::string slow_inner = "posix";    // storage.slow_inner: backend wrapped by "slow"
+  double slow_latency_us = 100;        // storage.slow_latency_us: mean added latency per call
+  double slow_latency_stdev_us = 0;    // storage.slow_latency_stdev_us: normal jitter
+  double slow_bandwidth_mib_s = 0;     // storage.slow_bandwidth_mib_s: 0 = unlimited
 };
 
 struct ReaderConfig {
@@ -59,7 +68,8 @@ struct ReaderConfig {
   uint64_t shuffle_size = 1024;         // reader.shuffle_size (shuffle-buffer sampler window)
   std::string sampler = "auto";         // reader.sampler: auto, sequential, shuffle, shuffle_buffer
   std::string sharding = "block";       // reader.sharding: block, round_robin
-  uint64_t transfer_size = 262144;      // reader.transfer_size (bytes per read request; 0 = whole)
+  uint64_t transfer_size = 0;           // reader.transfer_size (bytes per read request; 0 = whole
+                                        // sample, DLIO's None; tfrecord readers may use 256 KiB)
   DistributionSpec preprocess_time;     // reader.preprocess_time (+ _stdev), seconds per sample
   std::string read_type = "on_demand";  // reader.read_type: on_demand, memory (preload)
   bool odirect = false;                 // reader.odirect: O_DIRECT reads
@@ -95,6 +105,8 @@ struct CheckpointConfig {
   bool read_back = false;                   // checkpoint.read_back: read each one after writing
   uint64_t transfer_size = 4 << 20;         // checkpoint.transfer_size (bytes per write request)
   std::string rank_mode = "all";            // checkpoint.rank_mode: all, root
+  int64_t num_checkpoints_write = -1;       // checkpoint.num_checkpoints_write (-1 = by cadence)
+  int64_t num_checkpoints_read = -1;        // checkpoint.num_checkpoints_read (-1 = none)
 };
 
 struct OutputConfig {
@@ -122,6 +134,7 @@ struct WorkloadConfig {
   CheckpointConfig checkpoint;
   OutputConfig output;
   MetricConfig metric;
+  StorageConfig storage;  // storage.* (was dataset.storage)
 
   // Checks every value and cross-key rule; the message names the full key path and, for
   // enumerations, the accepted values.
@@ -129,16 +142,23 @@ struct WorkloadConfig {
 };
 
 // Parses DLIO YAML (or JSON, which is YAML) text. `source` names the file in messages.
-// Unknown keys are InvalidArgument with their full path. A top-level "workload:" wrapper (as in
-// DLIO's Hydra configs) is accepted. Values not given keep `base`'s.
+// Unknown keys are InvalidArgument with their full path and a did-you-mean. A top-level
+// "workload:" wrapper (as in DLIO's Hydra configs) is accepted and "hydra:" is ignored. Values
+// not given keep `base`'s. DLIO keys that dlio accepts but does not emulate (see
+// docs/configuration.md) add one line each to `warnings` when it is not null.
 Result<WorkloadConfig> ParseConfig(const std::string& text, const std::string& source,
-                                   const WorkloadConfig& base = WorkloadConfig());
+                                   const WorkloadConfig& base = WorkloadConfig(),
+                                   std::vector<std::string>* warnings = nullptr);
+// Reads and parses `path`; `name` becomes the file's stem unless the file sets it.
 Result<WorkloadConfig> LoadConfigFile(const std::string& path,
-                                      const WorkloadConfig& base = WorkloadConfig());
+                                      const WorkloadConfig& base = WorkloadConfig(),
+                                      std::vector<std::string>* warnings = nullptr);
 
 // Applies one "section.key=value" (also "++workload.section.key=value" and "+workload..."),
-// where value is YAML (so "{mean: 0.1, stdev: 0.01}" works).
-Status ApplyOverride(WorkloadConfig* config, const std::string& assignment);
+// where value is YAML (so "{mean: 0.1, stdev: 0.01}" works). On error `config` may hold a
+// partially applied map value; callers stop on error.
+Status ApplyOverride(WorkloadConfig* config, const std::string& assignment,
+                     std::vector<std::string>* warnings = nullptr);
 
 // The config as a JSON document with every key (written to the output folder for provenance).
 std::string ConfigToJson(const WorkloadConfig& config);
@@ -146,6 +166,9 @@ std::string ConfigToJson(const WorkloadConfig& config);
 // One line per key: "dataset.num_files_train" -> "uint, default 8: ...", for docs and --help.
 struct ConfigKeyDoc {
   std::string key, type, default_value, description;
+  std::string accepted_values;  // enums: "off, seed, random"; empty otherwise
+  std::string alias_of;         // set for alternative spellings (e.g. dataset.record_length)
+  bool used = true;             // false: a DLIO key accepted for compatibility, not emulated
 };
 std::vector<ConfigKeyDoc> ConfigKeyDocs();
 

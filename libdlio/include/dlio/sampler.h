@@ -1,4 +1,28 @@
 // Sampler: which samples a rank reads in an epoch, and in what order.
+//
+// How a plan is built, for epoch e, rank r of `world` (every step is O(files + samples of r)):
+//  1. Global file order: files in index order; when file_shuffle != off, shuffled with a seed
+//     mixed from (seed, e if seed_change_epoch else 0[, random_seed when kRandom]).
+//  2. Global sample list: the samples of each file in that order, sample indices ascending
+//     within a file (so a file's samples stay together and in order).
+//  3. Sharding of that list over the world (total T, base = T / world, extra = T % world):
+//     kBlock       rank r gets one contiguous block; the first `extra` ranks get base + 1
+//                  samples, the others base. When files hold equal counts and divide evenly among
+//                  ranks, every rank reads whole files (DLIO's file-per-process pattern).
+//     kRoundRobin  rank r gets the positions r, r + world, r + 2 world, ...
+//  4. Rank-local reordering:
+//     "shuffle"         when sample_shuffle != off, a full shuffle of the rank's list with a seed
+//                       mixed from (seed, e if seed_change_epoch else 0, r[, random_seed]).
+//     "shuffle_buffer"  always streams the rank's list through a window of shuffle_size samples,
+//                       emitting a uniformly chosen element of the window each time (tf.data's
+//                       shuffle(buffer_size)); shuffle_size 1 keeps the order. The seed is mixed
+//                       as for "shuffle" (random_seed is mixed in when sample_shuffle is kRandom).
+//     "sequential"      ignores both shuffle modes: file order, no reordering.
+//     "auto"            "shuffle" when file_shuffle or sample_shuffle is not off, else sequential.
+// Since steps 1-2 do not depend on the rank and step 4 only permutes a rank's own samples, the
+// plans of all ranks of one epoch cover every sample exactly once. With seed_change_epoch the
+// order really changes every epoch (unlike Python DLIO, whose seeded shuffles repeat); without it
+// every epoch repeats epoch 0's order.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +44,7 @@ struct SamplerOptions {
   std::string name = "auto";  // sequential, shuffle, shuffle_buffer; auto picks from the modes
   ShuffleMode file_shuffle = ShuffleMode::kOff;
   ShuffleMode sample_shuffle = ShuffleMode::kOff;
-  uint64_t shuffle_size = 1024;  // shuffle_buffer: window of samples
+  uint64_t shuffle_size = 1024;  // shuffle_buffer: window of samples (>= 1)
   Sharding sharding = Sharding::kBlock;
   uint64_t seed = 123;
   bool seed_change_epoch = true;  // false: the same order every epoch
@@ -41,12 +65,24 @@ class Sampler {
   // Fills `out` with this rank's samples for the epoch, in read order. Over all ranks of one epoch
   // the plans cover every sample exactly once (ranks may differ by at most one sample... see the
   // sharding docs). Depends only on (options, epoch, rank, world, samples_per_file).
+  // `out` is cleared and reused: once its capacity suffices, planning does not reallocate it.
+  // InvalidArgument when samples_per_file is null, world < 1, rank outside [0, world) or there are
+  // more than 2^32 files.
   virtual Status Plan(const PlanRequest& request, std::vector<SampleRef>* out) const = 0;
 };
 
 using SamplerFactory = std::function<Result<std::unique_ptr<Sampler>>(const SamplerOptions&)>;
 
+// Case-insensitive. off | seed | random; also DLIO's booleans: true/on/yes/1 = seed,
+// false/no/0/none = off. InvalidArgument naming `key` and the accepted values otherwise.
 Result<ShuffleMode> ParseShuffleMode(const std::string& value, const std::string& key);
+// Case-insensitive: block | round_robin (also round-robin). InvalidArgument naming `key` otherwise.
 Result<Sharding> ParseSharding(const std::string& value, const std::string& key);
+const char* ShuffleModeName(ShuffleMode mode);  // "off", "seed", "random"
+const char* ShardingName(Sharding sharding);    // "block", "round_robin"
+
+// Builds the built-in sampler named options.name (auto, sequential, shuffle, shuffle_buffer)
+// without a registry; NotFound naming the known names, InvalidArgument for shuffle_size 0.
+Result<std::unique_ptr<Sampler>> MakeSampler(const SamplerOptions& options);
 
 }  // namespace dlio

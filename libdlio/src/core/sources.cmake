@@ -2,4 +2,5 @@
 list(APPEND DLIO_SOURCES
   src/core/status.cc
   src/core/clock.cc
+  src/core/distribution.cc
 )

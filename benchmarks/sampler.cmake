@@ -1,0 +1,1 @@
+dlio_add_benchmark(sampler_benchmark sampler_benchmark.cc)

@@ -1,0 +1,588 @@
+#include "config/config_table.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+namespace dlio::config_internal {
+namespace {
+
+// Accessor of one field as a plain function pointer (captureless lambdas convert).
+#define DLIO_FIELD(T, member) \
+  static_cast<T& (*)(WorkloadConfig&)>([](WorkloadConfig& c) -> T& { return c.member; })
+
+KeySpec Bool(std::string path, bool& (*ref)(WorkloadConfig&), std::string desc) {
+  KeySpec k;
+  k.path = std::move(path);
+  k.type = KeyType::kBool;
+  k.bool_ref = ref;
+  k.description = std::move(desc);
+  return k;
+}
+
+KeySpec Uint(std::string path, uint64_t& (*ref)(WorkloadConfig&), std::string desc,
+             uint32_t flags = kNone) {
+  KeySpec k;
+  k.path = std::move(path);
+  k.type = KeyType::kUint;
+  k.uint_ref = ref;
+  k.flags = flags;
+  k.description = std::move(desc);
+  return k;
+}
+
+KeySpec Int(std::string path, int64_t& (*ref)(WorkloadConfig&), std::string desc,
+            int64_t min = INT64_MIN) {
+  KeySpec k;
+  k.path = std::move(path);
+  k.type = KeyType::kInt;
+  k.int_ref = ref;
+  k.int_min = min;
+  k.description = std::move(desc);
+  return k;
+}
+
+KeySpec Int32(std::string path, int& (*ref)(WorkloadConfig&), std::string desc) {
+  KeySpec k;
+  k.path = std::move(path);
+  k.type = KeyType::kInt;
+  k.int32_ref = ref;
+  k.description = std::move(desc);
+  return k;
+}
+
+KeySpec Double(std::string path, double& (*ref)(WorkloadConfig&), std::string desc) {
+  KeySpec k;
+  k.path = std::move(path);
+  k.type = KeyType::kDouble;
+  k.double_ref = ref;
+  k.description = std::move(desc);
+  return k;
+}
+
+KeySpec String(std::string path, std::string& (*ref)(WorkloadConfig&), std::string desc,
+               uint32_t flags = kNone, CustomSetter custom = nullptr) {
+  KeySpec k;
+  k.path = std::move(path);
+  k.type = KeyType::kString;
+  k.string_ref = ref;
+  k.flags = flags;
+  k.custom = custom;
+  k.description = std::move(desc);
+  return k;
+}
+
+KeySpec Enum(std::string path, std::string& (*ref)(WorkloadConfig&),
+             std::vector<std::string> accepted, std::string desc, CustomSetter custom = nullptr) {
+  KeySpec k;
+  k.path = std::move(path);
+  k.type = KeyType::kEnum;
+  k.string_ref = ref;
+  k.accepted = std::move(accepted);
+  k.custom = custom;
+  k.description = std::move(desc);
+  return k;
+}
+
+KeySpec Dist(std::string path, DistributionSpec& (*ref)(WorkloadConfig&), std::string desc) {
+  KeySpec k;
+  k.path = std::move(path);
+  k.type = KeyType::kDistribution;
+  k.dist_ref = ref;
+  k.description = std::move(desc);
+  return k;
+}
+
+KeySpec DistStdev(std::string path, DistributionSpec& (*ref)(WorkloadConfig&),
+                  const std::string& of) {
+  KeySpec k;
+  k.path = std::move(path);
+  k.type = KeyType::kDistributionStdev;
+  k.dist_ref = ref;
+  k.description = "DLIO sibling of " + of +
+                  ": a standard deviation > 0 turns a constant " + of +
+                  " into normal(mean, stdev); applied after " + of + " whatever the order";
+  return k;
+}
+
+KeySpec Alias(std::string path, std::string of) {
+  KeySpec k;
+  k.path = std::move(path);
+  k.alias_of = std::move(of);
+  k.description = "alternative spelling of " + k.alias_of;
+  return k;
+}
+
+KeySpec Unused(std::string path, std::string desc) {
+  KeySpec k;
+  k.path = std::move(path);
+  k.type = KeyType::kAny;
+  k.description = std::move(desc);
+  return k;
+}
+
+// --- DLIO spellings mapped onto dlio's --------------------------------------------------
+
+std::string StorageTypeSetter(WorkloadConfig&, const std::string& value, std::string* note) {
+  if (value == "local_fs") {
+    *note = "storage.storage_type 'local_fs' (DLIO) maps to dlio's 'posix'";
+    return "posix";
+  }
+  return value;
+}
+
+std::string CheckpointTypeSetter(WorkloadConfig& c, const std::string& value, std::string* note) {
+  // DLIO's checkpoint.type is where checkpoints are written from (CheckpointLocationType);
+  // dlio's is which checkpointer writes them, so the DLIO values set rank_mode instead.
+  if (value == "rank_zero") {
+    c.checkpoint.rank_mode = "root";
+  } else if (value == "all_ranks" || value == "independent") {
+    c.checkpoint.rank_mode = "all";
+  } else {
+    return value;
+  }
+  *note = "checkpoint.type '" + value + "' (DLIO checkpoint location) sets checkpoint.rank_mode '" +
+          c.checkpoint.rank_mode + "'; checkpoint.type stays '" + c.checkpoint.type + "'";
+  return c.checkpoint.type;
+}
+
+std::string ShuffleSetter(WorkloadConfig&, const std::string& value, std::string*) {
+  // YAML 1.1 writers emit `off` as False; DLIO itself treats a false shuffle as off.
+  if (value == "false" || value == "False" || value == "FALSE" || value == "no") return "off";
+  return value;
+}
+
+std::string ReadTypeSetter(WorkloadConfig& c, const std::string& value, std::string*) {
+  // DLIO's "memory" read type loads the whole dataset before training: our preload pipeline.
+  if (value == "memory") c.reader.pipeline = "preload";
+  return value;
+}
+
+std::string LogLevelSetter(WorkloadConfig&, const std::string& value, std::string*) {
+  std::string lower = value;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+  if (lower == "warning") return "warn";
+  if (lower == "critical") return "error";
+  return lower;
+}
+
+std::vector<KeySpec> BuildTable() {
+  std::vector<KeySpec> t;
+  auto add = [&t](KeySpec k) { t.push_back(std::move(k)); };
+
+  // Top level.
+  add(String("name", DLIO_FIELD(std::string, name),
+             "run name used in outputs: a preset's name or the YAML file's stem"));
+  add(String("framework", DLIO_FIELD(std::string, framework),
+             "framework being emulated (informational): tensorflow, pytorch, dlio"));
+
+  // model
+  add(String("model.name", DLIO_FIELD(std::string, model.name),
+             "model name (informational); `model: <name>` as a scalar sets it too"));
+  add(String("model.type", DLIO_FIELD(std::string, model.type),
+             "model type (informational): cnn, transformer, ..."));
+  add(Uint("model.model_size_bytes", DLIO_FIELD(uint64_t, model.model_size_bytes),
+           "bytes of model state; checkpoints of type 'model' write this many bytes when "
+           "checkpoint.model_size_bytes is 0",
+           kSizeUnits));
+  add(Alias("model.model_size", "model.model_size_bytes"));
+  add(Unused("model.model_datatype", "DLIO: datatype of model weights (fp16, ...)"));
+  add(Unused("model.optimizer_datatype", "DLIO: datatype of optimizer state (fp32, ...)"));
+  add(Unused("model.optimization_groups", "DLIO: optimizer group sizes (list)"));
+  add(Unused("model.num_layers", "DLIO: transformer layers for sharded checkpoints"));
+  add(Unused("model.layer_parameters", "DLIO: parameters per layer (list)"));
+  add(Unused("model.parallelism.tensor", "DLIO: tensor parallelism degree"));
+  add(Unused("model.parallelism.pipeline", "DLIO: pipeline parallelism degree"));
+  add(Unused("model.parallelism.data", "DLIO: data parallelism degree (subset checkpointing)"));
+  add(Unused("model.parallelism.zero_stage", "DLIO: DeepSpeed ZeRO stage"));
+  add(Unused("model.transformer.vocab_size", "DLIO: vocabulary size"));
+  add(Unused("model.transformer.hidden_size", "DLIO: hidden size"));
+  add(Unused("model.transformer.ffn_hidden_size", "DLIO: feed-forward hidden size"));
+  add(Unused("model.transformer.num_attention_heads", "DLIO: attention heads"));
+  add(Unused("model.transformer.num_kv_heads", "DLIO: key/value heads"));
+
+  // workflow
+  add(Bool("workflow.generate_data", DLIO_FIELD(bool, workflow.generate_data),
+           "generate the dataset before training"));
+  add(Bool("workflow.train", DLIO_FIELD(bool, workflow.train), "run the training loop"));
+  add(Bool("workflow.checkpoint", DLIO_FIELD(bool, workflow.checkpoint),
+           "write checkpoints at the checkpoint.* cadence"));
+  add(Bool("workflow.evaluation", DLIO_FIELD(bool, workflow.evaluation),
+           "run evaluation at the evaluation.* cadence"));
+  add(Bool("workflow.profiling", DLIO_FIELD(bool, workflow.profiling),
+           "record an I/O trace (same as output.trace)"));
+  add(Unused("workflow.debug", "DLIO: debug switch (in bert_v100.yaml; DLIO ignores it too)"));
+  add(Unused("workflow.do_eval", "in DLIO's dlrm.yaml; DLIO ignores it (use workflow.evaluation)"));
+
+  // dataset
+  add(String("dataset.data_folder", DLIO_FIELD(std::string, dataset.data_folder),
+             "dataset root; train files go to `data_folder/train`, eval files to "
+             "`data_folder/valid` (trailing '/' removed)",
+             kStripSlash));
+  add(String("dataset.format", DLIO_FIELD(std::string, dataset.format),
+             "file format, a Format registry name (npz, npy, hdf5, tfrecord, csv, "
+             "indexed_binary, ...); checked at run time against the registered formats"));
+  add(String("dataset.file_prefix", DLIO_FIELD(std::string, dataset.file_prefix),
+             "file name prefix: `prefix_i_of_n.ext`"));
+  add(Uint("dataset.num_files_train", DLIO_FIELD(uint64_t, dataset.num_files_train),
+           "number of training files"));
+  add(Uint("dataset.num_files_eval", DLIO_FIELD(uint64_t, dataset.num_files_eval),
+           "number of evaluation files"));
+  add(Uint("dataset.num_samples_per_file", DLIO_FIELD(uint64_t, dataset.num_samples_per_file),
+           "samples (records) per file"));
+  add(Uint("dataset.record_length_bytes", DLIO_FIELD(uint64_t, dataset.record_length_bytes),
+           "mean bytes per sample (fractions are rounded)", kSizeUnits | kRoundFraction));
+  add(Alias("dataset.record_length", "dataset.record_length_bytes"));
+  add(Uint("dataset.record_length_bytes_stdev",
+           DLIO_FIELD(uint64_t, dataset.record_length_bytes_stdev),
+           "standard deviation of the sample size in bytes (normal, clipped at 1)",
+           kSizeUnits | kRoundFraction));
+  add(Alias("dataset.record_length_stdev", "dataset.record_length_bytes_stdev"));
+  add(Uint("dataset.record_length_bytes_resize",
+           DLIO_FIELD(uint64_t, dataset.record_length_bytes_resize),
+           "bytes of a sample after the emulated resize transform (0 = none)",
+           kSizeUnits | kRoundFraction));
+  add(Alias("dataset.record_length_resize", "dataset.record_length_bytes_resize"));
+  add(Uint("dataset.num_subfolders_train", DLIO_FIELD(uint64_t, dataset.num_subfolders_train),
+           "spread training files over this many subfolders (0 = none)"));
+  add(Uint("dataset.num_subfolders_eval", DLIO_FIELD(uint64_t, dataset.num_subfolders_eval),
+           "spread evaluation files over this many subfolders (0 = none)"));
+  add(Bool("dataset.enable_chunking", DLIO_FIELD(bool, dataset.enable_chunking),
+           "write chunked datasets (hdf5)"));
+  add(Uint("dataset.chunk_size", DLIO_FIELD(uint64_t, dataset.chunk_size),
+           "chunk size in bytes when enable_chunking", kSizeUnits));
+  add(Enum("dataset.compression", DLIO_FIELD(std::string, dataset.compression),
+           {"none", "gzip", "zlib", "deflate", "lzf", "bz2", "zip", "xz"},
+           "compression of generated files; each format rejects the ones it cannot write "
+           "(npz/hdf5 today: none, gzip/zlib/deflate)"));
+  add(Int32("dataset.compression_level", DLIO_FIELD(int, dataset.compression_level),
+            "compression level 0-9"));
+  add(Bool("dataset.keep_files", DLIO_FIELD(bool, dataset.keep_files),
+           "keep generated data after the run (dlio never deletes data it did not create)"));
+  add(Unused("dataset.generation_buffer_size", "DLIO: generator buffer bytes"));
+  add(Unused("dataset.record_element_bytes", "DLIO: bytes per element of a record"));
+  add(Unused("dataset.record_element_type", "DLIO: element type of a record (uint8, ...)"));
+  add(Unused("dataset.record_dims", "DLIO: record shape (list)"));
+  add(Unused("dataset.hdf5", "DLIO: hdf5 layout map (chunk_dims, num_dset_per_record, max_shape)"));
+  add(Unused("dataset.daos_pool", "DLIO: DAOS pool of the dataset"));
+  add(Unused("dataset.daos_cont", "DLIO: DAOS container of the dataset"));
+  add(Unused("dataset.eval_num_samples_per_file", "in DLIO's dlrm.yaml; DLIO ignores it"));
+
+  // reader
+  add(String("reader.data_loader", DLIO_FIELD(std::string, reader.data_loader),
+             "loader being emulated (naming only): dlio, pytorch, tensorflow, dali, native_dali, "
+             "synthetic, custom"));
+  add(Enum("reader.pipeline", DLIO_FIELD(std::string, reader.pipeline),
+           {"threaded", "sync", "preload"},
+           "threaded: read/preprocess threads overlap I/O with compute; sync: I/O before each "
+           "step, no overlap; preload: read everything into memory before training"));
+  add(Uint("reader.batch_size", DLIO_FIELD(uint64_t, reader.batch_size),
+           "samples per training step (per rank)"));
+  add(Uint("reader.batch_size_eval", DLIO_FIELD(uint64_t, reader.batch_size_eval),
+           "samples per evaluation step (per rank)"));
+  add(Uint("reader.read_threads", DLIO_FIELD(uint64_t, reader.read_threads),
+           "I/O threads per rank (0: read on the training thread)"));
+  add(Uint("reader.computation_threads", DLIO_FIELD(uint64_t, reader.computation_threads),
+           "preprocessing threads per rank"));
+  add(Uint("reader.prefetch_size", DLIO_FIELD(uint64_t, reader.prefetch_size),
+           "batches buffered ahead of the training loop"));
+  add(Enum("reader.file_shuffle", DLIO_FIELD(std::string, reader.file_shuffle),
+           {"off", "seed", "random"},
+           "file order: off, seed (from train.seed), random (different every run)", ShuffleSetter));
+  add(Enum("reader.sample_shuffle", DLIO_FIELD(std::string, reader.sample_shuffle),
+           {"off", "seed", "random"}, "sample order within the rank's share, as file_shuffle",
+           ShuffleSetter));
+  add(Uint("reader.shuffle_size", DLIO_FIELD(uint64_t, reader.shuffle_size),
+           "window of the shuffle-buffer sampler, in samples"));
+  add(Enum("reader.sampler", DLIO_FIELD(std::string, reader.sampler),
+           {"auto", "sequential", "shuffle", "shuffle_buffer"},
+           "sampler; auto picks from file_shuffle/sample_shuffle"));
+  add(Enum("reader.sharding", DLIO_FIELD(std::string, reader.sharding), {"block", "round_robin"},
+           "how samples are split over ranks: contiguous blocks or round robin"));
+  add(Uint("reader.transfer_size", DLIO_FIELD(uint64_t, reader.transfer_size),
+           "bytes per read request (0 = a whole sample per request, DLIO's None)", kSizeUnits));
+  add(Dist("reader.preprocess_time", DLIO_FIELD(DistributionSpec, reader.preprocess_time),
+           "emulated preprocessing seconds per sample (number or distribution)"));
+  add(DistStdev("reader.preprocess_time_stdev",
+                DLIO_FIELD(DistributionSpec, reader.preprocess_time), "reader.preprocess_time"));
+  add(Enum("reader.read_type", DLIO_FIELD(std::string, reader.read_type), {"on_demand", "memory"},
+           "on_demand: read during training; memory: load the dataset first (sets reader.pipeline "
+           "to preload)",
+           ReadTypeSetter));
+  add(Bool("reader.odirect", DLIO_FIELD(bool, reader.odirect),
+           "O_DIRECT reads (transfer_size must be a multiple of 4096)"));
+  add(Bool("reader.drop_last", DLIO_FIELD(bool, reader.drop_last),
+           "drop a final partial batch"));
+  add(Uint("reader.max_open_files", DLIO_FIELD(uint64_t, reader.max_open_files),
+           "open file readers kept per rank"));
+  add(Unused("reader.dont_use_mmap", "DLIO: read npy/npz without mmap"));
+  add(Unused("reader.reader_classname", "DLIO: custom reader class"));
+  add(Unused("reader.multiprocessing_context", "DLIO: fork/spawn for loader workers"));
+  add(Unused("reader.data_loader_classname", "DLIO: custom data loader class"));
+  add(Unused("reader.data_loader_sampler", "DLIO: iterative or index sampler"));
+  add(Unused("reader.file_access", "DLIO: multi/shared file access"));
+  add(Unused("reader.pin_memory", "DLIO: PyTorch pin_memory"));
+  add(Unused("reader.transformed_record_dims", "DLIO: record shape after transform"));
+  add(Unused("reader.transformed_record_element_type", "DLIO: element type after transform"));
+
+  // train
+  add(Uint("train.epochs", DLIO_FIELD(uint64_t, train.epochs), "training epochs"));
+  add(Dist("train.computation_time", DLIO_FIELD(DistributionSpec, train.computation_time),
+           "emulated compute seconds per step (number or distribution)"));
+  add(DistStdev("train.computation_time_stdev",
+                DLIO_FIELD(DistributionSpec, train.computation_time), "train.computation_time"));
+  add(Enum("train.compute_emulator", DLIO_FIELD(std::string, train.compute), {"sleep", "spin"},
+           "how compute time is taken: sleep, or spin (busy-wait, CPU-training emulation)"));
+  add(Int("train.total_training_steps", DLIO_FIELD(int64_t, train.total_training_steps),
+          "stop after this many steps (-1 = whole epochs)", -1));
+  add(Uint("train.seed", DLIO_FIELD(uint64_t, train.seed),
+           "seed of every random choice (shuffles, sizes, distributions)"));
+  add(Bool("train.seed_change_epoch", DLIO_FIELD(bool, train.seed_change_epoch),
+           "derive a different shuffle per epoch"));
+  add(Uint("train.excluded_start_steps", DLIO_FIELD(uint64_t, train.excluded_start_steps),
+           "warm-up steps per block left out of AU and throughput"));
+  add(Bool("train.barrier_per_step", DLIO_FIELD(bool, train.barrier_per_step),
+           "barrier across ranks after each step (all-reduce stand-in)"));
+  add(Unused("train.total_eval_steps", "in DLIO's dlrm.yaml; DLIO ignores it"));
+
+  // evaluation
+  add(Dist("evaluation.eval_time", DLIO_FIELD(DistributionSpec, evaluation.eval_time),
+           "emulated seconds per evaluation step (number or distribution)"));
+  add(DistStdev("evaluation.eval_time_stdev",
+                DLIO_FIELD(DistributionSpec, evaluation.eval_time), "evaluation.eval_time"));
+  add(Uint("evaluation.epochs_between_evals", DLIO_FIELD(uint64_t, evaluation.epochs_between_evals),
+           "evaluate every this many epochs"));
+  add(Uint("evaluation.eval_after_epoch", DLIO_FIELD(uint64_t, evaluation.eval_after_epoch),
+           "first epoch after which to evaluate"));
+  add(Unused("evaluation.steps_between_evals", "in DLIO's dlrm.yaml; DLIO ignores it"));
+
+  // checkpoint
+  add(String("checkpoint.checkpoint_folder", DLIO_FIELD(std::string, checkpoint.checkpoint_folder),
+             "where checkpoints are written (trailing '/' removed)", kStripSlash));
+  add(String("checkpoint.type", DLIO_FIELD(std::string, checkpoint.type),
+             "checkpointer registry name: paper (five files: 2 x 1 KiB, 4 KiB, 64 KiB, 4 MiB), "
+             "model (model_size_bytes). DLIO's location values rank_zero / all_ranks / "
+             "independent set checkpoint.rank_mode instead",
+             kNone, CheckpointTypeSetter));
+  add(Uint("checkpoint.checkpoint_after_epoch",
+           DLIO_FIELD(uint64_t, checkpoint.checkpoint_after_epoch),
+           "first epoch after which to checkpoint"));
+  add(Uint("checkpoint.epochs_between_checkpoints",
+           DLIO_FIELD(uint64_t, checkpoint.epochs_between_checkpoints),
+           "checkpoint every this many epochs (when steps_between_checkpoints is -1)"));
+  add(Int("checkpoint.steps_between_checkpoints",
+          DLIO_FIELD(int64_t, checkpoint.steps_between_checkpoints),
+          "checkpoint every this many steps (-1 = use epochs_between_checkpoints)", -1));
+  add(Uint("checkpoint.model_size_bytes", DLIO_FIELD(uint64_t, checkpoint.model_size_bytes),
+           "bytes per checkpoint for type 'model' (0 = model.model_size_bytes)", kSizeUnits));
+  add(Alias("checkpoint.model_size", "checkpoint.model_size_bytes"));
+  add(Bool("checkpoint.fsync", DLIO_FIELD(bool, checkpoint.fsync),
+           "fsync every checkpoint file and its folder"));
+  add(Bool("checkpoint.read_back", DLIO_FIELD(bool, checkpoint.read_back),
+           "read each checkpoint back after writing it"));
+  add(Uint("checkpoint.transfer_size", DLIO_FIELD(uint64_t, checkpoint.transfer_size),
+           "bytes per checkpoint write/read request", kSizeUnits));
+  add(Enum("checkpoint.rank_mode", DLIO_FIELD(std::string, checkpoint.rank_mode), {"all", "root"},
+           "all: every rank writes its share; root: only rank 0 writes"));
+  add(Int("checkpoint.num_checkpoints_write",
+          DLIO_FIELD(int64_t, checkpoint.num_checkpoints_write),
+          "checkpoint-only runs: write this many checkpoints (-1 = by cadence)", -1));
+  add(Int("checkpoint.num_checkpoints_read", DLIO_FIELD(int64_t, checkpoint.num_checkpoints_read),
+          "checkpoint-only runs: then read this many back (-1 = none)", -1));
+  add(Unused("checkpoint.checkpoint_mechanism_classname", "DLIO: custom checkpoint class"));
+  add(Unused("checkpoint.checkpoint_mechanism", "DLIO: checkpoint mechanism name (pt_adls_save, ...)"));
+  add(Unused("checkpoint.checkpoint_daos_pool", "DLIO: DAOS pool of checkpoints"));
+  add(Unused("checkpoint.checkpoint_daos_cont", "DLIO: DAOS container of checkpoints"));
+  add(Unused("checkpoint.time_between_checkpoints", "DLIO: seconds between checkpoints"));
+  add(Unused("checkpoint.num_checkpoints", "in DLIO's llama_1t.yaml; DLIO ignores it"));
+  add(Unused("checkpoint.recovery_after_steps", "in DLIO's llama_1t.yaml; DLIO ignores it"));
+  add(Unused("checkpoint.recovery_rank_shift", "DLIO: shift ranks when reading back"));
+  add(Unused("checkpoint.rank_sync", "DLIO: barrier between ranks around checkpoints"));
+  add(Unused("checkpoint.mode", "DLIO: default or subset checkpointing"));
+  add(Unused("checkpoint.randomize_tensor", "DLIO: random tensor contents"));
+  add(Unused("checkpoint.ksm", "DLIO: kernel same-page merging map"));
+  add(Unused("checkpoint.optimization_groups", "older DLIO spelling of model.optimization_groups"));
+  add(Unused("checkpoint.num_layers", "older DLIO spelling of model.num_layers"));
+  add(Unused("checkpoint.layer_parameters", "older DLIO spelling of model.layer_parameters"));
+  add(Unused("checkpoint.model_datatype", "older DLIO spelling of model.model_datatype"));
+  add(Unused("checkpoint.optimizer_datatype", "older DLIO spelling of model.optimizer_datatype"));
+
+  // output
+  add(String("output.folder", DLIO_FIELD(std::string, output.folder),
+             "where summary.json, per-rank stats, logs and traces go"));
+  add(String("output.log_file", DLIO_FIELD(std::string, output.log_file),
+             "log file name inside output.folder"));
+  add(Enum("output.log_level", DLIO_FIELD(std::string, output.log_level),
+           {"debug", "info", "warn", "error"}, "log verbosity (warning and critical also accepted)",
+           LogLevelSetter));
+  add(Bool("output.trace", DLIO_FIELD(bool, output.trace),
+           "write `trace-RANK.pfw` (DFTracer/Chrome trace events)"));
+  add(Bool("output.trace_gzip", DLIO_FIELD(bool, output.trace_gzip),
+           "gzip the trace: `trace-RANK.pfw.gz`"));
+  add(Bool("output.progress", DLIO_FIELD(bool, output.progress),
+           "progress line when stderr is a terminal"));
+  add(Alias("output.metric.exclude_start_steps", "train.excluded_start_steps"));
+  add(Unused("output.metric.exclude_end_steps", "DLIO: steps left out at the end of a block"));
+
+  // metric
+  add(Double("metric.au", DLIO_FIELD(double, metric.au),
+             "accelerator-utilisation target in (0, 1]; summary.json says whether it was met"));
+
+  // storage
+  add(String("storage.storage_type", DLIO_FIELD(std::string, storage.storage_type),
+             "storage registry name: posix (DLIO's local_fs maps here), memory, slow; others are "
+             "checked at run time",
+             kNone, StorageTypeSetter));
+  add(String("storage.storage_root", DLIO_FIELD(std::string, storage.storage_root),
+             "prefix of relative data and checkpoint folders (DLIO's namespace)"));
+  add(String("storage.slow_inner", DLIO_FIELD(std::string, storage.slow_inner),
+             "slow: the storage it wraps"));
+  add(Double("storage.slow_latency_us", DLIO_FIELD(double, storage.slow_latency_us),
+             "slow: mean latency added to every read/write, microseconds"));
+  add(Double("storage.slow_latency_stdev_us", DLIO_FIELD(double, storage.slow_latency_stdev_us),
+             "slow: normal jitter of that latency, microseconds (clipped at 0)"));
+  add(Double("storage.slow_bandwidth_mib_s", DLIO_FIELD(double, storage.slow_bandwidth_mib_s),
+             "slow: bandwidth cap in MiB/s (2^20 bytes/s); 0 = unlimited"));
+  add(Unused("storage.storage_options", "DLIO: object-store options map (s3 endpoint, keys, ...)"));
+  add(Unused("storage.fsspec_plugin", "DLIO: fsspec backend name"));
+  add(Unused("storage.fsspec_extra_params", "DLIO: fsspec parameters map"));
+
+  // profiling (DLIO)
+  add(Unused("profiling.profiler", "DLIO: iostat, darshan, dftracer, ... (use output.trace)"));
+  add(Unused("profiling.iostat_devices", "DLIO: devices for iostat"));
+  add(Unused("logging", "in DLIO's s3dlio configs (logging.verbosity); DLIO ignores it"));
+  return t;
+}
+
+#undef DLIO_FIELD
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+}  // namespace
+
+const std::vector<KeySpec>& KeyTable() {
+  static const std::vector<KeySpec> table = BuildTable();
+  return table;
+}
+
+const KeySpec* FindKey(const std::string& path) {
+  for (const KeySpec& k : KeyTable()) {
+    if (k.path == path) return &k;
+  }
+  return nullptr;
+}
+
+bool IsSectionPrefix(const std::string& path) {
+  const std::string prefix = path + ".";
+  for (const KeySpec& k : KeyTable()) {
+    if (k.path.compare(0, prefix.size(), prefix) == 0) return true;
+  }
+  return false;
+}
+
+const KeySpec* FindAnyAncestor(const std::string& path) {
+  for (size_t dot = path.find('.'); dot != std::string::npos; dot = path.find('.', dot + 1)) {
+    const KeySpec* spec = FindKey(path.substr(0, dot));
+    if (spec && spec->type == KeyType::kAny && spec->alias_of.empty()) return spec;
+  }
+  return nullptr;
+}
+
+std::string SuggestKey(const std::string& path) {
+  std::string best;
+  size_t best_distance = SIZE_MAX;
+  auto consider = [&](const std::string& candidate) {
+    size_t d = EditDistance(path, candidate);
+    if (d < best_distance) {
+      best_distance = d;
+      best = candidate;
+    }
+  };
+  for (const KeySpec& k : KeyTable()) {
+    consider(k.path);
+    // Sections too, so a misspelled "readr:" suggests "reader".
+    for (size_t dot = k.path.find('.'); dot != std::string::npos; dot = k.path.find('.', dot + 1)) {
+      consider(k.path.substr(0, dot));
+    }
+  }
+  // Close enough to be a typo: a few edits, scaled with the length of the key.
+  size_t limit = std::max<size_t>(3, path.size() / 4);
+  return best_distance <= limit ? best : "";
+}
+
+std::string FormatDouble(double value) {
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), value);
+  if (ec != std::errc()) return "nan";
+  return std::string(buf, end);
+}
+
+std::string RenderValue(const KeySpec& spec, WorkloadConfig& config) {
+  switch (spec.type) {
+    case KeyType::kBool:
+      return spec.bool_ref(config) ? "true" : "false";
+    case KeyType::kUint:
+      return std::to_string(spec.uint_ref(config));
+    case KeyType::kInt:
+      return spec.int_ref ? std::to_string(spec.int_ref(config))
+                          : std::to_string(spec.int32_ref(config));
+    case KeyType::kDouble:
+      return FormatDouble(spec.double_ref(config));
+    case KeyType::kString:
+    case KeyType::kEnum:
+      return "\"" + spec.string_ref(config) + "\"";
+    case KeyType::kDistribution: {
+      const DistributionSpec& d = spec.dist_ref(config);
+      if (d.type == DistributionSpec::Type::kConstant) return FormatDouble(d.mean);
+      return std::string("{type: ") + DistTypeName(d.type) + ", mean: " +
+             FormatDouble(d.mean) + ", stdev: " + FormatDouble(d.stdev) + "}";
+    }
+    case KeyType::kDistributionStdev:
+      return "-";
+    case KeyType::kAny:
+      return "-";
+  }
+  return "-";
+}
+
+const char* DistTypeName(DistributionSpec::Type type) {
+  switch (type) {
+    case DistributionSpec::Type::kConstant: return "constant";
+    case DistributionSpec::Type::kNormal: return "normal";
+    case DistributionSpec::Type::kUniform: return "uniform";
+    case DistributionSpec::Type::kGamma: return "gamma";
+    case DistributionSpec::Type::kExponential: return "exponential";
+    case DistributionSpec::Type::kPoisson: return "poisson";
+  }
+  return "constant";
+}
+
+const char* KeyTypeName(KeyType type) {
+  switch (type) {
+    case KeyType::kBool: return "bool";
+    case KeyType::kUint: return "uint";
+    case KeyType::kInt: return "int";
+    case KeyType::kDouble: return "float";
+    case KeyType::kString: return "string";
+    case KeyType::kEnum: return "enum";
+    case KeyType::kDistribution: return "distribution";
+    case KeyType::kDistributionStdev: return "float";
+    case KeyType::kAny: return "any";
+  }
+  return "any";
+}
+
+}  // namespace dlio::config_internal

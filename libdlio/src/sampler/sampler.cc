@@ -1,0 +1,167 @@
+#include "dlio/sampler.h"
+
+#include <algorithm>
+#include <cctype>
+#include <limits>
+#include <numeric>
+
+#include "dlio/distribution.h"
+#include "sampler/random.h"
+
+namespace dlio {
+namespace {
+
+using sampler_internal::Shuffle;
+using sampler_internal::WindowShuffle;
+
+// Domain tags, so the file-order and the sample-order streams never share a seed.
+constexpr uint64_t kFileOrderTag = 0x66696c65;    // "file"
+constexpr uint64_t kSampleOrderTag = 0x73616d70;  // "samp"
+
+std::string Lower(const std::string& s) {
+  std::string out = s;
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+enum class Kind { kSequential, kShuffle, kShuffleBuffer };
+
+class ShardedSampler final : public Sampler {
+ public:
+  ShardedSampler(Kind kind, const SamplerOptions& options) : kind_(kind), options_(options) {}
+
+  Status Plan(const PlanRequest& request, std::vector<SampleRef>* out) const override {
+    if (request.samples_per_file == nullptr) {
+      return Status::InvalidArgument("sampler: PlanRequest.samples_per_file is null");
+    }
+    if (request.world < 1 || request.rank < 0 || request.rank >= request.world) {
+      return Status::InvalidArgument("sampler: rank " + std::to_string(request.rank) +
+                                     " is outside a world of " + std::to_string(request.world));
+    }
+    const std::vector<uint64_t>& per_file = *request.samples_per_file;
+    if (per_file.size() > uint64_t{std::numeric_limits<uint32_t>::max()} + 1) {
+      return Status::InvalidArgument("sampler: " + std::to_string(per_file.size()) +
+                                     " files exceed the 2^32 a SampleRef can address");
+    }
+    out->clear();
+    const uint64_t epoch = options_.seed_change_epoch ? request.epoch : 0;
+    const auto rank = static_cast<uint64_t>(request.rank);
+    const auto world = static_cast<uint64_t>(request.world);
+
+    // 1. Global file order. One allocation per epoch, not per sample.
+    std::vector<uint32_t> order(per_file.size());
+    std::iota(order.begin(), order.end(), uint32_t{0});
+    if (kind_ != Kind::kSequential && options_.file_shuffle != ShuffleMode::kOff) {
+      const uint64_t entropy =
+          options_.file_shuffle == ShuffleMode::kRandom ? options_.random_seed : 0;
+      Shuffle(&order, MixSeed(options_.seed, epoch, kFileOrderTag, entropy));
+    }
+
+    // 2-3. Walk the global sample list file by file, keeping this rank's shard.
+    uint64_t total = 0;
+    for (uint64_t n : per_file) total += n;
+    const uint64_t base = total / world;
+    const uint64_t extra = total % world;
+    out->reserve(base + (rank < extra ? 1 : 0));
+    uint64_t global = 0;  // position of the current file's first sample in the global list
+    if (options_.sharding == Sharding::kBlock) {
+      const uint64_t begin = rank * base + std::min(rank, extra);
+      const uint64_t end = begin + base + (rank < extra ? 1 : 0);
+      for (uint32_t f : order) {
+        if (global >= end) break;
+        const uint64_t n = per_file[f];
+        const uint64_t lo = std::max(begin, global);
+        const uint64_t hi = std::min(end, global + n);
+        for (uint64_t p = lo; p < hi; ++p) out->push_back(SampleRef{f, p - global});
+        global += n;
+      }
+    } else {
+      for (uint32_t f : order) {
+        const uint64_t n = per_file[f];
+        // First position >= global that belongs to this rank.
+        uint64_t p = global + (rank + world - global % world) % world;
+        for (; p < global + n; p += world) out->push_back(SampleRef{f, p - global});
+        global += n;
+      }
+    }
+
+    // 4. Rank-local reordering.
+    if (kind_ == Kind::kSequential) return Status::OK();
+    const uint64_t entropy =
+        options_.sample_shuffle == ShuffleMode::kRandom ? options_.random_seed : 0;
+    const uint64_t sample_seed =
+        MixSeed(MixSeed(options_.seed, epoch, rank), kSampleOrderTag, entropy);
+    if (kind_ == Kind::kShuffleBuffer) {
+      WindowShuffle(out, options_.shuffle_size, sample_seed);
+    } else if (options_.sample_shuffle != ShuffleMode::kOff) {
+      Shuffle(out, sample_seed);
+    }
+    return Status::OK();
+  }
+
+ private:
+  Kind kind_;
+  SamplerOptions options_;
+};
+
+}  // namespace
+
+Result<ShuffleMode> ParseShuffleMode(const std::string& value, const std::string& key) {
+  const std::string v = Lower(value);
+  if (v == "off" || v == "false" || v == "no" || v == "0" || v == "none") return ShuffleMode::kOff;
+  if (v == "seed" || v == "true" || v == "on" || v == "yes" || v == "1") return ShuffleMode::kSeed;
+  if (v == "random") return ShuffleMode::kRandom;
+  return Status::InvalidArgument(key + ": unknown shuffle mode '" + value +
+                                 "' (accepted: off, seed, random; true/on = seed, false = off)");
+}
+
+Result<Sharding> ParseSharding(const std::string& value, const std::string& key) {
+  const std::string v = Lower(value);
+  if (v == "block") return Sharding::kBlock;
+  if (v == "round_robin" || v == "round-robin") return Sharding::kRoundRobin;
+  return Status::InvalidArgument(key + ": unknown sharding '" + value +
+                                 "' (accepted: block, round_robin)");
+}
+
+const char* ShuffleModeName(ShuffleMode mode) {
+  switch (mode) {
+    case ShuffleMode::kOff:
+      return "off";
+    case ShuffleMode::kSeed:
+      return "seed";
+    case ShuffleMode::kRandom:
+      return "random";
+  }
+  return "unknown";
+}
+
+const char* ShardingName(Sharding sharding) {
+  return sharding == Sharding::kBlock ? "block" : "round_robin";
+}
+
+Result<std::unique_ptr<Sampler>> MakeSampler(const SamplerOptions& options) {
+  std::string name = options.name;
+  if (name == "auto") {
+    const bool any =
+        options.file_shuffle != ShuffleMode::kOff || options.sample_shuffle != ShuffleMode::kOff;
+    name = any ? "shuffle" : "sequential";
+  }
+  Kind kind;
+  if (name == "sequential") {
+    kind = Kind::kSequential;
+  } else if (name == "shuffle") {
+    kind = Kind::kShuffle;
+  } else if (name == "shuffle_buffer") {
+    kind = Kind::kShuffleBuffer;
+    if (options.shuffle_size < 1) {
+      return Status::InvalidArgument(
+          "reader.shuffle_size must be >= 1 for the shuffle_buffer sampler, got 0");
+    }
+  } else {
+    return Status::NotFound("unknown sampler '" + options.name +
+                            "' (known: auto, sequential, shuffle, shuffle_buffer)");
+  }
+  return std::unique_ptr<Sampler>(new ShardedSampler(kind, options));
+}
+
+}  // namespace dlio

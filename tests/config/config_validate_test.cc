@@ -1,0 +1,232 @@
+// WorkloadConfig::Validate rules, defaults and the ConfigToJson round trip.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "dlio/config.h"
+
+namespace dlio {
+namespace {
+
+// Applies the overrides to a default config and returns Validate()'s message ("" when ok).
+std::string ValidateWith(std::initializer_list<const char*> overrides) {
+  WorkloadConfig c;
+  for (const char* o : overrides) {
+    Status s = ApplyOverride(&c, o);
+    if (!s.ok()) return "override failed: " + s.message();
+  }
+  return c.Validate().message();
+}
+
+TEST_CASE("the default config is valid") { CHECK(WorkloadConfig().Validate().ok()); }
+
+TEST_CASE("every validation rule names its key") {
+  struct Case {
+    std::initializer_list<const char*> overrides;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {{"reader.batch_size=0"}, "reader.batch_size must be >= 1"},
+      {{"reader.batch_size_eval=0"}, "reader.batch_size_eval must be >= 1"},
+      {{"dataset.num_files_train=0"}, "dataset.num_files_train must be >= 1"},
+      {{"workflow.evaluation=true"}, "dataset.num_files_eval must be >= 1"},
+      {{"dataset.num_samples_per_file=0"}, "dataset.num_samples_per_file must be >= 1"},
+      {{"dataset.record_length_bytes=0"}, "dataset.record_length_bytes must be >= 1"},
+      {{"dataset.compression_level=10"}, "dataset.compression_level must be in 0-9, got 10"},
+      {{"dataset.compression_level=-1"}, "dataset.compression_level must be in 0-9, got -1"},
+      {{"dataset.enable_chunking=true"}, "dataset.chunk_size must be >= 1"},
+      {{"dataset.format=''"}, "dataset.format must not be empty"},
+      {{"dataset.data_folder=''"}, "dataset.data_folder must not be empty"},
+      {{"storage.storage_type=''"}, "storage.storage_type must not be empty"},
+      {{"storage.slow_latency_us=-1"}, "storage.slow_latency_us must be >= 0"},
+      {{"reader.read_type=memory", "reader.pipeline=threaded"},
+       "reader.read_type 'memory' requires reader.pipeline 'preload'"},
+      {{"reader.odirect=true", "reader.transfer_size=1000"},
+       "reader.transfer_size must be a multiple of 4096"},
+      {{"reader.sampler=shuffle_buffer", "reader.shuffle_size=0"}, "reader.shuffle_size must be >= 1"},
+      {{"train.epochs=0"}, "train.epochs must be >= 1"},
+      {{"train.total_training_steps=0"}, "train.total_training_steps must be -1"},
+      {{"checkpoint.steps_between_checkpoints=0"}, "checkpoint.steps_between_checkpoints must be -1"},
+      {{"workflow.checkpoint=true", "checkpoint.epochs_between_checkpoints=0"},
+       "checkpoint.epochs_between_checkpoints must be >= 1"},
+      {{"checkpoint.num_checkpoints_write=2", "checkpoint.num_checkpoints_read=3"},
+       "checkpoint.num_checkpoints_read (3) must not exceed checkpoint.num_checkpoints_write (2)"},
+      {{"metric.au=0"}, "metric.au must be in (0, 1], got 0"},
+      {{"metric.au=1.5"}, "metric.au must be in (0, 1], got 1.5"},
+      {{"train.computation_time={type: uniform, min: 2, max: 1}"}, "train.computation_time"},
+      {{"reader.preprocess_time=-0.5"}, "reader.preprocess_time"},
+      {{"evaluation.eval_time={type: gamma, mean: 0}"}, "evaluation.eval_time"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.needle);
+    std::string message = ValidateWith(c.overrides);
+    CHECK(message.find(c.needle) != std::string::npos);
+  }
+  // The same rules pass on the boundary.
+  CHECK(ValidateWith({"dataset.compression_level=9", "metric.au=1"}).empty());
+  CHECK(ValidateWith({"reader.odirect=true", "reader.transfer_size=8192"}).empty());
+  CHECK(ValidateWith({"workflow.train=false", "dataset.num_files_train=0"}).empty());
+  CHECK(ValidateWith({"workflow.checkpoint=true", "checkpoint.epochs_between_checkpoints=0",
+                      "checkpoint.steps_between_checkpoints=10"})
+            .empty());
+}
+
+TEST_CASE("enumerations set in code are checked too") {
+  WorkloadConfig c;
+  c.reader.sharding = "striped";
+  CHECK(c.Validate().message() == "reader.sharding: 'striped' is not one of block, round_robin");
+  c = WorkloadConfig();
+  c.train.compute = "gpu";
+  CHECK(c.Validate().message().find("train.compute_emulator: 'gpu' is not one of sleep, spin") !=
+        std::string::npos);
+  c = WorkloadConfig();
+  c.dataset.compression = "snappy";
+  CHECK(c.Validate().message().find("dataset.compression") != std::string::npos);
+  c = WorkloadConfig();
+  c.output.log_level = "loud";
+  CHECK(c.Validate().message().find("output.log_level") != std::string::npos);
+}
+
+TEST_CASE("read_type memory selects the preload pipeline; DLIO spellings map") {
+  WorkloadConfig c;
+  REQUIRE(ApplyOverride(&c, "reader.read_type=memory").ok());
+  CHECK(c.reader.pipeline == "preload");
+  CHECK(c.Validate().ok());
+  REQUIRE(ApplyOverride(&c, "output.log_level=WARNING").ok());
+  CHECK(c.output.log_level == "warn");
+  REQUIRE(ApplyOverride(&c, "reader.file_shuffle=False").ok());
+  CHECK(c.reader.file_shuffle == "off");
+  REQUIRE(ApplyOverride(&c, "checkpoint.checkpoint_folder=ck///").ok());
+  CHECK(c.checkpoint.checkpoint_folder == "ck");
+}
+
+TEST_CASE("defaults match the documented (DLIO) ones") {
+  WorkloadConfig c;
+  CHECK(c.dataset.data_folder == "./data");
+  CHECK(c.dataset.num_files_train == 8);
+  CHECK(c.dataset.num_samples_per_file == 1);
+  CHECK(c.dataset.record_length_bytes == 65536);
+  CHECK(c.dataset.file_prefix == "img");
+  CHECK(c.dataset.compression_level == 4);
+  CHECK(c.reader.batch_size == 1);
+  CHECK(c.reader.prefetch_size == 2);
+  CHECK(c.reader.shuffle_size == 1024);
+  CHECK(c.reader.transfer_size == 0);
+  CHECK(c.reader.file_shuffle == "off");
+  CHECK(c.train.epochs == 1);
+  CHECK(c.train.seed == 123);
+  CHECK(c.train.total_training_steps == -1);
+  CHECK(c.checkpoint.steps_between_checkpoints == -1);
+  CHECK(c.checkpoint.checkpoint_after_epoch == 1);
+  CHECK(c.metric.au == Approx(0.90));
+  CHECK(c.storage.storage_type == "posix");
+  CHECK(c.storage.storage_root == "./");
+  // ConfigKeyDocs shows those same values.
+  int checked = 0;
+  for (const ConfigKeyDoc& d : ConfigKeyDocs()) {
+    if (d.key == "dataset.num_files_train") {
+      CHECK(d.default_value == "8");
+      ++checked;
+    }
+    if (d.key == "metric.au") {
+      CHECK(d.default_value == "0.9");
+      ++checked;
+    }
+    if (d.key == "reader.file_shuffle") {
+      CHECK(d.default_value == "\"off\"");
+      CHECK(d.accepted_values == "off, seed, random");
+      ++checked;
+    }
+    if (d.key == "dataset.record_length") {
+      CHECK(d.alias_of == "dataset.record_length_bytes");
+      ++checked;
+    }
+    if (d.key == "reader.dont_use_mmap") {
+      CHECK_FALSE(d.used);
+      ++checked;
+    }
+  }
+  CHECK(checked == 5);
+}
+
+TEST_CASE("ConfigToJson round trips every field") {
+  WorkloadConfig c;
+  c.name = "rt";
+  c.model.name = "m";
+  c.model.type = "";
+  c.model.model_size_bytes = 123456789012ull;
+  c.framework = "pytorch";
+  c.workflow.generate_data = true;
+  c.workflow.profiling = true;
+  c.dataset.data_folder = "/data/x y";
+  c.dataset.format = "hdf5";
+  c.dataset.num_files_train = 3;
+  c.dataset.num_files_eval = 2;
+  c.dataset.num_samples_per_file = 7;
+  c.dataset.record_length_bytes = 1000001;
+  c.dataset.record_length_bytes_stdev = 17;
+  c.dataset.enable_chunking = true;
+  c.dataset.chunk_size = 65536;
+  c.dataset.compression = "gzip";
+  c.dataset.compression_level = 5;
+  c.dataset.keep_files = false;
+  c.reader.pipeline = "sync";
+  c.reader.batch_size = 9;
+  c.reader.read_threads = 0;
+  c.reader.file_shuffle = "random";
+  c.reader.sharding = "round_robin";
+  c.reader.transfer_size = 8192;
+  c.reader.odirect = true;
+  c.reader.preprocess_time.type = DistributionSpec::Type::kUniform;
+  c.reader.preprocess_time.min = 0.1;
+  c.reader.preprocess_time.max = 0.30000000000000004;
+  c.train.computation_time.type = DistributionSpec::Type::kNormal;
+  c.train.computation_time.mean = 0.636;
+  c.train.computation_time.stdev = 1e-7;
+  c.train.compute = "spin";
+  c.train.total_training_steps = 100;
+  c.train.seed = 42;
+  c.train.seed_change_epoch = false;
+  c.evaluation.eval_time.type = DistributionSpec::Type::kGamma;
+  c.evaluation.eval_time.shape = 2;
+  c.evaluation.eval_time.scale = 0.5;
+  c.checkpoint.type = "model";
+  c.checkpoint.steps_between_checkpoints = 50;
+  c.checkpoint.rank_mode = "root";
+  c.checkpoint.num_checkpoints_write = 10;
+  c.checkpoint.num_checkpoints_read = 10;
+  c.output.log_level = "debug";
+  c.output.trace_gzip = true;
+  c.metric.au = 0.7;
+  c.storage.storage_type = "slow";
+  c.storage.slow_latency_us = 12.5;
+  const std::string json = ConfigToJson(c);
+  CHECK(json.find("\"num_files_train\": 3") != std::string::npos);
+  CHECK(json.find("record_length\"") == std::string::npos);  // aliases are not emitted
+  CHECK(json.find("dont_use_mmap") == std::string::npos);    // nor unused keys
+
+  auto back = ParseConfig(json, "config.json");
+  REQUIRE(back.ok());
+  CHECK(ConfigToJson(*back) == json);
+  CHECK(back->name == "rt");
+  CHECK(back->model.model_size_bytes == 123456789012ull);
+  CHECK(back->model.type.empty());
+  CHECK(back->dataset.data_folder == "/data/x y");
+  CHECK(back->reader.read_threads == 0);
+  CHECK(back->reader.preprocess_time.max == c.reader.preprocess_time.max);  // exact
+  CHECK(back->train.computation_time.stdev == c.train.computation_time.stdev);
+  CHECK(back->evaluation.eval_time.type == DistributionSpec::Type::kGamma);
+  CHECK(back->checkpoint.rank_mode == "root");
+  CHECK(back->storage.slow_latency_us == 12.5);
+  CHECK(back->metric.au == 0.7);
+  CHECK(back->Validate().ok());
+  // A default config round trips too, starting from a different base.
+  WorkloadConfig other;
+  other.reader.batch_size = 99;
+  auto d = ParseConfig(ConfigToJson(WorkloadConfig()), "d.json", other);
+  REQUIRE(d.ok());
+  CHECK(ConfigToJson(*d) == ConfigToJson(WorkloadConfig()));
+}
+
+}  // namespace
+}  // namespace dlio

@@ -1,0 +1,1 @@
+dlio_add_test(core_test LIBS dlio_core SOURCES core/status_test.cc core/distribution_test.cc)

@@ -1,0 +1,303 @@
+#include "dlio/sampler.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dlio/registries.h"
+
+namespace dlio {
+
+std::ostream& operator<<(std::ostream& os, const SampleRef& r) {
+  return os << r.file << ":" << r.index;
+}
+
+namespace {
+
+using Plan = std::vector<SampleRef>;
+
+std::unique_ptr<Sampler> Make(SamplerOptions o) {
+  auto s = MakeSampler(o);
+  REQUIRE(s.ok());
+  return std::move(s).value();
+}
+
+Plan PlanOf(const Sampler& s, const std::vector<uint64_t>& files, uint64_t epoch = 0, int rank = 0,
+            int world = 1) {
+  PlanRequest r;
+  r.epoch = epoch;
+  r.rank = rank;
+  r.world = world;
+  r.samples_per_file = &files;
+  Plan out;
+  Status st = s.Plan(r, &out);
+  REQUIRE(st.ok());
+  return out;
+}
+
+Plan FileMajor(const std::vector<uint64_t>& files) {
+  Plan out;
+  for (uint32_t f = 0; f < files.size(); ++f)
+    for (uint64_t i = 0; i < files[f]; ++i) out.push_back({f, i});
+  return out;
+}
+
+Plan Sorted(Plan p) {
+  std::sort(p.begin(), p.end());
+  return p;
+}
+
+// All ranks of one epoch: every sample exactly once, sizes differing by at most 1 (first
+// `total % world` ranks get the extra one).
+void CheckCoverage(const Sampler& s, const std::vector<uint64_t>& files, int world,
+                   uint64_t epoch = 0) {
+  Plan all;
+  const uint64_t total = FileMajor(files).size();
+  for (int r = 0; r < world; ++r) {
+    Plan p = PlanOf(s, files, epoch, r, world);
+    const uint64_t expect = total / world + (static_cast<uint64_t>(r) < total % world ? 1 : 0);
+    INFO("world " << world << " rank " << r);
+    CHECK(p.size() == expect);
+    all.insert(all.end(), p.begin(), p.end());
+  }
+  CHECK(Sorted(all) == FileMajor(files));
+}
+
+const std::vector<uint64_t> kUneven = {3, 1, 4, 1, 5};  // 14 samples
+
+TEST_CASE("sequential plan is the file-major order", "[sampler]") {
+  auto s = Make({});  // auto with modes off -> sequential
+  CHECK(PlanOf(*s, kUneven) == FileMajor(kUneven));
+  SamplerOptions o;
+  o.name = "sequential";
+  o.file_shuffle = ShuffleMode::kSeed;  // ignored by sequential
+  o.sample_shuffle = ShuffleMode::kSeed;
+  CHECK(PlanOf(*Make(o), kUneven, 3) == FileMajor(kUneven));
+}
+
+TEST_CASE("block sharding by hand: 14 samples over 3 ranks", "[sampler]") {
+  auto s = Make({});
+  // Global list: f0:0,1,2 f1:0 f2:0..3 f3:0 f4:0..4; blocks of 5, 5, 4.
+  CHECK(PlanOf(*s, kUneven, 0, 0, 3) == Plan{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {2, 0}});
+  CHECK(PlanOf(*s, kUneven, 0, 1, 3) == Plan{{2, 1}, {2, 2}, {2, 3}, {3, 0}, {4, 0}});
+  CHECK(PlanOf(*s, kUneven, 0, 2, 3) == Plan{{4, 1}, {4, 2}, {4, 3}, {4, 4}});
+}
+
+TEST_CASE("round robin by hand: 14 samples over 4 ranks", "[sampler]") {
+  SamplerOptions o;
+  o.sharding = Sharding::kRoundRobin;
+  auto s = Make(o);
+  // Positions 0..13; rank 1 takes 1, 5, 9, 13.
+  CHECK(PlanOf(*s, kUneven, 0, 1, 4) == Plan{{0, 1}, {2, 1}, {4, 0}, {4, 4}});
+  CHECK(PlanOf(*s, kUneven, 0, 3, 4) == Plan{{1, 0}, {2, 3}, {4, 2}});
+}
+
+TEST_CASE("every sharding and sampler covers every sample once, worlds 1..5", "[sampler]") {
+  for (const char* name : {"sequential", "shuffle", "shuffle_buffer"}) {
+    for (Sharding sh : {Sharding::kBlock, Sharding::kRoundRobin}) {
+      SamplerOptions o;
+      o.name = name;
+      o.sharding = sh;
+      o.file_shuffle = ShuffleMode::kSeed;
+      o.sample_shuffle = ShuffleMode::kSeed;
+      o.shuffle_size = 3;
+      auto s = Make(o);
+      for (int world = 1; world <= 5; ++world) {
+        INFO(name << " " << ShardingName(sh));
+        CheckCoverage(*s, kUneven, world, 0);
+        CheckCoverage(*s, kUneven, world, 7);
+      }
+      CheckCoverage(*s, {2, 0, 3}, 9);  // more ranks than samples, an empty file
+    }
+  }
+}
+
+TEST_CASE("block sharding with divisible files gives whole files per rank", "[sampler]") {
+  const std::vector<uint64_t> files(8, 4);  // 8 files of 4 samples, 4 ranks: 2 files each
+  for (ShuffleMode fs : {ShuffleMode::kOff, ShuffleMode::kSeed}) {
+    SamplerOptions o;
+    o.file_shuffle = fs;
+    auto s = Make(o);
+    std::set<uint32_t> seen;
+    for (int r = 0; r < 4; ++r) {
+      Plan p = PlanOf(*s, files, 1, r, 4);
+      REQUIRE(p.size() == 8);
+      std::map<uint32_t, int> per_file;
+      for (auto ref : p) per_file[ref.file]++;
+      CHECK(per_file.size() == 2);
+      for (auto [f, n] : per_file) {
+        CHECK(n == 4);
+        CHECK(seen.insert(f).second);
+      }
+    }
+    CHECK(seen.size() == 8);
+  }
+}
+
+TEST_CASE("sample shuffle: permutation, reproducible, changes per epoch and rank", "[sampler]") {
+  const std::vector<uint64_t> files(10, 20);
+  SamplerOptions o;
+  o.sample_shuffle = ShuffleMode::kSeed;
+  auto s = Make(o);  // auto -> shuffle
+  Plan e0 = PlanOf(*s, files, 0);
+  CHECK(Sorted(e0) == FileMajor(files));
+  CHECK(e0 != FileMajor(files));
+  CHECK(PlanOf(*Make(o), files, 0) == e0);  // a fresh sampler, the same (seed, epoch, rank)
+  Plan e1 = PlanOf(*s, files, 1);
+  CHECK(Sorted(e1) == FileMajor(files));
+  CHECK(e1 != e0);
+  // Two ranks shuffle their own blocks differently, but each only within its block.
+  Plan r0 = PlanOf(*s, files, 0, 0, 2), r1 = PlanOf(*s, files, 0, 1, 2);
+  for (auto ref : r0) CHECK(ref.file < 5);
+  for (auto ref : r1) CHECK(ref.file >= 5);
+  o.seed = 124;
+  CHECK(PlanOf(*Make(o), files, 0) != e0);
+  o.seed = 123;
+  o.seed_change_epoch = false;
+  auto fixed = Make(o);
+  CHECK(PlanOf(*fixed, files, 0) == PlanOf(*fixed, files, 5));
+  CHECK(PlanOf(*fixed, files, 0) == e0);
+}
+
+TEST_CASE("random mode mixes the run's random seed", "[sampler]") {
+  const std::vector<uint64_t> files(10, 20);
+  SamplerOptions o;
+  o.sample_shuffle = ShuffleMode::kRandom;
+  o.random_seed = 1;
+  Plan a = PlanOf(*Make(o), files);
+  o.random_seed = 2;
+  Plan b = PlanOf(*Make(o), files);
+  CHECK(a != b);
+  CHECK(Sorted(a) == Sorted(b));
+}
+
+TEST_CASE("file shuffle keeps each file's samples together and in order", "[sampler]") {
+  const std::vector<uint64_t> files = {3, 5, 2, 4, 6, 1, 3, 2};
+  SamplerOptions o;
+  o.file_shuffle = ShuffleMode::kSeed;
+  auto s = Make(o);
+  std::vector<std::vector<uint32_t>> orders;
+  for (uint64_t epoch = 0; epoch < 3; ++epoch) {
+    Plan p = PlanOf(*s, files, epoch);
+    CHECK(Sorted(p) == FileMajor(files));
+    std::vector<uint32_t> order;
+    for (size_t i = 0; i < p.size(); ++i) {
+      if (i == 0 || p[i].file != p[i - 1].file) {
+        order.push_back(p[i].file);
+        CHECK(p[i].index == 0);
+      } else {
+        CHECK(p[i].index == p[i - 1].index + 1);
+      }
+    }
+    CHECK(order.size() == files.size());  // each file appears as one run
+    orders.push_back(order);
+  }
+  CHECK(orders[0] != orders[1]);
+  CHECK(orders[1] != orders[2]);
+  std::vector<uint32_t> identity(files.size());
+  for (uint32_t f = 0; f < identity.size(); ++f) identity[f] = f;
+  CHECK(orders[0] != identity);
+}
+
+TEST_CASE("shuffle_buffer: size 1 is sequential, larger is a local permutation", "[sampler]") {
+  const std::vector<uint64_t> files(10, 20);  // 200 samples
+  SamplerOptions o;
+  o.name = "shuffle_buffer";
+  o.shuffle_size = 1;
+  CHECK(PlanOf(*Make(o), files, 2) == FileMajor(files));
+  o.shuffle_size = 16;
+  auto s = Make(o);
+  Plan p = PlanOf(*s, files, 0);
+  CHECK(p != FileMajor(files));
+  CHECK(Sorted(p) == FileMajor(files));
+  CHECK(PlanOf(*s, files, 0) == p);
+  CHECK(PlanOf(*s, files, 1) != p);
+  // A streaming window of 16 can only emit input position k at output position >= k - 15.
+  const Plan seq = FileMajor(files);
+  for (size_t out_pos = 0; out_pos < p.size(); ++out_pos) {
+    const size_t in_pos = std::find(seq.begin(), seq.end(), p[out_pos]) - seq.begin();
+    CHECK(in_pos <= out_pos + 15);
+  }
+  o.shuffle_size = 0;
+  auto bad = MakeSampler(o);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("reader.shuffle_size") != std::string::npos);
+}
+
+TEST_CASE("Plan reuses the output buffer and rejects bad requests", "[sampler]") {
+  const std::vector<uint64_t> files(4, 8);
+  auto s = Make({});
+  PlanRequest r;
+  r.samples_per_file = &files;
+  Plan out;
+  out.reserve(64);
+  const auto* data = out.data();
+  REQUIRE(s->Plan(r, &out).ok());
+  CHECK(out.size() == 32);
+  REQUIRE(s->Plan(r, &out).ok());
+  CHECK(out.size() == 32);
+  CHECK(out.data() == data);
+
+  r.rank = 2;
+  r.world = 2;
+  Status st = s->Plan(r, &out);
+  CHECK(st.code() == StatusCode::kInvalidArgument);
+  CHECK(st.message().find("rank 2") != std::string::npos);
+  r.rank = 0;
+  r.world = 0;
+  CHECK_FALSE(s->Plan(r, &out).ok());
+  r.world = 1;
+  r.samples_per_file = nullptr;
+  CHECK(s->Plan(r, &out).message().find("samples_per_file") != std::string::npos);
+}
+
+TEST_CASE("ParseShuffleMode and ParseSharding", "[sampler]") {
+  CHECK(*ParseShuffleMode("off", "k") == ShuffleMode::kOff);
+  CHECK(*ParseShuffleMode("False", "k") == ShuffleMode::kOff);
+  CHECK(*ParseShuffleMode("SEED", "k") == ShuffleMode::kSeed);
+  CHECK(*ParseShuffleMode("True", "k") == ShuffleMode::kSeed);
+  CHECK(*ParseShuffleMode("on", "k") == ShuffleMode::kSeed);
+  CHECK(*ParseShuffleMode("Random", "k") == ShuffleMode::kRandom);
+  auto bad = ParseShuffleMode("sometimes", "reader.file_shuffle");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().code() == StatusCode::kInvalidArgument);
+  CHECK(bad.status().message().find("reader.file_shuffle") == 0);
+  CHECK(bad.status().message().find("'sometimes'") != std::string::npos);
+  CHECK(bad.status().message().find("off, seed, random") != std::string::npos);
+
+  CHECK(*ParseSharding("block", "k") == Sharding::kBlock);
+  CHECK(*ParseSharding("Round_Robin", "k") == Sharding::kRoundRobin);
+  auto bad2 = ParseSharding("stripes", "reader.sharding");
+  REQUIRE_FALSE(bad2.ok());
+  CHECK(bad2.status().message() ==
+        "reader.sharding: unknown sharding 'stripes' (accepted: block, round_robin)");
+  CHECK(std::string(ShuffleModeName(ShuffleMode::kRandom)) == "random");
+}
+
+TEST_CASE("registry holds the built-in samplers", "[sampler]") {
+  Registries reg;
+  REQUIRE(RegisterBuiltinSamplers(&reg).ok());
+  for (const char* name : {"auto", "sequential", "shuffle", "shuffle_buffer"}) {
+    INFO(name);
+    CHECK(reg.samplers.Contains(name));
+  }
+  auto f = reg.samplers.Get("shuffle");
+  REQUIRE(f.ok());
+  SamplerOptions o;  // name "auto", modes off, but the "shuffle" entry builds a shuffle sampler
+  o.sample_shuffle = ShuffleMode::kSeed;
+  auto s = (*f)(o);
+  REQUIRE(s.ok());
+  const std::vector<uint64_t> files(4, 8);
+  CHECK(PlanOf(**s, files) != FileMajor(files));
+  CHECK(reg.samplers.Get("bogus").status().code() == StatusCode::kNotFound);
+  CHECK(MakeSampler(SamplerOptions{"bogus"}).status().message().find("'bogus'") !=
+        std::string::npos);
+  CHECK_FALSE(RegisterBuiltinSamplers(&reg).ok());  // names already taken
+}
+
+}  // namespace
+}  // namespace dlio
