@@ -1,0 +1,327 @@
+// dlio-run: generate a dataset and/or train on it as a DLIO workload describes.
+//
+//   dlio-run                                  the default workload (generate, then train)
+//   dlio-run --config unet3d.yaml ++workload.train.epochs=2
+//   dlio-run --workload default --set reader.read_threads=4 --trace
+//   dlio-run list [workloads|formats|storages|samplers|pipelines|computes|checkpointers|keys]
+//   dlio-run inspect data/train/img_0_of_8.npz
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+#include <string>
+#include <vector>
+
+#include "dlio/config.h"
+#include "dlio/registries.h"
+#include "dlio/runner.h"
+#include "dlio/version.h"
+#include "dlio/workloads.h"
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitRunError = 1;
+constexpr int kExitUsage = 2;
+
+struct RunFlags {
+  std::string config_file;
+  std::string workload;
+  std::vector<std::string> sets;
+  bool generate = false;
+  bool no_train = false;
+  bool no_generate = false;
+  std::string output;
+  bool trace = false;
+  bool force = false;
+  std::string log_level;
+  bool quiet = false;
+};
+
+std::shared_ptr<spdlog::logger> MakeLogger(const std::string& log_file, bool quiet) {
+  std::vector<spdlog::sink_ptr> sinks;
+  auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
+  console->set_pattern("[dlio %^%l%$] %v");
+  if (quiet) console->set_level(spdlog::level::warn);
+  sinks.push_back(console);
+  if (!log_file.empty()) {
+    try {
+      auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_file, true);
+      file->set_pattern("%Y-%m-%dT%H:%M:%S.%f [%l] %v");
+      sinks.push_back(file);
+    } catch (const spdlog::spdlog_ex& e) {
+      std::fprintf(stderr, "dlio-run: cannot open log file %s: %s\n", log_file.c_str(), e.what());
+    }
+  }
+  auto logger = std::make_shared<spdlog::logger>("dlio", sinks.begin(), sinks.end());
+  logger->flush_on(spdlog::level::warn);
+  return logger;
+}
+
+spdlog::level::level_enum ParseLevel(const std::string& name) {
+  if (name == "debug") return spdlog::level::debug;
+  if (name == "warn") return spdlog::level::warn;
+  if (name == "error") return spdlog::level::err;
+  return spdlog::level::info;
+}
+
+std::string HumanRate(double bytes_per_s) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.1f MiB/s", bytes_per_s / (1024.0 * 1024.0));
+  return buf;
+}
+
+// A single progress line, redrawn in place on a terminal at most ~10 times a second.
+class ProgressLine {
+ public:
+  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
+  ~ProgressLine() { Finish(); }
+  void Update(const dlio::RunProgress& p) {
+    if (!enabled_) return;
+    const int64_t now = dlio::SystemClock()->NowNanos();
+    const bool last = p.steps > 0 && p.step == p.steps;
+    if (!last && now - last_ns_ < 100'000'000) return;
+    last_ns_ = now;
+    char buf[256];
+    const double rate = p.elapsed_s > 0 ? p.bytes / p.elapsed_s : 0;
+    if (std::string(p.phase) == "generate") {
+      std::snprintf(buf, sizeof buf, "generate: %llu/%llu files, %s",
+                    static_cast<unsigned long long>(p.step),
+                    static_cast<unsigned long long>(p.steps), HumanRate(rate).c_str());
+    } else {
+      std::snprintf(buf, sizeof buf, "%s: epoch %llu/%llu step %llu/%llu, %s", p.phase,
+                    static_cast<unsigned long long>(p.epoch),
+                    static_cast<unsigned long long>(p.epochs),
+                    static_cast<unsigned long long>(p.step),
+                    static_cast<unsigned long long>(p.steps), HumanRate(rate).c_str());
+    }
+    std::fprintf(stderr, "\r\033[K%s", buf);
+    std::fflush(stderr);
+    drawn_ = true;
+  }
+  void Finish() {
+    if (drawn_) std::fprintf(stderr, "\r\033[K");
+    drawn_ = false;
+  }
+
+ private:
+  bool enabled_;
+  bool drawn_ = false;
+  int64_t last_ns_ = 0;
+};
+
+int Fail(const dlio::Status& status, int code) {
+  std::fprintf(stderr, "dlio-run: error: %s\n", status.ToString().c_str());
+  return code;
+}
+
+dlio::Result<dlio::WorkloadConfig> BuildConfig(const RunFlags& f,
+                                               const std::vector<std::string>& overrides,
+                                               std::vector<std::string>* warnings) {
+  dlio::WorkloadConfig config;
+  if (!f.config_file.empty() && !f.workload.empty()) {
+    return dlio::Status::InvalidArgument("--config and --workload are exclusive; give one");
+  }
+  if (!f.config_file.empty()) {
+    DLIO_ASSIGN_OR_RETURN(config, dlio::LoadConfigFile(f.config_file, dlio::WorkloadConfig(),
+                                                       warnings));
+  } else {
+    DLIO_ASSIGN_OR_RETURN(config,
+                          dlio::LoadWorkloadPreset(f.workload.empty() ? "default" : f.workload,
+                                                   warnings));
+  }
+  for (const auto& o : overrides) DLIO_RETURN_NOT_OK(dlio::ApplyOverride(&config, o, warnings));
+  for (const auto& o : f.sets) DLIO_RETURN_NOT_OK(dlio::ApplyOverride(&config, o, warnings));
+  if (f.generate) config.workflow.generate_data = true;
+  if (f.no_generate) config.workflow.generate_data = false;
+  if (f.no_train) config.workflow.train = false;
+  if (!f.output.empty()) config.output.folder = f.output;
+  if (f.trace) config.output.trace = true;
+  if (!f.log_level.empty()) config.output.log_level = f.log_level;
+  DLIO_RETURN_NOT_OK(config.Validate());
+  return config;
+}
+
+int Run(const RunFlags& f, const std::vector<std::string>& overrides) {
+  std::vector<std::string> warnings;
+  auto config_or = BuildConfig(f, overrides, &warnings);
+  if (!config_or.ok()) return Fail(config_or.status(), kExitUsage);
+  const dlio::WorkloadConfig& config = *config_or;
+
+  std::error_code ec;
+  std::filesystem::create_directories(config.output.folder, ec);
+  const std::string log_file =
+      config.output.log_file.empty() || ec ? "" : config.output.folder + "/" + config.output.log_file;
+  auto logger = MakeLogger(log_file, f.quiet);
+  logger->set_level(ParseLevel(config.output.log_level));
+  for (const auto& w : warnings) logger->warn("{}", w);
+
+  dlio::Registries registries;
+  if (auto s = dlio::RegisterBuiltins(&registries); !s.ok()) return Fail(s, kExitRunError);
+
+  ProgressLine progress(config.output.progress && !f.quiet && isatty(STDERR_FILENO));
+  dlio::RunEnv env;
+  env.registries = &registries;
+  env.force_generate = f.force;
+  env.log = [&logger, &progress](dlio::LogLevel level, const std::string& msg) {
+    progress.Finish();
+    switch (level) {
+      case dlio::LogLevel::kDebug: logger->debug("{}", msg); break;
+      case dlio::LogLevel::kInfo: logger->info("{}", msg); break;
+      case dlio::LogLevel::kWarn: logger->warn("{}", msg); break;
+      case dlio::LogLevel::kError: logger->error("{}", msg); break;
+    }
+  };
+  env.progress = [&progress](const dlio::RunProgress& p) { progress.Update(p); };
+
+  logger->info("dlio {}: workload '{}' (format {}, data in {}, outputs in {})", dlio::kVersion,
+               config.name, config.dataset.format, config.dataset.data_folder,
+               config.output.folder);
+  auto report = dlio::RunWorkload(config, env);
+  progress.Finish();
+  if (!report.ok()) {
+    logger->error("{}", report.status().ToString());
+    logger->flush();
+    return kExitRunError;
+  }
+  logger->flush();
+  if (report->rank == 0) {
+    std::fputs(report->summary_text.c_str(), stdout);
+    if (report->output_folder.size()) {
+      std::printf("  outputs: %s/summary.json\n", report->output_folder.c_str());
+    }
+  }
+  return kExitOk;
+}
+
+int List(const std::string& what) {
+  dlio::Registries r;
+  if (auto s = dlio::RegisterBuiltins(&r); !s.ok()) return Fail(s, kExitRunError);
+  auto print = [](const char* title, const auto& entries) {
+    std::printf("%s:\n", title);
+    for (const auto& e : entries) {
+      std::printf("  %-16s %s\n", e.name.c_str(), e.description.c_str());
+      if (!e.options.empty()) std::printf("  %-16s options: %s\n", "", e.options.c_str());
+    }
+  };
+  const bool all = what.empty() || what == "all";
+  if (all || what == "workloads") {
+    std::printf("workloads:\n");
+    for (const auto& p : dlio::WorkloadPresets()) {
+      std::printf("  %-16s %s\n", p.name.c_str(), p.description.c_str());
+    }
+  }
+  if (all || what == "formats") print("formats", r.formats.List());
+  if (all || what == "storages") print("storages", r.storages.List());
+  if (all || what == "samplers") print("samplers", r.samplers.List());
+  if (all || what == "pipelines") print("pipelines", r.pipelines.List());
+  if (all || what == "computes") print("compute emulators", r.computes.List());
+  if (all || what == "checkpointers") print("checkpointers", r.checkpointers.List());
+  if (what == "keys") {
+    for (const auto& k : dlio::ConfigKeyDocs()) {
+      std::printf("%-44s %-10s %-14s %s\n", k.key.c_str(), k.type.c_str(),
+                  k.default_value.c_str(), k.description.c_str());
+    }
+  }
+  static const char* kKnown[] = {"",       "all",       "workloads", "formats",       "storages",
+                                 "samplers", "pipelines", "computes",  "checkpointers", "keys"};
+  for (const char* k : kKnown) {
+    if (what == k) return kExitOk;
+  }
+  return Fail(dlio::Status::InvalidArgument(
+                  "list: unknown kind '" + what +
+                  "' (known: workloads, formats, storages, samplers, pipelines, computes, "
+                  "checkpointers, keys)"),
+              kExitUsage);
+}
+
+int Inspect(const std::string& path, const std::string& format_name, uint64_t transfer_size) {
+  dlio::Registries r;
+  if (auto s = dlio::RegisterBuiltins(&r); !s.ok()) return Fail(s, kExitRunError);
+  auto storage = dlio::NewPosixStorage(dlio::StorageOptions{});
+  storage->Bind(dlio::SystemClock(), nullptr);
+  std::string name = format_name;
+  if (name.empty()) {
+    auto detected = dlio::DetectFormat(storage.get(), path);
+    if (!detected.ok()) return Fail(detected.status(), kExitRunError);
+    name = *detected;
+  }
+  auto factory = r.formats.Get(name);
+  if (!factory.ok()) return Fail(factory.status(), kExitUsage);
+  auto format = (*factory)();
+  if (!format.ok()) return Fail(format.status(), kExitRunError);
+  dlio::FormatOptions options;
+  options.transfer_size = transfer_size;
+  auto reader = (*format)->Open(storage.get(), path, options);
+  if (!reader.ok()) return Fail(reader.status(), kExitRunError);
+  std::printf("%s\n", (*reader)->DescribeJson().c_str());
+  return kExitOk;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "dlio-run: emulate the I/O of deep-learning training (DLIO workloads).\n"
+      "Without a subcommand, runs a workload: the built-in 'default' unless --config or\n"
+      "--workload names another. Overrides: `++workload.section.key=value` (DLIO/Hydra style) or\n"
+      "`--set section.key=value`, applied in order after the config.",
+      "dlio-run"};
+  app.set_version_flag("--version", std::string("dlio-run ") + dlio::kVersion);
+  app.allow_extras();
+  RunFlags f;
+  app.add_option("-c,--config", f.config_file, "DLIO workload YAML or JSON file")
+      ->check(CLI::ExistingFile);
+  app.add_option("-w,--workload", f.workload, "built-in workload preset (see `list workloads`)");
+  app.add_option("-s,--set", f.sets, "override a key: section.key=value (repeatable)");
+  app.add_flag("-g,--generate", f.generate, "generate the dataset first (workflow.generate_data)");
+  app.add_flag("--no-generate", f.no_generate, "do not generate, even if the config says so");
+  app.add_flag("--no-train", f.no_train, "do not train (with --generate: generate only)");
+  app.add_option("-o,--output", f.output, "output folder (output.folder)");
+  app.add_flag("-t,--trace", f.trace, "write a DFTracer-style trace (output.trace)");
+  app.add_flag("--force", f.force,
+               "generate into a non-empty folder that is not a dlio dataset (never overwrites)");
+  app.add_option("--log-level", f.log_level, "debug, info, warn or error (output.log_level)")
+      ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
+  app.add_flag("-q,--quiet", f.quiet, "only warnings and the summary");
+
+  auto* list = app.add_subcommand("list", "list workloads, formats, storages, ... or config keys");
+  std::string list_what;
+  list->add_option("kind", list_what,
+                   "workloads, formats, storages, samplers, pipelines, computes, checkpointers, "
+                   "keys (default: all but keys)");
+
+  auto* inspect = app.add_subcommand("inspect", "describe a data file as JSON");
+  std::string inspect_path, inspect_format;
+  uint64_t inspect_transfer = 0;
+  inspect->add_option("file", inspect_path, "the file")->required();
+  inspect->add_option("-f,--format", inspect_format, "format name (default: detected)");
+  inspect->add_option("--transfer-size", inspect_transfer, "read request size in bytes");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (list->parsed()) return List(list_what);
+  if (inspect->parsed()) return Inspect(inspect_path, inspect_format, inspect_transfer);
+
+  std::vector<std::string> overrides;
+  for (const auto& extra : app.remaining()) {
+    if (extra.rfind("+", 0) == 0 || extra.find('=') != std::string::npos) {
+      overrides.push_back(extra);
+    } else {
+      return Fail(dlio::Status::InvalidArgument("unexpected argument '" + extra +
+                                                "' (overrides look like ++workload.a.b=value)"),
+                  kExitUsage);
+    }
+  }
+  return Run(f, overrides);
+}

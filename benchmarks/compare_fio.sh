@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Compares dlio-run's read bandwidth with fio's on the same files, same request size and same
+# number of threads, with the files in the page cache (compute time 0), as the issue asks:
+# dlio-run should reach >= 90% of fio.
+#
+#   benchmarks/compare_fio.sh [DLIO_RUN] [WORKDIR]
+#
+# Environment knobs (defaults in brackets):
+#   FILES [64]  SAMPLE_BYTES [4194304]  SAMPLES_PER_FILE [1]  THREADS [2]  XFER [1048576]
+#   EPOCHS [3]  FORMAT [npz]  REPEAT [3]  TRACE [0] (1: dlio-run with --trace as well)
+# fio reads the same files whole (the npz/npy headers are a few hundred bytes per file, so both
+# tools move the same bytes to within 0.01% for MiB-sized samples); --invalidate=0 keeps fio from
+# dropping the page cache. Each tool runs right after the files are warmed with `cat`.
+set -euo pipefail
+
+DLIO_RUN="${1:-build/apps/dlio-run/dlio-run}"
+WORK="${2:-/tmp/dlio-compare-fio}"
+FILES="${FILES:-64}"
+SAMPLE_BYTES="${SAMPLE_BYTES:-4194304}"
+SAMPLES_PER_FILE="${SAMPLES_PER_FILE:-1}"
+THREADS="${THREADS:-2}"
+XFER="${XFER:-1048576}"
+EPOCHS="${EPOCHS:-3}"
+FORMAT="${FORMAT:-npz}"
+REPEAT="${REPEAT:-3}"
+TRACE="${TRACE:-0}"
+PY=/usr/bin/python3
+
+command -v fio >/dev/null || { echo "fio is missing (apt-get install fio)" >&2; exit 2; }
+mkdir -p "$WORK"
+common=(--quiet --no-generate
+  --set "dataset.data_folder=$WORK/data" --set "dataset.format=$FORMAT"
+  --set "dataset.num_files_train=$FILES" --set "dataset.num_samples_per_file=$SAMPLES_PER_FILE"
+  --set "dataset.record_length_bytes=$SAMPLE_BYTES"
+  --set "reader.read_threads=$THREADS" --set "reader.computation_threads=0"
+  --set "reader.transfer_size=$XFER" --set "reader.batch_size=1" --set "reader.prefetch_size=4"
+  --set "train.computation_time=0" --set "train.epochs=$EPOCHS"
+  --set "train.excluded_start_steps=0"
+  --set "workflow.checkpoint=false" --set "output.progress=false")
+
+"$DLIO_RUN" "${common[@]}" --generate --no-train --set "output.folder=$WORK/gen" >/dev/null
+
+mapfile -t files < <(find "$WORK/data/train" -type f -name "*.$FORMAT" | sort)
+[ ${#files[@]} -eq "$FILES" ] || { echo "expected $FILES files in $WORK/data/train" >&2; exit 1; }
+
+warm() { cat "${files[@]}" > /dev/null; }
+
+fio_single_gib() {
+  # fio in one invocation: THREADS jobs, each over its files as one colon-separated list
+  # (fio reads the files of a job round-robin; whole files, headers included).
+  local args=() out
+  for ((t = 0; t < THREADS; ++t)); do
+    local list=""
+    for ((i = t; i < ${#files[@]}; i += THREADS)); do list+="${list:+:}${files[$i]}"; done
+    args+=(--name="r$t" --filename="$list")
+  done
+  out=$(fio --ioengine=psync --rw=read --bs="$XFER" --invalidate=0 --loops="$EPOCHS" \
+            --group_reporting --output-format=json "${args[@]}")
+  echo "$out" | $PY -c 'import json,sys; d=json.load(sys.stdin); j=d["jobs"][0]["read"]; print(f"{j[\"bw_bytes\"]/2**30:.3f}")'
+}
+
+dlio_gib() {
+  local extra=("$@")
+  "$DLIO_RUN" "${common[@]}" --set "output.folder=$WORK/out" "${extra[@]}" >/dev/null
+  $PY -c "import json; d=json.load(open('$WORK/out/summary.json')); print(f'{d[\"metric\"][\"train_io_mean_MiB_per_second\"]/1024:.3f}')"
+}
+
+echo "files=$FILES sample=$SAMPLE_BYTES x$SAMPLES_PER_FILE threads=$THREADS xfer=$XFER epochs=$EPOCHS format=$FORMAT"
+echo "run  fio(GiB/s)  dlio(GiB/s)  dlio/fio$([ "$TRACE" = 1 ] && echo '  dlio+trace(GiB/s)  trace/notrace')"
+for ((r = 1; r <= REPEAT; ++r)); do
+  warm; f=$(fio_single_gib)
+  warm; d=$(dlio_gib)
+  line="$r    $f        $d        $($PY -c "print(f'{$d/$f:.2f}')")"
+  if [ "$TRACE" = 1 ]; then
+    warm; dt=$(dlio_gib --trace)
+    line+="        $dt             $($PY -c "print(f'{$dt/$d:.3f}')")"
+  fi
+  echo "$line"
+done

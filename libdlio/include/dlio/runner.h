@@ -1,0 +1,82 @@
+// The runner: generate a dataset and/or train on it as a DLIO workload describes, on one rank of a
+// (serial or MPI) job, then write DLIO's output files. This is what `dlio-run` calls; a training
+// code that wants its own loop composes DataSource, Sampler, Pipeline and ComputeEmulator instead.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dlio/checkpointer.h"
+#include "dlio/clock.h"
+#include "dlio/comm.h"
+#include "dlio/config.h"
+#include "dlio/generator.h"
+#include "dlio/metrics.h"
+#include "dlio/registries.h"
+#include "dlio/status.h"
+#include "dlio/storage.h"
+
+namespace dlio {
+
+enum class LogLevel { kDebug = 0, kInfo, kWarn, kError };
+
+// Where the runner's messages go (the driver wires it to spdlog). Called from the runner's thread.
+using LogFn = std::function<void(LogLevel level, const std::string& message)>;
+
+struct RunProgress {
+  const char* phase = "";       // "generate", "train", "eval", "checkpoint"
+  uint64_t epoch = 0, epochs = 0;
+  uint64_t step = 0, steps = 0;  // within the epoch (generate: files done / files)
+  uint64_t bytes = 0;            // bytes so far in this phase
+  double elapsed_s = 0;
+};
+
+struct RunEnv {
+  Comm* comm = nullptr;                    // serial when null
+  const Registries* registries = nullptr;  // built-ins when null
+  const Clock* clock = SystemClock();
+  LogFn log;                               // silent when empty
+  std::function<void(const RunProgress&)> progress;  // rank 0 only; throttled by the caller
+  bool force_generate = false;             // generate into a non-empty folder without a marker
+  bool write_outputs = true;               // summary.json and per-rank files in output.folder
+};
+
+struct EpochReport {
+  uint64_t epoch = 0;             // 1-based, as DLIO prints it
+  int64_t start_us = 0, end_us = 0;
+  int64_t checkpoint_ns = 0;      // time spent checkpointing inside the epoch (not in the block)
+  BlockMetrics metrics;           // this rank
+  std::vector<StepRecord> steps;  // this rank
+  // Across ranks (equal on every rank after the reduction):
+  double au_percent_mean = 0;     // mean over ranks
+  double samples_per_s_sum = 0;   // sum over ranks
+  double bytes_per_s_sum = 0;     // sum over ranks
+};
+
+struct RunReport {
+  std::string workload;
+  int rank = 0, world = 1;
+  GenerateReport generate;
+  std::vector<EpochReport> epochs;        // training epochs
+  std::vector<EpochReport> eval_epochs;   // evaluation passes
+  std::vector<CheckpointResult> checkpoints;  // this rank's
+  IoStats io;                             // this rank's storage counters
+  // Across ranks and epochs:
+  double au_mean_percent = 0, au_stdev_percent = 0;
+  double throughput_mean_samples_per_s = 0, throughput_stdev_samples_per_s = 0;
+  double io_mean_bytes_per_s = 0, io_stdev_bytes_per_s = 0;
+  bool au_met = false;
+  double checkpoint_max_duration_s = 0;   // slowest rank, mean over checkpoints
+  uint64_t checkpoint_bytes_total = 0;    // all ranks, per checkpoint
+  std::string output_folder;
+  std::string summary_json;               // what summary.json holds (rank 0)
+  std::string summary_text;               // the human-readable summary (rank 0)
+  std::vector<std::string> warnings;
+};
+
+// Runs `config` (already validated or not: it is validated here) on this rank.
+Result<RunReport> RunWorkload(const WorkloadConfig& config, const RunEnv& env);
+
+}  // namespace dlio

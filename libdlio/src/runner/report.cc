@@ -1,0 +1,325 @@
+#include "runner/report.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "dlio/metrics.h"
+#include "dlio/version.h"
+
+namespace dlio {
+namespace {
+
+using json = nlohmann::json;
+
+std::string IsoTime(int64_t wall_us) {
+  const time_t secs = static_cast<time_t>(wall_us / 1000000);
+  struct tm tm_utc;
+  gmtime_r(&secs, &tm_utc);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm_utc.tm_year + 1900,
+                tm_utc.tm_mon + 1, tm_utc.tm_mday, tm_utc.tm_hour, tm_utc.tm_min, tm_utc.tm_sec,
+                static_cast<long long>(wall_us % 1000000));
+  return buf;
+}
+
+std::string HostName() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
+  return buf;
+}
+
+uint64_t HostMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
+}
+
+std::string HumanBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return buf;
+}
+
+std::string Fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// Per-epoch statistics of this rank, in DLIO's {rank}_per_epoch_stats.json shape.
+json PerEpochStats(const RunReport& r) {
+  json out = json::object();
+  for (const auto& e : r.epochs) {
+    json j;
+    j["start"] = IsoTime(e.start_us);
+    j["end"] = IsoTime(e.end_us);
+    j["duration"] = (e.end_us - e.start_us) * 1e-6;
+    j["steps"] = e.metrics.steps;
+    j["au"] = e.metrics.au_percent;
+    j["throughput"] = e.metrics.samples_per_s;
+    j["io_MB_per_second"] = e.metrics.bytes_per_s / kMB;
+    j["io_MiB_per_second"] = e.metrics.bytes_per_s / kMiB;
+    j["checkpoint_seconds"] = e.checkpoint_ns * 1e-9;
+    out[std::to_string(e.epoch)] = j;
+  }
+  for (const auto& e : r.eval_epochs) {
+    json j;
+    j["start"] = IsoTime(e.start_us);
+    j["end"] = IsoTime(e.end_us);
+    j["duration"] = (e.end_us - e.start_us) * 1e-6;
+    j["au"] = e.metrics.au_percent;
+    j["throughput"] = e.metrics.samples_per_s;
+    out["eval_" + std::to_string(e.epoch)] = j;
+  }
+  for (size_t i = 0; i < r.checkpoints.size(); ++i) {
+    const auto& cp = r.checkpoints[i];
+    json j;
+    j["bytes"] = cp.bytes_written;
+    j["duration"] = cp.write_ns * 1e-9;
+    j["read_bytes"] = cp.bytes_read;
+    j["read_duration"] = cp.read_ns * 1e-9;
+    out["ckpt" + std::to_string(i + 1)] = j;
+  }
+  return out;
+}
+
+// Per-step records of this rank ({rank}_output.json), times in seconds.
+json PerStepOutput(const RunReport& r) {
+  json out = json::object();
+  auto add = [&out](const std::string& key, const EpochReport& e) {
+    json load = json::array(), compute = json::array(), barrier = json::array(),
+         bytes = json::array();
+    for (const auto& s : e.steps) {
+      load.push_back(s.load_ns * 1e-9);
+      compute.push_back(s.compute_ns * 1e-9);
+      barrier.push_back(s.barrier_ns * 1e-9);
+      bytes.push_back(s.bytes);
+    }
+    out[key] = {{"load", load},
+                {"compute", compute},
+                {"barrier", barrier},
+                {"bytes", bytes},
+                {"au", e.metrics.au_percent},
+                {"throughput", e.metrics.samples_per_s}};
+  };
+  for (const auto& e : r.epochs) add(std::to_string(e.epoch), e);
+  for (const auto& e : r.eval_epochs) add("eval_" + std::to_string(e.epoch), e);
+  return out;
+}
+
+// What each rank sends to rank 0 for summary.json's per-rank section.
+json RankDigest(const RunReport& r) {
+  json au = json::array(), tp = json::array(), io = json::array();
+  for (const auto& e : r.epochs) {
+    au.push_back(e.metrics.au_percent);
+    tp.push_back(e.metrics.samples_per_s);
+    io.push_back(e.metrics.bytes_per_s / kMB);
+  }
+  json ck = json::array();
+  for (const auto& cp : r.checkpoints) ck.push_back(cp.write_ns * 1e-9);
+  return {{"rank", r.rank},
+          {"hostname", HostName()},
+          {"au_percentage", au},
+          {"throughput_samples_per_second", tp},
+          {"io_MB_per_second", io},
+          {"checkpoint_seconds", ck},
+          {"read_bytes", r.io.read_bytes},
+          {"read_ops", r.io.read_ops},
+          {"write_bytes", r.io.write_bytes},
+          {"write_ops", r.io.write_ops},
+          {"files_generated", r.generate.files_written},
+          {"bytes_generated", r.generate.bytes_written}};
+}
+
+json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json>& ranks,
+             int64_t start_us, int64_t end_us) {
+  json metric;
+  json au = json::array(), tp = json::array(), io_mb = json::array(), io_mib = json::array();
+  for (const auto& e : r.epochs) {
+    au.push_back(e.au_percent_mean);
+    tp.push_back(e.samples_per_s_sum);
+    io_mb.push_back(e.bytes_per_s_sum / kMB);
+    io_mib.push_back(e.bytes_per_s_sum / kMiB);
+  }
+  metric["train_au_percentage"] = au;
+  metric["train_au_mean_percentage"] = r.au_mean_percent;
+  metric["train_au_stdev_percentage"] = r.au_stdev_percent;
+  metric["train_au_meet_expectation"] = r.au_met ? "success" : "fail";
+  metric["train_au_expectation_percentage"] = 100.0 * c.metric.au;
+  metric["train_throughput_samples_per_second"] = tp;
+  metric["train_throughput_mean_samples_per_second"] = r.throughput_mean_samples_per_s;
+  metric["train_throughput_stdev_samples_per_second"] = r.throughput_stdev_samples_per_s;
+  metric["train_io_MB_per_second"] = io_mb;
+  metric["train_io_mean_MB_per_second"] = r.io_mean_bytes_per_s / kMB;
+  metric["train_io_stdev_MB_per_second"] = r.io_stdev_bytes_per_s / kMB;
+  metric["train_io_MiB_per_second"] = io_mib;
+  metric["train_io_mean_MiB_per_second"] = r.io_mean_bytes_per_s / kMiB;
+  metric["train_io_stdev_MiB_per_second"] = r.io_stdev_bytes_per_s / kMiB;
+  if (!r.eval_epochs.empty()) {
+    std::vector<double> eau, etp;
+    for (const auto& e : r.eval_epochs) {
+      eau.push_back(e.au_percent_mean);
+      etp.push_back(e.samples_per_s_sum);
+    }
+    metric["eval_au_percentage"] = eau;
+    metric["eval_au_mean_percentage"] = ComputeMeanStdev(eau).mean;
+    metric["eval_throughput_samples_per_second"] = etp;
+    metric["eval_throughput_mean_samples_per_second"] = ComputeMeanStdev(etp).mean;
+  }
+  if (!r.checkpoints.empty()) {
+    metric["checkpoint_count"] = r.checkpoints.size();
+    metric["checkpoint_size_bytes"] = r.checkpoint_bytes_total;
+    metric["checkpoint_size_GB"] = r.checkpoint_bytes_total / 1e9;
+    metric["save_checkpoint_duration_mean_seconds"] = r.checkpoint_max_duration_s;
+    metric["save_checkpoint_io_mean_MB_per_second"] =
+        r.checkpoint_max_duration_s > 0 ? r.checkpoint_bytes_total / kMB / r.checkpoint_max_duration_s
+                                        : 0.0;
+  }
+  std::set<std::string> hosts;
+  uint64_t read_bytes = 0, read_ops = 0, write_bytes = 0, write_ops = 0;
+  for (const auto& j : ranks) {
+    hosts.insert(j.value("hostname", std::string()));
+    read_bytes += j.value("read_bytes", uint64_t{0});
+    read_ops += j.value("read_ops", uint64_t{0});
+    write_bytes += j.value("write_bytes", uint64_t{0});
+    write_ops += j.value("write_ops", uint64_t{0});
+  }
+  json s;
+  s["dlio_version"] = kVersion;
+  s["workload"] = c.name;
+  s["num_accelerators"] = r.world;
+  s["num_hosts"] = hosts.size();
+  s["hostname"] = HostName();
+  s["host_memory_bytes"] = HostMemoryBytes();
+  s["host_cpus"] = std::thread::hardware_concurrency();
+  s["metric"] = metric;
+  s["units"] = {{"MB", "10^6 bytes"}, {"MiB", "2^20 bytes"}, {"time", "seconds"}};
+  s["start"] = IsoTime(start_us);
+  s["end"] = IsoTime(end_us);
+  s["duration_seconds"] = (end_us - start_us) * 1e-6;
+  s["epochs"] = r.epochs.size();
+  s["format"] = c.dataset.format;
+  s["num_files_train"] = c.dataset.num_files_train;
+  s["num_samples_per_file"] = c.dataset.num_samples_per_file;
+  s["record_length_bytes"] = c.dataset.record_length_bytes;
+  s["batch_size"] = c.reader.batch_size;
+  s["io"] = {{"read_bytes", read_bytes},
+             {"read_ops", read_ops},
+             {"write_bytes", write_bytes},
+             {"write_ops", write_ops}};
+  s["generate"] = {{"files_written", r.generate.files_written},
+                   {"files_skipped", r.generate.files_skipped},
+                   {"bytes_written", r.generate.bytes_written},
+                   {"duration_seconds", r.generate.duration_ns * 1e-9}};
+  s["per_rank"] = ranks;
+  s["warnings"] = r.warnings;
+  return s;
+}
+
+std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
+  std::ostringstream o;
+  o << "dlio " << kVersion << ": workload '" << c.name << "' on " << r.world
+    << (r.world == 1 ? " rank" : " ranks") << ", format " << c.dataset.format << ", "
+    << c.dataset.num_files_train << " files x " << c.dataset.num_samples_per_file
+    << " samples of " << HumanBytes(static_cast<double>(c.dataset.record_length_bytes)) << "\n";
+  if (c.workflow.generate_data) {
+    const double secs = r.generate.duration_ns * 1e-9;
+    o << "  generate: " << r.generate.files_written << " files written, "
+      << r.generate.files_skipped << " already present, "
+      << HumanBytes(static_cast<double>(r.generate.bytes_written)) << " in " << Fixed(secs, 2)
+      << " s";
+    if (secs > 0 && r.generate.bytes_written > 0) {
+      o << " (" << Fixed(r.generate.bytes_written / kMiB / secs, 1) << " MiB/s on rank 0)";
+    }
+    o << "\n";
+  }
+  for (const auto& e : r.epochs) o << "  " << FormatEpochLine("train", e) << "\n";
+  for (const auto& e : r.eval_epochs) o << "  " << FormatEpochLine("eval", e) << "\n";
+  if (!r.epochs.empty()) {
+    o << "  train: AU " << Fixed(r.au_mean_percent, 2) << "% (target " << Fixed(100 * c.metric.au, 0)
+      << "%: " << (r.au_met ? "met" : "NOT met") << "), throughput "
+      << Fixed(r.throughput_mean_samples_per_s, 1) << " samples/s, I/O "
+      << Fixed(r.io_mean_bytes_per_s / kMB, 1) << " MB/s ("
+      << Fixed(r.io_mean_bytes_per_s / kMiB, 1) << " MiB/s)\n";
+  }
+  if (!r.checkpoints.empty()) {
+    o << "  checkpoints: " << r.checkpoints.size() << " x "
+      << HumanBytes(static_cast<double>(r.checkpoint_bytes_total)) << ", slowest rank "
+      << Fixed(r.checkpoint_max_duration_s, 3) << " s mean";
+    if (r.checkpoint_max_duration_s > 0) {
+      o << " (" << Fixed(r.checkpoint_bytes_total / kMB / r.checkpoint_max_duration_s, 1)
+        << " MB/s)";
+    }
+    o << "\n";
+  }
+  for (const auto& w : r.warnings) o << "  warning: " << w << "\n";
+  return o.str();
+}
+
+}  // namespace
+
+std::string FormatEpochLine(const char* phase, const EpochReport& e) {
+  std::ostringstream o;
+  o << phase << " epoch " << e.epoch << ": " << e.metrics.steps << " steps, AU "
+    << Fixed(e.au_percent_mean, 2) << "%, " << Fixed(e.samples_per_s_sum, 1) << " samples/s, "
+    << Fixed(e.bytes_per_s_sum / kMB, 1) << " MB/s";
+  return o.str();
+}
+
+Status WriteFileAtomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) return Status::IOError("cannot write " + tmp);
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    return Status::FromErrno(errno, "rename " + tmp + " -> " + path);
+  }
+  return Status::OK();
+}
+
+Status WriteReports(const WorkloadConfig& config, Comm* comm, int64_t start_us, int64_t end_us,
+                    bool write_files, RunReport* report) {
+  std::vector<std::string> gathered;
+  DLIO_RETURN_NOT_OK(comm->Gather(RankDigest(*report).dump(), 0, &gathered));
+  const std::string dir = config.output.folder + "/";
+  const std::string rank = std::to_string(report->rank);
+  if (write_files) {
+    DLIO_RETURN_NOT_OK(
+        WriteFileAtomically(dir + rank + "_per_epoch_stats.json", PerEpochStats(*report).dump(2)));
+    DLIO_RETURN_NOT_OK(
+        WriteFileAtomically(dir + rank + "_output.json", PerStepOutput(*report).dump(1)));
+  }
+  if (report->rank != 0) return Status::OK();
+  std::vector<json> ranks;
+  for (const auto& g : gathered) {
+    json j = json::parse(g, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Status::Internal("a rank sent an unparseable digest");
+    ranks.push_back(std::move(j));
+  }
+  report->summary_json = Summary(config, *report, ranks, start_us, end_us).dump(2);
+  report->summary_text = SummaryText(config, *report);
+  if (write_files) {
+    DLIO_RETURN_NOT_OK(WriteFileAtomically(dir + "summary.json", report->summary_json));
+    DLIO_RETURN_NOT_OK(WriteFileAtomically(dir + "config.json", ConfigToJson(config)));
+  }
+  return Status::OK();
+}
+
+}  // namespace dlio

@@ -1,0 +1,513 @@
+#include "dlio/runner.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "dlio/compute.h"
+#include "dlio/data_source.h"
+#include "dlio/distribution.h"
+#include "dlio/pipeline.h"
+#include "dlio/sampler.h"
+#include "dlio/tracer.h"
+#include "dlio/version.h"
+#include "runner/report.h"
+
+namespace dlio {
+namespace {
+
+using json = nlohmann::json;
+
+// Everything one rank's run owns, torn down in reverse order of construction.
+struct RunState {
+  const WorkloadConfig* config = nullptr;
+  RunEnv env;
+  std::unique_ptr<Registries> own_registries;
+  const Registries* registries = nullptr;
+  std::unique_ptr<Comm> own_comm;
+  Comm* comm = nullptr;
+  std::unique_ptr<Tracer> tracer;
+  std::unique_ptr<Storage> storage;
+  std::unique_ptr<Format> format;
+  std::unique_ptr<Checkpointer> checkpointer;
+  std::vector<SampleRef> plan;
+  uint64_t global_step = 0;
+  RunReport report;
+
+  void Log(LogLevel level, const std::string& message) const {
+    if (env.log) env.log(level, message);
+  }
+  void Warn(const std::string& message) {
+    report.warnings.push_back(message);
+    Log(LogLevel::kWarn, message);
+  }
+  void Progress(const RunProgress& p) const {
+    if (env.progress && comm->rank() == 0) env.progress(p);
+  }
+};
+
+// The parts of one training (or evaluation) loop.
+struct Loop {
+  const char* phase = "train";
+  std::unique_ptr<DataSource> source;
+  std::unique_ptr<Sampler> sampler;
+  std::unique_ptr<Pipeline> pipeline;
+  std::unique_ptr<ComputeEmulator> compute;
+  uint64_t batch_size = 1;
+  bool drop_last = true;
+};
+
+StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
+  StorageOptions o;
+  o.name = c.storage.storage_type;
+  o.slow_inner = c.storage.slow_inner;
+  o.slow_latency_us = c.storage.slow_latency_us;
+  o.slow_latency_stdev_us = c.storage.slow_latency_stdev_us;
+  o.slow_bandwidth_mib_s = c.storage.slow_bandwidth_mib_s;
+  o.direct = c.reader.odirect;
+  o.seed = MixSeed(c.train.seed, 0x5107);
+  return o;
+}
+
+FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
+  FormatOptions o;
+  o.compression = c.dataset.compression;
+  o.compression_level = c.dataset.compression_level;
+  o.enable_chunking = c.dataset.enable_chunking;
+  o.chunk_size = c.dataset.chunk_size;
+  o.transfer_size = c.reader.transfer_size;
+  o.direct = c.reader.odirect;
+  o.synthetic_samples = c.dataset.num_samples_per_file;
+  o.synthetic_record_length = c.dataset.record_length_bytes;
+  return o;
+}
+
+// kRandom shuffles draw their entropy once per run on rank 0 so all ranks agree on the file order.
+Result<uint64_t> SharedRandomSeed(Comm* comm) {
+  std::string value;
+  if (comm->rank() == 0) {
+    std::random_device rd;
+    value = std::to_string((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  }
+  DLIO_RETURN_NOT_OK(comm->Broadcast(&value, 0));
+  return static_cast<uint64_t>(std::stoull(value));
+}
+
+Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t random_seed) {
+  SamplerOptions o;
+  o.name = c.reader.sampler;
+  DLIO_ASSIGN_OR_RETURN(o.file_shuffle, ParseShuffleMode(c.reader.file_shuffle, "reader.file_shuffle"));
+  DLIO_ASSIGN_OR_RETURN(o.sample_shuffle,
+                        ParseShuffleMode(c.reader.sample_shuffle, "reader.sample_shuffle"));
+  DLIO_ASSIGN_OR_RETURN(o.sharding, ParseSharding(c.reader.sharding, "reader.sharding"));
+  o.shuffle_size = c.reader.shuffle_size;
+  o.seed = c.train.seed;
+  o.seed_change_epoch = c.train.seed_change_epoch;
+  o.random_seed = random_seed;
+  return o;
+}
+
+std::string PipelineNameFor(const WorkloadConfig& c) {
+  return c.reader.read_type == "memory" ? std::string("preload") : c.reader.pipeline;
+}
+
+template <typename T, typename R, typename... Args>
+Result<std::unique_ptr<T>> Build(const R& registry, const std::string& name, Args&&... args) {
+  DLIO_ASSIGN_OR_RETURN(auto factory, registry.Get(name));
+  return factory(std::forward<Args>(args)...);
+}
+
+Result<Loop> MakeLoop(RunState& st, Split split, uint64_t random_seed) {
+  const WorkloadConfig& c = *st.config;
+  const int rank = st.comm->rank();
+  Loop loop;
+  loop.phase = split == Split::kTrain ? "train" : "eval";
+  loop.batch_size = split == Split::kTrain ? c.reader.batch_size : c.reader.batch_size_eval;
+  loop.drop_last = c.reader.drop_last;
+
+  FormatDataSourceOptions ds;
+  ds.format = FormatOptionsFor(c);
+  ds.samples_per_file = c.dataset.num_samples_per_file;
+  ds.max_open_files = c.reader.max_open_files;
+  std::vector<std::string> files = DatasetFiles(c.dataset, *st.format, split);
+  DLIO_ASSIGN_OR_RETURN(loop.source,
+                        MakeFormatDataSource(st.storage.get(), st.format.get(), files, ds));
+
+  DLIO_ASSIGN_OR_RETURN(SamplerOptions so, SamplerOptionsFor(c, random_seed));
+  DLIO_ASSIGN_OR_RETURN(loop.sampler, Build<Sampler>(st.registries->samplers, so.name, so));
+
+  PipelineOptions po;
+  po.name = PipelineNameFor(c);
+  po.batch_size = loop.batch_size;
+  po.read_threads = c.reader.read_threads;
+  po.computation_threads = c.reader.computation_threads;
+  po.prefetch_size = c.reader.prefetch_size;
+  po.drop_last = c.reader.drop_last;
+  po.preprocess_time = c.reader.preprocess_time;
+  po.preprocess_spin = c.train.compute == "spin";
+  po.seed = MixSeed(c.train.seed, rank, split == Split::kTrain ? 0x77 : 0xe7);
+  po.rank = rank;
+  PipelineEnv pe{loop.source.get(), st.env.clock, st.tracer.get()};
+  DLIO_ASSIGN_OR_RETURN(loop.pipeline, Build<Pipeline>(st.registries->pipelines, po.name, po, pe));
+
+  ComputeOptions co;
+  co.name = c.train.compute;
+  co.time = split == Split::kTrain ? c.train.computation_time : c.evaluation.eval_time;
+  co.seed = MixSeed(c.train.seed, rank, split == Split::kTrain ? 0xc0 : 0xce);
+  co.key = split == Split::kTrain ? "train.computation_time" : "evaluation.eval_time";
+  DLIO_ASSIGN_OR_RETURN(loop.compute,
+                        Build<ComputeEmulator>(st.registries->computes, co.name, co, st.env.clock));
+  return loop;
+}
+
+void TraceSpan(Tracer* tracer, const char* name, const char* cat, int64_t start_us, int64_t end_us,
+               int64_t epoch, int64_t step, int64_t index = -1) {
+  if (!tracer->enabled()) return;
+  TraceEvent e;
+  e.name = name;
+  e.cat = cat;
+  e.start_us = start_us;
+  e.dur_us = end_us - start_us;
+  e.epoch = epoch;
+  e.step = step;
+  e.index = index;
+  tracer->Record(e);
+}
+
+Status MaybeCheckpoint(RunState& st, uint64_t epoch, int64_t step, int64_t* spent_ns) {
+  if (!st.checkpointer) return Status::OK();
+  const int64_t t0 = st.env.clock->NowNanos();
+  DLIO_ASSIGN_OR_RETURN(CheckpointResult r, st.checkpointer->Save(epoch, step));
+  DLIO_RETURN_NOT_OK(st.comm->Barrier());
+  *spent_ns += st.env.clock->NowNanos() - t0;
+  st.Log(LogLevel::kDebug, "checkpoint " + std::to_string(r.id) + ": " +
+                               std::to_string(r.bytes_written) + " bytes in " +
+                               std::to_string(r.write_ns * 1e-9) + " s");
+  st.report.checkpoints.push_back(std::move(r));
+  return Status::OK();
+}
+
+// One pass over the data: a training epoch or an evaluation.
+Status RunEpoch(RunState& st, Loop& loop, uint64_t epoch, bool train, EpochReport* rep) {
+  const WorkloadConfig& c = *st.config;
+  const Clock* clock = st.env.clock;
+  Tracer* tracer = st.tracer.get();
+  rep->epoch = epoch;
+  PlanRequest req;
+  req.epoch = epoch - 1;
+  req.rank = st.comm->rank();
+  req.world = st.comm->size();
+  req.samples_per_file = &loop.source->samples_per_file();
+  DLIO_RETURN_NOT_OK(loop.sampler->Plan(req, &st.plan));
+
+  const uint64_t b = loop.batch_size;
+  uint64_t my_steps = loop.drop_last ? st.plan.size() / b : (st.plan.size() + b - 1) / b;
+  // Every rank must take the same number of steps, or the per-step barrier would deadlock.
+  std::vector<double> steps_v{static_cast<double>(my_steps)};
+  DLIO_RETURN_NOT_OK(st.comm->AllReduceMin(&steps_v));
+  uint64_t steps = static_cast<uint64_t>(steps_v[0]);
+  if (train && c.train.total_training_steps > 0) {
+    steps = std::min<uint64_t>(steps, static_cast<uint64_t>(c.train.total_training_steps));
+  }
+  if (steps == 0) {
+    return Status::InvalidArgument(
+        std::string(loop.phase) + " epoch " + std::to_string(epoch) + ": rank " +
+        std::to_string(req.rank) + " has " + std::to_string(st.plan.size()) +
+        " samples, fewer than one batch of " + std::to_string(b) +
+        " (raise dataset.num_files_* / num_samples_per_file or lower reader.batch_size)");
+  }
+  if (st.plan.size() > steps * b) st.plan.resize(steps * b);
+  if (my_steps > steps && !(train && c.train.total_training_steps > 0)) {
+    st.Log(LogLevel::kDebug, "rank " + std::to_string(req.rank) + " skips " +
+                                 std::to_string(my_steps - steps) +
+                                 " steps to stay in step with the other ranks");
+  }
+
+  rep->steps.clear();
+  rep->steps.reserve(steps);
+  const int64_t epoch_start_ns = clock->NowNanos();
+  rep->start_us = WallMicros();
+  DLIO_RETURN_NOT_OK(loop.pipeline->StartEpoch(epoch - 1, st.plan));
+  const int64_t spe = c.checkpoint.steps_between_checkpoints;
+  RunProgress progress;
+  progress.phase = loop.phase;
+  progress.epoch = epoch;
+  progress.epochs = c.train.epochs;
+  progress.steps = steps;
+
+  for (uint64_t s = 0; s < steps; ++s) {
+    StepRecord rec;
+    const int64_t t0 = clock->NowNanos();
+    BatchLease lease;
+    bool end_of_epoch = false;
+    Status status = loop.pipeline->Next(&lease, &end_of_epoch);
+    const int64_t t1 = clock->NowNanos();
+    if (!status.ok()) {
+      return status.WithContext(std::string(loop.phase) + " epoch " + std::to_string(epoch) +
+                                " step " + std::to_string(s + 1));
+    }
+    if (end_of_epoch || !lease) {
+      return Status::Internal("pipeline ended after " + std::to_string(s) + " of " +
+                              std::to_string(steps) + " steps");
+    }
+    rec.samples = lease->samples.size();
+    rec.bytes = lease->bytes;
+    const int64_t step_start_us = tracer->enabled() ? WallMicros() : 0;
+    loop.compute->Step(static_cast<int64_t>(s));
+    const int64_t t2 = clock->NowNanos();
+    if (tracer->enabled()) {
+      TraceSpan(tracer, train ? "ai.compute.step" : "ai.compute.eval", "ai", step_start_us,
+                WallMicros(), epoch, static_cast<int64_t>(s + 1));
+    }
+    lease.reset();
+    if (c.train.barrier_per_step) DLIO_RETURN_NOT_OK(st.comm->Barrier());
+    const int64_t t3 = clock->NowNanos();
+    rec.load_ns = t1 - t0;
+    rec.compute_ns = t2 - t1;
+    rec.barrier_ns = t3 - t2;
+    rep->steps.push_back(rec);
+    progress.bytes += rec.bytes;
+    if (train) {
+      ++st.global_step;
+      if (spe > 0 && st.global_step % static_cast<uint64_t>(spe) == 0) {
+        DLIO_RETURN_NOT_OK(MaybeCheckpoint(st, epoch, static_cast<int64_t>(st.global_step),
+                                           &rep->checkpoint_ns));
+      }
+    }
+    progress.step = s + 1;
+    progress.elapsed_s = (clock->NowNanos() - epoch_start_ns) * 1e-9;
+    st.Progress(progress);
+  }
+  const int64_t block_ns = clock->NowNanos() - epoch_start_ns - rep->checkpoint_ns;
+  rep->end_us = WallMicros();
+  TraceSpan(tracer, train ? "ai.pipeline.epoch" : "ai.pipeline.eval", "ai", rep->start_us,
+            rep->end_us, epoch, -1);
+  rep->metrics = ComputeBlockMetrics(rep->steps, block_ns, c.train.excluded_start_steps);
+
+  std::vector<double> v{rep->metrics.au_percent, rep->metrics.samples_per_s,
+                        rep->metrics.bytes_per_s};
+  DLIO_RETURN_NOT_OK(st.comm->AllReduceSum(&v));
+  rep->au_percent_mean = v[0] / st.comm->size();
+  rep->samples_per_s_sum = v[1];
+  rep->bytes_per_s_sum = v[2];
+  return Status::OK();
+}
+
+bool CheckpointAfterEpoch(const WorkloadConfig& c, uint64_t epoch) {
+  if (c.checkpoint.steps_between_checkpoints > 0) return false;
+  if (epoch < c.checkpoint.checkpoint_after_epoch) return false;
+  const uint64_t every = std::max<uint64_t>(1, c.checkpoint.epochs_between_checkpoints);
+  return (epoch - c.checkpoint.checkpoint_after_epoch) % every == 0;
+}
+
+bool EvalAfterEpoch(const WorkloadConfig& c, uint64_t epoch) {
+  if (!c.workflow.evaluation || c.dataset.num_files_eval == 0) return false;
+  if (epoch < c.evaluation.eval_after_epoch) return false;
+  const uint64_t every = std::max<uint64_t>(1, c.evaluation.epochs_between_evals);
+  return (epoch - c.evaluation.eval_after_epoch) % every == 0;
+}
+
+Status Generate(RunState& st) {
+  const WorkloadConfig& c = *st.config;
+  GenerateOptions go;
+  go.rank = st.comm->rank();
+  go.world = st.comm->size();
+  go.seed = c.train.seed;
+  go.force = st.env.force_generate;
+  const Clock* clock = st.env.clock;
+  const int64_t start = clock->NowNanos();
+  go.progress = [&st, clock, start](uint64_t done, uint64_t total, uint64_t bytes) {
+    RunProgress p;
+    p.phase = "generate";
+    p.step = done;
+    p.steps = total;
+    p.bytes = bytes;
+    p.elapsed_s = (clock->NowNanos() - start) * 1e-9;
+    st.Progress(p);
+  };
+  const int64_t start_us = WallMicros();
+  DLIO_ASSIGN_OR_RETURN(st.report.generate, GenerateDataset(c.dataset, *st.format,
+                                                            FormatOptionsFor(c),
+                                                            st.storage.get(), go));
+  TraceSpan(st.tracer.get(), "dlio.generate", "dlio", start_us, WallMicros(), -1, -1);
+  return st.comm->Barrier();
+}
+
+Status Train(RunState& st) {
+  const WorkloadConfig& c = *st.config;
+  uint64_t random_seed = 0;
+  if (c.reader.file_shuffle == "random" || c.reader.sample_shuffle == "random") {
+    DLIO_ASSIGN_OR_RETURN(random_seed, SharedRandomSeed(st.comm));
+  }
+  DLIO_ASSIGN_OR_RETURN(Loop train, MakeLoop(st, Split::kTrain, random_seed));
+  std::unique_ptr<Loop> eval;
+  if (c.workflow.evaluation && c.dataset.num_files_eval > 0) {
+    DLIO_ASSIGN_OR_RETURN(Loop e, MakeLoop(st, Split::kEval, random_seed));
+    eval = std::make_unique<Loop>(std::move(e));
+  }
+  if (c.workflow.checkpoint) {
+    CheckpointOptions co;
+    co.name = c.checkpoint.type;
+    co.folder = c.checkpoint.checkpoint_folder;
+    co.model_size_bytes = c.checkpoint.model_size_bytes ? c.checkpoint.model_size_bytes
+                                                        : c.model.model_size_bytes;
+    co.fsync = c.checkpoint.fsync;
+    co.read_back = c.checkpoint.read_back;
+    co.transfer_size = c.checkpoint.transfer_size;
+    co.rank = st.comm->rank();
+    co.world = st.comm->size();
+    co.root_only = c.checkpoint.rank_mode == "root";
+    co.seed = MixSeed(c.train.seed, st.comm->rank(), 0xcc);
+    CheckpointEnv ce{st.storage.get(), st.env.clock, st.tracer.get()};
+    DLIO_ASSIGN_OR_RETURN(st.checkpointer,
+                          Build<Checkpointer>(st.registries->checkpointers, co.name, co, ce));
+  }
+  DLIO_RETURN_NOT_OK(st.comm->Barrier());
+  for (uint64_t epoch = 1; epoch <= c.train.epochs; ++epoch) {
+    EpochReport rep;
+    DLIO_RETURN_NOT_OK(RunEpoch(st, train, epoch, /*train=*/true, &rep));
+    if (CheckpointAfterEpoch(c, epoch)) {
+      int64_t spent = 0;
+      DLIO_RETURN_NOT_OK(MaybeCheckpoint(st, epoch, static_cast<int64_t>(st.global_step), &spent));
+    }
+    st.Log(LogLevel::kInfo, FormatEpochLine("train", rep));
+    st.report.epochs.push_back(std::move(rep));
+    if (eval && EvalAfterEpoch(c, epoch)) {
+      EpochReport erep;
+      DLIO_RETURN_NOT_OK(RunEpoch(st, *eval, epoch, /*train=*/false, &erep));
+      st.Log(LogLevel::kInfo, FormatEpochLine("eval", erep));
+      st.report.eval_epochs.push_back(std::move(erep));
+    }
+  }
+  DLIO_RETURN_NOT_OK(train.pipeline->Stop());
+  if (eval) DLIO_RETURN_NOT_OK(eval->pipeline->Stop());
+  return Status::OK();
+}
+
+Status Aggregate(RunState& st) {
+  RunReport& r = st.report;
+  const WorkloadConfig& c = *st.config;
+  std::vector<double> au, tp, io;
+  for (const auto& e : r.epochs) {
+    au.push_back(e.au_percent_mean);
+    tp.push_back(e.samples_per_s_sum);
+    io.push_back(e.bytes_per_s_sum);
+  }
+  MeanStdev m = ComputeMeanStdev(au);
+  r.au_mean_percent = m.mean;
+  r.au_stdev_percent = m.stdev;
+  m = ComputeMeanStdev(tp);
+  r.throughput_mean_samples_per_s = m.mean;
+  r.throughput_stdev_samples_per_s = m.stdev;
+  m = ComputeMeanStdev(io);
+  r.io_mean_bytes_per_s = m.mean;
+  r.io_stdev_bytes_per_s = m.stdev;
+  r.au_met = !r.epochs.empty() && r.au_mean_percent >= 100.0 * c.metric.au;
+
+  // Checkpoints: every rank takes part in each, so the counts agree across ranks.
+  std::vector<double> ck;
+  double mine_bytes = 0;
+  for (const auto& cp : r.checkpoints) {
+    ck.push_back(cp.write_ns * 1e-9);
+    mine_bytes += static_cast<double>(cp.bytes_written);
+  }
+  std::vector<double> durations = ck;
+  if (!durations.empty()) DLIO_RETURN_NOT_OK(st.comm->AllReduceMax(&durations));
+  std::vector<double> bytes{mine_bytes};
+  DLIO_RETURN_NOT_OK(st.comm->AllReduceSum(&bytes));
+  r.checkpoint_max_duration_s = ComputeMeanStdev(durations).mean;
+  r.checkpoint_bytes_total =
+      r.checkpoints.empty() ? 0 : static_cast<uint64_t>(bytes[0]) / r.checkpoints.size();
+  r.io = st.storage->stats();
+  return Status::OK();
+}
+
+// DLIO's storage.storage_root prefixes the relative data and checkpoint folders.
+WorkloadConfig ResolvePaths(const WorkloadConfig& in) {
+  WorkloadConfig c = in;
+  const std::string& root = c.storage.storage_root;
+  if (root.empty() || root == "./" || root == ".") return c;
+  auto prefix = [&root](std::string* folder) {
+    if (!folder->empty() && (*folder)[0] != '/') {
+      *folder = root + (root.back() == '/' ? "" : "/") + *folder;
+    }
+  };
+  prefix(&c.dataset.data_folder);
+  prefix(&c.checkpoint.checkpoint_folder);
+  return c;
+}
+
+}  // namespace
+
+Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& env) {
+  DLIO_RETURN_NOT_OK(input_config.Validate());
+  const WorkloadConfig config = ResolvePaths(input_config);
+  RunState st;
+  st.config = &config;
+  st.env = env;
+  if (st.env.clock == nullptr) st.env.clock = SystemClock();
+  if (env.registries == nullptr) {
+    st.own_registries = std::make_unique<Registries>();
+    DLIO_RETURN_NOT_OK(RegisterBuiltins(st.own_registries.get()));
+    st.registries = st.own_registries.get();
+  } else {
+    st.registries = env.registries;
+  }
+  if (env.comm == nullptr) {
+    st.own_comm = MakeSerialComm();
+    st.comm = st.own_comm.get();
+  } else {
+    st.comm = env.comm;
+  }
+  RunReport& report = st.report;
+  report.workload = config.name;
+  report.rank = st.comm->rank();
+  report.world = st.comm->size();
+  report.output_folder = config.output.folder;
+
+  std::error_code ec;
+  if (env.write_outputs) {
+    std::filesystem::create_directories(config.output.folder, ec);
+    if (ec) {
+      return Status::IOError("output.folder '" + config.output.folder +
+                             "': cannot create: " + ec.message());
+    }
+  }
+  if (config.output.trace || config.workflow.profiling) {
+    TraceFileOptions to;
+    to.path = config.output.folder + "/trace-" + std::to_string(report.rank) + ".pfw" +
+              (config.output.trace_gzip ? ".gz" : "");
+    to.pid = report.rank;
+    DLIO_ASSIGN_OR_RETURN(st.tracer, MakeTraceFileTracer(to));
+  } else {
+    st.tracer = MakeNullTracer();
+  }
+  DLIO_ASSIGN_OR_RETURN(st.storage, MakeStorage(StorageOptionsFor(config), *st.registries,
+                                                st.env.clock, st.tracer.get()));
+  DLIO_ASSIGN_OR_RETURN(st.format, Build<Format>(st.registries->formats, config.dataset.format));
+
+  const int64_t start_us = WallMicros();
+  Status status = Status::OK();
+  if (config.workflow.generate_data) status = Generate(st);
+  if (status.ok() && config.workflow.train) status = Train(st);
+  if (status.ok()) status = Aggregate(st);
+  const int64_t end_us = WallMicros();
+  Status flush = st.tracer->Flush();
+  if (!status.ok()) return status;
+  DLIO_RETURN_NOT_OK(flush);
+
+  DLIO_RETURN_NOT_OK(WriteReports(config, st.comm, start_us, end_us, env.write_outputs, &report));
+  return std::move(st.report);
+}
+
+}  // namespace dlio

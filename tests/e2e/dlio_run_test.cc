@@ -1,0 +1,224 @@
+// End-to-end tests: the dlio-run binary on tiny datasets in a temporary directory.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "test_util.h"
+
+namespace fs = std::filesystem;
+using dlio::testing::CommandResult;
+using dlio::testing::ReadTextFile;
+using dlio::testing::RunCommand;
+using dlio::testing::TempDir;
+using dlio::testing::WriteTextFile;
+using json = nlohmann::json;
+
+namespace {
+
+std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+
+// A tiny workload: 6 files x 2 samples x 16 KiB, batch 2, in `dir`.
+std::string TinyArgs(const TempDir& dir) {
+  return " --no-generate --quiet --set dataset.data_folder=" + dir / "data" +
+         " --set output.folder=" + dir / "out" +
+         " --set checkpoint.checkpoint_folder=" + dir / "ckpt" +
+         " --set dataset.num_files_train=6 --set dataset.num_samples_per_file=2"
+         " --set dataset.record_length_bytes=16384 --set reader.batch_size=2"
+         " --set train.epochs=2 --set train.computation_time=0.0005";
+}
+
+CommandResult Run(const std::string& args) { return RunCommand(DlioRun() + " " + args); }
+
+json LoadJson(const std::string& path) { return json::parse(ReadTextFile(path)); }
+
+}  // namespace
+
+TEST_CASE("dlio-run generates a dataset, trains on it and writes DLIO's outputs") {
+  TempDir dir;
+  auto r = Run(TinyArgs(dir) + " --generate");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("train epoch 2") != std::string::npos);
+  // DLIO's naming: <data>/train/<prefix>_<i>_of_<n>.npz, plus our marker.
+  int npz = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir / "data")) {
+    if (e.path().extension() == ".npz") ++npz;
+  }
+  CHECK(npz == 6);
+  CHECK(fs::exists(dir / "data/.dlio-dataset.json"));
+
+  json s = LoadJson(dir / "out/summary.json");
+  const json& m = s["metric"];
+  REQUIRE(m["train_au_percentage"].size() == 2);
+  REQUIRE(m["train_throughput_samples_per_second"].size() == 2);
+  CHECK(m["train_au_mean_percentage"].get<double>() > 0);
+  CHECK(m["train_au_mean_percentage"].get<double>() <= 100.0);
+  CHECK(m["train_throughput_mean_samples_per_second"].get<double>() > 0);
+  CHECK(m.contains("train_io_mean_MB_per_second"));
+  CHECK(m.contains("train_io_mean_MiB_per_second"));
+  CHECK((m["train_au_meet_expectation"] == "success" || m["train_au_meet_expectation"] == "fail"));
+  // Every sample was read from storage in each of the 2 epochs: 12 samples x 16 KiB x 2.
+  CHECK(s["io"]["read_bytes"].get<uint64_t>() >= 2ull * 12 * 16384);
+  CHECK(s["num_accelerators"] == 1);
+
+  json per_epoch = LoadJson(dir / "out/0_per_epoch_stats.json");
+  CHECK(per_epoch.contains("1"));
+  CHECK(per_epoch.contains("2"));
+  json out = LoadJson(dir / "out/0_output.json");
+  REQUIRE(out["1"]["load"].size() == 6);  // 12 samples / batch 2
+  CHECK(out["1"]["compute"][0].get<double>() >= 0.0005);
+  CHECK(fs::exists(dir / "out/config.json"));
+}
+
+TEST_CASE("dlio-run reuses an existing dataset and refuses a foreign non-empty folder") {
+  TempDir dir;
+  REQUIRE(Run(TinyArgs(dir) + " --generate --no-train").exit_code == 0);
+  auto again = Run(TinyArgs(dir) + " --generate --no-train");
+  INFO(again.output);
+  CHECK(again.exit_code == 0);
+  CHECK(again.output.find("6 already present") != std::string::npos);
+
+  TempDir foreign;
+  fs::create_directories(foreign / "data");
+  WriteTextFile(foreign / "data/precious.txt", "keep me");
+  auto refused = Run(TinyArgs(foreign) + " --generate --no-train");
+  INFO(refused.output);
+  CHECK(refused.exit_code != 0);
+  CHECK(refused.output.find(foreign / "data") != std::string::npos);
+  CHECK(ReadTextFile(foreign / "data/precious.txt") == "keep me");
+}
+
+TEST_CASE("dlio-run rejects unknown keys and bad values naming the key") {
+  TempDir dir;
+  auto unknown = Run(TinyArgs(dir) + " ++workload.dataset.num_file_train=3");
+  CHECK(unknown.exit_code == 2);
+  CHECK(unknown.output.find("dataset.num_file_train") != std::string::npos);
+
+  auto bad = Run(TinyArgs(dir) + " --set reader.batch_size=0");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("reader.batch_size") != std::string::npos);
+
+  auto enum_bad = Run(TinyArgs(dir) + " --set reader.file_shuffle=sometimes");
+  CHECK(enum_bad.exit_code == 2);
+  CHECK(enum_bad.output.find("reader.file_shuffle") != std::string::npos);
+  CHECK(enum_bad.output.find("seed") != std::string::npos);  // lists the accepted values
+
+  auto missing_data = Run(TinyArgs(dir));
+  CHECK(missing_data.exit_code == 1);
+  CHECK(missing_data.output.find(dir / "data") != std::string::npos);
+}
+
+TEST_CASE("dlio-run runs a DLIO YAML config with Hydra-style overrides") {
+  TempDir dir;
+  const std::string yaml = R"(model:
+  name: tiny_unet
+framework: pytorch
+workflow:
+  generate_data: True
+  train: True
+  checkpoint: True
+dataset:
+  data_folder: )" + dir / "data" + R"(
+  format: npz
+  num_files_train: 4
+  num_samples_per_file: 1
+  record_length_bytes: 8192
+reader:
+  data_loader: pytorch
+  batch_size: 2
+  read_threads: 2
+  file_shuffle: seed
+  sample_shuffle: seed
+train:
+  epochs: 3
+  computation_time: 0.001
+checkpoint:
+  checkpoint_folder: )" + dir / "ckpt" + R"(
+  checkpoint_after_epoch: 2
+  epochs_between_checkpoints: 1
+output:
+  folder: )" + dir / "out" + "\n";
+  WriteTextFile(dir / "tiny.yaml", yaml);
+  auto r = RunCommand(DlioRun() + " --quiet --config " + dir / "tiny.yaml" +
+                      " ++workload.train.epochs=2");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  json s = LoadJson(dir / "out/summary.json");
+  CHECK(s["metric"]["train_au_percentage"].size() == 2);  // the override won
+  CHECK(s["workload"] == "tiny_unet");
+  // checkpoint after epoch 2: one checkpoint of the paper's five files.
+  CHECK(s["metric"]["checkpoint_count"] == 1);
+  CHECK(s["metric"]["checkpoint_size_bytes"] == 1024 + 1024 + 4096 + 65536 + 4194304);
+  int files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(dir / "ckpt")) {
+    if (e.is_regular_file()) {
+      ++files;
+      CHECK(e.path().extension() != ".tmp");
+    }
+  }
+  CHECK(files == 5);
+}
+
+TEST_CASE("dlio-run --trace writes a DFTracer trace with every read's file, offset and size") {
+  TempDir dir;
+  auto r = Run(TinyArgs(dir) + " --generate --trace --set train.epochs=1");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::ifstream in(dir / "out/trace-0.pfw");
+  REQUIRE(in);
+  std::string line;
+  uint64_t read_bytes = 0;
+  std::set<std::string> files_read;
+  int steps = 0, epochs = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line == "[" || line == "]") continue;
+    if (line.back() == ',') line.pop_back();
+    json e = json::parse(line);
+    if (e["ph"] != "X") continue;
+    CHECK(e.contains("ts"));
+    CHECK(e.contains("dur"));
+    if (e["name"] == "pread" && e["args"].contains("fname")) {
+      const std::string f = e["args"]["fname"];
+      if (f.find("/data/train/") != std::string::npos) {
+        files_read.insert(f);
+        CHECK(e["args"]["offset"].get<int64_t>() >= 0);
+        read_bytes += e["args"]["ret"].get<uint64_t>();
+      }
+    }
+    if (e["name"] == "ai.compute.step") ++steps;
+    if (e["name"] == "ai.pipeline.epoch") ++epochs;
+  }
+  CHECK(files_read.size() == 6);
+  CHECK(read_bytes >= 12ull * 16384);
+  CHECK(steps == 6);
+  CHECK(epochs == 1);
+}
+
+TEST_CASE("dlio-run list and inspect") {
+  auto list = Run("list formats");
+  REQUIRE(list.exit_code == 0);
+  CHECK(list.output.find("npz") != std::string::npos);
+  CHECK(list.output.find("indexed_binary") != std::string::npos);
+  auto storages = Run("list storages");
+  CHECK(storages.output.find("posix") != std::string::npos);
+  CHECK(storages.output.find("slow") != std::string::npos);
+  CHECK(Run("list nonsense").exit_code == 2);
+
+  TempDir dir;
+  REQUIRE(Run(TinyArgs(dir) + " --generate --no-train").exit_code == 0);
+  std::string file;
+  for (const auto& e : fs::recursive_directory_iterator(dir / "data")) {
+    if (e.path().extension() == ".npz") file = e.path();
+  }
+  REQUIRE(!file.empty());
+  auto insp = Run("inspect " + file);
+  INFO(insp.output);
+  REQUIRE(insp.exit_code == 0);
+  json j = json::parse(insp.output);
+  CHECK(j["num_samples"] == 2);
+  CHECK(Run("inspect " + dir / "nope.npz").exit_code != 0);
+}

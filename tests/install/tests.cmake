@@ -1,0 +1,6 @@
+# find_package(dlio) after `cmake --install`, checked on a consumer project.
+add_test(NAME install:find_package_consumer
+         COMMAND ${CMAKE_COMMAND} -DBUILD_DIR=${PROJECT_BINARY_DIR} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+                 -DWORK_DIR=${CMAKE_CURRENT_BINARY_DIR}/install_test -P
+                 ${CMAKE_CURRENT_SOURCE_DIR}/install/run_install_test.cmake)
+set_tests_properties(install:find_package_consumer PROPERTIES TIMEOUT 600)

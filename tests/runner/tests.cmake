@@ -1,0 +1,1 @@
+dlio_add_test(metrics_test LIBS dlio_runner SOURCES runner/metrics_test.cc)
