@@ -42,6 +42,17 @@ struct CheckpointResult {
   std::vector<CheckpointFileResult> files;
 };
 
+// Built-ins (RegisterBuiltinCheckpointers): "paper" and "model". Files live in
+// <folder>/ckpt-<id as 6 digits>/, named per rank: paper writes rank<r>-index-a.bin (1 KiB),
+// rank<r>-index-b.bin (1 KiB), rank<r>-meta.bin (4 KiB), rank<r>-optimizer.bin (64 KiB) and
+// rank<r>-model.bin (4 MiB) -- the paper's "KB/MB" are 1024-based as in its code; model writes
+// model-rank<r>.bin with its share of model_size_bytes (the first total % world ranks get one
+// byte more; a rank with no bytes writes nothing). Content is seeded from (seed, id, rank).
+// Ids: the first Save uses one past the highest ckpt-NNNNNN already in the folder when the
+// checkpointer was built (earlier runs' checkpoints are kept), then counts up; in multi-rank runs
+// every rank must build its checkpointer before any rank saves. A final file name that already
+// exists is refused with AlreadyExists, never overwritten. Tracing: "checkpoint.capture" (Save) and
+// "checkpoint.restart" (Load), cat "checkpoint", index = id.
 // Not thread-safe: called from the training loop.
 class Checkpointer {
  public:
@@ -49,7 +60,10 @@ class Checkpointer {
   // Writes checkpoint for (epoch, step): every file goes to "<name>.tmp" first, then is renamed,
   // so a crash never leaves a partial file under the final name.
   virtual Result<CheckpointResult> Save(uint64_t epoch, int64_t step) = 0;
-  // Reads back checkpoint `id` written by this checkpointer; verifies sizes.
+  // With root_only on a rank > 0 both return an empty result (no files) without touching storage.
+  // A failed Save removes its .tmp file and returns the error naming the path; its id is not
+  // reused. Reads back checkpoint `id` written by this checkpointer; verifies sizes and content
+  // (Corruption naming the file and offset).
   virtual Result<CheckpointResult> Load(uint64_t id) = 0;
 };
 

@@ -27,10 +27,17 @@ class Comm {
   virtual Status Gather(const std::string& mine, int root, std::vector<std::string>* out) = 0;
   // Root's value reaches every rank.
   virtual Status Broadcast(std::string* value, int root) = 0;
-  // Ends the whole job promptly after an unrecoverable error on this rank.
+  // Ends the whole job promptly after an unrecoverable error on this rank. The MPI Comm calls
+  // MPI_Abort (other ranks would otherwise hang in the next collective). The serial Comm has no
+  // other process to stop and the library never exits, so it only records `status` (see
+  // abort_status()) and returns: the caller must still return its error up the stack.
   virtual void Abort(const Status& status) = 0;
+  // The status given to the first Abort() call, or OK if Abort was never called.
+  virtual Status abort_status() const { return Status::OK(); }
 };
 
+// Rank 0 of a world of 1: Barrier and Broadcast are no-ops, reductions leave values unchanged,
+// Gather returns {mine}. Root arguments other than 0 are InvalidArgument.
 std::unique_ptr<Comm> MakeSerialComm();
 
 }  // namespace dlio

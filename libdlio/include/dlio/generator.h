@@ -17,8 +17,10 @@ enum class Split { kTrain, kEval };
 
 // The file paths of one split, in file-index order, named as DLIO names them:
 //   <data_folder>/train/<prefix>_<i>_of_<n>.<ext>   (valid/ for eval)
-// With num_subfolders_* = k > 0, file i lives in <split>/<i mod k>/.
-// Synthetic formats (no files) get virtual names in the same pattern.
+// i counts from 0 and is zero-padded to the digits of n ("img_007_of_168.npz"), as DLIO's
+// add_padding does. With num_subfolders_* = k > 1 (DLIO ignores k = 1), file i lives in
+// <split>/<i mod k, zero-padded to the digits of k>/. Trailing slashes of data_folder are dropped.
+// Synthetic formats (no files) get virtual names in the same pattern (no ".<ext>").
 std::vector<std::string> DatasetFiles(const DatasetConfig& dataset, const Format& format,
                                       Split split);
 
@@ -37,6 +39,12 @@ struct GenerateOptions {
   bool force = false;
   // Called after each file with (files done by this rank, files this rank writes, bytes so far).
   std::function<void(uint64_t, uint64_t, uint64_t)> progress;
+  // Multi-rank runs: a barrier over all ranks (e.g. [&] { return comm->Barrier(); }). With it, rank
+  // 0 checks the folder and writes the marker before the barrier and the other ranks check after
+  // it, so no rank mistakes rank 0's fresh files for foreign data. Every rank calls it exactly
+  // once, even when its own check failed. Without it (serial runs), each rank checks on its own
+  // and rank 0 must finish its check before the others start.
+  std::function<Status()> barrier;
 };
 
 struct GenerateReport {
@@ -52,8 +60,17 @@ std::string DatasetMarkerPath(const DatasetConfig& dataset);
 
 // Writes this rank's share of the train and eval files. Refuses (AlreadyExists) a non-empty
 // data_folder without the marker unless options.force; refuses a marker whose dataset
-// parameters differ from `dataset` (FailedPrecondition, naming the differing key). Existing
-// files of the expected size are kept (skipped), never rewritten.
+// parameters differ from `dataset` (FailedPrecondition, naming the differing key, e.g.
+// "dataset.record_length_bytes: existing dataset in ./data has 1024, config asks 2048; ...").
+// Rank 0 writes the marker (tmp + rename) before any data file, also into a forced folder.
+// Each file is written by format.Write into a per-rank staging folder beside it,
+// "<parent>/.dlio-tmp-rank<r>/<name>", and every entry written there (the file and companions such
+// as "<name>.off.idx") is renamed into <parent>, the file itself last, so a crash never leaves a
+// partial file under a final name; the staging folder is removed at the end (and on failure).
+// Existing files with a plausible size (>= the payload when uncompressed, > 0 when compressed)
+// are kept (skipped), never rewritten; an implausible one is AlreadyExists naming it. A leftover
+// staging folder is cleared only when the data folder held our marker (or nothing) before this
+// call; otherwise it is AlreadyExists. Formats without files: nothing is written, OK.
 Result<GenerateReport> GenerateDataset(const DatasetConfig& dataset, const Format& format,
                                        const FormatOptions& format_options, Storage* storage,
                                        const GenerateOptions& options);

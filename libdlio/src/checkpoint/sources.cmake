@@ -1,3 +1,4 @@
 # Sources of the checkpoint module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
+  src/checkpoint/file_checkpointer.cc
 )

@@ -1,3 +1,4 @@
 # Sources of the comm module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
+  src/comm/serial_comm.cc
 )

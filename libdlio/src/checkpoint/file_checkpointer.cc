@@ -1,0 +1,352 @@
+// Checkpointers that write a fixed set of files per rank through Storage: the DLIO paper's
+// five-file pattern ("paper") and a model of a given byte size split over ranks ("model").
+//
+// Layout: <folder>/ckpt-<id, 6 digits>/<file>, one file set per rank (names carry the rank, so
+// ranks never share a file). The first id is one past the highest ckpt-NNNNNN entry already in
+// the folder when the checkpointer is built, so checkpoints of an earlier run are kept and never
+// overwritten; ranks agree on it when every rank builds its checkpointer before any rank saves
+// (the runner builds them during setup). Later saves use the following ids.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dlio/checkpointer.h"
+#include "dlio/registries.h"
+
+namespace dlio {
+namespace {
+
+constexpr char kDirPrefix[] = "ckpt-";
+constexpr char kTmpSuffix[] = ".tmp";
+
+// The paper's pattern. "KB"/"MB" are KiB/MiB, as in the paper's code (1024-based sizes).
+struct PaperFile {
+  const char* suffix;
+  uint64_t bytes;
+};
+constexpr PaperFile kPaperFiles[] = {
+    {"index-a.bin", 1024},    {"index-b.bin", 1024},           {"meta.bin", 4096},
+    {"optimizer.bin", 65536}, {"model.bin", 4u * 1024 * 1024},
+};
+
+struct PlannedFile {
+  std::string name;  // inside the checkpoint's directory
+  uint64_t bytes = 0;
+};
+
+uint64_t SplitMix64(uint64_t* state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::string StripTrailingSlashes(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  return path;
+}
+
+std::string IdDirName(uint64_t id) {
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%s%06llu", kDirPrefix, static_cast<unsigned long long>(id));
+  return buf;
+}
+
+std::optional<uint64_t> ParseIdDirName(const std::string& name) {
+  const size_t n = std::strlen(kDirPrefix);
+  if (name.size() <= n || name.size() > n + 19 || name.compare(0, n, kDirPrefix) != 0) {
+    return std::nullopt;
+  }
+  uint64_t id = 0;
+  for (size_t i = n; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return std::nullopt;
+    id = id * 10 + static_cast<uint64_t>(name[i] - '0');
+  }
+  return id;
+}
+
+// Records one span on the tracer (if any) when it goes out of scope.
+class TraceSpan {
+ public:
+  TraceSpan(Tracer* tracer, const Clock* clock, const char* name, int64_t index, int64_t epoch,
+            int64_t step)
+      : tracer_(tracer != nullptr && tracer->enabled() ? tracer : nullptr), clock_(clock) {
+    if (tracer_ == nullptr) return;
+    event_.name = name;
+    event_.cat = "checkpoint";
+    event_.index = index;
+    event_.epoch = epoch;
+    event_.step = step;
+    event_.start_us = WallMicros();
+    start_ns_ = clock_->NowNanos();
+  }
+  ~TraceSpan() {
+    if (tracer_ == nullptr) return;
+    event_.dur_us = (clock_->NowNanos() - start_ns_) / 1000;
+    tracer_->Record(event_);
+  }
+  void set_bytes(int64_t bytes) {
+    event_.count = bytes;
+    event_.ret = bytes;
+  }
+  TraceSpan(const TraceSpan&) = delete;
+  TraceSpan& operator=(const TraceSpan&) = delete;
+
+ private:
+  Tracer* tracer_;
+  const Clock* clock_;
+  TraceEvent event_;
+  int64_t start_ns_ = 0;
+};
+
+class FileCheckpointer final : public Checkpointer {
+ public:
+  FileCheckpointer(const CheckpointOptions& options, const CheckpointEnv& env,
+                   std::vector<PlannedFile> plan, uint64_t first_id)
+      : options_(options),
+        storage_(env.storage),
+        clock_(env.clock != nullptr ? env.clock : SystemClock()),
+        tracer_(env.tracer),
+        folder_(StripTrailingSlashes(options.folder)),
+        plan_(std::move(plan)),
+        next_id_(first_id) {
+    uint64_t largest = 0;
+    for (const auto& f : plan_) largest = std::max(largest, f.bytes);
+    buffer_size_ = static_cast<size_t>(std::min<uint64_t>(largest, options_.transfer_size));
+  }
+
+  Result<CheckpointResult> Save(uint64_t epoch, int64_t step) override {
+    CheckpointResult result;
+    result.id = next_id_++;  // a failed save never reuses its id (its folder may hold files)
+    if (plan_.empty()) return result;  // root_only on a rank > 0, or no bytes for this rank
+    TraceSpan span(tracer_, clock_, "checkpoint.capture", static_cast<int64_t>(result.id),
+                   static_cast<int64_t>(epoch), step);
+    const std::string dir = DirOf(result.id);
+
+    // Refuse before writing anything: a final name that exists is data we did not create.
+    for (const auto& f : plan_) {
+      const std::string path = dir + "/" + f.name;
+      DLIO_ASSIGN_OR_RETURN(bool exists, storage_->Exists(path));
+      if (exists) {
+        return Status::AlreadyExists("checkpoint file " + path +
+                                     " already exists and was not written by this run; refusing "
+                                     "to overwrite it (use another checkpoint.checkpoint_folder)");
+      }
+    }
+
+    const int64_t start = clock_->NowNanos();
+    DLIO_RETURN_NOT_OK(storage_->CreateDirs(dir));
+    FillBuffer(result.id);
+    for (const auto& f : plan_) {
+      const std::string path = dir + "/" + f.name;
+      DLIO_RETURN_NOT_OK(WriteOne(path, f.bytes));
+      result.bytes_written += f.bytes;
+      result.files.push_back({path, f.bytes});
+    }
+    if (options_.fsync) {
+      DLIO_RETURN_NOT_OK(storage_->SyncDir(dir));      // the renames
+      DLIO_RETURN_NOT_OK(storage_->SyncDir(folder_));  // the new ckpt-NNNNNN entry
+    }
+    result.write_ns = clock_->NowNanos() - start;
+
+    if (options_.read_back) {
+      const int64_t read_start = clock_->NowNanos();
+      for (const auto& f : plan_) {
+        DLIO_RETURN_NOT_OK(ReadOne(dir + "/" + f.name, f.bytes, result.id));
+        result.bytes_read += f.bytes;
+      }
+      result.read_ns = clock_->NowNanos() - read_start;
+    }
+    span.set_bytes(static_cast<int64_t>(result.bytes_written));
+    return result;
+  }
+
+  Result<CheckpointResult> Load(uint64_t id) override {
+    CheckpointResult result;
+    result.id = id;
+    if (plan_.empty()) return result;
+    TraceSpan span(tracer_, clock_, "checkpoint.restart", static_cast<int64_t>(id), -1, -1);
+    const std::string dir = DirOf(id);
+    FillBuffer(id);
+    const int64_t start = clock_->NowNanos();
+    for (const auto& f : plan_) {
+      const std::string path = dir + "/" + f.name;
+      DLIO_RETURN_NOT_OK(ReadOne(path, f.bytes, id));
+      result.bytes_read += f.bytes;
+      result.files.push_back({path, f.bytes});
+    }
+    result.read_ns = clock_->NowNanos() - start;
+    span.set_bytes(static_cast<int64_t>(result.bytes_read));
+    return result;
+  }
+
+ private:
+  std::string DirOf(uint64_t id) const { return folder_ + "/" + IdDirName(id); }
+
+  // One transfer's worth of content, reused for every request of every file of checkpoint `id`:
+  // the byte at file offset o is buffer_[o % transfer_size], which lets reads verify content.
+  void FillBuffer(uint64_t id) {
+    if (buffer_id_ == id && buffer_.size() == buffer_size_) return;
+    buffer_.resize(buffer_size_);
+    uint64_t state =
+        options_.seed ^ (id * 0xd1b54a32d192ed03ULL) ^ (static_cast<uint64_t>(options_.rank) << 32);
+    size_t i = 0;
+    for (; i + 8 <= buffer_.size(); i += 8) {
+      const uint64_t word = SplitMix64(&state);
+      std::memcpy(buffer_.data() + i, &word, 8);
+    }
+    if (i < buffer_.size()) {
+      const uint64_t word = SplitMix64(&state);
+      std::memcpy(buffer_.data() + i, &word, buffer_.size() - i);
+    }
+    buffer_id_ = id;
+  }
+
+  Status WriteOne(const std::string& path, uint64_t bytes) {
+    const std::string tmp = path + kTmpSuffix;
+    // kWrite: the .tmp name is our own temporary (a leftover of a crashed save of this id).
+    DLIO_ASSIGN_OR_RETURN(auto file, storage_->Open(tmp, OpenMode::kWrite));
+    Status status = [&]() -> Status {
+      for (uint64_t offset = 0; offset < bytes;) {
+        const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), bytes - offset));
+        DLIO_RETURN_NOT_OK(file->WriteAt(offset, buffer_.data(), n));
+        offset += n;
+      }
+      if (options_.fsync) DLIO_RETURN_NOT_OK(file->Sync());
+      return file->Close();
+    }();
+    file.reset();
+    if (status.ok()) status = storage_->Rename(tmp, path);
+    if (!status.ok()) {
+      (void)storage_->Remove(tmp);  // best effort: the error that matters is `status`
+      return status.WithContext("checkpoint: writing " + path + " (via " + tmp + ")");
+    }
+    return Status::OK();
+  }
+
+  Status ReadOne(const std::string& path, uint64_t expected, uint64_t id) {
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, storage_->FileSize(path));
+    if (size != expected) {
+      return Status::Corruption("checkpoint file " + path + " has " + std::to_string(size) +
+                                " bytes, expected " + std::to_string(expected));
+    }
+    FillBuffer(id);
+    read_buffer_.resize(buffer_.size());
+    DLIO_ASSIGN_OR_RETURN(auto file, storage_->Open(path, OpenMode::kRead));
+    for (uint64_t offset = 0; offset < expected;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), expected - offset));
+      DLIO_RETURN_NOT_OK(file->ReadExactAt(offset, n, read_buffer_.data()));
+      if (std::memcmp(read_buffer_.data(), buffer_.data(), n) != 0) {
+        size_t at = 0;
+        while (at < n && read_buffer_[at] == buffer_[at]) ++at;
+        return Status::Corruption("checkpoint file " + path + ": content differs at offset " +
+                                  std::to_string(offset + at));
+      }
+      offset += n;
+    }
+    return file->Close();
+  }
+
+  CheckpointOptions options_;
+  Storage* storage_;
+  const Clock* clock_;
+  Tracer* tracer_;
+  std::string folder_;
+  std::vector<PlannedFile> plan_;
+  uint64_t next_id_;
+  size_t buffer_size_ = 0;
+  std::vector<uint8_t> buffer_;
+  uint64_t buffer_id_ = UINT64_MAX;
+  std::vector<uint8_t> read_buffer_;
+};
+
+Status ValidateCommon(const CheckpointOptions& options, const CheckpointEnv& env) {
+  if (env.storage == nullptr) return Status::InvalidArgument("checkpointer: storage is null");
+  if (options.folder.empty()) {
+    return Status::InvalidArgument("checkpoint.checkpoint_folder must not be empty");
+  }
+  if (options.transfer_size == 0) {
+    return Status::InvalidArgument("checkpoint.transfer_size must be > 0");
+  }
+  if (options.world < 1 || options.rank < 0 || options.rank >= options.world) {
+    return Status::InvalidArgument("checkpointer: rank " + std::to_string(options.rank) +
+                                   " is not in a world of " + std::to_string(options.world));
+  }
+  return Status::OK();
+}
+
+Result<uint64_t> FirstFreeId(Storage* storage, const std::string& folder) {
+  DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(folder));
+  if (!exists) return uint64_t{0};
+  DLIO_ASSIGN_OR_RETURN(auto names, storage->List(folder));
+  uint64_t next = 0;
+  for (const auto& name : names) {
+    if (auto id = ParseIdDirName(name)) next = std::max(next, *id + 1);
+  }
+  return next;
+}
+
+std::string RankPrefix(int rank) { return "rank" + std::to_string(rank) + "-"; }
+
+Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options,
+                                            const CheckpointEnv& env,
+                                            std::vector<PlannedFile> plan) {
+  if (options.root_only && options.rank != 0) plan.clear();
+  DLIO_ASSIGN_OR_RETURN(uint64_t first_id,
+                        FirstFreeId(env.storage, StripTrailingSlashes(options.folder)));
+  return std::unique_ptr<Checkpointer>(
+      std::make_unique<FileCheckpointer>(options, env, std::move(plan), first_id));
+}
+
+Result<std::unique_ptr<Checkpointer>> MakePaperCheckpointer(const CheckpointOptions& options,
+                                                            const CheckpointEnv& env) {
+  DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
+  std::vector<PlannedFile> plan;
+  for (const auto& f : kPaperFiles) plan.push_back({RankPrefix(options.rank) + f.suffix, f.bytes});
+  return Build(options, env, std::move(plan));
+}
+
+Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOptions& options,
+                                                            const CheckpointEnv& env) {
+  DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
+  if (options.model_size_bytes == 0) {
+    return Status::InvalidArgument(
+        "checkpoint.model_size_bytes must be > 0 for checkpoint type 'model' (or set "
+        "model.model_size)");
+  }
+  // root_only: rank 0 holds the whole model. Otherwise the first (total % world) ranks get one
+  // byte more than the rest, so the shares sum to the total exactly.
+  uint64_t bytes = options.model_size_bytes;
+  if (!options.root_only) {
+    const uint64_t world = static_cast<uint64_t>(options.world);
+    const uint64_t rank = static_cast<uint64_t>(options.rank);
+    bytes = options.model_size_bytes / world + (rank < options.model_size_bytes % world ? 1 : 0);
+  }
+  std::vector<PlannedFile> plan;
+  if (bytes > 0) plan.push_back({"model-rank" + std::to_string(options.rank) + ".bin", bytes});
+  return Build(options, env, std::move(plan));
+}
+
+}  // namespace
+
+Status RegisterBuiltinCheckpointers(Registries* registries) {
+  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
+      {"paper",
+       "the DLIO paper's pattern: per rank five files of 1 KiB, 1 KiB, 4 KiB, 64 KiB and 4 MiB",
+       "checkpoint.checkpoint_folder, fsync, read_back, transfer_size, rank_mode",
+       MakePaperCheckpointer}));
+  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
+      {"model",
+       "model_size_bytes per checkpoint, split evenly over ranks (rank_mode: root = rank 0 only)",
+       "checkpoint.checkpoint_folder, model_size_bytes, fsync, read_back, transfer_size, rank_mode",
+       MakeModelCheckpointer}));
+  return Status::OK();
+}
+
+}  // namespace dlio

@@ -1,0 +1,394 @@
+#include "dlio/checkpointer.h"
+
+#include <atomic>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dlio/registries.h"
+#include "dlio/storage.h"
+#include "dlio/tracer.h"
+#include "test_util.h"
+
+namespace dlio {
+namespace {
+
+// A file whose WriteAt fails once the shared counter reaches `fail_at`.
+class FailingFile final : public File {
+ public:
+  FailingFile(std::unique_ptr<File> inner, std::atomic<int>* writes, int fail_at)
+      : File(inner->path(), 1), inner_(std::move(inner)), writes_(writes), fail_at_(fail_at) {}
+
+ protected:
+  Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
+    return inner_->ReadAt(offset, n, buf);
+  }
+  Status DoWriteAt(uint64_t offset, const void* buf, size_t n) override {
+    if (++*writes_ == fail_at_) {
+      return Status::IOError("write " + path() + " at offset " + std::to_string(offset) +
+                             ": injected failure");
+    }
+    return inner_->WriteAt(offset, buf, n);
+  }
+  Result<uint64_t> DoSize() override { return inner_->Size(); }
+  Status DoSync() override { return inner_->Sync(); }
+  Status DoClose() override { return inner_->Close(); }
+
+ private:
+  std::unique_ptr<File> inner_;
+  std::atomic<int>* writes_;
+  int fail_at_;
+};
+
+// Forwards everything to a memory storage; the `fail_at`-th WriteAt of all files fails.
+class FailingStorage final : public Storage {
+ public:
+  explicit FailingStorage(int fail_at) : Storage("failing"), fail_at_(fail_at) {
+    inner_->Bind(SystemClock(), nullptr);
+  }
+  Storage* inner() { return inner_.get(); }
+
+ protected:
+  Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
+                                       const FileOptions& options) override {
+    DLIO_ASSIGN_OR_RETURN(auto file, inner_->Open(path, mode, options));
+    return std::unique_ptr<File>(
+        std::make_unique<FailingFile>(std::move(file), &writes_, fail_at_));
+  }
+  Result<uint64_t> DoFileSize(const std::string& p) override { return inner_->FileSize(p); }
+  Result<bool> DoExists(const std::string& p) override { return inner_->Exists(p); }
+  Result<bool> DoIsDirectory(const std::string& p) override { return inner_->IsDirectory(p); }
+  Status DoCreateDirs(const std::string& p) override { return inner_->CreateDirs(p); }
+  Result<std::vector<std::string>> DoList(const std::string& d) override { return inner_->List(d); }
+  Status DoRename(const std::string& a, const std::string& b) override {
+    return inner_->Rename(a, b);
+  }
+  Status DoRemove(const std::string& p) override { return inner_->Remove(p); }
+  Status DoRemoveEmptyDir(const std::string& p) override { return inner_->RemoveEmptyDir(p); }
+  Status DoSyncDir(const std::string& d) override { return inner_->SyncDir(d); }
+
+ private:
+  std::unique_ptr<Storage> inner_ = NewMemoryStorage();
+  std::atomic<int> writes_{0};
+  int fail_at_;
+};
+
+std::unique_ptr<Storage> MemoryStorage() {
+  auto storage = NewMemoryStorage();
+  storage->Bind(SystemClock(), nullptr);
+  return storage;
+}
+
+std::unique_ptr<Checkpointer> Make(const CheckpointOptions& options, Storage* storage,
+                                   Tracer* tracer = nullptr) {
+  Registries registries;
+  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  auto factory = registries.checkpointers.Get(options.name);
+  REQUIRE(factory.ok());
+  CheckpointEnv env;
+  env.storage = storage;
+  env.clock = SystemClock();
+  env.tracer = tracer;
+  auto made = (*factory)(options, env);
+  INFO(made.status().ToString());
+  REQUIRE(made.ok());
+  return std::move(made).value();
+}
+
+uint64_t SizeOf(Storage* storage, const std::string& path) {
+  auto size = storage->FileSize(path);
+  INFO(path << ": " << size.status().ToString());
+  REQUIRE(size.ok());
+  return *size;
+}
+
+bool ExistsIn(Storage* storage, const std::string& path) {
+  auto exists = storage->Exists(path);
+  REQUIRE(exists.ok());
+  return *exists;
+}
+
+std::vector<std::string> ListOf(Storage* storage, const std::string& dir) {
+  auto names = storage->List(dir);
+  INFO(dir << ": " << names.status().ToString());
+  REQUIRE(names.ok());
+  return *names;
+}
+
+TEST_CASE("paper checkpoint writes the five files of the paper's sizes", "[checkpoint]") {
+  auto storage = MemoryStorage();
+  CheckpointOptions options;
+  options.folder = "ckpt/";
+  options.transfer_size = 3000;  // not a divisor of any size: exercises the last short request
+  auto checkpointer = Make(options, storage.get());
+  auto result = checkpointer->Save(2, 40);
+  INFO(result.status().ToString());
+  REQUIRE(result.ok());
+  CHECK(result->id == 0);
+  CHECK(result->bytes_written == 1024 + 1024 + 4096 + 65536 + 4194304);
+  REQUIRE(result->files.size() == 5);
+  std::vector<uint64_t> sizes;
+  for (const auto& f : result->files) {
+    CHECK(f.path.rfind("ckpt/ckpt-000000/rank0-", 0) == 0);
+    CHECK(SizeOf(storage.get(), f.path) == f.bytes);
+    sizes.push_back(f.bytes);
+  }
+  CHECK(sizes == std::vector<uint64_t>{1024, 1024, 4096, 65536, 4194304});
+  CHECK(ListOf(storage.get(), "ckpt/ckpt-000000") ==
+        std::vector<std::string>{"rank0-index-a.bin", "rank0-index-b.bin", "rank0-meta.bin",
+                                 "rank0-model.bin", "rank0-optimizer.bin"});
+  const uint64_t expected_writes = 1 + 1 + 2 + 22 + 1399;  // ceil(size / 3000) per file
+  CHECK(storage->stats().write_ops == expected_writes);
+  CHECK(storage->stats().write_bytes == result->bytes_written);
+  CHECK(storage->stats().syncs == 0);
+  CHECK(result->write_ns > 0);
+  CHECK(result->bytes_read == 0);
+}
+
+TEST_CASE("model checkpoint split over ranks sums exactly to the model size", "[checkpoint]") {
+  const uint64_t total = 1000003;  // prime: indivisible by every world size below
+  for (int world = 1; world <= 5; ++world) {
+    auto storage = MemoryStorage();
+    uint64_t sum = 0;
+    // As in a real run, every rank builds its checkpointer before any rank saves.
+    std::vector<std::unique_ptr<Checkpointer>> ranks;
+    for (int rank = 0; rank < world; ++rank) {
+      CheckpointOptions options;
+      options.name = "model";
+      options.folder = "ck";
+      options.model_size_bytes = total;
+      options.world = world;
+      options.rank = rank;
+      options.transfer_size = 65536;
+      ranks.push_back(Make(options, storage.get()));
+    }
+    for (int rank = 0; rank < world; ++rank) {
+      auto result = ranks[rank]->Save(0, 0);
+      REQUIRE(result.ok());
+      REQUIRE(result->files.size() == 1);
+      const std::string path = "ck/ckpt-000000/model-rank" + std::to_string(rank) + ".bin";
+      CHECK(result->files[0].path == path);
+      const uint64_t expected =
+          total / world + (static_cast<uint64_t>(rank) < total % world ? 1 : 0);
+      CHECK(SizeOf(storage.get(), path) == expected);
+      sum += SizeOf(storage.get(), path);
+    }
+    INFO("world " << world);
+    CHECK(sum == total);
+  }
+}
+
+TEST_CASE("model checkpoint: ranks with no bytes write nothing; root_only puts all on rank 0",
+          "[checkpoint]") {
+  auto storage = MemoryStorage();
+  CheckpointOptions options;
+  options.name = "model";
+  options.folder = "ck";
+  options.model_size_bytes = 3;
+  options.world = 5;
+  std::vector<std::unique_ptr<Checkpointer>> ranks;
+  for (int rank = 0; rank < 5; ++rank) {
+    options.rank = rank;
+    ranks.push_back(Make(options, storage.get()));
+  }
+  for (int rank = 0; rank < 5; ++rank) {
+    auto result = ranks[rank]->Save(0, 0);
+    REQUIRE(result.ok());
+    CHECK(result->files.size() == (rank < 3 ? 1u : 0u));
+    CHECK(result->bytes_written == (rank < 3 ? 1u : 0u));
+  }
+  CHECK(ListOf(storage.get(), "ck/ckpt-000000").size() == 3);
+
+  auto root_storage = MemoryStorage();
+  options.model_size_bytes = 10000;
+  options.root_only = true;
+  options.world = 3;
+  options.rank = 1;
+  auto other = Make(options, root_storage.get())->Save(0, 0);
+  REQUIRE(other.ok());
+  CHECK(other->files.empty());
+  CHECK(root_storage->stats().opens == 0);
+  CHECK_FALSE(ExistsIn(root_storage.get(), "ck"));
+  options.rank = 0;
+  auto root = Make(options, root_storage.get())->Save(0, 0);
+  REQUIRE(root.ok());
+  REQUIRE(root->files.size() == 1);
+  CHECK(SizeOf(root_storage.get(), "ck/ckpt-000000/model-rank0.bin") == 10000);
+}
+
+TEST_CASE("a failed write leaves neither a final-named file nor a .tmp", "[checkpoint]") {
+  FailingStorage storage(/*fail_at=*/3);
+  storage.Bind(SystemClock(), nullptr);
+  CheckpointOptions options;
+  options.name = "model";
+  options.folder = "ck";
+  options.model_size_bytes = 5000;
+  options.transfer_size = 1000;
+  auto checkpointer = Make(options, &storage);
+  auto result = checkpointer->Save(1, 7);
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.status().code() == StatusCode::kIOError);
+  CHECK(result.status().message().find("ck/ckpt-000000/model-rank0.bin") != std::string::npos);
+  CHECK(result.status().message().find("injected failure") != std::string::npos);
+  CHECK_FALSE(ExistsIn(&storage, "ck/ckpt-000000/model-rank0.bin"));
+  CHECK_FALSE(ExistsIn(&storage, "ck/ckpt-000000/model-rank0.bin.tmp"));
+  CHECK(ListOf(&storage, "ck/ckpt-000000").empty());
+
+  // The next save uses a fresh id and succeeds (the 3rd write has passed).
+  auto again = checkpointer->Save(1, 8);
+  INFO(again.status().ToString());
+  REQUIRE(again.ok());
+  CHECK(again->id == 1);
+  CHECK(SizeOf(&storage, "ck/ckpt-000001/model-rank0.bin") == 5000);
+}
+
+TEST_CASE("fsync syncs every file and the folders; read_back reads every byte", "[checkpoint]") {
+  auto storage = MemoryStorage();
+  CheckpointOptions options;
+  options.folder = "ck";
+  options.fsync = true;
+  options.read_back = true;
+  options.transfer_size = 1 << 20;
+  auto result = Make(options, storage.get())->Save(0, 0);
+  INFO(result.status().ToString());
+  REQUIRE(result.ok());
+  CHECK(storage->stats().syncs >= 5);  // one per file (+ the directory syncs, if counted)
+  CHECK(result->bytes_read == result->bytes_written);
+  CHECK(storage->stats().read_bytes == result->bytes_written);
+  CHECK(storage->stats().read_ops == 1 + 1 + 1 + 1 + 4);
+  CHECK(result->read_ns > 0);
+}
+
+TEST_CASE("an existing foreign file at a final path is refused and kept", "[checkpoint]") {
+  auto storage = MemoryStorage();
+  CheckpointOptions options;
+  options.folder = "ck";
+  auto checkpointer = Make(options, storage.get());
+  REQUIRE(storage->CreateDirs("ck/ckpt-000000").ok());
+  {
+    auto file = storage->Open("ck/ckpt-000000/rank0-meta.bin", OpenMode::kCreateNew);
+    REQUIRE(file.ok());
+    REQUIRE((*file)->WriteAt(0, "precious", 8).ok());
+    REQUIRE((*file)->Close().ok());
+  }
+  auto result = checkpointer->Save(0, 0);
+  REQUIRE_FALSE(result.ok());
+  CHECK(result.status().code() == StatusCode::kAlreadyExists);
+  CHECK(result.status().message().find("ck/ckpt-000000/rank0-meta.bin") != std::string::npos);
+  CHECK(SizeOf(storage.get(), "ck/ckpt-000000/rank0-meta.bin") == 8);
+  CHECK(ListOf(storage.get(), "ck/ckpt-000000") == std::vector<std::string>{"rank0-meta.bin"});
+}
+
+TEST_CASE("ids count up and a new checkpointer continues after existing checkpoints",
+          "[checkpoint]") {
+  auto storage = MemoryStorage();
+  CheckpointOptions options;
+  options.name = "model";
+  options.folder = "ck";
+  options.model_size_bytes = 4096;
+  options.transfer_size = 1000;
+  options.seed = 9;
+  auto first = Make(options, storage.get());
+  REQUIRE(first->Save(0, 10)->id == 0);
+  REQUIRE(first->Save(0, 20)->id == 1);
+  REQUIRE(storage->CreateDirs("ck/unrelated").ok());
+
+  auto second = Make(options, storage.get());
+  auto third = second->Save(1, 0);
+  REQUIRE(third.ok());
+  CHECK(third->id == 2);
+  CHECK(ListOf(storage.get(), "ck") ==
+        std::vector<std::string>{"ckpt-000000", "ckpt-000001", "ckpt-000002", "unrelated"});
+
+  // Load verifies size and content of an earlier checkpoint.
+  auto loaded = second->Load(1);
+  INFO(loaded.status().ToString());
+  REQUIRE(loaded.ok());
+  CHECK(loaded->bytes_read == 4096);
+  CHECK(loaded->files.size() == 1);
+
+  // Flip one byte of checkpoint 1: Load names the file and offset.
+  {
+    auto file = storage->Open("ck/ckpt-000001/model-rank0.bin", OpenMode::kReadWrite);
+    REQUIRE(file.ok());
+    uint8_t byte = 0;
+    REQUIRE((*file)->ReadExactAt(2500, 1, &byte).ok());
+    byte ^= 0xff;
+    REQUIRE((*file)->WriteAt(2500, &byte, 1).ok());
+  }
+  auto corrupt = second->Load(1);
+  REQUIRE_FALSE(corrupt.ok());
+  CHECK(corrupt.status().code() == StatusCode::kCorruption);
+  CHECK(corrupt.status().message().find("ck/ckpt-000001/model-rank0.bin") != std::string::npos);
+  CHECK(corrupt.status().message().find("offset 2500") != std::string::npos);
+
+  auto missing = second->Load(7);
+  CHECK_FALSE(missing.ok());
+}
+
+TEST_CASE("checkpoint on posix storage: files on disk, no .tmp, trace events", "[checkpoint]") {
+  testing::TempDir dir;
+  auto storage = NewPosixStorage(StorageOptions{});
+  MemoryTracer tracer;
+  storage->Bind(SystemClock(), &tracer);
+  CheckpointOptions options;
+  options.folder = dir / "checkpoints";
+  options.fsync = true;
+  options.read_back = true;
+  auto checkpointer = Make(options, storage.get(), &tracer);
+  auto result = checkpointer->Save(3, 150);
+  INFO(result.status().ToString());
+  REQUIRE(result.ok());
+  namespace fs = std::filesystem;
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(dir / "checkpoints/ckpt-000000")) {
+    names.push_back(entry.path().filename().string());
+    CHECK(entry.path().extension() != ".tmp");
+  }
+  CHECK(names.size() == 5);
+  CHECK(fs::file_size(dir / "checkpoints/ckpt-000000/rank0-model.bin") == 4194304);
+  CHECK(fs::file_size(dir / "checkpoints/ckpt-000000/rank0-index-a.bin") == 1024);
+  REQUIRE(checkpointer->Load(0).ok());
+
+  int captures = 0, restarts = 0;
+  for (const auto& e : tracer.Events()) {
+    if (std::string(e.name) == "checkpoint.capture") {
+      ++captures;
+      CHECK(std::string(e.cat) == "checkpoint");
+      CHECK(e.index == 0);
+      CHECK(e.epoch == 3);
+      CHECK(e.step == 150);
+      CHECK(e.count == static_cast<int64_t>(result->bytes_written));
+    }
+    if (std::string(e.name) == "checkpoint.restart") ++restarts;
+  }
+  CHECK(captures == 1);
+  CHECK(restarts == 1);
+}
+
+TEST_CASE("checkpointer factories reject bad options naming the key", "[checkpoint]") {
+  auto storage = MemoryStorage();
+  Registries registries;
+  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  CheckpointEnv env;
+  env.storage = storage.get();
+  CheckpointOptions options;
+  options.name = "model";
+  auto no_size = (*registries.checkpointers.Get("model"))(options, env);
+  REQUIRE_FALSE(no_size.ok());
+  CHECK(no_size.status().message().find("checkpoint.model_size_bytes") != std::string::npos);
+  options.transfer_size = 0;
+  auto no_transfer = (*registries.checkpointers.Get("paper"))(options, env);
+  REQUIRE_FALSE(no_transfer.ok());
+  CHECK(no_transfer.status().message().find("checkpoint.transfer_size") != std::string::npos);
+  options.transfer_size = 1024;
+  options.rank = 2;
+  options.world = 2;
+  CHECK((*registries.checkpointers.Get("paper"))(options, env).status().code() ==
+        StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace dlio
