@@ -99,10 +99,11 @@ struct StorageOptions {
   uint64_t seed = 0;
 };
 
-// A namespace of files. All methods are safe for concurrent use.
+// A namespace of files. All methods are safe for concurrent use. Files it opens must be destroyed
+// before it (they report to its counters), and the bound tracer must outlive both.
 class Storage {
  public:
-  virtual ~Storage() = default;
+  virtual ~Storage();
 
   // Binds where calls are reported. Called once by the factory helper below; tracer may be null
   // (then a null tracer is used).
@@ -127,7 +128,9 @@ class Storage {
   virtual bool SupportsDirect() const { return false; }
 
  protected:
-  explicit Storage(std::string name) : name_(std::move(name)) {}
+  // Starts bound to SystemClock() and a null tracer, so a backend built directly (NewPosixStorage)
+  // works before, or without, Bind().
+  explicit Storage(std::string name);
   virtual Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
                                                const FileOptions& options) = 0;
   virtual Result<uint64_t> DoFileSize(const std::string& path) = 0;

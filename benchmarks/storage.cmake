@@ -1,0 +1,1 @@
+dlio_add_benchmark(storage_benchmark storage_benchmark.cc)

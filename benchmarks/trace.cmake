@@ -1,0 +1,1 @@
+dlio_add_benchmark(trace_benchmark trace_benchmark.cc)

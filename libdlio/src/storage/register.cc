@@ -1,0 +1,43 @@
+#include "dlio/registries.h"
+#include "storage/slow_storage.h"
+
+namespace dlio {
+
+Status RegisterBuiltinStorages(Registries* registries) {
+  DLIO_RETURN_NOT_OK(registries->storages.Register(
+      {"posix", "POSIX files (pread/pwrite), optionally O_DIRECT",
+       "storage.direct, storage.direct_alignment (reader.odirect)",
+       [](const StorageOptions& options, const Registries&) -> Result<std::unique_ptr<Storage>> {
+         return NewPosixStorage(options);
+       }}));
+  DLIO_RETURN_NOT_OK(registries->storages.Register(
+      {"memory", "in-memory files (tests, no disk)", "",
+       [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
+         return NewMemoryStorage();
+       }}));
+  DLIO_RETURN_NOT_OK(registries->storages.Register(
+      {"slow", "adds seeded latency per read/write to another storage",
+       "slow_inner, slow_latency_us, slow_latency_stdev_us, slow_bandwidth_mib_s, seed",
+       [](const StorageOptions& options,
+          const Registries& registries) -> Result<std::unique_ptr<Storage>> {
+         if (options.slow_inner == "slow" || options.slow_inner.empty()) {
+           return Status::InvalidArgument("storage slow_inner must name another storage, got '" +
+                                          options.slow_inner + "'");
+         }
+         if (options.slow_latency_us < 0 || options.slow_latency_stdev_us < 0 ||
+             options.slow_bandwidth_mib_s < 0) {
+           return Status::InvalidArgument(
+               "storage slow_latency_us, slow_latency_stdev_us and slow_bandwidth_mib_s must be "
+               ">= 0");
+         }
+         StorageOptions inner_options = options;
+         inner_options.name = options.slow_inner;
+         // A null tracer inside: only the outer layer records events.
+         DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> inner,
+                               MakeStorage(inner_options, registries, SystemClock(), nullptr));
+         return NewSlowStorage(std::move(inner), options);
+       }}));
+  return Status::OK();
+}
+
+}  // namespace dlio

@@ -1,0 +1,106 @@
+#include "storage/slow_storage.h"
+
+#include <atomic>
+#include <cmath>
+#include <functional>
+
+namespace dlio {
+namespace {
+
+uint64_t SplitMix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+// Uniform in (0, 1).
+double Unit(uint64_t bits) { return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53; }
+
+// FNV-1a: stable across runs and platforms, unlike std::hash.
+uint64_t HashPath(const std::string& path) {
+  uint64_t h = 1469598103934665603ULL;
+  for (char c : path) {
+    h ^= static_cast<uint8_t>(c);
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+class SlowFile final : public File {
+ public:
+  SlowFile(std::unique_ptr<File> inner, const StorageOptions& options, const Clock* clock)
+      : File(inner->path(), inner->alignment()),
+        inner_(std::move(inner)),
+        options_(options),
+        clock_(clock),
+        path_hash_(HashPath(inner_->path())) {}
+  ~SlowFile() override { (void)Close(); }
+
+ protected:
+  Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
+    Delay(n);
+    return inner_->ReadAt(offset, n, buf);
+  }
+  Status DoWriteAt(uint64_t offset, const void* buf, size_t n) override {
+    Delay(n);
+    return inner_->WriteAt(offset, buf, n);
+  }
+  Result<uint64_t> DoSize() override { return inner_->Size(); }
+  Status DoSync() override { return inner_->Sync(); }
+  Status DoClose() override { return inner_->Close(); }
+
+ private:
+  void Delay(size_t n) {
+    const uint64_t call = calls_.fetch_add(1, std::memory_order_relaxed);
+    clock_->SleepForNanos(SlowDelayNanos(options_, path_hash_, call, n));
+  }
+
+  std::unique_ptr<File> inner_;
+  const StorageOptions& options_;  // owned by the SlowStorage, which outlives its files
+  const Clock* clock_;
+  const uint64_t path_hash_;
+  std::atomic<uint64_t> calls_{0};
+};
+
+class SlowStorage final : public StorageWrapper {
+ public:
+  SlowStorage(std::unique_ptr<Storage> inner, const StorageOptions& options)
+      : StorageWrapper("slow", std::move(inner)), options_(options) {}
+
+ protected:
+  Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
+                                       const FileOptions& options) override {
+    DLIO_ASSIGN_OR_RETURN(std::unique_ptr<File> f, StorageWrapper::DoOpen(path, mode, options));
+    return std::unique_ptr<File>(std::make_unique<SlowFile>(std::move(f), options_, sink().clock));
+  }
+
+ private:
+  const StorageOptions options_;
+};
+
+}  // namespace
+
+int64_t SlowDelayNanos(const StorageOptions& options, uint64_t path_hash, uint64_t call,
+                       size_t bytes) {
+  double us = options.slow_latency_us;
+  if (options.slow_latency_stdev_us > 0) {
+    const uint64_t base = SplitMix64(options.seed ^ SplitMix64(path_hash ^ SplitMix64(call)));
+    // Box-Muller from two independent uniforms.
+    const double u1 = Unit(base), u2 = Unit(SplitMix64(base));
+    const double z = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+    us += options.slow_latency_stdev_us * z;
+  }
+  if (us < 0) us = 0;
+  if (options.slow_bandwidth_mib_s > 0) {
+    us += static_cast<double>(bytes) / (options.slow_bandwidth_mib_s * 1048576.0) * 1e6;
+  }
+  return static_cast<int64_t>(us * 1000.0);
+}
+
+std::unique_ptr<Storage> NewSlowStorage(std::unique_ptr<Storage> inner,
+                                        const StorageOptions& options) {
+  return std::make_unique<SlowStorage>(std::move(inner), options);
+}
+
+}  // namespace dlio

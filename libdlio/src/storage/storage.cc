@@ -1,0 +1,287 @@
+// The bookkeeping every backend shares: counters, timing and tracing around the Do* hooks.
+#include "dlio/storage.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "dlio/registries.h"
+
+namespace dlio {
+namespace {
+
+// Times one call and records it when the tracer is enabled; costs one virtual call otherwise.
+class CallTrace {
+ public:
+  CallTrace(const IoSink& sink, const char* name) : sink_(sink), name_(name) {
+    enabled_ = sink_.tracer->enabled();
+    if (enabled_) {
+      start_us_ = WallMicros();
+      t0_ = sink_.clock->NowNanos();
+    }
+  }
+  bool enabled() const { return enabled_; }
+  void Done(int32_t file_id, int64_t offset, int64_t count, int64_t ret) {
+    if (!enabled_) return;
+    TraceEvent ev;
+    ev.name = name_;
+    ev.cat = sink_.category;
+    ev.start_us = start_us_;
+    ev.dur_us = (sink_.clock->NowNanos() - t0_) / 1000;
+    ev.file_id = file_id;
+    ev.offset = offset;
+    ev.count = count;
+    ev.ret = ret;
+    sink_.tracer->Record(ev);
+  }
+  // For path operations, which have no file id of their own.
+  void DonePath(const std::string& path, int64_t ret) {
+    if (!enabled_) return;
+    Done(sink_.tracer->InternFile(path), -1, -1, ret);
+  }
+
+ private:
+  const IoSink& sink_;
+  const char* name_;
+  bool enabled_ = false;
+  int64_t start_us_ = 0;
+  int64_t t0_ = 0;
+};
+
+int64_t RetOf(const Status& st) { return st.ok() ? 0 : -1; }
+
+}  // namespace
+
+// ---- File ----
+
+File::~File() = default;
+
+Result<size_t> File::ReadAt(uint64_t offset, size_t n, void* buf) {
+  if (closed_) return Status::FailedPrecondition("read " + path_ + ": file is closed");
+  CallTrace t(sink_, "pread");
+  Result<size_t> r = DoReadAt(offset, n, buf);
+  if (r.ok()) {
+    sink_.counters->read_ops.fetch_add(1, std::memory_order_relaxed);
+    sink_.counters->read_bytes.fetch_add(*r, std::memory_order_relaxed);
+  }
+  t.Done(file_id_, static_cast<int64_t>(offset), static_cast<int64_t>(n),
+         r.ok() ? static_cast<int64_t>(*r) : -1);
+  return r;
+}
+
+Status File::ReadExactAt(uint64_t offset, size_t n, void* buf) {
+  DLIO_ASSIGN_OR_RETURN(size_t got, ReadAt(offset, n, buf));
+  if (got != n) {
+    return Status::Corruption(path_ + ": short read at offset " + std::to_string(offset) +
+                              ": wanted " + std::to_string(n) + " bytes, got " +
+                              std::to_string(got) + " (file ends early)");
+  }
+  return Status::OK();
+}
+
+Status File::WriteAt(uint64_t offset, const void* buf, size_t n) {
+  if (closed_) return Status::FailedPrecondition("write " + path_ + ": file is closed");
+  CallTrace t(sink_, "pwrite");
+  Status st = DoWriteAt(offset, buf, n);
+  if (st.ok()) {
+    sink_.counters->write_ops.fetch_add(1, std::memory_order_relaxed);
+    sink_.counters->write_bytes.fetch_add(n, std::memory_order_relaxed);
+  }
+  t.Done(file_id_, static_cast<int64_t>(offset), static_cast<int64_t>(n),
+         st.ok() ? static_cast<int64_t>(n) : -1);
+  return st;
+}
+
+Result<uint64_t> File::Size() {
+  if (closed_) return Status::FailedPrecondition("fstat " + path_ + ": file is closed");
+  CallTrace t(sink_, "fstat");
+  Result<uint64_t> r = DoSize();
+  t.Done(file_id_, -1, -1, r.ok() ? 0 : -1);
+  return r;
+}
+
+Status File::Sync() {
+  if (closed_) return Status::FailedPrecondition("fsync " + path_ + ": file is closed");
+  CallTrace t(sink_, "fsync");
+  Status st = DoSync();
+  if (st.ok()) sink_.counters->syncs.fetch_add(1, std::memory_order_relaxed);
+  t.Done(file_id_, -1, -1, RetOf(st));
+  return st;
+}
+
+Status File::Close() {
+  if (closed_) return Status::OK();
+  closed_ = true;
+  CallTrace t(sink_, "close");
+  Status st = DoClose();
+  sink_.counters->closes.fetch_add(1, std::memory_order_relaxed);
+  t.Done(file_id_, -1, -1, RetOf(st));
+  return st;
+}
+
+// ---- Storage ----
+
+Storage::Storage(std::string name)
+    : name_(std::move(name)), own_null_tracer_(MakeNullTracer()) {
+  sink_.clock = SystemClock();
+  sink_.tracer = own_null_tracer_.get();
+  sink_.counters = &counters_;
+}
+
+Storage::~Storage() = default;
+
+void Storage::Bind(const Clock* clock, Tracer* tracer) {
+  sink_.clock = clock != nullptr ? clock : SystemClock();
+  sink_.tracer = tracer != nullptr ? tracer : own_null_tracer_.get();
+}
+
+Result<std::unique_ptr<File>> Storage::Open(const std::string& path, OpenMode mode,
+                                            const FileOptions& options) {
+  CallTrace t(sink_, "open64");
+  Result<std::unique_ptr<File>> r = DoOpen(path, mode, options);
+  if (!r.ok()) {
+    t.DonePath(path, -1);
+    return r;
+  }
+  File* f = r->get();
+  f->sink_ = sink_;
+  if (t.enabled()) f->file_id_ = sink_.tracer->InternFile(path);
+  counters_.opens.fetch_add(1, std::memory_order_relaxed);
+  t.Done(f->file_id_, -1, -1, 0);
+  return r;
+}
+
+Result<uint64_t> Storage::FileSize(const std::string& path) {
+  CallTrace t(sink_, "stat");
+  Result<uint64_t> r = DoFileSize(path);
+  t.DonePath(path, r.ok() ? 0 : -1);
+  return r;
+}
+
+Result<bool> Storage::Exists(const std::string& path) {
+  CallTrace t(sink_, "access");
+  Result<bool> r = DoExists(path);
+  t.DonePath(path, r.ok() && *r ? 0 : -1);
+  return r;
+}
+
+Result<bool> Storage::IsDirectory(const std::string& path) {
+  CallTrace t(sink_, "stat");
+  Result<bool> r = DoIsDirectory(path);
+  t.DonePath(path, r.ok() ? 0 : -1);
+  return r;
+}
+
+Status Storage::CreateDirs(const std::string& path) {
+  CallTrace t(sink_, "mkdir");
+  Status st = DoCreateDirs(path);
+  t.DonePath(path, RetOf(st));
+  return st;
+}
+
+Result<std::vector<std::string>> Storage::List(const std::string& dir) {
+  CallTrace t(sink_, "opendir");
+  Result<std::vector<std::string>> r = DoList(dir);
+  t.DonePath(dir, r.ok() ? static_cast<int64_t>(r->size()) : -1);
+  return r;
+}
+
+Status Storage::Rename(const std::string& from, const std::string& to) {
+  CallTrace t(sink_, "rename");
+  Status st = DoRename(from, to);
+  t.DonePath(from, RetOf(st));
+  return st;
+}
+
+Status Storage::Remove(const std::string& path) {
+  CallTrace t(sink_, "unlink");
+  Status st = DoRemove(path);
+  t.DonePath(path, RetOf(st));
+  return st;
+}
+
+Status Storage::RemoveEmptyDir(const std::string& path) {
+  CallTrace t(sink_, "rmdir");
+  Status st = DoRemoveEmptyDir(path);
+  t.DonePath(path, RetOf(st));
+  return st;
+}
+
+Status Storage::SyncDir(const std::string& dir) {
+  CallTrace t(sink_, "fsync");
+  Status st = DoSyncDir(dir);
+  if (st.ok()) counters_.syncs.fetch_add(1, std::memory_order_relaxed);
+  t.DonePath(dir, RetOf(st));
+  return st;
+}
+
+IoStats Storage::stats() const {
+  IoStats s;
+  s.read_ops = counters_.read_ops.load(std::memory_order_relaxed);
+  s.read_bytes = counters_.read_bytes.load(std::memory_order_relaxed);
+  s.write_ops = counters_.write_ops.load(std::memory_order_relaxed);
+  s.write_bytes = counters_.write_bytes.load(std::memory_order_relaxed);
+  s.opens = counters_.opens.load(std::memory_order_relaxed);
+  s.closes = counters_.closes.load(std::memory_order_relaxed);
+  s.syncs = counters_.syncs.load(std::memory_order_relaxed);
+  return s;
+}
+
+Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
+                                             const Registries& registries, const Clock* clock,
+                                             Tracer* tracer) {
+  DLIO_ASSIGN_OR_RETURN(StorageFactory factory, registries.storages.Get(options.name));
+  DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> storage, factory(options, registries));
+  if (storage == nullptr) {
+    return Status::Internal("storage factory '" + options.name + "' returned null");
+  }
+  storage->Bind(clock, tracer);
+  return storage;
+}
+
+// ---- AlignedBuffer ----
+
+AlignedBuffer::~AlignedBuffer() { std::free(data_); }
+
+AlignedBuffer::AlignedBuffer(AlignedBuffer&& other) noexcept
+    : data_(other.data_), size_(other.size_), capacity_(other.capacity_),
+      alignment_(other.alignment_) {
+  other.data_ = nullptr;
+  other.size_ = other.capacity_ = 0;
+}
+
+AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
+  if (this != &other) {
+    std::free(data_);
+    data_ = other.data_;
+    size_ = other.size_;
+    capacity_ = other.capacity_;
+    alignment_ = other.alignment_;
+    other.data_ = nullptr;
+    other.size_ = other.capacity_ = 0;
+  }
+  return *this;
+}
+
+Status AlignedBuffer::Resize(size_t n) {
+  if (n > capacity_) {
+    if (alignment_ == 0 || (alignment_ & (alignment_ - 1)) != 0) {
+      return Status::InvalidArgument("AlignedBuffer alignment " + std::to_string(alignment_) +
+                                     " is not a power of two");
+    }
+    const size_t align = alignment_ < sizeof(void*) ? sizeof(void*) : alignment_;
+    const size_t cap = (n + align - 1) / align * align;
+    void* p = std::aligned_alloc(align, cap);
+    if (p == nullptr) {
+      return Status::ResourceExhausted("cannot allocate " + std::to_string(cap) +
+                                       " aligned bytes");
+    }
+    std::free(data_);
+    data_ = static_cast<uint8_t*>(p);
+    capacity_ = cap;
+  }
+  size_ = n;
+  return Status::OK();
+}
+
+}  // namespace dlio

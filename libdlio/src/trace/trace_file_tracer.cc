@@ -1,0 +1,301 @@
+// DFTracer-compatible trace file sink.
+//
+// Layout: "[" on the first line, then one complete event per line, each ending in "," (Chrome's
+// JSON Array Format, which tolerates a missing "]" so a crashed run still opens), and a closing
+// process_name metadata event without the comma followed by "]". For plain files every Flush()
+// writes that footer and the next write overwrites it, so the file is a valid JSON array after each
+// Flush. Gzip streams cannot be rewritten, so a ".gz" file gets its footer only when the tracer is
+// destroyed; Flush() then does a zlib sync flush so everything written so far is decodable.
+#include <fcntl.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <atomic>
+#include <cerrno>
+#include <charconv>
+#include <mutex>
+
+#include "dlio/tracer.h"
+#include "trace/thread_buffers.h"
+
+namespace dlio {
+namespace {
+
+constexpr size_t kWriteChunk = 1 << 20;  // formatted bytes per file append
+
+void AppendInt(std::string* out, int64_t v) {
+  char buf[24];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+  out->append(buf, static_cast<size_t>(end - buf));
+}
+
+void AppendEscaped(std::string* out, std::string_view s) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(c);
+    } else if (u < 0x20) {
+      out->append("\\u00");
+      out->push_back(kHex[u >> 4]);
+      out->push_back(kHex[u & 0xf]);
+    } else {
+      out->push_back(c);
+    }
+  }
+}
+
+// Where formatted bytes go. Not thread-safe: the tracer serialises calls with its file mutex.
+class OutputSink {
+ public:
+  virtual ~OutputSink() = default;
+  virtual Status Write(std::string_view data) = 0;
+  // Makes everything so far durable/readable; `footer` closes the JSON array where possible.
+  virtual Status Checkpoint(std::string_view footer) = 0;
+  virtual Status Close(std::string_view footer) = 0;
+};
+
+class PlainSink final : public OutputSink {
+ public:
+  PlainSink(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~PlainSink() override {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  Status Write(std::string_view data) override {
+    DLIO_RETURN_NOT_OK(WriteAt(end_, data));
+    end_ += data.size();
+    return Status::OK();
+  }
+  Status Checkpoint(std::string_view footer) override {
+    // The footer sits past end_, so the next Write overwrites it.
+    DLIO_RETURN_NOT_OK(WriteAt(end_, footer));
+    const auto total = static_cast<off_t>(end_ + footer.size());
+    if (::ftruncate(fd_, total) != 0) return Status::FromErrno(errno, "ftruncate " + path_);
+    return Status::OK();
+  }
+  Status Close(std::string_view footer) override {
+    Status st = Checkpoint(footer);
+    if (::close(fd_) != 0 && st.ok()) st = Status::FromErrno(errno, "close " + path_);
+    fd_ = -1;
+    return st;
+  }
+
+ private:
+  Status WriteAt(uint64_t offset, std::string_view data) {
+    size_t done = 0;
+    while (done < data.size()) {
+      ssize_t n = ::pwrite(fd_, data.data() + done, data.size() - done,
+                           static_cast<off_t>(offset + done));
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return Status::FromErrno(errno, "write trace file " + path_);
+      }
+      done += static_cast<size_t>(n);
+    }
+    return Status::OK();
+  }
+
+  int fd_;
+  std::string path_;
+  uint64_t end_ = 0;
+};
+
+class GzipSink final : public OutputSink {
+ public:
+  GzipSink(gzFile gz, std::string path) : gz_(gz), path_(std::move(path)) {}
+  ~GzipSink() override {
+    if (gz_ != nullptr) gzclose(gz_);
+  }
+  Status Write(std::string_view data) override {
+    if (data.empty()) return Status::OK();
+    if (gzwrite(gz_, data.data(), static_cast<unsigned>(data.size())) !=
+        static_cast<int>(data.size())) {
+      return Error("gzwrite");
+    }
+    return Status::OK();
+  }
+  Status Checkpoint(std::string_view) override {
+    if (gzflush(gz_, Z_SYNC_FLUSH) != Z_OK) return Error("gzflush");
+    return Status::OK();
+  }
+  Status Close(std::string_view footer) override {
+    Status st = Write(footer);
+    const int rc = gzclose(gz_);
+    gz_ = nullptr;
+    if (rc != Z_OK && st.ok()) st = Status::IOError("gzclose trace file " + path_ + " failed");
+    return st;
+  }
+
+ private:
+  Status Error(const char* op) {
+    int errnum = 0;
+    const char* msg = gzerror(gz_, &errnum);
+    if (errnum == Z_ERRNO) return Status::FromErrno(errno, std::string(op) + " " + path_);
+    return Status::IOError(std::string(op) + " trace file " + path_ + ": " + msg);
+  }
+
+  gzFile gz_;
+  std::string path_;
+};
+
+class TraceFileTracer final : public Tracer {
+ public:
+  TraceFileTracer(const TraceFileOptions& options, std::unique_ptr<OutputSink> sink)
+      : options_(options), buffers_(options.buffer_events), sink_(std::move(sink)) {
+    footer_ = "{\"id\":0,\"name\":\"process_name\",\"cat\":\"dlio\",\"pid\":";
+    AppendInt(&footer_, options_.pid);
+    footer_ += ",\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"dlio rank ";
+    AppendInt(&footer_, options_.pid);
+    footer_ += "\"}}\n]\n";
+    std::lock_guard<std::mutex> lock(file_mu_);
+    KeepFirstError(sink_->Write("[\n"));
+  }
+
+  ~TraceFileTracer() override {
+    (void)Flush();
+    std::lock_guard<std::mutex> lock(file_mu_);
+    (void)sink_->Close(footer_);
+  }
+
+  bool enabled() const override { return true; }
+  int32_t InternFile(std::string_view path) override { return names_.Intern(path); }
+
+  void Record(const TraceEvent& event) override {
+    trace_internal::ThreadBuffer* b = buffers_.Local();
+    std::lock_guard<std::mutex> lock(b->mu);
+    b->events.push_back(event);
+    if (b->events.back().tid == 0) b->events.back().tid = b->tid;
+    if (b->events.size() >= options_.buffer_events) WriteOut(*b);
+  }
+
+  Status Flush() override {
+    buffers_.ForEach([this](trace_internal::ThreadBuffer& b) { WriteOut(b); });
+    std::lock_guard<std::mutex> lock(file_mu_);
+    KeepFirstError(sink_->Checkpoint(footer_));
+    return status_;
+  }
+
+ private:
+  // Formats b's events and appends them to the file. Requires b.mu held.
+  void WriteOut(trace_internal::ThreadBuffer& b) {
+    if (b.events.empty()) return;
+    int64_t id = next_id_.fetch_add(static_cast<int64_t>(b.events.size()), std::memory_order_relaxed);
+    std::string& out = b.scratch;
+    out.clear();
+    // Consecutive events usually name the same file: look its name up once per run.
+    int32_t cached_id = -1;
+    std::string_view cached_name;
+    for (const TraceEvent& e : b.events) {
+      if (e.file_id >= 0 && e.file_id != cached_id) {
+        cached_id = e.file_id;
+        cached_name = names_.NameView(e.file_id);
+      }
+      FormatEvent(e, id++, cached_name, &out);
+      if (out.size() >= kWriteChunk) {
+        Append(out);
+        out.clear();
+      }
+    }
+    Append(out);
+    out.clear();
+    b.events.clear();
+  }
+
+  void Append(std::string_view data) {
+    if (data.empty()) return;
+    std::lock_guard<std::mutex> lock(file_mu_);
+    if (status_.ok()) KeepFirstError(sink_->Write(data));
+  }
+
+  void FormatEvent(const TraceEvent& e, int64_t id, std::string_view fname,
+                   std::string* out) const {
+    out->append("{\"id\":");
+    AppendInt(out, id);
+    out->append(",\"name\":\"");
+    AppendEscaped(out, e.name);
+    out->append("\",\"cat\":\"");
+    AppendEscaped(out, e.cat);
+    out->append("\",\"pid\":");
+    AppendInt(out, options_.pid);
+    out->append(",\"tid\":");
+    AppendInt(out, e.tid);
+    out->append(",\"ts\":");
+    AppendInt(out, e.start_us);
+    out->append(",\"dur\":");
+    AppendInt(out, e.dur_us);
+    out->append(",\"ph\":\"X\",\"args\":{");
+    bool first = true;
+    auto arg = [&](const char* key, int64_t v) {
+      if (v < 0) return;
+      out->append(first ? "\"" : ",\"");
+      out->append(key);
+      out->append("\":");
+      AppendInt(out, v);
+      first = false;
+    };
+    if (e.file_id >= 0) {
+      out->append("\"fname\":\"");
+      AppendEscaped(out, fname);
+      out->push_back('"');
+      first = false;
+    }
+    arg("count", e.count);
+    arg("offset", e.offset);
+    // ret may be a negative errno; -1 means "does not apply".
+    if (e.ret != -1) {
+      out->append(first ? "\"ret\":" : ",\"ret\":");
+      AppendInt(out, e.ret);
+      first = false;
+    }
+    arg("epoch", e.epoch);
+    arg("step", e.step);
+    arg("index", e.index);
+    out->append("}},\n");
+  }
+
+  // Requires file_mu_ held.
+  void KeepFirstError(Status st) {
+    if (status_.ok() && !st.ok()) status_ = std::move(st);
+  }
+
+  const TraceFileOptions options_;
+  trace_internal::ThreadBuffers buffers_;
+  trace_internal::FileNames names_;
+  std::atomic<int64_t> next_id_{1};
+  std::mutex file_mu_;  // guards sink_ and status_; taken once per buffer_events events
+  std::unique_ptr<OutputSink> sink_;
+  Status status_;
+  std::string footer_;
+};
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Tracer>> MakeTraceFileTracer(const TraceFileOptions& options) {
+  if (options.path.empty()) return Status::InvalidArgument("trace file path is empty");
+  if (options.buffer_events == 0) {
+    return Status::InvalidArgument("trace buffer_events must be > 0 (trace file " + options.path + ")");
+  }
+  std::unique_ptr<OutputSink> sink;
+  if (EndsWith(options.path, ".gz")) {
+    const int fd = ::open(options.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return Status::FromErrno(errno, "open trace file " + options.path);
+    gzFile gz = gzdopen(fd, "wb");
+    if (gz == nullptr) {
+      ::close(fd);
+      return Status::ResourceExhausted("gzdopen trace file " + options.path);
+    }
+    sink = std::make_unique<GzipSink>(gz, options.path);
+  } else {
+    const int fd = ::open(options.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return Status::FromErrno(errno, "open trace file " + options.path);
+    sink = std::make_unique<PlainSink>(fd, options.path);
+  }
+  return std::unique_ptr<Tracer>(std::make_unique<TraceFileTracer>(options, std::move(sink)));
+}
+
+}  // namespace dlio

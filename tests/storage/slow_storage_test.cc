@@ -1,0 +1,136 @@
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "dlio/registries.h"
+#include "dlio/storage.h"
+#include "storage/slow_storage.h"
+
+namespace dlio {
+namespace {
+
+// Records every sleep instead of sleeping, and advances its time by it.
+class FakeClock final : public Clock {
+ public:
+  int64_t NowNanos() const override { return now_.load(); }
+  void SleepForNanos(int64_t nanos) const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    sleeps_.push_back(nanos);
+    if (nanos > 0) now_ += nanos;
+  }
+  void SpinForNanos(int64_t nanos) const override { SleepForNanos(nanos); }
+  std::vector<int64_t> sleeps() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return sleeps_;
+  }
+
+ private:
+  mutable std::atomic<int64_t> now_{1000};
+  mutable std::mutex mu_;
+  mutable std::vector<int64_t> sleeps_;
+};
+
+std::unique_ptr<Storage> MakeSlow(const StorageOptions& options, const Clock* clock,
+                                  Tracer* tracer = nullptr) {
+  Registries registries;
+  REQUIRE(RegisterBuiltinStorages(&registries).ok());
+  auto s = MakeStorage(options, registries, clock, tracer);
+  REQUIRE(s.ok());
+  return std::move(s).value();
+}
+
+std::vector<int64_t> RunReads(const StorageOptions& options, int reads) {
+  FakeClock clock;
+  auto s = MakeSlow(options, &clock);
+  {
+    auto f = s->Open("/mem/a.bin", OpenMode::kWrite);
+    REQUIRE(f.ok());
+    std::vector<uint8_t> data(1024, 1);
+    REQUIRE((*f)->WriteAt(0, data.data(), data.size()).ok());
+    for (int i = 0; i < reads; ++i) REQUIRE(*(*f)->ReadAt(0, 1024, data.data()) == 1024);
+  }
+  return clock.sleeps();
+}
+
+TEST_CASE("slow: every read and write sleeps the configured latency on the clock") {
+  StorageOptions o;
+  o.name = "slow";
+  o.slow_inner = "memory";
+  o.slow_latency_us = 250;
+  auto sleeps = RunReads(o, 3);
+  CHECK(sleeps == std::vector<int64_t>(4, 250000));  // 1 write + 3 reads
+
+  o.slow_bandwidth_mib_s = 1;  // 1024 bytes at 1 MiB/s = 976.5625 us more
+  sleeps = RunReads(o, 1);
+  REQUIRE(sleeps.size() == 2);
+  CHECK(sleeps[0] == 250000 + 976562);
+}
+
+TEST_CASE("slow: measured delay includes the injected latency (fake clock)") {
+  StorageOptions o;
+  o.name = "slow";
+  o.slow_inner = "memory";
+  o.slow_latency_us = 500;
+  FakeClock clock;
+  MemoryTracer tracer;
+  auto s = MakeSlow(o, &clock, &tracer);
+  auto f = s->Open("/x", OpenMode::kWrite);
+  REQUIRE(f.ok());
+  const char byte = 1;
+  REQUIRE((*f)->WriteAt(0, &byte, 1).ok());
+  bool found = false;
+  for (const auto& e : tracer.Events()) {
+    if (std::string(e.name) == "pwrite") {
+      CHECK(e.dur_us >= 500);
+      found = true;
+    }
+  }
+  CHECK(found);
+}
+
+TEST_CASE("slow: jittered latency is deterministic per seed and never negative") {
+  StorageOptions o;
+  o.name = "slow";
+  o.slow_inner = "memory";
+  o.slow_latency_us = 100;
+  o.slow_latency_stdev_us = 50;
+  o.seed = 42;
+  const auto a = RunReads(o, 20);
+  const auto b = RunReads(o, 20);
+  CHECK(a == b);
+  o.seed = 43;
+  const auto c = RunReads(o, 20);
+  CHECK(a != c);
+  CHECK(std::adjacent_find(a.begin(), a.end(), std::not_equal_to<>()) != a.end());  // varies
+
+  o.slow_latency_us = 10;
+  o.slow_latency_stdev_us = 1000;
+  const auto clipped = RunReads(o, 50);
+  CHECK(std::all_of(clipped.begin(), clipped.end(), [](int64_t v) { return v >= 0; }));
+  CHECK(std::count(clipped.begin(), clipped.end(), 0) > 0);
+}
+
+TEST_CASE("slow: refuses to wrap itself and names unknown inner storages") {
+  Registries registries;
+  REQUIRE(RegisterBuiltinStorages(&registries).ok());
+  StorageOptions o;
+  o.name = "slow";
+  o.slow_inner = "slow";
+  auto s = MakeStorage(o, registries, SystemClock(), nullptr);
+  CHECK(s.status().code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.status().message(), Catch::Contains("slow_inner"));
+  o.slow_inner = "s3";
+  s = MakeStorage(o, registries, SystemClock(), nullptr);
+  CHECK(s.status().code() == StatusCode::kNotFound);
+  CHECK_THAT(s.status().message(), Catch::Contains("s3"));
+  o.name = "nope";
+  CHECK_THAT(MakeStorage(o, registries, SystemClock(), nullptr).status().message(),
+             Catch::Contains("posix"));  // lists the known names
+}
+
+}  // namespace
+}  // namespace dlio
