@@ -43,6 +43,9 @@ struct FormatOptions {
   uint64_t transfer_size = 262144;   // bytes per read request for streaming readers (0 = whole)
   bool direct = false;               // open with FileOptions::direct
   bool verify = true;                // check checksums where the format has them
+  // npz: a deflated member of at most this many bytes is inflated once per open reader and kept
+  // (later samples are a memcpy); larger ones are re-inflated from a forward-moving stream.
+  uint64_t inflate_cache_bytes = 256ull << 20;
   // Formats without files (synthetic) describe their virtual files with these.
   uint64_t synthetic_samples = 1;
   uint64_t synthetic_record_length = 65536;

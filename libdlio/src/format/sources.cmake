@@ -1,3 +1,14 @@
 # Sources of the format module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
+  src/format/content.cc
+  src/format/io_util.cc
+  src/format/npy_header.cc
+  src/format/zip.cc
+  src/format/npy_format.cc
+  src/format/npz_format.cc
+  src/format/indexed_binary_format.cc
+  src/format/synthetic_format.cc
+  src/format/detect.cc
+  src/format/register.cc
+  src/format/data_source.cc
 )

@@ -1,0 +1,1 @@
+dlio_add_benchmark(format_benchmark format_benchmark.cc)

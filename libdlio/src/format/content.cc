@@ -1,0 +1,93 @@
+#include "format/content.h"
+
+#include <bit>
+#include <cstring>
+
+namespace dlio::format_internal {
+namespace {
+
+constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
+
+inline uint64_t Mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+// Word k of a sample is Mix(base + k * golden): the splitmix64 sequence, addressable by k.
+inline uint64_t SampleBase(uint64_t seed, uint64_t sample) {
+  return Mix(seed * kGolden + Mix(sample + 0x5851F42D4C957F2Dull));
+}
+
+inline void StoreLE(uint64_t w, uint8_t* dst) {
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(dst, &w, 8);
+  } else {
+    for (int b = 0; b < 8; ++b) dst[b] = static_cast<uint8_t>(w >> (8 * b));
+  }
+}
+
+}  // namespace
+
+void FillSampleBytes(uint64_t seed, uint64_t sample, uint64_t offset, uint8_t* dst, size_t n) {
+  if (n == 0) return;
+  const uint64_t base = SampleBase(seed, sample);
+  uint64_t word = offset / 8;
+  size_t skip = offset % 8;
+  uint8_t tmp[8];
+  if (skip != 0) {  // leading partial word
+    StoreLE(Mix(base + word * kGolden), tmp);
+    size_t take = 8 - skip < n ? 8 - skip : n;
+    std::memcpy(dst, tmp + skip, take);
+    dst += take;
+    n -= take;
+    ++word;
+  }
+  uint64_t state = base + word * kGolden;
+  while (n >= 8) {
+    StoreLE(Mix(state), dst);
+    state += kGolden;
+    dst += 8;
+    n -= 8;
+  }
+  if (n > 0) {
+    StoreLE(Mix(state), tmp);
+    std::memcpy(dst, tmp, n);
+  }
+}
+
+int64_t SampleLabel(uint64_t seed, uint64_t sample) {
+  return static_cast<int64_t>(Mix(seed ^ 0x1ABE1ull * kGolden ^ Mix(sample)) % 1000);
+}
+
+}  // namespace dlio::format_internal
+
+#include <algorithm>
+#include <vector>
+
+namespace dlio::format_internal {
+
+Status ForEachDataChunk(const FileSpec& spec, size_t chunk,
+                        const std::function<Status(const uint8_t*, size_t)>& sink) {
+  uint64_t total = 0;
+  for (uint64_t s : spec.sample_sizes) total += s;
+  std::vector<uint8_t> buf(static_cast<size_t>(std::min<uint64_t>(chunk, std::max<uint64_t>(total, 1))));
+  size_t fill = 0;
+  for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
+    const uint64_t size = spec.sample_sizes[i];
+    for (uint64_t done = 0; done < size;) {
+      const size_t take = static_cast<size_t>(std::min<uint64_t>(size - done, buf.size() - fill));
+      FillSampleBytes(spec.seed, i, done, buf.data() + fill, take);
+      fill += take;
+      done += take;
+      if (fill == buf.size()) {
+        DLIO_RETURN_NOT_OK(sink(buf.data(), fill));
+        fill = 0;
+      }
+    }
+  }
+  if (fill > 0) DLIO_RETURN_NOT_OK(sink(buf.data(), fill));
+  return Status::OK();
+}
+
+}  // namespace dlio::format_internal

@@ -1,0 +1,139 @@
+// A DataSource over a Format: readers are opened on demand and kept in an LRU of at most
+// max_open_files. Readers are shared_ptrs so an eviction never closes a file another thread is
+// still reading; opening happens outside the lock so a slow open does not stall the cache hits.
+#include <algorithm>
+#include <list>
+#include <mutex>
+#include <unordered_map>
+
+#include "dlio/data_source.h"
+
+namespace dlio {
+namespace {
+
+class FormatDataSource final : public DataSource {
+ public:
+  FormatDataSource(Storage* storage, const Format* format, std::vector<std::string> files,
+                   const FormatDataSourceOptions& options)
+      : storage_(storage),
+        format_(format),
+        files_(std::move(files)),
+        options_(options),
+        max_open_(std::max<size_t>(1, options.max_open_files)) {}
+
+  Status Init() {
+    if (options_.samples_per_file > 0) {
+      counts_.assign(files_.size(), options_.samples_per_file);
+      return Status::OK();
+    }
+    if (!format_->uses_files()) {
+      counts_.assign(files_.size(), options_.format.synthetic_samples);
+      return Status::OK();
+    }
+    counts_.reserve(files_.size());
+    for (uint32_t f = 0; f < files_.size(); ++f) {
+      DLIO_ASSIGN_OR_RETURN(std::shared_ptr<FormatReader> reader, Acquire(f));
+      counts_.push_back(reader->num_samples());
+    }
+    return Status::OK();
+  }
+
+  size_t num_files() const override { return files_.size(); }
+  const std::string& file_path(uint32_t file) const override { return files_.at(file); }
+  const std::vector<uint64_t>& samples_per_file() const override { return counts_; }
+
+  Status Read(SampleRef ref, SampleBuffer* out) override {
+    if (ref.file >= files_.size()) {
+      return Status::OutOfRange("file index " + std::to_string(ref.file) + " past the " +
+                                std::to_string(files_.size()) + " files of the data source");
+    }
+    const std::string& path = files_[ref.file];
+    if (ref.index >= counts_[ref.file]) {
+      return Status::OutOfRange(path + " sample " + std::to_string(ref.index) + ": past the " +
+                                std::to_string(counts_[ref.file]) + " samples of the file");
+    }
+    auto reader = Acquire(ref.file);
+    if (!reader.ok()) {
+      return reader.status().WithContext(path + " sample " + std::to_string(ref.index));
+    }
+    Status st = (*reader)->ReadSample(ref.index, out);
+    if (!st.ok()) return st.WithContext(path + " sample " + std::to_string(ref.index));
+    return st;
+  }
+
+  void CloseAll() override {
+    std::unordered_map<uint32_t, Slot> drop;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      drop.swap(open_);
+      lru_.clear();
+    }
+  }
+
+ private:
+  struct Slot {
+    std::shared_ptr<FormatReader> reader;
+    std::list<uint32_t>::iterator lru;
+  };
+
+  Result<std::shared_ptr<FormatReader>> Acquire(uint32_t f) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = open_.find(f);
+      if (it != open_.end()) {
+        lru_.splice(lru_.begin(), lru_, it->second.lru);
+        return it->second.reader;
+      }
+    }
+    DLIO_ASSIGN_OR_RETURN(std::unique_ptr<FormatReader> opened,
+                          format_->Open(storage_, files_[f], options_.format));
+    std::shared_ptr<FormatReader> reader(std::move(opened));
+    std::vector<std::shared_ptr<FormatReader>> evicted;  // closed after unlocking
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = open_.find(f);
+      if (it != open_.end()) {  // another thread opened it meanwhile: use theirs
+        evicted.push_back(std::move(reader));
+        lru_.splice(lru_.begin(), lru_, it->second.lru);
+        return it->second.reader;
+      }
+      lru_.push_front(f);
+      open_.emplace(f, Slot{reader, lru_.begin()});
+      while (open_.size() > max_open_) {
+        const uint32_t victim = lru_.back();
+        lru_.pop_back();
+        auto v = open_.find(victim);
+        evicted.push_back(std::move(v->second.reader));
+        open_.erase(v);
+      }
+    }
+    return reader;
+  }
+
+  Storage* storage_;
+  const Format* format_;
+  std::vector<std::string> files_;
+  FormatDataSourceOptions options_;
+  size_t max_open_;
+  std::vector<uint64_t> counts_;
+  std::mutex mu_;  // guards open_ and lru_
+  std::unordered_map<uint32_t, Slot> open_;
+  std::list<uint32_t> lru_;  // most recently used first
+};
+
+}  // namespace
+
+Result<std::unique_ptr<DataSource>> MakeFormatDataSource(Storage* storage, const Format* format,
+                                                         std::vector<std::string> files,
+                                                         const FormatDataSourceOptions& options) {
+  if (format == nullptr) return Status::InvalidArgument("MakeFormatDataSource: format is null");
+  if (storage == nullptr && format->uses_files()) {
+    return Status::InvalidArgument("MakeFormatDataSource: storage is null for format '" +
+                                   format->name() + "'");
+  }
+  auto source = std::make_unique<FormatDataSource>(storage, format, std::move(files), options);
+  DLIO_RETURN_NOT_OK(source->Init());
+  return std::unique_ptr<DataSource>(std::move(source));
+}
+
+}  // namespace dlio

@@ -1,0 +1,20 @@
+// Constructors of the built-in formats (registered by name in register.cc).
+#pragma once
+
+#include <memory>
+
+#include "dlio/format.h"
+
+namespace dlio::format_internal {
+
+std::unique_ptr<Format> NewNpyFormat();
+std::unique_ptr<Format> NewNpzFormat();
+std::unique_ptr<Format> NewIndexedBinaryFormat();
+std::unique_ptr<Format> NewSyntheticFormat();
+
+// npz writer with the ZIP64 records forced even for small files (numpy and zipfile read both),
+// so tests can exercise the ZIP64 paths without 4 GiB files.
+Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
+                const FormatOptions& options, bool force_zip64);
+
+}  // namespace dlio::format_internal

@@ -1,0 +1,156 @@
+// indexed_binary: DLIO's format for dlrm. Sample bytes back to back in the data file, plus two
+// index files beside it, as dlio_benchmark names them: "<file>.off.idx" (uint64 byte offset of
+// each sample) and "<file>.sz.idx" (uint64 size of each sample), little-endian, one entry per
+// sample. Entries may be in any order and need not tile the file; each must lie inside it.
+#include <algorithm>
+
+#include "format/content.h"
+#include "format/formats.h"
+#include "format/io_util.h"
+
+namespace dlio::format_internal {
+namespace {
+
+std::string OffsetIndexPath(const std::string& path) { return path + ".off.idx"; }
+std::string SizeIndexPath(const std::string& path) { return path + ".sz.idx"; }
+
+Result<std::vector<uint64_t>> ReadIndex(Storage* storage, const std::string& path) {
+  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
+  DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+  if (size % 8 != 0) {
+    return Status::Corruption(path + ": index size " + std::to_string(size) +
+                              " is not a multiple of 8 (truncated entry at offset " +
+                              std::to_string(size / 8 * 8) + ")");
+  }
+  std::vector<uint64_t> entries(size / 8);
+  std::vector<uint8_t> raw(size);
+  if (size > 0) DLIO_RETURN_NOT_OK(file->ReadExactAt(0, size, raw.data()));
+  for (size_t i = 0; i < entries.size(); ++i) entries[i] = Le64(&raw[i * 8]);
+  DLIO_RETURN_NOT_OK(file->Close());
+  return entries;
+}
+
+class IndexedBinaryReader final : public FormatReader {
+ public:
+  IndexedBinaryReader(std::unique_ptr<File> file, uint64_t file_size,
+                      std::vector<uint64_t> offsets, std::vector<uint64_t> sizes,
+                      uint64_t transfer_size)
+      : file_(std::move(file)),
+        file_size_(file_size),
+        offsets_(std::move(offsets)),
+        sizes_(std::move(sizes)),
+        transfer_size_(transfer_size) {}
+
+  uint64_t num_samples() const override { return offsets_.size(); }
+  uint64_t sample_size(uint64_t i) const override { return i < sizes_.size() ? sizes_[i] : 0; }
+
+  Status ReadSample(uint64_t i, SampleBuffer* out) override {
+    if (i >= offsets_.size()) {
+      return Status::OutOfRange(file_->path() + ": sample " + std::to_string(i) + " of " +
+                                std::to_string(offsets_.size()));
+    }
+    DLIO_RETURN_NOT_OK(out->Resize(sizes_[i]));
+    return ReadRange(file_.get(), offsets_[i], sizes_[i], transfer_size_, out->data());
+  }
+
+  std::string DescribeJson() const override {
+    return "{\"format\":\"indexed_binary\",\"path\":" + JsonString(file_->path()) +
+           ",\"file_size\":" + std::to_string(file_size_) + "," +
+           SampleSizesJson(offsets_.size(), *this) +
+           ",\"offset_index\":" + JsonString(OffsetIndexPath(file_->path())) +
+           ",\"size_index\":" + JsonString(SizeIndexPath(file_->path())) + "}";
+  }
+
+ private:
+  std::unique_ptr<File> file_;
+  uint64_t file_size_;
+  std::vector<uint64_t> offsets_, sizes_;
+  uint64_t transfer_size_;
+};
+
+class IndexedBinaryFormat final : public Format {
+ public:
+  std::string name() const override { return "indexed_binary"; }
+  std::string extension() const override { return "indexed_binary"; }
+  bool variable_sample_sizes() const override { return true; }
+
+  Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
+               const FormatOptions& options) const override {
+    // The index files first: refusing to clobber any of the three must happen before we create
+    // anything, and a failure removes only what this call created.
+    std::vector<std::string> created;
+    auto fail = [&](Status st) {
+      for (const std::string& p : created) RemoveQuietly(storage, p);
+      return st;
+    };
+    std::string offs, sizes;
+    uint64_t pos = 0;
+    for (uint64_t s : spec.sample_sizes) {
+      PutLe64(&offs, pos);
+      PutLe64(&sizes, s);
+      pos += s;
+    }
+    for (const std::string& p : {path, OffsetIndexPath(path), SizeIndexPath(path)}) {
+      DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(p));
+      if (exists) return Status::AlreadyExists(p + ": exists; refusing to overwrite it");
+    }
+    {
+      auto data = storage->Open(path, OpenMode::kCreateNew);
+      if (!data.ok()) return data.status();
+      created.push_back(path);
+      uint64_t at = 0;
+      Status st = ForEachDataChunk(spec, kWriteChunk, [&](const uint8_t* p, size_t n) {
+        DLIO_RETURN_NOT_OK((*data)->WriteAt(at, p, n));
+        at += n;
+        return Status::OK();
+      });
+      if (st.ok()) st = (*data)->Close();
+      if (!st.ok()) return fail(st);
+    }
+    for (const auto& [p, bytes] : {std::pair{OffsetIndexPath(path), &offs},
+                                   std::pair{SizeIndexPath(path), &sizes}}) {
+      auto idx = storage->Open(p, OpenMode::kCreateNew);
+      if (!idx.ok()) return fail(idx.status());
+      created.push_back(p);
+      Status st = (*idx)->WriteAt(0, bytes->data(), bytes->size());
+      if (st.ok()) st = (*idx)->Close();
+      if (!st.ok()) return fail(st);
+    }
+    return Status::OK();
+  }
+
+  Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
+                                             const FormatOptions& options) const override {
+    FileOptions fo;
+    fo.direct = options.direct;
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    const std::string off_path = OffsetIndexPath(path), sz_path = SizeIndexPath(path);
+    DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> offsets, ReadIndex(storage, off_path));
+    DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, ReadIndex(storage, sz_path));
+    if (offsets.size() != sizes.size()) {
+      return Status::Corruption(off_path + " has " + std::to_string(offsets.size()) +
+                                " entries but " + sz_path + " has " +
+                                std::to_string(sizes.size()));
+    }
+    for (size_t i = 0; i < offsets.size(); ++i) {
+      if (offsets[i] > size || sizes[i] > size - offsets[i]) {
+        return Status::Corruption(off_path + " entry " + std::to_string(i) + " (index offset " +
+                                  std::to_string(i * 8) + "): sample at offset " +
+                                  std::to_string(offsets[i]) + " of " + std::to_string(sizes[i]) +
+                                  " bytes ends past " + path + " (" + std::to_string(size) +
+                                  " bytes)");
+      }
+    }
+    return std::unique_ptr<FormatReader>(new IndexedBinaryReader(
+        std::move(file), size, std::move(offsets), std::move(sizes), options.transfer_size));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Format> NewIndexedBinaryFormat() {
+  return std::make_unique<IndexedBinaryFormat>();
+}
+
+}  // namespace dlio::format_internal

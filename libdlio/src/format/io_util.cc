@@ -1,0 +1,77 @@
+#include "format/io_util.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+namespace dlio::format_internal {
+
+Status ReadRange(File* file, uint64_t offset, uint64_t n, uint64_t transfer_size, uint8_t* dst) {
+  const uint64_t step = transfer_size == 0 ? std::max<uint64_t>(n, 1) : transfer_size;
+  for (uint64_t done = 0; done < n; done += step) {
+    const uint64_t len = std::min(step, n - done);
+    DLIO_RETURN_NOT_OK(file->ReadExactAt(offset + done, len, dst + done));
+  }
+  return Status::OK();
+}
+
+std::string JsonString(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          out += buf;
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
+std::string SampleSizesJson(uint64_t num_samples, const FormatReader& reader) {
+  uint64_t mn = 0, mx = 0;
+  long double total = 0;
+  for (uint64_t i = 0; i < num_samples; ++i) {
+    const uint64_t s = reader.sample_size(i);
+    mn = i == 0 ? s : std::min(mn, s);
+    mx = std::max(mx, s);
+    total += s;
+  }
+  char mean[64];
+  std::snprintf(mean, sizeof mean, "%.1Lf", num_samples ? total / num_samples : 0.0L);
+  std::string out = "\"num_samples\":" + std::to_string(num_samples) +
+                    ",\"sample_size\":{\"min\":" + std::to_string(mn) +
+                    ",\"max\":" + std::to_string(mx) + ",\"mean\":" + mean + "}";
+  if (num_samples <= 16) {
+    out += ",\"sample_sizes\":[";
+    for (uint64_t i = 0; i < num_samples; ++i) {
+      out += (i ? "," : "") + std::to_string(reader.sample_size(i));
+    }
+    out += "]";
+  }
+  return out;
+}
+
+void RemoveQuietly(Storage* storage, const std::string& path) {
+  auto exists = storage->Exists(path);
+  if (exists.ok() && *exists) (void)storage->Remove(path);
+}
+
+Result<bool> ParseCompression(const std::string& compression) {
+  std::string c;
+  for (char ch : compression) c += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (c.empty() || c == "none") return false;
+  if (c == "gzip" || c == "zlib" || c == "deflate") return true;
+  return Status::InvalidArgument("dataset.compression: '" + compression +
+                                 "' is not supported by npz (use none, gzip, zlib or deflate)");
+}
+
+}  // namespace dlio::format_internal

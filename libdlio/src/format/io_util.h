@@ -1,0 +1,59 @@
+// Helpers shared by the format readers and writers: request splitting, little-endian fields,
+// JSON snippets for DescribeJson, and cleanup of files a failed writer created.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dlio/format.h"
+#include "dlio/status.h"
+#include "dlio/storage.h"
+
+namespace dlio::format_internal {
+
+// Bytes per WriteAt of our writers (generation is not a tuned knob; 4 MiB keeps memory small).
+inline constexpr size_t kWriteChunk = 4u << 20;
+
+// Reads exactly [offset, offset + n) into dst as requests of `transfer_size` bytes each (0 = one
+// request): the request size a user tunes, so the split is exact. With O_DIRECT the storage
+// backend bounces unaligned requests through its own aligned buffers, so the traced request is
+// still the one asked for. Corruption naming the path and offset on a short read.
+Status ReadRange(File* file, uint64_t offset, uint64_t n, uint64_t transfer_size, uint8_t* dst);
+
+inline uint16_t Le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
+inline uint32_t Le32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+         (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+}
+inline uint64_t Le64(const uint8_t* p) {
+  return static_cast<uint64_t>(Le32(p)) | (static_cast<uint64_t>(Le32(p + 4)) << 32);
+}
+inline void PutLe16(std::string* s, uint16_t v) {
+  s->push_back(static_cast<char>(v & 0xff));
+  s->push_back(static_cast<char>(v >> 8));
+}
+inline void PutLe32(std::string* s, uint32_t v) {
+  for (int i = 0; i < 4; ++i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+inline void PutLe64(std::string* s, uint64_t v) {
+  for (int i = 0; i < 8; ++i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+// A JSON string literal (quotes included).
+std::string JsonString(std::string_view s);
+// "\"num_samples\":N,\"sample_size\":{\"min\":..,\"max\":..,\"mean\":..}" plus
+// ",\"sample_sizes\":[...]" when there are at most 16 samples. No braces.
+std::string SampleSizesJson(uint64_t num_samples, const FormatReader& reader);
+
+// Removes `path` if it exists, ignoring errors: used when a writer fails after creating a file,
+// so a half-written file of ours is not left behind (never called on files we did not create).
+void RemoveQuietly(Storage* storage, const std::string& path);
+
+// "none" -> false, "gzip"/"zlib"/"deflate" -> true (case-insensitive), else InvalidArgument
+// naming dataset.compression.
+Result<bool> ParseCompression(const std::string& compression);
+
+}  // namespace dlio::format_internal

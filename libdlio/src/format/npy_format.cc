@@ -1,0 +1,126 @@
+// npy: one NPY array per file; a sample is one slice along the first axis.
+#include <algorithm>
+
+#include "format/content.h"
+#include "format/formats.h"
+#include "format/io_util.h"
+#include "format/npy_header.h"
+
+namespace dlio::format_internal {
+namespace {
+
+class NpyReader final : public FormatReader {
+ public:
+  NpyReader(std::unique_ptr<File> file, uint64_t file_size, NpyHeader header,
+            uint64_t transfer_size)
+      : file_(std::move(file)),
+        file_size_(file_size),
+        h_(std::move(header)),
+        num_samples_(h_.num_samples()),
+        sample_size_(h_.sample_size()),
+        transfer_size_(transfer_size) {}
+
+  uint64_t num_samples() const override { return num_samples_; }
+  uint64_t sample_size(uint64_t) const override { return sample_size_; }
+
+  Status ReadSample(uint64_t i, SampleBuffer* out) override {
+    if (i >= num_samples_) {
+      return Status::OutOfRange(file_->path() + ": sample " + std::to_string(i) + " of " +
+                                std::to_string(num_samples_));
+    }
+    DLIO_RETURN_NOT_OK(out->Resize(sample_size_));
+    return ReadRange(file_.get(), h_.data_offset + i * sample_size_, sample_size_,
+                     transfer_size_, out->data());
+  }
+
+  std::string DescribeJson() const override {
+    return "{\"format\":\"npy\",\"path\":" + JsonString(file_->path()) +
+           ",\"file_size\":" + std::to_string(file_size_) + "," + SampleSizesJson(num_samples_, *this) +
+           ",\"dtype\":" + JsonString(h_.descr) + ",\"itemsize\":" + std::to_string(h_.itemsize) +
+           ",\"shape\":" + h_.ShapeJson() +
+           ",\"fortran_order\":" + (h_.fortran_order ? "true" : "false") + ",\"npy_version\":\"" +
+           std::to_string(h_.major) + "." + std::to_string(h_.minor) +
+           "\",\"data_offset\":" + std::to_string(h_.data_offset) + "}";
+  }
+
+ private:
+  std::unique_ptr<File> file_;
+  uint64_t file_size_;
+  NpyHeader h_;
+  uint64_t num_samples_, sample_size_, transfer_size_;
+};
+
+class NpyFormat final : public Format {
+ public:
+  std::string name() const override { return "npy"; }
+  std::string extension() const override { return "npy"; }
+  bool variable_sample_sizes() const override { return false; }
+
+  Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
+               const FormatOptions& options) const override {
+    const uint64_t n = spec.sample_sizes.size();
+    const uint64_t record = n ? spec.sample_sizes[0] : 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      if (spec.sample_sizes[i] != record) {
+        return Status::InvalidArgument(path + ": npy needs one sample size per file (sample " +
+                                       std::to_string(i) + " has " +
+                                       std::to_string(spec.sample_sizes[i]) + " bytes, sample 0 " +
+                                       std::to_string(record) + ")");
+      }
+    }
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
+    const std::string header = BuildNpyHeader("|u1", {n, record});
+    Status st = file->WriteAt(0, header.data(), header.size());
+    uint64_t pos = header.size();
+    if (st.ok()) {
+      st = ForEachDataChunk(spec, kWriteChunk, [&](const uint8_t* p, size_t len) {
+        DLIO_RETURN_NOT_OK(file->WriteAt(pos, p, len));
+        pos += len;
+        return Status::OK();
+      });
+    }
+    if (st.ok()) st = file->Close();
+    if (!st.ok()) {
+      file.reset();
+      RemoveQuietly(storage, path);
+    }
+    return st;
+  }
+
+  Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
+                                             const FormatOptions& options) const override {
+    FileOptions fo;
+    fo.direct = options.direct;
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    // One request usually covers the whole header (numpy's are 128 bytes).
+    std::vector<uint8_t> head(static_cast<size_t>(std::min<uint64_t>(size, 4096)));
+    DLIO_RETURN_NOT_OK(ReadRange(file.get(), 0, head.size(), 0, head.data()));
+    DLIO_ASSIGN_OR_RETURN(uint64_t total, ParseNpyPreamble(head.data(), head.size(), path, 0));
+    if (total > size) {
+      return Status::Corruption(path + ": truncated npy header: needs " + std::to_string(total) +
+                                " bytes, file has " + std::to_string(size));
+    }
+    if (total > head.size()) {
+      const size_t have = head.size();
+      head.resize(total);
+      DLIO_RETURN_NOT_OK(ReadRange(file.get(), have, total - have, 0, head.data() + have));
+    }
+    DLIO_ASSIGN_OR_RETURN(NpyHeader h, ParseNpyHeader(head.data(), total, path, 0));
+    if (size - h.data_offset != h.data_bytes) {
+      return Status::Corruption(path + ": npy shape " + h.ShapeJson() + " x itemsize " +
+                                std::to_string(h.itemsize) + " = " + std::to_string(h.data_bytes) +
+                                " bytes of data from offset " + std::to_string(h.data_offset) +
+                                ", but the file holds " + std::to_string(size - h.data_offset) +
+                                " (file size " + std::to_string(size) + ")");
+    }
+    return std::unique_ptr<FormatReader>(
+        new NpyReader(std::move(file), size, std::move(h), options.transfer_size));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Format> NewNpyFormat() { return std::make_unique<NpyFormat>(); }
+
+}  // namespace dlio::format_internal

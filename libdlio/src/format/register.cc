@@ -1,0 +1,31 @@
+#include "dlio/registries.h"
+#include "format/formats.h"
+
+namespace dlio {
+namespace {
+
+Status Add(Registries* r, std::string name, std::string description, std::string options,
+           std::unique_ptr<Format> (*make)()) {
+  return r->formats.Register({std::move(name), std::move(description), std::move(options),
+                              [make]() -> Result<std::unique_ptr<Format>> { return make(); }});
+}
+
+}  // namespace
+
+Status RegisterBuiltinFormats(Registries* registries) {
+  using namespace format_internal;  // NOLINT(build/namespaces)
+  DLIO_RETURN_NOT_OK(Add(registries, "npy", "NumPy .npy array; a sample is a first-axis slice",
+                         "transfer_size, odirect", &NewNpyFormat));
+  DLIO_RETURN_NOT_OK(Add(registries, "npz",
+                         "NumPy .npz (zip of x.npy samples + y.npy labels), stored or deflated",
+                         "compression, compression_level, transfer_size, odirect",
+                         &NewNpzFormat));
+  DLIO_RETURN_NOT_OK(Add(registries, "indexed_binary",
+                         "raw samples + <file>.off.idx/.sz.idx uint64 indexes (dlrm)",
+                         "transfer_size, odirect", &NewIndexedBinaryFormat));
+  DLIO_RETURN_NOT_OK(Add(registries, "synthetic", "in-memory samples, no file I/O",
+                         "num_samples_per_file, record_length_bytes", &NewSyntheticFormat));
+  return Status::OK();
+}
+
+}  // namespace dlio

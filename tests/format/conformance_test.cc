@@ -1,0 +1,219 @@
+// One suite, run over every format RegisterBuiltinFormats registers, on memory and POSIX storage.
+#include <catch2/catch.hpp>
+
+#include "dlio/data_source.h"
+#include "format/format_test_util.h"
+#include "test_util.h"
+
+namespace dlio::testing {
+namespace {
+
+std::vector<std::string> FormatNames() {
+  Registries r;
+  REQUIRE(RegisterBuiltinFormats(&r).ok());
+  std::vector<std::string> names;
+  for (const auto& e : r.formats.List()) names.push_back(e.name);
+  return names;
+}
+
+void RunConformance(const std::string& name, Storage* storage, const std::string& dir,
+                    const std::string& compression) {
+  INFO("format " << name << " on " << storage->name() << " compression " << compression);
+  auto format = MakeFormatByName(name);
+  REQUIRE(format != nullptr);
+  REQUIRE(format->name() == name);
+
+  FileSpec spec;
+  spec.seed = 42;
+  spec.sample_sizes = format->variable_sample_sizes()
+                          ? std::vector<uint64_t>{100, 3000, 17, 70001, 8}
+                          : std::vector<uint64_t>(5, 4099);
+  FormatOptions options;
+  options.compression = compression;
+  options.transfer_size = 1000;  // several requests per sample
+  options.synthetic_samples = 5;
+  options.synthetic_record_length = 4099;
+
+  const std::string path = dir + "/file0" +
+                           (format->extension().empty() ? "" : "." + format->extension());
+  REQUIRE(format->Write(storage, path, spec, options).ok());
+
+  auto reader = format->Open(storage, path, options);
+  REQUIRE(reader.ok());
+  FormatReader& r = **reader;
+  REQUIRE(r.num_samples() == 5);
+  SampleBuffer buf;
+  // Out of order on purpose: streaming readers must go back correctly.
+  for (uint64_t i : {3, 0, 4, 1, 2, 2}) {
+    REQUIRE(r.sample_size(i) == spec.sample_sizes[i]);
+    Status st = r.ReadSample(i, &buf);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+    REQUIRE(buf.size() == spec.sample_sizes[i]);
+    if (format->uses_files()) {
+      REQUIRE(BufferString(buf) == ExpectedSample(spec, i));
+    } else {
+      REQUIRE(buf.data()[0] == i);  // the synthetic stamp
+    }
+  }
+  Status past = r.ReadSample(5, &buf);
+  REQUIRE(past.code() == StatusCode::kOutOfRange);
+  REQUIRE(past.message().find("sample 5") != std::string::npos);
+
+  const std::string json = r.DescribeJson();
+  REQUIRE(json.find("\"format\":\"" + name + "\"") != std::string::npos);
+  REQUIRE(json.find("\"num_samples\":5") != std::string::npos);
+
+  // Through a DataSource with the count discovered from the file.
+  FormatDataSourceOptions dso;
+  dso.format = options;
+  auto source = MakeFormatDataSource(storage, format.get(), {path}, dso);
+  REQUIRE(source.ok());
+  REQUIRE((*source)->samples_per_file() == std::vector<uint64_t>{5});
+  REQUIRE((*source)->Read({0, 4}, &buf).ok());
+  REQUIRE(buf.size() == spec.sample_sizes[4]);
+
+  if (format->uses_files()) {
+    Status again = format->Write(storage, path, spec, options);
+    REQUIRE(again.code() == StatusCode::kAlreadyExists);
+    auto detected = DetectFormat(storage, path);
+    REQUIRE(detected.ok());
+    REQUIRE(*detected == name);
+  }
+}
+
+TEST_CASE("every built-in format round-trips on memory storage", "[format][conformance]") {
+  auto storage = BoundMemoryStorage();
+  REQUIRE(storage->CreateDirs("/data").ok());
+  const auto names = FormatNames();
+  REQUIRE(names.size() >= 4);
+  for (const auto& name : names) {
+    RunConformance(name, storage.get(), "/data/" + name, "none");
+  }
+}
+
+TEST_CASE("every built-in format round-trips on posix storage", "[format][conformance]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  for (const auto& name : FormatNames()) {
+    REQUIRE(storage->CreateDirs(tmp / name).ok());
+    RunConformance(name, storage.get(), tmp / name, "none");
+  }
+}
+
+TEST_CASE("npz round-trips with deflate compression", "[format][conformance]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  RunConformance("npz", storage.get(), tmp.path(), "gzip");
+}
+
+TEST_CASE("a 1 MiB sample with 256 KiB transfer size is 4 reads at exact offsets",
+          "[format][transfer]") {
+  const uint64_t kSample = 1 << 20, kTransfer = 256 << 10;
+  for (const std::string name : {"npy", "npz", "indexed_binary"}) {
+    INFO(name);
+    MemoryTracer tracer;
+    auto storage = BoundMemoryStorage(&tracer);
+    auto format = MakeFormatByName(name);
+    FileSpec spec;
+    spec.sample_sizes = {kSample, kSample, kSample};
+    FormatOptions options;
+    options.transfer_size = kTransfer;
+    const std::string path = "/f." + format->extension();
+    REQUIRE(format->Write(storage.get(), path, spec, options).ok());
+    auto reader = format->Open(storage.get(), path, options);
+    REQUIRE(reader.ok());
+    const size_t before = tracer.Events().size();
+    const IoStats stats_before = storage->stats();
+    SampleBuffer buf;
+    REQUIRE((*reader)->ReadSample(1, &buf).ok());
+    REQUIRE(BufferString(buf) == ExpectedSample(spec, 1));
+    const IoStats stats_after = storage->stats();
+    REQUIRE(stats_after.read_ops - stats_before.read_ops == 4);
+    REQUIRE(stats_after.read_bytes - stats_before.read_bytes == kSample);
+    auto events = tracer.Events();
+    std::vector<TraceEvent> reads;
+    for (size_t i = before; i < events.size(); ++i) {
+      if (std::string(events[i].name) == "pread") reads.push_back(events[i]);
+    }
+    REQUIRE(reads.size() == 4);
+    std::sort(reads.begin(), reads.end(),
+              [](const TraceEvent& a, const TraceEvent& b) { return a.offset < b.offset; });
+    const int64_t first = reads[0].offset;
+    // The sample starts after the header (npy: 128 bytes; npz: local header + npy header).
+    if (name == "npy") REQUIRE(first == 128 + static_cast<int64_t>(kSample));
+    if (name == "npz") REQUIRE(first == 30 + 5 + 128 + static_cast<int64_t>(kSample));
+    if (name == "indexed_binary") REQUIRE(first == static_cast<int64_t>(kSample));
+    for (int k = 0; k < 4; ++k) {
+      REQUIRE(reads[k].offset == first + k * static_cast<int64_t>(kTransfer));
+      REQUIRE(reads[k].count == static_cast<int64_t>(kTransfer));
+      REQUIRE(reads[k].ret == static_cast<int64_t>(kTransfer));
+    }
+  }
+}
+
+TEST_CASE("transfer_size 0 reads a sample in one request", "[format][transfer]") {
+  auto storage = BoundMemoryStorage();
+  auto format = MakeFormatByName("npy");
+  FileSpec spec;
+  spec.sample_sizes = {300000, 300000};
+  FormatOptions options;
+  options.transfer_size = 0;
+  REQUIRE(format->Write(storage.get(), "/a.npy", spec, options).ok());
+  auto reader = format->Open(storage.get(), "/a.npy", options);
+  REQUIRE(reader.ok());
+  const uint64_t ops = storage->stats().read_ops;
+  SampleBuffer buf;
+  REQUIRE((*reader)->ReadSample(1, &buf).ok());
+  REQUIRE(storage->stats().read_ops - ops == 1);
+}
+
+TEST_CASE("DetectFormat checks magic bytes against the extension", "[format][detect]") {
+  auto storage = BoundMemoryStorage();
+  auto npy = MakeFormatByName("npy");
+  FileSpec spec;
+  spec.sample_sizes = {10};
+  REQUIRE(npy->Write(storage.get(), "/a.npy", spec, {}).ok());
+  REQUIRE(storage->Rename("/a.npy", "/a.npz").ok());
+  auto r = DetectFormat(storage.get(), "/a.npz");
+  REQUIRE(r.status().code() == StatusCode::kCorruption);
+  REQUIRE(r.status().message().find("/a.npz") != std::string::npos);
+  REQUIRE(storage->Rename("/a.npz", "/a.bin").ok());
+  auto sniffed = DetectFormat(storage.get(), "/a.bin");
+  REQUIRE(sniffed.ok());
+  REQUIRE(*sniffed == "npy");
+}
+
+}  // namespace
+}  // namespace dlio::testing
+
+namespace dlio::testing {
+namespace {
+
+TEST_CASE("readers work with direct I/O on posix storage", "[format][direct]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  for (const std::string name : {"npy", "npz", "indexed_binary"}) {
+    INFO(name);
+    auto format = MakeFormatByName(name);
+    FileSpec spec;
+    spec.seed = 3;
+    spec.sample_sizes.assign(3, 10000);  // unaligned sample offsets
+    FormatOptions options;
+    options.direct = true;
+    options.transfer_size = 3000;
+    const std::string path = tmp / ("d." + format->extension());
+    REQUIRE(format->Write(storage.get(), path, spec, options).ok());
+    auto reader = format->Open(storage.get(), path, options);
+    INFO(reader.status().ToString());
+    REQUIRE(reader.ok());
+    SampleBuffer buf;
+    for (uint64_t i : {2, 0, 1}) {
+      REQUIRE((*reader)->ReadSample(i, &buf).ok());
+      REQUIRE(BufferString(buf) == ExpectedSample(spec, i));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dlio::testing

@@ -1,0 +1,121 @@
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "dlio/data_source.h"
+#include "format/format_test_util.h"
+#include "test_util.h"
+
+namespace dlio::testing {
+namespace {
+
+struct Dataset {
+  std::unique_ptr<Storage> storage = BoundMemoryStorage();
+  std::unique_ptr<Format> format = MakeFormatByName("npy");
+  std::vector<std::string> files;
+  std::vector<FileSpec> specs;
+
+  explicit Dataset(int n, uint64_t samples = 4) {
+    for (int f = 0; f < n; ++f) {
+      FileSpec spec;
+      spec.seed = 1000 + f;
+      spec.sample_sizes.assign(samples, 512 + f);
+      files.push_back("/f" + std::to_string(f) + ".npy");
+      REQUIRE(format->Write(storage.get(), files.back(), spec, {}).ok());
+      specs.push_back(spec);
+    }
+  }
+};
+
+TEST_CASE("data source reads every sample correctly from many threads", "[format][data_source]") {
+  Dataset d(6);
+  FormatDataSourceOptions options;
+  options.max_open_files = 2;  // forces evictions while other threads read
+  auto source = MakeFormatDataSource(d.storage.get(), d.format.get(), d.files, options);
+  REQUIRE(source.ok());
+  REQUIRE((*source)->num_files() == 6);
+  REQUIRE((*source)->samples_per_file() == std::vector<uint64_t>(6, 4));
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      SampleBuffer buf;
+      for (int round = 0; round < 20; ++round) {
+        for (uint32_t f = 0; f < 6; ++f) {
+          const uint32_t file = (f + t + round) % 6;
+          const uint64_t i = (round + t) % 4;
+          if (!(*source)->Read({file, i}, &buf).ok() ||
+              BufferString(buf) != ExpectedSample(d.specs[file], i)) {
+            ++bad;
+          }
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  REQUIRE(bad == 0);
+}
+
+TEST_CASE("data source keeps an LRU of open readers", "[format][data_source]") {
+  Dataset d(3);
+  FormatDataSourceOptions options;
+  options.samples_per_file = 4;  // trusted: no opens at creation
+  options.max_open_files = 2;
+  auto source = MakeFormatDataSource(d.storage.get(), d.format.get(), d.files, options);
+  REQUIRE(source.ok());
+  const uint64_t base = d.storage->stats().opens;
+  SampleBuffer buf;
+  auto read = [&](uint32_t f) { REQUIRE((*source)->Read({f, 0}, &buf).ok()); };
+  read(0), read(1), read(0), read(1);
+  REQUIRE(d.storage->stats().opens - base == 2);
+  read(2);  // evicts 0, the least recently used
+  read(1);
+  REQUIRE(d.storage->stats().opens - base == 3);
+  read(0);
+  REQUIRE(d.storage->stats().opens - base == 4);
+  (*source)->CloseAll();
+  read(0);
+  REQUIRE(d.storage->stats().opens - base == 5);
+}
+
+TEST_CASE("data source errors name the file and sample", "[format][data_source]") {
+  Dataset d(1);
+  FormatDataSourceOptions options;
+  options.samples_per_file = 2;  // fewer than the file holds: the count is trusted
+  std::vector<std::string> files = d.files;
+  files.push_back("/missing.npy");
+  auto source = MakeFormatDataSource(d.storage.get(), d.format.get(), files, options);
+  REQUIRE(source.ok());
+  REQUIRE((*source)->samples_per_file() == std::vector<uint64_t>{2, 2});
+  SampleBuffer buf;
+  Status past = (*source)->Read({0, 3}, &buf);
+  REQUIRE(past.code() == StatusCode::kOutOfRange);
+  REQUIRE(past.message().find("/f0.npy sample 3") != std::string::npos);
+  Status missing = (*source)->Read({1, 1}, &buf);
+  REQUIRE(!missing.ok());
+  REQUIRE(missing.message().find("/missing.npy sample 1") != std::string::npos);
+  REQUIRE((*source)->Read({2, 0}, &buf).code() == StatusCode::kOutOfRange);
+
+  // Without a trusted count, a missing file fails creation.
+  auto strict = MakeFormatDataSource(d.storage.get(), d.format.get(), files, {});
+  REQUIRE(!strict.ok());
+  REQUIRE(strict.status().message().find("/missing.npy") != std::string::npos);
+}
+
+TEST_CASE("synthetic data source needs no storage", "[format][data_source]") {
+  auto fmt = MakeFormatByName("synthetic");
+  FormatDataSourceOptions options;
+  options.format.synthetic_samples = 7;
+  options.format.synthetic_record_length = 3;
+  auto source = MakeFormatDataSource(nullptr, fmt.get(), {"virt0", "virt1"}, options);
+  REQUIRE(source.ok());
+  REQUIRE((*source)->samples_per_file() == std::vector<uint64_t>{7, 7});
+  SampleBuffer buf;
+  REQUIRE((*source)->Read({1, 6}, &buf).ok());
+  REQUIRE(buf.size() == 3);
+  REQUIRE(buf.data()[0] == 6);
+  REQUIRE((*source)->Read({1, 7}, &buf).code() == StatusCode::kOutOfRange);
+}
+
+}  // namespace
+}  // namespace dlio::testing

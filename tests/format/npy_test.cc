@@ -1,0 +1,199 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "format/format_test_util.h"
+#include "format/io_util.h"
+#include "format/npy_header.h"
+#include "test_util.h"
+
+namespace dlio::testing {
+namespace {
+
+using format_internal::BuildNpyHeader;
+using format_internal::NpyHeader;
+using format_internal::ParseNpyHeader;
+
+// A version-1 header around `dict`, padded like numpy's.
+std::string V1Header(const std::string& dict) {
+  std::string body = dict;
+  size_t total = 10 + body.size() + 1;
+  body.append((total + 63) / 64 * 64 - total, ' ');
+  body.push_back('\n');
+  std::string h("\x93NUMPY\x01\x00", 8);
+  h.push_back(static_cast<char>(body.size() & 0xff));
+  h.push_back(static_cast<char>(body.size() >> 8));
+  return h + body;
+}
+
+Result<NpyHeader> Parse(const std::string& h) {
+  return ParseNpyHeader(reinterpret_cast<const uint8_t*>(h.data()), h.size(), "t.npy", 0);
+}
+
+TEST_CASE("npy header dicts of many dtypes parse", "[format][npy]") {
+  struct Case {
+    std::string descr;
+    uint64_t itemsize;
+  };
+  for (const Case& c : {Case{"'<f4'", 4}, Case{"'|u1'", 1}, Case{"'<i8'", 8}, Case{"'>f8'", 8},
+                        Case{"'|b1'", 1}, Case{"'<c16'", 16}, Case{"'<U5'", 20}, Case{"'|S7'", 7},
+                        Case{"'<M8[ns]'", 8}, Case{"\"<f2\"", 2},
+                        Case{"[('a', '<f4'), ('b', '<i8', (2,))]", 20}}) {
+    INFO(c.descr);
+    const std::string bytes =
+        V1Header("{'descr': " + c.descr + ", 'fortran_order': False, 'shape': (6, 5, 4), }");
+    auto h = Parse(bytes);
+    REQUIRE(h.ok());
+    REQUIRE(h->itemsize == c.itemsize);
+    REQUIRE(h->num_samples() == 6);
+    REQUIRE(h->sample_size() == 20 * c.itemsize);
+    REQUIRE(h->data_bytes == 120 * c.itemsize);
+    REQUIRE(h->data_offset == bytes.size());
+    REQUIRE(h->data_offset % 64 == 0);
+  }
+}
+
+TEST_CASE("npy 0-d and Fortran-order arrays are one sample", "[format][npy]") {
+  auto scalar = Parse(V1Header("{'descr': '<f8', 'fortran_order': False, 'shape': (), }"));
+  REQUIRE(scalar.ok());
+  REQUIRE(scalar->num_samples() == 1);
+  REQUIRE(scalar->sample_size() == 8);
+  auto fortran = Parse(V1Header("{'shape': (3, 4), 'fortran_order': True, 'descr': '<i2'}"));
+  REQUIRE(fortran.ok());
+  REQUIRE(fortran->num_samples() == 1);
+  REQUIRE(fortran->sample_size() == 24);
+  auto one_d = Parse(V1Header("{'descr': '<i2', 'fortran_order': False, 'shape': (9,), }"));
+  REQUIRE(one_d.ok());
+  REQUIRE(one_d->num_samples() == 9);
+  REQUIRE(one_d->sample_size() == 2);
+}
+
+TEST_CASE("npy version 2 and 3 headers parse", "[format][npy]") {
+  for (char major : {'\x02', '\x03'}) {
+    std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+    std::string body = dict;
+    size_t total = 12 + body.size() + 1;
+    body.append((total + 63) / 64 * 64 - total, ' ');
+    body.push_back('\n');
+    std::string h("\x93NUMPY", 6);
+    h.push_back(major);
+    h.push_back('\0');
+    h.push_back(static_cast<char>(body.size()));
+    h.append(3, '\0');
+    h += body;
+    auto parsed = Parse(h);
+    REQUIRE(parsed.ok());
+    REQUIRE(parsed->major == major);
+    REQUIRE(parsed->data_offset == h.size());
+    REQUIRE(parsed->sample_size() == 12);
+  }
+}
+
+TEST_CASE("bad npy headers are Corruption naming file and offset", "[format][npy]") {
+  auto garbage = Parse(V1Header("{'descr': '<f4', 'fortran_order': Maybe, 'shape': (2,)}"));
+  REQUIRE(garbage.status().code() == StatusCode::kCorruption);
+  REQUIRE(garbage.status().message().find("t.npy") != std::string::npos);
+  REQUIRE(garbage.status().message().find("offset 10") != std::string::npos);
+  REQUIRE(garbage.status().message().find("unparseable") != std::string::npos);
+
+  auto missing = Parse(V1Header("{'descr': '<f4', 'shape': (2,)}"));
+  REQUIRE(missing.status().code() == StatusCode::kCorruption);
+
+  auto bad_dtype = Parse(V1Header("{'descr': '<q9', 'fortran_order': False, 'shape': (2,)}"));
+  REQUIRE(bad_dtype.status().code() == StatusCode::kCorruption);
+  auto object = Parse(V1Header("{'descr': '|O', 'fortran_order': False, 'shape': (2,)}"));
+  REQUIRE(object.status().code() == StatusCode::kUnimplemented);
+
+  std::string magic = V1Header("{'descr': '<f4', 'fortran_order': False, 'shape': (2,)}");
+  magic[1] = 'X';
+  auto bad_magic = Parse(magic);
+  REQUIRE(bad_magic.status().code() == StatusCode::kCorruption);
+  REQUIRE(bad_magic.status().message().find("magic") != std::string::npos);
+
+  auto truncated = Parse(std::string("\x93NUMPY\x01\x00\x40\x00{'de", 14));
+  REQUIRE(truncated.status().code() == StatusCode::kCorruption);
+  REQUIRE(truncated.status().message().find("truncated") != std::string::npos);
+}
+
+TEST_CASE("BuildNpyHeader pads the data to a multiple of 64", "[format][npy]") {
+  for (uint64_t n : {0ull, 1ull, 12345678901ull}) {
+    const std::string h = BuildNpyHeader("|u1", {n, 77});
+    REQUIRE(h.size() % 64 == 0);
+    REQUIRE(h.back() == '\n');
+    auto parsed = Parse(h);
+    REQUIRE(parsed.ok());
+    REQUIRE(parsed->shape == std::vector<uint64_t>{n, 77});
+  }
+  const std::string one = BuildNpyHeader("<i8", {5});
+  REQUIRE(one.find("'shape': (5,)") != std::string::npos);
+}
+
+TEST_CASE("corrupt npy files are rejected at open with path and offset", "[format][npy]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto npy = MakeFormatByName("npy");
+  FileSpec spec;
+  spec.sample_sizes = {1000, 1000, 1000};
+  const std::string path = tmp / "a.npy";
+  REQUIRE(npy->Write(storage.get(), path, spec, {}).ok());
+  const std::string good = ReadTextFile(path);
+  REQUIRE(good.size() == 128 + 3000);
+
+  SECTION("truncated data") {
+    std::filesystem::resize_file(path, good.size() - 10);
+    auto r = npy->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    REQUIRE(r.status().message().find(path) != std::string::npos);
+    REQUIRE(r.status().message().find("offset 128") != std::string::npos);
+    REQUIRE(r.status().message().find("2990") != std::string::npos);
+  }
+  SECTION("truncated header") {
+    std::filesystem::resize_file(path, 60);
+    auto r = npy->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    REQUIRE(r.status().message().find("truncated") != std::string::npos);
+  }
+  SECTION("bad magic") {
+    PatchBytes(path, 0, "XX");
+    auto r = npy->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    REQUIRE(r.status().message().find("magic at offset 0") != std::string::npos);
+  }
+  SECTION("unparseable dict") {
+    PatchBytes(path, 10, "[");
+    auto r = npy->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    REQUIRE(r.status().message().find("unparseable") != std::string::npos);
+  }
+  SECTION("empty file") {
+    std::filesystem::resize_file(path, 0);
+    auto r = npy->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+  }
+}
+
+TEST_CASE("npy writer refuses unequal sample sizes", "[format][npy]") {
+  auto storage = BoundMemoryStorage();
+  FileSpec spec;
+  spec.sample_sizes = {10, 11};
+  Status st = MakeFormatByName("npy")->Write(storage.get(), "/x.npy", spec, {});
+  REQUIRE(st.code() == StatusCode::kInvalidArgument);
+  REQUIRE(st.message().find("sample 1") != std::string::npos);
+  REQUIRE(!*storage->Exists("/x.npy"));
+}
+
+TEST_CASE("sample content is deterministic and seed-dependent", "[format][content]") {
+  uint8_t a[100], b[100], c[100];
+  format_internal::FillSampleBytes(7, 3, 0, a, 100);
+  format_internal::FillSampleBytes(7, 3, 0, b, 100);
+  format_internal::FillSampleBytes(8, 3, 0, c, 100);
+  REQUIRE(std::equal(a, a + 100, b));
+  REQUIRE(!std::equal(a, a + 100, c));
+  // Any sub-range regenerates the same bytes.
+  uint8_t part[37];
+  format_internal::FillSampleBytes(7, 3, 13, part, 37);
+  REQUIRE(std::equal(part, part + 37, a + 13));
+}
+
+}  // namespace
+}  // namespace dlio::testing

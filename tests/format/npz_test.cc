@@ -1,0 +1,194 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+#include "format/format_test_util.h"
+#include "format/formats.h"
+#include "format/io_util.h"
+#include "test_util.h"
+
+namespace dlio::testing {
+namespace {
+
+using format_internal::Le32;
+
+uint32_t FileLe32(const std::string& path, long offset) {
+  const std::string b = ReadBytes(path, offset, 4);
+  return Le32(reinterpret_cast<const uint8_t*>(b.data()));
+}
+
+FileSpec Spec(uint64_t n, uint64_t size) {
+  FileSpec spec;
+  spec.seed = 99;
+  spec.sample_sizes.assign(n, size);
+  return spec;
+}
+
+void ExpectAllSamples(FormatReader* r, const FileSpec& spec, std::initializer_list<uint64_t> order) {
+  SampleBuffer buf;
+  for (uint64_t i : order) {
+    Status st = r->ReadSample(i, &buf);
+    INFO("sample " << i << ": " << st.ToString());
+    REQUIRE(st.ok());
+    REQUIRE(BufferString(buf) == ExpectedSample(spec, i));
+  }
+}
+
+TEST_CASE("npz with forced zip64 records round-trips", "[format][npz]") {
+  auto storage = BoundMemoryStorage();
+  auto npz = MakeFormatByName("npz");
+  const FileSpec spec = Spec(4, 5000);
+  for (const std::string compression : {"none", "deflate"}) {
+    FormatOptions options;
+    options.compression = compression;
+    const std::string path = "/z64-" + compression + ".npz";
+    REQUIRE(format_internal::WriteNpz(storage.get(), path, spec, options, true).ok());
+    auto r = npz->Open(storage.get(), path, options);
+    REQUIRE(r.ok());
+    REQUIRE((*r)->num_samples() == 4);
+    REQUIRE((*r)->DescribeJson().find("\"zip64\":true") != std::string::npos);
+    ExpectAllSamples(r->get(), spec, {2, 0, 3, 1});
+  }
+}
+
+TEST_CASE("deflated npz streams without the cache, forward and backward", "[format][npz]") {
+  MemoryTracer tracer;
+  auto storage = BoundMemoryStorage(&tracer);
+  auto npz = MakeFormatByName("npz");
+  const FileSpec spec = Spec(6, 100000);
+  FormatOptions options;
+  options.compression = "zlib";
+  options.compression_level = 1;
+  options.transfer_size = 65536;
+  options.inflate_cache_bytes = 0;  // force the streaming path
+  REQUIRE(npz->Write(storage.get(), "/s.npz", spec, options).ok());
+  auto r = npz->Open(storage.get(), "/s.npz", options);
+  REQUIRE(r.ok());
+  ExpectAllSamples(r->get(), spec, {0, 1, 2, 5, 3, 4, 0});
+  // Compressed input is read in transfer_size requests (the last one of a pass may be shorter).
+  for (const TraceEvent& e : tracer.Events()) {
+    if (std::string(e.name) == "pread" && e.count > 1000) REQUIRE(e.count <= 65536);
+  }
+  const std::string json = (*r)->DescribeJson();
+  REQUIRE(json.find("\"compression\":\"deflate\"") != std::string::npos);
+  REQUIRE(json.find("\"name\":\"y.npy\"") != std::string::npos);
+}
+
+TEST_CASE("deflated npz with the cache inflates the member once", "[format][npz]") {
+  auto storage = BoundMemoryStorage();
+  auto npz = MakeFormatByName("npz");
+  const FileSpec spec = Spec(5, 20000);
+  FormatOptions options;
+  options.compression = "gzip";
+  options.transfer_size = 4096;
+  REQUIRE(npz->Write(storage.get(), "/c.npz", spec, options).ok());
+  auto r = npz->Open(storage.get(), "/c.npz", options);
+  REQUIRE(r.ok());
+  SampleBuffer buf;
+  REQUIRE((*r)->ReadSample(4, &buf).ok());
+  const IoStats after_first = storage->stats();
+  ExpectAllSamples(r->get(), spec, {0, 1, 2, 3, 4});
+  REQUIRE(storage->stats().read_ops == after_first.read_ops);  // served from the cache
+}
+
+TEST_CASE("npz rejects unknown compression names", "[format][npz]") {
+  auto storage = BoundMemoryStorage();
+  FormatOptions options;
+  options.compression = "lz4";
+  Status st = MakeFormatByName("npz")->Write(storage.get(), "/x.npz", Spec(1, 10), options);
+  REQUIRE(st.code() == StatusCode::kInvalidArgument);
+  REQUIRE(st.message().find("compression") != std::string::npos);
+}
+
+TEST_CASE("corrupt npz files are Corruption naming path and offset", "[format][npz]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto npz = MakeFormatByName("npz");
+  const FileSpec spec = Spec(3, 3000);
+  FormatOptions options;
+  options.compression = "deflate";
+  const std::string path = tmp / "a.npz";
+  REQUIRE(npz->Write(storage.get(), path, spec, options).ok());
+  const uint64_t size = std::filesystem::file_size(path);
+  const uint32_t cd_offset = FileLe32(path, -6);
+
+  SECTION("truncated: no end record") {
+    std::filesystem::resize_file(path, size - 10);
+    auto r = npz->Open(storage.get(), path, options);
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    REQUIRE(r.status().message().find(path) != std::string::npos);
+    REQUIRE(r.status().message().find("end-of-central-directory") != std::string::npos);
+  }
+  SECTION("tiny file") {
+    std::filesystem::resize_file(path, 5);
+    auto r = npz->Open(storage.get(), path, options);
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+  }
+  SECTION("central directory out of range") {
+    PatchBytes(path, -6, std::string("\xff\xff\xff\x7f", 4));
+    auto r = npz->Open(storage.get(), path, options);
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    REQUIRE(r.status().message().find("out of range") != std::string::npos);
+    REQUIRE(r.status().message().find("2147483647") != std::string::npos);
+  }
+  SECTION("bad central directory signature") {
+    PatchBytes(path, cd_offset, "XX");
+    auto r = npz->Open(storage.get(), path, options);
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    REQUIRE(r.status().message().find("offset " + std::to_string(cd_offset)) !=
+            std::string::npos);
+  }
+  SECTION("bad local header signature") {
+    PatchBytes(path, 0, "XX");
+    auto r = npz->Open(storage.get(), path, options);
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    REQUIRE(r.status().message().find("offset 0") != std::string::npos);
+  }
+  SECTION("CRC mismatch") {
+    PatchBytes(path, cd_offset + 16, "\x01\x02\x03\x04");
+    auto r = npz->Open(storage.get(), path, options);
+    REQUIRE(r.ok());  // the CRC covers the whole member: checked when it has all been inflated
+    SampleBuffer buf;
+    Status st = (*r)->ReadSample(0, &buf);
+    REQUIRE(st.code() == StatusCode::kCorruption);
+    REQUIRE(st.message().find("CRC mismatch") != std::string::npos);
+    REQUIRE(st.message().find("x.npy") != std::string::npos);
+    REQUIRE(st.message().find("offset 35") != std::string::npos);
+    FormatOptions no_verify = options;
+    no_verify.verify = false;
+    auto unchecked = npz->Open(storage.get(), path, no_verify);
+    REQUIRE(unchecked.ok());
+    REQUIRE((*unchecked)->ReadSample(0, &buf).ok());
+  }
+  SECTION("damaged deflate data") {
+    PatchBytes(path, 35 + 200, std::string(64, '\xff'));
+    auto r = npz->Open(storage.get(), path, options);
+    Status st = r.ok() ? [&] {
+      SampleBuffer buf;
+      return (*r)->ReadSample(2, &buf);
+    }()
+                       : r.status();
+    REQUIRE(st.code() == StatusCode::kCorruption);
+    REQUIRE(st.message().find(path) != std::string::npos);
+  }
+}
+
+TEST_CASE("stored npz member size disagreeing with its npy shape is Corruption", "[format][npz]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto npz = MakeFormatByName("npz");
+  const std::string path = tmp / "b.npz";
+  REQUIRE(npz->Write(storage.get(), path, Spec(3, 100), {}).ok());
+  // Claim 4 samples in x.npy's header: 400 bytes of data, but the member holds 300.
+  const std::string head = ReadBytes(path, 35, 128);
+  const size_t at = head.find("(3, 100)");
+  REQUIRE(at != std::string::npos);
+  PatchBytes(path, 35 + static_cast<long>(at) + 1, "4");
+  auto r = npz->Open(storage.get(), path, {});
+  REQUIRE(r.status().code() == StatusCode::kCorruption);
+  REQUIRE(r.status().message().find("x.npy") != std::string::npos);
+  REQUIRE(r.status().message().find("400") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace dlio::testing
