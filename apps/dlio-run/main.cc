@@ -281,8 +281,10 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   app.add_option("-w,--workload", f.workload, "built-in workload preset (see `list workloads`)");
   app.add_option("-s,--set", f.sets, "override a key: section.key=value (repeatable)");
-  app.add_flag("-g,--generate", f.generate, "generate the dataset first (workflow.generate_data)");
-  app.add_flag("--no-generate", f.no_generate, "do not generate, even if the config says so");
+  auto* gen = app.add_flag("-g,--generate", f.generate,
+                           "generate the dataset first (workflow.generate_data)");
+  app.add_flag("--no-generate", f.no_generate, "do not generate, even if the config says so")
+      ->excludes(gen);
   app.add_flag("--no-train", f.no_train, "do not train (with --generate: generate only)");
   app.add_option("-o,--output", f.output, "output folder (output.folder)");
   app.add_flag("-t,--trace", f.trace, "write a DFTracer-style trace (output.trace)");
@@ -308,7 +310,8 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int code = app.exit(e);  // prints help, version or the error
+    return code == 0 ? kExitOk : kExitUsage;
   }
   if (list->parsed()) return List(list_what);
   if (inspect->parsed()) return Inspect(inspect_path, inspect_format, inspect_transfer);

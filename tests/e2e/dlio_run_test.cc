@@ -21,9 +21,10 @@ namespace {
 
 std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
 
-// A tiny workload: 6 files x 2 samples x 16 KiB, batch 2, in `dir`.
+// A tiny workload: 6 files x 2 samples x 16 KiB, batch 2, in `dir`. Like the default preset it
+// generates the dataset first (workflow.generate_data), reusing it when it is already there.
 std::string TinyArgs(const TempDir& dir) {
-  return " --no-generate --quiet --set dataset.data_folder=" + dir / "data" +
+  return " --quiet --set dataset.data_folder=" + dir / "data" +
          " --set output.folder=" + dir / "out" +
          " --set checkpoint.checkpoint_folder=" + dir / "ckpt" +
          " --set dataset.num_files_train=6 --set dataset.num_samples_per_file=2"
@@ -39,7 +40,7 @@ json LoadJson(const std::string& path) { return json::parse(ReadTextFile(path));
 
 TEST_CASE("dlio-run generates a dataset, trains on it and writes DLIO's outputs") {
   TempDir dir;
-  auto r = Run(TinyArgs(dir) + " --generate");
+  auto r = Run(TinyArgs(dir));
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("train epoch 2") != std::string::npos);
@@ -76,8 +77,8 @@ TEST_CASE("dlio-run generates a dataset, trains on it and writes DLIO's outputs"
 
 TEST_CASE("dlio-run reuses an existing dataset and refuses a foreign non-empty folder") {
   TempDir dir;
-  REQUIRE(Run(TinyArgs(dir) + " --generate --no-train").exit_code == 0);
-  auto again = Run(TinyArgs(dir) + " --generate --no-train");
+  REQUIRE(Run(TinyArgs(dir) + " --no-train").exit_code == 0);
+  auto again = Run(TinyArgs(dir) + " --no-train");
   INFO(again.output);
   CHECK(again.exit_code == 0);
   CHECK(again.output.find("6 already present") != std::string::npos);
@@ -85,7 +86,7 @@ TEST_CASE("dlio-run reuses an existing dataset and refuses a foreign non-empty f
   TempDir foreign;
   fs::create_directories(foreign / "data");
   WriteTextFile(foreign / "data/precious.txt", "keep me");
-  auto refused = Run(TinyArgs(foreign) + " --generate --no-train");
+  auto refused = Run(TinyArgs(foreign) + " --no-train");
   INFO(refused.output);
   CHECK(refused.exit_code != 0);
   CHECK(refused.output.find(foreign / "data") != std::string::npos);
@@ -94,6 +95,10 @@ TEST_CASE("dlio-run reuses an existing dataset and refuses a foreign non-empty f
 
 TEST_CASE("dlio-run rejects unknown keys and bad values naming the key") {
   TempDir dir;
+  auto both = Run(TinyArgs(dir) + " --generate --no-generate");
+  CHECK(both.exit_code == 2);
+  CHECK(both.output.find("--no-generate") != std::string::npos);
+
   auto unknown = Run(TinyArgs(dir) + " ++workload.dataset.num_file_train=3");
   CHECK(unknown.exit_code == 2);
   CHECK(unknown.output.find("dataset.num_file_train") != std::string::npos);
@@ -107,7 +112,7 @@ TEST_CASE("dlio-run rejects unknown keys and bad values naming the key") {
   CHECK(enum_bad.output.find("reader.file_shuffle") != std::string::npos);
   CHECK(enum_bad.output.find("seed") != std::string::npos);  // lists the accepted values
 
-  auto missing_data = Run(TinyArgs(dir));
+  auto missing_data = Run(TinyArgs(dir) + " --no-generate");
   CHECK(missing_data.exit_code == 1);
   CHECK(missing_data.output.find(dir / "data") != std::string::npos);
 }
@@ -149,7 +154,7 @@ output:
   REQUIRE(r.exit_code == 0);
   json s = LoadJson(dir / "out/summary.json");
   CHECK(s["metric"]["train_au_percentage"].size() == 2);  // the override won
-  CHECK(s["workload"] == "tiny_unet");
+  CHECK(s["workload"] == "tiny");  // the file's stem, as DLIO names a workload by its YAML
   // checkpoint after epoch 2: one checkpoint of the paper's five files.
   CHECK(s["metric"]["checkpoint_count"] == 1);
   CHECK(s["metric"]["checkpoint_size_bytes"] == 1024 + 1024 + 4096 + 65536 + 4194304);
@@ -165,7 +170,7 @@ output:
 
 TEST_CASE("dlio-run --trace writes a DFTracer trace with every read's file, offset and size") {
   TempDir dir;
-  auto r = Run(TinyArgs(dir) + " --generate --trace --set train.epochs=1");
+  auto r = Run(TinyArgs(dir) + " --trace --set train.epochs=1");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   std::ifstream in(dir / "out/trace-0.pfw");
@@ -209,7 +214,7 @@ TEST_CASE("dlio-run list and inspect") {
   CHECK(Run("list nonsense").exit_code == 2);
 
   TempDir dir;
-  REQUIRE(Run(TinyArgs(dir) + " --generate --no-train").exit_code == 0);
+  REQUIRE(Run(TinyArgs(dir) + " --no-train").exit_code == 0);
   std::string file;
   for (const auto& e : fs::recursive_directory_iterator(dir / "data")) {
     if (e.path().extension() == ".npz") file = e.path();

@@ -86,19 +86,46 @@ struct PipelineOptions {
   int rank = 0;
 };
 
-// Thread safety: the methods are called from one consumer thread; internally the pipeline runs its
-// own threads, which its destructor (and Stop) cancel and join.
+// Counters for tests and reports. Buffers are pooled: after the first epoch over samples of a
+// steady size, none of these grow any more (zero allocations per sample in steady state).
+struct PipelineStats {
+  uint64_t batches_allocated = 0;  // Batch objects in the pool (prefetch + in flight + 1)
+  uint64_t buffers_allocated = 0;  // SampleBuffers created (pool, plus the preload store)
+  uint64_t buffer_growths = 0;     // times a pooled buffer had to grow its capacity
+  uint64_t buffer_bytes = 0;       // bytes of capacity added by those growths
+  uint64_t samples_read = 0;       // DataSource::Read calls made
+  uint64_t batches_delivered = 0;  // batches handed to the consumer by Next
+};
+
+// Thread safety: the methods are called from one consumer thread (Stop may also come from another
+// thread, to unblock a consumer waiting in Next); internally the pipeline runs its own threads,
+// which its destructor (and Stop) cancel and join.
+//
+// Leases: every BatchLease must be released before the pipeline is destroyed (debug builds
+// assert). The consumer may hold several leases, but a pipeline has a fixed pool of batches
+// (stats().batches_allocated); Next returns FailedPrecondition instead of deadlocking when the
+// batch it needs is still leased. Next releases the lease passed in `out` before waiting, so one
+// lease variable reused across steps is the intended pattern.
+//
+// Errors: a failed read of batch k is returned by the Next call for batch k (batches before it
+// are delivered normally). The error is sticky: later Next calls of that epoch return it again
+// until the next StartEpoch. The pipeline never calls DataSource::CloseAll while reads may run;
+// it calls it in StartEpoch between epochs, when no read is in flight.
 class Pipeline {
  public:
   virtual ~Pipeline() = default;
-  // Begins an epoch over `plan`. An epoch still running is cancelled first.
+  // Begins an epoch over `plan`. An epoch still running is cancelled first (readers stop after
+  // their current read; buffers return to the pool). FailedPrecondition after Stop.
   virtual Status StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) = 0;
   // Blocks until the next batch is ready. At the end of the epoch returns OK with
   // *end_of_epoch = true and an empty lease. A read or preprocessing error of a batch is
-  // returned when that batch's turn comes (in order), never swallowed.
+  // returned when that batch's turn comes (in order), never swallowed. Cancelled once Stop ran
+  // (including for a consumer blocked here when Stop is called from another thread).
   virtual Status Next(BatchLease* out, bool* end_of_epoch) = 0;
   // Cancels work in flight and joins every thread. Idempotent.
   virtual Status Stop() = 0;
+  // A snapshot of the counters; safe to call from the consumer thread at any time.
+  virtual PipelineStats stats() const { return {}; }
 };
 
 struct PipelineEnv {

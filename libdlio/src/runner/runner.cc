@@ -324,6 +324,8 @@ Status Generate(RunState& st) {
   go.world = st.comm->size();
   go.seed = c.train.seed;
   go.force = st.env.force_generate;
+  Comm* comm = st.comm;
+  go.barrier = [comm] { return comm->Barrier(); };
   const Clock* clock = st.env.clock;
   const int64_t start = clock->NowNanos();
   go.progress = [&st, clock, start](uint64_t done, uint64_t total, uint64_t bytes) {

@@ -1,0 +1,1 @@
+dlio_add_benchmark(pipeline_benchmark pipeline_benchmark.cc)

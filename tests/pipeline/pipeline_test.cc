@@ -1,0 +1,529 @@
+#include <algorithm>
+#include <chrono>
+#include <future>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "dlio/pipeline.h"
+#include "dlio/registries.h"
+#include "dlio/tracer.h"
+#include "pipeline/fake_source.h"
+
+namespace dlio {
+namespace {
+
+using testing::FakeSource;
+using Ms = std::chrono::milliseconds;
+
+std::vector<SampleRef> MakePlan(const FakeSource& source, uint64_t shuffle_seed) {
+  std::vector<SampleRef> plan;
+  for (uint32_t f = 0; f < source.num_files(); ++f) {
+    for (uint64_t i = 0; i < source.samples_per_file()[f]; ++i) plan.push_back({f, i});
+  }
+  if (shuffle_seed) std::shuffle(plan.begin(), plan.end(), std::mt19937_64(shuffle_seed));
+  return plan;
+}
+
+std::unique_ptr<Pipeline> Make(const std::string& name, PipelineOptions options,
+                               DataSource* source, Tracer* tracer = nullptr) {
+  Registries registries;
+  REQUIRE(RegisterBuiltinPipelines(&registries).ok());
+  auto factory = registries.pipelines.Get(name);
+  REQUIRE(factory.ok());
+  PipelineEnv env;
+  env.source = source;
+  env.tracer = tracer;
+  options.name = name;
+  auto pipeline = (*factory)(options, env);
+  REQUIRE(pipeline.ok());
+  return std::move(pipeline).value();
+}
+
+// Drains one epoch, checking every batch against the plan; returns the number of batches.
+int64_t DrainAndCheck(Pipeline* pipeline, const FakeSource& source, uint64_t epoch,
+                      const std::vector<SampleRef>& plan, uint64_t batch_size, bool drop_last) {
+  const uint64_t expected_batches =
+      drop_last ? plan.size() / batch_size : (plan.size() + batch_size - 1) / batch_size;
+  BatchLease lease;
+  bool end = false;
+  int64_t batches = 0;
+  while (true) {
+    Status st = pipeline->Next(&lease, &end);
+    REQUIRE(st.ok());
+    if (end) {
+      REQUIRE_FALSE(lease);
+      break;
+    }
+    REQUIRE(lease);
+    CHECK(lease->epoch == epoch);
+    REQUIRE(lease->index == batches);
+    const uint64_t first = static_cast<uint64_t>(batches) * batch_size;
+    const uint64_t count = std::min<uint64_t>(batch_size, plan.size() - first);
+    REQUIRE(lease->samples.size() == count);
+    uint64_t bytes = 0;
+    for (uint64_t j = 0; j < count; ++j) {
+      const Sample& s = lease->samples[j];
+      INFO("batch " << batches << " position " << j);
+      REQUIRE(s.ref == plan[first + j]);
+      REQUIRE(source.Matches(s.ref, s.data, s.size));
+      bytes += s.size;
+    }
+    CHECK(lease->bytes == bytes);
+    CHECK(lease->read_ns >= 0);
+    ++batches;
+  }
+  CHECK(static_cast<uint64_t>(batches) == expected_batches);
+  // End of epoch is sticky until the next StartEpoch.
+  REQUIRE(pipeline->Next(&lease, &end).ok());
+  CHECK(end);
+  return batches;
+}
+
+DistributionSpec Constant(double seconds) {
+  DistributionSpec spec;
+  spec.mean = seconds;
+  return spec;
+}
+
+TEST_CASE("threaded pipeline delivers the plan's order for every thread count and batch size") {
+  FakeSource source(5, 7);  // 35 samples: batch 4 leaves a partial batch of 3
+  for (uint64_t read_threads : {0, 1, 2, 4}) {
+    for (uint64_t computation_threads : {0, 1, 3}) {
+      for (uint64_t batch_size : {1, 4, 6}) {
+        for (bool drop_last : {true, false}) {
+          INFO("read_threads " << read_threads << " computation_threads " << computation_threads
+                               << " batch " << batch_size << " drop_last " << drop_last);
+          PipelineOptions options;
+          options.batch_size = batch_size;
+          options.read_threads = read_threads;
+          options.computation_threads = computation_threads;
+          options.prefetch_size = 2;
+          options.drop_last = drop_last;
+          options.preprocess_time = Constant(2e-6);
+          auto pipeline = Make("threaded", options, &source);
+          for (uint64_t epoch = 0; epoch < 3; ++epoch) {
+            auto plan = MakePlan(source, epoch * 17);
+            REQUIRE(pipeline->StartEpoch(epoch, plan).ok());
+            DrainAndCheck(pipeline.get(), source, epoch, plan, batch_size, drop_last);
+          }
+          REQUIRE(pipeline->Stop().ok());
+          REQUIRE(pipeline->Stop().ok());  // idempotent
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("sync and preload pipelines deliver the plan's order") {
+  FakeSource source(4, 9);
+  for (const char* name : {"sync", "preload"}) {
+    for (uint64_t read_threads : {0, 1, 3}) {
+      for (uint64_t batch_size : {1, 5}) {
+        for (bool drop_last : {true, false}) {
+          INFO(name << " read_threads " << read_threads << " batch " << batch_size
+                    << " drop_last " << drop_last);
+          PipelineOptions options;
+          options.batch_size = batch_size;
+          options.read_threads = read_threads;
+          options.computation_threads = 2;
+          options.drop_last = drop_last;
+          options.preprocess_time = Constant(1e-6);
+          options.preprocess_spin = read_threads == 3;
+          auto pipeline = Make(name, options, &source);
+          for (uint64_t epoch = 0; epoch < 3; ++epoch) {
+            auto plan = MakePlan(source, epoch * 5);
+            REQUIRE(pipeline->StartEpoch(epoch, plan).ok());
+            DrainAndCheck(pipeline.get(), source, epoch, plan, batch_size, drop_last);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("threaded pipeline bounds how far readers run ahead of a consumer that does not pull") {
+  FakeSource source(4, 50);
+  PipelineOptions options;
+  options.batch_size = 4;
+  options.read_threads = 2;
+  options.computation_threads = 1;
+  options.prefetch_size = 2;
+  auto pipeline = Make("threaded", options, &source);
+  auto plan = MakePlan(source, 3);
+  REQUIRE(pipeline->StartEpoch(0, plan).ok());
+  // prefetch_size ready batches + read_threads batches in flight, then the readers must stop.
+  const uint64_t bound = (options.prefetch_size + options.read_threads) * options.batch_size;
+  const auto deadline = std::chrono::steady_clock::now() + Ms(3000);
+  while (source.reads() < bound && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(Ms(2));
+  }
+  std::this_thread::sleep_for(Ms(50));
+  CHECK(source.reads() == bound);  // stopped at the bound, not merely slow
+  // Consuming one batch lets exactly one more batch in.
+  BatchLease lease;
+  bool end = false;
+  REQUIRE(pipeline->Next(&lease, &end).ok());
+  lease.reset();
+  std::this_thread::sleep_for(Ms(50));
+  CHECK(source.reads() <= bound + options.batch_size);
+  CHECK(pipeline->stats().batches_allocated ==
+        options.prefetch_size + options.read_threads + 1);
+}
+
+TEST_CASE("a read failure in batch 3 arrives after batches 0-2 and names the file and sample") {
+  FakeSource source(3, 10);
+  for (const char* name : {"threaded", "sync", "preload"}) {
+    for (uint64_t read_threads : {0, 1, 4}) {
+      INFO(name << " read_threads " << read_threads);
+      PipelineOptions options;
+      options.batch_size = 4;
+      options.read_threads = read_threads;
+      options.computation_threads = 1;
+      options.preprocess_time = Constant(1e-6);
+      auto pipeline = Make(name, options, &source);
+      auto plan = MakePlan(source, 11);
+      const SampleRef bad = plan[3 * 4 + 2];
+      source.FailAt(bad);
+      REQUIRE(pipeline->StartEpoch(0, plan).ok());
+      BatchLease lease;
+      bool end = false;
+      for (int64_t b = 0; b < 3; ++b) {
+        REQUIRE(pipeline->Next(&lease, &end).ok());
+        REQUIRE_FALSE(end);
+        CHECK(lease->index == b);
+      }
+      Status st = pipeline->Next(&lease, &end);
+      REQUIRE_FALSE(st.ok());
+      CHECK_FALSE(lease);
+      CHECK(st.code() == StatusCode::kIOError);
+      const std::string path = source.file_path(bad.file);
+      CHECK_THAT(st.message(), Catch::Contains(path));
+      CHECK_THAT(st.message(), Catch::Contains("sample " + std::to_string(bad.index)));
+      CHECK_THAT(st.message(), Catch::Contains("injected failure"));
+      CHECK_THAT(st.message(), Catch::Contains("batch 3"));
+      // Sticky until the next epoch.
+      Status again = pipeline->Next(&lease, &end);
+      CHECK(again.code() == st.code());
+      CHECK(again.message() == st.message());
+      // A new epoch without the failure runs clean.
+      source.ClearFailure();
+      REQUIRE(pipeline->StartEpoch(1, plan).ok());
+      DrainAndCheck(pipeline.get(), source, 1, plan, 4, true);
+    }
+  }
+}
+
+TEST_CASE("Stop while the consumer waits in Next returns Cancelled promptly") {
+  FakeSource source(2, 20);
+  source.set_delay_us(300000);  // 300 ms per read
+  for (const char* name : {"threaded", "sync"}) {
+    INFO(name);
+    PipelineOptions options;
+    options.batch_size = 4;
+    options.read_threads = 2;
+    auto pipeline = Make(name, options, &source);
+    REQUIRE(pipeline->StartEpoch(0, MakePlan(source, 0)).ok());
+    auto waiter = std::async(std::launch::async, [&] {
+      BatchLease lease;
+      bool end = false;
+      Status st = pipeline->Next(&lease, &end);
+      return std::make_pair(st, std::chrono::steady_clock::now());
+    });
+    std::this_thread::sleep_for(Ms(50));
+    const auto stop_at = std::chrono::steady_clock::now();
+    REQUIRE(pipeline->Stop().ok());
+    const auto stopped = std::chrono::steady_clock::now();
+    auto [st, returned_at] = waiter.get();
+    CHECK(st.code() == StatusCode::kCancelled);
+    CHECK(returned_at - stop_at < Ms(200));   // woken at once, not after the 300 ms read
+    CHECK(stopped - stop_at < Ms(1000));      // joins after at most the reads in flight
+    BatchLease lease;
+    bool end = false;
+    CHECK(pipeline->Next(&lease, &end).code() == StatusCode::kCancelled);
+    CHECK(pipeline->StartEpoch(1, MakePlan(source, 0)).code() ==
+          StatusCode::kFailedPrecondition);
+  }
+  source.set_delay_us(0);
+}
+
+TEST_CASE("StartEpoch mid-epoch cancels the old epoch, even with a lease still held") {
+  FakeSource source(4, 12);
+  for (uint64_t read_threads : {0, 1, 3}) {
+    INFO("read_threads " << read_threads);
+    PipelineOptions options;
+    options.batch_size = 3;
+    options.read_threads = read_threads;
+    options.computation_threads = 2;
+    options.prefetch_size = 2;
+    options.preprocess_time = Constant(1e-6);
+    auto pipeline = Make("threaded", options, &source);
+    auto plan0 = MakePlan(source, 1);
+    REQUIRE(pipeline->StartEpoch(0, plan0).ok());
+    BatchLease held, lease;
+    bool end = false;
+    REQUIRE(pipeline->Next(&lease, &end).ok());
+    REQUIRE(pipeline->Next(&held, &end).ok());
+    REQUIRE(held->index == 1);
+    const std::vector<Sample> held_samples = held->samples;
+    std::this_thread::sleep_for(Ms(5));  // let readers get busy on epoch 0
+    auto plan1 = MakePlan(source, 2);
+    REQUIRE(pipeline->StartEpoch(1, plan1).ok());
+    DrainAndCheck(pipeline.get(), source, 1, plan1, 3, true);
+    // The held batch from epoch 0 was not reused by epoch 1.
+    REQUIRE(held->samples.size() == held_samples.size());
+    for (size_t j = 0; j < held_samples.size(); ++j) {
+      CHECK(held->samples[j].data == held_samples[j].data);
+      CHECK(source.Matches(held_samples[j].ref, held->samples[j].data, held->samples[j].size));
+    }
+    held.reset();
+    auto plan2 = MakePlan(source, 3);
+    REQUIRE(pipeline->StartEpoch(2, plan2).ok());
+    DrainAndCheck(pipeline.get(), source, 2, plan2, 3, false);
+  }
+}
+
+TEST_CASE("Next fails instead of deadlocking when every pooled batch is leased") {
+  FakeSource source(2, 10);
+  PipelineOptions options;
+  options.batch_size = 2;
+  options.read_threads = 1;
+  options.prefetch_size = 0;  // pool of 2 batches
+  auto pipeline = Make("threaded", options, &source);
+  REQUIRE(pipeline->StartEpoch(0, MakePlan(source, 0)).ok());
+  BatchLease a, b, c;
+  bool end = false;
+  REQUIRE(pipeline->Next(&a, &end).ok());
+  REQUIRE(pipeline->Next(&b, &end).ok());
+  Status st = pipeline->Next(&c, &end);
+  CHECK(st.code() == StatusCode::kFailedPrecondition);
+  CHECK_THAT(st.message(), Catch::Contains("leased"));
+  a.reset();
+  REQUIRE(pipeline->Next(&c, &end).ok());
+  CHECK(c->index == 2);
+}
+
+TEST_CASE("preload reads everything before the first batch and nothing in later epochs") {
+  FakeSource source(3, 8);
+  PipelineOptions options;
+  options.batch_size = 5;
+  options.drop_last = false;
+  options.read_threads = 3;
+  options.computation_threads = 2;
+  options.preprocess_time = Constant(1e-6);
+  auto pipeline = Make("preload", options, &source);
+  // Epoch 0 covers files 0 and 1 only (with a repeated sample).
+  std::vector<SampleRef> plan0;
+  for (const auto& ref : MakePlan(source, 4)) {
+    if (ref.file < 2) plan0.push_back(ref);
+  }
+  plan0.push_back(plan0.front());
+  REQUIRE(pipeline->StartEpoch(0, plan0).ok());
+  CHECK(source.reads() == 16);  // distinct samples, all read up front
+  DrainAndCheck(pipeline.get(), source, 0, plan0, 5, false);
+  CHECK(source.reads() == 16);
+
+  // Same samples in another order: served from memory, same stored bytes.
+  std::vector<SampleRef> plan1 = plan0;
+  std::shuffle(plan1.begin(), plan1.end(), std::mt19937_64(9));
+  REQUIRE(pipeline->StartEpoch(1, plan1).ok());
+  CHECK(source.reads() == 16);
+  DrainAndCheck(pipeline.get(), source, 1, plan1, 5, false);
+  CHECK(source.reads() == 16);
+
+  // A plan with file 2 too: only file 2's samples are read.
+  auto plan2 = MakePlan(source, 6);
+  REQUIRE(pipeline->StartEpoch(2, plan2).ok());
+  CHECK(source.reads() == 24);
+  DrainAndCheck(pipeline.get(), source, 2, plan2, 5, false);
+  CHECK(source.reads() == 24);
+  CHECK(pipeline->stats().samples_read == 24);
+  CHECK(pipeline->stats().buffers_allocated == 24);
+}
+
+TEST_CASE("preload batches point into the store without copying") {
+  FakeSource source(2, 6);
+  PipelineOptions options;
+  options.batch_size = 12;
+  options.read_threads = 2;
+  auto pipeline = Make("preload", options, &source);
+  std::map<std::pair<uint32_t, uint64_t>, const uint8_t*> where;
+  for (uint64_t epoch = 0; epoch < 2; ++epoch) {
+    REQUIRE(pipeline->StartEpoch(epoch, MakePlan(source, epoch + 1)).ok());
+    BatchLease lease;
+    bool end = false;
+    REQUIRE(pipeline->Next(&lease, &end).ok());
+    for (const Sample& s : lease->samples) {
+      auto [it, inserted] = where.emplace(std::make_pair(s.ref.file, s.ref.index), s.data);
+      CHECK(it->second == s.data);
+    }
+  }
+  CHECK(where.size() == 12);
+}
+
+TEST_CASE("sync pipeline reads a batch only inside Next") {
+  FakeSource source(2, 16);
+  for (uint64_t read_threads : {1, 3}) {
+    INFO("read_threads " << read_threads);
+    FakeSource counted(2, 16);
+    PipelineOptions options;
+    options.batch_size = 4;
+    options.read_threads = read_threads;
+    options.prefetch_size = 4;
+    auto pipeline = Make("sync", options, &counted);
+    REQUIRE(pipeline->StartEpoch(0, MakePlan(counted, 2)).ok());
+    std::this_thread::sleep_for(Ms(30));
+    CHECK(counted.reads() == 0);
+    BatchLease lease;
+    bool end = false;
+    REQUIRE(pipeline->Next(&lease, &end).ok());
+    CHECK(counted.reads() == 4);
+    std::this_thread::sleep_for(Ms(30));  // the consumer "computes": nothing may run
+    CHECK(counted.reads() == 4);
+    REQUIRE(pipeline->Next(&lease, &end).ok());
+    CHECK(counted.reads() == 8);
+  }
+}
+
+TEST_CASE("pooled buffers are reused: no new buffers and no growth after the first epoch") {
+  FakeSource source(4, 16, /*fixed_size=*/4096);
+  PipelineOptions options;
+  options.batch_size = 4;
+  options.read_threads = 2;
+  options.computation_threads = 1;
+  options.prefetch_size = 2;
+  auto pipeline = Make("threaded", options, &source);
+  std::set<const uint8_t*> first_epoch_buffers;
+  auto drain = [&](uint64_t epoch, std::set<const uint8_t*>* seen) {
+    auto plan = MakePlan(source, epoch + 1);
+    REQUIRE(pipeline->StartEpoch(epoch, plan).ok());
+    BatchLease lease;
+    bool end = false;
+    while (pipeline->Next(&lease, &end).ok() && !end) {
+      for (const Sample& s : lease->samples) seen->insert(s.data);
+    }
+  };
+  drain(0, &first_epoch_buffers);
+  const PipelineStats after_first = pipeline->stats();
+  CHECK(after_first.buffers_allocated == after_first.batches_allocated * options.batch_size);
+  CHECK(first_epoch_buffers.size() <= after_first.buffers_allocated);
+  std::set<const uint8_t*> later;
+  drain(1, &later);
+  drain(2, &later);
+  const PipelineStats after_third = pipeline->stats();
+  CHECK(after_third.buffers_allocated == after_first.buffers_allocated);
+  CHECK(after_third.buffer_growths == after_first.buffer_growths);
+  CHECK(after_third.buffer_bytes == after_first.buffer_bytes);
+  CHECK(after_third.samples_read == 3 * 64);
+  CHECK(after_third.batches_delivered == 3 * 16);
+  for (const uint8_t* p : later) CHECK(first_epoch_buffers.count(p) == 1);
+}
+
+TEST_CASE("preprocessing time is spent per sample, by the workers or inline") {
+  FakeSource source(1, 10);
+  for (uint64_t computation_threads : {0, 1}) {
+    for (bool spin : {false, true}) {
+      INFO("computation_threads " << computation_threads << " spin " << spin);
+      PipelineOptions options;
+      options.batch_size = 5;
+      options.read_threads = 1;
+      options.computation_threads = computation_threads;
+      options.preprocess_time = Constant(0.002);
+      options.preprocess_spin = spin;
+      auto pipeline = Make("threaded", options, &source);
+      const auto start = std::chrono::steady_clock::now();
+      auto plan = MakePlan(source, 0);
+      REQUIRE(pipeline->StartEpoch(0, plan).ok());
+      DrainAndCheck(pipeline.get(), source, 0, plan, 5, true);
+      // One thread preprocesses 10 samples of 2 ms each, one after the other.
+      CHECK(std::chrono::steady_clock::now() - start >= Ms(20));
+    }
+  }
+}
+
+TEST_CASE("tracing records fetch, item and preprocess events") {
+  FakeSource source(2, 6);
+  auto tracer = std::make_unique<MemoryTracer>();
+  PipelineOptions options;
+  options.batch_size = 4;
+  options.read_threads = 2;
+  options.computation_threads = 2;
+  options.drop_last = false;
+  options.preprocess_time = Constant(1e-5);
+  auto pipeline = Make("threaded", options, &source, tracer.get());
+  auto plan = MakePlan(source, 0);
+  REQUIRE(pipeline->StartEpoch(3, plan).ok());
+  DrainAndCheck(pipeline.get(), source, 3, plan, 4, false);
+  REQUIRE(pipeline->Stop().ok());
+  int fetch = 0, item = 0, preprocess = 0;
+  std::set<int64_t> steps;
+  for (const TraceEvent& e : tracer->Events()) {
+    const std::string name = e.name;
+    if (name == "ai.dataloader.fetch") {
+      ++fetch;
+      CHECK(std::string(e.cat) == "ai");
+      CHECK(e.epoch == 3);
+      steps.insert(e.step);
+    } else if (name == "ai.data.item") {
+      ++item;
+      CHECK(e.epoch == 3);
+      CHECK_THAT(tracer->FileName(e.file_id), Catch::Contains("file_"));
+      CHECK(e.ret >= 16);  // the sample's size
+    } else if (name == "ai.data.preprocess") {
+      ++preprocess;
+      CHECK(e.dur_us >= 5);
+    }
+  }
+  CHECK(fetch == 3);
+  CHECK(steps == std::set<int64_t>{0, 1, 2});
+  CHECK(item == 12);
+  CHECK(preprocess == 12);
+}
+
+TEST_CASE("pipeline edge cases: bad options, Next before StartEpoch, empty plan, read_ns") {
+  FakeSource source(1, 4);
+  Registries registries;
+  REQUIRE(RegisterBuiltinPipelines(&registries).ok());
+  for (const char* name : {"threaded", "sync", "preload"}) CHECK(registries.pipelines.Contains(name));
+  auto factory = registries.pipelines.Get("threaded");
+  REQUIRE(factory.ok());
+  PipelineEnv env;
+  env.source = &source;
+  PipelineOptions bad;
+  bad.batch_size = 0;
+  auto made = (*factory)(bad, env);
+  REQUIRE_FALSE(made.ok());
+  CHECK_THAT(made.status().message(), Catch::Contains("reader.batch_size"));
+  PipelineOptions negative;
+  negative.preprocess_time = Constant(-1);
+  made = (*factory)(negative, env);
+  REQUIRE_FALSE(made.ok());
+  CHECK_THAT(made.status().message(), Catch::Contains("reader.preprocess_time"));
+  made = (*factory)(PipelineOptions{}, PipelineEnv{});
+  CHECK_FALSE(made.ok());
+
+  PipelineOptions options;
+  options.batch_size = 2;
+  auto pipeline = Make("threaded", options, &source);
+  BatchLease lease;
+  bool end = false;
+  CHECK(pipeline->Next(&lease, &end).code() == StatusCode::kFailedPrecondition);
+  REQUIRE(pipeline->StartEpoch(0, {}).ok());
+  REQUIRE(pipeline->Next(&lease, &end).ok());
+  CHECK(end);
+
+  source.set_delay_us(2000);
+  REQUIRE(pipeline->StartEpoch(1, MakePlan(source, 0)).ok());
+  REQUIRE(pipeline->Next(&lease, &end).ok());
+  REQUIRE_FALSE(end);
+  CHECK(lease->read_ns >= 2'000'000);  // two reads of >= 2 ms each on one reader thread
+  source.set_delay_us(0);
+}
+
+}  // namespace
+}  // namespace dlio
