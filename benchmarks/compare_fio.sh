@@ -28,7 +28,7 @@ PY=/usr/bin/python3
 
 command -v fio >/dev/null || { echo "fio is missing (apt-get install fio)" >&2; exit 2; }
 mkdir -p "$WORK"
-common=(--quiet --no-generate
+common=(--quiet
   --set "dataset.data_folder=$WORK/data" --set "dataset.format=$FORMAT"
   --set "dataset.num_files_train=$FILES" --set "dataset.num_samples_per_file=$SAMPLES_PER_FILE"
   --set "dataset.record_length_bytes=$SAMPLE_BYTES"
@@ -56,13 +56,13 @@ fio_single_gib() {
   done
   out=$(fio --ioengine=psync --rw=read --bs="$XFER" --invalidate=0 --loops="$EPOCHS" \
             --group_reporting --output-format=json "${args[@]}")
-  echo "$out" | $PY -c 'import json,sys; d=json.load(sys.stdin); j=d["jobs"][0]["read"]; print(f"{j[\"bw_bytes\"]/2**30:.3f}")'
+  echo "$out" | $PY -c 'import json,sys; t=sys.stdin.read(); d=json.loads(t[t.index("{"):]); print("%.3f" % (d["jobs"][0]["read"]["bw_bytes"] / 2**30))'
 }
 
 dlio_gib() {
   local extra=("$@")
-  "$DLIO_RUN" "${common[@]}" --set "output.folder=$WORK/out" "${extra[@]}" >/dev/null
-  $PY -c "import json; d=json.load(open('$WORK/out/summary.json')); print(f'{d[\"metric\"][\"train_io_mean_MiB_per_second\"]/1024:.3f}')"
+  "$DLIO_RUN" "${common[@]}" --no-generate --set "output.folder=$WORK/out" "${extra[@]}" >/dev/null
+  $PY -c "import json; d=json.load(open('$WORK/out/summary.json')); print('%.3f' % (d['metric']['train_io_mean_MiB_per_second'] / 1024))"
 }
 
 echo "files=$FILES sample=$SAMPLE_BYTES x$SAMPLES_PER_FILE threads=$THREADS xfer=$XFER epochs=$EPOCHS format=$FORMAT"

@@ -1,6 +1,8 @@
 // The bookkeeping every backend shares: counters, timing and tracing around the Do* hooks.
 #include "dlio/storage.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -263,19 +265,29 @@ AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
   return *this;
 }
 
+namespace {
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+}  // namespace
+
 Status AlignedBuffer::Resize(size_t n) {
   if (n > capacity_) {
     if (alignment_ == 0 || (alignment_ & (alignment_ - 1)) != 0) {
       return Status::InvalidArgument("AlignedBuffer alignment " + std::to_string(alignment_) +
                                      " is not a power of two");
     }
-    const size_t align = alignment_ < sizeof(void*) ? sizeof(void*) : alignment_;
+    size_t align = alignment_ < sizeof(void*) ? sizeof(void*) : alignment_;
+    // Large sample buffers are cycled through by the pipeline: on 4 KiB pages the kernel's copy
+    // into them spends much of its time on TLB misses, so ask for transparent huge pages (this
+    // machine's THP mode is "madvise"), which needs 2 MiB alignment.
+    const bool huge = n >= kHugePageBytes;
+    if (huge && align < kHugePageBytes) align = kHugePageBytes;
     const size_t cap = (n + align - 1) / align * align;
     void* p = std::aligned_alloc(align, cap);
     if (p == nullptr) {
       return Status::ResourceExhausted("cannot allocate " + std::to_string(cap) +
                                        " aligned bytes");
     }
+    if (huge) madvise(p, cap, MADV_HUGEPAGE);  // advisory: failure only costs speed
     std::free(data_);
     data_ = static_cast<uint8_t*>(p);
     capacity_ = cap;
