@@ -74,4 +74,19 @@ Result<bool> ParseCompression(const std::string& compression) {
                                  "' is not supported by npz (use none, gzip, zlib or deflate)");
 }
 
+Result<uint64_t> UniformSampleSize(const FileSpec& spec, const std::string& path,
+                                   const char* format_name) {
+  const uint64_t record = spec.sample_sizes.empty() ? 0 : spec.sample_sizes[0];
+  for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
+    if (spec.sample_sizes[i] != record) {
+      return Status::InvalidArgument(path + ": " + format_name +
+                                     " needs one sample size per file (sample " +
+                                     std::to_string(i) + " has " +
+                                     std::to_string(spec.sample_sizes[i]) + " bytes, sample 0 " +
+                                     std::to_string(record) + ")");
+    }
+  }
+  return record;
+}
+
 }  // namespace dlio::format_internal

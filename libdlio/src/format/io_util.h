@@ -23,6 +23,11 @@ inline constexpr size_t kWriteChunk = 4u << 20;
 // still the one asked for. Corruption naming the path and offset on a short read.
 Status ReadRange(File* file, uint64_t offset, uint64_t n, uint64_t transfer_size, uint8_t* dst);
 
+// The one sample size of `spec` for formats that store a 2-D array (npy, npz); InvalidArgument
+// naming `path` and the first sample that differs.
+Result<uint64_t> UniformSampleSize(const FileSpec& spec, const std::string& path,
+                                   const char* format_name);
+
 inline uint16_t Le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 inline uint32_t Le32(const uint8_t* p) {
   return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |

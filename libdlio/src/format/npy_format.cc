@@ -59,15 +59,7 @@ class NpyFormat final : public Format {
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
     const uint64_t n = spec.sample_sizes.size();
-    const uint64_t record = n ? spec.sample_sizes[0] : 0;
-    for (uint64_t i = 0; i < n; ++i) {
-      if (spec.sample_sizes[i] != record) {
-        return Status::InvalidArgument(path + ": npy needs one sample size per file (sample " +
-                                       std::to_string(i) + " has " +
-                                       std::to_string(spec.sample_sizes[i]) + " bytes, sample 0 " +
-                                       std::to_string(record) + ")");
-      }
-    }
+    DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npy"));
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
     const std::string header = BuildNpyHeader("|u1", {n, record});
     Status st = file->WriteAt(0, header.data(), header.size());

@@ -301,15 +301,7 @@ Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
                 const FormatOptions& options, bool force_zip64) {
   DLIO_ASSIGN_OR_RETURN(bool deflate, ParseCompression(options.compression));
   const uint64_t n = spec.sample_sizes.size();
-  const uint64_t record = n ? spec.sample_sizes[0] : 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    if (spec.sample_sizes[i] != record) {
-      return Status::InvalidArgument(path + ": npz needs one sample size per file (sample " +
-                                     std::to_string(i) + " has " +
-                                     std::to_string(spec.sample_sizes[i]) + " bytes, sample 0 " +
-                                     std::to_string(record) + ")");
-    }
-  }
+  DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npz"));
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
   auto write_all = [&]() -> Status {
     std::vector<ZipMember> members;
