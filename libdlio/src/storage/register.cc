@@ -6,7 +6,7 @@ namespace dlio {
 Status RegisterBuiltinStorages(Registries* registries) {
   DLIO_RETURN_NOT_OK(registries->storages.Register(
       {"posix", "POSIX files (pread/pwrite), optionally O_DIRECT",
-       "storage.direct, storage.direct_alignment (reader.odirect)",
+       "reader.odirect (O_DIRECT reads, 4096-byte alignment)",
        [](const StorageOptions& options, const Registries&) -> Result<std::unique_ptr<Storage>> {
          return NewPosixStorage(options);
        }}));
@@ -17,11 +17,12 @@ Status RegisterBuiltinStorages(Registries* registries) {
        }}));
   DLIO_RETURN_NOT_OK(registries->storages.Register(
       {"slow", "adds seeded latency per read/write to another storage",
-       "slow_inner, slow_latency_us, slow_latency_stdev_us, slow_bandwidth_mib_s, seed",
+       "storage.slow_inner, storage.slow_latency_us, storage.slow_latency_stdev_us, "
+       "storage.slow_bandwidth_mib_s (seeded by train.seed)",
        [](const StorageOptions& options,
           const Registries& registries) -> Result<std::unique_ptr<Storage>> {
          if (options.slow_inner == "slow" || options.slow_inner.empty()) {
-           return Status::InvalidArgument("storage slow_inner must name another storage, got '" +
+           return Status::InvalidArgument("storage.slow_inner must name another storage, got '" +
                                           options.slow_inner + "'");
          }
          if (options.slow_latency_us < 0 || options.slow_latency_stdev_us < 0 ||
