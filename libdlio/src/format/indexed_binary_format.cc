@@ -45,10 +45,7 @@ class IndexedBinaryReader final : public FormatReader {
   uint64_t sample_size(uint64_t i) const override { return i < sizes_.size() ? sizes_[i] : 0; }
 
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
-    if (i >= offsets_.size()) {
-      return Status::OutOfRange(file_->path() + ": sample " + std::to_string(i) + " of " +
-                                std::to_string(offsets_.size()));
-    }
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(file_->path(), i, offsets_.size()));
     DLIO_RETURN_NOT_OK(out->Resize(sizes_[i]));
     return ReadRange(file_.get(), offsets_[i], sizes_[i], transfer_size_, out->data());
   }

@@ -74,6 +74,11 @@ Result<bool> ParseCompression(const std::string& compression) {
                                  "' is not supported by npz (use none, gzip, zlib or deflate)");
 }
 
+Status CheckSampleIndex(const std::string& path, uint64_t i, uint64_t n) {
+  if (i < n) return Status::OK();
+  return Status::OutOfRange(path + ": sample " + std::to_string(i) + " of " + std::to_string(n));
+}
+
 Result<uint64_t> UniformSampleSize(const FileSpec& spec, const std::string& path,
                                    const char* format_name) {
   const uint64_t record = spec.sample_sizes.empty() ? 0 : spec.sample_sizes[0];

@@ -23,6 +23,9 @@ inline constexpr size_t kWriteChunk = 4u << 20;
 // still the one asked for. Corruption naming the path and offset on a short read.
 Status ReadRange(File* file, uint64_t offset, uint64_t n, uint64_t transfer_size, uint8_t* dst);
 
+// OutOfRange "<path>: sample <i> of <n>" when i >= n, the message every reader gives.
+Status CheckSampleIndex(const std::string& path, uint64_t i, uint64_t n);
+
 // The one sample size of `spec` for formats that store a 2-D array (npy, npz); InvalidArgument
 // naming `path` and the first sample that differs.
 Result<uint64_t> UniformSampleSize(const FileSpec& spec, const std::string& path,

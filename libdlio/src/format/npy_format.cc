@@ -24,10 +24,7 @@ class NpyReader final : public FormatReader {
   uint64_t sample_size(uint64_t) const override { return sample_size_; }
 
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
-    if (i >= num_samples_) {
-      return Status::OutOfRange(file_->path() + ": sample " + std::to_string(i) + " of " +
-                                std::to_string(num_samples_));
-    }
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(file_->path(), i, num_samples_));
     DLIO_RETURN_NOT_OK(out->Resize(sample_size_));
     return ReadRange(file_.get(), h_.data_offset + i * sample_size_, sample_size_,
                      transfer_size_, out->data());

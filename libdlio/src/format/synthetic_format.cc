@@ -16,10 +16,7 @@ class SyntheticReader final : public FormatReader {
   uint64_t num_samples() const override { return samples_; }
   uint64_t sample_size(uint64_t) const override { return record_; }
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
-    if (i >= samples_) {
-      return Status::OutOfRange(path_ + ": sample " + std::to_string(i) + " of " +
-                                std::to_string(samples_));
-    }
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(path_, i, samples_));
     DLIO_RETURN_NOT_OK(out->Resize(record_));
     for (size_t b = 0; b < std::min<uint64_t>(record_, 8); ++b) {
       out->data()[b] = static_cast<uint8_t>(i >> (8 * b));
