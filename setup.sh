@@ -21,7 +21,8 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   catch2 libbenchmark-dev
-  fio python3 python3-numpy
+  libjpeg62-turbo-dev libpng-dev
+  fio python3 python3-numpy python3-h5py python3-pandas python3-protobuf
 )
 
 install_missing() {

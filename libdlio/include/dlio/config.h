@@ -40,6 +40,12 @@ struct DatasetConfig {
   uint64_t num_subfolders_eval = 0;     // dataset.num_subfolders_eval
   bool enable_chunking = false;         // dataset.enable_chunking
   uint64_t chunk_size = 0;              // dataset.chunk_size (bytes)
+  uint64_t chunk_samples = 0;           // dataset.chunk_samples (samples per chunk; wins when > 0)
+  bool hdf5_shuffle = false;            // dataset.hdf5_shuffle: HDF5 byte-shuffle filter
+  bool metadata_file = false;           // dataset.metadata_file: separate per-sample offset/size file
+  bool csv_header = false;              // dataset.csv_header: csv files start with a header line
+  int image_quality = 90;               // dataset.image_quality: jpeg quality 1-100
+  bool write_index = true;              // dataset.write_index: tfrecord .idx beside each file
   std::string compression = "none";     // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz
   int compression_level = 4;            // dataset.compression_level 0-9
   bool keep_files = true;               // dataset.keep_files: never delete generated data after the run
@@ -75,6 +81,9 @@ struct ReaderConfig {
   bool odirect = false;                 // reader.odirect: O_DIRECT reads
   bool drop_last = true;                // reader.drop_last: drop a final partial batch
   uint64_t max_open_files = 64;         // reader.max_open_files: open readers kept per rank
+  bool verify_checksums = true;         // reader.verify_checksums: check CRCs (tfrecord)
+  bool use_index = true;                // reader.use_index: read via the .idx when present
+  bool decode = false;                  // reader.decode: decode samples (jpeg/png pixels, csv floats)
 };
 
 struct TrainConfig {

@@ -36,10 +36,18 @@ struct FileSpec {
 
 // Format-level knobs (from dataset.* and reader.*).
 struct FormatOptions {
-  std::string compression = "none";  // none, gzip (alias zlib, deflate)
-  int compression_level = 4;
-  bool enable_chunking = false;
-  uint64_t chunk_size = 0;
+  std::string compression = "none";  // none, gzip (alias zlib, deflate); hdf5 also lzf, szip
+  int compression_level = 4;         // 0-9 (gzip/deflate)
+  bool enable_chunking = false;      // hdf5: chunked layout (false: contiguous)
+  uint64_t chunk_size = 0;           // hdf5: bytes per chunk (rounded to whole samples)
+  uint64_t chunk_samples = 0;        // hdf5: samples per chunk; when > 0 it wins over chunk_size
+  bool shuffle_filter = false;       // hdf5: byte-shuffle filter before compression
+  bool metadata_file = false;        // write/consult a separate per-sample offset/size file
+  bool csv_header = false;           // csv: first line names the columns
+  int image_quality = 90;            // jpeg: encoder quality 1-100
+  bool write_index = true;           // tfrecord: write <file>.idx (record offsets) alongside
+  bool use_index = true;             // tfrecord: readers use <file>.idx when it exists
+  bool decode = false;               // pipelines call Format::Decode on each sample
   uint64_t transfer_size = 262144;   // bytes per read request for streaming readers (0 = whole)
   bool direct = false;               // open with FileOptions::direct
   bool verify = true;                // check checksums where the format has them
@@ -84,6 +92,26 @@ class Format {
   // Opens `path` for reading. The reader keeps its File open until destroyed.
   virtual Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                                      const FormatOptions& options) const = 0;
+
+  // Decoding (reader.decode): turns a sample's stored bytes into what a training step consumes
+  // (pixels for jpeg/png, float32 values for csv). Pipelines call it on their preprocessing
+  // threads, so its CPU time counts as preprocessing. Safe for concurrent use; `out` is resized.
+  // Formats whose stored bytes are the sample return false from has_decoder().
+  virtual bool has_decoder() const { return false; }
+  virtual Status Decode(const uint8_t* data, size_t size, SampleBuffer* out) const {
+    (void)data;
+    (void)size;
+    (void)out;
+    return Status::Unimplemented("format " + name() + " has no decoder (reader.decode)");
+  }
+  // Files a writer creates beside `path` (indexes, metadata files), so generation can account
+  // for them and `inspect` can find them. Default: none.
+  virtual std::vector<std::string> CompanionFiles(const std::string& path,
+                                                  const FormatOptions& options) const {
+    (void)path;
+    (void)options;
+    return {};
+  }
 };
 
 using FormatFactory = std::function<Result<std::unique_ptr<Format>>()>;

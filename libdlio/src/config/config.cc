@@ -422,8 +422,13 @@ Status WorkloadConfig::Validate() const {
     return invalid("dataset.compression_level must be in 0-9, got " +
                    std::to_string(dataset.compression_level));
   }
-  if (dataset.enable_chunking && dataset.chunk_size < 1) {
-    return invalid("dataset.chunk_size must be >= 1 when dataset.enable_chunking is true");
+  if (dataset.image_quality < 1 || dataset.image_quality > 100) {
+    return invalid("dataset.image_quality must be in 1-100, got " +
+                   std::to_string(dataset.image_quality));
+  }
+  if (dataset.enable_chunking && dataset.chunk_size < 1 && dataset.chunk_samples < 1) {
+    return invalid("dataset.chunk_size or dataset.chunk_samples must be >= 1 when "
+                   "dataset.enable_chunking is true");
   }
 
   if (reader.batch_size < 1) return invalid("reader.batch_size must be >= 1");

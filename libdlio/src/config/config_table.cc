@@ -252,10 +252,22 @@ std::vector<KeySpec> BuildTable() {
            "write chunked datasets (hdf5)"));
   add(Uint("dataset.chunk_size", DLIO_FIELD(uint64_t, dataset.chunk_size),
            "chunk size in bytes when enable_chunking", kSizeUnits));
+  add(Uint("dataset.chunk_samples", DLIO_FIELD(uint64_t, dataset.chunk_samples),
+           "samples per chunk when enable_chunking (0 = derive from chunk_size)"));
   add(Enum("dataset.compression", DLIO_FIELD(std::string, dataset.compression),
-           {"none", "gzip", "zlib", "deflate", "lzf", "bz2", "zip", "xz"},
+           {"none", "gzip", "zlib", "deflate", "lzf", "szip", "bz2", "zip", "xz"},
            "compression of generated files; each format rejects the ones it cannot write "
-           "(npz/hdf5 today: none, gzip/zlib/deflate)"));
+           "(npz: none, gzip/zlib/deflate; hdf5: also szip when the library has it)"));
+  add(Bool("dataset.hdf5_shuffle", DLIO_FIELD(bool, dataset.hdf5_shuffle),
+           "hdf5: apply the byte-shuffle filter before compression"));
+  add(Bool("dataset.metadata_file", DLIO_FIELD(bool, dataset.metadata_file),
+           "hdf5: write a separate metadata file of per-sample offsets/sizes that readers consult"));
+  add(Bool("dataset.csv_header", DLIO_FIELD(bool, dataset.csv_header),
+           "csv: write a header line naming the columns"));
+  add(Int32("dataset.image_quality", DLIO_FIELD(int, dataset.image_quality),
+            "jpeg: encoder quality 1-100"));
+  add(Bool("dataset.write_index", DLIO_FIELD(bool, dataset.write_index),
+           "tfrecord: write <file>.idx (DALI-style record offsets) beside each file"));
   add(Int32("dataset.compression_level", DLIO_FIELD(int, dataset.compression_level),
             "compression level 0-9"));
   add(Bool("dataset.keep_files", DLIO_FIELD(bool, dataset.keep_files),
@@ -316,6 +328,12 @@ std::vector<KeySpec> BuildTable() {
            "drop a final partial batch"));
   add(Uint("reader.max_open_files", DLIO_FIELD(uint64_t, reader.max_open_files),
            "open file readers kept per rank"));
+  add(Bool("reader.verify_checksums", DLIO_FIELD(bool, reader.verify_checksums),
+           "tfrecord: verify each record's CRC32C (a mismatch is an error naming file and offset)"));
+  add(Bool("reader.use_index", DLIO_FIELD(bool, reader.use_index),
+           "tfrecord: locate records through <file>.idx when it exists (else scan the file)"));
+  add(Bool("reader.decode", DLIO_FIELD(bool, reader.decode),
+           "decode samples on the preprocessing threads (jpeg/png pixels, csv float32 values)"));
   add(Unused("reader.dont_use_mmap", "DLIO: read npy/npz without mmap"));
   add(Unused("reader.reader_classname", "DLIO: custom reader class"));
   add(Unused("reader.multiprocessing_context", "DLIO: fork/spawn for loader workers"));

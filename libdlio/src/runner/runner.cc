@@ -85,6 +85,15 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.compression_level = c.dataset.compression_level;
   o.enable_chunking = c.dataset.enable_chunking;
   o.chunk_size = c.dataset.chunk_size;
+  o.chunk_samples = c.dataset.chunk_samples;
+  o.shuffle_filter = c.dataset.hdf5_shuffle;
+  o.metadata_file = c.dataset.metadata_file;
+  o.csv_header = c.dataset.csv_header;
+  o.image_quality = c.dataset.image_quality;
+  o.write_index = c.dataset.write_index;
+  o.use_index = c.reader.use_index;
+  o.verify = c.reader.verify_checksums;
+  o.decode = c.reader.decode;
   o.transfer_size = c.reader.transfer_size;
   o.direct = c.reader.odirect;
   o.synthetic_samples = c.dataset.num_samples_per_file;
