@@ -83,6 +83,10 @@ class Format {
   // Whether samples within one file may differ in size (false: the generator draws one size per
   // file, as DLIO does for npz/npy).
   virtual bool variable_sample_sizes() const = 0;
+  // Whether a written sample stores exactly FileSpec::sample_sizes[i] bytes. False for formats
+  // whose stored bytes are an encoding of the sample (csv text, jpeg/png images): their writers
+  // aim at the requested size and readers report the stored size.
+  virtual bool exact_sample_sizes() const { return true; }
   // Whether the format touches storage at all (false for synthetic).
   virtual bool uses_files() const { return true; }
 
