@@ -7,7 +7,7 @@
 #
 # Environment knobs (defaults in brackets):
 #   FILES [64]  SAMPLE_BYTES [4194304]  SAMPLES_PER_FILE [1]  THREADS [2]  XFER [1048576]
-#   EPOCHS [3]  FORMAT [npz]  REPEAT [3]  TRACE [0] (1: dlio-run with --trace as well)
+#   EPOCHS [3]  FORMAT [npz]  REPEAT [3]  TRACE [0] (1: dlio-run with --trace as well)  PREFETCH [4]
 # fio reads the same files whole (the npz/npy headers are a few hundred bytes per file, so both
 # tools move the same bytes to within 0.01% for MiB-sized samples); --invalidate=0 keeps fio from
 # dropping the page cache. Each tool runs right after the files are warmed with `cat`.
@@ -24,6 +24,7 @@ EPOCHS="${EPOCHS:-3}"
 FORMAT="${FORMAT:-npz}"
 REPEAT="${REPEAT:-3}"
 TRACE="${TRACE:-0}"
+PREFETCH="${PREFETCH:-4}"
 PY=/usr/bin/python3
 
 command -v fio >/dev/null || { echo "fio is missing (apt-get install fio)" >&2; exit 2; }
@@ -33,7 +34,7 @@ common=(--quiet
   --set "dataset.num_files_train=$FILES" --set "dataset.num_samples_per_file=$SAMPLES_PER_FILE"
   --set "dataset.record_length_bytes=$SAMPLE_BYTES"
   --set "reader.read_threads=$THREADS" --set "reader.computation_threads=0"
-  --set "reader.transfer_size=$XFER" --set "reader.batch_size=1" --set "reader.prefetch_size=4"
+  --set "reader.transfer_size=$XFER" --set "reader.batch_size=1" --set "reader.prefetch_size=$PREFETCH"
   --set "train.computation_time=0" --set "train.epochs=$EPOCHS"
   --set "train.excluded_start_steps=0"
   --set "workflow.checkpoint=false" --set "output.progress=false")

@@ -68,6 +68,8 @@ class FakeSource : public DataSource {
     std::lock_guard<std::mutex> lock(mu_);
     fail_ = false;
   }
+  void CloseAll() override { close_alls_.fetch_add(1); }
+  uint64_t close_alls() const { return close_alls_.load(); }
   void set_delay_us(int64_t us) { delay_us_.store(us); }
   uint64_t reads() const { return reads_.load(); }
 
@@ -76,6 +78,7 @@ class FakeSource : public DataSource {
   std::vector<std::string> paths_;
   uint64_t fixed_size_;
   std::atomic<uint64_t> reads_{0};
+  std::atomic<uint64_t> close_alls_{0};
   std::atomic<int64_t> delay_us_{0};
   std::mutex mu_;
   bool fail_ = false;

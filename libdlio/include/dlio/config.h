@@ -84,6 +84,7 @@ struct ReaderConfig {
   bool verify_checksums = true;         // reader.verify_checksums: check CRCs (tfrecord)
   bool use_index = true;                // reader.use_index: read via the .idx when present
   bool decode = false;                  // reader.decode: decode samples (jpeg/png pixels, csv floats)
+  bool reopen_files_each_epoch = false; // reader.reopen_files_each_epoch
 };
 
 struct TrainConfig {

@@ -84,6 +84,13 @@ struct PipelineOptions {
   bool preprocess_spin = false;      // spin instead of sleep for preprocessing
   uint64_t seed = 0;                 // preprocessing-time draws derive from it
   int rank = 0;
+  // Capacity every pooled sample buffer gets, and touches, when the pipeline is built, so the
+  // first epoch does not pay first-touch page faults inside its timing (0: grow on demand).
+  // Larger samples still grow their buffer on first use.
+  uint64_t reserve_sample_bytes = 0;
+  // Drop the DataSource's open files at every StartEpoch (a loader whose workers restart each
+  // epoch, as PyTorch's without persistent_workers). false keeps them open across epochs.
+  bool reopen_files_each_epoch = false;
 };
 
 // Counters for tests and reports. Buffers are pooled: after the first epoch over samples of a
@@ -132,6 +139,9 @@ struct PipelineEnv {
   DataSource* source = nullptr;  // not owned; outlives the pipeline
   const Clock* clock = nullptr;
   Tracer* tracer = nullptr;
+  // When set (reader.decode), preprocessing decodes every sample with decoder->Decode: batches
+  // then carry the decoded bytes, Batch::bytes still counts the bytes read. Not owned.
+  const Format* decoder = nullptr;
 };
 
 using PipelineFactory =

@@ -334,6 +334,9 @@ std::vector<KeySpec> BuildTable() {
            "tfrecord: locate records through <file>.idx when it exists (else scan the file)"));
   add(Bool("reader.decode", DLIO_FIELD(bool, reader.decode),
            "decode samples on the preprocessing threads (jpeg/png pixels, csv float32 values)"));
+  add(Bool("reader.reopen_files_each_epoch", DLIO_FIELD(bool, reader.reopen_files_each_epoch),
+           "close every open file at each epoch start (loaders whose workers restart per epoch); "
+           "false keeps up to max_open_files open across epochs"));
   add(Unused("reader.dont_use_mmap", "DLIO: read npy/npz without mmap"));
   add(Unused("reader.reader_classname", "DLIO: custom reader class"));
   add(Unused("reader.multiprocessing_context", "DLIO: fork/spawn for loader workers"));

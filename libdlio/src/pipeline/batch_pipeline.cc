@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cassert>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <mutex>
@@ -39,6 +40,8 @@ struct Slot : Batch {
   std::atomic<int64_t> open_for{-1};
   std::atomic<uint64_t> remaining{0};  // reads left; whoever takes it to 0 completes the batch
   std::vector<int64_t> read_start, read_end;  // per sample, written by its reader only
+  std::vector<uint64_t> read_bytes;           // per sample: bytes read (before any decode)
+  std::vector<SampleBuffer> decoded;          // per sample, when the pipeline decodes
 };
 
 class BatchPipeline final : public Pipeline, public BatchRecycler {
@@ -47,6 +50,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   ~BatchPipeline() override;
 
   void StartThreads();
+  Status ReserveBuffers();
   Status StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) override;
   Status Next(BatchLease* out, bool* end_of_epoch) override;
   Status Stop() override;
@@ -61,7 +65,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   Status Fetch(const SampleRef& ref, Slot* slot, uint64_t j);
   void RecordError(Slot* slot, int64_t k, const SampleRef& ref, const Status& status);
   void CompleteRead(Slot* slot);
-  void Preprocess(Distribution* dist, const Slot& slot, uint64_t j);
+  Status Preprocess(Distribution* dist, Slot* slot, uint64_t j);
   bool Gate(int64_t k) const;
   bool TryOpen(Slot* slot);
   void TryOpenAll();
@@ -75,6 +79,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   DataSource* const source_;
   const Clock* const clock_;
   Tracer* const tracer_;  // nullptr unless tracing is enabled
+  const Format* const decoder_;  // nullptr unless samples are decoded
   const uint64_t batch_size_;
   const bool inline_reads_;  // the consumer reads in Next
   const bool preprocess_enabled_;
@@ -136,10 +141,12 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
       source_(env.source),
       clock_(env.clock ? env.clock : SystemClock()),
       tracer_(env.tracer && env.tracer->enabled() ? env.tracer : nullptr),
+      decoder_(env.decoder),
       batch_size_(options.batch_size),
       inline_reads_(options.read_threads == 0 ||
                     (mode == PipelineMode::kSync && options.read_threads <= 1)),
-      preprocess_enabled_(!(options.preprocess_time.type == DistributionSpec::Type::kConstant &&
+      preprocess_enabled_(decoder_ != nullptr ||
+                          !(options.preprocess_time.type == DistributionSpec::Type::kConstant &&
                             options.preprocess_time.mean <= 0)),
       use_workers_(mode != PipelineMode::kSync && !inline_reads_ &&
                    options.computation_threads > 0 && preprocess_enabled_),
@@ -154,9 +161,15 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
       for (uint64_t j = 0; j < batch_size_; ++j) slot->buffers.emplace_back();
       buffers_allocated_ += batch_size_;
     }
+    if (decoder_ != nullptr) {
+      slot->decoded.reserve(batch_size_);
+      for (uint64_t j = 0; j < batch_size_; ++j) slot->decoded.emplace_back();
+      buffers_allocated_ += batch_size_;
+    }
     slot->samples.reserve(batch_size_);
     slot->read_start.assign(batch_size_, 0);
     slot->read_end.assign(batch_size_, 0);
+    slot->read_bytes.assign(batch_size_, 0);
     slots_.push_back(std::move(slot));
   }
   pp_ring_.assign(ring_, nullptr);
@@ -179,6 +192,18 @@ BatchPipeline::~BatchPipeline() {
   (void)Stop();
   // Leases point into slots_: every lease must be released before the pipeline goes.
   assert(leased_ == 0 && "BatchLease outlived its pipeline");
+}
+
+Status BatchPipeline::ReserveBuffers() {
+  const uint64_t n = options_.reserve_sample_bytes;
+  if (n == 0) return Status::OK();
+  for (auto& slot : slots_) {
+    for (SampleBuffer& buffer : slot->buffers) {
+      DLIO_RETURN_NOT_OK(buffer.Resize(n));
+      std::memset(buffer.data(), 0, n);  // the first touch happens here, not in epoch 1
+    }
+  }
+  return Status::OK();
 }
 
 void BatchPipeline::StartThreads() {
@@ -315,6 +340,7 @@ Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j) {
     if (it == store_index_.end()) return Status::Internal("sample was not preloaded");
     const SampleBuffer& stored = store_[it->second];
     slot->samples[j] = Sample{ref, stored.data(), stored.size()};
+    slot->read_bytes[j] = stored.size();
     return Status::OK();
   }
   SampleBuffer& buffer = slot->buffers[j];
@@ -325,6 +351,7 @@ Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j) {
     buffer_bytes_.fetch_add(buffer.capacity() - capacity, std::memory_order_relaxed);
   }
   slot->samples[j] = Sample{ref, buffer.data(), buffer.size()};
+  slot->read_bytes[j] = buffer.size();
   return status;
 }
 
@@ -351,11 +378,8 @@ void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distributio
     event.index = static_cast<int64_t>(ref.index);
     tracer_->Record(event);
   }
-  if (!status.ok()) {
-    RecordError(slot, k, ref, status);
-  } else if (!use_workers_) {
-    Preprocess(dist, *slot, j);
-  }
+  if (status.ok() && !use_workers_) status = Preprocess(dist, slot, j);
+  if (!status.ok()) RecordError(slot, k, ref, status);
   if (slot->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) CompleteRead(slot);
 }
 
@@ -378,7 +402,7 @@ void BatchPipeline::CompleteRead(Slot* slot) {
   uint64_t bytes = 0;
   int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
   for (uint64_t j = 0; j < slot->count; ++j) {
-    bytes += slot->samples[j].size;
+    bytes += slot->read_bytes[j];
     first = std::min(first, slot->read_start[j]);
     last = std::max(last, slot->read_end[j]);
   }
@@ -416,7 +440,10 @@ void BatchPipeline::WorkerLoop(size_t worker) {
     }
     ++active_;
     lock.unlock();
-    if (!cancel_.load()) Preprocess(dist, *slot, j);
+    if (!cancel_.load()) {
+      Status status = Preprocess(dist, slot, j);
+      if (!status.ok()) RecordError(slot, slot->k, slot->samples[j].ref, status);
+    }
     lock.lock();
     --active_;
     if (cancel_.load()) {
@@ -430,15 +457,30 @@ void BatchPipeline::WorkerLoop(size_t worker) {
   }
 }
 
-void BatchPipeline::Preprocess(Distribution* dist, const Slot& slot, uint64_t j) {
-  if (!preprocess_enabled_) return;
-  const int64_t nanos = static_cast<int64_t>(dist->Next() * 1e9);
-  if (nanos <= 0) return;
+Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
+  if (!preprocess_enabled_) return Status::OK();
   const int64_t wall_start = tracer_ ? WallMicros() : 0;
-  if (options_.preprocess_spin) {
-    clock_->SpinForNanos(nanos);
-  } else {
-    clock_->SleepForNanos(nanos);
+  if (decoder_ != nullptr) {
+    Sample& sample = slot->samples[j];
+    SampleBuffer& out = slot->decoded[j];
+    const size_t capacity = out.capacity();
+    DLIO_RETURN_NOT_OK(decoder_->Decode(sample.data, sample.size, &out));
+    if (out.capacity() != capacity) {
+      buffer_growths_.fetch_add(1, std::memory_order_relaxed);
+      buffer_bytes_.fetch_add(out.capacity() - capacity, std::memory_order_relaxed);
+    }
+    sample.data = out.data();
+    sample.size = out.size();
+  }
+  const int64_t nanos = static_cast<int64_t>(dist->Next() * 1e9);
+  if (nanos > 0) {
+    if (options_.preprocess_spin) {
+      clock_->SpinForNanos(nanos);
+    } else {
+      clock_->SleepForNanos(nanos);
+    }
+  } else if (decoder_ == nullptr) {
+    return Status::OK();
   }
   if (tracer_) {
     TraceEvent event;
@@ -446,11 +488,12 @@ void BatchPipeline::Preprocess(Distribution* dist, const Slot& slot, uint64_t j)
     event.cat = "ai";
     event.start_us = wall_start;
     event.dur_us = WallMicros() - wall_start;
-    event.epoch = static_cast<int64_t>(slot.epoch);
-    event.step = slot.index;
-    event.index = static_cast<int64_t>(slot.samples[j].ref.index);
+    event.epoch = static_cast<int64_t>(slot->epoch);
+    event.step = slot->index;
+    event.index = static_cast<int64_t>(slot->samples[j].ref.index);
     tracer_->Record(event);
   }
+  return Status::OK();
 }
 
 bool BatchPipeline::PreloadKey(const SampleRef& ref, uint64_t* key) {
@@ -549,7 +592,7 @@ Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
   const bool had_epoch = had_epoch_;
   lock.unlock();
 
-  if (had_epoch) source_->CloseAll();  // no read is in flight
+  if (had_epoch && options_.reopen_files_each_epoch) source_->CloseAll();  // no read in flight
   if (mode_ == PipelineMode::kPreload) {
     epoch_ = epoch;
     DLIO_RETURN_NOT_OK(LoadMissing(plan));
@@ -691,6 +734,12 @@ Result<std::unique_ptr<Pipeline>> MakeBatchPipeline(PipelineMode mode,
   }
   DLIO_RETURN_NOT_OK(options.preprocess_time.Validate("reader.preprocess_time"));
   auto pipeline = std::make_unique<BatchPipeline>(mode, options, env);
+  Status reserved = pipeline->ReserveBuffers();
+  if (!reserved.ok()) {
+    return reserved.WithContext("pipeline '" + options.name + "': reserving " +
+                                std::to_string(options.reserve_sample_bytes) +
+                                " bytes per pooled sample buffer");
+  }
   pipeline->StartThreads();
   return std::unique_ptr<Pipeline>(std::move(pipeline));
 }

@@ -26,6 +26,9 @@
 namespace dlio {
 namespace {
 
+// Upper bound on the pipeline buffer memory the runner pre-touches before the first epoch.
+constexpr uint64_t kMaxReservedPoolBytes = uint64_t{1} << 30;
+
 using json = nlohmann::json;
 
 // Everything one rank's run owns, torn down in reverse order of construction.
@@ -166,7 +169,23 @@ Result<Loop> MakeLoop(RunState& st, Split split, uint64_t random_seed) {
   po.preprocess_spin = c.train.compute == "spin";
   po.seed = MixSeed(c.train.seed, rank, split == Split::kTrain ? 0x77 : 0xe7);
   po.rank = rank;
-  PipelineEnv pe{loop.source.get(), st.env.clock, st.tracer.get()};
+  po.reopen_files_each_epoch = c.reader.reopen_files_each_epoch;
+  // Pre-touch pooled buffers for the typical sample (stored sizes of exact formats equal
+  // record_length_bytes; others grow on first use). Capped so a huge batch cannot pin memory
+  // that the run would never have touched.
+  const uint64_t pool_samples =
+      (c.reader.prefetch_size + std::max<uint64_t>(1, c.reader.read_threads) + 1) * loop.batch_size;
+  if (st.format->exact_sample_sizes() && st.format->uses_files() &&
+      PipelineNameFor(c) != "preload" &&
+      pool_samples * c.dataset.record_length_bytes <= kMaxReservedPoolBytes) {
+    po.reserve_sample_bytes = c.dataset.record_length_bytes;
+  }
+  PipelineEnv pe{loop.source.get(), st.env.clock, st.tracer.get(),
+                 c.reader.decode ? st.format.get() : nullptr};
+  if (c.reader.decode && !st.format->has_decoder()) {
+    return Status::InvalidArgument("reader.decode is true but format '" + st.format->name() +
+                                   "' has no decoder (formats with one: jpeg, png, csv)");
+  }
   DLIO_ASSIGN_OR_RETURN(loop.pipeline, Build<Pipeline>(st.registries->pipelines, po.name, po, pe));
 
   ComputeOptions co;
