@@ -125,18 +125,8 @@ int Fail(const dlio::Status& status, int code) {
 dlio::Result<dlio::WorkloadConfig> BuildConfig(const RunFlags& f,
                                                const std::vector<std::string>& overrides,
                                                std::vector<std::string>* warnings) {
-  dlio::WorkloadConfig config;
-  if (!f.config_file.empty() && !f.workload.empty()) {
-    return dlio::Status::InvalidArgument("--config and --workload are exclusive; give one");
-  }
-  if (!f.config_file.empty()) {
-    DLIO_ASSIGN_OR_RETURN(config, dlio::LoadConfigFile(f.config_file, dlio::WorkloadConfig(),
-                                                       warnings));
-  } else {
-    DLIO_ASSIGN_OR_RETURN(config,
-                          dlio::LoadWorkloadPreset(f.workload.empty() ? "default" : f.workload,
-                                                   warnings));
-  }
+  DLIO_ASSIGN_OR_RETURN(dlio::WorkloadConfig config,
+                        dlio::LoadWorkload(f.config_file, f.workload, warnings));
   for (const auto& o : overrides) DLIO_RETURN_NOT_OK(dlio::ApplyOverride(&config, o, warnings));
   for (const auto& o : f.sets) DLIO_RETURN_NOT_OK(dlio::ApplyOverride(&config, o, warnings));
   if (f.generate) config.workflow.generate_data = true;

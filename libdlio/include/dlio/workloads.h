@@ -23,4 +23,9 @@ const std::vector<WorkloadPresetInfo>& WorkloadPresets();
 Result<WorkloadConfig> LoadWorkloadPreset(const std::string& name,
                                           std::vector<std::string>* warnings = nullptr);
 
+// The config a run starts from, as dlio-run picks it: the file `config_file` when given, else the
+// preset `workload` ("default" when empty). InvalidArgument when both are given.
+Result<WorkloadConfig> LoadWorkload(const std::string& config_file, const std::string& workload,
+                                    std::vector<std::string>* warnings = nullptr);
+
 }  // namespace dlio

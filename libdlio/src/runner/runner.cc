@@ -17,6 +17,7 @@
 #include "dlio/compute.h"
 #include "dlio/data_source.h"
 #include "dlio/distribution.h"
+#include "dlio/loop.h"
 #include "dlio/pipeline.h"
 #include "dlio/sampler.h"
 #include "dlio/tracer.h"
@@ -59,16 +60,9 @@ struct RunState {
   }
 };
 
-// The parts of one training (or evaluation) loop.
-struct Loop {
-  const char* phase = "train";
-  std::unique_ptr<DataSource> source;
-  std::unique_ptr<Sampler> sampler;
-  std::unique_ptr<Pipeline> pipeline;
-  std::unique_ptr<ComputeEmulator> compute;
-  uint64_t batch_size = 1;
-  bool drop_last = true;
-};
+using Loop = LoopParts;
+
+}  // namespace
 
 StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
   StorageOptions o;
@@ -104,7 +98,6 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   return o;
 }
 
-// kRandom shuffles draw their entropy once per run on rank 0 so all ranks agree on the file order.
 Result<uint64_t> SharedRandomSeed(Comm* comm) {
   std::string value;
   if (comm->rank() == 0) {
@@ -133,16 +126,37 @@ std::string PipelineNameFor(const WorkloadConfig& c) {
   return c.reader.read_type == "memory" ? std::string("preload") : c.reader.pipeline;
 }
 
+bool UsesRandomShuffle(const WorkloadConfig& c) {
+  return c.reader.file_shuffle == "random" || c.reader.sample_shuffle == "random";
+}
+
+Result<std::unique_ptr<Tracer>> MakeTracerFor(const WorkloadConfig& config, int rank) {
+  if (!config.output.trace && !config.workflow.profiling) return MakeNullTracer();
+  TraceFileOptions to;
+  to.path = config.output.folder + "/trace-" + std::to_string(rank) + ".pfw" +
+            (config.output.trace_gzip ? ".gz" : "");
+  to.pid = rank;
+  return MakeTraceFileTracer(to);
+}
+
+namespace {
+
 template <typename T, typename R, typename... Args>
 Result<std::unique_ptr<T>> Build(const R& registry, const std::string& name, Args&&... args) {
   DLIO_ASSIGN_OR_RETURN(auto factory, registry.Get(name));
   return factory(std::forward<Args>(args)...);
 }
 
-Result<Loop> MakeLoop(RunState& st, Split split, uint64_t random_seed) {
-  const WorkloadConfig& c = *st.config;
-  const int rank = st.comm->rank();
-  Loop loop;
+}  // namespace
+
+Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const LoopEnv& env) {
+  if (env.registries == nullptr || env.storage == nullptr || env.format == nullptr ||
+      env.clock == nullptr || env.tracer == nullptr) {
+    return Status::InvalidArgument(
+        "MakeLoopParts: registries, storage, format, clock and tracer are required");
+  }
+  const int rank = env.rank;
+  LoopParts loop;
   loop.phase = split == Split::kTrain ? "train" : "eval";
   loop.batch_size = split == Split::kTrain ? c.reader.batch_size : c.reader.batch_size_eval;
   loop.drop_last = c.reader.drop_last;
@@ -151,12 +165,11 @@ Result<Loop> MakeLoop(RunState& st, Split split, uint64_t random_seed) {
   ds.format = FormatOptionsFor(c);
   ds.samples_per_file = c.dataset.num_samples_per_file;
   ds.max_open_files = c.reader.max_open_files;
-  std::vector<std::string> files = DatasetFiles(c.dataset, *st.format, split);
-  DLIO_ASSIGN_OR_RETURN(loop.source,
-                        MakeFormatDataSource(st.storage.get(), st.format.get(), files, ds));
+  std::vector<std::string> files = DatasetFiles(c.dataset, *env.format, split);
+  DLIO_ASSIGN_OR_RETURN(loop.source, MakeFormatDataSource(env.storage, env.format, files, ds));
 
-  DLIO_ASSIGN_OR_RETURN(SamplerOptions so, SamplerOptionsFor(c, random_seed));
-  DLIO_ASSIGN_OR_RETURN(loop.sampler, Build<Sampler>(st.registries->samplers, so.name, so));
+  DLIO_ASSIGN_OR_RETURN(SamplerOptions so, SamplerOptionsFor(c, env.random_seed));
+  DLIO_ASSIGN_OR_RETURN(loop.sampler, Build<Sampler>(env.registries->samplers, so.name, so));
 
   PipelineOptions po;
   po.name = PipelineNameFor(c);
@@ -175,18 +188,18 @@ Result<Loop> MakeLoop(RunState& st, Split split, uint64_t random_seed) {
   // that the run would never have touched.
   const uint64_t pool_samples =
       (c.reader.prefetch_size + std::max<uint64_t>(1, c.reader.read_threads) + 1) * loop.batch_size;
-  if (st.format->exact_sample_sizes() && st.format->uses_files() &&
+  if (env.format->exact_sample_sizes() && env.format->uses_files() &&
       PipelineNameFor(c) != "preload" &&
       pool_samples * c.dataset.record_length_bytes <= kMaxReservedPoolBytes) {
     po.reserve_sample_bytes = c.dataset.record_length_bytes;
   }
-  PipelineEnv pe{loop.source.get(), st.env.clock, st.tracer.get(),
-                 c.reader.decode ? st.format.get() : nullptr};
-  if (c.reader.decode && !st.format->has_decoder()) {
-    return Status::InvalidArgument("reader.decode is true but format '" + st.format->name() +
+  PipelineEnv pe{loop.source.get(), env.clock, env.tracer,
+                 c.reader.decode ? env.format : nullptr};
+  if (c.reader.decode && !env.format->has_decoder()) {
+    return Status::InvalidArgument("reader.decode is true but format '" + env.format->name() +
                                    "' has no decoder (formats with one: jpeg, png, csv)");
   }
-  DLIO_ASSIGN_OR_RETURN(loop.pipeline, Build<Pipeline>(st.registries->pipelines, po.name, po, pe));
+  DLIO_ASSIGN_OR_RETURN(loop.pipeline, Build<Pipeline>(env.registries->pipelines, po.name, po, pe));
 
   ComputeOptions co;
   co.name = c.train.compute;
@@ -194,8 +207,22 @@ Result<Loop> MakeLoop(RunState& st, Split split, uint64_t random_seed) {
   co.seed = MixSeed(c.train.seed, rank, split == Split::kTrain ? 0xc0 : 0xce);
   co.key = split == Split::kTrain ? "train.computation_time" : "evaluation.eval_time";
   DLIO_ASSIGN_OR_RETURN(loop.compute,
-                        Build<ComputeEmulator>(st.registries->computes, co.name, co, st.env.clock));
+                        Build<ComputeEmulator>(env.registries->computes, co.name, co, env.clock));
   return loop;
+}
+
+namespace {
+
+Result<Loop> MakeLoop(RunState& st, Split split, uint64_t random_seed) {
+  LoopEnv env;
+  env.registries = st.registries;
+  env.storage = st.storage.get();
+  env.format = st.format.get();
+  env.clock = st.env.clock;
+  env.tracer = st.tracer.get();
+  env.rank = st.comm->rank();
+  env.random_seed = random_seed;
+  return MakeLoopParts(*st.config, split, env);
 }
 
 void TraceSpan(Tracer* tracer, const char* name, const char* cat, int64_t start_us, int64_t end_us,
@@ -376,7 +403,7 @@ Status Generate(RunState& st) {
 Status Train(RunState& st) {
   const WorkloadConfig& c = *st.config;
   uint64_t random_seed = 0;
-  if (c.reader.file_shuffle == "random" || c.reader.sample_shuffle == "random") {
+  if (UsesRandomShuffle(c)) {
     DLIO_ASSIGN_OR_RETURN(random_seed, SharedRandomSeed(st.comm));
   }
   DLIO_ASSIGN_OR_RETURN(Loop train, MakeLoop(st, Split::kTrain, random_seed));
@@ -462,7 +489,8 @@ Status Aggregate(RunState& st) {
   return Status::OK();
 }
 
-// DLIO's storage.storage_root prefixes the relative data and checkpoint folders.
+}  // namespace
+
 WorkloadConfig ResolvePaths(const WorkloadConfig& in) {
   WorkloadConfig c = in;
   const std::string& root = c.storage.storage_root;
@@ -476,8 +504,6 @@ WorkloadConfig ResolvePaths(const WorkloadConfig& in) {
   prefix(&c.checkpoint.checkpoint_folder);
   return c;
 }
-
-}  // namespace
 
 Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& env) {
   DLIO_RETURN_NOT_OK(input_config.Validate());
@@ -513,15 +539,7 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
                              "': cannot create: " + ec.message());
     }
   }
-  if (config.output.trace || config.workflow.profiling) {
-    TraceFileOptions to;
-    to.path = config.output.folder + "/trace-" + std::to_string(report.rank) + ".pfw" +
-              (config.output.trace_gzip ? ".gz" : "");
-    to.pid = report.rank;
-    DLIO_ASSIGN_OR_RETURN(st.tracer, MakeTraceFileTracer(to));
-  } else {
-    st.tracer = MakeNullTracer();
-  }
+  DLIO_ASSIGN_OR_RETURN(st.tracer, MakeTracerFor(config, report.rank));
   DLIO_ASSIGN_OR_RETURN(st.storage, MakeStorage(StorageOptionsFor(config), *st.registries,
                                                 st.env.clock, st.tracer.get()));
   DLIO_ASSIGN_OR_RETURN(st.format, Build<Format>(st.registries->formats, config.dataset.format));

@@ -77,4 +77,13 @@ Result<WorkloadConfig> LoadWorkloadPreset(const std::string& name,
   return Status::NotFound("unknown workload '" + name + "' (known: " + known + ")");
 }
 
+Result<WorkloadConfig> LoadWorkload(const std::string& config_file, const std::string& workload,
+                                    std::vector<std::string>* warnings) {
+  if (!config_file.empty() && !workload.empty()) {
+    return Status::InvalidArgument("--config and --workload are exclusive; give one");
+  }
+  if (!config_file.empty()) return LoadConfigFile(config_file, WorkloadConfig(), warnings);
+  return LoadWorkloadPreset(workload.empty() ? "default" : workload, warnings);
+}
+
 }  // namespace dlio

@@ -1,0 +1,74 @@
+// The parts of a training (or evaluation) loop, built from a WorkloadConfig exactly as RunWorkload
+// builds them: a training code (or the C API in bindings/) that drives its own loop calls these and
+// gets the runner's DataSource, Sampler, Pipeline and ComputeEmulator, seeds included.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "dlio/clock.h"
+#include "dlio/comm.h"
+#include "dlio/compute.h"
+#include "dlio/config.h"
+#include "dlio/data_source.h"
+#include "dlio/format.h"
+#include "dlio/generator.h"
+#include "dlio/pipeline.h"
+#include "dlio/registries.h"
+#include "dlio/sampler.h"
+#include "dlio/status.h"
+#include "dlio/storage.h"
+#include "dlio/tracer.h"
+
+namespace dlio {
+
+// The config's storage.storage_root prefixed to the relative dataset.data_folder and
+// checkpoint.checkpoint_folder (DLIO's rule); the config unchanged when the root is "./".
+WorkloadConfig ResolvePaths(const WorkloadConfig& config);
+
+// The options each component gets from the config (no validation beyond what parsing needs).
+StorageOptions StorageOptionsFor(const WorkloadConfig& config);
+FormatOptions FormatOptionsFor(const WorkloadConfig& config);
+// InvalidArgument naming reader.file_shuffle / sample_shuffle / sharding for a bad mode.
+Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& config, uint64_t random_seed);
+// "preload" when reader.read_type is memory, else reader.pipeline.
+std::string PipelineNameFor(const WorkloadConfig& config);
+
+// Whether a shuffle mode of the config is "random" (so the plan needs SharedRandomSeed).
+bool UsesRandomShuffle(const WorkloadConfig& config);
+// Entropy for "random" shuffles, drawn on rank 0 and broadcast, so all ranks agree on the order.
+// Collective over `comm`.
+Result<uint64_t> SharedRandomSeed(Comm* comm);
+
+// The tracer a run writes: output.folder/trace-<rank>.pfw[.gz] when output.trace or
+// workflow.profiling is set (the folder must exist), a null tracer otherwise.
+Result<std::unique_ptr<Tracer>> MakeTracerFor(const WorkloadConfig& config, int rank);
+
+// What MakeLoopParts builds from. Nothing is owned; everything must outlive the LoopParts.
+struct LoopEnv {
+  const Registries* registries = nullptr;  // samplers, pipelines, computes are looked up here
+  Storage* storage = nullptr;              // the data files are read through it
+  const Format* format = nullptr;          // registries->formats[dataset.format]
+  const Clock* clock = SystemClock();
+  Tracer* tracer = nullptr;  // MakeNullTracer() when tracing is off
+  int rank = 0;              // seeds the preprocessing and compute draws
+  uint64_t random_seed = 0;  // SharedRandomSeed() when UsesRandomShuffle()
+};
+
+// One loop's parts. The pipeline reads from `source`, so it is declared after it (destroyed first);
+// every BatchLease must be released before the LoopParts is destroyed.
+struct LoopParts {
+  const char* phase = "train";  // "train" or "eval"
+  std::unique_ptr<DataSource> source;
+  std::unique_ptr<Sampler> sampler;
+  std::unique_ptr<Pipeline> pipeline;
+  std::unique_ptr<ComputeEmulator> compute;
+  uint64_t batch_size = 1;  // reader.batch_size (train) or reader.batch_size_eval
+  bool drop_last = true;    // reader.drop_last
+};
+
+// Builds the loop over `split`'s files (DatasetFiles) from `config`, which should be validated and
+// passed through ResolvePaths. Errors name the config key or the registry name that failed.
+Result<LoopParts> MakeLoopParts(const WorkloadConfig& config, Split split, const LoopEnv& env);
+
+}  // namespace dlio
