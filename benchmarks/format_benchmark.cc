@@ -1,10 +1,14 @@
 // Read throughput of the file formats through MakeFormatDataSource (single thread, page cache),
-// against a plain pread loop over the same byte regions.
+// against a plain pread loop over the same byte regions, and decode throughput of the formats
+// with a decoder (csv, jpeg, png).
 //   format_benchmark --benchmark_counters_tabular=true
+// Read rates count stored bytes (csv text, encoded images); decode rates count decoded bytes
+// (float32 values, pixels).
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -21,7 +25,25 @@
 namespace {
 
 constexpr uint64_t kFileBytes = 32ull << 20;  // per dataset file; stays in the page cache
-const char* const kFormats[] = {"npz", "npy", "indexed_binary"};
+// csv stores ~2.7 bytes of text per requested byte: a quarter of kFileBytes keeps files small.
+constexpr uint64_t kCsvFileBytes = kFileBytes / 4;
+const char* const kFormats[] = {"npz", "npy", "indexed_binary", "csv", "jpeg", "png"};
+const char* const kDecoders[] = {"csv", "jpeg", "png"};
+
+bool OneSamplePerFile(const std::string& name) { return name == "jpeg" || name == "png"; }
+
+// Samples of `size` bytes in one dataset file of `name`.
+uint64_t SamplesPerFile(const std::string& name, uint64_t size) {
+  if (OneSamplePerFile(name)) return 1;
+  if (name == "csv") return std::max<uint64_t>(1, kCsvFileBytes / size);
+  return kFileBytes / size;
+}
+
+// Files the read benchmark cycles through: one-image-per-file formats get up to kFileBytes of
+// images (at most 128 files), so they are not served from one hot file.
+uint64_t FilesFor(const std::string& name, uint64_t size) {
+  return OneSamplePerFile(name) ? std::clamp<uint64_t>(kFileBytes / size, 1, 128) : 1;
+}
 
 // Writes each (format, sample size) file once per process, under a fresh /tmp directory that is
 // removed at exit.
@@ -50,14 +72,14 @@ class Datasets {
     return f.get();
   }
 
-  // Path of a file of `format` holding samples of `size` bytes (kFileBytes in total).
-  std::string File(const std::string& name, uint64_t size) {
-    const std::string path = dir_ + "/" + name + "_" + std::to_string(size) + "." +
-                             format(name)->extension();
+  // Path of file `k` of `format` holding samples of `size` bytes (SamplesPerFile of them).
+  std::string File(const std::string& name, uint64_t size, uint64_t k = 0) {
+    const std::string path = dir_ + "/" + name + "_" + std::to_string(size) + "_" +
+                             std::to_string(k) + "." + format(name)->extension();
     if (!std::filesystem::exists(path)) {
       dlio::FileSpec spec;
-      spec.seed = size;
-      spec.sample_sizes.assign(kFileBytes / size, size);
+      spec.seed = size + k;
+      spec.sample_sizes.assign(SamplesPerFile(name, size), size);
       (void)format(name)->Write(storage_.get(), path, spec, dlio::FormatOptions{});
     }
     return path;
@@ -78,30 +100,64 @@ Datasets& Data() {
 void BM_FormatRead(benchmark::State& state) {
   const std::string name = kFormats[state.range(0)];
   const uint64_t size = static_cast<uint64_t>(state.range(1));
-  const std::string path = Data().File(name, size);
+  std::vector<std::string> paths;
+  for (uint64_t k = 0; k < FilesFor(name, size); ++k) paths.push_back(Data().File(name, size, k));
   dlio::FormatDataSourceOptions options;
   options.format.transfer_size = 0;  // one request per sample, like the pread baseline
-  options.samples_per_file = kFileBytes / size;
-  auto source = dlio::MakeFormatDataSource(Data().storage(), Data().format(name), {path}, options);
+  options.samples_per_file = SamplesPerFile(name, size);
+  options.max_open_files = paths.size();  // opens stay out of the loop
+  auto source = dlio::MakeFormatDataSource(Data().storage(), Data().format(name), paths, options);
   if (!source.ok()) {
     state.SkipWithError(source.status().ToString().c_str());
     return;
   }
   dlio::SampleBuffer buf;
-  uint64_t i = 0, samples = 0;
+  uint64_t i = 0, samples = 0, bytes = 0;
+  uint32_t f = 0;
   for (auto _ : state) {
-    dlio::Status st = (*source)->Read({0, i}, &buf);
+    dlio::Status st = (*source)->Read({f, i}, &buf);
     if (!st.ok()) {
       state.SkipWithError(st.ToString().c_str());
       return;
     }
     benchmark::DoNotOptimize(buf.data());
-    i = (i + 1) % options.samples_per_file;
+    if (++i == options.samples_per_file) {
+      i = 0;
+      f = (f + 1) % static_cast<uint32_t>(paths.size());
+    }
     ++samples;
+    bytes += buf.size();
   }
   state.SetLabel(name);
-  state.SetBytesProcessed(static_cast<int64_t>(samples * size));
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
   state.SetItemsProcessed(static_cast<int64_t>(samples));
+}
+
+// Decode of one stored sample of `size` requested bytes, over and over (what reader.decode adds
+// per sample on a preprocessing thread).
+void BM_FormatDecode(benchmark::State& state) {
+  const std::string name = kDecoders[state.range(0)];
+  const uint64_t size = static_cast<uint64_t>(state.range(1));
+  const dlio::Format* format = Data().format(name);
+  auto reader = format->Open(Data().storage(), Data().File(name, size), dlio::FormatOptions{});
+  dlio::SampleBuffer encoded, decoded;
+  dlio::Status st = reader.ok() ? (*reader)->ReadSample(0, &encoded) : reader.status();
+  if (!st.ok()) {
+    state.SkipWithError(st.ToString().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    st = format->Decode(encoded.data(), encoded.size(), &decoded);
+    if (!st.ok()) {
+      state.SkipWithError(st.ToString().c_str());
+      return;
+    }
+    benchmark::DoNotOptimize(decoded.data());
+  }
+  state.SetLabel(name);
+  state.counters["encoded_bytes"] = static_cast<double>(encoded.size());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * decoded.size()));
+  state.SetItemsProcessed(static_cast<int64_t>(state.iterations()));
 }
 
 // The same regions of the npy file, read with pread into a reused buffer.
@@ -141,6 +197,9 @@ void BM_GenerateContent(benchmark::State& state) {
 
 BENCHMARK(BM_GenerateContent);
 BENCHMARK(BM_FormatRead)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {2048, 256 << 10, 4 << 20}})
+    ->ArgNames({"format", "sample"});
+BENCHMARK(BM_FormatDecode)
     ->ArgsProduct({{0, 1, 2}, {2048, 256 << 10, 4 << 20}})
     ->ArgNames({"format", "sample"});
 BENCHMARK(BM_PlainPread)->Arg(2048)->Arg(256 << 10)->Arg(4 << 20)->ArgName("sample");

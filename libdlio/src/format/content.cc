@@ -56,6 +56,18 @@ void FillSampleBytes(uint64_t seed, uint64_t sample, uint64_t offset, uint8_t* d
   }
 }
 
+void FillSampleFloats(uint64_t seed, uint64_t sample, uint64_t first, float* dst, size_t n) {
+  uint8_t* bytes = reinterpret_cast<uint8_t*>(dst);
+  FillSampleBytes(seed, sample, first * 4, bytes, n * 4);
+  for (size_t k = 0; k < n; ++k) {
+    uint8_t* p = bytes + 4 * k;
+    const uint32_t u = static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
+                       (static_cast<uint32_t>(p[2]) << 16) | (static_cast<uint32_t>(p[3]) << 24);
+    const float v = static_cast<float>(u >> 8) * (1.0f / 16777216.0f);
+    std::memcpy(p, &v, 4);  // in place: dst aliases the bytes just read
+  }
+}
+
 int64_t SampleLabel(uint64_t seed, uint64_t sample) {
   return static_cast<int64_t>(Mix(seed ^ 0x1ABE1ull * kGolden ^ Mix(sample)) % 1000);
 }

@@ -16,6 +16,11 @@ namespace dlio::format_internal {
 // One splitmix64 step per 8 bytes (~8 GB/s on one core).
 void FillSampleBytes(uint64_t seed, uint64_t sample, uint64_t offset, uint8_t* dst, size_t n);
 
+// Values [first, first + n) of the float32 row our csv writer stores for `sample`: value k is
+// bytes [4k, 4k + 4) of FillSampleBytes read as a little-endian uint32, top 24 bits scaled to
+// [0, 1), so every value is exactly representable and prints in at most 9 significant digits.
+void FillSampleFloats(uint64_t seed, uint64_t sample, uint64_t first, float* dst, size_t n);
+
 // The int64 label our npz writer stores for `sample` (0..999).
 int64_t SampleLabel(uint64_t seed, uint64_t sample);
 

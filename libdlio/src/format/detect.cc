@@ -24,6 +24,8 @@ std::string FromMagic(const uint8_t* p, size_t n) {
     return "npz";
   }
   if (n >= 8 && std::memcmp(p, "\x89HDF\r\n\x1a\n", 8) == 0) return "hdf5";
+  if (n >= 3 && std::memcmp(p, "\xFF\xD8\xFF", 3) == 0) return "jpeg";
+  if (n >= 8 && std::memcmp(p, "\x89PNG\r\n\x1a\n", 8) == 0) return "png";
   return "";
 }
 
@@ -38,8 +40,13 @@ Result<std::string> DetectFormat(Storage* storage, const std::string& path) {
   if (n > 0) DLIO_RETURN_NOT_OK(file->ReadExactAt(0, n, head));
   const std::string magic = FromMagic(head, n);
 
-  if (ext == "npy" || ext == "npz" || ext == "h5" || ext == "hdf5") {
-    const std::string expected = ext == "npy" ? "npy" : ext == "npz" ? "npz" : "hdf5";
+  if (ext == "npy" || ext == "npz" || ext == "h5" || ext == "hdf5" || ext == "jpg" ||
+      ext == "jpeg" || ext == "png") {
+    const std::string expected = ext == "npy"                    ? "npy"
+                                 : ext == "npz"                  ? "npz"
+                                 : ext == "png"                  ? "png"
+                                 : ext == "jpg" || ext == "jpeg" ? "jpeg"
+                                                                 : "hdf5";
     if (magic != expected) {
       return Status::Corruption(path + ": extension says " + expected +
                                 " but the magic bytes at offset 0 do not match");

@@ -23,6 +23,15 @@ Status RegisterBuiltinFormats(Registries* registries) {
   DLIO_RETURN_NOT_OK(Add(registries, "indexed_binary",
                          "raw samples + <file>.off.idx/.sz.idx uint64 indexes (dlrm)",
                          "transfer_size, odirect", &NewIndexedBinaryFormat));
+  DLIO_RETURN_NOT_OK(
+      Add(registries, "csv", "text rows of float32 values (CANDLE); a sample is one row",
+          "csv_header, record_length_bytes, transfer_size, decode, odirect", &NewCsvFormat));
+  DLIO_RETURN_NOT_OK(
+      Add(registries, "jpeg", "one grayscale JPEG per file (libjpeg-turbo); decode gives pixels",
+          "image_quality, record_length_bytes, transfer_size, decode, odirect", &NewJpegFormat));
+  DLIO_RETURN_NOT_OK(Add(registries, "png",
+                         "one grayscale PNG per file (libpng); decode gives pixels",
+                         "record_length_bytes, transfer_size, decode, odirect", &NewPngFormat));
   DLIO_RETURN_NOT_OK(Add(registries, "synthetic", "in-memory samples, no file I/O",
                          "num_samples_per_file, record_length_bytes", &NewSyntheticFormat));
   return Status::OK();

@@ -8,6 +8,10 @@ list(APPEND DLIO_SOURCES
   src/format/npz_format.cc
   src/format/indexed_binary_format.cc
   src/format/synthetic_format.cc
+  src/format/csv_format.cc
+  src/format/image_util.cc
+  src/format/jpeg_format.cc
+  src/format/png_format.cc
   src/format/detect.cc
   src/format/register.cc
   src/format/data_source.cc

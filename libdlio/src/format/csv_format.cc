@@ -1,0 +1,290 @@
+// csv: CANDLE-style text rows of float32 values, one sample per row. The stored sample is the
+// row's text (without its line end); Decode parses it into float32 values.
+//
+// Open scans the file once (requests of transfer_size, 0 = 1 MiB) and keeps each row's offset and
+// length, so a sample read is one ranged read of exactly that row.
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <vector>
+
+#include "format/content.h"
+#include "format/formats.h"
+#include "format/io_util.h"
+
+namespace dlio::format_internal {
+namespace {
+
+// Open-time scan request size when transfer_size is 0 (one request for a whole big file would
+// need a buffer of its size).
+constexpr uint64_t kScanChunk = 1u << 20;
+// Values generated per block while writing a row.
+constexpr size_t kValueBlock = 4096;
+// Room one printed value may need (shortest float32 repr is at most 15 characters) plus a comma.
+constexpr size_t kMaxValueChars = 32;
+
+bool IsBlank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// Parses [b, e) as a float32 after trimming blanks; false when it is not exactly one number.
+bool ParseField(const char* b, const char* e, float* v) {
+  while (b < e && IsBlank(*b)) ++b;
+  while (e > b && IsBlank(e[-1])) --e;
+  if (b < e && *b == '+') ++b;  // from_chars rejects the sign pandas accepts
+  if (b == e) return false;
+  const auto [p, ec] = std::from_chars(b, e, *v);
+  return ec == std::errc() && p == e;
+}
+
+// Whether every field of a line is a number (a header line is not).
+bool AllNumeric(const std::string& line) {
+  const char* p = line.data();
+  const char* end = p + line.size();
+  float v;
+  for (;;) {
+    const char* comma = static_cast<const char*>(std::memchr(p, ',', end - p));
+    const char* stop = comma ? comma : end;
+    if (!ParseField(p, stop, &v)) return false;
+    if (!comma) return true;
+    p = comma + 1;
+  }
+}
+
+class CsvReader final : public FormatReader {
+ public:
+  CsvReader(std::unique_ptr<File> file, uint64_t file_size, std::vector<uint64_t> offsets,
+            std::vector<uint64_t> sizes, uint64_t columns, bool header, uint64_t transfer_size)
+      : file_(std::move(file)),
+        file_size_(file_size),
+        offsets_(std::move(offsets)),
+        sizes_(std::move(sizes)),
+        columns_(columns),
+        header_(header),
+        transfer_size_(transfer_size) {}
+
+  uint64_t num_samples() const override { return offsets_.size(); }
+  uint64_t sample_size(uint64_t i) const override { return sizes_[i]; }
+
+  Status ReadSample(uint64_t i, SampleBuffer* out) override {
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(file_->path(), i, offsets_.size()));
+    DLIO_RETURN_NOT_OK(out->Resize(sizes_[i]));
+    return ReadRange(file_.get(), offsets_[i], sizes_[i], transfer_size_, out->data());
+  }
+
+  std::string DescribeJson() const override {
+    uint64_t mn = 0, mx = 0;
+    for (size_t i = 0; i < sizes_.size(); ++i) {
+      mn = i == 0 ? sizes_[i] : std::min(mn, sizes_[i]);
+      mx = std::max(mx, sizes_[i]);
+    }
+    return "{\"format\":\"csv\",\"path\":" + JsonString(file_->path()) +
+           ",\"file_size\":" + std::to_string(file_size_) + "," +
+           SampleSizesJson(offsets_.size(), *this) +
+           ",\"rows\":" + std::to_string(offsets_.size()) +
+           ",\"columns\":" + std::to_string(columns_) +
+           ",\"header\":" + (header_ ? "true" : "false") +
+           ",\"row_size\":{\"min\":" + std::to_string(mn) + ",\"max\":" + std::to_string(mx) +
+           "},\"decoded_sample_size\":" + std::to_string(columns_ * 4) + "}";
+  }
+
+ private:
+  std::unique_ptr<File> file_;
+  uint64_t file_size_;
+  std::vector<uint64_t> offsets_, sizes_;  // of each row's text, line end excluded
+  uint64_t columns_;
+  bool header_;
+  uint64_t transfer_size_;
+};
+
+// The open-time scan: splits the file into lines, checks they all have the first line's column
+// count, and decides whether the first line is a header.
+class CsvScanner {
+ public:
+  CsvScanner(const std::string& path, bool force_header)
+      : path_(path), force_header_(force_header) {}
+
+  // Feeds the bytes at [pos, pos + n).
+  Status Feed(uint64_t pos, const char* data, size_t n) {
+    const char* p = data;
+    const char* end = data + n;
+    while (p < end) {
+      const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
+      const char* stop = nl ? nl : end;
+      commas_ += static_cast<uint64_t>(std::count(p, stop, ','));
+      if (collect_first_) first_line_.append(p, stop);
+      if (stop > p) last_ = stop[-1];
+      if (!nl) break;
+      DLIO_RETURN_NOT_OK(EndLine(pos + static_cast<uint64_t>(nl - data)));
+      p = nl + 1;
+      line_start_ = pos + static_cast<uint64_t>(p - data);
+    }
+    return Status::OK();
+  }
+
+  // Ends a last line that has no line end.
+  Status Finish(uint64_t file_size) {
+    if (line_start_ < file_size) DLIO_RETURN_NOT_OK(EndLine(file_size));
+    return Status::OK();
+  }
+
+  std::vector<uint64_t> offsets, sizes;
+  uint64_t columns = 0;
+  bool header = false;
+
+ private:
+  Status EndLine(uint64_t nl_pos) {
+    uint64_t len = nl_pos - line_start_;
+    if (len > 0 && last_ == '\r') --len;  // CRLF files: the sample excludes the \r
+    ++line_no_;
+    const uint64_t start = line_start_;
+    const uint64_t cols = commas_ + 1;
+    commas_ = 0;
+    last_ = '\0';
+    if (len == 0) {  // blank lines are skipped, as pandas does
+      first_line_.clear();
+      return Status::OK();
+    }
+    if (collect_first_) {
+      collect_first_ = false;
+      columns = cols;
+      first_line_no_ = line_no_;
+      if (!first_line_.empty() && first_line_.back() == '\r') first_line_.pop_back();
+      header = force_header_ || !AllNumeric(first_line_);
+      first_line_.clear();
+      first_line_.shrink_to_fit();
+      if (header) return Status::OK();
+    } else if (cols != columns) {
+      return Status::Corruption(path_ + ": line " + std::to_string(line_no_) + " at offset " +
+                                std::to_string(start) + " has " + std::to_string(cols) +
+                                " columns, line " + std::to_string(first_line_no_) + " has " +
+                                std::to_string(columns));
+    }
+    offsets.push_back(start);
+    sizes.push_back(len);
+    return Status::OK();
+  }
+
+  const std::string& path_;
+  bool force_header_;
+  bool collect_first_ = true;
+  std::string first_line_;
+  uint64_t line_start_ = 0, line_no_ = 0, first_line_no_ = 0, commas_ = 0;
+  char last_ = '\0';
+};
+
+Status DecodeRow(const uint8_t* data, size_t size, SampleBuffer* out) {
+  const char* p = reinterpret_cast<const char*>(data);
+  const char* end = p + size;
+  const size_t columns = 1 + static_cast<size_t>(std::count(p, end, ','));
+  DLIO_RETURN_NOT_OK(out->Resize(columns * sizeof(float)));
+  float* dst = reinterpret_cast<float*>(out->data());  // SampleBuffer is 64-byte aligned
+  for (size_t c = 0;; ++c) {
+    const char* comma = static_cast<const char*>(std::memchr(p, ',', end - p));
+    const char* stop = comma ? comma : end;
+    if (!ParseField(p, stop, dst + c)) {
+      const size_t show = std::min<size_t>(static_cast<size_t>(stop - p), 40);
+      return Status::Corruption(
+          "csv row: column " + std::to_string(c) + " ('" + std::string(p, show) +
+          (show < static_cast<size_t>(stop - p) ? "..." : "") + "') at byte " +
+          std::to_string(p - reinterpret_cast<const char*>(data)) +
+          " of the row is not a float32 number");
+    }
+    if (!comma) break;
+    p = comma + 1;
+  }
+  return Status::OK();
+}
+
+class CsvFormat final : public Format {
+ public:
+  std::string name() const override { return "csv"; }
+  std::string extension() const override { return "csv"; }
+  // Every row of a file needs the same column count.
+  bool variable_sample_sizes() const override { return false; }
+  bool exact_sample_sizes() const override { return false; }
+  bool has_decoder() const override { return true; }
+
+  Status Decode(const uint8_t* data, size_t size, SampleBuffer* out) const override {
+    return DecodeRow(data, size, out);
+  }
+
+  Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
+               const FormatOptions& options) const override {
+    DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "csv"));
+    const uint64_t columns = std::max<uint64_t>(1, record / 4);
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
+    std::vector<char> buf(kWriteChunk);
+    size_t fill = 0;
+    uint64_t pos = 0;
+    auto flush = [&]() -> Status {
+      DLIO_RETURN_NOT_OK(file->WriteAt(pos, buf.data(), fill));
+      pos += fill;
+      fill = 0;
+      return Status::OK();
+    };
+    auto write_all = [&]() -> Status {
+      if (options.csv_header && !spec.sample_sizes.empty()) {
+        for (uint64_t c = 0; c < columns; ++c) {
+          if (buf.size() - fill < kMaxValueChars) DLIO_RETURN_NOT_OK(flush());
+          if (c > 0) buf[fill++] = ',';
+          buf[fill++] = 'c';
+          fill = static_cast<size_t>(
+              std::to_chars(buf.data() + fill, buf.data() + buf.size(), c).ptr - buf.data());
+        }
+        buf[fill++] = '\n';
+      }
+      std::vector<float> values(static_cast<size_t>(std::min<uint64_t>(columns, kValueBlock)));
+      for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
+        for (uint64_t c0 = 0; c0 < columns; c0 += values.size()) {
+          const size_t n = static_cast<size_t>(std::min<uint64_t>(values.size(), columns - c0));
+          FillSampleFloats(spec.seed, i, c0, values.data(), n);
+          for (size_t k = 0; k < n; ++k) {
+            if (buf.size() - fill < kMaxValueChars) DLIO_RETURN_NOT_OK(flush());
+            if (c0 + k > 0) buf[fill++] = ',';
+            // Shortest representation that reads back as the same float32.
+            fill = static_cast<size_t>(
+                std::to_chars(buf.data() + fill, buf.data() + buf.size(), values[k]).ptr -
+                buf.data());
+          }
+        }
+        if (buf.size() == fill) DLIO_RETURN_NOT_OK(flush());
+        buf[fill++] = '\n';
+      }
+      if (fill > 0) DLIO_RETURN_NOT_OK(flush());
+      return file->Close();
+    };
+    Status st = write_all();
+    if (!st.ok()) {
+      file.reset();
+      RemoveQuietly(storage, path);
+    }
+    return st;
+  }
+
+  Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
+                                             const FormatOptions& options) const override {
+    FileOptions fo;
+    fo.direct = options.direct;
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    const uint64_t step = options.transfer_size == 0 ? kScanChunk : options.transfer_size;
+    std::vector<char> chunk(
+        static_cast<size_t>(std::min<uint64_t>(step, std::max<uint64_t>(size, 1))));
+    CsvScanner scan(path, options.csv_header);
+    for (uint64_t pos = 0; pos < size;) {
+      const size_t len = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size - pos));
+      DLIO_RETURN_NOT_OK(file->ReadExactAt(pos, len, chunk.data()));
+      DLIO_RETURN_NOT_OK(scan.Feed(pos, chunk.data(), len));
+      pos += len;
+    }
+    DLIO_RETURN_NOT_OK(scan.Finish(size));
+    return std::unique_ptr<FormatReader>(
+        new CsvReader(std::move(file), size, std::move(scan.offsets), std::move(scan.sizes),
+                      scan.columns, scan.header, options.transfer_size));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Format> NewCsvFormat() { return std::make_unique<CsvFormat>(); }
+
+}  // namespace dlio::format_internal

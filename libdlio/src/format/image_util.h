@@ -1,0 +1,53 @@
+// Shared parts of the jpeg and png formats: one encoded image per file, the sample is the whole
+// file's bytes, Decode turns them into pixels.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dlio/format.h"
+#include "dlio/status.h"
+#include "dlio/storage.h"
+
+namespace dlio::format_internal {
+
+// Bytes an image reader reads at Open to parse the header (one request).
+inline constexpr size_t kImageHeadBytes = 4096;
+
+// The side of the square 8-bit grayscale image our writers make for `spec` (DLIO's jpeg/png
+// generators: dim = int(sqrt(record_length)), at least 1). InvalidArgument naming
+// dataset.num_samples_per_file unless `spec` holds exactly one sample, and naming
+// dataset.record_length_bytes when the side exceeds `max_side`.
+Result<uint32_t> ImageSideForSpec(const FileSpec& spec, const std::string& path,
+                                  const char* format_name, uint64_t max_side);
+
+// The pixels of the image our writers encode for `spec` (side x side bytes, row-major).
+std::vector<uint8_t> ImagePixels(const FileSpec& spec, uint32_t side);
+
+// Creates `path` (kCreateNew) holding `bytes`, written in kWriteChunk pieces; removes the file
+// when a write fails.
+Status WriteEncodedFile(Storage* storage, const std::string& path,
+                        const std::vector<uint8_t>& bytes);
+
+// The first min(size, head_bytes) bytes of `file` (one request) and its last `tail_bytes` (a
+// second request only when the head does not cover them).
+struct ImageEnds {
+  std::vector<uint8_t> head, tail;
+};
+Result<ImageEnds> ReadImageEnds(File* file, uint64_t size, size_t head_bytes, size_t tail_bytes);
+
+// What an image reader learned from the header at Open.
+struct ImageInfo {
+  uint32_t width = 0, height = 0;
+  uint32_t channels = 0;   // of the decoded pixels
+  std::string extra_json;  // format-specific ",\"key\":value" pairs for DescribeJson
+};
+
+// A reader of one image file: one sample, the file's bytes, read in transfer_size requests.
+std::unique_ptr<FormatReader> NewImageReader(std::string format_name, std::unique_ptr<File> file,
+                                             uint64_t file_size, ImageInfo info,
+                                             uint64_t transfer_size);
+
+}  // namespace dlio::format_internal

@@ -1,0 +1,307 @@
+// jpeg: one JPEG image per file (DLIO's resnet50 / retinanet datasets), encoded and decoded with
+// libjpeg-turbo.
+//
+// libjpeg's default error handler calls exit(); ours formats the library's message and longjmps
+// back to the one function that set the jump. A longjmp that skips a C++ destructor is undefined,
+// so everything those functions touch after setjmp lives in plain structs (the Job types) and no
+// object with a destructor is alive in any frame a jump crosses. libjpeg treats damaged data
+// (including a truncated stream, which it pads with gray) as a warning; we make those warnings
+// errors, so a damaged image never decodes "successfully".
+#include <algorithm>
+#include <csetjmp>
+#include <cstdio>
+#include <vector>
+
+// jpeglib.h needs FILE and size_t declared before it.
+// clang-format off
+#include <jpeglib.h>
+#include <jerror.h>
+// clang-format on
+
+#include "format/formats.h"
+#include "format/image_util.h"
+#include "format/io_util.h"
+
+namespace dlio::format_internal {
+namespace {
+
+struct JpegErrorMgr {
+  jpeg_error_mgr pub;  // first: libjpeg hands callbacks a pointer to it
+  std::jmp_buf jump;
+  char message[JMSG_LENGTH_MAX];
+};
+
+void OnJpegError(j_common_ptr cinfo) {
+  auto* err = reinterpret_cast<JpegErrorMgr*>(cinfo->err);
+  (*err->pub.format_message)(cinfo, err->message);
+  std::longjmp(err->jump, 1);
+}
+
+void OnJpegMessage(j_common_ptr cinfo, int level) {
+  if (level >= 0) return;  // trace output
+  switch (cinfo->err->msg_code) {
+    case JWRN_JFIF_MAJOR:   // unknown JFIF revision: the data is fine
+    case JWRN_ADOBE_XFORM:  // unknown Adobe transform code: decoded as without
+    case JWRN_BOGUS_ICC:    // only when the ICC profile is read, which we never do
+      return;
+    default:
+      OnJpegError(cinfo);
+  }
+}
+
+void InstallErrorMgr(JpegErrorMgr* err, jpeg_error_mgr** slot) {
+  *slot = jpeg_std_error(&err->pub);
+  err->pub.error_exit = OnJpegError;
+  err->pub.emit_message = OnJpegMessage;
+  err->message[0] = '\0';
+}
+
+struct DecodeJob {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  SampleBuffer* out = nullptr;  // null: parse the header only
+  jpeg_decompress_struct cinfo;
+  JpegErrorMgr err;
+  size_t consumed = 0;  // input bytes libjpeg had taken when it failed
+  uint32_t width = 0, height = 0, channels = 0, components = 0;
+  J_COLOR_SPACE color_space = JCS_UNKNOWN;
+  bool progressive = false;
+};
+
+enum RunResult { kRunOk = 0, kRunLibraryError = 1, kRunNoMemory = 2 };
+
+RunResult RunDecode(DecodeJob* job) {
+  jpeg_decompress_struct* const cinfo = &job->cinfo;
+  InstallErrorMgr(&job->err, &cinfo->err);
+  cinfo->src = nullptr;
+  if (setjmp(job->err.jump)) {
+    job->consumed = cinfo->src != nullptr ? job->size - cinfo->src->bytes_in_buffer : 0;
+    jpeg_destroy_decompress(cinfo);
+    return kRunLibraryError;
+  }
+  jpeg_create_decompress(cinfo);
+  jpeg_mem_src(cinfo, job->data, static_cast<unsigned long>(job->size));
+  jpeg_read_header(cinfo, TRUE);
+  job->width = cinfo->image_width;
+  job->height = cinfo->image_height;
+  job->components = static_cast<uint32_t>(cinfo->num_components);
+  job->color_space = cinfo->jpeg_color_space;
+  job->progressive = cinfo->progressive_mode != 0;
+  jpeg_calc_output_dimensions(cinfo);
+  job->channels = static_cast<uint32_t>(cinfo->output_components);
+  if (job->out == nullptr) {
+    jpeg_destroy_decompress(cinfo);
+    return kRunOk;
+  }
+  jpeg_start_decompress(cinfo);
+  const size_t row = size_t{cinfo->output_width} * static_cast<size_t>(cinfo->output_components);
+  if (!job->out->Resize(row * cinfo->output_height).ok()) {
+    jpeg_destroy_decompress(cinfo);
+    return kRunNoMemory;
+  }
+  JSAMPROW rows[16];
+  while (cinfo->output_scanline < cinfo->output_height) {
+    const JDIMENSION first = cinfo->output_scanline;
+    const JDIMENSION n = std::min<JDIMENSION>(16, cinfo->output_height - first);
+    for (JDIMENSION k = 0; k < n; ++k) rows[k] = job->out->data() + (first + k) * row;
+    jpeg_read_scanlines(cinfo, rows, n);
+  }
+  jpeg_finish_decompress(cinfo);  // reads up to EOI, so a stream cut after the pixels fails too
+  jpeg_destroy_decompress(cinfo);
+  return kRunOk;
+}
+
+struct EncodeJob {
+  const uint8_t* pixels = nullptr;
+  uint32_t side = 0;
+  int quality = 90;
+  std::vector<uint8_t>* out = nullptr;  // sized by the caller; grows by doubling
+  jpeg_compress_struct cinfo;
+  JpegErrorMgr err;
+  jpeg_destination_mgr dest;
+};
+
+bool GrowNoThrow(std::vector<uint8_t>* v, size_t n) {
+  try {
+    v->resize(n);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+EncodeJob* JobOf(j_compress_ptr cinfo) { return static_cast<EncodeJob*>(cinfo->client_data); }
+
+void InitDestination(j_compress_ptr cinfo) {
+  EncodeJob* job = JobOf(cinfo);
+  job->dest.next_output_byte = job->out->data();
+  job->dest.free_in_buffer = job->out->size();
+}
+
+boolean EmptyOutputBuffer(j_compress_ptr cinfo) {
+  EncodeJob* job = JobOf(cinfo);
+  const size_t used = job->out->size();  // libjpeg calls this only when the buffer is full
+  if (!GrowNoThrow(job->out, std::max<size_t>(2 * used, 4096))) ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
+  job->dest.next_output_byte = job->out->data() + used;
+  job->dest.free_in_buffer = job->out->size() - used;
+  return TRUE;
+}
+
+void TermDestination(j_compress_ptr cinfo) {
+  EncodeJob* job = JobOf(cinfo);
+  job->out->resize(job->out->size() - job->dest.free_in_buffer);
+}
+
+RunResult RunEncode(EncodeJob* job) {
+  jpeg_compress_struct* const cinfo = &job->cinfo;
+  InstallErrorMgr(&job->err, &cinfo->err);
+  if (setjmp(job->err.jump)) {
+    jpeg_destroy_compress(cinfo);
+    return kRunLibraryError;
+  }
+  jpeg_create_compress(cinfo);
+  cinfo->client_data = job;
+  job->dest.init_destination = InitDestination;
+  job->dest.empty_output_buffer = EmptyOutputBuffer;
+  job->dest.term_destination = TermDestination;
+  cinfo->dest = &job->dest;
+  cinfo->image_width = job->side;
+  cinfo->image_height = job->side;
+  cinfo->input_components = 1;
+  cinfo->in_color_space = JCS_GRAYSCALE;
+  jpeg_set_defaults(cinfo);
+  jpeg_set_quality(cinfo, job->quality, TRUE);
+  jpeg_start_compress(cinfo, TRUE);
+  JSAMPROW rows[16];
+  while (cinfo->next_scanline < cinfo->image_height) {
+    const JDIMENSION first = cinfo->next_scanline;
+    const JDIMENSION n = std::min<JDIMENSION>(16, cinfo->image_height - first);
+    for (JDIMENSION k = 0; k < n; ++k) {
+      rows[k] = const_cast<JSAMPLE*>(job->pixels) + size_t{first + k} * job->side;
+    }
+    jpeg_write_scanlines(cinfo, rows, n);
+  }
+  jpeg_finish_compress(cinfo);
+  jpeg_destroy_compress(cinfo);
+  return kRunOk;
+}
+
+const char* ColorSpaceName(J_COLOR_SPACE cs) {
+  switch (cs) {
+    case JCS_GRAYSCALE:
+      return "grayscale";
+    case JCS_RGB:
+      return "rgb";
+    case JCS_YCbCr:
+      return "ycbcr";
+    case JCS_CMYK:
+      return "cmyk";
+    case JCS_YCCK:
+      return "ycck";
+    default:
+      return "unknown";
+  }
+}
+
+class JpegFormat final : public Format {
+ public:
+  std::string name() const override { return "jpeg"; }
+  std::string extension() const override { return "jpeg"; }
+  bool variable_sample_sizes() const override { return false; }
+  bool exact_sample_sizes() const override { return false; }
+  bool has_decoder() const override { return true; }
+
+  Status Decode(const uint8_t* data, size_t size, SampleBuffer* out) const override {
+    DecodeJob job;
+    job.data = data;
+    job.size = size;
+    job.out = out;
+    switch (RunDecode(&job)) {
+      case kRunOk:
+        return Status::OK();
+      case kRunNoMemory:
+        return Status::ResourceExhausted("jpeg: no memory for " + std::to_string(job.width) + "x" +
+                                         std::to_string(job.height) + "x" +
+                                         std::to_string(job.channels) + " pixels");
+      default:
+        return Status::Corruption("jpeg: " + std::string(job.err.message) + " (near byte " +
+                                  std::to_string(job.consumed) + " of " + std::to_string(size) +
+                                  ")");
+    }
+  }
+
+  Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
+               const FormatOptions& options) const override {
+    if (options.image_quality < 1 || options.image_quality > 100) {
+      return Status::InvalidArgument("dataset.image_quality must be in 1-100, got " +
+                                     std::to_string(options.image_quality));
+    }
+    DLIO_ASSIGN_OR_RETURN(const uint32_t side,
+                          ImageSideForSpec(spec, path, "jpeg", JPEG_MAX_DIMENSION));
+    const std::vector<uint8_t> pixels = ImagePixels(spec, side);
+    // Random pixels compress poorly: start at the pixel count plus room for the headers.
+    std::vector<uint8_t> encoded(pixels.size() + 4096);
+    EncodeJob job;
+    job.pixels = pixels.data();
+    job.side = side;
+    job.quality = options.image_quality;
+    job.out = &encoded;
+    if (RunEncode(&job) != kRunOk) {
+      return Status::Internal(path + ": libjpeg could not encode a " + std::to_string(side) + "x" +
+                              std::to_string(side) + " image: " + job.err.message);
+    }
+    return WriteEncodedFile(storage, path, encoded);
+  }
+
+  Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
+                                             const FormatOptions& options) const override {
+    FileOptions fo;
+    fo.direct = options.direct;
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    if (size < 4) {
+      return Status::Corruption(path + ": " + std::to_string(size) +
+                                " bytes is too short for a JPEG (SOI marker and EOI marker)");
+    }
+    DLIO_ASSIGN_OR_RETURN(ImageEnds ends, ReadImageEnds(file.get(), size, kImageHeadBytes, 2));
+    if (ends.head[0] != 0xFF || ends.head[1] != 0xD8 || ends.head[2] != 0xFF) {
+      return Status::Corruption(path + ": not a JPEG: offset 0 does not hold the FF D8 FF magic");
+    }
+    if (ends.tail[0] != 0xFF || ends.tail[1] != 0xD9) {
+      return Status::Corruption(path + ": no JPEG end-of-image marker (FF D9) at offset " +
+                                std::to_string(size - 2) + ": truncated?");
+    }
+    DecodeJob job;
+    job.data = ends.head.data();
+    job.size = ends.head.size();
+    RunResult rc = RunDecode(&job);
+    std::vector<uint8_t> whole;
+    if (rc != kRunOk && ends.head.size() < size) {
+      // The header did not fit in the first request (large EXIF or ICC segments).
+      whole.resize(size);
+      DLIO_RETURN_NOT_OK(ReadRange(file.get(), 0, size, options.transfer_size, whole.data()));
+      job = DecodeJob();
+      job.data = whole.data();
+      job.size = whole.size();
+      rc = RunDecode(&job);
+    }
+    if (rc != kRunOk) {
+      return Status::Corruption(path + ": bad JPEG header near offset " +
+                                std::to_string(job.consumed) + ": " + job.err.message);
+    }
+    ImageInfo info;
+    info.width = job.width;
+    info.height = job.height;
+    info.channels = job.channels;
+    info.extra_json = ",\"components\":" + std::to_string(job.components) + ",\"color_space\":\"" +
+                      ColorSpaceName(job.color_space) +
+                      "\",\"progressive\":" + (job.progressive ? "true" : "false");
+    return NewImageReader("jpeg", std::move(file), size, std::move(info), options.transfer_size);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Format> NewJpegFormat() { return std::make_unique<JpegFormat>(); }
+
+}  // namespace dlio::format_internal

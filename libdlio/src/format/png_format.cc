@@ -1,0 +1,306 @@
+// png: one PNG image per file (DLIO's png datasets), encoded and decoded with libpng.
+//
+// Open checks the signature, parses and CRC-checks IHDR itself and checks the file ends with the
+// IEND chunk. libpng reports errors by longjmp to the setjmp of the one function that drives it
+// (its default handler prints and aborts if none is set); as for jpeg, no object with a
+// destructor is alive in a frame such a jump crosses: all state lives in the plain Job structs.
+#include <png.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <csetjmp>
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "format/formats.h"
+#include "format/image_util.h"
+#include "format/io_util.h"
+
+namespace dlio::format_internal {
+namespace {
+
+constexpr uint8_t kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+constexpr uint8_t kIend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+constexpr size_t kIhdrEnd = 8 + 8 + 13 + 4;  // signature, IHDR length+type, data, CRC
+// libpng's default limit on either side (png_set_user_limits).
+constexpr uint64_t kMaxSide = 1000000;
+
+uint32_t Be32(const uint8_t* p) {
+  return (static_cast<uint32_t>(p[0]) << 24) | (static_cast<uint32_t>(p[1]) << 16) |
+         (static_cast<uint32_t>(p[2]) << 8) | p[3];
+}
+
+struct PngErrorState {
+  char message[256];
+};
+
+void OnPngError(png_structp png, png_const_charp msg) {
+  auto* state = static_cast<PngErrorState*>(png_get_error_ptr(png));
+  std::snprintf(state->message, sizeof state->message, "%s", msg);
+  png_longjmp(png, 1);
+}
+
+void OnPngWarning(png_structp, png_const_charp) {}  // benign (ancillary chunks); not printed
+
+struct DecodeJob {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  size_t pos = 0;  // next input byte libpng asks for
+  SampleBuffer* out = nullptr;
+  PngErrorState err{};
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  uint32_t width = 0, height = 0, channels = 0;
+};
+
+void ReadFromMemory(png_structp png, png_bytep dst, size_t n) {
+  auto* job = static_cast<DecodeJob*>(png_get_io_ptr(png));
+  if (n > job->size - job->pos) {
+    char msg[128];
+    std::snprintf(msg, sizeof msg, "truncated: needs %zu bytes at offset %zu, the image has %zu", n,
+                  job->pos, job->size);
+    png_error(png, msg);
+  }
+  std::memcpy(dst, job->data + job->pos, n);
+  job->pos += n;
+}
+
+enum RunResult { kRunOk = 0, kRunLibraryError = 1, kRunNoMemory = 2 };
+
+RunResult RunDecode(DecodeJob* job) {
+  job->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &job->err, OnPngError, OnPngWarning);
+  if (job->png == nullptr) {
+    std::snprintf(job->err.message, sizeof job->err.message, "png_create_read_struct failed");
+    return kRunLibraryError;
+  }
+  if (setjmp(png_jmpbuf(job->png))) {
+    png_destroy_read_struct(&job->png, &job->info, nullptr);
+    return kRunLibraryError;
+  }
+  job->info = png_create_info_struct(job->png);
+  if (job->info == nullptr) png_error(job->png, "png_create_info_struct failed");
+  png_set_read_fn(job->png, job, ReadFromMemory);
+  png_read_info(job->png, job->info);
+  // 8 bits per channel: palettes become RGB(A), low-bit gray and tRNS expand, 16 bits strip.
+  png_set_expand(job->png);
+  png_set_strip_16(job->png);
+  const int passes = png_set_interlace_handling(job->png);
+  png_read_update_info(job->png, job->info);
+  job->width = png_get_image_width(job->png, job->info);
+  job->height = png_get_image_height(job->png, job->info);
+  job->channels = png_get_channels(job->png, job->info);
+  const size_t row = png_get_rowbytes(job->png, job->info);
+  if (!job->out->Resize(row * job->height).ok()) {
+    png_destroy_read_struct(&job->png, &job->info, nullptr);
+    return kRunNoMemory;
+  }
+  // Interlaced images: every pass writes its pixels into the final rows.
+  for (int pass = 0; pass < passes; ++pass) {
+    for (uint32_t y = 0; y < job->height; ++y) {
+      png_read_row(job->png, job->out->data() + y * row, nullptr);
+    }
+  }
+  png_read_end(job->png, nullptr);  // checks the CRCs of the chunks after the pixels, up to IEND
+  png_destroy_read_struct(&job->png, &job->info, nullptr);
+  return kRunOk;
+}
+
+struct EncodeJob {
+  const uint8_t* pixels = nullptr;
+  uint32_t side = 0;
+  std::vector<uint8_t>* out = nullptr;
+  PngErrorState err{};
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+};
+
+bool AppendNoThrow(std::vector<uint8_t>* v, const uint8_t* p, size_t n) {
+  try {
+    v->insert(v->end(), p, p + n);
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+void WriteToMemory(png_structp png, png_bytep data, size_t n) {
+  auto* job = static_cast<EncodeJob*>(png_get_io_ptr(png));
+  if (!AppendNoThrow(job->out, data, n)) png_error(png, "out of memory for the encoded image");
+}
+
+void FlushNothing(png_structp) {}
+
+RunResult RunEncode(EncodeJob* job) {
+  job->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &job->err, OnPngError, OnPngWarning);
+  if (job->png == nullptr) {
+    std::snprintf(job->err.message, sizeof job->err.message, "png_create_write_struct failed");
+    return kRunLibraryError;
+  }
+  if (setjmp(png_jmpbuf(job->png))) {
+    png_destroy_write_struct(&job->png, &job->info);
+    return kRunLibraryError;
+  }
+  job->info = png_create_info_struct(job->png);
+  if (job->info == nullptr) png_error(job->png, "png_create_info_struct failed");
+  png_set_write_fn(job->png, job, WriteToMemory, FlushNothing);
+  png_set_IHDR(job->png, job->info, job->side, job->side, 8, PNG_COLOR_TYPE_GRAY,
+               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(job->png, job->info);
+  for (uint32_t y = 0; y < job->side; ++y) {
+    png_write_row(job->png, job->pixels + size_t{y} * job->side);
+  }
+  png_write_end(job->png, nullptr);
+  png_destroy_write_struct(&job->png, &job->info);
+  return kRunOk;
+}
+
+const char* ColorTypeName(int color_type) {
+  switch (color_type) {
+    case 0:
+      return "gray";
+    case 2:
+      return "rgb";
+    case 3:
+      return "palette";
+    case 4:
+      return "gray_alpha";
+    case 6:
+      return "rgba";
+    default:
+      return "invalid";
+  }
+}
+
+// Channels of the decoded pixels (palettes decode to RGB; RGBA when a tRNS chunk exists, which
+// only a full decode finds).
+uint32_t DecodedChannels(int color_type) {
+  switch (color_type) {
+    case 0:
+      return 1;
+    case 4:
+      return 2;
+    case 2:
+    case 3:
+      return 3;
+    default:
+      return 4;
+  }
+}
+
+bool ValidDepth(int color_type, int depth) {
+  switch (color_type) {
+    case 0:
+      return depth == 1 || depth == 2 || depth == 4 || depth == 8 || depth == 16;
+    case 3:
+      return depth == 1 || depth == 2 || depth == 4 || depth == 8;
+    case 2:
+    case 4:
+    case 6:
+      return depth == 8 || depth == 16;
+    default:
+      return false;
+  }
+}
+
+class PngFormat final : public Format {
+ public:
+  std::string name() const override { return "png"; }
+  std::string extension() const override { return "png"; }
+  bool variable_sample_sizes() const override { return false; }
+  bool exact_sample_sizes() const override { return false; }
+  bool has_decoder() const override { return true; }
+
+  Status Decode(const uint8_t* data, size_t size, SampleBuffer* out) const override {
+    if (size < sizeof kSignature || std::memcmp(data, kSignature, sizeof kSignature) != 0) {
+      return Status::Corruption("png: no PNG signature at byte 0 (" + std::to_string(size) +
+                                " bytes)");
+    }
+    DecodeJob job;
+    job.data = data;
+    job.size = size;
+    job.out = out;
+    switch (RunDecode(&job)) {
+      case kRunOk:
+        return Status::OK();
+      case kRunNoMemory:
+        return Status::ResourceExhausted("png: no memory for " + std::to_string(job.width) + "x" +
+                                         std::to_string(job.height) + "x" +
+                                         std::to_string(job.channels) + " pixels");
+      default:
+        return Status::Corruption("png: " + std::string(job.err.message) + " (near byte " +
+                                  std::to_string(job.pos) + " of " + std::to_string(size) + ")");
+    }
+  }
+
+  Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
+               const FormatOptions& options) const override {
+    DLIO_ASSIGN_OR_RETURN(const uint32_t side, ImageSideForSpec(spec, path, "png", kMaxSide));
+    const std::vector<uint8_t> pixels = ImagePixels(spec, side);
+    std::vector<uint8_t> encoded;
+    encoded.reserve(pixels.size() + pixels.size() / 64 + 4096);  // ~incompressible pixels
+    EncodeJob job;
+    job.pixels = pixels.data();
+    job.side = side;
+    job.out = &encoded;
+    if (RunEncode(&job) != kRunOk) {
+      return Status::Internal(path + ": libpng could not encode a " + std::to_string(side) + "x" +
+                              std::to_string(side) + " image: " + job.err.message);
+    }
+    return WriteEncodedFile(storage, path, encoded);
+  }
+
+  Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
+                                             const FormatOptions& options) const override {
+    FileOptions fo;
+    fo.direct = options.direct;
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    DLIO_ASSIGN_OR_RETURN(ImageEnds ends, ReadImageEnds(file.get(), size, kIhdrEnd, sizeof kIend));
+    const uint8_t* h = ends.head.data();
+    if (size < sizeof kSignature || std::memcmp(h, kSignature, sizeof kSignature) != 0) {
+      return Status::Corruption(path + ": not a PNG: offset 0 does not hold the PNG signature");
+    }
+    if (size < kIhdrEnd + sizeof kIend) {
+      return Status::Corruption(path + ": truncated PNG: " + std::to_string(size) +
+                                " bytes cannot hold IHDR (ends at offset " +
+                                std::to_string(kIhdrEnd) + ") and IEND");
+    }
+    if (Be32(h + 8) != 13 || std::memcmp(h + 12, "IHDR", 4) != 0) {
+      return Status::Corruption(path + ": the first PNG chunk at offset 8 is not a 13-byte IHDR");
+    }
+    const uint32_t crc = static_cast<uint32_t>(crc32(0, h + 12, 4 + 13));
+    if (crc != Be32(h + 29)) {
+      return Status::Corruption(path + ": IHDR CRC mismatch at offset 29 (computed " +
+                                std::to_string(crc) + ", stored " + std::to_string(Be32(h + 29)) +
+                                ")");
+    }
+    const uint32_t width = Be32(h + 16), height = Be32(h + 20);
+    const int depth = h[24], color_type = h[25], interlace = h[28];
+    if (width == 0 || height == 0 || width > kMaxSide || height > kMaxSide ||
+        !ValidDepth(color_type, depth) || h[26] != 0 || h[27] != 0 || interlace > 1) {
+      return Status::Corruption(
+          path + ": invalid IHDR at offset 16: " + std::to_string(width) + "x" +
+          std::to_string(height) + ", bit depth " + std::to_string(depth) + ", color type " +
+          std::to_string(color_type) + ", interlace " + std::to_string(interlace));
+    }
+    if (std::memcmp(ends.tail.data(), kIend, sizeof kIend) != 0) {
+      return Status::Corruption(path + ": no IEND chunk at offset " +
+                                std::to_string(size - sizeof kIend) + ": truncated?");
+    }
+    ImageInfo info;
+    info.width = width;
+    info.height = height;
+    info.channels = DecodedChannels(color_type);
+    info.extra_json = ",\"bit_depth\":" + std::to_string(depth) + ",\"color_type\":\"" +
+                      ColorTypeName(color_type) +
+                      "\",\"interlaced\":" + (interlace ? "true" : "false");
+    return NewImageReader("png", std::move(file), size, std::move(info), options.transfer_size);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Format> NewPngFormat() { return std::make_unique<PngFormat>(); }
+
+}  // namespace dlio::format_internal
