@@ -22,7 +22,7 @@ PACKAGES=(
   libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   catch2 libbenchmark-dev
   libjpeg62-turbo-dev libpng-dev
-  fio python3 python3-numpy python3-h5py python3-pandas python3-protobuf
+  fio file python3 python3-numpy python3-h5py python3-pandas python3-protobuf python3-pil
 )
 
 install_missing() {

@@ -543,6 +543,10 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
   DLIO_ASSIGN_OR_RETURN(st.storage, MakeStorage(StorageOptionsFor(config), *st.registries,
                                                 st.env.clock, st.tracer.get()));
   DLIO_ASSIGN_OR_RETURN(st.format, Build<Format>(st.registries->formats, config.dataset.format));
+  if (config.reader.decode && !st.format->has_decoder()) {
+    return Status::InvalidArgument("reader.decode is true but format '" + st.format->name() +
+                                   "' has no decoder (formats with one: jpeg, png, csv)");
+  }
 
   const int64_t start_us = WallMicros();
   Status status = Status::OK();
