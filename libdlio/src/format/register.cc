@@ -23,6 +23,11 @@ Status RegisterBuiltinFormats(Registries* registries) {
   DLIO_RETURN_NOT_OK(Add(registries, "indexed_binary",
                          "raw samples + <file>.off.idx/.sz.idx uint64 indexes (dlrm)",
                          "transfer_size, odirect", &NewIndexedBinaryFormat));
+  DLIO_RETURN_NOT_OK(registries->formats.Register(
+      {"hdf5", "HDF5 through libhdf5 + dlio's file driver; /records rows or /data+/offsets+/sizes",
+       "enable_chunking, chunk_size, chunk_samples, compression, compression_level, "
+       "hdf5_shuffle, metadata_file, odirect",
+       &MakeHdf5Format}));
   DLIO_RETURN_NOT_OK(Add(registries, "synthetic", "in-memory samples, no file I/O",
                          "num_samples_per_file, record_length_bytes", &NewSyntheticFormat));
   return Status::OK();
