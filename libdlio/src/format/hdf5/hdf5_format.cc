@@ -43,7 +43,10 @@ std::string Lower(std::string s) {
 
 std::string JsonDims(const hsize_t* dims, int rank) {
   std::string out = "[";
-  for (int k = 0; k < rank; ++k) out += (k ? "," : "") + std::to_string(dims[k]);
+  for (int k = 0; k < rank; ++k) {
+    if (k) out += ',';
+    out += std::to_string(dims[k]);
+  }
   return out + "]";
 }
 
@@ -382,7 +385,8 @@ std::string FiltersJson(hid_t dcpl) {
     }
     f += ",\"id\":" + std::to_string(id) +
          ",\"available\":" + (H5Zfilter_avail(id) > 0 ? "true" : "false") + "}";
-    out += (k ? "," : "") + f;
+    if (k) out += ',';
+    out += f;
   }
   return out + "]";
 }
@@ -677,7 +681,9 @@ class Hdf5Reader final : public FormatReader {
     std::string list;
     for (size_t k = 0; k < all.size() && k < kMaxDescribedDatasets; ++k) {
       Hid d = OpenDatasetIfAny(h_.file.get(), all[k]);
-      if (d.valid()) list += (list.empty() ? "" : ",") + DescribeDataset(d.get(), all[k]);
+      if (!d.valid()) continue;
+      if (!list.empty()) list += ',';
+      list += DescribeDataset(d.get(), all[k]);
     }
     out += ",\"datasets\":[" + list + "]";
     if (all.size() > kMaxDescribedDatasets) {
@@ -761,8 +767,10 @@ Status FindSampleDataset(Hdf5Call& call, ReaderHandles* h, ReaderInfo* info) {
       info->dataset = name;
       return Status::OK();
     }
-    if (seen.size() < 200)
-      seen += (seen.empty() ? "" : ", ") + name + " (rank " + std::to_string(e.rank) + ")";
+    if (seen.size() < 200) {
+      if (!seen.empty()) seen += ", ";
+      seen += name + " (rank " + std::to_string(e.rank) + ")";
+    }
   }
   return Status::NotFound(path +
                           ": no sample dataset (looked for /records, /x, /data or any "

@@ -98,7 +98,10 @@ Status Hdf5Call::Error(StatusCode code, const std::string& what) {
     // The innermost entries say what is wrong (e.g. "truncated file: eof = 1024, ... stored_eof
     // = 4096"); the outer ones repeat "unable to open file" up to the API call.
     const size_t keep = std::min<size_t>(stack.size(), 4);
-    for (size_t i = 0; i < keep; ++i) msg += (i ? "; " : "") + stack[i];
+    for (size_t i = 0; i < keep; ++i) {
+      if (i) msg += "; ";
+      msg += stack[i];
+    }
   }
   Clear();
   return Status(code, std::move(msg));
