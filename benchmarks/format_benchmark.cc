@@ -1,6 +1,7 @@
 // Read throughput of the file formats through MakeFormatDataSource (single thread, page cache),
 // against a plain pread loop over the same byte regions, and decode throughput of the formats
-// with a decoder (csv, jpeg, png).
+// with a decoder (csv, jpeg, png). hdf5 files use the default (contiguous) layout; a format that
+// was not built (hdf5 with DLIO_WITH_HDF5=OFF) is skipped.
 //   format_benchmark --benchmark_counters_tabular=true
 // Read rates count stored bytes (csv text, encoded images); decode rates count decoded bytes
 // (float32 values, pixels).
@@ -27,7 +28,7 @@ namespace {
 constexpr uint64_t kFileBytes = 32ull << 20;  // per dataset file; stays in the page cache
 // csv stores ~2.7 bytes of text per requested byte: a quarter of kFileBytes keeps files small.
 constexpr uint64_t kCsvFileBytes = kFileBytes / 4;
-const char* const kFormats[] = {"npz", "npy", "indexed_binary", "csv", "jpeg", "png"};
+const char* const kFormats[] = {"npz", "npy", "indexed_binary", "csv", "jpeg", "png", "hdf5"};
 const char* const kDecoders[] = {"csv", "jpeg", "png"};
 
 bool OneSamplePerFile(const std::string& name) { return name == "jpeg" || name == "png"; }
@@ -72,7 +73,8 @@ class Datasets {
     return f.get();
   }
 
-  // Path of file `k` of `format` holding samples of `size` bytes (SamplesPerFile of them).
+  // Path of file `k` of `format` holding samples of `size` bytes (SamplesPerFile of them); call
+  // only for a format that was built (format(name) != nullptr).
   std::string File(const std::string& name, uint64_t size, uint64_t k = 0) {
     const std::string path = dir_ + "/" + name + "_" + std::to_string(size) + "_" +
                              std::to_string(k) + "." + format(name)->extension();
@@ -100,6 +102,10 @@ Datasets& Data() {
 void BM_FormatRead(benchmark::State& state) {
   const std::string name = kFormats[state.range(0)];
   const uint64_t size = static_cast<uint64_t>(state.range(1));
+  if (Data().format(name) == nullptr) {
+    state.SkipWithError((name + " was not built").c_str());
+    return;
+  }
   std::vector<std::string> paths;
   for (uint64_t k = 0; k < FilesFor(name, size); ++k) paths.push_back(Data().File(name, size, k));
   dlio::FormatDataSourceOptions options;
@@ -197,7 +203,7 @@ void BM_GenerateContent(benchmark::State& state) {
 
 BENCHMARK(BM_GenerateContent);
 BENCHMARK(BM_FormatRead)
-    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {2048, 256 << 10, 4 << 20}})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6}, {2048, 256 << 10, 4 << 20}})
     ->ArgNames({"format", "sample"});
 BENCHMARK(BM_FormatDecode)
     ->ArgsProduct({{0, 1, 2}, {2048, 256 << 10, 4 << 20}})
