@@ -1,1 +1,2 @@
 dlio_add_test(metrics_test LIBS dlio_runner SOURCES runner/metrics_test.cc)
+dlio_add_test(workloads_test LIBS dlio_runner SOURCES runner/workloads_test.cc)
