@@ -221,6 +221,18 @@ TEST_CASE("llama3 presets shrink with model overrides too, and state their full 
         3116544);
 }
 
+TEST_CASE("generate-only runs (--no-train) of a checkpointing preset write no checkpoint") {
+  TempDir dir;
+  auto r = RunCommand(DlioRun() + " --workload unet3d_a100 --no-train" + TinyOverrides(dir, "g"));
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("num_checkpoints_write") == std::string::npos);  // no checkpoint-only run
+  CHECK_FALSE(fs::exists(dir / "ckpt-g"));
+  const json s = LoadJson(dir / "out-g/summary.json");
+  CHECK(s["generate"]["files_written"] == 4);
+  CHECK_FALSE(s["metric"].contains("checkpoint_count"));
+}
+
 TEST_CASE("dlio-run list workloads shows every preset with a description") {
   auto list = RunCommand(DlioRun() + " list workloads");
   REQUIRE(list.exit_code == 0);

@@ -485,9 +485,10 @@ Status CheckpointOnly(RunState& st) {
       static_cast<uint64_t>(std::max<int64_t>(0, c.checkpoint.num_checkpoints_write));
   const uint64_t reads =
       static_cast<uint64_t>(std::max<int64_t>(0, c.checkpoint.num_checkpoints_read));
-  DLIO_RETURN_NOT_OK(MakeCheckpointer(st));
   if (writes == 0 && reads == 0) {
-    if (st.comm->rank() == 0) {
+    // `--generate --no-train` of a config that checkpoints while training is a generate-only
+    // run, not a mistake.
+    if (st.comm->rank() == 0 && !c.workflow.generate_data) {
       st.Warn(
           "workflow.train is false and workflow.checkpoint true, but neither "
           "checkpoint.num_checkpoints_write nor checkpoint.num_checkpoints_read is > 0: no "
@@ -495,6 +496,7 @@ Status CheckpointOnly(RunState& st) {
     }
     return Status::OK();
   }
+  DLIO_RETURN_NOT_OK(MakeCheckpointer(st));
   std::unique_ptr<ComputeEmulator> pause;
   if (c.checkpoint.time_between_checkpoints > 0) {
     ComputeOptions co;
