@@ -1,6 +1,9 @@
 #include "dlio/workloads.h"
 
 #include <algorithm>
+#include <sstream>
+
+#include "runner/embedded_workloads.h"
 
 namespace dlio {
 namespace {
@@ -42,6 +45,19 @@ metric:
   au: 0.90
 )";
 
+// The "# description: ..." header line every embedded YAML file carries.
+std::string DescriptionOf(const std::string& yaml) {
+  std::istringstream in(yaml);
+  const std::string tag = "# description:";
+  for (std::string line; std::getline(in, line);) {
+    if (line.compare(0, tag.size(), tag) == 0) {
+      const size_t b = line.find_first_not_of(' ', tag.size());
+      return b == std::string::npos ? "" : line.substr(b);
+    }
+  }
+  return "";
+}
+
 std::vector<WorkloadPresetInfo> MakePresets() {
   std::vector<WorkloadPresetInfo> presets = {
       {"default",
@@ -49,6 +65,9 @@ std::vector<WorkloadPresetInfo> MakePresets() {
        "2 ms compute, one checkpoint",
        kDefaultYaml},
   };
+  for (const auto& w : runner_internal::EmbeddedWorkloads()) {
+    presets.push_back({w.name, DescriptionOf(w.yaml), w.yaml});
+  }
   std::sort(presets.begin(), presets.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
   return presets;
