@@ -11,6 +11,7 @@ std::unique_ptr<Format> NewNpyFormat();
 std::unique_ptr<Format> NewNpzFormat();
 std::unique_ptr<Format> NewIndexedBinaryFormat();
 std::unique_ptr<Format> NewSyntheticFormat();
+std::unique_ptr<Format> NewTfRecordFormat();
 
 // npz writer with the ZIP64 records forced even for small files (numpy and zipfile read both),
 // so tests can exercise the ZIP64 paths without 4 GiB files.

@@ -11,4 +11,7 @@ list(APPEND DLIO_SOURCES
   src/format/detect.cc
   src/format/register.cc
   src/format/data_source.cc
+  src/format/tfrecord/crc32c.cc
+  src/format/tfrecord/example_wire.cc
+  src/format/tfrecord/tfrecord_format.cc
 )
