@@ -20,9 +20,12 @@
 // stream is inherently serial); random reads decide under the mutex and read outside it with
 // File::ReadAt into the caller's buffer, so they proceed in parallel.
 //
-// A record is read into the caller's SampleBuffer, checked (length field against the index,
-// both CRCs when verify), its Example parsed in place by FindSampleBytes, and the sample bytes
-// moved to the front: no allocation per sample once the buffer has grown to the largest record.
+// Every record is checked (length field against the index, both CRCs when verify) and its
+// Example parsed by FindSampleBytes. A random read lands the whole record in the caller's
+// SampleBuffer and moves the sample bytes to the front; a streamed record is split as it is
+// copied out of the stream (header and Example prefix to a local array, sample bytes to the
+// front of the SampleBuffer, the rest to a reused tail buffer), so each byte is copied once. No
+// allocation per sample once the buffers have grown to the largest record.
 //
 // sample_size(i) is the size of the sample bytes, which only the record's Example can tell: it is
 // learned by every ReadSample, or on first use by a pread of the record's first 512 bytes (all
@@ -184,29 +187,22 @@ class TfRecordReader final : public FormatReader {
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
     DLIO_RETURN_NOT_OK(CheckSampleIndex(path_, i, offsets_.size()));
     const uint64_t off = offsets_[i], rec = lengths_[i] + kTfRecordFramingBytes;
-    DLIO_RETURN_NOT_OK(out->Resize(rec));
-    bool done = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (off >= buf_begin_ && rec <= buf_end_ - off && off < buf_end_) {
-        std::memcpy(out->data(), buf_.data() + (off - buf_begin_), rec);
+      if (off >= buf_begin_ && off <= buf_end_ && (i >= next_ || rec <= buf_end_ - off)) {
+        // In the buffer, or the stream goes on to it (skipping what lies between).
+        Status st = StreamRecord(i, out);
         if (i >= next_) next_ = i + 1;
-        done = true;
-      } else if (i >= next_ && off >= buf_begin_ && off <= buf_end_) {
-        Status st = StreamCopy(i, off, rec, out->data());
-        if (!st.ok()) {
-          next_ = i;
-          buf_begin_ = buf_end_ = off;
-          return st;
-        }
-        next_ = i + 1;
-        done = true;
-      } else if (i >= next_ || next_ - i > kStragglerWindow) {
+        if (!st.ok()) buf_begin_ = buf_end_ = off;  // next time, start over from a clean seek
+        return st;
+      }
+      if (i >= next_ || next_ - i > kStragglerWindow) {  // a seek: the stream resumes after i
         next_ = i + 1;
         buf_begin_ = buf_end_ = off + rec;
       }
     }
-    if (!done) DLIO_RETURN_NOT_OK(ReadRange(file_.get(), off, rec, transfer_, out->data()));
+    DLIO_RETURN_NOT_OK(out->Resize(rec));
+    DLIO_RETURN_NOT_OK(ReadRange(file_.get(), off, rec, transfer_, out->data()));
     return FinishRecord(i, out);
   }
 
@@ -257,6 +253,55 @@ class TfRecordReader final : public FormatReader {
       std::memcpy(dst, buf_.data(), n);
       n = 0;
     }
+    return Status::OK();
+  }
+
+  // Record i through the stream, copying each byte once: the header and the payload's first
+  // kPeekBytes into a local array, where the sample's position is found, then the sample bytes
+  // straight to the front of `out` and the rest of the record into tail_. The payload CRC is
+  // extended over the three pieces. Payloads whose sample the prefix cannot place take the
+  // general path (whole record into `out`, then FinishRecord).
+  Status StreamRecord(uint64_t i, SampleBuffer* out) {
+    const uint64_t off = offsets_[i], len = lengths_[i];
+    uint8_t head[kTfRecordHeaderBytes + kPeekBytes];
+    const uint64_t plen = std::min<uint64_t>(len, kPeekBytes);
+    DLIO_RETURN_NOT_OK(StreamCopy(i, off, kTfRecordHeaderBytes + plen, head));
+    const uint8_t* prefix = head + kTfRecordHeaderBytes;
+    SampleSpan span;
+    const char* error = nullptr;
+    uint64_t error_at = 0;
+    if (Le64(head) != len ||
+        FindSampleBytes(prefix, plen, len, &span, &error, &error_at) != ExampleScan::kFound) {
+      const uint64_t rec = len + kTfRecordFramingBytes, have = kTfRecordHeaderBytes + plen;
+      DLIO_RETURN_NOT_OK(out->Resize(rec));
+      std::memcpy(out->data(), head, have);
+      DLIO_RETURN_NOT_OK(StreamCopy(i, off + have, rec - have, out->data() + have));
+      return FinishRecord(i, out);
+    }
+    // span.offset <= plen: the bytes field's length was read from the prefix.
+    const uint64_t n = span.size, in_prefix = std::min(n, plen - span.offset);
+    const uint64_t tail_from = std::max(plen, span.offset + n);  // payload offset of tail_[0]
+    DLIO_RETURN_NOT_OK(out->Resize(n));
+    std::memcpy(out->data(), prefix + span.offset, in_prefix);
+    DLIO_RETURN_NOT_OK(StreamCopy(i, off + kTfRecordHeaderBytes + span.offset + in_prefix,
+                                  n - in_prefix, out->data() + in_prefix));
+    const uint64_t tail = len - tail_from + 4;  // the rest of the payload and its CRC
+    if (tail_.size() < tail) tail_.resize(tail);
+    DLIO_RETURN_NOT_OK(StreamCopy(i, off + kTfRecordHeaderBytes + tail_from, tail, tail_.data()));
+    if (verify_) {
+      DLIO_RETURN_NOT_OK(CheckCrc(head, 8, head + 8, path_, i, off, "length", off));
+      uint32_t crc = Crc32c(prefix, plen);
+      crc = Crc32cExtend(crc, out->data() + in_prefix, n - in_prefix);
+      crc = Crc32cExtend(crc, tail_.data(), tail - 4);
+      const uint32_t expect = UnmaskCrc32c(Le32(tail_.data() + tail - 4));
+      if (crc != expect) {
+        return Status::Corruption(RecordAt(path_, i, off) + ": data CRC mismatch over bytes [" +
+                                  std::to_string(off + kTfRecordHeaderBytes) + ", " +
+                                  std::to_string(off + kTfRecordHeaderBytes + len) +
+                                  ") (stored " + Hex32(expect) + ", computed " + Hex32(crc) + ")");
+      }
+    }
+    sizes_[i].store(n, std::memory_order_relaxed);
     return Status::OK();
   }
 
@@ -376,6 +421,7 @@ class TfRecordReader final : public FormatReader {
   // buf_ holds file bytes [buf_begin_, buf_end_); the stream reads on from buf_end_.
   AlignedBuffer buf_;
   uint64_t buf_begin_ = 0, buf_end_ = 0;
+  std::vector<uint8_t> tail_;  // the bytes after a streamed record's sample (grows, reused)
 };
 
 Status SerializeDeterministic(const tfrecord::Example& example, std::string* out) {
