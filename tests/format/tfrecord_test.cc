@@ -221,6 +221,13 @@ TEST_CASE("tfrecord streaming reads issue transfer_size requests and read each b
       REQUIRE(reads[k].offset == static_cast<int64_t>(k * expect));
       REQUIRE(reads[k].count == static_cast<int64_t>(expect));
     }
+    // A second pass: record 0 is a seek, then the stream takes over again (with 256 KiB the
+    // whole file is still in the buffer).
+    const IoStats again = storage->stats();
+    ExpectSamples(r->get(), spec, {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
+                                   14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
+                                   28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39});
+    REQUIRE(storage->stats().read_bytes - again.read_bytes == (file_size > expect ? file_size : 0));
   }
 }
 

@@ -13,9 +13,11 @@
 //    sequential pass reads every byte once. A record already wholly in the buffer is a copy.
 //  - Random access: any other record is read on its own, [offset, offset + record size) in
 //    transfer_size requests, and the cursor moves after it (a seek), so a sequential pass may
-//    start anywhere. Reads up to kStragglerWindow records behind the cursor do not move it:
-//    with several read threads on one sequential order, a thread that arrives late must not
-//    drag the stream backwards.
+//    start anywhere (and a new pass over the file restarts the stream). With several read
+//    threads on one sequential order, a thread that arrives late usually finds its record still
+//    in the buffer; if not, its read is a seek and the stream resumes after it, costing at most
+//    the buffered bytes. (An earlier version let late reads leave the cursor alone; on files of
+//    few records that kept a second pass from ever streaming again.)
 // Concurrency: the cursor and buffer are guarded by a mutex held across the stream's I/O (a
 // stream is inherently serial); random reads decide under the mutex and read outside it with
 // File::ReadAt into the caller's buffer, so they proceed in parallel.
@@ -52,7 +54,6 @@
 namespace dlio::format_internal {
 namespace {
 
-constexpr uint64_t kStragglerWindow = 64;
 constexpr size_t kPeekBytes = 512;
 constexpr uint64_t kUnknown = std::numeric_limits<uint64_t>::max();
 
@@ -196,10 +197,8 @@ class TfRecordReader final : public FormatReader {
         if (!st.ok()) buf_begin_ = buf_end_ = off;  // next time, start over from a clean seek
         return st;
       }
-      if (i >= next_ || next_ - i > kStragglerWindow) {  // a seek: the stream resumes after i
-        next_ = i + 1;
-        buf_begin_ = buf_end_ = off + rec;
-      }
+      next_ = i + 1;  // a seek: the stream resumes after record i
+      buf_begin_ = buf_end_ = off + rec;
     }
     DLIO_RETURN_NOT_OK(out->Resize(rec));
     DLIO_RETURN_NOT_OK(ReadRange(file_.get(), off, rec, transfer_, out->data()));
