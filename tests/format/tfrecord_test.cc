@@ -1,5 +1,6 @@
-#include <catch2/catch.hpp>
+#include "format/tfrecord/tfrecord.h"
 
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -9,7 +10,6 @@
 #include "format/io_util.h"
 #include "format/tfrecord/crc32c.h"
 #include "format/tfrecord/example_wire.h"
-#include "format/tfrecord/tfrecord.h"
 #include "test_util.h"
 
 namespace dlio::testing {
@@ -65,7 +65,8 @@ std::vector<TraceEvent> PreadsSince(MemoryTracer* tracer, size_t from) {
   return out;
 }
 
-TEST_CASE("CRC-32C known vectors on the portable and the hardware path", "[format][tfrecord][crc]") {
+TEST_CASE("CRC-32C known vectors on the portable and the hardware path",
+          "[format][tfrecord][crc]") {
   struct Vector {
     std::string data;
     uint32_t crc;
@@ -101,9 +102,9 @@ TEST_CASE("CRC-32C paths agree on every length, alignment and split", "[format][
   std::string data(200000, '\0');
   for (char& c : data) c = static_cast<char>(rng());
   // Lengths around the hardware path's 3-stream block sizes (3 x 8192, 3 x 256) and the tail.
-  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{255},
-                   size_t{767}, size_t{768}, size_t{769}, size_t{1000}, size_t{24575},
-                   size_t{24576}, size_t{24577}, size_t{50000}, size_t{199990}}) {
+  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{255}, size_t{767},
+                   size_t{768}, size_t{769}, size_t{1000}, size_t{24575}, size_t{24576},
+                   size_t{24577}, size_t{50000}, size_t{199990}}) {
     for (size_t align : {0, 1, 3, 7}) {
       INFO("n " << n << " align " << align);
       const uint8_t* p = U8(data) + align;
@@ -111,8 +112,7 @@ TEST_CASE("CRC-32C paths agree on every length, alignment and split", "[format][
       REQUIRE(Crc32cExtendHardware(0, p, n) == portable);
       const size_t cut = n / 3;
       REQUIRE(Crc32cExtend(Crc32cExtend(0, p, cut), p + cut, n - cut) == portable);
-      REQUIRE(Crc32cExtendPortable(Crc32cExtendPortable(0, p, cut), p + cut, n - cut) ==
-              portable);
+      REQUIRE(Crc32cExtendPortable(Crc32cExtendPortable(0, p, cut), p + cut, n - cut) == portable);
     }
   }
 }
@@ -130,8 +130,7 @@ TEST_CASE("tfrecord round-trips on memory and posix storage", "[format][tfrecord
     INFO(storage->name());
     FormatOptions options;
     REQUIRE(format->Write(storage, path, spec, options).ok());
-    REQUIRE(format->CompanionFiles(path, options) ==
-            std::vector<std::string>{path + ".idx"});
+    REQUIRE(format->CompanionFiles(path, options) == std::vector<std::string>{path + ".idx"});
     REQUIRE(*storage->Exists(path + ".idx"));
     auto r = format->Open(storage, path, options);
     REQUIRE(r.ok());
@@ -211,9 +210,9 @@ TEST_CASE("tfrecord streaming reads issue transfer_size requests and read each b
     REQUIRE(r.ok());
     const size_t before = tracer.Events().size();
     const IoStats stats = storage->stats();
-    ExpectSamples(r->get(), spec, {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
-                                   14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
-                                   28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39});
+    ExpectSamples(r->get(), spec,
+                  {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+                   20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39});
     const auto reads = PreadsSince(&tracer, before);
     REQUIRE(storage->stats().read_bytes - stats.read_bytes == file_size);  // no byte twice
     REQUIRE(reads.size() == (file_size + expect - 1) / expect);
@@ -224,9 +223,9 @@ TEST_CASE("tfrecord streaming reads issue transfer_size requests and read each b
     // A second pass: record 0 is a seek, then the stream takes over again (with 256 KiB the
     // whole file is still in the buffer).
     const IoStats again = storage->stats();
-    ExpectSamples(r->get(), spec, {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13,
-                                   14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27,
-                                   28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39});
+    ExpectSamples(r->get(), spec,
+                  {0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+                   20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39});
     REQUIRE(storage->stats().read_bytes - again.read_bytes == (file_size > expect ? file_size : 0));
   }
 }
@@ -298,7 +297,8 @@ TEST_CASE("tfrecord without an index scans the headers; use_index=false ignores 
   ExpectSamples(scanned->get(), spec, {2, 0, 3, 1});
 }
 
-TEST_CASE("tfrecord rejects a bad index naming the .idx and the line", "[format][tfrecord][index]") {
+TEST_CASE("tfrecord rejects a bad index naming the .idx and the line",
+          "[format][tfrecord][index]") {
   TempDir tmp;
   auto storage = BoundPosixStorage();
   auto format = MakeFormatByName("tfrecord");
@@ -314,7 +314,8 @@ TEST_CASE("tfrecord rejects a bad index naming the .idx and the line", "[format]
   };
   const std::vector<Case> cases = {
       {"0 " + std::to_string(r1) + "\nbanana\n", "line 2: expected"},
-      {"0 " + std::to_string(r1) + "\n" + std::to_string(r1 + 1) + " 5\n", "line 2: record at offset"},
+      {"0 " + std::to_string(r1) + "\n" + std::to_string(r1 + 1) + " 5\n",
+       "line 2: record at offset"},
       {"0 " + std::to_string(r1) + "\n" + std::to_string(r1) + " 8\n", "less than the 16 bytes"},
       {"0 " + std::to_string(r1) + "\n" + std::to_string(r1) + " " + std::to_string(size) + "\n",
        "line 2: record [" + std::to_string(r1)},
@@ -334,9 +335,9 @@ TEST_CASE("tfrecord rejects a bad index naming the .idx and the line", "[format]
   }
   // An index that tiles the file but disagrees with a record's length field.
   std::filesystem::remove(path + ".idx");
-  WriteTextFile(path + ".idx", "0 " + std::to_string(r1 + 3) + "\n" + std::to_string(r1 + 3) +
-                                   " " + std::to_string(r2 - r1 - 3) + "\n" + std::to_string(r2) +
-                                   " " + std::to_string(size - r2) + "\n");
+  WriteTextFile(path + ".idx", "0 " + std::to_string(r1 + 3) + "\n" + std::to_string(r1 + 3) + " " +
+                                   std::to_string(r2 - r1 - 3) + "\n" + std::to_string(r2) + " " +
+                                   std::to_string(size - r2) + "\n");
   auto r = format->Open(storage.get(), path, {});
   REQUIRE(r.ok());
   SampleBuffer buf;
@@ -418,8 +419,8 @@ TEST_CASE("tfrecord CRC mismatches are errors naming file, record and offset",
     REQUIRE(r.ok());
     Status st = (*r)->ReadSample(1, &buf);
     REQUIRE(st.code() == StatusCode::kCorruption);
-    REQUIRE(st.message().find("record 1 at offset " + std::to_string(r1) +
-                              ": length field says") != std::string::npos);
+    REQUIRE(st.message().find("record 1 at offset " + std::to_string(r1) + ": length field says") !=
+            std::string::npos);
     // Without the index the scan meets it on open.
     FormatOptions no_index;
     no_index.use_index = false;
@@ -546,10 +547,10 @@ TEST_CASE("tfrecord sample rule: 'image' first, else the first bytes feature",
   ExampleFeature image{"image", ExampleFeature::Kind::kBytes, {"IMG", "second"}, {}, {}};
   ExampleFeature empty{"image", ExampleFeature::Kind::kBytes, {}, {}, {}};
   // Value before key, an unknown varint field in Example and in the map entry.
-  const std::string odd = Varint(5 << 3) + Varint(99) +
-                          Field(1, Field(1, Varint(3 << 3) + Varint(1) +
-                                                Field(2, BytesFeature("VALUE")) +
-                                                Field(1, "image")));
+  const std::string odd =
+      Varint(5 << 3) + Varint(99) +
+      Field(1, Field(1, Varint(3 << 3) + Varint(1) + Field(2, BytesFeature("VALUE")) +
+                            Field(1, "image")));
   const std::vector<std::pair<std::string, std::string>> cases = {
       {SerializeExample({id, score, img, mask}), std::string(3000, 'x')},
       {SerializeExample({early, image}), "IMG"},
@@ -601,9 +602,9 @@ TEST_CASE("tfrecord sample rule: 'image' first, else the first bytes feature",
 }
 
 TEST_CASE("FindSampleBytes answers from a prefix when it can", "[format][tfrecord][example]") {
-  const std::string ours = SerializeExample(
-      {{"image", ExampleFeature::Kind::kBytes, {std::string(100000, 'z')}, {}, {}},
-       {"label", ExampleFeature::Kind::kInt64, {}, {}, {7}}});
+  const std::string ours =
+      SerializeExample({{"image", ExampleFeature::Kind::kBytes, {std::string(100000, 'z')}, {}, {}},
+                        {"label", ExampleFeature::Kind::kInt64, {}, {}, {7}}});
   format_internal::SampleSpan span;
   const char* error = nullptr;
   uint64_t at = 0;
@@ -611,9 +612,9 @@ TEST_CASE("FindSampleBytes answers from a prefix when it can", "[format][tfrecor
           format_internal::ExampleScan::kFound);
   REQUIRE(span.size == 100000);
   REQUIRE(ours.substr(span.offset, 3) == "zzz");
-  const std::string foreign = SerializeExample(
-      {{"a", ExampleFeature::Kind::kBytes, {std::string(1000, 'a')}, {}, {}},
-       {"b", ExampleFeature::Kind::kBytes, {"b"}, {}, {}}});
+  const std::string foreign =
+      SerializeExample({{"a", ExampleFeature::Kind::kBytes, {std::string(1000, 'a')}, {}, {}},
+                        {"b", ExampleFeature::Kind::kBytes, {"b"}, {}, {}}});
   REQUIRE(format_internal::FindSampleBytes(U8(foreign), 64, foreign.size(), &span, &error, &at) ==
           format_internal::ExampleScan::kNeedMore);
   REQUIRE(format_internal::FindSampleBytes(U8(foreign), foreign.size(), foreign.size(), &span,

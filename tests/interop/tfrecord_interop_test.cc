@@ -2,8 +2,9 @@
 // TFRecordWriter would. The Python side has its own framing code and CRC-32C and decodes the
 // Example with google.protobuf (Debian's python3-protobuf) through a module protoc generated from
 // our .proto at build time (DLIO_TFRECORD_PY_DIR). Fails loudly when protobuf is missing.
-#include <catch2/catch.hpp>
 #include <zlib.h>
+
+#include <catch2/catch.hpp>
 
 #include "format/format_test_util.h"
 #include "format/formats.h"
@@ -60,11 +61,10 @@ def frame(payload):
 )";
 
 void RequireProtobuf() {
-  const CommandResult r =
-      RunCommand(SystemPython() + " -c 'import google.protobuf; print(google.protobuf.__version__)'");
-  INFO("interop tests need google.protobuf in " << SystemPython()
-                                                << " (apt-get install python3-protobuf): "
-                                                << r.output);
+  const CommandResult r = RunCommand(
+      SystemPython() + " -c 'import google.protobuf; print(google.protobuf.__version__)'");
+  INFO("interop tests need google.protobuf in "
+       << SystemPython() << " (apt-get install python3-protobuf): " << r.output);
   REQUIRE(r.exit_code == 0);
 }
 
@@ -103,8 +103,8 @@ for i, (_, _, payload) in enumerate(records):
   REQUIRE(r.output.find("index ok") != std::string::npos);
   for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
     const std::string sample = ExpectedSample(spec, i);
-    const unsigned long crc = crc32(0, reinterpret_cast<const Bytef*>(sample.data()),
-                                    static_cast<uInt>(sample.size()));
+    const unsigned long crc =
+        crc32(0, reinterpret_cast<const Bytef*>(sample.data()), static_cast<uInt>(sample.size()));
     const std::string line = "record " + std::to_string(i) + " ['image', 'label'] 1 " +
                              std::to_string(sample.size()) + " " + std::to_string(crc) + " [" +
                              std::to_string(format_internal::SampleLabel(spec.seed, i)) + "]";
@@ -195,8 +195,8 @@ print('written')
       REQUIRE((*reader)->num_samples() == expect.size());
       const std::string json = (*reader)->DescribeJson();
       REQUIRE(json.find("\"crc_check\":{\"ok\":true") != std::string::npos);
-      REQUIRE(json.find(name == "other_key" ? "\"found\":true,\"used\":true"
-                                            : "\"found\":false") != std::string::npos);
+      REQUIRE(json.find(name == "other_key" ? "\"found\":true,\"used\":true" : "\"found\":false") !=
+              std::string::npos);
       SampleBuffer buf;
       for (uint64_t i = 0; i < expect.size(); ++i) {  // in order: the streaming path
         REQUIRE((*reader)->sample_size(i) == expect[i].size());

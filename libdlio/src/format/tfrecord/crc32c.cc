@@ -69,7 +69,7 @@ constexpr uint32_t MulModP(uint32_t a, uint32_t b) {
   return p;
 }
 
-constexpr uint32_t XPow8nModP(uint64_t n) {  // x^(8n) mod P
+constexpr uint32_t XPow8nModP(uint64_t n) {     // x^(8n) mod P
   uint32_t result = 1u << 31, base = 1u << 30;  // 1 and x
   for (uint64_t e = 8 * n; e != 0; e >>= 1) {
     if (e & 1) result = MulModP(result, base);

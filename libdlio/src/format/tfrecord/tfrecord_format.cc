@@ -216,8 +216,9 @@ class TfRecordReader final : public FormatReader {
     return "{\"format\":\"tfrecord\",\"path\":" + JsonString(path_) +
            ",\"file_size\":" + std::to_string(file_size_) +
            ",\"num_records\":" + std::to_string(offsets_.size()) + "," +
-           SampleSizesJson(offsets_.size(), *this) + ",\"record_size\":{\"min\":" +
-           std::to_string(min_rec) + ",\"max\":" + std::to_string(max_rec) +
+           SampleSizesJson(offsets_.size(), *this) +
+           ",\"record_size\":{\"min\":" + std::to_string(min_rec) +
+           ",\"max\":" + std::to_string(max_rec) +
            "},\"index\":{\"path\":" + JsonString(idx_path_) +
            ",\"found\":" + (index_found_ ? "true" : "false") +
            ",\"used\":" + (index_used_ ? "true" : "false") + "},\"features\":" + FeaturesJson() +
@@ -296,8 +297,8 @@ class TfRecordReader final : public FormatReader {
       if (crc != expect) {
         return Status::Corruption(RecordAt(path_, i, off) + ": data CRC mismatch over bytes [" +
                                   std::to_string(off + kTfRecordHeaderBytes) + ", " +
-                                  std::to_string(off + kTfRecordHeaderBytes + len) +
-                                  ") (stored " + Hex32(expect) + ", computed " + Hex32(crc) + ")");
+                                  std::to_string(off + kTfRecordHeaderBytes + len) + ") (stored " +
+                                  Hex32(expect) + ", computed " + Hex32(crc) + ")");
       }
     }
     sizes_[i].store(n, std::memory_order_relaxed);
@@ -415,7 +416,7 @@ class TfRecordReader final : public FormatReader {
   const bool index_found_, index_used_, verify_;
   const uint64_t transfer_;
 
-  std::mutex mu_;  // guards the stream below
+  std::mutex mu_;      // guards the stream below
   uint64_t next_ = 0;  // the record the stream is positioned at
   // buf_ holds file bytes [buf_begin_, buf_end_); the stream reads on from buf_end_.
   AlignedBuffer buf_;
@@ -580,8 +581,8 @@ std::string FrameTfRecord(std::string_view payload) {
   PutLe64(&out, payload.size());
   PutLe32(&out, MaskCrc32c(Crc32c(reinterpret_cast<const uint8_t*>(out.data()), 8)));
   out += payload;
-  PutLe32(&out, MaskCrc32c(Crc32c(reinterpret_cast<const uint8_t*>(payload.data()),
-                                  payload.size())));
+  PutLe32(&out,
+          MaskCrc32c(Crc32c(reinterpret_cast<const uint8_t*>(payload.data()), payload.size())));
   return out;
 }
 
