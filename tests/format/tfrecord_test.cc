@@ -345,7 +345,8 @@ TEST_CASE("tfrecord rejects a bad index naming the .idx and the line",
   REQUIRE(st.code() == StatusCode::kCorruption);
   INFO(st.message());
   REQUIRE(st.message().find("record 0 at offset 0: length field says") != std::string::npos);
-  REQUIRE(st.message().find(".idx line 1") != std::string::npos);
+  REQUIRE(st.message().find(std::to_string(r1 - 16) + " bytes but the index " + path +
+                            ".idx says " + std::to_string(r1 + 3 - 16)) != std::string::npos);
   ExpectSamples(r->get(), spec, {2});
   // With blank lines and CRLF, DALI-style text still parses.
   std::filesystem::remove(path + ".idx");

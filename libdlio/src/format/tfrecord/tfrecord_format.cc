@@ -282,7 +282,7 @@ class TfRecordReader final : public FormatReader {
     const uint64_t n = span.size, in_prefix = std::min(n, plen - span.offset);
     const uint64_t tail_from = std::max(plen, span.offset + n);  // payload offset of tail_[0]
     DLIO_RETURN_NOT_OK(out->Resize(n));
-    std::memcpy(out->data(), prefix + span.offset, in_prefix);
+    if (in_prefix > 0) std::memcpy(out->data(), prefix + span.offset, in_prefix);
     DLIO_RETURN_NOT_OK(StreamCopy(i, off + kTfRecordHeaderBytes + span.offset + in_prefix,
                                   n - in_prefix, out->data() + in_prefix));
     const uint64_t tail = len - tail_from + 4;  // the rest of the payload and its CRC
@@ -318,8 +318,8 @@ class TfRecordReader final : public FormatReader {
       return Status::Corruption(
           RecordAt(path_, i, off) + ": length field says " + std::to_string(Le64(r)) +
           " bytes but " +
-          (index_used_ ? idx_path_ + " line " + std::to_string(i + 1) : std::string("the scan")) +
-          " says " + std::to_string(len));
+          (index_used_ ? "the index " + idx_path_ : std::string("the scan at open")) + " says " +
+          std::to_string(len));
     }
     if (verify) {
       DLIO_RETURN_NOT_OK(CheckCrc(r, 8, r + 8, path_, i, off, "length", off));
