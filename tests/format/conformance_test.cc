@@ -267,7 +267,7 @@ namespace {
 TEST_CASE("readers work with direct I/O on posix storage", "[format][direct]") {
   TempDir tmp;
   auto storage = BoundPosixStorage();
-  for (const std::string name : {"npy", "npz", "indexed_binary"}) {
+  for (const std::string name : {"npy", "npz", "indexed_binary", "tfrecord"}) {
     INFO(name);
     auto format = MakeFormatByName(name);
     FileSpec spec;

@@ -37,6 +37,11 @@ Status RegisterBuiltinFormats(Registries* registries) {
        "enable_chunking, chunk_size, chunk_samples, compression, compression_level, "
        "hdf5_shuffle, metadata_file, odirect",
        &MakeHdf5Format}));
+  DLIO_RETURN_NOT_OK(Add(registries, "tfrecord",
+                         "TFRecord of tf.train.Example (image bytes + int64 label), CRC-32C "
+                         "framed, with a DALI-style <file>.idx",
+                         "transfer_size, verify_checksums, use_index, write_index, odirect",
+                         &NewTfRecordFormat));
   DLIO_RETURN_NOT_OK(Add(registries, "synthetic", "in-memory samples, no file I/O",
                          "num_samples_per_file, record_length_bytes", &NewSyntheticFormat));
   return Status::OK();
