@@ -86,8 +86,8 @@ TEST_CASE("mpi comm: Broadcast sends the root's string to every rank", "[mpi]") 
   const int r = comm->rank();
   const int n = comm->size();
   for (int root : {0, n - 1}) {
-    std::string value = r == root ? "from root " + std::to_string(root) : "old value of " +
-                                                                             std::to_string(r);
+    std::string value =
+        r == root ? "from root " + std::to_string(root) : "old value of " + std::to_string(r);
     REQUIRE(comm->Broadcast(&value, root).ok());
     CHECK(value == "from root " + std::to_string(root));
   }

@@ -43,13 +43,14 @@ Timed Launch(const std::string& command) {
 }
 
 Timed MpiRun(int ranks, const std::string& args) {
-  return Launch(std::string(DLIO_MPIEXEC) + " -n " + std::to_string(ranks) + " " + DlioRun() +
-                " " + args);
+  return Launch(std::string(DLIO_MPIEXEC) + " -n " + std::to_string(ranks) + " " + DlioRun() + " " +
+                args);
 }
 
 std::string Folders(const TempDir& dir) {
-  return " --quiet --set dataset.data_folder=" + dir / "data" + " --set output.folder=" +
-         dir / "out" + " --set checkpoint.checkpoint_folder=" + dir / "ckpt";
+  return " --quiet --set dataset.data_folder=" + dir / "data" +
+         " --set output.folder=" + dir / "out" +
+         " --set checkpoint.checkpoint_folder=" + dir / "ckpt";
 }
 
 // 6 files x 2 samples x 16 KiB, batch 2, 2 epochs: generate, then train.
@@ -325,9 +326,11 @@ TEST_CASE("checkpoints under mpiexec: every rank's files, or rank 0's only") {
   for (const std::string mode : {"all", "root"}) {
     CAPTURE(mode);
     TempDir dir;
-    auto run = MpiRun(2, TinyArgs(dir) + " --set workflow.checkpoint=true"
-                                         " --set checkpoint.checkpoint_after_epoch=1"
-                                         " --set checkpoint.rank_mode=" + mode);
+    auto run = MpiRun(2, TinyArgs(dir) +
+                             " --set workflow.checkpoint=true"
+                             " --set checkpoint.checkpoint_after_epoch=1"
+                             " --set checkpoint.rank_mode=" +
+                             mode);
     INFO(run.result.output);
     REQUIRE(run.result.exit_code == 0);
     std::set<std::string> prefixes;

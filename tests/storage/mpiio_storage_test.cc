@@ -1,14 +1,13 @@
 // The mpiio storage under mpiexec: independent and collective reads return exactly the bytes
 // POSIX reads, writes are readable by POSIX, and misuse of a collective file is an error.
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "dlio/registries.h"
 #include "dlio/storage.h"

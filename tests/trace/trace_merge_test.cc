@@ -76,14 +76,14 @@ TEST_CASE("trace merge: a cut last line is skipped, a bad line elsewhere names t
   CHECK(merged->truncated_lines == 1);
   CHECK(json::parse(testing::ReadTextFile(dir / "out.pfw")).size() == 1);
 
-  testing::WriteTextFile(dir / "trace-2.pfw", "[\n" + ok_line + "\nnot json,\n" + ok_line + "\n]\n");
+  testing::WriteTextFile(dir / "trace-2.pfw",
+                         "[\n" + ok_line + "\nnot json,\n" + ok_line + "\n]\n");
   auto bad = MergeTraceFiles({dir / "trace-2.pfw"}, dir / "bad.pfw");
   CHECK(bad.status().code() == StatusCode::kCorruption);
   CHECK_THAT(bad.status().message(), Catch::Contains(dir / "trace-2.pfw"));
   CHECK_THAT(bad.status().message(), Catch::Contains("line 3"));
 
-  CHECK(MergeTraceFiles({dir / "missing.pfw"}, dir / "m.pfw").status().code() !=
-        StatusCode::kOk);
+  CHECK(MergeTraceFiles({dir / "missing.pfw"}, dir / "m.pfw").status().code() != StatusCode::kOk);
   CHECK(MergeTraceFiles({}, dir / "m.pfw").status().code() == StatusCode::kInvalidArgument);
 }
 

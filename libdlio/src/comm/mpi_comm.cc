@@ -10,8 +10,13 @@
 #include "dlio/comm.h"
 
 #if defined(DLIO_WITH_MPI)
-#define OMPI_SKIP_MPICXX 1  // the C API only; the C++ bindings are deprecated
+// The C API only; the C++ bindings are deprecated (CMake's MPI_CXX_SKIP_MPICXX defines these too).
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
 #define MPICH_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 #endif
 
@@ -72,9 +77,9 @@ class MpiComm final : public Comm {
     // Every rank learns every size, so all of them agree on whether the total fits.
     const uint64_t my_size = mine.size();
     std::vector<uint64_t> sizes(static_cast<size_t>(size_));
-    DLIO_RETURN_NOT_OK(MpiStatus(
-        MPI_Allgather(&my_size, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, comm_),
-        "MPI_Allgather (Gather sizes)"));
+    DLIO_RETURN_NOT_OK(
+        MpiStatus(MPI_Allgather(&my_size, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, comm_),
+                  "MPI_Allgather (Gather sizes)"));
     uint64_t total = 0;
     for (uint64_t s : sizes) total += s;
     if (total > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
@@ -94,10 +99,10 @@ class MpiComm final : public Comm {
       }
       all.resize(total);
     }
-    DLIO_RETURN_NOT_OK(MpiStatus(
-        MPI_Gatherv(mine.data(), static_cast<int>(my_size), MPI_CHAR, all.data(), counts.data(),
-                    displs.data(), MPI_CHAR, root, comm_),
-        "MPI_Gatherv"));
+    DLIO_RETURN_NOT_OK(
+        MpiStatus(MPI_Gatherv(mine.data(), static_cast<int>(my_size), MPI_CHAR, all.data(),
+                              counts.data(), displs.data(), MPI_CHAR, root, comm_),
+                  "MPI_Gatherv"));
     if (rank_ == root) {
       out->clear();
       out->reserve(sizes.size());

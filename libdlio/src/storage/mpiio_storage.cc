@@ -13,8 +13,13 @@
 #include "storage/slow_storage.h"
 
 #if defined(DLIO_WITH_MPI)
-#define OMPI_SKIP_MPICXX 1  // the C API only; the C++ bindings are deprecated
+// The C API only; the C++ bindings are deprecated (CMake's MPI_CXX_SKIP_MPICXX defines these too).
+#ifndef OMPI_SKIP_MPICXX
+#define OMPI_SKIP_MPICXX 1
+#endif
+#ifndef MPICH_SKIP_MPICXX
 #define MPICH_SKIP_MPICXX 1
+#endif
 #include <mpi.h>
 #endif
 
@@ -62,11 +67,12 @@ class MpiGate {
     MPI_Is_thread_main(&is_main);
     if (is_main) return Status::OK();
     return Status::FailedPrecondition(
-        what + ": MPI was initialized without thread support (MPI_THREAD_FUNNELED or SINGLE), so "
-               "only the main thread may call it, and this call comes from another thread (a "
-               "pipeline read thread?): initialize MPI with MPI_THREAD_MULTIPLE (dlio's "
-               "MakeMpiComm does) or read on the main thread (reader.pipeline: sync with "
-               "reader.read_threads <= 1)");
+        what +
+        ": MPI was initialized without thread support (MPI_THREAD_FUNNELED or SINGLE), so "
+        "only the main thread may call it, and this call comes from another thread (a "
+        "pipeline read thread?): initialize MPI with MPI_THREAD_MULTIPLE (dlio's "
+        "MakeMpiComm does) or read on the main thread (reader.pipeline: sync with "
+        "reader.read_threads <= 1)");
   }
 
  private:
@@ -104,8 +110,8 @@ class MpiioFile final : public File {
       const int rc = MPI_File_read_at(fh_, static_cast<MPI_Offset>(offset + done), p + done, count,
                                       MPI_BYTE, &status);
       if (rc != MPI_SUCCESS) {
-        return MpiError(rc, "MPI_File_read_at " + path() + " at offset " +
-                                std::to_string(offset + done));
+        return MpiError(
+            rc, "MPI_File_read_at " + path() + " at offset " + std::to_string(offset + done));
       }
       int got = 0;
       MPI_Get_count(&status, MPI_BYTE, &got);
@@ -126,7 +132,8 @@ class MpiioFile final : public File {
     for (size_t i = 0; i < calls; ++i) {
       const uint64_t at = offset + i * kMaxCall;
       const size_t want = std::min(kMaxCall, n - std::min(n, i * kMaxCall));
-      const size_t avail = at >= size_ ? 0 : static_cast<size_t>(std::min<uint64_t>(want, size_ - at));
+      const size_t avail =
+          at >= size_ ? 0 : static_cast<size_t>(std::min<uint64_t>(want, size_ - at));
       MPI_Status status;
       const int rc = MPI_File_read_at_all(fh_, static_cast<MPI_Offset>(at), p + i * kMaxCall,
                                           static_cast<int>(avail), MPI_BYTE, &status);
@@ -149,8 +156,8 @@ class MpiioFile final : public File {
       const int rc = MPI_File_write_at(fh_, static_cast<MPI_Offset>(offset + done),
                                        const_cast<uint8_t*>(p + done), count, MPI_BYTE, &status);
       if (rc != MPI_SUCCESS) {
-        return MpiError(rc, "MPI_File_write_at " + path() + " at offset " +
-                                std::to_string(offset + done));
+        return MpiError(
+            rc, "MPI_File_write_at " + path() + " at offset " + std::to_string(offset + done));
       }
       int put = 0;
       MPI_Get_count(&status, MPI_BYTE, &put);
@@ -232,10 +239,18 @@ class MpiioStorage final : public StorageWrapper {
                                        const FileOptions&) override {
     int amode = 0;
     switch (mode) {
-      case OpenMode::kRead: amode = MPI_MODE_RDONLY; break;
-      case OpenMode::kWrite: amode = MPI_MODE_RDWR | MPI_MODE_CREATE; break;
-      case OpenMode::kCreateNew: amode = MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL; break;
-      case OpenMode::kReadWrite: amode = MPI_MODE_RDWR | MPI_MODE_CREATE; break;
+      case OpenMode::kRead:
+        amode = MPI_MODE_RDONLY;
+        break;
+      case OpenMode::kWrite:
+        amode = MPI_MODE_RDWR | MPI_MODE_CREATE;
+        break;
+      case OpenMode::kCreateNew:
+        amode = MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL;
+        break;
+      case OpenMode::kReadWrite:
+        amode = MPI_MODE_RDWR | MPI_MODE_CREATE;
+        break;
     }
     const bool collective = mode == OpenMode::kRead && IsCollective(path);
     const char* fn = collective ? "MPI_File_open(MPI_COMM_WORLD)" : "MPI_File_open";
@@ -279,8 +294,8 @@ class MpiioStorage final : public StorageWrapper {
       }
     }
     lock = {};
-    return std::unique_ptr<File>(std::make_unique<MpiioFile>(
-        path, fh, collective, static_cast<uint64_t>(size), &gate_));
+    return std::unique_ptr<File>(
+        std::make_unique<MpiioFile>(path, fh, collective, static_cast<uint64_t>(size), &gate_));
   }
 
  private:

@@ -93,7 +93,8 @@ class Output {
     Status st;
     if (gz_ != nullptr && gzclose(gz_) != Z_OK) st = Status::IOError("close " + path_);
     gz_ = nullptr;
-    if (file_ != nullptr && std::fclose(file_) != 0) st = Status::FromErrno(errno, "close " + path_);
+    if (file_ != nullptr && std::fclose(file_) != 0)
+      st = Status::FromErrno(errno, "close " + path_);
     file_ = nullptr;
     return st;
   }
