@@ -172,7 +172,8 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
   // MPI is initialized only once the command line and config are known good, so a usage error
   // exits every rank with code 2 without MPI having to be torn down. The mpiio storage needs MPI
   // even in a single process (an MPI singleton).
-  const std::string comm_name = f.comm == "auto" && UsesMpiio(config) ? "mpi" : f.comm;
+  const std::string comm_name =
+      f.comm == "auto" && UsesMpiio(config) && dlio::BuiltWithMpi() ? "mpi" : f.comm;
   auto comm_or = dlio::MakeComm(comm_name, argc, argv);
   if (!comm_or.ok()) return Fail(comm_or.status(), kExitRunError);
   std::unique_ptr<dlio::Comm> comm = std::move(comm_or).value();
