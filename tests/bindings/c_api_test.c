@@ -43,6 +43,15 @@ static int RemoveEntry(const char* path, const struct stat* st, int flag, struct
   return remove(path);
 }
 
+/* out = dir + suffix; a path that does not fit ends the test (it is never silently cut). */
+static void JoinPath(char* out, size_t size, const char* dir, const char* suffix) {
+  const int n = snprintf(out, size, "%s%s", dir, suffix);
+  if (n < 0 || (size_t)n >= size) {
+    fprintf(stderr, "path too long: %s%s\n", dir, suffix);
+    exit(1);
+  }
+}
+
 static int FileExists(const char* path) {
   struct stat st;
   return stat(path, &st) == 0;
@@ -54,11 +63,11 @@ static dlio_config* MakeConfig(const char* dir) {
   char value[4096];
   CHECK_OK(dlio_config_load(NULL, "default", &cfg));
   if (cfg == NULL) return NULL;
-  snprintf(value, sizeof value, "%s/data", dir);
+  JoinPath(value, sizeof value, dir, "/data");
   CHECK_OK(dlio_config_set(cfg, "dataset.data_folder", value));
-  snprintf(value, sizeof value, "%s/out", dir);
+  JoinPath(value, sizeof value, dir, "/out");
   CHECK_OK(dlio_config_set(cfg, "output.folder", value));
-  snprintf(value, sizeof value, "%s/out/checkpoints", dir);
+  JoinPath(value, sizeof value, dir, "/out/checkpoints");
   CHECK_OK(dlio_config_set(cfg, "checkpoint.checkpoint_folder", value));
   CHECK_OK(dlio_config_set(cfg, "dataset.num_files_train", "4"));
   CHECK_OK(dlio_config_set(cfg, "dataset.num_samples_per_file", "3"));
@@ -137,9 +146,9 @@ static void TestLoader(const char* dir) {
   if (cfg == NULL) return;
   char path[4096];
   CHECK_OK(dlio_generate(cfg, 0));
-  snprintf(path, sizeof path, "%s/data/train/img_3_of_4.npz", dir);
+  JoinPath(path, sizeof path, dir, "/data/train/img_3_of_4.npz");
   CHECK(FileExists(path));
-  snprintf(path, sizeof path, "%s/out/summary.json", dir);
+  JoinPath(path, sizeof path, dir, "/out/summary.json");
   CHECK(!FileExists(path));        /* generate writes no outputs */
   CHECK_OK(dlio_generate(cfg, 0)); /* again: the files are kept */
 
@@ -162,13 +171,13 @@ static void TestLoader(const char* dir) {
 
   /* A whole run: dlio-run's files and summary. */
   char* summary = NULL;
-  snprintf(path, sizeof path, "%s/run", dir);
+  JoinPath(path, sizeof path, dir, "/run");
   CHECK_OK(dlio_run(cfg, path, &summary));
   CHECK(summary != NULL && strstr(summary, "\"train_au_percentage\"") != NULL);
   dlio_free_string(summary);
-  snprintf(path, sizeof path, "%s/run/summary.json", dir);
+  JoinPath(path, sizeof path, dir, "/run/summary.json");
   CHECK(FileExists(path));
-  snprintf(path, sizeof path, "%s/run/dlio.log", dir);
+  JoinPath(path, sizeof path, dir, "/run/dlio.log");
   CHECK(FileExists(path));
 
   char* json = NULL;
@@ -190,7 +199,7 @@ static void TestErrors(const char* dir) {
   CHECK_OK(dlio_config_load(NULL, NULL, &cfg));
   CHECK(strcmp(dlio_last_error(), "") == 0);
   char value[4096];
-  snprintf(value, sizeof value, "%s/errors-out", dir); /* nothing lands in the working dir */
+  JoinPath(value, sizeof value, dir, "/errors-out"); /* nothing lands in the working dir */
   CHECK_OK(dlio_config_set(cfg, "output.folder", value));
   CHECK(dlio_config_set(cfg, "dataset.num_files_trian", "8") == DLIO_INVALID_ARGUMENT);
   CHECK(strstr(dlio_last_error(), "dataset.num_files_trian") != NULL);
@@ -205,7 +214,7 @@ static void TestErrors(const char* dir) {
   CHECK(loader == NULL);
 
   /* A dataset that is not there: the loader is built, the first read names the file. */
-  snprintf(value, sizeof value, "%s/missing", dir);
+  JoinPath(value, sizeof value, dir, "/missing");
   CHECK_OK(dlio_config_set(cfg, "dataset.data_folder", value));
   CHECK_OK(dlio_config_set(cfg, "reader.file_shuffle", "off"));
   CHECK_OK(dlio_config_set(cfg, "reader.sample_shuffle", "off"));
@@ -235,7 +244,7 @@ static void TestErrors(const char* dir) {
   CHECK_OK(dlio_config_set(cfg, "dataset.num_files_eval", "0"));
   CHECK(dlio_config_validate(cfg) == DLIO_INVALID_ARGUMENT);
   CHECK(strstr(dlio_last_error(), "dataset.num_files_eval") != NULL);
-  snprintf(value, sizeof value, "%s/never", dir);
+  JoinPath(value, sizeof value, dir, "/never");
   CHECK(dlio_run(cfg, value, NULL) == DLIO_INVALID_ARGUMENT);
   CHECK(strstr(dlio_last_error(), "dataset.num_files_eval") != NULL);
   CHECK(!FileExists(value));
