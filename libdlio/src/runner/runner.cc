@@ -119,6 +119,7 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t rando
   o.seed = c.train.seed;
   o.seed_change_epoch = c.train.seed_change_epoch;
   o.random_seed = random_seed;
+  o.fraction = c.reader.read_fraction;
   return o;
 }
 
