@@ -204,9 +204,12 @@ Status ApplyOverride(WorkloadConfig* config, const std::string& assignment,
 // `config` with `scale` applied: every key of `scale_keys` (unsigned or signed integer keys) becomes
 // max(floor, round(value * scale)), where the floor is 1, or min(value, world) for
 // dataset.num_files_* (so every rank keeps a file); values <= 0 (0 files, -1 = off) are kept.
-// The result has scale 1 (applying it twice changes nothing). InvalidArgument naming `scale` or
-// `scale_keys` for a bad factor or a key that is unknown or not an integer count.
-Result<WorkloadConfig> ScaleConfig(const WorkloadConfig& config, int world = 1);
+// The result has scale 1 (applying it twice changes nothing). When `notes` is given and the
+// factor is not 1, one line saying what changed is appended ("scale 0.04: ... 43000 -> 1720").
+// InvalidArgument naming `scale` or `scale_keys` for a bad factor or a key that is unknown or not
+// an integer count.
+Result<WorkloadConfig> ScaleConfig(const WorkloadConfig& config, int world = 1,
+                                   std::vector<std::string>* notes = nullptr);
 
 // The config as a JSON document with every key (written to the output folder for provenance).
 std::string ConfigToJson(const WorkloadConfig& config);

@@ -536,7 +536,8 @@ Status WorkloadConfig::Validate() const {
   return Status::OK();
 }
 
-Result<WorkloadConfig> ScaleConfig(const WorkloadConfig& config, int world) {
+Result<WorkloadConfig> ScaleConfig(const WorkloadConfig& config, int world,
+                                   std::vector<std::string>* notes) {
   if (!(config.scale > 0 && std::isfinite(config.scale))) {
     return Status::InvalidArgument("scale must be a finite number > 0, got " +
                                    config_internal::FormatDouble(config.scale));
@@ -546,6 +547,11 @@ Result<WorkloadConfig> ScaleConfig(const WorkloadConfig& config, int world) {
   c.scale = 1.0;
   if (config.scale == 1.0) return c;
   const double f = config.scale;
+  std::string changes;
+  auto note = [&changes](const std::string& key, int64_t from, int64_t to) {
+    changes += (changes.empty() ? "" : ", ") + key + " " + std::to_string(from) + " -> " +
+               std::to_string(to);
+  };
   for (const KeySpec* spec : specs) {
     const bool files = spec->path == "dataset.num_files_train" ||
                        spec->path == "dataset.num_files_eval";
@@ -555,11 +561,19 @@ Result<WorkloadConfig> ScaleConfig(const WorkloadConfig& config, int world) {
     };
     if (spec->uint_ref != nullptr) {
       uint64_t& v = spec->uint_ref(c);
+      const uint64_t from = v;
       if (v > 0) v = static_cast<uint64_t>(scaled(static_cast<double>(v)));
+      note(spec->path, static_cast<int64_t>(from), static_cast<int64_t>(v));
     } else {
       int64_t& v = spec->int_ref(c);
+      const int64_t from = v;
       if (v > 0) v = static_cast<int64_t>(scaled(static_cast<double>(v)));
+      note(spec->path, from, v);
     }
+  }
+  if (notes != nullptr) {
+    notes->push_back("scale " + config_internal::FormatDouble(f) + ": " +
+                     (changes.empty() ? "no counts to scale" : changes));
   }
   return c;
 }

@@ -20,6 +20,7 @@
 #include "dlio/loop.h"
 #include "dlio/pipeline.h"
 #include "dlio/sampler.h"
+#include "dlio/side_io.h"
 #include "dlio/tracer.h"
 #include "dlio/version.h"
 #include "runner/report.h"
@@ -43,7 +44,9 @@ struct RunState {
   std::unique_ptr<Tracer> tracer;
   std::unique_ptr<Storage> storage;
   std::unique_ptr<Format> format;
+  std::unique_ptr<Storage> checkpoint_storage;  // when checkpoint.storage_type names another
   std::unique_ptr<Checkpointer> checkpointer;
+  std::unique_ptr<SideIo> side_io;  // when side_io reads or writes anything
   std::vector<SampleRef> plan;
   uint64_t global_step = 0;
   RunReport report;
@@ -301,12 +304,15 @@ Status RunEpoch(RunState& st, Loop& loop, uint64_t epoch, bool train, EpochRepor
   progress.epochs = c.train.epochs;
   progress.steps = steps;
 
+  if (train && st.side_io) st.side_io->SetRunSteps(steps * c.train.epochs);
   for (uint64_t s = 0; s < steps; ++s) {
     StepRecord rec;
     const int64_t t0 = clock->NowNanos();
     BatchLease lease;
     bool end_of_epoch = false;
-    Status status = loop.pipeline->Next(&lease, &end_of_epoch);
+    // The side reads a code makes before fetching its batch are part of the step's load time.
+    Status status = train && st.side_io ? st.side_io->BeforeStep(st.global_step) : Status::OK();
+    if (status.ok()) status = loop.pipeline->Next(&lease, &end_of_epoch);
     const int64_t t1 = clock->NowNanos();
     if (!status.ok()) {
       return status.WithContext(std::string(loop.phase) + " epoch " + std::to_string(epoch) +
@@ -397,6 +403,10 @@ Status Generate(RunState& st) {
   DLIO_ASSIGN_OR_RETURN(st.report.generate, GenerateDataset(c.dataset, *st.format,
                                                             FormatOptionsFor(c),
                                                             st.storage.get(), go));
+  if (st.comm->rank() == 0 && !c.side_io.read_file.empty()) {
+    DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, 0));
+    DLIO_RETURN_NOT_OK(GenerateSideFile(so, *st.registries, st.storage.get()));
+  }
   TraceSpan(st.tracer.get(), "dlio.generate", "dlio", start_us, WallMicros(), -1, -1);
   return st.comm->Barrier();
 }
@@ -425,12 +435,29 @@ Status Train(RunState& st) {
     co.rank = st.comm->rank();
     co.world = st.comm->size();
     co.root_only = c.checkpoint.rank_mode == "root";
+    co.model_files = c.checkpoint.model_files;
     co.seed = MixSeed(c.train.seed, st.comm->rank(), 0xcc);
-    CheckpointEnv ce{st.storage.get(), st.env.clock, st.tracer.get()};
+    Storage* storage = st.storage.get();
+    if (!c.checkpoint.storage_type.empty() &&
+        c.checkpoint.storage_type != c.storage.storage_type) {
+      StorageOptions so = StorageOptionsFor(c);
+      so.name = c.checkpoint.storage_type;
+      so.direct = false;  // reader.odirect is about the data files
+      auto made = MakeStorage(so, *st.registries, st.env.clock, st.tracer.get());
+      if (!made.ok()) return made.status().WithContext("checkpoint.storage_type");
+      st.checkpoint_storage = std::move(made).value();
+      storage = st.checkpoint_storage.get();
+    }
+    CheckpointEnv ce{storage, st.env.clock, st.tracer.get()};
     DLIO_ASSIGN_OR_RETURN(st.checkpointer,
                           Build<Checkpointer>(st.registries->checkpointers, co.name, co, ce));
   }
+  if (!c.side_io.read_file.empty() || c.side_io.write_bytes > 0) {
+    DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, st.comm->rank()));
+    DLIO_ASSIGN_OR_RETURN(st.side_io, SideIo::Make(so, st.storage.get()));
+  }
   DLIO_RETURN_NOT_OK(st.comm->Barrier());
+  if (st.side_io) DLIO_RETURN_NOT_OK(st.side_io->BeforeTraining());
   for (uint64_t epoch = 1; epoch <= c.train.epochs; ++epoch) {
     EpochReport rep;
     DLIO_RETURN_NOT_OK(RunEpoch(st, train, epoch, /*train=*/true, &rep));
@@ -449,6 +476,11 @@ Status Train(RunState& st) {
   }
   DLIO_RETURN_NOT_OK(train.pipeline->Stop());
   if (eval) DLIO_RETURN_NOT_OK(eval->pipeline->Stop());
+  if (st.side_io) {
+    const int64_t start_us = WallMicros();
+    DLIO_RETURN_NOT_OK(st.side_io->AfterTraining());
+    TraceSpan(st.tracer.get(), "side_io.write", "dlio", start_us, WallMicros(), -1, -1);
+  }
   return Status::OK();
 }
 
@@ -487,6 +519,16 @@ Status Aggregate(RunState& st) {
   r.checkpoint_bytes_total =
       r.checkpoints.empty() ? 0 : static_cast<uint64_t>(bytes[0]) / r.checkpoints.size();
   r.io = st.storage->stats();
+  if (st.checkpoint_storage) {
+    const IoStats ck = st.checkpoint_storage->stats();
+    r.io.read_ops += ck.read_ops;
+    r.io.read_bytes += ck.read_bytes;
+    r.io.write_ops += ck.write_ops;
+    r.io.write_bytes += ck.write_bytes;
+    r.io.opens += ck.opens;
+    r.io.closes += ck.closes;
+    r.io.syncs += ck.syncs;
+  }
   return Status::OK();
 }
 
@@ -508,9 +550,7 @@ WorkloadConfig ResolvePaths(const WorkloadConfig& in) {
 
 Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& env) {
   DLIO_RETURN_NOT_OK(input_config.Validate());
-  const WorkloadConfig config = ResolvePaths(input_config);
   RunState st;
-  st.config = &config;
   st.env = env;
   if (st.env.clock == nullptr) st.env.clock = SystemClock();
   if (env.registries == nullptr) {
@@ -526,6 +566,11 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
   } else {
     st.comm = env.comm;
   }
+  std::vector<std::string> scaled;
+  DLIO_ASSIGN_OR_RETURN(const WorkloadConfig config,
+                        ScaleConfig(ResolvePaths(input_config), st.comm->size(), &scaled));
+  st.config = &config;
+  for (const auto& line : scaled) st.Log(LogLevel::kInfo, line);
   RunReport& report = st.report;
   report.workload = config.name;
   report.rank = st.comm->rank();

@@ -3,5 +3,6 @@ list(APPEND DLIO_SOURCES
   src/runner/metrics.cc
   src/runner/report.cc
   src/runner/runner.cc
+  src/runner/side_io.cc
   src/runner/workloads.cc
 )
