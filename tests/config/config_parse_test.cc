@@ -214,7 +214,21 @@ profiling: {profiler: iostat, iostat_devices: [sda]}
   CHECK(l->storage.storage_type == "posix");
   CHECK(l->storage.storage_root == "/mnt/x");
   CHECK(l->checkpoint.rank_mode == "root");
-  CHECK(l->checkpoint.type == "paper");
+  CHECK(l->checkpoint.type == "auto");
+  // The transformer description is honoured, not merely accepted.
+  CHECK(l->model.type == "transformer");
+  CHECK(l->model.num_layers == 128);
+  CHECK(l->model.parallelism.tensor == 8);
+  CHECK(l->model.parallelism.pipeline == 64);
+  CHECK(l->model.parallelism.zero_stage == 1);
+  CHECK(l->model.transformer.hidden_size == 25872);
+  CHECK(l->model.transformer.num_kv_heads == 32);
+  CHECK(l->model.transformer.ffn_hidden_size == 8192);  // not in the excerpt: DLIO's default
+  CHECK(l->checkpoint.time_between_checkpoints == 5);
+  for (const auto& w : warnings) {
+    INFO(w);
+    CHECK(w.find("'model.") == std::string::npos);
+  }
   bool mapped_note = false;
   for (const auto& w : warnings) mapped_note |= w.find("'local_fs' (DLIO) maps") != std::string::npos;
   CHECK(mapped_note);
@@ -229,6 +243,9 @@ checkpoint:
 )";
   auto m = ParseConfig(megatron, "megatron_deepspeed.yaml");
   REQUIRE(m.ok());
+  // Older DLIO put the model description under checkpoint:, same meaning.
+  CHECK(m->model.optimization_groups == std::vector<uint64_t>{1009254400, 865075200, 793600});
+  CHECK(m->model.layer_parameters == std::vector<uint64_t>{129761280, 20971520});
   CHECK(m->checkpoint.model_size_bytes == 30102);
   CHECK(m->checkpoint.steps_between_checkpoints == 1000);
   CHECK(m->checkpoint.rank_mode == "all");
@@ -435,9 +452,9 @@ TEST_CASE("overrides of every form") {
   CHECK(c.dataset.record_length_bytes == 1u << 20);
 
   std::vector<std::string> warnings;
-  REQUIRE(ApplyOverride(&c, "model.parallelism.tensor=[1,2]", &warnings).ok());
+  REQUIRE(ApplyOverride(&c, "checkpoint.randomize_tensor=[1,2]", &warnings).ok());
   REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0].find("'model.parallelism.tensor'") != std::string::npos);
+  CHECK(warnings[0].find("'checkpoint.randomize_tensor'") != std::string::npos);
 
   Status unknown = ApplyOverride(&c, "dataset.num_file_train=8");
   CHECK(unknown.message() ==

@@ -34,7 +34,8 @@ TEST_CASE("every validation rule names its key") {
       {{"dataset.record_length_bytes=0"}, "dataset.record_length_bytes must be >= 1"},
       {{"dataset.compression_level=10"}, "dataset.compression_level must be in 0-9, got 10"},
       {{"dataset.compression_level=-1"}, "dataset.compression_level must be in 0-9, got -1"},
-      {{"dataset.enable_chunking=true"}, "dataset.chunk_size or dataset.chunk_samples must be >= 1"},
+      {{"dataset.enable_chunking=true"},
+       "dataset.chunk_size or dataset.chunk_samples must be >= 1"},
       {{"dataset.image_quality=0"}, "dataset.image_quality must be in 1-100, got 0"},
       {{"dataset.image_quality=101"}, "dataset.image_quality must be in 1-100, got 101"},
       {{"dataset.format=''"}, "dataset.format must not be empty"},
@@ -45,14 +46,28 @@ TEST_CASE("every validation rule names its key") {
        "reader.read_type 'memory' requires reader.pipeline 'preload'"},
       {{"reader.odirect=true", "reader.transfer_size=1000"},
        "reader.transfer_size must be a multiple of 4096"},
-      {{"reader.sampler=shuffle_buffer", "reader.shuffle_size=0"}, "reader.shuffle_size must be >= 1"},
+      {{"reader.sampler=shuffle_buffer", "reader.shuffle_size=0"},
+       "reader.shuffle_size must be >= 1"},
       {{"train.epochs=0"}, "train.epochs must be >= 1"},
       {{"train.total_training_steps=0"}, "train.total_training_steps must be -1"},
-      {{"checkpoint.steps_between_checkpoints=0"}, "checkpoint.steps_between_checkpoints must be -1"},
+      {{"checkpoint.steps_between_checkpoints=0"},
+       "checkpoint.steps_between_checkpoints must be -1"},
       {{"workflow.checkpoint=true", "checkpoint.epochs_between_checkpoints=0"},
        "checkpoint.epochs_between_checkpoints must be >= 1"},
       {{"checkpoint.num_checkpoints_write=2", "checkpoint.num_checkpoints_read=3"},
        "checkpoint.num_checkpoints_read (3) must not exceed checkpoint.num_checkpoints_write (2)"},
+      {{"checkpoint.size_divisor=0"}, "checkpoint.size_divisor must be >= 1"},
+      {{"model.parallelism.tensor=0"}, "model.parallelism.tensor must be >= 1"},
+      {{"model.parallelism.pipeline=0"}, "model.parallelism.pipeline must be >= 1"},
+      {{"model.parallelism.zero_stage=4"}, "model.parallelism.zero_stage must be 0, 1, 2 or 3"},
+      {{"model.parallelism.data=0"}, "model.parallelism.data must be -1 (derive) or >= 1"},
+      {{"checkpoint.mode=subset"}, "checkpoint.mode 'subset' needs model.parallelism.data >= 1"},
+      {{"model.num_layers=4", "model.parallelism.pipeline=8"},
+       "model.num_layers (4) must be >= model.parallelism.pipeline (8)"},
+      {{"model.num_layers=8", "model.parallelism.pipeline=2", "model.parallelism.zero_stage=3"},
+       "model.parallelism.zero_stage 3 does not combine with model.parallelism.pipeline > 1"},
+      {{"model.num_layers=8", "model.transformer.num_attention_heads=0"},
+       "model.transformer.num_attention_heads must be >= 1 when model.num_layers > 0"},
       {{"metric.au=0"}, "metric.au must be in (0, 1], got 0"},
       {{"metric.au=1.5"}, "metric.au must be in (0, 1], got 1.5"},
       {{"train.computation_time={type: uniform, min: 2, max: 1}"}, "train.computation_time"},
@@ -228,6 +243,41 @@ TEST_CASE("ConfigToJson round trips every field") {
   auto d = ParseConfig(ConfigToJson(WorkloadConfig()), "d.json", other);
   REQUIRE(d.ok());
   CHECK(ConfigToJson(*d) == ConfigToJson(WorkloadConfig()));
+}
+
+TEST_CASE("checkpoint-only reads without writes are valid (MLPerf's separate read phase)") {
+  CHECK(ValidateWith({"workflow.train=false", "workflow.checkpoint=true",
+                      "checkpoint.num_checkpoints_write=0", "checkpoint.num_checkpoints_read=10"})
+            .empty());
+  CHECK(ValidateWith({"checkpoint.mode=subset", "model.parallelism.data=2"}).empty());
+}
+
+TEST_CASE("the model description round trips through ConfigToJson, lists included") {
+  WorkloadConfig c;
+  REQUIRE(ApplyOverride(&c, "model.optimization_groups=[1009254400, 865075200, 793600]").ok());
+  REQUIRE(ApplyOverride(&c, "model.num_layers=40").ok());
+  REQUIRE(ApplyOverride(&c, "model.parallelism.data=4").ok());
+  REQUIRE(ApplyOverride(&c, "model.transformer.num_kv_heads=4").ok());
+  REQUIRE(ApplyOverride(&c, "checkpoint.size_divisor=1000").ok());
+  const std::string json = ConfigToJson(c);
+  CHECK(json.find("\"optimization_groups\": [\n") != std::string::npos);
+  auto back = ParseConfig(json, "c.json");
+  REQUIRE(back.ok());
+  CHECK(back->model.optimization_groups == std::vector<uint64_t>{1009254400, 865075200, 793600});
+  CHECK(back->model.layer_parameters.empty());
+  CHECK(back->model.num_layers == 40);
+  CHECK(back->model.parallelism.data == 4);
+  CHECK(back->model.transformer.num_kv_heads == 4);
+  CHECK(back->checkpoint.size_divisor == 1000);
+  CHECK(ConfigToJson(*back) == json);
+
+  auto bad = ParseConfig("model: {optimization_groups: [1, x]}", "g.yaml");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("model.optimization_groups: expected a list of unsigned "
+                                    "integers, got 'x'") != std::string::npos);
+  auto scalar = ParseConfig("model: {layer_parameters: 5}", "l.yaml");
+  REQUIRE_FALSE(scalar.ok());
+  CHECK(scalar.status().message().find("model.layer_parameters") != std::string::npos);
 }
 
 }  // namespace

@@ -117,6 +117,14 @@ std::vector<Event> TrainReads(const Run& run, const std::string& part,
   return out;
 }
 
+// TFRecord data reads: `reads` without those of the .idx files read at open.
+std::vector<Event> WithoutIndex(std::vector<Event> reads) {
+  reads.erase(std::remove_if(reads.begin(), reads.end(),
+                             [](const Event& e) { return Contains(e.fname, ".idx"); }),
+              reads.end());
+  return reads;
+}
+
 std::vector<Event> Named(const Run& run, const std::string& name) {
   std::vector<Event> out;
   for (const auto& e : run.events) {
@@ -246,16 +254,16 @@ TEST_CASE("cosmoflow: file-per-process TFRecord in 256 KB requests from several 
           "overlapping compute") {
   SKIP_WITHOUT_FORMAT("tfrecord");
   TempDir dir;
-  // 4 files of one 16 MiB sample, 4 epochs of 4 steps.
+  // 8 files of one 16 MiB sample (more than the reads in flight fill), 2 epochs of 8 steps.
   auto run = RunWorkload(dir, "cosmoflow",
-                         "--set scale=0.004 --set train.computation_time=0.03 "
+                         "--set scale=0.008 --set train.epochs=2 --set train.computation_time=0.03 "
                          "--set reader.preprocess_time=0.003");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   CHECK(Named(run, "ai.compute.step").size() == 16);
-  const auto reads = TrainReads(run, ".tfrecord");
-  CHECK(FirstReadOrder(reads).size() == 4);
-  REQUIRE(reads.size() >= 4 * 4 * 64);  // 16 MiB per sample, 256 KiB per request
+  const auto reads = WithoutIndex(TrainReads(run, ".tfrecord"));
+  CHECK(FirstReadOrder(reads).size() == 8);
+  REQUIRE(reads.size() >= 2 * 8 * 64);  // 16 MiB per sample, 256 KiB per request
   CHECK(ShareOfSize(reads, 262144) > 0.95);
   for (const auto& r : reads) CHECK(r.count <= 262144);
   CHECK(SequentialShare(reads) > 0.9);
@@ -327,16 +335,19 @@ TEST_CASE("imagenet: TFRecord files in random order, each read sequentially in 2
           "requests by 2 threads, overlapping compute") {
   SKIP_WITHOUT_FORMAT("tfrecord");
   TempDir dir;
-  // 10 files x 10 samples: 3 steps of 32.
-  auto run = RunWorkload(dir, "imagenet", "--set scale=0.01 --set train.computation_time=0.02");
+  // 15 files x 15 samples: 7 steps of 32.
+  auto run = RunWorkload(dir, "imagenet", "--set scale=0.015 --set train.computation_time=0.02");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  CHECK(Named(run, "ai.compute.step").size() == 3);
-  const auto reads = TrainReads(run, ".tfrecord");
+  CHECK(Named(run, "ai.compute.step").size() == 7);
+  const auto reads = WithoutIndex(TrainReads(run, ".tfrecord"));
   REQUIRE(!reads.empty());
-  for (const auto& r : reads) CHECK(r.count == 262144);
+  // tf.data's 256 KB buffer: streaming requests are exactly 256 KB; a record a late thread finds
+  // outside the stream is read alone, its 60-byte tail (framing, Example tags) apart.
+  CHECK(ShareOfSize(reads, 262144) > 0.8);
+  for (const auto& r : reads) CHECK((r.count == 262144 || r.count < 4096));
   const auto order = FirstReadOrder(reads);
-  CHECK(order.size() >= 9);  // 96 samples of 10-sample files
+  CHECK(order.size() >= 14);  // 224 samples of 15-sample files
   CHECK_FALSE(std::is_sorted(order.begin(), order.end()));
   CHECK(SequentialShare(reads) > 0.9);  // sequential within each file
   CHECK(Tids(reads).size() <= 2);

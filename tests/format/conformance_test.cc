@@ -9,11 +9,17 @@
 namespace dlio::testing {
 namespace {
 
+// The registered formats that were compiled in (a format whose dependency was left out, e.g.
+// hdf5 with DLIO_WITH_HDF5=OFF, stays registered but its factory is Unimplemented).
 std::vector<std::string> FormatNames() {
   Registries r;
   REQUIRE(RegisterBuiltinFormats(&r).ok());
   std::vector<std::string> names;
-  for (const auto& e : r.formats.List()) names.push_back(e.name);
+  for (const auto& e : r.formats.List()) {
+    auto made = e.factory();
+    if (!made.ok() && made.status().code() == StatusCode::kUnimplemented) continue;
+    names.push_back(e.name);
+  }
   return names;
 }
 
@@ -22,6 +28,20 @@ std::vector<std::string> FormatNames() {
 // csv rows are ~2.7x (float32 text), images ~1.0-1.3x (random pixels compress poorly).
 constexpr uint64_t kEncodedSizeFactor = 4;
 constexpr uint64_t kEncodedSizeSlack = 1024;
+TEST_CASE("optional formats stay registered and say how to enable them", "[format][conformance]") {
+  Registries r;
+  REQUIRE(RegisterBuiltinFormats(&r).ok());
+  auto factory = r.formats.Get("hdf5");
+  REQUIRE(factory.ok());
+  auto made = (*factory)();
+  if (!made.ok()) {
+    REQUIRE(made.status().code() == StatusCode::kUnimplemented);
+    REQUIRE(made.status().message() ==
+            "dlio was built without HDF5; reconfigure with -DDLIO_WITH_HDF5=ON");
+  } else {
+    REQUIRE((*made)->name() == "hdf5");
+  }
+}
 
 void RunConformance(const std::string& name, Storage* storage, const std::string& dir,
                     const std::string& compression) {
@@ -247,7 +267,7 @@ namespace {
 TEST_CASE("readers work with direct I/O on posix storage", "[format][direct]") {
   TempDir tmp;
   auto storage = BoundPosixStorage();
-  for (const std::string name : {"npy", "npz", "indexed_binary"}) {
+  for (const std::string name : {"npy", "npz", "indexed_binary", "tfrecord"}) {
     INFO(name);
     auto format = MakeFormatByName(name);
     FileSpec spec;

@@ -15,8 +15,56 @@
 
 namespace dlio {
 
+// The model a "transformer" checkpoint holds: DLIO's model.* description of a decoder-only
+// transformer and how the emulated job splits it (docs/workloads.md gives the formulas).
+struct TransformerModel {
+  int64_t num_layers = -1;  // transformer layers (<= 0: no layer state)
+  uint64_t vocab_size = 32000;
+  uint64_t hidden_size = 2048;
+  uint64_t ffn_hidden_size = 8192;
+  uint64_t num_attention_heads = 32;
+  uint64_t num_kv_heads = 8;
+  uint64_t tensor = 1;                  // tensor-parallel degree
+  uint64_t pipeline = 1;                // pipeline stages
+  int64_t data = -1;                    // data-parallel degree, used when `subset`
+  bool subset = false;                  // the run's ranks are the first ranks of a larger job
+  uint64_t zero_stage = 0;              // DeepSpeed ZeRO stage 0-3
+  std::string model_datatype = "fp16";  // fp16, bf16, fp32, fp64, int8, uint8
+  std::string optimizer_datatype = "fp32";
+  std::vector<uint64_t> optimization_groups;  // older DLIO: optimizer state given directly
+  std::vector<uint64_t> layer_parameters;     // older DLIO: per-layer tensors given directly
+};
+
+// One file of a checkpoint, named inside the checkpoint's directory.
+struct CheckpointPlanFile {
+  std::string name;
+  uint64_t bytes = 0;
+};
+
+// What one rank writes per transformer checkpoint.
+struct TransformerRankPlan {
+  uint64_t data_parallelism = 1;  // the job's data-parallel degree
+  int tensor_rank = 0, pipeline_rank = 0, data_rank = 0;
+  int64_t first_layer = 0, last_layer = -1;  // layer indices of its stage (0 = embedding,
+                                             // num_layers + 1 = lm_head, + 2 = final norm)
+  uint64_t model_bytes = 0;                  // model (layer) state this rank writes
+  uint64_t optimizer_bytes = 0;              // optimizer state this rank writes
+  std::vector<CheckpointPlanFile> files;     // DLIO's names; empty when the rank writes nothing
+};
+
+// Parameters of the whole model as DLIO counts them: embedding + num_layers x (2 norms, QKV with
+// grouped K/V, attention output, gated MLP up (2 x ffn) and down) + final norm + lm_head.
+uint64_t TransformerParameterCount(const TransformerModel& model);
+
+// The files rank `rank` of `world` writes per checkpoint. InvalidArgument (naming the key) when
+// the layout does not fit the world (world not a multiple of tensor x pipeline; subset world
+// larger than data x tensor x pipeline) or a datatype is unknown. Pure: touches no storage.
+Result<TransformerRankPlan> PlanTransformerCheckpoint(const TransformerModel& model, int rank,
+                                                      int world);
+
 struct CheckpointOptions {
   std::string name = "paper";  // paper: 2 x 1 KB, 4 KB, 64 KB, 4 MB files; model: model_size_bytes
+                               // transformer: `transformer`'s DLIO layout
   std::string folder = "./checkpoints";
   uint64_t model_size_bytes = 0;  // model: bytes per checkpoint (split over ranks by rank_mode)
   bool fsync = false;             // fsync every file (and the folder after the rename)
@@ -27,6 +75,8 @@ struct CheckpointOptions {
   uint64_t model_files = 1;  // model: files a rank's share is split into (>= 1)
   bool root_only = false;  // only rank 0 writes (L2HMC); others return empty results
   uint64_t seed = 0;
+  uint64_t size_divisor = 1;     // every file's bytes divided by this, rounded up (>= 1 byte)
+  TransformerModel transformer;  // transformer: the model and its parallelism
 };
 
 struct CheckpointFileResult {
@@ -43,14 +93,17 @@ struct CheckpointResult {
   std::vector<CheckpointFileResult> files;
 };
 
-// Built-ins (RegisterBuiltinCheckpointers): "paper" and "model". Files live in
+// Built-ins (RegisterBuiltinCheckpointers): "paper", "model" and "transformer". Files live in
 // <folder>/ckpt-<id as 6 digits>/, named per rank: paper writes rank<r>-index-a.bin (1 KiB),
 // rank<r>-index-b.bin (1 KiB), rank<r>-meta.bin (4 KiB), rank<r>-optimizer.bin (64 KiB) and
 // rank<r>-model.bin (4 MiB) -- the paper's "KB/MB" are 1024-based as in its code; model writes
 // model-rank<r>.bin with its share of model_size_bytes (the first total % world ranks get one
 // byte more; a rank with no bytes writes nothing); with model_files = k > 1 that share is split
-// into model-rank<r>-<i>of<k>.bin, i = 1..k, the first (share % k) one byte larger. A file of at
-// most transfer_size bytes is written with one request (L2HMC: one fwrite per file). Content is seeded from (seed, id, rank).
+// into model-rank<r>-<i>of<k>.bin, i = 1..k, the first (share % k) one byte larger, and a file of
+// at most transfer_size bytes is written with one request (L2HMC: one fwrite per file);
+// transformer writes PlanTransformerCheckpoint's
+// files (DLIO's names: zero_pp_rank_<d>_mp_rank_<m>_{model,optim}_states.pt, model_<m>_model_
+// states.pt, layer_<i>-model_<m>_model_states.pt). Content is seeded from (seed, id, rank).
 // Ids: the first Save uses one past the highest ckpt-NNNNNN already in the folder when the
 // checkpointer was built (earlier runs' checkpoints are kept), then counts up; in multi-rank runs
 // every rank must build its checkpointer before any rank saves. A final file name that already
@@ -68,6 +121,8 @@ class Checkpointer {
   // reused. Reads back checkpoint `id` written by this checkpointer; verifies sizes and content
   // (Corruption naming the file and offset).
   virtual Result<CheckpointResult> Load(uint64_t id) = 0;
+  // The id the next Save uses; lower ids may hold checkpoints of earlier runs.
+  virtual uint64_t next_id() const { return 0; }
 };
 
 struct CheckpointEnv {

@@ -12,10 +12,35 @@
 
 namespace dlio {
 
+// How the emulated job splits the model (DLIO's model.parallelism). Only checkpoint sizes use it.
+struct ParallelismConfig {
+  uint64_t tensor = 1;      // model.parallelism.tensor: tensor-parallel degree
+  uint64_t pipeline = 1;    // model.parallelism.pipeline: pipeline stages
+  int64_t data = -1;        // model.parallelism.data: data-parallel degree for checkpoint.mode
+                            // subset (-1 = world / (tensor x pipeline), DLIO's default mode)
+  uint64_t zero_stage = 0;  // model.parallelism.zero_stage: DeepSpeed ZeRO stage 0-3
+};
+
+// A decoder-only transformer (DLIO's model.transformer), for the transformer checkpointer.
+struct TransformerConfig {
+  uint64_t vocab_size = 32000;        // model.transformer.vocab_size
+  uint64_t hidden_size = 2048;        // model.transformer.hidden_size
+  uint64_t ffn_hidden_size = 8192;    // model.transformer.ffn_hidden_size
+  uint64_t num_attention_heads = 32;  // model.transformer.num_attention_heads
+  uint64_t num_kv_heads = 8;          // model.transformer.num_kv_heads
+};
+
 struct ModelConfig {
   std::string name = "default";  // model.name
-  std::string type;              // model.type (informational)
+  std::string type;              // model.type: "transformer" selects the transformer checkpointer
   uint64_t model_size_bytes = 0; // model.model_size (DLIO) — used by checkpoints when set
+  std::string model_datatype = "fp16";        // model.model_datatype: bytes per weight
+  std::string optimizer_datatype = "fp32";    // model.optimizer_datatype: bytes per optimizer value
+  int64_t num_layers = -1;                    // model.num_layers (-1 = not a layered model)
+  std::vector<uint64_t> optimization_groups;  // model.optimization_groups (older DLIO configs)
+  std::vector<uint64_t> layer_parameters;     // model.layer_parameters (older DLIO configs)
+  ParallelismConfig parallelism;
+  TransformerConfig transformer;
 };
 
 struct WorkflowConfig {
@@ -107,7 +132,8 @@ struct EvaluationConfig {
 
 struct CheckpointConfig {
   std::string checkpoint_folder = "./checkpoints";  // checkpoint.checkpoint_folder
-  std::string type = "paper";          // checkpoint.type: paper (5 files), model (model_size_bytes)
+  std::string type = "auto";  // checkpoint.type: auto, paper (5 files), model (model_size_bytes),
+                              // transformer (model.* description); auto picks one (see docs)
   uint64_t checkpoint_after_epoch = 1;      // checkpoint.checkpoint_after_epoch
   uint64_t epochs_between_checkpoints = 1;  // checkpoint.epochs_between_checkpoints
   int64_t steps_between_checkpoints = -1;   // checkpoint.steps_between_checkpoints (-1 = off)
@@ -121,6 +147,11 @@ struct CheckpointConfig {
   uint64_t model_files = 1;                 // checkpoint.model_files: files a model checkpoint
                                             // is split into (per writing rank)
   std::string storage_type;                 // checkpoint.storage_type ("" = storage.storage_type)
+  std::string mode = "default";             // checkpoint.mode: default, subset
+  double time_between_checkpoints = -1;     // checkpoint.time_between_checkpoints: seconds of
+                                            // emulated compute before each checkpoint-only op
+  bool rank_sync = false;                   // checkpoint.rank_sync: barrier inside the timing
+  uint64_t size_divisor = 1;                // checkpoint.size_divisor: every file's bytes / this
 };
 
 // I/O beside the training data (DLIO paper: FRNN's metadata reads, climate segmentation's stats
@@ -150,7 +181,8 @@ struct OutputConfig {
 };
 
 struct MetricConfig {
-  double au = 0.90;  // metric.au: AU target, 0-1
+  double au = 0.90;                   // metric.au: AU target, 0-1
+  std::string mlperf_rules = "auto";  // metric.mlperf_rules: auto, on, off (MLPerf Storage checks)
 };
 
 // The keys `scale` multiplies unless `scale_keys` names others.

@@ -55,13 +55,35 @@ struct EpochReport {
   double bytes_per_s_sum = 0;     // sum over ranks
 };
 
+// One checkpoint save or load across ranks.
+struct CheckpointOpSummary {
+  uint64_t bytes = 0;  // summed over ranks
+  double seconds = 0;  // the slowest rank's duration
+};
+
+// MLPerf Storage's reporting rules, evaluated on rank 0 for training runs.
+struct StorageRulesCheck {
+  bool checked = false;              // a training run: the fields below are set
+  uint64_t dataset_bytes = 0;        // num_files_train x num_samples_per_file x record_length_bytes
+  uint64_t client_memory_bytes = 0;  // MemTotal of /proc/meminfo summed over distinct hosts
+  uint64_t num_hosts = 0;
+  bool dataset_ge_5x_memory = false;
+  bool mlperf_rules = false;     // metric.mlperf_rules resolved (auto: unet3d/resnet50/cosmoflow)
+  uint64_t steps_per_epoch = 0;  // floor(files x samples per file / batch / world), as DLIO
+  bool steps_ge_500 = false;
+};
+
 struct RunReport {
   std::string workload;
   int rank = 0, world = 1;
   GenerateReport generate;
   std::vector<EpochReport> epochs;        // training epochs
   std::vector<EpochReport> eval_epochs;   // evaluation passes
-  std::vector<CheckpointResult> checkpoints;  // this rank's
+  std::vector<CheckpointResult> checkpoints;       // this rank's saves
+  std::vector<CheckpointResult> checkpoint_loads;  // this rank's checkpoint-only loads
+  std::string checkpoint_type;  // the checkpointer used (checkpoint.type auto resolved)
+  std::vector<CheckpointOpSummary> checkpoint_saves_all, checkpoint_loads_all;  // across ranks
+  StorageRulesCheck storage_rules;
   IoStats io;                             // this rank's storage counters
   // Across ranks and epochs:
   double au_mean_percent = 0, au_stdev_percent = 0;

@@ -1,5 +1,6 @@
 // Checkpointers that write a fixed set of files per rank through Storage: the DLIO paper's
-// five-file pattern ("paper") and a model of a given byte size split over ranks ("model").
+// five-file pattern ("paper"), a model of a given byte size split over ranks ("model") and DLIO's
+// transformer layout ("transformer", sizes from transformer_plan.cc).
 //
 // Layout: <folder>/ckpt-<id, 6 digits>/<file>, one file set per rank (names carry the rank, so
 // ranks never share a file). The first id is one past the highest ckpt-NNNNNN entry already in
@@ -167,6 +168,8 @@ class FileCheckpointer final : public Checkpointer {
     return result;
   }
 
+  uint64_t next_id() const override { return next_id_; }
+
   Result<CheckpointResult> Load(uint64_t id) override {
     CheckpointResult result;
     result.id = id;
@@ -298,6 +301,12 @@ Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options,
                                             const CheckpointEnv& env,
                                             std::vector<PlannedFile> plan) {
   if (options.root_only && options.rank != 0) plan.clear();
+  if (options.size_divisor < 1) {
+    return Status::InvalidArgument("checkpoint.size_divisor must be >= 1");
+  }
+  if (options.size_divisor > 1) {
+    for (auto& f : plan) f.bytes = (f.bytes + options.size_divisor - 1) / options.size_divisor;
+  }
   DLIO_ASSIGN_OR_RETURN(uint64_t first_id,
                         FirstFreeId(env.storage, StripTrailingSlashes(options.folder)));
   return std::unique_ptr<Checkpointer>(
@@ -346,6 +355,22 @@ Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOpti
   return Build(options, env, std::move(plan));
 }
 
+Result<std::unique_ptr<Checkpointer>> MakeTransformerCheckpointer(const CheckpointOptions& options,
+                                                                  const CheckpointEnv& env) {
+  DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
+  const TransformerModel& m = options.transformer;
+  if (m.num_layers <= 0 && m.layer_parameters.empty() && m.optimization_groups.empty()) {
+    return Status::InvalidArgument(
+        "checkpoint type 'transformer' needs model.num_layers > 0 (or model.layer_parameters / "
+        "model.optimization_groups)");
+  }
+  DLIO_ASSIGN_OR_RETURN(TransformerRankPlan rank_plan,
+                        PlanTransformerCheckpoint(m, options.rank, options.world));
+  std::vector<PlannedFile> plan;
+  for (auto& f : rank_plan.files) plan.push_back({std::move(f.name), f.bytes});
+  return Build(options, env, std::move(plan));
+}
+
 }  // namespace
 
 Status RegisterBuiltinCheckpointers(Registries* registries) {
@@ -360,6 +385,14 @@ Status RegisterBuiltinCheckpointers(Registries* registries) {
        "checkpoint.checkpoint_folder, model_size_bytes, model_files, fsync, read_back, "
        "transfer_size, rank_mode, storage_type",
        MakeModelCheckpointer}));
+  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
+      {"transformer",
+       "DLIO's LLM checkpoint: per-rank model layers and optimizer state from the model "
+       "description, split by tensor/pipeline parallelism and ZeRO stage",
+       "model.num_layers, model.transformer.*, model.parallelism.*, model.model_datatype, "
+       "model.optimizer_datatype, checkpoint.mode, checkpoint.checkpoint_folder, fsync, "
+       "read_back, transfer_size, size_divisor",
+       MakeTransformerCheckpointer}));
   return Status::OK();
 }
 

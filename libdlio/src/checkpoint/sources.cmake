@@ -1,4 +1,5 @@
 # Sources of the checkpoint module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
   src/checkpoint/file_checkpointer.cc
+  src/checkpoint/transformer_plan.cc
 )

@@ -199,6 +199,23 @@ Status SetValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
       if (d.type == DistributionSpec::Type::kConstant && v > 0) d.type = DistributionSpec::Type::kNormal;
       return Status::OK();
     }
+    case KeyType::kUintList: {
+      std::vector<uint64_t> values;
+      if (node.IsSequence()) {
+        for (const auto& item : node) {
+          uint64_t v = 0;
+          if (!item.IsScalar() ||
+              !config_internal::ParseUintText(item.Scalar(), false, false, &v)) {
+            return TypeError(ctx, key, "a list of unsigned integers", item);
+          }
+          values.push_back(v);
+        }
+      } else if (!node.IsNull()) {
+        return TypeError(ctx, key, "a list of unsigned integers such as [1, 2]", node);
+      }
+      spec.uint_list_ref(*config) = std::move(values);
+      return Status::OK();
+    }
     case KeyType::kAny:
       return Status::OK();
   }
@@ -498,7 +515,8 @@ Status WorkloadConfig::Validate() const {
   if (checkpoint.num_checkpoints_write < -1) {
     return invalid("checkpoint.num_checkpoints_write must be >= -1");
   }
-  if (checkpoint.num_checkpoints_write >= 0 &&
+  // As DLIO: with no writes, a run reads checkpoints an earlier run left in the folder.
+  if (checkpoint.num_checkpoints_write > 0 &&
       checkpoint.num_checkpoints_read > checkpoint.num_checkpoints_write) {
     return invalid("checkpoint.num_checkpoints_read (" +
                    std::to_string(checkpoint.num_checkpoints_read) +
@@ -506,6 +524,45 @@ Status WorkloadConfig::Validate() const {
                    std::to_string(checkpoint.num_checkpoints_write) + ")");
   }
 
+  if (checkpoint.size_divisor < 1) return invalid("checkpoint.size_divisor must be >= 1");
+  const ParallelismConfig& par = model.parallelism;
+  if (par.tensor < 1) return invalid("model.parallelism.tensor must be >= 1");
+  if (par.pipeline < 1) return invalid("model.parallelism.pipeline must be >= 1");
+  if (par.zero_stage > 3) {
+    return invalid("model.parallelism.zero_stage must be 0, 1, 2 or 3, got " +
+                   std::to_string(par.zero_stage));
+  }
+  if (par.data == 0 || par.data < -1) {
+    return invalid("model.parallelism.data must be -1 (derive) or >= 1, got " +
+                   std::to_string(par.data));
+  }
+  if (checkpoint.mode == "subset" && par.data < 1) {
+    return invalid(
+        "checkpoint.mode 'subset' needs model.parallelism.data >= 1 (the data-parallel "
+        "degree of the job whose first ranks this run emulates)");
+  }
+  if (model.num_layers > 0) {
+    // DLIO's rules: every stage needs a layer, and ZeRO-3 shards cannot cross pipeline stages.
+    if (static_cast<uint64_t>(model.num_layers) < par.pipeline) {
+      return invalid("model.num_layers (" + std::to_string(model.num_layers) +
+                     ") must be >= model.parallelism.pipeline (" + std::to_string(par.pipeline) +
+                     ")");
+    }
+    if (par.pipeline > 1 && par.zero_stage == 3) {
+      return invalid(
+          "model.parallelism.zero_stage 3 does not combine with "
+          "model.parallelism.pipeline > 1");
+    }
+    const TransformerConfig& t = model.transformer;
+    const std::pair<const char*, uint64_t> positive[] = {
+        {"model.transformer.hidden_size", t.hidden_size},
+        {"model.transformer.vocab_size", t.vocab_size},
+        {"model.transformer.num_attention_heads", t.num_attention_heads},
+    };
+    for (const auto& [key, value] : positive) {
+      if (value < 1) return invalid(std::string(key) + " must be >= 1 when model.num_layers > 0");
+    }
+  }
   if (!(reader.read_fraction > 0 && reader.read_fraction <= 1)) {
     return invalid("reader.read_fraction must be in (0, 1], got " +
                    config_internal::FormatDouble(reader.read_fraction));
@@ -606,6 +663,7 @@ std::string ConfigToJson(const WorkloadConfig& config) {
                                      {"shape", d.shape}, {"scale", d.scale}};
         break;
       }
+      case KeyType::kUintList: out = spec.uint_list_ref(c); break;
       case KeyType::kDistributionStdev:
       case KeyType::kAny: break;
     }

@@ -105,6 +105,16 @@ KeySpec DistStdev(std::string path, DistributionSpec& (*ref)(WorkloadConfig&),
   return k;
 }
 
+KeySpec UintList(std::string path, std::vector<uint64_t>& (*ref)(WorkloadConfig&),
+                 std::string desc) {
+  KeySpec k;
+  k.path = std::move(path);
+  k.type = KeyType::kUintList;
+  k.uint_list_ref = ref;
+  k.description = std::move(desc);
+  return k;
+}
+
 KeySpec Alias(std::string path, std::string of) {
   KeySpec k;
   k.path = std::move(path);
@@ -188,26 +198,59 @@ std::vector<KeySpec> BuildTable() {
   add(String("model.name", DLIO_FIELD(std::string, model.name),
              "model name (informational); `model: <name>` as a scalar sets it too"));
   add(String("model.type", DLIO_FIELD(std::string, model.type),
-             "model type (informational): cnn, transformer, ..."));
+             "model type: cnn, transformer, ... (with checkpoint.type auto, transformer selects "
+             "the transformer checkpointer)"));
   add(Uint("model.model_size_bytes", DLIO_FIELD(uint64_t, model.model_size_bytes),
            "bytes of model state; checkpoints of type 'model' write this many bytes when "
            "checkpoint.model_size_bytes is 0",
            kSizeUnits));
   add(Alias("model.model_size", "model.model_size_bytes"));
-  add(Unused("model.model_datatype", "DLIO: datatype of model weights (fp16, ...)"));
-  add(Unused("model.optimizer_datatype", "DLIO: datatype of optimizer state (fp32, ...)"));
-  add(Unused("model.optimization_groups", "DLIO: optimizer group sizes (list)"));
-  add(Unused("model.num_layers", "DLIO: transformer layers for sharded checkpoints"));
-  add(Unused("model.layer_parameters", "DLIO: parameters per layer (list)"));
-  add(Unused("model.parallelism.tensor", "DLIO: tensor parallelism degree"));
-  add(Unused("model.parallelism.pipeline", "DLIO: pipeline parallelism degree"));
-  add(Unused("model.parallelism.data", "DLIO: data parallelism degree (subset checkpointing)"));
-  add(Unused("model.parallelism.zero_stage", "DLIO: DeepSpeed ZeRO stage"));
-  add(Unused("model.transformer.vocab_size", "DLIO: vocabulary size"));
-  add(Unused("model.transformer.hidden_size", "DLIO: hidden size"));
-  add(Unused("model.transformer.ffn_hidden_size", "DLIO: feed-forward hidden size"));
-  add(Unused("model.transformer.num_attention_heads", "DLIO: attention heads"));
-  add(Unused("model.transformer.num_kv_heads", "DLIO: key/value heads"));
+  static const std::vector<std::string> kDatatypes = {"fp16", "bf16", "fp32",
+                                                      "fp64", "int8", "uint8"};
+  add(Enum("model.model_datatype", DLIO_FIELD(std::string, model.model_datatype), kDatatypes,
+           "transformer checkpoints: datatype of the weights (2 bytes for fp16/bf16, 4 for fp32, "
+           "8 for fp64, 1 for int8/uint8)"));
+  add(Enum("model.optimizer_datatype", DLIO_FIELD(std::string, model.optimizer_datatype),
+           kDatatypes, "transformer checkpoints: datatype of the optimizer state"));
+  add(Int("model.num_layers", DLIO_FIELD(int64_t, model.num_layers),
+          "transformer layers; > 0 makes checkpoints layered (DLIO's transformer checkpoint: "
+          "embedding, num_layers layers, lm_head, final norm) and checkpoint.type auto picks "
+          "'transformer' (-1 = not layered)",
+          -1));
+  add(UintList("model.optimization_groups",
+               DLIO_FIELD(std::vector<uint64_t>, model.optimization_groups),
+               "older DLIO configs: optimizer state given directly; each checkpointing rank writes "
+               "3 x sum(groups) bytes (DLIO's int8 tensors a, b per group plus a combined one) "
+               "instead of the computed optimizer state"));
+  add(UintList("model.layer_parameters", DLIO_FIELD(std::vector<uint64_t>, model.layer_parameters),
+               "older DLIO configs: parameters per tensor of every layer; each layer of the rank's "
+               "pipeline stage writes sum(p / parallelism.tensor) bytes (int8) instead of the "
+               "computed transformer layer"));
+  add(Uint("model.parallelism.tensor", DLIO_FIELD(uint64_t, model.parallelism.tensor),
+           "tensor-parallel degree: splits every layer's matrices (not its norms)"));
+  add(Uint("model.parallelism.pipeline", DLIO_FIELD(uint64_t, model.parallelism.pipeline),
+           "pipeline stages: layers are split over stages; stage 0 also holds the embedding, "
+           "the last stage the lm_head and final norm"));
+  add(Int("model.parallelism.data", DLIO_FIELD(int64_t, model.parallelism.data),
+          "data-parallel degree of the emulated job for checkpoint.mode subset; in default mode "
+          "it is world / (tensor x pipeline) and a different value here only warns (-1 = derive)",
+          -1));
+  add(Uint("model.parallelism.zero_stage", DLIO_FIELD(uint64_t, model.parallelism.zero_stage),
+           "DeepSpeed ZeRO stage 0-3: 0 = only the first tensor x pipeline ranks checkpoint; "
+           "1 and 2 = optimizer sharded over data-parallel ranks, model written by data-parallel "
+           "rank 0; 3 = model and optimizer sharded over data-parallel ranks"));
+  add(Uint("model.transformer.vocab_size", DLIO_FIELD(uint64_t, model.transformer.vocab_size),
+           "vocabulary size (embedding and lm_head are vocab_size x hidden_size)"));
+  add(Uint("model.transformer.hidden_size", DLIO_FIELD(uint64_t, model.transformer.hidden_size),
+           "hidden size"));
+  add(Uint("model.transformer.ffn_hidden_size",
+           DLIO_FIELD(uint64_t, model.transformer.ffn_hidden_size),
+           "feed-forward hidden size (gated: the up projection is 2 x ffn_hidden_size wide)"));
+  add(Uint("model.transformer.num_attention_heads",
+           DLIO_FIELD(uint64_t, model.transformer.num_attention_heads),
+           "attention heads (head size = hidden_size / num_attention_heads, rounded down)"));
+  add(Uint("model.transformer.num_kv_heads", DLIO_FIELD(uint64_t, model.transformer.num_kv_heads),
+           "key/value heads (grouped-query attention: K and V are num_kv_heads x head size wide)"));
 
   // workflow
   add(Bool("workflow.generate_data", DLIO_FIELD(bool, workflow.generate_data),
@@ -248,7 +291,8 @@ std::vector<KeySpec> BuildTable() {
   add(Alias("dataset.record_length_stdev", "dataset.record_length_bytes_stdev"));
   add(Uint("dataset.record_length_bytes_resize",
            DLIO_FIELD(uint64_t, dataset.record_length_bytes_resize),
-           "bytes of a sample after the emulated resize transform (0 = none)",
+           "bytes of a sample after DLIO's resize transform (0 = none); DLIO hands the loader "
+           "a pre-made array of this size, with no I/O effect, so dlio only records it",
            kSizeUnits | kRoundFraction));
   add(Alias("dataset.record_length_resize", "dataset.record_length_bytes_resize"));
   add(Uint("dataset.num_subfolders_train", DLIO_FIELD(uint64_t, dataset.num_subfolders_train),
@@ -316,7 +360,9 @@ std::vector<KeySpec> BuildTable() {
            "window of the shuffle-buffer sampler, in samples"));
   add(Enum("reader.sampler", DLIO_FIELD(std::string, reader.sampler),
            {"auto", "sequential", "shuffle", "shuffle_buffer"},
-           "sampler; auto picks from file_shuffle/sample_shuffle"));
+           "sampler; auto picks from file_shuffle/sample_shuffle: sequential when both are off; "
+           "with data_loader tensorflow and sample_shuffle on, shuffle_buffer (tf.data's "
+           "shuffle(reader.shuffle_size), as DLIO's TensorFlow loader); else shuffle"));
   add(Enum("reader.sharding", DLIO_FIELD(std::string, reader.sharding),
            {"block", "round_robin", "none"},
            "how samples are split over ranks: contiguous blocks, round robin, or none (every rank "
@@ -396,8 +442,11 @@ std::vector<KeySpec> BuildTable() {
              "where checkpoints are written (trailing '/' removed)", kStripSlash));
   add(String("checkpoint.type", DLIO_FIELD(std::string, checkpoint.type),
              "checkpointer registry name: paper (five files: 2 x 1 KiB, 4 KiB, 64 KiB, 4 MiB), "
-             "model (model_size_bytes). DLIO's location values rank_zero / all_ranks / "
-             "independent set checkpoint.rank_mode instead",
+             "model (model_size_bytes), transformer (DLIO's layered LLM checkpoint from model.*), "
+             "or auto: transformer when model.type is transformer or model.num_layers, "
+             "layer_parameters or optimization_groups are set, else model when a model size is "
+             "set, else paper. DLIO's location values rank_zero / all_ranks / independent set "
+             "checkpoint.rank_mode instead",
              kNone, CheckpointTypeSetter));
   add(Uint("checkpoint.checkpoint_after_epoch",
            DLIO_FIELD(uint64_t, checkpoint.checkpoint_after_epoch),
@@ -419,11 +468,27 @@ std::vector<KeySpec> BuildTable() {
            "bytes per checkpoint write/read request", kSizeUnits));
   add(Enum("checkpoint.rank_mode", DLIO_FIELD(std::string, checkpoint.rank_mode), {"all", "root"},
            "all: every rank writes its share; root: only rank 0 writes"));
-  add(Int("checkpoint.num_checkpoints_write",
-          DLIO_FIELD(int64_t, checkpoint.num_checkpoints_write),
-          "checkpoint-only runs: write this many checkpoints (-1 = by cadence)", -1));
+  add(Int("checkpoint.num_checkpoints_write", DLIO_FIELD(int64_t, checkpoint.num_checkpoints_write),
+          "checkpoint-only runs (workflow.train false, workflow.checkpoint true): write this many "
+          "checkpoints (-1 or 0 = none)",
+          -1));
   add(Int("checkpoint.num_checkpoints_read", DLIO_FIELD(int64_t, checkpoint.num_checkpoints_read),
-          "checkpoint-only runs: then read this many back (-1 = none)", -1));
+          "checkpoint-only runs: then read this many back, the first ones this run wrote, or with "
+          "no writes the newest ones already in checkpoint_folder (-1 or 0 = none)",
+          -1));
+  add(Enum("checkpoint.mode", DLIO_FIELD(std::string, checkpoint.mode), {"default", "subset"},
+           "default: the run's ranks are the whole job (data-parallel degree = world / (tensor x "
+           "pipeline)); subset: they are the first ranks of a job of model.parallelism.data x "
+           "tensor x pipeline ranks and write those ranks' shares"));
+  add(Double("checkpoint.time_between_checkpoints",
+             DLIO_FIELD(double, checkpoint.time_between_checkpoints),
+             "checkpoint-only runs: seconds of emulated compute (train.compute_emulator) before "
+             "each save and each load, outside the timing (<= 0 = none)"));
+  add(Bool("checkpoint.rank_sync", DLIO_FIELD(bool, checkpoint.rank_sync),
+           "checkpoint-only runs: a barrier after each save/load, inside its timing"));
+  add(Uint("checkpoint.size_divisor", DLIO_FIELD(uint64_t, checkpoint.size_divisor),
+           "divide every checkpoint file's size by this (rounded up, at least 1 byte), to run "
+           "large checkpoint workloads (llama3_*) small; the file count and layout do not change"));
   add(Uint("checkpoint.model_files", DLIO_FIELD(uint64_t, checkpoint.model_files),
            "type 'model': files each writing rank splits its bytes into (L2HMC: 4)"));
   add(String("checkpoint.storage_type", DLIO_FIELD(std::string, checkpoint.storage_type),
@@ -433,19 +498,16 @@ std::vector<KeySpec> BuildTable() {
   add(Unused("checkpoint.checkpoint_mechanism", "DLIO: checkpoint mechanism name (pt_adls_save, ...)"));
   add(Unused("checkpoint.checkpoint_daos_pool", "DLIO: DAOS pool of checkpoints"));
   add(Unused("checkpoint.checkpoint_daos_cont", "DLIO: DAOS container of checkpoints"));
-  add(Unused("checkpoint.time_between_checkpoints", "DLIO: seconds between checkpoints"));
   add(Unused("checkpoint.num_checkpoints", "in DLIO's llama_1t.yaml; DLIO ignores it"));
   add(Unused("checkpoint.recovery_after_steps", "in DLIO's llama_1t.yaml; DLIO ignores it"));
   add(Unused("checkpoint.recovery_rank_shift", "DLIO: shift ranks when reading back"));
-  add(Unused("checkpoint.rank_sync", "DLIO: barrier between ranks around checkpoints"));
-  add(Unused("checkpoint.mode", "DLIO: default or subset checkpointing"));
   add(Unused("checkpoint.randomize_tensor", "DLIO: random tensor contents"));
   add(Unused("checkpoint.ksm", "DLIO: kernel same-page merging map"));
-  add(Unused("checkpoint.optimization_groups", "older DLIO spelling of model.optimization_groups"));
-  add(Unused("checkpoint.num_layers", "older DLIO spelling of model.num_layers"));
-  add(Unused("checkpoint.layer_parameters", "older DLIO spelling of model.layer_parameters"));
-  add(Unused("checkpoint.model_datatype", "older DLIO spelling of model.model_datatype"));
-  add(Unused("checkpoint.optimizer_datatype", "older DLIO spelling of model.optimizer_datatype"));
+  add(Alias("checkpoint.optimization_groups", "model.optimization_groups"));
+  add(Alias("checkpoint.num_layers", "model.num_layers"));
+  add(Alias("checkpoint.layer_parameters", "model.layer_parameters"));
+  add(Alias("checkpoint.model_datatype", "model.model_datatype"));
+  add(Alias("checkpoint.optimizer_datatype", "model.optimizer_datatype"));
 
   // side_io
   add(String("side_io.read_file", DLIO_FIELD(std::string, side_io.read_file),
@@ -498,6 +560,11 @@ std::vector<KeySpec> BuildTable() {
   // metric
   add(Double("metric.au", DLIO_FIELD(double, metric.au),
              "accelerator-utilisation target in (0, 1]; summary.json says whether it was met"));
+  add(Enum("metric.mlperf_rules", DLIO_FIELD(std::string, metric.mlperf_rules),
+           {"auto", "on", "off"},
+           "MLPerf Storage training rules: warn when an epoch has fewer than 500 steps (the "
+           "dataset-smaller-than-5x-memory warning applies to every training run); auto = on "
+           "when model.name is unet3d, resnet50 or cosmoflow"));
 
   // storage
   add(String("storage.storage_type", DLIO_FIELD(std::string, storage.storage_type),
@@ -622,6 +689,13 @@ std::string RenderValue(const KeySpec& spec, WorkloadConfig& config) {
     }
     case KeyType::kDistributionStdev:
       return "-";
+    case KeyType::kUintList: {
+      std::string out = "[";
+      for (uint64_t v : spec.uint_list_ref(config)) {
+        out += (out.size() > 1 ? ", " : "") + std::to_string(v);
+      }
+      return out + "]";
+    }
     case KeyType::kAny:
       return "-";
   }
@@ -650,6 +724,8 @@ const char* KeyTypeName(KeyType type) {
     case KeyType::kEnum: return "enum";
     case KeyType::kDistribution: return "distribution";
     case KeyType::kDistributionStdev: return "float";
+    case KeyType::kUintList:
+      return "uint list";
     case KeyType::kAny: return "any";
   }
   return "any";

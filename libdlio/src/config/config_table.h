@@ -19,6 +19,7 @@ enum class KeyType {
   kEnum,
   kDistribution,
   kDistributionStdev,  // DLIO's `<key>_stdev` sibling: turns a constant into normal(mean, stdev)
+  kUintList,           // a list of unsigned integers ([1, 2, 3])
   kAny,                // accepted, not used: any value (scalar, list or map) is fine
 };
 
@@ -49,6 +50,7 @@ struct KeySpec {
   double& (*double_ref)(WorkloadConfig&) = nullptr;
   std::string& (*string_ref)(WorkloadConfig&) = nullptr;
   DistributionSpec& (*dist_ref)(WorkloadConfig&) = nullptr;
+  std::vector<uint64_t>& (*uint_list_ref)(WorkloadConfig&) = nullptr;
   CustomSetter custom = nullptr;  // kString / kEnum only
   int64_t int_min = INT64_MIN;    // kInt: smallest accepted value at parse time
 

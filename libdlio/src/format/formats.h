@@ -14,6 +14,10 @@ std::unique_ptr<Format> NewSyntheticFormat();
 std::unique_ptr<Format> NewCsvFormat();
 std::unique_ptr<Format> NewJpegFormat();
 std::unique_ptr<Format> NewPngFormat();
+// The hdf5 format; Unimplemented when dlio was built with DLIO_WITH_HDF5=OFF (the name stays
+// registered so configs naming it get that message rather than "unknown format").
+Result<std::unique_ptr<Format>> MakeHdf5Format();
+std::unique_ptr<Format> NewTfRecordFormat();
 
 // npz writer with the ZIP64 records forced even for small files (numpy and zipfile read both),
 // so tests can exercise the ZIP64 paths without 4 GiB files.

@@ -32,6 +32,16 @@ Status RegisterBuiltinFormats(Registries* registries) {
   DLIO_RETURN_NOT_OK(Add(registries, "png",
                          "one grayscale PNG per file (libpng); decode gives pixels",
                          "record_length_bytes, transfer_size, decode, odirect", &NewPngFormat));
+  DLIO_RETURN_NOT_OK(registries->formats.Register(
+      {"hdf5", "HDF5 through libhdf5 + dlio's file driver; /records rows or /data+/offsets+/sizes",
+       "enable_chunking, chunk_size, chunk_samples, compression, compression_level, "
+       "hdf5_shuffle, metadata_file, odirect",
+       &MakeHdf5Format}));
+  DLIO_RETURN_NOT_OK(Add(registries, "tfrecord",
+                         "TFRecord of tf.train.Example (image bytes + int64 label), CRC-32C "
+                         "framed, with a DALI-style <file>.idx",
+                         "transfer_size, verify_checksums, use_index, write_index, odirect",
+                         &NewTfRecordFormat));
   DLIO_RETURN_NOT_OK(Add(registries, "synthetic", "in-memory samples, no file I/O",
                          "num_samples_per_file, record_length_bytes", &NewSyntheticFormat));
   return Status::OK();

@@ -15,4 +15,17 @@ list(APPEND DLIO_SOURCES
   src/format/detect.cc
   src/format/register.cc
   src/format/data_source.cc
+  src/format/tfrecord/crc32c.cc
+  src/format/tfrecord/example_wire.cc
+  src/format/tfrecord/tfrecord_format.cc
 )
+# hdf5: the real format when built with HDF5, else a stub that keeps the name registered.
+if(DLIO_WITH_HDF5)
+  list(APPEND DLIO_SOURCES
+    src/format/hdf5/hdf5_lib.cc
+    src/format/hdf5/hdf5_vfd.cc
+    src/format/hdf5/hdf5_format.cc
+  )
+else()
+  list(APPEND DLIO_SOURCES src/format/hdf5/hdf5_unavailable.cc)
+endif()

@@ -41,6 +41,7 @@ struct Slot : Batch {
   std::atomic<uint64_t> remaining{0};  // reads left; whoever takes it to 0 completes the batch
   std::vector<int64_t> read_start, read_end;  // per sample, written by its reader only
   std::vector<uint64_t> read_bytes;           // per sample: bytes read (before any decode)
+  std::vector<uint8_t> holds;                 // per sample: buffers[j] came from the free list
   std::vector<SampleBuffer> decoded;          // per sample, when the pipeline decodes
 };
 
@@ -51,6 +52,8 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
 
   void StartThreads();
   Status ReserveBuffers();
+  SampleBuffer& AcquireBuffer(Slot* slot, uint64_t j);
+  void ReleaseBuffers(Slot* slot);
   Status StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) override;
   Status Next(BatchLease* out, bool* end_of_epoch) override;
   Status Stop() override;
@@ -118,6 +121,12 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   std::vector<Slot*> pp_ring_;
   size_t pp_head_ = 0, pp_count_ = 0;
 
+  // Sample buffers not in use, most recently released last. Readers take the top one per sample
+  // and a batch's buffers come back when its lease is released, so with a consumer that keeps up
+  // the same few (cache-warm) buffers cycle instead of the whole ring's.
+  std::mutex pool_mu_;
+  std::vector<SampleBuffer> free_buffers_;
+
   // Counters.
   uint64_t buffers_allocated_ = 0;
   std::atomic<uint64_t> buffer_growths_{0}, buffer_bytes_{0};
@@ -154,11 +163,12 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
       ring_(options.prefetch_size + inflight_ + 1),
       consumer_dist_(options.preprocess_time, MixSeed(options.seed, options.rank, 0)) {
   slots_.reserve(ring_);
+  if (mode_ != PipelineMode::kPreload) free_buffers_.reserve(ring_ * batch_size_);
   for (size_t i = 0; i < ring_; ++i) {
     auto slot = std::make_unique<Slot>();
     if (mode_ != PipelineMode::kPreload) {
-      slot->buffers.reserve(batch_size_);
-      for (uint64_t j = 0; j < batch_size_; ++j) slot->buffers.emplace_back();
+      slot->buffers.resize(batch_size_);  // empty until a reader takes one from the free list
+      for (uint64_t j = 0; j < batch_size_; ++j) free_buffers_.emplace_back();
       buffers_allocated_ += batch_size_;
     }
     if (decoder_ != nullptr) {
@@ -170,6 +180,7 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
     slot->read_start.assign(batch_size_, 0);
     slot->read_end.assign(batch_size_, 0);
     slot->read_bytes.assign(batch_size_, 0);
+    slot->holds.assign(batch_size_, 0);
     slots_.push_back(std::move(slot));
   }
   pp_ring_.assign(ring_, nullptr);
@@ -197,13 +208,32 @@ BatchPipeline::~BatchPipeline() {
 Status BatchPipeline::ReserveBuffers() {
   const uint64_t n = options_.reserve_sample_bytes;
   if (n == 0) return Status::OK();
-  for (auto& slot : slots_) {
-    for (SampleBuffer& buffer : slot->buffers) {
-      DLIO_RETURN_NOT_OK(buffer.Resize(n));
-      std::memset(buffer.data(), 0, n);  // the first touch happens here, not in epoch 1
-    }
+  for (SampleBuffer& buffer : free_buffers_) {
+    DLIO_RETURN_NOT_OK(buffer.Resize(n));
+    std::memset(buffer.data(), 0, n);  // the first touch happens here, not in epoch 1
   }
   return Status::OK();
+}
+
+SampleBuffer& BatchPipeline::AcquireBuffer(Slot* slot, uint64_t j) {
+  if (!slot->holds[j]) {
+    std::lock_guard<std::mutex> lock(pool_mu_);
+    // Never empty: the pool has a buffer for every sample of every slot.
+    assert(!free_buffers_.empty());
+    std::swap(slot->buffers[j], free_buffers_.back());
+    free_buffers_.pop_back();
+    slot->holds[j] = 1;
+  }
+  return slot->buffers[j];
+}
+
+void BatchPipeline::ReleaseBuffers(Slot* slot) {
+  std::lock_guard<std::mutex> lock(pool_mu_);
+  for (size_t j = 0; j < slot->holds.size(); ++j) {
+    if (!slot->holds[j]) continue;
+    free_buffers_.push_back(std::move(slot->buffers[j]));  // capacity reserved: no allocation
+    slot->holds[j] = 0;
+  }
 }
 
 void BatchPipeline::StartThreads() {
@@ -343,7 +373,7 @@ Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j) {
     slot->read_bytes[j] = stored.size();
     return Status::OK();
   }
-  SampleBuffer& buffer = slot->buffers[j];
+  SampleBuffer& buffer = AcquireBuffer(slot, j);
   const size_t capacity = buffer.capacity();
   Status status = source_->Read(ref, &buffer);
   if (buffer.capacity() != capacity) {
@@ -587,7 +617,10 @@ Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
   for (auto& slot : slots_) {
     slot->open_for.store(-1, std::memory_order_relaxed);
     slot->next_k = -1;
-    if (slot->state != SlotState::kLeased) slot->state = SlotState::kIdle;
+    if (slot->state != SlotState::kLeased) {
+      slot->state = SlotState::kIdle;
+      ReleaseBuffers(slot.get());  // a batch filled for the old epoch that nobody will take
+    }
   }
   const bool had_epoch = had_epoch_;
   lock.unlock();
@@ -702,6 +735,7 @@ void BatchPipeline::Recycle(Batch* batch) {
   Slot* slot = static_cast<Slot*>(batch);
   std::lock_guard<std::mutex> lock(mu_);
   assert(slot->state == SlotState::kLeased);
+  ReleaseBuffers(slot);
   slot->state = SlotState::kIdle;
   --leased_;
   if (TryOpen(slot)) readers_cv_.notify_all();

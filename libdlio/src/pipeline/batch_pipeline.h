@@ -1,7 +1,10 @@
 // The one batching engine behind the three built-in pipelines (threaded, sync, preload).
 //
 // Batch k holds plan[k*B, k*B+B) and is filled in pooled slot k % ring (ring = prefetch_size +
-// max(1, read_threads) + 1 Batch objects, each owning B SampleBuffers reused across epochs).
+// max(1, read_threads) + 1 Batch objects). ring * B SampleBuffers, reused across epochs, sit in a
+// LIFO free list: a reader takes the most recently released one for each sample and a batch's
+// buffers return when its lease is released, so a consumer that keeps up cycles a few
+// cache-warm buffers rather than all of them.
 // Readers claim sample indices from an atomic cursor and write straight into the slot of their
 // batch; whoever reads a batch's last sample completes it (to the preprocessing workers, or
 // ready). Next waits for batch `next_index` specifically, so order holds even when later batches

@@ -42,18 +42,6 @@ uint64_t HostMemoryBytes() {
   return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
 }
 
-std::string HumanBytes(double bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  int u = 0;
-  while (bytes >= 1024.0 && u < 4) {
-    bytes /= 1024.0;
-    ++u;
-  }
-  char buf[64];
-  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
-  return buf;
-}
-
 std::string Fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
@@ -93,6 +81,11 @@ json PerEpochStats(const RunReport& r) {
     j["read_bytes"] = cp.bytes_read;
     j["read_duration"] = cp.read_ns * 1e-9;
     out["ckpt" + std::to_string(i + 1)] = j;
+  }
+  for (size_t i = 0; i < r.checkpoint_loads.size(); ++i) {
+    const auto& cp = r.checkpoint_loads[i];
+    out["load_ckpt" + std::to_string(i + 1)] = {
+        {"id", cp.id}, {"bytes", cp.bytes_read}, {"duration", cp.read_ns * 1e-9}};
   }
   return out;
 }
@@ -145,6 +138,46 @@ json RankDigest(const RunReport& r) {
           {"bytes_generated", r.generate.bytes_written}};
 }
 
+constexpr double kGB = 1e9;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// DLIO's checkpoint metrics for saves or loads: per checkpoint the slowest rank's duration and
+// size / that duration, then mean and stdev over checkpoints; GB = 10^9, GiB = 2^30 bytes.
+void AddCheckpointOps(const std::string& prefix, const std::vector<CheckpointOpSummary>& ops,
+                      json* metric) {
+  std::vector<double> seconds, rate_gb;
+  json bytes = json::array();
+  for (const auto& op : ops) {
+    seconds.push_back(op.seconds);
+    rate_gb.push_back(op.seconds > 0 ? op.bytes / kGB / op.seconds : 0.0);
+    bytes.push_back(op.bytes);
+  }
+  const MeanStdev d = ComputeMeanStdev(seconds), g = ComputeMeanStdev(rate_gb);
+  (*metric)[prefix + "_bytes"] = bytes;
+  (*metric)[prefix + "_duration_seconds"] = seconds;
+  (*metric)[prefix + "_duration_mean_seconds"] = d.mean;
+  (*metric)[prefix + "_duration_stdev_seconds"] = d.stdev;
+  (*metric)[prefix + "_io_GB_per_second"] = rate_gb;
+  (*metric)[prefix + "_io_mean_GB_per_second"] = g.mean;
+  (*metric)[prefix + "_io_stdev_GB_per_second"] = g.stdev;
+  (*metric)[prefix + "_io_mean_GiB_per_second"] = g.mean * kGB / kGiB;
+  (*metric)[prefix + "_io_mean_MB_per_second"] = g.mean * kGB / kMB;
+}
+
+json StorageRules(const StorageRulesCheck& check) {
+  return {{"dataset_bytes", check.dataset_bytes},
+          {"client_memory_bytes", check.client_memory_bytes},
+          {"num_hosts", check.num_hosts},
+          {"dataset_to_client_memory_ratio",
+           check.client_memory_bytes > 0
+               ? static_cast<double>(check.dataset_bytes) / check.client_memory_bytes
+               : 0.0},
+          {"dataset_ge_5x_client_memory", check.dataset_ge_5x_memory},
+          {"mlperf_rules", check.mlperf_rules},
+          {"steps_per_epoch", check.steps_per_epoch},
+          {"steps_per_epoch_ge_500", check.steps_ge_500}};
+}
+
 json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json>& ranks,
              int64_t start_us, int64_t end_us) {
   json metric;
@@ -155,20 +188,23 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     io_mb.push_back(e.bytes_per_s_sum / kMB);
     io_mib.push_back(e.bytes_per_s_sum / kMiB);
   }
-  metric["train_au_percentage"] = au;
-  metric["train_au_mean_percentage"] = r.au_mean_percent;
-  metric["train_au_stdev_percentage"] = r.au_stdev_percent;
-  metric["train_au_meet_expectation"] = r.au_met ? "success" : "fail";
-  metric["train_au_expectation_percentage"] = 100.0 * c.metric.au;
-  metric["train_throughput_samples_per_second"] = tp;
-  metric["train_throughput_mean_samples_per_second"] = r.throughput_mean_samples_per_s;
-  metric["train_throughput_stdev_samples_per_second"] = r.throughput_stdev_samples_per_s;
-  metric["train_io_MB_per_second"] = io_mb;
-  metric["train_io_mean_MB_per_second"] = r.io_mean_bytes_per_s / kMB;
-  metric["train_io_stdev_MB_per_second"] = r.io_stdev_bytes_per_s / kMB;
-  metric["train_io_MiB_per_second"] = io_mib;
-  metric["train_io_mean_MiB_per_second"] = r.io_mean_bytes_per_s / kMiB;
-  metric["train_io_stdev_MiB_per_second"] = r.io_stdev_bytes_per_s / kMiB;
+  // DLIO writes the train_* metrics for training runs only (not checkpoint-only ones).
+  if (c.workflow.train) {
+    metric["train_au_percentage"] = au;
+    metric["train_au_mean_percentage"] = r.au_mean_percent;
+    metric["train_au_stdev_percentage"] = r.au_stdev_percent;
+    metric["train_au_meet_expectation"] = r.au_met ? "success" : "fail";
+    metric["train_au_expectation_percentage"] = 100.0 * c.metric.au;
+    metric["train_throughput_samples_per_second"] = tp;
+    metric["train_throughput_mean_samples_per_second"] = r.throughput_mean_samples_per_s;
+    metric["train_throughput_stdev_samples_per_second"] = r.throughput_stdev_samples_per_s;
+    metric["train_io_MB_per_second"] = io_mb;
+    metric["train_io_mean_MB_per_second"] = r.io_mean_bytes_per_s / kMB;
+    metric["train_io_stdev_MB_per_second"] = r.io_stdev_bytes_per_s / kMB;
+    metric["train_io_MiB_per_second"] = io_mib;
+    metric["train_io_mean_MiB_per_second"] = r.io_mean_bytes_per_s / kMiB;
+    metric["train_io_stdev_MiB_per_second"] = r.io_stdev_bytes_per_s / kMiB;
+  }
   if (!r.eval_epochs.empty()) {
     std::vector<double> eau, etp;
     for (const auto& e : r.eval_epochs) {
@@ -180,14 +216,22 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     metric["eval_throughput_samples_per_second"] = etp;
     metric["eval_throughput_mean_samples_per_second"] = ComputeMeanStdev(etp).mean;
   }
-  if (!r.checkpoints.empty()) {
-    metric["checkpoint_count"] = r.checkpoints.size();
+  if (!r.checkpoint_type.empty()) metric["checkpoint_type"] = r.checkpoint_type;
+  if (!r.checkpoint_saves_all.empty()) {
+    metric["checkpoint_count"] = r.checkpoint_saves_all.size();
     metric["checkpoint_size_bytes"] = r.checkpoint_bytes_total;
-    metric["checkpoint_size_GB"] = r.checkpoint_bytes_total / 1e9;
-    metric["save_checkpoint_duration_mean_seconds"] = r.checkpoint_max_duration_s;
-    metric["save_checkpoint_io_mean_MB_per_second"] =
-        r.checkpoint_max_duration_s > 0 ? r.checkpoint_bytes_total / kMB / r.checkpoint_max_duration_s
-                                        : 0.0;
+    metric["checkpoint_size_GB"] = r.checkpoint_bytes_total / kGB;
+    metric["checkpoint_size_GiB"] = r.checkpoint_bytes_total / kGiB;
+    AddCheckpointOps("save_checkpoint", r.checkpoint_saves_all, &metric);
+  }
+  if (!r.checkpoint_loads_all.empty()) {
+    metric["load_checkpoint_count"] = r.checkpoint_loads_all.size();
+    if (r.checkpoint_saves_all.empty()) {
+      metric["checkpoint_size_bytes"] = r.checkpoint_loads_all[0].bytes;
+      metric["checkpoint_size_GB"] = r.checkpoint_loads_all[0].bytes / kGB;
+      metric["checkpoint_size_GiB"] = r.checkpoint_loads_all[0].bytes / kGiB;
+    }
+    AddCheckpointOps("load_checkpoint", r.checkpoint_loads_all, &metric);
   }
   std::set<std::string> hosts;
   uint64_t read_bytes = 0, read_ops = 0, write_bytes = 0, write_ops = 0;
@@ -225,6 +269,11 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
                    {"files_skipped", r.generate.files_skipped},
                    {"bytes_written", r.generate.bytes_written},
                    {"duration_seconds", r.generate.duration_ns * 1e-9}};
+  if (r.storage_rules.checked) {
+    // DLIO's potential_caching, by MLPerf Storage's measure: the dataset is under 5x client RAM.
+    s["potential_caching"] = !r.storage_rules.dataset_ge_5x_memory;
+    s["storage_rules"] = StorageRules(r.storage_rules);
+  }
   s["per_rank"] = ranks;
   s["warnings"] = r.warnings;
   return s;
@@ -233,9 +282,16 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
 std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
   std::ostringstream o;
   o << "dlio " << kVersion << ": workload '" << c.name << "' on " << r.world
-    << (r.world == 1 ? " rank" : " ranks") << ", format " << c.dataset.format << ", "
-    << c.dataset.num_files_train << " files x " << c.dataset.num_samples_per_file
-    << " samples of " << HumanBytes(static_cast<double>(c.dataset.record_length_bytes)) << "\n";
+    << (r.world == 1 ? " rank" : " ranks");
+  if (c.workflow.train || c.workflow.generate_data) {
+    o << ", format " << c.dataset.format << ", " << c.dataset.num_files_train << " files x "
+      << c.dataset.num_samples_per_file << " samples of "
+      << HumanBytes(static_cast<double>(c.dataset.record_length_bytes));
+  }
+  if (!c.workflow.train && c.workflow.checkpoint) {
+    o << ", checkpoint only (" << r.checkpoint_type << " checkpointer)";
+  }
+  o << "\n";
   if (c.workflow.generate_data) {
     const double secs = r.generate.duration_ns * 1e-9;
     o << "  generate: " << r.generate.files_written << " files written, "
@@ -255,22 +311,39 @@ std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
       << Fixed(r.throughput_mean_samples_per_s, 1) << " samples/s, I/O "
       << Fixed(r.io_mean_bytes_per_s / kMB, 1) << " MB/s ("
       << Fixed(r.io_mean_bytes_per_s / kMiB, 1) << " MiB/s)\n";
+    o << "  train_au_meet_expectation: " << (r.au_met ? "success" : "fail") << "\n";
   }
-  if (!r.checkpoints.empty()) {
-    o << "  checkpoints: " << r.checkpoints.size() << " x "
-      << HumanBytes(static_cast<double>(r.checkpoint_bytes_total)) << ", slowest rank "
-      << Fixed(r.checkpoint_max_duration_s, 3) << " s mean";
-    if (r.checkpoint_max_duration_s > 0) {
-      o << " (" << Fixed(r.checkpoint_bytes_total / kMB / r.checkpoint_max_duration_s, 1)
-        << " MB/s)";
+  auto ops_line = [&o](const char* what, const std::vector<CheckpointOpSummary>& ops) {
+    if (ops.empty()) return;
+    std::vector<double> seconds, rates;
+    for (const auto& op : ops) {
+      seconds.push_back(op.seconds);
+      rates.push_back(op.seconds > 0 ? op.bytes / kGB / op.seconds : 0.0);
     }
-    o << "\n";
-  }
+    o << "  checkpoint " << what << ": " << ops.size() << " x "
+      << HumanBytes(static_cast<double>(ops[0].bytes)) << ", slowest rank "
+      << Fixed(ComputeMeanStdev(seconds).mean, 3) << " s mean, "
+      << Fixed(ComputeMeanStdev(rates).mean, 3) << " GB/s mean\n";
+  };
+  ops_line("saves", r.checkpoint_saves_all);
+  ops_line("loads", r.checkpoint_loads_all);
   for (const auto& w : r.warnings) o << "  warning: " << w << "\n";
   return o.str();
 }
 
 }  // namespace
+
+std::string HumanBytes(double bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return buf;
+}
 
 std::string FormatEpochLine(const char* phase, const EpochReport& e) {
   std::ostringstream o;

@@ -19,6 +19,9 @@ std::string FormatEpochLine(const char* phase, const EpochReport& epoch);
 Status WriteReports(const WorkloadConfig& config, Comm* comm, int64_t start_us, int64_t end_us,
                     bool write_files, RunReport* report);
 
+// "1.5 GiB": 1024-based units, one decimal.
+std::string HumanBytes(double bytes);
+
 // Writes `text` to `path` through a temporary name and a rename.
 Status WriteFileAtomically(const std::string& path, const std::string& text);
 

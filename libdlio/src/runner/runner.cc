@@ -7,6 +7,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -118,6 +119,11 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t rando
   DLIO_ASSIGN_OR_RETURN(o.sample_shuffle,
                         ParseShuffleMode(c.reader.sample_shuffle, "reader.sample_shuffle"));
   DLIO_ASSIGN_OR_RETURN(o.sharding, ParseSharding(c.reader.sharding, "reader.sharding"));
+  // DLIO's TensorFlow loader shuffles samples through tf.data's shuffle(shuffle_size) window.
+  if (o.name == "auto" && c.reader.data_loader == "tensorflow" &&
+      o.sample_shuffle != ShuffleMode::kOff) {
+    o.name = "shuffle_buffer";
+  }
   o.shuffle_size = c.reader.shuffle_size;
   o.seed = c.train.seed;
   o.seed_change_epoch = c.train.seed_change_epoch;
@@ -411,6 +417,275 @@ Status Generate(RunState& st) {
   return st.comm->Barrier();
 }
 
+// checkpoint.type auto: the checkpointer the model description calls for.
+std::string CheckpointTypeFor(const WorkloadConfig& c) {
+  if (c.checkpoint.type != "auto") return c.checkpoint.type;
+  const ModelConfig& m = c.model;
+  if (m.type == "transformer" || m.num_layers > 0 || !m.layer_parameters.empty() ||
+      !m.optimization_groups.empty()) {
+    return "transformer";
+  }
+  if (c.checkpoint.model_size_bytes > 0 || m.model_size_bytes > 0) return "model";
+  return "paper";
+}
+
+TransformerModel TransformerModelFor(const WorkloadConfig& c) {
+  const ModelConfig& m = c.model;
+  TransformerModel t;
+  t.num_layers = m.num_layers;
+  t.vocab_size = m.transformer.vocab_size;
+  t.hidden_size = m.transformer.hidden_size;
+  t.ffn_hidden_size = m.transformer.ffn_hidden_size;
+  t.num_attention_heads = m.transformer.num_attention_heads;
+  t.num_kv_heads = m.transformer.num_kv_heads;
+  t.tensor = m.parallelism.tensor;
+  t.pipeline = m.parallelism.pipeline;
+  t.data = m.parallelism.data;
+  t.subset = c.checkpoint.mode == "subset";
+  t.zero_stage = m.parallelism.zero_stage;
+  t.model_datatype = m.model_datatype;
+  t.optimizer_datatype = m.optimizer_datatype;
+  t.optimization_groups = m.optimization_groups;
+  t.layer_parameters = m.layer_parameters;
+  return t;
+}
+
+// Rank 0 states what a transformer checkpoint amounts to over the whole job, before writing it.
+Status DescribeTransformerCheckpoint(RunState& st, const CheckpointOptions& co) {
+  const int world = st.comm->size();
+  const TransformerModel& t = co.transformer;
+  uint64_t model = 0, optimizer = 0, files = 0, dp = 1;
+  for (int r = 0; r < world; ++r) {
+    DLIO_ASSIGN_OR_RETURN(TransformerRankPlan p, PlanTransformerCheckpoint(t, r, world));
+    model += p.model_bytes;
+    optimizer += p.optimizer_bytes;
+    files += p.files.size();
+    dp = p.data_parallelism;
+  }
+  const uint64_t mp = t.tensor * t.pipeline;
+  if (!t.subset && t.data > 0 && static_cast<uint64_t>(t.data) != dp) {
+    st.Warn("model.parallelism.data is " + std::to_string(t.data) +
+            " but checkpoint.mode is 'default', where the data-parallel degree is the world (" +
+            std::to_string(world) + ") / (tensor x pipeline = " + std::to_string(mp) +
+            ") = " + std::to_string(dp) + "; set checkpoint.mode subset to emulate the first " +
+            std::to_string(world) + " ranks of a larger job");
+  }
+  std::string scaled;
+  if (co.size_divisor > 1) {
+    scaled = " (files written at 1/" + std::to_string(co.size_divisor) +
+             " of that: checkpoint.size_divisor)";
+  }
+  st.Log(LogLevel::kInfo,
+         "transformer checkpoint: " + std::to_string(TransformerParameterCount(t)) +
+             " parameters, tensor " + std::to_string(t.tensor) + " x pipeline " +
+             std::to_string(t.pipeline) + " x data " + std::to_string(dp) + ", ZeRO stage " +
+             std::to_string(t.zero_stage) + ": " + std::to_string(model) + " model + " +
+             std::to_string(optimizer) + " optimizer bytes in " + std::to_string(files) +
+             " files per checkpoint over " + std::to_string(world) +
+             (world == 1 ? " rank" : " ranks") + scaled);
+  return Status::OK();
+}
+
+Status MakeCheckpointer(RunState& st) {
+  const WorkloadConfig& c = *st.config;
+  CheckpointOptions co;
+  co.name = CheckpointTypeFor(c);
+  co.folder = c.checkpoint.checkpoint_folder;
+  co.model_size_bytes =
+      c.checkpoint.model_size_bytes ? c.checkpoint.model_size_bytes : c.model.model_size_bytes;
+  co.fsync = c.checkpoint.fsync;
+  co.read_back = c.checkpoint.read_back;
+  co.transfer_size = c.checkpoint.transfer_size;
+  co.rank = st.comm->rank();
+  co.world = st.comm->size();
+  co.root_only = c.checkpoint.rank_mode == "root";
+  co.seed = MixSeed(c.train.seed, st.comm->rank(), 0xcc);
+  co.size_divisor = c.checkpoint.size_divisor;
+  co.model_files = c.checkpoint.model_files;
+  co.transformer = TransformerModelFor(c);
+  st.report.checkpoint_type = co.name;
+  if (co.name == "transformer" && st.comm->rank() == 0) {
+    DLIO_RETURN_NOT_OK(DescribeTransformerCheckpoint(st, co));
+  }
+  Storage* storage = st.storage.get();
+  if (!c.checkpoint.storage_type.empty() && c.checkpoint.storage_type != c.storage.storage_type) {
+    StorageOptions so = StorageOptionsFor(c);
+    so.name = c.checkpoint.storage_type;
+    so.direct = false;  // reader.odirect is about the data files
+    auto made = MakeStorage(so, *st.registries, st.env.clock, st.tracer.get());
+    if (!made.ok()) return made.status().WithContext("checkpoint.storage_type");
+    st.checkpoint_storage = std::move(made).value();
+    storage = st.checkpoint_storage.get();
+  }
+  CheckpointEnv ce{storage, st.env.clock, st.tracer.get()};
+  DLIO_ASSIGN_OR_RETURN(st.checkpointer,
+                        Build<Checkpointer>(st.registries->checkpointers, co.name, co, ce));
+  return Status::OK();
+}
+
+// DLIO's checkpoint-only workflow (workflow.train false, workflow.checkpoint true): after
+// checkpoint.time_between_checkpoints of emulated compute and a barrier, each rank saves; that
+// num_checkpoints_write times, then num_checkpoints_read loads of the first checkpoints written
+// (with no writes: the newest ones an earlier run left). Each operation is timed per rank from
+// its start to its end (plus the barrier with checkpoint.rank_sync).
+Status CheckpointOnly(RunState& st) {
+  const WorkloadConfig& c = *st.config;
+  const uint64_t writes =
+      static_cast<uint64_t>(std::max<int64_t>(0, c.checkpoint.num_checkpoints_write));
+  const uint64_t reads =
+      static_cast<uint64_t>(std::max<int64_t>(0, c.checkpoint.num_checkpoints_read));
+  if (writes == 0 && reads == 0) {
+    // `--generate --no-train` of a config that checkpoints while training is a generate-only
+    // run, not a mistake.
+    if (st.comm->rank() == 0 && !c.workflow.generate_data) {
+      st.Warn(
+          "workflow.train is false and workflow.checkpoint true, but neither "
+          "checkpoint.num_checkpoints_write nor checkpoint.num_checkpoints_read is > 0: no "
+          "checkpoint written or read");
+    }
+    return Status::OK();
+  }
+  DLIO_RETURN_NOT_OK(MakeCheckpointer(st));
+  std::unique_ptr<ComputeEmulator> pause;
+  if (c.checkpoint.time_between_checkpoints > 0) {
+    ComputeOptions co;
+    co.name = c.train.compute;
+    co.time.mean = c.checkpoint.time_between_checkpoints;
+    co.seed = MixSeed(c.train.seed, st.comm->rank(), 0xcb);
+    co.key = "checkpoint.time_between_checkpoints";
+    DLIO_ASSIGN_OR_RETURN(
+        pause, Build<ComputeEmulator>(st.registries->computes, co.name, co, st.env.clock));
+  }
+  std::vector<uint64_t> read_ids;
+  if (writes == 0) {
+    const uint64_t next = st.checkpointer->next_id();
+    if (next < reads) {
+      return Status::NotFound(
+          "checkpoint.num_checkpoints_read is " + std::to_string(reads) +
+          " and checkpoint.num_checkpoints_write 0, but " + c.checkpoint.checkpoint_folder +
+          " holds checkpoints up to id " + std::to_string(next) +
+          " only: a read-only run reads what earlier runs of the same workload wrote");
+    }
+    for (uint64_t id = next - reads; id < next; ++id) read_ids.push_back(id);
+  }
+  const Clock* clock = st.env.clock;
+  RunProgress progress;
+  progress.phase = "checkpoint";
+  progress.steps = writes + reads;
+  const int64_t start_ns = clock->NowNanos();
+  DLIO_RETURN_NOT_OK(st.comm->Barrier());
+  for (uint64_t i = 0; i < writes + reads; ++i) {
+    const bool save = i < writes;
+    if (pause) pause->Step(static_cast<int64_t>(i));
+    DLIO_RETURN_NOT_OK(st.comm->Barrier());  // DLIO's all-reduce before each checkpoint
+    const int64_t t0 = clock->NowNanos();
+    CheckpointResult r;
+    if (save) {
+      DLIO_ASSIGN_OR_RETURN(r, st.checkpointer->Save(1, static_cast<int64_t>(i + 1)));
+    } else {
+      const uint64_t k = i - writes;
+      const uint64_t id = writes > 0 ? st.report.checkpoints[k].id : read_ids[k];
+      auto loaded = st.checkpointer->Load(id);
+      if (!loaded.ok()) {
+        return loaded.status().WithContext("checkpoint-only run: loading checkpoint " +
+                                           std::to_string(id));
+      }
+      r = std::move(*loaded);
+    }
+    if (c.checkpoint.rank_sync) DLIO_RETURN_NOT_OK(st.comm->Barrier());
+    const int64_t ns = clock->NowNanos() - t0;
+    st.Log(LogLevel::kDebug, std::string(save ? "saved" : "loaded") + " checkpoint " +
+                                 std::to_string(r.id) + ": " +
+                                 std::to_string(save ? r.bytes_written : r.bytes_read) +
+                                 " bytes in " + std::to_string(ns * 1e-9) + " s");
+    if (save) {
+      r.write_ns = ns;
+      st.report.checkpoints.push_back(std::move(r));
+    } else {
+      r.read_ns = ns;
+      st.report.checkpoint_loads.push_back(std::move(r));
+    }
+    progress.step = i + 1;
+    progress.elapsed_s = (clock->NowNanos() - start_ns) * 1e-9;
+    st.Progress(progress);
+  }
+  return st.comm->Barrier();
+}
+
+uint64_t SaturatingMul(uint64_t a, uint64_t b) {
+  if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
+  return a * b;
+}
+
+// MemTotal of /proc/meminfo in bytes (0 when unreadable).
+uint64_t MemTotalBytes() {
+  std::ifstream in("/proc/meminfo");
+  std::string key;
+  uint64_t kib = 0;
+  std::string unit;
+  while (in >> key >> kib >> unit) {
+    if (key == "MemTotal:") return SaturatingMul(kib, 1024);
+  }
+  return 0;
+}
+
+bool IsMlperfTrainingWorkload(const WorkloadConfig& c) {
+  if (c.metric.mlperf_rules != "auto") return c.metric.mlperf_rules == "on";
+  const std::string& n = c.model.name;
+  return n == "unet3d" || n == "resnet50" || n == "cosmoflow";
+}
+
+// MLPerf Storage's rules for a valid training result: the dataset is at least 5x the clients'
+// memory (else the page cache serves the reads) and an epoch has at least 500 steps.
+Status CheckStorageRules(RunState& st) {
+  const WorkloadConfig& c = *st.config;
+  char host[256] = {0};
+  if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "unknown");
+  std::vector<std::string> gathered;
+  DLIO_RETURN_NOT_OK(st.comm->Gather(std::to_string(MemTotalBytes()) + " " + host, 0, &gathered));
+  if (st.comm->rank() != 0) return Status::OK();
+  StorageRulesCheck& check = st.report.storage_rules;
+  std::map<std::string, uint64_t> hosts;
+  for (const auto& g : gathered) {
+    std::istringstream in(g);
+    uint64_t bytes = 0;
+    std::string name;
+    in >> bytes >> name;
+    hosts[name] = bytes;
+  }
+  check.checked = true;
+  check.num_hosts = hosts.size();
+  for (const auto& [name, bytes] : hosts) check.client_memory_bytes += bytes;
+  check.dataset_bytes =
+      SaturatingMul(SaturatingMul(c.dataset.num_files_train, c.dataset.num_samples_per_file),
+                    c.dataset.record_length_bytes);
+  check.dataset_ge_5x_memory = check.client_memory_bytes > 0 &&
+                               check.dataset_bytes >= SaturatingMul(5, check.client_memory_bytes);
+  if (check.client_memory_bytes > 0 && !check.dataset_ge_5x_memory) {
+    std::ostringstream m;
+    m << "the dataset (" << HumanBytes(static_cast<double>(check.dataset_bytes))
+      << " = dataset.num_files_train x num_samples_per_file x record_length_bytes) is "
+         "smaller than 5x the client memory ("
+      << HumanBytes(static_cast<double>(check.client_memory_bytes)) << " MemTotal on "
+      << check.num_hosts << (check.num_hosts == 1 ? " host" : " hosts")
+      << "): reads after the first epoch can come from the page cache, so results then measure "
+         "the page cache, not storage (MLPerf Storage requires >= 5x)";
+    st.Warn(m.str());
+  }
+  check.mlperf_rules = IsMlperfTrainingWorkload(c);
+  const uint64_t world = static_cast<uint64_t>(st.comm->size());
+  check.steps_per_epoch = SaturatingMul(c.dataset.num_files_train, c.dataset.num_samples_per_file) /
+                          std::max<uint64_t>(1, c.reader.batch_size) / world;
+  check.steps_ge_500 = check.steps_per_epoch >= 500;
+  if (check.mlperf_rules && !check.steps_ge_500) {
+    st.Warn("an epoch has " + std::to_string(check.steps_per_epoch) +
+            " steps (dataset.num_files_train x num_samples_per_file / reader.batch_size / " +
+            std::to_string(world) + " ranks), fewer than the 500 MLPerf Storage requires for '" +
+            c.model.name + "' (metric.mlperf_rules)");
+  }
+  return Status::OK();
+}
+
 Status Train(RunState& st) {
   const WorkloadConfig& c = *st.config;
   uint64_t random_seed = 0;
@@ -423,35 +698,7 @@ Status Train(RunState& st) {
     DLIO_ASSIGN_OR_RETURN(Loop e, MakeLoop(st, Split::kEval, random_seed));
     eval = std::make_unique<Loop>(std::move(e));
   }
-  if (c.workflow.checkpoint) {
-    CheckpointOptions co;
-    co.name = c.checkpoint.type;
-    co.folder = c.checkpoint.checkpoint_folder;
-    co.model_size_bytes = c.checkpoint.model_size_bytes ? c.checkpoint.model_size_bytes
-                                                        : c.model.model_size_bytes;
-    co.fsync = c.checkpoint.fsync;
-    co.read_back = c.checkpoint.read_back;
-    co.transfer_size = c.checkpoint.transfer_size;
-    co.rank = st.comm->rank();
-    co.world = st.comm->size();
-    co.root_only = c.checkpoint.rank_mode == "root";
-    co.model_files = c.checkpoint.model_files;
-    co.seed = MixSeed(c.train.seed, st.comm->rank(), 0xcc);
-    Storage* storage = st.storage.get();
-    if (!c.checkpoint.storage_type.empty() &&
-        c.checkpoint.storage_type != c.storage.storage_type) {
-      StorageOptions so = StorageOptionsFor(c);
-      so.name = c.checkpoint.storage_type;
-      so.direct = false;  // reader.odirect is about the data files
-      auto made = MakeStorage(so, *st.registries, st.env.clock, st.tracer.get());
-      if (!made.ok()) return made.status().WithContext("checkpoint.storage_type");
-      st.checkpoint_storage = std::move(made).value();
-      storage = st.checkpoint_storage.get();
-    }
-    CheckpointEnv ce{storage, st.env.clock, st.tracer.get()};
-    DLIO_ASSIGN_OR_RETURN(st.checkpointer,
-                          Build<Checkpointer>(st.registries->checkpointers, co.name, co, ce));
-  }
+  if (c.workflow.checkpoint) DLIO_RETURN_NOT_OK(MakeCheckpointer(st));
   if (!c.side_io.read_file.empty() || c.side_io.write_bytes > 0) {
     DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, st.comm->rank()));
     DLIO_ASSIGN_OR_RETURN(st.side_io, SideIo::Make(so, st.storage.get()));
@@ -484,6 +731,24 @@ Status Train(RunState& st) {
   return Status::OK();
 }
 
+// Every rank takes part in each checkpoint operation, so the counts agree across ranks.
+Status AggregateCheckpointOps(Comm* comm, const std::vector<CheckpointResult>& ops, bool load,
+                              std::vector<CheckpointOpSummary>* out) {
+  out->clear();
+  if (ops.empty()) return Status::OK();
+  std::vector<double> seconds, bytes;
+  for (const auto& op : ops) {
+    seconds.push_back((load ? op.read_ns : op.write_ns) * 1e-9);
+    bytes.push_back(static_cast<double>(load ? op.bytes_read : op.bytes_written));
+  }
+  DLIO_RETURN_NOT_OK(comm->AllReduceMax(&seconds));
+  DLIO_RETURN_NOT_OK(comm->AllReduceSum(&bytes));
+  for (size_t i = 0; i < ops.size(); ++i) {
+    out->push_back({static_cast<uint64_t>(bytes[i]), seconds[i]});
+  }
+  return Status::OK();
+}
+
 Status Aggregate(RunState& st) {
   RunReport& r = st.report;
   const WorkloadConfig& c = *st.config;
@@ -504,20 +769,18 @@ Status Aggregate(RunState& st) {
   r.io_stdev_bytes_per_s = m.stdev;
   r.au_met = !r.epochs.empty() && r.au_mean_percent >= 100.0 * c.metric.au;
 
-  // Checkpoints: every rank takes part in each, so the counts agree across ranks.
-  std::vector<double> ck;
-  double mine_bytes = 0;
-  for (const auto& cp : r.checkpoints) {
-    ck.push_back(cp.write_ns * 1e-9);
-    mine_bytes += static_cast<double>(cp.bytes_written);
+  DLIO_RETURN_NOT_OK(
+      AggregateCheckpointOps(st.comm, r.checkpoints, /*load=*/false, &r.checkpoint_saves_all));
+  DLIO_RETURN_NOT_OK(
+      AggregateCheckpointOps(st.comm, r.checkpoint_loads, /*load=*/true, &r.checkpoint_loads_all));
+  std::vector<double> durations;
+  uint64_t bytes = 0;
+  for (const auto& op : r.checkpoint_saves_all) {
+    durations.push_back(op.seconds);
+    bytes += op.bytes;
   }
-  std::vector<double> durations = ck;
-  if (!durations.empty()) DLIO_RETURN_NOT_OK(st.comm->AllReduceMax(&durations));
-  std::vector<double> bytes{mine_bytes};
-  DLIO_RETURN_NOT_OK(st.comm->AllReduceSum(&bytes));
   r.checkpoint_max_duration_s = ComputeMeanStdev(durations).mean;
-  r.checkpoint_bytes_total =
-      r.checkpoints.empty() ? 0 : static_cast<uint64_t>(bytes[0]) / r.checkpoints.size();
+  r.checkpoint_bytes_total = durations.empty() ? 0 : bytes / durations.size();
   r.io = st.storage->stats();
   if (st.checkpoint_storage) {
     const IoStats ck = st.checkpoint_storage->stats();
@@ -588,16 +851,23 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
   DLIO_ASSIGN_OR_RETURN(st.tracer, MakeTracerFor(config, report.rank));
   DLIO_ASSIGN_OR_RETURN(st.storage, MakeStorage(StorageOptionsFor(config), *st.registries,
                                                 st.env.clock, st.tracer.get()));
-  DLIO_ASSIGN_OR_RETURN(st.format, Build<Format>(st.registries->formats, config.dataset.format));
-  if (config.reader.decode && !st.format->has_decoder()) {
-    return Status::InvalidArgument("reader.decode is true but format '" + st.format->name() +
-                                   "' has no decoder (formats with one: jpeg, png, csv)");
+  if (config.workflow.generate_data || config.workflow.train) {  // checkpoint-only runs read no data
+    DLIO_ASSIGN_OR_RETURN(st.format,
+                          Build<Format>(st.registries->formats, config.dataset.format));
+    if (config.reader.decode && !st.format->has_decoder()) {
+      return Status::InvalidArgument("reader.decode is true but format '" + st.format->name() +
+                                     "' has no decoder (formats with one: jpeg, png, csv)");
+    }
   }
 
   const int64_t start_us = WallMicros();
   Status status = Status::OK();
-  if (config.workflow.generate_data) status = Generate(st);
+  if (config.workflow.train) status = CheckStorageRules(st);
+  if (status.ok() && config.workflow.generate_data) status = Generate(st);
   if (status.ok() && config.workflow.train) status = Train(st);
+  if (status.ok() && !config.workflow.train && config.workflow.checkpoint) {
+    status = CheckpointOnly(st);
+  }
   if (status.ok()) status = Aggregate(st);
   const int64_t end_us = WallMicros();
   Status flush = st.tracer->Flush();

@@ -6,3 +6,45 @@ list(APPEND DLIO_SOURCES
   src/runner/side_io.cc
   src/runner/workloads.cc
 )
+
+# Workload presets: the DLIO YAML files in workloads/, embedded at build time so
+# `dlio-run --workload NAME` and `dlio-run --config workloads/NAME.yaml` run the same text.
+set(DLIO_WORKLOAD_YAMLS
+  bert_v100
+  cosmoflow_a100
+  cosmoflow_h100
+  dlrm
+  llama3_1t
+  llama3_405b
+  llama3_70b
+  llama3_8b
+  resnet50_a100
+  resnet50_h100
+  unet3d_a100
+  unet3d_h100
+  unet3d_v100
+  # The DLIO paper's eight scientific workloads (docs/workloads.md).
+  candle
+  climate_seg
+  cosmic_tagger
+  cosmoflow
+  dffn
+  frnn
+  imagenet
+  l2hmc
+)
+set(DLIO_WORKLOAD_YAML_FILES "")
+foreach(name ${DLIO_WORKLOAD_YAMLS})
+  list(APPEND DLIO_WORKLOAD_YAML_FILES ${CMAKE_CURRENT_SOURCE_DIR}/workloads/${name}.yaml)
+endforeach()
+string(REPLACE ";" "," DLIO_WORKLOAD_NAMES_ARG "${DLIO_WORKLOAD_YAMLS}")
+add_custom_command(
+  OUTPUT ${CMAKE_CURRENT_BINARY_DIR}/embedded_workloads.cc
+  COMMAND ${CMAKE_COMMAND} -DDIR=${CMAKE_CURRENT_SOURCE_DIR}/workloads
+          -DNAMES=${DLIO_WORKLOAD_NAMES_ARG} -DOUT=${CMAKE_CURRENT_BINARY_DIR}/embedded_workloads.cc
+          -P ${PROJECT_SOURCE_DIR}/cmake/EmbedWorkloads.cmake
+  DEPENDS ${DLIO_WORKLOAD_YAML_FILES} ${PROJECT_SOURCE_DIR}/cmake/EmbedWorkloads.cmake
+  COMMENT "Embedding workload presets"
+  VERBATIM)
+list(APPEND DLIO_SOURCES ${CMAKE_CURRENT_BINARY_DIR}/embedded_workloads.cc)
+install(FILES ${DLIO_WORKLOAD_YAML_FILES} DESTINATION ${CMAKE_INSTALL_DATADIR}/dlio/workloads)

@@ -1,0 +1,178 @@
+// Per-rank sizes and names of a transformer (LLM) checkpoint, following the layout the public DLIO
+// benchmark writes (dlio_benchmark/checkpointing/base_checkpointing.py, 2025): the model is a
+// list of layers (0 = embedding, 1..L = transformer layers, L+1 = lm_head, L+2 = final norm)
+// split over pipeline stages, every matrix split over tensor-parallel ranks (norms are not), and
+// DeepSpeed ZeRO deciding which data-parallel ranks hold what. Integer divisions happen per
+// tensor, as there, so the sums match DLIO's to the byte.
+#include <string>
+#include <vector>
+
+#include "dlio/checkpointer.h"
+
+namespace dlio {
+namespace {
+
+Result<uint64_t> DatatypeBytes(const std::string& name, const char* key) {
+  if (name == "fp16" || name == "bf16") return uint64_t{2};
+  if (name == "fp32") return uint64_t{4};
+  if (name == "fp64") return uint64_t{8};
+  if (name == "int8" || name == "uint8") return uint64_t{1};
+  return Status::InvalidArgument(std::string(key) + ": unknown datatype '" + name +
+                                 "' (known: fp16, bf16, fp32, fp64, int8, uint8)");
+}
+
+uint64_t KvWidth(const TransformerModel& m) {
+  const uint64_t head_size = m.num_attention_heads ? m.hidden_size / m.num_attention_heads : 0;
+  return head_size * m.num_kv_heads;
+}
+
+// Parameters of each tensor of layer `index` on one rank: matrices split `tp` ways, everything
+// further split `shard` ways (ZeRO-3).
+std::vector<uint64_t> LayerTensors(const TransformerModel& m, int64_t index, uint64_t tp,
+                                   uint64_t shard) {
+  const uint64_t h = m.hidden_size;
+  const int64_t layers = m.num_layers;
+  if (index == 0 || index == layers + 1) {
+    return {h * m.vocab_size / tp / shard};  // embedding, lm_head
+  }
+  if (index == layers + 2) return {h / shard};     // final norm
+  return {h / shard,                               // input norm
+          h * (h + 2 * KvWidth(m)) / tp / shard,   // Q, K, V
+          h * h / tp / shard,                      // attention output
+          h / shard,                               // post-attention norm
+          h * 2 * m.ffn_hidden_size / tp / shard,  // gated MLP up (two ffn-wide halves)
+          h * m.ffn_hidden_size / tp / shard};     // MLP down
+}
+
+std::string Pt(const std::string& stem) { return stem + ".pt"; }
+
+}  // namespace
+
+uint64_t TransformerParameterCount(const TransformerModel& m) {
+  if (m.num_layers <= 0) return 0;
+  const uint64_t h = m.hidden_size;
+  const uint64_t per_layer =
+      h + h * (h + 2 * KvWidth(m)) + h * h + h + 2 * m.ffn_hidden_size * h + m.ffn_hidden_size * h;
+  const uint64_t embedding = m.vocab_size * h;
+  return embedding + per_layer * static_cast<uint64_t>(m.num_layers) + h + embedding;
+}
+
+Result<TransformerRankPlan> PlanTransformerCheckpoint(const TransformerModel& m, int rank,
+                                                      int world) {
+  if (world < 1 || rank < 0 || rank >= world) {
+    return Status::InvalidArgument("transformer checkpoint: rank " + std::to_string(rank) +
+                                   " is not in a world of " + std::to_string(world));
+  }
+  if (m.tensor < 1 || m.pipeline < 1) {
+    return Status::InvalidArgument(
+        "model.parallelism.tensor and model.parallelism.pipeline must be >= 1");
+  }
+  if (m.zero_stage > 3) {
+    return Status::InvalidArgument("model.parallelism.zero_stage must be 0-3, got " +
+                                   std::to_string(m.zero_stage));
+  }
+  DLIO_ASSIGN_OR_RETURN(const uint64_t model_dtype,
+                        DatatypeBytes(m.model_datatype, "model.model_datatype"));
+  DLIO_ASSIGN_OR_RETURN(const uint64_t optimizer_dtype,
+                        DatatypeBytes(m.optimizer_datatype, "model.optimizer_datatype"));
+  const uint64_t tp = m.tensor, pp = m.pipeline, mp = tp * pp;
+  const uint64_t w = static_cast<uint64_t>(world), r = static_cast<uint64_t>(rank);
+  TransformerRankPlan plan;
+  if (m.subset) {
+    if (m.data < 1) {
+      return Status::InvalidArgument("checkpoint.mode subset needs model.parallelism.data >= 1");
+    }
+    plan.data_parallelism = static_cast<uint64_t>(m.data);
+    if (w > plan.data_parallelism * mp) {
+      return Status::InvalidArgument("checkpoint.mode subset: " + std::to_string(world) +
+                                     " ranks are more than the job's " +
+                                     "model.parallelism.data x tensor x pipeline = " +
+                                     std::to_string(plan.data_parallelism * mp));
+    }
+  } else {
+    if (w % mp != 0) {
+      return Status::InvalidArgument(std::to_string(world) +
+                                     " ranks are not a multiple of model.parallelism.tensor x "
+                                     "model.parallelism.pipeline = " +
+                                     std::to_string(mp));
+    }
+    plan.data_parallelism = w / mp;
+  }
+  const uint64_t dp = plan.data_parallelism;
+  plan.tensor_rank = static_cast<int>(r % tp);
+  plan.pipeline_rank = static_cast<int>((r / tp) % pp);
+  plan.data_rank = static_cast<int>(r / mp);
+  const uint64_t mp_rank = r % mp;
+  // Without ZeRO only the first data-parallel replica checkpoints.
+  if (m.zero_stage == 0 && r >= mp) return plan;
+
+  const bool predefined_layers = !m.layer_parameters.empty();
+  const int64_t layers = m.num_layers;
+  if (layers > 0) {
+    const int64_t stages = static_cast<int64_t>(pp), stage = plan.pipeline_rank;
+    const int64_t per = layers / stages, extra = layers % stages;
+    if (stage < extra) {
+      plan.first_layer = stage * (per + 1) + 1;
+      plan.last_layer = plan.first_layer + per;
+    } else {
+      plan.first_layer = extra * (per + 1) + (stage - extra) * per + 1;
+      plan.last_layer = plan.first_layer + per - 1;
+    }
+    if (!predefined_layers) {
+      if (stage == stages - 1) plan.last_layer = layers + 2;
+      if (stage == 0) plan.first_layer = 0;
+    }
+  }
+
+  const std::string dp_mp =
+      "zero_pp_rank_" + std::to_string(plan.data_rank) + "_mp_rank_" + std::to_string(mp_rank);
+  // Model state: ZeRO-1/2 keep whole (tensor/pipeline-split) layers on data-parallel rank 0;
+  // ZeRO-0 (first replica only) and ZeRO-3 (sharded) write one file per rank.
+  const bool zero12 = m.zero_stage == 1 || m.zero_stage == 2;
+  const uint64_t shard = m.zero_stage == 3 ? dp : 1;
+  std::vector<uint64_t> layer_bytes;
+  if (layers > 0 && !(zero12 && plan.data_rank != 0)) {
+    for (int64_t i = plan.first_layer; i <= plan.last_layer; ++i) {
+      uint64_t bytes = 0;
+      if (predefined_layers) {
+        for (uint64_t p : m.layer_parameters) bytes += p / tp;  // DLIO's int8 tensors
+      } else {
+        for (uint64_t p : LayerTensors(m, i, tp, shard)) bytes += p * model_dtype;
+      }
+      layer_bytes.push_back(bytes);
+      plan.model_bytes += bytes;
+    }
+  }
+  if (plan.model_bytes > 0) {
+    if (zero12 && pp > 1) {
+      for (size_t k = 0; k < layer_bytes.size(); ++k) {
+        if (layer_bytes[k] == 0) continue;
+        plan.files.push_back({Pt("layer_" + std::to_string(plan.first_layer + int64_t(k)) +
+                                 "-model_" + std::to_string(mp_rank) + "_model_states"),
+                              layer_bytes[k]});
+      }
+    } else if (zero12) {
+      plan.files.push_back(
+          {Pt("model_" + std::to_string(mp_rank) + "_model_states"), plan.model_bytes});
+    } else {
+      plan.files.push_back({Pt(dp_mp + "_model_states"), plan.model_bytes});
+    }
+  }
+
+  // Optimizer state: given groups (int8 tensors a and b per group plus one combined), or the
+  // Adam-like state DLIO derives: three groups of (parameters of this shard + 5 x hidden).
+  if (!m.optimization_groups.empty()) {
+    uint64_t sum = 0;
+    for (uint64_t g : m.optimization_groups) sum += g;
+    plan.optimizer_bytes = 3 * sum;
+  } else if (layers > 0) {
+    const uint64_t params = TransformerParameterCount(m) / (m.zero_stage > 0 ? dp * mp : mp);
+    if (params > 0) plan.optimizer_bytes = 3 * (params + 5 * m.hidden_size) * optimizer_dtype;
+  }
+  if (plan.optimizer_bytes > 0) {
+    plan.files.push_back({Pt(dp_mp + "_optim_states"), plan.optimizer_bytes});
+  }
+  return plan;
+}
+
+}  // namespace dlio

@@ -1,0 +1,644 @@
+// tfrecord: TensorFlow's record framing around serialized tf.train.Example protos, one sample per
+// record: feature "image" (bytes_list, the sample bytes) and "label" (int64_list), like DLIO's
+// generator. Beside each file, "<file>.idx" in DALI's text index format.
+//
+// Reading. Records are located at Open: from the .idx when FormatOptions::use_index and it
+// exists (validated: records must tile the file from offset 0), else by scanning the 12-byte
+// headers (one small pread per record, data skipped). ReadSample then reads whole records in one
+// of two ways:
+//  - Streaming, like tf.data's buffered reader: the reader keeps a cursor (the next record) and
+//    a buffer of transfer_size bytes. A read of the cursor's record, or of a record that starts
+//    inside the buffered bytes, continues the stream: requests of exactly transfer_size bytes at
+//    consecutive offsets (whole-buffer runs go straight into the sample buffer), so a
+//    sequential pass reads every byte once. A record already wholly in the buffer is a copy.
+//  - Random access: any other record is read on its own, [offset, offset + record size) in
+//    transfer_size requests, and the cursor moves after it (a seek), so a sequential pass may
+//    start anywhere (and a new pass over the file restarts the stream). With several read
+//    threads on one sequential order, a thread that arrives late usually finds its record still
+//    in the buffer; if not, its read is a seek and the stream resumes after it, costing at most
+//    the buffered bytes. (An earlier version let late reads leave the cursor alone; on files of
+//    few records that kept a second pass from ever streaming again.)
+// Concurrency: the cursor and buffer are guarded by a mutex held across the stream's I/O (a
+// stream is inherently serial); random reads decide under the mutex and read outside it with
+// File::ReadAt into the caller's buffer, so they proceed in parallel.
+//
+// Every record is checked (length field against the index, both CRCs when verify) and its
+// Example parsed by FindSampleBytes. A random read lands the whole record in the caller's
+// SampleBuffer and moves the sample bytes to the front; a streamed record is split as it is
+// copied out of the stream (header and Example prefix to a local array, sample bytes to the
+// front of the SampleBuffer, the rest to a reused tail buffer), so each byte is copied once. No
+// allocation per sample once the buffers have grown to the largest record.
+//
+// sample_size(i) is the size of the sample bytes, which only the record's Example can tell: it is
+// learned by every ReadSample, or on first use by a pread of the record's first 512 bytes (all
+// our writer's records need), and cached. Nothing on the hot path calls it.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <limits>
+#include <mutex>
+
+#include "format/content.h"
+#include "format/formats.h"
+#include "format/io_util.h"
+#include "format/tfrecord/crc32c.h"
+#include "format/tfrecord/example.pb.h"
+#include "format/tfrecord/example_wire.h"
+#include "format/tfrecord/tfrecord.h"
+
+namespace dlio::format_internal {
+namespace {
+
+constexpr size_t kPeekBytes = 512;
+constexpr uint64_t kUnknown = std::numeric_limits<uint64_t>::max();
+
+std::string Hex32(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08" PRIx32, v);
+  return buf;
+}
+
+std::string RecordAt(const std::string& path, uint64_t i, uint64_t offset) {
+  return path + " record " + std::to_string(i) + " at offset " + std::to_string(offset);
+}
+
+// Checks the masked CRC stored after `data`.
+Status CheckCrc(const uint8_t* data, size_t n, const uint8_t* stored, const std::string& path,
+                uint64_t i, uint64_t record_offset, const char* what, uint64_t data_offset) {
+  const uint32_t computed = Crc32c(data, n), expect = UnmaskCrc32c(Le32(stored));
+  if (computed == expect) return Status::OK();
+  return Status::Corruption(RecordAt(path, i, record_offset) + ": " + what +
+                            " CRC mismatch over bytes [" + std::to_string(data_offset) + ", " +
+                            std::to_string(data_offset + n) + ") (stored " + Hex32(expect) +
+                            ", computed " + Hex32(computed) + ")");
+}
+
+// Record locations: offsets[i] of the header, lengths[i] of the payload.
+struct RecordTable {
+  std::vector<uint64_t> offsets, lengths;
+};
+
+Result<RecordTable> ParseIndex(const std::string& text, const std::string& idx_path,
+                               const std::string& path, uint64_t file_size) {
+  RecordTable t;
+  uint64_t expect = 0, line_no = 0, last_line = 0;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    if (eol == std::string::npos) eol = text.size();
+    const std::string line = text.substr(pos, eol - pos);
+    pos = eol + 1;
+    ++line_no;
+    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    const std::string where = idx_path + " line " + std::to_string(line_no);
+    unsigned long long offset = 0, size = 0;
+    int consumed = 0;
+    if (std::sscanf(line.c_str(), " %llu %llu %n", &offset, &size, &consumed) != 2 ||
+        static_cast<size_t>(consumed) != line.size() || line.find('-') != std::string::npos) {
+      return Status::Corruption(where + ": expected \"<offset> <size>\", got \"" + line + "\"");
+    }
+    if (offset != expect) {
+      return Status::Corruption(where + ": record at offset " + std::to_string(offset) +
+                                ", expected " + std::to_string(expect) +
+                                " (records follow each other from offset 0)");
+    }
+    if (size < kTfRecordFramingBytes) {
+      return Status::Corruption(where + ": record size " + std::to_string(size) +
+                                " is less than the 16 bytes of framing");
+    }
+    if (size > file_size || offset > file_size - size) {
+      return Status::Corruption(where + ": record [" + std::to_string(offset) + ", " +
+                                std::to_string(offset + size) + ") ends past the end of " + path +
+                                " (" + std::to_string(file_size) + " bytes)");
+    }
+    t.offsets.push_back(offset);
+    t.lengths.push_back(size - kTfRecordFramingBytes);
+    expect = offset + size;
+    last_line = line_no;
+  }
+  if (expect != file_size) {
+    return Status::Corruption(idx_path + " after line " + std::to_string(last_line) +
+                              ": the index covers " + std::to_string(expect) + " bytes but " +
+                              path + " has " + std::to_string(file_size) + " (stale index?)");
+  }
+  return t;
+}
+
+// Locates records by their length fields alone: one 12-byte read per record.
+Result<RecordTable> ScanRecords(File* file, uint64_t file_size, bool verify) {
+  RecordTable t;
+  uint8_t h[kTfRecordHeaderBytes];
+  for (uint64_t pos = 0, i = 0; pos < file_size; ++i) {
+    if (file_size - pos < kTfRecordHeaderBytes) {
+      return Status::Corruption(RecordAt(file->path(), i, pos) + ": truncated header (" +
+                                std::to_string(file_size - pos) + " of 12 bytes before the end)");
+    }
+    DLIO_RETURN_NOT_OK(file->ReadExactAt(pos, kTfRecordHeaderBytes, h));
+    if (verify) DLIO_RETURN_NOT_OK(CheckCrc(h, 8, h + 8, file->path(), i, pos, "length", pos));
+    const uint64_t len = Le64(h);
+    if (len > file_size - pos - kTfRecordHeaderBytes ||
+        file_size - pos - kTfRecordHeaderBytes - len < 4) {
+      return Status::Corruption(RecordAt(file->path(), i, pos) + ": truncated: a record of " +
+                                std::to_string(len) + " data bytes needs " +
+                                std::to_string(len + kTfRecordFramingBytes) + " bytes, " +
+                                std::to_string(file_size - pos) + " remain in the file");
+    }
+    t.offsets.push_back(pos);
+    t.lengths.push_back(len);
+    pos += len + kTfRecordFramingBytes;
+  }
+  return t;
+}
+
+class TfRecordReader final : public FormatReader {
+ public:
+  TfRecordReader(std::unique_ptr<File> file, uint64_t file_size, RecordTable table,
+                 std::string idx_path, bool index_found, bool index_used,
+                 const FormatOptions& options)
+      : file_(std::move(file)),
+        path_(file_->path()),
+        file_size_(file_size),
+        offsets_(std::move(table.offsets)),
+        lengths_(std::move(table.lengths)),
+        sizes_(offsets_.size()),
+        idx_path_(std::move(idx_path)),
+        index_found_(index_found),
+        index_used_(index_used),
+        verify_(options.verify),
+        transfer_(options.transfer_size == 0 ? kTfRecordDefaultTransfer : options.transfer_size),
+        buf_(4096) {
+    for (auto& s : sizes_) s.store(kUnknown, std::memory_order_relaxed);
+  }
+
+  uint64_t num_samples() const override { return offsets_.size(); }
+
+  uint64_t sample_size(uint64_t i) const override {
+    if (i >= offsets_.size()) return 0;
+    const uint64_t known = sizes_[i].load(std::memory_order_relaxed);
+    if (known != kUnknown) return known;
+    auto peeked = PeekSampleSize(i);
+    return peeked.ok() ? *peeked : 0;  // the error resurfaces when the sample is read
+  }
+
+  Status ReadSample(uint64_t i, SampleBuffer* out) override {
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(path_, i, offsets_.size()));
+    const uint64_t off = offsets_[i], rec = lengths_[i] + kTfRecordFramingBytes;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (off >= buf_begin_ && off <= buf_end_ && (i >= next_ || rec <= buf_end_ - off)) {
+        // In the buffer, or the stream goes on to it (skipping what lies between).
+        Status st = StreamRecord(i, out);
+        if (i >= next_) next_ = i + 1;
+        if (!st.ok()) buf_begin_ = buf_end_ = off;  // next time, start over from a clean seek
+        return st;
+      }
+      next_ = i + 1;  // a seek: the stream resumes after record i
+      buf_begin_ = buf_end_ = off + rec;
+    }
+    DLIO_RETURN_NOT_OK(out->Resize(rec));
+    DLIO_RETURN_NOT_OK(ReadRange(file_.get(), off, rec, transfer_, out->data()));
+    return FinishRecord(i, out);
+  }
+
+  std::string DescribeJson() const override {
+    const std::string check = CheckAllRecords();
+    uint64_t min_rec = 0, max_rec = 0;
+    for (size_t i = 0; i < lengths_.size(); ++i) {
+      const uint64_t r = lengths_[i] + kTfRecordFramingBytes;
+      min_rec = i == 0 ? r : std::min(min_rec, r);
+      max_rec = std::max(max_rec, r);
+    }
+    return "{\"format\":\"tfrecord\",\"path\":" + JsonString(path_) +
+           ",\"file_size\":" + std::to_string(file_size_) +
+           ",\"num_records\":" + std::to_string(offsets_.size()) + "," +
+           SampleSizesJson(offsets_.size(), *this) +
+           ",\"record_size\":{\"min\":" + std::to_string(min_rec) +
+           ",\"max\":" + std::to_string(max_rec) +
+           "},\"index\":{\"path\":" + JsonString(idx_path_) +
+           ",\"found\":" + (index_found_ ? "true" : "false") +
+           ",\"used\":" + (index_used_ ? "true" : "false") + "},\"features\":" + FeaturesJson() +
+           ",\"crc_check\":" + check + "}";
+  }
+
+ private:
+  // Copies file bytes [from, from + n) of record i to dst through the stream buffer, reading on
+  // from buf_end_ in transfer_size requests. Requires buf_begin_ <= from <= buf_end_.
+  Status StreamCopy(uint64_t i, uint64_t from, uint64_t n, uint8_t* dst) {
+    if (from < buf_end_) {
+      const uint64_t k = std::min(n, buf_end_ - from);
+      std::memcpy(dst, buf_.data() + (from - buf_begin_), k);
+      dst += k;
+      n -= k;
+    }
+    while (n > 0) {
+      if (n >= transfer_) {  // a whole request's worth: straight into the destination
+        DLIO_ASSIGN_OR_RETURN(size_t got, file_->ReadAt(buf_end_, transfer_, dst));
+        if (got < transfer_) return Truncated(i, buf_end_ + got);
+        buf_begin_ = buf_end_ = buf_end_ + transfer_;
+        dst += transfer_;
+        n -= transfer_;
+        continue;
+      }
+      if (buf_.size() < transfer_) DLIO_RETURN_NOT_OK(buf_.Resize(transfer_));
+      const uint64_t at = buf_end_;
+      buf_begin_ = buf_end_;  // the buffer is about to be overwritten
+      DLIO_ASSIGN_OR_RETURN(size_t got, file_->ReadAt(at, transfer_, buf_.data()));
+      buf_end_ = at + got;
+      if (got < n) return Truncated(i, at + got);
+      std::memcpy(dst, buf_.data(), n);
+      n = 0;
+    }
+    return Status::OK();
+  }
+
+  // Record i through the stream, copying each byte once: the header and the payload's first
+  // kPeekBytes into a local array, where the sample's position is found, then the sample bytes
+  // straight to the front of `out` and the rest of the record into tail_. The payload CRC is
+  // extended over the three pieces. Payloads whose sample the prefix cannot place take the
+  // general path (whole record into `out`, then FinishRecord).
+  Status StreamRecord(uint64_t i, SampleBuffer* out) {
+    const uint64_t off = offsets_[i], len = lengths_[i];
+    uint8_t head[kTfRecordHeaderBytes + kPeekBytes];
+    const uint64_t plen = std::min<uint64_t>(len, kPeekBytes);
+    DLIO_RETURN_NOT_OK(StreamCopy(i, off, kTfRecordHeaderBytes + plen, head));
+    const uint8_t* prefix = head + kTfRecordHeaderBytes;
+    SampleSpan span;
+    const char* error = nullptr;
+    uint64_t error_at = 0;
+    if (Le64(head) != len ||
+        FindSampleBytes(prefix, plen, len, &span, &error, &error_at) != ExampleScan::kFound) {
+      const uint64_t rec = len + kTfRecordFramingBytes, have = kTfRecordHeaderBytes + plen;
+      DLIO_RETURN_NOT_OK(out->Resize(rec));
+      std::memcpy(out->data(), head, have);
+      DLIO_RETURN_NOT_OK(StreamCopy(i, off + have, rec - have, out->data() + have));
+      return FinishRecord(i, out);
+    }
+    // span.offset <= plen: the bytes field's length was read from the prefix.
+    const uint64_t n = span.size, in_prefix = std::min(n, plen - span.offset);
+    const uint64_t tail_from = std::max(plen, span.offset + n);  // payload offset of tail_[0]
+    DLIO_RETURN_NOT_OK(out->Resize(n));
+    if (in_prefix > 0) std::memcpy(out->data(), prefix + span.offset, in_prefix);
+    DLIO_RETURN_NOT_OK(StreamCopy(i, off + kTfRecordHeaderBytes + span.offset + in_prefix,
+                                  n - in_prefix, out->data() + in_prefix));
+    const uint64_t tail = len - tail_from + 4;  // the rest of the payload and its CRC
+    if (tail_.size() < tail) tail_.resize(tail);
+    DLIO_RETURN_NOT_OK(StreamCopy(i, off + kTfRecordHeaderBytes + tail_from, tail, tail_.data()));
+    if (verify_) {
+      DLIO_RETURN_NOT_OK(CheckCrc(head, 8, head + 8, path_, i, off, "length", off));
+      uint32_t crc = Crc32c(prefix, plen);
+      crc = Crc32cExtend(crc, out->data() + in_prefix, n - in_prefix);
+      crc = Crc32cExtend(crc, tail_.data(), tail - 4);
+      const uint32_t expect = UnmaskCrc32c(Le32(tail_.data() + tail - 4));
+      if (crc != expect) {
+        return Status::Corruption(RecordAt(path_, i, off) + ": data CRC mismatch over bytes [" +
+                                  std::to_string(off + kTfRecordHeaderBytes) + ", " +
+                                  std::to_string(off + kTfRecordHeaderBytes + len) + ") (stored " +
+                                  Hex32(expect) + ", computed " + Hex32(crc) + ")");
+      }
+    }
+    sizes_[i].store(n, std::memory_order_relaxed);
+    return Status::OK();
+  }
+
+  Status Truncated(uint64_t i, uint64_t end) const {
+    return Status::Corruption(RecordAt(path_, i, offsets_[i]) + ": truncated: the file ends at " +
+                              std::to_string(end) + " inside a record of " +
+                              std::to_string(lengths_[i] + kTfRecordFramingBytes) + " bytes");
+  }
+
+  // Checks record i, read whole into r (size lengths_[i] + 16); sets *span to its sample bytes.
+  Status CheckRecord(uint64_t i, const uint8_t* r, bool verify, SampleSpan* span) const {
+    const uint64_t off = offsets_[i], len = lengths_[i];
+    if (Le64(r) != len) {
+      return Status::Corruption(
+          RecordAt(path_, i, off) + ": length field says " + std::to_string(Le64(r)) +
+          " bytes but " +
+          (index_used_ ? "the index " + idx_path_ : std::string("the scan at open")) + " says " +
+          std::to_string(len));
+    }
+    if (verify) {
+      DLIO_RETURN_NOT_OK(CheckCrc(r, 8, r + 8, path_, i, off, "length", off));
+      DLIO_RETURN_NOT_OK(CheckCrc(r + kTfRecordHeaderBytes, len, r + kTfRecordHeaderBytes + len,
+                                  path_, i, off, "data", off + kTfRecordHeaderBytes));
+    }
+    const char* error = nullptr;
+    uint64_t error_at = 0;
+    if (FindSampleBytes(r + kTfRecordHeaderBytes, len, len, span, &error, &error_at) !=
+        ExampleScan::kFound) {
+      return Status::Corruption(RecordAt(path_, i, off) + ": tf.train.Example at offset " +
+                                std::to_string(off + kTfRecordHeaderBytes + error_at) + ": " +
+                                error);
+    }
+    sizes_[i].store(span->size, std::memory_order_relaxed);
+    return Status::OK();
+  }
+
+  Status FinishRecord(uint64_t i, SampleBuffer* out) {
+    SampleSpan span;
+    DLIO_RETURN_NOT_OK(CheckRecord(i, out->data(), verify_, &span));
+    std::memmove(out->data(), out->data() + kTfRecordHeaderBytes + span.offset, span.size);
+    return out->Resize(span.size);  // shrinks: keeps the bytes, never reallocates
+  }
+
+  Result<uint64_t> PeekSampleSize(uint64_t i) const {
+    const uint64_t len = lengths_[i], at = offsets_[i] + kTfRecordHeaderBytes;
+    uint8_t head[kPeekBytes];
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(len, kPeekBytes));
+    DLIO_RETURN_NOT_OK(file_->ReadExactAt(at, n, head));
+    SampleSpan span;
+    const char* error = nullptr;
+    uint64_t error_at = 0;
+    ExampleScan r = FindSampleBytes(head, n, len, &span, &error, &error_at);
+    if (r == ExampleScan::kNeedMore) {
+      std::vector<uint8_t> all(len);
+      DLIO_RETURN_NOT_OK(ReadRange(file_.get(), at, len, transfer_, all.data()));
+      r = FindSampleBytes(all.data(), len, len, &span, &error, &error_at);
+    }
+    if (r != ExampleScan::kFound) {
+      return Status::Corruption(RecordAt(path_, i, offsets_[i]) + ": tf.train.Example at offset " +
+                                std::to_string(at + error_at) + ": " + error);
+    }
+    sizes_[i].store(span.size, std::memory_order_relaxed);
+    return span.size;
+  }
+
+  // Reads every record and checks both CRCs and the Example (what `inspect` reports).
+  std::string CheckAllRecords() const {
+    std::vector<uint8_t> rec;
+    for (uint64_t i = 0; i < offsets_.size(); ++i) {
+      rec.resize(lengths_[i] + kTfRecordFramingBytes);
+      SampleSpan span;
+      Status st = ReadRange(file_.get(), offsets_[i], rec.size(), transfer_, rec.data());
+      if (st.ok()) st = CheckRecord(i, rec.data(), /*verify=*/true, &span);
+      if (!st.ok()) {
+        return "{\"ok\":false,\"records_checked\":" + std::to_string(i) +
+               ",\"error\":" + JsonString(st.ToString()) + "}";
+      }
+    }
+    return "{\"ok\":true,\"records_checked\":" + std::to_string(offsets_.size()) + "}";
+  }
+
+  // The first record's features, decoded with the generated classes.
+  std::string FeaturesJson() const {
+    if (offsets_.empty()) return "[]";
+    std::vector<uint8_t> payload(lengths_[0]);
+    if (!ReadRange(file_.get(), kTfRecordHeaderBytes, payload.size(), transfer_, payload.data())
+             .ok()) {
+      return "null";
+    }
+    auto features = ParseExample(payload.data(), payload.size());
+    if (!features.ok()) return "null";
+    std::string out;
+    for (const ExampleFeature& f : *features) {
+      const char* kind = f.kind == ExampleFeature::Kind::kBytes   ? "bytes_list"
+                         : f.kind == ExampleFeature::Kind::kFloat ? "float_list"
+                                                                  : "int64_list";
+      const size_t count = f.kind == ExampleFeature::Kind::kBytes   ? f.bytes.size()
+                           : f.kind == ExampleFeature::Kind::kFloat ? f.floats.size()
+                                                                    : f.ints.size();
+      out += std::string(out.empty() ? "" : ",") + "{\"key\":" + JsonString(f.key) +
+             ",\"kind\":\"" + kind + "\",\"values\":" + std::to_string(count) + "}";
+    }
+    return "[" + out + "]";
+  }
+
+  std::unique_ptr<File> file_;
+  const std::string path_;
+  const uint64_t file_size_;
+  const std::vector<uint64_t> offsets_, lengths_;
+  mutable std::vector<std::atomic<uint64_t>> sizes_;  // sample bytes per record, or kUnknown
+  const std::string idx_path_;
+  const bool index_found_, index_used_, verify_;
+  const uint64_t transfer_;
+
+  std::mutex mu_;      // guards the stream below
+  uint64_t next_ = 0;  // the record the stream is positioned at
+  // buf_ holds file bytes [buf_begin_, buf_end_); the stream reads on from buf_end_.
+  AlignedBuffer buf_;
+  uint64_t buf_begin_ = 0, buf_end_ = 0;
+  std::vector<uint8_t> tail_;  // the bytes after a streamed record's sample (grows, reused)
+};
+
+Status SerializeDeterministic(const tfrecord::Example& example, std::string* out) {
+  out->clear();
+  google::protobuf::io::StringOutputStream stream(out);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);  // map keys sorted: "image" before "label"
+  if (!example.SerializeToCodedStream(&coded)) {
+    return Status::Internal("cannot serialize a tf.train.Example");
+  }
+  return Status::OK();
+}
+
+// Appends records to a file in kWriteChunk writes; records larger than that go straight out.
+class RecordWriter {
+ public:
+  explicit RecordWriter(File* file) : file_(file) { buf_.reserve(kWriteChunk); }
+
+  Status Append(const std::string& payload) {
+    uint8_t head[kTfRecordHeaderBytes], foot[4];
+    const uint64_t len = payload.size();
+    for (int b = 0; b < 8; ++b) head[b] = static_cast<uint8_t>(len >> (8 * b));
+    PutCrc(MaskCrc32c(Crc32c(head, 8)), head + 8);
+    PutCrc(MaskCrc32c(Crc32c(reinterpret_cast<const uint8_t*>(payload.data()), len)), foot);
+    DLIO_RETURN_NOT_OK(Put(head, sizeof head));
+    DLIO_RETURN_NOT_OK(Put(reinterpret_cast<const uint8_t*>(payload.data()), len));
+    return Put(foot, sizeof foot);
+  }
+
+  Status Flush() {
+    if (buf_.empty()) return Status::OK();
+    DLIO_RETURN_NOT_OK(file_->WriteAt(at_, buf_.data(), buf_.size()));
+    at_ += buf_.size();
+    buf_.clear();
+    return Status::OK();
+  }
+
+  uint64_t offset() const { return at_ + buf_.size(); }
+
+ private:
+  static void PutCrc(uint32_t v, uint8_t* p) {
+    for (int b = 0; b < 4; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
+  }
+
+  Status Put(const uint8_t* p, size_t n) {
+    if (buf_.size() + n > kWriteChunk) DLIO_RETURN_NOT_OK(Flush());
+    if (n >= kWriteChunk) {
+      DLIO_RETURN_NOT_OK(file_->WriteAt(at_, p, n));
+      at_ += n;
+      return Status::OK();
+    }
+    buf_.insert(buf_.end(), p, p + n);
+    return Status::OK();
+  }
+
+  File* file_;
+  std::vector<uint8_t> buf_;
+  uint64_t at_ = 0;
+};
+
+class TfRecordFormat final : public Format {
+ public:
+  std::string name() const override { return "tfrecord"; }
+  std::string extension() const override { return "tfrecord"; }
+  bool variable_sample_sizes() const override { return true; }
+
+  std::vector<std::string> CompanionFiles(const std::string& path,
+                                          const FormatOptions& options) const override {
+    if (!options.write_index) return {};
+    return {TfRecordIndexPath(path)};
+  }
+
+  Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
+               const FormatOptions& options) const override {
+    const std::string idx_path = TfRecordIndexPath(path);
+    if (options.write_index) {  // refuse before creating anything
+      DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(idx_path));
+      if (exists) return Status::AlreadyExists(idx_path + ": exists; refusing to overwrite it");
+    }
+    std::vector<std::string> created;
+    auto fail = [&](Status st) {
+      for (const std::string& p : created) RemoveQuietly(storage, p);
+      return st;
+    };
+    std::string index;
+    {
+      DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
+      created.push_back(path);
+      Status st = WriteRecords(file.get(), spec, &index);
+      if (st.ok()) st = file->Close();
+      if (!st.ok()) return fail(st);
+    }
+    if (options.write_index) {
+      auto idx = storage->Open(idx_path, OpenMode::kCreateNew);
+      if (!idx.ok()) return fail(idx.status());
+      created.push_back(idx_path);
+      Status st = (*idx)->WriteAt(0, index.data(), index.size());
+      if (st.ok()) st = (*idx)->Close();
+      if (!st.ok()) return fail(st);
+    }
+    return Status::OK();
+  }
+
+  Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
+                                             const FormatOptions& options) const override {
+    FileOptions fo;
+    fo.direct = options.direct;
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    const std::string idx_path = TfRecordIndexPath(path);
+    DLIO_ASSIGN_OR_RETURN(bool index_found, storage->Exists(idx_path));
+    RecordTable table;
+    const bool use_index = index_found && options.use_index;
+    if (use_index) {
+      DLIO_ASSIGN_OR_RETURN(auto idx, storage->Open(idx_path, OpenMode::kRead));
+      DLIO_ASSIGN_OR_RETURN(uint64_t idx_size, idx->Size());
+      std::string text(idx_size, '\0');
+      if (idx_size > 0) DLIO_RETURN_NOT_OK(idx->ReadExactAt(0, idx_size, text.data()));
+      DLIO_RETURN_NOT_OK(idx->Close());
+      DLIO_ASSIGN_OR_RETURN(table, ParseIndex(text, idx_path, path, size));
+    } else {
+      DLIO_ASSIGN_OR_RETURN(table, ScanRecords(file.get(), size, options.verify));
+    }
+    return std::unique_ptr<FormatReader>(new TfRecordReader(
+        std::move(file), size, std::move(table), idx_path, index_found, use_index, options));
+  }
+
+ private:
+  static Status WriteRecords(File* file, const FileSpec& spec, std::string* index) {
+    tfrecord::Example example;
+    auto& features = *example.mutable_features()->mutable_feature();
+    std::string* image = features["image"].mutable_bytes_list()->add_value();
+    tfrecord::Int64List* label = features["label"].mutable_int64_list();
+    label->add_value(0);
+    std::string payload;
+    RecordWriter writer(file);
+    for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
+      const uint64_t n = spec.sample_sizes[i];
+      image->resize(static_cast<size_t>(n));
+      FillSampleBytes(spec.seed, i, 0, reinterpret_cast<uint8_t*>(image->data()), image->size());
+      label->set_value(0, SampleLabel(spec.seed, i));
+      DLIO_RETURN_NOT_OK(SerializeDeterministic(example, &payload));
+      *index += std::to_string(writer.offset()) + " " +
+                std::to_string(payload.size() + kTfRecordFramingBytes) + "\n";
+      DLIO_RETURN_NOT_OK(writer.Append(payload));
+    }
+    return writer.Flush();
+  }
+};
+
+}  // namespace
+
+std::string TfRecordIndexPath(const std::string& path) { return path + ".idx"; }
+
+std::string FrameTfRecord(std::string_view payload) {
+  std::string out;
+  PutLe64(&out, payload.size());
+  PutLe32(&out, MaskCrc32c(Crc32c(reinterpret_cast<const uint8_t*>(out.data()), 8)));
+  out += payload;
+  PutLe32(&out,
+          MaskCrc32c(Crc32c(reinterpret_cast<const uint8_t*>(payload.data()), payload.size())));
+  return out;
+}
+
+std::string SerializeExample(const std::vector<ExampleFeature>& features) {
+  tfrecord::Example example;
+  auto& map = *example.mutable_features()->mutable_feature();
+  for (const ExampleFeature& f : features) {
+    tfrecord::Feature& feature = map[f.key];
+    switch (f.kind) {
+      case ExampleFeature::Kind::kBytes:
+        for (const std::string& b : f.bytes) feature.mutable_bytes_list()->add_value(b);
+        if (f.bytes.empty()) feature.mutable_bytes_list();
+        break;
+      case ExampleFeature::Kind::kFloat:
+        for (float v : f.floats) feature.mutable_float_list()->add_value(v);
+        if (f.floats.empty()) feature.mutable_float_list();
+        break;
+      case ExampleFeature::Kind::kInt64:
+        for (int64_t v : f.ints) feature.mutable_int64_list()->add_value(v);
+        if (f.ints.empty()) feature.mutable_int64_list();
+        break;
+    }
+  }
+  std::string out;
+  (void)SerializeDeterministic(example, &out);
+  return out;
+}
+
+Result<std::vector<ExampleFeature>> ParseExample(const uint8_t* data, size_t n) {
+  tfrecord::Example example;
+  if (n > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      !example.ParseFromArray(data, static_cast<int>(n))) {
+    return Status::Corruption("not a serialized tf.train.Example (" + std::to_string(n) +
+                              " bytes)");
+  }
+  std::vector<ExampleFeature> out;
+  for (const auto& [key, feature] : example.features().feature()) {
+    ExampleFeature f;
+    f.key = key;
+    if (feature.has_bytes_list()) {
+      f.kind = ExampleFeature::Kind::kBytes;
+      f.bytes.assign(feature.bytes_list().value().begin(), feature.bytes_list().value().end());
+    } else if (feature.has_float_list()) {
+      f.kind = ExampleFeature::Kind::kFloat;
+      f.floats.assign(feature.float_list().value().begin(), feature.float_list().value().end());
+    } else {
+      f.kind = ExampleFeature::Kind::kInt64;
+      f.ints.assign(feature.int64_list().value().begin(), feature.int64_list().value().end());
+    }
+    out.push_back(std::move(f));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const ExampleFeature& a, const ExampleFeature& b) { return a.key < b.key; });
+  return out;
+}
+
+std::unique_ptr<Format> NewTfRecordFormat() { return std::make_unique<TfRecordFormat>(); }
+
+}  // namespace dlio::format_internal

@@ -1,0 +1,220 @@
+// h5py reads the hdf5 files we write, we read what h5py writes, and h5dump accepts ours. Uses
+// Debian's /usr/bin/python3 with h5py (SystemPython()) and h5dump (hdf5-tools); fails loudly
+// when they are missing rather than skipping. Built only with DLIO_WITH_HDF5=ON.
+#include <zlib.h>
+
+#include <catch2/catch.hpp>
+
+#include "format/format_test_util.h"
+#include "format/formats.h"
+#include "test_util.h"
+
+namespace dlio::testing {
+namespace {
+
+void RequireH5py() {
+  const CommandResult r = RunCommand(SystemPython() + " -c 'import h5py, numpy'");
+  INFO("interop tests need h5py in " << SystemPython()
+                                     << " (apt-get install python3-h5py): " << r.output);
+  REQUIRE(r.exit_code == 0);
+}
+
+CommandResult RunPython(const TempDir& tmp, const std::string& script, const std::string& args) {
+  const std::string path = tmp / "script.py";
+  WriteTextFile(path, script);
+  return RunCommand(SystemPython() + " " + path + " " + args);
+}
+
+std::unique_ptr<Format> Hdf5() {
+  auto f = MakeFormatByName("hdf5");
+  REQUIRE(f != nullptr);
+  return f;
+}
+
+bool Has(const std::string& haystack, const std::string& needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+unsigned long Crc(const std::string& s) {
+  return crc32(0, reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size()));
+}
+
+TEST_CASE("h5py reads the hdf5 files we write", "[interop][hdf5]") {
+  RequireH5py();
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  FileSpec fixed;
+  fixed.seed = 5;
+  fixed.sample_sizes.assign(6, 1234);
+  FileSpec variable;
+  variable.seed = 6;
+  variable.sample_sizes = {100, 3000, 17, 70001, 8, 0, 999};
+
+  FormatOptions contiguous, gzip, meta;
+  gzip.compression = "gzip";
+  gzip.compression_level = 6;
+  gzip.shuffle_filter = true;
+  gzip.enable_chunking = true;
+  gzip.chunk_size = 2048;
+  meta.metadata_file = true;
+  struct Case {
+    std::string name;
+    const FileSpec* spec;
+    const FormatOptions* options;
+  };
+  const std::vector<Case> cases = {{"fixed.h5", &fixed, &contiguous},
+                                   {"fixed_gzip.h5", &fixed, &gzip},
+                                   {"var.h5", &variable, &contiguous},
+                                   {"var_gzip.h5", &variable, &gzip},
+                                   {"meta.h5", &variable, &meta}};
+  std::string args;
+  for (const Case& c : cases) {
+    REQUIRE(Hdf5()->Write(storage.get(), tmp / c.name, *c.spec, *c.options).ok());
+    args += " " + tmp / c.name;
+  }
+
+  // Per file: layout, compression, and the CRC-32 of all samples in order plus the labels.
+  const std::string script = R"(
+import sys, zlib, os
+import h5py
+for path in sys.argv[1:]:
+    f = h5py.File(path, 'r')
+    name = os.path.basename(path)
+    if 'records' in f:
+        d = f['records']
+        blob = b''.join(d[i].tobytes() for i in range(d.shape[0]))
+    else:
+        d = f['data']
+        offs, sizes = f['offsets'][:], f['sizes'][:]
+        blob = b''.join(d[o:o + s].tobytes() for o, s in zip(offs, sizes))
+    labels = ','.join(str(v) for v in f['labels'][:].tolist())
+    print(name, d.shape, d.dtype, d.chunks, d.compression, d.compression_opts, d.shuffle,
+          zlib.crc32(blob), labels)
+    if os.path.exists(path + '.meta.h5'):
+        m = h5py.File(path + '.meta.h5', 'r')
+        ok = (m['offsets'][:] == f['offsets'][:]).all() and (m['sizes'][:] == f['sizes'][:]).all()
+        print(name, 'meta', m['offsets'].chunks, ok)
+)";
+  const CommandResult r = RunPython(tmp, script, args);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+
+  auto expect = [](const FileSpec& spec) {
+    std::string all, labels;
+    for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
+      all += ExpectedSample(spec, i);
+      labels += (i ? "," : "") + std::to_string(format_internal::SampleLabel(spec.seed, i));
+    }
+    return std::to_string(Crc(all)) + " " + labels;
+  };
+  const std::string f = expect(fixed), v = expect(variable);
+  CHECK(Has(r.output, "fixed.h5 (6, 1234) uint8 None None None False " + f));
+  CHECK(Has(r.output, "fixed_gzip.h5 (6, 1234) uint8 (1, 1234) gzip 6 True " + f));
+  CHECK(Has(r.output, "var.h5 (74125,) uint8 None None None False " + v));
+  CHECK(Has(r.output, "var_gzip.h5 (74125,) uint8 (2048,) gzip 6 True " + v));
+  CHECK(Has(r.output, "meta.h5 (74125,) uint8 None None None False " + v));
+  CHECK(Has(r.output, "meta.h5 meta (7,) True"));
+}
+
+TEST_CASE("h5dump accepts the hdf5 files we write", "[interop][hdf5]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  FileSpec spec;
+  spec.sample_sizes.assign(4, 4096);
+  FormatOptions o;
+  o.compression = "gzip";
+  o.compression_level = 3;
+  o.chunk_samples = 2;
+  REQUIRE(Hdf5()->Write(storage.get(), tmp / "a.h5", spec, o).ok());
+  const CommandResult r = RunCommand("h5dump -H -p " + tmp / "a.h5");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(Has(r.output, "DATASET \"records\""));
+  CHECK(Has(r.output, "DATASPACE  SIMPLE { ( 4, 4096 ) / ( 4, 4096 ) }"));
+  CHECK(Has(r.output, "CHUNKED ( 2, 4096 )"));
+  CHECK(Has(r.output, "LEVEL 3"));
+  CHECK(Has(r.output, "DATASET \"labels\""));
+}
+
+TEST_CASE("we read what h5py writes", "[interop][hdf5]") {
+  RequireH5py();
+  TempDir tmp;
+  // Each file gets <name>.raw: the sample dataset's bytes in on-disk (C) order.
+  const std::string script = R"(
+import sys
+import numpy as np
+import h5py
+d = sys.argv[1]
+rng = np.random.default_rng(3)
+def save(name, key, a, **kw):
+    with h5py.File(f'{d}/{name}.h5', 'w') as f:
+        f.create_dataset(key, data=a, **kw)
+        f.create_dataset('meta_1d', data=np.arange(3))
+    open(f'{d}/{name}.raw', 'wb').write(a.tobytes())
+save('u8', 'records', rng.integers(0, 255, size=(7, 100), dtype=np.uint8))
+save('f32', 'x', rng.random((6, 4, 5), dtype=np.float32), chunks=(2, 4, 5),
+     compression='gzip', compression_opts=4, shuffle=True)
+save('be', 'data', rng.integers(-999, 999, size=(5, 3)).astype('>i2'), chunks=(2, 3),
+     fletcher32=True)
+img = rng.random((5, 8, 8), dtype=np.float32)
+with h5py.File(f'{d}/grp.h5', 'w') as f:
+    f.create_dataset('labels', data=np.arange(5))
+    g = f.create_group('g')
+    g.create_dataset('images', data=img, chunks=(1, 8, 8), compression='gzip',
+                     compression_opts=9, shuffle=True)
+open(f'{d}/grp.raw', 'wb').write(img.tobytes())
+with h5py.File(f'{d}/only1d.h5', 'w') as f:
+    f.create_dataset('foo', data=np.arange(10))
+with h5py.File(f'{d}/lzf.h5', 'w') as f:
+    f.create_dataset('x', data=np.zeros((4, 4), dtype=np.uint8), compression='lzf')
+)";
+  const CommandResult r = RunPython(tmp, script, tmp.path());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+
+  struct Case {
+    std::string name, dataset, dtype, filters;
+    uint64_t samples, sample_size;
+  };
+  auto storage = BoundPosixStorage();
+  for (const Case& c :
+       {Case{"u8", "/records", "|u1", "\"filters\":[]", 7, 100},
+        Case{"f32", "/x", "<f4", "{\"name\":\"shuffle\"", 6, 80},
+        Case{"be", "/data", ">i2", "{\"name\":\"fletcher32\"", 5, 6},
+        Case{"grp", "/g/images", "<f4", "{\"name\":\"gzip\",\"level\":9", 5, 256}}) {
+    INFO(c.name);
+    const std::string path = tmp / (c.name + ".h5");
+    auto detected = DetectFormat(storage.get(), path);
+    REQUIRE(detected.ok());
+    REQUIRE(*detected == "hdf5");
+    auto reader = Hdf5()->Open(storage.get(), path, {});
+    INFO(reader.status().ToString());
+    REQUIRE(reader.ok());
+    const std::string json = (*reader)->DescribeJson();
+    INFO(json);
+    CHECK(Has(json, "\"sample_dataset\":\"" + c.dataset + "\""));
+    CHECK(Has(json, "\"dtype\":\"" + c.dtype + "\""));
+    CHECK(Has(json, c.filters));
+    REQUIRE((*reader)->num_samples() == c.samples);
+    const std::string raw = ReadTextFile(tmp / (c.name + ".raw"));
+    REQUIRE(raw.size() == c.samples * c.sample_size);
+    SampleBuffer buf;
+    for (uint64_t i = c.samples; i-- > 0;) {
+      REQUIRE((*reader)->sample_size(i) == c.sample_size);
+      REQUIRE((*reader)->ReadSample(i, &buf).ok());
+      REQUIRE(BufferString(buf) == raw.substr(i * c.sample_size, c.sample_size));
+    }
+  }
+
+  auto none = Hdf5()->Open(storage.get(), tmp / "only1d.h5", {});
+  REQUIRE(none.status().code() == StatusCode::kNotFound);
+  CHECK(Has(none.status().message(), tmp / "only1d.h5"));
+  CHECK(Has(none.status().message(), "/foo (rank 1)"));
+
+  auto lzf = Hdf5()->Open(storage.get(), tmp / "lzf.h5", {});
+  REQUIRE(lzf.status().code() == StatusCode::kUnimplemented);
+  CHECK(Has(lzf.status().message(), "lzf"));
+}
+
+}  // namespace
+}  // namespace dlio::testing
