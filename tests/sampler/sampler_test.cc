@@ -129,6 +129,31 @@ TEST_CASE("sharding none gives every rank the whole dataset, shuffled per rank",
   CHECK(r0 != r1);  // each rank draws its own order
 }
 
+TEST_CASE("interleave alternates k files, each read in order, as tf.data's interleave", "[sampler]") {
+  SamplerOptions o;
+  o.interleave = 2;
+  // Files of 3, 1, 2 samples: cycle {f0, f1}; f1 ends and f2 takes its place.
+  CHECK(PlanOf(*Make(o), {3, 1, 2}) ==
+        Plan{{0, 0}, {1, 0}, {0, 1}, {2, 0}, {0, 2}, {2, 1}});
+  // With shuffled files and several ranks, each rank's files stay in order within themselves.
+  o.file_shuffle = ShuffleMode::kSeed;
+  o.interleave = 3;
+  const std::vector<uint64_t> files(12, 5);
+  for (int r = 0; r < 2; ++r) {
+    const Plan p = PlanOf(*Make(o), files, 1, r, 2);
+    CHECK(p.size() == 30);
+    std::map<uint32_t, uint64_t> next;
+    for (const auto& ref : p) CHECK(ref.index == next[ref.file]++);
+    CHECK(p[0].file != p[1].file);
+    CHECK(p[1].file != p[2].file);
+    CHECK(p[0].file == p[3].file);
+  }
+  o.interleave = 1;  // off, as 0
+  const Plan one = PlanOf(*Make(o), files, 1, 0, 2);
+  o.interleave = 0;
+  CHECK(one == PlanOf(*Make(o), files, 1, 0, 2));
+}
+
 TEST_CASE("read fraction keeps the first ceil(f x n) of a rank's order", "[sampler]") {
   const std::vector<uint64_t> files(6, 10);  // 60 samples
   SamplerOptions o;

@@ -100,6 +100,8 @@ struct ReaderConfig {
   std::string sampler = "auto";         // reader.sampler: auto, sequential, shuffle, shuffle_buffer
   std::string sharding = "block";       // reader.sharding: block, round_robin, none (replicated)
   double read_fraction = 1.0;           // reader.read_fraction: share of its plan a rank reads
+  uint64_t file_interleave = 0;         // reader.file_interleave: files read at a time (tf.data's
+                                        // interleave cycle_length; 0 = off)
   uint64_t transfer_size = 0;           // reader.transfer_size (bytes per read request; 0 = whole
                                         // sample, DLIO's None; tfrecord readers may use 256 KiB)
   DistributionSpec preprocess_time;     // reader.preprocess_time (+ _stdev), seconds per sample

@@ -12,6 +12,11 @@
 //     kRoundRobin  rank r gets the positions r, r + world, r + 2 world, ...
 //     kNone        every rank gets the whole list (replicated: CANDLE's ranks each read the
 //                  whole file), so ranks read the same samples.
+//  3b. Interleave: when interleave = k > 1, the rank's list is re-ordered as tf.data's
+//     interleave(cycle_length=k, block_length=1) emits it: runs of one file's consecutive samples
+//     are consumed k at a time, one sample from each in turn; an exhausted run's place goes to
+//     the next run. Every file is still read in order, k files at a time (Imagenet's 2 pipeline
+//     threads each streaming its own file).
 //  4. Rank-local reordering:
 //     "shuffle"         when sample_shuffle != off, a full shuffle of the rank's list with a seed
 //                       mixed from (seed, e if seed_change_epoch else 0, r[, random_seed]).
@@ -26,9 +31,9 @@
 //     epoch (DFFN's ranks that each read a third of the data).
 // Since steps 1-2 do not depend on the rank and step 4 only permutes a rank's own samples, the
 // plans of all ranks of one epoch cover every sample exactly once (with kBlock or kRoundRobin and
-// fraction 1; kNone gives every rank every sample, fraction < 1 leaves samples out). With seed_change_epoch the
-// order really changes every epoch (unlike Python DLIO, whose seeded shuffles repeat); without it
-// every epoch repeats epoch 0's order.
+// fraction 1; kNone gives every rank every sample, fraction < 1 leaves samples out). With
+// seed_change_epoch the order really changes every epoch (unlike Python DLIO, whose seeded
+// shuffles repeat); without it every epoch repeats epoch 0's order.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +61,7 @@ struct SamplerOptions {
   bool seed_change_epoch = true;  // false: the same order every epoch
   uint64_t random_seed = 0;       // entropy used by ShuffleMode::kRandom (drawn once per run)
   double fraction = 1.0;          // (0, 1]: share of its list a rank keeps (step 5)
+  uint64_t interleave = 0;        // files read at a time, alternating (step 3b); 0 or 1 = off
 };
 
 struct PlanRequest {

@@ -371,6 +371,9 @@ std::vector<KeySpec> BuildTable() {
              "share in (0, 1] of its planned samples a rank reads each epoch: the first "
              "ceil(fraction x n) of its (shuffled) order, e.g. 0.3333 for DFFN's ranks that each "
              "read a third of the data"));
+  add(Uint("reader.file_interleave", DLIO_FIELD(uint64_t, reader.file_interleave),
+           "read this many files at a time, one sample of each in turn, each file in order "
+           "(tf.data's interleave cycle_length; Imagenet: 2); 0 or 1 = one file after another"));
   add(Uint("reader.transfer_size", DLIO_FIELD(uint64_t, reader.transfer_size),
            "bytes per read request (0 = a whole sample per request, DLIO's None)", kSizeUnits));
   add(Dist("reader.preprocess_time", DLIO_FIELD(DistributionSpec, reader.preprocess_time),

@@ -129,6 +129,7 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t rando
   o.seed_change_epoch = c.train.seed_change_epoch;
   o.random_seed = random_seed;
   o.fraction = c.reader.read_fraction;
+  o.interleave = c.reader.file_interleave;
   return o;
 }
 

@@ -27,6 +27,42 @@ std::string Lower(const std::string& s) {
 
 enum class Kind { kSequential, kShuffle, kShuffleBuffer };
 
+// tf.data's interleave(cycle_length = k, block_length = 1) over the runs of consecutive samples of
+// one file in `list`.
+void Interleave(std::vector<SampleRef>* list, uint64_t k) {
+  struct Run {
+    size_t next, end;
+  };
+  std::vector<Run> runs;
+  for (size_t i = 0; i < list->size();) {
+    size_t j = i + 1;
+    while (j < list->size() && (*list)[j].file == (*list)[i].file) ++j;
+    runs.push_back({i, j});
+    i = j;
+  }
+  if (runs.size() < 2) return;
+  std::vector<SampleRef> out;
+  out.reserve(list->size());
+  std::vector<Run> cycle;
+  size_t pending = 0;
+  while (cycle.size() < k && pending < runs.size()) cycle.push_back(runs[pending++]);
+  while (!cycle.empty()) {
+    for (size_t slot = 0; slot < cycle.size();) {
+      Run& r = cycle[slot];
+      out.push_back((*list)[r.next++]);
+      if (r.next < r.end) {
+        ++slot;
+      } else if (pending < runs.size()) {
+        r = runs[pending++];  // the next file takes the exhausted one's place
+        ++slot;
+      } else {
+        cycle.erase(cycle.begin() + static_cast<std::ptrdiff_t>(slot));
+      }
+    }
+  }
+  list->swap(out);
+}
+
 class ShardedSampler final : public Sampler {
  public:
   ShardedSampler(Kind kind, const SamplerOptions& options) : kind_(kind), options_(options) {}
@@ -90,6 +126,9 @@ class ShardedSampler final : public Sampler {
         global += n;
       }
     }
+
+    // 3b. Interleave.
+    if (options_.interleave > 1) Interleave(out, options_.interleave);
 
     // 4. Rank-local reordering.
     if (kind_ != Kind::kSequential) {
