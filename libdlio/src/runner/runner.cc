@@ -662,7 +662,9 @@ Status CheckStorageRules(RunState& st) {
                     c.dataset.record_length_bytes);
   check.dataset_ge_5x_memory = check.client_memory_bytes > 0 &&
                                check.dataset_bytes >= SaturatingMul(5, check.client_memory_bytes);
-  if (check.client_memory_bytes > 0 && !check.dataset_ge_5x_memory) {
+  // In-memory (synthetic) data has no files for a page cache to hold.
+  const bool has_files = st.format == nullptr || st.format->uses_files();
+  if (has_files && check.client_memory_bytes > 0 && !check.dataset_ge_5x_memory) {
     std::ostringstream m;
     m << "the dataset (" << HumanBytes(static_cast<double>(check.dataset_bytes))
       << " = dataset.num_files_train x num_samples_per_file x record_length_bytes) is "
