@@ -5,6 +5,8 @@
 //   dlio-run --workload default --set reader.read_threads=4 --trace
 //   dlio-run list [workloads|formats|storages|samplers|pipelines|computes|checkpointers|keys]
 //   dlio-run inspect data/train/img_0_of_8.npz
+//   mpiexec -n 4 dlio-run --config unet3d.yaml      (one rank per process; --comm auto picks MPI)
+//   dlio-run trace-merge out/trace.pfw out/trace-*.pfw
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -19,9 +21,11 @@
 #include <string>
 #include <vector>
 
+#include "dlio/comm.h"
 #include "dlio/config.h"
 #include "dlio/registries.h"
 #include "dlio/runner.h"
+#include "dlio/tracer.h"
 #include "dlio/version.h"
 #include "dlio/workloads.h"
 
@@ -43,18 +47,23 @@ struct RunFlags {
   bool force = false;
   std::string log_level;
   bool quiet = false;
+  std::string comm = "auto";
 };
 
-std::shared_ptr<spdlog::logger> MakeLogger(const std::string& log_file, bool quiet) {
+// Multi-rank runs: every line names its rank, and ranks other than 0 print only warnings and
+// errors (rank 0 speaks for the job; the log file is rank 0's).
+std::shared_ptr<spdlog::logger> MakeLogger(const std::string& log_file, bool quiet, int rank = 0,
+                                           int world = 1) {
   std::vector<spdlog::sink_ptr> sinks;
   auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
-  console->set_pattern("[dlio %^%l%$] %v");
-  if (quiet) console->set_level(spdlog::level::warn);
+  const std::string who = world > 1 ? " rank " + std::to_string(rank) : "";
+  console->set_pattern("[dlio" + who + " %^%l%$] %v");
+  if (quiet || rank != 0) console->set_level(spdlog::level::warn);
   sinks.push_back(console);
   if (!log_file.empty()) {
     try {
       auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_file, true);
-      file->set_pattern("%Y-%m-%dT%H:%M:%S.%f [%l] %v");
+      file->set_pattern("%Y-%m-%dT%H:%M:%S.%f [%l" + who + "] %v");
       sinks.push_back(file);
     } catch (const spdlog::spdlog_ex& e) {
       std::fprintf(stderr, "dlio-run: cannot open log file %s: %s\n", log_file.c_str(), e.what());
@@ -139,25 +148,45 @@ dlio::Result<dlio::WorkloadConfig> BuildConfig(const RunFlags& f,
   return config;
 }
 
-int Run(const RunFlags& f, const std::vector<std::string>& overrides) {
+bool UsesMpiio(const dlio::WorkloadConfig& c) {
+  return c.storage.storage_type == "mpiio" ||
+         (c.storage.storage_type == "slow" && c.storage.slow_inner == "mpiio");
+}
+
+int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc, char*** argv) {
   std::vector<std::string> warnings;
   auto config_or = BuildConfig(f, overrides, &warnings);
   if (!config_or.ok()) return Fail(config_or.status(), kExitUsage);
   const dlio::WorkloadConfig& config = *config_or;
 
+  // MPI is initialized only once the command line and config are known good, so a usage error
+  // exits every rank with code 2 without MPI having to be torn down. The mpiio storage needs MPI
+  // even in a single process (an MPI singleton).
+  const std::string comm_name =
+      f.comm == "auto" && UsesMpiio(config) && dlio::BuiltWithMpi() ? "mpi" : f.comm;
+  auto comm_or = dlio::MakeComm(comm_name, argc, argv);
+  if (!comm_or.ok()) return Fail(comm_or.status(), kExitRunError);
+  std::unique_ptr<dlio::Comm> comm = std::move(comm_or).value();
+  const int rank = comm->rank();
+  const int world = comm->size();
+
   std::error_code ec;
   std::filesystem::create_directories(config.output.folder, ec);
-  const std::string log_file =
-      config.output.log_file.empty() || ec ? "" : config.output.folder + "/" + config.output.log_file;
-  auto logger = MakeLogger(log_file, f.quiet);
+  const std::string log_file = config.output.log_file.empty() || ec || rank != 0
+                                   ? ""
+                                   : config.output.folder + "/" + config.output.log_file;
+  auto logger = MakeLogger(log_file, f.quiet, rank, world);
   logger->set_level(ParseLevel(config.output.log_level));
-  for (const auto& w : warnings) logger->warn("{}", w);
+  if (rank == 0) {
+    for (const auto& w : warnings) logger->warn("{}", w);
+  }
 
   dlio::Registries registries;
   if (auto s = dlio::RegisterBuiltins(&registries); !s.ok()) return Fail(s, kExitRunError);
 
-  ProgressLine progress(config.output.progress && !f.quiet && isatty(STDERR_FILENO));
+  ProgressLine progress(config.output.progress && !f.quiet && rank == 0 && isatty(STDERR_FILENO));
   dlio::RunEnv env;
+  env.comm = comm.get();
   env.registries = &registries;
   env.force_generate = f.force;
   env.log = [&logger, &progress](dlio::LogLevel level, const std::string& msg) {
@@ -171,14 +200,16 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides) {
   };
   env.progress = [&progress](const dlio::RunProgress& p) { progress.Update(p); };
 
-  logger->info("dlio {}: workload '{}' (format {}, data in {}, outputs in {})", dlio::kVersion,
-               config.name, config.dataset.format, config.dataset.data_folder,
-               config.output.folder);
+  logger->info("dlio {}: workload '{}' (format {}, data in {}, outputs in {}, {} comm, {} rank{})",
+               dlio::kVersion, config.name, config.dataset.format, config.dataset.data_folder,
+               config.output.folder, comm->name(), world, world == 1 ? "" : "s");
   auto report = dlio::RunWorkload(config, env);
   progress.Finish();
   if (!report.ok()) {
     logger->error("{}", report.status().ToString());
     logger->flush();
+    // The runner aborts the job itself on errors once it runs; this covers the ones before.
+    if (world > 1) comm->Abort(report.status());
     return kExitRunError;
   }
   logger->flush();
@@ -187,6 +218,22 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides) {
     if (report->output_folder.size()) {
       std::printf("  outputs: %s/summary.json\n", report->output_folder.c_str());
     }
+  }
+  return kExitOk;
+}
+
+int TraceMerge(const std::string& output, const std::vector<std::string>& inputs) {
+  auto merged = dlio::MergeTraceFiles(inputs, output);
+  if (!merged.ok()) return Fail(merged.status(), kExitRunError);
+  std::printf("%s: %llu events from %zu trace%s (pids", output.c_str(),
+              static_cast<unsigned long long>(merged->events), inputs.size(),
+              inputs.size() == 1 ? "" : "s");
+  for (int64_t pid : merged->pids) std::printf(" %lld", static_cast<long long>(pid));
+  std::printf(")\n");
+  if (merged->truncated_lines > 0) {
+    std::fprintf(stderr, "dlio-run: warning: skipped %llu truncated last line%s\n",
+                 static_cast<unsigned long long>(merged->truncated_lines),
+                 merged->truncated_lines == 1 ? "" : "s");
   }
   return kExitOk;
 }
@@ -283,6 +330,10 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", f.log_level, "debug, info, warn or error (output.log_level)")
       ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
   app.add_flag("-q,--quiet", f.quiet, "only warnings and the summary");
+  app.add_option("--comm", f.comm,
+                 "auto (MPI when started by mpiexec/mpirun/srun or with storage mpiio), mpi, "
+                 "serial")
+      ->check(CLI::IsMember({"auto", "mpi", "serial"}));
 
   auto* list = app.add_subcommand("list", "list workloads, formats, storages, ... or config keys");
   std::string list_what;
@@ -297,6 +348,13 @@ int main(int argc, char** argv) {
   inspect->add_option("-f,--format", inspect_format, "format name (default: detected)");
   inspect->add_option("--transfer-size", inspect_transfer, "read request size in bytes");
 
+  auto* merge = app.add_subcommand(
+      "trace-merge", "merge per-rank traces into one file, one Perfetto process per rank");
+  std::string merge_output;
+  std::vector<std::string> merge_inputs;
+  merge->add_option("output", merge_output, "merged trace (.pfw, or .pfw.gz)")->required();
+  merge->add_option("inputs", merge_inputs, "trace-<rank>.pfw[.gz] files")->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -305,6 +363,7 @@ int main(int argc, char** argv) {
   }
   if (list->parsed()) return List(list_what);
   if (inspect->parsed()) return Inspect(inspect_path, inspect_format, inspect_transfer);
+  if (merge->parsed()) return TraceMerge(merge_output, merge_inputs);
 
   std::vector<std::string> overrides;
   for (const auto& extra : app.remaining()) {
@@ -316,5 +375,5 @@ int main(int argc, char** argv) {
                   kExitUsage);
     }
   }
-  return Run(f, overrides);
+  return Run(f, overrides, &argc, &argv);
 }

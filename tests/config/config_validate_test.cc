@@ -360,3 +360,42 @@ TEST_CASE("the model description round trips through ConfigToJson, lists include
 
 }  // namespace
 }  // namespace dlio
+
+namespace dlio {
+namespace {
+
+TEST_CASE("storage.mpiio_collective is accepted only where every rank makes the same calls") {
+  const std::initializer_list<const char*> ok = {
+      "storage.storage_type=mpiio", "storage.mpiio_collective=true", "reader.pipeline=sync",
+      "reader.read_threads=1",      "dataset.num_files_train=1"};
+  CHECK(ValidateWith(ok).empty());
+  struct Case {
+    const char* breaks;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {"storage.storage_type=posix", "needs storage.storage_type 'mpiio'"},
+      {"reader.pipeline=threaded", "needs reader.pipeline 'sync'"},
+      {"reader.read_threads=2", "needs reader.read_threads <= 1, got 2"},
+      {"reader.drop_last=false", "needs reader.drop_last: true"},
+      {"dataset.num_files_train=4", "dataset.num_files_train = 1"},
+      {"dataset.record_length_bytes_stdev=10", "dataset.record_length_bytes_stdev = 0"},
+      {"dataset.compression=gzip", "dataset.compression 'none'"},
+      {"dataset.format=synthetic", "npy, npz and indexed_binary"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.breaks);
+    WorkloadConfig config;
+    for (const char* o : ok) REQUIRE(ApplyOverride(&config, o).ok());
+    REQUIRE(ApplyOverride(&config, c.breaks).ok());
+    const Status s = config.Validate();
+    CHECK(s.code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(s.message(), Catch::Contains("storage.mpiio_collective"));
+    CHECK_THAT(s.message(), Catch::Contains(c.needle));
+  }
+  // Off, nothing is required of the rest.
+  CHECK(ValidateWith({"storage.storage_type=mpiio", "reader.read_threads=8"}).empty());
+}
+
+}  // namespace
+}  // namespace dlio

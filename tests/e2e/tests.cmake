@@ -10,3 +10,14 @@ add_dependencies(scientific_workloads_test dlio-run)
 dlio_add_test(workloads_e2e_test SOURCES e2e/workloads_e2e_test.cc)
 target_link_libraries(workloads_e2e_test PRIVATE nlohmann_json::nlohmann_json)
 add_dependencies(workloads_e2e_test dlio-run)
+if(DLIO_WITH_MPI)
+  # dlio-run under mpiexec (the test itself is serial and starts the launcher). PROCESSORS 2 keeps
+  # ctest -j2 from running two 4-rank jobs at once on a 2-core machine.
+  dlio_add_test(dlio_run_mpi_test LIBS dlio_core SOURCES e2e/dlio_run_mpi_test.cc
+    PROPERTIES TIMEOUT 120 PROCESSORS 2 LABELS mpi)
+  target_link_libraries(dlio_run_mpi_test PRIVATE nlohmann_json::nlohmann_json)
+  target_compile_definitions(dlio_run_mpi_test PRIVATE
+    DLIO_MPIEXEC="${DLIO_MPIEXEC_LINE}"
+    DLIO_MPI_COMM_TEST="$<TARGET_FILE:mpi_comm_test>")
+  add_dependencies(dlio_run_mpi_test dlio-run mpi_comm_test)
+endif()

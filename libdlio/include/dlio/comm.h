@@ -40,4 +40,33 @@ class Comm {
 // Gather returns {mine}. Root arguments other than 0 are InvalidArgument.
 std::unique_ptr<Comm> MakeSerialComm();
 
+// The MPI Comm: every rank of MPI_COMM_WORLD, over a duplicate of it (so dlio's collectives never
+// match an application's messages), with MPI_ERRORS_RETURN so MPI errors come back as Status.
+// Initializes MPI unless the application already did, asking for MPI_THREAD_MULTIPLE (the mpiio
+// storage is called from pipeline read threads); the Comm that initialized MPI finalizes it in its
+// destructor, so make one per process and destroy it after every mpiio Storage and File. If the
+// application initialized MPI itself, this Comm leaves finalizing to it. `argc`/`argv` may be null.
+// Reductions, Gather and Broadcast must be called by every rank with the same root and (for the
+// reductions) vectors of the same length. Gather fails (InvalidArgument, on every rank) when the
+// gathered strings total 2 GiB or more. Abort prints "dlio rank R of N: aborting the job: <status>"
+// to stderr and calls MPI_Abort on MPI_COMM_WORLD (exit code 1); it does not return.
+// Unimplemented naming DLIO_WITH_MPI when dlio was built without MPI.
+Result<std::unique_ptr<Comm>> MakeMpiComm(int* argc, char*** argv);
+
+// Picks a Comm by name: "serial", "mpi" or "auto" (mpi when LaunchedByMpi(), else serial). "auto"
+// in a build without MPI but under an MPI launcher is FailedPrecondition (every process would
+// otherwise run the whole workload alone, silently); "serial" is always allowed.
+Result<std::unique_ptr<Comm>> MakeComm(const std::string& name, int* argc, char*** argv);
+
+// Whether this process looks started by an MPI launcher: mpiexec/mpirun of Open MPI
+// (OMPI_COMM_WORLD_SIZE), MPICH/Hydra or Slurm PMI (PMI_SIZE), PMIx launchers such as
+// `srun --mpi=pmix` (PMIX_RANK), MVAPICH (MV2_COMM_WORLD_SIZE). Reads the environment only.
+bool LaunchedByMpi();
+
+// Whether dlio was built with MPI (DLIO_WITH_MPI).
+bool BuiltWithMpi();
+
+// Whether MPI is initialized and not yet finalized in this process (false without MPI).
+bool MpiInitialized();
+
 }  // namespace dlio

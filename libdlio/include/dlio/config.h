@@ -78,12 +78,13 @@ struct DatasetConfig {
 
 // Where files live (DLIO's `storage:` section). The runner turns it into StorageOptions.
 struct StorageConfig {
-  std::string storage_type = "posix";  // storage.storage_type: posix (DLIO local_fs), memory, slow
+  std::string storage_type = "posix";  // storage.storage_type: posix (DLIO local_fs), memory, slow, mpiio
   std::string storage_root = "./";     // storage.storage_root: prefix of relative data/checkpoint folders
   std::string slow_inner = "posix";    // storage.slow_inner: backend wrapped by "slow"
   double slow_latency_us = 100;        // storage.slow_latency_us: mean added latency per call
   double slow_latency_stdev_us = 0;    // storage.slow_latency_stdev_us: normal jitter
   double slow_bandwidth_mib_s = 0;     // storage.slow_bandwidth_mib_s: 0 = unlimited
+  bool mpiio_collective = false;       // storage.mpiio_collective: MPI_File_read_at_all on data files
 };
 
 struct ReaderConfig {

@@ -93,8 +93,10 @@ struct PipelineOptions {
   bool reopen_files_each_epoch = false;
 };
 
-// Counters for tests and reports. Buffers are pooled: after the first epoch over samples of a
-// steady size, none of these grow any more (zero allocations per sample in steady state).
+// Counters for tests and reports. Buffers are pooled: the pool's size is fixed when the pipeline
+// is built, and a pooled buffer only grows when it meets a sample larger than any it held, so over
+// samples of a steady size each buffer grows at most once (never with reserve_sample_bytes) and
+// the steady state allocates nothing per sample.
 struct PipelineStats {
   uint64_t batches_allocated = 0;  // Batch objects in the pool (prefetch + in flight + 1)
   uint64_t buffers_allocated = 0;  // SampleBuffers created (pool, plus the preload store)

@@ -41,6 +41,11 @@ struct RunEnv {
   std::function<void(const RunProgress&)> progress;  // rank 0 only; throttled by the caller
   bool force_generate = false;             // generate into a non-empty folder without a marker
   bool write_outputs = true;               // summary.json and per-rank files in output.folder
+  // Multi-rank runs: on an error during generation or training, call comm->Abort(status) (MPI:
+  // prints the status naming the rank, then MPI_Abort ends every rank) instead of returning, since
+  // the other ranks would wait forever in their next collective. Set it to false only when the
+  // caller can stop the other ranks itself.
+  bool abort_on_error = true;
 };
 
 struct EpochReport {
@@ -76,7 +81,8 @@ struct StorageRulesCheck {
 struct RunReport {
   std::string workload;
   int rank = 0, world = 1;
-  GenerateReport generate;
+  GenerateReport generate;                // this rank's share
+  GenerateReport generate_all;            // rank 0: summed over ranks, duration of the slowest
   std::vector<EpochReport> epochs;        // training epochs
   std::vector<EpochReport> eval_epochs;   // evaluation passes
   std::vector<CheckpointResult> checkpoints;       // this rank's saves

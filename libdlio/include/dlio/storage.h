@@ -94,7 +94,7 @@ class File {
 };
 
 struct StorageOptions {
-  std::string name = "posix";  // registry name: posix, memory, slow
+  std::string name = "posix";  // registry name: posix, memory, slow, mpiio
   bool direct = false;         // posix: open data files with O_DIRECT (reader.odirect)
   size_t direct_alignment = 4096;
   // slow: the wrapped backend and the latency it adds to every read/write (seeded).
@@ -103,6 +103,11 @@ struct StorageOptions {
   double slow_latency_stdev_us = 0;    // normal jitter, clipped at 0
   double slow_bandwidth_mib_s = 0;     // 0 = unlimited; else adds size/bandwidth per call
   uint64_t seed = 0;
+  // mpiio: collective reads (MPI_File_read_at_all) of files opened for reading under one of
+  // these directories (every file opened for reading when the list is empty); see
+  // docs/scaling.md for what collective reads require of all ranks.
+  bool mpiio_collective = false;
+  std::vector<std::string> mpiio_collective_dirs;
 };
 
 // A namespace of files. All methods are safe for concurrent use. Files it opens must be destroyed
@@ -149,6 +154,9 @@ class Storage {
   virtual Status DoRemoveEmptyDir(const std::string& path) = 0;
   virtual Status DoSyncDir(const std::string& dir) = 0;
   const IoSink& sink() const { return sink_; }
+  // The trace "cat" of this storage's events ("POSIX" unless a backend says otherwise); a string
+  // literal, set in the backend's constructor.
+  void set_trace_category(const char* category) { sink_.category = category; }
   // How this storage's events appear in traces: the "cat" and the names of open, read, write and
   // close (string literals). Set in the backend's constructor.
   void set_trace_names(const char* category, const char* open, const char* read, const char* write,

@@ -75,4 +75,20 @@ struct TraceFileOptions {
 // "args":{...}} per line inside "[" ... "]", with "fname" for file events. Opens in Perfetto.
 Result<std::unique_ptr<Tracer>> MakeTraceFileTracer(const TraceFileOptions& options);
 
+struct TraceMergeReport {
+  uint64_t events = 0;           // events written (metadata included)
+  std::vector<int64_t> pids;     // the pid given to each input, in input order
+  uint64_t truncated_lines = 0;  // unparseable last lines skipped (a rank killed mid-write)
+};
+
+// Merges trace files (.pfw, or .pfw.gz: gzip is detected from the content) into one at `output`
+// (gzip when it ends in ".gz"), so Perfetto shows each input as a process: every event of input i
+// gets pid = the rank in its name ("trace-<rank>.pfw[.gz]") or, failing that, i; event ids are
+// renumbered to stay unique. Lines "[" and "]" and trailing commas are accepted; an unparseable
+// last line of an input (a rank killed mid-write) is skipped and counted; an unparseable line
+// elsewhere is Corruption naming the file and line. Two inputs given the same pid are
+// InvalidArgument. Written to "<output>.tmp" and renamed.
+Result<TraceMergeReport> MergeTraceFiles(const std::vector<std::string>& inputs,
+                                         const std::string& output);
+
 }  // namespace dlio

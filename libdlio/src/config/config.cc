@@ -317,6 +317,55 @@ std::string Trim(const std::string& s) {
   return s.substr(b, e - b + 1);
 }
 
+// MPI collective reads (storage.mpiio_collective) need every rank to open the same files in the
+// same order and to issue the same number of reads of the same sizes on them, from one thread;
+// otherwise a rank waits forever in a collective the others never join. These are the
+// configurations where the runner guarantees that (docs/scaling.md explains each rule).
+Status ValidateCollectiveIo(const WorkloadConfig& c) {
+  if (!c.storage.mpiio_collective) return Status::OK();
+  auto refuse = [](const std::string& why) {
+    return Status::InvalidArgument("storage.mpiio_collective: true " + why);
+  };
+  const bool mpiio = c.storage.storage_type == "mpiio" ||
+                     (c.storage.storage_type == "slow" && c.storage.slow_inner == "mpiio");
+  if (!mpiio) {
+    return refuse("needs storage.storage_type 'mpiio', got '" + c.storage.storage_type + "'");
+  }
+  if (c.reader.pipeline != "sync" || c.reader.read_type == "memory") {
+    return refuse("needs reader.pipeline 'sync' (got '" + c.reader.pipeline +
+                  "', reader.read_type '" + c.reader.read_type +
+                  "'): a collective read must be issued by the training loop's own thread, in "
+                  "step with the other ranks");
+  }
+  if (c.reader.read_threads > 1) {
+    return refuse("needs reader.read_threads <= 1, got " + std::to_string(c.reader.read_threads) +
+                  ": MPI collectives on one file cannot be issued from several reader threads");
+  }
+  if (!c.reader.drop_last) {
+    return refuse("needs reader.drop_last: true, or the ranks' last batches would differ in size "
+                  "and so in the number of collective reads");
+  }
+  if (c.dataset.num_files_train != 1 || (c.workflow.evaluation && c.dataset.num_files_eval != 1)) {
+    return refuse("needs one shared file per split (dataset.num_files_train = 1, and "
+                  "dataset.num_files_eval = 1 with evaluation), got " +
+                  std::to_string(c.dataset.num_files_train) + " train files: every rank must open "
+                  "the same file together");
+  }
+  if (c.dataset.record_length_bytes_stdev != 0) {
+    return refuse("needs dataset.record_length_bytes_stdev = 0: ranks must read samples of one "
+                  "size to make the same number of read calls");
+  }
+  if (c.dataset.compression != "none" && !c.dataset.compression.empty()) {
+    return refuse("needs dataset.compression 'none' (compressed samples differ in stored size)");
+  }
+  static const char* kFormats[] = {"npy", "npz", "indexed_binary"};
+  if (std::find(std::begin(kFormats), std::end(kFormats), c.dataset.format) == std::end(kFormats)) {
+    return refuse("supports dataset.format npy, npz and indexed_binary (whose reads per sample "
+                  "depend only on the sample size), got '" + c.dataset.format + "'");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Result<WorkloadConfig> ParseConfig(const std::string& text, const std::string& source,
@@ -455,6 +504,7 @@ Status WorkloadConfig::Validate() const {
   if (storage.slow_latency_us < 0) return invalid("storage.slow_latency_us must be >= 0");
   if (storage.slow_latency_stdev_us < 0) return invalid("storage.slow_latency_stdev_us must be >= 0");
   if (storage.slow_bandwidth_mib_s < 0) return invalid("storage.slow_bandwidth_mib_s must be >= 0");
+  DLIO_RETURN_NOT_OK(ValidateCollectiveIo(*this));
 
   if ((workflow.train || workflow.generate_data) && dataset.num_files_train < 1) {
     return invalid("dataset.num_files_train must be >= 1 when workflow.train or "

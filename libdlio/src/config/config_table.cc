@@ -571,8 +571,8 @@ std::vector<KeySpec> BuildTable() {
 
   // storage
   add(String("storage.storage_type", DLIO_FIELD(std::string, storage.storage_type),
-             "storage registry name: posix (DLIO's local_fs maps here), memory, slow; others are "
-             "checked at run time",
+             "storage registry name: posix (DLIO's local_fs maps here), memory, slow, mpiio; "
+             "others are checked at run time",
              kNone, StorageTypeSetter));
   add(String("storage.storage_root", DLIO_FIELD(std::string, storage.storage_root),
              "prefix of relative data and checkpoint folders (DLIO's namespace)"));
@@ -584,6 +584,10 @@ std::vector<KeySpec> BuildTable() {
              "slow: normal jitter of that latency, microseconds (clipped at 0)"));
   add(Double("storage.slow_bandwidth_mib_s", DLIO_FIELD(double, storage.slow_bandwidth_mib_s),
              "slow: bandwidth cap in MiB/s (2^20 bytes/s); 0 = unlimited"));
+  add(Bool("storage.mpiio_collective", DLIO_FIELD(bool, storage.mpiio_collective),
+           "mpiio: collective reads (MPI_File_read_at_all) of the data files, opened on all "
+           "ranks; needs one shared file, reader.pipeline sync with read_threads <= 1, drop_last "
+           "(docs/scaling.md)"));
   add(Unused("storage.storage_options", "DLIO: object-store options map (s3 endpoint, keys, ...)"));
   add(Unused("storage.fsspec_plugin", "DLIO: fsspec backend name"));
   add(Unused("storage.fsspec_extra_params", "DLIO: fsspec parameters map"));

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <ctime>
@@ -116,11 +117,16 @@ json PerStepOutput(const RunReport& r) {
 
 // What each rank sends to rank 0 for summary.json's per-rank section.
 json RankDigest(const RunReport& r) {
-  json au = json::array(), tp = json::array(), io = json::array();
+  json au = json::array(), tp = json::array(), io = json::array(), steps = json::array(),
+       samples = json::array();
   for (const auto& e : r.epochs) {
     au.push_back(e.metrics.au_percent);
     tp.push_back(e.metrics.samples_per_s);
     io.push_back(e.metrics.bytes_per_s / kMB);
+    uint64_t n = 0;
+    for (const auto& step : e.steps) n += step.samples;
+    steps.push_back(e.steps.size());
+    samples.push_back(n);
   }
   json ck = json::array();
   for (const auto& cp : r.checkpoints) ck.push_back(cp.write_ns * 1e-9);
@@ -129,13 +135,17 @@ json RankDigest(const RunReport& r) {
           {"au_percentage", au},
           {"throughput_samples_per_second", tp},
           {"io_MB_per_second", io},
+          {"steps", steps},
+          {"samples", samples},
           {"checkpoint_seconds", ck},
           {"read_bytes", r.io.read_bytes},
           {"read_ops", r.io.read_ops},
           {"write_bytes", r.io.write_bytes},
           {"write_ops", r.io.write_ops},
           {"files_generated", r.generate.files_written},
-          {"bytes_generated", r.generate.bytes_written}};
+          {"files_skipped", r.generate.files_skipped},
+          {"bytes_generated", r.generate.bytes_written},
+          {"generate_seconds", r.generate.duration_ns * 1e-9}};
 }
 
 constexpr double kGB = 1e9;
@@ -265,16 +275,16 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
              {"read_ops", read_ops},
              {"write_bytes", write_bytes},
              {"write_ops", write_ops}};
-  s["generate"] = {{"files_written", r.generate.files_written},
-                   {"files_skipped", r.generate.files_skipped},
-                   {"bytes_written", r.generate.bytes_written},
-                   {"duration_seconds", r.generate.duration_ns * 1e-9}};
+  s["generate"] = {{"files_written", r.generate_all.files_written},
+                   {"files_skipped", r.generate_all.files_skipped},
+                   {"bytes_written", r.generate_all.bytes_written},
+                   {"duration_seconds", r.generate_all.duration_ns * 1e-9}};
   if (r.storage_rules.checked) {
     // DLIO's potential_caching, by MLPerf Storage's measure: the dataset is under 5x client RAM.
     s["potential_caching"] = !r.storage_rules.dataset_ge_5x_memory;
     s["storage_rules"] = StorageRules(r.storage_rules);
   }
-  s["per_rank"] = ranks;
+  s["ranks"] = ranks;
   s["warnings"] = r.warnings;
   return s;
 }
@@ -293,13 +303,14 @@ std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
   }
   o << "\n";
   if (c.workflow.generate_data) {
-    const double secs = r.generate.duration_ns * 1e-9;
-    o << "  generate: " << r.generate.files_written << " files written, "
-      << r.generate.files_skipped << " already present, "
-      << HumanBytes(static_cast<double>(r.generate.bytes_written)) << " in " << Fixed(secs, 2)
-      << " s";
-    if (secs > 0 && r.generate.bytes_written > 0) {
-      o << " (" << Fixed(r.generate.bytes_written / kMiB / secs, 1) << " MiB/s on rank 0)";
+    const GenerateReport& g = r.generate_all;
+    const double secs = g.duration_ns * 1e-9;
+    o << "  generate: " << g.files_written << " files written, " << g.files_skipped
+      << " already present, " << HumanBytes(static_cast<double>(g.bytes_written)) << " in "
+      << Fixed(secs, 2) << " s";
+    if (secs > 0 && g.bytes_written > 0) {
+      o << " (" << Fixed(g.bytes_written / kMiB / secs, 1) << " MiB/s"
+        << (r.world > 1 ? " over all ranks" : "") << ")";
     }
     o << "\n";
   }
@@ -381,9 +392,16 @@ Status WriteReports(const WorkloadConfig& config, Comm* comm, int64_t start_us, 
   }
   if (report->rank != 0) return Status::OK();
   std::vector<json> ranks;
+  GenerateReport& all = report->generate_all;
+  all = GenerateReport();
   for (const auto& g : gathered) {
     json j = json::parse(g, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded()) return Status::Internal("a rank sent an unparseable digest");
+    all.files_written += j.value("files_generated", uint64_t{0});
+    all.files_skipped += j.value("files_skipped", uint64_t{0});
+    all.bytes_written += j.value("bytes_generated", uint64_t{0});
+    all.duration_ns = std::max<int64_t>(
+        all.duration_ns, static_cast<int64_t>(j.value("generate_seconds", 0.0) * 1e9));
     ranks.push_back(std::move(j));
   }
   report->summary_json = Summary(config, *report, ranks, start_us, end_us).dump(2);

@@ -34,6 +34,9 @@ constexpr uint64_t kMaxReservedPoolBytes = uint64_t{1} << 30;
 
 using json = nlohmann::json;
 
+// The parts of one training (or evaluation) loop (dlio/loop.h).
+using Loop = LoopParts;
+
 // Everything one rank's run owns, torn down in reverse order of construction.
 struct RunState {
   const WorkloadConfig* config = nullptr;
@@ -47,6 +50,9 @@ struct RunState {
   std::unique_ptr<Format> format;
   std::unique_ptr<Storage> checkpoint_storage;  // when checkpoint.storage_type names another
   std::unique_ptr<Checkpointer> checkpointer;
+  // The loops live here, not in Train(), so that after an error they are torn down only once
+  // the other ranks were stopped (Abort): closing a collectively opened MPI file is collective.
+  std::unique_ptr<Loop> train_loop, eval_loop;
   std::unique_ptr<SideIo> side_io;  // when side_io reads or writes anything
   std::vector<SampleRef> plan;
   uint64_t global_step = 0;
@@ -64,8 +70,6 @@ struct RunState {
   }
 };
 
-using Loop = LoopParts;
-
 }  // namespace
 
 StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
@@ -75,6 +79,13 @@ StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
   o.slow_latency_us = c.storage.slow_latency_us;
   o.slow_latency_stdev_us = c.storage.slow_latency_stdev_us;
   o.slow_bandwidth_mib_s = c.storage.slow_bandwidth_mib_s;
+  o.mpiio_collective = c.storage.mpiio_collective;
+  if (o.mpiio_collective) {
+    // Only the data files: rank 0 alone reads the dataset marker beside them.
+    std::string folder = c.dataset.data_folder.empty() ? "." : c.dataset.data_folder;
+    while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+    o.mpiio_collective_dirs = {folder + "/train", folder + "/valid"};
+  }
   o.direct = c.reader.odirect;
   o.seed = MixSeed(c.train.seed, 0x5107);
   return o;
@@ -277,14 +288,22 @@ Status RunEpoch(RunState& st, Loop& loop, uint64_t epoch, bool train, EpochRepor
   DLIO_RETURN_NOT_OK(loop.sampler->Plan(req, &st.plan));
 
   const uint64_t b = loop.batch_size;
-  uint64_t my_steps = loop.drop_last ? st.plan.size() / b : (st.plan.size() + b - 1) / b;
-  // Every rank must take the same number of steps, or the per-step barrier would deadlock.
+  const uint64_t my_steps = loop.drop_last ? st.plan.size() / b : (st.plan.size() + b - 1) / b;
+  // Every rank must take the same number of steps, or the per-step barrier (and step-cadence
+  // checkpoints) would deadlock. With drop_last, the minimum over ranks: a longer shard's extra
+  // batch is dropped like a partial one. Without it, the maximum, so that every sample is read:
+  // a rank whose shard ran out takes idle steps (no batch, no compute, still the barrier).
   std::vector<double> steps_v{static_cast<double>(my_steps)};
-  DLIO_RETURN_NOT_OK(st.comm->AllReduceMin(&steps_v));
+  if (loop.drop_last) {
+    DLIO_RETURN_NOT_OK(st.comm->AllReduceMin(&steps_v));
+  } else {
+    DLIO_RETURN_NOT_OK(st.comm->AllReduceMax(&steps_v));
+  }
   uint64_t steps = static_cast<uint64_t>(steps_v[0]);
   if (train && c.train.total_training_steps > 0) {
     steps = std::min<uint64_t>(steps, static_cast<uint64_t>(c.train.total_training_steps));
   }
+  const uint64_t real_steps = std::min(steps, my_steps);
   if (steps == 0) {
     return Status::InvalidArgument(
         std::string(loop.phase) + " epoch " + std::to_string(epoch) + ": rank " +
@@ -293,6 +312,11 @@ Status RunEpoch(RunState& st, Loop& loop, uint64_t epoch, bool train, EpochRepor
         " (raise dataset.num_files_* / num_samples_per_file or lower reader.batch_size)");
   }
   if (st.plan.size() > steps * b) st.plan.resize(steps * b);
+  if (my_steps < steps) {
+    st.Log(LogLevel::kDebug, "rank " + std::to_string(req.rank) + " takes " +
+                                 std::to_string(steps - my_steps) +
+                                 " idle steps at the end of the epoch: its shard is shorter");
+  }
   if (my_steps > steps && !(train && c.train.total_training_steps > 0)) {
     st.Log(LogLevel::kDebug, "rank " + std::to_string(req.rank) + " skips " +
                                  std::to_string(my_steps - steps) +
@@ -313,6 +337,17 @@ Status RunEpoch(RunState& st, Loop& loop, uint64_t epoch, bool train, EpochRepor
 
   if (train && st.side_io) st.side_io->SetRunSteps(steps * c.train.epochs);
   for (uint64_t s = 0; s < steps; ++s) {
+    if (s >= real_steps) {  // idle: keep the other ranks' barriers and checkpoints company
+      if (c.train.barrier_per_step) DLIO_RETURN_NOT_OK(st.comm->Barrier());
+      if (train) {
+        ++st.global_step;
+        if (spe > 0 && st.global_step % static_cast<uint64_t>(spe) == 0) {
+          DLIO_RETURN_NOT_OK(MaybeCheckpoint(st, epoch, static_cast<int64_t>(st.global_step),
+                                             &rep->checkpoint_ns));
+        }
+      }
+      continue;
+    }
     StepRecord rec;
     const int64_t t0 = clock->NowNanos();
     BatchLease lease;
@@ -695,12 +730,14 @@ Status Train(RunState& st) {
   if (UsesRandomShuffle(c)) {
     DLIO_ASSIGN_OR_RETURN(random_seed, SharedRandomSeed(st.comm));
   }
-  DLIO_ASSIGN_OR_RETURN(Loop train, MakeLoop(st, Split::kTrain, random_seed));
-  std::unique_ptr<Loop> eval;
+  DLIO_ASSIGN_OR_RETURN(Loop train_loop, MakeLoop(st, Split::kTrain, random_seed));
+  st.train_loop = std::make_unique<Loop>(std::move(train_loop));
+  Loop& train = *st.train_loop;
   if (c.workflow.evaluation && c.dataset.num_files_eval > 0) {
     DLIO_ASSIGN_OR_RETURN(Loop e, MakeLoop(st, Split::kEval, random_seed));
-    eval = std::make_unique<Loop>(std::move(e));
+    st.eval_loop = std::make_unique<Loop>(std::move(e));
   }
+  Loop* eval = st.eval_loop.get();
   if (c.workflow.checkpoint) DLIO_RETURN_NOT_OK(MakeCheckpointer(st));
   if (!c.side_io.read_file.empty() || c.side_io.write_bytes > 0) {
     DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, st.comm->rank()));
@@ -874,6 +911,11 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
   if (status.ok()) status = Aggregate(st);
   const int64_t end_us = WallMicros();
   Status flush = st.tracer->Flush();
+  if (!status.ok() && env.abort_on_error && st.comm->size() > 1) {
+    // The other ranks may be waiting in a collective this rank will never join: end the job now,
+    // before this rank's pipelines and files are torn down.
+    st.comm->Abort(status);
+  }
   if (!status.ok()) return status;
   DLIO_RETURN_NOT_OK(flush);
 

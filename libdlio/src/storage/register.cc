@@ -1,4 +1,5 @@
 #include "dlio/registries.h"
+#include "storage/mpiio_storage.h"
 #include "storage/slow_storage.h"
 
 namespace dlio {
@@ -42,6 +43,14 @@ Status RegisterBuiltinStorages(Registries* registries) {
          DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> inner,
                                MakeStorage(inner_options, registries, SystemClock(), nullptr));
          return NewSlowStorage(std::move(inner), options);
+       }}));
+  // Registered even without MPI, so the name is known and says how to enable it.
+  DLIO_RETURN_NOT_OK(registries->storages.Register(
+      {"mpiio",
+       "MPI-IO files (MPI_File_read_at, or MPI_File_read_at_all when collective); needs MPI",
+       "storage.mpiio_collective (collective reads of the shared data file)",
+       [](const StorageOptions& options, const Registries&) -> Result<std::unique_ptr<Storage>> {
+         return NewMpiioStorage(options);
        }}));
   return Status::OK();
 }

@@ -4,4 +4,5 @@ list(APPEND DLIO_SOURCES
   src/trace/null_tracer.cc
   src/trace/memory_tracer.cc
   src/trace/trace_file_tracer.cc
+  src/trace/trace_merge.cc
 )

@@ -1,0 +1,207 @@
+// Merging per-rank trace files into one, one process per rank.
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "dlio/tracer.h"
+
+namespace dlio {
+namespace {
+
+using json = nlohmann::json;
+
+struct GzCloser {
+  void operator()(gzFile f) const { gzclose(f); }
+};
+using GzFile = std::unique_ptr<gzFile_s, GzCloser>;
+
+// Reads one line (without its newline) of any length; false at end of file.
+bool ReadLine(gzFile f, std::string* line, bool* error) {
+  line->clear();
+  char buf[8192];
+  while (gzgets(f, buf, sizeof buf) != nullptr) {
+    line->append(buf);
+    if (!line->empty() && line->back() == '\n') {
+      line->pop_back();
+      return true;
+    }
+  }
+  int errnum = 0;
+  gzerror(f, &errnum);
+  // A gzip stream cut short (a rank killed mid-write) reads as Z_BUF_ERROR: keep what came out.
+  *error = errnum != Z_OK && errnum != Z_BUF_ERROR;
+  return !line->empty();
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r')) --e;
+  return s.substr(b, e - b);
+}
+
+int64_t PidFor(const std::string& path, size_t index) {
+  static const std::regex kRankName(R"((?:^|/)trace-(\d+)\.pfw(?:\.gz)?$)");
+  std::smatch m;
+  if (std::regex_search(path, m, kRankName)) {
+    try {
+      return std::stoll(m[1].str());
+    } catch (const std::exception&) {
+    }
+  }
+  return static_cast<int64_t>(index);
+}
+
+// Where merged lines go: a plain file or a gzip stream.
+class Output {
+ public:
+  static Result<std::unique_ptr<Output>> Open(const std::string& path) {
+    auto out = std::unique_ptr<Output>(new Output());
+    out->gzip_ = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+    if (out->gzip_) {
+      out->gz_ = gzopen(path.c_str(), "wb6");
+      if (out->gz_ == nullptr) return Status::FromErrno(errno, "open " + path);
+    } else {
+      out->file_ = std::fopen(path.c_str(), "wb");
+      if (out->file_ == nullptr) return Status::FromErrno(errno, "open " + path);
+    }
+    out->path_ = path;
+    return out;
+  }
+  ~Output() { (void)Close(); }
+
+  Status Write(const std::string& s) {
+    if (s.empty()) return Status::OK();
+    if (gzip_) {
+      if (gzwrite(gz_, s.data(), static_cast<unsigned>(s.size())) != static_cast<int>(s.size())) {
+        return Status::IOError("write " + path_ + ": gzwrite failed");
+      }
+    } else if (std::fwrite(s.data(), 1, s.size(), file_) != s.size()) {
+      return Status::FromErrno(errno, "write " + path_);
+    }
+    return Status::OK();
+  }
+
+  Status Close() {
+    Status st;
+    if (gz_ != nullptr && gzclose(gz_) != Z_OK) st = Status::IOError("close " + path_);
+    gz_ = nullptr;
+    if (file_ != nullptr && std::fclose(file_) != 0)
+      st = Status::FromErrno(errno, "close " + path_);
+    file_ = nullptr;
+    return st;
+  }
+
+ private:
+  Output() = default;
+  bool gzip_ = false;
+  gzFile gz_ = nullptr;
+  FILE* file_ = nullptr;
+  std::string path_;
+};
+
+Status MergeInto(const std::vector<std::string>& inputs, Output* out, TraceMergeReport* report) {
+  std::set<int64_t> seen;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const int64_t pid = PidFor(inputs[i], i);
+    if (!seen.insert(pid).second) {
+      return Status::InvalidArgument("trace merge: two inputs get pid " + std::to_string(pid) +
+                                     " (the second is " + inputs[i] +
+                                     "); name them trace-<rank>.pfw or pass each rank once");
+    }
+    report->pids.push_back(pid);
+  }
+  DLIO_RETURN_NOT_OK(out->Write("[\n"));
+  bool first = true;
+  bool named_process = false;
+  int64_t next_id = 1;
+  std::string line, pending;
+  uint64_t pending_line_no = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& path = inputs[i];
+    const int64_t pid = report->pids[i];
+    GzFile in(gzopen(path.c_str(), "rb"));
+    if (!in) return Status::FromErrno(errno, "open trace " + path);
+    named_process = false;
+    // A line is parsed once the next one is known, so that only the last line may be truncated.
+    pending.clear();
+    bool have_pending = false;
+    uint64_t line_no = 0;
+    auto emit = [&](const std::string& text, uint64_t no, bool last) -> Status {
+      std::string t = Trim(text);
+      if (t.empty() || t == "[" || t == "]") return Status::OK();
+      if (t.back() == ',') t.pop_back();
+      json event = json::parse(t, nullptr, /*allow_exceptions=*/false);
+      if (event.is_discarded() || !event.is_object()) {
+        if (last) {
+          ++report->truncated_lines;
+          return Status::OK();
+        }
+        return Status::Corruption(path + ": line " + std::to_string(no) +
+                                  " is not a JSON trace event");
+      }
+      event["pid"] = pid;
+      if (event.value("ph", std::string()) == "M" &&
+          event.value("name", std::string()) == "process_name") {
+        if (named_process) return Status::OK();
+        named_process = true;
+        event["args"]["name"] = "dlio rank " + std::to_string(pid);
+      }
+      event["id"] = next_id++;
+      DLIO_RETURN_NOT_OK(out->Write((first ? "" : ",\n") + event.dump()));
+      first = false;
+      ++report->events;
+      return Status::OK();
+    };
+    bool error = false;
+    while (ReadLine(in.get(), &line, &error)) {
+      ++line_no;
+      if (have_pending) DLIO_RETURN_NOT_OK(emit(pending, pending_line_no, false));
+      pending.swap(line);
+      pending_line_no = line_no;
+      have_pending = true;
+    }
+    if (error) return Status::IOError("read trace " + path + ": " + gzerror(in.get(), nullptr));
+    if (have_pending) DLIO_RETURN_NOT_OK(emit(pending, pending_line_no, true));
+  }
+  return out->Write("\n]\n");
+}
+
+}  // namespace
+
+Result<TraceMergeReport> MergeTraceFiles(const std::vector<std::string>& inputs,
+                                         const std::string& output) {
+  if (inputs.empty()) return Status::InvalidArgument("trace merge: no input files");
+  for (const auto& in : inputs) {
+    if (in == output) {
+      return Status::InvalidArgument("trace merge: output " + output + " is also an input");
+    }
+  }
+  const std::string tmp = output + ".tmp";
+  TraceMergeReport report;
+  Status st;
+  {
+    auto out = Output::Open(tmp);
+    if (!out.ok()) return out.status();
+    st = MergeInto(inputs, out->get(), &report);
+    Status closed = (*out)->Close();
+    if (st.ok()) st = closed;
+  }
+  if (st.ok() && std::rename(tmp.c_str(), output.c_str()) != 0) {
+    st = Status::FromErrno(errno, "rename " + tmp + " -> " + output);
+  }
+  if (!st.ok()) {
+    std::remove(tmp.c_str());  // our own temporary
+    return st;
+  }
+  return report;
+}
+
+}  // namespace dlio

@@ -1,0 +1,351 @@
+// End-to-end tests of dlio-run under mpiexec: generation split over ranks, aggregated reports,
+// per-rank outputs and traces, every sample read exactly once, prompt aborts, mpiio storage.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "test_util.h"
+
+namespace fs = std::filesystem;
+using dlio::testing::CommandResult;
+using dlio::testing::ReadTextFile;
+using dlio::testing::RunCommand;
+using dlio::testing::TempDir;
+using json = nlohmann::json;
+
+namespace {
+
+std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+
+struct Timed {
+  CommandResult result;
+  double seconds = 0;
+};
+
+// `timeout` guards the test against a hang of the launcher itself (ctest's TIMEOUT is the
+// backstop); a hung job shows as exit code 124.
+Timed Launch(const std::string& command) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Timed t;
+  t.result = RunCommand("timeout 90 " + command);
+  t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return t;
+}
+
+Timed MpiRun(int ranks, const std::string& args) {
+  return Launch(std::string(DLIO_MPIEXEC) + " -n " + std::to_string(ranks) + " " + DlioRun() + " " +
+                args);
+}
+
+std::string Folders(const TempDir& dir) {
+  return " --quiet --set dataset.data_folder=" + dir / "data" +
+         " --set output.folder=" + dir / "out" +
+         " --set checkpoint.checkpoint_folder=" + dir / "ckpt";
+}
+
+// 6 files x 2 samples x 16 KiB, batch 2, 2 epochs: generate, then train.
+std::string TinyArgs(const TempDir& dir) {
+  return Folders(dir) +
+         " --set dataset.num_files_train=6 --set dataset.num_samples_per_file=2"
+         " --set dataset.record_length_bytes=16384 --set reader.batch_size=2"
+         " --set train.epochs=2 --set train.computation_time=0.0005";
+}
+
+json LoadJson(const std::string& path) { return json::parse(ReadTextFile(path)); }
+
+// The events of a .pfw trace (one JSON object per line, inside "[" ... "]").
+std::vector<json> TraceEvents(const std::string& path) {
+  std::vector<json> events;
+  std::istringstream lines(ReadTextFile(path));
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.empty() || line == "[" || line == "]") continue;
+    if (line.back() == ',') line.pop_back();
+    events.push_back(json::parse(line));
+  }
+  return events;
+}
+
+// (epoch, file, sample index) of every sample a rank's pipeline read, from its trace.
+using Item = std::tuple<int64_t, std::string, int64_t>;
+std::vector<Item> SamplesRead(const std::string& trace) {
+  std::vector<Item> items;
+  for (const json& e : TraceEvents(trace)) {
+    if (e.value("name", "") != "ai.data.item") continue;
+    const json& a = e["args"];
+    items.emplace_back(a["epoch"].get<int64_t>(), a["fname"].get<std::string>(),
+                       a["index"].get<int64_t>());
+  }
+  return items;
+}
+
+size_t Count(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (size_t pos = haystack.find(needle); pos != std::string::npos;
+       pos = haystack.find(needle, pos + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("mpiexec -n 2: generation split, aggregated summary, per-rank files, merged trace") {
+  TempDir dir;
+  auto run = MpiRun(2, TinyArgs(dir) + " --trace");
+  INFO(run.result.output);
+  REQUIRE(run.result.exit_code == 0);
+  // Rank 0 alone prints the summary.
+  CHECK(Count(run.result.output, "outputs: ") == 1);
+  CHECK(run.result.output.find("on 2 ranks") != std::string::npos);
+
+  json s = LoadJson(dir / "out/summary.json");
+  CHECK(s["num_accelerators"] == 2);
+  const json& ranks = s["ranks"];
+  REQUIRE(ranks.size() == 2);
+  // File i is written by rank i mod 2.
+  CHECK(ranks[0]["files_generated"] == 3);
+  CHECK(ranks[1]["files_generated"] == 3);
+  CHECK(s["generate"]["files_written"] == 6);
+  // DLIO's aggregation: AU is the mean over ranks, throughput and bandwidth the sum.
+  const json& m = s["metric"];
+  for (size_t e = 0; e < 2; ++e) {
+    const double au0 = ranks[0]["au_percentage"][e], au1 = ranks[1]["au_percentage"][e];
+    const double tp0 = ranks[0]["throughput_samples_per_second"][e];
+    const double tp1 = ranks[1]["throughput_samples_per_second"][e];
+    CHECK(m["train_au_percentage"][e].get<double>() == Approx((au0 + au1) / 2));
+    CHECK(m["train_throughput_samples_per_second"][e].get<double>() == Approx(tp0 + tp1));
+    CHECK(ranks[0]["steps"][e] == 3);  // 12 samples / 2 ranks / batch 2
+    CHECK(ranks[1]["samples"][e] == 6);
+  }
+  CHECK(s["io"]["read_bytes"].get<uint64_t>() >= 2ull * 12 * 16384);
+
+  for (const char* f : {"0_per_epoch_stats.json", "1_per_epoch_stats.json", "0_output.json",
+                        "1_output.json", "trace-0.pfw", "trace-1.pfw", "summary.json"}) {
+    CHECK(fs::exists(dir / "out/" + f));
+  }
+  json out1 = LoadJson(dir / "out/1_output.json");
+  CHECK(out1["2"]["load"].size() == 3);
+
+  auto merged = RunCommand(DlioRun() + " trace-merge " + dir / "out/merged.pfw" + " " +
+                           dir / "out/trace-0.pfw " + dir / "out/trace-1.pfw");
+  INFO(merged.output);
+  REQUIRE(merged.exit_code == 0);
+  json all = LoadJson(dir / "out/merged.pfw");  // one valid JSON array
+  REQUIRE(all.is_array());
+  std::set<int64_t> pids, ids;
+  std::set<std::string> process_names;
+  for (const json& e : all) {
+    pids.insert(e["pid"].get<int64_t>());
+    ids.insert(e["id"].get<int64_t>());
+    if (e["ph"] == "M") process_names.insert(e["args"]["name"].get<std::string>());
+  }
+  CHECK(pids == std::set<int64_t>{0, 1});
+  CHECK(ids.size() == all.size());
+  CHECK(process_names == std::set<std::string>{"dlio rank 0", "dlio rank 1"});
+}
+
+TEST_CASE("every sample is read exactly once per epoch with 1, 2, 3 and 4 ranks") {
+  // 7 files x 3 samples = 21: uneven for every rank count and batch size 2.
+  const std::string dataset =
+      " --set dataset.num_files_train=7 --set dataset.num_samples_per_file=3"
+      " --set dataset.record_length_bytes=4096 --set reader.batch_size=2 --set train.epochs=2"
+      " --set train.computation_time=0.0002 --set reader.file_shuffle=seed"
+      " --set reader.sample_shuffle=seed --trace";
+  struct Case {
+    int ranks;
+    std::string extra;
+  };
+  const std::vector<Case> cases = {
+      {1, " --set reader.drop_last=false"},
+      {2, " --set reader.drop_last=false"},
+      {3, " --set reader.drop_last=false --set reader.sharding=round_robin"},
+      {3, " --set reader.drop_last=false --set train.barrier_per_step=false"},
+      {4, " --set reader.drop_last=false --set reader.read_threads=2"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.ranks, c.extra);
+    TempDir dir;
+    auto run = MpiRun(c.ranks, Folders(dir) + dataset + c.extra);
+    INFO(run.result.output);
+    REQUIRE(run.result.exit_code == 0);
+    std::map<Item, int> reads;
+    for (int r = 0; r < c.ranks; ++r) {
+      for (const Item& item : SamplesRead(dir / ("out/trace-" + std::to_string(r) + ".pfw"))) {
+        ++reads[item];
+      }
+    }
+    for (int64_t epoch = 0; epoch < 2; ++epoch) {
+      std::set<std::pair<std::string, int64_t>> seen;
+      for (const auto& [item, n] : reads) {
+        if (std::get<0>(item) != epoch) continue;
+        CHECK(n == 1);  // never twice
+        seen.emplace(std::get<1>(item), std::get<2>(item));
+      }
+      CHECK(seen.size() == 21);  // and none left out
+    }
+  }
+
+  SECTION("with drop_last the ranks read equal whole batches, each sample at most once") {
+    TempDir dir;
+    auto run = MpiRun(3, Folders(dir) + dataset);
+    INFO(run.result.output);
+    REQUIRE(run.result.exit_code == 0);
+    std::map<Item, int> reads;
+    for (int r = 0; r < 3; ++r) {
+      const auto items = SamplesRead(dir / ("out/trace-" + std::to_string(r) + ".pfw"));
+      CHECK(items.size() == 2u * 3 * 2);  // 21 / 3 = 7 samples -> 3 batches of 2, per epoch
+      for (const Item& item : items) ++reads[item];
+    }
+    for (const auto& [item, n] : reads) CHECK(n == 1);
+  }
+}
+
+TEST_CASE("one rank's bad file ends the whole job promptly, naming the rank and the file") {
+  TempDir dir;
+  const std::string args = Folders(dir) +
+                           " --set dataset.num_files_train=4 --set dataset.num_samples_per_file=2"
+                           " --set dataset.record_length_bytes=8192 --set reader.batch_size=1"
+                           " --set train.epochs=20 --set train.computation_time=0.05"
+                           " --set reader.file_shuffle=off --set reader.sample_shuffle=off";
+  REQUIRE(MpiRun(2, args + " --no-train").result.exit_code == 0);
+  // Block sharding without shuffling: rank 1 reads files 2 and 3. Cut file 3 short.
+  const std::string victim = dir / "data/train/img_3_of_4.npz";
+  REQUIRE(fs::exists(victim));
+  REQUIRE(truncate(victim.c_str(), 100) == 0);
+  auto run = MpiRun(2, args + " --no-generate");
+  INFO(run.result.output);
+  CHECK(run.result.exit_code != 0);
+  CHECK(run.result.exit_code != 124);  // not the guard's timeout
+  // Rank 0 alone would train 20 epochs x 4 steps x 50 ms = 4 s; the abort comes well before.
+  CHECK(run.seconds < 30);
+  CHECK(run.result.output.find("dlio rank 1 of 2: aborting the job") != std::string::npos);
+  CHECK(run.result.output.find(victim) != std::string::npos);
+
+  SECTION("Comm::Abort releases a rank waiting in a barrier the aborting rank never joins") {
+    auto probe = Launch(std::string(DLIO_MPIEXEC) + " -n 2 " + DLIO_MPI_COMM_TEST + " '[.abort]'");
+    INFO(probe.result.output);
+    CHECK(probe.result.exit_code != 0);
+    CHECK(probe.result.exit_code != 124);
+    CHECK(probe.seconds < 30);
+    CHECK(probe.result.output.find("dlio rank 1 of 2: aborting the job") != std::string::npos);
+    CHECK(probe.result.output.find("/data/broken_file.npz") != std::string::npos);
+    CHECK(probe.result.output.find("the barrier returned") == std::string::npos);
+  }
+}
+
+TEST_CASE("mpiio storage: independent and collective reads move the same bytes as posix") {
+  // One shared npz file of 16 samples read by 2 ranks: DLIO's shared-file pattern.
+  const std::string dataset =
+      " --set dataset.num_files_train=1 --set dataset.num_samples_per_file=16"
+      " --set dataset.record_length_bytes=8192 --set reader.batch_size=2 --set train.epochs=2"
+      " --set train.computation_time=0 --trace";
+  const std::string sync = " --set reader.pipeline=sync --set reader.read_threads=0";
+  struct Case {
+    std::string name, args;
+  };
+  const std::vector<Case> cases = {
+      {"posix", sync},
+      {"mpiio independent, 2 read threads",
+       " --set storage.storage_type=mpiio --set reader.read_threads=2"},
+      {"mpiio collective", sync + " --set storage.storage_type=mpiio"
+                                  " --set storage.mpiio_collective=true"},
+  };
+  std::vector<json> bytes_per_epoch;
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    TempDir dir;
+    auto run = MpiRun(2, Folders(dir) + dataset + c.args);
+    INFO(run.result.output);
+    REQUIRE(run.result.exit_code == 0);
+    json s = LoadJson(dir / "out/summary.json");
+    for (const json& r : s["ranks"]) CHECK(r["samples"] == json::parse("[8, 8]"));
+    // Sample bytes delivered per rank and epoch, from the per-step records.
+    json per_rank = json::array();
+    for (int r = 0; r < 2; ++r) {
+      json out = LoadJson(dir / ("out/" + std::to_string(r) + "_output.json"));
+      json epochs = json::array();
+      for (const char* e : {"1", "2"}) {
+        uint64_t sum = 0;
+        for (const json& b : out[e]["bytes"]) sum += b.get<uint64_t>();
+        epochs.push_back(sum);
+      }
+      per_rank.push_back(epochs);
+    }
+    bytes_per_epoch.push_back(per_rank);
+    size_t mpiio_reads = 0;
+    for (int r = 0; r < 2; ++r) {
+      for (const json& e : TraceEvents(dir / ("out/trace-" + std::to_string(r) + ".pfw"))) {
+        if (e.value("cat", "") == "MPIIO" && e.value("name", "") == "pread") ++mpiio_reads;
+      }
+    }
+    if (c.name == "posix") {
+      CHECK(mpiio_reads == 0);
+    } else {
+      CHECK(mpiio_reads >= 2u * 2 * 8);  // every sample of both epochs on both ranks
+    }
+  }
+  CHECK(bytes_per_epoch[1] == bytes_per_epoch[0]);
+  CHECK(bytes_per_epoch[2] == bytes_per_epoch[0]);
+  CHECK(bytes_per_epoch[0] == json::parse("[[65536, 65536], [65536, 65536]]"));  // 8 x 8 KiB
+
+  SECTION("collective reads refuse reader threads with a config error") {
+    TempDir dir;
+    auto bad = MpiRun(2, Folders(dir) + dataset +
+                             " --set storage.storage_type=mpiio --set storage.mpiio_collective=true"
+                             " --set reader.pipeline=sync --set reader.read_threads=4");
+    INFO(bad.result.output);
+    CHECK(bad.result.exit_code == 2);
+    CHECK(bad.result.output.find("storage.mpiio_collective") != std::string::npos);
+    CHECK(bad.result.output.find("reader.read_threads") != std::string::npos);
+  }
+  SECTION("without a launcher mpiio runs as an MPI singleton, and refuses the serial comm") {
+    TempDir dir;
+    auto single = Launch(DlioRun() + Folders(dir) + dataset + " --set storage.storage_type=mpiio");
+    INFO(single.result.output);
+    CHECK(single.result.exit_code == 0);
+    auto serial = Launch(DlioRun() + Folders(dir) + dataset +
+                         " --set storage.storage_type=mpiio --comm serial --no-generate");
+    INFO(serial.result.output);
+    CHECK(serial.result.exit_code == 1);
+    CHECK(serial.result.output.find("needs MPI initialized") != std::string::npos);
+  }
+}
+
+TEST_CASE("checkpoints under mpiexec: every rank's files, or rank 0's only") {
+  for (const std::string mode : {"all", "root"}) {
+    CAPTURE(mode);
+    TempDir dir;
+    auto run = MpiRun(2, TinyArgs(dir) +
+                             " --set workflow.checkpoint=true"
+                             " --set checkpoint.checkpoint_after_epoch=1"
+                             " --set checkpoint.rank_mode=" +
+                             mode);
+    INFO(run.result.output);
+    REQUIRE(run.result.exit_code == 0);
+    std::set<std::string> prefixes;
+    for (const auto& e : fs::recursive_directory_iterator(dir / "ckpt")) {
+      if (!e.is_regular_file()) continue;
+      const std::string name = e.path().filename().string();
+      prefixes.insert(name.substr(0, name.find('-')));
+    }
+    if (mode == "all") {
+      CHECK(prefixes == std::set<std::string>{"rank0", "rank1"});
+    } else {
+      CHECK(prefixes == std::set<std::string>{"rank0"});
+    }
+    json s = LoadJson(dir / "out/summary.json");
+    const uint64_t per_rank = 2 * 1024 + 4096 + 65536 + 4 * 1024 * 1024;  // the paper's files
+    CHECK(s["metric"]["checkpoint_size_bytes"] == (mode == "all" ? 2 : 1) * per_rank);
+  }
+}
