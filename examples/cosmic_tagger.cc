@@ -40,8 +40,8 @@ dlio::Status Run(example::Workload* w) {
   ko.name = "paper";
   ko.folder = c.checkpoint.checkpoint_folder;
   DLIO_ASSIGN_OR_RETURN(auto checkpointer_factory, w->registries.checkpointers.Get(ko.name));
-  DLIO_ASSIGN_OR_RETURN(auto checkpointer, checkpointer_factory(
-                                               ko, {w->storage.get(), w->clock, w->tracer.get()}));
+  DLIO_ASSIGN_OR_RETURN(auto checkpointer,
+                        checkpointer_factory(ko, {w->storage.get(), w->clock, w->tracer.get()}));
 
   std::vector<dlio::SampleRef> plan;
   uint64_t global_step = 0, checkpoints = 0;

@@ -55,7 +55,7 @@ dlio::Status Run(example::Workload* w) {
       const int64_t t0 = w->clock->NowNanos();
       DLIO_RETURN_NOT_OK(side->BeforeStep(global_step));  // the signal-shot lookups
       bool end = false;
-      DLIO_RETURN_NOT_OK(pipeline->Next(&batch, &end));    // then the batch
+      DLIO_RETURN_NOT_OK(pipeline->Next(&batch, &end));  // then the batch
       const int64_t t1 = w->clock->NowNanos();
       compute->Step(static_cast<int64_t>(s));
       rec.load_ns = t1 - t0;

@@ -82,10 +82,9 @@ inline dlio::Status Load(const std::string& name, const std::vector<std::string>
 inline dlio::Status Generate(Workload* w) {
   dlio::GenerateOptions go;
   go.seed = w->config.train.seed;
-  DLIO_ASSIGN_OR_RETURN(auto report,
-                        dlio::GenerateDataset(w->config.dataset, *w->format,
-                                              dlio::FormatOptionsFor(w->config), w->storage.get(),
-                                              go));
+  DLIO_ASSIGN_OR_RETURN(
+      auto report, dlio::GenerateDataset(w->config.dataset, *w->format,
+                                         dlio::FormatOptionsFor(w->config), w->storage.get(), go));
   std::printf("dataset: %llu files written, %llu already there\n",
               static_cast<unsigned long long>(report.files_written),
               static_cast<unsigned long long>(report.files_skipped));

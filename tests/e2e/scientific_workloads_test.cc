@@ -44,11 +44,12 @@ bool FormatAvailable(const std::string& name) {
   return factory.ok() && (*factory)().ok();
 }
 
-#define SKIP_WITHOUT_FORMAT(name)                                                          \
-  if (!FormatAvailable(name)) {                                                            \
-    WARN("skipped: format '" << (name) << "' is not available in this build (not merged " \
-                                          "yet, or built without it)");                     \
-    return;                                                                                \
+#define SKIP_WITHOUT_FORMAT(name)                                               \
+  if (!FormatAvailable(name)) {                                                 \
+    WARN("skipped: format '" << (name)                                          \
+                             << "' is not available in this build (not merged " \
+                                "yet, or built without it)");                   \
+    return;                                                                     \
   }
 
 std::vector<Event> ParseTrace(const std::string& path) {
@@ -168,8 +169,8 @@ double SequentialShare(const std::vector<Event>& reads) {
 // Share of reads whose requested size is `size`.
 double ShareOfSize(const std::vector<Event>& reads, int64_t size) {
   if (reads.empty()) return 0;
-  const auto n = std::count_if(reads.begin(), reads.end(),
-                               [size](const Event& e) { return e.count == size; });
+  const auto n =
+      std::count_if(reads.begin(), reads.end(), [size](const Event& e) { return e.count == size; });
   return static_cast<double>(n) / static_cast<double>(reads.size());
 }
 
@@ -200,12 +201,14 @@ uint64_t FilesUnder(const std::string& dir, const std::string& extension) {
 
 }  // namespace
 
-TEST_CASE("cosmic_tagger: one thread reads a shared chunked HDF5 file sequentially before each "
-          "step; checkpoints every 50 (scaled) steps") {
+TEST_CASE(
+    "cosmic_tagger: one thread reads a shared chunked HDF5 file sequentially before each "
+    "step; checkpoints every 50 (scaled) steps") {
   SKIP_WITHOUT_FORMAT("hdf5");
   TempDir dir;
   // 860 samples, 3 steps of 32, a checkpoint every step (50 x 0.02 rounds to 1).
-  auto run = RunWorkload(dir, "cosmic_tagger", "--set scale=0.02 --set train.computation_time=0.002");
+  auto run =
+      RunWorkload(dir, "cosmic_tagger", "--set scale=0.02 --set train.computation_time=0.002");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   CHECK(FilesUnder(dir / "data", ".h5") == 1);  // one shared file
@@ -225,8 +228,9 @@ TEST_CASE("cosmic_tagger: one thread reads a shared chunked HDF5 file sequential
   CHECK(FilesUnder(dir / "ckpt", ".bin") == 3 * 5);
 }
 
-TEST_CASE("dffn: random 64 KB chunk reads of a shared HDF5 file plus ~100 B metadata-file "
-          "reads, a third of the data per rank, no overlap") {
+TEST_CASE(
+    "dffn: random 64 KB chunk reads of a shared HDF5 file plus ~100 B metadata-file "
+    "reads, a third of the data per rank, no overlap") {
   SKIP_WITHOUT_FORMAT("hdf5");
   TempDir dir;
   // 374 samples; a third (125) gives 3 batches of 32, fewer than the 8 scaled steps asked for.
@@ -250,8 +254,9 @@ TEST_CASE("dffn: random 64 KB chunk reads of a shared HDF5 file plus ~100 B meta
   CHECK(ReadsDuringCompute(run, meta) == 0);
 }
 
-TEST_CASE("cosmoflow: file-per-process TFRecord in 256 KB requests from several threads, "
-          "overlapping compute") {
+TEST_CASE(
+    "cosmoflow: file-per-process TFRecord in 256 KB requests from several threads, "
+    "overlapping compute") {
   SKIP_WITHOUT_FORMAT("tfrecord");
   TempDir dir;
   // 8 files of one 16 MiB sample (more than the reads in flight fill), 2 epochs of 8 steps.
@@ -272,8 +277,9 @@ TEST_CASE("cosmoflow: file-per-process TFRecord in 256 KB requests from several 
   CHECK(Tids(Named(run, "ai.data.preprocess")).size() >= 2);
 }
 
-TEST_CASE("candle: every rank loads the whole CSV into memory before training, then 60 epochs "
-          "from memory") {
+TEST_CASE(
+    "candle: every rank loads the whole CSV into memory before training, then 60 epochs "
+    "from memory") {
   TempDir dir;
   // 22 rows of 256 KB: one step of 20 per epoch.
   auto run = RunWorkload(dir, "candle", "--set scale=0.02 --set train.computation_time=0.0005");
@@ -299,8 +305,9 @@ TEST_CASE("candle: every rank loads the whole CSV into memory before training, t
   for (const auto& r : reads) CHECK(r.count <= 262144);
 }
 
-TEST_CASE("frnn: 2 KB samples of 2 MB NPZ files in random file order, 100 B signal-shot reads "
-          "before each step, no overlap") {
+TEST_CASE(
+    "frnn: 2 KB samples of 2 MB NPZ files in random file order, 100 B signal-shot reads "
+    "before each step, no overlap") {
   TempDir dir;
   // 6 files of 1024 samples: 6 steps of 1024, each with 16 metadata reads.
   auto run = RunWorkload(dir, "frnn", "--set scale=0.002 --set train.computation_time=0.002");
@@ -331,8 +338,9 @@ TEST_CASE("frnn: 2 KB samples of 2 MB NPZ files in random file order, 100 B sign
   }
 }
 
-TEST_CASE("imagenet: TFRecord files in random order, each read sequentially in 256 KB "
-          "requests by 2 threads, overlapping compute") {
+TEST_CASE(
+    "imagenet: TFRecord files in random order, each read sequentially in 256 KB "
+    "requests by 2 threads, overlapping compute") {
   SKIP_WITHOUT_FORMAT("tfrecord");
   TempDir dir;
   // 15 files x 15 samples: 7 steps of 32.
@@ -354,8 +362,9 @@ TEST_CASE("imagenet: TFRecord files in random order, each read sequentially in 2
   CHECK(ReadsDuringCompute(run, reads) > 0);
 }
 
-TEST_CASE("climate_seg: in-memory data, 50 random 500 B stats-file reads spread over the run, "
-          "a 4 MB JSON file per rank at the end") {
+TEST_CASE(
+    "climate_seg: in-memory data, 50 random 500 B stats-file reads spread over the run, "
+    "a 4 MB JSON file per rank at the end") {
   SKIP_WITHOUT_FORMAT("hdf5");
   TempDir dir;
   // 12 steps.
@@ -370,8 +379,8 @@ TEST_CASE("climate_seg: in-memory data, 50 random 500 B stats-file reads spread 
   for (const auto& r : side) {
     CHECK(r.count == 500);
     offsets.insert(r.offset);
-    gaps.insert(std::count_if(steps.begin(), steps.end(),
-                              [&](const Event& s) { return s.end() <= r.ts; }));
+    gaps.insert(
+        std::count_if(steps.begin(), steps.end(), [&](const Event& s) { return s.end() <= r.ts; }));
   }
   CHECK(offsets.size() > 10);
   CHECK(gaps.size() >= 4);  // spread over the run, not all at once
@@ -392,8 +401,9 @@ TEST_CASE("climate_seg: in-memory data, 50 random 500 B stats-file reads spread 
   CHECK(written == 4u << 20);
 }
 
-TEST_CASE("l2hmc: in-memory data, root-rank STDIO checkpoints of four files, one fwrite each, "
-          "every 50 (scaled) steps") {
+TEST_CASE(
+    "l2hmc: in-memory data, root-rank STDIO checkpoints of four files, one fwrite each, "
+    "every 50 (scaled) steps") {
   TempDir dir;
   // 6 steps, a checkpoint every 2.
   auto run = RunWorkload(dir, "l2hmc", "--set train.computation_time=0.002");

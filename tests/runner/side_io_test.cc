@@ -72,7 +72,8 @@ TEST_CASE("side I/O: per_step reads before every step, random offsets inside the
   REQUIRE((*side)->AfterTraining().ok());  // closes; nothing to write
 }
 
-TEST_CASE("side I/O: spread draws `reads` reads over the run's steps, before_training reads first") {
+TEST_CASE(
+    "side I/O: spread draws `reads` reads over the run's steps, before_training reads first") {
   Fixture f;
   SideIoOptions o = ReadOptions(SideIoSchedule::kSpread, 50);
   REQUIRE(GenerateSideFile(o, f.registries, f.storage.get()).ok());

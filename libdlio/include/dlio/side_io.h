@@ -27,14 +27,14 @@ enum class SideIoSchedule {
 };
 
 struct SideIoOptions {
-  std::string read_file;          // path of the side file ("" = no reads)
-  uint64_t read_file_size = 0;    // GenerateSideFile creates it with this many bytes (0 = never)
+  std::string read_file;        // path of the side file ("" = no reads)
+  uint64_t read_file_size = 0;  // GenerateSideFile creates it with this many bytes (0 = never)
   std::string read_file_format = "raw";  // raw, or a Format registry name (one sample written)
-  uint64_t read_size = 4096;      // bytes per read (the whole file when it is smaller)
-  uint64_t reads = 0;             // per step (kPerStep) or in all
+  uint64_t read_size = 4096;             // bytes per read (the whole file when it is smaller)
+  uint64_t reads = 0;                    // per step (kPerStep) or in all
   SideIoSchedule schedule = SideIoSchedule::kPerStep;
-  bool random_access = true;      // seeded random offsets; false: consecutive, wrapping around
-  std::string write_file;         // path written after training ("" or write_bytes 0 = none)
+  bool random_access = true;  // seeded random offsets; false: consecutive, wrapping around
+  std::string write_file;     // path written after training ("" or write_bytes 0 = none)
   uint64_t write_bytes = 0;
   uint64_t write_request_size = 0;  // bytes per write request (0 = one request)
   uint64_t seed = 0;       // this rank's offsets, spread steps and written content derive from it

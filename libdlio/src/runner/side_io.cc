@@ -28,7 +28,8 @@ uint64_t SplitMix64(uint64_t* state) {
 uint64_t Below(uint64_t* state, uint64_t n) { return SplitMix64(state) % n; }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::string UnderFolder(const std::string& folder, const std::string& name) {
@@ -110,9 +111,11 @@ Status GenerateSideFile(const SideIoOptions& o, const Registries& registries, St
     if (o.read_file_format == "raw") {
       // kWrite: the .tmp name is our own temporary (a leftover of an interrupted generation).
       DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(tmp, OpenMode::kWrite));
-      std::vector<uint8_t> chunk(static_cast<size_t>(std::min<uint64_t>(o.read_file_size, 4 << 20)));
+      std::vector<uint8_t> chunk(
+          static_cast<size_t>(std::min<uint64_t>(o.read_file_size, 4 << 20)));
       for (uint64_t off = 0; off < o.read_file_size;) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(chunk.size(), o.read_file_size - off));
+        const size_t n =
+            static_cast<size_t>(std::min<uint64_t>(chunk.size(), o.read_file_size - off));
         format_internal::FillSampleBytes(seed, 0, off, chunk.data(), n);
         DLIO_RETURN_NOT_OK(file->WriteAt(off, chunk.data(), n));
         off += n;
@@ -157,8 +160,8 @@ Status SideIo::BeforeTraining() {
   auto file = storage_->Open(options_.read_file, OpenMode::kRead);
   if (!file.ok()) {
     return file.status().WithContext("side_io.read_file " + options_.read_file +
-                                      " (generate it with workflow.generate_data and "
-                                      "side_io.read_file_size)");
+                                     " (generate it with workflow.generate_data and "
+                                     "side_io.read_file_size)");
   }
   file_ = std::move(file).value();
   DLIO_ASSIGN_OR_RETURN(file_size_, file_->Size());

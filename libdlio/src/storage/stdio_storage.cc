@@ -109,10 +109,21 @@ class StdioStorage final : public Storage {
     int flags = O_CLOEXEC;
     const char* fmode = "rb";
     switch (mode) {
-      case OpenMode::kRead: flags |= O_RDONLY; break;
-      case OpenMode::kWrite: flags |= O_RDWR | O_CREAT | O_TRUNC; fmode = "w+b"; break;
-      case OpenMode::kCreateNew: flags |= O_RDWR | O_CREAT | O_EXCL; fmode = "w+b"; break;
-      case OpenMode::kReadWrite: flags |= O_RDWR | O_CREAT; fmode = "r+b"; break;
+      case OpenMode::kRead:
+        flags |= O_RDONLY;
+        break;
+      case OpenMode::kWrite:
+        flags |= O_RDWR | O_CREAT | O_TRUNC;
+        fmode = "w+b";
+        break;
+      case OpenMode::kCreateNew:
+        flags |= O_RDWR | O_CREAT | O_EXCL;
+        fmode = "w+b";
+        break;
+      case OpenMode::kReadWrite:
+        flags |= O_RDWR | O_CREAT;
+        fmode = "r+b";
+        break;
     }
     // open(2) first: stdio's modes cannot say "create, keep contents".
     const int fd = ::open(path.c_str(), flags, 0644);
@@ -140,9 +151,7 @@ class StdioStorage final : public Storage {
 
   Result<uint64_t> DoFileSize(const std::string& path) override { return paths_->FileSize(path); }
   Result<bool> DoExists(const std::string& path) override { return paths_->Exists(path); }
-  Result<bool> DoIsDirectory(const std::string& path) override {
-    return paths_->IsDirectory(path);
-  }
+  Result<bool> DoIsDirectory(const std::string& path) override { return paths_->IsDirectory(path); }
   Status DoCreateDirs(const std::string& path) override { return paths_->CreateDirs(path); }
   Result<std::vector<std::string>> DoList(const std::string& dir) override {
     return paths_->List(dir);
@@ -151,9 +160,7 @@ class StdioStorage final : public Storage {
     return paths_->Rename(from, to);
   }
   Status DoRemove(const std::string& path) override { return paths_->Remove(path); }
-  Status DoRemoveEmptyDir(const std::string& path) override {
-    return paths_->RemoveEmptyDir(path);
-  }
+  Status DoRemoveEmptyDir(const std::string& path) override { return paths_->RemoveEmptyDir(path); }
   Status DoSyncDir(const std::string& dir) override { return paths_->SyncDir(dir); }
 
  private:
