@@ -368,6 +368,51 @@ TEST_CASE("checkpoint on posix storage: files on disk, no .tmp, trace events", "
   CHECK(restarts == 1);
 }
 
+TEST_CASE("model_files splits a root checkpoint into files written by one fwrite each",
+          "[checkpoint]") {
+  testing::TempDir dir;
+  auto storage = NewStdioStorage();
+  MemoryTracer tracer;
+  storage->Bind(SystemClock(), &tracer);
+  CheckpointOptions options;
+  options.name = "model";
+  options.folder = dir / "ck";
+  options.model_size_bytes = 4 * 1000003 + 2;  // parts of 1000004, 1000004, 1000003, 1000003
+  options.model_files = 4;
+  options.transfer_size = 2 << 20;  // larger than any file: one request per file
+  options.root_only = true;
+  options.read_back = true;
+  auto result = Make(options, storage.get(), &tracer)->Save(0, 50);
+  INFO(result.status().ToString());
+  REQUIRE(result.ok());
+  REQUIRE(result->files.size() == 4);
+  CHECK(result->bytes_written == options.model_size_bytes);
+  CHECK(SizeOf(storage.get(), dir / "ck/ckpt-000000/model-rank0-1of4.bin") == 1000004);
+  CHECK(SizeOf(storage.get(), dir / "ck/ckpt-000000/model-rank0-4of4.bin") == 1000003);
+  int fwrites = 0, freads = 0;
+  for (const auto& e : tracer.Events()) {
+    const std::string name = e.name;
+    if (name == "fwrite") {
+      ++fwrites;
+      CHECK(std::string(e.cat) == "STDIO");
+      CHECK(e.offset == 0);
+      CHECK(e.count >= 1000003);
+    }
+    if (name == "fread") ++freads;
+  }
+  CHECK(fwrites == 4);
+  CHECK(freads == 4);
+
+  options.model_files = 0;
+  Registries registries;
+  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  CheckpointEnv env;
+  env.storage = storage.get();
+  auto bad = (*registries.checkpointers.Get("model"))(options, env);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("checkpoint.model_files") != std::string::npos);
+}
+
 TEST_CASE("checkpointer factories reject bad options naming the key", "[checkpoint]") {
   auto storage = MemoryStorage();
   Registries registries;

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include <vector>
 
 #include "dlio/config.h"
 
@@ -68,6 +69,18 @@ TEST_CASE("every validation rule names its key") {
        "model.parallelism.zero_stage 3 does not combine with model.parallelism.pipeline > 1"},
       {{"model.num_layers=8", "model.transformer.num_attention_heads=0"},
        "model.transformer.num_attention_heads must be >= 1 when model.num_layers > 0"},
+      {{"reader.read_fraction=0"}, "reader.read_fraction must be in (0, 1], got 0"},
+      {{"reader.read_fraction=1.5"}, "reader.read_fraction must be in (0, 1], got 1.5"},
+      {{"checkpoint.model_files=0"}, "checkpoint.model_files must be >= 1"},
+      {{"side_io.read_file=x", "side_io.read_size=0"}, "side_io.read_size must be >= 1"},
+      {{"side_io.write_bytes=10", "side_io.write_file=model.json"},
+       "side_io.write_file must contain {rank}"},
+      {{"side_io.schedule=hourly"}, "side_io.schedule: expected one of per_step, spread"},
+      {{"scale=0"}, "scale must be a finite number > 0, got 0"},
+      {{"scale=-1"}, "scale must be a finite number > 0"},
+      {{"scale_keys=dataset.num_file_train"}, "scale_keys: unknown key 'dataset.num_file_train'"},
+      {{"scale_keys=dataset.record_length_bytes,reader.pipeline"},
+       "scale_keys: 'reader.pipeline' is not an integer count"},
       {{"metric.au=0"}, "metric.au must be in (0, 1], got 0"},
       {{"metric.au=1.5"}, "metric.au must be in (0, 1], got 1.5"},
       {{"train.computation_time={type: uniform, min: 2, max: 1}"}, "train.computation_time"},
@@ -91,7 +104,8 @@ TEST_CASE("every validation rule names its key") {
 TEST_CASE("enumerations set in code are checked too") {
   WorkloadConfig c;
   c.reader.sharding = "striped";
-  CHECK(c.Validate().message() == "reader.sharding: 'striped' is not one of block, round_robin");
+  CHECK(c.Validate().message() ==
+        "reader.sharding: 'striped' is not one of block, round_robin, none");
   c = WorkloadConfig();
   c.train.compute = "gpu";
   CHECK(c.Validate().message().find("train.compute_emulator: 'gpu' is not one of sleep, spin") !=
@@ -217,6 +231,19 @@ TEST_CASE("ConfigToJson round trips every field") {
   c.metric.au = 0.7;
   c.storage.storage_type = "slow";
   c.storage.slow_latency_us = 12.5;
+  c.scale = 0.25;
+  c.scale_keys = "dataset.num_files_train,train.epochs";
+  c.reader.sharding = "none";
+  c.reader.read_fraction = 0.3333;
+  c.reader.file_interleave = 2;
+  c.checkpoint.model_files = 4;
+  c.checkpoint.storage_type = "stdio";
+  c.side_io.read_file = "meta.txt";
+  c.side_io.read_size = 100;
+  c.side_io.reads = 16;
+  c.side_io.schedule = "spread";
+  c.side_io.write_bytes = 4 << 20;
+  c.side_io.write_file = "m-{rank}.json";
   const std::string json = ConfigToJson(c);
   CHECK(json.find("\"num_files_train\": 3") != std::string::npos);
   CHECK(json.find("record_length\"") == std::string::npos);  // aliases are not emitted
@@ -236,6 +263,9 @@ TEST_CASE("ConfigToJson round trips every field") {
   CHECK(back->checkpoint.rank_mode == "root");
   CHECK(back->storage.slow_latency_us == 12.5);
   CHECK(back->metric.au == 0.7);
+  CHECK(back->scale == 0.25);
+  CHECK(back->scale_keys == c.scale_keys);
+  CHECK(back->side_io.write_file == "m-{rank}.json");
   CHECK(back->Validate().ok());
   // A default config round trips too, starting from a different base.
   WorkloadConfig other;
@@ -243,6 +273,54 @@ TEST_CASE("ConfigToJson round trips every field") {
   auto d = ParseConfig(ConfigToJson(WorkloadConfig()), "d.json", other);
   REQUIRE(d.ok());
   CHECK(ConfigToJson(*d) == ConfigToJson(WorkloadConfig()));
+}
+
+TEST_CASE("ScaleConfig multiplies the listed counts, keeps sizes and off values") {
+  WorkloadConfig c;
+  c.dataset.num_files_train = 1024;
+  c.dataset.num_files_eval = 0;
+  c.dataset.num_samples_per_file = 43000;
+  c.dataset.record_length_bytes = 40960;
+  c.train.total_training_steps = 150;
+  c.checkpoint.steps_between_checkpoints = 50;
+  c.scale = 0.04;
+  c.scale_keys = " dataset.num_samples_per_file, train.total_training_steps ,"
+                 "checkpoint.steps_between_checkpoints,dataset.num_files_eval";
+  std::vector<std::string> notes;
+  auto s = ScaleConfig(c, 1, &notes);
+  REQUIRE(s.ok());
+  CHECK(s->dataset.num_samples_per_file == 1720);
+  CHECK(s->train.total_training_steps == 6);
+  CHECK(s->checkpoint.steps_between_checkpoints == 2);
+  CHECK(s->dataset.num_files_eval == 0);         // 0 stays 0
+  CHECK(s->dataset.num_files_train == 1024);     // not listed
+  CHECK(s->dataset.record_length_bytes == 40960);
+  CHECK(s->scale == 1);  // applied: a second ScaleConfig changes nothing
+  CHECK(ConfigToJson(*ScaleConfig(*s)) == ConfigToJson(*s));
+  REQUIRE(notes.size() == 1);
+  CHECK(notes[0] == "scale 0.04: dataset.num_samples_per_file 43000 -> 1720, "
+                    "train.total_training_steps 150 -> 6, checkpoint.steps_between_checkpoints "
+                    "50 -> 2, dataset.num_files_eval 0 -> 0");
+
+  // Default keys: files keep one per rank, counts at least 1, -1 (off) untouched.
+  WorkloadConfig d;
+  d.dataset.num_files_train = 1024;
+  d.train.total_training_steps = -1;
+  d.checkpoint.steps_between_checkpoints = 50;
+  d.scale = 0.001;
+  auto t = ScaleConfig(d, 4);
+  REQUIRE(t.ok());
+  CHECK(t->dataset.num_files_train == 4);
+  CHECK(t->train.total_training_steps == -1);
+  CHECK(t->checkpoint.steps_between_checkpoints == 1);
+  d.dataset.num_files_train = 2;  // fewer files than ranks: kept
+  CHECK(ScaleConfig(d, 4)->dataset.num_files_train == 2);
+  d.scale = 3;  // scaling up works the same way
+  CHECK(ScaleConfig(d, 1)->checkpoint.steps_between_checkpoints == 150);
+  d.scale_keys = "dataset.record_length";  // an alias of an integer key is fine
+  CHECK(ScaleConfig(d, 1)->dataset.record_length_bytes == 3 * 65536);
+  d.scale_keys = "reader.pipeline";
+  CHECK(ScaleConfig(d, 1).status().message().find("scale_keys") != std::string::npos);
 }
 
 TEST_CASE("checkpoint-only reads without writes are valid (MLPerf's separate read phase)") {

@@ -1,3 +1,5 @@
 dlio_add_test(metrics_test LIBS dlio_runner SOURCES runner/metrics_test.cc)
 dlio_add_test(loop_test LIBS dlio_runner SOURCES runner/loop_test.cc)
 dlio_add_test(workloads_test LIBS dlio_runner SOURCES runner/workloads_test.cc)
+dlio_add_test(side_io_test SOURCES runner/side_io_test.cc)
+target_link_libraries(side_io_test PRIVATE nlohmann_json::nlohmann_json)

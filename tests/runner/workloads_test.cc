@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dlio/config.h"
+#include "dlio/loop.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -158,6 +159,97 @@ TEST_CASE("llama3 presets are checkpoint-only transformer workloads") {
     CHECK(c->model.model_datatype == "fp16");
     CHECK(c->model.optimizer_datatype == "fp32");
   }
+}
+
+TEST_CASE("the DLIO paper's eight scientific presets carry WORKLOADS.md section 1's numbers") {
+  struct Expect {
+    const char* name;
+    const char* format;
+    uint64_t files, samples, record, batch, threads;
+    int64_t steps;
+    uint64_t epochs;
+    const char* pipeline;
+  };
+  const Expect table[] = {
+      {"cosmic_tagger", "hdf5", 1, 43000, 40960, 32, 1, 150, 1, "sync"},
+      {"dffn", "hdf5", 1, 18678, 131072, 32, 1, 400, 1, "sync"},
+      {"cosmoflow", "tfrecord", 1024, 1, 16777216, 1, 4, -1, 4, "threaded"},
+      {"candle", "csv", 1, 1120, 262144, 20, 1, -1, 60, "preload"},
+      {"frnn", "npz", 2800, 1024, 2048, 1024, 4, -1, 1, "sync"},
+      {"imagenet", "tfrecord", 1024, 1024, 262144, 32, 2, 110, 1, "threaded"},
+      {"climate_seg", "synthetic", 1, 1200, 56623104, 1, 1, 1200, 1, "threaded"},
+      {"l2hmc", "synthetic", 1, 4800, 4096, 32, 1, 150, 1, "threaded"},
+  };
+  for (const auto& e : table) {
+    INFO(e.name);
+    const WorkloadPresetInfo* p = Find(e.name);
+    REQUIRE(p != nullptr);
+    CHECK(p->description.rfind("DLIO paper: ", 0) == 0);
+    CHECK(p->description.size() < 200);
+    const std::string path =
+        std::string(DLIO_SOURCE_DIR) + "/libdlio/workloads/" + e.name + ".yaml";
+    CHECK(p->yaml == testing::ReadTextFile(path));
+    std::vector<std::string> warnings;
+    auto c = LoadWorkloadPreset(e.name, &warnings);
+    REQUIRE(c.ok());
+    CHECK(warnings.empty());  // every key honoured
+    CHECK(c->Validate().ok());
+    CHECK(c->workflow.generate_data);  // runnable as is: generates its own (scaled) dataset
+    CHECK(c->dataset.format == e.format);
+    CHECK(c->dataset.num_files_train == e.files);
+    CHECK(c->dataset.num_samples_per_file == e.samples);
+    CHECK(c->dataset.record_length_bytes == e.record);
+    CHECK(c->reader.batch_size == e.batch);
+    CHECK(c->reader.read_threads == e.threads);
+    CHECK(c->train.total_training_steps == e.steps);
+    CHECK(c->train.epochs == e.epochs);
+    CHECK(PipelineNameFor(*c) == e.pipeline);
+    CHECK(c->scale < 1);  // a default that runs in seconds; scale=1 is the paper's run
+    auto scaled = ScaleConfig(*c);
+    REQUIRE(scaled.ok());
+    CHECK(scaled->dataset.record_length_bytes == e.record);  // sizes never scale
+    CHECK(scaled->reader.batch_size == e.batch);
+  }
+  auto ct = LoadWorkloadPreset("cosmic_tagger");
+  REQUIRE(ct.ok());
+  CHECK(ct->dataset.record_length_bytes_stdev == 10240);
+  CHECK(ct->dataset.chunk_size == 2048);
+  CHECK(ct->checkpoint.steps_between_checkpoints == 50);
+  CHECK(ct->workflow.checkpoint);
+  auto dffn = LoadWorkloadPreset("dffn");
+  REQUIRE(dffn.ok());
+  CHECK(dffn->dataset.metadata_file);
+  CHECK(dffn->dataset.chunk_size == 65536);
+  CHECK(dffn->reader.read_fraction == Approx(1.0 / 3).epsilon(0.001));
+  auto cosmo = LoadWorkloadPreset("cosmoflow");
+  REQUIRE(cosmo.ok());
+  CHECK(cosmo->reader.computation_threads == 8);
+  CHECK(cosmo->reader.transfer_size == 262144);
+  auto candle = LoadWorkloadPreset("candle");
+  REQUIRE(candle.ok());
+  CHECK(candle->reader.sharding == "none");
+  auto frnn = LoadWorkloadPreset("frnn");
+  REQUIRE(frnn.ok());
+  CHECK(frnn->side_io.read_size == 100);
+  CHECK(frnn->side_io.schedule == "per_step");
+  auto imagenet = LoadWorkloadPreset("imagenet");
+  REQUIRE(imagenet.ok());
+  CHECK(imagenet->reader.computation_threads == 4);
+  CHECK(imagenet->reader.file_shuffle == "seed");
+  CHECK(imagenet->reader.sample_shuffle == "off");
+  CHECK(imagenet->train.excluded_start_steps == 10);
+  auto climate = LoadWorkloadPreset("climate_seg");
+  REQUIRE(climate.ok());
+  CHECK(climate->side_io.reads == 50);
+  CHECK(climate->side_io.read_size == 500);
+  CHECK(climate->side_io.schedule == "spread");
+  CHECK(climate->side_io.write_bytes == 4u << 20);
+  auto l2hmc = LoadWorkloadPreset("l2hmc");
+  REQUIRE(l2hmc.ok());
+  CHECK(l2hmc->checkpoint.rank_mode == "root");
+  CHECK(l2hmc->checkpoint.model_files == 4);
+  CHECK(l2hmc->checkpoint.storage_type == "stdio");
+  CHECK(l2hmc->checkpoint.steps_between_checkpoints == 50);
 }
 
 }  // namespace

@@ -116,6 +116,70 @@ TEST_CASE("every sharding and sampler covers every sample once, worlds 1..5", "[
   }
 }
 
+TEST_CASE("sharding none gives every rank the whole dataset, shuffled per rank", "[sampler]") {
+  SamplerOptions o;
+  o.sharding = Sharding::kNone;
+  CHECK(PlanOf(*Make(o), kUneven, 0, 2, 3) == FileMajor(kUneven));
+  o.sample_shuffle = ShuffleMode::kSeed;
+  auto s = Make(o);
+  const Plan r0 = PlanOf(*s, kUneven, 0, 0, 3);
+  const Plan r1 = PlanOf(*s, kUneven, 0, 1, 3);
+  CHECK(Sorted(r0) == FileMajor(kUneven));
+  CHECK(Sorted(r1) == FileMajor(kUneven));
+  CHECK(r0 != r1);  // each rank draws its own order
+}
+
+TEST_CASE("interleave alternates k files, each read in order, as tf.data's interleave", "[sampler]") {
+  SamplerOptions o;
+  o.interleave = 2;
+  // Files of 3, 1, 2 samples: cycle {f0, f1}; f1 ends and f2 takes its place.
+  CHECK(PlanOf(*Make(o), {3, 1, 2}) ==
+        Plan{{0, 0}, {1, 0}, {0, 1}, {2, 0}, {0, 2}, {2, 1}});
+  // With shuffled files and several ranks, each rank's files stay in order within themselves.
+  o.file_shuffle = ShuffleMode::kSeed;
+  o.interleave = 3;
+  const std::vector<uint64_t> files(12, 5);
+  for (int r = 0; r < 2; ++r) {
+    const Plan p = PlanOf(*Make(o), files, 1, r, 2);
+    CHECK(p.size() == 30);
+    std::map<uint32_t, uint64_t> next;
+    for (const auto& ref : p) CHECK(ref.index == next[ref.file]++);
+    CHECK(p[0].file != p[1].file);
+    CHECK(p[1].file != p[2].file);
+    CHECK(p[0].file == p[3].file);
+  }
+  o.interleave = 1;  // off, as 0
+  const Plan one = PlanOf(*Make(o), files, 1, 0, 2);
+  o.interleave = 0;
+  CHECK(one == PlanOf(*Make(o), files, 1, 0, 2));
+}
+
+TEST_CASE("read fraction keeps the first ceil(f x n) of a rank's order", "[sampler]") {
+  const std::vector<uint64_t> files(6, 10);  // 60 samples
+  SamplerOptions o;
+  o.fraction = 1.0 / 3;
+  const Plan all = FileMajor(files);
+  CHECK(PlanOf(*Make(o), files) == Plan(all.begin(), all.begin() + 20));
+  o.sample_shuffle = ShuffleMode::kSeed;
+  o.sharding = Sharding::kNone;
+  auto s = Make(o);
+  const Plan e0 = PlanOf(*s, files, 0, 0, 4);
+  const Plan e1 = PlanOf(*s, files, 1, 0, 4);
+  const Plan other_rank = PlanOf(*s, files, 0, 1, 4);
+  CHECK(e0.size() == 20);
+  CHECK(std::set<SampleRef>(e0.begin(), e0.end()).size() == 20);  // distinct samples
+  CHECK(Sorted(e0) != Sorted(e1));          // a new third every epoch
+  CHECK(Sorted(e0) != Sorted(other_rank));  // and per rank
+  o.fraction = 0.001;  // never less than one sample
+  CHECK(PlanOf(*Make(o), files).size() == 1);
+  for (double bad : {0.0, -0.5, 1.5}) {
+    o.fraction = bad;
+    auto made = MakeSampler(o);
+    REQUIRE_FALSE(made.ok());
+    CHECK(made.status().message().find("reader.read_fraction") != std::string::npos);
+  }
+}
+
 TEST_CASE("block sharding with divisible files gives whole files per rank", "[sampler]") {
   const std::vector<uint64_t> files(8, 4);  // 8 files of 4 samples, 4 ranks: 2 files each
   for (ShuffleMode fs : {ShuffleMode::kOff, ShuffleMode::kSeed}) {
@@ -274,7 +338,10 @@ TEST_CASE("ParseShuffleMode and ParseSharding", "[sampler]") {
   auto bad2 = ParseSharding("stripes", "reader.sharding");
   REQUIRE_FALSE(bad2.ok());
   CHECK(bad2.status().message() ==
-        "reader.sharding: unknown sharding 'stripes' (accepted: block, round_robin)");
+        "reader.sharding: unknown sharding 'stripes' (accepted: block, round_robin, none)");
+  CHECK(*ParseSharding("none", "k") == Sharding::kNone);
+  CHECK(*ParseSharding("Replicated", "k") == Sharding::kNone);
+  CHECK(std::string(ShardingName(Sharding::kNone)) == "none");
   CHECK(std::string(ShuffleModeName(ShuffleMode::kRandom)) == "random");
 }
 

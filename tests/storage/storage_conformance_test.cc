@@ -1,5 +1,5 @@
-// One suite, run against every registered storage (posix, memory, slow over posix; mpiio when MPI
-// is initialized, i.e. in storage_mpi_test under mpiexec).
+// One suite, run against every registered storage (posix, memory, slow over posix, stdio; mpiio
+// when MPI is initialized, i.e. in storage_mpi_test under mpiexec).
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -287,19 +287,21 @@ TEST_CASE("storage conformance: tracing records pread offset, count, ret and fil
     std::vector<uint8_t> buf(4000);
     REQUIRE(*(*f)->ReadAt(1500, 4000, buf.data()) == 3500);
   }
+  // The stdio backend names its calls as the C library's (and its category STDIO).
+  const bool stdio = name == "stdio";
   std::vector<TraceEvent> preads, opens, closes, pwrites;
   for (const auto& e : tracer.Events()) {
     const std::string n = e.name;
-    if (n == "pread") preads.push_back(e);
-    if (n == "open64") opens.push_back(e);
-    if (n == "close") closes.push_back(e);
-    if (n == "pwrite") pwrites.push_back(e);
+    if (n == (stdio ? "fread" : "pread")) preads.push_back(e);
+    if (n == (stdio ? "fopen" : "open64")) opens.push_back(e);
+    if (n == (stdio ? "fclose" : "close")) closes.push_back(e);
+    if (n == (stdio ? "fwrite" : "pwrite")) pwrites.push_back(e);
   }
   REQUIRE(preads.size() == 1);  // slow: only the outer layer traces
   CHECK(preads[0].offset == 1500);
   CHECK(preads[0].count == 4000);
   CHECK(preads[0].ret == 3500);
-  CHECK(std::string(preads[0].cat) == (name == "mpiio" ? "MPIIO" : "POSIX"));
+  CHECK(std::string(preads[0].cat) == (stdio ? "STDIO" : name == "mpiio" ? "MPIIO" : "POSIX"));
   CHECK(preads[0].dur_us >= 0);
   CHECK(preads[0].start_us > 0);
   CHECK(preads[0].tid != 0);

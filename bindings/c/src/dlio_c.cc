@@ -156,7 +156,8 @@ dlio::Status CreateLoader(const dlio_config* config, int rank, int world, int sp
   }
   DLIO_RETURN_NOT_OK(config->config.Validate());
   auto l = std::make_unique<dlio_loader>();
-  l->config = dlio::ResolvePaths(config->config);
+  // As RunWorkload: paths resolved, `scale` applied, so a loader reads the files a run generated.
+  DLIO_ASSIGN_OR_RETURN(l->config, dlio::ScaleConfig(dlio::ResolvePaths(config->config), world));
   l->split = split == DLIO_SPLIT_TRAIN ? dlio::Split::kTrain : dlio::Split::kEval;
   l->rank = rank;
   l->world = world;

@@ -72,6 +72,7 @@ struct CheckpointOptions {
   uint64_t transfer_size = 4 << 20;  // bytes per write/read request
   int rank = 0;
   int world = 1;
+  uint64_t model_files = 1;  // model: files a rank's share is split into (>= 1)
   bool root_only = false;  // only rank 0 writes (L2HMC); others return empty results
   uint64_t seed = 0;
   uint64_t size_divisor = 1;     // every file's bytes divided by this, rounded up (>= 1 byte)
@@ -97,7 +98,10 @@ struct CheckpointResult {
 // rank<r>-index-b.bin (1 KiB), rank<r>-meta.bin (4 KiB), rank<r>-optimizer.bin (64 KiB) and
 // rank<r>-model.bin (4 MiB) -- the paper's "KB/MB" are 1024-based as in its code; model writes
 // model-rank<r>.bin with its share of model_size_bytes (the first total % world ranks get one
-// byte more; a rank with no bytes writes nothing); transformer writes PlanTransformerCheckpoint's
+// byte more; a rank with no bytes writes nothing); with model_files = k > 1 that share is split
+// into model-rank<r>-<i>of<k>.bin, i = 1..k, the first (share % k) one byte larger, and a file of
+// at most transfer_size bytes is written with one request (L2HMC: one fwrite per file);
+// transformer writes PlanTransformerCheckpoint's
 // files (DLIO's names: zero_pp_rank_<d>_mp_rank_<m>_{model,optim}_states.pt, model_<m>_model_
 // states.pt, layer_<i>-model_<m>_model_states.pt). Content is seeded from (seed, id, rank).
 // Ids: the first Save uses one past the highest ckpt-NNNNNN already in the folder when the

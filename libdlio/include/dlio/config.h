@@ -99,7 +99,10 @@ struct ReaderConfig {
   std::string sample_shuffle = "off";   // reader.sample_shuffle: off, seed, random
   uint64_t shuffle_size = 1024;         // reader.shuffle_size (shuffle-buffer sampler window)
   std::string sampler = "auto";         // reader.sampler: auto, sequential, shuffle, shuffle_buffer
-  std::string sharding = "block";       // reader.sharding: block, round_robin
+  std::string sharding = "block";       // reader.sharding: block, round_robin, none (replicated)
+  double read_fraction = 1.0;           // reader.read_fraction: share of its plan a rank reads
+  uint64_t file_interleave = 0;         // reader.file_interleave: files read at a time (tf.data's
+                                        // interleave cycle_length; 0 = off)
   uint64_t transfer_size = 0;           // reader.transfer_size (bytes per read request; 0 = whole
                                         // sample, DLIO's None; tfrecord readers may use 256 KiB)
   DistributionSpec preprocess_time;     // reader.preprocess_time (+ _stdev), seconds per sample
@@ -144,11 +147,31 @@ struct CheckpointConfig {
   std::string rank_mode = "all";            // checkpoint.rank_mode: all, root
   int64_t num_checkpoints_write = -1;       // checkpoint.num_checkpoints_write (-1 = by cadence)
   int64_t num_checkpoints_read = -1;        // checkpoint.num_checkpoints_read (-1 = none)
+  uint64_t model_files = 1;                 // checkpoint.model_files: files a model checkpoint
+                                            // is split into (per writing rank)
+  std::string storage_type;                 // checkpoint.storage_type ("" = storage.storage_type)
   std::string mode = "default";             // checkpoint.mode: default, subset
   double time_between_checkpoints = -1;     // checkpoint.time_between_checkpoints: seconds of
                                             // emulated compute before each checkpoint-only op
   bool rank_sync = false;                   // checkpoint.rank_sync: barrier inside the timing
   uint64_t size_divisor = 1;                // checkpoint.size_divisor: every file's bytes / this
+};
+
+// I/O beside the training data (DLIO paper: FRNN's metadata reads, climate segmentation's stats
+// file and end-of-run model file): reads of one side file on a schedule, and one write per rank
+// at the end of training. Both go through the run's Storage, so they are traced and counted.
+struct SideIoConfig {
+  std::string read_file;               // side_io.read_file ("" = no side reads); relative paths
+                                       // are under dataset.data_folder
+  uint64_t read_file_size = 0;         // side_io.read_file_size: generated when > 0 and missing
+  std::string read_file_format = "raw";  // side_io.read_file_format: raw or a Format name
+  uint64_t read_size = 4096;           // side_io.read_size: bytes per side read
+  uint64_t reads = 0;                  // side_io.reads: per step (per_step) or in all
+  std::string schedule = "per_step";   // side_io.schedule: per_step, spread, before_training
+  std::string access = "random";       // side_io.access: random, sequential
+  uint64_t write_bytes = 0;            // side_io.write_bytes: end-of-run write per rank (0 = off)
+  std::string write_file = "side_io-{rank}.bin";  // side_io.write_file, under output.folder
+  uint64_t write_request_size = 0;     // side_io.write_request_size (0 = one request)
 };
 
 struct OutputConfig {
@@ -165,8 +188,17 @@ struct MetricConfig {
   std::string mlperf_rules = "auto";  // metric.mlperf_rules: auto, on, off (MLPerf Storage checks)
 };
 
+// The keys `scale` multiplies unless `scale_keys` names others.
+inline constexpr const char* kDefaultScaleKeys =
+    "dataset.num_files_train,dataset.num_files_eval,train.total_training_steps,"
+    "checkpoint.steps_between_checkpoints";
+
 struct WorkloadConfig {
   std::string name = "default";  // preset name or the YAML file's stem
+  // scale: factor applied to the counts named in scale_keys by ScaleConfig (the runner applies it
+  // to the final config), so a paper-sized workload runs small with its sizes and pattern kept.
+  double scale = 1.0;
+  std::string scale_keys = kDefaultScaleKeys;  // scale_keys: comma-separated count keys
   ModelConfig model;
   std::string framework = "dlio";  // framework (informational)
   WorkflowConfig workflow;
@@ -178,6 +210,7 @@ struct WorkloadConfig {
   OutputConfig output;
   MetricConfig metric;
   StorageConfig storage;  // storage.* (was dataset.storage)
+  SideIoConfig side_io;
 
   // Checks every value and cross-key rule; the message names the full key path and, for
   // enumerations, the accepted values.
@@ -202,6 +235,16 @@ Result<WorkloadConfig> LoadConfigFile(const std::string& path,
 // partially applied map value; callers stop on error.
 Status ApplyOverride(WorkloadConfig* config, const std::string& assignment,
                      std::vector<std::string>* warnings = nullptr);
+
+// `config` with `scale` applied: every key of `scale_keys` (unsigned or signed integer keys) becomes
+// max(floor, round(value * scale)), where the floor is 1, or min(value, world) for
+// dataset.num_files_* (so every rank keeps a file); values <= 0 (0 files, -1 = off) are kept.
+// The result has scale 1 (applying it twice changes nothing). When `notes` is given and the
+// factor is not 1, one line saying what changed is appended ("scale 0.04: ... 43000 -> 1720").
+// InvalidArgument naming `scale` or `scale_keys` for a bad factor or a key that is unknown or not
+// an integer count.
+Result<WorkloadConfig> ScaleConfig(const WorkloadConfig& config, int world = 1,
+                                   std::vector<std::string>* notes = nullptr);
 
 // The config as a JSON document with every key (written to the output folder for provenance).
 std::string ConfigToJson(const WorkloadConfig& config);

@@ -10,6 +10,13 @@
 //                  samples, the others base. When files hold equal counts and divide evenly among
 //                  ranks, every rank reads whole files (DLIO's file-per-process pattern).
 //     kRoundRobin  rank r gets the positions r, r + world, r + 2 world, ...
+//     kNone        every rank gets the whole list (replicated: CANDLE's ranks each read the
+//                  whole file), so ranks read the same samples.
+//  3b. Interleave: when interleave = k > 1, the rank's list is re-ordered as tf.data's
+//     interleave(cycle_length=k, block_length=1) emits it: runs of one file's consecutive samples
+//     are consumed k at a time, one sample from each in turn; an exhausted run's place goes to
+//     the next run. Every file is still read in order, k files at a time (Imagenet's 2 pipeline
+//     threads each streaming its own file).
 //  4. Rank-local reordering:
 //     "shuffle"         when sample_shuffle != off, a full shuffle of the rank's list with a seed
 //                       mixed from (seed, e if seed_change_epoch else 0, r[, random_seed]).
@@ -19,10 +26,14 @@
 //                       as for "shuffle" (random_seed is mixed in when sample_shuffle is kRandom).
 //     "sequential"      ignores both shuffle modes: file order, no reordering.
 //     "auto"            "shuffle" when file_shuffle or sample_shuffle is not off, else sequential.
+//  5. Fraction: when fraction < 1, the rank keeps the first ceil(fraction x n) samples of its
+//     list (at least 1 when n > 0): with a sample shuffle a seeded random subset, different every
+//     epoch (DFFN's ranks that each read a third of the data).
 // Since steps 1-2 do not depend on the rank and step 4 only permutes a rank's own samples, the
-// plans of all ranks of one epoch cover every sample exactly once. With seed_change_epoch the
-// order really changes every epoch (unlike Python DLIO, whose seeded shuffles repeat); without it
-// every epoch repeats epoch 0's order.
+// plans of all ranks of one epoch cover every sample exactly once (with kBlock or kRoundRobin and
+// fraction 1; kNone gives every rank every sample, fraction < 1 leaves samples out). With
+// seed_change_epoch the order really changes every epoch (unlike Python DLIO, whose seeded
+// shuffles repeat); without it every epoch repeats epoch 0's order.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +49,7 @@
 namespace dlio {
 
 enum class ShuffleMode { kOff, kSeed, kRandom };  // DLIO: off, seed (reproducible), random
-enum class Sharding { kBlock, kRoundRobin };
+enum class Sharding { kBlock, kRoundRobin, kNone };
 
 struct SamplerOptions {
   std::string name = "auto";  // sequential, shuffle, shuffle_buffer; auto picks from the modes
@@ -49,6 +60,8 @@ struct SamplerOptions {
   uint64_t seed = 123;
   bool seed_change_epoch = true;  // false: the same order every epoch
   uint64_t random_seed = 0;       // entropy used by ShuffleMode::kRandom (drawn once per run)
+  double fraction = 1.0;          // (0, 1]: share of its list a rank keeps (step 5)
+  uint64_t interleave = 0;        // files read at a time, alternating (step 3b); 0 or 1 = off
 };
 
 struct PlanRequest {
@@ -76,13 +89,15 @@ using SamplerFactory = std::function<Result<std::unique_ptr<Sampler>>(const Samp
 // Case-insensitive. off | seed | random; also DLIO's booleans: true/on/yes/1 = seed,
 // false/no/0/none = off. InvalidArgument naming `key` and the accepted values otherwise.
 Result<ShuffleMode> ParseShuffleMode(const std::string& value, const std::string& key);
-// Case-insensitive: block | round_robin (also round-robin). InvalidArgument naming `key` otherwise.
+// Case-insensitive: block | round_robin (also round-robin) | none (also replicated).
+// InvalidArgument naming `key` otherwise.
 Result<Sharding> ParseSharding(const std::string& value, const std::string& key);
 const char* ShuffleModeName(ShuffleMode mode);  // "off", "seed", "random"
-const char* ShardingName(Sharding sharding);    // "block", "round_robin"
+const char* ShardingName(Sharding sharding);    // "block", "round_robin", "none"
 
 // Builds the built-in sampler named options.name (auto, sequential, shuffle, shuffle_buffer)
-// without a registry; NotFound naming the known names, InvalidArgument for shuffle_size 0.
+// without a registry; NotFound naming the known names, InvalidArgument for shuffle_size 0 or a
+// fraction outside (0, 1].
 Result<std::unique_ptr<Sampler>> MakeSampler(const SamplerOptions& options);
 
 }  // namespace dlio

@@ -46,6 +46,12 @@ struct IoSink {
   Tracer* tracer = nullptr;  // may be a null tracer; never nullptr once bound
   IoCounters* counters = nullptr;
   const char* category = "POSIX";  // trace "cat" of this storage's events
+  // Trace names of the per-file calls (string literals): POSIX's by default, fopen/fread/fwrite/
+  // fclose for the stdio backend.
+  const char* open_name = "open64";
+  const char* read_name = "pread";
+  const char* write_name = "pwrite";
+  const char* close_name = "close";
 };
 
 // An open file. ReadAt/WriteAt at explicit offsets are safe for concurrent use from many threads;
@@ -151,6 +157,10 @@ class Storage {
   // The trace "cat" of this storage's events ("POSIX" unless a backend says otherwise); a string
   // literal, set in the backend's constructor.
   void set_trace_category(const char* category) { sink_.category = category; }
+  // How this storage's events appear in traces: the "cat" and the names of open, read, write and
+  // close (string literals). Set in the backend's constructor.
+  void set_trace_names(const char* category, const char* open, const char* read, const char* write,
+                       const char* close);
 
  private:
   std::string name_;
@@ -171,6 +181,11 @@ Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
 
 // Backends available without a registry (also registered by RegisterBuiltins).
 std::unique_ptr<Storage> NewPosixStorage(const StorageOptions& options);
+// C stdio streams (fopen, fseeko + fread / fwrite, fflush, fclose), traced as category "STDIO"
+// with those names: the API of codes that write through stdio (L2HMC's checkpoints). Path
+// operations are POSIX calls. Each file's stream is behind a mutex (it has one position), so
+// concurrent calls on one file are serialized.
+std::unique_ptr<Storage> NewStdioStorage();
 std::unique_ptr<Storage> NewMemoryStorage();
 
 // A heap buffer aligned for direct I/O that is reused across reads (never shrinks).

@@ -324,6 +324,9 @@ Result<std::unique_ptr<Checkpointer>> MakePaperCheckpointer(const CheckpointOpti
 Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOptions& options,
                                                             const CheckpointEnv& env) {
   DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
+  if (options.model_files < 1) {
+    return Status::InvalidArgument("checkpoint.model_files must be >= 1");
+  }
   if (options.model_size_bytes == 0) {
     return Status::InvalidArgument(
         "checkpoint.model_size_bytes must be > 0 for checkpoint type 'model' (or set "
@@ -338,7 +341,17 @@ Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOpti
     bytes = options.model_size_bytes / world + (rank < options.model_size_bytes % world ? 1 : 0);
   }
   std::vector<PlannedFile> plan;
-  if (bytes > 0) plan.push_back({"model-rank" + std::to_string(options.rank) + ".bin", bytes});
+  const std::string stem = "model-rank" + std::to_string(options.rank);
+  const uint64_t k = options.model_files;
+  if (k <= 1) {
+    if (bytes > 0) plan.push_back({stem + ".bin", bytes});
+  } else {
+    for (uint64_t i = 0; i < k; ++i) {
+      const uint64_t part = bytes / k + (i < bytes % k ? 1 : 0);
+      if (part == 0) continue;
+      plan.push_back({stem + "-" + std::to_string(i + 1) + "of" + std::to_string(k) + ".bin", part});
+    }
+  }
   return Build(options, env, std::move(plan));
 }
 
@@ -369,7 +382,8 @@ Status RegisterBuiltinCheckpointers(Registries* registries) {
   DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
       {"model",
        "model_size_bytes per checkpoint, split evenly over ranks (rank_mode: root = rank 0 only)",
-       "checkpoint.checkpoint_folder, model_size_bytes, fsync, read_back, transfer_size, rank_mode",
+       "checkpoint.checkpoint_folder, model_size_bytes, model_files, fsync, read_back, "
+       "transfer_size, rank_mode, storage_type",
        MakeModelCheckpointer}));
   DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
       {"transformer",

@@ -186,6 +186,13 @@ std::vector<KeySpec> BuildTable() {
              "run name used in outputs: a preset's name or the YAML file's stem"));
   add(String("framework", DLIO_FIELD(std::string, framework),
              "framework being emulated (informational): tensorflow, pytorch, dlio"));
+  add(Double("scale", DLIO_FIELD(double, scale),
+             "factor (> 0) on the counts named in scale_keys, applied to the final config when a "
+             "run starts: round(value x scale), at least 1 (dataset.num_files_*: at least one per "
+             "rank); sizes are never scaled (see docs/workloads.md)"));
+  add(String("scale_keys", DLIO_FIELD(std::string, scale_keys),
+             "comma-separated integer keys that scale multiplies (counts: files, samples per "
+             "file, steps, epochs, cadences)"));
 
   // model
   add(String("model.name", DLIO_FIELD(std::string, model.name),
@@ -356,8 +363,17 @@ std::vector<KeySpec> BuildTable() {
            "sampler; auto picks from file_shuffle/sample_shuffle: sequential when both are off; "
            "with data_loader tensorflow and sample_shuffle on, shuffle_buffer (tf.data's "
            "shuffle(reader.shuffle_size), as DLIO's TensorFlow loader); else shuffle"));
-  add(Enum("reader.sharding", DLIO_FIELD(std::string, reader.sharding), {"block", "round_robin"},
-           "how samples are split over ranks: contiguous blocks or round robin"));
+  add(Enum("reader.sharding", DLIO_FIELD(std::string, reader.sharding),
+           {"block", "round_robin", "none"},
+           "how samples are split over ranks: contiguous blocks, round robin, or none (every rank "
+           "reads the whole dataset, as CANDLE does)"));
+  add(Double("reader.read_fraction", DLIO_FIELD(double, reader.read_fraction),
+             "share in (0, 1] of its planned samples a rank reads each epoch: the first "
+             "ceil(fraction x n) of its (shuffled) order, e.g. 0.3333 for DFFN's ranks that each "
+             "read a third of the data"));
+  add(Uint("reader.file_interleave", DLIO_FIELD(uint64_t, reader.file_interleave),
+           "read this many files at a time, one sample of each in turn, each file in order "
+           "(tf.data's interleave cycle_length; Imagenet: 2); 0 or 1 = one file after another"));
   add(Uint("reader.transfer_size", DLIO_FIELD(uint64_t, reader.transfer_size),
            "bytes per read request (0 = a whole sample per request, DLIO's None)", kSizeUnits));
   add(Dist("reader.preprocess_time", DLIO_FIELD(DistributionSpec, reader.preprocess_time),
@@ -476,6 +492,11 @@ std::vector<KeySpec> BuildTable() {
   add(Uint("checkpoint.size_divisor", DLIO_FIELD(uint64_t, checkpoint.size_divisor),
            "divide every checkpoint file's size by this (rounded up, at least 1 byte), to run "
            "large checkpoint workloads (llama3_*) small; the file count and layout do not change"));
+  add(Uint("checkpoint.model_files", DLIO_FIELD(uint64_t, checkpoint.model_files),
+           "type 'model': files each writing rank splits its bytes into (L2HMC: 4)"));
+  add(String("checkpoint.storage_type", DLIO_FIELD(std::string, checkpoint.storage_type),
+             "storage registry name checkpoints are written through, e.g. stdio (fwrite, traced "
+             "as STDIO); empty = storage.storage_type"));
   add(Unused("checkpoint.checkpoint_mechanism_classname", "DLIO: custom checkpoint class"));
   add(Unused("checkpoint.checkpoint_mechanism", "DLIO: checkpoint mechanism name (pt_adls_save, ...)"));
   add(Unused("checkpoint.checkpoint_daos_pool", "DLIO: DAOS pool of checkpoints"));
@@ -490,6 +511,37 @@ std::vector<KeySpec> BuildTable() {
   add(Alias("checkpoint.layer_parameters", "model.layer_parameters"));
   add(Alias("checkpoint.model_datatype", "model.model_datatype"));
   add(Alias("checkpoint.optimizer_datatype", "model.optimizer_datatype"));
+
+  // side_io
+  add(String("side_io.read_file", DLIO_FIELD(std::string, side_io.read_file),
+             "file read beside the training data (metadata, stats); relative paths are under "
+             "dataset.data_folder; empty = no side reads"));
+  add(Uint("side_io.read_file_size", DLIO_FIELD(uint64_t, side_io.read_file_size),
+           "bytes of the side file the generate phase creates when it is missing (0 = it must "
+           "exist)",
+           kSizeUnits));
+  add(String("side_io.read_file_format", DLIO_FIELD(std::string, side_io.read_file_format),
+             "raw (seeded bytes) or a Format registry name whose writer stores one sample of "
+             "read_file_size bytes (e.g. hdf5)"));
+  add(Uint("side_io.read_size", DLIO_FIELD(uint64_t, side_io.read_size),
+           "bytes per side read", kSizeUnits));
+  add(Uint("side_io.reads", DLIO_FIELD(uint64_t, side_io.reads),
+           "side reads per training step (per_step) or in the whole run (spread, "
+           "before_training)"));
+  add(Enum("side_io.schedule", DLIO_FIELD(std::string, side_io.schedule),
+           {"per_step", "spread", "before_training"},
+           "per_step: before every training step; spread: at seeded random steps over the run; "
+           "before_training: all before the first epoch"));
+  add(Enum("side_io.access", DLIO_FIELD(std::string, side_io.access), {"random", "sequential"},
+           "offsets of side reads: seeded random, or consecutive (wrapping at the end)"));
+  add(Uint("side_io.write_bytes", DLIO_FIELD(uint64_t, side_io.write_bytes),
+           "bytes every rank writes to side_io.write_file after training (0 = none)",
+           kSizeUnits));
+  add(String("side_io.write_file", DLIO_FIELD(std::string, side_io.write_file),
+             "name of the end-of-run file under output.folder; {rank} is replaced by the rank; a "
+             ".json name gets valid JSON content"));
+  add(Uint("side_io.write_request_size", DLIO_FIELD(uint64_t, side_io.write_request_size),
+           "bytes per end-of-run write request (0 = the whole file in one request)", kSizeUnits));
 
   // output
   add(String("output.folder", DLIO_FIELD(std::string, output.folder),

@@ -21,6 +21,7 @@
 #include "dlio/loop.h"
 #include "dlio/pipeline.h"
 #include "dlio/sampler.h"
+#include "dlio/side_io.h"
 #include "dlio/tracer.h"
 #include "dlio/version.h"
 #include "runner/report.h"
@@ -47,10 +48,12 @@ struct RunState {
   std::unique_ptr<Tracer> tracer;
   std::unique_ptr<Storage> storage;
   std::unique_ptr<Format> format;
+  std::unique_ptr<Storage> checkpoint_storage;  // when checkpoint.storage_type names another
   std::unique_ptr<Checkpointer> checkpointer;
   // The loops live here, not in Train(), so that after an error they are torn down only once
   // the other ranks were stopped (Abort): closing a collectively opened MPI file is collective.
   std::unique_ptr<Loop> train_loop, eval_loop;
+  std::unique_ptr<SideIo> side_io;  // when side_io reads or writes anything
   std::vector<SampleRef> plan;
   uint64_t global_step = 0;
   RunReport report;
@@ -136,6 +139,8 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t rando
   o.seed = c.train.seed;
   o.seed_change_epoch = c.train.seed_change_epoch;
   o.random_seed = random_seed;
+  o.fraction = c.reader.read_fraction;
+  o.interleave = c.reader.file_interleave;
   return o;
 }
 
@@ -330,6 +335,7 @@ Status RunEpoch(RunState& st, Loop& loop, uint64_t epoch, bool train, EpochRepor
   progress.epochs = c.train.epochs;
   progress.steps = steps;
 
+  if (train && st.side_io) st.side_io->SetRunSteps(steps * c.train.epochs);
   for (uint64_t s = 0; s < steps; ++s) {
     if (s >= real_steps) {  // idle: keep the other ranks' barriers and checkpoints company
       if (c.train.barrier_per_step) DLIO_RETURN_NOT_OK(st.comm->Barrier());
@@ -346,7 +352,9 @@ Status RunEpoch(RunState& st, Loop& loop, uint64_t epoch, bool train, EpochRepor
     const int64_t t0 = clock->NowNanos();
     BatchLease lease;
     bool end_of_epoch = false;
-    Status status = loop.pipeline->Next(&lease, &end_of_epoch);
+    // The side reads a code makes before fetching its batch are part of the step's load time.
+    Status status = train && st.side_io ? st.side_io->BeforeStep(st.global_step) : Status::OK();
+    if (status.ok()) status = loop.pipeline->Next(&lease, &end_of_epoch);
     const int64_t t1 = clock->NowNanos();
     if (!status.ok()) {
       return status.WithContext(std::string(loop.phase) + " epoch " + std::to_string(epoch) +
@@ -437,6 +445,10 @@ Status Generate(RunState& st) {
   DLIO_ASSIGN_OR_RETURN(st.report.generate, GenerateDataset(c.dataset, *st.format,
                                                             FormatOptionsFor(c),
                                                             st.storage.get(), go));
+  if (st.comm->rank() == 0 && !c.side_io.read_file.empty()) {
+    DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, 0));
+    DLIO_RETURN_NOT_OK(GenerateSideFile(so, *st.registries, st.storage.get()));
+  }
   TraceSpan(st.tracer.get(), "dlio.generate", "dlio", start_us, WallMicros(), -1, -1);
   return st.comm->Barrier();
 }
@@ -525,12 +537,23 @@ Status MakeCheckpointer(RunState& st) {
   co.root_only = c.checkpoint.rank_mode == "root";
   co.seed = MixSeed(c.train.seed, st.comm->rank(), 0xcc);
   co.size_divisor = c.checkpoint.size_divisor;
+  co.model_files = c.checkpoint.model_files;
   co.transformer = TransformerModelFor(c);
   st.report.checkpoint_type = co.name;
   if (co.name == "transformer" && st.comm->rank() == 0) {
     DLIO_RETURN_NOT_OK(DescribeTransformerCheckpoint(st, co));
   }
-  CheckpointEnv ce{st.storage.get(), st.env.clock, st.tracer.get()};
+  Storage* storage = st.storage.get();
+  if (!c.checkpoint.storage_type.empty() && c.checkpoint.storage_type != c.storage.storage_type) {
+    StorageOptions so = StorageOptionsFor(c);
+    so.name = c.checkpoint.storage_type;
+    so.direct = false;  // reader.odirect is about the data files
+    auto made = MakeStorage(so, *st.registries, st.env.clock, st.tracer.get());
+    if (!made.ok()) return made.status().WithContext("checkpoint.storage_type");
+    st.checkpoint_storage = std::move(made).value();
+    storage = st.checkpoint_storage.get();
+  }
+  CheckpointEnv ce{storage, st.env.clock, st.tracer.get()};
   DLIO_ASSIGN_OR_RETURN(st.checkpointer,
                         Build<Checkpointer>(st.registries->checkpointers, co.name, co, ce));
   return Status::OK();
@@ -674,7 +697,9 @@ Status CheckStorageRules(RunState& st) {
                     c.dataset.record_length_bytes);
   check.dataset_ge_5x_memory = check.client_memory_bytes > 0 &&
                                check.dataset_bytes >= SaturatingMul(5, check.client_memory_bytes);
-  if (check.client_memory_bytes > 0 && !check.dataset_ge_5x_memory) {
+  // In-memory (synthetic) data has no files for a page cache to hold.
+  const bool has_files = st.format == nullptr || st.format->uses_files();
+  if (has_files && check.client_memory_bytes > 0 && !check.dataset_ge_5x_memory) {
     std::ostringstream m;
     m << "the dataset (" << HumanBytes(static_cast<double>(check.dataset_bytes))
       << " = dataset.num_files_train x num_samples_per_file x record_length_bytes) is "
@@ -714,7 +739,12 @@ Status Train(RunState& st) {
   }
   Loop* eval = st.eval_loop.get();
   if (c.workflow.checkpoint) DLIO_RETURN_NOT_OK(MakeCheckpointer(st));
+  if (!c.side_io.read_file.empty() || c.side_io.write_bytes > 0) {
+    DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, st.comm->rank()));
+    DLIO_ASSIGN_OR_RETURN(st.side_io, SideIo::Make(so, st.storage.get()));
+  }
   DLIO_RETURN_NOT_OK(st.comm->Barrier());
+  if (st.side_io) DLIO_RETURN_NOT_OK(st.side_io->BeforeTraining());
   for (uint64_t epoch = 1; epoch <= c.train.epochs; ++epoch) {
     EpochReport rep;
     DLIO_RETURN_NOT_OK(RunEpoch(st, train, epoch, /*train=*/true, &rep));
@@ -733,6 +763,11 @@ Status Train(RunState& st) {
   }
   DLIO_RETURN_NOT_OK(train.pipeline->Stop());
   if (eval) DLIO_RETURN_NOT_OK(eval->pipeline->Stop());
+  if (st.side_io) {
+    const int64_t start_us = WallMicros();
+    DLIO_RETURN_NOT_OK(st.side_io->AfterTraining());
+    TraceSpan(st.tracer.get(), "side_io.write", "dlio", start_us, WallMicros(), -1, -1);
+  }
   return Status::OK();
 }
 
@@ -787,6 +822,16 @@ Status Aggregate(RunState& st) {
   r.checkpoint_max_duration_s = ComputeMeanStdev(durations).mean;
   r.checkpoint_bytes_total = durations.empty() ? 0 : bytes / durations.size();
   r.io = st.storage->stats();
+  if (st.checkpoint_storage) {
+    const IoStats ck = st.checkpoint_storage->stats();
+    r.io.read_ops += ck.read_ops;
+    r.io.read_bytes += ck.read_bytes;
+    r.io.write_ops += ck.write_ops;
+    r.io.write_bytes += ck.write_bytes;
+    r.io.opens += ck.opens;
+    r.io.closes += ck.closes;
+    r.io.syncs += ck.syncs;
+  }
   return Status::OK();
 }
 
@@ -808,9 +853,7 @@ WorkloadConfig ResolvePaths(const WorkloadConfig& in) {
 
 Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& env) {
   DLIO_RETURN_NOT_OK(input_config.Validate());
-  const WorkloadConfig config = ResolvePaths(input_config);
   RunState st;
-  st.config = &config;
   st.env = env;
   if (st.env.clock == nullptr) st.env.clock = SystemClock();
   if (env.registries == nullptr) {
@@ -826,6 +869,11 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
   } else {
     st.comm = env.comm;
   }
+  std::vector<std::string> scaled;
+  DLIO_ASSIGN_OR_RETURN(const WorkloadConfig config,
+                        ScaleConfig(ResolvePaths(input_config), st.comm->size(), &scaled));
+  st.config = &config;
+  for (const auto& line : scaled) st.Log(LogLevel::kInfo, line);
   RunReport& report = st.report;
   report.workload = config.name;
   report.rank = st.comm->rank();

@@ -3,6 +3,7 @@ list(APPEND DLIO_SOURCES
   src/runner/metrics.cc
   src/runner/report.cc
   src/runner/runner.cc
+  src/runner/side_io.cc
   src/runner/workloads.cc
 )
 
@@ -22,6 +23,15 @@ set(DLIO_WORKLOAD_YAMLS
   unet3d_a100
   unet3d_h100
   unet3d_v100
+  # The DLIO paper's eight scientific workloads (docs/workloads.md).
+  candle
+  climate_seg
+  cosmic_tagger
+  cosmoflow
+  dffn
+  frnn
+  imagenet
+  l2hmc
 )
 set(DLIO_WORKLOAD_YAML_FILES "")
 foreach(name ${DLIO_WORKLOAD_YAMLS})

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <limits>
 #include <numeric>
 
@@ -25,6 +26,42 @@ std::string Lower(const std::string& s) {
 }
 
 enum class Kind { kSequential, kShuffle, kShuffleBuffer };
+
+// tf.data's interleave(cycle_length = k, block_length = 1) over the runs of consecutive samples of
+// one file in `list`.
+void Interleave(std::vector<SampleRef>* list, uint64_t k) {
+  struct Run {
+    size_t next, end;
+  };
+  std::vector<Run> runs;
+  for (size_t i = 0; i < list->size();) {
+    size_t j = i + 1;
+    while (j < list->size() && (*list)[j].file == (*list)[i].file) ++j;
+    runs.push_back({i, j});
+    i = j;
+  }
+  if (runs.size() < 2) return;
+  std::vector<SampleRef> out;
+  out.reserve(list->size());
+  std::vector<Run> cycle;
+  size_t pending = 0;
+  while (cycle.size() < k && pending < runs.size()) cycle.push_back(runs[pending++]);
+  while (!cycle.empty()) {
+    for (size_t slot = 0; slot < cycle.size();) {
+      Run& r = cycle[slot];
+      out.push_back((*list)[r.next++]);
+      if (r.next < r.end) {
+        ++slot;
+      } else if (pending < runs.size()) {
+        r = runs[pending++];  // the next file takes the exhausted one's place
+        ++slot;
+      } else {
+        cycle.erase(cycle.begin() + static_cast<std::ptrdiff_t>(slot));
+      }
+    }
+  }
+  list->swap(out);
+}
 
 class ShardedSampler final : public Sampler {
  public:
@@ -62,7 +99,7 @@ class ShardedSampler final : public Sampler {
     for (uint64_t n : per_file) total += n;
     const uint64_t base = total / world;
     const uint64_t extra = total % world;
-    out->reserve(base + (rank < extra ? 1 : 0));
+    if (options_.sharding != Sharding::kNone) out->reserve(base + (rank < extra ? 1 : 0));
     uint64_t global = 0;  // position of the current file's first sample in the global list
     if (options_.sharding == Sharding::kBlock) {
       const uint64_t begin = rank * base + std::min(rank, extra);
@@ -75,6 +112,11 @@ class ShardedSampler final : public Sampler {
         for (uint64_t p = lo; p < hi; ++p) out->push_back(SampleRef{f, p - global});
         global += n;
       }
+    } else if (options_.sharding == Sharding::kNone) {
+      out->reserve(total);
+      for (uint32_t f : order) {
+        for (uint64_t i = 0; i < per_file[f]; ++i) out->push_back(SampleRef{f, i});
+      }
     } else {
       for (uint32_t f : order) {
         const uint64_t n = per_file[f];
@@ -85,16 +127,27 @@ class ShardedSampler final : public Sampler {
       }
     }
 
+    // 3b. Interleave.
+    if (options_.interleave > 1) Interleave(out, options_.interleave);
+
     // 4. Rank-local reordering.
-    if (kind_ == Kind::kSequential) return Status::OK();
-    const uint64_t entropy =
-        options_.sample_shuffle == ShuffleMode::kRandom ? options_.random_seed : 0;
-    const uint64_t sample_seed =
-        MixSeed(MixSeed(options_.seed, epoch, rank), kSampleOrderTag, entropy);
-    if (kind_ == Kind::kShuffleBuffer) {
-      WindowShuffle(out, options_.shuffle_size, sample_seed);
-    } else if (options_.sample_shuffle != ShuffleMode::kOff) {
-      Shuffle(out, sample_seed);
+    if (kind_ != Kind::kSequential) {
+      const uint64_t entropy =
+          options_.sample_shuffle == ShuffleMode::kRandom ? options_.random_seed : 0;
+      const uint64_t sample_seed =
+          MixSeed(MixSeed(options_.seed, epoch, rank), kSampleOrderTag, entropy);
+      if (kind_ == Kind::kShuffleBuffer) {
+        WindowShuffle(out, options_.shuffle_size, sample_seed);
+      } else if (options_.sample_shuffle != ShuffleMode::kOff) {
+        Shuffle(out, sample_seed);
+      }
+    }
+
+    // 5. Fraction.
+    if (options_.fraction < 1.0 && !out->empty()) {
+      const auto keep = static_cast<uint64_t>(
+          std::ceil(options_.fraction * static_cast<double>(out->size())));
+      out->resize(std::max<uint64_t>(1, std::min<uint64_t>(keep, out->size())));
     }
     return Status::OK();
   }
@@ -119,8 +172,9 @@ Result<Sharding> ParseSharding(const std::string& value, const std::string& key)
   const std::string v = Lower(value);
   if (v == "block") return Sharding::kBlock;
   if (v == "round_robin" || v == "round-robin") return Sharding::kRoundRobin;
+  if (v == "none" || v == "replicated") return Sharding::kNone;
   return Status::InvalidArgument(key + ": unknown sharding '" + value +
-                                 "' (accepted: block, round_robin)");
+                                 "' (accepted: block, round_robin, none)");
 }
 
 const char* ShuffleModeName(ShuffleMode mode) {
@@ -136,7 +190,15 @@ const char* ShuffleModeName(ShuffleMode mode) {
 }
 
 const char* ShardingName(Sharding sharding) {
-  return sharding == Sharding::kBlock ? "block" : "round_robin";
+  switch (sharding) {
+    case Sharding::kBlock:
+      return "block";
+    case Sharding::kRoundRobin:
+      return "round_robin";
+    case Sharding::kNone:
+      return "none";
+  }
+  return "unknown";
 }
 
 Result<std::unique_ptr<Sampler>> MakeSampler(const SamplerOptions& options) {
@@ -145,6 +207,10 @@ Result<std::unique_ptr<Sampler>> MakeSampler(const SamplerOptions& options) {
     const bool any =
         options.file_shuffle != ShuffleMode::kOff || options.sample_shuffle != ShuffleMode::kOff;
     name = any ? "shuffle" : "sequential";
+  }
+  if (!(options.fraction > 0 && options.fraction <= 1)) {
+    return Status::InvalidArgument("reader.read_fraction must be in (0, 1], got " +
+                                   std::to_string(options.fraction));
   }
   Kind kind;
   if (name == "sequential") {

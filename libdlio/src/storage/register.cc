@@ -12,6 +12,11 @@ Status RegisterBuiltinStorages(Registries* registries) {
          return NewPosixStorage(options);
        }}));
   DLIO_RETURN_NOT_OK(registries->storages.Register(
+      {"stdio", "C stdio streams (fopen, fread/fwrite, fclose), traced as STDIO", "",
+       [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
+         return NewStdioStorage();
+       }}));
+  DLIO_RETURN_NOT_OK(registries->storages.Register(
       {"memory", "in-memory files (tests, no disk)", "",
        [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
          return NewMemoryStorage();

@@ -4,6 +4,7 @@ list(APPEND DLIO_SOURCES
   src/storage/posix_storage.cc
   src/storage/memory_storage.cc
   src/storage/slow_storage.cc
+  src/storage/stdio_storage.cc
   src/storage/mpiio_storage.cc
   src/storage/register.cc
 )

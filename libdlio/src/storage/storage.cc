@@ -60,7 +60,7 @@ File::~File() = default;
 
 Result<size_t> File::ReadAt(uint64_t offset, size_t n, void* buf) {
   if (closed_) return Status::FailedPrecondition("read " + path_ + ": file is closed");
-  CallTrace t(sink_, "pread");
+  CallTrace t(sink_, sink_.read_name);
   Result<size_t> r = DoReadAt(offset, n, buf);
   if (r.ok()) {
     sink_.counters->read_ops.fetch_add(1, std::memory_order_relaxed);
@@ -83,7 +83,7 @@ Status File::ReadExactAt(uint64_t offset, size_t n, void* buf) {
 
 Status File::WriteAt(uint64_t offset, const void* buf, size_t n) {
   if (closed_) return Status::FailedPrecondition("write " + path_ + ": file is closed");
-  CallTrace t(sink_, "pwrite");
+  CallTrace t(sink_, sink_.write_name);
   Status st = DoWriteAt(offset, buf, n);
   if (st.ok()) {
     sink_.counters->write_ops.fetch_add(1, std::memory_order_relaxed);
@@ -114,7 +114,7 @@ Status File::Sync() {
 Status File::Close() {
   if (closed_) return Status::OK();
   closed_ = true;
-  CallTrace t(sink_, "close");
+  CallTrace t(sink_, sink_.close_name);
   Status st = DoClose();
   sink_.counters->closes.fetch_add(1, std::memory_order_relaxed);
   t.Done(file_id_, -1, -1, RetOf(st));
@@ -139,7 +139,7 @@ void Storage::Bind(const Clock* clock, Tracer* tracer) {
 
 Result<std::unique_ptr<File>> Storage::Open(const std::string& path, OpenMode mode,
                                             const FileOptions& options) {
-  CallTrace t(sink_, "open64");
+  CallTrace t(sink_, sink_.open_name);
   Result<std::unique_ptr<File>> r = DoOpen(path, mode, options);
   if (!r.ok()) {
     t.DonePath(path, -1);
@@ -215,6 +215,15 @@ Status Storage::SyncDir(const std::string& dir) {
   if (st.ok()) counters_.syncs.fetch_add(1, std::memory_order_relaxed);
   t.DonePath(dir, RetOf(st));
   return st;
+}
+
+void Storage::set_trace_names(const char* category, const char* open, const char* read,
+                              const char* write, const char* close) {
+  sink_.category = category;
+  sink_.open_name = open;
+  sink_.read_name = read;
+  sink_.write_name = write;
+  sink_.close_name = close;
 }
 
 IoStats Storage::stats() const {

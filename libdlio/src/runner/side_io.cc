@@ -1,0 +1,255 @@
+#include "dlio/side_io.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "dlio/distribution.h"
+#include "dlio/format.h"
+#include "format/content.h"
+
+namespace dlio {
+namespace {
+
+constexpr char kTmpSuffix[] = ".tmp";
+constexpr uint64_t kContentTag = 0x5e1d10;  // side-file content stream
+constexpr uint64_t kOffsetTag = 0x0ff5e7;   // random offsets
+constexpr uint64_t kSpreadTag = 0x5b4ead;   // spread steps
+constexpr char kJsonHead[] = "{\"model\": \"";
+constexpr char kJsonTail[] = "\"}\n";
+
+uint64_t SplitMix64(uint64_t* state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// A uniform draw in [0, n) (n > 0); the modulo bias is irrelevant at these sizes.
+uint64_t Below(uint64_t* state, uint64_t n) { return SplitMix64(state) % n; }
+
+bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string UnderFolder(const std::string& folder, const std::string& name) {
+  if (name.empty() || name[0] == '/') return name;
+  return folder + (folder.empty() || folder.back() == '/' ? "" : "/") + name;
+}
+
+// Bytes [offset, offset + n) of the end-of-run file: for a .json name a document
+// {"model": "<letters>"} of exactly `total` bytes (when it fits), else seeded bytes.
+void FillWriteBytes(bool json, uint64_t seed, uint64_t total, uint64_t offset, uint8_t* dst,
+                    size_t n) {
+  const uint64_t head = sizeof(kJsonHead) - 1, tail = sizeof(kJsonTail) - 1;
+  if (!json || total < head + tail) {
+    format_internal::FillSampleBytes(seed, 0, offset, dst, n);
+    return;
+  }
+  format_internal::FillSampleBytes(seed, 0, offset, dst, n);
+  for (size_t i = 0; i < n; ++i) {
+    const uint64_t at = offset + i;
+    if (at < head) {
+      dst[i] = static_cast<uint8_t>(kJsonHead[at]);
+    } else if (at >= total - tail) {
+      dst[i] = static_cast<uint8_t>(kJsonTail[at - (total - tail)]);
+    } else {
+      dst[i] = static_cast<uint8_t>('a' + dst[i] % 26);  // a JSON string needs no escapes
+    }
+  }
+}
+
+}  // namespace
+
+Result<SideIoOptions> SideIoOptionsFor(const WorkloadConfig& c, int rank) {
+  const SideIoConfig& s = c.side_io;
+  SideIoOptions o;
+  o.read_file = UnderFolder(c.dataset.data_folder, s.read_file);
+  o.read_file_size = s.read_file_size;
+  o.read_file_format = s.read_file_format;
+  o.read_size = s.read_size;
+  o.reads = s.reads;
+  if (s.schedule == "per_step") {
+    o.schedule = SideIoSchedule::kPerStep;
+  } else if (s.schedule == "spread") {
+    o.schedule = SideIoSchedule::kSpread;
+  } else if (s.schedule == "before_training") {
+    o.schedule = SideIoSchedule::kBeforeTraining;
+  } else {
+    return Status::InvalidArgument("side_io.schedule: '" + s.schedule +
+                                   "' is not one of per_step, spread, before_training");
+  }
+  if (s.access != "random" && s.access != "sequential") {
+    return Status::InvalidArgument("side_io.access: '" + s.access +
+                                   "' is not one of random, sequential");
+  }
+  o.random_access = s.access == "random";
+  if (s.write_bytes > 0) {
+    std::string name = s.write_file;
+    const std::string r = std::to_string(rank);
+    for (size_t at; (at = name.find("{rank}")) != std::string::npos;) name.replace(at, 6, r);
+    o.write_file = UnderFolder(c.output.folder, name);
+  }
+  o.write_bytes = s.write_bytes;
+  o.write_request_size = s.write_request_size;
+  o.seed = MixSeed(c.train.seed, 0x51de, static_cast<uint64_t>(rank));
+  o.file_seed = MixSeed(c.train.seed, 0x51de, kContentTag);
+  return o;
+}
+
+Status GenerateSideFile(const SideIoOptions& o, const Registries& registries, Storage* storage) {
+  if (o.read_file.empty() || o.read_file_size == 0) return Status::OK();
+  DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(o.read_file));
+  if (exists) return Status::OK();
+  const size_t slash = o.read_file.rfind('/');
+  if (slash != std::string::npos && slash > 0) {
+    DLIO_RETURN_NOT_OK(storage->CreateDirs(o.read_file.substr(0, slash)));
+  }
+  const std::string tmp = o.read_file + kTmpSuffix;
+  const uint64_t seed = o.file_seed;
+  Status status = [&]() -> Status {
+    if (o.read_file_format == "raw") {
+      // kWrite: the .tmp name is our own temporary (a leftover of an interrupted generation).
+      DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(tmp, OpenMode::kWrite));
+      std::vector<uint8_t> chunk(
+          static_cast<size_t>(std::min<uint64_t>(o.read_file_size, 4 << 20)));
+      for (uint64_t off = 0; off < o.read_file_size;) {
+        const size_t n =
+            static_cast<size_t>(std::min<uint64_t>(chunk.size(), o.read_file_size - off));
+        format_internal::FillSampleBytes(seed, 0, off, chunk.data(), n);
+        DLIO_RETURN_NOT_OK(file->WriteAt(off, chunk.data(), n));
+        off += n;
+      }
+      return file->Close();
+    }
+    auto factory = registries.formats.Get(o.read_file_format);
+    if (!factory.ok()) {
+      return Status::NotFound("side_io.read_file_format: " + factory.status().message());
+    }
+    DLIO_ASSIGN_OR_RETURN(auto format, (*factory)());
+    DLIO_ASSIGN_OR_RETURN(bool stale, storage->Exists(tmp));
+    if (stale) DLIO_RETURN_NOT_OK(storage->Remove(tmp));  // ours, from an interrupted run
+    FileSpec spec;
+    spec.sample_sizes = {o.read_file_size};
+    spec.seed = seed;
+    return format->Write(storage, tmp, spec, FormatOptions{});
+  }();
+  if (status.ok()) status = storage->Rename(tmp, o.read_file);
+  if (!status.ok()) {
+    (void)storage->Remove(tmp);  // best effort: the error that matters is `status`
+    return status.WithContext("side_io: generating " + o.read_file);
+  }
+  return Status::OK();
+}
+
+SideIo::SideIo(const SideIoOptions& options, Storage* storage)
+    : options_(options), storage_(storage), rng_(MixSeed(options.seed, kOffsetTag)) {}
+
+SideIo::~SideIo() = default;
+
+Result<std::unique_ptr<SideIo>> SideIo::Make(const SideIoOptions& options, Storage* storage) {
+  if (storage == nullptr) return Status::InvalidArgument("SideIo: storage is null");
+  if (!options.read_file.empty() && options.read_size == 0) {
+    return Status::InvalidArgument("side_io.read_size must be >= 1");
+  }
+  return std::unique_ptr<SideIo>(new SideIo(options, storage));
+}
+
+Status SideIo::BeforeTraining() {
+  if (options_.read_file.empty() || file_) return Status::OK();
+  auto file = storage_->Open(options_.read_file, OpenMode::kRead);
+  if (!file.ok()) {
+    return file.status().WithContext("side_io.read_file " + options_.read_file +
+                                     " (generate it with workflow.generate_data and "
+                                     "side_io.read_file_size)");
+  }
+  file_ = std::move(file).value();
+  DLIO_ASSIGN_OR_RETURN(file_size_, file_->Size());
+  if (file_size_ == 0) {
+    return Status::InvalidArgument("side_io.read_file " + options_.read_file + " is empty");
+  }
+  buffer_.resize(static_cast<size_t>(std::min(options_.read_size, file_size_)));
+  if (options_.schedule == SideIoSchedule::kBeforeTraining) {
+    for (uint64_t i = 0; i < options_.reads; ++i) DLIO_RETURN_NOT_OK(ReadOnce());
+  }
+  return Status::OK();
+}
+
+void SideIo::SetRunSteps(uint64_t steps) {
+  if (spread_drawn_ || options_.schedule != SideIoSchedule::kSpread) return;
+  spread_drawn_ = true;
+  if (steps == 0) return;
+  uint64_t state = MixSeed(options_.seed, kSpreadTag);
+  spread_steps_.resize(options_.reads);
+  for (auto& s : spread_steps_) s = Below(&state, steps);
+  std::sort(spread_steps_.begin(), spread_steps_.end());
+}
+
+Status SideIo::BeforeStep(uint64_t step) {
+  if (!file_) return Status::OK();
+  if (options_.schedule == SideIoSchedule::kPerStep) {
+    for (uint64_t i = 0; i < options_.reads; ++i) DLIO_RETURN_NOT_OK(ReadOnce());
+  } else if (options_.schedule == SideIoSchedule::kSpread) {
+    // Steps the caller skipped still get their reads, late rather than never.
+    while (spread_next_ < spread_steps_.size() && spread_steps_[spread_next_] <= step) {
+      DLIO_RETURN_NOT_OK(ReadOnce());
+      ++spread_next_;
+    }
+  }
+  return Status::OK();
+}
+
+Status SideIo::ReadOnce() {
+  const uint64_t n = buffer_.size();
+  uint64_t offset;
+  if (options_.random_access) {
+    offset = Below(&rng_, file_size_ - n + 1);
+  } else {
+    if (cursor_ + n > file_size_) cursor_ = 0;
+    offset = cursor_;
+    cursor_ += n;
+  }
+  DLIO_RETURN_NOT_OK(file_->ReadExactAt(offset, static_cast<size_t>(n), buffer_.data()));
+  ++reads_done_;
+  bytes_read_ += n;
+  return Status::OK();
+}
+
+Status SideIo::AfterTraining() {
+  if (file_) {
+    DLIO_RETURN_NOT_OK(file_->Close());
+    file_.reset();
+  }
+  if (options_.write_file.empty() || options_.write_bytes == 0) return Status::OK();
+  const std::string& path = options_.write_file;
+  const size_t slash = path.rfind('/');
+  if (slash != std::string::npos && slash > 0) {
+    DLIO_RETURN_NOT_OK(storage_->CreateDirs(path.substr(0, slash)));
+  }
+  const bool json = EndsWith(path, ".json");
+  const uint64_t total = options_.write_bytes;
+  const uint64_t request =
+      options_.write_request_size == 0 ? total : std::min(total, options_.write_request_size);
+  const std::string tmp = path + kTmpSuffix;
+  std::vector<uint8_t> chunk(static_cast<size_t>(request));
+  const uint64_t seed = MixSeed(options_.seed, kContentTag, 1);
+  Status status = [&]() -> Status {
+    DLIO_ASSIGN_OR_RETURN(auto file, storage_->Open(tmp, OpenMode::kWrite));
+    for (uint64_t off = 0; off < total;) {
+      const size_t n = static_cast<size_t>(std::min(request, total - off));
+      FillWriteBytes(json, seed, total, off, chunk.data(), n);
+      DLIO_RETURN_NOT_OK(file->WriteAt(off, chunk.data(), n));
+      off += n;
+    }
+    return file->Close();
+  }();
+  if (status.ok()) status = storage_->Rename(tmp, path);
+  if (!status.ok()) {
+    (void)storage_->Remove(tmp);  // best effort: the error that matters is `status`
+    return status.WithContext("side_io: writing " + path);
+  }
+  bytes_written_ += total;
+  return Status::OK();
+}
+
+}  // namespace dlio
