@@ -19,10 +19,10 @@
 namespace dlio {
 
 enum class OpenMode {
-  kRead,        // must exist
-  kWrite,       // create or truncate
-  kCreateNew,   // create; AlreadyExists if present (never clobbers data we did not create)
-  kReadWrite,   // create if missing, keep contents
+  kRead,       // must exist
+  kWrite,      // create or truncate
+  kCreateNew,  // create; AlreadyExists if present (never clobbers data we did not create)
+  kReadWrite,  // create if missing, keep contents
 };
 
 struct FileOptions {
@@ -93,9 +93,9 @@ struct StorageOptions {
   size_t direct_alignment = 4096;
   // slow: the wrapped backend and the latency it adds to every read/write (seeded).
   std::string slow_inner = "posix";
-  double slow_latency_us = 100;        // mean added latency per call
-  double slow_latency_stdev_us = 0;    // normal jitter, clipped at 0
-  double slow_bandwidth_mib_s = 0;     // 0 = unlimited; else adds size/bandwidth per call
+  double slow_latency_us = 100;      // mean added latency per call
+  double slow_latency_stdev_us = 0;  // normal jitter, clipped at 0
+  double slow_bandwidth_mib_s = 0;   // 0 = unlimited; else adds size/bandwidth per call
   uint64_t seed = 0;
   // mpiio: collective reads (MPI_File_read_at_all) of files opened for reading under one of
   // these directories (every file opened for reading when the list is empty); see
@@ -123,12 +123,35 @@ class Storage {
   // Names (not paths) of the entries of a directory, sorted.
   Result<std::vector<std::string>> List(const std::string& dir);
   Status Rename(const std::string& from, const std::string& to);  // atomic replace on POSIX
-  Status Remove(const std::string& path);                          // a file, never a directory
+  Status Remove(const std::string& path);                         // a file, never a directory
   Status RemoveEmptyDir(const std::string& path);
   Status SyncDir(const std::string& dir);  // makes a rename durable
 
   IoStats stats() const;
   const std::string& name() const { return name_; }
+
+  // Parallel I/O that bypasses Files. A format with its own MPI-IO path (parallel HDF5, which
+  // reads through HDF5's MPI-IO driver) asks here whether this storage wants `path` read
+  // collectively: if so, the answer is a pointer to the MPI_Comm to open it on (every rank of
+  // MPI_COMM_WORLD for the mpiio storage with mpiio_collective), typed void so public headers
+  // need no mpi.h; nullptr otherwise (every other backend; decorators ask the storage they wrap).
+  virtual const void* CollectiveMpiComm(const std::string& path) const {
+    (void)path;
+    return nullptr;
+  }
+  // Reports I/O made on `path` outside this storage's Files (by such a format), so counters and
+  // the trace still show it: a read (or write) of `count` bytes at `offset` that started at wall
+  // time `start_us` (WallMicros()) and took `dur_ns`, traced as `name` in category `category`
+  // (both string literals). kRead and kWrite add to stats(); kOther (opens, closes) only traces.
+  // Safe for concurrent use.
+  enum class IoKind { kRead, kWrite, kOther };
+  void RecordExternalIo(IoKind kind, const char* category, const char* name,
+                        const std::string& path, int64_t offset, int64_t count, int64_t start_us,
+                        int64_t dur_ns);
+  // The clock calls are timed with (for RecordExternalIo's durations).
+  const Clock* clock() const { return sink_.clock; }
+  // Whether the bound tracer records anything (callers may skip timing when not).
+  bool tracing() const { return sink_.tracer->enabled(); }
   // Whether FileOptions::direct has an effect here.
   virtual bool SupportsDirect() const { return false; }
 

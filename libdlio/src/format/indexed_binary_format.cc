@@ -32,9 +32,8 @@ Result<std::vector<uint64_t>> ReadIndex(Storage* storage, const std::string& pat
 
 class IndexedBinaryReader final : public FormatReader {
  public:
-  IndexedBinaryReader(std::unique_ptr<File> file, uint64_t file_size,
-                      std::vector<uint64_t> offsets, std::vector<uint64_t> sizes,
-                      uint64_t transfer_size)
+  IndexedBinaryReader(std::unique_ptr<File> file, uint64_t file_size, std::vector<uint64_t> offsets,
+                      std::vector<uint64_t> sizes, uint64_t transfer_size)
       : file_(std::move(file)),
         file_size_(file_size),
         offsets_(std::move(offsets)),
@@ -104,8 +103,8 @@ class IndexedBinaryFormat final : public Format {
       if (st.ok()) st = (*data)->Close();
       if (!st.ok()) return fail(st);
     }
-    for (const auto& [p, bytes] : {std::pair{OffsetIndexPath(path), &offs},
-                                   std::pair{SizeIndexPath(path), &sizes}}) {
+    for (const auto& [p, bytes] :
+         {std::pair{OffsetIndexPath(path), &offs}, std::pair{SizeIndexPath(path), &sizes}}) {
       auto idx = storage->Open(p, OpenMode::kCreateNew);
       if (!idx.ok()) return fail(idx.status());
       created.push_back(p);
@@ -114,6 +113,45 @@ class IndexedBinaryFormat final : public Format {
       if (!st.ok()) return fail(st);
     }
     return Status::OK();
+  }
+
+  // Sample i lies at the sum of the sizes before it: rank 0 writes both index files and creates
+  // the (empty) data file, every rank its samples.
+  bool CanWriteShared(const Storage&, const FormatOptions&,
+                      const SharedWrite& shared) const override {
+    return shared.comm != nullptr && shared.world > 1;
+  }
+  Status WriteShared(Storage* storage, const std::string& path, const FileSpec& spec,
+                     const FormatOptions&, const SharedWrite& shared) const override {
+    std::string offs, sizes;
+    std::vector<uint64_t> offsets;
+    uint64_t pos = 0;
+    for (uint64_t s : spec.sample_sizes) {
+      offsets.push_back(pos);
+      PutLe64(&offs, pos);
+      PutLe64(&sizes, s);
+      pos += s;
+    }
+    return WriteSharedSamples(
+        storage, path, spec, offsets, shared, [&](std::vector<std::string>* created) -> Status {
+          for (const std::string& p : {path, OffsetIndexPath(path), SizeIndexPath(path)}) {
+            DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(p));
+            if (exists) return Status::AlreadyExists(p + ": exists; refusing to overwrite it");
+          }
+          {
+            DLIO_ASSIGN_OR_RETURN(auto data, storage->Open(path, OpenMode::kCreateNew));
+            created->push_back(path);
+            DLIO_RETURN_NOT_OK(data->Close());
+          }
+          for (const auto& [p, bytes] :
+               {std::pair{OffsetIndexPath(path), &offs}, std::pair{SizeIndexPath(path), &sizes}}) {
+            DLIO_ASSIGN_OR_RETURN(auto idx, storage->Open(p, OpenMode::kCreateNew));
+            created->push_back(p);
+            DLIO_RETURN_NOT_OK(idx->WriteAt(0, bytes->data(), bytes->size()));
+            DLIO_RETURN_NOT_OK(idx->Close());
+          }
+          return Status::OK();
+        });
   }
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
@@ -127,8 +165,7 @@ class IndexedBinaryFormat final : public Format {
     DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, ReadIndex(storage, sz_path));
     if (offsets.size() != sizes.size()) {
       return Status::Corruption(off_path + " has " + std::to_string(offsets.size()) +
-                                " entries but " + sz_path + " has " +
-                                std::to_string(sizes.size()));
+                                " entries but " + sz_path + " has " + std::to_string(sizes.size()));
     }
     for (size_t i = 0; i < offsets.size(); ++i) {
       if (offsets[i] > size || sizes[i] > size - offsets[i]) {
@@ -146,8 +183,6 @@ class IndexedBinaryFormat final : public Format {
 
 }  // namespace
 
-std::unique_ptr<Format> NewIndexedBinaryFormat() {
-  return std::make_unique<IndexedBinaryFormat>();
-}
+std::unique_ptr<Format> NewIndexedBinaryFormat() { return std::make_unique<IndexedBinaryFormat>(); }
 
 }  // namespace dlio::format_internal

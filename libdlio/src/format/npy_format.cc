@@ -26,15 +26,15 @@ class NpyReader final : public FormatReader {
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
     DLIO_RETURN_NOT_OK(CheckSampleIndex(file_->path(), i, num_samples_));
     DLIO_RETURN_NOT_OK(out->Resize(sample_size_));
-    return ReadRange(file_.get(), h_.data_offset + i * sample_size_, sample_size_,
-                     transfer_size_, out->data());
+    return ReadRange(file_.get(), h_.data_offset + i * sample_size_, sample_size_, transfer_size_,
+                     out->data());
   }
 
   std::string DescribeJson() const override {
     return "{\"format\":\"npy\",\"path\":" + JsonString(file_->path()) +
-           ",\"file_size\":" + std::to_string(file_size_) + "," + SampleSizesJson(num_samples_, *this) +
-           ",\"dtype\":" + JsonString(h_.descr) + ",\"itemsize\":" + std::to_string(h_.itemsize) +
-           ",\"shape\":" + h_.ShapeJson() +
+           ",\"file_size\":" + std::to_string(file_size_) + "," +
+           SampleSizesJson(num_samples_, *this) + ",\"dtype\":" + JsonString(h_.descr) +
+           ",\"itemsize\":" + std::to_string(h_.itemsize) + ",\"shape\":" + h_.ShapeJson() +
            ",\"fortran_order\":" + (h_.fortran_order ? "true" : "false") + ",\"npy_version\":\"" +
            std::to_string(h_.major) + "." + std::to_string(h_.minor) +
            "\",\"data_offset\":" + std::to_string(h_.data_offset) + "}";
@@ -74,6 +74,27 @@ class NpyFormat final : public Format {
       RemoveQuietly(storage, path);
     }
     return st;
+  }
+
+  // Sample i lies at header + i * record: rank 0 writes the header, every rank its rows.
+  bool CanWriteShared(const Storage&, const FormatOptions&,
+                      const SharedWrite& shared) const override {
+    return shared.comm != nullptr && shared.world > 1;
+  }
+  Status WriteShared(Storage* storage, const std::string& path, const FileSpec& spec,
+                     const FormatOptions&, const SharedWrite& shared) const override {
+    const uint64_t n = spec.sample_sizes.size();
+    DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npy"));
+    const std::string header = BuildNpyHeader("|u1", {n, record});
+    std::vector<uint64_t> offsets(n);
+    for (uint64_t i = 0; i < n; ++i) offsets[i] = header.size() + i * record;
+    return WriteSharedSamples(
+        storage, path, spec, offsets, shared, [&](std::vector<std::string>* created) -> Status {
+          DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
+          created->push_back(path);
+          DLIO_RETURN_NOT_OK(file->WriteAt(0, header.data(), header.size()));
+          return file->Close();
+        });
   }
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,

@@ -123,8 +123,7 @@ Status File::Close() {
 
 // ---- Storage ----
 
-Storage::Storage(std::string name)
-    : name_(std::move(name)), own_null_tracer_(MakeNullTracer()) {
+Storage::Storage(std::string name) : name_(std::move(name)), own_null_tracer_(MakeNullTracer()) {
   sink_.clock = SystemClock();
   sink_.tracer = own_null_tracer_.get();
   sink_.counters = &counters_;
@@ -151,6 +150,29 @@ Result<std::unique_ptr<File>> Storage::Open(const std::string& path, OpenMode mo
   counters_.opens.fetch_add(1, std::memory_order_relaxed);
   t.Done(f->file_id_, -1, -1, 0);
   return r;
+}
+
+void Storage::RecordExternalIo(IoKind kind, const char* category, const char* name,
+                               const std::string& path, int64_t offset, int64_t count,
+                               int64_t start_us, int64_t dur_ns) {
+  const bool read = kind == IoKind::kRead;
+  if (kind != IoKind::kOther) {
+    auto& ops = read ? counters_.read_ops : counters_.write_ops;
+    auto& bytes = read ? counters_.read_bytes : counters_.write_bytes;
+    ops.fetch_add(1, std::memory_order_relaxed);
+    if (count > 0) bytes.fetch_add(static_cast<uint64_t>(count), std::memory_order_relaxed);
+  }
+  if (!sink_.tracer->enabled()) return;
+  TraceEvent ev;
+  ev.name = name;
+  ev.cat = category;
+  ev.start_us = start_us;
+  ev.dur_us = dur_ns / 1000;
+  ev.file_id = sink_.tracer->InternFile(path);
+  ev.offset = offset;
+  ev.count = count;
+  ev.ret = count;
+  sink_.tracer->Record(ev);
 }
 
 Result<uint64_t> Storage::FileSize(const std::string& path) {
@@ -246,7 +268,9 @@ Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
 AlignedBuffer::~AlignedBuffer() { std::free(data_); }
 
 AlignedBuffer::AlignedBuffer(AlignedBuffer&& other) noexcept
-    : data_(other.data_), size_(other.size_), capacity_(other.capacity_),
+    : data_(other.data_),
+      size_(other.size_),
+      capacity_(other.capacity_),
       alignment_(other.alignment_) {
   other.data_ = nullptr;
   other.size_ = other.capacity_ = 0;
@@ -284,8 +308,7 @@ Status AlignedBuffer::Resize(size_t n) {
     const size_t cap = (n + align - 1) / align * align;
     void* p = std::aligned_alloc(align, cap);
     if (p == nullptr) {
-      return Status::ResourceExhausted("cannot allocate " + std::to_string(cap) +
-                                       " aligned bytes");
+      return Status::ResourceExhausted("cannot allocate " + std::to_string(cap) + " aligned bytes");
     }
     if (huge) madvise(p, cap, MADV_HUGEPAGE);  // advisory: failure only costs speed
     std::free(data_);
