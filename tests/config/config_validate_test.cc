@@ -1,5 +1,6 @@
 // WorkloadConfig::Validate rules, defaults and the ConfigToJson round trip.
 #include <catch2/catch.hpp>
+
 #include <string>
 
 #include "dlio/config.h"
@@ -288,7 +289,7 @@ namespace {
 TEST_CASE("storage.mpiio_collective is accepted only where every rank makes the same calls") {
   const std::initializer_list<const char*> ok = {
       "storage.storage_type=mpiio", "storage.mpiio_collective=true", "reader.pipeline=sync",
-      "reader.read_threads=1", "dataset.num_files_train=1"};
+      "reader.read_threads=1",      "dataset.num_files_train=1"};
   CHECK(ValidateWith(ok).empty());
   struct Case {
     const char* breaks;
