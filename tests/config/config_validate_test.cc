@@ -381,7 +381,7 @@ TEST_CASE("storage.mpiio_collective is accepted only where every rank makes the 
       {"dataset.num_files_train=4", "dataset.num_files_train = 1"},
       {"dataset.record_length_bytes_stdev=10", "dataset.record_length_bytes_stdev = 0"},
       {"dataset.compression=gzip", "dataset.compression 'none'"},
-      {"dataset.format=synthetic", "npy, npz and indexed_binary"},
+      {"dataset.format=synthetic", "npy, npz, indexed_binary"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.breaks);
@@ -392,6 +392,17 @@ TEST_CASE("storage.mpiio_collective is accepted only where every rank makes the 
     CHECK(s.code() == StatusCode::kInvalidArgument);
     CHECK_THAT(s.message(), Catch::Contains("storage.mpiio_collective"));
     CHECK_THAT(s.message(), Catch::Contains(c.needle));
+  }
+  // hdf5 reads through parallel HDF5, without a metadata file.
+  {
+    WorkloadConfig config;
+    for (const char* o : ok) REQUIRE(ApplyOverride(&config, o).ok());
+    REQUIRE(ApplyOverride(&config, "dataset.format=hdf5").ok());
+    CHECK(config.Validate().ok());
+    REQUIRE(ApplyOverride(&config, "dataset.metadata_file=true").ok());
+    const Status s = config.Validate();
+    CHECK(s.code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(s.message(), Catch::Contains("dataset.metadata_file: false"));
   }
   // Off, nothing is required of the rest.
   CHECK(ValidateWith({"storage.storage_type=mpiio", "reader.read_threads=8"}).empty());

@@ -322,6 +322,46 @@ TEST_CASE("mpiio storage: independent and collective reads move the same bytes a
   }
 }
 
+TEST_CASE("hdf5 shared file: written by all ranks, read with collective parallel HDF5") {
+  const std::string dataset =
+      " --set dataset.format=hdf5 --set dataset.num_files_train=1"
+      " --set dataset.num_samples_per_file=16 --set dataset.record_length_bytes=8192"
+      " --set reader.batch_size=2 --set train.epochs=1 --set train.computation_time=0 --trace"
+      " --set storage.storage_type=mpiio";
+  for (const bool collective : {true, false}) {
+    CAPTURE(collective);
+    TempDir dir;
+    const std::string mode = collective ? " --set storage.mpiio_collective=true"
+                                          " --set reader.pipeline=sync --set reader.read_threads=0"
+                                        : " --set reader.read_threads=2";
+    auto run = MpiRun(2, Folders(dir) + dataset + mode);
+    INFO(run.result.output);
+    REQUIRE(run.result.exit_code == 0);
+    json s = LoadJson(dir / "out/summary.json");
+    for (const json& r : s["ranks"]) CHECK(r["samples"] == json::parse("[8]"));
+    size_t h5_reads = 0, h5_writes = 0, mpiio_reads = 0;
+    for (int r = 0; r < 2; ++r) {
+      for (const json& e : TraceEvents(dir / ("out/trace-" + std::to_string(r) + ".pfw"))) {
+        const std::string cat = e.value("cat", ""), name = e.value("name", "");
+        if (cat == "HDF5" && name == "H5Dread") {
+          ++h5_reads;
+          CHECK(e["args"]["count"] == 8192);
+          CHECK(e["args"]["offset"].get<int64_t>() > 0);
+        }
+        if (cat == "HDF5" && name == "H5Dwrite") ++h5_writes;
+        if (cat == "MPIIO" && name == "pread") ++mpiio_reads;
+      }
+    }
+    CHECK(h5_writes >= 2);  // both ranks wrote their rows
+    if (collective) {
+      CHECK(h5_reads == 16);  // one collective H5Dread per sample, 8 per rank
+    } else {
+      CHECK(h5_reads == 0);
+      CHECK(mpiio_reads >= 16);  // through dlio's HDF5 driver over mpiio
+    }
+  }
+}
+
 TEST_CASE("checkpoints under mpiexec: every rank's files, or rank 0's only") {
   for (const std::string mode : {"all", "root"}) {
     CAPTURE(mode);

@@ -5,3 +5,9 @@ dlio_add_test(format_test LIBS dlio_format dlio_storage dlio_trace ZLIB::ZLIB
 if(DLIO_WITH_HDF5)
   dlio_add_test(hdf5_test LIBS dlio_format dlio_storage dlio_trace SOURCES format/hdf5_test.cc)
 endif()
+if(DLIO_WITH_MPI AND DLIO_WITH_HDF5)
+  # Shared files written by all ranks, and parallel HDF5 reads (under mpiexec).
+  dlio_add_mpi_test(shared_file_mpi_test RANKS 2 4
+    LIBS dlio_generator dlio_format dlio_storage dlio_trace dlio_comm
+    SOURCES format/shared_file_mpi_test.cc)
+endif()

@@ -34,6 +34,11 @@ class Comm {
   virtual void Abort(const Status& status) = 0;
   // The status given to the first Abort() call, or OK if Abort was never called.
   virtual Status abort_status() const { return Status::OK(); }
+  // For code that makes its own MPI calls over all ranks (parallel HDF5 writing a shared file):
+  // a pointer to this Comm's MPI_Comm, valid while the Comm lives, typed void so that public
+  // headers need no mpi.h (cast back with *static_cast<const MPI_Comm*>(p)). nullptr for Comms
+  // without MPI (serial).
+  virtual const void* mpi_comm_handle() const { return nullptr; }
 };
 
 // Rank 0 of a world of 1: Barrier and Broadcast are no-ops, reductions leave values unchanged,

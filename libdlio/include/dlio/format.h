@@ -13,6 +13,8 @@
 
 namespace dlio {
 
+class Comm;
+
 // The bytes of one sample. Reused across reads so the hot path allocates nothing in steady
 // state: Resize() grows capacity only. Not thread-safe (one owner at a time).
 class SampleBuffer {
@@ -74,6 +76,14 @@ class FormatReader {
   virtual std::string DescribeJson() const = 0;
 };
 
+// The ranks that write one shared file together (Format::WriteShared).
+struct SharedWrite {
+  int rank = 0;
+  int world = 1;
+  // All ranks, for barriers and agreeing on errors; its mpi_comm_handle() for MPI-IO writers.
+  Comm* comm = nullptr;
+};
+
 class Format {
  public:
   virtual ~Format() = default;
@@ -107,6 +117,29 @@ class Format {
     (void)size;
     (void)out;
     return Status::Unimplemented("format " + name() + " has no decoder (reader.decode)");
+  }
+  // Shared files written by all ranks (a one-file dataset under MPI, docs/scaling.md). Whether
+  // WriteShared can write a file on `storage` with `options` for the ranks of `shared`; false (the
+  // default) leaves the file to rank 0's Write.
+  virtual bool CanWriteShared(const Storage& storage, const FormatOptions& options,
+                              const SharedWrite& shared) const {
+    (void)storage;
+    (void)options;
+    (void)shared;
+    return false;
+  }
+  // Collective: every rank calls it with the same arguments. Writes `path` (and its companions)
+  // with the same bytes Write would, each rank writing its share of the samples; returns OK on
+  // every rank or an error on every rank (Cancelled on ranks whose own part succeeded), and on
+  // error removes what it created. Only called when CanWriteShared is true.
+  virtual Status WriteShared(Storage* storage, const std::string& path, const FileSpec& spec,
+                             const FormatOptions& options, const SharedWrite& shared) const {
+    (void)storage;
+    (void)path;
+    (void)spec;
+    (void)options;
+    (void)shared;
+    return Status::Unimplemented("format " + name() + " cannot write a shared file");
   }
   // Files a writer creates beside `path` (indexes, metadata files), so generation can account
   // for them and `inspect` can find them. Default: none.

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dlio/comm.h"
 #include "dlio/config.h"
 #include "dlio/format.h"
 #include "dlio/status.h"
@@ -45,6 +46,11 @@ struct GenerateOptions {
   // once, even when its own check failed. Without it (serial runs), each rank checks on its own
   // and rank 0 must finish its check before the others start.
   std::function<Status()> barrier;
+  // All ranks (with world > 1): a split of one file is then written by every rank together when
+  // the format can (Format::CanWriteShared: npy, indexed_binary, uncompressed hdf5), staged in
+  // "<parent>/.dlio-tmp-shared/" and renamed by rank 0, which alone counts it in its report.
+  // Without it, or for other formats, rank 0 writes such a file alone.
+  Comm* comm = nullptr;
 };
 
 struct GenerateReport {

@@ -135,6 +135,29 @@ class Storage {
 
   IoStats stats() const;
   const std::string& name() const { return name_; }
+
+  // Parallel I/O that bypasses Files. A format with its own MPI-IO path (parallel HDF5, which
+  // reads through HDF5's MPI-IO driver) asks here whether this storage wants `path` read
+  // collectively: if so, the answer is a pointer to the MPI_Comm to open it on (every rank of
+  // MPI_COMM_WORLD for the mpiio storage with mpiio_collective), typed void so public headers
+  // need no mpi.h; nullptr otherwise (every other backend; decorators ask the storage they wrap).
+  virtual const void* CollectiveMpiComm(const std::string& path) const {
+    (void)path;
+    return nullptr;
+  }
+  // Reports I/O made on `path` outside this storage's Files (by such a format), so counters and
+  // the trace still show it: a read (or write) of `count` bytes at `offset` that started at wall
+  // time `start_us` (WallMicros()) and took `dur_ns`, traced as `name` in category `category`
+  // (both string literals). kRead and kWrite add to stats(); kOther (opens, closes) only traces.
+  // Safe for concurrent use.
+  enum class IoKind { kRead, kWrite, kOther };
+  void RecordExternalIo(IoKind kind, const char* category, const char* name,
+                        const std::string& path, int64_t offset, int64_t count, int64_t start_us,
+                        int64_t dur_ns);
+  // The clock calls are timed with (for RecordExternalIo's durations).
+  const Clock* clock() const { return sink_.clock; }
+  // Whether the bound tracer records anything (callers may skip timing when not).
+  bool tracing() const { return sink_.tracer->enabled(); }
   // Whether FileOptions::direct has an effect here.
   virtual bool SupportsDirect() const { return false; }
 

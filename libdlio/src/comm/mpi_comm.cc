@@ -137,6 +137,7 @@ class MpiComm final : public Comm {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   Status abort_status() const override { return abort_status_; }
+  const void* mpi_comm_handle() const override { return &comm_; }
 
  private:
   Status AllReduce(std::vector<double>* values, MPI_Op op, const char* what) {

@@ -358,10 +358,19 @@ Status ValidateCollectiveIo(const WorkloadConfig& c) {
   if (c.dataset.compression != "none" && !c.dataset.compression.empty()) {
     return refuse("needs dataset.compression 'none' (compressed samples differ in stored size)");
   }
-  static const char* kFormats[] = {"npy", "npz", "indexed_binary"};
+  // hdf5 reads through parallel HDF5 (one collective H5Dread per sample), not through the
+  // storage's collective files: HDF5's own metadata reads through them would differ per rank.
+  static const char* kFormats[] = {"npy", "npz", "indexed_binary", "hdf5"};
   if (std::find(std::begin(kFormats), std::end(kFormats), c.dataset.format) == std::end(kFormats)) {
-    return refuse("supports dataset.format npy, npz and indexed_binary (whose reads per sample "
-                  "depend only on the sample size), got '" + c.dataset.format + "'");
+    return refuse(
+        "supports dataset.format npy, npz, indexed_binary (whose reads per sample "
+        "depend only on the sample size) and hdf5 (parallel HDF5), got '" +
+        c.dataset.format + "'");
+  }
+  if (c.dataset.format == "hdf5" && c.dataset.metadata_file) {
+    return refuse(
+        "with dataset.format hdf5 needs dataset.metadata_file: false (its per-sample "
+        "lookups would be independent reads of a collectively opened file)");
   }
   return Status::OK();
 }

@@ -81,11 +81,18 @@ namespace dlio::format_internal {
 
 Status ForEachDataChunk(const FileSpec& spec, size_t chunk,
                         const std::function<Status(const uint8_t*, size_t)>& sink) {
+  return ForEachDataChunkOf(spec, 0, spec.sample_sizes.size(), chunk, sink);
+}
+
+Status ForEachDataChunkOf(const FileSpec& spec, uint64_t first, uint64_t last, size_t chunk,
+                          const std::function<Status(const uint8_t*, size_t)>& sink) {
+  last = std::min<uint64_t>(last, spec.sample_sizes.size());
   uint64_t total = 0;
-  for (uint64_t s : spec.sample_sizes) total += s;
-  std::vector<uint8_t> buf(static_cast<size_t>(std::min<uint64_t>(chunk, std::max<uint64_t>(total, 1))));
+  for (uint64_t i = first; i < last; ++i) total += spec.sample_sizes[i];
+  std::vector<uint8_t> buf(
+      static_cast<size_t>(std::min<uint64_t>(chunk, std::max<uint64_t>(total, 1))));
   size_t fill = 0;
-  for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
+  for (uint64_t i = first; i < last; ++i) {
     const uint64_t size = spec.sample_sizes[i];
     for (uint64_t done = 0; done < size;) {
       const size_t take = static_cast<size_t>(std::min<uint64_t>(size - done, buf.size() - fill));

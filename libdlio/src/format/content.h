@@ -28,5 +28,9 @@ int64_t SampleLabel(uint64_t seed, uint64_t sample);
 // buffer allocated per call, reused for every piece).
 Status ForEachDataChunk(const FileSpec& spec, size_t chunk,
                         const std::function<Status(const uint8_t*, size_t)>& sink);
+// The same for samples [first, last) only: their bytes as they lie in the concatenation (a rank's
+// share of a shared file).
+Status ForEachDataChunkOf(const FileSpec& spec, uint64_t first, uint64_t last, size_t chunk,
+                          const std::function<Status(const uint8_t*, size_t)>& sink);
 
 }  // namespace dlio::format_internal

@@ -116,6 +116,45 @@ class IndexedBinaryFormat final : public Format {
     return Status::OK();
   }
 
+  // Sample i lies at the sum of the sizes before it: rank 0 writes both index files and creates
+  // the (empty) data file, every rank its samples.
+  bool CanWriteShared(const Storage&, const FormatOptions&,
+                      const SharedWrite& shared) const override {
+    return shared.comm != nullptr && shared.world > 1;
+  }
+  Status WriteShared(Storage* storage, const std::string& path, const FileSpec& spec,
+                     const FormatOptions&, const SharedWrite& shared) const override {
+    std::string offs, sizes;
+    std::vector<uint64_t> offsets;
+    uint64_t pos = 0;
+    for (uint64_t s : spec.sample_sizes) {
+      offsets.push_back(pos);
+      PutLe64(&offs, pos);
+      PutLe64(&sizes, s);
+      pos += s;
+    }
+    return WriteSharedSamples(
+        storage, path, spec, offsets, shared, [&](std::vector<std::string>* created) -> Status {
+          for (const std::string& p : {path, OffsetIndexPath(path), SizeIndexPath(path)}) {
+            DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(p));
+            if (exists) return Status::AlreadyExists(p + ": exists; refusing to overwrite it");
+          }
+          {
+            DLIO_ASSIGN_OR_RETURN(auto data, storage->Open(path, OpenMode::kCreateNew));
+            created->push_back(path);
+            DLIO_RETURN_NOT_OK(data->Close());
+          }
+          for (const auto& [p, bytes] :
+               {std::pair{OffsetIndexPath(path), &offs}, std::pair{SizeIndexPath(path), &sizes}}) {
+            DLIO_ASSIGN_OR_RETURN(auto idx, storage->Open(p, OpenMode::kCreateNew));
+            created->push_back(p);
+            DLIO_RETURN_NOT_OK(idx->WriteAt(0, bytes->data(), bytes->size()));
+            DLIO_RETURN_NOT_OK(idx->Close());
+          }
+          return Status::OK();
+        });
+  }
+
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
     FileOptions fo;

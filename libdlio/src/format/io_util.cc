@@ -4,6 +4,9 @@
 #include <cctype>
 #include <cstdio>
 
+#include "dlio/comm.h"
+#include "format/content.h"
+
 namespace dlio::format_internal {
 
 Status ReadRange(File* file, uint64_t offset, uint64_t n, uint64_t transfer_size, uint8_t* dst) {
@@ -92,6 +95,57 @@ Result<uint64_t> UniformSampleSize(const FileSpec& spec, const std::string& path
     }
   }
   return record;
+}
+
+SampleShare ShareOf(uint64_t n, int rank, int world) {
+  const uint64_t r = static_cast<uint64_t>(rank), w = static_cast<uint64_t>(world);
+  const uint64_t base = n / w, extra = n % w;
+  SampleShare s;
+  s.first = r * base + std::min(r, extra);
+  s.last = s.first + base + (r < extra ? 1 : 0);
+  return s;
+}
+
+Status AgreeAcrossRanks(Comm* comm, const Status& mine, const std::string& what) {
+  std::vector<double> failed{mine.ok() ? 0.0 : 1.0};
+  Status reduced = comm->AllReduceMax(&failed);
+  if (!mine.ok()) return mine;
+  DLIO_RETURN_NOT_OK(reduced);
+  if (failed[0] > 0) return Status::Cancelled(what + ": another rank failed (its error says why)");
+  return Status::OK();
+}
+
+Status WriteSharedSamples(Storage* storage, const std::string& path, const FileSpec& spec,
+                          const std::vector<uint64_t>& data_offsets, const SharedWrite& shared,
+                          const std::function<Status(std::vector<std::string>* created)>& create) {
+  std::vector<std::string> created;
+  auto cleanup = [&] {
+    for (const std::string& p : created) RemoveQuietly(storage, p);
+  };
+  Status mine = shared.rank == 0 ? create(&created) : Status::OK();
+  Status st = AgreeAcrossRanks(shared.comm, mine, "creating shared file " + path);
+  if (!st.ok()) {
+    cleanup();
+    return st;
+  }
+  const SampleShare share = ShareOf(spec.sample_sizes.size(), shared.rank, shared.world);
+  mine = [&]() -> Status {
+    if (share.first == share.last) return Status::OK();
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kReadWrite));
+    uint64_t at = data_offsets[share.first];
+    DLIO_RETURN_NOT_OK(ForEachDataChunkOf(spec, share.first, share.last, kWriteChunk,
+                                          [&](const uint8_t* p, size_t len) {
+                                            DLIO_RETURN_NOT_OK(file->WriteAt(at, p, len));
+                                            at += len;
+                                            return Status::OK();
+                                          }));
+    return file->Close();
+  }();
+  st = AgreeAcrossRanks(
+      shared.comm, mine,
+      "writing samples of shared file " + path + " (rank " + std::to_string(shared.rank) + ")");
+  if (!st.ok()) cleanup();
+  return st;
 }
 
 }  // namespace dlio::format_internal

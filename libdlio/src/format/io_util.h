@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -63,5 +64,22 @@ void RemoveQuietly(Storage* storage, const std::string& path);
 // "none" -> false, "gzip"/"zlib"/"deflate" -> true (case-insensitive), else InvalidArgument
 // naming dataset.compression.
 Result<bool> ParseCompression(const std::string& compression);
+
+// Shared files (Format::WriteShared). Samples [first, last) of `n` that `rank` writes: contiguous
+// shares, the first n % world ranks one sample more.
+struct SampleShare {
+  uint64_t first = 0, last = 0;
+};
+SampleShare ShareOf(uint64_t n, int rank, int world);
+// Collective: OK on every rank when `mine` is OK on every rank; else each failed rank gets its
+// own error and the others Cancelled naming `what`.
+Status AgreeAcrossRanks(Comm* comm, const Status& mine, const std::string& what);
+// The WriteShared of formats whose every sample lies at a fixed offset: rank 0 runs `create`
+// (makes the file and its companions, writing everything but the sample bytes); after all agree,
+// every rank opens `path` read-write and writes its share of the samples, the first at
+// `data_offsets[share.first]`; on any failure rank 0 removes `created`.
+Status WriteSharedSamples(Storage* storage, const std::string& path, const FileSpec& spec,
+                          const std::vector<uint64_t>& data_offsets, const SharedWrite& shared,
+                          const std::function<Status(std::vector<std::string>* created)>& create);
 
 }  // namespace dlio::format_internal

@@ -76,6 +76,27 @@ class NpyFormat final : public Format {
     return st;
   }
 
+  // Sample i lies at header + i * record: rank 0 writes the header, every rank its rows.
+  bool CanWriteShared(const Storage&, const FormatOptions&,
+                      const SharedWrite& shared) const override {
+    return shared.comm != nullptr && shared.world > 1;
+  }
+  Status WriteShared(Storage* storage, const std::string& path, const FileSpec& spec,
+                     const FormatOptions&, const SharedWrite& shared) const override {
+    const uint64_t n = spec.sample_sizes.size();
+    DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npy"));
+    const std::string header = BuildNpyHeader("|u1", {n, record});
+    std::vector<uint64_t> offsets(n);
+    for (uint64_t i = 0; i < n; ++i) offsets[i] = header.size() + i * record;
+    return WriteSharedSamples(
+        storage, path, spec, offsets, shared, [&](std::vector<std::string>* created) -> Status {
+          DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
+          created->push_back(path);
+          DLIO_RETURN_NOT_OK(file->WriteAt(0, header.data(), header.size()));
+          return file->Close();
+        });
+  }
+
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
     FileOptions fo;

@@ -273,6 +273,100 @@ struct Job {
   std::string path;
 };
 
+// OK on every rank when `mine` is OK on every rank; else the failed ranks keep their error and
+// the others get Cancelled naming `what`.
+Status Agree(Comm* comm, const Status& mine, const std::string& what) {
+  std::vector<double> failed{mine.ok() ? 0.0 : 1.0};
+  Status reduced = comm->AllReduceMax(&failed);
+  if (!mine.ok()) return mine;
+  DLIO_RETURN_NOT_OK(reduced);
+  if (failed[0] > 0) return Status::Cancelled(what + ": another rank failed (its error says why)");
+  return Status::OK();
+}
+
+// A one-file split written by all ranks together (Format::WriteShared), staged in
+// "<parent>/.dlio-tmp-shared/" (a name no rank's own staging uses) that rank 0 prepares and,
+// after the write, moves up and removes. Collective; sets *written on rank 0 when it wrote the
+// file (false when an earlier run had).
+Status WriteSharedFile(Storage* storage, const Format& format, const FormatOptions& fo,
+                       const FileSpec& spec, const std::string& path, bool compressed, bool owned,
+                       const SharedWrite& shared, bool* written) {
+  *written = false;
+  const size_t slash = path.rfind('/');
+  const std::string parent = slash == std::string::npos ? "." : path.substr(0, slash);
+  const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string dir = parent + "/.dlio-tmp-shared";
+  const std::string staged = dir + "/" + base;
+  uint64_t payload = 0;
+  for (uint64_t s : spec.sample_sizes) payload += s;
+  // Rank 0 decides: "skip" (an earlier run wrote it), "write", or an error.
+  std::string decision;
+  Status mine;
+  if (shared.rank == 0) {
+    mine = [&]() -> Status {
+      DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(path));
+      if (exists) {
+        DLIO_ASSIGN_OR_RETURN(uint64_t size, storage->FileSize(path));
+        if (compressed ? size > 0 : size >= payload) {
+          decision = "skip";
+          return Status::OK();
+        }
+        return Status::AlreadyExists("dataset file " + path + " already exists with " +
+                                     std::to_string(size) +
+                                     " bytes, but this dataset's file holds more; it was not "
+                                     "written by this dataset, so it is left alone: use another "
+                                     "data_folder");
+      }
+      DLIO_ASSIGN_OR_RETURN(bool dir_exists, storage->Exists(dir));
+      if (dir_exists) {
+        if (!owned) {
+          return Status::AlreadyExists("staging folder " + dir +
+                                       " exists in a data folder without a dlio marker; it is not "
+                                       "ours to clear: use another data_folder");
+        }
+        DLIO_ASSIGN_OR_RETURN(auto names, storage->List(dir));
+        for (const auto& name : names) DLIO_RETURN_NOT_OK(storage->Remove(dir + "/" + name));
+      } else {
+        DLIO_RETURN_NOT_OK(storage->CreateDirs(dir));
+      }
+      decision = "write";
+      return Status::OK();
+    }();
+  }
+  DLIO_RETURN_NOT_OK(Agree(shared.comm, mine, "preparing shared file " + path));
+  DLIO_RETURN_NOT_OK(shared.comm->Broadcast(&decision, 0));
+  if (decision == "skip") return Status::OK();
+  Status st = format.WriteShared(storage, staged, spec, fo, shared);
+  if (st.ok() && shared.rank == 0) {
+    st = [&]() -> Status {
+      DLIO_ASSIGN_OR_RETURN(auto names, storage->List(dir));
+      bool has_main = false;
+      for (const auto& name : names) {
+        if (name == base) {
+          has_main = true;
+          continue;
+        }
+        DLIO_RETURN_NOT_OK(storage->Rename(dir + "/" + name, parent + "/" + name));
+      }
+      if (!has_main) {
+        return Status::Internal("format " + format.name() + " wrote no file at " + staged);
+      }
+      DLIO_RETURN_NOT_OK(storage->Rename(staged, path));
+      *written = true;
+      return storage->RemoveEmptyDir(dir);
+    }();
+  }
+  if (!st.ok() && shared.rank == 0) {
+    // WriteShared removed its own files; leave no staging folder behind either.
+    auto names = storage->List(dir);
+    if (names.ok()) {
+      for (const auto& name : *names) (void)storage->Remove(dir + "/" + name);
+      (void)storage->RemoveEmptyDir(dir);
+    }
+  }
+  return Agree(shared.comm, st.WithContext("generating " + path), "generating " + path);
+}
+
 }  // namespace
 
 std::vector<std::string> DatasetFiles(const DatasetConfig& dataset, const Format& format,
@@ -348,18 +442,46 @@ Result<GenerateReport> GenerateDataset(const DatasetConfig& dataset, const Forma
         CheckFolder(storage, dataset, params, options.force, options.rank == 0, &owned));
   }
 
-  std::vector<Job> jobs;
-  const uint64_t world = static_cast<uint64_t>(options.world);
-  const uint64_t rank = static_cast<uint64_t>(options.rank);
-  for (Split split : {Split::kTrain, Split::kEval}) {
-    const auto files = DatasetFiles(dataset, format, split);
-    for (uint64_t i = rank; i < files.size(); i += world) jobs.push_back({split, i, files[i]});
-  }
-
   // Compressed files may be smaller than their payload (either knob may carry the setting).
   auto is_compressed = [](const std::string& c) { return !c.empty() && c != "none"; };
   const bool compressed =
       is_compressed(dataset.compression) || is_compressed(format_options.compression);
+
+  SharedWrite shared;
+  shared.rank = options.rank;
+  shared.world = options.world;
+  shared.comm = options.comm;
+  const bool can_share = options.comm != nullptr && options.world > 1 &&
+                         format.CanWriteShared(*storage, format_options, shared);
+  std::vector<Job> jobs, shared_jobs;
+  const uint64_t world = static_cast<uint64_t>(options.world);
+  const uint64_t rank = static_cast<uint64_t>(options.rank);
+  for (Split split : {Split::kTrain, Split::kEval}) {
+    const auto files = DatasetFiles(dataset, format, split);
+    if (can_share && files.size() == 1) {
+      shared_jobs.push_back({split, 0, files[0]});
+      continue;
+    }
+    for (uint64_t i = rank; i < files.size(); i += world) jobs.push_back({split, i, files[i]});
+  }
+
+  // Shared files first, every rank in the same order (the writes are collective).
+  for (const Job& job : shared_jobs) {
+    const FileSpec spec = DatasetFileSpec(dataset, format, job.split, job.index, options.seed);
+    bool written = false;
+    DLIO_RETURN_NOT_OK(WriteSharedFile(storage, format, format_options, spec, job.path, compressed,
+                                       owned, shared, &written));
+    if (options.rank == 0) {
+      if (written) {
+        DLIO_ASSIGN_OR_RETURN(uint64_t size, storage->FileSize(job.path));
+        report.bytes_written += size;
+        ++report.files_written;
+      } else {
+        ++report.files_skipped;
+      }
+    }
+  }
+
   Staging staging(storage, options.rank, owned);
   uint64_t done = 0;
   for (const Job& job : jobs) {

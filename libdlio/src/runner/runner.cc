@@ -430,6 +430,7 @@ Status Generate(RunState& st) {
   go.force = st.env.force_generate;
   Comm* comm = st.comm;
   go.barrier = [comm] { return comm->Barrier(); };
+  go.comm = comm;
   const Clock* clock = st.env.clock;
   const int64_t start = clock->NowNanos();
   go.progress = [&st, clock, start](uint64_t done, uint64_t total, uint64_t bytes) {

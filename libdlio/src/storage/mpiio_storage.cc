@@ -228,10 +228,16 @@ class MpiioStorage final : public StorageWrapper {
       : StorageWrapper("mpiio", NewPosixStorage(StorageOptions{})),
         collective_(options.mpiio_collective) {
     set_trace_category("MPIIO");
+    world_ = MPI_COMM_WORLD;
     for (std::string dir : options.mpiio_collective_dirs) {
       while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
       if (!dir.empty()) collective_dirs_.push_back(dir + "/");
     }
+  }
+
+  // The communicator collective files are opened on, for parallel HDF5 (storage.h).
+  const void* CollectiveMpiComm(const std::string& path) const override {
+    return IsCollective(path) ? &world_ : nullptr;
   }
 
  protected:
@@ -311,6 +317,7 @@ class MpiioStorage final : public StorageWrapper {
   const bool collective_;
   std::vector<std::string> collective_dirs_;  // each ends with '/'
   MpiGate gate_;
+  MPI_Comm world_;  // MPI_COMM_WORLD (a handle, stored so CollectiveMpiComm can point at it)
 };
 
 }  // namespace

@@ -15,6 +15,9 @@ class StorageWrapper : public Storage {
   StorageWrapper(std::string name, std::unique_ptr<Storage> inner)
       : Storage(std::move(name)), inner_(std::move(inner)) {}
   bool SupportsDirect() const override { return inner_->SupportsDirect(); }
+  const void* CollectiveMpiComm(const std::string& path) const override {
+    return inner_->CollectiveMpiComm(path);
+  }
   Storage* inner() const { return inner_.get(); }
 
  protected:

@@ -153,6 +153,29 @@ Result<std::unique_ptr<File>> Storage::Open(const std::string& path, OpenMode mo
   return r;
 }
 
+void Storage::RecordExternalIo(IoKind kind, const char* category, const char* name,
+                               const std::string& path, int64_t offset, int64_t count,
+                               int64_t start_us, int64_t dur_ns) {
+  const bool read = kind == IoKind::kRead;
+  if (kind != IoKind::kOther) {
+    auto& ops = read ? counters_.read_ops : counters_.write_ops;
+    auto& bytes = read ? counters_.read_bytes : counters_.write_bytes;
+    ops.fetch_add(1, std::memory_order_relaxed);
+    if (count > 0) bytes.fetch_add(static_cast<uint64_t>(count), std::memory_order_relaxed);
+  }
+  if (!sink_.tracer->enabled()) return;
+  TraceEvent ev;
+  ev.name = name;
+  ev.cat = category;
+  ev.start_us = start_us;
+  ev.dur_us = dur_ns / 1000;
+  ev.file_id = sink_.tracer->InternFile(path);
+  ev.offset = offset;
+  ev.count = count;
+  ev.ret = count;
+  sink_.tracer->Record(ev);
+}
+
 Result<uint64_t> Storage::FileSize(const std::string& path) {
   CallTrace t(sink_, "stat");
   Result<uint64_t> r = DoFileSize(path);

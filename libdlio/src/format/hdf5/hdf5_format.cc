@@ -13,6 +13,8 @@
 #include <cstring>
 #include <functional>
 
+#include "dlio/clock.h"
+#include "dlio/comm.h"
 #include "format/content.h"
 #include "format/formats.h"
 #include "format/hdf5/hdf5_lib.h"
@@ -164,6 +166,40 @@ uint64_t Product(const std::vector<hsize_t>& v) {
   return p;
 }
 
+// Parallel HDF5: a file access property list for HDF5's own MPI-IO driver on the communicator
+// `mpi_comm` points at (Storage::CollectiveMpiComm, Comm::mpi_comm_handle). Its I/O bypasses
+// our Storage, so its callers trace what it does themselves.
+Result<Hid> MakeMpioFapl(Hdf5Call& call, const void* mpi_comm, const std::string& path) {
+#ifdef H5_HAVE_PARALLEL
+  Hid fapl(H5Pcreate(H5P_FILE_ACCESS));
+  if (!fapl.valid() ||
+      H5Pset_fapl_mpio(fapl.get(), *static_cast<const MPI_Comm*>(mpi_comm), MPI_INFO_NULL) < 0) {
+    return call.Error(StatusCode::kInternal, path + ": H5Pset_fapl_mpio");
+  }
+  return fapl;
+#else
+  (void)call;
+  (void)mpi_comm;
+  return Status::Unimplemented(path +
+                               ": parallel HDF5 needs an HDF5 built with MPI "
+                               "(Debian: libhdf5-openmpi-dev)");
+#endif
+}
+
+// Parallel HDF5: a transfer property list for collective H5Dread/H5Dwrite.
+Result<Hid> MakeCollectiveDxpl(Hdf5Call& call, const std::string& path) {
+#ifdef H5_HAVE_PARALLEL
+  Hid dxpl(H5Pcreate(H5P_DATASET_XFER));
+  if (!dxpl.valid() || H5Pset_dxpl_mpio(dxpl.get(), H5FD_MPIO_COLLECTIVE) < 0) {
+    return call.Error(StatusCode::kInternal, path + ": H5Pset_dxpl_mpio(COLLECTIVE)");
+  }
+  return dxpl;
+#else
+  (void)call;
+  return Status::Unimplemented(path + ": parallel HDF5 needs an HDF5 built with MPI");
+#endif
+}
+
 // A dataset access property list whose chunk cache holds at least one chunk of `chunk_bytes`
 // (`exact`: exactly one chunk, for the metadata file's per-lookup reads).
 Result<Hid> ChunkCacheDapl(Hdf5Call& call, uint64_t chunk_bytes, bool exact) {
@@ -189,8 +225,13 @@ Result<Hid> CreateDataset(Hdf5Call& call, hid_t file, const std::string& path, c
   Hid space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
   Hid dcpl(H5Pcreate(H5P_DATASET_CREATE));
   if (!space.valid() || !dcpl.valid()) return call.Error(StatusCode::kInternal, what);
-  // Every byte is written once by us; a fill pass would double the writes.
-  bool ok = H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) >= 0;
+  // Every byte is written once by us; a fill pass would double the writes. No timestamps in
+  // object headers (h5py's default too), so a file's bytes depend only on its contents; and
+  // contiguous storage allocated at creation, as parallel HDF5 always does, so a file written by
+  // many ranks through the MPI-IO driver is byte-identical to one written serially.
+  bool ok = H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) >= 0 &&
+            H5Pset_obj_track_times(dcpl.get(), false) >= 0;
+  if (chunk.empty()) ok = ok && H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY) >= 0;
   uint64_t chunk_bytes = 0;
   if (!chunk.empty()) {
     chunk_bytes = Product(chunk) * H5Tget_size(type);
@@ -588,6 +629,7 @@ enum class SampleLayout { kRows, kConcatenated };
 // Everything HDF5 of one open reader; released under the lock by the reader's destructor.
 struct ReaderHandles {
   Hid file, dset, type, file_space, mem_space;
+  Hid dxpl;  // parallel HDF5: collective transfers (else invalid: H5P_DEFAULT)
   Hid meta_file, meta_offsets, meta_sizes, meta_file_space, meta_mem_space;
   void Reset() {
     // Objects before their files (a file closes only when its last object does).
@@ -596,6 +638,7 @@ struct ReaderHandles {
     meta_sizes.Reset();
     meta_offsets.Reset();
     meta_file.Reset();
+    dxpl.Reset();
     mem_space.Reset();
     file_space.Reset();
     type.Reset();
@@ -614,6 +657,10 @@ struct ReaderInfo {
   uint64_t num_samples = 0, row_bytes = 0;
   std::vector<uint64_t> offsets, sizes;  // kConcatenated
   uint64_t data_bytes = 0;               // kConcatenated: length of /data
+  // Parallel HDF5 (the storage wants the file read collectively): HDF5's MPI-IO driver reads
+  // the file, not our Storage, so the reader traces each H5Dread itself (docs/formats.md).
+  Storage* parallel_storage = nullptr;
+  int64_t data_offset = -1;  // file offset of the sample dataset's data (contiguous), or -1
 };
 
 // Thread safety: ReadSample may be called from many threads; each call holds the process-wide
@@ -623,7 +670,15 @@ class Hdf5Reader final : public FormatReader {
   Hdf5Reader(ReaderHandles h, ReaderInfo info) : h_(std::move(h)), info_(std::move(info)) {}
   ~Hdf5Reader() override {
     Hdf5Call call;
-    h_.Reset();
+    const bool parallel = info_.parallel_storage != nullptr;
+    const int64_t start_us = parallel ? WallMicros() : 0;
+    const int64_t t0 = parallel ? info_.parallel_storage->clock()->NowNanos() : 0;
+    h_.Reset();  // with the MPI-IO driver, H5Fclose is collective
+    if (parallel) {
+      info_.parallel_storage->RecordExternalIo(Storage::IoKind::kOther, "HDF5", "H5Fclose",
+                                               info_.path, -1, -1, start_us,
+                                               info_.parallel_storage->clock()->NowNanos() - t0);
+    }
   }
 
   uint64_t num_samples() const override { return info_.num_samples; }
@@ -657,6 +712,8 @@ class Hdf5Reader final : public FormatReader {
                                        nullptr) >= 0;
       }
     }
+    if (ok && info_.parallel_storage != nullptr)
+      return ReadCollective(call, i, start, size, mem_space, file_space, out);
     if (ok && H5Dread(h_.dset.get(), h_.type.get(), mem_space, file_space, H5P_DEFAULT,
                       out->data()) >= 0) {
       return Status::OK();
@@ -694,6 +751,28 @@ class Hdf5Reader final : public FormatReader {
   }
 
  private:
+  // One collective H5Dread through HDF5's MPI-IO driver, traced as "H5Dread" (category HDF5) at
+  // the sample's file offset when the dataset is contiguous.
+  Status ReadCollective(Hdf5Call& call, uint64_t i, uint64_t start, uint64_t size, hid_t mem_space,
+                        hid_t file_space, SampleBuffer* out) {
+    Storage* storage = info_.parallel_storage;
+    const int64_t start_us = WallMicros();
+    const int64_t t0 = storage->clock()->NowNanos();
+    if (H5Dread(h_.dset.get(), h_.type.get(), mem_space, file_space, h_.dxpl.get(), out->data()) <
+        0) {
+      return call.Error(StatusCode::kIOError, info_.path + ": collective read of sample " +
+                                                  std::to_string(i) + " from " + info_.dataset);
+    }
+    const uint64_t element_bytes = info_.layout == SampleLayout::kRows ? info_.row_bytes : 1;
+    const int64_t offset = info_.data_offset < 0
+                               ? -1
+                               : info_.data_offset + static_cast<int64_t>(start * element_bytes);
+    storage->RecordExternalIo(Storage::IoKind::kRead, "HDF5", "H5Dread", info_.path, offset,
+                              static_cast<int64_t>(size), start_us,
+                              storage->clock()->NowNanos() - t0);
+    return Status::OK();
+  }
+
   // Looks sample i up in the metadata file (one element of /offsets and of /sizes, each a
   // 128-byte chunk read unless it is the chunk just read) and checks it against the data file.
   // `start` becomes the sample's first element (rows: its row) as the metadata file gives it.
@@ -825,10 +904,29 @@ Result<std::unique_ptr<FormatReader>> OpenReader(Storage* storage, const std::st
   info.path = path;
   FileOptions fo;
   fo.direct = o.direct;
-  DLIO_ASSIGN_OR_RETURN(Hid fapl, MakeDlioFapl(call, storage, fo));
+  const void* mpi_comm = storage->CollectiveMpiComm(path);
+  const int64_t open_us = WallMicros();
+  const int64_t open_t0 = storage->clock()->NowNanos();
+  Hid fapl;
+  if (mpi_comm != nullptr) {
+    if (o.metadata_file) {
+      return Status::FailedPrecondition(
+          path +
+          ": collective reads of hdf5 (storage.mpiio_collective) cannot consult a "
+          "metadata file (dataset.metadata_file): its lookups are independent reads");
+    }
+    DLIO_ASSIGN_OR_RETURN(fapl, MakeMpioFapl(call, mpi_comm, path));
+    info.parallel_storage = storage;
+  } else {
+    DLIO_ASSIGN_OR_RETURN(fapl, MakeDlioFapl(call, storage, fo));
+  }
   h.file = Hid(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()));
   if (!h.file.valid())
     return call.Error(StatusCode::kCorruption, path + ": not a readable HDF5 file");
+  if (mpi_comm != nullptr) {
+    storage->RecordExternalIo(Storage::IoKind::kOther, "HDF5", "H5Fopen", path, -1, -1, open_us,
+                              storage->clock()->NowNanos() - open_t0);
+  }
   hsize_t file_size = 0;
   if (H5Fget_filesize(h.file.get(), &file_size) >= 0) info.file_size = file_size;
 
@@ -879,11 +977,151 @@ Result<std::unique_ptr<FormatReader>> OpenReader(Storage* storage, const std::st
   if (!h.mem_space.valid()) return call.Error(StatusCode::kInternal, path + ": memory dataspace");
 
   if (o.metadata_file) DLIO_RETURN_NOT_OK(OpenMetadataFile(call, storage, o, &h, &info));
+  if (info.parallel_storage != nullptr) {
+    DLIO_ASSIGN_OR_RETURN(h.dxpl, MakeCollectiveDxpl(call, path));
+    const haddr_t addr = H5Dget_offset(h.dset.get());
+    if (addr != HADDR_UNDEF) info.data_offset = static_cast<int64_t>(addr);
+  }
   H5Eclear2(H5E_DEFAULT);
   return std::unique_ptr<FormatReader>(new Hdf5Reader(std::move(h), std::move(info)));
 }
 
 // ---------------------------------------------------------------------------------------------
+
+// Parallel HDF5: rank `shared.rank`'s part of a shared file written through HDF5's MPI-IO
+// driver. Creating and closing the file and its datasets are collective (every rank, same
+// order, same arguments: the layout is the serial writer's, contiguous and unfiltered); the
+// rank's share of the samples (rows of /records, or its range of /data) and of /labels are
+// independent H5Dwrite calls, traced as "H5Dwrite" (category HDF5) at their file offsets; rank 0
+// also writes /offsets and /sizes. Returns the same status on every rank; *created tells whether
+// the file was made (to be removed on failure).
+Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path,
+                       const FileSpec& spec, const FormatOptions& o, const SharedWrite& shared,
+                       bool* created) {
+  (void)o;
+  *created = false;
+  Comm* comm = shared.comm;
+  const uint64_t n = spec.sample_sizes.size();
+  const uint64_t first = n == 0 ? 0 : spec.sample_sizes[0];
+  const bool uniform = std::all_of(spec.sample_sizes.begin(), spec.sample_sizes.end(),
+                                   [&](uint64_t s) { return s == first; });
+  std::vector<uint64_t> offsets(n);
+  uint64_t total = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    offsets[i] = total;
+    total += spec.sample_sizes[i];
+  }
+  const Clock* clock = storage->clock();
+  auto trace = [&](Storage::IoKind kind, const char* name, int64_t offset, int64_t count,
+                   int64_t start_us, int64_t t0) {
+    storage->RecordExternalIo(kind, "HDF5", name, path, offset, count, start_us,
+                              clock->NowNanos() - t0);
+  };
+
+  Hid file;
+  {
+    auto fapl = MakeMpioFapl(call, comm->mpi_comm_handle(), path);
+    Status mine = fapl.status();
+    const int64_t start_us = WallMicros(), t0 = clock->NowNanos();
+    if (fapl.ok()) {
+      file = Hid(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl->get()));
+      if (!file.valid())
+        mine = call.Error(StatusCode::kIOError, path +
+                                                    ": creating HDF5 file "
+                                                    "(MPI-IO driver)");
+    }
+    *created = file.valid();
+    DLIO_RETURN_NOT_OK(AgreeAcrossRanks(comm, mine, "creating shared file " + path));
+    trace(Storage::IoKind::kOther, "H5Fcreate", -1, -1, start_us, t0);
+  }
+
+  const SampleShare share = ShareOf(n, shared.rank, shared.world);
+  Hid samples, labels;
+  Status mine = [&]() -> Status {
+    // Creation in the serial writer's order; every rank reaches each create.
+    if (uniform) {
+      DLIO_ASSIGN_OR_RETURN(samples, CreateDataset(call, file.get(), path, "records", H5T_STD_U8LE,
+                                                   {n, first}, {}, Filters{}));
+    } else {
+      DLIO_ASSIGN_OR_RETURN(samples, CreateDataset(call, file.get(), path, "data", H5T_STD_U8LE,
+                                                   {total}, {}, Filters{}));
+      for (const auto& [name, values] :
+           {std::pair<const char*, const std::vector<uint64_t>*>{"offsets", &offsets},
+            std::pair<const char*, const std::vector<uint64_t>*>{"sizes", &spec.sample_sizes}}) {
+        DLIO_ASSIGN_OR_RETURN(Hid d, CreateDataset(call, file.get(), path, name, H5T_STD_U64LE,
+                                                   {values->size()}, {}, Filters{}));
+        if (shared.rank == 0 && !values->empty()) {
+          DLIO_RETURN_NOT_OK(WriteBlock(call, d.get(), H5T_NATIVE_UINT64, {0}, {values->size()},
+                                        values->data(), path + ": writing /" + name));
+        }
+      }
+    }
+    DLIO_ASSIGN_OR_RETURN(
+        labels, CreateDataset(call, file.get(), path, "labels", H5T_STD_I64LE, {n}, {}, Filters{}));
+    return Status::OK();
+  }();
+  DLIO_RETURN_NOT_OK(AgreeAcrossRanks(comm, mine, "creating the datasets of " + path));
+
+  mine = [&]() -> Status {
+    if (share.first == share.last) return Status::OK();
+    const haddr_t addr = H5Dget_offset(samples.get());
+    const int64_t base = addr == HADDR_UNDEF ? -1 : static_cast<int64_t>(addr);
+    auto at = [&](uint64_t element) {
+      return base < 0 ? int64_t{-1} : base + static_cast<int64_t>(element);
+    };
+    if (uniform && first > 0) {
+      const uint64_t s = first;
+      const uint64_t band_rows = std::max<uint64_t>(1, kWriteChunk / s);
+      const uint64_t piece_cols = std::min<uint64_t>(s, kWriteChunk);
+      std::vector<uint8_t> buf(
+          static_cast<size_t>(std::min(band_rows, share.last - share.first) * piece_cols));
+      for (uint64_t r0 = share.first; r0 < share.last; r0 += band_rows) {
+        const uint64_t rows = std::min(band_rows, share.last - r0);
+        for (uint64_t c0 = 0; c0 < s; c0 += piece_cols) {
+          const uint64_t cols = std::min(piece_cols, s - c0);
+          for (uint64_t r = 0; r < rows; ++r) {
+            FillSampleBytes(spec.seed, r0 + r, c0, buf.data() + r * cols, cols);
+          }
+          const int64_t start_us = WallMicros(), t0 = clock->NowNanos();
+          DLIO_RETURN_NOT_OK(WriteBlock(call, samples.get(), H5T_NATIVE_UINT8, {r0, c0},
+                                        {rows, cols}, buf.data(),
+                                        path + ": writing /records rows " + std::to_string(r0) +
+                                            ".." + std::to_string(r0 + rows - 1)));
+          // Whole rows, or part of one row: contiguous in the file either way.
+          trace(Storage::IoKind::kWrite, "H5Dwrite", at(r0 * s + c0),
+                static_cast<int64_t>(rows * cols), start_us, t0);
+        }
+      }
+    } else if (!uniform) {
+      uint64_t pos = offsets[share.first];
+      DLIO_RETURN_NOT_OK(ForEachDataChunkOf(
+          spec, share.first, share.last, kWriteChunk, [&](const uint8_t* p, size_t len) {
+            const int64_t start_us = WallMicros(), t0 = clock->NowNanos();
+            DLIO_RETURN_NOT_OK(
+                WriteBlock(call, samples.get(), H5T_NATIVE_UINT8, {pos}, {len}, p,
+                           path + ": writing /data at element " + std::to_string(pos)));
+            trace(Storage::IoKind::kWrite, "H5Dwrite", at(pos), static_cast<int64_t>(len), start_us,
+                  t0);
+            pos += len;
+            return Status::OK();
+          }));
+    }
+    std::vector<int64_t> values;
+    for (uint64_t i = share.first; i < share.last; ++i) values.push_back(SampleLabel(spec.seed, i));
+    return WriteBlock(call, labels.get(), H5T_NATIVE_INT64, {share.first},
+                      {share.last - share.first}, values.data(), path + ": writing /labels");
+  }();
+  DLIO_RETURN_NOT_OK(AgreeAcrossRanks(comm, mine, "writing shared file " + path));
+
+  samples.Reset();
+  labels.Reset();
+  const int64_t start_us = WallMicros(), t0 = clock->NowNanos();
+  mine = file.Close() < 0 ? call.Error(StatusCode::kIOError, path + ": closing HDF5 file")
+                          : Status::OK();
+  DLIO_RETURN_NOT_OK(AgreeAcrossRanks(comm, mine, "closing shared file " + path));
+  trace(Storage::IoKind::kOther, "H5Fclose", -1, -1, start_us, t0);
+  return Status::OK();
+}
 
 class Hdf5Format final : public Format {
  public:
@@ -921,6 +1159,60 @@ class Hdf5Format final : public Format {
     return OpenReader(storage, path, options);
   }
 
+  // Parallel HDF5 (HDF5's MPI-IO driver) on storages whose paths are real files, for contiguous
+  // unfiltered datasets only: filtered or chunked writes from many ranks need collective chunk
+  // I/O, which is left to rank 0 writing alone.
+  bool CanWriteShared(const Storage& storage, const FormatOptions& o,
+                      const SharedWrite& shared) const override {
+#ifdef H5_HAVE_PARALLEL
+    const std::string c = Lower(o.compression);
+    return shared.comm != nullptr && shared.comm->mpi_comm_handle() != nullptr &&
+           shared.world > 1 && (storage.name() == "posix" || storage.name() == "mpiio") &&
+           (c.empty() || c == "none") && !o.shuffle_filter && !o.enable_chunking;
+#else
+    (void)storage;
+    (void)o;
+    (void)shared;
+    return false;
+#endif
+  }
+
+  Status WriteShared(Storage* storage, const std::string& path, const FileSpec& spec,
+                     const FormatOptions& options, const SharedWrite& shared) const override {
+    Hdf5Call call;
+    DLIO_RETURN_NOT_OK(call.init_status());
+    std::vector<std::string> targets = {path};
+    if (options.metadata_file) targets.push_back(MetaPath(path));
+    Status mine;
+    if (shared.rank == 0) {
+      for (const std::string& p : targets) {
+        auto exists = storage->Exists(p);
+        if (!exists.ok()) {
+          mine = exists.status();
+        } else if (*exists) {
+          mine = Status::AlreadyExists(p + ": exists; refusing to overwrite it");
+        }
+        if (!mine.ok()) break;
+      }
+    }
+    DLIO_RETURN_NOT_OK(AgreeAcrossRanks(shared.comm, mine, "creating shared file " + path));
+    bool created = false;
+    Status st = WriteSharedFile(call, storage, path, spec, options, shared, &created);
+    if (st.ok() && options.metadata_file) {
+      mine = Status::OK();
+      if (shared.rank == 0) {
+        std::vector<std::string> made;
+        mine = WriteMetadataFile(call, storage, path, spec, &made);
+        if (!mine.ok()) {
+          for (const std::string& p : made) RemoveQuietly(storage, p);
+        }
+      }
+      st = AgreeAcrossRanks(shared.comm, mine, "writing metadata file " + MetaPath(path));
+    }
+    if (!st.ok() && shared.rank == 0 && created) RemoveQuietly(storage, path);
+    return st;
+  }
+
  private:
   static Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path,
                            const FileSpec& spec, const FormatOptions& o, const Filters& f,
@@ -944,6 +1236,18 @@ class Hdf5Format final : public Format {
       return WriteLabels(call, file, path, spec);
     }));
     if (!o.metadata_file) return Status::OK();
+    return WriteMetadataFile(call, storage, path, spec, created);
+  }
+
+  static Status WriteMetadataFile(Hdf5Call& call, Storage* storage, const std::string& path,
+                                  const FileSpec& spec, std::vector<std::string>* created) {
+    const uint64_t n = spec.sample_sizes.size();
+    std::vector<uint64_t> offsets(n);
+    uint64_t total = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+      offsets[i] = total;
+      total += spec.sample_sizes[i];
+    }
     const std::string meta = MetaPath(path);
     const std::vector<hsize_t> chunk =
         n == 0 ? std::vector<hsize_t>{}
