@@ -1,8 +1,8 @@
 // Read throughput of the file formats through MakeFormatDataSource (single thread, page cache,
 // samples in file order), against a plain pread loop over the same byte regions; decode
 // throughput of the formats with a decoder (csv, jpeg, png); and the CRC-32C of tfrecord,
-// portable and SSE4.2. hdf5 files use the default (contiguous) layout; a format that was not
-// built (hdf5 with DLIO_WITH_HDF5=OFF) is skipped.
+// portable, SSE4.2 and VPCLMULQDQ. hdf5 files use the default (contiguous) layout; a format that
+// was not built (hdf5 with DLIO_WITH_HDF5=OFF) is skipped.
 //   format_benchmark --benchmark_counters_tabular=true
 // Read rates count stored bytes (csv text, encoded images); decode rates count decoded bytes
 // (float32 values, pixels).
@@ -113,6 +113,7 @@ void BM_FormatRead(benchmark::State& state) {
   dlio::FormatDataSourceOptions options;
   // One request per sample, like the pread baseline (tfrecord: 0 = 256 KiB stream requests).
   options.format.transfer_size = 0;
+  options.format.verify = state.range(2) != 0;  // checksums (tfrecord's CRC-32C)
   options.samples_per_file = SamplesPerFile(name, size);
   options.max_open_files = paths.size();  // opens stay out of the loop
   auto source = dlio::MakeFormatDataSource(Data().storage(), Data().format(name), paths, options);
@@ -204,30 +205,40 @@ void BM_GenerateContent(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * buf.size()));
 }
 
-// CRC-32C over a buffer: implementation 0 = portable slicing-by-8, 1 = SSE4.2 (three streams).
+// CRC-32C over a buffer: implementation 0 = portable slicing-by-8, 1 = SSE4.2 crc32 (three
+// streams), 2 = folding with AVX-512 VPCLMULQDQ (what Crc32cExtend uses when the CPU has it).
 void BM_Crc32c(benchmark::State& state) {
-  const bool hardware = state.range(0) == 1;
-  if (hardware && !dlio::format_internal::Crc32cHardwareAvailable()) {
-    state.SkipWithError("no SSE4.2 on this CPU");
+  namespace fi = dlio::format_internal;
+  const int64_t impl = state.range(0);
+  if ((impl == 1 && !fi::Crc32cHardwareAvailable()) ||
+      (impl == 2 && !fi::Crc32cFoldingAvailable())) {
+    state.SkipWithError("the CPU lacks the instructions");
     return;
   }
   std::vector<uint8_t> buf(static_cast<size_t>(state.range(1)));
-  dlio::format_internal::FillSampleBytes(1, 0, 0, buf.data(), buf.size());
+  fi::FillSampleBytes(1, 0, 0, buf.data(), buf.size());
   uint32_t crc = 0;
   for (auto _ : state) {
-    crc = hardware ? dlio::format_internal::Crc32cExtendHardware(crc, buf.data(), buf.size())
-                   : dlio::format_internal::Crc32cExtendPortable(crc, buf.data(), buf.size());
+    crc = impl == 0   ? fi::Crc32cExtendPortable(crc, buf.data(), buf.size())
+          : impl == 1 ? fi::Crc32cExtendHardware(crc, buf.data(), buf.size())
+                      : fi::Crc32cExtendFolding(crc, buf.data(), buf.size());
     benchmark::DoNotOptimize(crc);
   }
-  state.SetLabel(hardware ? "sse4.2" : "portable");
+  state.SetLabel(impl == 0 ? "portable" : impl == 1 ? "sse4.2" : "vpclmulqdq");
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * buf.size()));
 }
 
 BENCHMARK(BM_GenerateContent);
-BENCHMARK(BM_Crc32c)->ArgsProduct({{0, 1}, {2048, 1 << 20}})->ArgNames({"impl", "bytes"});
+BENCHMARK(BM_Crc32c)
+    ->ArgsProduct({{0, 1, 2}, {256, 2048, 256 << 10, 1 << 20, 4 << 20}})
+    ->ArgNames({"impl", "bytes"});
 BENCHMARK(BM_FormatRead)
-    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7}, {2048, 256 << 10, 4 << 20}})
-    ->ArgNames({"format", "sample"});
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7}, {2048, 256 << 10, 4 << 20}, {1}})
+    ->ArgNames({"format", "sample", "verify"});
+// tfrecord without its CRC-32C checks (reader.verify_checksums: false).
+BENCHMARK(BM_FormatRead)
+    ->ArgsProduct({{7}, {2048, 256 << 10, 4 << 20}, {0}})
+    ->ArgNames({"format", "sample", "verify"});
 BENCHMARK(BM_FormatDecode)
     ->ArgsProduct({{0, 1, 2}, {2048, 256 << 10, 4 << 20}})
     ->ArgNames({"format", "sample"});

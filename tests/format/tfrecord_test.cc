@@ -17,6 +17,7 @@ namespace {
 
 using format_internal::Crc32c;
 using format_internal::Crc32cExtend;
+using format_internal::Crc32cExtendFolding;
 using format_internal::Crc32cExtendHardware;
 using format_internal::Crc32cExtendPortable;
 using format_internal::ExampleFeature;
@@ -65,6 +66,46 @@ std::vector<TraceEvent> PreadsSince(MemoryTracer* tracer, size_t from) {
   return out;
 }
 
+// The whole file, read through dlio's storage (works for the memory storage too).
+std::string FileBytes(Storage* storage, const std::string& path) {
+  auto file = storage->Open(path, OpenMode::kRead);
+  if (!file.ok()) return "";
+  std::string out(*storage->FileSize(path), '\0');
+  if (!(*file)->ReadExactAt(0, out.size(), out.data()).ok()) return "";
+  return out;
+}
+
+// The file offsets where each record's sample bytes end, by FindSampleBytes on whole payloads.
+std::vector<uint64_t> SampleEnds(const std::string& bytes) {
+  std::vector<uint64_t> out;
+  for (const auto& [offset, payload] : Records(bytes)) {
+    format_internal::SampleSpan span;
+    const char* error = nullptr;
+    uint64_t at = 0;
+    if (format_internal::FindSampleBytes(U8(payload), payload.size(), payload.size(), &span, &error,
+                                         &at) != format_internal::ExampleScan::kFound) {
+      return {};
+    }
+    out.push_back(offset + 12 + span.offset + span.size);
+  }
+  return out;
+}
+
+// Requests that follow each other: each starts where the previous one ended.
+bool Consecutive(const std::vector<TraceEvent>& reads) {
+  for (size_t k = 1; k < reads.size(); ++k) {
+    if (reads[k].offset != reads[k - 1].offset + reads[k - 1].count) return false;
+  }
+  return true;
+}
+
+bool EndsAt(const std::vector<TraceEvent>& reads, uint64_t end) {
+  for (const TraceEvent& e : reads) {
+    if (static_cast<uint64_t>(e.offset + e.count) == end) return true;
+  }
+  return false;
+}
+
 TEST_CASE("CRC-32C known vectors on the portable and the hardware path",
           "[format][tfrecord][crc]") {
   struct Vector {
@@ -84,11 +125,13 @@ TEST_CASE("CRC-32C known vectors on the portable and the hardware path",
                                        {std::string(32, '\xff'), 0x62A8AB43u},
                                        {ascending, 0x46DD794Eu},
                                        {descending, 0x113FDB5Cu}};
-  INFO("hardware CRC available: " << format_internal::Crc32cHardwareAvailable());
+  INFO("hardware CRC available: " << format_internal::Crc32cHardwareAvailable()
+                                  << ", folding: " << format_internal::Crc32cFoldingAvailable());
   for (const Vector& v : vectors) {
     INFO("length " << v.data.size());
     REQUIRE(Crc32cExtendPortable(0, U8(v.data), v.data.size()) == v.crc);
     REQUIRE(Crc32cExtendHardware(0, U8(v.data), v.data.size()) == v.crc);
+    REQUIRE(Crc32cExtendFolding(0, U8(v.data), v.data.size()) == v.crc);
     REQUIRE(Crc32c(U8(v.data), v.data.size()) == v.crc);
   }
   // TensorFlow's masking: the masked CRC of an empty record is the mask delta itself.
@@ -98,22 +141,40 @@ TEST_CASE("CRC-32C known vectors on the portable and the hardware path",
 }
 
 TEST_CASE("CRC-32C paths agree on every length, alignment and split", "[format][tfrecord][crc]") {
+  INFO("hardware CRC available: " << format_internal::Crc32cHardwareAvailable()
+                                  << ", folding: " << format_internal::Crc32cFoldingAvailable());
   std::mt19937_64 rng(11);
-  std::string data(200000, '\0');
+  std::string data(300000, '\0');
   for (char& c : data) c = static_cast<char>(rng());
-  // Lengths around the hardware path's 3-stream block sizes (3 x 8192, 3 x 256) and the tail.
-  for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{255}, size_t{767},
-                   size_t{768}, size_t{769}, size_t{1000}, size_t{24575}, size_t{24576},
-                   size_t{24577}, size_t{50000}, size_t{199990}}) {
-    for (size_t align : {0, 1, 3, 7}) {
+  // Lengths around the hardware path's 3-stream block sizes (3 x 8192, 3 x 256), the folding
+  // path's 256-byte blocks, and the tails.
+  const std::vector<size_t> lengths = {0,     1,     7,     8,      9,     255,  256,   257,
+                                       511,   512,   513,   767,    768,   769,  1000,  1023,
+                                       1024,  1025,  1279,  1280,   1281,  4096, 24575, 24576,
+                                       24577, 50000, 65553, 262144, 299990};
+  for (size_t n : lengths) {
+    for (size_t align : {0, 1, 3, 7, 61}) {
       INFO("n " << n << " align " << align);
       const uint8_t* p = U8(data) + align;
       const uint32_t portable = Crc32cExtendPortable(0, p, n);
       REQUIRE(Crc32cExtendHardware(0, p, n) == portable);
-      const size_t cut = n / 3;
-      REQUIRE(Crc32cExtend(Crc32cExtend(0, p, cut), p + cut, n - cut) == portable);
-      REQUIRE(Crc32cExtendPortable(Crc32cExtendPortable(0, p, cut), p + cut, n - cut) == portable);
+      REQUIRE(Crc32cExtendFolding(0, p, n) == portable);
+      for (size_t cut : {n / 3, n / 2 + 5, n > 1100 ? n - 1100 : 0}) {
+        if (cut > n) continue;
+        INFO("cut " << cut);
+        REQUIRE(Crc32cExtend(Crc32cExtend(0, p, cut), p + cut, n - cut) == portable);
+        REQUIRE(Crc32cExtendFolding(Crc32cExtendFolding(0xdeadbeef, p, cut), p + cut, n - cut) ==
+                Crc32cExtendPortable(Crc32cExtendPortable(0xdeadbeef, p, cut), p + cut, n - cut));
+        REQUIRE(Crc32cExtendPortable(Crc32cExtendPortable(0, p, cut), p + cut, n - cut) ==
+                portable);
+      }
     }
+  }
+  // Special contents: all zeros and all ones over many blocks.
+  for (char fill : {'\0', '\xff'}) {
+    const std::string same(100000, fill);
+    REQUIRE(Crc32cExtendFolding(0, U8(same), same.size()) ==
+            Crc32cExtendPortable(0, U8(same), same.size()));
   }
 }
 
@@ -262,6 +323,227 @@ TEST_CASE("tfrecord random reads read the record in transfer_size requests, then
   for (const TraceEvent& e : reads) REQUIRE(e.count == 4096);
   // Going back re-reads (a seek), and the data is still right.
   ExpectSamples(r->get(), spec, {0, 5, 1, 2});
+}
+
+TEST_CASE("tfrecord large records stream their sample bytes straight into the buffer",
+          "[format][tfrecord][transfer][large]") {
+  MemoryTracer tracer;
+  auto storage = BoundMemoryStorage(&tracer);
+  auto format = MakeFormatByName("tfrecord");
+  // Large records (payload >= 64 KiB and >= transfer_size) among small ones, so the stream
+  // passes between both.
+  const FileSpec spec = Spec({300000, 70000, 65536, 100, 200000, 5000, 262144, 131072, 90000});
+  REQUIRE(format->Write(storage.get(), "/l.tfrecord", spec, {}).ok());
+  const std::string bytes = FileBytes(storage.get(), "/l.tfrecord");
+  const uint64_t file_size = bytes.size();
+  const auto records = Records(bytes);
+  const auto sample_ends = SampleEnds(bytes);
+  REQUIRE(sample_ends.size() == spec.sample_sizes.size());
+
+  for (uint64_t transfer :
+       {uint64_t{65536}, uint64_t{4096}, uint64_t{0}, uint64_t{1000}, uint64_t{100}}) {
+    INFO("transfer_size " << transfer);
+    const uint64_t most = transfer == 0 ? 262144 : transfer;
+    FormatOptions options;
+    options.transfer_size = transfer;
+    auto r = format->Open(storage.get(), "/l.tfrecord", options);
+    REQUIRE(r.ok());
+    const size_t before = tracer.Events().size();
+    const IoStats stats = storage->stats();
+    ExpectSamples(r->get(), spec, {0, 1, 2, 3, 4, 5, 6, 7, 8});
+    const auto reads = PreadsSince(&tracer, before);
+    REQUIRE(storage->stats().read_bytes - stats.read_bytes == file_size);  // no byte twice
+    REQUIRE(reads.front().offset == 0);
+    REQUIRE(Consecutive(reads));
+    REQUIRE(static_cast<uint64_t>(reads.back().offset + reads.back().count) >= file_size);
+    for (const TraceEvent& e : reads) REQUIRE(static_cast<uint64_t>(e.count) <= most);
+    for (size_t i = 0; i < records.size(); ++i) {
+      if (records[i].second.size() < std::max<uint64_t>(65536, most)) continue;
+      INFO("record " << i);
+      // The sample's last request stops at its end: the sample bytes went to the buffer.
+      REQUIRE(EndsAt(reads, sample_ends[i]));
+    }
+    if (transfer == 65536) {
+      // Record 0: its head (524 bytes), its sample in 64 KiB requests (the last one shorter),
+      // then its rest together with the next record's first 524 bytes.
+      const uint64_t sample_begin = sample_ends[0] - 300000;
+      REQUIRE(reads[0].count == 524);
+      uint64_t at = 524;
+      size_t k = 1;
+      for (; at < sample_ends[0]; ++k) {
+        REQUIRE(static_cast<uint64_t>(reads[k].count) ==
+                std::min<uint64_t>(65536, sample_ends[0] - at));
+        at += reads[k].count;
+      }
+      REQUIRE(sample_begin < 524);
+      REQUIRE(static_cast<uint64_t>(reads[k].count) == records[1].first + 524 - sample_ends[0]);
+    }
+    // A second pass restarts the stream and reads right.
+    ExpectSamples(r->get(), spec, {0, 1, 2, 3, 4, 5, 6, 7, 8});
+  }
+
+  // 256 KiB samples with the default 256 KiB requests: after record 0's head, two requests per
+  // record, the sample's (less what the previous request brought) and the rest + next head.
+  const FileSpec even = Spec({262144, 262144, 262144, 262144});
+  REQUIRE(format->Write(storage.get(), "/e.tfrecord", even, {}).ok());
+  const auto even_ends = SampleEnds(FileBytes(storage.get(), "/e.tfrecord"));
+  auto r = format->Open(storage.get(), "/e.tfrecord", {});
+  REQUIRE(r.ok());
+  const size_t before = tracer.Events().size();
+  ExpectSamples(r->get(), even, {0, 1, 2, 3});
+  const auto reads = PreadsSince(&tracer, before);
+  REQUIRE(reads.size() == 1 + 2 * 4);
+  REQUIRE(Consecutive(reads));
+  REQUIRE(reads[0].count == 524);
+  for (size_t i = 0; i < 4; ++i) {
+    REQUIRE(static_cast<uint64_t>(reads[1 + 2 * i].offset + reads[1 + 2 * i].count) ==
+            even_ends[i]);
+    REQUIRE(reads[1 + 2 * i].count > 261000);
+    REQUIRE(reads[2 + 2 * i].count < 600);
+  }
+}
+
+TEST_CASE("tfrecord large records read at random: head, sample, rest, then the stream",
+          "[format][tfrecord][transfer][large]") {
+  MemoryTracer tracer;
+  auto storage = BoundMemoryStorage(&tracer);
+  auto format = MakeFormatByName("tfrecord");
+  const FileSpec spec = Spec({300000, 70000, 65536, 100, 200000, 5000, 262144, 131072, 90000});
+  REQUIRE(format->Write(storage.get(), "/g.tfrecord", spec, {}).ok());
+  const std::string bytes = FileBytes(storage.get(), "/g.tfrecord");
+  const auto records = Records(bytes);
+  const auto sample_ends = SampleEnds(bytes);
+  FormatOptions options;
+  options.transfer_size = 65536;
+  auto r = format->Open(storage.get(), "/g.tfrecord", options);
+  REQUIRE(r.ok());
+  // Record 4 alone: [offset, offset + 524), the sample's remaining bytes in 64 KiB requests
+  // ending at its end, then the rest of the record, all consecutive.
+  size_t before = tracer.Events().size();
+  const IoStats stats = storage->stats();
+  ExpectSamples(r->get(), spec, {4});
+  auto reads = PreadsSince(&tracer, before);
+  const uint64_t rec4 = records[4].first, end4 = records[5].first;
+  REQUIRE(storage->stats().read_bytes - stats.read_bytes == end4 - rec4);
+  REQUIRE(static_cast<uint64_t>(reads.front().offset) == rec4);
+  REQUIRE(reads.front().count == 524);
+  REQUIRE(Consecutive(reads));
+  REQUIRE(static_cast<uint64_t>(reads.back().offset + reads.back().count) == end4);
+  for (const TraceEvent& e : reads) REQUIRE(e.count <= 65536);
+  REQUIRE(EndsAt(reads, sample_ends[4]));
+  REQUIRE(reads.size() == 1 + (sample_ends[4] - rec4 - 524 + 65535) / 65536 + 1);
+  // Record 5 follows: the stream goes on from the end of record 4.
+  before = tracer.Events().size();
+  ExpectSamples(r->get(), spec, {5, 6});
+  reads = PreadsSince(&tracer, before);
+  REQUIRE(static_cast<uint64_t>(reads.front().offset) == end4);
+  REQUIRE(Consecutive(reads));
+  // Any order, twice (sample sizes are cached by the first).
+  ExpectSamples(r->get(), spec, {8, 0, 6, 2, 4, 1, 7, 3, 5, 0, 8, 7, 1});
+  for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
+    REQUIRE((*r)->sample_size(i) == spec.sample_sizes[i]);
+  }
+}
+
+TEST_CASE("tfrecord large records: CRC mismatches name the record on both read paths",
+          "[format][tfrecord][crc][large]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto format = MakeFormatByName("tfrecord");
+  const FileSpec spec = Spec({100000, 300000, 80000});
+  const std::string path = tmp / "big.tfrecord";
+  REQUIRE(format->Write(storage.get(), path, spec, {}).ok());
+  const std::string original = ReadTextFile(path);
+  const auto records = Records(original);
+  const uint64_t r1 = records[1].first, len1 = records[1].second.size(), end1 = records[2].first;
+  const uint64_t sample1 = SampleEnds(original)[1] - 300000;
+  struct Flip {
+    const char* what;
+    uint64_t at;
+    bool in_sample;
+  };
+  const std::vector<Flip> flips = {
+      {"a sample byte in the first request", sample1 + 1000, true},
+      {"a sample byte deep inside", sample1 + 200000, true},
+      {"the last sample byte", sample1 + 299999, true},
+      {"the key \"image\" (the prefix no longer places the sample)", original.find("image", r1),
+       false},
+      {"the label (after the sample)", end1 - 5, false},
+      {"the stored data CRC", end1 - 2, false},
+  };
+  const std::string expect = path + " record 1 at offset " + std::to_string(r1) +
+                             ": data CRC mismatch over bytes [" + std::to_string(r1 + 12) + ", " +
+                             std::to_string(r1 + 12 + len1) + ")";
+  for (const Flip& f : flips) {
+    INFO(f.what);
+    std::filesystem::remove(path);
+    std::string bytes = original;
+    bytes[f.at] = static_cast<char>(bytes[f.at] ^ 0x40);
+    WriteTextFile(path, bytes);
+    SampleBuffer buf;
+    for (uint64_t transfer : {uint64_t{0}, uint64_t{65536}, uint64_t{4096}}) {
+      INFO("transfer_size " << transfer);
+      FormatOptions options;
+      options.transfer_size = transfer;
+      // Streamed: record 0, then record 1 fails, then the stream goes on with record 2.
+      auto s = format->Open(storage.get(), path, options);
+      REQUIRE(s.ok());
+      ExpectSamples(s->get(), spec, {0});
+      Status st = (*s)->ReadSample(1, &buf);
+      INFO(st.ToString());
+      REQUIRE(st.code() == StatusCode::kCorruption);
+      REQUIRE(st.message().find(expect) != std::string::npos);
+      ExpectSamples(s->get(), spec, {2});
+      // At random: record 1 first.
+      auto r = format->Open(storage.get(), path, options);
+      REQUIRE(r.ok());
+      st = (*r)->ReadSample(1, &buf);
+      INFO(st.ToString());
+      REQUIRE(st.code() == StatusCode::kCorruption);
+      REQUIRE(st.message().find(expect) != std::string::npos);
+      // Unchecked, the flip goes through when it is in the sample.
+      options.verify = false;
+      auto u = format->Open(storage.get(), path, options);
+      REQUIRE(u.ok());
+      for (uint64_t i : {uint64_t{0}, uint64_t{1}, uint64_t{1}, uint64_t{2}}) {
+        REQUIRE((*u)->ReadSample(i, &buf).ok());
+        std::string want = ExpectedSample(spec, i);
+        if (i == 1 && f.in_sample) want[f.at - sample1] ^= 0x40;
+        REQUIRE(BufferString(buf) == want);
+      }
+    }
+  }
+}
+
+TEST_CASE("tfrecord large records in a file cut short are errors naming the record",
+          "[format][tfrecord][large]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto format = MakeFormatByName("tfrecord");
+  const FileSpec spec = Spec({100000, 100000, 100000});
+  const std::string path = tmp / "cut.tfrecord";
+  REQUIRE(format->Write(storage.get(), path, spec, {}).ok());
+  const uint64_t r2 = Records(ReadTextFile(path))[2].first;
+  FormatOptions options;
+  options.transfer_size = 65536;  // the records are large: at least 64 KiB and transfer_size
+  auto streamed = format->Open(storage.get(), path, options);
+  auto random = format->Open(storage.get(), path, options);
+  REQUIRE(streamed.ok());
+  REQUIRE(random.ok());
+  std::filesystem::resize_file(path, r2 + 50000);  // inside record 2's sample
+  const std::string expect = path + " record 2 at offset " + std::to_string(r2) +
+                             ": truncated: the file ends at " + std::to_string(r2 + 50000);
+  ExpectSamples(streamed->get(), spec, {0, 1});
+  SampleBuffer buf;
+  Status st = (*streamed)->ReadSample(2, &buf);
+  INFO(st.ToString());
+  REQUIRE(st.code() == StatusCode::kCorruption);
+  REQUIRE(st.message().find(expect) != std::string::npos);
+  st = (*random)->ReadSample(2, &buf);
+  INFO(st.ToString());
+  REQUIRE(st.code() == StatusCode::kCorruption);
+  REQUIRE(st.message().find(expect) != std::string::npos);
+  ExpectSamples(random->get(), spec, {1, 0});
 }
 
 TEST_CASE("tfrecord without an index scans the headers; use_index=false ignores one",
@@ -493,7 +775,8 @@ TEST_CASE("tfrecord ReadSample from 4 threads returns the right bytes", "[format
   auto storage = BoundMemoryStorage();
   auto format = MakeFormatByName("tfrecord");
   std::vector<uint64_t> sizes;
-  for (int i = 0; i < 200; ++i) sizes.push_back(50 + (i * 7919) % 9000);
+  // Every fifth record is large (its sample read straight into the caller's buffer).
+  for (int i = 0; i < 200; ++i) sizes.push_back(50 + (i * 7919) % 9000 + (i % 5 == 0 ? 70000 : 0));
   const FileSpec spec = Spec(sizes, 3);
   REQUIRE(format->Write(storage.get(), "/m.tfrecord", spec, {}).ok());
   std::vector<std::string> expected;
@@ -600,6 +883,55 @@ TEST_CASE("tfrecord sample rule: 'image' first, else the first bytes feature",
   REQUIRE(json.find("{\"key\":\"img_raw\",\"kind\":\"bytes_list\",\"values\":1}") !=
           std::string::npos);
   REQUIRE(json.find("\"crc_check\":{\"ok\":false,\"records_checked\":4,") != std::string::npos);
+}
+
+TEST_CASE("tfrecord large foreign records: sample past the prefix, big features after it",
+          "[format][tfrecord][example][large]") {
+  auto storage = BoundMemoryStorage();
+  auto format = MakeFormatByName("tfrecord");
+  const std::string big_image(100000, 'I'), big_other(100000, 'z'), a70k(70000, 'a');
+  // The prefix cannot place the sample: "image" comes after a 2000-byte feature, or there is
+  // no "image" and the whole map must be seen. Or it can, and a big feature follows the sample.
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {SerializeExample({{"aaa", ExampleFeature::Kind::kBytes, {std::string(2000, 'a')}, {}, {}},
+                         {"image", ExampleFeature::Kind::kBytes, {big_image}, {}, {}}}),
+       big_image},
+      {SerializeExample({{"a_big", ExampleFeature::Kind::kBytes, {a70k}, {}, {}},
+                         {"b", ExampleFeature::Kind::kBytes, {"b"}, {}, {}}}),
+       a70k},
+      {SerializeExample({{"image", ExampleFeature::Kind::kBytes, {"small"}, {}, {}},
+                         {"zzz", ExampleFeature::Kind::kBytes, {big_other}, {}, {}}}),
+       "small"},
+      {SerializeExample({{"image", ExampleFeature::Kind::kBytes, {big_image}, {}, {}},
+                         {"zzz", ExampleFeature::Kind::kBytes, {big_other}, {}, {}}}),
+       big_image},
+  };
+  std::string file;
+  for (const auto& c : cases) file += FrameTfRecord(c.first);
+  {
+    auto f = storage->Open("/fl.tfrecord", OpenMode::kCreateNew);
+    REQUIRE(f.ok());
+    REQUIRE((*f)->WriteAt(0, file.data(), file.size()).ok());
+  }
+  for (uint64_t transfer : {uint64_t{0}, uint64_t{4096}, uint64_t{65536}}) {
+    for (bool verify : {true, false}) {
+      INFO("transfer_size " << transfer << " verify " << verify);
+      FormatOptions options;
+      options.transfer_size = transfer;
+      options.verify = verify;
+      auto r = format->Open(storage.get(), "/fl.tfrecord", options);
+      REQUIRE(r.ok());
+      SampleBuffer buf;
+      for (size_t i : {0, 1, 2, 3, 3, 1, 2, 0}) {  // streamed, then at random
+        INFO("record " << i);
+        Status st = (*r)->ReadSample(i, &buf);
+        INFO(st.ToString());
+        REQUIRE(st.ok());
+        REQUIRE(BufferString(buf) == cases[i].second);
+        REQUIRE((*r)->sample_size(i) == cases[i].second.size());
+      }
+    }
+  }
 }
 
 TEST_CASE("FindSampleBytes answers from a prefix when it can", "[format][tfrecord][example]") {

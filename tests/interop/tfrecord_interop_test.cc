@@ -140,7 +140,7 @@ def blob(n):
 
 # Like DLIO / TF: image bytes + int64 label; no index file (TensorFlow writes none).
 exs, expect = [], []
-for i, n in enumerate([10, 0, 5000, 70000, 3]):
+for i, n in enumerate([10, 0, 5000, 70000, 3, 300000]):  # >= 64 KiB: sample read direct
     ex = example_pb2.Example()
     img = blob(n)
     ex.features.feature['image'].bytes_list.value.append(img)
@@ -151,7 +151,7 @@ write('plain', exs, expect)
 
 # No label, the image under another key among int64 and float features; with a DALI index.
 exs, expect = [], []
-for i, n in enumerate([1234, 1, 20000]):
+for i, n in enumerate([1234, 1, 20000, 90000]):
     ex = example_pb2.Example()
     img = blob(n)
     ex.features.feature['img_raw'].bytes_list.value.append(img)

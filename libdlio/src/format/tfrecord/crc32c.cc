@@ -3,8 +3,13 @@
 #include <array>
 #include <cstring>
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <nmmintrin.h>
+#if defined(__x86_64__)
+// GCC 12's AVX-512 intrinsics pass _mm512_undefined values to builtins, which -Wuninitialized
+// reports at their use (GCC bug 105593, fixed in 13).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+#include <immintrin.h>
+#pragma GCC diagnostic pop
 #define DLIO_CRC32C_X86 1
 #endif
 
@@ -69,14 +74,15 @@ constexpr uint32_t MulModP(uint32_t a, uint32_t b) {
   return p;
 }
 
-constexpr uint32_t XPow8nModP(uint64_t n) {     // x^(8n) mod P
+constexpr uint32_t XPowModP(uint64_t e) {       // x^e mod P
   uint32_t result = 1u << 31, base = 1u << 30;  // 1 and x
-  for (uint64_t e = 8 * n; e != 0; e >>= 1) {
+  for (; e != 0; e >>= 1) {
     if (e & 1) result = MulModP(result, base);
     base = MulModP(base, base);
   }
   return result;
 }
+constexpr uint32_t XPow8nModP(uint64_t n) { return XPowModP(8 * n); }
 
 // Tables that multiply a register by x^(8n) for one fixed n, a byte of the register at a time.
 using ShiftTable = std::array<std::array<uint32_t, 256>, 4>;
@@ -128,6 +134,79 @@ __attribute__((target("sse4.2"))) uint32_t HardwareRegister(uint32_t r, const ui
   return r;
 }
 
+// Folding with carry-less multiplication (VPCLMULQDQ on 512-bit registers), the way of Intel's
+// "Fast CRC Computation for Generic Polynomials Using PCLMULQDQ": 16 lanes of 16 bytes hold
+// 128-bit polynomials congruent (mod P) to the message so far; each step moves every lane
+// 256 bytes on (a multiplication by x^2048, as two 64x32-bit carry-less products) and adds
+// the next 256 bytes. A lane's bytes in memory order are its coefficients from x^127 down:
+// the low qword H (x^127..x^64) and the high qword L (x^63..x^0). Moving the lane by d bytes
+// is H * x^(8d+64) + L * x^(8d) mod P, a polynomial of degree < 96. A 64-bit reflected
+// operand times a 32-bit constant placed in the high half gives a product one degree short of
+// the 128-bit reflected lane (bit k is x^(126-k)), so the constants carry one factor of x
+// less: x^(8d+63) and x^(8d-1).
+constexpr uint64_t FoldConstant(uint64_t exponent) {
+  return static_cast<uint64_t>(XPowModP(exponent)) << 32;
+}
+// The constants of a d-byte move, as a 128-bit lane's (low, high) qwords.
+struct FoldPair {
+  uint64_t lo, hi;
+};
+constexpr FoldPair FoldBy(uint64_t d) {
+  return {FoldConstant(8 * d + 63), FoldConstant(8 * d - 1)};
+}
+constexpr FoldPair kFold256 = FoldBy(256), kFold64 = FoldBy(64), kFold48 = FoldBy(48),
+                   kFold32 = FoldBy(32), kFold16 = FoldBy(16);
+
+// Bytes per step: four 512-bit registers. From one block on, folding beats the crc32
+// instruction (256 bytes: 17 ns against 42).
+constexpr size_t kFoldBlock = 256;
+
+#define DLIO_CRC32C_FOLD_TARGET __attribute__((target("avx512f,avx512vl,vpclmulqdq,pclmul,sse4.2")))
+
+DLIO_CRC32C_FOLD_TARGET inline __m512i FoldLanes(__m512i a, __m512i k, __m512i b) {
+  return _mm512_ternarylogic_epi64(_mm512_clmulepi64_epi128(a, k, 0x00),
+                                   _mm512_clmulepi64_epi128(a, k, 0x11), b, 0x96);  // a ^ b ^ c
+}
+
+DLIO_CRC32C_FOLD_TARGET __m512i Broadcast(FoldPair k) {
+  const auto lo = static_cast<long long>(k.lo), hi = static_cast<long long>(k.hi);
+  return _mm512_set_epi64(hi, lo, hi, lo, hi, lo, hi, lo);
+}
+
+// The register after `n` bytes (a multiple of kFoldBlock, at least one) from register r.
+DLIO_CRC32C_FOLD_TARGET uint32_t FoldRegister(uint32_t r, const uint8_t* p, size_t n) {
+  __m512i x0 = _mm512_loadu_si512(p), x1 = _mm512_loadu_si512(p + 64),
+          x2 = _mm512_loadu_si512(p + 128), x3 = _mm512_loadu_si512(p + 192);
+  // The register enters as the message's first 32 bits.
+  x0 = _mm512_xor_si512(x0, _mm512_zextsi128_si512(_mm_cvtsi32_si128(static_cast<int>(r))));
+  const __m512i k256 = Broadcast(kFold256);
+  for (p += kFoldBlock, n -= kFoldBlock; n >= kFoldBlock; p += kFoldBlock, n -= kFoldBlock) {
+    x0 = FoldLanes(x0, k256, _mm512_loadu_si512(p));
+    x1 = FoldLanes(x1, k256, _mm512_loadu_si512(p + 64));
+    x2 = FoldLanes(x2, k256, _mm512_loadu_si512(p + 128));
+    x3 = FoldLanes(x3, k256, _mm512_loadu_si512(p + 192));
+  }
+  const __m512i k64 = Broadcast(kFold64);
+  x1 = FoldLanes(x0, k64, x1);
+  x2 = FoldLanes(x1, k64, x2);
+  x3 = FoldLanes(x2, k64, x3);
+  // Lanes 0-2 move 48, 32 and 16 bytes on, to lane 3; lane 3's constants are zero.
+  const __m512i k_lanes =
+      _mm512_set_epi64(0, 0, static_cast<long long>(kFold16.hi), static_cast<long long>(kFold16.lo),
+                       static_cast<long long>(kFold32.hi), static_cast<long long>(kFold32.lo),
+                       static_cast<long long>(kFold48.hi), static_cast<long long>(kFold48.lo));
+  const __m512i moved = FoldLanes(x3, k_lanes, _mm512_setzero_si512());
+  __m128i v =
+      _mm_xor_si128(_mm512_extracti32x4_epi32(moved, 0), _mm512_extracti32x4_epi32(moved, 1));
+  v = _mm_ternarylogic_epi64(v, _mm512_extracti32x4_epi32(moved, 2),
+                             _mm512_extracti32x4_epi32(x3, 3), 0x96);
+  // v is congruent to the message (with the register folded in), so hashing its 16 bytes from
+  // a zero register gives the message's register.
+  uint64_t c = _mm_crc32_u64(0, static_cast<uint64_t>(_mm_cvtsi128_si64(v)));
+  c = _mm_crc32_u64(c, static_cast<uint64_t>(_mm_extract_epi64(v, 1)));
+  return static_cast<uint32_t>(c);
+}
+
 #endif  // DLIO_CRC32C_X86
 
 }  // namespace
@@ -156,8 +235,33 @@ uint32_t Crc32cExtendHardware(uint32_t crc, const uint8_t* data, size_t n) {
   return Crc32cExtendPortable(crc, data, n);
 }
 
-uint32_t Crc32cExtend(uint32_t crc, const uint8_t* data, size_t n) {
+bool Crc32cFoldingAvailable() {
+#ifdef DLIO_CRC32C_X86
+  static const bool available = [] {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("sse4.2") && __builtin_cpu_supports("pclmul") &&
+           __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+           __builtin_cpu_supports("vpclmulqdq");
+  }();
+  return available;
+#else
+  return false;
+#endif
+}
+
+uint32_t Crc32cExtendFolding(uint32_t crc, const uint8_t* data, size_t n) {
+#ifdef DLIO_CRC32C_X86
+  if (Crc32cFoldingAvailable() && n >= kFoldBlock) {
+    const size_t bulk = n / kFoldBlock * kFoldBlock;
+    const uint32_t r = FoldRegister(~crc, data, bulk);
+    return ~HardwareRegister(r, data + bulk, n - bulk);
+  }
+#endif
   return Crc32cExtendHardware(crc, data, n);
+}
+
+uint32_t Crc32cExtend(uint32_t crc, const uint8_t* data, size_t n) {
+  return Crc32cExtendFolding(crc, data, n);
 }
 
 }  // namespace dlio::format_internal

@@ -8,26 +8,36 @@
 // of two ways:
 //  - Streaming, like tf.data's buffered reader: the reader keeps a cursor (the next record) and
 //    a buffer of transfer_size bytes. A read of the cursor's record, or of a record that starts
-//    inside the buffered bytes, continues the stream: requests of exactly transfer_size bytes at
-//    consecutive offsets (whole-buffer runs go straight into the sample buffer), so a
+//    inside the buffered bytes, continues the stream: requests at consecutive offsets, so a
 //    sequential pass reads every byte once. A record already wholly in the buffer is a copy.
-//  - Random access: any other record is read on its own, [offset, offset + record size) in
-//    transfer_size requests, and the cursor moves after it (a seek), so a sequential pass may
-//    start anywhere (and a new pass over the file restarts the stream). With several read
-//    threads on one sequential order, a thread that arrives late usually finds its record still
-//    in the buffer; if not, its read is a seek and the stream resumes after it, costing at most
-//    the buffered bytes. (An earlier version let late reads leave the cursor alone; on files of
-//    few records that kept a second pass from ever streaming again.)
+//    Small records (payload under max(kDirectMin, transfer_size)) read on in requests of
+//    exactly transfer_size, tf.data's pattern (whole requests' worth go straight into the
+//    sample buffer, the rest through the stream buffer). Large ones are read around the
+//    buffer: their sample bytes in requests of at most transfer_size that end where the sample
+//    ends, straight into the caller's SampleBuffer, then one request for the rest of the record
+//    that reads on over the next record's header and Example prefix (kHeadBytes), so the next
+//    large record needs no request of its own for them. Each byte is still read once.
+//  - Random access: any other record is read on its own, and the cursor moves after it (a
+//    seek), so a sequential pass may start anywhere (and a new pass over the file restarts the
+//    stream). Small records: [offset, offset + record size) in transfer_size requests into the
+//    SampleBuffer, the sample then moved to its front. Large ones: the head (kHeadBytes), the
+//    sample bytes in transfer_size requests straight into the SampleBuffer, then the rest. With
+//    several read threads on one sequential order, a thread that arrives late usually finds its
+//    record still in the buffer; if not, its read is a seek and the stream resumes after it,
+//    costing at most the buffered bytes. (An earlier version let late reads leave the cursor
+//    alone; on files of few records that kept a second pass from ever streaming again.)
 // Concurrency: the cursor and buffer are guarded by a mutex held across the stream's I/O (a
 // stream is inherently serial); random reads decide under the mutex and read outside it with
 // File::ReadAt into the caller's buffer, so they proceed in parallel.
 //
 // Every record is checked (length field against the index, both CRCs when verify) and its
-// Example parsed by FindSampleBytes. A random read lands the whole record in the caller's
-// SampleBuffer and moves the sample bytes to the front; a streamed record is split as it is
-// copied out of the stream (header and Example prefix to a local array, sample bytes to the
-// front of the SampleBuffer, the rest to a reused tail buffer), so each byte is copied once. No
-// allocation per sample once the buffers have grown to the largest record.
+// Example parsed by FindSampleBytes on the record's head (header + first kPeekBytes of the
+// payload, in a local array). The sample bytes then go to the front of the SampleBuffer and the
+// rest of the payload with the data CRC just past them (in the same buffer's capacity), so each
+// byte is copied once, and the data CRC is extended over each piece as it is read, while it is
+// in cache. A record whose head does not place the sample (foreign Examples) is read whole into
+// the SampleBuffer and the sample moved to the front. No allocation per sample once the
+// buffers have grown to the largest record.
 //
 // sample_size(i) is the size of the sample bytes, which only the record's Example can tell: it is
 // learned by every ReadSample, or on first use by a pread of the record's first 512 bytes (all
@@ -55,6 +65,17 @@ namespace dlio::format_internal {
 namespace {
 
 constexpr size_t kPeekBytes = 512;
+// A record's header and payload prefix: enough to place our writer's samples.
+constexpr uint64_t kHeadBytes = kTfRecordHeaderBytes + kPeekBytes;
+// Records of at least this many payload bytes, and at least transfer_size, are read around the
+// stream buffer, their sample bytes straight into the caller's buffer (see StreamRecord). Below
+// 64 KiB the request or two more per record would cost more than the copy they save; below
+// transfer_size, several records share a request in tf.data's pattern, which we keep: direct
+// reads would multiply the requests the storage sees (resnet50's 112 KiB samples with 256 KiB
+// requests: 2 per sample instead of 0.45).
+constexpr uint64_t kDirectMin = 64 << 10;
+// StreamCopy's `ahead` for "whole transfer_size requests".
+constexpr uint64_t kWholeRequests = std::numeric_limits<uint64_t>::max();
 constexpr uint64_t kUnknown = std::numeric_limits<uint64_t>::max();
 
 std::string Hex32(uint32_t v) {
@@ -171,6 +192,7 @@ class TfRecordReader final : public FormatReader {
         index_used_(index_used),
         verify_(options.verify),
         transfer_(options.transfer_size == 0 ? kTfRecordDefaultTransfer : options.transfer_size),
+        direct_min_(std::max(kDirectMin, transfer_)),
         buf_(4096) {
     for (auto& s : sizes_) s.store(kUnknown, std::memory_order_relaxed);
   }
@@ -200,6 +222,7 @@ class TfRecordReader final : public FormatReader {
       next_ = i + 1;  // a seek: the stream resumes after record i
       buf_begin_ = buf_end_ = off + rec;
     }
+    if (lengths_[i] >= direct_min_) return RandomRecordDirect(i, out);
     DLIO_RETURN_NOT_OK(out->Resize(rec));
     DLIO_RETURN_NOT_OK(ReadRange(file_.get(), off, rec, transfer_, out->data()));
     return FinishRecord(i, out);
@@ -226,74 +249,148 @@ class TfRecordReader final : public FormatReader {
   }
 
  private:
-  // Copies file bytes [from, from + n) of record i to dst through the stream buffer, reading on
-  // from buf_end_ in transfer_size requests. Requires buf_begin_ <= from <= buf_end_.
-  Status StreamCopy(uint64_t i, uint64_t from, uint64_t n, uint8_t* dst) {
+  // Copies file bytes [from, from + n) of record i to dst, from the stream buffer and then by
+  // reading on from buf_end_. Each request is transfer_size bytes, or fewer when `ahead` (the
+  // bytes wanted past this copy) is smaller: a request that holds only bytes of this copy goes
+  // straight into dst, one that reaches past it goes through the buffer. With `crc`, extends
+  // *crc over each piece as it lands (while it is in cache). Requires buf_begin_ <= from <=
+  // buf_end_ (or n == 0).
+  Status StreamCopy(uint64_t i, uint64_t from, uint64_t n, uint8_t* dst, uint64_t ahead,
+                    uint32_t* crc) {
+    if (n == 0) return Status::OK();
     if (from < buf_end_) {
       const uint64_t k = std::min(n, buf_end_ - from);
       std::memcpy(dst, buf_.data() + (from - buf_begin_), k);
+      if (crc != nullptr) *crc = Crc32cExtend(*crc, dst, k);
       dst += k;
       n -= k;
     }
     while (n > 0) {
-      if (n >= transfer_) {  // a whole request's worth: straight into the destination
-        DLIO_ASSIGN_OR_RETURN(size_t got, file_->ReadAt(buf_end_, transfer_, dst));
-        if (got < transfer_) return Truncated(i, buf_end_ + got);
-        buf_begin_ = buf_end_ = buf_end_ + transfer_;
-        dst += transfer_;
-        n -= transfer_;
+      const uint64_t want = n >= transfer_ || ahead >= transfer_ - n ? transfer_ : n + ahead;
+      const uint64_t at = buf_end_;
+      if (want <= n) {  // all of it is ours: straight into the destination
+        DLIO_ASSIGN_OR_RETURN(size_t got, file_->ReadAt(at, want, dst));
+        if (got < want) return Truncated(i, at + got);
+        buf_begin_ = buf_end_ = at + want;
+        if (crc != nullptr) *crc = Crc32cExtend(*crc, dst, want);
+        dst += want;
+        n -= want;
         continue;
       }
-      if (buf_.size() < transfer_) DLIO_RETURN_NOT_OK(buf_.Resize(transfer_));
-      const uint64_t at = buf_end_;
-      buf_begin_ = buf_end_;  // the buffer is about to be overwritten
-      DLIO_ASSIGN_OR_RETURN(size_t got, file_->ReadAt(at, transfer_, buf_.data()));
+      if (buf_.size() < want) DLIO_RETURN_NOT_OK(buf_.Resize(want));
+      buf_begin_ = at;  // the buffer is about to be overwritten
+      DLIO_ASSIGN_OR_RETURN(size_t got, file_->ReadAt(at, want, buf_.data()));
       buf_end_ = at + got;
       if (got < n) return Truncated(i, at + got);
       std::memcpy(dst, buf_.data(), n);
+      if (crc != nullptr) *crc = Crc32cExtend(*crc, dst, n);
       n = 0;
     }
     return Status::OK();
   }
 
-  // Record i through the stream, copying each byte once: the header and the payload's first
-  // kPeekBytes into a local array, where the sample's position is found, then the sample bytes
-  // straight to the front of `out` and the rest of the record into tail_. The payload CRC is
-  // extended over the three pieces. Payloads whose sample the prefix cannot place take the
-  // general path (whole record into `out`, then FinishRecord).
+  // Record i through the stream, each byte copied once: the header and the payload's first
+  // kPeekBytes into a local array, where the sample's position is found, then ReadSplit.
+  // Payloads whose sample the prefix cannot place take the general path (whole record into
+  // `out`, then FinishRecord). Small records read on in whole transfer_size requests, as
+  // tf.data does; large ones (direct_min_) stop each request where the piece ends, so the sample
+  // bytes are read straight into `out`, and the request that ends the record reads on over the
+  // next record's head, so that a large record costs no request for its head.
   Status StreamRecord(uint64_t i, SampleBuffer* out) {
     const uint64_t off = offsets_[i], len = lengths_[i];
-    uint8_t head[kTfRecordHeaderBytes + kPeekBytes];
+    const bool large = len >= direct_min_;
+    const uint64_t piece_ahead = large ? 0 : kWholeRequests;
+    const uint64_t last_ahead = large ? kHeadBytes : kWholeRequests;
+    uint8_t head[kHeadBytes];
     const uint64_t plen = std::min<uint64_t>(len, kPeekBytes);
-    DLIO_RETURN_NOT_OK(StreamCopy(i, off, kTfRecordHeaderBytes + plen, head));
-    const uint8_t* prefix = head + kTfRecordHeaderBytes;
+    DLIO_RETURN_NOT_OK(StreamCopy(i, off, kTfRecordHeaderBytes + plen, head, piece_ahead, nullptr));
     SampleSpan span;
-    const char* error = nullptr;
-    uint64_t error_at = 0;
-    if (Le64(head) != len ||
-        FindSampleBytes(prefix, plen, len, &span, &error, &error_at) != ExampleScan::kFound) {
+    if (!FindInHead(i, head, plen, &span)) {
       const uint64_t rec = len + kTfRecordFramingBytes, have = kTfRecordHeaderBytes + plen;
       DLIO_RETURN_NOT_OK(out->Resize(rec));
       std::memcpy(out->data(), head, have);
-      DLIO_RETURN_NOT_OK(StreamCopy(i, off + have, rec - have, out->data() + have));
+      DLIO_RETURN_NOT_OK(
+          StreamCopy(i, off + have, rec - have, out->data() + have, last_ahead, nullptr));
       return FinishRecord(i, out);
     }
+    return ReadSplit(i, head, plen, span, out,
+                     [&](uint64_t from, uint64_t n, uint8_t* dst, bool last, uint32_t* crc) {
+                       return StreamCopy(i, from, n, dst, last ? last_ahead : piece_ahead, crc);
+                     });
+  }
+
+  // A large record read on its own (random access), the same way without the stream buffer:
+  // a request for the head, the sample bytes in transfer_size requests straight into `out`,
+  // one for the rest of the record.
+  Status RandomRecordDirect(uint64_t i, SampleBuffer* out) {
+    const uint64_t off = offsets_[i], len = lengths_[i];
+    uint8_t head[kHeadBytes];
+    const uint64_t plen = std::min<uint64_t>(len, kPeekBytes), have = kTfRecordHeaderBytes + plen;
+    DLIO_RETURN_NOT_OK(ReadPieces(i, off, have, head, nullptr));
+    SampleSpan span;
+    if (!FindInHead(i, head, plen, &span)) {
+      const uint64_t rec = len + kTfRecordFramingBytes;
+      DLIO_RETURN_NOT_OK(out->Resize(rec));
+      std::memcpy(out->data(), head, have);
+      DLIO_RETURN_NOT_OK(ReadPieces(i, off + have, rec - have, out->data() + have, nullptr));
+      return FinishRecord(i, out);
+    }
+    return ReadSplit(i, head, plen, span, out,
+                     [&](uint64_t from, uint64_t n, uint8_t* dst, bool, uint32_t* crc) {
+                       return ReadPieces(i, from, n, dst, crc);
+                     });
+  }
+
+  // File bytes [from, from + n) of record i into dst in transfer_size requests (the last
+  // shorter), extending *crc over each piece when `crc`.
+  Status ReadPieces(uint64_t i, uint64_t from, uint64_t n, uint8_t* dst, uint32_t* crc) const {
+    for (uint64_t done = 0; done < n;) {
+      const uint64_t k = std::min(transfer_, n - done);
+      DLIO_ASSIGN_OR_RETURN(size_t got, file_->ReadAt(from + done, k, dst + done));
+      if (got < k) return Truncated(i, from + done + got);
+      if (crc != nullptr) *crc = Crc32cExtend(*crc, dst + done, k);
+      done += k;
+    }
+    return Status::OK();
+  }
+
+  // Whether head (the record's 12 header bytes and the payload's first plen) has the expected
+  // length field and places the sample; if not, the caller reads the whole record and
+  // FinishRecord says what is wrong.
+  bool FindInHead(uint64_t i, const uint8_t* head, uint64_t plen, SampleSpan* span) const {
+    const char* error = nullptr;
+    uint64_t error_at = 0;
+    return Le64(head) == lengths_[i] &&
+           FindSampleBytes(head + kTfRecordHeaderBytes, plen, lengths_[i], span, &error,
+                           &error_at) == ExampleScan::kFound;
+  }
+
+  // Given record i's head (see FindInHead) and its sample's span, reads the rest of the record
+  // with read(from, n, dst, last, crc): the sample bytes to the front of `out`, then the payload
+  // after them and the data CRC (`last`) to the bytes past the sample in `out` (its capacity is
+  // reused, so nothing is allocated). With verify, the data CRC is extended over the prefix,
+  // the sample pieces as they are read, and the rest.
+  template <typename Read>
+  Status ReadSplit(uint64_t i, const uint8_t* head, uint64_t plen, const SampleSpan& span,
+                   SampleBuffer* out, Read read) {
+    const uint64_t off = offsets_[i], len = lengths_[i];
+    const uint8_t* prefix = head + kTfRecordHeaderBytes;
     // span.offset <= plen: the bytes field's length was read from the prefix.
     const uint64_t n = span.size, in_prefix = std::min(n, plen - span.offset);
-    const uint64_t tail_from = std::max(plen, span.offset + n);  // payload offset of tail_[0]
-    DLIO_RETURN_NOT_OK(out->Resize(n));
-    if (in_prefix > 0) std::memcpy(out->data(), prefix + span.offset, in_prefix);
-    DLIO_RETURN_NOT_OK(StreamCopy(i, off + kTfRecordHeaderBytes + span.offset + in_prefix,
-                                  n - in_prefix, out->data() + in_prefix));
-    const uint64_t tail = len - tail_from + 4;  // the rest of the payload and its CRC
-    if (tail_.size() < tail) tail_.resize(tail);
-    DLIO_RETURN_NOT_OK(StreamCopy(i, off + kTfRecordHeaderBytes + tail_from, tail, tail_.data()));
+    const uint64_t rest_from = std::max(plen, span.offset + n);  // payload offset
+    const uint64_t rest = len - rest_from + 4;                   // with the data CRC
+    DLIO_RETURN_NOT_OK(out->Resize(n + rest));
+    uint8_t* sample = out->data();
+    if (in_prefix > 0) std::memcpy(sample, prefix + span.offset, in_prefix);
+    uint32_t crc = verify_ ? Crc32c(prefix, plen) : 0;
+    DLIO_RETURN_NOT_OK(read(off + kTfRecordHeaderBytes + span.offset + in_prefix, n - in_prefix,
+                            sample + in_prefix, false, verify_ ? &crc : nullptr));
+    DLIO_RETURN_NOT_OK(
+        read(off + kTfRecordHeaderBytes + rest_from, rest, sample + n, true, nullptr));
     if (verify_) {
       DLIO_RETURN_NOT_OK(CheckCrc(head, 8, head + 8, path_, i, off, "length", off));
-      uint32_t crc = Crc32c(prefix, plen);
-      crc = Crc32cExtend(crc, out->data() + in_prefix, n - in_prefix);
-      crc = Crc32cExtend(crc, tail_.data(), tail - 4);
-      const uint32_t expect = UnmaskCrc32c(Le32(tail_.data() + tail - 4));
+      crc = Crc32cExtend(crc, sample + n, rest - 4);
+      const uint32_t expect = UnmaskCrc32c(Le32(sample + n + rest - 4));
       if (crc != expect) {
         return Status::Corruption(RecordAt(path_, i, off) + ": data CRC mismatch over bytes [" +
                                   std::to_string(off + kTfRecordHeaderBytes) + ", " +
@@ -302,7 +399,7 @@ class TfRecordReader final : public FormatReader {
       }
     }
     sizes_[i].store(n, std::memory_order_relaxed);
-    return Status::OK();
+    return out->Resize(n);  // shrinks: keeps the bytes, never reallocates
   }
 
   Status Truncated(uint64_t i, uint64_t end) const {
@@ -415,13 +512,13 @@ class TfRecordReader final : public FormatReader {
   const std::string idx_path_;
   const bool index_found_, index_used_, verify_;
   const uint64_t transfer_;
+  const uint64_t direct_min_;  // payload bytes from which a record is large (kDirectMin)
 
   std::mutex mu_;      // guards the stream below
   uint64_t next_ = 0;  // the record the stream is positioned at
   // buf_ holds file bytes [buf_begin_, buf_end_); the stream reads on from buf_end_.
   AlignedBuffer buf_;
   uint64_t buf_begin_ = 0, buf_end_ = 0;
-  std::vector<uint8_t> tail_;  // the bytes after a streamed record's sample (grows, reused)
 };
 
 Status SerializeDeterministic(const tfrecord::Example& example, std::string* out) {
