@@ -72,7 +72,8 @@ struct TraceFileOptions {
 };
 
 // Writes DFTracer-compatible JSON lines: one {"id","name","cat","pid","tid","ts","dur","ph":"X",
-// "args":{...}} per line inside "[" ... "]", with "fname" for file events. Opens in Perfetto.
+// "args":{...}} per line inside "[" ... "]", with "fname" for file events: Chrome trace-event
+// JSON (Perfetto, chrome://tracing, Chrome DevTools).
 Result<std::unique_ptr<Tracer>> MakeTraceFileTracer(const TraceFileOptions& options);
 
 struct TraceMergeReport {
