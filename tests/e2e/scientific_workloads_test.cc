@@ -350,10 +350,18 @@ TEST_CASE(
   CHECK(Named(run, "ai.compute.step").size() == 7);
   const auto reads = WithoutIndex(TrainReads(run, ".tfrecord"));
   REQUIRE(!reads.empty());
-  // tf.data's 256 KB buffer: streaming requests are exactly 256 KB; a record a late thread finds
-  // outside the stream is read alone, its 60-byte tail (framing, Example tags) apart.
-  CHECK(ShareOfSize(reads, 262144) > 0.8);
-  for (const auto& r : reads) CHECK((r.count == 262144 || r.count < 4096));
+  // 256 KB transfers: the tfrecord reader reads a record of at least transfer_size (these are
+  // 256 KiB + ~40 bytes) straight into the sample buffer in requests of at most 256 KiB that end
+  // where the sample ends, plus one small request for the record's tail and the next record's
+  // head (docs/formats.md). So the bytes move in 240-256 KiB requests; the rest are < 4 KiB.
+  int64_t big_bytes = 0, all_bytes = 0;
+  for (const auto& r : reads) {
+    const bool big = r.count >= (240 << 10) && r.count <= 262144;
+    CHECK((big || r.count < 4096));
+    all_bytes += r.count;
+    if (big) big_bytes += r.count;
+  }
+  CHECK(static_cast<double>(big_bytes) > 0.95 * static_cast<double>(all_bytes));
   const auto order = FirstReadOrder(reads);
   CHECK(order.size() >= 14);  // 224 samples of 15-sample files
   CHECK_FALSE(std::is_sorted(order.begin(), order.end()));
