@@ -30,7 +30,8 @@ namespace {
 constexpr uint64_t kFileBytes = 32ull << 20;  // per dataset file; stays in the page cache
 // csv stores ~2.7 bytes of text per requested byte: a quarter of kFileBytes keeps files small.
 constexpr uint64_t kCsvFileBytes = kFileBytes / 4;
-const char* const kFormats[] = {"npz", "npy", "indexed_binary", "csv", "jpeg", "png", "hdf5", "tfrecord"};
+const char* const kFormats[] = {"npz",  "npy", "indexed_binary", "csv",
+                                "jpeg", "png", "hdf5",           "tfrecord"};
 const char* const kDecoders[] = {"csv", "jpeg", "png"};
 
 bool OneSamplePerFile(const std::string& name) { return name == "jpeg" || name == "png"; }

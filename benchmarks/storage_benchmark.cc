@@ -1,10 +1,9 @@
 // pread throughput through File::ReadAt (tracing off / on with the trace-file tracer) versus a raw
 // pread loop on the same warm file. Targets: tracing-on within 3% of off for >= 256 KiB requests,
 // and a negligible gap between File::ReadAt and raw pread.
+#include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <unistd.h>
-
-#include <benchmark/benchmark.h>
 
 #include <memory>
 #include <string>

@@ -1,7 +1,6 @@
 // Cost of one Tracer::Record() for each tracer, single- and multi-threaded.
-#include <unistd.h>
-
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <memory>
 #include <string>
@@ -66,14 +65,32 @@ void BM_Record(benchmark::State& state) {
 }
 
 // Iterations are capped so the in-memory and on-disk traces stay small (~100 MB).
-BENCHMARK(BM_Record)->Name("BM_RecordNull")->Setup(SetupNull)->Teardown(Teardown)
-    ->Threads(1)->Threads(4);
-BENCHMARK(BM_Record)->Name("BM_RecordMemory")->Setup(SetupMemory)->Teardown(Teardown)
-    ->Iterations(500000)->Threads(1)->Threads(4);
-BENCHMARK(BM_Record)->Name("BM_RecordFile")->Setup(SetupFile)->Teardown(Teardown)
-    ->Iterations(500000)->Threads(1)->Threads(4);
-BENCHMARK(BM_Record)->Name("BM_RecordFileGzip")->Setup(SetupGzip)->Teardown(Teardown)
-    ->Iterations(200000)->Threads(1);
+BENCHMARK(BM_Record)
+    ->Name("BM_RecordNull")
+    ->Setup(SetupNull)
+    ->Teardown(Teardown)
+    ->Threads(1)
+    ->Threads(4);
+BENCHMARK(BM_Record)
+    ->Name("BM_RecordMemory")
+    ->Setup(SetupMemory)
+    ->Teardown(Teardown)
+    ->Iterations(500000)
+    ->Threads(1)
+    ->Threads(4);
+BENCHMARK(BM_Record)
+    ->Name("BM_RecordFile")
+    ->Setup(SetupFile)
+    ->Teardown(Teardown)
+    ->Iterations(500000)
+    ->Threads(1)
+    ->Threads(4);
+BENCHMARK(BM_Record)
+    ->Name("BM_RecordFileGzip")
+    ->Setup(SetupGzip)
+    ->Teardown(Teardown)
+    ->Iterations(200000)
+    ->Threads(1);
 
 }  // namespace
 

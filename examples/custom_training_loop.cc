@@ -54,17 +54,17 @@ dlio::Status Main(const std::string& data_dir, dlio::Comm* comm) {
   DLIO_RETURN_NOT_OK(comm->AllReduceSum(&files));
   DLIO_RETURN_NOT_OK(comm->Barrier());  // every file is in place before any rank reads
   if (comm->rank() == 0) {
-    std::printf("dataset: %.0f files written, %.0f already there (%d rank%s)\n", files[0],
-                files[1], comm->size(), comm->size() == 1 ? "" : "s");
+    std::printf("dataset: %.0f files written, %.0f already there (%d rank%s)\n", files[0], files[1],
+                comm->size(), comm->size() == 1 ? "" : "s");
   }
 
   // 2. DataSource: the npz reader bound to the storage.
   dlio::FormatDataSourceOptions source_options;
   source_options.samples_per_file = dataset.num_samples_per_file;
   DLIO_ASSIGN_OR_RETURN(
-      auto source, dlio::MakeFormatDataSource(storage.get(), format.get(),
-                                              dlio::DatasetFiles(dataset, *format, dlio::Split::kTrain),
-                                              source_options));
+      auto source, dlio::MakeFormatDataSource(
+                       storage.get(), format.get(),
+                       dlio::DatasetFiles(dataset, *format, dlio::Split::kTrain), source_options));
 
   // 3. Sampler: files and samples shuffled, reproducibly, differently each epoch.
   dlio::SamplerOptions sampler_options;
@@ -90,8 +90,8 @@ dlio::Status Main(const std::string& data_dir, dlio::Comm* comm) {
 
   std::vector<dlio::SampleRef> plan;
   for (uint64_t epoch = 0; epoch < 2; ++epoch) {
-    DLIO_RETURN_NOT_OK(sampler->Plan(
-        {epoch, comm->rank(), comm->size(), &source->samples_per_file()}, &plan));
+    DLIO_RETURN_NOT_OK(
+        sampler->Plan({epoch, comm->rank(), comm->size(), &source->samples_per_file()}, &plan));
     DLIO_RETURN_NOT_OK(pipeline->StartEpoch(epoch, plan));
     std::vector<dlio::StepRecord> steps;
     const int64_t start = clock->NowNanos();

@@ -7,6 +7,9 @@
 //   dlio-run inspect data/train/img_0_of_8.npz
 //   mpiexec -n 4 dlio-run --config unet3d.yaml      (one rank per process; --comm auto picks MPI)
 //   dlio-run trace-merge out/trace.pfw out/trace-*.pfw
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -15,9 +18,6 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <spdlog/sinks/basic_file_sink.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 #include <string>
 #include <vector>
 
@@ -192,10 +192,18 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
   env.log = [&logger, &progress](dlio::LogLevel level, const std::string& msg) {
     progress.Finish();
     switch (level) {
-      case dlio::LogLevel::kDebug: logger->debug("{}", msg); break;
-      case dlio::LogLevel::kInfo: logger->info("{}", msg); break;
-      case dlio::LogLevel::kWarn: logger->warn("{}", msg); break;
-      case dlio::LogLevel::kError: logger->error("{}", msg); break;
+      case dlio::LogLevel::kDebug:
+        logger->debug("{}", msg);
+        break;
+      case dlio::LogLevel::kInfo:
+        logger->info("{}", msg);
+        break;
+      case dlio::LogLevel::kWarn:
+        logger->warn("{}", msg);
+        break;
+      case dlio::LogLevel::kError:
+        logger->error("{}", msg);
+        break;
     }
   };
   env.progress = [&progress](const dlio::RunProgress& p) { progress.Update(p); };
@@ -263,11 +271,11 @@ int List(const std::string& what) {
   if (all || what == "checkpointers") print("checkpointers", r.checkpointers.List());
   if (what == "keys") {
     for (const auto& k : dlio::ConfigKeyDocs()) {
-      std::printf("%-44s %-10s %-14s %s\n", k.key.c_str(), k.type.c_str(),
-                  k.default_value.c_str(), k.description.c_str());
+      std::printf("%-44s %-10s %-14s %s\n", k.key.c_str(), k.type.c_str(), k.default_value.c_str(),
+                  k.description.c_str());
     }
   }
-  static const char* kKnown[] = {"",       "all",       "workloads", "formats",       "storages",
+  static const char* kKnown[] = {"",         "all",       "workloads", "formats",       "storages",
                                  "samplers", "pipelines", "computes",  "checkpointers", "keys"};
   for (const char* k : kKnown) {
     if (what == k) return kExitOk;

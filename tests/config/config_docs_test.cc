@@ -1,13 +1,13 @@
 // docs/configuration.md must list every key exactly as the table renders it, so the document
 // cannot drift from the code. To refresh it, run this test with DLIO_PRINT_CONFIG_DOCS=1 and
 // paste the printed reference into the document.
-#include <catch2/catch.hpp>
+#include "config/config_docs.h"
 
+#include <catch2/catch.hpp>
 #include <cstdlib>
 #include <iostream>
 #include <sstream>
 
-#include "config/config_docs.h"
 #include "dlio/config.h"
 #include "test_util.h"
 

@@ -230,7 +230,8 @@ profiling: {profiler: iostat, iostat_devices: [sda]}
     CHECK(w.find("'model.") == std::string::npos);
   }
   bool mapped_note = false;
-  for (const auto& w : warnings) mapped_note |= w.find("'local_fs' (DLIO) maps") != std::string::npos;
+  for (const auto& w : warnings)
+    mapped_note |= w.find("'local_fs' (DLIO) maps") != std::string::npos;
   CHECK(mapped_note);
 
   const char* megatron = R"(model: unet3d
@@ -410,7 +411,8 @@ TEST_CASE("unknown keys are errors with a did-you-mean") {
 
   auto section = ParseConfig("readr:\n  batch_size: 8\n", "cfg.yaml");
   REQUIRE_FALSE(section.ok());
-  CHECK(section.status().message().find("unknown key 'readr' (in cfg.yaml line 1)") != std::string::npos);
+  CHECK(section.status().message().find("unknown key 'readr' (in cfg.yaml line 1)") !=
+        std::string::npos);
   CHECK(section.status().message().find("did you mean 'reader'?") != std::string::npos);
 
   auto far = ParseConfig("zzzzzzzzzzzzzz: 1\n", "cfg.yaml");

@@ -1,6 +1,5 @@
 // WorkloadConfig::Validate rules, defaults and the ConfigToJson round trip.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -284,23 +283,25 @@ TEST_CASE("ScaleConfig multiplies the listed counts, keeps sizes and off values"
   c.train.total_training_steps = 150;
   c.checkpoint.steps_between_checkpoints = 50;
   c.scale = 0.04;
-  c.scale_keys = " dataset.num_samples_per_file, train.total_training_steps ,"
-                 "checkpoint.steps_between_checkpoints,dataset.num_files_eval";
+  c.scale_keys =
+      " dataset.num_samples_per_file, train.total_training_steps ,"
+      "checkpoint.steps_between_checkpoints,dataset.num_files_eval";
   std::vector<std::string> notes;
   auto s = ScaleConfig(c, 1, &notes);
   REQUIRE(s.ok());
   CHECK(s->dataset.num_samples_per_file == 1720);
   CHECK(s->train.total_training_steps == 6);
   CHECK(s->checkpoint.steps_between_checkpoints == 2);
-  CHECK(s->dataset.num_files_eval == 0);         // 0 stays 0
-  CHECK(s->dataset.num_files_train == 1024);     // not listed
+  CHECK(s->dataset.num_files_eval == 0);      // 0 stays 0
+  CHECK(s->dataset.num_files_train == 1024);  // not listed
   CHECK(s->dataset.record_length_bytes == 40960);
   CHECK(s->scale == 1);  // applied: a second ScaleConfig changes nothing
   CHECK(ConfigToJson(*ScaleConfig(*s)) == ConfigToJson(*s));
   REQUIRE(notes.size() == 1);
-  CHECK(notes[0] == "scale 0.04: dataset.num_samples_per_file 43000 -> 1720, "
-                    "train.total_training_steps 150 -> 6, checkpoint.steps_between_checkpoints "
-                    "50 -> 2, dataset.num_files_eval 0 -> 0");
+  CHECK(notes[0] ==
+        "scale 0.04: dataset.num_samples_per_file 43000 -> 1720, "
+        "train.total_training_steps 150 -> 6, checkpoint.steps_between_checkpoints "
+        "50 -> 2, dataset.num_files_eval 0 -> 0");
 
   // Default keys: files keep one per rank, counts at least 1, -1 (off) untouched.
   WorkloadConfig d;
@@ -367,7 +368,7 @@ namespace {
 TEST_CASE("storage.mpiio_collective is accepted only where every rank makes the same calls") {
   const std::initializer_list<const char*> ok = {
       "storage.storage_type=mpiio", "storage.mpiio_collective=true", "reader.pipeline=sync",
-      "reader.read_threads=1",      "dataset.num_files_train=1"};
+      "reader.read_threads=1", "dataset.num_files_train=1"};
   CHECK(ValidateWith(ok).empty());
   struct Case {
     const char* breaks;

@@ -127,7 +127,8 @@ workflow:
   train: True
   checkpoint: True
 dataset:
-  data_folder: )" + dir / "data" + R"(
+  data_folder: )" + dir / "data" +
+                           R"(
   format: npz
   num_files_train: 4
   num_samples_per_file: 1
@@ -142,11 +143,13 @@ train:
   epochs: 3
   computation_time: 0.001
 checkpoint:
-  checkpoint_folder: )" + dir / "ckpt" + R"(
+  checkpoint_folder: )" + dir / "ckpt" +
+                           R"(
   checkpoint_after_epoch: 2
   epochs_between_checkpoints: 1
 output:
-  folder: )" + dir / "out" + "\n";
+  folder: )" + dir / "out" +
+                           "\n";
   WriteTextFile(dir / "tiny.yaml", yaml);
   auto r = RunCommand(DlioRun() + " --quiet --config " + dir / "tiny.yaml" +
                       " ++workload.train.epochs=2");

@@ -62,8 +62,8 @@ void RunConformance(const std::string& name, Storage* storage, const std::string
   options.synthetic_samples = 5;
   options.synthetic_record_length = 4099;
 
-  const std::string path = dir + "/file0" +
-                           (format->extension().empty() ? "" : "." + format->extension());
+  const std::string path =
+      dir + "/file0" + (format->extension().empty() ? "" : "." + format->extension());
   Status written = format->Write(storage, path, spec, options);
   if (!exact && written.code() == StatusCode::kInvalidArgument) {
     // One-image-per-file formats refuse several samples, naming the config key.

@@ -1,8 +1,8 @@
-#include <catch2/catch.hpp>
+#include "dlio/data_source.h"
 
+#include <catch2/catch.hpp>
 #include <thread>
 
-#include "dlio/data_source.h"
 #include "format/format_test_util.h"
 #include "test_util.h"
 

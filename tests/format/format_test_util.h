@@ -39,8 +39,7 @@ inline std::unique_ptr<Format> MakeFormatByName(const std::string& name) {
 // What our writers store as sample i of a file written from `spec`.
 inline std::string ExpectedSample(const FileSpec& spec, uint64_t i) {
   std::string s(spec.sample_sizes[i], '\0');
-  format_internal::FillSampleBytes(spec.seed, i, 0, reinterpret_cast<uint8_t*>(s.data()),
-                                   s.size());
+  format_internal::FillSampleBytes(spec.seed, i, 0, reinterpret_cast<uint8_t*>(s.data()), s.size());
   return s;
 }
 
@@ -52,7 +51,10 @@ inline std::string BufferString(const SampleBuffer& b) {
 inline void PatchBytes(const std::string& path, long offset, const std::string& bytes) {
   FILE* f = std::fopen(path.c_str(), "r+b");
   if (f == nullptr) return;
-  if (offset < 0) std::fseek(f, offset, SEEK_END); else std::fseek(f, offset, SEEK_SET);
+  if (offset < 0)
+    std::fseek(f, offset, SEEK_END);
+  else
+    std::fseek(f, offset, SEEK_SET);
   std::fwrite(bytes.data(), 1, bytes.size(), f);
   std::fclose(f);
 }
@@ -61,7 +63,10 @@ inline std::string ReadBytes(const std::string& path, long offset, size_t n) {
   FILE* f = std::fopen(path.c_str(), "rb");
   std::string out(n, '\0');
   if (f == nullptr) return "";
-  if (offset < 0) std::fseek(f, offset, SEEK_END); else std::fseek(f, offset, SEEK_SET);
+  if (offset < 0)
+    std::fseek(f, offset, SEEK_END);
+  else
+    std::fseek(f, offset, SEEK_SET);
   out.resize(std::fread(out.data(), 1, n, f));
   std::fclose(f);
   return out;

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 
 #include "format/format_test_util.h"

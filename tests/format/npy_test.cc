@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 
 #include "format/format_test_util.h"
@@ -35,10 +34,10 @@ TEST_CASE("npy header dicts of many dtypes parse", "[format][npy]") {
     std::string descr;
     uint64_t itemsize;
   };
-  for (const Case& c : {Case{"'<f4'", 4}, Case{"'|u1'", 1}, Case{"'<i8'", 8}, Case{"'>f8'", 8},
-                        Case{"'|b1'", 1}, Case{"'<c16'", 16}, Case{"'<U5'", 20}, Case{"'|S7'", 7},
-                        Case{"'<M8[ns]'", 8}, Case{"\"<f2\"", 2},
-                        Case{"[('a', '<f4'), ('b', '<i8', (2,))]", 20}}) {
+  for (const Case& c :
+       {Case{"'<f4'", 4}, Case{"'|u1'", 1}, Case{"'<i8'", 8}, Case{"'>f8'", 8}, Case{"'|b1'", 1},
+        Case{"'<c16'", 16}, Case{"'<U5'", 20}, Case{"'|S7'", 7}, Case{"'<M8[ns]'", 8},
+        Case{"\"<f2\"", 2}, Case{"[('a', '<f4'), ('b', '<i8', (2,))]", 20}}) {
     INFO(c.descr);
     const std::string bytes =
         V1Header("{'descr': " + c.descr + ", 'fortran_order': False, 'shape': (6, 5, 4), }");

@@ -1,5 +1,4 @@
 #include <catch2/catch.hpp>
-
 #include <filesystem>
 
 #include "format/format_test_util.h"
@@ -24,7 +23,8 @@ FileSpec Spec(uint64_t n, uint64_t size) {
   return spec;
 }
 
-void ExpectAllSamples(FormatReader* r, const FileSpec& spec, std::initializer_list<uint64_t> order) {
+void ExpectAllSamples(FormatReader* r, const FileSpec& spec,
+                      std::initializer_list<uint64_t> order) {
   SampleBuffer buf;
   for (uint64_t i : order) {
     Status st = r->ReadSample(i, &buf);
@@ -135,8 +135,7 @@ TEST_CASE("corrupt npz files are Corruption naming path and offset", "[format][n
     PatchBytes(path, cd_offset, "XX");
     auto r = npz->Open(storage.get(), path, options);
     REQUIRE(r.status().code() == StatusCode::kCorruption);
-    REQUIRE(r.status().message().find("offset " + std::to_string(cd_offset)) !=
-            std::string::npos);
+    REQUIRE(r.status().message().find("offset " + std::to_string(cd_offset)) != std::string::npos);
   }
   SECTION("bad local header signature") {
     PatchBytes(path, 0, "XX");

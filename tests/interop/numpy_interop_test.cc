@@ -1,8 +1,8 @@
 // numpy reads what we write, and we read what numpy writes. Uses Debian's /usr/bin/python3 with
 // numpy (SystemPython()); fails loudly when numpy is missing rather than skipping.
-#include <catch2/catch.hpp>
 #include <zlib.h>
 
+#include <catch2/catch.hpp>
 #include <sstream>
 
 #include "format/format_test_util.h"
@@ -63,9 +63,8 @@ for path in sys.argv[1:]:
     print(path.rsplit('/', 1)[1], x.shape, x.dtype, zlib.crc32(x.tobytes()),
           y.dtype if y is not None else '-', ys)
 )";
-  const CommandResult r = RunPython(tmp, script,
-                                    tmp / "a.npy" + " " + tmp / "s.npz" + " " + tmp / "d.npz" +
-                                        " " + tmp / "z.npz");
+  const CommandResult r = RunPython(
+      tmp, script, tmp / "a.npy" + " " + tmp / "s.npz" + " " + tmp / "d.npz" + " " + tmp / "z.npz");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   const std::string tail = " (6, 1234) uint8 " + std::to_string(crc) + " ";
@@ -118,13 +117,12 @@ open(f'{d}/positional.raw', 'wb').write(pos.tobytes())
     std::string dtype;
   };
   auto storage = BoundPosixStorage();
-  for (const Case& c : {Case{"f32_3d.npy", "npy", 4, 60, "<f4"}, Case{"i16.npy", "npy", 7, 12, "<i2"},
-                        Case{"bool.npy", "npy", 5, 1, "|b1"}, Case{"be_f8.npy", "npy", 3, 16, ">f8"},
-                        Case{"scalar.npy", "npy", 1, 8, "<f8"},
-                        Case{"fortran.npy", "npy", 1, 96, "<f8"},
-                        Case{"plain.npz", "npz", 8, 100, "|u1"},
-                        Case{"comp.npz", "npz", 6, 40, "<f4"},
-                        Case{"positional.npz", "npz", 5, 16, "<i4"}}) {
+  for (const Case& c :
+       {Case{"f32_3d.npy", "npy", 4, 60, "<f4"}, Case{"i16.npy", "npy", 7, 12, "<i2"},
+        Case{"bool.npy", "npy", 5, 1, "|b1"}, Case{"be_f8.npy", "npy", 3, 16, ">f8"},
+        Case{"scalar.npy", "npy", 1, 8, "<f8"}, Case{"fortran.npy", "npy", 1, 96, "<f8"},
+        Case{"plain.npz", "npz", 8, 100, "|u1"}, Case{"comp.npz", "npz", 6, 40, "<f4"},
+        Case{"positional.npz", "npz", 5, 16, "<i4"}}) {
     INFO(c.file);
     const std::string path = tmp / c.file;
     auto detected = DetectFormat(storage.get(), path);
@@ -137,8 +135,7 @@ open(f'{d}/positional.raw', 'wb').write(pos.tobytes())
       INFO(reader.status().ToString());
       REQUIRE(reader.ok());
       REQUIRE((*reader)->num_samples() == c.samples);
-      REQUIRE((*reader)->DescribeJson().find("\"dtype\":\"" + c.dtype + "\"") !=
-              std::string::npos);
+      REQUIRE((*reader)->DescribeJson().find("\"dtype\":\"" + c.dtype + "\"") != std::string::npos);
       const std::string raw = ReadTextFile(tmp / (c.file.substr(0, c.file.find('.')) + ".raw"));
       REQUIRE(raw.size() == c.samples * c.sample_size);
       SampleBuffer buf;

@@ -1,10 +1,9 @@
 // Pipeline options beyond ordering: decoding on the preprocessing stage, pre-touched buffers,
 // files kept open across epochs.
+#include <catch2/catch.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "dlio/format.h"
 #include "dlio/pipeline.h"

@@ -1,4 +1,7 @@
+#include "dlio/pipeline.h"
+
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <future>
 #include <map>
@@ -8,9 +11,6 @@
 #include <thread>
 #include <vector>
 
-#include <catch2/catch.hpp>
-
-#include "dlio/pipeline.h"
 #include "dlio/registries.h"
 #include "dlio/tracer.h"
 #include "pipeline/fake_source.h"
@@ -30,8 +30,8 @@ std::vector<SampleRef> MakePlan(const FakeSource& source, uint64_t shuffle_seed)
   return plan;
 }
 
-std::unique_ptr<Pipeline> Make(const std::string& name, PipelineOptions options,
-                               DataSource* source, Tracer* tracer = nullptr) {
+std::unique_ptr<Pipeline> Make(const std::string& name, PipelineOptions options, DataSource* source,
+                               Tracer* tracer = nullptr) {
   Registries registries;
   REQUIRE(RegisterBuiltinPipelines(&registries).ok());
   auto factory = registries.pipelines.Get(name);
@@ -126,8 +126,8 @@ TEST_CASE("sync and preload pipelines deliver the plan's order") {
     for (uint64_t read_threads : {0, 1, 3}) {
       for (uint64_t batch_size : {1, 5}) {
         for (bool drop_last : {true, false}) {
-          INFO(name << " read_threads " << read_threads << " batch " << batch_size
-                    << " drop_last " << drop_last);
+          INFO(name << " read_threads " << read_threads << " batch " << batch_size << " drop_last "
+                    << drop_last);
           PipelineOptions options;
           options.batch_size = batch_size;
           options.read_threads = read_threads;
@@ -172,8 +172,7 @@ TEST_CASE("threaded pipeline bounds how far readers run ahead of a consumer that
   lease.reset();
   std::this_thread::sleep_for(Ms(50));
   CHECK(source.reads() <= bound + options.batch_size);
-  CHECK(pipeline->stats().batches_allocated ==
-        options.prefetch_size + options.read_threads + 1);
+  CHECK(pipeline->stats().batches_allocated == options.prefetch_size + options.read_threads + 1);
 }
 
 TEST_CASE("a read failure in batch 3 arrives after batches 0-2 and names the file and sample") {
@@ -241,13 +240,12 @@ TEST_CASE("Stop while the consumer waits in Next returns Cancelled promptly") {
     const auto stopped = std::chrono::steady_clock::now();
     auto [st, returned_at] = waiter.get();
     CHECK(st.code() == StatusCode::kCancelled);
-    CHECK(returned_at - stop_at < Ms(200));   // woken at once, not after the 300 ms read
-    CHECK(stopped - stop_at < Ms(1000));      // joins after at most the reads in flight
+    CHECK(returned_at - stop_at < Ms(200));  // woken at once, not after the 300 ms read
+    CHECK(stopped - stop_at < Ms(1000));     // joins after at most the reads in flight
     BatchLease lease;
     bool end = false;
     CHECK(pipeline->Next(&lease, &end).code() == StatusCode::kCancelled);
-    CHECK(pipeline->StartEpoch(1, MakePlan(source, 0)).code() ==
-          StatusCode::kFailedPrecondition);
+    CHECK(pipeline->StartEpoch(1, MakePlan(source, 0)).code() == StatusCode::kFailedPrecondition);
   }
   source.set_delay_us(0);
 }
@@ -489,7 +487,8 @@ TEST_CASE("pipeline edge cases: bad options, Next before StartEpoch, empty plan,
   FakeSource source(1, 4);
   Registries registries;
   REQUIRE(RegisterBuiltinPipelines(&registries).ok());
-  for (const char* name : {"threaded", "sync", "preload"}) CHECK(registries.pipelines.Contains(name));
+  for (const char* name : {"threaded", "sync", "preload"})
+    CHECK(registries.pipelines.Contains(name));
   auto factory = registries.pipelines.Get("threaded");
   REQUIRE(factory.ok());
   PipelineEnv env;

@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "dlio/metrics.h"
+
+#include <catch2/catch.hpp>
 
 using dlio::ComputeBlockMetrics;
 using dlio::StepRecord;
@@ -19,7 +19,8 @@ StepRecord Step(int64_t load_ms, int64_t compute_ms, uint64_t samples, uint64_t 
 
 TEST_CASE("AU excludes the first step from numerator and denominator") {
   // Block of 40 ms; step 0 (2+10 ms) is excluded: denominator 28 ms, compute counted 20 ms.
-  std::vector<StepRecord> steps = {Step(2, 10, 4, 1000), Step(1, 10, 4, 1000), Step(3, 10, 4, 1000)};
+  std::vector<StepRecord> steps = {Step(2, 10, 4, 1000), Step(1, 10, 4, 1000),
+                                   Step(3, 10, 4, 1000)};
   auto m = ComputeBlockMetrics(steps, 40 * kMs, 1);
   CHECK(m.steps == 3);
   CHECK(m.steps_counted == 2);

@@ -129,12 +129,12 @@ TEST_CASE("sharding none gives every rank the whole dataset, shuffled per rank",
   CHECK(r0 != r1);  // each rank draws its own order
 }
 
-TEST_CASE("interleave alternates k files, each read in order, as tf.data's interleave", "[sampler]") {
+TEST_CASE("interleave alternates k files, each read in order, as tf.data's interleave",
+          "[sampler]") {
   SamplerOptions o;
   o.interleave = 2;
   // Files of 3, 1, 2 samples: cycle {f0, f1}; f1 ends and f2 takes its place.
-  CHECK(PlanOf(*Make(o), {3, 1, 2}) ==
-        Plan{{0, 0}, {1, 0}, {0, 1}, {2, 0}, {0, 2}, {2, 1}});
+  CHECK(PlanOf(*Make(o), {3, 1, 2}) == Plan{{0, 0}, {1, 0}, {0, 1}, {2, 0}, {0, 2}, {2, 1}});
   // With shuffled files and several ranks, each rank's files stay in order within themselves.
   o.file_shuffle = ShuffleMode::kSeed;
   o.interleave = 3;
@@ -168,9 +168,9 @@ TEST_CASE("read fraction keeps the first ceil(f x n) of a rank's order", "[sampl
   const Plan other_rank = PlanOf(*s, files, 0, 1, 4);
   CHECK(e0.size() == 20);
   CHECK(std::set<SampleRef>(e0.begin(), e0.end()).size() == 20);  // distinct samples
-  CHECK(Sorted(e0) != Sorted(e1));          // a new third every epoch
-  CHECK(Sorted(e0) != Sorted(other_rank));  // and per rank
-  o.fraction = 0.001;  // never less than one sample
+  CHECK(Sorted(e0) != Sorted(e1));                                // a new third every epoch
+  CHECK(Sorted(e0) != Sorted(other_rank));                        // and per rank
+  o.fraction = 0.001;                                             // never less than one sample
   CHECK(PlanOf(*Make(o), files).size() == 1);
   for (double bad : {0.0, -0.5, 1.5}) {
     o.fraction = bad;

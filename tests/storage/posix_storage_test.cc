@@ -3,10 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "dlio/storage.h"
 #include "test_util.h"
@@ -60,13 +59,18 @@ TEST_CASE("posix: O_DIRECT round trip with unaligned offsets, sizes and buffers"
   auto r = direct->Open(path, OpenMode::kRead, FileOptions{true});
   REQUIRE(r.ok());
   std::vector<uint8_t> buf(data.size() + 8);
-  struct Case { uint64_t off; size_t n; size_t buf_shift; size_t want; };
+  struct Case {
+    uint64_t off;
+    size_t n;
+    size_t buf_shift;
+    size_t want;
+  };
   const Case cases[] = {
-      {0, 4096, 0, 4096},                 // aligned offset/size (vector memory may be unaligned)
-      {1, 100, 3, 100},                   // tiny unaligned
-      {4000, 5000, 1, 5000},              // crosses block boundaries
+      {0, 4096, 0, 4096},     // aligned offset/size (vector memory may be unaligned)
+      {1, 100, 3, 100},       // tiny unaligned
+      {4000, 5000, 1, 5000},  // crosses block boundaries
       {12000, 1000, 0, data.size() - 12000},  // short read at EOF through the bounce buffer
-      {data.size(), 10, 0, 0},            // at EOF
+      {data.size(), 10, 0, 0},                // at EOF
   };
   for (const Case& c : cases) {
     CAPTURE(c.off, c.n);

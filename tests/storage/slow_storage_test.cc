@@ -1,14 +1,14 @@
+#include "storage/slow_storage.h"
+
 #include <algorithm>
 #include <atomic>
+#include <catch2/catch.hpp>
 #include <functional>
 #include <mutex>
 #include <vector>
 
-#include <catch2/catch.hpp>
-
 #include "dlio/registries.h"
 #include "dlio/storage.h"
-#include "storage/slow_storage.h"
 
 namespace dlio {
 namespace {

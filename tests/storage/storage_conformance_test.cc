@@ -1,14 +1,13 @@
 // One suite, run against every registered storage (posix, memory, slow over posix, stdio; mpiio
 // when MPI is initialized, i.e. in storage_mpi_test under mpiexec).
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cstring>
 #include <memory>
 #include <numeric>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "dlio/comm.h"
 #include "dlio/registries.h"

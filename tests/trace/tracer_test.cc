@@ -1,17 +1,17 @@
+#include "dlio/tracer.h"
+
 #include <zlib.h>
 
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <catch2/catch.hpp>
-#include <nlohmann/json.hpp>
-
-#include "dlio/tracer.h"
 #include "test_util.h"
 
 namespace dlio {

@@ -66,14 +66,14 @@ struct CheckpointOptions {
   std::string name = "paper";  // paper: 2 x 1 KB, 4 KB, 64 KB, 4 MB files; model: model_size_bytes
                                // transformer: `transformer`'s DLIO layout
   std::string folder = "./checkpoints";
-  uint64_t model_size_bytes = 0;  // model: bytes per checkpoint (split over ranks by rank_mode)
-  bool fsync = false;             // fsync every file (and the folder after the rename)
-  bool read_back = false;         // read every file back after writing it
+  uint64_t model_size_bytes = 0;     // model: bytes per checkpoint (split over ranks by rank_mode)
+  bool fsync = false;                // fsync every file (and the folder after the rename)
+  bool read_back = false;            // read every file back after writing it
   uint64_t transfer_size = 4 << 20;  // bytes per write/read request
   int rank = 0;
   int world = 1;
   uint64_t model_files = 1;  // model: files a rank's share is split into (>= 1)
-  bool root_only = false;  // only rank 0 writes (L2HMC); others return empty results
+  bool root_only = false;    // only rank 0 writes (L2HMC); others return empty results
   uint64_t seed = 0;
   uint64_t size_divisor = 1;     // every file's bytes divided by this, rounded up (>= 1 byte)
   TransformerModel transformer;  // transformer: the model and its parallelism
@@ -85,9 +85,9 @@ struct CheckpointFileResult {
 };
 
 struct CheckpointResult {
-  uint64_t id = 0;            // checkpoint number, from 0
+  uint64_t id = 0;  // checkpoint number, from 0
   uint64_t bytes_written = 0;
-  int64_t write_ns = 0;       // from the first open to the last rename (and fsyncs)
+  int64_t write_ns = 0;  // from the first open to the last rename (and fsyncs)
   uint64_t bytes_read = 0;
   int64_t read_ns = 0;
   std::vector<CheckpointFileResult> files;

@@ -31,9 +31,9 @@ struct TransformerConfig {
 };
 
 struct ModelConfig {
-  std::string name = "default";  // model.name
-  std::string type;              // model.type: "transformer" selects the transformer checkpointer
-  uint64_t model_size_bytes = 0; // model.model_size (DLIO) — used by checkpoints when set
+  std::string name = "default";   // model.name
+  std::string type;               // model.type: "transformer" selects the transformer checkpointer
+  uint64_t model_size_bytes = 0;  // model.model_size (DLIO) — used by checkpoints when set
   std::string model_datatype = "fp16";        // model.model_datatype: bytes per weight
   std::string optimizer_datatype = "fp32";    // model.optimizer_datatype: bytes per optimizer value
   int64_t num_layers = -1;                    // model.num_layers (-1 = not a layered model)
@@ -52,50 +52,53 @@ struct WorkflowConfig {
 };
 
 struct DatasetConfig {
-  std::string data_folder = "./data";   // dataset.data_folder
-  std::string format = "npz";           // dataset.format (a Format registry name)
-  std::string file_prefix = "img";      // dataset.file_prefix
-  uint64_t num_files_train = 8;         // dataset.num_files_train
-  uint64_t num_files_eval = 0;          // dataset.num_files_eval
-  uint64_t num_samples_per_file = 1;    // dataset.num_samples_per_file
-  uint64_t record_length_bytes = 65536; // dataset.record_length_bytes (alias record_length)
-  uint64_t record_length_bytes_stdev = 0;    // dataset.record_length_bytes_stdev
-  uint64_t record_length_bytes_resize = 0;   // dataset.record_length_bytes_resize (0 = none)
-  uint64_t num_subfolders_train = 0;    // dataset.num_subfolders_train
-  uint64_t num_subfolders_eval = 0;     // dataset.num_subfolders_eval
-  bool enable_chunking = false;         // dataset.enable_chunking
-  uint64_t chunk_size = 0;              // dataset.chunk_size (bytes)
-  uint64_t chunk_samples = 0;           // dataset.chunk_samples (samples per chunk; wins when > 0)
-  bool hdf5_shuffle = false;            // dataset.hdf5_shuffle: HDF5 byte-shuffle filter
-  bool metadata_file = false;           // dataset.metadata_file: separate per-sample offset/size file
-  bool csv_header = false;              // dataset.csv_header: csv files start with a header line
-  int image_quality = 90;               // dataset.image_quality: jpeg quality 1-100
-  bool write_index = true;              // dataset.write_index: tfrecord .idx beside each file
-  std::string compression = "none";     // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz
-  int compression_level = 4;            // dataset.compression_level 0-9
-  bool keep_files = true;               // dataset.keep_files: never delete generated data after the run
+  std::string data_folder = "./data";       // dataset.data_folder
+  std::string format = "npz";               // dataset.format (a Format registry name)
+  std::string file_prefix = "img";          // dataset.file_prefix
+  uint64_t num_files_train = 8;             // dataset.num_files_train
+  uint64_t num_files_eval = 0;              // dataset.num_files_eval
+  uint64_t num_samples_per_file = 1;        // dataset.num_samples_per_file
+  uint64_t record_length_bytes = 65536;     // dataset.record_length_bytes (alias record_length)
+  uint64_t record_length_bytes_stdev = 0;   // dataset.record_length_bytes_stdev
+  uint64_t record_length_bytes_resize = 0;  // dataset.record_length_bytes_resize (0 = none)
+  uint64_t num_subfolders_train = 0;        // dataset.num_subfolders_train
+  uint64_t num_subfolders_eval = 0;         // dataset.num_subfolders_eval
+  bool enable_chunking = false;             // dataset.enable_chunking
+  uint64_t chunk_size = 0;                  // dataset.chunk_size (bytes)
+  uint64_t chunk_samples = 0;  // dataset.chunk_samples (samples per chunk; wins when > 0)
+  bool hdf5_shuffle = false;   // dataset.hdf5_shuffle: HDF5 byte-shuffle filter
+  bool metadata_file = false;  // dataset.metadata_file: separate per-sample offset/size file
+  bool csv_header = false;     // dataset.csv_header: csv files start with a header line
+  int image_quality = 90;      // dataset.image_quality: jpeg quality 1-100
+  bool write_index = true;     // dataset.write_index: tfrecord .idx beside each file
+  std::string compression =
+      "none";                 // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz
+  int compression_level = 4;  // dataset.compression_level 0-9
+  bool keep_files = true;     // dataset.keep_files: never delete generated data after the run
 };
 
 // Where files live (DLIO's `storage:` section). The runner turns it into StorageOptions.
 struct StorageConfig {
-  std::string storage_type = "posix";  // storage.storage_type: posix (DLIO local_fs), memory, slow, mpiio
-  std::string storage_root = "./";     // storage.storage_root: prefix of relative data/checkpoint folders
-  std::string slow_inner = "posix";    // storage.slow_inner: backend wrapped by "slow"
-  double slow_latency_us = 100;        // storage.slow_latency_us: mean added latency per call
-  double slow_latency_stdev_us = 0;    // storage.slow_latency_stdev_us: normal jitter
-  double slow_bandwidth_mib_s = 0;     // storage.slow_bandwidth_mib_s: 0 = unlimited
-  bool mpiio_collective = false;       // storage.mpiio_collective: MPI_File_read_at_all on data files
+  std::string storage_type =
+      "posix";  // storage.storage_type: posix (DLIO local_fs), memory, slow, mpiio
+  std::string storage_root =
+      "./";  // storage.storage_root: prefix of relative data/checkpoint folders
+  std::string slow_inner = "posix";  // storage.slow_inner: backend wrapped by "slow"
+  double slow_latency_us = 100;      // storage.slow_latency_us: mean added latency per call
+  double slow_latency_stdev_us = 0;  // storage.slow_latency_stdev_us: normal jitter
+  double slow_bandwidth_mib_s = 0;   // storage.slow_bandwidth_mib_s: 0 = unlimited
+  bool mpiio_collective = false;     // storage.mpiio_collective: MPI_File_read_at_all on data files
 };
 
 struct ReaderConfig {
-  std::string data_loader = "dlio";     // reader.data_loader: dlio, pytorch, tensorflow (naming only)
-  std::string pipeline = "threaded";    // reader.pipeline: threaded, sync (no overlap), preload
-  uint64_t batch_size = 1;              // reader.batch_size
-  uint64_t batch_size_eval = 1;         // reader.batch_size_eval
-  uint64_t read_threads = 1;            // reader.read_threads (0 means: read on the main thread)
-  uint64_t computation_threads = 1;     // reader.computation_threads (preprocessing workers)
-  uint64_t prefetch_size = 2;           // reader.prefetch_size (batches buffered ahead)
-  std::string file_shuffle = "off";     // reader.file_shuffle: off, seed, random
+  std::string data_loader = "dlio";   // reader.data_loader: dlio, pytorch, tensorflow (naming only)
+  std::string pipeline = "threaded";  // reader.pipeline: threaded, sync (no overlap), preload
+  uint64_t batch_size = 1;            // reader.batch_size
+  uint64_t batch_size_eval = 1;       // reader.batch_size_eval
+  uint64_t read_threads = 1;          // reader.read_threads (0 means: read on the main thread)
+  uint64_t computation_threads = 1;   // reader.computation_threads (preprocessing workers)
+  uint64_t prefetch_size = 2;         // reader.prefetch_size (batches buffered ahead)
+  std::string file_shuffle = "off";   // reader.file_shuffle: off, seed, random
   std::string sample_shuffle = "off";   // reader.sample_shuffle: off, seed, random
   uint64_t shuffle_size = 1024;         // reader.shuffle_size (shuffle-buffer sampler window)
   std::string sampler = "auto";         // reader.sampler: auto, sequential, shuffle, shuffle_buffer
@@ -112,25 +115,25 @@ struct ReaderConfig {
   uint64_t max_open_files = 64;         // reader.max_open_files: open readers kept per rank
   bool verify_checksums = true;         // reader.verify_checksums: check CRCs (tfrecord)
   bool use_index = true;                // reader.use_index: read via the .idx when present
-  bool decode = false;                  // reader.decode: decode samples (jpeg/png pixels, csv floats)
-  bool reopen_files_each_epoch = false; // reader.reopen_files_each_epoch
+  bool decode = false;  // reader.decode: decode samples (jpeg/png pixels, csv floats)
+  bool reopen_files_each_epoch = false;  // reader.reopen_files_each_epoch
 };
 
 struct TrainConfig {
-  uint64_t epochs = 1;                 // train.epochs
-  DistributionSpec computation_time;   // train.computation_time (+ _stdev), seconds per step
-  std::string compute = "sleep";       // train.compute_emulator: sleep, spin
-  int64_t total_training_steps = -1;   // train.total_training_steps (-1 = whole epochs)
-  uint64_t seed = 123;                 // train.seed
-  bool seed_change_epoch = true;       // train.seed_change_epoch
-  uint64_t excluded_start_steps = 1;   // train.excluded_start_steps (AU warm-up steps per block)
-  bool barrier_per_step = true;        // train.barrier_per_step
+  uint64_t epochs = 1;                // train.epochs
+  DistributionSpec computation_time;  // train.computation_time (+ _stdev), seconds per step
+  std::string compute = "sleep";      // train.compute_emulator: sleep, spin
+  int64_t total_training_steps = -1;  // train.total_training_steps (-1 = whole epochs)
+  uint64_t seed = 123;                // train.seed
+  bool seed_change_epoch = true;      // train.seed_change_epoch
+  uint64_t excluded_start_steps = 1;  // train.excluded_start_steps (AU warm-up steps per block)
+  bool barrier_per_step = true;       // train.barrier_per_step
 };
 
 struct EvaluationConfig {
-  DistributionSpec eval_time;          // evaluation.eval_time (+ _stdev), seconds per step
-  uint64_t epochs_between_evals = 1;   // evaluation.epochs_between_evals
-  uint64_t eval_after_epoch = 1;       // evaluation.eval_after_epoch
+  DistributionSpec eval_time;         // evaluation.eval_time (+ _stdev), seconds per step
+  uint64_t epochs_between_evals = 1;  // evaluation.epochs_between_evals
+  uint64_t eval_after_epoch = 1;      // evaluation.eval_after_epoch
 };
 
 struct CheckpointConfig {
@@ -161,26 +164,26 @@ struct CheckpointConfig {
 // file and end-of-run model file): reads of one side file on a schedule, and one write per rank
 // at the end of training. Both go through the run's Storage, so they are traced and counted.
 struct SideIoConfig {
-  std::string read_file;               // side_io.read_file ("" = no side reads); relative paths
-                                       // are under dataset.data_folder
-  uint64_t read_file_size = 0;         // side_io.read_file_size: generated when > 0 and missing
+  std::string read_file;                 // side_io.read_file ("" = no side reads); relative paths
+                                         // are under dataset.data_folder
+  uint64_t read_file_size = 0;           // side_io.read_file_size: generated when > 0 and missing
   std::string read_file_format = "raw";  // side_io.read_file_format: raw or a Format name
-  uint64_t read_size = 4096;           // side_io.read_size: bytes per side read
-  uint64_t reads = 0;                  // side_io.reads: per step (per_step) or in all
-  std::string schedule = "per_step";   // side_io.schedule: per_step, spread, before_training
-  std::string access = "random";       // side_io.access: random, sequential
-  uint64_t write_bytes = 0;            // side_io.write_bytes: end-of-run write per rank (0 = off)
+  uint64_t read_size = 4096;             // side_io.read_size: bytes per side read
+  uint64_t reads = 0;                    // side_io.reads: per step (per_step) or in all
+  std::string schedule = "per_step";     // side_io.schedule: per_step, spread, before_training
+  std::string access = "random";         // side_io.access: random, sequential
+  uint64_t write_bytes = 0;              // side_io.write_bytes: end-of-run write per rank (0 = off)
   std::string write_file = "side_io-{rank}.bin";  // side_io.write_file, under output.folder
-  uint64_t write_request_size = 0;     // side_io.write_request_size (0 = one request)
+  uint64_t write_request_size = 0;                // side_io.write_request_size (0 = one request)
 };
 
 struct OutputConfig {
-  std::string folder = "./output";   // output.folder
-  std::string log_file = "dlio.log"; // output.log_file
-  std::string log_level = "info";    // output.log_level: debug, info, warn, error
-  bool trace = false;                // output.trace (also workflow.profiling / --trace)
-  bool trace_gzip = false;           // output.trace_gzip: write trace-<rank>.pfw.gz
-  bool progress = true;              // output.progress: progress line on a terminal
+  std::string folder = "./output";    // output.folder
+  std::string log_file = "dlio.log";  // output.log_file
+  std::string log_level = "info";     // output.log_level: debug, info, warn, error
+  bool trace = false;                 // output.trace (also workflow.profiling / --trace)
+  bool trace_gzip = false;            // output.trace_gzip: write trace-<rank>.pfw.gz
+  bool progress = true;               // output.progress: progress line on a terminal
 };
 
 struct MetricConfig {
@@ -236,8 +239,8 @@ Result<WorkloadConfig> LoadConfigFile(const std::string& path,
 Status ApplyOverride(WorkloadConfig* config, const std::string& assignment,
                      std::vector<std::string>* warnings = nullptr);
 
-// `config` with `scale` applied: every key of `scale_keys` (unsigned or signed integer keys) becomes
-// max(floor, round(value * scale)), where the floor is 1, or min(value, world) for
+// `config` with `scale` applied: every key of `scale_keys` (unsigned or signed integer keys)
+// becomes max(floor, round(value * scale)), where the floor is 1, or min(value, world) for
 // dataset.num_files_* (so every rank keeps a file); values <= 0 (0 files, -1 = off) are kept.
 // The result has scale 1 (applying it twice changes nothing). When `notes` is given and the
 // factor is not 1, one line saying what changed is appended ("scale 0.04: ... 43000 -> 1720").

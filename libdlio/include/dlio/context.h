@@ -15,11 +15,11 @@ namespace dlio {
 // alive for the run.
 struct Context {
   const Clock* clock = SystemClock();
-  Storage* storage = nullptr;        // data, checkpoints and outputs
-  Comm* comm = nullptr;              // serial or MPI
-  Tracer* tracer = nullptr;          // null tracer when tracing is off
+  Storage* storage = nullptr;  // data, checkpoints and outputs
+  Comm* comm = nullptr;        // serial or MPI
+  Tracer* tracer = nullptr;    // null tracer when tracing is off
   const Registries* registries = nullptr;
-  uint64_t seed = 123;               // train.seed: every random choice derives from it
+  uint64_t seed = 123;  // train.seed: every random choice derives from it
 };
 
 }  // namespace dlio

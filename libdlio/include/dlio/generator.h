@@ -32,7 +32,7 @@ FileSpec DatasetFileSpec(const DatasetConfig& dataset, const Format& format, Spl
                          uint64_t file_index, uint64_t seed);
 
 struct GenerateOptions {
-  int rank = 0;     // this rank writes files i with i % world == rank
+  int rank = 0;  // this rank writes files i with i % world == rank
   int world = 1;
   uint64_t seed = 123;
   // Allow generating into a non-empty folder that holds no dlio dataset marker. Even then no

@@ -68,7 +68,8 @@ struct LoopParts {
 };
 
 // Builds the loop over `split`'s files (DatasetFiles) from `config`, which should be validated and
-// passed through ResolvePaths and ScaleConfig (as RunWorkload does). Errors name the config key or the registry name that failed.
+// passed through ResolvePaths and ScaleConfig (as RunWorkload does). Errors name the config key or
+// the registry name that failed.
 Result<LoopParts> MakeLoopParts(const WorkloadConfig& config, Split split, const LoopEnv& env);
 
 }  // namespace dlio

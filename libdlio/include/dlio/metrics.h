@@ -9,11 +9,11 @@ namespace dlio {
 
 // One training step on one rank (WORKLOADS.md §4).
 struct StepRecord {
-  int64_t load_ns = 0;      // time to obtain the batch (waiting on the pipeline)
-  int64_t compute_ns = 0;   // time spent in the compute emulator
-  int64_t barrier_ns = 0;   // time in the per-step barrier (counts as neither)
-  uint64_t samples = 0;     // samples in the batch
-  uint64_t bytes = 0;       // bytes of those samples as read from storage
+  int64_t load_ns = 0;     // time to obtain the batch (waiting on the pipeline)
+  int64_t compute_ns = 0;  // time spent in the compute emulator
+  int64_t barrier_ns = 0;  // time in the per-step barrier (counts as neither)
+  uint64_t samples = 0;    // samples in the batch
+  uint64_t bytes = 0;      // bytes of those samples as read from storage
 };
 
 // Metrics of one block (an epoch, or the steps between two checkpoints) on one rank.

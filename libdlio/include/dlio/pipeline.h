@@ -26,10 +26,10 @@ struct Sample {
 // A batch as the training loop sees it. Owned by the pipeline and reused (with its buffers).
 struct Batch {
   uint64_t epoch = 0;
-  int64_t index = 0;             // batch number within the epoch, from 0
-  std::vector<Sample> samples;   // in plan order
-  uint64_t bytes = 0;            // sum of sample sizes
-  int64_t read_ns = 0;           // wall time from the first read of this batch to the last
+  int64_t index = 0;                  // batch number within the epoch, from 0
+  std::vector<Sample> samples;        // in plan order
+  uint64_t bytes = 0;                 // sum of sample sizes
+  int64_t read_ns = 0;                // wall time from the first read of this batch to the last
   std::vector<SampleBuffer> buffers;  // pipeline-owned storage that samples may point into
 };
 

@@ -26,7 +26,7 @@ enum class LogLevel { kDebug = 0, kInfo, kWarn, kError };
 using LogFn = std::function<void(LogLevel level, const std::string& message)>;
 
 struct RunProgress {
-  const char* phase = "";       // "generate", "train", "eval", "checkpoint"
+  const char* phase = "";  // "generate", "train", "eval", "checkpoint"
   uint64_t epoch = 0, epochs = 0;
   uint64_t step = 0, steps = 0;  // within the epoch (generate: files done / files)
   uint64_t bytes = 0;            // bytes so far in this phase
@@ -37,10 +37,10 @@ struct RunEnv {
   Comm* comm = nullptr;                    // serial when null
   const Registries* registries = nullptr;  // built-ins when null
   const Clock* clock = SystemClock();
-  LogFn log;                               // silent when empty
+  LogFn log;                                         // silent when empty
   std::function<void(const RunProgress&)> progress;  // rank 0 only; throttled by the caller
-  bool force_generate = false;             // generate into a non-empty folder without a marker
-  bool write_outputs = true;               // summary.json and per-rank files in output.folder
+  bool force_generate = false;  // generate into a non-empty folder without a marker
+  bool write_outputs = true;    // summary.json and per-rank files in output.folder
   // Multi-rank runs: on an error during generation or training, call comm->Abort(status) (MPI:
   // prints the status naming the rank, then MPI_Abort ends every rank) instead of returning, since
   // the other ranks would wait forever in their next collective. Set it to false only when the
@@ -49,15 +49,15 @@ struct RunEnv {
 };
 
 struct EpochReport {
-  uint64_t epoch = 0;             // 1-based, as DLIO prints it
+  uint64_t epoch = 0;  // 1-based, as DLIO prints it
   int64_t start_us = 0, end_us = 0;
   int64_t checkpoint_ns = 0;      // time spent checkpointing inside the epoch (not in the block)
   BlockMetrics metrics;           // this rank
   std::vector<StepRecord> steps;  // this rank
   // Across ranks (equal on every rank after the reduction):
-  double au_percent_mean = 0;     // mean over ranks
-  double samples_per_s_sum = 0;   // sum over ranks
-  double bytes_per_s_sum = 0;     // sum over ranks
+  double au_percent_mean = 0;    // mean over ranks
+  double samples_per_s_sum = 0;  // sum over ranks
+  double bytes_per_s_sum = 0;    // sum over ranks
 };
 
 // One checkpoint save or load across ranks.
@@ -81,26 +81,26 @@ struct StorageRulesCheck {
 struct RunReport {
   std::string workload;
   int rank = 0, world = 1;
-  GenerateReport generate;                // this rank's share
-  GenerateReport generate_all;            // rank 0: summed over ranks, duration of the slowest
-  std::vector<EpochReport> epochs;        // training epochs
-  std::vector<EpochReport> eval_epochs;   // evaluation passes
-  std::vector<CheckpointResult> checkpoints;       // this rank's saves
+  GenerateReport generate;                    // this rank's share
+  GenerateReport generate_all;                // rank 0: summed over ranks, duration of the slowest
+  std::vector<EpochReport> epochs;            // training epochs
+  std::vector<EpochReport> eval_epochs;       // evaluation passes
+  std::vector<CheckpointResult> checkpoints;  // this rank's saves
   std::vector<CheckpointResult> checkpoint_loads;  // this rank's checkpoint-only loads
   std::string checkpoint_type;  // the checkpointer used (checkpoint.type auto resolved)
   std::vector<CheckpointOpSummary> checkpoint_saves_all, checkpoint_loads_all;  // across ranks
   StorageRulesCheck storage_rules;
-  IoStats io;                             // this rank's storage counters
+  IoStats io;  // this rank's storage counters
   // Across ranks and epochs:
   double au_mean_percent = 0, au_stdev_percent = 0;
   double throughput_mean_samples_per_s = 0, throughput_stdev_samples_per_s = 0;
   double io_mean_bytes_per_s = 0, io_stdev_bytes_per_s = 0;
   bool au_met = false;
-  double checkpoint_max_duration_s = 0;   // slowest rank, mean over checkpoints
-  uint64_t checkpoint_bytes_total = 0;    // all ranks, per checkpoint
+  double checkpoint_max_duration_s = 0;  // slowest rank, mean over checkpoints
+  uint64_t checkpoint_bytes_total = 0;   // all ranks, per checkpoint
   std::string output_folder;
-  std::string summary_json;               // what summary.json holds (rank 0)
-  std::string summary_text;               // the human-readable summary (rank 0)
+  std::string summary_json;  // what summary.json holds (rank 0)
+  std::string summary_text;  // the human-readable summary (rank 0)
   std::vector<std::string> warnings;
 };
 

@@ -35,7 +35,9 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status OK() { return Status(); }
-  static Status InvalidArgument(std::string m) { return {StatusCode::kInvalidArgument, std::move(m)}; }
+  static Status InvalidArgument(std::string m) {
+    return {StatusCode::kInvalidArgument, std::move(m)};
+  }
   static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
   static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
   static Status IOError(std::string m) { return {StatusCode::kIOError, std::move(m)}; }
@@ -73,7 +75,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Result(T value) : v_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Result(Status status) : v_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     assert(!std::get<Status>(v_).ok());
     if (std::get<Status>(v_).ok()) v_ = Status::Internal("Result built from an ok Status");
@@ -103,10 +105,10 @@ class [[nodiscard]] Result {
 #define DLIO_CONCAT_(a, b) DLIO_CONCAT_INNER_(a, b)
 
 // Returns the Status of `expr` from the enclosing function if it is not ok.
-#define DLIO_RETURN_NOT_OK(expr)                         \
-  do {                                                   \
-    ::dlio::Status dlio_status_ = (expr);                \
-    if (!dlio_status_.ok()) return dlio_status_;         \
+#define DLIO_RETURN_NOT_OK(expr)                 \
+  do {                                           \
+    ::dlio::Status dlio_status_ = (expr);        \
+    if (!dlio_status_.ok()) return dlio_status_; \
   } while (false)
 
 #define DLIO_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, rexpr) \

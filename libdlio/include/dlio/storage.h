@@ -19,10 +19,10 @@
 namespace dlio {
 
 enum class OpenMode {
-  kRead,        // must exist
-  kWrite,       // create or truncate
-  kCreateNew,   // create; AlreadyExists if present (never clobbers data we did not create)
-  kReadWrite,   // create if missing, keep contents
+  kRead,       // must exist
+  kWrite,      // create or truncate
+  kCreateNew,  // create; AlreadyExists if present (never clobbers data we did not create)
+  kReadWrite,  // create if missing, keep contents
 };
 
 struct FileOptions {
@@ -99,9 +99,9 @@ struct StorageOptions {
   size_t direct_alignment = 4096;
   // slow: the wrapped backend and the latency it adds to every read/write (seeded).
   std::string slow_inner = "posix";
-  double slow_latency_us = 100;        // mean added latency per call
-  double slow_latency_stdev_us = 0;    // normal jitter, clipped at 0
-  double slow_bandwidth_mib_s = 0;     // 0 = unlimited; else adds size/bandwidth per call
+  double slow_latency_us = 100;      // mean added latency per call
+  double slow_latency_stdev_us = 0;  // normal jitter, clipped at 0
+  double slow_bandwidth_mib_s = 0;   // 0 = unlimited; else adds size/bandwidth per call
   uint64_t seed = 0;
   // mpiio: collective reads (MPI_File_read_at_all) of files opened for reading under one of
   // these directories (every file opened for reading when the list is empty); see
@@ -129,7 +129,7 @@ class Storage {
   // Names (not paths) of the entries of a directory, sorted.
   Result<std::vector<std::string>> List(const std::string& dir);
   Status Rename(const std::string& from, const std::string& to);  // atomic replace on POSIX
-  Status Remove(const std::string& path);                          // a file, never a directory
+  Status Remove(const std::string& path);                         // a file, never a directory
   Status RemoveEmptyDir(const std::string& path);
   Status SyncDir(const std::string& dir);  // makes a rename durable
 

@@ -15,18 +15,18 @@ namespace dlio {
 // string literals (or strings that outlive the tracer): the hot path copies pointers only.
 // Integer arguments that do not apply are -1.
 struct TraceEvent {
-  const char* name = "";   // "read", "pread", "open64", "ai.compute.step", ...
-  const char* cat = "";    // "POSIX", "STDIO", "ai", "checkpoint", "dlio"
-  int64_t start_us = 0;    // wall-clock microseconds (WallMicros())
-  int64_t dur_us = 0;      // microseconds
-  int32_t tid = 0;         // filled by the tracer when 0
-  int32_t file_id = -1;    // from Tracer::InternFile, or -1
-  int64_t offset = -1;     // file offset of the request
-  int64_t count = -1;      // bytes requested
-  int64_t ret = -1;        // bytes transferred (or 0 / -errno)
+  const char* name = "";  // "read", "pread", "open64", "ai.compute.step", ...
+  const char* cat = "";   // "POSIX", "STDIO", "ai", "checkpoint", "dlio"
+  int64_t start_us = 0;   // wall-clock microseconds (WallMicros())
+  int64_t dur_us = 0;     // microseconds
+  int32_t tid = 0;        // filled by the tracer when 0
+  int32_t file_id = -1;   // from Tracer::InternFile, or -1
+  int64_t offset = -1;    // file offset of the request
+  int64_t count = -1;     // bytes requested
+  int64_t ret = -1;       // bytes transferred (or 0 / -errno)
   int64_t epoch = -1;
   int64_t step = -1;
-  int64_t index = -1;      // sample index, batch index or checkpoint number
+  int64_t index = -1;  // sample index, batch index or checkpoint number
 };
 
 // Thread safety: every method is safe for concurrent use. Record() takes no global lock on the
@@ -66,8 +66,8 @@ class MemoryTracer : public Tracer {
 };
 
 struct TraceFileOptions {
-  std::string path;        // e.g. "<output>/trace-0.pfw"; ".gz" suffix writes gzip
-  int32_t pid = 0;         // written as "pid" (we use the MPI rank)
+  std::string path;                // e.g. "<output>/trace-0.pfw"; ".gz" suffix writes gzip
+  int32_t pid = 0;                 // written as "pid" (we use the MPI rank)
   size_t buffer_events = 1 << 14;  // events per thread buffer before a flush to the file
 };
 

@@ -349,7 +349,8 @@ Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOpti
     for (uint64_t i = 0; i < k; ++i) {
       const uint64_t part = bytes / k + (i < bytes % k ? 1 : 0);
       if (part == 0) continue;
-      plan.push_back({stem + "-" + std::to_string(i + 1) + "of" + std::to_string(k) + ".bin", part});
+      plan.push_back(
+          {stem + "-" + std::to_string(i + 1) + "of" + std::to_string(k) + ".bin", part});
     }
   }
   return Build(options, env, std::move(plan));

@@ -25,7 +25,7 @@ struct ParseContext {
   std::string source;      // file name, "<string>" or "override '...'"
   bool show_lines = true;  // an override's YAML has no useful line numbers
   std::vector<std::string>* warnings = nullptr;
-  bool saw_name = false;   // the text set the top-level `name`
+  bool saw_name = false;  // the text set the top-level `name`
 };
 
 std::string Where(const ParseContext& ctx, const YAML::Mark& mark) {
@@ -37,11 +37,16 @@ std::string Where(const ParseContext& ctx, const YAML::Mark& mark) {
 
 std::string Describe(const YAML::Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Map: return "a map";
-    case YAML::NodeType::Sequence: return "a list";
-    case YAML::NodeType::Null: return "nothing (null)";
-    case YAML::NodeType::Scalar: return "'" + node.Scalar() + "'";
-    default: return "an undefined value";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Null:
+      return "nothing (null)";
+    case YAML::NodeType::Scalar:
+      return "'" + node.Scalar() + "'";
+    default:
+      return "an undefined value";
   }
 }
 
@@ -64,10 +69,12 @@ std::string JoinAccepted(const std::vector<std::string>& values) {
 Result<DistributionSpec> ParseDistribution(const ParseContext& ctx, const std::string& key,
                                            const YAML::Node& node) {
   DistributionSpec spec;
-  const std::string expected = "a number of seconds or a map {type, mean, stdev, min, max, shape, scale}";
+  const std::string expected =
+      "a number of seconds or a map {type, mean, stdev, min, max, shape, scale}";
   if (node.IsScalar()) {
     double v = 0;
-    if (!config_internal::ParseDoubleText(node.Scalar(), &v)) return TypeError(ctx, key, expected, node);
+    if (!config_internal::ParseDoubleText(node.Scalar(), &v))
+      return TypeError(ctx, key, expected, node);
     spec.mean = v;
     return spec;
   }
@@ -78,8 +85,8 @@ Result<DistributionSpec> ParseDistribution(const ParseContext& ctx, const std::s
     const std::string sub = key + "." + param;
     const YAML::Node& value = item.second;
     if (param == "type") {
-      static const std::vector<std::string> kTypes = {"constant", "normal", "uniform",
-                                                      "gamma", "exponential", "poisson"};
+      static const std::vector<std::string> kTypes = {"constant", "normal",      "uniform",
+                                                      "gamma",    "exponential", "poisson"};
       std::string t = value.IsScalar() ? value.Scalar() : "";
       bool found = false;
       for (size_t i = 0; i < kTypes.size(); ++i) {
@@ -93,12 +100,18 @@ Result<DistributionSpec> ParseDistribution(const ParseContext& ctx, const std::s
       continue;
     }
     double* field = nullptr;
-    if (param == "mean") field = &spec.mean, has_mean = true;
-    else if (param == "stdev") field = &spec.stdev, has_stdev = true;
-    else if (param == "min") field = &spec.min, has_range = true;
-    else if (param == "max") field = &spec.max, has_range = true;
-    else if (param == "shape") field = &spec.shape;
-    else if (param == "scale") field = &spec.scale;
+    if (param == "mean")
+      field = &spec.mean, has_mean = true;
+    else if (param == "stdev")
+      field = &spec.stdev, has_stdev = true;
+    else if (param == "min")
+      field = &spec.min, has_range = true;
+    else if (param == "max")
+      field = &spec.max, has_range = true;
+    else if (param == "shape")
+      field = &spec.shape;
+    else if (param == "scale")
+      field = &spec.scale;
     if (field == nullptr) {
       return Status::InvalidArgument("unknown key '" + sub + "' " + Where(ctx, item.first.Mark()) +
                                      " (a distribution takes type, mean, stdev, min, max, shape, "
@@ -110,8 +123,10 @@ Result<DistributionSpec> ParseDistribution(const ParseContext& ctx, const std::s
   }
   if (!has_type) {
     // DLIO's {mean, stdev} is a normal distribution; {min, max} reads naturally as uniform.
-    if (has_stdev) spec.type = DistributionSpec::Type::kNormal;
-    else if (has_range && !has_mean) spec.type = DistributionSpec::Type::kUniform;
+    if (has_stdev)
+      spec.type = DistributionSpec::Type::kNormal;
+    else if (has_range && !has_mean)
+      spec.type = DistributionSpec::Type::kUniform;
   }
   return spec;
 }
@@ -135,9 +150,9 @@ Status SetValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
       const bool units = spec.flags & config_internal::kSizeUnits;
       if (!scalar || !config_internal::ParseUintText(
                          text, units, spec.flags & config_internal::kRoundFraction, &v)) {
-        return TypeError(ctx, key,
-                         units ? "an unsigned integer or a size such as 4MiB" : "an unsigned integer",
-                         node);
+        return TypeError(
+            ctx, key, units ? "an unsigned integer or a size such as 4MiB" : "an unsigned integer",
+            node);
       }
       spec.uint_ref(*config) = v;
       return Status::OK();
@@ -196,7 +211,8 @@ Status SetValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
       }
       DistributionSpec& d = spec.dist_ref(*config);
       d.stdev = v;
-      if (d.type == DistributionSpec::Type::kConstant && v > 0) d.type = DistributionSpec::Type::kNormal;
+      if (d.type == DistributionSpec::Type::kConstant && v > 0)
+        d.type = DistributionSpec::Type::kNormal;
       return Status::OK();
     }
     case KeyType::kUintList: {
@@ -342,18 +358,22 @@ Status ValidateCollectiveIo(const WorkloadConfig& c) {
                   ": MPI collectives on one file cannot be issued from several reader threads");
   }
   if (!c.reader.drop_last) {
-    return refuse("needs reader.drop_last: true, or the ranks' last batches would differ in size "
-                  "and so in the number of collective reads");
+    return refuse(
+        "needs reader.drop_last: true, or the ranks' last batches would differ in size "
+        "and so in the number of collective reads");
   }
   if (c.dataset.num_files_train != 1 || (c.workflow.evaluation && c.dataset.num_files_eval != 1)) {
-    return refuse("needs one shared file per split (dataset.num_files_train = 1, and "
-                  "dataset.num_files_eval = 1 with evaluation), got " +
-                  std::to_string(c.dataset.num_files_train) + " train files: every rank must open "
-                  "the same file together");
+    return refuse(
+        "needs one shared file per split (dataset.num_files_train = 1, and "
+        "dataset.num_files_eval = 1 with evaluation), got " +
+        std::to_string(c.dataset.num_files_train) +
+        " train files: every rank must open "
+        "the same file together");
   }
   if (c.dataset.record_length_bytes_stdev != 0) {
-    return refuse("needs dataset.record_length_bytes_stdev = 0: ranks must read samples of one "
-                  "size to make the same number of read calls");
+    return refuse(
+        "needs dataset.record_length_bytes_stdev = 0: ranks must read samples of one "
+        "size to make the same number of read calls");
   }
   if (c.dataset.compression != "none" && !c.dataset.compression.empty()) {
     return refuse("needs dataset.compression 'none' (compressed samples differ in stored size)");
@@ -418,8 +438,10 @@ Status ApplyOverride(WorkloadConfig* config, const std::string& assignment,
   }
   std::string key = Trim(assignment.substr(0, eq));
   const std::string value = assignment.substr(eq + 1);
-  if (key.rfind("++", 0) == 0) key.erase(0, 2);
-  else if (key.rfind("+", 0) == 0) key.erase(0, 1);
+  if (key.rfind("++", 0) == 0)
+    key.erase(0, 2);
+  else if (key.rfind("+", 0) == 0)
+    key.erase(0, 1);
   if (key.rfind("workload.", 0) == 0) key.erase(0, 9);
   if (key.empty() || key == "workload") {
     return Status::InvalidArgument("override '" + assignment + "': missing key before '='");
@@ -430,8 +452,7 @@ Status ApplyOverride(WorkloadConfig* config, const std::string& assignment,
   ctx.warnings = warnings;
   const KeySpec* spec = FindKey(key);
   if (spec && !spec->alias_of.empty()) spec = FindKey(spec->alias_of);
-  const bool string_key =
-      spec && (spec->type == KeyType::kString || spec->type == KeyType::kEnum);
+  const bool string_key = spec && (spec->type == KeyType::kString || spec->type == KeyType::kEnum);
   try {
     YAML::Node node;
     bool parsed = true;
@@ -511,13 +532,15 @@ Status WorkloadConfig::Validate() const {
     return invalid("storage.slow_inner must not be empty when storage.storage_type is 'slow'");
   }
   if (storage.slow_latency_us < 0) return invalid("storage.slow_latency_us must be >= 0");
-  if (storage.slow_latency_stdev_us < 0) return invalid("storage.slow_latency_stdev_us must be >= 0");
+  if (storage.slow_latency_stdev_us < 0)
+    return invalid("storage.slow_latency_stdev_us must be >= 0");
   if (storage.slow_bandwidth_mib_s < 0) return invalid("storage.slow_bandwidth_mib_s must be >= 0");
   DLIO_RETURN_NOT_OK(ValidateCollectiveIo(*this));
 
   if ((workflow.train || workflow.generate_data) && dataset.num_files_train < 1) {
-    return invalid("dataset.num_files_train must be >= 1 when workflow.train or "
-                   "workflow.generate_data is true");
+    return invalid(
+        "dataset.num_files_train must be >= 1 when workflow.train or "
+        "workflow.generate_data is true");
   }
   if (workflow.evaluation && dataset.num_files_eval < 1) {
     return invalid("dataset.num_files_eval must be >= 1 when workflow.evaluation is true");
@@ -533,8 +556,9 @@ Status WorkloadConfig::Validate() const {
                    std::to_string(dataset.image_quality));
   }
   if (dataset.enable_chunking && dataset.chunk_size < 1 && dataset.chunk_samples < 1) {
-    return invalid("dataset.chunk_size or dataset.chunk_samples must be >= 1 when "
-                   "dataset.enable_chunking is true");
+    return invalid(
+        "dataset.chunk_size or dataset.chunk_samples must be >= 1 when "
+        "dataset.enable_chunking is true");
   }
 
   if (reader.batch_size < 1) return invalid("reader.batch_size must be >= 1");
@@ -567,8 +591,9 @@ Status WorkloadConfig::Validate() const {
   }
   if (workflow.checkpoint && checkpoint.steps_between_checkpoints < 1 &&
       checkpoint.epochs_between_checkpoints < 1 && checkpoint.num_checkpoints_write < 1) {
-    return invalid("checkpoint.epochs_between_checkpoints must be >= 1 when workflow.checkpoint "
-                   "is true and checkpoint.steps_between_checkpoints is -1");
+    return invalid(
+        "checkpoint.epochs_between_checkpoints must be >= 1 when workflow.checkpoint "
+        "is true and checkpoint.steps_between_checkpoints is -1");
   }
   if (checkpoint.transfer_size < 1) return invalid("checkpoint.transfer_size must be >= 1");
   if (checkpoint.num_checkpoints_write < -1) {
@@ -634,11 +659,13 @@ Status WorkloadConfig::Validate() const {
     }
   }
   if (side_io.write_bytes > 0 && side_io.write_file.find("{rank}") == std::string::npos) {
-    return invalid("side_io.write_file must contain {rank} (every rank writes its own file), got '" +
-                   side_io.write_file + "'");
+    return invalid(
+        "side_io.write_file must contain {rank} (every rank writes its own file), got '" +
+        side_io.write_file + "'");
   }
   if (!(scale > 0 && std::isfinite(scale))) {
-    return invalid("scale must be a finite number > 0, got " + config_internal::FormatDouble(scale));
+    return invalid("scale must be a finite number > 0, got " +
+                   config_internal::FormatDouble(scale));
   }
   DLIO_RETURN_NOT_OK(ScaleKeySpecs(scale_keys).status());
 
@@ -669,8 +696,8 @@ Result<WorkloadConfig> ScaleConfig(const WorkloadConfig& config, int world,
                std::to_string(to);
   };
   for (const KeySpec* spec : specs) {
-    const bool files = spec->path == "dataset.num_files_train" ||
-                       spec->path == "dataset.num_files_eval";
+    const bool files =
+        spec->path == "dataset.num_files_train" || spec->path == "dataset.num_files_eval";
     auto scaled = [&](double v) {
       const double floor = files ? std::min(v, static_cast<double>(std::max(world, 1))) : 1.0;
       return std::max(floor, std::round(v * f));
@@ -706,25 +733,39 @@ std::string ConfigToJson(const WorkloadConfig& config) {
     }
     nlohmann::ordered_json& out = (*node)[rest];
     switch (spec.type) {
-      case KeyType::kBool: out = spec.bool_ref(c); break;
-      case KeyType::kUint: out = spec.uint_ref(c); break;
+      case KeyType::kBool:
+        out = spec.bool_ref(c);
+        break;
+      case KeyType::kUint:
+        out = spec.uint_ref(c);
+        break;
       case KeyType::kInt:
         out = spec.int_ref ? spec.int_ref(c) : static_cast<int64_t>(spec.int32_ref(c));
         break;
-      case KeyType::kDouble: out = spec.double_ref(c); break;
+      case KeyType::kDouble:
+        out = spec.double_ref(c);
+        break;
       case KeyType::kString:
-      case KeyType::kEnum: out = spec.string_ref(c); break;
+      case KeyType::kEnum:
+        out = spec.string_ref(c);
+        break;
       case KeyType::kDistribution: {
         const DistributionSpec& d = spec.dist_ref(c);
         out = nlohmann::ordered_json{{"type", config_internal::DistTypeName(d.type)},
-                                     {"mean", d.mean},   {"stdev", d.stdev},
-                                     {"min", d.min},     {"max", d.max},
-                                     {"shape", d.shape}, {"scale", d.scale}};
+                                     {"mean", d.mean},
+                                     {"stdev", d.stdev},
+                                     {"min", d.min},
+                                     {"max", d.max},
+                                     {"shape", d.shape},
+                                     {"scale", d.scale}};
         break;
       }
-      case KeyType::kUintList: out = spec.uint_list_ref(c); break;
+      case KeyType::kUintList:
+        out = spec.uint_list_ref(c);
+        break;
       case KeyType::kDistributionStdev:
-      case KeyType::kAny: break;
+      case KeyType::kAny:
+        break;
     }
   }
   return root.dump(2) + "\n";

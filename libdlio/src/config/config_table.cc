@@ -99,8 +99,7 @@ KeySpec DistStdev(std::string path, DistributionSpec& (*ref)(WorkloadConfig&),
   k.path = std::move(path);
   k.type = KeyType::kDistributionStdev;
   k.dist_ref = ref;
-  k.description = "DLIO sibling of " + of +
-                  ": a standard deviation > 0 turns a constant " + of +
+  k.description = "DLIO sibling of " + of + ": a standard deviation > 0 turns a constant " + of +
                   " into normal(mean, stdev); applied after " + of + " whatever the order";
   return k;
 }
@@ -311,8 +310,9 @@ std::vector<KeySpec> BuildTable() {
            "(npz: none, gzip/zlib/deflate; hdf5: also szip when the library has it)"));
   add(Bool("dataset.hdf5_shuffle", DLIO_FIELD(bool, dataset.hdf5_shuffle),
            "hdf5: apply the byte-shuffle filter before compression"));
-  add(Bool("dataset.metadata_file", DLIO_FIELD(bool, dataset.metadata_file),
-           "hdf5: write a separate metadata file of per-sample offsets/sizes that readers consult"));
+  add(Bool(
+      "dataset.metadata_file", DLIO_FIELD(bool, dataset.metadata_file),
+      "hdf5: write a separate metadata file of per-sample offsets/sizes that readers consult"));
   add(Bool("dataset.csv_header", DLIO_FIELD(bool, dataset.csv_header),
            "csv: write a header line naming the columns"));
   add(Int32("dataset.image_quality", DLIO_FIELD(int, dataset.image_quality),
@@ -386,12 +386,12 @@ std::vector<KeySpec> BuildTable() {
            ReadTypeSetter));
   add(Bool("reader.odirect", DLIO_FIELD(bool, reader.odirect),
            "O_DIRECT reads (transfer_size must be a multiple of 4096)"));
-  add(Bool("reader.drop_last", DLIO_FIELD(bool, reader.drop_last),
-           "drop a final partial batch"));
+  add(Bool("reader.drop_last", DLIO_FIELD(bool, reader.drop_last), "drop a final partial batch"));
   add(Uint("reader.max_open_files", DLIO_FIELD(uint64_t, reader.max_open_files),
            "open file readers kept per rank"));
-  add(Bool("reader.verify_checksums", DLIO_FIELD(bool, reader.verify_checksums),
-           "tfrecord: verify each record's CRC32C (a mismatch is an error naming file and offset)"));
+  add(Bool(
+      "reader.verify_checksums", DLIO_FIELD(bool, reader.verify_checksums),
+      "tfrecord: verify each record's CRC32C (a mismatch is an error naming file and offset)"));
   add(Bool("reader.use_index", DLIO_FIELD(bool, reader.use_index),
            "tfrecord: locate records through <file>.idx when it exists (else scan the file)"));
   add(Bool("reader.decode", DLIO_FIELD(bool, reader.decode),
@@ -432,8 +432,8 @@ std::vector<KeySpec> BuildTable() {
   // evaluation
   add(Dist("evaluation.eval_time", DLIO_FIELD(DistributionSpec, evaluation.eval_time),
            "emulated seconds per evaluation step (number or distribution)"));
-  add(DistStdev("evaluation.eval_time_stdev",
-                DLIO_FIELD(DistributionSpec, evaluation.eval_time), "evaluation.eval_time"));
+  add(DistStdev("evaluation.eval_time_stdev", DLIO_FIELD(DistributionSpec, evaluation.eval_time),
+                "evaluation.eval_time"));
   add(Uint("evaluation.epochs_between_evals", DLIO_FIELD(uint64_t, evaluation.epochs_between_evals),
            "evaluate every this many epochs"));
   add(Uint("evaluation.eval_after_epoch", DLIO_FIELD(uint64_t, evaluation.eval_after_epoch),
@@ -498,7 +498,8 @@ std::vector<KeySpec> BuildTable() {
              "storage registry name checkpoints are written through, e.g. stdio (fwrite, traced "
              "as STDIO); empty = storage.storage_type"));
   add(Unused("checkpoint.checkpoint_mechanism_classname", "DLIO: custom checkpoint class"));
-  add(Unused("checkpoint.checkpoint_mechanism", "DLIO: checkpoint mechanism name (pt_adls_save, ...)"));
+  add(Unused("checkpoint.checkpoint_mechanism",
+             "DLIO: checkpoint mechanism name (pt_adls_save, ...)"));
   add(Unused("checkpoint.checkpoint_daos_pool", "DLIO: DAOS pool of checkpoints"));
   add(Unused("checkpoint.checkpoint_daos_cont", "DLIO: DAOS container of checkpoints"));
   add(Unused("checkpoint.num_checkpoints", "in DLIO's llama_1t.yaml; DLIO ignores it"));
@@ -523,8 +524,8 @@ std::vector<KeySpec> BuildTable() {
   add(String("side_io.read_file_format", DLIO_FIELD(std::string, side_io.read_file_format),
              "raw (seeded bytes) or a Format registry name whose writer stores one sample of "
              "read_file_size bytes (e.g. hdf5)"));
-  add(Uint("side_io.read_size", DLIO_FIELD(uint64_t, side_io.read_size),
-           "bytes per side read", kSizeUnits));
+  add(Uint("side_io.read_size", DLIO_FIELD(uint64_t, side_io.read_size), "bytes per side read",
+           kSizeUnits));
   add(Uint("side_io.reads", DLIO_FIELD(uint64_t, side_io.reads),
            "side reads per training step (per_step) or in the whole run (spread, "
            "before_training)"));
@@ -535,8 +536,7 @@ std::vector<KeySpec> BuildTable() {
   add(Enum("side_io.access", DLIO_FIELD(std::string, side_io.access), {"random", "sequential"},
            "offsets of side reads: seeded random, or consecutive (wrapping at the end)"));
   add(Uint("side_io.write_bytes", DLIO_FIELD(uint64_t, side_io.write_bytes),
-           "bytes every rank writes to side_io.write_file after training (0 = none)",
-           kSizeUnits));
+           "bytes every rank writes to side_io.write_file after training (0 = none)", kSizeUnits));
   add(String("side_io.write_file", DLIO_FIELD(std::string, side_io.write_file),
              "name of the end-of-run file under output.folder; {rank} is replaced by the rank; a "
              ".json name gets valid JSON content"));
@@ -691,8 +691,8 @@ std::string RenderValue(const KeySpec& spec, WorkloadConfig& config) {
     case KeyType::kDistribution: {
       const DistributionSpec& d = spec.dist_ref(config);
       if (d.type == DistributionSpec::Type::kConstant) return FormatDouble(d.mean);
-      return std::string("{type: ") + DistTypeName(d.type) + ", mean: " +
-             FormatDouble(d.mean) + ", stdev: " + FormatDouble(d.stdev) + "}";
+      return std::string("{type: ") + DistTypeName(d.type) + ", mean: " + FormatDouble(d.mean) +
+             ", stdev: " + FormatDouble(d.stdev) + "}";
     }
     case KeyType::kDistributionStdev:
       return "-";
@@ -711,29 +711,44 @@ std::string RenderValue(const KeySpec& spec, WorkloadConfig& config) {
 
 const char* DistTypeName(DistributionSpec::Type type) {
   switch (type) {
-    case DistributionSpec::Type::kConstant: return "constant";
-    case DistributionSpec::Type::kNormal: return "normal";
-    case DistributionSpec::Type::kUniform: return "uniform";
-    case DistributionSpec::Type::kGamma: return "gamma";
-    case DistributionSpec::Type::kExponential: return "exponential";
-    case DistributionSpec::Type::kPoisson: return "poisson";
+    case DistributionSpec::Type::kConstant:
+      return "constant";
+    case DistributionSpec::Type::kNormal:
+      return "normal";
+    case DistributionSpec::Type::kUniform:
+      return "uniform";
+    case DistributionSpec::Type::kGamma:
+      return "gamma";
+    case DistributionSpec::Type::kExponential:
+      return "exponential";
+    case DistributionSpec::Type::kPoisson:
+      return "poisson";
   }
   return "constant";
 }
 
 const char* KeyTypeName(KeyType type) {
   switch (type) {
-    case KeyType::kBool: return "bool";
-    case KeyType::kUint: return "uint";
-    case KeyType::kInt: return "int";
-    case KeyType::kDouble: return "float";
-    case KeyType::kString: return "string";
-    case KeyType::kEnum: return "enum";
-    case KeyType::kDistribution: return "distribution";
-    case KeyType::kDistributionStdev: return "float";
+    case KeyType::kBool:
+      return "bool";
+    case KeyType::kUint:
+      return "uint";
+    case KeyType::kInt:
+      return "int";
+    case KeyType::kDouble:
+      return "float";
+    case KeyType::kString:
+      return "string";
+    case KeyType::kEnum:
+      return "enum";
+    case KeyType::kDistribution:
+      return "distribution";
+    case KeyType::kDistributionStdev:
+      return "float";
     case KeyType::kUintList:
       return "uint list";
-    case KeyType::kAny: return "any";
+    case KeyType::kAny:
+      return "any";
   }
   return "any";
 }

@@ -1,12 +1,12 @@
 // A DataSource over a Format: readers are opened on demand and kept in an LRU of at most
 // max_open_files. Readers are shared_ptrs so an eviction never closes a file another thread is
 // still reading; opening happens outside the lock so a slow open does not stall the cache hits.
+#include "dlio/data_source.h"
+
 #include <algorithm>
 #include <list>
 #include <mutex>
 #include <unordered_map>
-
-#include "dlio/data_source.h"
 
 namespace dlio {
 namespace {

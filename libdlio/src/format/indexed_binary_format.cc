@@ -32,9 +32,8 @@ Result<std::vector<uint64_t>> ReadIndex(Storage* storage, const std::string& pat
 
 class IndexedBinaryReader final : public FormatReader {
  public:
-  IndexedBinaryReader(std::unique_ptr<File> file, uint64_t file_size,
-                      std::vector<uint64_t> offsets, std::vector<uint64_t> sizes,
-                      uint64_t transfer_size)
+  IndexedBinaryReader(std::unique_ptr<File> file, uint64_t file_size, std::vector<uint64_t> offsets,
+                      std::vector<uint64_t> sizes, uint64_t transfer_size)
       : file_(std::move(file)),
         file_size_(file_size),
         offsets_(std::move(offsets)),
@@ -104,8 +103,8 @@ class IndexedBinaryFormat final : public Format {
       if (st.ok()) st = (*data)->Close();
       if (!st.ok()) return fail(st);
     }
-    for (const auto& [p, bytes] : {std::pair{OffsetIndexPath(path), &offs},
-                                   std::pair{SizeIndexPath(path), &sizes}}) {
+    for (const auto& [p, bytes] :
+         {std::pair{OffsetIndexPath(path), &offs}, std::pair{SizeIndexPath(path), &sizes}}) {
       auto idx = storage->Open(p, OpenMode::kCreateNew);
       if (!idx.ok()) return fail(idx.status());
       created.push_back(p);
@@ -166,8 +165,7 @@ class IndexedBinaryFormat final : public Format {
     DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, ReadIndex(storage, sz_path));
     if (offsets.size() != sizes.size()) {
       return Status::Corruption(off_path + " has " + std::to_string(offsets.size()) +
-                                " entries but " + sz_path + " has " +
-                                std::to_string(sizes.size()));
+                                " entries but " + sz_path + " has " + std::to_string(sizes.size()));
     }
     for (size_t i = 0; i < offsets.size(); ++i) {
       if (offsets[i] > size || sizes[i] > size - offsets[i]) {
@@ -185,8 +183,6 @@ class IndexedBinaryFormat final : public Format {
 
 }  // namespace
 
-std::unique_ptr<Format> NewIndexedBinaryFormat() {
-  return std::make_unique<IndexedBinaryFormat>();
-}
+std::unique_ptr<Format> NewIndexedBinaryFormat() { return std::make_unique<IndexedBinaryFormat>(); }
 
 }  // namespace dlio::format_internal

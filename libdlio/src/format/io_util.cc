@@ -22,10 +22,18 @@ std::string JsonString(std::string_view s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20) {
           char buf[8];
@@ -87,11 +95,10 @@ Result<uint64_t> UniformSampleSize(const FileSpec& spec, const std::string& path
   const uint64_t record = spec.sample_sizes.empty() ? 0 : spec.sample_sizes[0];
   for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
     if (spec.sample_sizes[i] != record) {
-      return Status::InvalidArgument(path + ": " + format_name +
-                                     " needs one sample size per file (sample " +
-                                     std::to_string(i) + " has " +
-                                     std::to_string(spec.sample_sizes[i]) + " bytes, sample 0 " +
-                                     std::to_string(record) + ")");
+      return Status::InvalidArgument(
+          path + ": " + format_name + " needs one sample size per file (sample " +
+          std::to_string(i) + " has " + std::to_string(spec.sample_sizes[i]) + " bytes, sample 0 " +
+          std::to_string(record) + ")");
     }
   }
   return record;

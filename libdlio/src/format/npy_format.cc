@@ -26,15 +26,15 @@ class NpyReader final : public FormatReader {
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
     DLIO_RETURN_NOT_OK(CheckSampleIndex(file_->path(), i, num_samples_));
     DLIO_RETURN_NOT_OK(out->Resize(sample_size_));
-    return ReadRange(file_.get(), h_.data_offset + i * sample_size_, sample_size_,
-                     transfer_size_, out->data());
+    return ReadRange(file_.get(), h_.data_offset + i * sample_size_, sample_size_, transfer_size_,
+                     out->data());
   }
 
   std::string DescribeJson() const override {
     return "{\"format\":\"npy\",\"path\":" + JsonString(file_->path()) +
-           ",\"file_size\":" + std::to_string(file_size_) + "," + SampleSizesJson(num_samples_, *this) +
-           ",\"dtype\":" + JsonString(h_.descr) + ",\"itemsize\":" + std::to_string(h_.itemsize) +
-           ",\"shape\":" + h_.ShapeJson() +
+           ",\"file_size\":" + std::to_string(file_size_) + "," +
+           SampleSizesJson(num_samples_, *this) + ",\"dtype\":" + JsonString(h_.descr) +
+           ",\"itemsize\":" + std::to_string(h_.itemsize) + ",\"shape\":" + h_.ShapeJson() +
            ",\"fortran_order\":" + (h_.fortran_order ? "true" : "false") + ",\"npy_version\":\"" +
            std::to_string(h_.major) + "." + std::to_string(h_.minor) +
            "\",\"data_offset\":" + std::to_string(h_.data_offset) + "}";

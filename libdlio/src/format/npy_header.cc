@@ -17,8 +17,8 @@ struct PyValue {
   std::string str;
   uint64_t num = 0;
   bool flag = false;
-  std::vector<PyValue> items;             // kSeq; kDict stores key, value, key, value...
-  std::string_view text;                  // source text of this value
+  std::vector<PyValue> items;  // kSeq; kDict stores key, value, key, value...
+  std::string_view text;       // source text of this value
 };
 
 class PyParser {
@@ -151,7 +151,8 @@ bool MulOk(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_mul_overfl
 // Item size of a descr value: a dtype string or a structured list of (name, dtype[, shape]).
 Result<uint64_t> DescrItemSize(const PyValue& v) {
   if (v.kind == PyValue::kStr) return DtypeItemSize(v.str);
-  if (v.kind != PyValue::kSeq) return Status::InvalidArgument("descr is neither a string nor a list");
+  if (v.kind != PyValue::kSeq)
+    return Status::InvalidArgument("descr is neither a string nor a list");
   uint64_t total = 0;
   for (const PyValue& field : v.items) {
     if (field.kind != PyValue::kSeq || field.items.size() < 2) {
@@ -198,8 +199,16 @@ Result<uint64_t> DtypeItemSize(const std::string& descr) {
     case 'U':
       if (!have_digits) break;
       return digits * 4;
-    case 'b': case 'i': case 'u': case 'f': case 'c': case 'S': case 'a': case 'V':
-    case 'M': case 'm':
+    case 'b':
+    case 'i':
+    case 'u':
+    case 'f':
+    case 'c':
+    case 'S':
+    case 'a':
+    case 'V':
+    case 'M':
+    case 'm':
       if (!have_digits) break;
       if (!d.empty() && d[0] != '[') break;
       return digits;
@@ -241,8 +250,7 @@ Result<uint64_t> ParseNpyPreamble(const uint8_t* p, size_t n, const std::string&
   if (major == 1) return uint64_t{10} + Le16(p + 8);
   if (major == 2 || major == 3) {
     if (n < 12) {
-      return Status::Corruption(where + ": truncated npy header at offset " +
-                                std::to_string(base));
+      return Status::Corruption(where + ": truncated npy header at offset " + std::to_string(base));
     }
     return uint64_t{12} + Le32(p + 8);
   }
@@ -266,14 +274,15 @@ Result<NpyHeader> ParseNpyHeader(const uint8_t* p, size_t n, const std::string& 
   const std::string_view text(reinterpret_cast<const char*>(p) + dict_start, total - dict_start);
   const uint64_t dict_offset = base + dict_start;
   auto bad = [&](const std::string& why) {
-    return Status::Corruption(where + ": npy header dict at offset " +
-                              std::to_string(dict_offset) + " is unparseable: " + why);
+    return Status::Corruption(where + ": npy header dict at offset " + std::to_string(dict_offset) +
+                              " is unparseable: " + why);
   };
   PyParser parser(text);
   PyValue dict;
   if (!parser.Parse(&dict)) return bad(parser.error());
   if (dict.kind != PyValue::kDict) return bad("not a dict");
-  if (!parser.AtEnd()) return bad("trailing characters at header byte " + std::to_string(parser.pos()));
+  if (!parser.AtEnd())
+    return bad("trailing characters at header byte " + std::to_string(parser.pos()));
   bool have_descr = false, have_fortran = false, have_shape = false;
   for (size_t i = 0; i + 1 < dict.items.size(); i += 2) {
     const PyValue& key = dict.items[i];

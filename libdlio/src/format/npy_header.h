@@ -11,13 +11,13 @@ namespace dlio::format_internal {
 
 struct NpyHeader {
   int major = 1, minor = 0;
-  std::string descr;          // "<f4", or the literal text of a structured descr
+  std::string descr;  // "<f4", or the literal text of a structured descr
   bool structured = false;
   uint64_t itemsize = 0;
   bool fortran_order = false;
   std::vector<uint64_t> shape;
-  uint64_t data_offset = 0;   // bytes from the start of the npy to its data
-  uint64_t data_bytes = 0;    // product(shape) * itemsize
+  uint64_t data_offset = 0;  // bytes from the start of the npy to its data
+  uint64_t data_bytes = 0;   // product(shape) * itemsize
 
   // What a sample is: one slice along the first axis of a C-order array; a 0-d or
   // Fortran-order array is a single sample (slices of it are not contiguous on disk).

@@ -93,8 +93,8 @@ class Inflater {
           return Status::Corruption(Where() + ": deflate data truncated at offset " +
                                     std::to_string(at));
         }
-        return Status::Corruption(Where() + ": bad deflate data near offset " +
-                                  std::to_string(at) + ": " + (zs_.msg ? zs_.msg : "error"));
+        return Status::Corruption(Where() + ": bad deflate data near offset " + std::to_string(at) +
+                                  ": " + (zs_.msg ? zs_.msg : "error"));
       }
       if (verify_) crc_ = static_cast<uint32_t>(crc32_z(crc_, dst, got));
       pos_ += got;
@@ -145,8 +145,7 @@ class NpzReader final : public FormatReader {
     DLIO_RETURN_NOT_OK(out->Resize(sample_size_));
     const uint64_t at = h_.data_offset + i * sample_size_;
     if (m_.method == kZipStored) {
-      return ReadRange(file_.get(), m_.data_offset + at, sample_size_, transfer_size_,
-                       out->data());
+      return ReadRange(file_.get(), m_.data_offset + at, sample_size_, transfer_size_, out->data());
     }
     std::lock_guard<std::mutex> lock(mu_);
     if (m_.uncompressed_size <= cache_limit_) {
@@ -169,8 +168,9 @@ class NpzReader final : public FormatReader {
     for (const ZipMember& m : dir_.members) {
       members += std::string(members.empty() ? "" : ",") + "{\"name\":" + JsonString(m.name) +
                  ",\"compression\":\"" +
-                 (m.method == kZipStored ? "stored"
-                                         : m.method == kZipDeflate ? "deflate" : "other") +
+                 (m.method == kZipStored    ? "stored"
+                  : m.method == kZipDeflate ? "deflate"
+                                            : "other") +
                  "\",\"method\":" + std::to_string(m.method) +
                  ",\"compressed_size\":" + std::to_string(m.compressed_size) +
                  ",\"uncompressed_size\":" + std::to_string(m.uncompressed_size) +
@@ -254,8 +254,8 @@ class NpzFormat final : public Format {
       head.resize(std::min<size_t>(head.size(), kNpyPreambleBytes));
       DLIO_RETURN_NOT_OK(inflater->Read(0, head.size(), head.data()));
     } else {
-      return Status::Unimplemented(where + ": zip compression method " +
-                                   std::to_string(m.method) + " (only stored and deflate)");
+      return Status::Unimplemented(where + ": zip compression method " + std::to_string(m.method) +
+                                   " (only stored and deflate)");
     }
     DLIO_ASSIGN_OR_RETURN(uint64_t total,
                           ParseNpyPreamble(head.data(), head.size(), where, m.data_offset));
@@ -277,18 +277,16 @@ class NpzFormat final : public Format {
     }
     DLIO_ASSIGN_OR_RETURN(NpyHeader h, ParseNpyHeader(head.data(), total, where, m.data_offset));
     if (m.uncompressed_size - h.data_offset != h.data_bytes) {
-      return Status::Corruption(where + " at offset " + std::to_string(m.data_offset) +
-                                ": npy shape " + h.ShapeJson() + " x itemsize " +
-                                std::to_string(h.itemsize) + " = " + std::to_string(h.data_bytes) +
-                                " bytes, but the member holds " +
-                                std::to_string(m.uncompressed_size - h.data_offset) +
-                                " after its header");
+      return Status::Corruption(
+          where + " at offset " + std::to_string(m.data_offset) + ": npy shape " + h.ShapeJson() +
+          " x itemsize " + std::to_string(h.itemsize) + " = " + std::to_string(h.data_bytes) +
+          " bytes, but the member holds " + std::to_string(m.uncompressed_size - h.data_offset) +
+          " after its header");
     }
     head.resize(total);
-    return std::unique_ptr<FormatReader>(new NpzReader(std::move(file), size, std::move(dir),
-                                                       index, std::move(h), std::move(inflater),
-                                                       std::move(head), options.transfer_size,
-                                                       options.inflate_cache_bytes));
+    return std::unique_ptr<FormatReader>(new NpzReader(
+        std::move(file), size, std::move(dir), index, std::move(h), std::move(inflater),
+        std::move(head), options.transfer_size, options.inflate_cache_bytes));
   }
 };
 
@@ -307,8 +305,8 @@ Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
         ZipMember x,
         WriteZipMember(file.get(), 0, "x.npy", x_header.size() + n * record, deflate,
                        options.compression_level, force_zip64, [&](const auto& sink) -> Status {
-                         DLIO_RETURN_NOT_OK(sink(
-                             reinterpret_cast<const uint8_t*>(x_header.data()), x_header.size()));
+                         DLIO_RETURN_NOT_OK(sink(reinterpret_cast<const uint8_t*>(x_header.data()),
+                                                 x_header.size()));
                          return ForEachDataChunk(spec, kWriteChunk, sink);
                        }));
     members.push_back(x);

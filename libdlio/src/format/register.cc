@@ -18,8 +18,7 @@ Status RegisterBuiltinFormats(Registries* registries) {
                          "transfer_size, odirect", &NewNpyFormat));
   DLIO_RETURN_NOT_OK(Add(registries, "npz",
                          "NumPy .npz (zip of x.npy samples + y.npy labels), stored or deflated",
-                         "compression, compression_level, transfer_size, odirect",
-                         &NewNpzFormat));
+                         "compression, compression_level, transfer_size, odirect", &NewNpzFormat));
   DLIO_RETURN_NOT_OK(Add(registries, "indexed_binary",
                          "raw samples + <file>.off.idx/.sz.idx uint64 indexes (dlrm)",
                          "transfer_size, odirect", &NewIndexedBinaryFormat));

@@ -85,11 +85,10 @@ Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
     cd_limit = end64;
   }
   if (dir.cd_offset > cd_limit || dir.cd_size > cd_limit - dir.cd_offset) {
-    return Status::Corruption(file->path() + ": zip central directory at offset " +
-                              std::to_string(dir.cd_offset) + " (" + std::to_string(dir.cd_size) +
-                              " bytes) is out of range (end record at offset " +
-                              std::to_string(cd_limit) + ", file size " +
-                              std::to_string(file_size) + ")");
+    return Status::Corruption(
+        file->path() + ": zip central directory at offset " + std::to_string(dir.cd_offset) + " (" +
+        std::to_string(dir.cd_size) + " bytes) is out of range (end record at offset " +
+        std::to_string(cd_limit) + ", file size " + std::to_string(file_size) + ")");
   }
   std::vector<uint8_t> cd(dir.cd_size);
   if (!cd.empty()) DLIO_RETURN_NOT_OK(file->ReadExactAt(dir.cd_offset, cd.size(), cd.data()));
@@ -155,8 +154,8 @@ Status LocateZipMember(File* file, const ZipDirectory& dir, ZipMember* member) {
   member->data_offset = member->local_offset + 30 + Le16(h + 26) + Le16(h + 28);
   if (member->data_offset > dir.cd_offset ||
       member->compressed_size > dir.cd_offset - member->data_offset) {
-    return Status::Corruption(At(file, member->data_offset) + ": data of member '" +
-                              member->name + "' (" + std::to_string(member->compressed_size) +
+    return Status::Corruption(At(file, member->data_offset) + ": data of member '" + member->name +
+                              "' (" + std::to_string(member->compressed_size) +
                               " bytes) runs past the central directory at offset " +
                               std::to_string(dir.cd_offset));
   }
@@ -166,9 +165,10 @@ Status LocateZipMember(File* file, const ZipDirectory& dir, ZipMember* member) {
 Result<ZipMember> WriteZipMember(File* file, uint64_t offset, const std::string& name,
                                  uint64_t uncompressed_size, bool deflate, int level,
                                  bool force_zip64, const ZipProducer& produce) {
-  const uint64_t bound = deflate ? compressBound(static_cast<uLong>(std::min<uint64_t>(
-                                       uncompressed_size, ~uLong{0}))) + 64
-                                 : uncompressed_size;
+  const uint64_t bound =
+      deflate
+          ? compressBound(static_cast<uLong>(std::min<uint64_t>(uncompressed_size, ~uLong{0}))) + 64
+          : uncompressed_size;
   const bool zip64 = force_zip64 || uncompressed_size >= k32 || bound >= k32;
   ZipMember m;
   m.name = name;

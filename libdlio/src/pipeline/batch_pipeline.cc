@@ -81,7 +81,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   const PipelineOptions options_;
   DataSource* const source_;
   const Clock* const clock_;
-  Tracer* const tracer_;  // nullptr unless tracing is enabled
+  Tracer* const tracer_;         // nullptr unless tracing is enabled
   const Format* const decoder_;  // nullptr unless samples are decoded
   const uint64_t batch_size_;
   const bool inline_reads_;  // the consumer reads in Next
@@ -103,8 +103,8 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   std::condition_variable readers_cv_, workers_cv_, consumer_cv_, idle_cv_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> cancel_{false};
-  uint64_t gen_ = 0;       // bumped by every StartEpoch; parked readers wait for it to change
-  int active_ = 0;         // readers inside an epoch plus workers preprocessing a sample
+  uint64_t gen_ = 0;  // bumped by every StartEpoch; parked readers wait for it to change
+  int active_ = 0;    // readers inside an epoch plus workers preprocessing a sample
   bool epoch_active_ = false;
   bool had_epoch_ = false;
   uint64_t epoch_ = 0;
@@ -413,8 +413,7 @@ void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distributio
   if (slot->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) CompleteRead(slot);
 }
 
-void BatchPipeline::RecordError(Slot* slot, int64_t k, const SampleRef& ref,
-                                const Status& status) {
+void BatchPipeline::RecordError(Slot* slot, int64_t k, const SampleRef& ref, const Status& status) {
   const std::string path =
       ref.file < source_->num_files() ? source_->file_path(ref.file) : "<no such file>";
   Status with_context = status.WithContext(
@@ -591,8 +590,8 @@ Status BatchPipeline::LoadMissing(const std::vector<SampleRef>& plan) {
       }
     }
   };
-  const size_t threads = std::min<size_t>(std::max<uint64_t>(1, options_.read_threads),
-                                          items.size());
+  const size_t threads =
+      std::min<size_t>(std::max<uint64_t>(1, options_.read_threads), items.size());
   if (threads <= 1) {
     load();
   } else {
@@ -753,14 +752,13 @@ Result<std::unique_ptr<Pipeline>> MakeBatchPipeline(PipelineMode mode,
     return Status::InvalidArgument("reader.batch_size must be >= 1, got 0");
   }
   if (options.read_threads > kMaxThreads) {
-    return Status::InvalidArgument("reader.read_threads must be <= " +
-                                   std::to_string(kMaxThreads) + ", got " +
-                                   std::to_string(options.read_threads));
+    return Status::InvalidArgument("reader.read_threads must be <= " + std::to_string(kMaxThreads) +
+                                   ", got " + std::to_string(options.read_threads));
   }
   if (options.computation_threads > kMaxThreads) {
-    return Status::InvalidArgument("reader.computation_threads must be <= " +
-                                   std::to_string(kMaxThreads) + ", got " +
-                                   std::to_string(options.computation_threads));
+    return Status::InvalidArgument(
+        "reader.computation_threads must be <= " + std::to_string(kMaxThreads) + ", got " +
+        std::to_string(options.computation_threads));
   }
   if (options.prefetch_size > (uint64_t{1} << 20)) {
     return Status::InvalidArgument("reader.prefetch_size is too large: " +

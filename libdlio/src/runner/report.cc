@@ -103,12 +103,9 @@ json PerStepOutput(const RunReport& r) {
       barrier.push_back(s.barrier_ns * 1e-9);
       bytes.push_back(s.bytes);
     }
-    out[key] = {{"load", load},
-                {"compute", compute},
-                {"barrier", barrier},
-                {"bytes", bytes},
-                {"au", e.metrics.au_percent},
-                {"throughput", e.metrics.samples_per_s}};
+    out[key] = {
+        {"load", load},   {"compute", compute},         {"barrier", barrier},
+        {"bytes", bytes}, {"au", e.metrics.au_percent}, {"throughput", e.metrics.samples_per_s}};
   };
   for (const auto& e : r.epochs) add(std::to_string(e.epoch), e);
   for (const auto& e : r.eval_epochs) add("eval_" + std::to_string(e.epoch), e);
@@ -317,8 +314,8 @@ std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
   for (const auto& e : r.epochs) o << "  " << FormatEpochLine("train", e) << "\n";
   for (const auto& e : r.eval_epochs) o << "  " << FormatEpochLine("eval", e) << "\n";
   if (!r.epochs.empty()) {
-    o << "  train: AU " << Fixed(r.au_mean_percent, 2) << "% (target " << Fixed(100 * c.metric.au, 0)
-      << "%: " << (r.au_met ? "met" : "NOT met") << "), throughput "
+    o << "  train: AU " << Fixed(r.au_mean_percent, 2) << "% (target "
+      << Fixed(100 * c.metric.au, 0) << "%: " << (r.au_met ? "met" : "NOT met") << "), throughput "
       << Fixed(r.throughput_mean_samples_per_s, 1) << " samples/s, I/O "
       << Fixed(r.io_mean_bytes_per_s / kMB, 1) << " MB/s ("
       << Fixed(r.io_mean_bytes_per_s / kMiB, 1) << " MiB/s)\n";

@@ -126,7 +126,8 @@ Result<uint64_t> SharedRandomSeed(Comm* comm) {
 Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t random_seed) {
   SamplerOptions o;
   o.name = c.reader.sampler;
-  DLIO_ASSIGN_OR_RETURN(o.file_shuffle, ParseShuffleMode(c.reader.file_shuffle, "reader.file_shuffle"));
+  DLIO_ASSIGN_OR_RETURN(o.file_shuffle,
+                        ParseShuffleMode(c.reader.file_shuffle, "reader.file_shuffle"));
   DLIO_ASSIGN_OR_RETURN(o.sample_shuffle,
                         ParseShuffleMode(c.reader.sample_shuffle, "reader.sample_shuffle"));
   DLIO_ASSIGN_OR_RETURN(o.sharding, ParseSharding(c.reader.sharding, "reader.sharding"));
@@ -215,8 +216,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
       pool_samples * c.dataset.record_length_bytes <= kMaxReservedPoolBytes) {
     po.reserve_sample_bytes = c.dataset.record_length_bytes;
   }
-  PipelineEnv pe{loop.source.get(), env.clock, env.tracer,
-                 c.reader.decode ? env.format : nullptr};
+  PipelineEnv pe{loop.source.get(), env.clock, env.tracer, c.reader.decode ? env.format : nullptr};
   if (c.reader.decode && !env.format->has_decoder()) {
     return Status::InvalidArgument("reader.decode is true but format '" + env.format->name() +
                                    "' has no decoder (formats with one: jpeg, png, csv)");
@@ -384,8 +384,8 @@ Status RunEpoch(RunState& st, Loop& loop, uint64_t epoch, bool train, EpochRepor
     if (train) {
       ++st.global_step;
       if (spe > 0 && st.global_step % static_cast<uint64_t>(spe) == 0) {
-        DLIO_RETURN_NOT_OK(MaybeCheckpoint(st, epoch, static_cast<int64_t>(st.global_step),
-                                           &rep->checkpoint_ns));
+        DLIO_RETURN_NOT_OK(
+            MaybeCheckpoint(st, epoch, static_cast<int64_t>(st.global_step), &rep->checkpoint_ns));
       }
     }
     progress.step = s + 1;
@@ -443,9 +443,9 @@ Status Generate(RunState& st) {
     st.Progress(p);
   };
   const int64_t start_us = WallMicros();
-  DLIO_ASSIGN_OR_RETURN(st.report.generate, GenerateDataset(c.dataset, *st.format,
-                                                            FormatOptionsFor(c),
-                                                            st.storage.get(), go));
+  DLIO_ASSIGN_OR_RETURN(
+      st.report.generate,
+      GenerateDataset(c.dataset, *st.format, FormatOptionsFor(c), st.storage.get(), go));
   if (st.comm->rank() == 0 && !c.side_io.read_file.empty()) {
     DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, 0));
     DLIO_RETURN_NOT_OK(GenerateSideFile(so, *st.registries, st.storage.get()));
@@ -892,9 +892,9 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
   DLIO_ASSIGN_OR_RETURN(st.tracer, MakeTracerFor(config, report.rank));
   DLIO_ASSIGN_OR_RETURN(st.storage, MakeStorage(StorageOptionsFor(config), *st.registries,
                                                 st.env.clock, st.tracer.get()));
-  if (config.workflow.generate_data || config.workflow.train) {  // checkpoint-only runs read no data
-    DLIO_ASSIGN_OR_RETURN(st.format,
-                          Build<Format>(st.registries->formats, config.dataset.format));
+  if (config.workflow.generate_data ||
+      config.workflow.train) {  // checkpoint-only runs read no data
+    DLIO_ASSIGN_OR_RETURN(st.format, Build<Format>(st.registries->formats, config.dataset.format));
     if (config.reader.decode && !st.format->has_decoder()) {
       return Status::InvalidArgument("reader.decode is true but format '" + st.format->name() +
                                      "' has no decoder (formats with one: jpeg, png, csv)");

@@ -145,8 +145,8 @@ class ShardedSampler final : public Sampler {
 
     // 5. Fraction.
     if (options_.fraction < 1.0 && !out->empty()) {
-      const auto keep = static_cast<uint64_t>(
-          std::ceil(options_.fraction * static_cast<double>(out->size())));
+      const auto keep =
+          static_cast<uint64_t>(std::ceil(options_.fraction * static_cast<double>(out->size())));
       out->resize(std::max<uint64_t>(1, std::min<uint64_t>(keep, out->size())));
     }
     return Status::OK();

@@ -1,6 +1,7 @@
 // In-memory files for tests and for runs that should not touch a disk. Semantics follow posix so
 // one conformance suite covers both: directories exist explicitly (CreateDirs) or implicitly (as
-// the parent of a file); open file handles keep their bytes after Remove, as an unlinked inode does.
+// the parent of a file); open file handles keep their bytes after Remove, as an unlinked inode
+// does.
 #include <algorithm>
 #include <cstring>
 #include <map>
@@ -60,7 +61,8 @@ class MemoryFile final : public File {
     return got;
   }
   Status DoWriteAt(uint64_t offset, const void* buf, size_t n) override {
-    if (!writable_) return Status::IOError("pwrite " + path() + ": Bad file descriptor (opened for reading)");
+    if (!writable_)
+      return Status::IOError("pwrite " + path() + ": Bad file descriptor (opened for reading)");
     std::unique_lock<std::shared_mutex> lock(data_->mu);
     if (offset + n > data_->bytes.size()) {
       try {
@@ -183,7 +185,9 @@ class MemoryStorage final : public Storage {
     const std::string from = Normalize(raw_from), to = Normalize(raw_to);
     const std::string what = "rename " + raw_from + " -> " + raw_to;
     std::lock_guard<std::mutex> lock(mu_);
-    if (from == to) return ExistsLocked(from) ? Status::OK() : Status::NotFound(what + ": No such file or directory");
+    if (from == to)
+      return ExistsLocked(from) ? Status::OK()
+                                : Status::NotFound(what + ": No such file or directory");
     auto it = files_.find(from);
     if (it != files_.end()) {
       if (IsDirLocked(to)) return Status::IOError(what + ": Is a directory");
@@ -201,8 +205,10 @@ class MemoryStorage final : public Storage {
     for (auto& [p, d] : files_) files[HasPrefixDir(p, from) ? moved(p) : p] = d;
     std::set<std::string> dirs;
     for (const auto& p : dirs_) {
-      if (p == from) dirs.insert(to);
-      else dirs.insert(HasPrefixDir(p, from) ? moved(p) : p);
+      if (p == from)
+        dirs.insert(to);
+      else
+        dirs.insert(HasPrefixDir(p, from) ? moved(p) : p);
     }
     dirs.insert(to);
     files_ = std::move(files);
@@ -215,7 +221,8 @@ class MemoryStorage final : public Storage {
     std::lock_guard<std::mutex> lock(mu_);
     if (files_.erase(path) == 1) return Status::OK();
     if (IsDirLocked(path)) {
-      return Status::InvalidArgument("unlink " + raw + ": is a directory (Remove deletes files only)");
+      return Status::InvalidArgument("unlink " + raw +
+                                     ": is a directory (Remove deletes files only)");
     }
     return Status::NotFound("unlink " + raw + ": No such file or directory");
   }

@@ -29,7 +29,8 @@ Result<size_t> PreadFully(int fd, uint64_t offset, size_t n, void* buf, const st
     ssize_t r = ::pread(fd, p + done, n - done, static_cast<off_t>(offset + done));
     if (r < 0) {
       if (errno == EINTR) continue;
-      return Status::FromErrno(errno, "pread " + path + " at offset " + std::to_string(offset + done));
+      return Status::FromErrno(errno,
+                               "pread " + path + " at offset " + std::to_string(offset + done));
     }
     if (r == 0) break;
     done += static_cast<size_t>(r);
@@ -48,8 +49,9 @@ Status PwriteFully(int fd, uint64_t offset, const void* buf, size_t n, const std
       return Status::FromErrno(errno,
                                "pwrite " + path + " at offset " + std::to_string(offset + done));
     }
-    if (r == 0) return Status::IOError("pwrite " + path + " wrote nothing at offset " +
-                                       std::to_string(offset + done));
+    if (r == 0)
+      return Status::IOError("pwrite " + path + " wrote nothing at offset " +
+                             std::to_string(offset + done));
     done += static_cast<size_t>(r);
   }
   return Status::OK();
@@ -82,9 +84,8 @@ class PosixFile final : public File {
     const uint64_t end = (offset + n + a - 1) & ~static_cast<uint64_t>(a - 1);
     BounceLease lease(this);
     DLIO_RETURN_NOT_OK(lease.buffer().Resize(static_cast<size_t>(end - start)));
-    DLIO_ASSIGN_OR_RETURN(size_t got,
-                          PreadFully(fd_, start, static_cast<size_t>(end - start),
-                                     lease.buffer().data(), path(), a));
+    DLIO_ASSIGN_OR_RETURN(size_t got, PreadFully(fd_, start, static_cast<size_t>(end - start),
+                                                 lease.buffer().data(), path(), a));
     const size_t skip = static_cast<size_t>(offset - start);
     if (got <= skip) return size_t{0};
     const size_t avail = std::min(n, got - skip);
@@ -192,10 +193,18 @@ class PosixStorage final : public Storage {
     }
     int flags = O_CLOEXEC;
     switch (mode) {
-      case OpenMode::kRead: flags |= O_RDONLY; break;
-      case OpenMode::kWrite: flags |= O_RDWR | O_CREAT | O_TRUNC; break;
-      case OpenMode::kCreateNew: flags |= O_RDWR | O_CREAT | O_EXCL; break;
-      case OpenMode::kReadWrite: flags |= O_RDWR | O_CREAT; break;
+      case OpenMode::kRead:
+        flags |= O_RDONLY;
+        break;
+      case OpenMode::kWrite:
+        flags |= O_RDWR | O_CREAT | O_TRUNC;
+        break;
+      case OpenMode::kCreateNew:
+        flags |= O_RDWR | O_CREAT | O_EXCL;
+        break;
+      case OpenMode::kReadWrite:
+        flags |= O_RDWR | O_CREAT;
+        break;
     }
     const int fd = ::open(path.c_str(), flags | (direct ? O_DIRECT : 0), 0644);
     if (fd < 0) {

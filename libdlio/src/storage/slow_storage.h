@@ -27,9 +27,7 @@ class StorageWrapper : public Storage {
   }
   Result<uint64_t> DoFileSize(const std::string& path) override { return inner_->FileSize(path); }
   Result<bool> DoExists(const std::string& path) override { return inner_->Exists(path); }
-  Result<bool> DoIsDirectory(const std::string& path) override {
-    return inner_->IsDirectory(path);
-  }
+  Result<bool> DoIsDirectory(const std::string& path) override { return inner_->IsDirectory(path); }
   Status DoCreateDirs(const std::string& path) override { return inner_->CreateDirs(path); }
   Result<std::vector<std::string>> DoList(const std::string& dir) override {
     return inner_->List(dir);
@@ -38,9 +36,7 @@ class StorageWrapper : public Storage {
     return inner_->Rename(from, to);
   }
   Status DoRemove(const std::string& path) override { return inner_->Remove(path); }
-  Status DoRemoveEmptyDir(const std::string& path) override {
-    return inner_->RemoveEmptyDir(path);
-  }
+  Status DoRemoveEmptyDir(const std::string& path) override { return inner_->RemoveEmptyDir(path); }
   Status DoSyncDir(const std::string& dir) override { return inner_->SyncDir(dir); }
 
  private:

@@ -123,8 +123,7 @@ Status File::Close() {
 
 // ---- Storage ----
 
-Storage::Storage(std::string name)
-    : name_(std::move(name)), own_null_tracer_(MakeNullTracer()) {
+Storage::Storage(std::string name) : name_(std::move(name)), own_null_tracer_(MakeNullTracer()) {
   sink_.clock = SystemClock();
   sink_.tracer = own_null_tracer_.get();
   sink_.counters = &counters_;
@@ -278,7 +277,9 @@ Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
 AlignedBuffer::~AlignedBuffer() { std::free(data_); }
 
 AlignedBuffer::AlignedBuffer(AlignedBuffer&& other) noexcept
-    : data_(other.data_), size_(other.size_), capacity_(other.capacity_),
+    : data_(other.data_),
+      size_(other.size_),
+      capacity_(other.capacity_),
       alignment_(other.alignment_) {
   other.data_ = nullptr;
   other.size_ = other.capacity_ = 0;
@@ -316,8 +317,7 @@ Status AlignedBuffer::Resize(size_t n) {
     const size_t cap = (n + align - 1) / align * align;
     void* p = std::aligned_alloc(align, cap);
     if (p == nullptr) {
-      return Status::ResourceExhausted("cannot allocate " + std::to_string(cap) +
-                                       " aligned bytes");
+      return Status::ResourceExhausted("cannot allocate " + std::to_string(cap) + " aligned bytes");
     }
     if (huge) madvise(p, cap, MADV_HUGEPAGE);  // advisory: failure only costs speed
     std::free(data_);

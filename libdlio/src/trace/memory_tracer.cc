@@ -24,10 +24,12 @@ void MemoryTracer::Record(const TraceEvent& event) {
 
 std::vector<TraceEvent> MemoryTracer::Events() const {
   std::vector<TraceEvent> out;
-  impl_->buffers.ForEach(
-      [&](trace_internal::ThreadBuffer& b) { out.insert(out.end(), b.events.begin(), b.events.end()); });
-  std::stable_sort(out.begin(), out.end(),
-                   [](const TraceEvent& a, const TraceEvent& b) { return a.start_us < b.start_us; });
+  impl_->buffers.ForEach([&](trace_internal::ThreadBuffer& b) {
+    out.insert(out.end(), b.events.begin(), b.events.end());
+  });
+  std::stable_sort(out.begin(), out.end(), [](const TraceEvent& a, const TraceEvent& b) {
+    return a.start_us < b.start_us;
+  });
   return out;
 }
 

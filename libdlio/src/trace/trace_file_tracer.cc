@@ -85,8 +85,8 @@ class PlainSink final : public OutputSink {
   Status WriteAt(uint64_t offset, std::string_view data) {
     size_t done = 0;
     while (done < data.size()) {
-      ssize_t n = ::pwrite(fd_, data.data() + done, data.size() - done,
-                           static_cast<off_t>(offset + done));
+      ssize_t n =
+          ::pwrite(fd_, data.data() + done, data.size() - done, static_cast<off_t>(offset + done));
       if (n < 0) {
         if (errno == EINTR) continue;
         return Status::FromErrno(errno, "write trace file " + path_);
@@ -180,7 +180,8 @@ class TraceFileTracer final : public Tracer {
   // Formats b's events and appends them to the file. Requires b.mu held.
   void WriteOut(trace_internal::ThreadBuffer& b) {
     if (b.events.empty()) return;
-    int64_t id = next_id_.fetch_add(static_cast<int64_t>(b.events.size()), std::memory_order_relaxed);
+    int64_t id =
+        next_id_.fetch_add(static_cast<int64_t>(b.events.size()), std::memory_order_relaxed);
     std::string& out = b.scratch;
     out.clear();
     // Consecutive events usually name the same file: look its name up once per run.
@@ -270,7 +271,8 @@ class TraceFileTracer final : public Tracer {
 };
 
 bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
@@ -278,7 +280,8 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
 Result<std::unique_ptr<Tracer>> MakeTraceFileTracer(const TraceFileOptions& options) {
   if (options.path.empty()) return Status::InvalidArgument("trace file path is empty");
   if (options.buffer_events == 0) {
-    return Status::InvalidArgument("trace buffer_events must be > 0 (trace file " + options.path + ")");
+    return Status::InvalidArgument("trace buffer_events must be > 0 (trace file " + options.path +
+                                   ")");
   }
   std::unique_ptr<OutputSink> sink;
   if (EndsWith(options.path, ".gz")) {
