@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "dlio/generator.h"
 #include "dlio/registries.h"
@@ -83,6 +84,89 @@ TEST_CASE("generator writes readable compressed npz files", "[generator]") {
 
 TEST_CASE("generator moves indexed_binary's index files into place", "[generator]") {
   GenerateAndReadBack("indexed_binary", "none");
+}
+
+TEST_CASE("jpeg, png and csv datasets resume: complete files are kept, others refused",
+          "[generator]") {
+  for (const std::string name : {"jpeg", "png", "csv"}) {
+    CAPTURE(name);
+    testing::TempDir dir;
+    auto storage = NewPosixStorage(StorageOptions{});
+    auto format = MakeFormat(name);
+    DatasetConfig d;
+    d.data_folder = dir / "data";
+    d.format = name;
+    d.num_files_train = 3;
+    d.num_files_eval = 1;
+    d.num_samples_per_file = name == "csv" ? 4 : 1;  // images: one per file
+    d.record_length_bytes = 4096;
+    auto first = GenerateDataset(d, *format, FormatOptions{}, storage.get(), GenerateOptions{});
+    INFO(first.status().ToString());
+    REQUIRE(first.ok());
+    CHECK(first->files_written == 4);
+    const auto train = DatasetFiles(d, *format, Split::kTrain);
+    REQUIRE(std::filesystem::remove(train[1]));  // an interrupted generation: resume it
+    auto again = GenerateDataset(d, *format, FormatOptions{}, storage.get(), GenerateOptions{});
+    INFO(again.status().ToString());
+    REQUIRE(again.ok());
+    CHECK(again->files_skipped == 3);
+    CHECK(again->files_written == 1);
+    // A file that does not open as the format, or holds other samples, is not this dataset's.
+    const std::string garbage = "not a " + name + " file\nsecond line\n" + std::string(9000, 'x');
+    testing::WriteTextFile(train[2], garbage);
+    auto refused = GenerateDataset(d, *format, FormatOptions{}, storage.get(), GenerateOptions{});
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.status().code() == StatusCode::kAlreadyExists);
+    CHECK(refused.status().message().find(train[2]) != std::string::npos);
+    CHECK(testing::ReadTextFile(train[2]) == garbage);
+  }
+}
+
+TEST_CASE("orphaned companions of real formats are replaced by a rerun", "[generator]") {
+  struct Case {
+    std::string format, companion;
+    bool metadata_file;
+  };
+  std::vector<Case> cases = {{"tfrecord", ".idx", false}, {"indexed_binary", ".off.idx", false}};
+  Registries registries;
+  REQUIRE(RegisterBuiltinFormats(&registries).ok());
+  if (registries.formats.Get("hdf5").ok()) cases.push_back({"hdf5", ".meta.h5", true});
+  for (const Case& c : cases) {
+    CAPTURE(c.format);
+    testing::TempDir dir;
+    auto storage = NewPosixStorage(StorageOptions{});
+    auto format = MakeFormat(c.format);
+    DatasetConfig d;
+    d.data_folder = dir / "data";
+    d.format = c.format;
+    d.num_files_train = 4;
+    d.num_files_eval = 0;
+    d.num_samples_per_file = 5;
+    d.record_length_bytes = 3000;
+    FormatOptions fo;
+    fo.metadata_file = c.metadata_file;
+    REQUIRE(GenerateDataset(d, *format, fo, storage.get(), GenerateOptions{}).ok());
+    // A kill between the renames of the companion and its file (the reproduction of issue 9:
+    // strace -e inject=rename:signal=KILL:when=3): the companion under its final name, no file.
+    const std::string file = DatasetFiles(d, *format, Split::kTrain)[1];
+    REQUIRE(std::filesystem::remove(file));
+    testing::WriteTextFile(file + c.companion, "stale");
+    for (const bool force : {false, true}) {
+      GenerateOptions options;
+      options.force = force;
+      auto r = GenerateDataset(d, *format, fo, storage.get(), options);
+      INFO(r.status().ToString());
+      REQUIRE(r.ok());
+      CHECK(r->files_written == (force ? 0u : 1u));
+    }
+    auto reader = format->Open(storage.get(), file, fo);
+    INFO(reader.status().ToString());
+    REQUIRE(reader.ok());
+    REQUIRE((*reader)->num_samples() == 5);
+    SampleBuffer buffer;
+    for (uint64_t s = 0; s < 5; ++s) REQUIRE((*reader)->ReadSample(s, &buffer).ok());
+    CHECK(testing::ReadTextFile(file + c.companion) != "stale");
+  }
 }
 
 TEST_CASE("generator writes nothing for the synthetic format", "[generator]") {

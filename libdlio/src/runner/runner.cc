@@ -448,6 +448,7 @@ Status Generate(RunState& st) {
   DLIO_ASSIGN_OR_RETURN(
       st.report.generate,
       GenerateDataset(c.dataset, *st.format, FormatOptionsFor(c), st.storage.get(), go));
+  for (const std::string& warning : st.report.generate.warnings) st.Warn(warning);
   if (st.comm->rank() == 0 && !c.side_io.read_file.empty()) {
     DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, 0));
     DLIO_RETURN_NOT_OK(GenerateSideFile(so, *st.registries, st.storage.get()));
