@@ -25,17 +25,24 @@ std::unique_ptr<Format> MakeFormat(const std::string& name) {
   return std::move(format).value();
 }
 
+// A dataset of `format` in `folder`: 3 train files and 1 eval file of `samples` samples.
+DatasetConfig Dataset(const std::string& folder, const std::string& format, uint64_t samples,
+                      uint64_t record_length) {
+  DatasetConfig d;
+  d.data_folder = folder;
+  d.format = format;
+  d.num_files_train = 3;
+  d.num_files_eval = 1;
+  d.num_samples_per_file = samples;
+  d.record_length_bytes = record_length;
+  return d;
+}
+
 void GenerateAndReadBack(const std::string& format_name, const std::string& compression) {
   testing::TempDir dir;
   auto storage = NewPosixStorage(StorageOptions{});
   auto format = MakeFormat(format_name);
-  DatasetConfig d;
-  d.data_folder = dir / "data";
-  d.format = format_name;
-  d.num_files_train = 3;
-  d.num_files_eval = 1;
-  d.num_samples_per_file = 4;
-  d.record_length_bytes = 5000;
+  DatasetConfig d = Dataset(dir / "data", format_name, 4, 5000);
   d.record_length_bytes_stdev = 800;
   d.compression = compression;
   FormatOptions format_options;
@@ -93,13 +100,7 @@ TEST_CASE("jpeg, png and csv datasets resume: complete files are kept, others re
     testing::TempDir dir;
     auto storage = NewPosixStorage(StorageOptions{});
     auto format = MakeFormat(name);
-    DatasetConfig d;
-    d.data_folder = dir / "data";
-    d.format = name;
-    d.num_files_train = 3;
-    d.num_files_eval = 1;
-    d.num_samples_per_file = name == "csv" ? 4 : 1;  // images: one per file
-    d.record_length_bytes = 4096;
+    const DatasetConfig d = Dataset(dir / "data", name, name == "csv" ? 4 : 1, 4096);  // images: 1
     auto first = GenerateDataset(d, *format, FormatOptions{}, storage.get(), GenerateOptions{});
     INFO(first.status().ToString());
     REQUIRE(first.ok());
@@ -136,13 +137,7 @@ TEST_CASE("orphaned companions of real formats are replaced by a rerun", "[gener
     testing::TempDir dir;
     auto storage = NewPosixStorage(StorageOptions{});
     auto format = MakeFormat(c.format);
-    DatasetConfig d;
-    d.data_folder = dir / "data";
-    d.format = c.format;
-    d.num_files_train = 4;
-    d.num_files_eval = 0;
-    d.num_samples_per_file = 5;
-    d.record_length_bytes = 3000;
+    const DatasetConfig d = Dataset(dir / "data", c.format, 5, 3000);
     FormatOptions fo;
     fo.metadata_file = c.metadata_file;
     REQUIRE(GenerateDataset(d, *format, fo, storage.get(), GenerateOptions{}).ok());

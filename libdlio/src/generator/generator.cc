@@ -9,6 +9,7 @@
 
 #include "dlio/clock.h"
 #include "dlio/distribution.h"
+#include "format/io_util.h"
 #include "generator/dataset_folder.h"
 #include "generator/shared_file.h"
 #include "generator/staging.h"
@@ -223,7 +224,7 @@ Result<GenerateReport> GenerateDataset(const DatasetConfig& dataset, const Forma
     ready = generator_internal::CheckFolder(storage, dataset, params, options.force);
   }
   const std::string what = "generating the dataset in " + Folder(dataset);
-  if (options.comm != nullptr) ready = generator_internal::Agree(options.comm, ready, what);
+  if (options.comm != nullptr) ready = format_internal::AgreeAcrossRanks(options.comm, ready, what);
   Status done = ready;
   if (files && done.ok()) {
     done = WriteFiles(dataset, format, format_options, storage, options, &report);
@@ -232,7 +233,7 @@ Result<GenerateReport> GenerateDataset(const DatasetConfig& dataset, const Forma
     Status barrier = options.barrier();
     if (done.ok()) done = barrier;
   }
-  if (options.comm != nullptr) done = generator_internal::Agree(options.comm, done, what);
+  if (options.comm != nullptr) done = format_internal::AgreeAcrossRanks(options.comm, done, what);
   Status released = claim.Release();
   if (done.ok()) done = released;
   DLIO_RETURN_NOT_OK(done);

@@ -1,8 +1,8 @@
-// Agreeing on errors across ranks and the shared one-file write (see shared_file.h).
+// The shared one-file write (see shared_file.h).
 #include "generator/shared_file.h"
 
-#include <vector>
-
+#include "dlio/comm.h"
+#include "format/io_util.h"
 #include "generator/dataset_folder.h"
 
 namespace dlio::generator_internal {
@@ -31,15 +31,6 @@ Result<std::string> PrepareShared(Storage* storage, DirIndex* index, const Forma
 
 }  // namespace
 
-Status Agree(Comm* comm, const Status& mine, const std::string& what) {
-  std::vector<double> failed{mine.ok() ? 0.0 : 1.0};
-  Status reduced = comm->AllReduceMax(&failed);
-  if (!mine.ok()) return mine;
-  DLIO_RETURN_NOT_OK(reduced);
-  if (failed[0] > 0) return Status::Cancelled(what + ": another rank failed (its error says why)");
-  return Status::OK();
-}
-
 Status WriteSharedFile(Storage* storage, DirIndex* index, const Format& format,
                        const FormatOptions& options, const FileSpec& spec, const std::string& path,
                        bool compressed, const SharedWrite& shared, const std::string& token,
@@ -52,7 +43,8 @@ Status WriteSharedFile(Storage* storage, DirIndex* index, const Format& format,
     if (prepared.ok()) dir = *prepared;
     mine = prepared.status();
   }
-  DLIO_RETURN_NOT_OK(Agree(shared.comm, mine, "preparing shared file " + path));
+  DLIO_RETURN_NOT_OK(
+      format_internal::AgreeAcrossRanks(shared.comm, mine, "preparing shared file " + path));
   DLIO_RETURN_NOT_OK(shared.comm->Broadcast(&dir, 0));
   if (dir.empty()) return Status::OK();
   const std::string base = BaseOf(path);
@@ -66,7 +58,8 @@ Status WriteSharedFile(Storage* storage, DirIndex* index, const Format& format,
       RemoveStagingDir(storage, dir);  // this run created it: everything in it is ours
     }
   }
-  return Agree(shared.comm, st.WithContext("generating " + path), "generating " + path);
+  return format_internal::AgreeAcrossRanks(shared.comm, st.WithContext("generating " + path),
+                                           "generating " + path);
 }
 
 }  // namespace dlio::generator_internal

@@ -1,19 +1,14 @@
-// Collective parts of generation: agreeing on errors, and the one-file split all ranks write.
+// The one-file split all ranks write together.
 #pragma once
 
 #include <string>
 
-#include "dlio/comm.h"
 #include "dlio/format.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
 #include "generator/staging.h"
 
 namespace dlio::generator_internal {
-
-// Collective. OK on every rank when `mine` is OK on every rank; else the failed ranks keep their
-// error and the others get Cancelled naming `what`.
-Status Agree(Comm* comm, const Status& mine, const std::string& what);
 
 // Collective: a one-file split written by all ranks together (Format::WriteShared), staged in
 // "<parent>/.dlio-tmp-shared-<token>/" (rank 0's `token`), a folder rank 0 creates and, after
