@@ -1,13 +1,19 @@
 #include "dlio/generator.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <functional>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dlio/storage.h"
@@ -25,6 +31,8 @@ class RawFormat final : public Format {
   // Also write "<path>.idx" (as indexed_binary does) / fail after `fail_after_writes` files.
   bool companion = false;
   int fail_after_writes = -1;
+  // Called at the start of every Write with the number of earlier writes.
+  std::function<void(int)> on_write;
   std::string name() const override { return "rawtest"; }
   std::string extension() const override { return ext_; }
   bool variable_sample_sizes() const override { return variable_; }
@@ -32,6 +40,7 @@ class RawFormat final : public Format {
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions&) const override {
+    if (on_write) on_write(writes);
     if (companion) {
       DLIO_ASSIGN_OR_RETURN(auto idx, storage->Open(path + ".idx", OpenMode::kCreateNew));
       DLIO_RETURN_NOT_OK(idx->WriteAt(0, "index", 5));
@@ -213,7 +222,7 @@ TEST_CASE("two ranks generate every file exactly once, with no .tmp left", "[gen
   INFO(r1.status().ToString());
   REQUIRE(r1.ok());
   CHECK(r1->files_written == 3);  // train 1, 3 and eval 1
-  CHECK(barriers == 2);
+  CHECK(barriers == 4);           // each rank: after the folder check and after its files
   CHECK(format.writes == 7);
   const uint64_t file_bytes = 8 + 3 * 1024;
   CHECK(r0->bytes_written == 4 * file_bytes);
@@ -274,33 +283,60 @@ TEST_CASE("a foreign non-empty folder is refused; force never touches foreign fi
   CHECK(refused.status().code() == StatusCode::kAlreadyExists);
   CHECK(refused.status().message().find(folder) != std::string::npos);
   CHECK_FALSE(fs::exists(folder + "/.dlio-dataset.json"));
+  CHECK_FALSE(fs::exists(folder + "/.dlio-generate.lock"));
   CHECK(format.writes == 0);
 
   GenerateOptions force;
   force.force = true;
   auto forced = GenerateDataset(d, format, FormatOptions{}, storage.get(), force);
-  REQUIRE_FALSE(forced.ok());  // the 3-byte img_1_of_5.raw cannot be ours
+  REQUIRE_FALSE(forced.ok());  // img_1_of_5.raw is not dlio's
   CHECK(forced.status().code() == StatusCode::kAlreadyExists);
   CHECK(forced.status().message().find(folder + "/train/img_1_of_5.raw") != std::string::npos);
   CHECK(testing::ReadTextFile(folder + "/train/img_1_of_5.raw") == "abc");
   CHECK(testing::ReadTextFile(folder + "/notes.txt") == "mine");
+  CHECK_FALSE(fs::exists(folder + "/.dlio-dataset.json"));  // refused before writing anything
+  CHECK(format.writes == 0);
 
-  // A crashed run's staging folder: the marker written by the forced run above makes the folder
-  // ours, so its leftovers are cleared and the dataset completes.
+  // Without the foreign file at a dataset name, the forced run completes beside notes.txt.
   fs::remove(folder + "/train/img_1_of_5.raw");
-  fs::create_directories(folder + "/train/.dlio-tmp-rank0");
-  testing::WriteTextFile(folder + "/train/.dlio-tmp-rank0/img_2_of_5.raw", "half");
-  force.rank = 0;
-  auto stale = GenerateDataset(d, format, FormatOptions{}, storage.get(), force);
-  INFO(stale.status().ToString());
-  REQUIRE(stale.ok());
+  auto done = GenerateDataset(d, format, FormatOptions{}, storage.get(), force);
+  INFO(done.status().ToString());
+  REQUIRE(done.ok());
+  CHECK(done->files_written == 7);
   CHECK(testing::ReadTextFile(folder + "/notes.txt") == "mine");
-  CHECK_FALSE(fs::exists(folder + "/train/.dlio-tmp-rank0"));
-  CHECK(fs::file_size(folder + "/train/img_2_of_5.raw") == 8 + 3 * 1024);
   CHECK(fs::file_size(folder + "/train/img_1_of_5.raw") == 8 + 3 * 1024);
 }
 
-TEST_CASE("a staging folder in a forced foreign folder is not cleared", "[generator]") {
+TEST_CASE("force never adopts a user's file at a dataset name, whatever its size", "[generator]") {
+  testing::TempDir dir;
+  namespace fs = std::filesystem;
+  const std::string folder = dir / "data";
+  fs::create_directories(folder + "/valid");
+  const std::string theirs(100000, 'u');  // larger than the payload: plausible by size
+  testing::WriteTextFile(folder + "/valid/img_0_of_2.raw", theirs);
+  testing::WriteTextFile(folder + "/valid/img_1_of_2.raw.idx", "their index");  // a companion name
+  auto storage = NewPosixStorage(StorageOptions{});
+  RawFormat format(false);
+  format.companion = true;
+  GenerateOptions force;
+  force.force = true;
+  auto r = GenerateDataset(SmallDataset(folder), format, FormatOptions{}, storage.get(), force);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kAlreadyExists);
+  CHECK(r.status().message().find(folder + "/valid/img_0_of_2.raw") != std::string::npos);
+  CHECK(format.writes == 0);
+  CHECK_FALSE(fs::exists(folder + "/.dlio-dataset.json"));
+  CHECK(testing::ReadTextFile(folder + "/valid/img_0_of_2.raw") == theirs);
+
+  fs::remove(folder + "/valid/img_0_of_2.raw");  // the companion name still blocks
+  auto again = GenerateDataset(SmallDataset(folder), format, FormatOptions{}, storage.get(), force);
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.status().message().find(folder + "/valid/img_1_of_2.raw.idx") != std::string::npos);
+  CHECK(testing::ReadTextFile(folder + "/valid/img_1_of_2.raw.idx") == "their index");
+  CHECK(format.writes == 0);
+}
+
+TEST_CASE("a staging folder in a forced foreign folder is left alone", "[generator]") {
   testing::TempDir dir;
   namespace fs = std::filesystem;
   const std::string folder = dir / "data";
@@ -311,21 +347,24 @@ TEST_CASE("a staging folder in a forced foreign folder is not cleared", "[genera
   GenerateOptions force;
   force.force = true;
   auto r = GenerateDataset(SmallDataset(folder), format, FormatOptions{}, storage.get(), force);
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == StatusCode::kAlreadyExists);
-  CHECK(r.status().message().find(folder + "/valid/.dlio-tmp-rank0") != std::string::npos);
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  CHECK(r->files_written == 7);
   CHECK(testing::ReadTextFile(folder + "/valid/.dlio-tmp-rank0/img_0_of_2.raw") == "theirs");
+  REQUIRE(r->warnings.size() == 1);
+  CHECK(r->warnings[0].find(folder + "/valid/.dlio-tmp-rank0") != std::string::npos);
 }
 
-TEST_CASE("generation clears a crashed run's staging folder in our own folder", "[generator]") {
+TEST_CASE("files inside a leftover staging folder are never deleted", "[generator]") {
   auto storage = MemoryStorage();
   RawFormat format(true);
   const DatasetConfig d = SmallDataset("ds");
   REQUIRE(GenerateDataset(d, format, FormatOptions{}, storage.get(), GenerateOptions{}).ok());
   REQUIRE(storage->Remove("ds/train/img_3_of_5.raw").ok());
-  {
-    REQUIRE(storage->CreateDirs("ds/train/.dlio-tmp-rank0").ok());
-    auto f = storage->Open("ds/train/.dlio-tmp-rank0/img_3_of_5.raw", OpenMode::kCreateNew);
+  // What a crashed run leaves looks like what a user may have put there: both stay.
+  for (const char* path : {"ds/train/.dlio-tmp-rank0/img_3_of_5.raw",
+                           "ds/train/.dlio-tmp-rank0-123-abc/img_3_of_5.raw"}) {
+    auto f = storage->Open(path, OpenMode::kCreateNew);
     REQUIRE(f.ok());
     REQUIRE((*f)->WriteAt(0, "half", 4).ok());
   }
@@ -334,7 +373,9 @@ TEST_CASE("generation clears a crashed run's staging folder in our own folder", 
   REQUIRE(r.ok());
   CHECK(r->files_written == 1);
   CHECK(r->files_skipped == 6);
-  CHECK_FALSE(Exists(storage.get(), "ds/train/.dlio-tmp-rank0"));
+  CHECK(*storage->FileSize("ds/train/.dlio-tmp-rank0/img_3_of_5.raw") == 4);
+  CHECK(*storage->FileSize("ds/train/.dlio-tmp-rank0-123-abc/img_3_of_5.raw") == 4);
+  CHECK(r->warnings.size() == 2);
   auto spec = DatasetFileSpec(d, format, Split::kTrain, 3, GenerateOptions{}.seed);
   uint64_t payload = 8;
   for (auto s : spec.sample_sizes) payload += s;
@@ -378,6 +419,174 @@ TEST_CASE("a failed write leaves no final-named file and no staging folder", "[g
   REQUIRE(again.ok());
   CHECK(again->files_skipped == 2);
   CHECK(again->files_written == 5);
+}
+
+TEST_CASE("an orphaned companion of a killed run is replaced, also with force", "[generator]") {
+  auto storage = MemoryStorage();
+  RawFormat format(false);
+  format.companion = true;
+  const DatasetConfig d = SmallDataset("ds");
+  REQUIRE(GenerateDataset(d, format, FormatOptions{}, storage.get(), GenerateOptions{}).ok());
+  // A kill between the renames of the companion and its file: the index under its final name, the
+  // file missing (still in the killed run's staging folder).
+  REQUIRE(storage->Remove("ds/train/img_2_of_5.raw").ok());
+  {
+    auto idx = storage->Open("ds/train/img_2_of_5.raw.idx", OpenMode::kWrite);
+    REQUIRE(idx.ok());
+    REQUIRE((*idx)->WriteAt(0, "stale", 5).ok());
+  }
+  for (bool force : {false, true}) {
+    GenerateOptions options;
+    options.force = force;
+    auto r = GenerateDataset(d, format, FormatOptions{}, storage.get(), options);
+    INFO(r.status().ToString());
+    REQUIRE(r.ok());
+    CHECK(r->files_written == (force ? 0u : 1u));
+    CHECK(r->files_skipped == (force ? 7u : 6u));
+  }
+  CHECK(*storage->FileSize("ds/train/img_2_of_5.raw") == 8 + 3 * 1024);
+  auto idx = storage->Open("ds/train/img_2_of_5.raw.idx", OpenMode::kRead);
+  REQUIRE(idx.ok());
+  char text[6] = {};
+  REQUIRE((*idx)->ReadExactAt(0, 5, text).ok());
+  CHECK(std::string(text) == "index");  // the new unit's, not the orphan
+}
+
+TEST_CASE("a dangling symbolic link at a dataset name is left alone", "[generator]") {
+  testing::TempDir dir;
+  namespace fs = std::filesystem;
+  auto storage = NewPosixStorage(StorageOptions{});
+  RawFormat format(false);
+  format.companion = true;
+  const DatasetConfig d = SmallDataset(dir / "data");
+  REQUIRE(GenerateDataset(d, format, FormatOptions{}, storage.get(), GenerateOptions{}).ok());
+  for (const std::string name : {"img_1_of_5.raw", "img_1_of_5.raw.idx"}) {
+    CAPTURE(name);
+    const std::string link = dir / ("data/train/" + name);
+    fs::remove(dir / "data/train/img_1_of_5.raw");
+    fs::remove(dir / "data/train/img_1_of_5.raw.idx");
+    fs::create_symlink(dir / "elsewhere/not-mounted", link);
+    auto r = GenerateDataset(d, format, FormatOptions{}, storage.get(), GenerateOptions{});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == StatusCode::kAlreadyExists);
+    CHECK(r.status().message().find(link) != std::string::npos);
+    CHECK(fs::is_symlink(link));
+    CHECK(fs::read_symlink(link) == dir / "elsewhere/not-mounted");
+    fs::remove(link);
+  }
+}
+
+TEST_CASE("a user's .dlio-dataset.json.tmp is neither overwritten nor renamed", "[generator]") {
+  testing::TempDir dir;
+  namespace fs = std::filesystem;
+  fs::create_directories(dir / "data");
+  testing::WriteTextFile(dir / "data/.dlio-dataset.json.tmp", "my notes");
+  auto storage = NewPosixStorage(StorageOptions{});
+  RawFormat format(false);
+  const DatasetConfig d = SmallDataset(dir / "data");
+  auto r = GenerateDataset(d, format, FormatOptions{}, storage.get(), GenerateOptions{});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  CHECK(testing::ReadTextFile(dir / "data/.dlio-dataset.json.tmp") == "my notes");
+  REQUIRE(r->warnings.size() == 1);  // reported, as a leftover of an earlier run would be
+  CHECK(r->warnings[0].find(dir / "data/.dlio-dataset.json.tmp ") != std::string::npos);
+  CHECK(testing::ReadTextFile(DatasetMarkerPath(d)).find("\"version\": 1") != std::string::npos);
+  // No other temporary marker is left behind.
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir / "data")) {
+    names.push_back(e.path().filename());
+  }
+  std::sort(names.begin(), names.end());
+  CHECK(names ==
+        std::vector<std::string>{".dlio-dataset.json", ".dlio-dataset.json.tmp", "train", "valid"});
+}
+
+TEST_CASE("a file_prefix that is not a plain name part is refused naming the key", "[generator]") {
+  testing::TempDir dir;
+  namespace fs = std::filesystem;
+  auto storage = NewPosixStorage(StorageOptions{});
+  RawFormat format(false);
+  for (const std::string prefix : {"../..", "a/b", "/abs", ".dlio-tmp-rank0"}) {
+    CAPTURE(prefix);
+    DatasetConfig d = SmallDataset(dir / "deep/data");
+    d.file_prefix = prefix;
+    auto r = GenerateDataset(d, format, FormatOptions{}, storage.get(), GenerateOptions{});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.status().code() == StatusCode::kInvalidArgument);
+    CHECK(r.status().message().find("dataset.file_prefix") == 0);
+  }
+  CHECK(format.writes == 0);
+  CHECK_FALSE(fs::exists(dir / "deep"));
+}
+
+TEST_CASE("a second generation of a folder in use fails naming the folder and the holder",
+          "[generator]") {
+  testing::TempDir dir;
+  for (const bool posix : {true, false}) {
+    CAPTURE(posix);
+    auto storage = posix ? NewPosixStorage(StorageOptions{}) : MemoryStorage();
+    const DatasetConfig d = SmallDataset(dir / (posix ? "posix" : "memory"));
+    RawFormat first(false), second(false);
+    Result<GenerateReport> second_result = Status::Internal("not run");
+    // The second generation starts while the first is writing its third file.
+    first.on_write = [&](int writes) {
+      if (writes != 2) return;
+      std::thread other(
+          [&] { second_result = GenerateDataset(d, second, FormatOptions{}, storage.get(), {}); });
+      other.join();
+    };
+    auto r = GenerateDataset(d, first, FormatOptions{}, storage.get(), GenerateOptions{});
+    INFO(r.status().ToString());
+    REQUIRE(r.ok());
+    CHECK(r->files_written == 7);
+    REQUIRE_FALSE(second_result.ok());
+    const std::string message = second_result.status().message();
+    INFO(message);
+    CHECK(second_result.status().code() == StatusCode::kAlreadyExists);
+    CHECK(message.find("data folder " + d.data_folder + " is being generated") == 0);
+    CHECK(message.find("pid " + std::to_string(::getpid())) != std::string::npos);
+    CHECK(second.writes == 0);
+    // Released at the end: the lock file is gone and a later run proceeds.
+    CHECK_FALSE(Exists(storage.get(), d.data_folder + "/.dlio-generate.lock"));
+    auto later = GenerateDataset(d, second, FormatOptions{}, storage.get(), GenerateOptions{});
+    REQUIRE(later.ok());
+    CHECK(later->files_skipped == 7);
+  }
+}
+
+TEST_CASE("a generation killed at any file leaves no lock and a rerun completes it",
+          "[generator]") {
+  testing::TempDir dir;
+  namespace fs = std::filesystem;
+  const DatasetConfig d = SmallDataset(dir / "data");
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {  // killed (SIGKILL, no cleanup) while writing its fourth file
+    auto storage = NewPosixStorage(StorageOptions{});
+    RawFormat format(false);
+    format.companion = true;
+    format.on_write = [](int writes) {
+      if (writes == 3) ::raise(SIGKILL);
+    };
+    (void)GenerateDataset(d, format, FormatOptions{}, storage.get(), GenerateOptions{});
+    ::_exit(0);
+  }
+  int wstatus = 0;
+  REQUIRE(::waitpid(child, &wstatus, 0) == child);
+  REQUIRE(WIFSIGNALED(wstatus));
+  CHECK(fs::exists(dir / "data/.dlio-generate.lock"));  // the file stays; its flock does not
+
+  auto storage = NewPosixStorage(StorageOptions{});
+  RawFormat format(false);
+  format.companion = true;
+  auto r = GenerateDataset(d, format, FormatOptions{}, storage.get(), GenerateOptions{});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  CHECK(r->files_skipped == 3);
+  CHECK(r->files_written == 4);
+  REQUIRE(r->warnings.size() == 1);  // the killed run's staging folder, left alone
+  CHECK(r->warnings[0].find(dir / "data/train/.dlio-tmp-rank0-") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "data/.dlio-generate.lock"));
 }
 
 TEST_CASE("synthetic formats generate nothing and succeed", "[generator]") {

@@ -1,3 +1,9 @@
 dlio_add_test(generator_test LIBS dlio_generator dlio_storage SOURCES generator/generator_test.cc)
 dlio_add_test(generator_formats_test LIBS dlio_generator dlio_format dlio_storage
   SOURCES generator/generator_formats_test.cc)
+if(DLIO_WITH_MPI)
+  # The generation lock and error agreement across ranks (under mpiexec).
+  dlio_add_mpi_test(generator_mpi_test RANKS 2 3
+    LIBS dlio_generator dlio_format dlio_storage dlio_comm
+    SOURCES generator/generator_mpi_test.cc)
+endif()

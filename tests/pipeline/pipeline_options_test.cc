@@ -38,6 +38,13 @@ class DoublingFormat : public Format {
     for (size_t i = 0; i < size; ++i) out->data()[2 * i] = out->data()[2 * i + 1] = data[i];
     return Status::OK();
   }
+  Status DecodeWithLimit(const uint8_t* data, size_t size, uint64_t max_decoded_bytes,
+                         SampleBuffer* out) const override {
+    if (2 * size > max_decoded_bytes) {
+      return Status::ResourceExhausted("decodes to more than reader.max_decoded_bytes");
+    }
+    return Decode(data, size, out);
+  }
 
  private:
   int poison_;
@@ -101,6 +108,28 @@ TEST_CASE("decoding: batches carry decoded bytes, Batch::bytes counts the bytes 
         CHECK(seen == plan.size());
       }
     }
+  }
+}
+
+TEST_CASE("decoding: the pipeline hands PipelineEnv::max_decoded_bytes to the decoder") {
+  FakeSource source(1, 4, /*fixed_size=*/8);  // each sample decodes to 16 bytes
+  DoublingFormat format;
+  for (const uint64_t limit : {uint64_t{16}, uint64_t{15}}) {
+    CAPTURE(limit);
+    PipelineOptions options;
+    options.batch_size = 2;
+    PipelineEnv env;
+    env.source = &source;
+    env.decoder = &format;
+    env.max_decoded_bytes = limit;
+    auto pipeline = Build("sync", options, env);
+    REQUIRE(pipeline.ok());
+    REQUIRE((*pipeline)->StartEpoch(0, Plan(source)).ok());
+    BatchLease lease;
+    bool end = false;
+    Status st = (*pipeline)->Next(&lease, &end);
+    CHECK(st.ok() == (limit == 16));
+    if (!st.ok()) CHECK(st.code() == StatusCode::kResourceExhausted);
   }
 }
 

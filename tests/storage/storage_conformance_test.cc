@@ -213,6 +213,36 @@ TEST_CASE("storage conformance: directories, List, Rename, Remove") {
   CHECK(*s.List(b->root) == std::vector<std::string>{"c", "x"});
 }
 
+TEST_CASE("storage conformance: TryLock excludes a second holder until released") {
+  const std::string name = GENERATE(from_range(StorageNames()));
+  CAPTURE(name);
+  auto b = MakeBackend(name);
+  Storage& s = *b->storage;
+  auto first = s.TryLock(*b / "lock");
+  INFO(first.status().ToString());
+  REQUIRE(first.ok());
+  REQUIRE(*first != nullptr);
+  CHECK(*s.Exists(*b / "lock"));  // created, empty
+  CHECK(*s.FileSize(*b / "lock") == 0);
+  auto second = s.TryLock(*b / "lock");
+  REQUIRE(second.ok());
+  CHECK(*second == nullptr);               // held
+  WriteWhole(s, *b / "lock", Pattern(5));  // the holder may write into it
+  first->reset();
+  auto third = s.TryLock(*b / "lock");
+  REQUIRE(third.ok());
+  REQUIRE(*third != nullptr);
+  CHECK(ReadWhole(s, *b / "lock") == Pattern(5));  // an existing lock file keeps its bytes
+  // A holder that removes the file before releasing it: the next TryLock takes a new file.
+  REQUIRE(s.Remove(*b / "lock").ok());
+  third->reset();
+  auto fourth = s.TryLock(*b / "lock");
+  REQUIRE(fourth.ok());
+  CHECK(*fourth != nullptr);
+  CHECK(*s.Exists(*b / "lock"));
+  CHECK_FALSE(s.TryLock(b->root).ok());  // a directory is no lock file
+}
+
 TEST_CASE("storage conformance: concurrent ReadAt from 4 threads") {
   const std::string name = GENERATE(from_range(StorageNames()));
   CAPTURE(name);

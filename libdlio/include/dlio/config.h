@@ -116,7 +116,8 @@ struct ReaderConfig {
   bool verify_checksums = true;         // reader.verify_checksums: check CRCs (tfrecord)
   bool use_index = true;                // reader.use_index: read via the .idx when present
   bool decode = false;  // reader.decode: decode samples (jpeg/png pixels, csv floats)
-  bool reopen_files_each_epoch = false;  // reader.reopen_files_each_epoch
+  uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
+  bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
 };
 
 struct TrainConfig {

@@ -36,6 +36,9 @@ struct FileSpec {
   uint64_t seed = 0;                   // content and labels derive from it
 };
 
+// The default of FormatOptions::max_decoded_bytes (reader.max_decoded_bytes): 1 GiB.
+inline constexpr uint64_t kDefaultMaxDecodedBytes = uint64_t{1} << 30;
+
 // Format-level knobs (from dataset.* and reader.*).
 struct FormatOptions {
   std::string compression = "none";  // none, gzip (alias zlib, deflate); hdf5 also lzf, szip
@@ -50,9 +53,12 @@ struct FormatOptions {
   bool write_index = true;           // tfrecord: write <file>.idx (record offsets) alongside
   bool use_index = true;             // tfrecord: readers use <file>.idx when it exists
   bool decode = false;               // pipelines call Format::Decode on each sample
-  uint64_t transfer_size = 262144;   // bytes per read request for streaming readers (0 = whole)
-  bool direct = false;               // open with FileOptions::direct
-  bool verify = true;                // check checksums where the format has them
+  // With decode: image readers (jpeg, png) refuse at Open, from the header, an image whose
+  // decoded pixels would exceed this many bytes (a decompression bomb), naming the file.
+  uint64_t max_decoded_bytes = kDefaultMaxDecodedBytes;
+  uint64_t transfer_size = 262144;  // bytes per read request for streaming readers (0 = whole)
+  bool direct = false;              // open with FileOptions::direct
+  bool verify = true;               // check checksums where the format has them
   // npz: a deflated member of at most this many bytes is inflated once per open reader and kept
   // (later samples are a memcpy); larger ones are re-inflated from a forward-moving stream.
   uint64_t inflate_cache_bytes = 256ull << 20;
@@ -117,6 +123,16 @@ class Format {
     (void)size;
     (void)out;
     return Status::Unimplemented("format " + name() + " has no decoder (reader.decode)");
+  }
+  // Decode with a limit: formats whose decoded size can exceed the stored size by far (jpeg,
+  // png) read the decoded size from the header first and refuse, before allocating anything, a
+  // sample that would decode to more than `max_decoded_bytes` (ResourceExhausted naming the
+  // dimensions and reader.max_decoded_bytes); their Decode applies kDefaultMaxDecodedBytes.
+  // Default: Decode (a decoded size bounded by the stored size needs no limit).
+  virtual Status DecodeWithLimit(const uint8_t* data, size_t size, uint64_t max_decoded_bytes,
+                                 SampleBuffer* out) const {
+    (void)max_decoded_bytes;
+    return Decode(data, size, out);
   }
   // Shared files written by all ranks (a one-file dataset under MPI, docs/scaling.md). Whether
   // WriteShared can write a file on `storage` with `options` for the ranks of `shared`; false (the

@@ -36,47 +36,64 @@ struct GenerateOptions {
   int world = 1;
   uint64_t seed = 123;
   // Allow generating into a non-empty folder that holds no dlio dataset marker. Even then no
-  // existing file is ever overwritten or deleted.
+  // existing file is ever adopted, overwritten or deleted: an entry at a dataset file's name is
+  // refused before anything is written.
   bool force = false;
   // Called after each file with (files done by this rank, files this rank writes, bytes so far).
   std::function<void(uint64_t, uint64_t, uint64_t)> progress;
   // Multi-rank runs: a barrier over all ranks (e.g. [&] { return comm->Barrier(); }). With it, rank
-  // 0 checks the folder and writes the marker before the barrier and the other ranks check after
-  // it, so no rank mistakes rank 0's fresh files for foreign data. Every rank calls it exactly
-  // once, even when its own check failed. Without it (serial runs), each rank checks on its own
-  // and rank 0 must finish its check before the others start.
+  // 0 claims the folder (lock, check, marker) before the first barrier and the other ranks check
+  // after it, so no rank mistakes rank 0's fresh files for foreign data; the second barrier, after
+  // every rank's files, keeps rank 0's generation lock until no rank writes any more. Every rank
+  // calls it exactly twice, even when its own part failed. Without it (serial runs), each rank
+  // checks on its own and rank 0 must finish before the others start.
   std::function<Status()> barrier;
-  // All ranks (with world > 1): a split of one file is then written by every rank together when
-  // the format can (Format::CanWriteShared: npy, indexed_binary, uncompressed hdf5), staged in
-  // "<parent>/.dlio-tmp-shared/" and renamed by rank 0, which alone counts it in its report.
-  // Without it, or for other formats, rank 0 writes such a file alone.
+  // All ranks (with world > 1): ranks agree on errors (after the folder check and at the end, so
+  // a failure anywhere fails every rank; the others get Cancelled), and a split of one file is
+  // written by every rank together when the format can (Format::CanWriteShared: npy,
+  // indexed_binary, uncompressed hdf5), staged in "<parent>/.dlio-tmp-shared-<id>/" and renamed
+  // by rank 0, which alone counts it in its report. Without it, or for other formats, rank 0
+  // writes such a file alone.
   Comm* comm = nullptr;
 };
 
 struct GenerateReport {
   uint64_t files_written = 0;
-  uint64_t files_skipped = 0;  // already present with the expected size (earlier run)
+  uint64_t files_skipped = 0;  // already present and complete (an earlier run's)
   uint64_t bytes_written = 0;
   int64_t duration_ns = 0;
+  // Rank 0: what the user should know but did not stop generation (leftovers of interrupted
+  // runs that were left alone, a storage without a generation lock).
+  std::vector<std::string> warnings;
 };
 
 // The marker file that makes a folder "a dlio dataset": <data_folder>/.dlio-dataset.json,
 // holding the dataset config it was generated from.
 std::string DatasetMarkerPath(const DatasetConfig& dataset);
 
-// Writes this rank's share of the train and eval files. Refuses (AlreadyExists) a non-empty
-// data_folder without the marker unless options.force; refuses a marker whose dataset
-// parameters differ from `dataset` (FailedPrecondition, naming the differing key, e.g.
-// "dataset.record_length_bytes: existing dataset in ./data has 1024, config asks 2048; ...").
-// Rank 0 writes the marker (tmp + rename) before any data file, also into a forced folder.
-// Each file is written by format.Write into a per-rank staging folder beside it,
-// "<parent>/.dlio-tmp-rank<r>/<name>", and every entry written there (the file and companions such
-// as "<name>.off.idx") is renamed into <parent>, the file itself last, so a crash never leaves a
-// partial file under a final name; the staging folder is removed at the end (and on failure).
-// Existing files with a plausible size (>= the payload when uncompressed, > 0 when compressed)
-// are kept (skipped), never rewritten; an implausible one is AlreadyExists naming it. A leftover
-// staging folder is cleared only when the data folder held our marker (or nothing) before this
-// call; otherwise it is AlreadyExists. Formats without files: nothing is written, OK.
+// Writes this rank's share of the train and eval files. What a kill at any point leaves and what
+// a rerun does: docs/architecture.md, "Dataset generation".
+// - Refuses (InvalidArgument) a dataset.file_prefix that is not a plain file-name part (a '/', or
+//   starting with ".dlio-").
+// - Refuses (AlreadyExists) a non-empty data_folder without the marker unless options.force, and
+//   a marker whose dataset parameters differ from `dataset` (FailedPrecondition, naming the
+//   differing key, e.g. "dataset.record_length_bytes: existing dataset in ./data has 1024, config
+//   asks 2048; ...").
+// - Rank 0 holds <data_folder>/.dlio-generate.lock (Storage::TryLock; it records the holder's pid
+//   and host) for the whole generation; a second generation of the same folder meanwhile fails
+//   with AlreadyExists naming the folder and the holder. It then writes the marker (unique
+//   temporary name, created new, then renamed) before any data file, also into a forced folder.
+// - Each file is written by format.Write into a staging folder this run creates beside it,
+//   "<parent>/.dlio-tmp-rank<r>-<id>/<name>", and every entry written there (the file and
+//   companions such as "<name>.idx") is renamed into <parent>: companions first, the file itself
+//   last, so a file under its final name is complete with its companions. A companion under its
+//   final name without its file (a kill between the renames) is replaced. Staging folders are
+//   removed at the end (and on failure); only files this run created are ever removed.
+// - Existing files are kept (skipped), never rewritten, when complete: at least the payload for
+//   formats storing exact sample sizes uncompressed; else the file opens with the format's reader
+//   and holds num_samples_per_file samples. Anything else at a file's name (an incomplete file, a
+//   dangling symbolic link) is AlreadyExists naming it.
+// Formats without files: nothing is written, OK.
 Result<GenerateReport> GenerateDataset(const DatasetConfig& dataset, const Format& format,
                                        const FormatOptions& format_options, Storage* storage,
                                        const GenerateOptions& options);

@@ -144,6 +144,8 @@ struct PipelineEnv {
   // When set (reader.decode), preprocessing decodes every sample with decoder->Decode: batches
   // then carry the decoded bytes, Batch::bytes still counts the bytes read. Not owned.
   const Format* decoder = nullptr;
+  // The decoded-size limit handed to decoder->DecodeWithLimit (reader.max_decoded_bytes).
+  uint64_t max_decoded_bytes = kDefaultMaxDecodedBytes;
 };
 
 using PipelineFactory =

@@ -93,6 +93,18 @@ class File {
   bool closed_ = false;
 };
 
+// An exclusive advisory lock taken by Storage::TryLock, released when destroyed. Requires external
+// synchronization (one owner); destroy it before the Storage that made it.
+class StorageLock {
+ public:
+  virtual ~StorageLock() = default;
+  StorageLock(const StorageLock&) = delete;
+  StorageLock& operator=(const StorageLock&) = delete;
+
+ protected:
+  StorageLock() = default;
+};
+
 struct StorageOptions {
   std::string name = "posix";  // registry name: posix, memory, slow, mpiio
   bool direct = false;         // posix: open data files with O_DIRECT (reader.odirect)
@@ -132,6 +144,16 @@ class Storage {
   Status Remove(const std::string& path);                         // a file, never a directory
   Status RemoveEmptyDir(const std::string& path);
   Status SyncDir(const std::string& dir);  // makes a rename durable
+  // Takes an exclusive advisory lock named by the file `path`, without waiting: the lock, or
+  // nullptr when another holder has it. The file is created when missing (empty); an existing one
+  // is used as it is (never truncated) and must be a regular file (a symbolic link is refused).
+  // Locks exclude only other TryLock calls. posix (and stdio, slow, mpiio over it): flock(2), so a
+  // lock excludes every other TryLock on this host, in this process too, and on other hosts where
+  // the file system's flock is cluster-wide (NFSv4; Lustre mounted with -o flock); the kernel
+  // releases it when the holder dies, so no lock outlives its process. A holder may remove the
+  // file before releasing it: a later TryLock then locks a new file. memory: within this storage.
+  // Unimplemented where there is no lock (storages without one, file systems without flock).
+  Result<std::unique_ptr<StorageLock>> TryLock(const std::string& path);
 
   IoStats stats() const;
   const std::string& name() const { return name_; }
@@ -176,6 +198,7 @@ class Storage {
   virtual Status DoRemove(const std::string& path) = 0;
   virtual Status DoRemoveEmptyDir(const std::string& path) = 0;
   virtual Status DoSyncDir(const std::string& dir) = 0;
+  virtual Result<std::unique_ptr<StorageLock>> DoTryLock(const std::string& path);
   const IoSink& sink() const { return sink_; }
   // The trace "cat" of this storage's events ("POSIX" unless a backend says otherwise); a string
   // literal, set in the backend's constructor.

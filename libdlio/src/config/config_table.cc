@@ -396,6 +396,10 @@ std::vector<KeySpec> BuildTable() {
            "tfrecord: locate records through <file>.idx when it exists (else scan the file)"));
   add(Bool("reader.decode", DLIO_FIELD(bool, reader.decode),
            "decode samples on the preprocessing threads (jpeg/png pixels, csv float32 values)"));
+  add(Uint("reader.max_decoded_bytes", DLIO_FIELD(uint64_t, reader.max_decoded_bytes),
+           "with decode: a jpeg/png image larger than this once decoded is refused from its "
+           "header, before anything is allocated (decompression bombs); the error names the file",
+           kSizeUnits));
   add(Bool("reader.reopen_files_each_epoch", DLIO_FIELD(bool, reader.reopen_files_each_epoch),
            "close every open file at each epoch start (loaders whose workers restart per epoch); "
            "false keeps up to max_open_files open across epochs"));

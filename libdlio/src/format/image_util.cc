@@ -108,11 +108,27 @@ Result<ImageEnds> ReadImageEnds(File* file, uint64_t size, size_t head_bytes, si
   return ends;
 }
 
-std::unique_ptr<FormatReader> NewImageReader(std::string format_name, std::unique_ptr<File> file,
-                                             uint64_t file_size, ImageInfo info,
-                                             uint64_t transfer_size) {
-  return std::make_unique<ImageReader>(std::move(format_name), std::move(file), file_size,
-                                       std::move(info), transfer_size);
+Status CheckDecodedSize(const std::string& what, uint64_t width, uint64_t height, uint64_t channels,
+                        uint64_t max_bytes) {
+  const uint64_t bytes = width * height * channels;  // each factor < 2^32, channels <= 4
+  if (bytes <= max_bytes) return Status::OK();
+  return Status::ResourceExhausted(
+      what + ": a " + std::to_string(width) + "x" + std::to_string(height) + " image with " +
+      std::to_string(channels) + " channel(s) decodes to " + std::to_string(bytes) +
+      " bytes, more than reader.max_decoded_bytes (" + std::to_string(max_bytes) +
+      "); refused before decoding (a decompression bomb?): raise reader.max_decoded_bytes to "
+      "decode it");
+}
+
+Result<std::unique_ptr<FormatReader>> NewImageReader(std::string format_name,
+                                                     std::unique_ptr<File> file, uint64_t file_size,
+                                                     ImageInfo info, const FormatOptions& options) {
+  if (options.decode) {
+    DLIO_RETURN_NOT_OK(CheckDecodedSize(file->path(), info.width, info.height, info.channels,
+                                        options.max_decoded_bytes));
+  }
+  return std::unique_ptr<FormatReader>(std::make_unique<ImageReader>(
+      std::move(format_name), std::move(file), file_size, std::move(info), options.transfer_size));
 }
 
 }  // namespace dlio::format_internal

@@ -45,9 +45,16 @@ struct ImageInfo {
   std::string extra_json;  // format-specific ",\"key\":value" pairs for DescribeJson
 };
 
-// A reader of one image file: one sample, the file's bytes, read in transfer_size requests.
-std::unique_ptr<FormatReader> NewImageReader(std::string format_name, std::unique_ptr<File> file,
-                                             uint64_t file_size, ImageInfo info,
-                                             uint64_t transfer_size);
+// ResourceExhausted when an image of width x height x channels bytes exceeds `max_bytes`
+// (reader.max_decoded_bytes): "<what>: a WxH image with C channels decodes to N bytes, ...".
+Status CheckDecodedSize(const std::string& what, uint64_t width, uint64_t height, uint64_t channels,
+                        uint64_t max_bytes);
+
+// A reader of one image file: one sample, the file's bytes, read in options.transfer_size
+// requests. With options.decode, an image larger than options.max_decoded_bytes once decoded is
+// refused here, before any sample is read (CheckDecodedSize naming the file).
+Result<std::unique_ptr<FormatReader>> NewImageReader(std::string format_name,
+                                                     std::unique_ptr<File> file, uint64_t file_size,
+                                                     ImageInfo info, const FormatOptions& options);
 
 }  // namespace dlio::format_internal

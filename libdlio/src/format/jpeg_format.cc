@@ -66,9 +66,10 @@ struct DecodeJob {
   uint32_t width = 0, height = 0, channels = 0, components = 0;
   J_COLOR_SPACE color_space = JCS_UNKNOWN;
   bool progressive = false;
+  uint64_t max_bytes = 0;  // refuse (kRunTooLarge) an image larger once decoded
 };
 
-enum RunResult { kRunOk = 0, kRunLibraryError = 1, kRunNoMemory = 2 };
+enum RunResult { kRunOk = 0, kRunLibraryError = 1, kRunNoMemory = 2, kRunTooLarge = 3 };
 
 RunResult RunDecode(DecodeJob* job) {
   jpeg_decompress_struct* const cinfo = &job->cinfo;
@@ -92,6 +93,13 @@ RunResult RunDecode(DecodeJob* job) {
   if (job->out == nullptr) {
     jpeg_destroy_decompress(cinfo);
     return kRunOk;
+  }
+  // Before jpeg_start_decompress, which allocates the library's buffers for the whole image.
+  if (uint64_t{cinfo->output_width} * cinfo->output_height * job->channels > job->max_bytes) {
+    job->width = cinfo->output_width;
+    job->height = cinfo->output_height;
+    jpeg_destroy_decompress(cinfo);
+    return kRunTooLarge;
   }
   jpeg_start_decompress(cinfo);
   const size_t row = size_t{cinfo->output_width} * static_cast<size_t>(cinfo->output_components);
@@ -212,13 +220,21 @@ class JpegFormat final : public Format {
   bool has_decoder() const override { return true; }
 
   Status Decode(const uint8_t* data, size_t size, SampleBuffer* out) const override {
+    return DecodeWithLimit(data, size, kDefaultMaxDecodedBytes, out);
+  }
+
+  Status DecodeWithLimit(const uint8_t* data, size_t size, uint64_t max_decoded_bytes,
+                         SampleBuffer* out) const override {
     DecodeJob job;
     job.data = data;
     job.size = size;
     job.out = out;
+    job.max_bytes = max_decoded_bytes;
     switch (RunDecode(&job)) {
       case kRunOk:
         return Status::OK();
+      case kRunTooLarge:
+        return CheckDecodedSize("jpeg", job.width, job.height, job.channels, max_decoded_bytes);
       case kRunNoMemory:
         return Status::ResourceExhausted("jpeg: no memory for " + std::to_string(job.width) + "x" +
                                          std::to_string(job.height) + "x" +
@@ -296,7 +312,7 @@ class JpegFormat final : public Format {
     info.extra_json = ",\"components\":" + std::to_string(job.components) + ",\"color_space\":\"" +
                       ColorSpaceName(job.color_space) +
                       "\",\"progressive\":" + (job.progressive ? "true" : "false");
-    return NewImageReader("jpeg", std::move(file), size, std::move(info), options.transfer_size);
+    return NewImageReader("jpeg", std::move(file), size, std::move(info), options);
   }
 };
 

@@ -52,6 +52,7 @@ struct DecodeJob {
   png_structp png = nullptr;
   png_infop info = nullptr;
   uint32_t width = 0, height = 0, channels = 0;
+  uint64_t max_bytes = 0;  // refuse (kRunTooLarge) an image larger once decoded
 };
 
 void ReadFromMemory(png_structp png, png_bytep dst, size_t n) {
@@ -66,7 +67,7 @@ void ReadFromMemory(png_structp png, png_bytep dst, size_t n) {
   job->pos += n;
 }
 
-enum RunResult { kRunOk = 0, kRunLibraryError = 1, kRunNoMemory = 2 };
+enum RunResult { kRunOk = 0, kRunLibraryError = 1, kRunNoMemory = 2, kRunTooLarge = 3 };
 
 RunResult RunDecode(DecodeJob* job) {
   job->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &job->err, OnPngError, OnPngWarning);
@@ -91,6 +92,10 @@ RunResult RunDecode(DecodeJob* job) {
   job->height = png_get_image_height(job->png, job->info);
   job->channels = png_get_channels(job->png, job->info);
   const size_t row = png_get_rowbytes(job->png, job->info);
+  if (uint64_t{row} * job->height > job->max_bytes) {
+    png_destroy_read_struct(&job->png, &job->info, nullptr);
+    return kRunTooLarge;
+  }
   if (!job->out->Resize(row * job->height).ok()) {
     png_destroy_read_struct(&job->png, &job->info, nullptr);
     return kRunNoMemory;
@@ -212,6 +217,11 @@ class PngFormat final : public Format {
   bool has_decoder() const override { return true; }
 
   Status Decode(const uint8_t* data, size_t size, SampleBuffer* out) const override {
+    return DecodeWithLimit(data, size, kDefaultMaxDecodedBytes, out);
+  }
+
+  Status DecodeWithLimit(const uint8_t* data, size_t size, uint64_t max_decoded_bytes,
+                         SampleBuffer* out) const override {
     if (size < sizeof kSignature || std::memcmp(data, kSignature, sizeof kSignature) != 0) {
       return Status::Corruption("png: no PNG signature at byte 0 (" + std::to_string(size) +
                                 " bytes)");
@@ -220,9 +230,12 @@ class PngFormat final : public Format {
     job.data = data;
     job.size = size;
     job.out = out;
+    job.max_bytes = max_decoded_bytes;
     switch (RunDecode(&job)) {
       case kRunOk:
         return Status::OK();
+      case kRunTooLarge:
+        return CheckDecodedSize("png", job.width, job.height, job.channels, max_decoded_bytes);
       case kRunNoMemory:
         return Status::ResourceExhausted("png: no memory for " + std::to_string(job.width) + "x" +
                                          std::to_string(job.height) + "x" +
@@ -295,7 +308,7 @@ class PngFormat final : public Format {
     info.extra_json = ",\"bit_depth\":" + std::to_string(depth) + ",\"color_type\":\"" +
                       ColorTypeName(color_type) +
                       "\",\"interlaced\":" + (interlace ? "true" : "false");
-    return NewImageReader("png", std::move(file), size, std::move(info), options.transfer_size);
+    return NewImageReader("png", std::move(file), size, std::move(info), options);
   }
 };
 

@@ -1,4 +1,7 @@
 # Sources of the generator module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
   src/generator/generator.cc
+  src/generator/dataset_folder.cc
+  src/generator/shared_file.cc
+  src/generator/staging.cc
 )

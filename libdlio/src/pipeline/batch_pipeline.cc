@@ -83,6 +83,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   const Clock* const clock_;
   Tracer* const tracer_;         // nullptr unless tracing is enabled
   const Format* const decoder_;  // nullptr unless samples are decoded
+  const uint64_t max_decoded_bytes_;
   const uint64_t batch_size_;
   const bool inline_reads_;  // the consumer reads in Next
   const bool preprocess_enabled_;
@@ -151,6 +152,7 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
       clock_(env.clock ? env.clock : SystemClock()),
       tracer_(env.tracer && env.tracer->enabled() ? env.tracer : nullptr),
       decoder_(env.decoder),
+      max_decoded_bytes_(env.max_decoded_bytes),
       batch_size_(options.batch_size),
       inline_reads_(options.read_threads == 0 ||
                     (mode == PipelineMode::kSync && options.read_threads <= 1)),
@@ -493,7 +495,8 @@ Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
     Sample& sample = slot->samples[j];
     SampleBuffer& out = slot->decoded[j];
     const size_t capacity = out.capacity();
-    DLIO_RETURN_NOT_OK(decoder_->Decode(sample.data, sample.size, &out));
+    DLIO_RETURN_NOT_OK(
+        decoder_->DecodeWithLimit(sample.data, sample.size, max_decoded_bytes_, &out));
     if (out.capacity() != capacity) {
       buffer_growths_.fetch_add(1, std::memory_order_relaxed);
       buffer_bytes_.fetch_add(out.capacity() - capacity, std::memory_order_relaxed);

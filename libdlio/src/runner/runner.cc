@@ -106,6 +106,7 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.use_index = c.reader.use_index;
   o.verify = c.reader.verify_checksums;
   o.decode = c.reader.decode;
+  o.max_decoded_bytes = c.reader.max_decoded_bytes;
   o.transfer_size = c.reader.transfer_size;
   o.direct = c.reader.odirect;
   o.synthetic_samples = c.dataset.num_samples_per_file;
@@ -216,7 +217,8 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
       pool_samples * c.dataset.record_length_bytes <= kMaxReservedPoolBytes) {
     po.reserve_sample_bytes = c.dataset.record_length_bytes;
   }
-  PipelineEnv pe{loop.source.get(), env.clock, env.tracer, c.reader.decode ? env.format : nullptr};
+  PipelineEnv pe{loop.source.get(), env.clock, env.tracer, c.reader.decode ? env.format : nullptr,
+                 c.reader.max_decoded_bytes};
   if (c.reader.decode && !env.format->has_decoder()) {
     return Status::InvalidArgument("reader.decode is true but format '" + env.format->name() +
                                    "' has no decoder (formats with one: jpeg, png, csv)");
@@ -446,6 +448,7 @@ Status Generate(RunState& st) {
   DLIO_ASSIGN_OR_RETURN(
       st.report.generate,
       GenerateDataset(c.dataset, *st.format, FormatOptionsFor(c), st.storage.get(), go));
+  for (const std::string& warning : st.report.generate.warnings) st.Warn(warning);
   if (st.comm->rank() == 0 && !c.side_io.read_file.empty()) {
     DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, 0));
     DLIO_RETURN_NOT_OK(GenerateSideFile(so, *st.registries, st.storage.get()));

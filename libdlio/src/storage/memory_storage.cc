@@ -90,9 +90,29 @@ class MemoryFile final : public File {
   const bool writable_;
 };
 
+// The paths locked in one MemoryStorage; shared with its locks.
+struct LockTable {
+  std::mutex mu;
+  std::set<std::string> held;
+};
+
+class MemoryLock final : public StorageLock {
+ public:
+  MemoryLock(std::shared_ptr<LockTable> table, std::string path)
+      : table_(std::move(table)), path_(std::move(path)) {}
+  ~MemoryLock() override {
+    std::lock_guard<std::mutex> lock(table_->mu);
+    table_->held.erase(path_);
+  }
+
+ private:
+  std::shared_ptr<LockTable> table_;
+  std::string path_;
+};
+
 class MemoryStorage final : public Storage {
  public:
-  MemoryStorage() : Storage("memory") {}
+  MemoryStorage() : Storage("memory"), locks_(std::make_shared<LockTable>()) {}
 
  protected:
   Result<std::unique_ptr<File>> DoOpen(const std::string& raw, OpenMode mode,
@@ -245,6 +265,23 @@ class MemoryStorage final : public Storage {
     return Status::OK();
   }
 
+  Result<std::unique_ptr<StorageLock>> DoTryLock(const std::string& raw) override {
+    const std::string path = Normalize(raw);
+    {
+      // The lock file is created as posix creates it; an existing one keeps its bytes.
+      std::lock_guard<std::mutex> lock(mu_);
+      if (IsDirLocked(path)) return Status::IOError("lock " + raw + ": not a regular file");
+      const std::string parent = Parent(path);
+      if (!parent.empty() && !IsDirLocked(parent) && ExistsLocked(parent)) {
+        return Status::IOError("open (lock file) " + raw + ": Not a directory");
+      }
+      if (files_.count(path) == 0) files_.emplace(path, std::make_shared<MemData>());
+    }
+    std::lock_guard<std::mutex> lock(locks_->mu);
+    if (!locks_->held.insert(path).second) return std::unique_ptr<StorageLock>();
+    return std::unique_ptr<StorageLock>(std::make_unique<MemoryLock>(locks_, path));
+  }
+
  private:
   bool ExistsLocked(const std::string& path) const {
     return files_.count(path) > 0 || IsDirLocked(path);
@@ -265,6 +302,7 @@ class MemoryStorage final : public Storage {
   std::mutex mu_;  // guards files_ and dirs_ (never held during a file's byte copies)
   std::map<std::string, std::shared_ptr<MemData>> files_;
   std::set<std::string> dirs_;
+  std::shared_ptr<LockTable> locks_;
 };
 
 }  // namespace

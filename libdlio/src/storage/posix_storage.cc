@@ -1,6 +1,7 @@
 // POSIX files: buffered, or O_DIRECT with an aligned bounce buffer for unaligned requests.
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -176,6 +177,48 @@ class PosixFile final : public File {
   std::vector<AlignedBuffer> pool_;
 };
 
+// A flock(2) on an open descriptor: closing the descriptor (or the holder's death) releases it.
+class PosixLock final : public StorageLock {
+ public:
+  explicit PosixLock(int fd) : fd_(fd) {}
+  ~PosixLock() override { ::close(fd_); }
+
+ private:
+  int fd_;
+};
+
+// One attempt: the lock, nullptr when held elsewhere, or an error. Sets *replaced when the lock
+// was taken on a file that is no longer the one at `path` (its holder removed it before releasing
+// it), so the caller tries again on the current file.
+Result<std::unique_ptr<StorageLock>> TryFlockOnce(const std::string& path, bool* replaced) {
+  *replaced = false;
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("open (lock file)", path);
+  struct stat held;
+  if (::fstat(fd, &held) != 0 || !S_ISREG(held.st_mode)) {
+    ::close(fd);
+    return Status::IOError("lock " + path + ": not a regular file");
+  }
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    if (err == EINTR) continue;
+    ::close(fd);
+    if (err == EWOULDBLOCK) return std::unique_ptr<StorageLock>();
+    if (err == ENOLCK || err == EOPNOTSUPP || err == ENOSYS) {
+      return Status::Unimplemented("flock " + path + ": " + std::strerror(err) +
+                                   " (the file system offers no flock)");
+    }
+    return Errno("flock", path, err);
+  }
+  struct stat now;
+  if (::stat(path.c_str(), &now) != 0 || now.st_dev != held.st_dev || now.st_ino != held.st_ino) {
+    ::close(fd);
+    *replaced = true;
+    return std::unique_ptr<StorageLock>();
+  }
+  return std::unique_ptr<StorageLock>(std::make_unique<PosixLock>(fd));
+}
+
 class PosixStorage final : public Storage {
  public:
   explicit PosixStorage(const StorageOptions& options)
@@ -326,6 +369,15 @@ class PosixStorage final : public Storage {
     if (::fsync(fd) != 0) st = Errno("fsync directory", dir);
     ::close(fd);
     return st;
+  }
+
+  Result<std::unique_ptr<StorageLock>> DoTryLock(const std::string& path) override {
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      bool replaced = false;
+      DLIO_ASSIGN_OR_RETURN(auto lock, TryFlockOnce(path, &replaced));
+      if (!replaced) return lock;
+    }
+    return Status::IOError("lock " + path + ": the lock file was replaced 100 times in a row");
   }
 
  private:

@@ -38,6 +38,9 @@ class StorageWrapper : public Storage {
   Status DoRemove(const std::string& path) override { return inner_->Remove(path); }
   Status DoRemoveEmptyDir(const std::string& path) override { return inner_->RemoveEmptyDir(path); }
   Status DoSyncDir(const std::string& dir) override { return inner_->SyncDir(dir); }
+  Result<std::unique_ptr<StorageLock>> DoTryLock(const std::string& path) override {
+    return inner_->TryLock(path);
+  }
 
  private:
   std::unique_ptr<Storage> inner_;

@@ -162,6 +162,9 @@ class StdioStorage final : public Storage {
   Status DoRemove(const std::string& path) override { return paths_->Remove(path); }
   Status DoRemoveEmptyDir(const std::string& path) override { return paths_->RemoveEmptyDir(path); }
   Status DoSyncDir(const std::string& dir) override { return paths_->SyncDir(dir); }
+  Result<std::unique_ptr<StorageLock>> DoTryLock(const std::string& path) override {
+    return paths_->TryLock(path);
+  }
 
  private:
   // Path operations are POSIX calls; this storage is never bound to a tracer, so each call is

@@ -239,6 +239,17 @@ Status Storage::SyncDir(const std::string& dir) {
   return st;
 }
 
+Result<std::unique_ptr<StorageLock>> Storage::TryLock(const std::string& path) {
+  CallTrace t(sink_, "flock");
+  Result<std::unique_ptr<StorageLock>> r = DoTryLock(path);
+  t.DonePath(path, r.ok() && *r != nullptr ? 0 : -1);
+  return r;
+}
+
+Result<std::unique_ptr<StorageLock>> Storage::DoTryLock(const std::string& path) {
+  return Status::Unimplemented("lock " + path + ": storage " + name_ + " has no file locks");
+}
+
 void Storage::set_trace_names(const char* category, const char* open, const char* read,
                               const char* write, const char* close) {
   sink_.category = category;
