@@ -372,5 +372,25 @@ TEST_CASE("csv reads with O_DIRECT on posix storage", "[format][csv][direct]") {
   }
 }
 
+TEST_CASE("csv decides the header of a huge first line from its first MiB", "[format][csv]") {
+  auto storage = BoundMemoryStorage();
+  auto csv = MakeFormatByName("csv");
+  std::string names, values;
+  for (int c = 0; c < 400000; ++c) {  // ~3 MB lines
+    names += (c ? ",name" : "name") + std::to_string(c);
+    values += (c ? ",0." : "0.") + std::to_string(c);
+  }
+  PutFile(storage.get(), "/named.csv", names + "\n" + values + "\n");
+  PutFile(storage.get(), "/plain.csv", values + "\n" + values + "\n");
+  auto named = csv->Open(storage.get(), "/named.csv", {});
+  REQUIRE(named.ok());
+  CHECK((*named)->num_samples() == 1);
+  auto plain = csv->Open(storage.get(), "/plain.csv", {});
+  REQUIRE(plain.ok());
+  CHECK((*plain)->num_samples() == 2);
+  CHECK((*plain)->sample_size(1) == values.size());
+  CHECK((*plain)->sample_size(2) == 0);  // past the end: 0, not out of bounds
+}
+
 }  // namespace
 }  // namespace dlio::testing

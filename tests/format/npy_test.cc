@@ -224,6 +224,18 @@ TEST_CASE("npy header lengths and shapes are checked against bounds and stored b
     REQUIRE(parsed.status().code() == StatusCode::kCorruption);
     CHECK(parsed.status().message().find("at most 1048576") != std::string::npos);
   }
+  SECTION("dtype sizes that would wrap around") {
+    auto big = Parse(
+        V1Header("{'descr': '<V99999999999999999999999', 'fortran_order': False, 'shape': (2,)}"));
+    REQUIRE(big.status().code() == StatusCode::kCorruption);
+    CHECK(big.status().message().find("is too large") != std::string::npos);
+    auto sum =
+        Parse(V1Header("{'descr': [('a', '<V1099511627776'), ('b', '<V1099511627776'), "
+                       "('c', '<V1099511627776', (16777215,))], 'fortran_order': False, "
+                       "'shape': (2,)}"));
+    REQUIRE(sum.status().code() == StatusCode::kCorruption);
+    CHECK(sum.status().message().find("overflows") != std::string::npos);
+  }
   SECTION("(2^60, 0): a valid header whose 0-byte samples outnumber the file's bytes") {
     // numpy writes this without complaint; describing it visited 2^60 samples (inspect hung).
     put("/huge.npy", BuildNpyHeader("<f4", {uint64_t{1} << 60, 0}));

@@ -230,5 +230,32 @@ TEST_CASE("unreadable npz labels are a problem for inspect, not an error", "[for
   ExpectAllSamples(r->get(), spec, {2, 0, 1});
 }
 
+TEST_CASE("zip64 offsets near 2^64 are Corruption, not wrapped-around reads", "[format][npz]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto npz = MakeFormatByName("npz");
+  const std::string path = tmp / "z.npz";
+  REQUIRE(format_internal::WriteNpz(storage.get(), path, Spec(2, 100), {}, true).ok());
+  const std::string bytes = ReadTextFile(path);
+  const std::string huge("\xf0\xff\xff\xff\xff\xff\xff\xff", 8);
+  SECTION("the zip64 end locator's record offset") {
+    const size_t locator = bytes.find("PK\x06\x07");
+    REQUIRE(locator != std::string::npos);
+    PatchBytes(path, static_cast<long>(locator + 8), huge);
+    auto r = npz->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(r.status().message().find("zip64 end record offset 18446744073709551600 out of range") !=
+          std::string::npos);
+  }
+  SECTION("a member's local header offset in its zip64 extra") {
+    const size_t entry = bytes.find("PK\x01\x02");  // x.npy's central directory entry
+    REQUIRE(entry != std::string::npos);
+    PatchBytes(path, static_cast<long>(entry + 46 + 5 + 4 + 16), huge);
+    auto r = npz->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(r.status().message().find("lies past the central directory") != std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace dlio::testing

@@ -18,6 +18,9 @@ namespace {
 // Open-time scan request size when transfer_size is 0 (one request for a whole big file would
 // need a buffer of its size).
 constexpr uint64_t kScanChunk = 1u << 20;
+// The first line is kept (to decide whether it is a header) up to this many bytes; past it, the
+// decision is made on its complete fields so far, so a huge line costs no memory.
+constexpr size_t kMaxHeaderProbe = 1u << 20;
 // Values generated per block while writing a row.
 constexpr size_t kValueBlock = 4096;
 // Room one printed value may need (shortest float32 repr is at most 15 characters) plus a comma.
@@ -133,7 +136,7 @@ class CsvScanner {
       const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
       const char* stop = nl ? nl : end;
       commas_ += static_cast<uint64_t>(std::count(p, stop, ','));
-      if (collect_first_) first_line_.append(p, stop);
+      if (collect_first_) KeepFirstLine(p, stop);
       if (stop > p) last_ = stop[-1];
       if (!nl) break;
       DLIO_RETURN_NOT_OK(EndLine(pos + static_cast<uint64_t>(nl - data)));
@@ -165,13 +168,18 @@ class CsvScanner {
     last_ = '\0';
     if (len == 0) {  // blank lines are skipped, as pandas does
       first_line_.clear();
+      first_line_cut_ = false;
       return Status::OK();
     }
     if (collect_first_) {
       collect_first_ = false;
       columns = cols;
       first_line_no_ = line_no_;
-      if (!first_line_.empty() && first_line_.back() == '\r') first_line_.pop_back();
+      if (first_line_cut_) {
+        first_line_.resize(std::min(first_line_.size(), first_line_.rfind(',')));
+      } else if (!first_line_.empty() && first_line_.back() == '\r') {
+        first_line_.pop_back();
+      }
       header = force_header_ || !AllNumeric(first_line_) || IsPandasDefaultHeader(first_line_);
       index_column = header && cols > 1 && !first_line_.empty() && first_line_.front() == ',';
       first_line_.clear();
@@ -188,9 +196,16 @@ class CsvScanner {
     return Status::OK();
   }
 
+  void KeepFirstLine(const char* p, const char* stop) {
+    const size_t room = kMaxHeaderProbe - std::min(kMaxHeaderProbe, first_line_.size());
+    const size_t n = static_cast<size_t>(stop - p);
+    first_line_.append(p, std::min(n, room));
+    if (n > room) first_line_cut_ = true;
+  }
+
   const std::string& path_;
   bool force_header_;
-  bool collect_first_ = true;
+  bool collect_first_ = true, first_line_cut_ = false;
   std::string first_line_;
   uint64_t line_start_ = 0, line_no_ = 0, first_line_no_ = 0, commas_ = 0;
   char last_ = '\0';

@@ -167,6 +167,9 @@ class PyParser {
 
 bool MulOk(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_mul_overflow(a, b, out); }
 
+// Largest item size a dtype string may give (numpy's own limit is below 2^31).
+constexpr uint64_t kMaxItemSize = uint64_t{1} << 40;
+
 // Item size of a descr value: a dtype string or a structured list of (name, dtype[, shape]).
 Result<uint64_t> DescrItemSize(const PyValue& v) {
   if (v.kind == PyValue::kStr) return DtypeItemSize(v.str);
@@ -190,7 +193,9 @@ Result<uint64_t> DescrItemSize(const PyValue& v) {
         }
       }
     }
-    total += size;
+    if (__builtin_add_overflow(total, size, &total)) {
+      return Status::InvalidArgument("structured dtype size overflows");
+    }
   }
   return total;
 }
@@ -207,6 +212,7 @@ Result<uint64_t> DtypeItemSize(const std::string& descr) {
   bool have_digits = false;
   while (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0]))) {
     digits = digits * 10 + static_cast<uint64_t>(d[0] - '0');
+    if (digits > kMaxItemSize) return Status::InvalidArgument("dtype '" + descr + "' is too large");
     have_digits = true;
     d.remove_prefix(1);
   }
