@@ -144,6 +144,66 @@ TEST_CASE("npy and npz read samples along the last axis as np.load(f)[..., i]", 
   }
 }
 
+TEST_CASE("with transfer_size 0, last-axis arrays are read in np.load's requests",
+          "[format][npy]") {
+  // np.load reads an npz member through zipfile in numpy's 256 KiB pieces (read_array's
+  // BUFFER_SIZE), and an .npy's data with one np.fromfile.
+  const FileSpec spec = Spec(3, 200000);  // 600,000 bytes of data
+  for (const std::string format : {"npz", "npy"}) {
+    INFO(format);
+    MemoryTracer tracer;
+    auto storage = BoundMemoryStorage(&tracer);
+    auto fmt = MakeFormatByName(format);
+    REQUIRE(fmt->Write(storage.get(), "/t", spec, LastAxis()).ok());
+    FormatOptions options = LastAxis();
+    options.transfer_size = 0;
+    auto r = fmt->Open(storage.get(), "/t", options);
+    REQUIRE(r.ok());
+    const size_t before = tracer.Events().size();
+    SampleBuffer buf;
+    REQUIRE((*r)->ReadSample(1, &buf).ok());
+    REQUIRE(BufferString(buf) == ExpectedSample(spec, 1));
+    std::vector<uint64_t> sizes;
+    const auto events = tracer.Events();
+    for (size_t k = before; k < events.size(); ++k) {
+      if (std::string(events[k].name) == "pread") sizes.push_back(events[k].count);
+    }
+    if (format == "npz") {
+      CHECK(sizes == std::vector<uint64_t>{262144, 262144, 75712});
+    } else {
+      CHECK(sizes == std::vector<uint64_t>{600000});
+    }
+  }
+}
+
+TEST_CASE("with transfer_size 0, a deflated last-axis member is re-read in 256 KiB requests",
+          "[format][npz]") {
+  const FileSpec spec = Spec(3, 200000);
+  MemoryTracer tracer;
+  auto storage = BoundMemoryStorage(&tracer);
+  auto npz = MakeFormatByName("npz");
+  FormatOptions options = LastAxis();
+  options.compression = "deflate";
+  REQUIRE(npz->Write(storage.get(), "/d.npz", spec, options).ok());
+  options.transfer_size = 0;
+  auto r = npz->Open(storage.get(), "/d.npz", options);
+  REQUIRE(r.ok());
+  SampleBuffer buf;
+  REQUIRE((*r)->ReadSample(2, &buf).ok());  // its input came with the header, at Open
+  const size_t before = tracer.Events().size();
+  REQUIRE((*r)->ReadSample(0, &buf).ok());  // a second pass over the member
+  REQUIRE(BufferString(buf) == ExpectedSample(spec, 0));
+  std::vector<uint64_t> sizes;
+  const auto events = tracer.Events();
+  for (size_t k = before; k < events.size(); ++k) {
+    if (std::string(events[k].name) == "pread") sizes.push_back(events[k].count);
+  }
+  REQUIRE(sizes.size() == 3);  // ~600 KB of incompressible deflate data
+  CHECK(sizes[0] == 262144);
+  CHECK(sizes[1] == 262144);
+  CHECK(sizes[2] < 262144);
+}
+
 TEST_CASE("a DLIO-layout npy read without a hint is read along the first axis, and says so",
           "[format][npy]") {
   auto storage = BoundMemoryStorage();

@@ -21,7 +21,7 @@ class NpyReader final : public FormatReader {
         s_(std::move(samples)),
         problems_(std::move(problems)),
         transfer_size_(options.transfer_size),
-        strided_(s_, h_.data_bytes, options.transfer_size, options.keep_arrays) {}
+        last_axis_(s_, h_.data_bytes, options.transfer_size, options.keep_arrays) {}
 
   uint64_t num_samples() const override { return s_.num_samples; }
   uint64_t sample_size(uint64_t) const override { return s_.sample_size; }
@@ -29,8 +29,8 @@ class NpyReader final : public FormatReader {
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
     DLIO_RETURN_NOT_OK(CheckSampleIndex(file_->path(), i, s_.num_samples));
     DLIO_RETURN_NOT_OK(out->Resize(s_.sample_size));
-    if (s_.strided()) {
-      return strided_.Read(
+    if (s_.axis == SampleAxis::kLast) {
+      return last_axis_.Read(
           i,
           [&](uint64_t pos, uint64_t n, uint8_t* dst) {
             return ReadRange(file_.get(), h_.data_offset + pos, n, 0, dst);
@@ -60,7 +60,7 @@ class NpyReader final : public FormatReader {
   ArraySamples s_;
   std::vector<std::string> problems_;
   uint64_t transfer_size_;
-  StridedSampleReader strided_;
+  LastAxisSampleReader last_axis_;  // np.load's whole-array reads
 };
 
 class NpyFormat final : public Format {

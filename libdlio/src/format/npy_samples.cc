@@ -81,6 +81,10 @@ Status CheckZeroByteSamples(const ArraySamples& s, uint64_t file_size, const std
 
 void GatherSamplePiece(const ArraySamples& s, uint64_t i, uint64_t pos, const uint8_t* piece,
                        uint64_t n, uint8_t* out) {
+  if (!s.strided()) {  // the sample is the whole array
+    if (s.sample_size > 0) std::memcpy(out + pos, piece, n);
+    return;
+  }
   const uint64_t item = s.itemsize, stride = s.num_samples * s.itemsize;
   const uint64_t first = i * item;  // data offset of the sample's item 0
   const uint64_t items = s.sample_size / item;
@@ -96,22 +100,26 @@ void GatherSamplePiece(const ArraySamples& s, uint64_t i, uint64_t pos, const ui
   }
 }
 
-Status StridedSampleReader::Read(uint64_t i, const ArrayDataReader& read, uint8_t* out) {
+Status LastAxisSampleReader::Read(uint64_t i, const ArrayDataReader& read, uint8_t* out) {
+  const uint64_t step = piece_ == 0 ? std::max<uint64_t>(data_bytes_, 1) : piece_;
+  auto read_all = [&](uint8_t* dst) -> Status {
+    for (uint64_t pos = 0; pos < data_bytes_; pos += step) {
+      DLIO_RETURN_NOT_OK(read(pos, std::min(step, data_bytes_ - pos), dst + pos));
+    }
+    return Status::OK();
+  };
   if (keep_) {
     std::lock_guard<std::mutex> lock(mu_);
     if (!have_array_) {
       array_.resize(data_bytes_);
-      const uint64_t step = piece_ == 0 ? std::max<uint64_t>(data_bytes_, 1) : piece_;
-      for (uint64_t pos = 0; pos < data_bytes_; pos += step) {
-        DLIO_RETURN_NOT_OK(read(pos, std::min(step, data_bytes_ - pos), array_.data() + pos));
-      }
+      DLIO_RETURN_NOT_OK(read_all(array_.data()));
       have_array_ = true;
     }
     GatherSamplePiece(s_, i, 0, array_.data(), data_bytes_, out);
     return Status::OK();
   }
-  const uint64_t step = piece_ == 0 ? data_bytes_ : std::min(piece_, data_bytes_);
-  std::vector<uint8_t> buf(step);
+  if (!s_.strided()) return read_all(out);  // one sample: the whole array, in place
+  std::vector<uint8_t> buf(std::min(step, data_bytes_));
   for (uint64_t pos = 0; pos < data_bytes_; pos += step) {
     const uint64_t len = std::min(step, data_bytes_ - pos);
     DLIO_RETURN_NOT_OK(read(pos, len, buf.data()));

@@ -29,8 +29,7 @@ struct ArraySamples {
   // Whether a sample is not one contiguous range: item j of sample i lies at data byte
   // (j * num_samples + i) * itemsize.
   bool strided() const { return axis == SampleAxis::kLast && num_samples > 1 && sample_size > 0; }
-  // Data offset of contiguous sample i (not strided): i * sample_size, or 0 for a last-axis
-  // array of one sample.
+  // Data offset of first-axis (or whole-array) sample i.
   uint64_t offset(uint64_t i) const { return i * sample_size; }
   const char* layout_name() const;  // "first_axis", "last_axis", "whole_array"
 };
@@ -50,14 +49,20 @@ Status CheckZeroByteSamples(const ArraySamples& s, uint64_t file_size, const std
 // Reads bytes [pos, pos + n) of an array's data into dst.
 using ArrayDataReader = std::function<Status(uint64_t pos, uint64_t n, uint8_t* dst)>;
 
-// Reads strided (last-axis) samples the way np.load does: each sample costs reading the whole
-// array's data, in pieces of `piece` bytes (0 = one piece), and keeps only sample i's items.
-// With `keep`, the first read keeps the whole array in memory and later samples are copies.
-// Thread-safe; `read` is called with the instance's lock held when `keep`.
-class StridedSampleReader {
+// numpy's read_array reads an array that is not a plain file (an npz member, through zipfile) in
+// pieces of this many bytes; np.load of an .npy reads the data in one request (np.fromfile).
+inline constexpr uint64_t kNumpyReadPieceBytes = uint64_t{1} << 18;
+
+// Reads last-axis samples the way np.load does: each sample costs reading the whole array's data,
+// in pieces of `piece` bytes (0 = one piece); a single sample is read in place, several are
+// gathered from the pieces. With `keep`, the first read keeps the whole array in memory and
+// later samples are copies. Thread-safe; `read` is called with the instance's lock held when
+// `keep`.
+class LastAxisSampleReader {
  public:
-  StridedSampleReader(ArraySamples samples, uint64_t data_bytes, uint64_t piece, bool keep)
+  LastAxisSampleReader(ArraySamples samples, uint64_t data_bytes, uint64_t piece, bool keep)
       : s_(std::move(samples)), data_bytes_(data_bytes), piece_(piece), keep_(keep) {}
+  // Requires s_.axis == kLast and i < num_samples; `out` holds sample_size bytes.
   Status Read(uint64_t i, const ArrayDataReader& read, uint8_t* out);
 
  private:
@@ -69,8 +74,8 @@ class StridedSampleReader {
   bool have_array_ = false;
 };
 
-// Copies the items of strided sample i that lie in [pos, pos + n) of the array's data (held at
-// `piece`) to their place in `out`.
+// Copies the bytes of last-axis sample i that lie in [pos, pos + n) of the array's data (held at
+// `piece`) to their place in `out`: its items when strided, else (one sample) the piece itself.
 void GatherSamplePiece(const ArraySamples& s, uint64_t i, uint64_t pos, const uint8_t* piece,
                        uint64_t n, uint8_t* out);
 

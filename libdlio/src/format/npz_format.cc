@@ -26,7 +26,7 @@ namespace dlio::format_internal {
 namespace {
 
 // Output piece of a whole-member inflate pass for a last-axis sample (the requests are the
-// compressed input's, in transfer_size).
+// compressed input's).
 constexpr uint64_t kInflatePiece = 1u << 20;
 // Deflate expands at most 1032:1 (zlib's documented maximum); a member that claims more is
 // Corruption before anything is allocated or planned from its sizes.
@@ -55,8 +55,11 @@ class NpzReader final : public FormatReader {
         problems_(std::move(problems)),
         transfer_size_(options.transfer_size),
         cache_limit_(options.inflate_cache_bytes),
-        strided_(s_, h_.data_bytes, m_.method == kZipStored ? options.transfer_size : kInflatePiece,
-                 options.keep_arrays),
+        last_axis_(s_, h_.data_bytes,
+                   m_.method != kZipStored ? kInflatePiece
+                   : options.transfer_size ? options.transfer_size
+                                           : kNumpyReadPieceBytes,
+                   options.keep_arrays),
         inflater_(std::move(array.inflater)),
         prefix_(std::move(array.head)) {}
 
@@ -67,9 +70,9 @@ class NpzReader final : public FormatReader {
     DLIO_RETURN_NOT_OK(CheckSampleIndex(file_->path(), i, s_.num_samples));
     DLIO_RETURN_NOT_OK(out->Resize(s_.sample_size));
     const uint64_t data = m_.data_offset + h_.data_offset;  // file offset of a stored array
-    if (s_.strided()) {
+    if (s_.axis == SampleAxis::kLast) {
       if (m_.method == kZipStored) {
-        return strided_.Read(
+        return last_axis_.Read(
             i,
             [&](uint64_t pos, uint64_t n, uint8_t* dst) {
               return ReadRange(file_.get(), data + pos, n, 0, dst);
@@ -77,7 +80,7 @@ class NpzReader final : public FormatReader {
             out->data());
       }
       std::lock_guard<std::mutex> lock(mu_);
-      return strided_.Read(
+      return last_axis_.Read(
           i,
           [&](uint64_t pos, uint64_t n, uint8_t* dst) {
             return inflater_->Read(h_.data_offset + pos, n, dst);
@@ -149,8 +152,8 @@ class NpzReader final : public FormatReader {
   std::optional<uint64_t> labels_;
   std::vector<std::string> problems_;
   uint64_t transfer_size_, cache_limit_;
-  StridedSampleReader strided_;
-  std::mutex mu_;  // guards the inflater and the cache
+  LastAxisSampleReader last_axis_;  // np.load's whole-array reads
+  std::mutex mu_;                   // guards the inflater and the cache
   std::unique_ptr<ZipInflater> inflater_;
   std::vector<uint8_t> prefix_;  // the member's npy header, already inflated at Open
   std::vector<uint8_t> cache_;
@@ -285,6 +288,9 @@ class NpzFormat final : public Format {
         samples, size,
         path + " member '" + array.member.name + "' shape " + array.header.ShapeJson()));
     if (samples.num_samples == 0) problems.push_back(path + ": the array holds no samples");
+    if (samples.axis == SampleAxis::kLast && array.inflater && options.transfer_size == 0) {
+      array.inflater->SetTransferSize(kNumpyReadPieceBytes);  // zipfile's reads for np.load
+    }
     return std::unique_ptr<FormatReader>(new NpzReader(std::move(file), size, std::move(dir),
                                                        std::move(array), std::move(samples), labels,
                                                        std::move(problems), options));

@@ -6,8 +6,12 @@ namespace dlio::format_internal {
 
 ZipInflater::ZipInflater(File* file, const ZipMember& m, uint64_t transfer_size, bool verify)
     : file_(file), m_(m), verify_(verify) {
-  const uint64_t chunk = transfer_size == 0 ? m.compressed_size : transfer_size;
-  in_.resize(static_cast<size_t>(std::max<uint64_t>(1, std::min(chunk, m.compressed_size))));
+  SizeInput(transfer_size);
+}
+
+void ZipInflater::SizeInput(uint64_t transfer_size) {
+  const uint64_t chunk = transfer_size == 0 ? m_.compressed_size : transfer_size;
+  in_.resize(static_cast<size_t>(std::max<uint64_t>(1, std::min(chunk, m_.compressed_size))));
 }
 
 ZipInflater::~ZipInflater() {
@@ -33,7 +37,11 @@ Status ZipInflater::Restart() {
   } else {
     inflateReset(&zs_);
   }
-  zs_.avail_in = 0;
+  zs_.avail_in = 0;  // nothing points into in_ any more: it may be resized
+  if (next_transfer_) {
+    SizeInput(*next_transfer_);
+    next_transfer_.reset();
+  }
   in_pos_ = pos_ = 0;
   crc_ = static_cast<uint32_t>(crc32(0, nullptr, 0));
   ended_ = false;

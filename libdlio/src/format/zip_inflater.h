@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ class ZipInflater {
 
   uint64_t pos() const { return pos_; }
 
+  // Compressed bytes per request from the next restart on (0: the whole member in one).
+  void SetTransferSize(uint64_t transfer_size) { next_transfer_ = transfer_size; }
+
   // Writes uncompressed bytes [from, from + n) of the member to dst; going back restarts the
   // stream from the member's start. Corruption naming the file, member and offset when the
   // deflate data is damaged or truncated, or (with verify) the CRC differs at the end.
@@ -32,6 +36,7 @@ class ZipInflater {
 
  private:
   std::string Where() const;
+  void SizeInput(uint64_t transfer_size);
   Status Restart();
   Status Produce(uint8_t* dst, uint64_t n);
 
@@ -42,6 +47,7 @@ class ZipInflater {
   bool init_ = false, ended_ = false;
   std::vector<uint8_t> in_, scratch_;
   uint64_t in_pos_ = 0, pos_ = 0;
+  std::optional<uint64_t> next_transfer_;
   uint32_t crc_ = 0;
 };
 
