@@ -287,14 +287,24 @@ int List(const std::string& what) {
               kExitUsage);
 }
 
-int Inspect(const std::string& path, const std::string& format_name, uint64_t transfer_size) {
+struct InspectFlags {
+  std::string path;
+  std::string format;
+  uint64_t transfer_size = 0;
+  std::string sample_layout = "first_axis";
+};
+
+// Prints the file's DescribeJson. Exit 0 when it opened and describes no problems; 1 when it
+// cannot be opened or its "problems" list is not empty (each printed to stderr too); 2 for an
+// unknown format name.
+int Inspect(const InspectFlags& f) {
   dlio::Registries r;
   if (auto s = dlio::RegisterBuiltins(&r); !s.ok()) return Fail(s, kExitRunError);
   auto storage = dlio::NewPosixStorage(dlio::StorageOptions{});
   storage->Bind(dlio::SystemClock(), nullptr);
-  std::string name = format_name;
+  std::string name = f.format;
   if (name.empty()) {
-    auto detected = dlio::DetectFormat(storage.get(), path);
+    auto detected = dlio::DetectFormat(storage.get(), f.path);
     if (!detected.ok()) return Fail(detected.status(), kExitRunError);
     name = *detected;
   }
@@ -303,11 +313,27 @@ int Inspect(const std::string& path, const std::string& format_name, uint64_t tr
   auto format = (*factory)();
   if (!format.ok()) return Fail(format.status(), kExitRunError);
   dlio::FormatOptions options;
-  options.transfer_size = transfer_size;
-  auto reader = (*format)->Open(storage.get(), path, options);
+  options.transfer_size = f.transfer_size;
+  options.sample_layout = f.sample_layout == "last_axis" ? dlio::SampleLayout::kLastAxis
+                                                         : dlio::SampleLayout::kFirstAxis;
+  auto reader = (*format)->Open(storage.get(), f.path, options);
   if (!reader.ok()) return Fail(reader.status(), kExitRunError);
-  std::printf("%s\n", (*reader)->DescribeJson().c_str());
-  return kExitOk;
+  const std::string json = (*reader)->DescribeJson();
+  std::printf("%s\n", json.c_str());
+  std::fflush(stdout);
+  const nlohmann::json parsed = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    return Fail(
+        dlio::Status::Internal("inspect: the description of " + f.path + " is not a JSON object"),
+        kExitRunError);
+  }
+  const auto problems = parsed.find("problems");
+  if (problems == parsed.end() || !problems->is_array() || problems->empty()) return kExitOk;
+  for (const auto& p : *problems) {
+    std::fprintf(stderr, "dlio-run: problem: %s\n",
+                 p.is_string() ? p.get<std::string>().c_str() : p.dump().c_str());
+  }
+  return kExitRunError;
 }
 
 }  // namespace
@@ -349,12 +375,19 @@ int main(int argc, char** argv) {
                    "workloads, formats, storages, samplers, pipelines, computes, checkpointers, "
                    "keys (default: all but keys)");
 
-  auto* inspect = app.add_subcommand("inspect", "describe a data file as JSON");
-  std::string inspect_path, inspect_format;
-  uint64_t inspect_transfer = 0;
-  inspect->add_option("file", inspect_path, "the file")->required();
-  inspect->add_option("-f,--format", inspect_format, "format name (default: detected)");
-  inspect->add_option("--transfer-size", inspect_transfer, "read request size in bytes");
+  auto* inspect = app.add_subcommand(
+      "inspect",
+      "describe a data file as JSON; exits 1 when it cannot be read or the description lists "
+      "problems (a failed checksum, no samples)");
+  InspectFlags inspect_flags;
+  inspect->add_option("file", inspect_flags.path, "the file")->required();
+  inspect->add_option("-f,--format", inspect_flags.format, "format name (default: detected)");
+  inspect->add_option("--transfer-size", inspect_flags.transfer_size, "read request size in bytes");
+  inspect
+      ->add_option("--sample-layout", inspect_flags.sample_layout,
+                   "npy/npz: sample axis when the file's labels do not tell "
+                   "(dataset.sample_layout)")
+      ->check(CLI::IsMember({"first_axis", "last_axis"}));
 
   auto* merge = app.add_subcommand(
       "trace-merge", "merge per-rank traces into one file, one Perfetto process per rank");
@@ -370,7 +403,7 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
   if (list->parsed()) return List(list_what);
-  if (inspect->parsed()) return Inspect(inspect_path, inspect_format, inspect_transfer);
+  if (inspect->parsed()) return Inspect(inspect_flags);
   if (merge->parsed()) return TraceMerge(merge_output, merge_inputs);
 
   std::vector<std::string> overrides;

@@ -2,6 +2,10 @@
 dlio_add_test(dlio_run_test LIBS dlio_core SOURCES e2e/dlio_run_test.cc)
 target_link_libraries(dlio_run_test PRIVATE nlohmann_json::nlohmann_json)
 add_dependencies(dlio_run_test dlio-run)
+# Files dlio did not write: Python-DLIO datasets and `inspect`'s exit status (needs numpy).
+dlio_add_test(dlio_run_foreign_data_test LIBS dlio_core SOURCES e2e/dlio_run_foreign_data_test.cc)
+target_link_libraries(dlio_run_foreign_data_test PRIVATE nlohmann_json::nlohmann_json)
+add_dependencies(dlio_run_foreign_data_test dlio-run)
 
 # The DLIO paper's eight scientific workloads, scaled down, checked from their traces.
 dlio_add_test(scientific_workloads_test SOURCES e2e/scientific_workloads_test.cc)

@@ -231,16 +231,40 @@ TEST_CASE("csv detects a header line, or takes csv_header's word for it", "[form
   REQUIRE((*plain)->num_samples() == 2);
   REQUIRE((*plain)->DescribeJson().find("\"header\":false") != std::string::npos);
 
+  // pandas' default column names are a header (they were read as a data row), with or without
+  // its index column; other all-numeric first lines are data unless csv_header says otherwise.
   auto numbered = csv->Open(storage.get(), "/numbered.csv", {});
-  REQUIRE(numbered.ok());
-  REQUIRE((*numbered)->num_samples() == 2);  // an all-numeric first line reads as data...
-  FormatOptions with_header;
-  with_header.csv_header = true;
-  numbered = csv->Open(storage.get(), "/numbered.csv", with_header);  // ...unless told
   REQUIRE(numbered.ok());
   REQUIRE((*numbered)->num_samples() == 1);
   REQUIRE((*numbered)->ReadSample(0, &row).ok());
   REQUIRE(BufferString(row) == "1.5,2.5,3.5");
+  CHECK((*numbered)->DescribeJson().find("\"header\":true,\"index_column\":false") !=
+        std::string::npos);
+  PutFile(storage.get(), "/indexed.csv", ",0,1\n0,1.5,2.5\n1,3.5,4.5\n");
+  auto indexed = csv->Open(storage.get(), "/indexed.csv", {});
+  REQUIRE(indexed.ok());
+  REQUIRE((*indexed)->num_samples() == 2);
+  REQUIRE((*indexed)->ReadSample(1, &row).ok());
+  REQUIRE(BufferString(row) == "1,3.5,4.5");  // the index stays in the row, as DLIO reads it
+  CHECK((*indexed)->DescribeJson().find("\"header\":true,\"index_column\":true") !=
+        std::string::npos);
+  int k = 0;
+  for (const std::string first : {"0,1,3", "1,2,3", "0,01,2", "0, 1,2", "0,1,2.0", "0,1,2,"}) {
+    INFO(first);
+    const std::string path = "/data" + std::to_string(k++) + ".csv";
+    PutFile(storage.get(), path, first + "\n5,6,7" + (first.back() == ',' ? ",\n" : "\n"));
+    auto r = csv->Open(storage.get(), path, {});
+    INFO(r.status().ToString());
+    REQUIRE(r.ok());
+    CHECK((*r)->num_samples() == (first.back() == ',' ? 1 : 2));  // an empty field: a header
+  }
+  FormatOptions with_header;
+  with_header.csv_header = true;
+  auto told = csv->Open(storage.get(), "/plain.csv", with_header);  // a header on csv_header's word
+  REQUIRE(told.ok());
+  REQUIRE((*told)->num_samples() == 1);
+  REQUIRE((*told)->ReadSample(0, &row).ok());
+  REQUIRE(BufferString(row) == "4,5,6");
 
   PutFile(storage.get(), "/short_header.csv", "a,b\n1,2,3\n");
   auto mismatch = csv->Open(storage.get(), "/short_header.csv", {});
@@ -273,6 +297,10 @@ TEST_CASE("csv handles CRLF, blank lines, a missing final newline and empty file
   auto empty = csv->Open(storage.get(), "/empty.csv", {});
   REQUIRE(empty.ok());
   REQUIRE((*empty)->num_samples() == 0);
+  // inspect exits 1 on it: the description lists the problem.
+  CHECK((*empty)->DescribeJson().find("\"problems\":[\"/empty.csv: no data rows (samples)\"]") !=
+        std::string::npos);
+  CHECK((*reader)->DescribeJson().find("problems") == std::string::npos);
   FileSpec none;
   REQUIRE(csv->Write(storage.get(), "/none.csv", none, {}).ok());
   REQUIRE(storage->FileSize("/none.csv").value() == 0);
@@ -303,7 +331,8 @@ TEST_CASE("csv rows read in order through a DataSource, as the preload pipeline 
   spec.sample_sizes.assign(20, 2048);
   for (int f = 0; f < 3; ++f) {
     spec.seed = 100 + f;
-    paths.push_back(tmp / ("f" + std::to_string(f) + ".csv"));
+    paths.push_back(tmp / "f");
+    paths.back() += std::to_string(f) + ".csv";
     REQUIRE(csv->Write(storage.get(), paths.back(), spec, {}).ok());
   }
   FormatDataSourceOptions options;
@@ -341,6 +370,26 @@ TEST_CASE("csv reads with O_DIRECT on posix storage", "[format][csv][direct]") {
     REQUIRE(csv->Decode(row.data(), row.size(), &values).ok());
     REQUIRE(Floats(values) == ExpectedRow(4, i, 750));
   }
+}
+
+TEST_CASE("csv decides the header of a huge first line from its first MiB", "[format][csv]") {
+  auto storage = BoundMemoryStorage();
+  auto csv = MakeFormatByName("csv");
+  std::string names, values;
+  for (int c = 0; c < 400000; ++c) {  // ~3 MB lines
+    names += (c ? ",name" : "name") + std::to_string(c);
+    values += (c ? ",0." : "0.") + std::to_string(c);
+  }
+  PutFile(storage.get(), "/named.csv", names + "\n" + values + "\n");
+  PutFile(storage.get(), "/plain.csv", values + "\n" + values + "\n");
+  auto named = csv->Open(storage.get(), "/named.csv", {});
+  REQUIRE(named.ok());
+  CHECK((*named)->num_samples() == 1);
+  auto plain = csv->Open(storage.get(), "/plain.csv", {});
+  REQUIRE(plain.ok());
+  CHECK((*plain)->num_samples() == 2);
+  CHECK((*plain)->sample_size(1) == values.size());
+  CHECK((*plain)->sample_size(2) == 0);  // past the end: 0, not out of bounds
 }
 
 }  // namespace

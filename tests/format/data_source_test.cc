@@ -81,16 +81,16 @@ TEST_CASE("data source keeps an LRU of open readers", "[format][data_source]") {
 TEST_CASE("data source errors name the file and sample", "[format][data_source]") {
   Dataset d(1);
   FormatDataSourceOptions options;
-  options.samples_per_file = 2;  // fewer than the file holds: the count is trusted
+  options.samples_per_file = 4;  // planned with, without opening the files
   std::vector<std::string> files = d.files;
   files.push_back("/missing.npy");
   auto source = MakeFormatDataSource(d.storage.get(), d.format.get(), files, options);
   REQUIRE(source.ok());
-  REQUIRE((*source)->samples_per_file() == std::vector<uint64_t>{2, 2});
+  REQUIRE((*source)->samples_per_file() == std::vector<uint64_t>{4, 4});
   SampleBuffer buf;
-  Status past = (*source)->Read({0, 3}, &buf);
+  Status past = (*source)->Read({0, 4}, &buf);
   REQUIRE(past.code() == StatusCode::kOutOfRange);
-  REQUIRE(past.message().find("/f0.npy sample 3") != std::string::npos);
+  REQUIRE(past.message().find("/f0.npy sample 4") != std::string::npos);
   Status missing = (*source)->Read({1, 1}, &buf);
   REQUIRE(!missing.ok());
   REQUIRE(missing.message().find("/missing.npy sample 1") != std::string::npos);
@@ -100,6 +100,33 @@ TEST_CASE("data source errors name the file and sample", "[format][data_source]"
   auto strict = MakeFormatDataSource(d.storage.get(), d.format.get(), files, {});
   REQUIRE(!strict.ok());
   REQUIRE(strict.status().message().find("/missing.npy") != std::string::npos);
+}
+
+TEST_CASE("a planned sample count that disagrees with the file is an error naming both",
+          "[format][data_source]") {
+  // The count was trusted: with 2 planned for files of 4 (or 6 for files of 4), samples were read
+  // from the wrong places, or past the file's end, without a word.
+  Dataset d(2);
+  for (uint64_t planned : {uint64_t{2}, uint64_t{6}}) {
+    FormatDataSourceOptions options;
+    options.samples_per_file = planned;
+    auto source = MakeFormatDataSource(d.storage.get(), d.format.get(), d.files, options);
+    REQUIRE(source.ok());
+    SampleBuffer buf;
+    Status st = (*source)->Read({1, 0}, &buf);
+    INFO(st.ToString());
+    REQUIRE(st.code() == StatusCode::kInvalidArgument);
+    CHECK(st.message().find("/f1.npy holds 4 samples") != std::string::npos);
+    CHECK(st.message().find("dataset.num_samples_per_file is " + std::to_string(planned)) !=
+          std::string::npos);
+  }
+  FormatDataSourceOptions matching;
+  matching.samples_per_file = 4;
+  auto source = MakeFormatDataSource(d.storage.get(), d.format.get(), d.files, matching);
+  REQUIRE(source.ok());
+  SampleBuffer buf;
+  REQUIRE((*source)->Read({1, 3}, &buf).ok());
+  CHECK(BufferString(buf) == ExpectedSample(d.specs[1], 3));
 }
 
 TEST_CASE("synthetic data source needs no storage", "[format][data_source]") {

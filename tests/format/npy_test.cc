@@ -171,6 +171,103 @@ TEST_CASE("corrupt npy files are rejected at open with path and offset", "[forma
   }
 }
 
+TEST_CASE("deeply nested npy headers are Corruption, not a stack overflow", "[format][npy]") {
+  // 100,000 nested '(' crashed the recursive parser (inspect and training).
+  const std::string deep =
+      "{'descr': '<f4', 'fortran_order': False, 'shape': " + std::string(100000, '(') +
+      std::string(100000, ')') + "}";
+  std::string body = deep;
+  size_t total = 12 + body.size() + 1;
+  body.append((total + 63) / 64 * 64 - total, ' ');
+  body.push_back('\n');
+  std::string h("\x93NUMPY\x02\x00", 8);
+  for (int i = 0; i < 4; ++i) h.push_back(static_cast<char>((body.size() >> (8 * i)) & 0xff));
+  h += body;
+  auto parsed = Parse(h);
+  REQUIRE(parsed.status().code() == StatusCode::kCorruption);
+  CHECK(parsed.status().message().find("t.npy") != std::string::npos);
+  CHECK(parsed.status().message().find("offset 12") != std::string::npos);  // the dict's
+  CHECK(parsed.status().message().find("nesting deeper than 64") != std::string::npos);
+  CHECK(parsed.status().message().find("header byte 113") != std::string::npos);
+
+  // Through a file, as inspect and training open it.
+  auto storage = BoundMemoryStorage();
+  {
+    auto f = storage->Open("/deep.npy", OpenMode::kCreateNew);
+    REQUIRE(f.ok());
+    REQUIRE((*f)->WriteAt(0, h.data(), h.size()).ok());
+  }
+  auto r = MakeFormatByName("npy")->Open(storage.get(), "/deep.npy", {});
+  REQUIRE(r.status().code() == StatusCode::kCorruption);
+  CHECK(r.status().message().find("/deep.npy") != std::string::npos);
+
+  // Nesting within the bound still parses (a structured dtype inside lists and tuples).
+  auto nested =
+      Parse(V1Header("{'descr': [('a', [('b', [('c', '<i2', (2, 3))])])], 'fortran_order': False, "
+                     "'shape': (4,), }"));
+  REQUIRE(nested.ok());
+  CHECK(nested->itemsize == 12);
+}
+
+TEST_CASE("npy header lengths and shapes are checked against bounds and stored bytes",
+          "[format][npy]") {
+  auto storage = BoundMemoryStorage();
+  auto npy = MakeFormatByName("npy");
+  auto put = [&](const std::string& path, const std::string& bytes) {
+    auto f = storage->Open(path, OpenMode::kCreateNew);
+    REQUIRE(f.ok());
+    REQUIRE((*f)->WriteAt(0, bytes.data(), bytes.size()).ok());
+  };
+  SECTION("a version-2 header claiming 4 GiB") {
+    std::string h("\x93NUMPY\x02\x00\xf0\xff\xff\xff{}", 14);
+    auto parsed = Parse(h);
+    REQUIRE(parsed.status().code() == StatusCode::kCorruption);
+    CHECK(parsed.status().message().find("at most 1048576") != std::string::npos);
+  }
+  SECTION("dtype sizes that would wrap around") {
+    auto big = Parse(
+        V1Header("{'descr': '<V99999999999999999999999', 'fortran_order': False, 'shape': (2,)}"));
+    REQUIRE(big.status().code() == StatusCode::kCorruption);
+    CHECK(big.status().message().find("is too large") != std::string::npos);
+    auto sum =
+        Parse(V1Header("{'descr': [('a', '<V1099511627776'), ('b', '<V1099511627776'), "
+                       "('c', '<V1099511627776', (16777215,))], 'fortran_order': False, "
+                       "'shape': (2,)}"));
+    REQUIRE(sum.status().code() == StatusCode::kCorruption);
+    CHECK(sum.status().message().find("overflows") != std::string::npos);
+  }
+  SECTION("(2^60, 0): a valid header whose 0-byte samples outnumber the file's bytes") {
+    // numpy writes this without complaint; describing it visited 2^60 samples (inspect hung).
+    put("/huge.npy", BuildNpyHeader("<f4", {uint64_t{1} << 60, 0}));
+    auto r = npy->Open(storage.get(), "/huge.npy", {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(r.status().message().find("/huge.npy") != std::string::npos);
+    CHECK(r.status().message().find("1152921504606846976 samples of 0 bytes") != std::string::npos);
+  }
+  SECTION("a slice that overflows 64 bits behind a zero dimension") {
+    put("/wide.npy", BuildNpyHeader("<f8", {0, uint64_t{1} << 40, uint64_t{1} << 40}));
+    auto r = npy->Open(storage.get(), "/wide.npy", {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(r.status().message().find("overflows 64 bits") != std::string::npos);
+  }
+  SECTION("a few 0-byte samples are fine, and describe in O(1)") {
+    put("/empty_rows.npy", BuildNpyHeader("<f4", {5, 0}));
+    auto r = npy->Open(storage.get(), "/empty_rows.npy", {});
+    REQUIRE(r.ok());
+    CHECK((*r)->num_samples() == 5);
+    SampleBuffer buf;
+    REQUIRE((*r)->ReadSample(4, &buf).ok());
+    CHECK(buf.size() == 0);
+    CHECK((*r)->DescribeJson().find("\"sample_sizes\":[0,0,0,0,0]") != std::string::npos);
+  }
+  SECTION("a shape claiming more bytes than stored") {
+    put("/short.npy", BuildNpyHeader("<f8", {uint64_t{1} << 40, 4}) + std::string(64, 'x'));
+    auto r = npy->Open(storage.get(), "/short.npy", {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(r.status().message().find("but the file holds 64") != std::string::npos);
+  }
+}
+
 TEST_CASE("npy writer refuses unequal sample sizes", "[format][npy]") {
   auto storage = BoundMemoryStorage();
   FileSpec spec;

@@ -189,5 +189,73 @@ TEST_CASE("stored npz member size disagreeing with its npy shape is Corruption",
   REQUIRE(r.status().message().find("400") != std::string::npos);
 }
 
+TEST_CASE("a deflated member claiming more than deflate can expand to is Corruption",
+          "[format][npz]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto npz = MakeFormatByName("npz");
+  FormatOptions options;
+  options.compression = "deflate";
+  const std::string path = tmp / "bomb.npz";
+  REQUIRE(npz->Write(storage.get(), path, Spec(2, 1000), options).ok());
+  const uint32_t cd_offset = FileLe32(path, -6);
+  // x.npy's uncompressed size in the central directory: ~4 GiB from ~2 KB of deflate data. The
+  // header's shape could then claim ~4 GiB of 1-byte samples for the sampler to plan.
+  PatchBytes(path, cd_offset + 24, std::string("\xf0\xff\xff\xff", 4));
+  auto r = npz->Open(storage.get(), path, options);
+  REQUIRE(r.status().code() == StatusCode::kCorruption);
+  CHECK(r.status().message().find("x.npy") != std::string::npos);
+  CHECK(r.status().message().find("4294967280 uncompressed bytes") != std::string::npos);
+  CHECK(r.status().message().find("1032:1") != std::string::npos);
+}
+
+TEST_CASE("unreadable npz labels are a problem for inspect, not an error", "[format][npz]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto npz = MakeFormatByName("npz");
+  const std::string path = tmp / "y.npz";
+  const FileSpec spec = Spec(3, 100);
+  REQUIRE(npz->Write(storage.get(), path, spec, {}).ok());
+  const std::string bytes = ReadTextFile(path);
+  const size_t y_local = bytes.find("PK\x03\x04", 4);  // the second member's local header
+  REQUIRE(y_local != std::string::npos);
+  PatchBytes(path, static_cast<long>(y_local), "XX");
+  auto r = npz->Open(storage.get(), path, {});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  const std::string json = (*r)->DescribeJson();
+  CHECK(json.find("\"problems\":[\"labels (y.npy) unreadable: Corruption: " + path) !=
+        std::string::npos);
+  CHECK(json.find("\"layout_basis\":\"sample_layout\"") != std::string::npos);
+  ExpectAllSamples(r->get(), spec, {2, 0, 1});
+}
+
+TEST_CASE("zip64 offsets near 2^64 are Corruption, not wrapped-around reads", "[format][npz]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto npz = MakeFormatByName("npz");
+  const std::string path = tmp / "z.npz";
+  REQUIRE(format_internal::WriteNpz(storage.get(), path, Spec(2, 100), {}, true).ok());
+  const std::string bytes = ReadTextFile(path);
+  const std::string huge("\xf0\xff\xff\xff\xff\xff\xff\xff", 8);
+  SECTION("the zip64 end locator's record offset") {
+    const size_t locator = bytes.find("PK\x06\x07");
+    REQUIRE(locator != std::string::npos);
+    PatchBytes(path, static_cast<long>(locator + 8), huge);
+    auto r = npz->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(r.status().message().find("zip64 end record offset 18446744073709551600 out of range") !=
+          std::string::npos);
+  }
+  SECTION("a member's local header offset in its zip64 extra") {
+    const size_t entry = bytes.find("PK\x01\x02");  // x.npy's central directory entry
+    REQUIRE(entry != std::string::npos);
+    PatchBytes(path, static_cast<long>(entry + 46 + 5 + 4 + 16), huge);
+    auto r = npz->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(r.status().message().find("lies past the central directory") != std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace dlio::testing

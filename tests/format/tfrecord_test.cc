@@ -683,6 +683,8 @@ TEST_CASE("tfrecord CRC mismatches are errors naming file, record and offset",
     ExpectSamples(s->get(), spec, {2});
     const std::string json = (*s)->DescribeJson();
     REQUIRE(json.find("\"crc_check\":{\"ok\":false,\"records_checked\":1,") != std::string::npos);
+    // ...and lists it as a problem, so `dlio-run inspect` exits 1.
+    REQUIRE(json.find("\"problems\":[\"Corruption: " + path + " record 1") != std::string::npos);
 
     FormatOptions off;
     off.verify = false;

@@ -38,7 +38,8 @@ TEST_CASE("numpy loads the npy and npz files we write", "[interop][numpy]") {
       crc32(0, reinterpret_cast<const Bytef*>(all.data()), static_cast<uInt>(all.size()));
   std::string labels;
   for (uint64_t i = 0; i < 6; ++i) {
-    labels += (i ? "," : "") + std::to_string(format_internal::SampleLabel(spec.seed, i));
+    if (i > 0) labels += ',';
+    labels += std::to_string(format_internal::SampleLabel(spec.seed, i));
   }
 
   FormatOptions stored, deflated;
@@ -146,6 +147,107 @@ open(f'{d}/positional.raw', 'wb').write(pos.tobytes())
       }
     }
   }
+}
+
+// The Python DLIO's npz/npy generators (data_generator/npz_generator.py, npy_generator.py):
+//   records = np.random.randint(255, size=(dim, dim, num_samples), dtype=np.uint8)
+//   np.savez(path, x=records, y=[0] * num_samples)   # np.savez_compressed with compression
+//   np.save(path, records)
+// and its readers take np.load(path)['x'][..., i] (npz) / np.load(path)[..., i] (npy).
+TEST_CASE("we read DLIO-layout files written by numpy as DLIO's readers do", "[interop][numpy]") {
+  RequireNumpy();
+  TempDir tmp;
+  const std::string script = R"(
+import sys
+import numpy as np
+d = sys.argv[1]
+np.random.seed(10)
+for name, dim, n in (('cosmo', 41, 1), ('multi', 23, 5), ('square', 6, 6)):
+    records = np.random.randint(255, size=(dim, dim, n), dtype=np.uint8)
+    np.savez(f'{d}/{name}.npz', x=records, y=[0] * n)
+    np.savez_compressed(f'{d}/{name}_z.npz', x=records, y=[0] * n)
+    np.save(f'{d}/{name}.npy', records)
+    x = np.load(f'{d}/{name}.npz', allow_pickle=True)['x']
+    for i in range(n):
+        open(f'{d}/{name}.{i}.raw', 'wb').write(x[..., i].tobytes())
+)";
+  const CommandResult r = RunPython(tmp, script, tmp.path());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+
+  struct Case {
+    std::string name;
+    uint64_t dim, n;
+  };
+  auto storage = BoundPosixStorage();
+  for (const Case& c : {Case{"cosmo", 41, 1}, Case{"multi", 23, 5}, Case{"square", 6, 6}}) {
+    for (const std::string& file : {c.name + ".npz", c.name + "_z.npz", c.name + ".npy"}) {
+      INFO(file);
+      const std::string format = file.substr(file.size() - 3);
+      FormatOptions options;
+      options.transfer_size = 100;
+      options.expected_samples = c.n;  // num_samples_per_file: what tells for npy
+      if (c.dim == c.n) options.sample_layout = SampleLayout::kLastAxis;  // a tie: the key tells
+      auto reader = MakeFormatByName(format)->Open(storage.get(), tmp / file, options);
+      INFO(reader.status().ToString());
+      REQUIRE(reader.ok());
+      REQUIRE((*reader)->num_samples() == c.n);
+      REQUIRE((*reader)->sample_size(0) == c.dim * c.dim);
+      const std::string json = (*reader)->DescribeJson();
+      CHECK(json.find("\"sample_layout\":\"last_axis\"") != std::string::npos);
+      if (format == "npz" && c.dim != c.n) {
+        CHECK(json.find("\"layout_basis\":\"labels\",\"labels\":" + std::to_string(c.n)) !=
+              std::string::npos);
+      }
+      SampleBuffer buf;
+      for (uint64_t i = c.n; i-- > 0;) {
+        REQUIRE((*reader)->ReadSample(i, &buf).ok());
+        REQUIRE(BufferString(buf) ==
+                ReadTextFile(tmp / (c.name + "." + std::to_string(i) + ".raw")));
+      }
+    }
+  }
+}
+
+TEST_CASE("our last-axis npz and npy files are DLIO's shapes and dtypes to numpy",
+          "[interop][numpy]") {
+  RequireNumpy();
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  FileSpec spec;
+  spec.seed = 77;
+  spec.sample_sizes.assign(3, 41 * 41);
+  FormatOptions options;
+  options.sample_layout = SampleLayout::kLastAxis;
+  REQUIRE(MakeFormatByName("npz")->Write(storage.get(), tmp / "o.npz", spec, options).ok());
+  REQUIRE(MakeFormatByName("npy")->Write(storage.get(), tmp / "o.npy", spec, options).ok());
+  options.compression = "gzip";
+  REQUIRE(MakeFormatByName("npz")->Write(storage.get(), tmp / "oz.npz", spec, options).ok());
+  const std::string script = R"(
+import sys, zlib
+import numpy as np
+for path in sys.argv[1:]:
+    f = np.load(path, allow_pickle=True)
+    x = f if path.endswith('.npy') else f['x']
+    y = None if path.endswith('.npy') else f['y']
+    crcs = ' '.join(str(zlib.crc32(x[..., i].tobytes())) for i in range(x.shape[-1]))
+    print(path.rsplit('/', 1)[1], x.shape, x.dtype, y.shape if y is not None else '-',
+          y.dtype if y is not None else '-', crcs)
+)";
+  const CommandResult r =
+      RunPython(tmp, script, tmp / "o.npz" + " " + tmp / "oz.npz" + " " + tmp / "o.npy");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::string crcs;
+  for (uint64_t i = 0; i < 3; ++i) {
+    const std::string s = ExpectedSample(spec, i);
+    if (i > 0) crcs += ' ';
+    crcs += std::to_string(
+        crc32(0, reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size())));
+  }
+  CHECK(r.output.find("o.npz (41, 41, 3) uint8 (3,) int64 " + crcs) != std::string::npos);
+  CHECK(r.output.find("oz.npz (41, 41, 3) uint8 (3,) int64 " + crcs) != std::string::npos);
+  CHECK(r.output.find("o.npy (41, 41, 3) uint8 - - " + crcs) != std::string::npos);
 }
 
 }  // namespace

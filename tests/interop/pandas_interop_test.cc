@@ -114,11 +114,13 @@ for name, (df, header) in frames.items():
   struct Case {
     std::string name;
     uint64_t rows;
-    bool header_option;  // pandas' default names (0, 1, ...) are numbers: say there is a header
+    bool header_option;
   };
   auto storage = BoundPosixStorage();
-  for (const Case& c : {Case{"f64_header", 9, false}, Case{"f64_plain", 9, false},
-                        Case{"f32_header", 5, false}, Case{"int_numbered_header", 4, true}}) {
+  // pandas' default names (0, 1, ...) are a header without csv_header (they read as a data row).
+  for (const Case& c :
+       {Case{"f64_header", 9, false}, Case{"f64_plain", 9, false}, Case{"f32_header", 5, false},
+        Case{"int_numbered_header", 4, false}, Case{"int_numbered_header", 4, true}}) {
     INFO(c.name);
     const std::string path = tmp / (c.name + ".csv");
     REQUIRE(DetectFormat(storage.get(), path).value() == "csv");
@@ -133,6 +135,50 @@ for name, (df, header) in frames.items():
       REQUIRE(ours.size() == theirs.size());
       REQUIRE(ours == theirs);
     }
+  }
+}
+
+// DLIO's csv generator writes df.to_csv(path): pandas' defaults, the header "," + "0,1,...,k-1"
+// and the index as the first column; its reader takes pd.read_csv(path).to_numpy(), whose first
+// column is that index ("Unnamed: 0"). Without the index, the header is "0,1,...,k-1".
+TEST_CASE("pandas' default headers are headers, and rows hold what DLIO's read_csv gives",
+          "[interop][pandas]") {
+  RequirePandas();
+  TempDir tmp;
+  const std::string script = R"(
+import sys
+import numpy as np
+import pandas as pd
+d = sys.argv[1]
+np.random.seed(10)
+record = np.random.randint(255, size=40, dtype=np.uint8)
+dlio = pd.DataFrame(data=[record] * 3)
+dlio.to_csv(f'{d}/dlio.csv')
+floats = pd.DataFrame(np.random.default_rng(2).random((4, 7), dtype=np.float32))
+floats.to_csv(f'{d}/no_index.csv', index=False)
+for name in ('dlio', 'no_index'):
+    a = pd.read_csv(f'{d}/{name}.csv').to_numpy()
+    a.astype('<f4').tofile(f'{d}/{name}.f32')
+    print(name, a.shape)
+print(open(f'{d}/dlio.csv').readline().strip()[:8], open(f'{d}/no_index.csv').readline().strip())
+)";
+  const CommandResult r = RunPython(tmp, script, tmp.path());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  REQUIRE(r.output.find("dlio (3, 41)") != std::string::npos);
+  REQUIRE(r.output.find("no_index (4, 7)") != std::string::npos);
+  REQUIRE(r.output.find(",0,1,2,3 0,1,2,3,4,5,6") != std::string::npos);  // what pandas wrote
+  auto storage = BoundPosixStorage();
+  for (const std::string name : {"dlio", "no_index"}) {
+    INFO(name);
+    uint64_t rows = 0;
+    const std::string ours = DecodeAll(storage.get(), tmp / (name + ".csv"), {}, &rows);
+    CHECK(rows == (name == "dlio" ? 3 : 4));
+    CHECK(ours == ReadTextFile(tmp / (name + ".f32")));
+    auto reader = MakeFormatByName("csv")->Open(storage.get(), tmp / (name + ".csv"), {});
+    REQUIRE(reader.ok());
+    CHECK((*reader)->DescribeJson().find(std::string("\"index_column\":") +
+                                         (name == "dlio" ? "true" : "false")) != std::string::npos);
   }
 }
 

@@ -71,6 +71,7 @@ struct DatasetConfig {
   bool csv_header = false;     // dataset.csv_header: csv files start with a header line
   int image_quality = 90;      // dataset.image_quality: jpeg quality 1-100
   bool write_index = true;     // dataset.write_index: tfrecord .idx beside each file
+  std::string sample_layout = "first_axis";  // dataset.sample_layout: npy/npz first_axis, last_axis
   std::string compression =
       "none";                 // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz
   int compression_level = 4;  // dataset.compression_level 0-9

@@ -38,8 +38,10 @@ class DataSource {
 
 struct FormatDataSourceOptions {
   FormatOptions format;
-  // When > 0, trust this sample count for every file instead of opening each file up front
-  // (DLIO's num_samples_per_file; avoids a metadata storm on 500k-file datasets).
+  // When > 0, plan with this sample count for every file instead of opening each file up front
+  // (DLIO's num_samples_per_file; avoids a metadata storm on 500k-file datasets). Each file is
+  // checked when it is first opened: one that holds another count fails the Read with
+  // InvalidArgument naming the file, dataset.num_samples_per_file and both counts.
   uint64_t samples_per_file = 0;
   size_t max_open_files = 64;  // readers kept open (LRU); a reopen is traced like any open
 };

@@ -39,6 +39,12 @@ struct FileSpec {
 // The default of FormatOptions::max_decoded_bytes (reader.max_decoded_bytes): 1 GiB.
 inline constexpr uint64_t kDefaultMaxDecodedBytes = uint64_t{1} << 30;
 
+// Which axis of an npy array (an .npy file, an .npz member) indexes its samples
+// (dataset.sample_layout). kFirstAxis: sample i is x[i], one contiguous slice (dlio's own
+// layout); kLastAxis: sample i is x[..., i], as the Python DLIO writes and reads them
+// (shape (dim, dim, num_samples)).
+enum class SampleLayout { kFirstAxis, kLastAxis };
+
 // Format-level knobs (from dataset.* and reader.*).
 struct FormatOptions {
   std::string compression = "none";  // none, gzip (alias zlib, deflate); hdf5 also lzf, szip
@@ -62,6 +68,17 @@ struct FormatOptions {
   // npz: a deflated member of at most this many bytes is inflated once per open reader and kept
   // (later samples are a memcpy); larger ones are re-inflated from a forward-moving stream.
   uint64_t inflate_cache_bytes = 256ull << 20;
+  // npy/npz: the layout writers produce, and the reader's choice when a file does not tell
+  // (docs/formats.md: npz labels' length, then expected_samples, then this).
+  SampleLayout sample_layout = SampleLayout::kFirstAxis;
+  // npy/npz: samples each file should hold (dataset.num_samples_per_file; 0 = unknown). Only
+  // chooses the sample axis of an array whose labels do not; it never changes a file's count.
+  uint64_t expected_samples = 0;
+  // npy/npz arrays with samples along the last axis: a sample costs reading the whole array (as
+  // np.load does). true keeps the array an open reader read for its first sample and serves the
+  // file's other samples from memory (DLIO's read_type memory keeps np.load's result open);
+  // false reads the whole array again for each sample (DLIO's on_demand).
+  bool keep_arrays = false;
   // Formats without files (synthetic) describe their virtual files with these.
   uint64_t synthetic_samples = 1;
   uint64_t synthetic_record_length = 65536;

@@ -319,6 +319,11 @@ std::vector<KeySpec> BuildTable() {
             "jpeg: encoder quality 1-100"));
   add(Bool("dataset.write_index", DLIO_FIELD(bool, dataset.write_index),
            "tfrecord: write <file>.idx (DALI-style record offsets) beside each file"));
+  add(Enum("dataset.sample_layout", DLIO_FIELD(std::string, dataset.sample_layout),
+           {"first_axis", "last_axis"},
+           "npy/npz: the axis of x that indexes samples in generated files, and for reading "
+           "when neither the labels' length nor num_samples_per_file tells: first_axis (x[i], "
+           "dlio's layout) or last_axis (x[..., i], the Python DLIO's (dim, dim, num_samples))"));
   add(Int32("dataset.compression_level", DLIO_FIELD(int, dataset.compression_level),
             "compression level 0-9"));
   add(Bool("dataset.keep_files", DLIO_FIELD(bool, dataset.keep_files),

@@ -18,6 +18,9 @@ namespace {
 // Open-time scan request size when transfer_size is 0 (one request for a whole big file would
 // need a buffer of its size).
 constexpr uint64_t kScanChunk = 1u << 20;
+// The first line is kept (to decide whether it is a header) up to this many bytes; past it, the
+// decision is made on its complete fields so far, so a huge line costs no memory.
+constexpr size_t kMaxHeaderProbe = 1u << 20;
 // Values generated per block while writing a row.
 constexpr size_t kValueBlock = 4096;
 // Room one printed value may need (shortest float32 repr is at most 15 characters) plus a comma.
@@ -33,6 +36,22 @@ bool ParseField(const char* b, const char* e, float* v) {
   if (b == e) return false;
   const auto [p, ec] = std::from_chars(b, e, *v);
   return ec == std::errc() && p == e;
+}
+
+// Whether `line` is exactly the header pandas writes for a frame with its default column names:
+// "0,1,...,k-1" (to_csv(index=False)); with the index column, ",0,1,...,k-1", whose empty first
+// field already marks it as a header.
+bool IsPandasDefaultHeader(const std::string& line) {
+  uint64_t column = 0;
+  size_t pos = 0;
+  for (;;) {
+    const std::string name = std::to_string(column++);
+    if (line.compare(pos, name.size(), name) != 0) return false;
+    pos += name.size();
+    if (pos == line.size()) return true;
+    if (line[pos] != ',') return false;
+    ++pos;
+  }
 }
 
 // Whether every field of a line is a number (a header line is not).
@@ -52,17 +71,19 @@ bool AllNumeric(const std::string& line) {
 class CsvReader final : public FormatReader {
  public:
   CsvReader(std::unique_ptr<File> file, uint64_t file_size, std::vector<uint64_t> offsets,
-            std::vector<uint64_t> sizes, uint64_t columns, bool header, uint64_t transfer_size)
+            std::vector<uint64_t> sizes, uint64_t columns, bool header, bool index_column,
+            uint64_t transfer_size)
       : file_(std::move(file)),
         file_size_(file_size),
         offsets_(std::move(offsets)),
         sizes_(std::move(sizes)),
         columns_(columns),
         header_(header),
+        index_column_(index_column),
         transfer_size_(transfer_size) {}
 
   uint64_t num_samples() const override { return offsets_.size(); }
-  uint64_t sample_size(uint64_t i) const override { return sizes_[i]; }
+  uint64_t sample_size(uint64_t i) const override { return i < sizes_.size() ? sizes_[i] : 0; }
 
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
     DLIO_RETURN_NOT_OK(CheckSampleIndex(file_->path(), i, offsets_.size()));
@@ -82,8 +103,13 @@ class CsvReader final : public FormatReader {
            ",\"rows\":" + std::to_string(offsets_.size()) +
            ",\"columns\":" + std::to_string(columns_) +
            ",\"header\":" + (header_ ? "true" : "false") +
+           ",\"index_column\":" + (index_column_ ? "true" : "false") +
            ",\"row_size\":{\"min\":" + std::to_string(mn) + ",\"max\":" + std::to_string(mx) +
-           "},\"decoded_sample_size\":" + std::to_string(columns_ * 4) + "}";
+           "},\"decoded_sample_size\":" + std::to_string(columns_ * 4) +
+           ProblemsJson(offsets_.empty()
+                            ? std::vector<std::string>{file_->path() + ": no data rows (samples)"}
+                            : std::vector<std::string>{}) +
+           "}";
   }
 
  private:
@@ -91,7 +117,7 @@ class CsvReader final : public FormatReader {
   uint64_t file_size_;
   std::vector<uint64_t> offsets_, sizes_;  // of each row's text, line end excluded
   uint64_t columns_;
-  bool header_;
+  bool header_, index_column_;
   uint64_t transfer_size_;
 };
 
@@ -110,7 +136,7 @@ class CsvScanner {
       const char* nl = static_cast<const char*>(std::memchr(p, '\n', end - p));
       const char* stop = nl ? nl : end;
       commas_ += static_cast<uint64_t>(std::count(p, stop, ','));
-      if (collect_first_) first_line_.append(p, stop);
+      if (collect_first_) KeepFirstLine(p, stop);
       if (stop > p) last_ = stop[-1];
       if (!nl) break;
       DLIO_RETURN_NOT_OK(EndLine(pos + static_cast<uint64_t>(nl - data)));
@@ -129,6 +155,7 @@ class CsvScanner {
   std::vector<uint64_t> offsets, sizes;
   uint64_t columns = 0;
   bool header = false;
+  bool index_column = false;  // the header's first field is empty: pandas' unnamed index
 
  private:
   Status EndLine(uint64_t nl_pos) {
@@ -141,14 +168,20 @@ class CsvScanner {
     last_ = '\0';
     if (len == 0) {  // blank lines are skipped, as pandas does
       first_line_.clear();
+      first_line_cut_ = false;
       return Status::OK();
     }
     if (collect_first_) {
       collect_first_ = false;
       columns = cols;
       first_line_no_ = line_no_;
-      if (!first_line_.empty() && first_line_.back() == '\r') first_line_.pop_back();
-      header = force_header_ || !AllNumeric(first_line_);
+      if (first_line_cut_) {
+        first_line_.resize(std::min(first_line_.size(), first_line_.rfind(',')));
+      } else if (!first_line_.empty() && first_line_.back() == '\r') {
+        first_line_.pop_back();
+      }
+      header = force_header_ || !AllNumeric(first_line_) || IsPandasDefaultHeader(first_line_);
+      index_column = header && cols > 1 && !first_line_.empty() && first_line_.front() == ',';
       first_line_.clear();
       first_line_.shrink_to_fit();
       if (header) return Status::OK();
@@ -163,9 +196,16 @@ class CsvScanner {
     return Status::OK();
   }
 
+  void KeepFirstLine(const char* p, const char* stop) {
+    const size_t room = kMaxHeaderProbe - std::min(kMaxHeaderProbe, first_line_.size());
+    const size_t n = static_cast<size_t>(stop - p);
+    first_line_.append(p, std::min(n, room));
+    if (n > room) first_line_cut_ = true;
+  }
+
   const std::string& path_;
   bool force_header_;
-  bool collect_first_ = true;
+  bool collect_first_ = true, first_line_cut_ = false;
   std::string first_line_;
   uint64_t line_start_ = 0, line_no_ = 0, first_line_no_ = 0, commas_ = 0;
   char last_ = '\0';
@@ -279,7 +319,7 @@ class CsvFormat final : public Format {
     DLIO_RETURN_NOT_OK(scan.Finish(size));
     return std::unique_ptr<FormatReader>(
         new CsvReader(std::move(file), size, std::move(scan.offsets), std::move(scan.sizes),
-                      scan.columns, scan.header, options.transfer_size));
+                      scan.columns, scan.header, scan.index_column, options.transfer_size));
   }
 };
 

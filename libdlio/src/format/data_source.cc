@@ -87,6 +87,7 @@ class FormatDataSource final : public DataSource {
     }
     DLIO_ASSIGN_OR_RETURN(std::unique_ptr<FormatReader> opened,
                           format_->Open(storage_, files_[f], options_.format));
+    DLIO_RETURN_NOT_OK(CheckTrustedCount(f, *opened));
     std::shared_ptr<FormatReader> reader(std::move(opened));
     std::vector<std::shared_ptr<FormatReader>> evicted;  // closed after unlocking
     {
@@ -108,6 +109,21 @@ class FormatDataSource final : public DataSource {
       }
     }
     return reader;
+  }
+
+  // A trusted sample count is checked against every file when it is opened (before any of its
+  // samples is read): a file that holds another count would otherwise be read wrong, silently.
+  Status CheckTrustedCount(uint32_t f, const FormatReader& reader) const {
+    if (options_.samples_per_file == 0 || reader.num_samples() == options_.samples_per_file) {
+      return Status::OK();
+    }
+    return Status::InvalidArgument(
+        files_[f] + " holds " + std::to_string(reader.num_samples()) +
+        " samples, but dataset.num_samples_per_file is " +
+        std::to_string(options_.samples_per_file) +
+        " (dlio reads a file as it is; regenerate the dataset or set the key to match;"
+        " `dlio-run inspect " +
+        files_[f] + "` shows how the file is read)");
   }
 
   Storage* storage_;

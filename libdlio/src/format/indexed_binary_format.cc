@@ -54,7 +54,11 @@ class IndexedBinaryReader final : public FormatReader {
            ",\"file_size\":" + std::to_string(file_size_) + "," +
            SampleSizesJson(offsets_.size(), *this) +
            ",\"offset_index\":" + JsonString(OffsetIndexPath(file_->path())) +
-           ",\"size_index\":" + JsonString(SizeIndexPath(file_->path())) + "}";
+           ",\"size_index\":" + JsonString(SizeIndexPath(file_->path())) +
+           ProblemsJson(offsets_.empty() ? std::vector<std::string>{file_->path() +
+                                                                    ": the index lists no samples"}
+                                         : std::vector<std::string>{}) +
+           "}";
   }
 
  private:

@@ -18,9 +18,42 @@ Status ReadRange(File* file, uint64_t offset, uint64_t n, uint64_t transfer_size
   return Status::OK();
 }
 
+namespace {
+
+// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlongs, no surrogates, at
+// most U+10FFFF), or 0 when the byte there does not start one.
+size_t Utf8SequenceLength(std::string_view s, size_t i) {
+  const auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = byte(i);
+  size_t len;
+  unsigned char lo = 0x80, hi = 0xbf;  // range of the second byte
+  if (c >= 0xc2 && c <= 0xdf) {
+    len = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    len = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    len = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (i + len > s.size() || byte(i + 1) < lo || byte(i + 1) > hi) return 0;
+  for (size_t k = 2; k < len; ++k) {
+    if (byte(i + k) < 0x80 || byte(i + k) > 0xbf) return 0;
+  }
+  return len;
+}
+
+}  // namespace
+
 std::string JsonString(std::string_view s) {
   std::string out = "\"";
-  for (char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const auto u = static_cast<unsigned char>(c);
     switch (c) {
       case '"':
         out += "\\\"";
@@ -35,17 +68,48 @@ std::string JsonString(std::string_view s) {
         out += "\\t";
         break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) {
+        if (u >= 0x80) {  // valid UTF-8 passes through; a stray byte becomes U+0080..U+00FF
+          const size_t len = Utf8SequenceLength(s, i);
+          if (len > 0) {
+            out.append(s.substr(i, len));
+            i += len - 1;
+            break;
+          }
+        }
+        if (u < 0x20 || u >= 0x80) {
           char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(u));
           out += buf;
         } else {
           out += c;
         }
     }
   }
-  return out + "\"";
+  out += '"';
+  return out;
 }
+
+namespace {
+
+std::string SizesJson(uint64_t num_samples, uint64_t mn, uint64_t mx, long double mean,
+                      const std::function<uint64_t(uint64_t)>& size_of) {
+  char mean_text[64];
+  std::snprintf(mean_text, sizeof mean_text, "%.1Lf", mean);
+  std::string out = "\"num_samples\":" + std::to_string(num_samples) +
+                    ",\"sample_size\":{\"min\":" + std::to_string(mn) +
+                    ",\"max\":" + std::to_string(mx) + ",\"mean\":" + mean_text + "}";
+  if (num_samples <= 16) {
+    out += ",\"sample_sizes\":[";
+    for (uint64_t i = 0; i < num_samples; ++i) {
+      if (i > 0) out += ',';
+      out += std::to_string(size_of(i));
+    }
+    out += ']';
+  }
+  return out;
+}
+
+}  // namespace
 
 std::string SampleSizesJson(uint64_t num_samples, const FormatReader& reader) {
   uint64_t mn = 0, mx = 0;
@@ -56,18 +120,23 @@ std::string SampleSizesJson(uint64_t num_samples, const FormatReader& reader) {
     mx = std::max(mx, s);
     total += s;
   }
-  char mean[64];
-  std::snprintf(mean, sizeof mean, "%.1Lf", num_samples ? total / num_samples : 0.0L);
-  std::string out = "\"num_samples\":" + std::to_string(num_samples) +
-                    ",\"sample_size\":{\"min\":" + std::to_string(mn) +
-                    ",\"max\":" + std::to_string(mx) + ",\"mean\":" + mean + "}";
-  if (num_samples <= 16) {
-    out += ",\"sample_sizes\":[";
-    for (uint64_t i = 0; i < num_samples; ++i) {
-      out += (i ? "," : "") + std::to_string(reader.sample_size(i));
-    }
-    out += "]";
+  return SizesJson(num_samples, mn, mx, num_samples ? total / num_samples : 0.0L,
+                   [&](uint64_t i) { return reader.sample_size(i); });
+}
+
+std::string FixedSampleSizesJson(uint64_t num_samples, uint64_t size) {
+  const uint64_t s = num_samples > 0 ? size : 0;
+  return SizesJson(num_samples, s, s, static_cast<long double>(s), [s](uint64_t) { return s; });
+}
+
+std::string ProblemsJson(const std::vector<std::string>& problems) {
+  if (problems.empty()) return "";
+  std::string out = ",\"problems\":[";
+  for (size_t i = 0; i < problems.size(); ++i) {
+    if (i > 0) out += ',';
+    out += JsonString(problems[i]);
   }
+  out += ']';
   return out;
 }
 

@@ -55,7 +55,13 @@ inline void PutLe64(std::string* s, uint64_t v) {
 std::string JsonString(std::string_view s);
 // "\"num_samples\":N,\"sample_size\":{\"min\":..,\"max\":..,\"mean\":..}" plus
 // ",\"sample_sizes\":[...]" when there are at most 16 samples. No braces.
+// Visits every sample: for formats whose sizes vary (and are already in memory).
 std::string SampleSizesJson(uint64_t num_samples, const FormatReader& reader);
+// The same for `num_samples` samples of `size` bytes each, in O(1) whatever the count.
+std::string FixedSampleSizesJson(uint64_t num_samples, uint64_t size);
+// ",\"problems\":[...]" when `problems` is not empty, else "": what DescribeJson reports as wrong
+// with a file it could open (`dlio-run inspect` exits 1 when there are any).
+std::string ProblemsJson(const std::vector<std::string>& problems);
 
 // Removes `path` if it exists, ignoring errors: used when a writer fails after creating a file,
 // so a half-written file of ours is not left behind (never called on files we did not create).

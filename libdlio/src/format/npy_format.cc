@@ -1,50 +1,66 @@
-// npy: one NPY array per file; a sample is one slice along the first axis.
+// npy: one NPY array per file; a sample is one slice along its first or last axis
+// (npy_samples.h: num_samples_per_file, then dataset.sample_layout, choose).
 #include <algorithm>
 
 #include "format/content.h"
 #include "format/formats.h"
 #include "format/io_util.h"
 #include "format/npy_header.h"
+#include "format/npy_samples.h"
 
 namespace dlio::format_internal {
 namespace {
 
 class NpyReader final : public FormatReader {
  public:
-  NpyReader(std::unique_ptr<File> file, uint64_t file_size, NpyHeader header,
-            uint64_t transfer_size)
+  NpyReader(std::unique_ptr<File> file, uint64_t file_size, NpyHeader header, ArraySamples samples,
+            std::vector<std::string> problems, const FormatOptions& options)
       : file_(std::move(file)),
         file_size_(file_size),
         h_(std::move(header)),
-        num_samples_(h_.num_samples()),
-        sample_size_(h_.sample_size()),
-        transfer_size_(transfer_size) {}
+        s_(std::move(samples)),
+        problems_(std::move(problems)),
+        transfer_size_(options.transfer_size),
+        last_axis_(s_, h_.data_bytes, options.transfer_size, options.keep_arrays) {}
 
-  uint64_t num_samples() const override { return num_samples_; }
-  uint64_t sample_size(uint64_t) const override { return sample_size_; }
+  uint64_t num_samples() const override { return s_.num_samples; }
+  uint64_t sample_size(uint64_t) const override { return s_.sample_size; }
 
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
-    DLIO_RETURN_NOT_OK(CheckSampleIndex(file_->path(), i, num_samples_));
-    DLIO_RETURN_NOT_OK(out->Resize(sample_size_));
-    return ReadRange(file_.get(), h_.data_offset + i * sample_size_, sample_size_, transfer_size_,
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(file_->path(), i, s_.num_samples));
+    DLIO_RETURN_NOT_OK(out->Resize(s_.sample_size));
+    if (s_.axis == SampleAxis::kLast) {
+      return last_axis_.Read(
+          i,
+          [&](uint64_t pos, uint64_t n, uint8_t* dst) {
+            return ReadRange(file_.get(), h_.data_offset + pos, n, 0, dst);
+          },
+          out->data());
+    }
+    return ReadRange(file_.get(), h_.data_offset + s_.offset(i), s_.sample_size, transfer_size_,
                      out->data());
   }
 
   std::string DescribeJson() const override {
     return "{\"format\":\"npy\",\"path\":" + JsonString(file_->path()) +
            ",\"file_size\":" + std::to_string(file_size_) + "," +
-           SampleSizesJson(num_samples_, *this) + ",\"dtype\":" + JsonString(h_.descr) +
-           ",\"itemsize\":" + std::to_string(h_.itemsize) + ",\"shape\":" + h_.ShapeJson() +
-           ",\"fortran_order\":" + (h_.fortran_order ? "true" : "false") + ",\"npy_version\":\"" +
-           std::to_string(h_.major) + "." + std::to_string(h_.minor) +
-           "\",\"data_offset\":" + std::to_string(h_.data_offset) + "}";
+           FixedSampleSizesJson(s_.num_samples, s_.sample_size) +
+           ",\"dtype\":" + JsonString(h_.descr) + ",\"itemsize\":" + std::to_string(h_.itemsize) +
+           ",\"shape\":" + h_.ShapeJson() +
+           ",\"fortran_order\":" + (h_.fortran_order ? "true" : "false") +
+           ArraySamplesJson(s_, std::nullopt) + ",\"npy_version\":\"" + std::to_string(h_.major) +
+           "." + std::to_string(h_.minor) + "\",\"data_offset\":" + std::to_string(h_.data_offset) +
+           ProblemsJson(problems_) + "}";
   }
 
  private:
   std::unique_ptr<File> file_;
   uint64_t file_size_;
   NpyHeader h_;
-  uint64_t num_samples_, sample_size_, transfer_size_;
+  ArraySamples s_;
+  std::vector<std::string> problems_;
+  uint64_t transfer_size_;
+  LastAxisSampleReader last_axis_;  // np.load's whole-array reads
 };
 
 class NpyFormat final : public Format {
@@ -58,15 +74,16 @@ class NpyFormat final : public Format {
     const uint64_t n = spec.sample_sizes.size();
     DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npy"));
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
-    const std::string header = BuildNpyHeader("|u1", {n, record});
+    const std::string header = BuildNpyHeader("|u1", ArrayShape(options.sample_layout, n, record));
     Status st = file->WriteAt(0, header.data(), header.size());
     uint64_t pos = header.size();
     if (st.ok()) {
-      st = ForEachDataChunk(spec, kWriteChunk, [&](const uint8_t* p, size_t len) {
-        DLIO_RETURN_NOT_OK(file->WriteAt(pos, p, len));
-        pos += len;
-        return Status::OK();
-      });
+      st = ForEachArrayChunk(spec, options.sample_layout, kWriteChunk,
+                             [&](const uint8_t* p, size_t len) {
+                               DLIO_RETURN_NOT_OK(file->WriteAt(pos, p, len));
+                               pos += len;
+                               return Status::OK();
+                             });
     }
     if (st.ok()) st = file->Close();
     if (!st.ok()) {
@@ -76,10 +93,12 @@ class NpyFormat final : public Format {
     return st;
   }
 
-  // Sample i lies at header + i * record: rank 0 writes the header, every rank its rows.
-  bool CanWriteShared(const Storage&, const FormatOptions&,
+  // Sample i lies at header + i * record: rank 0 writes the header, every rank its rows. Samples
+  // on the last axis interleave, so rank 0 writes those files alone.
+  bool CanWriteShared(const Storage&, const FormatOptions& options,
                       const SharedWrite& shared) const override {
-    return shared.comm != nullptr && shared.world > 1;
+    return shared.comm != nullptr && shared.world > 1 &&
+           options.sample_layout == SampleLayout::kFirstAxis;
   }
   Status WriteShared(Storage* storage, const std::string& path, const FileSpec& spec,
                      const FormatOptions&, const SharedWrite& shared) const override {
@@ -124,8 +143,12 @@ class NpyFormat final : public Format {
                                 ", but the file holds " + std::to_string(size - h.data_offset) +
                                 " (file size " + std::to_string(size) + ")");
     }
-    return std::unique_ptr<FormatReader>(
-        new NpyReader(std::move(file), size, std::move(h), options.transfer_size));
+    ArraySamples samples = ResolveArraySamples(h, std::nullopt, options);
+    DLIO_RETURN_NOT_OK(CheckZeroByteSamples(samples, size, path + ": npy shape " + h.ShapeJson()));
+    std::vector<std::string> problems;
+    if (samples.num_samples == 0) problems.push_back(path + ": the array holds no samples");
+    return std::unique_ptr<FormatReader>(new NpyReader(
+        std::move(file), size, std::move(h), std::move(samples), std::move(problems), options));
   }
 };
 

@@ -34,12 +34,20 @@ class PyParser {
     if (c == '\'' || c == '"') {
       v->kind = PyValue::kStr;
       ok = ParseString(&v->str);
-    } else if (c == '(' || c == '[') {
-      v->kind = PyValue::kSeq;
-      ok = ParseSeq(c == '(' ? ')' : ']', v);
-    } else if (c == '{') {
-      v->kind = PyValue::kDict;
-      ok = ParseDict(v);
+    } else if (c == '(' || c == '[' || c == '{') {
+      // The parser recurses once per level: bound it so a crafted header cannot overflow the stack.
+      if (depth_ >= kMaxNpyNesting) {
+        return Fail("nesting deeper than " + std::to_string(kMaxNpyNesting) + " levels");
+      }
+      ++depth_;
+      if (c == '{') {
+        v->kind = PyValue::kDict;
+        ok = ParseDict(v);
+      } else {
+        v->kind = PyValue::kSeq;
+        ok = ParseSeq(c == '(' ? ')' : ']', v);
+      }
+      --depth_;
     } else if (std::isdigit(static_cast<unsigned char>(c))) {
       v->kind = PyValue::kInt;
       ok = ParseInt(&v->num);
@@ -50,7 +58,10 @@ class PyParser {
     } else if (Word("None")) {
       v->kind = PyValue::kNone, ok = true;
     } else {
-      return Fail(std::string("unexpected character '") + c + "'");
+      std::string why = "unexpected character '";
+      why += c;
+      why += '\'';
+      return Fail(std::move(why));
     }
     v->text = s_.substr(start, pos_ - start);
     return ok;
@@ -68,7 +79,11 @@ class PyParser {
     while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
   }
   bool Fail(std::string why) {
-    if (error_.empty()) error_ = std::move(why) + " at header byte " + std::to_string(pos_);
+    if (error_.empty()) {
+      error_ = std::move(why);
+      error_ += " at header byte ";
+      error_ += std::to_string(pos_);
+    }
     return false;
   }
   bool Word(std::string_view w) {
@@ -112,7 +127,10 @@ class PyParser {
       if (pos_ < s_.size() && s_[pos_] == ',') {
         ++pos_;
       } else if (pos_ >= s_.size() || s_[pos_] != close) {
-        return Fail(std::string("expected ',' or '") + close + "'");
+        std::string why = "expected ',' or '";
+        why += close;
+        why += '\'';
+        return Fail(std::move(why));
       }
     }
   }
@@ -143,10 +161,14 @@ class PyParser {
 
   std::string_view s_;
   size_t pos_ = 0;
+  int depth_ = 0;  // open (), [] and {} around pos_
   std::string error_;
 };
 
 bool MulOk(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_mul_overflow(a, b, out); }
+
+// Largest item size a dtype string may give (numpy's own limit is below 2^31).
+constexpr uint64_t kMaxItemSize = uint64_t{1} << 40;
 
 // Item size of a descr value: a dtype string or a structured list of (name, dtype[, shape]).
 Result<uint64_t> DescrItemSize(const PyValue& v) {
@@ -171,7 +193,9 @@ Result<uint64_t> DescrItemSize(const PyValue& v) {
         }
       }
     }
-    total += size;
+    if (__builtin_add_overflow(total, size, &total)) {
+      return Status::InvalidArgument("structured dtype size overflows");
+    }
   }
   return total;
 }
@@ -188,6 +212,7 @@ Result<uint64_t> DtypeItemSize(const std::string& descr) {
   bool have_digits = false;
   while (!d.empty() && std::isdigit(static_cast<unsigned char>(d[0]))) {
     digits = digits * 10 + static_cast<uint64_t>(d[0] - '0');
+    if (digits > kMaxItemSize) return Status::InvalidArgument("dtype '" + descr + "' is too large");
     have_digits = true;
     d.remove_prefix(1);
   }
@@ -225,15 +250,17 @@ uint64_t NpyHeader::num_samples() const {
 
 uint64_t NpyHeader::sample_size() const {
   if (shape.empty() || fortran_order) return data_bytes;
-  uint64_t size = itemsize;
-  for (size_t i = 1; i < shape.size(); ++i) size *= shape[i];  // checked by the parser
-  return size;
+  return first_axis_slice_bytes;
 }
 
 std::string NpyHeader::ShapeJson() const {
   std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
-  return out + "]";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) out += ',';
+    out += std::to_string(shape[i]);
+  }
+  out += ']';
+  return out;
 }
 
 Result<uint64_t> ParseNpyPreamble(const uint8_t* p, size_t n, const std::string& where,
@@ -252,7 +279,14 @@ Result<uint64_t> ParseNpyPreamble(const uint8_t* p, size_t n, const std::string&
     if (n < 12) {
       return Status::Corruption(where + ": truncated npy header at offset " + std::to_string(base));
     }
-    return uint64_t{12} + Le32(p + 8);
+    const uint64_t total = uint64_t{12} + Le32(p + 8);
+    if (total > kMaxNpyHeaderBytes) {
+      return Status::Corruption(where + ": npy header at offset " + std::to_string(base) +
+                                " claims " + std::to_string(total) +
+                                " bytes; dlio accepts at most " +
+                                std::to_string(kMaxNpyHeaderBytes));
+    }
+    return total;
   }
   return Status::Corruption(where + ": unsupported npy version " + std::to_string(major) + "." +
                             std::to_string(p[7]) + " at offset " + std::to_string(base + 6));
@@ -316,18 +350,28 @@ Result<NpyHeader> ParseNpyHeader(const uint8_t* p, size_t n, const std::string& 
   if (!have_descr || !have_fortran || !have_shape) {
     return bad("missing one of 'descr', 'fortran_order', 'shape'");
   }
-  uint64_t bytes = h.itemsize;
-  for (uint64_t d : h.shape) {
-    if (!MulOk(bytes, d, &bytes)) return bad("shape * itemsize overflows 64 bits");
+  // The whole array and both axes' slices, each checked on its own: with a zero dimension the
+  // whole is 0 bytes while a slice may still claim more than 64 bits.
+  uint64_t bytes = h.itemsize, first = h.itemsize, last = h.itemsize;
+  for (size_t i = 0; i < h.shape.size(); ++i) {
+    const uint64_t d = h.shape[i];
+    if (!MulOk(bytes, d, &bytes) || (i > 0 && !MulOk(first, d, &first)) ||
+        (i + 1 < h.shape.size() && !MulOk(last, d, &last))) {
+      return bad("shape " + h.ShapeJson() + " x itemsize " + std::to_string(h.itemsize) +
+                 " overflows 64 bits");
+    }
   }
   h.data_bytes = bytes;
+  h.first_axis_slice_bytes = h.shape.empty() ? bytes : first;
+  h.last_axis_slice_bytes = h.shape.empty() ? bytes : last;
   return h;
 }
 
 std::string BuildNpyHeader(const std::string& descr, const std::vector<uint64_t>& shape) {
   std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < shape.size(); ++i) {
-    dict += (i ? ", " : "") + std::to_string(shape[i]);
+    if (i > 0) dict += ", ";
+    dict += std::to_string(shape[i]);
   }
   dict += shape.size() == 1 ? ",), }" : "), }";
   size_t preamble = 10;

@@ -3,7 +3,9 @@ list(APPEND DLIO_SOURCES
   src/format/content.cc
   src/format/io_util.cc
   src/format/npy_header.cc
+  src/format/npy_samples.cc
   src/format/zip.cc
+  src/format/zip_inflater.cc
   src/format/npy_format.cc
   src/format/npz_format.cc
   src/format/indexed_binary_format.cc

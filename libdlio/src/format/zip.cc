@@ -69,7 +69,7 @@ Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
       return Status::Corruption(At(file, eocd - 20) + ": bad zip64 end locator signature");
     }
     const uint64_t end64 = Le64(loc + 8);
-    if (end64 + 56 > eocd - 20) {
+    if (end64 > eocd - 20 || eocd - 20 - end64 < 56) {
       return Status::Corruption(At(file, eocd - 20) + ": zip64 end record offset " +
                                 std::to_string(end64) + " out of range");
     }
@@ -142,7 +142,7 @@ Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
 
 Status LocateZipMember(File* file, const ZipDirectory& dir, ZipMember* member) {
   uint8_t h[30];
-  if (member->local_offset + 30 > dir.cd_offset) {
+  if (member->local_offset > dir.cd_offset || dir.cd_offset - member->local_offset < 30) {
     return Status::Corruption(At(file, member->local_offset) + ": local header of member '" +
                               member->name + "' lies past the central directory");
   }

@@ -216,6 +216,8 @@ nlohmann::json MarkerParams(const DatasetConfig& d, uint64_t seed) {
   p["dataset.compression_level"] = compressed ? d.compression_level : 0;
   p["dataset.enable_chunking"] = d.enable_chunking;
   p["dataset.chunk_size"] = d.enable_chunking ? d.chunk_size : 0;
+  // Only when not the default, so markers written before the key existed still match.
+  if (d.sample_layout != "first_axis") p["dataset.sample_layout"] = d.sample_layout;
   p["train.seed"] = seed;
   return p;
 }

@@ -111,6 +111,10 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.direct = c.reader.odirect;
   o.synthetic_samples = c.dataset.num_samples_per_file;
   o.synthetic_record_length = c.dataset.record_length_bytes;
+  o.sample_layout =
+      c.dataset.sample_layout == "last_axis" ? SampleLayout::kLastAxis : SampleLayout::kFirstAxis;
+  o.expected_samples = c.dataset.num_samples_per_file;
+  o.keep_arrays = c.reader.read_type == "memory";  // DLIO keeps np.load's array while open
   return o;
 }
 

@@ -229,7 +229,8 @@ class TfRecordReader final : public FormatReader {
   }
 
   std::string DescribeJson() const override {
-    const std::string check = CheckAllRecords();
+    std::vector<std::string> problems;
+    const std::string check = CheckAllRecords(&problems);
     uint64_t min_rec = 0, max_rec = 0;
     for (size_t i = 0; i < lengths_.size(); ++i) {
       const uint64_t r = lengths_[i] + kTfRecordFramingBytes;
@@ -245,7 +246,7 @@ class TfRecordReader final : public FormatReader {
            "},\"index\":{\"path\":" + JsonString(idx_path_) +
            ",\"found\":" + (index_found_ ? "true" : "false") +
            ",\"used\":" + (index_used_ ? "true" : "false") + "},\"features\":" + FeaturesJson() +
-           ",\"crc_check\":" + check + "}";
+           ",\"crc_check\":" + check + ProblemsJson(problems) + "}";
   }
 
  private:
@@ -465,7 +466,8 @@ class TfRecordReader final : public FormatReader {
   }
 
   // Reads every record and checks both CRCs and the Example (what `inspect` reports).
-  std::string CheckAllRecords() const {
+  // The "crc_check" object; a failure is also appended to `problems` (inspect exits 1).
+  std::string CheckAllRecords(std::vector<std::string>* problems) const {
     std::vector<uint8_t> rec;
     for (uint64_t i = 0; i < offsets_.size(); ++i) {
       rec.resize(lengths_[i] + kTfRecordFramingBytes);
@@ -473,6 +475,7 @@ class TfRecordReader final : public FormatReader {
       Status st = ReadRange(file_.get(), offsets_[i], rec.size(), transfer_, rec.data());
       if (st.ok()) st = CheckRecord(i, rec.data(), /*verify=*/true, &span);
       if (!st.ok()) {
+        problems->push_back(st.ToString());
         return "{\"ok\":false,\"records_checked\":" + std::to_string(i) +
                ",\"error\":" + JsonString(st.ToString()) + "}";
       }
