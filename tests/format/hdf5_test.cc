@@ -1,15 +1,22 @@
 // hdf5: layouts, filters, the requests of dlio's HDF5 file driver, the metadata file, errors.
 // Built only with DLIO_WITH_HDF5=ON (tests/format/tests.cmake); the conformance suite covers the
 // name staying registered without it.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
+#include <iostream>
 #include <thread>
 #include <tuple>
 
 #include "dlio/registries.h"
 #include "format/format_test_util.h"
+#include "format/full_storage.h"
 #include "test_util.h"
 
 namespace dlio::testing {
@@ -439,6 +446,74 @@ TEST_CASE("hdf5 errors: truncated, garbage, missing, out of range", "[format][hd
     auto r = format->Open(storage.get(), good, {});
     REQUIRE(r.ok());  // untouched
   }
+}
+
+// Writes each layout on disks too small for it, from empty up to a few bytes short of what it
+// needs, so the disk fills at every stage: creating the file, writing samples, flushing a chunk
+// cache when a dataset closes, flushing metadata when the file closes. Returns the first write
+// that did not fail cleanly (ResourceExhausted naming the file, nothing left behind), or "".
+std::string FillDiskAtEveryStage() {
+  auto format = MakeFormatByName("hdf5");
+  if (format == nullptr) return "no hdf5 format";
+  FormatOptions contiguous, gzip, meta;
+  gzip.compression = "gzip";
+  gzip.enable_chunking = true;
+  gzip.chunk_size = 4096;
+  meta.metadata_file = true;
+  meta.enable_chunking = true;
+  meta.chunk_size = 8192;
+  const std::vector<std::pair<FileSpec, FormatOptions>> cases = {{Fixed(6, 3000), contiguous},
+                                                                 {Fixed(6, 3000), gzip},
+                                                                 {Variable(8), gzip},
+                                                                 {Variable(8), meta}};
+  for (const auto& [spec, o] : cases) {
+    FullStorage roomy(1 << 30);
+    if (!format->Write(&roomy, "/a.h5", spec, o).ok()) return "the write fails on a roomy disk";
+    const uint64_t needed = roomy.used();
+    std::vector<uint64_t> capacities;
+    for (uint64_t c = 0; c < needed; c += std::max<uint64_t>(1, needed / 60))
+      capacities.push_back(c);
+    for (uint64_t short_by = 1; short_by <= 8 && short_by <= needed; ++short_by) {
+      capacities.push_back(needed - short_by);
+    }
+    for (uint64_t capacity : capacities) {
+      FullStorage full(capacity);
+      const Status st = format->Write(&full, "/a.h5", spec, o);
+      const std::string where = "capacity " + std::to_string(capacity) + " of " +
+                                std::to_string(needed) + ", chunk_size " +
+                                std::to_string(o.chunk_size) + ": ";
+      if (st.code() != StatusCode::kResourceExhausted || !Has(st.message(), "/a.h5") ||
+          !Has(st.message(), "No space left on device")) {
+        return where + st.ToString();
+      }
+      if (*full.Exists("/a.h5") || *full.Exists("/a.h5.meta.h5") || full.used() != 0) {
+        return where + "left " + std::to_string(full.used()) + " bytes behind";
+      }
+    }
+  }
+  return "";
+}
+
+TEST_CASE("hdf5 on a full disk: an error naming the file, nothing left, a clean exit",
+          "[format][hdf5][enospc]") {
+  // In a child that then exits normally, so libhdf5's exit handler runs: libhdf5 1.10 keeps the
+  // id of a file whose close failed (the disk was full), its exit handler closed that freed file
+  // again, and the process died of SIGSEGV after printing the right error.
+  std::cout.flush();
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) std::exit(FillDiskAtEveryStage().empty() ? 0 : 3);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  INFO("child " << (WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                        : "exit " + std::to_string(WEXITSTATUS(status))));
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // The same in this process, to see what went wrong.
+  const std::string problem = FillDiskAtEveryStage();
+  INFO(problem);
+  CHECK(problem.empty());
 }
 
 TEST_CASE("hdf5 writes a large shared file in bounded slabs", "[format][hdf5][large]") {
