@@ -17,6 +17,7 @@
 #include "dlio/registries.h"
 #include "format/format_test_util.h"
 #include "format/full_storage.h"
+#include "format/io_util.h"
 #include "test_util.h"
 
 namespace dlio::testing {
@@ -514,6 +515,150 @@ TEST_CASE("hdf5 on a full disk: an error naming the file, nothing left, a clean 
   const std::string problem = FillDiskAtEveryStage();
   INFO(problem);
   CHECK(problem.empty());
+}
+
+// Little-endian bytes of `v`, as HDF5 stores dimensions.
+std::string Le64(uint64_t v) {
+  std::string s;
+  format_internal::PutLe64(&s, v);
+  return s;
+}
+
+// Replaces every occurrence (at least one) of `from` in the file at `path` by `to`.
+void Replace(const std::string& path, const std::string& from, const std::string& to) {
+  REQUIRE(from.size() == to.size());
+  const std::string bytes = ReadTextFile(path);
+  size_t at = bytes.find(from);
+  REQUIRE(at != std::string::npos);
+  for (; at != std::string::npos; at = bytes.find(from, at + from.size())) {
+    PatchBytes(path, static_cast<long>(at), to);
+  }
+}
+
+// The dataspace message of a dataset of `dims` (version 1, max dims = dims).
+std::string Space(const std::vector<uint64_t>& dims) {
+  std::string s("\x01\x00\x01\x00\x00\x00\x00\x00", 8);
+  s[1] = static_cast<char>(dims.size());
+  for (int k = 0; k < 2; ++k) {
+    for (uint64_t d : dims) s += Le64(d);
+  }
+  return s;
+}
+
+TEST_CASE("hdf5 extents the file does not store are Corruption", "[format][hdf5][extent]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto format = Hdf5();
+  FormatOptions gzip;
+  gzip.compression = "gzip";
+  gzip.enable_chunking = true;
+  gzip.chunk_size = 128;
+  for (const auto& [name, o] :
+       {std::pair{"contiguous", FormatOptions{}}, std::pair{"gzip", gzip}}) {
+    for (const uint64_t rows : {uint64_t{1} << 50, uint64_t{1} << 62, uint64_t{5}}) {
+      INFO(name << " rows " << rows);
+      const std::string path = tmp / (std::string(name) + std::to_string(rows) + ".h5");
+      REQUIRE(format->Write(storage.get(), path, Fixed(4, 64), o).ok());
+      Replace(path, Space({4, 64}), Space({rows, 64}));
+      auto r = format->Open(storage.get(), path, o);
+      if (rows == 5 && o.compression == "gzip") {
+        // One row more than written: within what the file could hold, so the reader opens it
+        // (the missing chunk reads as the fill value), and inspect says what is missing.
+        REQUIRE(r.ok());
+        const std::string json = (*r)->DescribeJson();
+        INFO(json);
+        CHECK(Has(json, "\"problems\":["));
+        CHECK(Has(json, path + ": /records: 1 of its 3 chunks are not stored"));
+        CHECK(Has(json, path + ": /labels has 4 entries for 5 samples"));
+        continue;
+      }
+      REQUIRE(r.status().code() == StatusCode::kCorruption);
+      INFO(r.status().message());
+      CHECK(Has(r.status().message(),
+                path + ": /records declares shape [" + std::to_string(rows) + ",64]"));
+      if (rows == uint64_t{1} << 62) {
+        CHECK(Has(r.status().message(), "more than 2^62 bytes"));
+      } else if (o.compression == "gzip") {
+        CHECK(Has(r.status().message(), "of the file hold even compressed 1032:1"));
+      } else {
+        CHECK(Has(r.status().message(), "but stores 256 bytes"));
+      }
+    }
+  }
+  SECTION("rows larger than 2^62 bytes, even with no rows") {
+    const std::string path = tmp / "wide.h5";
+    REQUIRE(format->Write(storage.get(), path, Fixed(4, 64), {}).ok());
+    const uint64_t wide = (uint64_t{1} << 62) + 1;
+    Replace(path, Space({4, 64}), Space({0, wide}));
+    auto r = format->Open(storage.get(), path, {});
+    INFO(r.status().ToString());
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(Has(r.status().message(),
+              path + ": /records declares rows of shape [" + std::to_string(wide) + "]"));
+  }
+  SECTION("a sample dataset libhdf5 cannot open is Corruption, not a missing dataset") {
+    const std::string path = tmp / "wider.h5";
+    REQUIRE(format->Write(storage.get(), path, Fixed(4, 64), {}).ok());
+    Replace(path, Space({4, 64}), Space({0, uint64_t{1} << 63}));
+    auto r = format->Open(storage.get(), path, {});
+    INFO(r.status().ToString());
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(Has(r.status().message(), path + ": /records: cannot open: HDF5: "));
+  }
+  SECTION("/offsets longer than stored: no allocation of its declared size") {
+    const std::string path = tmp / "var.h5";
+    REQUIRE(format->Write(storage.get(), path, Variable(6), {}).ok());
+    // /offsets, /sizes and /labels are [6]: /offsets comes first.
+    const std::string bytes = ReadTextFile(path);
+    const size_t at = bytes.find(Space({6}));
+    REQUIRE(at != std::string::npos);
+    PatchBytes(path, static_cast<long>(at), Space({uint64_t{1} << 40}));
+    auto r = format->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(Has(r.status().message(), path + ": /offsets declares shape [1099511627776]"));
+  }
+}
+
+TEST_CASE("hdf5 describes a file without visiting every sample", "[format][hdf5][extent]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  const std::string path = tmp / "empty_rows.h5";
+  REQUIRE(Hdf5()->Write(storage.get(), path, Fixed(3, 0), {}).ok());
+  // 2^50 samples of 0 bytes: a valid extent (0 bytes stored), which a loop over the samples
+  // would never finish describing.
+  Replace(path, Space({3, 0}), Space({uint64_t{1} << 50, 0}));
+  auto r = Hdf5()->Open(storage.get(), path, {});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  REQUIRE((*r)->num_samples() == uint64_t{1} << 50);
+  const std::string json = (*r)->DescribeJson();
+  INFO(json);
+  CHECK(Has(json, "\"num_samples\":1125899906842624,\"sample_size\":{\"min\":0,\"max\":0,"));
+  CHECK(Has(json, path + ": /labels has 3 entries for 1125899906842624 samples"));
+}
+
+TEST_CASE("hdf5 inspect reports an unreadable /labels in problems", "[format][hdf5][problems]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  const std::string path = tmp / "a.h5";
+  REQUIRE(Hdf5()->Write(storage.get(), path, Fixed(4, 64), {}).ok());
+  {
+    auto good = Hdf5()->Open(storage.get(), path, {});
+    REQUIRE(good.ok());
+    CHECK_FALSE(Has((*good)->DescribeJson(), "problems"));
+  }
+  // The datatype message of /labels (int64 LE, the file's only signed type): class 15 does not
+  // exist, so the dataset cannot be opened.
+  const std::string int64_le("\x10\x08\x00\x00\x08\x00\x00\x00\x00\x00\x40\x00", 12);
+  Replace(path, int64_le, "\x1f" + int64_le.substr(1));
+  auto r = Hdf5()->Open(storage.get(), path, {});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());  // the samples are fine
+  const std::string json = (*r)->DescribeJson();
+  INFO(json);
+  CHECK(Has(json, "\"problems\":[\"" + path + ": /labels: cannot open: HDF5: "));
+  SampleBuffer buf;
+  CHECK((*r)->ReadSample(3, &buf).ok());
 }
 
 TEST_CASE("hdf5 writes a large shared file in bounded slabs", "[format][hdf5][large]") {

@@ -1,25 +1,23 @@
-// Datasets of files we read: opening them with a fitted chunk cache, their extent, where a chunk
-// lies, whether libhdf5 has their filters, and reading small integer vectors.
+// Datasets of files we read: finding them, opening them with a fitted chunk cache, checking
+// their extent against what the file stores, where a chunk lies, whether libhdf5 has their
+// filters, and reading small integer vectors.
+#include <set>
+
 #include "format/hdf5/hdf5_internal.h"
 
 namespace dlio::format_internal::hdf5 {
 
-// Opens `name` if it is a dataset (invalid Hid otherwise, error stack cleared).
-Hid OpenDatasetIfAny(hid_t file, const std::string& name, hid_t dapl) {
+Result<Hid> OpenDatasetIfAny(Hdf5Call& call, hid_t file, const std::string& path,
+                             const std::string& name) {
   if (H5Lexists(file, name.c_str(), H5P_DEFAULT) <= 0) {
-    H5Eclear2(H5E_DEFAULT);
+    call.Clear();
     return Hid();
   }
   Hid obj(H5Oopen(file, name.c_str(), H5P_DEFAULT));
-  if (!obj.valid() || H5Iget_type(obj.get()) != H5I_DATASET) {
-    H5Eclear2(H5E_DEFAULT);
-    return Hid();
-  }
-  if (dapl == H5P_DEFAULT) return obj;
-  obj.Reset();
-  Hid dset(H5Dopen2(file, name.c_str(), dapl));
-  if (!dset.valid()) H5Eclear2(H5E_DEFAULT);
-  return dset;
+  if (!obj.valid())
+    return call.Error(StatusCode::kCorruption, path + ": " + name + ": cannot open");
+  if (H5Iget_type(obj.get()) != H5I_DATASET) return Hid();
+  return obj;
 }
 
 Extent DatasetExtent(hid_t dset) {
@@ -31,7 +29,7 @@ Extent DatasetExtent(hid_t dset) {
 
 namespace {
 
-// Bytes of one chunk of `dset` (0 when not chunked).
+// Bytes of one chunk of `dset` (0 when not chunked; saturated at 2^64 - 1).
 uint64_t ChunkBytes(hid_t dset) {
   Hid dcpl(H5Dget_create_plist(dset));
   Hid type(H5Dget_type(dset));
@@ -39,9 +37,13 @@ uint64_t ChunkBytes(hid_t dset) {
   std::array<hsize_t, H5S_MAX_RANK> chunk{};
   const int rank = H5Pget_chunk(dcpl.get(), H5S_MAX_RANK, chunk.data());
   uint64_t bytes = H5Tget_size(type.get());
-  for (int k = 0; k < rank; ++k) bytes *= chunk[k];
+  for (int k = 0; k < rank; ++k) {
+    if (__builtin_mul_overflow(bytes, chunk[k], &bytes)) return UINT64_MAX;
+  }
   return bytes;
 }
+
+std::string Bytes(uint64_t n) { return std::to_string(n) + " bytes"; }
 
 }  // namespace
 
@@ -93,7 +95,7 @@ Status CheckFiltersAvailable(hid_t dset, const std::string& what) {
 // Opens `name` for reading with a chunk cache fitted to its chunks.
 Result<Hid> OpenForReading(Hdf5Call& call, hid_t file, const std::string& path,
                            const std::string& name, bool one_chunk_cache) {
-  Hid probe = OpenDatasetIfAny(file, name);
+  DLIO_ASSIGN_OR_RETURN(Hid probe, OpenDatasetIfAny(call, file, path, name));
   if (!probe.valid()) return Status::NotFound(path + ": no dataset " + name);
   const uint64_t chunk = ChunkBytes(probe.get());
   probe.Reset();
@@ -103,13 +105,71 @@ Result<Hid> OpenForReading(Hdf5Call& call, hid_t file, const std::string& path,
   return dset;
 }
 
+bool DeclaredBytes(const Extent& e, uint64_t element_bytes, uint64_t* bytes) {
+  uint64_t n = element_bytes;
+  for (int k = 0; k < e.rank; ++k) {
+    if (__builtin_mul_overflow(n, e.dims[k], &n)) return false;
+  }
+  *bytes = n;
+  return n <= kMaxDeclaredBytes;
+}
+
+Status CheckStoredExtent(hid_t dset, const std::string& what, uint64_t file_size) {
+  const Extent e = DatasetExtent(dset);
+  Hid type(H5Dget_type(dset));
+  Hid dcpl(H5Dget_create_plist(dset));
+  const uint64_t element_bytes = type.valid() ? H5Tget_size(type.get()) : 0;
+  if (e.rank < 0 || element_bytes == 0 || !dcpl.valid()) {
+    H5Eclear2(H5E_DEFAULT);
+    return Status::Corruption(what + ": unreadable dataspace, datatype or layout");
+  }
+  const std::string shape = " declares shape " + JsonDims(e.dims.data(), e.rank) + " of " +
+                            std::to_string(element_bytes) + "-byte elements";
+  uint64_t declared = 0;
+  if (!DeclaredBytes(e, element_bytes, &declared)) {
+    return Status::Corruption(what + shape + ", more than 2^62 bytes");
+  }
+  if (declared == 0) return Status::OK();
+  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
+  if (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT) {
+    // O(1): the layout message holds the address and size.
+    const uint64_t stored = H5Dget_storage_size(dset);
+    if (stored != declared) {
+      return Status::Corruption(what + shape + " (" + Bytes(declared) + ") but stores " +
+                                Bytes(stored));
+    }
+    const haddr_t addr = layout == H5D_CONTIGUOUS ? H5Dget_offset(dset) : 0;
+    if (layout == H5D_CONTIGUOUS &&
+        (addr == HADDR_UNDEF || addr > file_size || declared > file_size - addr)) {
+      return Status::Corruption(what + ": its " + Bytes(declared) + " at file offset " +
+                                std::to_string(addr) + " end past the end of the file (" +
+                                Bytes(file_size) + ")");
+    }
+  } else if (layout == H5D_CHUNKED) {
+    // Walking the chunk index would cost reads an open should not make: bound what the file
+    // could hold instead. Unfiltered chunks store at least their bytes; filtered ones at most
+    // compress kMaxFilterRatio:1.
+    const bool filtered = H5Pget_nfilters(dcpl.get()) > 0;
+    const uint64_t ratio = filtered ? kMaxFilterRatio : 1;
+    if (declared / ratio > file_size) {
+      return Status::Corruption(
+          what + shape + " (" + Bytes(declared) + "), more than the " + Bytes(file_size) +
+          " of the file hold" +
+          (filtered ? " even compressed " + std::to_string(ratio) + ":1" : std::string()));
+    }
+  }
+  return Status::OK();
+}
+
 // Reads a whole 1-D integer dataset as uint64.
-Result<std::vector<uint64_t>> ReadU64s(Hdf5Call& call, hid_t dset, const std::string& what) {
+Result<std::vector<uint64_t>> ReadU64s(Hdf5Call& call, hid_t dset, const std::string& what,
+                                       uint64_t file_size) {
   const Extent e = DatasetExtent(dset);
   if (e.rank != 1) {
     return Status::Corruption(what + ": expected a 1-D dataset, found rank " +
                               std::to_string(e.rank));
   }
+  DLIO_RETURN_NOT_OK(CheckStoredExtent(dset, what, file_size));
   std::vector<uint64_t> v(e.dims[0]);
   if (!v.empty() && H5Dread(dset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0) {
     return call.Error(StatusCode::kCorruption, what + ": reading");
@@ -120,6 +180,72 @@ Result<std::vector<uint64_t>> ReadU64s(Hdf5Call& call, hid_t dset, const std::st
 bool IsIntegerVector(hid_t dset) {
   Hid type(H5Dget_type(dset));
   return type.valid() && H5Tget_class(type.get()) == H5T_INTEGER && DatasetExtent(dset).rank == 1;
+}
+
+namespace {
+
+// The depth-first walk of ListDatasets.
+struct Walk {
+  Hdf5Call* call;
+  const std::string* path;  // the file, for problems
+  DatasetList* out;
+  std::set<haddr_t> groups;  // visited: hard links may form cycles
+  size_t links = 0;
+};
+
+struct WalkFrame {
+  Walk* walk;
+  std::string prefix;
+  int depth;
+};
+
+herr_t WalkLink(hid_t group, const char* name, const H5L_info_t* info, void* data) {
+  auto* frame = static_cast<WalkFrame*>(data);
+  Walk& w = *frame->walk;
+  if (w.out->names.size() >= kMaxDatasets || ++w.links > kMaxLinks) return 1;  // stop
+  if (info->type != H5L_TYPE_HARD) return 0;  // soft/external links may dangle or loop
+  const std::string path = frame->prefix + "/" + name;
+  Hid obj(H5Oopen(group, name, H5P_DEFAULT));
+  if (!obj.valid()) {
+    w.out->problems.push_back(
+        w.call->Error(StatusCode::kCorruption, *w.path + ": " + path + ": cannot open").message());
+    return 0;
+  }
+  const H5I_type_t type = H5Iget_type(obj.get());
+  if (type == H5I_DATASET) {
+    w.out->names.push_back(path);
+    return 0;
+  }
+  H5O_info_t object{};
+  if (type != H5I_GROUP || frame->depth >= kMaxGroupDepth ||
+      H5Oget_info2(obj.get(), &object, H5O_INFO_BASIC) < 0 ||
+      !w.groups.insert(object.addr).second) {
+    H5Eclear2(H5E_DEFAULT);
+    return 0;
+  }
+  WalkFrame inner{&w, path, frame->depth + 1};
+  if (H5Literate(obj.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, &WalkLink, &inner) < 0) {
+    w.out->problems.push_back(
+        w.call->Error(StatusCode::kCorruption, *w.path + ": group " + path + ": cannot list it")
+            .message());
+  }
+  return 0;
+}
+
+}  // namespace
+
+DatasetList ListDatasets(Hdf5Call& call, hid_t file, const std::string& path) {
+  DatasetList out;
+  Walk walk{&call, &path, &out, {}, 0};
+  H5O_info_t root{};
+  if (H5Oget_info2(file, &root, H5O_INFO_BASIC) >= 0) walk.groups.insert(root.addr);
+  WalkFrame frame{&walk, "", 0};
+  if (H5Literate(file, H5_INDEX_NAME, H5_ITER_INC, nullptr, &WalkLink, &frame) < 0) {
+    out.problems.push_back(
+        call.Error(StatusCode::kCorruption, path + ": the root group cannot be listed").message());
+  }
+  H5Eclear2(H5E_DEFAULT);
+  return out;
 }
 
 }  // namespace dlio::format_internal::hdf5

@@ -1,8 +1,9 @@
-// What `inspect` prints of a file's datasets: dtypes, layouts, chunks, filters, and the walk
-// that lists every dataset.
+// What `inspect` prints of a file (DescribeJson): its samples, every dataset's dtype, layout,
+// chunks and filters, and the problems found beyond the sample dataset.
 #include <algorithm>
+#include <cstdio>
 
-#include "format/hdf5/hdf5_internal.h"
+#include "format/hdf5/hdf5_reader.h"
 #include "format/io_util.h"
 
 namespace dlio::format_internal::hdf5 {
@@ -117,44 +118,140 @@ std::string DescribeDataset(hid_t dset, const std::string& name) {
 
 namespace {
 
-// Paths of all datasets under `group`, depth first, names in increasing order.
-struct WalkState {
-  std::string prefix;
-  int depth = 0;
-  std::vector<std::string>* out = nullptr;
-};
-
-herr_t WalkLink(hid_t group, const char* name, const H5L_info_t* info, void* data) {
-  auto* st = static_cast<WalkState*>(data);
-  if (st->out->size() >= kMaxDatasets) return 1;  // stop
-  if (info->type != H5L_TYPE_HARD) return 0;      // soft/external links may dangle or loop
-  Hid obj(H5Oopen(group, name, H5P_DEFAULT));
-  if (!obj.valid()) {
-    H5Eclear2(H5E_DEFAULT);
-    return 0;
+// "\"num_samples\":N,\"sample_size\":{min,max,mean}" (plus "sample_sizes" up to 16 samples),
+// as SampleSizesJson prints it but from the sums taken at open: O(1) for any sample count.
+std::string SampleSizeSummary(const ReaderInfo& info) {
+  char mean[64];
+  std::snprintf(mean, sizeof mean, "%.1Lf",
+                info.num_samples ? info.total_size / info.num_samples : 0.0L);
+  std::string out = "\"num_samples\":" + std::to_string(info.num_samples) +
+                    ",\"sample_size\":{\"min\":" + std::to_string(info.min_size) +
+                    ",\"max\":" + std::to_string(info.max_size) + ",\"mean\":" + mean + "}";
+  if (info.num_samples <= 16) {
+    out += ",\"sample_sizes\":[";
+    for (uint64_t i = 0; i < info.num_samples; ++i) {
+      const uint64_t size = info.layout == SampleLayout::kRows ? info.row_bytes : info.sizes[i];
+      if (i) out += ',';
+      out += std::to_string(size);
+    }
+    out += "]";
   }
-  const std::string path = st->prefix + "/" + name;
-  const H5I_type_t type = H5Iget_type(obj.get());
-  if (type == H5I_DATASET) {
-    st->out->push_back(path);
-  } else if (type == H5I_GROUP && st->depth < kMaxGroupDepth) {
-    WalkState inner{path, st->depth + 1, st->out};
-    if (H5Literate(obj.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, &WalkLink, &inner) < 0) {
-      H5Eclear2(H5E_DEFAULT);
+  return out;
+}
+
+// "" or "<what>: N of M chunks are not stored ...": chunks never written read as the fill value,
+// so the samples they hold are not in the file. Walks the chunk index.
+std::string MissingChunks(Hdf5Call& call, hid_t dset, const std::string& what) {
+  Hid dcpl(H5Dget_create_plist(dset));
+  if (!dcpl.valid() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return "";
+  const Extent e = DatasetExtent(dset);
+  std::array<hsize_t, H5S_MAX_RANK> chunk{};
+  if (H5Pget_chunk(dcpl.get(), H5S_MAX_RANK, chunk.data()) != e.rank) return "";
+  uint64_t expected = 1;
+  for (int k = 0; k < e.rank; ++k) {
+    const uint64_t along = chunk[k] == 0 ? 0 : e.dims[k] / chunk[k] + (e.dims[k] % chunk[k] != 0);
+    if (__builtin_mul_overflow(expected, along, &expected)) expected = UINT64_MAX;
+  }
+  hsize_t stored = 0;
+  Hid space(H5Dget_space(dset));  // 1.10.8 refuses H5S_ALL here
+  if (!space.valid() || H5Dget_num_chunks(dset, space.get(), &stored) < 0) {
+    return call.Error(StatusCode::kCorruption, what + ": reading its chunk index").message();
+  }
+  if (stored >= expected) return "";
+  return what + ": " + std::to_string(expected - stored) + " of its " + std::to_string(expected) +
+         " chunks are not stored (they read as the fill value)";
+}
+
+// "" or what is wrong with /labels: it must open, hold one entry per sample and read. Read in
+// blocks of about 1 MiB in its own type (no conversion).
+std::string CheckLabels(Hdf5Call& call, const ReaderHandles& h, const ReaderInfo& info) {
+  const std::string what = info.path + ": /labels";
+  if (H5Lexists(h.file.get(), "/labels", H5P_DEFAULT) <= 0) {
+    H5Eclear2(H5E_DEFAULT);
+    return "";  // files without labels are fine
+  }
+  Hid labels(H5Dopen2(h.file.get(), "/labels", H5P_DEFAULT));
+  if (!labels.valid()) return call.Error(StatusCode::kCorruption, what + ": cannot open").message();
+  const Extent e = DatasetExtent(labels.get());
+  if (e.rank != 1) {
+    return what + " has rank " + std::to_string(e.rank) + ", not 1 (one label per sample)";
+  }
+  if (e.dims[0] != info.num_samples) {
+    return what + " has " + std::to_string(e.dims[0]) + " entries for " +
+           std::to_string(info.num_samples) + " samples";
+  }
+  const Status extent = CheckStoredExtent(labels.get(), what, info.file_size);
+  if (!extent.ok()) return extent.message();
+  Hid type(H5Dget_type(labels.get()));
+  Hid space(H5Dget_space(labels.get()));
+  const uint64_t element_bytes = type.valid() ? H5Tget_size(type.get()) : 0;
+  if (!space.valid() || element_bytes == 0) {
+    return call.Error(StatusCode::kCorruption, what + ": datatype or dataspace").message();
+  }
+  const hsize_t block = std::max<uint64_t>(1, (1u << 20) / element_bytes);
+  std::vector<uint8_t> buf(block * element_bytes);
+  for (hsize_t first = 0; first < e.dims[0]; first += block) {
+    const hsize_t count = std::min<hsize_t>(block, e.dims[0] - first);
+    Hid mem(H5Screate_simple(1, &count, nullptr));
+    if (!mem.valid() ||
+        H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &first, nullptr, &count, nullptr) < 0 ||
+        H5Dread(labels.get(), type.get(), mem.get(), space.get(), H5P_DEFAULT, buf.data()) < 0) {
+      return call
+          .Error(StatusCode::kCorruption, what + ": reading entries " + std::to_string(first) +
+                                              ".." + std::to_string(first + count - 1))
+          .message();
     }
   }
-  return 0;
+  return "";
+}
+
+std::string JsonStrings(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t k = 0; k < v.size(); ++k) {
+    if (k) out += ',';
+    out += JsonString(v[k]);
+  }
+  return out + "]";
 }
 
 }  // namespace
 
-std::vector<std::string> ListDatasets(hid_t file) {
-  std::vector<std::string> out;
-  WalkState st{"", 0, &out};
-  if (H5Literate(file, H5_INDEX_NAME, H5_ITER_INC, nullptr, &WalkLink, &st) < 0) {
-    H5Eclear2(H5E_DEFAULT);
+std::string DescribeFile(Hdf5Call& call, const ReaderHandles& h, const ReaderInfo& info) {
+  std::string out = "{\"format\":\"hdf5\",\"path\":" + JsonString(info.path) +
+                    ",\"file_size\":" + std::to_string(info.file_size) + "," +
+                    SampleSizeSummary(info) + ",\"sample_layout\":\"" +
+                    (info.layout == SampleLayout::kRows ? "rows" : "concatenated") +
+                    "\",\"sample_dataset\":" + JsonString(info.dataset);
+  out += ",\"sample_dataset_info\":" + DescribeDataset(h.dset.get(), info.dataset);
+  DatasetList all = ListDatasets(call, h.file.get(), info.path);
+  std::vector<std::string> problems = std::move(all.problems);
+  std::string list;
+  for (size_t k = 0; k < all.names.size() && k < kMaxDescribedDatasets; ++k) {
+    const std::string what = info.path + ": " + all.names[k];
+    Result<Hid> opened = OpenDatasetIfAny(call, h.file.get(), info.path, all.names[k]);
+    if (!opened.ok() || !opened->valid()) {
+      problems.push_back(opened.ok() ? what + ": not a dataset" : opened.status().message());
+      continue;
+    }
+    const Hid d = std::move(opened).value();
+    if (!list.empty()) list += ',';
+    list += DescribeDataset(d.get(), all.names[k]);
+    const Status extent = CheckStoredExtent(d.get(), what, info.file_size);
+    if (!extent.ok()) problems.push_back(extent.message());
+    if (std::string missing = MissingChunks(call, d.get(), what); !missing.empty()) {
+      problems.push_back(std::move(missing));
+    }
   }
-  return out;
+  out += ",\"datasets\":[" + list + "]";
+  if (all.names.size() > kMaxDescribedDatasets) {
+    out += ",\"datasets_total\":" + std::to_string(all.names.size());
+  }
+  if (!info.meta_path.empty()) out += ",\"metadata_file\":" + JsonString(info.meta_path);
+  if (std::string labels = CheckLabels(call, h, info); !labels.empty()) {
+    problems.push_back(std::move(labels));
+  }
+  if (!problems.empty()) out += ",\"problems\":" + JsonStrings(problems);
+  return out + "}";
 }
 
 }  // namespace dlio::format_internal::hdf5

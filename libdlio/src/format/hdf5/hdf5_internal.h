@@ -28,6 +28,7 @@ inline constexpr uint64_t kChunkCacheMin = 1u << 20;
 // Deepest group nesting we walk when looking for datasets, and the most datasets we list.
 inline constexpr int kMaxGroupDepth = 16;
 inline constexpr size_t kMaxDatasets = 4096;
+inline constexpr size_t kMaxLinks = 65536;
 inline constexpr size_t kMaxDescribedDatasets = 32;
 
 inline std::string MetaPath(const std::string& path) { return path + kMetaSuffix; }
@@ -104,8 +105,10 @@ struct Extent {
   std::array<hsize_t, H5S_MAX_RANK> dims{};
 };
 
-// Opens `name` if it is a dataset (invalid Hid otherwise, error stack cleared).
-Hid OpenDatasetIfAny(hid_t file, const std::string& name, hid_t dapl = H5P_DEFAULT);
+// Opens `name` if it is a dataset: an invalid Hid when there is no such link or it is not a
+// dataset, Corruption naming `path` and `name` when it cannot be opened.
+Result<Hid> OpenDatasetIfAny(Hdf5Call& call, hid_t file, const std::string& path,
+                             const std::string& name);
 Extent DatasetExtent(hid_t dset);
 // For errors: " (its chunk at file offset X, N bytes stored)" for the chunk holding element
 // `coord` of a chunked dataset, "" otherwise.
@@ -115,16 +118,34 @@ Status CheckFiltersAvailable(hid_t dset, const std::string& what);
 // Opens `name` for reading with a chunk cache fitted to its chunks.
 Result<Hid> OpenForReading(Hdf5Call& call, hid_t file, const std::string& path,
                            const std::string& name, bool one_chunk_cache);
-// Reads a whole 1-D integer dataset as uint64.
-Result<std::vector<uint64_t>> ReadU64s(Hdf5Call& call, hid_t dset, const std::string& what);
+// The most bytes a dataset may declare (2^62: sizes and offsets then fit int64 with room).
+inline constexpr uint64_t kMaxDeclaredBytes = uint64_t{1} << 62;
+// The largest compression ratio the extent check allows a filtered chunked dataset: deflate's
+// limit (about 1032:1). Only scale-offset or szip on constant data could pass it.
+inline constexpr uint64_t kMaxFilterRatio = 1032;
+// `*bytes` = element_bytes x the product of e's dims; false when that passes kMaxDeclaredBytes.
+bool DeclaredBytes(const Extent& e, uint64_t element_bytes, uint64_t* bytes);
+// Corruption "<what> declares shape [...] ..." when the extent of `dset` is not what a file of
+// `file_size` bytes stores: more than kMaxDeclaredBytes; contiguous or compact storage of
+// another size, or past the end of the file; chunks that cannot fit in the file. O(1): reads
+// only the dataset's header (HDF5 has already read it).
+Status CheckStoredExtent(hid_t dset, const std::string& what, uint64_t file_size);
+// Reads a whole 1-D integer dataset as uint64, after CheckStoredExtent.
+Result<std::vector<uint64_t>> ReadU64s(Hdf5Call& call, hid_t dset, const std::string& what,
+                                       uint64_t file_size);
 bool IsIntegerVector(hid_t dset);
 
 // numpy-style dtype ("<f4", "|u1", ">i2", "|S8") of an HDF5 type, or a descriptive name.
 std::string DtypeString(hid_t type);
 // {"name","shape","dtype","layout","chunk","filters","storage_size"} of one dataset.
 std::string DescribeDataset(hid_t dset, const std::string& name);
-// Paths of all datasets under `file`, depth first, names in increasing order.
-std::vector<std::string> ListDatasets(hid_t file);
+struct DatasetList {
+  std::vector<std::string> names;     // depth first, names in increasing order
+  std::vector<std::string> problems;  // "<path>: <link>: cannot open: HDF5: ..." and the like
+};
+// The datasets of `file` (named `path` in problems), following hard links only, kMaxGroupDepth
+// levels deep, each group once, at most kMaxDatasets datasets and kMaxLinks links.
+DatasetList ListDatasets(Hdf5Call& call, hid_t file, const std::string& path);
 
 // ---------------------------------------------------------------------------------------------
 // Reader (hdf5_reader.cc)
