@@ -661,6 +661,28 @@ TEST_CASE("hdf5 inspect reports an unreadable /labels in problems", "[format][hd
   CHECK((*r)->ReadSample(3, &buf).ok());
 }
 
+TEST_CASE("hdf5 refuses headers libhdf5 accepts and then crashes on", "[format][hdf5][flips]") {
+  // One flipped byte each (tests/format/data/hdf5/README.md): libhdf5 1.10.8 opens these and
+  // then reads past its buffers (SIGSEGV in h5dump and h5py too) or loops.
+  const std::string dir = std::string(DLIO_SOURCE_DIR) + "/tests/format/data/hdf5/";
+  auto storage = BoundPosixStorage();
+  auto format = Hdf5();
+  auto original = format->Open(storage.get(), dir + "original.h5", {});
+  REQUIRE(original.ok());
+  REQUIRE((*original)->num_samples() == 4);
+  for (const auto& [name, message] :
+       {std::pair{"flip_chunk_dim.h5",
+                  ": /records: chunk [2,16777280] does not fit shape [4,64] (max [4,64])"},
+        std::pair{"flip_element_size.h5", ": /records: integer elements of 4097 bytes"},
+        std::pair{"flip_rank.h5", ": /records: chunks of rank 2 in a dataset of rank 0"}}) {
+    const std::string path = dir + name;
+    auto r = format->Open(storage.get(), path, {});
+    INFO(r.status().ToString());
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(r.status().message() == path + message);
+  }
+}
+
 TEST_CASE("hdf5 writes a large shared file in bounded slabs", "[format][hdf5][large]") {
   TempDir tmp;
   MemoryTracer tracer;

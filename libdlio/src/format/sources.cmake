@@ -28,6 +28,7 @@ if(DLIO_WITH_HDF5)
     src/format/hdf5/hdf5_plists.cc
     src/format/hdf5/hdf5_writer.cc
     src/format/hdf5/hdf5_shared_writer.cc
+    src/format/hdf5/hdf5_checks.cc
     src/format/hdf5/hdf5_dataset.cc
     src/format/hdf5/hdf5_describe.cc
     src/format/hdf5/hdf5_open.cc

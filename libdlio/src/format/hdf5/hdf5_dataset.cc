@@ -30,20 +30,17 @@ Extent DatasetExtent(hid_t dset) {
 namespace {
 
 // Bytes of one chunk of `dset` (0 when not chunked; saturated at 2^64 - 1).
-uint64_t ChunkBytes(hid_t dset) {
-  Hid dcpl(H5Dget_create_plist(dset));
+uint64_t ChunkBytes(hid_t dset, hid_t dcpl) {
   Hid type(H5Dget_type(dset));
-  if (!dcpl.valid() || !type.valid() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return 0;
+  if (!type.valid() || H5Pget_layout(dcpl) != H5D_CHUNKED) return 0;
   std::array<hsize_t, H5S_MAX_RANK> chunk{};
-  const int rank = H5Pget_chunk(dcpl.get(), H5S_MAX_RANK, chunk.data());
+  const int rank = H5Pget_chunk(dcpl, H5S_MAX_RANK, chunk.data());
   uint64_t bytes = H5Tget_size(type.get());
   for (int k = 0; k < rank; ++k) {
     if (__builtin_mul_overflow(bytes, chunk[k], &bytes)) return UINT64_MAX;
   }
   return bytes;
 }
-
-std::string Bytes(uint64_t n) { return std::to_string(n) + " bytes"; }
 
 }  // namespace
 
@@ -72,15 +69,14 @@ std::string ChunkWhere(hid_t dset, const hsize_t* coord, int rank) {
 
 // Unimplemented naming the filter when `dset` needs one this libhdf5 lacks (h5py's lzf, or a
 // plugin filter), rather than an opaque failure at the first sample.
-Status CheckFiltersAvailable(hid_t dset, const std::string& what) {
-  Hid dcpl(H5Dget_create_plist(dset));
-  const int nf = dcpl.valid() ? H5Pget_nfilters(dcpl.get()) : 0;
+Status CheckFiltersAvailable(hid_t dcpl, const std::string& what) {
+  const int nf = H5Pget_nfilters(dcpl);
   for (int k = 0; k < nf; ++k) {
     unsigned flags = 0, config = 0, cd[8] = {};
     size_t nelmts = 8;
     char name[64] = {};
-    const H5Z_filter_t id = H5Pget_filter2(dcpl.get(), static_cast<unsigned>(k), &flags, &nelmts,
-                                           cd, sizeof name, name, &config);
+    const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(k), &flags, &nelmts, cd,
+                                           sizeof name, name, &config);
     if (id >= 0 && H5Zfilter_avail(id) <= 0) {
       H5Eclear2(H5E_DEFAULT);
       return Status::Unimplemented(
@@ -92,73 +88,21 @@ Status CheckFiltersAvailable(hid_t dset, const std::string& what) {
   return Status::OK();
 }
 
-// Opens `name` for reading with a chunk cache fitted to its chunks.
 Result<Hid> OpenForReading(Hdf5Call& call, hid_t file, const std::string& path,
-                           const std::string& name, bool one_chunk_cache) {
+                           const std::string& name, bool one_chunk_cache, uint64_t file_size) {
+  const std::string what = path + ": " + name;
   DLIO_ASSIGN_OR_RETURN(Hid probe, OpenDatasetIfAny(call, file, path, name));
   if (!probe.valid()) return Status::NotFound(path + ": no dataset " + name);
-  const uint64_t chunk = ChunkBytes(probe.get());
+  Hid dcpl(H5Dget_create_plist(probe.get()));
+  if (!dcpl.valid()) return call.Error(StatusCode::kCorruption, what + ": creation properties");
+  DLIO_RETURN_NOT_OK(CheckFiltersAvailable(dcpl.get(), what));
+  DLIO_RETURN_NOT_OK(CheckDataset(probe.get(), what, file_size, dcpl.get()));
+  const uint64_t chunk = ChunkBytes(probe.get(), dcpl.get());
   probe.Reset();
   DLIO_ASSIGN_OR_RETURN(Hid dapl, ChunkCacheDapl(call, chunk, one_chunk_cache && chunk > 0));
   Hid dset(H5Dopen2(file, name.c_str(), dapl.get()));
-  if (!dset.valid()) return call.Error(StatusCode::kCorruption, path + ": opening " + name);
+  if (!dset.valid()) return call.Error(StatusCode::kCorruption, what + ": opening");
   return dset;
-}
-
-bool DeclaredBytes(const Extent& e, uint64_t element_bytes, uint64_t* bytes) {
-  uint64_t n = element_bytes;
-  for (int k = 0; k < e.rank; ++k) {
-    if (__builtin_mul_overflow(n, e.dims[k], &n)) return false;
-  }
-  *bytes = n;
-  return n <= kMaxDeclaredBytes;
-}
-
-Status CheckStoredExtent(hid_t dset, const std::string& what, uint64_t file_size) {
-  const Extent e = DatasetExtent(dset);
-  Hid type(H5Dget_type(dset));
-  Hid dcpl(H5Dget_create_plist(dset));
-  const uint64_t element_bytes = type.valid() ? H5Tget_size(type.get()) : 0;
-  if (e.rank < 0 || element_bytes == 0 || !dcpl.valid()) {
-    H5Eclear2(H5E_DEFAULT);
-    return Status::Corruption(what + ": unreadable dataspace, datatype or layout");
-  }
-  const std::string shape = " declares shape " + JsonDims(e.dims.data(), e.rank) + " of " +
-                            std::to_string(element_bytes) + "-byte elements";
-  uint64_t declared = 0;
-  if (!DeclaredBytes(e, element_bytes, &declared)) {
-    return Status::Corruption(what + shape + ", more than 2^62 bytes");
-  }
-  if (declared == 0) return Status::OK();
-  const H5D_layout_t layout = H5Pget_layout(dcpl.get());
-  if (layout == H5D_CONTIGUOUS || layout == H5D_COMPACT) {
-    // O(1): the layout message holds the address and size.
-    const uint64_t stored = H5Dget_storage_size(dset);
-    if (stored != declared) {
-      return Status::Corruption(what + shape + " (" + Bytes(declared) + ") but stores " +
-                                Bytes(stored));
-    }
-    const haddr_t addr = layout == H5D_CONTIGUOUS ? H5Dget_offset(dset) : 0;
-    if (layout == H5D_CONTIGUOUS &&
-        (addr == HADDR_UNDEF || addr > file_size || declared > file_size - addr)) {
-      return Status::Corruption(what + ": its " + Bytes(declared) + " at file offset " +
-                                std::to_string(addr) + " end past the end of the file (" +
-                                Bytes(file_size) + ")");
-    }
-  } else if (layout == H5D_CHUNKED) {
-    // Walking the chunk index would cost reads an open should not make: bound what the file
-    // could hold instead. Unfiltered chunks store at least their bytes; filtered ones at most
-    // compress kMaxFilterRatio:1.
-    const bool filtered = H5Pget_nfilters(dcpl.get()) > 0;
-    const uint64_t ratio = filtered ? kMaxFilterRatio : 1;
-    if (declared / ratio > file_size) {
-      return Status::Corruption(
-          what + shape + " (" + Bytes(declared) + "), more than the " + Bytes(file_size) +
-          " of the file hold" +
-          (filtered ? " even compressed " + std::to_string(ratio) + ":1" : std::string()));
-    }
-  }
-  return Status::OK();
 }
 
 // Reads a whole 1-D integer dataset as uint64.
@@ -169,7 +113,7 @@ Result<std::vector<uint64_t>> ReadU64s(Hdf5Call& call, hid_t dset, const std::st
     return Status::Corruption(what + ": expected a 1-D dataset, found rank " +
                               std::to_string(e.rank));
   }
-  DLIO_RETURN_NOT_OK(CheckStoredExtent(dset, what, file_size));
+  DLIO_RETURN_NOT_OK(CheckDataset(dset, what, file_size));
   std::vector<uint64_t> v(e.dims[0]);
   if (!v.empty() && H5Dread(dset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0) {
     return call.Error(StatusCode::kCorruption, what + ": reading");

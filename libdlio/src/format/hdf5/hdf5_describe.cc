@@ -180,7 +180,7 @@ std::string CheckLabels(Hdf5Call& call, const ReaderHandles& h, const ReaderInfo
     return what + " has " + std::to_string(e.dims[0]) + " entries for " +
            std::to_string(info.num_samples) + " samples";
   }
-  const Status extent = CheckStoredExtent(labels.get(), what, info.file_size);
+  const Status extent = CheckDataset(labels.get(), what, info.file_size);
   if (!extent.ok()) return extent.message();
   Hid type(H5Dget_type(labels.get()));
   Hid space(H5Dget_space(labels.get()));
@@ -236,7 +236,7 @@ std::string DescribeFile(Hdf5Call& call, const ReaderHandles& h, const ReaderInf
     const Hid d = std::move(opened).value();
     if (!list.empty()) list += ',';
     list += DescribeDataset(d.get(), all.names[k]);
-    const Status extent = CheckStoredExtent(d.get(), what, info.file_size);
+    const Status extent = CheckDataset(d.get(), what, info.file_size);
     if (!extent.ok()) problems.push_back(extent.message());
     if (std::string missing = MissingChunks(call, d.get(), what); !missing.empty()) {
       problems.push_back(std::move(missing));

@@ -113,27 +113,43 @@ Extent DatasetExtent(hid_t dset);
 // For errors: " (its chunk at file offset X, N bytes stored)" for the chunk holding element
 // `coord` of a chunked dataset, "" otherwise.
 std::string ChunkWhere(hid_t dset, const hsize_t* coord, int rank);
-// Unimplemented naming the filter when `dset` needs one this libhdf5 lacks.
-Status CheckFiltersAvailable(hid_t dset, const std::string& what);
-// Opens `name` for reading with a chunk cache fitted to its chunks.
+// Unimplemented naming the filter when a dataset with creation properties `dcpl` needs one this
+// libhdf5 lacks.
+Status CheckFiltersAvailable(hid_t dcpl, const std::string& what);
+// Opens `name` for reading with a chunk cache fitted to its chunks, after CheckFiltersAvailable
+// and CheckDataset (`file_size`: the size of the file holding it).
 Result<Hid> OpenForReading(Hdf5Call& call, hid_t file, const std::string& path,
-                           const std::string& name, bool one_chunk_cache);
+                           const std::string& name, bool one_chunk_cache, uint64_t file_size);
+// Reads a whole 1-D integer dataset as uint64, after CheckDataset.
+Result<std::vector<uint64_t>> ReadU64s(Hdf5Call& call, hid_t dset, const std::string& what,
+                                       uint64_t file_size);
+bool IsIntegerVector(hid_t dset);
+
+// ---------------------------------------------------------------------------------------------
+// What we check before libhdf5 reads a dataset (hdf5_checks.cc)
+
 // The most bytes a dataset may declare (2^62: sizes and offsets then fit int64 with room).
 inline constexpr uint64_t kMaxDeclaredBytes = uint64_t{1} << 62;
 // The largest compression ratio the extent check allows a filtered chunked dataset: deflate's
 // limit (about 1032:1). Only scale-offset or szip on constant data could pass it.
 inline constexpr uint64_t kMaxFilterRatio = 1032;
+// HDF5's largest chunk (its chunk sizes are 32-bit).
+inline constexpr uint64_t kMaxChunkBytes = (uint64_t{1} << 32) - 1;
+
 // `*bytes` = element_bytes x the product of e's dims; false when that passes kMaxDeclaredBytes.
 bool DeclaredBytes(const Extent& e, uint64_t element_bytes, uint64_t* bytes);
-// Corruption "<what> declares shape [...] ..." when the extent of `dset` is not what a file of
-// `file_size` bytes stores: more than kMaxDeclaredBytes; contiguous or compact storage of
+// Corruption "<what>: ..." when the header of `dset` (creation properties `dcpl`, fetched when
+// invalid: that copy costs more than all the checks) is inconsistent in a way libhdf5 1.10.8
+// does not check and then reads past its buffers (SIGSEGV on one flipped byte):
+//   - integer or float elements that are not 1, 2, 4, 8 or 16 bytes;
+//   - chunks whose rank is not the dataset's, that are empty, larger than a fixed dimension, or
+//     larger than kMaxChunkBytes;
+// or when the extent of `dset` is not what a file of `file_size` bytes stores ("<what>
+// declares shape [...] ..."): more than kMaxDeclaredBytes; contiguous or compact storage of
 // another size, or past the end of the file; chunks that cannot fit in the file. O(1): reads
-// only the dataset's header (HDF5 has already read it).
-Status CheckStoredExtent(hid_t dset, const std::string& what, uint64_t file_size);
-// Reads a whole 1-D integer dataset as uint64, after CheckStoredExtent.
-Result<std::vector<uint64_t>> ReadU64s(Hdf5Call& call, hid_t dset, const std::string& what,
-                                       uint64_t file_size);
-bool IsIntegerVector(hid_t dset);
+// only the dataset's header, which libhdf5 has already read.
+Status CheckDataset(hid_t dset, const std::string& what, uint64_t file_size,
+                    hid_t dcpl = H5I_INVALID_HID);
 
 // numpy-style dtype ("<f4", "|u1", ">i2", "|S8") of an HDF5 type, or a descriptive name.
 std::string DtypeString(hid_t type);

@@ -84,10 +84,14 @@ Status OpenMetadataFile(Hdf5Call& call, Storage* storage, const FormatOptions& o
   if (!h->meta_file.valid()) {
     return call.Error(StatusCode::kCorruption, meta + ": not a readable HDF5 metadata file");
   }
-  DLIO_ASSIGN_OR_RETURN(h->meta_offsets,
-                        OpenForReading(call, h->meta_file.get(), meta, "/offsets", true));
+  hsize_t meta_size = 0;
+  if (H5Fget_filesize(h->meta_file.get(), &meta_size) < 0) {
+    return call.Error(StatusCode::kCorruption, meta + ": file size");
+  }
+  DLIO_ASSIGN_OR_RETURN(
+      h->meta_offsets, OpenForReading(call, h->meta_file.get(), meta, "/offsets", true, meta_size));
   DLIO_ASSIGN_OR_RETURN(h->meta_sizes,
-                        OpenForReading(call, h->meta_file.get(), meta, "/sizes", true));
+                        OpenForReading(call, h->meta_file.get(), meta, "/sizes", true, meta_size));
   for (hid_t d : {h->meta_offsets.get(), h->meta_sizes.get()}) {
     const Extent e = DatasetExtent(d);
     if (!IsIntegerVector(d) || e.dims[0] != info->num_samples) {
@@ -144,13 +148,14 @@ Status OpenFile(Hdf5Call& call, Storage* storage, const FormatOptions& o, Reader
   return Status::OK();
 }
 
-// Opens the sample dataset and checks what HDF5 does not: a fixed-size type, filters this
-// libhdf5 has, an extent the file stores. Sets `*element_bytes`.
+// Opens the sample dataset and checks what HDF5 does not: filters this libhdf5 has, a
+// consistent header and an extent the file stores (OpenForReading), a fixed-size type. Sets
+// `*element_bytes`.
 Status OpenSampleDataset(Hdf5Call& call, ReaderHandles* h, ReaderInfo* info,
                          uint64_t* element_bytes) {
   const std::string what = info->path + ": " + info->dataset;
-  DLIO_ASSIGN_OR_RETURN(h->dset,
-                        OpenForReading(call, h->file.get(), info->path, info->dataset, false));
+  DLIO_ASSIGN_OR_RETURN(h->dset, OpenForReading(call, h->file.get(), info->path, info->dataset,
+                                                false, info->file_size));
   h->type = Hid(H5Dget_type(h->dset.get()));
   h->file_space = Hid(H5Dget_space(h->dset.get()));
   if (!h->type.valid() || !h->file_space.valid()) {
@@ -161,13 +166,12 @@ Status OpenSampleDataset(Hdf5Call& call, ReaderHandles* h, ReaderInfo* info,
                                  DtypeString(h->type.get()) +
                                  "); samples must be fixed-size elements");
   }
-  DLIO_RETURN_NOT_OK(CheckFiltersAvailable(h->dset.get(), what));
   *element_bytes = H5Tget_size(h->type.get());
   info->rank = H5Sget_simple_extent_dims(h->file_space.get(), info->dims.data(), nullptr);
   if (info->rank < 0 || *element_bytes == 0) {
     return call.Error(StatusCode::kCorruption, what + ": dataspace or datatype");
   }
-  return CheckStoredExtent(h->dset.get(), what, info->file_size);
+  return Status::OK();
 }
 
 // Concatenated: every sample inside /data; sizes summed up for DescribeJson.
