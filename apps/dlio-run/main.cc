@@ -28,6 +28,7 @@
 #include "dlio/tracer.h"
 #include "dlio/version.h"
 #include "dlio/workloads.h"
+#include "isolate.h"
 
 namespace {
 
@@ -370,7 +371,12 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
   if (list->parsed()) return List(list_what);
-  if (inspect->parsed()) return Inspect(inspect_path, inspect_format, inspect_transfer);
+  if (inspect->parsed()) {
+    // In a child process: a reader crashing on a corrupt file becomes an error naming it.
+    auto code = dlio_run::RunIsolated(
+        inspect_path, [&] { return Inspect(inspect_path, inspect_format, inspect_transfer); });
+    return code.ok() ? *code : Fail(code.status(), kExitRunError);
+  }
   if (merge->parsed()) return TraceMerge(merge_output, merge_inputs);
 
   std::vector<std::string> overrides;
