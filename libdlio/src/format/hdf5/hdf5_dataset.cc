@@ -1,6 +1,7 @@
 // Datasets of files we read: finding them, opening them with a fitted chunk cache, checking
 // their extent against what the file stores, where a chunk lies, whether libhdf5 has their
 // filters, and reading small integer vectors.
+#include <new>
 #include <set>
 
 #include "format/hdf5/hdf5_internal.h"
@@ -114,7 +115,15 @@ Result<std::vector<uint64_t>> ReadU64s(Hdf5Call& call, hid_t dset, const std::st
                               std::to_string(e.rank));
   }
   DLIO_RETURN_NOT_OK(CheckDataset(dset, what, file_size));
-  std::vector<uint64_t> v(e.dims[0]);
+  // CheckDataset bounds the length by the file's size (compressed: 1032 times it); memory may
+  // still be short of it.
+  std::vector<uint64_t> v;
+  try {
+    v.resize(e.dims[0]);
+  } catch (const std::bad_alloc&) {
+    return Status::ResourceExhausted(what + ": cannot allocate its " + std::to_string(e.dims[0]) +
+                                     " entries");
+  }
   if (!v.empty() && H5Dread(dset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0) {
     return call.Error(StatusCode::kCorruption, what + ": reading");
   }

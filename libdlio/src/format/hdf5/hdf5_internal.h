@@ -84,6 +84,14 @@ Result<Hid> CreateDataset(Hdf5Call& call, hid_t file, const std::string& path, c
 // Writes [start, start + count) of a dataset (rank = start.size()) from `buf`.
 Status WriteBlock(Hdf5Call& call, hid_t dset, hid_t mem_type, const std::vector<hsize_t>& start,
                   const std::vector<hsize_t>& count, const void* buf, const std::string& what);
+// How the samples of a file are laid out: all of `first` bytes (rows), or concatenated at
+// `offsets` into `total` bytes.
+struct SamplePlan {
+  bool uniform = true;
+  uint64_t first = 0, total = 0;
+  std::vector<uint64_t> offsets;
+};
+SamplePlan PlanSamples(const FileSpec& spec);
 // Writes the data file `path` (and its metadata file when `o.metadata_file`); every file made is
 // added to `created`, so a failure can remove exactly those.
 Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, const FileSpec& spec,

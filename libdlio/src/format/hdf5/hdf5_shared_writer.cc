@@ -23,15 +23,10 @@ Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path
   *created = false;
   Comm* comm = shared.comm;
   const uint64_t n = spec.sample_sizes.size();
-  const uint64_t first = n == 0 ? 0 : spec.sample_sizes[0];
-  const bool uniform = std::all_of(spec.sample_sizes.begin(), spec.sample_sizes.end(),
-                                   [&](uint64_t s) { return s == first; });
-  std::vector<uint64_t> offsets(n);
-  uint64_t total = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    offsets[i] = total;
-    total += spec.sample_sizes[i];
-  }
+  const SamplePlan plan = PlanSamples(spec);
+  const uint64_t first = plan.first, total = plan.total;
+  const bool uniform = plan.uniform;
+  const std::vector<uint64_t>& offsets = plan.offsets;
   const Clock* clock = storage->clock();
   auto trace = [&](Storage::IoKind kind, const char* name, int64_t offset, int64_t count,
                    int64_t start_us, int64_t t0) {

@@ -174,23 +174,28 @@ Status WithNewFile(Hdf5Call& call, Storage* storage, const std::string& path,
 
 }  // namespace
 
+SamplePlan PlanSamples(const FileSpec& spec) {
+  SamplePlan plan;
+  const uint64_t n = spec.sample_sizes.size();
+  plan.first = n == 0 ? 0 : spec.sample_sizes[0];
+  plan.uniform = std::all_of(spec.sample_sizes.begin(), spec.sample_sizes.end(),
+                             [&](uint64_t s) { return s == plan.first; });
+  plan.offsets.resize(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    plan.offsets[i] = plan.total;
+    plan.total += spec.sample_sizes[i];
+  }
+  return plan;
+}
+
 Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, const FileSpec& spec,
                   const FormatOptions& o, const Filters& f, std::vector<std::string>* created) {
-  const uint64_t n = spec.sample_sizes.size();
-  const uint64_t first = n == 0 ? 0 : spec.sample_sizes[0];
-  const bool uniform = std::all_of(spec.sample_sizes.begin(), spec.sample_sizes.end(),
-                                   [&](uint64_t s) { return s == first; });
-  std::vector<uint64_t> offsets(n);
-  uint64_t total = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    offsets[i] = total;
-    total += spec.sample_sizes[i];
-  }
+  const SamplePlan plan = PlanSamples(spec);
   DLIO_RETURN_NOT_OK(WithNewFile(call, storage, path, created, [&](hid_t file) {
-    if (uniform) {
-      DLIO_RETURN_NOT_OK(WriteRecords(call, file, path, spec, first, o, f));
+    if (plan.uniform) {
+      DLIO_RETURN_NOT_OK(WriteRecords(call, file, path, spec, plan.first, o, f));
     } else {
-      DLIO_RETURN_NOT_OK(WriteConcatenated(call, file, path, spec, offsets, total, o, f));
+      DLIO_RETURN_NOT_OK(WriteConcatenated(call, file, path, spec, plan.offsets, plan.total, o, f));
     }
     return WriteLabels(call, file, path, spec);
   }));
@@ -201,12 +206,7 @@ Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, con
 Status WriteMetadataFile(Hdf5Call& call, Storage* storage, const std::string& path,
                          const FileSpec& spec, std::vector<std::string>* created) {
   const uint64_t n = spec.sample_sizes.size();
-  std::vector<uint64_t> offsets(n);
-  uint64_t total = 0;
-  for (uint64_t i = 0; i < n; ++i) {
-    offsets[i] = total;
-    total += spec.sample_sizes[i];
-  }
+  const std::vector<uint64_t> offsets = PlanSamples(spec).offsets;
   const std::string meta = MetaPath(path);
   const std::vector<hsize_t> chunk =
       n == 0 ? std::vector<hsize_t>{}
