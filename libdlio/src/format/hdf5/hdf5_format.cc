@@ -7,10 +7,12 @@
 // plus, with metadata_file, "<path>.meta.h5" holding /offsets and /sizes in 128-byte chunks that
 // the reader consults for every sample (DFFN's small metadata requests).
 //
-// One job per file: hdf5_policy.cc (filters, chunk shapes), hdf5_plists.cc (property lists),
-// hdf5_writer.cc (serial writer), hdf5_shared_writer.cc (parallel HDF5 writer),
-// hdf5_dataset.cc and hdf5_describe.cc (datasets of files we read), hdf5_reader.cc (the reader);
-// hdf5_internal.h declares what they share.
+// One job per file: hdf5_lib.cc (the lock, errors, ids), hdf5_vfd.cc (the driver),
+// hdf5_policy.cc (filters, chunk shapes), hdf5_plists.cc (property lists), hdf5_writer.cc
+// (serial writer), hdf5_shared_writer.cc (parallel HDF5 writer), hdf5_dataset.cc (finding and
+// opening datasets of files we read), hdf5_checks.cc (what we check before libhdf5 reads one),
+// hdf5_open.cc (opening a reader), hdf5_reader.cc (reading samples), hdf5_describe.cc
+// (DescribeJson); hdf5_internal.h and hdf5_reader.h declare what they share.
 #include "dlio/comm.h"
 #include "format/formats.h"
 #include "format/hdf5/hdf5_internal.h"
