@@ -9,6 +9,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "test_util.h"
+
 namespace {
 
 TEST_CASE("RunIsolated returns what the child returns", "[e2e][isolate]") {
@@ -47,5 +49,27 @@ TEST_CASE("RunIsolated runs the child's work exactly once", "[e2e][isolate]") {
   CHECK(*r == 1);
   CHECK(n == 1);
 }
+
+#if DLIO_TEST_HDF5
+TEST_CASE("dlio-run inspect: a file libhdf5 crashes on is an error naming it", "[e2e][isolate]") {
+  // One byte of a file dlio wrote: its /data layout message says version 2 instead of 3 (and in
+  // the other, 0 dimensions instead of 2). libhdf5 1.10.8 divides by zero while opening the
+  // dataset (SIGFPE; h5py does too), before dlio can look at it.
+  const std::string dir = std::string(DLIO_SOURCE_DIR) + "/tests/format/data/hdf5/";
+  const std::string dlio_run = std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run";
+  const dlio::testing::CommandResult good =
+      dlio::testing::RunCommand(dlio_run + " inspect " + dir + "original_variable.h5");
+  INFO(good.output);
+  REQUIRE(good.exit_code == 0);
+  for (const char* name : {"crash_layout_version.h5", "crash_layout_rank.h5"}) {
+    const std::string path = dir + name;
+    const dlio::testing::CommandResult r = dlio::testing::RunCommand(dlio_run + " inspect " + path);
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK(r.output.find("dlio-run: error: Corruption: " + path +
+                        ": the reader crashed on it (signal 8, ") != std::string::npos);
+  }
+}
+#endif
 
 }  // namespace
