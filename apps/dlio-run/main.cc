@@ -28,6 +28,7 @@
 #include "dlio/tracer.h"
 #include "dlio/version.h"
 #include "dlio/workloads.h"
+#include "isolate.h"
 
 namespace {
 
@@ -403,7 +404,11 @@ int main(int argc, char** argv) {
     return code == 0 ? kExitOk : kExitUsage;
   }
   if (list->parsed()) return List(list_what);
-  if (inspect->parsed()) return Inspect(inspect_flags);
+  if (inspect->parsed()) {
+    // In a child process: a reader crashing on a corrupt file becomes an error naming it.
+    auto code = dlio_run::RunIsolated(inspect_flags.path, [&] { return Inspect(inspect_flags); });
+    return code.ok() ? *code : Fail(code.status(), kExitRunError);
+  }
   if (merge->parsed()) return TraceMerge(merge_output, merge_inputs);
 
   std::vector<std::string> overrides;

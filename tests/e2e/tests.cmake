@@ -6,6 +6,12 @@ add_dependencies(dlio_run_test dlio-run)
 dlio_add_test(dlio_run_foreign_data_test LIBS dlio_core SOURCES e2e/dlio_run_foreign_data_test.cc)
 target_link_libraries(dlio_run_foreign_data_test PRIVATE nlohmann_json::nlohmann_json)
 add_dependencies(dlio_run_foreign_data_test dlio-run)
+# What `dlio-run inspect` runs in a child process (apps/dlio-run/isolate.cc).
+dlio_add_test(dlio_run_isolate_test LIBS dlio_core
+  SOURCES e2e/isolate_test.cc ${PROJECT_SOURCE_DIR}/apps/dlio-run/isolate.cc)
+target_include_directories(dlio_run_isolate_test PRIVATE ${PROJECT_SOURCE_DIR}/apps/dlio-run)
+target_compile_definitions(dlio_run_isolate_test PRIVATE DLIO_TEST_HDF5=$<BOOL:${DLIO_WITH_HDF5}>)
+add_dependencies(dlio_run_isolate_test dlio-run)
 
 # The DLIO paper's eight scientific workloads, scaled down, checked from their traces.
 dlio_add_test(scientific_workloads_test SOURCES e2e/scientific_workloads_test.cc)

@@ -26,6 +26,15 @@ if(DLIO_WITH_HDF5)
   list(APPEND DLIO_SOURCES
     src/format/hdf5/hdf5_lib.cc
     src/format/hdf5/hdf5_vfd.cc
+    src/format/hdf5/hdf5_policy.cc
+    src/format/hdf5/hdf5_plists.cc
+    src/format/hdf5/hdf5_writer.cc
+    src/format/hdf5/hdf5_shared_writer.cc
+    src/format/hdf5/hdf5_checks.cc
+    src/format/hdf5/hdf5_dataset.cc
+    src/format/hdf5/hdf5_describe.cc
+    src/format/hdf5/hdf5_open.cc
+    src/format/hdf5/hdf5_reader.cc
     src/format/hdf5/hdf5_format.cc
   )
 else()

@@ -18,6 +18,8 @@ struct Hdf5Process {
   Status init_status;
   // The Storage-error slot of the Hdf5Call that holds `mu` (nullptr when none does).
   Status* current_error = nullptr;
+  // Inside ReleaseId (see ReleasingId).
+  bool releasing = false;
 };
 
 Hdf5Process& Process() {
@@ -115,6 +117,18 @@ void Hdf5Call::Clear() {
 void RecordStorageError(const Status& status) {
   Status* slot = Process().current_error;
   if (slot != nullptr && slot->ok()) *slot = status;
+}
+
+bool ReleasingId() { return Process().releasing; }
+
+herr_t ReleaseId(hid_t id) {
+  Hdf5Process& p = Process();
+  const bool outer = p.releasing;
+  p.releasing = true;
+  const herr_t r = H5Idec_ref(id);
+  p.releasing = outer;
+  const bool storage_failed = p.current_error != nullptr && !p.current_error->ok();
+  return r < 0 || storage_failed ? -1 : 0;
 }
 
 hid_t DlioDriverId() { return Process().driver; }

@@ -48,6 +48,17 @@ class Hdf5Call {
 // of the current Hdf5Call.
 void RecordStorageError(const Status& status);
 
+// True while an id is being released (Hid::Close). libhdf5 1.10 keeps the id of an object whose
+// close failed, pointing at the object it has already freed, and its exit handler closes that
+// id again and crashes (a disk that fills during a write did this). So the driver never fails
+// HDF5 while an id is released: it records the Storage error (RecordStorageError) and reports
+// success, and Hid::Close returns -1 so the caller still sees the failure.
+bool ReleasingId();
+
+// H5Idec_ref of `id` with Storage errors deferred as ReleasingId() says; -1 when HDF5 failed or
+// the current Hdf5Call holds a Storage error (the call's Error() then reports it).
+herr_t ReleaseId(hid_t id);
+
 // The id of the dlio file driver (registered once per process), or H5I_INVALID_HID. Call only
 // inside an Hdf5Call.
 hid_t DlioDriverId();
@@ -72,13 +83,16 @@ class Hid {
 
   hid_t get() const { return id_; }
   bool valid() const { return id_ >= 0; }
-  // Releases the id; returns what HDF5 returned (negative when closing a file failed to flush).
+  // Releases the id (ReleaseId): negative when HDF5 failed, or a write it made while closing
+  // (flushing a file or a chunk cache) failed; the Hdf5Call's Error() says why.
   herr_t Close() {
     herr_t r = 0;
-    if (id_ >= 0) r = H5Idec_ref(id_);
+    if (id_ >= 0) r = ReleaseId(id_);
     id_ = H5I_INVALID_HID;
-    return r < 0 ? r : 0;
+    return r;
   }
+  // Releases the id on paths that already failed, or where a failure cannot matter (readers); a
+  // Storage error met stays recorded in the Hdf5Call.
   void Reset() { (void)Close(); }
 
  private:

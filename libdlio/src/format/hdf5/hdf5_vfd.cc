@@ -45,6 +45,17 @@ herr_t Fail(const char* func, hid_t minor, const Status& storage_error) {
   return Fail(func, minor, storage_error.message());
 }
 
+// A failed write, truncate or close: while an id is released, recorded and reported to HDF5 as
+// success (hdf5_lib.h, ReleasingId: a failing close would leave libhdf5 a dangling id); else
+// an HDF5 error carrying the Storage error.
+herr_t FailWhileWriting(const char* func, hid_t minor, const Status& storage_error) {
+  if (ReleasingId()) {
+    RecordStorageError(storage_error);
+    return 0;
+  }
+  return Fail(func, minor, storage_error);
+}
+
 void* FaplGet(H5FD_t* f) {
   const DlioFile* d = Cast(f);
   return new DlioFapl{d->storage, d->options};
@@ -102,12 +113,14 @@ H5FD_t* Open(const char* name, unsigned flags, hid_t fapl_id, haddr_t /*maxaddr*
   return &d->pub;
 }
 
+// Never fails HDF5 (a failed close leaves libhdf5 1.10 a dangling file id): a Storage error is
+// recorded for the Hdf5Call instead.
 herr_t Close(H5FD_t* f) {
   DlioFile* d = Cast(f);
   const Status st = d->file->Close();
   delete d->file;
   delete d;
-  if (!st.ok()) return Fail("dlio_close", H5E_CANTCLOSEFILE, st);
+  if (!st.ok()) RecordStorageError(st);
   return 0;
 }
 
@@ -156,13 +169,15 @@ herr_t Write(H5FD_t* f, H5FD_mem_t /*type*/, hid_t /*dxpl*/, haddr_t addr, size_
              const void* buf) {
   DlioFile* d = Cast(f);
   if (addr == HADDR_UNDEF || addr > kMaxAddr || size > kMaxAddr - addr || addr + size > d->eoa) {
-    return Fail("dlio_write", H5E_OVERFLOW,
-                d->file->path() + ": write of " + std::to_string(size) + " bytes at offset " +
-                    std::to_string(addr) + " is past the allocated end " + std::to_string(d->eoa));
+    return FailWhileWriting(
+        "dlio_write", H5E_OVERFLOW,
+        Status::Internal(d->file->path() + ": HDF5 wrote " + std::to_string(size) +
+                         " bytes at offset " + std::to_string(addr) + ", past the allocated end " +
+                         std::to_string(d->eoa)));
   }
   if (size == 0) return 0;
   const Status st = d->file->WriteAt(addr, buf, size);
-  if (!st.ok()) return Fail("dlio_write", H5E_WRITEERROR, st);
+  if (!st.ok()) return FailWhileWriting("dlio_write", H5E_WRITEERROR, st);
   if (addr + size > d->eof) d->eof = addr + size;
   return 0;
 }
@@ -177,7 +192,7 @@ herr_t Truncate(H5FD_t* f, hid_t /*dxpl*/, hbool_t /*closing*/) {
   if (d->eoa > d->eof) {
     const uint8_t zero = 0;
     const Status st = d->file->WriteAt(d->eoa - 1, &zero, 1);
-    if (!st.ok()) return Fail("dlio_truncate", H5E_WRITEERROR, st);
+    if (!st.ok()) return FailWhileWriting("dlio_truncate", H5E_WRITEERROR, st);
     d->eof = d->eoa;
   }
   return 0;

@@ -1,0 +1,254 @@
+// Opening a file for reading: picks the sample dataset (ours or not), checks that the file
+// stores what its extent declares, and sizes the samples.
+#include <algorithm>
+#include <array>
+
+#include "dlio/clock.h"
+#include "format/hdf5/hdf5_reader.h"
+#include "format/hdf5/hdf5_vfd.h"
+
+namespace dlio::format_internal::hdf5 {
+namespace {
+
+// The concatenated layout: /data (1-D, 1-byte elements) with /offsets and /sizes (1-D
+// integers), read whole. False when the file does not have it.
+Result<bool> FindConcatenated(Hdf5Call& call, hid_t file, ReaderInfo* info) {
+  const std::string& path = info->path;
+  DLIO_ASSIGN_OR_RETURN(Hid data, OpenDatasetIfAny(call, file, path, "/data"));
+  DLIO_ASSIGN_OR_RETURN(Hid offs, OpenDatasetIfAny(call, file, path, "/offsets"));
+  DLIO_ASSIGN_OR_RETURN(Hid sizes, OpenDatasetIfAny(call, file, path, "/sizes"));
+  if (!data.valid() || !offs.valid() || !sizes.valid() || DatasetExtent(data.get()).rank != 1 ||
+      !IsIntegerVector(offs.get()) || !IsIntegerVector(sizes.get())) {
+    return false;
+  }
+  Hid type(H5Dget_type(data.get()));
+  if (!type.valid() || H5Tget_size(type.get()) != 1) return false;
+  info->layout = SampleLayout::kConcatenated;
+  info->dataset = "/data";
+  DLIO_ASSIGN_OR_RETURN(info->offsets,
+                        ReadU64s(call, offs.get(), path + ": /offsets", info->file_size));
+  DLIO_ASSIGN_OR_RETURN(info->sizes,
+                        ReadU64s(call, sizes.get(), path + ": /sizes", info->file_size));
+  return true;
+}
+
+// Picks the sample dataset (see docs/formats.md, "Reading files we did not write"):
+//   1. the concatenated layout (FindConcatenated);
+//   2. else /records, /x or /data, in that order: rows along the first axis;
+//   3. else the first dataset of rank >= 2, depth first by name: rows.
+// One of them that exists but cannot be opened is Corruption, not a reason to look further.
+Status FindSampleDataset(Hdf5Call& call, hid_t file, ReaderInfo* info) {
+  const std::string& path = info->path;
+  DLIO_ASSIGN_OR_RETURN(const bool concatenated, FindConcatenated(call, file, info));
+  if (concatenated) return Status::OK();
+  for (const char* name : {"/records", "/x", "/data"}) {
+    DLIO_ASSIGN_OR_RETURN(Hid d, OpenDatasetIfAny(call, file, path, name));
+    if (d.valid()) {
+      info->dataset = name;
+      return Status::OK();
+    }
+  }
+  std::string seen;
+  for (const std::string& name : ListDatasets(call, file, path).names) {
+    DLIO_ASSIGN_OR_RETURN(Hid d, OpenDatasetIfAny(call, file, path, name));
+    const Extent e = d.valid() ? DatasetExtent(d.get()) : Extent{};
+    if (e.rank >= 2) {
+      info->dataset = name;
+      return Status::OK();
+    }
+    if (seen.size() < 200) {
+      if (!seen.empty()) seen += ", ";
+      seen += name + " (rank " + std::to_string(e.rank) + ")";
+    }
+  }
+  return Status::NotFound(path +
+                          ": no sample dataset (looked for /records, /x, /data or any "
+                          "dataset of rank >= 2; found " +
+                          (seen.empty() ? std::string("no datasets") : seen) + ")");
+}
+
+Status OpenMetadataFile(Hdf5Call& call, Storage* storage, const FormatOptions& o, ReaderHandles* h,
+                        ReaderInfo* info) {
+  info->meta_path = MetaPath(info->path);
+  const std::string& meta = info->meta_path;
+  DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(meta));
+  if (!exists) {
+    return Status::NotFound(meta + ": metadata file of " + info->path +
+                            " is missing (dataset.metadata_file is set: generate the data with "
+                            "it, or unset it)");
+  }
+  FileOptions fo;
+  fo.direct = o.direct;
+  DLIO_ASSIGN_OR_RETURN(Hid fapl, MakeDlioFapl(call, storage, fo));
+  h->meta_file = Hid(H5Fopen(meta.c_str(), H5F_ACC_RDONLY, fapl.get()));
+  if (!h->meta_file.valid()) {
+    return call.Error(StatusCode::kCorruption, meta + ": not a readable HDF5 metadata file");
+  }
+  hsize_t meta_size = 0;
+  if (H5Fget_filesize(h->meta_file.get(), &meta_size) < 0) {
+    return call.Error(StatusCode::kCorruption, meta + ": file size");
+  }
+  DLIO_ASSIGN_OR_RETURN(
+      h->meta_offsets, OpenForReading(call, h->meta_file.get(), meta, "/offsets", true, meta_size));
+  DLIO_ASSIGN_OR_RETURN(h->meta_sizes,
+                        OpenForReading(call, h->meta_file.get(), meta, "/sizes", true, meta_size));
+  for (hid_t d : {h->meta_offsets.get(), h->meta_sizes.get()}) {
+    const Extent e = DatasetExtent(d);
+    if (!IsIntegerVector(d) || e.dims[0] != info->num_samples) {
+      return Status::Corruption(meta + ": /offsets and /sizes must be 1-D integer datasets of " +
+                                std::to_string(info->num_samples) + " entries (the samples of " +
+                                info->path + "), found rank " + std::to_string(e.rank) +
+                                " length " + std::to_string(e.rank >= 1 ? e.dims[0] : 0));
+    }
+  }
+  h->meta_file_space = Hid(H5Dget_space(h->meta_offsets.get()));
+  h->meta_mem_space = Hid(H5Screate(H5S_SCALAR));
+  if (!h->meta_file_space.valid() || !h->meta_mem_space.valid()) {
+    return call.Error(StatusCode::kInternal, meta + ": dataspaces");
+  }
+  return Status::OK();
+}
+
+// Opens `info->path` through the dlio driver, or HDF5's MPI-IO one when the storage wants the
+// file read collectively.
+Status OpenFile(Hdf5Call& call, Storage* storage, const FormatOptions& o, ReaderHandles* h,
+                ReaderInfo* info) {
+  const std::string& path = info->path;
+  FileOptions fo;
+  fo.direct = o.direct;
+  const void* mpi_comm = storage->CollectiveMpiComm(path);
+  const int64_t open_us = WallMicros();
+  const int64_t open_t0 = storage->clock()->NowNanos();
+  Hid fapl;
+  if (mpi_comm != nullptr) {
+    if (o.metadata_file) {
+      return Status::FailedPrecondition(
+          path +
+          ": collective reads of hdf5 (storage.mpiio_collective) cannot consult a "
+          "metadata file (dataset.metadata_file): its lookups are independent reads");
+    }
+    DLIO_ASSIGN_OR_RETURN(fapl, MakeMpioFapl(call, mpi_comm, path));
+    info->parallel_storage = storage;
+  } else {
+    DLIO_ASSIGN_OR_RETURN(fapl, MakeDlioFapl(call, storage, fo));
+  }
+  h->file = Hid(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()));
+  if (!h->file.valid()) {
+    return call.Error(StatusCode::kCorruption, path + ": not a readable HDF5 file");
+  }
+  if (mpi_comm != nullptr) {
+    storage->RecordExternalIo(Storage::IoKind::kOther, "HDF5", "H5Fopen", path, -1, -1, open_us,
+                              storage->clock()->NowNanos() - open_t0);
+  }
+  hsize_t file_size = 0;
+  if (H5Fget_filesize(h->file.get(), &file_size) < 0) {
+    return call.Error(StatusCode::kCorruption, path + ": file size");
+  }
+  info->file_size = file_size;
+  return Status::OK();
+}
+
+// Opens the sample dataset and checks what HDF5 does not: filters this libhdf5 has, a
+// consistent header and an extent the file stores (OpenForReading), a fixed-size type. Sets
+// `*element_bytes`.
+Status OpenSampleDataset(Hdf5Call& call, ReaderHandles* h, ReaderInfo* info,
+                         uint64_t* element_bytes) {
+  const std::string what = info->path + ": " + info->dataset;
+  DLIO_ASSIGN_OR_RETURN(h->dset, OpenForReading(call, h->file.get(), info->path, info->dataset,
+                                                false, info->file_size));
+  h->type = Hid(H5Dget_type(h->dset.get()));
+  h->file_space = Hid(H5Dget_space(h->dset.get()));
+  if (!h->type.valid() || !h->file_space.valid()) {
+    return call.Error(StatusCode::kCorruption, what + ": type or dataspace");
+  }
+  if (H5Tdetect_class(h->type.get(), H5T_VLEN) > 0 || H5Tis_variable_str(h->type.get()) > 0) {
+    return Status::Unimplemented(what + " has a variable-length type (" +
+                                 DtypeString(h->type.get()) +
+                                 "); samples must be fixed-size elements");
+  }
+  *element_bytes = H5Tget_size(h->type.get());
+  info->rank = H5Sget_simple_extent_dims(h->file_space.get(), info->dims.data(), nullptr);
+  if (info->rank < 0 || *element_bytes == 0) {
+    return call.Error(StatusCode::kCorruption, what + ": dataspace or datatype");
+  }
+  return Status::OK();
+}
+
+// Concatenated: every sample inside /data; sizes summed up for DescribeJson.
+Status SizeConcatenated(Hdf5Call& call, ReaderHandles* h, ReaderInfo* info) {
+  const std::string& path = info->path;
+  info->data_bytes = info->dims[0];
+  info->num_samples = info->offsets.size();
+  if (info->sizes.size() != info->offsets.size()) {
+    return Status::Corruption(path + ": /offsets has " + std::to_string(info->offsets.size()) +
+                              " entries but /sizes has " + std::to_string(info->sizes.size()));
+  }
+  for (uint64_t i = 0; i < info->num_samples; ++i) {
+    const uint64_t offset = info->offsets[i], size = info->sizes[i];
+    if (offset > info->data_bytes || size > info->data_bytes - offset) {
+      return Status::Corruption(path + ": /offsets and /sizes entry " + std::to_string(i) +
+                                ": sample at element " + std::to_string(offset) + " of " +
+                                std::to_string(size) + " bytes ends past /data (" +
+                                std::to_string(info->data_bytes) + " bytes)");
+    }
+    info->min_size = i == 0 ? size : std::min(info->min_size, size);
+    info->max_size = std::max(info->max_size, size);
+    info->total_size += size;
+  }
+  const hsize_t mem_dims = std::max<uint64_t>(info->max_size, 1);
+  h->mem_space = Hid(H5Screate_simple(1, &mem_dims, nullptr));
+  if (!h->mem_space.valid()) return call.Error(StatusCode::kInternal, path + ": memory dataspace");
+  return Status::OK();
+}
+
+// Rows: sample i is slice i along axis 0 (a scalar dataset is one sample).
+Status SizeRows(Hdf5Call& call, uint64_t element_bytes, ReaderHandles* h, ReaderInfo* info) {
+  Extent row;
+  row.rank = std::max(info->rank - 1, 0);
+  std::copy(info->dims.begin() + 1, info->dims.end(), row.dims.begin());
+  if (!DeclaredBytes(row, element_bytes, &info->row_bytes)) {
+    return Status::Corruption(info->path + ": " + info->dataset + " declares rows of shape " +
+                              JsonDims(row.dims.data(), row.rank) + ", more than 2^62 bytes");
+  }
+  uint64_t per_row = 1;
+  for (int k = 0; k < row.rank; ++k) per_row *= row.dims[k];  // <= row_bytes: no overflow
+  info->num_samples = info->rank == 0 ? 1 : info->dims[0];
+  info->min_size = info->max_size = info->row_bytes;
+  info->total_size = static_cast<long double>(info->row_bytes) * info->num_samples;
+  const hsize_t mem_dims = std::max<uint64_t>(per_row, 1);
+  h->mem_space = Hid(H5Screate_simple(1, &mem_dims, nullptr));
+  if (!h->mem_space.valid()) {
+    return call.Error(StatusCode::kInternal, info->path + ": memory dataspace");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::unique_ptr<FormatReader>> OpenReader(Storage* storage, const std::string& path,
+                                                 const FormatOptions& o) {
+  Hdf5Call call;
+  DLIO_RETURN_NOT_OK(call.init_status());
+  ReaderHandles h;
+  ReaderInfo info;
+  info.path = path;
+  DLIO_RETURN_NOT_OK(OpenFile(call, storage, o, &h, &info));
+  DLIO_RETURN_NOT_OK(FindSampleDataset(call, h.file.get(), &info));
+  uint64_t element_bytes = 0;
+  DLIO_RETURN_NOT_OK(OpenSampleDataset(call, &h, &info, &element_bytes));
+  if (info.layout == SampleLayout::kConcatenated) {
+    DLIO_RETURN_NOT_OK(SizeConcatenated(call, &h, &info));
+  } else {
+    DLIO_RETURN_NOT_OK(SizeRows(call, element_bytes, &h, &info));
+  }
+  if (o.metadata_file) DLIO_RETURN_NOT_OK(OpenMetadataFile(call, storage, o, &h, &info));
+  if (info.parallel_storage != nullptr) {
+    DLIO_ASSIGN_OR_RETURN(h.dxpl, MakeCollectiveDxpl(call, path));
+    const haddr_t addr = H5Dget_offset(h.dset.get());
+    if (addr != HADDR_UNDEF) info.data_offset = static_cast<int64_t>(addr);
+  }
+  H5Eclear2(H5E_DEFAULT);
+  return MakeReader(std::move(h), std::move(info));
+}
+
+}  // namespace dlio::format_internal::hdf5

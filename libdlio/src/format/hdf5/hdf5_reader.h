@@ -1,0 +1,66 @@
+// The state of one open hdf5 reader, shared by the files that open it (hdf5_open.cc), read it
+// (hdf5_reader.cc) and describe it (hdf5_describe.cc).
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dlio/format.h"
+#include "format/hdf5/hdf5_internal.h"
+
+namespace dlio::format_internal::hdf5 {
+
+enum class SampleLayout { kRows, kConcatenated };
+
+// Everything HDF5 of one open reader; released under the lock by the reader's destructor.
+struct ReaderHandles {
+  Hid file, dset, type, file_space, mem_space;
+  Hid dxpl;  // parallel HDF5: collective transfers (else invalid: H5P_DEFAULT)
+  Hid meta_file, meta_offsets, meta_sizes, meta_file_space, meta_mem_space;
+  void Reset() {
+    // Objects before their files (a file closes only when its last object does).
+    meta_mem_space.Reset();
+    meta_file_space.Reset();
+    meta_sizes.Reset();
+    meta_offsets.Reset();
+    meta_file.Reset();
+    dxpl.Reset();
+    mem_space.Reset();
+    file_space.Reset();
+    type.Reset();
+    dset.Reset();
+    file.Reset();
+  }
+};
+
+struct ReaderInfo {
+  std::string path, meta_path;  // meta_path "" without a metadata file
+  uint64_t file_size = 0;
+  SampleLayout layout = SampleLayout::kRows;
+  std::string dataset;  // e.g. "/records"
+  int rank = 0;
+  std::array<hsize_t, H5S_MAX_RANK> dims{};
+  uint64_t num_samples = 0, row_bytes = 0;
+  std::vector<uint64_t> offsets, sizes;  // kConcatenated
+  uint64_t data_bytes = 0;               // kConcatenated: length of /data
+  // Sample sizes, summed up at open so DescribeJson does not visit every sample.
+  uint64_t min_size = 0, max_size = 0;
+  long double total_size = 0;
+  // Parallel HDF5 (the storage wants the file read collectively): HDF5's MPI-IO driver reads
+  // the file, not our Storage, so the reader traces each H5Dread itself (docs/formats.md).
+  Storage* parallel_storage = nullptr;
+  int64_t data_offset = -1;  // file offset of the sample dataset's data (contiguous), or -1
+};
+
+// The reader over what OpenReader found (hdf5_reader.cc).
+std::unique_ptr<FormatReader> MakeReader(ReaderHandles h, ReaderInfo info);
+
+// The reader's DescribeJson (hdf5_describe.cc): built on demand, since it reads more than an
+// open does (the chunk index of chunked datasets, /labels). Lists in "problems" what is wrong
+// beyond the sample dataset: datasets that cannot be opened, extents their storage does not
+// hold, chunks never written, an unreadable /labels or one of another length.
+std::string DescribeFile(Hdf5Call& call, const ReaderHandles& h, const ReaderInfo& info);
+
+}  // namespace dlio::format_internal::hdf5

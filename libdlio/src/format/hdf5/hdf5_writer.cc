@@ -1,0 +1,220 @@
+// The serial writer: the layouts of hdf5_format.cc's header comment, written through the dlio
+// driver in blocks of whole chunks, and the metadata file.
+#include <algorithm>
+#include <functional>
+
+#include "format/content.h"
+#include "format/hdf5/hdf5_internal.h"
+#include "format/hdf5/hdf5_vfd.h"
+#include "format/io_util.h"
+
+namespace dlio::format_internal::hdf5 {
+namespace {
+
+uint64_t Product(const std::vector<hsize_t>& v) {
+  uint64_t p = 1;
+  for (hsize_t x : v) p *= x;
+  return p;
+}
+
+}  // namespace
+
+Result<Hid> CreateDataset(Hdf5Call& call, hid_t file, const std::string& path, const char* name,
+                          hid_t type, const std::vector<hsize_t>& dims,
+                          const std::vector<hsize_t>& chunk, const Filters& filters) {
+  const std::string what =
+      path + ": creating dataset /" + name + " " +
+      JsonDims(dims.data(), static_cast<int>(dims.size())) +
+      (chunk.empty() ? std::string(" contiguous")
+                     : " chunk " + JsonDims(chunk.data(), static_cast<int>(chunk.size())));
+  Hid space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  Hid dcpl(H5Pcreate(H5P_DATASET_CREATE));
+  if (!space.valid() || !dcpl.valid()) return call.Error(StatusCode::kInternal, what);
+  // Every byte is written once by us; a fill pass would double the writes. No timestamps in
+  // object headers (h5py's default too), so a file's bytes depend only on its contents; and
+  // contiguous storage allocated at creation, as parallel HDF5 always does, so a file written by
+  // many ranks through the MPI-IO driver is byte-identical to one written serially.
+  bool ok = H5Pset_fill_time(dcpl.get(), H5D_FILL_TIME_NEVER) >= 0 &&
+            H5Pset_obj_track_times(dcpl.get(), false) >= 0;
+  if (chunk.empty()) ok = ok && H5Pset_alloc_time(dcpl.get(), H5D_ALLOC_TIME_EARLY) >= 0;
+  uint64_t chunk_bytes = 0;
+  if (!chunk.empty()) {
+    chunk_bytes = Product(chunk) * H5Tget_size(type);
+    ok = ok && H5Pset_chunk(dcpl.get(), static_cast<int>(chunk.size()), chunk.data()) >= 0;
+    if (filters.shuffle) ok = ok && H5Pset_shuffle(dcpl.get()) >= 0;
+    if (filters.codec == Codec::kDeflate) {
+      ok = ok && H5Pset_deflate(dcpl.get(), static_cast<unsigned>(filters.level)) >= 0;
+    } else if (filters.codec == Codec::kSzip) {
+      ok = ok && H5Pset_szip(dcpl.get(), H5_SZIP_NN_OPTION_MASK, 8) >= 0;
+    }
+  }
+  if (!ok) return call.Error(StatusCode::kInvalidArgument, what);
+  DLIO_ASSIGN_OR_RETURN(Hid dapl, ChunkCacheDapl(call, chunk_bytes, false));
+  Hid dset(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, dcpl.get(), dapl.get()));
+  if (!dset.valid()) return call.Error(StatusCode::kInvalidArgument, what);
+  return dset;
+}
+
+// Writes [start, start + count) of a dataset (rank = start.size()) from `buf`.
+Status WriteBlock(Hdf5Call& call, hid_t dset, hid_t mem_type, const std::vector<hsize_t>& start,
+                  const std::vector<hsize_t>& count, const void* buf, const std::string& what) {
+  Hid fspace(H5Dget_space(dset));
+  Hid mspace(H5Screate_simple(static_cast<int>(count.size()), count.data(), nullptr));
+  if (!fspace.valid() || !mspace.valid() ||
+      H5Sselect_hyperslab(fspace.get(), H5S_SELECT_SET, start.data(), nullptr, count.data(),
+                          nullptr) < 0 ||
+      H5Dwrite(dset, mem_type, mspace.get(), fspace.get(), H5P_DEFAULT, buf) < 0) {
+    return call.Error(StatusCode::kIOError, what);
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// /records [n, s]: written in blocks of whole chunks (whole rows when they fit kWriteChunk),
+// so memory stays at max(kWriteChunk, one chunk) for any file size and no chunk is written twice
+// (a partly written compressed chunk would be read back and recompressed).
+Status WriteRecords(Hdf5Call& call, hid_t file, const std::string& path, const FileSpec& spec,
+                    uint64_t s, const FormatOptions& o, const Filters& f) {
+  const uint64_t n = spec.sample_sizes.size();
+  const std::vector<hsize_t> chunk = RecordsChunk(n, s, o, f);
+  DLIO_ASSIGN_OR_RETURN(Hid dset, CreateDataset(call, file, path, "records", H5T_STD_U8LE, {n, s},
+                                                chunk, chunk.empty() ? Filters{} : f));
+  if (n == 0 || s == 0) return Status::OK();
+  const uint64_t unit_rows = chunk.empty() ? 1 : chunk[0];
+  const uint64_t unit_cols = chunk.empty() ? 1 : chunk[1];
+  uint64_t band_rows = 0, piece_cols = 0;
+  if (unit_rows * s <= kWriteChunk) {
+    band_rows = unit_rows * std::max<uint64_t>(1, kWriteChunk / (unit_rows * s));
+    piece_cols = s;
+  } else {
+    band_rows = unit_rows;
+    piece_cols = std::min<uint64_t>(
+        s, unit_cols * std::max<uint64_t>(1, kWriteChunk / (unit_rows * unit_cols)));
+  }
+  band_rows = std::min(band_rows, n);
+  std::vector<uint8_t> buf(static_cast<size_t>(band_rows * piece_cols));
+  for (uint64_t r0 = 0; r0 < n; r0 += band_rows) {
+    const uint64_t rows = std::min(band_rows, n - r0);
+    for (uint64_t c0 = 0; c0 < s; c0 += piece_cols) {
+      const uint64_t cols = std::min(piece_cols, s - c0);
+      for (uint64_t r = 0; r < rows; ++r) {
+        FillSampleBytes(spec.seed, r0 + r, c0, buf.data() + r * cols, cols);
+      }
+      DLIO_RETURN_NOT_OK(WriteBlock(call, dset.get(), H5T_NATIVE_UINT8, {r0, c0}, {rows, cols},
+                                    buf.data(),
+                                    path + ": writing /records rows " + std::to_string(r0) + ".." +
+                                        std::to_string(r0 + rows - 1)));
+    }
+  }
+  return Status::OK();
+}
+
+Status WriteU64(Hdf5Call& call, hid_t file, const std::string& path, const char* name,
+                const std::vector<uint64_t>& values, const std::vector<hsize_t>& chunk) {
+  DLIO_ASSIGN_OR_RETURN(Hid dset, CreateDataset(call, file, path, name, H5T_STD_U64LE,
+                                                {values.size()}, chunk, Filters{}));
+  if (values.empty()) return Status::OK();
+  return WriteBlock(call, dset.get(), H5T_NATIVE_UINT64, {0}, {values.size()}, values.data(),
+                    path + ": writing /" + std::string(name));
+}
+
+// /data [total] + /offsets + /sizes: the samples back to back, in blocks of whole chunks.
+Status WriteConcatenated(Hdf5Call& call, hid_t file, const std::string& path, const FileSpec& spec,
+                         const std::vector<uint64_t>& offsets, uint64_t total,
+                         const FormatOptions& o, const Filters& f) {
+  const uint64_t n = spec.sample_sizes.size();
+  const std::vector<hsize_t> chunk = DataChunk(n, total, o, f);
+  {
+    DLIO_ASSIGN_OR_RETURN(Hid dset, CreateDataset(call, file, path, "data", H5T_STD_U8LE, {total},
+                                                  chunk, chunk.empty() ? Filters{} : f));
+    const uint64_t unit = chunk.empty() ? 1 : chunk[0];
+    const uint64_t block = unit * std::max<uint64_t>(1, kWriteChunk / unit);
+    uint64_t pos = 0;
+    DLIO_RETURN_NOT_OK(ForEachDataChunk(spec, block, [&](const uint8_t* p, size_t len) {
+      DLIO_RETURN_NOT_OK(WriteBlock(call, dset.get(), H5T_NATIVE_UINT8, {pos}, {len}, p,
+                                    path + ": writing /data at element " + std::to_string(pos)));
+      pos += len;
+      return Status::OK();
+    }));
+  }
+  DLIO_RETURN_NOT_OK(WriteU64(call, file, path, "offsets", offsets, {}));
+  return WriteU64(call, file, path, "sizes", spec.sample_sizes, {});
+}
+
+Status WriteLabels(Hdf5Call& call, hid_t file, const std::string& path, const FileSpec& spec) {
+  const uint64_t n = spec.sample_sizes.size();
+  DLIO_ASSIGN_OR_RETURN(
+      Hid dset, CreateDataset(call, file, path, "labels", H5T_STD_I64LE, {n}, {}, Filters{}));
+  if (n == 0) return Status::OK();
+  std::vector<int64_t> labels(n);
+  for (uint64_t i = 0; i < n; ++i) labels[i] = SampleLabel(spec.seed, i);
+  return WriteBlock(call, dset.get(), H5T_NATIVE_INT64, {0}, {n}, labels.data(),
+                    path + ": writing /labels");
+}
+
+// Creates `path` (never over an existing file) and runs `body` on it. The path is added to
+// `created` once it exists, so a failure can remove exactly what this writer made.
+Status WithNewFile(Hdf5Call& call, Storage* storage, const std::string& path,
+                   std::vector<std::string>* created,
+                   const std::function<Status(hid_t file)>& body) {
+  DLIO_ASSIGN_OR_RETURN(Hid fapl, MakeDlioFapl(call, storage, FileOptions{}));
+  Hid file(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl.get()));
+  if (!file.valid()) {
+    Status st = call.Error(StatusCode::kIOError, path + ": creating HDF5 file");
+    // AlreadyExists: someone else's file appeared since our check; anything else: ours, if any.
+    if (st.code() != StatusCode::kAlreadyExists) created->push_back(path);
+    return st;
+  }
+  created->push_back(path);
+  DLIO_RETURN_NOT_OK(body(file.get()));
+  if (file.Close() < 0) return call.Error(StatusCode::kIOError, path + ": closing HDF5 file");
+  return Status::OK();
+}
+
+}  // namespace
+
+SamplePlan PlanSamples(const FileSpec& spec) {
+  SamplePlan plan;
+  const uint64_t n = spec.sample_sizes.size();
+  plan.first = n == 0 ? 0 : spec.sample_sizes[0];
+  plan.uniform = std::all_of(spec.sample_sizes.begin(), spec.sample_sizes.end(),
+                             [&](uint64_t s) { return s == plan.first; });
+  plan.offsets.resize(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    plan.offsets[i] = plan.total;
+    plan.total += spec.sample_sizes[i];
+  }
+  return plan;
+}
+
+Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, const FileSpec& spec,
+                  const FormatOptions& o, const Filters& f, std::vector<std::string>* created) {
+  const SamplePlan plan = PlanSamples(spec);
+  DLIO_RETURN_NOT_OK(WithNewFile(call, storage, path, created, [&](hid_t file) {
+    if (plan.uniform) {
+      DLIO_RETURN_NOT_OK(WriteRecords(call, file, path, spec, plan.first, o, f));
+    } else {
+      DLIO_RETURN_NOT_OK(WriteConcatenated(call, file, path, spec, plan.offsets, plan.total, o, f));
+    }
+    return WriteLabels(call, file, path, spec);
+  }));
+  if (!o.metadata_file) return Status::OK();
+  return WriteMetadataFile(call, storage, path, spec, created);
+}
+
+Status WriteMetadataFile(Hdf5Call& call, Storage* storage, const std::string& path,
+                         const FileSpec& spec, std::vector<std::string>* created) {
+  const uint64_t n = spec.sample_sizes.size();
+  const std::vector<uint64_t> offsets = PlanSamples(spec).offsets;
+  const std::string meta = MetaPath(path);
+  const std::vector<hsize_t> chunk =
+      n == 0 ? std::vector<hsize_t>{}
+             : std::vector<hsize_t>{std::min<hsize_t>(kMetaChunkEntries, n)};
+  return WithNewFile(call, storage, meta, created, [&](hid_t file) {
+    DLIO_RETURN_NOT_OK(WriteU64(call, file, meta, "offsets", offsets, chunk));
+    return WriteU64(call, file, meta, "sizes", spec.sample_sizes, chunk);
+  });
+}
+
+}  // namespace dlio::format_internal::hdf5
