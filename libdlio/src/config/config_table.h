@@ -86,4 +86,14 @@ const char* KeyTypeName(KeyType type);
 // DistributionTypeName so parse and print share one list.
 const char* DistTypeName(DistributionSpec::Type type);
 
+// "a, b, c": accepted values for messages and docs.
+std::string JoinAccepted(const std::vector<std::string>& values);
+
+// `s` without leading and trailing spaces, tabs and line breaks.
+std::string Trim(const std::string& s);
+
+// The specs of the comma-separated keys of `scale_keys`: integer counts only. InvalidArgument
+// naming scale_keys for an unknown key or one that is not an integer.
+Result<std::vector<const KeySpec*>> ScaleKeySpecs(const std::string& keys);
+
 }  // namespace dlio::config_internal
