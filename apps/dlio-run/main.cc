@@ -74,10 +74,17 @@ std::shared_ptr<spdlog::logger> MakeLogger(const std::string& log_file, bool qui
   return logger;
 }
 
-spdlog::level::level_enum ParseLevel(const std::string& name) {
-  if (name == "debug") return spdlog::level::debug;
-  if (name == "warn") return spdlog::level::warn;
-  if (name == "error") return spdlog::level::err;
+spdlog::level::level_enum SpdlogLevel(dlio::LogLevel level) {
+  switch (level) {
+    case dlio::LogLevel::kDebug:
+      return spdlog::level::debug;
+    case dlio::LogLevel::kWarn:
+      return spdlog::level::warn;
+    case dlio::LogLevel::kError:
+      return spdlog::level::err;
+    case dlio::LogLevel::kInfo:
+      break;
+  }
   return spdlog::level::info;
 }
 
@@ -143,7 +150,9 @@ dlio::Result<dlio::WorkloadConfig> BuildConfig(const RunFlags& f,
   if (f.no_train) config.workflow.train = false;
   if (!f.output.empty()) config.output.folder = f.output;
   if (f.trace) config.output.trace = true;
-  if (!f.log_level.empty()) config.output.log_level = f.log_level;
+  if (!f.log_level.empty()) {
+    DLIO_RETURN_NOT_OK(dlio::ApplyOverride(&config, "output.log_level=" + f.log_level, warnings));
+  }
   DLIO_RETURN_NOT_OK(config.Validate());
   return config;
 }
@@ -176,7 +185,7 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
                                    ? ""
                                    : config.output.folder + "/" + config.output.log_file;
   auto logger = MakeLogger(log_file, f.quiet, rank, world);
-  logger->set_level(ParseLevel(config.output.log_level));
+  logger->set_level(SpdlogLevel(config.output.log_level));
   if (rank == 0) {
     for (const auto& w : warnings) logger->warn("{}", w);
   }

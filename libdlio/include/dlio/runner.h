@@ -20,8 +20,6 @@
 
 namespace dlio {
 
-enum class LogLevel { kDebug = 0, kInfo, kWarn, kError };
-
 // Where the runner's messages go (the driver wires it to spdlog). Called from the runner's thread.
 using LogFn = std::function<void(LogLevel level, const std::string& message)>;
 

@@ -37,12 +37,14 @@ std::string ConfigToJson(const WorkloadConfig& config) {
         out = spec.double_ref(c);
         break;
       case KeyType::kString:
-      case KeyType::kEnum:
         out = spec.string_ref(c);
+        break;
+      case KeyType::kEnum:
+        out = config_internal::EnumValueName(spec, c);
         break;
       case KeyType::kDistribution: {
         const DistributionSpec& d = spec.dist_ref(c);
-        out = nlohmann::ordered_json{{"type", config_internal::DistTypeName(d.type)},
+        out = nlohmann::ordered_json{{"type", DistributionTypeName(d.type)},
                                      {"mean", d.mean},
                                      {"stdev", d.stdev},
                                      {"min", d.min},
@@ -62,27 +64,39 @@ std::string ConfigToJson(const WorkloadConfig& config) {
   return root.dump(2) + "\n";
 }
 
+namespace {
+
+// "enum" for keys with a closed set of values, else the type's name.
+std::string TypeName(const KeySpec& spec) {
+  return spec.accepted.empty() ? config_internal::KeyTypeName(spec.type) : "enum";
+}
+
+ConfigKeyDoc DocOf(const KeySpec& spec, WorkloadConfig& defaults) {
+  ConfigKeyDoc doc;
+  doc.key = spec.path;
+  doc.description = spec.description;
+  doc.used = spec.used() || !spec.alias_of.empty();
+  doc.alias_of = spec.alias_of;
+  if (!spec.alias_of.empty()) {
+    const KeySpec* target = FindKey(spec.alias_of);
+    doc.type = target ? TypeName(*target) : std::string("any");
+    doc.default_value = std::string(1, '-');
+    return doc;
+  }
+  doc.type = TypeName(spec);
+  if (spec.flags & config_internal::kSizeUnits) doc.type += " (bytes, units ok)";
+  doc.default_value = config_internal::RenderValue(spec, defaults);
+  doc.accepted_values = JoinAccepted(spec.accepted);
+  doc.range = config_internal::RangeText(spec);
+  return doc;
+}
+
+}  // namespace
+
 std::vector<ConfigKeyDoc> ConfigKeyDocs() {
   WorkloadConfig defaults;
   std::vector<ConfigKeyDoc> docs;
-  for (const KeySpec& spec : KeyTable()) {
-    ConfigKeyDoc doc;
-    doc.key = spec.path;
-    doc.description = spec.description;
-    doc.used = spec.used() || !spec.alias_of.empty();
-    doc.alias_of = spec.alias_of;
-    if (!spec.alias_of.empty()) {
-      const KeySpec* target = FindKey(spec.alias_of);
-      doc.type = target ? config_internal::KeyTypeName(target->type) : "any";
-      doc.default_value = "-";
-    } else {
-      doc.type = config_internal::KeyTypeName(spec.type);
-      doc.default_value = config_internal::RenderValue(spec, defaults);
-      if (spec.flags & config_internal::kSizeUnits) doc.type += " (bytes, units ok)";
-    }
-    doc.accepted_values = JoinAccepted(spec.accepted);
-    docs.push_back(std::move(doc));
-  }
+  for (const KeySpec& spec : KeyTable()) docs.push_back(DocOf(spec, defaults));
   return docs;
 }
 

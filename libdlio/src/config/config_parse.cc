@@ -77,17 +77,12 @@ Result<DistributionSpec> ParseDistribution(const ParseContext& ctx, const std::s
     const std::string sub = key + "." + param;
     const YAML::Node& value = item.second;
     if (param == "type") {
-      static const std::vector<std::string> kTypes = {"constant", "normal",      "uniform",
-                                                      "gamma",    "exponential", "poisson"};
-      std::string t = value.IsScalar() ? value.Scalar() : "";
-      bool found = false;
-      for (size_t i = 0; i < kTypes.size(); ++i) {
-        if (t == kTypes[i]) {
-          spec.type = static_cast<DistributionSpec::Type>(i);
-          found = true;
-        }
+      const auto type =
+          EnumFromName<DistributionSpec::Type>(value.IsScalar() ? value.Scalar() : "");
+      if (!type) {
+        return TypeError(ctx, sub, "one of " + EnumNameList<DistributionSpec::Type>(), value);
       }
-      if (!found) return TypeError(ctx, sub, "one of " + JoinAccepted(kTypes), value);
+      spec.type = *type;
       has_type = true;
       continue;
     }
@@ -124,8 +119,8 @@ Result<DistributionSpec> ParseDistribution(const ParseContext& ctx, const std::s
 }
 
 // Stores `node` into the field of `spec`. `key` is the path as the user wrote it (an alias).
-Status SetValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
-                const std::string& key, const YAML::Node& node) {
+Status StoreValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
+                  const std::string& key, const YAML::Node& node) {
   const bool scalar = node.IsScalar();
   const std::string text = scalar ? node.Scalar() : "";
   switch (spec.type) {
@@ -154,11 +149,10 @@ Status SetValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
       if (!scalar || !config_internal::ParseIntText(text, &v)) {
         return TypeError(ctx, key, "an integer", node);
       }
-      if (v < spec.int_min) {
-        return TypeError(ctx, key, "an integer >= " + std::to_string(spec.int_min), node);
-      }
       if (spec.int32_ref) {
-        if (v < INT32_MIN || v > INT32_MAX) return TypeError(ctx, key, "a 32-bit integer", node);
+        if (v < INT32_MIN || v > INT32_MAX) {
+          return TypeError(ctx, key, "an integer in " + config_internal::RangeText(spec), node);
+        }
         spec.int32_ref(*config) = static_cast<int>(v);
       } else {
         spec.int_ref(*config) = v;
@@ -185,11 +179,15 @@ Status SetValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
         v = spec.custom(*config, v, &note);
         if (!note.empty()) Warn(ctx, note + " " + Where(ctx, node.Mark()));
       }
-      if (spec.type == KeyType::kEnum &&
-          std::find(spec.accepted.begin(), spec.accepted.end(), v) == spec.accepted.end()) {
+      const auto found = std::find(spec.accepted.begin(), spec.accepted.end(), v);
+      if (!spec.accepted.empty() && found == spec.accepted.end()) {
         return TypeError(ctx, key, "one of " + JoinAccepted(spec.accepted), node);
       }
-      spec.string_ref(*config) = v;
+      if (spec.type == KeyType::kEnum) {
+        spec.enum_set(*config, static_cast<int>(found - spec.accepted.begin()));
+      } else {
+        spec.string_ref(*config) = v;
+      }
       return Status::OK();
     }
     case KeyType::kDistribution: {
@@ -228,6 +226,16 @@ Status SetValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
       return Status::OK();
   }
   return Status::Internal("unhandled key type of " + key);
+}
+
+// StoreValue, then the key's own checks (range, accepted values, ...), so an out-of-range value is
+// reported with its file and line.
+Status SetValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
+                const std::string& key, const YAML::Node& node) {
+  DLIO_RETURN_NOT_OK(StoreValue(ctx, config, spec, key, node));
+  const std::string problem = config_internal::CheckValue(spec, *config);
+  if (!problem.empty()) return Status::InvalidArgument(problem + " " + Where(ctx, node.Mark()));
+  return Status::OK();
 }
 
 bool IsDeferred(const std::string& path) {

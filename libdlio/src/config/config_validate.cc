@@ -3,16 +3,13 @@
 #include <cmath>
 
 #include "config/config_table.h"
-#include "config/value_parse.h"
 #include "dlio/config.h"
 
 namespace dlio {
 namespace {
 
-using config_internal::JoinAccepted;
 using config_internal::KeySpec;
 using config_internal::KeyTable;
-using config_internal::KeyType;
 using config_internal::ScaleKeySpecs;
 
 // MPI collective reads (storage.mpiio_collective) need every rank to open the same files in the
@@ -29,9 +26,9 @@ Status ValidateCollectiveIo(const WorkloadConfig& c) {
   if (!mpiio) {
     return refuse("needs storage.storage_type 'mpiio', got '" + c.storage.storage_type + "'");
   }
-  if (c.reader.pipeline != "sync" || c.reader.read_type == "memory") {
+  if (c.reader.pipeline != "sync" || c.reader.read_type == ReadType::kMemory) {
     return refuse("needs reader.pipeline 'sync' (got '" + c.reader.pipeline +
-                  "', reader.read_type '" + c.reader.read_type +
+                  "', reader.read_type '" + std::string(EnumName(c.reader.read_type)) +
                   "'): a collective read must be issued by the training loop's own thread, in "
                   "step with the other ranks");
   }
@@ -77,181 +74,141 @@ Status ValidateCollectiveIo(const WorkloadConfig& c) {
   return Status::OK();
 }
 
-}  // namespace
-
-Status WorkloadConfig::Validate() const {
-  WorkloadConfig c = *this;  // the table's accessors take a mutable config
+// Rules between the keys of one section (or two close ones) that the table cannot express.
+Status ValidateDataset(const WorkloadConfig& c) {
   auto invalid = [](const std::string& m) { return Status::InvalidArgument(m); };
-
-  for (const KeySpec& spec : KeyTable()) {
-    if (spec.type != KeyType::kEnum || !spec.alias_of.empty()) continue;
-    const std::string& v = spec.string_ref(c);
-    if (std::find(spec.accepted.begin(), spec.accepted.end(), v) == spec.accepted.end()) {
-      return invalid(spec.path + ": '" + v + "' is not one of " + JoinAccepted(spec.accepted));
-    }
-  }
-  // Names looked up in registries at run time must at least be present.
-  const std::pair<const char*, const std::string*> non_empty[] = {
-      {"dataset.data_folder", &dataset.data_folder},
-      {"dataset.format", &dataset.format},
-      {"dataset.file_prefix", &dataset.file_prefix},
-      {"checkpoint.checkpoint_folder", &checkpoint.checkpoint_folder},
-      {"checkpoint.type", &checkpoint.type},
-      {"output.folder", &output.folder},
-      {"storage.storage_type", &storage.storage_type},
-  };
-  for (const auto& [key, value] : non_empty) {
-    if (value->empty()) return invalid(std::string(key) + " must not be empty");
-  }
-  if (storage.storage_type == "slow" && storage.slow_inner.empty()) {
-    return invalid("storage.slow_inner must not be empty when storage.storage_type is 'slow'");
-  }
-  if (storage.slow_latency_us < 0) return invalid("storage.slow_latency_us must be >= 0");
-  if (storage.slow_latency_stdev_us < 0)
-    return invalid("storage.slow_latency_stdev_us must be >= 0");
-  if (storage.slow_bandwidth_mib_s < 0) return invalid("storage.slow_bandwidth_mib_s must be >= 0");
-  DLIO_RETURN_NOT_OK(ValidateCollectiveIo(*this));
-
-  if ((workflow.train || workflow.generate_data) && dataset.num_files_train < 1) {
+  const WorkflowConfig& w = c.workflow;
+  const DatasetConfig& d = c.dataset;
+  if ((w.train || w.generate_data) && d.num_files_train < 1) {
     return invalid(
         "dataset.num_files_train must be >= 1 when workflow.train or "
         "workflow.generate_data is true");
   }
-  if (workflow.evaluation && dataset.num_files_eval < 1) {
+  if (w.evaluation && d.num_files_eval < 1) {
     return invalid("dataset.num_files_eval must be >= 1 when workflow.evaluation is true");
   }
-  if (dataset.num_samples_per_file < 1) return invalid("dataset.num_samples_per_file must be >= 1");
-  if (dataset.record_length_bytes < 1) return invalid("dataset.record_length_bytes must be >= 1");
-  if (dataset.compression_level < 0 || dataset.compression_level > 9) {
-    return invalid("dataset.compression_level must be in 0-9, got " +
-                   std::to_string(dataset.compression_level));
-  }
-  if (dataset.image_quality < 1 || dataset.image_quality > 100) {
-    return invalid("dataset.image_quality must be in 1-100, got " +
-                   std::to_string(dataset.image_quality));
-  }
-  if (dataset.enable_chunking && dataset.chunk_size < 1 && dataset.chunk_samples < 1) {
+  if (d.enable_chunking && d.chunk_size < 1 && d.chunk_samples < 1) {
     return invalid(
         "dataset.chunk_size or dataset.chunk_samples must be >= 1 when "
         "dataset.enable_chunking is true");
   }
+  if (c.storage.storage_type == "slow" && c.storage.slow_inner.empty()) {
+    return invalid("storage.slow_inner must not be empty when storage.storage_type is 'slow'");
+  }
+  return Status::OK();
+}
 
-  if (reader.batch_size < 1) return invalid("reader.batch_size must be >= 1");
-  if (reader.batch_size_eval < 1) return invalid("reader.batch_size_eval must be >= 1");
-  if (reader.sampler == "shuffle_buffer" && reader.shuffle_size < 1) {
+Status ValidateReader(const WorkloadConfig& c) {
+  auto invalid = [](const std::string& m) { return Status::InvalidArgument(m); };
+  const ReaderConfig& r = c.reader;
+  if (r.sampler == "shuffle_buffer" && r.shuffle_size < 1) {
     return invalid("reader.shuffle_size must be >= 1 with reader.sampler 'shuffle_buffer'");
   }
-  if (reader.read_type == "memory" && reader.pipeline != "preload") {
+  if (r.read_type == ReadType::kMemory && r.pipeline != "preload") {
     return invalid("reader.read_type 'memory' requires reader.pipeline 'preload', got '" +
-                   reader.pipeline + "'");
+                   r.pipeline + "'");
   }
-  if (reader.odirect && reader.transfer_size % 4096 != 0) {
+  // The preload store keys a sample by (file, index) packed into 64 bits: 24 bits of file.
+  constexpr uint64_t kMaxPreloadFiles = uint64_t{1} << 24;
+  if (r.pipeline == "preload" &&
+      std::max(c.dataset.num_files_train, c.dataset.num_files_eval) > kMaxPreloadFiles) {
+    return invalid("dataset.num_files_train and dataset.num_files_eval must be <= " +
+                   std::to_string(kMaxPreloadFiles) + " with reader.pipeline 'preload'");
+  }
+  if (r.odirect && r.transfer_size % 4096 != 0) {
     return invalid("reader.transfer_size must be a multiple of 4096 with reader.odirect, got " +
-                   std::to_string(reader.transfer_size));
+                   std::to_string(r.transfer_size));
   }
-  if (reader.max_open_files < 1) return invalid("reader.max_open_files must be >= 1");
-
-  if (train.epochs < 1) return invalid("train.epochs must be >= 1");
-  if (train.total_training_steps == 0 || train.total_training_steps < -1) {
-    return invalid("train.total_training_steps must be -1 (whole epochs) or >= 1, got " +
-                   std::to_string(train.total_training_steps));
-  }
-  if (workflow.evaluation && evaluation.epochs_between_evals < 1) {
+  if (c.workflow.evaluation && c.evaluation.epochs_between_evals < 1) {
     return invalid("evaluation.epochs_between_evals must be >= 1 when workflow.evaluation is true");
   }
+  return Status::OK();
+}
 
-  if (checkpoint.steps_between_checkpoints == 0 || checkpoint.steps_between_checkpoints < -1) {
-    return invalid("checkpoint.steps_between_checkpoints must be -1 (off) or >= 1, got " +
-                   std::to_string(checkpoint.steps_between_checkpoints));
-  }
-  if (workflow.checkpoint && checkpoint.steps_between_checkpoints < 1 &&
-      checkpoint.epochs_between_checkpoints < 1 && checkpoint.num_checkpoints_write < 1) {
+Status ValidateCheckpoint(const WorkloadConfig& c) {
+  auto invalid = [](const std::string& m) { return Status::InvalidArgument(m); };
+  const CheckpointConfig& k = c.checkpoint;
+  if (c.workflow.checkpoint && k.steps_between_checkpoints < 1 &&
+      k.epochs_between_checkpoints < 1 && k.num_checkpoints_write < 1) {
     return invalid(
         "checkpoint.epochs_between_checkpoints must be >= 1 when workflow.checkpoint "
         "is true and checkpoint.steps_between_checkpoints is -1");
   }
-  if (checkpoint.transfer_size < 1) return invalid("checkpoint.transfer_size must be >= 1");
-  if (checkpoint.num_checkpoints_write < -1) {
-    return invalid("checkpoint.num_checkpoints_write must be >= -1");
-  }
   // As DLIO: with no writes, a run reads checkpoints an earlier run left in the folder.
-  if (checkpoint.num_checkpoints_write > 0 &&
-      checkpoint.num_checkpoints_read > checkpoint.num_checkpoints_write) {
-    return invalid("checkpoint.num_checkpoints_read (" +
-                   std::to_string(checkpoint.num_checkpoints_read) +
+  if (k.num_checkpoints_write > 0 && k.num_checkpoints_read > k.num_checkpoints_write) {
+    return invalid("checkpoint.num_checkpoints_read (" + std::to_string(k.num_checkpoints_read) +
                    ") must not exceed checkpoint.num_checkpoints_write (" +
-                   std::to_string(checkpoint.num_checkpoints_write) + ")");
+                   std::to_string(k.num_checkpoints_write) + ")");
   }
+  return Status::OK();
+}
 
-  if (checkpoint.size_divisor < 1) return invalid("checkpoint.size_divisor must be >= 1");
+Status ValidateModel(const WorkloadConfig& c) {
+  auto invalid = [](const std::string& m) { return Status::InvalidArgument(m); };
+  const ModelConfig& model = c.model;
   const ParallelismConfig& par = model.parallelism;
-  if (par.tensor < 1) return invalid("model.parallelism.tensor must be >= 1");
-  if (par.pipeline < 1) return invalid("model.parallelism.pipeline must be >= 1");
-  if (par.zero_stage > 3) {
-    return invalid("model.parallelism.zero_stage must be 0, 1, 2 or 3, got " +
-                   std::to_string(par.zero_stage));
-  }
-  if (par.data == 0 || par.data < -1) {
-    return invalid("model.parallelism.data must be -1 (derive) or >= 1, got " +
-                   std::to_string(par.data));
-  }
-  if (checkpoint.mode == "subset" && par.data < 1) {
+  if (c.checkpoint.mode == CheckpointMode::kSubset && par.data < 1) {
     return invalid(
         "checkpoint.mode 'subset' needs model.parallelism.data >= 1 (the data-parallel "
         "degree of the job whose first ranks this run emulates)");
   }
-  if (model.num_layers > 0) {
-    // DLIO's rules: every stage needs a layer, and ZeRO-3 shards cannot cross pipeline stages.
-    if (static_cast<uint64_t>(model.num_layers) < par.pipeline) {
-      return invalid("model.num_layers (" + std::to_string(model.num_layers) +
-                     ") must be >= model.parallelism.pipeline (" + std::to_string(par.pipeline) +
-                     ")");
-    }
-    if (par.pipeline > 1 && par.zero_stage == 3) {
-      return invalid(
-          "model.parallelism.zero_stage 3 does not combine with "
-          "model.parallelism.pipeline > 1");
-    }
-    const TransformerConfig& t = model.transformer;
-    const std::pair<const char*, uint64_t> positive[] = {
-        {"model.transformer.hidden_size", t.hidden_size},
-        {"model.transformer.vocab_size", t.vocab_size},
-        {"model.transformer.num_attention_heads", t.num_attention_heads},
-    };
-    for (const auto& [key, value] : positive) {
-      if (value < 1) return invalid(std::string(key) + " must be >= 1 when model.num_layers > 0");
-    }
+  if (model.num_layers <= 0) return Status::OK();
+  // DLIO's rules: every stage needs a layer, and ZeRO-3 shards cannot cross pipeline stages.
+  if (static_cast<uint64_t>(model.num_layers) < par.pipeline) {
+    return invalid("model.num_layers (" + std::to_string(model.num_layers) +
+                   ") must be >= model.parallelism.pipeline (" + std::to_string(par.pipeline) +
+                   ")");
   }
-  if (!(reader.read_fraction > 0 && reader.read_fraction <= 1)) {
-    return invalid("reader.read_fraction must be in (0, 1], got " +
-                   config_internal::FormatDouble(reader.read_fraction));
+  if (par.pipeline > 1 && par.zero_stage == 3) {
+    return invalid(
+        "model.parallelism.zero_stage 3 does not combine with model.parallelism.pipeline > 1");
   }
-  if (checkpoint.model_files < 1) return invalid("checkpoint.model_files must be >= 1");
-  if (!side_io.read_file.empty()) {
-    if (side_io.read_size < 1) return invalid("side_io.read_size must be >= 1");
-    if (side_io.read_file_format.empty()) {
+  const TransformerConfig& t = model.transformer;
+  const std::pair<const char*, uint64_t> positive[] = {
+      {"model.transformer.hidden_size", t.hidden_size},
+      {"model.transformer.vocab_size", t.vocab_size},
+      {"model.transformer.num_attention_heads", t.num_attention_heads},
+  };
+  for (const auto& [key, value] : positive) {
+    if (value < 1) return invalid(std::string(key) + " must be >= 1 when model.num_layers > 0");
+  }
+  return Status::OK();
+}
+
+Status ValidateSideIo(const WorkloadConfig& c) {
+  auto invalid = [](const std::string& m) { return Status::InvalidArgument(m); };
+  const SideIoConfig& s = c.side_io;
+  if (!s.read_file.empty()) {
+    if (s.read_size < 1) return invalid("side_io.read_size must be >= 1 with a side_io.read_file");
+    if (s.read_file_format.empty()) {
       return invalid("side_io.read_file_format must not be empty (raw or a format name)");
     }
   }
-  if (side_io.write_bytes > 0 && side_io.write_file.find("{rank}") == std::string::npos) {
+  if (s.write_bytes > 0 && s.write_file.find("{rank}") == std::string::npos) {
     return invalid(
         "side_io.write_file must contain {rank} (every rank writes its own file), got '" +
-        side_io.write_file + "'");
+        s.write_file + "'");
   }
-  if (!(scale > 0 && std::isfinite(scale))) {
-    return invalid("scale must be a finite number > 0, got " +
-                   config_internal::FormatDouble(scale));
+  return Status::OK();
+}
+
+}  // namespace
+
+Status WorkloadConfig::Validate() const {
+  // Every key's own checks (range, accepted values, not empty, distributions) come from the
+  // table; the rules below relate keys to each other.
+  WorkloadConfig c = *this;  // the table's accessors take a mutable config
+  for (const KeySpec& spec : KeyTable()) {
+    const std::string problem = config_internal::CheckValue(spec, c);
+    if (!problem.empty()) return Status::InvalidArgument(problem);
   }
   DLIO_RETURN_NOT_OK(ScaleKeySpecs(scale_keys).status());
-
-  if (!(metric.au > 0 && metric.au <= 1)) {
-    return invalid("metric.au must be in (0, 1], got " + config_internal::FormatDouble(metric.au));
-  }
-
-  DLIO_RETURN_NOT_OK(train.computation_time.Validate("train.computation_time"));
-  DLIO_RETURN_NOT_OK(reader.preprocess_time.Validate("reader.preprocess_time"));
-  DLIO_RETURN_NOT_OK(evaluation.eval_time.Validate("evaluation.eval_time"));
-  return Status::OK();
+  DLIO_RETURN_NOT_OK(ValidateDataset(*this));
+  DLIO_RETURN_NOT_OK(ValidateReader(*this));
+  DLIO_RETURN_NOT_OK(ValidateCheckpoint(*this));
+  DLIO_RETURN_NOT_OK(ValidateModel(*this));
+  DLIO_RETURN_NOT_OK(ValidateSideIo(*this));
+  return ValidateCollectiveIo(*this);
 }
 
 }  // namespace dlio

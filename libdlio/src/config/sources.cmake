@@ -1,5 +1,6 @@
 # Sources of the config module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
+  src/config/config_check.cc
   src/config/config_docs.cc
   src/config/config_export.cc
   src/config/config_keys.cc

@@ -126,11 +126,9 @@ Result<uint64_t> SharedRandomSeed(Comm* comm) {
 Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t random_seed) {
   SamplerOptions o;
   o.name = c.reader.sampler;
-  DLIO_ASSIGN_OR_RETURN(o.file_shuffle,
-                        ParseShuffleMode(c.reader.file_shuffle, "reader.file_shuffle"));
-  DLIO_ASSIGN_OR_RETURN(o.sample_shuffle,
-                        ParseShuffleMode(c.reader.sample_shuffle, "reader.sample_shuffle"));
-  DLIO_ASSIGN_OR_RETURN(o.sharding, ParseSharding(c.reader.sharding, "reader.sharding"));
+  o.file_shuffle = c.reader.file_shuffle;
+  o.sample_shuffle = c.reader.sample_shuffle;
+  o.sharding = c.reader.sharding;
   // DLIO's TensorFlow loader shuffles samples through tf.data's shuffle(shuffle_size) window.
   if (o.name == "auto" && c.reader.data_loader == "tensorflow" &&
       o.sample_shuffle != ShuffleMode::kOff) {
@@ -146,11 +144,12 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t rando
 }
 
 std::string PipelineNameFor(const WorkloadConfig& c) {
-  return c.reader.read_type == "memory" ? std::string("preload") : c.reader.pipeline;
+  return c.reader.read_type == ReadType::kMemory ? std::string("preload") : c.reader.pipeline;
 }
 
 bool UsesRandomShuffle(const WorkloadConfig& c) {
-  return c.reader.file_shuffle == "random" || c.reader.sample_shuffle == "random";
+  return c.reader.file_shuffle == ShuffleMode::kRandom ||
+         c.reader.sample_shuffle == ShuffleMode::kRandom;
 }
 
 Result<std::unique_ptr<Tracer>> MakeTracerFor(const WorkloadConfig& config, int rank) {
@@ -478,7 +477,7 @@ TransformerModel TransformerModelFor(const WorkloadConfig& c) {
   t.tensor = m.parallelism.tensor;
   t.pipeline = m.parallelism.pipeline;
   t.data = m.parallelism.data;
-  t.subset = c.checkpoint.mode == "subset";
+  t.subset = c.checkpoint.mode == CheckpointMode::kSubset;
   t.zero_stage = m.parallelism.zero_stage;
   t.model_datatype = m.model_datatype;
   t.optimizer_datatype = m.optimizer_datatype;
@@ -535,7 +534,7 @@ Status MakeCheckpointer(RunState& st) {
   co.transfer_size = c.checkpoint.transfer_size;
   co.rank = st.comm->rank();
   co.world = st.comm->size();
-  co.root_only = c.checkpoint.rank_mode == "root";
+  co.root_only = c.checkpoint.rank_mode == CheckpointRankMode::kRoot;
   co.seed = MixSeed(c.train.seed, st.comm->rank(), 0xcc);
   co.size_divisor = c.checkpoint.size_divisor;
   co.model_files = c.checkpoint.model_files;
@@ -667,7 +666,7 @@ uint64_t MemTotalBytes() {
 }
 
 bool IsMlperfTrainingWorkload(const WorkloadConfig& c) {
-  if (c.metric.mlperf_rules != "auto") return c.metric.mlperf_rules == "on";
+  if (c.metric.mlperf_rules != MlperfRules::kAuto) return c.metric.mlperf_rules == MlperfRules::kOn;
   const std::string& n = c.model.name;
   return n == "unet3d" || n == "resnet50" || n == "cosmoflow";
 }

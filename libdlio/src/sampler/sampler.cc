@@ -161,45 +161,25 @@ class ShardedSampler final : public Sampler {
 
 Result<ShuffleMode> ParseShuffleMode(const std::string& value, const std::string& key) {
   const std::string v = Lower(value);
-  if (v == "off" || v == "false" || v == "no" || v == "0" || v == "none") return ShuffleMode::kOff;
-  if (v == "seed" || v == "true" || v == "on" || v == "yes" || v == "1") return ShuffleMode::kSeed;
-  if (v == "random") return ShuffleMode::kRandom;
-  return Status::InvalidArgument(key + ": unknown shuffle mode '" + value +
-                                 "' (accepted: off, seed, random; true/on = seed, false = off)");
+  if (auto mode = EnumFromName<ShuffleMode>(v)) return *mode;
+  if (v == "false" || v == "no" || v == "0" || v == "none") return ShuffleMode::kOff;
+  if (v == "true" || v == "on" || v == "yes" || v == "1") return ShuffleMode::kSeed;
+  return Status::InvalidArgument(key + ": unknown shuffle mode '" + value + "' (accepted: " +
+                                 EnumNameList<ShuffleMode>() + "; true/on = seed, false = off)");
 }
 
 Result<Sharding> ParseSharding(const std::string& value, const std::string& key) {
   const std::string v = Lower(value);
-  if (v == "block") return Sharding::kBlock;
-  if (v == "round_robin" || v == "round-robin") return Sharding::kRoundRobin;
-  if (v == "none" || v == "replicated") return Sharding::kNone;
+  if (auto sharding = EnumFromName<Sharding>(v)) return *sharding;
+  if (v == "round-robin") return Sharding::kRoundRobin;
+  if (v == "replicated") return Sharding::kNone;
   return Status::InvalidArgument(key + ": unknown sharding '" + value +
-                                 "' (accepted: block, round_robin, none)");
+                                 "' (accepted: " + EnumNameList<Sharding>() + ")");
 }
 
-const char* ShuffleModeName(ShuffleMode mode) {
-  switch (mode) {
-    case ShuffleMode::kOff:
-      return "off";
-    case ShuffleMode::kSeed:
-      return "seed";
-    case ShuffleMode::kRandom:
-      return "random";
-  }
-  return "unknown";
-}
+const char* ShuffleModeName(ShuffleMode mode) { return EnumName(mode).data(); }
 
-const char* ShardingName(Sharding sharding) {
-  switch (sharding) {
-    case Sharding::kBlock:
-      return "block";
-    case Sharding::kRoundRobin:
-      return "round_robin";
-    case Sharding::kNone:
-      return "none";
-  }
-  return "unknown";
-}
+const char* ShardingName(Sharding sharding) { return EnumName(sharding).data(); }
 
 Result<std::unique_ptr<Sampler>> MakeSampler(const SamplerOptions& options) {
   std::string name = options.name;
