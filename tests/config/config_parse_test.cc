@@ -1,5 +1,11 @@
 // Parsing of DLIO YAML/JSON, type errors, unknown keys and overrides.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <future>
 
 #include "dlio/config.h"
 #include "test_util.h"
@@ -502,6 +508,93 @@ TEST_CASE("LoadConfigFile names the run after the file and reports a missing fil
   auto bad = LoadConfigFile(dir / "bad.yaml");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("bad.yaml line 2") != std::string::npos);
+}
+
+TEST_CASE("a key given twice in one map is an error naming both lines") {
+  auto twice = ParseConfig("dataset:\n  num_files_train: 4\n  format: npz\n  num_files_train: 8\n",
+                           "d.yaml");
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.status().code() == StatusCode::kInvalidArgument);
+  CHECK(twice.status().message() ==
+        "duplicate key 'dataset.num_files_train' (in d.yaml lines 2 and 4): a key may be given "
+        "once");
+
+  auto alias = ParseConfig("dataset:\n  record_length: 10\n  record_length_bytes: 20\n", "a.yaml");
+  REQUIRE_FALSE(alias.ok());
+  CHECK(alias.status().message() ==
+        "duplicate key 'dataset.record_length_bytes', given as 'dataset.record_length' and "
+        "'dataset.record_length_bytes' (in a.yaml lines 2 and 3): a key may be given once");
+
+  auto sections = ParseConfig(
+      "reader: {batch_size: 2}\ntrain: {epochs: 2}\nreader: {read_threads: 2}\n", "s.yaml");
+  REQUIRE_FALSE(sections.ok());
+  CHECK(sections.status().message().find("duplicate key 'reader' (in s.yaml lines 1 and 3)") == 0);
+
+  auto json = ParseConfig(R"({"train": {"epochs": 2, "epochs": 3}})", "c.json");
+  REQUIRE_FALSE(json.ok());
+  CHECK(json.status().message().find("duplicate key 'train.epochs'") == 0);
+
+  WorkloadConfig c;
+  Status override_twice = ApplyOverride(&c, "reader={batch_size: 1, batch_size: 2}");
+  CHECK(override_twice.message().find("duplicate key 'reader.batch_size'") == 0);
+
+  // The same key in different maps is fine (a section, and the workload wrapper's section).
+  auto different_maps =
+      ParseConfig("train: {epochs: 2}\nworkload: {train: {epochs: 3}}\n", "x.yaml");
+  REQUIRE(different_maps.ok());
+  CHECK(different_maps->train.epochs == 3);
+}
+
+// LoadConfigFile on another thread: a FIFO must be refused at once, not block until a writer
+// appears (if it blocks, a writer is opened so the test ends and fails).
+Status LoadWithin(const std::string& path) {
+  auto loaded = std::async(std::launch::async, [&] { return LoadConfigFile(path).status(); });
+  if (loaded.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    const int writer = ::open(path.c_str(), O_WRONLY);
+    if (writer >= 0) ::close(writer);
+    loaded.wait();
+    return Status::Internal("LoadConfigFile blocked on " + path);
+  }
+  return loaded.get();
+}
+
+TEST_CASE("LoadConfigFile reads only bounded regular files and warns about an empty one") {
+  testing::TempDir dir;
+  const std::string fifo = dir / "fifo.yaml";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  Status f = LoadWithin(fifo);
+  CHECK(f.code() == StatusCode::kInvalidArgument);
+  CHECK(f.message() == "config file '" + fifo +
+                           "' is a FIFO, not a regular file: dlio reads a config only from a "
+                           "regular file");
+
+  Status zero = LoadWithin("/dev/zero");
+  CHECK(zero.code() == StatusCode::kInvalidArgument);
+  CHECK(zero.message().find("'/dev/zero' is a character device") != std::string::npos);
+  CHECK(LoadWithin(dir.path()).message().find("is a directory") != std::string::npos);
+
+  {
+    std::string big(static_cast<size_t>(kMaxConfigFileBytes) + 1, ' ');
+    testing::WriteTextFile(dir / "big.yaml", big);
+  }
+  Status big = LoadConfigFile(dir / "big.yaml").status();
+  CHECK(big.code() == StatusCode::kInvalidArgument);
+  CHECK(big.message().find("more than the 16777216 a config may have") != std::string::npos);
+
+  for (const char* text : {"", "# only a comment\n", "{}\n"}) {
+    INFO("'" << text << "'");
+    testing::WriteTextFile(dir / "empty.yaml", text);
+    std::vector<std::string> warnings;
+    auto empty = LoadConfigFile(dir / "empty.yaml", WorkloadConfig(), &warnings);
+    REQUIRE(empty.ok());
+    CHECK(empty->dataset.num_files_train == WorkloadConfig().dataset.num_files_train);
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0] ==
+          dir / "empty.yaml" + " is empty: it sets no key, so every value keeps its default");
+  }
+  std::vector<std::string> none;
+  REQUIRE(LoadConfigFile(dir / "big.yaml", WorkloadConfig(), &none).status().code() ==
+          StatusCode::kInvalidArgument);
 }
 
 TEST_CASE("values not given keep the base's") {

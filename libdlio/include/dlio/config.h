@@ -222,14 +222,21 @@ struct WorkloadConfig {
 };
 
 // Parses DLIO YAML (or JSON, which is YAML) text. `source` names the file in messages.
-// Unknown keys are InvalidArgument with their full path and a did-you-mean. A top-level
-// "workload:" wrapper (as in DLIO's Hydra configs) is accepted and "hydra:" is ignored. Values
-// not given keep `base`'s. DLIO keys that dlio accepts but does not emulate (see
+// Unknown keys are InvalidArgument with their full path and a did-you-mean; a key given twice in
+// one map (also as two spellings of one key) is InvalidArgument naming it and both lines. A
+// top-level "workload:" wrapper (as in DLIO's Hydra configs) is accepted and "hydra:" is ignored.
+// Values not given keep `base`'s. DLIO keys that dlio accepts but does not emulate (see
 // docs/configuration.md) add one line each to `warnings` when it is not null.
 Result<WorkloadConfig> ParseConfig(const std::string& text, const std::string& source,
                                    const WorkloadConfig& base = WorkloadConfig(),
                                    std::vector<std::string>* warnings = nullptr);
-// Reads and parses `path`; `name` becomes the file's stem unless the file sets it.
+// The largest config file LoadConfigFile reads (DLIO's configs hold a few KiB).
+inline constexpr uint64_t kMaxConfigFileBytes = uint64_t{16} << 20;
+
+// Reads and parses `path`; `name` becomes the file's stem unless the file sets it. InvalidArgument
+// for a file that is not a regular file (a FIFO, a device: refused without reading or blocking) or
+// is larger than kMaxConfigFileBytes; NotFound when it does not exist. An empty file (or one with
+// only comments) adds a warning: every key then keeps its default.
 Result<WorkloadConfig> LoadConfigFile(const std::string& path,
                                       const WorkloadConfig& base = WorkloadConfig(),
                                       std::vector<std::string>* warnings = nullptr);

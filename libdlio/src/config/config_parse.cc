@@ -3,9 +3,9 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <map>
 
+#include "config/config_file.h"
 #include "config/config_table.h"
 #include "config/value_parse.h"
 #include "dlio/config.h"
@@ -250,6 +250,42 @@ Status UnknownKey(const ParseContext& ctx, const std::string& path, const YAML::
   return Status::InvalidArgument(message);
 }
 
+// The name a key of the map at `path` stands for: its full path, with an alias resolved and the
+// older section name data_reader read as reader.
+std::string CanonicalKey(const std::string& path, std::string name) {
+  if (path.empty() && name == "data_reader") name = "reader";
+  const std::string child = path.empty() ? name : path + "." + name;
+  const KeySpec* spec = FindKey(child);
+  return spec != nullptr && !spec->alias_of.empty() ? spec->alias_of : child;
+}
+
+// YAML forbids a key twice in one map, and yaml-cpp would hand both over, the last silently
+// winning: an error naming the key and both lines (also for two spellings of one key).
+Status CheckDuplicateKeys(const ParseContext& ctx, const std::string& path, const YAML::Node& map) {
+  std::map<std::string, std::pair<std::string, YAML::Mark>> seen;  // key -> spelling, mark
+  for (const auto& item : map) {
+    if (!item.first.IsScalar()) continue;  // reported by ApplyNode
+    const std::string name = item.first.Scalar();
+    const std::string written = path.empty() ? name : path + "." + name;
+    const std::string key = CanonicalKey(path, name);
+    auto [it, inserted] = seen.emplace(key, std::make_pair(written, item.first.Mark()));
+    if (inserted) continue;
+    const auto& [first_written, first_mark] = it->second;
+    std::string message = "duplicate key '" + key + "'";
+    if (first_written != written) {
+      message += ", given as '" + first_written + "' and '" + written + "'";
+    }
+    if (ctx.show_lines && first_mark.line >= 0 && item.first.Mark().line >= 0) {
+      message += " (in " + ctx.source + " lines " + std::to_string(first_mark.line + 1) + " and " +
+                 std::to_string(item.first.Mark().line + 1) + ")";
+    } else {
+      message += " (in " + ctx.source + ")";
+    }
+    return Status::InvalidArgument(message + ": a key may be given once");
+  }
+  return Status::OK();
+}
+
 // Applies `node` at `path` ("" = the document root), descending into sections.
 Status ApplyNode(ParseContext& ctx, WorkloadConfig* config, const std::string& path,
                  const YAML::Node& node, const YAML::Mark& key_mark) {
@@ -285,6 +321,7 @@ Status ApplyNode(ParseContext& ctx, WorkloadConfig* config, const std::string& p
   if (!node.IsMap()) {
     return TypeError(ctx, path.empty() ? "the document" : path, "a map of keys", node);
   }
+  DLIO_RETURN_NOT_OK(CheckDuplicateKeys(ctx, path, node));
   // Two passes: DLIO's *_stdev siblings modify the distribution set by their main key,
   // whichever comes first in the file.
   for (int pass = 0; pass < 2; ++pass) {
@@ -313,7 +350,10 @@ Status ApplyNode(ParseContext& ctx, WorkloadConfig* config, const std::string& p
 Status ParseInto(ParseContext& ctx, const std::string& text, WorkloadConfig* config) {
   try {
     YAML::Node root = YAML::Load(text);
-    if (root.IsNull()) return Status::OK();  // an empty file changes nothing
+    if (root.IsNull() || (root.IsMap() && root.size() == 0)) {
+      Warn(ctx, ctx.source + " is empty: it sets no key, so every value keeps its default");
+      return Status::OK();
+    }
     return ApplyNode(ctx, config, "", root, root.Mark());
   } catch (const YAML::ParserException& e) {
     return Status::InvalidArgument(ctx.source + " line " + std::to_string(e.mark.line + 1) +
@@ -340,22 +380,12 @@ Result<WorkloadConfig> ParseConfig(const std::string& text, const std::string& s
 
 Result<WorkloadConfig> LoadConfigFile(const std::string& path, const WorkloadConfig& base,
                                       std::vector<std::string>* warnings) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) {
-      return Status::NotFound("config file '" + path + "' does not exist");
-    }
-    return Status::IOError("cannot open config file '" + path + "'");
-  }
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) return Status::IOError("cannot read config file '" + path + "'");
+  DLIO_ASSIGN_OR_RETURN(const std::string text, config_internal::ReadConfigFile(path));
   WorkloadConfig config = base;
   ParseContext ctx;
   ctx.source = path;
   ctx.warnings = warnings;
-  DLIO_RETURN_NOT_OK(ParseInto(ctx, buffer.str(), &config));
+  DLIO_RETURN_NOT_OK(ParseInto(ctx, text, &config));
   if (!ctx.saw_name) config.name = std::filesystem::path(path).stem().string();
   return config;
 }

@@ -3,6 +3,7 @@ list(APPEND DLIO_SOURCES
   src/config/config_check.cc
   src/config/config_docs.cc
   src/config/config_export.cc
+  src/config/config_file.cc
   src/config/config_keys.cc
   src/config/config_parse.cc
   src/config/config_scale.cc
