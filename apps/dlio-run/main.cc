@@ -157,6 +157,19 @@ dlio::Result<dlio::WorkloadConfig> BuildConfig(const RunFlags& f,
   return config;
 }
 
+// Whether a preflight error is about the config (exit 2) rather than the run's machinery (1).
+bool IsConfigError(const dlio::Status& status) {
+  switch (status.code()) {
+    case dlio::StatusCode::kInvalidArgument:
+    case dlio::StatusCode::kResourceExhausted:
+    case dlio::StatusCode::kNotFound:
+    case dlio::StatusCode::kUnimplemented:
+      return true;
+    default:
+      return false;
+  }
+}
+
 bool UsesMpiio(const dlio::WorkloadConfig& c) {
   return c.storage.storage_type == "mpiio" ||
          (c.storage.storage_type == "slow" && c.storage.slow_inner == "mpiio");
@@ -217,6 +230,13 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
   };
   env.progress = [&progress](const dlio::RunProgress& p) { progress.Update(p); };
 
+  // A config that cannot run here (an epoch without a step, more memory or disk than the host
+  // has, an unknown format) is a usage error: exit 2 on every rank, before anything is written.
+  if (auto fits = dlio::PreflightRun(config, env); !fits.ok()) {
+    progress.Finish();
+    if (rank == 0) Fail(fits, kExitUsage);
+    return IsConfigError(fits) ? kExitUsage : kExitRunError;
+  }
   logger->info("dlio {}: workload '{}' (format {}, data in {}, outputs in {}, {} comm, {} rank{})",
                dlio::kVersion, config.name, config.dataset.format, config.dataset.data_folder,
                config.output.folder, comm->name(), world, world == 1 ? "" : "s");

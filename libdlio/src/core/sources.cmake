@@ -3,4 +3,5 @@ list(APPEND DLIO_SOURCES
   src/core/status.cc
   src/core/clock.cc
   src/core/distribution.cc
+  src/core/host_memory.cc
 )
