@@ -300,8 +300,10 @@ int List(const std::string& what) {
   if (all || what == "checkpointers") print("checkpointers", r.checkpointers.List());
   if (what == "keys") {
     for (const auto& k : dlio::ConfigKeyDocs()) {
-      std::printf("%-44s %-10s %-14s %s\n", k.key.c_str(), k.type.c_str(), k.default_value.c_str(),
-                  k.description.c_str());
+      const std::string& values = k.accepted_values.empty() ? k.range : k.accepted_values;
+      const std::string accepted = values.empty() ? "" : " (accepted: " + values + ")";
+      std::printf("%-44s %-10s %-14s %s%s\n", k.key.c_str(), k.type.c_str(),
+                  k.default_value.c_str(), k.description.c_str(), accepted.c_str());
     }
   }
   static const char* kKnown[] = {"",         "all",       "workloads", "formats",       "storages",
