@@ -6,19 +6,11 @@
 
 #include <cerrno>
 
+#include "core/file_kind.h"
 #include "dlio/config.h"
 
 namespace dlio::config_internal {
 namespace {
-
-const char* KindOf(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a file";
-}
 
 std::string TooLarge(const std::string& path, const std::string& size) {
   return "config file '" + path + "' holds " + size + " bytes, more than the " +
@@ -53,7 +45,7 @@ Result<std::string> ReadConfigFile(const std::string& path) {
   struct stat st;
   if (::fstat(fd.get(), &st) != 0) return Status::FromErrno(errno, "config file '" + path + "'");
   if (!S_ISREG(st.st_mode)) {
-    return Status::InvalidArgument("config file '" + path + "' is " + KindOf(st.st_mode) +
+    return Status::InvalidArgument("config file '" + path + "' is " + FileKindName(st.st_mode) +
                                    ", not a regular file: dlio reads a config only from a "
                                    "regular file");
   }

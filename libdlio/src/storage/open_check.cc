@@ -6,16 +6,10 @@
 
 #include <cerrno>
 
+#include "core/file_kind.h"
+
 namespace dlio::storage_internal {
 namespace {
-
-const char* KindOf(mode_t mode) {
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  return "not a file";
-}
 
 Status Refuse(int fd, Status status) {
   ::close(fd);
@@ -23,8 +17,8 @@ Status Refuse(int fd, Status status) {
 }
 
 Status NotRegular(const std::string& path, const char* call, mode_t mode) {
-  return Status::IOError(std::string(call) + " " + path + ": not a regular file (" + KindOf(mode) +
-                         "); dlio reads only regular files");
+  return Status::IOError(std::string(call) + " " + path + ": not a regular file (" +
+                         FileKindName(mode) + "); dlio reads only regular files");
 }
 
 }  // namespace
