@@ -380,6 +380,15 @@ TEST_CASE("ScaleConfig multiplies the listed counts, keeps sizes and off values"
   CHECK(ScaleConfig(d, 1)->dataset.record_length_bytes == 3 * 65536);
   d.scale_keys = "reader.pipeline";
   CHECK(ScaleConfig(d, 1).status().message().find("scale_keys") != std::string::npos);
+  // Scaling past a key's range (or its type) is an error, never a wrapped-around count.
+  d.scale_keys = kDefaultScaleKeys;
+  d.scale = 1e30;
+  CHECK(ScaleConfig(d, 1).status().message() ==
+        "scale 1e+30: dataset.num_files_train would become 2e+30, past its range");
+  d.scale = 1e10;
+  CHECK(ScaleConfig(d, 1).status().message() ==
+        "scale 1e+10: dataset.num_files_train: 20000000000 is out of range (accepted: 0 to "
+        "4294967296)");
 }
 
 TEST_CASE("checkpoint-only reads without writes are valid (MLPerf's separate read phase)") {

@@ -61,16 +61,30 @@ Result<WorkloadConfig> ScaleConfig(const WorkloadConfig& config, int world,
       const double floor = files ? std::min(v, static_cast<double>(std::max(world, 1))) : 1.0;
       return std::max(floor, std::round(v * f));
     };
+    // A scaled count past the type (or the key's range) is an error, not a wrapped value.
+    auto too_large = [&](double to) {
+      return Status::InvalidArgument("scale " + config_internal::FormatDouble(f) + ": " +
+                                     spec->path + " would become " +
+                                     config_internal::FormatDouble(to) + ", past its range");
+    };
     if (spec->uint_ref != nullptr) {
       uint64_t& v = spec->uint_ref(c);
       const uint64_t from = v;
-      if (v > 0) v = static_cast<uint64_t>(scaled(static_cast<double>(v)));
+      const double to = scaled(static_cast<double>(v));
+      if (v > 0 && to >= 18446744073709551616.0) return too_large(to);
+      if (v > 0) v = static_cast<uint64_t>(to);
       note(spec->path, static_cast<int64_t>(from), static_cast<int64_t>(v));
     } else {
       int64_t& v = spec->int_ref(c);
       const int64_t from = v;
-      if (v > 0) v = static_cast<int64_t>(scaled(static_cast<double>(v)));
+      const double to = scaled(static_cast<double>(v));
+      if (v > 0 && to >= 9223372036854775808.0) return too_large(to);
+      if (v > 0) v = static_cast<int64_t>(to);
       note(spec->path, from, v);
+    }
+    const std::string problem = config_internal::CheckValue(*spec, c);
+    if (!problem.empty()) {
+      return Status::InvalidArgument("scale " + config_internal::FormatDouble(f) + ": " + problem);
     }
   }
   if (notes != nullptr) {
