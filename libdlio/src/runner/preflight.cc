@@ -19,8 +19,9 @@ namespace {
 constexpr uint64_t kBytesPerFile = 288;  // the file's path in the run's list, its sample count,
                                          // its place in the file order, the generator's list
 constexpr uint64_t kBytesPerPlannedSample = 2 * sizeof(SampleRef);  // plan + the pipeline's copy
-constexpr uint64_t kBytesPerBufferedSample = 128;                   // a sample buffer's bookkeeping
-constexpr uint64_t kBytesPerEpochReport = 512;
+// Estimates from the structures' sizes (small next to the sample bytes they go with).
+constexpr uint64_t kBytesPerBufferedSample = 128;  // a pooled sample buffer's bookkeeping
+constexpr uint64_t kBytesPerEpochReport = 512;     // an EpochReport besides its steps
 
 uint64_t Mul(uint64_t a, uint64_t b) {
   if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
