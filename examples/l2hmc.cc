@@ -39,7 +39,7 @@ dlio::Status Run(example::Workload* w) {
   ko.model_size_bytes = c.checkpoint.model_size_bytes;
   ko.model_files = c.checkpoint.model_files;
   ko.transfer_size = c.checkpoint.transfer_size;
-  ko.root_only = c.checkpoint.rank_mode == "root";
+  ko.root_only = c.checkpoint.rank_mode == dlio::CheckpointRankMode::kRoot;
   DLIO_ASSIGN_OR_RETURN(auto checkpointer_factory, w->registries.checkpointers.Get(ko.name));
   DLIO_ASSIGN_OR_RETURN(auto checkpointer,
                         checkpointer_factory(ko, {stdio.get(), w->clock, w->tracer.get()}));

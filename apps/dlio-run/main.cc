@@ -75,10 +75,17 @@ std::shared_ptr<spdlog::logger> MakeLogger(const std::string& log_file, bool qui
   return logger;
 }
 
-spdlog::level::level_enum ParseLevel(const std::string& name) {
-  if (name == "debug") return spdlog::level::debug;
-  if (name == "warn") return spdlog::level::warn;
-  if (name == "error") return spdlog::level::err;
+spdlog::level::level_enum SpdlogLevel(dlio::LogLevel level) {
+  switch (level) {
+    case dlio::LogLevel::kDebug:
+      return spdlog::level::debug;
+    case dlio::LogLevel::kWarn:
+      return spdlog::level::warn;
+    case dlio::LogLevel::kError:
+      return spdlog::level::err;
+    case dlio::LogLevel::kInfo:
+      break;
+  }
   return spdlog::level::info;
 }
 
@@ -144,9 +151,24 @@ dlio::Result<dlio::WorkloadConfig> BuildConfig(const RunFlags& f,
   if (f.no_train) config.workflow.train = false;
   if (!f.output.empty()) config.output.folder = f.output;
   if (f.trace) config.output.trace = true;
-  if (!f.log_level.empty()) config.output.log_level = f.log_level;
+  if (!f.log_level.empty()) {
+    DLIO_RETURN_NOT_OK(dlio::ApplyOverride(&config, "output.log_level=" + f.log_level, warnings));
+  }
   DLIO_RETURN_NOT_OK(config.Validate());
   return config;
+}
+
+// Whether a preflight error is about the config (exit 2) rather than the run's machinery (1).
+bool IsConfigError(const dlio::Status& status) {
+  switch (status.code()) {
+    case dlio::StatusCode::kInvalidArgument:
+    case dlio::StatusCode::kResourceExhausted:
+    case dlio::StatusCode::kNotFound:
+    case dlio::StatusCode::kUnimplemented:
+      return true;
+    default:
+      return false;
+  }
 }
 
 bool UsesMpiio(const dlio::WorkloadConfig& c) {
@@ -177,7 +199,7 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
                                    ? ""
                                    : config.output.folder + "/" + config.output.log_file;
   auto logger = MakeLogger(log_file, f.quiet, rank, world);
-  logger->set_level(ParseLevel(config.output.log_level));
+  logger->set_level(SpdlogLevel(config.output.log_level));
   if (rank == 0) {
     for (const auto& w : warnings) logger->warn("{}", w);
   }
@@ -209,6 +231,13 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
   };
   env.progress = [&progress](const dlio::RunProgress& p) { progress.Update(p); };
 
+  // A config that cannot run here (an epoch without a step, more memory or disk than the host
+  // has, an unknown format) is a usage error: exit 2 on every rank, before anything is written.
+  if (auto fits = dlio::PreflightRun(config, env); !fits.ok()) {
+    progress.Finish();
+    if (rank == 0) Fail(fits, kExitUsage);
+    return IsConfigError(fits) ? kExitUsage : kExitRunError;
+  }
   logger->info("dlio {}: workload '{}' (format {}, data in {}, outputs in {}, {} comm, {} rank{})",
                dlio::kVersion, config.name, config.dataset.format, config.dataset.data_folder,
                config.output.folder, comm->name(), world, world == 1 ? "" : "s");
@@ -272,8 +301,10 @@ int List(const std::string& what) {
   if (all || what == "checkpointers") print("checkpointers", r.checkpointers.List());
   if (what == "keys") {
     for (const auto& k : dlio::ConfigKeyDocs()) {
-      std::printf("%-44s %-10s %-14s %s\n", k.key.c_str(), k.type.c_str(), k.default_value.c_str(),
-                  k.description.c_str());
+      const std::string& values = k.accepted_values.empty() ? k.range : k.accepted_values;
+      const std::string accepted = values.empty() ? "" : " (accepted: " + values + ")";
+      std::printf("%-44s %-10s %-14s %s%s\n", k.key.c_str(), k.type.c_str(),
+                  k.default_value.c_str(), k.description.c_str(), accepted.c_str());
     }
   }
   static const char* kKnown[] = {"",         "all",       "workloads", "formats",       "storages",
@@ -315,8 +346,8 @@ int Inspect(const InspectFlags& f) {
   if (!format.ok()) return Fail(format.status(), kExitRunError);
   dlio::FormatOptions options;
   options.transfer_size = f.transfer_size;
-  options.sample_layout = f.sample_layout == "last_axis" ? dlio::SampleLayout::kLastAxis
-                                                         : dlio::SampleLayout::kFirstAxis;
+  options.sample_layout = dlio::EnumFromName<dlio::SampleLayout>(f.sample_layout)
+                              .value_or(dlio::SampleLayout::kFirstAxis);  // CLI11 checked it
   auto reader = (*format)->Open(storage.get(), f.path, options);
   if (!reader.ok()) return Fail(reader.status(), kExitRunError);
   const std::string json = (*reader)->DescribeJson();

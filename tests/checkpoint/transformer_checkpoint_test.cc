@@ -275,11 +275,10 @@ TEST_CASE("ZeRO stages 0 and 2 and subset mode") {
   REQUIRE_FALSE(uneven.ok());
   CHECK(uneven.status().message().find("not a multiple of model.parallelism.tensor") !=
         std::string::npos);
-  m.model_datatype = "fp8";
+  m.model_datatype = static_cast<Datatype>(99);  // only a cast makes an unknown datatype
   auto dtype = PlanTransformerCheckpoint(m, 0, 2);
   REQUIRE_FALSE(dtype.ok());
-  CHECK(dtype.status().message().find("model.model_datatype: unknown datatype 'fp8'") !=
-        std::string::npos);
+  CHECK(dtype.status().message().find("model.model_datatype") != std::string::npos);
 }
 
 TEST_CASE("older DLIO configs: predefined optimization groups and layer parameters") {

@@ -52,5 +52,21 @@ TEST_CASE("docs cover overrides, distributions and units") {
   }
 }
 
+TEST_CASE("the distribution types in the docs are the one list the parser uses") {
+  const std::string doc =
+      testing::ReadTextFile(std::string(DLIO_SOURCE_DIR) + "/docs/configuration.md");
+  CHECK(doc.find("`T` one of " + EnumNameList<DistributionSpec::Type>() + " |") !=
+        std::string::npos);
+  for (std::string_view name : EnumNames<DistributionSpec::Type>::kNames) {
+    auto parsed = ParseConfig("train: {computation_time: {type: " + std::string(name) +
+                                  ", mean: 1, "
+                                  "stdev: 1}}",
+                              "t.yaml");
+    INFO(name);
+    REQUIRE(parsed.ok());
+    CHECK(DistributionTypeName(parsed->train.computation_time.type) == name);
+  }
+}
+
 }  // namespace
 }  // namespace dlio

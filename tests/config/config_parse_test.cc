@@ -1,5 +1,11 @@
 // Parsing of DLIO YAML/JSON, type errors, unknown keys and overrides.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <future>
 
 #include "dlio/config.h"
 #include "test_util.h"
@@ -78,8 +84,8 @@ void CheckUnet3d(const WorkloadConfig& c) {
   CHECK(c.reader.data_loader == "pytorch");
   CHECK(c.reader.batch_size == 7);
   CHECK(c.reader.read_threads == 4);
-  CHECK(c.reader.file_shuffle == "seed");
-  CHECK(c.reader.sample_shuffle == "seed");
+  CHECK(c.reader.file_shuffle == ShuffleMode::kSeed);
+  CHECK(c.reader.sample_shuffle == ShuffleMode::kSeed);
   CHECK(c.train.epochs == 5);
   CHECK(c.train.computation_time.type == DistributionSpec::Type::kConstant);
   CHECK(c.train.computation_time.mean == Approx(0.636));
@@ -213,7 +219,7 @@ profiling: {profiler: iostat, iostat_devices: [sda]}
   REQUIRE(l.ok());
   CHECK(l->storage.storage_type == "posix");
   CHECK(l->storage.storage_root == "/mnt/x");
-  CHECK(l->checkpoint.rank_mode == "root");
+  CHECK(l->checkpoint.rank_mode == CheckpointRankMode::kRoot);
   CHECK(l->checkpoint.type == "auto");
   // The transformer description is honoured, not merely accepted.
   CHECK(l->model.type == "transformer");
@@ -249,7 +255,7 @@ checkpoint:
   CHECK(m->model.layer_parameters == std::vector<uint64_t>{129761280, 20971520});
   CHECK(m->checkpoint.model_size_bytes == 30102);
   CHECK(m->checkpoint.steps_between_checkpoints == 1000);
-  CHECK(m->checkpoint.rank_mode == "all");
+  CHECK(m->checkpoint.rank_mode == CheckpointRankMode::kAll);
 }
 
 TEST_CASE("DLIO configs for other storage systems parse (daos, fsspec, s3dlio)") {
@@ -321,8 +327,14 @@ TEST_CASE("type errors name the key, the value, the file and the line") {
 
   auto i = ParseConfig("train: {total_training_steps: -7}", "i.yaml");
   REQUIRE_FALSE(i.ok());
-  CHECK(i.status().message().find("train.total_training_steps: expected an integer >= -1") !=
-        std::string::npos);
+  CHECK(
+      i.status().message() ==
+      "train.total_training_steps: -7 is out of range (accepted: -1, or >= 1) (in i.yaml line 1)");
+
+  auto range = ParseConfig("reader:\n  batch_size: 4\n  read_threads: 100000\n", "r.yaml");
+  REQUIRE_FALSE(range.ok());
+  CHECK(range.status().message() ==
+        "reader.read_threads: 100000 is out of range (accepted: 0 to 1024) (in r.yaml line 3)");
 
   auto en = ParseConfig("reader: {file_shuffle: sed}", "e.yaml");
   REQUIRE_FALSE(en.ok());
@@ -447,7 +459,7 @@ TEST_CASE("overrides of every form") {
   CHECK(c.reader.preprocess_time.type == DistributionSpec::Type::kNormal);
   REQUIRE(ApplyOverride(&c, "reader={batch_size: 5, file_shuffle: random}").ok());
   CHECK(c.reader.batch_size == 5);
-  CHECK(c.reader.file_shuffle == "random");
+  CHECK(c.reader.file_shuffle == ShuffleMode::kRandom);
   REQUIRE(ApplyOverride(&c, "output.folder=/tmp/run: a [b]").ok());
   CHECK(c.output.folder == "/tmp/run: a [b]");
   REQUIRE(ApplyOverride(&c, "dataset.record_length=1MiB").ok());
@@ -496,6 +508,93 @@ TEST_CASE("LoadConfigFile names the run after the file and reports a missing fil
   auto bad = LoadConfigFile(dir / "bad.yaml");
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("bad.yaml line 2") != std::string::npos);
+}
+
+TEST_CASE("a key given twice in one map is an error naming both lines") {
+  auto twice = ParseConfig("dataset:\n  num_files_train: 4\n  format: npz\n  num_files_train: 8\n",
+                           "d.yaml");
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.status().code() == StatusCode::kInvalidArgument);
+  CHECK(twice.status().message() ==
+        "duplicate key 'dataset.num_files_train' (in d.yaml lines 2 and 4): a key may be given "
+        "once");
+
+  auto alias = ParseConfig("dataset:\n  record_length: 10\n  record_length_bytes: 20\n", "a.yaml");
+  REQUIRE_FALSE(alias.ok());
+  CHECK(alias.status().message() ==
+        "duplicate key 'dataset.record_length_bytes', given as 'dataset.record_length' and "
+        "'dataset.record_length_bytes' (in a.yaml lines 2 and 3): a key may be given once");
+
+  auto sections = ParseConfig(
+      "reader: {batch_size: 2}\ntrain: {epochs: 2}\nreader: {read_threads: 2}\n", "s.yaml");
+  REQUIRE_FALSE(sections.ok());
+  CHECK(sections.status().message().find("duplicate key 'reader' (in s.yaml lines 1 and 3)") == 0);
+
+  auto json = ParseConfig(R"({"train": {"epochs": 2, "epochs": 3}})", "c.json");
+  REQUIRE_FALSE(json.ok());
+  CHECK(json.status().message().find("duplicate key 'train.epochs'") == 0);
+
+  WorkloadConfig c;
+  Status override_twice = ApplyOverride(&c, "reader={batch_size: 1, batch_size: 2}");
+  CHECK(override_twice.message().find("duplicate key 'reader.batch_size'") == 0);
+
+  // The same key in different maps is fine (a section, and the workload wrapper's section).
+  auto different_maps =
+      ParseConfig("train: {epochs: 2}\nworkload: {train: {epochs: 3}}\n", "x.yaml");
+  REQUIRE(different_maps.ok());
+  CHECK(different_maps->train.epochs == 3);
+}
+
+// LoadConfigFile on another thread: a FIFO must be refused at once, not block until a writer
+// appears (if it blocks, a writer is opened so the test ends and fails).
+Status LoadWithin(const std::string& path) {
+  auto loaded = std::async(std::launch::async, [&] { return LoadConfigFile(path).status(); });
+  if (loaded.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    const int writer = ::open(path.c_str(), O_WRONLY);
+    if (writer >= 0) ::close(writer);
+    loaded.wait();
+    return Status::Internal("LoadConfigFile blocked on " + path);
+  }
+  return loaded.get();
+}
+
+TEST_CASE("LoadConfigFile reads only bounded regular files and warns about an empty one") {
+  testing::TempDir dir;
+  const std::string fifo = dir / "fifo.yaml";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  Status f = LoadWithin(fifo);
+  CHECK(f.code() == StatusCode::kInvalidArgument);
+  CHECK(f.message() == "config file '" + fifo +
+                           "' is a FIFO, not a regular file: dlio reads a config only from a "
+                           "regular file");
+
+  Status zero = LoadWithin("/dev/zero");
+  CHECK(zero.code() == StatusCode::kInvalidArgument);
+  CHECK(zero.message().find("'/dev/zero' is a character device") != std::string::npos);
+  CHECK(LoadWithin(dir.path()).message().find("is a directory") != std::string::npos);
+
+  {
+    std::string big(static_cast<size_t>(kMaxConfigFileBytes) + 1, ' ');
+    testing::WriteTextFile(dir / "big.yaml", big);
+  }
+  Status big = LoadConfigFile(dir / "big.yaml").status();
+  CHECK(big.code() == StatusCode::kInvalidArgument);
+  CHECK(big.message().find("more than the 16777216 a config may have") != std::string::npos);
+
+  for (const char* text : {"", "# only a comment\n", "{}\n"}) {
+    INFO("'" << text << "'");
+    testing::WriteTextFile(dir / "empty.yaml", text);
+    std::vector<std::string> warnings;
+    auto empty = LoadConfigFile(dir / "empty.yaml", WorkloadConfig(), &warnings);
+    REQUIRE(empty.ok());
+    CHECK(empty->dataset.num_files_train == WorkloadConfig().dataset.num_files_train);
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0] ==
+          dir / "empty.yaml" + " is empty: it sets no key, so every value keeps its default");
+  }
+  std::vector<std::string> none;
+  REQUIRE(LoadConfigFile(dir / "big.yaml", WorkloadConfig(), &none).status().code() ==
+          StatusCode::kInvalidArgument);
 }
 
 TEST_CASE("values not given keep the base's") {

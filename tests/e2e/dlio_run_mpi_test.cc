@@ -436,3 +436,22 @@ TEST_CASE(
     CHECK(fs::file_size(model) == 4u << 20);
   }
 }
+
+TEST_CASE("under mpiexec a run that cannot work here is refused on every rank with exit 2") {
+  TempDir dir;
+  // 12 samples over 2 ranks: 6 each, fewer than a batch of 7.
+  auto steps = MpiRun(2, TinyArgs(dir) + " --set reader.batch_size=7");
+  INFO(steps.result.output);
+  CHECK(steps.result.exit_code == 2);
+  CHECK(steps.result.output.find("fewer than reader.batch_size 7") != std::string::npos);
+  CHECK(steps.result.output.find("(rank 0 of 2)") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "data"));
+
+  auto memory = MpiRun(2, TinyArgs(dir) + " --set dataset.num_files_train=1e8");
+  INFO(memory.result.output);
+  CHECK(memory.result.exit_code == 2);
+  CHECK(memory.result.output.find("dataset.num_files_train: the run needs at least") !=
+        std::string::npos);
+  CHECK(memory.result.output.find("x 2 ranks on this host") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "data"));
+}

@@ -261,3 +261,51 @@ TEST_CASE("dlio-run decodes images on the preprocessing threads with reader.deco
   CHECK(bad.output.find("has no decoder") != std::string::npos);
   CHECK_FALSE(fs::exists(other / "data"));
 }
+
+TEST_CASE("dlio-run refuses runs that cannot work here with exit 2, by key, before generating") {
+  // Issue 9, defect 6: these aborted (rc 134), grew for minutes or failed only after generation.
+  struct Case {
+    std::string args;
+    std::string key;
+  };
+  const Case cases[] = {
+      {" --set dataset.num_files_train=1e12", "dataset.num_files_train"},
+      {" --set dataset.num_samples_per_file=18446744073709551615", "dataset.num_samples_per_file"},
+      {" --set dataset.num_samples_per_file=1e12", "dataset.num_samples_per_file"},
+      {" --set reader.batch_size=1e12", "reader.batch_size"},
+      {" --set dataset.num_files_train=1e8", "dataset.num_files_train"},
+      {" --set reader.read_threads=100000", "reader.read_threads"},
+      {" --set reader.prefetch_size=1e12", "reader.prefetch_size"},
+      {" --set train.computation_time=1e12", "train.computation_time"},
+      {" --set dataset.record_length_bytes=1TiB --no-train", "dataset.record_length_bytes"},
+      {" --set reader.batch_size=13", "reader.batch_size"},  // 12 samples: no step
+  };
+  for (const Case& c : cases) {
+    TempDir dir;
+    auto r = Run(TinyArgs(dir) + c.args);
+    INFO(c.args << "\n" << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(c.key) != std::string::npos);
+    CHECK_FALSE(fs::exists(dir / "data"));
+  }
+}
+
+TEST_CASE("dlio-run refuses a config file with a key given twice, naming it and both lines") {
+  TempDir dir;
+  WriteTextFile(dir / "twice.yaml",
+                "dataset:\n  num_files_train: 4\n  format: npz\n  num_files_train: 8\n");
+  auto r = Run("--config " + dir / "twice.yaml" + TinyArgs(dir));
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("duplicate key 'dataset.num_files_train' (in " + dir / "twice.yaml" +
+                      " lines 2 and 4)") != std::string::npos);
+  CHECK_FALSE(fs::exists(dir / "data"));
+
+  // A FIFO as config is refused at once (it used to block for ever), also with exit 2.
+  const std::string fifo = dir / "fifo.yaml";
+  REQUIRE(RunCommand("mkfifo " + fifo).exit_code == 0);
+  auto f = RunCommand("timeout 20 " + DlioRun() + " --config " + fifo + TinyArgs(dir));
+  INFO(f.output);
+  CHECK(f.exit_code == 2);
+  CHECK(f.output.find("is a FIFO, not a regular file") != std::string::npos);
+}

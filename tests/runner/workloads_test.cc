@@ -102,8 +102,8 @@ TEST_CASE("training presets carry WORKLOADS.md's numbers") {
   }
   auto unet = LoadWorkloadPreset("unet3d_a100");
   REQUIRE(unet.ok());
-  CHECK(unet->reader.file_shuffle == "seed");
-  CHECK(unet->reader.sample_shuffle == "seed");
+  CHECK(unet->reader.file_shuffle == ShuffleMode::kSeed);
+  CHECK(unet->reader.sample_shuffle == ShuffleMode::kSeed);
   CHECK(unet->workflow.checkpoint);
   CHECK(unet->checkpoint.checkpoint_after_epoch == 5);
   CHECK(unet->checkpoint.epochs_between_checkpoints == 2);
@@ -120,7 +120,7 @@ TEST_CASE("training presets carry WORKLOADS.md's numbers") {
   CHECK(bert->dataset.file_prefix == "part");
   auto dlrm = LoadWorkloadPreset("dlrm");
   REQUIRE(dlrm.ok());
-  CHECK(dlrm->reader.sample_shuffle == "random");
+  CHECK(dlrm->reader.sample_shuffle == ShuffleMode::kRandom);
 }
 
 TEST_CASE("llama3 presets are checkpoint-only transformer workloads") {
@@ -156,8 +156,8 @@ TEST_CASE("llama3 presets are checkpoint-only transformer workloads") {
     CHECK(c->model.parallelism.tensor == e.tensor);
     CHECK(c->model.parallelism.pipeline == e.pipeline);
     CHECK(c->model.parallelism.zero_stage == e.zero);
-    CHECK(c->model.model_datatype == "fp16");
-    CHECK(c->model.optimizer_datatype == "fp32");
+    CHECK(c->model.model_datatype == Datatype::kFp16);
+    CHECK(c->model.optimizer_datatype == Datatype::kFp32);
   }
 }
 
@@ -227,26 +227,26 @@ TEST_CASE("the DLIO paper's eight scientific presets carry WORKLOADS.md section 
   CHECK(cosmo->reader.transfer_size == 262144);
   auto candle = LoadWorkloadPreset("candle");
   REQUIRE(candle.ok());
-  CHECK(candle->reader.sharding == "none");
+  CHECK(candle->reader.sharding == Sharding::kNone);
   auto frnn = LoadWorkloadPreset("frnn");
   REQUIRE(frnn.ok());
   CHECK(frnn->side_io.read_size == 100);
-  CHECK(frnn->side_io.schedule == "per_step");
+  CHECK(frnn->side_io.schedule == SideIoSchedule::kPerStep);
   auto imagenet = LoadWorkloadPreset("imagenet");
   REQUIRE(imagenet.ok());
   CHECK(imagenet->reader.computation_threads == 4);
-  CHECK(imagenet->reader.file_shuffle == "seed");
-  CHECK(imagenet->reader.sample_shuffle == "off");
+  CHECK(imagenet->reader.file_shuffle == ShuffleMode::kSeed);
+  CHECK(imagenet->reader.sample_shuffle == ShuffleMode::kOff);
   CHECK(imagenet->train.excluded_start_steps == 10);
   auto climate = LoadWorkloadPreset("climate_seg");
   REQUIRE(climate.ok());
   CHECK(climate->side_io.reads == 50);
   CHECK(climate->side_io.read_size == 500);
-  CHECK(climate->side_io.schedule == "spread");
+  CHECK(climate->side_io.schedule == SideIoSchedule::kSpread);
   CHECK(climate->side_io.write_bytes == 4u << 20);
   auto l2hmc = LoadWorkloadPreset("l2hmc");
   REQUIRE(l2hmc.ok());
-  CHECK(l2hmc->checkpoint.rank_mode == "root");
+  CHECK(l2hmc->checkpoint.rank_mode == CheckpointRankMode::kRoot);
   CHECK(l2hmc->checkpoint.model_files == 4);
   CHECK(l2hmc->checkpoint.storage_type == "stdio");
   CHECK(l2hmc->checkpoint.steps_between_checkpoints == 50);

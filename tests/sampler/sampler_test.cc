@@ -345,6 +345,31 @@ TEST_CASE("ParseShuffleMode and ParseSharding", "[sampler]") {
   CHECK(std::string(ShuffleModeName(ShuffleMode::kRandom)) == "random");
 }
 
+TEST_CASE("a plan too large for memory is an error, not an exception", "[sampler]") {
+  // 2^63 samples: more than a vector can hold, refused before anything is allocated.
+  const std::vector<uint64_t> per_file = {uint64_t{1} << 62, uint64_t{1} << 62};
+  for (const char* name : {"sequential", "shuffle"}) {
+    SamplerOptions o;
+    o.name = name;
+    auto sampler = MakeSampler(o);
+    REQUIRE(sampler.ok());
+    PlanRequest req;
+    req.samples_per_file = &per_file;
+    std::vector<SampleRef> plan;
+    Status st = (*sampler)->Plan(req, &plan);
+    INFO(name);
+    CHECK(st.code() == StatusCode::kResourceExhausted);
+    CHECK(st.message().find("dataset.num_files_* x dataset.num_samples_per_file") !=
+          std::string::npos);
+    CHECK(plan.empty());
+  }
+  const std::vector<uint64_t> overflow = {UINT64_MAX, 2};
+  PlanRequest req;
+  req.samples_per_file = &overflow;
+  std::vector<SampleRef> plan;
+  CHECK((*MakeSampler(SamplerOptions{}))->Plan(req, &plan).code() == StatusCode::kInvalidArgument);
+}
+
 TEST_CASE("registry holds the built-in samplers", "[sampler]") {
   Registries reg;
   REQUIRE(RegisterBuiltinSamplers(&reg).ok());

@@ -1,10 +1,13 @@
 // posix-only behaviour: O_DIRECT with unaligned requests, ENOSPC mapping, error messages.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstring>
+#include <future>
 #include <vector>
 
 #include "dlio/storage.h"
@@ -17,6 +20,52 @@ std::vector<uint8_t> Pattern(size_t n) {
   std::vector<uint8_t> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(i * 2654435761u >> 13);
   return v;
+}
+
+// Opens `path` for reading on another thread; a FIFO must be refused at once, not block until a
+// writer appears. If the open blocks anyway, a writer is opened to release it so the test ends.
+Status OpenForReadWithin(Storage* storage, const std::string& path, const FileOptions& options) {
+  auto opened = std::async(std::launch::async,
+                           [&] { return storage->Open(path, OpenMode::kRead, options).status(); });
+  if (opened.wait_for(std::chrono::seconds(5)) != std::future_status::ready) {
+    const int writer = ::open(path.c_str(), O_WRONLY);
+    Status late = opened.get();
+    if (writer >= 0) ::close(writer);
+    return Status::Internal(
+        "Open blocked on the FIFO (returned only once a writer came: " + late.ToString() + ")");
+  }
+  return opened.get();
+}
+
+TEST_CASE("posix and stdio: reading a FIFO or a device is refused at once, naming the path") {
+  testing::TempDir tmp;
+  const std::string fifo = tmp / "img_0_of_1.npz";
+  REQUIRE(::mkfifo(fifo.c_str(), 0644) == 0);
+  StorageOptions direct_options;
+  direct_options.direct = true;
+  auto posix = NewPosixStorage(StorageOptions{});
+  auto direct = NewPosixStorage(direct_options);
+  auto stdio = NewStdioStorage();
+  for (Storage* storage : {posix.get(), direct.get(), stdio.get()}) {
+    INFO(storage->name());
+    Status st = OpenForReadWithin(storage, fifo, FileOptions{});
+    INFO(st.ToString());
+    CHECK(st.code() == StatusCode::kIOError);
+    CHECK(st.message().find(fifo + ": not a regular file (a FIFO)") != std::string::npos);
+    Status dev = OpenForReadWithin(storage, "/dev/zero", FileOptions{});
+    CHECK(dev.message().find("/dev/zero: not a regular file (a character device)") !=
+          std::string::npos);
+  }
+  // A regular file still opens, reads and keeps blocking semantics (O_NONBLOCK cleared).
+  const std::string regular = tmp / "r.bin";
+  testing::WriteTextFile(regular, "abc");
+  for (Storage* storage : {posix.get(), stdio.get()}) {
+    auto file = storage->Open(regular, OpenMode::kRead);
+    REQUIRE(file.ok());
+    char buf[3];
+    REQUIRE((*file)->ReadExactAt(0, 3, buf).ok());
+    CHECK(std::string(buf, 3) == "abc");
+  }
 }
 
 TEST_CASE("posix: O_DIRECT round trip with unaligned offsets, sizes and buffers") {

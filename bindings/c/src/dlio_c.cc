@@ -124,11 +124,11 @@ std::shared_ptr<spdlog::logger> MakeRunLogger(const dlio::WorkloadConfig& config
     }
   }
   auto logger = std::make_shared<spdlog::logger>("dlio", sinks.begin(), sinks.end());
-  const std::string& level = config.output.log_level;
-  logger->set_level(level == "debug"   ? spdlog::level::debug
-                    : level == "warn"  ? spdlog::level::warn
-                    : level == "error" ? spdlog::level::err
-                                       : spdlog::level::info);
+  const dlio::LogLevel level = config.output.log_level;
+  logger->set_level(level == dlio::LogLevel::kDebug   ? spdlog::level::debug
+                    : level == dlio::LogLevel::kWarn  ? spdlog::level::warn
+                    : level == dlio::LogLevel::kError ? spdlog::level::err
+                                                      : spdlog::level::info);
   logger->flush_on(spdlog::level::warn);
   return logger;
 }

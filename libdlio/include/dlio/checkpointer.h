@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dlio/clock.h"
+#include "dlio/config_enums.h"
 #include "dlio/registry.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
@@ -24,13 +25,13 @@ struct TransformerModel {
   uint64_t ffn_hidden_size = 8192;
   uint64_t num_attention_heads = 32;
   uint64_t num_kv_heads = 8;
-  uint64_t tensor = 1;                  // tensor-parallel degree
-  uint64_t pipeline = 1;                // pipeline stages
-  int64_t data = -1;                    // data-parallel degree, used when `subset`
-  bool subset = false;                  // the run's ranks are the first ranks of a larger job
-  uint64_t zero_stage = 0;              // DeepSpeed ZeRO stage 0-3
-  std::string model_datatype = "fp16";  // fp16, bf16, fp32, fp64, int8, uint8
-  std::string optimizer_datatype = "fp32";
+  uint64_t tensor = 1;      // tensor-parallel degree
+  uint64_t pipeline = 1;    // pipeline stages
+  int64_t data = -1;        // data-parallel degree, used when `subset`
+  bool subset = false;      // the run's ranks are the first ranks of a larger job
+  uint64_t zero_stage = 0;  // DeepSpeed ZeRO stage 0-3
+  Datatype model_datatype = Datatype::kFp16;
+  Datatype optimizer_datatype = Datatype::kFp32;
   std::vector<uint64_t> optimization_groups;  // older DLIO: optimizer state given directly
   std::vector<uint64_t> layer_parameters;     // older DLIO: per-layer tensors given directly
 };

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dlio/config_enums.h"
 #include "dlio/distribution.h"
 #include "dlio/status.h"
 
@@ -34,11 +35,11 @@ struct ModelConfig {
   std::string name = "default";   // model.name
   std::string type;               // model.type: "transformer" selects the transformer checkpointer
   uint64_t model_size_bytes = 0;  // model.model_size (DLIO) — used by checkpoints when set
-  std::string model_datatype = "fp16";        // model.model_datatype: bytes per weight
-  std::string optimizer_datatype = "fp32";    // model.optimizer_datatype: bytes per optimizer value
-  int64_t num_layers = -1;                    // model.num_layers (-1 = not a layered model)
-  std::vector<uint64_t> optimization_groups;  // model.optimization_groups (older DLIO configs)
-  std::vector<uint64_t> layer_parameters;     // model.layer_parameters (older DLIO configs)
+  Datatype model_datatype = Datatype::kFp16;      // model.model_datatype: bytes per weight
+  Datatype optimizer_datatype = Datatype::kFp32;  // model.optimizer_datatype: per optimizer value
+  int64_t num_layers = -1;                        // model.num_layers (-1 = not a layered model)
+  std::vector<uint64_t> optimization_groups;      // model.optimization_groups (older DLIO configs)
+  std::vector<uint64_t> layer_parameters;         // model.layer_parameters (older DLIO configs)
   ParallelismConfig parallelism;
   TransformerConfig transformer;
 };
@@ -71,7 +72,7 @@ struct DatasetConfig {
   bool csv_header = false;     // dataset.csv_header: csv files start with a header line
   int image_quality = 90;      // dataset.image_quality: jpeg quality 1-100
   bool write_index = true;     // dataset.write_index: tfrecord .idx beside each file
-  std::string sample_layout = "first_axis";  // dataset.sample_layout: npy/npz first_axis, last_axis
+  SampleLayout sample_layout = SampleLayout::kFirstAxis;  // dataset.sample_layout (npy/npz)
   std::string compression =
       "none";                 // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz
   int compression_level = 4;  // dataset.compression_level 0-9
@@ -99,23 +100,23 @@ struct ReaderConfig {
   uint64_t read_threads = 1;          // reader.read_threads (0 means: read on the main thread)
   uint64_t computation_threads = 1;   // reader.computation_threads (preprocessing workers)
   uint64_t prefetch_size = 2;         // reader.prefetch_size (batches buffered ahead)
-  std::string file_shuffle = "off";   // reader.file_shuffle: off, seed, random
-  std::string sample_shuffle = "off";   // reader.sample_shuffle: off, seed, random
-  uint64_t shuffle_size = 1024;         // reader.shuffle_size (shuffle-buffer sampler window)
-  std::string sampler = "auto";         // reader.sampler: auto, sequential, shuffle, shuffle_buffer
-  std::string sharding = "block";       // reader.sharding: block, round_robin, none (replicated)
-  double read_fraction = 1.0;           // reader.read_fraction: share of its plan a rank reads
-  uint64_t file_interleave = 0;         // reader.file_interleave: files read at a time (tf.data's
-                                        // interleave cycle_length; 0 = off)
-  uint64_t transfer_size = 0;           // reader.transfer_size (bytes per read request; 0 = whole
-                                        // sample, DLIO's None; tfrecord readers may use 256 KiB)
-  DistributionSpec preprocess_time;     // reader.preprocess_time (+ _stdev), seconds per sample
-  std::string read_type = "on_demand";  // reader.read_type: on_demand, memory (preload)
-  bool odirect = false;                 // reader.odirect: O_DIRECT reads
-  bool drop_last = true;                // reader.drop_last: drop a final partial batch
-  uint64_t max_open_files = 64;         // reader.max_open_files: open readers kept per rank
-  bool verify_checksums = true;         // reader.verify_checksums: check CRCs (tfrecord)
-  bool use_index = true;                // reader.use_index: read via the .idx when present
+  ShuffleMode file_shuffle = ShuffleMode::kOff;    // reader.file_shuffle
+  ShuffleMode sample_shuffle = ShuffleMode::kOff;  // reader.sample_shuffle
+  uint64_t shuffle_size = 1024;  // reader.shuffle_size (shuffle-buffer sampler window)
+  std::string sampler = "auto";  // reader.sampler: auto, sequential, shuffle, shuffle_buffer
+  Sharding sharding = Sharding::kBlock;  // reader.sharding (none = replicated)
+  double read_fraction = 1.0;            // reader.read_fraction: share of its plan a rank reads
+  uint64_t file_interleave = 0;          // reader.file_interleave: files read at a time (tf.data's
+                                         // interleave cycle_length; 0 = off)
+  uint64_t transfer_size = 0;            // reader.transfer_size (bytes per read request; 0 = whole
+                                         // sample, DLIO's None; tfrecord readers may use 256 KiB)
+  DistributionSpec preprocess_time;      // reader.preprocess_time (+ _stdev), seconds per sample
+  ReadType read_type = ReadType::kOnDemand;  // reader.read_type (memory = preload)
+  bool odirect = false;                      // reader.odirect: O_DIRECT reads
+  bool drop_last = true;                     // reader.drop_last: drop a final partial batch
+  uint64_t max_open_files = 64;              // reader.max_open_files: open readers kept per rank
+  bool verify_checksums = true;              // reader.verify_checksums: check CRCs (tfrecord)
+  bool use_index = true;                     // reader.use_index: read via the .idx when present
   bool decode = false;  // reader.decode: decode samples (jpeg/png pixels, csv floats)
   uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
@@ -149,17 +150,17 @@ struct CheckpointConfig {
   bool fsync = false;                       // checkpoint.fsync
   bool read_back = false;                   // checkpoint.read_back: read each one after writing
   uint64_t transfer_size = 4 << 20;         // checkpoint.transfer_size (bytes per write request)
-  std::string rank_mode = "all";            // checkpoint.rank_mode: all, root
-  int64_t num_checkpoints_write = -1;       // checkpoint.num_checkpoints_write (-1 = by cadence)
-  int64_t num_checkpoints_read = -1;        // checkpoint.num_checkpoints_read (-1 = none)
-  uint64_t model_files = 1;                 // checkpoint.model_files: files a model checkpoint
-                                            // is split into (per writing rank)
-  std::string storage_type;                 // checkpoint.storage_type ("" = storage.storage_type)
-  std::string mode = "default";             // checkpoint.mode: default, subset
-  double time_between_checkpoints = -1;     // checkpoint.time_between_checkpoints: seconds of
-                                            // emulated compute before each checkpoint-only op
-  bool rank_sync = false;                   // checkpoint.rank_sync: barrier inside the timing
-  uint64_t size_divisor = 1;                // checkpoint.size_divisor: every file's bytes / this
+  CheckpointRankMode rank_mode = CheckpointRankMode::kAll;  // checkpoint.rank_mode
+  int64_t num_checkpoints_write = -1;  // checkpoint.num_checkpoints_write (-1 = by cadence)
+  int64_t num_checkpoints_read = -1;   // checkpoint.num_checkpoints_read (-1 = none)
+  uint64_t model_files = 1;            // checkpoint.model_files: files a model checkpoint
+                                       // is split into (per writing rank)
+  std::string storage_type;            // checkpoint.storage_type ("" = storage.storage_type)
+  CheckpointMode mode = CheckpointMode::kDefault;  // checkpoint.mode
+  double time_between_checkpoints = -1;  // checkpoint.time_between_checkpoints: seconds of
+                                         // emulated compute before each checkpoint-only op
+  bool rank_sync = false;                // checkpoint.rank_sync: barrier inside the timing
+  uint64_t size_divisor = 1;             // checkpoint.size_divisor: every file's bytes / this
 };
 
 // I/O beside the training data (DLIO paper: FRNN's metadata reads, climate segmentation's stats
@@ -172,25 +173,25 @@ struct SideIoConfig {
   std::string read_file_format = "raw";  // side_io.read_file_format: raw or a Format name
   uint64_t read_size = 4096;             // side_io.read_size: bytes per side read
   uint64_t reads = 0;                    // side_io.reads: per step (per_step) or in all
-  std::string schedule = "per_step";     // side_io.schedule: per_step, spread, before_training
-  std::string access = "random";         // side_io.access: random, sequential
-  uint64_t write_bytes = 0;              // side_io.write_bytes: end-of-run write per rank (0 = off)
+  SideIoSchedule schedule = SideIoSchedule::kPerStep;  // side_io.schedule
+  SideIoAccess access = SideIoAccess::kRandom;         // side_io.access
+  uint64_t write_bytes = 0;  // side_io.write_bytes: end-of-run write per rank (0 = off)
   std::string write_file = "side_io-{rank}.bin";  // side_io.write_file, under output.folder
   uint64_t write_request_size = 0;                // side_io.write_request_size (0 = one request)
 };
 
 struct OutputConfig {
-  std::string folder = "./output";    // output.folder
-  std::string log_file = "dlio.log";  // output.log_file
-  std::string log_level = "info";     // output.log_level: debug, info, warn, error
-  bool trace = false;                 // output.trace (also workflow.profiling / --trace)
-  bool trace_gzip = false;            // output.trace_gzip: write trace-<rank>.pfw.gz
-  bool progress = true;               // output.progress: progress line on a terminal
+  std::string folder = "./output";       // output.folder
+  std::string log_file = "dlio.log";     // output.log_file
+  LogLevel log_level = LogLevel::kInfo;  // output.log_level
+  bool trace = false;                    // output.trace (also workflow.profiling / --trace)
+  bool trace_gzip = false;               // output.trace_gzip: write trace-<rank>.pfw.gz
+  bool progress = true;                  // output.progress: progress line on a terminal
 };
 
 struct MetricConfig {
-  double au = 0.90;                   // metric.au: AU target, 0-1
-  std::string mlperf_rules = "auto";  // metric.mlperf_rules: auto, on, off (MLPerf Storage checks)
+  double au = 0.90;                               // metric.au: AU target, 0-1
+  MlperfRules mlperf_rules = MlperfRules::kAuto;  // metric.mlperf_rules (MLPerf Storage checks)
 };
 
 // The keys `scale` multiplies unless `scale_keys` names others.
@@ -223,14 +224,21 @@ struct WorkloadConfig {
 };
 
 // Parses DLIO YAML (or JSON, which is YAML) text. `source` names the file in messages.
-// Unknown keys are InvalidArgument with their full path and a did-you-mean. A top-level
-// "workload:" wrapper (as in DLIO's Hydra configs) is accepted and "hydra:" is ignored. Values
-// not given keep `base`'s. DLIO keys that dlio accepts but does not emulate (see
+// Unknown keys are InvalidArgument with their full path and a did-you-mean; a key given twice in
+// one map (also as two spellings of one key) is InvalidArgument naming it and both lines. A
+// top-level "workload:" wrapper (as in DLIO's Hydra configs) is accepted and "hydra:" is ignored.
+// Values not given keep `base`'s. DLIO keys that dlio accepts but does not emulate (see
 // docs/configuration.md) add one line each to `warnings` when it is not null.
 Result<WorkloadConfig> ParseConfig(const std::string& text, const std::string& source,
                                    const WorkloadConfig& base = WorkloadConfig(),
                                    std::vector<std::string>* warnings = nullptr);
-// Reads and parses `path`; `name` becomes the file's stem unless the file sets it.
+// The largest config file LoadConfigFile reads (DLIO's configs hold a few KiB).
+inline constexpr uint64_t kMaxConfigFileBytes = uint64_t{16} << 20;
+
+// Reads and parses `path`; `name` becomes the file's stem unless the file sets it. InvalidArgument
+// for a file that is not a regular file (a FIFO, a device: refused without reading or blocking) or
+// is larger than kMaxConfigFileBytes; NotFound when it does not exist. An empty file (or one with
+// only comments) adds a warning: every key then keeps its default.
 Result<WorkloadConfig> LoadConfigFile(const std::string& path,
                                       const WorkloadConfig& base = WorkloadConfig(),
                                       std::vector<std::string>* warnings = nullptr);
@@ -258,6 +266,7 @@ std::string ConfigToJson(const WorkloadConfig& config);
 struct ConfigKeyDoc {
   std::string key, type, default_value, description;
   std::string accepted_values;  // enums: "off, seed, random"; empty otherwise
+  std::string range;            // numbers: "0 to 1024", "(0, 1]", "-1, or >= 1"; "not empty"; ""
   std::string alias_of;         // set for alternative spellings (e.g. dataset.record_length)
   bool used = true;             // false: a DLIO key accepted for compatibility, not emulated
 };

@@ -18,6 +18,7 @@
 #include <random>
 #include <string>
 
+#include "dlio/config_enums.h"
 #include "dlio/status.h"
 
 namespace dlio {
@@ -36,6 +37,14 @@ struct DistributionSpec {
   Status Validate(const std::string& key) const;
   double Mean() const;           // expected value (of the unclipped distribution)
   std::string ToString() const;  // "normal(mean=0.5, stdev=0.1)"
+};
+
+// The config spellings of the types (`type: normal`): the one list that parsing, printing and
+// docs/configuration.md use.
+template <>
+struct EnumNames<DistributionSpec::Type> {
+  static constexpr std::array<std::string_view, 6> kNames{"constant", "normal",      "uniform",
+                                                          "gamma",    "exponential", "poisson"};
 };
 
 // "constant", "normal", "uniform", "gamma", "exponential", "poisson".

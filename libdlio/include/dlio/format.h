@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "dlio/config_enums.h"
 #include "dlio/registry.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
@@ -39,11 +40,6 @@ struct FileSpec {
 // The default of FormatOptions::max_decoded_bytes (reader.max_decoded_bytes): 1 GiB.
 inline constexpr uint64_t kDefaultMaxDecodedBytes = uint64_t{1} << 30;
 
-// Which axis of an npy array (an .npy file, an .npz member) indexes its samples
-// (dataset.sample_layout). kFirstAxis: sample i is x[i], one contiguous slice (dlio's own
-// layout); kLastAxis: sample i is x[..., i], as the Python DLIO writes and reads them
-// (shape (dim, dim, num_samples)).
-enum class SampleLayout { kFirstAxis, kLastAxis };
 
 // Format-level knobs (from dataset.* and reader.*).
 struct FormatOptions {

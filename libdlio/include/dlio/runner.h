@@ -20,8 +20,6 @@
 
 namespace dlio {
 
-enum class LogLevel { kDebug = 0, kInfo, kWarn, kError };
-
 // Where the runner's messages go (the driver wires it to spdlog). Called from the runner's thread.
 using LogFn = std::function<void(LogLevel level, const std::string& message)>;
 
@@ -70,7 +68,7 @@ struct CheckpointOpSummary {
 struct StorageRulesCheck {
   bool checked = false;              // a training run: the fields below are set
   uint64_t dataset_bytes = 0;        // num_files_train x num_samples_per_file x record_length_bytes
-  uint64_t client_memory_bytes = 0;  // MemTotal of /proc/meminfo summed over distinct hosts
+  uint64_t client_memory_bytes = 0;  // host memory (cgroup limit if lower) summed over hosts
   uint64_t num_hosts = 0;
   bool dataset_ge_5x_memory = false;
   bool mlperf_rules = false;     // metric.mlperf_rules resolved (auto: unet3d/resnet50/cosmoflow)
@@ -104,7 +102,16 @@ struct RunReport {
   std::vector<std::string> warnings;
 };
 
-// Runs `config` (already validated or not: it is validated here) on this rank.
+// Runs `config` (already validated or not: it is validated here) on this rank. Before it generates
+// or reads anything it makes the preflight check (PreflightRun).
 Result<RunReport> RunWorkload(const WorkloadConfig& config, const RunEnv& env);
+
+// The checks of dlio/preflight.h for `config` (validated) as RunWorkload would run it (paths
+// resolved, scale applied, over env.comm's ranks), each rank measuring its own host. Collective
+// over env.comm: every rank returns the same status, the first failing rank's (naming it when the
+// world has several). Errors of the config itself (InvalidArgument: an epoch without a step;
+// ResourceExhausted: memory or disk; NotFound: dataset.format unknown) come first; dlio-run exits 2
+// on them before generating anything.
+Status PreflightRun(const WorkloadConfig& config, const RunEnv& env);
 
 }  // namespace dlio

@@ -42,14 +42,14 @@
 #include <string>
 #include <vector>
 
+#include "dlio/config_enums.h"
 #include "dlio/data_source.h"
 #include "dlio/registry.h"
 #include "dlio/status.h"
 
 namespace dlio {
 
-enum class ShuffleMode { kOff, kSeed, kRandom };  // DLIO: off, seed (reproducible), random
-enum class Sharding { kBlock, kRoundRobin, kNone };
+// ShuffleMode and Sharding (with their config spellings) are in dlio/config_enums.h.
 
 struct SamplerOptions {
   std::string name = "auto";  // sequential, shuffle, shuffle_buffer; auto picks from the modes

@@ -20,12 +20,6 @@
 
 namespace dlio {
 
-enum class SideIoSchedule {
-  kPerStep,         // `reads` reads before every training step
-  kSpread,          // `reads` reads in all, at seeded random steps of the run
-  kBeforeTraining,  // `reads` reads in all, before the first epoch
-};
-
 struct SideIoOptions {
   std::string read_file;        // path of the side file ("" = no reads)
   uint64_t read_file_size = 0;  // GenerateSideFile creates it with this many bytes (0 = never)
@@ -42,8 +36,7 @@ struct SideIoOptions {
 };
 
 // The options of `config`'s side_io section for `rank`: a relative read_file is under
-// dataset.data_folder, write_file under output.folder with {rank} replaced. InvalidArgument naming
-// side_io.schedule / side_io.access for unknown values.
+// dataset.data_folder, write_file under output.folder with {rank} replaced.
 Result<SideIoOptions> SideIoOptionsFor(const WorkloadConfig& config, int rank);
 
 // Creates options.read_file (when read_file_size > 0 and it does not exist yet) through `storage`:

@@ -12,13 +12,21 @@
 namespace dlio {
 namespace {
 
-Result<uint64_t> DatatypeBytes(const std::string& name, const char* key) {
-  if (name == "fp16" || name == "bf16") return uint64_t{2};
-  if (name == "fp32") return uint64_t{4};
-  if (name == "fp64") return uint64_t{8};
-  if (name == "int8" || name == "uint8") return uint64_t{1};
-  return Status::InvalidArgument(std::string(key) + ": unknown datatype '" + name +
-                                 "' (known: fp16, bf16, fp32, fp64, int8, uint8)");
+// Bytes per element; 0 for a value outside the enum (only a cast can make one).
+uint64_t DatatypeBytes(Datatype type) {
+  switch (type) {
+    case Datatype::kFp16:
+    case Datatype::kBf16:
+      return 2;
+    case Datatype::kFp32:
+      return 4;
+    case Datatype::kFp64:
+      return 8;
+    case Datatype::kInt8:
+    case Datatype::kUint8:
+      return 1;
+  }
+  return 0;
 }
 
 uint64_t KvWidth(const TransformerModel& m) {
@@ -71,10 +79,12 @@ Result<TransformerRankPlan> PlanTransformerCheckpoint(const TransformerModel& m,
     return Status::InvalidArgument("model.parallelism.zero_stage must be 0-3, got " +
                                    std::to_string(m.zero_stage));
   }
-  DLIO_ASSIGN_OR_RETURN(const uint64_t model_dtype,
-                        DatatypeBytes(m.model_datatype, "model.model_datatype"));
-  DLIO_ASSIGN_OR_RETURN(const uint64_t optimizer_dtype,
-                        DatatypeBytes(m.optimizer_datatype, "model.optimizer_datatype"));
+  const uint64_t model_dtype = DatatypeBytes(m.model_datatype);
+  const uint64_t optimizer_dtype = DatatypeBytes(m.optimizer_datatype);
+  if (model_dtype == 0 || optimizer_dtype == 0) {
+    return Status::InvalidArgument("model.model_datatype / model.optimizer_datatype: not one of " +
+                                   EnumNameList<Datatype>());
+  }
   const uint64_t tp = m.tensor, pp = m.pipeline, mp = tp * pp;
   const uint64_t w = static_cast<uint64_t>(world), r = static_cast<uint64_t>(rank);
   TransformerRankPlan plan;

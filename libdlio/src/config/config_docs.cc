@@ -30,8 +30,9 @@ std::string ConfigReferenceMarkdown() {
     }
     std::string meaning =
         d.alias_of.empty() ? d.description : "alternative spelling of `" + d.alias_of + "`";
-    out += "| `" + d.key + "` | " + d.type + " | " + Code(d.default_value) + " | " +
-           d.accepted_values + " | " + meaning + " |\n";
+    const std::string& accepted = d.accepted_values.empty() ? d.range : d.accepted_values;
+    out += "| `" + d.key + "` | " + d.type + " | " + Code(d.default_value) + " | " + accepted +
+           " | " + meaning + " |\n";
   }
   out += "\n### DLIO keys accepted but not used\n\n";
   out += "| key | what it is in DLIO |\n";

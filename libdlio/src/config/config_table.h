@@ -1,7 +1,9 @@
-// The one description of every config key: parsing, validation of enumerations, ConfigToJson,
-// ConfigKeyDocs and docs/configuration.md all come from this table, so they cannot disagree.
+// The one description of every config key: parsing, the single-key checks of Validate (types,
+// ranges, accepted values), ConfigToJson, ConfigKeyDocs and docs/configuration.md all come from
+// this table, so they cannot disagree.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -15,8 +17,8 @@ enum class KeyType {
   kUint,
   kInt,
   kDouble,
-  kString,
-  kEnum,
+  kString,  // free text, or one of `accepted` when that is not empty (registry names dlio has)
+  kEnum,    // a field of an enum type (config_enums.h); `accepted` holds its names in value order
   kDistribution,
   kDistributionStdev,  // DLIO's `<key>_stdev` sibling: turns a constant into normal(mean, stdev)
   kUintList,           // a list of unsigned integers ([1, 2, 3])
@@ -28,6 +30,9 @@ enum KeyFlags : uint32_t {
   kSizeUnits = 1u << 0,      // also accepts "4MiB", "256KB", "1GB" (see docs/configuration.md)
   kRoundFraction = 1u << 1,  // a fractional value is rounded (DLIO configs carry 114660.07)
   kStripSlash = 1u << 2,     // trailing '/' removed, as DLIO does for folders
+  kMinusOneOff = 1u << 3,    // kInt: -1 ("off") is accepted besides the range
+  kMinExclusive = 1u << 4,   // kDouble: the minimum itself is not accepted
+  kNonEmpty = 1u << 5,       // kString: must not be empty
 };
 
 // Maps a DLIO spelling of a value onto dlio's and may set related fields; returns the final
@@ -39,7 +44,7 @@ struct KeySpec {
   std::string path;  // "dataset.num_files_train"
   KeyType type = KeyType::kAny;
   std::string description;
-  std::vector<std::string> accepted;  // kEnum: the accepted values, first listed in errors
+  std::vector<std::string> accepted;  // kEnum (all names) and closed kString keys
   uint32_t flags = kNone;
   std::string alias_of;  // non-empty: another spelling of that key (not emitted in JSON)
   // Accessors: the one matching `type` is set (none for kAny and aliases).
@@ -49,10 +54,16 @@ struct KeySpec {
   int& (*int32_ref)(WorkloadConfig&) = nullptr;
   double& (*double_ref)(WorkloadConfig&) = nullptr;
   std::string& (*string_ref)(WorkloadConfig&) = nullptr;
+  int (*enum_get)(WorkloadConfig&) = nullptr;  // kEnum: the value's index in `accepted`
+  void (*enum_set)(WorkloadConfig&, int) = nullptr;
   DistributionSpec& (*dist_ref)(WorkloadConfig&) = nullptr;
   std::vector<uint64_t>& (*uint_list_ref)(WorkloadConfig&) = nullptr;
   CustomSetter custom = nullptr;  // kString / kEnum only
-  int64_t int_min = INT64_MIN;    // kInt: smallest accepted value at parse time
+  // Accepted ranges, checked when a value is parsed and by Validate (a value set from code).
+  uint64_t uint_min = 0, uint_max = UINT64_MAX;          // kUint
+  int64_t int_min = INT64_MIN, int_max = INT64_MAX;      // kInt (and kMinusOneOff)
+  double double_min = -HUGE_VAL, double_max = HUGE_VAL;  // kDouble; kDistribution: max of every
+                                                         // parameter (seconds)
 
   bool used() const { return type != KeyType::kAny; }
   bool emitted() const { return alias_of.empty() && used() && type != KeyType::kDistributionStdev; }
@@ -77,13 +88,31 @@ std::string SuggestKey(const std::string& path);
 // The current value of `spec` in `config` rendered for docs ("8", "true", "\"npz\"", ...).
 std::string RenderValue(const KeySpec& spec, WorkloadConfig& config);
 
+// The accepted range of `spec` for docs and messages ("0 to 1024", "(0, 1]", "-1, or >= 1",
+// "1 to 1 TiB"); "" for keys without one.
+std::string RangeText(const KeySpec& spec);
+
+// "" when the value of `spec` in `config` is acceptable on its own (in range, one of the accepted
+// values, not empty when required, a valid distribution); else the problem, naming the key:
+// "reader.read_threads: 100000 is out of range (accepted: 0 to 1024)".
+std::string CheckValue(const KeySpec& spec, WorkloadConfig& config);
+
+// The name of the current value of the kEnum `spec` in `config` (its number when out of range).
+std::string EnumValueName(const KeySpec& spec, WorkloadConfig& config);
+
 // Shortest round-trip text of a double ("0.9", "100", "1e-06").
 std::string FormatDouble(double value);
 
 const char* KeyTypeName(KeyType type);
 
-// The config spelling of a distribution type ("normal"); kept here rather than using core's
-// DistributionTypeName so parse and print share one list.
-const char* DistTypeName(DistributionSpec::Type type);
+// "a, b, c": accepted values for messages and docs.
+std::string JoinAccepted(const std::vector<std::string>& values);
+
+// `s` without leading and trailing spaces, tabs and line breaks.
+std::string Trim(const std::string& s);
+
+// The specs of the comma-separated keys of `scale_keys`: integer counts only. InvalidArgument
+// naming scale_keys for an unknown key or one that is not an integer.
+Result<std::vector<const KeySpec*>> ScaleKeySpecs(const std::string& keys);
 
 }  // namespace dlio::config_internal

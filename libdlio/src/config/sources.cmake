@@ -1,7 +1,13 @@
 # Sources of the config module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
-  src/config/config.cc
+  src/config/config_check.cc
   src/config/config_docs.cc
+  src/config/config_export.cc
+  src/config/config_file.cc
+  src/config/config_keys.cc
+  src/config/config_parse.cc
+  src/config/config_scale.cc
   src/config/config_table.cc
+  src/config/config_validate.cc
   src/config/value_parse.cc
 )

@@ -39,23 +39,7 @@ uint64_t SplitMix64(uint64_t z) {
 
 }  // namespace
 
-const char* DistributionTypeName(DistributionSpec::Type type) {
-  switch (type) {
-    case DistributionSpec::Type::kConstant:
-      return "constant";
-    case DistributionSpec::Type::kNormal:
-      return "normal";
-    case DistributionSpec::Type::kUniform:
-      return "uniform";
-    case DistributionSpec::Type::kGamma:
-      return "gamma";
-    case DistributionSpec::Type::kExponential:
-      return "exponential";
-    case DistributionSpec::Type::kPoisson:
-      return "poisson";
-  }
-  return "unknown";
-}
+const char* DistributionTypeName(DistributionSpec::Type type) { return EnumName(type).data(); }
 
 Status DistributionSpec::Validate(const std::string& key) const {
   DLIO_RETURN_NOT_OK(NonNegative(key, "mean", mean));

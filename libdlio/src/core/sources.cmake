@@ -3,4 +3,6 @@ list(APPEND DLIO_SOURCES
   src/core/status.cc
   src/core/clock.cc
   src/core/distribution.cc
+  src/core/file_kind.cc
+  src/core/host_memory.cc
 )

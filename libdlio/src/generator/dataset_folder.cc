@@ -217,7 +217,9 @@ nlohmann::json MarkerParams(const DatasetConfig& d, uint64_t seed) {
   p["dataset.enable_chunking"] = d.enable_chunking;
   p["dataset.chunk_size"] = d.enable_chunking ? d.chunk_size : 0;
   // Only when not the default, so markers written before the key existed still match.
-  if (d.sample_layout != "first_axis") p["dataset.sample_layout"] = d.sample_layout;
+  if (d.sample_layout != SampleLayout::kFirstAxis) {
+    p["dataset.sample_layout"] = std::string(EnumName(d.sample_layout));
+  }
   p["train.seed"] = seed;
   return p;
 }

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/host_memory.h"
 #include "dlio/metrics.h"
 #include "dlio/version.h"
 
@@ -35,12 +36,6 @@ std::string HostName() {
   char buf[256] = {0};
   if (gethostname(buf, sizeof buf - 1) != 0) return "unknown";
   return buf;
-}
-
-uint64_t HostMemoryBytes() {
-  const long pages = sysconf(_SC_PHYS_PAGES);
-  const long page = sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : 0;
 }
 
 std::string Fixed(double v, int digits) {

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -15,6 +14,7 @@
 #include <sstream>
 #include <thread>
 
+#include "core/host_memory.h"
 #include "dlio/compute.h"
 #include "dlio/data_source.h"
 #include "dlio/distribution.h"
@@ -24,6 +24,8 @@
 #include "dlio/side_io.h"
 #include "dlio/tracer.h"
 #include "dlio/version.h"
+#include "runner/checkpoint_options.h"
+#include "runner/preflight_run.h"
 #include "runner/report.h"
 
 namespace dlio {
@@ -111,10 +113,9 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.direct = c.reader.odirect;
   o.synthetic_samples = c.dataset.num_samples_per_file;
   o.synthetic_record_length = c.dataset.record_length_bytes;
-  o.sample_layout =
-      c.dataset.sample_layout == "last_axis" ? SampleLayout::kLastAxis : SampleLayout::kFirstAxis;
+  o.sample_layout = c.dataset.sample_layout;
   o.expected_samples = c.dataset.num_samples_per_file;
-  o.keep_arrays = c.reader.read_type == "memory";  // DLIO keeps np.load's array while open
+  o.keep_arrays = c.reader.read_type == ReadType::kMemory;  // DLIO keeps np.load's array while open
   return o;
 }
 
@@ -131,11 +132,9 @@ Result<uint64_t> SharedRandomSeed(Comm* comm) {
 Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t random_seed) {
   SamplerOptions o;
   o.name = c.reader.sampler;
-  DLIO_ASSIGN_OR_RETURN(o.file_shuffle,
-                        ParseShuffleMode(c.reader.file_shuffle, "reader.file_shuffle"));
-  DLIO_ASSIGN_OR_RETURN(o.sample_shuffle,
-                        ParseShuffleMode(c.reader.sample_shuffle, "reader.sample_shuffle"));
-  DLIO_ASSIGN_OR_RETURN(o.sharding, ParseSharding(c.reader.sharding, "reader.sharding"));
+  o.file_shuffle = c.reader.file_shuffle;
+  o.sample_shuffle = c.reader.sample_shuffle;
+  o.sharding = c.reader.sharding;
   // DLIO's TensorFlow loader shuffles samples through tf.data's shuffle(shuffle_size) window.
   if (o.name == "auto" && c.reader.data_loader == "tensorflow" &&
       o.sample_shuffle != ShuffleMode::kOff) {
@@ -151,11 +150,12 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t rando
 }
 
 std::string PipelineNameFor(const WorkloadConfig& c) {
-  return c.reader.read_type == "memory" ? std::string("preload") : c.reader.pipeline;
+  return c.reader.read_type == ReadType::kMemory ? std::string("preload") : c.reader.pipeline;
 }
 
 bool UsesRandomShuffle(const WorkloadConfig& c) {
-  return c.reader.file_shuffle == "random" || c.reader.sample_shuffle == "random";
+  return c.reader.file_shuffle == ShuffleMode::kRandom ||
+         c.reader.sample_shuffle == ShuffleMode::kRandom;
 }
 
 Result<std::unique_ptr<Tracer>> MakeTracerFor(const WorkloadConfig& config, int rank) {
@@ -461,39 +461,6 @@ Status Generate(RunState& st) {
   return st.comm->Barrier();
 }
 
-// checkpoint.type auto: the checkpointer the model description calls for.
-std::string CheckpointTypeFor(const WorkloadConfig& c) {
-  if (c.checkpoint.type != "auto") return c.checkpoint.type;
-  const ModelConfig& m = c.model;
-  if (m.type == "transformer" || m.num_layers > 0 || !m.layer_parameters.empty() ||
-      !m.optimization_groups.empty()) {
-    return "transformer";
-  }
-  if (c.checkpoint.model_size_bytes > 0 || m.model_size_bytes > 0) return "model";
-  return "paper";
-}
-
-TransformerModel TransformerModelFor(const WorkloadConfig& c) {
-  const ModelConfig& m = c.model;
-  TransformerModel t;
-  t.num_layers = m.num_layers;
-  t.vocab_size = m.transformer.vocab_size;
-  t.hidden_size = m.transformer.hidden_size;
-  t.ffn_hidden_size = m.transformer.ffn_hidden_size;
-  t.num_attention_heads = m.transformer.num_attention_heads;
-  t.num_kv_heads = m.transformer.num_kv_heads;
-  t.tensor = m.parallelism.tensor;
-  t.pipeline = m.parallelism.pipeline;
-  t.data = m.parallelism.data;
-  t.subset = c.checkpoint.mode == "subset";
-  t.zero_stage = m.parallelism.zero_stage;
-  t.model_datatype = m.model_datatype;
-  t.optimizer_datatype = m.optimizer_datatype;
-  t.optimization_groups = m.optimization_groups;
-  t.layer_parameters = m.layer_parameters;
-  return t;
-}
-
 // Rank 0 states what a transformer checkpoint amounts to over the whole job, before writing it.
 Status DescribeTransformerCheckpoint(RunState& st, const CheckpointOptions& co) {
   const int world = st.comm->size();
@@ -542,7 +509,7 @@ Status MakeCheckpointer(RunState& st) {
   co.transfer_size = c.checkpoint.transfer_size;
   co.rank = st.comm->rank();
   co.world = st.comm->size();
-  co.root_only = c.checkpoint.rank_mode == "root";
+  co.root_only = c.checkpoint.rank_mode == CheckpointRankMode::kRoot;
   co.seed = MixSeed(c.train.seed, st.comm->rank(), 0xcc);
   co.size_divisor = c.checkpoint.size_divisor;
   co.model_files = c.checkpoint.model_files;
@@ -661,20 +628,8 @@ uint64_t SaturatingMul(uint64_t a, uint64_t b) {
   return a * b;
 }
 
-// MemTotal of /proc/meminfo in bytes (0 when unreadable).
-uint64_t MemTotalBytes() {
-  std::ifstream in("/proc/meminfo");
-  std::string key;
-  uint64_t kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit) {
-    if (key == "MemTotal:") return SaturatingMul(kib, 1024);
-  }
-  return 0;
-}
-
 bool IsMlperfTrainingWorkload(const WorkloadConfig& c) {
-  if (c.metric.mlperf_rules != "auto") return c.metric.mlperf_rules == "on";
+  if (c.metric.mlperf_rules != MlperfRules::kAuto) return c.metric.mlperf_rules == MlperfRules::kOn;
   const std::string& n = c.model.name;
   return n == "unet3d" || n == "resnet50" || n == "cosmoflow";
 }
@@ -686,7 +641,7 @@ Status CheckStorageRules(RunState& st) {
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "unknown");
   std::vector<std::string> gathered;
-  DLIO_RETURN_NOT_OK(st.comm->Gather(std::to_string(MemTotalBytes()) + " " + host, 0, &gathered));
+  DLIO_RETURN_NOT_OK(st.comm->Gather(std::to_string(HostMemoryBytes()) + " " + host, 0, &gathered));
   if (st.comm->rank() != 0) return Status::OK();
   StorageRulesCheck& check = st.report.storage_rules;
   std::map<std::string, uint64_t> hosts;
@@ -712,7 +667,7 @@ Status CheckStorageRules(RunState& st) {
     m << "the dataset (" << HumanBytes(static_cast<double>(check.dataset_bytes))
       << " = dataset.num_files_train x num_samples_per_file x record_length_bytes) is "
          "smaller than 5x the client memory ("
-      << HumanBytes(static_cast<double>(check.client_memory_bytes)) << " MemTotal on "
+      << HumanBytes(static_cast<double>(check.client_memory_bytes)) << " of memory on "
       << check.num_hosts << (check.num_hosts == 1 ? " host" : " hosts")
       << "): reads after the first epoch can come from the page cache, so results then measure "
          "the page cache, not storage (MLPerf Storage requires >= 5x)";
@@ -887,6 +842,16 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
   report.rank = st.comm->rank();
   report.world = st.comm->size();
   report.output_folder = config.output.folder;
+  if (config.workflow.generate_data ||
+      config.workflow.train) {  // checkpoint-only runs read no data
+    DLIO_ASSIGN_OR_RETURN(st.format, Build<Format>(st.registries->formats, config.dataset.format));
+    if (config.reader.decode && !st.format->has_decoder()) {
+      return Status::InvalidArgument("reader.decode is true but format '" + st.format->name() +
+                                     "' has no decoder (formats with one: jpeg, png, csv)");
+    }
+  }
+  // Before anything is written: every rank agrees the run fits its host (dlio/preflight.h).
+  DLIO_RETURN_NOT_OK(AgreedPreflight(config, st.format.get(), st.comm));
 
   std::error_code ec;
   if (env.write_outputs) {
@@ -899,14 +864,6 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
   DLIO_ASSIGN_OR_RETURN(st.tracer, MakeTracerFor(config, report.rank));
   DLIO_ASSIGN_OR_RETURN(st.storage, MakeStorage(StorageOptionsFor(config), *st.registries,
                                                 st.env.clock, st.tracer.get()));
-  if (config.workflow.generate_data ||
-      config.workflow.train) {  // checkpoint-only runs read no data
-    DLIO_ASSIGN_OR_RETURN(st.format, Build<Format>(st.registries->formats, config.dataset.format));
-    if (config.reader.decode && !st.format->has_decoder()) {
-      return Status::InvalidArgument("reader.decode is true but format '" + st.format->name() +
-                                     "' has no decoder (formats with one: jpeg, png, csv)");
-    }
-  }
 
   const int64_t start_us = WallMicros();
   Status status = Status::OK();

@@ -69,21 +69,8 @@ Result<SideIoOptions> SideIoOptionsFor(const WorkloadConfig& c, int rank) {
   o.read_file_format = s.read_file_format;
   o.read_size = s.read_size;
   o.reads = s.reads;
-  if (s.schedule == "per_step") {
-    o.schedule = SideIoSchedule::kPerStep;
-  } else if (s.schedule == "spread") {
-    o.schedule = SideIoSchedule::kSpread;
-  } else if (s.schedule == "before_training") {
-    o.schedule = SideIoSchedule::kBeforeTraining;
-  } else {
-    return Status::InvalidArgument("side_io.schedule: '" + s.schedule +
-                                   "' is not one of per_step, spread, before_training");
-  }
-  if (s.access != "random" && s.access != "sequential") {
-    return Status::InvalidArgument("side_io.access: '" + s.access +
-                                   "' is not one of random, sequential");
-  }
-  o.random_access = s.access == "random";
+  o.schedule = s.schedule;
+  o.random_access = s.access == SideIoAccess::kRandom;
   if (s.write_bytes > 0) {
     std::string name = s.write_file;
     const std::string r = std::to_string(rank);

@@ -1,6 +1,10 @@
 # Sources of the runner module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
+  src/runner/checkpoint_options.cc
+  src/runner/host_resources.cc
   src/runner/metrics.cc
+  src/runner/preflight.cc
+  src/runner/preflight_run.cc
   src/runner/report.cc
   src/runner/runner.cc
   src/runner/side_io.cc

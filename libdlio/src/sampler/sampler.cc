@@ -4,7 +4,9 @@
 #include <cctype>
 #include <cmath>
 #include <limits>
+#include <new>
 #include <numeric>
+#include <stdexcept>
 
 #include "dlio/distribution.h"
 #include "sampler/random.h"
@@ -68,6 +70,21 @@ class ShardedSampler final : public Sampler {
   ShardedSampler(Kind kind, const SamplerOptions& options) : kind_(kind), options_(options) {}
 
   Status Plan(const PlanRequest& request, std::vector<SampleRef>* out) const override {
+    // The library never throws: a plan too large for memory is a config problem to report.
+    try {
+      return PlanOrThrow(request, out);
+    } catch (const std::bad_alloc&) {
+    } catch (const std::length_error&) {
+    }
+    out->clear();
+    out->shrink_to_fit();
+    return Status::ResourceExhausted(
+        "sampler: the plan of rank " + std::to_string(request.rank) +
+        " does not fit in memory (dataset.num_files_* x dataset.num_samples_per_file per rank)");
+  }
+
+ private:
+  Status PlanOrThrow(const PlanRequest& request, std::vector<SampleRef>* out) const {
     if (request.samples_per_file == nullptr) {
       return Status::InvalidArgument("sampler: PlanRequest.samples_per_file is null");
     }
@@ -96,7 +113,12 @@ class ShardedSampler final : public Sampler {
 
     // 2-3. Walk the global sample list file by file, keeping this rank's shard.
     uint64_t total = 0;
-    for (uint64_t n : per_file) total += n;
+    for (uint64_t n : per_file) {
+      if (n > UINT64_MAX - total) {
+        return Status::InvalidArgument("sampler: more than 2^64 samples in all");
+      }
+      total += n;
+    }
     const uint64_t base = total / world;
     const uint64_t extra = total % world;
     if (options_.sharding != Sharding::kNone) out->reserve(base + (rank < extra ? 1 : 0));
@@ -152,7 +174,6 @@ class ShardedSampler final : public Sampler {
     return Status::OK();
   }
 
- private:
   Kind kind_;
   SamplerOptions options_;
 };
@@ -161,45 +182,25 @@ class ShardedSampler final : public Sampler {
 
 Result<ShuffleMode> ParseShuffleMode(const std::string& value, const std::string& key) {
   const std::string v = Lower(value);
-  if (v == "off" || v == "false" || v == "no" || v == "0" || v == "none") return ShuffleMode::kOff;
-  if (v == "seed" || v == "true" || v == "on" || v == "yes" || v == "1") return ShuffleMode::kSeed;
-  if (v == "random") return ShuffleMode::kRandom;
-  return Status::InvalidArgument(key + ": unknown shuffle mode '" + value +
-                                 "' (accepted: off, seed, random; true/on = seed, false = off)");
+  if (auto mode = EnumFromName<ShuffleMode>(v)) return *mode;
+  if (v == "false" || v == "no" || v == "0" || v == "none") return ShuffleMode::kOff;
+  if (v == "true" || v == "on" || v == "yes" || v == "1") return ShuffleMode::kSeed;
+  return Status::InvalidArgument(key + ": unknown shuffle mode '" + value + "' (accepted: " +
+                                 EnumNameList<ShuffleMode>() + "; true/on = seed, false = off)");
 }
 
 Result<Sharding> ParseSharding(const std::string& value, const std::string& key) {
   const std::string v = Lower(value);
-  if (v == "block") return Sharding::kBlock;
-  if (v == "round_robin" || v == "round-robin") return Sharding::kRoundRobin;
-  if (v == "none" || v == "replicated") return Sharding::kNone;
+  if (auto sharding = EnumFromName<Sharding>(v)) return *sharding;
+  if (v == "round-robin") return Sharding::kRoundRobin;
+  if (v == "replicated") return Sharding::kNone;
   return Status::InvalidArgument(key + ": unknown sharding '" + value +
-                                 "' (accepted: block, round_robin, none)");
+                                 "' (accepted: " + EnumNameList<Sharding>() + ")");
 }
 
-const char* ShuffleModeName(ShuffleMode mode) {
-  switch (mode) {
-    case ShuffleMode::kOff:
-      return "off";
-    case ShuffleMode::kSeed:
-      return "seed";
-    case ShuffleMode::kRandom:
-      return "random";
-  }
-  return "unknown";
-}
+const char* ShuffleModeName(ShuffleMode mode) { return EnumName(mode).data(); }
 
-const char* ShardingName(Sharding sharding) {
-  switch (sharding) {
-    case Sharding::kBlock:
-      return "block";
-    case Sharding::kRoundRobin:
-      return "round_robin";
-    case Sharding::kNone:
-      return "none";
-  }
-  return "unknown";
-}
+const char* ShardingName(Sharding sharding) { return EnumName(sharding).data(); }
 
 Result<std::unique_ptr<Sampler>> MakeSampler(const SamplerOptions& options) {
   std::string name = options.name;

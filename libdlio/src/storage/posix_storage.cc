@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "dlio/storage.h"
+#include "storage/open_check.h"
 
 namespace dlio {
 namespace {
@@ -237,7 +238,7 @@ class PosixStorage final : public Storage {
     int flags = O_CLOEXEC;
     switch (mode) {
       case OpenMode::kRead:
-        flags |= O_RDONLY;
+        flags |= O_RDONLY | O_NONBLOCK;  // a FIFO would block; cleared by CheckOpenedFile
         break;
       case OpenMode::kWrite:
         flags |= O_RDWR | O_CREAT | O_TRUNC;
@@ -252,6 +253,9 @@ class PosixStorage final : public Storage {
     const int fd = ::open(path.c_str(), flags | (direct ? O_DIRECT : 0), 0644);
     if (fd < 0) {
       const int err = errno;
+      if (direct && err == EINVAL && mode == OpenMode::kRead) {
+        DLIO_RETURN_NOT_OK(storage_internal::CheckRegularPath(path, "open"));
+      }
       if (direct && err == EINVAL) {
         // With O_EXCL the file was ours if it appeared; do not leave it behind.
         if (mode == OpenMode::kCreateNew) ::unlink(path.c_str());
@@ -265,11 +269,8 @@ class PosixStorage final : public Storage {
       }
       return Errno("open", path, err);
     }
-    struct stat st;
-    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-      ::close(fd);
-      return Status::IOError("open " + path + ": Is a directory");
-    }
+    DLIO_RETURN_NOT_OK(
+        storage_internal::CheckOpenedFile(fd, path, "open", mode == OpenMode::kRead));
     int buffered_fd = -1;
     if (direct && mode != OpenMode::kRead) {
       buffered_fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "dlio/storage.h"
+#include "storage/open_check.h"
 
 namespace dlio {
 namespace {
@@ -110,7 +111,7 @@ class StdioStorage final : public Storage {
     const char* fmode = "rb";
     switch (mode) {
       case OpenMode::kRead:
-        flags |= O_RDONLY;
+        flags |= O_RDONLY | O_NONBLOCK;  // a FIFO would block; cleared by CheckOpenedFile
         break;
       case OpenMode::kWrite:
         flags |= O_RDWR | O_CREAT | O_TRUNC;
@@ -135,11 +136,8 @@ class StdioStorage final : public Storage {
       }
       return Errno("fopen", path, err);
     }
-    struct stat st;
-    if (::fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-      ::close(fd);
-      return Status::IOError("fopen " + path + ": Is a directory");
-    }
+    DLIO_RETURN_NOT_OK(
+        storage_internal::CheckOpenedFile(fd, path, "fopen", mode == OpenMode::kRead));
     FILE* stream = ::fdopen(fd, fmode);
     if (stream == nullptr) {
       const int err = errno;

@@ -1,0 +1,123 @@
+// The closed sets of values of the config (reader.read_type, checkpoint.rank_mode, ...) as enums,
+// each with the one table of its config spellings. The key table parses and prints them from these
+// tables, so an error lists exactly the accepted values and ConfigToJson prints the names.
+// Header-only: any module may use them without linking the config module. Registry names (formats,
+// storages, pipelines, samplers, compute emulators, checkpointers) are open sets and stay strings.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace dlio {
+
+// reader.file_shuffle / reader.sample_shuffle (DLIO: off, seed = reproducible, random).
+enum class ShuffleMode { kOff, kSeed, kRandom };
+// reader.sharding: how samples are split over ranks (see dlio/sampler.h).
+enum class Sharding { kBlock, kRoundRobin, kNone };
+// reader.read_type: on_demand reads during training; memory loads the dataset first (preload).
+enum class ReadType { kOnDemand, kMemory };
+// checkpoint.rank_mode: every rank writes its share, or rank 0 alone.
+enum class CheckpointRankMode { kAll, kRoot };
+// checkpoint.mode: the run's ranks are the whole job, or the first ranks of a larger one.
+enum class CheckpointMode { kDefault, kSubset };
+// side_io.schedule
+enum class SideIoSchedule {
+  kPerStep,         // `reads` reads before every training step
+  kSpread,          // `reads` reads in all, at seeded random steps of the run
+  kBeforeTraining,  // `reads` reads in all, before the first epoch
+};
+// side_io.access: offsets of side reads, seeded random or consecutive.
+enum class SideIoAccess { kRandom, kSequential };
+// metric.mlperf_rules: MLPerf Storage's training checks; auto = on for unet3d/resnet50/cosmoflow.
+enum class MlperfRules { kAuto, kOn, kOff };
+// output.log_level, and the level of each message the runner logs.
+enum class LogLevel { kDebug = 0, kInfo, kWarn, kError };
+// dataset.sample_layout: which axis of an npy array (an .npy file, an .npz member) indexes its
+// samples. kFirstAxis: sample i is x[i], one contiguous slice (dlio's own layout); kLastAxis:
+// sample i is x[..., i], as the Python DLIO writes and reads them (shape (dim, dim, num_samples)).
+enum class SampleLayout { kFirstAxis, kLastAxis };
+// model.model_datatype / model.optimizer_datatype: element type of checkpointed tensors.
+enum class Datatype { kFp16, kBf16, kFp32, kFp64, kInt8, kUint8 };
+
+// EnumNames<E>::kNames[i] is the config spelling of the value i of E.
+template <typename E>
+struct EnumNames;
+
+template <>
+struct EnumNames<ShuffleMode> {
+  static constexpr std::array<std::string_view, 3> kNames{"off", "seed", "random"};
+};
+template <>
+struct EnumNames<Sharding> {
+  static constexpr std::array<std::string_view, 3> kNames{"block", "round_robin", "none"};
+};
+template <>
+struct EnumNames<ReadType> {
+  static constexpr std::array<std::string_view, 2> kNames{"on_demand", "memory"};
+};
+template <>
+struct EnumNames<CheckpointRankMode> {
+  static constexpr std::array<std::string_view, 2> kNames{"all", "root"};
+};
+template <>
+struct EnumNames<CheckpointMode> {
+  static constexpr std::array<std::string_view, 2> kNames{"default", "subset"};
+};
+template <>
+struct EnumNames<SideIoSchedule> {
+  static constexpr std::array<std::string_view, 3> kNames{"per_step", "spread", "before_training"};
+};
+template <>
+struct EnumNames<SideIoAccess> {
+  static constexpr std::array<std::string_view, 2> kNames{"random", "sequential"};
+};
+template <>
+struct EnumNames<MlperfRules> {
+  static constexpr std::array<std::string_view, 3> kNames{"auto", "on", "off"};
+};
+template <>
+struct EnumNames<SampleLayout> {
+  static constexpr std::array<std::string_view, 2> kNames{"first_axis", "last_axis"};
+};
+template <>
+struct EnumNames<LogLevel> {
+  static constexpr std::array<std::string_view, 4> kNames{"debug", "info", "warn", "error"};
+};
+template <>
+struct EnumNames<Datatype> {
+  static constexpr std::array<std::string_view, 6> kNames{"fp16", "bf16", "fp32",
+                                                          "fp64", "int8", "uint8"};
+};
+
+// The config spelling of `value` ("memory" for ReadType::kMemory); "unknown" for a value outside
+// the enum (only a cast can make one).
+template <typename E>
+constexpr std::string_view EnumName(E value) {
+  const auto i = static_cast<size_t>(value);
+  return i < EnumNames<E>::kNames.size() ? EnumNames<E>::kNames[i] : std::string_view("unknown");
+}
+
+// The value spelled exactly `name`, or nullopt.
+template <typename E>
+constexpr std::optional<E> EnumFromName(std::string_view name) {
+  for (size_t i = 0; i < EnumNames<E>::kNames.size(); ++i) {
+    if (EnumNames<E>::kNames[i] == name) return static_cast<E>(i);
+  }
+  return std::nullopt;
+}
+
+// "off, seed, random": the accepted spellings of E, for messages.
+template <typename E>
+std::string EnumNameList() {
+  std::string out;
+  for (std::string_view name : EnumNames<E>::kNames) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+}  // namespace dlio

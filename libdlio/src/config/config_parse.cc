@@ -1,0 +1,440 @@
+// Parsing of WorkloadConfig from YAML/JSON text, files and overrides, driven by config_table.cc.
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "config/config_file.h"
+#include "config/config_table.h"
+#include "config/value_parse.h"
+#include "dlio/config.h"
+
+namespace dlio {
+namespace {
+
+using config_internal::FindKey;
+using config_internal::JoinAccepted;
+using config_internal::KeySpec;
+using config_internal::KeyType;
+using config_internal::Trim;
+
+struct ParseContext {
+  std::string source;      // file name, "<string>" or "override '...'"
+  bool show_lines = true;  // an override's YAML has no useful line numbers
+  std::vector<std::string>* warnings = nullptr;
+  bool saw_name = false;  // the text set the top-level `name`
+};
+
+std::string Where(const ParseContext& ctx, const YAML::Mark& mark) {
+  if (ctx.show_lines && mark.line >= 0) {
+    return "(in " + ctx.source + " line " + std::to_string(mark.line + 1) + ")";
+  }
+  return "(in " + ctx.source + ")";
+}
+
+std::string Describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Null:
+      return "nothing (null)";
+    case YAML::NodeType::Scalar:
+      return "'" + node.Scalar() + "'";
+    default:
+      return "an undefined value";
+  }
+}
+
+Status TypeError(const ParseContext& ctx, const std::string& key, const std::string& expected,
+                 const YAML::Node& node) {
+  return Status::InvalidArgument(key + ": expected " + expected + ", got " + Describe(node) + " " +
+                                 Where(ctx, node.Mark()));
+}
+
+void Warn(const ParseContext& ctx, const std::string& message) {
+  if (ctx.warnings) ctx.warnings->push_back(message);
+}
+
+Result<DistributionSpec> ParseDistribution(const ParseContext& ctx, const std::string& key,
+                                           const YAML::Node& node) {
+  DistributionSpec spec;
+  const std::string expected =
+      "a number of seconds or a map {type, mean, stdev, min, max, shape, scale}";
+  if (node.IsScalar()) {
+    double v = 0;
+    if (!config_internal::ParseDoubleText(node.Scalar(), &v))
+      return TypeError(ctx, key, expected, node);
+    spec.mean = v;
+    return spec;
+  }
+  if (!node.IsMap()) return TypeError(ctx, key, expected, node);
+  bool has_type = false, has_stdev = false, has_mean = false, has_range = false;
+  for (const auto& item : node) {
+    const std::string param = item.first.Scalar();
+    const std::string sub = key + "." + param;
+    const YAML::Node& value = item.second;
+    if (param == "type") {
+      const auto type =
+          EnumFromName<DistributionSpec::Type>(value.IsScalar() ? value.Scalar() : "");
+      if (!type) {
+        return TypeError(ctx, sub, "one of " + EnumNameList<DistributionSpec::Type>(), value);
+      }
+      spec.type = *type;
+      has_type = true;
+      continue;
+    }
+    double* field = nullptr;
+    if (param == "mean")
+      field = &spec.mean, has_mean = true;
+    else if (param == "stdev")
+      field = &spec.stdev, has_stdev = true;
+    else if (param == "min")
+      field = &spec.min, has_range = true;
+    else if (param == "max")
+      field = &spec.max, has_range = true;
+    else if (param == "shape")
+      field = &spec.shape;
+    else if (param == "scale")
+      field = &spec.scale;
+    if (field == nullptr) {
+      return Status::InvalidArgument("unknown key '" + sub + "' " + Where(ctx, item.first.Mark()) +
+                                     " (a distribution takes type, mean, stdev, min, max, shape, "
+                                     "scale)");
+    }
+    if (!value.IsScalar() || !config_internal::ParseDoubleText(value.Scalar(), field)) {
+      return TypeError(ctx, sub, "a number", value);
+    }
+  }
+  if (!has_type) {
+    // DLIO's {mean, stdev} is a normal distribution; {min, max} reads naturally as uniform.
+    if (has_stdev)
+      spec.type = DistributionSpec::Type::kNormal;
+    else if (has_range && !has_mean)
+      spec.type = DistributionSpec::Type::kUniform;
+  }
+  return spec;
+}
+
+// Stores `node` into the field of `spec`. `key` is the path as the user wrote it (an alias).
+Status StoreValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
+                  const std::string& key, const YAML::Node& node) {
+  const bool scalar = node.IsScalar();
+  const std::string text = scalar ? node.Scalar() : "";
+  switch (spec.type) {
+    case KeyType::kBool: {
+      bool v = false;
+      if (!scalar || !config_internal::ParseBoolText(text, &v)) {
+        return TypeError(ctx, key, "a boolean (true/false, yes/no, on/off, 1/0)", node);
+      }
+      spec.bool_ref(*config) = v;
+      return Status::OK();
+    }
+    case KeyType::kUint: {
+      uint64_t v = 0;
+      const bool units = spec.flags & config_internal::kSizeUnits;
+      if (!scalar || !config_internal::ParseUintText(
+                         text, units, spec.flags & config_internal::kRoundFraction, &v)) {
+        return TypeError(
+            ctx, key, units ? "an unsigned integer or a size such as 4MiB" : "an unsigned integer",
+            node);
+      }
+      spec.uint_ref(*config) = v;
+      return Status::OK();
+    }
+    case KeyType::kInt: {
+      int64_t v = 0;
+      if (!scalar || !config_internal::ParseIntText(text, &v)) {
+        return TypeError(ctx, key, "an integer", node);
+      }
+      if (spec.int32_ref) {
+        if (v < INT32_MIN || v > INT32_MAX) {
+          return TypeError(ctx, key, "an integer in " + config_internal::RangeText(spec), node);
+        }
+        spec.int32_ref(*config) = static_cast<int>(v);
+      } else {
+        spec.int_ref(*config) = v;
+      }
+      return Status::OK();
+    }
+    case KeyType::kDouble: {
+      double v = 0;
+      if (!scalar || !config_internal::ParseDoubleText(text, &v)) {
+        return TypeError(ctx, key, "a number", node);
+      }
+      spec.double_ref(*config) = v;
+      return Status::OK();
+    }
+    case KeyType::kString:
+    case KeyType::kEnum: {
+      if (!scalar && !node.IsNull()) return TypeError(ctx, key, "a string", node);
+      std::string v = text;
+      if ((spec.flags & config_internal::kStripSlash) && v.size() > 1) {
+        while (v.size() > 1 && v.back() == '/') v.pop_back();
+      }
+      if (spec.custom) {
+        std::string note;
+        v = spec.custom(*config, v, &note);
+        if (!note.empty()) Warn(ctx, note + " " + Where(ctx, node.Mark()));
+      }
+      const auto found = std::find(spec.accepted.begin(), spec.accepted.end(), v);
+      if (!spec.accepted.empty() && found == spec.accepted.end()) {
+        return TypeError(ctx, key, "one of " + JoinAccepted(spec.accepted), node);
+      }
+      if (spec.type == KeyType::kEnum) {
+        spec.enum_set(*config, static_cast<int>(found - spec.accepted.begin()));
+      } else {
+        spec.string_ref(*config) = v;
+      }
+      return Status::OK();
+    }
+    case KeyType::kDistribution: {
+      DLIO_ASSIGN_OR_RETURN(spec.dist_ref(*config), ParseDistribution(ctx, key, node));
+      return Status::OK();
+    }
+    case KeyType::kDistributionStdev: {
+      double v = 0;
+      if (!scalar || !config_internal::ParseDoubleText(text, &v)) {
+        return TypeError(ctx, key, "a number", node);
+      }
+      DistributionSpec& d = spec.dist_ref(*config);
+      d.stdev = v;
+      if (d.type == DistributionSpec::Type::kConstant && v > 0)
+        d.type = DistributionSpec::Type::kNormal;
+      return Status::OK();
+    }
+    case KeyType::kUintList: {
+      std::vector<uint64_t> values;
+      if (node.IsSequence()) {
+        for (const auto& item : node) {
+          uint64_t v = 0;
+          if (!item.IsScalar() ||
+              !config_internal::ParseUintText(item.Scalar(), false, false, &v)) {
+            return TypeError(ctx, key, "a list of unsigned integers", item);
+          }
+          values.push_back(v);
+        }
+      } else if (!node.IsNull()) {
+        return TypeError(ctx, key, "a list of unsigned integers such as [1, 2]", node);
+      }
+      spec.uint_list_ref(*config) = std::move(values);
+      return Status::OK();
+    }
+    case KeyType::kAny:
+      return Status::OK();
+  }
+  return Status::Internal("unhandled key type of " + key);
+}
+
+// StoreValue, then the key's own checks (range, accepted values, ...), so an out-of-range value is
+// reported with its file and line.
+Status SetValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
+                const std::string& key, const YAML::Node& node) {
+  DLIO_RETURN_NOT_OK(StoreValue(ctx, config, spec, key, node));
+  const std::string problem = config_internal::CheckValue(spec, *config);
+  if (!problem.empty()) return Status::InvalidArgument(problem + " " + Where(ctx, node.Mark()));
+  return Status::OK();
+}
+
+bool IsDeferred(const std::string& path) {
+  const KeySpec* spec = FindKey(path);
+  return spec && spec->type == KeyType::kDistributionStdev;
+}
+
+Status UnknownKey(const ParseContext& ctx, const std::string& path, const YAML::Mark& mark) {
+  std::string message = "unknown key '" + path + "' " + Where(ctx, mark);
+  std::string suggestion = config_internal::SuggestKey(path);
+  if (!suggestion.empty()) message += " (did you mean '" + suggestion + "'?)";
+  return Status::InvalidArgument(message);
+}
+
+// The name a key of the map at `path` stands for: its full path, with an alias resolved and the
+// older section name data_reader read as reader.
+std::string CanonicalKey(const std::string& path, std::string name) {
+  if (path.empty() && name == "data_reader") name = "reader";
+  const std::string child = path.empty() ? name : path + "." + name;
+  const KeySpec* spec = FindKey(child);
+  return spec != nullptr && !spec->alias_of.empty() ? spec->alias_of : child;
+}
+
+// YAML forbids a key twice in one map, and yaml-cpp would hand both over, the last silently
+// winning: an error naming the key and both lines (also for two spellings of one key).
+Status CheckDuplicateKeys(const ParseContext& ctx, const std::string& path, const YAML::Node& map) {
+  std::map<std::string, std::pair<std::string, YAML::Mark>> seen;  // key -> spelling, mark
+  for (const auto& item : map) {
+    if (!item.first.IsScalar()) continue;  // reported by ApplyNode
+    const std::string name = item.first.Scalar();
+    const std::string written = path.empty() ? name : path + "." + name;
+    const std::string key = CanonicalKey(path, name);
+    auto [it, inserted] = seen.emplace(key, std::make_pair(written, item.first.Mark()));
+    if (inserted) continue;
+    const auto& [first_written, first_mark] = it->second;
+    std::string message = "duplicate key '" + key + "'";
+    if (first_written != written) {
+      message += ", given as '" + first_written + "' and '" + written + "'";
+    }
+    if (ctx.show_lines && first_mark.line >= 0 && item.first.Mark().line >= 0) {
+      message += " (in " + ctx.source + " lines " + std::to_string(first_mark.line + 1) + " and " +
+                 std::to_string(item.first.Mark().line + 1) + ")";
+    } else {
+      message += " (in " + ctx.source + ")";
+    }
+    return Status::InvalidArgument(message + ": a key may be given once");
+  }
+  return Status::OK();
+}
+
+// Applies `node` at `path` ("" = the document root), descending into sections.
+Status ApplyNode(ParseContext& ctx, WorkloadConfig* config, const std::string& path,
+                 const YAML::Node& node, const YAML::Mark& key_mark) {
+  if (!path.empty()) {
+    if (const KeySpec* spec = FindKey(path)) {
+      if (!spec->alias_of.empty()) {
+        const KeySpec* target = FindKey(spec->alias_of);
+        if (target == nullptr) return Status::Internal("alias " + path + " has no target");
+        return SetValue(ctx, config, *target, path, node);
+      }
+      if (!spec->used()) {
+        Warn(ctx, "'" + path + "' " + Where(ctx, key_mark) +
+                      " is a DLIO key that dlio accepts but does not emulate");
+        return Status::OK();
+      }
+      if (path == "name") ctx.saw_name = true;
+      return SetValue(ctx, config, *spec, path, node);
+    }
+    if (!config_internal::IsSectionPrefix(path)) {
+      if (const KeySpec* any = config_internal::FindAnyAncestor(path)) {
+        Warn(ctx, "'" + path + "' " + Where(ctx, key_mark) + " is part of '" + any->path +
+                      "', a DLIO key that dlio accepts but does not emulate");
+        return Status::OK();
+      }
+      return UnknownKey(ctx, path, key_mark);
+    }
+    if (path == "model" && node.IsScalar()) {  // DLIO's `model: cosmoflow`
+      config->model.name = node.Scalar();
+      return Status::OK();
+    }
+  }
+  if (node.IsNull()) return Status::OK();  // an empty section
+  if (!node.IsMap()) {
+    return TypeError(ctx, path.empty() ? "the document" : path, "a map of keys", node);
+  }
+  DLIO_RETURN_NOT_OK(CheckDuplicateKeys(ctx, path, node));
+  // Two passes: DLIO's *_stdev siblings modify the distribution set by their main key,
+  // whichever comes first in the file.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& item : node) {
+      if (!item.first.IsScalar()) {
+        return TypeError(ctx, path.empty() ? "the document" : path, "string keys", item.first);
+      }
+      std::string name = item.first.Scalar();
+      if (path.empty()) {
+        if (name == "hydra" || name == "defaults") continue;  // Hydra's own sections
+        if (name == "workload") {
+          if (pass == 1) continue;
+          DLIO_RETURN_NOT_OK(ApplyNode(ctx, config, "", item.second, item.first.Mark()));
+          continue;
+        }
+        if (name == "data_reader") name = "reader";  // older DLIO section name
+      }
+      const std::string child = path.empty() ? name : path + "." + name;
+      if (IsDeferred(child) != (pass == 1)) continue;
+      DLIO_RETURN_NOT_OK(ApplyNode(ctx, config, child, item.second, item.first.Mark()));
+    }
+  }
+  return Status::OK();
+}
+
+Status ParseInto(ParseContext& ctx, const std::string& text, WorkloadConfig* config) {
+  try {
+    YAML::Node root = YAML::Load(text);
+    if (root.IsNull() || (root.IsMap() && root.size() == 0)) {
+      Warn(ctx, ctx.source + " is empty: it sets no key, so every value keeps its default");
+      return Status::OK();
+    }
+    return ApplyNode(ctx, config, "", root, root.Mark());
+  } catch (const YAML::ParserException& e) {
+    return Status::InvalidArgument(ctx.source + " line " + std::to_string(e.mark.line + 1) +
+                                   ", column " + std::to_string(e.mark.column + 1) +
+                                   ": YAML syntax error: " + e.msg);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(ctx.source + ": YAML error: " + e.what());
+  } catch (const std::exception& e) {
+    return Status::Internal(ctx.source + ": " + e.what());
+  }
+}
+
+}  // namespace
+
+Result<WorkloadConfig> ParseConfig(const std::string& text, const std::string& source,
+                                   const WorkloadConfig& base, std::vector<std::string>* warnings) {
+  WorkloadConfig config = base;
+  ParseContext ctx;
+  ctx.source = source;
+  ctx.warnings = warnings;
+  DLIO_RETURN_NOT_OK(ParseInto(ctx, text, &config));
+  return config;
+}
+
+Result<WorkloadConfig> LoadConfigFile(const std::string& path, const WorkloadConfig& base,
+                                      std::vector<std::string>* warnings) {
+  DLIO_ASSIGN_OR_RETURN(const std::string text, config_internal::ReadConfigFile(path));
+  WorkloadConfig config = base;
+  ParseContext ctx;
+  ctx.source = path;
+  ctx.warnings = warnings;
+  DLIO_RETURN_NOT_OK(ParseInto(ctx, text, &config));
+  if (!ctx.saw_name) config.name = std::filesystem::path(path).stem().string();
+  return config;
+}
+
+Status ApplyOverride(WorkloadConfig* config, const std::string& assignment,
+                     std::vector<std::string>* warnings) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos) {
+    return Status::InvalidArgument("override '" + assignment +
+                                   "': expected key=value, e.g. dataset.num_files_train=8");
+  }
+  std::string key = Trim(assignment.substr(0, eq));
+  const std::string value = assignment.substr(eq + 1);
+  if (key.rfind("++", 0) == 0)
+    key.erase(0, 2);
+  else if (key.rfind("+", 0) == 0)
+    key.erase(0, 1);
+  if (key.rfind("workload.", 0) == 0) key.erase(0, 9);
+  if (key.empty() || key == "workload") {
+    return Status::InvalidArgument("override '" + assignment + "': missing key before '='");
+  }
+  ParseContext ctx;
+  ctx.source = "override '" + assignment + "'";
+  ctx.show_lines = false;
+  ctx.warnings = warnings;
+  const KeySpec* spec = FindKey(key);
+  if (spec && !spec->alias_of.empty()) spec = FindKey(spec->alias_of);
+  const bool string_key = spec && (spec->type == KeyType::kString || spec->type == KeyType::kEnum);
+  try {
+    YAML::Node node;
+    bool parsed = true;
+    try {
+      node = YAML::Load(value);
+    } catch (const YAML::ParserException& e) {
+      if (!string_key) {
+        return Status::InvalidArgument(ctx.source + ": value is not valid YAML: " + e.msg);
+      }
+      parsed = false;
+    }
+    // A path or other string with YAML punctuation ("a: b", "[x") is taken literally.
+    if (string_key && (!parsed || !(node.IsScalar() || node.IsNull()))) {
+      node = YAML::Node(Trim(value));
+    }
+    return ApplyNode(ctx, config, key, node, YAML::Mark::null_mark());
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument(ctx.source + ": " + e.what());
+  } catch (const std::exception& e) {
+    return Status::Internal(ctx.source + ": " + e.what());
+  }
+}
+
+}  // namespace dlio

@@ -1,0 +1,214 @@
+// WorkloadConfig::Validate: value and cross-key rules.
+#include <algorithm>
+#include <cmath>
+
+#include "config/config_table.h"
+#include "dlio/config.h"
+
+namespace dlio {
+namespace {
+
+using config_internal::KeySpec;
+using config_internal::KeyTable;
+using config_internal::ScaleKeySpecs;
+
+// MPI collective reads (storage.mpiio_collective) need every rank to open the same files in the
+// same order and to issue the same number of reads of the same sizes on them, from one thread;
+// otherwise a rank waits forever in a collective the others never join. These are the
+// configurations where the runner guarantees that (docs/scaling.md explains each rule).
+Status ValidateCollectiveIo(const WorkloadConfig& c) {
+  if (!c.storage.mpiio_collective) return Status::OK();
+  auto refuse = [](const std::string& why) {
+    return Status::InvalidArgument("storage.mpiio_collective: true " + why);
+  };
+  const bool mpiio = c.storage.storage_type == "mpiio" ||
+                     (c.storage.storage_type == "slow" && c.storage.slow_inner == "mpiio");
+  if (!mpiio) {
+    return refuse("needs storage.storage_type 'mpiio', got '" + c.storage.storage_type + "'");
+  }
+  if (c.reader.pipeline != "sync" || c.reader.read_type == ReadType::kMemory) {
+    return refuse("needs reader.pipeline 'sync' (got '" + c.reader.pipeline +
+                  "', reader.read_type '" + std::string(EnumName(c.reader.read_type)) +
+                  "'): a collective read must be issued by the training loop's own thread, in "
+                  "step with the other ranks");
+  }
+  if (c.reader.read_threads > 1) {
+    return refuse("needs reader.read_threads <= 1, got " + std::to_string(c.reader.read_threads) +
+                  ": MPI collectives on one file cannot be issued from several reader threads");
+  }
+  if (!c.reader.drop_last) {
+    return refuse(
+        "needs reader.drop_last: true, or the ranks' last batches would differ in size "
+        "and so in the number of collective reads");
+  }
+  if (c.dataset.num_files_train != 1 || (c.workflow.evaluation && c.dataset.num_files_eval != 1)) {
+    return refuse(
+        "needs one shared file per split (dataset.num_files_train = 1, and "
+        "dataset.num_files_eval = 1 with evaluation), got " +
+        std::to_string(c.dataset.num_files_train) +
+        " train files: every rank must open "
+        "the same file together");
+  }
+  if (c.dataset.record_length_bytes_stdev != 0) {
+    return refuse(
+        "needs dataset.record_length_bytes_stdev = 0: ranks must read samples of one "
+        "size to make the same number of read calls");
+  }
+  if (c.dataset.compression != "none" && !c.dataset.compression.empty()) {
+    return refuse("needs dataset.compression 'none' (compressed samples differ in stored size)");
+  }
+  // hdf5 reads through parallel HDF5 (one collective H5Dread per sample), not through the
+  // storage's collective files: HDF5's own metadata reads through them would differ per rank.
+  static const char* kFormats[] = {"npy", "npz", "indexed_binary", "hdf5"};
+  if (std::find(std::begin(kFormats), std::end(kFormats), c.dataset.format) == std::end(kFormats)) {
+    return refuse(
+        "supports dataset.format npy, npz, indexed_binary (whose reads per sample "
+        "depend only on the sample size) and hdf5 (parallel HDF5), got '" +
+        c.dataset.format + "'");
+  }
+  if (c.dataset.format == "hdf5" && c.dataset.metadata_file) {
+    return refuse(
+        "with dataset.format hdf5 needs dataset.metadata_file: false (its per-sample "
+        "lookups would be independent reads of a collectively opened file)");
+  }
+  return Status::OK();
+}
+
+// Rules between the keys of one section (or two close ones) that the table cannot express.
+Status ValidateDataset(const WorkloadConfig& c) {
+  auto invalid = [](const std::string& m) { return Status::InvalidArgument(m); };
+  const WorkflowConfig& w = c.workflow;
+  const DatasetConfig& d = c.dataset;
+  if ((w.train || w.generate_data) && d.num_files_train < 1) {
+    return invalid(
+        "dataset.num_files_train must be >= 1 when workflow.train or "
+        "workflow.generate_data is true");
+  }
+  if (w.evaluation && d.num_files_eval < 1) {
+    return invalid("dataset.num_files_eval must be >= 1 when workflow.evaluation is true");
+  }
+  if (d.enable_chunking && d.chunk_size < 1 && d.chunk_samples < 1) {
+    return invalid(
+        "dataset.chunk_size or dataset.chunk_samples must be >= 1 when "
+        "dataset.enable_chunking is true");
+  }
+  if (c.storage.storage_type == "slow" && c.storage.slow_inner.empty()) {
+    return invalid("storage.slow_inner must not be empty when storage.storage_type is 'slow'");
+  }
+  return Status::OK();
+}
+
+Status ValidateReader(const WorkloadConfig& c) {
+  auto invalid = [](const std::string& m) { return Status::InvalidArgument(m); };
+  const ReaderConfig& r = c.reader;
+  if (r.sampler == "shuffle_buffer" && r.shuffle_size < 1) {
+    return invalid("reader.shuffle_size must be >= 1 with reader.sampler 'shuffle_buffer'");
+  }
+  if (r.read_type == ReadType::kMemory && r.pipeline != "preload") {
+    return invalid("reader.read_type 'memory' requires reader.pipeline 'preload', got '" +
+                   r.pipeline + "'");
+  }
+  // The preload store keys a sample by (file, index) packed into 64 bits: 24 bits of file.
+  constexpr uint64_t kMaxPreloadFiles = uint64_t{1} << 24;
+  if (r.pipeline == "preload" &&
+      std::max(c.dataset.num_files_train, c.dataset.num_files_eval) > kMaxPreloadFiles) {
+    return invalid("dataset.num_files_train and dataset.num_files_eval must be <= " +
+                   std::to_string(kMaxPreloadFiles) + " with reader.pipeline 'preload'");
+  }
+  if (r.odirect && r.transfer_size % 4096 != 0) {
+    return invalid("reader.transfer_size must be a multiple of 4096 with reader.odirect, got " +
+                   std::to_string(r.transfer_size));
+  }
+  if (c.workflow.evaluation && c.evaluation.epochs_between_evals < 1) {
+    return invalid("evaluation.epochs_between_evals must be >= 1 when workflow.evaluation is true");
+  }
+  return Status::OK();
+}
+
+Status ValidateCheckpoint(const WorkloadConfig& c) {
+  auto invalid = [](const std::string& m) { return Status::InvalidArgument(m); };
+  const CheckpointConfig& k = c.checkpoint;
+  if (c.workflow.checkpoint && k.steps_between_checkpoints < 1 &&
+      k.epochs_between_checkpoints < 1 && k.num_checkpoints_write < 1) {
+    return invalid(
+        "checkpoint.epochs_between_checkpoints must be >= 1 when workflow.checkpoint "
+        "is true and checkpoint.steps_between_checkpoints is -1");
+  }
+  // As DLIO: with no writes, a run reads checkpoints an earlier run left in the folder.
+  if (k.num_checkpoints_write > 0 && k.num_checkpoints_read > k.num_checkpoints_write) {
+    return invalid("checkpoint.num_checkpoints_read (" + std::to_string(k.num_checkpoints_read) +
+                   ") must not exceed checkpoint.num_checkpoints_write (" +
+                   std::to_string(k.num_checkpoints_write) + ")");
+  }
+  return Status::OK();
+}
+
+Status ValidateModel(const WorkloadConfig& c) {
+  auto invalid = [](const std::string& m) { return Status::InvalidArgument(m); };
+  const ModelConfig& model = c.model;
+  const ParallelismConfig& par = model.parallelism;
+  if (c.checkpoint.mode == CheckpointMode::kSubset && par.data < 1) {
+    return invalid(
+        "checkpoint.mode 'subset' needs model.parallelism.data >= 1 (the data-parallel "
+        "degree of the job whose first ranks this run emulates)");
+  }
+  if (model.num_layers <= 0) return Status::OK();
+  // DLIO's rules: every stage needs a layer, and ZeRO-3 shards cannot cross pipeline stages.
+  if (static_cast<uint64_t>(model.num_layers) < par.pipeline) {
+    return invalid("model.num_layers (" + std::to_string(model.num_layers) +
+                   ") must be >= model.parallelism.pipeline (" + std::to_string(par.pipeline) +
+                   ")");
+  }
+  if (par.pipeline > 1 && par.zero_stage == 3) {
+    return invalid(
+        "model.parallelism.zero_stage 3 does not combine with model.parallelism.pipeline > 1");
+  }
+  const TransformerConfig& t = model.transformer;
+  const std::pair<const char*, uint64_t> positive[] = {
+      {"model.transformer.hidden_size", t.hidden_size},
+      {"model.transformer.vocab_size", t.vocab_size},
+      {"model.transformer.num_attention_heads", t.num_attention_heads},
+  };
+  for (const auto& [key, value] : positive) {
+    if (value < 1) return invalid(std::string(key) + " must be >= 1 when model.num_layers > 0");
+  }
+  return Status::OK();
+}
+
+Status ValidateSideIo(const WorkloadConfig& c) {
+  auto invalid = [](const std::string& m) { return Status::InvalidArgument(m); };
+  const SideIoConfig& s = c.side_io;
+  if (!s.read_file.empty()) {
+    if (s.read_size < 1) return invalid("side_io.read_size must be >= 1 with a side_io.read_file");
+    if (s.read_file_format.empty()) {
+      return invalid("side_io.read_file_format must not be empty (raw or a format name)");
+    }
+  }
+  if (s.write_bytes > 0 && s.write_file.find("{rank}") == std::string::npos) {
+    return invalid(
+        "side_io.write_file must contain {rank} (every rank writes its own file), got '" +
+        s.write_file + "'");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status WorkloadConfig::Validate() const {
+  // Every key's own checks (range, accepted values, not empty, distributions) come from the
+  // table; the rules below relate keys to each other.
+  WorkloadConfig c = *this;  // the table's accessors take a mutable config
+  for (const KeySpec& spec : KeyTable()) {
+    const std::string problem = config_internal::CheckValue(spec, c);
+    if (!problem.empty()) return Status::InvalidArgument(problem);
+  }
+  DLIO_RETURN_NOT_OK(ScaleKeySpecs(scale_keys).status());
+  DLIO_RETURN_NOT_OK(ValidateDataset(*this));
+  DLIO_RETURN_NOT_OK(ValidateReader(*this));
+  DLIO_RETURN_NOT_OK(ValidateCheckpoint(*this));
+  DLIO_RETURN_NOT_OK(ValidateModel(*this));
+  DLIO_RETURN_NOT_OK(ValidateSideIo(*this));
+  return ValidateCollectiveIo(*this);
+}
+
+}  // namespace dlio

@@ -1,0 +1,37 @@
+#include "runner/checkpoint_options.h"
+
+namespace dlio {
+
+std::string CheckpointTypeFor(const WorkloadConfig& c) {
+  if (c.checkpoint.type != "auto") return c.checkpoint.type;
+  const ModelConfig& m = c.model;
+  if (m.type == "transformer" || m.num_layers > 0 || !m.layer_parameters.empty() ||
+      !m.optimization_groups.empty()) {
+    return "transformer";
+  }
+  if (c.checkpoint.model_size_bytes > 0 || m.model_size_bytes > 0) return "model";
+  return "paper";
+}
+
+TransformerModel TransformerModelFor(const WorkloadConfig& c) {
+  const ModelConfig& m = c.model;
+  TransformerModel t;
+  t.num_layers = m.num_layers;
+  t.vocab_size = m.transformer.vocab_size;
+  t.hidden_size = m.transformer.hidden_size;
+  t.ffn_hidden_size = m.transformer.ffn_hidden_size;
+  t.num_attention_heads = m.transformer.num_attention_heads;
+  t.num_kv_heads = m.transformer.num_kv_heads;
+  t.tensor = m.parallelism.tensor;
+  t.pipeline = m.parallelism.pipeline;
+  t.data = m.parallelism.data;
+  t.subset = c.checkpoint.mode == CheckpointMode::kSubset;
+  t.zero_stage = m.parallelism.zero_stage;
+  t.model_datatype = m.model_datatype;
+  t.optimizer_datatype = m.optimizer_datatype;
+  t.optimization_groups = m.optimization_groups;
+  t.layer_parameters = m.layer_parameters;
+  return t;
+}
+
+}  // namespace dlio

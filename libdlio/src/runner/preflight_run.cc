@@ -1,0 +1,55 @@
+#include "runner/preflight_run.h"
+
+#include <memory>
+
+#include "dlio/loop.h"
+#include "dlio/preflight.h"
+#include "dlio/registries.h"
+#include "dlio/runner.h"
+
+namespace dlio {
+
+Status AgreedPreflight(const WorkloadConfig& config, const Format* format, Comm* comm) {
+  Status mine;
+  auto host = MeasureHostResources(config, format, comm);
+  mine = host.ok() ? CheckRunFits(config, comm->size(), *host) : host.status();
+  std::vector<double> first{static_cast<double>(mine.ok() ? comm->size() : comm->rank())};
+  DLIO_RETURN_NOT_OK(comm->AllReduceMin(&first));
+  const int root = static_cast<int>(first[0]);
+  if (root >= comm->size()) return Status::OK();
+  std::string wire = std::to_string(static_cast<int>(mine.code())) + " " + mine.message();
+  DLIO_RETURN_NOT_OK(comm->Broadcast(&wire, root));
+  const size_t space = wire.find(' ');
+  const auto code = static_cast<StatusCode>(std::stoi(wire.substr(0, space)));
+  std::string message = wire.substr(space + 1);
+  if (comm->size() > 1) {
+    message += " (rank " + std::to_string(root) + " of " + std::to_string(comm->size()) + ")";
+  }
+  return Status(code, message);
+}
+
+Status PreflightRun(const WorkloadConfig& input, const RunEnv& env) {
+  std::unique_ptr<Comm> own_comm;
+  Comm* comm = env.comm;
+  if (comm == nullptr) {
+    own_comm = MakeSerialComm();
+    comm = own_comm.get();
+  }
+  std::unique_ptr<Registries> own_registries;
+  const Registries* registries = env.registries;
+  if (registries == nullptr) {
+    own_registries = std::make_unique<Registries>();
+    DLIO_RETURN_NOT_OK(RegisterBuiltins(own_registries.get()));
+    registries = own_registries.get();
+  }
+  DLIO_ASSIGN_OR_RETURN(const WorkloadConfig config,
+                        ScaleConfig(ResolvePaths(input), comm->size()));
+  std::unique_ptr<Format> format;
+  if (config.workflow.generate_data || config.workflow.train) {
+    DLIO_ASSIGN_OR_RETURN(auto factory, registries->formats.Get(config.dataset.format));
+    DLIO_ASSIGN_OR_RETURN(format, factory());
+  }
+  return AgreedPreflight(config, format.get(), comm);
+}
+
+}  // namespace dlio

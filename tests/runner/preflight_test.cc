@@ -1,0 +1,222 @@
+// The preflight check: runs that cannot work on a host are refused by key before anything is
+// generated (issue 9, defect 6). CheckRunFits is given made-up hosts; MeasureHostResources and
+// RunWorkload are run on this one.
+#include "dlio/preflight.h"
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+
+#include "dlio/registries.h"
+#include "dlio/runner.h"
+#include "test_util.h"
+
+namespace dlio {
+namespace {
+
+constexpr uint64_t kGiB = uint64_t{1} << 30;
+
+WorkloadConfig Tiny() {
+  WorkloadConfig c;
+  c.workflow.generate_data = true;
+  c.workflow.train = true;
+  c.dataset.num_files_train = 8;
+  c.dataset.num_samples_per_file = 4;
+  c.dataset.record_length_bytes = 1024;
+  c.reader.batch_size = 2;
+  return c;
+}
+
+HostResources Host(uint64_t memory) {
+  HostResources h;
+  h.memory_bytes = memory;
+  return h;
+}
+
+bool Has(const Status& s, const std::string& text) {
+  return s.message().find(text) != std::string::npos;
+}
+
+TEST_CASE("preflight: a small run fits a small host") {
+  CHECK(CheckRunFits(Tiny(), 1, Host(kGiB)).ok());
+  CHECK(CheckRunFits(Tiny(), 4, Host(kGiB)).ok());
+  CHECK(CheckRunFits(WorkloadConfig(), 1, Host(kGiB)).ok());
+}
+
+TEST_CASE("preflight: huge counts are refused by key, however large") {
+  WorkloadConfig files = Tiny();
+  files.dataset.num_files_train = 100'000'000;  // 1e8: the file list alone is ~27 GiB
+  Status st = CheckRunFits(files, 1, Host(16 * kGiB));
+  CHECK(st.code() == StatusCode::kResourceExhausted);
+  CHECK(st.message().find("dataset.num_files_train: the run needs at least") == 0);
+  CHECK(Has(st, "of it for the file list, but the host has 16.0 GiB"));
+
+  WorkloadConfig samples = Tiny();
+  samples.dataset.num_samples_per_file = 1'000'000'000'000;  // 1e12, inside the key's range
+  st = CheckRunFits(samples, 1, Host(1024 * kGiB));
+  CHECK(st.code() == StatusCode::kResourceExhausted);
+  CHECK(st.message().find("dataset.num_files_train x dataset.num_samples_per_file:") == 0);
+  CHECK(Has(st, "for the sample plan"));
+
+  // The largest values the table accepts saturate instead of wrapping around.
+  WorkloadConfig most = Tiny();
+  most.dataset.num_files_train = uint64_t{1} << 32;
+  most.dataset.num_samples_per_file = uint64_t{1} << 40;
+  most.reader.batch_size = 1;
+  const RunFootprint f = EstimateRunFootprint(most, 1);
+  CHECK(f.memory_bytes == UINT64_MAX);
+  CHECK(CheckRunFits(most, 1, Host(UINT64_MAX - 1)).code() == StatusCode::kResourceExhausted);
+
+  WorkloadConfig buffers = Tiny();
+  buffers.reader.prefetch_size = 1 << 20;
+  buffers.reader.batch_size = 1 << 10;
+  buffers.dataset.num_files_train = 1 << 12;
+  st = CheckRunFits(buffers, 1, Host(64 * kGiB));
+  CHECK(st.message().find("(reader.prefetch_size + reader.read_threads + 1) x reader.batch_size x "
+                          "dataset.record_length_bytes:") == 0);
+
+  WorkloadConfig preload = Tiny();
+  preload.reader.read_type = ReadType::kMemory;
+  preload.reader.pipeline = "preload";
+  preload.dataset.record_length_bytes = 64 * kGiB;
+  st = CheckRunFits(preload, 1, Host(64 * kGiB));
+  CHECK(st.message().find("reader.pipeline preload:") == 0);
+}
+
+TEST_CASE("preflight: the ranks on one host share its memory") {
+  WorkloadConfig c = Tiny();
+  c.dataset.num_files_train = 4'000'000;  // ~1.6 GiB per rank
+  HostResources host = Host(4 * kGiB);
+  CHECK(CheckRunFits(c, 8, host).ok());
+  host.ranks_on_host = 8;
+  Status st = CheckRunFits(c, 8, host);
+  CHECK(st.code() == StatusCode::kResourceExhausted);
+  CHECK(Has(st, "per rank x 8 ranks on this host"));
+  host.memory_bytes = 0;  // unknown: not checked
+  CHECK(CheckRunFits(c, 8, host).ok());
+}
+
+TEST_CASE("preflight: an epoch without a step is refused, naming the batch size") {
+  WorkloadConfig c = Tiny();  // 32 samples
+  c.reader.batch_size = 33;
+  Status st = CheckRunFits(c, 1, Host(kGiB));
+  CHECK(st.code() == StatusCode::kInvalidArgument);
+  CHECK(st.message() ==
+        "a training epoch would have no step: a rank gets 32 samples "
+        "(dataset.num_files_train x dataset.num_samples_per_file), fewer than reader.batch_size "
+        "33 (reader.drop_last drops a partial batch)");
+  c.reader.drop_last = false;
+  CHECK(CheckRunFits(c, 1, Host(kGiB)).ok());
+
+  c = Tiny();
+  c.reader.batch_size = 9;  // 32 samples over 4 ranks: 8 each
+  CHECK(Has(CheckRunFits(c, 4, Host(kGiB)),
+            "a rank gets 8 samples (dataset.num_files_train x "
+            "dataset.num_samples_per_file / 4 ranks)"));
+  c.reader.sharding = Sharding::kNone;  // every rank reads all 32
+  CHECK(CheckRunFits(c, 4, Host(kGiB)).ok());
+
+  c = Tiny();
+  c.workflow.evaluation = true;
+  c.dataset.num_files_eval = 1;
+  c.reader.batch_size_eval = 5;
+  CHECK(Has(CheckRunFits(c, 1, Host(kGiB)), "fewer than reader.batch_size_eval 5"));
+}
+
+TEST_CASE("preflight: a generation must fit the free space, counting only missing files") {
+  WorkloadConfig c = Tiny();
+  c.dataset.num_files_train = 1000;
+  c.dataset.num_samples_per_file = 1;
+  c.dataset.record_length_bytes = 1 << 20;  // 1000 files of 1 MiB
+  HostResources host = Host(64 * kGiB);
+  host.data_free_bytes = 500 << 20;
+  Status st = CheckRunFits(c, 1, host);
+  CHECK(st.code() == StatusCode::kResourceExhausted);
+  CHECK(st.message() ==
+        "dataset.num_files_train x dataset.num_samples_per_file x dataset.record_length_bytes: "
+        "generating 1000 missing files of 1.0 MiB needs 1000.0 MiB, but the file system of "
+        "dataset.data_folder './data' has 500.0 MiB free (nothing was generated)");
+  host.train_files_present = 600;
+  CHECK(CheckRunFits(c, 1, host).ok());
+  host.train_files_present = 0;
+  c.workflow.generate_data = false;  // nothing is written
+  CHECK(CheckRunFits(c, 1, host).ok());
+}
+
+TEST_CASE("preflight: the run's checkpoints must fit the checkpoint folder") {
+  WorkloadConfig c = Tiny();
+  c.workflow.generate_data = false;
+  c.workflow.checkpoint = true;
+  c.train.epochs = 2;
+  c.checkpoint.checkpoint_after_epoch = 1;
+  c.checkpoint.model_size_bytes = 100 * kGiB;
+  const RunFootprint f = EstimateRunFootprint(c, 1);
+  CHECK(f.checkpoints == 2);
+  CHECK(f.checkpoint_bytes == 100 * kGiB);
+  HostResources host = Host(64 * kGiB);
+  host.checkpoint_free_bytes = 150 * kGiB;
+  Status st = CheckRunFits(c, 1, host);
+  CHECK(st.code() == StatusCode::kResourceExhausted);
+  CHECK(Has(st, "2 checkpoints of 100.0 GiB need 200.0 GiB"));
+  c.checkpoint.size_divisor = 10;
+  CHECK(CheckRunFits(c, 1, host).ok());
+}
+
+TEST_CASE("preflight: MeasureHostResources measures this host") {
+  testing::TempDir dir;
+  Registries registries;
+  REQUIRE(RegisterBuiltins(&registries).ok());
+  auto format = (*registries.formats.Get("npz"))();
+  REQUIRE(format.ok());
+  WorkloadConfig c = Tiny();
+  c.dataset.data_folder = dir / "not/yet/there";
+  auto h = MeasureHostResources(c, format->get(), nullptr);
+  REQUIRE(h.ok());
+  CHECK(h->memory_bytes > 0);
+  CHECK(h->ranks_on_host == 1);
+  CHECK(h->data_free_bytes > 0);
+  CHECK(h->data_free_bytes != kUnknownBytes);
+  CHECK(h->checkpoint_free_bytes == kUnknownBytes);  // no checkpoints
+
+  // A dataset larger than any disk: the files already there are counted, by name.
+  c.dataset.data_folder = dir.path();
+  c.dataset.num_files_train = 1000;
+  c.dataset.record_length_bytes = uint64_t{1} << 40;
+  std::filesystem::create_directories(dir / "train");
+  for (const char* name :
+       {"img_000_of_1000.npz", "img_999_of_1000.npz", "other.npz", "img_001_of_100.npz"}) {
+    testing::WriteTextFile(dir / "train" + "/" + name, "x");
+  }
+  h = MeasureHostResources(c, format->get(), nullptr);
+  REQUIRE(h.ok());
+  CHECK(h->train_files_present == 2);
+
+  c.dataset.compression = "gzip";  // compressed files may be smaller: not checked
+  CHECK(MeasureHostResources(c, format->get(), nullptr)->data_free_bytes == kUnknownBytes);
+  c.dataset.compression = "none";
+  c.storage.storage_type = "memory";  // not on a file system: not checked
+  CHECK(MeasureHostResources(c, format->get(), nullptr)->data_free_bytes == kUnknownBytes);
+}
+
+TEST_CASE("preflight: RunWorkload refuses before generating anything") {
+  testing::TempDir dir;
+  WorkloadConfig c = Tiny();
+  c.dataset.data_folder = dir / "data";
+  c.output.folder = dir / "out";
+  c.workflow.train = false;  // generate only: the disk check, not the memory one, must refuse
+  c.dataset.num_files_train = 1000;
+  c.dataset.record_length_bytes = uint64_t{1} << 40;  // 4000 TiB to write
+  RunEnv env;
+  env.write_outputs = false;
+  auto report = RunWorkload(c, env);
+  REQUIRE_FALSE(report.ok());
+  CHECK(report.status().code() == StatusCode::kResourceExhausted);
+  CHECK(Has(report.status(), "dataset.record_length_bytes: generating 1000 missing files"));
+  CHECK_FALSE(std::filesystem::exists(dir / "data"));
+  CHECK(PreflightRun(c, env).code() == StatusCode::kResourceExhausted);
+  c.dataset.record_length_bytes = 1024;
+  CHECK(PreflightRun(c, env).ok());
+}
+
+}  // namespace
+}  // namespace dlio
