@@ -6,28 +6,12 @@
 #include <vector>
 
 #include "dlio/registries.h"
+#include "fake_clock.h"
 
 namespace dlio {
 namespace {
 
-// Records what it was asked to do instead of taking the time. Not thread-safe (tests only).
-class FakeClock final : public Clock {
- public:
-  int64_t NowNanos() const override { return now_; }
-  void SleepForNanos(int64_t nanos) const override {
-    sleeps.push_back(nanos);
-    now_ += nanos;
-  }
-  void SpinForNanos(int64_t nanos) const override {
-    spins.push_back(nanos);
-    now_ += nanos;
-  }
-  mutable std::vector<int64_t> sleeps;
-  mutable std::vector<int64_t> spins;
-
- private:
-  mutable int64_t now_ = 0;
-};
+using testing::FakeClock;
 
 ComputeOptions Constant(const std::string& name, double seconds) {
   ComputeOptions o;
@@ -46,8 +30,8 @@ TEST_CASE("sleep: constant 5 ms asks the clock for 5,000,000 ns each step", "[co
   FakeClock clock;
   auto c = Make(Constant("sleep", 0.005), &clock);
   for (int64_t step = 0; step < 4; ++step) CHECK(c->Step(step) == 5'000'000);
-  CHECK(clock.sleeps == std::vector<int64_t>(4, 5'000'000));
-  CHECK(clock.spins.empty());
+  CHECK(clock.sleeps() == std::vector<int64_t>(4, 5'000'000));
+  CHECK(clock.spins().empty());
   CHECK(clock.NowNanos() == 20'000'000);
 }
 
@@ -55,8 +39,8 @@ TEST_CASE("spin: constant time goes to SpinForNanos", "[compute]") {
   FakeClock clock;
   auto c = Make(Constant("spin", 0.25), &clock);
   CHECK(c->Step(0) == 250'000'000);
-  CHECK(clock.spins == std::vector<int64_t>{250'000'000});
-  CHECK(clock.sleeps.empty());
+  CHECK(clock.spins() == std::vector<int64_t>{250'000'000});
+  CHECK(clock.sleeps().empty());
 }
 
 TEST_CASE("zero time returns at once without asking the clock", "[compute]") {
@@ -66,8 +50,8 @@ TEST_CASE("zero time returns at once without asking the clock", "[compute]") {
     CHECK(c->Step(0) == 0);
     CHECK(c->Step(1) == 0);
   }
-  CHECK(clock.sleeps.empty());
-  CHECK(clock.spins.empty());
+  CHECK(clock.sleeps().empty());
+  CHECK(clock.spins().empty());
 }
 
 TEST_CASE("normal draws are reproducible from the seed and vary", "[compute]") {
@@ -86,12 +70,13 @@ TEST_CASE("normal draws are reproducible from the seed and vary", "[compute]") {
     eb->Step(step);
     ec->Step(step);
   }
-  CHECK(a.sleeps == b.sleeps);
-  CHECK(a.sleeps == returned);
-  CHECK(a.sleeps != c.sleeps);
-  std::set<int64_t> distinct(a.sleeps.begin(), a.sleeps.end());
+  CHECK(a.sleeps() == b.sleeps());
+  CHECK(a.sleeps() == returned);
+  CHECK(a.sleeps() != c.sleeps());
+  const std::vector<int64_t> sleeps = a.sleeps();
+  std::set<int64_t> distinct(sleeps.begin(), sleeps.end());
   CHECK(distinct.size() == 20);
-  for (int64_t ns : a.sleeps) {
+  for (int64_t ns : sleeps) {
     CHECK(ns > 0);
     CHECK(ns < 200'000'000);  // 5 sigma above the mean
   }
@@ -132,7 +117,7 @@ TEST_CASE("registry holds sleep and spin", "[compute]") {
   auto c = (*spin)(Constant("sleep", 0.001), &clock);  // the entry's name wins
   REQUIRE(c.ok());
   (*c)->Step(0);
-  CHECK(clock.spins == std::vector<int64_t>{1'000'000});
+  CHECK(clock.spins() == std::vector<int64_t>{1'000'000});
   CHECK(reg.computes.Contains("sleep"));
 }
 

@@ -9,30 +9,12 @@
 
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "fake_clock.h"
 
 namespace dlio {
 namespace {
 
-// Records every sleep instead of sleeping, and advances its time by it.
-class FakeClock final : public Clock {
- public:
-  int64_t NowNanos() const override { return now_.load(); }
-  void SleepForNanos(int64_t nanos) const override {
-    std::lock_guard<std::mutex> lock(mu_);
-    sleeps_.push_back(nanos);
-    if (nanos > 0) now_ += nanos;
-  }
-  void SpinForNanos(int64_t nanos) const override { SleepForNanos(nanos); }
-  std::vector<int64_t> sleeps() const {
-    std::lock_guard<std::mutex> lock(mu_);
-    return sleeps_;
-  }
-
- private:
-  mutable std::atomic<int64_t> now_{1000};
-  mutable std::mutex mu_;
-  mutable std::vector<int64_t> sleeps_;
-};
+using testing::FakeClock;
 
 std::unique_ptr<Storage> MakeSlow(const StorageOptions& options, const Clock* clock,
                                   Tracer* tracer = nullptr) {
@@ -44,7 +26,7 @@ std::unique_ptr<Storage> MakeSlow(const StorageOptions& options, const Clock* cl
 }
 
 std::vector<int64_t> RunReads(const StorageOptions& options, int reads) {
-  FakeClock clock;
+  FakeClock clock(1000);
   auto s = MakeSlow(options, &clock);
   {
     auto f = s->Open("/mem/a.bin", OpenMode::kWrite);
@@ -75,7 +57,7 @@ TEST_CASE("slow: measured delay includes the injected latency (fake clock)") {
   o.name = "slow";
   o.slow_inner = "memory";
   o.slow_latency_us = 500;
-  FakeClock clock;
+  FakeClock clock(1000);
   MemoryTracer tracer;
   auto s = MakeSlow(o, &clock, &tracer);
   auto f = s->Open("/x", OpenMode::kWrite);

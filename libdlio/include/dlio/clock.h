@@ -1,4 +1,5 @@
-// Time source. Injected through the Context so tests can use a fake clock.
+// Time source. Every component that reads the time gets a Clock from its owner, so tests can
+// run whole loops on a fake clock.
 #pragma once
 
 #include <cstdint>
@@ -15,12 +16,16 @@ class Clock {
   virtual void SleepForNanos(int64_t nanos) const = 0;
   // Busy-waits for `nanos`, keeping a core busy as real compute would.
   virtual void SpinForNanos(int64_t nanos) const = 0;
+  // Wall-clock microseconds since the Unix epoch: trace timestamps and report times. Not
+  // monotonic on a real clock (NTP may step it); durations are measured with NowNanos().
+  virtual int64_t WallMicros() const = 0;
 };
 
-// The process's steady clock (std::chrono::steady_clock). Stateless; lives for the whole program.
+// The process's clock: std::chrono::steady_clock for NowNanos, system_clock for WallMicros.
+// Stateless; lives for the whole program.
 const Clock* SystemClock();
 
-// Wall-clock microseconds since the Unix epoch, for trace timestamps and reports.
+// SystemClock()->WallMicros(). Deprecated: code that has a Clock asks it (being phased out).
 int64_t WallMicros();
 
 }  // namespace dlio

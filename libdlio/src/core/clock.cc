@@ -25,6 +25,11 @@ class SteadyClock final : public Clock {
 #endif
     }
   }
+  int64_t WallMicros() const override {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
 };
 
 }  // namespace
@@ -34,10 +39,6 @@ const Clock* SystemClock() {
   return &clock;
 }
 
-int64_t WallMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
+int64_t WallMicros() { return SystemClock()->WallMicros(); }
 
 }  // namespace dlio
