@@ -64,7 +64,8 @@ std::string SampleSizesJson(uint64_t num_samples, const FormatReader& reader) {
   if (num_samples <= 16) {
     out += ",\"sample_sizes\":[";
     for (uint64_t i = 0; i < num_samples; ++i) {
-      out += (i ? "," : "") + std::to_string(reader.sample_size(i));
+      if (i > 0) out += ',';  // not `(i ? "," : "") + ...`: GCC 12 -Wrestrict false positive
+      out += std::to_string(reader.sample_size(i));
     }
     out += "]";
   }
