@@ -232,7 +232,10 @@ uint64_t NpyHeader::sample_size() const {
 
 std::string NpyHeader::ShapeJson() const {
   std::string out = "[";
-  for (size_t i = 0; i < shape.size(); ++i) out += (i ? "," : "") + std::to_string(shape[i]);
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) out += ',';  // not `(i ? "," : "") + ...`: GCC 12 -Wrestrict false positive
+    out += std::to_string(shape[i]);
+  }
   return out + "]";
 }
 
