@@ -783,7 +783,7 @@ std::vector<ConfigKeyDoc> ConfigKeyDocs() {
     if (!spec.alias_of.empty()) {
       const KeySpec* target = FindKey(spec.alias_of);
       doc.type = target ? config_internal::KeyTypeName(target->type) : "any";
-      doc.default_value = "-";
+      doc.default_value = '-';  // not "-": GCC 12 -Wrestrict false positive on the inlined copy
     } else {
       doc.type = config_internal::KeyTypeName(spec.type);
       doc.default_value = config_internal::RenderValue(spec, defaults);
