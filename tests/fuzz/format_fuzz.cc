@@ -1,6 +1,8 @@
 // The format targets: the input's parts become a file (and its companions) on memory storage,
 // which the format then opens, counts, reads sample by sample and describes, as `dlio-run
 // inspect` and a training run would.
+#include <google/protobuf/stubs/logging.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -37,6 +39,11 @@ const Format* GetFormat(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu);
   auto it = formats.find(name);
   if (it != formats.end()) return it->second.get();
+  if (formats.empty()) {
+    // libprotobuf logs every invalid UTF-8 string field it parses (tfrecord's tf.train.Example)
+    // to stderr, which would cost the fuzzer most of its time; the reader's Status says enough.
+    google::protobuf::SetLogHandler(nullptr);
+  }
   Registries registries;
   if (!RegisterBuiltinFormats(&registries).ok()) std::abort();
   auto factory = registries.formats.Get(name);

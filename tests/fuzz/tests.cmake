@@ -13,7 +13,8 @@ list(APPEND DLIO_FUZZ_TARGETS config)
 add_library(dlio_fuzz_harness STATIC fuzz/fuzz_targets.cc fuzz/format_fuzz.cc fuzz/config_fuzz.cc)
 dlio_target_defaults(dlio_fuzz_harness)
 target_include_directories(dlio_fuzz_harness PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
-target_link_libraries(dlio_fuzz_harness PUBLIC dlio::dlio PRIVATE nlohmann_json::nlohmann_json)
+target_link_libraries(dlio_fuzz_harness PUBLIC dlio::dlio
+                      PRIVATE nlohmann_json::nlohmann_json protobuf::libprotobuf)
 
 add_executable(dlio_fuzz_replay fuzz/replay_main.cc)
 dlio_target_defaults(dlio_fuzz_replay)
