@@ -303,7 +303,8 @@ TEST_CASE("csv rows read in order through a DataSource, as the preload pipeline 
   spec.sample_sizes.assign(20, 2048);
   for (int f = 0; f < 3; ++f) {
     spec.seed = 100 + f;
-    paths.push_back(tmp / ("f" + std::to_string(f) + ".csv"));
+    // Not "f" + std::to_string(f): GCC 12 -Wrestrict false positive on the inlined insert.
+    paths.push_back(tmp / std::string("f").append(std::to_string(f)).append(".csv"));
     REQUIRE(csv->Write(storage.get(), paths.back(), spec, {}).ok());
   }
   FormatDataSourceOptions options;
