@@ -16,6 +16,16 @@ target_include_directories(dlio_fuzz_harness PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/
 target_link_libraries(dlio_fuzz_harness PUBLIC dlio::dlio
                       PRIVATE nlohmann_json::nlohmann_json protobuf::libprotobuf)
 
+if(DLIO_WITH_HDF5)  # the harness checks that readers close every HDF5 object they open
+  target_compile_definitions(dlio_fuzz_harness PRIVATE DLIO_FUZZ_HDF5=1 ${HDF5_C_DEFINITIONS})
+  target_include_directories(dlio_fuzz_harness SYSTEM PRIVATE ${HDF5_C_INCLUDE_DIRS})
+  target_link_libraries(dlio_fuzz_harness PRIVATE ${HDF5_C_LIBRARIES})
+  if(HDF5_IS_PARALLEL)
+    target_include_directories(dlio_fuzz_harness SYSTEM PRIVATE ${MPI_C_INCLUDE_DIRS})
+    target_link_libraries(dlio_fuzz_harness PRIVATE ${MPI_C_LIBRARIES})
+  endif()
+endif()
+
 add_executable(dlio_fuzz_replay fuzz/replay_main.cc)
 dlio_target_defaults(dlio_fuzz_replay)
 target_link_libraries(dlio_fuzz_replay PRIVATE dlio_fuzz_harness)
