@@ -42,19 +42,22 @@ set_tests_properties(fuzz:targets PROPERTIES TIMEOUT 30 LABELS fuzz
 foreach(target ${DLIO_FUZZ_TARGETS})
   set(dir ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
   add_test(NAME fuzz_corpus:${target} COMMAND dlio_fuzz_replay ${target} ${dir}/corpus/${target})
-  set_tests_properties(fuzz_corpus:${target} PROPERTIES TIMEOUT 120 LABELS fuzz)
+  set_tests_properties(fuzz_corpus:${target} PROPERTIES TIMEOUT 120 LABELS fuzz
+                       ENVIRONMENT "${DLIO_LSAN_ENV}")
   file(GLOB inputs CONFIGURE_DEPENDS ${dir}/regressions/${target}/*)
   foreach(input ${inputs})
     get_filename_component(input_name ${input} NAME)
     add_test(NAME fuzz_regression:${target}/${input_name}
              COMMAND dlio_fuzz_replay ${target} ${input})
-    set_tests_properties(fuzz_regression:${target}/${input_name} PROPERTIES TIMEOUT 60 LABELS fuzz)
+    set_tests_properties(fuzz_regression:${target}/${input_name} PROPERTIES TIMEOUT 60
+                         LABELS fuzz ENVIRONMENT "${DLIO_LSAN_ENV}")
   endforeach()
   file(GLOB inputs CONFIGURE_DEPENDS ${dir}/crashes/${target}/*)
   foreach(input ${inputs})
     get_filename_component(input_name ${input} NAME)
     add_test(NAME fuzz_open:${target}/${input_name} COMMAND dlio_fuzz_replay ${target} ${input})
-    set_tests_properties(fuzz_open:${target}/${input_name} PROPERTIES DISABLED ON LABELS fuzz)
+    set_tests_properties(fuzz_open:${target}/${input_name} PROPERTIES DISABLED ON LABELS fuzz
+                         ENVIRONMENT "${DLIO_LSAN_ENV}")
   endforeach()
   if(DLIO_FUZZ)
     add_executable(dlio_fuzz_${target} fuzz/libfuzzer_main.cc)
