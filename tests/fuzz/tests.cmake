@@ -17,13 +17,8 @@ target_link_libraries(dlio_fuzz_harness PUBLIC dlio::dlio
                       PRIVATE nlohmann_json::nlohmann_json protobuf::libprotobuf)
 
 if(DLIO_WITH_HDF5)  # the harness checks that readers close every HDF5 object they open
-  target_compile_definitions(dlio_fuzz_harness PRIVATE DLIO_FUZZ_HDF5=1 ${HDF5_C_DEFINITIONS})
-  target_include_directories(dlio_fuzz_harness SYSTEM PRIVATE ${HDF5_C_INCLUDE_DIRS})
-  target_link_libraries(dlio_fuzz_harness PRIVATE ${HDF5_C_LIBRARIES})
-  if(HDF5_IS_PARALLEL)
-    target_include_directories(dlio_fuzz_harness SYSTEM PRIVATE ${MPI_C_INCLUDE_DIRS})
-    target_link_libraries(dlio_fuzz_harness PRIVATE ${MPI_C_LIBRARIES})
-  endif()
+  dlio_use_hdf5(dlio_fuzz_harness)
+  target_compile_definitions(dlio_fuzz_harness PRIVATE DLIO_FUZZ_HDF5=1)
 endif()
 
 add_executable(dlio_fuzz_replay fuzz/replay_main.cc)
