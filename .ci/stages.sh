@@ -84,7 +84,13 @@ stage_asan() {
   configure_asan
   cmake --build "$ASAN_BUILD_DIR" -j "$JOBS"
   sanitizer_env
-  ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure -j "$JOBS" "$@"
+  local rc=0
+  ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure -j "$JOBS" -LE mpi "$@" || rc=$?
+  # LeakSanitizer's tracer now and then crashes (signal 11) while it stops Open MPI's threads at
+  # exit, failing a test that passed: a failing MPI test gets a second run.
+  ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure -j "$JOBS" -L mpi \
+    --repeat until-pass:2 "$@" || rc=$?
+  return "$rc"
 }
 
 # tsan: ThreadSanitizer over the tests of the threaded modules (pipeline, storage, serial comm).
