@@ -2,10 +2,22 @@
 # One-step set-up for dlio on Debian 12 (run as root, or with sudo available).
 #
 #   ./setup.sh run    install what is missing, build (Release), run the default workload
-#   ./setup.sh test   install what is missing, build (Release, with tests), run every test
+#   ./setup.sh test   install what is missing, then every check CI runs, in stages:
+#                       format   clang-format 14 over every tracked .cc/.h/.c file
+#                       release  Release build of everything, warnings are errors; whole ctest suite
+#                       asan     clang AddressSanitizer + UndefinedBehaviorSanitizer build; whole
+#                                ctest suite (also builds the libFuzzer targets)
+#                       tsan     clang ThreadSanitizer build; pipeline, storage and comm tests
+#                       fuzz     every libFuzzer target for DLIO_FUZZ_SECONDS (needs asan's build)
+#                     extra arguments go to ctest (./setup.sh test -R config)
 #   ./setup.sh build  install and build only
 #
-# Environment: BUILD_DIR (default ./build), JOBS (default: nproc), DLIO_SKIP_INSTALL=1 to skip apt.
+# Environment: BUILD_DIR (default ./build; the sanitizer stages use BUILD_DIR-asan and
+# BUILD_DIR-tsan), JOBS (default: nproc), DLIO_SKIP_INSTALL=1 to skip apt,
+# DLIO_TEST_STAGES (default "format release asan tsan fuzz"; DLIO_QUICK=1 means "format
+# release"), DLIO_FAIL_FAST=1 (stop at the first failing stage), DLIO_FUZZ_SECONDS (per target,
+# default 45), DLIO_FUZZ_SEED (default 1; "random" for a new one each run), DLIO_FUZZ_ADVISORY=1
+# (fuzz findings are printed but do not fail). docs/testing.md says what each stage checks.
 set -euo pipefail
 
 cd "$(dirname "$0")"
@@ -24,11 +36,14 @@ PACKAGES=(
   libjpeg62-turbo-dev libpng-dev
   fio file python3 python3-numpy python3-h5py python3-pandas python3-protobuf python3-pil
 )
+# What `./setup.sh test` adds: the formatter, and clang with its sanitizer and libFuzzer runtimes
+# (libclang-rt-14-dev) and llvm-symbolizer (llvm-14) for readable sanitizer stacks.
+TEST_PACKAGES=(clang-format-14 clang-14 libclang-rt-14-dev llvm-14)
 
 install_missing() {
   [ "${DLIO_SKIP_INSTALL:-0}" = 1 ] && return 0
   local missing=()
-  for p in "${PACKAGES[@]}"; do
+  for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
@@ -45,22 +60,22 @@ configure() {
 
 case "$mode" in
   run)
-    install_missing
-    configure -DDLIO_BUILD_TESTS=OFF -DDLIO_BUILD_BENCHMARKS=OFF -DDLIO_BUILD_EXAMPLES=OFF
+    install_missing "${PACKAGES[@]}"
+    configure -DDLIO_BUILD_TESTS=OFF -DDLIO_BUILD_BENCHMARKS=OFF -DDLIO_BUILD_EXAMPLES=OFF \
+      -DDLIO_WERROR=OFF
     cmake --build "$BUILD_DIR" --target dlio-run -j "$JOBS"
     exec "$BUILD_DIR/apps/dlio-run/dlio-run" "$@"
     ;;
   test)
-    install_missing
-    configure -DDLIO_BUILD_TESTS=ON -DDLIO_BUILD_BENCHMARKS=ON -DDLIO_BUILD_EXAMPLES=ON
-    cmake --build "$BUILD_DIR" -j "$JOBS"
-    # Open MPI refuses root unless told; MPI tests run under mpiexec as separate ctest entries.
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-    ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" "$@"
+    install_missing "${PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    # The stages live in .ci/stages.sh (sourced, so they see BUILD_DIR, JOBS and configure).
+    # shellcheck source=.ci/stages.sh
+    source .ci/stages.sh
+    run_test_stages "$@"
     ;;
   build)
-    install_missing
-    configure "$@"
+    install_missing "${PACKAGES[@]}"
+    configure -DDLIO_WERROR=OFF "$@"
     cmake --build "$BUILD_DIR" -j "$JOBS"
     ;;
   *)

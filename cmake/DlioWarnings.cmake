@@ -1,8 +1,45 @@
 # Warnings and sanitizers applied to dlio's own targets (never to dependencies).
+#   DLIO_WERROR    warnings are errors (setup.sh test turns it on; normal builds tolerate them)
+#   DLIO_SANITIZE  e.g. "address,undefined" or "thread"; UBSan findings halt the program
+#   DLIO_FUZZ      clang: coverage for libFuzzer (-fsanitize=fuzzer-no-link) on every dlio target,
+#                  and the fuzz targets of tests/fuzz/ are built
+set(_dlio_sanitizers ${DLIO_SANITIZE})
+if(DLIO_FUZZ)
+  list(APPEND _dlio_sanitizers fuzzer-no-link)
+endif()
+list(JOIN _dlio_sanitizers "," DLIO_SANITIZE_FLAGS)
+
+# clang links its sanitizer runtimes statically into executables only, so a shared library
+# (libdlio_c.so, linked with --no-undefined) cannot resolve them: it and whatever links it use
+# the shared runtime, found through an rpath. (GCC uses shared runtimes by default.)
+set(DLIO_SANITIZE_SHARED_LINK_FLAGS "")
+if(DLIO_SANITIZE_FLAGS AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libclang_rt.asan-x86_64.so
+                  OUTPUT_VARIABLE _dlio_asan_rt OUTPUT_STRIP_TRAILING_WHITESPACE)
+  get_filename_component(_dlio_asan_rt_dir "${_dlio_asan_rt}" DIRECTORY)
+  set(DLIO_SANITIZE_SHARED_LINK_FLAGS -shared-libsan -Wl,-rpath,${_dlio_asan_rt_dir})
+endif()
+
 function(dlio_target_defaults target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
-  if(DLIO_SANITIZE)
-    target_compile_options(${target} PRIVATE -fsanitize=${DLIO_SANITIZE} -fno-omit-frame-pointer)
-    target_link_options(${target} PRIVATE -fsanitize=${DLIO_SANITIZE})
+  if(DLIO_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+  if(DLIO_SANITIZE_FLAGS)
+    target_compile_options(${target} PRIVATE -fsanitize=${DLIO_SANITIZE_FLAGS} -fno-omit-frame-pointer)
+    if(DLIO_SANITIZE MATCHES "undefined")
+      target_compile_options(${target} PRIVATE -fno-sanitize-recover=undefined)
+    endif()
+    # Static libraries pass the runtime on to whatever links them (tests, the installed
+    # package's consumers), a shared library also its kind of runtime; executables link it.
+    get_target_property(type ${target} TYPE)
+    if(type STREQUAL "STATIC_LIBRARY")
+      target_link_options(${target} INTERFACE -fsanitize=${DLIO_SANITIZE_FLAGS})
+    elseif(type STREQUAL "SHARED_LIBRARY")
+      target_link_options(${target} PUBLIC -fsanitize=${DLIO_SANITIZE_FLAGS}
+                          ${DLIO_SANITIZE_SHARED_LINK_FLAGS})
+    else()
+      target_link_options(${target} PRIVATE -fsanitize=${DLIO_SANITIZE_FLAGS})
+    endif()
   endif()
 endfunction()

@@ -1,5 +1,5 @@
 # Installs the build tree into a fresh prefix, then configures, builds and runs the consumer
-# project with find_package(dlio). Arguments: -DBUILD_DIR= -DSOURCE_DIR= -DWORK_DIR=
+# project with find_package(dlio). Arguments: -DBUILD_DIR= -DSOURCE_DIR= -DWORK_DIR= -DCXX=
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 execute_process(COMMAND ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${WORK_DIR}/prefix
@@ -9,6 +9,7 @@ if(NOT rc EQUAL 0)
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/install/consumer -B ${WORK_DIR}/build
                         -DCMAKE_PREFIX_PATH=${WORK_DIR}/prefix -DCMAKE_BUILD_TYPE=Release
+                        -DCMAKE_CXX_COMPILER=${CXX}
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "find_package(dlio) configure failed: ${rc}")

@@ -1,0 +1,240 @@
+# The stages of `./setup.sh test` (sourced by setup.sh, which sets BUILD_DIR and JOBS and has
+# installed the packages). docs/testing.md says what each stage checks and what it costs.
+#
+#   run_test_stages [ctest args...]   runs $DLIO_TEST_STAGES in order, goes on after a failing
+#                                     stage (DLIO_FAIL_FAST=1: stops), prints each stage's wall
+#                                     and CPU time and fails if any stage failed.
+
+ASAN_BUILD_DIR="${ASAN_BUILD_DIR:-${BUILD_DIR}-asan}"
+TSAN_BUILD_DIR="${TSAN_BUILD_DIR:-${BUILD_DIR}-tsan}"
+SANITIZER_CC="${SANITIZER_CC:-clang-14}"
+SANITIZER_CXX="${SANITIZER_CXX:-clang++-14}"
+FUZZ_SECONDS="${DLIO_FUZZ_SECONDS:-45}"
+SANITIZER_DIR="$PWD/tests/sanitizers"
+
+# Open MPI refuses root unless told; MPI tests run under mpiexec as separate ctest entries.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# format: every tracked C/C++ file as clang-format 14 would write it with the repo's .clang-format.
+stage_format() {
+  local fmt
+  fmt="$(command -v clang-format-14 || true)"
+  if [ -z "$fmt" ]; then
+    echo "format: clang-format-14 is not installed" >&2
+    return 1
+  fi
+  local files=()
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    mapfile -d '' files < <(git ls-files -z -- '*.cc' '*.h' '*.c')
+  else
+    mapfile -d '' files < <(find apps benchmarks bindings examples libdlio tests \
+      \( -name '*.cc' -o -name '*.h' -o -name '*.c' \) -print0 | sort -z)
+  fi
+  local differ=()
+  mapfile -t differ < <(printf '%s\0' "${files[@]}" | xargs -0 -n 16 -P "$JOBS" sh -c \
+    'fmt="$1"; shift; for f; do "$fmt" --style=file "$f" | cmp -s - "$f" || echo "$f"; done' \
+    sh "$fmt" | sort)
+  echo "format: ${#files[@]} files checked with $("$fmt" --version | head -1)"
+  [ ${#differ[@]} -eq 0 ] && return 0
+  echo "format: ${#differ[@]} files differ from .clang-format:"
+  printf '  %s\n' "${differ[@]}"
+  for f in "${differ[@]:0:3}"; do
+    diff -u "$f" <("$fmt" --style=file "$f") --label "$f" --label "$f (formatted)" | head -40
+  done
+  echo "format: fix with: clang-format-14 -i --style=file <files>"
+  return 1
+}
+
+# release: the README's build with every part on, warnings as errors, and the whole suite.
+stage_release() {
+  configure -DDLIO_BUILD_TESTS=ON -DDLIO_BUILD_BENCHMARKS=ON -DDLIO_BUILD_EXAMPLES=ON \
+    -DDLIO_BUILD_BINDINGS=ON -DDLIO_WERROR=ON
+  cmake --build "$BUILD_DIR" -j "$JOBS"
+  ctest --test-dir "$BUILD_DIR" --output-on-failure -j "$JOBS" "$@"
+}
+
+# Sanitizer builds: clang, -O1 with line tables (readable stacks, assertions on).
+configure_sanitized() {
+  local dir="$1"
+  shift
+  cmake -S . -B "$dir" -DCMAKE_C_COMPILER="$SANITIZER_CC" -DCMAKE_CXX_COMPILER="$SANITIZER_CXX" \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" -DDLIO_BUILD_TESTS=ON \
+    -DDLIO_BUILD_BENCHMARKS=OFF -DDLIO_BUILD_EXAMPLES=OFF -DDLIO_WERROR=OFF "$@"
+}
+
+sanitizer_env() {
+  local symbolizer=/usr/lib/llvm-14/bin/llvm-symbolizer
+  [ -x "$symbolizer" ] && export ASAN_SYMBOLIZER_PATH="$symbolizer"
+  # Leaks are checked; Open MPI's and HDF5's own allocations at exit are suppressed by name.
+  export ASAN_OPTIONS="detect_leaks=1:check_initialization_order=1:strict_init_order=1:detect_stack_use_after_return=1"
+  export LSAN_OPTIONS="suppressions=$SANITIZER_DIR/lsan.supp:print_suppressions=0"
+  export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+  export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$SANITIZER_DIR/tsan.supp"
+}
+
+configure_asan() {
+  configure_sanitized "$ASAN_BUILD_DIR" -DDLIO_SANITIZE=address,undefined -DDLIO_FUZZ=ON \
+    -DDLIO_BUILD_BINDINGS=ON
+}
+
+# asan: AddressSanitizer + UndefinedBehaviorSanitizer (halting) over the whole suite. The same
+# build carries libFuzzer's coverage and builds the fuzz targets for the fuzz stage.
+stage_asan() {
+  configure_asan
+  cmake --build "$ASAN_BUILD_DIR" -j "$JOBS"
+  sanitizer_env
+  local rc=0
+  ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure -j "$JOBS" -LE mpi "$@" || rc=$?
+  # LeakSanitizer's tracer now and then crashes (signal 11) while it stops Open MPI's threads at
+  # exit, failing a test that passed: a failing MPI test gets a second run.
+  ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure -j "$JOBS" -L mpi \
+    --repeat until-pass:2 "$@" || rc=$?
+  return "$rc"
+}
+
+# tsan: ThreadSanitizer over the tests of the threaded modules (pipeline, storage, serial comm).
+TSAN_TARGETS=(pipeline_test storage_test comm_test)
+stage_tsan() {
+  configure_sanitized "$TSAN_BUILD_DIR" -DDLIO_SANITIZE=thread -DDLIO_WITH_MPI=OFF \
+    -DDLIO_WITH_HDF5=OFF -DDLIO_BUILD_BINDINGS=OFF
+  cmake --build "$TSAN_BUILD_DIR" -j "$JOBS" --target "${TSAN_TARGETS[@]}"
+  sanitizer_env
+  local regex
+  regex="^($(IFS='|'; echo "${TSAN_TARGETS[*]}")):"
+  ctest --test-dir "$TSAN_BUILD_DIR" --output-on-failure -j "$JOBS" -R "$regex"
+}
+
+# fuzz: each libFuzzer target for FUZZ_SECONDS from its seed corpus and regression inputs,
+# JOBS targets at a time. The seed is fixed (DLIO_FUZZ_SEED, default 1) so a run is repeatable.
+stage_fuzz() {
+  configure_asan >/dev/null
+  local targets
+  targets="$("$ASAN_BUILD_DIR/tests/dlio_fuzz_replay" --list 2>/dev/null | sed 's/^targets: //')" ||
+    true
+  if [ -z "$targets" ]; then
+    cmake --build "$ASAN_BUILD_DIR" -j "$JOBS" --target dlio_fuzz_replay
+    targets="$("$ASAN_BUILD_DIR/tests/dlio_fuzz_replay" --list | sed 's/^targets: //')"
+  fi
+  local bins=()
+  for t in $targets; do bins+=("dlio_fuzz_$t"); done
+  cmake --build "$ASAN_BUILD_DIR" -j "$JOBS" --target "${bins[@]}"
+  sanitizer_env
+  local seed="${DLIO_FUZZ_SEED:-1}"
+  [ "$seed" = random ] && seed=0  # libFuzzer picks one
+  local out="$ASAN_BUILD_DIR/fuzz"
+  rm -rf "$out"
+  mkdir -p "$out"
+  local running=0
+  for t in $targets; do
+    if [ "$running" -ge "$JOBS" ]; then
+      wait -n || true
+      running=$((running - 1))
+    fi
+    fuzz_target "$t" "$seed" "$out" &
+    running=$((running + 1))
+  done
+  wait || true
+  if ! fuzz_report "$out" $targets; then
+    # An escape hatch for the lead, never the default: findings are printed, the stage passes.
+    [ "${DLIO_FUZZ_ADVISORY:-0}" = 1 ] && echo "fuzz: DLIO_FUZZ_ADVISORY=1: findings do not fail" && return 0
+    return 1
+  fi
+}
+
+# fuzz_target NAME SEED OUT_DIR: one libFuzzer run; its log and exit code go to OUT_DIR.
+fuzz_target() {
+  local t="$1" seed="$2" out="$3"
+  local src="tests/fuzz"
+  local dirs=("$out/$t.corpus" "$src/corpus/$t")
+  [ -d "$src/regressions/$t" ] && dirs+=("$src/regressions/$t")
+  mkdir -p "$out/$t.corpus" "$out/$t.artifacts"
+  local rc=0
+  "$ASAN_BUILD_DIR/tests/dlio_fuzz_$t" -seed="$seed" -max_total_time="$FUZZ_SECONDS" \
+    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$out/$t.artifacts/" "${dirs[@]}" >"$out/$t.log" 2>&1 || rc=$?
+  echo "$rc" >"$out/$t.rc"
+}
+
+# fuzz_report OUT_DIR TARGET...: executions per second per target; failures with their input.
+fuzz_report() {
+  local out="$1"
+  shift
+  local failed=0
+  printf 'fuzz: %-15s %10s %9s %7s %s\n' target runs "exec/s" corpus result
+  for t in "$@"; do
+    local rc runs eps corpus
+    rc="$(cat "$out/$t.rc" 2>/dev/null || echo 1)"
+    runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t.log" | tail -1)"
+    eps="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$out/$t.log" | tail -1)"
+    corpus="$(find "$out/$t.corpus" -type f | wc -l)"
+    printf 'fuzz: %-15s %10s %9s %7s %s\n' "$t" "${runs:-?}" "${eps:-?}" "$corpus" \
+      "$([ "$rc" = 0 ] && echo ok || echo "FAILED (exit $rc)")"
+    [ "$rc" = 0 ] && continue
+    failed=1
+    echo "---- fuzz $t: end of its log ($out/$t.log)"
+    tail -n 60 "$out/$t.log"
+    for a in "$out/$t.artifacts"/*; do
+      [ -f "$a" ] || continue
+      echo "---- fuzz $t: input $(basename "$a") ($(stat -c %s "$a") bytes), base64; save it as"
+      echo "     tests/fuzz/regressions/$t/<name> (base64 -d) and replay: dlio_fuzz_replay $t <file>"
+      head -c 65536 "$a" | base64 -w 100
+    done
+  done
+  return "$failed"
+}
+
+# Sets CPU_SECONDS to the CPU time (user + sys) this shell's finished children used so far
+# (`times` must run in this shell, not in a command substitution's subshell).
+CPU_TIMES_FILE="$(mktemp)"
+trap 'rm -f "$CPU_TIMES_FILE"' EXIT
+children_cpu_seconds() {
+  times >"$CPU_TIMES_FILE"
+  CPU_SECONDS="$(tail -1 "$CPU_TIMES_FILE" | awk '{
+    t = 0
+    for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+    printf "%.1f", t }')"
+}
+
+run_test_stages() {
+  local stages="${DLIO_TEST_STAGES:-format release asan tsan fuzz}"
+  [ "${DLIO_QUICK:-0}" = 1 ] && stages="format release"
+  stages="${stages//,/ }"
+  local s
+  for s in $stages; do
+    if ! declare -F "stage_$s" >/dev/null; then
+      echo "setup: unknown stage '$s' (stages: format release asan tsan fuzz)" >&2
+      return 2
+    fi
+  done
+  local passed=0 failed=0 report=()
+  for s in $stages; do
+    echo "==== setup: stage $s"
+    local wall0 cpu0 rc
+    wall0="$(date +%s)"
+    children_cpu_seconds
+    cpu0="$CPU_SECONDS"
+    set +e
+    (
+      set -e
+      "stage_$s" "$@"
+    )
+    rc=$?
+    set -e
+    local wall=$(($(date +%s) - wall0)) cpu
+    children_cpu_seconds
+    cpu="$(awk -v a="$CPU_SECONDS" -v b="$cpu0" 'BEGIN { printf "%.0f", a - b }')"
+    report+=("$(printf '%-8s %-6s %6s s wall %7s s CPU (user+sys)' "$s" \
+      "$([ $rc = 0 ] && echo ok || echo FAILED)" "$wall" "$cpu")")
+    if [ $rc = 0 ]; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1))
+      [ "${DLIO_FAIL_FAST:-0}" = 1 ] && break
+    fi
+  done
+  echo "==== setup: summary"
+  printf '  %s\n' "${report[@]}"
+  echo "stages: $passed passed, $failed failed"
+  [ $failed = 0 ]
+}
