@@ -597,6 +597,31 @@ TEST_CASE("LoadConfigFile reads only bounded regular files and warns about an em
           StatusCode::kInvalidArgument);
 }
 
+TEST_CASE("string values must be UTF-8 text, so the JSON dlio writes can hold them") {
+  // A fuzz finding: a non-UTF-8 byte passed parsing and validation, then ConfigToJson threw.
+  auto parsed = ParseConfig("dataset:\n  data_folder: data/\xd5\n", "bad.yaml");
+  REQUIRE_FALSE(parsed.ok());
+  CHECK(parsed.status().code() == StatusCode::kInvalidArgument);
+  CHECK(parsed.status().message().find("dataset.data_folder") != std::string::npos);
+  CHECK(parsed.status().message().find("UTF-8") != std::string::npos);
+
+  WorkloadConfig config;  // set by code rather than parsed: Validate says the same
+  config.dataset.file_prefix = "img\xff";
+  const Status status = config.Validate();
+  REQUIRE_FALSE(status.ok());
+  CHECK(status.message().find("dataset.file_prefix") != std::string::npos);
+  CHECK_NOTHROW(ConfigToJson(config));  // and export never throws
+
+  auto ok = ParseConfig(
+      "dataset:\n  data_folder: \"donn\xc3\xa9"
+      "es/\xe2\x82\xac\"\n",
+      "ok.yaml");
+  REQUIRE(ok.ok());
+  CHECK(ok->dataset.data_folder ==
+        "donn\xc3\xa9"
+        "es/\xe2\x82\xac");
+}
+
 TEST_CASE("values not given keep the base's") {
   WorkloadConfig base;
   base.reader.batch_size = 17;

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "config/config_table.h"
+#include "core/utf8.h"
 
 namespace dlio::config_internal {
 namespace {
@@ -114,6 +115,8 @@ std::string CheckValue(const KeySpec& spec, WorkloadConfig& config) {
     case KeyType::kString: {
       const std::string& v = spec.string_ref(config);
       if ((spec.flags & kNonEmpty) && v.empty()) return spec.path + " must not be empty";
+      // YAML and the JSON dlio writes (config.json, summary.json, markers) are Unicode text.
+      if (!IsValidUtf8(v)) return spec.path + " is not valid UTF-8 text";
       if (spec.accepted.empty()) return "";
       for (const std::string& a : spec.accepted) {
         if (a == v) return "";

@@ -61,7 +61,7 @@ std::string ConfigToJson(const WorkloadConfig& config) {
         break;
     }
   }
-  return root.dump(2) + "\n";
+  return root.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include "config/config_file.h"
 #include "config/config_table.h"
 #include "config/value_parse.h"
+#include "core/utf8.h"
 #include "dlio/config.h"
 
 namespace dlio {
@@ -170,6 +171,7 @@ Status StoreValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec
     case KeyType::kString:
     case KeyType::kEnum: {
       if (!scalar && !node.IsNull()) return TypeError(ctx, key, "a string", node);
+      if (!IsValidUtf8(text)) return TypeError(ctx, key, "valid UTF-8 text", node);
       std::string v = text;
       if ((spec.flags & config_internal::kStripSlash) && v.size() > 1) {
         while (v.size() > 1 && v.back() == '/') v.pop_back();

@@ -5,4 +5,5 @@ list(APPEND DLIO_SOURCES
   src/core/distribution.cc
   src/core/file_kind.cc
   src/core/host_memory.cc
+  src/core/utf8.cc
 )

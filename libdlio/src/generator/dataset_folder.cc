@@ -67,7 +67,8 @@ Status WriteMarker(Storage* storage, const std::string& marker_path, const nlohm
   marker["version"] = kMarkerVersion;
   marker["generator"] = "dlio";
   marker["parameters"] = params;
-  const std::string text = marker.dump(2) + "\n";
+  const std::string text =
+      marker.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   const std::string tmp = marker_path + kMarkerTmpInfix + UniqueToken();
   bool created = false;
   Status status = [&]() -> Status {

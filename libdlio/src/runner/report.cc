@@ -373,14 +373,18 @@ Status WriteFileAtomically(const std::string& path, const std::string& text) {
 Status WriteReports(const WorkloadConfig& config, Comm* comm, int64_t start_us, int64_t end_us,
                     bool write_files, RunReport* report) {
   std::vector<std::string> gathered;
-  DLIO_RETURN_NOT_OK(comm->Gather(RankDigest(*report).dump(), 0, &gathered));
+  DLIO_RETURN_NOT_OK(comm->Gather(
+      RankDigest(*report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 0,
+      &gathered));
   const std::string dir = config.output.folder + "/";
   const std::string rank = std::to_string(report->rank);
   if (write_files) {
-    DLIO_RETURN_NOT_OK(
-        WriteFileAtomically(dir + rank + "_per_epoch_stats.json", PerEpochStats(*report).dump(2)));
-    DLIO_RETURN_NOT_OK(
-        WriteFileAtomically(dir + rank + "_output.json", PerStepOutput(*report).dump(1)));
+    DLIO_RETURN_NOT_OK(WriteFileAtomically(
+        dir + rank + "_per_epoch_stats.json",
+        PerEpochStats(*report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)));
+    DLIO_RETURN_NOT_OK(WriteFileAtomically(
+        dir + rank + "_output.json",
+        PerStepOutput(*report).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)));
   }
   if (report->rank != 0) return Status::OK();
   std::vector<json> ranks;
@@ -396,7 +400,8 @@ Status WriteReports(const WorkloadConfig& config, Comm* comm, int64_t start_us, 
         all.duration_ns, static_cast<int64_t>(j.value("generate_seconds", 0.0) * 1e9));
     ranks.push_back(std::move(j));
   }
-  report->summary_json = Summary(config, *report, ranks, start_us, end_us).dump(2);
+  report->summary_json = Summary(config, *report, ranks, start_us, end_us)
+                             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   report->summary_text = SummaryText(config, *report);
   if (write_files) {
     DLIO_RETURN_NOT_OK(WriteFileAtomically(dir + "summary.json", report->summary_json));
