@@ -1,7 +1,12 @@
 #include "dlio/status.h"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <cstdint>
+#include <cstdio>
 #include <memory>
 #include <string>
 
@@ -88,6 +93,49 @@ TEST_CASE("Result and DLIO_ASSIGN_OR_RETURN", "[core][status]") {
   CHECK(Quarter(8).ValueOr(-1) == 2);
   CHECK(UseMoveOnly(true).value() == 7);
   CHECK(UseMoveOnly(false).status().code() == StatusCode::kInternal);
+}
+
+TEST_CASE("StrCat joins strings, numbers, bools and chars", "[core][status]") {
+  const std::string path = "data/x.npz";
+  CHECK(StrCat(path, ": offset ", uint64_t{18446744073709551615u}, ", size ", -3, '!') ==
+        "data/x.npz: offset 18446744073709551615, size -3!");
+  CHECK(StrCat(0.1, " ", 1e-06, " ", 100.0, " ", true, " ", std::string_view("sv")) ==
+        "0.1 1e-06 100 true sv");
+  CHECK(StrCat() == "");
+  const char* null_text = nullptr;
+  CHECK(StrCat("a", null_text) == "a(null)");
+}
+
+TEST_CASE("Status factories take the message in pieces", "[core][status]") {
+  const Status s = Status::Corruption("f.tfrecord", ": record ", 7, " at offset ", 4096, " CRC");
+  CHECK(s.code() == StatusCode::kCorruption);
+  CHECK(s.message() == "f.tfrecord: record 7 at offset 4096 CRC");
+  CHECK(Status::InvalidArgument(std::string("one piece")).message() == "one piece");
+  CHECK(Status::ResourceExhausted("n=", size_t{3}).code() == StatusCode::kResourceExhausted);
+}
+
+TEST_CASE("Result::value() of an error aborts printing the status", "[core][status]") {
+  int pipe_fds[2];
+  REQUIRE(pipe(pipe_fds) == 0);
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    dup2(pipe_fds[1], STDERR_FILENO);
+    Result<int> r = Status::NotFound("data/missing.npz");
+    const int v = r.value();  // must not return
+    std::printf("%d", v);
+    _exit(0);
+  }
+  close(pipe_fds[1]);
+  std::string err;
+  char buf[256];
+  for (ssize_t n; (n = read(pipe_fds[0], buf, sizeof buf)) > 0;) err.append(buf, n);
+  close(pipe_fds[0]);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGABRT);
+  CHECK(err.find("NotFound: data/missing.npz") != std::string::npos);
 }
 
 }  // namespace

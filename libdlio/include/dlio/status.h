@@ -1,5 +1,6 @@
 // Error model of libdlio: every fallible call returns a Status or a Result<T>.
-// The library never throws across its API, never exits and never aborts.
+// The library never throws across its API, never exits and never aborts, except on a caller's
+// bug that no status can report: Result::value() of an error (see Result).
 #pragma once
 
 #include <cassert>
@@ -7,6 +8,8 @@
 #include <string_view>
 #include <utility>
 #include <variant>
+
+#include "dlio/str_cat.h"
 
 namespace dlio {
 
@@ -35,23 +38,52 @@ class [[nodiscard]] Status {
   Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
 
   static Status OK() { return Status(); }
-  static Status InvalidArgument(std::string m) {
-    return {StatusCode::kInvalidArgument, std::move(m)};
+  // Each factory takes the message as pieces joined by StrCat (strings, numbers, bools, chars):
+  // Status::Corruption(path, ": record at offset ", offset, " is truncated").
+  template <typename... Parts>
+  static Status InvalidArgument(const Parts&... parts) {
+    return {StatusCode::kInvalidArgument, StrCat(parts...)};
   }
-  static Status NotFound(std::string m) { return {StatusCode::kNotFound, std::move(m)}; }
-  static Status AlreadyExists(std::string m) { return {StatusCode::kAlreadyExists, std::move(m)}; }
-  static Status IOError(std::string m) { return {StatusCode::kIOError, std::move(m)}; }
-  static Status Corruption(std::string m) { return {StatusCode::kCorruption, std::move(m)}; }
-  static Status OutOfRange(std::string m) { return {StatusCode::kOutOfRange, std::move(m)}; }
-  static Status Unimplemented(std::string m) { return {StatusCode::kUnimplemented, std::move(m)}; }
-  static Status FailedPrecondition(std::string m) {
-    return {StatusCode::kFailedPrecondition, std::move(m)};
+  template <typename... Parts>
+  static Status NotFound(const Parts&... parts) {
+    return {StatusCode::kNotFound, StrCat(parts...)};
   }
-  static Status Cancelled(std::string m) { return {StatusCode::kCancelled, std::move(m)}; }
-  static Status ResourceExhausted(std::string m) {
-    return {StatusCode::kResourceExhausted, std::move(m)};
+  template <typename... Parts>
+  static Status AlreadyExists(const Parts&... parts) {
+    return {StatusCode::kAlreadyExists, StrCat(parts...)};
   }
-  static Status Internal(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+  template <typename... Parts>
+  static Status IOError(const Parts&... parts) {
+    return {StatusCode::kIOError, StrCat(parts...)};
+  }
+  template <typename... Parts>
+  static Status Corruption(const Parts&... parts) {
+    return {StatusCode::kCorruption, StrCat(parts...)};
+  }
+  template <typename... Parts>
+  static Status OutOfRange(const Parts&... parts) {
+    return {StatusCode::kOutOfRange, StrCat(parts...)};
+  }
+  template <typename... Parts>
+  static Status Unimplemented(const Parts&... parts) {
+    return {StatusCode::kUnimplemented, StrCat(parts...)};
+  }
+  template <typename... Parts>
+  static Status FailedPrecondition(const Parts&... parts) {
+    return {StatusCode::kFailedPrecondition, StrCat(parts...)};
+  }
+  template <typename... Parts>
+  static Status Cancelled(const Parts&... parts) {
+    return {StatusCode::kCancelled, StrCat(parts...)};
+  }
+  template <typename... Parts>
+  static Status ResourceExhausted(const Parts&... parts) {
+    return {StatusCode::kResourceExhausted, StrCat(parts...)};
+  }
+  template <typename... Parts>
+  static Status Internal(const Parts&... parts) {
+    return {StatusCode::kInternal, StrCat(parts...)};
+  }
 
   // IOError (or ResourceExhausted for ENOSPC/ENOMEM) with "<what>: <strerror(err)>".
   static Status FromErrno(int err, std::string_view what);
@@ -70,6 +102,11 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
+namespace internal {
+// Prints "dlio: value() of a Result holding an error: <status>" to stderr and aborts.
+[[noreturn]] void DieOnErrorResult(const Status& status);
+}  // namespace internal
+
 // A value or an error. Constructing a Result from an ok Status is a bug (asserts, and becomes
 // an Internal error in release builds).
 template <typename T>
@@ -84,9 +121,20 @@ class [[nodiscard]] Result {
   bool ok() const { return std::holds_alternative<T>(v_); }
   Status status() const { return ok() ? Status::OK() : std::get<Status>(v_); }
 
-  T& value() & { return std::get<T>(v_); }
-  const T& value() const& { return std::get<T>(v_); }
-  T&& value() && { return std::get<T>(std::move(v_)); }
+  // The value. Calling it on an error is a bug in the caller: the process aborts, printing the
+  // status (as Arrow's ValueOrDie does), rather than throwing std::bad_variant_access.
+  T& value() & {
+    CheckOk();
+    return std::get<T>(v_);
+  }
+  const T& value() const& {
+    CheckOk();
+    return std::get<T>(v_);
+  }
+  T&& value() && {
+    CheckOk();
+    return std::get<T>(std::move(v_));
+  }
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   T&& operator*() && { return std::move(*this).value(); }
@@ -96,6 +144,10 @@ class [[nodiscard]] Result {
   T ValueOr(T fallback) const& { return ok() ? value() : std::move(fallback); }
 
  private:
+  void CheckOk() const {
+    if (!ok()) internal::DieOnErrorResult(std::get<Status>(v_));
+  }
+
   std::variant<Status, T> v_;
 };
 

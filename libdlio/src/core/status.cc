@@ -1,6 +1,8 @@
 #include "dlio/status.h"
 
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace dlio {
@@ -61,4 +63,14 @@ Status Status::WithContext(std::string_view context) const {
   return Status(code_, std::move(msg));
 }
 
+namespace internal {
+
+void DieOnErrorResult(const Status& status) {
+  std::fprintf(stderr, "dlio: value() of a Result holding an error: %s\n",
+               status.ToString().c_str());
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace internal
 }  // namespace dlio
