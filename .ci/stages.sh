@@ -86,10 +86,12 @@ stage_asan() {
   sanitizer_env
   local rc=0
   ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure -j "$JOBS" -LE mpi "$@" || rc=$?
-  # LeakSanitizer's tracer now and then crashes (signal 11) while it stops Open MPI's threads at
-  # exit, failing a test that passed: a failing MPI test gets a second run.
-  ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure -j "$JOBS" -L mpi \
-    --repeat until-pass:2 "$@" || rc=$?
+  # LeakSanitizer's tracer crashes (signal 11, at the same address every time) while it stops
+  # Open MPI's progress threads at exit of some multi-rank tests, failing tests that passed. MPI
+  # tests therefore run with AddressSanitizer and UBSan but without the exit-time leak check; the
+  # same code paths run leak-checked in the serial tests.
+  ASAN_OPTIONS="${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0}" \
+    ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure -j "$JOBS" -L mpi "$@" || rc=$?
   return "$rc"
 }
 
