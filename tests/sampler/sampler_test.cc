@@ -178,6 +178,8 @@ TEST_CASE("read fraction keeps the first ceil(f x n) of a rank's order", "[sampl
     REQUIRE_FALSE(made.ok());
     CHECK(made.status().message().find("reader.read_fraction") != std::string::npos);
   }
+  o.fraction = 1.5;  // the value in shortest form, not std::to_string's "1.500000"
+  CHECK(MakeSampler(o).status().message() == "reader.read_fraction must be in (0, 1], got 1.5");
 }
 
 TEST_CASE("block sharding with divisible files gives whole files per rank", "[sampler]") {

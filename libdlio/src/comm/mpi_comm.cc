@@ -28,7 +28,7 @@ namespace {
 std::string MpiErrorText(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
-  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return StrCat("MPI error ", code);
   return std::string(text, static_cast<size_t>(len));
 }
 
@@ -83,7 +83,7 @@ class MpiComm final : public Comm {
     uint64_t total = 0;
     for (uint64_t s : sizes) total += s;
     if (total > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
-      return Status::InvalidArgument("mpi comm Gather: " + std::to_string(total) +
+      return Status::InvalidArgument("mpi comm Gather: ", total,
                                      " bytes over all ranks, more than MPI_Gatherv's 2 GiB");
     }
     std::vector<int> counts, displs;
@@ -152,9 +152,8 @@ class MpiComm final : public Comm {
 
   Status CheckRoot(int root, const char* what) const {
     if (root < 0 || root >= size_) {
-      return Status::InvalidArgument(std::string("mpi comm ") + what + ": root " +
-                                     std::to_string(root) + " is not a rank of a world of " +
-                                     std::to_string(size_));
+      return Status::InvalidArgument("mpi comm ", what, ": root ", root,
+                                     " is not a rank of a world of ", size_);
     }
     return Status::OK();
   }

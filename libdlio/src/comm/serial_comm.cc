@@ -47,8 +47,8 @@ class SerialComm final : public Comm {
   }
   static Status CheckRoot(int root, const char* what) {
     if (root != 0) {
-      return Status::InvalidArgument(std::string("serial comm ") + what + ": root " +
-                                     std::to_string(root) + " is not a rank of a world of 1");
+      return Status::InvalidArgument("serial comm ", what, ": root ", root,
+                                     " is not a rank of a world of 1");
     }
     return Status::OK();
   }

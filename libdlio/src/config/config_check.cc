@@ -16,7 +16,7 @@ std::string Bytes(uint64_t v) {
                                                             {uint64_t{1} << 20, "MiB"},
                                                             {uint64_t{1} << 10, "KiB"}};
   for (const auto& [unit, name] : kUnits) {
-    if (v >= unit && v % unit == 0) return std::to_string(v / unit) + " " + name;
+    if (v >= unit && v % unit == 0) return StrCat(v / unit, " ", name);
   }
   return std::to_string(v);
 }
@@ -24,18 +24,18 @@ std::string Bytes(uint64_t v) {
 std::string UintRange(const KeySpec& spec) {
   const bool sizes = spec.flags & kSizeUnits;
   if (spec.uint_max == UINT64_MAX) {
-    return spec.uint_min > 0 ? ">= " + std::to_string(spec.uint_min) : "";
+    return spec.uint_min > 0 ? StrCat(">= ", spec.uint_min) : "";
   }
-  return std::to_string(spec.uint_min) + " to " +
-         (sizes ? Bytes(spec.uint_max) : std::to_string(spec.uint_max));
+  return StrCat(spec.uint_min, " to ",
+                (sizes ? Bytes(spec.uint_max) : std::to_string(spec.uint_max)));
 }
 
 std::string IntRange(const KeySpec& spec) {
   std::string range;
   if (spec.int_max != INT64_MAX) {
-    range = std::to_string(spec.int_min) + " to " + std::to_string(spec.int_max);
+    range = StrCat(spec.int_min, " to ", spec.int_max);
   } else if (spec.int_min != INT64_MIN) {
-    range = ">= " + std::to_string(spec.int_min);
+    range = StrCat(">= ", spec.int_min);
   }
   if ((spec.flags & kMinusOneOff) && !range.empty()) range = "-1, or " + range;
   return range;
@@ -126,8 +126,7 @@ std::string CheckValue(const KeySpec& spec, WorkloadConfig& config) {
     case KeyType::kEnum: {
       const int v = spec.enum_get(config);
       if (v >= 0 && static_cast<size_t>(v) < spec.accepted.size()) return "";
-      return spec.path + ": value " + std::to_string(v) + " is not one of " +
-             JoinAccepted(spec.accepted);
+      return StrCat(spec.path, ": value ", v, " is not one of ", JoinAccepted(spec.accepted));
     }
     case KeyType::kDistribution:
       return CheckDistribution(spec, spec.dist_ref(config));

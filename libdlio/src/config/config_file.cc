@@ -13,8 +13,8 @@ namespace dlio::config_internal {
 namespace {
 
 std::string TooLarge(const std::string& path, const std::string& size) {
-  return "config file '" + path + "' holds " + size + " bytes, more than the " +
-         std::to_string(kMaxConfigFileBytes) + " a config may have";
+  return StrCat("config file '", path, "' holds ", size, " bytes, more than the ",
+                kMaxConfigFileBytes, " a config may have");
 }
 
 // Closes the descriptor whatever happens.

@@ -29,7 +29,7 @@ struct ParseContext {
 
 std::string Where(const ParseContext& ctx, const YAML::Mark& mark) {
   if (ctx.show_lines && mark.line >= 0) {
-    return "(in " + ctx.source + " line " + std::to_string(mark.line + 1) + ")";
+    return StrCat("(in ", ctx.source, " line ", mark.line + 1, ")");
   }
   return "(in " + ctx.source + ")";
 }
@@ -278,8 +278,8 @@ Status CheckDuplicateKeys(const ParseContext& ctx, const std::string& path, cons
       message += ", given as '" + first_written + "' and '" + written + "'";
     }
     if (ctx.show_lines && first_mark.line >= 0 && item.first.Mark().line >= 0) {
-      message += " (in " + ctx.source + " lines " + std::to_string(first_mark.line + 1) + " and " +
-                 std::to_string(item.first.Mark().line + 1) + ")";
+      message += StrCat(" (in ", ctx.source, " lines ", first_mark.line + 1, " and ",
+                        item.first.Mark().line + 1, ")");
     } else {
       message += " (in " + ctx.source + ")";
     }
@@ -358,9 +358,8 @@ Status ParseInto(ParseContext& ctx, const std::string& text, WorkloadConfig* con
     }
     return ApplyNode(ctx, config, "", root, root.Mark());
   } catch (const YAML::ParserException& e) {
-    return Status::InvalidArgument(ctx.source + " line " + std::to_string(e.mark.line + 1) +
-                                   ", column " + std::to_string(e.mark.column + 1) +
-                                   ": YAML syntax error: " + e.msg);
+    return Status::InvalidArgument(ctx.source, " line ", e.mark.line + 1, ", column ",
+                                   e.mark.column + 1, ": YAML syntax error: ", e.msg);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(ctx.source + ": YAML error: " + e.what());
   } catch (const std::exception& e) {

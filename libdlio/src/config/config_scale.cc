@@ -51,8 +51,7 @@ Result<WorkloadConfig> ScaleConfig(const WorkloadConfig& config, int world,
   const double f = config.scale;
   std::string changes;
   auto note = [&changes](const std::string& key, int64_t from, int64_t to) {
-    changes += (changes.empty() ? "" : ", ") + key + " " + std::to_string(from) + " -> " +
-               std::to_string(to);
+    changes += StrCat(changes.empty() ? "" : ", ", key, " ", from, " -> ", to);
   };
   for (const KeySpec* spec : specs) {
     const bool files =

@@ -33,8 +33,9 @@ Status ValidateCollectiveIo(const WorkloadConfig& c) {
                   "step with the other ranks");
   }
   if (c.reader.read_threads > 1) {
-    return refuse("needs reader.read_threads <= 1, got " + std::to_string(c.reader.read_threads) +
-                  ": MPI collectives on one file cannot be issued from several reader threads");
+    return refuse(
+        StrCat("needs reader.read_threads <= 1, got ", c.reader.read_threads,
+               ": MPI collectives on one file cannot be issued from several reader threads"));
   }
   if (!c.reader.drop_last) {
     return refuse(
@@ -43,11 +44,11 @@ Status ValidateCollectiveIo(const WorkloadConfig& c) {
   }
   if (c.dataset.num_files_train != 1 || (c.workflow.evaluation && c.dataset.num_files_eval != 1)) {
     return refuse(
-        "needs one shared file per split (dataset.num_files_train = 1, and "
-        "dataset.num_files_eval = 1 with evaluation), got " +
-        std::to_string(c.dataset.num_files_train) +
-        " train files: every rank must open "
-        "the same file together");
+        StrCat("needs one shared file per split (dataset.num_files_train = 1, and "
+               "dataset.num_files_eval = 1 with evaluation), got ",
+               c.dataset.num_files_train,
+               " train files: every rank must open "
+               "the same file together"));
   }
   if (c.dataset.record_length_bytes_stdev != 0) {
     return refuse(
@@ -112,12 +113,13 @@ Status ValidateReader(const WorkloadConfig& c) {
   constexpr uint64_t kMaxPreloadFiles = uint64_t{1} << 24;
   if (r.pipeline == "preload" &&
       std::max(c.dataset.num_files_train, c.dataset.num_files_eval) > kMaxPreloadFiles) {
-    return invalid("dataset.num_files_train and dataset.num_files_eval must be <= " +
-                   std::to_string(kMaxPreloadFiles) + " with reader.pipeline 'preload'");
+    return invalid(StrCat("dataset.num_files_train and dataset.num_files_eval must be <= ",
+                          kMaxPreloadFiles, " with reader.pipeline 'preload'"));
   }
   if (r.odirect && r.transfer_size % 4096 != 0) {
-    return invalid("reader.transfer_size must be a multiple of 4096 with reader.odirect, got " +
-                   std::to_string(r.transfer_size));
+    return invalid(
+        StrCat("reader.transfer_size must be a multiple of 4096 with reader.odirect, got ",
+               r.transfer_size));
   }
   if (c.workflow.evaluation && c.evaluation.epochs_between_evals < 1) {
     return invalid("evaluation.epochs_between_evals must be >= 1 when workflow.evaluation is true");
@@ -136,9 +138,9 @@ Status ValidateCheckpoint(const WorkloadConfig& c) {
   }
   // As DLIO: with no writes, a run reads checkpoints an earlier run left in the folder.
   if (k.num_checkpoints_write > 0 && k.num_checkpoints_read > k.num_checkpoints_write) {
-    return invalid("checkpoint.num_checkpoints_read (" + std::to_string(k.num_checkpoints_read) +
-                   ") must not exceed checkpoint.num_checkpoints_write (" +
-                   std::to_string(k.num_checkpoints_write) + ")");
+    return invalid(StrCat("checkpoint.num_checkpoints_read (", k.num_checkpoints_read,
+                          ") must not exceed checkpoint.num_checkpoints_write (",
+                          k.num_checkpoints_write, ")"));
   }
   return Status::OK();
 }
@@ -155,9 +157,8 @@ Status ValidateModel(const WorkloadConfig& c) {
   if (model.num_layers <= 0) return Status::OK();
   // DLIO's rules: every stage needs a layer, and ZeRO-3 shards cannot cross pipeline stages.
   if (static_cast<uint64_t>(model.num_layers) < par.pipeline) {
-    return invalid("model.num_layers (" + std::to_string(model.num_layers) +
-                   ") must be >= model.parallelism.pipeline (" + std::to_string(par.pipeline) +
-                   ")");
+    return invalid(StrCat("model.num_layers (", model.num_layers,
+                          ") must be >= model.parallelism.pipeline (", par.pipeline, ")"));
   }
   if (par.pipeline > 1 && par.zero_stage == 3) {
     return invalid(

@@ -186,10 +186,8 @@ class CsvScanner {
       first_line_.shrink_to_fit();
       if (header) return Status::OK();
     } else if (cols != columns) {
-      return Status::Corruption(path_ + ": line " + std::to_string(line_no_) + " at offset " +
-                                std::to_string(start) + " has " + std::to_string(cols) +
-                                " columns, line " + std::to_string(first_line_no_) + " has " +
-                                std::to_string(columns));
+      return Status::Corruption(path_, ": line ", line_no_, " at offset ", start, " has ", cols,
+                                " columns, line ", first_line_no_, " has ", columns);
     }
     offsets.push_back(start);
     sizes.push_back(len);
@@ -222,11 +220,10 @@ Status DecodeRow(const uint8_t* data, size_t size, SampleBuffer* out) {
     const char* stop = comma ? comma : end;
     if (!ParseField(p, stop, dst + c)) {
       const size_t show = std::min<size_t>(static_cast<size_t>(stop - p), 40);
-      return Status::Corruption(
-          "csv row: column " + std::to_string(c) + " ('" + std::string(p, show) +
-          (show < static_cast<size_t>(stop - p) ? "..." : "") + "') at byte " +
-          std::to_string(p - reinterpret_cast<const char*>(data)) +
-          " of the row is not a float32 number");
+      return Status::Corruption("csv row: column ", c, " ('", std::string(p, show),
+                                (show < static_cast<size_t>(stop - p) ? "..." : ""), "') at byte ",
+                                p - reinterpret_cast<const char*>(data),
+                                " of the row is not a float32 number");
     }
     if (!comma) break;
     p = comma + 1;

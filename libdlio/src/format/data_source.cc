@@ -44,20 +44,20 @@ class FormatDataSource final : public DataSource {
 
   Status Read(SampleRef ref, SampleBuffer* out) override {
     if (ref.file >= files_.size()) {
-      return Status::OutOfRange("file index " + std::to_string(ref.file) + " past the " +
-                                std::to_string(files_.size()) + " files of the data source");
+      return Status::OutOfRange("file index ", ref.file, " past the ", files_.size(),
+                                " files of the data source");
     }
     const std::string& path = files_[ref.file];
     if (ref.index >= counts_[ref.file]) {
-      return Status::OutOfRange(path + " sample " + std::to_string(ref.index) + ": past the " +
-                                std::to_string(counts_[ref.file]) + " samples of the file");
+      return Status::OutOfRange(path, " sample ", ref.index, ": past the ", counts_[ref.file],
+                                " samples of the file");
     }
     auto reader = Acquire(ref.file);
     if (!reader.ok()) {
-      return reader.status().WithContext(path + " sample " + std::to_string(ref.index));
+      return reader.status().WithContext(StrCat(path, " sample ", ref.index));
     }
     Status st = (*reader)->ReadSample(ref.index, out);
-    if (!st.ok()) return st.WithContext(path + " sample " + std::to_string(ref.index));
+    if (!st.ok()) return st.WithContext(StrCat(path, " sample ", ref.index));
     return st;
   }
 
@@ -118,12 +118,11 @@ class FormatDataSource final : public DataSource {
       return Status::OK();
     }
     return Status::InvalidArgument(
-        files_[f] + " holds " + std::to_string(reader.num_samples()) +
-        " samples, but dataset.num_samples_per_file is " +
-        std::to_string(options_.samples_per_file) +
+        files_[f], " holds ", reader.num_samples(),
+        " samples, but dataset.num_samples_per_file is ", options_.samples_per_file,
         " (dlio reads a file as it is; regenerate the dataset or set the key to match;"
-        " `dlio-run inspect " +
-        files_[f] + "` shows how the file is read)");
+        " `dlio-run inspect ",
+        files_[f], "` shows how the file is read)");
   }
 
   Storage* storage_;

@@ -52,10 +52,10 @@ class ImageReader final : public FormatReader {
 Result<uint32_t> ImageSideForSpec(const FileSpec& spec, const std::string& path,
                                   const char* format_name, uint64_t max_side) {
   if (spec.sample_sizes.size() != 1) {
-    return Status::InvalidArgument(path + ": " + format_name +
+    return Status::InvalidArgument(path, ": ", format_name,
                                    " stores one image per file, so dataset.num_samples_per_file "
-                                   "must be 1 (got " +
-                                   std::to_string(spec.sample_sizes.size()) + ")");
+                                   "must be 1 (got ",
+                                   spec.sample_sizes.size(), ")");
   }
   const uint64_t record = spec.sample_sizes[0];
   auto side = static_cast<uint64_t>(std::sqrt(static_cast<long double>(record)));
@@ -63,10 +63,9 @@ Result<uint32_t> ImageSideForSpec(const FileSpec& spec, const std::string& path,
   while ((side + 1) * (side + 1) <= record) ++side;
   side = std::max<uint64_t>(side, 1);
   if (side > max_side) {
-    return Status::InvalidArgument(path + ": dataset.record_length_bytes " +
-                                   std::to_string(record) + " makes a " + std::to_string(side) +
-                                   "x" + std::to_string(side) + " image; " + format_name +
-                                   " allows at most " + std::to_string(max_side) + " per side");
+    return Status::InvalidArgument(path, ": dataset.record_length_bytes ", record, " makes a ",
+                                   side, "x", side, " image; ", format_name, " allows at most ",
+                                   max_side, " per side");
   }
   return static_cast<uint32_t>(side);
 }
@@ -113,9 +112,8 @@ Status CheckDecodedSize(const std::string& what, uint64_t width, uint64_t height
   const uint64_t bytes = width * height * channels;  // each factor < 2^32, channels <= 4
   if (bytes <= max_bytes) return Status::OK();
   return Status::ResourceExhausted(
-      what + ": a " + std::to_string(width) + "x" + std::to_string(height) + " image with " +
-      std::to_string(channels) + " channel(s) decodes to " + std::to_string(bytes) +
-      " bytes, more than reader.max_decoded_bytes (" + std::to_string(max_bytes) +
+      what, ": a ", width, "x", height, " image with ", channels, " channel(s) decodes to ", bytes,
+      " bytes, more than reader.max_decoded_bytes (", max_bytes,
       "); refused before decoding (a decompression bomb?): raise reader.max_decoded_bytes to "
       "decode it");
 }

@@ -18,9 +18,9 @@ Result<std::vector<uint64_t>> ReadIndex(Storage* storage, const std::string& pat
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
   DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
   if (size % 8 != 0) {
-    return Status::Corruption(path + ": index size " + std::to_string(size) +
-                              " is not a multiple of 8 (truncated entry at offset " +
-                              std::to_string(size / 8 * 8) + ")");
+    return Status::Corruption(path, ": index size ", size,
+                              " is not a multiple of 8 (truncated entry at offset ", size / 8 * 8,
+                              ")");
   }
   std::vector<uint64_t> entries(size / 8);
   std::vector<uint8_t> raw(size);
@@ -168,16 +168,14 @@ class IndexedBinaryFormat final : public Format {
     DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> offsets, ReadIndex(storage, off_path));
     DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, ReadIndex(storage, sz_path));
     if (offsets.size() != sizes.size()) {
-      return Status::Corruption(off_path + " has " + std::to_string(offsets.size()) +
-                                " entries but " + sz_path + " has " + std::to_string(sizes.size()));
+      return Status::Corruption(off_path, " has ", offsets.size(), " entries but ", sz_path,
+                                " has ", sizes.size());
     }
     for (size_t i = 0; i < offsets.size(); ++i) {
       if (offsets[i] > size || sizes[i] > size - offsets[i]) {
-        return Status::Corruption(off_path + " entry " + std::to_string(i) + " (index offset " +
-                                  std::to_string(i * 8) + "): sample at offset " +
-                                  std::to_string(offsets[i]) + " of " + std::to_string(sizes[i]) +
-                                  " bytes ends past " + path + " (" + std::to_string(size) +
-                                  " bytes)");
+        return Status::Corruption(off_path, " entry ", i, " (index offset ", i * 8,
+                                  "): sample at offset ", offsets[i], " of ", sizes[i],
+                                  " bytes ends past ", path, " (", size, " bytes)");
       }
     }
     return std::unique_ptr<FormatReader>(new IndexedBinaryReader(

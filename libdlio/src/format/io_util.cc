@@ -126,7 +126,7 @@ Result<bool> ParseCompression(const std::string& compression) {
 
 Status CheckSampleIndex(const std::string& path, uint64_t i, uint64_t n) {
   if (i < n) return Status::OK();
-  return Status::OutOfRange(path + ": sample " + std::to_string(i) + " of " + std::to_string(n));
+  return Status::OutOfRange(path, ": sample ", i, " of ", n);
 }
 
 Result<uint64_t> UniformSampleSize(const FileSpec& spec, const std::string& path,
@@ -134,10 +134,9 @@ Result<uint64_t> UniformSampleSize(const FileSpec& spec, const std::string& path
   const uint64_t record = spec.sample_sizes.empty() ? 0 : spec.sample_sizes[0];
   for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
     if (spec.sample_sizes[i] != record) {
-      return Status::InvalidArgument(
-          path + ": " + format_name + " needs one sample size per file (sample " +
-          std::to_string(i) + " has " + std::to_string(spec.sample_sizes[i]) + " bytes, sample 0 " +
-          std::to_string(record) + ")");
+      return Status::InvalidArgument(path, ": ", format_name,
+                                     " needs one sample size per file (sample ", i, " has ",
+                                     spec.sample_sizes[i], " bytes, sample 0 ", record, ")");
     }
   }
   return record;
@@ -189,7 +188,7 @@ Status WriteSharedSamples(Storage* storage, const std::string& path, const FileS
   }();
   st = AgreeAcrossRanks(
       shared.comm, mine,
-      "writing samples of shared file " + path + " (rank " + std::to_string(shared.rank) + ")");
+      StrCat("writing samples of shared file ", path, " (rank ", shared.rank, ")"));
   if (!st.ok()) cleanup();
   return st;
 }

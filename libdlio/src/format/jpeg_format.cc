@@ -236,21 +236,19 @@ class JpegFormat final : public Format {
       case kRunTooLarge:
         return CheckDecodedSize("jpeg", job.width, job.height, job.channels, max_decoded_bytes);
       case kRunNoMemory:
-        return Status::ResourceExhausted("jpeg: no memory for " + std::to_string(job.width) + "x" +
-                                         std::to_string(job.height) + "x" +
-                                         std::to_string(job.channels) + " pixels");
+        return Status::ResourceExhausted("jpeg: no memory for ", job.width, "x", job.height, "x",
+                                         job.channels, " pixels");
       default:
-        return Status::Corruption("jpeg: " + std::string(job.err.message) + " (near byte " +
-                                  std::to_string(job.consumed) + " of " + std::to_string(size) +
-                                  ")");
+        return Status::Corruption("jpeg: ", job.err.message, " (near byte ", job.consumed, " of ",
+                                  size, ")");
     }
   }
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
     if (options.image_quality < 1 || options.image_quality > 100) {
-      return Status::InvalidArgument("dataset.image_quality must be in 1-100, got " +
-                                     std::to_string(options.image_quality));
+      return Status::InvalidArgument("dataset.image_quality must be in 1-100, got ",
+                                     options.image_quality);
     }
     DLIO_ASSIGN_OR_RETURN(const uint32_t side,
                           ImageSideForSpec(spec, path, "jpeg", JPEG_MAX_DIMENSION));
@@ -263,8 +261,8 @@ class JpegFormat final : public Format {
     job.quality = options.image_quality;
     job.out = &encoded;
     if (RunEncode(&job) != kRunOk) {
-      return Status::Internal(path + ": libjpeg could not encode a " + std::to_string(side) + "x" +
-                              std::to_string(side) + " image: " + job.err.message);
+      return Status::Internal(path, ": libjpeg could not encode a ", side, "x", side,
+                              " image: ", job.err.message);
     }
     return WriteEncodedFile(storage, path, encoded);
   }
@@ -276,7 +274,7 @@ class JpegFormat final : public Format {
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
     DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
     if (size < 4) {
-      return Status::Corruption(path + ": " + std::to_string(size) +
+      return Status::Corruption(path, ": ", size,
                                 " bytes is too short for a JPEG (SOI marker and EOI marker)");
     }
     DLIO_ASSIGN_OR_RETURN(ImageEnds ends, ReadImageEnds(file.get(), size, kImageHeadBytes, 2));
@@ -284,8 +282,8 @@ class JpegFormat final : public Format {
       return Status::Corruption(path + ": not a JPEG: offset 0 does not hold the FF D8 FF magic");
     }
     if (ends.tail[0] != 0xFF || ends.tail[1] != 0xD9) {
-      return Status::Corruption(path + ": no JPEG end-of-image marker (FF D9) at offset " +
-                                std::to_string(size - 2) + ": truncated?");
+      return Status::Corruption(path, ": no JPEG end-of-image marker (FF D9) at offset ", size - 2,
+                                ": truncated?");
     }
     DecodeJob job;
     job.data = ends.head.data();
@@ -302,8 +300,8 @@ class JpegFormat final : public Format {
       rc = RunDecode(&job);
     }
     if (rc != kRunOk) {
-      return Status::Corruption(path + ": bad JPEG header near offset " +
-                                std::to_string(job.consumed) + ": " + job.err.message);
+      return Status::Corruption(path, ": bad JPEG header near offset ", job.consumed, ": ",
+                                job.err.message);
     }
     ImageInfo info;
     info.width = job.width;

@@ -127,8 +127,8 @@ class NpyFormat final : public Format {
     DLIO_RETURN_NOT_OK(ReadRange(file.get(), 0, head.size(), 0, head.data()));
     DLIO_ASSIGN_OR_RETURN(uint64_t total, ParseNpyPreamble(head.data(), head.size(), path, 0));
     if (total > size) {
-      return Status::Corruption(path + ": truncated npy header: needs " + std::to_string(total) +
-                                " bytes, file has " + std::to_string(size));
+      return Status::Corruption(path, ": truncated npy header: needs ", total, " bytes, file has ",
+                                size);
     }
     if (total > head.size()) {
       const size_t have = head.size();
@@ -137,11 +137,10 @@ class NpyFormat final : public Format {
     }
     DLIO_ASSIGN_OR_RETURN(NpyHeader h, ParseNpyHeader(head.data(), total, path, 0));
     if (size - h.data_offset != h.data_bytes) {
-      return Status::Corruption(path + ": npy shape " + h.ShapeJson() + " x itemsize " +
-                                std::to_string(h.itemsize) + " = " + std::to_string(h.data_bytes) +
-                                " bytes of data from offset " + std::to_string(h.data_offset) +
-                                ", but the file holds " + std::to_string(size - h.data_offset) +
-                                " (file size " + std::to_string(size) + ")");
+      return Status::Corruption(path, ": npy shape ", h.ShapeJson(), " x itemsize ", h.itemsize,
+                                " = ", h.data_bytes, " bytes of data from offset ", h.data_offset,
+                                ", but the file holds ", size - h.data_offset, " (file size ", size,
+                                ")");
     }
     ArraySamples samples = ResolveArraySamples(h, std::nullopt, options);
     DLIO_RETURN_NOT_OK(CheckZeroByteSamples(samples, size, path + ": npy shape " + h.ShapeJson()));

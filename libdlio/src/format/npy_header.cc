@@ -37,7 +37,7 @@ class PyParser {
     } else if (c == '(' || c == '[' || c == '{') {
       // The parser recurses once per level: bound it so a crafted header cannot overflow the stack.
       if (depth_ >= kMaxNpyNesting) {
-        return Fail("nesting deeper than " + std::to_string(kMaxNpyNesting) + " levels");
+        return Fail(StrCat("nesting deeper than ", kMaxNpyNesting, " levels"));
       }
       ++depth_;
       if (c == '{') {
@@ -80,9 +80,7 @@ class PyParser {
   }
   bool Fail(std::string why) {
     if (error_.empty()) {
-      error_ = std::move(why);
-      error_ += " at header byte ";
-      error_ += std::to_string(pos_);
+      error_ = StrCat(why, " at header byte ", pos_);
     }
     return false;
   }
@@ -266,39 +264,34 @@ std::string NpyHeader::ShapeJson() const {
 Result<uint64_t> ParseNpyPreamble(const uint8_t* p, size_t n, const std::string& where,
                                   uint64_t base) {
   if (n < 10) {
-    return Status::Corruption(where + ": truncated npy header at offset " + std::to_string(base) +
-                              " (" + std::to_string(n) + " bytes)");
+    return Status::Corruption(where, ": truncated npy header at offset ", base, " (", n, " bytes)");
   }
   if (std::memcmp(p, kMagic, 6) != 0) {
-    return Status::Corruption(where + ": bad npy magic at offset " + std::to_string(base) +
-                              " (expected \\x93NUMPY)");
+    return Status::Corruption(where, ": bad npy magic at offset ", base, " (expected \\x93NUMPY)");
   }
   const int major = p[6];
   if (major == 1) return uint64_t{10} + Le16(p + 8);
   if (major == 2 || major == 3) {
     if (n < 12) {
-      return Status::Corruption(where + ": truncated npy header at offset " + std::to_string(base));
+      return Status::Corruption(where, ": truncated npy header at offset ", base);
     }
     const uint64_t total = uint64_t{12} + Le32(p + 8);
     if (total > kMaxNpyHeaderBytes) {
-      return Status::Corruption(where + ": npy header at offset " + std::to_string(base) +
-                                " claims " + std::to_string(total) +
-                                " bytes; dlio accepts at most " +
-                                std::to_string(kMaxNpyHeaderBytes));
+      return Status::Corruption(where, ": npy header at offset ", base, " claims ", total,
+                                " bytes; dlio accepts at most ", kMaxNpyHeaderBytes);
     }
     return total;
   }
-  return Status::Corruption(where + ": unsupported npy version " + std::to_string(major) + "." +
-                            std::to_string(p[7]) + " at offset " + std::to_string(base + 6));
+  return Status::Corruption(where, ": unsupported npy version ", major, ".", p[7], " at offset ",
+                            base + 6);
 }
 
 Result<NpyHeader> ParseNpyHeader(const uint8_t* p, size_t n, const std::string& where,
                                  uint64_t base) {
   DLIO_ASSIGN_OR_RETURN(uint64_t total, ParseNpyPreamble(p, n, where, base));
   if (n < total) {
-    return Status::Corruption(where + ": truncated npy header at offset " + std::to_string(base) +
-                              ": needs " + std::to_string(total) + " bytes, have " +
-                              std::to_string(n));
+    return Status::Corruption(where, ": truncated npy header at offset ", base, ": needs ", total,
+                              " bytes, have ", n);
   }
   NpyHeader h;
   h.major = p[6];
@@ -308,15 +301,14 @@ Result<NpyHeader> ParseNpyHeader(const uint8_t* p, size_t n, const std::string& 
   const std::string_view text(reinterpret_cast<const char*>(p) + dict_start, total - dict_start);
   const uint64_t dict_offset = base + dict_start;
   auto bad = [&](const std::string& why) {
-    return Status::Corruption(where + ": npy header dict at offset " + std::to_string(dict_offset) +
-                              " is unparseable: " + why);
+    return Status::Corruption(where, ": npy header dict at offset ", dict_offset,
+                              " is unparseable: ", why);
   };
   PyParser parser(text);
   PyValue dict;
   if (!parser.Parse(&dict)) return bad(parser.error());
   if (dict.kind != PyValue::kDict) return bad("not a dict");
-  if (!parser.AtEnd())
-    return bad("trailing characters at header byte " + std::to_string(parser.pos()));
+  if (!parser.AtEnd()) return bad(StrCat("trailing characters at header byte ", parser.pos()));
   bool have_descr = false, have_fortran = false, have_shape = false;
   for (size_t i = 0; i + 1 < dict.items.size(); i += 2) {
     const PyValue& key = dict.items[i];
@@ -357,8 +349,7 @@ Result<NpyHeader> ParseNpyHeader(const uint8_t* p, size_t n, const std::string& 
     const uint64_t d = h.shape[i];
     if (!MulOk(bytes, d, &bytes) || (i > 0 && !MulOk(first, d, &first)) ||
         (i + 1 < h.shape.size() && !MulOk(last, d, &last))) {
-      return bad("shape " + h.ShapeJson() + " x itemsize " + std::to_string(h.itemsize) +
-                 " overflows 64 bits");
+      return bad(StrCat("shape ", h.ShapeJson(), " x itemsize ", h.itemsize, " overflows 64 bits"));
     }
   }
   h.data_bytes = bytes;

@@ -73,10 +73,9 @@ ArraySamples ResolveArraySamples(const NpyHeader& h, std::optional<uint64_t> lab
 
 Status CheckZeroByteSamples(const ArraySamples& s, uint64_t file_size, const std::string& where) {
   if (s.sample_size > 0 || s.num_samples <= std::max<uint64_t>(1, file_size)) return Status::OK();
-  return Status::Corruption(where + ": the array claims " + std::to_string(s.num_samples) +
-                            " samples of 0 bytes (" + s.layout_name() +
-                            "); a file holds at most one 0-byte sample per byte it stores (" +
-                            std::to_string(file_size) + ")");
+  return Status::Corruption(
+      where, ": the array claims ", s.num_samples, " samples of 0 bytes (", s.layout_name(),
+      "); a file holds at most one 0-byte sample per byte it stores (", file_size, ")");
 }
 
 void GatherSamplePiece(const ArraySamples& s, uint64_t i, uint64_t pos, const uint8_t* piece,

@@ -185,34 +185,31 @@ Result<NpzArray> OpenMember(File* file, const ZipDirectory& dir, size_t index,
   head.resize(static_cast<size_t>(std::min<uint64_t>(m.uncompressed_size, 4096)));
   if (m.method == kZipStored) {
     if (m.compressed_size != m.uncompressed_size) {
-      return Status::Corruption(where + " at offset " + std::to_string(m.local_offset) +
-                                ": stored member with compressed size " +
-                                std::to_string(m.compressed_size) + " != uncompressed size " +
-                                std::to_string(m.uncompressed_size));
+      return Status::Corruption(where, " at offset ", m.local_offset,
+                                ": stored member with compressed size ", m.compressed_size,
+                                " != uncompressed size ", m.uncompressed_size);
     }
     DLIO_RETURN_NOT_OK(ReadRange(file, m.data_offset, head.size(), 0, head.data()));
   } else if (m.method == kZipDeflate) {
     uint64_t most = 0;
     if (__builtin_mul_overflow(m.compressed_size, kMaxDeflateRatio, &most)) most = UINT64_MAX;
     if (m.uncompressed_size > most + kMaxDeflateRatio) {
-      return Status::Corruption(where + " at offset " + std::to_string(m.local_offset) +
-                                ": claims " + std::to_string(m.uncompressed_size) +
-                                " uncompressed bytes from " + std::to_string(m.compressed_size) +
+      return Status::Corruption(where, " at offset ", m.local_offset, ": claims ",
+                                m.uncompressed_size, " uncompressed bytes from ", m.compressed_size,
                                 " deflated ones (deflate expands at most 1032:1)");
     }
     a.inflater = std::make_unique<ZipInflater>(file, m, options.transfer_size, options.verify);
     head.resize(std::min<size_t>(head.size(), kNpyPreambleBytes));
     DLIO_RETURN_NOT_OK(a.inflater->Read(0, head.size(), head.data()));
   } else {
-    return Status::Unimplemented(where + ": zip compression method " + std::to_string(m.method) +
+    return Status::Unimplemented(where, ": zip compression method ", m.method,
                                  " (only stored and deflate)");
   }
   DLIO_ASSIGN_OR_RETURN(uint64_t total,
                         ParseNpyPreamble(head.data(), head.size(), where, m.data_offset));
   if (total > m.uncompressed_size) {
-    return Status::Corruption(where + " at offset " + std::to_string(m.data_offset) +
-                              ": npy header of " + std::to_string(total) +
-                              " bytes exceeds the member's " + std::to_string(m.uncompressed_size));
+    return Status::Corruption(where, " at offset ", m.data_offset, ": npy header of ", total,
+                              " bytes exceeds the member's ", m.uncompressed_size);
   }
   if (total > head.size()) {
     const size_t have = head.size();
@@ -227,11 +224,10 @@ Result<NpzArray> OpenMember(File* file, const ZipDirectory& dir, size_t index,
   DLIO_ASSIGN_OR_RETURN(a.header, ParseNpyHeader(head.data(), total, where, m.data_offset));
   const NpyHeader& h = a.header;
   if (m.uncompressed_size - h.data_offset != h.data_bytes) {
-    return Status::Corruption(
-        where + " at offset " + std::to_string(m.data_offset) + ": npy shape " + h.ShapeJson() +
-        " x itemsize " + std::to_string(h.itemsize) + " = " + std::to_string(h.data_bytes) +
-        " bytes, but the member holds " + std::to_string(m.uncompressed_size - h.data_offset) +
-        " after its header");
+    return Status::Corruption(where, " at offset ", m.data_offset, ": npy shape ", h.ShapeJson(),
+                              " x itemsize ", h.itemsize, " = ", h.data_bytes,
+                              " bytes, but the member holds ", m.uncompressed_size - h.data_offset,
+                              " after its header");
   }
   head.resize(total);
   return a;

@@ -223,8 +223,7 @@ class PngFormat final : public Format {
   Status DecodeWithLimit(const uint8_t* data, size_t size, uint64_t max_decoded_bytes,
                          SampleBuffer* out) const override {
     if (size < sizeof kSignature || std::memcmp(data, kSignature, sizeof kSignature) != 0) {
-      return Status::Corruption("png: no PNG signature at byte 0 (" + std::to_string(size) +
-                                " bytes)");
+      return Status::Corruption("png: no PNG signature at byte 0 (", size, " bytes)");
     }
     DecodeJob job;
     job.data = data;
@@ -237,12 +236,11 @@ class PngFormat final : public Format {
       case kRunTooLarge:
         return CheckDecodedSize("png", job.width, job.height, job.channels, max_decoded_bytes);
       case kRunNoMemory:
-        return Status::ResourceExhausted("png: no memory for " + std::to_string(job.width) + "x" +
-                                         std::to_string(job.height) + "x" +
-                                         std::to_string(job.channels) + " pixels");
+        return Status::ResourceExhausted("png: no memory for ", job.width, "x", job.height, "x",
+                                         job.channels, " pixels");
       default:
-        return Status::Corruption("png: " + std::string(job.err.message) + " (near byte " +
-                                  std::to_string(job.pos) + " of " + std::to_string(size) + ")");
+        return Status::Corruption("png: ", job.err.message, " (near byte ", job.pos, " of ", size,
+                                  ")");
     }
   }
 
@@ -257,8 +255,8 @@ class PngFormat final : public Format {
     job.side = side;
     job.out = &encoded;
     if (RunEncode(&job) != kRunOk) {
-      return Status::Internal(path + ": libpng could not encode a " + std::to_string(side) + "x" +
-                              std::to_string(side) + " image: " + job.err.message);
+      return Status::Internal(path, ": libpng could not encode a ", side, "x", side,
+                              " image: ", job.err.message);
     }
     return WriteEncodedFile(storage, path, encoded);
   }
@@ -275,31 +273,28 @@ class PngFormat final : public Format {
       return Status::Corruption(path + ": not a PNG: offset 0 does not hold the PNG signature");
     }
     if (size < kIhdrEnd + sizeof kIend) {
-      return Status::Corruption(path + ": truncated PNG: " + std::to_string(size) +
-                                " bytes cannot hold IHDR (ends at offset " +
-                                std::to_string(kIhdrEnd) + ") and IEND");
+      return Status::Corruption(path, ": truncated PNG: ", size,
+                                " bytes cannot hold IHDR (ends at offset ", kIhdrEnd, ") and IEND");
     }
     if (Be32(h + 8) != 13 || std::memcmp(h + 12, "IHDR", 4) != 0) {
       return Status::Corruption(path + ": the first PNG chunk at offset 8 is not a 13-byte IHDR");
     }
     const uint32_t crc = static_cast<uint32_t>(crc32(0, h + 12, 4 + 13));
     if (crc != Be32(h + 29)) {
-      return Status::Corruption(path + ": IHDR CRC mismatch at offset 29 (computed " +
-                                std::to_string(crc) + ", stored " + std::to_string(Be32(h + 29)) +
-                                ")");
+      return Status::Corruption(path, ": IHDR CRC mismatch at offset 29 (computed ", crc,
+                                ", stored ", Be32(h + 29), ")");
     }
     const uint32_t width = Be32(h + 16), height = Be32(h + 20);
     const int depth = h[24], color_type = h[25], interlace = h[28];
     if (width == 0 || height == 0 || width > kMaxSide || height > kMaxSide ||
         !ValidDepth(color_type, depth) || h[26] != 0 || h[27] != 0 || interlace > 1) {
-      return Status::Corruption(
-          path + ": invalid IHDR at offset 16: " + std::to_string(width) + "x" +
-          std::to_string(height) + ", bit depth " + std::to_string(depth) + ", color type " +
-          std::to_string(color_type) + ", interlace " + std::to_string(interlace));
+      return Status::Corruption(path, ": invalid IHDR at offset 16: ", width, "x", height,
+                                ", bit depth ", depth, ", color type ", color_type, ", interlace ",
+                                interlace);
     }
     if (std::memcmp(ends.tail.data(), kIend, sizeof kIend) != 0) {
-      return Status::Corruption(path + ": no IEND chunk at offset " +
-                                std::to_string(size - sizeof kIend) + ": truncated?");
+      return Status::Corruption(path, ": no IEND chunk at offset ", size - sizeof kIend,
+                                ": truncated?");
     }
     ImageInfo info;
     info.width = width;

@@ -21,14 +21,14 @@ constexpr uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;
 constexpr uint16_t kDosTime = 0;
 
 std::string At(const File* file, uint64_t offset) {
-  return file->path() + " at offset " + std::to_string(offset);
+  return StrCat(file->path(), " at offset ", offset);
 }
 
 }  // namespace
 
 Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
   if (file_size < 22) {
-    return Status::Corruption(file->path() + ": " + std::to_string(file_size) +
+    return Status::Corruption(file->path(), ": ", file_size,
                               " bytes is too small for a zip archive (no end record)");
   }
   // Usually the end record is the last 22 bytes (no comment); else search the last 64 KiB.
@@ -50,9 +50,9 @@ Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
       }
     }
     if (!found) {
-      return Status::Corruption(file->path() +
-                                ": no zip end-of-central-directory record in the last " +
-                                std::to_string(span) + " bytes (bad magic or truncated file)");
+      return Status::Corruption(file->path(),
+                                ": no zip end-of-central-directory record in the last ", span,
+                                " bytes (bad magic or truncated file)");
     }
   }
   const uint8_t* e = eocd_bytes.data();
@@ -70,8 +70,8 @@ Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
     }
     const uint64_t end64 = Le64(loc + 8);
     if (end64 > eocd - 20 || eocd - 20 - end64 < 56) {
-      return Status::Corruption(At(file, eocd - 20) + ": zip64 end record offset " +
-                                std::to_string(end64) + " out of range");
+      return Status::Corruption(At(file, eocd - 20), ": zip64 end record offset ", end64,
+                                " out of range");
     }
     uint8_t rec[56];
     DLIO_RETURN_NOT_OK(file->ReadExactAt(end64, 56, rec));
@@ -85,10 +85,9 @@ Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
     cd_limit = end64;
   }
   if (dir.cd_offset > cd_limit || dir.cd_size > cd_limit - dir.cd_offset) {
-    return Status::Corruption(
-        file->path() + ": zip central directory at offset " + std::to_string(dir.cd_offset) + " (" +
-        std::to_string(dir.cd_size) + " bytes) is out of range (end record at offset " +
-        std::to_string(cd_limit) + ", file size " + std::to_string(file_size) + ")");
+    return Status::Corruption(file->path(), ": zip central directory at offset ", dir.cd_offset,
+                              " (", dir.cd_size, " bytes) is out of range (end record at offset ",
+                              cd_limit, ", file size ", file_size, ")");
   }
   std::vector<uint8_t> cd(dir.cd_size);
   if (!cd.empty()) DLIO_RETURN_NOT_OK(file->ReadExactAt(dir.cd_offset, cd.size(), cd.data()));
@@ -96,8 +95,7 @@ Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
   for (uint64_t n = 0; n < entries; ++n) {
     const uint64_t where = dir.cd_offset + pos;
     if (pos + 46 > cd.size() || Le32(&cd[pos]) != kCentralSig) {
-      return Status::Corruption(At(file, where) + ": bad zip central directory entry " +
-                                std::to_string(n));
+      return Status::Corruption(At(file, where), ": bad zip central directory entry ", n);
     }
     const uint8_t* c = &cd[pos];
     ZipMember m;
@@ -108,8 +106,8 @@ Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
     const size_t name_len = Le16(c + 28), extra_len = Le16(c + 30), comment_len = Le16(c + 32);
     m.local_offset = Le32(c + 42);
     if (pos + 46 + name_len + extra_len + comment_len > cd.size()) {
-      return Status::Corruption(At(file, where) + ": zip central directory entry " +
-                                std::to_string(n) + " overruns the directory");
+      return Status::Corruption(At(file, where), ": zip central directory entry ", n,
+                                " overruns the directory");
     }
     m.name.assign(reinterpret_cast<const char*>(c + 46), name_len);
     // ZIP64 extra: the 8-byte values of exactly those fields that hold 0xffffffff, in order.
@@ -154,10 +152,9 @@ Status LocateZipMember(File* file, const ZipDirectory& dir, ZipMember* member) {
   member->data_offset = member->local_offset + 30 + Le16(h + 26) + Le16(h + 28);
   if (member->data_offset > dir.cd_offset ||
       member->compressed_size > dir.cd_offset - member->data_offset) {
-    return Status::Corruption(At(file, member->data_offset) + ": data of member '" + member->name +
-                              "' (" + std::to_string(member->compressed_size) +
-                              " bytes) runs past the central directory at offset " +
-                              std::to_string(dir.cd_offset));
+    return Status::Corruption(At(file, member->data_offset), ": data of member '", member->name,
+                              "' (", member->compressed_size,
+                              " bytes) runs past the central directory at offset ", dir.cd_offset);
   }
   return Status::OK();
 }
@@ -225,9 +222,8 @@ Result<ZipMember> WriteZipMember(File* file, uint64_t offset, const std::string&
     DLIO_RETURN_NOT_OK(st);
   }
   if (produced != uncompressed_size) {
-    return Status::Internal("zip member '" + name + "' of " + file->path() + ": produced " +
-                            std::to_string(produced) + " bytes, announced " +
-                            std::to_string(uncompressed_size));
+    return Status::Internal("zip member '", name, "' of ", file->path(), ": produced ", produced,
+                            " bytes, announced ", uncompressed_size);
   }
   m.crc32 = crc;
   m.compressed_size = out_pos - m.data_offset;

@@ -51,10 +51,9 @@ Status ZipInflater::Restart() {
 Status ZipInflater::Produce(uint8_t* dst, uint64_t n) {
   while (n > 0) {
     if (ended_) {
-      return Status::Corruption(Where() + " at offset " + std::to_string(m_.data_offset) +
-                                ": deflate stream ends after " + std::to_string(pos_) +
-                                " bytes, central directory says " +
-                                std::to_string(m_.uncompressed_size));
+      return Status::Corruption(Where(), " at offset ", m_.data_offset,
+                                ": deflate stream ends after ", pos_,
+                                " bytes, central directory says ", m_.uncompressed_size);
     }
     if (zs_.avail_in == 0 && in_pos_ < m_.compressed_size) {
       const uint64_t len = std::min<uint64_t>(in_.size(), m_.compressed_size - in_pos_);
@@ -71,11 +70,10 @@ Status ZipInflater::Produce(uint8_t* dst, uint64_t n) {
     if (ret != Z_OK && ret != Z_STREAM_END && !(ret == Z_BUF_ERROR && got > 0)) {
       const uint64_t at = m_.data_offset + in_pos_ - zs_.avail_in;
       if (ret == Z_BUF_ERROR) {
-        return Status::Corruption(Where() + ": deflate data truncated at offset " +
-                                  std::to_string(at));
+        return Status::Corruption(Where(), ": deflate data truncated at offset ", at);
       }
-      return Status::Corruption(Where() + ": bad deflate data near offset " + std::to_string(at) +
-                                ": " + (zs_.msg ? zs_.msg : "error"));
+      return Status::Corruption(Where(), ": bad deflate data near offset ", at, ": ",
+                                (zs_.msg ? zs_.msg : "error"));
     }
     if (verify_) crc_ = static_cast<uint32_t>(crc32_z(crc_, dst, got));
     pos_ += got;
@@ -83,9 +81,8 @@ Status ZipInflater::Produce(uint8_t* dst, uint64_t n) {
     n -= got;
     if (ret == Z_STREAM_END) ended_ = true;
     if (pos_ == m_.uncompressed_size && verify_ && crc_ != m_.crc32) {
-      return Status::Corruption(Where() + " at offset " + std::to_string(m_.data_offset) +
-                                ": CRC mismatch (computed " + std::to_string(crc_) +
-                                ", central directory says " + std::to_string(m_.crc32) + ")");
+      return Status::Corruption(Where(), " at offset ", m_.data_offset, ": CRC mismatch (computed ",
+                                crc_, ", central directory says ", m_.crc32, ")");
     }
   }
   return Status::OK();

@@ -319,8 +319,7 @@ void BatchPipeline::TryOpenAll() {
 
 Status BatchPipeline::LeasedError(int64_t k) const {
   return Status::FailedPrecondition(
-      "pipeline: batch " + std::to_string(k) + " needs a pooled batch that is still leased (" +
-      std::to_string(leased_) + " of " + std::to_string(ring_) +
+      "pipeline: batch ", k, " needs a pooled batch that is still leased (", leased_, " of ", ring_,
       " batches held by the caller); release leases before calling Next");
 }
 
@@ -418,9 +417,9 @@ void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distributio
 void BatchPipeline::RecordError(Slot* slot, int64_t k, const SampleRef& ref, const Status& status) {
   const std::string path =
       ref.file < source_->num_files() ? source_->file_path(ref.file) : "<no such file>";
-  Status with_context = status.WithContext(
-      "pipeline: sample " + std::to_string(ref.index) + " of file " + std::to_string(ref.file) +
-      " (" + path + ") in batch " + std::to_string(k) + " of epoch " + std::to_string(epoch_));
+  Status with_context =
+      status.WithContext(StrCat("pipeline: sample ", ref.index, " of file ", ref.file, " (", path,
+                                ") in batch ", k, " of epoch ", epoch_));
   std::lock_guard<std::mutex> lock(mu_);
   if (slot->status.ok()) slot->status = std::move(with_context);
   if (k < first_error_.load(std::memory_order_relaxed)) {
@@ -550,8 +549,7 @@ Status BatchPipeline::LoadMissing(const std::vector<SampleRef>& plan) {
   for (const SampleRef& ref : plan) {
     uint64_t key = 0;
     if (!PreloadKey(ref, &key)) {
-      return Status::OutOfRange("pipeline preload: sample " + std::to_string(ref.index) +
-                                " of file " + std::to_string(ref.file) +
+      return Status::OutOfRange("pipeline preload: sample ", ref.index, " of file ", ref.file,
                                 " is beyond the supported range");
     }
     if (store_index_.count(key)) continue;
@@ -684,7 +682,7 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
   if (inline_reads_) {
     if (slot->state == SlotState::kLeased) return LeasedError(k);
     if (slot->state != SlotState::kFilling || slot->k != k) {
-      return Status::Internal("pipeline: batch " + std::to_string(k) + " was not opened");
+      return Status::Internal("pipeline: batch ", k, " was not opened");
     }
     lock.unlock();
     const uint64_t first = static_cast<uint64_t>(k) * batch_size_;
@@ -755,25 +753,23 @@ Result<std::unique_ptr<Pipeline>> MakeBatchPipeline(PipelineMode mode,
     return Status::InvalidArgument("reader.batch_size must be >= 1, got 0");
   }
   if (options.read_threads > kMaxThreads) {
-    return Status::InvalidArgument("reader.read_threads must be <= " + std::to_string(kMaxThreads) +
-                                   ", got " + std::to_string(options.read_threads));
+    return Status::InvalidArgument("reader.read_threads must be <= ", kMaxThreads, ", got ",
+                                   options.read_threads);
   }
   if (options.computation_threads > kMaxThreads) {
-    return Status::InvalidArgument(
-        "reader.computation_threads must be <= " + std::to_string(kMaxThreads) + ", got " +
-        std::to_string(options.computation_threads));
+    return Status::InvalidArgument("reader.computation_threads must be <= ", kMaxThreads, ", got ",
+                                   options.computation_threads);
   }
   if (options.prefetch_size > (uint64_t{1} << 20)) {
-    return Status::InvalidArgument("reader.prefetch_size is too large: " +
-                                   std::to_string(options.prefetch_size));
+    return Status::InvalidArgument("reader.prefetch_size is too large: ", options.prefetch_size);
   }
   DLIO_RETURN_NOT_OK(options.preprocess_time.Validate("reader.preprocess_time"));
   auto pipeline = std::make_unique<BatchPipeline>(mode, options, env);
   Status reserved = pipeline->ReserveBuffers();
   if (!reserved.ok()) {
-    return reserved.WithContext("pipeline '" + options.name + "': reserving " +
-                                std::to_string(options.reserve_sample_bytes) +
-                                " bytes per pooled sample buffer");
+    return reserved.WithContext(StrCat("pipeline '", options.name, "': reserving ",
+                                       options.reserve_sample_bytes,
+                                       " bytes per pooled sample buffer"));
   }
   pipeline->StartThreads();
   return std::unique_ptr<Pipeline>(std::move(pipeline));

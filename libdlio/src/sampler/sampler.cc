@@ -79,7 +79,7 @@ class ShardedSampler final : public Sampler {
     out->clear();
     out->shrink_to_fit();
     return Status::ResourceExhausted(
-        "sampler: the plan of rank " + std::to_string(request.rank) +
+        "sampler: the plan of rank ", request.rank,
         " does not fit in memory (dataset.num_files_* x dataset.num_samples_per_file per rank)");
   }
 
@@ -89,12 +89,12 @@ class ShardedSampler final : public Sampler {
       return Status::InvalidArgument("sampler: PlanRequest.samples_per_file is null");
     }
     if (request.world < 1 || request.rank < 0 || request.rank >= request.world) {
-      return Status::InvalidArgument("sampler: rank " + std::to_string(request.rank) +
-                                     " is outside a world of " + std::to_string(request.world));
+      return Status::InvalidArgument("sampler: rank ", request.rank, " is outside a world of ",
+                                     request.world);
     }
     const std::vector<uint64_t>& per_file = *request.samples_per_file;
     if (per_file.size() > uint64_t{std::numeric_limits<uint32_t>::max()} + 1) {
-      return Status::InvalidArgument("sampler: " + std::to_string(per_file.size()) +
+      return Status::InvalidArgument("sampler: ", per_file.size(),
                                      " files exceed the 2^32 a SampleRef can address");
     }
     out->clear();
@@ -210,8 +210,8 @@ Result<std::unique_ptr<Sampler>> MakeSampler(const SamplerOptions& options) {
     name = any ? "shuffle" : "sequential";
   }
   if (!(options.fraction > 0 && options.fraction <= 1)) {
-    return Status::InvalidArgument("reader.read_fraction must be in (0, 1], got " +
-                                   std::to_string(options.fraction));
+    return Status::InvalidArgument("reader.read_fraction must be in (0, 1], got ",
+                                   options.fraction);
   }
   Kind kind;
   if (name == "sequential") {

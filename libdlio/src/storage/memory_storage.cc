@@ -68,8 +68,8 @@ class MemoryFile final : public File {
       try {
         data_->bytes.resize(offset + n);
       } catch (const std::bad_alloc&) {
-        return Status::ResourceExhausted("pwrite " + path() + ": out of memory growing to " +
-                                         std::to_string(offset + n) + " bytes");
+        return Status::ResourceExhausted("pwrite ", path(), ": out of memory growing to ",
+                                         offset + n, " bytes");
       }
     }
     if (n > 0) std::memcpy(data_->bytes.data() + offset, buf, n);

@@ -34,7 +34,7 @@ constexpr size_t kMaxCall = size_t{1} << 30;
 std::string MpiErrorText(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
-  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return StrCat("MPI error ", code);
   return std::string(text, static_cast<size_t>(len));
 }
 
@@ -110,8 +110,7 @@ class MpiioFile final : public File {
       const int rc = MPI_File_read_at(fh_, static_cast<MPI_Offset>(offset + done), p + done, count,
                                       MPI_BYTE, &status);
       if (rc != MPI_SUCCESS) {
-        return MpiError(
-            rc, "MPI_File_read_at " + path() + " at offset " + std::to_string(offset + done));
+        return MpiError(rc, StrCat("MPI_File_read_at ", path(), " at offset ", offset + done));
       }
       int got = 0;
       MPI_Get_count(&status, MPI_BYTE, &got);
@@ -138,7 +137,7 @@ class MpiioFile final : public File {
       const int rc = MPI_File_read_at_all(fh_, static_cast<MPI_Offset>(at), p + i * kMaxCall,
                                           static_cast<int>(avail), MPI_BYTE, &status);
       if (rc != MPI_SUCCESS) {
-        return MpiError(rc, "MPI_File_read_at_all " + path() + " at offset " + std::to_string(at));
+        return MpiError(rc, StrCat("MPI_File_read_at_all ", path(), " at offset ", at));
       }
       done += avail;
     }
@@ -156,14 +155,13 @@ class MpiioFile final : public File {
       const int rc = MPI_File_write_at(fh_, static_cast<MPI_Offset>(offset + done),
                                        const_cast<uint8_t*>(p + done), count, MPI_BYTE, &status);
       if (rc != MPI_SUCCESS) {
-        return MpiError(
-            rc, "MPI_File_write_at " + path() + " at offset " + std::to_string(offset + done));
+        return MpiError(rc, StrCat("MPI_File_write_at ", path(), " at offset ", offset + done));
       }
       int put = 0;
       MPI_Get_count(&status, MPI_BYTE, &put);
       if (put <= 0 || put == MPI_UNDEFINED) {
-        return Status::IOError("MPI_File_write_at " + path() + " wrote nothing at offset " +
-                               std::to_string(offset + done));
+        return Status::IOError("MPI_File_write_at ", path(), " wrote nothing at offset ",
+                               offset + done);
       }
       done += static_cast<size_t>(put);
     }

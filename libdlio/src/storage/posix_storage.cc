@@ -31,8 +31,7 @@ Result<size_t> PreadFully(int fd, uint64_t offset, size_t n, void* buf, const st
     ssize_t r = ::pread(fd, p + done, n - done, static_cast<off_t>(offset + done));
     if (r < 0) {
       if (errno == EINTR) continue;
-      return Status::FromErrno(errno,
-                               "pread " + path + " at offset " + std::to_string(offset + done));
+      return Status::FromErrno(errno, StrCat("pread ", path, " at offset ", offset + done));
     }
     if (r == 0) break;
     done += static_cast<size_t>(r);
@@ -48,12 +47,9 @@ Status PwriteFully(int fd, uint64_t offset, const void* buf, size_t n, const std
     ssize_t r = ::pwrite(fd, p + done, n - done, static_cast<off_t>(offset + done));
     if (r < 0) {
       if (errno == EINTR) continue;
-      return Status::FromErrno(errno,
-                               "pwrite " + path + " at offset " + std::to_string(offset + done));
+      return Status::FromErrno(errno, StrCat("pwrite ", path, " at offset ", offset + done));
     }
-    if (r == 0)
-      return Status::IOError("pwrite " + path + " wrote nothing at offset " +
-                             std::to_string(offset + done));
+    if (r == 0) return Status::IOError("pwrite ", path, " wrote nothing at offset ", offset + done);
     done += static_cast<size_t>(r);
   }
   return Status::OK();
@@ -232,8 +228,8 @@ class PosixStorage final : public Storage {
                                        const FileOptions& options) override {
     const bool direct = options.direct || direct_;
     if (direct && (alignment_ == 0 || (alignment_ & (alignment_ - 1)) != 0)) {
-      return Status::InvalidArgument("open " + path + ": direct_alignment " +
-                                     std::to_string(alignment_) + " is not a power of two");
+      return Status::InvalidArgument("open ", path, ": direct_alignment ", alignment_,
+                                     " is not a power of two");
     }
     int flags = O_CLOEXEC;
     switch (mode) {

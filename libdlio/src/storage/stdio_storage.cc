@@ -34,7 +34,7 @@ class StdioFile final : public File {
       const int err = errno;
       position_known_ = false;
       std::clearerr(stream_);
-      return Status::FromErrno(err, "fread " + path() + " at offset " + std::to_string(offset));
+      return Status::FromErrno(err, StrCat("fread ", path(), " at offset ", offset));
     }
     std::clearerr(stream_);  // end of file is a short count, not an error
     return got;
@@ -47,7 +47,7 @@ class StdioFile final : public File {
       const int err = errno;
       position_known_ = false;
       std::clearerr(stream_);
-      return Status::FromErrno(err, "fwrite " + path() + " at offset " + std::to_string(offset));
+      return Status::FromErrno(err, StrCat("fwrite ", path(), " at offset ", offset));
     }
     position_ += n;
     return Status::OK();
@@ -85,7 +85,7 @@ class StdioFile final : public File {
     if (position_known_ && position_ == offset) return Status::OK();
     if (::fseeko(stream_, static_cast<off_t>(offset), SEEK_SET) != 0) {
       position_known_ = false;
-      return Errno("fseeko", path() + " to offset " + std::to_string(offset));
+      return Errno("fseeko", StrCat(path(), " to offset ", offset));
     }
     position_ = offset;
     position_known_ = true;

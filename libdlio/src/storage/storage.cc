@@ -74,9 +74,8 @@ Result<size_t> File::ReadAt(uint64_t offset, size_t n, void* buf) {
 Status File::ReadExactAt(uint64_t offset, size_t n, void* buf) {
   DLIO_ASSIGN_OR_RETURN(size_t got, ReadAt(offset, n, buf));
   if (got != n) {
-    return Status::Corruption(path_ + ": short read at offset " + std::to_string(offset) +
-                              ": wanted " + std::to_string(n) + " bytes, got " +
-                              std::to_string(got) + " (file ends early)");
+    return Status::Corruption(path_, ": short read at offset ", offset, ": wanted ", n,
+                              " bytes, got ", got, " (file ends early)");
   }
   return Status::OK();
 }
@@ -316,7 +315,7 @@ constexpr size_t kHugePageBytes = size_t{2} << 20;
 Status AlignedBuffer::Resize(size_t n) {
   if (n > capacity_) {
     if (alignment_ == 0 || (alignment_ & (alignment_ - 1)) != 0) {
-      return Status::InvalidArgument("AlignedBuffer alignment " + std::to_string(alignment_) +
+      return Status::InvalidArgument("AlignedBuffer alignment ", alignment_,
                                      " is not a power of two");
     }
     size_t align = alignment_ < sizeof(void*) ? sizeof(void*) : alignment_;
@@ -328,7 +327,7 @@ Status AlignedBuffer::Resize(size_t n) {
     const size_t cap = (n + align - 1) / align * align;
     void* p = std::aligned_alloc(align, cap);
     if (p == nullptr) {
-      return Status::ResourceExhausted("cannot allocate " + std::to_string(cap) + " aligned bytes");
+      return Status::ResourceExhausted("cannot allocate ", cap, " aligned bytes");
     }
     if (huge) madvise(p, cap, MADV_HUGEPAGE);  // advisory: failure only costs speed
     std::free(data_);

@@ -112,8 +112,8 @@ Status MergeInto(const std::vector<std::string>& inputs, Output* out, TraceMerge
   for (size_t i = 0; i < inputs.size(); ++i) {
     const int64_t pid = PidFor(inputs[i], i);
     if (!seen.insert(pid).second) {
-      return Status::InvalidArgument("trace merge: two inputs get pid " + std::to_string(pid) +
-                                     " (the second is " + inputs[i] +
+      return Status::InvalidArgument("trace merge: two inputs get pid ", pid, " (the second is ",
+                                     inputs[i],
                                      "); name them trace-<rank>.pfw or pass each rank once");
     }
     report->pids.push_back(pid);
@@ -144,8 +144,7 @@ Status MergeInto(const std::vector<std::string>& inputs, Output* out, TraceMerge
           ++report->truncated_lines;
           return Status::OK();
         }
-        return Status::Corruption(path + ": line " + std::to_string(no) +
-                                  " is not a JSON trace event");
+        return Status::Corruption(path, ": line ", no, " is not a JSON trace event");
       }
       event["pid"] = pid;
       if (event.value("ph", std::string()) == "M" &&

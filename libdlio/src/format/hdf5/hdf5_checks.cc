@@ -5,7 +5,7 @@
 namespace dlio::format_internal::hdf5 {
 namespace {
 
-std::string Bytes(uint64_t n) { return std::to_string(n) + " bytes"; }
+std::string Bytes(uint64_t n) { return StrCat(n, " bytes"); }
 
 // The parts of a dataset's header the checks read.
 struct Header {
@@ -50,8 +50,8 @@ Status CheckConsistency(const Header& h, const std::string& what) {
   }
   if (h.layout != H5D_CHUNKED) return Status::OK();
   if (h.chunk_rank != h.rank) {
-    return Status::Corruption(what + ": chunks of rank " + std::to_string(h.chunk_rank) +
-                              " in a dataset of rank " + std::to_string(h.rank));
+    return Status::Corruption(what, ": chunks of rank ", h.chunk_rank, " in a dataset of rank ",
+                              h.rank);
   }
   uint64_t chunk_bytes = h.element_bytes;
   for (int k = 0; k < h.rank; ++k) {
@@ -78,8 +78,8 @@ Status CheckExtent(hid_t dset, const Header& h, const std::string& what, uint64_
   e.rank = h.rank;
   e.dims = h.dims;
   auto shape = [&] {
-    return what + " declares shape " + JsonDims(h.dims.data(), h.rank) + " of " +
-           std::to_string(h.element_bytes) + "-byte elements";
+    return StrCat(what, " declares shape ", JsonDims(h.dims.data(), h.rank), " of ",
+                  h.element_bytes, "-byte elements");
   };
   uint64_t declared = 0;
   if (!DeclaredBytes(e, h.element_bytes, &declared)) {
@@ -93,17 +93,16 @@ Status CheckExtent(hid_t dset, const Header& h, const std::string& what, uint64_
     }
     const haddr_t addr = h.layout == H5D_CONTIGUOUS ? H5Dget_offset(dset) : 0;
     if (addr == HADDR_UNDEF || addr > file_size || declared > file_size - addr) {
-      return Status::Corruption(what + ": its " + Bytes(declared) + " at file offset " +
-                                std::to_string(addr) + " end past the end of the file (" +
-                                Bytes(file_size) + ")");
+      return Status::Corruption(what, ": its ", Bytes(declared), " at file offset ", addr,
+                                " end past the end of the file (", Bytes(file_size), ")");
     }
   } else if (h.layout == H5D_CHUNKED) {
     const uint64_t ratio = h.filters > 0 ? kMaxFilterRatio : 1;
     if (declared / ratio > file_size) {
       return Status::Corruption(
-          shape() + " (" + Bytes(declared) + "), more than the " + Bytes(file_size) +
-          " of the file hold" +
-          (h.filters > 0 ? " even compressed " + std::to_string(ratio) + ":1" : std::string()));
+          shape(), " (", Bytes(declared), "), more than the ", Bytes(file_size),
+          " of the file hold",
+          (h.filters > 0 ? StrCat(" even compressed ", ratio, ":1") : std::string()));
     }
   }
   return Status::OK();

@@ -64,8 +64,7 @@ std::string ChunkWhere(hid_t dset, const hsize_t* coord, int rank) {
     H5Eclear2(H5E_DEFAULT);
     return "";
   }
-  return " (its chunk at file offset " + std::to_string(addr) + ", " + std::to_string(size) +
-         " bytes stored)";
+  return StrCat(" (its chunk at file offset ", addr, ", ", size, " bytes stored)");
 }
 
 // Unimplemented naming the filter when `dset` needs one this libhdf5 lacks (h5py's lzf, or a
@@ -81,8 +80,8 @@ Status CheckFiltersAvailable(hid_t dcpl, const std::string& what) {
     if (id >= 0 && H5Zfilter_avail(id) <= 0) {
       H5Eclear2(H5E_DEFAULT);
       return Status::Unimplemented(
-          what + " is stored with HDF5 filter " + std::to_string(id) + " ('" + name +
-          "'), which this libhdf5 cannot decode" +
+          what, " is stored with HDF5 filter ", id, " ('", name,
+          "'), which this libhdf5 cannot decode",
           (id == 32000 ? " (h5py's lzf: re-save the data with gzip)" : ""));
     }
   }
@@ -111,8 +110,7 @@ Result<std::vector<uint64_t>> ReadU64s(Hdf5Call& call, hid_t dset, const std::st
                                        uint64_t file_size) {
   const Extent e = DatasetExtent(dset);
   if (e.rank != 1) {
-    return Status::Corruption(what + ": expected a 1-D dataset, found rank " +
-                              std::to_string(e.rank));
+    return Status::Corruption(what, ": expected a 1-D dataset, found rank ", e.rank);
   }
   DLIO_RETURN_NOT_OK(CheckDataset(dset, what, file_size));
   // CheckDataset bounds the length by the file's size (compressed: 1032 times it); memory may
@@ -121,8 +119,7 @@ Result<std::vector<uint64_t>> ReadU64s(Hdf5Call& call, hid_t dset, const std::st
   try {
     v.resize(e.dims[0]);
   } catch (const std::bad_alloc&) {
-    return Status::ResourceExhausted(what + ": cannot allocate its " + std::to_string(e.dims[0]) +
-                                     " entries");
+    return Status::ResourceExhausted(what, ": cannot allocate its ", e.dims[0], " entries");
   }
   if (!v.empty() && H5Dread(dset, H5T_NATIVE_UINT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()) < 0) {
     return call.Error(StatusCode::kCorruption, what + ": reading");

@@ -158,8 +158,8 @@ std::string MissingChunks(Hdf5Call& call, hid_t dset, const std::string& what) {
     return call.Error(StatusCode::kCorruption, what + ": reading its chunk index").message();
   }
   if (stored >= expected) return "";
-  return what + ": " + std::to_string(expected - stored) + " of its " + std::to_string(expected) +
-         " chunks are not stored (they read as the fill value)";
+  return StrCat(what, ": ", expected - stored, " of its ", expected,
+                " chunks are not stored (they read as the fill value)");
 }
 
 // "" or what is wrong with /labels: it must open, hold one entry per sample and read. Read in
@@ -174,11 +174,10 @@ std::string CheckLabels(Hdf5Call& call, const ReaderHandles& h, const ReaderInfo
   if (!labels.valid()) return call.Error(StatusCode::kCorruption, what + ": cannot open").message();
   const Extent e = DatasetExtent(labels.get());
   if (e.rank != 1) {
-    return what + " has rank " + std::to_string(e.rank) + ", not 1 (one label per sample)";
+    return StrCat(what, " has rank ", e.rank, ", not 1 (one label per sample)");
   }
   if (e.dims[0] != info.num_samples) {
-    return what + " has " + std::to_string(e.dims[0]) + " entries for " +
-           std::to_string(info.num_samples) + " samples";
+    return StrCat(what, " has ", e.dims[0], " entries for ", info.num_samples, " samples");
   }
   const Status extent = CheckDataset(labels.get(), what, info.file_size);
   if (!extent.ok()) return extent.message();
@@ -197,8 +196,8 @@ std::string CheckLabels(Hdf5Call& call, const ReaderHandles& h, const ReaderInfo
         H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &first, nullptr, &count, nullptr) < 0 ||
         H5Dread(labels.get(), type.get(), mem.get(), space.get(), H5P_DEFAULT, buf.data()) < 0) {
       return call
-          .Error(StatusCode::kCorruption, what + ": reading entries " + std::to_string(first) +
-                                              ".." + std::to_string(first + count - 1))
+          .Error(StatusCode::kCorruption,
+                 StrCat(what, ": reading entries ", first, "..", first + count - 1))
           .message();
     }
   }

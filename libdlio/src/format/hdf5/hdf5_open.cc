@@ -58,7 +58,7 @@ Status FindSampleDataset(Hdf5Call& call, hid_t file, ReaderInfo* info) {
     }
     if (seen.size() < 200) {
       if (!seen.empty()) seen += ", ";
-      seen += name + " (rank " + std::to_string(e.rank) + ")";
+      seen += StrCat(name, " (rank ", e.rank, ")");
     }
   }
   return Status::NotFound(path +
@@ -95,10 +95,9 @@ Status OpenMetadataFile(Hdf5Call& call, Storage* storage, const FormatOptions& o
   for (hid_t d : {h->meta_offsets.get(), h->meta_sizes.get()}) {
     const Extent e = DatasetExtent(d);
     if (!IsIntegerVector(d) || e.dims[0] != info->num_samples) {
-      return Status::Corruption(meta + ": /offsets and /sizes must be 1-D integer datasets of " +
-                                std::to_string(info->num_samples) + " entries (the samples of " +
-                                info->path + "), found rank " + std::to_string(e.rank) +
-                                " length " + std::to_string(e.rank >= 1 ? e.dims[0] : 0));
+      return Status::Corruption(meta, ": /offsets and /sizes must be 1-D integer datasets of ",
+                                info->num_samples, " entries (the samples of ", info->path,
+                                "), found rank ", e.rank, " length ", e.rank >= 1 ? e.dims[0] : 0);
     }
   }
   h->meta_file_space = Hid(H5Dget_space(h->meta_offsets.get()));
@@ -180,16 +179,15 @@ Status SizeConcatenated(Hdf5Call& call, ReaderHandles* h, ReaderInfo* info) {
   info->data_bytes = info->dims[0];
   info->num_samples = info->offsets.size();
   if (info->sizes.size() != info->offsets.size()) {
-    return Status::Corruption(path + ": /offsets has " + std::to_string(info->offsets.size()) +
-                              " entries but /sizes has " + std::to_string(info->sizes.size()));
+    return Status::Corruption(path, ": /offsets has ", info->offsets.size(),
+                              " entries but /sizes has ", info->sizes.size());
   }
   for (uint64_t i = 0; i < info->num_samples; ++i) {
     const uint64_t offset = info->offsets[i], size = info->sizes[i];
     if (offset > info->data_bytes || size > info->data_bytes - offset) {
-      return Status::Corruption(path + ": /offsets and /sizes entry " + std::to_string(i) +
-                                ": sample at element " + std::to_string(offset) + " of " +
-                                std::to_string(size) + " bytes ends past /data (" +
-                                std::to_string(info->data_bytes) + " bytes)");
+      return Status::Corruption(path, ": /offsets and /sizes entry ", i, ": sample at element ",
+                                offset, " of ", size, " bytes ends past /data (", info->data_bytes,
+                                " bytes)");
     }
     info->min_size = i == 0 ? size : std::min(info->min_size, size);
     info->max_size = std::max(info->max_size, size);

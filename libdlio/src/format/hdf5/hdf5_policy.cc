@@ -51,7 +51,7 @@ Result<Filters> ParseFilters(const FormatOptions& o) {
   if (c.empty() || c == "none") return f;
   if (c == "gzip" || c == "zlib" || c == "deflate") {
     if (f.level < 0 || f.level > 9) {
-      return Status::InvalidArgument("dataset.compression_level: " + std::to_string(f.level) +
+      return Status::InvalidArgument("dataset.compression_level: ", f.level,
                                      " is not in 0-9 (gzip)");
     }
     f.codec = Codec::kDeflate;

@@ -66,9 +66,8 @@ class Hdf5Reader final : public FormatReader {
                       out->data()) >= 0) {
       return Status::OK();
     }
-    Status st =
-        call.Error(StatusCode::kCorruption,
-                   info_.path + ": reading sample " + std::to_string(i) + " from " + info_.dataset);
+    Status st = call.Error(StatusCode::kCorruption,
+                           StrCat(info_.path, ": reading sample ", i, " from ", info_.dataset));
     return Status(st.code(), st.message() + ChunkWhere(h_.dset.get(), first.data(), info_.rank));
   }
 
@@ -87,8 +86,8 @@ class Hdf5Reader final : public FormatReader {
     const int64_t t0 = storage->clock()->NowNanos();
     if (H5Dread(h_.dset.get(), h_.type.get(), mem_space, file_space, h_.dxpl.get(), out->data()) <
         0) {
-      return call.Error(StatusCode::kIOError, info_.path + ": collective read of sample " +
-                                                  std::to_string(i) + " from " + info_.dataset);
+      return call.Error(StatusCode::kIOError, StrCat(info_.path, ": collective read of sample ", i,
+                                                     " from ", info_.dataset));
     }
     const uint64_t element_bytes = info_.layout == SampleLayout::kRows ? info_.row_bytes : 1;
     const int64_t offset = info_.data_offset < 0
@@ -112,8 +111,7 @@ class Hdf5Reader final : public FormatReader {
                 h_.meta_file_space.get(), H5P_DEFAULT, &meta_offset) < 0 ||
         H5Dread(h_.meta_sizes.get(), H5T_NATIVE_UINT64, h_.meta_mem_space.get(),
                 h_.meta_file_space.get(), H5P_DEFAULT, &meta_size) < 0) {
-      return call.Error(StatusCode::kCorruption,
-                        info_.meta_path + ": reading entry " + std::to_string(i));
+      return call.Error(StatusCode::kCorruption, StrCat(info_.meta_path, ": reading entry ", i));
     }
     const bool rows = info_.layout == SampleLayout::kRows;
     const bool fits =
@@ -122,11 +120,9 @@ class Hdf5Reader final : public FormatReader {
                     : meta_offset % info_.row_bytes == 0 && meta_offset / info_.row_bytes == i)
              : meta_offset <= info_.data_bytes && meta_size <= info_.data_bytes - meta_offset;
     if (meta_size != size || !fits) {
-      return Status::Corruption(info_.meta_path + ": entry " + std::to_string(i) + " (offset " +
-                                std::to_string(meta_offset) + ", size " +
-                                std::to_string(meta_size) + ") does not match sample " +
-                                std::to_string(i) + " of " + info_.path + " (" +
-                                std::to_string(size) + " bytes in " + info_.dataset + ")");
+      return Status::Corruption(info_.meta_path, ": entry ", i, " (offset ", meta_offset, ", size ",
+                                meta_size, ") does not match sample ", i, " of ", info_.path, " (",
+                                size, " bytes in ", info_.dataset, ")");
     }
     *start = rows ? i : meta_offset;
     return Status::OK();

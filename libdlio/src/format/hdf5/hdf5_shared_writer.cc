@@ -99,10 +99,9 @@ Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path
             FillSampleBytes(spec.seed, r0 + r, c0, buf.data() + r * cols, cols);
           }
           const int64_t start_us = WallMicros(), t0 = clock->NowNanos();
-          DLIO_RETURN_NOT_OK(WriteBlock(call, samples.get(), H5T_NATIVE_UINT8, {r0, c0},
-                                        {rows, cols}, buf.data(),
-                                        path + ": writing /records rows " + std::to_string(r0) +
-                                            ".." + std::to_string(r0 + rows - 1)));
+          DLIO_RETURN_NOT_OK(
+              WriteBlock(call, samples.get(), H5T_NATIVE_UINT8, {r0, c0}, {rows, cols}, buf.data(),
+                         StrCat(path, ": writing /records rows ", r0, "..", r0 + rows - 1)));
           // Whole rows, or part of one row: contiguous in the file either way.
           trace(Storage::IoKind::kWrite, "H5Dwrite", at(r0 * s + c0),
                 static_cast<int64_t>(rows * cols), start_us, t0);
@@ -113,9 +112,8 @@ Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path
       DLIO_RETURN_NOT_OK(ForEachDataChunkOf(
           spec, share.first, share.last, kWriteChunk, [&](const uint8_t* p, size_t len) {
             const int64_t start_us = WallMicros(), t0 = clock->NowNanos();
-            DLIO_RETURN_NOT_OK(
-                WriteBlock(call, samples.get(), H5T_NATIVE_UINT8, {pos}, {len}, p,
-                           path + ": writing /data at element " + std::to_string(pos)));
+            DLIO_RETURN_NOT_OK(WriteBlock(call, samples.get(), H5T_NATIVE_UINT8, {pos}, {len}, p,
+                                          StrCat(path, ": writing /data at element ", pos)));
             trace(Storage::IoKind::kWrite, "H5Dwrite", at(pos), static_cast<int64_t>(len), start_us,
                   t0);
             pos += len;

@@ -154,8 +154,8 @@ herr_t Read(H5FD_t* f, H5FD_mem_t /*type*/, hid_t /*dxpl*/, haddr_t addr, size_t
   DlioFile* d = Cast(f);
   if (addr == HADDR_UNDEF || addr > kMaxAddr || size > kMaxAddr - addr || addr + size > d->eoa) {
     return Fail("dlio_read", H5E_OVERFLOW,
-                d->file->path() + ": read of " + std::to_string(size) + " bytes at offset " +
-                    std::to_string(addr) + " is past the allocated end " + std::to_string(d->eoa));
+                StrCat(d->file->path(), ": read of ", size, " bytes at offset ", addr,
+                       " is past the allocated end ", d->eoa));
   }
   if (size == 0) return 0;
   auto got = d->file->ReadAt(addr, size, buf);
@@ -171,9 +171,8 @@ herr_t Write(H5FD_t* f, H5FD_mem_t /*type*/, hid_t /*dxpl*/, haddr_t addr, size_
   if (addr == HADDR_UNDEF || addr > kMaxAddr || size > kMaxAddr - addr || addr + size > d->eoa) {
     return FailWhileWriting(
         "dlio_write", H5E_OVERFLOW,
-        Status::Internal(d->file->path() + ": HDF5 wrote " + std::to_string(size) +
-                         " bytes at offset " + std::to_string(addr) + ", past the allocated end " +
-                         std::to_string(d->eoa)));
+        Status::Internal(d->file->path(), ": HDF5 wrote ", size, " bytes at offset ", addr,
+                         ", past the allocated end ", d->eoa));
   }
   if (size == 0) return 0;
   const Status st = d->file->WriteAt(addr, buf, size);

@@ -101,10 +101,9 @@ Status WriteRecords(Hdf5Call& call, hid_t file, const std::string& path, const F
       for (uint64_t r = 0; r < rows; ++r) {
         FillSampleBytes(spec.seed, r0 + r, c0, buf.data() + r * cols, cols);
       }
-      DLIO_RETURN_NOT_OK(WriteBlock(call, dset.get(), H5T_NATIVE_UINT8, {r0, c0}, {rows, cols},
-                                    buf.data(),
-                                    path + ": writing /records rows " + std::to_string(r0) + ".." +
-                                        std::to_string(r0 + rows - 1)));
+      DLIO_RETURN_NOT_OK(
+          WriteBlock(call, dset.get(), H5T_NATIVE_UINT8, {r0, c0}, {rows, cols}, buf.data(),
+                     StrCat(path, ": writing /records rows ", r0, "..", r0 + rows - 1)));
     }
   }
   return Status::OK();
@@ -133,7 +132,7 @@ Status WriteConcatenated(Hdf5Call& call, hid_t file, const std::string& path, co
     uint64_t pos = 0;
     DLIO_RETURN_NOT_OK(ForEachDataChunk(spec, block, [&](const uint8_t* p, size_t len) {
       DLIO_RETURN_NOT_OK(WriteBlock(call, dset.get(), H5T_NATIVE_UINT8, {pos}, {len}, p,
-                                    path + ": writing /data at element " + std::to_string(pos)));
+                                    StrCat(path, ": writing /data at element ", pos)));
       pos += len;
       return Status::OK();
     }));
