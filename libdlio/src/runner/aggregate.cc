@@ -1,0 +1,76 @@
+// The cross-rank reductions at the end of a run: AU, throughput, I/O and checkpoint summaries.
+#include <vector>
+
+#include "dlio/metrics.h"
+#include "runner/run_state.h"
+
+namespace dlio::runner_internal {
+namespace {
+
+// Every rank takes part in each checkpoint operation, so the counts agree across ranks.
+Status AggregateCheckpointOps(Comm* comm, const std::vector<CheckpointResult>& ops, bool load,
+                              std::vector<CheckpointOpSummary>* out) {
+  out->clear();
+  if (ops.empty()) return Status::OK();
+  std::vector<double> seconds, bytes;
+  for (const auto& op : ops) {
+    seconds.push_back((load ? op.read_ns : op.write_ns) * 1e-9);
+    bytes.push_back(static_cast<double>(load ? op.bytes_read : op.bytes_written));
+  }
+  DLIO_RETURN_NOT_OK(comm->AllReduceMax(&seconds));
+  DLIO_RETURN_NOT_OK(comm->AllReduceSum(&bytes));
+  for (size_t i = 0; i < ops.size(); ++i) {
+    out->push_back({static_cast<uint64_t>(bytes[i]), seconds[i]});
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status Aggregate(RunState& st) {
+  RunReport& r = st.report;
+  const WorkloadConfig& c = *st.config;
+  std::vector<double> au, tp, io;
+  for (const auto& e : r.epochs) {
+    au.push_back(e.au_percent_mean);
+    tp.push_back(e.samples_per_s_sum);
+    io.push_back(e.bytes_per_s_sum);
+  }
+  MeanStdev m = ComputeMeanStdev(au);
+  r.au_mean_percent = m.mean;
+  r.au_stdev_percent = m.stdev;
+  m = ComputeMeanStdev(tp);
+  r.throughput_mean_samples_per_s = m.mean;
+  r.throughput_stdev_samples_per_s = m.stdev;
+  m = ComputeMeanStdev(io);
+  r.io_mean_bytes_per_s = m.mean;
+  r.io_stdev_bytes_per_s = m.stdev;
+  r.au_met = !r.epochs.empty() && r.au_mean_percent >= 100.0 * c.metric.au;
+
+  DLIO_RETURN_NOT_OK(
+      AggregateCheckpointOps(st.comm, r.checkpoints, /*load=*/false, &r.checkpoint_saves_all));
+  DLIO_RETURN_NOT_OK(
+      AggregateCheckpointOps(st.comm, r.checkpoint_loads, /*load=*/true, &r.checkpoint_loads_all));
+  std::vector<double> durations;
+  uint64_t bytes = 0;
+  for (const auto& op : r.checkpoint_saves_all) {
+    durations.push_back(op.seconds);
+    bytes += op.bytes;
+  }
+  r.checkpoint_max_duration_s = ComputeMeanStdev(durations).mean;
+  r.checkpoint_bytes_total = durations.empty() ? 0 : bytes / durations.size();
+  r.io = st.storage->stats();
+  if (st.checkpoint_storage) {
+    const IoStats ck = st.checkpoint_storage->stats();
+    r.io.read_ops += ck.read_ops;
+    r.io.read_bytes += ck.read_bytes;
+    r.io.write_ops += ck.write_ops;
+    r.io.write_bytes += ck.write_bytes;
+    r.io.opens += ck.opens;
+    r.io.closes += ck.closes;
+    r.io.syncs += ck.syncs;
+  }
+  return Status::OK();
+}
+
+}  // namespace dlio::runner_internal
