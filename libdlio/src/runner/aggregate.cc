@@ -1,8 +1,8 @@
-// The cross-rank reductions at the end of a run: AU, throughput, I/O and checkpoint summaries.
+#include "runner/aggregate.h"
+
 #include <vector>
 
 #include "dlio/metrics.h"
-#include "runner/run_state.h"
 
 namespace dlio::runner_internal {
 namespace {
@@ -27,9 +27,8 @@ Status AggregateCheckpointOps(Comm* comm, const std::vector<CheckpointResult>& o
 
 }  // namespace
 
-Status Aggregate(RunState& st) {
-  RunReport& r = st.report;
-  const WorkloadConfig& c = *st.config;
+Status Aggregate(const WorkloadConfig& c, Comm* comm, RunReport* report) {
+  RunReport& r = *report;
   std::vector<double> au, tp, io;
   for (const auto& e : r.epochs) {
     au.push_back(e.au_percent_mean);
@@ -48,9 +47,9 @@ Status Aggregate(RunState& st) {
   r.au_met = !r.epochs.empty() && r.au_mean_percent >= 100.0 * c.metric.au;
 
   DLIO_RETURN_NOT_OK(
-      AggregateCheckpointOps(st.comm, r.checkpoints, /*load=*/false, &r.checkpoint_saves_all));
+      AggregateCheckpointOps(comm, r.checkpoints, /*load=*/false, &r.checkpoint_saves_all));
   DLIO_RETURN_NOT_OK(
-      AggregateCheckpointOps(st.comm, r.checkpoint_loads, /*load=*/true, &r.checkpoint_loads_all));
+      AggregateCheckpointOps(comm, r.checkpoint_loads, /*load=*/true, &r.checkpoint_loads_all));
   std::vector<double> durations;
   uint64_t bytes = 0;
   for (const auto& op : r.checkpoint_saves_all) {
@@ -59,17 +58,6 @@ Status Aggregate(RunState& st) {
   }
   r.checkpoint_max_duration_s = ComputeMeanStdev(durations).mean;
   r.checkpoint_bytes_total = durations.empty() ? 0 : bytes / durations.size();
-  r.io = st.storage->stats();
-  if (st.checkpoint_storage) {
-    const IoStats ck = st.checkpoint_storage->stats();
-    r.io.read_ops += ck.read_ops;
-    r.io.read_bytes += ck.read_bytes;
-    r.io.write_ops += ck.write_ops;
-    r.io.write_bytes += ck.write_bytes;
-    r.io.opens += ck.opens;
-    r.io.closes += ck.closes;
-    r.io.syncs += ck.syncs;
-  }
   return Status::OK();
 }
 

@@ -1,16 +1,18 @@
-// Building the checkpointer and DLIO's checkpoint-only workflow.
+#include "runner/checkpoint_phase.h"
+
 #include <algorithm>
 #include <string>
 
+#include "dlio/compute.h"
+#include "dlio/loop.h"
 #include "runner/checkpoint_options.h"
-#include "runner/run_state.h"
 
 namespace dlio::runner_internal {
 namespace {
 
 // Rank 0 states what a transformer checkpoint amounts to over the whole job, before writing it.
-Status DescribeTransformerCheckpoint(RunState& st, const CheckpointOptions& co) {
-  const int world = st.comm->size();
+Status DescribeTransformerCheckpoint(const RunContext& ctx, const CheckpointOptions& co) {
+  const int world = ctx.world();
   const TransformerModel& t = co.transformer;
   uint64_t model = 0, optimizer = 0, files = 0, dp = 1;
   for (int r = 0; r < world; ++r) {
@@ -22,32 +24,34 @@ Status DescribeTransformerCheckpoint(RunState& st, const CheckpointOptions& co) 
   }
   const uint64_t mp = t.tensor * t.pipeline;
   if (!t.subset && t.data > 0 && static_cast<uint64_t>(t.data) != dp) {
-    st.Warn("model.parallelism.data is " + std::to_string(t.data) +
-            " but checkpoint.mode is 'default', where the data-parallel degree is the world (" +
-            std::to_string(world) + ") / (tensor x pipeline = " + std::to_string(mp) +
-            ") = " + std::to_string(dp) + "; set checkpoint.mode subset to emulate the first " +
-            std::to_string(world) + " ranks of a larger job");
+    ctx.messages->Warn(
+        "model.parallelism.data is " + std::to_string(t.data) +
+        " but checkpoint.mode is 'default', where the data-parallel degree is the world (" +
+        std::to_string(world) + ") / (tensor x pipeline = " + std::to_string(mp) +
+        ") = " + std::to_string(dp) + "; set checkpoint.mode subset to emulate the first " +
+        std::to_string(world) + " ranks of a larger job");
   }
   std::string scaled;
   if (co.size_divisor > 1) {
     scaled = " (files written at 1/" + std::to_string(co.size_divisor) +
              " of that: checkpoint.size_divisor)";
   }
-  st.Log(LogLevel::kInfo,
-         "transformer checkpoint: " + std::to_string(TransformerParameterCount(t)) +
-             " parameters, tensor " + std::to_string(t.tensor) + " x pipeline " +
-             std::to_string(t.pipeline) + " x data " + std::to_string(dp) + ", ZeRO stage " +
-             std::to_string(t.zero_stage) + ": " + std::to_string(model) + " model + " +
-             std::to_string(optimizer) + " optimizer bytes in " + std::to_string(files) +
-             " files per checkpoint over " + std::to_string(world) +
-             (world == 1 ? " rank" : " ranks") + scaled);
+  ctx.messages->Log(LogLevel::kInfo,
+                    "transformer checkpoint: " + std::to_string(TransformerParameterCount(t)) +
+                        " parameters, tensor " + std::to_string(t.tensor) + " x pipeline " +
+                        std::to_string(t.pipeline) + " x data " + std::to_string(dp) +
+                        ", ZeRO stage " + std::to_string(t.zero_stage) + ": " +
+                        std::to_string(model) + " model + " + std::to_string(optimizer) +
+                        " optimizer bytes in " + std::to_string(files) +
+                        " files per checkpoint over " + std::to_string(world) +
+                        (world == 1 ? " rank" : " ranks") + scaled);
   return Status::OK();
 }
 
 }  // namespace
 
-Status MakeCheckpointer(RunState& st) {
-  const WorkloadConfig& c = *st.config;
+Status MakeCheckpointing(const RunContext& ctx, Checkpointing* out) {
+  const WorkloadConfig& c = *ctx.config;
   CheckpointOptions co;
   co.name = CheckpointTypeFor(c);
   co.folder = c.checkpoint.checkpoint_folder;
@@ -56,40 +60,40 @@ Status MakeCheckpointer(RunState& st) {
   co.fsync = c.checkpoint.fsync;
   co.read_back = c.checkpoint.read_back;
   co.transfer_size = c.checkpoint.transfer_size;
-  co.rank = st.comm->rank();
-  co.world = st.comm->size();
+  co.rank = ctx.rank();
+  co.world = ctx.world();
   co.root_only = c.checkpoint.rank_mode == CheckpointRankMode::kRoot;
-  co.seed = MixSeed(c.train.seed, st.comm->rank(), 0xcc);
+  co.seed = MixSeed(c.train.seed, ctx.rank(), 0xcc);
   co.size_divisor = c.checkpoint.size_divisor;
   co.model_files = c.checkpoint.model_files;
   co.transformer = TransformerModelFor(c);
-  st.report.checkpoint_type = co.name;
-  if (co.name == "transformer" && st.comm->rank() == 0) {
-    DLIO_RETURN_NOT_OK(DescribeTransformerCheckpoint(st, co));
+  out->type = co.name;
+  if (co.name == "transformer" && ctx.rank() == 0) {
+    DLIO_RETURN_NOT_OK(DescribeTransformerCheckpoint(ctx, co));
   }
-  Storage* storage = st.storage.get();
+  Storage* storage = ctx.storage;
   if (!c.checkpoint.storage_type.empty() && c.checkpoint.storage_type != c.storage.storage_type) {
     StorageOptions so = StorageOptionsFor(c);
     so.name = c.checkpoint.storage_type;
     so.direct = false;  // reader.odirect is about the data files
-    auto made = MakeStorage(so, *st.registries, st.env.clock, st.tracer.get());
+    auto made = MakeStorage(so, *ctx.registries, ctx.clock, ctx.tracer);
     if (!made.ok()) return made.status().WithContext("checkpoint.storage_type");
-    st.checkpoint_storage = std::move(made).value();
-    storage = st.checkpoint_storage.get();
+    out->own_storage = std::move(made).value();
+    storage = out->own_storage.get();
   }
-  CheckpointEnv ce{storage, st.env.clock, st.tracer.get()};
-  DLIO_ASSIGN_OR_RETURN(st.checkpointer,
-                        Build<Checkpointer>(st.registries->checkpointers, co.name, co, ce));
+  CheckpointEnv ce{storage, ctx.clock, ctx.tracer};
+  DLIO_ASSIGN_OR_RETURN(out->checkpointer,
+                        Build<Checkpointer>(ctx.registries->checkpointers, co.name, co, ce));
   return Status::OK();
 }
 
-// DLIO's checkpoint-only workflow (workflow.train false, workflow.checkpoint true): after
-// checkpoint.time_between_checkpoints of emulated compute and a barrier, each rank saves; that
-// num_checkpoints_write times, then num_checkpoints_read loads of the first checkpoints written
-// (with no writes: the newest ones an earlier run left). Each operation is timed per rank from
-// its start to its end (plus the barrier with checkpoint.rank_sync).
-Status CheckpointOnly(RunState& st) {
-  const WorkloadConfig& c = *st.config;
+// After checkpoint.time_between_checkpoints of emulated compute and a barrier, each rank saves;
+// that num_checkpoints_write times, then num_checkpoints_read loads of the first checkpoints
+// written (with no writes: the newest ones an earlier run left). Each operation is timed per rank
+// from its start to its end (plus the barrier with checkpoint.rank_sync).
+Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
+                      std::vector<CheckpointResult>* saves, std::vector<CheckpointResult>* loads) {
+  const WorkloadConfig& c = *ctx.config;
   const uint64_t writes =
       static_cast<uint64_t>(std::max<int64_t>(0, c.checkpoint.num_checkpoints_write));
   const uint64_t reads =
@@ -97,28 +101,29 @@ Status CheckpointOnly(RunState& st) {
   if (writes == 0 && reads == 0) {
     // `--generate --no-train` of a config that checkpoints while training is a generate-only
     // run, not a mistake.
-    if (st.comm->rank() == 0 && !c.workflow.generate_data) {
-      st.Warn(
+    if (ctx.rank() == 0 && !c.workflow.generate_data) {
+      ctx.messages->Warn(
           "workflow.train is false and workflow.checkpoint true, but neither "
           "checkpoint.num_checkpoints_write nor checkpoint.num_checkpoints_read is > 0: no "
           "checkpoint written or read");
     }
     return Status::OK();
   }
-  DLIO_RETURN_NOT_OK(MakeCheckpointer(st));
+  DLIO_RETURN_NOT_OK(MakeCheckpointing(ctx, ckpt));
+  Checkpointer* checkpointer = ckpt->checkpointer.get();
   std::unique_ptr<ComputeEmulator> pause;
   if (c.checkpoint.time_between_checkpoints > 0) {
     ComputeOptions co;
     co.name = c.train.compute;
     co.time.mean = c.checkpoint.time_between_checkpoints;
-    co.seed = MixSeed(c.train.seed, st.comm->rank(), 0xcb);
+    co.seed = MixSeed(c.train.seed, ctx.rank(), 0xcb);
     co.key = "checkpoint.time_between_checkpoints";
-    DLIO_ASSIGN_OR_RETURN(
-        pause, Build<ComputeEmulator>(st.registries->computes, co.name, co, st.env.clock));
+    DLIO_ASSIGN_OR_RETURN(pause,
+                          Build<ComputeEmulator>(ctx.registries->computes, co.name, co, ctx.clock));
   }
   std::vector<uint64_t> read_ids;
   if (writes == 0) {
-    const uint64_t next = st.checkpointer->next_id();
+    const uint64_t next = checkpointer->next_id();
     if (next < reads) {
       return Status::NotFound(
           "checkpoint.num_checkpoints_read is " + std::to_string(reads) +
@@ -128,48 +133,48 @@ Status CheckpointOnly(RunState& st) {
     }
     for (uint64_t id = next - reads; id < next; ++id) read_ids.push_back(id);
   }
-  const Clock* clock = st.env.clock;
+  const Clock* clock = ctx.clock;
   RunProgress progress;
   progress.phase = "checkpoint";
   progress.steps = writes + reads;
   const int64_t start_ns = clock->NowNanos();
-  DLIO_RETURN_NOT_OK(st.comm->Barrier());
+  DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
   for (uint64_t i = 0; i < writes + reads; ++i) {
     const bool save = i < writes;
     if (pause) pause->Step(static_cast<int64_t>(i));
-    DLIO_RETURN_NOT_OK(st.comm->Barrier());  // DLIO's all-reduce before each checkpoint
+    DLIO_RETURN_NOT_OK(ctx.comm->Barrier());  // DLIO's all-reduce before each checkpoint
     const int64_t t0 = clock->NowNanos();
     CheckpointResult r;
     if (save) {
-      DLIO_ASSIGN_OR_RETURN(r, st.checkpointer->Save(1, static_cast<int64_t>(i + 1)));
+      DLIO_ASSIGN_OR_RETURN(r, checkpointer->Save(1, static_cast<int64_t>(i + 1)));
     } else {
       const uint64_t k = i - writes;
-      const uint64_t id = writes > 0 ? st.report.checkpoints[k].id : read_ids[k];
-      auto loaded = st.checkpointer->Load(id);
+      const uint64_t id = writes > 0 ? (*saves)[k].id : read_ids[k];
+      auto loaded = checkpointer->Load(id);
       if (!loaded.ok()) {
         return loaded.status().WithContext("checkpoint-only run: loading checkpoint " +
                                            std::to_string(id));
       }
       r = std::move(*loaded);
     }
-    if (c.checkpoint.rank_sync) DLIO_RETURN_NOT_OK(st.comm->Barrier());
+    if (c.checkpoint.rank_sync) DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
     const int64_t ns = clock->NowNanos() - t0;
-    st.Log(LogLevel::kDebug, std::string(save ? "saved" : "loaded") + " checkpoint " +
-                                 std::to_string(r.id) + ": " +
-                                 std::to_string(save ? r.bytes_written : r.bytes_read) +
-                                 " bytes in " + std::to_string(ns * 1e-9) + " s");
+    ctx.messages->Log(LogLevel::kDebug, std::string(save ? "saved" : "loaded") + " checkpoint " +
+                                            std::to_string(r.id) + ": " +
+                                            std::to_string(save ? r.bytes_written : r.bytes_read) +
+                                            " bytes in " + std::to_string(ns * 1e-9) + " s");
     if (save) {
       r.write_ns = ns;
-      st.report.checkpoints.push_back(std::move(r));
+      saves->push_back(std::move(r));
     } else {
       r.read_ns = ns;
-      st.report.checkpoint_loads.push_back(std::move(r));
+      loads->push_back(std::move(r));
     }
     progress.step = i + 1;
     progress.elapsed_s = (clock->NowNanos() - start_ns) * 1e-9;
-    st.Progress(progress);
+    ctx.messages->Progress(progress);
   }
-  return st.comm->Barrier();
+  return ctx.comm->Barrier();
 }
 
 }  // namespace dlio::runner_internal

@@ -1,40 +1,46 @@
-// The generation phase: this rank's share of the dataset (and the side_io read file).
-#include "runner/run_state.h"
+#include "runner/generate_phase.h"
+
+#include <string>
+
+#include "dlio/loop.h"
+#include "dlio/side_io.h"
 
 namespace dlio::runner_internal {
 
-Status Generate(RunState& st) {
-  const WorkloadConfig& c = *st.config;
+Result<GenerateReport> Generate(const RunContext& ctx, bool force) {
+  const WorkloadConfig& c = *ctx.config;
   GenerateOptions go;
-  go.rank = st.comm->rank();
-  go.world = st.comm->size();
+  go.rank = ctx.rank();
+  go.world = ctx.world();
   go.seed = c.train.seed;
-  go.force = st.env.force_generate;
-  Comm* comm = st.comm;
+  go.force = force;
+  Comm* comm = ctx.comm;
   go.barrier = [comm] { return comm->Barrier(); };
   go.comm = comm;
-  const Clock* clock = st.env.clock;
+  const Clock* clock = ctx.clock;
+  const RunMessages* messages = ctx.messages;
   const int64_t start = clock->NowNanos();
-  go.progress = [&st, clock, start](uint64_t done, uint64_t total, uint64_t bytes) {
+  go.progress = [messages, clock, start](uint64_t done, uint64_t total, uint64_t bytes) {
     RunProgress p;
     p.phase = "generate";
     p.step = done;
     p.steps = total;
     p.bytes = bytes;
     p.elapsed_s = (clock->NowNanos() - start) * 1e-9;
-    st.Progress(p);
+    messages->Progress(p);
   };
   const int64_t start_us = WallMicros();
   DLIO_ASSIGN_OR_RETURN(
-      st.report.generate,
-      GenerateDataset(c.dataset, *st.format, FormatOptionsFor(c), st.storage.get(), go));
-  for (const std::string& warning : st.report.generate.warnings) st.Warn(warning);
-  if (st.comm->rank() == 0 && !c.side_io.read_file.empty()) {
+      GenerateReport report,
+      GenerateDataset(c.dataset, *ctx.format, FormatOptionsFor(c), ctx.storage, go));
+  for (const std::string& warning : report.warnings) ctx.messages->Warn(warning);
+  if (ctx.rank() == 0 && !c.side_io.read_file.empty()) {
     DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, 0));
-    DLIO_RETURN_NOT_OK(GenerateSideFile(so, *st.registries, st.storage.get()));
+    DLIO_RETURN_NOT_OK(GenerateSideFile(so, *ctx.registries, ctx.storage));
   }
-  TraceSpan(st.tracer.get(), "dlio.generate", "dlio", start_us, WallMicros(), -1, -1);
-  return st.comm->Barrier();
+  TraceSpan(ctx.tracer, "dlio.generate", "dlio", start_us, WallMicros(), -1, -1);
+  DLIO_RETURN_NOT_OK(comm->Barrier());
+  return report;
 }
 
 }  // namespace dlio::runner_internal

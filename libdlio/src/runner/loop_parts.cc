@@ -2,7 +2,7 @@
 #include <algorithm>
 
 #include "dlio/loop.h"
-#include "runner/run_state.h"
+#include "runner/run_context.h"
 
 namespace dlio {
 namespace {

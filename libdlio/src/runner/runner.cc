@@ -1,4 +1,4 @@
-// RunWorkload: one rank's run, phase after phase (run_state.h).
+// RunWorkload: one rank's run, phase after phase (run_context.h).
 #include "dlio/runner.h"
 
 #include <filesystem>
@@ -6,58 +6,113 @@
 
 #include "dlio/loop.h"
 #include "dlio/tracer.h"
+#include "runner/aggregate.h"
+#include "runner/checkpoint_phase.h"
+#include "runner/generate_phase.h"
 #include "runner/preflight_run.h"
 #include "runner/report.h"
-#include "runner/run_state.h"
+#include "runner/run_context.h"
+#include "runner/storage_rules.h"
+#include "runner/training.h"
 
 namespace dlio {
+namespace {
 
-using runner_internal::Aggregate;
-using runner_internal::Build;
-using runner_internal::CheckpointOnly;
-using runner_internal::CheckStorageRules;
-using runner_internal::Generate;
-using runner_internal::RunState;
-using runner_internal::Train;
+using runner_internal::Checkpointing;
+using runner_internal::RunContext;
+using runner_internal::RunMessages;
+using runner_internal::TrainingParts;
+
+// What one rank's run owns, in construction order: torn down in reverse, so the loops and the
+// checkpointer go before the storages and the tracer they use.
+struct RunResources {
+  std::unique_ptr<Registries> own_registries;
+  std::unique_ptr<Comm> own_comm;
+  std::unique_ptr<Tracer> tracer;
+  std::unique_ptr<Storage> storage;
+  std::unique_ptr<Format> format;  // null in checkpoint-only runs
+  Checkpointing checkpointing;
+  TrainingParts training;
+};
+
+IoStats Sum(IoStats a, const IoStats& b) {
+  a.read_ops += b.read_ops;
+  a.read_bytes += b.read_bytes;
+  a.write_ops += b.write_ops;
+  a.write_bytes += b.write_bytes;
+  a.opens += b.opens;
+  a.closes += b.closes;
+  a.syncs += b.syncs;
+  return a;
+}
+
+// The workflow's phases, in DLIO's order.
+Status RunPhases(const RunContext& ctx, bool force_generate, RunResources* res, RunReport* report) {
+  const WorkflowConfig& w = ctx.config->workflow;
+  if (w.train) {
+    DLIO_ASSIGN_OR_RETURN(report->storage_rules, runner_internal::CheckStorageRules(ctx));
+  }
+  if (w.generate_data) {
+    DLIO_ASSIGN_OR_RETURN(report->generate, runner_internal::Generate(ctx, force_generate));
+  }
+  Checkpointing& ckpt = res->checkpointing;
+  if (w.train) {
+    if (w.checkpoint) DLIO_RETURN_NOT_OK(runner_internal::MakeCheckpointing(ctx, &ckpt));
+    DLIO_RETURN_NOT_OK(
+        runner_internal::Train(ctx, ckpt.checkpointer.get(), &res->training, report));
+  } else if (w.checkpoint) {
+    DLIO_RETURN_NOT_OK(runner_internal::CheckpointOnly(ctx, &ckpt, &report->checkpoints,
+                                                       &report->checkpoint_loads));
+  }
+  report->checkpoint_type = ckpt.type;
+  DLIO_RETURN_NOT_OK(runner_internal::Aggregate(*ctx.config, ctx.comm, report));
+  report->io = ctx.storage->stats();
+  if (ckpt.own_storage) report->io = Sum(report->io, ckpt.own_storage->stats());
+  return Status::OK();
+}
+
+}  // namespace
 
 Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& env) {
   DLIO_RETURN_NOT_OK(input_config.Validate());
-  RunState st;
-  st.env = env;
-  if (st.env.clock == nullptr) st.env.clock = SystemClock();
-  if (env.registries == nullptr) {
-    st.own_registries = std::make_unique<Registries>();
-    DLIO_RETURN_NOT_OK(RegisterBuiltins(st.own_registries.get()));
-    st.registries = st.own_registries.get();
-  } else {
-    st.registries = env.registries;
+  RunResources res;
+  RunContext ctx;
+  ctx.clock = env.clock != nullptr ? env.clock : SystemClock();
+  ctx.registries = env.registries;
+  if (ctx.registries == nullptr) {
+    res.own_registries = std::make_unique<Registries>();
+    DLIO_RETURN_NOT_OK(RegisterBuiltins(res.own_registries.get()));
+    ctx.registries = res.own_registries.get();
   }
-  if (env.comm == nullptr) {
-    st.own_comm = MakeSerialComm();
-    st.comm = st.own_comm.get();
-  } else {
-    st.comm = env.comm;
+  ctx.comm = env.comm;
+  if (ctx.comm == nullptr) {
+    res.own_comm = MakeSerialComm();
+    ctx.comm = res.own_comm.get();
   }
+  RunReport report;
+  RunMessages messages(env, ctx.rank(), &report.warnings);
+  ctx.messages = &messages;
   std::vector<std::string> scaled;
   DLIO_ASSIGN_OR_RETURN(const WorkloadConfig config,
-                        ScaleConfig(ResolvePaths(input_config), st.comm->size(), &scaled));
-  st.config = &config;
-  for (const auto& line : scaled) st.Log(LogLevel::kInfo, line);
-  RunReport& report = st.report;
+                        ScaleConfig(ResolvePaths(input_config), ctx.world(), &scaled));
+  ctx.config = &config;
+  for (const auto& line : scaled) messages.Log(LogLevel::kInfo, line);
   report.workload = config.name;
-  report.rank = st.comm->rank();
-  report.world = st.comm->size();
+  report.rank = ctx.rank();
+  report.world = ctx.world();
   report.output_folder = config.output.folder;
   if (config.workflow.generate_data ||
       config.workflow.train) {  // checkpoint-only runs read no data
-    DLIO_ASSIGN_OR_RETURN(st.format, Build<Format>(st.registries->formats, config.dataset.format));
-    if (config.reader.decode && !st.format->has_decoder()) {
-      return Status::InvalidArgument("reader.decode is true but format '" + st.format->name() +
+    DLIO_ASSIGN_OR_RETURN(
+        res.format, runner_internal::Build<Format>(ctx.registries->formats, config.dataset.format));
+    if (config.reader.decode && !res.format->has_decoder()) {
+      return Status::InvalidArgument("reader.decode is true but format '" + res.format->name() +
                                      "' has no decoder (formats with one: jpeg, png, csv)");
     }
+    ctx.format = res.format.get();
   }
   // Before anything is written: every rank agrees the run fits its host (dlio/preflight.h).
-  DLIO_RETURN_NOT_OK(AgreedPreflight(config, st.format.get(), st.comm));
+  DLIO_RETURN_NOT_OK(AgreedPreflight(config, ctx.format, ctx.comm));
 
   std::error_code ec;
   if (env.write_outputs) {
@@ -67,31 +122,26 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
                              "': cannot create: " + ec.message());
     }
   }
-  DLIO_ASSIGN_OR_RETURN(st.tracer, MakeTracerFor(config, report.rank));
-  DLIO_ASSIGN_OR_RETURN(st.storage, MakeStorage(StorageOptionsFor(config), *st.registries,
-                                                st.env.clock, st.tracer.get()));
+  DLIO_ASSIGN_OR_RETURN(res.tracer, MakeTracerFor(config, report.rank));
+  ctx.tracer = res.tracer.get();
+  DLIO_ASSIGN_OR_RETURN(
+      res.storage, MakeStorage(StorageOptionsFor(config), *ctx.registries, ctx.clock, ctx.tracer));
+  ctx.storage = res.storage.get();
 
   const int64_t start_us = WallMicros();
-  Status status = Status::OK();
-  if (config.workflow.train) status = CheckStorageRules(st);
-  if (status.ok() && config.workflow.generate_data) status = Generate(st);
-  if (status.ok() && config.workflow.train) status = Train(st);
-  if (status.ok() && !config.workflow.train && config.workflow.checkpoint) {
-    status = CheckpointOnly(st);
-  }
-  if (status.ok()) status = Aggregate(st);
+  Status status = RunPhases(ctx, env.force_generate, &res, &report);
   const int64_t end_us = WallMicros();
-  Status flush = st.tracer->Flush();
-  if (!status.ok() && env.abort_on_error && st.comm->size() > 1) {
+  Status flush = res.tracer->Flush();
+  if (!status.ok() && env.abort_on_error && ctx.world() > 1) {
     // The other ranks may be waiting in a collective this rank will never join: end the job now,
     // before this rank's pipelines and files are torn down.
-    st.comm->Abort(status);
+    ctx.comm->Abort(status);
   }
   if (!status.ok()) return status;
   DLIO_RETURN_NOT_OK(flush);
 
-  DLIO_RETURN_NOT_OK(WriteReports(config, st.comm, start_us, end_us, env.write_outputs, &report));
-  return std::move(st.report);
+  DLIO_RETURN_NOT_OK(WriteReports(config, ctx.comm, start_us, end_us, env.write_outputs, &report));
+  return report;
 }
 
 }  // namespace dlio

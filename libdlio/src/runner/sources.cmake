@@ -11,6 +11,7 @@ list(APPEND DLIO_SOURCES
   src/runner/preflight.cc
   src/runner/preflight_run.cc
   src/runner/report.cc
+  src/runner/run_context.cc
   src/runner/runner.cc
   src/runner/side_io.cc
   src/runner/storage_rules.cc

@@ -1,4 +1,5 @@
-// MLPerf Storage's rules for a valid training result, checked before training.
+#include "runner/storage_rules.h"
+
 #include <unistd.h>
 
 #include <cstdio>
@@ -7,7 +8,6 @@
 
 #include "core/host_memory.h"
 #include "runner/report.h"
-#include "runner/run_state.h"
 
 namespace dlio::runner_internal {
 namespace {
@@ -25,16 +25,15 @@ bool IsMlperfTrainingWorkload(const WorkloadConfig& c) {
 
 }  // namespace
 
-// MLPerf Storage's rules for a valid training result: the dataset is at least 5x the clients'
-// memory (else the page cache serves the reads) and an epoch has at least 500 steps.
-Status CheckStorageRules(RunState& st) {
-  const WorkloadConfig& c = *st.config;
+Result<StorageRulesCheck> CheckStorageRules(const RunContext& ctx) {
+  const WorkloadConfig& c = *ctx.config;
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "unknown");
   std::vector<std::string> gathered;
-  DLIO_RETURN_NOT_OK(st.comm->Gather(std::to_string(HostMemoryBytes()) + " " + host, 0, &gathered));
-  if (st.comm->rank() != 0) return Status::OK();
-  StorageRulesCheck& check = st.report.storage_rules;
+  DLIO_RETURN_NOT_OK(
+      ctx.comm->Gather(std::to_string(HostMemoryBytes()) + " " + host, 0, &gathered));
+  StorageRulesCheck check;
+  if (ctx.rank() != 0) return check;
   std::map<std::string, uint64_t> hosts;
   for (const auto& g : gathered) {
     std::istringstream in(g);
@@ -52,7 +51,7 @@ Status CheckStorageRules(RunState& st) {
   check.dataset_ge_5x_memory = check.client_memory_bytes > 0 &&
                                check.dataset_bytes >= SaturatingMul(5, check.client_memory_bytes);
   // In-memory (synthetic) data has no files for a page cache to hold.
-  const bool has_files = st.format == nullptr || st.format->uses_files();
+  const bool has_files = ctx.format == nullptr || ctx.format->uses_files();
   if (has_files && check.client_memory_bytes > 0 && !check.dataset_ge_5x_memory) {
     std::ostringstream m;
     m << "the dataset (" << HumanBytes(static_cast<double>(check.dataset_bytes))
@@ -62,20 +61,21 @@ Status CheckStorageRules(RunState& st) {
       << check.num_hosts << (check.num_hosts == 1 ? " host" : " hosts")
       << "): reads after the first epoch can come from the page cache, so results then measure "
          "the page cache, not storage (MLPerf Storage requires >= 5x)";
-    st.Warn(m.str());
+    ctx.messages->Warn(m.str());
   }
   check.mlperf_rules = IsMlperfTrainingWorkload(c);
-  const uint64_t world = static_cast<uint64_t>(st.comm->size());
+  const uint64_t world = static_cast<uint64_t>(ctx.world());
   check.steps_per_epoch = SaturatingMul(c.dataset.num_files_train, c.dataset.num_samples_per_file) /
                           std::max<uint64_t>(1, c.reader.batch_size) / world;
   check.steps_ge_500 = check.steps_per_epoch >= 500;
   if (check.mlperf_rules && !check.steps_ge_500) {
-    st.Warn("an epoch has " + std::to_string(check.steps_per_epoch) +
-            " steps (dataset.num_files_train x num_samples_per_file / reader.batch_size / " +
-            std::to_string(world) + " ranks), fewer than the 500 MLPerf Storage requires for '" +
-            c.model.name + "' (metric.mlperf_rules)");
+    ctx.messages->Warn(
+        "an epoch has " + std::to_string(check.steps_per_epoch) +
+        " steps (dataset.num_files_train x num_samples_per_file / reader.batch_size / " +
+        std::to_string(world) + " ranks), fewer than the 500 MLPerf Storage requires for '" +
+        c.model.name + "' (metric.mlperf_rules)");
   }
-  return Status::OK();
+  return check;
 }
 
 }  // namespace dlio::runner_internal
