@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "dlio/storage.h"
+#include "fake_clock.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -616,6 +617,20 @@ TEST_CASE("the marker holds the parameters and a version", "[generator]") {
   CHECK(text.find("\"train.seed\": 123") != std::string::npos);
   CHECK(std::filesystem::exists(dir / "m/train/1/img_3_of_5.raw"));
   CHECK_FALSE(std::filesystem::exists(DatasetMarkerPath(d) + ".tmp"));
+}
+
+TEST_CASE("the generation is timed on the clock of its options", "[generator]") {
+  auto storage = MemoryStorage();
+  RawFormat format(false);
+  testing::FakeClock clock(5'000);
+  GenerateOptions options;
+  options.clock = &clock;
+  // Each file written takes 3 ms of fake time; nothing else moves the clock.
+  options.progress = [&clock](uint64_t, uint64_t, uint64_t) { clock.Advance(3'000'000); };
+  auto r = GenerateDataset(SmallDataset("ds"), format, FormatOptions{}, storage.get(), options);
+  REQUIRE(r.ok());
+  CHECK(r->files_written == 7);
+  CHECK(r->duration_ns == 7 * 3'000'000);
 }
 
 TEST_CASE("bad rank arguments are refused", "[generator]") {

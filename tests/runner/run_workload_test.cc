@@ -17,7 +17,8 @@ namespace {
 
 using dlio::testing::FakeClock;
 
-constexpr int64_t kMs = 1'000'000;  // nanoseconds
+constexpr int64_t kMs = 1'000'000;                        // nanoseconds
+constexpr int64_t kWallOriginUs = 1'700'000'000'000'000;  // FakeClock's WallMicros() at 0
 
 // One Save as the runner asked for it.
 struct SaveCall {
@@ -54,7 +55,7 @@ class RecordingCheckpointer final : public dlio::Checkpointer {
 };
 
 struct Fixture {
-  FakeClock clock;
+  FakeClock clock{0, kWallOriginUs};
   dlio::Registries registries;
   std::vector<SaveCall> saves;
   std::vector<int64_t> save_durations;  // of fake time per save (see RecordingCheckpointer)
@@ -182,6 +183,11 @@ TEST_CASE("RunWorkload's AU is compute time over the epoch's time on the injecte
       CHECK(e.au_percent_mean == Approx(100.0 * 1500 / 1600));
       CHECK(e.samples_per_s_sum == Approx(10 / 1.6));
     }
+    // Epochs start and end on the injected clock's wall time (generation took no fake time).
+    CHECK(report->epochs[0].start_us == kWallOriginUs);
+    CHECK(report->epochs[0].end_us == kWallOriginUs + 1'600'000);
+    CHECK(report->epochs[1].start_us == kWallOriginUs + 1'600'000);
+    CHECK(report->epochs[1].end_us == kWallOriginUs + 3'200'000);
     CHECK(report->au_mean_percent == Approx(93.75));
     CHECK(report->au_stdev_percent == Approx(0).margin(1e-9));
     CHECK(report->au_met);  // metric.au 0.90

@@ -195,7 +195,7 @@ std::string DatasetMarkerPath(const DatasetConfig& dataset) {
 Result<GenerateReport> GenerateDataset(const DatasetConfig& dataset, const Format& format,
                                        const FormatOptions& format_options, Storage* storage,
                                        const GenerateOptions& options) {
-  const Clock* clock = SystemClock();
+  const Clock* clock = options.clock != nullptr ? options.clock : SystemClock();
   const int64_t start = clock->NowNanos();
   if (options.world < 1 || options.rank < 0 || options.rank >= options.world) {
     return Status::InvalidArgument("generate: rank " + std::to_string(options.rank) +

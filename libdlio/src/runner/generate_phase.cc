@@ -18,6 +18,7 @@ Result<GenerateReport> Generate(const RunContext& ctx, bool force) {
   go.barrier = [comm] { return comm->Barrier(); };
   go.comm = comm;
   const Clock* clock = ctx.clock;
+  go.clock = clock;
   const RunMessages* messages = ctx.messages;
   const int64_t start = clock->NowNanos();
   go.progress = [messages, clock, start](uint64_t done, uint64_t total, uint64_t bytes) {
@@ -29,7 +30,7 @@ Result<GenerateReport> Generate(const RunContext& ctx, bool force) {
     p.elapsed_s = (clock->NowNanos() - start) * 1e-9;
     messages->Progress(p);
   };
-  const int64_t start_us = WallMicros();
+  const int64_t start_us = clock->WallMicros();
   DLIO_ASSIGN_OR_RETURN(
       GenerateReport report,
       GenerateDataset(c.dataset, *ctx.format, FormatOptionsFor(c), ctx.storage, go));
@@ -38,7 +39,7 @@ Result<GenerateReport> Generate(const RunContext& ctx, bool force) {
     DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, 0));
     DLIO_RETURN_NOT_OK(GenerateSideFile(so, *ctx.registries, ctx.storage));
   }
-  TraceSpan(ctx.tracer, "dlio.generate", "dlio", start_us, WallMicros(), -1, -1);
+  TraceSpan(ctx.tracer, "dlio.generate", "dlio", start_us, clock->WallMicros(), -1, -1);
   DLIO_RETURN_NOT_OK(comm->Barrier());
   return report;
 }

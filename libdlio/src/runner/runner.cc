@@ -128,9 +128,9 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
       res.storage, MakeStorage(StorageOptionsFor(config), *ctx.registries, ctx.clock, ctx.tracer));
   ctx.storage = res.storage.get();
 
-  const int64_t start_us = WallMicros();
+  const int64_t start_us = ctx.clock->WallMicros();
   Status status = RunPhases(ctx, env.force_generate, &res, &report);
-  const int64_t end_us = WallMicros();
+  const int64_t end_us = ctx.clock->WallMicros();
   Status flush = res.tracer->Flush();
   if (!status.ok() && env.abort_on_error && ctx.world() > 1) {
     // The other ranks may be waiting in a collective this rank will never join: end the job now,

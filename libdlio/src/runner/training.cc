@@ -156,12 +156,12 @@ Status EpochLoop::Step(LoopParts& loop, uint64_t epoch, uint64_t s, bool train, 
   }
   rec->samples = lease->samples.size();
   rec->bytes = lease->bytes;
-  const int64_t step_start_us = tracer->enabled() ? WallMicros() : 0;
+  const int64_t step_start_us = tracer->enabled() ? clock->WallMicros() : 0;
   loop.compute->Step(static_cast<int64_t>(s));
   const int64_t t2 = clock->NowNanos();
   if (tracer->enabled()) {
     TraceSpan(tracer, train ? "ai.compute.step" : "ai.compute.eval", "ai", step_start_us,
-              WallMicros(), epoch, static_cast<int64_t>(s + 1));
+              clock->WallMicros(), epoch, static_cast<int64_t>(s + 1));
   }
   lease.reset();
   if (c_.train.barrier_per_step) DLIO_RETURN_NOT_OK(ctx_.comm->Barrier());
@@ -187,7 +187,7 @@ Status EpochLoop::Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* 
   rep->steps.clear();
   rep->steps.reserve(steps.steps);
   const int64_t epoch_start_ns = ctx_.clock->NowNanos();
-  rep->start_us = WallMicros();
+  rep->start_us = ctx_.clock->WallMicros();
   DLIO_RETURN_NOT_OK(loop.pipeline->StartEpoch(epoch - 1, plan_));
   RunProgress progress;
   progress.phase = loop.phase;
@@ -216,7 +216,7 @@ Status EpochLoop::Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* 
 
 Status EpochLoop::Finish(uint64_t epoch, bool train, int64_t epoch_start_ns, EpochReport* rep) {
   const int64_t block_ns = ctx_.clock->NowNanos() - epoch_start_ns - rep->checkpoint_ns;
-  rep->end_us = WallMicros();
+  rep->end_us = ctx_.clock->WallMicros();
   TraceSpan(ctx_.tracer, train ? "ai.pipeline.epoch" : "ai.pipeline.eval", "ai", rep->start_us,
             rep->end_us, static_cast<int64_t>(epoch), -1);
   rep->metrics = ComputeBlockMetrics(rep->steps, block_ns, c_.train.excluded_start_steps);
@@ -286,9 +286,9 @@ Status Train(const RunContext& ctx, Checkpointer* checkpointer, TrainingParts* p
   DLIO_RETURN_NOT_OK(train.pipeline->Stop());
   if (eval) DLIO_RETURN_NOT_OK(eval->pipeline->Stop());
   if (side_io) {
-    const int64_t start_us = WallMicros();
+    const int64_t start_us = ctx.clock->WallMicros();
     DLIO_RETURN_NOT_OK(side_io->AfterTraining());
-    TraceSpan(ctx.tracer, "side_io.write", "dlio", start_us, WallMicros(), -1, -1);
+    TraceSpan(ctx.tracer, "side_io.write", "dlio", start_us, ctx.clock->WallMicros(), -1, -1);
   }
   return Status::OK();
 }
