@@ -258,3 +258,20 @@ TEST_CASE("RunWorkload saves no checkpoint without workflow.checkpoint") {
   CHECK(report->checkpoints.empty());
   CHECK(report->checkpoint_saves_all.empty());
 }
+
+TEST_CASE("RunWorkload reports the longest checkpoint save, not the mean") {
+  Fixture fx;
+  fx.config.reader.drop_last = true;  // 2 steps per epoch
+  fx.config.train.epochs = 3;
+  fx.config.workflow.checkpoint = true;
+  fx.config.checkpoint.steps_between_checkpoints = 2;
+  fx.save_durations = {1000 * kMs, 3000 * kMs, 2000 * kMs};
+  auto report = fx.Run();
+  REQUIRE(report.ok());
+  REQUIRE(report->checkpoint_saves_all.size() == 3);
+  CHECK(report->checkpoint_saves_all[0].seconds == Approx(1.0));
+  CHECK(report->checkpoint_saves_all[1].seconds == Approx(3.0));
+  CHECK(report->checkpoint_saves_all[2].seconds == Approx(2.0));
+  CHECK(report->checkpoint_max_duration_s == Approx(3.0));  // the mean would be 2
+  CHECK(report->checkpoint_bytes_total == 1000);            // per save, one rank
+}

@@ -1,5 +1,6 @@
 #include "runner/aggregate.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "dlio/metrics.h"
@@ -50,14 +51,15 @@ Status Aggregate(const WorkloadConfig& c, Comm* comm, RunReport* report) {
       AggregateCheckpointOps(comm, r.checkpoints, /*load=*/false, &r.checkpoint_saves_all));
   DLIO_RETURN_NOT_OK(
       AggregateCheckpointOps(comm, r.checkpoint_loads, /*load=*/true, &r.checkpoint_loads_all));
-  std::vector<double> durations;
+  double max_s = 0;
   uint64_t bytes = 0;
   for (const auto& op : r.checkpoint_saves_all) {
-    durations.push_back(op.seconds);
+    max_s = std::max(max_s, op.seconds);
     bytes += op.bytes;
   }
-  r.checkpoint_max_duration_s = ComputeMeanStdev(durations).mean;
-  r.checkpoint_bytes_total = durations.empty() ? 0 : bytes / durations.size();
+  const size_t saves = r.checkpoint_saves_all.size();
+  r.checkpoint_max_duration_s = max_s;
+  r.checkpoint_bytes_total = saves == 0 ? 0 : bytes / saves;
   return Status::OK();
 }
 
