@@ -5,6 +5,7 @@
 
 #include "dlio/compute.h"
 #include "dlio/loop.h"
+#include "dlio/str_cat.h"
 #include "runner/checkpoint_options.h"
 
 namespace dlio::runner_internal {
@@ -24,27 +25,22 @@ Status DescribeTransformerCheckpoint(const RunContext& ctx, const CheckpointOpti
   }
   const uint64_t mp = t.tensor * t.pipeline;
   if (!t.subset && t.data > 0 && static_cast<uint64_t>(t.data) != dp) {
-    ctx.messages->Warn(
-        "model.parallelism.data is " + std::to_string(t.data) +
-        " but checkpoint.mode is 'default', where the data-parallel degree is the world (" +
-        std::to_string(world) + ") / (tensor x pipeline = " + std::to_string(mp) +
-        ") = " + std::to_string(dp) + "; set checkpoint.mode subset to emulate the first " +
-        std::to_string(world) + " ranks of a larger job");
+    ctx.messages->Warn(StrCat(
+        "model.parallelism.data is ", t.data,
+        " but checkpoint.mode is 'default', where the data-parallel degree is the world (", world,
+        ") / (tensor x pipeline = ", mp, ") = ", dp,
+        "; set checkpoint.mode subset to emulate the first ", world, " ranks of a larger job"));
   }
   std::string scaled;
   if (co.size_divisor > 1) {
-    scaled = " (files written at 1/" + std::to_string(co.size_divisor) +
-             " of that: checkpoint.size_divisor)";
+    scaled = StrCat(" (files written at 1/", co.size_divisor, " of that: checkpoint.size_divisor)");
   }
-  ctx.messages->Log(LogLevel::kInfo,
-                    "transformer checkpoint: " + std::to_string(TransformerParameterCount(t)) +
-                        " parameters, tensor " + std::to_string(t.tensor) + " x pipeline " +
-                        std::to_string(t.pipeline) + " x data " + std::to_string(dp) +
-                        ", ZeRO stage " + std::to_string(t.zero_stage) + ": " +
-                        std::to_string(model) + " model + " + std::to_string(optimizer) +
-                        " optimizer bytes in " + std::to_string(files) +
-                        " files per checkpoint over " + std::to_string(world) +
-                        (world == 1 ? " rank" : " ranks") + scaled);
+  ctx.messages->Log(
+      LogLevel::kInfo,
+      StrCat("transformer checkpoint: ", TransformerParameterCount(t), " parameters, tensor ",
+             t.tensor, " x pipeline ", t.pipeline, " x data ", dp, ", ZeRO stage ", t.zero_stage,
+             ": ", model, " model + ", optimizer, " optimizer bytes in ", files,
+             " files per checkpoint over ", world, world == 1 ? " rank" : " ranks", scaled));
   return Status::OK();
 }
 
@@ -126,9 +122,9 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
     const uint64_t next = checkpointer->next_id();
     if (next < reads) {
       return Status::NotFound(
-          "checkpoint.num_checkpoints_read is " + std::to_string(reads) +
-          " and checkpoint.num_checkpoints_write 0, but " + c.checkpoint.checkpoint_folder +
-          " holds checkpoints up to id " + std::to_string(next) +
+          "checkpoint.num_checkpoints_read is ", reads,
+          " and checkpoint.num_checkpoints_write 0, but ", c.checkpoint.checkpoint_folder,
+          " holds checkpoints up to id ", next,
           " only: a read-only run reads what earlier runs of the same workload wrote");
     }
     for (uint64_t id = next - reads; id < next; ++id) read_ids.push_back(id);
@@ -152,17 +148,15 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
       const uint64_t id = writes > 0 ? (*saves)[k].id : read_ids[k];
       auto loaded = checkpointer->Load(id);
       if (!loaded.ok()) {
-        return loaded.status().WithContext("checkpoint-only run: loading checkpoint " +
-                                           std::to_string(id));
+        return loaded.status().WithContext(StrCat("checkpoint-only run: loading checkpoint ", id));
       }
       r = std::move(*loaded);
     }
     if (c.checkpoint.rank_sync) DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
     const int64_t ns = clock->NowNanos() - t0;
-    ctx.messages->Log(LogLevel::kDebug, std::string(save ? "saved" : "loaded") + " checkpoint " +
-                                            std::to_string(r.id) + ": " +
-                                            std::to_string(save ? r.bytes_written : r.bytes_read) +
-                                            " bytes in " + std::to_string(ns * 1e-9) + " s");
+    ctx.messages->Log(LogLevel::kDebug,
+                      StrCat(save ? "saved" : "loaded", " checkpoint ", r.id, ": ",
+                             save ? r.bytes_written : r.bytes_read, " bytes in ", ns * 1e-9, " s"));
     if (save) {
       r.write_ns = ns;
       saves->push_back(std::move(r));

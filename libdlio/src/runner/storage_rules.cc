@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/host_memory.h"
+#include "dlio/str_cat.h"
 #include "runner/report.h"
 
 namespace dlio::runner_internal {
@@ -70,10 +71,10 @@ Result<StorageRulesCheck> CheckStorageRules(const RunContext& ctx) {
   check.steps_ge_500 = check.steps_per_epoch >= 500;
   if (check.mlperf_rules && !check.steps_ge_500) {
     ctx.messages->Warn(
-        "an epoch has " + std::to_string(check.steps_per_epoch) +
-        " steps (dataset.num_files_train x num_samples_per_file / reader.batch_size / " +
-        std::to_string(world) + " ranks), fewer than the 500 MLPerf Storage requires for '" +
-        c.model.name + "' (metric.mlperf_rules)");
+        StrCat("an epoch has ", check.steps_per_epoch,
+               " steps (dataset.num_files_train x num_samples_per_file / reader.batch_size / ",
+               world, " ranks), fewer than the 500 MLPerf Storage requires for '", c.model.name,
+               "' (metric.mlperf_rules)"));
   }
   return check;
 }

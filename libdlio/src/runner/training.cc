@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "dlio/metrics.h"
+#include "dlio/str_cat.h"
 #include "runner/report.h"
 
 namespace dlio::runner_internal {
@@ -80,9 +81,8 @@ Status EpochLoop::Checkpoint(uint64_t epoch, int64_t* spent_ns) {
                         checkpointer_->Save(epoch, static_cast<int64_t>(global_step_)));
   DLIO_RETURN_NOT_OK(ctx_.comm->Barrier());
   *spent_ns += ctx_.clock->NowNanos() - t0;
-  ctx_.messages->Log(LogLevel::kDebug, "checkpoint " + std::to_string(r.id) + ": " +
-                                           std::to_string(r.bytes_written) + " bytes in " +
-                                           std::to_string(r.write_ns * 1e-9) + " s");
+  ctx_.messages->Log(LogLevel::kDebug, StrCat("checkpoint ", r.id, ": ", r.bytes_written,
+                                              " bytes in ", r.write_ns * 1e-9, " s"));
   checkpoints_->push_back(std::move(r));
   return Status::OK();
 }
@@ -116,22 +116,19 @@ Result<EpochSteps> EpochLoop::Plan(LoopParts& loop, uint64_t epoch, bool train) 
   out.real = std::min(out.steps, my_steps);
   if (out.steps == 0) {
     return Status::InvalidArgument(
-        std::string(loop.phase) + " epoch " + std::to_string(epoch) + ": rank " +
-        std::to_string(req.rank) + " has " + std::to_string(plan_.size()) +
-        " samples, fewer than one batch of " + std::to_string(b) +
+        loop.phase, " epoch ", epoch, ": rank ", req.rank, " has ", plan_.size(),
+        " samples, fewer than one batch of ", b,
         " (raise dataset.num_files_* / num_samples_per_file or lower reader.batch_size)");
   }
   if (plan_.size() > out.steps * b) plan_.resize(out.steps * b);
   if (my_steps < out.steps) {
     ctx_.messages->Log(LogLevel::kDebug,
-                       "rank " + std::to_string(req.rank) + " takes " +
-                           std::to_string(out.steps - my_steps) +
-                           " idle steps at the end of the epoch: its shard is shorter");
+                       StrCat("rank ", req.rank, " takes ", out.steps - my_steps,
+                              " idle steps at the end of the epoch: its shard is shorter"));
   }
   if (my_steps > out.steps && !capped) {
-    ctx_.messages->Log(LogLevel::kDebug, "rank " + std::to_string(req.rank) + " skips " +
-                                             std::to_string(my_steps - out.steps) +
-                                             " steps to stay in step with the other ranks");
+    ctx_.messages->Log(LogLevel::kDebug, StrCat("rank ", req.rank, " skips ", my_steps - out.steps,
+                                                " steps to stay in step with the other ranks"));
   }
   return out;
 }
@@ -147,12 +144,10 @@ Status EpochLoop::Step(LoopParts& loop, uint64_t epoch, uint64_t s, bool train, 
   if (status.ok()) status = loop.pipeline->Next(&lease, &end_of_epoch);
   const int64_t t1 = clock->NowNanos();
   if (!status.ok()) {
-    return status.WithContext(std::string(loop.phase) + " epoch " + std::to_string(epoch) +
-                              " step " + std::to_string(s + 1));
+    return status.WithContext(StrCat(loop.phase, " epoch ", epoch, " step ", s + 1));
   }
   if (end_of_epoch || !lease) {
-    return Status::Internal("pipeline ended after " + std::to_string(s) + " steps of epoch " +
-                            std::to_string(epoch));
+    return Status::Internal("pipeline ended after ", s, " steps of epoch ", epoch);
   }
   rec->samples = lease->samples.size();
   rec->bytes = lease->bytes;
