@@ -1,17 +1,21 @@
 // RunWorkload in process: memory storage, the serial Comm and a fake clock, so every step count,
-// checkpoint and AU figure below is computed by hand from the config.
+// checkpoint and AU figure below is computed by hand from the config (one case runs two ranks on
+// threads, over posix files in a temp dir, each rank with its own fake clock).
 //
 // The dataset of every case: 5 npz files of 2 samples (10 samples), batches of 4. Time moves only
 // when the run sleeps: reader.preprocess_time (10 ms per sample, read inline on the loop's thread),
 // train.computation_time (500 ms per step) and the recording checkpointer's saves.
 #include <catch2/catch.hpp>
 #include <memory>
+#include <thread>
 #include <utility>
 #include <vector>
 
 #include "dlio/registries.h"
 #include "dlio/runner.h"
 #include "fake_clock.h"
+#include "runner/thread_comm.h"
+#include "test_util.h"
 
 namespace {
 
@@ -91,11 +95,14 @@ struct Fixture {
     config.checkpoint.type = "recording";
   }
 
-  dlio::Result<dlio::RunReport> Run() {
+  // On `comm` (serial when null).
+  dlio::Result<dlio::RunReport> Run(dlio::Comm* comm = nullptr) {
     dlio::RunEnv env;
+    env.comm = comm;
     env.registries = &registries;
     env.clock = &clock;
     env.write_outputs = false;
+    env.abort_on_error = false;  // a failing rank returns; the other's barrier times out
     return dlio::RunWorkload(config, env);
   }
 };
@@ -146,6 +153,52 @@ TEST_CASE("RunWorkload caps the steps at train.total_training_steps") {
   REQUIRE(report.ok());
   REQUIRE(report->epochs.size() == 2);
   for (const auto& e : report->epochs) CHECK(SamplesPerStep(e) == std::vector<uint64_t>{4, 4});
+}
+
+TEST_CASE("RunWorkload on two ranks: the rank with the shorter shard takes idle steps") {
+  // 5 samples over 2 ranks in batches of 1: rank 0 reads 3, rank 1 reads 2 and then waits one
+  // idle step per epoch in the barrier. Both ranks count it: the saves every 3 global steps fall on
+  // rank 1's idle steps. Each rank has its own fake clock; waiting in a barrier takes none of it.
+  dlio::testing::TempDir dir;
+  dlio::testing::ThreadCommHub hub(2);
+  std::vector<std::unique_ptr<Fixture>> ranks;
+  std::vector<std::unique_ptr<dlio::Comm>> comms;
+  for (int r = 0; r < 2; ++r) {
+    ranks.push_back(std::make_unique<Fixture>());
+    comms.push_back(hub.Rank(r));
+    dlio::WorkloadConfig& c = ranks.back()->config;
+    c.storage.storage_type = "posix";  // one dataset for both ranks
+    c.dataset.data_folder = dir / "data";
+    c.checkpoint.checkpoint_folder = dir / "checkpoints";
+    c.dataset.num_files_train = 5;
+    c.dataset.num_samples_per_file = 1;
+    c.reader.batch_size = 1;
+    c.reader.drop_last = false;
+    c.workflow.checkpoint = true;
+    c.checkpoint.steps_between_checkpoints = 3;
+  }
+  std::vector<dlio::Result<dlio::RunReport>> reports(2, dlio::Status::Internal("not run"));
+  std::thread rank1([&] { reports[1] = ranks[1]->Run(comms[1].get()); });
+  reports[0] = ranks[0]->Run(comms[0].get());
+  rank1.join();
+  for (int r = 0; r < 2; ++r) {
+    CAPTURE(r);
+    INFO(reports[r].status().ToString());
+    REQUIRE(reports[r].ok());
+    const dlio::RunReport& report = *reports[r];
+    CHECK(report.rank == r);
+    CHECK(report.world == 2);
+    REQUIRE(report.epochs.size() == 2);
+    const uint64_t real = r == 0 ? 3 : 2;  // steps with a batch; the epoch has 3
+    for (const auto& e : report.epochs) {
+      CHECK(e.steps.size() == real);
+      CHECK(e.metrics.samples == real);
+      CHECK(e.metrics.duration_s == Approx(real * 0.510));
+      CHECK(e.metrics.au_percent == Approx(100.0 * 500 / 510));
+      CHECK(e.samples_per_s_sum == Approx(3 / 1.53 + 2 / 1.02));  // summed over the ranks
+    }
+    CHECK(ranks[r]->saves == std::vector<SaveCall>{{1, 3}, {2, 6}});
+  }
 }
 
 TEST_CASE("RunWorkload on one rank takes no idle step: every step has a batch and compute") {
