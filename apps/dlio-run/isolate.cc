@@ -29,7 +29,7 @@ dlio::Result<int> RunIsolated(const std::string& what, const std::function<int()
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   const int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
   return dlio::Status::Corruption(
-      what + ": the reader crashed on it (signal " + std::to_string(sig) + ", " + strsignal(sig) +
+      what, ": the reader crashed on it (signal ", sig, ", ", strsignal(sig),
       "): the file is corrupt in a way its format library does not detect");
 }
 

@@ -25,6 +25,7 @@
 #include "dlio/config.h"
 #include "dlio/registries.h"
 #include "dlio/runner.h"
+#include "dlio/str_cat.h"
 #include "dlio/tracer.h"
 #include "dlio/version.h"
 #include "dlio/workloads.h"
@@ -57,7 +58,7 @@ std::shared_ptr<spdlog::logger> MakeLogger(const std::string& log_file, bool qui
                                            int world = 1) {
   std::vector<spdlog::sink_ptr> sinks;
   auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
-  const std::string who = world > 1 ? " rank " + std::to_string(rank) : "";
+  const std::string who = world > 1 ? dlio::StrCat(" rank ", rank) : "";
   console->set_pattern("[dlio" + who + " %^%l%$] %v");
   if (quiet || rank != 0) console->set_level(spdlog::level::warn);
   sinks.push_back(console);

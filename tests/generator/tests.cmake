@@ -1,4 +1,10 @@
 dlio_add_test(generator_test LIBS dlio_generator dlio_storage SOURCES generator/generator_test.cc)
+dlio_add_test(generator_foreign_test LIBS dlio_generator dlio_storage
+  SOURCES generator/generator_foreign_test.cc)
+dlio_add_test(generator_interrupted_test LIBS dlio_generator dlio_storage
+  SOURCES generator/generator_interrupted_test.cc)
+dlio_add_test(generator_lock_test LIBS dlio_generator dlio_storage
+  SOURCES generator/generator_lock_test.cc)
 dlio_add_test(generator_formats_test LIBS dlio_generator dlio_format dlio_storage
   SOURCES generator/generator_formats_test.cc)
 if(DLIO_WITH_MPI)

@@ -146,12 +146,11 @@ dlio::Status CreateLoader(const dlio_config* config, int rank, int world, int sp
   if (config == nullptr) return Null("dlio_loader_create", "config");
   if (out == nullptr) return Null("dlio_loader_create", "out");
   if (world < 1 || rank < 0 || rank >= world) {
-    return dlio::Status::InvalidArgument("dlio_loader_create: rank " + std::to_string(rank) +
-                                         " is not in [0, world) for world " +
-                                         std::to_string(world));
+    return dlio::Status::InvalidArgument("dlio_loader_create: rank ", rank,
+                                         " is not in [0, world) for world ", world);
   }
   if (split != DLIO_SPLIT_TRAIN && split != DLIO_SPLIT_EVAL) {
-    return dlio::Status::InvalidArgument("dlio_loader_create_ex: split " + std::to_string(split) +
+    return dlio::Status::InvalidArgument("dlio_loader_create_ex: split ", split,
                                          " is neither DLIO_SPLIT_TRAIN nor DLIO_SPLIT_EVAL");
   }
   DLIO_RETURN_NOT_OK(config->config.Validate());
@@ -169,8 +168,7 @@ dlio::Status CreateLoader(const dlio_config* config, int rank, int world, int sp
       seed = *random_seed;
     } else if (world > 1) {
       return dlio::Status::InvalidArgument(
-          "reader.file_shuffle / reader.sample_shuffle 'random' with world " +
-          std::to_string(world) +
+          "reader.file_shuffle / reader.sample_shuffle 'random' with world ", world,
           ": the ranks must agree on the random seed; use dlio_loader_create_ex with the same "
           "seed on every rank");
     } else {
@@ -368,8 +366,7 @@ DLIO_C_API int dlio_loader_file_path(const dlio_loader* loader, uint64_t file, c
     if (out == nullptr) return Null("dlio_loader_file_path", "out");
     const uint64_t n = loader->loop.source->num_files();
     if (file >= n) {
-      return dlio::Status::OutOfRange("dlio_loader_file_path: file " + std::to_string(file) +
-                                      " of " + std::to_string(n));
+      return dlio::Status::OutOfRange("dlio_loader_file_path: file ", file, " of ", n);
     }
     *out = loader->loop.source->file_path(static_cast<uint32_t>(file)).c_str();
     return dlio::Status::OK();

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "dlio/clock.h"
 #include "dlio/comm.h"
 #include "dlio/config.h"
 #include "dlio/format.h"
@@ -55,6 +56,8 @@ struct GenerateOptions {
   // by rank 0, which alone counts it in its report. Without it, or for other formats, rank 0
   // writes such a file alone.
   Comm* comm = nullptr;
+  // Times the generation (GenerateReport::duration_ns); SystemClock() when null. Not owned.
+  const Clock* clock = SystemClock();
 };
 
 struct GenerateReport {

@@ -7,7 +7,8 @@
 
 namespace dlio {
 
-// One training step on one rank (WORKLOADS.md §4).
+// One training step on one rank: its load, compute and barrier phases as docs/metrics.md ("Per
+// step") times them. Idle steps (no batch on this rank) are not recorded.
 struct StepRecord {
   int64_t load_ns = 0;     // time to obtain the batch (waiting on the pipeline)
   int64_t compute_ns = 0;  // time spent in the compute emulator
@@ -31,7 +32,8 @@ struct BlockMetrics {
 };
 
 // AU% = 100 * sum(compute[S:]) / (T_block - sum(load[:S] + compute[:S])), with S =
-// min(excluded_start_steps, steps) and T_block = block_ns (the block's measured wall time).
+// min(excluded_start_steps, steps) and T_block = block_ns (the block's measured time, checkpoints
+// excluded; docs/metrics.md, "Per block").
 // Throughput and bandwidth use the same denominator and the samples/bytes actually delivered
 // (no hard-coded batch arithmetic). A block with no counted steps or a non-positive denominator
 // yields zeros.

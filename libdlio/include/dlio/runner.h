@@ -94,8 +94,10 @@ struct RunReport {
   double throughput_mean_samples_per_s = 0, throughput_stdev_samples_per_s = 0;
   double io_mean_bytes_per_s = 0, io_stdev_bytes_per_s = 0;
   bool au_met = false;
-  double checkpoint_max_duration_s = 0;  // slowest rank, mean over checkpoints
-  uint64_t checkpoint_bytes_total = 0;   // all ranks, per checkpoint
+  // Saves (checkpoint_saves_all): the longest, each timed on its slowest rank (the mean and
+  // stdev over saves are in summary.json's save_checkpoint_* metrics).
+  double checkpoint_max_duration_s = 0;
+  uint64_t checkpoint_bytes_total = 0;  // all ranks, mean over saves
   std::string output_folder;
   std::string summary_json;  // what summary.json holds (rank 0)
   std::string summary_text;  // the human-readable summary (rank 0)

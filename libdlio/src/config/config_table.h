@@ -1,6 +1,7 @@
-// The one description of every config key: parsing, the single-key checks of Validate (types,
-// ranges, accepted values), ConfigToJson, ConfigKeyDocs and docs/configuration.md all come from
-// this table, so they cannot disagree.
+// The one description of every config key: parsing and overrides, scale_keys, the single-key
+// checks of Validate (types, ranges, accepted values), ConfigToJson, ConfigKeyDocs (`dlio-run list
+// keys`) and docs/configuration.md all come from this table, so they cannot disagree. The rules
+// between keys are not here: Validate checks them in config_validate.cc.
 #pragma once
 
 #include <cmath>

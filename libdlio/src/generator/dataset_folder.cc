@@ -39,10 +39,10 @@ Status CompareMarker(const std::string& marker_path, const std::string& folder,
   const auto version = marker.find("version");
   if (version == marker.end() || !version->is_number_integer() ||
       version->get<int64_t>() != kMarkerVersion) {
-    return Status::FailedPrecondition("dataset marker " + marker_path + " has version " +
-                                      (version == marker.end() ? "none" : version->dump()) +
-                                      ", this dlio writes version " +
-                                      std::to_string(kMarkerVersion) + "; use another data_folder");
+    return Status::FailedPrecondition("dataset marker ", marker_path, " has version ",
+                                      version == marker.end() ? "none" : version->dump(),
+                                      ", this dlio writes version ", kMarkerVersion,
+                                      "; use another data_folder");
   }
   const auto params = marker.find("parameters");
   if (params == marker.end() || !params->is_object()) {

@@ -195,11 +195,11 @@ std::string DatasetMarkerPath(const DatasetConfig& dataset) {
 Result<GenerateReport> GenerateDataset(const DatasetConfig& dataset, const Format& format,
                                        const FormatOptions& format_options, Storage* storage,
                                        const GenerateOptions& options) {
-  const Clock* clock = SystemClock();
+  const Clock* clock = options.clock != nullptr ? options.clock : SystemClock();
   const int64_t start = clock->NowNanos();
   if (options.world < 1 || options.rank < 0 || options.rank >= options.world) {
-    return Status::InvalidArgument("generate: rank " + std::to_string(options.rank) +
-                                   " is not in a world of " + std::to_string(options.world));
+    return Status::InvalidArgument("generate: rank ", options.rank, " is not in a world of ",
+                                   options.world);
   }
   const bool files = format.uses_files();
   if (files && storage == nullptr) return Status::InvalidArgument("generate: storage is null");

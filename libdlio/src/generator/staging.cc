@@ -60,9 +60,9 @@ Status CheckComplete(Storage* storage, const Format& format, const FormatOptions
     for (uint64_t s : spec.sample_sizes) payload += s;
     DLIO_ASSIGN_OR_RETURN(uint64_t size, storage->FileSize(path));
     if (size >= payload) return Status::OK();
-    return Status::AlreadyExists("dataset file " + path + " already exists with " +
-                                 std::to_string(size) + " bytes, but this dataset's file holds " +
-                                 "at least " + std::to_string(payload) + " bytes" + left_alone);
+    return Status::AlreadyExists("dataset file ", path, " already exists with ", size,
+                                 " bytes, but this dataset's file holds at least ", payload,
+                                 " bytes", left_alone);
   }
   // The stored size says little (an encoding, or compressed): the file must open as this format
   // and hold the expected number of samples. Decoding is not asked for (no decoded-size limit).
@@ -76,9 +76,9 @@ Status CheckComplete(Storage* storage, const Format& format, const FormatOptions
   }
   const uint64_t samples = (*reader)->num_samples();
   if (samples == spec.sample_sizes.size()) return Status::OK();
-  return Status::AlreadyExists("dataset file " + path + " already exists with " +
-                               std::to_string(samples) + " samples, but this dataset's file has " +
-                               std::to_string(spec.sample_sizes.size()) + left_alone);
+  return Status::AlreadyExists("dataset file ", path, " already exists with ", samples,
+                               " samples, but this dataset's file has ", spec.sample_sizes.size(),
+                               left_alone);
 }
 
 namespace {

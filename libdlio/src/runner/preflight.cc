@@ -7,6 +7,7 @@
 #include "dlio/checkpointer.h"
 #include "dlio/data_source.h"
 #include "dlio/metrics.h"
+#include "dlio/str_cat.h"
 #include "runner/checkpoint_options.h"
 #include "runner/report.h"
 
@@ -76,7 +77,7 @@ uint64_t StepsPerEpoch(const WorkloadConfig& c, const Share& share, uint64_t bat
 std::string SampleKeys(const WorkloadConfig& c, const char* files_key, int world) {
   std::string keys = std::string(files_key) + " x dataset.num_samples_per_file";
   if (world > 1 && c.reader.sharding != Sharding::kNone) {
-    keys += " / " + std::to_string(world) + " ranks";
+    keys += StrCat(" / ", world, " ranks");
   }
   return keys;
 }
@@ -210,11 +211,11 @@ Status CheckSteps(const WorkloadConfig& c, int world, const RunFootprint& f) {
   auto no_step = [&](const char* split, const char* files_key, uint64_t files,
                      const char* batch_key, uint64_t batch) {
     const Share s = SplitShare(c, files, world);
-    return Status::InvalidArgument(
-        std::string(split) + " epoch would have no step: a rank gets " + std::to_string(s.min) +
-        " samples (" + SampleKeys(c, files_key, world) +
-        (c.reader.read_fraction < 1 ? " x reader.read_fraction" : "") + "), fewer than " +
-        batch_key + " " + std::to_string(batch) + " (reader.drop_last drops a partial batch)");
+    return Status::InvalidArgument(split, " epoch would have no step: a rank gets ", s.min,
+                                   " samples (", SampleKeys(c, files_key, world),
+                                   c.reader.read_fraction < 1 ? " x reader.read_fraction" : "",
+                                   "), fewer than ", batch_key, " ", batch,
+                                   " (reader.drop_last drops a partial batch)");
   };
   if (c.workflow.train && f.train_steps_per_epoch == 0) {
     return no_step("a training", "dataset.num_files_train", c.dataset.num_files_train,
@@ -235,11 +236,11 @@ Status CheckMemory(const RunFootprint& f, const HostResources& host) {
   const FootprintItem& largest = *std::max_element(
       f.memory.begin(), f.memory.end(),
       [](const FootprintItem& a, const FootprintItem& b) { return a.bytes < b.bytes; });
-  std::string per = ranks > 1 ? " x " + std::to_string(ranks) + " ranks on this host" : "";
+  const std::string per = ranks > 1 ? StrCat(" x ", ranks, " ranks on this host") : "";
   return Status::ResourceExhausted(
-      largest.keys + ": the run needs at least " + Human(f.memory_bytes) + " of memory per rank" +
-      per + ", " + Human(largest.bytes) + " of it for the " + largest.what + ", but the host has " +
-      Human(host.memory_bytes) + "; lower these values (nothing was generated or read)");
+      largest.keys, ": the run needs at least ", Human(f.memory_bytes), " of memory per rank", per,
+      ", ", Human(largest.bytes), " of it for the ", largest.what, ", but the host has ",
+      Human(host.memory_bytes), "; lower these values (nothing was generated or read)");
 }
 
 Status CheckGenerationDisk(const WorkloadConfig& c, const RunFootprint& f,
@@ -254,10 +255,10 @@ Status CheckGenerationDisk(const WorkloadConfig& c, const RunFootprint& f,
   if (need <= host.data_free_bytes) return Status::OK();
   return Status::ResourceExhausted(
       "dataset.num_files_train x dataset.num_samples_per_file x dataset.record_length_bytes: "
-      "generating " +
-      std::to_string(missing) + " missing files of " + Human(f.file_bytes) + " needs " +
-      Human(need) + ", but the file system of dataset.data_folder '" + c.dataset.data_folder +
-      "' has " + Human(host.data_free_bytes) + " free (nothing was generated)");
+      "generating ",
+      missing, " missing files of ", Human(f.file_bytes), " needs ", Human(need),
+      ", but the file system of dataset.data_folder '", c.dataset.data_folder, "' has ",
+      Human(host.data_free_bytes), " free (nothing was generated)");
 }
 
 Status CheckCheckpointDisk(const WorkloadConfig& c, const RunFootprint& f,
@@ -271,10 +272,10 @@ Status CheckCheckpointDisk(const WorkloadConfig& c, const RunFootprint& f,
                                                            : "model.model_size_bytes";
   if (k.size_divisor > 1) keys += " / checkpoint.size_divisor";
   return Status::ResourceExhausted(
-      keys + ": " + std::to_string(f.checkpoints) +
-      (f.checkpoints == 1 ? " checkpoint of " : " checkpoints of ") + Human(f.checkpoint_bytes) +
-      " need " + Human(need) + ", but the file system of checkpoint.checkpoint_folder '" +
-      c.checkpoint.checkpoint_folder + "' has " + Human(host.checkpoint_free_bytes) + " free");
+      keys, ": ", f.checkpoints, f.checkpoints == 1 ? " checkpoint of " : " checkpoints of ",
+      Human(f.checkpoint_bytes), " need ", Human(need),
+      ", but the file system of checkpoint.checkpoint_folder '", c.checkpoint.checkpoint_folder,
+      "' has ", Human(host.checkpoint_free_bytes), " free");
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include "dlio/preflight.h"
 #include "dlio/registries.h"
 #include "dlio/runner.h"
+#include "dlio/str_cat.h"
 
 namespace dlio {
 
@@ -23,7 +24,7 @@ Status AgreedPreflight(const WorkloadConfig& config, const Format* format, Comm*
   const auto code = static_cast<StatusCode>(std::stoi(wire.substr(0, space)));
   std::string message = wire.substr(space + 1);
   if (comm->size() > 1) {
-    message += " (rank " + std::to_string(root) + " of " + std::to_string(comm->size()) + ")";
+    message += StrCat(" (rank ", root, " of ", comm->size(), ")");
   }
   return Status(code, message);
 }

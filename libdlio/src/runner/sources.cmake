@@ -1,13 +1,21 @@
 # Sources of the runner module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
+  src/runner/aggregate.cc
   src/runner/checkpoint_options.cc
+  src/runner/checkpoint_phase.cc
+  src/runner/generate_phase.cc
   src/runner/host_resources.cc
+  src/runner/loop_parts.cc
   src/runner/metrics.cc
+  src/runner/options_for.cc
   src/runner/preflight.cc
   src/runner/preflight_run.cc
   src/runner/report.cc
+  src/runner/run_context.cc
   src/runner/runner.cc
   src/runner/side_io.cc
+  src/runner/storage_rules.cc
+  src/runner/training.cc
   src/runner/workloads.cc
 )
 

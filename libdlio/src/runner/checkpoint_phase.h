@@ -1,0 +1,33 @@
+// The checkpointer of a run and DLIO's checkpoint-only workflow.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dlio/checkpointer.h"
+#include "runner/run_context.h"
+
+namespace dlio::runner_internal {
+
+// A run's checkpointer and what it writes through.
+struct Checkpointing {
+  std::string type;  // checkpoint.type with auto resolved
+  // The checkpoints' own storage when checkpoint.storage_type names another backend than the
+  // data's (its counters add to the run's); null when they go through RunContext::storage.
+  std::unique_ptr<Storage> own_storage;
+  std::unique_ptr<Checkpointer> checkpointer;
+};
+
+// Builds the checkpointer the config describes into `out` (rank 0 first logs what a transformer
+// checkpoint amounts to over the job). Every rank must build it before any rank saves: the first
+// id is one past the highest in the folder when it is built.
+Status MakeCheckpointing(const RunContext& ctx, Checkpointing* out);
+
+// DLIO's checkpoint-only workflow (workflow.train false, workflow.checkpoint true): builds the
+// checkpointer into `ckpt` when checkpoint.num_checkpoints_write or _read is > 0, then saves and
+// loads as those keys say, appending this rank's results to `saves` and `loads`. Collective.
+Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
+                      std::vector<CheckpointResult>* saves, std::vector<CheckpointResult>* loads);
+
+}  // namespace dlio::runner_internal

@@ -1,0 +1,79 @@
+// MakeLoopParts: one training or evaluation loop built from the config (dlio/loop.h).
+#include <algorithm>
+
+#include "dlio/loop.h"
+#include "runner/run_context.h"
+
+namespace dlio {
+namespace {
+
+// Upper bound on the pipeline buffer memory the runner pre-touches before the first epoch.
+constexpr uint64_t kMaxReservedPoolBytes = uint64_t{1} << 30;
+
+}  // namespace
+
+using runner_internal::Build;
+
+Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const LoopEnv& env) {
+  if (env.registries == nullptr || env.storage == nullptr || env.format == nullptr ||
+      env.clock == nullptr || env.tracer == nullptr) {
+    return Status::InvalidArgument(
+        "MakeLoopParts: registries, storage, format, clock and tracer are required");
+  }
+  const int rank = env.rank;
+  LoopParts loop;
+  loop.phase = split == Split::kTrain ? "train" : "eval";
+  loop.batch_size = split == Split::kTrain ? c.reader.batch_size : c.reader.batch_size_eval;
+  loop.drop_last = c.reader.drop_last;
+
+  FormatDataSourceOptions ds;
+  ds.format = FormatOptionsFor(c);
+  ds.samples_per_file = c.dataset.num_samples_per_file;
+  ds.max_open_files = c.reader.max_open_files;
+  std::vector<std::string> files = DatasetFiles(c.dataset, *env.format, split);
+  DLIO_ASSIGN_OR_RETURN(loop.source, MakeFormatDataSource(env.storage, env.format, files, ds));
+
+  DLIO_ASSIGN_OR_RETURN(SamplerOptions so, SamplerOptionsFor(c, env.random_seed));
+  DLIO_ASSIGN_OR_RETURN(loop.sampler, Build<Sampler>(env.registries->samplers, so.name, so));
+
+  PipelineOptions po;
+  po.name = PipelineNameFor(c);
+  po.batch_size = loop.batch_size;
+  po.read_threads = c.reader.read_threads;
+  po.computation_threads = c.reader.computation_threads;
+  po.prefetch_size = c.reader.prefetch_size;
+  po.drop_last = c.reader.drop_last;
+  po.preprocess_time = c.reader.preprocess_time;
+  po.preprocess_spin = c.train.compute == "spin";
+  po.seed = MixSeed(c.train.seed, rank, split == Split::kTrain ? 0x77 : 0xe7);
+  po.rank = rank;
+  po.reopen_files_each_epoch = c.reader.reopen_files_each_epoch;
+  // Pre-touch pooled buffers for the typical sample (stored sizes of exact formats equal
+  // record_length_bytes; others grow on first use). Capped so a huge batch cannot pin memory
+  // that the run would never have touched.
+  const uint64_t pool_samples =
+      (c.reader.prefetch_size + std::max<uint64_t>(1, c.reader.read_threads) + 1) * loop.batch_size;
+  if (env.format->exact_sample_sizes() && env.format->uses_files() &&
+      PipelineNameFor(c) != "preload" &&
+      pool_samples * c.dataset.record_length_bytes <= kMaxReservedPoolBytes) {
+    po.reserve_sample_bytes = c.dataset.record_length_bytes;
+  }
+  PipelineEnv pe{loop.source.get(), env.clock, env.tracer, c.reader.decode ? env.format : nullptr,
+                 c.reader.max_decoded_bytes};
+  if (c.reader.decode && !env.format->has_decoder()) {
+    return Status::InvalidArgument("reader.decode is true but format '" + env.format->name() +
+                                   "' has no decoder (formats with one: jpeg, png, csv)");
+  }
+  DLIO_ASSIGN_OR_RETURN(loop.pipeline, Build<Pipeline>(env.registries->pipelines, po.name, po, pe));
+
+  ComputeOptions co;
+  co.name = c.train.compute;
+  co.time = split == Split::kTrain ? c.train.computation_time : c.evaluation.eval_time;
+  co.seed = MixSeed(c.train.seed, rank, split == Split::kTrain ? 0xc0 : 0xce);
+  co.key = split == Split::kTrain ? "train.computation_time" : "evaluation.eval_time";
+  DLIO_ASSIGN_OR_RETURN(loop.compute,
+                        Build<ComputeEmulator>(env.registries->computes, co.name, co, env.clock));
+  return loop;
+}
+
+}  // namespace dlio

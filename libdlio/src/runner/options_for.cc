@@ -1,0 +1,116 @@
+// The options each component gets from the config (dlio/loop.h).
+#include <random>
+#include <string>
+
+#include "dlio/loop.h"
+
+namespace dlio {
+
+StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
+  StorageOptions o;
+  o.name = c.storage.storage_type;
+  o.slow_inner = c.storage.slow_inner;
+  o.slow_latency_us = c.storage.slow_latency_us;
+  o.slow_latency_stdev_us = c.storage.slow_latency_stdev_us;
+  o.slow_bandwidth_mib_s = c.storage.slow_bandwidth_mib_s;
+  o.mpiio_collective = c.storage.mpiio_collective;
+  if (o.mpiio_collective) {
+    // Only the data files: rank 0 alone reads the dataset marker beside them.
+    std::string folder = c.dataset.data_folder.empty() ? "." : c.dataset.data_folder;
+    while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+    o.mpiio_collective_dirs = {folder + "/train", folder + "/valid"};
+  }
+  o.direct = c.reader.odirect;
+  o.seed = MixSeed(c.train.seed, 0x5107);
+  return o;
+}
+
+FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
+  FormatOptions o;
+  o.compression = c.dataset.compression;
+  o.compression_level = c.dataset.compression_level;
+  o.enable_chunking = c.dataset.enable_chunking;
+  o.chunk_size = c.dataset.chunk_size;
+  o.chunk_samples = c.dataset.chunk_samples;
+  o.shuffle_filter = c.dataset.hdf5_shuffle;
+  o.metadata_file = c.dataset.metadata_file;
+  o.csv_header = c.dataset.csv_header;
+  o.image_quality = c.dataset.image_quality;
+  o.write_index = c.dataset.write_index;
+  o.use_index = c.reader.use_index;
+  o.verify = c.reader.verify_checksums;
+  o.decode = c.reader.decode;
+  o.max_decoded_bytes = c.reader.max_decoded_bytes;
+  o.transfer_size = c.reader.transfer_size;
+  o.direct = c.reader.odirect;
+  o.synthetic_samples = c.dataset.num_samples_per_file;
+  o.synthetic_record_length = c.dataset.record_length_bytes;
+  o.sample_layout = c.dataset.sample_layout;
+  o.expected_samples = c.dataset.num_samples_per_file;
+  o.keep_arrays = c.reader.read_type == ReadType::kMemory;  // DLIO keeps np.load's array while open
+  return o;
+}
+
+Result<uint64_t> SharedRandomSeed(Comm* comm) {
+  std::string value;
+  if (comm->rank() == 0) {
+    std::random_device rd;
+    value = std::to_string((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  }
+  DLIO_RETURN_NOT_OK(comm->Broadcast(&value, 0));
+  return static_cast<uint64_t>(std::stoull(value));
+}
+
+Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t random_seed) {
+  SamplerOptions o;
+  o.name = c.reader.sampler;
+  o.file_shuffle = c.reader.file_shuffle;
+  o.sample_shuffle = c.reader.sample_shuffle;
+  o.sharding = c.reader.sharding;
+  // DLIO's TensorFlow loader shuffles samples through tf.data's shuffle(shuffle_size) window.
+  if (o.name == "auto" && c.reader.data_loader == "tensorflow" &&
+      o.sample_shuffle != ShuffleMode::kOff) {
+    o.name = "shuffle_buffer";
+  }
+  o.shuffle_size = c.reader.shuffle_size;
+  o.seed = c.train.seed;
+  o.seed_change_epoch = c.train.seed_change_epoch;
+  o.random_seed = random_seed;
+  o.fraction = c.reader.read_fraction;
+  o.interleave = c.reader.file_interleave;
+  return o;
+}
+
+std::string PipelineNameFor(const WorkloadConfig& c) {
+  return c.reader.read_type == ReadType::kMemory ? std::string("preload") : c.reader.pipeline;
+}
+
+bool UsesRandomShuffle(const WorkloadConfig& c) {
+  return c.reader.file_shuffle == ShuffleMode::kRandom ||
+         c.reader.sample_shuffle == ShuffleMode::kRandom;
+}
+
+Result<std::unique_ptr<Tracer>> MakeTracerFor(const WorkloadConfig& config, int rank) {
+  if (!config.output.trace && !config.workflow.profiling) return MakeNullTracer();
+  TraceFileOptions to;
+  to.path = config.output.folder + "/trace-" + std::to_string(rank) + ".pfw" +
+            (config.output.trace_gzip ? ".gz" : "");
+  to.pid = rank;
+  return MakeTraceFileTracer(to);
+}
+
+WorkloadConfig ResolvePaths(const WorkloadConfig& in) {
+  WorkloadConfig c = in;
+  const std::string& root = c.storage.storage_root;
+  if (root.empty() || root == "./" || root == ".") return c;
+  auto prefix = [&root](std::string* folder) {
+    if (!folder->empty() && (*folder)[0] != '/') {
+      *folder = root + (root.back() == '/' ? "" : "/") + *folder;
+    }
+  };
+  prefix(&c.dataset.data_folder);
+  prefix(&c.checkpoint.checkpoint_folder);
+  return c;
+}
+
+}  // namespace dlio

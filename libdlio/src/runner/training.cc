@@ -1,0 +1,291 @@
+#include "runner/training.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "dlio/metrics.h"
+#include "dlio/str_cat.h"
+#include "runner/report.h"
+
+namespace dlio::runner_internal {
+namespace {
+
+bool EvalAfterEpoch(const WorkloadConfig& c, uint64_t epoch) {
+  if (!c.workflow.evaluation || c.dataset.num_files_eval == 0) return false;
+  if (epoch < c.evaluation.eval_after_epoch) return false;
+  const uint64_t every = std::max<uint64_t>(1, c.evaluation.epochs_between_evals);
+  return (epoch - c.evaluation.eval_after_epoch) % every == 0;
+}
+
+Result<std::unique_ptr<LoopParts>> MakeLoop(const RunContext& ctx, Split split,
+                                            uint64_t random_seed) {
+  LoopEnv env;
+  env.registries = ctx.registries;
+  env.storage = ctx.storage;
+  env.format = ctx.format;
+  env.clock = ctx.clock;
+  env.tracer = ctx.tracer;
+  env.rank = ctx.rank();
+  env.random_seed = random_seed;
+  DLIO_ASSIGN_OR_RETURN(LoopParts loop, MakeLoopParts(*ctx.config, split, env));
+  return std::make_unique<LoopParts>(std::move(loop));
+}
+
+// The steps of one pass on this rank.
+struct EpochSteps {
+  uint64_t steps = 0;  // taken by every rank
+  uint64_t real = 0;   // of those, the ones with a batch on this rank (the rest are idle)
+};
+
+// The epoch loop of one rank: the sample plan it reuses, the global step count that step-cadence
+// checkpoints follow, and the checkpoints it saves. Requires external synchronization.
+class EpochLoop {
+ public:
+  EpochLoop(const RunContext& ctx, Checkpointer* checkpointer, SideIo* side_io,
+            std::vector<CheckpointResult>* checkpoints)
+      : ctx_(ctx),
+        c_(*ctx.config),
+        checkpointer_(checkpointer),
+        side_io_(side_io),
+        checkpoints_(checkpoints) {}
+
+  // One pass over the data: a training epoch or an evaluation.
+  Status Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* rep);
+  // Saves a checkpoint (when there is a checkpointer) and waits for every rank; adds the time it
+  // took to *spent_ns.
+  Status Checkpoint(uint64_t epoch, int64_t* spent_ns);
+
+ private:
+  Result<EpochSteps> Plan(LoopParts& loop, uint64_t epoch, bool train);
+  // One step with a batch: load (with side_io's reads), compute, barrier.
+  Status Step(LoopParts& loop, uint64_t epoch, uint64_t s, bool train, StepRecord* rec);
+  // Counts a training step and saves a checkpoint at the step cadence.
+  Status CountStep(uint64_t epoch, EpochReport* rep);
+  // Reduces the epoch's metrics over the ranks.
+  Status Finish(uint64_t epoch, bool train, int64_t epoch_start_ns, EpochReport* rep);
+
+  const RunContext& ctx_;
+  const WorkloadConfig& c_;
+  Checkpointer* checkpointer_;
+  SideIo* side_io_;
+  std::vector<CheckpointResult>* checkpoints_;
+  std::vector<SampleRef> plan_;
+  uint64_t global_step_ = 0;
+};
+
+Status EpochLoop::Checkpoint(uint64_t epoch, int64_t* spent_ns) {
+  if (checkpointer_ == nullptr) return Status::OK();
+  const int64_t t0 = ctx_.clock->NowNanos();
+  DLIO_ASSIGN_OR_RETURN(CheckpointResult r,
+                        checkpointer_->Save(epoch, static_cast<int64_t>(global_step_)));
+  DLIO_RETURN_NOT_OK(ctx_.comm->Barrier());
+  *spent_ns += ctx_.clock->NowNanos() - t0;
+  ctx_.messages->Log(LogLevel::kDebug, StrCat("checkpoint ", r.id, ": ", r.bytes_written,
+                                              " bytes in ", r.write_ns * 1e-9, " s"));
+  checkpoints_->push_back(std::move(r));
+  return Status::OK();
+}
+
+Result<EpochSteps> EpochLoop::Plan(LoopParts& loop, uint64_t epoch, bool train) {
+  PlanRequest req;
+  req.epoch = epoch - 1;
+  req.rank = ctx_.rank();
+  req.world = ctx_.world();
+  req.samples_per_file = &loop.source->samples_per_file();
+  DLIO_RETURN_NOT_OK(loop.sampler->Plan(req, &plan_));
+
+  const uint64_t b = loop.batch_size;
+  const uint64_t my_steps = loop.drop_last ? plan_.size() / b : (plan_.size() + b - 1) / b;
+  // Every rank must take the same number of steps, or the per-step barrier (and step-cadence
+  // checkpoints) would deadlock. With drop_last, the minimum over ranks: a longer shard's extra
+  // batch is dropped like a partial one. Without it, the maximum, so that every sample is read:
+  // a rank whose shard ran out takes idle steps (no batch, no compute, still the barrier).
+  std::vector<double> steps_v{static_cast<double>(my_steps)};
+  if (loop.drop_last) {
+    DLIO_RETURN_NOT_OK(ctx_.comm->AllReduceMin(&steps_v));
+  } else {
+    DLIO_RETURN_NOT_OK(ctx_.comm->AllReduceMax(&steps_v));
+  }
+  EpochSteps out;
+  out.steps = static_cast<uint64_t>(steps_v[0]);
+  const bool capped = train && c_.train.total_training_steps > 0;
+  if (capped) {
+    out.steps = std::min<uint64_t>(out.steps, static_cast<uint64_t>(c_.train.total_training_steps));
+  }
+  out.real = std::min(out.steps, my_steps);
+  if (out.steps == 0) {
+    return Status::InvalidArgument(
+        loop.phase, " epoch ", epoch, ": rank ", req.rank, " has ", plan_.size(),
+        " samples, fewer than one batch of ", b,
+        " (raise dataset.num_files_* / num_samples_per_file or lower reader.batch_size)");
+  }
+  if (plan_.size() > out.steps * b) plan_.resize(out.steps * b);
+  if (my_steps < out.steps) {
+    ctx_.messages->Log(LogLevel::kDebug,
+                       StrCat("rank ", req.rank, " takes ", out.steps - my_steps,
+                              " idle steps at the end of the epoch: its shard is shorter"));
+  }
+  if (my_steps > out.steps && !capped) {
+    ctx_.messages->Log(LogLevel::kDebug, StrCat("rank ", req.rank, " skips ", my_steps - out.steps,
+                                                " steps to stay in step with the other ranks"));
+  }
+  return out;
+}
+
+Status EpochLoop::Step(LoopParts& loop, uint64_t epoch, uint64_t s, bool train, StepRecord* rec) {
+  const Clock* clock = ctx_.clock;
+  Tracer* tracer = ctx_.tracer;
+  const int64_t t0 = clock->NowNanos();
+  BatchLease lease;
+  bool end_of_epoch = false;
+  // The side reads a code makes before fetching its batch are part of the step's load time.
+  Status status = train && side_io_ ? side_io_->BeforeStep(global_step_) : Status::OK();
+  if (status.ok()) status = loop.pipeline->Next(&lease, &end_of_epoch);
+  const int64_t t1 = clock->NowNanos();
+  if (!status.ok()) {
+    return status.WithContext(StrCat(loop.phase, " epoch ", epoch, " step ", s + 1));
+  }
+  if (end_of_epoch || !lease) {
+    return Status::Internal("pipeline ended after ", s, " steps of epoch ", epoch);
+  }
+  rec->samples = lease->samples.size();
+  rec->bytes = lease->bytes;
+  const int64_t step_start_us = tracer->enabled() ? clock->WallMicros() : 0;
+  loop.compute->Step(static_cast<int64_t>(s));
+  const int64_t t2 = clock->NowNanos();
+  if (tracer->enabled()) {
+    TraceSpan(tracer, train ? "ai.compute.step" : "ai.compute.eval", "ai", step_start_us,
+              clock->WallMicros(), epoch, static_cast<int64_t>(s + 1));
+  }
+  lease.reset();
+  if (c_.train.barrier_per_step) DLIO_RETURN_NOT_OK(ctx_.comm->Barrier());
+  const int64_t t3 = clock->NowNanos();
+  rec->load_ns = t1 - t0;
+  rec->compute_ns = t2 - t1;
+  rec->barrier_ns = t3 - t2;
+  return Status::OK();
+}
+
+Status EpochLoop::CountStep(uint64_t epoch, EpochReport* rep) {
+  ++global_step_;
+  const int64_t every = c_.checkpoint.steps_between_checkpoints;
+  if (every > 0 && global_step_ % static_cast<uint64_t>(every) == 0) {
+    return Checkpoint(epoch, &rep->checkpoint_ns);
+  }
+  return Status::OK();
+}
+
+Status EpochLoop::Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* rep) {
+  rep->epoch = epoch;
+  DLIO_ASSIGN_OR_RETURN(EpochSteps steps, Plan(loop, epoch, train));
+  rep->steps.clear();
+  rep->steps.reserve(steps.steps);
+  const int64_t epoch_start_ns = ctx_.clock->NowNanos();
+  rep->start_us = ctx_.clock->WallMicros();
+  DLIO_RETURN_NOT_OK(loop.pipeline->StartEpoch(epoch - 1, plan_));
+  RunProgress progress;
+  progress.phase = loop.phase;
+  progress.epoch = epoch;
+  progress.epochs = c_.train.epochs;
+  progress.steps = steps.steps;
+
+  if (train && side_io_) side_io_->SetRunSteps(steps.steps * c_.train.epochs);
+  for (uint64_t s = 0; s < steps.steps; ++s) {
+    if (s >= steps.real) {  // idle: keep the other ranks' barriers and checkpoints company
+      if (c_.train.barrier_per_step) DLIO_RETURN_NOT_OK(ctx_.comm->Barrier());
+      if (train) DLIO_RETURN_NOT_OK(CountStep(epoch, rep));
+      continue;
+    }
+    StepRecord rec;
+    DLIO_RETURN_NOT_OK(Step(loop, epoch, s, train, &rec));
+    rep->steps.push_back(rec);
+    progress.bytes += rec.bytes;
+    if (train) DLIO_RETURN_NOT_OK(CountStep(epoch, rep));
+    progress.step = s + 1;
+    progress.elapsed_s = (ctx_.clock->NowNanos() - epoch_start_ns) * 1e-9;
+    ctx_.messages->Progress(progress);
+  }
+  return Finish(epoch, train, epoch_start_ns, rep);
+}
+
+Status EpochLoop::Finish(uint64_t epoch, bool train, int64_t epoch_start_ns, EpochReport* rep) {
+  const int64_t block_ns = ctx_.clock->NowNanos() - epoch_start_ns - rep->checkpoint_ns;
+  rep->end_us = ctx_.clock->WallMicros();
+  TraceSpan(ctx_.tracer, train ? "ai.pipeline.epoch" : "ai.pipeline.eval", "ai", rep->start_us,
+            rep->end_us, static_cast<int64_t>(epoch), -1);
+  rep->metrics = ComputeBlockMetrics(rep->steps, block_ns, c_.train.excluded_start_steps);
+
+  std::vector<double> v{rep->metrics.au_percent, rep->metrics.samples_per_s,
+                        rep->metrics.bytes_per_s};
+  DLIO_RETURN_NOT_OK(ctx_.comm->AllReduceSum(&v));
+  rep->au_percent_mean = v[0] / ctx_.world();
+  rep->samples_per_s_sum = v[1];
+  rep->bytes_per_s_sum = v[2];
+  return Status::OK();
+}
+
+// Builds the loops and side I/O into `parts`.
+Status MakeTrainingParts(const RunContext& ctx, TrainingParts* parts) {
+  const WorkloadConfig& c = *ctx.config;
+  uint64_t random_seed = 0;
+  if (UsesRandomShuffle(c)) {
+    DLIO_ASSIGN_OR_RETURN(random_seed, SharedRandomSeed(ctx.comm));
+  }
+  DLIO_ASSIGN_OR_RETURN(parts->train, MakeLoop(ctx, Split::kTrain, random_seed));
+  if (c.workflow.evaluation && c.dataset.num_files_eval > 0) {
+    DLIO_ASSIGN_OR_RETURN(parts->eval, MakeLoop(ctx, Split::kEval, random_seed));
+  }
+  if (!c.side_io.read_file.empty() || c.side_io.write_bytes > 0) {
+    DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, ctx.rank()));
+    DLIO_ASSIGN_OR_RETURN(parts->side_io, SideIo::Make(so, ctx.storage));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+bool CheckpointAfterEpoch(const WorkloadConfig& c, uint64_t epoch) {
+  if (c.checkpoint.steps_between_checkpoints > 0) return false;
+  if (epoch < c.checkpoint.checkpoint_after_epoch) return false;
+  const uint64_t every = std::max<uint64_t>(1, c.checkpoint.epochs_between_checkpoints);
+  return (epoch - c.checkpoint.checkpoint_after_epoch) % every == 0;
+}
+
+Status Train(const RunContext& ctx, Checkpointer* checkpointer, TrainingParts* parts,
+             RunReport* report) {
+  const WorkloadConfig& c = *ctx.config;
+  DLIO_RETURN_NOT_OK(MakeTrainingParts(ctx, parts));
+  LoopParts& train = *parts->train;
+  LoopParts* eval = parts->eval.get();
+  SideIo* side_io = parts->side_io.get();
+  EpochLoop loop(ctx, checkpointer, side_io, &report->checkpoints);
+  DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
+  if (side_io) DLIO_RETURN_NOT_OK(side_io->BeforeTraining());
+  for (uint64_t epoch = 1; epoch <= c.train.epochs; ++epoch) {
+    EpochReport rep;
+    DLIO_RETURN_NOT_OK(loop.Run(train, epoch, /*train=*/true, &rep));
+    if (CheckpointAfterEpoch(c, epoch)) {
+      int64_t spent = 0;
+      DLIO_RETURN_NOT_OK(loop.Checkpoint(epoch, &spent));
+    }
+    ctx.messages->Log(LogLevel::kInfo, FormatEpochLine("train", rep));
+    report->epochs.push_back(std::move(rep));
+    if (eval && EvalAfterEpoch(c, epoch)) {
+      EpochReport erep;
+      DLIO_RETURN_NOT_OK(loop.Run(*eval, epoch, /*train=*/false, &erep));
+      ctx.messages->Log(LogLevel::kInfo, FormatEpochLine("eval", erep));
+      report->eval_epochs.push_back(std::move(erep));
+    }
+  }
+  DLIO_RETURN_NOT_OK(train.pipeline->Stop());
+  if (eval) DLIO_RETURN_NOT_OK(eval->pipeline->Stop());
+  if (side_io) {
+    const int64_t start_us = ctx.clock->WallMicros();
+    DLIO_RETURN_NOT_OK(side_io->AfterTraining());
+    TraceSpan(ctx.tracer, "side_io.write", "dlio", start_us, ctx.clock->WallMicros(), -1, -1);
+  }
+  return Status::OK();
+}
+
+}  // namespace dlio::runner_internal
