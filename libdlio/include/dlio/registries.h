@@ -1,4 +1,5 @@
-// Every registry of pluggable kinds, in one object that travels in the Context (no globals).
+// Every registry of pluggable kinds, in one object the caller owns and passes to what builds
+// implementations (RunEnv, LoopEnv, MakeStorage, ...): no global registry.
 #pragma once
 
 #include "dlio/checkpointer.h"
