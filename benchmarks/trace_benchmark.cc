@@ -14,7 +14,7 @@ dlio::TraceEvent SampleEvent(int32_t file_id) {
   dlio::TraceEvent e;
   e.name = "pread";
   e.cat = "POSIX";
-  e.start_us = dlio::WallMicros();
+  e.start_us = dlio::SystemClock()->WallMicros();
   e.dur_us = 12;
   e.file_id = file_id;
   e.offset = 1 << 20;

@@ -40,7 +40,6 @@ struct FileSpec {
 // The default of FormatOptions::max_decoded_bytes (reader.max_decoded_bytes): 1 GiB.
 inline constexpr uint64_t kDefaultMaxDecodedBytes = uint64_t{1} << 30;
 
-
 // Format-level knobs (from dataset.* and reader.*).
 struct FormatOptions {
   std::string compression = "none";  // none, gzip (alias zlib, deflate); hdf5 also lzf, szip

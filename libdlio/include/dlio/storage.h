@@ -169,9 +169,9 @@ class Storage {
   }
   // Reports I/O made on `path` outside this storage's Files (by such a format), so counters and
   // the trace still show it: a read (or write) of `count` bytes at `offset` that started at wall
-  // time `start_us` (WallMicros()) and took `dur_ns`, traced as `name` in category `category`
-  // (both string literals). kRead and kWrite add to stats(); kOther (opens, closes) only traces.
-  // Safe for concurrent use.
+  // time `start_us` (clock()->WallMicros()) and took `dur_ns`, traced as `name` in category
+  // `category` (both string literals). kRead and kWrite add to stats(); kOther (opens, closes) only
+  // traces. Safe for concurrent use.
   enum class IoKind { kRead, kWrite, kOther };
   void RecordExternalIo(IoKind kind, const char* category, const char* name,
                         const std::string& path, int64_t offset, int64_t count, int64_t start_us,

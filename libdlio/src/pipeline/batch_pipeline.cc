@@ -344,7 +344,7 @@ void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distributio
   const uint64_t j = s - static_cast<uint64_t>(k) * batch_size_;
   const SampleRef ref = plan_[s];
   const bool trace_item = tracer_ && mode_ != PipelineMode::kPreload;
-  const int64_t wall_start = trace_item ? WallMicros() : 0;
+  const int64_t wall_start = trace_item ? clock_->WallMicros() : 0;
   const int64_t start = clock_->NowNanos();
   Status status = Fetch(ref, slot, j);
   const int64_t end = clock_->NowNanos();
@@ -443,7 +443,7 @@ void BatchPipeline::WorkerLoop(size_t worker) {
 
 Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
   if (!preprocess_enabled_) return Status::OK();
-  const int64_t wall_start = tracer_ ? WallMicros() : 0;
+  const int64_t wall_start = tracer_ ? clock_->WallMicros() : 0;
   if (decoder_ != nullptr) {
     Sample& sample = slot->samples[j];
     SampleBuffer& out = slot->decoded[j];
@@ -472,7 +472,7 @@ Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
     event.name = "ai.data.preprocess";
     event.cat = "ai";
     event.start_us = wall_start;
-    event.dur_us = WallMicros() - wall_start;
+    event.dur_us = clock_->WallMicros() - wall_start;
     event.epoch = static_cast<int64_t>(slot->epoch);
     event.step = slot->index;
     event.index = static_cast<int64_t>(slot->samples[j].ref.index);
@@ -504,7 +504,7 @@ Status BatchPipeline::LoadMissing(const std::vector<SampleRef>& plan) {
       tracer_->Record(event);
     };
   }
-  return store_.Load(source_, options_.read_threads, stopping_, trace);
+  return store_.Load(source_, options_.read_threads, stopping_, clock_, trace);
 }
 
 Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
@@ -566,7 +566,7 @@ Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
 Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
   *end_of_epoch = false;
   *out = BatchLease();  // give back the previous batch first: it may be the one we need
-  const int64_t wall_start = tracer_ ? WallMicros() : 0;
+  const int64_t wall_start = tracer_ ? clock_->WallMicros() : 0;
   std::unique_lock<std::mutex> lock(mu_);
   if (stopping_.load()) return Status::Cancelled("pipeline: stopped");
   if (!epoch_active_) return Status::FailedPrecondition("pipeline: Next before StartEpoch");
@@ -623,7 +623,7 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
     event.name = "ai.dataloader.fetch";
     event.cat = "ai";
     event.start_us = wall_start;
-    event.dur_us = WallMicros() - wall_start;
+    event.dur_us = clock_->WallMicros() - wall_start;
     event.epoch = static_cast<int64_t>(slot->epoch);
     event.step = k;
     event.index = k;

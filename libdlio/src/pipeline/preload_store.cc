@@ -5,8 +5,6 @@
 #include <string>
 #include <thread>
 
-#include "dlio/clock.h"
-
 namespace dlio::pipeline_internal {
 namespace {
 
@@ -44,7 +42,7 @@ Result<size_t> PreloadStore::Plan(const std::vector<SampleRef>& plan) {
 }
 
 Status PreloadStore::Load(DataSource* source, uint64_t threads, const std::atomic<bool>& stop,
-                          const ItemTrace& trace) {
+                          const Clock* clock, const ItemTrace& trace) {
   std::mutex failures_mu;
   std::atomic<size_t> cursor{0};
   auto load = [&] {
@@ -52,10 +50,10 @@ Status PreloadStore::Load(DataSource* source, uint64_t threads, const std::atomi
       const size_t i = cursor.fetch_add(1, std::memory_order_relaxed);
       if (i >= pending_.size()) return;
       const Item& item = pending_[i];
-      const int64_t wall_start = trace ? WallMicros() : 0;
+      const int64_t wall_start = trace ? clock->WallMicros() : 0;
       Status status = source->Read(item.ref, &store_[item.slot]);
       if (trace) {
-        trace(item.ref, wall_start, WallMicros(),
+        trace(item.ref, wall_start, clock->WallMicros(),
               status.ok() ? static_cast<int64_t>(store_[item.slot].size()) : -1);
       }
       if (!status.ok()) {

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "dlio/clock.h"
 #include "dlio/data_source.h"
 #include "dlio/format.h"
 #include "dlio/status.h"
@@ -29,10 +30,11 @@ class PreloadStore {
   // Queues every SampleRef of `plan` not stored yet, and those whose read failed before; returns
   // how many reads Load will make. OutOfRange for a reference beyond what the store can key.
   Result<size_t> Plan(const std::vector<SampleRef>& plan);
-  // Makes the queued reads on min(threads, queued) threads (the caller's when 1). Cancelled when
-  // `stop` became true meanwhile. A failed read is not an error here: Find returns it.
+  // Makes the queued reads on min(threads, queued) threads (the caller's when 1), timed on
+  // `clock`'s wall time for `trace`. Cancelled when `stop` became true meanwhile. A failed read is
+  // not an error here: Find returns it.
   Status Load(DataSource* source, uint64_t threads, const std::atomic<bool>& stop,
-              const ItemTrace& trace);
+              const Clock* clock, const ItemTrace& trace);
   // The stored sample `ref` (valid until the next Load), or the error its read failed with.
   Status Find(const SampleRef& ref, const SampleBuffer** out) const;
 

@@ -18,7 +18,7 @@ class CallTrace {
   CallTrace(const IoSink& sink, const char* name) : sink_(sink), name_(name) {
     enabled_ = sink_.tracer->enabled();
     if (enabled_) {
-      start_us_ = WallMicros();
+      start_us_ = sink_.clock->WallMicros();
       t0_ = sink_.clock->NowNanos();
     }
   }

@@ -117,7 +117,7 @@ Status OpenFile(Hdf5Call& call, Storage* storage, const FormatOptions& o, Reader
   FileOptions fo;
   fo.direct = o.direct;
   const void* mpi_comm = storage->CollectiveMpiComm(path);
-  const int64_t open_us = WallMicros();
+  const int64_t open_us = storage->clock()->WallMicros();
   const int64_t open_t0 = storage->clock()->NowNanos();
   Hid fapl;
   if (mpi_comm != nullptr) {
