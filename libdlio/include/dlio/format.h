@@ -102,6 +102,18 @@ struct SharedWrite {
   Comm* comm = nullptr;
 };
 
+// What a format can do, so config validation asks instead of listing format names. Every field
+// defaults to false: a format that declares nothing gets no special treatment.
+struct FormatCapabilities {
+  // Reading sample i issues the same calls, of sizes that depend only on the sample sizes, on
+  // every rank (npy, npz, indexed_binary; hdf5 through parallel HDF5), so storage.mpiio_collective
+  // may read its files collectively (docs/scaling.md).
+  bool collective_reads = false;
+  // With dataset.metadata_file the reader looks every sample up in a separate file (hdf5): reads
+  // that are independent per rank, so collective reads refuse that combination.
+  bool per_sample_metadata_file = false;
+};
+
 class Format {
  public:
   virtual ~Format() = default;
@@ -117,6 +129,8 @@ class Format {
   virtual bool exact_sample_sizes() const { return true; }
   // Whether the format touches storage at all (false for synthetic).
   virtual bool uses_files() const { return true; }
+  // What the format can do (see FormatCapabilities). Default: nothing special.
+  virtual FormatCapabilities capabilities() const { return {}; }
 
   // Writes `spec` to `path`, creating it (OpenMode::kCreateNew: never overwrites).
   virtual Status Write(Storage* storage, const std::string& path, const FileSpec& spec,

@@ -68,6 +68,8 @@ class NpyFormat final : public Format {
   std::string name() const override { return "npy"; }
   std::string extension() const override { return "npy"; }
   bool variable_sample_sizes() const override { return false; }
+  // A sample's reads depend only on its size (docs/scaling.md).
+  FormatCapabilities capabilities() const override { return {.collective_reads = true}; }
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {

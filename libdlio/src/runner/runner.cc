@@ -826,6 +826,7 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
   } else {
     st.registries = env.registries;
   }
+  DLIO_RETURN_NOT_OK(ValidateCapabilities(input_config, *st.registries));
   if (env.comm == nullptr) {
     st.own_comm = MakeSerialComm();
     st.comm = st.own_comm.get();

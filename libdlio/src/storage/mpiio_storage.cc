@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "storage/capabilities.h"
 #include "storage/slow_storage.h"
 
 #if defined(DLIO_WITH_MPI)
@@ -234,6 +235,8 @@ class MpiioStorage final : public StorageWrapper {
       if (!dir.empty()) collective_dirs_.push_back(dir + "/");
     }
   }
+
+  StorageCapabilities capabilities() const override { return storage_internal::kMpiioCapabilities; }
 
   // The communicator collective files are opened on, for parallel HDF5 (storage.h).
   const void* CollectiveMpiComm(const std::string& path) const override {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <functional>
 
+#include "storage/capabilities.h"
+
 namespace dlio {
 namespace {
 
@@ -67,6 +69,9 @@ class SlowStorage final : public StorageWrapper {
  public:
   SlowStorage(std::unique_ptr<Storage> inner, const StorageOptions& options)
       : StorageWrapper("slow", std::move(inner)), options_(options) {}
+  StorageCapabilities capabilities() const override {
+    return storage_internal::SlowCapabilities(inner()->capabilities());
+  }
 
  protected:
   Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,

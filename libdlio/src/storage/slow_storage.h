@@ -15,6 +15,7 @@ class StorageWrapper : public Storage {
   StorageWrapper(std::string name, std::unique_ptr<Storage> inner)
       : Storage(std::move(name)), inner_(std::move(inner)) {}
   bool SupportsDirect() const override { return inner_->SupportsDirect(); }
+  StorageCapabilities capabilities() const override { return inner_->capabilities(); }
   const void* CollectiveMpiComm(const std::string& path) const override {
     return inner_->CollectiveMpiComm(path);
   }

@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "dlio/storage.h"
+#include "storage/capabilities.h"
 #include "storage/open_check.h"
 
 namespace dlio {
@@ -103,6 +104,7 @@ class StdioStorage final : public Storage {
   StdioStorage() : Storage("stdio"), paths_(NewPosixStorage(StorageOptions{})) {
     set_trace_names("STDIO", "fopen", "fread", "fwrite", "fclose");
   }
+  StorageCapabilities capabilities() const override { return storage_internal::kStdioCapabilities; }
 
  protected:
   Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,

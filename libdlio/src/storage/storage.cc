@@ -271,6 +271,13 @@ IoStats Storage::stats() const {
   return s;
 }
 
+Result<StorageCapabilities> StorageCapabilitiesFor(const StorageOptions& options,
+                                                   const Registries& registries) {
+  DLIO_ASSIGN_OR_RETURN(const auto entry, registries.storages.Find(options.name));
+  if (!entry.capabilities) return StorageCapabilities{};
+  return entry.capabilities(options, registries);
+}
+
 Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
                                              const Registries& registries, const Clock* clock,
                                              Tracer* tracer) {

@@ -35,6 +35,11 @@ class Hdf5Format final : public Format {
   std::string name() const override { return "hdf5"; }
   std::string extension() const override { return "h5"; }
   bool variable_sample_sizes() const override { return true; }
+  // Collective reads go through parallel HDF5 (one collective H5Dread per sample), not through the
+  // storage's collective files, whose HDF5 metadata reads would differ per rank.
+  FormatCapabilities capabilities() const override {
+    return {.collective_reads = true, .per_sample_metadata_file = true};
+  }
 
   std::vector<std::string> CompanionFiles(const std::string& path,
                                           const FormatOptions& options) const override {
@@ -74,8 +79,8 @@ class Hdf5Format final : public Format {
 #ifdef H5_HAVE_PARALLEL
     const std::string c = Lower(o.compression);
     return shared.comm != nullptr && shared.comm->mpi_comm_handle() != nullptr &&
-           shared.world > 1 && (storage.name() == "posix" || storage.name() == "mpiio") &&
-           (c.empty() || c == "none") && !o.shuffle_filter && !o.enable_chunking;
+           shared.world > 1 && storage.capabilities().shared_write && (c.empty() || c == "none") &&
+           !o.shuffle_filter && !o.enable_chunking;
 #else
     (void)storage;
     (void)o;
