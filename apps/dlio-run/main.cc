@@ -352,8 +352,8 @@ int Inspect(const InspectFlags& f) {
   if (!format.ok()) return Fail(format.status(), kExitRunError);
   dlio::FormatOptions options;
   options.transfer_size = f.transfer_size;
-  options.sample_layout = dlio::EnumFromName<dlio::SampleLayout>(f.sample_layout)
-                              .value_or(dlio::SampleLayout::kFirstAxis);  // CLI11 checked it
+  options.npy.sample_layout = dlio::EnumFromName<dlio::SampleLayout>(f.sample_layout)
+                                  .value_or(dlio::SampleLayout::kFirstAxis);  // CLI11 checked it
   auto reader = (*format)->Open(storage.get(), f.path, options);
   if (!reader.ok()) return Fail(reader.status(), kExitRunError);
   const std::string json = (*reader)->DescribeJson();

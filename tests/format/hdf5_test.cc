@@ -39,9 +39,9 @@ TEST_CASE("hdf5 round-trips fixed and variable samples, contiguous and chunked",
     for (const Layout& l : layouts) {
       INFO(storage->name() << " " << l.name);
       FormatOptions o;
-      o.enable_chunking = l.chunking;
-      o.chunk_size = l.chunk_size;
-      o.chunk_samples = l.chunk_samples;
+      o.hdf5.enable_chunking = l.chunking;
+      o.hdf5.chunk_size = l.chunk_size;
+      o.hdf5.chunk_samples = l.chunk_samples;
       const std::string fixed =
           RoundTrip(storage, dir + "/f" + std::to_string(k) + ".h5", Fixed(20, 3000), o);
       INFO(fixed);
@@ -64,13 +64,14 @@ TEST_CASE("hdf5 round-trips fixed and variable samples, contiguous and chunked",
 TEST_CASE("hdf5 edge shapes: one sample, empty samples, no samples", "[format][hdf5]") {
   auto storage = BoundMemoryStorage();
   FormatOptions chunked;
-  chunked.enable_chunking = true;
-  chunked.chunk_size = 100;
+  chunked.hdf5.enable_chunking = true;
+  chunked.hdf5.chunk_size = 100;
   for (const FormatOptions& o : {FormatOptions{}, chunked}) {
-    RoundTrip(storage.get(), "/a" + std::to_string(o.chunk_size) + ".h5", Fixed(1, 10), o);
-    RoundTrip(storage.get(), "/b" + std::to_string(o.chunk_size) + ".h5", Fixed(3, 0), o);
-    RoundTrip(storage.get(), "/c" + std::to_string(o.chunk_size) + ".h5", Spec({0, 5, 0, 9}), o);
-    RoundTrip(storage.get(), "/d" + std::to_string(o.chunk_size) + ".h5", Spec({}), o);
+    RoundTrip(storage.get(), "/a" + std::to_string(o.hdf5.chunk_size) + ".h5", Fixed(1, 10), o);
+    RoundTrip(storage.get(), "/b" + std::to_string(o.hdf5.chunk_size) + ".h5", Fixed(3, 0), o);
+    RoundTrip(storage.get(), "/c" + std::to_string(o.hdf5.chunk_size) + ".h5", Spec({0, 5, 0, 9}),
+              o);
+    RoundTrip(storage.get(), "/d" + std::to_string(o.hdf5.chunk_size) + ".h5", Spec({}), o);
   }
 }
 
@@ -83,9 +84,9 @@ TEST_CASE("hdf5 gzip levels and the shuffle filter", "[format][hdf5]") {
       FormatOptions o;
       o.compression = level == 4 ? "zlib" : "gzip";
       o.compression_level = level;
-      o.shuffle_filter = shuffle;
-      o.enable_chunking = true;
-      o.chunk_size = 4096;
+      o.hdf5.shuffle_filter = shuffle;
+      o.hdf5.enable_chunking = true;
+      o.hdf5.chunk_size = 4096;
       const std::string gzip = "{\"name\":\"gzip\",\"level\":" + std::to_string(level);
       for (const FileSpec& spec : {Fixed(9, 1500), Variable(12)}) {
         const std::string json =
@@ -109,7 +110,7 @@ TEST_CASE("hdf5 compression without enable_chunking chunks implicitly", "[format
   CHECK(Has(json, "\"layout\":\"chunked\""));
   CHECK(Has(json, "\"name\":\"gzip\",\"level\":4"));
   FormatOptions s;
-  s.shuffle_filter = true;
+  s.hdf5.shuffle_filter = true;
   const std::string shuffled = RoundTrip(storage.get(), "/b.h5", Variable(10), s);
   CHECK(Has(shuffled, "\"layout\":\"chunked\""));
   CHECK(Has(shuffled, "{\"name\":\"shuffle\""));
@@ -119,8 +120,8 @@ TEST_CASE("hdf5 szip is used when the library can encode it", "[format][hdf5]") 
   auto storage = BoundMemoryStorage();
   FormatOptions o;
   o.compression = "szip";
-  o.enable_chunking = true;
-  o.chunk_size = 4096;
+  o.hdf5.enable_chunking = true;
+  o.hdf5.chunk_size = 4096;
   Status st = Hdf5()->Write(storage.get(), "/probe.h5", Fixed(4, 1024), o);
   if (!st.ok()) {
     // Builds without an szip encoder must say so, naming the key.
@@ -178,8 +179,8 @@ std::string Counts(const std::vector<TraceEvent>& reads) {
 TEST_CASE("hdf5 chunk size sets the request size of sample reads", "[format][hdf5][requests]") {
   SECTION("2 KiB chunks of 512-byte samples: 2 KiB requests") {
     FormatOptions o;
-    o.enable_chunking = true;
-    o.chunk_size = 2048;
+    o.hdf5.enable_chunking = true;
+    o.hdf5.chunk_size = 2048;
     const auto reads = SampleReads(Fixed(64, 512), o, {5, 6, 40, 63, 0});
     INFO(Counts(reads));
     const auto data = std::count_if(reads.begin(), reads.end(),
@@ -189,8 +190,8 @@ TEST_CASE("hdf5 chunk size sets the request size of sample reads", "[format][hdf
   }
   SECTION("2 KiB chunks of 40 KiB samples: each sample is 20 requests of 2 KiB") {
     FormatOptions o;
-    o.enable_chunking = true;
-    o.chunk_size = 2048;
+    o.hdf5.enable_chunking = true;
+    o.hdf5.chunk_size = 2048;
     const auto reads = SampleReads(Fixed(8, 40960), o, {3});
     INFO(Counts(reads));
     const auto data = std::count_if(reads.begin(), reads.end(),
@@ -200,8 +201,8 @@ TEST_CASE("hdf5 chunk size sets the request size of sample reads", "[format][hdf
   }
   SECTION("1 MiB chunks of 256 KiB samples: 1 MiB requests") {
     FormatOptions o;
-    o.enable_chunking = true;
-    o.chunk_size = 1 << 20;
+    o.hdf5.enable_chunking = true;
+    o.hdf5.chunk_size = 1 << 20;
     const auto reads = SampleReads(Fixed(16, 256 << 10), o, {1, 2, 9});
     INFO(Counts(reads));
     const auto data = std::count_if(reads.begin(), reads.end(),
@@ -211,8 +212,8 @@ TEST_CASE("hdf5 chunk size sets the request size of sample reads", "[format][hdf
   }
   SECTION("4 MiB chunks are read whole too") {
     FormatOptions o;
-    o.enable_chunking = true;
-    o.chunk_samples = 4;
+    o.hdf5.enable_chunking = true;
+    o.hdf5.chunk_samples = 4;
     const auto reads = SampleReads(Fixed(8, 1 << 20), o, {6});
     INFO(Counts(reads));
     CHECK(std::count_if(reads.begin(), reads.end(),
@@ -237,9 +238,9 @@ TEST_CASE("hdf5 metadata file: written, consulted per sample, required", "[forma
   auto storage = BoundMemoryStorage(&tracer);
   auto format = Hdf5();
   FormatOptions o;
-  o.metadata_file = true;
-  o.enable_chunking = true;
-  o.chunk_size = 65536;
+  o.hdf5.metadata_file = true;
+  o.hdf5.enable_chunking = true;
+  o.hdf5.chunk_size = 65536;
   REQUIRE(format->CompanionFiles("/d/a.h5", o) == std::vector<std::string>{"/d/a.h5.meta.h5"});
   REQUIRE(format->CompanionFiles("/d/a.h5", FormatOptions{}).empty());
 
@@ -314,8 +315,8 @@ TEST_CASE("hdf5 writes a large shared file in bounded slabs", "[format][hdf5][la
   for (uint64_t i = 0; i < 3000; ++i) sizes.push_back(10000 + (i * 7919) % 30000);
   const FileSpec variable = Spec(sizes, 12);
   FormatOptions chunked;
-  chunked.enable_chunking = true;
-  chunked.chunk_size = 65536;
+  chunked.hdf5.enable_chunking = true;
+  chunked.hdf5.chunk_size = 65536;
   for (const auto& [name, spec, o] :
        {std::tuple{"f.h5", fixed, FormatOptions{}}, std::tuple{"v.h5", variable, chunked}}) {
     INFO(name);
@@ -346,8 +347,8 @@ TEST_CASE("hdf5 readers are safe from many threads", "[format][hdf5][threads]") 
   auto storage = BoundMemoryStorage();
   auto format = Hdf5();
   FormatOptions o;
-  o.enable_chunking = true;
-  o.chunk_size = 8192;
+  o.hdf5.enable_chunking = true;
+  o.hdf5.chunk_size = 8192;
   o.compression = "gzip";
   const FileSpec a = Variable(200, 1), b = Fixed(200, 3000, 2);
   REQUIRE(format->Write(storage.get(), "/a.h5", a, o).ok());
@@ -403,8 +404,8 @@ TEST_CASE("hdf5 reads with O_DIRECT and over slow storage", "[format][hdf5][dire
     auto storage = MakeStorage(so, registries, SystemClock(), &tracer);
     REQUIRE(storage.ok());
     FormatOptions o;
-    o.enable_chunking = true;
-    o.chunk_size = 4096;
+    o.hdf5.enable_chunking = true;
+    o.hdf5.chunk_size = 4096;
     RoundTrip(storage->get(), "/s.h5", Variable(20), o);
     CHECK((*storage)->stats().read_ops > 20);
   }

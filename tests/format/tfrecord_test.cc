@@ -63,7 +63,7 @@ TEST_CASE("tfrecord write_index=false writes no index; existing index is never c
   auto storage = BoundMemoryStorage();
   auto format = MakeFormatByName("tfrecord");
   FormatOptions options;
-  options.write_index = false;
+  options.tfrecord.write_index = false;
   REQUIRE(format->CompanionFiles("/x.tfrecord", options).empty());
   REQUIRE(format->Write(storage.get(), "/x.tfrecord", Spec({10, 20}), options).ok());
   REQUIRE_FALSE(*storage->Exists("/x.tfrecord.idx"));
@@ -96,7 +96,7 @@ TEST_CASE("tfrecord without an index scans the headers; use_index=false ignores 
                                        "\"used\":true}") != std::string::npos);
 
   FormatOptions no_index;
-  no_index.use_index = false;
+  no_index.tfrecord.use_index = false;
   size_t before = tracer.Events().size();
   auto ignored = format->Open(storage.get(), "/i.tfrecord", no_index);
   REQUIRE(ignored.ok());
@@ -244,7 +244,7 @@ TEST_CASE("tfrecord CRC mismatches are errors naming file, record and offset",
             std::string::npos);
     // Without the index the scan meets it on open.
     FormatOptions no_index;
-    no_index.use_index = false;
+    no_index.tfrecord.use_index = false;
     auto scan = format->Open(storage.get(), path, no_index);
     REQUIRE(scan.status().code() == StatusCode::kCorruption);
     INFO(scan.status().message());
@@ -261,7 +261,7 @@ TEST_CASE("tfrecord CRC mismatches are errors naming file, record and offset",
     REQUIRE(st.message().find("length CRC mismatch") != std::string::npos);
     FormatOptions off;
     off.verify = false;
-    off.use_index = false;
+    off.tfrecord.use_index = false;
     auto unchecked = format->Open(storage.get(), path, off);
     REQUIRE(unchecked.ok());
     ExpectSamples(unchecked->get(), spec, {1, 0, 2});
@@ -280,7 +280,7 @@ TEST_CASE("tfrecord truncated files are errors naming the record and offset",
   const auto records = Records(ReadTextFile(path));
   const uint64_t size = *storage->FileSize(path), r2 = records[2].first;
   FormatOptions no_index;
-  no_index.use_index = false;
+  no_index.tfrecord.use_index = false;
 
   // Open, then the file shrinks under the reader: both read paths notice.
   auto early = format->Open(storage.get(), path, {});

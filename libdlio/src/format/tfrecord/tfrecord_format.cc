@@ -20,14 +20,14 @@ class TfRecordFormat final : public Format {
 
   std::vector<std::string> CompanionFiles(const std::string& path,
                                           const FormatOptions& options) const override {
-    if (!options.write_index) return {};
+    if (!options.tfrecord.write_index) return {};
     return {TfRecordIndexPath(path)};
   }
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
     const std::string idx_path = TfRecordIndexPath(path);
-    if (options.write_index) {  // refuse before creating anything
+    if (options.tfrecord.write_index) {  // refuse before creating anything
       DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(idx_path));
       if (exists) return Status::AlreadyExists(idx_path + ": exists; refusing to overwrite it");
     }
@@ -44,7 +44,7 @@ class TfRecordFormat final : public Format {
       if (st.ok()) st = file->Close();
       if (!st.ok()) return fail(st);
     }
-    if (options.write_index) {
+    if (options.tfrecord.write_index) {
       auto idx = storage->Open(idx_path, OpenMode::kCreateNew);
       if (!idx.ok()) return fail(idx.status());
       created.push_back(idx_path);
@@ -64,7 +64,7 @@ class TfRecordFormat final : public Format {
     const std::string idx_path = TfRecordIndexPath(path);
     DLIO_ASSIGN_OR_RETURN(bool index_found, storage->Exists(idx_path));
     RecordTable table;
-    const bool use_index = index_found && options.use_index;
+    const bool use_index = index_found && options.tfrecord.use_index;
     if (use_index) {
       DLIO_ASSIGN_OR_RETURN(auto idx, storage->Open(idx_path, OpenMode::kRead));
       DLIO_ASSIGN_OR_RETURN(uint64_t idx_size, idx->Size());
