@@ -9,7 +9,7 @@
 #include <string>
 
 #include "dlio/storage.h"
-#include "storage/slow_storage.h"
+#include "dlio/storage_wrapper.h"
 
 namespace dlio::testing {
 

@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "dlio/storage_wrapper.h"
 #include "storage/capabilities.h"
-#include "storage/slow_storage.h"
 
 #if defined(DLIO_WITH_MPI)
 // The C API only; the C++ bindings are deprecated (CMake's MPI_CXX_SKIP_MPICXX defines these too).
