@@ -853,7 +853,7 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
     }
   }
   // Before anything is written: every rank agrees the run fits its host (dlio/preflight.h).
-  DLIO_RETURN_NOT_OK(AgreedPreflight(config, st.format.get(), st.comm));
+  DLIO_RETURN_NOT_OK(AgreedPreflight(config, st.format.get(), st.comm, *st.registries));
 
   std::error_code ec;
   if (env.write_outputs) {
