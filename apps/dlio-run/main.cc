@@ -142,6 +142,7 @@ int Fail(const dlio::Status& status, int code) {
 
 dlio::Result<dlio::WorkloadConfig> BuildConfig(const RunFlags& f,
                                                const std::vector<std::string>& overrides,
+                                               const dlio::Registries& registries,
                                                std::vector<std::string>* warnings) {
   DLIO_ASSIGN_OR_RETURN(dlio::WorkloadConfig config,
                         dlio::LoadWorkload(f.config_file, f.workload, warnings));
@@ -156,6 +157,7 @@ dlio::Result<dlio::WorkloadConfig> BuildConfig(const RunFlags& f,
     DLIO_RETURN_NOT_OK(dlio::ApplyOverride(&config, "output.log_level=" + f.log_level, warnings));
   }
   DLIO_RETURN_NOT_OK(config.Validate());
+  DLIO_RETURN_NOT_OK(dlio::ValidateCapabilities(config, registries));
   return config;
 }
 
@@ -172,14 +174,20 @@ bool IsConfigError(const dlio::Status& status) {
   }
 }
 
-bool UsesMpiio(const dlio::WorkloadConfig& c) {
-  return c.storage.storage_type == "mpiio" ||
-         (c.storage.storage_type == "slow" && c.storage.slow_inner == "mpiio");
+// Whether the configured storage needs MPI initialized before it is built (mpiio, or slow over it).
+bool StorageNeedsMpi(const dlio::WorkloadConfig& c, const dlio::Registries& registries) {
+  dlio::StorageOptions options;
+  options.name = c.storage.storage_type;
+  options.slow_inner = c.storage.slow_inner;
+  auto capabilities = dlio::StorageCapabilitiesFor(options, registries);
+  return capabilities.ok() && capabilities->needs_mpi;
 }
 
 int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc, char*** argv) {
+  dlio::Registries registries;
+  if (auto s = dlio::RegisterBuiltins(&registries); !s.ok()) return Fail(s, kExitRunError);
   std::vector<std::string> warnings;
-  auto config_or = BuildConfig(f, overrides, &warnings);
+  auto config_or = BuildConfig(f, overrides, registries, &warnings);
   if (!config_or.ok()) return Fail(config_or.status(), kExitUsage);
   const dlio::WorkloadConfig& config = *config_or;
 
@@ -187,7 +195,8 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
   // exits every rank with code 2 without MPI having to be torn down. The mpiio storage needs MPI
   // even in a single process (an MPI singleton).
   const std::string comm_name =
-      f.comm == "auto" && UsesMpiio(config) && dlio::BuiltWithMpi() ? "mpi" : f.comm;
+      f.comm == "auto" && StorageNeedsMpi(config, registries) && dlio::BuiltWithMpi() ? "mpi"
+                                                                                      : f.comm;
   auto comm_or = dlio::MakeComm(comm_name, argc, argv);
   if (!comm_or.ok()) return Fail(comm_or.status(), kExitRunError);
   std::unique_ptr<dlio::Comm> comm = std::move(comm_or).value();
@@ -204,9 +213,6 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
   if (rank == 0) {
     for (const auto& w : warnings) logger->warn("{}", w);
   }
-
-  dlio::Registries registries;
-  if (auto s = dlio::RegisterBuiltins(&registries); !s.ok()) return Fail(s, kExitRunError);
 
   ProgressLine progress(config.output.progress && !f.quiet && rank == 0 && isatty(STDERR_FILENO));
   dlio::RunEnv env;
@@ -347,8 +353,8 @@ int Inspect(const InspectFlags& f) {
   if (!format.ok()) return Fail(format.status(), kExitRunError);
   dlio::FormatOptions options;
   options.transfer_size = f.transfer_size;
-  options.sample_layout = dlio::EnumFromName<dlio::SampleLayout>(f.sample_layout)
-                              .value_or(dlio::SampleLayout::kFirstAxis);  // CLI11 checked it
+  options.npy.sample_layout = dlio::EnumFromName<dlio::SampleLayout>(f.sample_layout)
+                                  .value_or(dlio::SampleLayout::kFirstAxis);  // CLI11 checked it
   auto reader = (*format)->Open(storage.get(), f.path, options);
   if (!reader.ok()) return Fail(reader.status(), kExitRunError);
   const std::string json = (*reader)->DescribeJson();

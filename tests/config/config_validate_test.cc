@@ -441,15 +441,14 @@ TEST_CASE("storage.mpiio_collective is accepted only where every rank makes the 
     const char* breaks;
     const char* needle;
   };
+  // What the storage and format must do is asked of them: tests/config/capabilities_test.cc.
   const Case cases[] = {
-      {"storage.storage_type=posix", "needs storage.storage_type 'mpiio'"},
       {"reader.pipeline=threaded", "needs reader.pipeline 'sync'"},
       {"reader.read_threads=2", "needs reader.read_threads <= 1, got 2"},
       {"reader.drop_last=false", "needs reader.drop_last: true"},
       {"dataset.num_files_train=4", "dataset.num_files_train = 1"},
       {"dataset.record_length_bytes_stdev=10", "dataset.record_length_bytes_stdev = 0"},
       {"dataset.compression=gzip", "dataset.compression 'none'"},
-      {"dataset.format=synthetic", "npy, npz, indexed_binary"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.breaks);
@@ -460,17 +459,6 @@ TEST_CASE("storage.mpiio_collective is accepted only where every rank makes the 
     CHECK(s.code() == StatusCode::kInvalidArgument);
     CHECK_THAT(s.message(), Catch::Contains("storage.mpiio_collective"));
     CHECK_THAT(s.message(), Catch::Contains(c.needle));
-  }
-  // hdf5 reads through parallel HDF5, without a metadata file.
-  {
-    WorkloadConfig config;
-    for (const char* o : ok) REQUIRE(ApplyOverride(&config, o).ok());
-    REQUIRE(ApplyOverride(&config, "dataset.format=hdf5").ok());
-    CHECK(config.Validate().ok());
-    REQUIRE(ApplyOverride(&config, "dataset.metadata_file=true").ok());
-    const Status s = config.Validate();
-    CHECK(s.code() == StatusCode::kInvalidArgument);
-    CHECK_THAT(s.message(), Catch::Contains("dataset.metadata_file: false"));
   }
   // Off, nothing is required of the rest.
   CHECK(ValidateWith({"storage.storage_type=mpiio", "reader.read_threads=8"}).empty());

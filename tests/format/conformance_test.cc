@@ -59,8 +59,8 @@ void RunConformance(const std::string& name, Storage* storage, const std::string
   FormatOptions options;
   options.compression = compression;
   options.transfer_size = 1000;  // several requests per sample
-  options.synthetic_samples = 5;
-  options.synthetic_record_length = 4099;
+  options.synthetic.samples = 5;
+  options.synthetic.record_length = 4099;
 
   const std::string path =
       dir + "/file0" + (format->extension().empty() ? "" : "." + format->extension());

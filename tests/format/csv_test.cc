@@ -55,7 +55,7 @@ TEST_CASE("csv rows round-trip exactly as float32, with and without a header", "
       spec.seed = 7;
       spec.sample_sizes.assign(7, 1001);  // 250 columns (the odd byte is dropped)
       FormatOptions options;
-      options.csv_header = header;
+      options.csv.header = header;
       options.transfer_size = 777;
       REQUIRE(csv->Write(storage, path, spec, options).ok());
 
@@ -259,7 +259,7 @@ TEST_CASE("csv detects a header line, or takes csv_header's word for it", "[form
     CHECK((*r)->num_samples() == (first.back() == ',' ? 1 : 2));  // an empty field: a header
   }
   FormatOptions with_header;
-  with_header.csv_header = true;
+  with_header.csv.header = true;
   auto told = csv->Open(storage.get(), "/plain.csv", with_header);  // a header on csv_header's word
   REQUIRE(told.ok());
   REQUIRE((*told)->num_samples() == 1);

@@ -132,8 +132,8 @@ TEST_CASE("a planned sample count that disagrees with the file is an error namin
 TEST_CASE("synthetic data source needs no storage", "[format][data_source]") {
   auto fmt = MakeFormatByName("synthetic");
   FormatDataSourceOptions options;
-  options.format.synthetic_samples = 7;
-  options.format.synthetic_record_length = 3;
+  options.format.synthetic.samples = 7;
+  options.format.synthetic.record_length = 3;
   auto source = MakeFormatDataSource(nullptr, fmt.get(), {"virt0", "virt1"}, options);
   REQUIRE(source.ok());
   REQUIRE((*source)->samples_per_file() == std::vector<uint64_t>{7, 7});

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "dlio/storage.h"
-#include "storage/slow_storage.h"
+#include "dlio/storage_wrapper.h"
 
 namespace dlio::testing {
 
@@ -56,26 +56,19 @@ class FullStorage final : public StorageWrapper {
   }
 
  private:
-  class FullFile final : public File {
+  class FullFile final : public FileWrapper {
    public:
     FullFile(FullStorage* storage, std::unique_ptr<File> inner)
-        : File(inner->path(), inner->alignment()), storage_(storage), inner_(std::move(inner)) {}
+        : FileWrapper(std::move(inner)), storage_(storage) {}
 
    protected:
-    Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
-      return inner_->ReadAt(offset, n, buf);
-    }
     Status DoWriteAt(uint64_t offset, const void* buf, size_t n) override {
       DLIO_RETURN_NOT_OK(storage_->Grow(path(), offset + n, offset));
-      return inner_->WriteAt(offset, buf, n);
+      return FileWrapper::DoWriteAt(offset, buf, n);
     }
-    Result<uint64_t> DoSize() override { return inner_->Size(); }
-    Status DoSync() override { return inner_->Sync(); }
-    Status DoClose() override { return inner_->Close(); }
 
    private:
     FullStorage* storage_;
-    std::unique_ptr<File> inner_;
   };
 
   // Accounts `path` growing to `end` bytes; ENOSPC when that passes the capacity.

@@ -1,88 +1,20 @@
 // hdf5: layouts, filters, the requests of dlio's HDF5 file driver, the metadata file, errors.
 // Built only with DLIO_WITH_HDF5=ON (tests/format/tests.cmake); the conformance suite covers the
 // name staying registered without it.
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <catch2/catch.hpp>
-#include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <iostream>
 #include <thread>
 #include <tuple>
 
 #include "dlio/registries.h"
-#include "format/format_test_util.h"
-#include "format/full_storage.h"
+#include "format/hdf5_test_util.h"
 #include "format/io_util.h"
 #include "test_util.h"
 
 namespace dlio::testing {
 namespace {
-
-std::unique_ptr<Format> Hdf5() {
-  auto f = MakeFormatByName("hdf5");
-  REQUIRE(f != nullptr);
-  return f;
-}
-
-FileSpec Spec(std::vector<uint64_t> sizes, uint64_t seed = 7) {
-  FileSpec spec;
-  spec.seed = seed;
-  spec.sample_sizes = std::move(sizes);
-  return spec;
-}
-
-FileSpec Fixed(uint64_t n, uint64_t size, uint64_t seed = 7) {
-  return Spec(std::vector<uint64_t>(n, size), seed);
-}
-
-FileSpec Variable(uint64_t n, uint64_t seed = 7) {
-  std::vector<uint64_t> sizes;
-  for (uint64_t i = 0; i < n; ++i) sizes.push_back(1 + (i * 7919) % 5000);
-  return Spec(std::move(sizes), seed);
-}
-
-// Writes `spec`, reopens it and checks every sample (backwards), returning the reader's JSON.
-std::string RoundTrip(Storage* storage, const std::string& path, const FileSpec& spec,
-                      const FormatOptions& options) {
-  auto format = Hdf5();
-  Status st = format->Write(storage, path, spec, options);
-  INFO(st.ToString());
-  REQUIRE(st.ok());
-  auto reader = format->Open(storage, path, options);
-  INFO(reader.status().ToString());
-  REQUIRE(reader.ok());
-  REQUIRE((*reader)->num_samples() == spec.sample_sizes.size());
-  SampleBuffer buf;
-  for (uint64_t i = spec.sample_sizes.size(); i-- > 0;) {
-    REQUIRE((*reader)->sample_size(i) == spec.sample_sizes[i]);
-    Status r = (*reader)->ReadSample(i, &buf);
-    INFO(r.ToString());
-    REQUIRE(r.ok());
-    REQUIRE(BufferString(buf) == ExpectedSample(spec, i));
-  }
-  return (*reader)->DescribeJson();
-}
-
-bool Has(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
-
-// The reads of `path` recorded since event number `from`.
-std::vector<TraceEvent> ReadsOf(const MemoryTracer& tracer, size_t from, const std::string& path) {
-  std::vector<TraceEvent> out;
-  const auto events = tracer.Events();
-  for (size_t k = from; k < events.size(); ++k) {
-    if (std::string(events[k].name) == "pread" && tracer.FileName(events[k].file_id) == path) {
-      out.push_back(events[k]);
-    }
-  }
-  return out;
-}
 
 TEST_CASE("hdf5 round-trips fixed and variable samples, contiguous and chunked", "[format][hdf5]") {
   TempDir tmp;
@@ -107,9 +39,9 @@ TEST_CASE("hdf5 round-trips fixed and variable samples, contiguous and chunked",
     for (const Layout& l : layouts) {
       INFO(storage->name() << " " << l.name);
       FormatOptions o;
-      o.enable_chunking = l.chunking;
-      o.chunk_size = l.chunk_size;
-      o.chunk_samples = l.chunk_samples;
+      o.hdf5.enable_chunking = l.chunking;
+      o.hdf5.chunk_size = l.chunk_size;
+      o.hdf5.chunk_samples = l.chunk_samples;
       const std::string fixed =
           RoundTrip(storage, dir + "/f" + std::to_string(k) + ".h5", Fixed(20, 3000), o);
       INFO(fixed);
@@ -132,13 +64,14 @@ TEST_CASE("hdf5 round-trips fixed and variable samples, contiguous and chunked",
 TEST_CASE("hdf5 edge shapes: one sample, empty samples, no samples", "[format][hdf5]") {
   auto storage = BoundMemoryStorage();
   FormatOptions chunked;
-  chunked.enable_chunking = true;
-  chunked.chunk_size = 100;
+  chunked.hdf5.enable_chunking = true;
+  chunked.hdf5.chunk_size = 100;
   for (const FormatOptions& o : {FormatOptions{}, chunked}) {
-    RoundTrip(storage.get(), "/a" + std::to_string(o.chunk_size) + ".h5", Fixed(1, 10), o);
-    RoundTrip(storage.get(), "/b" + std::to_string(o.chunk_size) + ".h5", Fixed(3, 0), o);
-    RoundTrip(storage.get(), "/c" + std::to_string(o.chunk_size) + ".h5", Spec({0, 5, 0, 9}), o);
-    RoundTrip(storage.get(), "/d" + std::to_string(o.chunk_size) + ".h5", Spec({}), o);
+    RoundTrip(storage.get(), "/a" + std::to_string(o.hdf5.chunk_size) + ".h5", Fixed(1, 10), o);
+    RoundTrip(storage.get(), "/b" + std::to_string(o.hdf5.chunk_size) + ".h5", Fixed(3, 0), o);
+    RoundTrip(storage.get(), "/c" + std::to_string(o.hdf5.chunk_size) + ".h5", Spec({0, 5, 0, 9}),
+              o);
+    RoundTrip(storage.get(), "/d" + std::to_string(o.hdf5.chunk_size) + ".h5", Spec({}), o);
   }
 }
 
@@ -151,9 +84,9 @@ TEST_CASE("hdf5 gzip levels and the shuffle filter", "[format][hdf5]") {
       FormatOptions o;
       o.compression = level == 4 ? "zlib" : "gzip";
       o.compression_level = level;
-      o.shuffle_filter = shuffle;
-      o.enable_chunking = true;
-      o.chunk_size = 4096;
+      o.hdf5.shuffle_filter = shuffle;
+      o.hdf5.enable_chunking = true;
+      o.hdf5.chunk_size = 4096;
       const std::string gzip = "{\"name\":\"gzip\",\"level\":" + std::to_string(level);
       for (const FileSpec& spec : {Fixed(9, 1500), Variable(12)}) {
         const std::string json =
@@ -177,7 +110,7 @@ TEST_CASE("hdf5 compression without enable_chunking chunks implicitly", "[format
   CHECK(Has(json, "\"layout\":\"chunked\""));
   CHECK(Has(json, "\"name\":\"gzip\",\"level\":4"));
   FormatOptions s;
-  s.shuffle_filter = true;
+  s.hdf5.shuffle_filter = true;
   const std::string shuffled = RoundTrip(storage.get(), "/b.h5", Variable(10), s);
   CHECK(Has(shuffled, "\"layout\":\"chunked\""));
   CHECK(Has(shuffled, "{\"name\":\"shuffle\""));
@@ -187,8 +120,8 @@ TEST_CASE("hdf5 szip is used when the library can encode it", "[format][hdf5]") 
   auto storage = BoundMemoryStorage();
   FormatOptions o;
   o.compression = "szip";
-  o.enable_chunking = true;
-  o.chunk_size = 4096;
+  o.hdf5.enable_chunking = true;
+  o.hdf5.chunk_size = 4096;
   Status st = Hdf5()->Write(storage.get(), "/probe.h5", Fixed(4, 1024), o);
   if (!st.ok()) {
     // Builds without an szip encoder must say so, naming the key.
@@ -246,8 +179,8 @@ std::string Counts(const std::vector<TraceEvent>& reads) {
 TEST_CASE("hdf5 chunk size sets the request size of sample reads", "[format][hdf5][requests]") {
   SECTION("2 KiB chunks of 512-byte samples: 2 KiB requests") {
     FormatOptions o;
-    o.enable_chunking = true;
-    o.chunk_size = 2048;
+    o.hdf5.enable_chunking = true;
+    o.hdf5.chunk_size = 2048;
     const auto reads = SampleReads(Fixed(64, 512), o, {5, 6, 40, 63, 0});
     INFO(Counts(reads));
     const auto data = std::count_if(reads.begin(), reads.end(),
@@ -257,8 +190,8 @@ TEST_CASE("hdf5 chunk size sets the request size of sample reads", "[format][hdf
   }
   SECTION("2 KiB chunks of 40 KiB samples: each sample is 20 requests of 2 KiB") {
     FormatOptions o;
-    o.enable_chunking = true;
-    o.chunk_size = 2048;
+    o.hdf5.enable_chunking = true;
+    o.hdf5.chunk_size = 2048;
     const auto reads = SampleReads(Fixed(8, 40960), o, {3});
     INFO(Counts(reads));
     const auto data = std::count_if(reads.begin(), reads.end(),
@@ -268,8 +201,8 @@ TEST_CASE("hdf5 chunk size sets the request size of sample reads", "[format][hdf
   }
   SECTION("1 MiB chunks of 256 KiB samples: 1 MiB requests") {
     FormatOptions o;
-    o.enable_chunking = true;
-    o.chunk_size = 1 << 20;
+    o.hdf5.enable_chunking = true;
+    o.hdf5.chunk_size = 1 << 20;
     const auto reads = SampleReads(Fixed(16, 256 << 10), o, {1, 2, 9});
     INFO(Counts(reads));
     const auto data = std::count_if(reads.begin(), reads.end(),
@@ -279,8 +212,8 @@ TEST_CASE("hdf5 chunk size sets the request size of sample reads", "[format][hdf
   }
   SECTION("4 MiB chunks are read whole too") {
     FormatOptions o;
-    o.enable_chunking = true;
-    o.chunk_samples = 4;
+    o.hdf5.enable_chunking = true;
+    o.hdf5.chunk_samples = 4;
     const auto reads = SampleReads(Fixed(8, 1 << 20), o, {6});
     INFO(Counts(reads));
     CHECK(std::count_if(reads.begin(), reads.end(),
@@ -305,9 +238,9 @@ TEST_CASE("hdf5 metadata file: written, consulted per sample, required", "[forma
   auto storage = BoundMemoryStorage(&tracer);
   auto format = Hdf5();
   FormatOptions o;
-  o.metadata_file = true;
-  o.enable_chunking = true;
-  o.chunk_size = 65536;
+  o.hdf5.metadata_file = true;
+  o.hdf5.enable_chunking = true;
+  o.hdf5.chunk_size = 65536;
   REQUIRE(format->CompanionFiles("/d/a.h5", o) == std::vector<std::string>{"/d/a.h5.meta.h5"});
   REQUIRE(format->CompanionFiles("/d/a.h5", FormatOptions{}).empty());
 
@@ -371,318 +304,6 @@ TEST_CASE("hdf5 metadata file: written, consulted per sample, required", "[forma
   }
 }
 
-TEST_CASE("hdf5 errors: truncated, garbage, missing, out of range", "[format][hdf5][errors]") {
-  TempDir tmp;
-  auto storage = BoundPosixStorage();
-  auto format = Hdf5();
-  const FileSpec spec = Fixed(10, 4000);
-  const std::string good = tmp / "good.h5";
-  REQUIRE(format->Write(storage.get(), good, spec, {}).ok());
-
-  SECTION("truncated file") {
-    const std::string path = tmp / "cut.h5";
-    std::filesystem::copy_file(good, path);
-    std::filesystem::resize_file(path, std::filesystem::file_size(good) / 2);
-    auto r = format->Open(storage.get(), path, {});
-    REQUIRE(r.status().code() == StatusCode::kCorruption);
-    INFO(r.status().message());
-    CHECK(Has(r.status().message(), path));
-    CHECK(Has(r.status().message(),
-              "truncated file: eof = " + std::to_string(std::filesystem::file_size(path))));
-  }
-  SECTION("garbage bytes") {
-    const std::string path = tmp / "junk.h5";
-    WriteTextFile(path, std::string(5000, 'x'));
-    auto r = format->Open(storage.get(), path, {});
-    REQUIRE(r.status().code() == StatusCode::kCorruption);
-    INFO(r.status().message());
-    CHECK(Has(r.status().message(), path));
-    CHECK(Has(r.status().message(), "signature"));
-  }
-  SECTION("missing file") {
-    auto r = format->Open(storage.get(), tmp / "none.h5", {});
-    REQUIRE(r.status().code() == StatusCode::kNotFound);
-    CHECK(Has(r.status().message(), tmp / "none.h5"));
-  }
-  SECTION("damaged gzip chunk") {
-    const std::string path = tmp / "z.h5";
-    FormatOptions o;
-    o.compression = "gzip";
-    o.chunk_samples = 1;
-    o.enable_chunking = true;
-    REQUIRE(format->Write(storage.get(), path, spec, o).ok());
-    // The chunks fill the middle of the file: garble one of them.
-    PatchBytes(path, static_cast<long>(std::filesystem::file_size(path) / 2),
-               std::string(64, '\0'));
-    auto r = format->Open(storage.get(), path, o);
-    REQUIRE(r.ok());
-    SampleBuffer buf;
-    int failures = 0;
-    for (uint64_t i = 0; i < 10; ++i) {
-      Status st = (*r)->ReadSample(i, &buf);
-      if (st.ok()) {
-        REQUIRE(BufferString(buf) == ExpectedSample(spec, i));
-        continue;
-      }
-      ++failures;
-      INFO(st.ToString());
-      CHECK(st.code() == StatusCode::kCorruption);
-      CHECK(Has(st.message(), path + ": reading sample " + std::to_string(i)));
-      CHECK(Has(st.message(), "inflate() failed"));
-      CHECK(Has(st.message(), "its chunk at file offset "));
-    }
-    CHECK(failures == 1);
-  }
-  SECTION("sample index out of range") {
-    auto r = format->Open(storage.get(), good, {});
-    REQUIRE(r.ok());
-    SampleBuffer buf;
-    Status st = (*r)->ReadSample(10, &buf);
-    REQUIRE(st.code() == StatusCode::kOutOfRange);
-    CHECK(Has(st.message(), "sample 10 of 10"));
-  }
-  SECTION("writing over an existing file") {
-    Status st = format->Write(storage.get(), good, spec, {});
-    REQUIRE(st.code() == StatusCode::kAlreadyExists);
-    auto r = format->Open(storage.get(), good, {});
-    REQUIRE(r.ok());  // untouched
-  }
-}
-
-// Writes each layout on disks too small for it, from empty up to a few bytes short of what it
-// needs, so the disk fills at every stage: creating the file, writing samples, flushing a chunk
-// cache when a dataset closes, flushing metadata when the file closes. Returns the first write
-// that did not fail cleanly (ResourceExhausted naming the file, nothing left behind), or "".
-std::string FillDiskAtEveryStage() {
-  auto format = MakeFormatByName("hdf5");
-  if (format == nullptr) return "no hdf5 format";
-  FormatOptions contiguous, gzip, meta;
-  gzip.compression = "gzip";
-  gzip.enable_chunking = true;
-  gzip.chunk_size = 4096;
-  meta.metadata_file = true;
-  meta.enable_chunking = true;
-  meta.chunk_size = 8192;
-  const std::vector<std::pair<FileSpec, FormatOptions>> cases = {{Fixed(6, 3000), contiguous},
-                                                                 {Fixed(6, 3000), gzip},
-                                                                 {Variable(8), gzip},
-                                                                 {Variable(8), meta}};
-  for (const auto& [spec, o] : cases) {
-    FullStorage roomy(1 << 30);
-    if (!format->Write(&roomy, "/a.h5", spec, o).ok()) return "the write fails on a roomy disk";
-    const uint64_t needed = roomy.used();
-    std::vector<uint64_t> capacities;
-    for (uint64_t c = 0; c < needed; c += std::max<uint64_t>(1, needed / 60))
-      capacities.push_back(c);
-    for (uint64_t short_by = 1; short_by <= 8 && short_by <= needed; ++short_by) {
-      capacities.push_back(needed - short_by);
-    }
-    for (uint64_t capacity : capacities) {
-      FullStorage full(capacity);
-      const Status st = format->Write(&full, "/a.h5", spec, o);
-      const std::string where = "capacity " + std::to_string(capacity) + " of " +
-                                std::to_string(needed) + ", chunk_size " +
-                                std::to_string(o.chunk_size) + ": ";
-      if (st.code() != StatusCode::kResourceExhausted || !Has(st.message(), "/a.h5") ||
-          !Has(st.message(), "No space left on device")) {
-        return where + st.ToString();
-      }
-      if (*full.Exists("/a.h5") || *full.Exists("/a.h5.meta.h5") || full.used() != 0) {
-        return where + "left " + std::to_string(full.used()) + " bytes behind";
-      }
-    }
-  }
-  return "";
-}
-
-TEST_CASE("hdf5 on a full disk: an error naming the file, nothing left, a clean exit",
-          "[format][hdf5][enospc]") {
-  // In a child that then exits normally, so libhdf5's exit handler runs: libhdf5 1.10 keeps the
-  // id of a file whose close failed (the disk was full), its exit handler closed that freed file
-  // again, and the process died of SIGSEGV after printing the right error.
-  std::cout.flush();
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  REQUIRE(pid >= 0);
-  if (pid == 0) std::exit(FillDiskAtEveryStage().empty() ? 0 : 3);
-  int status = 0;
-  REQUIRE(waitpid(pid, &status, 0) == pid);
-  INFO("child " << (WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
-                                        : "exit " + std::to_string(WEXITSTATUS(status))));
-  CHECK(WIFEXITED(status));
-  CHECK(WEXITSTATUS(status) == 0);
-  // The same in this process, to see what went wrong.
-  const std::string problem = FillDiskAtEveryStage();
-  INFO(problem);
-  CHECK(problem.empty());
-}
-
-// Little-endian bytes of `v`, as HDF5 stores dimensions.
-std::string Le64(uint64_t v) {
-  std::string s;
-  format_internal::PutLe64(&s, v);
-  return s;
-}
-
-// Replaces every occurrence (at least one) of `from` in the file at `path` by `to`.
-void Replace(const std::string& path, const std::string& from, const std::string& to) {
-  REQUIRE(from.size() == to.size());
-  const std::string bytes = ReadTextFile(path);
-  size_t at = bytes.find(from);
-  REQUIRE(at != std::string::npos);
-  for (; at != std::string::npos; at = bytes.find(from, at + from.size())) {
-    PatchBytes(path, static_cast<long>(at), to);
-  }
-}
-
-// The dataspace message of a dataset of `dims` (version 1, max dims = dims).
-std::string Space(const std::vector<uint64_t>& dims) {
-  std::string s("\x01\x00\x01\x00\x00\x00\x00\x00", 8);
-  s[1] = static_cast<char>(dims.size());
-  for (int k = 0; k < 2; ++k) {
-    for (uint64_t d : dims) s += Le64(d);
-  }
-  return s;
-}
-
-TEST_CASE("hdf5 extents the file does not store are Corruption", "[format][hdf5][extent]") {
-  TempDir tmp;
-  auto storage = BoundPosixStorage();
-  auto format = Hdf5();
-  FormatOptions gzip;
-  gzip.compression = "gzip";
-  gzip.enable_chunking = true;
-  gzip.chunk_size = 128;
-  for (const auto& [name, o] :
-       {std::pair{"contiguous", FormatOptions{}}, std::pair{"gzip", gzip}}) {
-    for (const uint64_t rows : {uint64_t{1} << 50, uint64_t{1} << 62, uint64_t{5}}) {
-      INFO(name << " rows " << rows);
-      const std::string path = tmp / (std::string(name) + std::to_string(rows) + ".h5");
-      REQUIRE(format->Write(storage.get(), path, Fixed(4, 64), o).ok());
-      Replace(path, Space({4, 64}), Space({rows, 64}));
-      auto r = format->Open(storage.get(), path, o);
-      if (rows == 5 && o.compression == "gzip") {
-        // One row more than written: within what the file could hold, so the reader opens it
-        // (the missing chunk reads as the fill value), and inspect says what is missing.
-        REQUIRE(r.ok());
-        const std::string json = (*r)->DescribeJson();
-        INFO(json);
-        CHECK(Has(json, "\"problems\":["));
-        CHECK(Has(json, path + ": /records: 1 of its 3 chunks are not stored"));
-        CHECK(Has(json, path + ": /labels has 4 entries for 5 samples"));
-        continue;
-      }
-      REQUIRE(r.status().code() == StatusCode::kCorruption);
-      INFO(r.status().message());
-      CHECK(Has(r.status().message(),
-                path + ": /records declares shape [" + std::to_string(rows) + ",64]"));
-      if (rows == uint64_t{1} << 62) {
-        CHECK(Has(r.status().message(), "more than 2^62 bytes"));
-      } else if (o.compression == "gzip") {
-        CHECK(Has(r.status().message(), "of the file hold even compressed 1032:1"));
-      } else {
-        CHECK(Has(r.status().message(), "but stores 256 bytes"));
-      }
-    }
-  }
-  SECTION("rows larger than 2^62 bytes, even with no rows") {
-    const std::string path = tmp / "wide.h5";
-    REQUIRE(format->Write(storage.get(), path, Fixed(4, 64), {}).ok());
-    const uint64_t wide = (uint64_t{1} << 62) + 1;
-    Replace(path, Space({4, 64}), Space({0, wide}));
-    auto r = format->Open(storage.get(), path, {});
-    INFO(r.status().ToString());
-    REQUIRE(r.status().code() == StatusCode::kCorruption);
-    CHECK(Has(r.status().message(),
-              path + ": /records declares rows of shape [" + std::to_string(wide) + "]"));
-  }
-  SECTION("a sample dataset libhdf5 cannot open is Corruption, not a missing dataset") {
-    const std::string path = tmp / "wider.h5";
-    REQUIRE(format->Write(storage.get(), path, Fixed(4, 64), {}).ok());
-    Replace(path, Space({4, 64}), Space({0, uint64_t{1} << 63}));
-    auto r = format->Open(storage.get(), path, {});
-    INFO(r.status().ToString());
-    REQUIRE(r.status().code() == StatusCode::kCorruption);
-    CHECK(Has(r.status().message(), path + ": /records: cannot open: HDF5: "));
-  }
-  SECTION("/offsets longer than stored: no allocation of its declared size") {
-    const std::string path = tmp / "var.h5";
-    REQUIRE(format->Write(storage.get(), path, Variable(6), {}).ok());
-    // /offsets, /sizes and /labels are [6]: /offsets comes first.
-    const std::string bytes = ReadTextFile(path);
-    const size_t at = bytes.find(Space({6}));
-    REQUIRE(at != std::string::npos);
-    PatchBytes(path, static_cast<long>(at), Space({uint64_t{1} << 40}));
-    auto r = format->Open(storage.get(), path, {});
-    REQUIRE(r.status().code() == StatusCode::kCorruption);
-    CHECK(Has(r.status().message(), path + ": /offsets declares shape [1099511627776]"));
-  }
-}
-
-TEST_CASE("hdf5 describes a file without visiting every sample", "[format][hdf5][extent]") {
-  TempDir tmp;
-  auto storage = BoundPosixStorage();
-  const std::string path = tmp / "empty_rows.h5";
-  REQUIRE(Hdf5()->Write(storage.get(), path, Fixed(3, 0), {}).ok());
-  // 2^50 samples of 0 bytes: a valid extent (0 bytes stored), which a loop over the samples
-  // would never finish describing.
-  Replace(path, Space({3, 0}), Space({uint64_t{1} << 50, 0}));
-  auto r = Hdf5()->Open(storage.get(), path, {});
-  INFO(r.status().ToString());
-  REQUIRE(r.ok());
-  REQUIRE((*r)->num_samples() == uint64_t{1} << 50);
-  const std::string json = (*r)->DescribeJson();
-  INFO(json);
-  CHECK(Has(json, "\"num_samples\":1125899906842624,\"sample_size\":{\"min\":0,\"max\":0,"));
-  CHECK(Has(json, path + ": /labels has 3 entries for 1125899906842624 samples"));
-}
-
-TEST_CASE("hdf5 inspect reports an unreadable /labels in problems", "[format][hdf5][problems]") {
-  TempDir tmp;
-  auto storage = BoundPosixStorage();
-  const std::string path = tmp / "a.h5";
-  REQUIRE(Hdf5()->Write(storage.get(), path, Fixed(4, 64), {}).ok());
-  {
-    auto good = Hdf5()->Open(storage.get(), path, {});
-    REQUIRE(good.ok());
-    CHECK_FALSE(Has((*good)->DescribeJson(), "problems"));
-  }
-  // The datatype message of /labels (int64 LE, the file's only signed type): class 15 does not
-  // exist, so the dataset cannot be opened.
-  const std::string int64_le("\x10\x08\x00\x00\x08\x00\x00\x00\x00\x00\x40\x00", 12);
-  Replace(path, int64_le, "\x1f" + int64_le.substr(1));
-  auto r = Hdf5()->Open(storage.get(), path, {});
-  INFO(r.status().ToString());
-  REQUIRE(r.ok());  // the samples are fine
-  const std::string json = (*r)->DescribeJson();
-  INFO(json);
-  CHECK(Has(json, "\"problems\":[\"" + path + ": /labels: cannot open: HDF5: "));
-  SampleBuffer buf;
-  CHECK((*r)->ReadSample(3, &buf).ok());
-}
-
-TEST_CASE("hdf5 refuses headers libhdf5 accepts and then crashes on", "[format][hdf5][flips]") {
-  // One flipped byte each (tests/format/data/hdf5/README.md): libhdf5 1.10.8 opens these and
-  // then reads past its buffers (SIGSEGV in h5dump and h5py too) or loops.
-  const std::string dir = std::string(DLIO_SOURCE_DIR) + "/tests/format/data/hdf5/";
-  auto storage = BoundPosixStorage();
-  auto format = Hdf5();
-  auto original = format->Open(storage.get(), dir + "original.h5", {});
-  REQUIRE(original.ok());
-  REQUIRE((*original)->num_samples() == 4);
-  for (const auto& [name, message] :
-       {std::pair{"flip_chunk_dim.h5",
-                  ": /records: chunk [2,16777280] does not fit shape [4,64] (max [4,64])"},
-        std::pair{"flip_element_size.h5", ": /records: integer elements of 4097 bytes"},
-        std::pair{"flip_rank.h5", ": /records: chunks of rank 2 in a dataset of rank 0"}}) {
-    const std::string path = dir + name;
-    auto r = format->Open(storage.get(), path, {});
-    INFO(r.status().ToString());
-    REQUIRE(r.status().code() == StatusCode::kCorruption);
-    CHECK(r.status().message() == path + message);
-  }
-}
-
 TEST_CASE("hdf5 writes a large shared file in bounded slabs", "[format][hdf5][large]") {
   TempDir tmp;
   MemoryTracer tracer;
@@ -694,8 +315,8 @@ TEST_CASE("hdf5 writes a large shared file in bounded slabs", "[format][hdf5][la
   for (uint64_t i = 0; i < 3000; ++i) sizes.push_back(10000 + (i * 7919) % 30000);
   const FileSpec variable = Spec(sizes, 12);
   FormatOptions chunked;
-  chunked.enable_chunking = true;
-  chunked.chunk_size = 65536;
+  chunked.hdf5.enable_chunking = true;
+  chunked.hdf5.chunk_size = 65536;
   for (const auto& [name, spec, o] :
        {std::tuple{"f.h5", fixed, FormatOptions{}}, std::tuple{"v.h5", variable, chunked}}) {
     INFO(name);
@@ -726,8 +347,8 @@ TEST_CASE("hdf5 readers are safe from many threads", "[format][hdf5][threads]") 
   auto storage = BoundMemoryStorage();
   auto format = Hdf5();
   FormatOptions o;
-  o.enable_chunking = true;
-  o.chunk_size = 8192;
+  o.hdf5.enable_chunking = true;
+  o.hdf5.chunk_size = 8192;
   o.compression = "gzip";
   const FileSpec a = Variable(200, 1), b = Fixed(200, 3000, 2);
   REQUIRE(format->Write(storage.get(), "/a.h5", a, o).ok());
@@ -783,8 +404,8 @@ TEST_CASE("hdf5 reads with O_DIRECT and over slow storage", "[format][hdf5][dire
     auto storage = MakeStorage(so, registries, SystemClock(), &tracer);
     REQUIRE(storage.ok());
     FormatOptions o;
-    o.enable_chunking = true;
-    o.chunk_size = 4096;
+    o.hdf5.enable_chunking = true;
+    o.hdf5.chunk_size = 4096;
     RoundTrip(storage->get(), "/s.h5", Variable(20), o);
     CHECK((*storage)->stats().read_ops > 20);
   }

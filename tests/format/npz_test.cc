@@ -60,7 +60,7 @@ TEST_CASE("deflated npz streams without the cache, forward and backward", "[form
   options.compression = "zlib";
   options.compression_level = 1;
   options.transfer_size = 65536;
-  options.inflate_cache_bytes = 0;  // force the streaming path
+  options.npy.inflate_cache_bytes = 0;  // force the streaming path
   REQUIRE(npz->Write(storage.get(), "/s.npz", spec, options).ok());
   auto r = npz->Open(storage.get(), "/s.npz", options);
   REQUIRE(r.ok());

@@ -70,9 +70,9 @@ FormatOptions OptionsFrom(uint8_t bits) {
   o.decode = (bits & kOptDecode) != 0;
   o.transfer_size = kTransferSizes[(bits & kOptTransferBits) >> 1];
   o.verify = (bits & kOptNoVerify) == 0;
-  o.use_index = (bits & kOptNoIndex) == 0;
-  o.csv_header = (bits & kOptCsvHeader) != 0;
-  o.metadata_file = (bits & kOptMetadataFile) != 0;
+  o.tfrecord.use_index = (bits & kOptNoIndex) == 0;
+  o.csv.header = (bits & kOptCsvHeader) != 0;
+  o.hdf5.metadata_file = (bits & kOptMetadataFile) != 0;
   return o;
 }
 

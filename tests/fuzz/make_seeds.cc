@@ -38,8 +38,8 @@ std::vector<Seed> FormatSeeds() {
     s.name = std::move(name);
     s.sample_sizes = std::move(sizes);
     s.option_bits = bits;
-    s.options.csv_header = (bits & kOptCsvHeader) != 0;
-    s.options.metadata_file = (bits & kOptMetadataFile) != 0;
+    s.options.csv.header = (bits & kOptCsvHeader) != 0;
+    s.options.hdf5.metadata_file = (bits & kOptMetadataFile) != 0;
     seeds.push_back(std::move(s));
     return &seeds.back();
   };
@@ -52,15 +52,15 @@ std::vector<Seed> FormatSeeds() {
   add("csv", "rows_with_header", {24, 24}, kOptDecode | kOptCsvHeader);
   add("indexed_binary", "three_sizes", {64, 17, 130});
   add("tfrecord", "indexed", {80, 33, 120});
-  add("tfrecord", "no_index_no_verify", {80, 33}, kOptNoIndex | kOptNoVerify)->options.write_index =
-      false;
+  add("tfrecord", "no_index_no_verify", {80, 33}, kOptNoIndex | kOptNoVerify)
+      ->options.tfrecord.write_index = false;
   add("jpeg", "decode", {256}, kOptDecode);
   add("png", "decode", {256}, kOptDecode);
   add("hdf5", "rows", three);
   add("hdf5", "concatenated", {64, 17, 130});
   Seed* chunked = add("hdf5", "chunked_deflate", three);
-  chunked->options.enable_chunking = true;
-  chunked->options.chunk_samples = 2;
+  chunked->options.hdf5.enable_chunking = true;
+  chunked->options.hdf5.chunk_samples = 2;
   chunked->options.compression = "gzip";
   add("hdf5", "metadata_file", three, kOptMetadataFile);
   return seeds;

@@ -139,7 +139,7 @@ TEST_CASE("orphaned companions of real formats are replaced by a rerun", "[gener
     auto format = MakeFormat(c.format);
     const DatasetConfig d = Dataset(dir / "data", c.format, 5, 3000);
     FormatOptions fo;
-    fo.metadata_file = c.metadata_file;
+    fo.hdf5.metadata_file = c.metadata_file;
     REQUIRE(GenerateDataset(d, *format, fo, storage.get(), GenerateOptions{}).ok());
     // A kill between the renames of the companion and its file (the reproduction of issue 9:
     // strace -e inject=rename:signal=KILL:when=3): the companion under its final name, no file.

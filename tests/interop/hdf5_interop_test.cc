@@ -53,10 +53,10 @@ TEST_CASE("h5py reads the hdf5 files we write", "[interop][hdf5]") {
   FormatOptions contiguous, gzip, meta;
   gzip.compression = "gzip";
   gzip.compression_level = 6;
-  gzip.shuffle_filter = true;
-  gzip.enable_chunking = true;
-  gzip.chunk_size = 2048;
-  meta.metadata_file = true;
+  gzip.hdf5.shuffle_filter = true;
+  gzip.hdf5.enable_chunking = true;
+  gzip.hdf5.chunk_size = 2048;
+  meta.hdf5.metadata_file = true;
   struct Case {
     std::string name;
     const FileSpec* spec;
@@ -126,7 +126,7 @@ TEST_CASE("h5dump accepts the hdf5 files we write", "[interop][hdf5]") {
   FormatOptions o;
   o.compression = "gzip";
   o.compression_level = 3;
-  o.chunk_samples = 2;
+  o.hdf5.chunk_samples = 2;
   REQUIRE(Hdf5()->Write(storage.get(), tmp / "a.h5", spec, o).ok());
   const CommandResult r = RunCommand("h5dump -H -p " + tmp / "a.h5");
   INFO(r.output);

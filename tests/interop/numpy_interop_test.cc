@@ -186,8 +186,9 @@ for name, dim, n in (('cosmo', 41, 1), ('multi', 23, 5), ('square', 6, 6)):
       const std::string format = file.substr(file.size() - 3);
       FormatOptions options;
       options.transfer_size = 100;
-      options.expected_samples = c.n;  // num_samples_per_file: what tells for npy
-      if (c.dim == c.n) options.sample_layout = SampleLayout::kLastAxis;  // a tie: the key tells
+      options.npy.expected_samples = c.n;  // num_samples_per_file: what tells for npy
+      if (c.dim == c.n)
+        options.npy.sample_layout = SampleLayout::kLastAxis;  // a tie: the key tells
       auto reader = MakeFormatByName(format)->Open(storage.get(), tmp / file, options);
       INFO(reader.status().ToString());
       REQUIRE(reader.ok());
@@ -218,7 +219,7 @@ TEST_CASE("our last-axis npz and npy files are DLIO's shapes and dtypes to numpy
   spec.seed = 77;
   spec.sample_sizes.assign(3, 41 * 41);
   FormatOptions options;
-  options.sample_layout = SampleLayout::kLastAxis;
+  options.npy.sample_layout = SampleLayout::kLastAxis;
   REQUIRE(MakeFormatByName("npz")->Write(storage.get(), tmp / "o.npz", spec, options).ok());
   REQUIRE(MakeFormatByName("npy")->Write(storage.get(), tmp / "o.npy", spec, options).ok());
   options.compression = "gzip";

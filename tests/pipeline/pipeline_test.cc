@@ -13,6 +13,7 @@
 
 #include "dlio/registries.h"
 #include "dlio/tracer.h"
+#include "fake_clock.h"
 #include "pipeline/fake_source.h"
 
 namespace dlio {
@@ -31,7 +32,7 @@ std::vector<SampleRef> MakePlan(const FakeSource& source, uint64_t shuffle_seed)
 }
 
 std::unique_ptr<Pipeline> Make(const std::string& name, PipelineOptions options, DataSource* source,
-                               Tracer* tracer = nullptr) {
+                               Tracer* tracer = nullptr, const Clock* clock = nullptr) {
   Registries registries;
   REQUIRE(RegisterBuiltinPipelines(&registries).ok());
   auto factory = registries.pipelines.Get(name);
@@ -39,6 +40,7 @@ std::unique_ptr<Pipeline> Make(const std::string& name, PipelineOptions options,
   PipelineEnv env;
   env.source = source;
   env.tracer = tracer;
+  env.clock = clock;
   options.name = name;
   auto pipeline = (*factory)(options, env);
   REQUIRE(pipeline.ok());
@@ -481,6 +483,38 @@ TEST_CASE("tracing records fetch, item and preprocess events") {
   CHECK(steps == std::set<int64_t>{0, 1, 2});
   CHECK(item == 12);
   CHECK(preprocess == 12);
+}
+
+TEST_CASE("trace times come from the injected clock, wall time included") {
+  const std::string name = GENERATE(as<std::string>{}, "threaded", "sync", "preload");
+  CAPTURE(name);
+  FakeSource source(2, 4);
+  MemoryTracer tracer;
+  const int64_t wall_origin_us = 5'000'000;  // 1970: no real clock says this
+  testing::FakeClock clock(0, wall_origin_us);
+  PipelineOptions options;
+  options.batch_size = 2;
+  options.read_threads = 0;  // everything on this thread: the fake clock moves only here
+  options.computation_threads = 0;
+  options.preprocess_time = Constant(1e-3);  // each sample sleeps 1 ms of fake time
+  auto pipeline = Make(name, options, &source, &tracer, &clock);
+  auto plan = MakePlan(source, 0);
+  REQUIRE(pipeline->StartEpoch(1, plan).ok());
+  DrainAndCheck(pipeline.get(), source, 1, plan, 2, true);
+  REQUIRE(pipeline->Stop().ok());
+  const int64_t end_us = clock.WallMicros();
+  CHECK(end_us == wall_origin_us + 8 * 1000);
+  std::map<std::string, int> counts;
+  for (const TraceEvent& e : tracer.Events()) {
+    CAPTURE(e.name);
+    ++counts[e.name];
+    CHECK(e.start_us >= wall_origin_us);
+    CHECK(e.start_us + e.dur_us <= end_us);
+    if (std::string(e.name) == "ai.data.preprocess") CHECK(e.dur_us == 1000);
+  }
+  CHECK(counts["ai.data.item"] == 8);
+  CHECK(counts["ai.data.preprocess"] == 8);
+  CHECK(counts["ai.dataloader.fetch"] == 4);
 }
 
 TEST_CASE("pipeline edge cases: bad options, Next before StartEpoch, empty plan, read_ns") {

@@ -170,7 +170,7 @@ TEST_CASE("preflight: MeasureHostResources measures this host") {
   REQUIRE(format.ok());
   WorkloadConfig c = Tiny();
   c.dataset.data_folder = dir / "not/yet/there";
-  auto h = MeasureHostResources(c, format->get(), nullptr);
+  auto h = MeasureHostResources(c, format->get(), nullptr, registries);
   REQUIRE(h.ok());
   CHECK(h->memory_bytes > 0);
   CHECK(h->ranks_on_host == 1);
@@ -187,15 +187,35 @@ TEST_CASE("preflight: MeasureHostResources measures this host") {
        {"img_000_of_1000.npz", "img_999_of_1000.npz", "other.npz", "img_001_of_100.npz"}) {
     testing::WriteTextFile(dir / "train" + "/" + name, "x");
   }
-  h = MeasureHostResources(c, format->get(), nullptr);
+  h = MeasureHostResources(c, format->get(), nullptr, registries);
   REQUIRE(h.ok());
   CHECK(h->train_files_present == 2);
 
   c.dataset.compression = "gzip";  // compressed files may be smaller: not checked
-  CHECK(MeasureHostResources(c, format->get(), nullptr)->data_free_bytes == kUnknownBytes);
+  CHECK(MeasureHostResources(c, format->get(), nullptr, registries)->data_free_bytes ==
+        kUnknownBytes);
   c.dataset.compression = "none";
   c.storage.storage_type = "memory";  // not on a file system: not checked
-  CHECK(MeasureHostResources(c, format->get(), nullptr)->data_free_bytes == kUnknownBytes);
+  CHECK(MeasureHostResources(c, format->get(), nullptr, registries)->data_free_bytes ==
+        kUnknownBytes);
+
+  // Asked of the storage, not of its name: a user's storage declaring host_files is measured.
+  auto memory = [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
+    return NewMemoryStorage();
+  };
+  REQUIRE(registries.storages
+              .Register({"user_files", "a user's storage", "", memory,
+                         [](const StorageOptions&, const Registries&) {
+                           return StorageCapabilities{.host_files = true};
+                         }})
+              .ok());
+  REQUIRE(registries.storages.Register({"user_elsewhere", "a user's storage", "", memory}).ok());
+  c.storage.storage_type = "user_files";
+  CHECK(MeasureHostResources(c, format->get(), nullptr, registries)->data_free_bytes !=
+        kUnknownBytes);
+  c.storage.storage_type = "user_elsewhere";
+  CHECK(MeasureHostResources(c, format->get(), nullptr, registries)->data_free_bytes ==
+        kUnknownBytes);
 }
 
 TEST_CASE("preflight: RunWorkload refuses before generating anything") {

@@ -51,6 +51,15 @@ struct dlio_loader {
 
 namespace {
 
+// Validate() plus the capability rules against the built-in implementations (the C API registers
+// no others).
+dlio::Status ValidateWithBuiltins(const dlio::WorkloadConfig& c) {
+  DLIO_RETURN_NOT_OK(c.Validate());
+  dlio::Registries registries;
+  DLIO_RETURN_NOT_OK(dlio::RegisterBuiltins(&registries));
+  return dlio::ValidateCapabilities(c, registries);
+}
+
 static_assert(DLIO_INVALID_ARGUMENT == static_cast<int>(dlio::StatusCode::kInvalidArgument));
 static_assert(DLIO_IO_ERROR == static_cast<int>(dlio::StatusCode::kIOError));
 static_assert(DLIO_CANCELLED == static_cast<int>(dlio::StatusCode::kCancelled));
@@ -153,7 +162,7 @@ dlio::Status CreateLoader(const dlio_config* config, int rank, int world, int sp
     return dlio::Status::InvalidArgument("dlio_loader_create_ex: split ", split,
                                          " is neither DLIO_SPLIT_TRAIN nor DLIO_SPLIT_EVAL");
   }
-  DLIO_RETURN_NOT_OK(config->config.Validate());
+  DLIO_RETURN_NOT_OK(ValidateWithBuiltins(config->config));
   auto l = std::make_unique<dlio_loader>();
   // As RunWorkload: paths resolved, `scale` applied, so a loader reads the files a run generated.
   DLIO_ASSIGN_OR_RETURN(l->config, dlio::ScaleConfig(dlio::ResolvePaths(config->config), world));
@@ -264,7 +273,7 @@ DLIO_C_API int dlio_config_set(dlio_config* config, const char* key, const char*
 DLIO_C_API int dlio_config_validate(const dlio_config* config) {
   return Guard([&] {
     if (config == nullptr) return Null("dlio_config_validate", "config");
-    return config->config.Validate();
+    return ValidateWithBuiltins(config->config);
   });
 }
 
@@ -308,7 +317,7 @@ DLIO_C_API int dlio_run(const dlio_config* config, const char* output_dir, char*
     if (config == nullptr) return Null("dlio_run", "config");
     dlio::WorkloadConfig c = config->config;
     if (output_dir != nullptr) c.output.folder = output_dir;
-    DLIO_RETURN_NOT_OK(c.Validate());
+    DLIO_RETURN_NOT_OK(ValidateWithBuiltins(c));
     std::error_code ec;
     std::filesystem::create_directories(c.output.folder, ec);  // for the log, as dlio-run does
     auto logger = MakeRunLogger(c);

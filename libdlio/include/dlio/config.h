@@ -219,7 +219,8 @@ struct WorkloadConfig {
   SideIoConfig side_io;
 
   // Checks every value and cross-key rule; the message names the full key path and, for
-  // enumerations, the accepted values.
+  // enumerations, the accepted values. What the named storage and format must be able to do is
+  // asked of them by ValidateCapabilities (dlio/registries.h).
   Status Validate() const;
 };
 

@@ -40,20 +40,60 @@ struct FileSpec {
 // The default of FormatOptions::max_decoded_bytes (reader.max_decoded_bytes): 1 GiB.
 inline constexpr uint64_t kDefaultMaxDecodedBytes = uint64_t{1} << 30;
 
+// hdf5's knobs (dataset.enable_chunking, chunk_size, chunk_samples, hdf5_shuffle, metadata_file).
+struct Hdf5Options {
+  bool enable_chunking = false;  // chunked layout (false: contiguous)
+  uint64_t chunk_size = 0;       // bytes per chunk (rounded to whole samples)
+  uint64_t chunk_samples = 0;    // samples per chunk; when > 0 it wins over chunk_size
+  bool shuffle_filter = false;   // byte-shuffle filter before compression
+  bool metadata_file = false;    // write/consult a separate per-sample offset/size file
+};
 
-// Format-level knobs (from dataset.* and reader.*).
+// npy and npz knobs (dataset.sample_layout, dataset.num_samples_per_file, reader.read_type).
+struct NpyOptions {
+  // The layout writers produce, and the reader's choice when a file does not tell
+  // (docs/formats.md: npz labels' length, then expected_samples, then this).
+  SampleLayout sample_layout = SampleLayout::kFirstAxis;
+  // Samples each file should hold (dataset.num_samples_per_file; 0 = unknown). Only chooses the
+  // sample axis of an array whose labels do not; it never changes a file's count.
+  uint64_t expected_samples = 0;
+  // Arrays with samples along the last axis: a sample costs reading the whole array (as np.load
+  // does). true keeps the array an open reader read for its first sample and serves the file's
+  // other samples from memory (DLIO's read_type memory keeps np.load's result open); false reads
+  // the whole array again for each sample (DLIO's on_demand).
+  bool keep_arrays = false;
+  // npz: a deflated member of at most this many bytes is inflated once per open reader and kept
+  // (later samples are a memcpy); larger ones are re-inflated from a forward-moving stream.
+  uint64_t inflate_cache_bytes = 256ull << 20;
+};
+
+// Image (jpeg, png) knobs.
+struct ImageOptions {
+  int quality = 90;  // jpeg: encoder quality 1-100 (dataset.image_quality)
+};
+
+// tfrecord knobs.
+struct TfrecordOptions {
+  bool write_index = true;  // write <file>.idx (record offsets) alongside (dataset.write_index)
+  bool use_index = true;    // readers use <file>.idx when it exists (reader.use_index)
+};
+
+// csv knobs.
+struct CsvOptions {
+  bool header = false;  // the first line names the columns (dataset.csv_header)
+};
+
+// synthetic: it has no files, so its virtual files are described here.
+struct SyntheticOptions {
+  uint64_t samples = 1;            // samples per virtual file (dataset.num_samples_per_file)
+  uint64_t record_length = 65536;  // bytes per sample (dataset.record_length_bytes)
+};
+
+// Format-level knobs (from dataset.* and reader.*): what every format may read, then one struct
+// per format (a format reads its own and ignores the others'). Plain data; copy freely.
 struct FormatOptions {
   std::string compression = "none";  // none, gzip (alias zlib, deflate); hdf5 also lzf, szip
   int compression_level = 4;         // 0-9 (gzip/deflate)
-  bool enable_chunking = false;      // hdf5: chunked layout (false: contiguous)
-  uint64_t chunk_size = 0;           // hdf5: bytes per chunk (rounded to whole samples)
-  uint64_t chunk_samples = 0;        // hdf5: samples per chunk; when > 0 it wins over chunk_size
-  bool shuffle_filter = false;       // hdf5: byte-shuffle filter before compression
-  bool metadata_file = false;        // write/consult a separate per-sample offset/size file
-  bool csv_header = false;           // csv: first line names the columns
-  int image_quality = 90;            // jpeg: encoder quality 1-100
-  bool write_index = true;           // tfrecord: write <file>.idx (record offsets) alongside
-  bool use_index = true;             // tfrecord: readers use <file>.idx when it exists
   bool decode = false;               // pipelines call Format::Decode on each sample
   // With decode: image readers (jpeg, png) refuse at Open, from the header, an image whose
   // decoded pixels would exceed this many bytes (a decompression bomb), naming the file.
@@ -61,23 +101,13 @@ struct FormatOptions {
   uint64_t transfer_size = 262144;  // bytes per read request for streaming readers (0 = whole)
   bool direct = false;              // open with FileOptions::direct
   bool verify = true;               // check checksums where the format has them
-  // npz: a deflated member of at most this many bytes is inflated once per open reader and kept
-  // (later samples are a memcpy); larger ones are re-inflated from a forward-moving stream.
-  uint64_t inflate_cache_bytes = 256ull << 20;
-  // npy/npz: the layout writers produce, and the reader's choice when a file does not tell
-  // (docs/formats.md: npz labels' length, then expected_samples, then this).
-  SampleLayout sample_layout = SampleLayout::kFirstAxis;
-  // npy/npz: samples each file should hold (dataset.num_samples_per_file; 0 = unknown). Only
-  // chooses the sample axis of an array whose labels do not; it never changes a file's count.
-  uint64_t expected_samples = 0;
-  // npy/npz arrays with samples along the last axis: a sample costs reading the whole array (as
-  // np.load does). true keeps the array an open reader read for its first sample and serves the
-  // file's other samples from memory (DLIO's read_type memory keeps np.load's result open);
-  // false reads the whole array again for each sample (DLIO's on_demand).
-  bool keep_arrays = false;
-  // Formats without files (synthetic) describe their virtual files with these.
-  uint64_t synthetic_samples = 1;
-  uint64_t synthetic_record_length = 65536;
+
+  Hdf5Options hdf5;
+  NpyOptions npy;  // npy and npz
+  ImageOptions image;
+  TfrecordOptions tfrecord;
+  CsvOptions csv;
+  SyntheticOptions synthetic;
 };
 
 // One open file of a format. ReadSample is safe for concurrent use from many threads (readers are
@@ -103,6 +133,18 @@ struct SharedWrite {
   Comm* comm = nullptr;
 };
 
+// What a format can do, so config validation asks instead of listing format names. Every field
+// defaults to false: a format that declares nothing gets no special treatment.
+struct FormatCapabilities {
+  // Reading sample i issues the same calls, of sizes that depend only on the sample sizes, on
+  // every rank (npy, npz, indexed_binary; hdf5 through parallel HDF5), so storage.mpiio_collective
+  // may read its files collectively (docs/scaling.md).
+  bool collective_reads = false;
+  // With dataset.metadata_file the reader looks every sample up in a separate file (hdf5): reads
+  // that are independent per rank, so collective reads refuse that combination.
+  bool per_sample_metadata_file = false;
+};
+
 class Format {
  public:
   virtual ~Format() = default;
@@ -118,6 +160,8 @@ class Format {
   virtual bool exact_sample_sizes() const { return true; }
   // Whether the format touches storage at all (false for synthetic).
   virtual bool uses_files() const { return true; }
+  // What the format can do (see FormatCapabilities). Default: nothing special.
+  virtual FormatCapabilities capabilities() const { return {}; }
 
   // Writes `spec` to `path`, creating it (OpenMode::kCreateNew: never overwrites).
   virtual Status Write(Storage* storage, const std::string& path, const FileSpec& spec,

@@ -22,6 +22,8 @@
 
 namespace dlio {
 
+class Registries;
+
 // "Not measured": the check that needs the value is skipped.
 inline constexpr uint64_t kUnknownBytes = UINT64_MAX;
 
@@ -71,12 +73,13 @@ Status CheckRunFits(const WorkloadConfig& config, int world, const HostResources
 
 // Measures this host for `config` (validated, scaled, resolved): memory (physical, or the cgroup
 // limit when lower); with `comm`, the ranks on this host (collective: every rank must call it);
-// for a generation into a local file system (storage posix, stdio, mpiio, or slow over one) with a
-// `format` whose files hold exactly their payload (not compressed), the free space of
-// dataset.data_folder and, only when the whole dataset would not fit, the dataset files already
-// present; for checkpoints on such a file system, the free space of checkpoint_folder. What cannot
-// be measured stays unknown.
+// for a generation into a local file system (a storage of `registries` declaring
+// StorageCapabilities::host_files: posix, stdio, mpiio, or slow over one) with a `format` whose
+// files hold exactly their payload (not compressed), the free space of dataset.data_folder and,
+// only when the whole dataset would not fit, the dataset files already present; for checkpoints
+// on such a file system, the free space of checkpoint_folder. What cannot be measured stays
+// unknown.
 Result<HostResources> MeasureHostResources(const WorkloadConfig& config, const Format* format,
-                                           Comm* comm);
+                                           Comm* comm, const Registries& registries);
 
 }  // namespace dlio

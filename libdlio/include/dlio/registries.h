@@ -1,4 +1,5 @@
-// Every registry of pluggable kinds, in one object that travels in the Context (no globals).
+// Every registry of pluggable kinds, in one object the caller owns and passes to what builds
+// implementations (RunEnv, LoopEnv, MakeStorage, ...): no global registry.
 #pragma once
 
 #include "dlio/checkpointer.h"
@@ -11,9 +12,11 @@
 
 namespace dlio {
 
+struct WorkloadConfig;
+
 class Registries {
  public:
-  Registry<StorageFactory> storages{"storage"};
+  Registry<StorageFactory, StorageCapabilitiesFn> storages{"storage"};
   Registry<FormatFactory> formats{"format"};
   Registry<SamplerFactory> samplers{"sampler"};
   Registry<PipelineFactory> pipelines{"pipeline"};
@@ -23,6 +26,15 @@ class Registries {
 
 // Registers every built-in implementation (explicit, so a static link never drops one).
 Status RegisterBuiltins(Registries* registries);
+
+// The rules between `config` and the implementations it names, asked of the registered storage
+// and format (StorageCapabilities, FormatCapabilities) rather than of their names, so a
+// user-registered implementation that declares a capability is accepted like a built-in one:
+// storage.mpiio_collective needs a storage declaring collective_reads and a format declaring
+// collective_reads, and refuses dataset.metadata_file with a format declaring
+// per_sample_metadata_file. InvalidArgument naming the key and the registered names that would do.
+// Complements WorkloadConfig::Validate (the rules among keys); RunWorkload calls both.
+Status ValidateCapabilities(const WorkloadConfig& config, const Registries& registries);
 
 // Per-module registration, called by RegisterBuiltins.
 Status RegisterBuiltinStorages(Registries* registries);

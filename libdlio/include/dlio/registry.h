@@ -13,8 +13,13 @@
 
 namespace dlio {
 
-// A registry of factories of one kind. Safe for concurrent use.
-template <typename Factory>
+// What an entry of a kind without registered capabilities declares: nothing.
+struct NoCapabilities {};
+
+// A registry of factories of one kind. Safe for concurrent use. `Capabilities` is what an entry
+// declares about its implementation before one is built (the storages' StorageCapabilitiesFn), so
+// config validation can ask instead of comparing names.
+template <typename Factory, typename Capabilities = NoCapabilities>
 class Registry {
  public:
   struct Entry {
@@ -22,6 +27,7 @@ class Registry {
     std::string description;  // one line, shown by `dlio-run list`
     std::string options;      // the config keys this implementation reads, for `dlio-run list`
     Factory factory;
+    Capabilities capabilities{};  // default: declares none
   };
 
   explicit Registry(std::string kind) : kind_(std::move(kind)) {}
@@ -39,14 +45,18 @@ class Registry {
 
   // NotFound naming the accepted values when `name` is unknown.
   Result<Factory> Get(const std::string& name) const {
+    DLIO_ASSIGN_OR_RETURN(Entry entry, Find(name));
+    return std::move(entry.factory);
+  }
+
+  // The entry registered as `name` (NotFound as Get).
+  Result<Entry> Find(const std::string& name) const {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = entries_.find(name);
-    if (it == entries_.end()) {
-      std::string known;
-      for (const auto& [n, e] : entries_) known += (known.empty() ? "" : ", ") + n;
-      return Status::NotFound("unknown " + kind_ + " '" + name + "' (known: " + known + ")");
-    }
-    return it->second.factory;
+    if (it != entries_.end()) return it->second;
+    std::string known;
+    for (const auto& [n, e] : entries_) known += (known.empty() ? "" : ", ") + n;
+    return Status::NotFound("unknown " + kind_ + " '" + name + "' (known: " + known + ")");
   }
 
   bool Contains(const std::string& name) const {

@@ -122,6 +122,21 @@ struct StorageOptions {
   std::vector<std::string> mpiio_collective_dirs;
 };
 
+// What a storage can do, so callers ask instead of comparing backend names. Every field defaults to
+// false: a backend that declares nothing gets no special treatment.
+struct StorageCapabilities {
+  // Paths are files of a file system of this host (posix, stdio, mpiio): the generator's
+  // preflight measures their free space.
+  bool host_files = false;
+  // Formats with their own MPI-IO path (parallel HDF5) may write one path from many ranks at once,
+  // outside this storage's Files (posix, mpiio; not slow, whose latency that would bypass).
+  bool shared_write = false;
+  // Honours StorageOptions::mpiio_collective (storage.mpiio_collective): collective reads.
+  bool collective_reads = false;
+  // Needs MPI initialized before it is built, even in a single process (mpiio).
+  bool needs_mpi = false;
+};
+
 // A namespace of files. All methods are safe for concurrent use. Files it opens must be destroyed
 // before it (they report to its counters), and the bound tracer must outlive both.
 class Storage {
@@ -169,9 +184,9 @@ class Storage {
   }
   // Reports I/O made on `path` outside this storage's Files (by such a format), so counters and
   // the trace still show it: a read (or write) of `count` bytes at `offset` that started at wall
-  // time `start_us` (WallMicros()) and took `dur_ns`, traced as `name` in category `category`
-  // (both string literals). kRead and kWrite add to stats(); kOther (opens, closes) only traces.
-  // Safe for concurrent use.
+  // time `start_us` (clock()->WallMicros()) and took `dur_ns`, traced as `name` in category
+  // `category` (both string literals). kRead and kWrite add to stats(); kOther (opens, closes) only
+  // traces. Safe for concurrent use.
   enum class IoKind { kRead, kWrite, kOther };
   void RecordExternalIo(IoKind kind, const char* category, const char* name,
                         const std::string& path, int64_t offset, int64_t count, int64_t start_us,
@@ -182,6 +197,8 @@ class Storage {
   bool tracing() const { return sink_.tracer->enabled(); }
   // Whether FileOptions::direct has an effect here.
   virtual bool SupportsDirect() const { return false; }
+  // What this storage can do (the same answer its registry entry gives for its options).
+  virtual StorageCapabilities capabilities() const { return {}; }
 
  protected:
   // Starts bound to SystemClock() and a null tracer, so a backend built directly (NewPosixStorage)
@@ -219,6 +236,17 @@ class Storage {
 class Registries;
 using StorageFactory = std::function<Result<std::unique_ptr<Storage>>(
     const StorageOptions& options, const Registries& registries)>;
+
+// What a registered storage declares it can do with `options`, before one is built (config
+// validation, and choosing MPI before a storage exists). Decorators ask the registry for the
+// storage they wrap. An entry without one declares nothing.
+using StorageCapabilitiesFn =
+    std::function<StorageCapabilities(const StorageOptions& options, const Registries& registries)>;
+
+// The capabilities the storage named options.name declares for `options` (NotFound when no storage
+// of that name is registered).
+Result<StorageCapabilities> StorageCapabilitiesFor(const StorageOptions& options,
+                                                   const Registries& registries);
 
 // Builds the named storage and binds it to clock and tracer.
 Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,

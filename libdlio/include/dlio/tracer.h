@@ -17,7 +17,7 @@ namespace dlio {
 struct TraceEvent {
   const char* name = "";  // "read", "pread", "open64", "ai.compute.step", ...
   const char* cat = "";   // "POSIX", "STDIO", "ai", "checkpoint", "dlio"
-  int64_t start_us = 0;   // wall-clock microseconds (WallMicros())
+  int64_t start_us = 0;   // wall-clock microseconds (Clock::WallMicros())
   int64_t dur_us = 0;     // microseconds
   int32_t tid = 0;        // filled by the tracer when 0
   int32_t file_id = -1;   // from Tracer::InternFile, or -1

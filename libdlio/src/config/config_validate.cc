@@ -15,17 +15,13 @@ using config_internal::ScaleKeySpecs;
 // MPI collective reads (storage.mpiio_collective) need every rank to open the same files in the
 // same order and to issue the same number of reads of the same sizes on them, from one thread;
 // otherwise a rank waits forever in a collective the others never join. These are the
-// configurations where the runner guarantees that (docs/scaling.md explains each rule).
+// configurations where the runner guarantees that (docs/scaling.md explains each rule). What the
+// storage and format must be able to do is asked of them (ValidateCapabilities, registries.h).
 Status ValidateCollectiveIo(const WorkloadConfig& c) {
   if (!c.storage.mpiio_collective) return Status::OK();
   auto refuse = [](const std::string& why) {
     return Status::InvalidArgument("storage.mpiio_collective: true " + why);
   };
-  const bool mpiio = c.storage.storage_type == "mpiio" ||
-                     (c.storage.storage_type == "slow" && c.storage.slow_inner == "mpiio");
-  if (!mpiio) {
-    return refuse("needs storage.storage_type 'mpiio', got '" + c.storage.storage_type + "'");
-  }
   if (c.reader.pipeline != "sync" || c.reader.read_type == ReadType::kMemory) {
     return refuse("needs reader.pipeline 'sync' (got '" + c.reader.pipeline +
                   "', reader.read_type '" + std::string(EnumName(c.reader.read_type)) +
@@ -57,20 +53,6 @@ Status ValidateCollectiveIo(const WorkloadConfig& c) {
   }
   if (c.dataset.compression != "none" && !c.dataset.compression.empty()) {
     return refuse("needs dataset.compression 'none' (compressed samples differ in stored size)");
-  }
-  // hdf5 reads through parallel HDF5 (one collective H5Dread per sample), not through the
-  // storage's collective files: HDF5's own metadata reads through them would differ per rank.
-  static const char* kFormats[] = {"npy", "npz", "indexed_binary", "hdf5"};
-  if (std::find(std::begin(kFormats), std::end(kFormats), c.dataset.format) == std::end(kFormats)) {
-    return refuse(
-        "supports dataset.format npy, npz, indexed_binary (whose reads per sample "
-        "depend only on the sample size) and hdf5 (parallel HDF5), got '" +
-        c.dataset.format + "'");
-  }
-  if (c.dataset.format == "hdf5" && c.dataset.metadata_file) {
-    return refuse(
-        "with dataset.format hdf5 needs dataset.metadata_file: false (its per-sample "
-        "lookups would be independent reads of a collectively opened file)");
   }
   return Status::OK();
 }

@@ -259,7 +259,7 @@ class CsvFormat final : public Format {
       return Status::OK();
     };
     auto write_all = [&]() -> Status {
-      if (options.csv_header && !spec.sample_sizes.empty()) {
+      if (options.csv.header && !spec.sample_sizes.empty()) {
         for (uint64_t c = 0; c < columns; ++c) {
           if (buf.size() - fill < kMaxValueChars) DLIO_RETURN_NOT_OK(flush());
           if (c > 0) buf[fill++] = ',';
@@ -306,7 +306,7 @@ class CsvFormat final : public Format {
     const uint64_t step = options.transfer_size == 0 ? kScanChunk : options.transfer_size;
     std::vector<char> chunk(
         static_cast<size_t>(std::min<uint64_t>(step, std::max<uint64_t>(size, 1))));
-    CsvScanner scan(path, options.csv_header);
+    CsvScanner scan(path, options.csv.header);
     for (uint64_t pos = 0; pos < size;) {
       const size_t len = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size - pos));
       DLIO_RETURN_NOT_OK(file->ReadExactAt(pos, len, chunk.data()));

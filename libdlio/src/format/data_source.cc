@@ -27,7 +27,7 @@ class FormatDataSource final : public DataSource {
       return Status::OK();
     }
     if (!format_->uses_files()) {
-      counts_.assign(files_.size(), options_.format.synthetic_samples);
+      counts_.assign(files_.size(), options_.format.synthetic.samples);
       return Status::OK();
     }
     counts_.reserve(files_.size());

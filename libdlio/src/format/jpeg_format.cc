@@ -246,9 +246,9 @@ class JpegFormat final : public Format {
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
-    if (options.image_quality < 1 || options.image_quality > 100) {
+    if (options.image.quality < 1 || options.image.quality > 100) {
       return Status::InvalidArgument("dataset.image_quality must be in 1-100, got ",
-                                     options.image_quality);
+                                     options.image.quality);
     }
     DLIO_ASSIGN_OR_RETURN(const uint32_t side,
                           ImageSideForSpec(spec, path, "jpeg", JPEG_MAX_DIMENSION));
@@ -258,7 +258,7 @@ class JpegFormat final : public Format {
     EncodeJob job;
     job.pixels = pixels.data();
     job.side = side;
-    job.quality = options.image_quality;
+    job.quality = options.image.quality;
     job.out = &encoded;
     if (RunEncode(&job) != kRunOk) {
       return Status::Internal(path, ": libjpeg could not encode a ", side, "x", side,

@@ -21,7 +21,7 @@ class NpyReader final : public FormatReader {
         s_(std::move(samples)),
         problems_(std::move(problems)),
         transfer_size_(options.transfer_size),
-        last_axis_(s_, h_.data_bytes, options.transfer_size, options.keep_arrays) {}
+        last_axis_(s_, h_.data_bytes, options.transfer_size, options.npy.keep_arrays) {}
 
   uint64_t num_samples() const override { return s_.num_samples; }
   uint64_t sample_size(uint64_t) const override { return s_.sample_size; }
@@ -68,17 +68,20 @@ class NpyFormat final : public Format {
   std::string name() const override { return "npy"; }
   std::string extension() const override { return "npy"; }
   bool variable_sample_sizes() const override { return false; }
+  // A sample's reads depend only on its size (docs/scaling.md).
+  FormatCapabilities capabilities() const override { return {.collective_reads = true}; }
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
     const uint64_t n = spec.sample_sizes.size();
     DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npy"));
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
-    const std::string header = BuildNpyHeader("|u1", ArrayShape(options.sample_layout, n, record));
+    const std::string header =
+        BuildNpyHeader("|u1", ArrayShape(options.npy.sample_layout, n, record));
     Status st = file->WriteAt(0, header.data(), header.size());
     uint64_t pos = header.size();
     if (st.ok()) {
-      st = ForEachArrayChunk(spec, options.sample_layout, kWriteChunk,
+      st = ForEachArrayChunk(spec, options.npy.sample_layout, kWriteChunk,
                              [&](const uint8_t* p, size_t len) {
                                DLIO_RETURN_NOT_OK(file->WriteAt(pos, p, len));
                                pos += len;
@@ -98,7 +101,7 @@ class NpyFormat final : public Format {
   bool CanWriteShared(const Storage&, const FormatOptions& options,
                       const SharedWrite& shared) const override {
     return shared.comm != nullptr && shared.world > 1 &&
-           options.sample_layout == SampleLayout::kFirstAxis;
+           options.npy.sample_layout == SampleLayout::kFirstAxis;
   }
   Status WriteShared(Storage* storage, const std::string& path, const FileSpec& spec,
                      const FormatOptions&, const SharedWrite& shared) const override {

@@ -61,14 +61,14 @@ ArraySamples ResolveArraySamples(const NpyHeader& h, std::optional<uint64_t> lab
   if (h.shape.empty() || h.fortran_order) return Along(SampleAxis::kWhole, h, "shape");
   if (h.shape.size() == 1) return Along(SampleAxis::kFirst, h, "shape");
   if (auto axis = AxisWithLength(h, labels)) return Along(*axis, h, "labels");
-  if (options.expected_samples > 0) {
-    if (auto axis = AxisWithLength(h, options.expected_samples)) {
+  if (options.npy.expected_samples > 0) {
+    if (auto axis = AxisWithLength(h, options.npy.expected_samples)) {
       return Along(*axis, h, "expected_samples");
     }
   }
   return Along(
-      options.sample_layout == SampleLayout::kLastAxis ? SampleAxis::kLast : SampleAxis::kFirst, h,
-      "sample_layout");
+      options.npy.sample_layout == SampleLayout::kLastAxis ? SampleAxis::kLast : SampleAxis::kFirst,
+      h, "sample_layout");
 }
 
 Status CheckZeroByteSamples(const ArraySamples& s, uint64_t file_size, const std::string& where) {

@@ -36,8 +36,8 @@ struct ArraySamples {
 
 // Chooses the sample axis of `h`: a 0-d or Fortran-order array is one sample; a 1-d array's axes
 // are the same; otherwise the first of these that names exactly one of shape[0] and shape[-1]
-// wins: `labels` (the length of the file's labels, npz's y), options.expected_samples, and
-// finally options.sample_layout (also when both axes have that length).
+// wins: `labels` (the length of the file's labels, npz's y), options.npy.expected_samples, and
+// finally options.npy.sample_layout (also when both axes have that length).
 ArraySamples ResolveArraySamples(const NpyHeader& h, std::optional<uint64_t> labels,
                                  const FormatOptions& options);
 

@@ -54,12 +54,12 @@ class NpzReader final : public FormatReader {
         labels_(labels),
         problems_(std::move(problems)),
         transfer_size_(options.transfer_size),
-        cache_limit_(options.inflate_cache_bytes),
+        cache_limit_(options.npy.inflate_cache_bytes),
         last_axis_(s_, h_.data_bytes,
                    m_.method != kZipStored ? kInflatePiece
                    : options.transfer_size ? options.transfer_size
                                            : kNumpyReadPieceBytes,
-                   options.keep_arrays),
+                   options.npy.keep_arrays),
         inflater_(std::move(array.inflater)),
         prefix_(std::move(array.head)) {}
 
@@ -260,6 +260,8 @@ class NpzFormat final : public Format {
   std::string name() const override { return "npz"; }
   std::string extension() const override { return "npz"; }
   bool variable_sample_sizes() const override { return false; }
+  // A sample's reads depend only on its size (docs/scaling.md).
+  FormatCapabilities capabilities() const override { return {.collective_reads = true}; }
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
@@ -304,14 +306,15 @@ Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
   auto write_all = [&]() -> Status {
     std::vector<ZipMember> members;
     const std::string x_header =
-        BuildNpyHeader("|u1", ArrayShape(options.sample_layout, n, record));
+        BuildNpyHeader("|u1", ArrayShape(options.npy.sample_layout, n, record));
     DLIO_ASSIGN_OR_RETURN(
         ZipMember x,
         WriteZipMember(file.get(), 0, "x.npy", x_header.size() + n * record, deflate,
                        options.compression_level, force_zip64, [&](const auto& sink) -> Status {
                          DLIO_RETURN_NOT_OK(sink(reinterpret_cast<const uint8_t*>(x_header.data()),
                                                  x_header.size()));
-                         return ForEachArrayChunk(spec, options.sample_layout, kWriteChunk, sink);
+                         return ForEachArrayChunk(spec, options.npy.sample_layout, kWriteChunk,
+                                                  sink);
                        }));
     members.push_back(x);
     std::string y = BuildNpyHeader("<i8", {n});

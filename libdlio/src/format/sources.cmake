@@ -19,6 +19,9 @@ list(APPEND DLIO_SOURCES
   src/format/data_source.cc
   src/format/tfrecord/crc32c.cc
   src/format/tfrecord/example_wire.cc
+  src/format/tfrecord/tfrecord_index.cc
+  src/format/tfrecord/tfrecord_reader.cc
+  src/format/tfrecord/tfrecord_writer.cc
   src/format/tfrecord/tfrecord_format.cc
 )
 # hdf5: the real format when built with HDF5, else a stub that keeps the name registered.

@@ -46,7 +46,7 @@ class SyntheticFormat final : public Format {
   Result<std::unique_ptr<FormatReader>> Open(Storage*, const std::string& path,
                                              const FormatOptions& options) const override {
     return std::unique_ptr<FormatReader>(
-        new SyntheticReader(path, options.synthetic_samples, options.synthetic_record_length));
+        new SyntheticReader(path, options.synthetic.samples, options.synthetic.record_length));
   }
 };
 

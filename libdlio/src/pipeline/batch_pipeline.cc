@@ -4,26 +4,27 @@
 #include <atomic>
 #include <cassert>
 #include <condition_variable>
-#include <cstring>
-#include <deque>
 #include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include "dlio/clock.h"
 #include "dlio/distribution.h"
+#include "pipeline/buffer_pool.h"
+#include "pipeline/preload_store.h"
 
 namespace dlio {
 namespace {
 
+using pipeline_internal::BufferPool;
+using pipeline_internal::PreloadStore;
+
 constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
 constexpr int32_t kFileIdUnknown = std::numeric_limits<int32_t>::min();
 constexpr uint64_t kMaxThreads = 1024;
-constexpr int kPreloadIndexBits = 40;  // preload keys pack (file, index) into 64 bits
 
 enum class SlotState { kIdle, kFilling, kPreprocessing, kReady, kLeased };
 
@@ -51,9 +52,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   ~BatchPipeline() override;
 
   void StartThreads();
-  Status ReserveBuffers();
-  SampleBuffer& AcquireBuffer(Slot* slot, uint64_t j);
-  void ReleaseBuffers(Slot* slot);
+  Status ReserveBuffers() { return pool_.Reserve(options_.reserve_sample_bytes); }
   Status StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) override;
   Status Next(BatchLease* out, bool* end_of_epoch) override;
   Status Stop() override;
@@ -75,7 +74,6 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   Status LeasedError(int64_t k) const;
   Status LoadMissing(const std::vector<SampleRef>& plan);
   int32_t FileId(uint32_t file);
-  static bool PreloadKey(const SampleRef& ref, uint64_t* key);
 
   const PipelineMode mode_;
   const PipelineOptions options_;
@@ -122,11 +120,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   std::vector<Slot*> pp_ring_;
   size_t pp_head_ = 0, pp_count_ = 0;
 
-  // Sample buffers not in use, most recently released last. Readers take the top one per sample
-  // and a batch's buffers come back when its lease is released, so with a consumer that keeps up
-  // the same few (cache-warm) buffers cycle instead of the whole ring's.
-  std::mutex pool_mu_;
-  std::vector<SampleBuffer> free_buffers_;
+  BufferPool pool_;  // sample buffers not in use
 
   // Counters.
   uint64_t buffers_allocated_ = 0;
@@ -134,10 +128,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   uint64_t samples_read_ = 0;
   uint64_t batches_delivered_ = 0;
 
-  // Preload store: one buffer per distinct SampleRef ever planned. Changed only while parked.
-  std::deque<SampleBuffer> store_;
-  std::unordered_map<uint64_t, size_t> store_index_;
-  std::unordered_map<uint64_t, Status> load_failures_;
+  PreloadStore store_;  // preload mode; changed only while every thread is parked
 
   std::vector<std::thread> threads_;
   std::mutex join_mu_;
@@ -165,12 +156,12 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
       ring_(options.prefetch_size + inflight_ + 1),
       consumer_dist_(options.preprocess_time, MixSeed(options.seed, options.rank, 0)) {
   slots_.reserve(ring_);
-  if (mode_ != PipelineMode::kPreload) free_buffers_.reserve(ring_ * batch_size_);
+  if (mode_ != PipelineMode::kPreload) pool_.ReserveSlots(ring_ * batch_size_);
   for (size_t i = 0; i < ring_; ++i) {
     auto slot = std::make_unique<Slot>();
     if (mode_ != PipelineMode::kPreload) {
       slot->buffers.resize(batch_size_);  // empty until a reader takes one from the free list
-      for (uint64_t j = 0; j < batch_size_; ++j) free_buffers_.emplace_back();
+      pool_.Add(batch_size_);
       buffers_allocated_ += batch_size_;
     }
     if (decoder_ != nullptr) {
@@ -205,37 +196,6 @@ BatchPipeline::~BatchPipeline() {
   (void)Stop();
   // Leases point into slots_: every lease must be released before the pipeline goes.
   assert(leased_ == 0 && "BatchLease outlived its pipeline");
-}
-
-Status BatchPipeline::ReserveBuffers() {
-  const uint64_t n = options_.reserve_sample_bytes;
-  if (n == 0) return Status::OK();
-  for (SampleBuffer& buffer : free_buffers_) {
-    DLIO_RETURN_NOT_OK(buffer.Resize(n));
-    std::memset(buffer.data(), 0, n);  // the first touch happens here, not in epoch 1
-  }
-  return Status::OK();
-}
-
-SampleBuffer& BatchPipeline::AcquireBuffer(Slot* slot, uint64_t j) {
-  if (!slot->holds[j]) {
-    std::lock_guard<std::mutex> lock(pool_mu_);
-    // Never empty: the pool has a buffer for every sample of every slot.
-    assert(!free_buffers_.empty());
-    std::swap(slot->buffers[j], free_buffers_.back());
-    free_buffers_.pop_back();
-    slot->holds[j] = 1;
-  }
-  return slot->buffers[j];
-}
-
-void BatchPipeline::ReleaseBuffers(Slot* slot) {
-  std::lock_guard<std::mutex> lock(pool_mu_);
-  for (size_t j = 0; j < slot->holds.size(); ++j) {
-    if (!slot->holds[j]) continue;
-    free_buffers_.push_back(std::move(slot->buffers[j]));  // capacity reserved: no allocation
-    slot->holds[j] = 0;
-  }
 }
 
 void BatchPipeline::StartThreads() {
@@ -361,20 +321,13 @@ void BatchPipeline::RunReads(Distribution* dist) {
 
 Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j) {
   if (mode_ == PipelineMode::kPreload) {
-    uint64_t key = 0;
-    if (!PreloadKey(ref, &key)) return Status::OutOfRange("sample reference out of range");
-    if (!load_failures_.empty()) {
-      auto failed = load_failures_.find(key);
-      if (failed != load_failures_.end()) return failed->second;
-    }
-    auto it = store_index_.find(key);
-    if (it == store_index_.end()) return Status::Internal("sample was not preloaded");
-    const SampleBuffer& stored = store_[it->second];
-    slot->samples[j] = Sample{ref, stored.data(), stored.size()};
-    slot->read_bytes[j] = stored.size();
+    const SampleBuffer* stored = nullptr;
+    DLIO_RETURN_NOT_OK(store_.Find(ref, &stored));
+    slot->samples[j] = Sample{ref, stored->data(), stored->size()};
+    slot->read_bytes[j] = stored->size();
     return Status::OK();
   }
-  SampleBuffer& buffer = AcquireBuffer(slot, j);
+  SampleBuffer& buffer = pool_.Take(&slot->buffers, &slot->holds, j);
   const size_t capacity = buffer.capacity();
   Status status = source_->Read(ref, &buffer);
   if (buffer.capacity() != capacity) {
@@ -390,7 +343,7 @@ void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distributio
   const uint64_t j = s - static_cast<uint64_t>(k) * batch_size_;
   const SampleRef ref = plan_[s];
   const bool trace_item = tracer_ && mode_ != PipelineMode::kPreload;
-  const int64_t wall_start = trace_item ? WallMicros() : 0;
+  const int64_t wall_start = trace_item ? clock_->WallMicros() : 0;
   const int64_t start = clock_->NowNanos();
   Status status = Fetch(ref, slot, j);
   const int64_t end = clock_->NowNanos();
@@ -489,7 +442,7 @@ void BatchPipeline::WorkerLoop(size_t worker) {
 
 Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
   if (!preprocess_enabled_) return Status::OK();
-  const int64_t wall_start = tracer_ ? WallMicros() : 0;
+  const int64_t wall_start = tracer_ ? clock_->WallMicros() : 0;
   if (decoder_ != nullptr) {
     Sample& sample = slot->samples[j];
     SampleBuffer& out = slot->decoded[j];
@@ -518,7 +471,7 @@ Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
     event.name = "ai.data.preprocess";
     event.cat = "ai";
     event.start_us = wall_start;
-    event.dur_us = WallMicros() - wall_start;
+    event.dur_us = clock_->WallMicros() - wall_start;
     event.epoch = static_cast<int64_t>(slot->epoch);
     event.step = slot->index;
     event.index = static_cast<int64_t>(slot->samples[j].ref.index);
@@ -527,81 +480,30 @@ Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
   return Status::OK();
 }
 
-bool BatchPipeline::PreloadKey(const SampleRef& ref, uint64_t* key) {
-  if (ref.index >> kPreloadIndexBits || ref.file >> (64 - kPreloadIndexBits)) return false;
-  *key = (static_cast<uint64_t>(ref.file) << kPreloadIndexBits) | ref.index;
-  return true;
-}
-
 Status BatchPipeline::LoadMissing(const std::vector<SampleRef>& plan) {
-  struct Item {
-    SampleRef ref;
-    uint64_t key;
-    size_t slot;
-  };
-  std::vector<Item> items;
-  for (const auto& [key, status] : load_failures_) {  // retry what failed before
-    const SampleRef ref{static_cast<uint32_t>(key >> kPreloadIndexBits),
-                        key & ((uint64_t{1} << kPreloadIndexBits) - 1)};
-    items.push_back(Item{ref, key, store_index_.at(key)});
-  }
-  load_failures_.clear();
-  for (const SampleRef& ref : plan) {
-    uint64_t key = 0;
-    if (!PreloadKey(ref, &key)) {
-      return Status::OutOfRange("pipeline preload: sample ", ref.index, " of file ", ref.file,
-                                " is beyond the supported range");
-    }
-    if (store_index_.count(key)) continue;
-    store_index_.emplace(key, store_.size());
-    store_.emplace_back();
-    items.push_back(Item{ref, key, store_.size() - 1});
-  }
-  if (items.empty()) return Status::OK();
+  DLIO_ASSIGN_OR_RETURN(size_t reads, store_.Plan(plan));
+  if (reads == 0) return Status::OK();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    buffers_allocated_ += items.size();
-    samples_read_ += items.size();
+    buffers_allocated_ += reads;
+    samples_read_ += reads;
   }
-
-  std::mutex failures_mu;
-  std::atomic<size_t> cursor{0};
-  auto load = [&] {
-    while (!stopping_.load(std::memory_order_relaxed)) {
-      const size_t i = cursor.fetch_add(1, std::memory_order_relaxed);
-      if (i >= items.size()) return;
-      const Item& item = items[i];
-      const int64_t wall_start = tracer_ ? WallMicros() : 0;
-      Status status = source_->Read(item.ref, &store_[item.slot]);
-      if (tracer_) {
-        TraceEvent event;
-        event.name = "ai.data.item";
-        event.cat = "ai";
-        event.start_us = wall_start;
-        event.dur_us = WallMicros() - wall_start;
-        event.file_id = FileId(item.ref.file);
-        event.ret = status.ok() ? static_cast<int64_t>(store_[item.slot].size()) : -1;
-        event.epoch = static_cast<int64_t>(epoch_);
-        event.index = static_cast<int64_t>(item.ref.index);
-        tracer_->Record(event);
-      }
-      if (!status.ok()) {
-        std::lock_guard<std::mutex> lock(failures_mu);
-        load_failures_.emplace(item.key, std::move(status));
-      }
-    }
-  };
-  const size_t threads =
-      std::min<size_t>(std::max<uint64_t>(1, options_.read_threads), items.size());
-  if (threads <= 1) {
-    load();
-  } else {
-    std::vector<std::thread> loaders;
-    for (size_t t = 0; t < threads; ++t) loaders.emplace_back(load);
-    for (auto& t : loaders) t.join();
+  PreloadStore::ItemTrace trace;
+  if (tracer_) {
+    trace = [this](const SampleRef& ref, int64_t start_us, int64_t end_us, int64_t ret) {
+      TraceEvent event;
+      event.name = "ai.data.item";
+      event.cat = "ai";
+      event.start_us = start_us;
+      event.dur_us = end_us - start_us;
+      event.file_id = FileId(ref.file);
+      event.ret = ret;
+      event.epoch = static_cast<int64_t>(epoch_);
+      event.index = static_cast<int64_t>(ref.index);
+      tracer_->Record(event);
+    };
   }
-  if (stopping_.load()) return Status::Cancelled("pipeline stopped while preloading");
-  return Status::OK();
+  return store_.Load(source_, options_.read_threads, stopping_, clock_, trace);
 }
 
 Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
@@ -619,7 +521,7 @@ Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
     slot->next_k = -1;
     if (slot->state != SlotState::kLeased) {
       slot->state = SlotState::kIdle;
-      ReleaseBuffers(slot.get());  // a batch filled for the old epoch that nobody will take
+      pool_.Give(&slot->buffers, &slot->holds);  // filled for the old epoch: nobody will take it
     }
   }
   const bool had_epoch = had_epoch_;
@@ -663,7 +565,7 @@ Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
 Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
   *end_of_epoch = false;
   *out = BatchLease();  // give back the previous batch first: it may be the one we need
-  const int64_t wall_start = tracer_ ? WallMicros() : 0;
+  const int64_t wall_start = tracer_ ? clock_->WallMicros() : 0;
   std::unique_lock<std::mutex> lock(mu_);
   if (stopping_.load()) return Status::Cancelled("pipeline: stopped");
   if (!epoch_active_) return Status::FailedPrecondition("pipeline: Next before StartEpoch");
@@ -720,7 +622,7 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
     event.name = "ai.dataloader.fetch";
     event.cat = "ai";
     event.start_us = wall_start;
-    event.dur_us = WallMicros() - wall_start;
+    event.dur_us = clock_->WallMicros() - wall_start;
     event.epoch = static_cast<int64_t>(slot->epoch);
     event.step = k;
     event.index = k;
@@ -735,7 +637,7 @@ void BatchPipeline::Recycle(Batch* batch) {
   Slot* slot = static_cast<Slot*>(batch);
   std::lock_guard<std::mutex> lock(mu_);
   assert(slot->state == SlotState::kLeased);
-  ReleaseBuffers(slot);
+  pool_.Give(&slot->buffers, &slot->holds);
   slot->state = SlotState::kIdle;
   --leased_;
   if (TryOpen(slot)) readers_cv_.notify_all();

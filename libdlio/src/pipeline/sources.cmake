@@ -1,5 +1,7 @@
 # Sources of the pipeline module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
+  src/pipeline/buffer_pool.cc
+  src/pipeline/preload_store.cc
   src/pipeline/batch_pipeline.cc
   src/pipeline/register.cc
 )

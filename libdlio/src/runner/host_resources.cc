@@ -8,18 +8,21 @@
 
 #include "core/host_memory.h"
 #include "dlio/preflight.h"
+#include "dlio/registries.h"
 
 namespace dlio {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Backends whose files are files of a file system of this host (slow only adds latency).
-bool OnLocalFileSystem(const std::string& name, const std::string& slow_inner) {
-  auto file_backed = [](const std::string& n) {
-    return n == "posix" || n == "stdio" || n == "mpiio";
-  };
-  return file_backed(name) || (name == "slow" && file_backed(slow_inner));
+// Whether the storage `name` declares that its files are files of a file system of this host.
+bool OnLocalFileSystem(const std::string& name, const StorageConfig& s,
+                       const Registries& registries) {
+  StorageOptions options;
+  options.name = name;
+  options.slow_inner = s.slow_inner;
+  auto capabilities = StorageCapabilitiesFor(options, registries);
+  return capabilities.ok() && capabilities->host_files;
 }
 
 // Free bytes an unprivileged writer has on the file system of `path`, or of its closest existing
@@ -110,18 +113,18 @@ void MeasureData(const WorkloadConfig& c, const Format& format, HostResources* h
 }  // namespace
 
 Result<HostResources> MeasureHostResources(const WorkloadConfig& c, const Format* format,
-                                           Comm* comm) {
+                                           Comm* comm, const Registries& registries) {
   HostResources h;
   h.memory_bytes = HostMemoryBytes();
   DLIO_ASSIGN_OR_RETURN(h.ranks_on_host, RanksOnHost(comm));
   const StorageConfig& s = c.storage;
   if (c.workflow.generate_data && ExactFiles(c, format) &&
-      OnLocalFileSystem(s.storage_type, s.slow_inner)) {
+      OnLocalFileSystem(s.storage_type, s, registries)) {
     MeasureData(c, *format, &h);
   }
   const std::string& checkpoint_storage =
       c.checkpoint.storage_type.empty() ? s.storage_type : c.checkpoint.storage_type;
-  if (c.workflow.checkpoint && OnLocalFileSystem(checkpoint_storage, s.slow_inner)) {
+  if (c.workflow.checkpoint && OnLocalFileSystem(checkpoint_storage, s, registries)) {
     h.checkpoint_free_bytes = FreeBytes(c.checkpoint.checkpoint_folder);
   }
   return h;

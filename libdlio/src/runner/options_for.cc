@@ -29,25 +29,26 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   FormatOptions o;
   o.compression = c.dataset.compression;
   o.compression_level = c.dataset.compression_level;
-  o.enable_chunking = c.dataset.enable_chunking;
-  o.chunk_size = c.dataset.chunk_size;
-  o.chunk_samples = c.dataset.chunk_samples;
-  o.shuffle_filter = c.dataset.hdf5_shuffle;
-  o.metadata_file = c.dataset.metadata_file;
-  o.csv_header = c.dataset.csv_header;
-  o.image_quality = c.dataset.image_quality;
-  o.write_index = c.dataset.write_index;
-  o.use_index = c.reader.use_index;
+  o.hdf5.enable_chunking = c.dataset.enable_chunking;
+  o.hdf5.chunk_size = c.dataset.chunk_size;
+  o.hdf5.chunk_samples = c.dataset.chunk_samples;
+  o.hdf5.shuffle_filter = c.dataset.hdf5_shuffle;
+  o.hdf5.metadata_file = c.dataset.metadata_file;
+  o.csv.header = c.dataset.csv_header;
+  o.image.quality = c.dataset.image_quality;
+  o.tfrecord.write_index = c.dataset.write_index;
+  o.tfrecord.use_index = c.reader.use_index;
   o.verify = c.reader.verify_checksums;
   o.decode = c.reader.decode;
   o.max_decoded_bytes = c.reader.max_decoded_bytes;
   o.transfer_size = c.reader.transfer_size;
   o.direct = c.reader.odirect;
-  o.synthetic_samples = c.dataset.num_samples_per_file;
-  o.synthetic_record_length = c.dataset.record_length_bytes;
-  o.sample_layout = c.dataset.sample_layout;
-  o.expected_samples = c.dataset.num_samples_per_file;
-  o.keep_arrays = c.reader.read_type == ReadType::kMemory;  // DLIO keeps np.load's array while open
+  o.synthetic.samples = c.dataset.num_samples_per_file;
+  o.synthetic.record_length = c.dataset.record_length_bytes;
+  o.npy.sample_layout = c.dataset.sample_layout;
+  o.npy.expected_samples = c.dataset.num_samples_per_file;
+  o.npy.keep_arrays =
+      c.reader.read_type == ReadType::kMemory;  // DLIO keeps np.load's array while open
   return o;
 }
 

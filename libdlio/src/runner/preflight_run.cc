@@ -10,9 +10,10 @@
 
 namespace dlio {
 
-Status AgreedPreflight(const WorkloadConfig& config, const Format* format, Comm* comm) {
+Status AgreedPreflight(const WorkloadConfig& config, const Format* format, Comm* comm,
+                       const Registries& registries) {
   Status mine;
-  auto host = MeasureHostResources(config, format, comm);
+  auto host = MeasureHostResources(config, format, comm, registries);
   mine = host.ok() ? CheckRunFits(config, comm->size(), *host) : host.status();
   std::vector<double> first{static_cast<double>(mine.ok() ? comm->size() : comm->rank())};
   DLIO_RETURN_NOT_OK(comm->AllReduceMin(&first));
@@ -50,7 +51,7 @@ Status PreflightRun(const WorkloadConfig& input, const RunEnv& env) {
     DLIO_ASSIGN_OR_RETURN(auto factory, registries->formats.Get(config.dataset.format));
     DLIO_ASSIGN_OR_RETURN(format, factory());
   }
-  return AgreedPreflight(config, format.get(), comm);
+  return AgreedPreflight(config, format.get(), comm, *registries);
 }
 
 }  // namespace dlio

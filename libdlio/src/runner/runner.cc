@@ -84,6 +84,7 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
     DLIO_RETURN_NOT_OK(RegisterBuiltins(res.own_registries.get()));
     ctx.registries = res.own_registries.get();
   }
+  DLIO_RETURN_NOT_OK(ValidateCapabilities(input_config, *ctx.registries));
   ctx.comm = env.comm;
   if (ctx.comm == nullptr) {
     res.own_comm = MakeSerialComm();
@@ -112,7 +113,7 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
     ctx.format = res.format.get();
   }
   // Before anything is written: every rank agrees the run fits its host (dlio/preflight.h).
-  DLIO_RETURN_NOT_OK(AgreedPreflight(config, ctx.format, ctx.comm));
+  DLIO_RETURN_NOT_OK(AgreedPreflight(config, ctx.format, ctx.comm, *ctx.registries));
 
   std::error_code ec;
   if (env.write_outputs) {

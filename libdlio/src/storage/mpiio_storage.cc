@@ -10,7 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "storage/slow_storage.h"
+#include "dlio/storage_wrapper.h"
+#include "storage/capabilities.h"
 
 #if defined(DLIO_WITH_MPI)
 // The C API only; the C++ bindings are deprecated (CMake's MPI_CXX_SKIP_MPICXX defines these too).
@@ -232,6 +233,8 @@ class MpiioStorage final : public StorageWrapper {
       if (!dir.empty()) collective_dirs_.push_back(dir + "/");
     }
   }
+
+  StorageCapabilities capabilities() const override { return storage_internal::kMpiioCapabilities; }
 
   // The communicator collective files are opened on, for parallel HDF5 (storage.h).
   const void* CollectiveMpiComm(const std::string& path) const override {

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "dlio/storage.h"
+#include "storage/capabilities.h"
 #include "storage/open_check.h"
 
 namespace dlio {
@@ -222,6 +223,7 @@ class PosixStorage final : public Storage {
       : Storage("posix"), direct_(options.direct), alignment_(options.direct_alignment) {}
 
   bool SupportsDirect() const override { return true; }
+  StorageCapabilities capabilities() const override { return storage_internal::kPosixCapabilities; }
 
  protected:
   Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,

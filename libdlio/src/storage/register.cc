@@ -1,8 +1,32 @@
 #include "dlio/registries.h"
+#include "storage/capabilities.h"
 #include "storage/mpiio_storage.h"
 #include "storage/slow_storage.h"
 
 namespace dlio {
+namespace {
+
+using storage_internal::kMpiioCapabilities;
+using storage_internal::kPosixCapabilities;
+using storage_internal::kStdioCapabilities;
+
+// A capability declaration that does not depend on the options.
+StorageCapabilitiesFn Declares(StorageCapabilities capabilities) {
+  return [capabilities](const StorageOptions&, const Registries&) { return capabilities; };
+}
+
+// slow declares what the storage it wraps declares (minus shared writes); nothing when that
+// storage is unknown or itself slow (the factory refuses both).
+StorageCapabilities SlowDeclares(const StorageOptions& options, const Registries& registries) {
+  if (options.slow_inner == "slow" || options.slow_inner.empty()) return {};
+  StorageOptions inner = options;
+  inner.name = options.slow_inner;
+  auto capabilities = StorageCapabilitiesFor(inner, registries);
+  return capabilities.ok() ? storage_internal::SlowCapabilities(*capabilities)
+                           : StorageCapabilities{};
+}
+
+}  // namespace
 
 Status RegisterBuiltinStorages(Registries* registries) {
   DLIO_RETURN_NOT_OK(registries->storages.Register(
@@ -10,12 +34,14 @@ Status RegisterBuiltinStorages(Registries* registries) {
        "reader.odirect (O_DIRECT reads, 4096-byte alignment)",
        [](const StorageOptions& options, const Registries&) -> Result<std::unique_ptr<Storage>> {
          return NewPosixStorage(options);
-       }}));
+       },
+       Declares(kPosixCapabilities)}));
   DLIO_RETURN_NOT_OK(registries->storages.Register(
       {"stdio", "C stdio streams (fopen, fread/fwrite, fclose), traced as STDIO", "",
        [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
          return NewStdioStorage();
-       }}));
+       },
+       Declares(kStdioCapabilities)}));
   DLIO_RETURN_NOT_OK(registries->storages.Register(
       {"memory", "in-memory files (tests, no disk)", "",
        [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
@@ -43,7 +69,8 @@ Status RegisterBuiltinStorages(Registries* registries) {
          DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> inner,
                                MakeStorage(inner_options, registries, SystemClock(), nullptr));
          return NewSlowStorage(std::move(inner), options);
-       }}));
+       },
+       &SlowDeclares}));
   // Registered even without MPI, so the name is known and says how to enable it.
   DLIO_RETURN_NOT_OK(registries->storages.Register(
       {"mpiio",
@@ -51,7 +78,8 @@ Status RegisterBuiltinStorages(Registries* registries) {
        "storage.mpiio_collective (collective reads of the shared data file)",
        [](const StorageOptions& options, const Registries&) -> Result<std::unique_ptr<Storage>> {
          return NewMpiioStorage(options);
-       }}));
+       },
+       Declares(kMpiioCapabilities)}));
   return Status::OK();
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <functional>
 
+#include "storage/capabilities.h"
+
 namespace dlio {
 namespace {
 
@@ -27,28 +29,23 @@ uint64_t HashPath(const std::string& path) {
   return h;
 }
 
-class SlowFile final : public File {
+class SlowFile final : public FileWrapper {
  public:
   SlowFile(std::unique_ptr<File> inner, const StorageOptions& options, const Clock* clock)
-      : File(inner->path(), inner->alignment()),
-        inner_(std::move(inner)),
+      : FileWrapper(std::move(inner)),
         options_(options),
         clock_(clock),
-        path_hash_(HashPath(inner_->path())) {}
-  ~SlowFile() override { (void)Close(); }
+        path_hash_(HashPath(path())) {}
 
  protected:
   Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
     Delay(n);
-    return inner_->ReadAt(offset, n, buf);
+    return FileWrapper::DoReadAt(offset, n, buf);
   }
   Status DoWriteAt(uint64_t offset, const void* buf, size_t n) override {
     Delay(n);
-    return inner_->WriteAt(offset, buf, n);
+    return FileWrapper::DoWriteAt(offset, buf, n);
   }
-  Result<uint64_t> DoSize() override { return inner_->Size(); }
-  Status DoSync() override { return inner_->Sync(); }
-  Status DoClose() override { return inner_->Close(); }
 
  private:
   void Delay(size_t n) {
@@ -56,7 +53,6 @@ class SlowFile final : public File {
     clock_->SleepForNanos(SlowDelayNanos(options_, path_hash_, call, n));
   }
 
-  std::unique_ptr<File> inner_;
   const StorageOptions& options_;  // owned by the SlowStorage, which outlives its files
   const Clock* clock_;
   const uint64_t path_hash_;
@@ -67,6 +63,9 @@ class SlowStorage final : public StorageWrapper {
  public:
   SlowStorage(std::unique_ptr<Storage> inner, const StorageOptions& options)
       : StorageWrapper("slow", std::move(inner)), options_(options) {}
+  StorageCapabilities capabilities() const override {
+    return storage_internal::SlowCapabilities(inner()->capabilities());
+  }
 
  protected:
   Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,

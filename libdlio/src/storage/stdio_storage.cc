@@ -9,6 +9,8 @@
 #include <mutex>
 
 #include "dlio/storage.h"
+#include "dlio/storage_wrapper.h"
+#include "storage/capabilities.h"
 #include "storage/open_check.h"
 
 namespace dlio {
@@ -98,11 +100,15 @@ class StdioFile final : public File {
   bool position_known_ = false;
 };
 
-class StdioStorage final : public Storage {
+// Path operations are POSIX calls, forwarded to an inner posix storage that is never bound to a
+// tracer, so each call is traced once, by the outer public method.
+class StdioStorage final : public StorageWrapper {
  public:
-  StdioStorage() : Storage("stdio"), paths_(NewPosixStorage(StorageOptions{})) {
+  StdioStorage() : StorageWrapper("stdio", NewPosixStorage(StorageOptions{})) {
     set_trace_names("STDIO", "fopen", "fread", "fwrite", "fclose");
   }
+  bool SupportsDirect() const override { return false; }
+  StorageCapabilities capabilities() const override { return storage_internal::kStdioCapabilities; }
 
  protected:
   Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
@@ -146,28 +152,6 @@ class StdioStorage final : public Storage {
     }
     return std::unique_ptr<File>(std::make_unique<StdioFile>(path, stream));
   }
-
-  Result<uint64_t> DoFileSize(const std::string& path) override { return paths_->FileSize(path); }
-  Result<bool> DoExists(const std::string& path) override { return paths_->Exists(path); }
-  Result<bool> DoIsDirectory(const std::string& path) override { return paths_->IsDirectory(path); }
-  Status DoCreateDirs(const std::string& path) override { return paths_->CreateDirs(path); }
-  Result<std::vector<std::string>> DoList(const std::string& dir) override {
-    return paths_->List(dir);
-  }
-  Status DoRename(const std::string& from, const std::string& to) override {
-    return paths_->Rename(from, to);
-  }
-  Status DoRemove(const std::string& path) override { return paths_->Remove(path); }
-  Status DoRemoveEmptyDir(const std::string& path) override { return paths_->RemoveEmptyDir(path); }
-  Status DoSyncDir(const std::string& dir) override { return paths_->SyncDir(dir); }
-  Result<std::unique_ptr<StorageLock>> DoTryLock(const std::string& path) override {
-    return paths_->TryLock(path);
-  }
-
- private:
-  // Path operations are POSIX calls; this storage is never bound to a tracer, so each call is
-  // traced once, by the outer public method.
-  std::unique_ptr<Storage> paths_;
 };
 
 }  // namespace

@@ -18,7 +18,7 @@ class CallTrace {
   CallTrace(const IoSink& sink, const char* name) : sink_(sink), name_(name) {
     enabled_ = sink_.tracer->enabled();
     if (enabled_) {
-      start_us_ = WallMicros();
+      start_us_ = sink_.clock->WallMicros();
       t0_ = sink_.clock->NowNanos();
     }
   }
@@ -268,6 +268,13 @@ IoStats Storage::stats() const {
   s.closes = counters_.closes.load(std::memory_order_relaxed);
   s.syncs = counters_.syncs.load(std::memory_order_relaxed);
   return s;
+}
+
+Result<StorageCapabilities> StorageCapabilitiesFor(const StorageOptions& options,
+                                                   const Registries& registries) {
+  DLIO_ASSIGN_OR_RETURN(const auto entry, registries.storages.Find(options.name));
+  if (!entry.capabilities) return StorageCapabilities{};
+  return entry.capabilities(options, registries);
 }
 
 Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,

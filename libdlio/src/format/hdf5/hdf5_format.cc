@@ -35,17 +35,22 @@ class Hdf5Format final : public Format {
   std::string name() const override { return "hdf5"; }
   std::string extension() const override { return "h5"; }
   bool variable_sample_sizes() const override { return true; }
+  // Collective reads go through parallel HDF5 (one collective H5Dread per sample), not through the
+  // storage's collective files, whose HDF5 metadata reads would differ per rank.
+  FormatCapabilities capabilities() const override {
+    return {.collective_reads = true, .per_sample_metadata_file = true};
+  }
 
   std::vector<std::string> CompanionFiles(const std::string& path,
                                           const FormatOptions& options) const override {
-    if (!options.metadata_file) return {};
+    if (!options.hdf5.metadata_file) return {};
     return {MetaPath(path)};
   }
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
     std::vector<std::string> targets = {path};
-    if (options.metadata_file) targets.push_back(MetaPath(path));
+    if (options.hdf5.metadata_file) targets.push_back(MetaPath(path));
     for (const std::string& p : targets) {
       DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(p));
       if (exists) return Status::AlreadyExists(p + ": exists; refusing to overwrite it");
@@ -74,8 +79,8 @@ class Hdf5Format final : public Format {
 #ifdef H5_HAVE_PARALLEL
     const std::string c = Lower(o.compression);
     return shared.comm != nullptr && shared.comm->mpi_comm_handle() != nullptr &&
-           shared.world > 1 && (storage.name() == "posix" || storage.name() == "mpiio") &&
-           (c.empty() || c == "none") && !o.shuffle_filter && !o.enable_chunking;
+           shared.world > 1 && storage.capabilities().shared_write && (c.empty() || c == "none") &&
+           !o.hdf5.shuffle_filter && !o.hdf5.enable_chunking;
 #else
     (void)storage;
     (void)o;
@@ -89,7 +94,7 @@ class Hdf5Format final : public Format {
     Hdf5Call call;
     DLIO_RETURN_NOT_OK(call.init_status());
     std::vector<std::string> targets = {path};
-    if (options.metadata_file) targets.push_back(MetaPath(path));
+    if (options.hdf5.metadata_file) targets.push_back(MetaPath(path));
     Status mine;
     if (shared.rank == 0) {
       for (const std::string& p : targets) {
@@ -105,7 +110,7 @@ class Hdf5Format final : public Format {
     DLIO_RETURN_NOT_OK(AgreeAcrossRanks(shared.comm, mine, "creating shared file " + path));
     bool created = false;
     Status st = WriteSharedFile(call, storage, path, spec, options, shared, &created);
-    if (st.ok() && options.metadata_file) {
+    if (st.ok() && options.hdf5.metadata_file) {
       mine = Status::OK();
       if (shared.rank == 0) {
         std::vector<std::string> made;

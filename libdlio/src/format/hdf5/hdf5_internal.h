@@ -92,8 +92,8 @@ struct SamplePlan {
   std::vector<uint64_t> offsets;
 };
 SamplePlan PlanSamples(const FileSpec& spec);
-// Writes the data file `path` (and its metadata file when `o.metadata_file`); every file made is
-// added to `created`, so a failure can remove exactly those.
+// Writes the data file `path` (and its metadata file when `o.hdf5.metadata_file`); every file made
+// is added to `created`, so a failure can remove exactly those.
 Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, const FileSpec& spec,
                   const FormatOptions& o, const Filters& f, std::vector<std::string>* created);
 // Writes "<path>.meta.h5" for the samples of `spec`.

@@ -116,11 +116,11 @@ Status OpenFile(Hdf5Call& call, Storage* storage, const FormatOptions& o, Reader
   FileOptions fo;
   fo.direct = o.direct;
   const void* mpi_comm = storage->CollectiveMpiComm(path);
-  const int64_t open_us = WallMicros();
+  const int64_t open_us = storage->clock()->WallMicros();
   const int64_t open_t0 = storage->clock()->NowNanos();
   Hid fapl;
   if (mpi_comm != nullptr) {
-    if (o.metadata_file) {
+    if (o.hdf5.metadata_file) {
       return Status::FailedPrecondition(
           path +
           ": collective reads of hdf5 (storage.mpiio_collective) cannot consult a "
@@ -239,7 +239,7 @@ Result<std::unique_ptr<FormatReader>> OpenReader(Storage* storage, const std::st
   } else {
     DLIO_RETURN_NOT_OK(SizeRows(call, element_bytes, &h, &info));
   }
-  if (o.metadata_file) DLIO_RETURN_NOT_OK(OpenMetadataFile(call, storage, o, &h, &info));
+  if (o.hdf5.metadata_file) DLIO_RETURN_NOT_OK(OpenMetadataFile(call, storage, o, &h, &info));
   if (info.parallel_storage != nullptr) {
     DLIO_ASSIGN_OR_RETURN(h.dxpl, MakeCollectiveDxpl(call, path));
     const haddr_t addr = H5Dget_offset(h.dset.get());

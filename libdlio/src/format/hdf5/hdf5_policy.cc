@@ -38,14 +38,16 @@ std::vector<hsize_t> GuessChunk(const std::vector<hsize_t>& shape, size_t typesi
   return out;
 }
 
-bool WantChunks(const FormatOptions& o, const Filters& f) { return o.enable_chunking || f.any(); }
+bool WantChunks(const FormatOptions& o, const Filters& f) {
+  return o.hdf5.enable_chunking || f.any();
+}
 
 }  // namespace
 
 // Call inside an Hdf5Call (szip availability is a library query).
 Result<Filters> ParseFilters(const FormatOptions& o) {
   Filters f;
-  f.shuffle = o.shuffle_filter;
+  f.shuffle = o.hdf5.shuffle_filter;
   f.level = o.compression_level;
   const std::string c = Lower(o.compression);
   if (c.empty() || c == "none") return f;
@@ -82,11 +84,11 @@ Result<Filters> ParseFilters(const FormatOptions& o) {
 std::vector<hsize_t> RecordsChunk(uint64_t n, uint64_t s, const FormatOptions& o,
                                   const Filters& f) {
   if (!WantChunks(o, f) || n == 0 || s == 0) return {};
-  if (o.chunk_samples > 0) return {std::min<hsize_t>(o.chunk_samples, n), s};
-  if (o.chunk_size > 0) {
-    if (o.chunk_size >= s) return {std::clamp<hsize_t>(o.chunk_size / s, 1, n), s};
+  if (o.hdf5.chunk_samples > 0) return {std::min<hsize_t>(o.hdf5.chunk_samples, n), s};
+  if (o.hdf5.chunk_size > 0) {
+    if (o.hdf5.chunk_size >= s) return {std::clamp<hsize_t>(o.hdf5.chunk_size / s, 1, n), s};
     // A chunk smaller than one sample splits rows too, so a 2 KB chunk really is 2 KB.
-    return {1, o.chunk_size};
+    return {1, o.hdf5.chunk_size};
   }
   return GuessChunk({n, s}, 1);
 }
@@ -96,10 +98,10 @@ std::vector<hsize_t> DataChunk(uint64_t n, uint64_t total, const FormatOptions& 
                                const Filters& f) {
   if (!WantChunks(o, f) || total == 0) return {};
   uint64_t c = 0;
-  if (o.chunk_samples > 0) {
-    c = o.chunk_samples * ((total + n - 1) / n);  // samples of the mean size
-  } else if (o.chunk_size > 0) {
-    c = o.chunk_size;
+  if (o.hdf5.chunk_samples > 0) {
+    c = o.hdf5.chunk_samples * ((total + n - 1) / n);  // samples of the mean size
+  } else if (o.hdf5.chunk_size > 0) {
+    c = o.hdf5.chunk_size;
   } else {
     c = GuessChunk({total}, 1)[0];
   }

@@ -19,7 +19,7 @@ class Hdf5Reader final : public FormatReader {
   ~Hdf5Reader() override {
     Hdf5Call call;
     const bool parallel = info_.parallel_storage != nullptr;
-    const int64_t start_us = parallel ? WallMicros() : 0;
+    const int64_t start_us = parallel ? info_.parallel_storage->clock()->WallMicros() : 0;
     const int64_t t0 = parallel ? info_.parallel_storage->clock()->NowNanos() : 0;
     h_.Reset();  // with the MPI-IO driver, H5Fclose is collective
     if (parallel) {
@@ -82,7 +82,7 @@ class Hdf5Reader final : public FormatReader {
   Status ReadCollective(Hdf5Call& call, uint64_t i, uint64_t start, uint64_t size, hid_t mem_space,
                         hid_t file_space, SampleBuffer* out) {
     Storage* storage = info_.parallel_storage;
-    const int64_t start_us = WallMicros();
+    const int64_t start_us = storage->clock()->WallMicros();
     const int64_t t0 = storage->clock()->NowNanos();
     if (H5Dread(h_.dset.get(), h_.type.get(), mem_space, file_space, h_.dxpl.get(), out->data()) <
         0) {

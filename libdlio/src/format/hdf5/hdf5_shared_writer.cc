@@ -38,7 +38,7 @@ Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path
   {
     auto fapl = MakeMpioFapl(call, comm->mpi_comm_handle(), path);
     Status mine = fapl.status();
-    const int64_t start_us = WallMicros(), t0 = clock->NowNanos();
+    const int64_t start_us = clock->WallMicros(), t0 = clock->NowNanos();
     if (fapl.ok()) {
       file = Hid(H5Fcreate(path.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl->get()));
       if (!file.valid())
@@ -98,7 +98,7 @@ Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path
           for (uint64_t r = 0; r < rows; ++r) {
             FillSampleBytes(spec.seed, r0 + r, c0, buf.data() + r * cols, cols);
           }
-          const int64_t start_us = WallMicros(), t0 = clock->NowNanos();
+          const int64_t start_us = clock->WallMicros(), t0 = clock->NowNanos();
           DLIO_RETURN_NOT_OK(
               WriteBlock(call, samples.get(), H5T_NATIVE_UINT8, {r0, c0}, {rows, cols}, buf.data(),
                          StrCat(path, ": writing /records rows ", r0, "..", r0 + rows - 1)));
@@ -111,7 +111,7 @@ Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path
       uint64_t pos = offsets[share.first];
       DLIO_RETURN_NOT_OK(ForEachDataChunkOf(
           spec, share.first, share.last, kWriteChunk, [&](const uint8_t* p, size_t len) {
-            const int64_t start_us = WallMicros(), t0 = clock->NowNanos();
+            const int64_t start_us = clock->WallMicros(), t0 = clock->NowNanos();
             DLIO_RETURN_NOT_OK(WriteBlock(call, samples.get(), H5T_NATIVE_UINT8, {pos}, {len}, p,
                                           StrCat(path, ": writing /data at element ", pos)));
             trace(Storage::IoKind::kWrite, "H5Dwrite", at(pos), static_cast<int64_t>(len), start_us,
@@ -129,7 +129,7 @@ Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path
 
   samples.Reset();
   labels.Reset();
-  const int64_t start_us = WallMicros(), t0 = clock->NowNanos();
+  const int64_t start_us = clock->WallMicros(), t0 = clock->NowNanos();
   mine = file.Close() < 0 ? call.Error(StatusCode::kIOError, path + ": closing HDF5 file")
                           : Status::OK();
   DLIO_RETURN_NOT_OK(AgreeAcrossRanks(comm, mine, "closing shared file " + path));

@@ -198,7 +198,7 @@ Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, con
     }
     return WriteLabels(call, file, path, spec);
   }));
-  if (!o.metadata_file) return Status::OK();
+  if (!o.hdf5.metadata_file) return Status::OK();
   return WriteMetadataFile(call, storage, path, spec, created);
 }
 

@@ -1,0 +1,79 @@
+// ValidateCapabilities: the rules between a config and the implementations it names, asked of the
+// registered storage and format (StorageCapabilities, FormatCapabilities) instead of their names.
+#include <string>
+
+#include "dlio/config.h"
+#include "dlio/registries.h"
+
+namespace dlio {
+namespace {
+
+// What the registered storage named `name` declares with the config's storage options.
+StorageCapabilities StorageDeclares(const WorkloadConfig& c, const std::string& name,
+                                    const Registries& registries) {
+  StorageOptions options;
+  options.name = name;
+  options.slow_inner = c.storage.slow_inner;
+  options.mpiio_collective = c.storage.mpiio_collective;
+  auto capabilities = StorageCapabilitiesFor(options, registries);
+  return capabilities.ok() ? *capabilities : StorageCapabilities{};
+}
+
+// What the registered format named `name` declares (nothing when it is unknown or cannot be built).
+FormatCapabilities FormatDeclares(const std::string& name, const Registries& registries) {
+  auto factory = registries.formats.Get(name);
+  if (!factory.ok()) return {};
+  auto format = (*factory)();
+  if (!format.ok() || *format == nullptr) return {};
+  return (*format)->capabilities();
+}
+
+// The registered names of `registry` whose implementation passes `declares`, comma-separated.
+template <typename Entries, typename Declares>
+std::string NamesThat(const Entries& entries, Declares declares) {
+  std::string names;
+  for (const auto& entry : entries) {
+    if (declares(entry.name)) names += (names.empty() ? "" : ", ") + entry.name;
+  }
+  return names.empty() ? "none" : names;
+}
+
+// storage.mpiio_collective: a storage that reads collectively and a format whose reads of a
+// sample are the same calls on every rank (WorkloadConfig::Validate checks the rest).
+Status ValidateCollectiveReads(const WorkloadConfig& c, const Registries& registries) {
+  if (!c.storage.mpiio_collective) return Status::OK();
+  auto refuse = [](const std::string& why) {
+    return Status::InvalidArgument("storage.mpiio_collective: true " + why);
+  };
+  if (!StorageDeclares(c, c.storage.storage_type, registries).collective_reads) {
+    const std::string able = NamesThat(registries.storages.List(), [&](const std::string& name) {
+      return StorageDeclares(c, name, registries).collective_reads;
+    });
+    return refuse("needs a storage.storage_type that reads collectively (" + able + "), got '" +
+                  c.storage.storage_type + "'");
+  }
+  const FormatCapabilities format = FormatDeclares(c.dataset.format, registries);
+  if (!format.collective_reads) {
+    const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
+      return FormatDeclares(name, registries).collective_reads;
+    });
+    return refuse(
+        "supports the dataset.format values whose reads per sample depend only on the "
+        "sample size (" +
+        able + "), got '" + c.dataset.format + "'");
+  }
+  if (format.per_sample_metadata_file && c.dataset.metadata_file) {
+    return refuse("with dataset.format " + c.dataset.format +
+                  " needs dataset.metadata_file: false (its per-sample lookups would be "
+                  "independent reads of a collectively opened file)");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ValidateCapabilities(const WorkloadConfig& config, const Registries& registries) {
+  return ValidateCollectiveReads(config, registries);
+}
+
+}  // namespace dlio

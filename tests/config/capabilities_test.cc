@@ -1,0 +1,183 @@
+// Capabilities instead of names: ValidateCapabilities asks the registered storage and format what
+// they can do, so user-registered implementations are judged as built-in ones; backends report
+// the capabilities their registry entries declare.
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dlio/config.h"
+#include "dlio/registries.h"
+
+namespace dlio {
+namespace {
+
+// A config that satisfies every storage.mpiio_collective rule among keys
+// (WorkloadConfig::Validate).
+WorkloadConfig CollectiveConfig(const std::string& storage, const std::string& format) {
+  WorkloadConfig c;
+  for (const std::string& o :
+       std::vector<std::string>{"storage.mpiio_collective=true", "reader.pipeline=sync",
+                                "reader.read_threads=1", "dataset.num_files_train=1",
+                                "storage.storage_type=" + storage, "dataset.format=" + format}) {
+    REQUIRE(ApplyOverride(&c, o).ok());
+  }
+  REQUIRE(c.Validate().ok());
+  return c;
+}
+
+std::unique_ptr<Registries> Builtins() {
+  auto r = std::make_unique<Registries>();
+  REQUIRE(RegisterBuiltins(r.get()).ok());
+  return r;
+}
+
+// A user format that reads samples of its own kind; it declares `capabilities`.
+class UserFormat final : public Format {
+ public:
+  explicit UserFormat(FormatCapabilities capabilities) : capabilities_(capabilities) {}
+  std::string name() const override { return "user"; }
+  std::string extension() const override { return "usr"; }
+  bool variable_sample_sizes() const override { return false; }
+  FormatCapabilities capabilities() const override { return capabilities_; }
+  Status Write(Storage*, const std::string&, const FileSpec&, const FormatOptions&) const override {
+    return Status::Unimplemented("user format writes nothing");
+  }
+  Result<std::unique_ptr<FormatReader>> Open(Storage*, const std::string&,
+                                             const FormatOptions&) const override {
+    return Status::Unimplemented("user format reads nothing");
+  }
+
+ private:
+  FormatCapabilities capabilities_;
+};
+
+Status RegisterUserFormat(Registries* r, const std::string& name, FormatCapabilities caps) {
+  return r->formats.Register(
+      {name, "a user's format", "", [caps]() -> Result<std::unique_ptr<Format>> {
+         return std::unique_ptr<Format>(std::make_unique<UserFormat>(caps));
+       }});
+}
+
+TEST_CASE("capabilities: the built-in storages and formats that read collectively are accepted") {
+  const auto registries = Builtins();
+  const Registries& r = *registries;
+  CHECK(ValidateCapabilities(CollectiveConfig("mpiio", "npz"), r).ok());
+  CHECK(ValidateCapabilities(CollectiveConfig("mpiio", "indexed_binary"), r).ok());
+  WorkloadConfig slow = CollectiveConfig("slow", "npy");
+  REQUIRE(ApplyOverride(&slow, "storage.slow_inner=mpiio").ok());
+  CHECK(ValidateCapabilities(slow, r).ok());  // slow declares what it wraps
+
+  REQUIRE(ApplyOverride(&slow, "storage.slow_inner=posix").ok());
+  Status s = ValidateCapabilities(slow, r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("storage.mpiio_collective: true needs a "
+                                          "storage.storage_type that reads collectively (mpiio)"));
+  CHECK_THAT(s.message(), Catch::Contains("got 'slow'"));
+
+  s = ValidateCapabilities(CollectiveConfig("posix", "npz"), r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("got 'posix'"));
+
+  s = ValidateCapabilities(CollectiveConfig("mpiio", "synthetic"), r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("storage.mpiio_collective"));
+  CHECK_THAT(s.message(), Catch::Contains("dataset.format"));
+  CHECK_THAT(s.message(), Catch::Contains("indexed_binary, npy, npz"));
+  CHECK_THAT(s.message(), Catch::Contains("got 'synthetic'"));
+
+  // Off, nothing is asked.
+  WorkloadConfig off = CollectiveConfig("posix", "synthetic");
+  off.storage.mpiio_collective = false;
+  CHECK(ValidateCapabilities(off, r).ok());
+}
+
+TEST_CASE("capabilities: hdf5 reads collectively only without its per-sample metadata file") {
+  const auto registries = Builtins();
+  const Registries& r = *registries;
+  auto hdf5 = r.formats.Get("hdf5");
+  REQUIRE(hdf5.ok());
+  auto format = (*hdf5)();
+  if (!format.ok()) return;  // built without HDF5: nothing to ask
+  CHECK((*format)->capabilities().per_sample_metadata_file);
+  WorkloadConfig c = CollectiveConfig("mpiio", "hdf5");
+  CHECK(ValidateCapabilities(c, r).ok());
+  REQUIRE(ApplyOverride(&c, "dataset.metadata_file=true").ok());
+  const Status s = ValidateCapabilities(c, r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(),
+             Catch::Contains("with dataset.format hdf5 needs dataset.metadata_file: false"));
+}
+
+TEST_CASE("capabilities: a user format is accepted for collective reads when it declares them") {
+  const auto registries = Builtins();
+  Registries& r = *registries;
+  REQUIRE(RegisterUserFormat(registries.get(), "user_collective", {.collective_reads = true}).ok());
+  REQUIRE(RegisterUserFormat(registries.get(), "user_plain", {}).ok());
+  CHECK(ValidateCapabilities(CollectiveConfig("mpiio", "user_collective"), r).ok());
+  const Status s = ValidateCapabilities(CollectiveConfig("mpiio", "user_plain"), r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("dataset.format"));
+  CHECK_THAT(s.message(), Catch::Contains("got 'user_plain'"));
+  CHECK_THAT(s.message(), Catch::Contains("user_collective"));  // named among those that would do
+}
+
+TEST_CASE("capabilities: a user storage is accepted for collective reads when it declares them") {
+  const auto registries = Builtins();
+  Registries& r = *registries;
+  auto memory = [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
+    return NewMemoryStorage();
+  };
+  REQUIRE(r.storages
+              .Register({"user_collective", "a user's storage", "", memory,
+                         [](const StorageOptions&, const Registries&) {
+                           return StorageCapabilities{.collective_reads = true};
+                         }})
+              .ok());
+  REQUIRE(r.storages.Register({"user_plain", "a user's storage", "", memory}).ok());
+  CHECK(ValidateCapabilities(CollectiveConfig("user_collective", "npy"), r).ok());
+  const Status s = ValidateCapabilities(CollectiveConfig("user_plain", "npy"), r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("storage.storage_type"));
+  CHECK_THAT(s.message(), Catch::Contains("mpiio, user_collective"));
+  CHECK_THAT(s.message(), Catch::Contains("got 'user_plain'"));
+  // An unknown storage declares nothing (MakeStorage names it as unknown later).
+  CHECK_FALSE(ValidateCapabilities(CollectiveConfig("nonesuch", "npy"), r).ok());
+}
+
+TEST_CASE("capabilities: a built storage reports what its registry entry declares") {
+  const auto registries = Builtins();
+  const Registries& r = *registries;
+  for (const char* name : {"posix", "stdio", "memory", "slow"}) {
+    CAPTURE(name);
+    StorageOptions options;
+    options.name = name;
+    auto declared = StorageCapabilitiesFor(options, r);
+    REQUIRE(declared.ok());
+    auto storage = MakeStorage(options, r, SystemClock(), nullptr);
+    REQUIRE(storage.ok());
+    const StorageCapabilities built = (*storage)->capabilities();
+    CHECK(built.host_files == declared->host_files);
+    CHECK(built.shared_write == declared->shared_write);
+    CHECK(built.collective_reads == declared->collective_reads);
+    CHECK(built.needs_mpi == declared->needs_mpi);
+  }
+  StorageOptions posix;
+  CHECK(StorageCapabilitiesFor(posix, r)->shared_write);
+  StorageOptions slow;
+  slow.name = "slow";  // over posix: its files, but no shared writes that bypass its latency
+  CHECK(StorageCapabilitiesFor(slow, r)->host_files);
+  CHECK_FALSE(StorageCapabilitiesFor(slow, r)->shared_write);
+  StorageOptions memory;
+  memory.name = "memory";
+  CHECK_FALSE(StorageCapabilitiesFor(memory, r)->host_files);
+  StorageOptions mpiio;
+  mpiio.name = "mpiio";  // declared without building it (needs MPI)
+  CHECK(StorageCapabilitiesFor(mpiio, r)->needs_mpi);
+  CHECK(StorageCapabilitiesFor(mpiio, r)->collective_reads);
+  mpiio.name = "nonesuch";
+  CHECK(StorageCapabilitiesFor(mpiio, r).status().code() == StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace dlio

@@ -1,0 +1,334 @@
+// hdf5: bad files (truncated, garbage, impossible extents, headers libhdf5 crashes on) and full
+// disks: errors naming the file, never a crash or a hang.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "format/full_storage.h"
+#include "format/hdf5_test_util.h"
+#include "format/io_util.h"
+#include "test_util.h"
+
+namespace dlio::testing {
+namespace {
+
+TEST_CASE("hdf5 errors: truncated, garbage, missing, out of range", "[format][hdf5][errors]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto format = Hdf5();
+  const FileSpec spec = Fixed(10, 4000);
+  const std::string good = tmp / "good.h5";
+  REQUIRE(format->Write(storage.get(), good, spec, {}).ok());
+
+  SECTION("truncated file") {
+    const std::string path = tmp / "cut.h5";
+    std::filesystem::copy_file(good, path);
+    std::filesystem::resize_file(path, std::filesystem::file_size(good) / 2);
+    auto r = format->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    INFO(r.status().message());
+    CHECK(Has(r.status().message(), path));
+    CHECK(Has(r.status().message(),
+              "truncated file: eof = " + std::to_string(std::filesystem::file_size(path))));
+  }
+  SECTION("garbage bytes") {
+    const std::string path = tmp / "junk.h5";
+    WriteTextFile(path, std::string(5000, 'x'));
+    auto r = format->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    INFO(r.status().message());
+    CHECK(Has(r.status().message(), path));
+    CHECK(Has(r.status().message(), "signature"));
+  }
+  SECTION("missing file") {
+    auto r = format->Open(storage.get(), tmp / "none.h5", {});
+    REQUIRE(r.status().code() == StatusCode::kNotFound);
+    CHECK(Has(r.status().message(), tmp / "none.h5"));
+  }
+  SECTION("damaged gzip chunk") {
+    const std::string path = tmp / "z.h5";
+    FormatOptions o;
+    o.compression = "gzip";
+    o.hdf5.chunk_samples = 1;
+    o.hdf5.enable_chunking = true;
+    REQUIRE(format->Write(storage.get(), path, spec, o).ok());
+    // The chunks fill the middle of the file: garble one of them.
+    PatchBytes(path, static_cast<long>(std::filesystem::file_size(path) / 2),
+               std::string(64, '\0'));
+    auto r = format->Open(storage.get(), path, o);
+    REQUIRE(r.ok());
+    SampleBuffer buf;
+    int failures = 0;
+    for (uint64_t i = 0; i < 10; ++i) {
+      Status st = (*r)->ReadSample(i, &buf);
+      if (st.ok()) {
+        REQUIRE(BufferString(buf) == ExpectedSample(spec, i));
+        continue;
+      }
+      ++failures;
+      INFO(st.ToString());
+      CHECK(st.code() == StatusCode::kCorruption);
+      CHECK(Has(st.message(), path + ": reading sample " + std::to_string(i)));
+      CHECK(Has(st.message(), "inflate() failed"));
+      CHECK(Has(st.message(), "its chunk at file offset "));
+    }
+    CHECK(failures == 1);
+  }
+  SECTION("sample index out of range") {
+    auto r = format->Open(storage.get(), good, {});
+    REQUIRE(r.ok());
+    SampleBuffer buf;
+    Status st = (*r)->ReadSample(10, &buf);
+    REQUIRE(st.code() == StatusCode::kOutOfRange);
+    CHECK(Has(st.message(), "sample 10 of 10"));
+  }
+  SECTION("writing over an existing file") {
+    Status st = format->Write(storage.get(), good, spec, {});
+    REQUIRE(st.code() == StatusCode::kAlreadyExists);
+    auto r = format->Open(storage.get(), good, {});
+    REQUIRE(r.ok());  // untouched
+  }
+}
+
+// Writes each layout on disks too small for it, from empty up to a few bytes short of what it
+// needs, so the disk fills at every stage: creating the file, writing samples, flushing a chunk
+// cache when a dataset closes, flushing metadata when the file closes. Returns the first write
+// that did not fail cleanly (ResourceExhausted naming the file, nothing left behind), or "".
+std::string FillDiskAtEveryStage() {
+  auto format = MakeFormatByName("hdf5");
+  if (format == nullptr) return "no hdf5 format";
+  FormatOptions contiguous, gzip, meta;
+  gzip.compression = "gzip";
+  gzip.hdf5.enable_chunking = true;
+  gzip.hdf5.chunk_size = 4096;
+  meta.hdf5.metadata_file = true;
+  meta.hdf5.enable_chunking = true;
+  meta.hdf5.chunk_size = 8192;
+  const std::vector<std::pair<FileSpec, FormatOptions>> cases = {{Fixed(6, 3000), contiguous},
+                                                                 {Fixed(6, 3000), gzip},
+                                                                 {Variable(8), gzip},
+                                                                 {Variable(8), meta}};
+  for (const auto& [spec, o] : cases) {
+    FullStorage roomy(1 << 30);
+    if (!format->Write(&roomy, "/a.h5", spec, o).ok()) return "the write fails on a roomy disk";
+    const uint64_t needed = roomy.used();
+    std::vector<uint64_t> capacities;
+    for (uint64_t c = 0; c < needed; c += std::max<uint64_t>(1, needed / 60))
+      capacities.push_back(c);
+    for (uint64_t short_by = 1; short_by <= 8 && short_by <= needed; ++short_by) {
+      capacities.push_back(needed - short_by);
+    }
+    for (uint64_t capacity : capacities) {
+      FullStorage full(capacity);
+      const Status st = format->Write(&full, "/a.h5", spec, o);
+      const std::string where = "capacity " + std::to_string(capacity) + " of " +
+                                std::to_string(needed) + ", chunk_size " +
+                                std::to_string(o.hdf5.chunk_size) + ": ";
+      if (st.code() != StatusCode::kResourceExhausted || !Has(st.message(), "/a.h5") ||
+          !Has(st.message(), "No space left on device")) {
+        return where + st.ToString();
+      }
+      if (*full.Exists("/a.h5") || *full.Exists("/a.h5.meta.h5") || full.used() != 0) {
+        return where + "left " + std::to_string(full.used()) + " bytes behind";
+      }
+    }
+  }
+  return "";
+}
+
+TEST_CASE("hdf5 on a full disk: an error naming the file, nothing left, a clean exit",
+          "[format][hdf5][enospc]") {
+  // In a child that then exits normally, so libhdf5's exit handler runs: libhdf5 1.10 keeps the
+  // id of a file whose close failed (the disk was full), its exit handler closed that freed file
+  // again, and the process died of SIGSEGV after printing the right error.
+  std::cout.flush();
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) std::exit(FillDiskAtEveryStage().empty() ? 0 : 3);
+  int status = 0;
+  REQUIRE(waitpid(pid, &status, 0) == pid);
+  INFO("child " << (WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                        : "exit " + std::to_string(WEXITSTATUS(status))));
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  // The same in this process, to see what went wrong.
+  const std::string problem = FillDiskAtEveryStage();
+  INFO(problem);
+  CHECK(problem.empty());
+}
+
+// Little-endian bytes of `v`, as HDF5 stores dimensions.
+std::string Le64(uint64_t v) {
+  std::string s;
+  format_internal::PutLe64(&s, v);
+  return s;
+}
+
+// Replaces every occurrence (at least one) of `from` in the file at `path` by `to`.
+void Replace(const std::string& path, const std::string& from, const std::string& to) {
+  REQUIRE(from.size() == to.size());
+  const std::string bytes = ReadTextFile(path);
+  size_t at = bytes.find(from);
+  REQUIRE(at != std::string::npos);
+  for (; at != std::string::npos; at = bytes.find(from, at + from.size())) {
+    PatchBytes(path, static_cast<long>(at), to);
+  }
+}
+
+// The dataspace message of a dataset of `dims` (version 1, max dims = dims).
+std::string Space(const std::vector<uint64_t>& dims) {
+  std::string s("\x01\x00\x01\x00\x00\x00\x00\x00", 8);
+  s[1] = static_cast<char>(dims.size());
+  for (int k = 0; k < 2; ++k) {
+    for (uint64_t d : dims) s += Le64(d);
+  }
+  return s;
+}
+
+TEST_CASE("hdf5 extents the file does not store are Corruption", "[format][hdf5][extent]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto format = Hdf5();
+  FormatOptions gzip;
+  gzip.compression = "gzip";
+  gzip.hdf5.enable_chunking = true;
+  gzip.hdf5.chunk_size = 128;
+  for (const auto& [name, o] :
+       {std::pair{"contiguous", FormatOptions{}}, std::pair{"gzip", gzip}}) {
+    for (const uint64_t rows : {uint64_t{1} << 50, uint64_t{1} << 62, uint64_t{5}}) {
+      INFO(name << " rows " << rows);
+      const std::string path = tmp / (std::string(name) + std::to_string(rows) + ".h5");
+      REQUIRE(format->Write(storage.get(), path, Fixed(4, 64), o).ok());
+      Replace(path, Space({4, 64}), Space({rows, 64}));
+      auto r = format->Open(storage.get(), path, o);
+      if (rows == 5 && o.compression == "gzip") {
+        // One row more than written: within what the file could hold, so the reader opens it
+        // (the missing chunk reads as the fill value), and inspect says what is missing.
+        REQUIRE(r.ok());
+        const std::string json = (*r)->DescribeJson();
+        INFO(json);
+        CHECK(Has(json, "\"problems\":["));
+        CHECK(Has(json, path + ": /records: 1 of its 3 chunks are not stored"));
+        CHECK(Has(json, path + ": /labels has 4 entries for 5 samples"));
+        continue;
+      }
+      REQUIRE(r.status().code() == StatusCode::kCorruption);
+      INFO(r.status().message());
+      CHECK(Has(r.status().message(),
+                path + ": /records declares shape [" + std::to_string(rows) + ",64]"));
+      if (rows == uint64_t{1} << 62) {
+        CHECK(Has(r.status().message(), "more than 2^62 bytes"));
+      } else if (o.compression == "gzip") {
+        CHECK(Has(r.status().message(), "of the file hold even compressed 1032:1"));
+      } else {
+        CHECK(Has(r.status().message(), "but stores 256 bytes"));
+      }
+    }
+  }
+  SECTION("rows larger than 2^62 bytes, even with no rows") {
+    const std::string path = tmp / "wide.h5";
+    REQUIRE(format->Write(storage.get(), path, Fixed(4, 64), {}).ok());
+    const uint64_t wide = (uint64_t{1} << 62) + 1;
+    Replace(path, Space({4, 64}), Space({0, wide}));
+    auto r = format->Open(storage.get(), path, {});
+    INFO(r.status().ToString());
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(Has(r.status().message(),
+              path + ": /records declares rows of shape [" + std::to_string(wide) + "]"));
+  }
+  SECTION("a sample dataset libhdf5 cannot open is Corruption, not a missing dataset") {
+    const std::string path = tmp / "wider.h5";
+    REQUIRE(format->Write(storage.get(), path, Fixed(4, 64), {}).ok());
+    Replace(path, Space({4, 64}), Space({0, uint64_t{1} << 63}));
+    auto r = format->Open(storage.get(), path, {});
+    INFO(r.status().ToString());
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(Has(r.status().message(), path + ": /records: cannot open: HDF5: "));
+  }
+  SECTION("/offsets longer than stored: no allocation of its declared size") {
+    const std::string path = tmp / "var.h5";
+    REQUIRE(format->Write(storage.get(), path, Variable(6), {}).ok());
+    // /offsets, /sizes and /labels are [6]: /offsets comes first.
+    const std::string bytes = ReadTextFile(path);
+    const size_t at = bytes.find(Space({6}));
+    REQUIRE(at != std::string::npos);
+    PatchBytes(path, static_cast<long>(at), Space({uint64_t{1} << 40}));
+    auto r = format->Open(storage.get(), path, {});
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(Has(r.status().message(), path + ": /offsets declares shape [1099511627776]"));
+  }
+}
+
+TEST_CASE("hdf5 describes a file without visiting every sample", "[format][hdf5][extent]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  const std::string path = tmp / "empty_rows.h5";
+  REQUIRE(Hdf5()->Write(storage.get(), path, Fixed(3, 0), {}).ok());
+  // 2^50 samples of 0 bytes: a valid extent (0 bytes stored), which a loop over the samples
+  // would never finish describing.
+  Replace(path, Space({3, 0}), Space({uint64_t{1} << 50, 0}));
+  auto r = Hdf5()->Open(storage.get(), path, {});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  REQUIRE((*r)->num_samples() == uint64_t{1} << 50);
+  const std::string json = (*r)->DescribeJson();
+  INFO(json);
+  CHECK(Has(json, "\"num_samples\":1125899906842624,\"sample_size\":{\"min\":0,\"max\":0,"));
+  CHECK(Has(json, path + ": /labels has 3 entries for 1125899906842624 samples"));
+}
+
+TEST_CASE("hdf5 inspect reports an unreadable /labels in problems", "[format][hdf5][problems]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  const std::string path = tmp / "a.h5";
+  REQUIRE(Hdf5()->Write(storage.get(), path, Fixed(4, 64), {}).ok());
+  {
+    auto good = Hdf5()->Open(storage.get(), path, {});
+    REQUIRE(good.ok());
+    CHECK_FALSE(Has((*good)->DescribeJson(), "problems"));
+  }
+  // The datatype message of /labels (int64 LE, the file's only signed type): class 15 does not
+  // exist, so the dataset cannot be opened.
+  const std::string int64_le("\x10\x08\x00\x00\x08\x00\x00\x00\x00\x00\x40\x00", 12);
+  Replace(path, int64_le, "\x1f" + int64_le.substr(1));
+  auto r = Hdf5()->Open(storage.get(), path, {});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());  // the samples are fine
+  const std::string json = (*r)->DescribeJson();
+  INFO(json);
+  CHECK(Has(json, "\"problems\":[\"" + path + ": /labels: cannot open: HDF5: "));
+  SampleBuffer buf;
+  CHECK((*r)->ReadSample(3, &buf).ok());
+}
+
+TEST_CASE("hdf5 refuses headers libhdf5 accepts and then crashes on", "[format][hdf5][flips]") {
+  // One flipped byte each (tests/format/data/hdf5/README.md): libhdf5 1.10.8 opens these and
+  // then reads past its buffers (SIGSEGV in h5dump and h5py too) or loops.
+  const std::string dir = std::string(DLIO_SOURCE_DIR) + "/tests/format/data/hdf5/";
+  auto storage = BoundPosixStorage();
+  auto format = Hdf5();
+  auto original = format->Open(storage.get(), dir + "original.h5", {});
+  REQUIRE(original.ok());
+  REQUIRE((*original)->num_samples() == 4);
+  for (const auto& [name, message] :
+       {std::pair{"flip_chunk_dim.h5",
+                  ": /records: chunk [2,16777280] does not fit shape [4,64] (max [4,64])"},
+        std::pair{"flip_element_size.h5", ": /records: integer elements of 4097 bytes"},
+        std::pair{"flip_rank.h5", ": /records: chunks of rank 2 in a dataset of rank 0"}}) {
+    const std::string path = dir + name;
+    auto r = format->Open(storage.get(), path, {});
+    INFO(r.status().ToString());
+    REQUIRE(r.status().code() == StatusCode::kCorruption);
+    CHECK(r.status().message() == path + message);
+  }
+}
+
+}  // namespace
+}  // namespace dlio::testing
