@@ -55,6 +55,8 @@ struct GenerateOptions {
   // by rank 0, which alone counts it in its report. Without it, or for other formats, rank 0
   // writes such a file alone.
   Comm* comm = nullptr;
+  // Times the generation (GenerateReport::duration_ns); SystemClock() when null.
+  const Clock* clock = nullptr;
 };
 
 struct GenerateReport {
@@ -65,6 +67,9 @@ struct GenerateReport {
   // Rank 0: what the user should know but did not stop generation (leftovers of interrupted
   // runs that were left alone, a storage without a generation lock).
   std::vector<std::string> warnings;
+  // Leftovers of dead dlio processes of this host that this rank removed: staging folders and
+  // temporary markers of killed generations (docs/architecture.md, "Dataset generation").
+  std::vector<std::string> removed_leftovers;
 };
 
 // The marker file that makes a folder "a dlio dataset": <data_folder>/.dlio-dataset.json,
