@@ -136,9 +136,11 @@ TEST_CASE("paper checkpoint writes the five files of the paper's sizes", "[check
     sizes.push_back(f.bytes);
   }
   CHECK(sizes == std::vector<uint64_t>{1024, 1024, 4096, 65536, 4194304});
+  // The manifest, written last, marks rank 0's share complete.
   CHECK(ListOf(storage.get(), "ckpt/ckpt-000000") ==
-        std::vector<std::string>{"rank0-index-a.bin", "rank0-index-b.bin", "rank0-meta.bin",
-                                 "rank0-model.bin", "rank0-optimizer.bin"});
+        std::vector<std::string>{".dlio-complete-rank0", "rank0-index-a.bin", "rank0-index-b.bin",
+                                 "rank0-meta.bin", "rank0-model.bin", "rank0-optimizer.bin"});
+  CHECK(SizeOf(storage.get(), "ckpt/ckpt-000000/.dlio-complete-rank0") == 0);
   const uint64_t expected_writes = 1 + 1 + 2 + 22 + 1399;  // ceil(size / 3000) per file
   CHECK(storage->stats().write_ops == expected_writes);
   CHECK(storage->stats().write_bytes == result->bytes_written);
@@ -199,7 +201,9 @@ TEST_CASE("model checkpoint: ranks with no bytes write nothing; root_only puts a
     CHECK(result->files.size() == (rank < 3 ? 1u : 0u));
     CHECK(result->bytes_written == (rank < 3 ? 1u : 0u));
   }
-  CHECK(ListOf(storage.get(), "ck/ckpt-000000").size() == 3);
+  CHECK(ListOf(storage.get(), "ck/ckpt-000000").size() == 3 + 3);  // files and manifests
+  // Every rank holds its share of checkpoint 0, the ones without files too.
+  for (auto& rank : ranks) CHECK(*rank->CompleteIds() == std::vector<uint64_t>{0});
 
   auto root_storage = MemoryStorage();
   options.model_size_bytes = 10000;
@@ -233,8 +237,7 @@ TEST_CASE("a failed write leaves neither a final-named file nor a .tmp", "[check
   CHECK(result.status().message().find("ck/ckpt-000000/model-rank0.bin") != std::string::npos);
   CHECK(result.status().message().find("injected failure") != std::string::npos);
   CHECK_FALSE(ExistsIn(&storage, "ck/ckpt-000000/model-rank0.bin"));
-  CHECK_FALSE(ExistsIn(&storage, "ck/ckpt-000000/model-rank0.bin.tmp"));
-  CHECK(ListOf(&storage, "ck/ckpt-000000").empty());
+  CHECK_FALSE(ExistsIn(&storage, "ck/ckpt-000000"));  // the save made it and removed it again
 
   // The next save uses a fresh id and succeeds (the 3rd write has passed).
   auto again = checkpointer->Save(1, 8);
@@ -345,9 +348,9 @@ TEST_CASE("checkpoint on posix storage: files on disk, no .tmp, trace events", "
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir / "checkpoints/ckpt-000000")) {
     names.push_back(entry.path().filename().string());
-    CHECK(entry.path().extension() != ".tmp");
+    CHECK(entry.path().filename().string().find(".tmp") == std::string::npos);
   }
-  CHECK(names.size() == 5);
+  CHECK(names.size() == 5 + 1);  // the files and the manifest
   CHECK(fs::file_size(dir / "checkpoints/ckpt-000000/rank0-model.bin") == 4194304);
   CHECK(fs::file_size(dir / "checkpoints/ckpt-000000/rank0-index-a.bin") == 1024);
   REQUIRE(checkpointer->Load(0).ok());

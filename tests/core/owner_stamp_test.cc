@@ -1,26 +1,15 @@
 // Owner stamps: temporary names that tell a dead dlio process's leftovers from a live one's.
 #include "core/owner_stamp.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "dead_owner.h"
+
 namespace dlio {
-namespace {
-
-// A pid that no process has any more: a child that exited and was reaped.
-uint64_t DeadPid() {
-  const pid_t child = ::fork();
-  if (child == 0) ::_exit(0);
-  REQUIRE(child > 0);
-  int status = 0;
-  REQUIRE(::waitpid(child, &status, 0) == child);
-  return static_cast<uint64_t>(child);
-}
-
-}  // namespace
+using testing::DeadPid;
 
 TEST_CASE("owner tokens round-trip and are unique") {
   const OwnerStamp me = ThisProcessStamp();

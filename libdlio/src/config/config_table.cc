@@ -368,7 +368,7 @@ std::vector<KeySpec> BuildTable() {
   add(Int("checkpoint.num_checkpoints_read", DLIO_FIELD(int64_t, checkpoint.num_checkpoints_read),
           {-1, 1 << 20},
           "checkpoint-only runs: then read this many back, the first ones this run wrote, or with "
-          "no writes the newest ones already in checkpoint_folder (-1 or 0 = none)"));
+          "no writes the newest complete ones already in checkpoint_folder (-1 or 0 = none)"));
   add(Enum("checkpoint.mode", DLIO_ENUM_FIELD(CheckpointMode, checkpoint.mode),
            "default: the run's ranks are the whole job (data-parallel degree = world / (tensor x "
            "pipeline)); subset: they are the first ranks of a job of model.parallelism.data x "

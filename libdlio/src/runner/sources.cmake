@@ -3,6 +3,7 @@ list(APPEND DLIO_SOURCES
   src/runner/aggregate.cc
   src/runner/checkpoint_options.cc
   src/runner/checkpoint_phase.cc
+  src/runner/checkpoint_select.cc
   src/runner/generate_phase.cc
   src/runner/host_resources.cc
   src/runner/loop_parts.cc
