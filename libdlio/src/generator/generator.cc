@@ -136,6 +136,7 @@ Status WriteFiles(const DatasetConfig& dataset, const Format& format,
       DLIO_ASSIGN_OR_RETURN(uint64_t size, storage->FileSize(job.path));
       report->bytes_written += size;
       ++report->files_written;
+      report->created_files.push_back(job.path);
     } else {
       ++report->files_skipped;
     }
@@ -156,6 +157,7 @@ Status WriteFiles(const DatasetConfig& dataset, const Format& format,
       DLIO_ASSIGN_OR_RETURN(uint64_t size, storage->FileSize(job.path));
       report->bytes_written += size;
       ++report->files_written;
+      report->created_files.push_back(job.path);
     }
     ++done;
     if (options.progress) options.progress(done, jobs.size(), report->bytes_written);

@@ -288,8 +288,11 @@ std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
       << c.dataset.num_samples_per_file << " samples of "
       << HumanBytes(static_cast<double>(c.dataset.record_length_bytes));
   }
-  if (!c.workflow.train && c.workflow.checkpoint) {
+  // A generate-only run of a config that checkpoints while training built no checkpointer.
+  if (!c.workflow.train && c.workflow.checkpoint && !r.checkpoint_type.empty()) {
     o << ", checkpoint only (" << r.checkpoint_type << " checkpointer)";
+  } else if (!c.workflow.train && c.workflow.generate_data) {
+    o << ", generate only";
   }
   o << "\n";
   if (c.workflow.generate_data) {

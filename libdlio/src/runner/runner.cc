@@ -9,6 +9,7 @@
 #include "runner/checkpoint_phase.h"
 #include "runner/generate_phase.h"
 #include "runner/preflight_run.h"
+#include "runner/remove_generated.h"
 #include "runner/report.h"
 #include "runner/run_context.h"
 #include "runner/storage_rules.h"
@@ -65,6 +66,9 @@ Status RunPhases(const RunContext& ctx, bool force_generate, RunResources* res, 
                                                        &report->checkpoint_loads));
   }
   report->checkpoint_type = ckpt.type;
+  if (w.generate_data && w.train && !ctx.config->dataset.keep_files) {
+    DLIO_RETURN_NOT_OK(runner_internal::RemoveGeneratedFiles(ctx, report->generate));
+  }
   DLIO_RETURN_NOT_OK(runner_internal::Aggregate(*ctx.config, ctx.comm, report));
   report->io = ctx.storage->stats();
   if (ckpt.own_storage) report->io = Sum(report->io, ckpt.own_storage->stats());

@@ -11,6 +11,7 @@ list(APPEND DLIO_SOURCES
   src/runner/options_for.cc
   src/runner/preflight.cc
   src/runner/preflight_run.cc
+  src/runner/remove_generated.cc
   src/runner/report.cc
   src/runner/run_context.cc
   src/runner/runner.cc
