@@ -18,8 +18,8 @@
 #include "dlio/comm.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "hooked_storage.h"
 #include "runner/checkpoint_select.h"
-#include "storage/slow_storage.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -27,61 +27,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// A file whose `on_write` runs before every WriteAt (counted over all files of the storage).
-class HookedFile final : public File {
- public:
-  HookedFile(std::unique_ptr<File> inner, const std::function<Status(int)>* hook, int* writes,
-             bool corrupt_reads)
-      : File(inner->path(), 1),
-        inner_(std::move(inner)),
-        hook_(hook),
-        writes_(writes),
-        corrupt_reads_(corrupt_reads) {}
-
- protected:
-  Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
-    DLIO_ASSIGN_OR_RETURN(size_t got, inner_->ReadAt(offset, n, buf));
-    if (corrupt_reads_ && got > 0) static_cast<uint8_t*>(buf)[0] ^= 0xff;
-    return got;
-  }
-  Status DoWriteAt(uint64_t offset, const void* buf, size_t n) override {
-    DLIO_RETURN_NOT_OK((*hook_)(++*writes_));
-    return inner_->WriteAt(offset, buf, n);
-  }
-  Result<uint64_t> DoSize() override { return inner_->Size(); }
-  Status DoSync() override { return inner_->Sync(); }
-  Status DoClose() override { return inner_->Close(); }
-
- private:
-  std::unique_ptr<File> inner_;
-  const std::function<Status(int)>* hook_;
-  int* writes_;
-  bool corrupt_reads_;
-};
-
-// Wraps `inner`; `on_write(n)` runs before the n-th WriteAt and may fail it (or kill the process).
-class HookedStorage final : public StorageWrapper {
- public:
-  bool corrupt_reads = false;  // files opened from now on flip the first byte of every read
-
-  HookedStorage(std::unique_ptr<Storage> inner, std::function<Status(int)> on_write)
-      : StorageWrapper("hooked", std::move(inner)), on_write_(std::move(on_write)) {
-    this->inner()->Bind(SystemClock(), nullptr);
-    Bind(SystemClock(), nullptr);
-  }
-
- protected:
-  Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
-                                       const FileOptions& options) override {
-    DLIO_ASSIGN_OR_RETURN(auto file, StorageWrapper::DoOpen(path, mode, options));
-    return std::unique_ptr<File>(
-        std::make_unique<HookedFile>(std::move(file), &on_write_, &writes_, corrupt_reads));
-  }
-
- private:
-  std::function<Status(int)> on_write_;
-  int writes_ = 0;
-};
+using testing::HookedStorage;
 
 std::unique_ptr<Storage> Posix() {
   auto storage = NewPosixStorage(StorageOptions{});
@@ -123,7 +69,7 @@ CheckpointOptions Paper(const std::string& folder) {
 TEST_CASE("a failed checkpoint save removes the files it wrote, and only those", "[checkpoint]") {
   testing::TempDir dir;
   // The fourth file's write fails (disk full): three files are already under their final names.
-  HookedStorage storage(Posix(), [](int n) {
+  HookedStorage storage(Posix(), [](int n, const std::string&, uint64_t) {
     return n == 4 ? Status::FromErrno(ENOSPC, "pwrite (injected)") : Status::OK();
   });
   auto checkpointer = Make(Paper(dir / "ck"), &storage);
@@ -135,8 +81,9 @@ TEST_CASE("a failed checkpoint save removes the files it wrote, and only those",
   CHECK(Names(dir / "ck/ckpt-000000") == std::vector<std::string>{"rank1-model.bin"});
 
   // Alone in the folder, the failed save removes the folder it created too.
-  HookedStorage alone(Posix(),
-                      [](int n) { return n == 2 ? Status::IOError("injected") : Status::OK(); });
+  HookedStorage alone(Posix(), [](int n, const std::string&, uint64_t) {
+    return n == 2 ? Status::IOError("injected") : Status::OK();
+  });
   auto second = Make(Paper(dir / "ck2"), &alone);
   REQUIRE_FALSE(second->Save(0, 1).ok());
   CHECK(Names(dir / "ck2").empty());
@@ -150,7 +97,7 @@ TEST_CASE("a failed read_back removes the checkpoint it just wrote", "[checkpoin
   testing::TempDir dir;
   CheckpointOptions options = Paper(dir / "ck");
   options.read_back = true;
-  HookedStorage storage(Posix(), [](int) { return Status::OK(); });
+  HookedStorage storage(Posix(), [](int, const std::string&, uint64_t) { return Status::OK(); });
   storage.corrupt_reads = true;  // what read_back reads differs from what was written
   auto failed = Make(options, &storage)->Save(0, 1);
   REQUIRE_FALSE(failed.ok());
@@ -167,7 +114,7 @@ TEST_CASE("a killed save's temporaries are removed by the next run, nothing else
   const pid_t child = ::fork();
   REQUIRE(child >= 0);
   if (child == 0) {  // SIGKILL while writing the fourth file of ckpt-000001
-    HookedStorage storage(Posix(), [](int n) {
+    HookedStorage storage(Posix(), [](int n, const std::string&, uint64_t) {
       if (n == 4) ::raise(SIGKILL);
       return Status::OK();
     });
