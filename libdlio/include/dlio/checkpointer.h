@@ -133,8 +133,12 @@ class Checkpointer {
   // The ids below next_id() of the checkpoints in the folder that hold this rank's complete share
   // (its manifest and each of its files at its planned size), ascending. A rank that writes nothing
   // counts every checkpoint folder. Ranks of one job intersect their lists to find complete
-  // checkpoints.
-  virtual Result<std::vector<uint64_t>> CompleteIds() { return std::vector<uint64_t>{}; }
+  // checkpoints. Default (a checkpointer without manifests): every id below next_id().
+  virtual Result<std::vector<uint64_t>> CompleteIds() {
+    std::vector<uint64_t> ids;
+    for (uint64_t id = 0; id < next_id(); ++id) ids.push_back(id);
+    return ids;
+  }
   // The id the next Save uses; lower ids may hold checkpoints of earlier runs.
   virtual uint64_t next_id() const { return 0; }
 };
