@@ -1,6 +1,5 @@
 #include "dlio/checkpointer.h"
 
-#include <atomic>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <memory>
@@ -10,70 +9,11 @@
 #include "dlio/registries.h"
 #include "dlio/storage.h"
 #include "dlio/tracer.h"
+#include "hooked_storage.h"
 #include "test_util.h"
 
 namespace dlio {
 namespace {
-
-// A file whose WriteAt fails once the shared counter reaches `fail_at`.
-class FailingFile final : public File {
- public:
-  FailingFile(std::unique_ptr<File> inner, std::atomic<int>* writes, int fail_at)
-      : File(inner->path(), 1), inner_(std::move(inner)), writes_(writes), fail_at_(fail_at) {}
-
- protected:
-  Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
-    return inner_->ReadAt(offset, n, buf);
-  }
-  Status DoWriteAt(uint64_t offset, const void* buf, size_t n) override {
-    if (++*writes_ == fail_at_) {
-      return Status::IOError("write " + path() + " at offset " + std::to_string(offset) +
-                             ": injected failure");
-    }
-    return inner_->WriteAt(offset, buf, n);
-  }
-  Result<uint64_t> DoSize() override { return inner_->Size(); }
-  Status DoSync() override { return inner_->Sync(); }
-  Status DoClose() override { return inner_->Close(); }
-
- private:
-  std::unique_ptr<File> inner_;
-  std::atomic<int>* writes_;
-  int fail_at_;
-};
-
-// Forwards everything to a memory storage; the `fail_at`-th WriteAt of all files fails.
-class FailingStorage final : public Storage {
- public:
-  explicit FailingStorage(int fail_at) : Storage("failing"), fail_at_(fail_at) {
-    inner_->Bind(SystemClock(), nullptr);
-  }
-  Storage* inner() { return inner_.get(); }
-
- protected:
-  Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
-                                       const FileOptions& options) override {
-    DLIO_ASSIGN_OR_RETURN(auto file, inner_->Open(path, mode, options));
-    return std::unique_ptr<File>(
-        std::make_unique<FailingFile>(std::move(file), &writes_, fail_at_));
-  }
-  Result<uint64_t> DoFileSize(const std::string& p) override { return inner_->FileSize(p); }
-  Result<bool> DoExists(const std::string& p) override { return inner_->Exists(p); }
-  Result<bool> DoIsDirectory(const std::string& p) override { return inner_->IsDirectory(p); }
-  Status DoCreateDirs(const std::string& p) override { return inner_->CreateDirs(p); }
-  Result<std::vector<std::string>> DoList(const std::string& d) override { return inner_->List(d); }
-  Status DoRename(const std::string& a, const std::string& b) override {
-    return inner_->Rename(a, b);
-  }
-  Status DoRemove(const std::string& p) override { return inner_->Remove(p); }
-  Status DoRemoveEmptyDir(const std::string& p) override { return inner_->RemoveEmptyDir(p); }
-  Status DoSyncDir(const std::string& d) override { return inner_->SyncDir(d); }
-
- private:
-  std::unique_ptr<Storage> inner_ = NewMemoryStorage();
-  std::atomic<int> writes_{0};
-  int fail_at_;
-};
 
 std::unique_ptr<Storage> MemoryStorage() {
   auto storage = NewMemoryStorage();
@@ -136,9 +76,11 @@ TEST_CASE("paper checkpoint writes the five files of the paper's sizes", "[check
     sizes.push_back(f.bytes);
   }
   CHECK(sizes == std::vector<uint64_t>{1024, 1024, 4096, 65536, 4194304});
+  // The manifest, written last, marks rank 0's share complete.
   CHECK(ListOf(storage.get(), "ckpt/ckpt-000000") ==
-        std::vector<std::string>{"rank0-index-a.bin", "rank0-index-b.bin", "rank0-meta.bin",
-                                 "rank0-model.bin", "rank0-optimizer.bin"});
+        std::vector<std::string>{".dlio-complete-rank0", "rank0-index-a.bin", "rank0-index-b.bin",
+                                 "rank0-meta.bin", "rank0-model.bin", "rank0-optimizer.bin"});
+  CHECK(SizeOf(storage.get(), "ckpt/ckpt-000000/.dlio-complete-rank0") == 0);
   const uint64_t expected_writes = 1 + 1 + 2 + 22 + 1399;  // ceil(size / 3000) per file
   CHECK(storage->stats().write_ops == expected_writes);
   CHECK(storage->stats().write_bytes == result->bytes_written);
@@ -199,7 +141,9 @@ TEST_CASE("model checkpoint: ranks with no bytes write nothing; root_only puts a
     CHECK(result->files.size() == (rank < 3 ? 1u : 0u));
     CHECK(result->bytes_written == (rank < 3 ? 1u : 0u));
   }
-  CHECK(ListOf(storage.get(), "ck/ckpt-000000").size() == 3);
+  CHECK(ListOf(storage.get(), "ck/ckpt-000000").size() == 3 + 3);  // files and manifests
+  // Every rank holds its share of checkpoint 0, the ones without files too.
+  for (auto& rank : ranks) CHECK(*rank->CompleteIds() == std::vector<uint64_t>{0});
 
   auto root_storage = MemoryStorage();
   options.model_size_bytes = 10000;
@@ -219,8 +163,11 @@ TEST_CASE("model checkpoint: ranks with no bytes write nothing; root_only puts a
 }
 
 TEST_CASE("a failed write leaves neither a final-named file nor a .tmp", "[checkpoint]") {
-  FailingStorage storage(/*fail_at=*/3);
-  storage.Bind(SystemClock(), nullptr);
+  testing::HookedStorage storage(
+      NewMemoryStorage(), [](int n, const std::string& path, uint64_t offset) {
+        return n == 3 ? Status::IOError("write ", path, " at offset ", offset, ": injected failure")
+                      : Status::OK();
+      });
   CheckpointOptions options;
   options.name = "model";
   options.folder = "ck";
@@ -233,8 +180,7 @@ TEST_CASE("a failed write leaves neither a final-named file nor a .tmp", "[check
   CHECK(result.status().message().find("ck/ckpt-000000/model-rank0.bin") != std::string::npos);
   CHECK(result.status().message().find("injected failure") != std::string::npos);
   CHECK_FALSE(ExistsIn(&storage, "ck/ckpt-000000/model-rank0.bin"));
-  CHECK_FALSE(ExistsIn(&storage, "ck/ckpt-000000/model-rank0.bin.tmp"));
-  CHECK(ListOf(&storage, "ck/ckpt-000000").empty());
+  CHECK_FALSE(ExistsIn(&storage, "ck/ckpt-000000"));  // the save made it and removed it again
 
   // The next save uses a fresh id and succeeds (the 3rd write has passed).
   auto again = checkpointer->Save(1, 8);
@@ -345,9 +291,9 @@ TEST_CASE("checkpoint on posix storage: files on disk, no .tmp, trace events", "
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(dir / "checkpoints/ckpt-000000")) {
     names.push_back(entry.path().filename().string());
-    CHECK(entry.path().extension() != ".tmp");
+    CHECK(entry.path().filename().string().find(".tmp") == std::string::npos);
   }
-  CHECK(names.size() == 5);
+  CHECK(names.size() == 5 + 1);  // the files and the manifest
   CHECK(fs::file_size(dir / "checkpoints/ckpt-000000/rank0-model.bin") == 4194304);
   CHECK(fs::file_size(dir / "checkpoints/ckpt-000000/rank0-index-a.bin") == 1024);
   REQUIRE(checkpointer->Load(0).ok());

@@ -2,3 +2,5 @@ dlio_add_test(checkpoint_test LIBS dlio_checkpoint dlio_storage dlio_trace
   SOURCES checkpoint/checkpointer_test.cc)
 dlio_add_test(transformer_checkpoint_test LIBS dlio_checkpoint dlio_builtins dlio_storage dlio_trace
   SOURCES checkpoint/transformer_checkpoint_test.cc)
+dlio_add_test(checkpoint_recovery_test LIBS dlio_runner dlio_checkpoint dlio_comm dlio_storage
+  dlio_trace SOURCES checkpoint/checkpoint_recovery_test.cc)

@@ -165,10 +165,11 @@ output:
   for (const auto& e : fs::recursive_directory_iterator(dir / "ckpt")) {
     if (e.is_regular_file()) {
       ++files;
-      CHECK(e.path().extension() != ".tmp");
+      CHECK(e.path().filename().string().find(".tmp") == std::string::npos);
     }
   }
-  CHECK(files == 5);
+  CHECK(files == 5 + 1);  // and the manifest that marks the checkpoint complete
+  CHECK(fs::exists(dir / "ckpt/ckpt-000000/.dlio-complete-rank0"));
 }
 
 TEST_CASE("dlio-run --trace writes a DFTracer trace with every read's file, offset and size") {

@@ -137,12 +137,18 @@ TEST_CASE("llama3_8b runs checkpoint-only, scaled by checkpoint.size_divisor") {
     CHECK(fs::file_size(ck / "zero_pp_rank_0_mp_rank_0_model_states.pt") == 16061);
     CHECK(fs::file_size(ck / "zero_pp_rank_0_mp_rank_0_optim_states.pt") == 96364);
   }
+  int manifests = 0;
   for (const auto& e : fs::recursive_directory_iterator(dir / "ckpt")) {
     if (!e.is_regular_file()) continue;
+    if (e.path().filename() == ".dlio-complete-rank0") {  // each save's last, empty file
+      ++manifests;
+      continue;
+    }
     ++files;
     CHECK(e.path().extension() == ".pt");
   }
   CHECK(files == 6);
+  CHECK(manifests == 3);
 
   const json s = LoadJson(dir / "out/summary.json");
   const json& m = s["metric"];

@@ -13,3 +13,6 @@ if(DLIO_WITH_MPI)
     LIBS dlio_generator dlio_format dlio_storage dlio_comm
     SOURCES generator/generator_mpi_test.cc)
 endif()
+# Leftovers of killed generations (owner stamps).
+dlio_add_test(generator_leftovers_test LIBS dlio_generator dlio_format dlio_storage
+  SOURCES generator/leftovers_test.cc)

@@ -50,8 +50,8 @@ TEST_CASE("side I/O: per_step reads before every step, random offsets inside the
   const SideIoOptions o = ReadOptions(SideIoSchedule::kPerStep, 3);
   REQUIRE(GenerateSideFile(o, f.registries, f.storage.get()).ok());
   CHECK(*f.storage->FileSize("data/side.bin") == 4096);
-  CHECK_FALSE(*f.storage->Exists("data/side.bin.tmp"));
-  REQUIRE(GenerateSideFile(o, f.registries, f.storage.get()).ok());  // present: kept
+  CHECK(*f.storage->List("data") == std::vector<std::string>{"side.bin"});  // no temporary
+  REQUIRE(GenerateSideFile(o, f.registries, f.storage.get()).ok());         // present: kept
   auto side = SideIo::Make(o, f.storage.get());
   REQUIRE(side.ok());
   REQUIRE((*side)->BeforeTraining().ok());
@@ -121,7 +121,7 @@ TEST_CASE("side I/O: the side file in a format, a missing file is an error namin
   o.read_file = "data/other.bin";
   Status bad = GenerateSideFile(o, f.registries, f.storage.get());
   CHECK(bad.message().find("side_io.read_file_format") != std::string::npos);
-  CHECK_FALSE(*f.storage->Exists("data/other.bin.tmp"));
+  CHECK(*f.storage->List("data") == std::vector<std::string>{"side.bin"});
 
   o.read_file = "data/missing.bin";
   auto side = std::move(SideIo::Make(o, f.storage.get())).value();
@@ -157,7 +157,7 @@ TEST_CASE("side I/O: the end-of-run write is exact, in requests, valid JSON for 
   // A second run replaces its own output.
   REQUIRE(side->AfterTraining().ok());
   CHECK(*f.storage->FileSize("out/model-0.json") == 100000);
-  CHECK_FALSE(*f.storage->Exists("out/model-0.json.tmp"));
+  CHECK(*f.storage->List("out") == std::vector<std::string>{"model-0.json"});
 }
 
 TEST_CASE("SideIoOptionsFor resolves paths and {rank}") {

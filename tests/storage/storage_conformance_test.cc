@@ -363,5 +363,78 @@ TEST_CASE("storage conformance: trace times come from the bound clock, wall time
   }
 }
 
+TEST_CASE("storage conformance: WriteFileAtomically replaces the file and leaves no temporary") {
+  const std::string name = GENERATE(from_range(StorageNames()));
+  CAPTURE(name);
+  auto b = MakeBackend(name);
+  Storage& s = *b->storage;
+  REQUIRE(WriteFileAtomically(&s, *b / "f.json", "first").ok());
+  CHECK(ReadWhole(s, *b / "f.json") == std::vector<uint8_t>{'f', 'i', 'r', 's', 't'});
+  const IoStats before = s.stats();
+  REQUIRE(WriteFileAtomically(&s, *b / "f.json", "2nd", AtomicSync::kFileAndDir).ok());
+  CHECK(ReadWhole(s, *b / "f.json") == std::vector<uint8_t>{'2', 'n', 'd'});
+  CHECK(s.stats().syncs > before.syncs);  // the file's fsync
+  REQUIRE(WriteFileAtomically(&s, *b / "empty", "").ok());
+  CHECK(*s.FileSize(*b / "empty") == 0);
+  CHECK(*s.List(b->root) == std::vector<std::string>{"empty", "f.json"});
+}
+
+TEST_CASE("storage conformance: a failed WriteFileAtomically keeps the old file, no temporary") {
+  const std::string name = GENERATE(from_range(StorageNames()));
+  CAPTURE(name);
+  auto b = MakeBackend(name);
+  Storage& s = *b->storage;
+  WriteWhole(s, *b / "keep", Pattern(10));
+  std::string tmp_seen;
+  Status failed = WriteFileAtomically(&s, *b / "keep", [&](File* file) -> Status {
+    tmp_seen = file->path();
+    const auto half = Pattern(4);
+    REQUIRE(file->WriteAt(0, half.data(), half.size()).ok());
+    return Status::ResourceExhausted("disk full (injected)");
+  });
+  CHECK(failed.code() == StatusCode::kResourceExhausted);
+  CHECK_THAT(failed.message(), Catch::Contains(*b / "keep") && Catch::Contains("disk full"));
+  // The temporary was beside the file, named after it, and is gone.
+  CHECK(tmp_seen.rfind(*b / "keep.tmp-", 0) == 0);
+  CHECK(ReadWhole(s, *b / "keep") == Pattern(10));
+  CHECK(*s.List(b->root) == std::vector<std::string>{"keep"});
+
+  // A writer that creates the file itself (as formats do) gets a path that does not exist yet.
+  Status at = WriteFileAtomicallyAt(&s, *b / "fmt.bin", [&](const std::string& tmp) -> Status {
+    CHECK_FALSE(*s.Exists(tmp));
+    WriteWhole(s, tmp, Pattern(3), OpenMode::kCreateNew);
+    return Status::IOError("encoder failed (injected)");
+  });
+  CHECK(at.code() == StatusCode::kIOError);
+  CHECK(*s.List(b->root) == std::vector<std::string>{"keep"});
+  REQUIRE(WriteFileAtomicallyAt(&s, *b / "fmt.bin", [&](const std::string& tmp) {
+            WriteWhole(s, tmp, Pattern(3), OpenMode::kCreateNew);
+            return Status::OK();
+          }).ok());
+  CHECK(ReadWhole(s, *b / "fmt.bin") == Pattern(3));
+}
+
+TEST_CASE("storage conformance: concurrent WriteFileAtomically to one path never tears it") {
+  const std::string name = GENERATE(from_range(StorageNames()));
+  CAPTURE(name);
+  auto b = MakeBackend(name);
+  Storage& s = *b->storage;
+  std::vector<std::thread> threads;
+  std::vector<Status> results(4);
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      const std::string text(1000 + t, static_cast<char>('a' + t));
+      results[t] = WriteFileAtomically(&s, *b / "shared", text);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& r : results) CHECK(r.ok());
+  const auto bytes = ReadWhole(s, *b / "shared");
+  REQUIRE(bytes.size() >= 1000);
+  const int t = static_cast<int>(bytes.size()) - 1000;  // one writer's whole content
+  CHECK(bytes == std::vector<uint8_t>(bytes.size(), static_cast<uint8_t>('a' + t)));
+  CHECK(*s.List(b->root) == std::vector<std::string>{"shared"});
+}
+
 }  // namespace
 }  // namespace dlio

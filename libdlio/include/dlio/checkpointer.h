@@ -108,20 +108,37 @@ struct CheckpointResult {
 // Ids: the first Save uses one past the highest ckpt-NNNNNN already in the folder when the
 // checkpointer was built (earlier runs' checkpoints are kept), then counts up; in multi-rank runs
 // every rank must build its checkpointer before any rank saves. A final file name that already
-// exists is refused with AlreadyExists, never overwritten. Tracing: "checkpoint.capture" (Save) and
-// "checkpoint.restart" (Load), cat "checkpoint", index = id.
+// exists is refused with AlreadyExists, never overwritten. After its files, each rank writes a
+// manifest, ckpt-NNNNNN/.dlio-complete-rank<r>: an empty file (no write request, no fsync) that
+// says the rank's files are all there; a checkpoint whose save was killed has none and is torn
+// (CompleteIds skips it). Building a checkpointer removes,
+// from the ckpt-NNNNNN folders, the temporaries of saves killed mid-write whose owner process is
+// provably dead (same host and pid namespace, pid gone or reused: core/owner_stamp.h); nothing
+// else. Tracing: "checkpoint.capture" (Save) and "checkpoint.restart" (Load), cat "checkpoint",
+// index = id.
 // Not thread-safe: called from the training loop.
 class Checkpointer {
  public:
   virtual ~Checkpointer() = default;
-  // Writes checkpoint for (epoch, step): every file goes to "<name>.tmp" first, then is renamed,
-  // so a crash never leaves a partial file under the final name.
+  // Writes checkpoint for (epoch, step): every file goes through WriteFileAtomically (a temporary
+  // name, then a rename), so a crash never leaves a partial file under the final name; the
+  // manifest comes last. A failed Save (write, rename or read_back) removes every file and
+  // temporary it created and the ckpt-NNNNNN folder if it created it and nothing else is in it,
+  // and returns the error naming the path; its id is not reused.
   virtual Result<CheckpointResult> Save(uint64_t epoch, int64_t step) = 0;
   // With root_only on a rank > 0 both return an empty result (no files) without touching storage.
-  // A failed Save removes its .tmp file and returns the error naming the path; its id is not
-  // reused. Reads back checkpoint `id` written by this checkpointer; verifies sizes and content
+  // Reads back checkpoint `id` written by this checkpointer; verifies sizes and content
   // (Corruption naming the file and offset).
   virtual Result<CheckpointResult> Load(uint64_t id) = 0;
+  // The ids below next_id() of the checkpoints in the folder that hold this rank's complete share
+  // (its manifest and each of its files at its planned size), ascending. A rank that writes nothing
+  // counts every checkpoint folder. Ranks of one job intersect their lists to find complete
+  // checkpoints. Default (a checkpointer without manifests): every id below next_id().
+  virtual Result<std::vector<uint64_t>> CompleteIds() {
+    std::vector<uint64_t> ids;
+    for (uint64_t id = 0; id < next_id(); ++id) ids.push_back(id);
+    return ids;
+  }
   // The id the next Save uses; lower ids may hold checkpoints of earlier runs.
   virtual uint64_t next_id() const { return 0; }
 };

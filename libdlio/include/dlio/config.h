@@ -76,7 +76,7 @@ struct DatasetConfig {
   std::string compression =
       "none";                 // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz
   int compression_level = 4;  // dataset.compression_level 0-9
-  bool keep_files = true;     // dataset.keep_files: never delete generated data after the run
+  bool keep_files = true;     // dataset.keep_files: false = remove what this run generated
 };
 
 // Where files live (DLIO's `storage:` section). The runner turns it into StorageOptions.

@@ -68,6 +68,13 @@ struct GenerateReport {
   // Rank 0: what the user should know but did not stop generation (leftovers of interrupted
   // runs that were left alone, a storage without a generation lock).
   std::vector<std::string> warnings;
+  // Leftovers of dead dlio processes of this host that this rank removed: staging folders and
+  // temporary markers of killed generations (docs/architecture.md, "Dataset generation").
+  std::vector<std::string> removed_leftovers;
+  // The dataset files this rank wrote in this run (a shared one-file split: rank 0 lists it),
+  // each written with its companions (Format::CompanionFiles). Files already present are not
+  // listed. What dataset.keep_files: false removes at the end of the run.
+  std::vector<std::string> created_files;
 };
 
 // The marker file that makes a folder "a dlio dataset": <data_folder>/.dlio-dataset.json,

@@ -37,6 +37,15 @@ struct RunEnv {
   const Clock* clock = SystemClock();
   LogFn log;                                         // silent when empty
   std::function<void(const RunProgress&)> progress;  // rank 0 only; throttled by the caller
+  // The storage of the dataset, of the checkpoints (unless checkpoint.storage_type names another)
+  // and of side_io's files. Not owned; bound to its own clock and tracer. Null: built from the
+  // storage.* keys (StorageOptionsFor) on `clock` and the run's tracer. Ranks that run as threads
+  // of one process (tests) share one.
+  Storage* storage = nullptr;
+  // Where output.folder's files (summary.json, config.json, the per-rank files) are written. Not
+  // owned. Null: the local file system (posix). The trace files (output.trace) are not written
+  // through it.
+  Storage* output_storage = nullptr;
   bool force_generate = false;  // generate into a non-empty folder without a marker
   bool write_outputs = true;    // summary.json and per-rank files in output.folder
   // Multi-rank runs: on an error during generation or training, call comm->Abort(status) (MPI:

@@ -41,9 +41,9 @@ Result<SideIoOptions> SideIoOptionsFor(const WorkloadConfig& config, int rank);
 
 // Creates options.read_file (when read_file_size > 0 and it does not exist yet) through `storage`:
 // raw = read_file_size seeded bytes; a format name = that format's writer storing one sample of
-// read_file_size bytes (so the file is a little larger: the format's headers). Written to a .tmp
-// name and renamed. Call it on one rank. NotFound naming side_io.read_file_format for an unknown
-// format.
+// read_file_size bytes (so the file is a little larger: the format's headers). Written through
+// WriteFileAtomically (a temporary name, then a rename). Call it on one rank. NotFound naming
+// side_io.read_file_format for an unknown format.
 Status GenerateSideFile(const SideIoOptions& options, const Registries& registries,
                         Storage* storage);
 
@@ -65,7 +65,7 @@ class SideIo {
   // The reads due before global step `step`: `reads` of them with kPerStep, the spread reads drawn
   // for this step with kSpread (none before SetRunSteps).
   Status BeforeStep(uint64_t step);
-  // Closes the side file and writes write_file (to a .tmp name, then renamed over any earlier
+  // Closes the side file and writes write_file (WriteFileAtomically: renamed over any earlier
   // run's file): write_bytes bytes in requests of write_request_size; a name ending in .json
   // gets a valid JSON document of exactly that size.
   Status AfterTraining();

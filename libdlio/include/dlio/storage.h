@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dlio/clock.h"
@@ -261,6 +262,36 @@ std::unique_ptr<Storage> NewPosixStorage(const StorageOptions& options);
 // concurrent calls on one file are serialized.
 std::unique_ptr<Storage> NewStdioStorage();
 std::unique_ptr<Storage> NewMemoryStorage();
+
+// How WriteFileAtomically makes the file durable.
+enum class AtomicSync {
+  kNone,        // no fsync (the rename still never exposes a partial file to readers)
+  kFile,        // fsync the file before the rename
+  kFileAndDir,  // fsync the file, rename, then SyncDir the parent so the rename survives a crash
+};
+
+// Infix of WriteFileAtomically's temporary names: "<path>.tmp-<owner token>".
+inline constexpr char kAtomicTmpInfix[] = ".tmp-";
+
+// Writes `bytes` so that `path` never holds part of them: they go to a temporary name beside it,
+// "<path>.tmp-<token>" (the token names this process, so a later run can tell a killed writer's
+// leftover from a live one's file), created with OpenMode::kCreateNew (never a file someone else
+// made), synced as `sync` says, then renamed over `path` (replacing what is there: callers that
+// must not replace check first). On any failure the temporary is removed and the error names
+// `path`. Safe for concurrent use on different paths.
+Status WriteFileAtomically(Storage* storage, const std::string& path, std::string_view bytes,
+                           AtomicSync sync = AtomicSync::kNone);
+// The same with the content written by `write` into the open temporary file (content too large
+// to hold in memory, or written in requests of a given size).
+Status WriteFileAtomically(Storage* storage, const std::string& path,
+                           const std::function<Status(File* file)>& write,
+                           AtomicSync sync = AtomicSync::kNone);
+// The same for a writer that creates the file itself (a Format's Write, which opens it with
+// kCreateNew): `write` gets the temporary's path, which does not exist yet. `sync` beyond kNone
+// syncs the parent folder only (the writer syncs its file if it must).
+Status WriteFileAtomicallyAt(Storage* storage, const std::string& path,
+                             const std::function<Status(const std::string& tmp_path)>& write,
+                             AtomicSync sync = AtomicSync::kNone);
 
 // A heap buffer aligned for direct I/O that is reused across reads (never shrinks).
 class AlignedBuffer {

@@ -88,7 +88,9 @@ struct TraceMergeReport {
 // renumbered to stay unique. Lines "[" and "]" and trailing commas are accepted; an unparseable
 // last line of an input (a rank killed mid-write) is skipped and counted; an unparseable line
 // elsewhere is Corruption naming the file and line. Two inputs given the same pid are
-// InvalidArgument. Written to "<output>.tmp" and renamed.
+// InvalidArgument. Written to "<output>.tmp-<owner token>" (created new; removed on failure) and
+// renamed. A trace file that could not store its first bytes (a full disk) is removed by its
+// tracer's destructor instead of being left empty.
 Result<TraceMergeReport> MergeTraceFiles(const std::vector<std::string>& inputs,
                                          const std::string& output);
 

@@ -2,11 +2,12 @@
 // five-file pattern ("paper"), a model of a given byte size split over ranks ("model") and DLIO's
 // transformer layout ("transformer", sizes from transformer_plan.cc).
 //
-// Layout: <folder>/ckpt-<id, 6 digits>/<file>, one file set per rank (names carry the rank, so
-// ranks never share a file). The first id is one past the highest ckpt-NNNNNN entry already in
-// the folder when the checkpointer is built, so checkpoints of an earlier run are kept and never
-// overwritten; ranks agree on it when every rank builds its checkpointer before any rank saves
-// (the runner builds them during setup). Later saves use the following ids.
+// Layout (checkpoint/checkpoint_layout.h): <folder>/ckpt-<id, 6 digits>/<file>, one file set per
+// rank (names carry the rank, so ranks never share a file) and a manifest per rank written last.
+// The first id is one past the highest ckpt-NNNNNN entry already in the folder when the
+// checkpointer is built, so checkpoints of an earlier run are kept and never overwritten; ranks
+// agree on it when every rank builds its checkpointer before any rank saves (the runner builds
+// them during setup). Later saves use the following ids.
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -17,14 +18,17 @@
 #include <utility>
 #include <vector>
 
+#include "checkpoint/checkpoint_layout.h"
 #include "dlio/checkpointer.h"
 #include "dlio/registries.h"
+#include "dlio/str_cat.h"
 
 namespace dlio {
 namespace {
 
-constexpr char kDirPrefix[] = "ckpt-";
-constexpr char kTmpSuffix[] = ".tmp";
+using checkpoint_internal::IdDirName;
+using checkpoint_internal::PlannedFile;
+using checkpoint_internal::StripTrailingSlashes;
 
 // The paper's pattern. "KB"/"MB" are KiB/MiB, as in the paper's code (1024-based sizes).
 struct PaperFile {
@@ -36,40 +40,11 @@ constexpr PaperFile kPaperFiles[] = {
     {"optimizer.bin", 65536}, {"model.bin", 4u * 1024 * 1024},
 };
 
-struct PlannedFile {
-  std::string name;  // inside the checkpoint's directory
-  uint64_t bytes = 0;
-};
-
 uint64_t SplitMix64(uint64_t* state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
-}
-
-std::string StripTrailingSlashes(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  return path;
-}
-
-std::string IdDirName(uint64_t id) {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%s%06llu", kDirPrefix, static_cast<unsigned long long>(id));
-  return buf;
-}
-
-std::optional<uint64_t> ParseIdDirName(const std::string& name) {
-  const size_t n = std::strlen(kDirPrefix);
-  if (name.size() <= n || name.size() > n + 19 || name.compare(0, n, kDirPrefix) != 0) {
-    return std::nullopt;
-  }
-  uint64_t id = 0;
-  for (size_t i = n; i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9') return std::nullopt;
-    id = id * 10 + static_cast<uint64_t>(name[i] - '0');
-  }
-  return id;
 }
 
 // Records one span on the tracer (if any) when it goes out of scope.
@@ -84,7 +59,7 @@ class TraceSpan {
     event_.index = index;
     event_.epoch = epoch;
     event_.step = step;
-    event_.start_us = WallMicros();
+    event_.start_us = clock_->WallMicros();
     start_ns_ = clock_->NowNanos();
   }
   ~TraceSpan() {
@@ -124,7 +99,7 @@ class FileCheckpointer final : public Checkpointer {
 
   Result<CheckpointResult> Save(uint64_t epoch, int64_t step) override {
     CheckpointResult result;
-    result.id = next_id_++;  // a failed save never reuses its id (its folder may hold files)
+    result.id = next_id_++;            // a failed save never reuses its id
     if (plan_.empty()) return result;  // root_only on a rank > 0, or no bytes for this rank
     TraceSpan span(tracer_, clock_, "checkpoint.capture", static_cast<int64_t>(result.id),
                    static_cast<int64_t>(epoch), step);
@@ -132,40 +107,41 @@ class FileCheckpointer final : public Checkpointer {
 
     // Refuse before writing anything: a final name that exists is data we did not create.
     for (const auto& f : plan_) {
-      const std::string path = dir + "/" + f.name;
+      const std::string path = StrCat(dir, "/", f.name);
       DLIO_ASSIGN_OR_RETURN(bool exists, storage_->Exists(path));
       if (exists) {
-        return Status::AlreadyExists("checkpoint file " + path +
+        return Status::AlreadyExists("checkpoint file ", path,
                                      " already exists and was not written by this run; refusing "
                                      "to overwrite it (use another checkpoint.checkpoint_folder)");
       }
     }
-
-    const int64_t start = clock_->NowNanos();
-    DLIO_RETURN_NOT_OK(storage_->CreateDirs(dir));
-    FillBuffer(result.id);
-    for (const auto& f : plan_) {
-      const std::string path = dir + "/" + f.name;
-      DLIO_RETURN_NOT_OK(WriteOne(path, f.bytes));
-      result.bytes_written += f.bytes;
-      result.files.push_back({path, f.bytes});
-    }
-    if (options_.fsync) {
-      DLIO_RETURN_NOT_OK(storage_->SyncDir(dir));      // the renames
-      DLIO_RETURN_NOT_OK(storage_->SyncDir(folder_));  // the new ckpt-NNNNNN entry
-    }
-    result.write_ns = clock_->NowNanos() - start;
-
-    if (options_.read_back) {
-      const int64_t read_start = clock_->NowNanos();
-      for (const auto& f : plan_) {
-        DLIO_RETURN_NOT_OK(ReadOne(dir + "/" + f.name, f.bytes, result.id));
-        result.bytes_read += f.bytes;
-      }
-      result.read_ns = clock_->NowNanos() - read_start;
+    DLIO_ASSIGN_OR_RETURN(bool dir_existed, storage_->Exists(dir));
+    std::vector<std::string> created;  // what this save made, removed again if it fails
+    Status status = WriteAll(dir, &created, &result);
+    if (status.ok() && options_.read_back) status = ReadBack(dir, &result);
+    if (!status.ok()) {
+      Undo(created, dir_existed ? std::string() : dir);
+      return status;
     }
     span.set_bytes(static_cast<int64_t>(result.bytes_written));
     return result;
+  }
+
+  Result<std::vector<uint64_t>> CompleteIds() override {
+    DLIO_ASSIGN_OR_RETURN(auto ids, checkpoint_internal::ListIds(storage_, folder_));
+    std::vector<uint64_t> complete;
+    for (uint64_t id : ids) {
+      if (id >= next_id_) break;  // this run's own, not yet written
+      DLIO_ASSIGN_OR_RETURN(bool is_dir, storage_->IsDirectory(DirOf(id)));
+      if (!is_dir) continue;
+      bool ok = plan_.empty();  // a rank that writes nothing holds its share of every checkpoint
+      if (!ok) {
+        DLIO_ASSIGN_OR_RETURN(
+            ok, checkpoint_internal::IsCompleteShare(storage_, DirOf(id), options_.rank, plan_));
+      }
+      if (ok) complete.push_back(id);
+    }
+    return complete;
   }
 
   uint64_t next_id() const override { return next_id_; }
@@ -211,33 +187,69 @@ class FileCheckpointer final : public Checkpointer {
     buffer_id_ = id;
   }
 
-  Status WriteOne(const std::string& path, uint64_t bytes) {
-    const std::string tmp = path + kTmpSuffix;
-    // kWrite: the .tmp name is our own temporary (a leftover of a crashed save of this id).
-    DLIO_ASSIGN_OR_RETURN(auto file, storage_->Open(tmp, OpenMode::kWrite));
-    Status status = [&]() -> Status {
-      for (uint64_t offset = 0; offset < bytes;) {
-        const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), bytes - offset));
-        DLIO_RETURN_NOT_OK(file->WriteAt(offset, buffer_.data(), n));
-        offset += n;
-      }
-      if (options_.fsync) DLIO_RETURN_NOT_OK(file->Sync());
-      return file->Close();
-    }();
-    file.reset();
-    if (status.ok()) status = storage_->Rename(tmp, path);
-    if (!status.ok()) {
-      (void)storage_->Remove(tmp);  // best effort: the error that matters is `status`
-      return status.WithContext("checkpoint: writing " + path + " (via " + tmp + ")");
+  // The files, then the manifest that marks this rank's share complete; every name made is
+  // appended to `created`. write_ns: from the first open to the last rename (and fsyncs).
+  Status WriteAll(const std::string& dir, std::vector<std::string>* created,
+                  CheckpointResult* result) {
+    const int64_t start = clock_->NowNanos();
+    DLIO_RETURN_NOT_OK(storage_->CreateDirs(dir));
+    FillBuffer(result->id);
+    const AtomicSync sync = options_.fsync ? AtomicSync::kFile : AtomicSync::kNone;
+    for (const auto& f : plan_) {
+      const std::string path = StrCat(dir, "/", f.name);
+      Status written = WriteFileAtomically(
+          storage_, path, [&](File* file) { return WriteContent(file, f.bytes); }, sync);
+      if (!written.ok()) return written.WithContext("checkpoint");
+      created->push_back(path);
+      result->bytes_written += f.bytes;
+      result->files.push_back({path, f.bytes});
+    }
+    const std::string manifest = StrCat(dir, "/", checkpoint_internal::ManifestName(options_.rank));
+    // Empty and not synced by itself: SyncDir below makes its rename durable, and a manifest lost
+    // in a crash only makes the checkpoint look torn.
+    DLIO_RETURN_NOT_OK(
+        WriteFileAtomically(storage_, manifest, "").WithContext("checkpoint manifest"));
+    created->push_back(manifest);
+    if (options_.fsync) {
+      DLIO_RETURN_NOT_OK(storage_->SyncDir(dir));      // the renames
+      DLIO_RETURN_NOT_OK(storage_->SyncDir(folder_));  // the new ckpt-NNNNNN entry
+    }
+    result->write_ns = clock_->NowNanos() - start;
+    return Status::OK();
+  }
+
+  Status WriteContent(File* file, uint64_t bytes) {
+    for (uint64_t offset = 0; offset < bytes;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), bytes - offset));
+      DLIO_RETURN_NOT_OK(file->WriteAt(offset, buffer_.data(), n));
+      offset += n;
     }
     return Status::OK();
+  }
+
+  Status ReadBack(const std::string& dir, CheckpointResult* result) {
+    const int64_t read_start = clock_->NowNanos();
+    for (const auto& f : plan_) {
+      DLIO_RETURN_NOT_OK(ReadOne(StrCat(dir, "/", f.name), f.bytes, result->id));
+      result->bytes_read += f.bytes;
+    }
+    result->read_ns = clock_->NowNanos() - read_start;
+    return Status::OK();
+  }
+
+  // A failed save removes what it made (the manifest first, so the set never looks complete),
+  // then `dir` when it made it and nothing else is in it (other ranks' files stay). Best effort:
+  // the save's own error is what the caller reports.
+  void Undo(const std::vector<std::string>& created, const std::string& dir) {
+    for (auto it = created.rbegin(); it != created.rend(); ++it) (void)storage_->Remove(*it);
+    if (!dir.empty()) (void)storage_->RemoveEmptyDir(dir);
   }
 
   Status ReadOne(const std::string& path, uint64_t expected, uint64_t id) {
     DLIO_ASSIGN_OR_RETURN(uint64_t size, storage_->FileSize(path));
     if (size != expected) {
-      return Status::Corruption("checkpoint file " + path + " has " + std::to_string(size) +
-                                " bytes, expected " + std::to_string(expected));
+      return Status::Corruption("checkpoint file ", path, " has ", size, " bytes, expected ",
+                                expected);
     }
     FillBuffer(id);
     read_buffer_.resize(buffer_.size());
@@ -248,8 +260,8 @@ class FileCheckpointer final : public Checkpointer {
       if (std::memcmp(read_buffer_.data(), buffer_.data(), n) != 0) {
         size_t at = 0;
         while (at < n && read_buffer_[at] == buffer_[at]) ++at;
-        return Status::Corruption("checkpoint file " + path + ": content differs at offset " +
-                                  std::to_string(offset + at));
+        return Status::Corruption("checkpoint file ", path, ": content differs at offset ",
+                                  offset + at);
       }
       offset += n;
     }
@@ -278,24 +290,21 @@ Status ValidateCommon(const CheckpointOptions& options, const CheckpointEnv& env
     return Status::InvalidArgument("checkpoint.transfer_size must be > 0");
   }
   if (options.world < 1 || options.rank < 0 || options.rank >= options.world) {
-    return Status::InvalidArgument("checkpointer: rank " + std::to_string(options.rank) +
-                                   " is not in a world of " + std::to_string(options.world));
+    return Status::InvalidArgument("checkpointer: rank ", options.rank, " is not in a world of ",
+                                   options.world);
   }
   return Status::OK();
 }
 
-Result<uint64_t> FirstFreeId(Storage* storage, const std::string& folder) {
-  DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(folder));
-  if (!exists) return uint64_t{0};
-  DLIO_ASSIGN_OR_RETURN(auto names, storage->List(folder));
-  uint64_t next = 0;
-  for (const auto& name : names) {
-    if (auto id = ParseIdDirName(name)) next = std::max(next, *id + 1);
-  }
-  return next;
+// One past the highest checkpoint id in `folder`. Temporaries that killed saves left there are
+// removed first (those of dead owners only: checkpoint_layout.h).
+Result<uint64_t> PrepareFolder(Storage* storage, const std::string& folder) {
+  DLIO_RETURN_NOT_OK(checkpoint_internal::RemoveDeadTemporaries(storage, folder).status());
+  DLIO_ASSIGN_OR_RETURN(auto ids, checkpoint_internal::ListIds(storage, folder));
+  return ids.empty() ? uint64_t{0} : ids.back() + 1;
 }
 
-std::string RankPrefix(int rank) { return "rank" + std::to_string(rank) + "-"; }
+std::string RankPrefix(int rank) { return StrCat("rank", rank, "-"); }
 
 Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options,
                                             const CheckpointEnv& env,
@@ -308,7 +317,7 @@ Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options,
     for (auto& f : plan) f.bytes = (f.bytes + options.size_divisor - 1) / options.size_divisor;
   }
   DLIO_ASSIGN_OR_RETURN(uint64_t first_id,
-                        FirstFreeId(env.storage, StripTrailingSlashes(options.folder)));
+                        PrepareFolder(env.storage, StripTrailingSlashes(options.folder)));
   return std::unique_ptr<Checkpointer>(
       std::make_unique<FileCheckpointer>(options, env, std::move(plan), first_id));
 }
@@ -341,7 +350,7 @@ Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOpti
     bytes = options.model_size_bytes / world + (rank < options.model_size_bytes % world ? 1 : 0);
   }
   std::vector<PlannedFile> plan;
-  const std::string stem = "model-rank" + std::to_string(options.rank);
+  const std::string stem = StrCat("model-rank", options.rank);
   const uint64_t k = options.model_files;
   if (k <= 1) {
     if (bytes > 0) plan.push_back({stem + ".bin", bytes});
@@ -349,8 +358,7 @@ Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOpti
     for (uint64_t i = 0; i < k; ++i) {
       const uint64_t part = bytes / k + (i < bytes % k ? 1 : 0);
       if (part == 0) continue;
-      plan.push_back(
-          {stem + "-" + std::to_string(i + 1) + "of" + std::to_string(k) + ".bin", part});
+      plan.push_back({StrCat(stem, "-", i + 1, "of", k, ".bin"), part});
     }
   }
   return Build(options, env, std::move(plan));

@@ -1,5 +1,6 @@
 # Sources of the checkpoint module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
+  src/checkpoint/checkpoint_layout.cc
   src/checkpoint/file_checkpointer.cc
   src/checkpoint/transformer_plan.cc
 )

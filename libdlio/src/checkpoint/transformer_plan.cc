@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "dlio/checkpointer.h"
+#include "dlio/str_cat.h"
 
 namespace dlio {
 namespace {
@@ -68,21 +69,20 @@ uint64_t TransformerParameterCount(const TransformerModel& m) {
 Result<TransformerRankPlan> PlanTransformerCheckpoint(const TransformerModel& m, int rank,
                                                       int world) {
   if (world < 1 || rank < 0 || rank >= world) {
-    return Status::InvalidArgument("transformer checkpoint: rank " + std::to_string(rank) +
-                                   " is not in a world of " + std::to_string(world));
+    return Status::InvalidArgument("transformer checkpoint: rank ", rank, " is not in a world of ",
+                                   world);
   }
   if (m.tensor < 1 || m.pipeline < 1) {
     return Status::InvalidArgument(
         "model.parallelism.tensor and model.parallelism.pipeline must be >= 1");
   }
   if (m.zero_stage > 3) {
-    return Status::InvalidArgument("model.parallelism.zero_stage must be 0-3, got " +
-                                   std::to_string(m.zero_stage));
+    return Status::InvalidArgument("model.parallelism.zero_stage must be 0-3, got ", m.zero_stage);
   }
   const uint64_t model_dtype = DatatypeBytes(m.model_datatype);
   const uint64_t optimizer_dtype = DatatypeBytes(m.optimizer_datatype);
   if (model_dtype == 0 || optimizer_dtype == 0) {
-    return Status::InvalidArgument("model.model_datatype / model.optimizer_datatype: not one of " +
+    return Status::InvalidArgument("model.model_datatype / model.optimizer_datatype: not one of ",
                                    EnumNameList<Datatype>());
   }
   const uint64_t tp = m.tensor, pp = m.pipeline, mp = tp * pp;
@@ -94,17 +94,17 @@ Result<TransformerRankPlan> PlanTransformerCheckpoint(const TransformerModel& m,
     }
     plan.data_parallelism = static_cast<uint64_t>(m.data);
     if (w > plan.data_parallelism * mp) {
-      return Status::InvalidArgument("checkpoint.mode subset: " + std::to_string(world) +
-                                     " ranks are more than the job's " +
-                                     "model.parallelism.data x tensor x pipeline = " +
-                                     std::to_string(plan.data_parallelism * mp));
+      return Status::InvalidArgument("checkpoint.mode subset: ", world,
+                                     " ranks are more than the job's model.parallelism.data x "
+                                     "tensor x pipeline = ",
+                                     plan.data_parallelism * mp);
     }
   } else {
     if (w % mp != 0) {
-      return Status::InvalidArgument(std::to_string(world) +
+      return Status::InvalidArgument(world,
                                      " ranks are not a multiple of model.parallelism.tensor x "
-                                     "model.parallelism.pipeline = " +
-                                     std::to_string(mp));
+                                     "model.parallelism.pipeline = ",
+                                     mp);
     }
     plan.data_parallelism = w / mp;
   }
@@ -134,8 +134,7 @@ Result<TransformerRankPlan> PlanTransformerCheckpoint(const TransformerModel& m,
     }
   }
 
-  const std::string dp_mp =
-      "zero_pp_rank_" + std::to_string(plan.data_rank) + "_mp_rank_" + std::to_string(mp_rank);
+  const std::string dp_mp = StrCat("zero_pp_rank_", plan.data_rank, "_mp_rank_", mp_rank);
   // Model state: ZeRO-1/2 keep whole (tensor/pipeline-split) layers on data-parallel rank 0;
   // ZeRO-0 (first replica only) and ZeRO-3 (sharded) write one file per rank.
   const bool zero12 = m.zero_stage == 1 || m.zero_stage == 2;
@@ -157,13 +156,12 @@ Result<TransformerRankPlan> PlanTransformerCheckpoint(const TransformerModel& m,
     if (zero12 && pp > 1) {
       for (size_t k = 0; k < layer_bytes.size(); ++k) {
         if (layer_bytes[k] == 0) continue;
-        plan.files.push_back({Pt("layer_" + std::to_string(plan.first_layer + int64_t(k)) +
-                                 "-model_" + std::to_string(mp_rank) + "_model_states"),
+        plan.files.push_back({Pt(StrCat("layer_", plan.first_layer + int64_t(k), "-model_", mp_rank,
+                                        "_model_states")),
                               layer_bytes[k]});
       }
     } else if (zero12) {
-      plan.files.push_back(
-          {Pt("model_" + std::to_string(mp_rank) + "_model_states"), plan.model_bytes});
+      plan.files.push_back({Pt(StrCat("model_", mp_rank, "_model_states")), plan.model_bytes});
     } else {
       plan.files.push_back({Pt(dp_mp + "_model_states"), plan.model_bytes});
     }

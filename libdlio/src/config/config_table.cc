@@ -208,7 +208,9 @@ std::vector<KeySpec> BuildTable() {
   add(Int32("dataset.compression_level", DLIO_FIELD(int, dataset.compression_level), {0, 9},
             "compression level 0-9"));
   add(Bool("dataset.keep_files", DLIO_FIELD(bool, dataset.keep_files),
-           "keep generated data after the run (dlio never deletes data it did not create)"));
+           "false: a run that generates and trains removes, at its end, the dataset files (and "
+           "companions) it generated itself; files present before it, the marker and folders "
+           "stay (dlio never deletes data it did not create)"));
   add(Unused("dataset.generation_buffer_size", "DLIO: generator buffer bytes"));
   add(Unused("dataset.record_element_bytes", "DLIO: bytes per element of a record"));
   add(Unused("dataset.record_element_type", "DLIO: element type of a record (uint8, ...)"));
@@ -368,7 +370,7 @@ std::vector<KeySpec> BuildTable() {
   add(Int("checkpoint.num_checkpoints_read", DLIO_FIELD(int64_t, checkpoint.num_checkpoints_read),
           {-1, 1 << 20},
           "checkpoint-only runs: then read this many back, the first ones this run wrote, or with "
-          "no writes the newest ones already in checkpoint_folder (-1 or 0 = none)"));
+          "no writes the newest complete ones already in checkpoint_folder (-1 or 0 = none)"));
   add(Enum("checkpoint.mode", DLIO_ENUM_FIELD(CheckpointMode, checkpoint.mode),
            "default: the run's ranks are the whole job (data-parallel degree = world / (tensor x "
            "pipeline)); subset: they are the first ranks of a job of model.parallelism.data x "
@@ -455,8 +457,9 @@ std::vector<KeySpec> BuildTable() {
              "accelerator-utilisation target in (0, 1]; summary.json says whether it was met"));
   add(Enum("metric.mlperf_rules", DLIO_ENUM_FIELD(MlperfRules, metric.mlperf_rules),
            "MLPerf Storage training rules: warn when an epoch has fewer than 500 steps (the "
-           "dataset-smaller-than-5x-memory warning applies to every training run); auto = on "
-           "when model.name is unet3d, resnet50 or cosmoflow"));
+           "dataset-smaller-than-5x-memory warning applies to every training run on files "
+           "without reader.odirect); auto = on when model.name is unet3d, resnet50 or "
+           "cosmoflow"));
 
   // storage
   add(String("storage.storage_type", DLIO_FIELD(std::string, storage.storage_type),

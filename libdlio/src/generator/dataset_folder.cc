@@ -3,10 +3,9 @@
 
 #include <unistd.h>
 
-#include <cstdio>
-#include <random>
 #include <set>
 
+#include "core/owner_stamp.h"
 #include "dlio/generator.h"
 
 namespace dlio::generator_internal {
@@ -69,20 +68,7 @@ Status WriteMarker(Storage* storage, const std::string& marker_path, const nlohm
   marker["parameters"] = params;
   const std::string text =
       marker.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-  const std::string tmp = marker_path + kMarkerTmpInfix + UniqueToken();
-  bool created = false;
-  Status status = [&]() -> Status {
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(tmp, OpenMode::kCreateNew));
-    created = true;
-    DLIO_RETURN_NOT_OK(file->WriteAt(0, text.data(), text.size()));
-    DLIO_RETURN_NOT_OK(file->Close());
-    return storage->Rename(tmp, marker_path);
-  }();
-  if (!status.ok()) {
-    if (created) (void)storage->Remove(tmp);  // best effort; `status` is the error that matters
-    return status.WithContext("writing dataset marker " + marker_path);
-  }
-  return Status::OK();
+  return WriteFileAtomically(storage, marker_path, text).WithContext("dataset marker");
 }
 
 // What the folder is. Names dlio leaves while it works there (its lock file, temporary markers)
@@ -150,17 +136,27 @@ Result<std::string> FindConflict(Storage* storage, const DatasetConfig& dataset,
   return std::string();
 }
 
-// Temporary markers of runs killed while writing the marker: never removed (a user file may
-// carry such a name), but reported.
-Status WarnMarkerLeftovers(Storage* storage, const std::string& folder,
-                           std::vector<std::string>* warnings) {
+// Temporary markers of runs killed while writing the marker: removed when their name says a dead
+// process of this host wrote them (core/owner_stamp.h), else reported (a live run's, another
+// host's, an older dlio's ".tmp" or not dlio's at all: a user file may carry such a name).
+Status CleanMarkerLeftovers(Storage* storage, const std::string& folder,
+                            std::vector<std::string>* warnings, std::vector<std::string>* removed) {
   DLIO_ASSIGN_OR_RETURN(auto names, storage->List(folder));
   for (const auto& name : names) {
     if (!StartsWith(name, std::string(kMarkerName) + ".tmp")) continue;
-    warnings->push_back("left alone: " + folder + "/" + name +
+    const std::string path = folder + "/" + name;
+    if (name.size() > sizeof kMarkerName - 1 + sizeof kMarkerTmpInfix - 1 &&
+        IsDeadOwnersLeftover(name, kMarkerTmpInfix)) {
+      DLIO_ASSIGN_OR_RETURN(bool dir, storage->IsDirectory(path));
+      if (!dir && storage->Remove(path).ok()) {
+        removed->push_back(path);
+        continue;
+      }
+    }
+    warnings->push_back("left alone: " + path +
                         " (a temporary marker of an interrupted generation, or not dlio's: a run "
-                        "removes only what it created itself; delete it by hand when no "
-                        "generation is running)");
+                        "removes only what it created itself and the leftovers of dead dlio "
+                        "processes of this host; delete it by hand when no generation is running)");
   }
   return Status::OK();
 }
@@ -189,14 +185,6 @@ std::string Folder(const DatasetConfig& dataset) {
   std::string folder = dataset.data_folder.empty() ? "." : dataset.data_folder;
   while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
   return folder;
-}
-
-std::string UniqueToken() {
-  std::random_device rd;
-  const uint64_t r = (static_cast<uint64_t>(rd()) << 32) ^ rd();
-  char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(r));
-  return std::to_string(::getpid()) + "-" + hex;
 }
 
 // Knobs without effect are normalized (a compression level without compression) so changing
@@ -267,7 +255,7 @@ Status FolderClaim::Release() {
 
 Status ClaimFolder(Storage* storage, const DatasetConfig& dataset, const Format& format,
                    const nlohmann::json& params, bool force, FolderClaim* claim,
-                   std::vector<std::string>* warnings) {
+                   std::vector<std::string>* warnings, std::vector<std::string>* removed) {
   const std::string folder = Folder(dataset);
   // Checked before the lock too, so a refused folder gets no lock file.
   DLIO_ASSIGN_OR_RETURN(FolderState before, InspectFolder(storage, folder, params));
@@ -275,7 +263,7 @@ Status ClaimFolder(Storage* storage, const DatasetConfig& dataset, const Format&
   DLIO_RETURN_NOT_OK(storage->CreateDirs(folder));
   DLIO_RETURN_NOT_OK(claim->Lock(folder, warnings));
   DLIO_ASSIGN_OR_RETURN(FolderState state, InspectFolder(storage, folder, params));
-  DLIO_RETURN_NOT_OK(WarnMarkerLeftovers(storage, folder, warnings));
+  DLIO_RETURN_NOT_OK(CleanMarkerLeftovers(storage, folder, warnings, removed));
   if (state == FolderState::kOurs) return Status::OK();
   if (state == FolderState::kForeign) {
     if (!force) return RefuseForeign(folder);

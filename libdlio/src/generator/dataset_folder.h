@@ -16,17 +16,15 @@
 namespace dlio::generator_internal {
 
 inline constexpr char kMarkerName[] = ".dlio-dataset.json";
-// Temporary markers are "<kMarkerName>.tmp-<token>".
+// Temporary markers are "<kMarkerName>.tmp-<owner token>" (core/owner_stamp.h).
 inline constexpr char kMarkerTmpInfix[] = ".tmp-";
 inline constexpr char kLockName[] = ".dlio-generate.lock";
-// Staging folders are "<parent>/.dlio-tmp-rank<r>-<token>" and "<parent>/.dlio-tmp-shared-<token>".
+// Staging folders are "<parent>/.dlio-tmp-rank<r>-<owner token>" and
+// "<parent>/.dlio-tmp-shared-<owner token>".
 inline constexpr char kStagingPrefix[] = ".dlio-tmp-";
 
 // data_folder without trailing slashes ("." when empty).
 std::string Folder(const DatasetConfig& dataset);
-
-// A name part unique to this process and call, "<pid>-<16 hex digits>", for temporary names.
-std::string UniqueToken();
 
 // The parameters that decide what the files hold (what the marker records).
 nlohmann::json MarkerParams(const DatasetConfig& dataset, uint64_t seed);
@@ -58,10 +56,11 @@ class FolderClaim {
 // `force`; then takes the lock (`claim`), checks again under it and writes the marker when there
 // is none. With `force` into a folder without a marker, an entry at a dataset file's name (or a
 // companion's, "<name>.<suffix>") is AlreadyExists before anything is written: dlio never adopts
-// a file it did not write.
+// a file it did not write. Under the lock, temporary markers of dead dlio processes of this host
+// are removed (listed in `removed`); other temporary markers are reported in `warnings`.
 Status ClaimFolder(Storage* storage, const DatasetConfig& dataset, const Format& format,
                    const nlohmann::json& params, bool force, FolderClaim* claim,
-                   std::vector<std::string>* warnings);
+                   std::vector<std::string>* warnings, std::vector<std::string>* removed);
 
 // Other ranks, after rank 0's claim: the folder holds a matching marker (or, on a storage rank 0
 // does not share, is empty or forced).

@@ -4,9 +4,11 @@
 
 #include <cmath>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "core/owner_stamp.h"
 #include "dlio/clock.h"
 #include "dlio/distribution.h"
 #include "format/io_util.h"
@@ -79,6 +81,24 @@ Status CheckFilePrefix(const std::string& prefix) {
   return Status::OK();
 }
 
+// Lists the folders this rank writes into and removes the staging folders dead dlio processes of
+// this host left there (a killed generation's), so their space is free before writing.
+Status RemoveDeadLeftovers(Storage* storage, const std::vector<Job>& jobs,
+                           const std::vector<Job>& shared_jobs, generator_internal::DirIndex* index,
+                           GenerateReport* report) {
+  std::set<std::string> parents;
+  for (const auto* list : {&jobs, &shared_jobs}) {
+    for (const Job& job : *list) parents.insert(generator_internal::ParentOf(job.path));
+  }
+  for (const auto& parent : parents) {
+    DLIO_RETURN_NOT_OK(index->Has(parent, generator_internal::kStagingPrefix).status());
+  }
+  for (auto& path : generator_internal::RemoveDeadStaging(storage, index)) {
+    report->removed_leftovers.push_back(std::move(path));
+  }
+  return Status::OK();
+}
+
 // This rank's share of the files: the shared one-file splits first (collective, every rank in
 // the same order), then its own files, each kept when an earlier run completed it.
 Status WriteFiles(const DatasetConfig& dataset, const Format& format,
@@ -102,8 +122,9 @@ Status WriteFiles(const DatasetConfig& dataset, const Format& format,
     }
     for (uint64_t i = rank; i < files.size(); i += world) jobs.push_back({split, i, files[i]});
   }
-  const std::string token = generator_internal::UniqueToken();
+  const std::string token = UniqueOwnerToken();
   generator_internal::DirIndex index(storage);
+  DLIO_RETURN_NOT_OK(RemoveDeadLeftovers(storage, jobs, shared_jobs, &index, report));
   for (const Job& job : shared_jobs) {
     const FileSpec spec = DatasetFileSpec(dataset, format, job.split, job.index, options.seed);
     bool written = false;
@@ -115,6 +136,7 @@ Status WriteFiles(const DatasetConfig& dataset, const Format& format,
       DLIO_ASSIGN_OR_RETURN(uint64_t size, storage->FileSize(job.path));
       report->bytes_written += size;
       ++report->files_written;
+      report->created_files.push_back(job.path);
     } else {
       ++report->files_skipped;
     }
@@ -135,6 +157,7 @@ Status WriteFiles(const DatasetConfig& dataset, const Format& format,
       DLIO_ASSIGN_OR_RETURN(uint64_t size, storage->FileSize(job.path));
       report->bytes_written += size;
       ++report->files_written;
+      report->created_files.push_back(job.path);
     }
     ++done;
     if (options.progress) options.progress(done, jobs.size(), report->bytes_written);
@@ -145,7 +168,8 @@ Status WriteFiles(const DatasetConfig& dataset, const Format& format,
     report->warnings.push_back(
         "left alone: " + path +
         " (a staging folder of an interrupted generation, or not dlio's: a run removes only what "
-        "it created itself; delete it by hand when no generation is running)");
+        "it created itself and the staging folders of dead dlio processes of this host; delete it "
+        "by hand when no generation is running)");
   }
   return Status::OK();
 }
@@ -214,7 +238,7 @@ Result<GenerateReport> GenerateDataset(const DatasetConfig& dataset, const Forma
   Status ready;
   if (files && options.rank == 0) {
     ready = generator_internal::ClaimFolder(storage, dataset, format, params, options.force, &claim,
-                                            &report.warnings);
+                                            &report.warnings, &report.removed_leftovers);
   }
   if (options.barrier) {
     Status barrier = options.barrier();

@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <memory>
+#include <string_view>
 #include <utility>
 
+#include "core/owner_stamp.h"
 #include "generator/dataset_folder.h"
 
 namespace dlio::generator_internal {
@@ -43,6 +45,14 @@ std::vector<std::string> DirIndex::Matching(const std::string& prefix) const {
     }
   }
   return out;
+}
+
+void DirIndex::Erase(const std::string& dir, const std::string& name) {
+  auto it = listed_.find(dir);
+  if (it == listed_.end()) return;
+  auto& names = it->second;
+  auto at = std::lower_bound(names.begin(), names.end(), name);
+  if (at != names.end() && *at == name) names.erase(at);
 }
 
 Status CheckComplete(Storage* storage, const Format& format, const FormatOptions& options,
@@ -124,6 +134,58 @@ void RemoveStagingDir(Storage* storage, const std::string& dir) {
   if (!names.ok()) return;
   for (const auto& name : *names) (void)storage->Remove(dir + "/" + name);
   (void)storage->RemoveEmptyDir(dir);
+}
+
+namespace {
+
+// Whether `name` is a staging folder name of a dead owner.
+bool IsDeadStagingName(const std::string& name) {
+  const std::string prefix = kStagingPrefix;
+  if (name.compare(0, prefix.size(), prefix) != 0) return false;
+  std::string_view rest(name);
+  rest.remove_prefix(prefix.size());
+  if (rest.compare(0, 7, "shared-") == 0) {
+    rest.remove_prefix(7);
+  } else if (rest.compare(0, 4, "rank") == 0) {
+    rest.remove_prefix(4);
+    size_t digits = 0;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+    if (digits == 0 || digits >= rest.size() || rest[digits] != '-') return false;
+    rest.remove_prefix(digits + 1);
+  } else {
+    return false;
+  }
+  const auto stamp = ParseOwnerToken(rest);
+  return stamp && OwnerIsDead(*stamp);
+}
+
+// Removes the regular files directly in `dir`, then `dir`; false when something stays.
+bool RemoveLeftoverDir(Storage* storage, const std::string& dir) {
+  auto names = storage->List(dir);
+  if (!names.ok()) return false;
+  for (const auto& name : *names) {
+    const std::string path = dir + "/" + name;
+    auto is_dir = storage->IsDirectory(path);
+    if (!is_dir.ok() || *is_dir) return false;  // dlio stages no folder in a staging folder
+    if (!storage->Remove(path).ok()) return false;
+  }
+  return storage->RemoveEmptyDir(dir).ok();
+}
+
+}  // namespace
+
+std::vector<std::string> RemoveDeadStaging(Storage* storage, DirIndex* index) {
+  std::vector<std::string> removed;
+  for (const auto& path : index->Matching(kStagingPrefix)) {
+    const std::string dir = ParentOf(path), name = BaseOf(path);
+    if (!IsDeadStagingName(name)) continue;
+    auto is_dir = storage->IsDirectory(path);
+    if (!is_dir.ok() || !*is_dir) continue;
+    if (!RemoveLeftoverDir(storage, path)) continue;
+    index->Erase(dir, name);
+    removed.push_back(path);
+  }
+  return removed;
 }
 
 Staging::Staging(Storage* storage, DirIndex* index, int rank, const std::string& token)

@@ -25,6 +25,8 @@ class DirIndex {
   Result<bool> Has(const std::string& dir, const std::string& name);
   // Paths of the entries whose names start with `prefix`, in the directories listed so far.
   std::vector<std::string> Matching(const std::string& prefix) const;
+  // Forgets the entry `name` of the listed `dir` (after removing it).
+  void Erase(const std::string& dir, const std::string& name);
 
  private:
   Storage* storage_;
@@ -73,6 +75,13 @@ class Staging {
 
 // Removes the files in `dir`, a staging folder this run created, then the folder. Best effort.
 void RemoveStagingDir(Storage* storage, const std::string& dir);
+
+// Removes the staging folders that dead dlio processes of this host left in the directories
+// `index` listed: "<kStagingPrefix>rank<r>-<token>" or "<kStagingPrefix>shared-<token>" whose
+// owner token names a process that has ended (core/owner_stamp.h). Only regular files directly
+// in such a folder are removed, then the folder when that leaves it empty. Returns the folders
+// removed.
+std::vector<std::string> RemoveDeadStaging(Storage* storage, DirIndex* index);
 
 // "<parent>", "<base>" of a path ("." when it has no slash).
 std::string ParentOf(const std::string& path);

@@ -29,8 +29,7 @@ Result<size_t> PreloadStore::Plan(const std::vector<SampleRef>& plan) {
   for (const SampleRef& ref : plan) {
     uint64_t key = 0;
     if (!Key(ref, &key)) {
-      return Status::OutOfRange("pipeline preload: sample " + std::to_string(ref.index) +
-                                " of file " + std::to_string(ref.file) +
+      return Status::OutOfRange("pipeline preload: sample ", ref.index, " of file ", ref.file,
                                 " is beyond the supported range");
     }
     if (index_.count(key)) continue;

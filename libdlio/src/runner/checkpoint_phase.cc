@@ -7,6 +7,7 @@
 #include "dlio/loop.h"
 #include "dlio/str_cat.h"
 #include "runner/checkpoint_options.h"
+#include "runner/checkpoint_select.h"
 
 namespace dlio::runner_internal {
 namespace {
@@ -119,15 +120,8 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
   }
   std::vector<uint64_t> read_ids;
   if (writes == 0) {
-    const uint64_t next = checkpointer->next_id();
-    if (next < reads) {
-      return Status::NotFound(
-          "checkpoint.num_checkpoints_read is ", reads,
-          " and checkpoint.num_checkpoints_write 0, but ", c.checkpoint.checkpoint_folder,
-          " holds checkpoints up to id ", next,
-          " only: a read-only run reads what earlier runs of the same workload wrote");
-    }
-    for (uint64_t id = next - reads; id < next; ++id) read_ids.push_back(id);
+    DLIO_ASSIGN_OR_RETURN(read_ids, NewestCompleteCheckpoints(checkpointer, ctx.comm, reads,
+                                                              c.checkpoint.checkpoint_folder));
   }
   const Clock* clock = ctx.clock;
   RunProgress progress;

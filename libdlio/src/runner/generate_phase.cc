@@ -35,6 +35,9 @@ Result<GenerateReport> Generate(const RunContext& ctx, bool force) {
       GenerateReport report,
       GenerateDataset(c.dataset, *ctx.format, FormatOptionsFor(c), ctx.storage, go));
   for (const std::string& warning : report.warnings) ctx.messages->Warn(warning);
+  for (const std::string& path : report.removed_leftovers) {
+    ctx.messages->Log(LogLevel::kInfo, "removed a leftover of a dead dlio process: " + path);
+  }
   if (ctx.rank() == 0 && !c.side_io.read_file.empty()) {
     DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, 0));
     DLIO_RETURN_NOT_OK(GenerateSideFile(so, *ctx.registries, ctx.storage));

@@ -3,10 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdio>
 #include <ctime>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -290,8 +288,11 @@ std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
       << c.dataset.num_samples_per_file << " samples of "
       << HumanBytes(static_cast<double>(c.dataset.record_length_bytes));
   }
-  if (!c.workflow.train && c.workflow.checkpoint) {
+  // A generate-only run of a config that checkpoints while training built no checkpointer.
+  if (!c.workflow.train && c.workflow.checkpoint && !r.checkpoint_type.empty()) {
     o << ", checkpoint only (" << r.checkpoint_type << " checkpointer)";
+  } else if (!c.workflow.train && c.workflow.generate_data) {
+    o << ", generate only";
   }
   o << "\n";
   if (c.workflow.generate_data) {
@@ -356,34 +357,20 @@ std::string FormatEpochLine(const char* phase, const EpochReport& e) {
   return o.str();
 }
 
-Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) return Status::IOError("cannot write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return Status::FromErrno(errno, "rename " + tmp + " -> " + path);
-  }
-  return Status::OK();
-}
-
 Status WriteReports(const WorkloadConfig& config, Comm* comm, int64_t start_us, int64_t end_us,
-                    bool write_files, RunReport* report) {
+                    Storage* out, RunReport* report) {
   std::vector<std::string> gathered;
   DLIO_RETURN_NOT_OK(comm->Gather(
       RankDigest(*report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 0,
       &gathered));
   const std::string dir = config.output.folder + "/";
   const std::string rank = std::to_string(report->rank);
-  if (write_files) {
+  if (out != nullptr) {
     DLIO_RETURN_NOT_OK(WriteFileAtomically(
-        dir + rank + "_per_epoch_stats.json",
+        out, dir + rank + "_per_epoch_stats.json",
         PerEpochStats(*report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)));
     DLIO_RETURN_NOT_OK(WriteFileAtomically(
-        dir + rank + "_output.json",
+        out, dir + rank + "_output.json",
         PerStepOutput(*report).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)));
   }
   if (report->rank != 0) return Status::OK();
@@ -403,9 +390,9 @@ Status WriteReports(const WorkloadConfig& config, Comm* comm, int64_t start_us, 
   report->summary_json = Summary(config, *report, ranks, start_us, end_us)
                              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);
   report->summary_text = SummaryText(config, *report);
-  if (write_files) {
-    DLIO_RETURN_NOT_OK(WriteFileAtomically(dir + "summary.json", report->summary_json));
-    DLIO_RETURN_NOT_OK(WriteFileAtomically(dir + "config.json", ConfigToJson(config)));
+  if (out != nullptr) {
+    DLIO_RETURN_NOT_OK(WriteFileAtomically(out, dir + "summary.json", report->summary_json));
+    DLIO_RETURN_NOT_OK(WriteFileAtomically(out, dir + "config.json", ConfigToJson(config)));
   }
   return Status::OK();
 }

@@ -1,7 +1,6 @@
 // RunWorkload: one rank's run, phase after phase (run_context.h).
 #include "dlio/runner.h"
 
-#include <filesystem>
 #include <memory>
 
 #include "dlio/loop.h"
@@ -10,6 +9,7 @@
 #include "runner/checkpoint_phase.h"
 #include "runner/generate_phase.h"
 #include "runner/preflight_run.h"
+#include "runner/remove_generated.h"
 #include "runner/report.h"
 #include "runner/run_context.h"
 #include "runner/storage_rules.h"
@@ -28,9 +28,10 @@ using runner_internal::TrainingParts;
 struct RunResources {
   std::unique_ptr<Registries> own_registries;
   std::unique_ptr<Comm> own_comm;
+  std::unique_ptr<Storage> own_output_storage;  // when RunEnv::output_storage is null
   std::unique_ptr<Tracer> tracer;
-  std::unique_ptr<Storage> storage;
-  std::unique_ptr<Format> format;  // null in checkpoint-only runs
+  std::unique_ptr<Storage> storage;  // when RunEnv::storage is null
+  std::unique_ptr<Format> format;    // null in checkpoint-only runs
   Checkpointing checkpointing;
   TrainingParts training;
 };
@@ -65,6 +66,9 @@ Status RunPhases(const RunContext& ctx, bool force_generate, RunResources* res, 
                                                        &report->checkpoint_loads));
   }
   report->checkpoint_type = ckpt.type;
+  if (w.generate_data && w.train && !ctx.config->dataset.keep_files) {
+    DLIO_RETURN_NOT_OK(runner_internal::RemoveGeneratedFiles(ctx, report->generate));
+  }
   DLIO_RETURN_NOT_OK(runner_internal::Aggregate(*ctx.config, ctx.comm, report));
   report->io = ctx.storage->stats();
   if (ckpt.own_storage) report->io = Sum(report->io, ckpt.own_storage->stats());
@@ -115,19 +119,24 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
   // Before anything is written: every rank agrees the run fits its host (dlio/preflight.h).
   DLIO_RETURN_NOT_OK(AgreedPreflight(config, ctx.format, ctx.comm, *ctx.registries));
 
-  std::error_code ec;
+  Storage* out = nullptr;
   if (env.write_outputs) {
-    std::filesystem::create_directories(config.output.folder, ec);
-    if (ec) {
-      return Status::IOError("output.folder '" + config.output.folder +
-                             "': cannot create: " + ec.message());
+    out = env.output_storage;
+    if (out == nullptr) {
+      res.own_output_storage = NewPosixStorage(StorageOptions());
+      out = res.own_output_storage.get();
     }
+    Status made = out->CreateDirs(config.output.folder);
+    if (!made.ok()) return made.WithContext("output.folder");
   }
   DLIO_ASSIGN_OR_RETURN(res.tracer, MakeTracerFor(config, report.rank));
   ctx.tracer = res.tracer.get();
-  DLIO_ASSIGN_OR_RETURN(
-      res.storage, MakeStorage(StorageOptionsFor(config), *ctx.registries, ctx.clock, ctx.tracer));
-  ctx.storage = res.storage.get();
+  ctx.storage = env.storage;
+  if (ctx.storage == nullptr) {
+    DLIO_ASSIGN_OR_RETURN(res.storage, MakeStorage(StorageOptionsFor(config), *ctx.registries,
+                                                   ctx.clock, ctx.tracer));
+    ctx.storage = res.storage.get();
+  }
 
   const int64_t start_us = ctx.clock->WallMicros();
   Status status = RunPhases(ctx, env.force_generate, &res, &report);
@@ -141,7 +150,7 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
   if (!status.ok()) return status;
   DLIO_RETURN_NOT_OK(flush);
 
-  DLIO_RETURN_NOT_OK(WriteReports(config, ctx.comm, start_us, end_us, env.write_outputs, &report));
+  DLIO_RETURN_NOT_OK(WriteReports(config, ctx.comm, start_us, end_us, out, &report));
   return report;
 }
 

@@ -10,7 +10,6 @@
 namespace dlio {
 namespace {
 
-constexpr char kTmpSuffix[] = ".tmp";
 constexpr uint64_t kContentTag = 0x5e1d10;  // side-file content stream
 constexpr uint64_t kOffsetTag = 0x0ff5e7;   // random offsets
 constexpr uint64_t kSpreadTag = 0x5b4ead;   // spread steps
@@ -92,12 +91,10 @@ Status GenerateSideFile(const SideIoOptions& o, const Registries& registries, St
   if (slash != std::string::npos && slash > 0) {
     DLIO_RETURN_NOT_OK(storage->CreateDirs(o.read_file.substr(0, slash)));
   }
-  const std::string tmp = o.read_file + kTmpSuffix;
   const uint64_t seed = o.file_seed;
-  Status status = [&]() -> Status {
-    if (o.read_file_format == "raw") {
-      // kWrite: the .tmp name is our own temporary (a leftover of an interrupted generation).
-      DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(tmp, OpenMode::kWrite));
+  Status status;
+  if (o.read_file_format == "raw") {
+    status = WriteFileAtomically(storage, o.read_file, [&](File* file) -> Status {
       std::vector<uint8_t> chunk(
           static_cast<size_t>(std::min<uint64_t>(o.read_file_size, 4 << 20)));
       for (uint64_t off = 0; off < o.read_file_size;) {
@@ -107,25 +104,22 @@ Status GenerateSideFile(const SideIoOptions& o, const Registries& registries, St
         DLIO_RETURN_NOT_OK(file->WriteAt(off, chunk.data(), n));
         off += n;
       }
-      return file->Close();
-    }
+      return Status::OK();
+    });
+  } else {
     auto factory = registries.formats.Get(o.read_file_format);
     if (!factory.ok()) {
       return Status::NotFound("side_io.read_file_format: " + factory.status().message());
     }
     DLIO_ASSIGN_OR_RETURN(auto format, (*factory)());
-    DLIO_ASSIGN_OR_RETURN(bool stale, storage->Exists(tmp));
-    if (stale) DLIO_RETURN_NOT_OK(storage->Remove(tmp));  // ours, from an interrupted run
     FileSpec spec;
     spec.sample_sizes = {o.read_file_size};
     spec.seed = seed;
-    return format->Write(storage, tmp, spec, FormatOptions{});
-  }();
-  if (status.ok()) status = storage->Rename(tmp, o.read_file);
-  if (!status.ok()) {
-    (void)storage->Remove(tmp);  // best effort: the error that matters is `status`
-    return status.WithContext("side_io: generating " + o.read_file);
+    status = WriteFileAtomicallyAt(storage, o.read_file, [&](const std::string& tmp) {
+      return format->Write(storage, tmp, spec, FormatOptions{});
+    });
   }
+  if (!status.ok()) return status.WithContext("side_io: generating the read file");
   return Status::OK();
 }
 
@@ -217,24 +211,18 @@ Status SideIo::AfterTraining() {
   const uint64_t total = options_.write_bytes;
   const uint64_t request =
       options_.write_request_size == 0 ? total : std::min(total, options_.write_request_size);
-  const std::string tmp = path + kTmpSuffix;
   std::vector<uint8_t> chunk(static_cast<size_t>(request));
   const uint64_t seed = MixSeed(options_.seed, kContentTag, 1);
-  Status status = [&]() -> Status {
-    DLIO_ASSIGN_OR_RETURN(auto file, storage_->Open(tmp, OpenMode::kWrite));
+  Status status = WriteFileAtomically(storage_, path, [&](File* file) -> Status {
     for (uint64_t off = 0; off < total;) {
       const size_t n = static_cast<size_t>(std::min(request, total - off));
       FillWriteBytes(json, seed, total, off, chunk.data(), n);
       DLIO_RETURN_NOT_OK(file->WriteAt(off, chunk.data(), n));
       off += n;
     }
-    return file->Close();
-  }();
-  if (status.ok()) status = storage_->Rename(tmp, path);
-  if (!status.ok()) {
-    (void)storage_->Remove(tmp);  // best effort: the error that matters is `status`
-    return status.WithContext("side_io: writing " + path);
-  }
+    return Status::OK();
+  });
+  if (!status.ok()) return status.WithContext("side_io");
   bytes_written_ += total;
   return Status::OK();
 }

@@ -3,6 +3,7 @@ list(APPEND DLIO_SOURCES
   src/runner/aggregate.cc
   src/runner/checkpoint_options.cc
   src/runner/checkpoint_phase.cc
+  src/runner/checkpoint_select.cc
   src/runner/generate_phase.cc
   src/runner/host_resources.cc
   src/runner/loop_parts.cc
@@ -10,6 +11,7 @@ list(APPEND DLIO_SOURCES
   src/runner/options_for.cc
   src/runner/preflight.cc
   src/runner/preflight_run.cc
+  src/runner/remove_generated.cc
   src/runner/report.cc
   src/runner/run_context.cc
   src/runner/runner.cc

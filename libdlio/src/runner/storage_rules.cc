@@ -51,9 +51,10 @@ Result<StorageRulesCheck> CheckStorageRules(const RunContext& ctx) {
                     c.dataset.record_length_bytes);
   check.dataset_ge_5x_memory = check.client_memory_bytes > 0 &&
                                check.dataset_bytes >= SaturatingMul(5, check.client_memory_bytes);
-  // In-memory (synthetic) data has no files for a page cache to hold.
-  const bool has_files = ctx.format == nullptr || ctx.format->uses_files();
-  if (has_files && check.client_memory_bytes > 0 && !check.dataset_ge_5x_memory) {
+  // In-memory (synthetic) data has no files for a page cache to hold, and O_DIRECT reads
+  // (reader.odirect) bypass it.
+  const bool cached = (ctx.format == nullptr || ctx.format->uses_files()) && !c.reader.odirect;
+  if (cached && check.client_memory_bytes > 0 && !check.dataset_ge_5x_memory) {
     std::ostringstream m;
     m << "the dataset (" << HumanBytes(static_cast<double>(check.dataset_bytes))
       << " = dataset.num_files_train x num_samples_per_file x record_length_bytes) is "

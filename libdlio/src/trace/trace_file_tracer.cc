@@ -7,6 +7,7 @@
 // Flush. Gzip streams cannot be rewritten, so a ".gz" file gets its footer only when the tracer is
 // destroyed; Flush() then does a zlib sync flush so everything written so far is decodable.
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -155,7 +156,14 @@ class TraceFileTracer final : public Tracer {
   ~TraceFileTracer() override {
     (void)Flush();
     std::lock_guard<std::mutex> lock(file_mu_);
-    (void)sink_->Close(footer_);
+    KeepFirstError(sink_->Close(footer_));
+    // A trace that could not store even its first bytes (a full disk) is not left behind as an
+    // empty file: this tracer created (or truncated) it, and the error was reported by Flush.
+    struct stat st;
+    if (!status_.ok() && ::stat(options_.path.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        st.st_size == 0) {
+      (void)::unlink(options_.path.c_str());
+    }
   }
 
   bool enabled() const override { return true; }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/owner_stamp.h"
 #include "dlio/tracer.h"
 
 namespace dlio {
@@ -62,14 +63,14 @@ int64_t PidFor(const std::string& path, size_t index) {
 // Where merged lines go: a plain file or a gzip stream.
 class Output {
  public:
-  static Result<std::unique_ptr<Output>> Open(const std::string& path) {
+  static Result<std::unique_ptr<Output>> Open(const std::string& path, bool gzip) {
     auto out = std::unique_ptr<Output>(new Output());
-    out->gzip_ = path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0;
+    out->gzip_ = gzip;
     if (out->gzip_) {
-      out->gz_ = gzopen(path.c_str(), "wb6");
+      out->gz_ = gzopen(path.c_str(), "wb6x");  // x: created new, never someone else's file
       if (out->gz_ == nullptr) return Status::FromErrno(errno, "open " + path);
     } else {
-      out->file_ = std::fopen(path.c_str(), "wb");
+      out->file_ = std::fopen(path.c_str(), "wbx");
       if (out->file_ == nullptr) return Status::FromErrno(errno, "open " + path);
     }
     out->path_ = path;
@@ -183,11 +184,14 @@ Result<TraceMergeReport> MergeTraceFiles(const std::vector<std::string>& inputs,
       return Status::InvalidArgument("trace merge: output " + output + " is also an input");
     }
   }
-  const std::string tmp = output + ".tmp";
+  // Not through Storage (the storage module depends on this one), but the same temporary names
+  // as WriteFileAtomically: "<output>.tmp-<owner token>" (core/owner_stamp.h).
+  const std::string tmp = output + ".tmp-" + UniqueOwnerToken();
   TraceMergeReport report;
   Status st;
   {
-    auto out = Output::Open(tmp);
+    const bool gzip = output.size() > 3 && output.compare(output.size() - 3, 3, ".gz") == 0;
+    auto out = Output::Open(tmp, gzip);
     if (!out.ok()) return out.status();
     st = MergeInto(inputs, out->get(), &report);
     Status closed = (*out)->Close();

@@ -288,10 +288,10 @@ class TfRecordReader final : public FormatReader {
       crc = Crc32cExtend(crc, sample + n, rest - 4);
       const uint32_t expect = UnmaskCrc32c(Le32(sample + n + rest - 4));
       if (crc != expect) {
-        return Status::Corruption(RecordAt(path_, i, off) + ": data CRC mismatch over bytes [" +
-                                  std::to_string(off + kTfRecordHeaderBytes) + ", " +
-                                  std::to_string(off + kTfRecordHeaderBytes + len) + ") (stored " +
-                                  Hex32(expect) + ", computed " + Hex32(crc) + ")");
+        return Status::Corruption(RecordAt(path_, i, off), ": data CRC mismatch over bytes [",
+                                  off + kTfRecordHeaderBytes, ", ",
+                                  off + kTfRecordHeaderBytes + len, ") (stored ", Hex32(expect),
+                                  ", computed ", Hex32(crc), ")");
       }
     }
     sizes_[i].store(n, std::memory_order_relaxed);
@@ -299,9 +299,9 @@ class TfRecordReader final : public FormatReader {
   }
 
   Status Truncated(uint64_t i, uint64_t end) const {
-    return Status::Corruption(RecordAt(path_, i, offsets_[i]) + ": truncated: the file ends at " +
-                              std::to_string(end) + " inside a record of " +
-                              std::to_string(lengths_[i] + kTfRecordFramingBytes) + " bytes");
+    return Status::Corruption(RecordAt(path_, i, offsets_[i]), ": truncated: the file ends at ",
+                              end, " inside a record of ", lengths_[i] + kTfRecordFramingBytes,
+                              " bytes");
   }
 
   // Checks record i, read whole into r (size lengths_[i] + 16); sets *span to its sample bytes.
@@ -309,10 +309,9 @@ class TfRecordReader final : public FormatReader {
     const uint64_t off = offsets_[i], len = lengths_[i];
     if (Le64(r) != len) {
       return Status::Corruption(
-          RecordAt(path_, i, off) + ": length field says " + std::to_string(Le64(r)) +
-          " bytes but " +
-          (index_used_ ? "the index " + idx_path_ : std::string("the scan at open")) + " says " +
-          std::to_string(len));
+          RecordAt(path_, i, off), ": length field says ", Le64(r), " bytes but ",
+          (index_used_ ? "the index " + idx_path_ : std::string("the scan at open")), " says ",
+          len);
     }
     if (verify) {
       DLIO_RETURN_NOT_OK(CheckCrc(r, 8, r + 8, path_, i, off, "length", off));
@@ -323,9 +322,8 @@ class TfRecordReader final : public FormatReader {
     uint64_t error_at = 0;
     if (FindSampleBytes(r + kTfRecordHeaderBytes, len, len, span, &error, &error_at) !=
         ExampleScan::kFound) {
-      return Status::Corruption(RecordAt(path_, i, off) + ": tf.train.Example at offset " +
-                                std::to_string(off + kTfRecordHeaderBytes + error_at) + ": " +
-                                error);
+      return Status::Corruption(RecordAt(path_, i, off), ": tf.train.Example at offset ",
+                                off + kTfRecordHeaderBytes + error_at, ": ", error);
     }
     sizes_[i].store(span->size, std::memory_order_relaxed);
     return Status::OK();
@@ -353,8 +351,8 @@ class TfRecordReader final : public FormatReader {
       r = FindSampleBytes(all.data(), len, len, &span, &error, &error_at);
     }
     if (r != ExampleScan::kFound) {
-      return Status::Corruption(RecordAt(path_, i, offsets_[i]) + ": tf.train.Example at offset " +
-                                std::to_string(at + error_at) + ": " + error);
+      return Status::Corruption(RecordAt(path_, i, offsets_[i]), ": tf.train.Example at offset ",
+                                at + error_at, ": ", error);
     }
     sizes_[i].store(span.size, std::memory_order_relaxed);
     return span.size;

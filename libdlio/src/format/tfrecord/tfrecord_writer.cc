@@ -136,8 +136,7 @@ Result<std::vector<ExampleFeature>> ParseExample(const uint8_t* data, size_t n) 
   tfrecord::Example example;
   if (n > static_cast<size_t>(std::numeric_limits<int>::max()) ||
       !example.ParseFromArray(data, static_cast<int>(n))) {
-    return Status::Corruption("not a serialized tf.train.Example (" + std::to_string(n) +
-                              " bytes)");
+    return Status::Corruption("not a serialized tf.train.Example (", n, " bytes)");
   }
   std::vector<ExampleFeature> out;
   for (const auto& [key, feature] : example.features().feature()) {

@@ -1,0 +1,51 @@
+// Names and bookkeeping files of a checkpoint folder: the ckpt-NNNNNN directories, the per-rank
+// manifests that mark a checkpoint complete, and the temporaries of killed saves.
+//
+// <folder>/ckpt-<id, 6 digits>/<file>: every rank writes its files, then its manifest
+// ".dlio-complete-rank<r>", an empty file (no write request and no fsync of its own, so the
+// emulated I/O changes by one create and rename per rank and checkpoint). A rank's share of a
+// checkpoint is complete when its manifest exists and each of the rank's planned files exists
+// with its planned size; a checkpoint without the manifest was torn by a kill or a failure.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlio/status.h"
+#include "dlio/storage.h"
+
+namespace dlio::checkpoint_internal {
+
+inline constexpr char kDirPrefix[] = "ckpt-";
+
+struct PlannedFile {
+  std::string name;  // inside the checkpoint's directory
+  uint64_t bytes = 0;
+};
+
+std::string StripTrailingSlashes(std::string path);
+
+// "ckpt-000042".
+std::string IdDirName(uint64_t id);
+// The id of a "ckpt-<digits>" name, nullopt for any other name.
+std::optional<uint64_t> ParseIdDirName(const std::string& name);
+
+// The ids of the ckpt-NNNNNN directories in `folder`, ascending (none when it does not exist).
+Result<std::vector<uint64_t>> ListIds(Storage* storage, const std::string& folder);
+
+// ".dlio-complete-rank<r>".
+std::string ManifestName(int rank);
+// Whether `dir` holds rank `rank`'s complete share of a checkpoint written with `plan`.
+Result<bool> IsCompleteShare(Storage* storage, const std::string& dir, int rank,
+                             const std::vector<PlannedFile>& plan);
+
+// Removes, from every ckpt-NNNNNN directory of `folder`, the temporaries
+// ("<name><kAtomicTmpInfix><owner token>") whose owner is provably dead (core/owner_stamp.h): what
+// saves killed mid-write left. Nothing else is touched: not a live process's temporary, not
+// another host's, not a name without a valid token. Best effort (a rank running the same cleanup
+// may remove a file first). Returns the paths removed.
+Result<std::vector<std::string>> RemoveDeadTemporaries(Storage* storage, const std::string& folder);
+
+}  // namespace dlio::checkpoint_internal
