@@ -161,6 +161,7 @@ TEST_CASE("capabilities: a built storage reports what its registry entry declare
     CHECK(built.shared_write == declared->shared_write);
     CHECK(built.collective_reads == declared->collective_reads);
     CHECK(built.needs_mpi == declared->needs_mpi);
+    CHECK(built.in_process_memory == declared->in_process_memory);
   }
   StorageOptions posix;
   CHECK(StorageCapabilitiesFor(posix, r)->shared_write);
@@ -171,6 +172,7 @@ TEST_CASE("capabilities: a built storage reports what its registry entry declare
   StorageOptions memory;
   memory.name = "memory";
   CHECK_FALSE(StorageCapabilitiesFor(memory, r)->host_files);
+  CHECK(StorageCapabilitiesFor(memory, r)->in_process_memory);
   StorageOptions mpiio;
   mpiio.name = "mpiio";  // declared without building it (needs MPI)
   CHECK(StorageCapabilitiesFor(mpiio, r)->needs_mpi);

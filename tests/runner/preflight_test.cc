@@ -218,6 +218,43 @@ TEST_CASE("preflight: MeasureHostResources measures this host") {
         kUnknownBytes);
 }
 
+TEST_CASE("preflight: a dataset in a storage that keeps files in memory counts as memory") {
+  WorkloadConfig c = Tiny();
+  c.dataset.num_files_train = 64;
+  c.dataset.record_length_bytes = 4 << 20;  // 64 files x 4 samples x 4 MiB = 1 GiB
+  HostResources host = Host(512 << 20);
+  CHECK(CheckRunFits(c, 1, host).ok());  // on disk: the dataset is not the rank's memory
+  host.dataset_in_memory = true;
+  const Status st = CheckRunFits(c, 1, host);
+  CHECK(st.code() == StatusCode::kResourceExhausted);
+  CHECK(Has(st, "of it for the dataset in memory storage"));
+  CHECK(st.message().find("storage.storage_type (in memory): dataset.num_files_*") == 0);
+  CHECK(CheckRunFits(c, 4, host).ok());  // each of 4 ranks keeps a quarter
+
+  // MeasureHostResources asks the storage's capabilities, not its name.
+  auto registries = std::make_unique<Registries>();
+  REQUIRE(RegisterBuiltins(registries.get()).ok());
+  auto measured = [&](const std::string& type, const std::string& inner = "") {
+    c.storage.storage_type = type;
+    c.storage.slow_inner = inner;
+    return MeasureHostResources(c, nullptr, nullptr, *registries)->dataset_in_memory;
+  };
+  CHECK(measured("memory"));
+  CHECK(measured("slow", "memory"));
+  CHECK_FALSE(measured("posix"));
+  CHECK_FALSE(measured("slow", "posix"));
+  auto make = [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
+    return NewMemoryStorage();
+  };
+  REQUIRE(registries->storages
+              .Register({"user_ram", "a user's storage", "", make,
+                         [](const StorageOptions&, const Registries&) {
+                           return StorageCapabilities{.in_process_memory = true};
+                         }})
+              .ok());
+  CHECK(measured("user_ram"));
+}
+
 TEST_CASE("preflight: RunWorkload refuses before generating anything") {
   testing::TempDir dir;
   WorkloadConfig c = Tiny();

@@ -25,7 +25,4 @@ class Clock {
 // Stateless; lives for the whole program.
 const Clock* SystemClock();
 
-// SystemClock()->WallMicros(). Deprecated: code that has a Clock asks it (being phased out).
-int64_t WallMicros();
-
 }  // namespace dlio

@@ -35,6 +35,9 @@ struct HostResources {
   uint64_t data_free_bytes = kUnknownBytes;
   uint64_t train_files_present = 0, eval_files_present = 0;
   uint64_t checkpoint_free_bytes = kUnknownBytes;  // of checkpoint.checkpoint_folder's file system
+  // The dataset's storage keeps its files in the process's memory
+  // (StorageCapabilities::in_process_memory: memory, or slow over it): they count as memory.
+  bool dataset_in_memory = false;
 };
 
 // One part of a rank's memory: what it is, the keys that size it, and its bytes.
@@ -62,7 +65,9 @@ struct RunFootprint {
 
 // What `config` (validated; scaled and resolved as RunWorkload runs it) needs on each rank of a
 // world of `world` ranks. Pure and allocation-light whatever the counts (saturating arithmetic).
-RunFootprint EstimateRunFootprint(const WorkloadConfig& config, int world);
+// `dataset_in_memory` (HostResources::dataset_in_memory) counts the rank's share of the dataset.
+RunFootprint EstimateRunFootprint(const WorkloadConfig& config, int world,
+                                  bool dataset_in_memory = false);
 
 // OK when the run fits `host`. InvalidArgument naming reader.batch_size (or batch_size_eval) and
 // the dataset keys when an epoch would have no step; ResourceExhausted naming the keys of the

@@ -136,6 +136,9 @@ struct StorageCapabilities {
   bool collective_reads = false;
   // Needs MPI initialized before it is built, even in a single process (mpiio).
   bool needs_mpi = false;
+  // Files live in this process's memory (memory): a dataset stored there counts against the
+  // host's memory in the preflight (dlio/preflight.h).
+  bool in_process_memory = false;
 };
 
 // A namespace of files. All methods are safe for concurrent use. Files it opens must be destroyed

@@ -39,6 +39,4 @@ const Clock* SystemClock() {
   return &clock;
 }
 
-int64_t WallMicros() { return SystemClock()->WallMicros(); }
-
 }  // namespace dlio

@@ -15,14 +15,20 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Whether the storage `name` declares that its files are files of a file system of this host.
-bool OnLocalFileSystem(const std::string& name, const StorageConfig& s,
-                       const Registries& registries) {
+// What the storage `name` declares it can do (nothing when it is not registered).
+StorageCapabilities CapabilitiesOf(const std::string& name, const StorageConfig& s,
+                                   const Registries& registries) {
   StorageOptions options;
   options.name = name;
   options.slow_inner = s.slow_inner;
   auto capabilities = StorageCapabilitiesFor(options, registries);
-  return capabilities.ok() && capabilities->host_files;
+  return capabilities.ok() ? *capabilities : StorageCapabilities{};
+}
+
+// Whether the storage `name` declares that its files are files of a file system of this host.
+bool OnLocalFileSystem(const std::string& name, const StorageConfig& s,
+                       const Registries& registries) {
+  return CapabilitiesOf(name, s, registries).host_files;
 }
 
 // Free bytes an unprivileged writer has on the file system of `path`, or of its closest existing
@@ -118,6 +124,7 @@ Result<HostResources> MeasureHostResources(const WorkloadConfig& c, const Format
   h.memory_bytes = HostMemoryBytes();
   DLIO_ASSIGN_OR_RETURN(h.ranks_on_host, RanksOnHost(comm));
   const StorageConfig& s = c.storage;
+  h.dataset_in_memory = CapabilitiesOf(s.storage_type, s, registries).in_process_memory;
   if (c.workflow.generate_data && ExactFiles(c, format) &&
       OnLocalFileSystem(s.storage_type, s, registries)) {
     MeasureData(c, *format, &h);

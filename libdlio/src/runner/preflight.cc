@@ -156,14 +156,9 @@ void AddTrainingItems(const WorkloadConfig& c, int world, RunFootprint* f) {
           Mul(c.train.epochs, Add(Mul(steps, sizeof(StepRecord)), kBytesPerEpochReport)));
 }
 
-bool MemoryStorage(const WorkloadConfig& c) {
-  const StorageConfig& s = c.storage;
-  return s.storage_type == "memory" || (s.storage_type == "slow" && s.slow_inner == "memory");
-}
-
 }  // namespace
 
-RunFootprint EstimateRunFootprint(const WorkloadConfig& c, int world) {
+RunFootprint EstimateRunFootprint(const WorkloadConfig& c, int world, bool dataset_in_memory) {
   world = std::max(world, 1);
   RunFootprint f;
   const Share train = SplitShare(c, c.dataset.num_files_train, world);
@@ -186,11 +181,12 @@ RunFootprint EstimateRunFootprint(const WorkloadConfig& c, int world) {
             Mul(files, kBytesPerFile));
   }
   if (c.workflow.train) AddTrainingItems(c, world, &f);
-  if (data && MemoryStorage(c)) {
-    AddItem(&f, "dataset in memory storage",
-            "storage.storage_type memory: dataset.num_files_* x dataset.num_samples_per_file x "
-            "dataset.record_length_bytes",
-            Mul(CeilDiv(files, static_cast<uint64_t>(world)), f.file_bytes));
+  if (data && dataset_in_memory) {
+    AddItem(
+        &f, "dataset in memory storage",
+        "storage.storage_type (in memory): dataset.num_files_* x dataset.num_samples_per_file x "
+        "dataset.record_length_bytes",
+        Mul(CeilDiv(files, static_cast<uint64_t>(world)), f.file_bytes));
   }
   if (c.workflow.generate_data) {
     AddItem(&f, "sample sizes of a generated file", "dataset.num_samples_per_file",
@@ -281,7 +277,7 @@ Status CheckCheckpointDisk(const WorkloadConfig& c, const RunFootprint& f,
 }  // namespace
 
 Status CheckRunFits(const WorkloadConfig& config, int world, const HostResources& host) {
-  const RunFootprint f = EstimateRunFootprint(config, world);
+  const RunFootprint f = EstimateRunFootprint(config, world, host.dataset_in_memory);
   DLIO_RETURN_NOT_OK(CheckSteps(config, world, f));
   DLIO_RETURN_NOT_OK(CheckMemory(f, host));
   DLIO_RETURN_NOT_OK(CheckGenerationDisk(config, f, host));

@@ -10,6 +10,7 @@ inline constexpr StorageCapabilities kPosixCapabilities{.host_files = true, .sha
 inline constexpr StorageCapabilities kStdioCapabilities{.host_files = true};
 inline constexpr StorageCapabilities kMpiioCapabilities{
     .host_files = true, .shared_write = true, .collective_reads = true, .needs_mpi = true};
+inline constexpr StorageCapabilities kMemoryCapabilities{.in_process_memory = true};
 
 // slow: what the storage it wraps can do, except writing shared files outside its Files (that
 // would bypass the latency it adds).

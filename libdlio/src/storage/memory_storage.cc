@@ -10,6 +10,7 @@
 #include <shared_mutex>
 
 #include "dlio/storage.h"
+#include "storage/capabilities.h"
 
 namespace dlio {
 namespace {
@@ -145,6 +146,10 @@ class MemoryStorage final : public Storage {
     }
     return std::unique_ptr<File>(
         std::make_unique<MemoryFile>(raw, std::move(data), mode != OpenMode::kRead));
+  }
+
+  StorageCapabilities capabilities() const override {
+    return storage_internal::kMemoryCapabilities;
   }
 
   Result<uint64_t> DoFileSize(const std::string& raw) override {

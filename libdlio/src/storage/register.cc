@@ -6,6 +6,7 @@
 namespace dlio {
 namespace {
 
+using storage_internal::kMemoryCapabilities;
 using storage_internal::kMpiioCapabilities;
 using storage_internal::kPosixCapabilities;
 using storage_internal::kStdioCapabilities;
@@ -46,7 +47,8 @@ Status RegisterBuiltinStorages(Registries* registries) {
       {"memory", "in-memory files (tests, no disk)", "",
        [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
          return NewMemoryStorage();
-       }}));
+       },
+       Declares(kMemoryCapabilities)}));
   DLIO_RETURN_NOT_OK(registries->storages.Register(
       {"slow", "adds seeded latency per read/write to another storage",
        "storage.slow_inner, storage.slow_latency_us, storage.slow_latency_stdev_us, "
