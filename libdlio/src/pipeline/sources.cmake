@@ -3,5 +3,6 @@ list(APPEND DLIO_SOURCES
   src/pipeline/buffer_pool.cc
   src/pipeline/preload_store.cc
   src/pipeline/batch_pipeline.cc
+  src/pipeline/batch_pipeline_reads.cc
   src/pipeline/register.cc
 )

@@ -1,0 +1,136 @@
+// The batching engine's class, shared by its two source files: batch_pipeline.cc (lifecycle,
+// epochs, handing out batches) and batch_pipeline_reads.cc (what reader and preprocessing threads
+// do to fill a batch). See batch_pipeline.h for how the engine works.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "dlio/clock.h"
+#include "dlio/distribution.h"
+#include "pipeline/batch_pipeline.h"
+#include "pipeline/buffer_pool.h"
+#include "pipeline/preload_store.h"
+
+namespace dlio::pipeline_internal {
+
+constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
+constexpr int32_t kFileIdUnknown = std::numeric_limits<int32_t>::min();
+constexpr uint64_t kMaxThreads = 1024;
+
+enum class SlotState { kIdle, kFilling, kPreprocessing, kReady, kLeased };
+
+// A pooled batch plus the bookkeeping of the batch it is filled with. Slot k % ring holds batch k.
+struct Slot : Batch {
+  SlotState state = SlotState::kIdle;  // guarded by mu_, like every field not atomic
+  int64_t k = -1;                      // batch held or being filled
+  int64_t next_k = -1;                 // batch to fill once idle (-1: none)
+  uint64_t count = 0;                  // samples in batch k
+  Status status;                       // first failure among its samples
+  uint64_t pp_next = 0;                // next sample to hand to a preprocessing worker
+  uint64_t pp_remaining = 0;           // samples still being preprocessed
+  // Readers check this without the lock: == k while batch k may be filled.
+  std::atomic<int64_t> open_for{-1};
+  std::atomic<uint64_t> remaining{0};  // reads left; whoever takes it to 0 completes the batch
+  std::vector<int64_t> read_start, read_end;  // per sample, written by its reader only
+  std::vector<uint64_t> read_bytes;           // per sample: bytes read (before any decode)
+  std::vector<uint8_t> holds;                 // per sample: buffers[j] came from the free list
+  std::vector<SampleBuffer> decoded;          // per sample, when the pipeline decodes
+};
+
+class BatchPipeline final : public Pipeline, public BatchRecycler {
+ public:
+  BatchPipeline(PipelineMode mode, const PipelineOptions& options, const PipelineEnv& env);
+  ~BatchPipeline() override;
+
+  void StartThreads();
+  Status ReserveBuffers() { return pool_.Reserve(options_.reserve_sample_bytes); }
+  Status StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) override;
+  Status Next(BatchLease* out, bool* end_of_epoch) override;
+  Status Stop() override;
+  PipelineStats stats() const override;
+  void Recycle(Batch* batch) override;
+
+ private:
+  void ReaderLoop(size_t reader);
+  void RunReads(Distribution* dist);
+  void WorkerLoop(size_t worker);
+  void ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist);
+  Status Fetch(const SampleRef& ref, Slot* slot, uint64_t j);
+  void RecordError(Slot* slot, int64_t k, const SampleRef& ref, const Status& status);
+  void CompleteRead(Slot* slot);
+  Status Preprocess(Distribution* dist, Slot* slot, uint64_t j);
+  bool Gate(int64_t k) const;
+  bool TryOpen(Slot* slot);
+  void TryOpenAll();
+  Status LeasedError(int64_t k) const;
+  Status LoadMissing(const std::vector<SampleRef>& plan);
+  int32_t FileId(uint32_t file);
+
+  const PipelineMode mode_;
+  const PipelineOptions options_;
+  DataSource* const source_;
+  const Clock* const clock_;
+  Tracer* const tracer_;         // nullptr unless tracing is enabled
+  const Format* const decoder_;  // nullptr unless samples are decoded
+  const uint64_t max_decoded_bytes_;
+  const uint64_t batch_size_;
+  const bool inline_reads_;  // the consumer reads in Next
+  const bool preprocess_enabled_;
+  const bool use_workers_;   // preprocessing on computation threads (else inline after the read)
+  const uint64_t inflight_;  // batches being filled beyond the prefetched ones
+  const size_t ring_;
+
+  std::vector<std::unique_ptr<Slot>> slots_;
+  // Batch k is filled in ring_slots_[k % ring_size_]: the slots not leased when the epoch began
+  // (a batch the caller still holds from the previous epoch sits out this one).
+  std::vector<Slot*> ring_slots_;
+  size_t ring_size_ = 0;
+  std::vector<Distribution> reader_dists_, worker_dists_;
+  Distribution consumer_dist_;
+  std::unique_ptr<std::atomic<int32_t>[]> file_ids_;
+
+  mutable std::mutex mu_;
+  std::condition_variable readers_cv_, workers_cv_, consumer_cv_, idle_cv_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> cancel_{false};
+  uint64_t gen_ = 0;  // bumped by every StartEpoch; parked readers wait for it to change
+  int active_ = 0;    // readers inside an epoch plus workers preprocessing a sample
+  bool epoch_active_ = false;
+  bool had_epoch_ = false;
+  uint64_t epoch_ = 0;
+  std::vector<SampleRef> plan_;  // changed only while every thread is parked
+  uint64_t n_used_ = 0;
+  int64_t num_batches_ = 0;
+  std::atomic<uint64_t> cursor_{0};
+  std::atomic<int64_t> first_error_{kNoError};
+  int64_t next_index_ = 0;
+  int64_t delivered_ = 0;
+  int64_t requested_ = 0;
+  Status epoch_error_;
+  int leased_ = 0;
+  std::vector<Slot*> pp_ring_;
+  size_t pp_head_ = 0, pp_count_ = 0;
+
+  BufferPool pool_;  // sample buffers not in use
+
+  // Counters.
+  uint64_t buffers_allocated_ = 0;
+  std::atomic<uint64_t> buffer_growths_{0}, buffer_bytes_{0};
+  uint64_t samples_read_ = 0;
+  uint64_t batches_delivered_ = 0;
+
+  PreloadStore store_;  // preload mode; changed only while every thread is parked
+
+  std::vector<std::thread> threads_;
+  std::mutex join_mu_;
+  bool joined_ = false;
+};
+
+}  // namespace dlio::pipeline_internal

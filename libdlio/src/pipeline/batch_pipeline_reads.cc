@@ -1,0 +1,281 @@
+// What the threads of a batch pipeline do to fill a batch: claim and read samples into their
+// slot, record failures, complete the batch, preprocess (decode, emulated time) and, in preload
+// mode, load the store.
+#include <algorithm>
+#include <cassert>
+#include <utility>
+
+#include "pipeline/batch_pipeline_impl.h"
+
+namespace dlio::pipeline_internal {
+
+int32_t BatchPipeline::FileId(uint32_t file) {
+  if (file >= source_->num_files()) return -1;
+  int32_t id = file_ids_[file].load(std::memory_order_relaxed);
+  if (id == kFileIdUnknown) {
+    id = tracer_->InternFile(source_->file_path(file));  // stable per path, so races are benign
+    file_ids_[file].store(id, std::memory_order_relaxed);
+  }
+  return id;
+}
+
+bool BatchPipeline::Gate(int64_t k) const {
+  if (k < 0 || k >= num_batches_ || k > first_error_.load(std::memory_order_relaxed)) return false;
+  if (inline_reads_ || mode_ == PipelineMode::kSync) return k < requested_;
+  return k < delivered_ + static_cast<int64_t>(options_.prefetch_size + inflight_);
+}
+
+bool BatchPipeline::TryOpen(Slot* slot) {
+  if (slot->state != SlotState::kIdle || !epoch_active_ || !Gate(slot->next_k)) return false;
+  const int64_t k = slot->next_k;
+  const uint64_t first = static_cast<uint64_t>(k) * batch_size_;
+  slot->k = k;
+  slot->epoch = epoch_;
+  slot->index = k;
+  slot->count = std::min<uint64_t>(batch_size_, n_used_ - first);
+  slot->samples.resize(slot->count);  // within the reserved capacity: no allocation
+  slot->bytes = 0;
+  slot->read_ns = 0;
+  if (!slot->status.ok()) slot->status = Status::OK();
+  slot->remaining.store(slot->count, std::memory_order_relaxed);
+  slot->state = SlotState::kFilling;
+  slot->open_for.store(k, std::memory_order_release);
+  return true;
+}
+
+void BatchPipeline::TryOpenAll() {
+  bool opened = false;
+  for (auto& slot : slots_) opened |= TryOpen(slot.get());
+  if (opened) readers_cv_.notify_all();
+}
+
+Status BatchPipeline::LeasedError(int64_t k) const {
+  return Status::FailedPrecondition(
+      "pipeline: batch ", k, " needs a pooled batch that is still leased (", leased_, " of ", ring_,
+      " batches held by the caller); release leases before calling Next");
+}
+
+void BatchPipeline::ReaderLoop(size_t reader) {
+  Distribution* dist = &reader_dists_[reader];
+  uint64_t my_gen = 0;
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    readers_cv_.wait(lock, [&] { return stopping_.load() || (gen_ != my_gen && !cancel_.load()); });
+    if (stopping_.load()) return;
+    my_gen = gen_;
+    ++active_;
+    lock.unlock();
+    RunReads(dist);
+    lock.lock();
+    if (--active_ == 0) idle_cv_.notify_all();
+  }
+}
+
+void BatchPipeline::RunReads(Distribution* dist) {
+  while (!cancel_.load(std::memory_order_acquire)) {
+    const uint64_t s = cursor_.fetch_add(1, std::memory_order_relaxed);
+    if (s >= n_used_) return;
+    const int64_t k = static_cast<int64_t>(s / batch_size_);
+    if (k > first_error_.load(std::memory_order_acquire)) return;  // the epoch ends at batch k-
+    Slot* slot = ring_slots_[static_cast<size_t>(k) % ring_size_];
+    if (slot->open_for.load(std::memory_order_acquire) != k) {
+      // Batch k is beyond the prefetch window or its pooled batch is still in use.
+      std::unique_lock<std::mutex> lock(mu_);
+      readers_cv_.wait(lock, [&] {
+        return slot->open_for.load(std::memory_order_relaxed) == k || cancel_.load() ||
+               k > first_error_.load(std::memory_order_relaxed);
+      });
+      if (slot->open_for.load(std::memory_order_relaxed) != k || cancel_.load()) return;
+    }
+    ProcessSample(s, slot, k, dist);
+  }
+}
+
+Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j) {
+  if (mode_ == PipelineMode::kPreload) {
+    const SampleBuffer* stored = nullptr;
+    DLIO_RETURN_NOT_OK(store_.Find(ref, &stored));
+    slot->samples[j] = Sample{ref, stored->data(), stored->size()};
+    slot->read_bytes[j] = stored->size();
+    return Status::OK();
+  }
+  SampleBuffer& buffer = pool_.Take(&slot->buffers, &slot->holds, j);
+  const size_t capacity = buffer.capacity();
+  Status status = source_->Read(ref, &buffer);
+  if (buffer.capacity() != capacity) {
+    buffer_growths_.fetch_add(1, std::memory_order_relaxed);
+    buffer_bytes_.fetch_add(buffer.capacity() - capacity, std::memory_order_relaxed);
+  }
+  slot->samples[j] = Sample{ref, buffer.data(), buffer.size()};
+  slot->read_bytes[j] = buffer.size();
+  return status;
+}
+
+void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist) {
+  const uint64_t j = s - static_cast<uint64_t>(k) * batch_size_;
+  const SampleRef ref = plan_[s];
+  const bool trace_item = tracer_ && mode_ != PipelineMode::kPreload;
+  const int64_t wall_start = trace_item ? clock_->WallMicros() : 0;
+  const int64_t start = clock_->NowNanos();
+  Status status = Fetch(ref, slot, j);
+  const int64_t end = clock_->NowNanos();
+  slot->read_start[j] = start;
+  slot->read_end[j] = end;
+  if (trace_item) {
+    TraceEvent event;
+    event.name = "ai.data.item";
+    event.cat = "ai";
+    event.start_us = wall_start;
+    event.dur_us = (end - start) / 1000;
+    event.file_id = FileId(ref.file);
+    event.ret = status.ok() ? static_cast<int64_t>(slot->samples[j].size) : -1;
+    event.epoch = static_cast<int64_t>(epoch_);
+    event.step = k;
+    event.index = static_cast<int64_t>(ref.index);
+    tracer_->Record(event);
+  }
+  if (status.ok() && !use_workers_) status = Preprocess(dist, slot, j);
+  if (!status.ok()) RecordError(slot, k, ref, status);
+  if (slot->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) CompleteRead(slot);
+}
+
+void BatchPipeline::RecordError(Slot* slot, int64_t k, const SampleRef& ref, const Status& status) {
+  const std::string path =
+      ref.file < source_->num_files() ? source_->file_path(ref.file) : "<no such file>";
+  Status with_context =
+      status.WithContext(StrCat("pipeline: sample ", ref.index, " of file ", ref.file, " (", path,
+                                ") in batch ", k, " of epoch ", epoch_));
+  std::lock_guard<std::mutex> lock(mu_);
+  if (slot->status.ok()) slot->status = std::move(with_context);
+  if (k < first_error_.load(std::memory_order_relaxed)) {
+    first_error_.store(k, std::memory_order_release);
+  }
+  readers_cv_.notify_all();  // readers waiting on later batches give up
+}
+
+void BatchPipeline::CompleteRead(Slot* slot) {
+  uint64_t bytes = 0;
+  int64_t first = std::numeric_limits<int64_t>::max(), last = std::numeric_limits<int64_t>::min();
+  for (uint64_t j = 0; j < slot->count; ++j) {
+    bytes += slot->read_bytes[j];
+    first = std::min(first, slot->read_start[j]);
+    last = std::max(last, slot->read_end[j]);
+  }
+  slot->bytes = bytes;
+  slot->read_ns = slot->count ? last - first : 0;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (cancel_.load()) return;  // the epoch is being torn down; StartEpoch resets the slot
+  if (mode_ != PipelineMode::kPreload) samples_read_ += slot->count;
+  slot->open_for.store(-1, std::memory_order_relaxed);
+  if (slot->status.ok() && use_workers_) {
+    slot->state = SlotState::kPreprocessing;
+    slot->pp_next = 0;
+    slot->pp_remaining = slot->count;
+    pp_ring_[(pp_head_ + pp_count_) % ring_] = slot;
+    ++pp_count_;
+    workers_cv_.notify_all();
+  } else {
+    slot->state = SlotState::kReady;
+    consumer_cv_.notify_all();
+  }
+}
+
+void BatchPipeline::WorkerLoop(size_t worker) {
+  Distribution* dist = &worker_dists_[worker];
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    workers_cv_.wait(lock, [&] { return stopping_.load() || (pp_count_ > 0 && !cancel_.load()); });
+    if (stopping_.load()) return;
+    // Samples of one batch go to several workers, as a parallel map would.
+    Slot* slot = pp_ring_[pp_head_];
+    const uint64_t j = slot->pp_next++;
+    if (slot->pp_next == slot->count) {
+      pp_head_ = (pp_head_ + 1) % ring_;
+      --pp_count_;
+    }
+    ++active_;
+    lock.unlock();
+    if (!cancel_.load()) {
+      Status status = Preprocess(dist, slot, j);
+      if (!status.ok()) RecordError(slot, slot->k, slot->samples[j].ref, status);
+    }
+    lock.lock();
+    --active_;
+    if (cancel_.load()) {
+      if (active_ == 0) idle_cv_.notify_all();
+      continue;
+    }
+    if (--slot->pp_remaining == 0) {
+      slot->state = SlotState::kReady;
+      consumer_cv_.notify_all();
+    }
+  }
+}
+
+Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
+  if (!preprocess_enabled_) return Status::OK();
+  const int64_t wall_start = tracer_ ? clock_->WallMicros() : 0;
+  if (decoder_ != nullptr) {
+    Sample& sample = slot->samples[j];
+    SampleBuffer& out = slot->decoded[j];
+    const size_t capacity = out.capacity();
+    DLIO_RETURN_NOT_OK(
+        decoder_->DecodeWithLimit(sample.data, sample.size, max_decoded_bytes_, &out));
+    if (out.capacity() != capacity) {
+      buffer_growths_.fetch_add(1, std::memory_order_relaxed);
+      buffer_bytes_.fetch_add(out.capacity() - capacity, std::memory_order_relaxed);
+    }
+    sample.data = out.data();
+    sample.size = out.size();
+  }
+  const int64_t nanos = static_cast<int64_t>(dist->Next() * 1e9);
+  if (nanos > 0) {
+    if (options_.preprocess_spin) {
+      clock_->SpinForNanos(nanos);
+    } else {
+      clock_->SleepForNanos(nanos);
+    }
+  } else if (decoder_ == nullptr) {
+    return Status::OK();
+  }
+  if (tracer_) {
+    TraceEvent event;
+    event.name = "ai.data.preprocess";
+    event.cat = "ai";
+    event.start_us = wall_start;
+    event.dur_us = clock_->WallMicros() - wall_start;
+    event.epoch = static_cast<int64_t>(slot->epoch);
+    event.step = slot->index;
+    event.index = static_cast<int64_t>(slot->samples[j].ref.index);
+    tracer_->Record(event);
+  }
+  return Status::OK();
+}
+
+Status BatchPipeline::LoadMissing(const std::vector<SampleRef>& plan) {
+  DLIO_ASSIGN_OR_RETURN(size_t reads, store_.Plan(plan));
+  if (reads == 0) return Status::OK();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    buffers_allocated_ += reads;
+    samples_read_ += reads;
+  }
+  PreloadStore::ItemTrace trace;
+  if (tracer_) {
+    trace = [this](const SampleRef& ref, int64_t start_us, int64_t end_us, int64_t ret) {
+      TraceEvent event;
+      event.name = "ai.data.item";
+      event.cat = "ai";
+      event.start_us = start_us;
+      event.dur_us = end_us - start_us;
+      event.file_id = FileId(ref.file);
+      event.ret = ret;
+      event.epoch = static_cast<int64_t>(epoch_);
+      event.index = static_cast<int64_t>(ref.index);
+      tracer_->Record(event);
+    };
+  }
+  return store_.Load(source_, options_.read_threads, stopping_, clock_, trace);
+}
+
+}  // namespace dlio::pipeline_internal
