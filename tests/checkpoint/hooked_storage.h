@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "dlio/storage.h"
-#include "storage/slow_storage.h"
+#include "dlio/storage_wrapper.h"
 
 namespace dlio::testing {
 
@@ -34,30 +34,23 @@ class HookedStorage final : public StorageWrapper {
   }
 
  private:
-  class HookedFile final : public File {
+  class HookedFile final : public FileWrapper {
    public:
     HookedFile(std::unique_ptr<File> inner, HookedStorage* owner)
-        : File(inner->path(), 1),
-          inner_(std::move(inner)),
-          owner_(owner),
-          corrupt_reads_(owner->corrupt_reads) {}
+        : FileWrapper(std::move(inner)), owner_(owner), corrupt_reads_(owner->corrupt_reads) {}
 
    protected:
     Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
-      DLIO_ASSIGN_OR_RETURN(size_t got, inner_->ReadAt(offset, n, buf));
+      DLIO_ASSIGN_OR_RETURN(size_t got, FileWrapper::DoReadAt(offset, n, buf));
       if (corrupt_reads_ && got > 0) static_cast<uint8_t*>(buf)[0] ^= 0xff;
       return got;
     }
     Status DoWriteAt(uint64_t offset, const void* buf, size_t n) override {
       DLIO_RETURN_NOT_OK(owner_->on_write_(++owner_->writes_, path(), offset));
-      return inner_->WriteAt(offset, buf, n);
+      return FileWrapper::DoWriteAt(offset, buf, n);
     }
-    Result<uint64_t> DoSize() override { return inner_->Size(); }
-    Status DoSync() override { return inner_->Sync(); }
-    Status DoClose() override { return inner_->Close(); }
 
    private:
-    std::unique_ptr<File> inner_;
     HookedStorage* owner_;
     bool corrupt_reads_;
   };

@@ -1,7 +1,9 @@
 // Helpers of the format tests: bound storages and the bytes our writers put in a sample.
 #pragma once
 
+#include <catch2/catch.hpp>
 #include <cstdio>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +47,18 @@ inline std::string ExpectedSample(const FileSpec& spec, uint64_t i) {
 
 inline std::string BufferString(const SampleBuffer& b) {
   return std::string(reinterpret_cast<const char*>(b.data()), b.size());
+}
+
+// Reads samples `order` of `r` and checks each holds what our writers put in it for `spec`.
+inline void ExpectSamples(FormatReader* r, const FileSpec& spec,
+                          std::initializer_list<uint64_t> order) {
+  SampleBuffer buf;
+  for (uint64_t i : order) {
+    Status st = r->ReadSample(i, &buf);
+    INFO("sample " << i << ": " << st.ToString());
+    REQUIRE(st.ok());
+    REQUIRE(BufferString(buf) == ExpectedSample(spec, i));
+  }
 }
 
 // Plain-stdio edits of a file, independent of dlio's Storage.

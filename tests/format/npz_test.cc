@@ -23,17 +23,6 @@ FileSpec Spec(uint64_t n, uint64_t size) {
   return spec;
 }
 
-void ExpectAllSamples(FormatReader* r, const FileSpec& spec,
-                      std::initializer_list<uint64_t> order) {
-  SampleBuffer buf;
-  for (uint64_t i : order) {
-    Status st = r->ReadSample(i, &buf);
-    INFO("sample " << i << ": " << st.ToString());
-    REQUIRE(st.ok());
-    REQUIRE(BufferString(buf) == ExpectedSample(spec, i));
-  }
-}
-
 TEST_CASE("npz with forced zip64 records round-trips", "[format][npz]") {
   auto storage = BoundMemoryStorage();
   auto npz = MakeFormatByName("npz");
@@ -47,7 +36,7 @@ TEST_CASE("npz with forced zip64 records round-trips", "[format][npz]") {
     REQUIRE(r.ok());
     REQUIRE((*r)->num_samples() == 4);
     REQUIRE((*r)->DescribeJson().find("\"zip64\":true") != std::string::npos);
-    ExpectAllSamples(r->get(), spec, {2, 0, 3, 1});
+    ExpectSamples(r->get(), spec, {2, 0, 3, 1});
   }
 }
 
@@ -64,7 +53,7 @@ TEST_CASE("deflated npz streams without the cache, forward and backward", "[form
   REQUIRE(npz->Write(storage.get(), "/s.npz", spec, options).ok());
   auto r = npz->Open(storage.get(), "/s.npz", options);
   REQUIRE(r.ok());
-  ExpectAllSamples(r->get(), spec, {0, 1, 2, 5, 3, 4, 0});
+  ExpectSamples(r->get(), spec, {0, 1, 2, 5, 3, 4, 0});
   // Compressed input is read in transfer_size requests (the last one of a pass may be shorter).
   for (const TraceEvent& e : tracer.Events()) {
     if (std::string(e.name) == "pread" && e.count > 1000) REQUIRE(e.count <= 65536);
@@ -87,7 +76,7 @@ TEST_CASE("deflated npz with the cache inflates the member once", "[format][npz]
   SampleBuffer buf;
   REQUIRE((*r)->ReadSample(4, &buf).ok());
   const IoStats after_first = storage->stats();
-  ExpectAllSamples(r->get(), spec, {0, 1, 2, 3, 4});
+  ExpectSamples(r->get(), spec, {0, 1, 2, 3, 4});
   REQUIRE(storage->stats().read_ops == after_first.read_ops);  // served from the cache
 }
 
@@ -227,7 +216,7 @@ TEST_CASE("unreadable npz labels are a problem for inspect, not an error", "[for
   CHECK(json.find("\"problems\":[\"labels (y.npy) unreadable: Corruption: " + path) !=
         std::string::npos);
   CHECK(json.find("\"layout_basis\":\"sample_layout\"") != std::string::npos);
-  ExpectAllSamples(r->get(), spec, {2, 0, 1});
+  ExpectSamples(r->get(), spec, {2, 0, 1});
 }
 
 TEST_CASE("zip64 offsets near 2^64 are Corruption, not wrapped-around reads", "[format][npz]") {

@@ -53,17 +53,6 @@ inline std::vector<std::pair<uint64_t, std::string>> Records(const std::string& 
   return out;
 }
 
-inline void ExpectSamples(FormatReader* r, const FileSpec& spec,
-                          std::initializer_list<uint64_t> order) {
-  SampleBuffer buf;
-  for (uint64_t i : order) {
-    Status st = r->ReadSample(i, &buf);
-    INFO("sample " << i << ": " << st.ToString());
-    REQUIRE(st.ok());
-    REQUIRE(BufferString(buf) == ExpectedSample(spec, i));
-  }
-}
-
 inline std::vector<TraceEvent> PreadsSince(MemoryTracer* tracer, size_t from) {
   std::vector<TraceEvent> out;
   auto events = tracer->Events();
