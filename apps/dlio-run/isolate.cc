@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 
@@ -14,6 +15,10 @@ dlio::Result<int> RunIsolated(const std::string& what, const std::function<int()
   const pid_t pid = fork();
   if (pid < 0) return body();
   if (pid == 0) {
+    // A crash must end the child by its signal, whatever handlers the parent installed (a
+    // sanitizer turns SIGSEGV and SIGFPE into a report and exit code 1): the parent reports the
+    // signal.
+    for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
     const int code = body();
     std::fflush(nullptr);
     // _exit: the child's libraries need no cleanup, and their exit handlers (libhdf5 closing
