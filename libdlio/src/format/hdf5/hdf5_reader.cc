@@ -6,6 +6,7 @@
 #include <array>
 
 #include "dlio/clock.h"
+#include "format/hdf5/hdf5_chunk_guard.h"
 #include "format/io_util.h"
 
 namespace dlio::format_internal::hdf5 {
@@ -15,7 +16,11 @@ namespace {
 // HDF5 lock (hdf5_lib.h), so reads of all hdf5 readers are serialized.
 class Hdf5Reader final : public FormatReader {
  public:
-  Hdf5Reader(ReaderHandles h, ReaderInfo info) : h_(std::move(h)), info_(std::move(info)) {}
+  // Called by OpenReader under the HDF5 lock.
+  Hdf5Reader(ReaderHandles h, ReaderInfo info)
+      : h_(std::move(h)),
+        info_(std::move(info)),
+        guard_(h_.dset.get(), info_.rank, info_.dims, info_.file_size) {}
   ~Hdf5Reader() override {
     Hdf5Call call;
     const bool parallel = info_.parallel_storage != nullptr;
@@ -62,6 +67,10 @@ class Hdf5Reader final : public FormatReader {
     }
     if (ok && info_.parallel_storage != nullptr)
       return ReadCollective(call, i, start, size, mem_space, file_space, out);
+    if (ok && info_.rank > 0) {
+      DLIO_RETURN_NOT_OK(
+          guard_.Check(h_.dset.get(), first.data(), count.data(), info_.path, info_.dataset));
+    }
     if (ok && H5Dread(h_.dset.get(), h_.type.get(), mem_space, file_space, H5P_DEFAULT,
                       out->data()) >= 0) {
       return Status::OK();
@@ -130,6 +139,7 @@ class Hdf5Reader final : public FormatReader {
 
   ReaderHandles h_;
   const ReaderInfo info_;
+  ChunkGuard guard_;  // used under the HDF5 lock
 };
 
 }  // namespace
