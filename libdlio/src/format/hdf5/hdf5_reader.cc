@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 #include "dlio/clock.h"
 #include "format/hdf5/hdf5_chunk_guard.h"
@@ -16,11 +17,7 @@ namespace {
 // HDF5 lock (hdf5_lib.h), so reads of all hdf5 readers are serialized.
 class Hdf5Reader final : public FormatReader {
  public:
-  // Called by OpenReader under the HDF5 lock.
-  Hdf5Reader(ReaderHandles h, ReaderInfo info)
-      : h_(std::move(h)),
-        info_(std::move(info)),
-        guard_(h_.dset.get(), info_.rank, info_.dims, info_.file_size) {}
+  Hdf5Reader(ReaderHandles h, ReaderInfo info) : h_(std::move(h)), info_(std::move(info)) {}
   ~Hdf5Reader() override {
     Hdf5Call call;
     const bool parallel = info_.parallel_storage != nullptr;
@@ -68,8 +65,10 @@ class Hdf5Reader final : public FormatReader {
     if (ok && info_.parallel_storage != nullptr)
       return ReadCollective(call, i, start, size, mem_space, file_space, out);
     if (ok && info_.rank > 0) {
+      // Built at the first read, so readers opened only to count or describe never pay for it.
+      if (!guard_) guard_.emplace(h_.dset.get(), info_.rank, info_.dims, info_.file_size);
       DLIO_RETURN_NOT_OK(
-          guard_.Check(h_.dset.get(), first.data(), count.data(), info_.path, info_.dataset));
+          guard_->Check(h_.dset.get(), first.data(), count.data(), info_.path, info_.dataset));
     }
     if (ok && H5Dread(h_.dset.get(), h_.type.get(), mem_space, file_space, H5P_DEFAULT,
                       out->data()) >= 0) {
@@ -139,7 +138,7 @@ class Hdf5Reader final : public FormatReader {
 
   ReaderHandles h_;
   const ReaderInfo info_;
-  ChunkGuard guard_;  // used under the HDF5 lock
+  std::optional<ChunkGuard> guard_;  // built and used under the HDF5 lock
 };
 
 }  // namespace
