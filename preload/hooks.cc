@@ -1,0 +1,331 @@
+// The interposed libc functions. Each one passes straight through unless the tracer is active,
+// the calling thread is not already inside a hook, and the descriptor (or path) is traced.
+//
+// File offsets of read/write come from the kernel (lseek(fd, 0, SEEK_CUR) after the call, minus
+// the bytes moved): exact after dup, across fork (parent and child share the offset), with
+// O_APPEND and for descriptors inherited through exec, at the cost of one cheap syscall per traced
+// call, taken outside the timed interval.
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+#include "event_writer.h"
+#include "fd_table.h"
+#include "path_filter.h"
+#include "runtime.h"
+
+namespace dlio::preload {
+namespace {
+
+bool Tracing() { return Active() && !InHook(); }
+
+bool NeedsMode(int flags) { return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE; }
+
+int64_t ErrOr(int64_t r, int err) { return r < 0 ? -err : r; }
+
+// Opens through `call` and records the fd's file when `path` passes the filter.
+template <typename Call>
+int TraceOpen(const char* name, int dirfd, const char* path, Call call) {
+  if (InHook()) return call();
+  if (!Active()) {
+    const int fd = call();
+    if (fd >= 0) FdTable::Get().Set(fd, nullptr);
+    return fd;
+  }
+  HookScope scope;
+  char abs[4096];
+  const size_t len = AbsolutePath(dirfd, path, abs, sizeof abs);
+  const bool traced = len > 0 && Filter() != nullptr && Filter()->Traced(abs, len);
+  const int64_t t0 = NowMicros();
+  const int fd = call();
+  const int err = errno;
+  const int64_t t1 = NowMicros();
+  FileRef* file = traced ? NewFileRef(abs, len) : nullptr;
+  if (file != nullptr) {
+    IoEvent e;
+    e.name = name;
+    e.start_us = t0;
+    e.dur_us = t1 - t0;
+    e.file = file;
+    e.ret = ErrOr(fd, err);
+    RecordEvent(e);
+  }
+  if (fd >= 0) {
+    FdTable::Get().Set(fd, file);
+  } else {
+    ReleaseFileRef(file);
+  }
+  errno = err;
+  return fd;
+}
+
+// A data call on fd; `offset` < 0 means "the file position" (read/write).
+template <typename Call>
+ssize_t TraceData(const char* name, int fd, size_t count, int64_t offset, Call call) {
+  if (!Tracing() || !FdTable::Get().Traced(fd)) return call();
+  HookScope scope;
+  FileRef* file = FdTable::Get().Acquire(fd);
+  const int64_t t0 = NowMicros();
+  const ssize_t r = call();
+  const int err = errno;
+  const int64_t t1 = NowMicros();
+  if (offset < 0) {
+    const off_t pos = DLIO_REAL(lseek)(fd, 0, SEEK_CUR);
+    offset = pos < 0 ? -1 : static_cast<int64_t>(pos) - (r > 0 ? r : 0);
+  }
+  IoEvent e;
+  e.name = name;
+  e.start_us = t0;
+  e.dur_us = t1 - t0;
+  e.file = file;
+  e.offset = offset;
+  e.count = static_cast<int64_t>(count);
+  e.ret = ErrOr(r, err);
+  RecordEvent(e);
+  ReleaseFileRef(file);
+  errno = err;
+  return r;
+}
+
+// A call on fd with no size (lseek, fsync): `offset` is recorded when >= 0.
+template <typename Call>
+auto TraceFdCall(const char* name, int fd, int64_t offset, Call call) -> decltype(call()) {
+  if (!Tracing() || !FdTable::Get().Traced(fd)) return call();
+  HookScope scope;
+  FileRef* file = FdTable::Get().Acquire(fd);
+  const int64_t t0 = NowMicros();
+  const auto r = call();
+  const int err = errno;
+  const int64_t t1 = NowMicros();
+  IoEvent e;
+  e.name = name;
+  e.start_us = t0;
+  e.dur_us = t1 - t0;
+  e.file = file;
+  e.offset = offset;
+  e.ret = ErrOr(static_cast<int64_t>(r), err);
+  RecordEvent(e);
+  ReleaseFileRef(file);
+  errno = err;
+  return r;
+}
+
+int TraceClose(int fd) {
+  auto real = DLIO_REAL(close);
+  if (InHook() || !FdTable::Get().Traced(fd)) return real(fd);
+  // The entry goes before the descriptor does: a concurrent open may reuse the number at once.
+  FileRef* file = FdTable::Get().Acquire(fd);
+  FdTable::Get().Set(fd, nullptr);
+  if (!Active()) {
+    ReleaseFileRef(file);
+    return real(fd);
+  }
+  HookScope scope;
+  const int64_t t0 = NowMicros();
+  const int r = real(fd);
+  const int err = errno;
+  const int64_t t1 = NowMicros();
+  IoEvent e;
+  e.name = "close";
+  e.start_us = t0;
+  e.dur_us = t1 - t0;
+  e.file = file;
+  e.ret = ErrOr(r, err);
+  RecordEvent(e);
+  ReleaseFileRef(file);
+  errno = err;
+  return r;
+}
+
+int AfterDup(int old_fd, int new_fd) {
+  if (new_fd >= 0 && !InHook()) {
+    const int err = errno;
+    FdTable::Get().Dup(old_fd, new_fd);
+    errno = err;
+  }
+  return new_fd;
+}
+
+[[noreturn]] void ExitNow(void (*real)(int), int status) {
+  FinishTrace(/*final=*/true);
+  if (real != nullptr) real(status);
+  syscall(SYS_exit_group, status);
+  __builtin_unreachable();
+}
+
+}  // namespace
+}  // namespace dlio::preload
+
+using dlio::preload::FdTable;
+using dlio::preload::TraceClose;
+using dlio::preload::TraceData;
+using dlio::preload::TraceFdCall;
+using dlio::preload::TraceOpen;
+
+#define DLIO_OPEN_MODE(flags, last)                   \
+  mode_t mode = 0;                                    \
+  if (dlio::preload::NeedsMode(flags)) {              \
+    va_list ap;                                       \
+    va_start(ap, last);                               \
+    mode = static_cast<mode_t>(va_arg(ap, unsigned)); \
+    va_end(ap);                                       \
+  }
+
+DLIO_PRELOAD_EXPORT int open(const char* path, int flags, ...) {
+  DLIO_OPEN_MODE(flags, flags);
+  return TraceOpen("open", AT_FDCWD, path, [&] { return DLIO_REAL(open)(path, flags, mode); });
+}
+
+DLIO_PRELOAD_EXPORT int open64(const char* path, int flags, ...) {
+  DLIO_OPEN_MODE(flags, flags);
+  return TraceOpen("open64", AT_FDCWD, path, [&] { return DLIO_REAL(open64)(path, flags, mode); });
+}
+
+DLIO_PRELOAD_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
+  DLIO_OPEN_MODE(flags, flags);
+  return TraceOpen("openat", dirfd, path,
+                   [&] { return DLIO_REAL(openat)(dirfd, path, flags, mode); });
+}
+
+DLIO_PRELOAD_EXPORT int openat64(int dirfd, const char* path, int flags, ...) {
+  DLIO_OPEN_MODE(flags, flags);
+  return TraceOpen("openat64", dirfd, path,
+                   [&] { return DLIO_REAL(openat64)(dirfd, path, flags, mode); });
+}
+
+DLIO_PRELOAD_EXPORT int __open_2(const char* path, int flags) {
+  return TraceOpen("open", AT_FDCWD, path, [&] { return DLIO_REAL(__open_2)(path, flags); });
+}
+
+DLIO_PRELOAD_EXPORT int __open64_2(const char* path, int flags) {
+  return TraceOpen("open64", AT_FDCWD, path, [&] { return DLIO_REAL(__open64_2)(path, flags); });
+}
+
+DLIO_PRELOAD_EXPORT int __openat_2(int dirfd, const char* path, int flags) {
+  return TraceOpen("openat", dirfd, path,
+                   [&] { return DLIO_REAL(__openat_2)(dirfd, path, flags); });
+}
+
+DLIO_PRELOAD_EXPORT int __openat64_2(int dirfd, const char* path, int flags) {
+  return TraceOpen("openat64", dirfd, path,
+                   [&] { return DLIO_REAL(__openat64_2)(dirfd, path, flags); });
+}
+
+DLIO_PRELOAD_EXPORT int creat(const char* path, mode_t mode) {
+  return TraceOpen("creat", AT_FDCWD, path, [&] { return DLIO_REAL(creat)(path, mode); });
+}
+
+DLIO_PRELOAD_EXPORT int creat64(const char* path, mode_t mode) {
+  return TraceOpen("creat64", AT_FDCWD, path, [&] { return DLIO_REAL(creat64)(path, mode); });
+}
+
+DLIO_PRELOAD_EXPORT int close(int fd) { return TraceClose(fd); }
+
+DLIO_PRELOAD_EXPORT ssize_t read(int fd, void* buf, size_t n) {
+  return TraceData("read", fd, n, -1, [&] { return DLIO_REAL(read)(fd, buf, n); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t __read_chk(int fd, void* buf, size_t n, size_t buflen) {
+  return TraceData("read", fd, n, -1, [&] { return DLIO_REAL(__read_chk)(fd, buf, n, buflen); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t pread(int fd, void* buf, size_t n, off_t off) {
+  return TraceData("pread", fd, n, off, [&] { return DLIO_REAL(pread)(fd, buf, n, off); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t pread64(int fd, void* buf, size_t n, off64_t off) {
+  return TraceData("pread64", fd, n, off, [&] { return DLIO_REAL(pread64)(fd, buf, n, off); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t __pread_chk(int fd, void* buf, size_t n, off_t off, size_t buflen) {
+  return TraceData("pread", fd, n, off,
+                   [&] { return DLIO_REAL(__pread_chk)(fd, buf, n, off, buflen); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t __pread64_chk(int fd, void* buf, size_t n, off64_t off, size_t buflen) {
+  return TraceData("pread64", fd, n, off,
+                   [&] { return DLIO_REAL(__pread64_chk)(fd, buf, n, off, buflen); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t write(int fd, const void* buf, size_t n) {
+  return TraceData("write", fd, n, -1, [&] { return DLIO_REAL(write)(fd, buf, n); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t pwrite(int fd, const void* buf, size_t n, off_t off) {
+  return TraceData("pwrite", fd, n, off, [&] { return DLIO_REAL(pwrite)(fd, buf, n, off); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t off) {
+  return TraceData("pwrite64", fd, n, off, [&] { return DLIO_REAL(pwrite64)(fd, buf, n, off); });
+}
+
+DLIO_PRELOAD_EXPORT off_t lseek(int fd, off_t off, int whence) {
+  return TraceFdCall("lseek", fd, off, [&] { return DLIO_REAL(lseek)(fd, off, whence); });
+}
+
+DLIO_PRELOAD_EXPORT off64_t lseek64(int fd, off64_t off, int whence) {
+  return TraceFdCall("lseek64", fd, off, [&] { return DLIO_REAL(lseek64)(fd, off, whence); });
+}
+
+DLIO_PRELOAD_EXPORT int fsync(int fd) {
+  return TraceFdCall("fsync", fd, -1, [&] { return DLIO_REAL(fsync)(fd); });
+}
+
+DLIO_PRELOAD_EXPORT int fdatasync(int fd) {
+  return TraceFdCall("fdatasync", fd, -1, [&] { return DLIO_REAL(fdatasync)(fd); });
+}
+
+DLIO_PRELOAD_EXPORT int dup(int fd) { return dlio::preload::AfterDup(fd, DLIO_REAL(dup)(fd)); }
+
+DLIO_PRELOAD_EXPORT int dup2(int fd, int new_fd) {
+  return dlio::preload::AfterDup(fd, DLIO_REAL(dup2)(fd, new_fd));
+}
+
+DLIO_PRELOAD_EXPORT int dup3(int fd, int new_fd, int flags) {
+  return dlio::preload::AfterDup(fd, DLIO_REAL(dup3)(fd, new_fd, flags));
+}
+
+// fcntl's third argument is an int, a long or a pointer: passed on as a pointer-sized value.
+#define DLIO_FCNTL_BODY(fn)                                                     \
+  va_list ap;                                                                   \
+  va_start(ap, cmd);                                                            \
+  void* arg = va_arg(ap, void*);                                                \
+  va_end(ap);                                                                   \
+  const int r = DLIO_REAL(fn)(fd, cmd, arg);                                    \
+  if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) dlio::preload::AfterDup(fd, r); \
+  return r;
+
+DLIO_PRELOAD_EXPORT int fcntl(int fd, int cmd, ...){DLIO_FCNTL_BODY(fcntl)}
+
+DLIO_PRELOAD_EXPORT int fcntl64(int fd, int cmd, ...){DLIO_FCNTL_BODY(fcntl64)}
+
+DLIO_PRELOAD_EXPORT void _exit(int status) {
+  dlio::preload::ExitNow(DLIO_REAL(_exit), status);
+}
+
+DLIO_PRELOAD_EXPORT void _Exit(int status) { dlio::preload::ExitNow(DLIO_REAL(_Exit), status); }
+
+// exec replaces the image: everything buffered goes to the file first. If exec fails, tracing
+// goes on into a new file.
+DLIO_PRELOAD_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {
+  dlio::preload::FinishTrace(/*final=*/false);
+  return DLIO_REAL(execve)(path, argv, envp);
+}
+
+DLIO_PRELOAD_EXPORT int execv(const char* path, char* const argv[]) {
+  dlio::preload::FinishTrace(/*final=*/false);
+  return DLIO_REAL(execv)(path, argv);
+}
+
+DLIO_PRELOAD_EXPORT int execvp(const char* file, char* const argv[]) {
+  dlio::preload::FinishTrace(/*final=*/false);
+  return DLIO_REAL(execvp)(file, argv);
+}
+
+DLIO_PRELOAD_EXPORT int execvpe(const char* file, char* const argv[], char* const envp[]) {
+  dlio::preload::FinishTrace(/*final=*/false);
+  return DLIO_REAL(execvpe)(file, argv, envp);
+}
