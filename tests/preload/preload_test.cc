@@ -1,0 +1,183 @@
+// libdlio_preload.so under real programs: every expected event, with exact offsets and sizes.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace {
+
+using dlio::testing::RunCommand;
+using dlio::testing::TempDir;
+using nlohmann::json;
+
+constexpr int64_t kAnyFd = -1000;  // an open's ret: any descriptor >= 0
+
+struct Expected {
+  const char* name;
+  std::string fname;
+  int64_t offset;  // -1: absent
+  int64_t count;   // -1: absent
+  int64_t ret;
+};
+
+// Runs `args` under the interposer with traces in `out` and `data_dirs` as the filter.
+dlio::testing::CommandResult RunTraced(const std::string& out, const std::string& data_dirs,
+                                       const std::string& args) {
+  return RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" + data_dirs +
+                    "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' '" DLIO_PRELOAD_IO_PROGRAM "' " + args);
+}
+
+std::vector<std::string> TraceFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The whole file must be one JSON array (closed by the footer); returns its complete events
+// in recording (id) order.
+std::vector<json> ReadEvents(const std::string& path) {
+  const std::string text = dlio::testing::ReadTextFile(path);
+  INFO(path << ":\n" << text);
+  json all;
+  REQUIRE_NOTHROW(all = json::parse(text));
+  REQUIRE(all.is_array());
+  std::vector<json> events;
+  bool process_named = false;
+  for (const json& e : all) {
+    REQUIRE(e.at("pid").get<int64_t>() > 0);
+    if (e.at("ph") == "M") {
+      if (e.at("name") == "process_name") process_named = true;
+      continue;
+    }
+    REQUIRE(e.at("ph") == "X");
+    REQUIRE(e.at("cat") == "POSIX");
+    REQUIRE(e.at("tid").get<int64_t>() > 0);
+    REQUIRE(e.at("ts").get<int64_t>() > 0);
+    REQUIRE(e.at("dur").get<int64_t>() >= 0);
+    events.push_back(e);
+  }
+  CHECK(process_named);
+  std::sort(events.begin(), events.end(),
+            [](const json& a, const json& b) { return a.at("id") < b.at("id"); });
+  return events;
+}
+
+int64_t ArgOr(const json& e, const char* key) {
+  const json& args = e.at("args");
+  return args.contains(key) ? args.at(key).get<int64_t>() : -1;
+}
+
+void CheckEvents(const std::vector<json>& events, const std::vector<Expected>& expected) {
+  for (size_t i = 0; i < std::min(events.size(), expected.size()); ++i) {
+    const json& e = events[i];
+    const Expected& x = expected[i];
+    INFO("event " << i << ": " << e.dump());
+    CHECK(e.at("name") == x.name);
+    CHECK(e.at("args").at("fname") == x.fname);
+    CHECK(ArgOr(e, "offset") == x.offset);
+    CHECK(ArgOr(e, "count") == x.count);
+    if (x.ret == kAnyFd) {
+      CHECK(e.at("args").at("ret").get<int64_t>() >= 0);
+    } else {
+      CHECK(e.at("args").at("ret").get<int64_t>() == x.ret);
+    }
+  }
+  CHECK(events.size() == expected.size());
+}
+
+TEST_CASE("preload traces every call of a program with exact offsets and sizes") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  const std::string other = tmp / "other";
+  for (const auto& d : {out, data, other}) std::filesystem::create_directory(d);
+
+  const auto result = RunTraced(out, data, "basic '" + data + "' '" + other + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  const std::string a = data + "/a.bin";
+  const std::string b = data + "/b.bin";
+  const std::string c = data + "/c.bin";
+  CheckEvents(ReadEvents(files[0]), {
+                                        {"open", a, -1, -1, kAnyFd},
+                                        {"write", a, 0, 1000, 1000},
+                                        {"pwrite", a, 2000, 500, 500},
+                                        {"lseek", a, 100, -1, 100},
+                                        {"read", a, 100, 300, 300},
+                                        {"read", a, 400, 200, 200},  // through dup
+                                        {"lseek", a, 0, -1, 2500},   // through dup2, SEEK_END
+                                        {"read", a, 2500, 100, 0},
+                                        {"pread", a, 2000, 1000, 500},
+                                        {"lseek", a, 7, -1, 7},  // through fcntl(F_DUPFD_CLOEXEC)
+                                        {"write", a, 7, 3, 3},   // the shared position
+                                        {"fsync", a, -1, -1, 0},
+                                        {"fdatasync", a, -1, -1, 0},
+                                        {"close", a, -1, -1, 0},
+                                        {"close", a, -1, -1, 0},
+                                        {"close", a, -1, -1, 0},
+                                        {"close", a, -1, -1, 0},
+                                        {"open", data, -1, -1, kAnyFd},
+                                        {"openat", b, -1, -1, kAnyFd},
+                                        {"write", b, 0, 42, 42},
+                                        {"close", b, -1, -1, 0},
+                                        {"close", data, -1, -1, 0},
+                                        {"creat", c, -1, -1, kAnyFd},
+                                        {"pwrite64", c, 70, 7, 7},
+                                        {"close", c, -1, -1, 0},
+                                        {"open", data + "/missing.bin", -1, -1, -ENOENT},
+                                    });
+}
+
+TEST_CASE("preload gives a forked child its own trace, complete although it ends with _exit") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string in = data + "/in.bin";
+  dlio::testing::WriteTextFile(in, std::string(4096, 'y'));
+
+  const auto result = RunTraced(out, data, "fork '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  int parent = 0;
+  int child = 0;
+  REQUIRE(std::sscanf(result.output.c_str(), "parent %d child %d", &parent, &child) == 2);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 2);
+
+  const auto parent_events = ReadEvents(out + "/trace-" + std::to_string(parent) + ".pfw");
+  CheckEvents(parent_events, {
+                                 {"open", in, -1, -1, kAnyFd},
+                                 {"pread", in, 3000, 10, 10},  // on another thread
+                                 {"read", in, 0, 100, 100},
+                                 {"read", in, 300, 300, 300},  // after the child's 200
+                                 {"close", in, -1, -1, 0},
+                             });
+  REQUIRE(parent_events.size() == 5);
+  CHECK(parent_events[1].at("tid") != parent_events[0].at("tid"));
+  for (const json& e : parent_events) CHECK(e.at("pid") == parent);
+
+  // The child's file holds its own two reads only (its parent's buffered events stay with the
+  // parent), and is closed although _exit skips atexit handlers and destructors.
+  const auto child_events = ReadEvents(out + "/trace-" + std::to_string(child) + ".pfw");
+  CheckEvents(child_events, {
+                                {"read", in, 100, 200, 200},
+                                {"pread", in, 1000, 50, 50},
+                            });
+  for (const json& e : child_events) {
+    CHECK(e.at("pid") == child);
+    CHECK(e.at("tid") == child);
+  }
+}
+
+}  // namespace
