@@ -50,6 +50,21 @@ Writer& W() {
 void SpinLock(std::atomic_flag& f) {
   while (f.test_and_set(std::memory_order_acquire)) sched_yield();
 }
+
+// A signal handler must not wait for a lock the interrupted thread may hold: it gives up.
+bool TryLockBriefly(std::atomic_flag& f) {
+  for (int i = 0; i < 100; ++i) {
+    if (!f.test_and_set(std::memory_order_acquire)) return true;
+    sched_yield();
+  }
+  return false;
+}
+
+bool Lock(std::atomic_flag& f, bool in_signal) {
+  if (in_signal) return TryLockBriefly(f);
+  SpinLock(f);
+  return true;
+}
 void SpinUnlock(std::atomic_flag& f) { f.clear(std::memory_order_release); }
 
 __attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer = nullptr;
@@ -172,10 +187,10 @@ void OpenFileLocked() {
 }
 
 // Appends b's bytes to the file. Requires b.lock.
-void WriteOut(ThreadBuffer& b) {
+void WriteOut(ThreadBuffer& b, bool in_signal = false) {
   if (b.len == 0) return;
   Writer& w = W();
-  SpinLock(w.lock);
+  if (!Lock(w.lock, in_signal)) return;
   OpenFileLocked();
   const int fd = w.fd;
   SpinUnlock(w.lock);
@@ -292,15 +307,22 @@ void RecordEvent(const IoEvent& e) {
   SpinUnlock(b->lock);
 }
 
-void FlushAllBuffers(bool footer) {
+void FlushLocalBuffer() {
+  ThreadBuffer* b = t_buffer;
+  if (b == nullptr) return;
+  SpinLock(b->lock);
+  WriteOut(*b);
+  SpinUnlock(b->lock);
+}
+
+void FlushAllBuffers(bool footer, bool in_signal) {
   Writer& w = W();
   for (ThreadBuffer* b = w.buffers.load(std::memory_order_acquire); b != nullptr; b = b->next) {
-    SpinLock(b->lock);
-    WriteOut(*b);
+    if (!Lock(b->lock, in_signal)) continue;
+    WriteOut(*b, in_signal);
     SpinUnlock(b->lock);
   }
-  if (!footer) return;
-  SpinLock(w.lock);
+  if (!footer || !Lock(w.lock, in_signal)) return;
   if (w.fd >= 0) {
     // Closes the array the way dlio's tracer does: a last metadata event without the comma.
     char tail[256];

@@ -2,6 +2,8 @@
 // "[" ... "]", each line ending in ","), written from per-thread buffers with raw syscalls so
 // the tracer's own I/O is never traced. A buffer goes to the file when full, when its thread
 // ends, and at exit, _exit and exec; the file opens on the first write-out.
+// A thread also writes its buffer out when it closes a traced file, and a termination signal
+// left at its default action flushes everything before the process dies.
 #pragma once
 
 #include <cstdint>
@@ -32,8 +34,14 @@ void ConfigureWriter(const WriterOptions& options);
 // Formats `event` into the calling thread's buffer. Never blocks on other threads' buffers.
 void RecordEvent(const IoEvent& event);
 
-// Writes every buffer out; `footer` closes the JSON array and the file.
-void FlushAllBuffers(bool footer);
+// Writes the calling thread's buffer out (at the close of a traced file, so a process killed
+// later keeps the events of the files it had finished with).
+void FlushLocalBuffer();
+
+// Writes every buffer out; `footer` closes the JSON array and the file. `in_signal`: from a
+// signal handler, where a buffer whose lock is held (by the interrupted thread) is skipped
+// rather than waited for.
+void FlushAllBuffers(bool footer, bool in_signal = false);
 
 // fork: the prepare handler locks the writer; the parent unlocks; the child discards what its
 // parent will write (every buffer) and starts a new file on its first write-out.

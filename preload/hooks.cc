@@ -136,6 +136,7 @@ int TraceClose(int fd) {
   e.ret = ErrOr(r, err);
   RecordEvent(e);
   ReleaseFileRef(file);
+  FlushLocalBuffer();
   errno = err;
   return r;
 }

@@ -4,7 +4,10 @@
 #include <pthread.h>
 #include <time.h>
 
+#include <cerrno>
+#include <csignal>
 #include <cstdlib>
+#include <cstring>
 
 #include "event_writer.h"
 #include "fd_table.h"
@@ -49,6 +52,41 @@ void ChildAfterFork() {
   InHook() = false;
 }
 
+// SIGTERM/SIGINT/SIGHUP at their default action (a PyTorch or multiprocessing pool terminates its
+// workers with SIGTERM): write everything out, then die of the signal as the program would have.
+void OnTerminationSignal(int sig) {
+  const int saved_errno = errno;
+  InHook() = true;
+  if (!g_finished.exchange(true)) {
+    g_active.store(false, std::memory_order_release);
+    FlushAllBuffers(/*footer=*/true, /*in_signal=*/true);
+  }
+  signal(sig, SIG_DFL);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
+  raise(sig);
+  errno = saved_errno;
+}
+
+// Installs OnTerminationSignal for the termination signals the program leaves at SIG_DFL
+// (DLIO_PRELOAD_SIGNALS=0 leaves every handler alone). A handler the program installs later
+// replaces ours, and exec resets it.
+void InstallSignalHandlers() {
+  const char* v = std::getenv("DLIO_PRELOAD_SIGNALS");
+  if (v != nullptr && std::strcmp(v, "0") == 0) return;
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    struct sigaction old;
+    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+    struct sigaction sa = {};
+    sa.sa_handler = OnTerminationSignal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
 __attribute__((constructor)) void Init() {
   InHook() = true;
   if (std::getenv("DLIO_PRELOAD_DISABLE") != nullptr) {
@@ -63,6 +101,7 @@ __attribute__((constructor)) void Init() {
   options.rank = RankFromEnvironment();
   ConfigureWriter(options);
   pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork);
+  InstallSignalHandlers();
   SetFilter(&filter);
   g_active.store(true, std::memory_order_release);
   InHook() = false;
@@ -99,13 +138,10 @@ bool Active() { return g_active.load(std::memory_order_acquire); }
 bool& InHook() { return t_in_hook; }
 
 void FinishTrace(bool final) {
-  if (g_finished.load(std::memory_order_acquire)) return;
+  if (final ? g_finished.exchange(true) : g_finished.load(std::memory_order_acquire)) return;
   const bool saved = t_in_hook;
   t_in_hook = true;
-  if (final) {
-    g_active.store(false, std::memory_order_release);
-    g_finished.store(true, std::memory_order_release);
-  }
+  if (final) g_active.store(false, std::memory_order_release);
   FlushAllBuffers(/*footer=*/true);
   t_in_hook = saved;
 }

@@ -3,10 +3,12 @@
  *                                 (outside the data directories); exits normally
  *   io_program fork DATA          a reader thread, then a forked child that reads and ends with
  *                                 _exit; prints "parent PID child PID"
+ *   io_program term DATA          reads, then dies of SIGTERM with a file still open
  * Every call's result is checked: any surprise exits 2, so the test knows the calls happened. */
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,9 +107,17 @@ static int Fork(const char* data) {
   return 0;
 }
 
+static int Term(const char* data) {
+  int fd = open(Join(data, "in.bin"), O_RDONLY);
+  Check(fd >= 0 && read(fd, buf, 64) == 64, "read 64 before SIGTERM");
+  kill(getpid(), SIGTERM);
+  return 0; /* not reached */
+}
+
 int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[1], "basic") == 0) return Basic(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "fork") == 0) return Fork(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "term") == 0) return Term(argv[2]);
   fprintf(stderr, "usage: io_program basic DATA OTHER | fork DATA\n");
   return 1;
 }

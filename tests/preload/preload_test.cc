@@ -180,4 +180,23 @@ TEST_CASE("preload gives a forked child its own trace, complete although it ends
   }
 }
 
+TEST_CASE("preload writes out a process killed by SIGTERM (pool workers end that way)") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string in = data + "/in.bin";
+  dlio::testing::WriteTextFile(in, std::string(4096, 'y'));
+
+  const auto result = RunTraced(out, data, "term '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code != 0);  // killed, as without the interposer
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  CheckEvents(ReadEvents(files[0]), {
+                                        {"open", in, -1, -1, kAnyFd},
+                                        {"read", in, 0, 64, 64},
+                                    });
+}
+
 }  // namespace
