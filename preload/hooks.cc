@@ -14,104 +14,13 @@
 
 #include "event_writer.h"
 #include "fd_table.h"
-#include "path_filter.h"
 #include "runtime.h"
+#include "trace_call.h"
 
 namespace dlio::preload {
 namespace {
 
-bool Tracing() { return Active() && !InHook(); }
-
 bool NeedsMode(int flags) { return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE; }
-
-int64_t ErrOr(int64_t r, int err) { return r < 0 ? -err : r; }
-
-// Opens through `call` and records the fd's file when `path` passes the filter.
-template <typename Call>
-int TraceOpen(const char* name, int dirfd, const char* path, Call call) {
-  if (InHook()) return call();
-  if (!Active()) {
-    const int fd = call();
-    if (fd >= 0) FdTable::Get().Set(fd, nullptr);
-    return fd;
-  }
-  HookScope scope;
-  char abs[4096];
-  const size_t len = AbsolutePath(dirfd, path, abs, sizeof abs);
-  const bool traced = len > 0 && Filter() != nullptr && Filter()->Traced(abs, len);
-  const int64_t t0 = NowMicros();
-  const int fd = call();
-  const int err = errno;
-  const int64_t t1 = NowMicros();
-  FileRef* file = traced ? NewFileRef(abs, len) : nullptr;
-  if (file != nullptr) {
-    IoEvent e;
-    e.name = name;
-    e.start_us = t0;
-    e.dur_us = t1 - t0;
-    e.file = file;
-    e.ret = ErrOr(fd, err);
-    RecordEvent(e);
-  }
-  if (fd >= 0) {
-    FdTable::Get().Set(fd, file);
-  } else {
-    ReleaseFileRef(file);
-  }
-  errno = err;
-  return fd;
-}
-
-// A data call on fd; `offset` < 0 means "the file position" (read/write).
-template <typename Call>
-ssize_t TraceData(const char* name, int fd, size_t count, int64_t offset, Call call) {
-  if (!Tracing() || !FdTable::Get().Traced(fd)) return call();
-  HookScope scope;
-  FileRef* file = FdTable::Get().Acquire(fd);
-  const int64_t t0 = NowMicros();
-  const ssize_t r = call();
-  const int err = errno;
-  const int64_t t1 = NowMicros();
-  if (offset < 0) {
-    const off_t pos = DLIO_REAL(lseek)(fd, 0, SEEK_CUR);
-    offset = pos < 0 ? -1 : static_cast<int64_t>(pos) - (r > 0 ? r : 0);
-  }
-  IoEvent e;
-  e.name = name;
-  e.start_us = t0;
-  e.dur_us = t1 - t0;
-  e.file = file;
-  e.offset = offset;
-  e.count = static_cast<int64_t>(count);
-  e.ret = ErrOr(r, err);
-  RecordEvent(e);
-  ReleaseFileRef(file);
-  errno = err;
-  return r;
-}
-
-// A call on fd with no size (lseek, fsync): `offset` is recorded when >= 0.
-template <typename Call>
-auto TraceFdCall(const char* name, int fd, int64_t offset, Call call) -> decltype(call()) {
-  if (!Tracing() || !FdTable::Get().Traced(fd)) return call();
-  HookScope scope;
-  FileRef* file = FdTable::Get().Acquire(fd);
-  const int64_t t0 = NowMicros();
-  const auto r = call();
-  const int err = errno;
-  const int64_t t1 = NowMicros();
-  IoEvent e;
-  e.name = name;
-  e.start_us = t0;
-  e.dur_us = t1 - t0;
-  e.file = file;
-  e.offset = offset;
-  e.ret = ErrOr(static_cast<int64_t>(r), err);
-  RecordEvent(e);
-  ReleaseFileRef(file);
-  errno = err;
-  return r;
-}
 
 int TraceClose(int fd) {
   auto real = DLIO_REAL(close);
@@ -128,13 +37,7 @@ int TraceClose(int fd) {
   const int r = real(fd);
   const int err = errno;
   const int64_t t1 = NowMicros();
-  IoEvent e;
-  e.name = "close";
-  e.start_us = t0;
-  e.dur_us = t1 - t0;
-  e.file = file;
-  e.ret = ErrOr(r, err);
-  RecordEvent(e);
+  RecordCall("close", "POSIX", t0, t1, file, -1, -1, ErrOr(r, err));
   ReleaseFileRef(file);
   FlushLocalBuffer();
   errno = err;
@@ -177,50 +80,55 @@ using dlio::preload::TraceOpen;
 
 DLIO_PRELOAD_EXPORT int open(const char* path, int flags, ...) {
   DLIO_OPEN_MODE(flags, flags);
-  return TraceOpen("open", AT_FDCWD, path, [&] { return DLIO_REAL(open)(path, flags, mode); });
+  return TraceOpen("open", "POSIX", AT_FDCWD, path,
+                   [&] { return DLIO_REAL(open)(path, flags, mode); });
 }
 
 DLIO_PRELOAD_EXPORT int open64(const char* path, int flags, ...) {
   DLIO_OPEN_MODE(flags, flags);
-  return TraceOpen("open64", AT_FDCWD, path, [&] { return DLIO_REAL(open64)(path, flags, mode); });
+  return TraceOpen("open64", "POSIX", AT_FDCWD, path,
+                   [&] { return DLIO_REAL(open64)(path, flags, mode); });
 }
 
 DLIO_PRELOAD_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
   DLIO_OPEN_MODE(flags, flags);
-  return TraceOpen("openat", dirfd, path,
+  return TraceOpen("openat", "POSIX", dirfd, path,
                    [&] { return DLIO_REAL(openat)(dirfd, path, flags, mode); });
 }
 
 DLIO_PRELOAD_EXPORT int openat64(int dirfd, const char* path, int flags, ...) {
   DLIO_OPEN_MODE(flags, flags);
-  return TraceOpen("openat64", dirfd, path,
+  return TraceOpen("openat64", "POSIX", dirfd, path,
                    [&] { return DLIO_REAL(openat64)(dirfd, path, flags, mode); });
 }
 
 DLIO_PRELOAD_EXPORT int __open_2(const char* path, int flags) {
-  return TraceOpen("open", AT_FDCWD, path, [&] { return DLIO_REAL(__open_2)(path, flags); });
+  return TraceOpen("open", "POSIX", AT_FDCWD, path,
+                   [&] { return DLIO_REAL(__open_2)(path, flags); });
 }
 
 DLIO_PRELOAD_EXPORT int __open64_2(const char* path, int flags) {
-  return TraceOpen("open64", AT_FDCWD, path, [&] { return DLIO_REAL(__open64_2)(path, flags); });
+  return TraceOpen("open64", "POSIX", AT_FDCWD, path,
+                   [&] { return DLIO_REAL(__open64_2)(path, flags); });
 }
 
 DLIO_PRELOAD_EXPORT int __openat_2(int dirfd, const char* path, int flags) {
-  return TraceOpen("openat", dirfd, path,
+  return TraceOpen("openat", "POSIX", dirfd, path,
                    [&] { return DLIO_REAL(__openat_2)(dirfd, path, flags); });
 }
 
 DLIO_PRELOAD_EXPORT int __openat64_2(int dirfd, const char* path, int flags) {
-  return TraceOpen("openat64", dirfd, path,
+  return TraceOpen("openat64", "POSIX", dirfd, path,
                    [&] { return DLIO_REAL(__openat64_2)(dirfd, path, flags); });
 }
 
 DLIO_PRELOAD_EXPORT int creat(const char* path, mode_t mode) {
-  return TraceOpen("creat", AT_FDCWD, path, [&] { return DLIO_REAL(creat)(path, mode); });
+  return TraceOpen("creat", "POSIX", AT_FDCWD, path, [&] { return DLIO_REAL(creat)(path, mode); });
 }
 
 DLIO_PRELOAD_EXPORT int creat64(const char* path, mode_t mode) {
-  return TraceOpen("creat64", AT_FDCWD, path, [&] { return DLIO_REAL(creat64)(path, mode); });
+  return TraceOpen("creat64", "POSIX", AT_FDCWD, path,
+                   [&] { return DLIO_REAL(creat64)(path, mode); });
 }
 
 DLIO_PRELOAD_EXPORT int close(int fd) { return TraceClose(fd); }
@@ -264,19 +172,21 @@ DLIO_PRELOAD_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t 
 }
 
 DLIO_PRELOAD_EXPORT off_t lseek(int fd, off_t off, int whence) {
-  return TraceFdCall("lseek", fd, off, [&] { return DLIO_REAL(lseek)(fd, off, whence); });
+  return TraceFdCall("lseek", "POSIX", fd, off, -1,
+                     [&] { return DLIO_REAL(lseek)(fd, off, whence); });
 }
 
 DLIO_PRELOAD_EXPORT off64_t lseek64(int fd, off64_t off, int whence) {
-  return TraceFdCall("lseek64", fd, off, [&] { return DLIO_REAL(lseek64)(fd, off, whence); });
+  return TraceFdCall("lseek64", "POSIX", fd, off, -1,
+                     [&] { return DLIO_REAL(lseek64)(fd, off, whence); });
 }
 
 DLIO_PRELOAD_EXPORT int fsync(int fd) {
-  return TraceFdCall("fsync", fd, -1, [&] { return DLIO_REAL(fsync)(fd); });
+  return TraceFdCall("fsync", "POSIX", fd, -1, -1, [&] { return DLIO_REAL(fsync)(fd); });
 }
 
 DLIO_PRELOAD_EXPORT int fdatasync(int fd) {
-  return TraceFdCall("fdatasync", fd, -1, [&] { return DLIO_REAL(fdatasync)(fd); });
+  return TraceFdCall("fdatasync", "POSIX", fd, -1, -1, [&] { return DLIO_REAL(fdatasync)(fd); });
 }
 
 DLIO_PRELOAD_EXPORT int dup(int fd) { return dlio::preload::AfterDup(fd, DLIO_REAL(dup)(fd)); }
