@@ -7,7 +7,9 @@
 
 #include <dirent.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include <atomic>
 #include <cstddef>
@@ -54,6 +56,43 @@ struct RealFunctions {
   ssize_t (*__read_chk)(int, void*, size_t, size_t);
   ssize_t (*__pread_chk)(int, void*, size_t, off_t, size_t);
   ssize_t (*__pread64_chk)(int, void*, size_t, off64_t, size_t);
+  // vectored I/O
+  ssize_t (*readv)(int, const struct iovec*, int);
+  ssize_t (*writev)(int, const struct iovec*, int);
+  ssize_t (*preadv)(int, const struct iovec*, int, off_t);
+  ssize_t (*preadv64)(int, const struct iovec*, int, off64_t);
+  ssize_t (*pwritev)(int, const struct iovec*, int, off_t);
+  ssize_t (*pwritev64)(int, const struct iovec*, int, off64_t);
+  // stdio
+  FILE* (*fopen)(const char*, const char*);
+  FILE* (*fopen64)(const char*, const char*);
+  size_t (*fread)(void*, size_t, size_t, FILE*);
+  size_t (*fwrite)(const void*, size_t, size_t, FILE*);
+  int (*fseek)(FILE*, long, int);
+  int (*fseeko)(FILE*, off_t, int);
+  int (*fseeko64)(FILE*, off64_t, int);
+  int (*fclose)(FILE*);
+  // metadata and mappings
+  int (*stat)(const char*, struct stat*);
+  int (*stat64)(const char*, struct stat64*);
+  int (*lstat)(const char*, struct stat*);
+  int (*lstat64)(const char*, struct stat64*);
+  int (*fstat)(int, struct stat*);
+  int (*fstat64)(int, struct stat64*);
+  int (*fstatat)(int, const char*, struct stat*, int);
+  int (*fstatat64)(int, const char*, struct stat64*, int);
+  int (*statx)(int, const char*, int, unsigned, struct statx*);
+  int (*__xstat)(int, const char*, struct stat*);
+  int (*__xstat64)(int, const char*, struct stat64*);
+  int (*__lxstat)(int, const char*, struct stat*);
+  int (*__lxstat64)(int, const char*, struct stat64*);
+  int (*__fxstat)(int, int, struct stat*);
+  int (*__fxstat64)(int, int, struct stat64*);
+  int (*__fxstatat)(int, int, const char*, struct stat*, int);
+  int (*__fxstatat64)(int, int, const char*, struct stat64*, int);
+  void* (*mmap)(void*, size_t, int, int, int, off_t);
+  void* (*mmap64)(void*, size_t, int, int, int, off64_t);
+  int (*munmap)(void*, size_t);
 };
 
 // Resolves `*slot` with dlsym(RTLD_NEXT, name) on first use: hooks may run before the library's

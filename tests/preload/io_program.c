@@ -3,6 +3,7 @@
  *                                 (outside the data directories); exits normally
  *   io_program fork DATA          a reader thread, then a forked child that reads and ends with
  *                                 _exit; prints "parent PID child PID"
+ *   io_program more DATA          vectored I/O, stat, mmap and stdio in DATA
  *   io_program term DATA          reads, then dies of SIGTERM with a file still open
  * Every call's result is checked: any surprise exits 2, so the test knows the calls happened. */
 #define _GNU_SOURCE
@@ -12,6 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -107,6 +111,38 @@ static int Fork(const char* data) {
   return 0;
 }
 
+static int More(const char* data) {
+  memset(buf, 'z', sizeof buf);
+  int fd = open(Join(data, "d.bin"), O_CREAT | O_RDWR | O_TRUNC, 0644);
+  Check(fd >= 0, "open d.bin");
+  struct iovec two[2] = {{buf, 100}, {buf + 100, 200}};
+  Check(writev(fd, two, 2) == 300, "writev 100+200");
+  struct iovec one[1] = {{buf, 50}};
+  Check(pwritev(fd, one, 1, 1000) == 50, "pwritev 50 at 1000");
+  Check(lseek(fd, 10, SEEK_SET) == 10, "lseek 10");
+  struct iovec parts[2] = {{buf, 20}, {buf + 20, 30}};
+  Check(readv(fd, parts, 2) == 50, "readv 20+30");
+  struct iovec big[1] = {{buf, 100}};
+  Check(preadv(fd, big, 1, 1000) == 50, "preadv 100 at 1000");
+  struct stat st;
+  Check(fstat(fd, &st) == 0 && st.st_size == 1050, "fstat");
+  void* p = mmap(NULL, 1050, PROT_READ, MAP_SHARED, fd, 0);
+  Check(p != MAP_FAILED, "mmap");
+  Check(munmap(p, 1050) == 0, "munmap");
+  Check(close(fd) == 0, "close d.bin");
+  Check(stat(Join(data, "d.bin"), &st) == 0, "stat d.bin");
+  Check(lstat(Join(data, "missing.bin"), &st) == -1, "lstat missing");
+
+  FILE* f = fopen(Join(data, "e.bin"), "w+");
+  Check(f != NULL, "fopen e.bin");
+  Check(fwrite(buf, 10, 7, f) == 7, "fwrite 7 x 10");
+  Check(fseek(f, 5, SEEK_SET) == 0, "fseek 5");
+  Check(fread(buf, 1, 20, f) == 20, "fread 20 at 5");
+  Check(fread(buf, 100, 1, f) == 0, "fread 100 at 25");
+  Check(fclose(f) == 0, "fclose");
+  return 0;
+}
+
 static int Term(const char* data) {
   int fd = open(Join(data, "in.bin"), O_RDONLY);
   Check(fd >= 0 && read(fd, buf, 64) == 64, "read 64 before SIGTERM");
@@ -118,6 +154,7 @@ int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[1], "basic") == 0) return Basic(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "fork") == 0) return Fork(argv[2]);
   if (argc == 3 && strcmp(argv[1], "term") == 0) return Term(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "more") == 0) return More(argv[2]);
   fprintf(stderr, "usage: io_program basic DATA OTHER | fork DATA\n");
   return 1;
 }
