@@ -219,6 +219,37 @@ TEST_CASE("preload traces vectored I/O, stat, mmap and stdio streams") {
   }
 }
 
+TEST_CASE("dlio-run profile runs a program under the interposer and passes its exit code on") {
+  TempDir tmp;
+  const std::string out = tmp / "prof";  // created by profile
+  const std::string data = tmp / "data";
+  const std::string other = tmp / "other";
+  for (const auto& d : {data, other}) std::filesystem::create_directory(d);
+  const std::string dlio_run = DLIO_BINARY_DIR "/apps/dlio-run/dlio-run";
+
+  // A relative --data-dir is taken from the working directory.
+  const auto result = RunCommand(
+      "cd '" + tmp.path() + "' && '" + dlio_run + "' profile --output '" + out +
+      "' --data-dir data -- '" DLIO_PRELOAD_IO_PROGRAM "' basic '" + data + "' '" + other + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  const auto events = ReadEvents(files[0]);
+  CHECK(events.size() == 26);  // as in the LD_PRELOAD test above: outside.bin is not traced
+  for (const json& e : events) {
+    CHECK(e.at("args").at("fname").get<std::string>().rfind(data, 0) == 0);
+  }
+
+  const auto usage = RunCommand("'" + dlio_run + "' profile --output '" + out + "' -- '" +
+                                DLIO_PRELOAD_IO_PROGRAM "' no-such-mode");
+  CHECK(usage.exit_code == 1);  // the program's own exit code
+  const auto missing =
+      RunCommand("'" + dlio_run + "' profile --output '" + out + "' -- /nonexistent/program");
+  CHECK(missing.exit_code == 127);
+  CHECK(missing.output.find("/nonexistent/program") != std::string::npos);
+}
+
 TEST_CASE("preload writes out a process killed by SIGTERM (pool workers end that way)") {
   TempDir tmp;
   const std::string out = tmp / "out";
