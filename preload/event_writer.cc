@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -36,6 +37,11 @@ struct Writer {
   std::atomic_flag lock = ATOMIC_FLAG_INIT;  // guards fd, the list and the header
   std::atomic<ThreadBuffer*> buffers{nullptr};
   int fd = -1;
+  // The file behind fd, to notice when the program closed fd (or dup2'd over it) and the number
+  // now names a file of its own, which must never receive trace bytes.
+  char path[4096] = {};
+  dev_t dev = 0;
+  ino_t ino = 0;
   int64_t pid = 0;
   std::atomic<int64_t> next_id{1};
   pthread_key_t key;
@@ -143,6 +149,24 @@ void WriteAll(int fd, const char* data, size_t len) {
   }
 }
 
+// True when w.fd is still the trace file. Requires W().lock.
+bool StillOurs(const Writer& w) {
+  struct stat st;
+  return syscall(SYS_fstat, w.fd, &st) == 0 && st.st_dev == w.dev && st.st_ino == w.ino;
+}
+
+// Reopens the trace file by name after the program took its descriptor (appending; the header
+// is there already). Requires W().lock.
+void ReopenLocked(Writer& w) {
+  const long fd = syscall(SYS_openat, AT_FDCWD, w.path, O_WRONLY | O_APPEND | O_CLOEXEC);
+  w.fd = fd < 0 ? -1 : static_cast<int>(fd);
+  if (w.fd >= 0 && !StillOurs(w)) {  // replaced by another file meanwhile: leave it alone
+    syscall(SYS_close, w.fd);
+    w.fd = -1;
+    w.path[0] = '\0';
+  }
+}
+
 // Opens trace-<pid>.pfw (trace-<pid>-<n>.pfw when taken: an earlier image of this pid before
 // exec, or an older run) without ever replacing a file, and writes the header. Requires W().lock.
 void OpenFileLocked() {
@@ -167,11 +191,17 @@ void OpenFileLocked() {
                             O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
     if (fd >= 0) {
       w.fd = static_cast<int>(fd);
+      std::memcpy(w.path, path, static_cast<size_t>(p - path) + 1);
     } else if (errno != EEXIST) {
       return;
     }
   }
   if (w.fd < 0) return;
+  struct stat st;
+  if (syscall(SYS_fstat, w.fd, &st) == 0) {
+    w.dev = st.st_dev;
+    w.ino = st.st_ino;
+  }
   char header[1024];
   char comm[256];
   size_t n = ReadSmallFile("/proc/self/comm", comm, 200);
@@ -191,7 +221,12 @@ void WriteOut(ThreadBuffer& b, bool in_signal = false) {
   if (b.len == 0) return;
   Writer& w = W();
   if (!Lock(w.lock, in_signal)) return;
-  OpenFileLocked();
+  if (w.fd >= 0 && !StillOurs(w)) {
+    w.fd = -1;  // not closed: the number is the program's now
+    ReopenLocked(w);
+  } else {
+    OpenFileLocked();
+  }
   const int fd = w.fd;
   SpinUnlock(w.lock);
   // O_APPEND: each write lands whole at the end, whichever thread writes.
@@ -323,6 +358,10 @@ void FlushAllBuffers(bool footer, bool in_signal) {
     SpinUnlock(b->lock);
   }
   if (!footer || !Lock(w.lock, in_signal)) return;
+  if (w.fd >= 0 && !StillOurs(w)) {
+    w.fd = -1;
+    ReopenLocked(w);
+  }
   if (w.fd >= 0) {
     // Closes the array the way dlio's tracer does: a last metadata event without the comma.
     char tail[256];
@@ -353,8 +392,9 @@ void WriterChildAfterFork() {
     b->in_use.store(b == t_buffer, std::memory_order_relaxed);
   }
   if (t_buffer != nullptr) t_buffer->tid = static_cast<int32_t>(syscall(SYS_gettid));
-  if (w.fd >= 0) syscall(SYS_close, w.fd);
+  if (w.fd >= 0 && StillOurs(w)) syscall(SYS_close, w.fd);
   w.fd = -1;
+  w.path[0] = '\0';
   w.pid = static_cast<int64_t>(getpid());
   w.next_id.store(1, std::memory_order_relaxed);
   w.lock.clear();

@@ -4,6 +4,7 @@
  *   io_program fork DATA          a reader thread, then a forked child that reads and ends with
  *                                 _exit; prints "parent PID child PID"
  *   io_program more DATA          vectored I/O, stat, mmap and stdio in DATA
+ *   io_program closeall DATA      closes every descriptor (the tracer's too), then writes a file
  *   io_program term DATA          reads, then dies of SIGTERM with a file still open
  * Every call's result is checked: any surprise exits 2, so the test knows the calls happened. */
 #define _GNU_SOURCE
@@ -143,6 +144,15 @@ static int More(const char* data) {
   return 0;
 }
 
+static int CloseAll(const char* data) {
+  int fd = open(Join(data, "in.bin"), O_RDONLY);
+  Check(fd >= 0 && read(fd, buf, 10) == 10 && close(fd) == 0, "read in.bin");
+  for (int i = 3; i < 256; ++i) close(i);
+  fd = open(Join(data, "out.bin"), O_CREAT | O_RDWR | O_TRUNC, 0644);
+  Check(fd >= 0 && write(fd, "hello", 5) == 5 && close(fd) == 0, "write out.bin");
+  return 0;
+}
+
 static int Term(const char* data) {
   int fd = open(Join(data, "in.bin"), O_RDONLY);
   Check(fd >= 0 && read(fd, buf, 64) == 64, "read 64 before SIGTERM");
@@ -155,6 +165,7 @@ int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "fork") == 0) return Fork(argv[2]);
   if (argc == 3 && strcmp(argv[1], "term") == 0) return Term(argv[2]);
   if (argc == 3 && strcmp(argv[1], "more") == 0) return More(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "closeall") == 0) return CloseAll(argv[2]);
   fprintf(stderr, "usage: io_program basic DATA OTHER | fork DATA\n");
   return 1;
 }

@@ -219,6 +219,32 @@ TEST_CASE("preload traces vectored I/O, stat, mmap and stdio streams") {
   }
 }
 
+TEST_CASE("preload never writes into a file of the program that closed the trace descriptor") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string in = data + "/in.bin";
+  const std::string written = data + "/out.bin";
+  dlio::testing::WriteTextFile(in, std::string(100, 'y'));
+
+  const auto result = RunTraced(out, data, "closeall '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  // out.bin took the number the trace file had: it holds the program's bytes only.
+  CHECK(dlio::testing::ReadTextFile(written) == "hello");
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  CheckEvents(ReadEvents(files[0]), {
+                                        {"open", in, -1, -1, kAnyFd},
+                                        {"read", in, 0, 10, 10},
+                                        {"close", in, -1, -1, 0},
+                                        {"open", written, -1, -1, kAnyFd},
+                                        {"write", written, 0, 5, 5},
+                                        {"close", written, -1, -1, 0},
+                                    });
+}
+
 TEST_CASE("dlio-run profile runs a program under the interposer and passes its exit code on") {
   TempDir tmp;
   const std::string out = tmp / "prof";  // created by profile
