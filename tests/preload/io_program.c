@@ -5,6 +5,7 @@
  *                                 _exit; prints "parent PID child PID"
  *   io_program more DATA          vectored I/O, stat, mmap and stdio in DATA
  *   io_program closeall DATA      closes every descriptor (the tracer's too), then writes a file
+ *   io_program exec DATA          reads, then execs itself (same pid) to read again
  *   io_program term DATA          reads, then dies of SIGTERM with a file still open
  * Every call's result is checked: any surprise exits 2, so the test knows the calls happened. */
 #define _GNU_SOURCE
@@ -153,6 +154,20 @@ static int CloseAll(const char* data) {
   return 0;
 }
 
+static int ReadAt(const char* data, off_t offset, size_t n) {
+  int fd = open(Join(data, "in.bin"), O_RDONLY);
+  Check(fd >= 0 && pread(fd, buf, n, offset) == (ssize_t)n && close(fd) == 0, "pread in.bin");
+  return 0;
+}
+
+static int Exec(const char* self, const char* data) {
+  int fd = open(Join(data, "in.bin"), O_RDONLY | O_CLOEXEC); /* left open: exec must flush */
+  Check(fd >= 0 && pread(fd, buf, 11, 0) == 11, "pread before exec");
+  char* args[] = {(char*)self, (char*)"after-exec", (char*)data, NULL};
+  execv(self, args);
+  return 4;
+}
+
 static int Term(const char* data) {
   int fd = open(Join(data, "in.bin"), O_RDONLY);
   Check(fd >= 0 && read(fd, buf, 64) == 64, "read 64 before SIGTERM");
@@ -165,6 +180,8 @@ int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "fork") == 0) return Fork(argv[2]);
   if (argc == 3 && strcmp(argv[1], "term") == 0) return Term(argv[2]);
   if (argc == 3 && strcmp(argv[1], "more") == 0) return More(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "exec") == 0) return Exec(argv[0], argv[2]);
+  if (argc == 3 && strcmp(argv[1], "after-exec") == 0) return ReadAt(argv[2], 22, 33);
   if (argc == 3 && strcmp(argv[1], "closeall") == 0) return CloseAll(argv[2]);
   fprintf(stderr, "usage: io_program basic DATA OTHER | fork DATA\n");
   return 1;

@@ -245,6 +245,33 @@ TEST_CASE("preload never writes into a file of the program that closed the trace
                                     });
 }
 
+TEST_CASE("preload keeps the events before exec and traces the new image into a file of its own") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string in = data + "/in.bin";
+  dlio::testing::WriteTextFile(in, std::string(100, 'y'));
+
+  const auto result = RunTraced(out, data, "exec '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 2);  // trace-PID.pfw, then trace-PID-1.pfw (never replaced)
+  const std::string first = files[0].size() < files[1].size() ? files[0] : files[1];
+  const std::string second = first == files[0] ? files[1] : files[0];
+  CHECK(second.substr(second.size() - 6) == "-1.pfw");
+  CheckEvents(ReadEvents(first), {
+                                     {"open", in, -1, -1, kAnyFd},
+                                     {"pread", in, 0, 11, 11},  // left open: exec flushes it
+                                 });
+  CheckEvents(ReadEvents(second), {
+                                      {"open", in, -1, -1, kAnyFd},
+                                      {"pread", in, 22, 33, 33},
+                                      {"close", in, -1, -1, 0},
+                                  });
+}
+
 TEST_CASE("dlio-run profile runs a program under the interposer and passes its exit code on") {
   TempDir tmp;
   const std::string out = tmp / "prof";  // created by profile
