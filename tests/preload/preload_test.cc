@@ -272,6 +272,68 @@ TEST_CASE("preload keeps the events before exec and traces the new image into a 
                                   });
 }
 
+// The union of [offset, offset + ret) of the data events on `fname` across `events`.
+uint64_t BytesCovered(const std::vector<json>& events, const std::string& fname) {
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (const json& e : events) {
+    const int64_t ret = ArgOr(e, "ret");
+    if (e.at("args").at("fname") == fname && ArgOr(e, "count") >= 0 && ret > 0) {
+      spans.emplace_back(ArgOr(e, "offset"), ArgOr(e, "offset") + ret);
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  uint64_t covered = 0;
+  int64_t end = 0;
+  for (auto [b, e] : spans) {
+    if (e <= end) continue;
+    covered += static_cast<uint64_t>(e - std::max(b, end));
+    end = e;
+  }
+  return covered;
+}
+
+TEST_CASE("preload traces every data read of numpy in multiprocessing workers ending in _exit") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string script = tmp / "pool.py";
+  dlio::testing::WriteTextFile(script, R"(import multiprocessing as mp, numpy as np, os, sys
+data = sys.argv[1]
+def load(i):
+    return int(np.load(os.path.join(data, 'x%d.npy' % i)).sum())
+if __name__ == '__main__':
+    for i in range(4):
+        np.save(os.path.join(data, 'x%d.npy' % i), np.arange(1000 * (i + 1), dtype=np.int64))
+    pool = mp.get_context('fork').Pool(2)
+    print(pool.map(load, range(4), chunksize=1))
+    pool.close()
+    pool.join()  # workers end with os._exit
+)");
+  const auto result =
+      RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" + data +
+                 "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' '" + dlio::testing::SystemPython() + "' '" +
+                 script + "' '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 3);  // the parent (np.save) and two workers
+  std::vector<json> worker_reads;
+  for (const auto& f : files) {
+    for (json& e : ReadEvents(f)) {
+      const std::string name = e.at("name");
+      if (name == "read" || name == "fread" || name == "pread64") {
+        worker_reads.push_back(std::move(e));
+      }
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    const std::string file = data + "/x" + std::to_string(i) + ".npy";
+    INFO(file);
+    CHECK(BytesCovered(worker_reads, file) == std::filesystem::file_size(file));
+  }
+}
+
 TEST_CASE("dlio-run profile runs a program under the interposer and passes its exit code on") {
   TempDir tmp;
   const std::string out = tmp / "prof";  // created by profile
