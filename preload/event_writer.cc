@@ -43,6 +43,7 @@ struct Writer {
   dev_t dev = 0;
   ino_t ino = 0;
   int64_t pid = 0;
+  bool sealed = false;  // the footer is written: later events (a hook still running) are dropped
   std::atomic<int64_t> next_id{1};
   pthread_key_t key;
   bool key_made = false;
@@ -221,6 +222,11 @@ void WriteOut(ThreadBuffer& b, bool in_signal = false) {
   if (b.len == 0) return;
   Writer& w = W();
   if (!Lock(w.lock, in_signal)) return;
+  if (w.sealed) {
+    SpinUnlock(w.lock);
+    b.len = 0;
+    return;
+  }
   if (w.fd >= 0 && !StillOurs(w)) {
     w.fd = -1;  // not closed: the number is the program's now
     ReopenLocked(w);
@@ -350,7 +356,7 @@ void FlushLocalBuffer() {
   SpinUnlock(b->lock);
 }
 
-void FlushAllBuffers(bool footer, bool in_signal) {
+void FlushAllBuffers(bool footer, bool in_signal, bool seal) {
   Writer& w = W();
   for (ThreadBuffer* b = w.buffers.load(std::memory_order_acquire); b != nullptr; b = b->next) {
     if (!Lock(b->lock, in_signal)) continue;
@@ -374,6 +380,7 @@ void FlushAllBuffers(bool footer, bool in_signal) {
     syscall(SYS_close, w.fd);
     w.fd = -1;
   }
+  w.sealed = seal;
   SpinUnlock(w.lock);
 }
 
@@ -396,6 +403,7 @@ void WriterChildAfterFork() {
   w.fd = -1;
   w.path[0] = '\0';
   w.pid = static_cast<int64_t>(getpid());
+  w.sealed = false;
   w.next_id.store(1, std::memory_order_relaxed);
   w.lock.clear();
 }

@@ -40,8 +40,9 @@ void FlushLocalBuffer();
 
 // Writes every buffer out; `footer` closes the JSON array and the file. `in_signal`: from a
 // signal handler, where a buffer whose lock is held (by the interrupted thread) is skipped
-// rather than waited for.
-void FlushAllBuffers(bool footer, bool in_signal = false);
+// rather than waited for. `seal`: the process is ending; events recorded after this are dropped
+// (rather than starting a new file).
+void FlushAllBuffers(bool footer, bool in_signal = false, bool seal = false);
 
 // fork: the prepare handler locks the writer; the parent unlocks; the child discards what its
 // parent will write (every buffer) and starts a new file on its first write-out.

@@ -59,7 +59,7 @@ void OnTerminationSignal(int sig) {
   InHook() = true;
   if (!g_finished.exchange(true)) {
     g_active.store(false, std::memory_order_release);
-    FlushAllBuffers(/*footer=*/true, /*in_signal=*/true);
+    FlushAllBuffers(/*footer=*/true, /*in_signal=*/true, /*seal=*/true);
   }
   signal(sig, SIG_DFL);
   sigset_t set;
@@ -142,7 +142,7 @@ void FinishTrace(bool final) {
   const bool saved = t_in_hook;
   t_in_hook = true;
   if (final) g_active.store(false, std::memory_order_release);
-  FlushAllBuffers(/*footer=*/true);
+  FlushAllBuffers(/*footer=*/true, /*in_signal=*/false, /*seal=*/final);
   t_in_hook = saved;
 }
 
