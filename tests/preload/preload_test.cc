@@ -334,6 +334,39 @@ if __name__ == '__main__':
   }
 }
 
+TEST_CASE("preload traces libhdf5's reads of an h5py slice at the dataset's own offset") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string script = tmp / "h5.py";
+  const std::string h5 = data + "/a.h5";
+  dlio::testing::WriteTextFile(script, R"(import h5py, numpy as np, sys
+with h5py.File(sys.argv[1], 'w') as f:
+    f.create_dataset('x', data=np.arange(100000, dtype=np.int64))  # contiguous
+with h5py.File(sys.argv[1], 'r') as f:
+    x = f['x']
+    assert x[1000:2000].sum() == sum(range(1000, 2000))
+    print(x.id.get_offset())
+)");
+  const auto result = RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" +
+                                 data + "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' '" +
+                                 dlio::testing::SystemPython() + "' '" + script + "' '" + h5 + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const int64_t start = std::stoll(result.output) + 1000 * 8;  // element 1000 of the dataset
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  bool covered = false;
+  for (const json& e : ReadEvents(files[0])) {
+    if (e.at("name") != "pread" && e.at("name") != "pread64") continue;
+    CHECK(e.at("args").at("fname") == h5);
+    const int64_t offset = ArgOr(e, "offset");
+    covered = covered || (offset <= start && offset + ArgOr(e, "ret") >= start + 8000);
+  }
+  CHECK(covered);  // one request holds the whole slice
+}
+
 TEST_CASE("dlio-run profile runs a program under the interposer and passes its exit code on") {
   TempDir tmp;
   const std::string out = tmp / "prof";  // created by profile
