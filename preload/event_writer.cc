@@ -290,6 +290,8 @@ void ConfigureWriter(const WriterOptions& options) {
   if (!w.key_made) w.key_made = pthread_key_create(&w.key, OnThreadExit) == 0;
 }
 
+int64_t WriterPid() { return W().pid; }
+
 void RecordEvent(const IoEvent& e) {
   ThreadBuffer* b = LocalBuffer();
   if (b == nullptr) return;

@@ -31,6 +31,9 @@ struct WriterOptions {
 // Called by the constructor (and in a forked child, to start a file of its own).
 void ConfigureWriter(const WriterOptions& options);
 
+// The process the trace file belongs to (0 before ConfigureWriter).
+int64_t WriterPid();
+
 // Formats `event` into the calling thread's buffer. Never blocks on other threads' buffers.
 void RecordEvent(const IoEvent& event);
 

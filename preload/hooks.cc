@@ -219,6 +219,11 @@ DLIO_PRELOAD_EXPORT void _exit(int status) {
 
 DLIO_PRELOAD_EXPORT void _Exit(int status) { dlio::preload::ExitNow(DLIO_REAL(_Exit), status); }
 
+// A vfork child shares the parent's memory (its fd table, buffers and thread-local state) and
+// runs hooks (close, execve, _exit) that would change the parent's trace: it becomes a fork,
+// whose handlers give the child a state of its own. Programs only use vfork to exec soon after.
+DLIO_PRELOAD_EXPORT pid_t vfork(void) { return fork(); }
+
 // exec replaces the image: everything buffered goes to the file first. If exec fails, tracing
 // goes on into a new file.
 DLIO_PRELOAD_EXPORT int execve(const char* path, char* const argv[], char* const envp[]) {

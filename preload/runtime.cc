@@ -2,7 +2,9 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
@@ -57,7 +59,7 @@ void ChildAfterFork() {
 void OnTerminationSignal(int sig) {
   const int saved_errno = errno;
   InHook() = true;
-  if (!g_finished.exchange(true)) {
+  if (static_cast<int64_t>(syscall(SYS_getpid)) == WriterPid() && !g_finished.exchange(true)) {
     g_active.store(false, std::memory_order_release);
     FlushAllBuffers(/*footer=*/true, /*in_signal=*/true, /*seal=*/true);
   }
@@ -138,6 +140,8 @@ bool Active() { return g_active.load(std::memory_order_acquire); }
 bool& InHook() { return t_in_hook; }
 
 void FinishTrace(bool final) {
+  // A child sharing this memory without fork's handlers (clone) must not end the parent's trace.
+  if (static_cast<int64_t>(syscall(SYS_getpid)) != WriterPid()) return;
   if (final ? g_finished.exchange(true) : g_finished.load(std::memory_order_acquire)) return;
   const bool saved = t_in_hook;
   t_in_hook = true;

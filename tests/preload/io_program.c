@@ -6,6 +6,8 @@
  *   io_program more DATA          vectored I/O, stat, mmap and stdio in DATA
  *   io_program closeall DATA      closes every descriptor (the tracer's too), then writes a file
  *   io_program exec DATA          reads, then execs itself (same pid) to read again
+ *   io_program vfork DATA         a vfork child closes a traced fd, fails to exec and _exits;
+ *                                 the parent reads on
  *   io_program term DATA          reads, then dies of SIGTERM with a file still open
  * Every call's result is checked: any surprise exits 2, so the test knows the calls happened. */
 #define _GNU_SOURCE
@@ -168,6 +170,23 @@ static int Exec(const char* self, const char* data) {
   return 4;
 }
 
+static int VforkExec(const char* data) {
+  int fd = open(Join(data, "in.bin"), O_RDONLY);
+  Check(fd >= 0 && read(fd, buf, 10) == 10, "read 10 before vfork");
+  pid_t child = vfork();
+  Check(child >= 0, "vfork");
+  if (child == 0) {
+    char* args[] = {(char*)"/nonexistent/program", NULL};
+    close(fd);
+    execv(args[0], args);
+    _exit(0);
+  }
+  int status = 0;
+  Check(waitpid(child, &status, 0) == child, "waitpid vfork child");
+  Check(read(fd, buf, 20) == 20 && close(fd) == 0, "read 20 after vfork");
+  return 0;
+}
+
 static int Term(const char* data) {
   int fd = open(Join(data, "in.bin"), O_RDONLY);
   Check(fd >= 0 && read(fd, buf, 64) == 64, "read 64 before SIGTERM");
@@ -180,6 +199,7 @@ int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "fork") == 0) return Fork(argv[2]);
   if (argc == 3 && strcmp(argv[1], "term") == 0) return Term(argv[2]);
   if (argc == 3 && strcmp(argv[1], "more") == 0) return More(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "vfork") == 0) return VforkExec(argv[2]);
   if (argc == 3 && strcmp(argv[1], "exec") == 0) return Exec(argv[0], argv[2]);
   if (argc == 3 && strcmp(argv[1], "after-exec") == 0) return ReadAt(argv[2], 22, 33);
   if (argc == 3 && strcmp(argv[1], "closeall") == 0) return CloseAll(argv[2]);

@@ -258,6 +258,7 @@ TEST_CASE("preload keeps the events before exec and traces the new image into a 
   REQUIRE(result.exit_code == 0);
   const auto files = TraceFiles(out);
   REQUIRE(files.size() == 2);  // trace-PID.pfw, then trace-PID-1.pfw (never replaced)
+  // The first image's name is the shorter one.
   const std::string first = files[0].size() < files[1].size() ? files[0] : files[1];
   const std::string second = first == files[0] ? files[1] : files[0];
   CHECK(second.substr(second.size() - 6) == "-1.pfw");
@@ -365,6 +366,31 @@ with h5py.File(sys.argv[1], 'r') as f:
     covered = covered || (offset <= start && offset + ArgOr(e, "ret") >= start + 8000);
   }
   CHECK(covered);  // one request holds the whole slice
+}
+
+TEST_CASE("preload: a vfork child that closes, fails to exec and _exits leaves its parent traced") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string in = data + "/in.bin";
+  dlio::testing::WriteTextFile(in, std::string(100, 'y'));
+
+  const auto result = RunTraced(out, data, "vfork '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 2);  // the parent's, and the child's own (its close)
+  const bool first_larger =
+      std::filesystem::file_size(files[0]) > std::filesystem::file_size(files[1]);
+  const std::string parent = first_larger ? files[0] : files[1];
+  CheckEvents(ReadEvents(first_larger ? files[1] : files[0]), {{"close", in, -1, -1, 0}});
+  CheckEvents(ReadEvents(parent), {
+                                      {"open", in, -1, -1, kAnyFd},
+                                      {"read", in, 0, 10, 10},
+                                      {"read", in, 10, 20, 20},
+                                      {"close", in, -1, -1, 0},
+                                  });
 }
 
 TEST_CASE("dlio-run profile runs a program under the interposer and passes its exit code on") {
