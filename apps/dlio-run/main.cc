@@ -7,6 +7,7 @@
 //   dlio-run inspect data/train/img_0_of_8.npz
 //   mpiexec -n 4 dlio-run --config unet3d.yaml      (one rank per process; --comm auto picks MPI)
 //   dlio-run trace-merge out/trace.pfw out/trace-*.pfw
+//   dlio-run profile --output prof --data-dir /data -- python3 train.py
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -30,6 +31,7 @@
 #include "dlio/version.h"
 #include "dlio/workloads.h"
 #include "isolate.h"
+#include "profile.h"
 
 namespace {
 
@@ -435,6 +437,18 @@ int main(int argc, char** argv) {
   merge->add_option("output", merge_output, "merged trace (.pfw, or .pfw.gz)")->required();
   merge->add_option("inputs", merge_inputs, "trace-<rank>.pfw[.gz] files")->required();
 
+  auto* profile = app.add_subcommand(
+      "profile",
+      "run a program under libdlio_preload.so: one .pfw trace of its file I/O per process");
+  dlio_run::ProfileOptions profile_options;
+  profile->add_option("-o,--output", profile_options.output,
+                      "trace directory (default dlio-profile; created; files never replaced)");
+  profile->add_option("--data-dir", profile_options.data_dirs,
+                      "trace only files under this prefix (repeatable; default: every file but "
+                      ".py/.pyc/.so and /proc, /sys, /dev)");
+  profile->add_option("command", profile_options.command, "the program and its arguments, after --")
+      ->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -448,6 +462,10 @@ int main(int argc, char** argv) {
     return code.ok() ? *code : Fail(code.status(), kExitRunError);
   }
   if (merge->parsed()) return TraceMerge(merge_output, merge_inputs);
+  if (profile->parsed()) {
+    auto code = dlio_run::Profile(profile_options);
+    return code.ok() ? *code : Fail(code.status(), kExitRunError);
+  }
 
   std::vector<std::string> overrides;
   for (const auto& extra : app.remaining()) {

@@ -1,0 +1,109 @@
+#include "profile.h"
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <system_error>
+
+namespace dlio_run {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Join(const std::vector<std::string>& parts, char sep) {
+  std::string out;
+  for (const auto& p : parts) {
+    if (!out.empty()) out.push_back(sep);
+    out += p;
+  }
+  return out;
+}
+
+// Runs argv with `env` added to (or replacing entries of) this process's environment.
+dlio::Result<int> RunWithEnvironment(const std::vector<std::string>& command,
+                                     const std::vector<std::pair<std::string, std::string>>& env) {
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) return dlio::Status::FromErrno(errno, "fork to run " + command[0]);
+  if (pid == 0) {
+    for (const auto& [key, value] : env) setenv(key.c_str(), value.c_str(), 1);
+    std::vector<char*> argv;
+    for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr, "dlio-run: error: cannot run %s: %s\n", argv[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return dlio::Status::FromErrno(errno, "wait for " + command[0]);
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+dlio::Result<std::string> FindPreloadLibrary() {
+  if (const char* env = std::getenv("DLIO_PRELOAD_LIB"); env != nullptr && *env != '\0') {
+    if (!fs::exists(env)) {
+      return dlio::Status::NotFound("DLIO_PRELOAD_LIB names ", env, ", which does not exist");
+    }
+    return std::string(env);
+  }
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) return dlio::Status::NotFound("cannot find dlio-run's own path: " + ec.message());
+  const fs::path dir = exe.parent_path();
+  // The build tree (apps/dlio-run/dlio-run beside preload/) and an install (bin/ beside lib/).
+  const std::vector<fs::path> candidates = {
+      dir / ".." / ".." / "preload" / "libdlio_preload.so",
+      dir / ".." / DLIO_INSTALL_LIBDIR / "libdlio_preload.so",
+  };
+  std::string looked;
+  for (const auto& c : candidates) {
+    if (fs::exists(c)) return fs::canonical(c).string();
+    if (!looked.empty()) looked += ", ";
+    looked += c.lexically_normal().string();
+  }
+  return dlio::Status::NotFound("libdlio_preload.so not found (looked at ", looked,
+                                "); set DLIO_PRELOAD_LIB to its path");
+}
+
+dlio::Result<int> Profile(const ProfileOptions& options) {
+  if (options.command.empty()) {
+    return dlio::Status::InvalidArgument("profile: no command given (dlio-run profile -- CMD ...)");
+  }
+  std::string lib = options.preload_lib;
+  if (lib.empty()) {
+    DLIO_ASSIGN_OR_RETURN(lib, FindPreloadLibrary());
+  }
+  std::error_code ec;
+  fs::create_directories(options.output, ec);
+  if (ec)
+    return dlio::Status::IOError("profile: cannot create --output " + options.output + ": " +
+                                 ec.message());
+  const std::string output = fs::absolute(options.output).lexically_normal().string();
+  std::vector<std::string> prefixes;
+  for (const auto& d : options.data_dirs) {
+    if (d.empty() || d.find(':') != std::string::npos) {
+      return dlio::Status::InvalidArgument("profile: --data-dir '", d,
+                                           "' is empty or contains ':' (the list separator)");
+    }
+    prefixes.push_back(fs::absolute(d).lexically_normal().string());
+  }
+  std::string preload = lib;
+  if (const char* old = std::getenv("LD_PRELOAD"); old != nullptr && *old != '\0') {
+    preload.push_back(':');
+    preload.append(old);
+  }
+  return RunWithEnvironment(options.command, {{"LD_PRELOAD", preload},
+                                              {"DLIO_PRELOAD_OUTPUT", output},
+                                              {"DLIO_PRELOAD_DATA_DIRS", Join(prefixes, ':')}});
+}
+
+}  // namespace dlio_run

@@ -1,0 +1,27 @@
+// `dlio-run profile [--output DIR] [--data-dir PREFIX]... -- CMD ARGS...`: runs a program under
+// libdlio_preload.so so that it writes one .pfw trace per process into DIR.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dlio/status.h"
+
+namespace dlio_run {
+
+struct ProfileOptions {
+  std::string output = "dlio-profile";  // trace directory, created when missing
+  std::vector<std::string> data_dirs;   // traced path prefixes (made absolute); empty: all files
+  std::vector<std::string> command;     // the program and its arguments
+  std::string preload_lib;              // "" finds libdlio_preload.so beside dlio-run
+};
+
+// Where libdlio_preload.so is: $DLIO_PRELOAD_LIB, else the build tree's or the install's copy
+// relative to this executable. NotFound names the places looked at.
+dlio::Result<std::string> FindPreloadLibrary();
+
+// Runs options.command with the interposer and returns its exit code (128 + N when it died of
+// signal N). Errors: the library or output directory is unusable, the command cannot start.
+dlio::Result<int> Profile(const ProfileOptions& options);
+
+}  // namespace dlio_run

@@ -1,0 +1,413 @@
+#include "event_writer.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+#include "runtime.h"
+
+namespace dlio::preload {
+namespace {
+
+constexpr size_t kBufferBytes = 256 * 1024;
+constexpr size_t kMaxEventBytes = 512;  // an event without its file name
+
+// One thread's formatted events. The owner appends under `lock` (uncontended except while
+// another thread flushes everything at exit); buffers are never unmapped, only reused.
+struct ThreadBuffer {
+  std::atomic_flag lock = ATOMIC_FLAG_INIT;
+  std::atomic<bool> in_use{false};
+  ThreadBuffer* next = nullptr;
+  int32_t tid = 0;
+  bool named = false;
+  size_t len = 0;
+  char data[kBufferBytes];
+};
+
+struct Writer {
+  WriterOptions options;
+  std::atomic_flag lock = ATOMIC_FLAG_INIT;  // guards fd, the list and the header
+  std::atomic<ThreadBuffer*> buffers{nullptr};
+  int fd = -1;
+  // The file behind fd, to notice when the program closed fd (or dup2'd over it) and the number
+  // now names a file of its own, which must never receive trace bytes.
+  char path[4096] = {};
+  dev_t dev = 0;
+  ino_t ino = 0;
+  int64_t pid = 0;
+  bool sealed = false;  // the footer is written: later events (a hook still running) are dropped
+  std::atomic<int64_t> next_id{1};
+  pthread_key_t key;
+  bool key_made = false;
+};
+
+Writer& W() {
+  static Writer writer;
+  return writer;
+}
+
+void SpinLock(std::atomic_flag& f) {
+  while (f.test_and_set(std::memory_order_acquire)) sched_yield();
+}
+
+// A signal handler must not wait for a lock the interrupted thread may hold: it gives up.
+bool TryLockBriefly(std::atomic_flag& f) {
+  for (int i = 0; i < 100; ++i) {
+    if (!f.test_and_set(std::memory_order_acquire)) return true;
+    sched_yield();
+  }
+  return false;
+}
+
+bool Lock(std::atomic_flag& f, bool in_signal) {
+  if (in_signal) return TryLockBriefly(f);
+  SpinLock(f);
+  return true;
+}
+void SpinUnlock(std::atomic_flag& f) { f.clear(std::memory_order_release); }
+
+__attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer = nullptr;
+
+// --- formatting -----------------------------------------------------------------------------
+
+char* PutStr(char* p, const char* s) {
+  while (*s != '\0') *p++ = *s++;
+  return p;
+}
+
+char* PutInt(char* p, int64_t v) {
+  char tmp[24];
+  int n = 0;
+  uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
+  do {
+    tmp[n++] = static_cast<char>('0' + u % 10);
+    u /= 10;
+  } while (u != 0);
+  if (v < 0) *p++ = '-';
+  while (n > 0) *p++ = tmp[--n];
+  return p;
+}
+
+char* PutEscaped(char* p, const char* s, size_t len) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < len; ++i) {
+    const auto u = static_cast<unsigned char>(s[i]);
+    if (s[i] == '"' || s[i] == '\\') {
+      *p++ = '\\';
+      *p++ = s[i];
+    } else if (u < 0x20) {
+      p = PutStr(p, "\\u00");
+      *p++ = kHex[u >> 4];
+      *p++ = kHex[u & 0xf];
+    } else {
+      *p++ = s[i];
+    }
+  }
+  return p;
+}
+
+// A metadata event naming the process or thread `tid` (tid 0: the process).
+char* PutNameEvent(char* p, int64_t pid, int32_t tid, const char* name, size_t len) {
+  p = PutStr(p, "{\"id\":0,\"name\":\"");
+  p = PutStr(p, tid == 0 ? "process_name" : "thread_name");
+  p = PutStr(p, "\",\"cat\":\"dlio\",\"pid\":");
+  p = PutInt(p, pid);
+  p = PutStr(p, ",\"tid\":");
+  p = PutInt(p, tid);
+  p = PutStr(p, ",\"ph\":\"M\",\"args\":{\"name\":\"");
+  p = PutEscaped(p, name, len);
+  return PutStr(p, "\"}},\n");
+}
+
+// Reads a small /proc file (comm) with raw syscalls; returns its length without the newline.
+size_t ReadSmallFile(const char* path, char* out, size_t cap) {
+  const long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  long n = syscall(SYS_read, fd, out, cap);
+  syscall(SYS_close, fd);
+  if (n <= 0) return 0;
+  while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\0')) --n;
+  return static_cast<size_t>(n);
+}
+
+// --- file -----------------------------------------------------------------------------------
+
+void WriteAll(int fd, const char* data, size_t len) {
+  while (len > 0) {
+    const long n = syscall(SYS_write, fd, data, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;  // a full disk loses events; the traced program is never disturbed
+    data += n;
+    len -= static_cast<size_t>(n);
+  }
+}
+
+// True when w.fd is still the trace file. Requires W().lock.
+bool StillOurs(const Writer& w) {
+  struct stat st;
+  return syscall(SYS_fstat, w.fd, &st) == 0 && st.st_dev == w.dev && st.st_ino == w.ino;
+}
+
+// Reopens the trace file by name after the program took its descriptor (appending; the header
+// is there already). Requires W().lock.
+void ReopenLocked(Writer& w) {
+  const long fd = syscall(SYS_openat, AT_FDCWD, w.path, O_WRONLY | O_APPEND | O_CLOEXEC);
+  w.fd = fd < 0 ? -1 : static_cast<int>(fd);
+  if (w.fd >= 0 && !StillOurs(w)) {  // replaced by another file meanwhile: leave it alone
+    syscall(SYS_close, w.fd);
+    w.fd = -1;
+    w.path[0] = '\0';
+  }
+}
+
+// Opens trace-<pid>.pfw (trace-<pid>-<n>.pfw when taken: an earlier image of this pid before
+// exec, or an older run) without ever replacing a file, and writes the header. Requires W().lock.
+void OpenFileLocked() {
+  Writer& w = W();
+  if (w.fd >= 0) return;
+  char path[4096];
+  for (int attempt = 0; attempt < 1000 && w.fd < 0; ++attempt) {
+    const size_t dir_len = std::strlen(w.options.output_dir);
+    if (dir_len + 64 > sizeof path) return;
+    char* p = path;
+    std::memcpy(p, w.options.output_dir, dir_len);
+    p += dir_len;
+    p = PutStr(p, "/trace-");
+    p = PutInt(p, w.pid);
+    if (attempt > 0) {
+      *p++ = '-';
+      p = PutInt(p, attempt);
+    }
+    p = PutStr(p, ".pfw");
+    *p = '\0';
+    const long fd = syscall(SYS_openat, AT_FDCWD, path,
+                            O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      w.fd = static_cast<int>(fd);
+      std::memcpy(w.path, path, static_cast<size_t>(p - path) + 1);
+    } else if (errno != EEXIST) {
+      return;
+    }
+  }
+  if (w.fd < 0) return;
+  struct stat st;
+  if (syscall(SYS_fstat, w.fd, &st) == 0) {
+    w.dev = st.st_dev;
+    w.ino = st.st_ino;
+  }
+  char header[1024];
+  char comm[256];
+  size_t n = ReadSmallFile("/proc/self/comm", comm, 200);
+  if (w.options.rank >= 0) {
+    char* c = PutStr(comm + n, " (rank ");
+    c = PutInt(c, w.options.rank);
+    c = PutStr(c, ")");
+    n = static_cast<size_t>(c - comm);
+  }
+  char* h = PutStr(header, "[\n");
+  h = PutNameEvent(h, w.pid, 0, comm, n);
+  WriteAll(w.fd, header, static_cast<size_t>(h - header));
+}
+
+// Appends b's bytes to the file. Requires b.lock.
+void WriteOut(ThreadBuffer& b, bool in_signal = false) {
+  if (b.len == 0) return;
+  Writer& w = W();
+  if (!Lock(w.lock, in_signal)) return;
+  if (w.sealed) {
+    SpinUnlock(w.lock);
+    b.len = 0;
+    return;
+  }
+  if (w.fd >= 0 && !StillOurs(w)) {
+    w.fd = -1;  // not closed: the number is the program's now
+    ReopenLocked(w);
+  } else {
+    OpenFileLocked();
+  }
+  const int fd = w.fd;
+  SpinUnlock(w.lock);
+  // O_APPEND: each write lands whole at the end, whichever thread writes.
+  if (fd >= 0) WriteAll(fd, b.data, b.len);
+  b.len = 0;
+}
+
+void OnThreadExit(void* arg) {
+  auto* b = static_cast<ThreadBuffer*>(arg);
+  const bool saved = InHook();
+  InHook() = true;
+  SpinLock(b->lock);
+  WriteOut(*b);
+  b->named = false;
+  SpinUnlock(b->lock);
+  b->in_use.store(false, std::memory_order_release);
+  t_buffer = nullptr;
+  InHook() = saved;
+}
+
+ThreadBuffer* LocalBuffer() {
+  if (t_buffer != nullptr) return t_buffer;
+  Writer& w = W();
+  for (ThreadBuffer* b = w.buffers.load(std::memory_order_acquire); b != nullptr; b = b->next) {
+    bool expected = false;
+    if (b->in_use.compare_exchange_strong(expected, true)) {
+      t_buffer = b;
+      break;
+    }
+  }
+  if (t_buffer == nullptr) {
+    void* mem = mmap(nullptr, sizeof(ThreadBuffer), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) return nullptr;
+    auto* b = new (mem) ThreadBuffer();
+    b->in_use.store(true, std::memory_order_relaxed);
+    SpinLock(w.lock);
+    b->next = w.buffers.load(std::memory_order_relaxed);
+    w.buffers.store(b, std::memory_order_release);
+    SpinUnlock(w.lock);
+    t_buffer = b;
+  }
+  t_buffer->tid = static_cast<int32_t>(syscall(SYS_gettid));
+  t_buffer->named = false;
+  if (w.key_made) pthread_setspecific(w.key, t_buffer);
+  return t_buffer;
+}
+
+}  // namespace
+
+void ConfigureWriter(const WriterOptions& options) {
+  Writer& w = W();
+  w.options = options;
+  w.pid = static_cast<int64_t>(getpid());
+  if (!w.key_made) w.key_made = pthread_key_create(&w.key, OnThreadExit) == 0;
+}
+
+int64_t WriterPid() { return W().pid; }
+
+void RecordEvent(const IoEvent& e) {
+  ThreadBuffer* b = LocalBuffer();
+  if (b == nullptr) return;
+  Writer& w = W();
+  const size_t path_len = e.file != nullptr ? e.file->len : 0;
+  const size_t need = kMaxEventBytes + 6 * path_len + (b->named ? 0 : 6 * 256);
+  if (need > kBufferBytes) return;
+  SpinLock(b->lock);
+  if (b->len + need > kBufferBytes) WriteOut(*b);
+  char* p = b->data + b->len;
+  if (!b->named) {
+    char path[64];
+    char* q = PutStr(path, "/proc/self/task/");
+    q = PutInt(q, b->tid);
+    PutStr(q, "/comm")[0] = '\0';
+    char comm[256];
+    const size_t n = ReadSmallFile(path, comm, sizeof comm);
+    p = PutNameEvent(p, w.pid, b->tid, comm, n);
+    b->named = true;
+  }
+  p = PutStr(p, "{\"id\":");
+  p = PutInt(p, w.next_id.fetch_add(1, std::memory_order_relaxed));
+  p = PutStr(p, ",\"name\":\"");
+  p = PutStr(p, e.name);
+  p = PutStr(p, "\",\"cat\":\"");
+  p = PutStr(p, e.cat);
+  p = PutStr(p, "\",\"pid\":");
+  p = PutInt(p, w.pid);
+  p = PutStr(p, ",\"tid\":");
+  p = PutInt(p, b->tid);
+  p = PutStr(p, ",\"ts\":");
+  p = PutInt(p, e.start_us);
+  p = PutStr(p, ",\"dur\":");
+  p = PutInt(p, e.dur_us);
+  p = PutStr(p, ",\"ph\":\"X\",\"args\":{");
+  const char* sep = "\"";
+  if (e.file != nullptr) {
+    p = PutStr(p, "\"fname\":\"");
+    p = PutEscaped(p, e.file->path, e.file->len);
+    *p++ = '"';
+    sep = ",\"";
+  }
+  auto arg = [&](const char* key, int64_t v, bool always) {
+    if (v < 0 && !always) return;  // ret may be -errno
+    p = PutStr(p, sep);
+    p = PutStr(p, key);
+    p = PutStr(p, "\":");
+    p = PutInt(p, v);
+    sep = ",\"";
+  };
+  arg("count", e.count, false);
+  arg("offset", e.offset, false);
+  arg("ret", e.ret, true);
+  p = PutStr(p, "}},\n");
+  b->len = static_cast<size_t>(p - b->data);
+  SpinUnlock(b->lock);
+}
+
+void FlushLocalBuffer() {
+  ThreadBuffer* b = t_buffer;
+  if (b == nullptr) return;
+  SpinLock(b->lock);
+  WriteOut(*b);
+  SpinUnlock(b->lock);
+}
+
+void FlushAllBuffers(bool footer, bool in_signal, bool seal) {
+  Writer& w = W();
+  for (ThreadBuffer* b = w.buffers.load(std::memory_order_acquire); b != nullptr; b = b->next) {
+    if (!Lock(b->lock, in_signal)) continue;
+    WriteOut(*b, in_signal);
+    SpinUnlock(b->lock);
+  }
+  if (!footer || !Lock(w.lock, in_signal)) return;
+  if (w.fd >= 0 && !StillOurs(w)) {
+    w.fd = -1;
+    ReopenLocked(w);
+  }
+  if (w.fd >= 0) {
+    // Closes the array the way dlio's tracer does: a last metadata event without the comma.
+    char tail[256];
+    char* p = PutStr(tail, "{\"id\":0,\"name\":\"process_sort_index\",\"cat\":\"dlio\",\"pid\":");
+    p = PutInt(p, w.pid);
+    p = PutStr(p, ",\"tid\":0,\"ph\":\"M\",\"args\":{\"sort_index\":");
+    p = PutInt(p, w.options.rank >= 0 ? w.options.rank : w.pid);
+    p = PutStr(p, "}}\n]\n");
+    WriteAll(w.fd, tail, static_cast<size_t>(p - tail));
+    syscall(SYS_close, w.fd);
+    w.fd = -1;
+  }
+  w.sealed = seal;
+  SpinUnlock(w.lock);
+}
+
+void WriterPrepareFork() { SpinLock(W().lock); }
+
+void WriterParentAfterFork() { SpinUnlock(W().lock); }
+
+void WriterChildAfterFork() {
+  Writer& w = W();
+  // The parent writes out every buffer it had, this thread's included: the child drops its copies.
+  // The other threads do not exist here: their buffers become free for reuse.
+  for (ThreadBuffer* b = w.buffers.load(std::memory_order_relaxed); b != nullptr; b = b->next) {
+    b->lock.clear();
+    b->len = 0;
+    b->named = false;
+    b->in_use.store(b == t_buffer, std::memory_order_relaxed);
+  }
+  if (t_buffer != nullptr) t_buffer->tid = static_cast<int32_t>(syscall(SYS_gettid));
+  if (w.fd >= 0 && StillOurs(w)) syscall(SYS_close, w.fd);
+  w.fd = -1;
+  w.path[0] = '\0';
+  w.pid = static_cast<int64_t>(getpid());
+  w.sealed = false;
+  w.next_id.store(1, std::memory_order_relaxed);
+  w.lock.clear();
+}
+
+}  // namespace dlio::preload

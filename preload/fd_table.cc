@@ -1,0 +1,61 @@
+#include "fd_table.h"
+
+#include <sched.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace dlio::preload {
+
+FileRef* NewFileRef(const char* path, size_t len) {
+  auto* ref = static_cast<FileRef*>(std::malloc(sizeof(FileRef) + len));
+  if (ref == nullptr) return nullptr;
+  ref->refs.store(1, std::memory_order_relaxed);
+  ref->len = static_cast<uint32_t>(len);
+  std::memcpy(ref->path, path, len);
+  ref->path[len] = '\0';
+  return ref;
+}
+
+void ReleaseFileRef(FileRef* ref) {
+  if (ref != nullptr && ref->refs.fetch_sub(1, std::memory_order_acq_rel) == 1) std::free(ref);
+}
+
+FdTable& FdTable::Get() {
+  static FdTable table;  // constant-initialized: usable before any constructor runs
+  return table;
+}
+
+void FdTable::Lock() {
+  while (lock_.test_and_set(std::memory_order_acquire)) sched_yield();
+}
+
+FileRef* FdTable::Acquire(int fd) {
+  if (!Traced(fd)) return nullptr;
+  Lock();
+  FileRef* ref = entries_[fd].load(std::memory_order_relaxed);
+  if (ref != nullptr) ref->refs.fetch_add(1, std::memory_order_relaxed);
+  Unlock();
+  return ref;
+}
+
+void FdTable::Set(int fd, FileRef* ref) {
+  if (fd < 0 || fd >= kMaxFds) {
+    ReleaseFileRef(ref);
+    return;
+  }
+  Lock();
+  FileRef* old = entries_[fd].exchange(ref, std::memory_order_acq_rel);
+  Unlock();
+  ReleaseFileRef(old);
+}
+
+void FdTable::Dup(int old_fd, int new_fd) {
+  if (new_fd < 0 || new_fd >= kMaxFds || old_fd == new_fd) return;
+  Set(new_fd, Acquire(old_fd));
+}
+
+void FdTable::LockForFork() { Lock(); }
+void FdTable::UnlockAfterFork() { Unlock(); }
+
+}  // namespace dlio::preload

@@ -1,0 +1,256 @@
+// Vectored I/O, the stat family (also glibc's older __xstat entry points, which binaries built
+// against glibc < 2.33, such as manylinux wheels, still call) and mappings of traced files.
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+
+#include <atomic>
+
+#include "trace_call.h"
+
+extern "C" {
+// Not declared by glibc >= 2.33 headers, still exported for old binaries.
+int __xstat(int, const char*, struct stat*);
+int __xstat64(int, const char*, struct stat64*);
+int __lxstat(int, const char*, struct stat*);
+int __lxstat64(int, const char*, struct stat64*);
+int __fxstat(int, int, struct stat*);
+int __fxstat64(int, int, struct stat64*);
+int __fxstatat(int, int, const char*, struct stat*, int);
+int __fxstatat64(int, int, const char*, struct stat64*, int);
+}
+
+namespace dlio::preload {
+namespace {
+
+size_t IovBytes(const struct iovec* iov, int n) {
+  size_t total = 0;
+  for (int i = 0; i < n; ++i) total += iov[i].iov_len;
+  return total;
+}
+
+// Mappings of traced files, so munmap can name the file. A small fixed table: mappings beyond it
+// are still recorded at mmap, only their munmap is not.
+class Mappings {
+ public:
+  static constexpr int kMax = 4096;
+  void Add(void* addr, size_t len, FileRef* file) {
+    Lock();
+    for (Region& r : regions_) {
+      if (r.file == nullptr) {
+        r = {addr, len, file};
+        file = nullptr;
+        break;
+      }
+    }
+    Unlock();
+    ReleaseFileRef(file);
+  }
+  // The file mapped at exactly `addr` (removed from the table), or nullptr.
+  FileRef* Take(void* addr) {
+    FileRef* file = nullptr;
+    Lock();
+    for (Region& r : regions_) {
+      if (r.file != nullptr && r.addr == addr) {
+        file = r.file;
+        r.file = nullptr;
+        break;
+      }
+    }
+    Unlock();
+    return file;
+  }
+
+ private:
+  struct Region {
+    void* addr;
+    size_t len;
+    FileRef* file;
+  };
+  void Lock() {
+    while (lock_.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  void Unlock() { lock_.clear(std::memory_order_release); }
+  std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
+  Region regions_[kMax] = {};
+};
+
+Mappings& Maps() {
+  static Mappings maps;
+  return maps;
+}
+
+template <typename Call>
+void* TraceMmap(const char* name, size_t len, int fd, int64_t offset, Call call) {
+  if (!Tracing() || !FdTable::Get().Traced(fd)) return call();
+  HookScope scope;
+  FileRef* file = FdTable::Get().Acquire(fd);
+  const int64_t t0 = NowMicros();
+  void* p = call();
+  const int err = errno;
+  const int64_t t1 = NowMicros();
+  RecordCall(name, "POSIX", t0, t1, file, offset, static_cast<int64_t>(len),
+             p == MAP_FAILED ? -err : 0);
+  if (p != MAP_FAILED) {
+    Maps().Add(p, len, file);
+  } else {
+    ReleaseFileRef(file);
+  }
+  errno = err;
+  return p;
+}
+
+int TraceMunmap(void* addr, size_t len) {
+  auto real = DLIO_REAL(munmap);
+  if (!Tracing()) return real(addr, len);
+  FileRef* file = Maps().Take(addr);
+  if (file == nullptr) return real(addr, len);
+  HookScope scope;
+  const int64_t t0 = NowMicros();
+  const int r = real(addr, len);
+  const int err = errno;
+  const int64_t t1 = NowMicros();
+  RecordCall("munmap", "POSIX", t0, t1, file, -1, static_cast<int64_t>(len), ErrOr(r, err));
+  ReleaseFileRef(file);
+  errno = err;
+  return r;
+}
+
+}  // namespace
+}  // namespace dlio::preload
+
+using dlio::preload::IovBytes;
+using dlio::preload::TraceData;
+using dlio::preload::TraceFdCall;
+using dlio::preload::TracePathCall;
+
+DLIO_PRELOAD_EXPORT ssize_t readv(int fd, const struct iovec* iov, int n) {
+  return TraceData("readv", fd, IovBytes(iov, n), -1, [&] { return DLIO_REAL(readv)(fd, iov, n); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t writev(int fd, const struct iovec* iov, int n) {
+  return TraceData("writev", fd, IovBytes(iov, n), -1,
+                   [&] { return DLIO_REAL(writev)(fd, iov, n); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t preadv(int fd, const struct iovec* iov, int n, off_t off) {
+  return TraceData("preadv", fd, IovBytes(iov, n), off,
+                   [&] { return DLIO_REAL(preadv)(fd, iov, n, off); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t preadv64(int fd, const struct iovec* iov, int n, off64_t off) {
+  return TraceData("preadv64", fd, IovBytes(iov, n), off,
+                   [&] { return DLIO_REAL(preadv64)(fd, iov, n, off); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t pwritev(int fd, const struct iovec* iov, int n, off_t off) {
+  return TraceData("pwritev", fd, IovBytes(iov, n), off,
+                   [&] { return DLIO_REAL(pwritev)(fd, iov, n, off); });
+}
+
+DLIO_PRELOAD_EXPORT ssize_t pwritev64(int fd, const struct iovec* iov, int n, off64_t off) {
+  return TraceData("pwritev64", fd, IovBytes(iov, n), off,
+                   [&] { return DLIO_REAL(pwritev64)(fd, iov, n, off); });
+}
+
+DLIO_PRELOAD_EXPORT int stat(const char* path, struct stat* st) {
+  return TracePathCall("stat", AT_FDCWD, path, [&] { return DLIO_REAL(stat)(path, st); });
+}
+
+DLIO_PRELOAD_EXPORT int stat64(const char* path, struct stat64* st) {
+  return TracePathCall("stat64", AT_FDCWD, path, [&] { return DLIO_REAL(stat64)(path, st); });
+}
+
+DLIO_PRELOAD_EXPORT int lstat(const char* path, struct stat* st) {
+  return TracePathCall("lstat", AT_FDCWD, path, [&] { return DLIO_REAL(lstat)(path, st); });
+}
+
+DLIO_PRELOAD_EXPORT int lstat64(const char* path, struct stat64* st) {
+  return TracePathCall("lstat64", AT_FDCWD, path, [&] { return DLIO_REAL(lstat64)(path, st); });
+}
+
+DLIO_PRELOAD_EXPORT int fstat(int fd, struct stat* st) {
+  return TraceFdCall("fstat", "POSIX", fd, -1, -1, [&] { return DLIO_REAL(fstat)(fd, st); });
+}
+
+DLIO_PRELOAD_EXPORT int fstat64(int fd, struct stat64* st) {
+  return TraceFdCall("fstat64", "POSIX", fd, -1, -1, [&] { return DLIO_REAL(fstat64)(fd, st); });
+}
+
+// fstatat(fd, "", st, AT_EMPTY_PATH) is an fstat of fd.
+DLIO_PRELOAD_EXPORT int fstatat(int dirfd, const char* path, struct stat* st, int flags) {
+  auto call = [&] { return DLIO_REAL(fstatat)(dirfd, path, st, flags); };
+  if (path != nullptr && path[0] == '\0')
+    return TraceFdCall("fstatat", "POSIX", dirfd, -1, -1, call);
+  return TracePathCall("fstatat", dirfd, path, call);
+}
+
+DLIO_PRELOAD_EXPORT int fstatat64(int dirfd, const char* path, struct stat64* st, int flags) {
+  auto call = [&] { return DLIO_REAL(fstatat64)(dirfd, path, st, flags); };
+  if (path != nullptr && path[0] == '\0') {
+    return TraceFdCall("fstatat64", "POSIX", dirfd, -1, -1, call);
+  }
+  return TracePathCall("fstatat64", dirfd, path, call);
+}
+
+DLIO_PRELOAD_EXPORT int statx(int dirfd, const char* path, int flags, unsigned mask,
+                              struct statx* st) {
+  auto call = [&] { return DLIO_REAL(statx)(dirfd, path, flags, mask, st); };
+  if (path != nullptr && path[0] == '\0') return TraceFdCall("statx", "POSIX", dirfd, -1, -1, call);
+  return TracePathCall("statx", dirfd, path, call);
+}
+
+DLIO_PRELOAD_EXPORT int __xstat(int ver, const char* path, struct stat* st) {
+  return TracePathCall("stat", AT_FDCWD, path, [&] { return DLIO_REAL(__xstat)(ver, path, st); });
+}
+
+DLIO_PRELOAD_EXPORT int __xstat64(int ver, const char* path, struct stat64* st) {
+  return TracePathCall("stat64", AT_FDCWD, path,
+                       [&] { return DLIO_REAL(__xstat64)(ver, path, st); });
+}
+
+DLIO_PRELOAD_EXPORT int __lxstat(int ver, const char* path, struct stat* st) {
+  return TracePathCall("lstat", AT_FDCWD, path, [&] { return DLIO_REAL(__lxstat)(ver, path, st); });
+}
+
+DLIO_PRELOAD_EXPORT int __lxstat64(int ver, const char* path, struct stat64* st) {
+  return TracePathCall("lstat64", AT_FDCWD, path,
+                       [&] { return DLIO_REAL(__lxstat64)(ver, path, st); });
+}
+
+DLIO_PRELOAD_EXPORT int __fxstat(int ver, int fd, struct stat* st) {
+  return TraceFdCall("fstat", "POSIX", fd, -1, -1,
+                     [&] { return DLIO_REAL(__fxstat)(ver, fd, st); });
+}
+
+DLIO_PRELOAD_EXPORT int __fxstat64(int ver, int fd, struct stat64* st) {
+  return TraceFdCall("fstat64", "POSIX", fd, -1, -1,
+                     [&] { return DLIO_REAL(__fxstat64)(ver, fd, st); });
+}
+
+DLIO_PRELOAD_EXPORT int __fxstatat(int ver, int dirfd, const char* path, struct stat* st,
+                                   int flags) {
+  return TracePathCall("fstatat", dirfd, path,
+                       [&] { return DLIO_REAL(__fxstatat)(ver, dirfd, path, st, flags); });
+}
+
+DLIO_PRELOAD_EXPORT int __fxstatat64(int ver, int dirfd, const char* path, struct stat64* st,
+                                     int flags) {
+  return TracePathCall("fstatat64", dirfd, path,
+                       [&] { return DLIO_REAL(__fxstatat64)(ver, dirfd, path, st, flags); });
+}
+
+DLIO_PRELOAD_EXPORT void* mmap(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
+  return dlio::preload::TraceMmap("mmap", len, fd, off,
+                                  [&] { return DLIO_REAL(mmap)(addr, len, prot, flags, fd, off); });
+}
+
+DLIO_PRELOAD_EXPORT void* mmap64(void* addr, size_t len, int prot, int flags, int fd, off64_t off) {
+  return dlio::preload::TraceMmap(
+      "mmap64", len, fd, off, [&] { return DLIO_REAL(mmap64)(addr, len, prot, flags, fd, off); });
+}
+
+DLIO_PRELOAD_EXPORT int munmap(void* addr, size_t len) {
+  return dlio::preload::TraceMunmap(addr, len);
+}

@@ -1,0 +1,115 @@
+#include "path_filter.h"
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "fd_table.h"
+
+namespace dlio::preload {
+namespace {
+
+bool HasSuffix(const char* s, size_t len, const char* suffix) {
+  const size_t n = std::strlen(suffix);
+  return len >= n && std::memcmp(s + len - n, suffix, n) == 0;
+}
+
+// `prefix` names `path` itself or a directory above it ("/data" covers "/data/x", not "/database").
+bool UnderPrefix(const char* path, size_t len, const char* prefix, size_t plen) {
+  while (plen > 1 && prefix[plen - 1] == '/') --plen;
+  if (len < plen || std::memcmp(path, prefix, plen) != 0) return false;
+  return len == plen || path[plen] == '/' || prefix[plen - 1] == '/';
+}
+
+bool IsCode(const char* path, size_t len) {
+  if (HasSuffix(path, len, ".py") || HasSuffix(path, len, ".pyc") || HasSuffix(path, len, ".so")) {
+    return true;
+  }
+  // Versioned shared objects: "libfoo.so.1.2".
+  const char* base = static_cast<const char*>(memrchr(path, '/', len));
+  base = base == nullptr ? path : base + 1;
+  return std::strstr(base, ".so.") != nullptr;
+}
+
+}  // namespace
+
+void PathFilter::Configure(const char* data_dirs) {
+  count_ = 0;
+  if (data_dirs == nullptr) return;
+  const size_t total = std::strlen(data_dirs);
+  if (total >= sizeof storage_) return;
+  std::memcpy(storage_, data_dirs, total + 1);
+  char* p = storage_;
+  while (*p != '\0' && count_ < kMaxPrefixes) {
+    char* end = std::strchr(p, ':');
+    const size_t n = end == nullptr ? std::strlen(p) : static_cast<size_t>(end - p);
+    if (n > 0) {
+      prefixes_[count_] = p;
+      lengths_[count_] = n;
+      ++count_;
+    }
+    if (end == nullptr) break;
+    *end = '\0';
+    p = end + 1;
+  }
+}
+
+bool PathFilter::Traced(const char* path, size_t len) const {
+  if (len == 0 || IsCode(path, len)) return false;
+  for (const char* sys : {"/proc", "/sys", "/dev"}) {
+    if (UnderPrefix(path, len, sys, std::strlen(sys))) return false;
+  }
+  if (count_ == 0) return true;
+  for (size_t i = 0; i < count_; ++i) {
+    if (UnderPrefix(path, len, prefixes_[i], lengths_[i])) return true;
+  }
+  return false;
+}
+
+size_t AbsolutePath(int dirfd, const char* path, char* out, size_t cap) {
+  if (path == nullptr || cap < 2) return 0;
+  while (path[0] == '.' && path[1] == '/') path += 2;
+  size_t base = 0;
+  if (path[0] != '/') {
+    if (dirfd == AT_FDCWD) {
+      // The raw syscall: glibc's getcwd may allocate, and this runs inside hooks.
+      const long n = syscall(SYS_getcwd, out, cap);
+      if (n <= 0) return 0;
+      base = std::strlen(out);
+    } else if (FileRef* dir = FdTable::Get().Acquire(dirfd)) {
+      if (dir->len >= cap) {
+        ReleaseFileRef(dir);
+        return 0;
+      }
+      std::memcpy(out, dir->path, dir->len);
+      base = dir->len;
+      ReleaseFileRef(dir);
+    } else {
+      char link[64];
+      std::strcpy(link, "/proc/self/fd/");
+      size_t k = std::strlen(link);
+      char digits[16];
+      int d = 0;
+      for (unsigned v = static_cast<unsigned>(dirfd); d == 0 || v != 0; v /= 10) {
+        digits[d++] = static_cast<char>('0' + v % 10);
+      }
+      while (d > 0) link[k++] = digits[--d];
+      link[k] = '\0';
+      const long n = syscall(SYS_readlinkat, AT_FDCWD, link, out, cap - 1);
+      if (n <= 0) return 0;
+      base = static_cast<size_t>(n);
+    }
+    if (base > 0 && out[base - 1] != '/') {
+      if (base + 1 >= cap) return 0;
+      out[base++] = '/';
+    }
+  }
+  const size_t len = std::strlen(path);
+  if (base + len + 1 > cap) return 0;
+  std::memcpy(out + base, path, len + 1);
+  return base + len;
+}
+
+}  // namespace dlio::preload

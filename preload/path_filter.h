@@ -1,0 +1,31 @@
+// Which files are traced: absolute paths under one of the data-directory prefixes (all paths
+// when none is given), never the program's own code (.py, .pyc, .so) or /proc, /sys, /dev.
+#pragma once
+
+#include <cstddef>
+
+namespace dlio::preload {
+
+// Configured once by the constructor (and again in a forked child: unchanged), then read-only.
+// Stores everything in fixed arrays: no allocation.
+class PathFilter {
+ public:
+  static constexpr size_t kMaxPrefixes = 64;
+
+  // `data_dirs`: colon-separated prefixes, or nullptr/"" for "everything not excluded".
+  void Configure(const char* data_dirs);
+  bool Traced(const char* path, size_t len) const;
+
+ private:
+  char storage_[8192] = {};
+  const char* prefixes_[kMaxPrefixes] = {};
+  size_t lengths_[kMaxPrefixes] = {};
+  size_t count_ = 0;
+};
+
+// Writes the absolute form of `path` (relative to `dirfd`, or the working directory for
+// AT_FDCWD) to out[0, cap) NUL-terminated; returns its length, or 0 when it cannot be formed.
+// Leading "./" components are dropped; ".." is kept as written.
+size_t AbsolutePath(int dirfd, const char* path, char* out, size_t cap);
+
+}  // namespace dlio::preload

@@ -1,0 +1,446 @@
+// libdlio_preload.so under real programs: every expected event, with exact offsets and sizes.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cerrno>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace {
+
+using dlio::testing::RunCommand;
+using dlio::testing::TempDir;
+using nlohmann::json;
+
+constexpr int64_t kAnyFd = -1000;  // an open's ret: any descriptor >= 0
+
+struct Expected {
+  const char* name;
+  std::string fname;
+  int64_t offset;  // -1: absent
+  int64_t count;   // -1: absent
+  int64_t ret;
+};
+
+// Runs `args` under the interposer with traces in `out` and `data_dirs` as the filter.
+dlio::testing::CommandResult RunTraced(const std::string& out, const std::string& data_dirs,
+                                       const std::string& args) {
+  return RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" + data_dirs +
+                    "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' '" DLIO_PRELOAD_IO_PROGRAM "' " + args);
+}
+
+std::vector<std::string> TraceFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    files.push_back(entry.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+// The whole file must be one JSON array (closed by the footer); returns its complete events
+// in recording (id) order.
+std::vector<json> ReadEvents(const std::string& path) {
+  const std::string text = dlio::testing::ReadTextFile(path);
+  INFO(path << ":\n" << text);
+  json all;
+  REQUIRE_NOTHROW(all = json::parse(text));
+  REQUIRE(all.is_array());
+  std::vector<json> events;
+  bool process_named = false;
+  for (const json& e : all) {
+    REQUIRE(e.at("pid").get<int64_t>() > 0);
+    if (e.at("ph") == "M") {
+      if (e.at("name") == "process_name") process_named = true;
+      continue;
+    }
+    REQUIRE(e.at("ph") == "X");
+    REQUIRE(e.at("tid").get<int64_t>() > 0);
+    REQUIRE(e.at("ts").get<int64_t>() > 0);
+    REQUIRE(e.at("dur").get<int64_t>() >= 0);
+    events.push_back(e);
+  }
+  CHECK(process_named);
+  std::sort(events.begin(), events.end(),
+            [](const json& a, const json& b) { return a.at("id") < b.at("id"); });
+  return events;
+}
+
+int64_t ArgOr(const json& e, const char* key) {
+  const json& args = e.at("args");
+  return args.contains(key) ? args.at(key).get<int64_t>() : -1;
+}
+
+void CheckEvents(const std::vector<json>& events, const std::vector<Expected>& expected) {
+  for (size_t i = 0; i < std::min(events.size(), expected.size()); ++i) {
+    const json& e = events[i];
+    const Expected& x = expected[i];
+    INFO("event " << i << ": " << e.dump());
+    CHECK(e.at("name") == x.name);
+    CHECK(e.at("args").at("fname") == x.fname);
+    CHECK(ArgOr(e, "offset") == x.offset);
+    CHECK(ArgOr(e, "count") == x.count);
+    if (x.ret == kAnyFd) {
+      CHECK(e.at("args").at("ret").get<int64_t>() >= 0);
+    } else {
+      CHECK(e.at("args").at("ret").get<int64_t>() == x.ret);
+    }
+  }
+  CHECK(events.size() == expected.size());
+}
+
+TEST_CASE("preload traces every call of a program with exact offsets and sizes") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  const std::string other = tmp / "other";
+  for (const auto& d : {out, data, other}) std::filesystem::create_directory(d);
+
+  const auto result = RunTraced(out, data, "basic '" + data + "' '" + other + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  const std::string a = data + "/a.bin";
+  const std::string b = data + "/b.bin";
+  const std::string c = data + "/c.bin";
+  CheckEvents(ReadEvents(files[0]), {
+                                        {"open", a, -1, -1, kAnyFd},
+                                        {"write", a, 0, 1000, 1000},
+                                        {"pwrite", a, 2000, 500, 500},
+                                        {"lseek", a, 100, -1, 100},
+                                        {"read", a, 100, 300, 300},
+                                        {"read", a, 400, 200, 200},  // through dup
+                                        {"lseek", a, 0, -1, 2500},   // through dup2, SEEK_END
+                                        {"read", a, 2500, 100, 0},
+                                        {"pread", a, 2000, 1000, 500},
+                                        {"lseek", a, 7, -1, 7},  // through fcntl(F_DUPFD_CLOEXEC)
+                                        {"write", a, 7, 3, 3},   // the shared position
+                                        {"fsync", a, -1, -1, 0},
+                                        {"fdatasync", a, -1, -1, 0},
+                                        {"close", a, -1, -1, 0},
+                                        {"close", a, -1, -1, 0},
+                                        {"close", a, -1, -1, 0},
+                                        {"close", a, -1, -1, 0},
+                                        {"open", data, -1, -1, kAnyFd},
+                                        {"openat", b, -1, -1, kAnyFd},
+                                        {"write", b, 0, 42, 42},
+                                        {"close", b, -1, -1, 0},
+                                        {"close", data, -1, -1, 0},
+                                        {"creat", c, -1, -1, kAnyFd},
+                                        {"pwrite64", c, 70, 7, 7},
+                                        {"close", c, -1, -1, 0},
+                                        {"open", data + "/missing.bin", -1, -1, -ENOENT},
+                                    });
+}
+
+TEST_CASE("preload gives a forked child its own trace, complete although it ends with _exit") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string in = data + "/in.bin";
+  dlio::testing::WriteTextFile(in, std::string(4096, 'y'));
+
+  const auto result = RunTraced(out, data, "fork '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  int parent = 0;
+  int child = 0;
+  REQUIRE(std::sscanf(result.output.c_str(), "parent %d child %d", &parent, &child) == 2);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 2);
+
+  const auto parent_events = ReadEvents(out + "/trace-" + std::to_string(parent) + ".pfw");
+  CheckEvents(parent_events, {
+                                 {"open", in, -1, -1, kAnyFd},
+                                 {"pread", in, 3000, 10, 10},  // on another thread
+                                 {"read", in, 0, 100, 100},
+                                 {"read", in, 300, 300, 300},  // after the child's 200
+                                 {"close", in, -1, -1, 0},
+                             });
+  REQUIRE(parent_events.size() == 5);
+  CHECK(parent_events[1].at("tid") != parent_events[0].at("tid"));
+  for (const json& e : parent_events) CHECK(e.at("pid") == parent);
+
+  // The child's file holds its own two reads only (its parent's buffered events stay with the
+  // parent), and is closed although _exit skips atexit handlers and destructors.
+  const auto child_events = ReadEvents(out + "/trace-" + std::to_string(child) + ".pfw");
+  CheckEvents(child_events, {
+                                {"read", in, 100, 200, 200},
+                                {"pread", in, 1000, 50, 50},
+                            });
+  for (const json& e : child_events) {
+    CHECK(e.at("pid") == child);
+    CHECK(e.at("tid") == child);
+  }
+}
+
+TEST_CASE("preload traces vectored I/O, stat, mmap and stdio streams") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+
+  const auto result = RunTraced(out, data, "more '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  const std::string d = data + "/d.bin";
+  const std::string e = data + "/e.bin";
+  const auto events = ReadEvents(files[0]);
+  CheckEvents(events, {
+                          {"open", d, -1, -1, kAnyFd},
+                          {"writev", d, 0, 300, 300},
+                          {"pwritev", d, 1000, 50, 50},
+                          {"lseek", d, 10, -1, 10},
+                          {"readv", d, 10, 50, 50},
+                          {"preadv", d, 1000, 100, 50},
+                          {"fstat", d, -1, -1, 0},
+                          {"mmap", d, 0, 1050, 0},
+                          {"munmap", d, -1, 1050, 0},
+                          {"close", d, -1, -1, 0},
+                          {"stat", d, -1, -1, 0},
+                          {"lstat", data + "/missing.bin", -1, -1, -ENOENT},
+                          {"fopen", e, -1, -1, kAnyFd},
+                          {"fwrite", e, 0, 70, 70},
+                          {"fseek", e, 5, -1, 0},
+                          {"fread", e, 5, 20, 20},
+                          {"fread", e, 25, 100, 0},  // 45 bytes left: no whole item
+                          {"fclose", e, -1, -1, 0},
+                      });
+  for (const json& ev : events) {
+    const std::string name = ev.at("name");
+    CHECK(ev.at("cat") == (name[0] == 'f' && name.rfind("fstat", 0) != 0 ? "STDIO" : "POSIX"));
+  }
+}
+
+TEST_CASE("preload never writes into a file of the program that closed the trace descriptor") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string in = data + "/in.bin";
+  const std::string written = data + "/out.bin";
+  dlio::testing::WriteTextFile(in, std::string(100, 'y'));
+
+  const auto result = RunTraced(out, data, "closeall '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  // out.bin took the number the trace file had: it holds the program's bytes only.
+  CHECK(dlio::testing::ReadTextFile(written) == "hello");
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  CheckEvents(ReadEvents(files[0]), {
+                                        {"open", in, -1, -1, kAnyFd},
+                                        {"read", in, 0, 10, 10},
+                                        {"close", in, -1, -1, 0},
+                                        {"open", written, -1, -1, kAnyFd},
+                                        {"write", written, 0, 5, 5},
+                                        {"close", written, -1, -1, 0},
+                                    });
+}
+
+TEST_CASE("preload keeps the events before exec and traces the new image into a file of its own") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string in = data + "/in.bin";
+  dlio::testing::WriteTextFile(in, std::string(100, 'y'));
+
+  const auto result = RunTraced(out, data, "exec '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 2);  // trace-PID.pfw, then trace-PID-1.pfw (never replaced)
+  // The first image's name is the shorter one.
+  const std::string first = files[0].size() < files[1].size() ? files[0] : files[1];
+  const std::string second = first == files[0] ? files[1] : files[0];
+  CHECK(second.substr(second.size() - 6) == "-1.pfw");
+  CheckEvents(ReadEvents(first), {
+                                     {"open", in, -1, -1, kAnyFd},
+                                     {"pread", in, 0, 11, 11},  // left open: exec flushes it
+                                 });
+  CheckEvents(ReadEvents(second), {
+                                      {"open", in, -1, -1, kAnyFd},
+                                      {"pread", in, 22, 33, 33},
+                                      {"close", in, -1, -1, 0},
+                                  });
+}
+
+// The union of [offset, offset + ret) of the data events on `fname` across `events`.
+uint64_t BytesCovered(const std::vector<json>& events, const std::string& fname) {
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  for (const json& e : events) {
+    const int64_t ret = ArgOr(e, "ret");
+    if (e.at("args").at("fname") == fname && ArgOr(e, "count") >= 0 && ret > 0) {
+      spans.emplace_back(ArgOr(e, "offset"), ArgOr(e, "offset") + ret);
+    }
+  }
+  std::sort(spans.begin(), spans.end());
+  uint64_t covered = 0;
+  int64_t end = 0;
+  for (auto [b, e] : spans) {
+    if (e <= end) continue;
+    covered += static_cast<uint64_t>(e - std::max(b, end));
+    end = e;
+  }
+  return covered;
+}
+
+TEST_CASE("preload traces every data read of numpy in multiprocessing workers ending in _exit") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string script = tmp / "pool.py";
+  dlio::testing::WriteTextFile(script, R"(import multiprocessing as mp, numpy as np, os, sys
+data = sys.argv[1]
+def load(i):
+    return int(np.load(os.path.join(data, 'x%d.npy' % i)).sum())
+if __name__ == '__main__':
+    for i in range(4):
+        np.save(os.path.join(data, 'x%d.npy' % i), np.arange(1000 * (i + 1), dtype=np.int64))
+    pool = mp.get_context('fork').Pool(2)
+    print(pool.map(load, range(4), chunksize=1))
+    pool.close()
+    pool.join()  # workers end with os._exit
+)");
+  const auto result =
+      RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" + data +
+                 "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' '" + dlio::testing::SystemPython() + "' '" +
+                 script + "' '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 3);  // the parent (np.save) and two workers
+  std::vector<json> worker_reads;
+  for (const auto& f : files) {
+    for (json& e : ReadEvents(f)) {
+      const std::string name = e.at("name");
+      if (name == "read" || name == "fread" || name == "pread64") {
+        worker_reads.push_back(std::move(e));
+      }
+    }
+  }
+  for (int i = 0; i < 4; ++i) {
+    const std::string file = data + "/x" + std::to_string(i) + ".npy";
+    INFO(file);
+    CHECK(BytesCovered(worker_reads, file) == std::filesystem::file_size(file));
+  }
+}
+
+TEST_CASE("preload traces libhdf5's reads of an h5py slice at the dataset's own offset") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string script = tmp / "h5.py";
+  const std::string h5 = data + "/a.h5";
+  dlio::testing::WriteTextFile(script, R"(import h5py, numpy as np, sys
+with h5py.File(sys.argv[1], 'w') as f:
+    f.create_dataset('x', data=np.arange(100000, dtype=np.int64))  # contiguous
+with h5py.File(sys.argv[1], 'r') as f:
+    x = f['x']
+    assert x[1000:2000].sum() == sum(range(1000, 2000))
+    print(x.id.get_offset())
+)");
+  const auto result = RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" +
+                                 data + "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' '" +
+                                 dlio::testing::SystemPython() + "' '" + script + "' '" + h5 + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const int64_t start = std::stoll(result.output) + 1000 * 8;  // element 1000 of the dataset
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  bool covered = false;
+  for (const json& e : ReadEvents(files[0])) {
+    if (e.at("name") != "pread" && e.at("name") != "pread64") continue;
+    CHECK(e.at("args").at("fname") == h5);
+    const int64_t offset = ArgOr(e, "offset");
+    covered = covered || (offset <= start && offset + ArgOr(e, "ret") >= start + 8000);
+  }
+  CHECK(covered);  // one request holds the whole slice
+}
+
+TEST_CASE("preload: a vfork child that closes, fails to exec and _exits leaves its parent traced") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string in = data + "/in.bin";
+  dlio::testing::WriteTextFile(in, std::string(100, 'y'));
+
+  const auto result = RunTraced(out, data, "vfork '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 2);  // the parent's, and the child's own (its close)
+  const bool first_larger =
+      std::filesystem::file_size(files[0]) > std::filesystem::file_size(files[1]);
+  const std::string parent = first_larger ? files[0] : files[1];
+  CheckEvents(ReadEvents(first_larger ? files[1] : files[0]), {{"close", in, -1, -1, 0}});
+  CheckEvents(ReadEvents(parent), {
+                                      {"open", in, -1, -1, kAnyFd},
+                                      {"read", in, 0, 10, 10},
+                                      {"read", in, 10, 20, 20},
+                                      {"close", in, -1, -1, 0},
+                                  });
+}
+
+TEST_CASE("dlio-run profile runs a program under the interposer and passes its exit code on") {
+  TempDir tmp;
+  const std::string out = tmp / "prof";  // created by profile
+  const std::string data = tmp / "data";
+  const std::string other = tmp / "other";
+  for (const auto& d : {data, other}) std::filesystem::create_directory(d);
+  const std::string dlio_run = DLIO_BINARY_DIR "/apps/dlio-run/dlio-run";
+
+  // A relative --data-dir is taken from the working directory.
+  const auto result = RunCommand(
+      "cd '" + tmp.path() + "' && '" + dlio_run + "' profile --output '" + out +
+      "' --data-dir data -- '" DLIO_PRELOAD_IO_PROGRAM "' basic '" + data + "' '" + other + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  const auto events = ReadEvents(files[0]);
+  CHECK(events.size() == 26);  // as in the LD_PRELOAD test above: outside.bin is not traced
+  for (const json& e : events) {
+    CHECK(e.at("args").at("fname").get<std::string>().rfind(data, 0) == 0);
+  }
+
+  const auto usage = RunCommand("'" + dlio_run + "' profile --output '" + out + "' -- '" +
+                                DLIO_PRELOAD_IO_PROGRAM "' no-such-mode");
+  CHECK(usage.exit_code == 1);  // the program's own exit code
+  const auto missing =
+      RunCommand("'" + dlio_run + "' profile --output '" + out + "' -- /nonexistent/program");
+  CHECK(missing.exit_code == 127);
+  CHECK(missing.output.find("/nonexistent/program") != std::string::npos);
+}
+
+TEST_CASE("preload writes out a process killed by SIGTERM (pool workers end that way)") {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string in = data + "/in.bin";
+  dlio::testing::WriteTextFile(in, std::string(4096, 'y'));
+
+  const auto result = RunTraced(out, data, "term '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code != 0);  // killed, as without the interposer
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  CheckEvents(ReadEvents(files[0]), {
+                                        {"open", in, -1, -1, kAnyFd},
+                                        {"read", in, 0, 64, 64},
+                                    });
+}
+
+}  // namespace
