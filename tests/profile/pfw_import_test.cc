@@ -127,5 +127,40 @@ TEST_CASE("ImportPfw reads what dlio's own tracer writes") {
   }
 }
 
+TEST_CASE("ImportPfw resolves DFTracer file hashes from FH metadata events") {
+  TempDir dir;
+  WriteTextFile(dir / "df.pfw",
+                "[\n"
+                "{\"id\":1,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":9,\"tid\":9,\"ts\":5,"
+                "\"dur\":2,\"ph\":\"X\",\"args\":{\"hhash\":\"h1\",\"fhash\":\"f1\",\"size\":1024,"
+                "\"ret\":1024,\"level\":1}}\n"
+                "{\"id\":2,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":9,\"tid\":9,\"ts\":8,"
+                "\"dur\":2,\"ph\":\"X\",\"args\":{\"fhash\":77,\"size\":10}}\n"
+                "{\"id\":3,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":9,\"tid\":9,\"ts\":9,"
+                "\"dur\":2,\"ph\":\"X\",\"args\":{\"fhash\":\"nope\"}}\n"
+                "{\"id\":4,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":9,\"tid\":9,\"ph\":\"M\","
+                "\"args\":{\"name\":\"/data/a.npz\",\"value\":\"f1\"}}\n"
+                "{\"id\":5,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":9,\"tid\":9,\"ph\":\"M\","
+                "\"args\":{\"name\":\"/data/b.npz\",\"value\":77}}\n"
+                "{\"id\":6,\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":9,\"tid\":9,\"ph\":\"M\","
+                "\"args\":{\"name\":\"core_affinity\",\"value\":[0,1]}}\n"
+                "]\n");
+  ProfileTrace t;
+  auto stats = ImportPfw(dir / "df.pfw", &t);
+  REQUIRE(stats.ok());
+  REQUIRE(t.size() == 3);
+  CHECK(t.Get(0).path == "/data/a.npz");
+  CHECK(t.Get(0).size == 1024);
+  CHECK(t.Get(1).path == "/data/b.npz");
+  CHECK(t.Get(2).path == "fhash:nope");
+  CHECK(stats->metadata_events == 3);
+
+  WriteTextFile(dir / "int.pfw", "{\"name\":\"read\",\"ph\":1}\n");
+  auto r = ImportPfw(dir / "int.pfw", &t);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.status().code() == StatusCode::kUnimplemented);
+  CHECK_THAT(r.status().message(), Catch::Contains("int.pfw line 1"));
+}
+
 }  // namespace
 }  // namespace dlio

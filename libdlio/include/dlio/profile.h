@@ -99,10 +99,13 @@ struct ImportStats {
   int64_t skipped = 0;          // well-formed lines that carry no event (other ph, signals, ...)
 };
 
-// dlio's own trace files (.pfw, .pfw.gz; gzip is detected by content, not name): JSON lines of
-// Chrome trace events, optionally inside "[" ... "]" with trailing commas. "X" events become
-// events (args fname/count/size/offset/ret); "M" process_name/thread_name set names; other phases
-// are counted as skipped. A malformed line fails with Corruption naming file and line.
+// dlio's own and DFTracer's trace files (.pfw, .pfw.gz; gzip is detected by content, not name):
+// JSON lines of Chrome trace events, optionally inside "[" ... "]" with trailing commas. "X"
+// events become events (args fname/count/size/offset/ret); "M" process_name/thread_name set
+// names; DFTracer's "FH" metadata events (args name = path, value = hash) give the path of events
+// that carry only "fhash" (unknown hashes become "fhash:<hash>"); other phases are counted as
+// skipped. A malformed line fails with Corruption naming file and line; an integer "ph" (newer
+// DFTracer) fails with Unimplemented naming file and line.
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
 
 // `strace -f -ttt -T` output (with or without -o; "[pid N]" prefixes or leading pids). Each file
@@ -113,6 +116,13 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
 // unknown files (pipes, stdin) get no path. A line that cannot be parsed fails naming file and
 // line.
 Result<ImportStats> ImportStrace(const std::string& path, ProfileTrace* trace);
+
+// Text printed by `darshan-dxt-parser` (DXT_POSIX and DXT_MPIIO sections). Each trace row becomes
+// a read or write event: pid = rank, tid = the thread column when the header has one (newer
+// Darshan) else the rank, path from "# DXT, file_name:", start/end seconds relative to the job
+// start ("# start_time:" of the preamble, when present, is added). Offsets printed as N/A are -1.
+// A row that does not match its header fails naming file and line.
+Result<ImportStats> ImportDxt(const std::string& path, ProfileTrace* trace);
 
 // Darshan's ten access-size bins: 0-100, 101-1K, 1K+1-10K, 10K+1-100K, 100K+1-1M, 1M+1-4M,
 // 4M+1-10M, 10M+1-100M, 100M+1-1G, 1G+ (K = 1024, edges inclusive as in DARSHAN_BUCKET_INC).

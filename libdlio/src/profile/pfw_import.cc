@@ -1,5 +1,8 @@
 // Importer of dlio's .pfw / .pfw.gz trace files (Chrome trace events, one per line).
 #include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "dlio/profile.h"
 #include "profile/json_cursor.h"
@@ -14,6 +17,7 @@ using profile_internal::LineReader;
 // The fields of one line; string_views point into the line or into the scratch strings.
 struct PfwLine {
   std::string_view name, cat, ph, fname, meta_name;
+  std::string fhash, meta_value;  // DFTracer: file-name hash of an event; "value" of an FH event
   int64_t pid = 0, tid = 0, ts = 0, dur = 0;
   int64_t count = -1, offset = -1, ret = -1;
   std::string s_name, s_cat, s_ph, s_fname, s_meta, s_key;
@@ -35,6 +39,20 @@ std::string_view TrimLine(std::string_view line) {
   return line;
 }
 
+// A DFTracer hash, written as a string or a number, as a string.
+bool HashString(JsonCursor* c, std::string* out, std::string* scratch) {
+  if (c->Peek() == '"') {
+    std::string_view v;
+    if (!c->String(&v, scratch)) return false;
+    out->assign(v);
+    return true;
+  }
+  int64_t n = 0;
+  if (!c->Number(&n)) return false;
+  *out = std::to_string(n);
+  return true;
+}
+
 bool ParseArgs(JsonCursor* c, PfwLine* l) {
   if (!c->Expect('{')) return false;
   if (c->Consume('}')) return true;
@@ -46,6 +64,12 @@ bool ParseArgs(JsonCursor* c, PfwLine* l) {
       ok = c->String(&l->fname, &l->s_fname);
     } else if (key == "name") {
       ok = c->Peek() == '"' ? c->String(&l->meta_name, &l->s_meta) : c->SkipValue();
+    } else if (key == "fhash") {
+      ok = HashString(c, &l->fhash, &l->s_key);
+    } else if (key == "value") {
+      ok = c->Peek() == '"' || (c->Peek() >= '0' && c->Peek() <= '9')
+               ? HashString(c, &l->meta_value, &l->s_key)
+               : c->SkipValue();
     } else if (key == "count" || key == "size") {
       ok = c->Number(&l->count);
     } else if (key == "offset") {
@@ -72,7 +96,15 @@ bool ParseEvent(JsonCursor* c, PfwLine* l) {
     } else if (key == "cat") {
       ok = c->String(&l->cat, &l->s_cat);
     } else if (key == "ph") {
-      ok = c->String(&l->ph, &l->s_ph);
+      if (c->Peek() == '"') {
+        ok = c->String(&l->ph, &l->s_ph);
+      } else {
+        int64_t n = 0;
+        ok = c->Number(&n);
+        l->s_ph.assign(1, '#');  // integer phases: reported, not guessed
+        l->s_ph += std::to_string(n);
+        l->ph = l->s_ph;
+      }
     } else if (key == "pid") {
       ok = c->Number(&l->pid);
     } else if (key == "tid") {
@@ -91,11 +123,21 @@ bool ParseEvent(JsonCursor* c, PfwLine* l) {
   return c->Expect('}');
 }
 
-void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats) {
+// DFTracer names files by hash in events and maps hash -> name in "FH" metadata events, which
+// may come after the events that use them: resolved when the file is read.
+struct FileHashes {
+  std::unordered_map<std::string, std::string> names;             // hash -> path
+  std::vector<std::pair<size_t, std::string>> unresolved_events;  // event index, hash
+};
+
+void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, FileHashes* hashes) {
   const auto pid = static_cast<int32_t>(l.pid);
   const auto tid = static_cast<int32_t>(l.tid);
   if (l.ph == "M") {
     ++stats->metadata_events;
+    if (l.name == "FH" && !l.meta_value.empty()) {
+      hashes->names[l.meta_value] = std::string(l.meta_name);
+    }
     if (l.name == "process_name") trace->process_names[pid] = std::string(l.meta_name);
     if (l.name == "thread_name") trace->thread_names[{pid, tid}] = std::string(l.meta_name);
     return;
@@ -116,6 +158,9 @@ void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats) {
   e.size = l.count;
   e.ret = l.ret;
   e.kind = OpKindOfCall(l.name);
+  if (e.path.empty() && !l.fhash.empty()) {
+    hashes->unresolved_events.emplace_back(trace->size(), l.fhash);
+  }
   trace->Add(e);
   ++stats->events;
 }
@@ -126,6 +171,7 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
   LineReader reader;
   DLIO_RETURN_NOT_OK(reader.Open(path));
   ImportStats stats;
+  FileHashes hashes;
   PfwLine l;
   std::string_view raw;
   while (reader.Next(&raw)) {
@@ -135,6 +181,8 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
     l.name = l.cat = l.ph = l.fname = l.meta_name = {};
     l.pid = l.tid = l.ts = l.dur = 0;
     l.count = l.offset = l.ret = -1;
+    l.fhash.clear();
+    l.meta_value.clear();
     JsonCursor c(line);
     if (!ParseEvent(&c, &l)) {
       return Status::Corruption("trace ", path, " line ", reader.line_number(),
@@ -144,9 +192,17 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
       return Status::Corruption("trace ", path, " line ", reader.line_number(),
                                 ": text after the event at column ", c.column());
     }
-    Store(l, trace, &stats);
+    if (!l.ph.empty() && l.ph.front() == '#') {
+      return Status::Unimplemented("trace ", path, " line ", reader.line_number(),
+                                   ": integer phase ", l.ph.substr(1), " is not supported yet");
+    }
+    Store(l, trace, &stats, &hashes);
   }
   DLIO_RETURN_NOT_OK(reader.status());
+  for (const auto& [index, hash] : hashes.unresolved_events) {
+    auto it = hashes.names.find(hash);
+    trace->path[index] = trace->Intern(it != hashes.names.end() ? it->second : "fhash:" + hash);
+  }
   return stats;
 }
 

@@ -7,5 +7,6 @@ list(APPEND DLIO_SOURCES
   src/profile/pfw_import.cc
   src/profile/strace_line.cc
   src/profile/strace_import.cc
+  src/profile/dxt_import.cc
   src/profile/darshan_counters.cc
 )
