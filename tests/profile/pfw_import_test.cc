@@ -74,12 +74,19 @@ TEST_CASE("ImportPfw reads plain and gzip trace files") {
 TEST_CASE("ImportPfw names file and line of a malformed event") {
   TempDir dir;
   WriteTextFile(dir / "bad.pfw",
-                "[\n{\"name\":\"read\",\"ph\":\"X\",\"ts\":1},\n{\"name\":\"read\",\"ts\":}\n");
+                "[\n{\"name\":\"read\",\"ph\":\"X\",\"ts\":1},\n{\"name\":\"read\",\"ts\":}\n"
+                "{\"name\":\"read\",\"ph\":\"X\",\"ts\":2}\n]\n");
   ProfileTrace t;
   auto r = ImportPfw(dir / "bad.pfw", &t);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kCorruption);
   CHECK_THAT(r.status().message(), Catch::Contains(dir / "bad.pfw") && Catch::Contains("line 3"));
+  // The same line last in the file: a process killed mid-write. Skipped and counted.
+  WriteTextFile(dir / "cut.pfw", "[\n{\"name\":\"read\",\"ph\":\"X\",\"ts\":1},\n{\"name\":\"re");
+  auto cut = ImportPfw(dir / "cut.pfw", &t);
+  REQUIRE(cut.ok());
+  CHECK(cut->events == 1);
+  CHECK(cut->truncated_lines == 1);
   WriteTextFile(dir / "trail.pfw", "{\"name\":\"read\"} x\n");
   r = ImportPfw(dir / "trail.pfw", &t);
   REQUIRE_FALSE(r.ok());

@@ -97,6 +97,7 @@ struct ImportStats {
   int64_t events = 0;           // events added to the trace
   int64_t metadata_events = 0;  // process/thread names and other metadata
   int64_t skipped = 0;          // well-formed lines that carry no event (other ph, signals, ...)
+  int64_t truncated_lines = 0;  // an unparseable last line (a process killed mid-write), skipped
 };
 
 // dlio's own and DFTracer's trace files (.pfw, .pfw.gz; gzip is detected by content, not name):
@@ -104,7 +105,9 @@ struct ImportStats {
 // events become events (args fname/count/size/offset/ret); "M" process_name/thread_name set
 // names; DFTracer's "FH" metadata events (args name = path, value = hash) give the path of events
 // that carry only "fhash" (unknown hashes become "fhash:<hash>"); other phases are counted as
-// skipped. A malformed line fails with Corruption naming file and line; an integer "ph" (newer
+// skipped. A malformed line fails with Corruption naming file and line, except the last line of
+// the file, which a process killed mid-write leaves cut short: it is skipped and counted in
+// truncated_lines (as trace-merge does). An integer "ph" (newer
 // DFTracer) fails with Unimplemented naming file and line.
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
 

@@ -172,6 +172,7 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
   DLIO_RETURN_NOT_OK(reader.Open(path));
   ImportStats stats;
   FileHashes hashes;
+  Status pending_error;
   PfwLine l;
   std::string_view raw;
   while (reader.Next(&raw)) {
@@ -183,10 +184,12 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
     l.count = l.offset = l.ret = -1;
     l.fhash.clear();
     l.meta_value.clear();
+    DLIO_RETURN_NOT_OK(pending_error);  // a malformed line that was not the last
     JsonCursor c(line);
     if (!ParseEvent(&c, &l)) {
-      return Status::Corruption("trace ", path, " line ", reader.line_number(),
-                                ": malformed event: ", c.error());
+      pending_error = Status::Corruption("trace ", path, " line ", reader.line_number(),
+                                         ": malformed event: ", c.error());
+      continue;
     }
     if (!c.AtEnd()) {
       return Status::Corruption("trace ", path, " line ", reader.line_number(),
@@ -199,6 +202,8 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
     Store(l, trace, &stats, &hashes);
   }
   DLIO_RETURN_NOT_OK(reader.status());
+  // The last line of a process killed mid-write is cut short: skipped and counted.
+  if (!pending_error.ok()) ++stats.truncated_lines;
   for (const auto& [index, hash] : hashes.unresolved_events) {
     auto it = hashes.names.find(hash);
     trace->path[index] = trace->Intern(it != hashes.names.end() ? it->second : "fhash:" + hash);
