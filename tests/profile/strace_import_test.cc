@@ -128,6 +128,26 @@ TEST_CASE("ImportStrace joins unfinished and resumed calls and reads [pid N] pre
   CHECK(last.path.empty());
 }
 
+TEST_CASE(
+    "ImportStrace takes the path of an fd decorated by strace -y when it has no table entry") {
+  TempDir dir;
+  WriteTextFile(dir / "log.txt",
+                "7 5.000000 read(3</data/a b.npz>, \"xy\", 2) = 2 <0.000001>\n"
+                "7 5.000010 openat(AT_FDCWD</root>, \"/data/c\", O_RDONLY) = 4</data/c> "
+                "<0.000001>\n"
+                "7 5.000020 pread64(4</data/c>, \"z\", 1, 9) = 1 <0.000001>\n");
+  ProfileTrace t;
+  auto stats = ImportStrace(dir / "log.txt", &t);
+  REQUIRE(stats.ok());
+  REQUIRE(t.size() == 3);
+  CHECK(t.Get(0).path == "/data/a b.npz");
+  CHECK(t.Get(0).ret == 2);
+  CHECK(t.Get(1).path == "/data/c");
+  CHECK(t.Get(1).ret == 4);
+  CHECK(t.Get(2).path == "/data/c");
+  CHECK(t.Get(2).offset == 9);
+}
+
 TEST_CASE("ImportStrace names file and line of a line it cannot parse") {
   TempDir dir;
   WriteTextFile(dir / "log.txt", "1 1.000001 close(3) = 0 <0.000001>\n1 garbage here\n");

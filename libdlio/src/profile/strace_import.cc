@@ -196,7 +196,10 @@ class StraceImporter {
     int64_t fd = -1;
     switch (PathSource(call)) {
       case PathFrom::kFd0:
-        if (!c.args.empty()) profile_internal::StraceInt(c.args[0], &fd);
+        if (!c.args.empty()) {
+          profile_internal::StraceInt(c.args[0], &fd);
+          path = profile_internal::StraceFdPath(c.args[0]);  // -y; the fd table takes precedence
+        }
         break;
       case PathFrom::kPath0:
         if (!c.args.empty()) profile_internal::StraceString(c.args[0], &path);

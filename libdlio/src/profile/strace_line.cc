@@ -244,7 +244,14 @@ bool StraceInt(std::string_view arg, int64_t* out) {
     *out = static_cast<int64_t>(v);
     return ec == std::errc() && p == arg.data() + arg.size();
   }
-  return ParseDigits(arg, out);
+  const size_t lt = arg.find('<');  // "3</data/x.npz>" under strace -y
+  return ParseDigits(lt == std::string_view::npos ? arg : arg.substr(0, lt), out);
+}
+
+std::string_view StraceFdPath(std::string_view arg) {
+  const size_t lt = arg.find('<');
+  if (lt == std::string_view::npos || arg.back() != '>') return {};
+  return arg.substr(lt + 1, arg.size() - lt - 2);
 }
 
 }  // namespace dlio::profile_internal

@@ -37,8 +37,11 @@ bool ParseStraceCall(std::string_view after_paren, StraceCall* out, std::string*
 // Returns false when `arg` is not a string.
 bool StraceString(std::string_view arg, std::string* out);
 
-// Integer argument (decimal, 0x hex, or a symbolic name such as AT_FDCWD = -100).
+// Integer argument (decimal, 0x hex, AT_FDCWD = -100, or an fd decorated by -y: "3</path>").
 bool StraceInt(std::string_view arg, int64_t* out);
+
+// The path of an fd decorated by `strace -y` ("3</data/x>" -> "/data/x"); empty otherwise.
+std::string_view StraceFdPath(std::string_view arg);
 
 }  // namespace dlio::profile_internal
 
