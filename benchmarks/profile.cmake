@@ -1,0 +1,1 @@
+dlio_add_benchmark(profile_benchmark profile_benchmark.cc)

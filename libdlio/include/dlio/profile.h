@@ -1,0 +1,160 @@
+// I/O profiles: an in-memory trace model, importers that fill it from trace files, and
+// Darshan-exact per-file counters computed on it.
+//
+// The model is column-oriented (one vector per field) so 10 M events take ~60 bytes each and a
+// pass over one field touches only that field. Strings (names, categories, paths) are interned in
+// one table and referenced by a 32-bit id.
+//
+// Thread safety: a ProfileTrace requires external synchronization; distinct traces are
+// independent. Importers and counters never throw; errors are Status values naming file and line.
+#ifndef DLIO_PROFILE_H_
+#define DLIO_PROFILE_H_
+
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "dlio/status.h"
+
+namespace dlio {
+
+// What an event does to a file, independent of the exact call name.
+enum class OpKind : uint8_t {
+  kRead,      // read, pread, pread64, readv, preadv, fread
+  kWrite,     // write, pwrite, pwrite64, writev, pwritev, fwrite
+  kOpen,      // open, open64, openat, creat, fopen
+  kClose,     // close, fclose
+  kSeek,      // lseek, lseek64, fseek
+  kStat,      // the stat family, access
+  kSync,      // fsync, fdatasync
+  kMmap,      // mmap, munmap
+  kMetadata,  // other file-system metadata: mkdir, unlink, rename, opendir, ...
+  kOther,     // application events (ai.*, compute, ...) and anything unknown
+};
+
+// "read", "write", ... (stable; used in reports).
+std::string_view OpKindName(OpKind kind);
+// The kind of a call by its name ("pread64" -> kRead); kOther when unknown.
+OpKind OpKindOfCall(std::string_view name);
+
+// One event, as importers hand it to ProfileTrace::Add and as Get() returns it.
+struct ProfileEvent {
+  int32_t pid = 0;
+  int32_t tid = 0;
+  std::string_view name;      // call or event name ("pread64", "ai.compute.step")
+  std::string_view category;  // "POSIX", "STDIO", "ai", "strace", ...
+  std::string_view path;      // file; empty when the event has none
+  int64_t start_us = 0;       // wall-clock microseconds
+  int64_t dur_us = 0;
+  int64_t offset = -1;  // file offset of the request; -1 unknown
+  int64_t size = -1;    // bytes requested; -1 unknown / does not apply
+  int64_t ret = -1;     // bytes transferred, new offset (seek), fd (open) or -errno; -1 unknown
+  OpKind kind = OpKind::kOther;
+};
+
+// A trace in memory, struct-of-arrays. Requires external synchronization.
+class ProfileTrace {
+ public:
+  static constexpr int32_t kNoString = -1;
+
+  // Returns the id of `s` in the string table (the same id every time).
+  int32_t Intern(std::string_view s);
+  // The string of an id from Intern; "" for kNoString.
+  const std::string& String(int32_t id) const;
+
+  // Appends an event (its strings are interned).
+  void Add(const ProfileEvent& e);
+  size_t size() const { return start_us.size(); }
+  void Reserve(size_t n);
+  // Event i as a row; its string_views live as long as the trace.
+  ProfileEvent Get(size_t i) const;
+
+  // Columns, all of size(). name/category/path are string ids (path kNoString when none).
+  std::vector<int32_t> pid, tid, name, category, path;
+  std::vector<int64_t> start_us, dur_us, offset, size_bytes, ret;
+  std::vector<OpKind> kind;
+
+  std::map<int32_t, std::string> process_names;                     // pid -> name
+  std::map<std::pair<int32_t, int32_t>, std::string> thread_names;  // (pid, tid) -> name
+
+ private:
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::vector<std::string> strings_;
+  std::unordered_map<std::string, int32_t, Hash, std::equal_to<>> ids_;
+};
+
+// What an importer saw besides the events it added.
+struct ImportStats {
+  int64_t lines = 0;            // lines read
+  int64_t events = 0;           // events added to the trace
+  int64_t metadata_events = 0;  // process/thread names and other metadata
+  int64_t skipped = 0;          // well-formed lines that carry no event (other ph, signals, ...)
+  int64_t truncated_lines = 0;  // an unparseable last line (a process killed mid-write), skipped
+};
+
+// dlio's own and DFTracer's trace files (.pfw, .pfw.gz; gzip is detected by content, not name):
+// JSON lines of Chrome trace events, optionally inside "[" ... "]" with trailing commas. "X"
+// events become events (args fname/count/size/offset/ret); "M" process_name/thread_name set
+// names; DFTracer's "FH" metadata events (args name = path, value = hash) give the path of events
+// that carry only "fhash" (unknown hashes become "fhash:<hash>"); other phases are counted as
+// skipped. A malformed line fails with Corruption naming file and line, except the last line of
+// the file, which a process killed mid-write leaves cut short: it is skipped and counted in
+// truncated_lines (as trace-merge does). An integer "ph" (newer
+// DFTracer) fails with Unimplemented naming file and line.
+Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
+
+// `strace -f -ttt -T` output (with or without -o; "[pid N]" prefixes or leading pids). Each file
+// call becomes one event with its real offset: per-process fd tables follow open/openat/creat,
+// dup/dup2/dup3/fcntl(F_DUPFD), close, lseek, read/write positions, fork/clone (tables copied,
+// shared with CLONE_FILES, open file descriptions and their offsets shared as in the kernel) and
+// execve (O_CLOEXEC fds dropped). "<unfinished ...>"/"resumed" pairs are joined. Calls on fds of
+// unknown files (pipes, stdin) get no path. A line that cannot be parsed fails naming file and
+// line.
+Result<ImportStats> ImportStrace(const std::string& path, ProfileTrace* trace);
+
+// Text printed by `darshan-dxt-parser` (DXT_POSIX and DXT_MPIIO sections). Each trace row becomes
+// a read or write event: pid = rank, tid = the thread column when the header has one (newer
+// Darshan) else the rank, path from "# DXT, file_name:", start/end seconds relative to the job
+// start ("# start_time:" of the preamble, when present, is added). Offsets printed as N/A are -1.
+// A row that does not match its header fails naming file and line.
+Result<ImportStats> ImportDxt(const std::string& path, ProfileTrace* trace);
+
+// Darshan's ten access-size bins: 0-100, 101-1K, 1K+1-10K, 10K+1-100K, 100K+1-1M, 1M+1-4M,
+// 4M+1-10M, 10M+1-100M, 100M+1-1G, 1G+ (K = 1024, edges inclusive as in DARSHAN_BUCKET_INC).
+int DarshanSizeBin(int64_t bytes);
+std::string_view DarshanSizeBinName(int bin);
+
+// Darshan POSIX-module counters of one file, computed per process in time order exactly as
+// darshan-posix.c does, then summed over processes (max for MAX_BYTE_*).
+struct FileCounters {
+  std::string path;
+  int64_t opens = 0, closes = 0, reads = 0, writes = 0, seeks = 0, stats = 0, syncs = 0, mmaps = 0;
+  int64_t bytes_read = 0, bytes_written = 0;
+  int64_t max_byte_read = -1, max_byte_written = -1;  // -1: nothing read / written
+  int64_t seq_reads = 0, consec_reads = 0, seq_writes = 0, consec_writes = 0;
+  int64_t rw_switches = 0;
+  std::array<int64_t, 10> size_read_bins{}, size_write_bins{};
+  // Up to four (access size, count) pairs, most common first (ties: larger size first).
+  std::vector<std::pair<int64_t, int64_t>> common_access;
+  // Up to four (stride, count) pairs of reads, as Darshan's STRIDE1..4.
+  std::vector<std::pair<int64_t, int64_t>> common_strides;
+  double read_time_s = 0, write_time_s = 0, meta_time_s = 0;
+  std::vector<int32_t> pids;  // processes that touched the file
+};
+
+// Counters of every file the trace names, sorted by path. Events with kind kOther or no path are
+// ignored; a read or write with offset -1 uses the file position Darshan would track (0 after
+// open, advanced by transfers, set by seeks whose ret is the new offset).
+std::vector<FileCounters> ComputeFileCounters(const ProfileTrace& trace);
+
+}  // namespace dlio
+
+#endif  // DLIO_PROFILE_H_

@@ -1,0 +1,173 @@
+// Importer of `darshan-dxt-parser` text output.
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "dlio/profile.h"
+#include "profile/line_reader.h"
+
+namespace dlio {
+namespace {
+
+using profile_internal::LineReader;
+
+std::vector<std::string_view> Split(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    const size_t start = i;
+    while (i < s.size() && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+    if (i > start) out.push_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
+bool ToInt(std::string_view s, int64_t* out) {
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && p == s.data() + s.size();
+}
+
+// Seconds with a fraction ("0.0029") -> microseconds, rounded.
+bool SecondsToMicros(std::string_view s, int64_t* us) {
+  double d = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
+  if (ec != std::errc() || p != s.data() + s.size()) return false;
+  *us = std::llround(d * 1e6);
+  return true;
+}
+
+// Column positions, from the "# Module Rank ..." header.
+struct Columns {
+  int module = -1, rank = -1, thread = -1, op = -1, offset = -1, length = -1, start = -1, end = -1;
+  bool Complete() const {
+    return module >= 0 && rank >= 0 && op >= 0 && offset >= 0 && length >= 0 && start >= 0 &&
+           end >= 0;
+  }
+};
+
+Columns ParseHeader(std::string_view header) {
+  Columns c;
+  const auto names = Split(header.substr(1));
+  for (int i = 0; i < static_cast<int>(names.size()); ++i) {
+    std::string lower(names[i]);
+    for (char& ch : lower) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (lower == "module") c.module = i;
+    if (lower == "rank") c.rank = i;
+    if (lower.find("thread") != std::string::npos) c.thread = i;
+    if (lower == "wt/rd") c.op = i;
+    if (lower == "offset") c.offset = i;
+    if (lower == "length") c.length = i;
+    if (lower == "start(s)") c.start = i;
+    if (lower == "end(s)") c.end = i;
+  }
+  return c;
+}
+
+// The value after "<key>: " in a "# DXT, ..." or preamble line, up to "," or the end.
+std::string_view ValueAfter(std::string_view line, std::string_view key) {
+  const size_t at = line.find(key);
+  if (at == std::string_view::npos) return {};
+  std::string_view v = line.substr(at + key.size());
+  while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
+  return v;
+}
+
+class DxtImporter {
+ public:
+  DxtImporter(std::string path, ProfileTrace* trace) : file_(std::move(path)), trace_(trace) {}
+
+  Result<ImportStats> Run() {
+    LineReader reader;
+    DLIO_RETURN_NOT_OK(reader.Open(file_));
+    std::string_view line;
+    while (reader.Next(&line)) {
+      ++stats_.lines;
+      DLIO_RETURN_NOT_OK(Handle(line, reader.line_number()));
+    }
+    DLIO_RETURN_NOT_OK(reader.status());
+    return stats_;
+  }
+
+ private:
+  Status Handle(std::string_view line, int64_t line_no) {
+    size_t first = 0;
+    while (first < line.size() && std::isspace(static_cast<unsigned char>(line[first]))) ++first;
+    line.remove_prefix(first);
+    if (line.empty()) return Status::OK();
+    if (line.front() == '#') {
+      Comment(line);
+      return Status::OK();
+    }
+    if (!columns_.Complete()) {
+      return Status::Corruption("DXT text ", file_, " line ", line_no,
+                                ": a trace row before a '# Module ... Wt/Rd ...' header");
+    }
+    return Row(Split(line), line_no);
+  }
+
+  void Comment(std::string_view line) {
+    if (line.find("Wt/Rd") != std::string_view::npos) {
+      columns_ = ParseHeader(line);
+    } else if (line.find("file_name:") != std::string_view::npos) {
+      file_name_ = std::string(ValueAfter(line, "file_name:"));
+    } else if (line.rfind("# start_time:", 0) == 0) {
+      std::string_view v = ValueAfter(line, "start_time:");
+      int64_t sec = 0;
+      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), sec);
+      if (ec == std::errc()) start_us_ = sec * 1000000;
+    }
+  }
+
+  Status Row(const std::vector<std::string_view>& f, int64_t line_no) {
+    const int needed = std::max({columns_.module, columns_.rank, columns_.thread, columns_.op,
+                                 columns_.offset, columns_.length, columns_.start, columns_.end});
+    auto bad = [&](std::string_view what) {
+      return Status::Corruption("DXT text ", file_, " line ", line_no, ": ", what);
+    };
+    if (static_cast<int>(f.size()) <= needed) return bad("fewer columns than the header names");
+    int64_t rank = 0, thread = 0, offset = -1, length = 0, start = 0, end = 0;
+    if (!ToInt(f[columns_.rank], &rank)) return bad("bad rank");
+    if (columns_.thread >= 0 && !ToInt(f[columns_.thread], &thread)) return bad("bad thread id");
+    if (f[columns_.offset] != "N/A" && !ToInt(f[columns_.offset], &offset))
+      return bad("bad offset");
+    if (!ToInt(f[columns_.length], &length)) return bad("bad length");
+    if (!SecondsToMicros(f[columns_.start], &start) || !SecondsToMicros(f[columns_.end], &end)) {
+      return bad("bad start or end time");
+    }
+    const std::string_view op = f[columns_.op];
+    if (op != "read" && op != "write") return bad("Wt/Rd is neither read nor write");
+    ProfileEvent e;
+    e.pid = static_cast<int32_t>(rank);
+    e.tid = static_cast<int32_t>(columns_.thread >= 0 ? thread : rank);
+    e.name = op;
+    e.category = f[columns_.module];
+    e.path = file_name_;
+    e.start_us = start_us_ + start;
+    e.dur_us = end - start;
+    e.offset = offset;
+    e.size = e.ret = length;
+    e.kind = op == "read" ? OpKind::kRead : OpKind::kWrite;
+    trace_->Add(e);
+    ++stats_.events;
+    return Status::OK();
+  }
+
+  std::string file_;
+  ProfileTrace* trace_;
+  ImportStats stats_;
+  Columns columns_;
+  std::string file_name_;
+  int64_t start_us_ = 0;
+};
+
+}  // namespace
+
+Result<ImportStats> ImportDxt(const std::string& path, ProfileTrace* trace) {
+  return DxtImporter(path, trace).Run();
+}
+
+}  // namespace dlio

@@ -1,0 +1,160 @@
+#include "profile/json_cursor.h"
+
+#include <charconv>
+#include <cstdlib>
+
+namespace dlio::profile_internal {
+namespace {
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void AppendUtf8(std::string* out, uint32_t cp) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xc0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xe0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  } else {
+    out->push_back(static_cast<char>(0xf0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3f)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3f)));
+  }
+}
+
+}  // namespace
+
+void JsonCursor::SkipSpace() {
+  while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\r' || s_[i_] == '\n'))
+    ++i_;
+}
+
+bool JsonCursor::Fail(std::string_view what) {
+  error_ = std::string(what) + " at column " + std::to_string(i_ + 1);
+  return false;
+}
+
+bool JsonCursor::Expect(char c) {
+  if (Consume(c)) return true;
+  return Fail(std::string("expected '") + c + "'");
+}
+
+bool JsonCursor::Consume(char c) {
+  SkipSpace();
+  if (i_ < s_.size() && s_[i_] == c) {
+    ++i_;
+    return true;
+  }
+  return false;
+}
+
+bool JsonCursor::String(std::string_view* out, std::string* scratch) {
+  if (!Expect('"')) return false;
+  const size_t start = i_;
+  while (i_ < s_.size() && s_[i_] != '"' && s_[i_] != '\\') ++i_;
+  if (i_ >= s_.size()) return Fail("unterminated string");
+  if (s_[i_] == '"') {
+    *out = s_.substr(start, i_ - start);
+    ++i_;
+    return true;
+  }
+  scratch->assign(s_.substr(start, i_ - start));
+  while (i_ < s_.size() && s_[i_] != '"') {
+    if (s_[i_] != '\\') {
+      scratch->push_back(s_[i_++]);
+      continue;
+    }
+    if (++i_ >= s_.size()) break;
+    const char e = s_[i_++];
+    switch (e) {
+      case 'n':
+        scratch->push_back('\n');
+        break;
+      case 't':
+        scratch->push_back('\t');
+        break;
+      case 'r':
+        scratch->push_back('\r');
+        break;
+      case 'b':
+        scratch->push_back('\b');
+        break;
+      case 'f':
+        scratch->push_back('\f');
+        break;
+      case 'u': {
+        uint32_t cp = 0;
+        for (int k = 0; k < 4; ++k) {
+          const int h = i_ < s_.size() ? HexValue(s_[i_]) : -1;
+          if (h < 0) return Fail("bad \\u escape");
+          cp = cp * 16 + static_cast<uint32_t>(h);
+          ++i_;
+        }
+        AppendUtf8(scratch, cp);
+        break;
+      }
+      default:
+        scratch->push_back(e);
+        break;  // \" \\ \/
+    }
+  }
+  if (i_ >= s_.size()) return Fail("unterminated string");
+  ++i_;
+  *out = *scratch;
+  return true;
+}
+
+bool JsonCursor::Number(int64_t* out) {
+  SkipSpace();
+  const char* begin = s_.data() + i_;
+  const char* end = s_.data() + s_.size();
+  auto [p, ec] = std::from_chars(begin, end, *out);
+  if (ec != std::errc() || p == begin) return Fail("expected a number");
+  if (p < end && (*p == '.' || *p == 'e' || *p == 'E')) {
+    double d = 0;
+    auto [q, ec2] = std::from_chars(begin, end, d);
+    if (ec2 != std::errc()) return Fail("expected a number");
+    *out = static_cast<int64_t>(d);
+    p = q;
+  }
+  i_ = static_cast<size_t>(p - s_.data());
+  return true;
+}
+
+bool JsonCursor::SkipValue() {
+  const char c = Peek();
+  std::string scratch;
+  std::string_view sv;
+  if (c == '"') return String(&sv, &scratch);
+  if (c == '{' || c == '[') {
+    const char close = c == '{' ? '}' : ']';
+    ++i_;
+    if (Consume(close)) return true;
+    do {
+      if (c == '{') {
+        if (!String(&sv, &scratch) || !Expect(':')) return false;
+      }
+      if (!SkipValue()) return false;
+    } while (Consume(','));
+    return Expect(close);
+  }
+  for (std::string_view word : {"true", "false", "null"}) {
+    if (s_.substr(i_, word.size()) == word) {
+      i_ += word.size();
+      return true;
+    }
+  }
+  int64_t ignored = 0;
+  return Number(&ignored);
+}
+
+}  // namespace dlio::profile_internal

@@ -1,0 +1,44 @@
+// Reads a text file line by line, plain or gzip (detected by content), in large blocks.
+#ifndef DLIO_SRC_PROFILE_LINE_READER_H_
+#define DLIO_SRC_PROFILE_LINE_READER_H_
+
+#include <zlib.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "dlio/status.h"
+
+namespace dlio::profile_internal {
+
+// Requires external synchronization. Lines are returned without their "\n" (and "\r").
+class LineReader {
+ public:
+  LineReader() = default;
+  ~LineReader();
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+
+  Status Open(const std::string& path);
+  // Sets *line to the next line (valid until the next call) and returns true; false at the end
+  // or on an error (then status() is not ok).
+  bool Next(std::string_view* line);
+  const Status& status() const { return status_; }
+  int64_t line_number() const { return line_number_; }
+
+ private:
+  bool Fill();
+
+  gzFile gz_ = nullptr;
+  std::string path_;
+  std::string buf_;
+  size_t pos_ = 0;
+  bool eof_ = false;
+  int64_t line_number_ = 0;
+  Status status_;
+};
+
+}  // namespace dlio::profile_internal
+
+#endif  // DLIO_SRC_PROFILE_LINE_READER_H_

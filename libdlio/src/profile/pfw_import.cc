@@ -1,0 +1,214 @@
+// Importer of dlio's .pfw / .pfw.gz trace files (Chrome trace events, one per line).
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "dlio/profile.h"
+#include "profile/json_cursor.h"
+#include "profile/line_reader.h"
+
+namespace dlio {
+namespace {
+
+using profile_internal::JsonCursor;
+using profile_internal::LineReader;
+
+// The fields of one line; string_views point into the line or into the scratch strings.
+struct PfwLine {
+  std::string_view name, cat, ph, fname, meta_name;
+  std::string fhash, meta_value;  // DFTracer: file-name hash of an event; "value" of an FH event
+  int64_t pid = 0, tid = 0, ts = 0, dur = 0;
+  int64_t count = -1, offset = -1, ret = -1;
+  std::string s_name, s_cat, s_ph, s_fname, s_meta, s_key;
+};
+
+// Strips whitespace, a leading "[" or trailing "]" and the trailing "," of the array format.
+std::string_view TrimLine(std::string_view line) {
+  auto trim = [&] {
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+  };
+  trim();
+  if (!line.empty() && line.front() == '[') line.remove_prefix(1);
+  trim();
+  if (!line.empty() && line.back() == ']') line.remove_suffix(1);
+  trim();
+  if (!line.empty() && line.back() == ',') line.remove_suffix(1);
+  trim();
+  return line;
+}
+
+// A DFTracer hash, written as a string or a number, as a string.
+bool HashString(JsonCursor* c, std::string* out, std::string* scratch) {
+  if (c->Peek() == '"') {
+    std::string_view v;
+    if (!c->String(&v, scratch)) return false;
+    out->assign(v);
+    return true;
+  }
+  int64_t n = 0;
+  if (!c->Number(&n)) return false;
+  *out = std::to_string(n);
+  return true;
+}
+
+bool ParseArgs(JsonCursor* c, PfwLine* l) {
+  if (!c->Expect('{')) return false;
+  if (c->Consume('}')) return true;
+  do {
+    std::string_view key;
+    if (!c->String(&key, &l->s_key) || !c->Expect(':')) return false;
+    bool ok = true;
+    if (key == "fname") {
+      ok = c->String(&l->fname, &l->s_fname);
+    } else if (key == "name") {
+      ok = c->Peek() == '"' ? c->String(&l->meta_name, &l->s_meta) : c->SkipValue();
+    } else if (key == "fhash") {
+      ok = HashString(c, &l->fhash, &l->s_key);
+    } else if (key == "value") {
+      ok = c->Peek() == '"' || (c->Peek() >= '0' && c->Peek() <= '9')
+               ? HashString(c, &l->meta_value, &l->s_key)
+               : c->SkipValue();
+    } else if (key == "count" || key == "size") {
+      ok = c->Number(&l->count);
+    } else if (key == "offset") {
+      ok = c->Number(&l->offset);
+    } else if (key == "ret") {
+      ok = c->Number(&l->ret);
+    } else {
+      ok = c->SkipValue();
+    }
+    if (!ok) return false;
+  } while (c->Consume(','));
+  return c->Expect('}');
+}
+
+bool ParseEvent(JsonCursor* c, PfwLine* l) {
+  if (!c->Expect('{')) return false;
+  if (c->Consume('}')) return true;
+  do {
+    std::string_view key;
+    if (!c->String(&key, &l->s_key) || !c->Expect(':')) return false;
+    bool ok = true;
+    if (key == "name") {
+      ok = c->String(&l->name, &l->s_name);
+    } else if (key == "cat") {
+      ok = c->String(&l->cat, &l->s_cat);
+    } else if (key == "ph") {
+      if (c->Peek() == '"') {
+        ok = c->String(&l->ph, &l->s_ph);
+      } else {
+        int64_t n = 0;
+        ok = c->Number(&n);
+        l->s_ph.assign(1, '#');  // integer phases: reported, not guessed
+        l->s_ph += std::to_string(n);
+        l->ph = l->s_ph;
+      }
+    } else if (key == "pid") {
+      ok = c->Number(&l->pid);
+    } else if (key == "tid") {
+      ok = c->Number(&l->tid);
+    } else if (key == "ts") {
+      ok = c->Number(&l->ts);
+    } else if (key == "dur") {
+      ok = c->Number(&l->dur);
+    } else if (key == "args") {
+      ok = ParseArgs(c, l);
+    } else {
+      ok = c->SkipValue();
+    }
+    if (!ok) return false;
+  } while (c->Consume(','));
+  return c->Expect('}');
+}
+
+// DFTracer names files by hash in events and maps hash -> name in "FH" metadata events, which
+// may come after the events that use them: resolved when the file is read.
+struct FileHashes {
+  std::unordered_map<std::string, std::string> names;             // hash -> path
+  std::vector<std::pair<size_t, std::string>> unresolved_events;  // event index, hash
+};
+
+void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, FileHashes* hashes) {
+  const auto pid = static_cast<int32_t>(l.pid);
+  const auto tid = static_cast<int32_t>(l.tid);
+  if (l.ph == "M") {
+    ++stats->metadata_events;
+    if (l.name == "FH" && !l.meta_value.empty()) {
+      hashes->names[l.meta_value] = std::string(l.meta_name);
+    }
+    if (l.name == "process_name") trace->process_names[pid] = std::string(l.meta_name);
+    if (l.name == "thread_name") trace->thread_names[{pid, tid}] = std::string(l.meta_name);
+    return;
+  }
+  if (l.ph != "X") {
+    ++stats->skipped;
+    return;
+  }
+  ProfileEvent e;
+  e.pid = pid;
+  e.tid = tid;
+  e.name = l.name;
+  e.category = l.cat;
+  e.path = l.fname;
+  e.start_us = l.ts;
+  e.dur_us = l.dur;
+  e.offset = l.offset;
+  e.size = l.count;
+  e.ret = l.ret;
+  e.kind = OpKindOfCall(l.name);
+  if (e.path.empty() && !l.fhash.empty()) {
+    hashes->unresolved_events.emplace_back(trace->size(), l.fhash);
+  }
+  trace->Add(e);
+  ++stats->events;
+}
+
+}  // namespace
+
+Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
+  LineReader reader;
+  DLIO_RETURN_NOT_OK(reader.Open(path));
+  ImportStats stats;
+  FileHashes hashes;
+  Status pending_error;
+  PfwLine l;
+  std::string_view raw;
+  while (reader.Next(&raw)) {
+    ++stats.lines;
+    const std::string_view line = TrimLine(raw);
+    if (line.empty()) continue;
+    l.name = l.cat = l.ph = l.fname = l.meta_name = {};
+    l.pid = l.tid = l.ts = l.dur = 0;
+    l.count = l.offset = l.ret = -1;
+    l.fhash.clear();
+    l.meta_value.clear();
+    DLIO_RETURN_NOT_OK(pending_error);  // a malformed line that was not the last
+    JsonCursor c(line);
+    if (!ParseEvent(&c, &l)) {
+      pending_error = Status::Corruption("trace ", path, " line ", reader.line_number(),
+                                         ": malformed event: ", c.error());
+      continue;
+    }
+    if (!c.AtEnd()) {
+      return Status::Corruption("trace ", path, " line ", reader.line_number(),
+                                ": text after the event at column ", c.column());
+    }
+    if (!l.ph.empty() && l.ph.front() == '#') {
+      return Status::Unimplemented("trace ", path, " line ", reader.line_number(),
+                                   ": integer phase ", l.ph.substr(1), " is not supported yet");
+    }
+    Store(l, trace, &stats, &hashes);
+  }
+  DLIO_RETURN_NOT_OK(reader.status());
+  // The last line of a process killed mid-write is cut short: skipped and counted.
+  if (!pending_error.ok()) ++stats.truncated_lines;
+  for (const auto& [index, hash] : hashes.unresolved_events) {
+    auto it = hashes.names.find(hash);
+    trace->path[index] = trace->Intern(it != hashes.names.end() ? it->second : "fhash:" + hash);
+  }
+  return stats;
+}
+
+}  // namespace dlio

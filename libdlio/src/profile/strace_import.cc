@@ -1,0 +1,283 @@
+// Importer of `strace -f -ttt -T` logs: per-process fd tables give every read and write its path
+// and offset.
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "dlio/profile.h"
+#include "profile/line_reader.h"
+#include "profile/strace_line.h"
+
+namespace dlio {
+namespace {
+
+using profile_internal::LineReader;
+using profile_internal::StraceCall;
+using profile_internal::StraceLine;
+
+// An open file description: shared by dup'd fds and by parent and child after fork, as in the
+// kernel, so they share the file offset.
+struct Description {
+  std::string path;
+  int64_t pos = 0;
+};
+struct FdEntry {
+  std::shared_ptr<Description> desc;
+  bool cloexec = false;
+};
+using FdTable = std::unordered_map<int64_t, FdEntry>;
+
+struct Pending {
+  std::string call;
+  std::string args;  // the text after "call(" up to "<unfinished ...>"
+  int64_t ts_us = 0;
+};
+
+// Where the path of a call comes from.
+enum class PathFrom { kNone, kFd0, kPath0, kAt, kMmapFd };
+
+PathFrom PathSource(std::string_view call) {
+  static const std::unordered_map<std::string_view, PathFrom> kSources = {
+      {"read", PathFrom::kFd0},       {"write", PathFrom::kFd0},      {"pread64", PathFrom::kFd0},
+      {"pwrite64", PathFrom::kFd0},   {"readv", PathFrom::kFd0},      {"writev", PathFrom::kFd0},
+      {"preadv", PathFrom::kFd0},     {"pwritev", PathFrom::kFd0},    {"preadv2", PathFrom::kFd0},
+      {"pwritev2", PathFrom::kFd0},   {"lseek", PathFrom::kFd0},      {"close", PathFrom::kFd0},
+      {"fsync", PathFrom::kFd0},      {"fdatasync", PathFrom::kFd0},  {"fstat", PathFrom::kFd0},
+      {"getdents64", PathFrom::kFd0}, {"getdents", PathFrom::kFd0},   {"ftruncate", PathFrom::kFd0},
+      {"flock", PathFrom::kFd0},      {"open", PathFrom::kPath0},     {"creat", PathFrom::kPath0},
+      {"stat", PathFrom::kPath0},     {"lstat", PathFrom::kPath0},    {"access", PathFrom::kPath0},
+      {"mkdir", PathFrom::kPath0},    {"unlink", PathFrom::kPath0},   {"rmdir", PathFrom::kPath0},
+      {"rename", PathFrom::kPath0},   {"truncate", PathFrom::kPath0}, {"openat", PathFrom::kAt},
+      {"openat2", PathFrom::kAt},     {"newfstatat", PathFrom::kAt},  {"fstatat64", PathFrom::kAt},
+      {"statx", PathFrom::kAt},       {"faccessat", PathFrom::kAt},   {"faccessat2", PathFrom::kAt},
+      {"unlinkat", PathFrom::kAt},    {"mkdirat", PathFrom::kAt},     {"renameat", PathFrom::kAt},
+      {"renameat2", PathFrom::kAt},   {"mmap", PathFrom::kMmapFd},
+  };
+  auto it = kSources.find(call);
+  return it == kSources.end() ? PathFrom::kNone : it->second;
+}
+
+class StraceImporter {
+ public:
+  StraceImporter(std::string path, ProfileTrace* trace) : file_(std::move(path)), trace_(trace) {}
+
+  Result<ImportStats> Run() {
+    LineReader reader;
+    DLIO_RETURN_NOT_OK(reader.Open(file_));
+    std::string_view raw;
+    std::string error;
+    while (reader.Next(&raw)) {
+      ++stats_.lines;
+      StraceLine line;
+      if (!ParseStracePrefix(raw, &line, &error)) return Bad(reader.line_number(), error);
+      DLIO_RETURN_NOT_OK(Handle(line, reader.line_number()));
+    }
+    DLIO_RETURN_NOT_OK(reader.status());
+    return stats_;
+  }
+
+ private:
+  Status Bad(int64_t line, const std::string& error) const {
+    return Status::Corruption("strace log ", file_, " line ", line, ": ", error);
+  }
+
+  Status Handle(const StraceLine& line, int64_t line_no) {
+    switch (line.type) {
+      case StraceLine::Type::kNoise:
+        ++stats_.skipped;
+        return Status::OK();
+      case StraceLine::Type::kUnfinished:
+        pending_[line.tid] = {std::string(line.call), std::string(line.rest), line.ts_us};
+        if (line.call == "clone" || line.call == "clone3" || line.call == "fork" ||
+            line.call == "vfork") {
+          cloning_[line.tid] = std::string(line.rest);
+        }
+        return Status::OK();
+      case StraceLine::Type::kResumed: {
+        auto it = pending_.find(line.tid);
+        if (it == pending_.end() || it->second.call != line.call) {
+          ++stats_.skipped;  // its start was before the log began
+          return Status::OK();
+        }
+        Pending p = std::move(it->second);
+        pending_.erase(it);
+        cloning_.erase(line.tid);
+        const std::string text = p.args + std::string(line.rest);
+        return Complete(p.call, text, line.tid, p.ts_us, line_no);
+      }
+      case StraceLine::Type::kCall:
+        return Complete(line.call, line.rest, line.tid, line.ts_us, line_no);
+    }
+    return Status::OK();
+  }
+
+  // The fd table of a thread, created on first sight (a child seen before its parent's clone
+  // returned inherits from the one clone in progress).
+  FdTable& Table(int32_t tid) {
+    auto it = tables_.find(tid);
+    if (it != tables_.end()) return *it->second;
+    if (cloning_.size() == 1) {
+      const auto& [parent, args] = *cloning_.begin();
+      AddChild(parent, tid, args);
+      cloning_.clear();
+      return *tables_[tid];
+    }
+    tables_[tid] = std::make_shared<FdTable>();
+    tgid_[tid] = tid;
+    return *tables_[tid];
+  }
+
+  void AddChild(int32_t parent, int32_t child, std::string_view args) {
+    if (tables_.count(child) != 0) return;
+    Table(parent);
+    const bool shares_files = args.find("CLONE_FILES") != std::string_view::npos;
+    const bool thread = args.find("CLONE_THREAD") != std::string_view::npos;
+    tables_[child] = shares_files ? tables_[parent] : std::make_shared<FdTable>(*tables_[parent]);
+    tgid_[child] = thread ? tgid_[parent] : child;
+  }
+
+  Status Complete(std::string_view call, std::string_view text, int32_t tid, int64_t ts,
+                  int64_t line_no) {
+    StraceCall c;
+    std::string error;
+    if (!ParseStraceCall(text, &c, &error)) return Bad(line_no, error);
+    FdTable& table = Table(tid);
+    if ((call == "clone" || call == "clone3" || call == "fork" || call == "vfork") && c.has_ret &&
+        c.ret > 0) {
+      AddChild(tid, static_cast<int32_t>(c.ret), c.raw_args);
+      return Status::OK();
+    }
+    if (call == "execve" && c.has_ret && c.ret == 0) {
+      std::erase_if(table, [](const auto& kv) { return kv.second.cloexec; });
+    }
+    if (call == "dup" || call == "dup2" || call == "dup3" || call == "fcntl") Dup(call, c, &table);
+    const OpKind kind = OpKindOfCall(call);
+    if (kind == OpKind::kOther) {
+      ++stats_.skipped;
+      return Status::OK();
+    }
+    Emit(call, kind, c, tid, ts, &table);
+    return Status::OK();
+  }
+
+  void Dup(std::string_view call, const StraceCall& c, FdTable* table) {
+    int64_t old_fd = 0;
+    if (!c.has_ret || c.ret < 0 || c.args.empty() ||
+        !profile_internal::StraceInt(c.args[0], &old_fd))
+      return;
+    bool cloexec = false;
+    if (call == "fcntl") {
+      if (c.args.size() < 2 || c.args[1].substr(0, 7) != "F_DUPFD") return;
+      cloexec = c.args[1] == "F_DUPFD_CLOEXEC";
+    }
+    if (call == "dup3") cloexec = c.raw_args.find("O_CLOEXEC") != std::string_view::npos;
+    auto it = table->find(old_fd);
+    if (it == table->end()) {
+      table->erase(c.ret);
+      return;
+    }
+    (*table)[c.ret] = FdEntry{it->second.desc, cloexec};
+  }
+
+  // Fills path/offset/size/ret of one file call and updates the fd table.
+  void Emit(std::string_view call, OpKind kind, const StraceCall& c, int32_t tid, int64_t ts,
+            FdTable* table) {
+    ProfileEvent e;
+    e.pid = tgid_[tid];
+    e.tid = tid;
+    e.name = call;
+    e.category = "strace";
+    e.start_us = ts;
+    e.dur_us = c.dur_us;
+    e.ret = c.has_ret ? c.ret : -1;
+    e.kind = kind;
+    std::shared_ptr<Description> desc;
+    std::string path;
+    int64_t fd = -1;
+    switch (PathSource(call)) {
+      case PathFrom::kFd0:
+        if (!c.args.empty()) {
+          profile_internal::StraceInt(c.args[0], &fd);
+          path = profile_internal::StraceFdPath(c.args[0]);  // -y; the fd table takes precedence
+        }
+        break;
+      case PathFrom::kPath0:
+        if (!c.args.empty()) profile_internal::StraceString(c.args[0], &path);
+        break;
+      case PathFrom::kAt:
+        if (c.args.size() >= 2) {
+          int64_t dirfd = -100;
+          profile_internal::StraceInt(c.args[0], &dirfd);
+          profile_internal::StraceString(c.args[1], &path);
+          if (path.empty()) {
+            fd = dirfd;  // AT_EMPTY_PATH: the call is about dirfd itself
+          } else if (path.front() != '/' && dirfd >= 0) {
+            auto d = table->find(dirfd);
+            if (d != table->end()) path = d->second.desc->path + "/" + path;
+          }
+        }
+        break;
+      case PathFrom::kMmapFd:
+        if (c.args.size() >= 6) {
+          profile_internal::StraceInt(c.args[4], &fd);
+          profile_internal::StraceInt(c.args[1], &e.size);
+          profile_internal::StraceInt(c.args[5], &e.offset);
+        }
+        break;
+      case PathFrom::kNone:
+        break;
+    }
+    if (fd >= 0) {
+      auto it = table->find(fd);
+      if (it != table->end()) {
+        desc = it->second.desc;
+        path = desc->path;
+      }
+    }
+    e.path = path;
+    Position(call, kind, c, fd, desc.get(), table, &e);
+    if (kind == OpKind::kOpen && c.has_ret && c.ret >= 0) {
+      auto d = std::make_shared<Description>();
+      d->path = path;
+      (*table)[c.ret] = FdEntry{d, c.raw_args.find("O_CLOEXEC") != std::string_view::npos};
+    }
+    trace_->Add(e);
+    ++stats_.events;
+  }
+
+  static void Position(std::string_view call, OpKind kind, const StraceCall& c, int64_t fd,
+                       Description* desc, FdTable* table, ProfileEvent* e) {
+    const bool positional = call.substr(0, 2) == "pr" || call.substr(0, 2) == "pw";
+    if (kind == OpKind::kRead || kind == OpKind::kWrite) {
+      const bool vectored = call.find('v') != std::string_view::npos;
+      if (!vectored && c.args.size() >= 3) profile_internal::StraceInt(c.args[2], &e->size);
+      if (positional && c.args.size() >= 4) {
+        profile_internal::StraceInt(c.args[3], &e->offset);
+      } else if (desc != nullptr) {
+        e->offset = desc->pos;
+        if (c.has_ret && c.ret > 0) desc->pos += c.ret;
+      }
+    } else if (kind == OpKind::kSeek) {
+      if (desc != nullptr && c.has_ret && c.ret >= 0) desc->pos = c.ret;
+      e->offset = c.has_ret && c.ret >= 0 ? c.ret : -1;
+    } else if (kind == OpKind::kClose && c.has_ret && c.ret == 0) {
+      table->erase(fd);
+    }
+  }
+
+  std::string file_;
+  ProfileTrace* trace_;
+  ImportStats stats_;
+  std::unordered_map<int32_t, std::shared_ptr<FdTable>> tables_;  // by tid
+  std::unordered_map<int32_t, int32_t> tgid_;                     // tid -> process id
+  std::unordered_map<int32_t, Pending> pending_;                  // by tid
+  std::unordered_map<int32_t, std::string> cloning_;              // tid -> clone args
+};
+
+}  // namespace
+
+Result<ImportStats> ImportStrace(const std::string& path, ProfileTrace* trace) {
+  return StraceImporter(path, trace).Run();
+}
+
+}  // namespace dlio

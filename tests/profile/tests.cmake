@@ -1,0 +1,3 @@
+dlio_add_test(profile_test LIBS dlio_profile dlio_trace ZLIB::ZLIB
+  SOURCES profile/trace_model_test.cc profile/pfw_import_test.cc profile/strace_import_test.cc profile/dxt_import_test.cc
+          profile/darshan_counters_test.cc)
