@@ -20,12 +20,15 @@ if(DLIO_SANITIZE_FLAGS AND CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   set(DLIO_SANITIZE_SHARED_LINK_FLAGS -shared-libsan -Wl,-rpath,${_dlio_asan_rt_dir})
 endif()
 
+# dlio_target_defaults(target [NO_SANITIZE]): warnings, and the sanitizer of DLIO_SANITIZE unless
+# NO_SANITIZE (libdlio_preload.so is loaded into programs that carry no sanitizer runtime).
 function(dlio_target_defaults target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "NO_SANITIZE" "" "")
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wno-unused-parameter)
   if(DLIO_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
-  if(DLIO_SANITIZE_FLAGS)
+  if(DLIO_SANITIZE_FLAGS AND NOT arg_NO_SANITIZE)
     target_compile_options(${target} PRIVATE -fsanitize=${DLIO_SANITIZE_FLAGS} -fno-omit-frame-pointer)
     if(DLIO_SANITIZE MATCHES "undefined")
       target_compile_options(${target} PRIVATE -fno-sanitize-recover=undefined)
