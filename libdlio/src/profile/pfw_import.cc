@@ -32,6 +32,9 @@ std::string_view TrimLine(std::string_view line) {
   trim();
   if (!line.empty() && line.front() == '[') line.remove_prefix(1);
   trim();
+  // Some DFTracer versions start every event but the first with the array's ",".
+  if (!line.empty() && line.front() == ',') line.remove_prefix(1);
+  trim();
   if (!line.empty() && line.back() == ']') line.remove_suffix(1);
   trim();
   if (!line.empty() && line.back() == ',') line.remove_suffix(1);
@@ -51,6 +54,25 @@ bool HashString(JsonCursor* c, std::string* out, std::string* scratch) {
   if (!c->Number(&n)) return false;
   *out = std::to_string(n);
   return true;
+}
+
+// Newer DFTracer writes "ph" as an integer, its TracePhaseType (dftracer
+// src/dftracer/core/common/enumeration.h, "On-disk format: append-only"): 1 COMPLETE ("X"),
+// 2 COUNTER ("C"), 3 AGGREGATED (new, no letter), 4 METADATA ("M"), 0 UNKNOWN. Mapped to the
+// letters; phases without one keep a name that no branch below takes (counted as skipped).
+std::string_view IntegerPhase(int64_t n) {
+  switch (n) {
+    case 1:
+      return "X";
+    case 2:
+      return "C";
+    case 3:
+      return "#aggregated";
+    case 4:
+      return "M";
+    default:
+      return "#unknown";
+  }
 }
 
 bool ParseArgs(JsonCursor* c, PfwLine* l) {
@@ -101,9 +123,7 @@ bool ParseEvent(JsonCursor* c, PfwLine* l) {
       } else {
         int64_t n = 0;
         ok = c->Number(&n);
-        l->s_ph.assign(1, '#');  // integer phases: reported, not guessed
-        l->s_ph += std::to_string(n);
-        l->ph = l->s_ph;
+        l->ph = IntegerPhase(n);
       }
     } else if (key == "pid") {
       ok = c->Number(&l->pid);
@@ -128,7 +148,31 @@ bool ParseEvent(JsonCursor* c, PfwLine* l) {
 struct FileHashes {
   std::unordered_map<std::string, std::string> names;             // hash -> path
   std::vector<std::pair<size_t, std::string>> unresolved_events;  // event index, hash
+  // Newer DFTracer writes ts/dur in DFTRACER_TIME_METRIC units and says which in a "CM"
+  // metadata event {"name":"time_metric","value":"US"|"NS"|"MS"|"SEC"}; empty: microseconds.
+  std::string time_metric;
 };
+
+// Scales ts/dur of events [first, end) from `metric` units to microseconds.
+Status ScaleTimes(const std::string& path, const std::string& metric, size_t first,
+                  ProfileTrace* trace) {
+  int64_t mul = 1, div = 1;
+  if (metric == "NS") {
+    div = 1000;
+  } else if (metric == "MS") {
+    mul = 1000;
+  } else if (metric == "SEC") {
+    mul = 1000000;
+  } else if (!metric.empty() && metric != "US") {
+    return Status::Corruption("trace ", path, ": unknown DFTracer time_metric '", metric, "'");
+  }
+  if (mul == 1 && div == 1) return Status::OK();
+  for (size_t i = first; i < trace->size(); ++i) {
+    trace->start_us[i] = trace->start_us[i] * mul / div;
+    trace->dur_us[i] = trace->dur_us[i] * mul / div;
+  }
+  return Status::OK();
+}
 
 void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, FileHashes* hashes) {
   const auto pid = static_cast<int32_t>(l.pid);
@@ -139,6 +183,7 @@ void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, FileHashes
       hashes->names[l.meta_value] = std::string(l.meta_name);
     }
     if (l.name == "process_name") trace->process_names[pid] = std::string(l.meta_name);
+    if (l.name == "CM" && l.meta_name == "time_metric") hashes->time_metric = l.meta_value;
     if (l.name == "thread_name") trace->thread_names[{pid, tid}] = std::string(l.meta_name);
     return;
   }
@@ -170,6 +215,7 @@ void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, FileHashes
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
   LineReader reader;
   DLIO_RETURN_NOT_OK(reader.Open(path));
+  const size_t first_event = trace->size();
   ImportStats stats;
   FileHashes hashes;
   Status pending_error;
@@ -195,10 +241,6 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
       return Status::Corruption("trace ", path, " line ", reader.line_number(),
                                 ": text after the event at column ", c.column());
     }
-    if (!l.ph.empty() && l.ph.front() == '#') {
-      return Status::Unimplemented("trace ", path, " line ", reader.line_number(),
-                                   ": integer phase ", l.ph.substr(1), " is not supported yet");
-    }
     Store(l, trace, &stats, &hashes);
   }
   DLIO_RETURN_NOT_OK(reader.status());
@@ -208,6 +250,7 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
     auto it = hashes.names.find(hash);
     trace->path[index] = trace->Intern(it != hashes.names.end() ? it->second : "fhash:" + hash);
   }
+  DLIO_RETURN_NOT_OK(ScaleTimes(path, hashes.time_metric, first_event, trace));
   return stats;
 }
 
