@@ -107,8 +107,11 @@ struct ImportStats {
 // that carry only "fhash" (unknown hashes become "fhash:<hash>"); other phases are counted as
 // skipped. A malformed line fails with Corruption naming file and line, except the last line of
 // the file, which a process killed mid-write leaves cut short: it is skipped and counted in
-// truncated_lines (as trace-merge does). An integer "ph" (newer
-// DFTracer) fails with Unimplemented naming file and line.
+// truncated_lines (as trace-merge does). Newer DFTracer's integer "ph" is mapped (1 "X",
+// 2 counter, 3 aggregated, 4 "M"; counters and aggregated records are skipped), its "CM"
+// time_metric event (US/NS/MS/SEC) scales ts/dur to microseconds, and lines that start with
+// the array's "," are accepted. Concatenated gzip members (DFTracer compresses each block
+// alone) are all read.
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
 
 // `strace -f -ttt -T` output (with or without -o; "[pid N]" prefixes or leading pids). Each file
@@ -142,9 +145,11 @@ struct FileCounters {
   int64_t seq_reads = 0, consec_reads = 0, seq_writes = 0, consec_writes = 0;
   int64_t rw_switches = 0;
   std::array<int64_t, 10> size_read_bins{}, size_write_bins{};
-  // Up to four (access size, count) pairs, most common first (ties: larger size first).
+  // Up to four (access size, count) pairs as Darshan's ACCESS1..4 (darshan-common.h 3.4): most
+  // common first, ties larger value first; 0 never listed; only the first 32 distinct values of
+  // a (process, file) record are counted; records of several processes add their four slots.
   std::vector<std::pair<int64_t, int64_t>> common_access;
-  // Up to four (stride, count) pairs of reads, as Darshan's STRIDE1..4.
+  // Up to four (stride, count) pairs of reads and writes, as Darshan's STRIDE1..4 (same rules).
   std::vector<std::pair<int64_t, int64_t>> common_strides;
   double read_time_s = 0, write_time_s = 0, meta_time_s = 0;
   std::vector<int32_t> pids;  // processes that touched the file
