@@ -87,8 +87,17 @@ class ProfileTrace {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
+  // A direct-mapped cache in front of ids_ (hash -> id): importers intern the same few names
+  // and a working set of paths on every event; a hit costs one hash and one compare.
+  struct CacheSlot {
+    size_t hash = 0;
+    int32_t id = kNoString;
+  };
+  static constexpr size_t kCacheSlots = 4096;
+
   std::vector<std::string> strings_;
   std::unordered_map<std::string, int32_t, Hash, std::equal_to<>> ids_;
+  std::vector<CacheSlot> cache_;
 };
 
 // What an importer saw besides the events it added.

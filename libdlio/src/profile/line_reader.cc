@@ -13,13 +13,25 @@ constexpr size_t kBlock = 1 << 20;
 
 LineReader::~LineReader() {
   if (gz_ != nullptr) gzclose(gz_);
+  if (fd_ >= 0) ::close(fd_);
 }
 
 Status LineReader::Open(const std::string& path) {
   path_ = path;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return Status::FromErrno(errno, "open trace " + path);
-  gz_ = gzdopen(fd, "rb");  // reads plain files unchanged
+  unsigned char magic[2] = {0, 0};
+  const ssize_t n = ::pread(fd, magic, 2, 0);
+  if (n < 0) {
+    const int err = errno;
+    ::close(fd);
+    return Status::FromErrno(err, "read trace " + path);
+  }
+  if (n < 2 || magic[0] != 0x1f || magic[1] != 0x8b) {
+    fd_ = fd;  // not gzip: plain text
+    return Status::OK();
+  }
+  gz_ = gzdopen(fd, "rb");
   if (gz_ == nullptr) {
     ::close(fd);
     return Status::ResourceExhausted("gzdopen trace " + path);
@@ -28,15 +40,25 @@ Status LineReader::Open(const std::string& path) {
   return Status::OK();
 }
 
+int64_t LineReader::ReadBlock(char* dst) {
+  if (fd_ >= 0) {
+    for (;;) {
+      const ssize_t n = ::read(fd_, dst, kBlock);
+      if (n >= 0 || errno != EINTR) return n;
+    }
+  }
+  return gzread(gz_, dst, static_cast<unsigned>(kBlock));
+}
+
 bool LineReader::Fill() {
   buf_.erase(0, pos_);
   pos_ = 0;
   const size_t old = buf_.size();
   buf_.resize(old + kBlock);
-  const int n = gzread(gz_, buf_.data() + old, static_cast<unsigned>(kBlock));
+  const int64_t n = ReadBlock(buf_.data() + old);
   if (n < 0) {
-    int errnum = 0;
-    const char* msg = gzerror(gz_, &errnum);
+    int errnum = Z_ERRNO;
+    const char* msg = gz_ != nullptr ? gzerror(gz_, &errnum) : "";
     status_ = Status::Corruption("read trace ", path_, " after line ", line_number_, ": ",
                                  errnum == Z_ERRNO ? std::strerror(errno) : msg);
     buf_.resize(old);
@@ -48,7 +70,7 @@ bool LineReader::Fill() {
 }
 
 bool LineReader::Next(std::string_view* line) {
-  if (gz_ == nullptr || !status_.ok()) return false;
+  if ((gz_ == nullptr && fd_ < 0) || !status_.ok()) return false;
   for (;;) {
     const size_t nl = buf_.find('\n', pos_);
     if (nl != std::string::npos) {

@@ -29,8 +29,11 @@ class LineReader {
 
  private:
   bool Fill();
+  // Appends up to kBlock bytes to buf_ from gz_ or fd_; the count, 0 at the end, -1 on error.
+  int64_t ReadBlock(char* dst);
 
-  gzFile gz_ = nullptr;
+  gzFile gz_ = nullptr;  // gzip files (every member of a concatenation)
+  int fd_ = -1;          // plain files: read directly, without zlib's copy
   std::string path_;
   std::string buf_;
   size_t pos_ = 0;

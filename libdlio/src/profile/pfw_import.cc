@@ -1,4 +1,5 @@
 // Importer of dlio's .pfw / .pfw.gz trace files (Chrome trace events, one per line).
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -75,6 +76,69 @@ std::string_view IntegerPhase(int64_t n) {
   }
 }
 
+// The keys the importer reads; everything else is skipped. A key of up to 8 bytes is packed
+// into an integer and compared as one (no memcmp calls on the hot path).
+enum class Key {
+  kOther,
+  kName,
+  kCat,
+  kPh,
+  kPid,
+  kTid,
+  kTs,
+  kDur,
+  kArgs,
+  kFname,
+  kFhash,
+  kValue,
+  kCount,
+  kOffset,
+  kRet
+};
+
+constexpr uint64_t Pack(std::string_view k) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < k.size(); ++i) v |= uint64_t{static_cast<unsigned char>(k[i])} << (8 * i);
+  return v | uint64_t{k.size()} << 56;  // keys are shorter than 8 bytes
+}
+
+Key KeyOf(std::string_view k) {
+  if (k.size() > 7) return Key::kOther;
+  switch (Pack(k)) {
+    case Pack("name"):
+      return Key::kName;
+    case Pack("cat"):
+      return Key::kCat;
+    case Pack("ph"):
+      return Key::kPh;
+    case Pack("pid"):
+      return Key::kPid;
+    case Pack("tid"):
+      return Key::kTid;
+    case Pack("ts"):
+      return Key::kTs;
+    case Pack("dur"):
+      return Key::kDur;
+    case Pack("args"):
+      return Key::kArgs;
+    case Pack("fname"):
+      return Key::kFname;
+    case Pack("fhash"):
+      return Key::kFhash;
+    case Pack("value"):
+      return Key::kValue;
+    case Pack("count"):
+    case Pack("size"):
+      return Key::kCount;
+    case Pack("offset"):
+      return Key::kOffset;
+    case Pack("ret"):
+      return Key::kRet;
+    default:
+      return Key::kOther;
+  }
+}
+
 bool ParseArgs(JsonCursor* c, PfwLine* l) {
   if (!c->Expect('{')) return false;
   if (c->Consume('}')) return true;
@@ -82,28 +146,45 @@ bool ParseArgs(JsonCursor* c, PfwLine* l) {
     std::string_view key;
     if (!c->String(&key, &l->s_key) || !c->Expect(':')) return false;
     bool ok = true;
-    if (key == "fname") {
-      ok = c->String(&l->fname, &l->s_fname);
-    } else if (key == "name") {
-      ok = c->Peek() == '"' ? c->String(&l->meta_name, &l->s_meta) : c->SkipValue();
-    } else if (key == "fhash") {
-      ok = HashString(c, &l->fhash, &l->s_key);
-    } else if (key == "value") {
-      ok = c->Peek() == '"' || (c->Peek() >= '0' && c->Peek() <= '9')
-               ? HashString(c, &l->meta_value, &l->s_key)
-               : c->SkipValue();
-    } else if (key == "count" || key == "size") {
-      ok = c->Number(&l->count);
-    } else if (key == "offset") {
-      ok = c->Number(&l->offset);
-    } else if (key == "ret") {
-      ok = c->Number(&l->ret);
-    } else {
-      ok = c->SkipValue();
+    switch (KeyOf(key)) {
+      case Key::kFname:
+        ok = c->String(&l->fname, &l->s_fname);
+        break;
+      case Key::kName:
+        ok = c->Peek() == '"' ? c->String(&l->meta_name, &l->s_meta) : c->SkipValue();
+        break;
+      case Key::kFhash:
+        ok = HashString(c, &l->fhash, &l->s_key);
+        break;
+      case Key::kValue:
+        ok = c->Peek() == '"' || (c->Peek() >= '0' && c->Peek() <= '9')
+                 ? HashString(c, &l->meta_value, &l->s_key)
+                 : c->SkipValue();
+        break;
+      case Key::kCount:
+        ok = c->Number(&l->count);
+        break;
+      case Key::kOffset:
+        ok = c->Number(&l->offset);
+        break;
+      case Key::kRet:
+        ok = c->Number(&l->ret);
+        break;
+      default:
+        ok = c->SkipValue();
+        break;
     }
     if (!ok) return false;
   } while (c->Consume(','));
   return c->Expect('}');
+}
+
+bool ParsePhase(JsonCursor* c, PfwLine* l) {
+  if (c->Peek() == '"') return c->String(&l->ph, &l->s_ph);
+  int64_t n = 0;
+  if (!c->Number(&n)) return false;
+  l->ph = IntegerPhase(n);
+  return true;
 }
 
 bool ParseEvent(JsonCursor* c, PfwLine* l) {
@@ -113,44 +194,60 @@ bool ParseEvent(JsonCursor* c, PfwLine* l) {
     std::string_view key;
     if (!c->String(&key, &l->s_key) || !c->Expect(':')) return false;
     bool ok = true;
-    if (key == "name") {
-      ok = c->String(&l->name, &l->s_name);
-    } else if (key == "cat") {
-      ok = c->String(&l->cat, &l->s_cat);
-    } else if (key == "ph") {
-      if (c->Peek() == '"') {
-        ok = c->String(&l->ph, &l->s_ph);
-      } else {
-        int64_t n = 0;
-        ok = c->Number(&n);
-        l->ph = IntegerPhase(n);
-      }
-    } else if (key == "pid") {
-      ok = c->Number(&l->pid);
-    } else if (key == "tid") {
-      ok = c->Number(&l->tid);
-    } else if (key == "ts") {
-      ok = c->Number(&l->ts);
-    } else if (key == "dur") {
-      ok = c->Number(&l->dur);
-    } else if (key == "args") {
-      ok = ParseArgs(c, l);
-    } else {
-      ok = c->SkipValue();
+    switch (KeyOf(key)) {
+      case Key::kName:
+        ok = c->String(&l->name, &l->s_name);
+        break;
+      case Key::kCat:
+        ok = c->String(&l->cat, &l->s_cat);
+        break;
+      case Key::kPh:
+        ok = ParsePhase(c, l);
+        break;
+      case Key::kPid:
+        ok = c->Number(&l->pid);
+        break;
+      case Key::kTid:
+        ok = c->Number(&l->tid);
+        break;
+      case Key::kTs:
+        ok = c->Number(&l->ts);
+        break;
+      case Key::kDur:
+        ok = c->Number(&l->dur);
+        break;
+      case Key::kArgs:
+        ok = ParseArgs(c, l);
+        break;
+      default:
+        ok = c->SkipValue();
+        break;
     }
     if (!ok) return false;
   } while (c->Consume(','));
   return c->Expect('}');
 }
 
-// DFTracer names files by hash in events and maps hash -> name in "FH" metadata events, which
-// may come after the events that use them: resolved when the file is read.
-struct FileHashes {
+// What one import carries across lines. DFTracer names files by hash in events and maps
+// hash -> name in "FH" metadata events, which may come after the events that use them:
+// resolved when the file is read.
+struct PfwState {
   std::unordered_map<std::string, std::string> names;             // hash -> path
   std::vector<std::pair<size_t, std::string>> unresolved_events;  // event index, hash
   // Newer DFTracer writes ts/dur in DFTRACER_TIME_METRIC units and says which in a "CM"
   // metadata event {"name":"time_metric","value":"US"|"NS"|"MS"|"SEC"}; empty: microseconds.
   std::string time_metric;
+  // The kind of the last call name seen (events come in runs of the same call).
+  std::string last_name;
+  OpKind last_kind = OpKind::kOther;
+
+  OpKind KindOf(std::string_view name) {
+    if (name != last_name) {
+      last_name.assign(name);
+      last_kind = OpKindOfCall(name);
+    }
+    return last_kind;
+  }
 };
 
 // Scales ts/dur of events [first, end) from `metric` units to microseconds.
@@ -174,7 +271,7 @@ Status ScaleTimes(const std::string& path, const std::string& metric, size_t fir
   return Status::OK();
 }
 
-void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, FileHashes* hashes) {
+void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, PfwState* hashes) {
   const auto pid = static_cast<int32_t>(l.pid);
   const auto tid = static_cast<int32_t>(l.tid);
   if (l.ph == "M") {
@@ -202,7 +299,7 @@ void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, FileHashes
   e.offset = l.offset;
   e.size = l.count;
   e.ret = l.ret;
-  e.kind = OpKindOfCall(l.name);
+  e.kind = hashes->KindOf(l.name);
   if (e.path.empty() && !l.fhash.empty()) {
     hashes->unresolved_events.emplace_back(trace->size(), l.fhash);
   }
@@ -217,7 +314,7 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
   DLIO_RETURN_NOT_OK(reader.Open(path));
   const size_t first_event = trace->size();
   ImportStats stats;
-  FileHashes hashes;
+  PfwState hashes;
   Status pending_error;
   PfwLine l;
   std::string_view raw;

@@ -91,11 +91,20 @@ OpKind OpKindOfCall(std::string_view name) {
 }
 
 int32_t ProfileTrace::Intern(std::string_view s) {
+  const size_t h = Hash{}(s);
+  if (cache_.empty()) cache_.resize(kCacheSlots);
+  CacheSlot& slot = cache_[h & (kCacheSlots - 1)];
+  if (slot.id != kNoString && slot.hash == h && strings_[slot.id] == s) return slot.id;
+  int32_t id;
   auto it = ids_.find(s);
-  if (it != ids_.end()) return it->second;
-  const auto id = static_cast<int32_t>(strings_.size());
-  strings_.emplace_back(s);
-  ids_.emplace(strings_.back(), id);
+  if (it != ids_.end()) {
+    id = it->second;
+  } else {
+    id = static_cast<int32_t>(strings_.size());
+    strings_.emplace_back(s);
+    ids_.emplace(strings_.back(), id);
+  }
+  slot = CacheSlot{h, id};
   return id;
 }
 
