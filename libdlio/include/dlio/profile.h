@@ -53,7 +53,11 @@ struct ProfileEvent {
   int64_t dur_us = 0;
   int64_t offset = -1;  // file offset of the request; -1 unknown
   int64_t size = -1;    // bytes requested; -1 unknown / does not apply
-  int64_t ret = -1;     // bytes transferred, new offset (seek), fd (open) or -errno; -1 unknown
+  // Bytes transferred, new offset (seek), fd (open) or -errno (< -1) of a failed call; -1
+  // unknown. -1 is also what a failed call with errno EPERM (1) and a libc-level failure recorded
+  // by a tracer ("ret":-1 in a .pfw) read as: the model cannot tell those from "unknown", and
+  // ComputeFileCounters then counts the call as done with its requested size.
+  int64_t ret = -1;
   OpKind kind = OpKind::kOther;
 };
 
@@ -127,9 +131,14 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
 // call becomes one event with its real offset: per-process fd tables follow open/openat/creat,
 // dup/dup2/dup3/fcntl(F_DUPFD), close, lseek, read/write positions, fork/clone (tables copied,
 // shared with CLONE_FILES, open file descriptions and their offsets shared as in the kernel) and
-// execve (O_CLOEXEC fds dropped). "<unfinished ...>"/"resumed" pairs are joined. Calls on fds of
-// unknown files (pipes, stdin) get no path. A line that cannot be parsed fails naming file and
-// line.
+// execve (O_CLOEXEC fds dropped). "<unfinished ...>"/"resumed" pairs are joined. Relative paths
+// are joined (lexically) with the process's cwd, followed through chdir/fchdir, copied by fork
+// and shared by CLONE_FS (unknown before the first chdir: paths stay relative); openat with a
+// directory fd joins its path. readv/writev/preadv/pwritev request the sum of the iov_len strace
+// prints (-1 when it abbreviated the array). Writes on an O_APPEND fd (open or F_SETFL) have
+// offset -1: the file's end is not in the log; the position stays unknown until a seek. Failed
+// calls: ret = -errno for every errno name glibc knows. Calls on fds of unknown files (pipes,
+// stdin) get no path. A line that cannot be parsed fails naming file and line.
 Result<ImportStats> ImportStrace(const std::string& path, ProfileTrace* trace);
 
 // Text printed by `darshan-dxt-parser` (DXT_POSIX and DXT_MPIIO sections). Each trace row becomes
