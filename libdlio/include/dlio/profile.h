@@ -142,10 +142,13 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
 Result<ImportStats> ImportStrace(const std::string& path, ProfileTrace* trace);
 
 // Text printed by `darshan-dxt-parser` (DXT_POSIX and DXT_MPIIO sections). Each trace row becomes
-// a read or write event: pid = rank, tid = the thread column when the header has one (newer
-// Darshan) else the rank, path from "# DXT, file_name:", start/end seconds relative to the job
-// start ("# start_time:" of the preamble, when present, is added). Offsets printed as N/A are -1.
-// A row that does not match its header fails naming file and line.
+// a read or write event: category exactly "POSIX" (X_POSIX rows) or "MPIIO" (X_MPIIO rows; the
+// same I/O seen one layer up: an analysis should count one layer), pid = rank, tid = the thread
+// column when the header has one else the rank, path from "# DXT, file_name:", start/end seconds
+// relative to the job start ("# start_time:" of the preamble, whole or fractional seconds, is
+// added). Offsets printed as N/A, or absent (3.1's MPIIO rows have no Offset column), are -1;
+// Lustre "[OST]" columns are ignored. A row that does not match its header fails naming file and
+// line.
 Result<ImportStats> ImportDxt(const std::string& path, ProfileTrace* trace);
 
 // Darshan's ten access-size bins: 0-100, 101-1K, 1K+1-10K, 10K+1-100K, 100K+1-1M, 1M+1-4M,
