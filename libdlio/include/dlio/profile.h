@@ -73,6 +73,9 @@ class ProfileTrace {
 
   // Appends an event (its strings are interned).
   void Add(const ProfileEvent& e);
+  // Appends an event whose strings the caller interned already (ids from Intern, path
+  // kNoString for none); e's name/category/path are not read. For importers' hot loops.
+  void AddInterned(const ProfileEvent& e, int32_t name_id, int32_t category_id, int32_t path_id);
   size_t size() const { return start_us.size(); }
   void Reserve(size_t n);
   // Event i as a row; its string_views live as long as the trace.
@@ -97,7 +100,7 @@ class ProfileTrace {
     size_t hash = 0;
     int32_t id = kNoString;
   };
-  static constexpr size_t kCacheSlots = 4096;
+  static constexpr size_t kCacheSlots = 16384;
 
   std::vector<std::string> strings_;
   std::unordered_map<std::string, int32_t, Hash, std::equal_to<>> ids_;

@@ -237,16 +237,25 @@ struct PfwState {
   // Newer DFTracer writes ts/dur in DFTRACER_TIME_METRIC units and says which in a "CM"
   // metadata event {"name":"time_metric","value":"US"|"NS"|"MS"|"SEC"}; empty: microseconds.
   std::string time_metric;
-  // The kind of the last call name seen (events come in runs of the same call).
-  std::string last_name;
-  OpKind last_kind = OpKind::kOther;
+  // The last call name and category seen, their ids and the call's kind: events come in runs
+  // of the same call, which then cost one compare instead of a hash lookup.
+  std::string last_name, last_cat;
+  int32_t name_id = ProfileTrace::kNoString, cat_id = ProfileTrace::kNoString;
+  OpKind kind = OpKind::kOther;
 
-  OpKind KindOf(std::string_view name) {
-    if (name != last_name) {
+  void Name(std::string_view name, ProfileTrace* trace) {
+    if (name_id == ProfileTrace::kNoString || name != last_name) {
       last_name.assign(name);
-      last_kind = OpKindOfCall(name);
+      name_id = trace->Intern(name);
+      kind = OpKindOfCall(name);
     }
-    return last_kind;
+  }
+  int32_t Category(std::string_view cat, ProfileTrace* trace) {
+    if (cat_id == ProfileTrace::kNoString || cat != last_cat) {
+      last_cat.assign(cat);
+      cat_id = trace->Intern(cat);
+    }
+    return cat_id;
   }
 };
 
@@ -291,19 +300,18 @@ void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, PfwState* 
   ProfileEvent e;
   e.pid = pid;
   e.tid = tid;
-  e.name = l.name;
-  e.category = l.cat;
-  e.path = l.fname;
   e.start_us = l.ts;
   e.dur_us = l.dur;
   e.offset = l.offset;
   e.size = l.count;
   e.ret = l.ret;
-  e.kind = hashes->KindOf(l.name);
-  if (e.path.empty() && !l.fhash.empty()) {
+  hashes->Name(l.name, trace);
+  e.kind = hashes->kind;
+  if (l.fname.empty() && !l.fhash.empty()) {
     hashes->unresolved_events.emplace_back(trace->size(), l.fhash);
   }
-  trace->Add(e);
+  trace->AddInterned(e, hashes->name_id, hashes->Category(l.cat, trace),
+                     l.fname.empty() ? ProfileTrace::kNoString : trace->Intern(l.fname));
   ++stats->events;
 }
 

@@ -114,11 +114,16 @@ const std::string& ProfileTrace::String(int32_t id) const {
 }
 
 void ProfileTrace::Add(const ProfileEvent& e) {
+  AddInterned(e, Intern(e.name), Intern(e.category), e.path.empty() ? kNoString : Intern(e.path));
+}
+
+void ProfileTrace::AddInterned(const ProfileEvent& e, int32_t name_id, int32_t category_id,
+                               int32_t path_id) {
   pid.push_back(e.pid);
   tid.push_back(e.tid);
-  name.push_back(Intern(e.name));
-  category.push_back(Intern(e.category));
-  path.push_back(e.path.empty() ? kNoString : Intern(e.path));
+  name.push_back(name_id);
+  category.push_back(category_id);
+  path.push_back(path_id);
   start_us.push_back(e.start_us);
   dur_us.push_back(e.dur_us);
   offset.push_back(e.offset);
