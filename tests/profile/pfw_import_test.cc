@@ -280,6 +280,31 @@ TEST_CASE("ImportPfw reads DFTracer's leading-comma lines") {
   CHECK(t.Get(0).size == 10);
 }
 
+// One DFTracer version (JsonLines::metadata, non-string branch) prints "pid":%dq: its
+// core_affinity record is not JSON. It names no I/O: skipped and counted, the rest imported.
+TEST_CASE("ImportPfw skips DFTracer's malformed non-string metadata records") {
+  TempDir dir;
+  WriteTextFile(
+      dir / "pr.pfw",
+      "[\n"
+      "{\"id\":1,\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":42q,\"tid\":0,\"ph\":\"M\","
+      "\"args\":{\"hhash\":\"h\",\"name\":\"core_affinity\",\"value\":[0,1]}}\n"
+      "{\"id\":2,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":42,\"tid\":42,\"ts\":1,\"dur\":1,"
+      "\"ph\":\"X\",\"args\":{\"hhash\":\"h\",\"count\":8,\"ret\":8}}\n");
+  ProfileTrace t;
+  auto stats = ImportPfw(dir / "pr.pfw", &t);
+  REQUIRE(stats.ok());
+  CHECK(stats->malformed_metadata == 1);
+  CHECK(stats->events == 1);
+  // A malformed I/O event still fails.
+  WriteTextFile(dir / "bad.pfw",
+                "{\"id\":2,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":42q,\"ph\":\"X\"}\n"
+                "{\"id\":3,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":42,\"ph\":\"X\"}\n");
+  auto r = ImportPfw(dir / "bad.pfw", &t);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Catch::Contains("bad.pfw line 1"));
+}
+
 // DFTracer compresses each flushed block as its own gzip member; the file is their
 // concatenation. Every member must be read, not only the first.
 TEST_CASE("ImportPfw reads every member of a multi-member gzip file") {

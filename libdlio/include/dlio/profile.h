@@ -114,6 +114,9 @@ struct ImportStats {
   int64_t metadata_events = 0;  // process/thread names and other metadata
   int64_t skipped = 0;          // well-formed lines that carry no event (other ph, signals, ...)
   int64_t truncated_lines = 0;  // an unparseable last line (a process killed mid-write), skipped
+  // Unparseable DFTracer metadata records ("cat":"dftracer", "ph":"M"), skipped: one DFTracer
+  // version prints "pid":%dq (e.g. "pid":42q) in its non-string metadata (core_affinity).
+  int64_t malformed_metadata = 0;
 };
 
 // dlio's own and DFTracer's trace files (.pfw, .pfw.gz; gzip is detected by content, not name):

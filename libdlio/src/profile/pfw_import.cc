@@ -315,6 +315,13 @@ void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, PfwState* 
   ++stats->events;
 }
 
+// A DFTracer metadata record, judged from its text (it did not parse). Its writer prints these
+// fields in this order ("name", "cat":"dftracer", ..., "ph":"M"), see PerfettoChromeWriterBase.
+bool IsDfTracerMetadata(std::string_view line) {
+  return line.find("\"cat\":\"dftracer\"") != std::string_view::npos &&
+         line.find("\"ph\":\"M\"") != std::string_view::npos;
+}
+
 }  // namespace
 
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
@@ -338,6 +345,10 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
     DLIO_RETURN_NOT_OK(pending_error);  // a malformed line that was not the last
     JsonCursor c(line);
     if (!ParseEvent(&c, &l)) {
+      if (IsDfTracerMetadata(line)) {
+        ++stats.malformed_metadata;  // names no I/O: nothing is lost
+        continue;
+      }
       pending_error = Status::Corruption("trace ", path, " line ", reader.line_number(),
                                          ": malformed event: ", c.error());
       continue;
