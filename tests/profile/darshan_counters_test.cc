@@ -70,10 +70,62 @@ TEST_CASE("Darshan: a gap is sequential but not consecutive; going back is neith
   CHECK(c.seq_reads == 1);
   CHECK(c.consec_reads == 0);
   CHECK(c.max_byte_read == 109);
-  // Strides: 0 (first read), 100 - 9 - 1 = 90, then 0 (backwards).
-  REQUIRE(c.common_strides.size() == 2);
-  CHECK(c.common_strides[0] == std::pair<int64_t, int64_t>{0, 2});
-  CHECK(c.common_strides[1] == std::pair<int64_t, int64_t>{90, 1});
+  // Strides: 0 (first read), 100 - 9 - 1 = 90, then 0 (backwards); Darshan never puts 0 in
+  // the STRIDE slots (DARSHAN_UPDATE_COMMON_VAL_COUNTERS breaks on a zero value).
+  REQUIRE(c.common_strides.size() == 1);
+  CHECK(c.common_strides[0] == std::pair<int64_t, int64_t>{90, 1});
+}
+
+// darshan-common.h (3.4) DARSHAN_UPDATE_COMMON_VAL_COUNTERS: slots sorted by count, then by
+// value, both decreasing; zero never enters; darshan_track_common_val_counters tracks only the
+// first 32 distinct values of a record (0 among them); writes' strides count too.
+TEST_CASE("Darshan: common access sizes and strides follow darshan-common exactly") {
+  SECTION("ties: the larger value first; 0-byte reads never listed") {
+    Builder b;
+    b.Call("open");
+    for (int64_t size : {10, 30, 20, 20, 10, 30, 0, 0, 0, 5}) b.Call("read", -1, size);
+    const FileCounters c = b.Only();
+    REQUIRE(c.common_access.size() == 4);
+    CHECK(c.common_access[0] == std::pair<int64_t, int64_t>{30, 2});
+    CHECK(c.common_access[1] == std::pair<int64_t, int64_t>{20, 2});
+    CHECK(c.common_access[2] == std::pair<int64_t, int64_t>{10, 2});
+    CHECK(c.common_access[3] == std::pair<int64_t, int64_t>{5, 1});
+  }
+  SECTION("only the first 32 distinct values are tracked; 0 takes a slot") {
+    Builder b;
+    b.Call("open").Call("read", -1, 0);  // value 0: tracked, never listed
+    for (int64_t size = 1; size <= 31; ++size) b.Call("read", -1, size);
+    for (int k = 0; k < 5; ++k) b.Call("read", -1, 1000);  // the 33rd value: not tracked
+    b.Call("read", -1, 7).Call("read", -1, 3);
+    const FileCounters c = b.Only();
+    CHECK(c.reads == 1 + 31 + 5 + 2);
+    REQUIRE(c.common_access.size() == 4);
+    CHECK(c.common_access[0] == std::pair<int64_t, int64_t>{7, 2});
+    CHECK(c.common_access[1] == std::pair<int64_t, int64_t>{3, 2});
+    CHECK(c.common_access[2] == std::pair<int64_t, int64_t>{31, 1});
+    CHECK(c.common_access[3] == std::pair<int64_t, int64_t>{30, 1});
+  }
+  SECTION("write strides count with read strides") {
+    Builder b;
+    // Writes at 0, 20 (stride 10), 40 (stride 10); reads at 0, 15 (stride 5).
+    b.Call("open").Call("pwrite", 0, 10).Call("pwrite", 20, 10).Call("pwrite", 40, 10);
+    b.Call("pread", 0, 10).Call("pread", 15, 10);
+    const FileCounters c = b.Only();
+    REQUIRE(c.common_strides.size() == 2);
+    CHECK(c.common_strides[0] == std::pair<int64_t, int64_t>{10, 2});
+    CHECK(c.common_strides[1] == std::pair<int64_t, int64_t>{5, 1});
+  }
+  SECTION("processes merge as the shared-record reduction adds slots") {
+    Builder b;
+    b.Call("open", -1, -1, "/f", 1).Call("open", -1, -1, "/f", 2);
+    for (int k = 0; k < 3; ++k) b.Call("read", -1, 8, "/f", 1);
+    for (int k = 0; k < 2; ++k) b.Call("read", -1, 8, "/f", 2);
+    for (int k = 0; k < 4; ++k) b.Call("read", -1, 64, "/f", 2);
+    const FileCounters c = b.Only();
+    REQUIRE(c.common_access.size() == 2);
+    CHECK(c.common_access[0] == std::pair<int64_t, int64_t>{8, 5});
+    CHECK(c.common_access[1] == std::pair<int64_t, int64_t>{64, 4});
+  }
 }
 
 TEST_CASE("Darshan: reads without an offset use the tracked position; seeks move it") {

@@ -161,12 +161,174 @@ TEST_CASE("ImportPfw resolves DFTracer file hashes from FH metadata events") {
   CHECK(t.Get(1).path == "/data/b.npz");
   CHECK(t.Get(2).path == "fhash:nope");
   CHECK(stats->metadata_events == 3);
+}
 
-  WriteTextFile(dir / "int.pfw", "{\"name\":\"read\",\"ph\":1}\n");
-  auto r = ImportPfw(dir / "int.pfw", &t);
+// Lines byte for byte as DFTracer's JsonLines writes them (llnl-asr/dftracer,
+// src/dftracer/core/serialization/json_line.cpp at 7e9187c7: data() with and without metadata,
+// metadata() with is_string; the order HH, thread_name, CM time_metric, "start" is
+// DFTLogger::update_log_file in src/dftracer/core/df_logger.h). ph/type are the integers of
+// TracePhaseType / TraceEventType (enumeration.h): ph 1 = complete, 4 = metadata, 2 = counter,
+// 3 = aggregated; type 1 = DFTRACER, 3 = LIBC_IO.
+std::string NewDfTracerTrace(std::string_view time_metric, int64_t scale) {
+  auto t = [&](int64_t us) { return std::to_string(us * scale); };
+  const std::string hh = "5f3ae3d6eb8fc1d4";
+  std::string s;
+  s += R"({"name":"HH","cat":"dftracer","type":1,"pid":4242,"tid":0,"ph":4,"args":{"hhash":")" +
+       hh + R"(","name":"node17","value":")" + hh + "\"}}\n";
+  s += R"({"name":"thread_name","cat":"dftracer","type":1,"pid":4242,"tid":0,"ph":4,)"
+       R"("args":{"hhash":")" +
+       hh + R"(","name":"4242","value":"thread_name"}})" + "\n";
+  s += R"({"name":"CM","cat":"dftracer","type":1,"pid":4242,"tid":0,"ph":4,"args":{"hhash":")" +
+       hh + R"(","name":"time_metric","value":")" + std::string(time_metric) + "\"}}\n";
+  s += R"({"id":1,"name":"start","cat":"dftracer","type":1,"pid":4242,"tid":0,"ts":)" + t(1000) +
+       R"(,"dur":0,"ph":1,"args":{"hhash":")" + hh +
+       R"(","ppid":1,"date":"Mon Nov 24 08:00:00 2026","cmd_hash":"a1","exec_hash":"b2"}})" + "\n";
+  s += R"({"name":"FH","cat":"dftracer","type":1,"pid":4242,"tid":4243,"ph":4,"args":{"hhash":")" +
+       hh + R"(","name":"/data/train/img_1.npz","value":"9c2e41d07f13a2b8"}})" + "\n";
+  s += R"({"id":2,"name":"open64","cat":"POSIX","type":3,"pid":4242,"tid":4243,"ts":)" + t(1010) +
+       R"(,"dur":)" + t(4) + R"(,"ph":1,"args":{"hhash":")" + hh +
+       R"(","fhash":"9c2e41d07f13a2b8","flags":0}})" + "\n";
+  s += R"({"id":3,"name":"pread64","cat":"POSIX","type":3,"pid":4242,"tid":4243,"ts":)" + t(1020) +
+       R"(,"dur":)" + t(30) + R"(,"ph":1,"args":{"hhash":")" + hh +
+       R"(","fhash":"9c2e41d07f13a2b8","count":4096,"offset":8192,"ret":4096}})" + "\n";
+  // DFTRACER_INC_METADATA off: no args at all.
+  s += R"({"id":4,"name":"read","cat":"POSIX","type":3,"pid":4242,"tid":4243,"ts":)" + t(1060) +
+       R"(,"dur":)" + t(2) + R"(,"ph":1})" + "\n";
+  s += R"({"name":"cpu","cat":"sys","type":7,"ts":)" + t(1070) +
+       R"(,"ph":2,"pid":4242,"tid":0,"args":{"hhash":")" + hh + R"(","user":12}})" + "\n";
+  s += R"({"name":"read","cat":"POSIX","type":3,"ts":)" + t(1000) +
+       R"(,"ph":3,"pid":4242,"tid":4243,"args":{"hhash":")" + hh + R"(","count":3}})" + "\n";
+  return s;
+}
+
+void CheckNewDfTracer(const ProfileTrace& t, const ImportStats& stats) {
+  CHECK(stats.events == 4);
+  CHECK(stats.metadata_events == 4);
+  CHECK(stats.skipped == 2);  // the counter and the aggregated record
+  REQUIRE(t.size() == 4);
+  CHECK(t.Get(0).name == "start");
+  CHECK(t.Get(0).kind == OpKind::kOther);
+  const ProfileEvent open = t.Get(1);
+  CHECK(open.kind == OpKind::kOpen);
+  CHECK(open.path == "/data/train/img_1.npz");
+  const ProfileEvent read = t.Get(2);
+  CHECK(read.kind == OpKind::kRead);
+  CHECK(read.pid == 4242);
+  CHECK(read.tid == 4243);
+  CHECK(read.category == "POSIX");
+  CHECK(read.path == "/data/train/img_1.npz");
+  CHECK(read.start_us == 1020);
+  CHECK(read.dur_us == 30);
+  CHECK(read.size == 4096);
+  CHECK(read.offset == 8192);
+  CHECK(read.ret == 4096);
+  CHECK(t.Get(3).path.empty());
+  CHECK(t.Get(3).size == -1);
+  CHECK(t.thread_names.at({4242, 0}) == "4242");
+}
+
+TEST_CASE("ImportPfw reads DFTracer's integer-ph form, plain and gzip, in every time unit") {
+  TempDir dir;
+  const std::pair<std::string_view, int64_t> metrics[] = {{"US", 1}, {"NS", 1000}};
+  for (const auto& [metric, scale] : metrics) {
+    const std::string text = NewDfTracerTrace(metric, scale);
+    WriteTextFile(dir / "new.pfw", text);
+    WriteGzip(dir / "new.pfw.gz", text);
+    for (const std::string name : {"new.pfw", "new.pfw.gz"}) {
+      ProfileTrace t;
+      auto stats = ImportPfw(dir / name, &t);
+      REQUIRE(stats.ok());
+      CheckNewDfTracer(t, *stats);
+    }
+  }
+  // Seconds: whole-second values scale up to µs.
+  WriteTextFile(dir / "sec.pfw",
+                "{\"name\":\"CM\",\"cat\":\"dftracer\",\"type\":1,\"pid\":1,\"tid\":0,\"ph\":4,"
+                "\"args\":{\"hhash\":\"h\",\"name\":\"time_metric\",\"value\":\"SEC\"}}\n"
+                "{\"id\":1,\"name\":\"read\",\"cat\":\"POSIX\",\"type\":3,\"pid\":1,\"tid\":1,"
+                "\"ts\":7,\"dur\":2,\"ph\":1}\n");
+  ProfileTrace t;
+  REQUIRE(ImportPfw(dir / "sec.pfw", &t).ok());
+  REQUIRE(t.size() == 1);
+  CHECK(t.Get(0).start_us == 7000000);
+  CHECK(t.Get(0).dur_us == 2000000);
+  WriteTextFile(
+      dir / "bad_metric.pfw",
+      "{\"name\":\"CM\",\"ph\":4,\"args\":{\"name\":\"time_metric\",\"value\":\"PS\"}}\n");
+  auto r = ImportPfw(dir / "bad_metric.pfw", &t);
   REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == StatusCode::kUnimplemented);
-  CHECK_THAT(r.status().message(), Catch::Contains("int.pfw line 1"));
+  CHECK_THAT(r.status().message(), Catch::Contains("bad_metric.pfw") && Catch::Contains("PS"));
+}
+
+// Older DFTracer writers (PerfettoChromeWriterBase) put the array's "," before every event but
+// the first: ",{...}". Lines as write_metadata_json_to_buffer / write_event_json_to_buffer print
+// them.
+TEST_CASE("ImportPfw reads DFTracer's leading-comma lines") {
+  TempDir dir;
+  WriteTextFile(
+      dir / "comma.pfw",
+      "[\n"
+      "{\"id\":1,\"name\":\"FH\",\"cat\":\"dftracer\",\"pid\":7,\"tid\":7,\"ph\":\"M\","
+      "\"args\":{\"hhash\":\"h\",\"name\":\"/d/x\",\"value\":\"f9\"}}\n"
+      ",{\"id\":2,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":7,\"tid\":7,\"ts\":100,\"dur\":3,"
+      "\"ph\":\"X\",\"args\":{\"hhash\":\"h\",\"fhash\":\"f9\",\"count\":10,\"ret\":10}}\n");
+  ProfileTrace t;
+  auto stats = ImportPfw(dir / "comma.pfw", &t);
+  REQUIRE(stats.ok());
+  REQUIRE(t.size() == 1);
+  CHECK(t.Get(0).path == "/d/x");
+  CHECK(t.Get(0).size == 10);
+}
+
+// One DFTracer version (JsonLines::metadata, non-string branch) prints "pid":%dq: its
+// core_affinity record is not JSON. It names no I/O: skipped and counted, the rest imported.
+TEST_CASE("ImportPfw skips DFTracer's malformed non-string metadata records") {
+  TempDir dir;
+  WriteTextFile(
+      dir / "pr.pfw",
+      "[\n"
+      "{\"id\":1,\"name\":\"PR\",\"cat\":\"dftracer\",\"pid\":42q,\"tid\":0,\"ph\":\"M\","
+      "\"args\":{\"hhash\":\"h\",\"name\":\"core_affinity\",\"value\":[0,1]}}\n"
+      "{\"id\":2,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":42,\"tid\":42,\"ts\":1,\"dur\":1,"
+      "\"ph\":\"X\",\"args\":{\"hhash\":\"h\",\"count\":8,\"ret\":8}}\n");
+  ProfileTrace t;
+  auto stats = ImportPfw(dir / "pr.pfw", &t);
+  REQUIRE(stats.ok());
+  CHECK(stats->malformed_metadata == 1);
+  CHECK(stats->events == 1);
+  // A malformed I/O event still fails.
+  WriteTextFile(dir / "bad.pfw",
+                "{\"id\":2,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":42q,\"ph\":\"X\"}\n"
+                "{\"id\":3,\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":42,\"ph\":\"X\"}\n");
+  auto r = ImportPfw(dir / "bad.pfw", &t);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Catch::Contains("bad.pfw line 1"));
+}
+
+// DFTracer compresses each flushed block as its own gzip member; the file is their
+// concatenation. Every member must be read, not only the first.
+TEST_CASE("ImportPfw reads every member of a multi-member gzip file") {
+  TempDir dir;
+  std::string all;
+  for (int m = 0; m < 3; ++m) {
+    std::string text;
+    for (int i = 0; i < 1000; ++i) {
+      text += "{\"id\":" + std::to_string(m * 1000 + i) +
+              ",\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":" +
+              std::to_string(m * 1000 + i) + ",\"dur\":1,\"ph\":\"X\"}\n";
+    }
+    std::string member = dir / "m.gz";
+    member += std::to_string(m);
+    WriteGzip(member, text);
+    all += testing::ReadTextFile(member);
+  }
+  WriteTextFile(dir / "multi.pfw.gz", all);
+  ProfileTrace t;
+  auto stats = ImportPfw(dir / "multi.pfw.gz", &t);
+  REQUIRE(stats.ok());
+  CHECK(stats->events == 3000);
+  REQUIRE(t.size() == 3000);
+  CHECK(t.start_us.back() == 2999);
 }
 
 }  // namespace

@@ -1,5 +1,9 @@
 #include <catch2/catch.hpp>
+#include <cerrno>
 #include <cstdlib>
+#include <string>
+#include <tuple>
+#include <vector>
 
 #include "dlio/profile.h"
 #include "test_util.h"
@@ -186,6 +190,150 @@ TEST_CASE("ImportStrace on a live strace of dd") {
     }
   }
   CHECK(offsets == std::vector<int64_t>{20, 30, 40});
+}
+
+// Hand-written lines in strace 6.1's format. Relative paths are joined with the process's
+// cwd: chdir, fchdir, inherited by a forked child, shared by a CLONE_FS thread; openat with
+// AT_FDCWD or a directory fd; before any chdir the cwd is unknown and paths stay relative.
+TEST_CASE("ImportStrace joins relative paths with the working directory") {
+  TempDir dir;
+  WriteTextFile(dir / "log.txt",
+                R"(10 1.000001 openat(AT_FDCWD, "early.bin", O_RDONLY) = 3 <0.000001>
+10 1.000002 chdir("/data/run") = 0 <0.000001>
+10 1.000003 openat(AT_FDCWD, "a.bin", O_RDONLY) = 4 <0.000001>
+10 1.000004 chdir("../other/./x") = 0 <0.000001>
+10 1.000005 open("b.bin", O_RDONLY) = 5 <0.000001>
+10 1.000006 chdir("/nonexistent") = -1 ENOENT (No such file or directory) <0.000001>
+10 1.000007 openat(AT_FDCWD, "/data//abs.bin", O_RDONLY) = 6 <0.000001>
+10 1.000008 openat(AT_FDCWD, "/data/dir", O_RDONLY|O_DIRECTORY) = 7 <0.000001>
+10 1.000009 openat(7, "sub/c.bin", O_RDONLY) = 8 <0.000001>
+10 1.000010 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f0) = 11 <0.000010>
+11 1.000011 openat(AT_FDCWD, "child.bin", O_RDONLY) = 9 <0.000001>
+11 1.000012 fchdir(7) = 0 <0.000001>
+11 1.000013 stat("d.bin", 0x7ffd) = 0 <0.000001>
+10 1.000014 openat(AT_FDCWD, "parent.bin", O_RDONLY) = 9 <0.000001>
+10 1.000015 clone3({flags=CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM, exit_signal=0, stack=0x7f, stack_size=0x7fff80}, 88) = 12 <0.000010>
+12 1.000016 chdir("/t") = 0 <0.000001>
+10 1.000017 openat(AT_FDCWD, "shared.bin", O_RDONLY) = 10 <0.000001>
+)");
+  ProfileTrace t;
+  auto stats = ImportStrace(dir / "log.txt", &t);
+  REQUIRE(stats.ok());
+  std::vector<std::string> opened;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.kind[i] == OpKind::kOpen || t.kind[i] == OpKind::kStat) {
+      opened.push_back(std::string(t.Get(i).path));
+    }
+  }
+  CHECK(opened == std::vector<std::string>{"early.bin", "/data/run/a.bin", "/data/other/x/b.bin",
+                                           "/data/abs.bin", "/data/dir", "/data/dir/sub/c.bin",
+                                           "/data/other/x/child.bin", "/data/dir/d.bin",
+                                           "/data/other/x/parent.bin", "/t/shared.bin"});
+}
+
+TEST_CASE("ImportStrace sums iovec lengths of readv/writev/preadv/pwritev") {
+  TempDir dir;
+  WriteTextFile(dir / "log.txt",
+                R"(5 1.000001 openat(AT_FDCWD, "/d/v.bin", O_RDWR) = 3 <0.000001>
+5 1.000002 writev(3, [{iov_base="abc", iov_len=3}, {iov_base="iov_len=99\"", iov_len=11}], 2) = 14 <0.000001>
+5 1.000003 lseek(3, 0, SEEK_SET) = 0 <0.000001>
+5 1.000004 readv(3, [{iov_base="abc", iov_len=4}, {iov_base="iov_len=99\"", iov_len=16}], 2) = 14 <0.000001>
+5 1.000005 preadv(3, [{iov_base="bc", iov_len=2}], 1, 1) = 2 <0.000001>
+5 1.000006 pwritev(3, [{iov_base="zz", iov_len=2}, {iov_base="y", iov_len=1}], 2, 100) = 3 <0.000001>
+5 1.000007 readv(3, [{iov_base="", iov_len=1}, ...], 40) = 0 <0.000001>
+5 1.000008 readv(3, 0x7ffd, 2) = -1 EFAULT (Bad address) <0.000001>
+)");
+  ProfileTrace t;
+  REQUIRE(ImportStrace(dir / "log.txt", &t).ok());
+  const auto ev = EventsOf(t, "/d/v.bin");
+  REQUIRE(ev.size() == 8);
+  CHECK(ev[1].size == 14);
+  CHECK(ev[1].offset == 0);
+  CHECK(ev[3].size == 20);
+  CHECK(ev[3].ret == 14);
+  CHECK(ev[3].offset == 0);
+  CHECK(ev[4].size == 2);
+  CHECK(ev[4].offset == 1);
+  CHECK(ev[5].size == 3);
+  CHECK(ev[5].offset == 100);
+  CHECK(ev[6].size == -1);  // strace abbreviated the array
+  CHECK(ev[6].offset == 14);
+  CHECK(ev[7].size == -1);
+  CHECK(ev[7].ret == -EFAULT);
+}
+
+// O_APPEND writes go to the file's end, which a log does not show: offset -1, and the position
+// stays unknown until a seek. ret: -errno for every errno name glibc knows; EPERM (1) and
+// unknown names leave -1, the model's "unknown".
+TEST_CASE("ImportStrace: O_APPEND writes have no offset; errno names") {
+  TempDir dir;
+  WriteTextFile(
+      dir / "log.txt",
+      R"(5 1.000001 openat(AT_FDCWD, "/d/log.txt", O_WRONLY|O_CREAT|O_APPEND, 0644) = 3 <0.000001>
+5 1.000002 write(3, "hello", 5) = 5 <0.000001>
+5 1.000003 pwrite64(3, "x", 1, 0) = 1 <0.000001>
+5 1.000004 write(3, "again", 5) = 5 <0.000001>
+5 1.000005 lseek(3, 0, SEEK_CUR) = 11 <0.000001>
+5 1.000006 fcntl(3, F_SETFL, O_WRONLY) = 0 <0.000001>
+5 1.000007 write(3, "ab", 2) = 2 <0.000001>
+5 1.000008 openat(AT_FDCWD, "/d/x", O_RDONLY) = -1 ENODATA (No data available) <0.000001>
+5 1.000009 openat(AT_FDCWD, "/d/y", O_RDONLY|O_NOATIME) = -1 EPERM (Operation not permitted) <0.000001>
+5 1.000010 openat(AT_FDCWD, "/d/z", O_RDONLY) = -1 EWEIRD (Made up) <0.000001>
+)");
+  ProfileTrace t;
+  REQUIRE(ImportStrace(dir / "log.txt", &t).ok());
+  const auto ev = EventsOf(t, "/d/log.txt");
+  REQUIRE(ev.size() == 6);  // fcntl has no path in the model
+  CHECK(ev[1].offset == -1);
+  CHECK(ev[2].offset == -1);  // Linux appends a pwrite on an O_APPEND fd too
+  CHECK(ev[3].offset == -1);
+  CHECK(ev[4].offset == 11);
+  CHECK(ev[5].offset == 11);  // O_APPEND cleared by F_SETFL: the tracked position again
+  CHECK(EventsOf(t, "/d/x")[0].ret == -ENODATA);
+  CHECK(EventsOf(t, "/d/y")[0].ret == -1);
+  CHECK(EventsOf(t, "/d/z")[0].ret == -1);
+}
+
+// A live strace of Python: chdir, then relative opens (O_APPEND write, writev, readv, preadv;
+// glibc 2.36 makes preadv the preadv2 system call).
+TEST_CASE("ImportStrace on a live strace of cwd, O_APPEND and vectored I/O") {
+  if (std::system("strace -o /dev/null true >/dev/null 2>&1") != 0) {
+    WARN("strace is missing or cannot trace here; skipped");
+    return;
+  }
+  TempDir dir;
+  const std::string script =
+      "import os\n"
+      "os.chdir('" +
+      dir.path() +
+      "')\n"
+      "fd = os.open('v.bin', os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)\n"
+      "os.write(fd, b'12345')\n"
+      "os.writev(fd, [b'a' * 10, b'b' * 20])\n"
+      "os.close(fd)\n"
+      "fd = os.open('v.bin', os.O_RDONLY)\n"
+      "os.readv(fd, [bytearray(4), bytearray(6)])\n"
+      "os.preadv(fd, [bytearray(3)], 7)\n"
+      "os.read(fd, 2)\n"
+      "os.close(fd)\n";
+  WriteTextFile(dir / "prog.py", script);
+  const std::string cmd = "cd / && strace -f -ttt -T -o " + (dir / "log") + " " +
+                          testing::SystemPython() + " " + (dir / "prog.py");
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  ProfileTrace t;
+  REQUIRE(ImportStrace(dir / "log", &t).ok());
+  std::vector<std::tuple<std::string, int64_t, int64_t, int64_t>> io;  // call, offset, size, ret
+  for (const auto& e : EventsOf(t, dir / "v.bin")) {
+    if (e.kind == OpKind::kRead || e.kind == OpKind::kWrite) {
+      io.emplace_back(std::string(e.name), e.offset, e.size, e.ret);
+    }
+  }
+  using Row = std::tuple<std::string, int64_t, int64_t, int64_t>;
+  CHECK(io == std::vector<Row>{{"write", -1, 5, 5},
+                               {"writev", -1, 30, 30},
+                               {"readv", 0, 10, 10},
+                               {"preadv2", 7, 3, 3},  // glibc calls preadv2
+                               {"read", 10, 2, 2}});
 }
 
 }  // namespace

@@ -53,7 +53,11 @@ struct ProfileEvent {
   int64_t dur_us = 0;
   int64_t offset = -1;  // file offset of the request; -1 unknown
   int64_t size = -1;    // bytes requested; -1 unknown / does not apply
-  int64_t ret = -1;     // bytes transferred, new offset (seek), fd (open) or -errno; -1 unknown
+  // Bytes transferred, new offset (seek), fd (open) or -errno (< -1) of a failed call; -1
+  // unknown. -1 is also what a failed call with errno EPERM (1) and a libc-level failure recorded
+  // by a tracer ("ret":-1 in a .pfw) read as: the model cannot tell those from "unknown", and
+  // ComputeFileCounters then counts the call as done with its requested size.
+  int64_t ret = -1;
   OpKind kind = OpKind::kOther;
 };
 
@@ -69,6 +73,9 @@ class ProfileTrace {
 
   // Appends an event (its strings are interned).
   void Add(const ProfileEvent& e);
+  // Appends an event whose strings the caller interned already (ids from Intern, path
+  // kNoString for none); e's name/category/path are not read. For importers' hot loops.
+  void AddInterned(const ProfileEvent& e, int32_t name_id, int32_t category_id, int32_t path_id);
   size_t size() const { return start_us.size(); }
   void Reserve(size_t n);
   // Event i as a row; its string_views live as long as the trace.
@@ -87,8 +94,17 @@ class ProfileTrace {
     using is_transparent = void;
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
+  // A direct-mapped cache in front of ids_ (hash -> id): importers intern the same few names
+  // and a working set of paths on every event; a hit costs one hash and one compare.
+  struct CacheSlot {
+    size_t hash = 0;
+    int32_t id = kNoString;
+  };
+  static constexpr size_t kCacheSlots = 16384;
+
   std::vector<std::string> strings_;
   std::unordered_map<std::string, int32_t, Hash, std::equal_to<>> ids_;
+  std::vector<CacheSlot> cache_;
 };
 
 // What an importer saw besides the events it added.
@@ -98,6 +114,9 @@ struct ImportStats {
   int64_t metadata_events = 0;  // process/thread names and other metadata
   int64_t skipped = 0;          // well-formed lines that carry no event (other ph, signals, ...)
   int64_t truncated_lines = 0;  // an unparseable last line (a process killed mid-write), skipped
+  // Unparseable DFTracer metadata records ("cat":"dftracer", "ph":"M"), skipped: one DFTracer
+  // version prints "pid":%dq (e.g. "pid":42q) in its non-string metadata (core_affinity).
+  int64_t malformed_metadata = 0;
 };
 
 // dlio's own and DFTracer's trace files (.pfw, .pfw.gz; gzip is detected by content, not name):
@@ -107,24 +126,35 @@ struct ImportStats {
 // that carry only "fhash" (unknown hashes become "fhash:<hash>"); other phases are counted as
 // skipped. A malformed line fails with Corruption naming file and line, except the last line of
 // the file, which a process killed mid-write leaves cut short: it is skipped and counted in
-// truncated_lines (as trace-merge does). An integer "ph" (newer
-// DFTracer) fails with Unimplemented naming file and line.
+// truncated_lines (as trace-merge does). Newer DFTracer's integer "ph" is mapped (1 "X",
+// 2 counter, 3 aggregated, 4 "M"; counters and aggregated records are skipped), its "CM"
+// time_metric event (US/NS/MS/SEC) scales ts/dur to microseconds, and lines that start with
+// the array's "," are accepted. Concatenated gzip members (DFTracer compresses each block
+// alone) are all read.
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
 
 // `strace -f -ttt -T` output (with or without -o; "[pid N]" prefixes or leading pids). Each file
 // call becomes one event with its real offset: per-process fd tables follow open/openat/creat,
 // dup/dup2/dup3/fcntl(F_DUPFD), close, lseek, read/write positions, fork/clone (tables copied,
 // shared with CLONE_FILES, open file descriptions and their offsets shared as in the kernel) and
-// execve (O_CLOEXEC fds dropped). "<unfinished ...>"/"resumed" pairs are joined. Calls on fds of
-// unknown files (pipes, stdin) get no path. A line that cannot be parsed fails naming file and
-// line.
+// execve (O_CLOEXEC fds dropped). "<unfinished ...>"/"resumed" pairs are joined. Relative paths
+// are joined (lexically) with the process's cwd, followed through chdir/fchdir, copied by fork
+// and shared by CLONE_FS (unknown before the first chdir: paths stay relative); openat with a
+// directory fd joins its path. readv/writev/preadv/pwritev request the sum of the iov_len strace
+// prints (-1 when it abbreviated the array). Writes on an O_APPEND fd (open or F_SETFL) have
+// offset -1: the file's end is not in the log; the position stays unknown until a seek. Failed
+// calls: ret = -errno for every errno name glibc knows. Calls on fds of unknown files (pipes,
+// stdin) get no path. A line that cannot be parsed fails naming file and line.
 Result<ImportStats> ImportStrace(const std::string& path, ProfileTrace* trace);
 
 // Text printed by `darshan-dxt-parser` (DXT_POSIX and DXT_MPIIO sections). Each trace row becomes
-// a read or write event: pid = rank, tid = the thread column when the header has one (newer
-// Darshan) else the rank, path from "# DXT, file_name:", start/end seconds relative to the job
-// start ("# start_time:" of the preamble, when present, is added). Offsets printed as N/A are -1.
-// A row that does not match its header fails naming file and line.
+// a read or write event: category exactly "POSIX" (X_POSIX rows) or "MPIIO" (X_MPIIO rows; the
+// same I/O seen one layer up: an analysis should count one layer), pid = rank, tid = the thread
+// column when the header has one else the rank, path from "# DXT, file_name:", start/end seconds
+// relative to the job start ("# start_time:" of the preamble, whole or fractional seconds, is
+// added). Offsets printed as N/A, or absent (3.1's MPIIO rows have no Offset column), are -1;
+// Lustre "[OST]" columns are ignored. A row that does not match its header fails naming file and
+// line.
 Result<ImportStats> ImportDxt(const std::string& path, ProfileTrace* trace);
 
 // Darshan's ten access-size bins: 0-100, 101-1K, 1K+1-10K, 10K+1-100K, 100K+1-1M, 1M+1-4M,
@@ -142,9 +172,11 @@ struct FileCounters {
   int64_t seq_reads = 0, consec_reads = 0, seq_writes = 0, consec_writes = 0;
   int64_t rw_switches = 0;
   std::array<int64_t, 10> size_read_bins{}, size_write_bins{};
-  // Up to four (access size, count) pairs, most common first (ties: larger size first).
+  // Up to four (access size, count) pairs as Darshan's ACCESS1..4 (darshan-common.h 3.4): most
+  // common first, ties larger value first; 0 never listed; only the first 32 distinct values of
+  // a (process, file) record are counted; records of several processes add their four slots.
   std::vector<std::pair<int64_t, int64_t>> common_access;
-  // Up to four (stride, count) pairs of reads, as Darshan's STRIDE1..4.
+  // Up to four (stride, count) pairs of reads and writes, as Darshan's STRIDE1..4 (same rules).
   std::vector<std::pair<int64_t, int64_t>> common_strides;
   double read_time_s = 0, write_time_s = 0, meta_time_s = 0;
   std::vector<int32_t> pids;  // processes that touched the file

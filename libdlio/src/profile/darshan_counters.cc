@@ -10,28 +10,84 @@
 namespace dlio {
 namespace {
 
+// Darshan's common-value counters (darshan-runtime/lib/darshan-common.{h,c}, 3.4):
+// darshan_track_common_val_counters counts at most DARSHAN_COMMON_VAL_MAX_RUNTIME_COUNT (32)
+// distinct values per record, the first seen (0 included: it takes a slot); after each count
+// DARSHAN_UPDATE_COMMON_VAL_COUNTERS re-sorts the four slots, value 0 never entering them.
+constexpr int kMaxTrackedValues = 32;
+
+struct CommonValues {
+  std::array<int64_t, 4> val{}, cnt{};
+
+  // DARSHAN_UPDATE_COMMON_VAL_COUNTERS for one value: slots sorted by count, then value, both
+  // decreasing. `add`: the count adds to the value's slot (the shared-record reduction) instead
+  // of replacing it (runtime updates pass the running frequency).
+  void Update(int64_t value, int64_t count, bool add) {
+    if (value == 0) return;
+    int64_t total = count;
+    if (add) {
+      for (int i = 0; i < 4; ++i) {
+        if (val[i] == value) {
+          total += cnt[i];
+          break;
+        }
+      }
+    }
+    std::array<int64_t, 4> tv{}, tc{};
+    int n = 0, i = 0;
+    for (; i < 4; ++i) {
+      if (!(cnt[i] > total || (cnt[i] == total && val[i] > value))) break;
+      tv[n] = val[i];
+      tc[n++] = cnt[i];
+    }
+    if (n == 4) return;
+    tv[n] = value;
+    tc[n++] = total;
+    for (; n != 4 && i < 4; ++i) {
+      if (val[i] == value) continue;
+      tv[n] = val[i];
+      tc[n++] = cnt[i];
+    }
+    val = tv;
+    cnt = tc;
+  }
+
+  std::vector<std::pair<int64_t, int64_t>> Pairs() const {
+    std::vector<std::pair<int64_t, int64_t>> out;
+    for (int i = 0; i < 4; ++i) {
+      if (cnt[i] > 0) out.emplace_back(val[i], cnt[i]);
+    }
+    return out;
+  }
+};
+
+// One record's tracked values (value -> frequency) and its four slots.
+struct CommonTracker {
+  std::map<int64_t, int64_t> freq;
+  CommonValues top;
+
+  void Count(int64_t value) {
+    auto it = freq.find(value);
+    if (it == freq.end()) {
+      if (static_cast<int>(freq.size()) >= kMaxTrackedValues) return;  // never tracked
+      it = freq.emplace(value, 0).first;
+    }
+    top.Update(value, ++it->second, /*add=*/false);
+  }
+};
+
 // Darshan's per-process runtime state of one file record.
 struct RecordState {
   int64_t offset = 0;
   int64_t last_byte_read = 0;
   int64_t last_byte_written = 0;
   int last_io = 0;  // 0 none, 1 read, 2 write
+  CommonTracker access, strides;
 };
 
 struct Accumulator {
   FileCounters counters;
-  std::map<int64_t, int64_t> access_sizes;  // size -> count, reads and writes
-  std::map<int64_t, int64_t> strides;       // read stride -> count
 };
-
-std::vector<std::pair<int64_t, int64_t>> TopFour(const std::map<int64_t, int64_t>& values) {
-  std::vector<std::pair<int64_t, int64_t>> v(values.begin(), values.end());
-  std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-    return a.second != b.second ? a.second > b.second : a.first > b.first;
-  });
-  if (v.size() > 4) v.resize(4);
-  return v;
-}
 
 void RecordRead(int64_t this_offset, int64_t ret, RecordState* st, Accumulator* acc) {
   FileCounters& c = acc->counters;
@@ -47,8 +103,8 @@ void RecordRead(int64_t this_offset, int64_t ret, RecordState* st, Accumulator* 
   c.bytes_read += ret;
   ++c.reads;
   ++c.size_read_bins[DarshanSizeBin(ret)];
-  ++acc->access_sizes[ret];
-  ++acc->strides[stride];
+  st->access.Count(ret);
+  st->strides.Count(stride);
   if (st->last_io == 2) ++c.rw_switches;
   st->last_io = 1;
 }
@@ -57,13 +113,18 @@ void RecordWrite(int64_t this_offset, int64_t ret, RecordState* st, Accumulator*
   FileCounters& c = acc->counters;
   if (this_offset > st->last_byte_written) ++c.seq_writes;
   if (this_offset == st->last_byte_written + 1) ++c.consec_writes;
+  const int64_t stride =
+      this_offset > 0 && this_offset > st->last_byte_written && st->last_byte_written != 0
+          ? this_offset - st->last_byte_written - 1
+          : 0;
   st->last_byte_written = this_offset + ret - 1;
   st->offset = this_offset + ret;
   c.max_byte_written = std::max(c.max_byte_written, this_offset + ret - 1);
   c.bytes_written += ret;
   ++c.writes;
   ++c.size_write_bins[DarshanSizeBin(ret)];
-  ++acc->access_sizes[ret];
+  st->access.Count(ret);
+  st->strides.Count(stride);
   if (st->last_io == 1) ++c.rw_switches;
   st->last_io = 2;
 }
@@ -152,12 +213,27 @@ std::vector<FileCounters> ComputeFileCounters(const ProfileTrace& t) {
     auto& pids = acc.counters.pids;
     if (std::find(pids.begin(), pids.end(), t.pid[i]) == pids.end()) pids.push_back(t.pid[i]);
   }
+  // Records of several processes merge as Darshan reduces a shared record: each record's four
+  // slots added into the file's, processes in pid order.
+  const std::map<int64_t, RecordState*> by_record = [&] {
+    std::map<int64_t, RecordState*> m;
+    for (auto& [key, st] : records) m[key] = &st;
+    return m;
+  }();
+  std::unordered_map<int32_t, std::pair<CommonValues, CommonValues>> merged;  // by path id
+  for (const auto& [key, st] : by_record) {
+    auto& [access, strides] = merged[static_cast<int32_t>(key & 0xffffffff)];
+    for (int i = 0; i < 4; ++i) {
+      access.Update(st->access.top.val[i], st->access.top.cnt[i], /*add=*/true);
+      strides.Update(st->strides.top.val[i], st->strides.top.cnt[i], /*add=*/true);
+    }
+  }
   std::vector<FileCounters> out;
   out.reserve(files.size());
   for (auto& [path, acc] : files) {
     acc.counters.path = t.String(path);
-    acc.counters.common_access = TopFour(acc.access_sizes);
-    acc.counters.common_strides = TopFour(acc.strides);
+    acc.counters.common_access = merged[path].first.Pairs();
+    acc.counters.common_strides = merged[path].second.Pairs();
     std::sort(acc.counters.pids.begin(), acc.counters.pids.end());
     out.push_back(std::move(acc.counters));
   }

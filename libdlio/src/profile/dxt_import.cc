@@ -43,9 +43,9 @@ bool SecondsToMicros(std::string_view s, int64_t* us) {
 // Column positions, from the "# Module Rank ..." header.
 struct Columns {
   int module = -1, rank = -1, thread = -1, op = -1, offset = -1, length = -1, start = -1, end = -1;
+  // Offset is optional: darshan 3.1's DXT_MPIIO sections print no offset column.
   bool Complete() const {
-    return module >= 0 && rank >= 0 && op >= 0 && offset >= 0 && length >= 0 && start >= 0 &&
-           end >= 0;
+    return module >= 0 && rank >= 0 && op >= 0 && length >= 0 && start >= 0 && end >= 0;
   }
 };
 
@@ -74,6 +74,13 @@ std::string_view ValueAfter(std::string_view line, std::string_view key) {
   std::string_view v = line.substr(at + key.size());
   while (!v.empty() && v.front() == ' ') v.remove_prefix(1);
   return v;
+}
+
+// "X_POSIX" -> "POSIX", "X_MPIIO" -> "MPIIO" (the analysis counts one layer when both exist;
+// these strings are its contract); other modules lose the "X_" prefix too.
+std::string_view Category(std::string_view module) {
+  if (module.substr(0, 2) == "X_") module.remove_prefix(2);
+  return module;
 }
 
 class DxtImporter {
@@ -115,10 +122,11 @@ class DxtImporter {
     } else if (line.find("file_name:") != std::string_view::npos) {
       file_name_ = std::string(ValueAfter(line, "file_name:"));
     } else if (line.rfind("# start_time:", 0) == 0) {
+      // Whole seconds (darshan 3.1-3.3) or seconds.nanoseconds (3.4).
       std::string_view v = ValueAfter(line, "start_time:");
-      int64_t sec = 0;
-      auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), sec);
-      if (ec == std::errc()) start_us_ = sec * 1000000;
+      const size_t end = v.find_first_not_of("0123456789.");
+      int64_t us = 0;
+      if (SecondsToMicros(v.substr(0, end), &us)) start_us_ = us;
     }
   }
 
@@ -132,7 +140,7 @@ class DxtImporter {
     int64_t rank = 0, thread = 0, offset = -1, length = 0, start = 0, end = 0;
     if (!ToInt(f[columns_.rank], &rank)) return bad("bad rank");
     if (columns_.thread >= 0 && !ToInt(f[columns_.thread], &thread)) return bad("bad thread id");
-    if (f[columns_.offset] != "N/A" && !ToInt(f[columns_.offset], &offset))
+    if (columns_.offset >= 0 && f[columns_.offset] != "N/A" && !ToInt(f[columns_.offset], &offset))
       return bad("bad offset");
     if (!ToInt(f[columns_.length], &length)) return bad("bad length");
     if (!SecondsToMicros(f[columns_.start], &start) || !SecondsToMicros(f[columns_.end], &end)) {
@@ -144,7 +152,7 @@ class DxtImporter {
     e.pid = static_cast<int32_t>(rank);
     e.tid = static_cast<int32_t>(columns_.thread >= 0 ? thread : rank);
     e.name = op;
-    e.category = f[columns_.module];
+    e.category = Category(f[columns_.module]);
     e.path = file_name_;
     e.start_us = start_us_ + start;
     e.dur_us = end - start;

@@ -33,48 +33,23 @@ void AppendUtf8(std::string* out, uint32_t cp) {
 
 }  // namespace
 
-void JsonCursor::SkipSpace() {
-  while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\t' || s_[i_] == '\r' || s_[i_] == '\n'))
-    ++i_;
-}
-
 bool JsonCursor::Fail(std::string_view what) {
-  error_ = std::string(what) + " at column " + std::to_string(i_ + 1);
+  error_ = std::string(what) + " at column " + std::to_string(column());
   return false;
 }
 
-bool JsonCursor::Expect(char c) {
-  if (Consume(c)) return true;
-  return Fail(std::string("expected '") + c + "'");
-}
+bool JsonCursor::FailExpected(char c) { return Fail(std::string("expected '") + c + "'"); }
 
-bool JsonCursor::Consume(char c) {
-  SkipSpace();
-  if (i_ < s_.size() && s_[i_] == c) {
-    ++i_;
-    return true;
-  }
-  return false;
-}
-
-bool JsonCursor::String(std::string_view* out, std::string* scratch) {
-  if (!Expect('"')) return false;
-  const size_t start = i_;
-  while (i_ < s_.size() && s_[i_] != '"' && s_[i_] != '\\') ++i_;
-  if (i_ >= s_.size()) return Fail("unterminated string");
-  if (s_[i_] == '"') {
-    *out = s_.substr(start, i_ - start);
-    ++i_;
-    return true;
-  }
-  scratch->assign(s_.substr(start, i_ - start));
-  while (i_ < s_.size() && s_[i_] != '"') {
-    if (s_[i_] != '\\') {
-      scratch->push_back(s_[i_++]);
+// After the opening quote: a string with escapes (or unterminated).
+bool JsonCursor::EscapedString(std::string_view* out, std::string* scratch) {
+  scratch->clear();
+  while (p_ < end_ && *p_ != '"') {
+    if (*p_ != '\\') {
+      scratch->push_back(*p_++);
       continue;
     }
-    if (++i_ >= s_.size()) break;
-    const char e = s_[i_++];
+    if (++p_ >= end_) break;
+    const char e = *p_++;
     switch (e) {
       case 'n':
         scratch->push_back('\n');
@@ -94,10 +69,10 @@ bool JsonCursor::String(std::string_view* out, std::string* scratch) {
       case 'u': {
         uint32_t cp = 0;
         for (int k = 0; k < 4; ++k) {
-          const int h = i_ < s_.size() ? HexValue(s_[i_]) : -1;
+          const int h = p_ < end_ ? HexValue(*p_) : -1;
           if (h < 0) return Fail("bad \\u escape");
           cp = cp * 16 + static_cast<uint32_t>(h);
-          ++i_;
+          ++p_;
         }
         AppendUtf8(scratch, cp);
         break;
@@ -107,26 +82,25 @@ bool JsonCursor::String(std::string_view* out, std::string* scratch) {
         break;  // \" \\ \/
     }
   }
-  if (i_ >= s_.size()) return Fail("unterminated string");
-  ++i_;
+  if (p_ >= end_) return Fail("unterminated string");
+  ++p_;
   *out = *scratch;
   return true;
 }
 
-bool JsonCursor::Number(int64_t* out) {
+bool JsonCursor::SlowNumber(int64_t* out) {
   SkipSpace();
-  const char* begin = s_.data() + i_;
-  const char* end = s_.data() + s_.size();
-  auto [p, ec] = std::from_chars(begin, end, *out);
+  const char* begin = p_;
+  auto [p, ec] = std::from_chars(begin, end_, *out);
   if (ec != std::errc() || p == begin) return Fail("expected a number");
-  if (p < end && (*p == '.' || *p == 'e' || *p == 'E')) {
+  if (p < end_ && (*p == '.' || *p == 'e' || *p == 'E')) {
     double d = 0;
-    auto [q, ec2] = std::from_chars(begin, end, d);
+    auto [q, ec2] = std::from_chars(begin, end_, d);
     if (ec2 != std::errc()) return Fail("expected a number");
     *out = static_cast<int64_t>(d);
     p = q;
   }
-  i_ = static_cast<size_t>(p - s_.data());
+  p_ = p;
   return true;
 }
 
@@ -137,7 +111,7 @@ bool JsonCursor::SkipValue() {
   if (c == '"') return String(&sv, &scratch);
   if (c == '{' || c == '[') {
     const char close = c == '{' ? '}' : ']';
-    ++i_;
+    ++p_;
     if (Consume(close)) return true;
     do {
       if (c == '{') {
@@ -148,8 +122,9 @@ bool JsonCursor::SkipValue() {
     return Expect(close);
   }
   for (std::string_view word : {"true", "false", "null"}) {
-    if (s_.substr(i_, word.size()) == word) {
-      i_ += word.size();
+    if (static_cast<size_t>(end_ - p_) >= word.size() &&
+        std::string_view(p_, word.size()) == word) {
+      p_ += word.size();
       return true;
     }
   }

@@ -1,4 +1,6 @@
 // Importer of dlio's .pfw / .pfw.gz trace files (Chrome trace events, one per line).
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -32,6 +34,9 @@ std::string_view TrimLine(std::string_view line) {
   trim();
   if (!line.empty() && line.front() == '[') line.remove_prefix(1);
   trim();
+  // Some DFTracer versions start every event but the first with the array's ",".
+  if (!line.empty() && line.front() == ',') line.remove_prefix(1);
+  trim();
   if (!line.empty() && line.back() == ']') line.remove_suffix(1);
   trim();
   if (!line.empty() && line.back() == ',') line.remove_suffix(1);
@@ -53,6 +58,88 @@ bool HashString(JsonCursor* c, std::string* out, std::string* scratch) {
   return true;
 }
 
+// Newer DFTracer writes "ph" as an integer, its TracePhaseType (dftracer
+// src/dftracer/core/common/enumeration.h, "On-disk format: append-only"): 1 COMPLETE ("X"),
+// 2 COUNTER ("C"), 3 AGGREGATED (new, no letter), 4 METADATA ("M"), 0 UNKNOWN. Mapped to the
+// letters; phases without one keep a name that no branch below takes (counted as skipped).
+std::string_view IntegerPhase(int64_t n) {
+  switch (n) {
+    case 1:
+      return "X";
+    case 2:
+      return "C";
+    case 3:
+      return "#aggregated";
+    case 4:
+      return "M";
+    default:
+      return "#unknown";
+  }
+}
+
+// The keys the importer reads; everything else is skipped. A key of up to 8 bytes is packed
+// into an integer and compared as one (no memcmp calls on the hot path).
+enum class Key {
+  kOther,
+  kName,
+  kCat,
+  kPh,
+  kPid,
+  kTid,
+  kTs,
+  kDur,
+  kArgs,
+  kFname,
+  kFhash,
+  kValue,
+  kCount,
+  kOffset,
+  kRet
+};
+
+constexpr uint64_t Pack(std::string_view k) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < k.size(); ++i) v |= uint64_t{static_cast<unsigned char>(k[i])} << (8 * i);
+  return v | uint64_t{k.size()} << 56;  // keys are shorter than 8 bytes
+}
+
+Key KeyOf(std::string_view k) {
+  if (k.size() > 7) return Key::kOther;
+  switch (Pack(k)) {
+    case Pack("name"):
+      return Key::kName;
+    case Pack("cat"):
+      return Key::kCat;
+    case Pack("ph"):
+      return Key::kPh;
+    case Pack("pid"):
+      return Key::kPid;
+    case Pack("tid"):
+      return Key::kTid;
+    case Pack("ts"):
+      return Key::kTs;
+    case Pack("dur"):
+      return Key::kDur;
+    case Pack("args"):
+      return Key::kArgs;
+    case Pack("fname"):
+      return Key::kFname;
+    case Pack("fhash"):
+      return Key::kFhash;
+    case Pack("value"):
+      return Key::kValue;
+    case Pack("count"):
+    case Pack("size"):
+      return Key::kCount;
+    case Pack("offset"):
+      return Key::kOffset;
+    case Pack("ret"):
+      return Key::kRet;
+    default:
+      return Key::kOther;
+  }
+}
+
 bool ParseArgs(JsonCursor* c, PfwLine* l) {
   if (!c->Expect('{')) return false;
   if (c->Consume('}')) return true;
@@ -60,28 +147,45 @@ bool ParseArgs(JsonCursor* c, PfwLine* l) {
     std::string_view key;
     if (!c->String(&key, &l->s_key) || !c->Expect(':')) return false;
     bool ok = true;
-    if (key == "fname") {
-      ok = c->String(&l->fname, &l->s_fname);
-    } else if (key == "name") {
-      ok = c->Peek() == '"' ? c->String(&l->meta_name, &l->s_meta) : c->SkipValue();
-    } else if (key == "fhash") {
-      ok = HashString(c, &l->fhash, &l->s_key);
-    } else if (key == "value") {
-      ok = c->Peek() == '"' || (c->Peek() >= '0' && c->Peek() <= '9')
-               ? HashString(c, &l->meta_value, &l->s_key)
-               : c->SkipValue();
-    } else if (key == "count" || key == "size") {
-      ok = c->Number(&l->count);
-    } else if (key == "offset") {
-      ok = c->Number(&l->offset);
-    } else if (key == "ret") {
-      ok = c->Number(&l->ret);
-    } else {
-      ok = c->SkipValue();
+    switch (KeyOf(key)) {
+      case Key::kFname:
+        ok = c->String(&l->fname, &l->s_fname);
+        break;
+      case Key::kName:
+        ok = c->Peek() == '"' ? c->String(&l->meta_name, &l->s_meta) : c->SkipValue();
+        break;
+      case Key::kFhash:
+        ok = HashString(c, &l->fhash, &l->s_key);
+        break;
+      case Key::kValue:
+        ok = c->Peek() == '"' || (c->Peek() >= '0' && c->Peek() <= '9')
+                 ? HashString(c, &l->meta_value, &l->s_key)
+                 : c->SkipValue();
+        break;
+      case Key::kCount:
+        ok = c->Number(&l->count);
+        break;
+      case Key::kOffset:
+        ok = c->Number(&l->offset);
+        break;
+      case Key::kRet:
+        ok = c->Number(&l->ret);
+        break;
+      default:
+        ok = c->SkipValue();
+        break;
     }
     if (!ok) return false;
   } while (c->Consume(','));
   return c->Expect('}');
+}
+
+bool ParsePhase(JsonCursor* c, PfwLine* l) {
+  if (c->Peek() == '"') return c->String(&l->ph, &l->s_ph);
+  int64_t n = 0;
+  if (!c->Number(&n)) return false;
+  l->ph = IntegerPhase(n);
+  return true;
 }
 
 bool ParseEvent(JsonCursor* c, PfwLine* l) {
@@ -91,46 +195,93 @@ bool ParseEvent(JsonCursor* c, PfwLine* l) {
     std::string_view key;
     if (!c->String(&key, &l->s_key) || !c->Expect(':')) return false;
     bool ok = true;
-    if (key == "name") {
-      ok = c->String(&l->name, &l->s_name);
-    } else if (key == "cat") {
-      ok = c->String(&l->cat, &l->s_cat);
-    } else if (key == "ph") {
-      if (c->Peek() == '"') {
-        ok = c->String(&l->ph, &l->s_ph);
-      } else {
-        int64_t n = 0;
-        ok = c->Number(&n);
-        l->s_ph.assign(1, '#');  // integer phases: reported, not guessed
-        l->s_ph += std::to_string(n);
-        l->ph = l->s_ph;
-      }
-    } else if (key == "pid") {
-      ok = c->Number(&l->pid);
-    } else if (key == "tid") {
-      ok = c->Number(&l->tid);
-    } else if (key == "ts") {
-      ok = c->Number(&l->ts);
-    } else if (key == "dur") {
-      ok = c->Number(&l->dur);
-    } else if (key == "args") {
-      ok = ParseArgs(c, l);
-    } else {
-      ok = c->SkipValue();
+    switch (KeyOf(key)) {
+      case Key::kName:
+        ok = c->String(&l->name, &l->s_name);
+        break;
+      case Key::kCat:
+        ok = c->String(&l->cat, &l->s_cat);
+        break;
+      case Key::kPh:
+        ok = ParsePhase(c, l);
+        break;
+      case Key::kPid:
+        ok = c->Number(&l->pid);
+        break;
+      case Key::kTid:
+        ok = c->Number(&l->tid);
+        break;
+      case Key::kTs:
+        ok = c->Number(&l->ts);
+        break;
+      case Key::kDur:
+        ok = c->Number(&l->dur);
+        break;
+      case Key::kArgs:
+        ok = ParseArgs(c, l);
+        break;
+      default:
+        ok = c->SkipValue();
+        break;
     }
     if (!ok) return false;
   } while (c->Consume(','));
   return c->Expect('}');
 }
 
-// DFTracer names files by hash in events and maps hash -> name in "FH" metadata events, which
-// may come after the events that use them: resolved when the file is read.
-struct FileHashes {
+// What one import carries across lines. DFTracer names files by hash in events and maps
+// hash -> name in "FH" metadata events, which may come after the events that use them:
+// resolved when the file is read.
+struct PfwState {
   std::unordered_map<std::string, std::string> names;             // hash -> path
   std::vector<std::pair<size_t, std::string>> unresolved_events;  // event index, hash
+  // Newer DFTracer writes ts/dur in DFTRACER_TIME_METRIC units and says which in a "CM"
+  // metadata event {"name":"time_metric","value":"US"|"NS"|"MS"|"SEC"}; empty: microseconds.
+  std::string time_metric;
+  // The last call name and category seen, their ids and the call's kind: events come in runs
+  // of the same call, which then cost one compare instead of a hash lookup.
+  std::string last_name, last_cat;
+  int32_t name_id = ProfileTrace::kNoString, cat_id = ProfileTrace::kNoString;
+  OpKind kind = OpKind::kOther;
+
+  void Name(std::string_view name, ProfileTrace* trace) {
+    if (name_id == ProfileTrace::kNoString || name != last_name) {
+      last_name.assign(name);
+      name_id = trace->Intern(name);
+      kind = OpKindOfCall(name);
+    }
+  }
+  int32_t Category(std::string_view cat, ProfileTrace* trace) {
+    if (cat_id == ProfileTrace::kNoString || cat != last_cat) {
+      last_cat.assign(cat);
+      cat_id = trace->Intern(cat);
+    }
+    return cat_id;
+  }
 };
 
-void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, FileHashes* hashes) {
+// Scales ts/dur of events [first, end) from `metric` units to microseconds.
+Status ScaleTimes(const std::string& path, const std::string& metric, size_t first,
+                  ProfileTrace* trace) {
+  int64_t mul = 1, div = 1;
+  if (metric == "NS") {
+    div = 1000;
+  } else if (metric == "MS") {
+    mul = 1000;
+  } else if (metric == "SEC") {
+    mul = 1000000;
+  } else if (!metric.empty() && metric != "US") {
+    return Status::Corruption("trace ", path, ": unknown DFTracer time_metric '", metric, "'");
+  }
+  if (mul == 1 && div == 1) return Status::OK();
+  for (size_t i = first; i < trace->size(); ++i) {
+    trace->start_us[i] = trace->start_us[i] * mul / div;
+    trace->dur_us[i] = trace->dur_us[i] * mul / div;
+  }
+  return Status::OK();
+}
+
+void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, PfwState* hashes) {
   const auto pid = static_cast<int32_t>(l.pid);
   const auto tid = static_cast<int32_t>(l.tid);
   if (l.ph == "M") {
@@ -139,6 +290,7 @@ void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, FileHashes
       hashes->names[l.meta_value] = std::string(l.meta_name);
     }
     if (l.name == "process_name") trace->process_names[pid] = std::string(l.meta_name);
+    if (l.name == "CM" && l.meta_name == "time_metric") hashes->time_metric = l.meta_value;
     if (l.name == "thread_name") trace->thread_names[{pid, tid}] = std::string(l.meta_name);
     return;
   }
@@ -149,20 +301,26 @@ void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, FileHashes
   ProfileEvent e;
   e.pid = pid;
   e.tid = tid;
-  e.name = l.name;
-  e.category = l.cat;
-  e.path = l.fname;
   e.start_us = l.ts;
   e.dur_us = l.dur;
   e.offset = l.offset;
   e.size = l.count;
   e.ret = l.ret;
-  e.kind = OpKindOfCall(l.name);
-  if (e.path.empty() && !l.fhash.empty()) {
+  hashes->Name(l.name, trace);
+  e.kind = hashes->kind;
+  if (l.fname.empty() && !l.fhash.empty()) {
     hashes->unresolved_events.emplace_back(trace->size(), l.fhash);
   }
-  trace->Add(e);
+  trace->AddInterned(e, hashes->name_id, hashes->Category(l.cat, trace),
+                     l.fname.empty() ? ProfileTrace::kNoString : trace->Intern(l.fname));
   ++stats->events;
+}
+
+// A DFTracer metadata record, judged from its text (it did not parse). Its writer prints these
+// fields in this order ("name", "cat":"dftracer", ..., "ph":"M"), see PerfettoChromeWriterBase.
+bool IsDfTracerMetadata(std::string_view line) {
+  return line.find("\"cat\":\"dftracer\"") != std::string_view::npos &&
+         line.find("\"ph\":\"M\"") != std::string_view::npos;
 }
 
 }  // namespace
@@ -170,8 +328,15 @@ void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, FileHashes
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
   LineReader reader;
   DLIO_RETURN_NOT_OK(reader.Open(path));
+  const size_t first_event = trace->size();
+  // Lines are rarely shorter than 64 bytes and trace text compresses less than 16x; reserved
+  // pages that are never touched cost no memory.
+  if (reader.file_size() > 0) {
+    const int64_t guess = reader.file_size() / (reader.gzip() ? 4 : 64);
+    trace->Reserve(first_event + static_cast<size_t>(std::min<int64_t>(guess, int64_t{1} << 28)));
+  }
   ImportStats stats;
-  FileHashes hashes;
+  PfwState hashes;
   Status pending_error;
   PfwLine l;
   std::string_view raw;
@@ -187,6 +352,10 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
     DLIO_RETURN_NOT_OK(pending_error);  // a malformed line that was not the last
     JsonCursor c(line);
     if (!ParseEvent(&c, &l)) {
+      if (IsDfTracerMetadata(line)) {
+        ++stats.malformed_metadata;  // names no I/O: nothing is lost
+        continue;
+      }
       pending_error = Status::Corruption("trace ", path, " line ", reader.line_number(),
                                          ": malformed event: ", c.error());
       continue;
@@ -194,10 +363,6 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
     if (!c.AtEnd()) {
       return Status::Corruption("trace ", path, " line ", reader.line_number(),
                                 ": text after the event at column ", c.column());
-    }
-    if (!l.ph.empty() && l.ph.front() == '#') {
-      return Status::Unimplemented("trace ", path, " line ", reader.line_number(),
-                                   ": integer phase ", l.ph.substr(1), " is not supported yet");
     }
     Store(l, trace, &stats, &hashes);
   }
@@ -208,6 +373,7 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
     auto it = hashes.names.find(hash);
     trace->path[index] = trace->Intern(it != hashes.names.end() ? it->second : "fhash:" + hash);
   }
+  DLIO_RETURN_NOT_OK(ScaleTimes(path, hashes.time_metric, first_event, trace));
   return stats;
 }
 

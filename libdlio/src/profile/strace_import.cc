@@ -19,13 +19,17 @@ using profile_internal::StraceLine;
 // kernel, so they share the file offset.
 struct Description {
   std::string path;
-  int64_t pos = 0;
+  int64_t pos = 0;      // -1: unknown (after an O_APPEND write: the file's end is not in the log)
+  bool append = false;  // O_APPEND: every write goes to the end of the file
 };
 struct FdEntry {
   std::shared_ptr<Description> desc;
   bool cloexec = false;
 };
 using FdTable = std::unordered_map<int64_t, FdEntry>;
+// A process's working directory ("" while unknown: the log does not say where it started);
+// shared by CLONE_FS threads, copied by fork.
+using Cwd = std::shared_ptr<std::string>;
 
 struct Pending {
   std::string call;
@@ -38,20 +42,20 @@ enum class PathFrom { kNone, kFd0, kPath0, kAt, kMmapFd };
 
 PathFrom PathSource(std::string_view call) {
   static const std::unordered_map<std::string_view, PathFrom> kSources = {
-      {"read", PathFrom::kFd0},       {"write", PathFrom::kFd0},      {"pread64", PathFrom::kFd0},
-      {"pwrite64", PathFrom::kFd0},   {"readv", PathFrom::kFd0},      {"writev", PathFrom::kFd0},
-      {"preadv", PathFrom::kFd0},     {"pwritev", PathFrom::kFd0},    {"preadv2", PathFrom::kFd0},
-      {"pwritev2", PathFrom::kFd0},   {"lseek", PathFrom::kFd0},      {"close", PathFrom::kFd0},
-      {"fsync", PathFrom::kFd0},      {"fdatasync", PathFrom::kFd0},  {"fstat", PathFrom::kFd0},
-      {"getdents64", PathFrom::kFd0}, {"getdents", PathFrom::kFd0},   {"ftruncate", PathFrom::kFd0},
-      {"flock", PathFrom::kFd0},      {"open", PathFrom::kPath0},     {"creat", PathFrom::kPath0},
-      {"stat", PathFrom::kPath0},     {"lstat", PathFrom::kPath0},    {"access", PathFrom::kPath0},
-      {"mkdir", PathFrom::kPath0},    {"unlink", PathFrom::kPath0},   {"rmdir", PathFrom::kPath0},
-      {"rename", PathFrom::kPath0},   {"truncate", PathFrom::kPath0}, {"openat", PathFrom::kAt},
-      {"openat2", PathFrom::kAt},     {"newfstatat", PathFrom::kAt},  {"fstatat64", PathFrom::kAt},
-      {"statx", PathFrom::kAt},       {"faccessat", PathFrom::kAt},   {"faccessat2", PathFrom::kAt},
-      {"unlinkat", PathFrom::kAt},    {"mkdirat", PathFrom::kAt},     {"renameat", PathFrom::kAt},
-      {"renameat2", PathFrom::kAt},   {"mmap", PathFrom::kMmapFd},
+      {"read", PathFrom::kFd0},       {"write", PathFrom::kFd0},     {"pread64", PathFrom::kFd0},
+      {"pwrite64", PathFrom::kFd0},   {"readv", PathFrom::kFd0},     {"writev", PathFrom::kFd0},
+      {"preadv", PathFrom::kFd0},     {"pwritev", PathFrom::kFd0},   {"preadv2", PathFrom::kFd0},
+      {"pwritev2", PathFrom::kFd0},   {"lseek", PathFrom::kFd0},     {"close", PathFrom::kFd0},
+      {"fsync", PathFrom::kFd0},      {"fdatasync", PathFrom::kFd0}, {"fstat", PathFrom::kFd0},
+      {"getdents64", PathFrom::kFd0}, {"getdents", PathFrom::kFd0},  {"ftruncate", PathFrom::kFd0},
+      {"flock", PathFrom::kFd0},      {"open", PathFrom::kPath0},    {"creat", PathFrom::kPath0},
+      {"stat", PathFrom::kPath0},     {"lstat", PathFrom::kPath0},   {"access", PathFrom::kPath0},
+      {"mkdir", PathFrom::kPath0},    {"unlink", PathFrom::kPath0},  {"rmdir", PathFrom::kPath0},
+      {"rename", PathFrom::kPath0},   {"chdir", PathFrom::kPath0},   {"truncate", PathFrom::kPath0},
+      {"openat", PathFrom::kAt},      {"openat2", PathFrom::kAt},    {"newfstatat", PathFrom::kAt},
+      {"fstatat64", PathFrom::kAt},   {"statx", PathFrom::kAt},      {"faccessat", PathFrom::kAt},
+      {"faccessat2", PathFrom::kAt},  {"unlinkat", PathFrom::kAt},   {"mkdirat", PathFrom::kAt},
+      {"renameat", PathFrom::kAt},    {"renameat2", PathFrom::kAt},  {"mmap", PathFrom::kMmapFd},
   };
   auto it = kSources.find(call);
   return it == kSources.end() ? PathFrom::kNone : it->second;
@@ -123,6 +127,7 @@ class StraceImporter {
       return *tables_[tid];
     }
     tables_[tid] = std::make_shared<FdTable>();
+    cwd_[tid] = std::make_shared<std::string>();
     tgid_[tid] = tid;
     return *tables_[tid];
   }
@@ -133,6 +138,8 @@ class StraceImporter {
     const bool shares_files = args.find("CLONE_FILES") != std::string_view::npos;
     const bool thread = args.find("CLONE_THREAD") != std::string_view::npos;
     tables_[child] = shares_files ? tables_[parent] : std::make_shared<FdTable>(*tables_[parent]);
+    const bool shares_fs = args.find("CLONE_FS") != std::string_view::npos;
+    cwd_[child] = shares_fs ? cwd_[parent] : std::make_shared<std::string>(*cwd_[parent]);
     tgid_[child] = thread ? tgid_[parent] : child;
   }
 
@@ -151,6 +158,13 @@ class StraceImporter {
       std::erase_if(table, [](const auto& kv) { return kv.second.cloexec; });
     }
     if (call == "dup" || call == "dup2" || call == "dup3" || call == "fcntl") Dup(call, c, &table);
+    if (call == "fcntl") SetFlags(c, &table);
+    if (call == "fchdir" && c.has_ret && c.ret == 0 && !c.args.empty()) {
+      int64_t fd = -1;
+      profile_internal::StraceInt(c.args[0], &fd);
+      auto it = table.find(fd);
+      if (it != table.end()) *cwd_[tid] = it->second.desc->path;
+    }
     const OpKind kind = OpKindOfCall(call);
     if (kind == OpKind::kOther) {
       ++stats_.skipped;
@@ -179,6 +193,17 @@ class StraceImporter {
     (*table)[c.ret] = FdEntry{it->second.desc, cloexec};
   }
 
+  // fcntl(fd, F_SETFL, flags) turns O_APPEND on or off.
+  static void SetFlags(const StraceCall& c, FdTable* table) {
+    int64_t fd = -1;
+    if (!c.has_ret || c.ret != 0 || c.args.size() < 3 || c.args[1] != "F_SETFL" ||
+        !profile_internal::StraceInt(c.args[0], &fd))
+      return;
+    auto it = table->find(fd);
+    if (it != table->end())
+      it->second.desc->append = c.args[2].find("O_APPEND") != std::string_view::npos;
+  }
+
   // Fills path/offset/size/ret of one file call and updates the fd table.
   void Emit(std::string_view call, OpKind kind, const StraceCall& c, int32_t tid, int64_t ts,
             FdTable* table) {
@@ -202,7 +227,9 @@ class StraceImporter {
         }
         break;
       case PathFrom::kPath0:
-        if (!c.args.empty()) profile_internal::StraceString(c.args[0], &path);
+        if (!c.args.empty() && profile_internal::StraceString(c.args[0], &path)) {
+          path = profile_internal::JoinPath(*cwd_[tid], path);
+        }
         break;
       case PathFrom::kAt:
         if (c.args.size() >= 2) {
@@ -211,9 +238,11 @@ class StraceImporter {
           profile_internal::StraceString(c.args[1], &path);
           if (path.empty()) {
             fd = dirfd;  // AT_EMPTY_PATH: the call is about dirfd itself
-          } else if (path.front() != '/' && dirfd >= 0) {
+          } else if (dirfd == -100) {
+            path = profile_internal::JoinPath(*cwd_[tid], path);  // AT_FDCWD
+          } else if (dirfd >= 0) {
             auto d = table->find(dirfd);
-            if (d != table->end()) path = d->second.desc->path + "/" + path;
+            if (d != table->end()) path = profile_internal::JoinPath(d->second.desc->path, path);
           }
         }
         break;
@@ -239,7 +268,11 @@ class StraceImporter {
     if (kind == OpKind::kOpen && c.has_ret && c.ret >= 0) {
       auto d = std::make_shared<Description>();
       d->path = path;
+      d->append = c.raw_args.find("O_APPEND") != std::string_view::npos;
       (*table)[c.ret] = FdEntry{d, c.raw_args.find("O_CLOEXEC") != std::string_view::npos};
+    }
+    if (call == "chdir" && c.has_ret && c.ret == 0 && !path.empty() && path.front() == '/') {
+      *cwd_[tid] = path;
     }
     trace_->Add(e);
     ++stats_.events;
@@ -251,11 +284,21 @@ class StraceImporter {
     if (kind == OpKind::kRead || kind == OpKind::kWrite) {
       const bool vectored = call.find('v') != std::string_view::npos;
       if (!vectored && c.args.size() >= 3) profile_internal::StraceInt(c.args[2], &e->size);
-      if (positional && c.args.size() >= 4) {
-        profile_internal::StraceInt(c.args[3], &e->offset);
+      if (vectored && c.args.size() >= 3)
+        e->size = profile_internal::StraceIovSize(c.args[1], c.args[2]);
+      // O_APPEND: writes (pwrite too, on Linux) go to the file's end, which the log does not
+      // show: offset -1, and the position is unknown until a seek.
+      const bool appends = kind == OpKind::kWrite && desc != nullptr && desc->append;
+      int64_t at = -1;
+      if (positional && c.args.size() >= 4) profile_internal::StraceInt(c.args[3], &at);
+      if (appends) {
+        e->offset = -1;
+        if (!positional) desc->pos = -1;
+      } else if (positional && at >= 0) {
+        e->offset = at;  // preadv2/pwritev2 with offset -1 use the position, below
       } else if (desc != nullptr) {
         e->offset = desc->pos;
-        if (c.has_ret && c.ret > 0) desc->pos += c.ret;
+        if (c.has_ret && c.ret > 0 && desc->pos >= 0) desc->pos += c.ret;
       }
     } else if (kind == OpKind::kSeek) {
       if (desc != nullptr && c.has_ret && c.ret >= 0) desc->pos = c.ret;
@@ -269,6 +312,7 @@ class StraceImporter {
   ProfileTrace* trace_;
   ImportStats stats_;
   std::unordered_map<int32_t, std::shared_ptr<FdTable>> tables_;  // by tid
+  std::unordered_map<int32_t, Cwd> cwd_;                          // by tid
   std::unordered_map<int32_t, int32_t> tgid_;                     // tid -> process id
   std::unordered_map<int32_t, Pending> pending_;                  // by tid
   std::unordered_map<int32_t, std::string> cloning_;              // tid -> clone args

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstring>
+#include <unordered_map>
 
 namespace dlio::profile_internal {
 namespace {
@@ -52,17 +53,19 @@ bool IsCallName(std::string_view s) {
   return true;
 }
 
-struct ErrnoName {
-  const char* name;
-  int value;
-};
-constexpr ErrnoName kErrnos[] = {
-    {"EPERM", EPERM},   {"ENOENT", ENOENT},       {"EINTR", EINTR},     {"EIO", EIO},
-    {"EBADF", EBADF},   {"EAGAIN", EAGAIN},       {"ENOMEM", ENOMEM},   {"EACCES", EACCES},
-    {"EFAULT", EFAULT}, {"EEXIST", EEXIST},       {"ENOTDIR", ENOTDIR}, {"EISDIR", EISDIR},
-    {"EINVAL", EINVAL}, {"ENOSPC", ENOSPC},       {"ESPIPE", ESPIPE},   {"ENOTTY", ENOTTY},
-    {"ENOSYS", ENOSYS}, {"ENOTEMPTY", ENOTEMPTY}, {"ENXIO", ENXIO},     {"ECHILD", ECHILD},
-};
+// -errno of an errno name ("ENOENT" -> -2), from glibc's own table; 0 when unknown.
+int64_t ErrnoOfName(std::string_view name) {
+  static const std::unordered_map<std::string_view, int> kByName = [] {
+    std::unordered_map<std::string_view, int> m;
+    for (int e = 1; e < 512; ++e) {
+      const char* n = strerrorname_np(e);
+      if (n != nullptr) m.emplace(n, e);
+    }
+    return m;
+  }();
+  auto it = kByName.find(name);
+  return it == kByName.end() ? 0 : -it->second;
+}
 
 }  // namespace
 
@@ -181,10 +184,10 @@ bool ParseStraceCall(std::string_view s, StraceCall* out, std::string* error) {
       return false;
     }
     if (out->ret == -1) {
-      std::string_view name = NextToken(&tail);
-      for (const auto& e : kErrnos) {
-        if (name == e.name) out->ret = -e.value;
-      }
+      // "-1 ENOENT (No such file...)": -errno. An unknown name leaves -1, as does EPERM
+      // (errno 1): the model's "unknown" (see ProfileEvent::ret).
+      const int64_t err = ErrnoOfName(NextToken(&tail));
+      if (err != 0) out->ret = err;
     }
   }
   const size_t lt = tail.rfind('<');
@@ -246,6 +249,62 @@ bool StraceInt(std::string_view arg, int64_t* out) {
   }
   const size_t lt = arg.find('<');  // "3</data/x.npz>" under strace -y
   return ParseDigits(lt == std::string_view::npos ? arg : arg.substr(0, lt), out);
+}
+
+int64_t StraceIovSize(std::string_view iov, std::string_view iovcnt) {
+  int64_t expected = 0, total = 0, seen = 0;
+  if (!StraceInt(iovcnt, &expected)) return -1;
+  constexpr std::string_view kLen = "iov_len=";
+  bool in_string = false;
+  for (size_t i = 0; i < iov.size(); ++i) {
+    const char c = iov[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (iov.compare(i, kLen.size(), kLen) == 0) {
+      i += kLen.size();
+      size_t end = i;
+      while (end < iov.size() && iov[end] >= '0' && iov[end] <= '9') ++end;
+      int64_t n = 0;
+      if (!StraceInt(iov.substr(i, end - i), &n)) return -1;
+      total += n;
+      ++seen;
+      i = end - 1;
+    }
+  }
+  return seen == expected ? total : -1;
+}
+
+std::string JoinPath(std::string_view dir, std::string_view path) {
+  if (path.empty() || (path.front() != '/' && dir.empty())) return std::string(path);
+  std::string joined =
+      path.front() == '/' ? std::string(path) : std::string(dir) + "/" + std::string(path);
+  std::vector<std::string_view> parts;
+  std::string_view rest = joined;
+  while (!rest.empty()) {
+    const size_t slash = rest.find('/');
+    const std::string_view part = rest.substr(0, slash);
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!parts.empty()) parts.pop_back();
+      continue;
+    }
+    parts.push_back(part);
+  }
+  std::string out;
+  for (const auto& part : parts) {
+    out += '/';
+    out += part;
+  }
+  return out.empty() ? "/" : out;
 }
 
 std::string_view StraceFdPath(std::string_view arg) {

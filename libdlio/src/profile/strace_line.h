@@ -40,6 +40,15 @@ bool StraceString(std::string_view arg, std::string* out);
 // Integer argument (decimal, 0x hex, AT_FDCWD = -100, or an fd decorated by -y: "3</path>").
 bool StraceInt(std::string_view arg, int64_t* out);
 
+// The bytes an iovec array argument asks for: the sum of the "iov_len=N" strace prints
+// ("[{iov_base=..., iov_len=10}, ...]"), -1 when it printed fewer entries than `iovcnt` says
+// (an abbreviated array) or the array at all (a failed call: an address).
+int64_t StraceIovSize(std::string_view iov, std::string_view iovcnt);
+
+// `path` joined to `dir` when relative (dir "" = unknown: path unchanged), "." and ".."
+// components and repeated "/" removed lexically.
+std::string JoinPath(std::string_view dir, std::string_view path);
+
 // The path of an fd decorated by `strace -y` ("3</data/x>" -> "/data/x"); empty otherwise.
 std::string_view StraceFdPath(std::string_view arg);
 

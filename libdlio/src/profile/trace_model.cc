@@ -91,11 +91,20 @@ OpKind OpKindOfCall(std::string_view name) {
 }
 
 int32_t ProfileTrace::Intern(std::string_view s) {
+  const size_t h = Hash{}(s);
+  if (cache_.empty()) cache_.resize(kCacheSlots);
+  CacheSlot& slot = cache_[h & (kCacheSlots - 1)];
+  if (slot.id != kNoString && slot.hash == h && strings_[slot.id] == s) return slot.id;
+  int32_t id;
   auto it = ids_.find(s);
-  if (it != ids_.end()) return it->second;
-  const auto id = static_cast<int32_t>(strings_.size());
-  strings_.emplace_back(s);
-  ids_.emplace(strings_.back(), id);
+  if (it != ids_.end()) {
+    id = it->second;
+  } else {
+    id = static_cast<int32_t>(strings_.size());
+    strings_.emplace_back(s);
+    ids_.emplace(strings_.back(), id);
+  }
+  slot = CacheSlot{h, id};
   return id;
 }
 
@@ -105,11 +114,16 @@ const std::string& ProfileTrace::String(int32_t id) const {
 }
 
 void ProfileTrace::Add(const ProfileEvent& e) {
+  AddInterned(e, Intern(e.name), Intern(e.category), e.path.empty() ? kNoString : Intern(e.path));
+}
+
+void ProfileTrace::AddInterned(const ProfileEvent& e, int32_t name_id, int32_t category_id,
+                               int32_t path_id) {
   pid.push_back(e.pid);
   tid.push_back(e.tid);
-  name.push_back(Intern(e.name));
-  category.push_back(Intern(e.category));
-  path.push_back(e.path.empty() ? kNoString : Intern(e.path));
+  name.push_back(name_id);
+  category.push_back(category_id);
+  path.push_back(path_id);
   start_us.push_back(e.start_us);
   dur_us.push_back(e.dur_us);
   offset.push_back(e.offset);
