@@ -70,12 +70,12 @@ std::string ComparisonText(const TraceComparison& c) {
   s += Fmt("similarity: %.4f", c.similarity);
   s += "  (cosine of the features divided by max(A, B); the DLIO paper: 0.94-0.97)\n\n";
   char buf[256];
-  std::snprintf(buf, sizeof buf, "%-20s %-7s %14s %14s %6s %6s %9s %8s\n", "feature", "unit", "A",
+  std::snprintf(buf, sizeof buf, "%-20s %-7s %14s %14s %6s %6s %10s %8s\n", "feature", "unit", "A",
                 "B", "A/max", "B/max", "B/A", "costs");
   s += buf;
   for (CompareFeature f : c.ByContribution()) {
     const FeatureComparison& r = c.features[static_cast<int>(f)];
-    std::snprintf(buf, sizeof buf, "%-20s %-7s %14.6g %14.6g %6.3f %6.3f %9.4g %8.4f%s\n",
+    std::snprintf(buf, sizeof buf, "%-20s %-7s %14.6g %14.6g %6.3f %6.3f %10.4g %8.4f%s\n",
                   std::string(CompareFeatureName(f)).c_str(),
                   std::string(CompareFeatureUnit(f)).c_str(), r.a, r.b, r.norm_a, r.norm_b, r.ratio,
                   r.contribution, r.contribution > kDiffersAbove ? "  <- differs" : "");
