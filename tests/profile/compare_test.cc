@@ -166,6 +166,25 @@ TEST_CASE("compare: every request twice as large gives the hand-computed similar
   CHECK(order[6] == CompareFeature::kIoTime);
 }
 
+TEST_CASE("compare: runs without reads agree on the read features; against one with reads") {
+  Builder none;
+  none.Call("open64", -1, -1, "/d/a", 1, 4).Call("ai.compute.step", -1, -1, "", 1, 100);
+  const TraceComparison both = CompareTraces(none.trace(), none.trace());
+  CHECK(both.similarity == Approx(1.0));
+  CHECK(both.request_size_ks.d == 0.0);
+  CHECK(both.features[static_cast<int>(CompareFeature::kBytesRead)].norm_a == 1.0);
+
+  // Every feature of the reads' run is > 0, so it normalizes to all ones; the run without reads
+  // has only io_time_s (4 us against 2 x 4 + 6 x 2 us): (1, ..., 1) against (0.2, 0, ..., 0).
+  const ProfileTrace reads = SequentialReads(100);
+  const TraceComparison one = CompareTraces(reads, none.trace());
+  CHECK(one.request_size_ks.d == 1.0);
+  CHECK(one.gap_ks.d == 1.0);
+  std::vector<double> a(kCompareFeatureCount, 1.0), b(kCompareFeatureCount, 0.0);
+  b[static_cast<int>(CompareFeature::kIoTime)] = 4.0 / 20.0;
+  CHECK(one.similarity == Approx(CosineSimilarity(a, b)));
+}
+
 TEST_CASE("compare: text and JSON renderings name what differs") {
   TraceComparison c = CompareTraces(SequentialReads(1000), SequentialReads(2000));
   c.label_a = "run \"a\"";
