@@ -129,7 +129,8 @@ TEST_CASE("compare: a numpy loop is like itself and unlike 4 KiB random preads o
   CHECK(text.output.find("<- differs") != std::string::npos);
 }
 
-TEST_CASE("compare: bad input exits 2 naming the file; -o never replaces a file it did not write") {
+TEST_CASE(
+    "compare: bad input exits 2 naming the file and -o never replaces a file it did not write") {
   Programs p;
   p.Profile("load.py", "run1");
   WriteTextFile(p.path("junk.txt"), "this is not a trace\n");

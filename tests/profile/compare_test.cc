@@ -56,7 +56,8 @@ TEST_CASE("compare: cosine similarity of hand-computed vectors") {
   CHECK(CosineSimilarity({0, 0}, {1, 0}) == 0.0);
 }
 
-TEST_CASE("compare: normalization by max(A_i, B_i); a feature 0 in both runs is 1 in both") {
+TEST_CASE(
+    "compare: normalization by the larger value of each feature and a feature 0 in both runs") {
   std::vector<double> na, nb;
   NormalizeByMax({2, 0, 0, 5}, {4, 0, 3, 5}, &na, &nb);
   CHECK(na == std::vector<double>{0.5, 1, 0, 1});
@@ -166,7 +167,7 @@ TEST_CASE("compare: every request twice as large gives the hand-computed similar
   CHECK(order[6] == CompareFeature::kIoTime);
 }
 
-TEST_CASE("compare: runs without reads agree on the read features; against one with reads") {
+TEST_CASE("compare: runs without reads agree on the read features and differ from one with reads") {
   Builder none;
   none.Call("open64", -1, -1, "/d/a", 1, 4).Call("ai.compute.step", -1, -1, "", 1, 100);
   const TraceComparison both = CompareTraces(none.trace(), none.trace());
