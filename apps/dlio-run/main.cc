@@ -8,6 +8,7 @@
 //   mpiexec -n 4 dlio-run --config unet3d.yaml      (one rank per process; --comm auto picks MPI)
 //   dlio-run trace-merge out/trace.pfw out/trace-*.pfw
 //   dlio-run profile --output prof --data-dir /data -- python3 train.py
+//   dlio-run compare prof-app prof-emulation --json
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -22,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "compare.h"
 #include "dlio/comm.h"
 #include "dlio/config.h"
 #include "dlio/registries.h"
@@ -449,6 +451,20 @@ int main(int argc, char** argv) {
   profile->add_option("command", profile_options.command, "the program and its arguments, after --")
       ->required();
 
+  auto* compare = app.add_subcommand(
+      "compare",
+      "how alike the I/O of two runs is: the DLIO paper's similarity (cosine of max-normalized "
+      "features), KS distances of request sizes and gaps, and what differs");
+  dlio_run::CompareOptions compare_options;
+  compare->add_option("a", compare_options.a, "trace file or directory of traces (run A)")
+      ->required();
+  compare->add_option("b", compare_options.b, "trace file or directory of traces (run B)")
+      ->required();
+  compare->add_flag("--json", compare_options.json, "JSON with stable keys instead of the table");
+  compare->add_option("-o,--output", compare_options.output,
+                      "write to this file (default: stdout; replaces only an earlier compare "
+                      "output)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -462,6 +478,7 @@ int main(int argc, char** argv) {
     return code.ok() ? *code : Fail(code.status(), kExitRunError);
   }
   if (merge->parsed()) return TraceMerge(merge_output, merge_inputs);
+  if (compare->parsed()) return dlio_run::Compare(compare_options);
   if (profile->parsed()) {
     auto code = dlio_run::Profile(profile_options);
     return code.ok() ? *code : Fail(code.status(), kExitRunError);

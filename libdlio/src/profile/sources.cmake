@@ -9,6 +9,9 @@ list(APPEND DLIO_SOURCES
   src/profile/strace_import.cc
   src/profile/dxt_import.cc
   src/profile/darshan_counters.cc
+  src/profile/compare_features.cc
+  src/profile/compare_stats.cc
+  src/profile/compare_render.cc
 )
 # Analysis (dlio/profile_analysis.h).
 list(APPEND DLIO_SOURCES

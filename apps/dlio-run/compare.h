@@ -1,0 +1,21 @@
+// `dlio-run compare A B [--json] [-o FILE]`: how alike the I/O of two runs is (the DLIO paper's
+// similarity, KS distances and a per-feature table; dlio/profile_compare.h).
+#pragma once
+
+#include <string>
+
+#include "dlio/status.h"
+
+namespace dlio_run {
+
+struct CompareOptions {
+  std::string a, b;    // trace files or directories of traces (dlio-run profile / --trace output)
+  bool json = false;   // JSON instead of the text table
+  std::string output;  // "" prints to stdout
+};
+
+// Returns the exit code: 0 compared; 2 when A or B cannot be read as a trace (the message names
+// the file); 1 when the output cannot be written. Prints errors to stderr.
+int Compare(const CompareOptions& options);
+
+}  // namespace dlio_run

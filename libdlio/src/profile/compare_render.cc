@@ -1,0 +1,117 @@
+// Text and JSON renderings of a TraceComparison (profile_compare.h; keys in docs/profiling.md).
+#include <cstdio>
+#include <string>
+
+#include "dlio/profile_compare.h"
+
+namespace dlio {
+namespace {
+
+// A contribution below this does not make a feature "differ" (rounding noise of the cosine).
+constexpr double kDiffersAbove = 1e-4;
+
+std::string Fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
+}
+
+std::string JsonNumber(double v) { return Fmt("%.12g", v); }
+
+std::string JsonString(std::string_view s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const auto u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (u < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", u);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+std::string KsText(const char* what, const KsResult& ks) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "  %-22s D = %.4f  (n %lld / %lld", what, ks.d,
+                static_cast<long long>(ks.n_a), static_cast<long long>(ks.n_b));
+  std::string s = buf;
+  if (ks.d_crit_05 > 0) {
+    s += Fmt(", differ at the 5%% level above %.4f", ks.d_crit_05);
+    s += ks.d > ks.d_crit_05 ? ": differ" : ": alike";
+  }
+  return s + ")\n";
+}
+
+std::string KsJson(const KsResult& ks) {
+  return "{\"d\": " + JsonNumber(ks.d) + ", \"n_a\": " + std::to_string(ks.n_a) +
+         ", \"n_b\": " + std::to_string(ks.n_b) + ", \"d_crit_05\": " + JsonNumber(ks.d_crit_05) +
+         "}";
+}
+
+std::vector<CompareFeature> Differing(const TraceComparison& c) {
+  std::vector<CompareFeature> out;
+  for (CompareFeature f : c.ByContribution()) {
+    if (c.features[static_cast<int>(f)].contribution > kDiffersAbove) out.push_back(f);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string ComparisonText(const TraceComparison& c) {
+  std::string s = "A: " + c.label_a + " (" + std::to_string(c.reads_a) + " reads)\n";
+  s += "B: " + c.label_b + " (" + std::to_string(c.reads_b) + " reads)\n";
+  s += Fmt("similarity: %.4f", c.similarity);
+  s += "  (cosine of the features divided by max(A, B); the DLIO paper: 0.94-0.97)\n\n";
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%-20s %-7s %14s %14s %6s %6s %10s %8s\n", "feature", "unit", "A",
+                "B", "A/max", "B/max", "B/A", "costs");
+  s += buf;
+  for (CompareFeature f : c.ByContribution()) {
+    const FeatureComparison& r = c.features[static_cast<int>(f)];
+    std::snprintf(buf, sizeof buf, "%-20s %-7s %14.6g %14.6g %6.3f %6.3f %10.4g %8.4f%s\n",
+                  std::string(CompareFeatureName(f)).c_str(),
+                  std::string(CompareFeatureUnit(f)).c_str(), r.a, r.b, r.norm_a, r.norm_b, r.ratio,
+                  r.contribution, r.contribution > kDiffersAbove ? "  <- differs" : "");
+    s += buf;
+  }
+  s += "(costs: how much the similarity would rise if that feature alone were equal)\n\n";
+  s += "Kolmogorov-Smirnov distances (0 same distribution, 1 disjoint):\n";
+  s += KsText("request sizes", c.request_size_ks);
+  s += KsText("inter-request gaps", c.gap_ks);
+  return s;
+}
+
+std::string ComparisonJson(const TraceComparison& c) {
+  std::string s = "{\n  \"a\": {\"label\": " + JsonString(c.label_a) +
+                  ", \"reads\": " + std::to_string(c.reads_a) + "},\n";
+  s += "  \"b\": {\"label\": " + JsonString(c.label_b) +
+       ", \"reads\": " + std::to_string(c.reads_b) + "},\n";
+  s += "  \"similarity\": " + JsonNumber(c.similarity) + ",\n  \"features\": {";
+  for (size_t i = 0; i < c.features.size(); ++i) {
+    const FeatureComparison& r = c.features[i];
+    s += i ? ",\n    " : "\n    ";
+    s += JsonString(CompareFeatureName(r.feature)) +
+         ": {\"unit\": " + JsonString(CompareFeatureUnit(r.feature)) +
+         ", \"a\": " + JsonNumber(r.a) + ", \"b\": " + JsonNumber(r.b) +
+         ", \"norm_a\": " + JsonNumber(r.norm_a) + ", \"norm_b\": " + JsonNumber(r.norm_b) +
+         ", \"ratio\": " + JsonNumber(r.ratio) + ", \"rel_diff\": " + JsonNumber(r.rel_diff) +
+         ", \"contribution\": " + JsonNumber(r.contribution) + "}";
+  }
+  s += "\n  },\n  \"most_different\": [";
+  const auto differing = Differing(c);
+  for (size_t i = 0; i < differing.size(); ++i) {
+    s += (i ? ", " : "") + JsonString(CompareFeatureName(differing[i]));
+  }
+  s += "],\n  \"ks\": {\"request_size\": " + KsJson(c.request_size_ks) +
+       ", \"inter_request_gap_us\": " + KsJson(c.gap_ks) + "}\n}\n";
+  return s;
+}
+
+}  // namespace dlio
