@@ -8,6 +8,7 @@
 //   mpiexec -n 4 dlio-run --config unet3d.yaml      (one rank per process; --comm auto picks MPI)
 //   dlio-run trace-merge out/trace.pfw out/trace-*.pfw
 //   dlio-run profile --output prof --data-dir /data -- python3 train.py
+//   dlio-run analyze prof [--json] [--timeline-us N] [-o FILE]
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -22,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze.h"
 #include "dlio/comm.h"
 #include "dlio/config.h"
 #include "dlio/registries.h"
@@ -449,6 +451,9 @@ int main(int argc, char** argv) {
   profile->add_option("command", profile_options.command, "the program and its arguments, after --")
       ->required();
 
+  dlio_run::AnalyzeOptions analyze_options;
+  auto* analyze = dlio_run::AddAnalyzeCommand(&app, &analyze_options);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -466,6 +471,7 @@ int main(int argc, char** argv) {
     auto code = dlio_run::Profile(profile_options);
     return code.ok() ? *code : Fail(code.status(), kExitRunError);
   }
+  if (analyze->parsed()) return dlio_run::Analyze(analyze_options);
 
   std::vector<std::string> overrides;
   for (const auto& extra : app.remaining()) {

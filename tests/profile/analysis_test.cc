@@ -125,6 +125,7 @@ TEST_CASE("AnalyzeTrace: nearest-rank percentiles of request sizes") {
   // Sizes 10, 9, ..., 1 (out of order); one read with an unknown request size uses its ret.
   for (int i = 10; i >= 1; --i) AddEvent(&t, 1, 1, "pread64", 100 - i, 1, "/d/a", i, i, i);
   AddEvent(&t, 1, 1, "read", 200, 1, "/d/b", 0, -1, 1000);
+  AddEvent(&t, 1, 1, "open", 300, 1, "/d/b", -1, -1, 3);  // ret 3 is a descriptor, not a size
   const TraceAnalysis a = AnalyzeTrace(t);
   const FunctionStats* f = FindFunction(a, "pread64");
   REQUIRE(f != nullptr);
@@ -143,6 +144,9 @@ TEST_CASE("AnalyzeTrace: nearest-rank percentiles of request sizes") {
   CHECK(a.read_sizes.max == 1000);
   CHECK(a.read_sizes.median == 6);  // rank 6 of 1..10, 1000
   CHECK(a.write_sizes.count == 0);
+  REQUIRE(FindFunction(a, "open") != nullptr);
+  CHECK(FindFunction(a, "open")->count == 1);
+  CHECK(FindFunction(a, "open")->size.count == 0);
 }
 
 TEST_CASE("AnalyzeTrace: access pattern per file") {

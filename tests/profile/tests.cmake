@@ -4,3 +4,7 @@ dlio_add_test(profile_test LIBS dlio_profile dlio_trace ZLIB::ZLIB
 dlio_add_test(profile_analysis_test LIBS dlio_profile ZLIB::ZLIB nlohmann_json::nlohmann_json
   SOURCES profile/interval_union_test.cc profile/analysis_test.cc profile/analysis_json_test.cc
           profile/import_trace_test.cc)
+# `dlio-run analyze` and the analysis `dlio-run profile` writes (runs the built binaries).
+dlio_add_test(analyze_e2e_test LIBS dlio_core nlohmann_json::nlohmann_json
+  SOURCES profile/analyze_e2e_test.cc)
+add_dependencies(analyze_e2e_test dlio-run dlio_preload)

@@ -24,7 +24,8 @@ struct EventFilter {
 
 // Bytes an event moved: ret when known (>= 0), else the requested size; 0 for failed calls.
 int64_t TransferredBytes(const ProfileTrace& t, size_t i);
-// The request size: the requested size when known, else the bytes moved; -1 when neither is.
+// The request size: the requested size when known, else (reads and writes) the bytes moved; -1
+// when neither is.
 int64_t RequestSize(const ProfileTrace& t, size_t i);
 
 // A multiset of sizes as value -> count (request sizes take few distinct values).

@@ -40,7 +40,9 @@ int64_t TransferredBytes(const ProfileTrace& t, size_t i) {
 
 int64_t RequestSize(const ProfileTrace& t, size_t i) {
   if (t.size_bytes[i] >= 0) return t.size_bytes[i];
-  return t.ret[i] >= 0 ? t.ret[i] : -1;
+  // The ret of other calls is a descriptor, a position or 0, not a size.
+  const bool transfer = t.kind[i] == OpKind::kRead || t.kind[i] == OpKind::kWrite;
+  return transfer && t.ret[i] >= 0 ? t.ret[i] : -1;
 }
 
 SizeStats StatsOf(const SizeHistogram& h) {
