@@ -175,6 +175,9 @@ TEST_CASE("AnalyzeTrace: access pattern per file") {
   AddEvent(&t, 1, 1, "open", 13, 1, "/reopen", -1, -1, 3);  // a new sequence: not backward
   read(1, "/reopen", 14, 0, 10);
   read(2, "/reopen", 15, 5, 10);  // another process: its own sequence
+  read(3, "/late", 3, 20, 10);  // recorded out of time order: sequential once sorted
+  read(3, "/late", 1, 0, 10);
+  read(3, "/late", 2, 10, 10);
   AddEvent(&t, 1, 1, "stat", 20, 1, "/meta-only");
   const TraceAnalysis a = AnalyzeTrace(t);
   auto pattern = [&](const char* path) {
@@ -188,9 +191,10 @@ TEST_CASE("AnalyzeTrace: access pattern per file") {
   CHECK(pattern("/gaps") == AccessPattern::kSequential);
   CHECK(pattern("/reopen") == AccessPattern::kSequential);
   CHECK(pattern("/meta-only") == AccessPattern::kNone);
-  CHECK(a.files == 6);
-  CHECK(a.processes == 2);
-  CHECK(a.threads == 2);
+  CHECK(pattern("/late") == AccessPattern::kSequential);
+  CHECK(a.files == 7);
+  CHECK(a.processes == 3);
+  CHECK(a.threads == 3);
   CHECK(AccessPatternName(AccessPattern::kStrided) == "strided");
   // The Darshan counters come along: 2 sequential and 2 consecutive reads on /seq.
   CHECK(FindFile(a, "/seq")->counters.seq_reads == 2);

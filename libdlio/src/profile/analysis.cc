@@ -168,12 +168,14 @@ void FinishProcesses(const ProfileTrace& t, Pass* p, TraceAnalysis* a,
     st.out.unoverlapped_io_time_s = Seconds(profile::MeasureDifference(st.io, st.compute));
     auto name = t.process_names.find(pid);
     if (name != t.process_names.end()) st.out.name = name->second;
-    io_union->insert(io_union->end(), st.io.begin(), st.io.end());
     a->process_detail.push_back(std::move(st.out));
   }
   std::sort(a->process_detail.begin(), a->process_detail.end(),
             [](const ProcessAnalysis& x, const ProcessAnalysis& y) { return x.pid < y.pid; });
-  profile::MergeIntervals(io_union);
+  std::vector<std::vector<Interval>> lists;
+  lists.reserve(p->processes.size());
+  for (auto& [pid, st] : p->processes) lists.push_back(std::move(st.io));
+  *io_union = profile::UnionOfAll(std::move(lists));
   a->processes = static_cast<int64_t>(a->process_detail.size());
 }
 
