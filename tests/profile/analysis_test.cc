@@ -72,6 +72,25 @@ TEST_CASE("AnalyzeTrace: I/O time, wall time and unoverlapped I/O from interval 
   CHECK(p2.bytes_written == 50);
 }
 
+TEST_CASE("AnalyzeTrace: compute events by name or category") {
+  ProfileTrace t;
+  AddEvent(&t, 1, 1, "read", 0, 100, "/d/a", 0, 10, 10);
+  AddEvent(&t, 1, 2, "TorchFramework.compute", 0, 10);  // DLIO-benchmark
+  ProfileEvent step;  // DFTracer's AI annotation: category "compute", name "step"
+  step.pid = 1;
+  step.tid = 3;
+  step.name = "step";
+  step.category = "compute";
+  step.start_us = 20;
+  step.dur_us = 10;
+  t.Add(step);
+  AddEvent(&t, 1, 2, "ai.data.item", 40, 10);  // application, not compute
+  const TraceAnalysis a = AnalyzeTrace(t);
+  CHECK(a.compute_time_s == Approx(20e-6));
+  CHECK(a.app_time_s == Approx(30e-6));
+  CHECK(a.unoverlapped_io_time_s == Approx(80e-6));
+}
+
 TEST_CASE("AnalyzeTrace without application events: unoverlapped I/O is the I/O wall time") {
   ProfileTrace t;
   AddEvent(&t, 7, 7, "open64", 0, 2, "/d/x", -1, -1, 3);
@@ -175,7 +194,7 @@ TEST_CASE("AnalyzeTrace: access pattern per file") {
   AddEvent(&t, 1, 1, "open", 13, 1, "/reopen", -1, -1, 3);  // a new sequence: not backward
   read(1, "/reopen", 14, 0, 10);
   read(2, "/reopen", 15, 5, 10);  // another process: its own sequence
-  read(3, "/late", 3, 20, 10);  // recorded out of time order: sequential once sorted
+  read(3, "/late", 3, 20, 10);    // recorded out of time order: sequential once sorted
   read(3, "/late", 1, 0, 10);
   read(3, "/late", 2, 10, 10);
   AddEvent(&t, 1, 1, "stat", 20, 1, "/meta-only");
