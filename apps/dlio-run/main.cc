@@ -441,10 +441,12 @@ int main(int argc, char** argv) {
 
   auto* profile = app.add_subcommand(
       "profile",
-      "run a program under libdlio_preload.so: one .pfw trace of its file I/O per process");
+      "run a program under libdlio_preload.so: one .pfw trace of its file I/O per process, "
+      "then their analysis (analysis.json, analysis.txt)");
   dlio_run::ProfileOptions profile_options;
   profile->add_option("-o,--output", profile_options.output,
-                      "trace directory (default dlio-profile; created; files never replaced)");
+                      "trace directory (default dlio-profile; created; traces never replaced, "
+                      "analysis.json/.txt rewritten)");
   profile->add_option("--data-dir", profile_options.data_dirs,
                       "trace only files under this prefix (repeatable; default: every file but "
                       ".py/.pyc/.so and /proc, /sys, /dev)");
