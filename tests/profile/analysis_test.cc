@@ -129,6 +129,27 @@ TEST_CASE("AnalyzeTrace: the timeline counts an op in every bucket it spans") {
   CHECK(a.timeline[2].bytes_written == Approx(8));
 }
 
+TEST_CASE("AnalyzeTrace: the timeline adds up to the totals") {
+  for (int64_t width : {0, 1, 3, 7, 1000}) {
+    AnalysisOptions options;
+    options.timeline_bucket_us = width;
+    const TraceAnalysis a = AnalyzeTrace(TwoProcesses(), options);
+    double read = 0, written = 0, busy = 0;
+    int64_t read_ops = 0;
+    for (const auto& b : a.timeline) {
+      read += b.bytes_read;
+      written += b.bytes_written;
+      busy += b.io_busy_s;
+      read_ops += b.read_ops;
+    }
+    INFO("width " << width);
+    CHECK(read == Approx(250));
+    CHECK(written == Approx(50));
+    CHECK(busy == Approx(a.io_wall_time_s));
+    CHECK(read_ops >= 2);
+  }
+}
+
 TEST_CASE("AnalyzeTrace picks a 1-2-5 bucket width for about 100 buckets") {
   ProfileTrace t;
   AddEvent(&t, 1, 1, "read", 1000, 10, "/d/a", 0, 1, 1);
