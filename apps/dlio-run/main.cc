@@ -8,6 +8,7 @@
 //   mpiexec -n 4 dlio-run --config unet3d.yaml      (one rank per process; --comm auto picks MPI)
 //   dlio-run trace-merge out/trace.pfw out/trace-*.pfw
 //   dlio-run profile --output prof --data-dir /data -- python3 train.py
+//   dlio-run analyze prof [--json] [--timeline-us N] [-o FILE]
 //   dlio-run compare prof-app prof-emulation --json
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -23,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze.h"
 #include "compare.h"
 #include "dlio/comm.h"
 #include "dlio/config.h"
@@ -441,16 +443,20 @@ int main(int argc, char** argv) {
 
   auto* profile = app.add_subcommand(
       "profile",
-      "run a program under libdlio_preload.so: one .pfw trace of its file I/O per process");
+      "run a program under libdlio_preload.so: one .pfw trace of its file I/O per process, "
+      "then their analysis (analysis.json, analysis.txt)");
   dlio_run::ProfileOptions profile_options;
   profile->add_option("-o,--output", profile_options.output,
-                      "trace directory (default dlio-profile; created; files never replaced)");
+                      "trace directory (default dlio-profile; created; traces never replaced, "
+                      "analysis.json/.txt rewritten)");
   profile->add_option("--data-dir", profile_options.data_dirs,
                       "trace only files under this prefix (repeatable; default: every file but "
                       ".py/.pyc/.so and /proc, /sys, /dev)");
   profile->add_option("command", profile_options.command, "the program and its arguments, after --")
       ->required();
 
+  dlio_run::AnalyzeOptions analyze_options;
+  auto* analyze = dlio_run::AddAnalyzeCommand(&app, &analyze_options);
   auto* compare = app.add_subcommand(
       "compare",
       "how alike the I/O of two runs is: the DLIO paper's similarity (cosine of max-normalized "
@@ -483,6 +489,7 @@ int main(int argc, char** argv) {
     auto code = dlio_run::Profile(profile_options);
     return code.ok() ? *code : Fail(code.status(), kExitRunError);
   }
+  if (analyze->parsed()) return dlio_run::Analyze(analyze_options);
 
   std::vector<std::string> overrides;
   for (const auto& extra : app.remaining()) {

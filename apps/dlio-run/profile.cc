@@ -4,10 +4,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
+
+#include "analyze.h"
 
 namespace dlio_run {
 namespace {
@@ -101,9 +104,16 @@ dlio::Result<int> Profile(const ProfileOptions& options) {
     preload.push_back(':');
     preload.append(old);
   }
-  return RunWithEnvironment(options.command, {{"LD_PRELOAD", preload},
-                                              {"DLIO_PRELOAD_OUTPUT", output},
-                                              {"DLIO_PRELOAD_DATA_DIRS", Join(prefixes, ':')}});
+  const auto code =
+      RunWithEnvironment(options.command, {{"LD_PRELOAD", preload},
+                                           {"DLIO_PRELOAD_OUTPUT", output},
+                                           {"DLIO_PRELOAD_DATA_DIRS", Join(prefixes, ':')}});
+  if (!code.ok()) return code;
+  // The program's exit code stands whatever the analysis does.
+  if (auto s = WriteDirectoryAnalysis(output); !s.ok()) {
+    std::fprintf(stderr, "dlio-run: warning: no analysis written: %s\n", s.ToString().c_str());
+  }
+  return code;
 }
 
 }  // namespace dlio_run

@@ -1,5 +1,5 @@
 // `dlio-run profile [--output DIR] [--data-dir PREFIX]... -- CMD ARGS...`: runs a program under
-// libdlio_preload.so so that it writes one .pfw trace per process into DIR.
+// libdlio_preload.so so that it writes one .pfw trace per process into DIR, then analyzes them.
 #pragma once
 
 #include <string>
@@ -21,7 +21,9 @@ struct ProfileOptions {
 dlio::Result<std::string> FindPreloadLibrary();
 
 // Runs options.command with the interposer and returns its exit code (128 + N when it died of
-// signal N). Errors: the library or output directory is unusable, the command cannot start.
+// signal N). Then writes the analysis of the traces to DIR/analysis.json and DIR/analysis.txt;
+// when that fails (no trace written, ...) a warning goes to stderr and the exit code stands.
+// Errors: the library or output directory is unusable, the command cannot start.
 dlio::Result<int> Profile(const ProfileOptions& options);
 
 }  // namespace dlio_run

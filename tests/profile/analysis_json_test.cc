@@ -22,9 +22,11 @@ TEST_CASE("AnalysisJson has exactly the documented keys") {
   ProfileTrace t;
   AddEvent(&t, 1, 1, "open", 0, 1, "/d/a", -1, -1, 3);
   AddEvent(&t, 1, 1, "pread64", 1, 4, "/d/a", 0, 10, 10);
+  AddEvent(&t, 1, 1, "pread64", 5, 1, "/d/a", 100, 10, 10);  // a stride of 90 (0 is never listed)
   AddEvent(&t, 1, 1, "ai.compute.step", 2, 10);
   const TraceAnalysis a = AnalyzeTrace(t);
   const nlohmann::json j = nlohmann::json::parse(AnalysisJson(a));
+  REQUIRE(j["files_detail"][0]["common_strides"].size() == 1);
   CHECK(Keys(j) == std::set<std::string>{"format",
                                          "version",
                                          "events",
@@ -110,13 +112,13 @@ TEST_CASE("AnalysisJson has exactly the documented keys") {
   // Values, not only keys.
   CHECK(j["format"] == "dlio-analysis");
   CHECK(j["version"] == 1);
-  CHECK(j["bytes_read"] == 10);
-  CHECK(j["files_detail"][0]["pattern"] == "sequential");
-  CHECK(j["files_detail"][0]["size_read_bins"]["0_100"] == 1);
+  CHECK(j["bytes_read"] == 20);
+  CHECK(j["files_detail"][0]["pattern"] == "strided");  // one forward gap of 90
+  CHECK(j["files_detail"][0]["size_read_bins"]["0_100"] == 2);
   CHECK(j["functions"][2]["name"] == "pread64");
   CHECK(j["functions"][2]["kind"] == "read");
-  CHECK(j["io_wall_time_s"].get<double>() == Approx(5e-6));
-  CHECK(j["unoverlapped_io_time_s"].get<double>() == Approx(2e-6));  // [0,5) minus [2,12)
+  CHECK(j["io_wall_time_s"].get<double>() == Approx(6e-6));
+  CHECK(j["unoverlapped_io_time_s"].get<double>() == Approx(2e-6));  // [0,6) minus [2,12)
 }
 
 TEST_CASE("AnalysisText names every headline figure") {

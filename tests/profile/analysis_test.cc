@@ -72,6 +72,25 @@ TEST_CASE("AnalyzeTrace: I/O time, wall time and unoverlapped I/O from interval 
   CHECK(p2.bytes_written == 50);
 }
 
+TEST_CASE("AnalyzeTrace: compute events by name or category") {
+  ProfileTrace t;
+  AddEvent(&t, 1, 1, "read", 0, 100, "/d/a", 0, 10, 10);
+  AddEvent(&t, 1, 2, "TorchFramework.compute", 0, 10);  // DLIO-benchmark
+  ProfileEvent step;  // DFTracer's AI annotation: category "compute", name "step"
+  step.pid = 1;
+  step.tid = 3;
+  step.name = "step";
+  step.category = "compute";
+  step.start_us = 20;
+  step.dur_us = 10;
+  t.Add(step);
+  AddEvent(&t, 1, 2, "ai.data.item", 40, 10);  // application, not compute
+  const TraceAnalysis a = AnalyzeTrace(t);
+  CHECK(a.compute_time_s == Approx(20e-6));
+  CHECK(a.app_time_s == Approx(30e-6));
+  CHECK(a.unoverlapped_io_time_s == Approx(80e-6));
+}
+
 TEST_CASE("AnalyzeTrace without application events: unoverlapped I/O is the I/O wall time") {
   ProfileTrace t;
   AddEvent(&t, 7, 7, "open64", 0, 2, "/d/x", -1, -1, 3);
@@ -110,6 +129,27 @@ TEST_CASE("AnalyzeTrace: the timeline counts an op in every bucket it spans") {
   CHECK(a.timeline[2].bytes_written == Approx(8));
 }
 
+TEST_CASE("AnalyzeTrace: the timeline adds up to the totals") {
+  for (int64_t width : {0, 1, 3, 7, 1000}) {
+    AnalysisOptions options;
+    options.timeline_bucket_us = width;
+    const TraceAnalysis a = AnalyzeTrace(TwoProcesses(), options);
+    double read = 0, written = 0, busy = 0;
+    int64_t read_ops = 0;
+    for (const auto& b : a.timeline) {
+      read += b.bytes_read;
+      written += b.bytes_written;
+      busy += b.io_busy_s;
+      read_ops += b.read_ops;
+    }
+    INFO("width " << width);
+    CHECK(read == Approx(250));
+    CHECK(written == Approx(50));
+    CHECK(busy == Approx(a.io_wall_time_s));
+    CHECK(read_ops >= 2);
+  }
+}
+
 TEST_CASE("AnalyzeTrace picks a 1-2-5 bucket width for about 100 buckets") {
   ProfileTrace t;
   AddEvent(&t, 1, 1, "read", 1000, 10, "/d/a", 0, 1, 1);
@@ -125,6 +165,7 @@ TEST_CASE("AnalyzeTrace: nearest-rank percentiles of request sizes") {
   // Sizes 10, 9, ..., 1 (out of order); one read with an unknown request size uses its ret.
   for (int i = 10; i >= 1; --i) AddEvent(&t, 1, 1, "pread64", 100 - i, 1, "/d/a", i, i, i);
   AddEvent(&t, 1, 1, "read", 200, 1, "/d/b", 0, -1, 1000);
+  AddEvent(&t, 1, 1, "open", 300, 1, "/d/b", -1, -1, 3);  // ret 3 is a descriptor, not a size
   const TraceAnalysis a = AnalyzeTrace(t);
   const FunctionStats* f = FindFunction(a, "pread64");
   REQUIRE(f != nullptr);
@@ -143,6 +184,9 @@ TEST_CASE("AnalyzeTrace: nearest-rank percentiles of request sizes") {
   CHECK(a.read_sizes.max == 1000);
   CHECK(a.read_sizes.median == 6);  // rank 6 of 1..10, 1000
   CHECK(a.write_sizes.count == 0);
+  REQUIRE(FindFunction(a, "open") != nullptr);
+  CHECK(FindFunction(a, "open")->count == 1);
+  CHECK(FindFunction(a, "open")->size.count == 0);
 }
 
 TEST_CASE("AnalyzeTrace: access pattern per file") {
@@ -171,6 +215,9 @@ TEST_CASE("AnalyzeTrace: access pattern per file") {
   AddEvent(&t, 1, 1, "open", 13, 1, "/reopen", -1, -1, 3);  // a new sequence: not backward
   read(1, "/reopen", 14, 0, 10);
   read(2, "/reopen", 15, 5, 10);  // another process: its own sequence
+  read(3, "/late", 3, 20, 10);    // recorded out of time order: sequential once sorted
+  read(3, "/late", 1, 0, 10);
+  read(3, "/late", 2, 10, 10);
   AddEvent(&t, 1, 1, "stat", 20, 1, "/meta-only");
   const TraceAnalysis a = AnalyzeTrace(t);
   auto pattern = [&](const char* path) {
@@ -184,9 +231,10 @@ TEST_CASE("AnalyzeTrace: access pattern per file") {
   CHECK(pattern("/gaps") == AccessPattern::kSequential);
   CHECK(pattern("/reopen") == AccessPattern::kSequential);
   CHECK(pattern("/meta-only") == AccessPattern::kNone);
-  CHECK(a.files == 6);
-  CHECK(a.processes == 2);
-  CHECK(a.threads == 2);
+  CHECK(pattern("/late") == AccessPattern::kSequential);
+  CHECK(a.files == 7);
+  CHECK(a.processes == 3);
+  CHECK(a.threads == 3);
   CHECK(AccessPatternName(AccessPattern::kStrided) == "strided");
   // The Darshan counters come along: 2 sequential and 2 consecutive reads on /seq.
   CHECK(FindFile(a, "/seq")->counters.seq_reads == 2);
@@ -200,13 +248,13 @@ TEST_CASE("AnalyzeTrace counts only the POSIX rows of a DXT trace with both laye
   e.path = "/f";
   e.kind = OpKind::kRead;
   e.name = "read";
-  e.category = "X_POSIX";
+  e.category = "POSIX";
   e.start_us = 10;
   e.dur_us = 5;
   e.offset = 0;
   e.size = 100;
   t.Add(e);
-  e.category = "X_MPIIO";
+  e.category = "MPIIO";
   e.start_us = 9;
   e.dur_us = 7;
   t.Add(e);
@@ -221,7 +269,7 @@ TEST_CASE("AnalyzeTrace counts only the POSIX rows of a DXT trace with both laye
   CHECK_THAT(AnalysisText(a), Catch::Contains("POSIX rows only"));
   // MPI-IO rows alone are the only record of the I/O: counted.
   ProfileTrace mpiio;
-  e.category = "X_MPIIO";
+  e.category = "MPIIO";
   mpiio.Add(e);
   a = AnalyzeTrace(mpiio);
   CHECK_FALSE(a.dxt_posix_only);

@@ -68,7 +68,7 @@ TEST_CASE("ImportTrace chooses the importer by content") {
   auto dxt = Import(dir / "c.log");
   REQUIRE(dxt.ok());
   REQUIRE(dxt->size() == 1);
-  CHECK(dxt->Get(0).category == "X_POSIX");
+  CHECK(dxt->Get(0).category == "POSIX");
   for (const char* name : {"d.pfw", "e", "e2"}) {
     auto st = Import(dir / name);
     REQUIRE(st.ok());

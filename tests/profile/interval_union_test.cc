@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "profile/analysis_internal.h"
+
 namespace dlio::profile {
 namespace {
 
@@ -27,6 +29,25 @@ TEST_CASE("MeasureDifference subtracts the covered part") {
   const auto u = UnionOf(io, compute);
   REQUIRE(u.size() == 1);
   CHECK(Measure(u) == 40);
+}
+
+}  // namespace
+}  // namespace dlio::profile
+
+namespace dlio::profile {
+namespace {
+
+TEST_CASE("ChooseBucketWidth: 1-2-5 series for ~100 buckets, at most a million buckets") {
+  CHECK(ChooseBucketWidth(0, 0) == 1);
+  CHECK(ChooseBucketWidth(99, 0) == 1);
+  CHECK(ChooseBucketWidth(250, 0) == 2);
+  CHECK(ChooseBucketWidth(301, 0) == 5);
+  CHECK(ChooseBucketWidth(1000, 0) == 10);
+  CHECK(ChooseBucketWidth(33000, 0) == 500);
+  CHECK(ChooseBucketWidth(150000000, 0) == 2000000);
+  CHECK(ChooseBucketWidth(1000, 7) == 7);  // a requested width stands
+  CHECK(ChooseBucketWidth(kMaxTimelineBuckets * 3, 3) == 3);
+  CHECK(ChooseBucketWidth(10000000, 1) == 11);  // 10 s at 1 us: widened to <= 1e6 buckets
 }
 
 }  // namespace

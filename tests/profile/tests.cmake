@@ -10,3 +10,7 @@ dlio_add_test(profile_compare_test LIBS dlio_profile nlohmann_json::nlohmann_jso
 dlio_add_test(profile_compare_program_test LIBS dlio_core nlohmann_json::nlohmann_json
   SOURCES profile/compare_program_test.cc)
 add_dependencies(profile_compare_program_test dlio-run dlio_preload)
+# `dlio-run analyze` and the analysis `dlio-run profile` writes (runs the built binaries).
+dlio_add_test(analyze_e2e_test LIBS dlio_core nlohmann_json::nlohmann_json
+  SOURCES profile/analyze_e2e_test.cc)
+add_dependencies(analyze_e2e_test dlio-run dlio_preload)

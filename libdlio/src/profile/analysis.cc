@@ -31,10 +31,11 @@ constexpr double kMiB = 1024.0 * 1024.0;
 
 double Seconds(int64_t us) { return static_cast<double>(us) / 1e6; }
 
-// An application event is compute when its name contains "compute" (any case): dlio's
-// ai.compute.step / ai.compute.eval, DLIO-benchmark/DFTracer "compute",
+// An application event is compute when its name or category contains "compute" (any case):
+// dlio's ai.compute.step / ai.compute.eval (category "ai"), DFTracer's AI annotations (category
+// "compute", names "forward", "backward", "step"), DLIO-benchmark's "compute" or
 // "TorchFramework.compute", ...
-bool IsComputeName(std::string_view name) {
+bool ContainsCompute(std::string_view name) {
   static constexpr std::string_view kWord = "compute";
   if (name.size() < kWord.size()) return false;
   for (size_t i = 0; i + kWord.size() <= name.size(); ++i) {
@@ -45,6 +46,15 @@ bool IsComputeName(std::string_view name) {
     if (j == kWord.size()) return true;
   }
   return false;
+}
+
+// ContainsCompute of string `id`, remembered in `cache`.
+bool IsCompute(const ProfileTrace& t, int32_t id, std::vector<int8_t>* cache) {
+  if (id < 0) return false;
+  if (id >= static_cast<int32_t>(cache->size())) cache->resize(static_cast<size_t>(id) + 1, -1);
+  int8_t& known = (*cache)[static_cast<size_t>(id)];
+  if (known < 0) known = ContainsCompute(t.String(id)) ? 1 : 0;
+  return known == 1;
 }
 
 struct ProcessState {
@@ -80,8 +90,8 @@ profile::EventFilter MakeFilter(const ProfileTrace& t) {
   bool posix = false;
   for (int32_t c : seen) {
     const std::string& s = t.String(c);
-    if (s == "X_POSIX") posix = true;
-    if (s == "X_MPIIO") f.mpiio_category = c;
+    if (s == "POSIX") posix = true;
+    if (s == "MPIIO") f.mpiio_category = c;
   }
   f.posix_only = posix && f.mpiio_category >= 0;
   return f;
@@ -89,7 +99,7 @@ profile::EventFilter MakeFilter(const ProfileTrace& t) {
 
 // The pass over every event.
 void Collect(const ProfileTrace& t, const profile::EventFilter& filter, TraceAnalysis* a, Pass* p) {
-  std::vector<int8_t> compute_name;  // by name id: -1 unknown, 0 no, 1 yes
+  std::vector<int8_t> compute_string;  // by string id: -1 unknown, 0 no, 1 yes
   std::unordered_set<int64_t> threads;
   ProcessState* proc = nullptr;
   int32_t proc_pid = 0;
@@ -113,11 +123,9 @@ void Collect(const ProfileTrace& t, const profile::EventFilter& filter, TraceAna
     }
     const OpKind k = t.kind[i];
     if (k == OpKind::kOther) {
-      const int32_t name = t.name[i];
-      if (name >= static_cast<int32_t>(compute_name.size())) compute_name.resize(name + 1, -1);
-      if (compute_name[name] < 0) compute_name[name] = IsComputeName(t.String(name)) ? 1 : 0;
       p->app.push_back({s, s + dur});
-      if (compute_name[name] == 1) {
+      if (IsCompute(t, t.name[i], &compute_string) ||
+          IsCompute(t, t.category[i], &compute_string)) {
         p->compute.push_back({s, s + dur});
         proc->compute.push_back({s, s + dur});
       }
@@ -168,12 +176,14 @@ void FinishProcesses(const ProfileTrace& t, Pass* p, TraceAnalysis* a,
     st.out.unoverlapped_io_time_s = Seconds(profile::MeasureDifference(st.io, st.compute));
     auto name = t.process_names.find(pid);
     if (name != t.process_names.end()) st.out.name = name->second;
-    io_union->insert(io_union->end(), st.io.begin(), st.io.end());
     a->process_detail.push_back(std::move(st.out));
   }
   std::sort(a->process_detail.begin(), a->process_detail.end(),
             [](const ProcessAnalysis& x, const ProcessAnalysis& y) { return x.pid < y.pid; });
-  profile::MergeIntervals(io_union);
+  std::vector<std::vector<Interval>> lists;
+  lists.reserve(p->processes.size());
+  for (auto& [pid, st] : p->processes) lists.push_back(std::move(st.io));
+  *io_union = profile::UnionOfAll(std::move(lists));
   a->processes = static_cast<int64_t>(a->process_detail.size());
 }
 

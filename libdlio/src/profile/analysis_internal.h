@@ -15,7 +15,7 @@ namespace dlio::profile {
 // True for the events AnalyzeTrace counts as I/O: kind is not kOther and the event is not the
 // DXT_MPIIO duplicate of a DXT_POSIX row (when `posix_only`).
 struct EventFilter {
-  bool posix_only = false;  // the trace has both X_POSIX and X_MPIIO rows
+  bool posix_only = false;  // the trace has both DXT layers (POSIX and MPIIO rows)
   int32_t mpiio_category = -1;
   bool IsIo(const ProfileTrace& t, size_t i) const {
     return t.kind[i] != OpKind::kOther && !(posix_only && t.category[i] == mpiio_category);
@@ -24,7 +24,8 @@ struct EventFilter {
 
 // Bytes an event moved: ret when known (>= 0), else the requested size; 0 for failed calls.
 int64_t TransferredBytes(const ProfileTrace& t, size_t i);
-// The request size: the requested size when known, else the bytes moved; -1 when neither is.
+// The request size: the requested size when known, else (reads and writes) the bytes moved; -1
+// when neither is.
 int64_t RequestSize(const ProfileTrace& t, size_t i);
 
 // A multiset of sizes as value -> count (request sizes take few distinct values).

@@ -1,6 +1,7 @@
 // Request sizes and access patterns of AnalyzeTrace.
 #include <algorithm>
-#include <numeric>
+#include <map>
+#include <utility>
 
 #include "profile/analysis_internal.h"
 
@@ -30,6 +31,31 @@ struct PathSummary {
   int64_t best_count = 0;
 };
 
+// Reorders event indices by (pid, start), keeping trace order among equals: a stable counting
+// sort by pid (processes are few), then a sort of each process's run only when it is out of
+// time order (traces are mostly in time order per process).
+void OrderByProcessAndTime(const ProfileTrace& t, std::vector<uint32_t>* order) {
+  std::map<int32_t, size_t> first;  // pid -> start of its run in the output
+  for (uint32_t i : *order) ++first[t.pid[i]];
+  size_t next = 0;
+  for (auto& [pid, pos] : first) next += std::exchange(pos, next);
+  std::vector<uint32_t> out(order->size());
+  std::unordered_map<int32_t, size_t> fill(first.begin(), first.end());
+  int32_t last_pid = 0;
+  size_t* cursor = nullptr;
+  for (uint32_t i : *order) {
+    if (cursor == nullptr || t.pid[i] != last_pid) cursor = &fill[last_pid = t.pid[i]];
+    out[(*cursor)++] = i;
+  }
+  auto by_time = [&](uint32_t a, uint32_t b) { return t.start_us[a] < t.start_us[b]; };
+  for (const auto& [pid, begin] : first) {
+    const auto lo = out.begin() + static_cast<std::ptrdiff_t>(begin);
+    const auto hi = out.begin() + static_cast<std::ptrdiff_t>(fill[pid]);
+    if (!std::is_sorted(lo, hi, by_time)) std::stable_sort(lo, hi, by_time);
+  }
+  *order = std::move(out);
+}
+
 }  // namespace
 
 int64_t TransferredBytes(const ProfileTrace& t, size_t i) {
@@ -40,7 +66,9 @@ int64_t TransferredBytes(const ProfileTrace& t, size_t i) {
 
 int64_t RequestSize(const ProfileTrace& t, size_t i) {
   if (t.size_bytes[i] >= 0) return t.size_bytes[i];
-  return t.ret[i] >= 0 ? t.ret[i] : -1;
+  // The ret of other calls is a descriptor, a position or 0, not a size.
+  const bool transfer = t.kind[i] == OpKind::kRead || t.kind[i] == OpKind::kWrite;
+  return transfer && t.ret[i] >= 0 ? t.ret[i] : -1;
 }
 
 SizeStats StatsOf(const SizeHistogram& h) {
@@ -81,12 +109,7 @@ std::unordered_map<std::string, AccessPattern> AccessPatterns(const ProfileTrace
       order.push_back(static_cast<uint32_t>(i));
     }
   }
-  auto before = [&](uint32_t a, uint32_t b) {
-    return t.pid[a] != t.pid[b] ? t.pid[a] < t.pid[b] : t.start_us[a] < t.start_us[b];
-  };
-  if (!std::is_sorted(order.begin(), order.end(), before)) {
-    std::stable_sort(order.begin(), order.end(), before);
-  }
+  OrderByProcessAndTime(t, &order);
   std::unordered_map<int64_t, Cursor> cursors;  // (pid, path)
   std::unordered_map<DeltaKey, int64_t, DeltaHash> deltas;
   std::unordered_map<int32_t, PathSummary> paths;

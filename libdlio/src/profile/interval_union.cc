@@ -47,4 +47,17 @@ std::vector<Interval> UnionOf(const std::vector<Interval>& a, const std::vector<
   return out;
 }
 
+std::vector<Interval> UnionOfAll(std::vector<std::vector<Interval>> lists) {
+  if (lists.empty()) return {};
+  while (lists.size() > 1) {
+    std::vector<std::vector<Interval>> next;
+    next.reserve((lists.size() + 1) / 2);
+    for (size_t i = 0; i + 1 < lists.size(); i += 2)
+      next.push_back(UnionOf(lists[i], lists[i + 1]));
+    if (lists.size() % 2 == 1) next.push_back(std::move(lists.back()));
+    lists = std::move(next);
+  }
+  return std::move(lists.front());
+}
+
 }  // namespace dlio::profile

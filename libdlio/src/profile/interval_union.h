@@ -26,4 +26,7 @@ int64_t MeasureDifference(const std::vector<Interval>& a, const std::vector<Inte
 // Union of two merged lists, merged.
 std::vector<Interval> UnionOf(const std::vector<Interval>& a, const std::vector<Interval>& b);
 
+// Union of many merged lists (merged pairwise: O(n log k) for k lists of n intervals in all).
+std::vector<Interval> UnionOfAll(std::vector<std::vector<Interval>> lists);
+
 }  // namespace dlio::profile

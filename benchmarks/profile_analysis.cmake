@@ -1,0 +1,1 @@
+dlio_add_benchmark(profile_analysis_benchmark profile_analysis_benchmark.cc)
