@@ -50,6 +50,11 @@ struct ReportOptions {
   int max_table_files = 200;
 };
 
+// In the <head> of every page RenderHtmlReport writes: how a tool tells its own report (which it
+// may replace) from another file.
+inline constexpr char kReportGeneratorTag[] =
+    "<meta name=\"generator\" content=\"dlio-run report\">";
+
 // The report page. `analysis` must be AnalyzeTrace(trace) (the timeline, counters and totals
 // come from it; offsets and activity lanes from the trace's events). An empty trace gives a
 // page that says so in place of each chart.

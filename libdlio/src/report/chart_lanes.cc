@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <map>
+#include <string_view>
 
 #include "report/charts.h"
 #include "report/svg.h"
@@ -16,13 +18,33 @@ constexpr std::array<const char*, kClasses> kClassColor = {kReadColor, kMetaColo
 constexpr std::array<const char*, kClasses> kClassName = {"data I/O", "metadata I/O", "compute",
                                                           "application"};
 
-LaneClass ClassOf(const ProfileTrace& trace, size_t i) {
+// Whether an application event is compute: its name contains "compute" in any case (as
+// AnalyzeTrace decides).
+bool IsComputeName(std::string_view name) {
+  static constexpr std::string_view kWord = "compute";
+  for (size_t i = 0; i + kWord.size() <= name.size(); ++i) {
+    size_t j = 0;
+    while (j < kWord.size() && std::tolower(static_cast<unsigned char>(name[i + j])) == kWord[j]) {
+      ++j;
+    }
+    if (j == kWord.size()) return true;
+  }
+  return false;
+}
+
+// The class of event i; `compute` caches IsComputeName by name id (-1 unknown).
+LaneClass ClassOf(const ProfileTrace& trace, size_t i, std::vector<int8_t>* compute) {
   switch (trace.kind[i]) {
     case OpKind::kRead:
     case OpKind::kWrite:
       return kData;
-    case OpKind::kOther:
-      return trace.String(trace.name[i]).find("compute") != std::string::npos ? kCompute : kApp;
+    case OpKind::kOther: {
+      const auto name = static_cast<size_t>(trace.name[i]);
+      if (name >= compute->size()) compute->resize(name + 1, -1);
+      int8_t& known = (*compute)[name];
+      if (known < 0) known = IsComputeName(trace.String(trace.name[i])) ? 1 : 0;
+      return known == 1 ? kCompute : kApp;
+    }
     default:
       return kMeta;
   }
@@ -38,7 +60,17 @@ struct Lane {
 
 std::vector<LaneKey> BusiestLanes(const ProfileTrace& trace, int max_lanes, size_t* all) {
   std::map<LaneKey, int64_t> total;
-  for (size_t i = 0; i < trace.size(); ++i) total[{trace.pid[i], trace.tid[i]}] += trace.dur_us[i];
+  // Events come in runs of one thread: look the lane up once per run.
+  int64_t* run = nullptr;
+  LaneKey run_key;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const LaneKey key{trace.pid[i], trace.tid[i]};
+    if (run == nullptr || key != run_key) {
+      run = &total[key];
+      run_key = key;
+    }
+    *run += std::max<int64_t>(0, trace.dur_us[i]);
+  }
   *all = total.size();
   std::vector<std::pair<LaneKey, int64_t>> order(total.begin(), total.end());
   std::stable_sort(order.begin(), order.end(),
@@ -54,12 +86,22 @@ std::vector<LaneKey> BusiestLanes(const ProfileTrace& trace, int max_lanes, size
 
 void Fill(const ProfileTrace& trace, int64_t t0, double us_per_px, int width,
           std::vector<Lane>* lanes) {
-  std::map<LaneKey, size_t> index;
-  for (size_t l = 0; l < lanes->size(); ++l) index[(*lanes)[l].key] = l;
+  std::map<LaneKey, Lane*> index;
+  for (auto& lane : *lanes) index[lane.key] = &lane;
+  std::vector<int8_t> compute;
+  Lane* lane = nullptr;
+  LaneKey lane_key{-1, -1};
+  bool looked_up = false;
   for (size_t i = 0; i < trace.size(); ++i) {
-    auto it = index.find({trace.pid[i], trace.tid[i]});
-    if (it == index.end()) continue;
-    auto& busy = (*lanes)[it->second].busy_us[ClassOf(trace, i)];
+    const LaneKey key{trace.pid[i], trace.tid[i]};
+    if (!looked_up || key != lane_key) {
+      auto it = index.find(key);
+      lane = it == index.end() ? nullptr : it->second;
+      lane_key = key;
+      looked_up = true;
+    }
+    if (lane == nullptr) continue;
+    auto& busy = lane->busy_us[ClassOf(trace, i, &compute)];
     const double s = static_cast<double>(trace.start_us[i] - t0);
     const double e = s + static_cast<double>(std::max<int64_t>(0, trace.dur_us[i]));
     const int first = std::clamp(static_cast<int>(s / us_per_px), 0, width - 1);

@@ -39,7 +39,7 @@ std::string RenderHtmlReport(const ProfileTrace& trace, const TraceAnalysis& ana
   using report::Escape;
   std::string page = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
   page += "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">";
-  page += "<meta name=\"generator\" content=\"dlio-run report\">";
+  page += kReportGeneratorTag;
   page += "<title>" + Escape(options.title) + "</title><style>" + kStyle + "</style></head>\n";
   page += "<body><h1>" + Escape(options.title) + "</h1>\n";
   if (!options.sources.empty()) {
