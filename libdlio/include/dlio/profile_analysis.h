@@ -46,11 +46,14 @@ struct FunctionStats {
   SizeStats size;     // over events with a known size
 };
 
+// Of one file, from the gaps between consecutive reads/writes of each process in time order
+// (gap = offset - end of the previous transfer; an open starts a new sequence; processes pooled).
 enum class AccessPattern {
   kNone,        // no reads or writes
-  kSequential,  // every transfer after the first starts at or past the previous one's end
-  kStrided,     // transfers move forward by one dominant stride (>= half of them)
-  kRandom,      // anything else
+  kSequential,  // every transfer starts at or past the previous one's end (no gap < 0), and the
+                // most common gap is 0 or covers fewer than half of the gaps
+  kStrided,     // one non-zero gap (the dominant stride) covers at least half of the gaps
+  kRandom,      // anything else (some transfer moves backward, no dominant stride)
 };
 std::string_view AccessPatternName(AccessPattern p);
 
@@ -99,6 +102,10 @@ struct TraceAnalysis {
   std::vector<ProcessAnalysis> process_detail;  // by pid
   int64_t timeline_bucket_us = 0;
   std::vector<TimelineBucket> timeline;
+  // A DXT trace with both DXT_POSIX and DXT_MPIIO rows records each transfer twice: then only the
+  // POSIX rows count as I/O (bytes, ops, times, files) and the MPI-IO rows are counted here.
+  bool dxt_posix_only = false;
+  int64_t ignored_mpiio_events = 0;
 };
 
 TraceAnalysis AnalyzeTrace(const ProfileTrace& trace, const AnalysisOptions& options = {});

@@ -10,3 +10,13 @@ list(APPEND DLIO_SOURCES
   src/profile/dxt_import.cc
   src/profile/darshan_counters.cc
 )
+# Analysis (dlio/profile_analysis.h).
+list(APPEND DLIO_SOURCES
+  src/profile/import_trace.cc
+  src/profile/interval_union.cc
+  src/profile/analysis.cc
+  src/profile/analysis_sizes.cc
+  src/profile/analysis_timeline.cc
+  src/profile/analysis_text.cc
+  src/profile/analysis_json.cc
+)

@@ -1,0 +1,50 @@
+#include "profile/interval_union.h"
+
+#include <algorithm>
+
+namespace dlio::profile {
+
+void MergeIntervals(std::vector<Interval>* v) {
+  auto by_start = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+  // Traces are mostly in time order already; skip the sort then.
+  if (!std::is_sorted(v->begin(), v->end(), by_start)) std::sort(v->begin(), v->end(), by_start);
+  size_t out = 0;
+  for (const Interval& iv : *v) {
+    if (iv.end <= iv.start) continue;
+    if (out > 0 && iv.start <= (*v)[out - 1].end) {
+      (*v)[out - 1].end = std::max((*v)[out - 1].end, iv.end);
+    } else {
+      (*v)[out++] = iv;
+    }
+  }
+  v->resize(out);
+}
+
+int64_t Measure(const std::vector<Interval>& merged) {
+  int64_t total = 0;
+  for (const Interval& iv : merged) total += iv.end - iv.start;
+  return total;
+}
+
+int64_t MeasureDifference(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  int64_t covered = 0;
+  size_t j = 0;
+  for (const Interval& x : a) {
+    while (j < b.size() && b[j].end <= x.start) ++j;
+    for (size_t k = j; k < b.size() && b[k].start < x.end; ++k) {
+      covered += std::min(x.end, b[k].end) - std::max(x.start, b[k].start);
+    }
+  }
+  return Measure(a) - covered;
+}
+
+std::vector<Interval> UnionOf(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  std::vector<Interval> out;
+  out.reserve(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out),
+             [](const Interval& x, const Interval& y) { return x.start < y.start; });
+  MergeIntervals(&out);
+  return out;
+}
+
+}  // namespace dlio::profile
