@@ -8,6 +8,7 @@
 //   mpiexec -n 4 dlio-run --config unet3d.yaml      (one rank per process; --comm auto picks MPI)
 //   dlio-run trace-merge out/trace.pfw out/trace-*.pfw
 //   dlio-run profile --output prof --data-dir /data -- python3 train.py
+//   dlio-run report prof -o report.html
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -32,6 +33,7 @@
 #include "dlio/workloads.h"
 #include "isolate.h"
 #include "profile.h"
+#include "report.h"
 
 namespace {
 
@@ -449,6 +451,21 @@ int main(int argc, char** argv) {
   profile->add_option("command", profile_options.command, "the program and its arguments, after --")
       ->required();
 
+  auto* report = app.add_subcommand(
+      "report",
+      "write one self-contained HTML report (inline SVG charts) of traces or trace directories");
+  dlio_run::ReportCommandOptions report_options;
+  report
+      ->add_option("inputs", report_options.inputs,
+                   "trace files (.pfw[.gz], DXT text, strace) or directories of .pfw traces; a "
+                   "dlio run's output dir with summary.json adds per-epoch throughput and AU")
+      ->required();
+  report->add_option("-o,--output", report_options.output,
+                     "the HTML file (default report.html; replaces only an earlier report)");
+  report->add_option("--title", report_options.title, "page title (default: from the input)");
+  report->add_option("--bucket-us", report_options.bucket_us,
+                     "timeline bucket in microseconds (default: about 100 buckets)");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -465,6 +482,15 @@ int main(int argc, char** argv) {
   if (profile->parsed()) {
     auto code = dlio_run::Profile(profile_options);
     return code.ok() ? *code : Fail(code.status(), kExitRunError);
+  }
+
+  if (report->parsed()) {
+    auto done = dlio_run::Report(report_options);
+    if (!done.ok()) return Fail(done.status(), kExitRunError);
+    std::printf("%s: report of %lld events (%lld bytes)%s\n", report_options.output.c_str(),
+                static_cast<long long>(done->events), static_cast<long long>(done->bytes),
+                done->with_run_summary ? ", with the run's per-epoch figures" : "");
+    return kExitOk;
   }
 
   std::vector<std::string> overrides;

@@ -80,6 +80,46 @@ TEST_CASE("report: the size histogram's bars add up to the reads and writes") {
         std::string::npos);
 }
 
+TEST_CASE("report: with AnalyzeTrace the size bars add up to the trace's reads and writes") {
+  const ProfileTrace trace = SmallTrace();
+  const TraceAnalysis analysis = AnalyzeTrace(trace);
+  const std::string sizes = SectionOf(RenderHtmlReport(trace, analysis), "sizes");
+  int64_t reads = 0, writes = 0;
+  const std::regex bar(R"(<title>(\d+) (reads|writes) of ([^<]*) bytes</title>)");
+  for (std::sregex_iterator it(sizes.begin(), sizes.end(), bar), end; it != end; ++it) {
+    ((*it)[2] == "reads" ? reads : writes) += std::stoll((*it)[1]);
+  }
+  CHECK(reads == analysis.read_sizes.count);
+  CHECK(writes == analysis.write_sizes.count);
+  CHECK(reads == 40);
+  CHECK(writes == 1);
+}
+
+TEST_CASE("report: a DXT trace's MPI-IO rows are not drawn twice") {
+  ProfileTrace trace;
+  for (const char* module : {"X_POSIX", "X_MPIIO"}) {
+    for (int i = 0; i < 5; ++i) {
+      ProfileEvent e;
+      e.pid = 0;
+      e.tid = 0;
+      e.name = "read";
+      e.category = module;
+      e.path = "/d/f";
+      e.start_us = i * 1000;
+      e.dur_us = 10;
+      e.offset = i * 100;
+      e.size = 100;
+      e.kind = OpKind::kRead;
+      trace.Add(e);
+    }
+  }
+  const TraceAnalysis analysis = AnalyzeTrace(trace);
+  REQUIRE(analysis.dxt_posix_only);
+  const std::string page = RenderHtmlReport(trace, analysis);
+  CHECK(Count(SectionOf(page, "offsets"), "h0") == 5);
+  CHECK(SectionOf(page, "offsets").find("ownsampled") == std::string::npos);
+}
+
 TEST_CASE("report: strings from the trace are escaped") {
   ProfileTrace trace;
   const std::string evil = "/data/<script>alert(\"x\")</script>&'q'.npz";

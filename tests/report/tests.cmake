@@ -10,3 +10,6 @@ target_include_directories(report_browser_check PRIVATE ${CMAKE_CURRENT_SOURCE_D
                                                         ${PROJECT_SOURCE_DIR}/libdlio/src)
 add_test(NAME report_browser_check COMMAND report_browser_check)
 set_tests_properties(report_browser_check PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 90)
+
+# `dlio-run report` end to end (runs the built dlio-run).
+dlio_add_test(report_command_test LIBS dlio_core SOURCES report/report_command_test.cc)

@@ -17,7 +17,7 @@ std::string EpochBars(const std::vector<double>& values, const std::string& y_ti
   plot.CategoryAxes(labels, "epoch", y_title);
   for (int i = 0; i < n; ++i) {
     plot.Bar(i + 0.15, i + 0.85, values[i], color,
-             "epoch " + std::to_string(i + 1) + ": " + FormatNumber(values[i], 4) + " " + what);
+             "epoch " + std::to_string(i + 1) + ": " + FormatNumber(values[i], 6) + " " + what);
   }
   return plot.Svg(y_title + " per epoch");
 }

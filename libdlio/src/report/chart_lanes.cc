@@ -84,8 +84,8 @@ std::vector<LaneKey> BusiestLanes(const ProfileTrace& trace, int max_lanes, size
   return keys;
 }
 
-void Fill(const ProfileTrace& trace, int64_t t0, double us_per_px, int width,
-          std::vector<Lane>* lanes) {
+void Fill(const ProfileTrace& trace, const EventFilter& filter, int64_t t0, double us_per_px,
+          int width, std::vector<Lane>* lanes) {
   std::map<LaneKey, Lane*> index;
   for (auto& lane : *lanes) index[lane.key] = &lane;
   std::vector<int8_t> compute;
@@ -100,7 +100,7 @@ void Fill(const ProfileTrace& trace, int64_t t0, double us_per_px, int width,
       lane_key = key;
       looked_up = true;
     }
-    if (lane == nullptr) continue;
+    if (lane == nullptr || filter.Skip(trace, i)) continue;
     auto& busy = lane->busy_us[ClassOf(trace, i, &compute)];
     const double s = static_cast<double>(trace.start_us[i] - t0);
     const double e = s + static_cast<double>(std::max<int64_t>(0, trace.dur_us[i]));
@@ -172,7 +172,7 @@ std::string LanesSection(const ProfileTrace& trace, const TraceAnalysis& a,
     lanes[l].key = keys[l];
     for (auto& b : lanes[l].busy_us) b.assign(width, 0);
   }
-  Fill(trace, a.start_us, us_per_px, width, &lanes);
+  Fill(trace, EventFilter(trace, a), a.start_us, us_per_px, width, &lanes);
   const Unit t = SecondUnit(span_us / 1e6);
   const int height = Plot::kTop + rows * (kLaneHeight + kLaneGap) + Plot::kBottom;
   Plot plot(kChartWidth, height, 0, span_us / 1e6 / t.scale, 0, 1);

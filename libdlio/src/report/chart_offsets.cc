@@ -11,20 +11,6 @@ namespace {
 
 constexpr int kHeight = 200;
 
-std::string PatternName(AccessPattern p) {
-  switch (p) {
-    case AccessPattern::kSequential:
-      return "sequential";
-    case AccessPattern::kStrided:
-      return "strided";
-    case AccessPattern::kRandom:
-      return "random";
-    case AccessPattern::kNone:
-      break;
-  }
-  return "no transfers";
-}
-
 // The points of one file's chart, one per distinct pixel; what was seen in all.
 struct FilePoints {
   const FileAnalysis* file = nullptr;
@@ -70,9 +56,11 @@ void CollectPoints(const ProfileTrace& trace, const TraceAnalysis& a, double spa
   std::unordered_map<int32_t, int64_t> slot_of_id;  // string id -> file slot, -1 none
   const Plot frame(kChartWidth, kHeight, 0, 1, 0, 1);
   const double w = frame.inner_width(), h = frame.inner_height();
+  const EventFilter filter(trace, a);
   for (size_t i = 0; i < trace.size(); ++i) {
     const OpKind kind = trace.kind[i];
     if ((kind != OpKind::kRead && kind != OpKind::kWrite) || trace.path[i] < 0) continue;
+    if (filter.Skip(trace, i)) continue;
     auto [it, fresh] = slot_of_id.try_emplace(trace.path[i], -1);
     if (fresh) {
       auto found = by_path.find(trace.String(trace.path[i]));
@@ -119,9 +107,10 @@ std::string FileChart(FilePoints& f, double span_s, const Unit& t, int64_t cap, 
   plot.Legend({{kReadColor, "read"}, {kWriteColor, "write"}});
   const auto& c = f.file->counters;
   std::string caption = "<h3><code>" + Escape(c.path) + "</code> <span class=\"tag\">" +
-                        PatternName(f.file->pattern) + "</span></h3><p class=\"about\">" +
-                        std::to_string(c.reads) + " reads (" + FormatBytes(c.bytes_read) + "), " +
-                        std::to_string(c.writes) + " writes (" + FormatBytes(c.bytes_written) + ")";
+                        std::string(AccessPatternName(f.file->pattern)) +
+                        "</span></h3><p class=\"about\">" + std::to_string(c.reads) + " reads (" +
+                        FormatBytes(c.bytes_read) + "), " + std::to_string(c.writes) + " writes (" +
+                        FormatBytes(c.bytes_written) + ")";
   if (cut)
     caption += "; " + std::to_string(shown) + " of " + std::to_string(with_offset) +
                " requests drawn (downsampled)";

@@ -20,6 +20,21 @@ inline constexpr char kAppColor[] = "#a0aec0";
 // Chart width in pixels (the page scales it down on narrow screens).
 inline constexpr int kChartWidth = 960;
 
+// Which events the charts of single events (offsets, lanes) skip: when the analysis counted only
+// the DXT_POSIX rows of a DXT trace that also has DXT_MPIIO rows (each transfer twice), the
+// MPI-IO rows.
+class EventFilter {
+ public:
+  EventFilter(const ProfileTrace& trace, const TraceAnalysis& analysis);
+  bool Skip(const ProfileTrace& trace, size_t i) const {
+    return mpiio_ != ProfileTrace::kNoString && trace.category[i] == mpiio_ &&
+           trace.kind[i] != OpKind::kOther;
+  }
+
+ private:
+  int32_t mpiio_ = ProfileTrace::kNoString;
+};
+
 // "<p class="note">text</p>" (text escaped).
 std::string Note(const std::string& text);
 // "<section id=...><h2>title</h2>body</section>".

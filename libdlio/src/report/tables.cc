@@ -23,21 +23,20 @@ std::string CommonSizes(const std::vector<std::pair<int64_t, int64_t>>& pairs) {
   return s;
 }
 
-std::string Pattern(AccessPattern p) {
-  switch (p) {
-    case AccessPattern::kSequential:
-      return "sequential";
-    case AccessPattern::kStrided:
-      return "strided";
-    case AccessPattern::kRandom:
-      return "random";
-    case AccessPattern::kNone:
-      break;
-  }
-  return "-";
-}
-
 }  // namespace
+
+EventFilter::EventFilter(const ProfileTrace& trace, const TraceAnalysis& analysis) {
+  if (!analysis.dxt_posix_only) return;
+  int32_t last = ProfileTrace::kNoString - 1;
+  for (int32_t c : trace.category) {
+    if (c == last) continue;
+    last = c;
+    if (c >= 0 && trace.String(c) == "X_MPIIO") {
+      mpiio_ = c;
+      return;
+    }
+  }
+}
 
 std::string Note(const std::string& text) { return "<p class=\"note\">" + Escape(text) + "</p>"; }
 
@@ -85,9 +84,9 @@ std::string FileTableSection(const TraceAnalysis& a, const ReportOptions& option
       "read</th><th>common sizes</th><th>read time</th></tr></thead><tbody>\n";
   for (size_t i = 0; i < rows; ++i) {
     const auto& c = files[i]->counters;
-    t += "<tr>" + Td(c.path) + Td(Pattern(files[i]->pattern)) + Num(c.opens) + Num(c.reads) +
-         Td(FormatBytes(static_cast<double>(c.bytes_read))) + Num(c.seq_reads) +
-         Num(c.consec_reads) + Num(c.writes) +
+    t += "<tr>" + Td(c.path) + Td(std::string(AccessPatternName(files[i]->pattern))) +
+         Num(c.opens) + Num(c.reads) + Td(FormatBytes(static_cast<double>(c.bytes_read))) +
+         Num(c.seq_reads) + Num(c.consec_reads) + Num(c.writes) +
          Td(FormatBytes(static_cast<double>(c.bytes_written))) + Num(c.rw_switches) + Num(c.seeks) +
          Num(c.stats) + Num(c.max_byte_read) + Td(CommonSizes(c.common_access)) +
          Td(FormatSeconds(c.read_time_s)) + "</tr>\n";
