@@ -242,6 +242,23 @@ TEST_CASE("report: lane intervals closer than a pixel merge into one bar") {
   CHECK(Count(lanes, "<title>data I/O ") == 3);
 }
 
+TEST_CASE("report: busy lanes merge wider gaps so the page stays small") {
+  ProfileTrace trace;
+  // 48 threads, each with a read in every other pixel (a pixel is ~1150 µs of 1 s).
+  for (int tid = 0; tid < 48; ++tid) {
+    for (int i = 0; i < 435; ++i) {
+      AddTransfer(&trace, 1, tid, OpKind::kRead, "/d/f", i * 2300, 100, i * 10, 10);
+      AddApp(&trace, 1, tid, "ai.compute.step", i * 2300 + 1150, 100);
+    }
+  }
+  const std::string lanes = SectionOf(RenderHtmlReport(trace, HandAnalysis(trace)), "lanes");
+  CHECK(Count(lanes, "<title>data I/O ") <= 48 * 150);
+  // Without the wider merge: 435 bars per lane and kind.
+  CHECK(Count(lanes, "<title>data I/O ") < 48 * 435);
+  CHECK(Count(lanes, "<title>compute ") <= 48 * 150);
+  CHECK(lanes.size() < 2'500'000);
+}
+
 TEST_CASE("report: a dlio run summary adds per-epoch throughput and AU") {
   testing::TempDir dir;
   testing::WriteTextFile(dir / "summary.json",

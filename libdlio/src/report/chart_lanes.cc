@@ -11,6 +11,7 @@ namespace dlio::report {
 namespace {
 
 constexpr int kLaneHeight = 16, kLaneGap = 4;
+constexpr size_t kMaxBarsPerLane = 150;  // of one kind
 
 enum LaneClass { kData, kMeta, kCompute, kApp, kClasses };
 constexpr std::array<const char*, kClasses> kClassColor = {kReadColor, kMetaColor, kComputeColor,
@@ -114,26 +115,38 @@ void Fill(const ProfileTrace& trace, const EventFilter& filter, int64_t t0, doub
   }
 }
 
+// Runs of busy pixels [first, end) that are at most `gap` idle pixels apart.
+std::vector<std::pair<size_t, size_t>> Runs(const std::vector<double>& busy, size_t gap) {
+  std::vector<std::pair<size_t, size_t>> runs;
+  for (size_t px = 0; px < busy.size(); ++px) {
+    if (busy[px] <= 0) continue;
+    if (!runs.empty() && px - runs.back().second <= gap) {
+      runs.back().second = px + 1;
+    } else {
+      runs.emplace_back(px, px + 1);
+    }
+  }
+  return runs;
+}
+
 void DrawLane(const Lane& lane, double y, double us_per_px, Plot* plot) {
   for (int c : {kApp, kCompute, kMeta, kData}) {
     const auto& busy = lane.busy_us[c];
     const bool io = c == kData || c == kMeta;
     const double top = io ? y + 3 : y, h = io ? kLaneHeight - 6 : kLaneHeight;
-    for (size_t px = 0; px < busy.size();) {
-      if (busy[px] <= 0) {
-        ++px;
-        continue;
-      }
-      size_t end = px;
+    // Bars closer than a pixel merge; a lane with very many bars merges wider gaps, so the page
+    // stays small (each bar carries its hover text).
+    auto runs = Runs(busy, 0);
+    for (size_t gap = 1; runs.size() > kMaxBarsPerLane; gap *= 2) runs = Runs(busy, gap);
+    for (const auto& [first, end] : runs) {
       double sum = 0;
-      while (end < busy.size() && busy[end] > 0) sum += busy[end++];
-      const double t0 = px * us_per_px / 1e6, t1 = end * us_per_px / 1e6;
-      const double pct = std::min(100.0, 100 * sum / ((end - px) * us_per_px));
-      plot->PixelRect(Plot::kLeft + static_cast<double>(px), top, static_cast<double>(end - px), h,
-                      kClassColor[c],
+      for (size_t px = first; px < end; ++px) sum += busy[px];
+      const double t0 = first * us_per_px / 1e6, t1 = end * us_per_px / 1e6;
+      const double pct = std::min(100.0, 100 * sum / ((end - first) * us_per_px));
+      plot->PixelRect(Plot::kLeft + static_cast<double>(first), top,
+                      static_cast<double>(end - first), h, kClassColor[c],
                       std::string(kClassName[c]) + " " + FormatNumber(t0) + "-" + FormatNumber(t1) +
                           " s, " + FormatNumber(pct, 2) + "% busy");
-      px = end;
     }
   }
 }
