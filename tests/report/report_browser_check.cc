@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <string>
 
+#include "dlio/profile_analysis.h"
 #include "dlio/profile_report.h"
 #include "report/report_fixture.h"
 #include "test_util.h"
@@ -96,7 +97,7 @@ int main(int argc, char** argv) {
   dlio::ReportOptions options;
   options.title = "browser check <&>";
   options.run = dlio::RunSummary{"summary.json", {90.5, 97.0, 98.2}, {310, 402, 399}};
-  std::string page = dlio::RenderHtmlReport(trace, dlio::testing::HandAnalysis(trace), options);
+  std::string page = dlio::RenderHtmlReport(trace, dlio::AnalyzeTrace(trace), options);
   const size_t svgs = Count(page, "<svg ");
   const size_t body_end = page.rfind("</body>");
   if (svgs == 0 || body_end == std::string::npos) return Fail("the page has no charts", dir);
