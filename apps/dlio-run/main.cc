@@ -10,6 +10,7 @@
 //   dlio-run profile --output prof --data-dir /data -- python3 train.py
 //   dlio-run analyze prof [--json] [--timeline-us N] [-o FILE]
 //   dlio-run compare prof-app prof-emulation --json
+//   dlio-run report prof -o report.html
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -36,6 +37,7 @@
 #include "dlio/workloads.h"
 #include "isolate.h"
 #include "profile.h"
+#include "report.h"
 
 namespace {
 
@@ -470,6 +472,20 @@ int main(int argc, char** argv) {
   compare->add_option("-o,--output", compare_options.output,
                       "write to this file (default: stdout; replaces only an earlier compare "
                       "output)");
+  auto* report = app.add_subcommand(
+      "report",
+      "write one self-contained HTML report (inline SVG charts) of traces or trace directories");
+  dlio_run::ReportCommandOptions report_options;
+  report
+      ->add_option("inputs", report_options.inputs,
+                   "trace files (.pfw[.gz], DXT text, strace) or directories of .pfw traces; a "
+                   "dlio run's output dir with summary.json adds per-epoch throughput and AU")
+      ->required();
+  report->add_option("-o,--output", report_options.output,
+                     "the HTML file (default report.html; replaces only an earlier report)");
+  report->add_option("--title", report_options.title, "page title (default: from the input)");
+  report->add_option("--bucket-us", report_options.bucket_us,
+                     "timeline bucket in microseconds (default: about 100 buckets)");
 
   try {
     app.parse(argc, argv);
@@ -490,6 +506,15 @@ int main(int argc, char** argv) {
     return code.ok() ? *code : Fail(code.status(), kExitRunError);
   }
   if (analyze->parsed()) return dlio_run::Analyze(analyze_options);
+
+  if (report->parsed()) {
+    auto done = dlio_run::Report(report_options);
+    if (!done.ok()) return Fail(done.status(), kExitRunError);
+    std::printf("%s: report of %lld events (%lld bytes)%s\n", report_options.output.c_str(),
+                static_cast<long long>(done->events), static_cast<long long>(done->bytes),
+                done->with_run_summary ? ", with the run's per-epoch figures" : "");
+    return kExitOk;
+  }
 
   std::vector<std::string> overrides;
   for (const auto& extra : app.remaining()) {

@@ -147,6 +147,10 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
 // stdin) get no path. A line that cannot be parsed fails naming file and line.
 Result<ImportStats> ImportStrace(const std::string& path, ProfileTrace* trace);
 
+// Categories ImportDxt gives the rows of its two layers (an MPI-IO transfer appears in both).
+inline constexpr std::string_view kDxtPosixCategory = "POSIX";
+inline constexpr std::string_view kDxtMpiioCategory = "MPIIO";
+
 // Text printed by `darshan-dxt-parser` (DXT_POSIX and DXT_MPIIO sections). Each trace row becomes
 // a read or write event: category exactly "POSIX" (X_POSIX rows) or "MPIIO" (X_MPIIO rows; the
 // same I/O seen one layer up: an analysis should count one layer), pid = rank, tid = the thread

@@ -90,8 +90,8 @@ profile::EventFilter MakeFilter(const ProfileTrace& t) {
   bool posix = false;
   for (int32_t c : seen) {
     const std::string& s = t.String(c);
-    if (s == "POSIX") posix = true;
-    if (s == "MPIIO") f.mpiio_category = c;
+    if (s == kDxtPosixCategory) posix = true;
+    if (s == kDxtMpiioCategory) f.mpiio_category = c;
   }
   f.posix_only = posix && f.mpiio_category >= 0;
   return f;

@@ -1,0 +1,1 @@
+dlio_add_benchmark(report_benchmark report_benchmark.cc)
