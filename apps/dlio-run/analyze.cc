@@ -1,10 +1,11 @@
 #include "analyze.h"
 
 #include <CLI/CLI.hpp>
-#include <cerrno>
 #include <cstdio>
 
 #include "dlio/profile_analysis.h"
+#include "dlio/profile_report.h"
+#include "trace_cli.h"
 
 namespace dlio_run {
 namespace {
@@ -13,31 +14,10 @@ constexpr int kExitOk = 0;
 constexpr int kExitWriteError = 1;
 constexpr int kExitBadTrace = 2;
 
-// Writes `text` to `path` through a temporary name in the same directory, then renames.
-dlio::Status WriteFileAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (f == nullptr) return dlio::Status::FromErrno(errno, "create " + tmp);
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const int err = errno;
-  if (std::fclose(f) != 0 || !written) {
-    std::remove(tmp.c_str());
-    return dlio::Status::FromErrno(written ? errno : err, "write " + tmp);
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int rename_err = errno;
-    std::remove(tmp.c_str());
-    return dlio::Status::FromErrno(rename_err, "rename " + tmp + " to " + path);
-  }
-  return dlio::Status::OK();
-}
-
-void WarnTruncated(const std::string& path, const dlio::ImportStats& stats) {
-  if (stats.truncated_lines > 0) {
-    std::fprintf(stderr, "dlio-run: warning: %s: skipped %lld cut-short last line%s\n",
-                 path.c_str(), static_cast<long long>(stats.truncated_lines),
-                 stats.truncated_lines == 1 ? "" : "s");
-  }
+// An earlier `dlio-run analyze` output: AnalysisText's title line or AnalysisJson's format.
+bool IsAnalysisOutput(std::string_view head) {
+  return head.rfind(dlio::kAnalysisTextTitle, 0) == 0 ||
+         head.find("\"dlio-analysis\"") != std::string_view::npos;
 }
 
 }  // namespace
@@ -61,25 +41,21 @@ CLI::App* AddAnalyzeCommand(CLI::App* app, AnalyzeOptions* options) {
 }
 
 int Analyze(const AnalyzeOptions& options) {
-  dlio::ProfileTrace trace;
-  for (const auto& path : options.traces) {
-    auto stats = dlio::ImportTrace(path, &trace);
-    if (!stats.ok()) {
-      std::fprintf(stderr, "dlio-run: error: %s\n", stats.status().ToString().c_str());
-      return kExitBadTrace;
-    }
-    WarnTruncated(path, *stats);
+  auto trace = ImportTraces(options.traces);
+  if (!trace.ok()) {
+    std::fprintf(stderr, "dlio-run: error: %s\n", trace.status().ToString().c_str());
+    return kExitBadTrace;
   }
   dlio::AnalysisOptions analysis_options;
   analysis_options.timeline_bucket_us = options.timeline_us;
-  const dlio::TraceAnalysis analysis = dlio::AnalyzeTrace(trace, analysis_options);
+  const dlio::TraceAnalysis analysis = dlio::AnalyzeTrace(*trace, analysis_options);
   const std::string text =
       options.json ? dlio::AnalysisJson(analysis) : dlio::AnalysisText(analysis);
   if (options.output.empty()) {
     std::fwrite(text.data(), 1, text.size(), stdout);
     return std::fflush(stdout) == 0 ? kExitOk : kExitWriteError;
   }
-  if (auto s = WriteFileAtomically(options.output, text); !s.ok()) {
+  if (auto s = WriteCommandOutput(options.output, text, IsAnalysisOutput); !s.ok()) {
     std::fprintf(stderr, "dlio-run: error: %s\n", s.ToString().c_str());
     return kExitWriteError;
   }
@@ -87,12 +63,17 @@ int Analyze(const AnalyzeOptions& options) {
 }
 
 dlio::Status WriteDirectoryAnalysis(const std::string& dir) {
-  dlio::ProfileTrace trace;
-  DLIO_ASSIGN_OR_RETURN(const dlio::ImportStats stats, dlio::ImportTrace(dir, &trace));
-  WarnTruncated(dir, stats);
+  DLIO_ASSIGN_OR_RETURN(const dlio::ProfileTrace trace, ImportTraces({dir}));
   const dlio::TraceAnalysis analysis = dlio::AnalyzeTrace(trace);
-  DLIO_RETURN_NOT_OK(WriteFileAtomically(dir + "/analysis.json", dlio::AnalysisJson(analysis)));
-  return WriteFileAtomically(dir + "/analysis.txt", dlio::AnalysisText(analysis));
+  DLIO_RETURN_NOT_OK(
+      WriteCommandOutput(dir + "/analysis.json", dlio::AnalysisJson(analysis), IsAnalysisOutput));
+  DLIO_RETURN_NOT_OK(
+      WriteCommandOutput(dir + "/analysis.txt", dlio::AnalysisText(analysis), IsAnalysisOutput));
+  dlio::ReportOptions report;
+  report.title = "dlio I/O profile: " + dir;
+  report.sources = {dir};
+  return WriteCommandOutput(dir + "/report.html", dlio::RenderHtmlReport(trace, analysis, report),
+                            IsReportOutput);
 }
 
 }  // namespace dlio_run

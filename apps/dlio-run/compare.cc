@@ -1,19 +1,14 @@
 #include "compare.h"
 
-#include <unistd.h>
-
+#include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
-#include <system_error>
 
 #include "dlio/profile_analysis.h"
 #include "dlio/profile_compare.h"
+#include "trace_cli.h"
 
 namespace dlio_run {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr int kExitOk = 0;
 constexpr int kExitWriteError = 1;
@@ -24,68 +19,32 @@ int Fail(const std::string& message, int code) {
   return code;
 }
 
-dlio::Result<dlio::ProfileTrace> Load(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec)) return dlio::Status::NotFound(path + ": no such file or directory");
-  dlio::ProfileTrace trace;
-  auto stats = dlio::ImportTrace(path, &trace);
-  if (!stats.ok()) {
-    const std::string message = stats.status().ToString();
-    // The importers name the file (or line) they failed on; a status that does not is prefixed.
-    if (message.find(path) != std::string::npos) return stats.status();
-    return dlio::Status::InvalidArgument(path + ": " + message);
-  }
-  if (stats->truncated_lines > 0) {
-    std::fprintf(stderr, "dlio-run: warning: %s: skipped %lld truncated last line%s\n",
-                 path.c_str(), static_cast<long long>(stats->truncated_lines),
-                 stats->truncated_lines == 1 ? "" : "s");
-  }
-  return trace;
-}
-
 // Whether an existing file is an earlier output of this command (which may be replaced); any
 // other file is the user's and is never overwritten.
-bool IsCompareOutput(const std::string& path) {
-  std::ifstream in(path);
-  std::string first;
-  std::getline(in, first);
-  if (first.rfind("A: ", 0) == 0) return true;
-  std::string second;
-  std::getline(in, second);
-  return first == "{" && second.rfind("  \"a\": {\"label\": ", 0) == 0;
-}
-
-// Writes through a temporary name and a rename, so a reader never sees half a file.
-int WriteOutput(const std::string& path, const std::string& text) {
-  std::error_code ec;
-  if (fs::exists(path, ec) && !IsCompareOutput(path)) {
-    return Fail(path + " exists and is not an output of dlio-run compare; not replaced",
-                kExitWriteError);
-  }
-  const std::string tmp = path + ".tmp-" + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      fs::remove(tmp, ec);
-      return Fail("cannot write " + tmp, kExitWriteError);
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    return Fail("cannot rename " + tmp + " to " + path + ": " + ec.message(), kExitWriteError);
-  }
-  return kExitOk;
+bool IsCompareOutput(std::string_view head) {
+  return head.rfind(dlio::kComparisonTextTitle, 0) == 0 ||
+         head.rfind("{\n  \"a\": {\"label\": ", 0) == 0;
 }
 
 }  // namespace
 
+CLI::App* AddCompareCommand(CLI::App* app, CompareOptions* options) {
+  auto* cmd = app->add_subcommand(
+      "compare",
+      "how alike the I/O of two runs is: the DLIO paper's similarity (cosine of max-normalized "
+      "features), KS distances of request sizes and gaps, and what differs");
+  cmd->add_option("a", options->a, "trace file or directory of traces (run A)")->required();
+  cmd->add_option("b", options->b, "trace file or directory of traces (run B)")->required();
+  cmd->add_flag("--json", options->json, "JSON with stable keys instead of the table");
+  cmd->add_option("-o,--output", options->output,
+                  "write to this file (default: stdout; replaces only an earlier compare output)");
+  return cmd;
+}
+
 int Compare(const CompareOptions& options) {
-  auto a = Load(options.a);
+  auto a = ImportTraces({options.a});
   if (!a.ok()) return Fail(a.status().ToString(), kExitBadInput);
-  auto b = Load(options.b);
+  auto b = ImportTraces({options.b});
   if (!b.ok()) return Fail(b.status().ToString(), kExitBadInput);
   dlio::TraceComparison c = dlio::CompareTraces(*a, *b);
   c.label_a = options.a;
@@ -98,7 +57,10 @@ int Compare(const CompareOptions& options) {
     std::fputs(text.c_str(), stdout);
     return kExitOk;
   }
-  return WriteOutput(options.output, text);
+  if (auto s = WriteCommandOutput(options.output, text, IsCompareOutput); !s.ok()) {
+    return Fail(s.ToString(), kExitWriteError);
+  }
+  return kExitOk;
 }
 
 }  // namespace dlio_run

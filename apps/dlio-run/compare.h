@@ -6,6 +6,10 @@
 
 #include "dlio/status.h"
 
+namespace CLI {
+class App;
+}
+
 namespace dlio_run {
 
 struct CompareOptions {
@@ -13,6 +17,9 @@ struct CompareOptions {
   bool json = false;   // JSON instead of the text table
   std::string output;  // "" prints to stdout
 };
+
+// Declares the `compare` subcommand on `app`, filling `options` when parsed.
+CLI::App* AddCompareCommand(CLI::App* app, CompareOptions* options);
 
 // Returns the exit code: 0 compared; 2 when A or B cannot be read as a trace (the message names
 // the file); 1 when the output cannot be written. Prints errors to stderr.

@@ -446,11 +446,11 @@ int main(int argc, char** argv) {
   auto* profile = app.add_subcommand(
       "profile",
       "run a program under libdlio_preload.so: one .pfw trace of its file I/O per process, "
-      "then their analysis (analysis.json, analysis.txt)");
+      "then their analysis (analysis.json, analysis.txt) and report.html");
   dlio_run::ProfileOptions profile_options;
   profile->add_option("-o,--output", profile_options.output,
                       "trace directory (default dlio-profile; created; traces never replaced, "
-                      "analysis.json/.txt rewritten)");
+                      "analysis.json/.txt and report.html rewritten)");
   profile->add_option("--data-dir", profile_options.data_dirs,
                       "trace only files under this prefix (repeatable; default: every file but "
                       ".py/.pyc/.so and /proc, /sys, /dev)");
@@ -459,33 +459,10 @@ int main(int argc, char** argv) {
 
   dlio_run::AnalyzeOptions analyze_options;
   auto* analyze = dlio_run::AddAnalyzeCommand(&app, &analyze_options);
-  auto* compare = app.add_subcommand(
-      "compare",
-      "how alike the I/O of two runs is: the DLIO paper's similarity (cosine of max-normalized "
-      "features), KS distances of request sizes and gaps, and what differs");
   dlio_run::CompareOptions compare_options;
-  compare->add_option("a", compare_options.a, "trace file or directory of traces (run A)")
-      ->required();
-  compare->add_option("b", compare_options.b, "trace file or directory of traces (run B)")
-      ->required();
-  compare->add_flag("--json", compare_options.json, "JSON with stable keys instead of the table");
-  compare->add_option("-o,--output", compare_options.output,
-                      "write to this file (default: stdout; replaces only an earlier compare "
-                      "output)");
-  auto* report = app.add_subcommand(
-      "report",
-      "write one self-contained HTML report (inline SVG charts) of traces or trace directories");
+  auto* compare = dlio_run::AddCompareCommand(&app, &compare_options);
   dlio_run::ReportCommandOptions report_options;
-  report
-      ->add_option("inputs", report_options.inputs,
-                   "trace files (.pfw[.gz], DXT text, strace) or directories of .pfw traces; a "
-                   "dlio run's output dir with summary.json adds per-epoch throughput and AU")
-      ->required();
-  report->add_option("-o,--output", report_options.output,
-                     "the HTML file (default report.html; replaces only an earlier report)");
-  report->add_option("--title", report_options.title, "page title (default: from the input)");
-  report->add_option("--bucket-us", report_options.bucket_us,
-                     "timeline bucket in microseconds (default: about 100 buckets)");
+  auto* report = dlio_run::AddReportCommand(&app, &report_options);
 
   try {
     app.parse(argc, argv);
@@ -507,14 +484,7 @@ int main(int argc, char** argv) {
   }
   if (analyze->parsed()) return dlio_run::Analyze(analyze_options);
 
-  if (report->parsed()) {
-    auto done = dlio_run::Report(report_options);
-    if (!done.ok()) return Fail(done.status(), kExitRunError);
-    std::printf("%s: report of %lld events (%lld bytes)%s\n", report_options.output.c_str(),
-                static_cast<long long>(done->events), static_cast<long long>(done->bytes),
-                done->with_run_summary ? ", with the run's per-epoch figures" : "");
-    return kExitOk;
-  }
+  if (report->parsed()) return dlio_run::RunReport(report_options);
 
   std::vector<std::string> overrides;
   for (const auto& extra : app.remaining()) {

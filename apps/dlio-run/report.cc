@@ -1,53 +1,33 @@
 #include "report.h"
 
+#include <CLI/CLI.hpp>
+#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <system_error>
 
 #include "dlio/profile.h"
 #include "dlio/profile_analysis.h"
 #include "dlio/profile_report.h"
-#include "dlio/storage.h"
+#include "trace_cli.h"
 
 namespace dlio_run {
-namespace {
 
 namespace fs = std::filesystem;
 
-// An existing output is replaced only when dlio wrote it (its first 4 KiB hold the marker).
-dlio::Status CheckReplaceable(const std::string& output) {
-  std::error_code ec;
-  if (!fs::exists(output, ec)) return dlio::Status::OK();
-  if (fs::is_directory(output, ec)) {
-    return dlio::Status::AlreadyExists("report: -o ", output, " is a directory");
-  }
-  std::ifstream in(output, std::ios::binary);
-  std::string head(4096, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<size_t>(in.gcount()));
-  if (head.find(dlio::kReportGeneratorTag) == std::string::npos) {
-    return dlio::Status::AlreadyExists("report: ", output,
-                                       " exists and is not a dlio report; not replaced (choose "
-                                       "another -o)");
-  }
-  return dlio::Status::OK();
-}
+constexpr int kExitWriteError = 1;
+constexpr int kExitBadInput = 2;
 
-}  // namespace
-
-dlio::Result<ReportCommandResult> Report(const ReportCommandOptions& options) {
+dlio::Result<ReportCommandResult> BuildReport(const ReportCommandOptions& options) {
   if (options.inputs.empty()) {
     return dlio::Status::InvalidArgument("report: no trace given (dlio-run report TRACE...)");
   }
   if (options.bucket_us < 0) {
     return dlio::Status::InvalidArgument("report: --bucket-us ", options.bucket_us, " is negative");
   }
-  DLIO_RETURN_NOT_OK(CheckReplaceable(options.output));
-  dlio::ProfileTrace trace;
+  DLIO_ASSIGN_OR_RETURN(const dlio::ProfileTrace trace, ImportTraces(options.inputs));
   dlio::ReportOptions report;
   report.sources = options.inputs;
   for (const auto& input : options.inputs) {
-    DLIO_RETURN_NOT_OK(dlio::ImportTrace(input, &trace).status());
     const std::string summary = (fs::path(input) / "summary.json").string();
     std::error_code ec;
     if (!report.run && fs::is_directory(input, ec) && fs::exists(summary, ec)) {
@@ -61,13 +41,43 @@ dlio::Result<ReportCommandResult> Report(const ReportCommandOptions& options) {
   analysis_options.timeline_bucket_us = options.bucket_us;
   const dlio::TraceAnalysis analysis = dlio::AnalyzeTrace(trace, analysis_options);
   const std::string page = dlio::RenderHtmlReport(trace, analysis, report);
-  auto storage = dlio::NewPosixStorage(dlio::StorageOptions{});
-  DLIO_RETURN_NOT_OK(dlio::WriteFileAtomically(storage.get(), options.output, page));
   ReportCommandResult result;
   result.events = static_cast<int64_t>(trace.size());
-  result.bytes = static_cast<int64_t>(page.size());
   result.with_run_summary = report.run.has_value();
+  result.page = page;
   return result;
+}
+
+CLI::App* AddReportCommand(CLI::App* app, ReportCommandOptions* options) {
+  auto* cmd = app->add_subcommand(
+      "report",
+      "write one self-contained HTML report (inline SVG charts) of traces or trace directories");
+  cmd->add_option("inputs", options->inputs,
+                  "trace files (.pfw[.gz], DXT text, strace) or directories of .pfw traces; a "
+                  "dlio run's output dir with summary.json adds per-epoch throughput and AU")
+      ->required();
+  cmd->add_option("-o,--output", options->output,
+                  "the HTML file (default report.html; replaces only an earlier report)");
+  cmd->add_option("--title", options->title, "page title (default: from the input)");
+  cmd->add_option("--bucket-us", options->bucket_us,
+                  "timeline bucket in microseconds (default: about 100 buckets)");
+  return cmd;
+}
+
+int RunReport(const ReportCommandOptions& options) {
+  auto built = BuildReport(options);
+  if (!built.ok()) {
+    std::fprintf(stderr, "dlio-run: error: %s\n", built.status().ToString().c_str());
+    return kExitBadInput;
+  }
+  if (auto s = WriteCommandOutput(options.output, built->page, IsReportOutput); !s.ok()) {
+    std::fprintf(stderr, "dlio-run: error: %s\n", s.ToString().c_str());
+    return kExitWriteError;
+  }
+  std::printf("%s: report of %lld events (%lld bytes)%s\n", options.output.c_str(),
+              static_cast<long long>(built->events), static_cast<long long>(built->page.size()),
+              built->with_run_summary ? ", with the run's per-epoch figures" : "");
+  return 0;
 }
 
 }  // namespace dlio_run

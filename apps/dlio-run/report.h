@@ -10,6 +10,10 @@
 
 #include "dlio/status.h"
 
+namespace CLI {
+class App;
+}
+
 namespace dlio_run {
 
 struct ReportCommandOptions {
@@ -19,15 +23,22 @@ struct ReportCommandOptions {
   int64_t bucket_us = 0;               // timeline bucket; 0 -> about 100 buckets
 };
 
-// What the command did, for its one-line message.
+// The page and what went into it.
 struct ReportCommandResult {
   int64_t events = 0;
-  int64_t bytes = 0;  // size of the page written
   bool with_run_summary = false;
+  std::string page;
 };
 
-// Errors: an input that cannot be imported (named), an output that exists and is not a dlio
-// report (AlreadyExists), a failed write (the temporary is removed).
-dlio::Result<ReportCommandResult> Report(const ReportCommandOptions& options);
+// Declares the `report` subcommand on `app`, filling `options` when parsed.
+CLI::App* AddReportCommand(CLI::App* app, ReportCommandOptions* options);
+
+// Runs Report and prints what it wrote. Returns the exit code: 0 written; 2 when an input cannot
+// be imported (the message names it); 1 when the page cannot be written.
+int RunReport(const ReportCommandOptions& options);
+
+// Imports and analyzes the inputs and renders the page (RunReport writes it). Errors name the
+// input that cannot be imported or the summary.json that cannot be read.
+dlio::Result<ReportCommandResult> BuildReport(const ReportCommandOptions& options);
 
 }  // namespace dlio_run

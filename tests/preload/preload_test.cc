@@ -407,12 +407,13 @@ TEST_CASE("dlio-run profile runs a program under the interposer and passes its e
       "' --data-dir data -- '" DLIO_PRELOAD_IO_PROGRAM "' basic '" + data + "' '" + other + "'");
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
-  // One trace, then its analysis (apps/dlio-run/analyze.cc) and nothing else.
+  // One trace, then its analysis and report (apps/dlio-run/analyze.cc) and nothing else.
   const auto files = TraceFiles(out);
-  REQUIRE(files.size() == 3);
+  REQUIRE(files.size() == 4);
   CHECK(files[0] == out + "/analysis.json");
   CHECK(files[1] == out + "/analysis.txt");
-  const auto events = ReadEvents(files[2]);
+  CHECK(files[2] == out + "/report.html");
+  const auto events = ReadEvents(files[3]);
   CHECK(events.size() == 26);  // as in the LD_PRELOAD test above: outside.bin is not traced
   for (const json& e : events) {
     CHECK(e.at("args").at("fname").get<std::string>().rfind(data, 0) == 0);

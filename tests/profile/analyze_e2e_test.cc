@@ -80,7 +80,25 @@ TEST_CASE("dlio-run analyze exits 2 naming a trace it cannot read") {
   CHECK(r.exit_code == 2);  // a trace is required
 }
 
-TEST_CASE("dlio-run profile leaves analysis.json and analysis.txt beside the traces") {
+TEST_CASE("dlio-run analyze -o replaces its own earlier output, never another file") {
+  TempDir dir;
+  WriteTextFile(dir / "t.pfw",
+                "[\n{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":1,"
+                "\"dur\":2,\"ph\":\"X\",\"args\":{\"fname\":\"/d/a\",\"count\":8,\"ret\":8}}\n");
+  WriteTextFile(dir / "notes.txt", "my notes\n");
+  auto r = RunCommand(DlioRun() + " analyze " + dir / "t.pfw" + " -o " + dir / "notes.txt");
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.output, Catch::Contains("notes.txt exists and is not an earlier output"));
+  CHECK(ReadTextFile(dir / "notes.txt") == "my notes\n");
+  for (const char* flags : {"", " --json", ""}) {  // text, JSON over text, text over JSON
+    r = RunCommand(DlioRun() + " analyze" + flags + " " + dir / "t.pfw" + " -o " + dir / "a.out");
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+  }
+  CHECK_THAT(ReadTextFile(dir / "a.out"), Catch::StartsWith("dlio I/O analysis\n"));
+}
+
+TEST_CASE("dlio-run profile leaves analysis.json, analysis.txt and report.html beside the traces") {
   TempDir dir;
   std::filesystem::create_directory(dir / "data");
   WriteTextFile(dir / "data/f.bin", std::string(10000, 'x'));
@@ -93,6 +111,7 @@ TEST_CASE("dlio-run profile leaves analysis.json and analysis.txt beside the tra
   CHECK(a["bytes_read"] == 10000);
   CHECK(a["files"] == 1);
   CHECK_THAT(ReadTextFile(dir / "prof/analysis.txt"), Catch::Contains("data/f.bin"));
+  CHECK_THAT(ReadTextFile(dir / "prof/report.html"), Catch::Contains("data/f.bin"));
   // No trace at all (nothing under --data-dir was touched): a warning, the exit code stands.
   WriteTextFile(dir / "exit3.sh", "exit 3\n");
   r = RunCommand(DlioRun() + " profile -o " + dir / "empty" + " --data-dir " + dir / "data" +

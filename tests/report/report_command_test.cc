@@ -77,7 +77,7 @@ TEST_CASE("dlio-run report: replaces an earlier report, never another file") {
   auto refused =
       testing::RunCommand(DlioRun() + " report " + dir / "t.pfw" + " -o " + dir / "notes.html");
   CHECK(refused.exit_code == 1);
-  CHECK(refused.output.find("notes.html exists and is not a dlio report") != std::string::npos);
+  CHECK(refused.output.find("notes.html exists and is not an earlier output of this command") != std::string::npos);
   CHECK(testing::ReadTextFile(dir / "notes.html") == "<html>my notes</html>");
   const std::string cmd = DlioRun() + " report " + dir / "t.pfw" + " -o " + dir / "r.html";
   REQUIRE(testing::RunCommand(cmd).exit_code == 0);
@@ -93,7 +93,7 @@ TEST_CASE("dlio-run report: an input that cannot be read is named") {
   testing::TempDir dir;
   auto r =
       testing::RunCommand(DlioRun() + " report " + dir / "missing.pfw" + " -o " + dir / "r.html");
-  CHECK(r.exit_code == 1);
+  CHECK(r.exit_code == 2);
   CHECK(r.output.find("missing.pfw") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(dir / "r.html"));
   auto usage = testing::RunCommand(DlioRun() + " report");

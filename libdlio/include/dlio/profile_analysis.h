@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "dlio/profile.h"
@@ -110,7 +111,9 @@ struct TraceAnalysis {
 
 TraceAnalysis AnalyzeTrace(const ProfileTrace& trace, const AnalysisOptions& options = {});
 
-// Human-readable summary (what `dlio-run analyze` prints).
+// The first line of AnalysisText (how an earlier output is recognised before it is replaced).
+inline constexpr std::string_view kAnalysisTextTitle = "dlio I/O analysis";
+// Human-readable summary (what `dlio-run analyze` prints), starting with kAnalysisTextTitle.
 std::string AnalysisText(const TraceAnalysis& analysis);
 // JSON with the stable keys of docs/profiling.md (what `dlio-run analyze --json` prints).
 std::string AnalysisJson(const TraceAnalysis& analysis);

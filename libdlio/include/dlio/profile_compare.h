@@ -105,6 +105,8 @@ TraceComparison CompareTraces(const ProfileTrace& a, const ProfileTrace& b);
 
 // Human-readable table, rows by contribution (what `dlio-run compare` prints).
 std::string ComparisonText(const TraceComparison& c);
+// The first line of ComparisonText (how an earlier output is recognised before it is replaced).
+inline constexpr std::string_view kComparisonTextTitle = "dlio I/O comparison";
 // JSON with stable keys (what `dlio-run compare --json` prints; docs/profiling.md lists them).
 std::string ComparisonJson(const TraceComparison& c);
 

@@ -162,7 +162,8 @@ void Timeline(const TraceAnalysis& a, std::string* out) {
 }  // namespace
 
 std::string AnalysisText(const TraceAnalysis& a) {
-  std::string out;
+  std::string out(kAnalysisTextTitle);
+  out += "\n";
   Summary(a, &out);
   Functions(a, &out);
   Processes(a, &out);

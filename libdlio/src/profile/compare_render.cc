@@ -65,7 +65,8 @@ std::vector<CompareFeature> Differing(const TraceComparison& c) {
 }  // namespace
 
 std::string ComparisonText(const TraceComparison& c) {
-  std::string s = "A: " + c.label_a + " (" + std::to_string(c.reads_a) + " reads)\n";
+  std::string s = std::string(kComparisonTextTitle) + "\nA: " + c.label_a + " (" +
+                  std::to_string(c.reads_a) + " reads)\n";
   s += "B: " + c.label_b + " (" + std::to_string(c.reads_b) + " reads)\n";
   s += Fmt("similarity: %.4f", c.similarity);
   s += "  (cosine of the features divided by max(A, B); the DLIO paper: 0.94-0.97)\n\n";

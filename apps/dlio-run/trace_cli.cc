@@ -1,0 +1,58 @@
+#include "trace_cli.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+#include "dlio/profile_analysis.h"
+#include "dlio/profile_report.h"
+#include "dlio/storage.h"
+
+namespace dlio_run {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Head(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(4096, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<size_t>(in.gcount()));
+  return head;
+}
+
+}  // namespace
+
+dlio::Result<dlio::ProfileTrace> ImportTraces(const std::vector<std::string>& paths) {
+  dlio::ProfileTrace trace;
+  for (const auto& path : paths) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return dlio::Status::NotFound(path, ": no such file or directory");
+    DLIO_ASSIGN_OR_RETURN(const dlio::ImportStats stats, dlio::ImportTrace(path, &trace));
+    if (stats.truncated_lines > 0) {
+      std::fprintf(stderr, "dlio-run: warning: %s: skipped %lld cut-short last line%s\n",
+                   path.c_str(), static_cast<long long>(stats.truncated_lines),
+                   stats.truncated_lines == 1 ? "" : "s");
+    }
+  }
+  return trace;
+}
+
+dlio::Status WriteCommandOutput(const std::string& path, std::string_view text,
+                                const IsOwnOutput& is_own_output) {
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return dlio::Status::AlreadyExists(path, " is a directory");
+  if (fs::exists(path, ec) && !is_own_output(Head(path))) {
+    return dlio::Status::AlreadyExists(
+        path, " exists and is not an earlier output of this command; not replaced");
+  }
+  auto storage = dlio::NewPosixStorage(dlio::StorageOptions{});
+  return dlio::WriteFileAtomically(storage.get(), path, text);
+}
+
+bool IsReportOutput(std::string_view head) {
+  return head.find(dlio::kReportGeneratorTag) != std::string_view::npos;
+}
+
+}  // namespace dlio_run
