@@ -37,8 +37,9 @@ PACKAGES=(
   fio file python3 python3-numpy python3-h5py python3-pandas python3-protobuf python3-pil
 )
 # What `./setup.sh test` adds: the formatter, and clang with its sanitizer and libFuzzer runtimes
-# (libclang-rt-14-dev) and llvm-symbolizer (llvm-14) for readable sanitizer stacks.
-TEST_PACKAGES=(clang-format-14 clang-14 libclang-rt-14-dev llvm-14)
+# (libclang-rt-14-dev) and llvm-symbolizer (llvm-14) for readable sanitizer stacks; PyTorch,
+# whose DataLoader tests/preload traces under `dlio-run profile`.
+TEST_PACKAGES=(clang-format-14 clang-14 libclang-rt-14-dev llvm-14 python3-torch)
 
 install_missing() {
   [ "${DLIO_SKIP_INSTALL:-0}" = 1 ] && return 0
