@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -205,6 +206,27 @@ TEST_CASE("dlio-run --trace writes a DFTracer trace with every read's file, offs
   CHECK(read_bytes >= 12ull * 16384);
   CHECK(steps == 6);
   CHECK(epochs == 1);
+}
+
+TEST_CASE("dlio-run --trace counts epochs from 1 in every event kind") {
+  TempDir dir;
+  auto r = Run(TinyArgs(dir) + " --trace --set train.epochs=2");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::set<int64_t>> epochs;  // event name -> args.epoch values
+  for (const json& e : LoadJson(dir / "out/trace-0.pfw")) {
+    if (e["ph"] == "X" && e["args"].contains("epoch")) {
+      epochs[e["name"]].insert(e["args"]["epoch"].get<int64_t>());
+    }
+  }
+  for (const char* name :
+       {"ai.pipeline.epoch", "ai.dataloader.fetch", "ai.data.item", "ai.compute.step"}) {
+    CHECK(epochs.count(name) == 1);
+  }
+  for (const auto& [name, seen] : epochs) {
+    INFO(name);
+    CHECK(seen == std::set<int64_t>{1, 2});
+  }
 }
 
 TEST_CASE("dlio-run list and inspect") {

@@ -467,11 +467,11 @@ TEST_CASE("tracing records fetch, item and preprocess events") {
     if (name == "ai.dataloader.fetch") {
       ++fetch;
       CHECK(std::string(e.cat) == "ai");
-      CHECK(e.epoch == 3);
+      CHECK(e.epoch == 4);  // StartEpoch(3): the fourth epoch; traces count from 1
       steps.insert(e.step);
     } else if (name == "ai.data.item") {
       ++item;
-      CHECK(e.epoch == 3);
+      CHECK(e.epoch == 4);  // StartEpoch(3): the fourth epoch; traces count from 1
       CHECK_THAT(tracer->FileName(e.file_id), Catch::Contains("file_"));
       CHECK(e.ret >= 16);  // the sample's size
     } else if (name == "ai.data.preprocess") {
