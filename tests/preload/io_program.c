@@ -179,7 +179,8 @@ static int Exec(const char* self, const char* data, int variadic) {
 }
 
 static int Position(const char* data) {
-  int fd = open(Join(data, "in.bin"), O_RDONLY);
+  Check(mkdir(Join(data, "sub"), 0755) == 0, "mkdir sub");
+  int fd = open(Join(data, "sub/.././/in.bin"), O_RDONLY); /* recorded as DATA/in.bin */
   Check(fd >= 0 && read(fd, buf, 10) == 10, "read 10");
   Check(lseek(fd, 50, SEEK_SET) == 50 && read(fd, buf, 10) == 10, "lseek, read");
   struct iovec iov = {buf, 5};
@@ -198,6 +199,9 @@ static int Position(const char* data) {
   Check(again >= 0 && close_range(again, again, 0) == 0 && pipe(p) == 0 && p[0] == again,
         "close_range, pipe");
   Check(write(p[1], "abc", 3) == 3 && read(p[0], buf, 3) == 3, "pipe I/O");
+  /* DATA/../escaped.bin is outside DATA: not traced. */
+  int out = open(Join(data, "../escaped.bin"), O_WRONLY | O_CREAT, 0644);
+  Check(out >= 0 && write(out, buf, 4) == 4 && close(out) == 0, "escaped.bin");
   return 0;
 }
 

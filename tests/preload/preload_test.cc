@@ -239,6 +239,7 @@ TEST_CASE("preload keeps the events before exec and traces the new image into a 
 }
 
 TEST_CASE("preload follows the file position without asking the kernel, except where it must") {
+  // (Also: paths with ".", ".." and "//" are resolved before they are filtered and recorded.)
   TempDir tmp;
   const std::string out = tmp / "out";
   const std::string data = tmp / "data";
@@ -268,7 +269,8 @@ TEST_CASE("preload follows the file position without asking the kernel, except w
                                         {"write", app, 27, 3, 3},
                                         {"close", app, -1, -1, 0},
                                         {"open", in, -1, -1, kAnyFd},
-                                        // close_range: the pipe on its number is not traced
+                                        // close_range: the pipe on its number is not traced;
+                                        // DATA/../escaped.bin is outside DATA
                                     });
 }
 
