@@ -480,7 +480,7 @@ TEST_CASE("tracing records fetch, item and preprocess events") {
     }
   }
   CHECK(fetch == 3);
-  CHECK(steps == std::set<int64_t>{0, 1, 2});
+  CHECK(steps == std::set<int64_t>{1, 2, 3});  // batches 0, 1, 2: steps count from 1
   CHECK(item == 12);
   CHECK(preprocess == 12);
 }

@@ -130,7 +130,7 @@ void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distributio
     event.file_id = FileId(ref.file);
     event.ret = status.ok() ? static_cast<int64_t>(slot->samples[j].size) : -1;
     event.epoch = TraceEpoch(epoch_);
-    event.step = k;
+    event.step = TraceStep(k);
     event.index = static_cast<int64_t>(ref.index);
     tracer_->Record(event);
   }
@@ -245,7 +245,7 @@ Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
     event.start_us = wall_start;
     event.dur_us = clock_->WallMicros() - wall_start;
     event.epoch = TraceEpoch(slot->epoch);
-    event.step = slot->index;
+    event.step = TraceStep(slot->index);
     event.index = static_cast<int64_t>(slot->samples[j].ref.index);
     tracer_->Record(event);
   }
