@@ -38,8 +38,9 @@ PACKAGES=(
 )
 # What `./setup.sh test` adds: the formatter, and clang with its sanitizer and libFuzzer runtimes
 # (libclang-rt-14-dev) and llvm-symbolizer (llvm-14) for readable sanitizer stacks; chromium draws
-# the HTML report headless (tests/report/report_browser_check.cc).
-TEST_PACKAGES=(clang-format-14 clang-14 libclang-rt-14-dev llvm-14 chromium)
+# the HTML report headless (tests/report/report_browser_check.cc); PyTorch, whose DataLoader
+# tests/preload traces under `dlio-run profile`.
+TEST_PACKAGES=(clang-format-14 clang-14 libclang-rt-14-dev llvm-14 chromium python3-torch)
 
 install_missing() {
   [ "${DLIO_SKIP_INSTALL:-0}" = 1 ] && return 0

@@ -330,7 +330,12 @@ void RecordEvent(const IoEvent& e) {
   const char* sep = "\"";
   if (e.file != nullptr) {
     p = PutStr(p, "\"fname\":\"");
-    p = PutEscaped(p, e.file->path, e.file->len);
+    if (e.file->plain) {
+      std::memcpy(p, e.file->path, e.file->len);
+      p += e.file->len;
+    } else {
+      p = PutEscaped(p, e.file->path, e.file->len);
+    }
     *p++ = '"';
     sep = ",\"";
   }

@@ -1,10 +1,11 @@
 // The interposed libc functions. Each one passes straight through unless the tracer is active,
 // the calling thread is not already inside a hook, and the descriptor (or path) is traced.
 //
-// File offsets of read/write come from the kernel (lseek(fd, 0, SEEK_CUR) after the call, minus
-// the bytes moved): exact after dup, across fork (parent and child share the offset), with
-// O_APPEND and for descriptors inherited through exec, at the cost of one cheap syscall per traced
-// call, taken outside the timed interval.
+// File offsets of read/write: the position the hooks followed since the open (moved by reads,
+// writes and lseek through any dup of the descriptor), with no system call. Where this process
+// alone cannot know it (O_APPEND, a description shared with another process after fork or
+// posix_spawn, a position moved by sendfile & co.) it comes from the kernel: lseek(fd, 0,
+// SEEK_CUR) after the call, minus the bytes moved, outside the timed interval.
 #include <fcntl.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
@@ -53,6 +54,13 @@ int AfterDup(int old_fd, int new_fd) {
   return new_fd;
 }
 
+template <typename F>
+void KeepErrno(F f) {
+  const int err = errno;
+  f();
+  errno = err;
+}
+
 [[noreturn]] void ExitNow(void (*real)(int), int status) {
   FinishTrace(/*final=*/true);
   if (real != nullptr) real(status);
@@ -67,6 +75,7 @@ using dlio::preload::FdTable;
 using dlio::preload::TraceClose;
 using dlio::preload::TraceData;
 using dlio::preload::TraceFdCall;
+using dlio::preload::TraceLseek;
 using dlio::preload::TraceOpen;
 
 #define DLIO_OPEN_MODE(flags, last)                   \
@@ -80,54 +89,55 @@ using dlio::preload::TraceOpen;
 
 DLIO_PRELOAD_EXPORT int open(const char* path, int flags, ...) {
   DLIO_OPEN_MODE(flags, flags);
-  return TraceOpen("open", "POSIX", AT_FDCWD, path,
+  return TraceOpen("open", "POSIX", AT_FDCWD, path, flags,
                    [&] { return DLIO_REAL(open)(path, flags, mode); });
 }
 
 DLIO_PRELOAD_EXPORT int open64(const char* path, int flags, ...) {
   DLIO_OPEN_MODE(flags, flags);
-  return TraceOpen("open64", "POSIX", AT_FDCWD, path,
+  return TraceOpen("open64", "POSIX", AT_FDCWD, path, flags,
                    [&] { return DLIO_REAL(open64)(path, flags, mode); });
 }
 
 DLIO_PRELOAD_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
   DLIO_OPEN_MODE(flags, flags);
-  return TraceOpen("openat", "POSIX", dirfd, path,
+  return TraceOpen("openat", "POSIX", dirfd, path, flags,
                    [&] { return DLIO_REAL(openat)(dirfd, path, flags, mode); });
 }
 
 DLIO_PRELOAD_EXPORT int openat64(int dirfd, const char* path, int flags, ...) {
   DLIO_OPEN_MODE(flags, flags);
-  return TraceOpen("openat64", "POSIX", dirfd, path,
+  return TraceOpen("openat64", "POSIX", dirfd, path, flags,
                    [&] { return DLIO_REAL(openat64)(dirfd, path, flags, mode); });
 }
 
 DLIO_PRELOAD_EXPORT int __open_2(const char* path, int flags) {
-  return TraceOpen("open", "POSIX", AT_FDCWD, path,
+  return TraceOpen("open", "POSIX", AT_FDCWD, path, flags,
                    [&] { return DLIO_REAL(__open_2)(path, flags); });
 }
 
 DLIO_PRELOAD_EXPORT int __open64_2(const char* path, int flags) {
-  return TraceOpen("open64", "POSIX", AT_FDCWD, path,
+  return TraceOpen("open64", "POSIX", AT_FDCWD, path, flags,
                    [&] { return DLIO_REAL(__open64_2)(path, flags); });
 }
 
 DLIO_PRELOAD_EXPORT int __openat_2(int dirfd, const char* path, int flags) {
-  return TraceOpen("openat", "POSIX", dirfd, path,
+  return TraceOpen("openat", "POSIX", dirfd, path, flags,
                    [&] { return DLIO_REAL(__openat_2)(dirfd, path, flags); });
 }
 
 DLIO_PRELOAD_EXPORT int __openat64_2(int dirfd, const char* path, int flags) {
-  return TraceOpen("openat64", "POSIX", dirfd, path,
+  return TraceOpen("openat64", "POSIX", dirfd, path, flags,
                    [&] { return DLIO_REAL(__openat64_2)(dirfd, path, flags); });
 }
 
 DLIO_PRELOAD_EXPORT int creat(const char* path, mode_t mode) {
-  return TraceOpen("creat", "POSIX", AT_FDCWD, path, [&] { return DLIO_REAL(creat)(path, mode); });
+  return TraceOpen("creat", "POSIX", AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC,
+                   [&] { return DLIO_REAL(creat)(path, mode); });
 }
 
 DLIO_PRELOAD_EXPORT int creat64(const char* path, mode_t mode) {
-  return TraceOpen("creat64", "POSIX", AT_FDCWD, path,
+  return TraceOpen("creat64", "POSIX", AT_FDCWD, path, O_CREAT | O_WRONLY | O_TRUNC,
                    [&] { return DLIO_REAL(creat64)(path, mode); });
 }
 
@@ -172,13 +182,11 @@ DLIO_PRELOAD_EXPORT ssize_t pwrite64(int fd, const void* buf, size_t n, off64_t 
 }
 
 DLIO_PRELOAD_EXPORT off_t lseek(int fd, off_t off, int whence) {
-  return TraceFdCall("lseek", "POSIX", fd, off, -1,
-                     [&] { return DLIO_REAL(lseek)(fd, off, whence); });
+  return TraceLseek("lseek", fd, off, [&] { return DLIO_REAL(lseek)(fd, off, whence); });
 }
 
 DLIO_PRELOAD_EXPORT off64_t lseek64(int fd, off64_t off, int whence) {
-  return TraceFdCall("lseek64", "POSIX", fd, off, -1,
-                     [&] { return DLIO_REAL(lseek64)(fd, off, whence); });
+  return TraceLseek("lseek64", fd, off, [&] { return DLIO_REAL(lseek64)(fd, off, whence); });
 }
 
 DLIO_PRELOAD_EXPORT int fsync(int fd) {
@@ -200,13 +208,15 @@ DLIO_PRELOAD_EXPORT int dup3(int fd, int new_fd, int flags) {
 }
 
 // fcntl's third argument is an int, a long or a pointer: passed on as a pointer-sized value.
-#define DLIO_FCNTL_BODY(fn)                                                     \
-  va_list ap;                                                                   \
-  va_start(ap, cmd);                                                            \
-  void* arg = va_arg(ap, void*);                                                \
-  va_end(ap);                                                                   \
-  const int r = DLIO_REAL(fn)(fd, cmd, arg);                                    \
-  if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) dlio::preload::AfterDup(fd, r); \
+// F_SETFL may set O_APPEND: the position is no longer followed.
+#define DLIO_FCNTL_BODY(fn)                                                                 \
+  va_list ap;                                                                               \
+  va_start(ap, cmd);                                                                        \
+  void* arg = va_arg(ap, void*);                                                            \
+  va_end(ap);                                                                               \
+  const int r = DLIO_REAL(fn)(fd, cmd, arg);                                                \
+  if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) dlio::preload::AfterDup(fd, r);             \
+  if (cmd == F_SETFL) dlio::preload::KeepErrno([&] { FdTable::Get().ForgetPosition(fd); }); \
   return r;
 
 DLIO_PRELOAD_EXPORT int fcntl(int fd, int cmd, ...){DLIO_FCNTL_BODY(fcntl)}

@@ -11,7 +11,7 @@ namespace {
 template <typename Call>
 FILE* TraceFopen(const char* name, const char* path, Call call) {
   FILE* f = nullptr;
-  TraceOpen(name, "STDIO", AT_FDCWD, path, [&] {
+  TraceOpen(name, "STDIO", AT_FDCWD, path, /*flags=*/-1, [&] {
     f = call();
     return f == nullptr ? -1 : fileno(f);
   });

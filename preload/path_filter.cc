@@ -68,6 +68,37 @@ bool PathFilter::Traced(const char* path, size_t len) const {
   return false;
 }
 
+namespace {
+
+// Resolves ".", ".." and repeated slashes of the absolute path p[0, len) in place (the result is
+// never longer); returns the new length.
+size_t Normalize(char* p, size_t len) {
+  size_t w = 0;  // p[0, w) is the normalized prefix, without a trailing slash
+  size_t r = 0;
+  while (r < len) {
+    while (r < len && p[r] == '/') ++r;
+    size_t end = r;
+    while (end < len && p[end] != '/') ++end;
+    const size_t n = end - r;
+    if (n == 0 || (n == 1 && p[r] == '.')) {
+      // nothing
+    } else if (n == 2 && p[r] == '.' && p[r + 1] == '.') {
+      while (w > 0 && p[w - 1] != '/') --w;
+      if (w > 0) --w;  // the slash before the dropped component
+    } else {
+      p[w++] = '/';
+      std::memmove(p + w, p + r, n);
+      w += n;
+    }
+    r = end;
+  }
+  if (w == 0) p[w++] = '/';
+  p[w] = '\0';
+  return w;
+}
+
+}  // namespace
+
 size_t AbsolutePath(int dirfd, const char* path, char* out, size_t cap) {
   if (path == nullptr || cap < 2) return 0;
   while (path[0] == '.' && path[1] == '/') path += 2;
@@ -109,7 +140,7 @@ size_t AbsolutePath(int dirfd, const char* path, char* out, size_t cap) {
   const size_t len = std::strlen(path);
   if (base + len + 1 > cap) return 0;
   std::memcpy(out + base, path, len + 1);
-  return base + len;
+  return out[0] == '/' ? Normalize(out, base + len) : base + len;
 }
 
 }  // namespace dlio::preload

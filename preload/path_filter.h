@@ -25,7 +25,8 @@ class PathFilter {
 
 // Writes the absolute form of `path` (relative to `dirfd`, or the working directory for
 // AT_FDCWD) to out[0, cap) NUL-terminated; returns its length, or 0 when it cannot be formed.
-// Leading "./" components are dropped; ".." is kept as written.
+// ".", ".." and repeated slashes are resolved lexically, as Python's os.path.normpath does (a
+// ".." after a symbolic link names the link's parent, not its target's).
 size_t AbsolutePath(int dirfd, const char* path, char* out, size_t cap);
 
 }  // namespace dlio::preload

@@ -42,13 +42,16 @@ void PrepareFork() {
   WriterPrepareFork();
 }
 
+// Parent and child now share every open file description: positions come from the kernel.
 void ParentAfterFork() {
+  FdTable::Get().ForgetAllPositions(/*locked=*/true);
   WriterParentAfterFork();
   FdTable::Get().UnlockAfterFork();
   InHook() = false;
 }
 
 void ChildAfterFork() {
+  FdTable::Get().ForgetAllPositions(/*locked=*/true);
   WriterChildAfterFork();
   FdTable::Get().UnlockAfterFork();
   InHook() = false;

@@ -93,6 +93,20 @@ struct RealFunctions {
   void* (*mmap)(void*, size_t, int, int, int, off_t);
   void* (*mmap64)(void*, size_t, int, int, int, off64_t);
   int (*munmap)(void*, size_t);
+  // calls that move a position the hooks do not record, or start processes without fork
+  ssize_t (*preadv2)(int, const struct iovec*, int, off_t, int);
+  ssize_t (*preadv64v2)(int, const struct iovec*, int, off64_t, int);
+  ssize_t (*pwritev2)(int, const struct iovec*, int, off_t, int);
+  ssize_t (*pwritev64v2)(int, const struct iovec*, int, off64_t, int);
+  ssize_t (*sendfile)(int, int, off_t*, size_t);
+  ssize_t (*sendfile64)(int, int, off64_t*, size_t);
+  ssize_t (*copy_file_range)(int, off64_t*, int, off64_t*, size_t, unsigned);
+  ssize_t (*splice)(int, off64_t*, int, off64_t*, size_t, unsigned);
+  int (*posix_spawn)(pid_t*, const char*, const void*, const void*, char* const[], char* const[]);
+  int (*posix_spawnp)(pid_t*, const char*, const void*, const void*, char* const[], char* const[]);
+  int (*system)(const char*);
+  FILE* (*popen)(const char*, const char*);
+  int (*close_range)(unsigned, unsigned, int);
 };
 
 // Resolves `*slot` with dlsym(RTLD_NEXT, name) on first use: hooks may run before the library's

@@ -27,9 +27,11 @@ void RecordCall(const char* name, const char* cat, int64_t t0, int64_t t1, const
 FileRef* FilteredFile(int dirfd, const char* path);
 
 // Opens through `call` (which returns an fd or -1) and makes the fd name its file when the path
-// passes the filter.
+// passes the filter. `flags`: the open's, to follow the position from 0 when it has no O_APPEND;
+// -1 when the hooks will not see the calls that move it (a stdio stream).
 template <typename Call>
-int TraceOpen(const char* name, const char* cat, int dirfd, const char* path, Call call) {
+int TraceOpen(const char* name, const char* cat, int dirfd, const char* path, int flags,
+              Call call) {
   if (InHook()) return call();
   if (!Active()) {
     const int fd = call();
@@ -43,6 +45,9 @@ int TraceOpen(const char* name, const char* cat, int dirfd, const char* path, Ca
   const int err = errno;
   const int64_t t1 = NowMicros();
   if (file != nullptr) RecordCall(name, cat, t0, t1, file, -1, -1, ErrOr(fd, err));
+  if (file != nullptr && fd >= 0 && flags != -1 && (flags & O_APPEND) == 0) {
+    file->position.store(0, std::memory_order_relaxed);
+  }
   if (fd >= 0) {
     FdTable::Get().Set(fd, file);
   } else {
@@ -52,11 +57,21 @@ int TraceOpen(const char* name, const char* cat, int dirfd, const char* path, Ca
   return fd;
 }
 
-// A data call on fd moving up to `count` bytes; `offset` < 0 means "the file position", read from
-// the kernel after the call (lseek(fd, 0, SEEK_CUR) minus the bytes moved).
+// A data call on fd moving up to `count` bytes; `offset` < 0 means "the file position": the one
+// the hooks followed (FileRef::position, moved by the bytes transferred), or when that is unknown
+// the kernel's after the call (lseek(fd, 0, SEEK_CUR)) minus the bytes moved.
 template <typename Call>
 ssize_t TraceData(const char* name, int fd, size_t count, int64_t offset, Call call) {
-  if (!Tracing() || !FdTable::Get().Traced(fd)) return call();
+  if (!FdTable::Get().Traced(fd)) return call();
+  if (!Tracing()) {
+    const ssize_t r = call();
+    if (offset < 0 && r > 0) {
+      const int err = errno;
+      FdTable::Get().ForgetPosition(fd);  // moved where no hook records it
+      errno = err;
+    }
+    return r;
+  }
   HookScope scope;
   FileRef* file = FdTable::Get().Acquire(fd);
   const int64_t t0 = NowMicros();
@@ -64,10 +79,38 @@ ssize_t TraceData(const char* name, int fd, size_t count, int64_t offset, Call c
   const int err = errno;
   const int64_t t1 = NowMicros();
   if (offset < 0) {
-    const off_t pos = DLIO_REAL(lseek)(fd, 0, SEEK_CUR);
-    offset = pos < 0 ? -1 : static_cast<int64_t>(pos) - (r > 0 ? r : 0);
+    offset = file == nullptr ? -1 : MovePosition(file, r > 0 ? r : 0);
+    if (offset < 0) {
+      const off_t pos = DLIO_REAL(lseek)(fd, 0, SEEK_CUR);
+      offset = pos < 0 ? -1 : static_cast<int64_t>(pos) - (r > 0 ? r : 0);
+    }
   }
   RecordCall(name, "POSIX", t0, t1, file, offset, static_cast<int64_t>(count), ErrOr(r, err));
+  ReleaseFileRef(file);
+  errno = err;
+  return r;
+}
+
+// lseek: recorded like TraceFdCall (`offset` the requested one, ret the new position), and the
+// new position followed.
+template <typename Call>
+auto TraceLseek(const char* name, int fd, int64_t offset, Call call) -> decltype(call()) {
+  if (!FdTable::Get().Traced(fd)) return call();
+  if (!Tracing()) {
+    const auto r = call();
+    const int err = errno;
+    FdTable::Get().ForgetPosition(fd);  // moved where no hook records it
+    errno = err;
+    return r;
+  }
+  HookScope scope;
+  FileRef* file = FdTable::Get().Acquire(fd);
+  const int64_t t0 = NowMicros();
+  const auto r = call();
+  const int err = errno;
+  const int64_t t1 = NowMicros();
+  if (file != nullptr && r >= 0) MovePosition(file, 0, static_cast<int64_t>(r));
+  RecordCall(name, "POSIX", t0, t1, file, offset, -1, ErrOr(static_cast<int64_t>(r), err));
   ReleaseFileRef(file);
   errno = err;
   return r;

@@ -454,8 +454,9 @@ int main(int argc, char** argv) {
   profile->add_option("--data-dir", profile_options.data_dirs,
                       "trace only files under this prefix (repeatable; default: every file but "
                       ".py/.pyc/.so and /proc, /sys, /dev)");
-  profile->add_option("command", profile_options.command, "the program and its arguments, after --")
-      ->required();
+  profile->add_option("command", profile_options.command,
+                      "the program and its arguments, after --");
+  std::vector<std::string> profile_command = dlio_run::TakeProfileCommand(&argc, argv);
 
   dlio_run::AnalyzeOptions analyze_options;
   auto* analyze = dlio_run::AddAnalyzeCommand(&app, &analyze_options);
@@ -479,6 +480,7 @@ int main(int argc, char** argv) {
   if (merge->parsed()) return TraceMerge(merge_output, merge_inputs);
   if (compare->parsed()) return dlio_run::Compare(compare_options);
   if (profile->parsed()) {
+    if (!profile_command.empty()) profile_options.command = std::move(profile_command);
     auto code = dlio_run::Profile(profile_options);
     return code.ok() ? *code : Fail(code.status(), kExitRunError);
   }

@@ -51,6 +51,18 @@ dlio::Result<int> RunWithEnvironment(const std::vector<std::string>& command,
 
 }  // namespace
 
+std::vector<std::string> TakeProfileCommand(int* argc, char** argv) {
+  std::vector<std::string> command;
+  if (*argc < 2 || std::strcmp(argv[1], "profile") != 0) return command;
+  for (int i = 2; i < *argc; ++i) {
+    if (std::strcmp(argv[i], "--") != 0) continue;
+    for (int j = i + 1; j < *argc; ++j) command.emplace_back(argv[j]);
+    *argc = i;
+    break;
+  }
+  return command;
+}
+
 dlio::Result<std::string> FindPreloadLibrary() {
   if (const char* env = std::getenv("DLIO_PRELOAD_LIB"); env != nullptr && *env != '\0') {
     if (!fs::exists(env)) {

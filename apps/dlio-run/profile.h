@@ -16,6 +16,11 @@ struct ProfileOptions {
   std::string preload_lib;              // "" finds libdlio_preload.so beside dlio-run
 };
 
+// `dlio-run profile ... -- CMD ARGS...`: the words after the first "--" when argv[1] is
+// "profile", and *argc cut before that "--", so that the option parser never sees the program's
+// own arguments (it would take a `-c` or `--trace` among them as dlio-run's). Empty otherwise.
+std::vector<std::string> TakeProfileCommand(int* argc, char** argv);
+
 // Where libdlio_preload.so is: $DLIO_PRELOAD_LIB, else the build tree's or the install's copy
 // relative to this executable. NotFound names the places looked at.
 dlio::Result<std::string> FindPreloadLibrary();

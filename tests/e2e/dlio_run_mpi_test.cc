@@ -150,7 +150,7 @@ TEST_CASE("mpiexec -n 2: generation split, aggregated summary, per-rank files, m
     ids.insert(e["id"].get<int64_t>());
     if (e["ph"] == "M") process_names.insert(e["args"]["name"].get<std::string>());
   }
-  CHECK(pids == std::set<int64_t>{0, 1});
+  CHECK(pids == std::set<int64_t>{1, 2});  // rank + 1: no pid 0
   CHECK(ids.size() == all.size());
   CHECK(process_names == std::set<std::string>{"dlio rank 0", "dlio rank 1"});
 }
@@ -185,7 +185,7 @@ TEST_CASE("every sample is read exactly once per epoch with 1, 2, 3 and 4 ranks"
         ++reads[item];
       }
     }
-    for (int64_t epoch = 0; epoch < 2; ++epoch) {
+    for (int64_t epoch = 1; epoch <= 2; ++epoch) {  // trace epochs count from 1
       std::set<std::pair<std::string, int64_t>> seen;
       for (const auto& [item, n] : reads) {
         if (std::get<0>(item) != epoch) continue;

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -205,6 +206,36 @@ TEST_CASE("dlio-run --trace writes a DFTracer trace with every read's file, offs
   CHECK(read_bytes >= 12ull * 16384);
   CHECK(steps == 6);
   CHECK(epochs == 1);
+}
+
+TEST_CASE("dlio-run --trace counts epochs and steps from 1 in every event kind") {
+  TempDir dir;
+  auto r = Run(TinyArgs(dir) + " --trace --set train.epochs=2");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::set<int64_t>> epochs;  // event name -> args.epoch values
+  std::map<std::string, std::set<int64_t>> steps;   // event name -> args.step values
+  for (const json& e : LoadJson(dir / "out/trace-0.pfw")) {
+    if (e["ph"] == "X" && e["args"].contains("epoch")) {
+      epochs[e["name"]].insert(e["args"]["epoch"].get<int64_t>());
+    }
+    if (e["ph"] == "X" && e["args"].contains("step")) {
+      steps[e["name"]].insert(e["args"]["step"].get<int64_t>());
+    }
+  }
+  // 6 files x 2 samples, batch 2: steps 1..6 in every kind that has one.
+  for (const char* name : {"ai.dataloader.fetch", "ai.data.item", "ai.compute.step"}) {
+    INFO(name);
+    CHECK(steps[name] == std::set<int64_t>{1, 2, 3, 4, 5, 6});
+  }
+  for (const char* name :
+       {"ai.pipeline.epoch", "ai.dataloader.fetch", "ai.data.item", "ai.compute.step"}) {
+    CHECK(epochs.count(name) == 1);
+  }
+  for (const auto& [name, seen] : epochs) {
+    INFO(name);
+    CHECK(seen == std::set<int64_t>{1, 2});
+  }
 }
 
 TEST_CASE("dlio-run list and inspect") {

@@ -467,11 +467,11 @@ TEST_CASE("tracing records fetch, item and preprocess events") {
     if (name == "ai.dataloader.fetch") {
       ++fetch;
       CHECK(std::string(e.cat) == "ai");
-      CHECK(e.epoch == 3);
+      CHECK(e.epoch == 4);  // StartEpoch(3): the fourth epoch; traces count from 1
       steps.insert(e.step);
     } else if (name == "ai.data.item") {
       ++item;
-      CHECK(e.epoch == 3);
+      CHECK(e.epoch == 4);  // StartEpoch(3): the fourth epoch; traces count from 1
       CHECK_THAT(tracer->FileName(e.file_id), Catch::Contains("file_"));
       CHECK(e.ret >= 16);  // the sample's size
     } else if (name == "ai.data.preprocess") {
@@ -480,7 +480,7 @@ TEST_CASE("tracing records fetch, item and preprocess events") {
     }
   }
   CHECK(fetch == 3);
-  CHECK(steps == std::set<int64_t>{0, 1, 2});
+  CHECK(steps == std::set<int64_t>{1, 2, 3});  // batches 0, 1, 2: steps count from 1
   CHECK(item == 12);
   CHECK(preprocess == 12);
 }

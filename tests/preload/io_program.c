@@ -6,6 +6,9 @@
  *   io_program more DATA          vectored I/O, stat, mmap and stdio in DATA
  *   io_program closeall DATA      closes every descriptor (the tracer's too), then writes a file
  *   io_program exec DATA          reads, then execs itself (same pid) to read again
+ *   io_program execl DATA         the same through execl (variadic)
+ *   io_program position DATA      reads whose file position the tracer follows (lseek, preadv2
+ *                                 with offset -1, sendfile, O_APPEND), then close_range
  *   io_program vfork DATA         a vfork child closes a traced fd, fails to exec and _exits;
  *                                 the parent reads on
  *   io_program term DATA          reads, then dies of SIGTERM with a file still open
@@ -18,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -162,12 +166,43 @@ static int ReadAt(const char* data, off_t offset, size_t n) {
   return 0;
 }
 
-static int Exec(const char* self, const char* data) {
+static int Exec(const char* self, const char* data, int variadic) {
   int fd = open(Join(data, "in.bin"), O_RDONLY | O_CLOEXEC); /* left open: exec must flush */
   Check(fd >= 0 && pread(fd, buf, 11, 0) == 11, "pread before exec");
   char* args[] = {(char*)self, (char*)"after-exec", (char*)data, NULL};
-  execv(self, args);
+  if (variadic) {
+    execl(self, self, "after-exec", data, (char*)NULL);
+  } else {
+    execv(self, args);
+  }
   return 4;
+}
+
+static int Position(const char* data) {
+  Check(mkdir(Join(data, "sub"), 0755) == 0, "mkdir sub");
+  int fd = open(Join(data, "sub/.././/in.bin"), O_RDONLY); /* recorded as DATA/in.bin */
+  Check(fd >= 0 && read(fd, buf, 10) == 10, "read 10");
+  Check(lseek(fd, 50, SEEK_SET) == 50 && read(fd, buf, 10) == 10, "lseek, read");
+  struct iovec iov = {buf, 5};
+  Check(preadv2(fd, &iov, 1, -1, 0) == 5, "preadv2 at the position");
+  Check(preadv2(fd, &iov, 1, 7, 0) == 5, "preadv2 at 7");
+  Check(read(fd, buf, 5) == 5, "read 5");
+  int null_fd = open("/dev/null", O_WRONLY);
+  Check(null_fd >= 0 && sendfile(null_fd, fd, NULL, 30) == 30, "sendfile 30");
+  Check(read(fd, buf, 10) == 10 && close(fd) == 0 && close(null_fd) == 0, "read after sendfile");
+  int app = open(Join(data, "app.bin"), O_WRONLY | O_APPEND);
+  Check(app >= 0 && write(app, buf, 7) == 7 && write(app, buf, 3) == 3 && close(app) == 0,
+        "appends");
+  /* close_range forgets the descriptor: a pipe given its number is not in.bin. */
+  int again = open(Join(data, "in.bin"), O_RDONLY);
+  int p[2];
+  Check(again >= 0 && close_range(again, again, 0) == 0 && pipe(p) == 0 && p[0] == again,
+        "close_range, pipe");
+  Check(write(p[1], "abc", 3) == 3 && read(p[0], buf, 3) == 3, "pipe I/O");
+  /* DATA/../escaped.bin is outside DATA: not traced. */
+  int out = open(Join(data, "../escaped.bin"), O_WRONLY | O_CREAT, 0644);
+  Check(out >= 0 && write(out, buf, 4) == 4 && close(out) == 0, "escaped.bin");
+  return 0;
 }
 
 static int VforkExec(const char* data) {
@@ -200,7 +235,9 @@ int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "term") == 0) return Term(argv[2]);
   if (argc == 3 && strcmp(argv[1], "more") == 0) return More(argv[2]);
   if (argc == 3 && strcmp(argv[1], "vfork") == 0) return VforkExec(argv[2]);
-  if (argc == 3 && strcmp(argv[1], "exec") == 0) return Exec(argv[0], argv[2]);
+  if (argc == 3 && strcmp(argv[1], "exec") == 0) return Exec(argv[0], argv[2], 0);
+  if (argc == 3 && strcmp(argv[1], "execl") == 0) return Exec(argv[0], argv[2], 1);
+  if (argc == 3 && strcmp(argv[1], "position") == 0) return Position(argv[2]);
   if (argc == 3 && strcmp(argv[1], "after-exec") == 0) return ReadAt(argv[2], 22, 33);
   if (argc == 3 && strcmp(argv[1], "closeall") == 0) return CloseAll(argv[2]);
   fprintf(stderr, "usage: io_program basic DATA OTHER | fork DATA\n");

@@ -7,10 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "preload_test_util.h"
 #include "test_util.h"
 
 namespace {
 
+using dlio::preload_test::ArgOr;
+using dlio::preload_test::BytesCovered;
+using dlio::preload_test::ReadEvents;
+using dlio::preload_test::TraceFiles;
 using dlio::testing::RunCommand;
 using dlio::testing::TempDir;
 using nlohmann::json;
@@ -30,48 +35,6 @@ dlio::testing::CommandResult RunTraced(const std::string& out, const std::string
                                        const std::string& args) {
   return RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" + data_dirs +
                     "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' '" DLIO_PRELOAD_IO_PROGRAM "' " + args);
-}
-
-std::vector<std::string> TraceFiles(const std::string& dir) {
-  std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    files.push_back(entry.path().string());
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
-// The whole file must be one JSON array (closed by the footer); returns its complete events
-// in recording (id) order.
-std::vector<json> ReadEvents(const std::string& path) {
-  const std::string text = dlio::testing::ReadTextFile(path);
-  INFO(path << ":\n" << text);
-  json all;
-  REQUIRE_NOTHROW(all = json::parse(text));
-  REQUIRE(all.is_array());
-  std::vector<json> events;
-  bool process_named = false;
-  for (const json& e : all) {
-    REQUIRE(e.at("pid").get<int64_t>() > 0);
-    if (e.at("ph") == "M") {
-      if (e.at("name") == "process_name") process_named = true;
-      continue;
-    }
-    REQUIRE(e.at("ph") == "X");
-    REQUIRE(e.at("tid").get<int64_t>() > 0);
-    REQUIRE(e.at("ts").get<int64_t>() > 0);
-    REQUIRE(e.at("dur").get<int64_t>() >= 0);
-    events.push_back(e);
-  }
-  CHECK(process_named);
-  std::sort(events.begin(), events.end(),
-            [](const json& a, const json& b) { return a.at("id") < b.at("id"); });
-  return events;
-}
-
-int64_t ArgOr(const json& e, const char* key) {
-  const json& args = e.at("args");
-  return args.contains(key) ? args.at(key).get<int64_t>() : -1;
 }
 
 void CheckEvents(const std::vector<json>& events, const std::vector<Expected>& expected) {
@@ -253,7 +216,9 @@ TEST_CASE("preload keeps the events before exec and traces the new image into a 
   const std::string in = data + "/in.bin";
   dlio::testing::WriteTextFile(in, std::string(100, 'y'));
 
-  const auto result = RunTraced(out, data, "exec '" + data + "'");
+  const std::string mode = GENERATE("exec", "execl");
+  INFO(mode);
+  const auto result = RunTraced(out, data, mode + " '" + data + "'");
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
   const auto files = TraceFiles(out);
@@ -273,24 +238,40 @@ TEST_CASE("preload keeps the events before exec and traces the new image into a 
                                   });
 }
 
-// The union of [offset, offset + ret) of the data events on `fname` across `events`.
-uint64_t BytesCovered(const std::vector<json>& events, const std::string& fname) {
-  std::vector<std::pair<int64_t, int64_t>> spans;
-  for (const json& e : events) {
-    const int64_t ret = ArgOr(e, "ret");
-    if (e.at("args").at("fname") == fname && ArgOr(e, "count") >= 0 && ret > 0) {
-      spans.emplace_back(ArgOr(e, "offset"), ArgOr(e, "offset") + ret);
-    }
-  }
-  std::sort(spans.begin(), spans.end());
-  uint64_t covered = 0;
-  int64_t end = 0;
-  for (auto [b, e] : spans) {
-    if (e <= end) continue;
-    covered += static_cast<uint64_t>(e - std::max(b, end));
-    end = e;
-  }
-  return covered;
+TEST_CASE("preload follows the file position without asking the kernel, except where it must") {
+  // (Also: paths with ".", ".." and "//" are resolved before they are filtered and recorded.)
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const std::string data = tmp / "data";
+  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+  const std::string in = data + "/in.bin";
+  const std::string app = data + "/app.bin";
+  dlio::testing::WriteTextFile(in, std::string(4096, 'y'));
+  dlio::testing::WriteTextFile(app, std::string(20, 'a'));
+
+  const auto result = RunTraced(out, data, "position '" + data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  CheckEvents(ReadEvents(files[0]), {
+                                        {"open", in, -1, -1, kAnyFd},
+                                        {"read", in, 0, 10, 10},
+                                        {"lseek", in, 50, -1, 50},
+                                        {"read", in, 50, 10, 10},
+                                        {"preadv2", in, 60, 5, 5},  // offset -1: the position
+                                        {"preadv2", in, 7, 5, 5},
+                                        {"read", in, 65, 5, 5},
+                                        {"read", in, 100, 10, 10},  // sendfile moved it by 30
+                                        {"close", in, -1, -1, 0},
+                                        {"open", app, -1, -1, kAnyFd},
+                                        {"write", app, 20, 7, 7},  // O_APPEND: at the end
+                                        {"write", app, 27, 3, 3},
+                                        {"close", app, -1, -1, 0},
+                                        {"open", in, -1, -1, kAnyFd},
+                                        // close_range: the pipe on its number is not traced;
+                                        // DATA/../escaped.bin is outside DATA
+                                    });
 }
 
 TEST_CASE("preload traces every data read of numpy in multiprocessing workers ending in _exit") {

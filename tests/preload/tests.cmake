@@ -8,3 +8,17 @@ add_dependencies(preload_test dlio_preload preload_io_program dlio-run)
 target_compile_definitions(preload_test PRIVATE
   DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>"
   DLIO_PRELOAD_IO_PROGRAM="$<TARGET_FILE:preload_io_program>")
+# Real training programs under `dlio-run profile`: a PyTorch DataLoader (skipped, exit 77, when
+# python3-torch is missing) and dlio-run itself.
+dlio_add_test(preload_programs_test LIBS dlio_core nlohmann_json::nlohmann_json
+  SOURCES preload/preload_programs_test.cc PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+add_dependencies(preload_programs_test dlio_preload dlio-run)
+if(DLIO_WITH_MPI)
+  # dlio-run profile under mpiexec (the test itself is serial and starts the launcher).
+  dlio_add_test(preload_mpi_test LIBS dlio_core nlohmann_json::nlohmann_json
+    SOURCES preload/preload_mpi_test.cc PROPERTIES TIMEOUT 120 PROCESSORS 2 LABELS mpi)
+  add_dependencies(preload_mpi_test dlio_preload preload_io_program dlio-run)
+  target_compile_definitions(preload_mpi_test PRIVATE
+    DLIO_MPIEXEC="${DLIO_MPIEXEC_LINE}"
+    DLIO_PRELOAD_IO_PROGRAM="$<TARGET_FILE:preload_io_program>")
+endif()

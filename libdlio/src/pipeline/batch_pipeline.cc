@@ -230,8 +230,8 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
     event.cat = "ai";
     event.start_us = wall_start;
     event.dur_us = clock_->WallMicros() - wall_start;
-    event.epoch = static_cast<int64_t>(slot->epoch);
-    event.step = k;
+    event.epoch = TraceEpoch(slot->epoch);
+    event.step = TraceStep(k);
     event.index = k;
     event.ret = static_cast<int64_t>(slot->bytes);
     tracer_->Record(event);

@@ -24,6 +24,11 @@ constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
 constexpr int32_t kFileIdUnknown = std::numeric_limits<int32_t>::min();
 constexpr uint64_t kMaxThreads = 1024;
 
+// StartEpoch's epochs and the batch numbers k count from 0 (they seed the sampler and index the
+// ring); trace events count epochs and steps from 1, as DLIO's and the runner's own events do.
+inline int64_t TraceEpoch(uint64_t epoch) { return static_cast<int64_t>(epoch) + 1; }
+inline int64_t TraceStep(int64_t k) { return k + 1; }
+
 enum class SlotState { kIdle, kFilling, kPreprocessing, kReady, kLeased };
 
 // A pooled batch plus the bookkeeping of the batch it is filled with. Slot k % ring holds batch k.

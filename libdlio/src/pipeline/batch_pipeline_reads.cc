@@ -129,8 +129,8 @@ void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distributio
     event.dur_us = (end - start) / 1000;
     event.file_id = FileId(ref.file);
     event.ret = status.ok() ? static_cast<int64_t>(slot->samples[j].size) : -1;
-    event.epoch = static_cast<int64_t>(epoch_);
-    event.step = k;
+    event.epoch = TraceEpoch(epoch_);
+    event.step = TraceStep(k);
     event.index = static_cast<int64_t>(ref.index);
     tracer_->Record(event);
   }
@@ -244,8 +244,8 @@ Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
     event.cat = "ai";
     event.start_us = wall_start;
     event.dur_us = clock_->WallMicros() - wall_start;
-    event.epoch = static_cast<int64_t>(slot->epoch);
-    event.step = slot->index;
+    event.epoch = TraceEpoch(slot->epoch);
+    event.step = TraceStep(slot->index);
     event.index = static_cast<int64_t>(slot->samples[j].ref.index);
     tracer_->Record(event);
   }
@@ -270,7 +270,7 @@ Status BatchPipeline::LoadMissing(const std::vector<SampleRef>& plan) {
       event.dur_us = end_us - start_us;
       event.file_id = FileId(ref.file);
       event.ret = ret;
-      event.epoch = static_cast<int64_t>(epoch_);
+      event.epoch = TraceEpoch(epoch_);
       event.index = static_cast<int64_t>(ref.index);
       tracer_->Record(event);
     };

@@ -48,7 +48,7 @@ std::string Trim(const std::string& s) {
   return s.substr(b, e - b);
 }
 
-int64_t PidFor(const std::string& path, size_t index) {
+int64_t RankFor(const std::string& path, size_t index) {
   static const std::regex kRankName(R"((?:^|/)trace-(\d+)\.pfw(?:\.gz)?$)");
   std::smatch m;
   if (std::regex_search(path, m, kRankName)) {
@@ -58,6 +58,49 @@ int64_t PidFor(const std::string& path, size_t index) {
     }
   }
   return static_cast<int64_t>(index);
+}
+
+// The pid libdlio_preload.so wrote into `path`: its traces open with a process_name metadata
+// event carrying the traced process's OS pid (dlio's own tracer names its process last). 0 when
+// the file is not such a trace (or cannot be read: the merge reports that).
+int64_t PreloadPid(const std::string& path) {
+  GzFile in(gzopen(path.c_str(), "rb"));
+  if (!in) return 0;
+  std::string line;
+  bool error = false;
+  while (ReadLine(in.get(), &line, &error)) {
+    std::string t = Trim(line);
+    if (t.empty() || t == "[") continue;
+    if (t.back() == ',') t.pop_back();
+    const json event = json::parse(t, nullptr, /*allow_exceptions=*/false);
+    if (!event.is_object() || event.value("ph", std::string()) != "M" ||
+        event.value("name", std::string()) != "process_name") {
+      return 0;
+    }
+    const auto pid = event.find("pid");
+    return pid != event.end() && pid->is_number_integer() && pid->get<int64_t>() > 0
+               ? pid->get<int64_t>()
+               : 0;
+  }
+  return 0;
+}
+
+// Each input's pid in the merged trace, never 0 (Perfetto's advice): a libdlio_preload.so trace
+// keeps the OS pid written inside it, whatever the file is called (trace-<pid>-1.pfw after an
+// exec); any other input is dlio rank R (from "trace-<R>.pfw", else its position) and gets
+// pid R + 1, its process still named "dlio rank R".
+struct InputPid {
+  int64_t pid = 0;
+  int64_t rank = -1;  // -1: a preload trace, whose own process_name is kept
+};
+
+InputPid PidFor(const std::string& path, size_t index) {
+  InputPid p;
+  p.pid = PreloadPid(path);
+  if (p.pid > 0) return p;
+  p.rank = RankFor(path, index);
+  p.pid = p.rank + 1;
+  return p;
 }
 
 // Where merged lines go: a plain file or a gzip stream.
@@ -109,28 +152,35 @@ class Output {
 };
 
 Status MergeInto(const std::vector<std::string>& inputs, Output* out, TraceMergeReport* report) {
-  std::set<int64_t> seen;
+  std::vector<InputPid> given;
+  std::set<int64_t> seen_rank_pids, seen_preload_pids;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const int64_t pid = PidFor(inputs[i], i);
-    if (!seen.insert(pid).second) {
-      return Status::InvalidArgument("trace merge: two inputs get pid ", pid, " (the second is ",
+    const InputPid p = PidFor(inputs[i], i);
+    // Several preload traces of one pid are one process before and after an exec; a rank is
+    // one file.
+    auto& mine = p.rank >= 0 ? seen_rank_pids : seen_preload_pids;
+    const auto& other = p.rank >= 0 ? seen_preload_pids : seen_rank_pids;
+    if ((p.rank >= 0 && mine.count(p.pid) != 0) || other.count(p.pid) != 0) {
+      return Status::InvalidArgument("trace merge: two inputs get pid ", p.pid, " (the second is ",
                                      inputs[i],
                                      "); name them trace-<rank>.pfw or pass each rank once");
     }
-    report->pids.push_back(pid);
+    mine.insert(p.pid);
+    given.push_back(p);
+    report->pids.push_back(p.pid);
   }
   DLIO_RETURN_NOT_OK(out->Write("[\n"));
   bool first = true;
-  bool named_process = false;
+  std::set<int64_t> named;  // pids whose process_name is written
   int64_t next_id = 1;
   std::string line, pending;
   uint64_t pending_line_no = 0;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const std::string& path = inputs[i];
-    const int64_t pid = report->pids[i];
+    const int64_t pid = given[i].pid;
+    const int64_t rank = given[i].rank;
     GzFile in(gzopen(path.c_str(), "rb"));
     if (!in) return Status::FromErrno(errno, "open trace " + path);
-    named_process = false;
     // A line is parsed once the next one is known, so that only the last line may be truncated.
     pending.clear();
     bool have_pending = false;
@@ -150,9 +200,8 @@ Status MergeInto(const std::vector<std::string>& inputs, Output* out, TraceMerge
       event["pid"] = pid;
       if (event.value("ph", std::string()) == "M" &&
           event.value("name", std::string()) == "process_name") {
-        if (named_process) return Status::OK();
-        named_process = true;
-        event["args"]["name"] = "dlio rank " + std::to_string(pid);
+        if (!named.insert(pid).second) return Status::OK();
+        if (rank >= 0) event["args"]["name"] = "dlio rank " + std::to_string(rank);
       }
       event["id"] = next_id++;
       DLIO_RETURN_NOT_OK(out->Write((first ? "" : ",\n") + event.dump()));
