@@ -154,7 +154,8 @@ TEST_CASE("profile passes every word after -- to the program, even dlio-run's ow
                  "' -c 'import sys; print(sys.argv[1:])' --trace -c x -- --set");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  CHECK(LastLine(run.output) == "['--trace', '-c', 'x', '--', '--set']");
+  // (Then a warning: the program touched no traced file, so there is nothing to analyze.)
+  CHECK_THAT(run.output, Catch::Contains("['--trace', '-c', 'x', '--', '--set']\n"));
 }
 
 }  // namespace

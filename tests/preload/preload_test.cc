@@ -389,7 +389,7 @@ TEST_CASE("dlio-run profile runs a program under the interposer and passes its e
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
   // One trace, then its analysis and report (apps/dlio-run/analyze.cc) and nothing else.
-  const auto files = TraceFiles(out);
+  const auto files = dlio::preload_test::DirectoryFiles(out);
   REQUIRE(files.size() == 4);
   CHECK(files[0] == out + "/analysis.json");
   CHECK(files[1] == out + "/analysis.txt");

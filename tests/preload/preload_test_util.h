@@ -17,13 +17,22 @@ namespace dlio::preload_test {
 using nlohmann::json;
 
 // The files in `dir`, sorted.
-inline std::vector<std::string> TraceFiles(const std::string& dir) {
+inline std::vector<std::string> DirectoryFiles(const std::string& dir) {
   std::vector<std::string> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     files.push_back(entry.path().string());
   }
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// The traces in `dir` (trace-*.pfw; `dlio-run profile` also leaves its analysis and report).
+inline std::vector<std::string> TraceFiles(const std::string& dir) {
+  std::vector<std::string> traces;
+  for (const auto& f : DirectoryFiles(dir)) {
+    if (std::filesystem::path(f).filename().string().rfind("trace-", 0) == 0) traces.push_back(f);
+  }
+  return traces;
 }
 
 // The whole file must be one JSON array (closed by the footer) naming its process; returns its
