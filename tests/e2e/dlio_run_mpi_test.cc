@@ -144,15 +144,18 @@ TEST_CASE("mpiexec -n 2: generation split, aggregated summary, per-rank files, m
   json all = LoadJson(dir / "out/merged.pfw");  // one valid JSON array
   REQUIRE(all.is_array());
   std::set<int64_t> pids, ids;
-  std::set<std::string> process_names;
+  std::set<std::string> process_names, thread_names;
   for (const json& e : all) {
     pids.insert(e["pid"].get<int64_t>());
     ids.insert(e["id"].get<int64_t>());
-    if (e["ph"] == "M") process_names.insert(e["args"]["name"].get<std::string>());
+    if (e["name"] == "process_name") process_names.insert(e["args"]["name"].get<std::string>());
+    if (e["name"] == "thread_name") thread_names.insert(e["args"]["name"].get<std::string>());
   }
   CHECK(pids == std::set<int64_t>{1, 2});  // rank + 1: no pid 0
   CHECK(ids.size() == all.size());
   CHECK(process_names == std::set<std::string>{"dlio rank 0", "dlio rank 1"});
+  CHECK(thread_names.count("dlio-run") == 1);  // the main thread of each rank
+  CHECK(thread_names.count("dlio-reader-0") == 1);
 }
 
 TEST_CASE("every sample is read exactly once per epoch with 1, 2, 3 and 4 ranks") {

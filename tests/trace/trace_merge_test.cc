@@ -16,7 +16,8 @@ using nlohmann::json;
 void WriteRankTrace(const std::string& path, int rank, int events) {
   TraceFileOptions o;
   o.path = path;
-  o.pid = rank;
+  o.pid = rank + 1;  // as dlio-run writes it
+  o.process_name = "dlio rank " + std::to_string(rank);
   auto tracer = MakeTraceFileTracer(o);
   REQUIRE(tracer.ok());
   const int32_t f = (*tracer)->InternFile("/data/file_" + std::to_string(rank) + ".npz");
@@ -41,10 +42,10 @@ TEST_CASE("trace merge: ranks become processes, ids stay unique, gzip is read an
   auto merged = MergeTraceFiles({dir / "trace-0.pfw", dir / "trace-3.pfw.gz"}, dir / "all.pfw");
   REQUIRE(merged.ok());
   CHECK(merged->pids == std::vector<int64_t>{1, 4});  // rank + 1: no pid 0
-  CHECK(merged->events == 3 + 2 + 2);                 // plus one process_name per rank
+  CHECK(merged->events == 3 + 2 + 2 + 2);  // plus one process_name and thread_name per rank
   CHECK(merged->truncated_lines == 0);
   const json all = json::parse(testing::ReadTextFile(dir / "all.pfw"));
-  REQUIRE(all.size() == 7);
+  REQUIRE(all.size() == 9);
   std::set<int64_t> ids;
   std::multiset<int64_t> pids;
   for (const json& e : all) {
@@ -57,10 +58,10 @@ TEST_CASE("trace merge: ranks become processes, ids stay unique, gzip is read an
       CHECK(e["args"]["name"] == "dlio rank " + std::to_string(e["pid"].get<int>() - 1));
     }
   }
-  CHECK(ids.size() == 7);
+  CHECK(ids.size() == 9);
   CHECK(pids.count(0) == 0);
-  CHECK(pids.count(1) == 4);
-  CHECK(pids.count(4) == 3);
+  CHECK(pids.count(1) == 5);
+  CHECK(pids.count(4) == 4);
 
   // Gzip output holds the same events; names that carry no rank get their position.
   REQUIRE(MergeTraceFiles({dir / "all.pfw"}, dir / "again.pfw.gz").ok());

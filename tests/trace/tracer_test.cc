@@ -107,6 +107,8 @@ TEST_CASE("trace file: 4 threads, every line parses back, whole file is a JSON a
   std::vector<std::thread> threads;
   for (int k = 0; k < kThreads; ++k) {
     threads.emplace_back([&t, k, fid] {
+      const std::string name = "tracer-test-" + std::to_string(k);
+      pthread_setname_np(pthread_self(), name.c_str());
       for (int i = 0; i < kPerThread; ++i) t.Record(ReadEvent(fid, k * kPerThread + i));
       TraceEvent step;
       step.name = "ai.compute.step";
@@ -128,11 +130,18 @@ TEST_CASE("trace file: 4 threads, every line parses back, whole file is a JSON a
   std::map<int64_t, int> tids;
   std::set<int64_t> ids, offsets;
   int steps = 0, meta = 0;
+  std::map<int64_t, std::string> thread_names;
   for (size_t i = 1; i + 1 < lines.size(); ++i) {
     json j = ParseLine(lines[i]);
     CHECK(j["pid"] == 3);
     if (j["ph"] == "M") {
-      ++meta;
+      if (j["name"] == "thread_name") {
+        CHECK(thread_names.emplace(j["tid"], j["args"]["name"]).second);  // once per thread
+      } else {
+        CHECK(j["name"] == "process_name");
+        CHECK(j["args"]["name"] == "dlio pid 3");
+        ++meta;
+      }
       continue;
     }
     REQUIRE(j["ph"] == "X");
@@ -159,6 +168,11 @@ TEST_CASE("trace file: 4 threads, every line parses back, whole file is a JSON a
   }
   CHECK(steps == kThreads);
   CHECK(meta == 1);
+  REQUIRE(thread_names.size() == kThreads);  // each thread named, by its own name
+  for (const auto& [tid, name] : thread_names) {
+    CHECK(tids.count(tid) == 1);
+    CHECK(name.rfind("tracer-test-", 0) == 0);
+  }
   CHECK(offsets.size() == kThreads * kPerThread);
   CHECK(ids.size() == kThreads * kPerThread + kThreads);
   REQUIRE(tids.size() == kThreads);
@@ -166,16 +180,16 @@ TEST_CASE("trace file: 4 threads, every line parses back, whole file is a JSON a
 
   json whole = json::parse(text);
   REQUIRE(whole.is_array());
-  CHECK(whole.size() == kThreads * kPerThread + kThreads + 1);
+  CHECK(whole.size() == kThreads * kPerThread + 2 * kThreads + 1);
 
   // Recording after a Flush overwrites the footer; the file stays valid.
   t.Record(ReadEvent(fid, 99999));
   REQUIRE(t.Flush().ok());
   whole = json::parse(testing::ReadTextFile(o.path));
-  CHECK(whole.size() == kThreads * kPerThread + kThreads + 2);
+  CHECK(whole.size() == kThreads * kPerThread + 2 * kThreads + 3);  // + main's name
   tr->reset();  // destructor closes; still valid
   whole = json::parse(testing::ReadTextFile(o.path));
-  CHECK(whole.size() == kThreads * kPerThread + kThreads + 2);
+  CHECK(whole.size() == kThreads * kPerThread + 2 * kThreads + 3);
 }
 
 TEST_CASE("trace file: .gz output decompresses to the same lines") {
@@ -199,8 +213,8 @@ TEST_CASE("trace file: .gz output decompresses to the same lines") {
     texts[k] = k == 0 ? testing::ReadTextFile(paths[k]) : Gunzip(paths[k]);
   }
   CHECK(texts[0] == texts[1]);
-  CHECK(Lines(texts[1]).size() == 1000 + 3);
-  CHECK(json::parse(texts[1]).size() == 1001);
+  CHECK(Lines(texts[1]).size() == 1000 + 4);  // [, thread name, events, process name, ]
+  CHECK(json::parse(texts[1]).size() == 1000 + 2);
   CHECK(testing::ReadTextFile(paths[1]).substr(0, 2) == "\x1f\x8b");  // really gzip
 }
 
@@ -232,8 +246,9 @@ TEST_CASE("trace file: two tracers on the same threads keep their events apart")
       if (i % 3 == 0) (*b)->Record(ReadEvent(-1, i));
     }
   }
-  CHECK(json::parse(testing::ReadTextFile(o1.path)).size() == 31);
-  CHECK(json::parse(testing::ReadTextFile(o2.path)).size() == 11);
+  // Events, the thread's name and the process's name.
+  CHECK(json::parse(testing::ReadTextFile(o1.path)).size() == 32);
+  CHECK(json::parse(testing::ReadTextFile(o2.path)).size() == 12);
 }
 
 }  // namespace

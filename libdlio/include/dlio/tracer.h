@@ -67,7 +67,8 @@ class MemoryTracer : public Tracer {
 
 struct TraceFileOptions {
   std::string path;                // e.g. "<output>/trace-0.pfw"; ".gz" suffix writes gzip
-  int32_t pid = 0;                 // written as "pid" (we use the MPI rank)
+  int32_t pid = 1;                 // written as "pid" (dlio-run: rank + 1; a viewer wants no 0)
+  std::string process_name;        // its process_name metadata ("" -> "dlio pid <pid>")
   size_t buffer_events = 1 << 14;  // events per thread buffer before a flush to the file
 };
 

@@ -6,5 +6,6 @@ list(APPEND DLIO_SOURCES
   src/core/file_kind.cc
   src/core/host_memory.cc
   src/core/owner_stamp.cc
+  src/core/thread_name.cc
   src/core/utf8.cc
 )

@@ -6,6 +6,7 @@
 #include <cassert>
 #include <utility>
 
+#include "core/thread_name.h"
 #include "pipeline/batch_pipeline_impl.h"
 
 namespace dlio {
@@ -76,10 +77,16 @@ BatchPipeline::~BatchPipeline() {
 
 void BatchPipeline::StartThreads() {
   for (size_t r = 0; r < reader_dists_.size(); ++r) {
-    threads_.emplace_back([this, r] { ReaderLoop(r); });
+    threads_.emplace_back([this, r] {
+      NameThisThread("dlio-reader", r);
+      ReaderLoop(r);
+    });
   }
   for (size_t w = 0; w < worker_dists_.size(); ++w) {
-    threads_.emplace_back([this, w] { WorkerLoop(w); });
+    threads_.emplace_back([this, w] {
+      NameThisThread("dlio-worker", w);
+      WorkerLoop(w);
+    });
   }
 }
 

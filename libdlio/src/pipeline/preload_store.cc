@@ -5,6 +5,8 @@
 #include <string>
 #include <thread>
 
+#include "core/thread_name.h"
+
 namespace dlio::pipeline_internal {
 namespace {
 
@@ -66,7 +68,12 @@ Status PreloadStore::Load(DataSource* source, uint64_t threads, const std::atomi
     load();
   } else {
     std::vector<std::thread> loaders;
-    for (size_t t = 0; t < n; ++t) loaders.emplace_back(load);
+    for (size_t t = 0; t < n; ++t) {
+      loaders.emplace_back([&load, t] {
+        NameThisThread("dlio-loader", t);
+        load();
+      });
+    }
     for (auto& t : loaders) t.join();
   }
   pending_.clear();

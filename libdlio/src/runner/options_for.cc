@@ -96,7 +96,8 @@ Result<std::unique_ptr<Tracer>> MakeTracerFor(const WorkloadConfig& config, int 
   TraceFileOptions to;
   to.path = config.output.folder + "/trace-" + std::to_string(rank) + ".pfw" +
             (config.output.trace_gzip ? ".gz" : "");
-  to.pid = rank;
+  to.pid = rank + 1;  // never 0 (Perfetto's advice); trace-merge gives rank R the same pid
+  to.process_name = "dlio rank " + std::to_string(rank);
   return MakeTraceFileTracer(to);
 }
 

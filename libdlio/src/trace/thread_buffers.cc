@@ -1,5 +1,6 @@
 #include "trace/thread_buffers.h"
 
+#include <pthread.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,6 +29,14 @@ int32_t CurrentTid() {
   return tid;
 }
 
+std::string CurrentThreadName() {
+  char name[64] = {};
+  if (pthread_getname_np(pthread_self(), name, sizeof(name)) != 0 || name[0] == '\0') {
+    return "thread " + std::to_string(CurrentTid());
+  }
+  return name;
+}
+
 ThreadBuffers::ThreadBuffers(size_t reserve)
     : instance_id_(next_instance_id.fetch_add(1, std::memory_order_relaxed)), reserve_(reserve) {}
 
@@ -52,6 +61,7 @@ ThreadBuffer* ThreadBuffers::Register() {
       auto buffer = std::make_unique<ThreadBuffer>();
       buffer->events.reserve(reserve_);
       buffer->tid = tid;
+      buffer->name = CurrentThreadName();
       raw = buffer.get();
       buffers_.push_back(std::move(buffer));
     }

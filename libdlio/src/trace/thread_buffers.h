@@ -19,6 +19,8 @@ namespace dlio::trace_internal {
 
 // The calling thread's kernel thread id (gettid), cached per thread.
 int32_t CurrentTid();
+// The calling thread's name (pthread_getname_np; "thread <tid>" when it has none).
+std::string CurrentThreadName();
 
 // One thread's events. Only its owner thread appends, so `mu` is uncontended on the hot path;
 // it exists so Flush()/Events() from another thread can drain the buffer safely.
@@ -27,6 +29,8 @@ struct ThreadBuffer {
   std::vector<TraceEvent> events;
   std::string scratch;  // formatting space reused by the owner (file tracer)
   int32_t tid = 0;
+  std::string name;    // the thread's name (pthread_getname_np) when it registered
+  bool named = false;  // its thread_name metadata event is written (file tracer)
 };
 
 // The set of per-thread buffers of one tracer instance. A thread registers its buffer under

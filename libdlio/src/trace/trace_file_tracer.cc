@@ -146,8 +146,10 @@ class TraceFileTracer final : public Tracer {
       : options_(options), buffers_(options.buffer_events), sink_(std::move(sink)) {
     footer_ = "{\"id\":0,\"name\":\"process_name\",\"cat\":\"dlio\",\"pid\":";
     AppendInt(&footer_, options_.pid);
-    footer_ += ",\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"dlio rank ";
-    AppendInt(&footer_, options_.pid);
+    footer_ += ",\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"";
+    AppendEscaped(&footer_, options_.process_name.empty()
+                                ? "dlio pid " + std::to_string(options_.pid)
+                                : options_.process_name);
     footer_ += "\"}}\n]\n";
     std::lock_guard<std::mutex> lock(file_mu_);
     KeepFirstError(sink_->Write("[\n"));
@@ -189,9 +191,13 @@ class TraceFileTracer final : public Tracer {
   void WriteOut(trace_internal::ThreadBuffer& b) {
     if (b.events.empty()) return;
     int64_t id =
-        next_id_.fetch_add(static_cast<int64_t>(b.events.size()), std::memory_order_relaxed);
+        next_id_.fetch_add(static_cast<int64_t>(b.events.size() + 1), std::memory_order_relaxed);
     std::string& out = b.scratch;
     out.clear();
+    if (!b.named) {
+      FormatThreadName(b, id++, &out);
+      b.named = true;
+    }
     // Consecutive events usually name the same file: look its name up once per run.
     int32_t cached_id = -1;
     std::string_view cached_name;
@@ -215,6 +221,19 @@ class TraceFileTracer final : public Tracer {
     if (data.empty()) return;
     std::lock_guard<std::mutex> lock(file_mu_);
     if (status_.ok()) KeepFirstError(sink_->Write(data));
+  }
+
+  // The metadata event naming b's thread in a viewer.
+  void FormatThreadName(const trace_internal::ThreadBuffer& b, int64_t id, std::string* out) const {
+    out->append("{\"id\":");
+    AppendInt(out, id);
+    out->append(",\"name\":\"thread_name\",\"cat\":\"dlio\",\"pid\":");
+    AppendInt(out, options_.pid);
+    out->append(",\"tid\":");
+    AppendInt(out, b.tid);
+    out->append(",\"ph\":\"M\",\"args\":{\"name\":\"");
+    AppendEscaped(out, b.name);
+    out->append("\"}},\n");
   }
 
   void FormatEvent(const TraceEvent& e, int64_t id, std::string_view fname,
