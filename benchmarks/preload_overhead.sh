@@ -5,7 +5,7 @@
 # benchmark the time per call of both (the fastest repetition, which other load on the machine
 # disturbs least, and the median), the nanoseconds added per call and the overhead in percent.
 #
-#   benchmarks/preload_overhead.sh [BUILD_DIR] [ROUNDS]
+#   benchmarks/preload_overhead.sh [BUILD_DIR] [ROUNDS]   (12 rounds or more for a figure)
 #
 # BUILD_DIR (default: build) must hold a Release build configured with -DDLIO_BUILD_BENCHMARKS=ON.
 # Targets: < 3 % at 1 MiB, < 1000 ns added per call at 4 KiB.
