@@ -24,6 +24,21 @@ namespace dlio {
 // Unknown content fails with InvalidArgument naming the file.
 Result<ImportStats> ImportTrace(const std::string& path, ProfileTrace* trace);
 
+// Which application events (kind kOther) are compute: "compute" in the name or the category, in
+// any case (dlio's ai.compute.step, DFTracer's category "compute" with names forward/backward,
+// DLIO-benchmark's "TorchFramework.compute"). The answer is remembered per string id.
+class ComputeClassifier {
+ public:
+  explicit ComputeClassifier(const ProfileTrace& trace) : trace_(trace) {}
+  // Whether event i is an application event that is compute.
+  bool IsCompute(size_t i);
+
+ private:
+  bool Names(int32_t string_id);
+  const ProfileTrace& trace_;
+  std::vector<int8_t> known_;  // by string id: -1 unknown, 0 no, 1 yes
+};
+
 struct AnalysisOptions {
   // Width of a timeline bucket in microseconds; 0 chooses one giving ~100 buckets.
   int64_t timeline_bucket_us = 0;

@@ -11,6 +11,25 @@ namespace dlio {
 
 using profile::Interval;
 
+bool ComputeClassifier::Names(int32_t id) {
+  static constexpr std::string_view kWord = "compute";
+  if (id < 0) return false;
+  if (id >= static_cast<int32_t>(known_.size())) known_.resize(static_cast<size_t>(id) + 1, -1);
+  int8_t& known = known_[static_cast<size_t>(id)];
+  if (known < 0) {
+    const std::string& s = trace_.String(id);
+    auto lower_eq = [](char a, char b) {
+      return std::tolower(static_cast<unsigned char>(a)) == static_cast<unsigned char>(b);
+    };
+    known = std::search(s.begin(), s.end(), kWord.begin(), kWord.end(), lower_eq) != s.end();
+  }
+  return known == 1;
+}
+
+bool ComputeClassifier::IsCompute(size_t i) {
+  return trace_.kind[i] == OpKind::kOther && (Names(trace_.name[i]) || Names(trace_.category[i]));
+}
+
 std::string_view AccessPatternName(AccessPattern p) {
   switch (p) {
     case AccessPattern::kNone:
@@ -30,32 +49,6 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 
 double Seconds(int64_t us) { return static_cast<double>(us) / 1e6; }
-
-// An application event is compute when its name or category contains "compute" (any case):
-// dlio's ai.compute.step / ai.compute.eval (category "ai"), DFTracer's AI annotations (category
-// "compute", names "forward", "backward", "step"), DLIO-benchmark's "compute" or
-// "TorchFramework.compute", ...
-bool ContainsCompute(std::string_view name) {
-  static constexpr std::string_view kWord = "compute";
-  if (name.size() < kWord.size()) return false;
-  for (size_t i = 0; i + kWord.size() <= name.size(); ++i) {
-    size_t j = 0;
-    while (j < kWord.size() && std::tolower(static_cast<unsigned char>(name[i + j])) == kWord[j]) {
-      ++j;
-    }
-    if (j == kWord.size()) return true;
-  }
-  return false;
-}
-
-// ContainsCompute of string `id`, remembered in `cache`.
-bool IsCompute(const ProfileTrace& t, int32_t id, std::vector<int8_t>* cache) {
-  if (id < 0) return false;
-  if (id >= static_cast<int32_t>(cache->size())) cache->resize(static_cast<size_t>(id) + 1, -1);
-  int8_t& known = (*cache)[static_cast<size_t>(id)];
-  if (known < 0) known = ContainsCompute(t.String(id)) ? 1 : 0;
-  return known == 1;
-}
 
 struct ProcessState {
   ProcessAnalysis out;
@@ -99,7 +92,7 @@ profile::EventFilter MakeFilter(const ProfileTrace& t) {
 
 // The pass over every event.
 void Collect(const ProfileTrace& t, const profile::EventFilter& filter, TraceAnalysis* a, Pass* p) {
-  std::vector<int8_t> compute_string;  // by string id: -1 unknown, 0 no, 1 yes
+  ComputeClassifier compute(t);
   std::unordered_set<int64_t> threads;
   ProcessState* proc = nullptr;
   int32_t proc_pid = 0;
@@ -124,8 +117,7 @@ void Collect(const ProfileTrace& t, const profile::EventFilter& filter, TraceAna
     const OpKind k = t.kind[i];
     if (k == OpKind::kOther) {
       p->app.push_back({s, s + dur});
-      if (IsCompute(t, t.name[i], &compute_string) ||
-          IsCompute(t, t.category[i], &compute_string)) {
+      if (compute.IsCompute(i)) {
         p->compute.push_back({s, s + dur});
         proc->compute.push_back({s, s + dur});
       }

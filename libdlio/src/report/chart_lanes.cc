@@ -19,33 +19,14 @@ constexpr std::array<const char*, kClasses> kClassColor = {kReadColor, kMetaColo
 constexpr std::array<const char*, kClasses> kClassName = {"data I/O", "metadata I/O", "compute",
                                                           "application"};
 
-// Whether an application event is compute: its name contains "compute" in any case (as
-// AnalyzeTrace decides).
-bool IsComputeName(std::string_view name) {
-  static constexpr std::string_view kWord = "compute";
-  for (size_t i = 0; i + kWord.size() <= name.size(); ++i) {
-    size_t j = 0;
-    while (j < kWord.size() && std::tolower(static_cast<unsigned char>(name[i + j])) == kWord[j]) {
-      ++j;
-    }
-    if (j == kWord.size()) return true;
-  }
-  return false;
-}
-
-// The class of event i; `compute` caches IsComputeName by name id (-1 unknown).
-LaneClass ClassOf(const ProfileTrace& trace, size_t i, std::vector<int8_t>* compute) {
+// The class of event i.
+LaneClass ClassOf(const ProfileTrace& trace, size_t i, ComputeClassifier* compute) {
   switch (trace.kind[i]) {
     case OpKind::kRead:
     case OpKind::kWrite:
       return kData;
-    case OpKind::kOther: {
-      const auto name = static_cast<size_t>(trace.name[i]);
-      if (name >= compute->size()) compute->resize(name + 1, -1);
-      int8_t& known = (*compute)[name];
-      if (known < 0) known = IsComputeName(trace.String(trace.name[i])) ? 1 : 0;
-      return known == 1 ? kCompute : kApp;
-    }
+    case OpKind::kOther:
+      return compute->IsCompute(i) ? kCompute : kApp;
     default:
       return kMeta;
   }
@@ -89,7 +70,7 @@ void Fill(const ProfileTrace& trace, const EventFilter& filter, int64_t t0, doub
           int width, std::vector<Lane>* lanes) {
   std::map<LaneKey, Lane*> index;
   for (auto& lane : *lanes) index[lane.key] = &lane;
-  std::vector<int8_t> compute;
+  ComputeClassifier compute(trace);
   Lane* lane = nullptr;
   LaneKey lane_key{-1, -1};
   bool looked_up = false;
@@ -202,7 +183,8 @@ std::string LanesSection(const ProfileTrace& trace, const TraceAnalysis& a,
                {kAppColor, "other application"}});
   std::string about =
       "<p class=\"about\">One lane per thread (pid/tid): when it did data I/O, metadata I/O, "
-      "compute (application events named *compute*) and other application work. Intervals less "
+      "compute (application events with compute in the name or category) and other application "
+      "work. Intervals less "
       "than a pixel apart are merged; hover a bar for its time span and how busy it was. I/O "
       "not hidden behind compute: " +
       FormatSeconds(a.unoverlapped_io_time_s) + " of " + FormatSeconds(a.io_wall_time_s) +
