@@ -77,7 +77,8 @@ TEST_CASE("dlio-run report: replaces an earlier report, never another file") {
   auto refused =
       testing::RunCommand(DlioRun() + " report " + dir / "t.pfw" + " -o " + dir / "notes.html");
   CHECK(refused.exit_code == 1);
-  CHECK(refused.output.find("notes.html exists and is not an earlier output of this command") != std::string::npos);
+  CHECK(refused.output.find("notes.html exists and is not an earlier output of this command") !=
+        std::string::npos);
   CHECK(testing::ReadTextFile(dir / "notes.html") == "<html>my notes</html>");
   const std::string cmd = DlioRun() + " report " + dir / "t.pfw" + " -o " + dir / "r.html";
   REQUIRE(testing::RunCommand(cmd).exit_code == 0);
