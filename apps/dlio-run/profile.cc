@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <initializer_list>
 #include <system_error>
 
 #include "analyze.h"
@@ -16,6 +17,23 @@ namespace dlio_run {
 namespace {
 
 namespace fs = std::filesystem;
+
+// The first integer of these launcher variables (Open MPI, PMIx, MPICH/PMI, srun); -1 if none.
+int FirstIntegerOf(std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const char* v = std::getenv(name);
+    if (v != nullptr && *v != '\0') return std::atoi(v);
+  }
+  return -1;
+}
+
+int LauncherWorldSize() {
+  return FirstIntegerOf({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"});
+}
+
+int LauncherRank() {
+  return FirstIntegerOf({"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"});
+}
 
 std::string Join(const std::vector<std::string>& parts, char sep) {
   std::string out;
@@ -121,6 +139,17 @@ dlio::Result<int> Profile(const ProfileOptions& options) {
                                            {"DLIO_PRELOAD_OUTPUT", output},
                                            {"DLIO_PRELOAD_DATA_DIRS", Join(prefixes, ':')}});
   if (!code.ok()) return code;
+  // Under a launcher every rank writes into DIR, and a rank that ends first would analyze the
+  // others' traces half-written: the analysis is left to `dlio-run analyze` after the job.
+  if (LauncherWorldSize() > 1) {
+    if (LauncherRank() == 0) {
+      std::fprintf(stderr,
+                   "dlio-run: note: %d ranks trace into %s; analyze them after the job: "
+                   "dlio-run analyze %s (or report, compare)\n",
+                   LauncherWorldSize(), output.c_str(), output.c_str());
+    }
+    return code;
+  }
   // The program's exit code stands whatever the analysis does.
   if (auto s = WriteDirectoryAnalysis(output); !s.ok()) {
     std::fprintf(stderr, "dlio-run: warning: no analysis written: %s\n", s.ToString().c_str());

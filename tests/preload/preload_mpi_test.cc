@@ -51,6 +51,10 @@ TEST_CASE("profile under mpiexec: one trace per rank, its process named with the
   }
   CHECK(ranks == std::set<std::string>{"(rank 0)", "(rank 1)"});
   CHECK(pids.size() == 2);
+  // No rank analyzes the others' traces while they may still be written: that is left to
+  // `dlio-run analyze` after the job, as rank 0 says.
+  CHECK(dlio::preload_test::DirectoryFiles(out).size() == 2);
+  CHECK_THAT(run.output, Catch::Contains("2 ranks trace into " + out));
 }
 
 }  // namespace

@@ -84,7 +84,9 @@ bool LineReader::Next(std::string_view* line) {
   if ((gz_ == nullptr && fd_ < 0) || !status_.ok()) return false;
   for (;;) {
     const char* begin = buf_.get() + pos_;
-    const auto* nl = static_cast<const char*>(std::memchr(begin, '\n', len_ - pos_));
+    // (Before the first Fill there is no buffer: memchr must not see a null pointer.)
+    const auto* nl =
+        len_ > pos_ ? static_cast<const char*>(std::memchr(begin, '\n', len_ - pos_)) : nullptr;
     if (nl != nullptr) {
       const char* end = nl;
       if (end > begin && end[-1] == '\r') --end;
