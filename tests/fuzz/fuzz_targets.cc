@@ -13,6 +13,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"png", "png", {}},
       {"hdf5", "hdf5", {".meta.h5"}},
       {"config", "", {}},
+      {"trace", "", {}},
   };
   return targets;
 }
@@ -49,6 +50,7 @@ int RunFuzzTarget(const FuzzTarget& target, const uint8_t* data, size_t size) {
   if (size == 0) return 0;
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   const std::vector<std::string_view> parts = SplitParts(rest);
+  if (target.name == "trace") return FuzzTrace(parts);
   if (target.format.empty()) return FuzzConfig(parts);
   return FuzzFormat(target, data[0], parts);
 }

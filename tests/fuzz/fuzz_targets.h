@@ -4,7 +4,8 @@
 //
 // An input is one byte of options followed by parts separated by kPartSeparator: a format
 // target writes part 0 as the file and the next parts as its companions (index files); the
-// config target parses part 0 as YAML and applies each line of part 1 as an override.
+// config target parses part 0 as YAML and applies each line of part 1 as an override; the trace
+// target imports part 0 as a trace file (trace_fuzz.cc).
 #pragma once
 
 #include <cstddef>
@@ -29,7 +30,7 @@ enum OptionBits : uint8_t {
 
 struct FuzzTarget {
   std::string name;    // "npy", "config", ...: the libFuzzer binary is dlio_fuzz_<name>
-  std::string format;  // the registered format it opens; empty for the config target
+  std::string format;  // the registered format it opens; empty for the config and trace targets
   // File name suffixes of the parts after part 0 ("<file>.off.idx", ...).
   std::vector<std::string> companion_suffixes;
 };
@@ -55,5 +56,6 @@ std::string JoinInput(uint8_t options, const std::vector<std::string>& parts);
 int FuzzFormat(const FuzzTarget& target, uint8_t options,
                const std::vector<std::string_view>& parts);
 int FuzzConfig(const std::vector<std::string_view>& parts);
+int FuzzTrace(const std::vector<std::string_view>& parts);
 
 }  // namespace dlio::fuzz

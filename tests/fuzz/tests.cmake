@@ -8,9 +8,10 @@ set(DLIO_FUZZ_TARGETS npy npz csv indexed_binary tfrecord jpeg png)
 if(DLIO_WITH_HDF5)
   list(APPEND DLIO_FUZZ_TARGETS hdf5)
 endif()
-list(APPEND DLIO_FUZZ_TARGETS config)
+list(APPEND DLIO_FUZZ_TARGETS config trace)
 
-add_library(dlio_fuzz_harness STATIC fuzz/fuzz_targets.cc fuzz/format_fuzz.cc fuzz/config_fuzz.cc)
+add_library(dlio_fuzz_harness STATIC fuzz/fuzz_targets.cc fuzz/format_fuzz.cc fuzz/config_fuzz.cc
+            fuzz/trace_fuzz.cc)
 dlio_target_defaults(dlio_fuzz_harness)
 target_include_directories(dlio_fuzz_harness PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
 target_link_libraries(dlio_fuzz_harness PUBLIC dlio::dlio
