@@ -121,7 +121,8 @@ std::string AnalysisJson(const TraceAnalysis& a) {
                 {"process_detail", ArrayJson(a.process_detail, ProcessJson)},
                 {"timeline_bucket_us", a.timeline_bucket_us},
                 {"timeline", ArrayJson(a.timeline, BucketJson)}};
-  return j.dump(1) + "\n";
+  // Paths in traces need not be UTF-8: invalid bytes become U+FFFD (dump would throw).
+  return j.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 }  // namespace dlio

@@ -1,5 +1,6 @@
 // Text and JSON renderings of a TraceComparison (profile_compare.h; keys in docs/profiling.md).
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "dlio/profile_compare.h"
@@ -18,22 +19,10 @@ std::string Fmt(const char* format, double v) {
 
 std::string JsonNumber(double v) { return Fmt("%.12g", v); }
 
+// A JSON string; bytes that are not UTF-8 (labels are paths) become U+FFFD.
 std::string JsonString(std::string_view s) {
-  std::string out = "\"";
-  for (const char ch : s) {
-    const auto u = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (u < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", u);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
+  return nlohmann::json(std::string(s))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string KsText(const char* what, const KsResult& ks) {

@@ -204,7 +204,9 @@ Status MergeInto(const std::vector<std::string>& inputs, Output* out, TraceMerge
         if (rank >= 0) event["args"]["name"] = "dlio rank " + std::to_string(rank);
       }
       event["id"] = next_id++;
-      DLIO_RETURN_NOT_OK(out->Write((first ? "" : ",\n") + event.dump()));
+      DLIO_RETURN_NOT_OK(
+          out->Write((first ? "" : ",\n") +
+                     event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
       first = false;
       ++report->events;
       return Status::OK();
