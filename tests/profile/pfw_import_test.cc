@@ -94,6 +94,14 @@ TEST_CASE("ImportPfw names file and line of a malformed event") {
   r = ImportPfw(dir / "missing.pfw", &t);
   REQUIRE_FALSE(r.ok());
   CHECK_THAT(r.status().message(), Catch::Contains("missing.pfw"));
+  // Times beyond 2^53 us (kMaxTraceMicros) are refused: sums of them would overflow.
+  WriteTextFile(dir / "far.pfw",
+                "[\n{\"name\":\"read\",\"ph\":\"X\",\"ts\":1,\"dur\":2},\n"
+                "{\"name\":\"read\",\"ph\":\"X\",\"ts\":9007199254740993},\n"
+                "{\"name\":\"read\",\"ph\":\"X\",\"ts\":3}\n]\n");
+  r = ImportPfw(dir / "far.pfw", &t);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.status().message(), Catch::Contains("line 3"));
 }
 
 TEST_CASE("ImportPfw reads what dlio's own tracer writes") {

@@ -42,6 +42,10 @@ std::string_view OpKindName(OpKind kind);
 // The kind of a call by its name ("pread64" -> kRead); kOther when unknown.
 OpKind OpKindOfCall(std::string_view name);
 
+// The largest timestamp or duration a trace may hold, in microseconds (2^53: ~285 years). The
+// importers refuse larger magnitudes (naming file and line), so no sum of two times overflows.
+inline constexpr int64_t kMaxTraceMicros = int64_t{1} << 53;
+
 // One event, as importers hand it to ProfileTrace::Add and as Get() returns it.
 struct ProfileEvent {
   int32_t pid = 0;

@@ -27,7 +27,9 @@ int64_t ChooseBucketWidth(int64_t span_us, int64_t requested) {
     }
   }
   const int64_t min_width = span_us / kMaxTimelineBuckets + 1;
-  return span_us > kMaxTimelineBuckets * width ? min_width : width;
+  // span_us > kMaxTimelineBuckets * width, without the product (which overflows for a trace
+  // whose timestamps span ~10^13 us or more).
+  return (span_us - 1) / width >= kMaxTimelineBuckets ? min_width : width;
 }
 
 std::vector<TimelineBucket> BuildTimeline(const ProfileTrace& t, const EventFilter& filter,

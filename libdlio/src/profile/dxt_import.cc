@@ -36,6 +36,7 @@ bool SecondsToMicros(std::string_view s, int64_t* us) {
   double d = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), d);
   if (ec != std::errc() || p != s.data() + s.size()) return false;
+  if (!(std::abs(d) * 1e6 <= static_cast<double>(kMaxTraceMicros))) return false;  // also NaN
   *us = std::llround(d * 1e6);
   return true;
 }

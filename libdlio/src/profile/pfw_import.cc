@@ -1,6 +1,7 @@
 // Importer of dlio's .pfw / .pfw.gz trace files (Chrome trace events, one per line).
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -212,10 +213,10 @@ bool ParseEvent(JsonCursor* c, PfwLine* l) {
         ok = c->Number(&l->tid);
         break;
       case Key::kTs:
-        ok = c->Number(&l->ts);
+        ok = c->Number(&l->ts) && l->ts >= -kMaxTraceMicros && l->ts <= kMaxTraceMicros;
         break;
       case Key::kDur:
-        ok = c->Number(&l->dur);
+        ok = c->Number(&l->dur) && l->dur >= -kMaxTraceMicros && l->dur <= kMaxTraceMicros;
         break;
       case Key::kArgs:
         ok = ParseArgs(c, l);
@@ -275,6 +276,11 @@ Status ScaleTimes(const std::string& path, const std::string& metric, size_t fir
   }
   if (mul == 1 && div == 1) return Status::OK();
   for (size_t i = first; i < trace->size(); ++i) {
+    if (std::max(std::abs(trace->start_us[i]), std::abs(trace->dur_us[i])) >
+        kMaxTraceMicros / mul) {
+      return Status::Corruption("trace ", path, ": a time of event ", i - first + 1,
+                                " exceeds 2^53 us once scaled from ", metric);
+    }
     trace->start_us[i] = trace->start_us[i] * mul / div;
     trace->dur_us[i] = trace->dur_us[i] * mul / div;
   }

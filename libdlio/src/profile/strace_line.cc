@@ -6,6 +6,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "dlio/profile.h"
+
 namespace dlio::profile_internal {
 namespace {
 
@@ -29,7 +31,7 @@ bool ParseTimestamp(std::string_view s, int64_t* us) {
   int64_t sec = 0, frac = 0;
   std::string_view f = s.substr(dot + 1);
   if (!ParseDigits(s.substr(0, dot), &sec) || f.empty() || f.size() > 9) return false;
-  if (!ParseDigits(f, &frac)) return false;
+  if (!ParseDigits(f, &frac) || sec < 0 || sec > kMaxTraceMicros / 1000000) return false;
   for (size_t i = f.size(); i < 6; ++i) frac *= 10;
   for (size_t i = 6; i < f.size(); ++i) frac /= 10;
   *us = sec * 1000000 + frac;
