@@ -1,6 +1,7 @@
 #include "profile/json_cursor.h"
 
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 
 namespace dlio::profile_internal {
@@ -97,6 +98,8 @@ bool JsonCursor::SlowNumber(int64_t* out) {
     double d = 0;
     auto [q, ec2] = std::from_chars(begin, end_, d);
     if (ec2 != std::errc()) return Fail("expected a number");
+    // 2^63 and beyond (and NaN) do not fit an int64_t: converting them is undefined.
+    if (!(std::abs(d) < 9223372036854775808.0)) return Fail("number out of the int64 range");
     *out = static_cast<int64_t>(d);
     p = q;
   }
