@@ -59,6 +59,25 @@ Status RegisterUserFormat(Registries* r, const std::string& name, FormatCapabili
        }});
 }
 
+FormatCapabilities Collective() {
+  FormatCapabilities c;
+  c.collective_reads = true;
+  return c;
+}
+
+FormatCapabilities Models(std::vector<IoModel> models) {
+  FormatCapabilities c;
+  c.io_models = std::move(models);
+  return c;
+}
+
+WorkloadConfig IoModelConfig(const std::string& format, const std::string& model) {
+  WorkloadConfig c;
+  REQUIRE(ApplyOverride(&c, "dataset.format=" + format).ok());
+  REQUIRE(ApplyOverride(&c, "reader.io_model=" + model).ok());
+  return c;
+}
+
 TEST_CASE("capabilities: the built-in storages and formats that read collectively are accepted") {
   const auto registries = Builtins();
   const Registries& r = *registries;
@@ -112,7 +131,7 @@ TEST_CASE("capabilities: hdf5 reads collectively only without its per-sample met
 TEST_CASE("capabilities: a user format is accepted for collective reads when it declares them") {
   const auto registries = Builtins();
   Registries& r = *registries;
-  REQUIRE(RegisterUserFormat(registries.get(), "user_collective", {.collective_reads = true}).ok());
+  REQUIRE(RegisterUserFormat(registries.get(), "user_collective", Collective()).ok());
   REQUIRE(RegisterUserFormat(registries.get(), "user_plain", {}).ok());
   CHECK(ValidateCapabilities(CollectiveConfig("mpiio", "user_collective"), r).ok());
   const Status s = ValidateCapabilities(CollectiveConfig("mpiio", "user_plain"), r);
@@ -179,6 +198,32 @@ TEST_CASE("capabilities: a built storage reports what its registry entry declare
   CHECK(StorageCapabilitiesFor(mpiio, r)->collective_reads);
   mpiio.name = "nonesuch";
   CHECK(StorageCapabilitiesFor(mpiio, r).status().code() == StatusCode::kNotFound);
+}
+
+TEST_CASE("capabilities: reader.io_model is accepted only where the format declares it") {
+  const auto registries = Builtins();
+  Registries& r = *registries;
+  REQUIRE(RegisterUserFormat(registries.get(), "user_numpy", Models({IoModel::kNumpy})).ok());
+  REQUIRE(RegisterUserFormat(registries.get(), "user_plain", {}).ok());
+  CHECK(ValidateCapabilities(IoModelConfig("user_numpy", "numpy"), r).ok());
+  // auto and native apply to every format.
+  CHECK(ValidateCapabilities(IoModelConfig("user_plain", "auto"), r).ok());
+  CHECK(ValidateCapabilities(IoModelConfig("user_plain", "native"), r).ok());
+  const Status s = ValidateCapabilities(IoModelConfig("user_plain", "numpy"), r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("reader.io_model 'numpy'"));
+  CHECK_THAT(s.message(), Catch::Contains("dataset.format 'user_plain'"));
+  CHECK_THAT(s.message(), Catch::Contains("user_numpy"));  // named among those that would do
+}
+
+TEST_CASE("capabilities: ResolveIoModel maps auto and pytorch to the format's default") {
+  CHECK(ResolveIoModel(IoModel::kAuto, {}) == IoModel::kNative);
+  CHECK(ResolveIoModel(IoModel::kPytorch, {}) == IoModel::kNative);
+  const FormatCapabilities numpy = Models({IoModel::kNumpy, IoModel::kMmap});
+  CHECK(ResolveIoModel(IoModel::kAuto, numpy) == IoModel::kNumpy);
+  CHECK(ResolveIoModel(IoModel::kPytorch, numpy) == IoModel::kNumpy);
+  CHECK(ResolveIoModel(IoModel::kMmap, numpy) == IoModel::kMmap);
+  CHECK(ResolveIoModel(IoModel::kNative, numpy) == IoModel::kNative);
 }
 
 }  // namespace

@@ -120,6 +120,7 @@ struct ReaderConfig {
   bool decode = false;  // reader.decode: decode samples (jpeg/png pixels, csv floats)
   uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
+  IoModel io_model = IoModel::kAuto;  // reader.io_model: whose requests readers issue
 };
 
 struct TrainConfig {

@@ -39,6 +39,14 @@ enum class LogLevel { kDebug = 0, kInfo, kWarn, kError };
 // samples. kFirstAxis: sample i is x[i], one contiguous slice (dlio's own layout); kLastAxis:
 // sample i is x[..., i], as the Python DLIO writes and reads them (shape (dim, dim, num_samples)).
 enum class SampleLayout { kFirstAxis, kLastAxis };
+// reader.io_model: whose requests a reader issues to the file system (docs/io_models.md).
+// kAuto: the format's default framework model (FormatCapabilities::io_models; native when it
+// declares none); kNative: dlio's own reads (a whole sample or transfer_size per request, indexes
+// where the format has them); the others reproduce what the named Python stack sends, request for
+// request: kNumpy np.load over npy/npz, kH5py libhdf5 with h5py's defaults, kTfData
+// TFRecordDataset's buffered stream, kPytorch a DataLoader's worker processes over the format's
+// Python reader, kMmap memory-mapped reading (np.memmap), kPandas pandas.read_csv.
+enum class IoModel { kAuto, kNative, kNumpy, kH5py, kTfData, kPytorch, kMmap, kPandas };
 // model.model_datatype / model.optimizer_datatype: element type of checkpointed tensors.
 enum class Datatype { kFp16, kBf16, kFp32, kFp64, kInt8, kUint8 };
 
@@ -85,6 +93,11 @@ struct EnumNames<SampleLayout> {
 template <>
 struct EnumNames<LogLevel> {
   static constexpr std::array<std::string_view, 4> kNames{"debug", "info", "warn", "error"};
+};
+template <>
+struct EnumNames<IoModel> {
+  static constexpr std::array<std::string_view, 8> kNames{"auto",    "native",  "numpy", "h5py",
+                                                          "tf.data", "pytorch", "mmap",  "pandas"};
 };
 template <>
 struct EnumNames<Datatype> {

@@ -101,6 +101,11 @@ struct FormatOptions {
   uint64_t transfer_size = 262144;  // bytes per read request for streaming readers (0 = whole)
   bool direct = false;              // open with FileOptions::direct
   bool verify = true;               // check checksums where the format has them
+  // reader.io_model: whose requests the reader issues. kAuto: the format's default (the first of
+  // FormatCapabilities::io_models, else native); kPytorch: the format's default model (the
+  // worker processes are the pipeline's part). Config validation has refused a model the format
+  // does not declare, so a reader may treat any other value as kNative.
+  IoModel io_model = IoModel::kAuto;
 
   Hdf5Options hdf5;
   NpyOptions npy;  // npy and npz
@@ -143,7 +148,17 @@ struct FormatCapabilities {
   // With dataset.metadata_file the reader looks every sample up in a separate file (hdf5): reads
   // that are independent per rank, so collective reads refuse that combination.
   bool per_sample_metadata_file = false;
+  // The framework I/O models (reader.io_model) the reader reproduces besides native; the first is
+  // the format's default under `auto` (and its reader under `pytorch`). Empty: native only.
+  std::vector<IoModel> io_models;
 };
+
+// The model a reader of a format declaring `capabilities` uses for `requested`: auto and pytorch
+// become the format's default (native when it declares none).
+inline IoModel ResolveIoModel(IoModel requested, const FormatCapabilities& capabilities) {
+  if (requested != IoModel::kAuto && requested != IoModel::kPytorch) return requested;
+  return capabilities.io_models.empty() ? IoModel::kNative : capabilities.io_models.front();
+}
 
 class Format {
  public:

@@ -1,5 +1,6 @@
 // ValidateCapabilities: the rules between a config and the implementations it names, asked of the
 // registered storage and format (StorageCapabilities, FormatCapabilities) instead of their names.
+#include <algorithm>
 #include <string>
 
 #include "dlio/config.h"
@@ -70,10 +71,33 @@ Status ValidateCollectiveReads(const WorkloadConfig& c, const Registries& regist
   return Status::OK();
 }
 
+// reader.io_model: native and auto always; pytorch needs the worker-process loader; any other
+// model only with a format that declares it.
+Status ValidateIoModel(const WorkloadConfig& c, const Registries& registries) {
+  const IoModel model = c.reader.io_model;
+  if (model == IoModel::kAuto || model == IoModel::kNative) return Status::OK();
+  const std::string name(EnumName(model));
+  if (model == IoModel::kPytorch) {
+    return Status::InvalidArgument(
+        "reader.io_model 'pytorch' (DataLoader worker processes) is not available in this "
+        "version; use auto or the format's model");
+  }
+  auto declares = [&](const std::string& format) {
+    const auto models = FormatDeclares(format, registries).io_models;
+    return std::find(models.begin(), models.end(), model) != models.end();
+  };
+  if (declares(c.dataset.format)) return Status::OK();
+  const std::string able = NamesThat(registries.formats.List(), declares);
+  return Status::InvalidArgument(
+      "reader.io_model '" + name + "' does not apply to dataset.format '" + c.dataset.format +
+      "' (formats with that model: " + able + "; every format reads with auto or native)");
+}
+
 }  // namespace
 
 Status ValidateCapabilities(const WorkloadConfig& config, const Registries& registries) {
-  return ValidateCollectiveReads(config, registries);
+  DLIO_RETURN_NOT_OK(ValidateCollectiveReads(config, registries));
+  return ValidateIoModel(config, registries);
 }
 
 }  // namespace dlio

@@ -290,6 +290,12 @@ std::vector<KeySpec> BuildTable() {
   add(Bool("reader.reopen_files_each_epoch", DLIO_FIELD(bool, reader.reopen_files_each_epoch),
            "close every open file at each epoch start (loaders whose workers restart per epoch); "
            "false keeps up to max_open_files open across epochs"));
+  add(Enum("reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
+           "whose requests readers send to the file system (docs/io_models.md): auto = the "
+           "format's framework model (native for a format that declares none); native = dlio's "
+           "own (a sample or transfer_size per request); numpy, h5py, tf.data, pytorch, mmap, "
+           "pandas = what that Python stack sends, request for request; a model the format does "
+           "not implement is refused"));
   add(Unused("reader.dont_use_mmap", "DLIO: read npy/npz without mmap"));
   add(Unused("reader.reader_classname", "DLIO: custom reader class"));
   add(Unused("reader.multiprocessing_context", "DLIO: fork/spawn for loader workers"));

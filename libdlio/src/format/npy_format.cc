@@ -69,7 +69,11 @@ class NpyFormat final : public Format {
   std::string extension() const override { return "npy"; }
   bool variable_sample_sizes() const override { return false; }
   // A sample's reads depend only on its size (docs/scaling.md).
-  FormatCapabilities capabilities() const override { return {.collective_reads = true}; }
+  FormatCapabilities capabilities() const override {
+    FormatCapabilities c;
+    c.collective_reads = true;
+    return c;
+  }
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {

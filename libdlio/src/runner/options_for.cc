@@ -39,6 +39,7 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.tfrecord.write_index = c.dataset.write_index;
   o.tfrecord.use_index = c.reader.use_index;
   o.verify = c.reader.verify_checksums;
+  o.io_model = c.reader.io_model;
   o.decode = c.reader.decode;
   o.max_decoded_bytes = c.reader.max_decoded_bytes;
   o.transfer_size = c.reader.transfer_size;

@@ -38,7 +38,10 @@ class Hdf5Format final : public Format {
   // Collective reads go through parallel HDF5 (one collective H5Dread per sample), not through the
   // storage's collective files, whose HDF5 metadata reads would differ per rank.
   FormatCapabilities capabilities() const override {
-    return {.collective_reads = true, .per_sample_metadata_file = true};
+    FormatCapabilities c;
+    c.collective_reads = true;
+    c.per_sample_metadata_file = true;
+    return c;
   }
 
   std::vector<std::string> CompanionFiles(const std::string& path,
