@@ -1,0 +1,124 @@
+// The file requests of a run as a list, so a test can hold dlio's I/O model of a framework
+// against the real library request by request: the real program runs under libdlio_preload.so
+// (TracePythonProgram), dlio's reader under a MemoryTracer (RequestsOf(MemoryTracer)), and both
+// become the same Request rows. Shared by the tests of tests/io_models.
+#pragma once
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "dlio/profile.h"
+#include "dlio/profile_analysis.h"
+#include "dlio/tracer.h"
+#include "test_util.h"
+
+namespace dlio::io_model_test {
+
+// One call on a file: what it did (OpKind: kRead, kOpen, kClose, kSeek, kStat, kMmap, ...),
+// where and how much. Two requests are equal when file, kind, offset and size are.
+struct Request {
+  std::string file;  // path relative to the data folder the run was given
+  OpKind kind = OpKind::kOther;
+  int64_t offset = -1;  // -1: unknown or does not apply
+  int64_t size = -1;    // bytes requested; -1: does not apply
+  int32_t pid = 0;      // the process (not compared)
+  int32_t tid = 0;      // the thread (not compared)
+  bool operator==(const Request& o) const {
+    return file == o.file && kind == o.kind && offset == o.offset && size == o.size;
+  }
+};
+
+inline std::string ToString(const Request& r) {
+  std::ostringstream s;
+  s << OpKindName(r.kind) << ' ' << r.file;
+  if (r.offset >= 0 || r.size >= 0) s << " @" << r.offset << " +" << r.size;
+  return s.str();
+}
+
+inline std::string ToString(const std::vector<Request>& rs) {
+  std::string out;
+  for (const Request& r : rs) out += ToString(r) + "\n";
+  return out;
+}
+
+// Which kinds of call a comparison keeps.
+struct KindFilter {
+  std::vector<OpKind> kinds{OpKind::kRead};
+  bool Keeps(OpKind k) const { return std::find(kinds.begin(), kinds.end(), k) != kinds.end(); }
+};
+
+// `path` relative to `dir` when it lies under it, else "".
+inline std::string RelativeTo(const std::string& path, const std::string& dir) {
+  const std::string base = std::filesystem::weakly_canonical(dir).string();
+  const std::string p = std::filesystem::weakly_canonical(path).string();
+  if (p.size() <= base.size() + 1 || p.compare(0, base.size(), base) != 0 || p[base.size()] != '/')
+    return "";
+  return p.substr(base.size() + 1);
+}
+
+// The requests on files under `data_dir` of an imported trace, ordered by (start time, then
+// recording order); a read's size is what was requested.
+inline std::vector<Request> RequestsOf(const ProfileTrace& trace, const std::string& data_dir,
+                                       const KindFilter& filter = {}) {
+  std::vector<size_t> order(trace.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return trace.start_us[a] < trace.start_us[b]; });
+  std::vector<Request> out;
+  for (size_t i : order) {
+    const ProfileEvent e = trace.Get(i);
+    if (e.path.empty() || !filter.Keeps(e.kind)) continue;
+    const std::string rel = RelativeTo(std::string(e.path), data_dir);
+    if (rel.empty()) continue;
+    out.push_back({rel, e.kind, e.offset, e.size, e.pid, e.tid});
+  }
+  return out;
+}
+
+// The same for what dlio's storage recorded into a MemoryTracer.
+inline std::vector<Request> RequestsOf(const MemoryTracer& tracer, const std::string& data_dir,
+                                       const KindFilter& filter = {}) {
+  std::vector<Request> out;
+  for (const TraceEvent& e : tracer.Events()) {
+    if (e.file_id < 0) continue;
+    const OpKind kind = OpKindOfCall(e.name);
+    if (!filter.Keeps(kind)) continue;
+    const std::string rel = RelativeTo(tracer.FileName(e.file_id), data_dir);
+    if (rel.empty()) continue;
+    out.push_back({rel, kind, e.offset, e.count, 0, e.tid});
+  }
+  return out;
+}
+
+// Runs `python_args` (a script and its arguments, shell-quoted by the caller) with Debian's
+// python3 under libdlio_preload.so, tracing the files under `data_dir` into `out_dir`, and
+// returns the imported trace. Fails the test when the program fails.
+inline ProfileTrace TracePythonProgram(const std::string& python_args, const std::string& data_dir,
+                                       const std::string& out_dir) {
+  std::filesystem::create_directories(out_dir);
+  const std::string cmd = "LD_PRELOAD='" DLIO_PRELOAD_LIB "' DLIO_PRELOAD_DATA_DIRS='" + data_dir +
+                          "' DLIO_PRELOAD_OUTPUT='" + out_dir + "' '" +
+                          dlio::testing::SystemPython() + "' " + python_args;
+  const auto run = dlio::testing::RunCommand(cmd);
+  INFO(cmd << "\n" << run.output);
+  REQUIRE(run.exit_code == 0);
+  ProfileTrace trace;
+  const auto imported = ImportTrace(out_dir, &trace);
+  INFO(imported.status().ToString());
+  REQUIRE(imported.ok());
+  return trace;
+}
+
+// Whether Debian's python3 imports `module` (tests of a model skip when it cannot).
+inline bool PythonHas(const std::string& module) {
+  return dlio::testing::RunCommand("'" + dlio::testing::SystemPython() + "' -c 'import " + module +
+                                   "'")
+             .exit_code == 0;
+}
+
+}  // namespace dlio::io_model_test
