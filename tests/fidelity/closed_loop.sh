@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The DLIO paper's closed loop for one real program: profile it, fit a workload to the profile,
+# generate that workload's dataset, run the emulation under the same profiler, compare.
+#
+#   closed_loop.sh DLIO_RUN PYTHON PROGRAM.py WORKDIR [CONFIG.yaml]
+#
+# PROGRAM.py has two subcommands: `make DIR` writes its dataset under DIR (untraced) and `run DIR`
+# is the traced input loop. Without CONFIG.yaml the workload is `dlio-run fit`'s; with it, that
+# config is used instead (a hand-written one, for a before/after figure). WORKDIR is created (it
+# must not exist) and keeps everything: data/, real/ (the program's profile), fit.yaml,
+# emu-data/, emu/ (the emulation's profile), emu-out/ (its dlio output), compare.json.
+# Prints compare.json's similarity and KS distances; exits non-zero when a step fails, or (when
+# MIN_SIMILARITY / MAX_KS are set in the environment) when the similarity is below MIN_SIMILARITY
+# or the request-size KS distance is not below MAX_KS.
+set -euo pipefail
+
+if [[ $# -lt 4 || $# -gt 5 ]]; then
+  echo "usage: $0 DLIO_RUN PYTHON PROGRAM.py WORKDIR [CONFIG.yaml]" >&2
+  exit 2
+fi
+dlio_run=$1 python=$2 program=$3 work=$4 config=${5:-}
+if [[ -e $work ]]; then
+  echo "$0: $work exists; give a new directory" >&2
+  exit 2
+fi
+mkdir -p "$work"
+work=$(cd "$work" && pwd)
+
+"$python" "$program" make "$work/data"
+"$dlio_run" profile --output "$work/real" --data-dir "$work/data" -- \
+  "$python" "$program" run "$work/data" > "$work/real.log" 2>&1 || {
+  cat "$work/real.log" >&2
+  exit 1
+}
+
+if [[ -z $config ]]; then
+  "$dlio_run" fit "$work/real" -o "$work/fit.yaml"
+  config=$work/fit.yaml
+fi
+
+# The emulation's own dataset (generation is not traced), then the traced training run.
+common=(--config "$config" --set "dataset.data_folder=$work/emu-data"
+        --set "checkpoint.checkpoint_folder=$work/emu-data/checkpoints" --quiet)
+"$dlio_run" "${common[@]}" --generate --no-train -o "$work/emu-gen" > "$work/emu-gen.log" 2>&1 || {
+  cat "$work/emu-gen.log" >&2
+  exit 1
+}
+"$dlio_run" profile --output "$work/emu" --data-dir "$work/emu-data" -- \
+  "$dlio_run" "${common[@]}" --no-generate -o "$work/emu-out" > "$work/emu.log" 2>&1 || {
+  cat "$work/emu.log" >&2
+  exit 1
+}
+"$dlio_run" compare --json "$work/real" "$work/emu" > "$work/compare.json"
+"$python" - "$work/compare.json" "${MIN_SIMILARITY:-}" "${MAX_KS:-}" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+min_similarity, max_ks = sys.argv[2], sys.argv[3]
+print(json.dumps({"similarity": c["similarity"], "ks_request_size": c["ks"]["request_size"]["d"],
+                  "ks_gap": c["ks"]["inter_request_gap_us"]["d"], "reads_real": c["a"]["reads"],
+                  "reads_emulated": c["b"]["reads"], "most_different": c["most_different"][:3]}))
+if min_similarity and c["similarity"] < float(min_similarity):
+    sys.exit("similarity %.4f is below %s" % (c["similarity"], min_similarity))
+if max_ks and c["ks"]["request_size"]["d"] >= float(max_ks):
+    sys.exit("request-size KS distance %.4f is not below %s" % (c["ks"]["request_size"]["d"], max_ks))
+PY
