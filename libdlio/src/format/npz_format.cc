@@ -294,6 +294,7 @@ class NpzFormat final : public Format {
     spec.data_bytes = info.data_bytes;
     spec.keep = options.npy.keep_arrays;
     spec.buffers = NumpyBuffersFor(storage, path);
+    spec.buffers.check_crc = options.verify;
     return NewNumpyModelReader(std::move(reader), std::move(spec));
   }
 

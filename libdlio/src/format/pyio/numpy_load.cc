@@ -75,21 +75,21 @@ Status ReadArrayPieces(const PyRead& read, const NpyHeader& h, const std::string
 }
 
 // NpzFile(fid)[key].
-Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key) {
+Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, bool check_crc) {
   DLIO_ASSIGN_OR_RETURN(ZipFile zip, ZipFile::Read(fid));
   const ZipInfo* info = zip.GetInfo(key);
   if (info == nullptr) info = zip.GetInfo(key + ".npy");
   const std::string where = fid->file()->path() + " member '" + key + "'";
   if (info == nullptr) return Status::NotFound(where, ": is not a file in the archive");
   {
-    DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info));
+    DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc));
     std::vector<uint8_t> magic;
     DLIO_RETURN_NOT_OK(member->Read(kMagicPrefix, &magic));
     if (magic.size() != kMagicPrefix || std::memcmp(magic.data(), kNpyMagic, kMagicPrefix) != 0) {
       return Status::Unimplemented(where, ": not an npy array (np.load returns its bytes)");
     }
   }
-  DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info));
+  DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc));
   const PyRead read = [&](size_t n, std::vector<uint8_t>* out) { return member->Read(n, out); };
   LoadedArray a;
   DLIO_ASSIGN_OR_RETURN(a.header, ReadArrayHeader(read, where));
@@ -137,7 +137,7 @@ Result<LoadedArray> NumpyLoad(File* file, const std::string& key, const NumpyBuf
   DLIO_RETURN_NOT_OK(fid.Seek(-static_cast<int64_t>(got), 1).status());
   if (got >= 4 &&
       (std::memcmp(magic, "PK\x03\x04", 4) == 0 || std::memcmp(magic, "PK\x05\x06", 4) == 0)) {
-    return LoadNpzMember(&fid, key);
+    return LoadNpzMember(&fid, key, buffers.check_crc);
   }
   if (got == kMagicPrefix && std::memcmp(magic, kNpyMagic, kMagicPrefix) == 0) {
     return LoadNpy(&fid, buffers.stdio);

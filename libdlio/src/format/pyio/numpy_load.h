@@ -26,6 +26,9 @@ inline constexpr uint64_t kNumpyBufferSize = uint64_t{1} << 18;
 struct NumpyBuffers {
   size_t python = 4096;  // io.BufferedReader's buffer (the file's st_blksize)
   size_t stdio = 4096;   // glibc's FILE buffer under numpy.fromfile
+  // A member's CRC-32 is always computed (zipfile's CPU time); false only stops a mismatch from
+  // failing the load (reader.verify_checksums: false).
+  bool check_crc = true;
 };
 
 // An array as np.load returned it.

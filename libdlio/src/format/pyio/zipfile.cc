@@ -160,7 +160,7 @@ const ZipInfo* ZipFile::GetInfo(const std::string& name) const {
   return nullptr;
 }
 
-Result<std::unique_ptr<ZipExtFile>> ZipFile::Open(const ZipInfo& info) const {
+Result<std::unique_ptr<ZipExtFile>> ZipFile::Open(const ZipInfo& info, bool check_crc) const {
   const std::string where = fp_->file()->path() + " member '" + info.filename + "'";
   // _SharedFile reads: seek to its position, read, remember tell().
   uint64_t pos = info.header_offset;
@@ -196,7 +196,7 @@ Result<std::unique_ptr<ZipExtFile>> ZipFile::Open(const ZipInfo& info) const {
     return Status::Unimplemented(where, ": zip compression method ", info.compress_type,
                                  " (only stored and deflate)");
   }
-  return std::make_unique<ZipExtFile>(fp_, pos, info);
+  return std::make_unique<ZipExtFile>(fp_, pos, info, check_crc);
 }
 
 struct ZipExtFile::Inflater {
@@ -210,9 +210,11 @@ struct ZipExtFile::Inflater {
   }
 };
 
-ZipExtFile::ZipExtFile(BufferedReader* fp, uint64_t data_pos, const ZipInfo& info)
+ZipExtFile::ZipExtFile(BufferedReader* fp, uint64_t data_pos, const ZipInfo& info, bool check_crc)
     : fp_(fp),
       pos_(data_pos),
+      data_start_(data_pos),
+      check_crc_(check_crc),
       info_(info),
       compress_left_(info.compress_size),
       left_(info.file_size),
@@ -224,7 +226,7 @@ ZipExtFile::~ZipExtFile() = default;
 
 Status ZipExtFile::Where(const std::string& what) const {
   return Status::Corruption(fp_->file()->path(), " member '", info_.filename, "' at offset ",
-                            info_.header_offset, ": ", what);
+                            data_start_, ": ", what);
 }
 
 Status ZipExtFile::Read2(size_t n, std::vector<uint8_t>* data) {
@@ -309,7 +311,9 @@ Status ZipExtFile::Read1(size_t n, std::vector<uint8_t>* data) {
   if (left_ == 0) eof_ = true;
   running_crc_ =
       static_cast<uint32_t>(crc32(running_crc_, data->data(), static_cast<uInt>(data->size())));
-  if (eof_ && running_crc_ != info_.crc) return Where("bad CRC-32");
+  if (eof_ && check_crc_ && running_crc_ != info_.crc) {
+    return Where("CRC mismatch (zipfile: Bad CRC-32)");
+  }
   return Status::OK();
 }
 

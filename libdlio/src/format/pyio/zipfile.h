@@ -41,8 +41,9 @@ class ZipFile {
   // getinfo(name); nullptr when absent.
   const ZipInfo* GetInfo(const std::string& name) const;
   // open(name): reads the local header. Unimplemented for encrypted members and compression
-  // other than stored and deflated.
-  Result<std::unique_ptr<ZipExtFile>> Open(const ZipInfo& info) const;
+  // other than stored and deflated. Without `check_crc` the CRC-32 is computed but a mismatch
+  // is not an error.
+  Result<std::unique_ptr<ZipExtFile>> Open(const ZipInfo& info, bool check_crc = true) const;
 
  private:
   explicit ZipFile(BufferedReader* fp) : fp_(fp) {}
@@ -54,7 +55,7 @@ class ZipFile {
 // the member's own position first.
 class ZipExtFile {
  public:
-  ZipExtFile(BufferedReader* fp, uint64_t data_pos, const ZipInfo& info);
+  ZipExtFile(BufferedReader* fp, uint64_t data_pos, const ZipInfo& info, bool check_crc = true);
   ~ZipExtFile();
   ZipExtFile(const ZipExtFile&) = delete;
   ZipExtFile& operator=(const ZipExtFile&) = delete;
@@ -71,7 +72,9 @@ class ZipExtFile {
   Status Where(const std::string& what) const;
 
   BufferedReader* fp_;
-  uint64_t pos_;  // _SharedFile._pos
+  uint64_t pos_;         // _SharedFile._pos
+  uint64_t data_start_;  // file offset of the member's data, for errors
+  bool check_crc_;
   ZipInfo info_;
   uint64_t compress_left_, left_;
   bool eof_ = false;
