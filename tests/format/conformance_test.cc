@@ -192,6 +192,7 @@ TEST_CASE("a 1 MiB sample with 256 KiB transfer size is 4 reads at exact offsets
     FileSpec spec;
     spec.sample_sizes = {kSample, kSample, kSample};
     FormatOptions options;
+    options.io_model = IoModel::kNative;  // transfer_size is native's request size
     options.transfer_size = kTransfer;
     const std::string path = "/f." + format->extension();
     REQUIRE(format->Write(storage.get(), path, spec, options).ok());
@@ -232,6 +233,7 @@ TEST_CASE("transfer_size 0 reads a sample in one request", "[format][transfer]")
   FileSpec spec;
   spec.sample_sizes = {300000, 300000};
   FormatOptions options;
+  options.io_model = IoModel::kNative;  // native's request sizes
   options.transfer_size = 0;
   REQUIRE(format->Write(storage.get(), "/a.npy", spec, options).ok());
   auto reader = format->Open(storage.get(), "/a.npy", options);

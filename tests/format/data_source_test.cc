@@ -61,6 +61,7 @@ TEST_CASE("data source keeps an LRU of open readers", "[format][data_source]") {
   FormatDataSourceOptions options;
   options.samples_per_file = 4;  // trusted: no opens at creation
   options.max_open_files = 2;
+  options.format.io_model = IoModel::kNative;  // numpy's np.load opens the file per sample
   auto source = MakeFormatDataSource(d.storage.get(), d.format.get(), d.files, options);
   REQUIRE(source.ok());
   const uint64_t base = d.storage->stats().opens;

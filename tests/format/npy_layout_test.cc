@@ -32,14 +32,17 @@ FileSpec Spec(uint64_t n, uint64_t size) {
   return spec;
 }
 
+// The requests these tests count are native's (reader.io_model numpy: tests/io_models).
 FormatOptions LastAxis() {
   FormatOptions o;
+  o.io_model = IoModel::kNative;
   o.npy.sample_layout = SampleLayout::kLastAxis;
   return o;
 }
 
 TEST_CASE("the sample axis: labels, then expected_samples, then sample_layout", "[format][npy]") {
   FormatOptions first, last = LastAxis();
+  first.io_model = IoModel::kNative;
   const NpyHeader dlio = Header({41, 41, 3});  // the Python DLIO's (dim, dim, num_samples)
   ArraySamples s = ResolveArraySamples(dlio, 3, first);
   CHECK(s.axis == SampleAxis::kLast);
@@ -124,6 +127,7 @@ void CheckLastAxisFile(const std::string& format, const FormatOptions& write_opt
 TEST_CASE("npy and npz read samples along the last axis as np.load(f)[..., i]", "[format][npy]") {
   FormatOptions write = LastAxis();
   FormatOptions read;  // default layout: what decides is in the file (npz) or the count (npy)
+  read.io_model = IoModel::kNative;
   read.transfer_size = 1000;
   read.npy.inflate_cache_bytes = 0;
   SECTION("npz, stored: y's length tells") {
@@ -248,7 +252,9 @@ TEST_CASE("first-axis files are read row by row, as before", "[format][npz]") {
   auto npz = MakeFormatByName("npz");
   const FileSpec spec = Spec(6, 500);
   REQUIRE(npz->Write(storage.get(), "/r.npz", spec, {}).ok());
-  auto r = npz->Open(storage.get(), "/r.npz", {});
+  FormatOptions native;
+  native.io_model = IoModel::kNative;  // under numpy (the default) a sample is a whole np.load
+  auto r = npz->Open(storage.get(), "/r.npz", native);
   REQUIRE(r.ok());
   CHECK((*r)->DescribeJson().find("\"sample_layout\":\"first_axis\",\"layout_basis\":\"labels\"") !=
         std::string::npos);

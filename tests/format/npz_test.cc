@@ -46,6 +46,7 @@ TEST_CASE("deflated npz streams without the cache, forward and backward", "[form
   auto npz = MakeFormatByName("npz");
   const FileSpec spec = Spec(6, 100000);
   FormatOptions options;
+  options.io_model = IoModel::kNative;  // native's inflate stream
   options.compression = "zlib";
   options.compression_level = 1;
   options.transfer_size = 65536;
@@ -68,6 +69,7 @@ TEST_CASE("deflated npz with the cache inflates the member once", "[format][npz]
   auto npz = MakeFormatByName("npz");
   const FileSpec spec = Spec(5, 20000);
   FormatOptions options;
+  options.io_model = IoModel::kNative;  // native's inflate cache
   options.compression = "gzip";
   options.transfer_size = 4096;
   REQUIRE(npz->Write(storage.get(), "/c.npz", spec, options).ok());

@@ -7,6 +7,7 @@
 #include "format/io_util.h"
 #include "format/npy_header.h"
 #include "format/npy_samples.h"
+#include "format/numpy_model_reader.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -72,6 +73,7 @@ class NpyFormat final : public Format {
   FormatCapabilities capabilities() const override {
     FormatCapabilities c;
     c.collective_reads = true;
+    c.io_models = {IoModel::kNumpy};
     return c;
   }
 
@@ -125,6 +127,25 @@ class NpyFormat final : public Format {
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
+    if (ResolveIoModel(options.io_model, capabilities()) != IoModel::kNumpy) {
+      return OpenNative(storage, path, options);
+    }
+    // The native reader answers the sample count and layout (its Open reads the header); np.load
+    // reads the samples.
+    NumpyModelSpec spec;
+    DLIO_ASSIGN_OR_RETURN(auto reader, OpenNative(storage, path, options, &spec));
+    spec.storage = storage;
+    spec.path = path;
+    spec.file_options.direct = options.direct;
+    spec.keep = options.npy.keep_arrays;
+    spec.buffers = NumpyBuffersFor(storage, path);
+    return NewNumpyModelReader(std::move(reader), std::move(spec));
+  }
+
+ private:
+  Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
+                                                   const FormatOptions& options,
+                                                   NumpyModelSpec* spec = nullptr) const {
     FileOptions fo;
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
@@ -150,6 +171,10 @@ class NpyFormat final : public Format {
                                 ")");
     }
     ArraySamples samples = ResolveArraySamples(h, std::nullopt, options);
+    if (spec != nullptr) {
+      spec->samples = samples;
+      spec->data_bytes = h.data_bytes;
+    }
     DLIO_RETURN_NOT_OK(CheckZeroByteSamples(samples, size, path + ": npy shape " + h.ShapeJson()));
     std::vector<std::string> problems;
     if (samples.num_samples == 0) problems.push_back(path + ": the array holds no samples");

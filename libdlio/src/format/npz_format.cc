@@ -19,6 +19,7 @@
 #include "format/io_util.h"
 #include "format/npy_header.h"
 #include "format/npy_samples.h"
+#include "format/numpy_model_reader.h"
 #include "format/zip.h"
 #include "format/zip_inflater.h"
 
@@ -264,6 +265,7 @@ class NpzFormat final : public Format {
   FormatCapabilities capabilities() const override {
     FormatCapabilities c;
     c.collective_reads = true;
+    c.io_models = {IoModel::kNumpy};
     return c;
   }
 
@@ -274,6 +276,39 @@ class NpzFormat final : public Format {
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
+    if (ResolveIoModel(options.io_model, capabilities()) != IoModel::kNumpy) {
+      return OpenNative(storage, path, options);
+    }
+    // The native reader answers the sample count and layout (its Open reads the directory and
+    // the member's header; 4 KiB inflate input is enough for a header); np.load reads the samples.
+    FormatOptions native = options;
+    native.transfer_size = 4096;
+    NpzArrayInfo info;
+    DLIO_ASSIGN_OR_RETURN(auto reader, OpenNative(storage, path, native, &info));
+    NumpyModelSpec spec;
+    spec.storage = storage;
+    spec.path = path;
+    spec.file_options.direct = options.direct;
+    spec.key = info.member;
+    spec.samples = info.samples;
+    spec.data_bytes = info.data_bytes;
+    spec.keep = options.npy.keep_arrays;
+    spec.buffers = NumpyBuffersFor(storage, path);
+    spec.buffers.check_crc = options.verify;
+    return NewNumpyModelReader(std::move(reader), std::move(spec));
+  }
+
+ private:
+  // What the numpy model takes from the native Open.
+  struct NpzArrayInfo {
+    std::string member;
+    ArraySamples samples;
+    uint64_t data_bytes = 0;
+  };
+
+  Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
+                                                   const FormatOptions& options,
+                                                   NpzArrayInfo* info = nullptr) const {
     FileOptions fo;
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
@@ -290,6 +325,7 @@ class NpzFormat final : public Format {
         samples, size,
         path + " member '" + array.member.name + "' shape " + array.header.ShapeJson()));
     if (samples.num_samples == 0) problems.push_back(path + ": the array holds no samples");
+    if (info != nullptr) *info = {array.member.name, samples, array.header.data_bytes};
     if (samples.axis == SampleAxis::kLast && array.inflater && options.transfer_size == 0) {
       array.inflater->SetTransferSize(kNumpyReadPieceBytes);  // zipfile's reads for np.load
     }

@@ -8,6 +8,11 @@ list(APPEND DLIO_SOURCES
   src/format/zip_inflater.cc
   src/format/npy_format.cc
   src/format/npz_format.cc
+  src/format/numpy_model_reader.cc
+  src/format/pyio/buffered_reader.cc
+  src/format/pyio/c_stdio.cc
+  src/format/pyio/zipfile.cc
+  src/format/pyio/numpy_load.cc
   src/format/indexed_binary_format.cc
   src/format/synthetic_format.cc
   src/format/csv_format.cc

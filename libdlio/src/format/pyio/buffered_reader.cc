@@ -1,0 +1,158 @@
+#include "format/pyio/buffered_reader.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+
+namespace dlio::pyio {
+
+size_t PythonBufferSize(uint64_t st_blksize) {
+  return st_blksize > 1 ? static_cast<size_t>(st_blksize) : kPythonDefaultBufferSize;
+}
+
+uint64_t HostBlockSize(Storage* storage, const std::string& path) {
+  constexpr uint64_t kLocal = 4096;
+  if (storage == nullptr || !storage->capabilities().host_files) return kLocal;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0 || st.st_blksize <= 0) return kLocal;
+  return static_cast<uint64_t>(st.st_blksize);
+}
+
+BufferedReader::BufferedReader(File* file, size_t buffer_size)
+    : file_(file),
+      buffer_size_(std::max<size_t>(1, buffer_size)),
+      buffer_mask_((buffer_size_ & (buffer_size_ - 1)) == 0 ? buffer_size_ - 1 : 0),
+      buffer_(buffer_size_) {}
+
+int64_t BufferedReader::ReadAhead() const { return read_end_ != -1 ? read_end_ - pos_ : 0; }
+
+int64_t BufferedReader::RawOffset() const {
+  return raw_pos_ >= 0 && read_end_ != -1 ? raw_pos_ - pos_ : 0;
+}
+
+size_t BufferedReader::MinusLastBlock(size_t n) const {
+  return buffer_mask_ != 0 ? n & ~buffer_mask_ : buffer_size_ * (n / buffer_size_);
+}
+
+Result<size_t> BufferedReader::RawRead(uint8_t* dst, size_t n) {
+  DLIO_ASSIGN_OR_RETURN(size_t got, file_->ReadAt(abs_pos_, n, dst));
+  abs_pos_ += got;
+  return got;
+}
+
+Result<size_t> BufferedReader::FillBuffer() {
+  const int64_t start = read_end_ != -1 ? read_end_ : 0;
+  DLIO_ASSIGN_OR_RETURN(size_t got, RawRead(buffer_.data() + start, buffer_size_ - start));
+  read_end_ = start + static_cast<int64_t>(got);
+  raw_pos_ = read_end_;
+  return got;
+}
+
+Result<size_t> BufferedReader::Read(size_t n, uint8_t* dst) {
+  const int64_t have = ReadAhead();
+  if (static_cast<int64_t>(n) <= have) {  // _bufferedreader_read_fast
+    std::memcpy(dst, buffer_.data() + pos_, n);
+    pos_ += static_cast<int64_t>(n);
+    return n;
+  }
+  // _bufferedreader_read_generic: what is buffered, then whole blocks straight into the caller's
+  // memory, then the last partial block through the buffer.
+  size_t written = 0, remaining = n;
+  if (have > 0) {
+    std::memcpy(dst, buffer_.data() + pos_, static_cast<size_t>(have));
+    written = static_cast<size_t>(have);
+    remaining -= written;
+    pos_ += have;
+  }
+  read_end_ = -1;
+  while (remaining > 0) {
+    const size_t r = MinusLastBlock(remaining);
+    if (r == 0) break;
+    DLIO_ASSIGN_OR_RETURN(size_t got, RawRead(dst + written, r));
+    if (got == 0) return written;
+    remaining -= got;
+    written += got;
+  }
+  pos_ = 0;
+  raw_pos_ = 0;
+  read_end_ = 0;
+  while (remaining > 0 && read_end_ < static_cast<int64_t>(buffer_size_)) {
+    DLIO_ASSIGN_OR_RETURN(size_t got, FillBuffer());
+    if (got == 0) return written;
+    const size_t take = std::min(remaining, got);
+    std::memcpy(dst + written, buffer_.data() + pos_, take);
+    written += take;
+    pos_ += static_cast<int64_t>(take);
+    remaining -= take;
+  }
+  return written;
+}
+
+Result<uint64_t> BufferedReader::FileSize() {
+  if (!file_size_) {
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, file_->Size());
+    file_size_ = size;
+  }
+  return *file_size_;
+}
+
+Status BufferedReader::ReadAll(std::vector<uint8_t>* out) {
+  out->clear();
+  const int64_t have = ReadAhead();
+  if (have > 0) {
+    out->assign(buffer_.begin() + pos_, buffer_.begin() + pos_ + have);
+    pos_ += have;
+  }
+  read_end_ = -1;
+  // FileIO.readall: a buffer one byte larger than the rest of the file, read until read(2)
+  // returns 0 (the second request is the 1-byte read that finds the end).
+  DLIO_ASSIGN_OR_RETURN(uint64_t end, FileSize());
+  size_t bufsize = end >= abs_pos_ ? static_cast<size_t>(end - abs_pos_ + 1) : 8192;
+  const size_t base = out->size();
+  size_t got_total = 0;
+  for (;;) {
+    if (got_total >= bufsize) bufsize = got_total + std::max<size_t>(8192, got_total >> 3);
+    out->resize(base + bufsize);
+    DLIO_ASSIGN_OR_RETURN(size_t got, RawRead(out->data() + base + got_total, bufsize - got_total));
+    if (got == 0) break;
+    got_total += got;
+  }
+  out->resize(base + got_total);
+  return Status::OK();
+}
+
+Result<uint64_t> BufferedReader::Seek(int64_t offset, int whence) {
+  if (whence != 2) {
+    const int64_t current = static_cast<int64_t>(abs_pos_);
+    const int64_t avail = ReadAhead();
+    if (avail > 0) {
+      const int64_t rel = whence == 0 ? offset - (current - RawOffset()) : offset;
+      if (rel >= -pos_ && rel <= avail) {
+        pos_ += rel;
+        return static_cast<uint64_t>(current - avail + rel);
+      }
+    }
+  }
+  int64_t target = offset;
+  if (whence == 1) target = static_cast<int64_t>(abs_pos_) + offset - RawOffset();
+  if (whence == 2) {
+    DLIO_ASSIGN_OR_RETURN(uint64_t end, FileSize());
+    target = static_cast<int64_t>(end) + offset;
+  }
+  if (target < 0) {
+    return Status::InvalidArgument(file_->path(), ": seek to offset ", target,
+                                   " (before the start of the file)");
+  }
+  abs_pos_ = static_cast<uint64_t>(target);
+  raw_pos_ = -1;
+  read_end_ = -1;
+  return abs_pos_;
+}
+
+uint64_t BufferedReader::Tell() const {
+  const int64_t pos = static_cast<int64_t>(abs_pos_) - RawOffset();
+  return pos < 0 ? 0 : static_cast<uint64_t>(pos);
+}
+
+}  // namespace dlio::pyio

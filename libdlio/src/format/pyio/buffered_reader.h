@@ -1,0 +1,67 @@
+// Python's binary file as open(path, "rb") builds it: an io.BufferedReader over an io.FileIO,
+// emulated over a dlio File so that the raw reads reaching storage are the ones CPython 3.11
+// issues (Modules/_io/bufferedio.c, Modules/_io/fileio.c). Only the requests are emulated; the
+// bytes are the file's, so callers parse real data. Shared by the Python-library I/O models
+// (numpy's np.load, and readers built on Python's file objects).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dlio/status.h"
+#include "dlio/storage.h"
+
+namespace dlio::pyio {
+
+// io.DEFAULT_BUFFER_SIZE: FileIO's _blksize when the file system reports no block size.
+inline constexpr size_t kPythonDefaultBufferSize = 8192;
+
+// The buffer size io.open gives a regular file: its st_blksize when above 1, else 8192.
+size_t PythonBufferSize(uint64_t st_blksize);
+
+// st_blksize of `path` on this host's file system; 4096 (what local file systems report) when
+// the storage's files are not host files or stat fails.
+uint64_t HostBlockSize(Storage* storage, const std::string& path);
+
+// An io.BufferedReader(FileIO) positioned at 0. Raw reads are File::ReadAt at the descriptor's
+// offset, one per read(2) CPython makes; seeks cost no request (dlio's File has no offset).
+// Requires external synchronization (one owner), as the Python object does.
+class BufferedReader {
+ public:
+  // `file` must outlive the reader; `buffer_size` > 0 (PythonBufferSize).
+  BufferedReader(File* file, size_t buffer_size);
+
+  // read(n): up to `n` bytes (fewer only at end of file) into `dst`; returns the count.
+  Result<size_t> Read(size_t n, uint8_t* dst);
+  // read() without a size: the rest of the file (buffered bytes, then FileIO.readall).
+  Status ReadAll(std::vector<uint8_t>* out);
+  // seek(offset, whence) with whence 0 (start), 1 (current) or 2 (end); returns the position.
+  // InvalidArgument naming the file for a negative target (Python's OSError).
+  Result<uint64_t> Seek(int64_t offset, int whence);
+  // tell().
+  uint64_t Tell() const;
+  // The file's size (FileIO.readall and seek(.., 2) ask the file system: one fstat, cached).
+  Result<uint64_t> FileSize();
+  File* file() const { return file_; }
+
+ private:
+  int64_t ReadAhead() const;  // READAHEAD(): bytes buffered after pos_
+  int64_t RawOffset() const;  // RAW_OFFSET(): raw_pos_ - pos_ when both are valid
+  size_t MinusLastBlock(size_t n) const;
+  Result<size_t> RawRead(uint8_t* dst, size_t n);  // one read(2) at abs_pos_
+  Result<size_t> FillBuffer();                     // _bufferedreader_fill_buffer
+
+  File* file_;
+  size_t buffer_size_, buffer_mask_;
+  std::vector<uint8_t> buffer_;
+  int64_t pos_ = 0;        // next byte of buffer_ to hand out
+  int64_t read_end_ = -1;  // end of the valid bytes of buffer_ (-1: no read buffer)
+  int64_t raw_pos_ = -1;   // where in buffer_ the descriptor's offset lies (-1: unknown)
+  uint64_t abs_pos_ = 0;   // the descriptor's offset
+  std::optional<uint64_t> file_size_;
+};
+
+}  // namespace dlio::pyio

@@ -1,0 +1,150 @@
+#include "format/pyio/numpy_load.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <memory>
+
+#include "format/pyio/buffered_reader.h"
+#include "format/pyio/c_stdio.h"
+#include "format/pyio/zipfile.h"
+
+namespace dlio::pyio {
+namespace {
+
+using format_internal::NpyHeader;
+using format_internal::ParseNpyHeader;
+
+constexpr char kNpyMagic[] = "\x93NUMPY";
+constexpr size_t kMagicPrefix = 6, kMagicLen = 8;
+
+// A Python file-like object's read(n), appending to `out`.
+using PyRead = std::function<Status(size_t n, std::vector<uint8_t>* out)>;
+
+// format._read_bytes: read(size - len(data)) until `size` bytes or an empty read.
+Status ReadBytes(const PyRead& read, size_t size, const std::string& what, const std::string& where,
+                 std::vector<uint8_t>* out) {
+  const size_t base = out->size();
+  for (;;) {
+    const size_t before = out->size();
+    DLIO_RETURN_NOT_OK(read(size - (before - base), out));
+    if (out->size() == before || out->size() - base == size) break;
+  }
+  if (out->size() - base != size) {
+    return Status::Corruption(where, ": EOF reading ", what, ", expected ", size, " bytes got ",
+                              out->size() - base);
+  }
+  return Status::OK();
+}
+
+// format.read_array's magic, header length and header: the parsed header.
+Result<NpyHeader> ReadArrayHeader(const PyRead& read, const std::string& where) {
+  std::vector<uint8_t> head;
+  DLIO_RETURN_NOT_OK(ReadBytes(read, kMagicLen, "magic string", where, &head));
+  if (std::memcmp(head.data(), kNpyMagic, kMagicPrefix) != 0) {
+    return Status::Corruption(where, ": the magic string is not correct (expected \\x93NUMPY)");
+  }
+  const int major = head[6];
+  if (major < 1 || major > 3 || head[7] != 0) {
+    return Status::Corruption(where, ": unsupported npy version ", major, ".", head[7]);
+  }
+  const size_t len_bytes = major == 1 ? 2 : 4;
+  DLIO_RETURN_NOT_OK(ReadBytes(read, len_bytes, "array header length", where, &head));
+  const uint64_t hlen = len_bytes == 2 ? (head[8] | (head[9] << 8))
+                                       : (uint64_t{head[8]} | (uint64_t{head[9]} << 8) |
+                                          (uint64_t{head[10]} << 16) | (uint64_t{head[11]} << 24));
+  if (hlen > format_internal::kMaxNpyHeaderBytes) {
+    return Status::Corruption(where, ": npy header claims ", hlen, " bytes; dlio accepts at most ",
+                              format_internal::kMaxNpyHeaderBytes);
+  }
+  DLIO_RETURN_NOT_OK(ReadBytes(read, static_cast<size_t>(hlen), "array header", where, &head));
+  return ParseNpyHeader(head.data(), head.size(), where, 0);
+}
+
+// read_array for a zip member: the data in pieces of NumpyPieceBytes.
+Status ReadArrayPieces(const PyRead& read, const NpyHeader& h, const std::string& where,
+                       std::vector<uint8_t>* data) {
+  data->reserve(static_cast<size_t>(h.data_bytes));
+  if (h.itemsize == 0) return Status::OK();
+  const uint64_t piece = NumpyPieceBytes(h.itemsize);
+  for (uint64_t pos = 0; pos < h.data_bytes; pos += piece) {
+    DLIO_RETURN_NOT_OK(ReadBytes(read, static_cast<size_t>(std::min(piece, h.data_bytes - pos)),
+                                 "array data", where, data));
+  }
+  return Status::OK();
+}
+
+// NpzFile(fid)[key].
+Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, bool check_crc) {
+  DLIO_ASSIGN_OR_RETURN(ZipFile zip, ZipFile::Read(fid));
+  const ZipInfo* info = zip.GetInfo(key);
+  if (info == nullptr) info = zip.GetInfo(key + ".npy");
+  const std::string where = fid->file()->path() + " member '" + key + "'";
+  if (info == nullptr) return Status::NotFound(where, ": is not a file in the archive");
+  {
+    DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc));
+    std::vector<uint8_t> magic;
+    DLIO_RETURN_NOT_OK(member->Read(kMagicPrefix, &magic));
+    if (magic.size() != kMagicPrefix || std::memcmp(magic.data(), kNpyMagic, kMagicPrefix) != 0) {
+      return Status::Unimplemented(where, ": not an npy array (np.load returns its bytes)");
+    }
+  }
+  DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc));
+  const PyRead read = [&](size_t n, std::vector<uint8_t>* out) { return member->Read(n, out); };
+  LoadedArray a;
+  DLIO_ASSIGN_OR_RETURN(a.header, ReadArrayHeader(read, where));
+  DLIO_RETURN_NOT_OK(ReadArrayPieces(read, a.header, where, &a.data));
+  return a;
+}
+
+// read_array(fid) of an .npy: the header through Python's buffer, the data by numpy.fromfile on a
+// dup of the descriptor (fseek to Python's position, fseek(0, SEEK_CUR), fread).
+Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer) {
+  const std::string& where = fid->file()->path();
+  const PyRead read = [&](size_t n, std::vector<uint8_t>* out) -> Status {
+    const size_t base = out->size();
+    out->resize(base + n);
+    DLIO_ASSIGN_OR_RETURN(size_t got, fid->Read(n, out->data() + base));
+    out->resize(base + got);
+    return Status::OK();
+  };
+  LoadedArray a;
+  DLIO_ASSIGN_OR_RETURN(a.header, ReadArrayHeader(read, where));
+  a.data.resize(static_cast<size_t>(a.header.data_bytes));
+  if (a.header.data_bytes == 0) return a;
+  CStdioReader stream(fid->file(), stdio_buffer);
+  DLIO_RETURN_NOT_OK(stream.Seek(static_cast<int64_t>(fid->Tell()), /*from_current=*/false));
+  DLIO_RETURN_NOT_OK(stream.Seek(0, /*from_current=*/true));
+  DLIO_ASSIGN_OR_RETURN(size_t got, stream.Read(a.data.size(), a.data.data()));
+  if (got != a.data.size()) {
+    return Status::Corruption(where, ": EOF reading array data, expected ", a.data.size(),
+                              " bytes got ", got);
+  }
+  return a;
+}
+
+}  // namespace
+
+uint64_t NumpyPieceBytes(uint64_t itemsize) {
+  if (itemsize == 0) return kNumpyBufferSize;
+  return kNumpyBufferSize / std::min(kNumpyBufferSize, itemsize) * itemsize;
+}
+
+Result<LoadedArray> NumpyLoad(File* file, const std::string& key, const NumpyBuffers& buffers) {
+  BufferedReader fid(file, buffers.python);
+  uint8_t magic[kMagicPrefix];
+  DLIO_ASSIGN_OR_RETURN(size_t got, fid.Read(sizeof(magic), magic));
+  DLIO_RETURN_NOT_OK(fid.Seek(-static_cast<int64_t>(got), 1).status());
+  if (got >= 4 &&
+      (std::memcmp(magic, "PK\x03\x04", 4) == 0 || std::memcmp(magic, "PK\x05\x06", 4) == 0)) {
+    return LoadNpzMember(&fid, key, buffers.check_crc);
+  }
+  if (got == kMagicPrefix && std::memcmp(magic, kNpyMagic, kMagicPrefix) == 0) {
+    return LoadNpy(&fid, buffers.stdio);
+  }
+  return Status::Unimplemented(file->path(),
+                               ": neither npy nor npz (np.load would try a pickle, which needs "
+                               "allow_pickle)");
+}
+
+}  // namespace dlio::pyio

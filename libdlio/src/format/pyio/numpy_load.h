@@ -1,0 +1,50 @@
+// numpy 1.24's np.load(path) of an .npy, and np.load(path)[key] of an .npz, emulated over a dlio
+// File so the requests are the ones the real stack issues on Python 3.11 and glibc:
+// numpy/lib/npyio.py (load: read(6) of the magic and a seek back; NpzFile.__getitem__: open the
+// member, read its magic, close, open again), numpy/lib/format.py (read_array: magic, header
+// length and header through _read_bytes, then for a non-file object the data in pieces of
+// BUFFER_SIZE = 2**18 bytes, for a real file numpy.fromfile through a C stdio stream), over
+// zipfile.h, buffered_reader.h and c_stdio.h. The data read is real (the caller gets the array),
+// and so is the CPU zipfile spends (inflate, CRC-32).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dlio/status.h"
+#include "dlio/storage.h"
+#include "format/npy_header.h"
+
+namespace dlio::pyio {
+
+// format.BUFFER_SIZE: read_array's piece size for file-like objects (zip members).
+inline constexpr uint64_t kNumpyBufferSize = uint64_t{1} << 18;
+
+// The buffers of the streams np.load reads through (see PythonBufferSize, GlibcBufferSize).
+struct NumpyBuffers {
+  size_t python = 4096;  // io.BufferedReader's buffer (the file's st_blksize)
+  size_t stdio = 4096;   // glibc's FILE buffer under numpy.fromfile
+  // A member's CRC-32 is always computed (zipfile's CPU time); false only stops a mismatch from
+  // failing the load (reader.verify_checksums: false).
+  bool check_crc = true;
+};
+
+// An array as np.load returned it.
+struct LoadedArray {
+  format_internal::NpyHeader header;
+  std::vector<uint8_t> data;  // header.data_bytes bytes, C or Fortran order as stored
+};
+
+// np.load(file) when the file is an .npy, np.load(file)[key] when it is an .npz (`key` is a member
+// name as ZipFile.namelist() gives it, e.g. "x.npy", or that name without ".npy"). Reads through
+// `file` from offset 0, as a freshly opened Python file. Corruption naming the file (and member)
+// for what np.load would refuse; Unimplemented for object arrays and pickles.
+Result<LoadedArray> NumpyLoad(File* file, const std::string& key, const NumpyBuffers& buffers);
+
+// The size of each read read_array makes of a zip member's data: BUFFER_SIZE // min(BUFFER_SIZE,
+// itemsize) items at a time.
+uint64_t NumpyPieceBytes(uint64_t itemsize);
+
+}  // namespace dlio::pyio

@@ -1,0 +1,257 @@
+// reader.io_model numpy held against numpy itself: Debian's python3 runs np.load(path)['x'] (npz)
+// or np.load(path) (npy) under libdlio_preload.so (and, where strace is installed, under strace,
+// which sees the read(2) calls glibc's stdio makes inside numpy.fromfile), and dlio's npz/npy
+// readers read one sample of the same files under a MemoryTracer. The requests must be equal row
+// by row: opens and reads, offsets and sizes, in order.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "../format/format_test_util.h"
+#include "dlio/clock.h"
+#include "dlio/format.h"
+#include "dlio/storage.h"
+#include "request_log.h"
+#include "test_util.h"
+
+namespace dlio {
+namespace {
+
+using io_model_test::KindFilter;
+using io_model_test::Request;
+using io_model_test::RequestsOf;
+using io_model_test::ToString;
+using io_model_test::TracePythonProgram;
+using testing::TempDir;
+
+const KindFilter kOpensAndReads{{OpKind::kOpen, OpKind::kRead}};
+
+// Files numpy writes: one and several samples, stored and deflated members, small and large,
+// extra members, and npy files (one with a header longer than Python's 4 KiB buffer).
+const char kWriteScript[] = R"(import numpy as np, sys
+d = sys.argv[1]
+r = np.random.default_rng(7)
+np.savez(d + '/one_small.npz', x=r.integers(0, 255, (40, 40, 1), dtype=np.uint8), y=np.zeros(1))
+np.savez(d + '/multi_f4.npz', x=r.random((32, 32, 8), dtype=np.float32), y=np.arange(8))
+np.savez(d + '/big.npz', x=r.integers(0, 255, (1024, 1024, 3), dtype=np.uint8), y=np.arange(3))
+np.savez(d + '/first_axis.npz', y=np.arange(5), x=r.integers(0, 255, (5, 300000), dtype=np.uint8))
+np.savez_compressed(d + '/deflated_random.npz',
+                    x=r.integers(0, 255, (1024, 1024, 2), dtype=np.uint8), y=np.arange(2))
+np.savez_compressed(d + '/deflated_text.npz',
+                    x=r.integers(0, 4, (700, 700, 3), dtype=np.uint8), y=np.arange(3))
+np.savez_compressed(d + '/deflated_zeros.npz', x=np.zeros((100, 100, 2)), y=np.arange(2))
+np.savez_compressed(d + '/deflated_small.npz', x=r.integers(0, 9, (30, 30, 1), dtype=np.int16))
+np.save(d + '/big.npy', r.integers(0, 255, (1024, 1024, 2), dtype=np.uint8))
+np.save(d + '/small.npy', r.random((10, 10), dtype=np.float32))
+np.save(d + '/odd.npy', r.random((3, 5001)))
+np.save(d + '/wide_header.npy', np.zeros(700, dtype=[('field_%d' % i, '<f4') for i in range(300)]))
+)";
+
+// np.load as the Python DLIO's readers call it, one sample per file.
+const char kLoadScript[] = R"(import numpy as np, sys
+for p in sys.argv[1:]:
+    if p.endswith('.npz'):
+        a = np.load(p)['x']
+    else:
+        a = np.load(p)
+    s = a[..., 0] if a.ndim > 1 else a
+)";
+
+struct Files {
+  std::string data;
+  std::vector<std::string> names;  // relative to data
+};
+
+// numpy's files, plus dlio's own (last-axis stored and deflated npz, last-axis npy).
+Files MakeFiles(const TempDir& tmp) {
+  Files f;
+  f.data = tmp / "data";
+  std::filesystem::create_directories(f.data);
+  const std::string script = tmp / "write.py";
+  testing::WriteTextFile(script, kWriteScript);
+  const auto run =
+      testing::RunCommand("'" + testing::SystemPython() + "' '" + script + "' '" + f.data + "'");
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  auto storage = testing::BoundPosixStorage();
+  FormatOptions options;
+  options.npy.sample_layout = SampleLayout::kLastAxis;
+  FileSpec spec;
+  spec.sample_sizes.assign(4, 600000);
+  spec.seed = 3;
+  REQUIRE(testing::MakeFormatByName("npz")
+              ->Write(storage.get(), f.data + "/dlio_stored.npz", spec, options)
+              .ok());
+  REQUIRE(testing::MakeFormatByName("npy")
+              ->Write(storage.get(), f.data + "/dlio.npy", spec, options)
+              .ok());
+  options.compression = "gzip";
+  REQUIRE(testing::MakeFormatByName("npz")
+              ->Write(storage.get(), f.data + "/dlio_deflated.npz", spec, options)
+              .ok());
+  for (const auto& e : std::filesystem::directory_iterator(f.data)) {
+    f.names.push_back(e.path().filename().string());
+  }
+  std::sort(f.names.begin(), f.names.end());
+  return f;
+}
+
+// dlio's requests for sample 0 of `name` (after its Open, whose directory reads are dlio's own
+// bookkeeping), with `model`.
+std::vector<Request> DlioSampleRequests(const std::string& data, const std::string& name,
+                                        IoModel model, const KindFilter& filter) {
+  MemoryTracer tracer;
+  auto storage = testing::BoundPosixStorage(&tracer);
+  const std::string format = name.substr(name.rfind('.') + 1);
+  FormatOptions options;
+  options.io_model = model;
+  auto reader = testing::MakeFormatByName(format)->Open(storage.get(), data + "/" + name, options);
+  INFO(name << ": " << reader.status().ToString());
+  REQUIRE(reader.ok());
+  const size_t at_open = RequestsOf(tracer, data, filter).size();
+  SampleBuffer out;
+  const Status st = (*reader)->ReadSample(0, &out);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  std::vector<Request> rows = RequestsOf(tracer, data, filter);
+  rows.erase(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(at_open));
+  for (Request& r : rows) r.tid = 0;
+  return rows;
+}
+
+std::vector<Request> OfFile(const std::vector<Request>& rows, const std::string& name) {
+  std::vector<Request> out;
+  for (const Request& r : rows) {
+    if (r.file == name) out.push_back(r);
+  }
+  return out;
+}
+
+std::string LoadArgs(const TempDir& tmp, const Files& f) {
+  const std::string script = tmp / "load.py";
+  testing::WriteTextFile(script, kLoadScript);
+  std::string args = "'" + script + "'";
+  for (const std::string& n : f.names) args += " '" + f.data + "/" + n + "'";
+  return args;
+}
+
+TEST_CASE("numpy model: dlio's npz reads are np.load's, request for request") {
+  if (!io_model_test::PythonHas("numpy")) return;
+  TempDir tmp;
+  const Files f = MakeFiles(tmp);
+  const ProfileTrace real = TracePythonProgram(LoadArgs(tmp, f), f.data, tmp / "prof");
+  const std::vector<Request> python = RequestsOf(real, f.data, kOpensAndReads);
+  for (const std::string& name : f.names) {
+    if (name.size() < 4 || name.compare(name.size() - 4, 4, ".npz") != 0) continue;
+    const std::vector<Request> want = OfFile(python, name);
+    const std::vector<Request> got =
+        DlioSampleRequests(f.data, name, IoModel::kNumpy, kOpensAndReads);
+    INFO(name << "\nnp.load:\n" << ToString(want) << "dlio:\n" << ToString(got));
+    CHECK(want.size() > 6);
+    CHECK(got == want);
+    // auto picks numpy for npz; native reads differently.
+    CHECK(DlioSampleRequests(f.data, name, IoModel::kAuto, kOpensAndReads) == want);
+    CHECK_FALSE(DlioSampleRequests(f.data, name, IoModel::kNative, kOpensAndReads) == want);
+  }
+}
+
+TEST_CASE("numpy model: dlio's npy reads are np.load's (Python's buffer, then fromfile's fread)") {
+  if (!io_model_test::PythonHas("numpy")) return;
+  TempDir tmp;
+  const Files f = MakeFiles(tmp);
+  const ProfileTrace real = TracePythonProgram(LoadArgs(tmp, f), f.data, tmp / "prof");
+  const std::vector<Request> python = RequestsOf(real, f.data, kOpensAndReads);
+  for (const std::string& name : f.names) {
+    if (name.compare(name.size() - 4, 4, ".npy") != 0) continue;
+    // The interposer sees Python's read(2) calls, then numpy.fromfile's one fread of the data.
+    const std::vector<Request> want = OfFile(python, name);
+    const std::vector<Request> got =
+        DlioSampleRequests(f.data, name, IoModel::kNumpy, kOpensAndReads);
+    INFO(name << "\nnp.load:\n" << ToString(want) << "dlio:\n" << ToString(got));
+    REQUIRE(want.size() >= 3);
+    REQUIRE(got.size() >= want.size());
+    CHECK(std::equal(want.begin(), want.end() - 1, got.begin()));
+    // dlio issues the read(2) calls glibc makes for that fread: from the block holding its first
+    // byte to (at least) its last.
+    const Request& fread = want.back();
+    const int64_t block = 4096;
+    int64_t at = fread.offset / block * block;
+    size_t i = want.size() - 1;
+    if (fread.offset != at) {  // fseek reads exactly up to the data, fseek(0, SEEK_CUR) again
+      CHECK(got[i] == Request{name, OpKind::kRead, at, fread.offset - at});
+      ++i;
+    }
+    for (; i < got.size(); ++i) {
+      CHECK(got[i].offset == at);
+      at += got[i].size;
+    }
+    CHECK(at >= fread.offset + fread.size);
+  }
+}
+
+// read(2) calls on files under `data` in an strace log (-e trace=openat,read,lseek,fcntl,close),
+// with offsets from each open file description's position.
+std::vector<Request> StraceReads(const std::string& log, const std::string& data) {
+  std::ifstream in(log);
+  std::map<int, std::shared_ptr<std::pair<std::string, int64_t>>> fds;  // fd -> (file, offset)
+  const std::regex open_re(R"re(^openat\(AT_FDCWD, "([^"]+)", .*\)\s+= (\d+)$)re");
+  const std::regex read_re(R"re(^read\((\d+), .*, (\d+)\)\s+= (\d+)$)re");
+  const std::regex seek_re(R"re(^lseek\((\d+), -?\d+, SEEK_\w+\)\s+= (\d+)$)re");
+  const std::regex dup_re(R"re(^fcntl\((\d+), F_DUPFD\w*, \d+\)\s+= (\d+)$)re");
+  const std::regex close_re(R"re(^close\((\d+)\)\s+= 0$)re");
+  std::vector<Request> out;
+  std::string line;
+  std::smatch m;
+  while (std::getline(in, line)) {
+    if (std::regex_match(line, m, open_re)) {
+      const std::string rel = io_model_test::RelativeTo(m[1], data);
+      if (!rel.empty()) {
+        fds[std::stoi(m[2])] = std::make_shared<std::pair<std::string, int64_t>>(rel, 0);
+      }
+    } else if (std::regex_match(line, m, read_re)) {
+      auto it = fds.find(std::stoi(m[1]));
+      if (it == fds.end()) continue;
+      out.push_back({it->second->first, OpKind::kRead, it->second->second, std::stoll(m[2])});
+      it->second->second += std::stoll(m[3]);
+    } else if (std::regex_match(line, m, seek_re)) {
+      auto it = fds.find(std::stoi(m[1]));
+      if (it != fds.end()) it->second->second = std::stoll(m[2]);
+    } else if (std::regex_match(line, m, dup_re)) {
+      auto it = fds.find(std::stoi(m[1]));
+      if (it != fds.end()) fds[std::stoi(m[2])] = it->second;
+    } else if (std::regex_match(line, m, close_re)) {
+      fds.erase(std::stoi(m[1]));
+    }
+  }
+  return out;
+}
+
+TEST_CASE("numpy model: dlio's reads are np.load's read(2) calls, as strace sees them") {
+  if (!io_model_test::PythonHas("numpy")) return;
+  if (!std::filesystem::exists("/usr/bin/strace")) return;  // the interposer tests still run
+  TempDir tmp;
+  const Files f = MakeFiles(tmp);
+  const std::string log = tmp / "strace.log";
+  const auto run = testing::RunCommand(
+      "/usr/bin/strace -qq -e trace=openat,read,lseek,fcntl,close"
+      " -e signal=none -o '" +
+      log + "' '" + testing::SystemPython() + "' " + LoadArgs(tmp, f));
+  INFO(run.output);
+  if (run.exit_code != 0) return;  // strace not permitted here (no ptrace)
+  const std::vector<Request> real = StraceReads(log, f.data);
+  for (const std::string& name : f.names) {
+    const std::vector<Request> want = OfFile(real, name);
+    const std::vector<Request> got =
+        DlioSampleRequests(f.data, name, IoModel::kNumpy, KindFilter{});
+    INFO(name << "\nstrace:\n" << ToString(want) << "dlio:\n" << ToString(got));
+    CHECK(want.size() >= 2);
+    CHECK(got == want);
+  }
+}
+
+}  // namespace
+}  // namespace dlio
