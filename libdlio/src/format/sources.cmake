@@ -9,6 +9,7 @@ list(APPEND DLIO_SOURCES
   src/format/npy_format.cc
   src/format/npz_format.cc
   src/format/indexed_binary_format.cc
+  src/format/indexed_binary_mmap.cc
   src/format/synthetic_format.cc
   src/format/csv_format.cc
   src/format/image_util.cc
