@@ -6,6 +6,7 @@
 
 #include <atomic>
 
+#include "trace/mapped_pages.h"
 #include "trace_call.h"
 
 extern "C" {
@@ -29,16 +30,23 @@ size_t IovBytes(const struct iovec* iov, int n) {
   return total;
 }
 
-// Mappings of traced files, so munmap can name the file. A small fixed table: mappings beyond it
-// are still recorded at mmap, only their munmap is not.
+// Mappings of traced files, so munmap can name the file and report the pages the program
+// touched. A small fixed table: mappings beyond it are still recorded at mmap, only their munmap
+// and touched pages are not.
 class Mappings {
  public:
   static constexpr int kMax = 4096;
-  void Add(void* addr, size_t len, FileRef* file) {
+  struct Region {
+    void* addr;
+    size_t len;
+    int64_t offset;  // file offset of addr
+    FileRef* file;
+  };
+  void Add(void* addr, size_t len, int64_t offset, FileRef* file) {
     Lock();
     for (Region& r : regions_) {
       if (r.file == nullptr) {
-        r = {addr, len, file};
+        r = {addr, len, offset, file};
         file = nullptr;
         break;
       }
@@ -46,27 +54,31 @@ class Mappings {
     Unlock();
     ReleaseFileRef(file);
   }
-  // The file mapped at exactly `addr` (removed from the table), or nullptr.
-  FileRef* Take(void* addr) {
-    FileRef* file = nullptr;
+  // The mapping at exactly `addr` (removed from the table); its file is nullptr when unknown.
+  Region Take(void* addr) {
+    Region found{addr, 0, 0, nullptr};
     Lock();
     for (Region& r : regions_) {
       if (r.file != nullptr && r.addr == addr) {
-        file = r.file;
+        found = r;
         r.file = nullptr;
         break;
       }
     }
     Unlock();
-    return file;
+    return found;
+  }
+  // Calls fn(region) for every mapping still in the table (at exit), holding the lock.
+  template <typename Fn>
+  void ForEach(Fn fn) {
+    Lock();
+    for (const Region& r : regions_) {
+      if (r.file != nullptr) fn(r);
+    }
+    Unlock();
   }
 
  private:
-  struct Region {
-    void* addr;
-    size_t len;
-    FileRef* file;
-  };
   void Lock() {
     while (lock_.test_and_set(std::memory_order_acquire)) {
     }
@@ -81,6 +93,21 @@ Mappings& Maps() {
   return maps;
 }
 
+// One "mmap.touched" event per run of the region's pages present in this process (see
+// libdlio/src/trace/mapped_pages.h for what that includes): offset = file offset, count = bytes,
+// clipped to the mapping's length, all stamped with the time of the scan.
+void RecordTouched(const Mappings::Region& r) {
+  const int64_t now = NowMicros();
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  mapped_pages::ForEachPresentRun(r.addr, r.len, [&](uint64_t first, uint64_t pages) {
+    const uint64_t begin = first * page;
+    uint64_t bytes = pages * page;
+    if (bytes > r.len - begin) bytes = r.len - begin;
+    RecordCall("mmap.touched", "POSIX", now, now, r.file, r.offset + static_cast<int64_t>(begin),
+               static_cast<int64_t>(bytes), static_cast<int64_t>(bytes));
+  });
+}
+
 template <typename Call>
 void* TraceMmap(const char* name, size_t len, int fd, int64_t offset, Call call) {
   if (!Tracing() || !FdTable::Get().Traced(fd)) return call();
@@ -93,7 +120,7 @@ void* TraceMmap(const char* name, size_t len, int fd, int64_t offset, Call call)
   RecordCall(name, "POSIX", t0, t1, file, offset, static_cast<int64_t>(len),
              p == MAP_FAILED ? -err : 0);
   if (p != MAP_FAILED) {
-    Maps().Add(p, len, file);
+    Maps().Add(p, len, offset, file);
   } else {
     ReleaseFileRef(file);
   }
@@ -104,20 +131,26 @@ void* TraceMmap(const char* name, size_t len, int fd, int64_t offset, Call call)
 int TraceMunmap(void* addr, size_t len) {
   auto real = DLIO_REAL(munmap);
   if (!Tracing()) return real(addr, len);
-  FileRef* file = Maps().Take(addr);
-  if (file == nullptr) return real(addr, len);
+  const Mappings::Region region = Maps().Take(addr);
+  if (region.file == nullptr) return real(addr, len);
   HookScope scope;
+  RecordTouched(region);
   const int64_t t0 = NowMicros();
   const int r = real(addr, len);
   const int err = errno;
   const int64_t t1 = NowMicros();
-  RecordCall("munmap", "POSIX", t0, t1, file, -1, static_cast<int64_t>(len), ErrOr(r, err));
-  ReleaseFileRef(file);
+  RecordCall("munmap", "POSIX", t0, t1, region.file, -1, static_cast<int64_t>(len), ErrOr(r, err));
+  ReleaseFileRef(region.file);
   errno = err;
   return r;
 }
 
 }  // namespace
+
+void RecordOpenMappings() {
+  Maps().ForEach([](const Mappings::Region& r) { RecordTouched(r); });
+}
+
 }  // namespace dlio::preload
 
 using dlio::preload::IovBytes;

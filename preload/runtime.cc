@@ -14,6 +14,7 @@
 #include "event_writer.h"
 #include "fd_table.h"
 #include "path_filter.h"
+#include "trace_call.h"
 
 namespace dlio::preload {
 namespace {
@@ -148,6 +149,7 @@ void FinishTrace(bool final) {
   if (final ? g_finished.exchange(true) : g_finished.load(std::memory_order_acquire)) return;
   const bool saved = t_in_hook;
   t_in_hook = true;
+  if (final) RecordOpenMappings();
   if (final) g_active.store(false, std::memory_order_release);
   FlushAllBuffers(/*footer=*/true, /*in_signal=*/false, /*seal=*/final);
   t_in_hook = saved;

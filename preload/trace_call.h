@@ -23,6 +23,10 @@ inline int64_t ErrOr(int64_t r, int err) { return r < 0 ? -err : r; }
 void RecordCall(const char* name, const char* cat, int64_t t0, int64_t t1, const FileRef* file,
                 int64_t offset, int64_t count, int64_t ret);
 
+// Records the pages touched of every traced mapping still open ("mmap.touched"), at the end of
+// the trace: a program rarely unmaps everything before it exits.
+void RecordOpenMappings();
+
 // A new reference to `path` (relative to dirfd) when it passes the filter, else nullptr.
 FileRef* FilteredFile(int dirfd, const char* path);
 

@@ -102,7 +102,7 @@ TEST_CASE("capabilities: the built-in storages and formats that read collectivel
   CHECK(s.code() == StatusCode::kInvalidArgument);
   CHECK_THAT(s.message(), Catch::Contains("storage.mpiio_collective"));
   CHECK_THAT(s.message(), Catch::Contains("dataset.format"));
-  CHECK_THAT(s.message(), Catch::Contains("indexed_binary, npy, npz"));
+  CHECK_THAT(s.message(), Catch::Contains("indexed_binary, mmap_indexed_binary, npy, npz"));
   CHECK_THAT(s.message(), Catch::Contains("got 'synthetic'"));
 
   // Off, nothing is asked.
@@ -214,6 +214,30 @@ TEST_CASE("capabilities: reader.io_model is accepted only where the format decla
   CHECK_THAT(s.message(), Catch::Contains("reader.io_model 'numpy'"));
   CHECK_THAT(s.message(), Catch::Contains("dataset.format 'user_plain'"));
   CHECK_THAT(s.message(), Catch::Contains("user_numpy"));  // named among those that would do
+}
+
+TEST_CASE(
+    "capabilities: reader.io_model mmap needs a format that declares it and a storage that "
+    "maps files") {
+  const auto registries = Builtins();
+  const Registries& r = *registries;
+  CHECK(ValidateCapabilities(IoModelConfig("mmap_indexed_binary", "mmap"), r).ok());
+  CHECK(ValidateCapabilities(IoModelConfig("indexed_binary", "mmap"), r).ok());
+  Status s = ValidateCapabilities(IoModelConfig("npz", "mmap"), r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("formats with that model: indexed_binary, "
+                                          "mmap_indexed_binary"));
+  WorkloadConfig memory = IoModelConfig("mmap_indexed_binary", "mmap");
+  REQUIRE(ApplyOverride(&memory, "storage.storage_type=memory").ok());
+  s = ValidateCapabilities(memory, r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("reader.io_model 'mmap' needs a storage.storage_type "
+                                          "that maps files (posix), got 'memory'"));
+  // auto reads natively where the storage cannot map (docs/io_models.md), so it passes.
+  CHECK(ValidateCapabilities(IoModelConfig("mmap_indexed_binary", "auto"), r).ok());
+  WorkloadConfig slow = IoModelConfig("indexed_binary", "mmap");
+  REQUIRE(ApplyOverride(&slow, "storage.storage_type=slow").ok());
+  CHECK_FALSE(ValidateCapabilities(slow, r).ok());  // page faults would bypass its latency
 }
 
 TEST_CASE("capabilities: ResolveIoModel maps auto and pytorch to the format's default") {

@@ -6,3 +6,6 @@ target_compile_definitions(request_log_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_F
 dlio_add_test(numpy_test SOURCES io_models/numpy_test.cc)
 add_dependencies(numpy_test dlio_preload)
 target_compile_definitions(numpy_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+dlio_add_test(mmap_test SOURCES io_models/mmap_test.cc PROPERTIES SKIP_RETURN_CODE 77)
+add_dependencies(mmap_test dlio_preload)
+target_compile_definitions(mmap_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

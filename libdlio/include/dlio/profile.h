@@ -25,7 +25,9 @@ namespace dlio {
 
 // What an event does to a file, independent of the exact call name.
 enum class OpKind : uint8_t {
-  kRead,      // read, pread, pread64, readv, preadv, fread
+  // read, pread, pread64, readv, preadv, fread; and mmap.touched (no call: the pages of a mapping
+  // found mapped in when it ended, docs/profiling.md), so mmap'd reading counts as reads
+  kRead,
   kWrite,     // write, pwrite, pwrite64, writev, pwritev, fwrite
   kOpen,      // open, open64, openat, creat, fopen
   kClose,     // close, fclose

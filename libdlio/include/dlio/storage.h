@@ -53,6 +53,53 @@ struct IoSink {
   const char* read_name = "pread";
   const char* write_name = "pwrite";
   const char* close_name = "close";
+  const std::string* storage_name = nullptr;  // the Storage's name() (for error messages)
+};
+
+class File;
+
+// Trace names of a mapping's calls (File::Map): the map, the pages found mapped in when it ends,
+// and the unmap. "mmap.touched" is no call: one event per run of pages of the mapping that this
+// process had mapped in (offset = file offset, count = bytes), read from /proc/self/pagemap just
+// before the unmap; libdlio_preload.so records the same for a traced program's mappings.
+inline constexpr char kMmapCallName[] = "mmap";
+inline constexpr char kMunmapCallName[] = "munmap";
+inline constexpr char kMmapTouchedName[] = "mmap.touched";
+
+// A read-only mapping of a whole file (File::Map), as np.memmap(path, mode='r') makes one:
+// reading data() faults its pages in (with the kernel's readahead and fault-around) instead of
+// issuing read calls. Unmap() (or destruction) first records which pages were mapped in, then
+// unmaps. data() may be read from many threads at once; Unmap requires that no read is in flight.
+// The file must not shrink while mapped (reading past its new end raises SIGBUS).
+class FileMapping {
+ public:
+  virtual ~FileMapping();
+  FileMapping(const FileMapping&) = delete;
+  FileMapping& operator=(const FileMapping&) = delete;
+
+  const uint8_t* data() const { return data_; }
+  uint64_t size() const { return size_; }
+  const std::string& path() const { return path_; }
+  // Copies `n` bytes at `offset` of the mapping into `out`, touching their pages as
+  // np.array(memmap[offset:offset + n]) does. OutOfRange naming the file past the end.
+  Status CopyOut(uint64_t offset, size_t n, void* out) const;
+  // Records the mapped-in pages (kMmapTouchedName) and unmaps. Idempotent.
+  Status Unmap();
+
+ protected:
+  FileMapping(std::string path, const uint8_t* data, uint64_t size)
+      : path_(std::move(path)), data_(data), size_(size) {}
+  // Releases the mapping. Backends' destructors call Unmap().
+  virtual Status DoUnmap() = 0;
+
+ private:
+  friend class File;
+  std::string path_;
+  const uint8_t* data_;
+  uint64_t size_;
+  IoSink sink_;
+  int32_t file_id_ = -1;
+  bool unmapped_ = false;
 };
 
 // An open file. ReadAt/WriteAt at explicit offsets are safe for concurrent use from many threads;
@@ -72,6 +119,11 @@ class File {
   Result<uint64_t> Size();
   Status Sync();   // fsync (fdatasync is not enough for the checkpoint metadata)
   Status Close();  // idempotent
+  // Maps the whole file read-only (traced as kMmapCallName, offset 0, count = the file's size).
+  // The mapping may outlive this File (as mmap outlives the descriptor it was made from) but not
+  // its Storage. Unimplemented naming the storage and the file where files cannot be mapped
+  // (StorageCapabilities::map_files false: memory, stdio, mpiio, slow).
+  Result<std::unique_ptr<FileMapping>> Map();
 
   const std::string& path() const { return path_; }
   // Required alignment of offset, size and buffer for direct I/O (1 when none is needed).
@@ -84,6 +136,8 @@ class File {
   virtual Result<uint64_t> DoSize() = 0;
   virtual Status DoSync() = 0;
   virtual Status DoClose() = 0;
+  // Default: Unimplemented naming the storage and the file.
+  virtual Result<std::unique_ptr<FileMapping>> DoMap();
 
  private:
   friend class Storage;
@@ -139,6 +193,9 @@ struct StorageCapabilities {
   // Files live in this process's memory (memory): a dataset stored there counts against the
   // host's memory in the preflight (dlio/preflight.h).
   bool in_process_memory = false;
+  // Files can be memory-mapped (File::Map): reader.io_model mmap reads through page faults
+  // (posix). A decorator that adds latency per call (slow) cannot: page faults bypass it.
+  bool map_files = false;
 };
 
 // A namespace of files. All methods are safe for concurrent use. Files it opens must be destroyed

@@ -72,7 +72,7 @@ Status ValidateCollectiveReads(const WorkloadConfig& c, const Registries& regist
 }
 
 // reader.io_model: native and auto always; pytorch needs the worker-process loader; any other
-// model only with a format that declares it.
+// model only with a format that declares it, and mmap only on a storage that maps files.
 Status ValidateIoModel(const WorkloadConfig& c, const Registries& registries) {
   const IoModel model = c.reader.io_model;
   if (model == IoModel::kAuto || model == IoModel::kNative) return Status::OK();
@@ -86,7 +86,17 @@ Status ValidateIoModel(const WorkloadConfig& c, const Registries& registries) {
     const auto models = FormatDeclares(format, registries).io_models;
     return std::find(models.begin(), models.end(), model) != models.end();
   };
-  if (declares(c.dataset.format)) return Status::OK();
+  if (declares(c.dataset.format)) {
+    if (model != IoModel::kMmap || StorageDeclares(c, c.storage.storage_type, registries).map_files)
+      return Status::OK();
+    const std::string able = NamesThat(registries.storages.List(), [&](const std::string& s) {
+      return StorageDeclares(c, s, registries).map_files;
+    });
+    return Status::InvalidArgument(
+        "reader.io_model 'mmap' needs a storage.storage_type that maps "
+        "files (" +
+        able + "), got '" + c.storage.storage_type + "'");
+  }
   const std::string able = NamesThat(registries.formats.List(), declares);
   return Status::InvalidArgument(
       "reader.io_model '" + name + "' does not apply to dataset.format '" + c.dataset.format +

@@ -54,6 +54,7 @@ Result<std::string> DetectFormat(Storage* storage, const std::string& path) {
     return expected;
   }
   if (ext == "indexed_binary") return std::string("indexed_binary");
+  if (ext == "mmap_indexed_binary") return std::string("mmap_indexed_binary");
   if (ext == "tfrecord" || ext == "tfrecords") return std::string("tfrecord");
   if (ext == "csv") return std::string("csv");
   if (!magic.empty()) return magic;

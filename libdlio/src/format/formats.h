@@ -10,6 +10,7 @@ namespace dlio::format_internal {
 std::unique_ptr<Format> NewNpyFormat();
 std::unique_ptr<Format> NewNpzFormat();
 std::unique_ptr<Format> NewIndexedBinaryFormat();
+std::unique_ptr<Format> NewMmapIndexedBinaryFormat();
 std::unique_ptr<Format> NewSyntheticFormat();
 std::unique_ptr<Format> NewCsvFormat();
 std::unique_ptr<Format> NewJpegFormat();

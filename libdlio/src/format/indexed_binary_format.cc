@@ -1,40 +1,76 @@
-// indexed_binary: DLIO's format for dlrm. Sample bytes back to back in the data file, plus two
-// index files beside it, as dlio_benchmark names them: "<file>.off.idx" (uint64 byte offset of
-// each sample) and "<file>.sz.idx" (uint64 size of each sample), little-endian, one entry per
-// sample. Entries may be in any order and need not tile the file; each must lie inside it.
+// indexed_binary and mmap_indexed_binary: DLIO's formats for dlrm and Megatron-style datasets,
+// one layout (indexed_binary.h). Entries may be in any order and need not tile the file; each
+// must lie inside it. The two differ in their default reader: native preads for indexed_binary,
+// the mmap model (np.memmap, indexed_binary_mmap.cc) for mmap_indexed_binary.
 #include <algorithm>
 
 #include "format/content.h"
 #include "format/formats.h"
+#include "format/indexed_binary.h"
 #include "format/io_util.h"
 
 namespace dlio::format_internal {
-namespace {
 
-std::string OffsetIndexPath(const std::string& path) { return path + ".off.idx"; }
-std::string SizeIndexPath(const std::string& path) { return path + ".sz.idx"; }
-
-Result<std::vector<uint64_t>> ReadIndex(Storage* storage, const std::string& path) {
-  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
-  DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+Result<std::vector<uint64_t>> ParseIndex(const std::string& path, const uint8_t* raw,
+                                         uint64_t size) {
   if (size % 8 != 0) {
     return Status::Corruption(path, ": index size ", size,
                               " is not a multiple of 8 (truncated entry at offset ", size / 8 * 8,
                               ")");
   }
   std::vector<uint64_t> entries(size / 8);
-  std::vector<uint8_t> raw(size);
-  if (size > 0) DLIO_RETURN_NOT_OK(file->ReadExactAt(0, size, raw.data()));
   for (size_t i = 0; i < entries.size(); ++i) entries[i] = Le64(&raw[i * 8]);
+  return entries;
+}
+
+Status CheckIndexes(const std::string& path, uint64_t size, const std::vector<uint64_t>& offsets,
+                    const std::vector<uint64_t>& sizes) {
+  const std::string off_path = OffsetIndexPath(path), sz_path = SizeIndexPath(path);
+  if (offsets.size() != sizes.size()) {
+    return Status::Corruption(off_path, " has ", offsets.size(), " entries but ", sz_path, " has ",
+                              sizes.size());
+  }
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    if (offsets[i] > size || sizes[i] > size - offsets[i]) {
+      return Status::Corruption(off_path, " entry ", i, " (index offset ", i * 8,
+                                "): sample at offset ", offsets[i], " of ", sizes[i],
+                                " bytes ends past ", path, " (", size, " bytes)");
+    }
+  }
+  return Status::OK();
+}
+
+std::string DescribeIndexedBinary(const std::string& format, const std::string& path,
+                                  uint64_t file_size, const FormatReader& reader) {
+  const uint64_t n = reader.num_samples();
+  return "{\"format\":" + JsonString(format) + ",\"path\":" + JsonString(path) +
+         ",\"file_size\":" + std::to_string(file_size) + "," + SampleSizesJson(n, reader) +
+         ",\"offset_index\":" + JsonString(OffsetIndexPath(path)) +
+         ",\"size_index\":" + JsonString(SizeIndexPath(path)) +
+         ProblemsJson(n == 0 ? std::vector<std::string>{path + ": the index lists no samples"}
+                             : std::vector<std::string>{}) +
+         "}";
+}
+
+namespace {
+
+Result<std::vector<uint64_t>> ReadIndex(Storage* storage, const std::string& path) {
+  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
+  DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+  std::vector<uint8_t> raw(size);
+  if (size > 0 && size % 8 == 0) DLIO_RETURN_NOT_OK(file->ReadExactAt(0, size, raw.data()));
+  DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> entries, ParseIndex(path, raw.data(), size));
   DLIO_RETURN_NOT_OK(file->Close());
   return entries;
 }
 
 class IndexedBinaryReader final : public FormatReader {
  public:
-  IndexedBinaryReader(std::unique_ptr<File> file, uint64_t file_size, std::vector<uint64_t> offsets,
-                      std::vector<uint64_t> sizes, uint64_t transfer_size)
-      : file_(std::move(file)),
+  IndexedBinaryReader(std::string format, std::unique_ptr<File> file, uint64_t file_size,
+                      std::vector<uint64_t> offsets, std::vector<uint64_t> sizes,
+                      uint64_t transfer_size)
+      : format_(std::move(format)),
+        file_(std::move(file)),
         file_size_(file_size),
         offsets_(std::move(offsets)),
         sizes_(std::move(sizes)),
@@ -50,18 +86,11 @@ class IndexedBinaryReader final : public FormatReader {
   }
 
   std::string DescribeJson() const override {
-    return "{\"format\":\"indexed_binary\",\"path\":" + JsonString(file_->path()) +
-           ",\"file_size\":" + std::to_string(file_size_) + "," +
-           SampleSizesJson(offsets_.size(), *this) +
-           ",\"offset_index\":" + JsonString(OffsetIndexPath(file_->path())) +
-           ",\"size_index\":" + JsonString(SizeIndexPath(file_->path())) +
-           ProblemsJson(offsets_.empty() ? std::vector<std::string>{file_->path() +
-                                                                    ": the index lists no samples"}
-                                         : std::vector<std::string>{}) +
-           "}";
+    return DescribeIndexedBinary(format_, file_->path(), file_size_, *this);
   }
 
  private:
+  std::string format_;
   std::unique_ptr<File> file_;
   uint64_t file_size_;
   std::vector<uint64_t> offsets_, sizes_;
@@ -70,13 +99,18 @@ class IndexedBinaryReader final : public FormatReader {
 
 class IndexedBinaryFormat final : public Format {
  public:
-  std::string name() const override { return "indexed_binary"; }
-  std::string extension() const override { return "indexed_binary"; }
+  // `name` is also the extension; `io_models` the models it declares (the first is its default).
+  IndexedBinaryFormat(std::string name, std::vector<IoModel> io_models)
+      : name_(std::move(name)), io_models_(std::move(io_models)) {}
+
+  std::string name() const override { return name_; }
+  std::string extension() const override { return name_; }
   bool variable_sample_sizes() const override { return true; }
   // A sample's reads depend only on its size (docs/scaling.md).
   FormatCapabilities capabilities() const override {
     FormatCapabilities c;
     c.collective_reads = true;
+    c.io_models = io_models_;
     return c;
   }
 
@@ -164,33 +198,43 @@ class IndexedBinaryFormat final : public Format {
         });
   }
 
+  // The mmap model where the storage maps files; asked for by auto (or pytorch) on one that
+  // cannot (memory, mpiio, slow), the native reader instead, as documented in docs/io_models.md.
+  // reader.io_model mmap itself on such a storage fails, naming it.
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
+    if (ResolveIoModel(options.io_model, capabilities()) == IoModel::kMmap &&
+        (options.io_model == IoModel::kMmap || storage->capabilities().map_files)) {
+      return OpenMmapIndexedBinary(storage, name_, path, options);
+    }
     FileOptions fo;
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
     DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
-    const std::string off_path = OffsetIndexPath(path), sz_path = SizeIndexPath(path);
-    DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> offsets, ReadIndex(storage, off_path));
-    DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, ReadIndex(storage, sz_path));
-    if (offsets.size() != sizes.size()) {
-      return Status::Corruption(off_path, " has ", offsets.size(), " entries but ", sz_path,
-                                " has ", sizes.size());
-    }
-    for (size_t i = 0; i < offsets.size(); ++i) {
-      if (offsets[i] > size || sizes[i] > size - offsets[i]) {
-        return Status::Corruption(off_path, " entry ", i, " (index offset ", i * 8,
-                                  "): sample at offset ", offsets[i], " of ", sizes[i],
-                                  " bytes ends past ", path, " (", size, " bytes)");
-      }
-    }
+    DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> offsets, ReadIndex(storage, OffsetIndexPath(path)));
+    DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, ReadIndex(storage, SizeIndexPath(path)));
+    DLIO_RETURN_NOT_OK(CheckIndexes(path, size, offsets, sizes));
     return std::unique_ptr<FormatReader>(new IndexedBinaryReader(
-        std::move(file), size, std::move(offsets), std::move(sizes), options.transfer_size));
+        name_, std::move(file), size, std::move(offsets), std::move(sizes), options.transfer_size));
   }
+
+ private:
+  std::string name_;
+  std::vector<IoModel> io_models_;
 };
 
 }  // namespace
 
-std::unique_ptr<Format> NewIndexedBinaryFormat() { return std::make_unique<IndexedBinaryFormat>(); }
+// native by default; the mmap model on request (reader.io_model mmap).
+std::unique_ptr<Format> NewIndexedBinaryFormat() {
+  return std::make_unique<IndexedBinaryFormat>(
+      "indexed_binary", std::vector<IoModel>{IoModel::kNative, IoModel::kMmap});
+}
+
+// The mmap model by default (DLIO's IndexedBinaryMMapReader, Megatron's MMapIndexedDataset).
+std::unique_ptr<Format> NewMmapIndexedBinaryFormat() {
+  return std::make_unique<IndexedBinaryFormat>("mmap_indexed_binary",
+                                               std::vector<IoModel>{IoModel::kMmap});
+}
 
 }  // namespace dlio::format_internal

@@ -22,6 +22,10 @@ Status RegisterBuiltinFormats(Registries* registries) {
   DLIO_RETURN_NOT_OK(Add(registries, "indexed_binary",
                          "raw samples + <file>.off.idx/.sz.idx uint64 indexes (dlrm)",
                          "transfer_size, odirect", &NewIndexedBinaryFormat));
+  DLIO_RETURN_NOT_OK(Add(registries, "mmap_indexed_binary",
+                         "indexed_binary's layout read memory-mapped (np.memmap, Megatron) by "
+                         "default: page faults instead of read calls",
+                         "transfer_size (native), odirect", &NewMmapIndexedBinaryFormat));
   DLIO_RETURN_NOT_OK(
       Add(registries, "csv", "text rows of float32 values (CANDLE); a sample is one row",
           "csv_header, record_length_bytes, transfer_size, decode, odirect", &NewCsvFormat));

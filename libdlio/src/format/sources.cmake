@@ -14,6 +14,7 @@ list(APPEND DLIO_SOURCES
   src/format/pyio/zipfile.cc
   src/format/pyio/numpy_load.cc
   src/format/indexed_binary_format.cc
+  src/format/indexed_binary_mmap.cc
   src/format/synthetic_format.cc
   src/format/csv_format.cc
   src/format/image_util.cc

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,6 +58,22 @@ Status PwriteFully(int fd, uint64_t offset, const void* buf, size_t n, const std
 }
 
 bool IsAligned(uint64_t v, size_t a) { return (v & (a - 1)) == 0; }
+
+// A whole file mapped read-only and shared, as np.memmap(mode='r') maps it. An empty file has
+// no mapping (mmap refuses a length of 0).
+class PosixMapping final : public FileMapping {
+ public:
+  PosixMapping(std::string path, const uint8_t* data, uint64_t size)
+      : FileMapping(std::move(path), data, size) {}
+  ~PosixMapping() override { (void)Unmap(); }
+
+ protected:
+  Status DoUnmap() override {
+    if (size() == 0) return Status::OK();
+    if (::munmap(const_cast<uint8_t*>(data()), size()) != 0) return Errno("munmap", path());
+    return Status::OK();
+  }
+};
 
 // Thread safety: ReadAt/WriteAt are safe concurrently (pread/pwrite on a shared fd; bounce
 // buffers are taken from a mutex-guarded pool, so steady state allocates nothing).
@@ -126,6 +143,17 @@ class PosixFile final : public File {
     struct stat st;
     if (::fstat(fd_, &st) != 0) return Errno("fstat", path());
     return static_cast<uint64_t>(st.st_size);
+  }
+
+  Result<std::unique_ptr<FileMapping>> DoMap() override {
+    struct stat st;
+    if (::fstat(fd_, &st) != 0) return Errno("fstat", path());
+    const auto size = static_cast<uint64_t>(st.st_size);
+    if (size == 0) return std::unique_ptr<FileMapping>(new PosixMapping(path(), nullptr, 0));
+    void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd_, 0);
+    if (p == MAP_FAILED) return Errno("mmap", path());
+    return std::unique_ptr<FileMapping>(
+        new PosixMapping(path(), static_cast<const uint8_t*>(p), size));
   }
 
   Status DoSync() override {

@@ -2,12 +2,15 @@
 #include "dlio/storage.h"
 
 #include <sys/mman.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <new>
 
 #include "dlio/registries.h"
+#include "trace/mapped_pages.h"
 
 namespace dlio {
 namespace {
@@ -120,12 +123,79 @@ Status File::Close() {
   return st;
 }
 
+Result<std::unique_ptr<FileMapping>> File::DoMap() {
+  const std::string storage = sink_.storage_name != nullptr ? *sink_.storage_name : "this";
+  return Status::Unimplemented("mmap ", path_, ": the ", storage,
+                               " storage cannot map files (reader.io_model mmap needs a "
+                               "storage with map_files, e.g. posix)");
+}
+
+Result<std::unique_ptr<FileMapping>> File::Map() {
+  if (closed_) return Status::FailedPrecondition("mmap " + path_ + ": file is closed");
+  CallTrace t(sink_, kMmapCallName);
+  Result<std::unique_ptr<FileMapping>> r = DoMap();
+  if (!r.ok()) {
+    t.Done(file_id_, 0, -1, -1);
+    return r;
+  }
+  FileMapping* m = r->get();
+  m->sink_ = sink_;
+  m->file_id_ = file_id_;
+  t.Done(file_id_, 0, static_cast<int64_t>(m->size()), 0);
+  return r;
+}
+
+// ---- FileMapping ----
+
+FileMapping::~FileMapping() = default;
+
+Status FileMapping::CopyOut(uint64_t offset, size_t n, void* out) const {
+  if (offset > size_ || n > size_ - offset) {
+    return Status::OutOfRange("read ", path_, " (mapped): ", n, " bytes at offset ", offset,
+                              " end past the mapping of ", size_, " bytes");
+  }
+  if (n > 0) std::memcpy(out, data_ + offset, n);
+  if (sink_.counters != nullptr) {
+    sink_.counters->read_ops.fetch_add(1, std::memory_order_relaxed);
+    sink_.counters->read_bytes.fetch_add(n, std::memory_order_relaxed);
+  }
+  return Status::OK();
+}
+
+Status FileMapping::Unmap() {
+  if (unmapped_) return Status::OK();
+  unmapped_ = true;
+  if (sink_.tracer != nullptr && sink_.tracer->enabled()) {
+    const int64_t now = sink_.clock->WallMicros();
+    const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+    mapped_pages::ForEachPresentRun(data_, size_, [&](uint64_t first, uint64_t pages) {
+      const uint64_t begin = first * page;
+      TraceEvent ev;
+      ev.name = kMmapTouchedName;
+      ev.cat = sink_.category;
+      ev.start_us = now;
+      ev.dur_us = 0;
+      ev.file_id = file_id_;
+      ev.offset = static_cast<int64_t>(begin);
+      ev.count = static_cast<int64_t>(std::min(pages * page, size_ - begin));
+      ev.ret = ev.count;
+      sink_.tracer->Record(ev);
+    });
+  }
+  if (sink_.tracer == nullptr) return DoUnmap();
+  CallTrace t(sink_, kMunmapCallName);
+  Status st = DoUnmap();
+  t.Done(file_id_, -1, static_cast<int64_t>(size_), RetOf(st));
+  return st;
+}
+
 // ---- Storage ----
 
 Storage::Storage(std::string name) : name_(std::move(name)), own_null_tracer_(MakeNullTracer()) {
   sink_.clock = SystemClock();
   sink_.tracer = own_null_tracer_.get();
   sink_.counters = &counters_;
+  sink_.storage_name = &name_;
 }
 
 Storage::~Storage() = default;
