@@ -1,0 +1,262 @@
+// FitTrace stage 3, reader and train: threads, batch, transfer size, shuffles, the I/O model,
+// epochs and the compute time between batches.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "dlio/str_cat.h"
+#include "profile/fit_internal.h"
+
+namespace dlio::fit {
+namespace {
+
+using ThreadKey = std::pair<int32_t, int32_t>;
+
+bool IsTrain(const View& view, const Access& a) {
+  return !view.files[static_cast<size_t>(a.file)].valid;
+}
+
+// Share of consecutive pairs in ascending order (1 for fewer than two values).
+double AscendingShare(const std::vector<int64_t>& xs, int64_t* pairs) {
+  int64_t up = 0, n = 0;
+  for (size_t i = 1; i < xs.size(); ++i, ++n) up += xs[i] > xs[i - 1];
+  *pairs += n;
+  return n == 0 ? 1.0 : static_cast<double>(up) / static_cast<double>(n);
+}
+
+void FitThreads(const View& view, FitResult* out) {
+  std::set<ThreadKey> readers;
+  std::set<int32_t> pids;
+  for (const Access& a : view.accesses) {
+    readers.insert({a.pid, a.tid});
+    pids.insert(a.pid);
+  }
+  const int64_t n = static_cast<int64_t>(readers.size());
+  const std::string processes =
+      pids.size() > 1 ? StrCat(" in ", pids.size(), " processes (DataLoader-style workers)") : "";
+  const bool inline_reads =
+      n == 1 && (!view.steps_from_compute ||
+                 *readers.begin() == ThreadKey{view.compute_pid, view.compute_tid});
+  if (inline_reads) {
+    Set(out, "reader.pipeline", "sync", FitConfidence::kMedium,
+        view.steps_from_compute ? "the thread that computes reads the data itself, between steps"
+                                : "one thread reads all data, in bursts between pauses");
+  } else {
+    Set(out, "reader.pipeline", "threaded", FitConfidence::kMedium,
+        StrCat(n, " threads read data", processes, " apart from the training thread"));
+  }
+  Set(out, "reader.read_threads", std::to_string(n), FitConfidence::kHigh,
+      StrCat(n, " distinct thread", n == 1 ? "" : "s", " read the data files", processes));
+}
+
+void FitBatch(const View& view, FitResult* out) {
+  if (view.steps.empty()) {
+    Unset(out, "reader.batch_size", "1",
+          "no compute events and no pause between reads stands out: batches are not visible");
+    return;
+  }
+  int64_t reads = 0;
+  if (view.items > 0) {
+    for (const DataFile& f : view.files) reads += f.valid ? 0 : f.items;
+  } else {
+    for (const Access& a : view.accesses) reads += IsTrain(view, a);
+  }
+  if (view.steps_from_compute) {
+    const double per_step = static_cast<double>(reads) / static_cast<double>(view.steps.size());
+    const int64_t b = std::max<int64_t>(std::llround(per_step), 1);
+    const bool even = std::abs(per_step - static_cast<double>(b)) <= 0.1 * static_cast<double>(b);
+    Set(out, "reader.batch_size", std::to_string(b),
+        even ? FitConfidence::kMedium : FitConfidence::kLow,
+        StrCat(reads, " sample reads / ", view.steps.size(), " compute steps"));
+    return;
+  }
+  // Sample reads between consecutive pauses.
+  std::vector<int64_t> per_burst(view.steps.size() + 1, 0);
+  size_t burst = 0;
+  for (const Access& a : view.accesses) {
+    while (burst < view.steps.size() && a.start_us >= view.steps[burst].end_us) ++burst;
+    per_burst[burst] += IsTrain(view, a);
+  }
+  const int64_t b = std::max<int64_t>(Median(per_burst), 1);
+  const auto same = std::count(per_burst.begin(), per_burst.end(), b);
+  Set(out, "reader.batch_size", std::to_string(b),
+      same * 10 >= static_cast<int64_t>(per_burst.size()) * 8 ? FitConfidence::kMedium
+                                                              : FitConfidence::kLow,
+      StrCat("median sample reads per burst (", same, " of ", per_burst.size(),
+             " bursts read exactly ", b, ")"));
+}
+
+void FitShuffle(const View& view, FitResult* out) {
+  std::vector<int64_t> first_touch;
+  std::vector<bool> seen(view.files.size(), false);
+  std::map<int32_t, std::vector<int64_t>> keys;  // file -> sample keys in the first pass
+  for (const Access& a : view.accesses) {
+    if (a.epoch != 0 || !IsTrain(view, a)) continue;
+    keys[a.file].push_back(a.key);
+    if (!seen[static_cast<size_t>(a.file)]) {
+      seen[static_cast<size_t>(a.file)] = true;
+      first_touch.push_back(a.file);
+    }
+  }
+  int64_t pairs = 0;
+  const double files_up = AscendingShare(first_touch, &pairs);
+  const FitConfidence c = pairs >= 8 ? FitConfidence::kMedium : FitConfidence::kLow;
+  Set(out, "reader.file_shuffle", files_up >= 0.8 ? "off" : "seed", c,
+      StrCat("first pass opens files in ", files_up >= 0.8 ? "" : "un", "sorted name order (",
+             std::llround(files_up * 100), "% of ", pairs, " consecutive pairs ascending)"));
+  pairs = 0;
+  double up_sum = 0;
+  for (auto& [file, k] : keys) {
+    int64_t n = 0;
+    const double up = AscendingShare(k, &n);
+    up_sum += up * static_cast<double>(n);
+    pairs += n;
+  }
+  if (pairs == 0) {
+    Set(out, "reader.sample_shuffle", "off", FitConfidence::kLow,
+        "one sample read per file and pass: the file order is the sample order");
+    return;
+  }
+  const double up = up_sum / static_cast<double>(pairs);
+  Set(out, "reader.sample_shuffle", up >= 0.8 ? "off" : "seed",
+      pairs >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
+      StrCat("sample offsets within a file are read in ", up >= 0.8 ? "" : "un", "sorted order (",
+             std::llround(up * 100), "% of ", pairs, " pairs ascending)"));
+}
+
+// The most common size of the data reads larger than kSmallReadBytes, and its share of them.
+std::pair<int64_t, double> CommonLargeRead(const ProfileTrace& t, const View& view) {
+  std::map<int64_t, int64_t> count;
+  int64_t total = 0;
+  for (size_t i : view.data_events) {
+    if (t.kind[i] != OpKind::kRead || t.size_bytes[i] <= kSmallReadBytes) continue;
+    ++count[t.size_bytes[i]];
+    ++total;
+  }
+  std::pair<int64_t, int64_t> best{0, 0};
+  for (const auto& [size, n] : count) {
+    if (n > best.second) best = {size, n};
+  }
+  return {best.first, total == 0 ? 0 : static_cast<double>(best.second) / total};
+}
+
+struct ModelGuess {
+  std::string model;
+  FitConfidence confidence = FitConfidence::kMedium;
+  std::string reason;
+};
+
+ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::string& format) {
+  int64_t mmaps = 0, sessions = 0, whole = 0, small = 0, reads = 0, four_k = 0;
+  for (size_t i : view.data_events) {
+    if (t.kind[i] == OpKind::kMmap) ++mmaps;
+    if (t.kind[i] != OpKind::kRead) continue;
+    ++reads;
+    small += t.size_bytes[i] <= 1024;
+    four_k += t.size_bytes[i] == 4096;
+  }
+  for (const Access& a : view.accesses) {
+    sessions += a.session;
+    const int64_t extent = view.files[static_cast<size_t>(a.file)].extent;
+    whole += extent > 0 && a.bytes * 10 >= extent * 9;
+  }
+  const int64_t n = static_cast<int64_t>(view.accesses.size());
+  auto most = [n](int64_t k) { return n > 0 && k * 10 >= n * 8; };
+  if (mmaps > 0) return {"mmap", FitConfidence::kHigh, StrCat(mmaps, " mmap calls on data files")};
+  const auto [common, share] = CommonLargeRead(t, view);
+  if ((format == "npz" || format == "npy") && most(sessions) && most(whole) && four_k > 0) {
+    return {"numpy", FitConfidence::kMedium,
+            StrCat("each sample is an open and a whole-file read with 4 KiB buffered reads (",
+                   four_k, " of ", reads, " reads): np.load")};
+  }
+  if (format == "tfrecord" && view.companions.empty() && common == 262144 && share >= 0.8) {
+    return {"tf.data", FitConfidence::kMedium,
+            StrCat(std::llround(share * 100),
+                   "% of large reads are 256 KiB and no .idx is read: TFRecordDataset's stream")};
+  }
+  if (format == "hdf5" && (most(sessions) || small * 2 >= reads)) {
+    return {"h5py", FitConfidence::kLow,
+            StrCat(small, " of ", reads, " reads are metadata-sized (<= 1 KiB): libhdf5 via h5py")};
+  }
+  if (format == "csv" && most(whole) &&
+      view.accesses.size() <= view.files.size() * static_cast<size_t>(view.epochs)) {
+    return {"pandas", FitConfidence::kMedium, "each file is read whole, once per pass: read_csv"};
+  }
+  return {"native", FitConfidence::kMedium,
+          "sample-sized reads (or fixed chunks) beside format headers: dlio's own reader"};
+}
+
+void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& options,
+                FitResult* out) {
+  const FitEntry* format = out->Find("dataset.format");
+  const std::string name = format != nullptr && format->inferred ? format->value : "";
+  const ModelGuess g = GuessIoModel(t, view, name);
+  const bool available = g.model == "native" || !options.io_model_available ||
+                         options.io_model_available(name, g.model);
+  if (available) {
+    Set(out, "reader.io_model", g.model, g.confidence, g.reason);
+  } else {
+    Unset(out, "reader.io_model", "auto",
+          StrCat("looks like ", g.model, " (", g.reason, "), which this build's ", name,
+                 " reader does not implement"));
+  }
+  const auto [common, share] = CommonLargeRead(t, view);
+  int64_t multi = 0;
+  for (const Access& a : view.accesses) multi += a.large_reads > 1;
+  const int64_t n = static_cast<int64_t>(view.accesses.size());
+  const bool native = available && g.model == "native";
+  if (native && multi * 2 >= n && share >= 0.5) {
+    Set(out, "reader.transfer_size", std::to_string(common), FitConfidence::kMedium,
+        StrCat("samples are read in requests of ", HumanBytes(static_cast<double>(common)), " (",
+               std::llround(share * 100), "% of large reads)"));
+  } else if (native) {
+    Set(out, "reader.transfer_size", "0",
+        multi * 10 <= n ? FitConfidence::kHigh : FitConfidence::kMedium,
+        StrCat(n - multi, " of ", n, " sample reads are one request"));
+  } else {
+    Unset(out, "reader.transfer_size", "0",
+          "request sizes follow from the I/O model, not from a transfer size");
+  }
+}
+
+}  // namespace
+
+void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& options,
+               FitResult* out) {
+  FitThreads(view, out);
+  FitBatch(view, out);
+  FitShuffle(view, out);
+  FitIoModel(trace, view, options, out);
+}
+
+void FitTrain(const View& view, FitResult* out) {
+  if (view.epochs_from_events) {
+    Set(out, "train.epochs", std::to_string(view.epochs), FitConfidence::kHigh,
+        StrCat(view.epochs, " application epoch events"));
+  } else {
+    Set(out, "train.epochs", std::to_string(view.epochs), FitConfidence::kMedium,
+        StrCat(view.epochs, " pass", view.epochs == 1 ? "" : "es",
+               " over the samples read (a pass ends when a sample is read again)"));
+  }
+  std::vector<double> times;
+  for (const Step& s : view.steps)
+    times.push_back(static_cast<double>(s.end_us - s.start_us) / 1e6);
+  if (times.empty()) {
+    Unset(out, "train.computation_time", "0", "no compute events and no pauses between reads");
+    return;
+  }
+  const MeanStdev m = Moments(times);
+  const std::string value = m.stdev > 0.01 * m.mean ? StrCat("{mean: ", Seconds(m.mean),
+                                                             ", stdev: ", Seconds(m.stdev), "}")
+                                                    : Seconds(m.mean);
+  if (view.steps_from_compute) {
+    Set(out, "train.computation_time", value, FitConfidence::kHigh,
+        StrCat(times.size(), " compute events of the training thread"));
+  } else {
+    Set(out, "train.computation_time", value, FitConfidence::kMedium,
+        StrCat(times.size(), " pauses between bursts of sample reads"));
+  }
+}
+
+}  // namespace dlio::fit
