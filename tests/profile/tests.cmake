@@ -14,3 +14,6 @@ add_dependencies(profile_compare_program_test dlio-run dlio_preload)
 dlio_add_test(analyze_e2e_test LIBS dlio_core nlohmann_json::nlohmann_json
   SOURCES profile/analyze_e2e_test.cc)
 add_dependencies(analyze_e2e_test dlio-run dlio_preload)
+# dlio-run fit's library: workloads fitted to hand-built traces, and their YAML parsed back.
+dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config
+  SOURCES profile/fit_test.cc)
