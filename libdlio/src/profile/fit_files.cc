@@ -15,8 +15,7 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 }  // namespace
 
 bool IsDlioInternal(std::string_view path) {
-  return path.rfind(".dlio", 0) == 0 || path.find("/.dlio") != std::string_view::npos ||
-         path.find(".tmp-") != std::string_view::npos;
+  return path.rfind(".dlio", 0) == 0 || path.find("/.dlio") != std::string_view::npos;
 }
 
 namespace {

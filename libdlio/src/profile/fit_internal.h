@@ -77,7 +77,8 @@ bool NaturalLess(std::string_view a, std::string_view b);
 // The suffix after the last '.', lower case ("" when none).
 std::string Extension(std::string_view path);
 std::string Basename(std::string_view path);
-// dlio's own bookkeeping: the dataset marker, generate lock, temporary names and folders.
+// dlio's own bookkeeping: a path with a component starting ".dlio" (the dataset marker, the
+// generate lock, generation's temporary folders, checkpoint completion markers).
 bool IsDlioInternal(std::string_view path);
 
 // Stage 1 (fit_files.cc): files, the data files and their probes, the data events.

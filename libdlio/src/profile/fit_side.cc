@@ -120,7 +120,8 @@ void FitCheckpoint(const ProfileTrace& t, const View& view, const FitOptions& op
       StrCat(saves.size(), " save", saves.size() == 1 ? "" : "s", " to ", ckpt.size(),
              " files that are not the dataset"));
   Set(out, "checkpoint.checkpoint_folder", options.checkpoint_folder, FitConfidence::kHigh,
-      StrCat("the emulation's own; the traced saves went to ", Basename(*ckpt.begin()), ", ..."));
+      StrCat("the emulation's own; the traced saves went under ",
+             ckpt.begin()->substr(0, ckpt.begin()->rfind('/') + 1)));
   Set(out, "checkpoint.type", "model", FitConfidence::kMedium,
       "a fixed number of bytes split over files, as observed");
   Set(out, "checkpoint.model_size_bytes", std::to_string(Median(bytes)), FitConfidence::kHigh,
