@@ -109,6 +109,20 @@ TEST_CASE("fit closed loop: npy with checkpoints every 3 steps") {
   CHECK(got.checkpoint.steps_between_checkpoints == 3);
 }
 
+TEST_CASE("fit closed loop: the frnn preset, small samples read in order, side reads per step") {
+  TempDir dir;
+  const auto [want, got] = ClosedLoop(dir,
+                                      " --workload frnn --set scale=0.002 --set train.epochs=2"
+                                      " --set train.computation_time=0.002");
+  CheckSameWorkload(want, got);
+  CHECK(got.reader.pipeline == want.reader.pipeline);
+  CHECK(got.side_io.read_file == want.side_io.read_file);
+  CHECK(got.side_io.reads == want.side_io.reads);
+  CHECK(got.side_io.read_size == want.side_io.read_size);
+  CHECK(got.side_io.schedule == want.side_io.schedule);
+  CHECK_FALSE(got.workflow.checkpoint);
+}
+
 TEST_CASE("fit: a Python np.load loop over npz files traced by dlio-run profile") {
   const std::string python = testing::SystemPython();
   if (RunCommand("'" + python + "' -c 'import numpy'").exit_code != 0) {

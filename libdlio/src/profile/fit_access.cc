@@ -112,6 +112,19 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
     if (!file_of.count(t.path[i])) file_of[t.path[i]] = index_of.at(t.String(t.path[i]));
   }
   const std::vector<int64_t> largest = LargestReads(t, *view, file_of);
+  // Probed sample sizes per file: a read of exactly one of them is one sample, even when it
+  // continues where the previous read ended (samples read in order).
+  std::vector<std::set<int64_t>> sample_sizes(view->files.size());
+  std::vector<int64_t> threshold(view->files.size(), kSmallReadBytes);
+  for (size_t f = 0; f < view->files.size(); ++f) {
+    const auto& sizes = view->files[f].info.sample_sizes;
+    sample_sizes[f].insert(sizes.begin(), sizes.end());
+    if (!sizes.empty()) {
+      threshold[f] = std::min(kSmallReadBytes, *sample_sizes[f].begin() / 2);
+    } else if (largest[f] <= kSmallReadBytes) {
+      threshold[f] = 0;  // no read is larger: all are samples
+    }
+  }
   std::map<std::pair<ThreadKey, int32_t>, ThreadFileState> states;
   std::map<ThreadKey, int32_t> last_file;
   std::vector<int64_t> first_offset;
@@ -132,7 +145,8 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
     if (last != last_file.end() && last->second != file) s.access = -1;
     if (s.access >= 0 && large) {
       const Access& a = view->accesses[static_cast<size_t>(s.access)];
-      if (a.large_reads > 0 && t.offset[i] != s.last_end) s.access = -1;
+      const bool sample_sized = sample_sizes[static_cast<size_t>(file)].count(size) > 0;
+      if (a.large_reads > 0 && (t.offset[i] != s.last_end || sample_sized)) s.access = -1;
     }
     if (s.access < 0) {
       Access a;

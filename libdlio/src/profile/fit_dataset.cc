@@ -94,13 +94,33 @@ void FitLayout(const View& view, const FitOptions& options, FitResult* out) {
 }
 
 // Samples per file and how sure (one sample when every read pass covers the whole file).
+// Samples per file as the probed files store them (median; 0 when none was probed).
+int64_t ProbedSamples(const View& view, size_t* files) {
+  std::vector<int64_t> per_file;
+  for (const DataFile& f : view.files) {
+    if (f.probed && !f.info.sample_sizes.empty()) {
+      per_file.push_back(static_cast<int64_t>(f.info.sample_sizes.size()));
+    }
+  }
+  *files = per_file.size();
+  return Median(per_file);
+}
+
 std::pair<int64_t, FitConfidence> SamplesPerFile(const View& view, std::string* reason) {
   std::vector<int64_t> per_file;
+  size_t probed_files = 0;
+  const int64_t probed = ProbedSamples(view, &probed_files);
   if (view.items > 0) {
+    // dlio's ai.data.item: one per sample read; a dropped last batch reads fewer than stored.
     for (const DataFile& f : view.files) {
       if (f.items > 0) per_file.push_back((f.items + view.epochs / 2) / view.epochs);
     }
     const int64_t s = std::max<int64_t>(Median(per_file), 1);
+    if (probed >= s) {
+      *reason = StrCat("stored in the files (median of ", probed_files, "); ", s,
+                       " per file and epoch were read");
+      return {probed, FitConfidence::kHigh};
+    }
     *reason = StrCat("application sample events per file per epoch (median of ", per_file.size(),
                      " files)");
     return {s, FitConfidence::kHigh};
@@ -115,14 +135,9 @@ std::pair<int64_t, FitConfidence> SamplesPerFile(const View& view, std::string* 
                      " reads of a file cover all of it (a whole-file load per sample)");
     return {1, FitConfidence::kMedium};
   }
-  for (const DataFile& f : view.files) {
-    if (f.probed && !f.info.sample_sizes.empty()) {
-      per_file.push_back(static_cast<int64_t>(f.info.sample_sizes.size()));
-    }
-  }
-  if (!per_file.empty()) {
-    *reason = StrCat("read from ", per_file.size(), " data files (median)");
-    return {Median(per_file), FitConfidence::kHigh};
+  if (probed > 0) {
+    *reason = StrCat("stored in the files (median of ", probed_files, ")");
+    return {probed, FitConfidence::kHigh};
   }
   std::vector<std::vector<int64_t>> keys(view.files.size());
   for (const Access& a : view.accesses) {

@@ -1,7 +1,9 @@
 // FitTrace stage 3, reader and train: threads, batch, transfer size, shuffles, the I/O model,
 // epochs and the compute time between batches.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -25,6 +27,19 @@ double AscendingShare(const std::vector<int64_t>& xs, int64_t* pairs) {
   return n == 0 ? 1.0 : static_cast<double>(up) / static_cast<double>(n);
 }
 
+// Sample reads that overlap a compute step (none in a sync pipeline).
+int64_t OverlappingCompute(const View& view) {
+  if (!view.steps_from_compute) return 0;
+  int64_t n = 0;
+  for (const Access& a : view.accesses) {
+    auto it = std::upper_bound(view.steps.begin(), view.steps.end(), a.end_us,
+                               [](int64_t t, const Step& s) { return t <= s.start_us; });
+    // The last step starting before the access ends: does it end after the access starts?
+    if (it != view.steps.begin() && std::prev(it)->end_us > a.start_us) ++n;
+  }
+  return n;
+}
+
 void FitThreads(const View& view, FitResult* out) {
   std::set<ThreadKey> readers;
   std::set<int32_t> pids;
@@ -38,13 +53,19 @@ void FitThreads(const View& view, FitResult* out) {
   const bool inline_reads =
       n == 1 && (!view.steps_from_compute ||
                  *readers.begin() == ThreadKey{view.compute_pid, view.compute_tid});
+  const int64_t overlapping = OverlappingCompute(view);
   if (inline_reads) {
     Set(out, "reader.pipeline", "sync", FitConfidence::kMedium,
         view.steps_from_compute ? "the thread that computes reads the data itself, between steps"
                                 : "one thread reads all data, in bursts between pauses");
+  } else if (view.steps_from_compute &&
+             overlapping * 100 <= static_cast<int64_t>(view.accesses.size())) {
+    Set(out, "reader.pipeline", "sync", FitConfidence::kMedium,
+        StrCat(n, " threads read data", processes, ", never while the training thread computes"));
   } else {
     Set(out, "reader.pipeline", "threaded", FitConfidence::kMedium,
-        StrCat(n, " threads read data", processes, " apart from the training thread"));
+        StrCat(n, " threads read data", processes, " apart from the training thread",
+               view.steps_from_compute ? StrCat(", ", overlapping, " reads during compute") : ""));
   }
   Set(out, "reader.read_threads", std::to_string(n), FitConfidence::kHigh,
       StrCat(n, " distinct thread", n == 1 ? "" : "s", " read the data files", processes));
@@ -87,35 +108,77 @@ void FitBatch(const View& view, FitResult* out) {
              " bursts read exactly ", b, ")"));
 }
 
-void FitShuffle(const View& view, FitResult* out) {
-  std::vector<int64_t> first_touch;
-  std::vector<bool> seen(view.files.size(), false);
-  std::map<int32_t, std::vector<int64_t>> keys;  // file -> sample keys in the first pass
+// Share of positions at which two passes read the same thing (0 when either is empty).
+double SameOrder(const std::vector<int64_t>& a, const std::vector<int64_t>& b, int64_t* n) {
+  const size_t m = std::min(a.size(), b.size());
+  int64_t same = 0;
+  for (size_t i = 0; i < m; ++i) same += a[i] == b[i];
+  *n += static_cast<int64_t>(m);
+  return m == 0 ? 0 : static_cast<double>(same) / static_cast<double>(m);
+}
+
+// Per pass (0 and 1): the order files are first read in, and each file's sample keys in order.
+struct PassOrder {
+  std::vector<int64_t> files;
+  std::map<int32_t, std::vector<int64_t>> keys;
+};
+
+std::array<PassOrder, 2> PassOrders(const View& view) {
+  std::array<PassOrder, 2> passes;
+  std::array<std::vector<bool>, 2> seen{std::vector<bool>(view.files.size(), false),
+                                        std::vector<bool>(view.files.size(), false)};
   for (const Access& a : view.accesses) {
-    if (a.epoch != 0 || !IsTrain(view, a)) continue;
-    keys[a.file].push_back(a.key);
-    if (!seen[static_cast<size_t>(a.file)]) {
-      seen[static_cast<size_t>(a.file)] = true;
-      first_touch.push_back(a.file);
+    if (a.epoch > 1 || !IsTrain(view, a)) continue;
+    PassOrder& p = passes[static_cast<size_t>(a.epoch)];
+    p.keys[a.file].push_back(a.key);
+    auto s = seen[static_cast<size_t>(a.epoch)].begin() + a.file;
+    if (!*s) {
+      *s = true;
+      p.files.push_back(a.file);
     }
   }
+  return passes;
+}
+
+void FitShuffle(const View& view, FitResult* out) {
+  const std::array<PassOrder, 2> passes = PassOrders(view);
   int64_t pairs = 0;
-  const double files_up = AscendingShare(first_touch, &pairs);
-  const FitConfidence c = pairs >= 8 ? FitConfidence::kMedium : FitConfidence::kLow;
-  Set(out, "reader.file_shuffle", files_up >= 0.8 ? "off" : "seed", c,
-      StrCat("first pass opens files in ", files_up >= 0.8 ? "" : "un", "sorted name order (",
-             std::llround(files_up * 100), "% of ", pairs, " consecutive pairs ascending)"));
+  const double files_up = AscendingShare(passes[0].files, &pairs);
+  int64_t compared = 0;
+  const double files_same = SameOrder(passes[0].files, passes[1].files, &compared);
+  if (compared >= 3 && files_same >= 0.9) {
+    Set(out, "reader.file_shuffle", "off", FitConfidence::kMedium,
+        StrCat("the first two passes open files in the same order (",
+               std::llround(files_same * 100), "% of ", compared, ")"));
+  } else {
+    const FitConfidence c = pairs >= 8 ? FitConfidence::kMedium : FitConfidence::kLow;
+    Set(out, "reader.file_shuffle", files_up >= 0.8 ? "off" : "seed", c,
+        StrCat("first pass opens files in ", files_up >= 0.8 ? "" : "un", "sorted name order (",
+               std::llround(files_up * 100), "% of ", pairs, " consecutive pairs ascending)"));
+  }
   pairs = 0;
-  double up_sum = 0;
-  for (auto& [file, k] : keys) {
-    int64_t n = 0;
-    const double up = AscendingShare(k, &n);
-    up_sum += up * static_cast<double>(n);
+  compared = 0;
+  double up_sum = 0, same_sum = 0;
+  for (const auto& [file, k] : passes[0].keys) {
+    int64_t n = 0, m = 0;
+    up_sum += AscendingShare(k, &n) * static_cast<double>(n);
     pairs += n;
+    auto next = passes[1].keys.find(file);
+    if (k.size() >= 3 && next != passes[1].keys.end()) {
+      same_sum += SameOrder(k, next->second, &m) * static_cast<double>(m);
+      compared += m;
+    }
   }
   if (pairs == 0) {
     Set(out, "reader.sample_shuffle", "off", FitConfidence::kLow,
         "one sample read per file and pass: the file order is the sample order");
+    return;
+  }
+  const double same = compared == 0 ? 0 : same_sum / static_cast<double>(compared);
+  if (compared >= 3 && same >= 0.9) {
+    Set(out, "reader.sample_shuffle", "off", FitConfidence::kMedium,
+        StrCat("the first two passes read each file's samples in the same order (",
+               std::llround(same * 100), "% of ", compared, ")"));
     return;
   }
   const double up = up_sum / static_cast<double>(pairs);

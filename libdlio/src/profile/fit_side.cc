@@ -25,6 +25,22 @@ bool IsBookkeeping(const std::string& path) {
          ext == "txt" || ext == "lock" || ext == "html";
 }
 
+// Files written once training reads data (earlier writes are set-up: a generated dataset, a
+// side file), besides the dataset and bookkeeping: the checkpoints.
+std::set<std::string> CheckpointFiles(const ProfileTrace& t, const View& view) {
+  std::set<std::string> ckpt;
+  const int64_t start = view.accesses.empty() ? 0 : view.accesses.front().start_us;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.kind[i] != OpKind::kWrite || t.path[i] == ProfileTrace::kNoString ||
+        t.start_us[i] < start) {
+      continue;
+    }
+    const std::string& path = t.String(t.path[i]);
+    if (!IsDataOrCompanion(view, path) && !IsBookkeeping(path)) ckpt.insert(path);
+  }
+  return ckpt;
+}
+
 // The number of steps that began before `us` (which step a write follows).
 int64_t StepIndex(const View& view, int64_t us) {
   auto it = std::upper_bound(view.steps.begin(), view.steps.end(), us,
@@ -41,8 +57,12 @@ struct Save {
 std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<std::string>& ckpt,
                         std::map<int64_t, int64_t>* write_sizes, int64_t* syncs) {
   std::vector<size_t> writes;
+  const int64_t start = view.accesses.empty() ? 0 : view.accesses.front().start_us;
   for (size_t i = 0; i < t.size(); ++i) {
-    if (t.path[i] == ProfileTrace::kNoString || !ckpt.count(t.String(t.path[i]))) continue;
+    if (t.path[i] == ProfileTrace::kNoString || t.start_us[i] < start ||
+        !ckpt.count(t.String(t.path[i]))) {
+      continue;
+    }
     if (t.kind[i] == OpKind::kSync) ++*syncs;
     if (t.kind[i] == OpKind::kWrite && t.size_bytes[i] > 0) writes.push_back(i);
   }
@@ -96,19 +116,14 @@ void FitCadence(const View& view, const std::vector<Save>& saves, FitResult* out
 
 void FitCheckpoint(const ProfileTrace& t, const View& view, const FitOptions& options,
                    FitResult* out) {
-  std::set<std::string> ckpt;
-  for (const FileUse& u : view.uses) {
-    if (u.writes > 0 && !IsDataOrCompanion(view, u.path) && !IsBookkeeping(u.path)) {
-      ckpt.insert(u.path);
-    }
-  }
+  const std::set<std::string> ckpt = CheckpointFiles(t, view);
   std::map<int64_t, int64_t> write_sizes;
   int64_t syncs = 0;
   const std::vector<Save> saves =
       ckpt.empty() ? std::vector<Save>{} : Saves(t, view, ckpt, &write_sizes, &syncs);
   if (saves.empty()) {
     Set(out, "workflow.checkpoint", "false", FitConfidence::kHigh,
-        "no file besides the dataset and logs is written");
+        "no file besides the dataset and logs is written during training");
     return;
   }
   std::vector<int64_t> bytes, files;
@@ -143,8 +158,9 @@ void FitCheckpoint(const ProfileTrace& t, const View& view, const FitOptions& op
 
 void FitSideIo(const ProfileTrace& t, const View& view, FitResult* out) {
   std::vector<const FileUse*> side;
+  const std::set<std::string> ckpt = CheckpointFiles(t, view);
   for (const FileUse& u : view.uses) {
-    if (u.reads > 0 && u.writes == 0 && !IsDataOrCompanion(view, u.path) &&
+    if (u.reads > 0 && !ckpt.count(u.path) && !IsDataOrCompanion(view, u.path) &&
         !IsDlioInternal(u.path)) {
       side.push_back(&u);
     }
