@@ -45,9 +45,12 @@ Line LineOf(const FitEntry& e, const std::string& indent, const std::string& lea
 }
 
 void Emit(const std::vector<Line>& lines, std::string* out) {
+  // Comments start in one column, past the longest line that fits before kMaxCommentColumn;
+  // longer lines put theirs two spaces after the value.
   size_t column = 0;
-  for (const Line& l : lines) column = std::max(column, l.code.size() + 2);
-  column = std::min(column, kMaxCommentColumn);
+  for (const Line& l : lines) {
+    if (l.code.size() + 2 <= kMaxCommentColumn) column = std::max(column, l.code.size() + 2);
+  }
   for (const Line& l : lines) {
     *out += l.code;
     *out += std::string(l.code.size() + 2 > column ? 2 : column - l.code.size(), ' ');
