@@ -19,7 +19,7 @@ namespace {
 constexpr int kExitOk = 0;
 constexpr int kExitWriteError = 1;
 constexpr int kExitBadInput = 2;
-constexpr uint64_t kMaxProbedSamples = uint64_t{1} << 20;
+constexpr uint64_t kMaxProbedSamples = uint64_t{1} << 16;  // sizes read per probed file
 
 int Fail(const std::string& message, int code) {
   std::fprintf(stderr, "dlio-run: error: fit: %s\n", message.c_str());
@@ -41,6 +41,7 @@ dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio:
   DLIO_ASSIGN_OR_RETURN(auto format, factory());
   auto reader = format->Open(storage, path, dlio::FormatOptions{});
   if (!reader.ok()) return info;  // format known, samples not readable: sizes from the trace
+  info.samples = static_cast<int64_t>((*reader)->num_samples());
   const uint64_t n = std::min((*reader)->num_samples(), kMaxProbedSamples);
   for (uint64_t i = 0; i < n; ++i) {
     info.sample_sizes.push_back(static_cast<int64_t>((*reader)->sample_size(i)));

@@ -224,6 +224,7 @@ TEST_CASE("fit: a probe of the files gives exact sample sizes and the format by 
     DataFileInfo info;
     info.format = "tfrecord";  // the magic bytes disagree with the suffix
     info.size = 3 * (l.record + l.header);
+    info.samples = 3;
     info.sample_sizes = {l.record - 10, l.record, l.record + 10};
     (void)path;
     return info;
@@ -331,6 +332,23 @@ TEST_CASE("fit: a 256 KiB TFRecord stream without an index is tf.data") {
   const FitResult r = Fit(t);
   CHECK(Value(r, "dataset.format") == "tfrecord");
   CHECK(Value(r, "reader.io_model") == "tf.data");
+}
+
+TEST_CASE("fit: memory-mapped data of an unknown suffix: the mmap model, sizes not inferred") {
+  ProfileTrace t;
+  for (int f = 0; f < 2; ++f) {
+    const std::string path = "/d/corpus" + std::to_string(f) + ".bin";
+    AddEvent(&t, 1, 1, "open", f * 100, 1, path);
+    AddEvent(&t, 1, 1, "mmap", f * 100 + 2, 1, path, 0, 1 << 20);
+  }
+  FitResult r = Fit(t);
+  CHECK(r.data_files.size() == 2);
+  CHECK(Value(r, "reader.io_model") == "mmap");
+  CHECK_FALSE(r.Find("dataset.format")->inferred);  // .bin names no dlio format
+  CHECK(r.Find("dataset.format")->reason.find(".bin") != std::string::npos);
+  CHECK_FALSE(r.Find("dataset.record_length_bytes")->inferred);
+  CHECK_FALSE(r.Find("reader.batch_size")->inferred);
+  CHECK(FitYaml(r, {"t"}).find("  # format: npz") != std::string::npos);
 }
 
 TEST_CASE("fit: files under valid/ are the evaluation split") {

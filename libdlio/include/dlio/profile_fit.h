@@ -38,9 +38,11 @@ struct FitEntry {
 
 // What a probe of a data file that still exists tells (DataFileProbe).
 struct DataFileInfo {
-  std::string format;                 // registry name from suffix and magic bytes ("" unknown)
-  int64_t size = -1;                  // bytes, -1 unknown
-  std::vector<int64_t> sample_sizes;  // stored size of each sample; empty when unreadable
+  std::string format;    // registry name from suffix and magic bytes ("" unknown)
+  int64_t size = -1;     // bytes, -1 unknown
+  int64_t samples = -1;  // samples the file stores, -1 unknown (unreadable)
+  // Stored sizes of its first samples (all of them, or a prefix when there are many).
+  std::vector<int64_t> sample_sizes;
 };
 
 // Looks at a data file named by the trace. Called once per distinct data file (at most

@@ -98,8 +98,8 @@ void FitLayout(const View& view, const FitOptions& options, FitResult* out) {
 int64_t ProbedSamples(const View& view, size_t* files) {
   std::vector<int64_t> per_file;
   for (const DataFile& f : view.files) {
-    if (f.probed && !f.info.sample_sizes.empty()) {
-      per_file.push_back(static_cast<int64_t>(f.info.sample_sizes.size()));
+    if (f.probed && f.info.samples > 0) {
+      per_file.push_back(f.info.samples);
     }
   }
   *files = per_file.size();
@@ -159,7 +159,7 @@ void FitRecords(const View& view, FitResult* out) {
   std::vector<double> sizes;
   bool exact = false;
   for (const DataFile& f : view.files) {
-    if (f.probed && static_cast<int64_t>(f.info.sample_sizes.size()) == samples) {
+    if (f.probed && f.info.samples == samples && !f.info.sample_sizes.empty()) {
       for (int64_t s : f.info.sample_sizes) sizes.push_back(static_cast<double>(s));
       exact = true;
     }
