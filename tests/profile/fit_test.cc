@@ -351,6 +351,24 @@ TEST_CASE("fit: memory-mapped data of an unknown suffix: the mmap model, sizes n
   CHECK(FitYaml(r, {"t"}).find("  # format: npz") != std::string::npos);
 }
 
+TEST_CASE("fit: a program's runtime (libraries, Python sources) is neither data nor side file") {
+  Loop l;
+  ProfileTrace t = Build(l);
+  // An strace log sees the interpreter load more bytes than the data holds.
+  for (int k = 0; k < 20; ++k) {
+    const std::string lib = "/usr/lib/python3/dist-packages/m" + std::to_string(k) + ".so";
+    AddEvent(&t, 1, 1, "read", k, 1, lib, 0, 10'000'000, 10'000'000);
+    AddEvent(&t, 1, 1, "read", k, 1, "/home/u/train.py", 0, 4096, 4096);
+    AddEvent(&t, 1, 1, "read", k, 1, "/home/u/lib/x.cpython-311-x86_64-linux-gnu.so.1", 0,
+             10'000'000);
+  }
+  AddEvent(&t, 1, 1, "read", 30, 1, "/proc/self/maps", 0, 4096, 4096);
+  const FitResult r = Fit(t);
+  CHECK(Value(r, "dataset.format") == "npz");
+  CHECK(Value(r, "dataset.num_files_train") == "8");
+  CHECK_FALSE(r.Find("side_io.read_file")->inferred);
+}
+
 TEST_CASE("fit: files under valid/ are the evaluation split") {
   Loop l;
   ProfileTrace t = Build(l);

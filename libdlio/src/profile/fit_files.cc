@@ -14,6 +14,20 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
+bool IsRuntimeFile(std::string_view path) {
+  for (std::string_view prefix : {"/proc/", "/sys/", "/dev/", "/usr/", "/lib/", "/lib64/", "/etc/",
+                                  "/bin/", "/sbin/", "/run/"}) {
+    if (path.rfind(prefix, 0) == 0) return true;
+  }
+  const std::string base = Basename(path);
+  const std::string ext = Extension(path);
+  return ext == "py" || ext == "pyc" || ext == "so" || ext == "pth" ||
+         base.find(".so.") != std::string::npos ||
+         path.find("/__pycache__/") != std::string::npos ||
+         path.find("/site-packages/") != std::string::npos ||
+         path.find("/dist-packages/") != std::string::npos;
+}
+
 bool IsDlioInternal(std::string_view path) {
   return path.rfind(".dlio", 0) == 0 || path.find("/.dlio") != std::string_view::npos;
 }
@@ -86,7 +100,9 @@ std::string DataExtension(const std::vector<FileUse>& uses,
                           const std::vector<std::string>& companions) {
   std::map<std::string, std::pair<int64_t, int64_t>> by_ext;  // bytes, files
   for (const FileUse& u : uses) {
-    if ((u.reads == 0 && u.mmaps == 0) || IsDlioInternal(u.path)) continue;
+    if ((u.reads == 0 && u.mmaps == 0) || IsDlioInternal(u.path) || IsRuntimeFile(u.path)) {
+      continue;
+    }
     if (std::find(companions.begin(), companions.end(), u.path) != companions.end()) continue;
     auto& [bytes, files] = by_ext[Extension(u.path)];
     bytes += u.bytes_read;
@@ -177,7 +193,7 @@ Status CollectFiles(const ProfileTrace& t, const FitOptions& options, View* view
   }
   view->extension = DataExtension(view->uses, view->companions);
   for (const FileUse& u : view->uses) {
-    if ((u.reads == 0 && u.mmaps == 0) || IsDlioInternal(u.path) ||
+    if ((u.reads == 0 && u.mmaps == 0) || IsDlioInternal(u.path) || IsRuntimeFile(u.path) ||
         Extension(u.path) != view->extension) {
       continue;
     }

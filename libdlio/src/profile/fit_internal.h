@@ -77,6 +77,9 @@ bool NaturalLess(std::string_view a, std::string_view b);
 // The suffix after the last '.', lower case ("" when none).
 std::string Extension(std::string_view path);
 std::string Basename(std::string_view path);
+// The program's own runtime rather than its data: system folders (/proc, /usr, /lib, /etc, ...),
+// Python sources, bytecode and packages, shared libraries.
+bool IsRuntimeFile(std::string_view path);
 // dlio's own bookkeeping: a path with a component starting ".dlio" (the dataset marker, the
 // generate lock, generation's temporary folders, checkpoint completion markers).
 bool IsDlioInternal(std::string_view path);

@@ -36,7 +36,9 @@ std::set<std::string> CheckpointFiles(const ProfileTrace& t, const View& view) {
       continue;
     }
     const std::string& path = t.String(t.path[i]);
-    if (!IsDataOrCompanion(view, path) && !IsBookkeeping(path)) ckpt.insert(path);
+    if (!IsDataOrCompanion(view, path) && !IsBookkeeping(path) && !IsRuntimeFile(path)) {
+      ckpt.insert(path);
+    }
   }
   return ckpt;
 }
@@ -161,7 +163,7 @@ void FitSideIo(const ProfileTrace& t, const View& view, FitResult* out) {
   const std::set<std::string> ckpt = CheckpointFiles(t, view);
   for (const FileUse& u : view.uses) {
     if (u.reads > 0 && !ckpt.count(u.path) && !IsDataOrCompanion(view, u.path) &&
-        !IsDlioInternal(u.path)) {
+        !IsDlioInternal(u.path) && !IsRuntimeFile(u.path)) {
       side.push_back(&u);
     }
   }
