@@ -369,6 +369,34 @@ TEST_CASE("fit: a program's runtime (libraries, Python sources) is neither data 
   CHECK_FALSE(r.Find("side_io.read_file")->inferred);
 }
 
+TEST_CASE("fit: reads in several processes are DataLoader workers: the pytorch model") {
+  ProfileTrace t = NpLoadLoop(4, 300'000, 2);
+  ProfileTrace workers;
+  for (size_t i = 0; i < t.size(); ++i) {
+    ProfileEvent e = t.Get(i);
+    // Files 0 and 2 in worker 7, 1 and 3 in worker 8.
+    e.pid = e.tid = e.path[4] == '0' || e.path[4] == '2' ? 7 : 8;  // "/d/x<f>.npz"
+    workers.Add(e);
+  }
+  FitOptions options;
+  std::vector<std::string> asked;
+  options.io_model_available = [&](const std::string&, const std::string& model) {
+    asked.push_back(model);
+    return model == "pytorch";
+  };
+  FitResult r = Fit(workers, options);
+  CHECK(Value(r, "reader.data_loader") == "pytorch");
+  CHECK(Value(r, "reader.read_threads") == "2");
+  CHECK(Value(r, "reader.io_model") == "pytorch");
+  CHECK(r.Find("reader.io_model")->reason.find("np.load") != std::string::npos);
+  // Without the pytorch model, the workers' own pattern is named.
+  options.io_model_available = [](const std::string&, const std::string& model) {
+    return model == "numpy";
+  };
+  r = Fit(workers, options);
+  CHECK(Value(r, "reader.io_model") == "numpy");
+}
+
 TEST_CASE("fit: files under valid/ are the evaluation split") {
   Loop l;
   ProfileTrace t = Build(l);

@@ -254,9 +254,23 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
                 FitResult* out) {
   const FitEntry* format = out->Find("dataset.format");
   const std::string name = format != nullptr && format->inferred ? format->value : "";
-  const ModelGuess g = GuessIoModel(t, view, name);
-  const bool available = g.model == "native" || !options.io_model_available ||
-                         options.io_model_available(name, g.model);
+  ModelGuess g = GuessIoModel(t, view, name);
+  auto available_model = [&](const std::string& model) {
+    return model == "native" || !options.io_model_available ||
+           options.io_model_available(name, model);
+  };
+  std::set<int32_t> pids;
+  for (const Access& a : view.accesses) pids.insert(a.pid);
+  if (pids.size() > 1) {
+    // Reads in several processes: a DataLoader's worker processes, each reading as `g` does.
+    Set(out, "reader.data_loader", "pytorch", FitConfidence::kMedium,
+        StrCat("data is read in ", pids.size(), " processes (DataLoader workers)"));
+    if (available_model("pytorch")) {
+      g = {"pytorch", FitConfidence::kMedium,
+           StrCat(pids.size(), " reading processes, each like this: ", g.reason)};
+    }
+  }
+  const bool available = available_model(g.model);
   if (available) {
     Set(out, "reader.io_model", g.model, g.confidence, g.reason);
   } else {
