@@ -65,6 +65,7 @@ void CheckSameWorkload(const WorkloadConfig& want, const WorkloadConfig& got) {
   CHECK(got.reader.batch_size == want.reader.batch_size);
   CHECK(got.reader.read_threads == want.reader.read_threads);
   CHECK(got.train.epochs == want.train.epochs);
+  // Sleeps overshoot on a loaded machine: 10 ms steps, 25% tolerance.
   CHECK(ComputeMean(got) == Approx(ComputeMean(want)).epsilon(0.25));
   CHECK(got.reader.file_shuffle == want.reader.file_shuffle);
   CHECK(got.reader.sample_shuffle == want.reader.sample_shuffle);
@@ -87,7 +88,7 @@ TEST_CASE("fit closed loop: tfrecord read in order by one thread") {
                  " --set dataset.format=tfrecord --set dataset.num_files_train=4"
                  " --set dataset.num_samples_per_file=8 --set dataset.record_length_bytes=20000"
                  " --set reader.batch_size=4 --set reader.read_threads=1 --set train.epochs=2"
-                 " --set train.computation_time=0.003 --set reader.file_shuffle=off"
+                 " --set train.computation_time=0.01 --set reader.file_shuffle=off"
                  " --set reader.sample_shuffle=off");
   CheckSameWorkload(want, got);
 }
@@ -99,7 +100,7 @@ TEST_CASE("fit closed loop: npy with checkpoints every 3 steps") {
                  " --set dataset.format=npy --set dataset.num_files_train=6"
                  " --set dataset.num_samples_per_file=2 --set dataset.record_length_bytes=32768"
                  " --set reader.batch_size=2 --set reader.read_threads=2 --set train.epochs=2"
-                 " --set train.computation_time=0.002 --set reader.file_shuffle=seed"
+                 " --set train.computation_time=0.01 --set reader.file_shuffle=seed"
                  " --set reader.sample_shuffle=seed --set workflow.checkpoint=true"
                  " --set checkpoint.type=model --set checkpoint.model_size_bytes=131072"
                  " --set checkpoint.steps_between_checkpoints=3");
@@ -113,7 +114,7 @@ TEST_CASE("fit closed loop: the frnn preset, small samples read in order, side r
   TempDir dir;
   const auto [want, got] = ClosedLoop(dir,
                                       " --workload frnn --set scale=0.002 --set train.epochs=2"
-                                      " --set train.computation_time=0.002");
+                                      " --set train.computation_time=0.01");
   CheckSameWorkload(want, got);
   CHECK(got.reader.pipeline == want.reader.pipeline);
   CHECK(got.side_io.read_file == want.side_io.read_file);

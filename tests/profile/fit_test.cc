@@ -389,6 +389,22 @@ TEST_CASE("fit: reads in several processes are DataLoader workers: the pytorch m
   CHECK(Value(r, "reader.read_threads") == "2");
   CHECK(Value(r, "reader.io_model") == "pytorch");
   CHECK(r.Find("reader.io_model")->reason.find("np.load") != std::string::npos);
+  CHECK(r.Find("reader.reopen_files_each_epoch") == nullptr);  // persistent workers
+  // Workers re-created every epoch: new processes per pass, two at a time.
+  ProfileTrace reforked;
+  for (int epoch = 0; epoch < 2; ++epoch) {
+    const ProfileTrace one = NpLoadLoop(4, 300'000, 1);
+    for (size_t i = 0; i < one.size(); ++i) {
+      ProfileEvent e = one.Get(i);
+      e.pid = e.tid = (e.path[4] == '0' || e.path[4] == '2' ? 7 : 8) + 10 * epoch;
+      e.start_us += epoch * 1'000'000;
+      reforked.Add(e);
+    }
+  }
+  const FitResult again = Fit(reforked, options);
+  CHECK(Value(again, "reader.read_threads") == "2");
+  CHECK(Value(again, "reader.reopen_files_each_epoch") == "true");
+  CHECK(Value(again, "train.epochs") == "2");
   // Without the pytorch model, the workers' own pattern is named.
   options.io_model_available = [](const std::string&, const std::string& model) {
     return model == "numpy";

@@ -19,14 +19,24 @@ bool IsTrain(const View& view, const Access& a) {
   return !view.files[static_cast<size_t>(a.file)].valid;
 }
 
-// Share of consecutive pairs in ascending order (1 for fewer than two values).
-double AscendingShare(const std::vector<int64_t>& xs, int64_t* pairs) {
-  int64_t up = 0, n = 0;
-  for (size_t i = 1; i < xs.size(); ++i, ++n) up += xs[i] > xs[i - 1];
-  *pairs += n;
-  return n == 0 ? 1.0 : static_cast<double>(up) / static_cast<double>(n);
+// How far a sequence is in ascending order: Spearman's rank correlation of the values with their
+// positions (1 sorted, about 0 shuffled, -1 reversed; 1 for fewer than 3 values). Readers taking
+// turns read a sorted list slightly out of order, which keeps it near 1. `n` counts the values.
+double OrderCorrelation(const std::vector<int64_t>& xs, int64_t* n) {
+  const size_t m = xs.size();
+  if (m < 3) return 1.0;
+  std::vector<size_t> order(m);
+  for (size_t i = 0; i < m; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&xs](size_t a, size_t b) { return xs[a] < xs[b]; });
+  double d2 = 0;
+  for (size_t rank = 0; rank < m; ++rank) {
+    const double d = static_cast<double>(rank) - static_cast<double>(order[rank]);
+    d2 += d * d;
+  }
+  *n += static_cast<int64_t>(m);
+  const double md = static_cast<double>(m);
+  return 1.0 - 6.0 * d2 / (md * (md * md - 1.0));
 }
-
 // Sample reads that overlap a compute step (none in a sync pipeline).
 int64_t OverlappingCompute(const View& view) {
   if (!view.steps_from_compute) return 0;
@@ -40,6 +50,32 @@ int64_t OverlappingCompute(const View& view) {
   return n;
 }
 
+// The reading threads of each pass; loaders that re-create their workers every epoch read each
+// pass with new threads (or processes), so the count per pass is the loader's.
+std::map<int32_t, std::set<ThreadKey>> ReadersPerPass(const View& view) {
+  std::map<int32_t, std::set<ThreadKey>> per_pass;
+  for (const Access& a : view.accesses) per_pass[a.epoch].insert({a.pid, a.tid});
+  return per_pass;
+}
+
+// Reader processes that read in more than one pass live across epochs: then every distinct
+// reading thread counts (in one pass a fast thread may have read everything); when every pass
+// reads in new processes (DataLoader workers re-forked per epoch), the most readers of one pass.
+int64_t ReaderCount(const View& view) {
+  std::map<int32_t, std::set<int32_t>> passes_of_pid;
+  std::set<ThreadKey> all;
+  for (const Access& a : view.accesses) {
+    passes_of_pid[a.pid].insert(a.epoch);
+    all.insert({a.pid, a.tid});
+  }
+  const bool persistent = std::any_of(passes_of_pid.begin(), passes_of_pid.end(),
+                                      [](const auto& p) { return p.second.size() > 1; });
+  if (persistent || view.epochs == 1) return static_cast<int64_t>(all.size());
+  size_t n = 0;
+  for (const auto& [pass, readers] : ReadersPerPass(view)) n = std::max(n, readers.size());
+  return static_cast<int64_t>(n);
+}
+
 void FitThreads(const View& view, FitResult* out) {
   std::set<ThreadKey> readers;
   std::set<int32_t> pids;
@@ -47,9 +83,13 @@ void FitThreads(const View& view, FitResult* out) {
     readers.insert({a.pid, a.tid});
     pids.insert(a.pid);
   }
-  const int64_t n = static_cast<int64_t>(readers.size());
+  const int64_t n = ReaderCount(view);
+  const int64_t all = static_cast<int64_t>(readers.size());
   const std::string processes =
       pids.size() > 1 ? StrCat(" in ", pids.size(), " processes (DataLoader-style workers)") : "";
+  const std::string renewed =
+      all > n ? StrCat("; ", all, " in all: new readers each pass (workers re-created per epoch)")
+              : "";
   const bool inline_reads =
       n == 1 && (!view.steps_from_compute ||
                  *readers.begin() == ThreadKey{view.compute_pid, view.compute_tid});
@@ -67,8 +107,13 @@ void FitThreads(const View& view, FitResult* out) {
         StrCat(n, " threads read data", processes, " apart from the training thread",
                view.steps_from_compute ? StrCat(", ", overlapping, " reads during compute") : ""));
   }
+  if (all > n) {
+    Set(out, "reader.reopen_files_each_epoch", "true", FitConfidence::kMedium,
+        "each pass reads with new threads or processes, which open the files anew");
+  }
   Set(out, "reader.read_threads", std::to_string(n), FitConfidence::kHigh,
-      StrCat(n, " distinct thread", n == 1 ? "" : "s", " read the data files", processes));
+      StrCat(n, " distinct thread", n == 1 ? "" : "s", " read the data files in a pass", processes,
+             renewed));
 }
 
 void FitBatch(const View& view, FitResult* out) {
@@ -101,11 +146,13 @@ void FitBatch(const View& view, FitResult* out) {
   }
   const int64_t b = std::max<int64_t>(Median(per_burst), 1);
   const auto same = std::count(per_burst.begin(), per_burst.end(), b);
+  const bool even = same * 10 >= static_cast<int64_t>(per_burst.size()) * 8;
+  const bool ahead = ReaderCount(view) > 1;  // workers read ahead: a burst may be many batches
   Set(out, "reader.batch_size", std::to_string(b),
-      same * 10 >= static_cast<int64_t>(per_burst.size()) * 8 ? FitConfidence::kMedium
-                                                              : FitConfidence::kLow,
+      even && !ahead ? FitConfidence::kMedium : FitConfidence::kLow,
       StrCat("median sample reads per burst (", same, " of ", per_burst.size(),
-             " bursts read exactly ", b, ")"));
+             " bursts read exactly ", b, ")",
+             ahead ? "; several readers may read ahead of compute" : ""));
 }
 
 // Share of positions at which two passes read the same thing (0 when either is empty).
@@ -140,36 +187,53 @@ std::array<PassOrder, 2> PassOrders(const View& view) {
   return passes;
 }
 
+// File changes between consecutive sample reads of the first pass (training files), and reads.
+std::pair<int64_t, int64_t> FileSwitches(const View& view) {
+  int64_t switches = 0, reads = 0;
+  int32_t last = -1;
+  for (const Access& a : view.accesses) {
+    if (a.epoch != 0 || !IsTrain(view, a)) continue;
+    switches += last >= 0 && a.file != last;
+    last = a.file;
+    ++reads;
+  }
+  return {switches, reads};
+}
+
 void FitShuffle(const View& view, FitResult* out) {
+  constexpr double kSorted = 0.7;  // rank correlation above which an order is "sorted"
   const std::array<PassOrder, 2> passes = PassOrders(view);
-  int64_t pairs = 0;
-  const double files_up = AscendingShare(passes[0].files, &pairs);
+  int64_t n = 0;
+  const double files_rho = OrderCorrelation(passes[0].files, &n);
   int64_t compared = 0;
   const double files_same = SameOrder(passes[0].files, passes[1].files, &compared);
-  if (compared >= 3 && files_same >= 0.9) {
-    Set(out, "reader.file_shuffle", "off", FitConfidence::kMedium,
-        StrCat("the first two passes open files in the same order (",
-               std::llround(files_same * 100), "% of ", compared, ")"));
+  if (compared >= 3 && (files_same >= 0.9 || files_same < 0.5)) {
+    const bool same = files_same >= 0.9;
+    Set(out, "reader.file_shuffle", same ? "off" : "seed", FitConfidence::kMedium,
+        StrCat("the first two passes open files in ", same ? "the same" : "a different", " order (",
+               std::llround(files_same * 100), "% of ", compared, " positions agree)"));
   } else {
-    const FitConfidence c = pairs >= 8 ? FitConfidence::kMedium : FitConfidence::kLow;
-    Set(out, "reader.file_shuffle", files_up >= 0.8 ? "off" : "seed", c,
-        StrCat("first pass opens files in ", files_up >= 0.8 ? "" : "un", "sorted name order (",
-               std::llround(files_up * 100), "% of ", pairs, " consecutive pairs ascending)"));
+    Set(out, "reader.file_shuffle", files_rho >= kSorted ? "off" : "seed",
+        n >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
+        StrCat("first pass opens ", n, " files in ", files_rho >= kSorted ? "" : "un",
+               "sorted name order (rank correlation ", Seconds(files_rho), ")"));
   }
-  pairs = 0;
+  n = 0;
   compared = 0;
-  double up_sum = 0, same_sum = 0;
+  double rho_sum = 0, same_sum = 0;
   for (const auto& [file, k] : passes[0].keys) {
-    int64_t n = 0, m = 0;
-    up_sum += AscendingShare(k, &n) * static_cast<double>(n);
-    pairs += n;
+    int64_t values = 0, m = 0;
+    rho_sum += OrderCorrelation(k, &values) * static_cast<double>(values);
+    n += values;
     auto next = passes[1].keys.find(file);
     if (k.size() >= 3 && next != passes[1].keys.end()) {
       same_sum += SameOrder(k, next->second, &m) * static_cast<double>(m);
       compared += m;
     }
   }
-  if (pairs == 0) {
+  size_t most = 0;
+  for (const auto& [file, k] : passes[0].keys) most = std::max(most, k.size());
+  if (most < 2) {
     Set(out, "reader.sample_shuffle", "off", FitConfidence::kLow,
         "one sample read per file and pass: the file order is the sample order");
     return;
@@ -181,11 +245,30 @@ void FitShuffle(const View& view, FitResult* out) {
                std::llround(same * 100), "% of ", compared, ")"));
     return;
   }
-  const double up = up_sum / static_cast<double>(pairs);
-  Set(out, "reader.sample_shuffle", up >= 0.8 ? "off" : "seed",
-      pairs >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
-      StrCat("sample offsets within a file are read in ", up >= 0.8 ? "" : "un", "sorted order (",
-             std::llround(up * 100), "% of ", pairs, " pairs ascending)"));
+  // A shuffle over all samples mixes the files; reading file by file switches files rarely.
+  const auto [switches, reads] = FileSwitches(view);
+  const double files = static_cast<double>(passes[0].files.size());
+  const double grouped = files - 1;
+  const double mixed = static_cast<double>(reads - 1) * (1.0 - 1.0 / files);
+  if (files >= 2 && mixed > grouped &&
+      static_cast<double>(switches) > grouped + 0.5 * (mixed - grouped)) {
+    Set(out, "reader.sample_shuffle", "seed",
+        reads >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
+        StrCat("samples of different files interleave (", switches, " file changes in ", reads,
+               " reads of the first pass; file by file would be ", files - 1, ")"));
+    return;
+  }
+  if (n == 0) {
+    Set(out, "reader.sample_shuffle", "off", FitConfidence::kLow,
+        StrCat("files are read one after another (", switches, " file changes in ", reads,
+               " reads) and hold too few samples to tell their order"));
+    return;
+  }
+  const double rho = rho_sum / static_cast<double>(n);
+  Set(out, "reader.sample_shuffle", rho >= kSorted ? "off" : "seed",
+      n >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
+      StrCat("sample offsets within a file are read in ", rho >= kSorted ? "" : "un",
+             "sorted order (rank correlation ", Seconds(rho), " over ", n, " reads)"));
 }
 
 // The most common size of the data reads larger than kSmallReadBytes, and its share of them.
@@ -331,8 +414,10 @@ void FitTrain(const View& view, FitResult* out) {
     Set(out, "train.computation_time", value, FitConfidence::kHigh,
         StrCat(times.size(), " compute events of the training thread"));
   } else {
-    Set(out, "train.computation_time", value, FitConfidence::kMedium,
-        StrCat(times.size(), " pauses between bursts of sample reads"));
+    const bool ahead = ReaderCount(view) > 1;
+    Set(out, "train.computation_time", value, ahead ? FitConfidence::kLow : FitConfidence::kMedium,
+        StrCat(times.size(), " pauses between bursts of sample reads",
+               ahead ? " (several readers: compute may hide behind reads)" : ""));
   }
 }
 
