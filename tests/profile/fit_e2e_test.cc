@@ -176,6 +176,50 @@ TEST_CASE("fit: a Python np.load loop over npz files traced by dlio-run profile"
   CHECK(again.exit_code == 0);
 }
 
+TEST_CASE("fit: a Python torch.save loop is a checkpoint-only workload that runs") {
+  const std::string python = testing::SystemPython();
+  if (RunCommand("'" + python + "' -c 'import torch'").exit_code != 0) {
+    std::fprintf(stderr, "skipped: Debian's python3 has no torch\n");
+    std::exit(kSkipped);
+  }
+  TempDir dir;
+  const std::string ckpt = dir / "ckpt";
+  std::filesystem::create_directories(ckpt);
+  const std::string script = dir / "save.py";
+  // 3 saves of a 256x256 linear layer, one every 2 steps of 20 ms.
+  WriteTextFile(script,
+                "import sys, time\n"
+                "import torch\n"
+                "model = torch.nn.Linear(256, 256)\n"
+                "for step in range(6):\n"
+                "    time.sleep(0.02)\n"
+                "    if step % 2 == 1:\n"
+                "        torch.save(model.state_dict(), '%s/ckpt_%d.pt' % (sys.argv[1], step))\n");
+  auto prof = RunCommand(DlioRun() + " profile -o " + dir / "prof" + " --data-dir " + ckpt +
+                         " -- '" + python + "' " + script + " " + ckpt);
+  INFO(prof.output);
+  REQUIRE(prof.exit_code == 0);
+  auto fit = RunCommand(DlioRun() + " fit " + dir / "prof" + " -o " + dir / "fit.yaml");
+  INFO(fit.output);
+  REQUIRE(fit.exit_code == 0);
+  INFO(ReadTextFile(dir / "fit.yaml"));
+  const WorkloadConfig got = Load(dir / "fit.yaml");
+  CHECK_FALSE(got.workflow.train);
+  CHECK(got.workflow.checkpoint);
+  CHECK(got.checkpoint.num_checkpoints_write == 3);
+  CHECK(got.checkpoint.model_size_bytes ==
+        static_cast<uint64_t>(std::filesystem::file_size(ckpt + "/ckpt_1.pt")));
+  CHECK(got.checkpoint.model_files == 1);
+  CHECK(got.checkpoint.transfer_size >= 256 * 256 * 4);  // the weight tensor in one write
+  CHECK(got.checkpoint.time_between_checkpoints == Approx(0.04).epsilon(0.5));
+  auto again = RunCommand(DlioRun() + " --quiet --config " + dir / "fit.yaml" +
+                          " --set checkpoint.checkpoint_folder=" + dir / "ckpt2" +
+                          " --set output.folder=" + dir / "out2");
+  INFO(again.output);
+  CHECK(again.exit_code == 0);
+  CHECK(std::filesystem::exists(dir / "ckpt2/ckpt-000002"));
+}
+
 TEST_CASE("dlio-run fit: never replaces a file it did not write; errors name the trace") {
   TempDir dir;
   auto run = RunCommand(DlioRun() +

@@ -431,7 +431,41 @@ TEST_CASE("fit: a trace without reads is an error; dlio's bookkeeping files are 
   auto r = FitTrace(t);
   REQUIRE_FALSE(r.ok());
   CHECK(r.status().code() == StatusCode::kInvalidArgument);
-  CHECK(r.status().ToString().find("reads no file") != std::string::npos);
+  CHECK(r.status().ToString().find("reads no data file and writes no checkpoint") !=
+        std::string::npos);
+}
+
+TEST_CASE("fit: a trace that only writes checkpoints is a checkpoint-only workload") {
+  ProfileTrace t;
+  int64_t now = 0;
+  for (int k = 0; k < 5; ++k) {
+    const std::string path = "/ckpt/model_" + std::to_string(k) + ".pt";
+    AddEvent(&t, 3, 3, "openat", now, 5, path);
+    for (int w = 0; w < 4; ++w) {
+      AddEvent(&t, 3, 3, "write", now + 10 + w * 20, 10, path, w * 524288, 524288, 524288);
+    }
+    AddEvent(&t, 3, 3, "fsync", now + 100, 50, path);
+    AddEvent(&t, 3, 3, "close", now + 160, 1, path);
+    now += 50'000;  // 50 ms of "training" between saves
+  }
+  const FitResult r = Fit(t);
+  CHECK(Value(r, "workflow.train") == "false");
+  CHECK(Value(r, "workflow.generate_data") == "false");
+  CHECK(Value(r, "workflow.checkpoint") == "true");
+  CHECK(Value(r, "checkpoint.num_checkpoints_write") == "5");
+  CHECK(Value(r, "checkpoint.model_size_bytes") == std::to_string(2 << 20));
+  CHECK(Value(r, "checkpoint.model_files") == "1");
+  CHECK(Value(r, "checkpoint.transfer_size") == "524288");
+  CHECK(Value(r, "checkpoint.fsync") == "true");
+  // From the end of one save's last write to the next save's first: 50 ms less the save.
+  CHECK(std::stod(Value(r, "checkpoint.time_between_checkpoints")) ==
+        Approx(0.05 - 0.00009).epsilon(0.01));
+  auto config = ParseConfig(FitYaml(r, {"t"}), "fit.yaml");
+  INFO(config.status().ToString());
+  REQUIRE(config.ok());
+  CHECK(config->Validate().ok());
+  CHECK_FALSE(config->workflow.train);
+  CHECK(config->checkpoint.num_checkpoints_write == 5);
 }
 
 TEST_CASE("fit: the YAML parses as a dlio config with the fitted values, comments aligned") {

@@ -35,6 +35,11 @@ Result<FitResult> FitTrace(const ProfileTrace& trace, const FitOptions& options)
   FitResult out;
   for (const fit::DataFile& f : view.files) out.data_files.push_back(f.path);
   fit::Set(&out, "name", options.name, FitConfidence::kHigh, "the run's name (--name)");
+  if (view.files.empty()) {
+    DLIO_RETURN_NOT_OK(fit::FitCheckpointOnly(trace, view, options, &out));
+    out.notes.push_back(StrCat(trace.size(), " events; no data file read: checkpoint writes only"));
+    return out;
+  }
   fit::Set(&out, "workflow.generate_data", "true", FitConfidence::kHigh,
            "the emulation writes its own dataset to dataset.data_folder");
   fit::Set(&out, "workflow.train", "true", FitConfidence::kHigh,

@@ -78,10 +78,12 @@ void AssignPasses(View* view) {
   view->epochs = epoch + 1;
 }
 
+}  // namespace
+
 // The gap (microseconds) above which a pause between reads is compute, 0 when none stands out:
 // the biggest jump (at least 4x) between consecutive sorted gaps of at least 500 us, or every
 // gap when all are that long.
-int64_t BurstThreshold(std::vector<int64_t> gaps) {
+int64_t PauseThreshold(std::vector<int64_t> gaps) {
   constexpr int64_t kMinComputeGapUs = 500;
   std::sort(gaps.begin(), gaps.end());
   if (gaps.empty()) return 0;
@@ -99,8 +101,6 @@ int64_t BurstThreshold(std::vector<int64_t> gaps) {
   }
   return threshold;
 }
-
-}  // namespace
 
 void CollectAccesses(const ProfileTrace& t, View* view) {
   std::unordered_map<std::string, int32_t> index_of;
@@ -218,7 +218,7 @@ void CollectSteps(const ProfileTrace& t, const FitOptions& options, View* view) 
     gaps.push_back(std::max<int64_t>(acc[k].start_us - end, 0));
     end = std::max(end, acc[k].end_us);
   }
-  const int64_t threshold = options.burst_gap_us > 0 ? options.burst_gap_us : BurstThreshold(gaps);
+  const int64_t threshold = options.burst_gap_us > 0 ? options.burst_gap_us : PauseThreshold(gaps);
   if (threshold <= 0) return;
   end = acc.front().end_us;
   for (size_t k = 1; k < acc.size(); ++k) {

@@ -210,11 +210,6 @@ Status CollectFiles(const ProfileTrace& t, const FitOptions& options, View* view
     f.bytes_read = u.bytes_read;
     view->files.push_back(std::move(f));
   }
-  if (view->files.empty()) {
-    return Status::InvalidArgument(
-        "fit: the trace reads no file (nothing to fit; trace the program with its data reads, "
-        "e.g. `dlio-run profile --data-dir DATA -- ...`)");
-  }
   ProbeFiles(options, view);
 
   std::unordered_map<std::string, int32_t> index_of;

@@ -84,6 +84,11 @@ bool IsRuntimeFile(std::string_view path);
 // generate lock, generation's temporary folders, checkpoint completion markers).
 bool IsDlioInternal(std::string_view path);
 
+// The gap (microseconds) above which a pause between requests ends a burst, 0 when none stands
+// out: the biggest jump (at least 4x) between consecutive sorted gaps of at least 500 us, or
+// every gap when all are that long.
+int64_t PauseThreshold(std::vector<int64_t> gaps);
+
 // Stage 1 (fit_files.cc): files, the data files and their probes, the data events.
 Status CollectFiles(const ProfileTrace& trace, const FitOptions& options, View* view);
 // Stage 2 (fit_access.cc): accesses, epochs, steps.
@@ -99,6 +104,10 @@ void FitTrain(const View& view, FitResult* out);
 void FitCheckpoint(const ProfileTrace& trace, const View& view, const FitOptions& options,
                    FitResult* out);
 void FitSideIo(const ProfileTrace& trace, const View& view, FitResult* out);
+// A trace that reads no data but writes files: a checkpoint-only workload.
+// InvalidArgument when it writes no such file either (nothing to fit).
+Status FitCheckpointOnly(const ProfileTrace& trace, const View& view, const FitOptions& options,
+                         FitResult* out);
 
 // Helpers for building entries.
 void Set(FitResult* out, std::string key, std::string value, FitConfidence c, std::string reason);

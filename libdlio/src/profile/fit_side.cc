@@ -54,6 +54,7 @@ struct Save {
   int64_t step = 0;
   int64_t bytes = 0;
   std::set<std::string> files;
+  int64_t start_us = 0, end_us = 0;  // first write's start, last write's end
 };
 
 std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<std::string>& ckpt,
@@ -70,15 +71,23 @@ std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<
   }
   std::stable_sort(writes.begin(), writes.end(),
                    [&t](size_t a, size_t b) { return t.start_us[a] < t.start_us[b]; });
-  constexpr int64_t kSaveGapUs = 1'000'000;  // without steps: writes 1 s apart are two saves
+  // Without steps: saves are bursts of writes, apart by a pause that stands out (else 1 s).
+  std::vector<int64_t> gaps;
+  for (size_t k = 1; k < writes.size(); ++k) {
+    const size_t p = writes[k - 1], i = writes[k];
+    gaps.push_back(std::max<int64_t>(t.start_us[i] - t.start_us[p] - t.dur_us[p], 0));
+  }
+  const int64_t pause = PauseThreshold(gaps);
+  const int64_t kSaveGapUs = pause > 0 ? pause : 1'000'000;
   std::vector<Save> saves;
   int64_t last_end = 0;
   for (size_t i : writes) {
     const int64_t step = StepIndex(view, t.start_us[i]);
     const bool apart = view.steps.empty() ? t.start_us[i] - last_end > kSaveGapUs
                                           : saves.empty() || saves.back().step != step;
-    if (saves.empty() || apart) saves.push_back({step, 0, {}});
+    if (saves.empty() || apart) saves.push_back({step, 0, {}, t.start_us[i], 0});
     saves.back().bytes += t.size_bytes[i];
+    saves.back().end_us = std::max(saves.back().end_us, t.start_us[i] + t.dur_us[i]);
     saves.back().files.insert(t.String(t.path[i]));
     ++(*write_sizes)[t.size_bytes[i]];
     last_end = std::max(last_end, t.start_us[i] + t.dur_us[i]);
@@ -114,20 +123,10 @@ void FitCadence(const View& view, const std::vector<Save>& saves, FitResult* out
   }
 }
 
-}  // namespace
-
-void FitCheckpoint(const ProfileTrace& t, const View& view, const FitOptions& options,
-                   FitResult* out) {
-  const std::set<std::string> ckpt = CheckpointFiles(t, view);
-  std::map<int64_t, int64_t> write_sizes;
-  int64_t syncs = 0;
-  const std::vector<Save> saves =
-      ckpt.empty() ? std::vector<Save>{} : Saves(t, view, ckpt, &write_sizes, &syncs);
-  if (saves.empty()) {
-    Set(out, "workflow.checkpoint", "false", FitConfidence::kHigh,
-        "no file besides the dataset and logs is written during training");
-    return;
-  }
+// The keys every fit with checkpoints sets: what one save writes.
+void FitSaves(const FitOptions& options, const std::set<std::string>& ckpt,
+              const std::vector<Save>& saves, const std::map<int64_t, int64_t>& write_sizes,
+              int64_t syncs, FitResult* out) {
   std::vector<int64_t> bytes, files;
   for (const Save& s : saves) {
     bytes.push_back(s.bytes);
@@ -146,16 +145,71 @@ void FitCheckpoint(const ProfileTrace& t, const View& view, const FitOptions& op
              ")"));
   Set(out, "checkpoint.model_files", std::to_string(std::clamp<int64_t>(Median(files), 1, 65536)),
       FitConfidence::kHigh, "median files written per save");
+  // The write size that moves the most bytes (a serializer's few small header writes aside).
   std::pair<int64_t, int64_t> common{0, 0};
+  int64_t total = 0;
   for (const auto& [size, n] : write_sizes) {
-    if (n > common.second) common = {size, n};
+    total += size * n;
+    if (size * n > common.first * common.second) common = {size, n};
   }
   Set(out, "checkpoint.transfer_size",
       std::to_string(std::clamp<int64_t>(common.first, 1, int64_t{1} << 30)),
-      FitConfidence::kMedium, StrCat("the most common write size (", common.second, " writes)"));
+      FitConfidence::kMedium,
+      StrCat("the write size that moves the most bytes (", common.second, " writes, ",
+             std::llround(100.0 * static_cast<double>(common.first * common.second) /
+                          static_cast<double>(std::max<int64_t>(total, 1))),
+             "% of the bytes)"));
   Set(out, "checkpoint.fsync", syncs > 0 ? "true" : "false", FitConfidence::kHigh,
       StrCat(syncs, " fsync/fdatasync calls on the checkpoint files"));
+}
+
+}  // namespace
+
+void FitCheckpoint(const ProfileTrace& t, const View& view, const FitOptions& options,
+                   FitResult* out) {
+  const std::set<std::string> ckpt = CheckpointFiles(t, view);
+  std::map<int64_t, int64_t> write_sizes;
+  int64_t syncs = 0;
+  const std::vector<Save> saves =
+      ckpt.empty() ? std::vector<Save>{} : Saves(t, view, ckpt, &write_sizes, &syncs);
+  if (saves.empty()) {
+    Set(out, "workflow.checkpoint", "false", FitConfidence::kHigh,
+        "no file besides the dataset and logs is written during training");
+    return;
+  }
+  FitSaves(options, ckpt, saves, write_sizes, syncs, out);
   FitCadence(view, saves, out);
+}
+
+Status FitCheckpointOnly(const ProfileTrace& t, const View& view, const FitOptions& options,
+                         FitResult* out) {
+  const std::set<std::string> ckpt = CheckpointFiles(t, view);
+  std::map<int64_t, int64_t> write_sizes;
+  int64_t syncs = 0;
+  const std::vector<Save> saves =
+      ckpt.empty() ? std::vector<Save>{} : Saves(t, view, ckpt, &write_sizes, &syncs);
+  if (saves.empty()) {
+    return Status::InvalidArgument(
+        "fit: the trace reads no data file and writes no checkpoint (nothing to fit; trace the "
+        "program with its data, e.g. `dlio-run profile --data-dir DATA -- ...`)");
+  }
+  Set(out, "workflow.generate_data", "false", FitConfidence::kHigh, "no data file is read");
+  Set(out, "workflow.train", "false", FitConfidence::kHigh,
+      "no data file is read: a checkpoint-only workload");
+  FitSaves(options, ckpt, saves, write_sizes, syncs, out);
+  Set(out, "checkpoint.num_checkpoints_write",
+      std::to_string(std::min<size_t>(saves.size(), 1048576)), FitConfidence::kHigh,
+      StrCat(saves.size(), " bursts of writes to checkpoint files"));
+  if (saves.size() > 1) {
+    std::vector<double> between;
+    for (size_t k = 1; k < saves.size(); ++k) {
+      between.push_back(static_cast<double>(saves[k].start_us - saves[k - 1].end_us) / 1e6);
+    }
+    const MeanStdev m = Moments(between);
+    Set(out, "checkpoint.time_between_checkpoints", Seconds(std::min(m.mean, 3600.0)),
+        FitConfidence::kMedium, StrCat("mean pause between ", saves.size(), " saves"));
+  }
+  return Status::OK();
 }
 
 void FitSideIo(const ProfileTrace& t, const View& view, FitResult* out) {
