@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "dlio/config.h"
@@ -45,12 +46,24 @@ std::pair<WorkloadConfig, WorkloadConfig> ClosedLoop(const TempDir& dir, const s
   INFO(fit.output);
   REQUIRE(fit.exit_code == 0);
   INFO(ReadTextFile(dir / "fit.yaml"));
-  auto again = RunCommand(DlioRun() + " --quiet --config " + dir / "fit.yaml" +
+  auto again = RunCommand(DlioRun() + " --quiet --trace --config " + dir / "fit.yaml" +
                           " --set dataset.data_folder=" + dir / "gen" +
                           " --set checkpoint.checkpoint_folder=" + dir / "ckpt2" +
                           " --set output.folder=" + dir / "out2");
   INFO(again.output);
   CHECK(again.exit_code == 0);
+  // The emulation of the fitted workload issues the original's requests: the DLIO paper's
+  // similarity (0.94-0.97 for its own emulations) and the KS distance of request sizes.
+  auto cmp = RunCommand(DlioRun() + " compare --json " + dir / "out" + " " + dir / "out2" + " -o " +
+                        dir / "cmp.json");
+  INFO(cmp.output);
+  REQUIRE(cmp.exit_code == 0);
+  const nlohmann::json c = nlohmann::json::parse(ReadTextFile(dir / "cmp.json"), nullptr, false);
+  REQUIRE(c.is_object());
+  INFO(c.dump(1));
+  // Unloaded: 0.97-0.99 (docs/profiling.md); timing features move under load, hence 0.93.
+  CHECK(c["similarity"].get<double>() >= 0.93);
+  CHECK(c["ks"]["request_size"]["d"].get<double>() < 0.1);
   return {Load(dir / "out/config.json"), Load(dir / "fit.yaml")};
 }
 
@@ -65,8 +78,8 @@ void CheckSameWorkload(const WorkloadConfig& want, const WorkloadConfig& got) {
   CHECK(got.reader.batch_size == want.reader.batch_size);
   CHECK(got.reader.read_threads == want.reader.read_threads);
   CHECK(got.train.epochs == want.train.epochs);
-  // Sleeps overshoot on a loaded machine: 10 ms steps, 25% tolerance.
-  CHECK(ComputeMean(got) == Approx(ComputeMean(want)).epsilon(0.25));
+  // Sleeps overshoot on a loaded machine (2 cores, several builds): 10 ms steps, 50% tolerance.
+  CHECK(ComputeMean(got) == Approx(ComputeMean(want)).epsilon(0.5));
   CHECK(got.reader.file_shuffle == want.reader.file_shuffle);
   CHECK(got.reader.sample_shuffle == want.reader.sample_shuffle);
 }
@@ -76,7 +89,7 @@ TEST_CASE("fit closed loop: the default preset (npz, 2 threads, shuffled, 2 epoc
   const auto [want, got] =
       ClosedLoop(dir,
                  " --workload default --set dataset.num_files_train=8 --set train.epochs=2"
-                 " --set workflow.checkpoint=false");
+                 " --set workflow.checkpoint=false --set train.computation_time=0.01");
   CheckSameWorkload(want, got);
   CHECK_FALSE(got.workflow.checkpoint);
 }
@@ -97,7 +110,7 @@ TEST_CASE("fit closed loop: npy with checkpoints every 3 steps") {
   TempDir dir;
   const auto [want, got] =
       ClosedLoop(dir,
-                 " --set dataset.format=npy --set dataset.num_files_train=6"
+                 " --set dataset.format=npy --set dataset.num_files_train=12"
                  " --set dataset.num_samples_per_file=2 --set dataset.record_length_bytes=32768"
                  " --set reader.batch_size=2 --set reader.read_threads=2 --set train.epochs=2"
                  " --set train.computation_time=0.01 --set reader.file_shuffle=seed"
@@ -108,6 +121,20 @@ TEST_CASE("fit closed loop: npy with checkpoints every 3 steps") {
   CHECK(got.workflow.checkpoint);
   CHECK(got.checkpoint.model_size_bytes == 131072);
   CHECK(got.checkpoint.steps_between_checkpoints == 3);
+}
+
+TEST_CASE("fit closed loop: cosmic_tagger (chunked hdf5, steps capped per epoch, checkpoints)") {
+  TempDir dir;
+  const auto [want, got] = ClosedLoop(dir,
+                                      " --workload cosmic_tagger --set scale=0.005"
+                                      " --set train.epochs=2 --set train.computation_time=0.01");
+  CHECK(got.dataset.format == "hdf5");
+  CHECK(got.dataset.num_samples_per_file == want.dataset.num_samples_per_file);
+  CHECK(got.dataset.enable_chunking);
+  CHECK(got.dataset.chunk_size == want.dataset.chunk_size);
+  CHECK(got.train.total_training_steps == want.train.total_training_steps);
+  CHECK(got.reader.batch_size == want.reader.batch_size);
+  CHECK(got.workflow.checkpoint);
 }
 
 TEST_CASE("fit closed loop: the frnn preset, small samples read in order, side reads per step") {
@@ -162,7 +189,9 @@ TEST_CASE("fit: a Python np.load loop over npz files traced by dlio-run profile"
   CHECK(static_cast<double>(got.dataset.record_length_bytes) == Approx(file_size).epsilon(0.02));
   CHECK(got.train.epochs == 2);
   CHECK(got.reader.batch_size == 2);
-  CHECK(ComputeMean(got) == Approx(0.01).epsilon(0.5));
+  // 10 ms sleeps, longer on a loaded machine.
+  CHECK(ComputeMean(got) > 0.008);
+  CHECK(ComputeMean(got) < 0.03);
   // numpy, set when this build's npz reader implements it, else commented out saying so.
   const bool numpy_set = got.reader.io_model == IoModel::kNumpy;
   const bool numpy_named = yaml.find("# io_model: auto") != std::string::npos &&
@@ -211,7 +240,9 @@ TEST_CASE("fit: a Python torch.save loop is a checkpoint-only workload that runs
         static_cast<uint64_t>(std::filesystem::file_size(ckpt + "/ckpt_1.pt")));
   CHECK(got.checkpoint.model_files == 1);
   CHECK(got.checkpoint.transfer_size >= 256 * 256 * 4);  // the weight tensor in one write
-  CHECK(got.checkpoint.time_between_checkpoints == Approx(0.04).epsilon(0.5));
+  // Two 20 ms steps between saves, less the save, more under load.
+  CHECK(got.checkpoint.time_between_checkpoints > 0.02);
+  CHECK(got.checkpoint.time_between_checkpoints < 0.2);
   auto again = RunCommand(DlioRun() + " --quiet --config " + dir / "fit.yaml" +
                           " --set checkpoint.checkpoint_folder=" + dir / "ckpt2" +
                           " --set output.folder=" + dir / "out2");

@@ -19,6 +19,6 @@ dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config
   SOURCES profile/fit_test.cc)
 # `dlio-run fit` closed loops: dlio-run traced, fitted, the fitted YAML run; a Python np.load loop
 # profiled under libdlio_preload.so and fitted.
-dlio_add_test(fit_e2e_test LIBS dlio_config SOURCES profile/fit_e2e_test.cc
+dlio_add_test(fit_e2e_test LIBS dlio_config nlohmann_json::nlohmann_json SOURCES profile/fit_e2e_test.cc
   PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_dependencies(fit_e2e_test dlio-run dlio_preload)

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <regex>
 
 #include "dlio/str_cat.h"
@@ -188,14 +189,41 @@ void FitRecords(const View& view, FitResult* out) {
       StrCat("their standard deviation (", HumanBytes(m.stdev), ")"));
 }
 
+// hdf5 read in pieces of one size much smaller than a sample: the file is chunked (libhdf5
+// reads a chunked dataset chunk by chunk).
+void FitChunking(const ProfileTrace& t, const View& view, FitResult* out) {
+  const FitEntry* format = out->Find("dataset.format");
+  const FitEntry* record = out->Find("dataset.record_length_bytes");
+  if (format == nullptr || format->value != "hdf5" || record == nullptr || !record->inferred)
+    return;
+  std::map<int64_t, int64_t> count;
+  int64_t reads = 0;
+  for (size_t i : view.data_events) {
+    if (t.kind[i] != OpKind::kRead || t.size_bytes[i] <= 0) continue;
+    ++count[t.size_bytes[i]];
+    ++reads;
+  }
+  std::pair<int64_t, int64_t> mode{0, 0};
+  for (const auto& [size, n] : count) {
+    if (n > mode.second) mode = {size, n};
+  }
+  const int64_t sample = std::stoll(record->value);
+  if (mode.second * 2 < reads || mode.first * 2 > sample) return;
+  Set(out, "dataset.enable_chunking", "true", FitConfidence::kMedium,
+      StrCat(mode.second, " of ", reads, " data reads are ", mode.first,
+             " bytes, a fraction of a sample: chunk by chunk"));
+  Set(out, "dataset.chunk_size", std::to_string(mode.first), FitConfidence::kMedium,
+      "the most common data read size");
+}
+
 }  // namespace
 
 void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& options,
                 FitResult* out) {
-  (void)trace;
   FitFormat(view, out);
   FitLayout(view, options, out);
   FitRecords(view, out);
+  FitChunking(trace, view, out);
 }
 
 void Set(FitResult* out, std::string key, std::string value, FitConfidence c, std::string reason) {

@@ -215,8 +215,9 @@ void FitShuffle(const View& view, FitResult* out) {
   } else {
     Set(out, "reader.file_shuffle", files_rho >= kSorted ? "off" : "seed",
         n >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
-        StrCat("first pass opens ", n, " files in ", files_rho >= kSorted ? "" : "un",
-               "sorted name order (rank correlation ", Seconds(files_rho), ")"));
+        StrCat("first pass opens ", passes[0].files.size(), " files in ",
+               files_rho >= kSorted ? "" : "un", "sorted name order (rank correlation ",
+               Seconds(files_rho), ")"));
   }
   n = 0;
   compared = 0;
@@ -390,6 +391,27 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
   FitIoModel(trace, view, options, out);
 }
 
+// Steps per epoch below what the dataset holds: the run stopped each epoch early
+// (train.total_training_steps caps the steps of every epoch).
+void FitStepCap(const View& view, FitResult* out) {
+  const FitEntry* files = out->Find("dataset.num_files_train");
+  const FitEntry* samples = out->Find("dataset.num_samples_per_file");
+  const FitEntry* batch = out->Find("reader.batch_size");
+  if (view.steps.empty() || files == nullptr || samples == nullptr || batch == nullptr ||
+      !files->inferred || !samples->inferred || !batch->inferred) {
+    return;
+  }
+  const int64_t batches =
+      static_cast<int64_t>(view.steps.size()) + (view.steps_from_compute ? 0 : 1);
+  const int64_t per_epoch = std::max<int64_t>(batches / std::max(view.epochs, 1), 1);
+  const int64_t full = std::stoll(files->value) * std::stoll(samples->value) /
+                       std::max<int64_t>(std::stoll(batch->value), 1);
+  if (per_epoch * 10 >= full * 9) return;
+  Set(out, "train.total_training_steps", std::to_string(per_epoch), FitConfidence::kMedium,
+      StrCat(per_epoch, " steps per epoch where the data holds ", full,
+             ": each epoch stopped early"));
+}
+
 void FitTrain(const View& view, FitResult* out) {
   if (view.epochs_from_events) {
     Set(out, "train.epochs", std::to_string(view.epochs), FitConfidence::kHigh,
@@ -406,6 +428,7 @@ void FitTrain(const View& view, FitResult* out) {
     Unset(out, "train.computation_time", "0", "no compute events and no pauses between reads");
     return;
   }
+  FitStepCap(view, out);
   const MeanStdev m = Moments(times);
   const std::string value = m.stdev > 0.01 * m.mean ? StrCat("{mean: ", Seconds(m.mean),
                                                              ", stdev: ", Seconds(m.stdev), "}")
