@@ -49,6 +49,8 @@ Result<FitResult> FitTrace(const ProfileTrace& trace, const FitOptions& options)
   if (eval) {
     fit::Set(&out, "workflow.evaluation", "true", FitConfidence::kMedium,
              "files under a valid/eval folder are read");
+    fit::Unset(&out, "evaluation.eval_time", "0",
+               "the compute of evaluation steps is not told apart from training's");
   }
   fit::FitDataset(trace, view, options, &out);
   fit::FitReader(trace, view, options, &out);

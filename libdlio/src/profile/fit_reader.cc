@@ -389,6 +389,16 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
   FitBatch(view, out);
   FitShuffle(view, out);
   FitIoModel(trace, view, options, out);
+  // What an I/O trace does not show, said rather than guessed.
+  Unset(out, "reader.prefetch_size", "2",
+        "how far reads run ahead is not told apart from the thread count in a trace");
+  Unset(out, "reader.computation_threads", "1", "preprocessing threads do no I/O");
+  Unset(out, "reader.preprocess_time", "0",
+        "CPU time between a read and its use is not in an I/O trace");
+  if (view.files.size() > 1 && ReaderCount(view) > 1) {
+    Unset(out, "reader.file_interleave", "0",
+          "several readers: whether each streams its own file is not inferred");
+  }
 }
 
 // Steps per epoch below what the dataset holds: the run stopped each epoch early
