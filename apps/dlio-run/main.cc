@@ -11,6 +11,7 @@
 //   dlio-run analyze prof [--json] [--timeline-us N] [-o FILE]
 //   dlio-run compare prof-app prof-emulation --json
 //   dlio-run report prof -o report.html
+//   dlio-run fit prof -o workload.yaml
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -35,6 +36,7 @@
 #include "dlio/tracer.h"
 #include "dlio/version.h"
 #include "dlio/workloads.h"
+#include "fit.h"
 #include "isolate.h"
 #include "profile.h"
 #include "report.h"
@@ -464,6 +466,8 @@ int main(int argc, char** argv) {
   auto* compare = dlio_run::AddCompareCommand(&app, &compare_options);
   dlio_run::ReportCommandOptions report_options;
   auto* report = dlio_run::AddReportCommand(&app, &report_options);
+  dlio_run::FitCommandOptions fit_options;
+  auto* fit = dlio_run::AddFitCommand(&app, &fit_options);
 
   try {
     app.parse(argc, argv);
@@ -487,6 +491,7 @@ int main(int argc, char** argv) {
   if (analyze->parsed()) return dlio_run::Analyze(analyze_options);
 
   if (report->parsed()) return dlio_run::RunReport(report_options);
+  if (fit->parsed()) return dlio_run::RunFit(fit_options);
 
   std::vector<std::string> overrides;
   for (const auto& extra : app.remaining()) {

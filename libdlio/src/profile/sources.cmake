@@ -23,3 +23,13 @@ list(APPEND DLIO_SOURCES
   src/profile/analysis_text.cc
   src/profile/analysis_json.cc
 )
+# Fit (dlio/profile_fit.h): a workload derived from a trace.
+list(APPEND DLIO_SOURCES
+  src/profile/fit.cc
+  src/profile/fit_files.cc
+  src/profile/fit_access.cc
+  src/profile/fit_dataset.cc
+  src/profile/fit_reader.cc
+  src/profile/fit_side.cc
+  src/profile/fit_yaml.cc
+)

@@ -1,0 +1,127 @@
+#include "fit.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <system_error>
+
+#include "dlio/config_enums.h"
+#include "dlio/format.h"
+#include "dlio/profile_fit.h"
+#include "dlio/registries.h"
+#include "dlio/storage.h"
+#include "trace_cli.h"
+
+namespace dlio_run {
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitWriteError = 1;
+constexpr int kExitBadInput = 2;
+constexpr uint64_t kMaxProbedSamples = uint64_t{1} << 16;  // sizes read per probed file
+
+int Fail(const std::string& message, int code) {
+  std::fprintf(stderr, "dlio-run: error: fit: %s\n", message.c_str());
+  return code;
+}
+
+bool IsFitOutput(std::string_view head) { return head.rfind(dlio::kFitYamlTitle, 0) == 0; }
+
+// The data file as dlio's readers see it: format (suffix and magic bytes), size, sample sizes.
+dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio::Storage* storage,
+                                       const std::string& path) {
+  dlio::DataFileInfo info;
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (ec) return dlio::Status::NotFound(path, ": ", ec.message());
+  info.size = static_cast<int64_t>(size);
+  DLIO_ASSIGN_OR_RETURN(info.format, dlio::DetectFormat(storage, path));
+  DLIO_ASSIGN_OR_RETURN(auto factory, registries.formats.Get(info.format));
+  DLIO_ASSIGN_OR_RETURN(auto format, factory());
+  auto reader = format->Open(storage, path, dlio::FormatOptions{});
+  if (!reader.ok()) return info;  // format known, samples not readable: sizes from the trace
+  info.samples = static_cast<int64_t>((*reader)->num_samples());
+  const uint64_t n = std::min((*reader)->num_samples(), kMaxProbedSamples);
+  for (uint64_t i = 0; i < n; ++i) {
+    info.sample_sizes.push_back(static_cast<int64_t>((*reader)->sample_size(i)));
+  }
+  return info;
+}
+
+bool ModelAvailable(const dlio::Registries& registries, const std::string& format,
+                    const std::string& model) {
+  const auto wanted = dlio::EnumFromName<dlio::IoModel>(model);
+  auto factory = registries.formats.Get(format);
+  if (!wanted || !factory.ok()) return false;
+  auto f = (*factory)();
+  if (!f.ok()) return false;
+  const auto models = (*f)->capabilities().io_models;
+  return std::find(models.begin(), models.end(), *wanted) != models.end();
+}
+
+}  // namespace
+
+CLI::App* AddFitCommand(CLI::App* app, FitCommandOptions* options) {
+  auto* cmd = app->add_subcommand(
+      "fit",
+      "derive a runnable dlio workload (DLIO YAML) from I/O traces or `dlio-run profile` "
+      "directories: format, files, samples, sizes, threads, batch, compute time, shuffles, "
+      "epochs, side reads, checkpoints, I/O model; each key with a confidence and a reason");
+  cmd->add_option("traces", options->traces,
+                  "trace files or directories (merged into one trace; format detected by content)")
+      ->required();
+  cmd->add_option("-o,--output", options->output,
+                  "write the workload here (default: stdout; replaces only an earlier fit output)");
+  cmd->add_option("--name", options->name, "the workload's name (default fit)");
+  cmd->add_option("--data-folder", options->data_folder,
+                  "dataset.data_folder the emulation generates into (default ./fit-data)");
+  cmd->add_option("--checkpoint-folder", options->checkpoint_folder,
+                  "checkpoint.checkpoint_folder (default ./fit-checkpoints)");
+  cmd->add_option("--burst-gap-us", options->burst_gap_us,
+                  "without compute events: a pause between reads longer than this ends a batch "
+                  "(default: chosen from the gaps)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_flag("--no-probe", options->no_probe,
+                "do not open the traced data files (formats from suffixes, sizes from offsets)");
+  return cmd;
+}
+
+int RunFit(const FitCommandOptions& options) {
+  auto trace = ImportTraces(options.traces);
+  if (!trace.ok()) return Fail(trace.status().ToString(), kExitBadInput);
+  dlio::Registries registries;
+  if (auto s = dlio::RegisterBuiltins(&registries); !s.ok()) {
+    return Fail(s.ToString(), kExitWriteError);
+  }
+  auto storage = dlio::NewPosixStorage(dlio::StorageOptions{});
+  storage->Bind(dlio::SystemClock(), nullptr);
+  dlio::FitOptions fit;
+  fit.name = options.name;
+  fit.data_folder = options.data_folder;
+  fit.checkpoint_folder = options.checkpoint_folder;
+  fit.burst_gap_us = options.burst_gap_us;
+  if (!options.no_probe) {
+    fit.probe = [&](const std::string& path) { return Probe(registries, storage.get(), path); };
+  }
+  fit.io_model_available = [&](const std::string& format, const std::string& model) {
+    return ModelAvailable(registries, format, model);
+  };
+  auto result = dlio::FitTrace(*trace, fit);
+  if (!result.ok()) {
+    std::string sources;
+    for (const auto& t : options.traces) sources += (sources.empty() ? "" : ", ") + t;
+    return Fail(sources + ": " + result.status().ToString(), kExitBadInput);
+  }
+  const std::string text = dlio::FitYaml(*result, options.traces);
+  if (options.output.empty()) {
+    std::fputs(text.c_str(), stdout);
+    return std::fflush(stdout) == 0 ? kExitOk : kExitWriteError;
+  }
+  if (auto s = WriteCommandOutput(options.output, text, IsFitOutput); !s.ok()) {
+    return Fail(s.ToString(), kExitWriteError);
+  }
+  return kExitOk;
+}
+
+}  // namespace dlio_run

@@ -1,0 +1,94 @@
+// `dlio-run fit`: a runnable dlio workload (DLIO YAML) derived from an I/O profile. FitTrace reads
+// a ProfileTrace (any importer's, several traces merged) and infers the workload's keys: the data
+// files and their format, layout, sizes and samples, the reader's threads, batch, transfer size,
+// shuffles and I/O model, the compute time between batches, the epochs, side reads and checkpoint
+// writes. Every key it sets carries a confidence and a one-line reason; a key it cannot infer is
+// listed too, not set, with the reason (FitYaml writes it as a commented default).
+//
+// Thread safety: the functions are pure (they read the trace and call the caller's probe).
+#ifndef DLIO_PROFILE_FIT_H_
+#define DLIO_PROFILE_FIT_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dlio/profile.h"
+#include "dlio/status.h"
+
+namespace dlio {
+
+// How sure an inferred value is: high = read directly from the trace or the files (counts, sizes,
+// application events); medium = derived by a rule that holds for the usual loaders; low = a
+// heuristic that this trace only weakly supports.
+enum class FitConfidence { kHigh, kMedium, kLow };
+std::string_view FitConfidenceName(FitConfidence c);
+
+// One config key of the fitted workload.
+struct FitEntry {
+  std::string key;    // full key, "dataset.num_files_train"
+  std::string value;  // YAML text of the value ("8", "npz", "{mean: 0.1, stdev: 0.01}")
+  // false: not inferred; `value` is dlio's default and the key is written commented out.
+  bool inferred = true;
+  FitConfidence confidence = FitConfidence::kHigh;
+  std::string reason;  // one line: what in the trace gave the value (or why none did)
+};
+
+// What a probe of a data file that still exists tells (DataFileProbe).
+struct DataFileInfo {
+  std::string format;    // registry name from suffix and magic bytes ("" unknown)
+  int64_t size = -1;     // bytes, -1 unknown
+  int64_t samples = -1;  // samples the file stores, -1 unknown (unreadable)
+  // Stored sizes of its first samples (all of them, or a prefix when there are many).
+  std::vector<int64_t> sample_sizes;
+};
+
+// Looks at a data file named by the trace. Called once per distinct data file (at most
+// FitOptions::max_probed_files); an error (the file is gone, unreadable) is not fatal: the fit
+// falls back on what the trace shows and says so in the reasons.
+using DataFileProbe = std::function<Result<DataFileInfo>(const std::string& path)>;
+
+// Whether this build's reader of `format` implements the reader.io_model `model` ("numpy", ...);
+// a fitted model it does not implement is written commented out, so the output still runs.
+using IoModelCheck = std::function<bool(const std::string& format, const std::string& model)>;
+
+struct FitOptions {
+  // Data-file probe; empty: the trace alone (formats from suffixes, sizes from offsets).
+  DataFileProbe probe;
+  // Which I/O models are available; empty: all of them.
+  IoModelCheck io_model_available;
+  size_t max_probed_files = 64;  // files probed for sizes and sample counts (the rest: the trace)
+  // The run's name and where the emulation generates its dataset and writes its outputs.
+  std::string name = "fit";
+  std::string data_folder = "./fit-data";
+  std::string checkpoint_folder = "./fit-checkpoints";
+  // A gap between two reads of the data longer than this (microseconds) ends a burst when the
+  // trace has no compute events; 0 chooses it from the gaps (see docs/profiling.md).
+  int64_t burst_gap_us = 0;
+};
+
+struct FitResult {
+  std::vector<FitEntry> entries;        // in YAML order: by section, then as FitYaml writes them
+  std::vector<std::string> notes;       // trace-wide remarks written at the top (sources, caveats)
+  std::vector<std::string> data_files;  // the files read as the dataset, sorted
+  // The entry of `key`, or nullptr.
+  const FitEntry* Find(std::string_view key) const;
+};
+
+// Infers a workload from `trace`. InvalidArgument when the trace reads no file (nothing to fit);
+// every other gap is a non-inferred entry.
+Result<FitResult> FitTrace(const ProfileTrace& trace, const FitOptions& options = {});
+
+// The first line of FitYaml's output (how an earlier fit output is recognised before replacing).
+inline constexpr std::string_view kFitYamlTitle = "# dlio workload fitted by `dlio-run fit`";
+
+// The workload as DLIO YAML: kFitYamlTitle, the notes, then one block per section with each key's
+// confidence and reason as an aligned comment; keys not inferred are commented out.
+// `sources` (the traces fitted) are named in the header.
+std::string FitYaml(const FitResult& result, const std::vector<std::string>& sources);
+
+}  // namespace dlio
+
+#endif  // DLIO_PROFILE_FIT_H_

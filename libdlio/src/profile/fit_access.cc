@@ -1,0 +1,230 @@
+// FitTrace stage 2: the data events as sample reads (accesses), the passes over the data
+// (epochs), and the steps: compute events when the trace has them, else the gaps between bursts.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstddef>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "dlio/profile_analysis.h"
+#include "profile/fit_internal.h"
+
+namespace dlio::fit {
+namespace {
+
+using ThreadKey = std::pair<int32_t, int32_t>;  // (pid, tid)
+
+struct ThreadFileState {
+  int32_t access = -1;  // open access, -1 none
+  int64_t last_end = -1;
+  bool opened = false;  // an open came since the last access began
+};
+
+bool NameHas(const ProfileTrace& t, int32_t id, std::string_view word) {
+  if (id == ProfileTrace::kNoString) return false;
+  const std::string& s = t.String(id);
+  auto lower_eq = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == static_cast<unsigned char>(b);
+  };
+  return std::search(s.begin(), s.end(), word.begin(), word.end(), lower_eq) != s.end();
+}
+
+// Per data file: the largest read (a file whose reads are all small has only "large" ones).
+std::vector<int64_t> LargestReads(const ProfileTrace& t, const View& view,
+                                  const std::unordered_map<int32_t, int32_t>& file_of) {
+  std::vector<int64_t> largest(view.files.size(), 0);
+  for (size_t i : view.data_events) {
+    if (t.kind[i] != OpKind::kRead) continue;
+    int64_t& l = largest[static_cast<size_t>(file_of.at(t.path[i]))];
+    l = std::max(l, t.size_bytes[i]);
+  }
+  return largest;
+}
+
+// Application epoch events (dlio's ai.pipeline.epoch, DLIO-benchmark's epoch blocks) of the
+// process that has the most, by start time.
+std::vector<int64_t> EpochStarts(const ProfileTrace& t) {
+  std::map<int32_t, std::vector<int64_t>> by_pid;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.kind[i] != OpKind::kOther || !NameHas(t, t.name[i], "epoch")) continue;
+    by_pid[t.pid[i]].push_back(t.start_us[i]);
+  }
+  std::vector<int64_t> best;
+  for (auto& [pid, starts] : by_pid) {
+    if (starts.size() > best.size()) best = std::move(starts);
+  }
+  std::sort(best.begin(), best.end());
+  return best;
+}
+
+// Passes over the data: a new one begins when a sample of the current pass is read again after
+// at least 90% of the distinct samples were read in it.
+void AssignPasses(View* view) {
+  std::set<std::pair<int32_t, int64_t>> all, current;
+  for (const Access& a : view->accesses) all.insert({a.file, a.key});
+  int32_t epoch = 0;
+  for (Access& a : view->accesses) {
+    const std::pair<int32_t, int64_t> k{a.file, a.key};
+    if (current.count(k) && static_cast<double>(current.size()) >= 0.9 * all.size()) {
+      ++epoch;
+      current.clear();
+    }
+    current.insert(k);
+    a.epoch = epoch;
+  }
+  view->epochs = epoch + 1;
+}
+
+}  // namespace
+
+// The gap (microseconds) above which a pause between reads is compute, 0 when none stands out:
+// the biggest jump (at least 4x) between consecutive sorted gaps of at least 500 us, or every
+// gap when all are that long.
+int64_t PauseThreshold(std::vector<int64_t> gaps) {
+  constexpr int64_t kMinComputeGapUs = 500;
+  std::sort(gaps.begin(), gaps.end());
+  if (gaps.empty()) return 0;
+  if (gaps.front() >= kMinComputeGapUs) return gaps.front() / 2;
+  double best_ratio = 4.0;
+  int64_t threshold = 0;
+  for (size_t i = 0; i + 1 < gaps.size(); ++i) {
+    if (gaps[i + 1] < kMinComputeGapUs) continue;
+    const double ratio = static_cast<double>(gaps[i + 1]) / std::max<int64_t>(gaps[i], 1);
+    if (ratio >= best_ratio) {
+      best_ratio = ratio;
+      threshold = static_cast<int64_t>(std::sqrt(
+          static_cast<double>(std::max<int64_t>(gaps[i], 1)) * static_cast<double>(gaps[i + 1])));
+    }
+  }
+  return threshold;
+}
+
+void CollectAccesses(const ProfileTrace& t, View* view) {
+  std::unordered_map<std::string, int32_t> index_of;
+  for (size_t f = 0; f < view->files.size(); ++f) {
+    index_of[view->files[f].path] = static_cast<int32_t>(f);
+  }
+  std::unordered_map<int32_t, int32_t> file_of;
+  for (size_t i : view->data_events) {
+    if (!file_of.count(t.path[i])) file_of[t.path[i]] = index_of.at(t.String(t.path[i]));
+  }
+  const std::vector<int64_t> largest = LargestReads(t, *view, file_of);
+  // Probed sample sizes per file: a read of exactly one of them is one sample, even when it
+  // continues where the previous read ended (samples read in order).
+  std::vector<std::set<int64_t>> sample_sizes(view->files.size());
+  std::vector<int64_t> threshold(view->files.size(), kSmallReadBytes);
+  for (size_t f = 0; f < view->files.size(); ++f) {
+    const auto& sizes = view->files[f].info.sample_sizes;
+    sample_sizes[f].insert(sizes.begin(), sizes.end());
+    if (!sizes.empty()) {
+      threshold[f] = std::min(kSmallReadBytes, *sample_sizes[f].begin() / 2);
+    } else if (largest[f] <= kSmallReadBytes) {
+      threshold[f] = 0;  // no read is larger: all are samples
+    }
+  }
+  std::map<std::pair<ThreadKey, int32_t>, ThreadFileState> states;
+  std::map<ThreadKey, int32_t> last_file;
+  std::vector<int64_t> first_offset;
+  for (size_t i : view->data_events) {
+    const int32_t file = file_of.at(t.path[i]);
+    const ThreadKey thread{t.pid[i], t.tid[i]};
+    ThreadFileState& s = states[{thread, file}];
+    if (t.kind[i] == OpKind::kOpen || t.kind[i] == OpKind::kClose) {
+      s.access = -1;
+      s.opened = t.kind[i] == OpKind::kOpen;
+      continue;
+    }
+    if (t.kind[i] != OpKind::kRead) continue;
+    const int64_t size = std::max<int64_t>(t.size_bytes[i], 0);
+    const bool large =
+        size > kSmallReadBytes || largest[static_cast<size_t>(file)] <= kSmallReadBytes;
+    auto last = last_file.find(thread);
+    if (last != last_file.end() && last->second != file) s.access = -1;
+    if (s.access >= 0 && large) {
+      const Access& a = view->accesses[static_cast<size_t>(s.access)];
+      const bool sample_sized = sample_sizes[static_cast<size_t>(file)].count(size) > 0;
+      if (a.large_reads > 0 && (t.offset[i] != s.last_end || sample_sized)) s.access = -1;
+    }
+    if (s.access < 0) {
+      Access a;
+      a.file = file;
+      a.pid = thread.first;
+      a.tid = thread.second;
+      a.start_us = t.start_us[i];
+      a.session = s.opened;
+      s.opened = false;
+      s.access = static_cast<int32_t>(view->accesses.size());
+      view->accesses.push_back(a);
+      first_offset.push_back(t.offset[i]);
+    }
+    Access& a = view->accesses[static_cast<size_t>(s.access)];
+    a.end_us = std::max(a.end_us, t.start_us[i] + t.dur_us[i]);
+    a.bytes += size;
+    if (large) {
+      if (a.large_reads == 0) a.key = t.offset[i];
+      ++a.large_reads;
+    } else {
+      ++a.small_reads;
+    }
+    if (t.offset[i] >= 0) s.last_end = t.offset[i] + size;
+    last_file[thread] = file;
+  }
+  for (size_t k = 0; k < view->accesses.size(); ++k) {
+    if (view->accesses[k].large_reads == 0) view->accesses[k].key = first_offset[k];
+  }
+  // Accesses are created in event order, which is start order.
+  AssignPasses(view);
+  const std::vector<int64_t> epoch_starts = EpochStarts(t);
+  view->app_epoch_events = static_cast<int64_t>(epoch_starts.size());
+  if (!epoch_starts.empty()) {
+    view->epochs = static_cast<int32_t>(epoch_starts.size());
+    view->epochs_from_events = true;
+    for (Access& a : view->accesses) {
+      auto it = std::upper_bound(epoch_starts.begin(), epoch_starts.end(), a.start_us);
+      a.epoch = static_cast<int32_t>(std::max<std::ptrdiff_t>(it - epoch_starts.begin() - 1, 0));
+    }
+  }
+}
+
+void CollectSteps(const ProfileTrace& t, const FitOptions& options, View* view) {
+  ComputeClassifier compute(t);
+  std::map<ThreadKey, std::vector<Step>> by_thread;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (compute.IsCompute(i)) {
+      by_thread[{t.pid[i], t.tid[i]}].push_back({t.start_us[i], t.start_us[i] + t.dur_us[i]});
+    }
+  }
+  for (auto& [thread, steps] : by_thread) {
+    if (steps.size() > view->steps.size()) {
+      view->steps = std::move(steps);
+      view->compute_pid = thread.first;
+      view->compute_tid = thread.second;
+    }
+  }
+  if (!view->steps.empty()) {
+    view->steps_from_compute = true;
+    std::sort(view->steps.begin(), view->steps.end(),
+              [](const Step& a, const Step& b) { return a.start_us < b.start_us; });
+    return;
+  }
+  // No compute events: the pauses between bursts of sample reads.
+  const auto& acc = view->accesses;
+  std::vector<int64_t> gaps;
+  int64_t end = acc.empty() ? 0 : acc.front().end_us;
+  for (size_t k = 1; k < acc.size(); ++k) {
+    gaps.push_back(std::max<int64_t>(acc[k].start_us - end, 0));
+    end = std::max(end, acc[k].end_us);
+  }
+  const int64_t threshold = options.burst_gap_us > 0 ? options.burst_gap_us : PauseThreshold(gaps);
+  if (threshold <= 0) return;
+  end = acc.front().end_us;
+  for (size_t k = 1; k < acc.size(); ++k) {
+    if (acc[k].start_us - end > threshold) view->steps.push_back({end, acc[k].start_us});
+    end = std::max(end, acc[k].end_us);
+  }
+}
+
+}  // namespace dlio::fit

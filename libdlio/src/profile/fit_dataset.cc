@@ -1,0 +1,273 @@
+// FitTrace stage 3, dataset: format, layout, file count, samples per file and their sizes.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <regex>
+
+#include "dlio/str_cat.h"
+#include "profile/fit_internal.h"
+
+namespace dlio::fit {
+namespace {
+
+// Registry name of a data suffix ("" when dlio has no such format).
+std::string FormatOfExtension(const std::string& ext) {
+  if (ext == "npz" || ext == "npy" || ext == "csv" || ext == "png" || ext == "indexed_binary") {
+    return ext;
+  }
+  if (ext == "h5" || ext == "hdf5") return "hdf5";
+  if (ext == "tfrecord" || ext == "tfrecords") return "tfrecord";
+  if (ext == "jpg" || ext == "jpeg") return "jpeg";
+  return "";
+}
+
+// The directory all data files are under.
+std::string CommonDirectory(const std::vector<DataFile>& files) {
+  std::string common = files.front().path.substr(0, files.front().path.rfind('/') + 1);
+  for (const DataFile& f : files) {
+    while (!common.empty() && f.path.compare(0, common.size(), common) != 0) {
+      common.pop_back();
+      common.erase(common.rfind('/') + 1);
+    }
+  }
+  return common.empty() ? "." : common;
+}
+
+void FitFormat(const View& view, FitResult* out) {
+  const std::string by_suffix = FormatOfExtension(view.extension);
+  std::string by_magic;
+  for (const DataFile& f : view.files) {
+    if (f.probed && !f.info.format.empty()) {
+      by_magic = f.info.format;
+      break;
+    }
+  }
+  const std::string suffix = view.extension.empty() ? "(none)" : "." + view.extension;
+  if (!by_magic.empty() && (by_magic == by_suffix || by_suffix.empty())) {
+    Set(out, "dataset.format", by_magic, FitConfidence::kHigh,
+        StrCat("suffix ", suffix, " and the magic bytes of the files"));
+  } else if (!by_magic.empty()) {
+    Set(out, "dataset.format", by_magic, FitConfidence::kMedium,
+        StrCat("magic bytes say ", by_magic, " though the suffix is ", suffix));
+  } else if (!by_suffix.empty()) {
+    Set(out, "dataset.format", by_suffix, FitConfidence::kMedium,
+        StrCat("suffix ", suffix, " (files not probed: magic bytes unchecked)"));
+  } else {
+    Unset(out, "dataset.format", "npz",
+          StrCat("suffix ", suffix, " is no dlio format and the files could not be probed"));
+  }
+}
+
+void FitLayout(const View& view, const FitOptions& options, FitResult* out) {
+  Set(out, "dataset.data_folder", options.data_folder, FitConfidence::kHigh,
+      StrCat("the emulation generates its own files; the traced ones were under ",
+             CommonDirectory(view.files)));
+  // dlio's own names: <prefix>_<i>_of_<n>.<ext>
+  static const std::regex kDlioName(R"(^(.+)_([0-9]+)_of_([0-9]+)\.[^.]+$)");
+  std::smatch m;
+  const std::string base = Basename(view.files.front().path);
+  int64_t named_total = -1;
+  if (std::regex_match(base, m, kDlioName)) {
+    Set(out, "dataset.file_prefix", m[1].str(), FitConfidence::kHigh,
+        StrCat("file names ", base, ", ... follow dlio's <prefix>_<i>_of_<n>"));
+    named_total = std::stoll(m[3].str());
+  } else {
+    Unset(out, "dataset.file_prefix", "img", StrCat("file names (", base, ") have no dlio prefix"));
+  }
+  int64_t train = 0, valid = 0;
+  for (const DataFile& f : view.files) ++(f.valid ? valid : train);
+  if (train > 0 && named_total > train) {
+    Set(out, "dataset.num_files_train", std::to_string(named_total), FitConfidence::kMedium,
+        StrCat(train, " files read, their names say _of_", named_total));
+  } else if (train > 0) {
+    Set(out, "dataset.num_files_train", std::to_string(train),
+        view.epochs > 1 ? FitConfidence::kHigh : FitConfidence::kMedium,
+        StrCat(train, " distinct data files read",
+               view.epochs > 1 ? " in every pass" : " (files never read are not in a trace)"));
+  } else {
+    Unset(out, "dataset.num_files_train", "8", "every data file read is under a valid/ folder");
+  }
+  if (valid > 0) {
+    Set(out, "dataset.num_files_eval", std::to_string(valid), FitConfidence::kMedium,
+        StrCat(valid, " data files read under a valid/eval folder"));
+  }
+}
+
+// Samples per file and how sure (one sample when every read pass covers the whole file).
+// Samples per file as the probed files store them (median; 0 when none was probed).
+int64_t ProbedSamples(const View& view, size_t* files) {
+  std::vector<int64_t> per_file;
+  for (const DataFile& f : view.files) {
+    if (f.probed && f.info.samples > 0) {
+      per_file.push_back(f.info.samples);
+    }
+  }
+  *files = per_file.size();
+  return Median(per_file);
+}
+
+std::pair<int64_t, FitConfidence> SamplesPerFile(const View& view, std::string* reason) {
+  std::vector<int64_t> per_file;
+  size_t probed_files = 0;
+  const int64_t probed = ProbedSamples(view, &probed_files);
+  if (view.items > 0) {
+    // dlio's ai.data.item: one per sample read; a dropped last batch reads fewer than stored.
+    for (const DataFile& f : view.files) {
+      if (f.items > 0) per_file.push_back((f.items + view.epochs / 2) / view.epochs);
+    }
+    const int64_t s = std::max<int64_t>(Median(per_file), 1);
+    if (probed >= s) {
+      *reason = StrCat("stored in the files (median of ", probed_files, "); ", s,
+                       " per file and epoch were read");
+      return {probed, FitConfidence::kHigh};
+    }
+    *reason = StrCat("application sample events per file per epoch (median of ", per_file.size(),
+                     " files)");
+    return {s, FitConfidence::kHigh};
+  }
+  int64_t whole = 0;
+  for (const Access& a : view.accesses) {
+    const int64_t extent = view.files[static_cast<size_t>(a.file)].extent;
+    if (extent > 0 && a.bytes * 10 >= extent * 9) ++whole;
+  }
+  if (whole * 10 >= static_cast<int64_t>(view.accesses.size()) * 8) {
+    *reason = StrCat(whole, " of ", view.accesses.size(),
+                     " reads of a file cover all of it (a whole-file load per sample)");
+    return {1, FitConfidence::kMedium};
+  }
+  if (probed > 0) {
+    *reason = StrCat("stored in the files (median of ", probed_files, ")");
+    return {probed, FitConfidence::kHigh};
+  }
+  std::vector<std::vector<int64_t>> keys(view.files.size());
+  for (const Access& a : view.accesses) {
+    if (a.epoch == 0) keys[static_cast<size_t>(a.file)].push_back(a.key);
+  }
+  for (auto& k : keys) {
+    if (k.empty()) continue;
+    std::sort(k.begin(), k.end());
+    per_file.push_back(std::unique(k.begin(), k.end()) - k.begin());
+  }
+  *reason = "distinct offsets of sample reads per file in the first pass (median)";
+  return {std::max<int64_t>(Median(per_file), 1), FitConfidence::kMedium};
+}
+
+void FitRecords(const View& view, FitResult* out) {
+  std::string why;
+  const auto [samples, confidence] = SamplesPerFile(view, &why);
+  Set(out, "dataset.num_samples_per_file", std::to_string(samples), confidence, why);
+  std::vector<double> sizes;
+  bool exact = false;
+  for (const DataFile& f : view.files) {
+    if (f.probed && f.info.samples == samples && !f.info.sample_sizes.empty()) {
+      for (int64_t s : f.info.sample_sizes) sizes.push_back(static_cast<double>(s));
+      exact = true;
+    }
+  }
+  std::string source = "sample sizes stored in the files";
+  if (!exact) {
+    sizes.clear();
+    const bool probed = std::any_of(view.files.begin(), view.files.end(),
+                                    [](const DataFile& f) { return f.probed && f.info.size >= 0; });
+    for (const DataFile& f : view.files) {
+      if (f.extent > 0)
+        sizes.push_back(static_cast<double>(f.extent) / static_cast<double>(samples));
+    }
+    source = StrCat(probed ? "file sizes" : "largest offset read per file",
+                    samples > 1 ? StrCat(" / ", samples, " samples") : "");
+  }
+  if (sizes.empty()) {
+    Unset(out, "dataset.record_length_bytes", "65536", "no read gave an offset (sizes unknown)");
+    return;
+  }
+  const MeanStdev m = Moments(sizes);
+  const FitConfidence c = exact ? FitConfidence::kHigh : FitConfidence::kMedium;
+  Set(out, "dataset.record_length_bytes", std::to_string(std::llround(m.mean)), c,
+      StrCat("mean of ", sizes.size(), " ", source, " (", HumanBytes(m.mean), ")"));
+  Set(out, "dataset.record_length_bytes_stdev", std::to_string(std::llround(m.stdev)), c,
+      StrCat("their standard deviation (", HumanBytes(m.stdev), ")"));
+}
+
+// hdf5 read in pieces of one size much smaller than a sample: the file is chunked (libhdf5
+// reads a chunked dataset chunk by chunk).
+void FitChunking(const ProfileTrace& t, const View& view, FitResult* out) {
+  const FitEntry* format = out->Find("dataset.format");
+  const FitEntry* record = out->Find("dataset.record_length_bytes");
+  if (format == nullptr || format->value != "hdf5" || record == nullptr || !record->inferred)
+    return;
+  std::map<int64_t, int64_t> count;
+  int64_t reads = 0;
+  for (size_t i : view.data_events) {
+    if (t.kind[i] != OpKind::kRead || t.size_bytes[i] <= 0) continue;
+    ++count[t.size_bytes[i]];
+    ++reads;
+  }
+  std::pair<int64_t, int64_t> mode{0, 0};
+  for (const auto& [size, n] : count) {
+    if (n > mode.second) mode = {size, n};
+  }
+  const int64_t sample = std::stoll(record->value);
+  if (mode.second * 2 < reads || mode.first * 2 > sample) return;
+  Set(out, "dataset.enable_chunking", "true", FitConfidence::kMedium,
+      StrCat(mode.second, " of ", reads, " data reads are ", mode.first,
+             " bytes, a fraction of a sample: chunk by chunk"));
+  Set(out, "dataset.chunk_size", std::to_string(mode.first), FitConfidence::kMedium,
+      "the most common data read size");
+}
+
+}  // namespace
+
+void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& options,
+                FitResult* out) {
+  FitFormat(view, out);
+  FitLayout(view, options, out);
+  FitRecords(view, out);
+  FitChunking(trace, view, out);
+}
+
+void Set(FitResult* out, std::string key, std::string value, FitConfidence c, std::string reason) {
+  out->entries.push_back({std::move(key), std::move(value), true, c, std::move(reason)});
+}
+
+void Unset(FitResult* out, std::string key, std::string default_value, std::string reason) {
+  out->entries.push_back(
+      {std::move(key), std::move(default_value), false, FitConfidence::kLow, std::move(reason)});
+}
+
+MeanStdev Moments(const std::vector<double>& xs) {
+  MeanStdev m;
+  if (xs.empty()) return m;
+  for (double x : xs) m.mean += x;
+  m.mean /= static_cast<double>(xs.size());
+  double var = 0;
+  for (double x : xs) var += (x - m.mean) * (x - m.mean);
+  m.stdev = std::sqrt(var / static_cast<double>(xs.size()));
+  return m;
+}
+
+int64_t Median(std::vector<int64_t> xs) {
+  if (xs.empty()) return 0;
+  std::nth_element(xs.begin(), xs.begin() + static_cast<ptrdiff_t>(xs.size() / 2), xs.end());
+  return xs[xs.size() / 2];
+}
+
+std::string HumanBytes(double bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024.0 && u < 4) {
+    bytes /= 1024.0;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.1f %s", bytes, kUnits[u]);
+  return buf;
+}
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", s);
+  return buf;
+}
+
+}  // namespace dlio::fit

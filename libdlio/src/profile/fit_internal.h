@@ -1,0 +1,126 @@
+// What FitTrace's stages share: the trace reduced to the files, the data accesses (one sample
+// read each), the passes over the data (epochs) and the steps (compute events or bursts).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dlio/profile.h"
+#include "dlio/profile_fit.h"
+
+namespace dlio::fit {
+
+// Reads larger than this are "large" (a sample, a chunk of one); smaller ones are headers and
+// indexes, unless a file has no larger read.
+inline constexpr int64_t kSmallReadBytes = 4096;
+
+// One file the trace names, with what was done to it.
+struct FileUse {
+  std::string path;
+  int64_t reads = 0, bytes_read = 0, writes = 0, bytes_written = 0;
+  int64_t opens = 0, mmaps = 0, syncs = 0;
+  int64_t max_end = 0;  // largest offset + size read or written
+  int64_t first_us = 0;
+};
+
+// A data file: one of the dataset's files.
+struct DataFile {
+  std::string path;
+  bool valid = false;   // under a valid/eval folder (evaluation split)
+  int64_t extent = 0;   // file size: the probe's, else the largest read end
+  bool probed = false;  // `info` came from the probe
+  DataFileInfo info;    // what the probe told
+  int64_t opens = 0, reads = 0, bytes_read = 0;
+  int64_t items = 0;  // application events naming it (dlio's ai.data.item: one per sample)
+};
+
+// One sample read: a run of one thread's reads of one data file (see docs/profiling.md).
+struct Access {
+  int32_t file = 0;  // index into View::files
+  int32_t pid = 0, tid = 0;
+  int64_t start_us = 0, end_us = 0;
+  int64_t key = -1;         // offset of its first large read (which sample of the file)
+  int64_t bytes = 0;        // bytes read
+  int64_t large_reads = 0;  // reads > kSmallReadBytes
+  int64_t small_reads = 0;
+  bool session = false;  // began with an open of the file
+  int32_t epoch = 0;     // pass over the data it belongs to
+};
+
+// A step boundary: a compute event, or the gap after a burst of accesses.
+struct Step {
+  int64_t start_us = 0, end_us = 0;  // the compute (or the gap) between two batches
+};
+
+// The trace as FitTrace's stages see it.
+struct View {
+  std::vector<FileUse> uses;            // every file, by path
+  std::vector<DataFile> files;          // the dataset, sorted by path
+  std::string extension;                // the data files' suffix ("npz")
+  std::vector<std::string> companions;  // index files read beside them (tfrecord .idx)
+  std::vector<size_t> data_events;      // trace events on data files, by start time
+  std::vector<Access> accesses;         // by start time
+  int32_t epochs = 1;
+  bool epochs_from_events = false;  // application epoch events gave `epochs`
+  int64_t app_epoch_events = 0;
+  std::vector<Step> steps;  // by start time
+  bool steps_from_compute = false;
+  int32_t compute_tid = -1, compute_pid = -1;
+  int64_t items = 0;        // application per-sample events on data files
+  bool skip_mpiio = false;  // a DXT trace with POSIX and MPIIO rows: MPIIO ones are left out
+};
+
+// The natural order of file names: digit runs compare as numbers ("img_9" < "img_10").
+bool NaturalLess(std::string_view a, std::string_view b);
+// The suffix after the last '.', lower case ("" when none).
+std::string Extension(std::string_view path);
+std::string Basename(std::string_view path);
+// The program's own runtime rather than its data: system folders (/proc, /usr, /lib, /etc, ...),
+// Python sources, bytecode and packages, shared libraries.
+bool IsRuntimeFile(std::string_view path);
+// dlio's own bookkeeping: a path with a component starting ".dlio" (the dataset marker, the
+// generate lock, generation's temporary folders, checkpoint completion markers).
+bool IsDlioInternal(std::string_view path);
+
+// The gap (microseconds) above which a pause between requests ends a burst, 0 when none stands
+// out: the biggest jump (at least 4x) between consecutive sorted gaps of at least 500 us, or
+// every gap when all are that long.
+int64_t PauseThreshold(std::vector<int64_t> gaps);
+
+// Stage 1 (fit_files.cc): files, the data files and their probes, the data events.
+Status CollectFiles(const ProfileTrace& trace, const FitOptions& options, View* view);
+// Stage 2 (fit_access.cc): accesses, epochs, steps.
+void CollectAccesses(const ProfileTrace& trace, View* view);
+void CollectSteps(const ProfileTrace& trace, const FitOptions& options, View* view);
+
+// Stage 3: the entries of each section.
+void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& options,
+                FitResult* out);
+void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& options,
+               FitResult* out);
+void FitTrain(const View& view, FitResult* out);
+void FitCheckpoint(const ProfileTrace& trace, const View& view, const FitOptions& options,
+                   FitResult* out);
+void FitSideIo(const ProfileTrace& trace, const View& view, FitResult* out);
+// A trace that reads no data but writes files: a checkpoint-only workload.
+// InvalidArgument when it writes no such file either (nothing to fit).
+Status FitCheckpointOnly(const ProfileTrace& trace, const View& view, const FitOptions& options,
+                         FitResult* out);
+
+// Helpers for building entries.
+void Set(FitResult* out, std::string key, std::string value, FitConfidence c, std::string reason);
+void Unset(FitResult* out, std::string key, std::string default_value, std::string reason);
+// Mean and (population) standard deviation.
+struct MeanStdev {
+  double mean = 0, stdev = 0;
+};
+MeanStdev Moments(const std::vector<double>& xs);
+int64_t Median(std::vector<int64_t> xs);
+// Bytes as "262144 (256 KiB)" for reasons.
+std::string HumanBytes(double bytes);
+// Seconds with at most 6 significant digits ("0.0021").
+std::string Seconds(double s);
+
+}  // namespace dlio::fit

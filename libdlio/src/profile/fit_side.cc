@@ -1,0 +1,278 @@
+// FitTrace stage 3, besides the dataset: checkpoint writes (size, files, cadence) and side reads
+// (small reads of another file).
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "dlio/str_cat.h"
+#include "profile/fit_internal.h"
+
+namespace dlio::fit {
+namespace {
+
+bool IsDataOrCompanion(const View& view, const std::string& path) {
+  for (const DataFile& f : view.files) {
+    if (f.path == path) return true;
+  }
+  return std::find(view.companions.begin(), view.companions.end(), path) != view.companions.end();
+}
+
+// Files a run writes that are not checkpoints: dlio's bookkeeping, logs, reports, traces.
+bool IsBookkeeping(const std::string& path) {
+  const std::string ext = Extension(path);
+  return IsDlioInternal(path) || ext == "json" || ext == "log" || ext == "pfw" || ext == "gz" ||
+         ext == "txt" || ext == "lock" || ext == "html";
+}
+
+// Files written once training reads data (earlier writes are set-up: a generated dataset, a
+// side file), besides the dataset and bookkeeping: the checkpoints.
+std::set<std::string> CheckpointFiles(const ProfileTrace& t, const View& view) {
+  std::set<std::string> ckpt;
+  const int64_t start = view.accesses.empty() ? 0 : view.accesses.front().start_us;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.kind[i] != OpKind::kWrite || t.path[i] == ProfileTrace::kNoString ||
+        t.start_us[i] < start) {
+      continue;
+    }
+    const std::string& path = t.String(t.path[i]);
+    if (!IsDataOrCompanion(view, path) && !IsBookkeeping(path) && !IsRuntimeFile(path)) {
+      ckpt.insert(path);
+    }
+  }
+  return ckpt;
+}
+
+// The number of steps that began before `us` (which step a write follows).
+int64_t StepIndex(const View& view, int64_t us) {
+  auto it = std::upper_bound(view.steps.begin(), view.steps.end(), us,
+                             [](int64_t t, const Step& s) { return t < s.start_us; });
+  return it - view.steps.begin();
+}
+
+struct Save {
+  int64_t step = 0;
+  int64_t bytes = 0;
+  std::set<std::string> files;
+  int64_t start_us = 0, end_us = 0;  // first write's start, last write's end
+};
+
+std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<std::string>& ckpt,
+                        std::map<int64_t, int64_t>* write_sizes, int64_t* syncs) {
+  std::vector<size_t> writes;
+  const int64_t start = view.accesses.empty() ? 0 : view.accesses.front().start_us;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.path[i] == ProfileTrace::kNoString || t.start_us[i] < start ||
+        !ckpt.count(t.String(t.path[i]))) {
+      continue;
+    }
+    if (t.kind[i] == OpKind::kSync) ++*syncs;
+    if (t.kind[i] == OpKind::kWrite && t.size_bytes[i] > 0) writes.push_back(i);
+  }
+  std::stable_sort(writes.begin(), writes.end(),
+                   [&t](size_t a, size_t b) { return t.start_us[a] < t.start_us[b]; });
+  // Without steps: saves are bursts of writes, apart by a pause that stands out (else 1 s).
+  std::vector<int64_t> gaps;
+  for (size_t k = 1; k < writes.size(); ++k) {
+    const size_t p = writes[k - 1], i = writes[k];
+    gaps.push_back(std::max<int64_t>(t.start_us[i] - t.start_us[p] - t.dur_us[p], 0));
+  }
+  const int64_t pause = PauseThreshold(gaps);
+  const int64_t kSaveGapUs = pause > 0 ? pause : 1'000'000;
+  std::vector<Save> saves;
+  int64_t last_end = 0;
+  for (size_t i : writes) {
+    const int64_t step = StepIndex(view, t.start_us[i]);
+    const bool apart = view.steps.empty() ? t.start_us[i] - last_end > kSaveGapUs
+                                          : saves.empty() || saves.back().step != step;
+    if (saves.empty() || apart) saves.push_back({step, 0, {}, t.start_us[i], 0});
+    saves.back().bytes += t.size_bytes[i];
+    saves.back().end_us = std::max(saves.back().end_us, t.start_us[i] + t.dur_us[i]);
+    saves.back().files.insert(t.String(t.path[i]));
+    ++(*write_sizes)[t.size_bytes[i]];
+    last_end = std::max(last_end, t.start_us[i] + t.dur_us[i]);
+  }
+  return saves;
+}
+
+void FitCadence(const View& view, const std::vector<Save>& saves, FitResult* out) {
+  const int64_t batches =
+      static_cast<int64_t>(view.steps.size()) + (view.steps_from_compute ? 0 : 1);
+  const int64_t per_epoch = view.epochs > 0 ? batches / view.epochs : 0;
+  if (view.steps.empty() || per_epoch <= 0) {
+    Unset(out, "checkpoint.steps_between_checkpoints", "-1",
+          "no steps are visible, so the cadence is not; dlio checkpoints after every epoch");
+    return;
+  }
+  std::vector<int64_t> diffs;
+  for (size_t k = 1; k < saves.size(); ++k) diffs.push_back(saves[k].step - saves[k - 1].step);
+  const int64_t every = saves.size() > 1 ? Median(diffs) : saves.front().step;
+  const FitConfidence c = saves.size() > 2 ? FitConfidence::kMedium : FitConfidence::kLow;
+  if (every > 0 && every % per_epoch == 0 && saves.front().step % per_epoch == 0) {
+    Set(out, "checkpoint.checkpoint_after_epoch", std::to_string(saves.front().step / per_epoch), c,
+        StrCat("the first save follows step ", saves.front().step, " of ", per_epoch,
+               " per epoch"));
+    Set(out, "checkpoint.epochs_between_checkpoints", std::to_string(every / per_epoch), c,
+        StrCat(saves.size(), " saves ", every, " steps (", every / per_epoch, " epochs) apart"));
+  } else if (every > 0) {
+    Set(out, "checkpoint.steps_between_checkpoints", std::to_string(every), c,
+        StrCat(saves.size(), " saves, a median of ", every, " steps apart"));
+  } else {
+    Unset(out, "checkpoint.steps_between_checkpoints", "-1",
+          "the saves come before the first step: no cadence");
+  }
+}
+
+// The keys every fit with checkpoints sets: what one save writes.
+void FitSaves(const FitOptions& options, const std::set<std::string>& ckpt,
+              const std::vector<Save>& saves, const std::map<int64_t, int64_t>& write_sizes,
+              int64_t syncs, FitResult* out) {
+  std::vector<int64_t> bytes, files;
+  for (const Save& s : saves) {
+    bytes.push_back(s.bytes);
+    files.push_back(static_cast<int64_t>(s.files.size()));
+  }
+  Set(out, "workflow.checkpoint", "true", FitConfidence::kHigh,
+      StrCat(saves.size(), " save", saves.size() == 1 ? "" : "s", " to ", ckpt.size(),
+             " files that are not the dataset"));
+  Set(out, "checkpoint.checkpoint_folder", options.checkpoint_folder, FitConfidence::kHigh,
+      StrCat("the emulation's own; the traced saves went under ",
+             ckpt.begin()->substr(0, ckpt.begin()->rfind('/') + 1)));
+  Set(out, "checkpoint.type", "model", FitConfidence::kMedium,
+      "a fixed number of bytes split over files, as observed");
+  Set(out, "checkpoint.model_size_bytes", std::to_string(Median(bytes)), FitConfidence::kHigh,
+      StrCat("median bytes written per save (", HumanBytes(static_cast<double>(Median(bytes))),
+             ")"));
+  Set(out, "checkpoint.model_files", std::to_string(std::clamp<int64_t>(Median(files), 1, 65536)),
+      FitConfidence::kHigh, "median files written per save");
+  // The write size that moves the most bytes (a serializer's few small header writes aside).
+  std::pair<int64_t, int64_t> common{0, 0};
+  int64_t total = 0;
+  for (const auto& [size, n] : write_sizes) {
+    total += size * n;
+    if (size * n > common.first * common.second) common = {size, n};
+  }
+  Set(out, "checkpoint.transfer_size",
+      std::to_string(std::clamp<int64_t>(common.first, 1, int64_t{1} << 30)),
+      FitConfidence::kMedium,
+      StrCat("the write size that moves the most bytes (", common.second, " writes, ",
+             std::llround(100.0 * static_cast<double>(common.first * common.second) /
+                          static_cast<double>(std::max<int64_t>(total, 1))),
+             "% of the bytes)"));
+  Set(out, "checkpoint.fsync", syncs > 0 ? "true" : "false", FitConfidence::kHigh,
+      StrCat(syncs, " fsync/fdatasync calls on the checkpoint files"));
+}
+
+}  // namespace
+
+void FitCheckpoint(const ProfileTrace& t, const View& view, const FitOptions& options,
+                   FitResult* out) {
+  const std::set<std::string> ckpt = CheckpointFiles(t, view);
+  std::map<int64_t, int64_t> write_sizes;
+  int64_t syncs = 0;
+  const std::vector<Save> saves =
+      ckpt.empty() ? std::vector<Save>{} : Saves(t, view, ckpt, &write_sizes, &syncs);
+  if (saves.empty()) {
+    Set(out, "workflow.checkpoint", "false", FitConfidence::kHigh,
+        "no file besides the dataset and logs is written during training");
+    return;
+  }
+  FitSaves(options, ckpt, saves, write_sizes, syncs, out);
+  FitCadence(view, saves, out);
+}
+
+Status FitCheckpointOnly(const ProfileTrace& t, const View& view, const FitOptions& options,
+                         FitResult* out) {
+  const std::set<std::string> ckpt = CheckpointFiles(t, view);
+  std::map<int64_t, int64_t> write_sizes;
+  int64_t syncs = 0;
+  const std::vector<Save> saves =
+      ckpt.empty() ? std::vector<Save>{} : Saves(t, view, ckpt, &write_sizes, &syncs);
+  if (saves.empty()) {
+    return Status::InvalidArgument(
+        "fit: the trace reads no data file and writes no checkpoint (nothing to fit; trace the "
+        "program with its data, e.g. `dlio-run profile --data-dir DATA -- ...`)");
+  }
+  Set(out, "workflow.generate_data", "false", FitConfidence::kHigh, "no data file is read");
+  Set(out, "workflow.train", "false", FitConfidence::kHigh,
+      "no data file is read: a checkpoint-only workload");
+  FitSaves(options, ckpt, saves, write_sizes, syncs, out);
+  Set(out, "checkpoint.num_checkpoints_write",
+      std::to_string(std::min<size_t>(saves.size(), 1048576)), FitConfidence::kHigh,
+      StrCat(saves.size(), " bursts of writes to checkpoint files"));
+  if (saves.size() > 1) {
+    std::vector<double> between;
+    for (size_t k = 1; k < saves.size(); ++k) {
+      between.push_back(static_cast<double>(saves[k].start_us - saves[k - 1].end_us) / 1e6);
+    }
+    const MeanStdev m = Moments(between);
+    Set(out, "checkpoint.time_between_checkpoints", Seconds(std::min(m.mean, 3600.0)),
+        FitConfidence::kMedium, StrCat("mean pause between ", saves.size(), " saves"));
+  }
+  return Status::OK();
+}
+
+void FitSideIo(const ProfileTrace& t, const View& view, FitResult* out) {
+  std::vector<const FileUse*> side;
+  const std::set<std::string> ckpt = CheckpointFiles(t, view);
+  for (const FileUse& u : view.uses) {
+    if (u.reads > 0 && !ckpt.count(u.path) && !IsDataOrCompanion(view, u.path) &&
+        !IsDlioInternal(u.path) && !IsRuntimeFile(u.path)) {
+      side.push_back(&u);
+    }
+  }
+  if (side.empty()) {
+    Unset(out, "side_io.read_file", "\"\"", "no reads of files besides the dataset");
+    return;
+  }
+  const FileUse* f = *std::max_element(
+      side.begin(), side.end(), [](const auto* a, const auto* b) { return a->reads < b->reads; });
+  std::vector<int64_t> sizes, offsets;
+  int64_t first_data = view.accesses.empty() ? 0 : view.accesses.front().start_us;
+  int64_t before = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.kind[i] != OpKind::kRead || t.path[i] == ProfileTrace::kNoString ||
+        t.String(t.path[i]) != f->path) {
+      continue;
+    }
+    sizes.push_back(std::max<int64_t>(t.size_bytes[i], 0));
+    offsets.push_back(t.offset[i]);
+    before += t.start_us[i] < first_data;
+  }
+  const int64_t n = static_cast<int64_t>(sizes.size());
+  Set(out, "side_io.read_file", Basename(f->path), FitConfidence::kMedium,
+      StrCat("the most-read file besides the dataset (", n, " reads",
+             side.size() > 1 ? StrCat("; ", side.size() - 1, " other files not emulated") : "",
+             ")"));
+  Set(out, "side_io.read_file_size", std::to_string(std::max<int64_t>(f->max_end, 1)),
+      FitConfidence::kMedium, "its largest offset read (generated when missing)");
+  Set(out, "side_io.read_size",
+      std::to_string(std::clamp<int64_t>(Median(sizes), 1, int64_t{1} << 30)), FitConfidence::kHigh,
+      "median size of its reads");
+  const int64_t batches =
+      static_cast<int64_t>(view.steps.size()) + (view.steps_from_compute ? 0 : 1);
+  if (before == n) {
+    Set(out, "side_io.schedule", "before_training", FitConfidence::kMedium,
+        "every side read precedes the first data read");
+    Set(out, "side_io.reads", std::to_string(n), FitConfidence::kHigh, "reads of the side file");
+  } else if (!view.steps.empty() && n >= batches) {
+    Set(out, "side_io.schedule", "per_step", FitConfidence::kMedium,
+        StrCat(n, " side reads over ", batches, " steps"));
+    Set(out, "side_io.reads", std::to_string(std::llround(static_cast<double>(n) / batches)),
+        FitConfidence::kMedium, "side reads per step");
+  } else {
+    Set(out, "side_io.schedule", "spread", FitConfidence::kMedium,
+        "fewer side reads than steps, during training");
+    Set(out, "side_io.reads", std::to_string(n), FitConfidence::kHigh, "reads of the side file");
+  }
+  int64_t up = 0;
+  for (size_t k = 1; k < offsets.size(); ++k) up += offsets[k] == offsets[k - 1] + sizes[k - 1];
+  const bool sequential =
+      offsets.size() > 1 && up * 10 >= static_cast<int64_t>(offsets.size() - 1) * 8;
+  Set(out, "side_io.access", sequential ? "sequential" : "random",
+      offsets.size() > 4 ? FitConfidence::kMedium : FitConfidence::kLow,
+      StrCat(up, " of ", offsets.empty() ? 0 : offsets.size() - 1,
+             " side reads start where the previous ended"));
+}
+
+}  // namespace dlio::fit
