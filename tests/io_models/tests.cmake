@@ -3,3 +3,7 @@
 dlio_add_test(request_log_test SOURCES io_models/request_log_test.cc)
 add_dependencies(request_log_test dlio_preload)
 target_compile_definitions(request_log_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# tf.data (tfrecord): dlio's streams against tfdata_reference.py, a reader written from TF's source.
+dlio_add_test(tfdata_test SOURCES io_models/tfdata_test.cc)
+add_dependencies(tfdata_test dlio_preload)
+target_compile_definitions(tfdata_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

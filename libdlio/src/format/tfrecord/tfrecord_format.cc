@@ -18,6 +18,13 @@ class TfRecordFormat final : public Format {
   std::string extension() const override { return "tfrecord"; }
   bool variable_sample_sizes() const override { return true; }
 
+  // tf.data first: `auto` reads as TFRecordDataset does (docs/io_models.md).
+  FormatCapabilities capabilities() const override {
+    FormatCapabilities c;
+    c.io_models = {IoModel::kTfData};
+    return c;
+  }
+
   std::vector<std::string> CompanionFiles(const std::string& path,
                                           const FormatOptions& options) const override {
     if (!options.tfrecord.write_index) return {};
@@ -61,6 +68,9 @@ class TfRecordFormat final : public Format {
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
     DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    if (ResolveIoModel(options.io_model, capabilities()) == IoModel::kTfData) {
+      return OpenStream(std::move(file), size, options);
+    }
     const std::string idx_path = TfRecordIndexPath(path);
     DLIO_ASSIGN_OR_RETURN(bool index_found, storage->Exists(idx_path));
     RecordTable table;
@@ -77,6 +87,20 @@ class TfRecordFormat final : public Format {
     }
     return NewTfRecordReader(std::move(file), size, std::move(table), idx_path, index_found,
                              use_index, options);
+  }
+
+ private:
+  // tf.data: no index; the count is trusted when the config gives it, else the headers are
+  // scanned (12-byte reads TF would not issue; runs always have the count).
+  static Result<std::unique_ptr<FormatReader>> OpenStream(std::unique_ptr<File> file, uint64_t size,
+                                                          const FormatOptions& options) {
+    RecordTable table;
+    uint64_t count = options.tfrecord.expected_records;
+    if (count == 0) {
+      DLIO_ASSIGN_OR_RETURN(table, ScanRecords(file.get(), size, options.verify));
+      count = table.offsets.size();
+    }
+    return NewTfRecordStreamReader(std::move(file), size, std::move(table), count, options);
   }
 };
 

@@ -41,6 +41,13 @@ std::unique_ptr<FormatReader> NewTfRecordReader(std::unique_ptr<File> file, uint
                                                 bool index_found, bool index_used,
                                                 const FormatOptions& options);
 
+// The reader of reader.io_model tf.data (tfrecord_stream_reader.cc): `file` read as one forward
+// stream of `count` records, TFRecordDataset's requests. `table` holds the records already
+// located (a scan at open; empty when the count was trusted).
+std::unique_ptr<FormatReader> NewTfRecordStreamReader(std::unique_ptr<File> file,
+                                                      uint64_t file_size, RecordTable table,
+                                                      uint64_t count, const FormatOptions& options);
+
 // Writes spec's samples as framed tf.train.Example records to `file` and appends their index
 // lines ("<offset> <size>\n") to *index.
 Status WriteTfRecords(File* file, const FileSpec& spec, std::string* index);
