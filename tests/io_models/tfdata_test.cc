@@ -39,6 +39,7 @@ constexpr uint64_t kDefaultBuffer = 262144;  // TFRecordDataset's buffer_size de
 
 struct Dataset {
   std::string dir;
+  std::string compression = "none";
   std::vector<std::string> files;  // absolute paths
   std::vector<FileSpec> specs;
   uint64_t per_file = 0;
@@ -46,13 +47,15 @@ struct Dataset {
 
 // Writes one tfrecord file (with its .idx, which the model must not open) per entry of `sizes`;
 // every file holds the same number of records.
-Dataset WriteDataset(const std::string& dir, const std::vector<std::vector<uint64_t>>& sizes) {
+Dataset WriteDataset(const std::string& dir, const std::vector<std::vector<uint64_t>>& sizes,
+                     const std::string& compression = "none") {
   std::filesystem::create_directories(dir);
   auto format = MakeFormatByName("tfrecord");
   REQUIRE(format != nullptr);
   auto storage = BoundPosixStorage();
   Dataset d;
   d.dir = dir;
+  d.compression = compression;
   d.per_file = sizes.front().size();
   for (size_t f = 0; f < sizes.size(); ++f) {
     REQUIRE(sizes[f].size() == d.per_file);
@@ -60,7 +63,9 @@ Dataset WriteDataset(const std::string& dir, const std::vector<std::vector<uint6
     spec.sample_sizes = sizes[f];
     spec.seed = 1000 + f;
     const std::string path = dir + "/f" + std::to_string(f) + ".tfrecord";
-    REQUIRE(format->Write(storage.get(), path, spec, FormatOptions{}).ok());
+    FormatOptions options;
+    options.compression = compression;
+    REQUIRE(format->Write(storage.get(), path, spec, options).ok());
     d.files.push_back(path);
     d.specs.push_back(spec);
   }
@@ -80,6 +85,7 @@ std::vector<Request> DlioRequests(const Dataset& d, uint64_t transfer_size, uint
   FormatDataSourceOptions dso;
   dso.format.transfer_size = transfer_size;
   dso.format.io_model = model;
+  dso.format.compression = d.compression;
   dso.format.tfrecord.expected_records = d.per_file;
   dso.samples_per_file = d.per_file;
   auto source = MakeFormatDataSource(storage.get(), format.get(), d.files, dso);
@@ -111,6 +117,8 @@ std::vector<Request> ReferenceRequests(const Dataset& d, uint64_t buffer_size, u
   args += std::to_string(buffer_size);
   args += ' ';
   args += std::to_string(cycle);
+  args += ' ';
+  args += d.compression;
   for (const std::string& f : d.files) args += " '" + f + "'";
   return RequestsOf(TracePythonProgram(args, d.dir, out_dir), d.dir);
 }
@@ -244,6 +252,84 @@ TEST_CASE("tf.data: requests equal the reference reader's, row by row", "[io_mod
       REQUIRE(first(Name(d, 1)) - dlio.begin() < dlio.rend() - last_of_0 - 1);
     }
   }
+}
+
+TEST_CASE("tf.data: GZIP and ZLIB files stream the same way, inflated on top of the buffer",
+          "[io_models][tfdata]") {
+  TempDir tmp;
+  struct Case {
+    const char* compression;
+    uint64_t transfer_size, lo, hi, cycle;
+  };
+  const std::vector<Case> cases = {
+      {"gzip", 0, 100, 40000, 0},
+      {"gzip", 4096, 20000, 400000, 2},  // records larger than TF's 256 KiB inflate buffers
+      {"zlib", 1000, 100, 9000, 0},
+      {"deflate", 65536, 1000, 90000, 3},
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    const Case& k = cases[c];
+    INFO(k.compression << " case " << c);
+    const Dataset d =
+        WriteDataset(tmp / Numbered("d", c),
+                     {Sizes(6, k.lo, k.hi, 5 * c + 1), Sizes(6, k.lo, k.hi, 5 * c + 2),
+                      Sizes(6, k.lo, k.hi, 5 * c + 3)},
+                     k.compression);
+    for (const std::string& f : d.files) REQUIRE_FALSE(std::filesystem::exists(f + ".idx"));
+    const uint64_t b = k.transfer_size == 0 ? kDefaultBuffer : k.transfer_size;
+    for (IoModel model : {IoModel::kAuto, IoModel::kNative}) {  // native streams them too
+      std::map<std::pair<uint32_t, uint64_t>, std::string> samples;
+      const auto dlio = DlioRequests(d, k.transfer_size, k.cycle, model, {}, &samples);
+      CheckSamples(d, samples);
+      for (size_t f = 0; f < d.files.size(); ++f) {
+        INFO(ToString(OfFile(dlio, Name(d, f))));
+        REQUIRE(OfFile(dlio, Name(d, f)) ==
+                Stream(Name(d, f), std::filesystem::file_size(d.files[f]), b));
+      }
+      if (model == IoModel::kAuto) {
+        const auto real = ReferenceRequests(d, b, k.cycle, tmp / Numbered("prof", c));
+        REQUIRE(dlio.size() == real.size());
+        if (k.cycle <= 1) REQUIRE(dlio == real);
+        for (size_t f = 0; f < d.files.size(); ++f) {
+          REQUIRE(OfFile(dlio, Name(d, f)) == OfFile(real, Name(d, f)));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("tf.data: a compressed file restarts from its start; counts without a trusted count",
+          "[io_models][tfdata]") {
+  TempDir tmp;
+  const Dataset d = WriteDataset(tmp / "d", {std::vector<uint64_t>(20, 5000)}, "gzip");
+  auto format = MakeFormatByName("tfrecord");
+  MemoryTracer tracer;
+  auto storage = BoundPosixStorage(&tracer);
+  FormatOptions options;
+  options.transfer_size = 4096;
+  options.compression = "gzip";
+  auto r = format->Open(storage.get(), d.files[0], options);  // no count: one pass at open
+  REQUIRE(r.ok());
+  REQUIRE((*r)->num_samples() == 20);
+  const size_t counting = RequestsOf(tracer, d.dir).size();
+  REQUIRE(counting > 0);
+  SampleBuffer buf;
+  for (uint64_t i : {12, 1, 2, 19, 0}) {
+    Status st = (*r)->ReadSample(i, &buf);
+    INFO(st.ToString());
+    REQUIRE(st.ok());
+    REQUIRE(BufferString(buf) == ExpectedSample(d.specs[0], i));
+    if (i == 12) {  // the stream starts over after counting
+      REQUIRE(RequestsOf(tracer, d.dir)[counting].offset == 0);
+    }
+  }
+  // 1 came after 12 (no longer kept): the file was read again from offset 0.
+  size_t from_zero = 0;
+  for (const Request& q : RequestsOf(tracer, d.dir)) from_zero += q.offset == 0 ? 1 : 0;
+  REQUIRE(from_zero >= 4);  // counting, 12, 1, 0
+  options.compression = "lzma";
+  REQUIRE(format->Open(storage.get(), d.files[0], options).status().code() ==
+          StatusCode::kInvalidArgument);
 }
 
 TEST_CASE("tf.data: a file that ends where a fill ends is probed at its end",
