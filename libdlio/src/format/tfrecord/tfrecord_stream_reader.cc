@@ -93,10 +93,14 @@ class TfRecordStreamReader final : public FormatReader {
 
   uint64_t num_samples() const override { return count_; }
 
+  // Learned by reading, else (records already located, uncompressed) peeked with a pread of
+  // the record's head, outside the stream; 0 when not known yet. Nothing on the hot path asks.
   uint64_t sample_size(uint64_t i) const override {
     if (i >= count_) return 0;
     const uint64_t known = sizes_[i].load(std::memory_order_relaxed);
-    return known == kUnknown ? 0 : known;  // learned by reading; nothing on the hot path asks
+    if (known != kUnknown) return known;
+    auto peeked = PeekSampleSize(i);
+    return peeked.ok() ? *peeked : 0;
   }
 
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
@@ -125,6 +129,32 @@ class TfRecordStreamReader final : public FormatReader {
     uint64_t age = 0;
     SampleBuffer bytes;
   };
+
+  Result<uint64_t> PeekSampleSize(uint64_t i) const {
+    uint64_t at = 0, len = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (inflating_ || i >= offsets_.size()) {
+        return Status::FailedPrecondition(path_, " record ", i, " not located yet");
+      }
+      at = offsets_[i] + kTfRecordHeaderBytes;
+      len = lengths_[i];
+    }
+    std::vector<uint8_t> head(std::min<uint64_t>(len, 512));
+    DLIO_RETURN_NOT_OK(file_->ReadExactAt(at, head.size(), head.data()));
+    SampleSpan span;
+    const char* error = nullptr;
+    uint64_t error_at = 0;
+    ExampleScan r = FindSampleBytes(head.data(), head.size(), len, &span, &error, &error_at);
+    if (r == ExampleScan::kNeedMore) {
+      head.resize(len);
+      DLIO_RETURN_NOT_OK(file_->ReadExactAt(at, len, head.data()));
+      r = FindSampleBytes(head.data(), len, len, &span, &error, &error_at);
+    }
+    if (r != ExampleScan::kFound) return Status::Corruption(path_, ": record ", i, ": ", error);
+    sizes_[i].store(span.size, std::memory_order_relaxed);
+    return span.size;
+  }
 
   // The stream's position: the offset of the next byte a record read consumes (in the inflated
   // stream for a compressed file).
