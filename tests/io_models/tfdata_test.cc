@@ -390,6 +390,13 @@ TEST_CASE("tf.data: out-of-order reads are correct; an earlier record restarts t
   for (size_t j = through_12 + 1; j < last.size(); ++j) {
     REQUIRE(last[j].offset == last[j - 1].offset + static_cast<int64_t>(b));
   }
+  read(15);  // far ahead: the stream moves to the first record not located yet (13), reads on
+  const auto ahead = reads();
+  REQUIRE(ahead.size() > last.size());
+  REQUIRE(ahead[last.size()].offset == offsets[13]);
+  read(3);  // behind the stream now, and not kept: a restart at its offset
+  REQUIRE(reads().size() > ahead.size());
+  REQUIRE(reads()[ahead.size()].offset == offsets[3]);
   // The same samples as the native reader.
   options.io_model = IoModel::kNative;
   auto native = format->Open(storage.get(), d.files[0], options);
@@ -400,6 +407,35 @@ TEST_CASE("tf.data: out-of-order reads are correct; an earlier record restarts t
     REQUIRE((*r)->ReadSample(i, &buf).ok());
     REQUIRE(BufferString(buf) == BufferString(nbuf));
   }
+}
+
+TEST_CASE("tf.data: a shuffled order costs about a fill per record, not the bytes between",
+          "[io_models][tfdata]") {
+  TempDir tmp;
+  const uint64_t n = 60, b = 4096;
+  const Dataset d = WriteDataset(tmp / "d", {std::vector<uint64_t>(n, 5000)});
+  const uint64_t size = std::filesystem::file_size(d.files[0]);
+  auto format = MakeFormatByName("tfrecord");
+  MemoryTracer tracer;
+  auto storage = BoundPosixStorage(&tracer);
+  FormatOptions options;
+  options.transfer_size = b;
+  options.tfrecord.expected_records = n;
+  auto r = format->Open(storage.get(), d.files[0], options);
+  REQUIRE(r.ok());
+  std::vector<uint64_t> order(n);
+  for (uint64_t i = 0; i < n; ++i)
+    order[i] = (i * 37 + 11) % n;  // a permutation (37 and 60 coprime)
+  SampleBuffer buf;
+  for (uint64_t i : order) {
+    REQUIRE((*r)->ReadSample(i, &buf).ok());
+    REQUIRE(BufferString(buf) == ExpectedSample(d.specs[0], i));
+  }
+  uint64_t bytes = 0;
+  for (const Request& q : RequestsOf(tracer, d.dir)) bytes += static_cast<uint64_t>(q.size);
+  // Each record (5 KiB + framing) takes 2-3 fills of 4 KiB, plus the pass that locates them.
+  INFO(bytes << " bytes requested for a file of " << size);
+  REQUIRE(bytes <= size + n * 3 * b);
 }
 
 TEST_CASE("tf.data: concurrent readers of one file get every sample right", "[io_models][tfdata]") {
