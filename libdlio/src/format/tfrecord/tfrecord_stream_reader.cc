@@ -12,9 +12,9 @@
 //    filter after the dataset read them too); up to kStashRecords of those are kept, so that
 //    another read thread asking for one of them right after costs no request (with several
 //    threads on one file the requests stay TF's serial stream). When the record (or the first
-//    record not located yet) starts more than a buffer beyond the stream, the stream moves
-//    there instead (uncompressed files): a shuffled order costs about one fill per record, not
-//    the bytes in between;
+//    record not located yet) is more than kStashRecords records and a buffer beyond the stream,
+//    the stream moves there instead (uncompressed files): a shuffled order costs about a
+//    record's fills per record, not the bytes in between;
 //  - an earlier record no longer kept: the stream restarts at its offset (known: the stream has
 //    passed it), as RecordReader repositions its stream (Reset, then skip) when asked for an
 //    earlier offset: a fill at the record's offset, and on from there.
@@ -114,7 +114,8 @@ class TfRecordStreamReader final : public FormatReader {
       DLIO_RETURN_NOT_OK(MoveTo(i));
     } else if (i > next_ && !inflating_) {
       const uint64_t target = std::min<uint64_t>(i, offsets_.size());  // located, or the frontier
-      if (target > next_ && OffsetOf(target) - Tell() > transfer_) {
+      // Gaps of a few records (read threads racing on one file) read on: the serial stream.
+      if (target > next_ + kStashRecords && OffsetOf(target) - Tell() > transfer_) {
         DLIO_RETURN_NOT_OK(MoveTo(target));
       }
     }
