@@ -115,6 +115,8 @@ void BM_FormatRead(benchmark::State& state) {
   // One request per sample, like the pread baseline (tfrecord: 0 = 256 KiB stream requests).
   options.format.transfer_size = 0;
   options.format.verify = state.range(2) != 0;  // checksums (tfrecord's CRC-32C)
+  // 0: native (dlio's own requests); 1: the format's default model (tfrecord: tf.data).
+  options.format.io_model = state.range(3) == 0 ? dlio::IoModel::kNative : dlio::IoModel::kAuto;
   options.samples_per_file = SamplesPerFile(name, size);
   options.max_open_files = paths.size();  // opens stay out of the loop
   auto source = dlio::MakeFormatDataSource(Data().storage(), Data().format(name), paths, options);
@@ -234,12 +236,16 @@ BENCHMARK(BM_Crc32c)
     ->ArgsProduct({{0, 1, 2}, {256, 2048, 256 << 10, 1 << 20, 4 << 20}})
     ->ArgNames({"impl", "bytes"});
 BENCHMARK(BM_FormatRead)
-    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7}, {2048, 256 << 10, 4 << 20}, {1}})
-    ->ArgNames({"format", "sample", "verify"});
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6, 7}, {2048, 256 << 10, 4 << 20}, {1}, {0}})
+    ->ArgNames({"format", "sample", "verify", "model"});
 // tfrecord without its CRC-32C checks (reader.verify_checksums: false).
 BENCHMARK(BM_FormatRead)
-    ->ArgsProduct({{7}, {2048, 256 << 10, 4 << 20}, {0}})
-    ->ArgNames({"format", "sample", "verify"});
+    ->ArgsProduct({{7}, {2048, 256 << 10, 4 << 20}, {0}, {0}})
+    ->ArgNames({"format", "sample", "verify", "model"});
+// tfrecord under its default model, tf.data (one 256 KiB-buffered stream per file).
+BENCHMARK(BM_FormatRead)
+    ->ArgsProduct({{7}, {2048, 256 << 10, 4 << 20}, {0, 1}, {1}})
+    ->ArgNames({"format", "sample", "verify", "model"});
 BENCHMARK(BM_FormatDecode)
     ->ArgsProduct({{0, 1, 2}, {2048, 256 << 10, 4 << 20}})
     ->ArgNames({"format", "sample"});

@@ -363,6 +363,8 @@ int Inspect(const InspectFlags& f) {
   if (!format.ok()) return Fail(format.status(), kExitRunError);
   dlio::FormatOptions options;
   options.transfer_size = f.transfer_size;
+  // inspect describes and checks the whole file (indexes included), not a framework's reads.
+  options.io_model = dlio::IoModel::kNative;
   options.npy.sample_layout = dlio::EnumFromName<dlio::SampleLayout>(f.sample_layout)
                                   .value_or(dlio::SampleLayout::kFirstAxis);  // CLI11 checked it
   auto reader = (*format)->Open(storage.get(), f.path, options);

@@ -51,7 +51,7 @@ TEST_CASE("tfrecord sample rule: 'image' first, else the first bytes feature",
     REQUIRE(f.ok());
     REQUIRE((*f)->WriteAt(0, file.data(), file.size()).ok());
   }
-  auto r = format->Open(storage.get(), "/foreign.tfrecord", {});
+  auto r = format->Open(storage.get(), "/foreign.tfrecord", NativeOptions());
   REQUIRE(r.ok());
   REQUIRE((*r)->num_samples() == cases.size() + 2);
   SampleBuffer buf;
@@ -117,6 +117,7 @@ TEST_CASE("tfrecord large foreign records: sample past the prefix, big features 
     for (bool verify : {true, false}) {
       INFO("transfer_size " << transfer << " verify " << verify);
       FormatOptions options;
+      options.io_model = IoModel::kNative;  // the native reader's requests
       options.transfer_size = transfer;
       options.verify = verify;
       auto r = format->Open(storage.get(), "/fl.tfrecord", options);

@@ -23,6 +23,7 @@ TEST_CASE("tfrecord streaming reads issue transfer_size requests and read each b
     INFO("transfer_size " << transfer);
     const uint64_t expect = transfer == 0 ? 262144 : transfer;
     FormatOptions options;
+    options.io_model = IoModel::kNative;  // the native reader's requests
     options.transfer_size = transfer;
     auto r = format->Open(storage.get(), "/s.tfrecord", options);
     REQUIRE(r.ok());
@@ -56,6 +57,7 @@ TEST_CASE("tfrecord random reads read the record in transfer_size requests, then
   const FileSpec spec = Spec({5000, 5000, 10000, 3000, 3000, 3000});
   REQUIRE(format->Write(storage.get(), "/r.tfrecord", spec, {}).ok());
   FormatOptions options;
+  options.io_model = IoModel::kNative;  // the native reader's requests
   options.transfer_size = 4096;
   auto r = format->Open(storage.get(), "/r.tfrecord", options);
   REQUIRE(r.ok());
@@ -102,6 +104,7 @@ TEST_CASE("tfrecord large records stream their sample bytes straight into the bu
     INFO("transfer_size " << transfer);
     const uint64_t most = transfer == 0 ? 262144 : transfer;
     FormatOptions options;
+    options.io_model = IoModel::kNative;  // the native reader's requests
     options.transfer_size = transfer;
     auto r = format->Open(storage.get(), "/l.tfrecord", options);
     REQUIRE(r.ok());
@@ -144,7 +147,7 @@ TEST_CASE("tfrecord large records stream their sample bytes straight into the bu
   const FileSpec even = Spec({262144, 262144, 262144, 262144});
   REQUIRE(format->Write(storage.get(), "/e.tfrecord", even, {}).ok());
   const auto even_ends = SampleEnds(FileBytes(storage.get(), "/e.tfrecord"));
-  auto r = format->Open(storage.get(), "/e.tfrecord", {});
+  auto r = format->Open(storage.get(), "/e.tfrecord", NativeOptions());
   REQUIRE(r.ok());
   const size_t before = tracer.Events().size();
   ExpectSamples(r->get(), even, {0, 1, 2, 3});
@@ -171,6 +174,7 @@ TEST_CASE("tfrecord large records read at random: head, sample, rest, then the s
   const auto records = Records(bytes);
   const auto sample_ends = SampleEnds(bytes);
   FormatOptions options;
+  options.io_model = IoModel::kNative;  // the native reader's requests
   options.transfer_size = 65536;
   auto r = format->Open(storage.get(), "/g.tfrecord", options);
   REQUIRE(r.ok());
@@ -241,6 +245,7 @@ TEST_CASE("tfrecord large records: CRC mismatches name the record on both read p
     for (uint64_t transfer : {uint64_t{0}, uint64_t{65536}, uint64_t{4096}}) {
       INFO("transfer_size " << transfer);
       FormatOptions options;
+      options.io_model = IoModel::kNative;  // the native reader's requests
       options.transfer_size = transfer;
       // Streamed: record 0, then record 1 fails, then the stream goes on with record 2.
       auto s = format->Open(storage.get(), path, options);
@@ -282,7 +287,8 @@ TEST_CASE("tfrecord large records in a file cut short are errors naming the reco
   REQUIRE(format->Write(storage.get(), path, spec, {}).ok());
   const uint64_t r2 = Records(ReadTextFile(path))[2].first;
   FormatOptions options;
-  options.transfer_size = 65536;  // the records are large: at least 64 KiB and transfer_size
+  options.io_model = IoModel::kNative;  // the native reader's requests
+  options.transfer_size = 65536;        // the records are large: at least 64 KiB and transfer_size
   auto streamed = format->Open(storage.get(), path, options);
   auto random = format->Open(storage.get(), path, options);
   REQUIRE(streamed.ok());

@@ -21,6 +21,7 @@ TEST_CASE("tfrecord round-trips on memory and posix storage", "[format][tfrecord
                                std::pair{posix.get(), tmp / "a.tfrecord"}}) {
     INFO(storage->name());
     FormatOptions options;
+    options.io_model = IoModel::kNative;  // the native reader's requests
     REQUIRE(format->Write(storage, path, spec, options).ok());
     REQUIRE(format->CompanionFiles(path, options) == std::vector<std::string>{path + ".idx"});
     REQUIRE(*storage->Exists(path + ".idx"));
@@ -63,11 +64,12 @@ TEST_CASE("tfrecord write_index=false writes no index; existing index is never c
   auto storage = BoundMemoryStorage();
   auto format = MakeFormatByName("tfrecord");
   FormatOptions options;
+  options.io_model = IoModel::kNative;  // the native reader's requests
   options.tfrecord.write_index = false;
   REQUIRE(format->CompanionFiles("/x.tfrecord", options).empty());
   REQUIRE(format->Write(storage.get(), "/x.tfrecord", Spec({10, 20}), options).ok());
   REQUIRE_FALSE(*storage->Exists("/x.tfrecord.idx"));
-  auto r = format->Open(storage.get(), "/x.tfrecord", {});
+  auto r = format->Open(storage.get(), "/x.tfrecord", NativeOptions());
   REQUIRE(r.ok());
   ExpectSamples(r->get(), Spec({10, 20}), {1, 0});
 
@@ -90,12 +92,14 @@ TEST_CASE("tfrecord without an index scans the headers; use_index=false ignores 
   const FileSpec spec = Spec({300, 70000, 1, 4000});
   REQUIRE(format->Write(storage.get(), "/i.tfrecord", spec, {}).ok());
 
-  auto with = format->Open(storage.get(), "/i.tfrecord", {});
+  auto with = format->Open(storage.get(), "/i.tfrecord", NativeOptions());
   REQUIRE(with.ok());
   REQUIRE((*with)->DescribeJson().find("\"index\":{\"path\":\"/i.tfrecord.idx\",\"found\":true,"
                                        "\"used\":true}") != std::string::npos);
 
   FormatOptions no_index;
+
+  no_index.io_model = IoModel::kNative;  // the native reader's requests
   no_index.tfrecord.use_index = false;
   size_t before = tracer.Events().size();
   auto ignored = format->Open(storage.get(), "/i.tfrecord", no_index);
@@ -107,7 +111,7 @@ TEST_CASE("tfrecord without an index scans the headers; use_index=false ignores 
   ExpectSamples(ignored->get(), spec, {3, 1, 0, 2});
 
   REQUIRE(storage->Remove("/i.tfrecord.idx").ok());
-  auto scanned = format->Open(storage.get(), "/i.tfrecord", {});
+  auto scanned = format->Open(storage.get(), "/i.tfrecord", NativeOptions());
   REQUIRE(scanned.ok());
   REQUIRE((*scanned)->num_samples() == 4);
   REQUIRE((*scanned)->sample_size(1) == 70000);
@@ -145,7 +149,7 @@ TEST_CASE("tfrecord rejects a bad index naming the .idx and the line",
     INFO(c.text);
     std::filesystem::remove(path + ".idx");
     WriteTextFile(path + ".idx", c.text);
-    auto r = format->Open(storage.get(), path, {});
+    auto r = format->Open(storage.get(), path, NativeOptions());
     REQUIRE(r.status().code() == StatusCode::kCorruption);
     INFO(r.status().message());
     REQUIRE(r.status().message().find(path + ".idx") != std::string::npos);
@@ -156,7 +160,7 @@ TEST_CASE("tfrecord rejects a bad index naming the .idx and the line",
   WriteTextFile(path + ".idx", "0 " + std::to_string(r1 + 3) + "\n" + std::to_string(r1 + 3) + " " +
                                    std::to_string(r2 - r1 - 3) + "\n" + std::to_string(r2) + " " +
                                    std::to_string(size - r2) + "\n");
-  auto r = format->Open(storage.get(), path, {});
+  auto r = format->Open(storage.get(), path, NativeOptions());
   REQUIRE(r.ok());
   SampleBuffer buf;
   Status st = (*r)->ReadSample(0, &buf);
@@ -171,7 +175,7 @@ TEST_CASE("tfrecord rejects a bad index naming the .idx and the line",
   std::string crlf;
   for (char ch : good) crlf += ch == '\n' ? std::string("\r\n") : std::string(1, ch);
   WriteTextFile(path + ".idx", crlf + "\n\n");
-  auto ok = format->Open(storage.get(), path, {});
+  auto ok = format->Open(storage.get(), path, NativeOptions());
   REQUIRE(ok.ok());
   ExpectSamples(ok->get(), spec, {1, 2, 0});
 }
@@ -199,7 +203,7 @@ TEST_CASE("tfrecord CRC mismatches are errors naming file, record and offset",
 
   SECTION("a data byte") {
     flip(r1 + 12 + 500);  // inside the image bytes
-    auto r = format->Open(storage.get(), path, {});
+    auto r = format->Open(storage.get(), path, NativeOptions());
     REQUIRE(r.ok());
     ExpectSamples(r->get(), spec, {0, 2});
     Status st = (*r)->ReadSample(1, &buf);
@@ -209,7 +213,7 @@ TEST_CASE("tfrecord CRC mismatches are errors naming file, record and offset",
                               ": data CRC mismatch over bytes [" + std::to_string(r1 + 12)) !=
             std::string::npos);
     // Streaming reaches it too, and goes on after it.
-    auto s = format->Open(storage.get(), path, {});
+    auto s = format->Open(storage.get(), path, NativeOptions());
     REQUIRE((*s)->ReadSample(0, &buf).ok());
     st = (*s)->ReadSample(1, &buf);
     REQUIRE(st.code() == StatusCode::kCorruption);
@@ -223,6 +227,8 @@ TEST_CASE("tfrecord CRC mismatches are errors naming file, record and offset",
     REQUIRE(json.find("\"problems\":[\"Corruption: " + path + " record 1") != std::string::npos);
 
     FormatOptions off;
+
+    off.io_model = IoModel::kNative;  // the native reader's requests
     off.verify = false;
     auto unchecked = format->Open(storage.get(), path, off);
     REQUIRE(unchecked.ok());
@@ -236,7 +242,7 @@ TEST_CASE("tfrecord CRC mismatches are errors naming file, record and offset",
   SECTION("a length byte") {
     flip(r1 + 1);
     // The index and the length field disagree.
-    auto r = format->Open(storage.get(), path, {});
+    auto r = format->Open(storage.get(), path, NativeOptions());
     REQUIRE(r.ok());
     Status st = (*r)->ReadSample(1, &buf);
     REQUIRE(st.code() == StatusCode::kCorruption);
@@ -244,6 +250,7 @@ TEST_CASE("tfrecord CRC mismatches are errors naming file, record and offset",
             std::string::npos);
     // Without the index the scan meets it on open.
     FormatOptions no_index;
+    no_index.io_model = IoModel::kNative;  // the native reader's requests
     no_index.tfrecord.use_index = false;
     auto scan = format->Open(storage.get(), path, no_index);
     REQUIRE(scan.status().code() == StatusCode::kCorruption);
@@ -254,12 +261,13 @@ TEST_CASE("tfrecord CRC mismatches are errors naming file, record and offset",
   }
   SECTION("the stored length CRC, with and without verify") {
     flip(r1 + 9);
-    auto r = format->Open(storage.get(), path, {});
+    auto r = format->Open(storage.get(), path, NativeOptions());
     REQUIRE(r.ok());
     Status st = (*r)->ReadSample(1, &buf);
     REQUIRE(st.code() == StatusCode::kCorruption);
     REQUIRE(st.message().find("length CRC mismatch") != std::string::npos);
     FormatOptions off;
+    off.io_model = IoModel::kNative;  // the native reader's requests
     off.verify = false;
     off.tfrecord.use_index = false;
     auto unchecked = format->Open(storage.get(), path, off);
@@ -280,10 +288,11 @@ TEST_CASE("tfrecord truncated files are errors naming the record and offset",
   const auto records = Records(ReadTextFile(path));
   const uint64_t size = *storage->FileSize(path), r2 = records[2].first;
   FormatOptions no_index;
+  no_index.io_model = IoModel::kNative;  // the native reader's requests
   no_index.tfrecord.use_index = false;
 
   // Open, then the file shrinks under the reader: both read paths notice.
-  auto early = format->Open(storage.get(), path, {});
+  auto early = format->Open(storage.get(), path, NativeOptions());
   REQUIRE(early.ok());
   std::filesystem::resize_file(path, size - 3);
   SampleBuffer buf;
@@ -294,7 +303,7 @@ TEST_CASE("tfrecord truncated files are errors naming the record and offset",
   INFO(streamed.message());
   REQUIRE(streamed.message().find(path) != std::string::npos);
 
-  auto idx = format->Open(storage.get(), path, {});
+  auto idx = format->Open(storage.get(), path, NativeOptions());
   REQUIRE(idx.status().code() == StatusCode::kCorruption);
   REQUIRE(idx.status().message().find(".idx line 3") != std::string::npos);
   auto scan = format->Open(storage.get(), path, no_index);
@@ -321,6 +330,7 @@ TEST_CASE("tfrecord ReadSample from 4 threads returns the right bytes", "[format
   for (uint64_t i = 0; i < sizes.size(); ++i) expected.push_back(ExpectedSample(spec, i));
   for (uint64_t transfer : {uint64_t{777}, uint64_t{65536}}) {
     FormatOptions options;
+    options.io_model = IoModel::kNative;  // the native reader's requests
     options.transfer_size = transfer;
     auto r = format->Open(storage.get(), "/m.tfrecord", options);
     REQUIRE(r.ok());
@@ -349,7 +359,7 @@ TEST_CASE("tfrecord DescribeJson reports records, sizes, index, features and CRC
   auto storage = BoundMemoryStorage();
   auto format = MakeFormatByName("tfrecord");
   REQUIRE(format->Write(storage.get(), "/d.tfrecord", Spec({10, 30, 20}), {}).ok());
-  auto r = format->Open(storage.get(), "/d.tfrecord", {});
+  auto r = format->Open(storage.get(), "/d.tfrecord", NativeOptions());
   REQUIRE(r.ok());
   const std::string json = (*r)->DescribeJson();
   INFO(json);

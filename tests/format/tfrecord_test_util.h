@@ -19,6 +19,14 @@
 
 namespace dlio::testing {
 
+// These tests hold the native reader (index, direct reads of large records); the tf.data model,
+// the format's default, has its own tests (tests/io_models/tfdata_test.cc).
+inline FormatOptions NativeOptions() {
+  FormatOptions o;
+  o.io_model = IoModel::kNative;
+  return o;
+}
+
 using format_internal::Crc32c;
 using format_internal::Crc32cExtend;
 using format_internal::Crc32cExtendFolding;

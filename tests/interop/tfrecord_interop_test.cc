@@ -119,6 +119,7 @@ TEST_CASE("we read tfrecord files python writes as TensorFlow would", "[interop]
   // Each <name>.tfrecord comes with <name>.samples: per record, uint64 LE size + the bytes our
   // reader must return.
   const std::string script = R"(
+import gzip
 import random
 d = sys.argv[2]
 rng = random.Random(5)
@@ -126,6 +127,8 @@ rng = random.Random(5)
 def write(name, examples, expect, index=False):
     records = [frame(ex.SerializeToString()) for ex in examples]
     open('%s/%s.tfrecord' % (d, name), 'wb').write(b''.join(records))
+    # TFRecordWriter(options='GZIP'): one gzip member around the records.
+    open('%s/%s.gz.tfrecord' % (d, name), 'wb').write(gzip.compress(b''.join(records)))
     open('%s/%s.samples' % (d, name), 'wb').write(
         b''.join(struct.pack('<Q', len(s)) + s for s in expect))
     if index:  # DALI's tfrecord2idx
@@ -188,6 +191,7 @@ print('written')
     }
     for (uint64_t transfer : {uint64_t{0}, uint64_t{100}}) {
       FormatOptions options;
+      options.io_model = IoModel::kNative;  // the index and inspect's description
       options.transfer_size = transfer;
       auto reader = format->Open(storage.get(), path, options);
       INFO(reader.status().ToString());
@@ -206,6 +210,30 @@ print('written')
       for (uint64_t i = expect.size(); i-- > 0;) {  // backwards: the random-access path
         REQUIRE((*reader)->ReadSample(i, &buf).ok());
         REQUIRE(BufferString(buf) == expect[i]);
+      }
+    }
+    // tf.data, the default: the file and its gzip twin as TFRecordDataset streams them, with
+    // and without a trusted count.
+    for (const char* compression : {"none", "gzip"}) {
+      for (uint64_t count : {uint64_t{0}, uint64_t{expect.size()}}) {
+        INFO(compression << " count " << count);
+        FormatOptions options;
+        options.transfer_size = 100;
+        options.compression = compression;
+        options.tfrecord.expected_records = count;
+        auto reader = format->Open(
+            storage.get(),
+            std::string(compression) == "none" ? path : tmp / (name + ".gz.tfrecord"), options);
+        INFO(reader.status().ToString());
+        REQUIRE(reader.ok());
+        REQUIRE((*reader)->num_samples() == expect.size());
+        SampleBuffer buf;
+        for (uint64_t i : {uint64_t{0}, expect.size() - 1, uint64_t{0}}) {  // with a restart
+          Status st = (*reader)->ReadSample(i, &buf);
+          INFO(st.ToString());
+          REQUIRE(st.ok());
+          REQUIRE(BufferString(buf) == expect[i]);
+        }
       }
     }
   }

@@ -9,3 +9,7 @@ target_compile_definitions(numpy_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dl
 dlio_add_test(mmap_test SOURCES io_models/mmap_test.cc PROPERTIES SKIP_RETURN_CODE 77)
 add_dependencies(mmap_test dlio_preload)
 target_compile_definitions(mmap_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# tf.data (tfrecord): dlio's streams against tfdata_reference.py, a reader written from TF's source.
+dlio_add_test(tfdata_test SOURCES io_models/tfdata_test.cc)
+add_dependencies(tfdata_test dlio_preload)
+target_compile_definitions(tfdata_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

@@ -76,6 +76,10 @@ struct ImageOptions {
 struct TfrecordOptions {
   bool write_index = true;  // write <file>.idx (record offsets) alongside (dataset.write_index)
   bool use_index = true;    // readers use <file>.idx when it exists (reader.use_index)
+  // Records each file should hold (dataset.num_samples_per_file; 0 = unknown). The tf.data model
+  // trusts it instead of locating records at open (TF never does), and fails the read that
+  // finds a file holding another count; 0 makes it scan the headers at open as native does.
+  uint64_t expected_records = 0;
 };
 
 // csv knobs.

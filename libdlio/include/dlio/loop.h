@@ -31,6 +31,12 @@ StorageOptions StorageOptionsFor(const WorkloadConfig& config);
 FormatOptions FormatOptionsFor(const WorkloadConfig& config);
 // InvalidArgument naming reader.file_shuffle / sample_shuffle / sharding for a bad mode.
 Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& config, uint64_t random_seed);
+// Under the tf.data I/O model (`model`: reader.io_model resolved for the dataset's format), reads
+// follow TFRecordDataset's streams: a sample shuffle is tf.data's shuffle buffer, applied after
+// the reads (sampler auto becomes shuffle_buffer; shuffle_buffer gets shuffle_after_read), so
+// each file is read front to back. An explicit reader.sampler 'shuffle' is kept (each read out of
+// stream order then restarts the file's stream). Other models: unchanged.
+void AdaptSamplerToIoModel(IoModel model, SamplerOptions* options);
 // "preload" when reader.read_type is memory, else reader.pipeline.
 std::string PipelineNameFor(const WorkloadConfig& config);
 

@@ -24,6 +24,9 @@
 //                       emitting a uniformly chosen element of the window each time (tf.data's
 //                       shuffle(buffer_size)); shuffle_size 1 keeps the order. The seed is mixed
 //                       as for "shuffle" (random_seed is mixed in when sample_shuffle is kRandom).
+//                       With shuffle_after_read the window reorders samples after they are read,
+//                       as tf.data's shuffle() does after TFRecordDataset: the plan (the order of
+//                       the reads) keeps the stream order of steps 1-3b.
 //     "sequential"      ignores both shuffle modes: file order, no reordering.
 //     "auto"            "shuffle" when file_shuffle or sample_shuffle is not off, else sequential.
 //  5. Fraction: when fraction < 1, the rank keeps the first ceil(fraction x n) samples of its
@@ -62,6 +65,9 @@ struct SamplerOptions {
   uint64_t random_seed = 0;       // entropy used by ShuffleMode::kRandom (drawn once per run)
   double fraction = 1.0;          // (0, 1]: share of its list a rank keeps (step 5)
   uint64_t interleave = 0;        // files read at a time, alternating (step 3b); 0 or 1 = off
+  // shuffle_buffer: the window applies after the reads (step 4), so the plan keeps each file's
+  // stream order (reader.io_model tf.data; AdaptSamplerToIoModel in dlio/loop.h sets it).
+  bool shuffle_after_read = false;
 };
 
 struct PlanRequest {

@@ -189,7 +189,8 @@ std::vector<KeySpec> BuildTable() {
   add(Choice("dataset.compression", DLIO_FIELD(std::string, dataset.compression),
              {"none", "gzip", "zlib", "deflate", "lzf", "szip", "bz2", "zip", "xz"},
              "compression of generated files; each format rejects the ones it cannot write "
-             "(npz: none, gzip/zlib/deflate; hdf5: also szip when the library has it)"));
+             "(npz: none, gzip/zlib/deflate; hdf5: also szip when the library has it; tfrecord: "
+             "none, gzip, zlib/deflate around the whole file, as TFRecordWriter)"));
   add(Bool("dataset.hdf5_shuffle", DLIO_FIELD(bool, dataset.hdf5_shuffle),
            "hdf5: apply the byte-shuffle filter before compression"));
   add(Bool(
@@ -248,7 +249,9 @@ std::vector<KeySpec> BuildTable() {
              {"auto", "sequential", "shuffle", "shuffle_buffer"},
              "sampler; auto picks from file_shuffle/sample_shuffle: sequential when both are off; "
              "with data_loader tensorflow and sample_shuffle on, shuffle_buffer (tf.data's "
-             "shuffle(reader.shuffle_size), as DLIO's TensorFlow loader); else shuffle"));
+             "shuffle(reader.shuffle_size), as DLIO's TensorFlow loader); else shuffle. Under "
+             "io_model tf.data a sample shuffle is shuffle_buffer applied after the reads, so "
+             "files are read front to back"));
   add(Enum("reader.sharding", DLIO_ENUM_FIELD(Sharding, reader.sharding),
            "how samples are split over ranks: contiguous blocks, round robin, or none (every rank "
            "reads the whole dataset, as CANDLE does)"));
@@ -279,7 +282,8 @@ std::vector<KeySpec> BuildTable() {
       "reader.verify_checksums", DLIO_FIELD(bool, reader.verify_checksums),
       "tfrecord: verify each record's CRC32C (a mismatch is an error naming file and offset)"));
   add(Bool("reader.use_index", DLIO_FIELD(bool, reader.use_index),
-           "tfrecord: locate records through <file>.idx when it exists (else scan the file)"));
+           "tfrecord under io_model native: locate records through <file>.idx when it exists "
+           "(else scan the file); tf.data opens no index"));
   add(Bool("reader.decode", DLIO_FIELD(bool, reader.decode),
            "decode samples on the preprocessing threads (jpeg/png pixels, csv float32 values)"));
   add(Uint("reader.max_decoded_bytes", DLIO_FIELD(uint64_t, reader.max_decoded_bytes),

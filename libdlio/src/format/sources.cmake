@@ -27,6 +27,7 @@ list(APPEND DLIO_SOURCES
   src/format/tfrecord/example_wire.cc
   src/format/tfrecord/tfrecord_index.cc
   src/format/tfrecord/tfrecord_reader.cc
+  src/format/tfrecord/tfrecord_stream_reader.cc
   src/format/tfrecord/tfrecord_writer.cc
   src/format/tfrecord/tfrecord_format.cc
 )

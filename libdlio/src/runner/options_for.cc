@@ -38,6 +38,7 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.image.quality = c.dataset.image_quality;
   o.tfrecord.write_index = c.dataset.write_index;
   o.tfrecord.use_index = c.reader.use_index;
+  o.tfrecord.expected_records = c.dataset.num_samples_per_file;
   o.verify = c.reader.verify_checksums;
   o.io_model = c.reader.io_model;
   o.decode = c.reader.decode;
@@ -81,6 +82,12 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t rando
   o.fraction = c.reader.read_fraction;
   o.interleave = c.reader.file_interleave;
   return o;
+}
+
+void AdaptSamplerToIoModel(IoModel model, SamplerOptions* o) {
+  if (model != IoModel::kTfData) return;
+  if (o->name == "auto" && o->sample_shuffle != ShuffleMode::kOff) o->name = "shuffle_buffer";
+  if (o->name == "shuffle_buffer") o->shuffle_after_read = true;
 }
 
 std::string PipelineNameFor(const WorkloadConfig& c) {

@@ -159,7 +159,7 @@ class ShardedSampler final : public Sampler {
       const uint64_t sample_seed =
           MixSeed(MixSeed(options_.seed, epoch, rank), kSampleOrderTag, entropy);
       if (kind_ == Kind::kShuffleBuffer) {
-        WindowShuffle(out, options_.shuffle_size, sample_seed);
+        if (!options_.shuffle_after_read) WindowShuffle(out, options_.shuffle_size, sample_seed);
       } else if (options_.sample_shuffle != ShuffleMode::kOff) {
         Shuffle(out, sample_seed);
       }

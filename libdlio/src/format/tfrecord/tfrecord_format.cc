@@ -18,16 +18,24 @@ class TfRecordFormat final : public Format {
   std::string extension() const override { return "tfrecord"; }
   bool variable_sample_sizes() const override { return true; }
 
+  // tf.data first: `auto` reads as TFRecordDataset does (docs/io_models.md).
+  FormatCapabilities capabilities() const override {
+    FormatCapabilities c;
+    c.io_models = {IoModel::kTfData};
+    return c;
+  }
+
   std::vector<std::string> CompanionFiles(const std::string& path,
                                           const FormatOptions& options) const override {
-    if (!options.tfrecord.write_index) return {};
+    if (!WritesIndex(options)) return {};
     return {TfRecordIndexPath(path)};
   }
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
+    DLIO_RETURN_NOT_OK(ParseTfRecordCompression(options.compression).status());
     const std::string idx_path = TfRecordIndexPath(path);
-    if (options.tfrecord.write_index) {  // refuse before creating anything
+    if (WritesIndex(options)) {  // refuse before creating anything
       DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(idx_path));
       if (exists) return Status::AlreadyExists(idx_path + ": exists; refusing to overwrite it");
     }
@@ -40,11 +48,11 @@ class TfRecordFormat final : public Format {
     {
       DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
       created.push_back(path);
-      Status st = WriteTfRecords(file.get(), spec, &index);
+      Status st = WriteTfRecords(file.get(), spec, options, &index);
       if (st.ok()) st = file->Close();
       if (!st.ok()) return fail(st);
     }
-    if (options.tfrecord.write_index) {
+    if (WritesIndex(options)) {
       auto idx = storage->Open(idx_path, OpenMode::kCreateNew);
       if (!idx.ok()) return fail(idx.status());
       created.push_back(idx_path);
@@ -61,6 +69,13 @@ class TfRecordFormat final : public Format {
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
     DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    DLIO_ASSIGN_OR_RETURN(TfRecordCompression compression,
+                          ParseTfRecordCompression(options.compression));
+    // A compressed file has no index and no record offsets to read at: both models stream it.
+    if (compression != TfRecordCompression::kNone ||
+        ResolveIoModel(options.io_model, capabilities()) == IoModel::kTfData) {
+      return OpenStream(std::move(file), size, compression, options);
+    }
     const std::string idx_path = TfRecordIndexPath(path);
     DLIO_ASSIGN_OR_RETURN(bool index_found, storage->Exists(idx_path));
     RecordTable table;
@@ -77,6 +92,29 @@ class TfRecordFormat final : public Format {
     }
     return NewTfRecordReader(std::move(file), size, std::move(table), idx_path, index_found,
                              use_index, options);
+  }
+
+ private:
+  // tf.data: no index; the count is trusted when the config gives it, else the headers are
+  // scanned (12-byte reads TF would not issue; runs always have the count).
+  static Result<std::unique_ptr<FormatReader>> OpenStream(std::unique_ptr<File> file, uint64_t size,
+                                                          TfRecordCompression compression,
+                                                          const FormatOptions& options) {
+    RecordTable table;
+    uint64_t count = options.tfrecord.expected_records;
+    if (count == 0 && compression == TfRecordCompression::kNone) {
+      DLIO_ASSIGN_OR_RETURN(table, ScanRecords(file.get(), size, options.verify));
+      count = table.offsets.size();
+    }
+    return NewTfRecordStreamReader(std::move(file), size, std::move(table), count, compression,
+                                   options);
+  }
+
+  // Indexes locate records in an uncompressed file only.
+  static bool WritesIndex(const FormatOptions& options) {
+    auto compression = ParseTfRecordCompression(options.compression);
+    return options.tfrecord.write_index && compression.ok() &&
+           *compression == TfRecordCompression::kNone;
   }
 };
 

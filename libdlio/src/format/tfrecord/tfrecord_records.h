@@ -22,6 +22,12 @@ std::string RecordAt(const std::string& path, uint64_t i, uint64_t offset);
 Status CheckCrc(const uint8_t* data, size_t n, const uint8_t* stored, const std::string& path,
                 uint64_t i, uint64_t record_offset, const char* what, uint64_t data_offset);
 
+// dataset.compression for tfrecord: TFRecordDataset's compression_type. A compressed file is one
+// deflate stream (gzip member or zlib format) of the records.
+enum class TfRecordCompression { kNone, kZlib, kGzip };
+// none; gzip; zlib or deflate (TF's ZLIB). InvalidArgument naming the key otherwise.
+Result<TfRecordCompression> ParseTfRecordCompression(const std::string& compression);
+
 // Record locations: offsets[i] of the header, lengths[i] of the payload.
 struct RecordTable {
   std::vector<uint64_t> offsets, lengths;
@@ -41,8 +47,22 @@ std::unique_ptr<FormatReader> NewTfRecordReader(std::unique_ptr<File> file, uint
                                                 bool index_found, bool index_used,
                                                 const FormatOptions& options);
 
-// Writes spec's samples as framed tf.train.Example records to `file` and appends their index
-// lines ("<offset> <size>\n") to *index.
-Status WriteTfRecords(File* file, const FileSpec& spec, std::string* index);
+// The reader of reader.io_model tf.data (tfrecord_stream_reader.cc): `file` read as one forward
+// stream of `count` records, TFRecordDataset's requests. `table` holds the records already
+// located (a scan at open; empty when the count was trusted).
+// count 0: the records are counted first, by one pass of the stream (compressed files only;
+// the caller scans uncompressed ones). Compressed files are inflated as TF's ZlibInputStream
+// does, over the same buffered stream.
+Result<std::unique_ptr<FormatReader>> NewTfRecordStreamReader(std::unique_ptr<File> file,
+                                                              uint64_t file_size, RecordTable table,
+                                                              uint64_t count,
+                                                              TfRecordCompression compression,
+                                                              const FormatOptions& options);
+
+// Writes spec's samples as framed tf.train.Example records to `file` (compressed as
+// options.compression says) and appends their index lines ("<offset> <size>\n", offsets in the
+// record stream) to *index.
+Status WriteTfRecords(File* file, const FileSpec& spec, const FormatOptions& options,
+                      std::string* index);
 
 }  // namespace dlio::format_internal

@@ -2,8 +2,10 @@
 // TensorFlow's TFRecordWriter frames them; the Example helpers of tests and `inspect`.
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 
 #include "format/content.h"
@@ -28,9 +30,31 @@ Status SerializeDeterministic(const tfrecord::Example& example, std::string* out
 }
 
 // Appends records to a file in kWriteChunk writes; records larger than that go straight out.
+// Compressed files (TF's GZIP and ZLIB) are one deflate stream of the records, written in
+// kWriteChunk pieces.
 class RecordWriter {
  public:
-  explicit RecordWriter(File* file) : file_(file) { buf_.reserve(kWriteChunk); }
+  RecordWriter(File* file, TfRecordCompression compression, int level)
+      : file_(file), compression_(compression), level_(level) {
+    buf_.reserve(kWriteChunk);
+  }
+  ~RecordWriter() {
+    if (deflating_) deflateEnd(&zs_);
+  }
+  RecordWriter(const RecordWriter&) = delete;
+  RecordWriter& operator=(const RecordWriter&) = delete;
+
+  Status Start() {
+    if (compression_ == TfRecordCompression::kNone) return Status::OK();
+    // windowBits 15 + 16: a gzip member; 15: the zlib format (TF's ZlibCompressionOptions).
+    const int bits = compression_ == TfRecordCompression::kGzip ? 15 + 16 : 15;
+    if (deflateInit2(&zs_, level_, Z_DEFLATED, bits, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+      return Status::Internal(file_->path(), ": deflateInit2 failed");
+    }
+    deflating_ = true;
+    out_.resize(kWriteChunk);
+    return Status::OK();
+  }
 
   Status Append(const std::string& payload) {
     uint8_t head[kTfRecordHeaderBytes], foot[4];
@@ -45,13 +69,19 @@ class RecordWriter {
 
   Status Flush() {
     if (buf_.empty()) return Status::OK();
-    DLIO_RETURN_NOT_OK(file_->WriteAt(at_, buf_.data(), buf_.size()));
-    at_ += buf_.size();
+    DLIO_RETURN_NOT_OK(Out(buf_.data(), buf_.size(), false));
     buf_.clear();
     return Status::OK();
   }
 
-  uint64_t offset() const { return at_ + buf_.size(); }
+  // The last bytes, and the end of the deflate stream.
+  Status Finish() {
+    DLIO_RETURN_NOT_OK(Flush());
+    return deflating_ ? Out(nullptr, 0, true) : Status::OK();
+  }
+
+  // Offset of the next record in the record stream (before compression).
+  uint64_t offset() const { return logical_ + buf_.size(); }
 
  private:
   static void PutCrc(uint32_t v, uint8_t* p) {
@@ -60,30 +90,70 @@ class RecordWriter {
 
   Status Put(const uint8_t* p, size_t n) {
     if (buf_.size() + n > kWriteChunk) DLIO_RETURN_NOT_OK(Flush());
-    if (n >= kWriteChunk) {
-      DLIO_RETURN_NOT_OK(file_->WriteAt(at_, p, n));
-      at_ += n;
-      return Status::OK();
-    }
+    if (n >= kWriteChunk) return Out(p, n, false);
     buf_.insert(buf_.end(), p, p + n);
     return Status::OK();
   }
 
+  // Writes record-stream bytes to the file, deflated when compressing (`finish` ends the stream).
+  Status Out(const uint8_t* p, size_t n, bool finish) {
+    logical_ += n;
+    if (!deflating_) {
+      DLIO_RETURN_NOT_OK(file_->WriteAt(at_, p, n));
+      at_ += n;
+      return Status::OK();
+    }
+    zs_.next_in = const_cast<uint8_t*>(p);  // zlib's API is not const-correct
+    zs_.avail_in = static_cast<uInt>(n);
+    int ret = Z_OK;
+    do {
+      zs_.next_out = out_.data();
+      zs_.avail_out = static_cast<uInt>(out_.size());
+      ret = deflate(&zs_, finish ? Z_FINISH : Z_NO_FLUSH);
+      if (ret == Z_STREAM_ERROR) return Status::Internal(file_->path(), ": deflate failed");
+      const size_t have = out_.size() - zs_.avail_out;
+      if (have > 0) DLIO_RETURN_NOT_OK(file_->WriteAt(at_, out_.data(), have));
+      at_ += have;
+    } while (zs_.avail_out == 0 || (finish && ret != Z_STREAM_END));
+    return Status::OK();
+  }
+
   File* file_;
+  const TfRecordCompression compression_;
+  const int level_;
   std::vector<uint8_t> buf_;
-  uint64_t at_ = 0;
+  uint64_t at_ = 0;       // file offset of the next write
+  uint64_t logical_ = 0;  // record-stream bytes written out
+  z_stream zs_{};
+  bool deflating_ = false;
+  std::vector<uint8_t> out_;
 };
 
 }  // namespace
 
-Status WriteTfRecords(File* file, const FileSpec& spec, std::string* index) {
+Result<TfRecordCompression> ParseTfRecordCompression(const std::string& compression) {
+  std::string c;
+  for (char ch : compression) c += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  if (c.empty() || c == "none") return TfRecordCompression::kNone;
+  if (c == "gzip") return TfRecordCompression::kGzip;
+  if (c == "zlib" || c == "deflate") return TfRecordCompression::kZlib;
+  return Status::InvalidArgument("dataset.compression: '", compression,
+                                 "' is not supported by tfrecord (use none, gzip, or zlib / "
+                                 "deflate: TFRecordDataset's compression_type GZIP and ZLIB)");
+}
+
+Status WriteTfRecords(File* file, const FileSpec& spec, const FormatOptions& options,
+                      std::string* index) {
+  DLIO_ASSIGN_OR_RETURN(TfRecordCompression compression,
+                        ParseTfRecordCompression(options.compression));
   tfrecord::Example example;
   auto& features = *example.mutable_features()->mutable_feature();
   std::string* image = features["image"].mutable_bytes_list()->add_value();
   tfrecord::Int64List* label = features["label"].mutable_int64_list();
   label->add_value(0);
   std::string payload;
-  RecordWriter writer(file);
+  RecordWriter writer(file, compression, options.compression_level);
+  DLIO_RETURN_NOT_OK(writer.Start());
   for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
     const uint64_t n = spec.sample_sizes[i];
     image->resize(static_cast<size_t>(n));
@@ -94,7 +164,7 @@ Status WriteTfRecords(File* file, const FileSpec& spec, std::string* index) {
               std::to_string(payload.size() + kTfRecordFramingBytes) + "\n";
     DLIO_RETURN_NOT_OK(writer.Append(payload));
   }
-  return writer.Flush();
+  return writer.Finish();
 }
 
 std::string FrameTfRecord(std::string_view payload) {
