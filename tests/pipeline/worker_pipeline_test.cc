@@ -81,7 +81,8 @@ struct Fixture {
 };
 
 // The steps (batch k + 1) whose samples one worker trace shows read, with the sample count.
-std::map<int64_t, int> StepsIn(const std::string& path, int* worker_pid, std::string* name) {
+std::map<int64_t, int> StepsIn(const std::string& path, int* worker_pid, std::string* name,
+                               std::set<int>* tids = nullptr) {
   std::ifstream in(path);
   std::string line;
   std::map<int64_t, int> steps;
@@ -93,7 +94,9 @@ std::map<int64_t, int> StepsIn(const std::string& path, int* worker_pid, std::st
       *worker_pid = e.value("pid", 0);
       *name = e["args"].value("name", "");
     }
-    if (e.value("name", "") == "ai.data.item") ++steps[e["args"].value("step", int64_t{-1})];
+    if (e.value("name", "") != "ai.data.item") continue;
+    ++steps[e["args"].value("step", int64_t{-1})];
+    if (tids != nullptr) tids->insert(e.value("tid", 0));
   }
   return steps;
 }
@@ -209,7 +212,17 @@ TEST_CASE("pytorch pipeline: workers re-forked every epoch unless persistent",
   }
   REQUIRE(p->Stop().ok());
   REQUIRE(NoChildren());
-  REQUIRE(fx.WorkerTraces().size() == (persistent ? 2u : 6u));
+  const auto traces = fx.WorkerTraces();
+  REQUIRE(traces.size() == (persistent ? 2u : 6u));
+  for (const auto& [pid, path] : traces) {
+    // The worker's own thread id, even when the main process had traced (and cached its own
+    // thread id) before forking it.
+    int traced_pid = 0;
+    std::string name;
+    std::set<int> tids;
+    StepsIn(path, &traced_pid, &name, &tids);
+    REQUIRE(tids == std::set<int>{pid});
+  }
 }
 
 TEST_CASE("pytorch pipeline: a worker's read error arrives in order, naming the file",

@@ -31,8 +31,16 @@ StorageOptions StorageOptionsFor(const WorkloadConfig& config);
 FormatOptions FormatOptionsFor(const WorkloadConfig& config);
 // InvalidArgument naming reader.file_shuffle / sample_shuffle / sharding for a bad mode.
 Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& config, uint64_t random_seed);
-// "preload" when reader.read_type is memory, else reader.pipeline.
+// "preload" when reader.read_type is memory; else "pytorch" (DataLoader worker processes) when
+// reader.io_model is pytorch, or auto with reader.data_loader pytorch and reader.pipeline
+// threaded; else reader.pipeline.
 std::string PipelineNameFor(const WorkloadConfig& config);
+// Whether the config asks for PyTorch's DataLoader model (io_model pytorch, or auto with
+// data_loader pytorch).
+bool UsesPytorchWorkers(const WorkloadConfig& config);
+// Where the pytorch pipeline's worker processes write their traces: "output.folder/trace-<rank>"
+// (they add "-worker-<n>-<os pid>.pfw") when the run traces, else "".
+std::string WorkerTracePrefixFor(const WorkloadConfig& config, int rank);
 
 // Whether a shuffle mode of the config is "random" (so the plan needs SharedRandomSeed).
 bool UsesRandomShuffle(const WorkloadConfig& config);

@@ -95,6 +95,9 @@ struct WorkerResult {
   int64_t read_end_ns = 0;
   uint32_t message_size = 0;
   uint32_t pad = 0;
+  // The worker storage's calls for this batch (Storage::stats() after minus before), which the
+  // main process adds to its own storage's counters.
+  uint64_t read_ops = 0, read_bytes = 0, opens = 0, closes = 0;
 };
 constexpr uint32_t kMaxResultMessage = 4096;
 

@@ -145,6 +145,14 @@ Status WorkerPipeline::Receive(size_t w) {
   }
   slot->status =
       result.code == 0 ? Status::OK() : Status(static_cast<StatusCode>(result.code), message);
+  if (storage_ != nullptr) {
+    IoStats done;
+    done.read_ops = result.read_ops;
+    done.read_bytes = result.read_bytes;
+    done.opens = result.opens;
+    done.closes = result.closes;
+    storage_->AddOtherProcessStats(done);
+  }
   slot->region_size = result.region_size;
   slot->read_ns = result.read_end_ns - result.read_start_ns;
   slot->state = WorkerSlotState::kReady;

@@ -52,6 +52,7 @@ class Worker {
       WorkerResult result;
       result.k = cmd.k;
       result.slot = cmd.slot;
+      const IoStats before = s_.storage != nullptr ? s_.storage->stats() : IoStats();
       Status status = setup_error_;
       if (status.ok()) {
         status = cmd.slot < s_.regions.size()
@@ -60,6 +61,13 @@ class Worker {
       }
       std::string message = status.message();
       if (message.size() > kMaxResultMessage) message.resize(kMaxResultMessage);
+      if (s_.storage != nullptr) {
+        const IoStats after = s_.storage->stats();
+        result.read_ops = after.read_ops - before.read_ops;
+        result.read_bytes = after.read_bytes - before.read_bytes;
+        result.opens = after.opens - before.opens;
+        result.closes = after.closes - before.closes;
+      }
       result.code = static_cast<int32_t>(status.code());
       result.message_size = static_cast<uint32_t>(message.size());
       if (cmd.slot < s_.regions.size()) result.region_size = s_.regions[cmd.slot]->mapped();
