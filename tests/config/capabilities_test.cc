@@ -240,6 +240,19 @@ TEST_CASE(
   CHECK_FALSE(ValidateCapabilities(slow, r).ok());  // page faults would bypass its latency
 }
 
+TEST_CASE("capabilities: reader.io_model pytorch (worker processes) with any format, not MPI-IO") {
+  const auto registries = Builtins();
+  const Registries& r = *registries;
+  CHECK(ValidateCapabilities(IoModelConfig("npz", "pytorch"), r).ok());
+  CHECK(ValidateCapabilities(IoModelConfig("hdf5", "pytorch"), r).ok());
+  WorkloadConfig c = IoModelConfig("npz", "pytorch");
+  REQUIRE(ApplyOverride(&c, "storage.storage_type=mpiio").ok());
+  const Status s = ValidateCapabilities(c, r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("storage.storage_type 'mpiio'") &&
+                              Catch::Contains("must not call MPI"));
+}
+
 TEST_CASE("capabilities: ResolveIoModel maps auto and pytorch to the format's default") {
   CHECK(ResolveIoModel(IoModel::kAuto, {}) == IoModel::kNative);
   CHECK(ResolveIoModel(IoModel::kPytorch, {}) == IoModel::kNative);

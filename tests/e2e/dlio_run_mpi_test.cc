@@ -459,3 +459,39 @@ TEST_CASE("under mpiexec a run that cannot work here is refused on every rank wi
   CHECK(memory.result.output.find("x 2 ranks on this host") != std::string::npos);
   CHECK_FALSE(fs::exists(dir / "data"));
 }
+
+TEST_CASE("mpiexec -n 2 with reader.io_model pytorch: forked workers per rank, every sample once") {
+  TempDir dir;
+  auto run = MpiRun(
+      2, TinyArgs(dir) + " --trace --set reader.io_model=pytorch --set reader.read_threads=2");
+  INFO(run.result.output);
+  REQUIRE(run.result.exit_code == 0);
+  // Each rank's two worker processes wrote their own trace; together they read every sample of
+  // the dataset once per epoch, and the ranks' own traces read none.
+  std::vector<std::string> traces{dir / "out/trace-0.pfw", dir / "out/trace-1.pfw"};
+  std::map<int, int> workers_per_rank;
+  std::multiset<Item> items;
+  for (const auto& e : fs::directory_iterator(dir / "out")) {
+    const std::string name = e.path().filename().string();
+    if (name.find("-worker-") == std::string::npos) continue;
+    ++workers_per_rank[name[6] - '0'];
+    traces.push_back(e.path().string());
+    for (const Item& item : SamplesRead(e.path().string())) items.insert(item);
+  }
+  CHECK(workers_per_rank == std::map<int, int>{{0, 2}, {1, 2}});
+  CHECK(SamplesRead(dir / "out/trace-0.pfw").empty());
+  REQUIRE(items.size() == 2u * 12);
+  for (const Item& item : items) CHECK(items.count(item) == 1);
+  // The workers' reads count in the rank's I/O.
+  json s = LoadJson(dir / "out/summary.json");
+  CHECK(s["io"]["read_bytes"].get<uint64_t>() >= 2ull * 12 * 16384);
+  // trace-merge keeps the workers' OS pids beside the ranks'.
+  std::string inputs;
+  for (const auto& t : traces) inputs += " " + t;
+  auto merged = RunCommand(DlioRun() + " trace-merge " + dir / "out/merged.pfw" + inputs);
+  INFO(merged.output);
+  REQUIRE(merged.exit_code == 0);
+  std::set<int64_t> pids;
+  for (const json& e : TraceEvents(dir / "out/merged.pfw")) pids.insert(e.value("pid", 0));
+  CHECK(pids.size() == 6);
+}

@@ -13,3 +13,9 @@ target_compile_definitions(mmap_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dli
 dlio_add_test(tfdata_test SOURCES io_models/tfdata_test.cc)
 add_dependencies(tfdata_test dlio_preload)
 target_compile_definitions(tfdata_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# reader.io_model pytorch against a real DataLoader (skips with 77 without torch).
+dlio_add_test(pytorch_io_model_test SOURCES io_models/pytorch_test.cc
+  PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+add_dependencies(pytorch_io_model_test dlio_preload dlio-run)
+target_compile_definitions(pytorch_io_model_test PRIVATE
+  DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

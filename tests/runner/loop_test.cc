@@ -105,3 +105,20 @@ TEST_CASE("ResolvePaths prefixes relative folders with storage.storage_root") {
   c.storage.storage_root = "./";
   CHECK(dlio::ResolvePaths(c).dataset.data_folder == "data/unet3d");
 }
+
+TEST_CASE(
+    "PipelineNameFor: the pytorch worker processes for io_model pytorch, or auto with a "
+    "PyTorch loader") {
+  auto name_for = [](std::vector<std::string> sets) {
+    dlio::WorkloadConfig c;
+    for (const auto& s : sets) REQUIRE(dlio::ApplyOverride(&c, s).ok());
+    return dlio::PipelineNameFor(c);
+  };
+  CHECK(name_for({}) == "threaded");
+  CHECK(name_for({"reader.data_loader=pytorch"}) == "pytorch");
+  CHECK(name_for({"reader.data_loader=pytorch", "reader.pipeline=sync"}) == "sync");
+  CHECK(name_for({"reader.data_loader=pytorch", "reader.io_model=native"}) == "threaded");
+  CHECK(name_for({"reader.data_loader=pytorch", "storage.storage_type=mpiio"}) == "threaded");
+  CHECK(name_for({"reader.io_model=pytorch", "reader.pipeline=sync"}) == "pytorch");
+  CHECK(name_for({"reader.io_model=pytorch", "reader.read_type=memory"}) == "preload");
+}

@@ -93,7 +93,8 @@ struct StorageConfig {
 };
 
 struct ReaderConfig {
-  std::string data_loader = "dlio";   // reader.data_loader: dlio, pytorch, tensorflow (naming only)
+  std::string data_loader =
+      "dlio";  // reader.data_loader: dlio, pytorch (worker processes), tensorflow
   std::string pipeline = "threaded";  // reader.pipeline: threaded, sync (no overlap), preload
   uint64_t batch_size = 1;            // reader.batch_size
   uint64_t batch_size_eval = 1;       // reader.batch_size_eval
@@ -120,7 +121,8 @@ struct ReaderConfig {
   bool decode = false;  // reader.decode: decode samples (jpeg/png pixels, csv floats)
   uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
-  IoModel io_model = IoModel::kAuto;  // reader.io_model: whose requests readers issue
+  IoModel io_model = IoModel::kAuto;               // reader.io_model: whose requests readers issue
+  bool persistent_workers = true;  // reader.persistent_workers: pytorch workers live across epochs
 };
 
 struct TrainConfig {

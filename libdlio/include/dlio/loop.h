@@ -37,8 +37,16 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& config, uint64_t 
 // each file is read front to back. An explicit reader.sampler 'shuffle' is kept (each read out of
 // stream order then restarts the file's stream). Other models: unchanged.
 void AdaptSamplerToIoModel(IoModel model, SamplerOptions* options);
-// "preload" when reader.read_type is memory, else reader.pipeline.
+// "preload" when reader.read_type is memory; else "pytorch" (DataLoader worker processes) when
+// reader.io_model is pytorch, or auto with reader.data_loader pytorch and reader.pipeline
+// threaded; else reader.pipeline.
 std::string PipelineNameFor(const WorkloadConfig& config);
+// Whether the config asks for PyTorch's DataLoader model (io_model pytorch, or auto with
+// data_loader pytorch).
+bool UsesPytorchWorkers(const WorkloadConfig& config);
+// Where the pytorch pipeline's worker processes write their traces: "output.folder/trace-<rank>"
+// (they add "-worker-<n>-<os pid>.pfw") when the run traces, else "".
+std::string WorkerTracePrefixFor(const WorkloadConfig& config, int rank);
 
 // Whether a shuffle mode of the config is "random" (so the plan needs SharedRandomSeed).
 bool UsesRandomShuffle(const WorkloadConfig& config);

@@ -74,7 +74,9 @@ class BatchLease {
 };
 
 struct PipelineOptions {
-  std::string name = "threaded";  // threaded (overlap), sync (read then compute), preload (memory)
+  // threaded (overlap), sync (read then compute), preload (memory), pytorch (DataLoader worker
+  // processes: docs/io_models.md)
+  std::string name = "threaded";
   uint64_t batch_size = 1;
   uint64_t read_threads = 1;         // 0: read on the caller's thread
   uint64_t computation_threads = 1;  // preprocessing workers (0: preprocessing inline)
@@ -91,6 +93,13 @@ struct PipelineOptions {
   // Drop the DataSource's open files at every StartEpoch (a loader whose workers restart each
   // epoch, as PyTorch's without persistent_workers). false keeps them open across epochs.
   bool reopen_files_each_epoch = false;
+  // pytorch: keep the worker processes across epochs (DataLoader's persistent_workers); false
+  // forks them at every StartEpoch and ends them when the epoch has been delivered.
+  bool persistent_workers = true;
+  // pytorch: each worker process writes its own trace to "<prefix>-worker-<n>-<os pid>.pfw"
+  // (".gz" added with worker_trace_gzip) when the env's tracer is enabled; "" records nothing.
+  std::string worker_trace_prefix;
+  bool worker_trace_gzip = false;
 };
 
 // Counters for tests and reports. Buffers are pooled: the pool's size is fixed when the pipeline
@@ -146,6 +155,10 @@ struct PipelineEnv {
   const Format* decoder = nullptr;
   // The decoded-size limit handed to decoder->DecodeWithLimit (reader.max_decoded_bytes).
   uint64_t max_decoded_bytes = kDefaultMaxDecodedBytes;
+  // The storage `source` reads through, when known. The pytorch pipeline's worker processes bind
+  // their copy of it to their own trace file; a storage that needs MPI (mpiio) is refused there.
+  // Not owned.
+  Storage* storage = nullptr;
 };
 
 using PipelineFactory =

@@ -232,6 +232,10 @@ class Storage {
   Result<std::unique_ptr<StorageLock>> TryLock(const std::string& path);
 
   IoStats stats() const;
+  // Adds to stats() the calls a copy of this storage made in another process (the pytorch
+  // pipeline's forked workers), which this process's counters could not see. Safe for concurrent
+  // use.
+  void AddOtherProcessStats(const IoStats& delta);
   const std::string& name() const { return name_; }
 
   // Parallel I/O that bypasses Files. A format with its own MPI-IO path (parallel HDF5, which

@@ -70,6 +70,9 @@ struct TraceFileOptions {
   int32_t pid = 1;                 // written as "pid" (dlio-run: rank + 1; a viewer wants no 0)
   std::string process_name;        // its process_name metadata ("" -> "dlio pid <pid>")
   size_t buffer_events = 1 << 14;  // events per thread buffer before a flush to the file
+  // Also name the process in the first line, as libdlio_preload.so's traces do, so trace-merge
+  // keeps `pid` as an OS pid (the pytorch pipeline's worker processes) instead of a rank's.
+  bool name_process_first = false;
 };
 
 // Writes DFTracer-compatible JSON lines: one {"id","name","cat","pid","tid","ts","dur","ph":"X",

@@ -71,16 +71,24 @@ Status ValidateCollectiveReads(const WorkloadConfig& c, const Registries& regist
   return Status::OK();
 }
 
-// reader.io_model: native and auto always; pytorch needs the worker-process loader; any other
-// model only with a format that declares it, and mmap only on a storage that maps files.
+// reader.io_model: native and auto always; pytorch (worker processes) with any storage that does
+// not need MPI; any other model only with a format that declares it, and mmap only on a storage
+// that maps files.
 Status ValidateIoModel(const WorkloadConfig& c, const Registries& registries) {
   const IoModel model = c.reader.io_model;
   if (model == IoModel::kAuto || model == IoModel::kNative) return Status::OK();
   const std::string name(EnumName(model));
   if (model == IoModel::kPytorch) {
-    return Status::InvalidArgument(
-        "reader.io_model 'pytorch' (DataLoader worker processes) is not available in this "
-        "version; use auto or the format's model");
+    // Worker processes (the pytorch pipeline) must not call MPI: no MPI-IO storage.
+    if (StorageDeclares(c, c.storage.storage_type, registries).needs_mpi) {
+      return Status::InvalidArgument(
+          "reader.io_model 'pytorch' forks DataLoader worker processes, which must not call MPI; "
+          "storage.storage_type '" +
+          c.storage.storage_type +
+          "' reads through MPI (use a storage without MPI, such as posix, or reader.io_model "
+          "native)");
+    }
+    return Status::OK();
   }
   auto declares = [&](const std::string& format) {
     const auto models = FormatDeclares(format, registries).io_models;

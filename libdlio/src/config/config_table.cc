@@ -223,8 +223,10 @@ std::vector<KeySpec> BuildTable() {
 
   // reader
   add(String("reader.data_loader", DLIO_FIELD(std::string, reader.data_loader),
-             "loader being emulated (naming only): dlio, pytorch, tensorflow, dali, native_dali, "
-             "synthetic, custom"));
+             "loader being emulated: dlio, pytorch, tensorflow, dali, native_dali, synthetic, "
+             "custom; pytorch reads with DataLoader worker processes under reader.io_model auto "
+             "(docs/io_models.md), tensorflow picks the shuffle_buffer sampler under "
+             "reader.sampler auto"));
   add(Choice("reader.pipeline", DLIO_FIELD(std::string, reader.pipeline),
              {"threaded", "sync", "preload"},
              "threaded: read/preprocess threads overlap I/O with compute; sync: I/O before each "
@@ -300,6 +302,9 @@ std::vector<KeySpec> BuildTable() {
            "own (a sample or transfer_size per request); numpy, h5py, tf.data, pytorch, mmap, "
            "pandas = what that Python stack sends, request for request; a model the format does "
            "not implement is refused"));
+  add(Bool("reader.persistent_workers", DLIO_FIELD(bool, reader.persistent_workers),
+           "pytorch io_model: keep the DataLoader worker processes across epochs (as DLIO's "
+           "PyTorch loader asks); false forks them at every epoch and ends them when it is read"));
   add(Unused("reader.dont_use_mmap", "DLIO: read npy/npz without mmap"));
   add(Unused("reader.reader_classname", "DLIO: custom reader class"));
   add(Unused("reader.multiprocessing_context", "DLIO: fork/spawn for loader workers"));

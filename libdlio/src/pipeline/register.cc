@@ -1,5 +1,6 @@
 #include "dlio/registries.h"
 #include "pipeline/batch_pipeline.h"
+#include "pipeline/worker_pipeline.h"
 
 namespace dlio {
 namespace {
@@ -31,6 +32,16 @@ Status RegisterBuiltinPipelines(Registries* registries) {
        "read every planned sample into memory once, serve later epochs from memory "
        "(read_type: memory, CANDLE)",
        kCommonOptions, FactoryFor(PipelineMode::kPreload)}));
+  DLIO_RETURN_NOT_OK(pipelines.Register(
+      {"pytorch",
+       "PyTorch DataLoader: read_threads worker processes (forked), each building whole batches "
+       "(batch i by worker i % workers), prefetch_factor batches per worker, in order; "
+       "reader.io_model pytorch (docs/io_models.md)",
+       "reader.batch_size, reader.read_threads, reader.prefetch_size, reader.persistent_workers, "
+       "reader.preprocess_time, drop_last",
+       [](const PipelineOptions& options, const PipelineEnv& env) {
+         return MakeWorkerPipeline(options, env);
+       }}));
   return Status::OK();
 }
 

@@ -4,5 +4,9 @@ list(APPEND DLIO_SOURCES
   src/pipeline/preload_store.cc
   src/pipeline/batch_pipeline.cc
   src/pipeline/batch_pipeline_reads.cc
+  src/pipeline/worker_channel.cc
+  src/pipeline/worker_process.cc
+  src/pipeline/worker_pool.cc
+  src/pipeline/worker_pipeline.cc
   src/pipeline/register.cc
 )

@@ -49,18 +49,22 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   po.seed = MixSeed(c.train.seed, rank, split == Split::kTrain ? 0x77 : 0xe7);
   po.rank = rank;
   po.reopen_files_each_epoch = c.reader.reopen_files_each_epoch;
+  po.persistent_workers = c.reader.persistent_workers;
+  po.worker_trace_prefix = WorkerTracePrefixFor(c, rank);
+  po.worker_trace_gzip = c.output.trace_gzip;
   // Pre-touch pooled buffers for the typical sample (stored sizes of exact formats equal
   // record_length_bytes; others grow on first use). Capped so a huge batch cannot pin memory
   // that the run would never have touched.
   const uint64_t pool_samples =
       (c.reader.prefetch_size + std::max<uint64_t>(1, c.reader.read_threads) + 1) * loop.batch_size;
   if (env.format->exact_sample_sizes() && env.format->uses_files() &&
-      PipelineNameFor(c) != "preload" &&
+      PipelineNameFor(c) != "preload" && PipelineNameFor(c) != "pytorch" &&
       pool_samples * c.dataset.record_length_bytes <= kMaxReservedPoolBytes) {
     po.reserve_sample_bytes = c.dataset.record_length_bytes;
   }
-  PipelineEnv pe{loop.source.get(), env.clock, env.tracer, c.reader.decode ? env.format : nullptr,
-                 c.reader.max_decoded_bytes};
+  PipelineEnv pe{
+      loop.source.get(),          env.clock,  env.tracer, c.reader.decode ? env.format : nullptr,
+      c.reader.max_decoded_bytes, env.storage};
   if (c.reader.decode && !env.format->has_decoder()) {
     return Status::InvalidArgument("reader.decode is true but format '" + env.format->name() +
                                    "' has no decoder (formats with one: jpeg, png, csv)");

@@ -90,8 +90,25 @@ void AdaptSamplerToIoModel(IoModel model, SamplerOptions* o) {
   if (o->name == "shuffle_buffer") o->shuffle_after_read = true;
 }
 
+bool UsesPytorchWorkers(const WorkloadConfig& c) {
+  return c.reader.io_model == IoModel::kPytorch ||
+         (c.reader.io_model == IoModel::kAuto && c.reader.data_loader == "pytorch");
+}
+
 std::string PipelineNameFor(const WorkloadConfig& c) {
-  return c.reader.read_type == ReadType::kMemory ? std::string("preload") : c.reader.pipeline;
+  if (c.reader.read_type == ReadType::kMemory) return "preload";
+  // DataLoader worker processes: asked for (io_model pytorch), or the default of a PyTorch
+  // loader that overlaps I/O (reader.pipeline sync stays sync under auto).
+  if (c.reader.io_model == IoModel::kPytorch) return "pytorch";
+  // Under auto, not over MPI-IO (the workers could not use it): the threaded loader then.
+  const bool mpi_storage = c.storage.storage_type == "mpiio" || c.storage.slow_inner == "mpiio";
+  if (UsesPytorchWorkers(c) && c.reader.pipeline == "threaded" && !mpi_storage) return "pytorch";
+  return c.reader.pipeline;
+}
+
+std::string WorkerTracePrefixFor(const WorkloadConfig& c, int rank) {
+  if (!c.output.trace && !c.workflow.profiling) return "";
+  return c.output.folder + "/trace-" + std::to_string(rank);
 }
 
 bool UsesRandomShuffle(const WorkloadConfig& c) {

@@ -340,6 +340,16 @@ IoStats Storage::stats() const {
   return s;
 }
 
+void Storage::AddOtherProcessStats(const IoStats& d) {
+  counters_.read_ops.fetch_add(d.read_ops, std::memory_order_relaxed);
+  counters_.read_bytes.fetch_add(d.read_bytes, std::memory_order_relaxed);
+  counters_.write_ops.fetch_add(d.write_ops, std::memory_order_relaxed);
+  counters_.write_bytes.fetch_add(d.write_bytes, std::memory_order_relaxed);
+  counters_.opens.fetch_add(d.opens, std::memory_order_relaxed);
+  counters_.closes.fetch_add(d.closes, std::memory_order_relaxed);
+  counters_.syncs.fetch_add(d.syncs, std::memory_order_relaxed);
+}
+
 Result<StorageCapabilities> StorageCapabilitiesFor(const StorageOptions& options,
                                                    const Registries& registries) {
   DLIO_ASSIGN_OR_RETURN(const auto entry, registries.storages.Find(options.name));

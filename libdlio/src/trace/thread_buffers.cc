@@ -24,9 +24,21 @@ thread_local size_t tls_next_slot = 0;
 
 }  // namespace
 
+namespace {
+
+// The calling thread's id, cached. A forked child (the pytorch pipeline's worker processes) starts
+// with a copy of the forking thread's cache, which names the parent's thread: the atfork handler
+// clears it in the child's only thread.
+thread_local int32_t tls_tid = 0;
+void ForgetTidInChild() { tls_tid = 0; }
+
+}  // namespace
+
 int32_t CurrentTid() {
-  thread_local const int32_t tid = static_cast<int32_t>(::syscall(SYS_gettid));
-  return tid;
+  static const bool registered = (::pthread_atfork(nullptr, nullptr, ForgetTidInChild) == 0);
+  (void)registered;
+  if (tls_tid == 0) tls_tid = static_cast<int32_t>(::syscall(SYS_gettid));
+  return tls_tid;
 }
 
 std::string CurrentThreadName() {

@@ -150,9 +150,12 @@ class TraceFileTracer final : public Tracer {
     AppendEscaped(&footer_, options_.process_name.empty()
                                 ? "dlio pid " + std::to_string(options_.pid)
                                 : options_.process_name);
-    footer_ += "\"}}\n]\n";
+    footer_ += "\"}}";
+    const std::string name_line = footer_ + ",\n";
+    footer_ += "\n]\n";
     std::lock_guard<std::mutex> lock(file_mu_);
     KeepFirstError(sink_->Write("[\n"));
+    if (options_.name_process_first) KeepFirstError(sink_->Write(name_line));
   }
 
   ~TraceFileTracer() override {

@@ -1,0 +1,46 @@
+// The pytorch pipeline: PyTorch DataLoader's multi-process loading (torch/utils/data/
+// dataloader.py, _MultiProcessingDataLoaderIter; _utils/worker.py, _worker_loop).
+//
+// num_workers = reader.read_threads worker PROCESSES, forked by the main process at the first
+// StartEpoch (persistent_workers) or at every StartEpoch, in which case they exit once the epoch
+// has been delivered. Batch k is built whole by worker k % num_workers (the index queues are fed
+// round robin); at most prefetch_factor * num_workers batches are outstanding (sent to a worker,
+// not yet handed to the consumer), and one more is sent each time Next hands one out, as
+// _try_put_index does. prefetch_factor is DLIO's: ceil(reader.prefetch_size / read_threads),
+// 2 when prefetch_size is 0. Batches are handed out in order.
+//
+// Each worker has prefetch_factor + 1 slots, each a shared-memory region (worker_channel.h): the
+// main process writes the batch's SampleRefs there and sends a command over the worker's
+// socketpair; the worker reads every sample through its own copy of the DataSource (its own open
+// files: nothing is open at the fork), preprocesses it (decode, reader.preprocess_time) and copies
+// it into the region (PyTorch's collate into shared memory), then reports. The consumer's Batch
+// points into the region, so no byte is copied in the main process.
+//
+// Fork safety: the main process runs no thread of this pipeline, and nothing is read while it
+// forks; the child only reads through its DataSource copy and writes its own trace (Storage
+// rebound in the child), never calls MPI, and ends with _exit. A storage that needs MPI (mpiio)
+// is refused. Errors: a worker's failure comes back with its batch, in order, naming the file;
+// a worker that dies (killed) fails the batch it owed with its pid and signal. Stop (also from
+// another thread) and the destructor end every worker: stop flag, stop command, then SIGKILL
+// after a grace period; every child is reaped.
+//
+// read_threads == 0 is DataLoader's num_workers=0: the batch is read in Next, in this process
+// (the sync batch pipeline with no reader thread).
+#pragma once
+
+#include <memory>
+
+#include "dlio/pipeline.h"
+#include "dlio/status.h"
+
+namespace dlio {
+
+// InvalidArgument naming the key when `options`/`env` cannot work (batch_size 0, no source, too
+// many workers, a storage that needs MPI).
+Result<std::unique_ptr<Pipeline>> MakeWorkerPipeline(const PipelineOptions& options,
+                                                     const PipelineEnv& env);
+
+// The prefetch_factor DLIO's PyTorch loader passes for reader.prefetch_size and read_threads.
+uint64_t PytorchPrefetchFactor(uint64_t prefetch_size, uint64_t read_threads);
+
+}  // namespace dlio

@@ -1,0 +1,94 @@
+// The pytorch pipeline's class (worker_pipeline.h), shared by worker_pipeline.cc (epochs and
+// handing batches out) and worker_pool.cc (forking, talking to and ending worker processes).
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "dlio/pipeline.h"
+#include "pipeline/worker_channel.h"
+
+namespace dlio::pipeline_internal {
+
+enum class WorkerSlotState { kFree, kDispatched, kReady, kLeased };
+
+struct WorkerSlot : Batch {
+  WorkerSlotState state = WorkerSlotState::kFree;
+  int64_t k = -1;  // batch dispatched to / held by this slot
+  Status status;   // the worker's verdict on batch k
+  uint64_t count = 0;
+  uint64_t region_size = 0;
+  SharedRegion region;
+};
+
+struct WorkerProc {
+  pid_t pid = -1;
+  int fd = -1;  // the main process's end of the socketpair
+  Status lost;  // why the worker is gone, once it died
+};
+
+class WorkerPipeline final : public Pipeline, public BatchRecycler {
+ public:
+  WorkerPipeline(const PipelineOptions& options, const PipelineEnv& env, uint64_t prefetch_factor);
+  ~WorkerPipeline() override;
+
+  Status Init();
+  Status StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) override;
+  Status Next(BatchLease* out, bool* end_of_epoch) override;
+  Status Stop() override;
+  PipelineStats stats() const override;
+  void Recycle(Batch* batch) override;
+
+ private:
+  // worker_pipeline.cc
+  WorkerSlot* SlotFor(int64_t k) const;
+  Status DispatchAvailable();
+  Status Dispatch(int64_t k, WorkerSlot* slot);
+  Status WaitFor(int64_t k, WorkerSlot* slot);
+  Status Deliver(int64_t k, WorkerSlot* slot, int64_t wall_start, BatchLease* out);
+  Status Drain();
+  // worker_pool.cc
+  Status Spawn();
+  Status Receive(size_t w);
+  Status WorkerLost(size_t w, const std::string& when);
+  void EndWorkers();
+
+  const PipelineOptions options_;
+  DataSource* const source_;
+  Storage* const storage_;
+  const Clock* const clock_;
+  Tracer* const tracer_;  // nullptr unless tracing
+  const Format* const decoder_;
+  const uint64_t max_decoded_bytes_;
+  const size_t workers_n_;
+  const uint64_t prefetch_factor_;
+  const size_t slots_per_worker_;
+
+  mutable std::mutex
+      mu_;  // held by every method but Stop's first step (so Stop can interrupt Next)
+  std::atomic<bool> stopping_{false};
+  int stop_fd_ = -1;  // eventfd Stop writes to wake a Next blocked in poll
+  std::atomic<uint32_t>* stop_flags_ = nullptr;     // shared with the workers (MAP_SHARED page)
+  std::vector<std::unique_ptr<WorkerSlot>> slots_;  // worker w's slot i at w * per + i
+  std::vector<WorkerProc> procs_;
+  bool running_ = false;  // worker processes exist
+
+  std::vector<SampleRef> plan_;
+  uint64_t epoch_ = 0;
+  bool epoch_active_ = false;
+  int64_t num_batches_ = 0;
+  uint64_t n_used_ = 0;
+  int64_t next_index_ = 0;  // next batch to hand out
+  int64_t next_send_ = 0;   // next batch to send to a worker
+  Status epoch_error_;
+  int leased_ = 0;
+  uint64_t samples_read_ = 0;
+  uint64_t batches_delivered_ = 0;
+};
+
+}  // namespace dlio::pipeline_internal

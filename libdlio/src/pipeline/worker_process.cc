@@ -1,0 +1,210 @@
+#include "pipeline/worker_process.h"
+
+#include <signal.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "core/thread_name.h"
+#include "dlio/tracer.h"
+
+namespace dlio::pipeline_internal {
+namespace {
+
+class Worker {
+ public:
+  explicit Worker(const WorkerSetup& setup)
+      : s_(setup),
+        dist_(setup.preprocess_time, MixSeed(setup.seed, setup.rank, 0x3070, setup.worker)),
+        preprocess_(setup.decoder != nullptr ||
+                    !(setup.preprocess_time.type == DistributionSpec::Type::kConstant &&
+                      setup.preprocess_time.mean <= 0)) {}
+
+  void StartTracing() {
+    if (!s_.trace_prefix.empty()) {
+      TraceFileOptions to;
+      to.path = StrCat(s_.trace_prefix, "-worker-", s_.worker, "-", ::getpid(), ".pfw",
+                       s_.trace_gzip ? ".gz" : "");
+      to.pid = static_cast<int32_t>(::getpid());
+      to.process_name =
+          "dlio rank " + std::to_string(s_.rank) + " worker " + std::to_string(s_.worker);
+      to.name_process_first = true;
+      auto made = MakeTraceFileTracer(to);
+      if (made.ok()) {
+        tracer_ = std::move(made).value();
+      } else {
+        setup_error_ = made.status();
+      }
+    }
+    // Never the main process's tracer: its copy here shares the main process's trace file.
+    if (s_.storage != nullptr) s_.storage->Bind(s_.clock, tracer_.get());
+  }
+
+  // Serves commands until told to stop or the channel closes.
+  void Serve() {
+    while (true) {
+      WorkerCommand cmd;
+      if (!ReadFull(s_.channel, &cmd, sizeof cmd).ok() || cmd.type != kCommandBatch) return;
+      if (Stopping()) return;
+      WorkerResult result;
+      result.k = cmd.k;
+      result.slot = cmd.slot;
+      const IoStats before = s_.storage != nullptr ? s_.storage->stats() : IoStats();
+      Status status = setup_error_;
+      if (status.ok()) {
+        status = cmd.slot < s_.regions.size()
+                     ? RunBatch(cmd, s_.regions[cmd.slot], &result)
+                     : Status::Internal("pipeline 'pytorch': no slot ", cmd.slot);
+      }
+      std::string message = status.message();
+      if (message.size() > kMaxResultMessage) message.resize(kMaxResultMessage);
+      if (s_.storage != nullptr) {
+        const IoStats after = s_.storage->stats();
+        result.read_ops = after.read_ops - before.read_ops;
+        result.read_bytes = after.read_bytes - before.read_bytes;
+        result.opens = after.opens - before.opens;
+        result.closes = after.closes - before.closes;
+      }
+      result.code = static_cast<int32_t>(status.code());
+      result.message_size = static_cast<uint32_t>(message.size());
+      if (cmd.slot < s_.regions.size()) result.region_size = s_.regions[cmd.slot]->mapped();
+      std::string out(reinterpret_cast<const char*>(&result), sizeof result);
+      out += message;
+      if (!WriteFull(s_.channel, out.data(), out.size()).ok()) return;
+    }
+  }
+
+  void Finish() {
+    if (tracer_) (void)tracer_->Flush();
+    tracer_.reset();  // writes the footer
+  }
+
+ private:
+  Status RunBatch(const WorkerCommand& cmd, SharedRegion* region, WorkerResult* result) {
+    DLIO_RETURN_NOT_OK(region->Refresh());
+    const uint64_t n = cmd.count;
+    if (region->mapped() < DataOffset(n)) {
+      return Status::Internal("pipeline 'pytorch': slot region smaller than its batch");
+    }
+    refs_.resize(n);
+    std::memcpy(refs_.data(), region->data() + RefsOffset(), n * sizeof(RegionRef));
+    uint64_t offset = DataOffset(n);
+    result->read_start_ns = s_.clock->NowNanos();
+    for (uint64_t j = 0; j < n; ++j) {
+      if (Stopping()) return Status::Cancelled("pipeline 'pytorch': worker stopped");
+      const SampleRef ref{refs_[j].file, refs_[j].index};
+      Status status = ReadOne(cmd, ref, &result->bytes_read);
+      if (!status.ok()) {
+        const std::string path =
+            ref.file < s_.source->num_files() ? s_.source->file_path(ref.file) : "<no such file>";
+        return status.WithContext(StrCat("pipeline: sample ", ref.index, " of file ", ref.file,
+                                         " (", path, ") in batch ", cmd.k, " of epoch ", cmd.epoch,
+                                         ", read by pytorch worker ", s_.worker, " (pid ",
+                                         ::getpid(), ")"));
+      }
+      const SampleBuffer& bytes = delivered_ != nullptr ? *delivered_ : buffer_;
+      DLIO_RETURN_NOT_OK(region->Reserve(offset + bytes.size()));
+      // The collate step: the sample is copied into the batch's shared memory.
+      if (bytes.size() > 0) std::memcpy(region->data() + offset, bytes.data(), bytes.size());
+      auto* samples = reinterpret_cast<RegionSample*>(region->data() + SamplesOffset(n));
+      samples[j] = RegionSample{offset, bytes.size(), buffer_.size()};
+      offset = (offset + bytes.size() + 63) & ~uint64_t{63};
+    }
+    result->read_end_ns = s_.clock->NowNanos();
+    auto* header = reinterpret_cast<RegionHeader*>(region->data());
+    header->count = n;
+    header->data_end = offset;
+    return Status::OK();
+  }
+
+  Status ReadOne(const WorkerCommand& cmd, const SampleRef& ref, uint64_t* bytes_read) {
+    const int64_t wall_start = tracer_ ? s_.clock->WallMicros() : 0;
+    const int64_t start = s_.clock->NowNanos();
+    Status status = s_.source->Read(ref, &buffer_);
+    if (tracer_) {
+      TraceEvent event;
+      event.name = "ai.data.item";
+      event.cat = "ai";
+      event.start_us = wall_start;
+      event.dur_us = (s_.clock->NowNanos() - start) / 1000;
+      event.file_id = ref.file < s_.source->num_files()
+                          ? tracer_->InternFile(s_.source->file_path(ref.file))
+                          : -1;
+      event.ret = status.ok() ? static_cast<int64_t>(buffer_.size()) : -1;
+      event.epoch = static_cast<int64_t>(cmd.epoch) + 1;
+      event.step = cmd.k + 1;
+      event.index = static_cast<int64_t>(ref.index);
+      tracer_->Record(event);
+    }
+    DLIO_RETURN_NOT_OK(status);
+    *bytes_read += buffer_.size();
+    return Preprocess(cmd, ref);
+  }
+
+  Status Preprocess(const WorkerCommand& cmd, const SampleRef& ref) {
+    delivered_ = nullptr;
+    if (!preprocess_) return Status::OK();
+    const int64_t wall_start = tracer_ ? s_.clock->WallMicros() : 0;
+    if (s_.decoder != nullptr) {
+      DLIO_RETURN_NOT_OK(s_.decoder->DecodeWithLimit(buffer_.data(), buffer_.size(),
+                                                     s_.max_decoded_bytes, &decoded_));
+      delivered_ = &decoded_;
+    }
+    const auto nanos = static_cast<int64_t>(dist_.Next() * 1e9);
+    if (nanos > 0) {
+      if (s_.preprocess_spin) {
+        s_.clock->SpinForNanos(nanos);
+      } else {
+        s_.clock->SleepForNanos(nanos);
+      }
+    }
+    if (tracer_ && (nanos > 0 || s_.decoder != nullptr)) {
+      TraceEvent event;
+      event.name = "ai.data.preprocess";
+      event.cat = "ai";
+      event.start_us = wall_start;
+      event.dur_us = s_.clock->WallMicros() - wall_start;
+      event.epoch = static_cast<int64_t>(cmd.epoch) + 1;
+      event.step = cmd.k + 1;
+      event.index = static_cast<int64_t>(ref.index);
+      tracer_->Record(event);
+    }
+    return Status::OK();
+  }
+
+  bool Stopping() const {
+    return s_.stop_flag != nullptr && s_.stop_flag->load(std::memory_order_relaxed) != 0;
+  }
+
+  const WorkerSetup& s_;
+  Distribution dist_;
+  const bool preprocess_;
+  std::unique_ptr<Tracer> tracer_;
+  Status setup_error_;
+  std::vector<RegionRef> refs_;
+  SampleBuffer buffer_;
+  SampleBuffer decoded_;
+  const SampleBuffer* delivered_ = nullptr;
+};
+
+}  // namespace
+
+void RunWorkerProcess(const WorkerSetup& setup) {
+  // A worker must not outlive the main process (PyTorch's workers watch their parent too).
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != setup.parent) ::_exit(1);
+  ::signal(SIGPIPE, SIG_IGN);
+  NameThisThread("dlio-worker", setup.worker);
+  {
+    Worker worker(setup);
+    worker.StartTracing();
+    worker.Serve();
+    worker.Finish();
+  }
+  ::_exit(0);
+}
+
+}  // namespace dlio::pipeline_internal

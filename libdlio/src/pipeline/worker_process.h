@@ -1,0 +1,46 @@
+// The body of one pytorch pipeline worker process (a fork of the main process): it reads whole
+// batches, one command at a time, into its slots' shared regions, as a DataLoader worker runs
+// its Dataset's __getitem__ over a batch of indices and collates the result into shared memory.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dlio/clock.h"
+#include "dlio/data_source.h"
+#include "dlio/distribution.h"
+#include "dlio/format.h"
+#include "dlio/storage.h"
+#include "pipeline/worker_channel.h"
+
+namespace dlio::pipeline_internal {
+
+struct WorkerSetup {
+  size_t worker = 0;                   // n of dlio-worker-n
+  int channel = -1;                    // this worker's end of its socketpair
+  std::vector<SharedRegion*> regions;  // its batch slots, by slot number
+  DataSource* source = nullptr;        // the process's copy (no file open at the fork)
+  Storage* storage = nullptr;          // rebound here to the worker's own tracer (may be null)
+  const Clock* clock = nullptr;
+  const Format* decoder = nullptr;  // decode in the worker, as a Dataset's transform would
+  uint64_t max_decoded_bytes = 0;
+  DistributionSpec preprocess_time;  // per sample, spent in the worker after its read
+  bool preprocess_spin = false;
+  uint64_t seed = 0;  // of the preprocessing draws
+  int rank = 0;
+  // Trace file "<trace_prefix>-worker-<worker>-<os pid>.pfw[.gz]"; "" = no trace.
+  std::string trace_prefix;
+  bool trace_gzip = false;
+  // One flag per worker in memory shared with the main process: set, the worker stops before its
+  // next sample (an early end of the run need not wait for the prefetched batches).
+  const std::atomic<uint32_t>* stop_flag = nullptr;
+  pid_t parent = 0;  // the main process (a worker whose parent died exits)
+};
+
+// Runs in the child right after fork; never returns (ends with _exit, so no destructor or atexit
+// handler of the copied main process runs: no MPI call, no flush of the parent's buffers).
+[[noreturn]] void RunWorkerProcess(const WorkerSetup& setup);
+
+}  // namespace dlio::pipeline_internal
