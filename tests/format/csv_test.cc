@@ -97,6 +97,7 @@ TEST_CASE("csv rows round-trip exactly as float32, with and without a header", "
   }
 }
 
+// reader.io_model native (csv's default, pandas, loads the file whole: tests/io_models).
 TEST_CASE("csv sample and scan requests follow transfer_size", "[format][csv][transfer]") {
   MemoryTracer tracer;
   auto storage = BoundMemoryStorage(&tracer);
@@ -119,6 +120,7 @@ TEST_CASE("csv sample and scan requests follow transfer_size", "[format][csv][tr
 
   SECTION("transfer_size 0: the scan reads 1 MiB requests, a row is one request") {
     FormatOptions options;
+    options.io_model = IoModel::kNative;
     options.transfer_size = 0;
     size_t mark = tracer.Events().size();
     auto reader = csv->Open(storage.get(), "/big.csv", options);
@@ -140,6 +142,7 @@ TEST_CASE("csv sample and scan requests follow transfer_size", "[format][csv][tr
 
   SECTION("transfer_size 64 KiB: ceil(row / 64 KiB) requests at consecutive offsets") {
     FormatOptions options;
+    options.io_model = IoModel::kNative;
     options.transfer_size = 64 << 10;
     size_t mark = tracer.Events().size();
     auto reader = csv->Open(storage.get(), "/big.csv", options);

@@ -78,6 +78,10 @@ struct CheckpointOptions {
   uint64_t seed = 0;
   uint64_t size_divisor = 1;     // every file's bytes divided by this, rounded up (>= 1 byte)
   TransformerModel transformer;  // transformer: the model and its parallelism
+  // torch_save: the state dict ("name:7x10[:dtype], ...") and the modules of its _metadata
+  // ("" = from the tensor names, "none" = no _metadata, else "mod[=version], ...").
+  std::string torch_state_dict;
+  std::string torch_modules;
 };
 
 struct CheckpointFileResult {

@@ -120,7 +120,7 @@ struct ReaderConfig {
   bool decode = false;  // reader.decode: decode samples (jpeg/png pixels, csv floats)
   uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
-  IoModel io_model = IoModel::kAuto;  // reader.io_model: whose requests readers issue
+  IoModel io_model = IoModel::kAuto;               // reader.io_model: whose requests readers issue
 };
 
 struct TrainConfig {
@@ -162,6 +162,8 @@ struct CheckpointConfig {
                                          // emulated compute before each checkpoint-only op
   bool rank_sync = false;                // checkpoint.rank_sync: barrier inside the timing
   uint64_t size_divisor = 1;             // checkpoint.size_divisor: every file's bytes / this
+  std::string torch_state_dict;          // checkpoint.torch_state_dict: type torch_save's tensors
+  std::string torch_modules;             // checkpoint.torch_modules: its _metadata modules
 };
 
 // I/O beside the training data (DLIO paper: FRNN's metadata reads, climate segmentation's stats

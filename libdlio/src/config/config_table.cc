@@ -396,6 +396,14 @@ std::vector<KeySpec> BuildTable() {
   add(String("checkpoint.storage_type", DLIO_FIELD(std::string, checkpoint.storage_type),
              "storage registry name checkpoints are written through, e.g. stdio (fwrite, traced "
              "as STDIO); empty = storage.storage_type"));
+  add(String("checkpoint.torch_state_dict", DLIO_FIELD(std::string, checkpoint.torch_state_dict),
+             "type 'torch_save': the state dict torch.save writes, as name:shape[:dtype] items "
+             "separated by commas (e.g. 'fc.weight:10x7, fc.bias:10'; shape 'scalar' or empty = "
+             "0-dim; dtype fp32 (default), fp16, bf16, fp64, int8, uint8)"));
+  add(String("checkpoint.torch_modules", DLIO_FIELD(std::string, checkpoint.torch_modules),
+             "type 'torch_save': the modules of state_dict()'s _metadata after the root, as "
+             "name[=version] items separated by commas; empty = every dotted prefix of the "
+             "tensor names, version 1; 'none' = a plain OrderedDict without _metadata"));
   add(Unused("checkpoint.checkpoint_mechanism_classname", "DLIO: custom checkpoint class"));
   add(Unused("checkpoint.checkpoint_mechanism",
              "DLIO: checkpoint mechanism name (pt_adls_save, ...)"));
