@@ -290,6 +290,13 @@ class CsvFormat final : public Format {
           for (size_t k = 0; k < n; ++k) {
             if (buf.size() - fill < kMaxValueChars) DLIO_RETURN_NOT_OK(flush());
             if (c0 + k > 0) buf[fill++] = ',';
+            if (i == 0 && columns == 1 && !options.csv.header && values[k] == 0.0f) {
+              // "0" would be pandas' default header of a one-column frame: a reader (ours,
+              // pandas') would take this first row for a header.
+              std::memcpy(buf.data() + fill, "0.0", 3);
+              fill += 3;
+              continue;
+            }
             // Shortest representation that reads back as the same float32.
             fill = static_cast<size_t>(
                 std::to_chars(buf.data() + fill, buf.data() + buf.size(), values[k]).ptr -
@@ -325,7 +332,9 @@ class CsvFormat final : public Format {
     CsvScanner scan(path, options.csv.header);
     std::vector<char> contents;
     if (ResolveIoModel(options.io_model, capabilities()) == IoModel::kPandas) {
-      contents.reserve(static_cast<size_t>(size));
+      // Room for the last requests past the end too (at most ~4 chunks: UTF-8's 4 bytes per
+      // character), so the file is not copied when they come.
+      contents.reserve(static_cast<size_t>(size + 5 * kPandasChunkChars));
       DLIO_RETURN_NOT_OK(ReadLikePandas(file.get(), &contents));
       DLIO_RETURN_NOT_OK(file->Close());
       file.reset();
