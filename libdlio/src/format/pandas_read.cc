@@ -9,8 +9,8 @@
 namespace dlio::format_internal {
 namespace {
 
-// Length of the UTF-8 sequence a lead byte starts (a stray continuation byte counts as one, as
-// it would as an error character; pandas would have refused the file before).
+// Length of the UTF-8 sequence a lead byte starts. Invalid UTF-8, which read_csv refuses
+// (encoding_errors "strict"), is not modelled.
 size_t SequenceLength(unsigned char b) {
   if (b < 0xC0) return 1;
   if (b < 0xE0) return 2;
@@ -36,7 +36,9 @@ class CharCounter {
       if (k > 0 && k - 1 + SequenceLength(at(k - 1)) > total) cut = k - 1;
     }
     uint64_t chars = 0;
-    for (size_t i = 0; i < cut; ++i) chars += IsContinuation(at(i)) ? 0 : 1;
+    const size_t from_carry = std::min(cut, held);
+    for (size_t i = 0; i < from_carry; ++i) chars += IsContinuation(carry_[i]) ? 0 : 1;
+    for (size_t i = 0; i + held < cut; ++i) chars += IsContinuation(p[i]) ? 0 : 1;
     const bool last_cr = cut > 0 && at(cut - 1) == '\r';
     std::basic_string<unsigned char> rest;
     for (size_t i = cut; i < total; ++i) rest.push_back(at(i));
