@@ -253,6 +253,18 @@ TEST_CASE("capabilities: reader.io_model pytorch (worker processes) with any for
                               Catch::Contains("must not call MPI"));
 }
 
+TEST_CASE("capabilities: csv declares pandas (its default), other formats refuse it") {
+  const auto registries = Builtins();
+  CHECK(ValidateCapabilities(IoModelConfig("csv", "pandas"), *registries).ok());
+  CHECK(ValidateCapabilities(IoModelConfig("csv", "native"), *registries).ok());
+  const Status s = ValidateCapabilities(IoModelConfig("npz", "pandas"), *registries);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("csv"));
+  auto csv = (*registries->formats.Get("csv"))();
+  REQUIRE(csv.ok());
+  CHECK(ResolveIoModel(IoModel::kAuto, (*csv)->capabilities()) == IoModel::kPandas);
+}
+
 TEST_CASE("capabilities: ResolveIoModel maps auto and pytorch to the format's default") {
   CHECK(ResolveIoModel(IoModel::kAuto, {}) == IoModel::kNative);
   CHECK(ResolveIoModel(IoModel::kPytorch, {}) == IoModel::kNative);

@@ -78,6 +78,10 @@ struct CheckpointOptions {
   uint64_t seed = 0;
   uint64_t size_divisor = 1;     // every file's bytes divided by this, rounded up (>= 1 byte)
   TransformerModel transformer;  // transformer: the model and its parallelism
+  // torch_save: the state dict ("name:7x10[:dtype], ...") and the modules of its _metadata
+  // ("" = from the tensor names, "none" = no _metadata, else "mod[=version], ...").
+  std::string torch_state_dict;
+  std::string torch_modules;
 };
 
 struct CheckpointFileResult {
@@ -94,7 +98,8 @@ struct CheckpointResult {
   std::vector<CheckpointFileResult> files;
 };
 
-// Built-ins (RegisterBuiltinCheckpointers): "paper", "model" and "transformer". Files live in
+// Built-ins (RegisterBuiltinCheckpointers): "paper", "model", "transformer" and "torch_save".
+// Files live in
 // <folder>/ckpt-<id as 6 digits>/, named per rank: paper writes rank<r>-index-a.bin (1 KiB),
 // rank<r>-index-b.bin (1 KiB), rank<r>-meta.bin (4 KiB), rank<r>-optimizer.bin (64 KiB) and
 // rank<r>-model.bin (4 MiB) -- the paper's "KB/MB" are 1024-based as in its code; model writes
@@ -104,7 +109,9 @@ struct CheckpointResult {
 // at most transfer_size bytes is written with one request (L2HMC: one fwrite per file);
 // transformer writes PlanTransformerCheckpoint's
 // files (DLIO's names: zero_pp_rank_<d>_mp_rank_<m>_{model,optim}_states.pt, model_<m>_model_
-// states.pt, layer_<i>-model_<m>_model_states.pt). Content is seeded from (seed, id, rank).
+// states.pt, layer_<i>-model_<m>_model_states.pt); torch_save writes model-rank<r>.pt, the zip
+// torch.save writes for torch_state_dict, with its requests (the whole file on every writing
+// rank; docs/workloads.md). Content is seeded from (seed, id, rank).
 // Ids: the first Save uses one past the highest ckpt-NNNNNN already in the folder when the
 // checkpointer was built (earlier runs' checkpoints are kept), then counts up; in multi-rank runs
 // every rank must build its checkpointer before any rank saves. A final file name that already

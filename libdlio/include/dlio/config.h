@@ -164,6 +164,8 @@ struct CheckpointConfig {
                                          // emulated compute before each checkpoint-only op
   bool rank_sync = false;                // checkpoint.rank_sync: barrier inside the timing
   uint64_t size_divisor = 1;             // checkpoint.size_divisor: every file's bytes / this
+  std::string torch_state_dict;          // checkpoint.torch_state_dict: type torch_save's tensors
+  std::string torch_modules;             // checkpoint.torch_modules: its _metadata modules
 };
 
 // I/O beside the training data (DLIO paper: FRNN's metadata reads, climate segmentation's stats

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,9 +21,13 @@ namespace dlio::checkpoint_internal {
 
 inline constexpr char kDirPrefix[] = "ckpt-";
 
+struct TorchStateDict;
+
 struct PlannedFile {
   std::string name;  // inside the checkpoint's directory
   uint64_t bytes = 0;
+  // Set for checkpoint type torch_save: the file is torch.save's zip of this state dict.
+  std::shared_ptr<const TorchStateDict> torch;
 };
 
 std::string StripTrailingSlashes(std::string path);

@@ -1,6 +1,7 @@
 // Checkpointers that write a fixed set of files per rank through Storage: the DLIO paper's
 // five-file pattern ("paper"), a model of a given byte size split over ranks ("model") and DLIO's
-// transformer layout ("transformer", sizes from transformer_plan.cc).
+// transformer layout ("transformer", sizes from transformer_plan.cc) and the file torch.save
+// writes for a state dict ("torch_save", torch_save_file.h).
 //
 // Layout (checkpoint/checkpoint_layout.h): <folder>/ckpt-<id, 6 digits>/<file>, one file set per
 // rank (names carry the rank, so ranks never share a file) and a manifest per rank written last.
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "checkpoint/checkpoint_layout.h"
+#include "checkpoint/torch_save_file.h"
 #include "dlio/checkpointer.h"
 #include "dlio/registries.h"
 #include "dlio/str_cat.h"
@@ -156,7 +158,7 @@ class FileCheckpointer final : public Checkpointer {
     const int64_t start = clock_->NowNanos();
     for (const auto& f : plan_) {
       const std::string path = dir + "/" + f.name;
-      DLIO_RETURN_NOT_OK(ReadOne(path, f.bytes, id));
+      DLIO_RETURN_NOT_OK(ReadOne(path, f, id));
       result.bytes_read += f.bytes;
       result.files.push_back({path, f.bytes});
     }
@@ -198,7 +200,7 @@ class FileCheckpointer final : public Checkpointer {
     for (const auto& f : plan_) {
       const std::string path = StrCat(dir, "/", f.name);
       Status written = WriteFileAtomically(
-          storage_, path, [&](File* file) { return WriteContent(file, f.bytes); }, sync);
+          storage_, path, [&](File* file) { return WriteContent(file, f); }, sync);
       if (!written.ok()) return written.WithContext("checkpoint");
       created->push_back(path);
       result->bytes_written += f.bytes;
@@ -218,9 +220,21 @@ class FileCheckpointer final : public Checkpointer {
     return Status::OK();
   }
 
-  Status WriteContent(File* file, uint64_t bytes) {
-    for (uint64_t offset = 0; offset < bytes;) {
-      const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), bytes - offset));
+  Status WriteContent(File* file, const PlannedFile& f) {
+    if (f.torch) {  // tensor bytes: the content pattern at their file offsets
+      return checkpoint_internal::WriteTorchSave(
+          file, checkpoint_internal::TorchArchiveName(f.name), *f.torch,
+          [&](uint64_t offset, size_t n, char* dst) {
+            for (size_t k = 0; k < n;) {
+              const size_t at = static_cast<size_t>((offset + k) % buffer_.size());
+              const size_t m = std::min(n - k, buffer_.size() - at);
+              std::memcpy(dst + k, buffer_.data() + at, m);
+              k += m;
+            }
+          });
+    }
+    for (uint64_t offset = 0; offset < f.bytes;) {
+      const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), f.bytes - offset));
       DLIO_RETURN_NOT_OK(file->WriteAt(offset, buffer_.data(), n));
       offset += n;
     }
@@ -230,7 +244,7 @@ class FileCheckpointer final : public Checkpointer {
   Status ReadBack(const std::string& dir, CheckpointResult* result) {
     const int64_t read_start = clock_->NowNanos();
     for (const auto& f : plan_) {
-      DLIO_RETURN_NOT_OK(ReadOne(StrCat(dir, "/", f.name), f.bytes, result->id));
+      DLIO_RETURN_NOT_OK(ReadOne(StrCat(dir, "/", f.name), f, result->id));
       result->bytes_read += f.bytes;
     }
     result->read_ns = clock_->NowNanos() - read_start;
@@ -245,7 +259,9 @@ class FileCheckpointer final : public Checkpointer {
     if (!dir.empty()) (void)storage_->RemoveEmptyDir(dir);
   }
 
-  Status ReadOne(const std::string& path, uint64_t expected, uint64_t id) {
+  // A torch_save file is checked for its size only (its content is not the pattern).
+  Status ReadOne(const std::string& path, const PlannedFile& f, uint64_t id) {
+    const uint64_t expected = f.bytes;
     DLIO_ASSIGN_OR_RETURN(uint64_t size, storage_->FileSize(path));
     if (size != expected) {
       return Status::Corruption("checkpoint file ", path, " has ", size, " bytes, expected ",
@@ -257,7 +273,7 @@ class FileCheckpointer final : public Checkpointer {
     for (uint64_t offset = 0; offset < expected;) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), expected - offset));
       DLIO_RETURN_NOT_OK(file->ReadExactAt(offset, n, read_buffer_.data()));
-      if (std::memcmp(read_buffer_.data(), buffer_.data(), n) != 0) {
+      if (!f.torch && std::memcmp(read_buffer_.data(), buffer_.data(), n) != 0) {
         size_t at = 0;
         while (at < n && read_buffer_[at] == buffer_[at]) ++at;
         return Status::Corruption("checkpoint file ", path, ": content differs at offset ",
@@ -326,7 +342,8 @@ Result<std::unique_ptr<Checkpointer>> MakePaperCheckpointer(const CheckpointOpti
                                                             const CheckpointEnv& env) {
   DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
   std::vector<PlannedFile> plan;
-  for (const auto& f : kPaperFiles) plan.push_back({RankPrefix(options.rank) + f.suffix, f.bytes});
+  for (const auto& f : kPaperFiles)
+    plan.push_back({RankPrefix(options.rank) + f.suffix, f.bytes, nullptr});
   return Build(options, env, std::move(plan));
 }
 
@@ -353,12 +370,12 @@ Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOpti
   const std::string stem = StrCat("model-rank", options.rank);
   const uint64_t k = options.model_files;
   if (k <= 1) {
-    if (bytes > 0) plan.push_back({stem + ".bin", bytes});
+    if (bytes > 0) plan.push_back({stem + ".bin", bytes, nullptr});
   } else {
     for (uint64_t i = 0; i < k; ++i) {
       const uint64_t part = bytes / k + (i < bytes % k ? 1 : 0);
       if (part == 0) continue;
-      plan.push_back({StrCat(stem, "-", i + 1, "of", k, ".bin"), part});
+      plan.push_back({StrCat(stem, "-", i + 1, "of", k, ".bin"), part, nullptr});
     }
   }
   return Build(options, env, std::move(plan));
@@ -376,7 +393,28 @@ Result<std::unique_ptr<Checkpointer>> MakeTransformerCheckpointer(const Checkpoi
   DLIO_ASSIGN_OR_RETURN(TransformerRankPlan rank_plan,
                         PlanTransformerCheckpoint(m, options.rank, options.world));
   std::vector<PlannedFile> plan;
-  for (auto& f : rank_plan.files) plan.push_back({std::move(f.name), f.bytes});
+  for (auto& f : rank_plan.files) plan.push_back({std::move(f.name), f.bytes, nullptr});
+  return Build(options, env, std::move(plan));
+}
+
+Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const CheckpointOptions& options,
+                                                                const CheckpointEnv& env) {
+  DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
+  if (options.size_divisor > 1) {
+    return Status::InvalidArgument(
+        "checkpoint.size_divisor does not apply to checkpoint type 'torch_save' (its file is "
+        "torch.save's zip of checkpoint.torch_state_dict: make the shapes smaller instead)");
+  }
+  DLIO_ASSIGN_OR_RETURN(
+      checkpoint_internal::TorchStateDict sd,
+      checkpoint_internal::ParseTorchStateDict(options.torch_state_dict, options.torch_modules));
+  PlannedFile f;
+  f.name = StrCat("model-rank", options.rank, ".pt");
+  f.bytes =
+      checkpoint_internal::TorchSaveFileSize(checkpoint_internal::TorchArchiveName(f.name), sd);
+  f.torch = std::make_shared<const checkpoint_internal::TorchStateDict>(std::move(sd));
+  std::vector<PlannedFile> plan;
+  plan.push_back(std::move(f));
   return Build(options, env, std::move(plan));
 }
 
@@ -402,6 +440,13 @@ Status RegisterBuiltinCheckpointers(Registries* registries) {
        "model.optimizer_datatype, checkpoint.mode, checkpoint.checkpoint_folder, fsync, "
        "read_back, transfer_size, size_divisor",
        MakeTransformerCheckpointer}));
+  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
+      {"torch_save",
+       "the file torch.save(state_dict, path) writes (PyTorch 1.13's zip: data.pkl, a 64-byte "
+       "aligned record per tensor, version), with its write requests; one file per writing rank",
+       "checkpoint.torch_state_dict, torch_modules, checkpoint_folder, fsync, read_back, "
+       "rank_mode, storage_type",
+       MakeTorchSaveCheckpointer}));
   return Status::OK();
 }
 

@@ -352,7 +352,9 @@ std::vector<KeySpec> BuildTable() {
   add(String("checkpoint.type", DLIO_FIELD(std::string, checkpoint.type),
              "checkpointer registry name: paper (five files: 2 x 1 KiB, 4 KiB, 64 KiB, 4 MiB), "
              "model (model_size_bytes), transformer (DLIO's layered LLM checkpoint from model.*), "
-             "or auto: transformer when model.type is transformer or model.num_layers, "
+             "torch_save (the file and write requests of torch.save for "
+             "checkpoint.torch_state_dict), or auto: transformer when model.type is transformer or "
+             "model.num_layers, "
              "layer_parameters or optimization_groups are set, else model when a model size is "
              "set, else paper. DLIO's location values rank_zero / all_ranks / independent set "
              "checkpoint.rank_mode instead",
@@ -405,6 +407,15 @@ std::vector<KeySpec> BuildTable() {
   add(String("checkpoint.storage_type", DLIO_FIELD(std::string, checkpoint.storage_type),
              "storage registry name checkpoints are written through, e.g. stdio (fwrite, traced "
              "as STDIO); empty = storage.storage_type"));
+  add(String(
+      "checkpoint.torch_state_dict", DLIO_FIELD(std::string, checkpoint.torch_state_dict),
+      "type 'torch_save': the state dict torch.save writes, as name:shape[:dtype] items "
+      "separated by commas (e.g. 'fc.weight:10x7, fc.bias:10'; shape 'scalar' or empty = "
+      "0-dim; dtype fp32 (default), fp16, bf16, fp64, int8, uint8, int16, int32, int64, bool)"));
+  add(String("checkpoint.torch_modules", DLIO_FIELD(std::string, checkpoint.torch_modules),
+             "type 'torch_save': the modules of state_dict()'s _metadata after the root, as "
+             "name[=version] items separated by commas; empty = every dotted prefix of the "
+             "tensor names, version 1; 'none' = a plain OrderedDict without _metadata"));
   add(Unused("checkpoint.checkpoint_mechanism_classname", "DLIO: custom checkpoint class"));
   add(Unused("checkpoint.checkpoint_mechanism",
              "DLIO: checkpoint mechanism name (pt_adls_save, ...)"));

@@ -1,8 +1,10 @@
 // csv: CANDLE-style text rows of float32 values, one sample per row. The stored sample is the
 // row's text (without its line end); Decode parses it into float32 values.
 //
-// Open scans the file once (requests of transfer_size, 0 = 1 MiB) and keeps each row's offset and
-// length, so a sample read is one ranged read of exactly that row.
+// native: Open scans the file once (requests of transfer_size, 0 = 1 MiB) and keeps each row's
+// offset and length, so a sample read is one ranged read of exactly that row.
+// pandas (reader.io_model): Open loads the whole file with pandas.read_csv's requests
+// (pandas_read.h), closes it, and serves the rows from memory.
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -11,6 +13,7 @@
 #include "format/content.h"
 #include "format/formats.h"
 #include "format/io_util.h"
+#include "format/pandas_read.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -70,24 +73,31 @@ bool AllNumeric(const std::string& line) {
 
 class CsvReader final : public FormatReader {
  public:
-  CsvReader(std::unique_ptr<File> file, uint64_t file_size, std::vector<uint64_t> offsets,
-            std::vector<uint64_t> sizes, uint64_t columns, bool header, bool index_column,
-            uint64_t transfer_size)
-      : file_(std::move(file)),
+  CsvReader(std::string path, std::unique_ptr<File> file, uint64_t file_size,
+            std::vector<uint64_t> offsets, std::vector<uint64_t> sizes, uint64_t columns,
+            bool header, bool index_column, uint64_t transfer_size, std::vector<char> contents)
+      : path_(std::move(path)),
+        file_(std::move(file)),
         file_size_(file_size),
         offsets_(std::move(offsets)),
         sizes_(std::move(sizes)),
         columns_(columns),
         header_(header),
         index_column_(index_column),
-        transfer_size_(transfer_size) {}
+        transfer_size_(transfer_size),
+        contents_(std::move(contents)),
+        in_memory_(!file_) {}
 
   uint64_t num_samples() const override { return offsets_.size(); }
   uint64_t sample_size(uint64_t i) const override { return i < sizes_.size() ? sizes_[i] : 0; }
 
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
-    DLIO_RETURN_NOT_OK(CheckSampleIndex(file_->path(), i, offsets_.size()));
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(path_, i, offsets_.size()));
     DLIO_RETURN_NOT_OK(out->Resize(sizes_[i]));
+    if (in_memory_) {
+      std::memcpy(out->data(), contents_.data() + offsets_[i], sizes_[i]);
+      return Status::OK();
+    }
     return ReadRange(file_.get(), offsets_[i], sizes_[i], transfer_size_, out->data());
   }
 
@@ -97,7 +107,7 @@ class CsvReader final : public FormatReader {
       mn = i == 0 ? sizes_[i] : std::min(mn, sizes_[i]);
       mx = std::max(mx, sizes_[i]);
     }
-    return "{\"format\":\"csv\",\"path\":" + JsonString(file_->path()) +
+    return "{\"format\":\"csv\",\"path\":" + JsonString(path_) +
            ",\"file_size\":" + std::to_string(file_size_) + "," +
            SampleSizesJson(offsets_.size(), *this) +
            ",\"rows\":" + std::to_string(offsets_.size()) +
@@ -107,18 +117,21 @@ class CsvReader final : public FormatReader {
            ",\"row_size\":{\"min\":" + std::to_string(mn) + ",\"max\":" + std::to_string(mx) +
            "},\"decoded_sample_size\":" + std::to_string(columns_ * 4) +
            ProblemsJson(offsets_.empty()
-                            ? std::vector<std::string>{file_->path() + ": no data rows (samples)"}
+                            ? std::vector<std::string>{path_ + ": no data rows (samples)"}
                             : std::vector<std::string>{}) +
            "}";
   }
 
  private:
-  std::unique_ptr<File> file_;
+  std::string path_;
+  std::unique_ptr<File> file_;  // null under the pandas model (the file is closed after loading)
   uint64_t file_size_;
   std::vector<uint64_t> offsets_, sizes_;  // of each row's text, line end excluded
   uint64_t columns_;
   bool header_, index_column_;
   uint64_t transfer_size_;
+  std::vector<char> contents_;  // the whole file, under the pandas model
+  bool in_memory_;
 };
 
 // The open-time scan: splits the file into lines, checks they all have the first line's column
@@ -277,6 +290,13 @@ class CsvFormat final : public Format {
           for (size_t k = 0; k < n; ++k) {
             if (buf.size() - fill < kMaxValueChars) DLIO_RETURN_NOT_OK(flush());
             if (c0 + k > 0) buf[fill++] = ',';
+            if (i == 0 && columns == 1 && !options.csv.header && values[k] == 0.0f) {
+              // "0" would be pandas' default header of a one-column frame: a reader (ours,
+              // pandas') would take this first row for a header.
+              std::memcpy(buf.data() + fill, "0.0", 3);
+              fill += 3;
+              continue;
+            }
             // Shortest representation that reads back as the same float32.
             fill = static_cast<size_t>(
                 std::to_chars(buf.data() + fill, buf.data() + buf.size(), values[k]).ptr -
@@ -297,26 +317,51 @@ class CsvFormat final : public Format {
     return st;
   }
 
+  FormatCapabilities capabilities() const override {
+    FormatCapabilities c;
+    c.io_models = {IoModel::kPandas};
+    return c;
+  }
+
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
     FileOptions fo;
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
     DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
-    const uint64_t step = options.transfer_size == 0 ? kScanChunk : options.transfer_size;
+    CsvScanner scan(path, options.csv.header);
+    std::vector<char> contents;
+    if (ResolveIoModel(options.io_model, capabilities()) == IoModel::kPandas) {
+      // Room for the last requests past the end too (at most ~4 chunks: UTF-8's 4 bytes per
+      // character), so the file is not copied when they come.
+      contents.reserve(static_cast<size_t>(size + 5 * kPandasChunkChars));
+      DLIO_RETURN_NOT_OK(ReadLikePandas(file.get(), &contents));
+      DLIO_RETURN_NOT_OK(file->Close());
+      file.reset();
+      size = contents.size();
+      DLIO_RETURN_NOT_OK(scan.Feed(0, contents.data(), contents.size()));
+    } else {
+      DLIO_RETURN_NOT_OK(ScanFile(file.get(), size, options.transfer_size, &scan));
+    }
+    DLIO_RETURN_NOT_OK(scan.Finish(size));
+    return std::unique_ptr<FormatReader>(new CsvReader(
+        path, std::move(file), size, std::move(scan.offsets), std::move(scan.sizes), scan.columns,
+        scan.header, scan.index_column, options.transfer_size, std::move(contents)));
+  }
+
+ private:
+  // The native open-time scan: the file in requests of transfer_size (0 = 1 MiB).
+  static Status ScanFile(File* file, uint64_t size, uint64_t transfer_size, CsvScanner* scan) {
+    const uint64_t step = transfer_size == 0 ? kScanChunk : transfer_size;
     std::vector<char> chunk(
         static_cast<size_t>(std::min<uint64_t>(step, std::max<uint64_t>(size, 1))));
-    CsvScanner scan(path, options.csv.header);
     for (uint64_t pos = 0; pos < size;) {
       const size_t len = static_cast<size_t>(std::min<uint64_t>(chunk.size(), size - pos));
       DLIO_RETURN_NOT_OK(file->ReadExactAt(pos, len, chunk.data()));
-      DLIO_RETURN_NOT_OK(scan.Feed(pos, chunk.data(), len));
+      DLIO_RETURN_NOT_OK(scan->Feed(pos, chunk.data(), len));
       pos += len;
     }
-    DLIO_RETURN_NOT_OK(scan.Finish(size));
-    return std::unique_ptr<FormatReader>(
-        new CsvReader(std::move(file), size, std::move(scan.offsets), std::move(scan.sizes),
-                      scan.columns, scan.header, scan.index_column, options.transfer_size));
+    return Status::OK();
   }
 };
 

@@ -63,6 +63,8 @@ Status MakeCheckpointing(const RunContext& ctx, Checkpointing* out) {
   co.seed = MixSeed(c.train.seed, ctx.rank(), 0xcc);
   co.size_divisor = c.checkpoint.size_divisor;
   co.model_files = c.checkpoint.model_files;
+  co.torch_state_dict = c.checkpoint.torch_state_dict;
+  co.torch_modules = c.checkpoint.torch_modules;
   co.transformer = TransformerModelFor(c);
   out->type = co.name;
   if (co.name == "transformer" && ctx.rank() == 0) {

@@ -1,0 +1,253 @@
+// The zip PyTorchStreamWriter writes (caffe2/serialize/inline_container.cc: writeRecord,
+// getPadding, writeEndOfFile; its miniz: mz_zip_writer_add_mem_ex_v2 with a data descriptor,
+// mz_zip_writer_finalize_archive with MZ_ZIP_FLAG_WRITE_ZIP64) and the std::ofstream those
+// writes pass through (libstdc++ basic_filebuf::xsputn and overflow, BUFSIZ buffer).
+#include "checkpoint/torch_save_file.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "dlio/str_cat.h"
+
+namespace dlio::checkpoint_internal {
+namespace {
+
+constexpr uint64_t kAlignment = 64;           // kFieldAlignment
+constexpr size_t kLocalHeader = 30;           // MZ_ZIP_LOCAL_DIR_HEADER_SIZE
+constexpr size_t kCentralHeader = 46;         // MZ_ZIP_CENTRAL_DIR_HEADER_SIZE
+constexpr size_t kFilebufSize = 8192;         // BUFSIZ: basic_filebuf's buffer
+constexpr size_t kFilebufChunk = 1024;        // xsputn's __chunk
+constexpr uint64_t kZip32Limit = 0xFFFFFFFF;  // past it miniz adds zip64 fields (not modelled)
+constexpr char kVersionRecord[] = "3\n";      // kProducedFileFormatVersion 3
+
+void Le16(std::string* s, uint64_t v) {
+  for (int i = 0; i < 2; ++i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+void Le32(std::string* s, uint64_t v) {
+  for (int i = 0; i < 4; ++i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+void Le64(std::string* s, uint64_t v) {
+  for (int i = 0; i < 8; ++i) s->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+// libstdc++'s basic_filebuf<char> in output mode over `file`: writes leave as whole requests.
+class Filebuf {
+ public:
+  explicit Filebuf(File* file) : file_(file) { buffer_.reserve(kFilebufSize); }
+
+  // ostream::write of `n` bytes, which the caller placed at data[kFilebufSize, +n): the room
+  // before them takes the buffered bytes when both leave as one writev.
+  Status Write(std::vector<char>* data, size_t n) {
+    const size_t avail = kFilebufSize - 1 - buffer_.size();
+    if (n >= std::min(kFilebufChunk, avail)) {  // writev(buffer, data)
+      char* start = data->data() + kFilebufSize - buffer_.size();
+      std::memcpy(start, buffer_.data(), buffer_.size());
+      const size_t total = buffer_.size() + n;
+      DLIO_RETURN_NOT_OK(file_->WriteAt(pos_, start, total));
+      pos_ += total;
+      buffer_.clear();
+      return Status::OK();
+    }
+    buffer_.insert(buffer_.end(), data->data() + kFilebufSize, data->data() + kFilebufSize + n);
+    return Status::OK();
+  }
+
+  Status Write(const std::string& s) {
+    scratch_.resize(kFilebufSize + s.size());
+    std::memcpy(scratch_.data() + kFilebufSize, s.data(), s.size());
+    return Write(&scratch_, s.size());
+  }
+
+  // The close: what is still buffered, in one write.
+  Status Flush() {
+    if (buffer_.empty()) return Status::OK();
+    DLIO_RETURN_NOT_OK(file_->WriteAt(pos_, buffer_.data(), buffer_.size()));
+    pos_ += buffer_.size();
+    buffer_.clear();
+    return Status::OK();
+  }
+
+ private:
+  File* file_;
+  uint64_t pos_ = 0;
+  std::vector<char> buffer_;
+  std::vector<char> scratch_;
+};
+
+struct Record {
+  std::string name;  // archive/<name>
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  uint32_t crc = 0;
+};
+
+// The "FB" extra field that aligns a record's data (getPadding).
+std::string PaddingExtra(uint64_t cursor, size_t name_size) {
+  const uint64_t start = cursor + kLocalHeader + name_size + 4;
+  const uint64_t pad = (kAlignment - start % kAlignment) % kAlignment;
+  std::string extra = "FB";
+  Le16(&extra, pad);
+  extra.append(static_cast<size_t>(pad), 'Z');
+  return extra;
+}
+
+std::string LocalHeader(size_t name_size, size_t extra_size) {
+  std::string h = "PK\x03\x04";
+  Le16(&h, 0);       // version needed
+  Le16(&h, 0x0808);  // data descriptor, UTF-8 name
+  Le16(&h, 0);       // stored
+  Le32(&h, 0);       // DOS time and date
+  Le32(&h, 0);       // crc, sizes: in the data descriptor
+  Le32(&h, 0);
+  Le32(&h, 0);
+  Le16(&h, name_size);
+  Le16(&h, extra_size);
+  return h;
+}
+
+std::string Descriptor(const Record& r) {
+  std::string d = "PK\x07\x08";
+  Le32(&d, r.crc);
+  Le32(&d, r.size);
+  Le32(&d, r.size);
+  return d;
+}
+
+std::string CentralDirectory(const std::vector<Record>& records) {
+  std::string cd;
+  for (const Record& r : records) {
+    cd += "PK\x01\x02";
+    Le16(&cd, 0);       // made by
+    Le16(&cd, 0);       // needed
+    Le16(&cd, 0x0808);  // flags
+    Le16(&cd, 0);       // stored
+    Le32(&cd, 0);       // time, date
+    Le32(&cd, r.crc);
+    Le32(&cd, r.size);
+    Le32(&cd, r.size);
+    Le16(&cd, r.name.size());
+    Le16(&cd, 0);  // extra
+    Le16(&cd, 0);  // comment
+    Le16(&cd, 0);  // disk
+    Le16(&cd, 0);  // internal attributes
+    Le32(&cd, 0);  // external attributes
+    Le32(&cd, r.offset);
+    cd += r.name;
+  }
+  return cd;
+}
+
+// The zip64 end record, its locator and the end record (finalize with WRITE_ZIP64).
+std::vector<std::string> EndRecords(uint64_t entries, uint64_t cd_offset, uint64_t cd_size) {
+  std::string z64 = "PK\x06\x06";
+  Le64(&z64, 44);
+  Le16(&z64, 0x031e);
+  Le16(&z64, 0x002d);
+  Le32(&z64, 0);
+  Le32(&z64, 0);
+  Le64(&z64, entries);
+  Le64(&z64, entries);
+  Le64(&z64, cd_size);
+  Le64(&z64, cd_offset);
+  std::string locator = "PK\x06\x07";
+  Le32(&locator, 0);
+  Le64(&locator, cd_offset + cd_size);
+  Le32(&locator, 1);
+  std::string end = "PK\x05\x06";
+  Le16(&end, 0);
+  Le16(&end, 0);
+  Le16(&end, entries);
+  Le16(&end, entries);
+  Le32(&end, cd_size);
+  Le32(&end, cd_offset);
+  Le16(&end, 0);
+  return {z64, locator, end};
+}
+
+// The tensors' storage keys in the order torch.save writes them: sorted as strings.
+std::vector<size_t> StorageOrder(size_t n) {
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [](size_t a, size_t b) { return std::to_string(a) < std::to_string(b); });
+  return order;
+}
+
+// Walks the records of the file: `record(name, size)` for each, in order.
+template <typename F>
+void ForEachRecord(const TorchStateDict& sd, const std::string& pickle, F&& record) {
+  record("data.pkl", pickle.size(), -1);
+  for (size_t i : StorageOrder(sd.tensors.size())) {
+    record("data/" + std::to_string(i), sd.tensors[i].bytes(), static_cast<int64_t>(i));
+  }
+  record("version", sizeof(kVersionRecord) - 1, -1);
+}
+
+}  // namespace
+
+std::string TorchArchiveName(const std::string& file_name) {
+  std::string base = file_name.substr(file_name.find_last_of('/') + 1);
+  const size_t dot = base.find_last_of('.');
+  return dot == std::string::npos ? base : base.substr(0, dot);
+}
+
+uint64_t TorchSaveFileSize(const std::string& archive_name, const TorchStateDict& sd) {
+  const std::string pickle = TorchPickle(sd);
+  uint64_t cursor = 0, cd = 0, entries = 0;
+  ForEachRecord(sd, pickle, [&](const std::string& name, uint64_t size, int64_t) {
+    const size_t name_size = archive_name.size() + 1 + name.size();
+    cursor += kLocalHeader + name_size + PaddingExtra(cursor, name_size).size() + size + 16;
+    cd += kCentralHeader + name_size;
+    ++entries;
+  });
+  return cursor + cd + 56 + 20 + 22;
+}
+
+Status WriteTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
+                      const TorchDataFill& fill) {
+  const uint64_t total = TorchSaveFileSize(archive_name, sd);
+  if (total >= kZip32Limit) {
+    return Status::InvalidArgument(
+        "checkpoint type 'torch_save': a file of ", total,
+        " bytes needs zip64 records, which dlio does not model (use files under 4 GiB)");
+  }
+  const std::string pickle = TorchPickle(sd);
+  Filebuf out(file);
+  std::vector<Record> records;
+  std::vector<char> data;
+  uint64_t cursor = 0;
+  Status st;
+  ForEachRecord(sd, pickle, [&](const std::string& name, uint64_t size, int64_t tensor) {
+    if (!st.ok()) return;
+    Record r{archive_name + "/" + name, cursor, size, 0};
+    const std::string extra = PaddingExtra(cursor, r.name.size());
+    const uint64_t data_at = cursor + kLocalHeader + r.name.size() + extra.size();
+    data.resize(kFilebufSize + static_cast<size_t>(size));
+    char* bytes = data.data() + kFilebufSize;
+    if (tensor >= 0) {
+      fill(data_at, static_cast<size_t>(size), bytes);
+    } else {
+      std::memcpy(bytes, name == "data.pkl" ? pickle.data() : kVersionRecord, size);
+    }
+    r.crc = static_cast<uint32_t>(
+        crc32_z(0, reinterpret_cast<const Bytef*>(bytes), static_cast<z_size_t>(size)));
+    for (const std::string& piece : {LocalHeader(r.name.size(), extra.size()), r.name, extra}) {
+      if (st.ok()) st = out.Write(piece);
+    }
+    if (st.ok()) st = out.Write(&data, static_cast<size_t>(size));
+    if (st.ok()) st = out.Write(Descriptor(r));
+    cursor = data_at + size + 16;
+    records.push_back(std::move(r));
+  });
+  DLIO_RETURN_NOT_OK(st);
+  const std::string cd = CentralDirectory(records);
+  DLIO_RETURN_NOT_OK(out.Write(cd));
+  for (const std::string& end : EndRecords(records.size(), cursor, cd.size())) {
+    DLIO_RETURN_NOT_OK(out.Write(end));
+  }
+  return out.Flush();
+}
+
+}  // namespace dlio::checkpoint_internal

@@ -1,0 +1,73 @@
+// checkpoint.type torch_save: the file `torch.save(state_dict, path)` writes, and the write
+// requests it issues, for PyTorch 1.13 (Debian 12's python3-torch) as measured under the
+// interposer (docs/workloads.md, "torch.save checkpoints"):
+//
+// - data.pkl: the state dict pickled with protocol 2 (an OrderedDict of tensors, each a
+//   torch._utils._rebuild_tensor_v2 call whose storage is a persistent id), then one record
+//   data/<key> per tensor in sorted key order ("0", "1", "10", "2", ...), then "version" ("3\n"):
+//   a zip written by PyTorchStreamWriter (miniz), every record stored, its data 64-byte aligned
+//   by an "FB" extra field of 'Z's, a data descriptor after it, then the central directory and
+//   zip64 end records. The archive's folder is the file's base name without its extension.
+// - The requests: miniz's writes go through a std::ofstream (libstdc++ basic_filebuf, an 8 KiB
+//   buffer): a write of at least min(1 KiB, free buffer space) leaves as one writev of the
+//   buffered bytes plus it, smaller ones are buffered, and the close writes what is left.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "dlio/status.h"
+#include "dlio/storage.h"
+
+namespace dlio::checkpoint_internal {
+
+struct TorchTensor {
+  std::string name;                      // the state dict key, e.g. "layer1.0.weight"
+  std::vector<uint64_t> shape;           // empty: a 0-dim tensor (one element)
+  std::string storage = "FloatStorage";  // torch.<storage>: the dtype's pickled storage type
+  uint64_t element_size = 4;             // bytes per element
+  uint64_t elements() const;
+  uint64_t bytes() const;
+};
+
+// A module's entry in state_dict()'s _metadata: {name: {"version": version}}.
+struct TorchModule {
+  std::string name;  // "" is the root module
+  int64_t version = 1;
+};
+
+struct TorchStateDict {
+  std::vector<TorchTensor> tensors;
+  bool metadata = true;  // false: a plain OrderedDict without the _metadata attribute
+  std::vector<TorchModule> modules;
+  uint64_t bytes() const;  // tensor data bytes
+};
+
+// Parses checkpoint.torch_state_dict ("name:7x10[:dtype], name:7, ...", dtype fp32 by
+// default, or fp16, bf16, fp64, int8, uint8, int16, int32, int64, bool; a bare "name:" or
+// "name:scalar" is 0-dim) and checkpoint.torch_modules ("" = the root and every dotted prefix of
+// the tensor names, version 1; "none" = no _metadata; else "mod[=version], ..." after the implicit
+// root). InvalidArgument naming the key and the item.
+Result<TorchStateDict> ParseTorchStateDict(const std::string& tensors, const std::string& modules);
+
+// data.pkl: the bytes torch.save's pickler writes for `sd`.
+std::string TorchPickle(const TorchStateDict& sd);
+
+// The file name's archive folder: its base name without the last extension ("ck.pt" -> "ck").
+std::string TorchArchiveName(const std::string& file_name);
+
+// Fills `n` bytes of tensor data that land at `file_offset` of the file.
+using TorchDataFill = std::function<void(uint64_t file_offset, size_t n, char* dst)>;
+
+// Writes the whole torch.save file of `sd` to `file` (offset 0 up) with torch.save's requests;
+// the tensors' bytes come from `fill`. InvalidArgument for a file that would need zip64 records
+// (4 GiB and more: not modelled); the storage's errors otherwise.
+Status WriteTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
+                      const TorchDataFill& fill);
+
+// The size of that file.
+uint64_t TorchSaveFileSize(const std::string& archive_name, const TorchStateDict& sd);
+
+}  // namespace dlio::checkpoint_internal
