@@ -37,6 +37,9 @@ class FileWrapper : public File {
   Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
     return inner_->ReadAt(offset, n, buf);
   }
+  Result<size_t> DoReadSomeAt(uint64_t offset, size_t n, void* buf) override {
+    return inner_->ReadSomeAt(offset, n, buf);
+  }
   Status DoWriteAt(uint64_t offset, const void* buf, size_t n) override {
     return inner_->WriteAt(offset, buf, n);
   }
