@@ -388,7 +388,7 @@ TEST_CASE("numpy model: with keep_arrays, opening and reading every sample is on
   }
 }
 
-TEST_CASE("numpy model: inspect still describes the file; errors name it") {
+TEST_CASE("numpy model: inspect still describes the file, and errors name it") {
   TempDir tmp;
   auto storage = testing::BoundPosixStorage();
   FileSpec spec;
@@ -405,6 +405,19 @@ TEST_CASE("numpy model: inspect still describes the file; errors name it") {
   auto bad = testing::MakeFormatByName("npz")->Open(storage.get(), tmp / "bad.npz", options);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find(tmp / "bad.npz") != std::string::npos);
+  // A header that claims a terabyte over a short file: Corruption naming it, nothing allocated.
+  std::string dict = "{'descr': '|u1', 'fortran_order': False, 'shape': (1099511627776,), }";
+  while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
+  dict += '\n';
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8);
+  npy += static_cast<char>(dict.size() & 0xff);
+  npy += static_cast<char>(dict.size() >> 8);
+  npy += dict + "some data";
+  testing::WriteTextFile(tmp / "huge.npy", npy);
+  auto huge = testing::MakeFormatByName("npy")->Open(storage.get(), tmp / "huge.npy", options);
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.status().code() == StatusCode::kCorruption);
+  CHECK(huge.status().message().find(tmp / "huge.npy") != std::string::npos);
 }
 
 }  // namespace

@@ -119,7 +119,15 @@ class NumpyModelReader final : public FormatReader {
 Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
                                                            const FormatOptions& options,
                                                            NativeReaderOpener native) {
-  DLIO_ASSIGN_OR_RETURN(pyio::LoadedArray first, LoadOnce(spec, ""));
+  Result<pyio::LoadedArray> loaded = LoadOnce(spec, "");
+  if (!loaded.ok()) {
+    // A file np.load refuses: the native reader's diagnosis names the offset (and is what a
+    // damaged file gets under native); np.load's own error when dlio's reader accepts the file.
+    Result<std::unique_ptr<FormatReader>> diagnosed = native();
+    if (!diagnosed.ok()) return diagnosed.status();
+    return loaded.status();
+  }
+  pyio::LoadedArray first = std::move(*loaded);
   ArraySamples samples = ResolveArraySamples(first.header, std::nullopt, options);
   std::string where = spec.path;
   if (!first.member.empty()) where += " member '" + first.member + "'";

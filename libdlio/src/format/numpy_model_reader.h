@@ -35,7 +35,8 @@ using NativeReaderOpener = std::function<Result<std::unique_ptr<FormatReader>>()
 // options.npy.expected_samples, then options.npy.sample_layout. ReadSample does a whole np.load
 // per sample (a fresh open of the file, the load, a close), except that the next sample read
 // after Open takes the array Open loaded (with keep, that array is the kept one). Safe for
-// concurrent use. `native` is called at most once, by the first DescribeJson.
+// concurrent use. `native` is called when the first load fails (its error, naming the offset,
+// is returned when it fails too) and otherwise at most once, by the first DescribeJson.
 Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
                                                            const FormatOptions& options,
                                                            NativeReaderOpener native);

@@ -17,6 +17,8 @@ using format_internal::ParseNpyHeader;
 
 constexpr char kNpyMagic[] = "\x93NUMPY";
 constexpr size_t kMagicPrefix = 6, kMagicLen = 8;
+// Deflate expands at most 1032:1 (zlib's documented maximum).
+constexpr uint64_t kMaxDeflateRatio = 1032;
 
 // A Python file-like object's read(n), appending to `out`.
 using PyRead = std::function<Status(size_t n, std::vector<uint8_t>* out)>;
@@ -104,6 +106,13 @@ Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, b
   LoadedArray a;
   a.member = info->filename;
   DLIO_ASSIGN_OR_RETURN(a.header, ReadArrayHeader(read, where));
+  // Bounds before anything is allocated from the header (np.load would fail reading).
+  if (a.header.data_bytes > info->file_size ||
+      (info->compress_type != 0 && info->file_size / kMaxDeflateRatio > info->compress_size + 1)) {
+    return Status::Corruption(where, ": npy header claims ", a.header.data_bytes,
+                              " data bytes; the member holds ", info->file_size,
+                              " uncompressed bytes from ", info->compress_size, " compressed ones");
+  }
   DLIO_RETURN_NOT_OK(ReadArrayPieces(read, a.header, where, &a.data));
   DLIO_ASSIGN_OR_RETURN(a.file_bytes, fid->FileSize());  // cached by zipfile's seek to the end
   return a;
@@ -122,8 +131,14 @@ Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer) {
   };
   LoadedArray a;
   DLIO_ASSIGN_OR_RETURN(a.header, ReadArrayHeader(read, where));
+  DLIO_ASSIGN_OR_RETURN(uint64_t size, fid->FileSize());  // FileIO's fstat at open
+  if (a.header.data_bytes > size - std::min(size, fid->Tell())) {
+    return Status::Corruption(where, ": EOF reading array data, expected ", a.header.data_bytes,
+                              " bytes, the file holds ", size - std::min(size, fid->Tell()),
+                              " after its header");
+  }
   a.data.resize(static_cast<size_t>(a.header.data_bytes));
-  a.file_bytes = fid->Tell() + a.header.data_bytes;
+  a.file_bytes = size;
   if (a.header.data_bytes == 0) return a;
   CStdioReader stream(fid->file(), stdio_buffer);
   DLIO_RETURN_NOT_OK(stream.Seek(static_cast<int64_t>(fid->Tell()), /*from_current=*/false));

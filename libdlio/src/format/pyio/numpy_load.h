@@ -36,7 +36,7 @@ struct LoadedArray {
   format_internal::NpyHeader header;
   std::vector<uint8_t> data;  // header.data_bytes bytes, C or Fortran order as stored
   std::string member;         // npz: the member loaded, as ZipFile.namelist() names it
-  uint64_t file_bytes = 0;    // bytes the file holds at least (npz: its size; npy: those read)
+  uint64_t file_bytes = 0;    // the file's size
 };
 
 // np.load(file) when the file is an .npy, np.load(file)[key] when it is an .npz (`key` is a member
