@@ -89,8 +89,15 @@ TEST_CASE("a num_samples_per_file that disagrees with the files is an error nami
   const CommandResult r = Run(TrainArgs(dir, "npz", 2, 529));
   INFO(r.output);
   CHECK(r.exit_code == 1);
-  CHECK(r.output.find("img_0_of_4.npz holds 3 samples, but dataset.num_samples_per_file is 2") !=
+  // Under reader.io_model numpy (npz's default) the labels are not read (np.load(path)['x'] does
+  // not touch y): neither axis of (23, 23, 3) has 2 entries, so sample_layout's first axis counts.
+  CHECK(r.output.find("img_0_of_4.npz holds 23 samples, but dataset.num_samples_per_file is 2") !=
         std::string::npos);
+  // native reads the labels' length.
+  const CommandResult native = Run(TrainArgs(dir, "npz", 2, 529) + " --set reader.io_model=native");
+  INFO(native.output);
+  CHECK(native.output.find("img_0_of_4.npz holds 3 samples, but dataset.num_samples_per_file is "
+                           "2") != std::string::npos);
 }
 
 TEST_CASE("dlio-run inspect says how a DLIO file is read, and exits 1 on problems it finds") {

@@ -43,6 +43,12 @@ class CountingStorage final : public StorageWrapper {
       owner_->read_bytes_.fetch_add(got);
       return got;
     }
+    Result<size_t> DoReadSomeAt(uint64_t offset, size_t n, void* buf) override {
+      DLIO_ASSIGN_OR_RETURN(const size_t got, FileWrapper::DoReadSomeAt(offset, n, buf));
+      owner_->reads_.fetch_add(1);
+      owner_->read_bytes_.fetch_add(got);
+      return got;
+    }
 
    private:
     CountingStorage* owner_;

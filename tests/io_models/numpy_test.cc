@@ -1,8 +1,13 @@
 // reader.io_model numpy held against numpy itself: Debian's python3 runs np.load(path)['x'] (npz)
 // or np.load(path) (npy) under libdlio_preload.so (and, where strace is installed, under strace,
 // which sees the read(2) calls glibc's stdio makes inside numpy.fromfile), and dlio's npz/npy
-// readers read one sample of the same files under a MemoryTracer. The requests must be equal row
-// by row: opens and reads, offsets and sizes, in order.
+// readers open the same files and read samples of them under a MemoryTracer. The requests must be
+// equal row by row, the open of each file included: opens and reads, offsets and sizes, in order.
+// The read(2) calls dlio makes are counted too (/proc/thread-self/io), so a raw read that returns
+// short at the end of a file costs one call, as Python's.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +50,8 @@ np.savez_compressed(d + '/deflated_text.npz',
                     x=r.integers(0, 4, (700, 700, 3), dtype=np.uint8), y=np.arange(3))
 np.savez_compressed(d + '/deflated_zeros.npz', x=np.zeros((100, 100, 2)), y=np.arange(2))
 np.savez_compressed(d + '/deflated_small.npz', x=r.integers(0, 9, (30, 30, 1), dtype=np.int16))
+np.savez(d + '/short_tail.npz', x=r.integers(0, 255, (1024, 1024), dtype=np.uint8),
+         y=np.zeros(1, np.int64))
 np.save(d + '/big.npy', r.integers(0, 255, (1024, 1024, 2), dtype=np.uint8))
 np.save(d + '/small.npy', r.random((10, 10), dtype=np.float32))
 np.save(d + '/odd.npy', r.random((3, 5001)))
@@ -60,6 +67,42 @@ for p in sys.argv[1:]:
         a = np.load(p)
     s = a[..., 0] if a.ndim > 1 else a
 )";
+
+// What a PyTorch Dataset over the files does: np.load per sample, `argv[1]` samples per file.
+const char kSequenceScript[] = R"(import numpy as np, sys
+k = int(sys.argv[1])
+for p in sys.argv[2:]:
+    for i in range(k):
+        if p.endswith('.npz'):
+            a = np.load(p)['x']
+        else:
+            a = np.load(p)
+        s = a[..., i % a.shape[-1]] if a.ndim > 1 else a
+)";
+
+// Read system calls made by this thread so far (-1 where the kernel does not count them).
+class ReadCalls {
+ public:
+  ReadCalls() : fd_(::open("/proc/thread-self/io", O_RDONLY)) {}
+  ~ReadCalls() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  int64_t Now() {
+    char buf[512] = {};
+    if (fd_ < 0 || ::pread(fd_, buf, sizeof(buf) - 1, 0) <= 0) return -1;
+    const std::string s(buf);
+    const size_t at = s.find("syscr: ");
+    return at == std::string::npos ? -1 : std::stoll(s.substr(at + 7));
+  }
+  // Reads since `before` (a Now()), without Now's own; -1 when not counted.
+  int64_t Since(int64_t before) {
+    const int64_t now = Now();
+    return before < 0 || now < 0 ? -1 : now - before - 1;
+  }
+
+ private:
+  int fd_;
+};
 
 struct Files {
   std::string data;
@@ -100,27 +143,52 @@ Files MakeFiles(const TempDir& tmp) {
   return f;
 }
 
-// dlio's requests for sample 0 of `name` (after its Open, whose directory reads are dlio's own
-// bookkeeping), with `model`.
-std::vector<Request> DlioSampleRequests(const std::string& data, const std::string& name,
-                                        IoModel model, const KindFilter& filter) {
+// dlio's requests for opening `name` with `model` and reading its samples 0 .. `samples` - 1 (in
+// a fresh reader; modulo the file's sample count); `read_calls` gets the read(2) calls they cost
+// (-1 where not counted).
+std::vector<Request> DlioFileRequests(const std::string& data, const std::string& name,
+                                      IoModel model, const KindFilter& filter, uint64_t samples = 1,
+                                      bool keep = false, int64_t* read_calls = nullptr) {
   MemoryTracer tracer;
   auto storage = testing::BoundPosixStorage(&tracer);
   const std::string format = name.substr(name.rfind('.') + 1);
   FormatOptions options;
   options.io_model = model;
-  auto reader = testing::MakeFormatByName(format)->Open(storage.get(), data + "/" + name, options);
-  INFO(name << ": " << reader.status().ToString());
-  REQUIRE(reader.ok());
-  const size_t at_open = RequestsOf(tracer, data, filter).size();
-  SampleBuffer out;
-  const Status st = (*reader)->ReadSample(0, &out);
-  INFO(st.ToString());
-  REQUIRE(st.ok());
+  options.npy.keep_arrays = keep;
+  ReadCalls calls;
+  const int64_t before = calls.Now();
+  {
+    auto reader =
+        testing::MakeFormatByName(format)->Open(storage.get(), data + "/" + name, options);
+    INFO(name << ": " << reader.status().ToString());
+    REQUIRE(reader.ok());
+    SampleBuffer out;
+    for (uint64_t i = 0; i < samples; ++i) {
+      const Status st = (*reader)->ReadSample(i % (*reader)->num_samples(), &out);
+      INFO(st.ToString());
+      REQUIRE(st.ok());
+    }
+  }
+  if (read_calls != nullptr) *read_calls = calls.Since(before);
   std::vector<Request> rows = RequestsOf(tracer, data, filter);
-  rows.erase(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(at_open));
   for (Request& r : rows) r.tid = 0;
   return rows;
+}
+
+// The same for one sample (one np.load in Python).
+std::vector<Request> DlioSampleRequests(const std::string& data, const std::string& name,
+                                        IoModel model, const KindFilter& filter,
+                                        int64_t* read_calls = nullptr) {
+  return DlioFileRequests(data, name, model, filter, 1, false, read_calls);
+}
+
+size_t ReadRows(const std::vector<Request>& rows) {
+  return static_cast<size_t>(std::count_if(
+      rows.begin(), rows.end(), [](const Request& r) { return r.kind == OpKind::kRead; }));
+}
+
+bool IsNpz(const std::string& name) {
+  return name.size() > 4 && name.compare(name.size() - 4, 4, ".npz") == 0;
 }
 
 std::vector<Request> OfFile(const std::vector<Request>& rows, const std::string& name) {
@@ -146,13 +214,16 @@ TEST_CASE("numpy model: dlio's npz reads are np.load's, request for request") {
   const ProfileTrace real = TracePythonProgram(LoadArgs(tmp, f), f.data, tmp / "prof");
   const std::vector<Request> python = RequestsOf(real, f.data, kOpensAndReads);
   for (const std::string& name : f.names) {
-    if (name.size() < 4 || name.compare(name.size() - 4, 4, ".npz") != 0) continue;
+    if (!IsNpz(name)) continue;
     const std::vector<Request> want = OfFile(python, name);
+    int64_t calls = 0;
     const std::vector<Request> got =
-        DlioSampleRequests(f.data, name, IoModel::kNumpy, kOpensAndReads);
+        DlioSampleRequests(f.data, name, IoModel::kNumpy, kOpensAndReads, &calls);
     INFO(name << "\nnp.load:\n" << ToString(want) << "dlio:\n" << ToString(got));
     CHECK(want.size() > 6);
-    CHECK(got == want);
+    CHECK(got == want);  // the open included: it is the first np.load
+    // One read(2) per row, as Python's FileIO: no second pread after a read that ends short.
+    if (calls >= 0) CHECK(calls == static_cast<int64_t>(ReadRows(want)));
     // auto picks numpy for npz; native reads differently.
     CHECK(DlioSampleRequests(f.data, name, IoModel::kAuto, kOpensAndReads) == want);
     CHECK_FALSE(DlioSampleRequests(f.data, name, IoModel::kNative, kOpensAndReads) == want);
@@ -250,7 +321,103 @@ TEST_CASE("numpy model: dlio's reads are np.load's read(2) calls, as strace sees
     INFO(name << "\nstrace:\n" << ToString(want) << "dlio:\n" << ToString(got));
     CHECK(want.size() >= 2);
     CHECK(got == want);
+    int64_t calls = 0;
+    DlioSampleRequests(f.data, name, IoModel::kNumpy, KindFilter{}, &calls);
+    if (calls >= 0) CHECK(calls == static_cast<int64_t>(want.size()));
   }
+}
+
+TEST_CASE("numpy model: a file opened and read per sample costs np.load per sample, no more") {
+  if (!io_model_test::PythonHas("numpy")) return;
+  TempDir tmp;
+  const Files f = MakeFiles(tmp);
+  const std::string script = tmp / "sequence.py";
+  testing::WriteTextFile(script, kSequenceScript);
+  std::string args = "'" + script + "' 2";
+  for (const std::string& n : f.names) args += " '" + f.data + "/" + n + "'";
+  const ProfileTrace real = TracePythonProgram(args, f.data, tmp / "prof");
+  const std::vector<Request> python = RequestsOf(real, f.data, kOpensAndReads);
+  for (const std::string& name : f.names) {
+    const std::vector<Request> want = OfFile(python, name);
+    int64_t calls = 0;
+    const std::vector<Request> got =
+        DlioFileRequests(f.data, name, IoModel::kNumpy, kOpensAndReads, 2, false, &calls);
+    INFO(name << "\n2 x np.load:\n"
+              << ToString(want) << "dlio (open, samples 0 and 1):\n"
+              << ToString(got));
+    REQUIRE(std::count_if(want.begin(), want.end(),
+                          [](const Request& r) { return r.kind == OpKind::kOpen; }) == 2);
+    if (IsNpz(name)) {
+      CHECK(got == want);
+      if (calls >= 0) CHECK(calls == static_cast<int64_t>(ReadRows(want)));
+    } else {  // the interposer sees fromfile's fread as one row (see the npy case above): the
+              // opens and np.load's magic reads must still match, one per load
+      auto loads = [](const std::vector<Request>& rows) {
+        std::vector<Request> out;
+        for (size_t i = 0; i < rows.size(); ++i) {
+          if (rows[i].kind == OpKind::kOpen) out.push_back(rows[i]);
+          if (i > 0 && rows[i - 1].kind == OpKind::kOpen) out.push_back(rows[i]);
+        }
+        return out;
+      };
+      CHECK(loads(got) == loads(want));
+    }
+  }
+}
+
+TEST_CASE("numpy model: with keep_arrays, opening and reading every sample is one np.load") {
+  if (!io_model_test::PythonHas("numpy")) return;
+  TempDir tmp;
+  const Files f = MakeFiles(tmp);
+  const ProfileTrace real = TracePythonProgram(LoadArgs(tmp, f), f.data, tmp / "prof");
+  const std::vector<Request> python = RequestsOf(real, f.data, kOpensAndReads);
+  for (const std::string& name : f.names) {
+    if (!IsNpz(name)) continue;
+    const std::vector<Request> want = OfFile(python, name);
+    MemoryTracer probe;
+    auto storage = testing::BoundPosixStorage(&probe);
+    FormatOptions options;
+    auto reader =
+        testing::MakeFormatByName("npz")->Open(storage.get(), f.data + "/" + name, options);
+    REQUIRE(reader.ok());
+    const uint64_t n = std::min<uint64_t>((*reader)->num_samples(), 3);
+    const std::vector<Request> got =
+        DlioFileRequests(f.data, name, IoModel::kNumpy, kOpensAndReads, n, /*keep=*/true);
+    INFO(name << "\nnp.load:\n" << ToString(want) << "dlio:\n" << ToString(got));
+    CHECK(got == want);
+  }
+}
+
+TEST_CASE("numpy model: inspect still describes the file, and errors name it") {
+  TempDir tmp;
+  auto storage = testing::BoundPosixStorage();
+  FileSpec spec;
+  spec.sample_sizes.assign(3, 1000);
+  FormatOptions options;
+  const std::string path = tmp / "a.npz";
+  REQUIRE(testing::MakeFormatByName("npz")->Write(storage.get(), path, spec, options).ok());
+  auto reader = testing::MakeFormatByName("npz")->Open(storage.get(), path, options);
+  REQUIRE(reader.ok());
+  CHECK((*reader)->num_samples() == 3);
+  const std::string json = (*reader)->DescribeJson();
+  CHECK(json.find("\"sample_member\":\"x.npy\"") != std::string::npos);
+  testing::WriteTextFile(tmp / "bad.npz", "PK\x03\x04 not really a zip");
+  auto bad = testing::MakeFormatByName("npz")->Open(storage.get(), tmp / "bad.npz", options);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find(tmp / "bad.npz") != std::string::npos);
+  // A header that claims a terabyte over a short file: Corruption naming it, nothing allocated.
+  std::string dict = "{'descr': '|u1', 'fortran_order': False, 'shape': (1099511627776,), }";
+  while ((10 + dict.size() + 1) % 64 != 0) dict += ' ';
+  dict += '\n';
+  std::string npy = std::string("\x93NUMPY\x01\x00", 8);
+  npy += static_cast<char>(dict.size() & 0xff);
+  npy += static_cast<char>(dict.size() >> 8);
+  npy += dict + "some data";
+  testing::WriteTextFile(tmp / "huge.npy", npy);
+  auto huge = testing::MakeFormatByName("npy")->Open(storage.get(), tmp / "huge.npy", options);
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.status().code() == StatusCode::kCorruption);
+  CHECK(huge.status().message().find(tmp / "huge.npy") != std::string::npos);
 }
 
 }  // namespace

@@ -112,6 +112,11 @@ class File {
 
   // Reads up to `n` bytes at `offset` into `buf`; returns the count read (< n only at end of file).
   Result<size_t> ReadAt(uint64_t offset, size_t n, void* buf);
+  // One read request of up to `n` bytes at `offset`, as a single read(2) does: the count may be
+  // short anywhere (posix: one pread, retried only on EINTR, so a read reaching past the end
+  // returns what is there and issues no second request); 0 at or past the end of file. Counted
+  // and traced exactly as ReadAt. Backends without a single-request read do what ReadAt does.
+  Result<size_t> ReadSomeAt(uint64_t offset, size_t n, void* buf);
   // Reads exactly `n` bytes or returns Corruption naming the path, offset and the short count.
   Status ReadExactAt(uint64_t offset, size_t n, void* buf);
   // Writes all `n` bytes at `offset` (ResourceExhausted on a full disk).
@@ -132,6 +137,10 @@ class File {
  protected:
   File(std::string path, size_t alignment) : path_(std::move(path)), alignment_(alignment) {}
   virtual Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) = 0;
+  // ReadSomeAt's hook; the default is DoReadAt.
+  virtual Result<size_t> DoReadSomeAt(uint64_t offset, size_t n, void* buf) {
+    return DoReadAt(offset, n, buf);
+  }
   virtual Status DoWriteAt(uint64_t offset, const void* buf, size_t n) = 0;
   virtual Result<uint64_t> DoSize() = 0;
   virtual Status DoSync() = 0;
@@ -141,6 +150,7 @@ class File {
 
  private:
   friend class Storage;
+  Result<size_t> TracedRead(uint64_t offset, size_t n, void* buf, bool once);
   std::string path_;
   size_t alignment_ = 1;
   IoSink sink_;

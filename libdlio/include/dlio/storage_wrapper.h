@@ -24,7 +24,9 @@ namespace dlio {
 // Forwards every call to the wrapped file's public methods. Thread safety as File's: ReadAt and
 // WriteAt from many threads when the inner file allows it. Destruction closes the wrapper (which
 // closes the inner file); a subclass that overrides DoClose calls Close() in its own destructor,
-// as every File implementation does.
+// as every File implementation does. ReadAt and ReadSomeAt reach the inner file through
+// separate hooks (DoReadAt, DoReadSomeAt): a decorator that changes or counts reads overrides
+// both.
 class FileWrapper : public File {
  public:
   explicit FileWrapper(std::unique_ptr<File> inner)
@@ -36,6 +38,9 @@ class FileWrapper : public File {
  protected:
   Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
     return inner_->ReadAt(offset, n, buf);
+  }
+  Result<size_t> DoReadSomeAt(uint64_t offset, size_t n, void* buf) override {
+    return inner_->ReadSomeAt(offset, n, buf);
   }
   Status DoWriteAt(uint64_t offset, const void* buf, size_t n) override {
     return inner_->WriteAt(offset, buf, n);

@@ -130,22 +130,22 @@ class NpyFormat final : public Format {
     if (ResolveIoModel(options.io_model, capabilities()) != IoModel::kNumpy) {
       return OpenNative(storage, path, options);
     }
-    // The native reader answers the sample count and layout (its Open reads the header); np.load
-    // reads the samples.
+    // The first np.load of the file gives the sample count and layout; the native reader is
+    // opened only for inspect.
     NumpyModelSpec spec;
-    DLIO_ASSIGN_OR_RETURN(auto reader, OpenNative(storage, path, options, &spec));
     spec.storage = storage;
     spec.path = path;
     spec.file_options.direct = options.direct;
     spec.keep = options.npy.keep_arrays;
     spec.buffers = NumpyBuffersFor(storage, path);
-    return NewNumpyModelReader(std::move(reader), std::move(spec));
+    return OpenNumpyModelReader(std::move(spec), options, [storage, path, options] {
+      return OpenNative(storage, path, options);
+    });
   }
 
  private:
-  Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
-                                                   const FormatOptions& options,
-                                                   NumpyModelSpec* spec = nullptr) const {
+  static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
+                                                          const FormatOptions& options) {
     FileOptions fo;
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
@@ -171,10 +171,6 @@ class NpyFormat final : public Format {
                                 ")");
     }
     ArraySamples samples = ResolveArraySamples(h, std::nullopt, options);
-    if (spec != nullptr) {
-      spec->samples = samples;
-      spec->data_bytes = h.data_bytes;
-    }
     DLIO_RETURN_NOT_OK(CheckZeroByteSamples(samples, size, path + ": npy shape " + h.ShapeJson()));
     std::vector<std::string> problems;
     if (samples.num_samples == 0) problems.push_back(path + ": the array holds no samples");

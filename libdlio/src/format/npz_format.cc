@@ -162,15 +162,12 @@ class NpzReader final : public FormatReader {
 };
 
 // The member to sample from: x.npy, else the first .npy member, else the first member.
+// (The numpy model makes the same choice from zipfile's directory.)
 size_t PickMember(const ZipDirectory& dir) {
-  for (size_t i = 0; i < dir.members.size(); ++i) {
-    if (dir.members[i].name == "x.npy") return i;
-  }
-  for (size_t i = 0; i < dir.members.size(); ++i) {
-    const std::string& n = dir.members[i].name;
-    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".npy") == 0) return i;
-  }
-  return 0;
+  std::vector<std::string> names;
+  names.reserve(dir.members.size());
+  for (const ZipMember& m : dir.members) names.push_back(m.name);
+  return pyio::PickSampleMember(names);
 }
 
 // Locates member `index` and reads and checks its npy header: a stored member in one request of
@@ -279,36 +276,23 @@ class NpzFormat final : public Format {
     if (ResolveIoModel(options.io_model, capabilities()) != IoModel::kNumpy) {
       return OpenNative(storage, path, options);
     }
-    // The native reader answers the sample count and layout (its Open reads the directory and
-    // the member's header; 4 KiB inflate input is enough for a header); np.load reads the samples.
-    FormatOptions native = options;
-    native.transfer_size = 4096;
-    NpzArrayInfo info;
-    DLIO_ASSIGN_OR_RETURN(auto reader, OpenNative(storage, path, native, &info));
+    // The first np.load of the file (its member chosen from zipfile's directory as PickMember
+    // does) gives the sample count and layout; the native reader is opened only for inspect.
     NumpyModelSpec spec;
     spec.storage = storage;
     spec.path = path;
     spec.file_options.direct = options.direct;
-    spec.key = info.member;
-    spec.samples = info.samples;
-    spec.data_bytes = info.data_bytes;
     spec.keep = options.npy.keep_arrays;
     spec.buffers = NumpyBuffersFor(storage, path);
     spec.buffers.check_crc = options.verify;
-    return NewNumpyModelReader(std::move(reader), std::move(spec));
+    return OpenNumpyModelReader(std::move(spec), options, [storage, path, options] {
+      return OpenNative(storage, path, options);
+    });
   }
 
  private:
-  // What the numpy model takes from the native Open.
-  struct NpzArrayInfo {
-    std::string member;
-    ArraySamples samples;
-    uint64_t data_bytes = 0;
-  };
-
-  Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
-                                                   const FormatOptions& options,
-                                                   NpzArrayInfo* info = nullptr) const {
+  static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
+                                                          const FormatOptions& options) {
     FileOptions fo;
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
@@ -325,7 +309,6 @@ class NpzFormat final : public Format {
         samples, size,
         path + " member '" + array.member.name + "' shape " + array.header.ShapeJson()));
     if (samples.num_samples == 0) problems.push_back(path + ": the array holds no samples");
-    if (info != nullptr) *info = {array.member.name, samples, array.header.data_bytes};
     if (samples.axis == SampleAxis::kLast && array.inflater && options.transfer_size == 0) {
       array.inflater->SetTransferSize(kNumpyReadPieceBytes);  // zipfile's reads for np.load
     }

@@ -11,25 +11,63 @@
 namespace dlio::format_internal {
 namespace {
 
+// One np.load: open, load, close (the file is closed on every path).
+Result<pyio::LoadedArray> LoadOnce(const NumpyModelSpec& spec, const std::string& key) {
+  DLIO_ASSIGN_OR_RETURN(auto file,
+                        spec.storage->Open(spec.path, OpenMode::kRead, spec.file_options));
+  Result<pyio::LoadedArray> a = pyio::NumpyLoad(file.get(), key, spec.buffers);
+  const Status closed = file->Close();
+  DLIO_RETURN_NOT_OK(a.status());
+  DLIO_RETURN_NOT_OK(closed);
+  return a;
+}
+
 class NumpyModelReader final : public FormatReader {
  public:
-  NumpyModelReader(std::unique_ptr<FormatReader> native, NumpyModelSpec spec)
-      : native_(std::move(native)), spec_(std::move(spec)) {}
+  NumpyModelReader(NumpyModelSpec spec, pyio::LoadedArray first, ArraySamples samples,
+                   NativeReaderOpener native)
+      : spec_(std::move(spec)),
+        key_(std::move(first.member)),
+        data_bytes_(first.header.data_bytes),
+        samples_(std::move(samples)),
+        native_opener_(std::move(native)),
+        pending_(std::move(first.data)) {}
 
-  uint64_t num_samples() const override { return native_->num_samples(); }
-  uint64_t sample_size(uint64_t i) const override { return native_->sample_size(i); }
-  std::string DescribeJson() const override { return native_->DescribeJson(); }
+  uint64_t num_samples() const override { return samples_.num_samples; }
+  uint64_t sample_size(uint64_t) const override { return samples_.sample_size; }
+
+  std::string DescribeJson() const override {
+    std::lock_guard<std::mutex> lock(native_mu_);
+    if (!native_) {
+      Result<std::unique_ptr<FormatReader>> opened = native_opener_();
+      if (!opened.ok()) {
+        return "{\"path\":" + JsonString(spec_.path) +
+               ",\"error\":" + JsonString(opened.status().ToString()) + "}";
+      }
+      native_ = std::move(*opened);
+    }
+    return native_->DescribeJson();
+  }
 
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
-    DLIO_RETURN_NOT_OK(CheckSampleIndex(spec_.path, i, spec_.samples.num_samples));
-    DLIO_RETURN_NOT_OK(out->Resize(spec_.samples.sample_size));
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(spec_.path, i, samples_.num_samples));
+    DLIO_RETURN_NOT_OK(out->Resize(samples_.sample_size));
+    std::optional<std::vector<uint8_t>> first = TakePending();
     if (spec_.keep) {
       std::lock_guard<std::mutex> lock(mu_);
       if (!kept_) {
-        DLIO_ASSIGN_OR_RETURN(pyio::LoadedArray a, Load());
-        kept_ = std::move(a.data);
+        if (first) {
+          kept_ = std::move(first);
+        } else {
+          DLIO_ASSIGN_OR_RETURN(pyio::LoadedArray a, Load());
+          kept_ = std::move(a.data);
+        }
       }
       Gather(i, *kept_, out->data());
+      return Status::OK();
+    }
+    if (first) {
+      Gather(i, *first, out->data());
       return Status::OK();
     }
     DLIO_ASSIGN_OR_RETURN(pyio::LoadedArray a, Load());
@@ -38,24 +76,25 @@ class NumpyModelReader final : public FormatReader {
   }
 
  private:
-  // One np.load: open, load, close (the file is closed on every path).
+  // The array Open loaded, once (nullopt after the first call).
+  std::optional<std::vector<uint8_t>> TakePending() {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::optional<std::vector<uint8_t>> out = std::move(pending_);
+    pending_.reset();
+    return out;
+  }
+
   Result<pyio::LoadedArray> Load() const {
-    DLIO_ASSIGN_OR_RETURN(auto file,
-                          spec_.storage->Open(spec_.path, OpenMode::kRead, spec_.file_options));
-    Result<pyio::LoadedArray> a = pyio::NumpyLoad(file.get(), spec_.key, spec_.buffers);
-    const Status closed = file->Close();
-    DLIO_RETURN_NOT_OK(a.status());
-    DLIO_RETURN_NOT_OK(closed);
-    if (a->header.data_bytes != spec_.data_bytes) {
+    DLIO_ASSIGN_OR_RETURN(pyio::LoadedArray a, LoadOnce(spec_, key_));
+    if (a.header.data_bytes != data_bytes_) {
       return Status::Corruption(spec_.path, ": the array changed since the file was opened (",
-                                spec_.data_bytes, " data bytes then, ", a->header.data_bytes,
-                                " now)");
+                                data_bytes_, " data bytes then, ", a.header.data_bytes, " now)");
     }
     return a;
   }
 
   void Gather(uint64_t i, const std::vector<uint8_t>& data, uint8_t* out) const {
-    const ArraySamples& s = spec_.samples;
+    const ArraySamples& s = samples_;
     if (s.axis == SampleAxis::kFirst) {
       if (s.sample_size > 0) std::memcpy(out, data.data() + s.offset(i), s.sample_size);
       return;
@@ -63,17 +102,39 @@ class NumpyModelReader final : public FormatReader {
     GatherSamplePiece(s, i, 0, data.data(), data.size(), out);
   }
 
-  std::unique_ptr<FormatReader> native_;
   NumpyModelSpec spec_;
-  std::mutex mu_;  // guards kept_
+  std::string key_;  // npz: the member Open loaded
+  uint64_t data_bytes_;
+  ArraySamples samples_;
+  NativeReaderOpener native_opener_;
+  mutable std::mutex native_mu_;  // guards native_
+  mutable std::unique_ptr<FormatReader> native_;
+  std::mutex mu_;  // guards pending_ and kept_
+  std::optional<std::vector<uint8_t>> pending_;
   std::optional<std::vector<uint8_t>> kept_;
 };
 
 }  // namespace
 
-std::unique_ptr<FormatReader> NewNumpyModelReader(std::unique_ptr<FormatReader> native,
-                                                  NumpyModelSpec spec) {
-  return std::make_unique<NumpyModelReader>(std::move(native), std::move(spec));
+Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
+                                                           const FormatOptions& options,
+                                                           NativeReaderOpener native) {
+  Result<pyio::LoadedArray> loaded = LoadOnce(spec, "");
+  if (!loaded.ok()) {
+    // A file np.load refuses: the native reader's diagnosis names the offset (and is what a
+    // damaged file gets under native); np.load's own error when dlio's reader accepts the file.
+    Result<std::unique_ptr<FormatReader>> diagnosed = native();
+    if (!diagnosed.ok()) return diagnosed.status();
+    return loaded.status();
+  }
+  pyio::LoadedArray first = std::move(*loaded);
+  ArraySamples samples = ResolveArraySamples(first.header, std::nullopt, options);
+  std::string where = spec.path;
+  if (!first.member.empty()) where += " member '" + first.member + "'";
+  DLIO_RETURN_NOT_OK(CheckZeroByteSamples(samples, first.file_bytes,
+                                          where + " shape " + first.header.ShapeJson()));
+  return std::unique_ptr<FormatReader>(new NumpyModelReader(std::move(spec), std::move(first),
+                                                            std::move(samples), std::move(native)));
 }
 
 pyio::NumpyBuffers NumpyBuffersFor(Storage* storage, const std::string& path) {

@@ -1,8 +1,12 @@
 // The npz and npy readers under reader.io_model numpy: every sample read is what the Python DLIO's
 // NPZ/NPY readers do per sample on demand, np.load(path)[key] of the whole file (then indexing the
 // array), with the requests numpy, zipfile and Python's buffered file issue (pyio/numpy_load.h).
+// Opening a file is its first np.load: the sample count and layout come from the array it
+// returns, and that array serves the reader's next sample, so a file opened and read once costs
+// one np.load, as in Python (which has no separate open step).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -13,23 +17,29 @@
 
 namespace dlio::format_internal {
 
-// What a numpy-model reader needs, taken from the native reader's Open.
+// What a numpy-model reader loads.
 struct NumpyModelSpec {
   Storage* storage = nullptr;  // must outlive the reader (it opens `path` for each load)
   std::string path;
   FileOptions file_options;
-  std::string key;  // npz: the sample member's name ("x.npy"); npy: unused
-  ArraySamples samples;
-  uint64_t data_bytes = 0;  // of the array, as the native reader parsed it
-  bool keep = false;        // NpyOptions::keep_arrays: the first load is kept (read_type memory)
+  bool keep = false;  // NpyOptions::keep_arrays: the first load is kept (read_type memory)
   pyio::NumpyBuffers buffers;
 };
 
-// Wraps `native` (which answers num_samples, sample_size and DescribeJson) with ReadSample
-// doing a whole np.load per sample: a fresh open of the file, the load, a close. Safe for
-// concurrent use (each load has its own file; the kept array is guarded).
-std::unique_ptr<FormatReader> NewNumpyModelReader(std::unique_ptr<FormatReader> native,
-                                                  NumpyModelSpec spec);
+// Opens the file's native reader (for DescribeJson, which `dlio-run inspect` prints).
+using NativeReaderOpener = std::function<Result<std::unique_ptr<FormatReader>>()>;
+
+// Does the first np.load of spec.path (an npz's member chosen by pyio::PickSampleMember from the
+// archive's directory) and returns the reader of its samples: the axis chosen by
+// ResolveArraySamples without labels (np.load(path)['x'] does not read y), i.e. shape, then
+// options.npy.expected_samples, then options.npy.sample_layout. ReadSample does a whole np.load
+// per sample (a fresh open of the file, the load, a close), except that the next sample read
+// after Open takes the array Open loaded (with keep, that array is the kept one). Safe for
+// concurrent use. `native` is called when the first load fails (its error, naming the offset,
+// is returned when it fails too) and otherwise at most once, by the first DescribeJson.
+Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
+                                                           const FormatOptions& options,
+                                                           NativeReaderOpener native);
 
 // The buffers Python and glibc would use for files of `storage` at `path` (their st_blksize).
 pyio::NumpyBuffers NumpyBuffersFor(Storage* storage, const std::string& path);

@@ -42,6 +42,17 @@ Result<size_t> PreadFully(int fd, uint64_t offset, size_t n, void* buf, const st
   return done;
 }
 
+// One pread (retried only on EINTR): the count the kernel returns, however short.
+Result<size_t> PreadOnce(int fd, uint64_t offset, size_t n, void* buf, const std::string& path) {
+  for (;;) {
+    const ssize_t r = ::pread(fd, buf, n, static_cast<off_t>(offset));
+    if (r >= 0) return static_cast<size_t>(r);
+    if (errno != EINTR) {
+      return Status::FromErrno(errno, StrCat("pread ", path, " at offset ", offset));
+    }
+  }
+}
+
 Status PwriteFully(int fd, uint64_t offset, const void* buf, size_t n, const std::string& path) {
   size_t done = 0;
   const auto* p = static_cast<const uint8_t*>(buf);
@@ -107,6 +118,13 @@ class PosixFile final : public File {
     const size_t avail = std::min(n, got - skip);
     std::memcpy(buf, lease.buffer().data() + skip, avail);
     return avail;
+  }
+
+  // One pread. Under O_DIRECT an unaligned request goes through DoReadAt's bounce buffer (one
+  // aligned pread unless the kernel returns short before the end of file).
+  Result<size_t> DoReadSomeAt(uint64_t offset, size_t n, void* buf) override {
+    if (direct_) return DoReadAt(offset, n, buf);
+    return PreadOnce(fd_, offset, n, buf, path());
   }
 
   Status DoWriteAt(uint64_t offset, const void* buf, size_t n) override {

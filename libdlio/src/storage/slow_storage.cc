@@ -42,6 +42,10 @@ class SlowFile final : public FileWrapper {
     Delay(n);
     return FileWrapper::DoReadAt(offset, n, buf);
   }
+  Result<size_t> DoReadSomeAt(uint64_t offset, size_t n, void* buf) override {
+    Delay(n);
+    return FileWrapper::DoReadSomeAt(offset, n, buf);
+  }
   Status DoWriteAt(uint64_t offset, const void* buf, size_t n) override {
     Delay(n);
     return FileWrapper::DoWriteAt(offset, buf, n);

@@ -62,9 +62,17 @@ int64_t RetOf(const Status& st) { return st.ok() ? 0 : -1; }
 File::~File() = default;
 
 Result<size_t> File::ReadAt(uint64_t offset, size_t n, void* buf) {
+  return TracedRead(offset, n, buf, /*once=*/false);
+}
+
+Result<size_t> File::ReadSomeAt(uint64_t offset, size_t n, void* buf) {
+  return TracedRead(offset, n, buf, /*once=*/true);
+}
+
+Result<size_t> File::TracedRead(uint64_t offset, size_t n, void* buf, bool once) {
   if (closed_) return Status::FailedPrecondition("read " + path_ + ": file is closed");
   CallTrace t(sink_, sink_.read_name);
-  Result<size_t> r = DoReadAt(offset, n, buf);
+  Result<size_t> r = once ? DoReadSomeAt(offset, n, buf) : DoReadAt(offset, n, buf);
   if (r.ok()) {
     sink_.counters->read_ops.fetch_add(1, std::memory_order_relaxed);
     sink_.counters->read_bytes.fetch_add(*r, std::memory_order_relaxed);

@@ -36,7 +36,7 @@ size_t BufferedReader::MinusLastBlock(size_t n) const {
 }
 
 Result<size_t> BufferedReader::RawRead(uint8_t* dst, size_t n) {
-  DLIO_ASSIGN_OR_RETURN(size_t got, file_->ReadAt(abs_pos_, n, dst));
+  DLIO_ASSIGN_OR_RETURN(size_t got, file_->ReadSomeAt(abs_pos_, n, dst));
   abs_pos_ += got;
   return got;
 }

@@ -26,7 +26,7 @@ size_t PythonBufferSize(uint64_t st_blksize);
 // the storage's files are not host files or stat fails.
 uint64_t HostBlockSize(Storage* storage, const std::string& path);
 
-// An io.BufferedReader(FileIO) positioned at 0. Raw reads are File::ReadAt at the descriptor's
+// An io.BufferedReader(FileIO) positioned at 0. Raw reads are File::ReadSomeAt at the descriptor's
 // offset, one per read(2) CPython makes; seeks cost no request (dlio's File has no offset).
 // Requires external synchronization (one owner), as the Python object does.
 class BufferedReader {

@@ -14,7 +14,7 @@ CStdioReader::CStdioReader(File* file, size_t buffer_size)
     : file_(file), size_(std::max<size_t>(1, buffer_size)), buf_(size_) {}
 
 Result<size_t> CStdioReader::SysRead(uint8_t* dst, size_t n) {
-  DLIO_ASSIGN_OR_RETURN(size_t got, file_->ReadAt(fd_pos_, n, dst));
+  DLIO_ASSIGN_OR_RETURN(size_t got, file_->ReadSomeAt(fd_pos_, n, dst));
   fd_pos_ += got;
   return got;
 }

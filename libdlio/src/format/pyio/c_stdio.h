@@ -29,7 +29,7 @@ class CStdioReader {
   Result<size_t> Read(size_t n, uint8_t* dst);
 
  private:
-  Result<size_t> SysRead(uint8_t* dst, size_t n);  // one read(2) at fd_pos_
+  Result<size_t> SysRead(uint8_t* dst, size_t n);  // one read(2) at fd_pos_ (ReadSomeAt)
   Result<bool> Underflow();                        // refills the buffer; false at end of file
 
   File* file_;

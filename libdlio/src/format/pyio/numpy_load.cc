@@ -17,6 +17,8 @@ using format_internal::ParseNpyHeader;
 
 constexpr char kNpyMagic[] = "\x93NUMPY";
 constexpr size_t kMagicPrefix = 6, kMagicLen = 8;
+// Deflate expands at most 1032:1 (zlib's documented maximum).
+constexpr uint64_t kMaxDeflateRatio = 1032;
 
 // A Python file-like object's read(n), appending to `out`.
 using PyRead = std::function<Status(size_t n, std::vector<uint8_t>* out)>;
@@ -77,9 +79,19 @@ Status ReadArrayPieces(const PyRead& read, const NpyHeader& h, const std::string
 // NpzFile(fid)[key].
 Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, bool check_crc) {
   DLIO_ASSIGN_OR_RETURN(ZipFile zip, ZipFile::Read(fid));
-  const ZipInfo* info = zip.GetInfo(key);
-  if (info == nullptr) info = zip.GetInfo(key + ".npy");
-  const std::string where = fid->file()->path() + " member '" + key + "'";
+  const ZipInfo* info = nullptr;
+  if (key.empty()) {
+    std::vector<std::string> names;
+    for (const ZipInfo& m : zip.infolist()) names.push_back(m.filename);
+    if (names.empty())
+      return Status::Corruption(fid->file()->path(), ": npz archive has no members");
+    info = &zip.infolist()[PickSampleMember(names)];
+  } else {
+    info = zip.GetInfo(key);
+    if (info == nullptr) info = zip.GetInfo(key + ".npy");
+  }
+  const std::string where =
+      fid->file()->path() + " member '" + (info != nullptr ? info->filename : key) + "'";
   if (info == nullptr) return Status::NotFound(where, ": is not a file in the archive");
   {
     DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc));
@@ -92,8 +104,17 @@ Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, b
   DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc));
   const PyRead read = [&](size_t n, std::vector<uint8_t>* out) { return member->Read(n, out); };
   LoadedArray a;
+  a.member = info->filename;
   DLIO_ASSIGN_OR_RETURN(a.header, ReadArrayHeader(read, where));
+  // Bounds before anything is allocated from the header (np.load would fail reading).
+  if (a.header.data_bytes > info->file_size ||
+      (info->compress_type != 0 && info->file_size / kMaxDeflateRatio > info->compress_size + 1)) {
+    return Status::Corruption(where, ": npy header claims ", a.header.data_bytes,
+                              " data bytes; the member holds ", info->file_size,
+                              " uncompressed bytes from ", info->compress_size, " compressed ones");
+  }
   DLIO_RETURN_NOT_OK(ReadArrayPieces(read, a.header, where, &a.data));
+  DLIO_ASSIGN_OR_RETURN(a.file_bytes, fid->FileSize());  // cached by zipfile's seek to the end
   return a;
 }
 
@@ -110,7 +131,14 @@ Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer) {
   };
   LoadedArray a;
   DLIO_ASSIGN_OR_RETURN(a.header, ReadArrayHeader(read, where));
+  DLIO_ASSIGN_OR_RETURN(uint64_t size, fid->FileSize());  // FileIO's fstat at open
+  if (a.header.data_bytes > size - std::min(size, fid->Tell())) {
+    return Status::Corruption(where, ": EOF reading array data, expected ", a.header.data_bytes,
+                              " bytes, the file holds ", size - std::min(size, fid->Tell()),
+                              " after its header");
+  }
   a.data.resize(static_cast<size_t>(a.header.data_bytes));
+  a.file_bytes = size;
   if (a.header.data_bytes == 0) return a;
   CStdioReader stream(fid->file(), stdio_buffer);
   DLIO_RETURN_NOT_OK(stream.Seek(static_cast<int64_t>(fid->Tell()), /*from_current=*/false));
@@ -124,6 +152,17 @@ Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer) {
 }
 
 }  // namespace
+
+size_t PickSampleMember(const std::vector<std::string>& names) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (names[i] == "x.npy") return i;
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& n = names[i];
+    if (n.size() > 4 && n.compare(n.size() - 4, 4, ".npy") == 0) return i;
+  }
+  return 0;
+}
 
 uint64_t NumpyPieceBytes(uint64_t itemsize) {
   if (itemsize == 0) return kNumpyBufferSize;

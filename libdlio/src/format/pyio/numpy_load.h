@@ -35,13 +35,21 @@ struct NumpyBuffers {
 struct LoadedArray {
   format_internal::NpyHeader header;
   std::vector<uint8_t> data;  // header.data_bytes bytes, C or Fortran order as stored
+  std::string member;         // npz: the member loaded, as ZipFile.namelist() names it
+  uint64_t file_bytes = 0;    // the file's size
 };
 
 // np.load(file) when the file is an .npy, np.load(file)[key] when it is an .npz (`key` is a member
-// name as ZipFile.namelist() gives it, e.g. "x.npy", or that name without ".npy"). Reads through
-// `file` from offset 0, as a freshly opened Python file. Corruption naming the file (and member)
-// for what np.load would refuse; Unimplemented for object arrays and pickles.
+// name as ZipFile.namelist() gives it, e.g. "x.npy", or that name without ".npy"; empty: the
+// member PickSampleMember chooses from the archive's directory, as read by zipfile, so choosing
+// costs no request). Reads through `file` from offset 0, as a freshly opened Python file.
+// Corruption naming the file (and member) for what np.load would refuse; Unimplemented for object
+// arrays and pickles.
 Result<LoadedArray> NumpyLoad(File* file, const std::string& key, const NumpyBuffers& buffers);
+
+// The member of an npz whose array holds dlio's samples: "x.npy", else the first ".npy" member,
+// else the first member. `names` in directory order, not empty.
+size_t PickSampleMember(const std::vector<std::string>& names);
 
 // The size of each read read_array makes of a zip member's data: BUFFER_SIZE // min(BUFFER_SIZE,
 // itemsize) items at a time.
