@@ -123,6 +123,8 @@ struct ReaderConfig {
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
   IoModel io_model = IoModel::kAuto;               // reader.io_model: whose requests readers issue
   bool persistent_workers = true;  // reader.persistent_workers: pytorch workers live across epochs
+  std::string h5py_reopen = "file";  // reader.h5py_reopen: file, dataset, none (h5py model)
+  std::string hdf5_lookup_dataset;   // reader.hdf5_lookup_dataset: "" = none (h5py model)
 };
 
 struct TrainConfig {

@@ -40,13 +40,26 @@ struct FileSpec {
 // The default of FormatOptions::max_decoded_bytes (reader.max_decoded_bytes): 1 GiB.
 inline constexpr uint64_t kDefaultMaxDecodedBytes = uint64_t{1} << 30;
 
-// hdf5's knobs (dataset.enable_chunking, chunk_size, chunk_samples, hdf5_shuffle, metadata_file).
+// reader.h5py_reopen: what the h5py I/O model opens again for every sample (docs/io_models.md).
+enum class H5pyReopen {
+  kFile,     // h5py.File and f['records'] per sample, closed after it (DLIO's on_demand reader)
+  kDataset,  // the file stays open; f['records'] is looked up again per sample
+  kNone,     // the file and its datasets stay open (a loop over `records = f['records']`)
+};
+
+// hdf5's knobs (dataset.enable_chunking, chunk_size, chunk_samples, hdf5_shuffle, metadata_file;
+// reader.h5py_reopen, hdf5_lookup_dataset).
 struct Hdf5Options {
   bool enable_chunking = false;  // chunked layout (false: contiguous)
   uint64_t chunk_size = 0;       // bytes per chunk (rounded to whole samples)
   uint64_t chunk_samples = 0;    // samples per chunk; when > 0 it wins over chunk_size
   bool shuffle_filter = false;   // byte-shuffle filter before compression
   bool metadata_file = false;    // write/consult a separate per-sample offset/size file
+  // The h5py model only (io_model h5py):
+  H5pyReopen h5py_reopen = H5pyReopen::kFile;
+  // A small dataset of the same file (e.g. "/labels", a coordinates table) whose row
+  // (i mod its length) is read before sample i, through libhdf5's caches ("" = none).
+  std::string lookup_dataset;
 };
 
 // npy and npz knobs (dataset.sample_layout, dataset.num_samples_per_file, reader.read_type).

@@ -111,11 +111,32 @@ Status ValidateIoModel(const WorkloadConfig& c, const Registries& registries) {
       "' (formats with that model: " + able + "; every format reads with auto or native)");
 }
 
+// reader.hdf5_lookup_dataset: read by the h5py model only, and never collectively (its reads of a
+// small dataset are independent per rank).
+Status ValidateLookupDataset(const WorkloadConfig& c, const Registries& registries) {
+  if (c.reader.hdf5_lookup_dataset.empty()) return Status::OK();
+  const IoModel model =
+      ResolveIoModel(c.reader.io_model, FormatDeclares(c.dataset.format, registries));
+  if (model != IoModel::kH5py) {
+    return Status::InvalidArgument(
+        "reader.hdf5_lookup_dataset '" + c.reader.hdf5_lookup_dataset +
+        "' is read by reader.io_model h5py only (dataset.format hdf5), but dataset.format '" +
+        c.dataset.format + "' reads with '" + std::string(EnumName(model)) + "'");
+  }
+  if (c.storage.mpiio_collective) {
+    return Status::InvalidArgument(
+        "reader.hdf5_lookup_dataset needs storage.mpiio_collective: false (its lookups would be "
+        "independent reads of a collectively opened file)");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ValidateCapabilities(const WorkloadConfig& config, const Registries& registries) {
   DLIO_RETURN_NOT_OK(ValidateCollectiveReads(config, registries));
-  return ValidateIoModel(config, registries);
+  DLIO_RETURN_NOT_OK(ValidateIoModel(config, registries));
+  return ValidateLookupDataset(config, registries);
 }
 
 }  // namespace dlio

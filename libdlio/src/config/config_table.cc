@@ -305,6 +305,16 @@ std::vector<KeySpec> BuildTable() {
   add(Bool("reader.persistent_workers", DLIO_FIELD(bool, reader.persistent_workers),
            "pytorch io_model: keep the DataLoader worker processes across epochs (as DLIO's "
            "PyTorch loader asks); false forks them at every epoch and ends them when it is read"));
+  add(Choice("reader.h5py_reopen", DLIO_FIELD(std::string, reader.h5py_reopen),
+             {"file", "dataset", "none"},
+             "hdf5 under io_model h5py: what is opened again for every sample: file = "
+             "h5py.File and f['records'] per sample, closed after it (DLIO's on_demand reader); "
+             "dataset = the file stays open, f['records'] per sample; none = the file and its "
+             "datasets stay open (libhdf5's sieve buffer and chunk cache then serve repeats)"));
+  add(String("reader.hdf5_lookup_dataset", DLIO_FIELD(std::string, reader.hdf5_lookup_dataset),
+             "hdf5 under io_model h5py: a small dataset of each file (e.g. /labels, a "
+             "coordinates table) whose row (i mod its length) is read before sample i, as "
+             "h5py reads it; empty = none"));
   add(Unused("reader.dont_use_mmap", "DLIO: read npy/npz without mmap"));
   add(Unused("reader.reader_classname", "DLIO: custom reader class"));
   add(Unused("reader.multiprocessing_context", "DLIO: fork/spawn for loader workers"));

@@ -34,6 +34,10 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.hdf5.chunk_samples = c.dataset.chunk_samples;
   o.hdf5.shuffle_filter = c.dataset.hdf5_shuffle;
   o.hdf5.metadata_file = c.dataset.metadata_file;
+  o.hdf5.h5py_reopen = c.reader.h5py_reopen == "none"      ? H5pyReopen::kNone
+                       : c.reader.h5py_reopen == "dataset" ? H5pyReopen::kDataset
+                                                           : H5pyReopen::kFile;
+  o.hdf5.lookup_dataset = c.reader.hdf5_lookup_dataset;
   o.csv.header = c.dataset.csv_header;
   o.image.quality = c.dataset.image_quality;
   o.tfrecord.write_index = c.dataset.write_index;

@@ -19,6 +19,16 @@
 #include "format/io_util.h"
 
 namespace dlio::format_internal {
+
+// h5py first: auto reads as h5py does (docs/io_models.md).
+FormatCapabilities hdf5::Hdf5Capabilities() {
+  FormatCapabilities c;
+  c.collective_reads = true;
+  c.per_sample_metadata_file = true;
+  c.io_models = {IoModel::kH5py};
+  return c;
+}
+
 namespace {
 
 using hdf5::Filters;
@@ -37,12 +47,7 @@ class Hdf5Format final : public Format {
   bool variable_sample_sizes() const override { return true; }
   // Collective reads go through parallel HDF5 (one collective H5Dread per sample), not through the
   // storage's collective files, whose HDF5 metadata reads would differ per rank.
-  FormatCapabilities capabilities() const override {
-    FormatCapabilities c;
-    c.collective_reads = true;
-    c.per_sample_metadata_file = true;
-    return c;
-  }
+  FormatCapabilities capabilities() const override { return hdf5::Hdf5Capabilities(); }
 
   std::vector<std::string> CompanionFiles(const std::string& path,
                                           const FormatOptions& options) const override {

@@ -172,7 +172,11 @@ struct DatasetList {
 DatasetList ListDatasets(Hdf5Call& call, hid_t file, const std::string& path);
 
 // ---------------------------------------------------------------------------------------------
-// Reader (hdf5_reader.cc)
+// Reader (hdf5_open.cc, hdf5_reader.cc, hdf5_h5py_reader.cc)
+
+// What the format declares (hdf5_format.cc): collective reads, the metadata file, and the h5py
+// model as its default.
+FormatCapabilities Hdf5Capabilities();
 
 Result<std::unique_ptr<FormatReader>> OpenReader(Storage* storage, const std::string& path,
                                                  const FormatOptions& o);

@@ -8,6 +8,18 @@
 #include "format/hdf5/hdf5_vfd.h"
 
 namespace dlio::format_internal::hdf5 {
+
+Status CheckMetadataExtent(hid_t d, const ReaderInfo& info) {
+  const Extent e = DatasetExtent(d);
+  if (!IsIntegerVector(d) || e.dims[0] != info.num_samples) {
+    return Status::Corruption(info.meta_path,
+                              ": /offsets and /sizes must be 1-D integer datasets of ",
+                              info.num_samples, " entries (the samples of ", info.path,
+                              "), found rank ", e.rank, " length ", e.rank >= 1 ? e.dims[0] : 0);
+  }
+  return Status::OK();
+}
+
 namespace {
 
 // The concatenated layout: /data (1-D, 1-byte elements) with /offsets and /sizes (1-D
@@ -67,8 +79,9 @@ Status FindSampleDataset(Hdf5Call& call, hid_t file, ReaderInfo* info) {
                           (seen.empty() ? std::string("no datasets") : seen) + ")");
 }
 
-Status OpenMetadataFile(Hdf5Call& call, Storage* storage, const FormatOptions& o, ReaderHandles* h,
-                        ReaderInfo* info) {
+// Opens the metadata file "<path>.meta.h5" (NotFound when it is missing).
+Status OpenMetadataFileOnly(Hdf5Call& call, Storage* storage, const FormatOptions& o,
+                            ReaderHandles* h, ReaderInfo* info) {
   info->meta_path = MetaPath(info->path);
   const std::string& meta = info->meta_path;
   DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(meta));
@@ -88,17 +101,22 @@ Status OpenMetadataFile(Hdf5Call& call, Storage* storage, const FormatOptions& o
   if (H5Fget_filesize(h->meta_file.get(), &meta_size) < 0) {
     return call.Error(StatusCode::kCorruption, meta + ": file size");
   }
+  info->meta_file_size = meta_size;
+  return Status::OK();
+}
+
+// The metadata file with its /offsets and /sizes open (the native reader's).
+Status OpenMetadataFile(Hdf5Call& call, Storage* storage, const FormatOptions& o, ReaderHandles* h,
+                        ReaderInfo* info) {
+  DLIO_RETURN_NOT_OK(OpenMetadataFileOnly(call, storage, o, h, info));
+  const std::string& meta = info->meta_path;
+  const uint64_t meta_size = info->meta_file_size;
   DLIO_ASSIGN_OR_RETURN(
       h->meta_offsets, OpenForReading(call, h->meta_file.get(), meta, "/offsets", true, meta_size));
   DLIO_ASSIGN_OR_RETURN(h->meta_sizes,
                         OpenForReading(call, h->meta_file.get(), meta, "/sizes", true, meta_size));
   for (hid_t d : {h->meta_offsets.get(), h->meta_sizes.get()}) {
-    const Extent e = DatasetExtent(d);
-    if (!IsIntegerVector(d) || e.dims[0] != info->num_samples) {
-      return Status::Corruption(meta, ": /offsets and /sizes must be 1-D integer datasets of ",
-                                info->num_samples, " entries (the samples of ", info->path,
-                                "), found rank ", e.rank, " length ", e.rank >= 1 ? e.dims[0] : 0);
-    }
+    DLIO_RETURN_NOT_OK(CheckMetadataExtent(d, *info));
   }
   h->meta_file_space = Hid(H5Dget_space(h->meta_offsets.get()));
   h->meta_mem_space = Hid(H5Screate(H5S_SCALAR));
@@ -239,13 +257,22 @@ Result<std::unique_ptr<FormatReader>> OpenReader(Storage* storage, const std::st
   } else {
     DLIO_RETURN_NOT_OK(SizeRows(call, element_bytes, &h, &info));
   }
-  if (o.hdf5.metadata_file) DLIO_RETURN_NOT_OK(OpenMetadataFile(call, storage, o, &h, &info));
+  // Collective reads stay one collective H5Dread per sample (h5py's driver='mpio' with
+  // dset.collective), whatever the model.
+  const bool h5py = info.parallel_storage == nullptr &&
+                    ResolveIoModel(o.io_model, Hdf5Capabilities()) == IoModel::kH5py;
+  if (o.hdf5.metadata_file) {
+    // h5py opens the metadata file's datasets when it first reads them (MakeH5pyReader).
+    DLIO_RETURN_NOT_OK(h5py ? OpenMetadataFileOnly(call, storage, o, &h, &info)
+                            : OpenMetadataFile(call, storage, o, &h, &info));
+  }
   if (info.parallel_storage != nullptr) {
     DLIO_ASSIGN_OR_RETURN(h.dxpl, MakeCollectiveDxpl(call, path));
     const haddr_t addr = H5Dget_offset(h.dset.get());
     if (addr != HADDR_UNDEF) info.data_offset = static_cast<int64_t>(addr);
   }
   H5Eclear2(H5E_DEFAULT);
+  if (h5py) return MakeH5pyReader(call, storage, o, std::move(h), std::move(info));
   return MakeReader(std::move(h), std::move(info));
 }
 

@@ -121,19 +121,7 @@ class Hdf5Reader final : public FormatReader {
                 h_.meta_file_space.get(), H5P_DEFAULT, &meta_size) < 0) {
       return call.Error(StatusCode::kCorruption, StrCat(info_.meta_path, ": reading entry ", i));
     }
-    const bool rows = info_.layout == SampleLayout::kRows;
-    const bool fits =
-        rows ? (info_.row_bytes == 0
-                    ? meta_offset == 0
-                    : meta_offset % info_.row_bytes == 0 && meta_offset / info_.row_bytes == i)
-             : meta_offset <= info_.data_bytes && meta_size <= info_.data_bytes - meta_offset;
-    if (meta_size != size || !fits) {
-      return Status::Corruption(info_.meta_path, ": entry ", i, " (offset ", meta_offset, ", size ",
-                                meta_size, ") does not match sample ", i, " of ", info_.path, " (",
-                                size, " bytes in ", info_.dataset, ")");
-    }
-    *start = rows ? i : meta_offset;
-    return Status::OK();
+    return CheckMetadataEntry(info_, i, size, meta_offset, meta_size, start);
   }
 
   ReaderHandles h_;
@@ -142,6 +130,23 @@ class Hdf5Reader final : public FormatReader {
 };
 
 }  // namespace
+
+Status CheckMetadataEntry(const ReaderInfo& info, uint64_t i, uint64_t size, uint64_t meta_offset,
+                          uint64_t meta_size, uint64_t* start) {
+  const bool rows = info.layout == SampleLayout::kRows;
+  const bool fits =
+      rows ? (info.row_bytes == 0
+                  ? meta_offset == 0
+                  : meta_offset % info.row_bytes == 0 && meta_offset / info.row_bytes == i)
+           : meta_offset <= info.data_bytes && meta_size <= info.data_bytes - meta_offset;
+  if (meta_size != size || !fits) {
+    return Status::Corruption(info.meta_path, ": entry ", i, " (offset ", meta_offset, ", size ",
+                              meta_size, ") does not match sample ", i, " of ", info.path, " (",
+                              size, " bytes in ", info.dataset, ")");
+  }
+  *start = rows ? i : meta_offset;
+  return Status::OK();
+}
 
 std::unique_ptr<FormatReader> MakeReader(ReaderHandles h, ReaderInfo info) {
   return std::make_unique<Hdf5Reader>(std::move(h), std::move(info));

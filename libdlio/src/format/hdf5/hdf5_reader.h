@@ -37,6 +37,7 @@ struct ReaderHandles {
 
 struct ReaderInfo {
   std::string path, meta_path;  // meta_path "" without a metadata file
+  uint64_t meta_file_size = 0;
   uint64_t file_size = 0;
   SampleLayout layout = SampleLayout::kRows;
   std::string dataset;  // e.g. "/records"
@@ -56,6 +57,21 @@ struct ReaderInfo {
 
 // The reader over what OpenReader found (hdf5_reader.cc).
 std::unique_ptr<FormatReader> MakeReader(ReaderHandles h, ReaderInfo info);
+
+// The h5py model's reader over what OpenReader found, through the files it opened
+// (hdf5_h5py_reader.cc): checks and opens reader.hdf5_lookup_dataset when `o` names one.
+Result<std::unique_ptr<FormatReader>> MakeH5pyReader(Hdf5Call& call, Storage* storage,
+                                                     const FormatOptions& o, ReaderHandles h,
+                                                     ReaderInfo info);
+
+// Corruption unless `d` (the metadata file's /offsets or /sizes) is a 1-D integer dataset with
+// an entry per sample of `info`.
+Status CheckMetadataExtent(hid_t d, const ReaderInfo& info);
+
+// Checks entry i of the metadata file (`meta_offset`, `meta_size`) against sample i of `info`
+// (`size` bytes); `*start` becomes the sample's first element (rows: its row).
+Status CheckMetadataEntry(const ReaderInfo& info, uint64_t i, uint64_t size, uint64_t meta_offset,
+                          uint64_t meta_size, uint64_t* start);
 
 // The reader's DescribeJson (hdf5_describe.cc): built on demand, since it reads more than an
 // open does (the chunk index of chunked datasets, /labels). Lists in "problems" what is wrong

@@ -1,0 +1,310 @@
+// The h5py I/O model (reader.io_model h5py): samples read the way an h5py program reads them, so
+// libhdf5 issues the requests it issues under h5py (docs/io_models.md, "h5py"):
+//   - files opened with h5py's file access properties: libhdf5's defaults (sec2's features, the
+//     1 MiB / 521-slot chunk cache, the metadata cache), which are ours through the dlio driver;
+//   - datasets opened with the default access properties (no chunk cache fitted to the chunks);
+//   - `f['records'][i]` is an H5Dopen by name, one hyperslab H5Dread and an H5Dclose, so the
+//     sieve buffer (64 KiB, contiguous datasets) and the chunk cache live only as long as the
+//     dataset object does: one sample under reader.h5py_reopen file and dataset, the whole run
+//     under none;
+//   - h5py.File per sample (h5py_reopen file, DLIO's on_demand reader): every sample opens the
+//     file, reads its superblock and object headers again, and closes it.
+// The first sample of an open reader uses the file OpenReader opened (that open is h5py.File's).
+#include <algorithm>
+#include <array>
+#include <optional>
+#include <vector>
+
+#include "format/hdf5/hdf5_chunk_guard.h"
+#include "format/hdf5/hdf5_reader.h"
+#include "format/hdf5/hdf5_vfd.h"
+#include "format/io_util.h"
+
+namespace dlio::format_internal::hdf5 {
+namespace {
+
+// A dataset read one row at a time: where it is and how its rows are selected.
+struct RowDataset {
+  std::string name;
+  int rank = 0;
+  std::array<hsize_t, H5S_MAX_RANK> dims{};
+  Hid type;       // memory type = the stored type (no conversion)
+  Hid mem_space;  // one row, 1-D
+  std::optional<ChunkGuard> guard;
+};
+
+// The open objects of one h5py.File: what h5py's File.close() closes (datasets, then files).
+struct OpenObjects {
+  Hid file, dset, lookup, meta_file, meta_offsets, meta_sizes;
+  void CloseDatasets() {
+    meta_sizes.Reset();
+    meta_offsets.Reset();
+    lookup.Reset();
+    dset.Reset();
+  }
+  void CloseAll() {
+    CloseDatasets();
+    meta_file.Reset();
+    file.Reset();
+  }
+};
+
+// Thread safety: as the native reader, every call holds the process-wide HDF5 lock, which also
+// guards the open objects.
+class H5pyReader final : public FormatReader {
+ public:
+  H5pyReader(const FormatOptions& o, Hid fapl, ReaderHandles h, ReaderInfo info,
+             std::optional<RowDataset> lookup, uint64_t lookup_row_bytes)
+      : reopen_(o.hdf5.h5py_reopen),
+        fapl_(std::move(fapl)),
+        type_(std::move(h.type)),
+        mem_space_(std::move(h.mem_space)),
+        info_(std::move(info)),
+        lookup_(std::move(lookup)),
+        lookup_row_(std::max<uint64_t>(lookup_row_bytes, 1)) {
+    // The files OpenReader opened serve the first sample; its datasets were opened with fitted
+    // caches, so they are closed (their headers stay in the metadata cache: no I/O to reopen).
+    open_.file = std::move(h.file);
+    open_.meta_file = std::move(h.meta_file);
+    h.Reset();
+  }
+  ~H5pyReader() override {
+    Hdf5Call call;
+    open_.CloseAll();
+    lookup_.reset();
+    mem_space_.Reset();
+    type_.Reset();
+    fapl_.Reset();
+  }
+
+  uint64_t num_samples() const override { return info_.num_samples; }
+  uint64_t sample_size(uint64_t i) const override {
+    if (info_.layout == SampleLayout::kRows) return info_.row_bytes;
+    return i < info_.sizes.size() ? info_.sizes[i] : 0;
+  }
+
+  Status ReadSample(uint64_t i, SampleBuffer* out) override {
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(info_.path, i, info_.num_samples));
+    const uint64_t size = sample_size(i);
+    DLIO_RETURN_NOT_OK(out->Resize(size));
+    Hdf5Call call;
+    Status st = OpenFiles(call);
+    if (st.ok()) st = ReadOpen(call, i, size, out);
+    if (reopen_ == H5pyReopen::kFile) {
+      open_.CloseAll();
+    } else if (reopen_ == H5pyReopen::kDataset) {
+      open_.CloseDatasets();
+    }
+    return st;
+  }
+
+  std::string DescribeJson() const override {
+    Hdf5Call call;
+    ReaderHandles h;
+    h.file = Hid(H5Fopen(info_.path.c_str(), H5F_ACC_RDONLY, fapl_.get()));
+    if (h.file.valid()) h.dset = Hid(H5Dopen2(h.file.get(), info_.dataset.c_str(), H5P_DEFAULT));
+    if (!h.dset.valid()) {
+      const Status st = call.Error(StatusCode::kCorruption, info_.path + ": reopening");
+      return "{\"error\":" + JsonString(st.message()) + "}";
+    }
+    return DescribeFile(call, h, info_);
+  }
+
+ private:
+  // h5py.File(path) (and the metadata file's) when the previous sample closed it.
+  Status OpenFiles(Hdf5Call& call) {
+    if (!open_.file.valid()) {
+      open_.file = Hid(H5Fopen(info_.path.c_str(), H5F_ACC_RDONLY, fapl_.get()));
+      if (!open_.file.valid()) {
+        return call.Error(StatusCode::kCorruption, info_.path + ": not a readable HDF5 file");
+      }
+    }
+    if (!info_.meta_path.empty() && !open_.meta_file.valid()) {
+      open_.meta_file = Hid(H5Fopen(info_.meta_path.c_str(), H5F_ACC_RDONLY, fapl_.get()));
+      if (!open_.meta_file.valid()) {
+        return call.Error(StatusCode::kCorruption,
+                          info_.meta_path + ": not a readable HDF5 metadata file");
+      }
+    }
+    return Status::OK();
+  }
+
+  // `*d` = H5Dopen of `name` in `file` with the default access properties, unless open.
+  static Status OpenDataset(Hdf5Call& call, const Hid& file, const std::string& path,
+                            const std::string& name, Hid* d) {
+    if (d->valid()) return Status::OK();
+    *d = Hid(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
+    if (!d->valid()) return call.Error(StatusCode::kCorruption, path + ": opening " + name);
+    return Status::OK();
+  }
+
+  // What OpenForReading checks, for a dataset h5py opened (its header is read: no I/O).
+  static Status CheckOpened(Hdf5Call& call, hid_t d, const std::string& what, uint64_t file_size) {
+    Hid dcpl(H5Dget_create_plist(d));
+    if (!dcpl.valid()) return call.Error(StatusCode::kCorruption, what + ": creation properties");
+    DLIO_RETURN_NOT_OK(CheckFiltersAvailable(dcpl.get(), what));
+    return CheckDataset(d, what, file_size, dcpl.get());
+  }
+
+  // The sample dataset, then the lookup row, then the metadata file's entry, then the sample.
+  Status ReadOpen(Hdf5Call& call, uint64_t i, uint64_t size, SampleBuffer* out) {
+    DLIO_RETURN_NOT_OK(OpenDataset(call, open_.file, info_.path, info_.dataset, &open_.dset));
+    if (lookup_) DLIO_RETURN_NOT_OK(ReadLookupRow(call, i));
+    uint64_t start = info_.layout == SampleLayout::kRows ? i : info_.offsets[i];
+    if (!info_.meta_path.empty()) DLIO_RETURN_NOT_OK(Consult(call, i, size, &start));
+    if (size == 0) return Status::OK();
+    std::array<hsize_t, H5S_MAX_RANK> first{}, count = info_.dims;
+    first[0] = start;
+    count[0] = info_.layout == SampleLayout::kRows ? 1 : size;
+    Hid file_space;
+    hid_t fs = H5S_ALL, ms = H5S_ALL;
+    if (info_.rank > 0) {
+      file_space = Hid(H5Dget_space(open_.dset.get()));
+      fs = file_space.get();
+      ms = mem_space_.get();
+      bool ok = file_space.valid() && H5Sselect_hyperslab(fs, H5S_SELECT_SET, first.data(), nullptr,
+                                                          count.data(), nullptr) >= 0;
+      if (info_.layout == SampleLayout::kConcatenated) {
+        const hsize_t zero = 0;
+        ok = ok &&
+             H5Sselect_hyperslab(ms, H5S_SELECT_SET, &zero, nullptr, count.data(), nullptr) >= 0;
+      }
+      if (!ok) return call.Error(StatusCode::kInternal, info_.path + ": selecting sample");
+      if (!guard_) guard_.emplace(open_.dset.get(), info_.rank, info_.dims, info_.file_size);
+      DLIO_RETURN_NOT_OK(
+          guard_->Check(open_.dset.get(), first.data(), count.data(), info_.path, info_.dataset));
+    }
+    if (H5Dread(open_.dset.get(), type_.get(), ms, fs, H5P_DEFAULT, out->data()) >= 0) {
+      return Status::OK();
+    }
+    Status st = call.Error(StatusCode::kCorruption,
+                           StrCat(info_.path, ": reading sample ", i, " from ", info_.dataset));
+    return Status(st.code(), st.message() + ChunkWhere(open_.dset.get(), first.data(), info_.rank));
+  }
+
+  // Row (i mod its length) of the lookup dataset: `f['coords'][k]`.
+  Status ReadLookupRow(Hdf5Call& call, uint64_t i) {
+    RowDataset& l = *lookup_;
+    DLIO_RETURN_NOT_OK(OpenDataset(call, open_.file, info_.path, l.name, &open_.lookup));
+    std::array<hsize_t, H5S_MAX_RANK> first{}, count = l.dims;
+    first[0] = i % l.dims[0];
+    count[0] = 1;
+    Hid space(H5Dget_space(open_.lookup.get()));
+    if (!space.valid() || H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, first.data(), nullptr,
+                                              count.data(), nullptr) < 0) {
+      return call.Error(StatusCode::kInternal, info_.path + ": selecting a row of " + l.name);
+    }
+    if (!l.guard) l.guard.emplace(open_.lookup.get(), l.rank, l.dims, info_.file_size);
+    DLIO_RETURN_NOT_OK(l.guard->Check(open_.lookup.get(), first.data(), count.data(), info_.path,
+                                      "reader.hdf5_lookup_dataset " + l.name));
+    if (H5Dread(open_.lookup.get(), l.type.get(), l.mem_space.get(), space.get(), H5P_DEFAULT,
+                lookup_row_.data()) < 0) {
+      return call.Error(StatusCode::kCorruption,
+                        StrCat(info_.path, ": reading row ", first[0], " of ", l.name,
+                               " (reader.hdf5_lookup_dataset)"));
+    }
+    return Status::OK();
+  }
+
+  // Entry i of the metadata file's /offsets and /sizes (as the native reader's Consult, through
+  // datasets opened as h5py opens them).
+  Status Consult(Hdf5Call& call, uint64_t i, uint64_t size, uint64_t* start) {
+    const std::string& meta = info_.meta_path;
+    const hsize_t entry = i, one = 1;
+    uint64_t values[2] = {0, 0};
+    Hid scalar(H5Screate(H5S_SCALAR));
+    const char* names[2] = {"/offsets", "/sizes"};
+    Hid* dsets[2] = {&open_.meta_offsets, &open_.meta_sizes};
+    for (int k = 0; k < 2; ++k) {  // m['offsets'][i], then m['sizes'][i]
+      if (!dsets[k]->valid()) {
+        DLIO_RETURN_NOT_OK(OpenDataset(call, open_.meta_file, meta, names[k], dsets[k]));
+        DLIO_RETURN_NOT_OK(
+            CheckOpened(call, dsets[k]->get(), meta + ": " + names[k], info_.meta_file_size));
+        DLIO_RETURN_NOT_OK(CheckMetadataExtent(dsets[k]->get(), info_));
+      }
+      Hid space(H5Dget_space(dsets[k]->get()));
+      if (!space.valid() || !scalar.valid() ||
+          H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, &entry, nullptr, &one, nullptr) < 0 ||
+          H5Dread(dsets[k]->get(), H5T_NATIVE_UINT64, scalar.get(), space.get(), H5P_DEFAULT,
+                  &values[k]) < 0) {
+        return call.Error(StatusCode::kCorruption, StrCat(meta, ": reading entry ", i));
+      }
+    }
+    return CheckMetadataEntry(info_, i, size, values[0], values[1], start);
+  }
+
+  const H5pyReopen reopen_;
+  Hid fapl_;
+  Hid type_, mem_space_;
+  const ReaderInfo info_;
+  std::optional<RowDataset> lookup_;
+  std::vector<uint8_t> lookup_row_;  // one row of the lookup dataset
+  OpenObjects open_;
+  std::optional<ChunkGuard> guard_;
+};
+
+// The most bytes a row of the lookup dataset may hold: it stands for a small table.
+constexpr uint64_t kMaxLookupRowBytes = 16u << 20;
+
+// Checks reader.hdf5_lookup_dataset in the open file and describes it; `*row_bytes` is a row's.
+Result<RowDataset> OpenLookup(Hdf5Call& call, hid_t file, const ReaderInfo& info,
+                              const std::string& name, uint64_t* row_bytes) {
+  const std::string what = info.path + ": reader.hdf5_lookup_dataset " + name;
+  DLIO_ASSIGN_OR_RETURN(Hid probe, OpenDatasetIfAny(call, file, info.path, name));
+  if (!probe.valid()) {
+    return Status::NotFound(what, ": no such dataset in the file");
+  }
+  Hid dcpl(H5Dget_create_plist(probe.get()));
+  if (!dcpl.valid()) return call.Error(StatusCode::kCorruption, what + ": creation properties");
+  DLIO_RETURN_NOT_OK(CheckFiltersAvailable(dcpl.get(), what));
+  DLIO_RETURN_NOT_OK(CheckDataset(probe.get(), what, info.file_size, dcpl.get()));
+  RowDataset l;
+  l.name = name;
+  l.type = Hid(H5Dget_type(probe.get()));
+  const Extent e = DatasetExtent(probe.get());
+  if (!l.type.valid() || e.rank < 1 || e.dims[0] == 0) {
+    return Status::InvalidArgument(what, ": needs a dataset of rank >= 1 with rows, found rank ",
+                                   e.rank, e.rank >= 1 ? StrCat(" of ", e.dims[0], " rows") : "");
+  }
+  if (H5Tdetect_class(l.type.get(), H5T_VLEN) > 0 || H5Tis_variable_str(l.type.get()) > 0) {
+    return Status::Unimplemented(what, " has a variable-length type (", DtypeString(l.type.get()),
+                                 ")");
+  }
+  l.rank = e.rank;
+  l.dims = e.dims;
+  Extent row;
+  row.rank = e.rank - 1;
+  std::copy(e.dims.begin() + 1, e.dims.end(), row.dims.begin());
+  uint64_t elements = 1;
+  for (int k = 0; k < row.rank; ++k) elements *= row.dims[k];
+  if (!DeclaredBytes(row, H5Tget_size(l.type.get()), row_bytes) ||
+      *row_bytes > kMaxLookupRowBytes) {
+    return Status::InvalidArgument(what, ": rows of shape ", JsonDims(row.dims.data(), row.rank),
+                                   " are larger than ", kMaxLookupRowBytes,
+                                   " bytes (the lookup dataset stands for a small table)");
+  }
+  const hsize_t mem_dims = std::max<uint64_t>(elements, 1);
+  l.mem_space = Hid(H5Screate_simple(1, &mem_dims, nullptr));
+  if (!l.mem_space.valid()) return call.Error(StatusCode::kInternal, what + ": memory dataspace");
+  return l;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<FormatReader>> MakeH5pyReader(Hdf5Call& call, Storage* storage,
+                                                     const FormatOptions& o, ReaderHandles h,
+                                                     ReaderInfo info) {
+  FileOptions fo;
+  fo.direct = o.direct;
+  DLIO_ASSIGN_OR_RETURN(Hid fapl, MakeDlioFapl(call, storage, fo));
+  std::optional<RowDataset> lookup;
+  uint64_t row_bytes = 0;
+  if (!o.hdf5.lookup_dataset.empty()) {
+    DLIO_ASSIGN_OR_RETURN(lookup,
+                          OpenLookup(call, h.file.get(), info, o.hdf5.lookup_dataset, &row_bytes));
+  }
+  return std::unique_ptr<FormatReader>(std::make_unique<H5pyReader>(
+      o, std::move(fapl), std::move(h), std::move(info), std::move(lookup), row_bytes));
+}
+
+}  // namespace dlio::format_internal::hdf5

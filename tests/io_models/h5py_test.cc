@@ -1,0 +1,275 @@
+// The h5py I/O model (reader.io_model h5py) held against Debian's h5py request by request: the
+// same files read by an h5py program under libdlio_preload.so and by dlio's hdf5 reader under a
+// MemoryTracer give the same opens and reads, for contiguous, chunked, gzip-compressed and
+// larger-than-the-chunk-cache datasets, files written by h5py and by dlio's writer, h5py.File per
+// sample or kept open, a lookup (coordinates) dataset and the metadata file.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "dlio/clock.h"
+#include "dlio/storage.h"
+#include "format/hdf5_test_util.h"
+#include "request_log.h"
+#include "test_util.h"
+
+namespace dlio {
+namespace {
+
+using io_model_test::KindFilter;
+using io_model_test::PythonHas;
+using io_model_test::Request;
+using io_model_test::RequestsOf;
+using io_model_test::ToString;
+using io_model_test::TracePythonProgram;
+using testing::TempDir;
+
+// Writes files with h5py: python3 make.py DIR (the shapes the tests read).
+constexpr const char* kMakeScript = R"(import sys
+import h5py, numpy as np
+d = sys.argv[1]
+rng = np.random.default_rng(1)
+def save(name, records, chunks=None, compression=None, extra=None):
+    with h5py.File(d + '/' + name, 'w') as f:
+        f.create_dataset('records', data=records, chunks=chunks, compression=compression)
+        f.create_dataset('labels', data=np.arange(records.shape[0], dtype=np.int64))
+        for k, v in (extra or {}).items():
+            f.create_dataset(k, data=v)
+u8 = lambda *shape: rng.integers(0, 255, shape, dtype=np.uint8)
+save('contig.h5', u8(12, 3000))
+save('contig_big.h5', u8(4, 100000))
+save('chunked.h5', u8(6, 200000), chunks=(1, 200000))
+save('big_chunks.h5', u8(4, 1500000), chunks=(1, 1500000))
+save('gzip.h5', rng.integers(0, 4, (6, 100000), dtype=np.uint8), chunks=(2, 100000),
+     compression='gzip')
+# A chunked volume of crops (one chunk each) and a small coordinates table.
+save('volume.h5', u8(8, 16, 16, 16), chunks=(1, 16, 16, 16),
+     extra={'coords': rng.integers(0, 64, (50, 3), dtype=np.int64)})
+)";
+
+// Reads samples as h5py does: python3 read.py DIR FILE REOPEN INDICES LOOKUP META
+//   REOPEN file: h5py.File per sample (DLIO's on_demand reader); dataset: f['records'] per
+//   sample; none: the file and its datasets opened once. LOOKUP: a dataset whose row
+//   (i mod its length) is read before sample i ('-' = none). META 1: FILE.meta.h5's offsets and
+//   sizes are read next (their datasets opened at first use under 'none'), then the sample.
+constexpr const char* kReadScript = R"(import sys
+import h5py
+d, name, reopen, lookup, meta = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5], sys.argv[6]
+idx = [int(x) for x in sys.argv[4].split(',')]
+path = d + '/' + name
+kept = {}
+def meta_dataset(m, key):  # looked up per sample, or at first use and kept ('none')
+    if reopen != 'none':
+        return m[key]
+    if key not in kept:
+        kept[key] = m[key]
+    return kept[key]
+def sample(f, m, r, c, i):
+    if c is not None:
+        row = c[i % c.shape[0]]
+    if m is not None:
+        off, size = meta_dataset(m, 'offsets')[i], meta_dataset(m, 'sizes')[i]
+    return r[i]
+def files():
+    return h5py.File(path, 'r'), (h5py.File(path + '.meta.h5', 'r') if meta == '1' else None)
+def datasets(f):
+    return f['records'], (f[lookup] if lookup != '-' else None)
+if reopen == 'file':
+    for i in idx:
+        f, m = files()
+        r, c = datasets(f)
+        sample(f, m, r, c, i)
+        del r, c
+        if m is not None: m.close()
+        f.close()
+elif reopen == 'dataset':
+    f, m = files()
+    for i in idx:
+        r, c = datasets(f)
+        sample(f, m, r, c, i)
+        del r, c
+    if m is not None: m.close()
+    f.close()
+else:
+    f, m = files()
+    r, c = datasets(f)
+    for i in idx:
+        sample(f, m, r, c, i)
+    del r, c
+    kept.clear()
+    if m is not None: m.close()
+    f.close()
+)";
+
+const KindFilter kOpensAndReads{{OpKind::kOpen, OpKind::kRead}};
+
+std::string Join(const std::vector<uint64_t>& v) {
+  std::string s;
+  for (uint64_t x : v) {
+    if (!s.empty()) s += ',';
+    s += std::to_string(x);
+  }
+  return s;
+}
+
+struct Case {
+  std::string file;
+  H5pyReopen reopen = H5pyReopen::kFile;
+  std::vector<uint64_t> samples;
+  std::string lookup;  // "" = none
+  bool meta = false;
+};
+
+Case Make(std::string file, H5pyReopen reopen, std::vector<uint64_t> samples,
+          std::string lookup = "", bool meta = false) {
+  return Case{std::move(file), reopen, std::move(samples), std::move(lookup), meta};
+}
+
+// The requests grouped by file, each file's in their order (the fidelity bar: the order of the
+// requests on each file; across a data file and its metadata file h5py opens lazily).
+std::vector<Request> PerFile(std::vector<Request> rs) {
+  std::stable_sort(rs.begin(), rs.end(),
+                   [](const Request& a, const Request& b) { return a.file < b.file; });
+  return rs;
+}
+
+const char* ReopenName(H5pyReopen r) {
+  return r == H5pyReopen::kFile ? "file" : r == H5pyReopen::kDataset ? "dataset" : "none";
+}
+
+std::vector<Request> PythonRequests(const TempDir& tmp, const std::string& data, const Case& c) {
+  static int run = 0;
+  const ProfileTrace trace = TracePythonProgram(
+      "'" + std::string(tmp / "read.py") + "' '" + data + "' '" + c.file + "' " +
+          ReopenName(c.reopen) + " " + Join(c.samples) + " '" +
+          (c.lookup.empty() ? std::string("-") : c.lookup) + "' " + (c.meta ? "1" : "0"),
+      data, tmp / ("prof" + std::to_string(run++)));
+  return PerFile(RequestsOf(trace, data, kOpensAndReads));
+}
+
+std::vector<Request> DlioRequests(const std::string& data, const Case& c, IoModel model) {
+  MemoryTracer tracer;
+  auto storage = NewPosixStorage({});
+  storage->Bind(SystemClock(), &tracer);
+  FormatOptions o;
+  o.io_model = model;
+  o.hdf5.h5py_reopen = c.reopen;
+  o.hdf5.lookup_dataset = c.lookup;
+  o.hdf5.metadata_file = c.meta;
+  {
+    auto reader = testing::Hdf5()->Open(storage.get(), data + "/" + c.file, o);
+    INFO(reader.status().ToString());
+    REQUIRE(reader.ok());
+    SampleBuffer buf;
+    for (uint64_t i : c.samples) {
+      const Status st = (*reader)->ReadSample(i, &buf);
+      INFO(st.ToString());
+      REQUIRE(st.ok());
+    }
+  }
+  return PerFile(RequestsOf(tracer, data, kOpensAndReads));
+}
+
+void Compare(const TempDir& tmp, const std::string& data, const Case& c) {
+  const std::vector<Request> python = PythonRequests(tmp, data, c);
+  const std::vector<Request> dlio = DlioRequests(data, c, IoModel::kAuto);
+  INFO(c.file << " reopen " << ReopenName(c.reopen) << " lookup '" << c.lookup << "'\nh5py:\n"
+              << ToString(python) << "dlio:\n"
+              << ToString(dlio));
+  CHECK(python.size() > c.samples.size());
+  CHECK(dlio == python);
+}
+
+struct Fixture {
+  TempDir tmp;
+  std::string data = tmp / "data";
+  Fixture() {
+    std::filesystem::create_directories(data);
+    testing::WriteTextFile(tmp / "make.py", kMakeScript);
+    testing::WriteTextFile(tmp / "read.py", kReadScript);
+    const auto made = testing::RunCommand("'" + testing::SystemPython() + "' '" +
+                                          std::string(tmp / "make.py") + "' '" + data + "'");
+    INFO(made.output);
+    REQUIRE(made.exit_code == 0);
+  }
+};
+
+TEST_CASE("h5py model: files written by h5py, every shape, request for request") {
+  if (!PythonHas("h5py")) return;
+  Fixture fx;
+  const std::vector<uint64_t> shuffled{0, 5, 2, 3, 2};
+  for (H5pyReopen reopen : {H5pyReopen::kFile, H5pyReopen::kDataset, H5pyReopen::kNone}) {
+    // Rows under the 64 KiB sieve buffer, and above it.
+    Compare(fx.tmp, fx.data, Make("contig.h5", reopen, {0, 5, 2, 11, 2, 6}));
+    Compare(fx.tmp, fx.data, Make("contig_big.h5", reopen, {3, 0, 1, 3}));
+    // Chunks under the 1 MiB chunk cache, above it, and gzip chunks of two samples.
+    Compare(fx.tmp, fx.data, Make("chunked.h5", reopen, shuffled));
+    Compare(fx.tmp, fx.data, Make("big_chunks.h5", reopen, {3, 1, 3}));
+    Compare(fx.tmp, fx.data, Make("gzip.h5", reopen, {0, 1, 4, 5, 0}));
+  }
+}
+
+TEST_CASE("h5py model: crops of a chunked volume with a coordinates lookup") {
+  if (!PythonHas("h5py")) return;
+  Fixture fx;
+  for (H5pyReopen reopen : {H5pyReopen::kFile, H5pyReopen::kDataset, H5pyReopen::kNone}) {
+    Compare(fx.tmp, fx.data, Make("volume.h5", reopen, {7, 2, 2, 5, 0, 3}, "/coords"));
+  }
+  // Kept open, the 1.2 KB table is read once (the sieve buffer holds it): one read per crop
+  // and one for the table, after the open's metadata.
+  const auto dlio = DlioRequests(
+      fx.data, Make("volume.h5", H5pyReopen::kNone, {7, 2, 2, 5, 0, 3}, "/coords"), IoModel::kH5py);
+  int crops = 0, tables = 0;
+  for (const Request& r : dlio) {
+    crops += r.size == 4096;
+    tables += r.size == 50 * 3 * 8;
+  }
+  CHECK(crops == 5);  // crop 2 is read once: the chunk cache holds it
+  CHECK(tables == 1);
+}
+
+TEST_CASE("h5py model: files written by dlio's writer, with labels and a metadata file") {
+  if (!PythonHas("h5py")) return;
+  Fixture fx;
+  auto storage = NewPosixStorage({});
+  FormatOptions w;
+  w.hdf5.metadata_file = true;
+  REQUIRE(testing::Hdf5()
+              ->Write(storage.get(), fx.data + "/dlio.h5", testing::Fixed(10, 5000), w)
+              .ok());
+  FormatOptions chunked;
+  chunked.hdf5.enable_chunking = true;
+  chunked.hdf5.chunk_samples = 2;
+  chunked.compression = "gzip";
+  REQUIRE(testing::Hdf5()
+              ->Write(storage.get(), fx.data + "/dlio_gz.h5", testing::Fixed(8, 70000), chunked)
+              .ok());
+  for (H5pyReopen reopen : {H5pyReopen::kFile, H5pyReopen::kDataset, H5pyReopen::kNone}) {
+    Compare(fx.tmp, fx.data, Make("dlio.h5", reopen, {9, 0, 4, 4, 1}));
+    Compare(fx.tmp, fx.data, Make("dlio.h5", reopen, {9, 0, 4, 4, 1}, "/labels"));
+    Compare(fx.tmp, fx.data, Make("dlio.h5", reopen, {3, 0, 2}, "", true));
+    Compare(fx.tmp, fx.data, Make("dlio_gz.h5", reopen, {7, 6, 0, 3}, "/labels"));
+  }
+}
+
+TEST_CASE("h5py model: native keeps its own requests (the dataset stays open)") {
+  if (!PythonHas("h5py")) return;
+  Fixture fx;
+  const Case c = Make("contig.h5", H5pyReopen::kFile, {0, 5, 2, 11});
+  const auto native = DlioRequests(fx.data, c, IoModel::kNative);
+  const auto h5py = DlioRequests(fx.data, c, IoModel::kH5py);
+  auto opens = [](const std::vector<Request>& rs) {
+    int n = 0;
+    for (const Request& r : rs) n += r.kind == OpKind::kOpen;
+    return n;
+  };
+  CHECK(opens(native) == 1);
+  CHECK(opens(h5py) == 4);
+  // Native: the first read's 36000-byte sieve holds every row.
+  int data_reads = 0;
+  for (const Request& r : native) data_reads += r.size >= 3000;
+  CHECK(data_reads == 1);
+}
+
+}  // namespace
+}  // namespace dlio
