@@ -56,7 +56,7 @@ class MemoryFile final : public File {
   Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
     std::shared_lock<std::shared_mutex> lock(data_->mu);
     const uint64_t size = data_->bytes.size();
-    if (offset >= size) return size_t{0};
+    if (offset >= size || n == 0) return size_t{0};
     const size_t got = static_cast<size_t>(std::min<uint64_t>(n, size - offset));
     std::memcpy(buf, data_->bytes.data() + offset, got);
     return got;

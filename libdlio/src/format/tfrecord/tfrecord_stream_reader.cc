@@ -152,7 +152,7 @@ class TfRecordStreamReader final : public FormatReader {
       len = lengths_[i];
     }
     std::vector<uint8_t> head(std::min<uint64_t>(len, 512));
-    DLIO_RETURN_NOT_OK(file_->ReadExactAt(at, head.size(), head.data()));
+    if (!head.empty()) DLIO_RETURN_NOT_OK(file_->ReadExactAt(at, head.size(), head.data()));
     SampleSpan span;
     const char* error = nullptr;
     uint64_t error_at = 0;
