@@ -132,12 +132,7 @@ class NpyFormat final : public Format {
     }
     // The first np.load of the file gives the sample count and layout; the native reader is
     // opened only for inspect.
-    NumpyModelSpec spec;
-    spec.storage = storage;
-    spec.path = path;
-    spec.file_options.direct = options.direct;
-    spec.keep = options.npy.keep_arrays;
-    spec.buffers = NumpyBuffersFor(storage, path);
+    NumpyModelSpec spec = NumpyModelSpecFor(storage, path, options);
     return OpenNumpyModelReader(std::move(spec), options, [storage, path, options] {
       return OpenNative(storage, path, options);
     });

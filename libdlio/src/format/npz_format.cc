@@ -278,12 +278,7 @@ class NpzFormat final : public Format {
     }
     // The first np.load of the file (its member chosen from zipfile's directory as PickMember
     // does) gives the sample count and layout; the native reader is opened only for inspect.
-    NumpyModelSpec spec;
-    spec.storage = storage;
-    spec.path = path;
-    spec.file_options.direct = options.direct;
-    spec.keep = options.npy.keep_arrays;
-    spec.buffers = NumpyBuffersFor(storage, path);
+    NumpyModelSpec spec = NumpyModelSpecFor(storage, path, options);
     spec.buffers.check_crc = options.verify;
     return OpenNumpyModelReader(std::move(spec), options, [storage, path, options] {
       return OpenNative(storage, path, options);

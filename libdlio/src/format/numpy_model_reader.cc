@@ -142,4 +142,15 @@ pyio::NumpyBuffers NumpyBuffersFor(Storage* storage, const std::string& path) {
   return {pyio::PythonBufferSize(blksize), pyio::GlibcBufferSize(blksize)};
 }
 
+NumpyModelSpec NumpyModelSpecFor(Storage* storage, const std::string& path,
+                                 const FormatOptions& options) {
+  NumpyModelSpec spec;
+  spec.storage = storage;
+  spec.path = path;
+  spec.file_options.direct = options.direct;
+  spec.keep = options.npy.keep_arrays;
+  spec.buffers = NumpyBuffersFor(storage, path);
+  return spec;
+}
+
 }  // namespace dlio::format_internal

@@ -44,4 +44,8 @@ Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
 // The buffers Python and glibc would use for files of `storage` at `path` (their st_blksize).
 pyio::NumpyBuffers NumpyBuffersFor(Storage* storage, const std::string& path);
 
+// The spec of np.load(path) under `options` (direct I/O, npy.keep_arrays, the host's buffers).
+NumpyModelSpec NumpyModelSpecFor(Storage* storage, const std::string& path,
+                                 const FormatOptions& options);
+
 }  // namespace dlio::format_internal

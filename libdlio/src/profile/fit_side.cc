@@ -123,10 +123,28 @@ void FitCadence(const View& view, const std::vector<Save>& saves, FitResult* out
   }
 }
 
+// What the trace writes to checkpoint files: the files, the saves (bursts), the write sizes
+// (size -> count) and the fsync/fdatasync calls.
+struct CheckpointWrites {
+  std::set<std::string> files;
+  std::vector<Save> saves;
+  std::map<int64_t, int64_t> write_sizes;
+  int64_t syncs = 0;
+};
+
+CheckpointWrites FindCheckpointWrites(const ProfileTrace& t, const View& view) {
+  CheckpointWrites w;
+  w.files = CheckpointFiles(t, view);
+  if (!w.files.empty()) w.saves = Saves(t, view, w.files, &w.write_sizes, &w.syncs);
+  return w;
+}
+
 // The keys every fit with checkpoints sets: what one save writes.
-void FitSaves(const FitOptions& options, const std::set<std::string>& ckpt,
-              const std::vector<Save>& saves, const std::map<int64_t, int64_t>& write_sizes,
-              int64_t syncs, FitResult* out) {
+void FitSaves(const FitOptions& options, const CheckpointWrites& w, FitResult* out) {
+  const std::set<std::string>& ckpt = w.files;
+  const std::vector<Save>& saves = w.saves;
+  const std::map<int64_t, int64_t>& write_sizes = w.write_sizes;
+  const int64_t syncs = w.syncs;
   std::vector<int64_t> bytes, files;
   for (const Save& s : saves) {
     bytes.push_back(s.bytes);
@@ -167,27 +185,21 @@ void FitSaves(const FitOptions& options, const std::set<std::string>& ckpt,
 
 void FitCheckpoint(const ProfileTrace& t, const View& view, const FitOptions& options,
                    FitResult* out) {
-  const std::set<std::string> ckpt = CheckpointFiles(t, view);
-  std::map<int64_t, int64_t> write_sizes;
-  int64_t syncs = 0;
-  const std::vector<Save> saves =
-      ckpt.empty() ? std::vector<Save>{} : Saves(t, view, ckpt, &write_sizes, &syncs);
+  const CheckpointWrites w = FindCheckpointWrites(t, view);
+  const std::vector<Save>& saves = w.saves;
   if (saves.empty()) {
     Set(out, "workflow.checkpoint", "false", FitConfidence::kHigh,
         "no file besides the dataset and logs is written during training");
     return;
   }
-  FitSaves(options, ckpt, saves, write_sizes, syncs, out);
+  FitSaves(options, w, out);
   FitCadence(view, saves, out);
 }
 
 Status FitCheckpointOnly(const ProfileTrace& t, const View& view, const FitOptions& options,
                          FitResult* out) {
-  const std::set<std::string> ckpt = CheckpointFiles(t, view);
-  std::map<int64_t, int64_t> write_sizes;
-  int64_t syncs = 0;
-  const std::vector<Save> saves =
-      ckpt.empty() ? std::vector<Save>{} : Saves(t, view, ckpt, &write_sizes, &syncs);
+  const CheckpointWrites w = FindCheckpointWrites(t, view);
+  const std::vector<Save>& saves = w.saves;
   if (saves.empty()) {
     return Status::InvalidArgument(
         "fit: the trace reads no data file and writes no checkpoint (nothing to fit; trace the "
@@ -196,7 +208,7 @@ Status FitCheckpointOnly(const ProfileTrace& t, const View& view, const FitOptio
   Set(out, "workflow.generate_data", "false", FitConfidence::kHigh, "no data file is read");
   Set(out, "workflow.train", "false", FitConfidence::kHigh,
       "no data file is read: a checkpoint-only workload");
-  FitSaves(options, ckpt, saves, write_sizes, syncs, out);
+  FitSaves(options, w, out);
   Set(out, "checkpoint.num_checkpoints_write",
       std::to_string(std::min<size_t>(saves.size(), 1048576)), FitConfidence::kHigh,
       StrCat(saves.size(), " bursts of writes to checkpoint files"));

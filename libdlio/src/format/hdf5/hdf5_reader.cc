@@ -32,10 +32,7 @@ class Hdf5Reader final : public FormatReader {
   }
 
   uint64_t num_samples() const override { return info_.num_samples; }
-  uint64_t sample_size(uint64_t i) const override {
-    if (info_.layout == SampleLayout::kRows) return info_.row_bytes;
-    return i < info_.sizes.size() ? info_.sizes[i] : 0;
-  }
+  uint64_t sample_size(uint64_t i) const override { return info_.SampleSize(i); }
 
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
     DLIO_RETURN_NOT_OK(CheckSampleIndex(info_.path, i, info_.num_samples));

@@ -53,6 +53,12 @@ struct ReaderInfo {
   // the file, not our Storage, so the reader traces each H5Dread itself (docs/formats.md).
   Storage* parallel_storage = nullptr;
   int64_t data_offset = -1;  // file offset of the sample dataset's data (contiguous), or -1
+
+  // Bytes of sample i; 0 past the end.
+  uint64_t SampleSize(uint64_t i) const {
+    if (layout == SampleLayout::kRows) return row_bytes;
+    return i < sizes.size() ? sizes[i] : 0;
+  }
 };
 
 // The reader over what OpenReader found (hdf5_reader.cc).
