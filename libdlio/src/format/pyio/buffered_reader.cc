@@ -52,7 +52,8 @@ Result<size_t> BufferedReader::FillBuffer() {
 Result<size_t> BufferedReader::Read(size_t n, uint8_t* dst) {
   const int64_t have = ReadAhead();
   if (static_cast<int64_t>(n) <= have) {  // _bufferedreader_read_fast
-    std::memcpy(dst, buffer_.data() + pos_, n);
+    // dst may be null when n is 0 (an empty vector's data())
+    if (n > 0) std::memcpy(dst, buffer_.data() + pos_, n);
     pos_ += static_cast<int64_t>(n);
     return n;
   }
