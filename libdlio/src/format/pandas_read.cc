@@ -86,7 +86,7 @@ class TextStream {
     const uint64_t size = std::max(kTextChunkBytes, scaled);
     out_->resize(static_cast<size_t>(pos_ + size));
     DLIO_ASSIGN_OR_RETURN(const size_t got,
-                          file_->ReadAt(pos_, static_cast<size_t>(size), out_->data() + pos_));
+                          file_->ReadSomeAt(pos_, static_cast<size_t>(size), out_->data() + pos_));
     const auto* bytes = reinterpret_cast<const unsigned char*>(out_->data() + pos_);
     pos_ += got;
     out_->resize(static_cast<size_t>(pos_));
