@@ -39,6 +39,7 @@ dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio:
   DLIO_ASSIGN_OR_RETURN(info.format, dlio::DetectFormat(storage, path));
   DLIO_ASSIGN_OR_RETURN(auto factory, registries.formats.Get(info.format));
   DLIO_ASSIGN_OR_RETURN(auto format, factory());
+  info.stored_bytes_per_record_byte = format->stored_bytes_per_record_byte();
   auto reader = format->Open(storage, path, dlio::FormatOptions{});
   if (!reader.ok()) return info;  // format known, samples not readable: sizes from the trace
   info.samples = static_cast<int64_t>((*reader)->num_samples());

@@ -11,6 +11,7 @@
 #include "dlio/config.h"
 #include "dlio/profile_fit.h"
 #include "profile/analysis_test_util.h"
+#include "profile/fit_test_util.h"
 
 namespace dlio {
 namespace {
@@ -101,19 +102,8 @@ ProfileTrace Build(const Loop& l) {
   return t;
 }
 
-std::string Value(const FitResult& r, const std::string& key) {
-  const FitEntry* e = r.Find(key);
-  if (e == nullptr) return "(missing)";
-  return e->inferred ? e->value : "(not inferred: " + e->reason + ")";
-}
-
-FitResult Fit(const ProfileTrace& t, const FitOptions& options = {}) {
-  auto r = FitTrace(t, options);
-  INFO(r.status().ToString());
-  REQUIRE(r.ok());
-  INFO(FitYaml(*r, {"test"}));
-  return std::move(r).value();
-}
+using fit_test::Fit;
+using fit_test::Value;
 
 TEST_CASE("fit: a sequential one-thread loop with pauses between batches") {
   Loop l;  // 8 files x 1 sample, batch 4, 20 ms pauses, 2 epochs, sorted order

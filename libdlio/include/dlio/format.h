@@ -190,6 +190,9 @@ class Format {
   // whose stored bytes are an encoding of the sample (csv text, jpeg/png images): their writers
   // aim at the requested size and readers report the stored size.
   virtual bool exact_sample_sizes() const { return true; }
+  // About how many bytes the writer stores per byte of dataset.record_length_bytes (csv text:
+  // ~2.65); `dlio-run fit` divides stored sample sizes by it to get a record length.
+  virtual double stored_bytes_per_record_byte() const { return 1.0; }
   // Whether the format touches storage at all (false for synthetic).
   virtual bool uses_files() const { return true; }
   // What the format can do (see FormatCapabilities). Default: nothing special.

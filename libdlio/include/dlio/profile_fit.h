@@ -43,6 +43,8 @@ struct DataFileInfo {
   int64_t samples = -1;  // samples the file stores, -1 unknown (unreadable)
   // Stored sizes of its first samples (all of them, or a prefix when there are many).
   std::vector<int64_t> sample_sizes;
+  // The format's writer stores about this many bytes per byte of record length (csv: ~2.65).
+  double stored_bytes_per_record_byte = 1.0;
 };
 
 // Looks at a data file named by the trace. Called once per distinct data file (at most

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "dlio/profile_analysis.h"
+#include "profile/analysis_internal.h"
 #include "profile/fit_internal.h"
 
 namespace dlio::fit {
@@ -39,7 +40,7 @@ std::vector<int64_t> LargestReads(const ProfileTrace& t, const View& view,
   for (size_t i : view.data_events) {
     if (t.kind[i] != OpKind::kRead) continue;
     int64_t& l = largest[static_cast<size_t>(file_of.at(t.path[i]))];
-    l = std::max(l, t.size_bytes[i]);
+    l = std::max(l, profile::TransferredBytes(t, i));
   }
   return largest;
 }
@@ -138,7 +139,7 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
       continue;
     }
     if (t.kind[i] != OpKind::kRead) continue;
-    const int64_t size = std::max<int64_t>(t.size_bytes[i], 0);
+    const int64_t size = profile::TransferredBytes(t, i);  // a read at the end of the file gets 0
     const bool large =
         size > kSmallReadBytes || largest[static_cast<size_t>(file)] <= kSmallReadBytes;
     auto last = last_file.find(thread);

@@ -94,6 +94,19 @@ void FitLayout(const View& view, const FitOptions& options, FitResult* out) {
   }
 }
 
+}  // namespace
+
+int64_t WholeFileAccesses(const View& view) {
+  int64_t whole = 0;
+  for (const Access& a : view.accesses) {
+    const int64_t extent = view.files[static_cast<size_t>(a.file)].extent;
+    if (extent > 0 && a.bytes * 10 >= extent * 9) ++whole;
+  }
+  return whole;
+}
+
+namespace {
+
 // Samples per file and how sure (one sample when every read pass covers the whole file).
 // Samples per file as the probed files store them (median; 0 when none was probed).
 int64_t ProbedSamples(const View& view, size_t* files) {
@@ -107,7 +120,8 @@ int64_t ProbedSamples(const View& view, size_t* files) {
   return Median(per_file);
 }
 
-std::pair<int64_t, FitConfidence> SamplesPerFile(const View& view, std::string* reason) {
+std::pair<int64_t, FitConfidence> SamplesPerFile(const View& view, const ModelGuess& model,
+                                                 std::string* reason) {
   std::vector<int64_t> per_file;
   size_t probed_files = 0;
   const int64_t probed = ProbedSamples(view, &probed_files);
@@ -126,12 +140,15 @@ std::pair<int64_t, FitConfidence> SamplesPerFile(const View& view, std::string* 
                      " files)");
     return {s, FitConfidence::kHigh};
   }
-  int64_t whole = 0;
-  for (const Access& a : view.accesses) {
-    const int64_t extent = view.files[static_cast<size_t>(a.file)].extent;
-    if (extent > 0 && a.bytes * 10 >= extent * 9) ++whole;
+  const int64_t whole = WholeFileAccesses(view);
+  const bool most_whole = whole * 10 >= static_cast<int64_t>(view.accesses.size()) * 8;
+  if (most_whole && probed > 0 && StreamsWholeFiles(model.model)) {
+    *reason = StrCat("stored in the files (median of ", probed_files, "); ", whole, " of ",
+                     view.accesses.size(), " file reads cover the whole file, as ", model.model,
+                     " reads a file: once per pass, all of its samples");
+    return {probed, FitConfidence::kHigh};
   }
-  if (whole * 10 >= static_cast<int64_t>(view.accesses.size()) * 8) {
+  if (most_whole) {
     *reason = StrCat(whole, " of ", view.accesses.size(),
                      " reads of a file cover all of it (a whole-file load per sample)");
     return {1, FitConfidence::kMedium};
@@ -153,9 +170,75 @@ std::pair<int64_t, FitConfidence> SamplesPerFile(const View& view, std::string* 
   return {std::max<int64_t>(Median(per_file), 1), FitConfidence::kMedium};
 }
 
-void FitRecords(const View& view, FitResult* out) {
+// Mean of the sample sizes the probe found (0 when none).
+double ProbedMeanSize(const View& view) {
+  std::vector<double> sizes;
+  for (const DataFile& f : view.files) {
+    for (int64_t s : f.info.sample_sizes) sizes.push_back(static_cast<double>(s));
+  }
+  return Moments(sizes).mean;
+}
+
+// The data reads are mostly of one size, far larger than the samples the probe found (e.g.
+// chunk-sized crops of an hdf5 volume beside a small table the probe took for the samples): the
+// samples are those pieces. True when it set the entries.
+bool FitPieces(const ProfileTrace& t, const View& view, FitResult* out) {
+  if (WholeFileAccesses(view) * 10 >= static_cast<int64_t>(view.accesses.size()) * 8) {
+    return false;  // whole files: a loader's fixed-size reads of them, not pieces
+  }
+  const auto [piece, share] = CommonLargeRead(t, view);
+  const double probed = ProbedMeanSize(view);
+  if (probed <= 0 || share < 0.8 || static_cast<double>(piece) < 4 * probed) return false;
+  std::vector<int64_t> per_file;
+  for (const DataFile& f : view.files) {
+    if (f.extent >= piece) per_file.push_back(f.extent / piece);
+  }
+  if (per_file.empty()) return false;
+  Set(out, "dataset.num_samples_per_file", std::to_string(Median(per_file)), FitConfidence::kMedium,
+      StrCat("file size / ", piece, " (median of ", per_file.size(),
+             " files): the reads are pieces of another dataset than the one probed"));
+  Set(out, "dataset.record_length_bytes", std::to_string(piece), FitConfidence::kMedium,
+      StrCat(std::llround(share * 100), "% of the large data reads are ",
+             HumanBytes(static_cast<double>(piece)), ", ",
+             std::llround(static_cast<double>(piece) / probed),
+             "x the probed samples: the program reads pieces of that size"));
+  Set(out, "dataset.record_length_bytes_stdev", "0", FitConfidence::kMedium,
+      "the pieces are all of one size");
+  return true;
+}
+
+// Stored bytes per byte of record length of the probed files' format (csv text: ~2.65).
+double StoredPerRecordByte(const View& view) {
+  for (const DataFile& f : view.files) {
+    if (f.probed && f.info.stored_bytes_per_record_byte > 0) {
+      return f.info.stored_bytes_per_record_byte;
+    }
+  }
+  return 1.0;
+}
+
+// hdf5 pieces read at their own size below libhdf5's 64 KiB sieve buffer (which would read a
+// contiguous dataset 64 KiB at a time): each is a chunk.
+void FitPieceChunks(const View& view, FitResult* out) {
+  constexpr int64_t kSieveBytes = 64 * 1024;
+  const FitEntry* record = out->Find("dataset.record_length_bytes");
+  if (FittedFormat(*out) != "hdf5" || view.files.empty() || record == nullptr ||
+      std::stoll(record->value) >= kSieveBytes) {
+    return;
+  }
+  Set(out, "dataset.enable_chunking", "true", FitConfidence::kMedium,
+      "pieces below libhdf5's 64 KiB sieve buffer are read at their own size: chunks (a "
+      "contiguous dataset is read 64 KiB at a time)");
+  Set(out, "dataset.chunk_samples", "1", FitConfidence::kMedium, "one piece per chunk");
+}
+
+void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model, FitResult* out) {
+  if (FitPieces(t, view, out)) {
+    FitPieceChunks(view, out);
+    return;
+  }
   std::string why;
-  const auto [samples, confidence] = SamplesPerFile(view, &why);
+  const auto [samples, confidence] = SamplesPerFile(view, model, &why);
   Set(out, "dataset.num_samples_per_file", std::to_string(samples), confidence, why);
   std::vector<double> sizes;
   bool exact = false;
@@ -183,10 +266,16 @@ void FitRecords(const View& view, FitResult* out) {
   }
   const MeanStdev m = Moments(sizes);
   const FitConfidence c = exact ? FitConfidence::kHigh : FitConfidence::kMedium;
-  Set(out, "dataset.record_length_bytes", std::to_string(std::llround(m.mean)), c,
-      StrCat("mean of ", sizes.size(), " ", source, " (", HumanBytes(m.mean), ")"));
-  Set(out, "dataset.record_length_bytes_stdev", std::to_string(std::llround(m.stdev)), c,
-      StrCat("their standard deviation (", HumanBytes(m.stdev), ")"));
+  // What the format stores is an encoding of the record (csv: text): the record length that
+  // makes the writer store samples of these sizes.
+  const double ratio = exact ? StoredPerRecordByte(view) : 1.0;
+  const std::string encoded =
+      ratio == 1.0 ? ""
+                   : StrCat(" / ", ratio, ", the bytes the format's writer stores per record byte");
+  Set(out, "dataset.record_length_bytes", std::to_string(std::llround(m.mean / ratio)), c,
+      StrCat("mean of ", sizes.size(), " ", source, " (", HumanBytes(m.mean), ")", encoded));
+  Set(out, "dataset.record_length_bytes_stdev", std::to_string(std::llround(m.stdev / ratio)), c,
+      StrCat("their standard deviation (", HumanBytes(m.stdev), ")", encoded));
 }
 
 // hdf5 read in pieces of one size much smaller than a sample: the file is chunked (libhdf5
@@ -222,7 +311,7 @@ void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& o
                 FitResult* out) {
   FitFormat(view, out);
   FitLayout(view, options, out);
-  FitRecords(view, out);
+  FitRecords(trace, view, GuessIoModel(trace, view, FittedFormat(*out)), out);
   FitChunking(trace, view, out);
 }
 

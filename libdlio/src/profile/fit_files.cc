@@ -5,6 +5,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "profile/analysis_internal.h"
 #include "profile/fit_internal.h"
 
 namespace dlio::fit {
@@ -69,7 +70,7 @@ std::unordered_map<int32_t, FileUse> Uses(const ProfileTrace& t, const View& vie
       u.first_us = t.start_us[i];
     }
     u.first_us = std::min(u.first_us, t.start_us[i]);
-    const int64_t size = std::max<int64_t>(t.size_bytes[i], 0);
+    const int64_t size = profile::TransferredBytes(t, i);  // what a read got, not what it asked for
     switch (t.kind[i]) {
       case OpKind::kRead:
       case OpKind::kWrite: {

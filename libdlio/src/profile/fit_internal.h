@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dlio/profile.h"
@@ -94,6 +95,27 @@ Status CollectFiles(const ProfileTrace& trace, const FitOptions& options, View* 
 // Stage 2 (fit_access.cc): accesses, epochs, steps.
 void CollectAccesses(const ProfileTrace& trace, View* view);
 void CollectSteps(const ProfileTrace& trace, const FitOptions& options, View* view);
+
+// The framework I/O model the data reads look like (fit_model.cc), for the data files of
+// `format` (dlio's registry name, "" unknown).
+struct ModelGuess {
+  std::string model;  // a reader.io_model value
+  FitConfidence confidence = FitConfidence::kMedium;
+  std::string reason;
+};
+ModelGuess GuessIoModel(const ProfileTrace& trace, const View& view, const std::string& format);
+// Whether `model` reads each file whole, once per pass, and serves all its samples from that
+// read (pandas.read_csv, tf.data's stream): one access of a file then stands for all of its
+// samples, and the batches are not visible in the reads.
+bool StreamsWholeFiles(std::string_view model);
+// The most common size of the data reads larger than kSmallReadBytes, and its share of them.
+std::pair<int64_t, double> CommonLargeRead(const ProfileTrace& trace, const View& view);
+// reader.h5py_reopen and reader.hdf5_lookup_dataset of data read through h5py (fit_model.cc).
+void FitH5py(const View& view, FitResult* out);
+// Sample reads that read (nearly) all of their file: whole-file loads.
+int64_t WholeFileAccesses(const View& view);
+// The format the dataset section fitted ("" when it could not tell).
+std::string FittedFormat(const FitResult& out);
 
 // Stage 3: the entries of each section.
 void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& options,

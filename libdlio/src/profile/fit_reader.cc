@@ -58,17 +58,18 @@ std::map<int32_t, std::set<ThreadKey>> ReadersPerPass(const View& view) {
   return per_pass;
 }
 
-// Reader processes that read in more than one pass live across epochs: then every distinct
+// Reader threads that read in more than one pass live across epochs: then every distinct
 // reading thread counts (in one pass a fast thread may have read everything); when every pass
-// reads in new processes (DataLoader workers re-forked per epoch), the most readers of one pass.
+// reads with new threads (DataLoader workers re-forked per epoch, a tf.data pipeline built per
+// epoch), the most readers of one pass.
 int64_t ReaderCount(const View& view) {
-  std::map<int32_t, std::set<int32_t>> passes_of_pid;
+  std::map<ThreadKey, std::set<int32_t>> passes_of_thread;
   std::set<ThreadKey> all;
   for (const Access& a : view.accesses) {
-    passes_of_pid[a.pid].insert(a.epoch);
+    passes_of_thread[{a.pid, a.tid}].insert(a.epoch);
     all.insert({a.pid, a.tid});
   }
-  const bool persistent = std::any_of(passes_of_pid.begin(), passes_of_pid.end(),
+  const bool persistent = std::any_of(passes_of_thread.begin(), passes_of_thread.end(),
                                       [](const auto& p) { return p.second.size() > 1; });
   if (persistent || view.epochs == 1) return static_cast<int64_t>(all.size());
   size_t n = 0;
@@ -116,7 +117,14 @@ void FitThreads(const View& view, FitResult* out) {
              renewed));
 }
 
-void FitBatch(const View& view, FitResult* out) {
+// Samples one access stands for: all of a file's under a model that streams whole files.
+int64_t SamplesPerAccess(const ModelGuess& model, const FitResult& out) {
+  const FitEntry* samples = out.Find("dataset.num_samples_per_file");
+  if (!StreamsWholeFiles(model.model) || samples == nullptr || !samples->inferred) return 1;
+  return std::max<int64_t>(std::stoll(samples->value), 1);
+}
+
+void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
   if (view.steps.empty()) {
     Unset(out, "reader.batch_size", "1",
           "no compute events and no pause between reads stands out: batches are not visible");
@@ -148,10 +156,15 @@ void FitBatch(const View& view, FitResult* out) {
   const auto same = std::count(per_burst.begin(), per_burst.end(), b);
   const bool even = same * 10 >= static_cast<int64_t>(per_burst.size()) * 8;
   const bool ahead = ReaderCount(view) > 1;  // workers read ahead: a burst may be many batches
-  Set(out, "reader.batch_size", std::to_string(b),
+  const int64_t per_access = SamplesPerAccess(model, *out);
+  const std::string streamed =
+      per_access > 1 ? StrCat(" x ", per_access, " samples per file (", model.model,
+                              " reads whole files; the batches within one are not visible)")
+                     : "";
+  Set(out, "reader.batch_size", std::to_string(b * per_access),
       even && !ahead ? FitConfidence::kMedium : FitConfidence::kLow,
       StrCat("median sample reads per burst (", same, " of ", per_burst.size(),
-             " bursts read exactly ", b, ")",
+             " bursts read exactly ", b, ")", streamed,
              ahead ? "; several readers may read ahead of compute" : ""));
 }
 
@@ -272,73 +285,9 @@ void FitShuffle(const View& view, FitResult* out) {
              "sorted order (rank correlation ", Seconds(rho), " over ", n, " reads)"));
 }
 
-// The most common size of the data reads larger than kSmallReadBytes, and its share of them.
-std::pair<int64_t, double> CommonLargeRead(const ProfileTrace& t, const View& view) {
-  std::map<int64_t, int64_t> count;
-  int64_t total = 0;
-  for (size_t i : view.data_events) {
-    if (t.kind[i] != OpKind::kRead || t.size_bytes[i] <= kSmallReadBytes) continue;
-    ++count[t.size_bytes[i]];
-    ++total;
-  }
-  std::pair<int64_t, int64_t> best{0, 0};
-  for (const auto& [size, n] : count) {
-    if (n > best.second) best = {size, n};
-  }
-  return {best.first, total == 0 ? 0 : static_cast<double>(best.second) / total};
-}
-
-struct ModelGuess {
-  std::string model;
-  FitConfidence confidence = FitConfidence::kMedium;
-  std::string reason;
-};
-
-ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::string& format) {
-  int64_t mmaps = 0, sessions = 0, whole = 0, small = 0, reads = 0, four_k = 0;
-  for (size_t i : view.data_events) {
-    if (t.kind[i] == OpKind::kMmap) ++mmaps;
-    if (t.kind[i] != OpKind::kRead) continue;
-    ++reads;
-    small += t.size_bytes[i] <= 1024;
-    four_k += t.size_bytes[i] == 4096;
-  }
-  for (const Access& a : view.accesses) {
-    sessions += a.session;
-    const int64_t extent = view.files[static_cast<size_t>(a.file)].extent;
-    whole += extent > 0 && a.bytes * 10 >= extent * 9;
-  }
-  const int64_t n = static_cast<int64_t>(view.accesses.size());
-  auto most = [n](int64_t k) { return n > 0 && k * 10 >= n * 8; };
-  if (mmaps > 0) return {"mmap", FitConfidence::kHigh, StrCat(mmaps, " mmap calls on data files")};
-  const auto [common, share] = CommonLargeRead(t, view);
-  if ((format == "npz" || format == "npy") && most(sessions) && most(whole) && four_k > 0) {
-    return {"numpy", FitConfidence::kMedium,
-            StrCat("each sample is an open and a whole-file read with 4 KiB buffered reads (",
-                   four_k, " of ", reads, " reads): np.load")};
-  }
-  if (format == "tfrecord" && view.companions.empty() && common == 262144 && share >= 0.8) {
-    return {"tf.data", FitConfidence::kMedium,
-            StrCat(std::llround(share * 100),
-                   "% of large reads are 256 KiB and no .idx is read: TFRecordDataset's stream")};
-  }
-  if (format == "hdf5" && (most(sessions) || small * 2 >= reads)) {
-    return {"h5py", FitConfidence::kLow,
-            StrCat(small, " of ", reads, " reads are metadata-sized (<= 1 KiB): libhdf5 via h5py")};
-  }
-  if (format == "csv" && most(whole) &&
-      view.accesses.size() <= view.files.size() * static_cast<size_t>(view.epochs)) {
-    return {"pandas", FitConfidence::kMedium, "each file is read whole, once per pass: read_csv"};
-  }
-  return {"native", FitConfidence::kMedium,
-          "sample-sized reads (or fixed chunks) beside format headers: dlio's own reader"};
-}
-
-void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& options,
+void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& options, ModelGuess g,
                 FitResult* out) {
-  const FitEntry* format = out->Find("dataset.format");
-  const std::string name = format != nullptr && format->inferred ? format->value : "";
-  ModelGuess g = GuessIoModel(t, view, name);
+  const std::string name = FittedFormat(*out);
   auto available_model = [&](const std::string& model) {
     return model == "native" || !options.io_model_available ||
            options.io_model_available(name, model);
@@ -357,6 +306,12 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
   const bool available = available_model(g.model);
   if (available) {
     Set(out, "reader.io_model", g.model, g.confidence, g.reason);
+    if (StreamsWholeFiles(g.model) && view.epochs > 1 &&
+        out->Find("reader.reopen_files_each_epoch") == nullptr) {
+      Set(out, "reader.reopen_files_each_epoch", "true", FitConfidence::kMedium,
+          StrCat("every pass reads each file whole again, as ", g.model,
+                 " loads a file: the emulation opens (and so loads) its files anew each epoch"));
+    }
   } else {
     Unset(out, "reader.io_model", "auto",
           StrCat("looks like ", g.model, " (", g.reason, "), which this build's ", name,
@@ -385,10 +340,12 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
 
 void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& options,
                FitResult* out) {
+  const ModelGuess model = GuessIoModel(trace, view, FittedFormat(*out));
   FitThreads(view, out);
-  FitBatch(view, out);
+  FitBatch(view, model, out);
   FitShuffle(view, out);
-  FitIoModel(trace, view, options, out);
+  FitIoModel(trace, view, options, model, out);
+  FitH5py(view, out);
   // What an I/O trace does not show, said rather than guessed.
   Unset(out, "reader.prefetch_size", "2",
         "how far reads run ahead is not told apart from the thread count in a trace");

@@ -1,0 +1,140 @@
+// FitTrace: which framework I/O model (reader.io_model) the data reads look like, from the
+// request sizes, opens and whole-file reads of the trace.
+#include <cmath>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "dlio/str_cat.h"
+#include "profile/fit_internal.h"
+
+namespace dlio::fit {
+
+bool StreamsWholeFiles(std::string_view model) { return model == "pandas" || model == "tf.data"; }
+
+std::string FittedFormat(const FitResult& out) {
+  const FitEntry* format = out.Find("dataset.format");
+  return format != nullptr && format->inferred ? format->value : "";
+}
+
+// The most common size of the data reads larger than kSmallReadBytes, and its share of them.
+std::pair<int64_t, double> CommonLargeRead(const ProfileTrace& t, const View& view) {
+  std::map<int64_t, int64_t> count;
+  int64_t total = 0;
+  for (size_t i : view.data_events) {
+    if (t.kind[i] != OpKind::kRead || t.size_bytes[i] <= kSmallReadBytes) continue;
+    ++count[t.size_bytes[i]];
+    ++total;
+  }
+  std::pair<int64_t, int64_t> best{0, 0};
+  for (const auto& [size, n] : count) {
+    if (n > best.second) best = {size, n};
+  }
+  return {best.first, total == 0 ? 0 : static_cast<double>(best.second) / total};
+}
+
+ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::string& format) {
+  int64_t mmaps = 0, sessions = 0, whole = 0, small = 0, reads = 0, four_k = 0;
+  for (size_t i : view.data_events) {
+    if (t.kind[i] == OpKind::kMmap) ++mmaps;
+    if (t.kind[i] != OpKind::kRead) continue;
+    ++reads;
+    small += t.size_bytes[i] <= 1024;
+    four_k += t.size_bytes[i] == 4096;
+  }
+  for (const Access& a : view.accesses) sessions += a.session;
+  whole = WholeFileAccesses(view);
+  const int64_t n = static_cast<int64_t>(view.accesses.size());
+  auto most = [n](int64_t k) { return n > 0 && k * 10 >= n * 8; };
+  if (mmaps > 0) return {"mmap", FitConfidence::kHigh, StrCat(mmaps, " mmap calls on data files")};
+  const auto [common, share] = CommonLargeRead(t, view);
+  if ((format == "npz" || format == "npy") && most(sessions) && most(whole) && four_k > 0) {
+    return {"numpy", FitConfidence::kMedium,
+            StrCat("each sample is an open and a whole-file read with 4 KiB buffered reads (",
+                   four_k, " of ", reads, " reads): np.load")};
+  }
+  if (format == "tfrecord" && view.companions.empty() && common == 262144 && share >= 0.8) {
+    return {"tf.data", FitConfidence::kMedium,
+            StrCat(std::llround(share * 100),
+                   "% of large reads are 256 KiB and no .idx is read: TFRecordDataset's stream")};
+  }
+  if (format == "hdf5" && (most(sessions) || small * 2 >= reads)) {
+    return {"h5py", FitConfidence::kLow,
+            StrCat(small, " of ", reads, " reads are metadata-sized (<= 1 KiB): libhdf5 via h5py")};
+  }
+  if (format == "csv" && most(whole) &&
+      view.accesses.size() <= view.files.size() * static_cast<size_t>(view.epochs)) {
+    return {"pandas", FitConfidence::kMedium, "each file is read whole, once per pass: read_csv"};
+  }
+  return {"native", FitConfidence::kMedium,
+          "sample-sized reads (or fixed chunks) beside format headers: dlio's own reader"};
+}
+
+namespace {
+
+// Sample reads that read a file at an offset read before while the file stayed open: h5py then
+// made a new dataset object (its chunk cache and sieve buffer start empty) for the read.
+int64_t RepeatsWhileOpen(const View& view) {
+  std::set<std::pair<int32_t, int64_t>> seen;
+  int64_t repeats = 0;
+  for (const Access& a : view.accesses) {
+    if (a.large_reads == 0) continue;
+    if (a.session) seen.clear();  // a new open: nothing is cached any more
+    repeats += !seen.insert({a.file, a.key}).second;
+  }
+  return repeats;
+}
+
+void FitH5pyReopen(const View& view, int64_t sessions, FitResult* out) {
+  const int64_t n = static_cast<int64_t>(view.accesses.size());
+  if (sessions * 10 >= n * 8) {
+    Set(out, "reader.h5py_reopen", "file", FitConfidence::kMedium,
+        StrCat(sessions, " of ", n,
+               " sample reads begin with an open of the file: h5py.File per "
+               "sample (DLIO's on_demand reader)"));
+    return;
+  }
+  const int64_t repeats = RepeatsWhileOpen(view);
+  if (repeats > 0) {
+    Set(out, "reader.h5py_reopen", "dataset", FitConfidence::kMedium,
+        StrCat(repeats,
+               " sample reads repeat an earlier read of an open file: the dataset "
+               "object, and with it libhdf5's caches, is new for each sample"));
+  } else {
+    Set(out, "reader.h5py_reopen", "none", FitConfidence::kLow,
+        StrCat("the files stay open (", sessions, " opens for ", n,
+               " sample reads) and no read repeats: the datasets may stay open too"));
+  }
+}
+
+}  // namespace
+
+void FitH5py(const View& view, FitResult* out) {
+  const FitEntry* model = out->Find("reader.io_model");
+  if (model == nullptr || !model->inferred || model->value != "h5py") return;
+  // Small reads per sample read, past each file's first (which reads its metadata). A small
+  // read between two sample reads of one file may count with either of them.
+  int64_t sessions = 0, samples = 0, small = 0;
+  std::set<int32_t> files_seen;
+  for (const Access& a : view.accesses) {
+    sessions += a.session;
+    if (!files_seen.insert(a.file).second && !a.session && a.large_reads > 0) {
+      ++samples;
+      small += a.small_reads;
+    }
+  }
+  FitH5pyReopen(view, sessions, out);
+  const int64_t n = static_cast<int64_t>(view.accesses.size());
+  const bool one_each = samples > 0 && small * 10 >= samples * 8 && small * 10 <= samples * 12;
+  if (sessions * 10 < n * 8 && one_each) {
+    Set(out, "reader.hdf5_lookup_dataset", "/labels", FitConfidence::kMedium,
+        StrCat(small, " small reads beside ", samples,
+               " sample reads of open files: a table "
+               "such as coordinates read per sample; dlio's /labels stands for it"));
+  } else {
+    Unset(out, "reader.hdf5_lookup_dataset", "",
+          "no small read accompanies each sample read: no per-sample lookup table");
+  }
+}
+
+}  // namespace dlio::fit

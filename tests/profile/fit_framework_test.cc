@@ -1,0 +1,163 @@
+// FitTrace on hand-built traces of framework loaders whose reads are not one per sample: whole
+// files streamed once per pass (pandas.read_csv, tf.data), chunk-sized crops of an hdf5 volume
+// read through h5py beside a small table, reader threads re-created every pass.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "dlio/profile_fit.h"
+#include "profile/analysis_test_util.h"
+#include "profile/fit_test_util.h"
+
+namespace dlio {
+namespace {
+
+using fit_test::Fit;
+using fit_test::Value;
+using testing::AddEvent;
+
+constexpr int64_t kChunk = 262144;  // pandas' and tf.data's request size
+
+// One whole-file load as read_csv issues it: 256 KiB reads from 0, the last one short, then two
+// reads at the end of the file that return 0. Returns the time after it.
+int64_t LoadWhole(ProfileTrace* t, int32_t tid, const std::string& path, int64_t size,
+                  int64_t now) {
+  AddEvent(t, 1, tid, "open64", now, 2, path);
+  now += 5;
+  for (int64_t at = 0; at < size; at += kChunk) {
+    const int64_t got = std::min(kChunk, size - at);
+    AddEvent(t, 1, tid, "read", now, 40, path, at, kChunk, got);
+    now += 100;
+  }
+  const int64_t asked = kChunk - size % kChunk;
+  AddEvent(t, 1, tid, "read", now, 1, path, size, asked, 0);
+  AddEvent(t, 1, tid, "read", now + 5, 1, path, size, kChunk, 0);
+  AddEvent(t, 1, tid, "close", now + 10, 1, path);
+  return now + 20;
+}
+
+// A probe that finds every file `size` bytes of `samples` samples of `sample_size` bytes.
+FitOptions ProbeEvery(std::string format, int64_t size, int64_t samples, int64_t sample_size,
+                      double stored_per_record_byte = 1.0) {
+  FitOptions options;
+  options.probe = [=](const std::string&) -> Result<DataFileInfo> {
+    DataFileInfo info;
+    info.format = format;
+    info.size = size;
+    info.samples = samples;
+    info.sample_sizes.assign(static_cast<size_t>(samples), sample_size);
+    info.stored_bytes_per_record_byte = stored_per_record_byte;
+    return info;
+  };
+  return options;
+}
+
+TEST_CASE("fit: csv files loaded whole once per pass are pandas' stream of all their rows") {
+  constexpr int64_t kSize = 1'000'000;
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  for (int e = 0; e < 2; ++e) {
+    for (int f = 0; f < 4; ++f) {
+      now = LoadWhole(&t, 1, "/d/train/t" + std::to_string(f) + ".csv", kSize, now);
+      now += 50'000;  // the batches over the file's rows: no I/O
+    }
+  }
+  // rows of 2000 bytes of text
+  const FitResult r = Fit(t, ProbeEvery("csv", kSize, 500, 2000, 2.5));
+  CHECK(Value(r, "reader.io_model") == "pandas");
+  // The reads at the end of each file (returning 0) do not start sample reads of their own.
+  CHECK(r.Find("workflow.train")->reason.rfind("8 sample reads", 0) == 0);
+  CHECK(Value(r, "dataset.num_samples_per_file") == "500");
+  CHECK(Value(r, "dataset.record_length_bytes") == "800");  // 2000 bytes of text / 2.5
+  CHECK(Value(r, "dataset.record_length_bytes_stdev") == "0");
+  CHECK(Value(r, "reader.batch_size") == "500");  // one file's rows per burst
+  CHECK(Value(r, "reader.reopen_files_each_epoch") == "true");
+  CHECK(Value(r, "train.epochs") == "2");
+  CHECK(r.Find("reader.transfer_size")->inferred == false);
+  const std::string time = Value(r, "train.computation_time");
+  CHECK(std::abs(std::stod(time) - 0.05) < 0.001);
+}
+
+TEST_CASE("fit: tf.data threads re-created every pass count once; each file is its records") {
+  constexpr int64_t kSize = 1'000'000;
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  int32_t tid = 20;
+  for (int e = 0; e < 2; ++e) {
+    for (int th = 0; th < 2; ++th, ++tid) {  // a new pair of threads per pass
+      int64_t at = now;
+      for (int f = th; f < 4; f += 2) {
+        at = LoadWhole(&t, tid, "/d/train/r" + std::to_string(f) + ".tfrecord", kSize, at);
+      }
+    }
+    now += 100'000;
+  }
+  const FitResult r = Fit(t, ProbeEvery("tfrecord", kSize, 10, 99'000));
+  CHECK(Value(r, "reader.io_model") == "tf.data");
+  CHECK(Value(r, "reader.read_threads") == "2");
+  CHECK(Value(r, "reader.reopen_files_each_epoch") == "true");
+  CHECK(Value(r, "dataset.num_samples_per_file") == "10");
+  CHECK(Value(r, "dataset.record_length_bytes") == "99000");
+  CHECK(Value(r, "reader.batch_size") == "40");  // a burst reads all 4 files: 40 records
+}
+
+constexpr int64_t kVolumeFile = 2'104'504, kTable = 2'103'736, kPiece = 32768;
+
+// h5py crops: 2 files kept open; per step a read in a 768-byte table at the file's end (from the
+// row picked to the table's end, as the sieve buffer reads it), then one 32 KiB chunk.
+struct Crops {
+  int steps = 120;
+  int table_reads_per_step = 1;
+  bool repeat_chunks = true;  // chunks drawn with repeats (else each read once)
+};
+
+ProfileTrace BuildCrops(const Crops& c) {
+  ProfileTrace t;
+  std::mt19937 rng(3);
+  int64_t now = 1'000'000;
+  const std::string files[2] = {"/d/train/v0.h5", "/d/train/v1.h5"};
+  for (const std::string& f : files) {
+    AddEvent(&t, 1, 1, "open64", now, 2, f);
+    for (int64_t size : {8, 16, 80, 512}) AddEvent(&t, 1, 1, "pread", now + 3, 1, f, 0, size, size);
+    now += 20;
+  }
+  for (int s = 0; s < c.steps; ++s) {
+    const std::string& f = files[rng() % 2];
+    for (int k = 0; k < c.table_reads_per_step; ++k) {
+      const int64_t row = static_cast<int64_t>(rng() % 64);
+      AddEvent(&t, 1, 1, "pread", now, 2, f, kTable + 12 * row, 768 - 12 * row, 768 - 12 * row);
+      now += 10;
+    }
+    const int64_t chunk = c.repeat_chunks ? static_cast<int64_t>(rng() % 8) : s;
+    AddEvent(&t, 1, 1, "pread", now, 30, f, 2000 + chunk * kPiece, kPiece, kPiece);
+    now += 2'000;
+  }
+  return t;
+}
+
+// The probe takes the 64 x 12-byte table for the samples.
+TEST_CASE("fit: chunk-sized h5py crops beside a table are chunked samples plus a lookup") {
+  const FitResult r = Fit(BuildCrops({}), ProbeEvery("hdf5", kVolumeFile, 64, 12));
+  CHECK(Value(r, "dataset.record_length_bytes") == "32768");
+  CHECK(Value(r, "dataset.num_samples_per_file") == "64");  // kVolumeFile / kPiece
+  CHECK(Value(r, "dataset.enable_chunking") == "true");
+  CHECK(Value(r, "dataset.chunk_samples") == "1");
+  CHECK(Value(r, "reader.io_model") == "h5py");
+  // The same chunk read again while the file stays open: a new dataset object each time.
+  CHECK(Value(r, "reader.h5py_reopen") == "dataset");
+  CHECK(Value(r, "reader.hdf5_lookup_dataset") == "/labels");
+}
+
+TEST_CASE("fit: h5py reads that never repeat keep the dataset; two table reads are no lookup") {
+  Crops c;
+  c.repeat_chunks = false;
+  c.table_reads_per_step = 2;
+  const FitResult r = Fit(BuildCrops(c), ProbeEvery("hdf5", kVolumeFile, 64, 12));
+  CHECK(Value(r, "reader.io_model") == "h5py");
+  CHECK(Value(r, "reader.h5py_reopen") == "none");
+  CHECK(r.Find("reader.hdf5_lookup_dataset")->inferred == false);
+}
+
+}  // namespace
+}  // namespace dlio
