@@ -4,7 +4,10 @@
 #include "format/pandas_read.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string>
+
+#include "format/pyio/python_bytes.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -85,8 +88,7 @@ class TextStream {
     const auto scaled = static_cast<uint64_t>(std::max(b2c_, 1.0) * static_cast<double>(size_hint));
     const uint64_t size = std::max(kTextChunkBytes, scaled);
     out_->resize(static_cast<size_t>(pos_ + size));
-    DLIO_ASSIGN_OR_RETURN(const size_t got,
-                          file_->ReadSomeAt(pos_, static_cast<size_t>(size), out_->data() + pos_));
+    DLIO_ASSIGN_OR_RETURN(const size_t got, RawRead(static_cast<size_t>(size)));
     const auto* bytes = reinterpret_cast<const unsigned char*>(out_->data() + pos_);
     pos_ += got;
     out_->resize(static_cast<size_t>(pos_));
@@ -94,6 +96,17 @@ class TextStream {
     decoded_ += chars;
     b2c_ = chars > 0 ? static_cast<double>(got) / static_cast<double>(chars) : 0.0;
     return got > 0 || chars > 0;
+  }
+
+  // buffer.read1(size): one read(2) into a new bytes object (python_bytes.h), whose bytes then
+  // join the text; into out_ at pos_.
+  Result<size_t> RawRead(size_t size) {
+    char* dst = out_->data() + pos_;
+    pyio::PythonBytes bytes(size);
+    if (bytes.data() == nullptr) return file_->ReadSomeAt(pos_, size, dst);
+    DLIO_ASSIGN_OR_RETURN(const size_t got, file_->ReadSomeAt(pos_, size, bytes.data()));
+    std::memcpy(dst, bytes.data(), got);
+    return got;
   }
 
   File* file_;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "format/pyio/python_bytes.h"
+
 namespace dlio::pyio {
 
 size_t PythonBufferSize(uint64_t st_blksize) {
@@ -57,6 +59,16 @@ Result<size_t> BufferedReader::Read(size_t n, uint8_t* dst) {
     pos_ += static_cast<int64_t>(n);
     return n;
   }
+  // Python reads into a new bytes object (python_bytes.h), whose bytes the caller then copies.
+  PythonBytes bytes(n);
+  if (bytes.data() == nullptr) return ReadGeneric(n, dst);
+  DLIO_ASSIGN_OR_RETURN(size_t got, ReadGeneric(n, bytes.data()));
+  std::memcpy(dst, bytes.data(), got);
+  return got;
+}
+
+Result<size_t> BufferedReader::ReadGeneric(size_t n, uint8_t* dst) {
+  const int64_t have = ReadAhead();
   // _bufferedreader_read_generic: what is buffered, then whole blocks straight into the caller's
   // memory, then the last partial block through the buffer.
   size_t written = 0, remaining = n;

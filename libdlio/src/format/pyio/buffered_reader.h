@@ -52,7 +52,9 @@ class BufferedReader {
   int64_t RawOffset() const;  // RAW_OFFSET(): raw_pos_ - pos_ when both are valid
   size_t MinusLastBlock(size_t n) const;
   Result<size_t> RawRead(uint8_t* dst, size_t n);  // one read(2) at abs_pos_
-  Result<size_t> FillBuffer();                     // _bufferedreader_fill_buffer
+  // Read past what is buffered (_bufferedreader_read_generic) into dst.
+  Result<size_t> ReadGeneric(size_t n, uint8_t* dst);
+  Result<size_t> FillBuffer();  // _bufferedreader_fill_buffer
 
   File* file_;
   size_t buffer_size_, buffer_mask_;
