@@ -12,6 +12,9 @@
 # Prints compare.json's similarity and KS distances; exits non-zero when a step fails, or (when
 # MIN_SIMILARITY / MAX_KS are set in the environment) when the similarity is below MIN_SIMILARITY
 # or the request-size KS distance is not below MAX_KS.
+# With REQUIRE_MODULES="numpy torch ..." it exits 77 (skipped) when PYTHON cannot import one of
+# them. With REPLACE_WORKDIR=1 an existing WORKDIR that an earlier run of this script made (it
+# holds .closed_loop) is removed first; any other existing WORKDIR is still refused.
 set -euo pipefail
 
 if [[ $# -lt 4 || $# -gt 5 ]]; then
@@ -19,12 +22,22 @@ if [[ $# -lt 4 || $# -gt 5 ]]; then
   exit 2
 fi
 dlio_run=$1 python=$2 program=$3 work=$4 config=${5:-}
+for module in ${REQUIRE_MODULES:-}; do
+  if ! "$python" -c "import $module" 2> /dev/null; then
+    echo "$0: skipped: $python cannot import $module" >&2
+    exit 77
+  fi
+done
+if [[ ${REPLACE_WORKDIR:-0} == 1 && -f $work/.closed_loop ]]; then
+  rm -rf "$work"
+fi
 if [[ -e $work ]]; then
   echo "$0: $work exists; give a new directory" >&2
   exit 2
 fi
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
+touch "$work/.closed_loop"
 
 "$python" "$program" make "$work/data"
 "$dlio_run" profile --output "$work/real" --data-dir "$work/data" -- \

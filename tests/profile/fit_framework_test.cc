@@ -32,9 +32,9 @@ int64_t LoadWhole(ProfileTrace* t, int32_t tid, const std::string& path, int64_t
   }
   const int64_t asked = kChunk - size % kChunk;
   AddEvent(t, 1, tid, "read", now, 1, path, size, asked, 0);
-  AddEvent(t, 1, tid, "read", now + 5, 1, path, size, kChunk, 0);
-  AddEvent(t, 1, tid, "close", now + 10, 1, path);
-  return now + 20;
+  AddEvent(t, 1, tid, "read", now + 900, 1, path, size, kChunk, 0);  // after the parse
+  AddEvent(t, 1, tid, "close", now + 910, 1, path);
+  return now + 920;
 }
 
 // A probe that finds every file `size` bytes of `samples` samples of `sample_size` bytes.
@@ -77,6 +77,21 @@ TEST_CASE("fit: csv files loaded whole once per pass are pandas' stream of all t
   CHECK(r.Find("reader.transfer_size")->inferred == false);
   const std::string time = Value(r, "train.computation_time");
   CHECK(std::abs(std::stod(time) - 0.05) < 0.001);
+}
+
+TEST_CASE("fit: a burst longer than an epoch gives a batch of one epoch, not more") {
+  constexpr int64_t kSize = 600'000;
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  for (int e = 0; e < 4; ++e) {
+    for (int f = 0; f < 4; ++f)
+      now = LoadWhole(&t, 1, "/d/train/t" + std::to_string(f) + ".csv", kSize, now);
+    if (e % 2 == 1) now += 50'000;  // a pause every second pass only
+  }
+  const FitResult r = Fit(t, ProbeEvery("csv", kSize, 500, 1200));
+  CHECK(Value(r, "train.epochs") == "4");
+  CHECK(Value(r, "reader.batch_size") == "2000");  // 8 loads x 500 rows, capped at 4 x 500
+  CHECK(r.Find("reader.batch_size")->confidence == FitConfidence::kLow);
 }
 
 TEST_CASE("fit: tf.data threads re-created every pass count once; each file is its records") {

@@ -18,6 +18,9 @@ namespace {
 
 using ThreadKey = std::pair<int32_t, int32_t>;  // (pid, tid)
 
+// The shortest pause between requests that may be compute (PauseThreshold's floor).
+constexpr int64_t kMinPauseUs = 500;
+
 struct ThreadFileState {
   int32_t access = -1;  // open access, -1 none
   int64_t last_end = -1;
@@ -85,7 +88,7 @@ void AssignPasses(View* view) {
 // the biggest jump (at least 4x) between consecutive sorted gaps of at least 500 us, or every
 // gap when all are that long.
 int64_t PauseThreshold(std::vector<int64_t> gaps) {
-  constexpr int64_t kMinComputeGapUs = 500;
+  constexpr int64_t kMinComputeGapUs = kMinPauseUs;
   std::sort(gaps.begin(), gaps.end());
   if (gaps.empty()) return 0;
   if (gaps.front() >= kMinComputeGapUs) return gaps.front() / 2;
@@ -148,6 +151,15 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
       const Access& a = view->accesses[static_cast<size_t>(s.access)];
       const bool sample_sized = sample_sizes[static_cast<size_t>(file)].count(size) > 0;
       if (a.large_reads > 0 && (t.offset[i] != s.last_end || sample_sized)) s.access = -1;
+    } else if (s.access >= 0 && size > 0) {
+      // In a file kept open, a small read after the sample's data and a pause (compute) belongs
+      // to the next sample: its header, or a lookup in a table of the file (h5py's
+      // coordinates). A sample read that began with an open (np.load) keeps its small reads,
+      // and a read that finds the end of the file (0 bytes) ends the one it follows.
+      const Access& a = view->accesses[static_cast<size_t>(s.access)];
+      if (!a.session && a.large_reads > 0 && t.start_us[i] - a.end_us > kMinPauseUs) {
+        s.access = -1;
+      }
     }
     if (s.access < 0) {
       Access a;

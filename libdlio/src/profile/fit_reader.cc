@@ -6,6 +6,8 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <string>
+#include <utility>
 
 #include "dlio/str_cat.h"
 #include "profile/fit_internal.h"
@@ -124,6 +126,22 @@ int64_t SamplesPerAccess(const ModelGuess& model, const FitResult& out) {
   return std::max<int64_t>(std::stoll(samples->value), 1);
 }
 
+// Sets reader.batch_size to b, at most the training samples of an epoch (files x samples per
+// file, when fitted): a larger batch would leave an epoch without a step.
+void SetBatch(FitResult* out, int64_t b, FitConfidence c, std::string reason) {
+  const FitEntry* files = out->Find("dataset.num_files_train");
+  const FitEntry* samples = out->Find("dataset.num_samples_per_file");
+  if (files != nullptr && samples != nullptr && files->inferred && samples->inferred) {
+    const int64_t epoch = std::stoll(files->value) * std::stoll(samples->value);
+    if (epoch > 0 && b > epoch) {
+      reason += StrCat("; capped at the ", epoch, " samples of an epoch");
+      b = epoch;
+      c = FitConfidence::kLow;
+    }
+  }
+  Set(out, "reader.batch_size", std::to_string(b), c, std::move(reason));
+}
+
 void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
   if (view.steps.empty()) {
     Unset(out, "reader.batch_size", "1",
@@ -140,9 +158,8 @@ void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
     const double per_step = static_cast<double>(reads) / static_cast<double>(view.steps.size());
     const int64_t b = std::max<int64_t>(std::llround(per_step), 1);
     const bool even = std::abs(per_step - static_cast<double>(b)) <= 0.1 * static_cast<double>(b);
-    Set(out, "reader.batch_size", std::to_string(b),
-        even ? FitConfidence::kMedium : FitConfidence::kLow,
-        StrCat(reads, " sample reads / ", view.steps.size(), " compute steps"));
+    SetBatch(out, b, even ? FitConfidence::kMedium : FitConfidence::kLow,
+             StrCat(reads, " sample reads / ", view.steps.size(), " compute steps"));
     return;
   }
   // Sample reads between consecutive pauses.
@@ -161,11 +178,10 @@ void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
       per_access > 1 ? StrCat(" x ", per_access, " samples per file (", model.model,
                               " reads whole files; the batches within one are not visible)")
                      : "";
-  Set(out, "reader.batch_size", std::to_string(b * per_access),
-      even && !ahead ? FitConfidence::kMedium : FitConfidence::kLow,
-      StrCat("median sample reads per burst (", same, " of ", per_burst.size(),
-             " bursts read exactly ", b, ")", streamed,
-             ahead ? "; several readers may read ahead of compute" : ""));
+  SetBatch(out, b * per_access, even && !ahead ? FitConfidence::kMedium : FitConfidence::kLow,
+           StrCat("median sample reads per burst (", same, " of ", per_burst.size(),
+                  " bursts read exactly ", b, ")", streamed,
+                  ahead ? "; several readers may read ahead of compute" : ""));
 }
 
 // Share of positions at which two passes read the same thing (0 when either is empty).
