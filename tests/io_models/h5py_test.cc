@@ -244,7 +244,17 @@ TEST_CASE("h5py model: files written by dlio's writer, with labels and a metadat
   REQUIRE(testing::Hdf5()
               ->Write(storage.get(), fx.data + "/dlio_gz.h5", testing::Fixed(8, 70000), chunked)
               .ok());
+  // A 40 x 12-byte /lookup table (dataset.hdf5_lookup_rows, _row_bytes) over 32 KiB chunks.
+  FormatOptions crops;
+  crops.hdf5.enable_chunking = true;
+  crops.hdf5.chunk_samples = 1;
+  crops.hdf5.lookup_rows = 40;
+  crops.hdf5.lookup_row_bytes = 12;
+  REQUIRE(testing::Hdf5()
+              ->Write(storage.get(), fx.data + "/dlio_lookup.h5", testing::Fixed(16, 32768), crops)
+              .ok());
   for (H5pyReopen reopen : {H5pyReopen::kFile, H5pyReopen::kDataset, H5pyReopen::kNone}) {
+    Compare(fx.tmp, fx.data, Make("dlio_lookup.h5", reopen, {9, 0, 4, 4, 1, 15}, "/lookup"));
     Compare(fx.tmp, fx.data, Make("dlio.h5", reopen, {9, 0, 4, 4, 1}));
     Compare(fx.tmp, fx.data, Make("dlio.h5", reopen, {9, 0, 4, 4, 1}, "/labels"));
     Compare(fx.tmp, fx.data, Make("dlio.h5", reopen, {3, 0, 2}, "", true));

@@ -161,7 +161,10 @@ TEST_CASE("fit: chunk-sized h5py crops beside a table are chunked samples plus a
   CHECK(Value(r, "reader.io_model") == "h5py");
   // The same chunk read again while the file stays open: a new dataset object each time.
   CHECK(Value(r, "reader.h5py_reopen") == "dataset");
-  CHECK(Value(r, "reader.hdf5_lookup_dataset") == "/labels");
+  // The table: reads from the row picked to the table's end, 768 bytes in 12-byte rows.
+  CHECK(Value(r, "reader.hdf5_lookup_dataset") == "/lookup");
+  CHECK(Value(r, "dataset.hdf5_lookup_rows") == "64");
+  CHECK(Value(r, "dataset.hdf5_lookup_row_bytes") == "12");
 }
 
 TEST_CASE("fit: h5py reads that never repeat keep the dataset; two table reads are no lookup") {

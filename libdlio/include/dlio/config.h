@@ -66,12 +66,14 @@ struct DatasetConfig {
   uint64_t num_subfolders_eval = 0;         // dataset.num_subfolders_eval
   bool enable_chunking = false;             // dataset.enable_chunking
   uint64_t chunk_size = 0;                  // dataset.chunk_size (bytes)
-  uint64_t chunk_samples = 0;  // dataset.chunk_samples (samples per chunk; wins when > 0)
-  bool hdf5_shuffle = false;   // dataset.hdf5_shuffle: HDF5 byte-shuffle filter
-  bool metadata_file = false;  // dataset.metadata_file: separate per-sample offset/size file
-  bool csv_header = false;     // dataset.csv_header: csv files start with a header line
-  int image_quality = 90;      // dataset.image_quality: jpeg quality 1-100
-  bool write_index = true;     // dataset.write_index: tfrecord .idx beside each file
+  uint64_t chunk_samples = 0;     // dataset.chunk_samples (samples per chunk; wins when > 0)
+  bool hdf5_shuffle = false;      // dataset.hdf5_shuffle: HDF5 byte-shuffle filter
+  bool metadata_file = false;     // dataset.metadata_file: separate per-sample offset/size file
+  uint64_t hdf5_lookup_rows = 0;  // dataset.hdf5_lookup_rows: rows of /lookup (0 = none)
+  uint64_t hdf5_lookup_row_bytes = 8;  // dataset.hdf5_lookup_row_bytes: bytes per /lookup row
+  bool csv_header = false;             // dataset.csv_header: csv files start with a header line
+  int image_quality = 90;              // dataset.image_quality: jpeg quality 1-100
+  bool write_index = true;             // dataset.write_index: tfrecord .idx beside each file
   SampleLayout sample_layout = SampleLayout::kFirstAxis;  // dataset.sample_layout (npy/npz)
   std::string compression =
       "none";                 // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz

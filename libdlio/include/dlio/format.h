@@ -55,6 +55,9 @@ struct Hdf5Options {
   uint64_t chunk_samples = 0;    // samples per chunk; when > 0 it wins over chunk_size
   bool shuffle_filter = false;   // byte-shuffle filter before compression
   bool metadata_file = false;    // write/consult a separate per-sample offset/size file
+  // Writers: a uint8 table /lookup of lookup_rows x lookup_row_bytes in every file (0 = none).
+  uint64_t lookup_rows = 0;
+  uint64_t lookup_row_bytes = 8;
   // The h5py model only (io_model h5py):
   H5pyReopen h5py_reopen = H5pyReopen::kFile;
   // A small dataset of the same file (e.g. "/labels", a coordinates table) whose row

@@ -196,6 +196,13 @@ std::vector<KeySpec> BuildTable() {
   add(Bool(
       "dataset.metadata_file", DLIO_FIELD(bool, dataset.metadata_file),
       "hdf5: write a separate metadata file of per-sample offsets/sizes that readers consult"));
+  add(Uint("dataset.hdf5_lookup_rows", DLIO_FIELD(uint64_t, dataset.hdf5_lookup_rows),
+           {0, uint64_t{1} << 24},
+           "hdf5: rows of a small table /lookup written in every file, a coordinates table for "
+           "reader.hdf5_lookup_dataset: /lookup (0 = none; other formats refuse it)"));
+  add(Uint("dataset.hdf5_lookup_row_bytes", DLIO_FIELD(uint64_t, dataset.hdf5_lookup_row_bytes),
+           {1, uint64_t{1} << 20},
+           "hdf5: bytes per row of /lookup, a contiguous uint8 table of rows x bytes"));
   add(Bool("dataset.csv_header", DLIO_FIELD(bool, dataset.csv_header),
            "csv: write a header line naming the columns"));
   add(Int32("dataset.image_quality", DLIO_FIELD(int, dataset.image_quality), {1, 100},

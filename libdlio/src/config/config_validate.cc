@@ -75,6 +75,10 @@ Status ValidateDataset(const WorkloadConfig& c) {
         "dataset.chunk_size or dataset.chunk_samples must be >= 1 when "
         "dataset.enable_chunking is true");
   }
+  if (d.hdf5_lookup_rows > 0 && d.format != "hdf5") {
+    return invalid("dataset.hdf5_lookup_rows applies to dataset.format 'hdf5' only, got '" +
+                   d.format + "'");
+  }
   if (c.storage.storage_type == "slow" && c.storage.slow_inner.empty()) {
     return invalid("storage.slow_inner must not be empty when storage.storage_type is 'slow'");
   }

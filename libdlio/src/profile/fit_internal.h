@@ -111,7 +111,7 @@ bool StreamsWholeFiles(std::string_view model);
 // The most common size of the data reads larger than kSmallReadBytes, and its share of them.
 std::pair<int64_t, double> CommonLargeRead(const ProfileTrace& trace, const View& view);
 // reader.h5py_reopen and reader.hdf5_lookup_dataset of data read through h5py (fit_model.cc).
-void FitH5py(const View& view, FitResult* out);
+void FitH5py(const ProfileTrace& trace, const View& view, FitResult* out);
 // Sample reads that read (nearly) all of their file: whole-file loads.
 int64_t WholeFileAccesses(const View& view);
 // The format the dataset section fitted ("" when it could not tell).

@@ -1,9 +1,12 @@
 // FitTrace: which framework I/O model (reader.io_model) the data reads look like, from the
 // request sizes, opens and whole-file reads of the trace.
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 #include <utility>
+#include <vector>
 
 #include "dlio/str_cat.h"
 #include "profile/fit_internal.h"
@@ -107,9 +110,47 @@ void FitH5pyReopen(const View& view, int64_t sessions, FitResult* out) {
   }
 }
 
+// The table a per-sample lookup reads, as libhdf5's sieve buffer reads a small contiguous
+// dataset: from the row picked to the table's end. Per file, the small reads ending at the
+// offset most of them end at; the row is the greatest common divisor of their sizes.
+struct LookupTable {
+  int64_t rows = 0, row_bytes = 0, reads = 0;
+};
+
+LookupTable FindLookupTable(const ProfileTrace& t, const View& view) {
+  std::map<int32_t, std::map<int64_t, std::vector<int64_t>>> by_end;  // path -> end -> sizes
+  int64_t small = 0;
+  for (size_t i : view.data_events) {
+    const int64_t size = t.size_bytes[i];
+    if (t.kind[i] != OpKind::kRead || t.offset[i] < 0 || size <= 0 || size > kSmallReadBytes ||
+        t.ret[i] == 0) {
+      continue;
+    }
+    ++small;
+    by_end[t.path[i]][t.offset[i] + size].push_back(size);
+  }
+  LookupTable table;
+  int64_t row = 0, largest = 0;
+  for (const auto& [path, ends] : by_end) {
+    const std::vector<int64_t>* best = nullptr;
+    for (const auto& [end, sizes] : ends) {
+      if (best == nullptr || sizes.size() > best->size()) best = &sizes;
+    }
+    for (int64_t s : *best) {
+      row = std::gcd(row, s);
+      largest = std::max(largest, s);
+    }
+    table.reads += static_cast<int64_t>(best->size());
+  }
+  if (row <= 0 || table.reads * 2 < small || largest / row < 2) return {};
+  table.row_bytes = row;
+  table.rows = largest / row;
+  return table;
+}
+
 }  // namespace
 
-void FitH5py(const View& view, FitResult* out) {
+void FitH5py(const ProfileTrace& t, const View& view, FitResult* out) {
   const FitEntry* model = out->Find("reader.io_model");
   if (model == nullptr || !model->inferred || model->value != "h5py") return;
   // Small reads per sample read, past each file's first (which reads its metadata). A small
@@ -126,11 +167,23 @@ void FitH5py(const View& view, FitResult* out) {
   FitH5pyReopen(view, sessions, out);
   const int64_t n = static_cast<int64_t>(view.accesses.size());
   const bool one_each = samples > 0 && small * 10 >= samples * 8 && small * 10 <= samples * 12;
-  if (sessions * 10 < n * 8 && one_each) {
-    Set(out, "reader.hdf5_lookup_dataset", "/labels", FitConfidence::kMedium,
+  const LookupTable table =
+      sessions * 10 < n * 8 && one_each ? FindLookupTable(t, view) : LookupTable{};
+  if (table.rows > 0) {
+    Set(out, "dataset.hdf5_lookup_rows", std::to_string(table.rows), FitConfidence::kMedium,
+        StrCat("the largest of ", table.reads, " table reads ending at the table's end / its row"));
+    Set(out, "dataset.hdf5_lookup_row_bytes", std::to_string(table.row_bytes),
+        FitConfidence::kMedium,
+        "the greatest common divisor of those reads' sizes (each reads from the row picked to "
+        "the table's end, as libhdf5's sieve buffer does)");
+    Set(out, "reader.hdf5_lookup_dataset", "/lookup", FitConfidence::kMedium,
         StrCat(small, " small reads beside ", samples,
-               " sample reads of open files: a table "
-               "such as coordinates read per sample; dlio's /labels stands for it"));
+               " sample reads of open files: a table such as coordinates read per sample"));
+  } else if (sessions * 10 < n * 8 && one_each) {
+    Set(out, "reader.hdf5_lookup_dataset", "/labels", FitConfidence::kLow,
+        StrCat(small, " small reads beside ", samples,
+               " sample reads of open files: a table such as coordinates read per sample (its "
+               "rows not told: dlio's /labels stands for it)"));
   } else {
     Unset(out, "reader.hdf5_lookup_dataset", "",
           "no small read accompanies each sample read: no per-sample lookup table");

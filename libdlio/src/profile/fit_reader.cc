@@ -361,7 +361,7 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
   FitBatch(view, model, out);
   FitShuffle(view, out);
   FitIoModel(trace, view, options, model, out);
-  FitH5py(view, out);
+  FitH5py(trace, view, out);
   // What an I/O trace does not show, said rather than guessed.
   Unset(out, "reader.prefetch_size", "2",
         "how far reads run ahead is not told apart from the thread count in a trace");

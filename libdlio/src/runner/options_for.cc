@@ -34,6 +34,8 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.hdf5.chunk_samples = c.dataset.chunk_samples;
   o.hdf5.shuffle_filter = c.dataset.hdf5_shuffle;
   o.hdf5.metadata_file = c.dataset.metadata_file;
+  o.hdf5.lookup_rows = c.dataset.hdf5_lookup_rows;
+  o.hdf5.lookup_row_bytes = c.dataset.hdf5_lookup_row_bytes;
   o.hdf5.h5py_reopen = c.reader.h5py_reopen == "none"      ? H5pyReopen::kNone
                        : c.reader.h5py_reopen == "dataset" ? H5pyReopen::kDataset
                                                            : H5pyReopen::kFile;

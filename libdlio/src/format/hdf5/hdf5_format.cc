@@ -88,7 +88,7 @@ class Hdf5Format final : public Format {
     const std::string c = Lower(o.compression);
     return shared.comm != nullptr && shared.comm->mpi_comm_handle() != nullptr &&
            shared.world > 1 && storage.capabilities().shared_write && (c.empty() || c == "none") &&
-           !o.hdf5.shuffle_filter && !o.hdf5.enable_chunking;
+           !o.hdf5.shuffle_filter && !o.hdf5.enable_chunking && o.hdf5.lookup_rows == 0;
 #else
     (void)storage;
     (void)o;

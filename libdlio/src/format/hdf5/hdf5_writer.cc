@@ -152,6 +152,21 @@ Status WriteLabels(Hdf5Call& call, hid_t file, const std::string& path, const Fi
                     path + ": writing /labels");
 }
 
+// /lookup: rows x row_bytes of uint8 (the bytes of row r: r's label, little-endian, repeated).
+Status WriteLookup(Hdf5Call& call, hid_t file, const std::string& path, const FileSpec& spec,
+                   const Hdf5Options& o) {
+  const uint64_t rows = o.lookup_rows, width = o.lookup_row_bytes;
+  DLIO_ASSIGN_OR_RETURN(Hid dset, CreateDataset(call, file, path, "lookup", H5T_STD_U8LE,
+                                                {rows, width}, {}, Filters{}));
+  std::vector<uint8_t> table(static_cast<size_t>(rows * width));
+  for (uint64_t r = 0; r < rows; ++r) {
+    const auto label = static_cast<uint64_t>(SampleLabel(spec.seed, r));
+    for (uint64_t b = 0; b < width; ++b) table[r * width + b] = (label >> (8 * (b % 8))) & 0xff;
+  }
+  return WriteBlock(call, dset.get(), H5T_NATIVE_UINT8, {0, 0}, {rows, width}, table.data(),
+                    path + ": writing /lookup");
+}
+
 // Creates `path` (never over an existing file) and runs `body` on it. The path is added to
 // `created` once it exists, so a failure can remove exactly what this writer made.
 Status WithNewFile(Hdf5Call& call, Storage* storage, const std::string& path,
@@ -196,7 +211,8 @@ Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, con
     } else {
       DLIO_RETURN_NOT_OK(WriteConcatenated(call, file, path, spec, plan.offsets, plan.total, o, f));
     }
-    return WriteLabels(call, file, path, spec);
+    DLIO_RETURN_NOT_OK(WriteLabels(call, file, path, spec));
+    return o.hdf5.lookup_rows > 0 ? WriteLookup(call, file, path, spec, o.hdf5) : Status::OK();
   }));
   if (!o.hdf5.metadata_file) return Status::OK();
   return WriteMetadataFile(call, storage, path, spec, created);
