@@ -109,16 +109,17 @@ TEST_CASE("ResolvePaths prefixes relative folders with storage.storage_root") {
 TEST_CASE(
     "PipelineNameFor: the pytorch worker processes for io_model pytorch, or auto with a "
     "PyTorch loader") {
-  auto name_for = [](std::vector<std::string> sets) {
+  auto name_for = [](std::vector<std::string> sets, bool needs_mpi = false) {
     dlio::WorkloadConfig c;
     for (const auto& s : sets) REQUIRE(dlio::ApplyOverride(&c, s).ok());
-    return dlio::PipelineNameFor(c);
+    return dlio::PipelineNameFor(c, needs_mpi);
   };
   CHECK(name_for({}) == "threaded");
   CHECK(name_for({"reader.data_loader=pytorch"}) == "pytorch");
   CHECK(name_for({"reader.data_loader=pytorch", "reader.pipeline=sync"}) == "sync");
   CHECK(name_for({"reader.data_loader=pytorch", "reader.io_model=native"}) == "threaded");
-  CHECK(name_for({"reader.data_loader=pytorch", "storage.storage_type=mpiio"}) == "threaded");
+  CHECK(name_for({"reader.data_loader=pytorch"}, /*needs_mpi=*/true) == "threaded");
+  CHECK(name_for({"reader.io_model=pytorch"}, /*needs_mpi=*/true) == "pytorch");  // refused later
   CHECK(name_for({"reader.io_model=pytorch", "reader.pipeline=sync"}) == "pytorch");
   CHECK(name_for({"reader.io_model=pytorch", "reader.read_type=memory"}) == "preload");
 }

@@ -203,7 +203,7 @@ TEST_CASE("the DLIO paper's eight scientific presets carry WORKLOADS.md section 
     CHECK(c->reader.read_threads == e.threads);
     CHECK(c->train.total_training_steps == e.steps);
     CHECK(c->train.epochs == e.epochs);
-    CHECK(PipelineNameFor(*c) == e.pipeline);
+    CHECK(PipelineNameFor(*c, /*storage_needs_mpi=*/false) == e.pipeline);
     CHECK(c->scale < 1);  // a default that runs in seconds; scale=1 is the paper's run
     auto scaled = ScaleConfig(*c);
     REQUIRE(scaled.ok());

@@ -39,8 +39,9 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& config, uint64_t 
 void AdaptSamplerToIoModel(IoModel model, SamplerOptions* options);
 // "preload" when reader.read_type is memory; else "pytorch" (DataLoader worker processes) when
 // reader.io_model is pytorch, or auto with reader.data_loader pytorch and reader.pipeline
-// threaded; else reader.pipeline.
-std::string PipelineNameFor(const WorkloadConfig& config);
+// threaded over a storage that does not need MPI (forked workers cannot use it:
+// StorageCapabilities::needs_mpi); else reader.pipeline.
+std::string PipelineNameFor(const WorkloadConfig& config, bool storage_needs_mpi);
 // Whether the config asks for PyTorch's DataLoader model (io_model pytorch, or auto with
 // data_loader pytorch).
 bool UsesPytorchWorkers(const WorkloadConfig& config);

@@ -38,7 +38,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   DLIO_ASSIGN_OR_RETURN(loop.sampler, Build<Sampler>(env.registries->samplers, so.name, so));
 
   PipelineOptions po;
-  po.name = PipelineNameFor(c);
+  po.name = PipelineNameFor(c, env.storage->capabilities().needs_mpi);
   po.batch_size = loop.batch_size;
   po.read_threads = c.reader.read_threads;
   po.computation_threads = c.reader.computation_threads;
@@ -57,8 +57,8 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   // that the run would never have touched.
   const uint64_t pool_samples =
       (c.reader.prefetch_size + std::max<uint64_t>(1, c.reader.read_threads) + 1) * loop.batch_size;
-  if (env.format->exact_sample_sizes() && env.format->uses_files() &&
-      PipelineNameFor(c) != "preload" && PipelineNameFor(c) != "pytorch" &&
+  if (env.format->exact_sample_sizes() && env.format->uses_files() && po.name != "preload" &&
+      po.name != "pytorch" &&
       pool_samples * c.dataset.record_length_bytes <= kMaxReservedPoolBytes) {
     po.reserve_sample_bytes = c.dataset.record_length_bytes;
   }

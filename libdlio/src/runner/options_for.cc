@@ -101,14 +101,16 @@ bool UsesPytorchWorkers(const WorkloadConfig& c) {
          (c.reader.io_model == IoModel::kAuto && c.reader.data_loader == "pytorch");
 }
 
-std::string PipelineNameFor(const WorkloadConfig& c) {
+std::string PipelineNameFor(const WorkloadConfig& c, bool storage_needs_mpi) {
   if (c.reader.read_type == ReadType::kMemory) return "preload";
   // DataLoader worker processes: asked for (io_model pytorch), or the default of a PyTorch
   // loader that overlaps I/O (reader.pipeline sync stays sync under auto).
   if (c.reader.io_model == IoModel::kPytorch) return "pytorch";
-  // Under auto, not over MPI-IO (the workers could not use it): the threaded loader then.
-  const bool mpi_storage = c.storage.storage_type == "mpiio" || c.storage.slow_inner == "mpiio";
-  if (UsesPytorchWorkers(c) && c.reader.pipeline == "threaded" && !mpi_storage) return "pytorch";
+  // Under auto, not over a storage that needs MPI (the workers could not use it): the threaded
+  // loader then.
+  if (UsesPytorchWorkers(c) && c.reader.pipeline == "threaded" && !storage_needs_mpi) {
+    return "pytorch";
+  }
   return c.reader.pipeline;
 }
 
