@@ -24,6 +24,11 @@ TEST_CASE("indexed_binary writes DLIO's three files", "[format][indexed_binary]"
   REQUIRE(ReadTextFile(path).size() == 16);
   REQUIRE(ReadTextFile(path + ".off.idx") == Le64Bytes(0) + Le64Bytes(5) + Le64Bytes(5));
   REQUIRE(ReadTextFile(path + ".sz.idx") == Le64Bytes(5) + Le64Bytes(0) + Le64Bytes(11));
+  // The indexes are its companions: removed with it, found by inspect.
+  for (const char* name : {"indexed_binary", "mmap_indexed_binary"}) {
+    CHECK(MakeFormatByName(name)->CompanionFiles(path, {}) ==
+          std::vector<std::string>{path + ".off.idx", path + ".sz.idx"});
+  }
 }
 
 TEST_CASE("indexed_binary reads out-of-order index entries", "[format][indexed_binary]") {

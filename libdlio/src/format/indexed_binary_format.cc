@@ -113,6 +113,12 @@ class IndexedBinaryFormat final : public Format {
     c.io_models = io_models_;
     return c;
   }
+  // The two indexes (removed with their data file, listed by inspect).
+  std::vector<std::string> CompanionFiles(const std::string& path,
+                                          const FormatOptions& options) const override {
+    (void)options;
+    return {OffsetIndexPath(path), SizeIndexPath(path)};
+  }
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
