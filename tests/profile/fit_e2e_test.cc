@@ -128,9 +128,9 @@ TEST_CASE("fit closed loop: npy with checkpoints every 3 steps") {
 
 TEST_CASE("fit closed loop: cosmic_tagger (chunked hdf5, steps capped per epoch, checkpoints)") {
   TempDir dir;
-  // native: under h5py (hdf5's default) this preset's trace, read through libhdf5 with
-  // compressed chunks, is not yet told apart from dlio's native reader by fit (it fits
-  // `native`, and the emulation's request sizes then differ: KS 0.23).
+  // native: under h5py (hdf5's default) fit finds the model (an open per sample), but the chunk
+  // layout it infers from libhdf5's reads of this preset's compressed chunks does not reproduce
+  // them (KS 0.38): docs/profiling.md, fit limits.
   const auto [want, got] = ClosedLoop(dir,
                                       " --workload cosmic_tagger --set scale=0.005"
                                       " --set train.epochs=2 --set train.computation_time=0.01"

@@ -151,6 +151,29 @@ ProfileTrace BuildCrops(const Crops& c) {
   return t;
 }
 
+TEST_CASE("fit: an hdf5 open per sample event is h5py.File per sample") {
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  const std::string path = "/d/train/c.h5";
+  for (int s = 0; s < 16; ++s) {
+    AddEvent(&t, 1, 1, "ai.data.item", now, 300, path);
+    AddEvent(&t, 1, 1, "open64", now + 1, 2, path);
+    AddEvent(&t, 1, 1, "pread", now + 5, 5, path, 96, 512, 512);
+    for (int c = 0; c < 3; ++c) {  // three chunks of the sample, not next to each other
+      const int64_t at = 10'000 + (s * 7 + c * 3) % 40 * 2048;
+      AddEvent(&t, 1, 1, "pread", now + 20 + c * 20, 10, path, at, 2048, 2048);
+    }
+    AddEvent(&t, 1, 1, "close", now + 100, 1, path);
+    now += 5'000;
+  }
+  const FitResult r = Fit(t);
+  CHECK(Value(r, "reader.io_model") == "h5py");
+  CHECK(Value(r, "reader.h5py_reopen") == "file");
+  CHECK(
+      r.Find("reader.h5py_reopen")->reason.rfind("16 opens of the data files for 16 samples", 0) ==
+      0);
+}
+
 // The probe takes the 64 x 12-byte table for the samples.
 TEST_CASE("fit: chunk-sized h5py crops beside a table are chunked samples plus a lookup") {
   const FitResult r = Fit(BuildCrops({}), ProbeEvery("hdf5", kVolumeFile, 64, 12));

@@ -15,6 +15,24 @@ namespace dlio::fit {
 
 bool StreamsWholeFiles(std::string_view model) { return model == "pandas" || model == "tf.data"; }
 
+namespace {
+
+// Opens of data files and samples read (application sample events when the trace has them,
+// else sample reads): about one open per sample is a loader that opens the file for each.
+std::pair<int64_t, int64_t> OpensAndSamples(const View& view) {
+  int64_t opens = 0;
+  for (const DataFile& f : view.files) opens += f.opens;
+  const int64_t samples = view.items > 0 ? view.items : static_cast<int64_t>(view.accesses.size());
+  return {opens, samples};
+}
+
+bool OpensPerSample(const View& view) {
+  const auto [opens, samples] = OpensAndSamples(view);
+  return samples > 0 && opens * 10 >= samples * 8;
+}
+
+}  // namespace
+
 std::string FittedFormat(const FitResult& out) {
   const FitEntry* format = out.Find("dataset.format");
   return format != nullptr && format->inferred ? format->value : "";
@@ -61,7 +79,13 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
             StrCat(std::llround(share * 100),
                    "% of large reads are 256 KiB and no .idx is read: TFRecordDataset's stream")};
   }
-  if (format == "hdf5" && (most(sessions) || small * 2 >= reads)) {
+  if (format == "hdf5" && (most(sessions) || OpensPerSample(view))) {
+    const auto [opens, samples] = OpensAndSamples(view);
+    return {"h5py", FitConfidence::kMedium,
+            StrCat(opens, " opens of the data files for ", samples,
+                   " samples read: h5py.File per sample (DLIO's on_demand reader)")};
+  }
+  if (format == "hdf5" && small * 2 >= reads) {
     return {"h5py", FitConfidence::kLow,
             StrCat(small, " of ", reads, " reads are metadata-sized (<= 1 KiB): libhdf5 via h5py")};
   }
@@ -90,11 +114,11 @@ int64_t RepeatsWhileOpen(const View& view) {
 
 void FitH5pyReopen(const View& view, int64_t sessions, FitResult* out) {
   const int64_t n = static_cast<int64_t>(view.accesses.size());
-  if (sessions * 10 >= n * 8) {
+  const auto [opens, samples] = OpensAndSamples(view);
+  if (sessions * 10 >= n * 8 || OpensPerSample(view)) {
     Set(out, "reader.h5py_reopen", "file", FitConfidence::kMedium,
-        StrCat(sessions, " of ", n,
-               " sample reads begin with an open of the file: h5py.File per "
-               "sample (DLIO's on_demand reader)"));
+        StrCat(opens, " opens of the data files for ", samples,
+               " samples read: h5py.File per sample (DLIO's on_demand reader)"));
     return;
   }
   const int64_t repeats = RepeatsWhileOpen(view);
