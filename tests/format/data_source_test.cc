@@ -1,8 +1,11 @@
 #include "dlio/data_source.h"
 
+#include <atomic>
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <thread>
 
+#include "dlio/storage_wrapper.h"
 #include "format/format_test_util.h"
 #include "test_util.h"
 
@@ -77,6 +80,49 @@ TEST_CASE("data source keeps an LRU of open readers", "[format][data_source]") {
   (*source)->CloseAll();
   read(0);
   REQUIRE(d.storage->stats().opens - base == 5);
+}
+
+// Opens are slow: every thread that needs a file arrives while another is still opening it.
+class SlowOpenStorage final : public StorageWrapper {
+ public:
+  explicit SlowOpenStorage(std::unique_ptr<Storage> inner)
+      : StorageWrapper("slow-open", std::move(inner)) {}
+
+ protected:
+  Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
+                                       const FileOptions& options) override {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return StorageWrapper::DoOpen(path, mode, options);
+  }
+};
+
+TEST_CASE("data source opens a file once for threads that need it at the same time",
+          "[format][data_source]") {
+  // Under the numpy model the open is the first sample's np.load. Threads that raced to open
+  // the file each loaded it, and all but one load went unused: a load no sample asked for.
+  Dataset d(1, 8);
+  SlowOpenStorage slow(std::move(d.storage));
+  slow.Bind(SystemClock(), nullptr);
+  FormatDataSourceOptions options;
+  options.samples_per_file = 8;  // trusted: no opens at creation
+  auto source = MakeFormatDataSource(&slow, d.format.get(), d.files, options);
+  REQUIRE(source.ok());
+  std::atomic<int> bad{0}, waiting{8};
+  std::vector<std::thread> threads;
+  for (uint64_t i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      SampleBuffer buf;
+      --waiting;
+      while (waiting.load() > 0) std::this_thread::yield();  // all start together
+      if (!(*source)->Read({0, i}, &buf).ok() ||
+          BufferString(buf) != ExpectedSample(d.specs[0], i)) {
+        ++bad;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(bad == 0);
+  CHECK(slow.stats().opens == 8);  // one np.load per sample, none more
 }
 
 TEST_CASE("data source errors name the file and sample", "[format][data_source]") {

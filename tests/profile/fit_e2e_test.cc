@@ -87,13 +87,13 @@ void CheckSameWorkload(const WorkloadConfig& want, const WorkloadConfig& got) {
 TEST_CASE("fit closed loop: the default preset (npz, 2 threads, shuffled, 2 epochs)") {
   TempDir dir;
   const auto [want, got] =
-      // native: under numpy (npz's default) every sample is a whole-file np.load, so the
-      // order of samples within a file leaves no trace for fit to see.
+      // Under numpy (npz's default) every sample is a whole-file np.load: the sample shuffle
+      // shows only in how the loads of different files interleave.
       ClosedLoop(dir,
                  " --workload default --set dataset.num_files_train=8 --set train.epochs=2"
-                 " --set workflow.checkpoint=false --set train.computation_time=0.01"
-                 " --set reader.io_model=native");
+                 " --set workflow.checkpoint=false --set train.computation_time=0.01");
   CheckSameWorkload(want, got);
+  CHECK(got.reader.io_model == IoModel::kNumpy);
   CHECK_FALSE(got.workflow.checkpoint);
 }
 
@@ -128,13 +128,14 @@ TEST_CASE("fit closed loop: npy with checkpoints every 3 steps") {
 
 TEST_CASE("fit closed loop: cosmic_tagger (chunked hdf5, steps capped per epoch, checkpoints)") {
   TempDir dir;
-  // native: under h5py (hdf5's default) fit finds the model (an open per sample), but the chunk
-  // layout it infers from libhdf5's reads of this preset's compressed chunks does not reproduce
-  // them (KS 0.38): docs/profiling.md, fit limits.
+  // Under h5py (hdf5's default) every sample opens the file and reads the same headers and
+  // B-tree nodes; its chunks, read in B-tree order, tell which sample it is.
   const auto [want, got] = ClosedLoop(dir,
                                       " --workload cosmic_tagger --set scale=0.005"
-                                      " --set train.epochs=2 --set train.computation_time=0.01"
-                                      " --set reader.io_model=native");
+                                      " --set train.epochs=2 --set train.computation_time=0.01");
+  CHECK(got.reader.io_model == IoModel::kH5py);
+  CHECK(got.reader.h5py_reopen == want.reader.h5py_reopen);
+  CHECK(got.reader.sample_shuffle == want.reader.sample_shuffle);
   CHECK(got.dataset.format == "hdf5");
   CHECK(got.dataset.num_samples_per_file == want.dataset.num_samples_per_file);
   CHECK(got.dataset.enable_chunking);

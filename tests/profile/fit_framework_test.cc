@@ -1,10 +1,12 @@
 // FitTrace on hand-built traces of framework loaders whose reads are not one per sample: whole
 // files streamed once per pass (pandas.read_csv, tf.data), chunk-sized crops of an hdf5 volume
 // read through h5py beside a small table, reader threads re-created every pass.
+#include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "dlio/profile_fit.h"
 #include "profile/analysis_test_util.h"
@@ -172,6 +174,73 @@ TEST_CASE("fit: an hdf5 open per sample event is h5py.File per sample") {
   CHECK(
       r.Find("reader.h5py_reopen")->reason.rfind("16 opens of the data files for 16 samples", 0) ==
       0);
+}
+
+// h5py.File per sample over a chunked file: every open reads the superblock, object headers
+// and a B-tree node at the same offsets, then the sample's four 2 KiB chunks in B-tree order
+// (not offset order). Two passes, marked by epoch events, read the samples in `orders`.
+ProfileTrace BuildSessions(const std::array<std::vector<int>, 2>& orders) {
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  const std::string path = "/d/train/v.h5";
+  for (const std::vector<int>& order : orders) {
+    AddEvent(&t, 1, 1, "ai.pipeline.epoch", now, 1);
+    now += 10;
+    for (int s : order) {
+      AddEvent(&t, 1, 1, "open64", now, 2, path);
+      AddEvent(&t, 1, 1, "pread", now + 5, 1, path, 0, 8, 8);
+      AddEvent(&t, 1, 1, "pread", now + 10, 1, path, 96, 512, 512);
+      AddEvent(&t, 1, 1, "pread", now + 15, 1, path, 1400, 2096, 2096);
+      for (int c : {2, 0, 3, 1}) {
+        AddEvent(&t, 1, 1, "pread", now + 20 + c * 10, 5, path, 10'000 + (s * 4 + c) * 2048, 2048,
+                 2048);
+      }
+      AddEvent(&t, 1, 1, "close", now + 70, 1, path);
+      now += 2'000;
+    }
+  }
+  return t;
+}
+
+TEST_CASE("fit: samples read one open each are ordered by their data, not the shared headers") {
+  const std::vector<int> sorted{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
+  const FitResult in_order = Fit(BuildSessions({sorted, sorted}));
+  CHECK(Value(in_order, "reader.io_model") == "h5py");
+  CHECK(Value(in_order, "reader.sample_shuffle") == "off");
+  const FitResult shuffled =
+      Fit(BuildSessions({std::vector<int>{7, 2, 10, 0, 5, 11, 3, 8, 1, 9, 4, 6},
+                         std::vector<int>{3, 9, 0, 6, 11, 1, 8, 4, 10, 2, 7, 5}}));
+  CHECK(Value(shuffled, "reader.sample_shuffle") == "seed");
+}
+
+// np.load per sample: every sample of a file reads the whole file, so only the interleaving of
+// files shows a shuffle across them. Four files of three samples, in `files` order per pass.
+ProfileTrace BuildLoads(const std::vector<int>& files) {
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  for (int pass = 0; pass < 2; ++pass) {
+    AddEvent(&t, 1, 1, "ai.pipeline.epoch", now, 1);
+    now += 10;
+    for (int f : files) {
+      const std::string path = "/d/train/s_" + std::to_string(f) + ".npy";
+      AddEvent(&t, 1, 1, "open64", now, 2, path);
+      for (int64_t at = 0; at < 5 * 4096; at += 4096) {
+        AddEvent(&t, 1, 1, "pread", now + 5 + at / 1000, 3, path, at, 4096, 4096);
+      }
+      AddEvent(&t, 1, 1, "close", now + 40, 1, path);
+      now += 2'000;
+    }
+  }
+  return t;
+}
+
+TEST_CASE("fit: whole-file loads per sample: the sample shuffle is the files' interleaving") {
+  const FitResult grouped = Fit(BuildLoads({2, 2, 2, 0, 0, 0, 3, 3, 3, 1, 1, 1}));
+  CHECK(Value(grouped, "reader.sample_shuffle") == "off");
+  CHECK(grouped.Find("reader.sample_shuffle")->reason.find("whole-file loads") !=
+        std::string::npos);
+  const FitResult mixed = Fit(BuildLoads({2, 0, 3, 0, 1, 2, 3, 1, 0, 2, 1, 3}));
+  CHECK(Value(mixed, "reader.sample_shuffle") == "seed");
 }
 
 // The probe takes the 64 x 12-byte table for the samples.

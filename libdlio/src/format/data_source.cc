@@ -1,12 +1,15 @@
 // A DataSource over a Format: readers are opened on demand and kept in an LRU of at most
 // max_open_files. Readers are shared_ptrs so an eviction never closes a file another thread is
-// still reading; opening happens outside the lock so a slow open does not stall the cache hits.
+// still reading; opening happens outside the lock so a slow open does not stall the cache hits,
+// and once per file: a thread that needs a file another thread is opening waits for it.
 #include "dlio/data_source.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <list>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace dlio {
 namespace {
@@ -76,39 +79,52 @@ class FormatDataSource final : public DataSource {
     std::list<uint32_t>::iterator lru;
   };
 
+  // One thread opens a file at a time: another that needs it waits for that open rather than
+  // opening it too (an open can read the file, e.g. the numpy model's first np.load, which
+  // the sample then uses: a second open would be a load no sample asked for).
   Result<std::shared_ptr<FormatReader>> Acquire(uint32_t f) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = open_.find(f);
-      if (it != open_.end()) {
-        lru_.splice(lru_.begin(), lru_, it->second.lru);
-        return it->second.reader;
+      std::unique_lock<std::mutex> lock(mu_);
+      while (true) {
+        auto it = open_.find(f);
+        if (it != open_.end()) {
+          lru_.splice(lru_.begin(), lru_, it->second.lru);
+          return it->second.reader;
+        }
+        if (opening_.insert(f).second) break;  // this thread opens it
+        opened_cv_.wait(lock);
       }
     }
-    DLIO_ASSIGN_OR_RETURN(std::unique_ptr<FormatReader> opened,
-                          format_->Open(storage_, files_[f], options_.format));
-    DLIO_RETURN_NOT_OK(CheckTrustedCount(f, *opened));
-    std::shared_ptr<FormatReader> reader(std::move(opened));
+    Result<std::shared_ptr<FormatReader>> opened = OpenReader(f);
     std::vector<std::shared_ptr<FormatReader>> evicted;  // closed after unlocking
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto it = open_.find(f);
-      if (it != open_.end()) {  // another thread opened it meanwhile: use theirs
-        evicted.push_back(std::move(reader));
-        lru_.splice(lru_.begin(), lru_, it->second.lru);
-        return it->second.reader;
-      }
-      lru_.push_front(f);
-      open_.emplace(f, Slot{reader, lru_.begin()});
-      while (open_.size() > max_open_) {
-        const uint32_t victim = lru_.back();
-        lru_.pop_back();
-        auto v = open_.find(victim);
-        evicted.push_back(std::move(v->second.reader));
-        open_.erase(v);
-      }
+      opening_.erase(f);
+      if (opened.ok()) Insert(f, *opened, &evicted);
     }
-    return reader;
+    opened_cv_.notify_all();  // a waiter finds the reader, or opens the file itself after an error
+    return opened;
+  }
+
+  Result<std::shared_ptr<FormatReader>> OpenReader(uint32_t f) const {
+    DLIO_ASSIGN_OR_RETURN(std::unique_ptr<FormatReader> opened,
+                          format_->Open(storage_, files_[f], options_.format));
+    DLIO_RETURN_NOT_OK(CheckTrustedCount(f, *opened));
+    return std::shared_ptr<FormatReader>(std::move(opened));
+  }
+
+  // Adds an opened reader (mu_ held), evicting the least recently used past max_open_.
+  void Insert(uint32_t f, std::shared_ptr<FormatReader> reader,
+              std::vector<std::shared_ptr<FormatReader>>* evicted) {
+    lru_.push_front(f);
+    open_.emplace(f, Slot{std::move(reader), lru_.begin()});
+    while (open_.size() > max_open_) {
+      const uint32_t victim = lru_.back();
+      lru_.pop_back();
+      auto v = open_.find(victim);
+      evicted->push_back(std::move(v->second.reader));
+      open_.erase(v);
+    }
   }
 
   // A trusted sample count is checked against every file when it is opened (before any of its
@@ -131,9 +147,11 @@ class FormatDataSource final : public DataSource {
   FormatDataSourceOptions options_;
   size_t max_open_;
   std::vector<uint64_t> counts_;
-  std::mutex mu_;  // guards open_ and lru_
+  std::mutex mu_;                      // guards open_, lru_ and opening_
+  std::condition_variable opened_cv_;  // an open of a file in opening_ finished
   std::unordered_map<uint32_t, Slot> open_;
-  std::list<uint32_t> lru_;  // most recently used first
+  std::unordered_set<uint32_t> opening_;  // files a thread is opening now
+  std::list<uint32_t> lru_;               // most recently used first
 };
 
 }  // namespace

@@ -73,6 +73,11 @@ struct View {
   bool skip_mpiio = false;  // a DXT trace with POSIX and MPIIO rows: MPIIO ones are left out
 };
 
+// Whether a sample read is of the training files (not under a valid/eval folder).
+inline bool IsTrain(const View& view, const Access& a) {
+  return !view.files[static_cast<size_t>(a.file)].valid;
+}
+
 // The natural order of file names: digit runs compare as numbers ("img_9" < "img_10").
 bool NaturalLess(std::string_view a, std::string_view b);
 // The suffix after the last '.', lower case ("" when none).
@@ -108,6 +113,15 @@ ModelGuess GuessIoModel(const ProfileTrace& trace, const View& view, const std::
 // read (pandas.read_csv, tf.data's stream): one access of a file then stands for all of its
 // samples, and the batches are not visible in the reads.
 bool StreamsWholeFiles(std::string_view model);
+// Opens of the data files, and samples read (application sample events when the trace has
+// them, else sample reads).
+std::pair<int64_t, int64_t> OpensAndSamples(const View& view);
+// Whether the data files are opened about once per sample read (np.load, h5py.File per sample).
+bool OpensPerSample(const View& view);
+// Why OpensPerSample holds: "N opens of the data files for M samples read", or opens per pass.
+std::string OpensPerSampleReason(const View& view);
+// reader.file_shuffle and reader.sample_shuffle (fit_order.cc).
+void FitShuffle(const ProfileTrace& trace, const View& view, FitResult* out);
 // The most common size of the data reads larger than kSmallReadBytes, and its share of them.
 std::pair<int64_t, double> CommonLargeRead(const ProfileTrace& trace, const View& view);
 // reader.h5py_reopen and reader.hdf5_lookup_dataset of data read through h5py (fit_model.cc).

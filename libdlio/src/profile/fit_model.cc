@@ -15,8 +15,6 @@ namespace dlio::fit {
 
 bool StreamsWholeFiles(std::string_view model) { return model == "pandas" || model == "tf.data"; }
 
-namespace {
-
 // Opens of data files and samples read (application sample events when the trace has them,
 // else sample reads): about one open per sample is a loader that opens the file for each.
 std::pair<int64_t, int64_t> OpensAndSamples(const View& view) {
@@ -28,10 +26,22 @@ std::pair<int64_t, int64_t> OpensAndSamples(const View& view) {
 
 bool OpensPerSample(const View& view) {
   const auto [opens, samples] = OpensAndSamples(view);
-  return samples > 0 && opens * 10 >= samples * 8;
+  if (samples > 0 && opens * 10 >= samples * 8) return true;
+  // Without sample events, a sample read through a library's index (h5py: B-tree nodes, then
+  // chunks out of offset order) is several runs of reads; every file opened again and again
+  // in each pass is then what shows an open per sample.
+  const int64_t passes = static_cast<int64_t>(view.files.size()) * std::max(view.epochs, 1);
+  return view.items == 0 && passes > 0 && opens >= 2 * passes;
 }
 
-}  // namespace
+std::string OpensPerSampleReason(const View& view) {
+  const auto [opens, samples] = OpensAndSamples(view);
+  if (view.items > 0 || opens * 10 >= samples * 8) {
+    return StrCat(opens, " opens of the data files for ", samples, " samples read");
+  }
+  return StrCat(opens, " opens of ", view.files.size(), " data files in ", view.epochs,
+                " passes: each file is opened again for every sample");
+}
 
 std::string FittedFormat(const FitResult& out) {
   const FitEntry* format = out.Find("dataset.format");
@@ -80,10 +90,8 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
                    "% of large reads are 256 KiB and no .idx is read: TFRecordDataset's stream")};
   }
   if (format == "hdf5" && (most(sessions) || OpensPerSample(view))) {
-    const auto [opens, samples] = OpensAndSamples(view);
     return {"h5py", FitConfidence::kMedium,
-            StrCat(opens, " opens of the data files for ", samples,
-                   " samples read: h5py.File per sample (DLIO's on_demand reader)")};
+            StrCat(OpensPerSampleReason(view), ": h5py.File per sample (DLIO's on_demand reader)")};
   }
   if (format == "hdf5" && small * 2 >= reads) {
     return {"h5py", FitConfidence::kLow,
@@ -114,11 +122,9 @@ int64_t RepeatsWhileOpen(const View& view) {
 
 void FitH5pyReopen(const View& view, int64_t sessions, FitResult* out) {
   const int64_t n = static_cast<int64_t>(view.accesses.size());
-  const auto [opens, samples] = OpensAndSamples(view);
   if (sessions * 10 >= n * 8 || OpensPerSample(view)) {
     Set(out, "reader.h5py_reopen", "file", FitConfidence::kMedium,
-        StrCat(opens, " opens of the data files for ", samples,
-               " samples read: h5py.File per sample (DLIO's on_demand reader)"));
+        StrCat(OpensPerSampleReason(view), ": h5py.File per sample (DLIO's on_demand reader)"));
     return;
   }
   const int64_t repeats = RepeatsWhileOpen(view);

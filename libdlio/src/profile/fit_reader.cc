@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <iterator>
 #include <map>
 #include <set>
@@ -17,29 +18,6 @@ namespace {
 
 using ThreadKey = std::pair<int32_t, int32_t>;
 
-bool IsTrain(const View& view, const Access& a) {
-  return !view.files[static_cast<size_t>(a.file)].valid;
-}
-
-// How far a sequence is in ascending order: Spearman's rank correlation of the values with their
-// positions (1 sorted, about 0 shuffled, -1 reversed; 1 for fewer than 3 values). Readers taking
-// turns read a sorted list slightly out of order, which keeps it near 1. `n` counts the values.
-double OrderCorrelation(const std::vector<int64_t>& xs, int64_t* n) {
-  const size_t m = xs.size();
-  if (m < 3) return 1.0;
-  std::vector<size_t> order(m);
-  for (size_t i = 0; i < m; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&xs](size_t a, size_t b) { return xs[a] < xs[b]; });
-  double d2 = 0;
-  for (size_t rank = 0; rank < m; ++rank) {
-    const double d = static_cast<double>(rank) - static_cast<double>(order[rank]);
-    d2 += d * d;
-  }
-  *n += static_cast<int64_t>(m);
-  const double md = static_cast<double>(m);
-  return 1.0 - 6.0 * d2 / (md * (md * md - 1.0));
-}
-// Sample reads that overlap a compute step (none in a sync pipeline).
 int64_t OverlappingCompute(const View& view) {
   if (!view.steps_from_compute) return 0;
   int64_t n = 0;
@@ -184,123 +162,6 @@ void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
                   ahead ? "; several readers may read ahead of compute" : ""));
 }
 
-// Share of positions at which two passes read the same thing (0 when either is empty).
-double SameOrder(const std::vector<int64_t>& a, const std::vector<int64_t>& b, int64_t* n) {
-  const size_t m = std::min(a.size(), b.size());
-  int64_t same = 0;
-  for (size_t i = 0; i < m; ++i) same += a[i] == b[i];
-  *n += static_cast<int64_t>(m);
-  return m == 0 ? 0 : static_cast<double>(same) / static_cast<double>(m);
-}
-
-// Per pass (0 and 1): the order files are first read in, and each file's sample keys in order.
-struct PassOrder {
-  std::vector<int64_t> files;
-  std::map<int32_t, std::vector<int64_t>> keys;
-};
-
-std::array<PassOrder, 2> PassOrders(const View& view) {
-  std::array<PassOrder, 2> passes;
-  std::array<std::vector<bool>, 2> seen{std::vector<bool>(view.files.size(), false),
-                                        std::vector<bool>(view.files.size(), false)};
-  for (const Access& a : view.accesses) {
-    if (a.epoch > 1 || !IsTrain(view, a)) continue;
-    PassOrder& p = passes[static_cast<size_t>(a.epoch)];
-    p.keys[a.file].push_back(a.key);
-    auto s = seen[static_cast<size_t>(a.epoch)].begin() + a.file;
-    if (!*s) {
-      *s = true;
-      p.files.push_back(a.file);
-    }
-  }
-  return passes;
-}
-
-// File changes between consecutive sample reads of the first pass (training files), and reads.
-std::pair<int64_t, int64_t> FileSwitches(const View& view) {
-  int64_t switches = 0, reads = 0;
-  int32_t last = -1;
-  for (const Access& a : view.accesses) {
-    if (a.epoch != 0 || !IsTrain(view, a)) continue;
-    switches += last >= 0 && a.file != last;
-    last = a.file;
-    ++reads;
-  }
-  return {switches, reads};
-}
-
-void FitShuffle(const View& view, FitResult* out) {
-  constexpr double kSorted = 0.7;  // rank correlation above which an order is "sorted"
-  const std::array<PassOrder, 2> passes = PassOrders(view);
-  int64_t n = 0;
-  const double files_rho = OrderCorrelation(passes[0].files, &n);
-  int64_t compared = 0;
-  const double files_same = SameOrder(passes[0].files, passes[1].files, &compared);
-  if (compared >= 3 && (files_same >= 0.9 || files_same < 0.5)) {
-    const bool same = files_same >= 0.9;
-    Set(out, "reader.file_shuffle", same ? "off" : "seed", FitConfidence::kMedium,
-        StrCat("the first two passes open files in ", same ? "the same" : "a different", " order (",
-               std::llround(files_same * 100), "% of ", compared, " positions agree)"));
-  } else {
-    Set(out, "reader.file_shuffle", files_rho >= kSorted ? "off" : "seed",
-        n >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
-        StrCat("first pass opens ", passes[0].files.size(), " files in ",
-               files_rho >= kSorted ? "" : "un", "sorted name order (rank correlation ",
-               Seconds(files_rho), ")"));
-  }
-  n = 0;
-  compared = 0;
-  double rho_sum = 0, same_sum = 0;
-  for (const auto& [file, k] : passes[0].keys) {
-    int64_t values = 0, m = 0;
-    rho_sum += OrderCorrelation(k, &values) * static_cast<double>(values);
-    n += values;
-    auto next = passes[1].keys.find(file);
-    if (k.size() >= 3 && next != passes[1].keys.end()) {
-      same_sum += SameOrder(k, next->second, &m) * static_cast<double>(m);
-      compared += m;
-    }
-  }
-  size_t most = 0;
-  for (const auto& [file, k] : passes[0].keys) most = std::max(most, k.size());
-  if (most < 2) {
-    Set(out, "reader.sample_shuffle", "off", FitConfidence::kLow,
-        "one sample read per file and pass: the file order is the sample order");
-    return;
-  }
-  const double same = compared == 0 ? 0 : same_sum / static_cast<double>(compared);
-  if (compared >= 3 && same >= 0.9) {
-    Set(out, "reader.sample_shuffle", "off", FitConfidence::kMedium,
-        StrCat("the first two passes read each file's samples in the same order (",
-               std::llround(same * 100), "% of ", compared, ")"));
-    return;
-  }
-  // A shuffle over all samples mixes the files; reading file by file switches files rarely.
-  const auto [switches, reads] = FileSwitches(view);
-  const double files = static_cast<double>(passes[0].files.size());
-  const double grouped = files - 1;
-  const double mixed = static_cast<double>(reads - 1) * (1.0 - 1.0 / files);
-  if (files >= 2 && mixed > grouped &&
-      static_cast<double>(switches) > grouped + 0.5 * (mixed - grouped)) {
-    Set(out, "reader.sample_shuffle", "seed",
-        reads >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
-        StrCat("samples of different files interleave (", switches, " file changes in ", reads,
-               " reads of the first pass; file by file would be ", files - 1, ")"));
-    return;
-  }
-  if (n == 0) {
-    Set(out, "reader.sample_shuffle", "off", FitConfidence::kLow,
-        StrCat("files are read one after another (", switches, " file changes in ", reads,
-               " reads) and hold too few samples to tell their order"));
-    return;
-  }
-  const double rho = rho_sum / static_cast<double>(n);
-  Set(out, "reader.sample_shuffle", rho >= kSorted ? "off" : "seed",
-      n >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
-      StrCat("sample offsets within a file are read in ", rho >= kSorted ? "" : "un",
-             "sorted order (rank correlation ", Seconds(rho), " over ", n, " reads)"));
-}
-
 void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& options, ModelGuess g,
                 FitResult* out) {
   const std::string name = FittedFormat(*out);
@@ -359,7 +220,7 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
   const ModelGuess model = GuessIoModel(trace, view, FittedFormat(*out));
   FitThreads(view, out);
   FitBatch(view, model, out);
-  FitShuffle(view, out);
+  FitShuffle(trace, view, out);
   FitIoModel(trace, view, options, model, out);
   FitH5py(trace, view, out);
   // What an I/O trace does not show, said rather than guessed.
