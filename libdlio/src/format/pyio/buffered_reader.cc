@@ -67,6 +67,23 @@ Result<size_t> BufferedReader::Read(size_t n, uint8_t* dst) {
   return got;
 }
 
+Result<PythonBytes> BufferedReader::ReadObject(size_t n) {
+  PythonBytes bytes(n);
+  if (bytes.failed(n)) {
+    return Status::ResourceExhausted(file_->path(), ": no memory for a read of ", n,
+                                     " bytes (Python's MemoryError)");
+  }
+  const int64_t have = ReadAhead();
+  if (static_cast<int64_t>(n) <= have) {  // _bufferedreader_read_fast copies into a new object
+    if (n > 0) std::memcpy(bytes.data(), buffer_.data() + pos_, n);
+    pos_ += static_cast<int64_t>(n);
+    return bytes;
+  }
+  DLIO_ASSIGN_OR_RETURN(size_t got, ReadGeneric(n, bytes.data()));
+  bytes.Shrink(got);
+  return bytes;
+}
+
 Result<size_t> BufferedReader::ReadGeneric(size_t n, uint8_t* dst) {
   const int64_t have = ReadAhead();
   // _bufferedreader_read_generic: what is buffered, then whole blocks straight into the caller's

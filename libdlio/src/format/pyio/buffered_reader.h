@@ -13,6 +13,7 @@
 
 #include "dlio/status.h"
 #include "dlio/storage.h"
+#include "format/pyio/python_bytes.h"
 
 namespace dlio::pyio {
 
@@ -36,6 +37,9 @@ class BufferedReader {
 
   // read(n): up to `n` bytes (fewer only at end of file) into `dst`; returns the count.
   Result<size_t> Read(size_t n, uint8_t* dst);
+  // read(n) as the bytes object Python returns (allocated before the read, as CPython does), so
+  // that a caller keeps it alive as long as the Python code it emulates does.
+  Result<PythonBytes> ReadObject(size_t n);
   // read() without a size: the rest of the file (buffered bytes, then FileIO.readall).
   Status ReadAll(std::vector<uint8_t>* out);
   // seek(offset, whence) with whence 0 (start), 1 (current) or 2 (end); returns the position.

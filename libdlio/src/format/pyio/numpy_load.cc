@@ -63,15 +63,38 @@ Result<NpyHeader> ReadArrayHeader(const PyRead& read, const std::string& where) 
   return ParseNpyHeader(head.data(), head.size(), where, 0);
 }
 
-// read_array for a zip member: the data in pieces of NumpyPieceBytes.
-Status ReadArrayPieces(const PyRead& read, const NpyHeader& h, const std::string& where,
-                       std::vector<uint8_t>* data) {
-  data->reserve(static_cast<size_t>(h.data_bytes));
+// format._read_bytes over a zip member as bytes objects: read(size - len(data)) until `size`
+// bytes or an empty read, `data += r` after each.
+Result<PythonBytes> ReadBytesObject(ZipExtFile* member, size_t size, const std::string& where) {
+  PythonBytes data;
+  for (;;) {
+    DLIO_ASSIGN_OR_RETURN(PythonBytes r, member->ReadObject(size - data.size()));
+    const size_t got = r.size();
+    data = PythonBytes::Concat(std::move(data), std::move(r));
+    if (got == 0 || data.size() == size) break;
+  }
+  if (data.size() != size) {
+    return Status::Corruption(where, ": EOF reading array data, expected ", size, " bytes got ",
+                              data.size());
+  }
+  return data;
+}
+
+// read_array for a zip member: the data in pieces of NumpyPieceBytes, each a bytes object
+// copied into the array. As in Python, a piece's object lives until the next piece has been
+// read (`data = _read_bytes(...)` rebinds only then), so the next read lands in new memory:
+// that, and the array allocated before the first piece, decides which reads fault pages in.
+Status ReadArrayPieces(ZipExtFile* member, const NpyHeader& h, const std::string& where,
+                       std::vector<uint8_t>* array) {
+  array->reserve(static_cast<size_t>(h.data_bytes));  // numpy.ndarray(count): not touched yet
   if (h.itemsize == 0) return Status::OK();
   const uint64_t piece = NumpyPieceBytes(h.itemsize);
+  PythonBytes data;
   for (uint64_t pos = 0; pos < h.data_bytes; pos += piece) {
-    DLIO_RETURN_NOT_OK(ReadBytes(read, static_cast<size_t>(std::min(piece, h.data_bytes - pos)),
-                                 "array data", where, data));
+    const size_t n = static_cast<size_t>(std::min(piece, h.data_bytes - pos));
+    DLIO_ASSIGN_OR_RETURN(PythonBytes next, ReadBytesObject(member, n, where));
+    data = std::move(next);
+    array->insert(array->end(), data.data(), data.data() + data.size());
   }
   return Status::OK();
 }
@@ -113,7 +136,7 @@ Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, b
                               " data bytes; the member holds ", info->file_size,
                               " uncompressed bytes from ", info->compress_size, " compressed ones");
   }
-  DLIO_RETURN_NOT_OK(ReadArrayPieces(read, a.header, where, &a.data));
+  DLIO_RETURN_NOT_OK(ReadArrayPieces(member.get(), a.header, where, &a.data));
   DLIO_ASSIGN_OR_RETURN(a.file_bytes, fid->FileSize());  // cached by zipfile's seek to the end
   return a;
 }

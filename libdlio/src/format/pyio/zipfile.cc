@@ -229,18 +229,15 @@ Status ZipExtFile::Where(const std::string& what) const {
                             data_start_, ": ", what);
 }
 
-Status ZipExtFile::Read2(size_t n, std::vector<uint8_t>* data) {
-  if (compress_left_ == 0) return Status::OK();
+Result<PythonBytes> ZipExtFile::Read2(size_t n) {
+  if (compress_left_ == 0) return PythonBytes();
   n = static_cast<size_t>(std::min<uint64_t>(std::max(n, kMinReadSize), compress_left_));
-  const size_t base = data->size();
-  data->resize(base + n);
   DLIO_RETURN_NOT_OK(fp_->Seek(static_cast<int64_t>(pos_), 0).status());
-  DLIO_ASSIGN_OR_RETURN(size_t got, fp_->Read(n, data->data() + base));
+  DLIO_ASSIGN_OR_RETURN(PythonBytes data, fp_->ReadObject(n));
   pos_ = fp_->Tell();
-  data->resize(base + got);
-  compress_left_ -= got;
-  if (got == 0) return Where("the archive ends inside the member (EOFError)");
-  return Status::OK();
+  compress_left_ -= data.size();
+  if (data.size() == 0) return Where("the archive ends inside the member (EOFError)");
+  return data;
 }
 
 Status ZipExtFile::Decompress(const std::vector<uint8_t>& in, size_t max_length,
@@ -292,54 +289,68 @@ Status ZipExtFile::Flush(std::vector<uint8_t>* out) {
   return Status::OK();
 }
 
-Status ZipExtFile::Read1(size_t n, std::vector<uint8_t>* data) {
-  data->clear();
-  if (eof_ || n == 0) return Status::OK();
+Result<PythonBytes> ZipExtFile::Read1(size_t n) {
+  if (eof_ || n == 0) return PythonBytes();
+  PythonBytes data;
   if (inflater_) {
     std::vector<uint8_t> in = std::move(inflater_->tail);
     inflater_->tail.clear();
-    if (n > in.size()) DLIO_RETURN_NOT_OK(Read2(n - in.size(), &in));
-    DLIO_RETURN_NOT_OK(Decompress(in, std::max(n, kMinReadSize), data));
+    if (n > in.size()) {
+      DLIO_ASSIGN_OR_RETURN(PythonBytes raw, Read2(n - in.size()));
+      in.insert(in.end(), raw.data(), raw.data() + raw.size());
+    }
+    std::vector<uint8_t> out;
+    DLIO_RETURN_NOT_OK(Decompress(in, std::max(n, kMinReadSize), &out));
     eof_ = inflater_->eof || (compress_left_ == 0 && inflater_->tail.empty());
-    if (eof_) DLIO_RETURN_NOT_OK(Flush(data));
+    if (eof_) DLIO_RETURN_NOT_OK(Flush(&out));
+    data = PythonBytes(out.size());  // zlib's decompress returns a new object
+    if (data.failed(out.size())) return Where("no memory for the inflated data (MemoryError)");
+    if (!out.empty()) std::memcpy(data.data(), out.data(), out.size());
   } else {
-    DLIO_RETURN_NOT_OK(Read2(n, data));
+    DLIO_ASSIGN_OR_RETURN(data, Read2(n));
     eof_ = compress_left_ == 0;
   }
-  if (data->size() > left_) data->resize(static_cast<size_t>(left_));
-  left_ -= data->size();
+  if (data.size() > left_) data = PythonBytes::Slice(&data, 0, static_cast<size_t>(left_));
+  left_ -= data.size();
   if (left_ == 0) eof_ = true;
-  running_crc_ =
-      static_cast<uint32_t>(crc32(running_crc_, data->data(), static_cast<uInt>(data->size())));
+  if (data.size() > 0) {
+    running_crc_ =
+        static_cast<uint32_t>(crc32(running_crc_, data.data(), static_cast<uInt>(data.size())));
+  }
   if (eof_ && check_crc_ && running_crc_ != info_.crc) {
     return Where("CRC mismatch (zipfile: Bad CRC-32)");
   }
-  return Status::OK();
+  return data;
 }
 
-Status ZipExtFile::Read(size_t n, std::vector<uint8_t>* out) {
+Result<PythonBytes> ZipExtFile::ReadObject(size_t n) {
   const size_t end = n + offset_;
   if (end < readbuffer_.size()) {
-    out->insert(out->end(), readbuffer_.begin() + offset_, readbuffer_.begin() + end);
+    PythonBytes buf = PythonBytes::Slice(&readbuffer_, offset_, end);
     offset_ = end;
-    return Status::OK();
+    return buf;
   }
   size_t want = end - readbuffer_.size();
-  out->insert(out->end(), readbuffer_.begin() + offset_, readbuffer_.end());
-  readbuffer_.clear();
+  PythonBytes buf = PythonBytes::Slice(&readbuffer_, offset_, readbuffer_.size());
+  readbuffer_ = PythonBytes();
   offset_ = 0;
-  std::vector<uint8_t> data;
   while (want > 0 && !eof_) {
-    DLIO_RETURN_NOT_OK(Read1(want, &data));
+    DLIO_ASSIGN_OR_RETURN(PythonBytes data, Read1(want));
     if (want < data.size()) {
-      out->insert(out->end(), data.begin(), data.begin() + want);
+      buf = PythonBytes::Concat(std::move(buf), PythonBytes::Slice(&data, 0, want));
       readbuffer_ = std::move(data);
       offset_ = want;
       break;
     }
-    out->insert(out->end(), data.begin(), data.end());
     want -= data.size();
+    buf = PythonBytes::Concat(std::move(buf), std::move(data));
   }
+  return buf;
+}
+
+Status ZipExtFile::Read(size_t n, std::vector<uint8_t>* out) {
+  DLIO_ASSIGN_OR_RETURN(PythonBytes buf, ReadObject(n));
+  if (buf.size() > 0) out->insert(out->end(), buf.data(), buf.data() + buf.size());
   return Status::OK();
 }
 

@@ -63,10 +63,14 @@ class ZipExtFile {
   // read(n): appends up to `n` bytes (fewer only at the member's end) to `out`. Corruption naming
   // the member for a bad CRC-32, truncated or undecodable data.
   Status Read(size_t n, std::vector<uint8_t>* out);
+  // read(n) as the bytes object Python returns, built as ZipExtFile.read builds it (the
+  // leftover of the read buffer, then `buf += data` per raw read), so a caller can keep it
+  // alive as long as the Python code it emulates does.
+  Result<PythonBytes> ReadObject(size_t n);
 
  private:
-  Status Read1(size_t n, std::vector<uint8_t>* data);  // _read1
-  Status Read2(size_t n, std::vector<uint8_t>* data);  // _read2
+  Result<PythonBytes> Read1(size_t n);  // _read1
+  Result<PythonBytes> Read2(size_t n);  // _read2
   Status Decompress(const std::vector<uint8_t>& in, size_t max_length, std::vector<uint8_t>* out);
   Status Flush(std::vector<uint8_t>* out);
   Status Where(const std::string& what) const;
@@ -78,7 +82,7 @@ class ZipExtFile {
   ZipInfo info_;
   uint64_t compress_left_, left_;
   bool eof_ = false;
-  std::vector<uint8_t> readbuffer_;
+  PythonBytes readbuffer_;
   size_t offset_ = 0;
   uint32_t running_crc_ = 0;
   struct Inflater;
