@@ -96,6 +96,33 @@ TEST_CASE("fit: a burst longer than an epoch gives a batch of one epoch, not mor
   CHECK(r.Find("reader.batch_size")->confidence == FitConfidence::kLow);
 }
 
+TEST_CASE("fit: pauses that split a pass unevenly are no step cap when every sample is read") {
+  // np.load per sample in 16 files, two passes, no compute events. The pauses split each pass
+  // into bursts of 2, 2, 2 and 10 loads (prefetching readers on a loaded machine): a batch of 2
+  // in 4 steps, where 16 samples hold 8. Every sample is read in both passes, so no epoch was
+  // stopped early.
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  for (int pass = 0; pass < 2; ++pass) {
+    int f = 0;
+    for (int burst : {2, 2, 2, 10}) {
+      for (int k = 0; k < burst; ++k, ++f) {
+        const std::string path = "/d/train/s_" + std::to_string((f * 5 + pass) % 16) + ".npz";
+        AddEvent(&t, 1, 1, "open64", now, 2, path);
+        for (int64_t at = 0; at < 4 * 4096; at += 4096) {
+          AddEvent(&t, 1, 1, "pread", now + 5 + at / 1000, 3, path, at, 4096, 4096);
+        }
+        AddEvent(&t, 1, 1, "close", now + 40, 1, path);
+        now += 100;
+      }
+      now += 20'000;
+    }
+  }
+  const FitResult r = Fit(t);
+  CHECK(Value(r, "reader.batch_size") == "2");
+  CHECK(r.Find("train.total_training_steps") == nullptr);
+}
+
 TEST_CASE("fit: tf.data threads re-created every pass count once; each file is its records") {
   constexpr int64_t kSize = 1'000'000;
   ProfileTrace t;

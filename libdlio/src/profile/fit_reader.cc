@@ -235,6 +235,22 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
   }
 }
 
+// Training samples read per pass: application sample events, else sample reads (a whole-file
+// read of a streaming model stands for all the samples of its file).
+int64_t SamplesReadPerPass(const View& view, const FitResult& out) {
+  const int64_t passes = std::max(view.epochs, 1);
+  if (view.items > 0) return view.items / passes;
+  int64_t reads = 0;
+  for (const Access& a : view.accesses) reads += IsTrain(view, a);
+  const FitEntry* model = out.Find("reader.io_model");
+  const FitEntry* samples = out.Find("dataset.num_samples_per_file");
+  if (model != nullptr && model->inferred && StreamsWholeFiles(model->value) &&
+      samples != nullptr && samples->inferred) {
+    reads *= std::stoll(samples->value);
+  }
+  return reads / passes;
+}
+
 // Steps per epoch below what the dataset holds: the run stopped each epoch early
 // (train.total_training_steps caps the steps of every epoch).
 void FitStepCap(const View& view, FitResult* out) {
@@ -248,9 +264,12 @@ void FitStepCap(const View& view, FitResult* out) {
   const int64_t batches =
       static_cast<int64_t>(view.steps.size()) + (view.steps_from_compute ? 0 : 1);
   const int64_t per_epoch = std::max<int64_t>(batches / std::max(view.epochs, 1), 1);
-  const int64_t full = std::stoll(files->value) * std::stoll(samples->value) /
-                       std::max<int64_t>(std::stoll(batch->value), 1);
+  const int64_t held = std::stoll(files->value) * std::stoll(samples->value);
+  const int64_t full = held / std::max<int64_t>(std::stoll(batch->value), 1);
   if (per_epoch * 10 >= full * 9) return;
+  // A cap leaves samples unread. Pauses that split a pass finer than its batches (prefetching
+  // readers, a loaded machine) are no cap when each pass read (nearly) every sample.
+  if (!view.steps_from_compute && SamplesReadPerPass(view, *out) * 10 >= held * 9) return;
   Set(out, "train.total_training_steps", std::to_string(per_epoch), FitConfidence::kMedium,
       StrCat(per_epoch, " steps per epoch where the data holds ", full,
              ": each epoch stopped early"));
