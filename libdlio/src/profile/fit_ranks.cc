@@ -133,9 +133,11 @@ void MergeCheckpoint(const std::vector<RankFit>& ranks, const RankFit& ref, int3
     if (size != nullptr) total += std::stoll(size->value);
     who.push_back(w->rank);
   }
-  Set(out, "checkpoint.model_size_bytes", std::to_string(total), FitConfidence::kHigh,
-      StrCat("median bytes per save, summed over the ", writers.size(), " writing rank",
-             writers.size() == 1 ? "" : "s", " (", HumanBytes(static_cast<double>(total)), ")"));
+  // Set appends: replace the first writer's own size in place.
+  Put(out,
+      {"checkpoint.model_size_bytes", std::to_string(total), true, FitConfidence::kHigh,
+       StrCat("median bytes per save, summed over the ", writers.size(), " writing rank",
+              writers.size() == 1 ? "" : "s", " (", HumanBytes(static_cast<double>(total)), ")")});
   if (who.size() == 1 && who.front() == 0) {
     Set(out, "checkpoint.rank_mode", "root", FitConfidence::kHigh,
         StrCat("only rank 0 of ", world, " writes checkpoint files"));
