@@ -22,3 +22,11 @@ dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config
 dlio_add_test(fit_e2e_test LIBS dlio_config nlohmann_json::nlohmann_json SOURCES profile/fit_e2e_test.cc
   PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_dependencies(fit_e2e_test dlio-run dlio_preload)
+if(DLIO_WITH_MPI)
+  # `dlio-run fit` on a 2-rank run's traces, refitted and rerun under mpiexec -n 2 (the test is
+  # serial and starts the launcher; PROCESSORS 2 as dlio_run_mpi_test).
+  dlio_add_test(fit_mpi_test LIBS dlio_config nlohmann_json::nlohmann_json
+    SOURCES profile/fit_mpi_test.cc PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS mpi)
+  target_compile_definitions(fit_mpi_test PRIVATE DLIO_MPIEXEC="${DLIO_MPIEXEC_LINE}")
+  add_dependencies(fit_mpi_test dlio-run)
+endif()
