@@ -81,8 +81,24 @@ TEST_CASE("fit closed loop, 2 ranks: npz, 2 threads per rank, block sharding, sh
       " --set workflow.checkpoint=false --set train.computation_time=0.01"
       " --set reader.io_model=native");
   CheckSameWorkload(want, got);
-  CHECK(got.reader.sharding == want.reader.sharding);
+  CHECK(got.reader.sharding == Sharding::kBlock);
   CHECK_FALSE(got.workflow.checkpoint);
+}
+
+TEST_CASE("fit closed loop, 2 ranks: round robin over each file's samples, in order") {
+  TempDir dir;
+  const auto [want, got] =
+      ClosedLoop(dir,
+                 " --workload default --set dataset.num_files_train=16"
+                 " --set dataset.num_samples_per_file=8 --set train.epochs=2"
+                 " --set workflow.checkpoint=false --set train.computation_time=0.01"
+                 " --set reader.io_model=native --set reader.sharding=round_robin"
+                 " --set reader.file_shuffle=off --set reader.sample_shuffle=off"
+                 " --set reader.read_threads=1");
+  CheckSameWorkload(want, got);
+  CHECK(got.reader.sharding == Sharding::kRoundRobin);
+  CHECK(got.reader.file_shuffle == want.reader.file_shuffle);
+  CHECK(got.reader.sample_shuffle == want.reader.sample_shuffle);
 }
 
 TEST_CASE("fit closed loop, 2 ranks: npy, rank 0 alone checkpoints every 3 steps") {
