@@ -9,6 +9,7 @@
 #include "dlio/profile_fit.h"
 #include "profile/analysis_test_util.h"
 #include "profile/fit_test_util.h"
+#include "test_util.h"
 
 namespace dlio {
 namespace {
@@ -203,6 +204,37 @@ TEST_CASE("fit ranks: one rank fits exactly as a trace without ranks") {
   CHECK(a.ranks == 1);
   CHECK(FitYaml(a, {"t"}) == FitYaml(b, {"t"}));
   CHECK(a.Find("reader.sharding") == nullptr);
+}
+
+TEST_CASE("fit ranks: a Darshan DXT log of two ranks is fitted per rank") {
+  // Each rank reads its 4 files (block sharding) in bursts of 2 whole-file reads, 20 ms apart.
+  std::string text = "# darshan log version: 3.41\n# start_time: 1700000000\n";
+  for (int r = 0; r < 2; ++r) {
+    for (int f = 4 * r; f < 4 * r + 4; ++f) {
+      text += "\n# DXT, file_id: " + std::to_string(f + 1) + ", file_name: /data/train/f_" +
+              std::to_string(f) + ".npz\n# DXT, rank: " + std::to_string(r) + ", hostname: node" +
+              std::to_string(r) +
+              "\n# Module    Rank  Wt/Rd  Segment  Offset  Length  Start(s)  End(s)\n";
+      for (int e = 0; e < 2; ++e) {
+        const double at = 1.0 * e + 0.02 * ((f - 4 * r) / 2) + 0.0002 * (f % 2);
+        text += " X_POSIX " + std::to_string(r) + " read " + std::to_string(e) + " 0 100000 " +
+                std::to_string(at) + " " + std::to_string(at + 0.0001) + "\n";
+      }
+    }
+  }
+  testing::TempDir dir;
+  testing::WriteTextFile(dir / "dxt.txt", text);
+  ProfileTrace t;
+  auto stats = ImportDxt(dir / "dxt.txt", &t);
+  INFO(stats.status().ToString());
+  REQUIRE(stats.ok());
+  const FitResult r = Fit(t);
+  CHECK(r.ranks == 2);
+  CHECK(Value(r, "dataset.num_files_train") == "8");
+  CHECK(Value(r, "train.epochs") == "2");
+  CHECK(Value(r, "reader.read_threads") == "1");  // one per rank, not two
+  CHECK(Value(r, "reader.batch_size") == "2");
+  CHECK(Value(r, "reader.sharding") == "block");
 }
 
 }  // namespace
