@@ -206,6 +206,35 @@ TEST_CASE("fit ranks: one rank fits exactly as a trace without ranks") {
   CHECK(a.Find("reader.sharding") == nullptr);
 }
 
+TEST_CASE("fit ranks: a checkpoint-only run of two ranks (torch.save on every rank, or rank 0)") {
+  const bool all = GENERATE(true, false);
+  ProfileTrace t;
+  for (int r = 0; r < 2; ++r) {
+    t.process_names[r + 1] = "python3 (rank " + std::to_string(r) + ")";
+    t.ranks[r + 1] = r;
+    AddEvent(&t, r + 1, 1, "stat", 1000, 1, "/usr/lib/python3/os.py");  // both ranks are traced
+  }
+  constexpr int64_t kBytes = 1 << 20;
+  for (int save = 0; save < 3; ++save) {
+    for (int r = 0; r < (all ? 2 : 1); ++r) {
+      const std::string path =
+          "/ckpt/step" + std::to_string(save) + "_rank" + std::to_string(r) + ".pt";
+      const int64_t at = 1'000'000 + save * 50'000 + r * 10;
+      AddEvent(&t, r + 1, 1, "open64", at, 2, path);
+      AddEvent(&t, r + 1, 1, "pwrite", at + 3, 100, path, 0, kBytes, kBytes);
+      AddEvent(&t, r + 1, 1, "close", at + 110, 1, path);
+    }
+  }
+  const FitResult r = Fit(t);
+  CHECK(r.ranks == 2);
+  CHECK(Value(r, "workflow.train") == "false");
+  CHECK(Value(r, "workflow.checkpoint") == "true");
+  CHECK(Value(r, "checkpoint.num_checkpoints_write") == "3");
+  CHECK(Value(r, "checkpoint.model_files") == "1");  // per rank (the whole run writes 2 a save)
+  CHECK(Value(r, "checkpoint.model_size_bytes") == std::to_string((all ? 2 : 1) * kBytes));
+  CHECK(Value(r, "checkpoint.rank_mode") == (all ? "all" : "root"));
+}
+
 TEST_CASE("fit ranks: a Darshan DXT log of two ranks is fitted per rank") {
   // Each rank reads its 4 files (block sharding) in bursts of 2 whole-file reads, 20 ms apart.
   std::string text = "# darshan log version: 3.41\n# start_time: 1700000000\n";

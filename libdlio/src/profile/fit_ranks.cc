@@ -223,6 +223,37 @@ void FitSharding(const View& whole, const std::map<int32_t, int32_t>& rank_of, i
   }
 }
 
+// A trace of several ranks that reads no data: each rank's saves fitted on their own, merged as
+// MergeCheckpoint does. InvalidArgument when no rank writes a checkpoint.
+Result<FitResult> FitCheckpointRanks(const ProfileTrace& trace, const FitOptions& options,
+                                     const RankGroups& groups, int32_t world, FitResult* out) {
+  std::vector<RankFit> ranks;
+  for (const auto& [rank, pids] : groups.pids) {
+    RankFit r;
+    r.rank = rank;
+    const ProfileTrace sub = SubTrace(trace, pids);
+    DLIO_RETURN_NOT_OK(CollectFiles(sub, options, &r.view));
+    // A rank that writes nothing is no writer: its error is not the run's.
+    if (FitCheckpointOnly(sub, r.view, options, &r.out).ok()) ranks.push_back(std::move(r));
+  }
+  if (ranks.empty()) {
+    // Nothing written by any one rank: the whole trace's error.
+    View whole;
+    DLIO_RETURN_NOT_OK(FitCheckpointOnly(trace, whole, options, out));
+    return *out;
+  }
+  for (const char* key : {"workflow.generate_data", "workflow.train"}) {
+    if (const FitEntry* e = ranks.front().out.Find(key)) Put(out, *e);
+  }
+  MergeCheckpoint(ranks, ranks.front(), world, out);
+  for (const FitEntry& e : ranks.front().out.entries) {
+    if (out->Find(e.key) == nullptr) Put(out, e);  // num_checkpoints_write, time_between_...
+  }
+  out->notes.push_back(StrCat(trace.size(), " events of ", world,
+                              " ranks; no data file read: checkpoint writes only, per rank"));
+  return *out;
+}
+
 }  // namespace
 
 RankGroups GroupRanks(const ProfileTrace& trace) {
@@ -265,13 +296,7 @@ Result<FitResult> FitRanks(const ProfileTrace& trace, const FitOptions& options,
   DLIO_RETURN_NOT_OK(FitGlobal(trace, options, &whole, &out));
   const int32_t world = groups.pids.rbegin()->first + 1;
   out.ranks = world;
-  if (whole.files.empty()) {
-    DLIO_RETURN_NOT_OK(FitCheckpointOnly(trace, whole, options, &out));
-    out.notes.push_back(StrCat(trace.size(), " events of ", world,
-                               " ranks; no data file read: checkpoint writes only, fitted as one "
-                               "rank's"));
-    return out;
-  }
+  if (whole.files.empty()) return FitCheckpointRanks(trace, options, groups, world, &out);
   FitResult epochs;
   FitTrain(whole, &epochs);
   Put(&out, *epochs.Find("train.epochs"));
