@@ -69,8 +69,10 @@ CLI::App* AddFitCommand(CLI::App* app, FitCommandOptions* options) {
       "derive a runnable dlio workload (DLIO YAML) from I/O traces or `dlio-run profile` "
       "directories: format, files, samples, sizes, threads, batch, compute time, shuffles, "
       "epochs, side reads, checkpoints, I/O model; each key with a confidence and a reason");
-  cmd->add_option("traces", options->traces,
-                  "trace files or directories (merged into one trace; format detected by content)")
+  cmd->add_option(
+         "traces", options->traces,
+         "trace files or directories (merged into one trace; format detected by content; the "
+         "ranks of an MPI run are fitted per rank: docs/profiling.md)")
       ->required();
   cmd->add_option("-o,--output", options->output,
                   "write the workload here (default: stdout; replaces only an earlier fit output)");

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 #include <cinttypes>
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "dlio/profile.h"
@@ -57,6 +58,8 @@ TEST_CASE("ImportDxt reads darshan-dxt-parser text") {
   CHECK(m.path == "/tmp/test/other");
   CHECK(m.dur_us == 500000);
   CHECK(m.category == "MPIIO");
+  // Each rank's pid is the rank (dlio-run fit groups the events by it).
+  CHECK(t.ranks == std::map<int32_t, int32_t>{{0, 0}, {1, 1}});
 }
 
 // Rows printed with darshan-util's exact printf formats (darshan-hpc/darshan

@@ -56,7 +56,21 @@ void CheckTrace(const ProfileTrace& t, const ImportStats& stats) {
   CHECK(step.offset == -1);
   CHECK(step.path.empty());
   CHECK(t.process_names.at(3) == "dlio rank 3");
+  CHECK(t.ranks.at(3) == 3);  // the process name tells the rank
   CHECK(t.thread_names.at({3, 4}) == "loader");
+}
+
+TEST_CASE("RankOfProcessName: dlio's, trace-merge's and libdlio_preload.so's process names") {
+  CHECK(RankOfProcessName("dlio rank 0") == 0);
+  CHECK(RankOfProcessName("dlio rank 12") == 12);
+  CHECK(RankOfProcessName("dlio rank 1 worker 3") == 1);
+  CHECK(RankOfProcessName("python3 (rank 2)") == 2);
+  CHECK(RankOfProcessName("dlio pid 7") == -1);
+  CHECK(RankOfProcessName("dlio rank x") == -1);
+  CHECK(RankOfProcessName("dlio rank 2x") == -1);
+  CHECK(RankOfProcessName("python3 (rank 2) x") == -1);
+  CHECK(RankOfProcessName("python3 (rank )") == -1);
+  CHECK(RankOfProcessName("python3") == -1);
 }
 
 TEST_CASE("ImportPfw reads plain and gzip trace files") {

@@ -16,9 +16,18 @@ dlio_add_test(analyze_e2e_test LIBS dlio_core nlohmann_json::nlohmann_json
 add_dependencies(analyze_e2e_test dlio-run dlio_preload)
 # dlio-run fit's library: workloads fitted to hand-built traces, and their YAML parsed back.
 dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config
-  SOURCES profile/fit_test.cc profile/fit_framework_test.cc)
+  SOURCES profile/fit_test.cc profile/fit_framework_test.cc profile/fit_ranks_test.cc)
 # `dlio-run fit` closed loops: dlio-run traced, fitted, the fitted YAML run; a Python np.load loop
 # profiled under libdlio_preload.so and fitted.
 dlio_add_test(fit_e2e_test LIBS dlio_config nlohmann_json::nlohmann_json SOURCES profile/fit_e2e_test.cc
   PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_dependencies(fit_e2e_test dlio-run dlio_preload)
+if(DLIO_WITH_MPI)
+  # `dlio-run fit` on a 2-rank run's traces, refitted and rerun under mpiexec -n 2 (the test is
+  # serial and starts the launcher; PROCESSORS 2 as dlio_run_mpi_test).
+  dlio_add_test(fit_mpi_test LIBS dlio_config nlohmann_json::nlohmann_json
+    SOURCES profile/fit_mpi_test.cc
+    PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS mpi SKIP_RETURN_CODE 77)
+  target_compile_definitions(fit_mpi_test PRIVATE DLIO_MPIEXEC="${DLIO_MPIEXEC_LINE}")
+  add_dependencies(fit_mpi_test dlio-run dlio_preload)
+endif()

@@ -94,6 +94,9 @@ class ProfileTrace {
 
   std::map<int32_t, std::string> process_names;                     // pid -> name
   std::map<std::pair<int32_t, int32_t>, std::string> thread_names;  // (pid, tid) -> name
+  // pid -> MPI rank, for the processes whose trace tells it (process names "dlio rank R",
+  // "dlio rank R worker W", "<comm> (rank R)"; DXT's rank column). `dlio-run fit` groups by it.
+  std::map<int32_t, int32_t> ranks;
 
  private:
   struct Hash {
@@ -128,16 +131,20 @@ struct ImportStats {
 // dlio's own and DFTracer's trace files (.pfw, .pfw.gz; gzip is detected by content, not name):
 // JSON lines of Chrome trace events, optionally inside "[" ... "]" with trailing commas. "X"
 // events become events (args fname/count/size/offset/ret); "M" process_name/thread_name set
-// names; DFTracer's "FH" metadata events (args name = path, value = hash) give the path of events
-// that carry only "fhash" (unknown hashes become "fhash:<hash>"); other phases are counted as
-// skipped. A malformed line fails with Corruption naming file and line, except the last line of
-// the file, which a process killed mid-write leaves cut short: it is skipped and counted in
-// truncated_lines (as trace-merge does). Newer DFTracer's integer "ph" is mapped (1 "X",
-// 2 counter, 3 aggregated, 4 "M"; counters and aggregated records are skipped), its "CM"
-// time_metric event (US/NS/MS/SEC) scales ts/dur to microseconds, and lines that start with
-// the array's "," are accepted. Concatenated gzip members (DFTracer compresses each block
-// alone) are all read.
+// names, and a process name that names a rank (RankOfProcessName) sets its `ranks` entry;
+// DFTracer's "FH" metadata events (args name = path, value = hash) give the path of events that
+// carry only "fhash" (unknown hashes become "fhash:<hash>"); other phases are counted as skipped. A
+// malformed line fails with Corruption naming file and line, except the last line of the file,
+// which a process killed mid-write leaves cut short: it is skipped and counted in truncated_lines
+// (as trace-merge does). Newer DFTracer's integer "ph" is mapped (1 "X", 2 counter, 3 aggregated, 4
+// "M"; counters and aggregated records are skipped), its "CM" time_metric event (US/NS/MS/SEC)
+// scales ts/dur to microseconds, and lines that start with the array's "," are accepted.
+// Concatenated gzip members (DFTracer compresses each block alone) are all read.
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
+
+// The MPI rank a process name tells: "dlio rank R" and "dlio rank R worker W" (dlio-run's own
+// traces and trace-merge's), "<comm> (rank R)" (libdlio_preload.so under a launcher); -1 none.
+int32_t RankOfProcessName(std::string_view name);
 
 // `strace -f -ttt -T` output (with or without -o; "[pid N]" prefixes or leading pids). Each file
 // call becomes one event with its real offset: per-process fd tables follow open/openat/creat,
@@ -163,8 +170,8 @@ inline constexpr std::string_view kDxtMpiioCategory = "MPIIO";
 // column when the header has one else the rank, path from "# DXT, file_name:", start/end seconds
 // relative to the job start ("# start_time:" of the preamble, whole or fractional seconds, is
 // added). Offsets printed as N/A, or absent (3.1's MPIIO rows have no Offset column), are -1;
-// Lustre "[OST]" columns are ignored. A row that does not match its header fails naming file and
-// line.
+// Lustre "[OST]" columns are ignored. Every rank's `ranks` entry is set (pid = rank). A row that
+// does not match its header fails naming file and line.
 Result<ImportStats> ImportDxt(const std::string& path, ProfileTrace* trace);
 
 // Darshan's ten access-size bins: 0-100, 101-1K, 1K+1-10K, 10K+1-100K, 100K+1-1M, 1M+1-4M,

@@ -75,6 +75,8 @@ struct FitResult {
   std::vector<FitEntry> entries;        // in YAML order: by section, then as FitYaml writes them
   std::vector<std::string> notes;       // trace-wide remarks written at the top (sources, caveats)
   std::vector<std::string> data_files;  // the files read as the dataset, sorted
+  // MPI ranks of the traced run (ProfileTrace::ranks); FitYaml names the launch command when > 1.
+  int32_t ranks = 1;
   // The entry of `key`, or nullptr.
   const FitEntry* Find(std::string_view key) const;
 };
@@ -87,7 +89,8 @@ Result<FitResult> FitTrace(const ProfileTrace& trace, const FitOptions& options 
 inline constexpr std::string_view kFitYamlTitle = "# dlio workload fitted by `dlio-run fit`";
 
 // The workload as DLIO YAML: kFitYamlTitle, the notes, then one block per section with each key's
-// confidence and reason as an aligned comment; keys not inferred are commented out.
+// confidence and reason as an aligned comment; keys not inferred are commented out. A fit of
+// several ranks says how to launch it ("mpirun -n N dlio-run --config ...") below the title.
 // `sources` (the traces fitted) are named in the header.
 std::string FitYaml(const FitResult& result, const std::vector<std::string>& sources);
 

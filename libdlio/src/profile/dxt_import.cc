@@ -151,6 +151,7 @@ class DxtImporter {
     if (op != "read" && op != "write") return bad("Wt/Rd is neither read nor write");
     ProfileEvent e;
     e.pid = static_cast<int32_t>(rank);
+    trace_->ranks[e.pid] = e.pid;
     e.tid = static_cast<int32_t>(columns_.thread >= 0 ? thread : rank);
     e.name = op;
     e.category = Category(f[columns_.module]);

@@ -26,49 +26,68 @@ const FitEntry* FitResult::Find(std::string_view key) const {
   return nullptr;
 }
 
-Result<FitResult> FitTrace(const ProfileTrace& trace, const FitOptions& options) {
-  fit::View view;
-  DLIO_RETURN_NOT_OK(fit::CollectFiles(trace, options, &view));
-  fit::CollectAccesses(trace, &view);
-  fit::CollectSteps(trace, options, &view);
+namespace fit {
 
+Status FitGlobal(const ProfileTrace& trace, const FitOptions& options, View* view, FitResult* out) {
+  DLIO_RETURN_NOT_OK(CollectFiles(trace, options, view));
+  CollectAccesses(trace, view);
+  CollectSteps(trace, options, view);
+  for (const DataFile& f : view->files) out->data_files.push_back(f.path);
+  Set(out, "name", options.name, FitConfidence::kHigh, "the run's name (--name)");
+  if (view->files.empty()) return Status::OK();
+  Set(out, "workflow.generate_data", "true", FitConfidence::kHigh,
+      "the emulation writes its own dataset to dataset.data_folder");
+  Set(out, "workflow.train", "true", FitConfidence::kHigh,
+      StrCat(view->accesses.size(), " sample reads of ", view->files.size(), " data files"));
+  const bool eval = std::any_of(view->files.begin(), view->files.end(),
+                                [](const DataFile& f) { return f.valid; });
+  if (eval) {
+    Set(out, "workflow.evaluation", "true", FitConfidence::kMedium,
+        "files under a valid/eval folder are read");
+    Unset(out, "evaluation.eval_time", "0",
+          "the compute of evaluation steps is not told apart from training's");
+  }
+  FitDataset(trace, *view, options, out);
+  return Status::OK();
+}
+
+void FitPerRank(const ProfileTrace& trace, const View& view, const FitOptions& options,
+                FitResult* out) {
+  FitReader(trace, view, options, out);
+  FitTrain(view, out);
+  FitCheckpoint(trace, view, options, out);
+  FitSideIo(trace, view, out);
+}
+
+void AddViewNotes(const ProfileTrace& trace, const View& view, FitResult* out) {
+  int64_t probed = 0;
+  for (const DataFile& f : view.files) probed += f.probed;
+  out->notes.push_back(StrCat(trace.size(), " events; ", view.files.size(), " data files (.",
+                              view.extension, "), ", probed, " of them probed on disk; ",
+                              view.accesses.size(), " sample reads in ", view.epochs, " pass",
+                              view.epochs == 1 ? "" : "es"));
+  out->notes.push_back(
+      view.steps_from_compute ? StrCat("steps: ", view.steps.size(), " compute events")
+      : view.steps.empty()    ? std::string("steps: none visible (no compute events, no pauses)")
+                              : StrCat("steps: ", view.steps.size() + 1,
+                                       " bursts of reads (no compute events in the trace)"));
+}
+
+}  // namespace fit
+
+Result<FitResult> FitTrace(const ProfileTrace& trace, const FitOptions& options) {
+  const fit::RankGroups groups = fit::GroupRanks(trace);
+  if (groups.pids.size() > 1) return fit::FitRanks(trace, options, groups);
+  fit::View view;
   FitResult out;
-  for (const fit::DataFile& f : view.files) out.data_files.push_back(f.path);
-  fit::Set(&out, "name", options.name, FitConfidence::kHigh, "the run's name (--name)");
+  DLIO_RETURN_NOT_OK(fit::FitGlobal(trace, options, &view, &out));
   if (view.files.empty()) {
     DLIO_RETURN_NOT_OK(fit::FitCheckpointOnly(trace, view, options, &out));
     out.notes.push_back(StrCat(trace.size(), " events; no data file read: checkpoint writes only"));
     return out;
   }
-  fit::Set(&out, "workflow.generate_data", "true", FitConfidence::kHigh,
-           "the emulation writes its own dataset to dataset.data_folder");
-  fit::Set(&out, "workflow.train", "true", FitConfidence::kHigh,
-           StrCat(view.accesses.size(), " sample reads of ", view.files.size(), " data files"));
-  const bool eval = std::any_of(view.files.begin(), view.files.end(),
-                                [](const fit::DataFile& f) { return f.valid; });
-  if (eval) {
-    fit::Set(&out, "workflow.evaluation", "true", FitConfidence::kMedium,
-             "files under a valid/eval folder are read");
-    fit::Unset(&out, "evaluation.eval_time", "0",
-               "the compute of evaluation steps is not told apart from training's");
-  }
-  fit::FitDataset(trace, view, options, &out);
-  fit::FitReader(trace, view, options, &out);
-  fit::FitTrain(view, &out);
-  fit::FitCheckpoint(trace, view, options, &out);
-  fit::FitSideIo(trace, view, &out);
-
-  int64_t probed = 0;
-  for (const fit::DataFile& f : view.files) probed += f.probed;
-  out.notes.push_back(StrCat(trace.size(), " events; ", view.files.size(), " data files (.",
-                             view.extension, "), ", probed, " of them probed on disk; ",
-                             view.accesses.size(), " sample reads in ", view.epochs, " pass",
-                             view.epochs == 1 ? "" : "es"));
-  out.notes.push_back(
-      view.steps_from_compute ? StrCat("steps: ", view.steps.size(), " compute events")
-      : view.steps.empty()    ? std::string("steps: none visible (no compute events, no pauses)")
-                              : StrCat("steps: ", view.steps.size() + 1,
-                                       " bursts of reads (no compute events in the trace)"));
+  fit::FitPerRank(trace, view, options, &out);
+  fit::AddViewNotes(trace, view, &out);
   return out;
 }
 

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -200,6 +201,20 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
       a.epoch = static_cast<int32_t>(std::max<std::ptrdiff_t>(it - epoch_starts.begin() - 1, 0));
     }
   }
+}
+
+void AlignEpochs(const View& whole, View* part) {
+  if (part->epochs_from_events || whole.epochs <= 1) return;
+  std::vector<int64_t> starts(static_cast<size_t>(whole.epochs), INT64_MAX);
+  for (const Access& a : whole.accesses) {
+    int64_t& s = starts[static_cast<size_t>(a.epoch)];
+    s = std::min(s, a.start_us);
+  }
+  for (Access& a : part->accesses) {
+    auto it = std::upper_bound(starts.begin(), starts.end(), a.start_us);
+    a.epoch = static_cast<int32_t>(std::max<std::ptrdiff_t>(it - starts.begin() - 1, 0));
+  }
+  part->epochs = whole.epochs;
 }
 
 void CollectSteps(const ProfileTrace& t, const FitOptions& options, View* view) {

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -71,6 +73,8 @@ struct View {
   int32_t compute_tid = -1, compute_pid = -1;
   int64_t items = 0;        // application per-sample events on data files
   bool skip_mpiio = false;  // a DXT trace with POSIX and MPIIO rows: MPIIO ones are left out
+  // Ranks of the run: a view of one rank's events sees 1/world of each epoch's samples.
+  int32_t world = 1;
 };
 
 // Whether a sample read is of the training files (not under a valid/eval folder).
@@ -100,6 +104,10 @@ Status CollectFiles(const ProfileTrace& trace, const FitOptions& options, View* 
 // Stage 2 (fit_access.cc): accesses, epochs, steps.
 void CollectAccesses(const ProfileTrace& trace, View* view);
 void CollectSteps(const ProfileTrace& trace, const FitOptions& options, View* view);
+// One rank's passes taken from the whole run's (`whole`, all ranks): a rank that reads another
+// shard each epoch never reads a sample twice in a run, so its own reads cannot show its passes.
+// Kept when the rank's trace has application epoch events.
+void AlignEpochs(const View& whole, View* part);
 
 // The framework I/O model the data reads look like (fit_model.cc), for the data files of
 // `format` (dlio's registry name, "" unknown).
@@ -144,6 +152,28 @@ void FitSideIo(const ProfileTrace& trace, const View& view, FitResult* out);
 // InvalidArgument when it writes no such file either (nothing to fit).
 Status FitCheckpointOnly(const ProfileTrace& trace, const View& view, const FitOptions& options,
                          FitResult* out);
+
+// Stages 1-3 of the whole trace (all ranks): the files, accesses and steps, the run's name and
+// workflow, the dataset. `view` and `out` are filled; FitPerRank does the rest.
+Status FitGlobal(const ProfileTrace& trace, const FitOptions& options, View* view, FitResult* out);
+// Stage 3 of what one rank does: reader, train, checkpoint and side-I/O entries.
+void FitPerRank(const ProfileTrace& trace, const View& view, const FitOptions& options,
+                FitResult* out);
+// The trace-wide notes (events, files, reads, steps) of `view`.
+void AddViewNotes(const ProfileTrace& trace, const View& view, FitResult* out);
+
+// Ranks (fit_ranks.cc): the processes of each MPI rank, from ProfileTrace::ranks.
+struct RankGroups {
+  std::map<int32_t, std::set<int32_t>> pids;  // rank -> its processes
+  std::set<int32_t> unranked;                 // processes whose rank the trace does not tell
+};
+RankGroups GroupRanks(const ProfileTrace& trace);
+// The events of the processes `pids`, with their names and ranks.
+ProfileTrace SubTrace(const ProfileTrace& trace, const std::set<int32_t>& pids);
+// A trace of two or more ranks: the global values from all ranks, the per-rank ones from each
+// rank's events (checked to agree), the sharding and the checkpointing ranks.
+Result<FitResult> FitRanks(const ProfileTrace& trace, const FitOptions& options,
+                           const RankGroups& groups);
 
 // Helpers for building entries.
 void Set(FitResult* out, std::string key, std::string value, FitConfidence c, std::string reason);

@@ -106,11 +106,12 @@ int64_t SamplesPerAccess(const ModelGuess& model, const FitResult& out) {
 
 // Sets reader.batch_size to b, at most the training samples of an epoch (files x samples per
 // file, when fitted): a larger batch would leave an epoch without a step.
-void SetBatch(FitResult* out, int64_t b, FitConfidence c, std::string reason) {
+void SetBatch(const View& view, FitResult* out, int64_t b, FitConfidence c, std::string reason) {
   const FitEntry* files = out->Find("dataset.num_files_train");
   const FitEntry* samples = out->Find("dataset.num_samples_per_file");
   if (files != nullptr && samples != nullptr && files->inferred && samples->inferred) {
-    const int64_t epoch = std::stoll(files->value) * std::stoll(samples->value);
+    const int64_t epoch =
+        std::stoll(files->value) * std::stoll(samples->value) / std::max(view.world, 1);
     if (epoch > 0 && b > epoch) {
       reason += StrCat("; capped at the ", epoch, " samples of an epoch");
       b = epoch;
@@ -136,7 +137,7 @@ void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
     const double per_step = static_cast<double>(reads) / static_cast<double>(view.steps.size());
     const int64_t b = std::max<int64_t>(std::llround(per_step), 1);
     const bool even = std::abs(per_step - static_cast<double>(b)) <= 0.1 * static_cast<double>(b);
-    SetBatch(out, b, even ? FitConfidence::kMedium : FitConfidence::kLow,
+    SetBatch(view, out, b, even ? FitConfidence::kMedium : FitConfidence::kLow,
              StrCat(reads, " sample reads / ", view.steps.size(), " compute steps"));
     return;
   }
@@ -156,7 +157,7 @@ void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
       per_access > 1 ? StrCat(" x ", per_access, " samples per file (", model.model,
                               " reads whole files; the batches within one are not visible)")
                      : "";
-  SetBatch(out, b * per_access, even && !ahead ? FitConfidence::kMedium : FitConfidence::kLow,
+  SetBatch(view, out, b * per_access, even && !ahead ? FitConfidence::kMedium : FitConfidence::kLow,
            StrCat("median sample reads per burst (", same, " of ", per_burst.size(),
                   " bursts read exactly ", b, ")", streamed,
                   ahead ? "; several readers may read ahead of compute" : ""));
@@ -264,7 +265,9 @@ void FitStepCap(const View& view, FitResult* out) {
   const int64_t batches =
       static_cast<int64_t>(view.steps.size()) + (view.steps_from_compute ? 0 : 1);
   const int64_t per_epoch = std::max<int64_t>(batches / std::max(view.epochs, 1), 1);
-  const int64_t held = std::stoll(files->value) * std::stoll(samples->value);
+  // The samples one rank holds (the data is sharded over `view.world` ranks).
+  const int64_t held =
+      std::stoll(files->value) * std::stoll(samples->value) / std::max(view.world, 1);
   const int64_t full = held / std::max<int64_t>(std::stoll(batch->value), 1);
   if (per_epoch * 10 >= full * 9) return;
   // A cap leaves samples unread. Pauses that split a pass finer than its batches (prefetching

@@ -68,6 +68,12 @@ std::string FitYaml(const FitResult& result, const std::vector<std::string>& sou
       "\n# Each key: confidence (high: read from the trace or the files; medium: a rule that holds"
       "\n# for the usual loaders; low: weakly supported) and the reason. A commented key could not"
       "\n# be inferred: dlio's default applies (docs/profiling.md, `dlio-run fit`).\n";
+  if (result.ranks > 1) {
+    out += "# traced with " + std::to_string(result.ranks) + " ranks: run it as `mpirun -n " +
+           std::to_string(result.ranks) +
+           " dlio-run --config <this file>` (batch and threads are per rank, files and samples "
+           "global)\n";
+  }
   for (const auto& n : result.notes) out.append("# ").append(OneLine(n)).push_back('\n');
   std::vector<Line> top;
   for (const FitEntry& e : result.entries) {

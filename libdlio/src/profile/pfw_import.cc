@@ -295,7 +295,11 @@ void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, PfwState* 
     if (l.name == "FH" && !l.meta_value.empty()) {
       hashes->names[l.meta_value] = std::string(l.meta_name);
     }
-    if (l.name == "process_name") trace->process_names[pid] = std::string(l.meta_name);
+    if (l.name == "process_name") {
+      trace->process_names[pid] = std::string(l.meta_name);
+      const int32_t rank = RankOfProcessName(l.meta_name);
+      if (rank >= 0) trace->ranks[pid] = rank;
+    }
     if (l.name == "CM" && l.meta_name == "time_metric") hashes->time_metric = l.meta_value;
     if (l.name == "thread_name") trace->thread_names[{pid, tid}] = std::string(l.meta_name);
     return;
@@ -330,6 +334,32 @@ bool IsDfTracerMetadata(std::string_view line) {
 }
 
 }  // namespace
+
+int32_t RankOfProcessName(std::string_view name) {
+  auto digits = [](std::string_view s) {
+    size_t n = 0;
+    while (n < s.size() && n < 9 && s[n] >= '0' && s[n] <= '9') ++n;
+    return n;
+  };
+  auto number = [](std::string_view s) {
+    int32_t v = 0;
+    for (char c : s) v = v * 10 + (c - '0');
+    return v;
+  };
+  constexpr std::string_view kDlio = "dlio rank ";
+  if (name.rfind(kDlio, 0) == 0) {
+    const std::string_view rest = name.substr(kDlio.size());
+    const size_t n = digits(rest);
+    if (n > 0 && (n == rest.size() || rest[n] == ' ')) return number(rest.substr(0, n));
+    return -1;
+  }
+  constexpr std::string_view kSuffix = " (rank ";
+  const size_t at = name.rfind(kSuffix);
+  if (at == std::string_view::npos || name.back() != ')') return -1;
+  const std::string_view inner = name.substr(at + kSuffix.size());
+  const size_t n = digits(inner);
+  return n > 0 && n + 1 == inner.size() ? number(inner.substr(0, n)) : -1;
+}
 
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
   LineReader reader;

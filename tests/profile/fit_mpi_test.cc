@@ -1,0 +1,164 @@
+// `dlio-run fit` on the traces of a 2-rank run, in closed loops under mpiexec: dlio-run runs a
+// known workload with 2 ranks under --trace, fit derives the workload from the ranks' traces, the
+// fitted YAML runs again with 2 ranks, and `dlio-run compare` finds the same requests.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <utility>
+
+#include "dlio/config.h"
+#include "profile/fit_closed_loop.h"
+#include "test_util.h"
+
+namespace dlio {
+namespace {
+
+using testing::ReadTextFile;
+using testing::RunCommand;
+using testing::TempDir;
+using testing::WriteTextFile;
+
+constexpr int kSkipped = 77;  // the ctest SKIP_RETURN_CODE of this executable
+
+using fit_test::DlioRun;
+using fit_test::Load;
+
+// A workload with 2 ranks in a closed loop (fit_closed_loop.h); the fit says how to launch it.
+std::pair<WorkloadConfig, WorkloadConfig> ClosedLoop(const TempDir& dir, const std::string& args) {
+  auto loop =
+      fit_test::ClosedLoop(dir, args, "timeout 120 " + std::string(DLIO_MPIEXEC) + " -n 2 ");
+  const std::string yaml = ReadTextFile(dir / "fit.yaml");
+  INFO(yaml);
+  CHECK(yaml.find("mpirun -n 2 dlio-run --config") != std::string::npos);
+  return loop;
+}
+
+// npy files of 2 samples, 2 threads of batches of 2 per rank, checkpoints every 3 steps.
+constexpr const char* kNpyCheckpoints =
+    " --set dataset.format=npy --set dataset.num_files_train=12"
+    " --set dataset.num_samples_per_file=2 --set dataset.record_length_bytes=32768"
+    " --set reader.batch_size=2 --set reader.read_threads=2 --set train.epochs=2"
+    " --set train.computation_time=0.01 --set workflow.checkpoint=true"
+    " --set checkpoint.type=model --set checkpoint.model_size_bytes=131072"
+    " --set checkpoint.steps_between_checkpoints=3";
+
+// Per rank: batch and threads; global: files and samples per file; the run's epochs.
+void CheckSameWorkload(const WorkloadConfig& want, const WorkloadConfig& got) {
+  CHECK(got.dataset.format == want.dataset.format);
+  CHECK(got.dataset.num_files_train == want.dataset.num_files_train);
+  CHECK(got.dataset.num_samples_per_file == want.dataset.num_samples_per_file);
+  CHECK(got.reader.batch_size == want.reader.batch_size);
+  CHECK(got.reader.read_threads == want.reader.read_threads);
+  CHECK(got.train.epochs == want.train.epochs);
+  CHECK(got.train.computation_time.mean == Approx(want.train.computation_time.mean).epsilon(0.5));
+}
+
+TEST_CASE("fit closed loop, 2 ranks: npz, 2 threads per rank, block sharding, shuffled") {
+  TempDir dir;
+  const auto [want, got] = ClosedLoop(
+      dir,
+      " --workload default --set dataset.num_files_train=16 --set dataset.num_samples_per_file=8"
+      " --set train.epochs=2"
+      " --set workflow.checkpoint=false --set train.computation_time=0.01"
+      " --set reader.io_model=native");
+  CheckSameWorkload(want, got);
+  CHECK(got.reader.sharding == Sharding::kBlock);
+  CHECK_FALSE(got.workflow.checkpoint);
+}
+
+TEST_CASE("fit closed loop, 2 ranks: round robin over each file's samples, in order") {
+  TempDir dir;
+  const auto [want, got] =
+      ClosedLoop(dir,
+                 " --workload default --set dataset.num_files_train=16"
+                 " --set dataset.num_samples_per_file=8 --set train.epochs=2"
+                 " --set workflow.checkpoint=false --set train.computation_time=0.01"
+                 " --set reader.io_model=native --set reader.sharding=round_robin"
+                 " --set reader.file_shuffle=off --set reader.sample_shuffle=off"
+                 " --set reader.read_threads=1");
+  CheckSameWorkload(want, got);
+  CHECK(got.reader.sharding == Sharding::kRoundRobin);
+  CHECK(got.reader.file_shuffle == want.reader.file_shuffle);
+  CHECK(got.reader.sample_shuffle == want.reader.sample_shuffle);
+}
+
+TEST_CASE("fit closed loop, 2 ranks: npy, rank 0 alone checkpoints every 3 steps") {
+  TempDir dir;
+  const auto [want, got] =
+      ClosedLoop(dir, std::string(kNpyCheckpoints) +
+                          " --set reader.file_shuffle=seed --set reader.sample_shuffle=seed"
+                          " --set checkpoint.rank_mode=root");
+  CheckSameWorkload(want, got);
+  CHECK(got.workflow.checkpoint);
+  CHECK(got.checkpoint.rank_mode == want.checkpoint.rank_mode);
+  CHECK(got.checkpoint.model_size_bytes == 131072);
+  CHECK(got.checkpoint.steps_between_checkpoints == 3);
+}
+
+TEST_CASE("fit closed loop, 2 ranks: every rank checkpoints its share") {
+  TempDir dir;
+  const auto [want, got] =
+      ClosedLoop(dir, std::string(kNpyCheckpoints) + " --set checkpoint.rank_mode=all");
+  CheckSameWorkload(want, got);
+  CHECK(got.checkpoint.rank_mode == want.checkpoint.rank_mode);
+  CHECK(got.checkpoint.model_size_bytes == 131072);  // the sum of the two ranks' halves
+}
+
+TEST_CASE("fit, 2 ranks: a Python np.load loop under mpiexec, traced by dlio-run profile") {
+  const std::string python = testing::SystemPython();
+  if (RunCommand("'" + python + "' -c 'import numpy'").exit_code != 0) {
+    std::fprintf(stderr, "skipped: Debian's python3 has no numpy\n");
+    std::exit(kSkipped);
+  }
+  TempDir dir;
+  const std::string data = dir / "data";
+  auto made = RunCommand(
+      "'" + python + "' -c \"import numpy as np, os; os.makedirs('" + data + "'); [np.savez('" +
+      data + "/s%02d.npz' % i, x=np.ones((64, 1024), 'float32')) for i in range(16)]\"");
+  INFO(made.output);
+  REQUIRE(made.exit_code == 0);
+  // Each rank loads its half of the files (a block shard), shuffled per epoch, 10 ms of
+  // "training" after every 4 loads, 2 epochs.
+  const std::string script = dir / "loop.py";
+  WriteTextFile(script,
+                "import numpy as np, os, random, sys, time\n"
+                "rank = int(os.environ.get('OMPI_COMM_WORLD_RANK', '0'))\n"
+                "size = int(os.environ.get('OMPI_COMM_WORLD_SIZE', '1'))\n"
+                "files = sorted(os.listdir(sys.argv[1]))\n"
+                "mine = files[rank * len(files) // size:(rank + 1) * len(files) // size]\n"
+                "for epoch in range(2):\n"
+                "    random.seed(epoch)\n"
+                "    random.shuffle(mine)\n"
+                "    for k, f in enumerate(mine):\n"
+                "        np.load(os.path.join(sys.argv[1], f))['x']\n"
+                "        if k % 4 == 3:\n"
+                "            time.sleep(0.01)\n");
+  auto prof = RunCommand("timeout 120 " + std::string(DLIO_MPIEXEC) + " -n 2 " + DlioRun() +
+                         " profile -o " + dir / "prof" + " --data-dir " + data + " -- '" + python +
+                         "' " + script + " " + data);
+  INFO(prof.output);
+  REQUIRE(prof.exit_code == 0);
+  auto fit = RunCommand(DlioRun() + " fit " + dir / "prof" + " -o " + dir / "fit.yaml");
+  INFO(fit.output);
+  REQUIRE(fit.exit_code == 0);
+  const std::string yaml = ReadTextFile(dir / "fit.yaml");
+  INFO(yaml);
+  // The two processes name their ranks ("python3 (rank R)"): two ranks, not one with 2 workers.
+  CHECK(yaml.find("mpirun -n 2 dlio-run --config") != std::string::npos);
+  const WorkloadConfig got = Load(dir / "fit.yaml");
+  CHECK(got.dataset.num_files_train == 16);
+  CHECK(got.dataset.num_samples_per_file == 1);
+  CHECK(got.reader.batch_size == 4);
+  CHECK(got.reader.read_threads == 1);
+  CHECK(got.reader.data_loader != "pytorch");
+  CHECK(got.train.epochs == 2);
+  auto again = RunCommand("timeout 120 " + std::string(DLIO_MPIEXEC) + " -n 2 " + DlioRun() +
+                          " --quiet --config " + dir / "fit.yaml" + " --set dataset.data_folder=" +
+                          dir / "gen" + " --set output.folder=" + dir / "out2");
+  INFO(again.output);
+  CHECK(again.exit_code == 0);
+}
+
+}  // namespace
+}  // namespace dlio
