@@ -67,6 +67,18 @@ using TorchDataFill = std::function<void(uint64_t file_offset, size_t n, char* d
 Status WriteTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
                       const TorchDataFill& fill);
 
+// One write request: `size` bytes at `offset`.
+struct TorchWrite {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  bool operator==(const TorchWrite&) const = default;
+};
+
+// The requests WriteTorchSave issues for `sd`, in order, without writing (no tensor data is
+// made). The same InvalidArgument as WriteTorchSave for files that need zip64 records.
+Result<std::vector<TorchWrite>> TorchSaveRequests(const std::string& archive_name,
+                                                  const TorchStateDict& sd);
+
 // The size of that file.
 uint64_t TorchSaveFileSize(const std::string& archive_name, const TorchStateDict& sd);
 

@@ -1,0 +1,308 @@
+// Checkpoint files written by torch.save: the state dict that makes checkpoint.type torch_save
+// issue the traced write requests. Read from a file that still exists (names, shapes, dtypes:
+// checkpoint/torch_load.h), else inferred from the writes alone (docs/profiling.md). Either way
+// a candidate is kept only when checkpoint/torch_save_file.h's requests for it equal the trace's.
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "checkpoint/torch_load.h"
+#include "dlio/str_cat.h"
+#include "profile/fit_internal.h"
+
+namespace dlio::fit {
+namespace {
+
+using checkpoint_internal::TorchStateDict;
+using checkpoint_internal::TorchWrite;
+
+constexpr uint64_t kAlign = 64;                 // torch's record data alignment
+constexpr uint64_t kHeaderGap = 16 + 30 + 4;    // data descriptor, local header, "FB" extra field
+constexpr uint64_t kEndRecords = 56 + 20 + 22;  // zip64 end, its locator, end of directory
+constexpr uint64_t kBufferedMax = 1024;  // a record of this size or more leaves in its own writev
+constexpr size_t kMaxTailTensors = 8;    // small tensors tried in the close's write
+constexpr size_t kMaxFilesTried = 8;
+
+uint64_t AlignUp(uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
+
+int TrailingZeros(uint64_t x) {
+  int n = 0;
+  while (x != 0 && (x & 1) == 0) {
+    x >>= 1;
+    ++n;
+  }
+  return n;
+}
+
+// The record keys in file order: the storage keys "0".."n-1" sorted as strings.
+std::vector<size_t> FileOrder(size_t n) {
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [](size_t a, size_t b) { return std::to_string(a) < std::to_string(b); });
+  return order;
+}
+
+// A state dict of 1-D tensors with `sizes` (file order) whose data.pkl is `pickle` bytes (or as
+// near above it as names allow): tensors t0, t1, ... padded with '_'.
+TorchStateDict Synthesize(const std::vector<uint64_t>& sizes, uint64_t pickle, bool metadata) {
+  TorchStateDict sd;
+  sd.metadata = metadata;
+  if (metadata) sd.modules.push_back({"", 1});
+  sd.tensors.resize(sizes.size());
+  const std::vector<size_t> order = FileOrder(sizes.size());
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    checkpoint_internal::TorchTensor& t = sd.tensors[order[i]];
+    const bool fp32 = sizes[i] % 4 == 0;
+    t.storage = fp32 ? "FloatStorage" : "ByteStorage";
+    t.element_size = fp32 ? 4 : 1;
+    t.shape = {sizes[i] / t.element_size};
+  }
+  for (size_t k = 0; k < sd.tensors.size(); ++k) sd.tensors[k].name = StrCat("t", k);
+  const uint64_t base = checkpoint_internal::TorchPickle(sd).size();
+  if (pickle > base && !sd.tensors.empty()) {
+    const uint64_t pad = pickle - base, n = sd.tensors.size();
+    for (size_t k = 0; k < n; ++k) {
+      sd.tensors[k].name.append(static_cast<size_t>(pad / n + (k < pad % n ? 1 : 0)), '_');
+    }
+  }
+  return sd;
+}
+
+struct Guess {
+  TorchStateDict sd;
+  std::string how;  // what was observable, for the reason
+};
+
+// The sizes (file order) of the records torch.save wrote in `writes` for a file whose archive
+// folder name is `archive` bytes long, with data.pkl alone in the first writev or not, and
+// `tail` small tensors buffered into the close's write. Fails when the writes do not fit.
+class WriteInference {
+ public:
+  WriteInference(size_t archive, const std::vector<TorchWrite>& writes)
+      : archive_(archive), writes_(writes) {}
+
+  bool Try(bool pickle_alone, size_t tail, std::vector<uint64_t>* sizes, uint64_t* pickle_lo,
+           uint64_t* pickle_hi) const {
+    const size_t n = writes_.size();
+    const size_t big = n - 1 - (pickle_alone ? 1 : 0);
+    if (n < 1 + (pickle_alone ? 1 : 0) || big + tail == 0) return false;
+    const size_t tensors = big + tail;
+    const std::vector<size_t> order = FileOrder(tensors);
+    auto name = [&](size_t i) { return archive_ + 6 + std::to_string(order[i]).size(); };
+    const uint64_t pkl_at = AlignUp(30 + archive_ + 9 + 4);
+    sizes->clear();
+    size_t w = 0;
+    uint64_t cursor = 0;
+    if (pickle_alone) {
+      if (End(0) <= pkl_at) return false;
+      *pickle_lo = *pickle_hi = End(0) - pkl_at;
+      cursor = End(0) + 16;
+      w = 1;
+    } else if (big > 0) {  // data.pkl is buffered: its size only within the alignment
+      int best = -1;
+      uint64_t first_at = 0;
+      for (uint64_t p = 1; p < kBufferedMax; p += kAlign) {
+        const uint64_t at = AlignUp(pkl_at + p + kHeaderGap + name(0));
+        if (at >= End(0) || TrailingZeros(End(0) - at) <= best) continue;
+        best = TrailingZeros(End(0) - at);
+        first_at = at;
+      }
+      if (best < 0) return false;
+      const uint64_t room = first_at - kHeaderGap - name(0) - pkl_at;  // largest data.pkl
+      *pickle_hi = std::min<uint64_t>(kBufferedMax - 1, room);
+      *pickle_lo = room >= kAlign ? room - kAlign + 1 : 1;
+      if (*pickle_lo > *pickle_hi) return false;
+      cursor = first_at;  // unused for the first tensor
+    } else {
+      *pickle_lo = 1;
+      *pickle_hi = kBufferedMax - 1;
+      cursor = pkl_at + *pickle_lo + 16;
+    }
+    for (size_t i = 0; i < big; ++i, ++w) {
+      const uint64_t at = i == 0 && !pickle_alone
+                              ? AlignUp(pkl_at + *pickle_hi + kHeaderGap + name(0))
+                              : AlignUp(cursor + 34 + name(i));
+      if (End(w) <= at) return false;
+      sizes->push_back(End(w) - at);
+      cursor = End(w) + 16;
+    }
+    return Tail(big, tensors, cursor, sizes);
+  }
+
+ private:
+  uint64_t End(size_t w) const { return writes_[w].offset + writes_[w].size; }
+
+  // The small tensors after `cursor`: all but the last of 4 bytes, the last filling up to where
+  // the version record must start for the file to end where it does.
+  bool Tail(size_t first, size_t tensors, uint64_t cursor, std::vector<uint64_t>* sizes) const {
+    const std::vector<size_t> order = FileOrder(tensors);
+    uint64_t cd = 46 * (tensors + 2) + (archive_ + 9) + (archive_ + 8);
+    for (size_t i = 0; i < tensors; ++i) cd += archive_ + 6 + std::to_string(order[i]).size();
+    const uint64_t file_end = End(writes_.size() - 1);
+    if (file_end < cd + kEndRecords + 18) return false;
+    const uint64_t version_at = file_end - kEndRecords - cd - 16 - 2;
+    if (version_at % kAlign != 0) return false;
+    for (size_t i = first; i < tensors; ++i) {
+      const uint64_t at = AlignUp(cursor + 34 + archive_ + 6 + std::to_string(order[i]).size());
+      uint64_t size = 4;
+      if (i + 1 == tensors) {  // the largest end e with AlignUp(e + 16 + 30 + name + 4) == v
+        const uint64_t last = version_at - (kHeaderGap + archive_ + 8);
+        if (last < at + 1) return false;
+        size = last - at;
+        if (size >= 4) size -= size % 4;
+      }
+      sizes->push_back(size);
+      cursor = at + size + 16;
+    }
+    return AlignUp(cursor + 34 + archive_ + 8) == version_at;
+  }
+
+  size_t archive_;
+  const std::vector<TorchWrite>& writes_;
+};
+
+// A state dict whose torch.save file under `archive` issues `writes`, from the writes alone.
+Result<Guess> InferFromWrites(const std::string& archive, const std::vector<TorchWrite>& writes) {
+  WriteInference inference(archive.size(), writes);
+  for (size_t tail = 0; tail <= kMaxTailTensors; ++tail) {
+    for (bool alone : {false, true}) {
+      std::vector<uint64_t> sizes;
+      uint64_t lo = 0, hi = 0;
+      if (!inference.Try(alone, tail, &sizes, &lo, &hi)) continue;
+      for (bool metadata : {true, false}) {
+        TorchStateDict sd = Synthesize(sizes, lo, metadata);
+        const uint64_t pickle = checkpoint_internal::TorchPickle(sd).size();
+        auto requests = checkpoint_internal::TorchSaveRequests(archive, sd);
+        if (pickle > hi || !requests.ok() || *requests != writes) continue;
+        uint64_t bytes = 0;
+        for (uint64_t s : sizes) bytes += s;
+        return Guess{std::move(sd),
+                     StrCat("from the writes: ", sizes.size(), " storages of ",
+                            HumanBytes(static_cast<double>(bytes)), ", data.pkl of ",
+                            lo == hi ? StrCat(lo, " bytes") : StrCat(lo, "-", hi, " bytes"),
+                            tail > 0 ? StrCat("; the last ", tail,
+                                              " (buffered into the close's "
+                                              "write) sized only to 64 bytes")
+                                     : "",
+                            "; names, shapes and dtypes are not in the writes: 1-D ",
+                            "tensors t0.. with names padded to data.pkl's size")};
+      }
+    }
+  }
+  return Status::NotFound("no state dict of 1-D tensors reproduces the ", writes.size(), " writes");
+}
+
+// The state dict read from the file, when it still exists.
+Result<Guess> ReadFromFile(const FitOptions& options, const std::string& path,
+                           const std::vector<TorchWrite>& writes) {
+  const TorchWrite& last = writes.back();
+  DLIO_ASSIGN_OR_RETURN(checkpoint_internal::TorchSaveContents c,
+                        checkpoint_internal::ReadTorchSave(
+                            path, last.offset + last.size, [&](uint64_t offset, uint64_t n) {
+                              return options.read_file(path, offset, n);
+                            }));
+  const size_t n = c.state_dict.tensors.size();
+  const double bytes = static_cast<double>(c.state_dict.bytes());
+  return Guess{std::move(c.state_dict), StrCat("read from ", Basename(path), "'s data.pkl: ", n,
+                                               " tensors, ", HumanBytes(bytes))};
+}
+
+// Each file's writes, by start time, with their file's path (first written first).
+std::vector<std::pair<std::string, std::vector<TorchWrite>>> WritesOf(const CheckpointWrites& w) {
+  std::vector<std::pair<std::string, std::vector<TorchWrite>>> out;
+  for (const auto& [path, writes] : w.per_file) out.emplace_back(path, writes.second);
+  std::sort(out.begin(), out.end(), [&w](const auto& a, const auto& b) {
+    return w.per_file.at(a.first).first < w.per_file.at(b.first).first;
+  });
+  return out;
+}
+
+bool Sequential(const std::vector<TorchWrite>& writes) {
+  uint64_t at = 0;
+  for (const TorchWrite& r : writes) {
+    if (r.offset != at || r.size == 0) return false;
+    at += r.size;
+  }
+  return !writes.empty();
+}
+
+}  // namespace
+
+bool FitTorchSave(const CheckpointWrites& w, const FitOptions& options, FitResult* out) {
+  const auto files = WritesOf(w);
+  std::vector<Guess> guesses;
+  std::string not_read;
+  for (size_t k = 0; k < files.size() && guesses.size() < kMaxFilesTried; ++k) {
+    const auto& [path, writes] = files[k];
+    if (!Sequential(writes)) continue;
+    const std::string archive = checkpoint_internal::TorchArchiveName(path);
+    if (options.read_file) {
+      auto read = ReadFromFile(options, path, writes);
+      if (read.ok()) {
+        auto mine = checkpoint_internal::TorchSaveRequests(archive, read->sd);
+        const bool same = mine.ok() && *mine == writes;
+        guesses.push_back(std::move(*read));
+        if (same) continue;
+        if (not_read.empty()) not_read = StrCat(Basename(path), " holds other tensors now");
+      } else if (not_read.empty()) {
+        not_read = read.status().message();
+      }
+    }
+    if (auto inferred = InferFromWrites(archive, writes); inferred.ok()) {
+      guesses.push_back(std::move(*inferred));
+    }
+  }
+  // The state dict and file name that reproduce the most files' writes.
+  size_t best = 0, best_guess = 0;
+  std::string best_name;
+  for (size_t g = 0; g < guesses.size(); ++g) {
+    std::map<std::string, size_t> matches;  // emulated file name -> files reproduced
+    for (const auto& [name_path, unused] : files) {
+      const std::string name = Basename(name_path);
+      if (matches.count(name)) continue;
+      auto mine = checkpoint_internal::TorchSaveRequests(
+          checkpoint_internal::TorchArchiveName(name), guesses[g].sd);
+      size_t n = 0;
+      for (const auto& [path, writes] : files) n += mine.ok() && *mine == writes;
+      matches[name] = n;
+      if (n > best) std::tie(best, best_guess, best_name) = std::tie(n, g, name);
+    }
+  }
+  if (best == 0) return false;
+  const Guess& g = guesses[best_guess];
+  auto text = checkpoint_internal::TorchStateDictText(g.sd);
+  if (!text.ok()) return false;
+  std::string modules;
+  if (!g.sd.metadata) {
+    modules = "none";
+  } else if (auto implicit = checkpoint_internal::ParseTorchStateDict(*text, "");
+             !implicit.ok() || implicit->modules.size() != g.sd.modules.size() ||
+             !std::equal(g.sd.modules.begin(), g.sd.modules.end(), implicit->modules.begin(),
+                         [](const auto& a, const auto& b) {
+                           return a.name == b.name && a.version == b.version;
+                         })) {
+    for (size_t k = 1; k < g.sd.modules.size(); ++k) {
+      modules += StrCat(k == 1 ? "" : ", ", g.sd.modules[k].name,
+                        g.sd.modules[k].version == 1 ? "" : StrCat("=", g.sd.modules[k].version));
+    }
+  }
+  const bool read = g.how.rfind("read from", 0) == 0;
+  const std::string observed = StrCat(
+      "torch.save's zip (data.pkl, aligned storage records, central directory): the state "
+      "dict's writes equal the trace's in ",
+      best, " of ", files.size(), " files");
+  Set(out, "checkpoint.type", "torch_save", FitConfidence::kHigh, observed);
+  Set(out, "checkpoint.torch_state_dict", *text,
+      read ? FitConfidence::kHigh : FitConfidence::kMedium,
+      StrCat(g.how, !read && !not_read.empty() ? StrCat(" (not read: ", not_read, ")") : ""));
+  Set(out, "checkpoint.torch_modules", modules.empty() ? "\"\"" : modules,
+      read ? FitConfidence::kHigh : FitConfidence::kLow,
+      read ? "state_dict()'s _metadata, read from the file"
+           : "not in the writes: the one that gives data.pkl its size");
+  Set(out, "checkpoint.torch_file_name", best_name, FitConfidence::kHigh,
+      "the traced name, whose length sets the zip's header and directory sizes");
+  return true;
+}
+
+}  // namespace dlio::fit
