@@ -33,6 +33,7 @@ struct Value {
   std::string s;               // kStr; kGlobal: "module name"
   std::vector<int32_t> items;  // kTuple; kDict: key, value, ...; kCall: callable, args; kPersId
   int32_t state = -1;          // kDict: BUILD's state
+  size_t at = 0;               // offset in the pickle of the opcode that made it
 };
 
 Value Make(Kind kind, int64_t i = 0, std::string s = {}) {
@@ -73,6 +74,7 @@ class Machine {
     return out;
   }
   int32_t New(Value v) {
+    v.at = op_at_;
     arena_.push_back(std::move(v));  // Run stops before kMaxObjects
     return static_cast<int32_t>(arena_.size() - 1);
   }
@@ -287,8 +289,9 @@ class Reader {
  public:
   Reader(const std::string& what, const Machine& m) : what_(what), m_(m) {}
 
-  Status NotModelled(const std::string& why) const {
-    return Status::Unimplemented(what_, ": data.pkl: ", why,
+  // `why` about the object `v` (its offset in data.pkl).
+  Status NotModelled(const Value& v, const std::string& why) const {
+    return Status::Unimplemented(what_, ": data.pkl offset ", v.at, ": ", why,
                                  " (dlio models a flat state dict of contiguous tensors)");
   }
   const Value* Item(const Value& v, size_t k, Kind kind) const {
@@ -296,12 +299,13 @@ class Reader {
     const Value& x = m_.at(v.items[k]);
     return x.kind == kind ? &x : nullptr;
   }
-  Result<std::vector<uint64_t>> Ints(const Value* t, const std::string& name) const {
-    if (t == nullptr) return NotModelled(StrCat("tensor '", name, "' has no shape tuple"));
+  Result<std::vector<uint64_t>> Ints(const Value& v, const Value* t,
+                                     const std::string& name) const {
+    if (t == nullptr) return NotModelled(v, StrCat("tensor '", name, "' has no shape tuple"));
     std::vector<uint64_t> out;
     for (int32_t x : t->items) {
       if (m_.at(x).kind != Kind::kInt || m_.at(x).i < 0) {
-        return NotModelled(StrCat("tensor '", name, "' has a shape that is not integers"));
+        return NotModelled(v, StrCat("tensor '", name, "' has a shape that is not integers"));
       }
       out.push_back(static_cast<uint64_t>(m_.at(x).i));
     }
@@ -320,7 +324,7 @@ Result<TorchTensor> Reader::Tensor(const std::string& name, const Value& v, size
   const Value* args = Item(v, 1, Kind::kTuple);
   if (v.kind != Kind::kCall || fn == nullptr || fn->s != "torch._utils _rebuild_tensor_v2" ||
       args == nullptr || args->items.size() < 6) {
-    return NotModelled(StrCat("'", name, "' is not a tensor (_rebuild_tensor_v2)"));
+    return NotModelled(v, StrCat("'", name, "' is not a tensor (_rebuild_tensor_v2)"));
   }
   const Value* pid = Item(*args, 0, Kind::kPersId);
   const Value* id = pid == nullptr ? nullptr : Item(*pid, 0, Kind::kTuple);
@@ -330,35 +334,35 @@ Result<TorchTensor> Reader::Tensor(const std::string& name, const Value& v, size
   const Value* offset = Item(*args, 1, Kind::kInt);
   if (type == nullptr || key == nullptr || numel == nullptr || offset == nullptr ||
       type->s.rfind("torch ", 0) != 0) {
-    return NotModelled(StrCat("tensor '", name, "' has no storage of torch's form"));
+    return NotModelled(v, StrCat("tensor '", name, "' has no storage of torch's form"));
   }
   const auto storage = Storages().find(type->s.substr(6));
   if (storage == Storages().end()) {
-    return NotModelled(StrCat("tensor '", name, "' has storage type ", type->s.substr(6)));
+    return NotModelled(v, StrCat("tensor '", name, "' has storage type ", type->s.substr(6)));
   }
   if (key->s != std::to_string(index) || offset->i != 0) {
-    return NotModelled(StrCat("tensor '", name, "' shares a storage or is a view of one"));
+    return NotModelled(v, StrCat("tensor '", name, "' shares a storage or is a view of one"));
   }
   TorchTensor t;
   t.name = name;
   t.storage = storage->first;
   t.element_size = storage->second.second;
-  DLIO_ASSIGN_OR_RETURN(t.shape, Ints(Item(*args, 2, Kind::kTuple), name));
+  DLIO_ASSIGN_OR_RETURN(t.shape, Ints(v, Item(*args, 2, Kind::kTuple), name));
   DLIO_ASSIGN_OR_RETURN(const std::vector<uint64_t> strides,
-                        Ints(Item(*args, 3, Kind::kTuple), name));
+                        Ints(v, Item(*args, 3, Kind::kTuple), name));
   uint64_t n = 1, stride = 1;
   for (size_t d = t.shape.size(); d-- > 0;) {
     if (t.shape[d] != 0 && n > (uint64_t{1} << 40) / t.shape[d]) {
-      return NotModelled(StrCat("tensor '", name, "' is too large"));
+      return NotModelled(v, StrCat("tensor '", name, "' is too large"));
     }
     if (strides.size() != t.shape.size() || (t.shape[d] > 1 && strides[d] != stride)) {
-      return NotModelled(StrCat("tensor '", name, "' is not contiguous"));
+      return NotModelled(v, StrCat("tensor '", name, "' is not contiguous"));
     }
     stride *= t.shape[d];
     n *= t.shape[d];
   }
   if (static_cast<uint64_t>(numel->i) != n) {
-    return NotModelled(StrCat("tensor '", name, "' uses part of its storage"));
+    return NotModelled(v, StrCat("tensor '", name, "' uses part of its storage"));
   }
   return t;
 }
@@ -371,7 +375,7 @@ Result<std::string> Reader::Modules(const Value& dict, const TorchStateDict& sd)
   const Value* key = Item(state, 0, Kind::kStr);
   if (state.kind != Kind::kDict || state.items.size() != 2 || key == nullptr ||
       key->s != "_metadata" || meta == nullptr) {
-    return NotModelled("the state dict's attributes are not just _metadata");
+    return NotModelled(state, "the state dict's attributes are not just _metadata");
   }
   std::string text;
   for (size_t k = 0; k + 1 < meta->items.size(); k += 2) {
@@ -382,16 +386,16 @@ Result<std::string> Reader::Modules(const Value& dict, const TorchStateDict& sd)
     if (name == nullptr || vkey == nullptr || version == nullptr || entry->items.size() != 2 ||
         vkey->s != "version" || version->i < 0 ||
         name->s.find_first_of(",=") != std::string::npos || (k == 0) != name->s.empty()) {
-      return NotModelled("a _metadata entry that is not {module: {'version': n}}");
+      return NotModelled(*meta, "a _metadata entry that is not {module: {'version': n}}");
     }
     if (k == 0) {
-      if (version->i != 1) return NotModelled("the root module's version is not 1");
+      if (version->i != 1) return NotModelled(*meta, "the root module's version is not 1");
       continue;
     }
     text +=
         StrCat(text.empty() ? "" : ", ", name->s, version->i == 1 ? "" : StrCat("=", version->i));
   }
-  if (meta->items.empty()) return NotModelled("_metadata without the root module");
+  if (meta->items.empty()) return NotModelled(*meta, "_metadata without the root module");
   // "" stands for the root and the names' prefixes: use it when that is what the file holds.
   std::vector<TorchModule> implicit;
   if (auto names = TorchStateDictText(sd); names.ok()) {
@@ -402,7 +406,8 @@ Result<std::string> Reader::Modules(const Value& dict, const TorchStateDict& sd)
     implicit_text += StrCat(k == 1 ? "" : ", ", implicit[k].name);
   }
   if (implicit_text == text) return std::string();
-  if (text.empty()) return NotModelled("_metadata holds the root only, the names have modules");
+  if (text.empty())
+    return NotModelled(*meta, "_metadata holds the root only, the names have modules");
   return text;
 }
 
@@ -432,19 +437,21 @@ Result<TorchSaveContents> ParseTorchPickle(const std::string& what, const std::s
   DLIO_ASSIGN_OR_RETURN(const int32_t top, m.Run());
   const Value& dict = m.at(top);
   Reader r(what, m);
-  if (dict.kind != Kind::kDict) return r.NotModelled("the saved object is not a dict");
+  if (dict.kind != Kind::kDict) return r.NotModelled(dict, "the saved object is not a dict");
   TorchSaveContents out;
   for (size_t k = 0; k + 1 < dict.items.size(); k += 2) {
     const Value& key = m.at(dict.items[k]);
-    if (key.kind != Kind::kStr) return r.NotModelled("a key that is not a string");
+    if (key.kind != Kind::kStr) return r.NotModelled(key, "a key that is not a string");
     DLIO_ASSIGN_OR_RETURN(TorchTensor t, r.Tensor(key.s, m.at(dict.items[k + 1]), k / 2));
     out.state_dict.tensors.push_back(std::move(t));
   }
-  if (out.state_dict.tensors.empty()) return r.NotModelled("the state dict holds no tensor");
-  DLIO_ASSIGN_OR_RETURN(const std::string text, TorchStateDictText(out.state_dict));
+  if (out.state_dict.tensors.empty()) return r.NotModelled(dict, "the state dict holds no tensor");
+  auto text = TorchStateDictText(out.state_dict);
+  if (!text.ok()) return r.NotModelled(dict, text.status().message());
   DLIO_ASSIGN_OR_RETURN(out.modules, r.Modules(dict, out.state_dict));
-  DLIO_ASSIGN_OR_RETURN(TorchStateDict sd, ParseTorchStateDict(text, out.modules));
-  out.state_dict = std::move(sd);
+  auto sd = ParseTorchStateDict(*text, out.modules);
+  if (!sd.ok()) return r.NotModelled(dict, sd.status().message());
+  out.state_dict = std::move(sd).value();
   return out;
 }
 
@@ -461,7 +468,8 @@ Result<TorchSaveContents> ReadTorchSave(const std::string& what, uint64_t file_s
   }
   const uint64_t entries = Le(end, 10, 2), cd_size = Le(end, 12, 4), cd_at = Le(end, 16, 4);
   if (cd_at == 0xFFFFFFFF || entries == 0xFFFF) {
-    return Status::Unimplemented(what, ": zip64 records (files of 4 GiB and more) are not read");
+    return Status::Unimplemented(what, ": offset ", end_at,
+                                 ": zip64 records (files of 4 GiB and more) are not read");
   }
   if (cd_size > kMaxTorchLoadBytes || cd_at > end_at || cd_size > end_at - cd_at) {
     return bad(end_at, "a central directory outside the file");
@@ -485,7 +493,8 @@ Result<TorchSaveContents> ReadTorchSave(const std::string& what, uint64_t file_s
     }
     if (k == 0) out.archive_name = name.substr(0, slash);
     if (Le(cd, at + 10, 2) != 0) {
-      return Status::Unimplemented(what, ": record '", name, "' is compressed");
+      return Status::Unimplemented(what, ": offset ", cd_at + at, ": record '", name,
+                                   "' is compressed");
     }
     if (name.compare(slash, std::string::npos, "/data.pkl") == 0) {
       found = true;
