@@ -102,8 +102,8 @@ TEST_CASE("fit: a data.pkl of its own write and small tensors at the close are i
         std::string("only:40")}) {
     INFO(tensors);
     const TorchStateDict sd = Parse(tensors, "");
-    const FitResult r = Fit(Saves({"/run/ck_a.pt", "/run/ck_b.pt"}, sd));
-    CHECK(Emulated(r) == Requests("/run/ck_a.pt", sd));
+    const FitResult r = Fit(Saves({"/job/ck_a.pt", "/job/ck_b.pt"}, sd));
+    CHECK(Emulated(r) == Requests("/job/ck_a.pt", sd));
   }
 }
 

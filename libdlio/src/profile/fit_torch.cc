@@ -43,8 +43,24 @@ std::vector<size_t> FileOrder(size_t n) {
   return order;
 }
 
+// The k-th shortest name: 0-9, a-z, A-Z, then two characters, ...
+std::string ShortName(size_t k) {
+  static constexpr char kDigits[] =
+      "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  constexpr size_t kBase = sizeof(kDigits) - 1;
+  std::string name;
+  size_t width = 1, count = kBase;
+  while (k >= count) {
+    k -= count;
+    ++width;
+    count *= kBase;
+  }
+  for (size_t i = 0; i < width; ++i, k /= kBase) name.insert(name.begin(), kDigits[k % kBase]);
+  return name;
+}
+
 // A state dict of 1-D tensors with `sizes` (file order) whose data.pkl is `pickle` bytes (or as
-// near above it as names allow): tensors t0, t1, ... padded with '_'.
+// near above it as names allow): the shortest names (0, 1, ..., a, b, ...), padded with '_'.
 TorchStateDict Synthesize(const std::vector<uint64_t>& sizes, uint64_t pickle, bool metadata) {
   TorchStateDict sd;
   sd.metadata = metadata;
@@ -58,7 +74,7 @@ TorchStateDict Synthesize(const std::vector<uint64_t>& sizes, uint64_t pickle, b
     t.element_size = fp32 ? 4 : 1;
     t.shape = {sizes[i] / t.element_size};
   }
-  for (size_t k = 0; k < sd.tensors.size(); ++k) sd.tensors[k].name = StrCat("t", k);
+  for (size_t k = 0; k < sd.tensors.size(); ++k) sd.tensors[k].name = ShortName(k);
   const uint64_t base = checkpoint_internal::TorchPickle(sd).size();
   if (pickle > base && !sd.tensors.empty()) {
     const uint64_t pad = pickle - base, n = sd.tensors.size();
@@ -82,14 +98,35 @@ class WriteInference {
   WriteInference(size_t archive, const std::vector<TorchWrite>& writes)
       : archive_(archive), writes_(writes) {}
 
-  bool Try(bool pickle_alone, size_t tail, std::vector<uint64_t>* sizes, uint64_t* pickle_lo,
-           uint64_t* pickle_hi) const {
+  // Where the first tensor's data may start when data.pkl is buffered with it (its size is
+  // known only within the alignment): every 64-byte step, the roundest tensor size first.
+  std::vector<uint64_t> FirstStarts() const {
+    std::vector<uint64_t> starts;
+    const uint64_t pkl_at = AlignUp(30 + archive_ + 9 + 4);
+    for (uint64_t p = 1; p < kBufferedMax; p += kAlign) {
+      const uint64_t at = AlignUp(pkl_at + p + kHeaderGap + Name(FileOrder(1), 0));
+      // One write in all: the file's tensors are all in the close's write.
+      const bool fits = writes_.size() < 2 || at < End(0);
+      if (fits && (starts.empty() || starts.back() != at)) starts.push_back(at);
+    }
+    std::stable_sort(starts.begin(), starts.end(), [this](uint64_t a, uint64_t b) {
+      return TrailingZeros(End(0) - a) > TrailingZeros(End(0) - b);
+    });
+    return starts;
+  }
+
+  // With data.pkl alone in the first writev or not (then the first tensor's data at
+  // `first_at`), and `tail` small tensors buffered into the close's write: the tensor sizes
+  // (file order) and the range data.pkl's size is in. False when the writes do not fit.
+  bool Try(bool pickle_alone, size_t tail, uint64_t first_at, std::vector<uint64_t>* sizes,
+           uint64_t* pickle_lo, uint64_t* pickle_hi) const {
     const size_t n = writes_.size();
+    if (n < 1 + (pickle_alone ? 1 : 0)) return false;
     const size_t big = n - 1 - (pickle_alone ? 1 : 0);
-    if (n < 1 + (pickle_alone ? 1 : 0) || big + tail == 0) return false;
+    if (big + tail == 0) return false;
     const size_t tensors = big + tail;
     const std::vector<size_t> order = FileOrder(tensors);
-    auto name = [&](size_t i) { return archive_ + 6 + std::to_string(order[i]).size(); };
+    auto name = [&](size_t i) { return Name(order, i); };
     const uint64_t pkl_at = AlignUp(30 + archive_ + 9 + 4);
     sizes->clear();
     size_t w = 0;
@@ -99,30 +136,16 @@ class WriteInference {
       *pickle_lo = *pickle_hi = End(0) - pkl_at;
       cursor = End(0) + 16;
       w = 1;
-    } else if (big > 0) {  // data.pkl is buffered: its size only within the alignment
-      int best = -1;
-      uint64_t first_at = 0;
-      for (uint64_t p = 1; p < kBufferedMax; p += kAlign) {
-        const uint64_t at = AlignUp(pkl_at + p + kHeaderGap + name(0));
-        if (at >= End(0) || TrailingZeros(End(0) - at) <= best) continue;
-        best = TrailingZeros(End(0) - at);
-        first_at = at;
-      }
-      if (best < 0) return false;
+    } else {  // data.pkl is buffered: its size only within the alignment
+      if (first_at < pkl_at + kHeaderGap + name(0) + 1) return false;
       const uint64_t room = first_at - kHeaderGap - name(0) - pkl_at;  // largest data.pkl
       *pickle_hi = std::min<uint64_t>(kBufferedMax - 1, room);
       *pickle_lo = room >= kAlign ? room - kAlign + 1 : 1;
       if (*pickle_lo > *pickle_hi) return false;
-      cursor = first_at;  // unused for the first tensor
-    } else {
-      *pickle_lo = 1;
-      *pickle_hi = kBufferedMax - 1;
-      cursor = pkl_at + *pickle_lo + 16;
+      cursor = pkl_at + *pickle_hi + 16;  // for the tail when no tensor has its own writev
     }
     for (size_t i = 0; i < big; ++i, ++w) {
-      const uint64_t at = i == 0 && !pickle_alone
-                              ? AlignUp(pkl_at + *pickle_hi + kHeaderGap + name(0))
-                              : AlignUp(cursor + 34 + name(i));
+      const uint64_t at = i == 0 && !pickle_alone ? first_at : AlignUp(cursor + 34 + name(i));
       if (End(w) <= at) return false;
       sizes->push_back(End(w) - at);
       cursor = End(w) + 16;
@@ -132,6 +155,10 @@ class WriteInference {
 
  private:
   uint64_t End(size_t w) const { return writes_[w].offset + writes_[w].size; }
+  // The length of the i-th record's name in file order ("<archive>/data/<key>").
+  uint64_t Name(const std::vector<size_t>& order, size_t i) const {
+    return archive_ + 6 + std::to_string(order[i]).size();
+  }
 
   // The small tensors after `cursor`: all but the last of 4 bytes, the last filling up to where
   // the version record must start for the file to end where it does.
@@ -165,28 +192,31 @@ class WriteInference {
 // A state dict whose torch.save file under `archive` issues `writes`, from the writes alone.
 Result<Guess> InferFromWrites(const std::string& archive, const std::vector<TorchWrite>& writes) {
   WriteInference inference(archive.size(), writes);
+  const std::vector<uint64_t> starts = inference.FirstStarts();
   for (size_t tail = 0; tail <= kMaxTailTensors; ++tail) {
     for (bool alone : {false, true}) {
-      std::vector<uint64_t> sizes;
-      uint64_t lo = 0, hi = 0;
-      if (!inference.Try(alone, tail, &sizes, &lo, &hi)) continue;
-      for (bool metadata : {true, false}) {
-        TorchStateDict sd = Synthesize(sizes, lo, metadata);
-        const uint64_t pickle = checkpoint_internal::TorchPickle(sd).size();
-        auto requests = checkpoint_internal::TorchSaveRequests(archive, sd);
-        if (pickle > hi || !requests.ok() || *requests != writes) continue;
-        uint64_t bytes = 0;
-        for (uint64_t s : sizes) bytes += s;
-        return Guess{std::move(sd),
-                     StrCat("from the writes: ", sizes.size(), " storages of ",
-                            HumanBytes(static_cast<double>(bytes)), ", data.pkl of ",
-                            lo == hi ? StrCat(lo, " bytes") : StrCat(lo, "-", hi, " bytes"),
-                            tail > 0 ? StrCat("; the last ", tail,
-                                              " (buffered into the close's "
-                                              "write) sized only to 64 bytes")
-                                     : "",
-                            "; names, shapes and dtypes are not in the writes: 1-D ",
-                            "tensors t0.. with names padded to data.pkl's size")};
+      for (uint64_t first_at : alone ? std::vector<uint64_t>{0} : starts) {
+        std::vector<uint64_t> sizes;
+        uint64_t lo = 0, hi = 0;
+        if (!inference.Try(alone, tail, first_at, &sizes, &lo, &hi)) continue;
+        for (bool metadata : {true, false}) {
+          TorchStateDict sd = Synthesize(sizes, lo, metadata);
+          const uint64_t pickle = checkpoint_internal::TorchPickle(sd).size();
+          auto requests = checkpoint_internal::TorchSaveRequests(archive, sd);
+          if (pickle > hi || !requests.ok() || *requests != writes) continue;
+          uint64_t bytes = 0;
+          for (uint64_t s : sizes) bytes += s;
+          return Guess{std::move(sd),
+                       StrCat("from the writes: ", sizes.size(), " storages of ",
+                              HumanBytes(static_cast<double>(bytes)), ", data.pkl of ",
+                              lo == hi ? StrCat(lo, " bytes") : StrCat(lo, "-", hi, " bytes"),
+                              tail > 0 ? StrCat("; the last ", tail,
+                                                " (buffered into the close's "
+                                                "write) sized only to 64 bytes")
+                                       : "",
+                              "; names, shapes and dtypes are not in the writes: 1-D ",
+                              "tensors with names padded to data.pkl's size")};
+        }
       }
     }
   }
