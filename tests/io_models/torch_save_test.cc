@@ -302,3 +302,56 @@ TEST_CASE("torch_save checkpointer: a bad state dict is refused, naming the key"
 
 }  // namespace
 }  // namespace dlio
+
+namespace dlio {
+namespace {
+
+// checkpoint.torch_file_name: the file's name (its stem is the archive folder, so the headers
+// follow it); refused when it is no plain name, or when all ranks would write one file.
+TEST_CASE("torch_save checkpointer: checkpoint.torch_file_name names the file and its archive") {
+  TempDir tmp;
+  auto storage = NewPosixStorage({});
+  storage->Bind(SystemClock(), nullptr);
+  Registries registries;
+  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  CheckpointOptions options;
+  options.name = "torch_save";
+  options.folder = tmp / "ckpt";
+  options.torch_state_dict = "w:300, b:3";
+  options.torch_file_name = "model-16.pt";
+  CheckpointEnv env;
+  env.storage = storage.get();
+  env.clock = SystemClock();
+  auto make = registries.checkpointers.Get("torch_save");
+  REQUIRE(make.ok());
+  auto made = (*make)(options, env);
+  INFO(made.status().ToString());
+  REQUIRE(made.ok());
+  auto saved = (*made)->Save(0, 10);
+  REQUIRE(saved.ok());
+  REQUIRE(saved->files.size() == 1);
+  CHECK(saved->files[0].path == options.folder + "/ckpt-000000/model-16.pt");
+  auto sd = checkpoint_internal::ParseTorchStateDict(options.torch_state_dict, "");
+  REQUIRE(sd.ok());
+  CHECK(saved->files[0].bytes == checkpoint_internal::TorchSaveFileSize("model-16", *sd));
+  CHECK(checkpoint_internal::TorchSaveFileSize("model-16", *sd) !=
+        checkpoint_internal::TorchSaveFileSize("model-rank0", *sd));
+
+  options.world = 2;
+  options.rank = 1;
+  auto shared = (*make)(options, env);
+  REQUIRE_FALSE(shared.ok());
+  CHECK(shared.status().ToString().find("checkpoint.torch_file_name") != std::string::npos);
+  options.torch_file_name = "m{rank}.pt";
+  CHECK((*make)(options, env).ok());
+  for (const char* bad : {"a/b.pt", "..", ".dlio-complete-rank0"}) {
+    options.torch_file_name = bad;
+    auto refused = (*make)(options, env);
+    INFO(bad);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.status().ToString().find("checkpoint.torch_file_name") != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace dlio
