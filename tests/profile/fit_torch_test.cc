@@ -90,16 +90,29 @@ TEST_CASE("fit: torch.save's writes alone give a state dict with the same reques
   CHECK(r.Find("checkpoint.model_size_bytes") == nullptr);
 }
 
-TEST_CASE("fit: a data.pkl of its own write and small tensors at the close are inferred") {
+TEST_CASE("fit: data.pkl alone, small tensors at the close or between large ones are inferred") {
   // 14 tensors: data.pkl over 1 KiB leaves alone; keys sort as strings (0, 1, 10, ...).
   std::string many;
   for (int k = 0; k < 7; ++k) {
     many +=
         "layer" + std::to_string(k) + ".weight:64x64, layer" + std::to_string(k) + ".bias:512, ";
   }
+  // A CNN: BatchNorm vectors of 64 bytes share writevs with the convolutions after them.
+  const std::string cnn =
+      "0.weight:16x3x3x3, 0.bias:16, 1.weight:16, 1.bias:16, 1.running_mean:16, "
+      "1.running_var:16, 1.num_batches_tracked:scalar:int64, 4.weight:8x16x3x3, 4.bias:8, "
+      "6.weight:10x128, 6.bias:10";
+  // A deeper one: 24 blocks of a 64x64x3x3 convolution and its BatchNorm (120 tensors).
+  std::string deep;
+  for (int k = 0; k < 24; ++k) {
+    std::string b = "b";
+    b += std::to_string(k);
+    deep += b + ".conv.weight:64x64x3x3, " + b + ".bn.weight:64, " + b + ".bn.bias:64, " + b +
+            ".bn.running_mean:64, " + b + ".bn.running_var:64, ";
+  }
   for (const std::string& tensors :
        {many, std::string("w:100000, b:3, c:5"), std::string("w:3000:fp16, b:7:int8"),
-        std::string("only:40")}) {
+        std::string("only:40"), cnn, deep}) {
     INFO(tensors);
     const TorchStateDict sd = Parse(tensors, "");
     const FitResult r = Fit(Saves({"/job/ck_a.pt", "/job/ck_b.pt"}, sd));
@@ -163,6 +176,15 @@ TEST_CASE("fit: writes that are not torch.save's stay checkpoint.type model") {
   const FitResult r = Fit(t);
   CHECK(Value(r, "checkpoint.type") == "model");
   CHECK(Value(r, "checkpoint.model_size_bytes") == std::to_string(4 * 65536));
+  // Many files of many sequential writes: each tried (briefly), none is torch.save's.
+  ProfileTrace many;
+  for (int k = 0; k < 10; ++k) {
+    const std::string path = "/ck/big-" + std::to_string(k) + ".pt";
+    for (int w = 0; w < 3000; ++w) {
+      AddEvent(&many, 3, 3, "write", k * 5'000'000 + w * 20, 10, path, w * 4096, 4096, 4096);
+    }
+  }
+  CHECK(Value(Fit(many), "checkpoint.type") == "model");
 }
 
 }  // namespace

@@ -19,9 +19,20 @@ using checkpoint_internal::TorchWrite;
 constexpr uint64_t kAlign = 64;                 // torch's record data alignment
 constexpr uint64_t kHeaderGap = 16 + 30 + 4;    // data descriptor, local header, "FB" extra field
 constexpr uint64_t kEndRecords = 56 + 20 + 22;  // zip64 end, its locator, end of directory
-constexpr uint64_t kBufferedMax = 1024;  // a record of this size or more leaves in its own writev
-constexpr size_t kMaxTailTensors = 8;    // small tensors tried in the close's write
+constexpr uint64_t kBufferedMax = 1024;   // a record of this size or more leaves in its own writev
+constexpr size_t kMaxTailTensors = 8;     // small tensors tried in the close's write
+constexpr size_t kMaxExtraTensors = 256;  // small tensors tried before large ones
+constexpr size_t kMaxInferredWrites = 4096;  // files of more writes are not inferred
 constexpr size_t kMaxFilesTried = 8;
+
+// The digits of the keys "0" .. "n-1" together.
+uint64_t KeyDigits(uint64_t n) {
+  uint64_t digits = 0;
+  for (uint64_t low = 0, high = 10, width = 1; low < n; low = high, high *= 10, ++width) {
+    digits += (std::min(n, high) - low) * width;
+  }
+  return digits;
+}
 
 uint64_t AlignUp(uint64_t x) { return (x + kAlign - 1) / kAlign * kAlign; }
 
@@ -96,7 +107,11 @@ struct Guess {
 class WriteInference {
  public:
   WriteInference(size_t archive, const std::vector<TorchWrite>& writes)
-      : archive_(archive), writes_(writes) {}
+      : archive_(archive), writes_(writes), by_size_(writes.size()) {
+    for (size_t i = 0; i < by_size_.size(); ++i) by_size_[i] = i;
+    std::stable_sort(by_size_.begin(), by_size_.end(),
+                     [&](size_t a, size_t b) { return writes_[a].size > writes_[b].size; });
+  }
 
   // Where the first tensor's data may start when data.pkl is buffered with it (its size is
   // known only within the alignment): every 64-byte step, the roundest tensor size first.
@@ -116,41 +131,66 @@ class WriteInference {
   }
 
   // With data.pkl alone in the first writev or not (then the first tensor's data at
-  // `first_at`), and `tail` small tensors buffered into the close's write: the tensor sizes
-  // (file order) and the range data.pkl's size is in. False when the writes do not fit.
-  bool Try(bool pickle_alone, size_t tail, uint64_t first_at, std::vector<uint64_t>* sizes,
-           uint64_t* pickle_lo, uint64_t* pickle_hi) const {
+  // `h.first_at`), `h.extra` small tensors buffered before large ones (in the largest writevs)
+  // and `h.tail` small tensors buffered into the close's write: the tensor sizes (file order)
+  // and the range data.pkl's size is in. False when the writes do not fit.
+  struct Hypothesis {
+    bool pickle_alone = false;
+    size_t tail = 0, extra = 0;
+    uint64_t first_at = 0;
+  };
+  bool Try(const Hypothesis& h, std::vector<uint64_t>* sizes, uint64_t* pickle_lo,
+           uint64_t* pickle_hi) const {
     const size_t n = writes_.size();
-    if (n < 1 + (pickle_alone ? 1 : 0)) return false;
-    const size_t big = n - 1 - (pickle_alone ? 1 : 0);
-    if (big + tail == 0) return false;
-    const size_t tensors = big + tail;
-    const std::vector<size_t> order = FileOrder(tensors);
+    const size_t big = Big(h.pickle_alone);
+    if (n < 1 + (h.pickle_alone ? 1 : 0) || big + h.tail == 0 || (big == 0 && h.extra > 0)) {
+      return false;
+    }
+    const size_t tensors = big + h.tail + h.extra;
+    const std::vector<size_t>& order = Order(tensors);
     auto name = [&](size_t i) { return Name(order, i); };
     const uint64_t pkl_at = AlignUp(30 + archive_ + 9 + 4);
     sizes->clear();
-    size_t w = 0;
+    const size_t w0 = h.pickle_alone ? 1 : 0;
     uint64_t cursor = 0;
-    if (pickle_alone) {
+    if (h.pickle_alone) {
       if (End(0) <= pkl_at) return false;
       *pickle_lo = *pickle_hi = End(0) - pkl_at;
       cursor = End(0) + 16;
-      w = 1;
     } else {  // data.pkl is buffered: its size only within the alignment
-      if (first_at < pkl_at + kHeaderGap + name(0) + 1) return false;
-      const uint64_t room = first_at - kHeaderGap - name(0) - pkl_at;  // largest data.pkl
+      if (h.first_at < pkl_at + kHeaderGap + name(0) + 1) return false;
+      const uint64_t room = h.first_at - kHeaderGap - name(0) - pkl_at;  // largest data.pkl
       *pickle_hi = std::min<uint64_t>(kBufferedMax - 1, room);
       *pickle_lo = room >= kAlign ? room - kAlign + 1 : 1;
       if (*pickle_lo > *pickle_hi) return false;
       cursor = pkl_at + *pickle_hi + 16;  // for the tail when no tensor has its own writev
     }
-    for (size_t i = 0; i < big; ++i, ++w) {
-      const uint64_t at = i == 0 && !pickle_alone ? first_at : AlignUp(cursor + 34 + name(i));
-      if (End(w) <= at) return false;
-      sizes->push_back(End(w) - at);
-      cursor = End(w) + 16;
+    const std::vector<size_t> before = SmallBefore(w0, big, h.extra);
+    size_t pos = 0;  // file position of the next record
+    for (size_t i = 0; i < big; ++i) {
+      const size_t w = w0 + i;
+      for (size_t k = 0; k <= before[i]; ++k, ++pos) {
+        const uint64_t at =
+            pos == 0 && !h.pickle_alone ? h.first_at : AlignUp(cursor + 34 + name(pos));
+        const uint64_t size = k < before[i] ? 4 : (End(w) > at ? End(w) - at : 0);
+        if (size == 0) return false;
+        sizes->push_back(size);
+        cursor = k < before[i] ? at + size + 16 : End(w) + 16;
+      }
     }
-    return Tail(big, tensors, cursor, sizes);
+    return Tail(pos, tensors, cursor, sizes);
+  }
+
+  // Whether a file of `tensors` storage records can end where the writes do (the version
+  // record, 64-byte aligned, then the central directory and the end records).
+  bool EndFits(size_t tensors) const { return VersionAt(tensors) % kAlign == 0; }
+  // The writevs that end a tensor: all but data.pkl's own and the close's, and the central
+  // directory's own (18 tensors and more: a directory of 1 KiB leaves in a writev, and the close
+  // writes the end records alone).
+  size_t Big(bool pickle_alone) const {
+    const bool end_alone = writes_.size() >= 2 && writes_.back().size == kEndRecords;
+    const size_t skip = 1 + (pickle_alone ? 1 : 0) + (end_alone ? 1 : 0);
+    return writes_.size() >= skip ? writes_.size() - skip : 0;
   }
 
  private:
@@ -160,15 +200,41 @@ class WriteInference {
     return archive_ + 6 + std::to_string(order[i]).size();
   }
 
+  // Where the version record's data starts in a file of `tensors` storages that ends where the
+  // writes do (1 when the file is too small for them: never aligned).
+  uint64_t VersionAt(size_t tensors) const {
+    uint64_t cd = 46 * (tensors + 2) + (archive_ + 9) + (archive_ + 8);
+    cd += tensors * (archive_ + 6) + KeyDigits(tensors);
+    const uint64_t file_end = End(writes_.size() - 1);
+    if (file_end < cd + kEndRecords + 18 + kAlign) return 1;
+    return file_end - kEndRecords - cd - 16 - 2;
+  }
+
+  // How many of `extra` small tensors go before the large tensor of each of the `big` writevs
+  // from `w0`: up to 32 in each, the largest writevs first (where they change the sizes least).
+  std::vector<size_t> SmallBefore(size_t w0, size_t big, size_t extra) const {
+    std::vector<size_t> before(big, 0);
+    for (size_t w : by_size_) {
+      if (extra == 0) break;
+      if (w < w0 || w >= w0 + big) continue;
+      before[w - w0] = std::min<size_t>(extra, 32);
+      extra -= before[w - w0];
+    }
+    return before;
+  }
+
+  // FileOrder(n), computed once per n.
+  const std::vector<size_t>& Order(size_t n) const {
+    auto it = orders_.find(n);
+    if (it == orders_.end()) it = orders_.emplace(n, FileOrder(n)).first;
+    return it->second;
+  }
+
   // The small tensors after `cursor`: all but the last of 4 bytes, the last filling up to where
   // the version record must start for the file to end where it does.
   bool Tail(size_t first, size_t tensors, uint64_t cursor, std::vector<uint64_t>* sizes) const {
-    const std::vector<size_t> order = FileOrder(tensors);
-    uint64_t cd = 46 * (tensors + 2) + (archive_ + 9) + (archive_ + 8);
-    for (size_t i = 0; i < tensors; ++i) cd += archive_ + 6 + std::to_string(order[i]).size();
-    const uint64_t file_end = End(writes_.size() - 1);
-    if (file_end < cd + kEndRecords + 18) return false;
-    const uint64_t version_at = file_end - kEndRecords - cd - 16 - 2;
+    const std::vector<size_t>& order = Order(tensors);
+    const uint64_t version_at = VersionAt(tensors);
     if (version_at % kAlign != 0) return false;
     for (size_t i = first; i < tensors; ++i) {
       const uint64_t at = AlignUp(cursor + 34 + archive_ + 6 + std::to_string(order[i]).size());
@@ -187,35 +253,50 @@ class WriteInference {
 
   size_t archive_;
   const std::vector<TorchWrite>& writes_;
+  std::vector<size_t> by_size_;                           // writes, largest first
+  mutable std::map<size_t, std::vector<size_t>> orders_;  // Order's cache
 };
+
+// What the writes told of the inferred state dict, for the reason.
+std::string Observed(const std::vector<uint64_t>& sizes, uint64_t lo, uint64_t hi, size_t tail,
+                     size_t extra) {
+  uint64_t bytes = 0;
+  for (uint64_t s : sizes) bytes += s;
+  return StrCat("from the writes: ", sizes.size(), " storages of ",
+                HumanBytes(static_cast<double>(bytes)), ", data.pkl of ",
+                lo == hi ? StrCat(lo, " bytes") : StrCat(lo, "-", hi, " bytes"),
+                tail + extra > 0 ? StrCat("; ", tail + extra,
+                                          " small ones, buffered into later writes, sized "
+                                          "only to 64 bytes")
+                                 : "",
+                extra > 0 ? StrCat(" (", extra, " of them placed before the largest tensors)") : "",
+                "; names, shapes and dtypes are not in the writes: 1-D tensors with names "
+                "padded to data.pkl's size");
+}
 
 // A state dict whose torch.save file under `archive` issues `writes`, from the writes alone.
 Result<Guess> InferFromWrites(const std::string& archive, const std::vector<TorchWrite>& writes) {
+  if (writes.size() > kMaxInferredWrites) {
+    return Status::NotFound("more than ", kMaxInferredWrites, " writes: not inferred");
+  }
   WriteInference inference(archive.size(), writes);
   const std::vector<uint64_t> starts = inference.FirstStarts();
   for (size_t tail = 0; tail <= kMaxTailTensors; ++tail) {
-    for (bool alone : {false, true}) {
-      for (uint64_t first_at : alone ? std::vector<uint64_t>{0} : starts) {
-        std::vector<uint64_t> sizes;
-        uint64_t lo = 0, hi = 0;
-        if (!inference.Try(alone, tail, first_at, &sizes, &lo, &hi)) continue;
-        for (bool metadata : {true, false}) {
-          TorchStateDict sd = Synthesize(sizes, lo, metadata);
-          const uint64_t pickle = checkpoint_internal::TorchPickle(sd).size();
-          auto requests = checkpoint_internal::TorchSaveRequests(archive, sd);
-          if (pickle > hi || !requests.ok() || *requests != writes) continue;
-          uint64_t bytes = 0;
-          for (uint64_t s : sizes) bytes += s;
-          return Guess{std::move(sd),
-                       StrCat("from the writes: ", sizes.size(), " storages of ",
-                              HumanBytes(static_cast<double>(bytes)), ", data.pkl of ",
-                              lo == hi ? StrCat(lo, " bytes") : StrCat(lo, "-", hi, " bytes"),
-                              tail > 0 ? StrCat("; the last ", tail,
-                                                " (buffered into the close's "
-                                                "write) sized only to 64 bytes")
-                                       : "",
-                              "; names, shapes and dtypes are not in the writes: 1-D ",
-                              "tensors with names padded to data.pkl's size")};
+    for (size_t extra = 0; extra <= kMaxExtraTensors; ++extra) {
+      for (bool alone : {false, true}) {
+        if (!inference.EndFits(inference.Big(alone) + tail + extra)) continue;
+        for (uint64_t first_at : alone ? std::vector<uint64_t>{0} : starts) {
+          std::vector<uint64_t> sizes;
+          uint64_t lo = 0, hi = 0;
+          if (!inference.Try({alone, tail, extra, first_at}, &sizes, &lo, &hi)) continue;
+          for (bool metadata : {true, false}) {
+            TorchStateDict sd = Synthesize(sizes, lo, metadata);
+            const uint64_t pickle = checkpoint_internal::TorchPickle(sd).size();
+            if (pickle > hi) continue;
+            auto requests = checkpoint_internal::TorchSaveRequests(archive, sd);
+            if (!requests.ok() || *requests != writes) continue;
+            return Guess{std::move(sd), Observed(sizes, lo, hi, tail, extra)};
+          }
         }
       }
     }
