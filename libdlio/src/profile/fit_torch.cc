@@ -368,15 +368,16 @@ bool FitTorchSave(const CheckpointWrites& w, const FitOptions& options, FitResul
   size_t best = 0, best_guess = 0;
   std::string best_name;
   for (size_t g = 0; g < guesses.size(); ++g) {
-    std::map<std::string, size_t> matches;  // emulated file name -> files reproduced
+    // The requests depend on the archive folder's length only: one name of each length.
+    std::map<size_t, size_t> matches;  // archive folder length -> files reproduced
     for (const auto& [name_path, unused] : files) {
       const std::string name = Basename(name_path);
-      if (matches.count(name)) continue;
-      auto mine = checkpoint_internal::TorchSaveRequests(
-          checkpoint_internal::TorchArchiveName(name), guesses[g].sd);
+      const std::string archive = checkpoint_internal::TorchArchiveName(name);
+      if (matches.count(archive.size())) continue;
+      auto mine = checkpoint_internal::TorchSaveRequests(archive, guesses[g].sd);
       size_t n = 0;
       for (const auto& [path, writes] : files) n += mine.ok() && *mine == writes;
-      matches[name] = n;
+      matches[archive.size()] = n;
       if (n > best) std::tie(best, best_guess, best_name) = std::tie(n, g, name);
     }
   }
