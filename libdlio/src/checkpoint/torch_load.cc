@@ -3,7 +3,6 @@
 // makes deep recursion, cycles of owners or unbounded memory.
 #include "checkpoint/torch_load.h"
 
-#include <map>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -274,17 +273,6 @@ Result<int32_t> Machine::Run() {
   return stack_.back();
 }
 
-// checkpoint.torch_state_dict's dtype names by torch storage type.
-const std::map<std::string, std::pair<const char*, uint64_t>>& Storages() {
-  static const auto* kStorages = new std::map<std::string, std::pair<const char*, uint64_t>>{
-      {"HalfStorage", {"fp16", 2}},   {"BFloat16Storage", {"bf16", 2}},
-      {"FloatStorage", {"fp32", 4}},  {"DoubleStorage", {"fp64", 8}},
-      {"CharStorage", {"int8", 1}},   {"ByteStorage", {"uint8", 1}},
-      {"ShortStorage", {"int16", 2}}, {"IntStorage", {"int32", 4}},
-      {"LongStorage", {"int64", 8}},  {"BoolStorage", {"bool", 1}}};
-  return *kStorages;
-}
-
 class Reader {
  public:
   Reader(const std::string& what, const Machine& m) : what_(what), m_(m) {}
@@ -336,8 +324,8 @@ Result<TorchTensor> Reader::Tensor(const std::string& name, const Value& v, size
       type->s.rfind("torch ", 0) != 0) {
     return NotModelled(v, StrCat("tensor '", name, "' has no storage of torch's form"));
   }
-  const auto storage = Storages().find(type->s.substr(6));
-  if (storage == Storages().end()) {
+  const std::string storage = type->s.substr(6);
+  if (TorchDtypeName(storage).empty()) {
     return NotModelled(v, StrCat("tensor '", name, "' has storage type ", type->s.substr(6)));
   }
   if (key->s != std::to_string(index) || offset->i != 0) {
@@ -345,8 +333,7 @@ Result<TorchTensor> Reader::Tensor(const std::string& name, const Value& v, size
   }
   TorchTensor t;
   t.name = name;
-  t.storage = storage->first;
-  t.element_size = storage->second.second;
+  t.storage = storage;  // element_size: ParseTorchPickle re-parses the description
   DLIO_ASSIGN_OR_RETURN(t.shape, Ints(v, Item(*args, 2, Kind::kTuple), name));
   DLIO_ASSIGN_OR_RETURN(const std::vector<uint64_t> strides,
                         Ints(v, Item(*args, 3, Kind::kTuple), name));
@@ -425,8 +412,11 @@ Result<std::string> TorchStateDictText(const TorchStateDict& sd) {
     std::string shape;
     for (uint64_t d : t.shape) shape += StrCat(shape.empty() ? "" : "x", d);
     if (t.shape.empty()) shape = "scalar";
-    const auto it = Storages().find(t.storage);
-    const std::string dtype = it == Storages().end() ? "?" : it->second.first;
+    const std::string dtype = TorchDtypeName(t.storage);
+    if (dtype.empty()) {
+      return Status::InvalidArgument("tensor '", t.name, "' has storage type ", t.storage,
+                                     ", which checkpoint.torch_state_dict has no dtype for");
+    }
     out += StrCat(out.empty() ? "" : ", ", t.name, ":", shape, dtype == "fp32" ? "" : ":" + dtype);
   }
   return out;

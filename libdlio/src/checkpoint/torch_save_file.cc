@@ -181,15 +181,6 @@ std::vector<std::string> EndRecords(uint64_t entries, uint64_t cd_offset, uint64
   return {z64, locator, end};
 }
 
-// The tensors' storage keys in the order torch.save writes them: sorted as strings.
-std::vector<size_t> StorageOrder(size_t n) {
-  std::vector<size_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [](size_t a, size_t b) { return std::to_string(a) < std::to_string(b); });
-  return order;
-}
-
 // Walks the records of the file: `record(name, size)` for each, in order.
 template <typename F>
 void ForEachRecord(const TorchStateDict& sd, const std::string& pickle, F&& record) {
@@ -201,6 +192,14 @@ void ForEachRecord(const TorchStateDict& sd, const std::string& pickle, F&& reco
 }
 
 }  // namespace
+
+std::vector<size_t> StorageOrder(size_t n) {
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [](size_t a, size_t b) { return std::to_string(a) < std::to_string(b); });
+  return order;
+}
 
 std::string TorchArchiveName(const std::string& file_name) {
   std::string base = file_name.substr(file_name.find_last_of('/') + 1);

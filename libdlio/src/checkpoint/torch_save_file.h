@@ -52,8 +52,16 @@ struct TorchStateDict {
 // root). InvalidArgument naming the key and the item.
 Result<TorchStateDict> ParseTorchStateDict(const std::string& tensors, const std::string& modules);
 
+// The checkpoint.torch_state_dict dtype of a torch storage type ("FloatStorage" -> "fp32"), ""
+// when it is none of them.
+std::string TorchDtypeName(const std::string& storage);
+
 // data.pkl: the bytes torch.save's pickler writes for `sd`.
 std::string TorchPickle(const TorchStateDict& sd);
+
+// The storage keys 0..n-1 in the order torch.save writes their records: sorted as strings
+// (0, 1, 10, 11, 2, ...).
+std::vector<size_t> StorageOrder(size_t n);
 
 // The file name's archive folder: its base name without the last extension ("ck.pt" -> "ck").
 std::string TorchArchiveName(const std::string& file_name);

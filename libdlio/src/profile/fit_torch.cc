@@ -13,6 +13,7 @@
 namespace dlio::fit {
 namespace {
 
+using checkpoint_internal::StorageOrder;
 using checkpoint_internal::TorchStateDict;
 using checkpoint_internal::TorchWrite;
 
@@ -45,15 +46,6 @@ int TrailingZeros(uint64_t x) {
   return n;
 }
 
-// The record keys in file order: the storage keys "0".."n-1" sorted as strings.
-std::vector<size_t> FileOrder(size_t n) {
-  std::vector<size_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [](size_t a, size_t b) { return std::to_string(a) < std::to_string(b); });
-  return order;
-}
-
 // The k-th shortest name: 0-9, a-z, A-Z, then two characters, ...
 std::string ShortName(size_t k) {
   static constexpr char kDigits[] =
@@ -77,7 +69,7 @@ TorchStateDict Synthesize(const std::vector<uint64_t>& sizes, uint64_t pickle, b
   sd.metadata = metadata;
   if (metadata) sd.modules.push_back({"", 1});
   sd.tensors.resize(sizes.size());
-  const std::vector<size_t> order = FileOrder(sizes.size());
+  const std::vector<size_t> order = StorageOrder(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) {
     checkpoint_internal::TorchTensor& t = sd.tensors[order[i]];
     const bool fp32 = sizes[i] % 4 == 0;
@@ -119,7 +111,7 @@ class WriteInference {
     std::vector<uint64_t> starts;
     const uint64_t pkl_at = AlignUp(30 + archive_ + 9 + 4);
     for (uint64_t p = 1; p < kBufferedMax; p += kAlign) {
-      const uint64_t at = AlignUp(pkl_at + p + kHeaderGap + Name(FileOrder(1), 0));
+      const uint64_t at = AlignUp(pkl_at + p + kHeaderGap + Name(StorageOrder(1), 0));
       // One write in all: the file's tensors are all in the close's write.
       const bool fits = writes_.size() < 2 || at < End(0);
       if (fits && (starts.empty() || starts.back() != at)) starts.push_back(at);
@@ -223,10 +215,10 @@ class WriteInference {
     return before;
   }
 
-  // FileOrder(n), computed once per n.
+  // StorageOrder(n), computed once per n.
   const std::vector<size_t>& Order(size_t n) const {
     auto it = orders_.find(n);
-    if (it == orders_.end()) it = orders_.emplace(n, FileOrder(n)).first;
+    if (it == orders_.end()) it = orders_.emplace(n, StorageOrder(n)).first;
     return it->second;
   }
 
