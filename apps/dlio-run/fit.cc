@@ -28,6 +28,15 @@ int Fail(const std::string& message, int code) {
 
 bool IsFitOutput(std::string_view head) { return head.rfind(dlio::kFitYamlTitle, 0) == 0; }
 
+// `n` bytes at `offset` of a traced file that still exists (a checkpoint fit reads back).
+dlio::Result<std::string> ReadRange(dlio::Storage* storage, const std::string& path,
+                                    uint64_t offset, uint64_t n) {
+  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, dlio::OpenMode::kRead));
+  std::string out(static_cast<size_t>(n), '\0');
+  DLIO_RETURN_NOT_OK(file->ReadExactAt(offset, out.size(), out.data()));
+  return out;
+}
+
 // The data file as dlio's readers see it: format (suffix and magic bytes), size, sample sizes.
 dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio::Storage* storage,
                                        const std::string& path) {
@@ -85,8 +94,10 @@ CLI::App* AddFitCommand(CLI::App* app, FitCommandOptions* options) {
                   "without compute events: a pause between reads longer than this ends a batch "
                   "(default: chosen from the gaps)")
       ->check(CLI::NonNegativeNumber);
-  cmd->add_flag("--no-probe", options->no_probe,
-                "do not open the traced data files (formats from suffixes, sizes from offsets)");
+  cmd->add_flag(
+      "--no-probe", options->no_probe,
+      "do not open the traced data and checkpoint files (formats from suffixes, sizes from "
+      "offsets, torch.save state dicts from the writes)");
   return cmd;
 }
 
@@ -106,6 +117,9 @@ int RunFit(const FitCommandOptions& options) {
   fit.burst_gap_us = options.burst_gap_us;
   if (!options.no_probe) {
     fit.probe = [&](const std::string& path) { return Probe(registries, storage.get(), path); };
+    fit.read_file = [&](const std::string& path, uint64_t offset, uint64_t n) {
+      return ReadRange(storage.get(), path, offset, n);
+    };
   }
   fit.io_model_available = [&](const std::string& format, const std::string& model) {
     return ModelAvailable(registries, format, model);

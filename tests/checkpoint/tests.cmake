@@ -4,3 +4,5 @@ dlio_add_test(transformer_checkpoint_test LIBS dlio_checkpoint dlio_builtins dli
   SOURCES checkpoint/transformer_checkpoint_test.cc)
 dlio_add_test(checkpoint_recovery_test LIBS dlio_runner dlio_checkpoint dlio_comm dlio_storage
   dlio_trace SOURCES checkpoint/checkpoint_recovery_test.cc)
+dlio_add_test(torch_load_test LIBS dlio_checkpoint dlio_storage dlio_trace
+  SOURCES checkpoint/torch_load_test.cc)

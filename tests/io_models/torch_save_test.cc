@@ -2,7 +2,8 @@
 // (the same write requests, row by row, a byte-identical data.pkl, and torch.load reads it),
 // for several state dicts: one that fits the ofstream buffer, a CNN with BatchNorm (version 2
 // modules and an int64 buffer), more than ten tensors (keys sorted as strings), fp16, and a
-// plain OrderedDict without _metadata.
+// plain OrderedDict without _metadata. And `dlio-run fit` of torch's writes (the file gone, or
+// read back) describes a state dict with those requests.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "checkpoint/torch_save_file.h"
 #include "dlio/checkpointer.h"
 #include "dlio/clock.h"
+#include "dlio/profile_fit.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
 #include "request_log.h"
@@ -159,6 +161,63 @@ TEST_CASE("torch_save checkpoints: torch.save's file and write requests") {
   INFO("torch.save:\n" << ToString(torch_writes) << "dlio:\n" << ToString(dlio_writes));
   CHECK(dlio_writes == torch_writes);
   CHECK(torch_writes.size() > cases.size());  // not one write per file: the test can fail
+
+  // dlio-run fit of each file's trace, from its writes alone and reading the file back: a state
+  // dict whose torch_save requests are torch.save's (and read back: torch's state dict).
+  for (const Case& c : cases) {
+    INFO(c.file);
+    ProfileTrace one;
+    for (size_t i = 0; i < trace.size(); ++i) {
+      const ProfileEvent e = trace.Get(i);
+      if (io_model_test::RelativeTo(std::string(e.path), theirs) == c.file) one.Add(e);
+    }
+    std::vector<Request> want;
+    for (const Request& r : torch_writes) {
+      if (r.file == c.file) want.push_back(r);
+    }
+    for (const bool read : {false, true}) {
+      INFO((read ? "read back" : "writes alone"));
+      FitOptions options;
+      if (read) {
+        options.read_file = [&](const std::string& path, uint64_t offset,
+                                uint64_t n) -> Result<std::string> {
+          DLIO_ASSIGN_OR_RETURN(auto f, storage->Open(path, OpenMode::kRead));
+          std::string out(n, '\0');
+          DLIO_RETURN_NOT_OK(f->ReadExactAt(offset, n, out.data()));
+          return out;
+        };
+      }
+      auto fitted = FitTrace(one, options);
+      INFO(fitted.status().ToString());
+      REQUIRE(fitted.ok());
+      INFO(FitYaml(*fitted, {c.file}));
+      const FitEntry* type = fitted->Find("checkpoint.type");
+      REQUIRE(type != nullptr);
+      // cnn.pt's small BatchNorm tensors share writevs with large ones: their number comes from
+      // the central directory's size, so from the writes alone too.
+      REQUIRE(type->value == "torch_save");
+      std::string modules = fitted->Find("checkpoint.torch_modules")->value;
+      if (modules == "\"\"") modules.clear();
+      auto sd = checkpoint_internal::ParseTorchStateDict(
+          fitted->Find("checkpoint.torch_state_dict")->value, modules);
+      REQUIRE(sd.ok());
+      const std::string name = fitted->Find("checkpoint.torch_file_name")->value;
+      auto requests =
+          checkpoint_internal::TorchSaveRequests(checkpoint_internal::TorchArchiveName(name), *sd);
+      REQUIRE(requests.ok());
+      std::vector<Request> got;
+      for (const auto& w : *requests) {
+        got.push_back(
+            {c.file, OpKind::kWrite, static_cast<int64_t>(w.offset), static_cast<int64_t>(w.size)});
+      }
+      CHECK(got == want);
+      if (read) {
+        CHECK(checkpoint_internal::TorchPickle(*sd) ==
+              checkpoint_internal::TorchPickle(
+                  checkpoint_internal::ParseTorchStateDict(c.tensors, c.modules).value()));
+      }
+    }
+  }
 }
 
 TEST_CASE("torch_save checkpointer: a save torch.load reads, read back, sizes") {
@@ -235,6 +294,59 @@ TEST_CASE("torch_save checkpointer: a bad state dict is refused, naming the key"
   CHECK(modules.status().ToString().find("checkpoint.torch_modules") != std::string::npos);
   CHECK_FALSE(ParseTorchStateDict("w:3", "none")->metadata);
   CHECK(ParseTorchStateDict("w:3", "a, b=2")->modules.size() == 3);
+}
+
+}  // namespace
+}  // namespace dlio
+
+namespace dlio {
+namespace {
+
+// checkpoint.torch_file_name: the file's name (its stem is the archive folder, so the headers
+// follow it); refused when it is no plain name, or when all ranks would write one file.
+TEST_CASE("torch_save checkpointer: checkpoint.torch_file_name names the file and its archive") {
+  TempDir tmp;
+  auto storage = NewPosixStorage({});
+  storage->Bind(SystemClock(), nullptr);
+  Registries registries;
+  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  CheckpointOptions options;
+  options.name = "torch_save";
+  options.folder = tmp / "ckpt";
+  options.torch_state_dict = "w:300, b:3";
+  options.torch_file_name = "model-16.pt";
+  CheckpointEnv env;
+  env.storage = storage.get();
+  env.clock = SystemClock();
+  auto make = registries.checkpointers.Get("torch_save");
+  REQUIRE(make.ok());
+  auto made = (*make)(options, env);
+  INFO(made.status().ToString());
+  REQUIRE(made.ok());
+  auto saved = (*made)->Save(0, 10);
+  REQUIRE(saved.ok());
+  REQUIRE(saved->files.size() == 1);
+  CHECK(saved->files[0].path == options.folder + "/ckpt-000000/model-16.pt");
+  auto sd = checkpoint_internal::ParseTorchStateDict(options.torch_state_dict, "");
+  REQUIRE(sd.ok());
+  CHECK(saved->files[0].bytes == checkpoint_internal::TorchSaveFileSize("model-16", *sd));
+  CHECK(checkpoint_internal::TorchSaveFileSize("model-16", *sd) !=
+        checkpoint_internal::TorchSaveFileSize("model-rank0", *sd));
+
+  options.world = 2;
+  options.rank = 1;
+  auto shared = (*make)(options, env);
+  REQUIRE_FALSE(shared.ok());
+  CHECK(shared.status().ToString().find("checkpoint.torch_file_name") != std::string::npos);
+  options.torch_file_name = "m{rank}.pt";
+  CHECK((*make)(options, env).ok());
+  for (const char* bad : {"a/b.pt", "..", ".dlio-complete-rank0"}) {
+    options.torch_file_name = bad;
+    auto refused = (*make)(options, env);
+    INFO(bad);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.status().ToString().find("checkpoint.torch_file_name") != std::string::npos);
+  }
 }
 
 }  // namespace

@@ -82,6 +82,8 @@ struct CheckpointOptions {
   // ("" = from the tensor names, "none" = no _metadata, else "mod[=version], ...").
   std::string torch_state_dict;
   std::string torch_modules;
+  // torch_save: the file's name in the checkpoint folder, "{rank}" replaced by the rank.
+  std::string torch_file_name = "model-rank{rank}.pt";
 };
 
 struct CheckpointFileResult {
@@ -109,21 +111,20 @@ struct CheckpointResult {
 // at most transfer_size bytes is written with one request (L2HMC: one fwrite per file);
 // transformer writes PlanTransformerCheckpoint's
 // files (DLIO's names: zero_pp_rank_<d>_mp_rank_<m>_{model,optim}_states.pt, model_<m>_model_
-// states.pt, layer_<i>-model_<m>_model_states.pt); torch_save writes model-rank<r>.pt, the zip
-// torch.save writes for torch_state_dict, with its requests (the whole file on every writing
-// rank; docs/workloads.md). Content is seeded from (seed, id, rank).
-// Ids: the first Save uses one past the highest ckpt-NNNNNN already in the folder when the
-// checkpointer was built (earlier runs' checkpoints are kept), then counts up; in multi-rank runs
-// every rank must build its checkpointer before any rank saves. A final file name that already
-// exists is refused with AlreadyExists, never overwritten. After its files, each rank writes a
-// manifest, ckpt-NNNNNN/.dlio-complete-rank<r>: an empty file (no write request, no fsync) that
-// says the rank's files are all there; a checkpoint whose save was killed has none and is torn
-// (CompleteIds skips it). Building a checkpointer removes,
-// from the ckpt-NNNNNN folders, the temporaries of saves killed mid-write whose owner process is
-// provably dead (same host and pid namespace, pid gone or reused: core/owner_stamp.h); nothing
-// else. Tracing: "checkpoint.capture" (Save) and "checkpoint.restart" (Load), cat "checkpoint",
-// index = id.
-// Not thread-safe: called from the training loop.
+// states.pt, layer_<i>-model_<m>_model_states.pt); torch_save writes torch_file_name
+// (model-rank<r>.pt), the zip torch.save writes for torch_state_dict, with its requests (the whole
+// file on every writing rank; docs/workloads.md). Content is seeded from (seed, id, rank). Ids: the
+// first Save uses one past the highest ckpt-NNNNNN already in the folder when the checkpointer was
+// built (earlier runs' checkpoints are kept), then counts up; in multi-rank runs every rank must
+// build its checkpointer before any rank saves. A final file name that already exists is refused
+// with AlreadyExists, never overwritten. After its files, each rank writes a manifest,
+// ckpt-NNNNNN/.dlio-complete-rank<r>: an empty file (no write request, no fsync) that says the
+// rank's files are all there; a checkpoint whose save was killed has none and is torn (CompleteIds
+// skips it). Building a checkpointer removes, from the ckpt-NNNNNN folders, the temporaries of
+// saves killed mid-write whose owner process is provably dead (same host and pid namespace, pid
+// gone or reused: core/owner_stamp.h); nothing else. Tracing: "checkpoint.capture" (Save) and
+// "checkpoint.restart" (Load), cat "checkpoint", index = id. Not thread-safe: called from the
+// training loop.
 class Checkpointer {
  public:
   virtual ~Checkpointer() = default;

@@ -170,6 +170,7 @@ struct CheckpointConfig {
   uint64_t size_divisor = 1;             // checkpoint.size_divisor: every file's bytes / this
   std::string torch_state_dict;          // checkpoint.torch_state_dict: type torch_save's tensors
   std::string torch_modules;             // checkpoint.torch_modules: its _metadata modules
+  std::string torch_file_name = "model-rank{rank}.pt";  // checkpoint.torch_file_name
 };
 
 // I/O beside the training data (DLIO paper: FRNN's metadata reads, climate segmentation's stats

@@ -56,9 +56,16 @@ using DataFileProbe = std::function<Result<DataFileInfo>(const std::string& path
 // a fitted model it does not implement is written commented out, so the output still runs.
 using IoModelCheck = std::function<bool(const std::string& format, const std::string& model)>;
 
+// Reads exactly `n` bytes at `offset` of a file the trace wrote that may still exist (a
+// checkpoint), or returns an error (gone, shorter, unreadable).
+using FileRangeRead =
+    std::function<Result<std::string>(const std::string& path, uint64_t offset, uint64_t n)>;
+
 struct FitOptions {
   // Data-file probe; empty: the trace alone (formats from suffixes, sizes from offsets).
   DataFileProbe probe;
+  // Reads traced checkpoint files (torch.save's state dict); empty: the writes alone.
+  FileRangeRead read_file;
   // Which I/O models are available; empty: all of them.
   IoModelCheck io_model_available;
   size_t max_probed_files = 64;  // files probed for sizes and sample counts (the rest: the trace)

@@ -397,6 +397,26 @@ Result<std::unique_ptr<Checkpointer>> MakeTransformerCheckpointer(const Checkpoi
   return Build(options, env, std::move(plan));
 }
 
+// checkpoint.torch_file_name with {rank} replaced: a plain name (ranks that all write need
+// {rank} in it, or they would write one file).
+Result<std::string> TorchFileName(const CheckpointOptions& options) {
+  std::string name = options.torch_file_name;
+  const bool per_rank = name.find("{rank}") != std::string::npos;
+  const std::string rank = std::to_string(options.rank);
+  for (size_t at; (at = name.find("{rank}")) != std::string::npos;) name.replace(at, 6, rank);
+  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
+      name.rfind(".dlio", 0) == 0) {
+    return Status::InvalidArgument("checkpoint.torch_file_name: '", options.torch_file_name,
+                                   "' is not a file name (no '/', not '.dlio...')");
+  }
+  if (!per_rank && !options.root_only && options.world > 1) {
+    return Status::InvalidArgument("checkpoint.torch_file_name: '", options.torch_file_name,
+                                   "' has no {rank}, but all ", options.world,
+                                   " ranks write (use {rank} or checkpoint.rank_mode root)");
+  }
+  return name;
+}
+
 Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const CheckpointOptions& options,
                                                                 const CheckpointEnv& env) {
   DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
@@ -409,7 +429,7 @@ Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const Checkpoint
       checkpoint_internal::TorchStateDict sd,
       checkpoint_internal::ParseTorchStateDict(options.torch_state_dict, options.torch_modules));
   PlannedFile f;
-  f.name = StrCat("model-rank", options.rank, ".pt");
+  DLIO_ASSIGN_OR_RETURN(f.name, TorchFileName(options));
   f.bytes =
       checkpoint_internal::TorchSaveFileSize(checkpoint_internal::TorchArchiveName(f.name), sd);
   f.torch = std::make_shared<const checkpoint_internal::TorchStateDict>(std::move(sd));

@@ -2,6 +2,7 @@
 list(APPEND DLIO_SOURCES
   src/checkpoint/checkpoint_layout.cc
   src/checkpoint/file_checkpointer.cc
+  src/checkpoint/torch_load.cc
   src/checkpoint/torch_pickle.cc
   src/checkpoint/torch_save_file.cc
   src/checkpoint/transformer_plan.cc

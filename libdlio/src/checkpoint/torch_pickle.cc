@@ -54,13 +54,19 @@ struct Dtype {
   uint64_t size;
 };
 
-Result<Dtype> ParseDtype(const std::string& text, const std::string& item) {
-  static const std::map<std::string, Dtype> kNames{
+// checkpoint.torch_state_dict's dtype names and their torch storage types.
+const std::map<std::string, Dtype>& DtypeNames() {
+  static const auto* kNames = new std::map<std::string, Dtype>{
       {"fp16", {"HalfStorage", 2}},   {"bf16", {"BFloat16Storage", 2}},
       {"fp32", {"FloatStorage", 4}},  {"fp64", {"DoubleStorage", 8}},
       {"int8", {"CharStorage", 1}},   {"uint8", {"ByteStorage", 1}},
       {"int16", {"ShortStorage", 2}}, {"int32", {"IntStorage", 4}},
       {"int64", {"LongStorage", 8}},  {"bool", {"BoolStorage", 1}}};
+  return *kNames;
+}
+
+Result<Dtype> ParseDtype(const std::string& text, const std::string& item) {
+  const auto& kNames = DtypeNames();
   const auto it = kNames.find(text);
   if (it == kNames.end()) {
     return Status::InvalidArgument("checkpoint.torch_state_dict: '", item, "': dtype '", text,
@@ -242,6 +248,13 @@ void PickleTensor(Pickler* p, const TorchTensor& t, size_t key, uint32_t ordered
 }
 
 }  // namespace
+
+std::string TorchDtypeName(const std::string& storage) {
+  for (const auto& [name, dtype] : DtypeNames()) {
+    if (storage == dtype.storage) return name;
+  }
+  return "";
+}
 
 uint64_t TorchTensor::elements() const {
   uint64_t n = 1;

@@ -33,24 +33,31 @@ void Le64(std::string* s, uint64_t v) {
 }
 
 // libstdc++'s basic_filebuf<char> in output mode over `file`: writes leave as whole requests.
+// Without a file (a dry run) it only records the requests in `requests`.
 class Filebuf {
  public:
-  explicit Filebuf(File* file) : file_(file) { buffer_.reserve(kFilebufSize); }
+  Filebuf(File* file, std::vector<TorchWrite>* requests) : file_(file), requests_(requests) {
+    if (file_ != nullptr) buffer_.reserve(kFilebufSize);
+  }
 
   // ostream::write of `n` bytes, which the caller placed at data[kFilebufSize, +n): the room
-  // before them takes the buffered bytes when both leave as one writev.
+  // before them takes the buffered bytes when both leave as one writev. A dry run reads no data.
   Status Write(std::vector<char>* data, size_t n) {
-    const size_t avail = kFilebufSize - 1 - buffer_.size();
+    const size_t avail = kFilebufSize - 1 - buffered_;
     if (n >= std::min(kFilebufChunk, avail)) {  // writev(buffer, data)
-      char* start = data->data() + kFilebufSize - buffer_.size();
-      std::memcpy(start, buffer_.data(), buffer_.size());
-      const size_t total = buffer_.size() + n;
-      DLIO_RETURN_NOT_OK(file_->WriteAt(pos_, start, total));
-      pos_ += total;
-      buffer_.clear();
+      const size_t total = buffered_ + n;
+      if (file_ != nullptr) {
+        char* start = data->data() + kFilebufSize - buffered_;
+        std::memcpy(start, buffer_.data(), buffered_);
+        DLIO_RETURN_NOT_OK(file_->WriteAt(pos_, start, total));
+      }
+      Sent(total);
       return Status::OK();
     }
-    buffer_.insert(buffer_.end(), data->data() + kFilebufSize, data->data() + kFilebufSize + n);
+    if (file_ != nullptr) {
+      buffer_.insert(buffer_.end(), data->data() + kFilebufSize, data->data() + kFilebufSize + n);
+    }
+    buffered_ += n;
     return Status::OK();
   }
 
@@ -62,16 +69,24 @@ class Filebuf {
 
   // The close: what is still buffered, in one write.
   Status Flush() {
-    if (buffer_.empty()) return Status::OK();
-    DLIO_RETURN_NOT_OK(file_->WriteAt(pos_, buffer_.data(), buffer_.size()));
-    pos_ += buffer_.size();
-    buffer_.clear();
+    if (buffered_ == 0) return Status::OK();
+    if (file_ != nullptr) DLIO_RETURN_NOT_OK(file_->WriteAt(pos_, buffer_.data(), buffered_));
+    Sent(buffered_);
     return Status::OK();
   }
 
  private:
+  void Sent(size_t total) {
+    if (requests_ != nullptr) requests_->push_back({pos_, total});
+    pos_ += total;
+    buffered_ = 0;
+    buffer_.clear();
+  }
+
   File* file_;
+  std::vector<TorchWrite>* requests_;
   uint64_t pos_ = 0;
+  size_t buffered_ = 0;
   std::vector<char> buffer_;
   std::vector<char> scratch_;
 };
@@ -166,15 +181,6 @@ std::vector<std::string> EndRecords(uint64_t entries, uint64_t cd_offset, uint64
   return {z64, locator, end};
 }
 
-// The tensors' storage keys in the order torch.save writes them: sorted as strings.
-std::vector<size_t> StorageOrder(size_t n) {
-  std::vector<size_t> order(n);
-  for (size_t i = 0; i < n; ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [](size_t a, size_t b) { return std::to_string(a) < std::to_string(b); });
-  return order;
-}
-
 // Walks the records of the file: `record(name, size)` for each, in order.
 template <typename F>
 void ForEachRecord(const TorchStateDict& sd, const std::string& pickle, F&& record) {
@@ -186,6 +192,14 @@ void ForEachRecord(const TorchStateDict& sd, const std::string& pickle, F&& reco
 }
 
 }  // namespace
+
+std::vector<size_t> StorageOrder(size_t n) {
+  std::vector<size_t> order(n);
+  for (size_t i = 0; i < n; ++i) order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [](size_t a, size_t b) { return std::to_string(a) < std::to_string(b); });
+  return order;
+}
 
 std::string TorchArchiveName(const std::string& file_name) {
   std::string base = file_name.substr(file_name.find_last_of('/') + 1);
@@ -205,8 +219,11 @@ uint64_t TorchSaveFileSize(const std::string& archive_name, const TorchStateDict
   return cursor + cd + 56 + 20 + 22;
 }
 
-Status WriteTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
-                      const TorchDataFill& fill) {
+namespace {
+
+// WriteTorchSave without a file (`file` null) records the requests only.
+Status EmitTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
+                     const TorchDataFill& fill, std::vector<TorchWrite>* requests) {
   const uint64_t total = TorchSaveFileSize(archive_name, sd);
   if (total >= kZip32Limit) {
     return Status::InvalidArgument(
@@ -214,7 +231,7 @@ Status WriteTorchSave(File* file, const std::string& archive_name, const TorchSt
         " bytes needs zip64 records, which dlio does not model (use files under 4 GiB)");
   }
   const std::string pickle = TorchPickle(sd);
-  Filebuf out(file);
+  Filebuf out(file, requests);
   std::vector<Record> records;
   std::vector<char> data;
   uint64_t cursor = 0;
@@ -224,15 +241,17 @@ Status WriteTorchSave(File* file, const std::string& archive_name, const TorchSt
     Record r{archive_name + "/" + name, cursor, size, 0};
     const std::string extra = PaddingExtra(cursor, r.name.size());
     const uint64_t data_at = cursor + kLocalHeader + r.name.size() + extra.size();
-    data.resize(kFilebufSize + static_cast<size_t>(size));
-    char* bytes = data.data() + kFilebufSize;
-    if (tensor >= 0) {
-      fill(data_at, static_cast<size_t>(size), bytes);
-    } else {
-      std::memcpy(bytes, name == "data.pkl" ? pickle.data() : kVersionRecord, size);
+    if (file != nullptr) {
+      data.resize(kFilebufSize + static_cast<size_t>(size));
+      char* bytes = data.data() + kFilebufSize;
+      if (tensor >= 0) {
+        fill(data_at, static_cast<size_t>(size), bytes);
+      } else {
+        std::memcpy(bytes, name == "data.pkl" ? pickle.data() : kVersionRecord, size);
+      }
+      r.crc = static_cast<uint32_t>(
+          crc32_z(0, reinterpret_cast<const Bytef*>(bytes), static_cast<z_size_t>(size)));
     }
-    r.crc = static_cast<uint32_t>(
-        crc32_z(0, reinterpret_cast<const Bytef*>(bytes), static_cast<z_size_t>(size)));
     for (const std::string& piece : {LocalHeader(r.name.size(), extra.size()), r.name, extra}) {
       if (st.ok()) st = out.Write(piece);
     }
@@ -248,6 +267,20 @@ Status WriteTorchSave(File* file, const std::string& archive_name, const TorchSt
     DLIO_RETURN_NOT_OK(out.Write(end));
   }
   return out.Flush();
+}
+
+}  // namespace
+
+Status WriteTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
+                      const TorchDataFill& fill) {
+  return EmitTorchSave(file, archive_name, sd, fill, nullptr);
+}
+
+Result<std::vector<TorchWrite>> TorchSaveRequests(const std::string& archive_name,
+                                                  const TorchStateDict& sd) {
+  std::vector<TorchWrite> requests;
+  DLIO_RETURN_NOT_OK(EmitTorchSave(nullptr, archive_name, sd, nullptr, &requests));
+  return requests;
 }
 
 }  // namespace dlio::checkpoint_internal

@@ -52,8 +52,16 @@ struct TorchStateDict {
 // root). InvalidArgument naming the key and the item.
 Result<TorchStateDict> ParseTorchStateDict(const std::string& tensors, const std::string& modules);
 
+// The checkpoint.torch_state_dict dtype of a torch storage type ("FloatStorage" -> "fp32"), ""
+// when it is none of them.
+std::string TorchDtypeName(const std::string& storage);
+
 // data.pkl: the bytes torch.save's pickler writes for `sd`.
 std::string TorchPickle(const TorchStateDict& sd);
+
+// The storage keys 0..n-1 in the order torch.save writes their records: sorted as strings
+// (0, 1, 10, 11, 2, ...).
+std::vector<size_t> StorageOrder(size_t n);
 
 // The file name's archive folder: its base name without the last extension ("ck.pt" -> "ck").
 std::string TorchArchiveName(const std::string& file_name);
@@ -66,6 +74,18 @@ using TorchDataFill = std::function<void(uint64_t file_offset, size_t n, char* d
 // (4 GiB and more: not modelled); the storage's errors otherwise.
 Status WriteTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
                       const TorchDataFill& fill);
+
+// One write request: `size` bytes at `offset`.
+struct TorchWrite {
+  uint64_t offset = 0;
+  uint64_t size = 0;
+  bool operator==(const TorchWrite&) const = default;
+};
+
+// The requests WriteTorchSave issues for `sd`, in order, without writing (no tensor data is
+// made). The same InvalidArgument as WriteTorchSave for files that need zip64 records.
+Result<std::vector<TorchWrite>> TorchSaveRequests(const std::string& archive_name,
+                                                  const TorchStateDict& sd);
 
 // The size of that file.
 uint64_t TorchSaveFileSize(const std::string& archive_name, const TorchStateDict& sd);

@@ -433,6 +433,11 @@ std::vector<KeySpec> BuildTable() {
              "type 'torch_save': the modules of state_dict()'s _metadata after the root, as "
              "name[=version] items separated by commas; empty = every dotted prefix of the "
              "tensor names, version 1; 'none' = a plain OrderedDict without _metadata"));
+  add(String("checkpoint.torch_file_name", DLIO_FIELD(std::string, checkpoint.torch_file_name),
+             "type 'torch_save': the file's name in each checkpoint folder, {rank} standing for "
+             "the rank; its stem is the zip's archive folder, whose length sets the header and "
+             "central directory sizes (dlio-run fit copies the traced name)",
+             kNonEmpty));
   add(Unused("checkpoint.checkpoint_mechanism_classname", "DLIO: custom checkpoint class"));
   add(Unused("checkpoint.checkpoint_mechanism",
              "DLIO: checkpoint mechanism name (pt_adls_save, ...)"));

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "checkpoint/torch_save_file.h"
 #include "dlio/profile.h"
 #include "dlio/profile_fit.h"
 
@@ -98,6 +99,31 @@ bool IsDlioInternal(std::string_view path);
 // out: the biggest jump (at least 4x) between consecutive sorted gaps of at least 500 us, or
 // every gap when all are that long.
 int64_t PauseThreshold(std::vector<int64_t> gaps);
+
+// One save: a burst of writes to checkpoint files.
+struct Save {
+  int64_t step = 0;
+  int64_t bytes = 0;
+  std::set<std::string> files;
+  int64_t start_us = 0, end_us = 0;  // first write's start, last write's end
+};
+
+// What the trace writes to checkpoint files (fit_side.cc): the files, the saves (bursts), the
+// write sizes (size -> count), the fsync/fdatasync calls, and each file's first write time and
+// write requests by start time.
+struct CheckpointWrites {
+  std::set<std::string> files;
+  std::vector<Save> saves;
+  std::map<int64_t, int64_t> write_sizes;
+  int64_t syncs = 0;
+  std::map<std::string, std::pair<int64_t, std::vector<checkpoint_internal::TorchWrite>>> per_file;
+};
+
+// Whether the checkpoint files are torch.save's (fit_torch.cc): then sets checkpoint.type
+// torch_save, torch_state_dict, torch_modules and torch_file_name, with a state dict whose
+// emulated writes equal the traced ones (read from a file that still exists when
+// FitOptions::read_file allows, else inferred from the writes).
+bool FitTorchSave(const CheckpointWrites& writes, const FitOptions& options, FitResult* out);
 
 // Stage 1 (fit_files.cc): files, the data files and their probes, the data events.
 Status CollectFiles(const ProfileTrace& trace, const FitOptions& options, View* view);

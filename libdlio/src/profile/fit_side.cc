@@ -50,15 +50,10 @@ int64_t StepIndex(const View& view, int64_t us) {
   return it - view.steps.begin();
 }
 
-struct Save {
-  int64_t step = 0;
-  int64_t bytes = 0;
-  std::set<std::string> files;
-  int64_t start_us = 0, end_us = 0;  // first write's start, last write's end
-};
-
 std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<std::string>& ckpt,
-                        std::map<int64_t, int64_t>* write_sizes, int64_t* syncs) {
+                        CheckpointWrites* out) {
+  std::map<int64_t, int64_t>* write_sizes = &out->write_sizes;
+  int64_t* syncs = &out->syncs;
   std::vector<size_t> writes;
   const int64_t start = view.accesses.empty() ? 0 : view.accesses.front().start_us;
   for (size_t i = 0; i < t.size(); ++i) {
@@ -90,6 +85,10 @@ std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<
     saves.back().end_us = std::max(saves.back().end_us, t.start_us[i] + t.dur_us[i]);
     saves.back().files.insert(t.String(t.path[i]));
     ++(*write_sizes)[t.size_bytes[i]];
+    auto& file = out->per_file[t.String(t.path[i])];
+    if (file.second.empty()) file.first = t.start_us[i];
+    file.second.push_back({static_cast<uint64_t>(std::max<int64_t>(t.offset[i], 0)),
+                           static_cast<uint64_t>(t.size_bytes[i])});
     last_end = std::max(last_end, t.start_us[i] + t.dur_us[i]);
   }
   return saves;
@@ -123,19 +122,10 @@ void FitCadence(const View& view, const std::vector<Save>& saves, FitResult* out
   }
 }
 
-// What the trace writes to checkpoint files: the files, the saves (bursts), the write sizes
-// (size -> count) and the fsync/fdatasync calls.
-struct CheckpointWrites {
-  std::set<std::string> files;
-  std::vector<Save> saves;
-  std::map<int64_t, int64_t> write_sizes;
-  int64_t syncs = 0;
-};
-
 CheckpointWrites FindCheckpointWrites(const ProfileTrace& t, const View& view) {
   CheckpointWrites w;
   w.files = CheckpointFiles(t, view);
-  if (!w.files.empty()) w.saves = Saves(t, view, w.files, &w.write_sizes, &w.syncs);
+  if (!w.files.empty()) w.saves = Saves(t, view, w.files, &w);
   return w;
 }
 
@@ -156,6 +146,11 @@ void FitSaves(const FitOptions& options, const CheckpointWrites& w, FitResult* o
   Set(out, "checkpoint.checkpoint_folder", options.checkpoint_folder, FitConfidence::kHigh,
       StrCat("the emulation's own; the traced saves went under ",
              ckpt.begin()->substr(0, ckpt.begin()->rfind('/') + 1)));
+  if (Median(files) == 1 && FitTorchSave(w, options, out)) {
+    Set(out, "checkpoint.fsync", syncs > 0 ? "true" : "false", FitConfidence::kHigh,
+        StrCat(syncs, " fsync/fdatasync calls on the checkpoint files"));
+    return;
+  }
   Set(out, "checkpoint.type", "model", FitConfidence::kMedium,
       "a fixed number of bytes split over files, as observed");
   Set(out, "checkpoint.model_size_bytes", std::to_string(Median(bytes)), FitConfidence::kHigh,

@@ -34,5 +34,6 @@ list(APPEND DLIO_SOURCES
   src/profile/fit_ranks.cc
   src/profile/fit_reader.cc
   src/profile/fit_side.cc
+  src/profile/fit_torch.cc
   src/profile/fit_yaml.cc
 )

@@ -65,6 +65,7 @@ Status MakeCheckpointing(const RunContext& ctx, Checkpointing* out) {
   co.model_files = c.checkpoint.model_files;
   co.torch_state_dict = c.checkpoint.torch_state_dict;
   co.torch_modules = c.checkpoint.torch_modules;
+  co.torch_file_name = c.checkpoint.torch_file_name;
   co.transformer = TransformerModelFor(c);
   out->type = co.name;
   if (co.name == "transformer" && ctx.rank() == 0) {

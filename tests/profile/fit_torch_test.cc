@@ -1,0 +1,191 @@
+// FitTrace on hand-built traces of torch.save's writes (checkpoint/torch_save_file.h's requests):
+// the fitted checkpoint.torch_state_dict makes dlio's torch_save checkpointer issue the traced
+// requests, from the writes alone or read from the file when it still exists.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "checkpoint/torch_save_file.h"
+#include "dlio/clock.h"
+#include "dlio/profile_fit.h"
+#include "dlio/storage.h"
+#include "profile/analysis_test_util.h"
+#include "profile/fit_test_util.h"
+
+namespace dlio {
+namespace {
+
+using checkpoint_internal::TorchArchiveName;
+using checkpoint_internal::TorchSaveRequests;
+using checkpoint_internal::TorchStateDict;
+using checkpoint_internal::TorchWrite;
+using fit_test::Fit;
+using fit_test::Value;
+using testing::AddEvent;
+
+// The nn.Sequential(Linear(1024, 512), ReLU, Linear(512, 512), ReLU, Linear(512, 10)) of
+// tests/fidelity/programs/torch_save_ckpt.py.
+constexpr char kMlp[] =
+    "0.weight:512x1024, 0.bias:512, 2.weight:512x512, 2.bias:512, 4.weight:10x512, 4.bias:10";
+constexpr char kMlpModules[] = "0, 1, 2, 3, 4";
+
+TorchStateDict Parse(const std::string& tensors, const std::string& modules) {
+  auto sd = checkpoint_internal::ParseTorchStateDict(tensors, modules);
+  REQUIRE(sd.ok());
+  return std::move(sd).value();
+}
+
+std::vector<TorchWrite> Requests(const std::string& path, const TorchStateDict& sd) {
+  auto r = TorchSaveRequests(TorchArchiveName(path), sd);
+  REQUIRE(r.ok());
+  return std::move(r).value();
+}
+
+// torch.save(sd, path) at `start_us`, as the interposer records it.
+void AddSave(ProfileTrace* t, const std::string& path, const TorchStateDict& sd, int64_t start_us) {
+  AddEvent(t, 7, 7, "openat", start_us, 5, path);
+  int64_t now = start_us + 10;
+  for (const TorchWrite& w : Requests(path, sd)) {
+    AddEvent(t, 7, 7, "writev", now, 20, path, static_cast<int64_t>(w.offset),
+             static_cast<int64_t>(w.size), static_cast<int64_t>(w.size));
+    now += 30;
+  }
+  AddEvent(t, 7, 7, "close", now, 1, path);
+}
+
+ProfileTrace Saves(const std::vector<std::string>& paths, const TorchStateDict& sd) {
+  ProfileTrace t;
+  int64_t now = 0;
+  for (const std::string& p : paths) {
+    AddSave(&t, p, sd, now);
+    now += 50'000;
+  }
+  return t;
+}
+
+// The state dict the fit describes, and the requests the emulation issues with it.
+std::vector<TorchWrite> Emulated(const FitResult& r) {
+  INFO(FitYaml(r, {"t"}));
+  REQUIRE(Value(r, "checkpoint.type") == "torch_save");
+  std::string modules = Value(r, "checkpoint.torch_modules");
+  if (modules == "\"\"") modules.clear();
+  const TorchStateDict sd = Parse(Value(r, "checkpoint.torch_state_dict"), modules);
+  return Requests(Value(r, "checkpoint.torch_file_name"), sd);
+}
+
+TEST_CASE("fit: torch.save's writes alone give a state dict with the same requests") {
+  const TorchStateDict mlp = Parse(kMlp, kMlpModules);
+  const std::vector<std::string> paths{"/ck/model-8.pt", "/ck/model-16.pt", "/ck/model-24.pt",
+                                       "/ck/model-32.pt"};
+  const FitResult r = Fit(Saves(paths, mlp));
+  CHECK(Value(r, "checkpoint.num_checkpoints_write") == "4");
+  // "model-8" is a byte shorter: its headers differ, so the emulation takes the common length.
+  CHECK(Value(r, "checkpoint.torch_file_name").size() == std::string("model-16.pt").size());
+  const std::vector<TorchWrite> emulated = Emulated(r);
+  CHECK(emulated == Requests(paths[1], mlp));
+  CHECK(emulated != Requests(paths[0], mlp));
+  CHECK(r.Find("checkpoint.torch_state_dict")->confidence == FitConfidence::kMedium);
+  CHECK(r.Find("checkpoint.torch_state_dict")->reason.find("not in the writes") !=
+        std::string::npos);
+  CHECK(r.Find("checkpoint.model_size_bytes") == nullptr);
+}
+
+TEST_CASE("fit: data.pkl alone, small tensors at the close or between large ones are inferred") {
+  // 14 tensors: data.pkl over 1 KiB leaves alone; keys sort as strings (0, 1, 10, ...).
+  std::string many;
+  for (int k = 0; k < 7; ++k) {
+    many +=
+        "layer" + std::to_string(k) + ".weight:64x64, layer" + std::to_string(k) + ".bias:512, ";
+  }
+  // A CNN: BatchNorm vectors of 64 bytes share writevs with the convolutions after them.
+  const std::string cnn =
+      "0.weight:16x3x3x3, 0.bias:16, 1.weight:16, 1.bias:16, 1.running_mean:16, "
+      "1.running_var:16, 1.num_batches_tracked:scalar:int64, 4.weight:8x16x3x3, 4.bias:8, "
+      "6.weight:10x128, 6.bias:10";
+  // A deeper one: 24 blocks of a 64x64x3x3 convolution and its BatchNorm (120 tensors).
+  std::string deep;
+  for (int k = 0; k < 24; ++k) {
+    std::string b = "b";
+    b += std::to_string(k);
+    deep += b + ".conv.weight:64x64x3x3, " + b + ".bn.weight:64, " + b + ".bn.bias:64, " + b +
+            ".bn.running_mean:64, " + b + ".bn.running_var:64, ";
+  }
+  for (const std::string& tensors :
+       {many, std::string("w:100000, b:3, c:5"), std::string("w:3000:fp16, b:7:int8"),
+        std::string("only:40"), cnn, deep}) {
+    INFO(tensors);
+    const TorchStateDict sd = Parse(tensors, "");
+    const FitResult r = Fit(Saves({"/job/ck_a.pt", "/job/ck_b.pt"}, sd));
+    CHECK(Emulated(r) == Requests("/job/ck_a.pt", sd));
+  }
+}
+
+TEST_CASE("fit: a torch.save file that still exists gives the exact state dict") {
+  const TorchStateDict mlp = Parse(kMlp, kMlpModules);
+  // The file's bytes, as torch.save (and dlio) write them.
+  auto storage = NewMemoryStorage();
+  storage->Bind(SystemClock(), nullptr);
+  {
+    auto f = storage->Open("/ck/model-16.pt", OpenMode::kWrite);
+    REQUIRE(f.ok());
+    REQUIRE(checkpoint_internal::WriteTorchSave(
+                f->get(), "model-16", mlp,
+                [](uint64_t, size_t n, char* d) { std::fill(d, d + n, '\1'); })
+                .ok());
+  }
+  FitOptions options;
+  std::vector<std::string> asked;
+  options.read_file = [&](const std::string& path, uint64_t offset,
+                          uint64_t n) -> Result<std::string> {
+    asked.push_back(path);
+    DLIO_ASSIGN_OR_RETURN(auto f, storage->Open(path, OpenMode::kRead));
+    std::string out(n, '\0');
+    DLIO_RETURN_NOT_OK(f->ReadExactAt(offset, n, out.data()));
+    return out;
+  };
+  const FitResult r = Fit(Saves({"/ck/model-16.pt", "/ck/model-24.pt"}, mlp), options);
+  CHECK_FALSE(asked.empty());
+  CHECK(Value(r, "checkpoint.torch_state_dict") == kMlp);
+  CHECK(Value(r, "checkpoint.torch_modules") == kMlpModules);
+  CHECK(r.Find("checkpoint.torch_state_dict")->confidence == FitConfidence::kHigh);
+  CHECK(Emulated(r) == Requests("/ck/model-16.pt", mlp));
+
+  SECTION("a corrupt file: the writes alone, and the reason says why") {
+    options.read_file = [](const std::string& path, uint64_t offset,
+                           uint64_t n) -> Result<std::string> {
+      (void)path;
+      (void)offset;
+      return std::string(n, 'P');
+    };
+    const FitResult bad = Fit(Saves({"/ck/model-16.pt", "/ck/model-24.pt"}, mlp), options);
+    CHECK(Emulated(bad) == Requests("/ck/model-16.pt", mlp));
+    const std::string reason = bad.Find("checkpoint.torch_state_dict")->reason;
+    CHECK(reason.find("from the writes") != std::string::npos);
+    CHECK(reason.find("not read: /ck/model-16.pt: offset") != std::string::npos);
+  }
+}
+
+TEST_CASE("fit: writes that are not torch.save's stay checkpoint.type model") {
+  ProfileTrace t;
+  for (int k = 0; k < 3; ++k) {
+    const std::string path = "/ck/model-" + std::to_string(k) + ".pt";
+    for (int w = 0; w < 4; ++w) {
+      AddEvent(&t, 3, 3, "write", k * 50'000 + w * 20, 10, path, w * 65536, 65536, 65536);
+    }
+  }
+  const FitResult r = Fit(t);
+  CHECK(Value(r, "checkpoint.type") == "model");
+  CHECK(Value(r, "checkpoint.model_size_bytes") == std::to_string(4 * 65536));
+  // Many files of many sequential writes: each tried (briefly), none is torch.save's.
+  ProfileTrace many;
+  for (int k = 0; k < 10; ++k) {
+    const std::string path = "/ck/big-" + std::to_string(k) + ".pt";
+    for (int w = 0; w < 3000; ++w) {
+      AddEvent(&many, 3, 3, "write", k * 5'000'000 + w * 20, 10, path, w * 4096, 4096, 4096);
+    }
+  }
+  CHECK(Value(Fit(many), "checkpoint.type") == "model");
+}
+
+}  // namespace
+}  // namespace dlio
