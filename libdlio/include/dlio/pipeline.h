@@ -116,7 +116,8 @@ struct PipelineOptions {
 struct PipelineStats {
   uint64_t batches_allocated = 0;  // Batch objects in the pool (prefetch + in flight + 1)
   uint64_t buffers_allocated = 0;  // SampleBuffers created (pool, plus the preload store)
-  uint64_t buffer_growths = 0;     // times a pooled buffer had to grow its capacity
+  uint64_t buffer_growths = 0;     // times a pooled buffer (pytorch: a slot's region or a
+                                   // worker's buffer) had to grow its capacity
   uint64_t buffer_bytes = 0;       // bytes of capacity added by those growths
   uint64_t reserved_bytes = 0;     // bytes allocated and touched when the pipeline was built
   uint64_t samples_read = 0;       // DataSource::Read calls made
