@@ -148,6 +148,10 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
   CHECK(po.reserve_batch_bytes == (4u << 20) + 4000);
   CHECK(po.reserve_buffers == 0);
+  // pytorch slots beyond half of any host's memory: grown on demand instead.
+  c.dataset.record_length_bytes = uint64_t{1} << 40;
+  CHECK(reserve("pytorch", 4, *fx.format).reserve_batch_bytes == 0);
+  CHECK(reserve("pytorch", 4, *fx.format).reserve_sample_bytes == 0);
   // A pool beyond 1 GiB: only the buffers handed out first, up to 1 GiB.
   c.dataset.record_length_bytes_stdev = 0;
   c.dataset.record_length_bytes = 300u << 20;

@@ -48,7 +48,8 @@ std::string PipelineNameFor(const WorkloadConfig& config, bool storage_needs_mpi
 // dataset.record_length_bytes and _stdev (a sample: mean + 2 stdev; a batch of b: b x mean +
 // 2 sqrt(b) stdev), reader.prefetch_size and read_threads, for formats whose stored sample size
 // is the record length (docs/architecture.md, "The hot path does not allocate"). Leaves the
-// fields at 0 (grow on demand) for other formats and for preload.
+// fields at 0 (grow on demand) for other formats, for preload, and for pytorch slots that would
+// take more than half of HostMemoryBytes().
 void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
                        const std::string& pipeline, uint64_t batch_size, PipelineOptions* options);
 // Whether the config asks for PyTorch's DataLoader model (io_model pytorch, or auto with

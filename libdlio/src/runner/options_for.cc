@@ -4,7 +4,9 @@
 #include <random>
 #include <string>
 
+#include "core/host_memory.h"
 #include "dlio/loop.h"
+#include "pipeline/worker_pipeline.h"
 
 namespace dlio {
 
@@ -137,9 +139,17 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std:
   const uint64_t b = std::max<uint64_t>(1, batch_size);
   if (pipeline == "pytorch" && c.reader.read_threads > 0) {
     // Every slot of every worker holds a batch each round of the epoch, so all of them are used:
-    // reserving them adds nothing to what the run touches anyway.
+    // reserving them adds nothing to what the run touches anyway. Unless they would take more than
+    // half of the host's memory: the run then grows them on demand, as before (the preflight check
+    // and the kernel decide whether it fits), rather than fail while building the pipeline.
+    const uint64_t batch = b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
+    const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
+    const double total = static_cast<double>(c.reader.read_threads) *
+                         (static_cast<double>(slots) * batch + static_cast<double>(sample));
+    const uint64_t memory = HostMemoryBytes();
+    if (memory > 0 && total > memory / 2.0) return;
     po->reserve_sample_bytes = sample;
-    po->reserve_batch_bytes = b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
+    po->reserve_batch_bytes = batch;
     return;
   }
   const uint64_t ring = c.reader.prefetch_size + std::max<uint64_t>(1, c.reader.read_threads) + 1;
