@@ -217,9 +217,6 @@ TEST_CASE("files stay open across epochs unless reopen_files_each_epoch") {
   }
 }
 
-}  // namespace
-}  // namespace dlio
-
 namespace dlio {
 namespace {
 
@@ -249,6 +246,51 @@ TEST_CASE("a consumer that keeps up cycles the most recently released buffers") 
   // Sync reads batch k only in Next, after batch k-1 came back: the same two buffers serve all.
   CHECK((*pipeline)->stats().buffers_allocated == 12);
   CHECK(used.size() == 2);
+}
+
+}  // namespace
+}  // namespace dlio
+
+TEST_CASE("reserve_buffers touches the buffers the pool hands out first: none grows after it") {
+  FakeSource source(2, 8, /*fixed_size=*/1 << 20);
+  PipelineOptions options;
+  options.batch_size = 2;
+  options.read_threads = 0;  // read in Next, after the previous batch went back to the pool
+  options.prefetch_size = 2;
+  options.reserve_sample_bytes = 1 << 20;
+  options.reserve_buffers = 2;  // one batch: all a consumer that reads inline ever holds
+  PipelineEnv env;
+  env.source = &source;
+  auto pipeline = Build("threaded", options, env);
+  REQUIRE(pipeline.ok());
+  // (prefetch 2 + 1 + 1) batches of 2 pooled, 2 of them reserved.
+  CHECK((*pipeline)->stats().buffers_allocated == 8);
+  CHECK((*pipeline)->stats().reserved_bytes == 2u << 20);
+  BatchLease lease;
+  bool end = false;
+  for (uint64_t epoch = 0; epoch < 3; ++epoch) {
+    REQUIRE((*pipeline)->StartEpoch(epoch, Plan(source)).ok());
+    while ((*pipeline)->Next(&lease, &end).ok() && !end) {
+    }
+    CHECK(end);
+  }
+  const PipelineStats stats = (*pipeline)->stats();
+  CHECK(stats.samples_read == 48);
+  CHECK(stats.buffer_growths == 0);  // every sample went into one of the 2 reserved buffers
+  CHECK(stats.buffer_bytes == 0);
+
+  // Reserving fewer than the consumer holds: the others grow once, on first use.
+  options.reserve_buffers = 1;
+  auto short_pool = Build("threaded", options, env);
+  REQUIRE(short_pool.ok());
+  CHECK((*short_pool)->stats().reserved_bytes == 1u << 20);
+  for (uint64_t epoch = 0; epoch < 3; ++epoch) {
+    REQUIRE((*short_pool)->StartEpoch(epoch, Plan(source)).ok());
+    while ((*short_pool)->Next(&lease, &end).ok() && !end) {
+    }
+  }
+  CHECK((*short_pool)->stats().buffer_growths == 1);
+  CHECK((*short_pool)->stats().buffer_bytes == 1u << 20);
 }
 
 }  // namespace

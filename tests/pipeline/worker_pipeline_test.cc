@@ -24,6 +24,7 @@
 #include "dlio/registries.h"
 #include "dlio/tracer.h"
 #include "pipeline/fake_source.h"
+#include "pipeline/worker_channel.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -223,6 +224,48 @@ TEST_CASE("pytorch pipeline: workers re-forked every epoch unless persistent",
     StepsIn(path, &traced_pid, &name, &tids);
     REQUIRE(tids == std::set<int>{pid});
   }
+}
+
+TEST_CASE("pytorch pipeline: regions and read buffers sized from the options never grow",
+          "[pipeline][pytorch]") {
+  Fixture fx;
+  FakeSource source(4, 8, /*fixed_size=*/100000);
+  const auto plan = PlanOf(source);
+  PipelineOptions o;
+  o.batch_size = 4;
+  o.read_threads = 2;
+  o.prefetch_size = 2;  // prefetch_factor 1: 2 slots per worker
+  o.reserve_sample_bytes = 100000;
+  o.reserve_batch_bytes = 400000;
+  auto p = fx.Make(o, &source);
+  // Persistent workers are forked (and have their memory mapped) before the first epoch.
+  REQUIRE(!NoChildren());
+  // Per slot: header and sample table, the batch's bytes, 64 bytes of alignment per sample.
+  const uint64_t region = pipeline_internal::DataOffset(4) + 400000 + 4 * 64;
+  CHECK(p->stats().reserved_bytes == 2 * 2 * region + 2 * 100000);
+  CHECK(p->stats().buffers_allocated == 2 * 2 + 2);
+  for (uint64_t epoch = 0; epoch < 3; ++epoch) {
+    REQUIRE(p->StartEpoch(epoch, plan).ok());
+    DrainChecked(p.get(), source, plan, 4);
+  }
+  CHECK(p->stats().samples_read == 96);
+  CHECK(p->stats().buffer_growths == 0);
+  REQUIRE(p->Stop().ok());
+  REQUIRE(NoChildren());
+
+  // Without the reservation each worker grows its read buffer once, and each of the 4 regions
+  // grows once (from 64 KiB), all in epoch 1.
+  o.reserve_sample_bytes = o.reserve_batch_bytes = 0;
+  auto lazy = fx.Make(o, &source);
+  CHECK(lazy->stats().reserved_bytes == 0);
+  REQUIRE(lazy->StartEpoch(0, plan).ok());
+  DrainChecked(lazy.get(), source, plan, 4);
+  CHECK(lazy->stats().buffer_growths == 2 + 2 * 2);
+  REQUIRE(lazy->StartEpoch(1, plan).ok());
+  DrainChecked(lazy.get(), source, plan, 4);
+  CHECK(lazy->stats().buffer_growths == 2 + 2 * 2);
+  REQUIRE(lazy->Stop().ok());
+  REQUIRE(NoChildren());
 }
 
 TEST_CASE("pytorch pipeline: a worker's read error arrives in order, naming the file",

@@ -123,3 +123,48 @@ TEST_CASE(
   CHECK(name_for({"reader.io_model=pytorch", "reader.pipeline=sync"}) == "pytorch");
   CHECK(name_for({"reader.io_model=pytorch", "reader.read_type=memory"}) == "preload");
 }
+
+TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
+  Fixture fx;  // npz: stored samples are record_length_bytes
+  dlio::WorkloadConfig c;
+  c.dataset.record_length_bytes = 1 << 20;
+  c.reader.prefetch_size = 2;
+  c.reader.read_threads = 3;
+  auto reserve = [&](const std::string& pipeline, uint64_t batch, const dlio::Format& format) {
+    dlio::PipelineOptions po;
+    dlio::ReserveBuffersFor(c, format, pipeline, batch, &po);
+    return po;
+  };
+  // threaded: every pooled buffer, (prefetch 2 + 3 threads + 1) x batch 4, at the record length.
+  dlio::PipelineOptions po = reserve("threaded", 4, *fx.format);
+  CHECK(po.reserve_sample_bytes == 1u << 20);
+  CHECK(po.reserve_buffers == 24);
+  CHECK(po.reserve_batch_bytes == 0);
+  // With a stdev: mean + 2 stdev per sample; a pytorch batch of 4: 4 mean + 2 sqrt(4) stdev.
+  c.dataset.record_length_bytes_stdev = 1000;
+  po = reserve("threaded", 4, *fx.format);
+  CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
+  po = reserve("pytorch", 4, *fx.format);
+  CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
+  CHECK(po.reserve_batch_bytes == (4u << 20) + 4000);
+  CHECK(po.reserve_buffers == 0);
+  // pytorch slots beyond half of any host's memory: grown on demand instead.
+  c.dataset.record_length_bytes = uint64_t{1} << 40;
+  CHECK(reserve("pytorch", 4, *fx.format).reserve_batch_bytes == 0);
+  CHECK(reserve("pytorch", 4, *fx.format).reserve_sample_bytes == 0);
+  // A pool beyond 1 GiB: only the buffers handed out first, up to 1 GiB.
+  c.dataset.record_length_bytes_stdev = 0;
+  c.dataset.record_length_bytes = 300u << 20;
+  po = reserve("threaded", 4, *fx.format);
+  CHECK(po.reserve_buffers == 3);
+  c.dataset.record_length_bytes = 2u << 30;  // one sample is larger than the bound: none
+  CHECK(reserve("threaded", 4, *fx.format).reserve_sample_bytes == 0);
+  // Nothing for preload, nor for formats whose stored size is not the record length.
+  c.dataset.record_length_bytes = 1 << 20;
+  CHECK(reserve("preload", 4, *fx.format).reserve_sample_bytes == 0);
+  auto jpeg = fx.registries.formats.Get("jpeg");
+  REQUIRE(jpeg.ok());
+  auto jpeg_format = (*jpeg)();
+  REQUIRE(jpeg_format.ok());
+  CHECK(reserve("threaded", 4, **jpeg_format).reserve_sample_bytes == 0);
+}

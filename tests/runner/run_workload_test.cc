@@ -7,6 +7,7 @@
 // train.computation_time (500 ms per step) and the recording checkpointer's saves.
 #include <catch2/catch.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -327,4 +328,61 @@ TEST_CASE("RunWorkload reports the longest checkpoint save, not the mean") {
   CHECK(report->checkpoint_saves_all[2].seconds == Approx(2.0));
   CHECK(report->checkpoint_max_duration_s == Approx(3.0));  // the mean would be 2
   CHECK(report->checkpoint_bytes_total == 1000);            // per save, one rank
+}
+
+TEST_CASE("summary.json reports epoch 1 apart from the steady state, and the buffers prepared") {
+  Fixture fx;
+  fx.config.reader.drop_last = true;  // 2 steps of 4 samples per epoch
+  fx.config.train.epochs = 3;
+  auto report = fx.Run();
+  REQUIRE(report.ok());
+  const auto summary = nlohmann::json::parse(report->summary_json);
+  const auto& m = summary["metric"];
+  // Every epoch: 2 steps of 40 ms of reads (4 x 10 ms, inline) and 500 ms of compute.
+  CHECK(m["train_first_epoch_au_percentage"].get<double>() == Approx(100.0 * 1000 / 1080));
+  CHECK(m["train_first_epoch_throughput_samples_per_second"].get<double>() == Approx(8 / 1.08));
+  CHECK(m["train_first_epoch_io_MB_per_second"].get<double>() == Approx(8 * 64 / 1.08 / 1e6));
+  CHECK(m["train_steady_au_mean_percentage"].get<double>() == Approx(100.0 * 1000 / 1080));
+  CHECK(m["train_steady_throughput_mean_samples_per_second"].get<double>() == Approx(8 / 1.08));
+  CHECK(m["train_steady_io_mean_MB_per_second"].get<double>() == Approx(8 * 64 / 1.08 / 1e6));
+  CHECK(m["train_first_epoch_to_steady_throughput_ratio"].get<double>() == Approx(1.0));
+  // The pool: (prefetch_size 2 + 1 + 1) batches of 4 samples of 64 bytes, touched before epoch 1
+  // (the fake clock does not move while the pipeline is built).
+  CHECK(m["buffer_prepared_bytes"].get<uint64_t>() == (2 + 1 + 1) * 4 * 64);
+  CHECK(m["buffer_prepare_seconds"].get<double>() == 0.0);
+  CHECK(report->summary_text.find("first epoch: AU 92.59%, 7.4 samples/s; steady state (epochs "
+                                  "2-3): AU 92.59%, 7.4 samples/s (first/steady 1.000)") !=
+        std::string::npos);
+}
+
+TEST_CASE("summary.json's steady state is epochs 2..N and epoch 1 is the first of them") {
+  Fixture fx;
+  fx.config.reader.drop_last = true;
+  fx.config.train.epochs = 4;
+  fx.config.train.computation_time.type = dlio::DistributionSpec::Type::kUniform;
+  fx.config.train.computation_time.min = 0.1;
+  fx.config.train.computation_time.max = 0.9;
+  auto report = fx.Run();
+  REQUIRE(report.ok());
+  const auto summary = nlohmann::json::parse(report->summary_json);
+  const auto& m = summary["metric"];
+  const auto au = m["train_au_percentage"].get<std::vector<double>>();
+  const auto tp = m["train_throughput_samples_per_second"].get<std::vector<double>>();
+  REQUIRE(au.size() == 4);
+  REQUIRE(tp[0] != Approx(tp[1]));  // the epochs differ
+  CHECK(m["train_first_epoch_au_percentage"].get<double>() == Approx(au[0]));
+  CHECK(m["train_first_epoch_throughput_samples_per_second"].get<double>() == Approx(tp[0]));
+  CHECK(m["train_steady_au_mean_percentage"].get<double>() == Approx((au[1] + au[2] + au[3]) / 3));
+  const double steady = (tp[1] + tp[2] + tp[3]) / 3;
+  CHECK(m["train_steady_throughput_mean_samples_per_second"].get<double>() == Approx(steady));
+  CHECK(m["train_first_epoch_to_steady_throughput_ratio"].get<double>() == Approx(tp[0] / steady));
+
+  // One epoch: no steady state to report.
+  fx.config.train.epochs = 1;
+  auto one = fx.Run();
+  REQUIRE(one.ok());
+  const auto m1 = nlohmann::json::parse(one->summary_json)["metric"];
+  CHECK(m1.contains("train_first_epoch_au_percentage"));
+  CHECK(!m1.contains("train_steady_au_mean_percentage"));
+  CHECK(!m1.contains("train_first_epoch_to_steady_throughput_ratio"));
 }

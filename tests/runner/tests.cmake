@@ -5,5 +5,6 @@ dlio_add_test(side_io_test SOURCES runner/side_io_test.cc)
 target_link_libraries(side_io_test PRIVATE nlohmann_json::nlohmann_json)
 dlio_add_test(preflight_test LIBS dlio_runner SOURCES runner/preflight_test.cc)
 dlio_add_test(run_workload_test LIBS dlio_runner SOURCES runner/run_workload_test.cc)
+target_link_libraries(run_workload_test PRIVATE nlohmann_json::nlohmann_json)
 # What a run leaves behind (keep_files, output files on a full disk, summary, warnings).
 dlio_add_test(run_outputs_test LIBS dlio_runner SOURCES runner/run_outputs_test.cc)

@@ -22,6 +22,8 @@ class SampleBuffer {
  public:
   explicit SampleBuffer(size_t alignment = 64) : buf_(alignment) {}
   Status Resize(size_t n) { return buf_.Resize(n); }
+  // Caller-owned memory instead of the heap until a Resize needs more (AlignedBuffer::Borrow).
+  void Borrow(uint8_t* data, size_t capacity) { buf_.Borrow(data, capacity); }
   uint8_t* data() { return buf_.data(); }
   const uint8_t* data() const { return buf_.data(); }
   size_t size() const { return buf_.size(); }

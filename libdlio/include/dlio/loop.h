@@ -42,6 +42,16 @@ void AdaptSamplerToIoModel(IoModel model, SamplerOptions* options);
 // threaded over a storage that does not need MPI (forked workers cannot use it:
 // StorageCapabilities::needs_mpi); else reader.pipeline.
 std::string PipelineNameFor(const WorkloadConfig& config, bool storage_needs_mpi);
+// The pipeline buffers allocated and touched before the first epoch (PipelineOptions::
+// reserve_sample_bytes, reserve_buffers, reserve_batch_bytes) for `pipeline` (PipelineNameFor)
+// with batches of `batch_size`, so no timed epoch pays first-touch page faults. Sized from
+// dataset.record_length_bytes and _stdev (a sample: mean + 2 stdev; a batch of b: b x mean +
+// 2 sqrt(b) stdev), reader.prefetch_size and read_threads, for formats whose stored sample size
+// is the record length (docs/architecture.md, "The hot path does not allocate"). Leaves the
+// fields at 0 (grow on demand) for other formats, for preload, and for pytorch slots that would
+// take more than half of HostMemoryBytes().
+void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
+                       const std::string& pipeline, uint64_t batch_size, PipelineOptions* options);
 // Whether the config asks for PyTorch's DataLoader model (io_model pytorch, or auto with
 // data_loader pytorch).
 bool UsesPytorchWorkers(const WorkloadConfig& config);
@@ -80,6 +90,10 @@ struct LoopParts {
   std::unique_ptr<ComputeEmulator> compute;
   uint64_t batch_size = 1;  // reader.batch_size (train) or reader.batch_size_eval
   bool drop_last = true;    // reader.drop_last
+  // Time spent building the pipeline, most of it allocating and touching its buffers
+  // (ReserveBuffersFor); outside every timed epoch.
+  int64_t prepare_ns = 0;
+  uint64_t reserved_bytes = 0;  // pipeline->stats().reserved_bytes once built
 };
 
 // Builds the loop over `split`'s files (DatasetFiles) from `config`, which should be validated and

@@ -88,8 +88,15 @@ struct PipelineOptions {
   int rank = 0;
   // Capacity every pooled sample buffer gets, and touches, when the pipeline is built, so the
   // first epoch does not pay first-touch page faults inside its timing (0: grow on demand).
-  // Larger samples still grow their buffer on first use.
+  // Larger samples still grow their buffer on first use. pytorch: each worker's read buffer.
   uint64_t reserve_sample_bytes = 0;
+  // threaded/sync: how many pooled buffers get that capacity (0: all of the pool's
+  // (prefetch_size + max(1, read_threads) + 1) x batch_size). The pool hands out the most recently
+  // released buffer first, so these are the ones a consumer that keeps up cycles through.
+  uint64_t reserve_buffers = 0;
+  // pytorch: the sample bytes every batch slot's shared region is allocated for when the
+  // pipeline is built (0: grown by the workers on demand). Larger batches still grow it.
+  uint64_t reserve_batch_bytes = 0;
   // Drop the DataSource's open files at every StartEpoch (a loader whose workers restart each
   // epoch, as PyTorch's without persistent_workers). false keeps them open across epochs.
   bool reopen_files_each_epoch = false;
@@ -109,8 +116,10 @@ struct PipelineOptions {
 struct PipelineStats {
   uint64_t batches_allocated = 0;  // Batch objects in the pool (prefetch + in flight + 1)
   uint64_t buffers_allocated = 0;  // SampleBuffers created (pool, plus the preload store)
-  uint64_t buffer_growths = 0;     // times a pooled buffer had to grow its capacity
+  uint64_t buffer_growths = 0;     // times a pooled buffer (pytorch: a slot's region or a
+                                   // worker's buffer) had to grow its capacity
   uint64_t buffer_bytes = 0;       // bytes of capacity added by those growths
+  uint64_t reserved_bytes = 0;     // bytes allocated and touched when the pipeline was built
   uint64_t samples_read = 0;       // DataSource::Read calls made
   uint64_t batches_delivered = 0;  // batches handed to the consumer by Next
 };

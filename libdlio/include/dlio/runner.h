@@ -103,6 +103,16 @@ struct RunReport {
   double throughput_mean_samples_per_s = 0, throughput_stdev_samples_per_s = 0;
   double io_mean_bytes_per_s = 0, io_stdev_bytes_per_s = 0;
   bool au_met = false;
+  // The first training epoch apart from the steady state (epochs 2..N), which is what a
+  // long-running job sees: epoch 1's AU (mean over ranks), throughput and I/O (sums over ranks),
+  // and their means over epochs 2..N (0 with fewer than 2 epochs).
+  double first_epoch_au_percent = 0, first_epoch_samples_per_s = 0, first_epoch_bytes_per_s = 0;
+  double steady_au_mean_percent = 0, steady_samples_per_s_mean = 0, steady_bytes_per_s_mean = 0;
+  // The pipelines' buffers allocated and touched before the first epoch, outside every epoch's
+  // timing (LoopParts::prepare_ns, reserved_bytes): this rank's, then after the reduction the
+  // slowest rank's seconds and the bytes summed over ranks.
+  double buffer_prepare_seconds = 0;
+  uint64_t buffer_prepared_bytes = 0;
   // Saves (checkpoint_saves_all): the longest, each timed on its slowest rank (the mean and
   // stdev over saves are in summary.json's save_checkpoint_* metrics).
   double checkpoint_max_duration_s = 0;

@@ -379,6 +379,10 @@ class AlignedBuffer {
 
   // Ensures capacity >= n (reallocating without keeping contents) and sets size to n.
   Status Resize(size_t n);
+  // Uses `capacity` bytes at `data` (caller-owned, already allocated and touched, e.g. memory
+  // shared with another process) instead of the heap, until a Resize needs more; the caller
+  // keeps that memory alive as long as the buffer uses it. Size becomes 0.
+  void Borrow(uint8_t* data, size_t capacity);
   uint8_t* data() { return data_; }
   const uint8_t* data() const { return data_; }
   size_t size() const { return size_; }
@@ -387,6 +391,7 @@ class AlignedBuffer {
  private:
   uint8_t* data_ = nullptr;
   size_t size_ = 0, capacity_ = 0, alignment_;
+  bool owned_ = true;  // data_ came from aligned_alloc (false: borrowed)
 };
 
 }  // namespace dlio

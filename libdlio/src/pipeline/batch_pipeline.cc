@@ -115,6 +115,7 @@ PipelineStats BatchPipeline::stats() const {
   s.buffers_allocated = buffers_allocated_;
   s.buffer_growths = buffer_growths_.load(std::memory_order_relaxed);
   s.buffer_bytes = buffer_bytes_.load(std::memory_order_relaxed);
+  s.reserved_bytes = reserved_bytes_;
   s.samples_read = samples_read_;
   s.batches_delivered = batches_delivered_;
   return s;

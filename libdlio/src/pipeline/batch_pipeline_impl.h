@@ -55,7 +55,9 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   ~BatchPipeline() override;
 
   void StartThreads();
-  Status ReserveBuffers() { return pool_.Reserve(options_.reserve_sample_bytes); }
+  Status ReserveBuffers() {
+    return pool_.Reserve(options_.reserve_sample_bytes, options_.reserve_buffers, &reserved_bytes_);
+  }
   Status StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) override;
   Status Next(BatchLease* out, bool* end_of_epoch) override;
   Status Stop() override;
@@ -127,6 +129,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
 
   // Counters.
   uint64_t buffers_allocated_ = 0;
+  uint64_t reserved_bytes_ = 0;
   std::atomic<uint64_t> buffer_growths_{0}, buffer_bytes_{0};
   uint64_t samples_read_ = 0;
   uint64_t batches_delivered_ = 0;

@@ -1,5 +1,6 @@
 #include "pipeline/buffer_pool.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 #include <utility>
@@ -10,11 +11,16 @@ void BufferPool::Add(size_t n) {
   for (size_t i = 0; i < n; ++i) free_.emplace_back();
 }
 
-Status BufferPool::Reserve(uint64_t bytes) {
+Status BufferPool::Reserve(uint64_t bytes, uint64_t count, uint64_t* reserved) {
+  *reserved = 0;
   if (bytes == 0) return Status::OK();
-  for (SampleBuffer& buffer : free_) {
+  const size_t n = count == 0 ? free_.size() : std::min<size_t>(count, free_.size());
+  // Take pops from the back: reserve the buffers it hands out first.
+  for (size_t i = free_.size() - n; i < free_.size(); ++i) {
+    SampleBuffer& buffer = free_[i];
     DLIO_RETURN_NOT_OK(buffer.Resize(bytes));
     std::memset(buffer.data(), 0, bytes);  // the first touch happens here, not in epoch 1
+    *reserved += buffer.capacity();
   }
   return Status::OK();
 }

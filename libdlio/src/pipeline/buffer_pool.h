@@ -21,9 +21,10 @@ class BufferPool {
   // Adds `n` empty buffers (room for them in the free list is reserved by `capacity`).
   void Add(size_t n);
   void ReserveSlots(size_t capacity) { free_.reserve(capacity); }
-  // Gives every free buffer a capacity of `bytes` and touches it, so first-touch page faults
-  // happen here rather than in the first epoch.
-  Status Reserve(uint64_t bytes);
+  // Gives `count` free buffers (0: every one) a capacity of `bytes` and touches them, so
+  // first-touch page faults happen here rather than in the first epoch. They are the buffers
+  // Take hands out first. Returns the bytes reserved in *reserved.
+  Status Reserve(uint64_t bytes, uint64_t count, uint64_t* reserved);
   // A pooled batch's buffers: buffers[j] came from the pool when holds[j] is 1.
   // buffers[j], taken from the pool when the batch does not hold one for sample j yet.
   SampleBuffer& Take(std::vector<SampleBuffer>* buffers, std::vector<uint8_t>* holds, size_t j);

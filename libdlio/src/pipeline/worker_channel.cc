@@ -1,5 +1,6 @@
 #include "pipeline/worker_channel.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -55,6 +56,25 @@ Status SharedRegion::Reserve(uint64_t bytes) {
         errno, "growing shared region " + name_ + " to " + std::to_string(size) + " bytes");
   }
   return MapSize(size);
+}
+
+Status SharedRegion::Prefault(uint64_t bytes) {
+  DLIO_RETURN_NOT_OK(Refresh());
+  if (bytes == 0) return Status::OK();
+  // Mode 0 extends the file when `bytes` is beyond its end.
+  if (::fallocate(fd_, 0, 0, static_cast<off_t>(bytes)) != 0) {
+    return Status::FromErrno(
+        errno, "allocating " + std::to_string(bytes) + " bytes of shared region " + name_);
+  }
+  return Refresh();
+}
+
+Status SharedRegion::Populate() {
+  if (data_ == nullptr || mapped_ == 0) return Status::OK();
+  if (::madvise(data_, mapped_, MADV_POPULATE_WRITE) != 0 && errno != EINVAL) {
+    return Status::FromErrno(errno, "populating shared region " + name_);
+  }
+  return Status::OK();
 }
 
 Status WriteFull(int fd, const void* data, size_t size) {

@@ -57,6 +57,14 @@ class SharedRegion {
   Status Create(const std::string& name);
   // Makes at least `bytes` usable here, growing the file (never shrinking it) when needed.
   Status Reserve(uint64_t bytes);
+  // Grows the file to at least `bytes` (exactly, not to a power of two) and has the kernel
+  // allocate and clear its pages now (fallocate), without mapping them into this process: a
+  // process that later writes there finds the pages in place instead of faulting in new ones.
+  Status Prefault(uint64_t bytes);
+  // Fills this process's page tables for the whole mapping, writable (MADV_POPULATE_WRITE),
+  // without changing a byte, so the first writes here take no page fault. A kernel without it
+  // (before Linux 5.14) leaves the faults to the first writes.
+  Status Populate();
   // Maps the whole file again when the other process grew it.
   Status Refresh();
   uint8_t* data() const { return data_; }
@@ -84,6 +92,10 @@ struct WorkerCommand {
 constexpr uint32_t kCommandBatch = 1;
 constexpr uint32_t kCommandStop = 2;
 
+// The first message of every worker, once its memory is mapped and populated: a WorkerResult with
+// k == kWorkerReady (and no message), which Spawn waits for.
+constexpr int64_t kWorkerReady = -1;
+
 // Worker -> main process; followed by `message_size` bytes of the error message.
 struct WorkerResult {
   int64_t k = 0;
@@ -94,7 +106,7 @@ struct WorkerResult {
   int64_t read_start_ns = 0;
   int64_t read_end_ns = 0;
   uint32_t message_size = 0;
-  uint32_t pad = 0;
+  uint32_t buffer_growths = 0;  // times the worker's own sample buffers grew for this batch
   // The worker storage's calls for this batch (Storage::stats() after minus before), which the
   // main process adds to its own storage's counters.
   uint64_t read_ops = 0, read_bytes = 0, opens = 0, closes = 0;

@@ -34,6 +34,7 @@ WorkerPipeline::~WorkerPipeline() {
   (void)Stop();
   assert(leased_ == 0 && "BatchLease outlived its pipeline");
   for (auto& slot : slots_) slot->region.Close();
+  for (auto& buffer : read_buffers_) buffer->Close();
   if (stop_flags_ != nullptr) ::munmap(stop_flags_, 4096);
   if (stop_fd_ >= 0) ::close(stop_fd_);
 }
@@ -45,17 +46,38 @@ Status WorkerPipeline::Init() {
   if (page == MAP_FAILED) return Status::FromErrno(errno, "pipeline 'pytorch': mmap stop flags");
   stop_flags_ = static_cast<std::atomic<uint32_t>*>(page);
   for (size_t w = 0; w < workers_n_; ++w) new (&stop_flags_[w]) std::atomic<uint32_t>(0);
+  const uint64_t b = options_.batch_size;
+  // A batch's samples start at 64-byte aligned offsets: up to 63 bytes of padding each.
+  const uint64_t region_bytes =
+      options_.reserve_batch_bytes > 0 ? DataOffset(b) + options_.reserve_batch_bytes + 64 * b : 0;
   for (size_t w = 0; w < workers_n_; ++w) {
     for (size_t i = 0; i < slots_per_worker_; ++i) {
       auto slot = std::make_unique<WorkerSlot>();
       DLIO_RETURN_NOT_OK(slot->region.Create(StrCat("dlio-worker-", w, "-slot-", i)));
-      DLIO_RETURN_NOT_OK(slot->region.Reserve(DataOffset(options_.batch_size)));
-      slot->samples.reserve(options_.batch_size);
+      if (region_bytes > 0) {
+        DLIO_RETURN_NOT_OK(slot->region.Prefault(region_bytes));
+        reserved_bytes_ += region_bytes;
+      } else {
+        DLIO_RETURN_NOT_OK(slot->region.Reserve(DataOffset(b)));
+      }
+      slot->known_size = slot->region.mapped();
+      slot->samples.reserve(b);
       slots_.push_back(std::move(slot));
+    }
+    if (options_.reserve_sample_bytes > 0) {
+      auto buffer = std::make_unique<SharedRegion>();
+      DLIO_RETURN_NOT_OK(buffer->Create(StrCat("dlio-worker-", w, "-read")));
+      DLIO_RETURN_NOT_OK(buffer->Prefault(options_.reserve_sample_bytes));
+      reserved_bytes_ += options_.reserve_sample_bytes;
+      read_buffers_.push_back(std::move(buffer));
     }
   }
   procs_.resize(workers_n_);
-  return Status::OK();
+  if (!options_.persistent_workers) return Status::OK();
+  // Persistent workers are forked now, while the pipeline is built, rather than at the first
+  // StartEpoch: setting up their memory is then not part of epoch 1 (docs/io_models.md).
+  source_->CloseAll();  // they start with no file open (each opens its own)
+  return Spawn();
 }
 
 WorkerSlot* WorkerPipeline::SlotFor(int64_t k) const {
@@ -78,7 +100,9 @@ PipelineStats WorkerPipeline::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   PipelineStats s;
   s.batches_allocated = slots_.size();
-  s.buffers_allocated = slots_.size();
+  s.buffers_allocated = slots_.size() + read_buffers_.size();
+  s.buffer_growths = buffer_growths_;
+  s.reserved_bytes = reserved_bytes_;
   s.samples_read = samples_read_;
   s.batches_delivered = batches_delivered_;
   return s;
@@ -198,6 +222,10 @@ Status WorkerPipeline::Next(BatchLease* out, bool* end_of_epoch) {
 
 Status WorkerPipeline::Deliver(int64_t k, WorkerSlot* slot, int64_t wall_start, BatchLease* out) {
   if (slot->region_size > slot->region.mapped()) DLIO_RETURN_NOT_OK(slot->region.Refresh());
+  if (slot->region_size > slot->known_size) {
+    ++buffer_growths_;  // the worker had to grow the region for this batch
+    slot->known_size = slot->region_size;
+  }
   const uint8_t* base = slot->region.data();
   const auto* samples = reinterpret_cast<const RegionSample*>(base + SamplesOffset(slot->count));
   const auto* refs = reinterpret_cast<const RegionRef*>(base + RefsOffset());

@@ -1,11 +1,11 @@
 // The pytorch pipeline: PyTorch DataLoader's multi-process loading (torch/utils/data/
 // dataloader.py, _MultiProcessingDataLoaderIter; _utils/worker.py, _worker_loop).
 //
-// num_workers = reader.read_threads worker PROCESSES, forked by the main process at the first
-// StartEpoch (persistent_workers) or at every StartEpoch, in which case they exit once the epoch
-// has been delivered. Batch k is built whole by worker k % num_workers (the index queues are fed
-// round robin); at most prefetch_factor * num_workers batches are outstanding (sent to a worker,
-// not yet handed to the consumer), and one more is sent each time Next hands one out, as
+// num_workers = reader.read_threads worker PROCESSES, forked by the main process when the
+// pipeline is built (persistent_workers) or at every StartEpoch, in which case they exit once the
+// epoch has been delivered. Batch k is built whole by worker k % num_workers (the index queues are
+// fed round robin); at most prefetch_factor * num_workers batches are outstanding (sent to a
+// worker, not yet handed to the consumer), and one more is sent each time Next hands one out, as
 // _try_put_index does. prefetch_factor is DLIO's: ceil(reader.prefetch_size / read_threads),
 // 2 when prefetch_size is 0. Batches are handed out in order.
 //
@@ -14,7 +14,10 @@
 // socketpair; the worker reads every sample through its own copy of the DataSource (its own open
 // files: nothing is open at the fork), preprocesses it (decode, reader.preprocess_time) and copies
 // it into the region (PyTorch's collate into shared memory), then reports. The consumer's Batch
-// points into the region, so no byte is copied in the main process.
+// points into the region, so no byte is copied in the main process. With reserve_batch_bytes and
+// reserve_sample_bytes the regions and a read buffer per worker are allocated when the pipeline is
+// built (fallocate), and each worker maps them into its page tables before it reports ready, so
+// no epoch pays for fresh memory.
 //
 // Fork safety: the main process runs no thread of this pipeline, and nothing is read while it
 // forks; the child only reads through its DataSource copy and writes its own trace (Storage

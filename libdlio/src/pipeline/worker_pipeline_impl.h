@@ -23,6 +23,7 @@ struct WorkerSlot : Batch {
   Status status;   // the worker's verdict on batch k
   uint64_t count = 0;
   uint64_t region_size = 0;
+  uint64_t known_size = 0;  // the region's size when batch k was sent (to count growths)
   SharedRegion region;
 };
 
@@ -75,6 +76,9 @@ class WorkerPipeline final : public Pipeline, public BatchRecycler {
   int stop_fd_ = -1;  // eventfd Stop writes to wake a Next blocked in poll
   std::atomic<uint32_t>* stop_flags_ = nullptr;     // shared with the workers (MAP_SHARED page)
   std::vector<std::unique_ptr<WorkerSlot>> slots_;  // worker w's slot i at w * per + i
+  // Worker w's read buffer (empty unless reserve_sample_bytes): allocated before the fork, so no
+  // worker, persistent or forked again each epoch, faults in fresh memory for its reads.
+  std::vector<std::unique_ptr<SharedRegion>> read_buffers_;
   std::vector<WorkerProc> procs_;
   bool running_ = false;  // worker processes exist
 
@@ -89,6 +93,8 @@ class WorkerPipeline final : public Pipeline, public BatchRecycler {
   int leased_ = 0;
   uint64_t samples_read_ = 0;
   uint64_t batches_delivered_ = 0;
+  uint64_t reserved_bytes_ = 0;
+  uint64_t buffer_growths_ = 0;  // region growths seen here plus the workers' buffer growths
 };
 
 }  // namespace dlio::pipeline_internal

@@ -82,6 +82,7 @@ Status WorkerPipeline::Spawn() {
     s.trace_prefix = tracer_ ? options_.worker_trace_prefix : std::string();
     s.trace_gzip = options_.worker_trace_gzip;
     s.stop_flag = &stop_flags_[w];
+    s.read_buffer = w < read_buffers_.size() ? read_buffers_[w].get() : nullptr;
     s.parent = ::getpid();
   }
   for (size_t w = 0; w < workers_n_; ++w) {
@@ -101,6 +102,7 @@ Status WorkerPipeline::Spawn() {
         if (procs_[i].fd >= 0) ::close(procs_[i].fd);
         if (i != w && child_ends[i] >= 0) ::close(child_ends[i]);
         if (i == w) continue;
+        if (i < read_buffers_.size()) read_buffers_[i]->Close();
         for (size_t j = 0; j < slots_per_worker_; ++j) {
           slots_[i * slots_per_worker_ + j]->region.Close();
         }
@@ -112,6 +114,13 @@ Status WorkerPipeline::Spawn() {
     child_ends[w] = -1;
   }
   running_ = true;
+  // Every worker has its memory in its page tables before the first batch goes out.
+  for (size_t w = 0; w < workers_n_; ++w) {
+    WorkerResult ready;
+    if (!ReadFull(procs_[w].fd, &ready, sizeof ready).ok() || ready.k != kWorkerReady) {
+      return WorkerLost(w, "before it was ready");
+    }
+  }
   return Status::OK();
 }
 
@@ -154,6 +163,7 @@ Status WorkerPipeline::Receive(size_t w) {
     storage_->AddOtherProcessStats(done);
   }
   slot->region_size = result.region_size;
+  buffer_growths_ += result.buffer_growths;
   slot->read_ns = result.read_end_ns - result.read_start_ns;
   slot->state = WorkerSlotState::kReady;
   return Status::OK();

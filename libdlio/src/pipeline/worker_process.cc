@@ -21,7 +21,12 @@ class Worker {
         dist_(setup.preprocess_time, MixSeed(setup.seed, setup.rank, 0x3070, setup.worker)),
         preprocess_(setup.decoder != nullptr ||
                     !(setup.preprocess_time.type == DistributionSpec::Type::kConstant &&
-                      setup.preprocess_time.mean <= 0)) {}
+                      setup.preprocess_time.mean <= 0)) {
+    if (s_.read_buffer != nullptr && s_.read_buffer->Refresh().ok() &&
+        s_.read_buffer->mapped() > 0) {
+      buffer_.Borrow(s_.read_buffer->data(), s_.read_buffer->mapped());
+    }
+  }
 
   void StartTracing() {
     if (!s_.trace_prefix.empty()) {
@@ -43,6 +48,21 @@ class Worker {
     if (s_.storage != nullptr) s_.storage->Bind(s_.clock, tracer_.get());
   }
 
+  // Maps this worker's memory into its page tables before any batch (a worker's first writes
+  // would otherwise fault in every page of its regions), then tells the main process it is ready.
+  bool Ready() {
+    Status status = setup_error_;
+    for (SharedRegion* region : s_.regions) {
+      if (status.ok()) status = region->Refresh();
+      if (status.ok()) status = region->Populate();
+    }
+    if (status.ok() && s_.read_buffer != nullptr) status = s_.read_buffer->Populate();
+    if (!status.ok()) setup_error_ = status;  // reported with the first batch
+    WorkerResult ready;
+    ready.k = kWorkerReady;
+    return WriteFull(s_.channel, &ready, sizeof ready).ok();
+  }
+
   // Serves commands until told to stop or the channel closes.
   void Serve() {
     while (true) {
@@ -54,6 +74,7 @@ class Worker {
       result.slot = cmd.slot;
       const IoStats before = s_.storage != nullptr ? s_.storage->stats() : IoStats();
       Status status = setup_error_;
+      buffer_growths_ = 0;
       if (status.ok()) {
         status = cmd.slot < s_.regions.size()
                      ? RunBatch(cmd, s_.regions[cmd.slot], &result)
@@ -70,6 +91,7 @@ class Worker {
       }
       result.code = static_cast<int32_t>(status.code());
       result.message_size = static_cast<uint32_t>(message.size());
+      result.buffer_growths = buffer_growths_;
       if (cmd.slot < s_.regions.size()) result.region_size = s_.regions[cmd.slot]->mapped();
       std::string out(reinterpret_cast<const char*>(&result), sizeof result);
       out += message;
@@ -123,7 +145,9 @@ class Worker {
   Status ReadOne(const WorkerCommand& cmd, const SampleRef& ref, uint64_t* bytes_read) {
     const int64_t wall_start = tracer_ ? s_.clock->WallMicros() : 0;
     const int64_t start = s_.clock->NowNanos();
+    const size_t capacity = buffer_.capacity();
     Status status = s_.source->Read(ref, &buffer_);
+    if (buffer_.capacity() != capacity) ++buffer_growths_;
     if (tracer_) {
       TraceEvent event;
       event.name = "ai.data.item";
@@ -149,8 +173,10 @@ class Worker {
     if (!preprocess_) return Status::OK();
     const int64_t wall_start = tracer_ ? s_.clock->WallMicros() : 0;
     if (s_.decoder != nullptr) {
+      const size_t capacity = decoded_.capacity();
       DLIO_RETURN_NOT_OK(s_.decoder->DecodeWithLimit(buffer_.data(), buffer_.size(),
                                                      s_.max_decoded_bytes, &decoded_));
+      if (decoded_.capacity() != capacity) ++buffer_growths_;
       delivered_ = &decoded_;
     }
     const auto nanos = static_cast<int64_t>(dist_.Next() * 1e9);
@@ -188,6 +214,7 @@ class Worker {
   SampleBuffer buffer_;
   SampleBuffer decoded_;
   const SampleBuffer* delivered_ = nullptr;
+  uint32_t buffer_growths_ = 0;  // of buffer_ and decoded_ during the current batch
 };
 
 }  // namespace
@@ -201,7 +228,7 @@ void RunWorkerProcess(const WorkerSetup& setup) {
   {
     Worker worker(setup);
     worker.StartTracing();
-    worker.Serve();
+    if (worker.Ready()) worker.Serve();
     worker.Finish();
   }
   ::_exit(0);

@@ -18,11 +18,12 @@
 namespace dlio::pipeline_internal {
 
 struct WorkerSetup {
-  size_t worker = 0;                   // n of dlio-worker-n
-  int channel = -1;                    // this worker's end of its socketpair
-  std::vector<SharedRegion*> regions;  // its batch slots, by slot number
-  DataSource* source = nullptr;        // the process's copy (no file open at the fork)
-  Storage* storage = nullptr;          // rebound here to the worker's own tracer (may be null)
+  size_t worker = 0;                    // n of dlio-worker-n
+  int channel = -1;                     // this worker's end of its socketpair
+  std::vector<SharedRegion*> regions;   // its batch slots, by slot number
+  SharedRegion* read_buffer = nullptr;  // memory to read samples into (null: the heap)
+  DataSource* source = nullptr;         // the process's copy (no file open at the fork)
+  Storage* storage = nullptr;           // rebound here to the worker's own tracer (may be null)
   const Clock* clock = nullptr;
   const Format* decoder = nullptr;  // decode in the worker, as a Dataset's transform would
   uint64_t max_decoded_bytes = 0;

@@ -46,6 +46,20 @@ Status Aggregate(const WorkloadConfig& c, Comm* comm, RunReport* report) {
   r.io_mean_bytes_per_s = m.mean;
   r.io_stdev_bytes_per_s = m.stdev;
   r.au_met = !r.epochs.empty() && r.au_mean_percent >= 100.0 * c.metric.au;
+  if (!r.epochs.empty()) {
+    r.first_epoch_au_percent = au[0];
+    r.first_epoch_samples_per_s = tp[0];
+    r.first_epoch_bytes_per_s = io[0];
+    r.steady_au_mean_percent = ComputeMeanStdev({au.begin() + 1, au.end()}).mean;
+    r.steady_samples_per_s_mean = ComputeMeanStdev({tp.begin() + 1, tp.end()}).mean;
+    r.steady_bytes_per_s_mean = ComputeMeanStdev({io.begin() + 1, io.end()}).mean;
+  }
+  std::vector<double> prepare_s{r.buffer_prepare_seconds};
+  std::vector<double> prepared{static_cast<double>(r.buffer_prepared_bytes)};
+  DLIO_RETURN_NOT_OK(comm->AllReduceMax(&prepare_s));
+  DLIO_RETURN_NOT_OK(comm->AllReduceSum(&prepared));
+  r.buffer_prepare_seconds = prepare_s[0];
+  r.buffer_prepared_bytes = static_cast<uint64_t>(prepared[0]);
 
   DLIO_RETURN_NOT_OK(
       AggregateCheckpointOps(comm, r.checkpoints, /*load=*/false, &r.checkpoint_saves_all));

@@ -1,16 +1,8 @@
 // MakeLoopParts: one training or evaluation loop built from the config (dlio/loop.h).
-#include <algorithm>
-
 #include "dlio/loop.h"
 #include "runner/run_context.h"
 
 namespace dlio {
-namespace {
-
-// Upper bound on the pipeline buffer memory the runner pre-touches before the first epoch.
-constexpr uint64_t kMaxReservedPoolBytes = uint64_t{1} << 30;
-
-}  // namespace
 
 using runner_internal::Build;
 
@@ -52,16 +44,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   po.persistent_workers = c.reader.persistent_workers;
   po.worker_trace_prefix = WorkerTracePrefixFor(c, rank);
   po.worker_trace_gzip = c.output.trace_gzip;
-  // Pre-touch pooled buffers for the typical sample (stored sizes of exact formats equal
-  // record_length_bytes; others grow on first use). Capped so a huge batch cannot pin memory
-  // that the run would never have touched.
-  const uint64_t pool_samples =
-      (c.reader.prefetch_size + std::max<uint64_t>(1, c.reader.read_threads) + 1) * loop.batch_size;
-  if (env.format->exact_sample_sizes() && env.format->uses_files() && po.name != "preload" &&
-      po.name != "pytorch" &&
-      pool_samples * c.dataset.record_length_bytes <= kMaxReservedPoolBytes) {
-    po.reserve_sample_bytes = c.dataset.record_length_bytes;
-  }
+  ReserveBuffersFor(c, *env.format, po.name, loop.batch_size, &po);
   PipelineEnv pe{
       loop.source.get(),          env.clock,  env.tracer, c.reader.decode ? env.format : nullptr,
       c.reader.max_decoded_bytes, env.storage};
@@ -69,7 +52,10 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
     return Status::InvalidArgument("reader.decode is true but format '" + env.format->name() +
                                    "' has no decoder (formats with one: jpeg, png, csv)");
   }
+  const int64_t prepare_start = env.clock->NowNanos();
   DLIO_ASSIGN_OR_RETURN(loop.pipeline, Build<Pipeline>(env.registries->pipelines, po.name, po, pe));
+  loop.prepare_ns = env.clock->NowNanos() - prepare_start;
+  loop.reserved_bytes = loop.pipeline->stats().reserved_bytes;
 
   ComputeOptions co;
   co.name = c.train.compute;

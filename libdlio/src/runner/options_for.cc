@@ -1,8 +1,12 @@
 // The options each component gets from the config (dlio/loop.h).
+#include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 
+#include "core/host_memory.h"
 #include "dlio/loop.h"
+#include "pipeline/worker_pipeline.h"
 
 namespace dlio {
 
@@ -112,6 +116,47 @@ std::string PipelineNameFor(const WorkloadConfig& c, bool storage_needs_mpi) {
     return "pytorch";
   }
   return c.reader.pipeline;
+}
+
+namespace {
+
+// Upper bound on the threaded/sync pool's buffers touched before the first epoch. That pool hands
+// out its most recently released buffers first, so a consumer that keeps up cycles through a few
+// of them and a larger reservation would only add resident memory the run never uses.
+constexpr uint64_t kMaxReservedPoolBytes = uint64_t{1} << 30;
+
+}  // namespace
+
+void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std::string& pipeline,
+                       uint64_t batch_size, PipelineOptions* po) {
+  po->reserve_sample_bytes = po->reserve_buffers = po->reserve_batch_bytes = 0;
+  const uint64_t mean = c.dataset.record_length_bytes;
+  if (!format.exact_sample_sizes() || !format.uses_files() || pipeline == "preload" || mean == 0) {
+    return;
+  }
+  const double stdev = static_cast<double>(c.dataset.record_length_bytes_stdev);
+  const uint64_t sample = mean + static_cast<uint64_t>(2 * stdev);
+  const uint64_t b = std::max<uint64_t>(1, batch_size);
+  if (pipeline == "pytorch" && c.reader.read_threads > 0) {
+    // Every slot of every worker holds a batch each round of the epoch, so all of them are used:
+    // reserving them adds nothing to what the run touches anyway. Unless they would take more than
+    // half of the host's memory: the run then grows them on demand, as before (the preflight check
+    // and the kernel decide whether it fits), rather than fail while building the pipeline.
+    const uint64_t batch = b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
+    const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
+    const double total = static_cast<double>(c.reader.read_threads) *
+                         (static_cast<double>(slots) * batch + static_cast<double>(sample));
+    const uint64_t memory = HostMemoryBytes();
+    if (memory > 0 && total > memory / 2.0) return;
+    po->reserve_sample_bytes = sample;
+    po->reserve_batch_bytes = batch;
+    return;
+  }
+  const uint64_t ring = c.reader.prefetch_size + std::max<uint64_t>(1, c.reader.read_threads) + 1;
+  const uint64_t buffers = std::min<uint64_t>(ring * b, kMaxReservedPoolBytes / sample);
+  if (buffers == 0) return;
+  po->reserve_sample_bytes = sample;
+  po->reserve_buffers = buffers;
 }
 
 std::string WorkerTracePrefixFor(const WorkloadConfig& c, int rank) {

@@ -178,6 +178,25 @@ json StorageRules(const StorageRulesCheck& check) {
           {"steps_per_epoch_ge_500", check.steps_ge_500}};
 }
 
+// Epoch 1 apart from the steady state (epochs 2..N), and the untimed buffer preparation before
+// epoch 1 (docs/metrics.md, "First epoch and steady state").
+void AddFirstEpochMetrics(const RunReport& r, json* metric) {
+  if (r.epochs.empty()) return;
+  (*metric)["train_first_epoch_au_percentage"] = r.first_epoch_au_percent;
+  (*metric)["train_first_epoch_throughput_samples_per_second"] = r.first_epoch_samples_per_s;
+  (*metric)["train_first_epoch_io_MB_per_second"] = r.first_epoch_bytes_per_s / kMB;
+  if (r.epochs.size() >= 2) {
+    (*metric)["train_steady_au_mean_percentage"] = r.steady_au_mean_percent;
+    (*metric)["train_steady_throughput_mean_samples_per_second"] = r.steady_samples_per_s_mean;
+    (*metric)["train_steady_io_mean_MB_per_second"] = r.steady_bytes_per_s_mean / kMB;
+    (*metric)["train_first_epoch_to_steady_throughput_ratio"] =
+        r.steady_samples_per_s_mean > 0 ? r.first_epoch_samples_per_s / r.steady_samples_per_s_mean
+                                        : 0.0;
+  }
+  (*metric)["buffer_prepare_seconds"] = r.buffer_prepare_seconds;
+  (*metric)["buffer_prepared_bytes"] = r.buffer_prepared_bytes;
+}
+
 json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json>& ranks,
              int64_t start_us, int64_t end_us) {
   json metric;
@@ -204,6 +223,7 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     metric["train_io_MiB_per_second"] = io_mib;
     metric["train_io_mean_MiB_per_second"] = r.io_mean_bytes_per_s / kMiB;
     metric["train_io_stdev_MiB_per_second"] = r.io_stdev_bytes_per_s / kMiB;
+    AddFirstEpochMetrics(r, &metric);
   }
   if (!r.eval_epochs.empty()) {
     std::vector<double> eau, etp;
@@ -316,6 +336,20 @@ std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
       << Fixed(r.io_mean_bytes_per_s / kMB, 1) << " MB/s ("
       << Fixed(r.io_mean_bytes_per_s / kMiB, 1) << " MiB/s)\n";
     o << "  train_au_meet_expectation: " << (r.au_met ? "success" : "fail") << "\n";
+    o << "  first epoch: AU " << Fixed(r.first_epoch_au_percent, 2) << "%, "
+      << Fixed(r.first_epoch_samples_per_s, 1) << " samples/s";
+    if (r.epochs.size() >= 2) {
+      o << "; steady state (epochs 2-" << r.epochs.size() << "): AU "
+        << Fixed(r.steady_au_mean_percent, 2) << "%, " << Fixed(r.steady_samples_per_s_mean, 1)
+        << " samples/s";
+      if (r.steady_samples_per_s_mean > 0) {
+        o << " (first/steady "
+          << Fixed(r.first_epoch_samples_per_s / r.steady_samples_per_s_mean, 3) << ")";
+      }
+    }
+    o << "\n  buffers prepared before epoch 1 (untimed): "
+      << HumanBytes(static_cast<double>(r.buffer_prepared_bytes)) << " in "
+      << Fixed(r.buffer_prepare_seconds, 3) << " s\n";
   }
   auto ops_line = [&o](const char* what, const std::vector<CheckpointOpSummary>& ops) {
     if (ops.empty()) return;

@@ -259,6 +259,8 @@ Status Train(const RunContext& ctx, Checkpointer* checkpointer, TrainingParts* p
   LoopParts& train = *parts->train;
   LoopParts* eval = parts->eval.get();
   SideIo* side_io = parts->side_io.get();
+  report->buffer_prepare_seconds = (train.prepare_ns + (eval ? eval->prepare_ns : 0)) * 1e-9;
+  report->buffer_prepared_bytes = train.reserved_bytes + (eval ? eval->reserved_bytes : 0);
   EpochLoop loop(ctx, checkpointer, side_io, &report->checkpoints);
   DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
   if (side_io) DLIO_RETURN_NOT_OK(side_io->BeforeTraining());

@@ -379,28 +379,42 @@ Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
 
 // ---- AlignedBuffer ----
 
-AlignedBuffer::~AlignedBuffer() { std::free(data_); }
+AlignedBuffer::~AlignedBuffer() {
+  if (owned_) std::free(data_);
+}
 
 AlignedBuffer::AlignedBuffer(AlignedBuffer&& other) noexcept
     : data_(other.data_),
       size_(other.size_),
       capacity_(other.capacity_),
-      alignment_(other.alignment_) {
+      alignment_(other.alignment_),
+      owned_(other.owned_) {
   other.data_ = nullptr;
   other.size_ = other.capacity_ = 0;
+  other.owned_ = true;
 }
 
 AlignedBuffer& AlignedBuffer::operator=(AlignedBuffer&& other) noexcept {
   if (this != &other) {
-    std::free(data_);
+    if (owned_) std::free(data_);
     data_ = other.data_;
     size_ = other.size_;
     capacity_ = other.capacity_;
     alignment_ = other.alignment_;
+    owned_ = other.owned_;
     other.data_ = nullptr;
     other.size_ = other.capacity_ = 0;
+    other.owned_ = true;
   }
   return *this;
+}
+
+void AlignedBuffer::Borrow(uint8_t* data, size_t capacity) {
+  if (owned_) std::free(data_);
+  data_ = data;
+  capacity_ = data != nullptr ? capacity : 0;
+  size_ = 0;
+  owned_ = false;
 }
 
 namespace {
@@ -425,9 +439,10 @@ Status AlignedBuffer::Resize(size_t n) {
       return Status::ResourceExhausted("cannot allocate ", cap, " aligned bytes");
     }
     if (huge) madvise(p, cap, MADV_HUGEPAGE);  // advisory: failure only costs speed
-    std::free(data_);
+    if (owned_) std::free(data_);
     data_ = static_cast<uint8_t*>(p);
     capacity_ = cap;
+    owned_ = true;
   }
   size_ = n;
   return Status::OK();
