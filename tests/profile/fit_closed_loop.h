@@ -55,8 +55,9 @@ inline std::pair<WorkloadConfig, WorkloadConfig> ClosedLoop(const testing::TempD
   const nlohmann::json c = nlohmann::json::parse(ReadTextFile(dir / "cmp.json"), nullptr, false);
   REQUIRE(c.is_object());
   INFO(c.dump(1));
-  // Unloaded: 0.97-0.99 (docs/profiling.md); timing features move under load, hence 0.93.
-  CHECK(c["similarity"].get<double>() >= 0.93);
+  // Unloaded: 0.97-0.99 (docs/profiling.md). The two timing features move under load (0.914
+  // seen at load 6 on 2 cores), hence 0.9, as the fidelity loops; the KS bound is exact.
+  CHECK(c["similarity"].get<double>() >= 0.9);
   CHECK(c["ks"]["request_size"]["d"].get<double>() < 0.1);
   return {Load(dir / "out/config.json"), Load(dir / "fit.yaml")};
 }
