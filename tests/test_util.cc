@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -57,6 +58,22 @@ std::string SystemPython() {
   if (!py.empty() && py.find("NOTFOUND") == std::string::npos) return py;
 #endif
   return "/usr/bin/python3";
+}
+
+int MallocMapsInChild(size_t n, const std::function<void()>& before) {
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    before();
+    void* p = std::malloc(n);
+    // glibc keeps the chunk's size, with its flags, in the word before the block (read through
+    // an integer address: it lies outside the block the compiler knows of). Bit 1: IS_MMAPPED.
+    const uintptr_t field = reinterpret_cast<uintptr_t>(p) - sizeof(size_t);
+    const size_t size_field = p != nullptr ? *reinterpret_cast<const size_t*>(field) : 0;
+    ::_exit(p == nullptr ? 2 : (size_field & 2) != 0 ? 1 : 0);
+  }
+  int status = 0;
+  if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;
+  return WEXITSTATUS(status) < 2 ? WEXITSTATUS(status) : -1;
 }
 
 }  // namespace dlio::testing

@@ -1,6 +1,8 @@
 // Helpers shared by the tests: a temporary directory per fixture, running commands.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <string>
 
 #include "dlio/status.h"
@@ -35,5 +37,10 @@ std::string ReadTextFile(const std::string& path);
 
 // Debian's python3 with numpy, or "" when it is missing (interop tests then fail loudly).
 std::string SystemPython();
+
+// Whether glibc serves malloc(n) with a mapping of its own (the chunk's IS_MMAPPED bit) in a
+// forked child after `before` ran there: 1 yes, 0 no (the heap), -1 unknown. In a child, so that
+// neither `before` nor the probe's free moves this process's mmap and trim thresholds.
+int MallocMapsInChild(size_t n, const std::function<void()>& before);
 
 }  // namespace dlio::testing

@@ -1,10 +1,14 @@
 // pyio::PythonBytes: the bytes objects the Python-library models read into live and die as
-// CPython's do (`a += b` hands back `b` when `a` is empty; a whole slice is the object itself).
+// CPython's do (`a += b` hands back `b` when `a` is empty; a whole slice is the object itself),
+// from the glibc thresholds a Python process has after its imports.
 #include "format/pyio/python_bytes.h"
 
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <string>
+
+#include "format/pyio/python_heap.h"
+#include "test_util.h"
 
 namespace dlio::pyio {
 namespace {
@@ -51,6 +55,29 @@ TEST_CASE("python bytes: a short read shrinks the object; assignment frees the o
   CHECK(Text(b) == "x");
   CHECK_FALSE(PythonBytes().failed(0));
   CHECK(PythonBytes().data() == nullptr);
+}
+
+TEST_CASE("MatchPythonImports leaves glibc's mmap threshold where import numpy leaves Python's") {
+  // Python 3.11 with numpy imported, asked the same way (which malloc sizes get a mapping):
+  // 315,345 bytes from the heap, 315,409 mapped.
+  const size_t numpy = PythonImportThreshold(IoModel::kNumpy);
+  REQUIRE(numpy == 315'392);
+  if (testing::MallocMapsInChild(200'000, [] {}) != 1) {
+    WARN("malloc(200000) is not mmapped in a fresh child here; nothing to compare");
+    return;
+  }
+  const auto match = [numpy] { MatchPythonImports(numpy); };
+  CHECK(testing::MallocMapsInChild(200'000, match) == 0);
+  CHECK(testing::MallocMapsInChild(315'345, match) == 0);
+  CHECK(testing::MallocMapsInChild(315'409, match) == 1);
+  // It never lowers them: torch's threshold then numpy's keeps torch's.
+  const size_t torch = PythonImportThreshold(IoModel::kPytorch);
+  CHECK(testing::MallocMapsInChild(400'000, [&] {
+          MatchPythonImports(torch);
+          MatchPythonImports(numpy);
+        }) == 0);
+  CHECK(PythonImportThreshold(IoModel::kNative) == 0);
+  CHECK(PythonImportThreshold(IoModel::kTfData) == 0);
 }
 
 }  // namespace

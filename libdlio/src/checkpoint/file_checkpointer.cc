@@ -231,7 +231,8 @@ class FileCheckpointer final : public Checkpointer {
               std::memcpy(dst + k, buffer_.data() + at, m);
               k += m;
             }
-          });
+          },
+          &tensor_memory_);
     }
     for (uint64_t offset = 0; offset < f.bytes;) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), f.bytes - offset));
@@ -295,6 +296,7 @@ class FileCheckpointer final : public Checkpointer {
   std::vector<uint8_t> buffer_;
   uint64_t buffer_id_ = UINT64_MAX;
   std::vector<uint8_t> read_buffer_;
+  std::vector<char> tensor_memory_;  // torch_save: the model's tensors, kept between saves
 };
 
 Status ValidateCommon(const CheckpointOptions& options, const CheckpointEnv& env) {

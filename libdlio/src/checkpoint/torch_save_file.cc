@@ -223,7 +223,8 @@ namespace {
 
 // WriteTorchSave without a file (`file` null) records the requests only.
 Status EmitTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
-                     const TorchDataFill& fill, std::vector<TorchWrite>* requests) {
+                     const TorchDataFill& fill, std::vector<char>* tensor_memory,
+                     std::vector<TorchWrite>* requests) {
   const uint64_t total = TorchSaveFileSize(archive_name, sd);
   if (total >= kZip32Limit) {
     return Status::InvalidArgument(
@@ -233,7 +234,15 @@ Status EmitTorchSave(File* file, const std::string& archive_name, const TorchSta
   const std::string pickle = TorchPickle(sd);
   Filebuf out(file, requests);
   std::vector<Record> records;
-  std::vector<char> data;
+  std::vector<char> local;
+  std::vector<char>& data = tensor_memory != nullptr ? *tensor_memory : local;
+  if (file != nullptr) {  // one allocation for the largest record, never a smaller one first
+    uint64_t largest = 0;
+    ForEachRecord(sd, pickle, [&](const std::string&, uint64_t size, int64_t) {
+      largest = std::max(largest, size);
+    });
+    data.reserve(kFilebufSize + static_cast<size_t>(largest));
+  }
   uint64_t cursor = 0;
   Status st;
   ForEachRecord(sd, pickle, [&](const std::string& name, uint64_t size, int64_t tensor) {
@@ -272,14 +281,14 @@ Status EmitTorchSave(File* file, const std::string& archive_name, const TorchSta
 }  // namespace
 
 Status WriteTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
-                      const TorchDataFill& fill) {
-  return EmitTorchSave(file, archive_name, sd, fill, nullptr);
+                      const TorchDataFill& fill, std::vector<char>* tensor_memory) {
+  return EmitTorchSave(file, archive_name, sd, fill, tensor_memory, nullptr);
 }
 
 Result<std::vector<TorchWrite>> TorchSaveRequests(const std::string& archive_name,
                                                   const TorchStateDict& sd) {
   std::vector<TorchWrite> requests;
-  DLIO_RETURN_NOT_OK(EmitTorchSave(nullptr, archive_name, sd, nullptr, &requests));
+  DLIO_RETURN_NOT_OK(EmitTorchSave(nullptr, archive_name, sd, nullptr, nullptr, &requests));
   return requests;
 }
 

@@ -71,9 +71,13 @@ using TorchDataFill = std::function<void(uint64_t file_offset, size_t n, char* d
 
 // Writes the whole torch.save file of `sd` to `file` (offset 0 up) with torch.save's requests;
 // the tensors' bytes come from `fill`. InvalidArgument for a file that would need zip64 records
-// (4 GiB and more: not modelled); the storage's errors otherwise.
+// (4 GiB and more: not modelled); the storage's errors otherwise. The tensors are staged in
+// `tensor_memory` (a local buffer when null): give every save of a run the same vector and, as in
+// a training process whose model stays resident, the memory is allocated once rather than
+// allocated and freed per save (freeing a large block raises glibc's mmap and trim thresholds,
+// which changes where an emulated Python loader's reads land: docs/io_models.md).
 Status WriteTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
-                      const TorchDataFill& fill);
+                      const TorchDataFill& fill, std::vector<char>* tensor_memory = nullptr);
 
 // One write request: `size` bytes at `offset`.
 struct TorchWrite {

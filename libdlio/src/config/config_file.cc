@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 
 #include "core/file_kind.h"
@@ -52,10 +53,16 @@ Result<std::string> ReadConfigFile(const std::string& path) {
   if (static_cast<uint64_t>(st.st_size) > kMaxConfigFileBytes) {
     return Status::InvalidArgument(TooLarge(path, std::to_string(st.st_size)));
   }
-  // Read at most one byte more than allowed, in case the file grew since fstat.
-  std::string text(static_cast<size_t>(kMaxConfigFileBytes) + 1, '\0');
+  // Read at most one byte more than allowed, in case the file grew since fstat. The buffer starts
+  // at the file's size (plus the byte that detects growth) and doubles only if the file grew: a
+  // buffer of the largest allowed size would be allocated and freed by every run, and freeing a
+  // block that large raises glibc's mmap and trim thresholds for the rest of the process, which
+  // changes where the emulated Python reads land (docs/io_models.md, "glibc's thresholds").
+  const size_t limit = static_cast<size_t>(kMaxConfigFileBytes) + 1;
+  std::string text(static_cast<size_t>(st.st_size) + 1, '\0');
   size_t got = 0;
-  while (got < text.size()) {
+  while (got < limit) {
+    if (got == text.size()) text.resize(std::min(limit, 2 * text.size()));
     const ssize_t n = ::read(fd.get(), text.data() + got, text.size() - got);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return Status::FromErrno(errno, "reading config file '" + path + "'");

@@ -13,6 +13,7 @@ list(APPEND DLIO_SOURCES
   src/format/pyio/c_stdio.cc
   src/format/pyio/zipfile.cc
   src/format/pyio/numpy_load.cc
+  src/format/pyio/python_heap.cc
   src/format/indexed_binary_format.cc
   src/format/indexed_binary_mmap.cc
   src/format/synthetic_format.cc

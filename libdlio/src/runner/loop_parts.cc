@@ -1,5 +1,6 @@
 // MakeLoopParts: one training or evaluation loop built from the config (dlio/loop.h).
 #include "dlio/loop.h"
+#include "format/pyio/python_heap.h"
 #include "runner/run_context.h"
 
 namespace dlio {
@@ -26,11 +27,16 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   DLIO_ASSIGN_OR_RETURN(loop.source, MakeFormatDataSource(env.storage, env.format, files, ds));
 
   DLIO_ASSIGN_OR_RETURN(SamplerOptions so, SamplerOptionsFor(c, env.random_seed));
-  AdaptSamplerToIoModel(ResolveIoModel(c.reader.io_model, env.format->capabilities()), &so);
+  const IoModel model = ResolveIoModel(c.reader.io_model, env.format->capabilities());
+  AdaptSamplerToIoModel(model, &so);
   DLIO_ASSIGN_OR_RETURN(loop.sampler, Build<Sampler>(env.registries->samplers, so.name, so));
 
   PipelineOptions po;
   po.name = PipelineNameFor(c, env.storage->capabilities().needs_mpi);
+  // A Python model's reads land in fresh or warm pages as Python's do only from the allocator
+  // state Python's imports leave (before the pytorch pipeline forks its workers).
+  pyio::MatchPythonImports(
+      pyio::PythonImportThreshold(po.name == "pytorch" ? IoModel::kPytorch : model));
   po.batch_size = loop.batch_size;
   po.read_threads = c.reader.read_threads;
   po.computation_threads = c.reader.computation_threads;
