@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "dlio/config.h"
 #include "dlio/config_enums.h"
 #include "dlio/format.h"
 #include "dlio/profile_fit.h"
@@ -59,15 +60,16 @@ dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio:
   return info;
 }
 
+// Whether a run of `format` may read with `model`, as the config validator decides it (the
+// pytorch model wraps every format's own; a model a format does not declare is refused).
 bool ModelAvailable(const dlio::Registries& registries, const std::string& format,
                     const std::string& model) {
   const auto wanted = dlio::EnumFromName<dlio::IoModel>(model);
-  auto factory = registries.formats.Get(format);
-  if (!wanted || !factory.ok()) return false;
-  auto f = (*factory)();
-  if (!f.ok()) return false;
-  const auto models = (*f)->capabilities().io_models;
-  return std::find(models.begin(), models.end(), *wanted) != models.end();
+  if (!wanted || !registries.formats.Get(format).ok()) return false;
+  dlio::WorkloadConfig config;
+  config.dataset.format = format;
+  config.reader.io_model = *wanted;
+  return dlio::ValidateCapabilities(config, registries).ok();
 }
 
 }  // namespace

@@ -296,5 +296,58 @@ TEST_CASE("fit: h5py reads that never repeat keep the dataset; two table reads a
   CHECK(r.Find("reader.hdf5_lookup_dataset")->inferred == false);
 }
 
+// One np.load-like sample read by a DataLoader worker process: open, 1 MiB in 4 KiB reads, close.
+// Returns the time after it.
+int64_t WorkerLoad(ProfileTrace* t, int32_t pid, int f, int64_t now) {
+  const std::string path = "/d/train/s_" + std::to_string(f) + ".npz";
+  AddEvent(t, pid, pid, "open64", now, 2, path);
+  for (int64_t at = 0; at < 16 * 4096; at += 4096) {
+    AddEvent(t, pid, pid, "pread", now + 5 + at / 1000, 3, path, at, 4096, 4096);
+  }
+  AddEvent(t, pid, pid, "close", now + 90, 1, path);
+  return now + 100;
+}
+
+// Two passes of a DataLoader over `files` npz files, batch 4, 2 workers, shuffled: batch i goes
+// to worker i % 2; the first 2 of each worker are sent when a pass starts (prefetch_factor 2),
+// the others one at a time as the loop takes a batch (every 10 ms). Persistent workers keep
+// their processes across passes; otherwise each pass has new ones.
+ProfileTrace DataLoaderTrace(int files, bool persistent) {
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  for (int pass = 0; pass < 2; ++pass) {
+    std::array<int64_t, 2> at{now, now + 30};
+    for (int batch = 0; batch < files / 4; ++batch) {
+      const int w = batch % 2;
+      const int32_t pid = 100 + w + (persistent ? 0 : 10 * pass);
+      if (batch >= 4) at[w] = std::max(at[w], now + (batch - 3) * 10'000);  // sent when taken
+      for (int k = 0; k < 4; ++k) {
+        at[w] = WorkerLoad(&t, pid, ((batch * 4 + k) * 13 + pass * 3) % files, at[w]);
+      }
+    }
+    now = std::max(at[0], at[1]) + 40'000;
+  }
+  return t;
+}
+
+TEST_CASE("fit: DataLoader workers forked per epoch, each reading its share in one burst") {
+  // 16 files: each worker gets its 2 batches when the pass starts and reads 8 samples at once.
+  const FitResult r = Fit(DataLoaderTrace(16, false));
+  CHECK(Value(r, "reader.data_loader") == "pytorch");
+  CHECK(Value(r, "reader.io_model") == "pytorch");
+  CHECK(Value(r, "reader.read_threads") == "2");
+  CHECK(Value(r, "reader.batch_size") == "4");
+  CHECK(r.Find("reader.batch_size")->confidence == FitConfidence::kLow);
+  CHECK(Value(r, "reader.persistent_workers") == "false");
+}
+
+TEST_CASE("fit: persistent DataLoader workers: a batch is one worker's burst after its first") {
+  const FitResult r = Fit(DataLoaderTrace(64, true));
+  CHECK(Value(r, "reader.io_model") == "pytorch");
+  CHECK(Value(r, "reader.batch_size") == "4");
+  CHECK(r.Find("reader.batch_size")->confidence == FitConfidence::kMedium);
+  CHECK(Value(r, "reader.persistent_workers") == "true");
+}
+
 }  // namespace
 }  // namespace dlio

@@ -121,7 +121,82 @@ void SetBatch(const View& view, FitResult* out, int64_t b, FitConfidence c, std:
   Set(out, "reader.batch_size", std::to_string(b), c, std::move(reason));
 }
 
+// Each DataLoader worker process's bursts of sample reads, split where its own reads pause (the
+// pause threshold of all workers' gaps) and at each pass: PyTorch sends a worker whole batches,
+// `prefetch_factor` of them when an epoch starts, then one each time the loop takes a batch.
+// Empty when the reads are not in several processes.
+struct WorkerBursts {
+  std::vector<int64_t> first;   // the first burst of each worker in each pass
+  std::vector<int64_t> steady;  // the others
+};
+
+WorkerBursts BurstsPerWorker(const View& view) {
+  std::map<int32_t, std::vector<const Access*>> by_pid;
+  for (const Access& a : view.accesses) {
+    if (IsTrain(view, a)) by_pid[a.pid].push_back(&a);
+  }
+  WorkerBursts out;
+  if (by_pid.size() < 2) return out;
+  std::vector<int64_t> gaps;
+  for (const auto& [pid, reads] : by_pid) {
+    for (size_t k = 1; k < reads.size(); ++k) {
+      if (reads[k]->epoch == reads[k - 1]->epoch) {
+        gaps.push_back(std::max<int64_t>(reads[k]->start_us - reads[k - 1]->end_us, 0));
+      }
+    }
+  }
+  const int64_t threshold = PauseThreshold(gaps);
+  for (const auto& [pid, reads] : by_pid) {
+    int64_t length = 0;
+    bool first = true;
+    for (size_t k = 0; k < reads.size(); ++k) {
+      const bool new_pass = k > 0 && reads[k]->epoch != reads[k - 1]->epoch;
+      const bool pause =
+          k > 0 && threshold > 0 && reads[k]->start_us - reads[k - 1]->end_us > threshold;
+      if (k > 0 && (new_pass || pause)) {
+        (first ? out.first : out.steady).push_back(length);
+        length = 0;
+        first = new_pass;
+      }
+      ++length;
+    }
+    (first ? out.first : out.steady).push_back(length);
+  }
+  return out;
+}
+
+// reader.batch_size from DataLoader worker processes, when the reads are in several: the burst
+// of one worker after its first of a pass when at least 80% of them are equal, else, when each
+// worker read a pass in one burst, half that burst (PyTorch's default prefetch_factor of 2
+// batches). False when the reads are in one process or the bursts are uneven.
+bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
+  const WorkerBursts bursts = BurstsPerWorker(view);
+  if (bursts.first.empty()) return false;
+  const int64_t per_access = SamplesPerAccess(model, *out);
+  if (!bursts.steady.empty()) {
+    const int64_t b = std::max<int64_t>(Median(bursts.steady), 1);
+    const auto same = std::count(bursts.steady.begin(), bursts.steady.end(), b);
+    // Uneven bursts: pauses within batches (a busy host preempting the workers) blur them.
+    if (same * 10 < static_cast<int64_t>(bursts.steady.size()) * 8) return false;
+    SetBatch(view, out, b * per_access, FitConfidence::kMedium,
+             StrCat("median sample reads per burst of one DataLoader worker process after its "
+                    "first of a pass (",
+                    same, " of ", bursts.steady.size(), " bursts read exactly ", b,
+                    "): a worker builds whole batches"));
+    return true;
+  }
+  const int64_t first = Median(bursts.first);
+  const int64_t b = std::max<int64_t>(first / 2, 1);
+  SetBatch(
+      view, out, b * per_access, FitConfidence::kLow,
+      StrCat("each DataLoader worker process read its share of a pass in one burst (median ", first,
+             " sample reads): taken as PyTorch's default prefetch_factor of 2 "
+             "batches, so a batch is half of it"));
+  return true;
+}
+
 void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
+  if (!view.steps_from_compute && FitWorkerBatch(view, model, out)) return;
   if (view.steps.empty()) {
     Unset(out, "reader.batch_size", "1",
           "no compute events and no pause between reads stands out: batches are not visible");
@@ -163,6 +238,24 @@ void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
                   ahead ? "; several readers may read ahead of compute" : ""));
 }
 
+// reader.persistent_workers from whether a reading process reads in more than one pass.
+void FitPersistentWorkers(const View& view, FitResult* out) {
+  if (view.epochs < 2) return;
+  std::map<int32_t, std::set<int32_t>> passes_of_pid;
+  for (const Access& a : view.accesses) passes_of_pid[a.pid].insert(a.epoch);
+  const bool spans = std::any_of(passes_of_pid.begin(), passes_of_pid.end(),
+                                 [](const auto& p) { return p.second.size() > 1; });
+  if (spans) {
+    Set(out, "reader.persistent_workers", "true", FitConfidence::kMedium,
+        "a reading process reads in several passes: the workers live across epochs");
+  } else {
+    Set(out, "reader.persistent_workers", "false", FitConfidence::kMedium,
+        StrCat("each of the ", view.epochs,
+               " passes reads in processes of its own: the workers are "
+               "forked per epoch"));
+  }
+}
+
 void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& options, ModelGuess g,
                 FitResult* out) {
   const std::string name = FittedFormat(*out);
@@ -179,6 +272,7 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
     if (available_model("pytorch")) {
       g = {"pytorch", FitConfidence::kMedium,
            StrCat(pids.size(), " reading processes, each like this: ", g.reason)};
+      FitPersistentWorkers(view, out);
     }
   }
   const bool available = available_model(g.model);
