@@ -118,8 +118,9 @@ TEST_CASE("fit, 2 ranks: a Python np.load loop under mpiexec, traced by dlio-run
       data + "/s%02d.npz' % i, x=np.ones((64, 1024), 'float32')) for i in range(16)]\"");
   INFO(made.output);
   REQUIRE(made.exit_code == 0);
-  // Each rank loads its half of the files (a block shard), shuffled per epoch, 10 ms of
-  // "training" after every 4 loads, 2 epochs.
+  // Each rank loads its half of the files (a block shard), shuffled per epoch, 50 ms of
+  // "training" after every 4 loads, 2 epochs (a pause that a loaded host's preemption of a load,
+  // 10 ms and more, does not match: with 10 ms a busy CI host once split a burst in two).
   const std::string script = dir / "loop.py";
   WriteTextFile(script,
                 "import numpy as np, os, random, sys, time\n"
@@ -133,7 +134,7 @@ TEST_CASE("fit, 2 ranks: a Python np.load loop under mpiexec, traced by dlio-run
                 "    for k, f in enumerate(mine):\n"
                 "        np.load(os.path.join(sys.argv[1], f))['x']\n"
                 "        if k % 4 == 3:\n"
-                "            time.sleep(0.01)\n");
+                "            time.sleep(0.05)\n");
   auto prof = RunCommand("timeout 120 " + std::string(DLIO_MPIEXEC) + " -n 2 " + DlioRun() +
                          " profile -o " + dir / "prof" + " --data-dir " + data + " -- '" + python +
                          "' " + script + " " + data);
