@@ -1,6 +1,8 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cerrno>
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -334,6 +336,46 @@ TEST_CASE("ImportStrace on a live strace of cwd, O_APPEND and vectored I/O") {
                                {"readv", 0, 10, 10},
                                {"preadv2", 7, 3, 3},  // glibc calls preadv2
                                {"read", 10, 2, 2}});
+}
+
+TEST_CASE("ImportStrace: ranks from the environments strace -v prints, kept by forked children") {
+  TempDir dir;
+  WriteTextFile(
+      dir / "log.txt",
+      R"(700   1795502550.100000 execve("/usr/bin/python3", ["python3", "loop.py"], ["SHELL=/bin/bash", "OMPI_COMM_WORLD_RANK=1", "PMI_RANK=7"]) = 0 <0.000294>
+700   1795502550.100500 clone(child_stack=NULL, flags=CLONE_CHILD_CLEARTID|CLONE_CHILD_SETTID|SIGCHLD, child_tidptr=0x7f86cf435a10) = 701 <0.000141>
+701   1795502550.100700 openat(AT_FDCWD, "/d/a.npz", O_RDONLY) = 3 <0.000045>
+700   1795502550.100800 openat(AT_FDCWD, "/d/b.npz", O_RDONLY) = 3 <0.000045>
+702   1795502550.100900 execve("/usr/bin/python3", ["python3"], 0x7ffd00c8d780 /* 37 vars */) = 0 <0.000294>
+702   1795502550.101000 openat(AT_FDCWD, "/d/c.npz", O_RDONLY) = 3 <0.000045>
+703   1795502550.101100 execve("/usr/bin/python3", ["python3"], ["PMIX_RANK=2", "OMPI_COMM_WORLD_RANK=x"]) = 0 <0.000294>
+703   1795502550.101200 openat(AT_FDCWD, "/d/d.npz", O_RDONLY) = 3 <0.000045>
+)");
+  ProfileTrace t;
+  REQUIRE(ImportStrace(dir / "log.txt", &t).ok());
+  // Open MPI's variable first; the fork keeps it; no -v, no rank; a value that is no number is
+  // passed over for the next variable.
+  CHECK(t.ranks == std::map<int32_t, int32_t>{{700, 1}, {701, 1}, {703, 2}});
+}
+
+TEST_CASE("ImportStrace on a live strace -v of processes given launcher ranks") {
+  TempDir dir;
+  const std::string log = dir / "log.txt";
+  const auto run = testing::RunCommand(
+      "cd '" + dir.path() + "' && strace -f -v -ttt -T -o '" + log +
+      "' sh -c 'OMPI_COMM_WORLD_RANK=0 cat /dev/null; OMPI_COMM_WORLD_RANK=1 cat /dev/null' 2>&1");
+  INFO(run.output);
+  if (run.exit_code == 127 || run.output.find("not found") != std::string::npos) {
+    WARN("strace is not installed: the live test did not run");
+    return;
+  }
+  REQUIRE(run.exit_code == 0);
+  ProfileTrace t;
+  REQUIRE(ImportStrace(log, &t).ok());
+  std::vector<int32_t> ranks;
+  for (const auto& [pid, rank] : t.ranks) ranks.push_back(rank);
+  std::sort(ranks.begin(), ranks.end());
+  CHECK(ranks == std::vector<int32_t>{0, 1});
 }
 
 }  // namespace

@@ -146,6 +146,11 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
 // traces and trace-merge's), "<comm> (rank R)" (libdlio_preload.so under a launcher); -1 none.
 int32_t RankOfProcessName(std::string_view name);
 
+// The environment variables MPI launchers give each process its rank in, in the order dlio reads
+// them: Open MPI's mpirun, PMIx launchers, MPICH/Hydra and Slurm's PMI, Slurm's srun.
+inline constexpr std::array<std::string_view, 4> kLauncherRankVariables = {
+    "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"};
+
 // `strace -f -ttt -T` output (with or without -o; "[pid N]" prefixes or leading pids). Each file
 // call becomes one event with its real offset: per-process fd tables follow open/openat/creat,
 // dup/dup2/dup3/fcntl(F_DUPFD), close, lseek, read/write positions, fork/clone (tables copied,
@@ -157,7 +162,11 @@ int32_t RankOfProcessName(std::string_view name);
 // prints (-1 when it abbreviated the array). Writes on an O_APPEND fd (open or F_SETFL) have
 // offset -1: the file's end is not in the log; the position stays unknown until a seek. Failed
 // calls: ret = -errno for every errno name glibc knows. Calls on fds of unknown files (pipes,
-// stdin) get no path. A line that cannot be parsed fails naming file and line.
+// stdin) get no path. A line that cannot be parsed fails naming file and line. Ranks: with
+// `strace -v`, an execve prints its environment; one that holds a kLauncherRankVariables
+// variable (the first of them, as dlio reads them) sets the process's `ranks` entry, and
+// processes it forks keep it (DataLoader workers). Without -v the environment is abbreviated
+// and no rank is known.
 Result<ImportStats> ImportStrace(const std::string& path, ProfileTrace* trace);
 
 // Categories ImportDxt gives the rows of its two layers (an MPI-IO transfer appears in both).

@@ -1,5 +1,7 @@
 // Importer of `strace -f -ttt -T` logs: per-process fd tables give every read and write its path
 // and offset.
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -77,6 +79,7 @@ class StraceImporter {
       DLIO_RETURN_NOT_OK(Handle(line, reader.line_number()));
     }
     DLIO_RETURN_NOT_OK(reader.status());
+    for (const auto& [pid, rank] : rank_) trace_->ranks[pid] = rank;
     return stats_;
   }
 
@@ -141,6 +144,28 @@ class StraceImporter {
     const bool shares_fs = args.find("CLONE_FS") != std::string_view::npos;
     cwd_[child] = shares_fs ? cwd_[parent] : std::make_shared<std::string>(*cwd_[parent]);
     tgid_[child] = thread ? tgid_[parent] : child;
+    auto rank = rank_.find(tgid_[parent]);
+    if (!thread && rank != rank_.end()) rank_[child] = rank->second;
+  }
+
+  // The rank an execve's printed environment gives (strace -v), -1 when none does.
+  static int32_t RankOfEnvironment(std::string_view args) {
+    for (std::string_view name : kLauncherRankVariables) {
+      std::string key;  // "NAME= (built with append: GCC 12 warns on `"\"" + name + "="`)
+      key.reserve(name.size() + 2);
+      key.append(1, '"').append(name).append(1, '=');
+      const size_t at = args.find(key);
+      if (at == std::string_view::npos) continue;
+      int64_t rank = -1;
+      const size_t from = at + key.size();
+      const size_t end = args.find('"', from);
+      if (end != std::string_view::npos &&
+          profile_internal::StraceInt(args.substr(from, end - from), &rank) && rank >= 0 &&
+          rank <= INT32_MAX) {
+        return static_cast<int32_t>(rank);
+      }
+    }
+    return -1;
   }
 
   Status Complete(std::string_view call, std::string_view text, int32_t tid, int64_t ts,
@@ -156,6 +181,8 @@ class StraceImporter {
     }
     if (call == "execve" && c.has_ret && c.ret == 0) {
       std::erase_if(table, [](const auto& kv) { return kv.second.cloexec; });
+      const int32_t rank = RankOfEnvironment(c.raw_args);
+      if (rank >= 0) rank_[tgid_[tid]] = rank;
     }
     if (call == "dup" || call == "dup2" || call == "dup3" || call == "fcntl") Dup(call, c, &table);
     if (call == "fcntl") SetFlags(c, &table);
@@ -314,6 +341,7 @@ class StraceImporter {
   std::unordered_map<int32_t, std::shared_ptr<FdTable>> tables_;  // by tid
   std::unordered_map<int32_t, Cwd> cwd_;                          // by tid
   std::unordered_map<int32_t, int32_t> tgid_;                     // tid -> process id
+  std::map<int32_t, int32_t> rank_;                               // process id -> MPI rank
   std::unordered_map<int32_t, Pending> pending_;                  // by tid
   std::unordered_map<int32_t, std::string> cloning_;              // tid -> clone args
 };
