@@ -8,10 +8,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <regex>
 #include <string>
 #include <vector>
@@ -418,6 +420,32 @@ TEST_CASE("numpy model: inspect still describes the file, and errors name it") {
   REQUIRE_FALSE(huge.ok());
   CHECK(huge.status().code() == StatusCode::kCorruption);
   CHECK(huge.status().message().find(tmp / "huge.npy") != std::string::npos);
+}
+
+TEST_CASE("numpy model: a sample buffer holds np.load's array until the next load replaces it") {
+  // As `x = np.load(path)['x']` keeps the array until x is bound to the next one, and a DataLoader
+  // worker keeps its batch's arrays until the collate (it takes them with TakeHeld): where they
+  // are freed decides whether the next large read lands in fresh pages.
+  if (!io_model_test::PythonHas("numpy")) return;
+  TempDir tmp;
+  const Files f = MakeFiles(tmp);
+  const auto npz = std::find_if(f.names.begin(), f.names.end(), IsNpz);
+  REQUIRE(npz != f.names.end());
+  auto storage = NewPosixStorage({});
+  FormatOptions options;
+  options.io_model = IoModel::kNumpy;
+  auto reader = testing::MakeFormatByName("npz")->Open(storage.get(), f.data + "/" + *npz, options);
+  REQUIRE(reader.ok());
+  SampleBuffer out;
+  REQUIRE((*reader)->ReadSample(0, &out).ok());  // the array Open loaded
+  std::shared_ptr<const void> first = out.TakeHeld();
+  REQUIRE(first != nullptr);
+  CHECK(out.TakeHeld() == nullptr);
+  const std::weak_ptr<const void> watched = first;
+  out.Hold(std::move(first));
+  REQUIRE((*reader)->ReadSample(0, &out).ok());  // a new np.load
+  CHECK(watched.expired());
+  CHECK(out.TakeHeld() != nullptr);
 }
 
 }  // namespace

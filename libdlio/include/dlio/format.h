@@ -29,8 +29,17 @@ class SampleBuffer {
   size_t size() const { return buf_.size(); }
   size_t capacity() const { return buf_.capacity(); }
 
+  // The object a framework model read the sample out of (the numpy model's array), kept alive as
+  // the framework keeps it: a new Hold frees the previous one only once the new one exists (as a
+  // Python name rebound to the next array), and a DataLoader worker takes them (TakeHeld) to
+  // keep a batch's arrays until it is collated. Where the memory is freed decides whether the
+  // next large read lands in fresh or warm pages (docs/io_models.md, "glibc's thresholds").
+  void Hold(std::shared_ptr<const void> object) { held_ = std::move(object); }
+  std::shared_ptr<const void> TakeHeld() { return std::move(held_); }
+
  private:
   AlignedBuffer buf_;
+  std::shared_ptr<const void> held_;
 };
 
 // What a writer puts in one file.

@@ -1,6 +1,7 @@
 #include "format/numpy_model_reader.h"
 
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <optional>
 
@@ -66,13 +67,9 @@ class NumpyModelReader final : public FormatReader {
       Gather(i, *kept_, out->data());
       return Status::OK();
     }
-    if (first) {
-      Gather(i, *first, out->data());
-      return Status::OK();
-    }
+    if (first) return Deliver(i, std::move(*first), out);
     DLIO_ASSIGN_OR_RETURN(pyio::LoadedArray a, Load());
-    Gather(i, a.data, out->data());
-    return Status::OK();
+    return Deliver(i, std::move(a.data), out);
   }
 
  private:
@@ -91,6 +88,15 @@ class NumpyModelReader final : public FormatReader {
                                 data_bytes_, " data bytes then, ", a.header.data_bytes, " now)");
     }
     return a;
+  }
+
+  // The sample out of `array`, which `out` then holds as Python's code holds the array np.load
+  // returned (SampleBuffer::Hold).
+  Status Deliver(uint64_t i, std::vector<uint8_t> array, SampleBuffer* out) const {
+    auto held = std::make_shared<const std::vector<uint8_t>>(std::move(array));
+    Gather(i, *held, out->data());
+    out->Hold(std::move(held));
+    return Status::OK();
   }
 
   void Gather(uint64_t i, const std::vector<uint8_t>& data, uint8_t* out) const {

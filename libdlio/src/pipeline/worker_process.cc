@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <vector>
 
 #include "core/thread_name.h"
 #include "dlio/tracer.h"
@@ -112,6 +113,7 @@ class Worker {
       return Status::Internal("pipeline 'pytorch': slot region smaller than its batch");
     }
     refs_.resize(n);
+    held_.clear();  // a batch that failed may have left some
     std::memcpy(refs_.data(), region->data() + RefsOffset(), n * sizeof(RegionRef));
     uint64_t offset = DataOffset(n);
     result->read_start_ns = s_.clock->NowNanos();
@@ -127,6 +129,8 @@ class Worker {
                                          ", read by pytorch worker ", s_.worker, " (pid ",
                                          ::getpid(), ")"));
       }
+      // The Dataset's return value stays in the batch's list until the collate below.
+      held_.push_back(buffer_.TakeHeld());
       const SampleBuffer& bytes = delivered_ != nullptr ? *delivered_ : buffer_;
       DLIO_RETURN_NOT_OK(region->Reserve(offset + bytes.size()));
       // The collate step: the sample is copied into the batch's shared memory.
@@ -135,6 +139,7 @@ class Worker {
       samples[j] = RegionSample{offset, bytes.size(), buffer_.size()};
       offset = (offset + bytes.size() + 63) & ~uint64_t{63};
     }
+    held_.clear();  // collated: the samples' arrays are freed
     result->read_end_ns = s_.clock->NowNanos();
     auto* header = reinterpret_cast<RegionHeader*>(region->data());
     header->count = n;
@@ -214,6 +219,7 @@ class Worker {
   SampleBuffer buffer_;
   SampleBuffer decoded_;
   const SampleBuffer* delivered_ = nullptr;
+  std::vector<std::shared_ptr<const void>> held_;  // the batch's samples until collated
   uint32_t buffer_growths_ = 0;  // of buffer_ and decoded_ during the current batch
 };
 
