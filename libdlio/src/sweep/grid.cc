@@ -1,0 +1,197 @@
+// The sweep's grid: --vary parsing, checks, expansion and the points' names.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "dlio/sweep.h"
+
+namespace dlio {
+namespace {
+
+constexpr size_t kMaxNameBytes = 160;
+
+std::string Trim(std::string_view s) {
+  const size_t b = s.find_first_not_of(" \t");
+  if (b == std::string_view::npos) return "";
+  const size_t e = s.find_last_not_of(" \t");
+  return std::string(s.substr(b, e - b + 1));
+}
+
+// A value as a number, when the whole of it is one.
+std::optional<double> Number(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (errno != 0 || end != s.c_str() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+bool SafeByte(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+         c == '_' || c == '=' || c == '+' || c == '-';
+}
+
+// FNV-1a, 32 bits: stable across runs and builds.
+std::string ShortHash(std::string_view s) {
+  uint32_t h = 2166136261u;
+  for (char c : s) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 16777619u;
+  }
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%08x", h);
+  return buf;
+}
+
+}  // namespace
+
+Result<SweepAxis> ParseSweepAxis(std::string_view spec) {
+  const std::string quoted = "--vary '" + std::string(spec) + "'";
+  const size_t eq = spec.find('=');
+  if (eq == std::string_view::npos) {
+    return Status::InvalidArgument(quoted, ": expected KEY=v1,v2,... (e.g. reader.read_threads=1,2,4)");
+  }
+  SweepAxis axis;
+  axis.key = Trim(spec.substr(0, eq));
+  for (const char* prefix : {"++", "+"}) {
+    if (axis.key.rfind(prefix, 0) == 0) {
+      axis.key.erase(0, std::string_view(prefix).size());
+      break;
+    }
+  }
+  if (axis.key.rfind("workload.", 0) == 0) axis.key.erase(0, 9);
+  if (axis.key.empty()) return Status::InvalidArgument(quoted, ": missing KEY before '='");
+  if (axis.key.find_first_of(" \t,") != std::string::npos) {
+    return Status::InvalidArgument(quoted, ": KEY '", axis.key, "' holds a space or a comma");
+  }
+  std::string_view rest = spec.substr(eq + 1);
+  std::set<std::string> seen;
+  for (size_t n = 1;; ++n) {
+    const size_t comma = rest.find(',');
+    const std::string value = Trim(rest.substr(0, comma));
+    if (value.empty()) {
+      return Status::InvalidArgument(quoted, ": value ", n, " of ", axis.key,
+                                     " is empty (values are separated by single commas)");
+    }
+    if (!seen.insert(value).second) {
+      return Status::InvalidArgument(quoted, ": value '", value, "' of ", axis.key,
+                                     " is given twice");
+    }
+    axis.values.push_back(value);
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return axis;
+}
+
+Status CheckSweepAxes(const std::vector<SweepAxis>& axes) {
+  if (axes.empty()) {
+    return Status::InvalidArgument("sweep: no --vary KEY=v1,v2,... given (at least one is needed)");
+  }
+  std::set<std::string> keys;
+  uint64_t points = 1;
+  for (const auto& a : axes) {
+    if (!keys.insert(a.key).second) {
+      return Status::InvalidArgument("sweep: --vary ", a.key,
+                                     " is given twice (list all its values in one --vary)");
+    }
+    if (a.values.empty()) return Status::InvalidArgument("sweep: --vary ", a.key, " has no value");
+    points *= a.values.size();
+    if (points > kMaxSweepPoints) {
+      return Status::InvalidArgument("sweep: the grid has more than ", kMaxSweepPoints,
+                                     " points (the --vary lists multiply)");
+    }
+  }
+  return Status::OK();
+}
+
+Status SortLastAxisForSearch(std::vector<SweepAxis>* axes) {
+  if (axes->empty()) return Status::OK();
+  SweepAxis& last = axes->back();
+  std::vector<std::pair<double, std::string>> numbered;
+  for (const auto& v : last.values) {
+    const auto n = Number(v);
+    if (!n) {
+      return Status::InvalidArgument(
+          "sweep: --until-au-below searches along the last --vary key, ", last.key,
+          ", in increasing order, so its values must be numbers; '", v, "' is not");
+    }
+    numbered.emplace_back(*n, v);
+  }
+  std::stable_sort(numbered.begin(), numbered.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (size_t i = 0; i < numbered.size(); ++i) last.values[i] = numbered[i].second;
+  return Status::OK();
+}
+
+std::vector<SweepPoint> ExpandSweepGrid(const std::vector<SweepAxis>& axes) {
+  std::vector<SweepPoint> points;
+  if (axes.empty()) return points;
+  for (const auto& a : axes) {
+    if (a.values.empty()) return points;
+  }
+  std::vector<size_t> at(axes.size(), 0);
+  while (true) {
+    SweepPoint p;
+    for (size_t i = 0; i < axes.size(); ++i) p.values.push_back(axes[i].values[at[i]]);
+    points.push_back(std::move(p));
+    size_t i = axes.size();
+    while (i > 0 && ++at[i - 1] == axes[i - 1].values.size()) at[--i] = 0;
+    if (i == 0) return points;
+  }
+}
+
+std::vector<std::string> SweepOverrides(const std::vector<SweepAxis>& axes,
+                                        const SweepPoint& point) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < axes.size() && i < point.values.size(); ++i) {
+    out.push_back(axes[i].key + "=" + point.values[i]);
+  }
+  return out;
+}
+
+std::string SweepPointLabel(const std::vector<SweepAxis>& axes, const SweepPoint& point) {
+  std::string label;
+  for (const auto& o : SweepOverrides(axes, point)) {
+    if (!label.empty()) label += ", ";
+    label += o;
+  }
+  return label;
+}
+
+std::string SweepPointName(const std::vector<SweepAxis>& axes, const SweepPoint& point) {
+  std::string exact;
+  for (const auto& o : SweepOverrides(axes, point)) {
+    if (!exact.empty()) exact += "__";
+    exact += o;
+  }
+  std::string name = exact;
+  bool changed = false;
+  for (char& c : name) {
+    if (!SafeByte(c)) {
+      c = '_';
+      changed = true;
+    }
+  }
+  if (name.size() > kMaxNameBytes) {
+    name.resize(kMaxNameBytes);
+    changed = true;
+  }
+  if (!name.empty() && (name[0] == '.' || name[0] == '-')) {
+    name[0] = '_';
+    changed = true;
+  }
+  if (changed) name.append("~").append(ShortHash(exact));
+  return name;
+}
+
+size_t SweepResult::failed() const {
+  return static_cast<size_t>(
+      std::count_if(points.begin(), points.end(), [](const auto& p) { return !p.ok(); }));
+}
+
+}  // namespace dlio
