@@ -1,13 +1,13 @@
 // The sweep's --vary parsing, grid, point names, search rule (a fake runner replays hand-made AU
 // sequences) and its CSV/JSON/SVG/HTML output.
+#include "dlio/sweep.h"
+
 #include <catch2/catch.hpp>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include "dlio/sweep.h"
 
 using dlio::SweepAxis;
 using dlio::SweepMeasurement;
@@ -38,9 +38,9 @@ bool Contains(const std::string& s, const std::string& part) {
 // A runner replaying AU by the last axis's value (and by the other axes' values through `key`);
 // records the points it was asked to run.
 struct FakeRunner {
-  std::map<std::string, double> au;          // "fixed|value" or "value" -> AU
-  std::set<std::string> failing;             // values that fail
-  std::vector<std::string> ran;              // labels in order
+  std::map<std::string, double> au;  // "fixed|value" or "value" -> AU
+  std::set<std::string> failing;     // values that fail
+  std::vector<std::string> ran;      // labels in order
   std::vector<SweepAxis> axes;
   dlio::Result<SweepMeasurement> operator()(const SweepPoint& p, size_t) {
     ran.push_back(dlio::SweepPointLabel(axes, p));
@@ -90,9 +90,11 @@ TEST_CASE("ParseSweepAxis: bad syntax is refused naming the spec") {
   CHECK(Contains(ParseError("reader.read_threads"), "--vary 'reader.read_threads'"));
   CHECK(Contains(ParseError("=1,2"), "missing KEY"));
   CHECK(Contains(ParseError("reader.read_threads="), "value 1 of reader.read_threads is empty"));
-  CHECK(Contains(ParseError("reader.read_threads=1,,2"), "value 2 of reader.read_threads is empty"));
+  CHECK(
+      Contains(ParseError("reader.read_threads=1,,2"), "value 2 of reader.read_threads is empty"));
   CHECK(Contains(ParseError("reader.read_threads=1,2,"), "value 3"));
-  CHECK(Contains(ParseError("reader.read_threads=1,2,1"), "'1' of reader.read_threads is given twice"));
+  CHECK(Contains(ParseError("reader.read_threads=1,2,1"),
+                 "'1' of reader.read_threads is given twice"));
   CHECK(Contains(ParseError("reader read_threads=1"), "holds a space"));
 }
 
@@ -104,7 +106,8 @@ TEST_CASE("CheckSweepAxes: no axis, a key twice, too many points") {
   CHECK(Contains(twice.ToString(), "a.b is given twice"));
   std::string many = "a.b=0";
   for (int i = 1; i < 101; ++i) many.append(",").append(std::to_string(i));
-  auto big = dlio::CheckSweepAxes({Axis(many), Axis(std::string("a.c=").append(many, 4)), Axis("a.d=1,2")});
+  auto big = dlio::CheckSweepAxes(
+      {Axis(many), Axis(std::string("a.c=").append(many, 4)), Axis("a.d=1,2")});
   REQUIRE_FALSE(big.ok());
   CHECK(Contains(big.ToString(), "more than 10000 points"));
 }
@@ -136,7 +139,8 @@ TEST_CASE("ExpandSweepGrid: the cartesian product, the last axis fastest") {
 }
 
 TEST_CASE("SweepPointName: readable, filesystem-safe, stable and distinct") {
-  std::vector<SweepAxis> axes = {Axis("reader.read_threads=4"), Axis("train.computation_time=0.01")};
+  std::vector<SweepAxis> axes = {Axis("reader.read_threads=4"),
+                                 Axis("train.computation_time=0.01")};
   const SweepPoint p{{"4", "0.01"}};
   CHECK(dlio::SweepPointName(axes, p) == "reader.read_threads=4__train.computation_time=0.01");
   // Unsafe bytes become '_' and a hash of the exact point keeps two such points apart.
@@ -242,7 +246,7 @@ TEST_CASE("Search: the first point below the target, every point met, a failed p
 
 TEST_CASE("Search with several keys: along the last key for each combination of the others") {
   FakeRunner fake;
-  fake.au = {{"a|1", 90}, {"a|2", 60}, {"a|4", 95},  // line a stops at 2
+  fake.au = {{"a|1", 90}, {"a|2", 60}, {"a|4", 95},   // line a stops at 2
              {"b|1", 90}, {"b|2", 80}, {"b|4", 75}};  // line b meets everywhere
   SweepResult r = Run(&fake, {Axis("dataset.format=a,b"), Axis("k.n=4,2,1")}, 70);
   CHECK(fake.ran == std::vector<std::string>{"dataset.format=a, k.n=1", "dataset.format=a, k.n=2",

@@ -107,10 +107,10 @@ struct SweepPointResult {
 
 // One line of the search: the other axes' values and how far the last axis got.
 struct SweepSearchLine {
-  std::vector<std::string> fixed;  // the values of every axis but the last
-  std::optional<std::string> best;  // the largest value meeting the target (none met: unset)
+  std::vector<std::string> fixed;         // the values of every axis but the last
+  std::optional<std::string> best;        // the largest value meeting the target (none met: unset)
   std::optional<std::string> stopped_at;  // the first value that did not (unset: all met)
-  std::string stop_reason;  // "au_below", "error", "all_met", "not_run" (--fail-fast)
+  std::string stop_reason;                // "au_below", "error", "all_met", "not_run" (--fail-fast)
 };
 
 struct SweepResult {

@@ -109,8 +109,8 @@ std::string SweepSvg(const SweepResult& r) {
   std::string lower = Chart(r, series, /*au=*/false);
   lower.insert(4, " y=\"" + std::to_string(kHeight) + "\"");  // after "<svg"
   return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + w + "\" height=\"" + h +
-         "\" viewBox=\"0 0 " + w + " " + h + "\"><!-- " + kSweepGeneratorTag +
-         " -->\n<style>" + report::PageStyle() + "</style>\n<rect width=\"100%\" height=\"100%\" " +
+         "\" viewBox=\"0 0 " + w + " " + h + "\"><!-- " + kSweepGeneratorTag + " -->\n<style>" +
+         report::PageStyle() + "</style>\n<rect width=\"100%\" height=\"100%\" " +
          "fill=\"#fff\"/>\n" + Chart(r, series, /*au=*/true) + lower + "</svg>\n";
 }
 
@@ -121,9 +121,10 @@ std::string SweepHtml(const SweepResult& r, const std::string& title) {
   page += "<body><h1>" + Escape(title) + "</h1>\n";
   if (r.axes.empty()) return page + "</body></html>\n";
   const std::vector<Series> series = SeriesOf(r);
-  std::string about = "<p class=\"about\">Each point's train AU (mean over epochs of the mean over "
-                      "ranks) and throughput (samples/s summed over ranks), as its summary.json "
-                      "reports them (docs/sweep.md).</p>";
+  std::string about =
+      "<p class=\"about\">Each point's train AU (mean over epochs of the mean over "
+      "ranks) and throughput (samples/s summed over ranks), as its summary.json "
+      "reports them (docs/sweep.md).</p>";
   page += report::Section("charts", "AU and throughput against " + r.axes.back().key,
                           about + Chart(r, series, true) + Chart(r, series, false));
   page += report::Section("points", "Points", HtmlTable(r));

@@ -53,7 +53,8 @@ Result<SweepAxis> ParseSweepAxis(std::string_view spec) {
   const std::string quoted = "--vary '" + std::string(spec) + "'";
   const size_t eq = spec.find('=');
   if (eq == std::string_view::npos) {
-    return Status::InvalidArgument(quoted, ": expected KEY=v1,v2,... (e.g. reader.read_threads=1,2,4)");
+    return Status::InvalidArgument(quoted,
+                                   ": expected KEY=v1,v2,... (e.g. reader.read_threads=1,2,4)");
   }
   SweepAxis axis;
   axis.key = Trim(spec.substr(0, eq));

@@ -193,8 +193,8 @@ std::string SweepTable(const SweepResult& r) {
     std::string s;
     for (size_t c = 0; c < cells.size(); ++c) {
       const bool last = c + 1 == cells.size();
-      s += (c ? "  " : "") + (last && cells.size() < head.size() ? cells[c]
-                                                                  : Pad(cells[c], width[c], c > 0));
+      s += (c ? "  " : "") +
+           (last && cells.size() < head.size() ? cells[c] : Pad(cells[c], width[c], c > 0));
     }
     o << s << "\n";
   };
