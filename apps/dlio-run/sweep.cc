@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <set>
 #include <string_view>
 
 #include "dlio/comm.h"
@@ -208,7 +209,8 @@ int RunSweepCommand(const SweepCommandOptions& o, const std::vector<std::string>
       logger->error("{}", s.ToString());
     }
   };
-  const SweepPointEnv env{comm.get(), &registries, o.run.force, o.run.quiet};
+  std::set<std::string> shown_warnings(setup.warnings.begin(), setup.warnings.end());
+  const SweepPointEnv env{comm.get(), &registries, o.run.force, o.run.quiet, &shown_warnings};
   const dlio::SweepResult result = dlio::RunSweep(plan, [&](const dlio::SweepPoint&, size_t index) {
     return RunSweepPoint(setup.configs[index], env);
   });

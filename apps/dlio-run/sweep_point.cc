@@ -26,6 +26,23 @@ dlio::Status AgreeOnAu(dlio::Comm* comm, double* au) {
   return dlio::Status::OK();
 }
 
+// A warning the console showed at an earlier point goes to this point's log file only.
+void QuietRepeatedWarnings(spdlog::logger* logger, std::set<std::string>* shown,
+                           dlio::RunEnv* env) {
+  if (shown == nullptr) return;
+  std::shared_ptr<spdlog::logger> file_only;
+  if (logger->sinks().size() > 1) {
+    file_only = std::make_shared<spdlog::logger>("dlio", logger->sinks().back());
+  }
+  env->log = [inner = env->log, file_only, shown](dlio::LogLevel level, const std::string& msg) {
+    if (level == dlio::LogLevel::kWarn && !shown->insert(msg).second) {
+      if (file_only) file_only->warn("{}", msg);
+      return;
+    }
+    inner(level, msg);
+  };
+}
+
 }  // namespace
 
 dlio::SweepMeasurement MeasurementOf(const dlio::RunReport& report) {
@@ -68,6 +85,7 @@ dlio::Result<dlio::SweepMeasurement> RunSweepPoint(const dlio::WorkloadConfig& c
   env.registries = point_env.registries;
   env.force_generate = point_env.force_generate;
   WireRunEnv(logger.get(), &progress, &env);
+  QuietRepeatedWarnings(logger.get(), point_env.shown_warnings, &env);
 
   if (auto fits = dlio::PreflightRun(config, env); !fits.ok()) return fits;
   auto report = dlio::RunWorkload(config, env);

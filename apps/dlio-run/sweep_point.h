@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
+#include <string>
 
 #include "dlio/comm.h"
 #include "dlio/config.h"
@@ -17,6 +19,9 @@ struct SweepPointEnv {
   const dlio::Registries* registries = nullptr;
   bool force_generate = false;
   bool quiet = false;
+  // Warnings the console already showed at an earlier point: later points write them to their
+  // log file only (a sweep repeats the same config warnings at every point). Null: all shown.
+  std::set<std::string>* shown_warnings = nullptr;
 };
 
 // Runs `config` (a point's, validated) on this rank. The preflight check is collective, so a

@@ -112,7 +112,7 @@ TEST_CASE("CheckSweepAxes: no axis, a key twice, too many points") {
   CHECK(Contains(big.ToString(), "more than 10000 points"));
 }
 
-TEST_CASE("SortLastAxisForSearch: numeric order; a value that is not a number is named") {
+TEST_CASE("SortLastAxisForSearch: numeric order - a value that is not a number is named") {
   std::vector<SweepAxis> axes = {Axis("x.y=b,a"), Axis("train.accelerators=16,1,4,2.5,8")};
   REQUIRE(dlio::SortLastAxisForSearch(&axes).ok());
   CHECK(axes[0].values == std::vector<std::string>{"b", "a"});  // only the last axis
@@ -182,7 +182,7 @@ TEST_CASE("RunSweep --fail-fast stops at the first failed point") {
   CHECK(r.points.size() == 2);
 }
 
-TEST_CASE("Search: stops at the first AU below the target; the answer is the last value met") {
+TEST_CASE("Search: stops at the first AU below the target - the answer is the last value met") {
   FakeRunner fake;
   // Given out of order: the search takes them in increasing order.
   fake.au = {{"1", 95}, {"2", 90}, {"4", 80}, {"8", 71}, {"12", 69.9}, {"16", 75}, {"20", 50}};
