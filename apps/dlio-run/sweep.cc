@@ -22,11 +22,12 @@ constexpr const char* kTables[] = {"sweep.json", "sweep.csv", "sweep.svg", "swee
 struct SweepSetup {
   std::vector<dlio::SweepAxis> axes;
   std::vector<dlio::WorkloadConfig> configs;  // one per grid point, in grid order
-  std::string folder;                         // the sweep's output folder
+  std::string folder;       // the sweep's output folder (output.folder, as a run has it)
+  std::string data_folder;  // dataset.data_folder, as a run has it
   std::string workload;
   std::string comm_name;
   bool data_per_point = false;
-  std::vector<std::string> warnings;  // the base config's
+  std::vector<std::string> warnings;  // the first point's config's
 };
 
 bool IsSweepOutput(std::string_view head) {
@@ -77,34 +78,49 @@ dlio::Status CheckOutputFolder(const std::string& folder, bool replace) {
   return dlio::Status::OK();
 }
 
+// The point's config, its folders put under the sweep's.
+dlio::Result<dlio::WorkloadConfig> PointConfig(const SweepCommandOptions& o,
+                                               const std::vector<std::string>& overrides,
+                                               const dlio::Registries& registries,
+                                               const dlio::SweepPoint& point, SweepSetup* s,
+                                               std::vector<std::string>* warnings) {
+  auto config =
+      BuildConfig(o.run, overrides, registries, warnings, dlio::SweepOverrides(s->axes, point));
+  if (!config.ok()) {
+    return dlio::Status::InvalidArgument("sweep point ", dlio::SweepPointLabel(s->axes, point),
+                                         ": ", config.status().ToString());
+  }
+  if (s->configs.empty()) {  // the first point: the folders as a run would use them
+    s->folder = config->output.folder;
+    s->data_folder = config->dataset.data_folder;
+    s->workload = config->name;
+  }
+  const std::string name = dlio::SweepPointName(s->axes, point);
+  config->output.folder = s->folder + "/" + name;
+  if (s->data_per_point) config->dataset.data_folder = s->data_folder + "/" + name;
+  return config;
+}
+
+// Only the points' configs are validated: the config without the --vary values need not be
+// valid (a chunk size may be given by --vary alone).
 dlio::Result<SweepSetup> Setup(const SweepCommandOptions& o,
                                const std::vector<std::string>& overrides,
                                const dlio::Registries& registries) {
   SweepSetup s;
   DLIO_ASSIGN_OR_RETURN(s.axes, ParseAxes(o));
-  DLIO_ASSIGN_OR_RETURN(const dlio::WorkloadConfig base,
-                        BuildConfig(o.run, overrides, registries, &s.warnings));
-  if (o.until_au_below >= 0 && !base.workflow.train) {
-    return dlio::Status::InvalidArgument(
-        "--until-au-below needs training runs (workflow.train is false)");
-  }
-  s.folder = base.output.folder;
-  s.workload = base.name;
   s.comm_name = o.run.comm;
   s.data_per_point = WantsDataPerPoint(o, s.axes);
   for (const auto& point : dlio::ExpandSweepGrid(s.axes)) {
-    std::vector<std::string> ignored;
-    auto config =
-        BuildConfig(o.run, overrides, registries, &ignored, dlio::SweepOverrides(s.axes, point));
-    if (!config.ok()) {
-      return dlio::Status::InvalidArgument("sweep point ", dlio::SweepPointLabel(s.axes, point),
-                                           ": ", config.status().ToString());
+    std::vector<std::string> later_warnings;
+    DLIO_ASSIGN_OR_RETURN(dlio::WorkloadConfig config,
+                          PointConfig(o, overrides, registries, point, &s,
+                                      s.configs.empty() ? &s.warnings : &later_warnings));
+    if (o.until_au_below >= 0 && !config.workflow.train) {
+      return dlio::Status::InvalidArgument(
+          "--until-au-below needs training runs (workflow.train is false)");
     }
-    const std::string name = dlio::SweepPointName(s.axes, point);
-    config->output.folder = s.folder + "/" + name;
-    if (s.data_per_point) config->dataset.data_folder = base.dataset.data_folder + "/" + name;
-    if (CommNameFor(o.run, *config, registries) == "mpi") s.comm_name = "mpi";
-    s.configs.push_back(std::move(config).value());
+    if (CommNameFor(o.run, config, registries) == "mpi") s.comm_name = "mpi";
+    s.configs.push_back(std::move(config));
   }
   DLIO_RETURN_NOT_OK(CheckOutputFolder(s.folder, o.replace));
   return s;
@@ -190,6 +206,13 @@ int RunSweepCommand(const SweepCommandOptions& o, const std::vector<std::string>
   auto logger = MakeLogger("", o.run.quiet, rank, comm->size());
   if (rank == 0) {
     for (const auto& w : setup.warnings) logger->warn("{}", w);
+    const dlio::WorkloadConfig& first = setup.configs.front();
+    if (!setup.data_per_point && first.workflow.generate_data && first.workflow.train &&
+        !first.dataset.keep_files) {
+      logger->info(
+          "sweep: every point generates the dataset again and removes it after training "
+          "(dataset.keep_files=false); --set dataset.keep_files=true generates it once");
+    }
     logger->info("sweep: {} point{} of workload '{}', outputs in {}{} ({} comm, {} rank{})",
                  setup.configs.size(), setup.configs.size() == 1 ? "" : "s", setup.workload,
                  setup.folder, setup.data_per_point ? ", a dataset per point" : "", comm->name(),

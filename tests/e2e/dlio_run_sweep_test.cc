@@ -205,3 +205,13 @@ TEST_CASE("sweep: a dataset key gives each point its own generated dataset") {
   const double sps0 = sweep["points"][0]["samples_per_second"].get<double>();
   CHECK(mb0 * 1e6 / sps0 == Approx(4096).epsilon(0.2));  // bytes per sample, roughly
 }
+
+TEST_CASE("sweep: only the points need to be valid configs, not the config without --vary") {
+  TempDir dir;
+  // Chunking on without a chunk size is refused, but every point gives one.
+  auto r = Sweep(TinyArgs(dir) + " --set dataset.enable_chunking=true" +
+                 " --vary dataset.chunk_samples=1,2");
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  CHECK(json::parse(ReadTextFile(dir / "out/sweep.json"))["points_failed"] == 0);
+}
