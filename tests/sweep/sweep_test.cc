@@ -317,4 +317,9 @@ TEST_CASE("SweepSvg and SweepHtml: one chart per figure, the target line, names 
   CHECK(Contains(html, "<title>sweep of &lt;x&gt;</title>"));
   CHECK(Contains(html, "content=\"dlio-run sweep\""));
   CHECK(Contains(html, "k.n=1"));
+  CHECK_FALSE(Contains(html, "largest k.n"));  // no search ran
+  FakeRunner searched;
+  searched.au = {{"1", 90}, {"2", 60}};
+  const SweepResult s = Run(&searched, {Axis("k.n=1,2")}, 70);
+  CHECK(Contains(dlio::SweepHtml(s, "t"), "largest k.n with AU &gt;= 70.0%: 1"));
 }

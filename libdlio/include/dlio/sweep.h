@@ -138,8 +138,11 @@ std::string SweepCsv(const SweepResult& result);
 // {"generator", "axes", "until_au_below", "grid_points", "stopped_early", "points": [...],
 //  "search": {"key", "target_au_percent", "best" (with one line), "lines": [...]}}.
 std::string SweepJson(const SweepResult& result);
-// The table printed at the end, then the search's answer per line.
+// The table printed at the end, then SweepSearchText.
 std::string SweepTable(const SweepResult& result);
+// The search's answer, a line per combination of the other axes: "largest KEY with AU >= X%
+// [with K=V, ...]: VALUE (why it stopped)"; "" without a search.
+std::string SweepSearchText(const SweepResult& result);
 // AU and throughput against the last axis, one line per combination of the other axes, the
 // target as a dashed line: one standalone SVG image (two charts stacked).
 std::string SweepSvg(const SweepResult& result);

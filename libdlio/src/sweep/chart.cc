@@ -127,6 +127,9 @@ std::string SweepHtml(const SweepResult& r, const std::string& title) {
       "reports them (docs/sweep.md).</p>";
   page += report::Section("charts", "AU and throughput against " + r.axes.back().key,
                           about + Chart(r, series, true) + Chart(r, series, false));
+  if (!r.search.empty()) {
+    page += report::Section("search", "Search", "<pre>" + Escape(SweepSearchText(r)) + "</pre>");
+  }
   page += report::Section("points", "Points", HtmlTable(r));
   return page + "</body></html>\n";
 }

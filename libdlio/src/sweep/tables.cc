@@ -159,6 +159,24 @@ std::string SweepJson(const SweepResult& r) {
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+std::string SweepSearchText(const SweepResult& r) {
+  std::ostringstream o;
+  for (const auto& s : r.search) {
+    std::string fixed;
+    for (size_t i = 0; i < s.fixed.size(); ++i) {
+      fixed += (i ? ", " : " with ") + r.axes[i].key + "=" + s.fixed[i];
+    }
+    o << "largest " << r.axes.back().key << " with AU >= " << Fixed(*r.until_au_below, 1) << "%"
+      << fixed << ": " << (s.best ? *s.best : "none");
+    if (s.stop_reason == "au_below") o << " (AU below the target at " << *s.stopped_at << ")";
+    if (s.stop_reason == "error") o << " (" << *s.stopped_at << " failed)";
+    if (s.stop_reason == "all_met") o << " (every value met the target: try larger ones)";
+    if (s.stop_reason == "not_run" || s.stop_reason == "incomplete") o << " (not finished)";
+    o << "\n";
+  }
+  return o.str();
+}
+
 std::string SweepTable(const SweepResult& r) {
   std::vector<std::string> head = {"point"};
   for (const auto& a : r.axes) head.push_back(a.key);
@@ -205,19 +223,7 @@ std::string SweepTable(const SweepResult& r) {
     o << skipped << " of " << r.grid_points << " grid points not run"
       << (r.stopped_early ? " (--fail-fast stopped the sweep)" : " (the search stopped)") << "\n";
   }
-  for (const auto& s : r.search) {
-    std::string fixed;
-    for (size_t i = 0; i < s.fixed.size(); ++i) {
-      fixed += (i ? ", " : " with ") + r.axes[i].key + "=" + s.fixed[i];
-    }
-    o << "largest " << r.axes.back().key << " with AU >= " << Fixed(*r.until_au_below, 1) << "%"
-      << fixed << ": " << (s.best ? *s.best : "none");
-    if (s.stop_reason == "au_below") o << " (AU below the target at " << *s.stopped_at << ")";
-    if (s.stop_reason == "error") o << " (" << *s.stopped_at << " failed)";
-    if (s.stop_reason == "all_met") o << " (every value met the target: try larger ones)";
-    if (s.stop_reason == "not_run" || s.stop_reason == "incomplete") o << " (not finished)";
-    o << "\n";
-  }
+  o << SweepSearchText(r);
   return o.str();
 }
 
