@@ -47,6 +47,15 @@ std::string ShortHash(std::string_view s) {
   return buf;
 }
 
+std::string Join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (const auto& p : parts) {
+    if (!out.empty()) out += separator;
+    out += p;
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<SweepAxis> ParseSweepAxis(std::string_view spec) {
@@ -156,20 +165,11 @@ std::vector<std::string> SweepOverrides(const std::vector<SweepAxis>& axes,
 }
 
 std::string SweepPointLabel(const std::vector<SweepAxis>& axes, const SweepPoint& point) {
-  std::string label;
-  for (const auto& o : SweepOverrides(axes, point)) {
-    if (!label.empty()) label += ", ";
-    label += o;
-  }
-  return label;
+  return Join(SweepOverrides(axes, point), ", ");
 }
 
 std::string SweepPointName(const std::vector<SweepAxis>& axes, const SweepPoint& point) {
-  std::string exact;
-  for (const auto& o : SweepOverrides(axes, point)) {
-    if (!exact.empty()) exact += "__";
-    exact += o;
-  }
+  const std::string exact = Join(SweepOverrides(axes, point), "__");
   std::string name = exact;
   bool changed = false;
   for (char& c : name) {
