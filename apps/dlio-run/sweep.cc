@@ -170,7 +170,7 @@ CLI::App* AddSweepCommand(CLI::App* app, SweepCommandOptions* o) {
   AddRunOptions(cmd, &o->run);
   cmd->add_option("--vary", o->vary,
                   "KEY=v1,v2,...: a config key and its values (repeatable; the last key varies "
-                  "fastest)")
+                  "fastest); LO:HI[:STEP] of integers is every value from LO to HI")
       ->required()
       ->allow_extra_args(false);  // one KEY=... per --vary: later words are overrides
   cmd->add_option("--until-au-below", o->until_au_below,

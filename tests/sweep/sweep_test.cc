@@ -85,6 +85,19 @@ TEST_CASE("ParseSweepAxis: KEY=v1,v2,... with override prefixes") {
   CHECK(Axis("dataset.format=npz,hdf5").values == std::vector<std::string>{"npz", "hdf5"});
 }
 
+TEST_CASE("ParseSweepAxis: integer ranges LO:HI[:STEP], other colons kept") {
+  CHECK(Axis("train.accelerators_per_process=1:4,8,16:32:8").values ==
+        std::vector<std::string>{"1", "2", "3", "4", "8", "16", "24", "32"});
+  CHECK(Axis("k.n=-2:0").values == std::vector<std::string>{"-2", "-1", "0"});
+  CHECK(Axis("k.n=5:5").values == std::vector<std::string>{"5"});
+  CHECK(Axis("k.s=a:b,1:2:3:4,1.5:2").values ==
+        std::vector<std::string>{"a:b", "1:2:3:4", "1.5:2"});
+  CHECK(Contains(ParseError("k.n=4:1"), "range '4:1' is empty"));
+  CHECK(Contains(ParseError("k.n=1:4:0"), "range '1:4:0' is empty"));
+  CHECK(Contains(ParseError("k.n=1:3,2"), "'2' of k.n is given twice"));
+  CHECK(Contains(ParseError("k.n=0:100000"), "more than 10000 values"));
+}
+
 TEST_CASE("ParseSweepAxis: bad syntax is refused naming the spec") {
   CHECK(Contains(ParseError("reader.read_threads"), "expected KEY=v1,v2"));
   CHECK(Contains(ParseError("reader.read_threads"), "--vary 'reader.read_threads'"));

@@ -26,9 +26,11 @@ struct SweepAxis {
 };
 
 // Parses "KEY=v1,v2,..." (a leading "++workload." or "workload." on KEY is dropped, as for
-// overrides). InvalidArgument naming `spec` when '=' or KEY is missing, a value is empty (",,",
-// a trailing comma) or repeated. Whether KEY and the values are valid config is the config's
-// business (ApplyOverride); this checks only the syntax.
+// overrides). A value "LO:HI" or "LO:HI:STEP" of integers stands for LO, LO+STEP, ... up to HI
+// (e.g. "1:4,8,16:32:8" is 1,2,3,4,8,16,24,32). InvalidArgument naming `spec` when '=' or KEY is
+// missing, a value is empty (",,", a trailing comma) or repeated, or a range is empty. Whether KEY
+// and the values are valid config is the config's business (ApplyOverride); this checks only the
+// syntax.
 Result<SweepAxis> ParseSweepAxis(std::string_view spec);
 
 // The largest grid RunSweep accepts (a typo such as a missing comma in a range of numbers is

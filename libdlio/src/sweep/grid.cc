@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <set>
 
 #include "dlio/sweep.h"
@@ -56,6 +57,48 @@ std::string Join(const std::vector<std::string>& parts, std::string_view separat
   return out;
 }
 
+// An integer written without anything else, e.g. "12" or "-3".
+std::optional<int64_t> Integer(std::string_view s) {
+  if (s.empty() || s.size() > 18) return std::nullopt;
+  size_t i = s[0] == '-' ? 1 : 0;
+  if (i == s.size()) return std::nullopt;
+  int64_t v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return std::nullopt;
+    v = v * 10 + (s[i] - '0');
+  }
+  return s[0] == '-' ? -v : v;
+}
+
+// "LO:HI" or "LO:HI:STEP" of integers: LO, LO+STEP, ... up to HI inclusive. Anything else is
+// the value itself.
+Result<std::vector<std::string>> ExpandRange(const std::string& value, const std::string& quoted) {
+  std::vector<std::string_view> parts;
+  std::string_view rest = value;
+  for (size_t colon; (colon = rest.find(':')) != std::string_view::npos;) {
+    parts.push_back(rest.substr(0, colon));
+    rest.remove_prefix(colon + 1);
+  }
+  parts.push_back(rest);
+  std::vector<std::optional<int64_t>> n;
+  for (auto p : parts) n.push_back(Integer(p));
+  const bool range = (parts.size() == 2 || parts.size() == 3) &&
+                     std::all_of(n.begin(), n.end(), [](const auto& v) { return v.has_value(); });
+  if (!range) return std::vector<std::string>{value};
+  const int64_t lo = *n[0], hi = *n[1], step = parts.size() == 3 ? *n[2] : 1;
+  if (step <= 0 || lo > hi) {
+    return Status::InvalidArgument(quoted, ": range '", value,
+                                   "' is empty (LO:HI[:STEP] with LO <= HI and STEP >= 1)");
+  }
+  if (static_cast<uint64_t>((hi - lo) / step) >= kMaxSweepPoints) {
+    return Status::InvalidArgument(quoted, ": range '", value, "' has more than ", kMaxSweepPoints,
+                                   " values");
+  }
+  std::vector<std::string> out;
+  for (int64_t v = lo; v <= hi; v += step) out.push_back(std::to_string(v));
+  return out;
+}
+
 }  // namespace
 
 Result<SweepAxis> ParseSweepAxis(std::string_view spec) {
@@ -87,11 +130,17 @@ Result<SweepAxis> ParseSweepAxis(std::string_view spec) {
       return Status::InvalidArgument(quoted, ": value ", n, " of ", axis.key,
                                      " is empty (values are separated by single commas)");
     }
-    if (!seen.insert(value).second) {
-      return Status::InvalidArgument(quoted, ": value '", value, "' of ", axis.key,
-                                     " is given twice");
+    DLIO_ASSIGN_OR_RETURN(std::vector<std::string> items, ExpandRange(value, quoted));
+    for (auto& item : items) {
+      if (!seen.insert(item).second) {
+        return Status::InvalidArgument(quoted, ": value '", item, "' of ", axis.key,
+                                       " is given twice");
+      }
+      axis.values.push_back(std::move(item));
     }
-    axis.values.push_back(value);
+    if (axis.values.size() > kMaxSweepPoints) {
+      return Status::InvalidArgument(quoted, ": more than ", kMaxSweepPoints, " values");
+    }
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
