@@ -167,6 +167,9 @@ CLI::App* AddSweepCommand(CLI::App* app, SweepCommandOptions* o) {
       "Storage's procedure). Writes sweep.csv, sweep.json, sweep.svg and sweep.html in the output "
       "folder and prints a table (docs/sweep.md)");
   cmd->allow_extras();
+  cmd->footer(
+      "Overrides `++workload.section.key=value` may follow, as for a run. Exit 0: every point "
+      "ran; 1: a point failed (recorded in the tables); 2: a usage error, before any point runs.");
   AddRunOptions(cmd, &o->run);
   cmd->add_option("--vary", o->vary,
                   "KEY=v1,v2,...: a config key and its values (repeatable; the last key varies "
