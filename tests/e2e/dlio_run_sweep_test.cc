@@ -215,3 +215,19 @@ TEST_CASE("sweep: only the points need to be valid configs, not the config witho
   CHECK(r.exit_code == 0);
   CHECK(json::parse(ReadTextFile(dir / "out/sweep.json"))["points_failed"] == 0);
 }
+
+TEST_CASE("sweep: a point failing while it runs is recorded and the next point still runs") {
+  TempDir dir;
+  // No dataset and no --generate: the preflight passes, reading fails, at every point.
+  auto r = RunCommand(DlioRun() +
+                      " sweep --quiet --no-generate --set dataset.data_folder=" + dir / "nothing" +
+                      " -o " + dir / "out" + " --vary reader.read_threads=1,2 2>&1");
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  const json sweep = json::parse(ReadTextFile(dir / "out/sweep.json"));
+  REQUIRE(sweep["points"].size() == 2);
+  for (const json& p : sweep["points"]) {
+    CHECK(p["status"] == "error");
+    CHECK(Contains(p["error"].get<std::string>(), dir / "nothing"));
+  }
+}
