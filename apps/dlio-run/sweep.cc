@@ -3,12 +3,14 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
+#include <map>
 #include <set>
 #include <string_view>
 
 #include "dlio/comm.h"
 #include "dlio/sweep.h"
 #include "sweep_point.h"
+#include "sweep_resume.h"
 #include "trace_cli.h"
 
 namespace dlio_run {
@@ -21,7 +23,10 @@ constexpr const char* kTables[] = {"sweep.json", "sweep.csv", "sweep.svg", "swee
 // Everything known before the first point runs: the grid and each point's config.
 struct SweepSetup {
   std::vector<dlio::SweepAxis> axes;
-  std::vector<dlio::WorkloadConfig> configs;  // one per grid point, in grid order
+  std::vector<dlio::WorkloadConfig> configs;              // one per grid point, in grid order
+  std::vector<std::string> names;                         // SweepPointName per grid point
+  std::vector<std::string> digests;                       // ConfigDigest per grid point
+  std::map<std::string, dlio::SweepMeasurement> earlier;  // --resume: completed points by name
   std::string folder;       // the sweep's output folder (output.folder, as a run has it)
   std::string data_folder;  // dataset.data_folder, as a run has it
   std::string workload;
@@ -120,9 +125,14 @@ dlio::Result<SweepSetup> Setup(const SweepCommandOptions& o,
           "--until-au-below needs training runs (workflow.train is false)");
     }
     if (CommNameFor(o.run, config, registries) == "mpi") s.comm_name = "mpi";
+    s.names.push_back(dlio::SweepPointName(s.axes, point));
+    s.digests.push_back(ConfigDigest(config));
     s.configs.push_back(std::move(config));
   }
-  DLIO_RETURN_NOT_OK(CheckOutputFolder(s.folder, o.replace));
+  DLIO_RETURN_NOT_OK(CheckOutputFolder(s.folder, o.replace || o.resume));
+  if (o.resume) {
+    DLIO_ASSIGN_OR_RETURN(s.earlier, ReadEarlierSweep(s.folder + "/sweep.json"));
+  }
   return s;
 }
 
@@ -149,6 +159,7 @@ std::string PointLine(const dlio::SweepResult& r) {
                      std::to_string(r.grid_points) + " (" + dlio::SweepPointLabel(r.axes, p.point) +
                      "): ";
   line += p.ok() ? figures : "failed: " + p.error;
+  if (p.m.resumed) line += " (taken over from the earlier sweep)";
   if (r.until_au_below && p.ok()) line += p.meets_target ? " (meets the target)" : " (below)";
   char rss[64];
   std::snprintf(rss, sizeof rss, "; resident %.1f MiB", ResidentBytes() / 1048576.0);
@@ -185,6 +196,9 @@ CLI::App* AddSweepCommand(CLI::App* app, SweepCommandOptions* o) {
                 "stop at the first point that fails (default: record its error and go on)");
   cmd->add_flag("--replace", o->replace,
                 "the output folder may hold an earlier sweep: replace its tables");
+  cmd->add_flag("--resume", o->resume,
+                "take over the points an earlier sweep in the output folder completed with the "
+                "same whole config (its sweep.json), run the others; replaces its tables");
   cmd->add_flag("--data-per-point", o->data_per_point,
                 "each point generates and reads its own dataset in <data_folder>/<point name> "
                 "(automatic when a dataset.* key is varied)");
@@ -237,9 +251,18 @@ int RunSweepCommand(const SweepCommandOptions& o, const std::vector<std::string>
   };
   std::set<std::string> shown_warnings(setup.warnings.begin(), setup.warnings.end());
   const SweepPointEnv env{comm.get(), &registries, o.run.force, o.run.quiet, &shown_warnings};
-  const dlio::SweepResult result = dlio::RunSweep(plan, [&](const dlio::SweepPoint&, size_t index) {
-    return RunSweepPoint(setup.configs[index], env);
-  });
+  // Every rank has read the earlier sweep (--resume) before rank 0 rewrites it.
+  if (auto s = comm->Barrier(); !s.ok()) return Fail(s, kExitRunError);
+  const dlio::SweepResult result = dlio::RunSweep(
+      plan, [&](const dlio::SweepPoint&, size_t i) -> dlio::Result<dlio::SweepMeasurement> {
+        const auto earlier = setup.earlier.find(setup.names[i]);
+        if (earlier != setup.earlier.end() && earlier->second.config_digest == setup.digests[i]) {
+          return earlier->second;
+        }
+        DLIO_ASSIGN_OR_RETURN(dlio::SweepMeasurement m, RunSweepPoint(setup.configs[i], env));
+        m.config_digest = setup.digests[i];
+        return m;
+      });
   if (rank == 0) {
     std::fputs(dlio::SweepTable(result).c_str(), stdout);
     std::printf("  outputs: %s/sweep.{csv,json,svg,html}\n", setup.folder.c_str());

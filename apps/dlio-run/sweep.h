@@ -21,6 +21,7 @@ struct SweepCommandOptions {
   double until_au_below = -1;     // < 0: no search
   bool fail_fast = false;         // stop at the first failed point
   bool replace = false;           // the output folder may hold an earlier sweep's tables
+  bool resume = false;            // take over the earlier sweep's completed points (and replace)
   bool data_per_point = false;    // each point its own dataset.data_folder (auto for dataset.*)
 };
 
@@ -30,7 +31,7 @@ CLI::App* AddSweepCommand(CLI::App* app, SweepCommandOptions* options);
 // Runs the sweep. `extras` are the subcommand's `++workload.a.b=v` overrides. Exit code: 0 when
 // every point ran; 1 when a point failed (its error is in the tables) or a table cannot be
 // written; 2 for a usage error (bad --vary, a key or value the config refuses, an earlier sweep in
-// the output folder without --replace), found before any point runs.
+// the output folder without --replace or --resume), found before any point runs.
 int RunSweepCommand(const SweepCommandOptions& options, const std::vector<std::string>& extras,
                     int* argc, char*** argv);
 

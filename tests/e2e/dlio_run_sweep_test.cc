@@ -231,3 +231,29 @@ TEST_CASE("sweep: a point failing while it runs is recorded and the next point s
     CHECK(Contains(p["error"].get<std::string>(), dir / "nothing"));
   }
 }
+
+TEST_CASE("sweep --resume takes over the earlier sweep's points with the same config") {
+  TempDir dir;
+  REQUIRE(Sweep(TinyArgs(dir) + " --vary reader.read_threads=1,2").exit_code == 0);
+  const std::string summary1 = ReadTextFile(dir / "out/reader.read_threads=1/summary.json");
+  auto more = Sweep(TinyArgs(dir) + " --resume --vary reader.read_threads=1:3");
+  INFO(more.output);
+  REQUIRE(more.exit_code == 0);
+  CHECK(Contains(more.output, "* taken over from the earlier sweep"));
+  json sweep = json::parse(ReadTextFile(dir / "out/sweep.json"));
+  REQUIRE(sweep["points"].size() == 3);
+  CHECK(sweep["points"][0]["resumed"] == true);
+  CHECK(sweep["points"][1]["resumed"] == true);
+  CHECK_FALSE(sweep["points"][2].contains("resumed"));
+  CHECK(fs::exists(dir / "out/reader.read_threads=3/summary.json"));
+  // Not run again: its folder is as the first sweep left it.
+  CHECK(ReadTextFile(dir / "out/reader.read_threads=1/summary.json") == summary1);
+  // Another config (3 epochs): every point runs again.
+  auto changed =
+      Sweep(TinyArgs(dir) + " --resume --set train.epochs=3 --vary reader.read_threads=1");
+  INFO(changed.output);
+  REQUIRE(changed.exit_code == 0);
+  sweep = json::parse(ReadTextFile(dir / "out/sweep.json"));
+  CHECK_FALSE(sweep["points"][0].contains("resumed"));
+  CHECK(sweep["points"][0]["epoch_seconds"].size() == 3);
+}

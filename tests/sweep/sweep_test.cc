@@ -336,3 +336,22 @@ TEST_CASE("SweepSvg and SweepHtml: one chart per figure, the target line, names 
   const SweepResult s = Run(&searched, {Axis("k.n=1,2")}, 70);
   CHECK(Contains(dlio::SweepHtml(s, "t"), "largest k.n with AU &gt;= 70.0%: 1"));
 }
+
+TEST_CASE("A point taken over from an earlier sweep is marked in the table and the JSON") {
+  SweepPlan plan;
+  plan.axes = {Axis("k.n=1,2")};
+  const SweepResult r = dlio::RunSweep(plan, [](const SweepPoint& p, size_t) {
+    SweepMeasurement m;
+    m.au_percent = 50;
+    m.resumed = p.values[0] == "1";
+    m.config_digest = "abc";
+    return dlio::Result<SweepMeasurement>(m);
+  });
+  const std::string table = dlio::SweepTable(r);
+  CHECK(Contains(table, "\n0*  "));
+  CHECK(Contains(table, "* taken over from the earlier sweep (--resume)"));
+  const json j = json::parse(dlio::SweepJson(r));
+  CHECK(j["points"][0]["resumed"] == true);
+  CHECK_FALSE(j["points"][1].contains("resumed"));
+  CHECK(j["points"][1]["config_digest"] == "abc");
+}

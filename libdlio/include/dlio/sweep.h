@@ -78,6 +78,10 @@ struct SweepMeasurement {
   double first_epoch_au_percent = 0, first_epoch_samples_per_s = 0;
   double steady_au_percent = 0, steady_samples_per_s = 0;
   std::string output_folder;  // where the point's summary.json is
+  // Identifies the point's whole config (the caller's choice, e.g. a hash of ConfigToJson): a
+  // resumed sweep takes over an earlier point only when it matches. "" when not known.
+  std::string config_digest;
+  bool resumed = false;  // taken over from an earlier sweep, not run again
 };
 
 // Runs one point (its index in ExpandSweepGrid's order). An error is recorded with the point.

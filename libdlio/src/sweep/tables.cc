@@ -1,4 +1,5 @@
 // The sweep's tables: CSV, JSON and the text table printed at the end.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -74,6 +75,8 @@ json PointJson(const SweepResult& r, const SweepPointResult& p) {
   }
   if (r.until_au_below) j["meets_target"] = p.meets_target;
   j["output_folder"] = m.output_folder;
+  if (!m.config_digest.empty()) j["config_digest"] = m.config_digest;
+  if (m.resumed) j["resumed"] = true;
   return j;
 }
 
@@ -185,7 +188,7 @@ std::string SweepTable(const SweepResult& r) {
   }
   std::vector<std::vector<std::string>> rows;
   for (const auto& p : r.points) {
-    std::vector<std::string> row = {std::to_string(p.index)};
+    std::vector<std::string> row = {std::to_string(p.index) + (p.m.resumed ? "*" : "")};
     for (const auto& v : p.point.values) row.push_back(v);
     if (p.ok()) {
       row.push_back(Fixed(p.m.au_percent, 2) +
@@ -218,6 +221,9 @@ std::string SweepTable(const SweepResult& r) {
   };
   line(head);
   for (const auto& row : rows) line(row);
+  if (std::any_of(r.points.begin(), r.points.end(), [](const auto& p) { return p.m.resumed; })) {
+    o << "* taken over from the earlier sweep (--resume), not run again\n";
+  }
   const size_t skipped = r.grid_points - r.points.size();
   if (skipped > 0) {
     o << skipped << " of " << r.grid_points << " grid points not run"
