@@ -179,20 +179,7 @@ void ProgressLine::Finish() {
 void WireRunEnv(spdlog::logger* logger, ProgressLine* progress, dlio::RunEnv* env) {
   env->log = [logger, progress](dlio::LogLevel level, const std::string& msg) {
     progress->Finish();
-    switch (level) {
-      case dlio::LogLevel::kDebug:
-        logger->debug("{}", msg);
-        break;
-      case dlio::LogLevel::kInfo:
-        logger->info("{}", msg);
-        break;
-      case dlio::LogLevel::kWarn:
-        logger->warn("{}", msg);
-        break;
-      case dlio::LogLevel::kError:
-        logger->error("{}", msg);
-        break;
-    }
+    logger->log(SpdlogLevel(level), "{}", msg);
   };
   env->progress = [progress](const dlio::RunProgress& p) { progress->Update(p); };
 }
