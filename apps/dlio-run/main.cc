@@ -12,8 +12,7 @@
 //   dlio-run compare prof-app prof-emulation --json
 //   dlio-run report prof -o report.html
 //   dlio-run fit prof -o workload.yaml
-#include <spdlog/sinks/basic_file_sink.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
+//   dlio-run sweep --config cfg.yaml --vary reader.read_threads=1,2,4 [--until-au-below 70]
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
@@ -40,158 +39,19 @@
 #include "isolate.h"
 #include "profile.h"
 #include "report.h"
+#include "run_common.h"
+#include "sweep.h"
 
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitRunError = 1;
-constexpr int kExitUsage = 2;
-
-struct RunFlags {
-  std::string config_file;
-  std::string workload;
-  std::vector<std::string> sets;
-  bool generate = false;
-  bool no_train = false;
-  bool no_generate = false;
-  std::string output;
-  bool trace = false;
-  bool force = false;
-  std::string log_level;
-  bool quiet = false;
-  std::string comm = "auto";
-};
-
-// Multi-rank runs: every line names its rank, and ranks other than 0 print only warnings and
-// errors (rank 0 speaks for the job; the log file is rank 0's).
-std::shared_ptr<spdlog::logger> MakeLogger(const std::string& log_file, bool quiet, int rank = 0,
-                                           int world = 1) {
-  std::vector<spdlog::sink_ptr> sinks;
-  auto console = std::make_shared<spdlog::sinks::stderr_color_sink_mt>();
-  const std::string who = world > 1 ? dlio::StrCat(" rank ", rank) : "";
-  console->set_pattern("[dlio" + who + " %^%l%$] %v");
-  if (quiet || rank != 0) console->set_level(spdlog::level::warn);
-  sinks.push_back(console);
-  if (!log_file.empty()) {
-    try {
-      auto file = std::make_shared<spdlog::sinks::basic_file_sink_mt>(log_file, true);
-      file->set_pattern("%Y-%m-%dT%H:%M:%S.%f [%l" + who + "] %v");
-      sinks.push_back(file);
-    } catch (const spdlog::spdlog_ex& e) {
-      std::fprintf(stderr, "dlio-run: cannot open log file %s: %s\n", log_file.c_str(), e.what());
-    }
-  }
-  auto logger = std::make_shared<spdlog::logger>("dlio", sinks.begin(), sinks.end());
-  logger->flush_on(spdlog::level::warn);
-  return logger;
-}
-
-spdlog::level::level_enum SpdlogLevel(dlio::LogLevel level) {
-  switch (level) {
-    case dlio::LogLevel::kDebug:
-      return spdlog::level::debug;
-    case dlio::LogLevel::kWarn:
-      return spdlog::level::warn;
-    case dlio::LogLevel::kError:
-      return spdlog::level::err;
-    case dlio::LogLevel::kInfo:
-      break;
-  }
-  return spdlog::level::info;
-}
-
-std::string HumanRate(double bytes_per_s) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f MiB/s", bytes_per_s / (1024.0 * 1024.0));
-  return buf;
-}
-
-// A single progress line, redrawn in place on a terminal at most ~10 times a second.
-class ProgressLine {
- public:
-  explicit ProgressLine(bool enabled) : enabled_(enabled) {}
-  ~ProgressLine() { Finish(); }
-  void Update(const dlio::RunProgress& p) {
-    if (!enabled_) return;
-    const int64_t now = dlio::SystemClock()->NowNanos();
-    const bool last = p.steps > 0 && p.step == p.steps;
-    if (!last && now - last_ns_ < 100'000'000) return;
-    last_ns_ = now;
-    char buf[256];
-    const double rate = p.elapsed_s > 0 ? p.bytes / p.elapsed_s : 0;
-    if (std::string(p.phase) == "generate") {
-      std::snprintf(buf, sizeof buf, "generate: %llu/%llu files, %s",
-                    static_cast<unsigned long long>(p.step),
-                    static_cast<unsigned long long>(p.steps), HumanRate(rate).c_str());
-    } else {
-      std::snprintf(buf, sizeof buf, "%s: epoch %llu/%llu step %llu/%llu, %s", p.phase,
-                    static_cast<unsigned long long>(p.epoch),
-                    static_cast<unsigned long long>(p.epochs),
-                    static_cast<unsigned long long>(p.step),
-                    static_cast<unsigned long long>(p.steps), HumanRate(rate).c_str());
-    }
-    std::fprintf(stderr, "\r\033[K%s", buf);
-    std::fflush(stderr);
-    drawn_ = true;
-  }
-  void Finish() {
-    if (drawn_) std::fprintf(stderr, "\r\033[K");
-    drawn_ = false;
-  }
-
- private:
-  bool enabled_;
-  bool drawn_ = false;
-  int64_t last_ns_ = 0;
-};
-
-int Fail(const dlio::Status& status, int code) {
-  std::fprintf(stderr, "dlio-run: error: %s\n", status.ToString().c_str());
-  return code;
-}
-
-dlio::Result<dlio::WorkloadConfig> BuildConfig(const RunFlags& f,
-                                               const std::vector<std::string>& overrides,
-                                               const dlio::Registries& registries,
-                                               std::vector<std::string>* warnings) {
-  DLIO_ASSIGN_OR_RETURN(dlio::WorkloadConfig config,
-                        dlio::LoadWorkload(f.config_file, f.workload, warnings));
-  for (const auto& o : overrides) DLIO_RETURN_NOT_OK(dlio::ApplyOverride(&config, o, warnings));
-  for (const auto& o : f.sets) DLIO_RETURN_NOT_OK(dlio::ApplyOverride(&config, o, warnings));
-  if (f.generate) config.workflow.generate_data = true;
-  if (f.no_generate) config.workflow.generate_data = false;
-  if (f.no_train) config.workflow.train = false;
-  if (!f.output.empty()) config.output.folder = f.output;
-  if (f.trace) config.output.trace = true;
-  if (!f.log_level.empty()) {
-    DLIO_RETURN_NOT_OK(dlio::ApplyOverride(&config, "output.log_level=" + f.log_level, warnings));
-  }
-  DLIO_RETURN_NOT_OK(config.Validate());
-  DLIO_RETURN_NOT_OK(dlio::ValidateCapabilities(config, registries));
-  return config;
-}
-
-// Whether a preflight error is about the config (exit 2) rather than the run's machinery (1).
-bool IsConfigError(const dlio::Status& status) {
-  switch (status.code()) {
-    case dlio::StatusCode::kInvalidArgument:
-    case dlio::StatusCode::kResourceExhausted:
-    case dlio::StatusCode::kNotFound:
-    case dlio::StatusCode::kUnimplemented:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Whether the configured storage needs MPI initialized before it is built (mpiio, or slow over it).
-bool StorageNeedsMpi(const dlio::WorkloadConfig& c, const dlio::Registries& registries) {
-  dlio::StorageOptions options;
-  options.name = c.storage.storage_type;
-  options.slow_inner = c.storage.slow_inner;
-  auto capabilities = dlio::StorageCapabilitiesFor(options, registries);
-  return capabilities.ok() && capabilities->needs_mpi;
-}
+using dlio_run::BuildConfig;
+using dlio_run::Fail;
+using dlio_run::IsConfigError;
+using dlio_run::kExitOk;
+using dlio_run::kExitRunError;
+using dlio_run::kExitUsage;
+using dlio_run::ProgressLine;
+using dlio_run::RunFlags;
 
 int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc, char*** argv) {
   dlio::Registries registries;
@@ -204,10 +64,7 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
   // MPI is initialized only once the command line and config are known good, so a usage error
   // exits every rank with code 2 without MPI having to be torn down. The mpiio storage needs MPI
   // even in a single process (an MPI singleton).
-  const std::string comm_name =
-      f.comm == "auto" && StorageNeedsMpi(config, registries) && dlio::BuiltWithMpi() ? "mpi"
-                                                                                      : f.comm;
-  auto comm_or = dlio::MakeComm(comm_name, argc, argv);
+  auto comm_or = dlio::MakeComm(dlio_run::CommNameFor(f, config, registries), argc, argv);
   if (!comm_or.ok()) return Fail(comm_or.status(), kExitRunError);
   std::unique_ptr<dlio::Comm> comm = std::move(comm_or).value();
   const int rank = comm->rank();
@@ -218,8 +75,8 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
   const std::string log_file = config.output.log_file.empty() || ec || rank != 0
                                    ? ""
                                    : config.output.folder + "/" + config.output.log_file;
-  auto logger = MakeLogger(log_file, f.quiet, rank, world);
-  logger->set_level(SpdlogLevel(config.output.log_level));
+  auto logger = dlio_run::MakeLogger(log_file, f.quiet, rank, world);
+  logger->set_level(dlio_run::SpdlogLevel(config.output.log_level));
   if (rank == 0) {
     for (const auto& w : warnings) logger->warn("{}", w);
   }
@@ -229,24 +86,7 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
   env.comm = comm.get();
   env.registries = &registries;
   env.force_generate = f.force;
-  env.log = [&logger, &progress](dlio::LogLevel level, const std::string& msg) {
-    progress.Finish();
-    switch (level) {
-      case dlio::LogLevel::kDebug:
-        logger->debug("{}", msg);
-        break;
-      case dlio::LogLevel::kInfo:
-        logger->info("{}", msg);
-        break;
-      case dlio::LogLevel::kWarn:
-        logger->warn("{}", msg);
-        break;
-      case dlio::LogLevel::kError:
-        logger->error("{}", msg);
-        break;
-    }
-  };
-  env.progress = [&progress](const dlio::RunProgress& p) { progress.Update(p); };
+  dlio_run::WireRunEnv(logger.get(), &progress, &env);
 
   // A config that cannot run here (an epoch without a step, more memory or disk than the host
   // has, an unknown format) is a usage error: exit 2 on every rank, before anything is written.
@@ -399,26 +239,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("dlio-run ") + dlio::kVersion);
   app.allow_extras();
   RunFlags f;
-  app.add_option("-c,--config", f.config_file, "DLIO workload YAML or JSON file")
-      ->check(CLI::ExistingFile);
-  app.add_option("-w,--workload", f.workload, "built-in workload preset (see `list workloads`)");
-  app.add_option("-s,--set", f.sets, "override a key: section.key=value (repeatable)");
-  auto* gen = app.add_flag("-g,--generate", f.generate,
-                           "generate the dataset first (workflow.generate_data)");
-  app.add_flag("--no-generate", f.no_generate, "do not generate, even if the config says so")
-      ->excludes(gen);
-  app.add_flag("--no-train", f.no_train, "do not train (with --generate: generate only)");
-  app.add_option("-o,--output", f.output, "output folder (output.folder)");
-  app.add_flag("-t,--trace", f.trace, "write a DFTracer-style trace (output.trace)");
-  app.add_flag("--force", f.force,
-               "generate into a non-empty folder that is not a dlio dataset (never overwrites)");
-  app.add_option("--log-level", f.log_level, "debug, info, warn or error (output.log_level)")
-      ->check(CLI::IsMember({"debug", "info", "warn", "error"}));
-  app.add_flag("-q,--quiet", f.quiet, "only warnings and the summary");
-  app.add_option("--comm", f.comm,
-                 "auto (MPI when started by mpiexec/mpirun/srun or with storage mpiio), mpi, "
-                 "serial")
-      ->check(CLI::IsMember({"auto", "mpi", "serial"}));
+  dlio_run::AddRunOptions(&app, &f);
 
   auto* list = app.add_subcommand("list", "list workloads, formats, storages, ... or config keys");
   std::string list_what;
@@ -470,6 +291,8 @@ int main(int argc, char** argv) {
   auto* report = dlio_run::AddReportCommand(&app, &report_options);
   dlio_run::FitCommandOptions fit_options;
   auto* fit = dlio_run::AddFitCommand(&app, &fit_options);
+  dlio_run::SweepCommandOptions sweep_options;
+  auto* sweep = dlio_run::AddSweepCommand(&app, &sweep_options);
 
   try {
     app.parse(argc, argv);
@@ -494,16 +317,25 @@ int main(int argc, char** argv) {
 
   if (report->parsed()) return dlio_run::RunReport(report_options);
   if (fit->parsed()) return dlio_run::RunFit(fit_options);
-
-  std::vector<std::string> overrides;
-  for (const auto& extra : app.remaining()) {
-    if (extra.rfind("+", 0) == 0 || extra.find('=') != std::string::npos) {
-      overrides.push_back(extra);
-    } else {
-      return Fail(dlio::Status::InvalidArgument("unexpected argument '" + extra +
-                                                "' (overrides look like ++workload.a.b=value)"),
+  if (sweep->parsed()) {
+    // The run options belong after `sweep`; before it they would be silently ignored.
+    for (const CLI::Option* opt : app.get_options()) {
+      if (opt->count() > 0) {
+        return Fail(dlio::Status::InvalidArgument("sweep: give ", opt->get_name(),
+                                                  " after 'sweep' (dlio-run sweep ",
+                                                  opt->get_name(), " ...)"),
+                    kExitUsage);
+      }
+    }
+    if (!app.remaining().empty()) {
+      return Fail(dlio::Status::InvalidArgument("sweep: give '", app.remaining().front(),
+                                                "' after 'sweep'"),
                   kExitUsage);
     }
+    return dlio_run::RunSweepCommand(sweep_options, sweep->remaining(), &argc, &argv);
   }
-  return Run(f, overrides, &argc, &argv);
+
+  auto overrides = dlio_run::OverridesFrom(app.remaining());
+  if (!overrides.ok()) return Fail(overrides.status(), kExitUsage);
+  return Run(f, *overrides, &argc, &argv);
 }

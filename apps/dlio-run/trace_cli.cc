@@ -39,14 +39,19 @@ dlio::Result<dlio::ProfileTrace> ImportTraces(const std::vector<std::string>& pa
   return trace;
 }
 
-dlio::Status WriteCommandOutput(const std::string& path, std::string_view text,
-                                const IsOwnOutput& is_own_output) {
+dlio::Status CheckCommandOutput(const std::string& path, const IsOwnOutput& is_own_output) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) return dlio::Status::AlreadyExists(path, " is a directory");
   if (fs::exists(path, ec) && !is_own_output(Head(path))) {
     return dlio::Status::AlreadyExists(
         path, " exists and is not an earlier output of this command; not replaced");
   }
+  return dlio::Status::OK();
+}
+
+dlio::Status WriteCommandOutput(const std::string& path, std::string_view text,
+                                const IsOwnOutput& is_own_output) {
+  DLIO_RETURN_NOT_OK(CheckCommandOutput(path, is_own_output));
   auto storage = dlio::NewPosixStorage(dlio::StorageOptions{});
   return dlio::WriteFileAtomically(storage.get(), path, text);
 }

@@ -19,6 +19,9 @@ dlio::Result<dlio::ProfileTrace> ImportTraces(const std::vector<std::string>& pa
 // Whether the first bytes of an existing file show that this command wrote it earlier.
 using IsOwnOutput = std::function<bool(std::string_view head)>;
 
+// Whether WriteCommandOutput would write `path` (a check made before a long command starts).
+dlio::Status CheckCommandOutput(const std::string& path, const IsOwnOutput& is_own_output);
+
 // Writes `text` to `path` through a temporary name and a rename (a reader never sees half a
 // file). An existing `path` is replaced only when `is_own_output` recognises its first 4 KiB;
 // otherwise AlreadyExists names it and nothing is written.

@@ -35,6 +35,9 @@ class EventFilter {
   int32_t mpiio_ = ProfileTrace::kNoString;
 };
 
+// The CSS of the report page (for other pages drawn with these charts, such as a sweep's).
+const char* PageStyle();
+
 // "<p class="note">text</p>" (text escaped).
 std::string Note(const std::string& text);
 // "<section id=...><h2>title</h2>body</section>".

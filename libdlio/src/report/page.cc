@@ -34,6 +34,10 @@ constexpr char kNav[] =
 
 }  // namespace
 
+namespace report {
+const char* PageStyle() { return kStyle; }
+}  // namespace report
+
 std::string RenderHtmlReport(const ProfileTrace& trace, const TraceAnalysis& analysis,
                              const ReportOptions& options) {
   using report::Escape;
