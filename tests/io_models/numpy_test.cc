@@ -422,10 +422,11 @@ TEST_CASE("numpy model: inspect still describes the file, and errors name it") {
   CHECK(huge.status().message().find(tmp / "huge.npy") != std::string::npos);
 }
 
-TEST_CASE("numpy model: a sample buffer holds np.load's array until the next load replaces it") {
-  // As `x = np.load(path)['x']` keeps the array until x is bound to the next one, and a DataLoader
-  // worker keeps its batch's arrays until the collate (it takes them with TakeHeld): where they
-  // are freed decides whether the next large read lands in fresh pages.
+TEST_CASE("numpy model: a sample buffer that keeps np.load's array holds it until the next load") {
+  // A loop that drops the array once it has the sample frees it at once (the default); code that
+  // keeps it (`x = np.load(path)['x']` until x is rebound, a DataLoader worker until the collate,
+  // which takes them with TakeHeld) frees it later: where they are freed decides whether the
+  // next large read lands in fresh pages.
   if (!io_model_test::PythonHas("numpy")) return;
   TempDir tmp;
   const Files f = MakeFiles(tmp);
@@ -436,8 +437,12 @@ TEST_CASE("numpy model: a sample buffer holds np.load's array until the next loa
   options.io_model = IoModel::kNumpy;
   auto reader = testing::MakeFormatByName("npz")->Open(storage.get(), f.data + "/" + *npz, options);
   REQUIRE(reader.ok());
+  SampleBuffer dropped;  // by default the array is freed once the sample is out of it
+  REQUIRE((*reader)->ReadSample(0, &dropped).ok());
+  CHECK(dropped.TakeHeld() == nullptr);
   SampleBuffer out;
-  REQUIRE((*reader)->ReadSample(0, &out).ok());  // the array Open loaded
+  out.KeepHeld(true);
+  REQUIRE((*reader)->ReadSample(0, &out).ok());
   std::shared_ptr<const void> first = out.TakeHeld();
   REQUIRE(first != nullptr);
   CHECK(out.TakeHeld() == nullptr);

@@ -29,16 +29,21 @@ class SampleBuffer {
   size_t size() const { return buf_.size(); }
   size_t capacity() const { return buf_.capacity(); }
 
-  // The object a framework model read the sample out of (the numpy model's array), kept alive as
-  // the framework keeps it: a new Hold frees the previous one only once the new one exists (as a
-  // Python name rebound to the next array), and a DataLoader worker takes them (TakeHeld) to
-  // keep a batch's arrays until it is collated. Where the memory is freed decides whether the
-  // next large read lands in fresh or warm pages (docs/io_models.md, "glibc's thresholds").
-  void Hold(std::shared_ptr<const void> object) { held_ = std::move(object); }
+  // The object a framework model read the sample out of (the numpy model's array). By default
+  // Hold frees it at once, as a loop that drops the array once it has the sample does. With
+  // KeepHeld(true) it stays until the next Hold has the next one (a Python name rebound to the
+  // next array) or until TakeHeld hands it over: a DataLoader worker keeps its batch's arrays
+  // until it collates them. Where the memory is freed decides whether the next large read lands
+  // in fresh or warm pages (docs/io_models.md, "glibc's thresholds").
+  void KeepHeld(bool keep) { keep_held_ = keep; }
+  void Hold(std::shared_ptr<const void> object) {
+    if (keep_held_) held_ = std::move(object);
+  }
   std::shared_ptr<const void> TakeHeld() { return std::move(held_); }
 
  private:
   AlignedBuffer buf_;
+  bool keep_held_ = false;
   std::shared_ptr<const void> held_;
 };
 

@@ -27,6 +27,7 @@ class Worker {
         s_.read_buffer->mapped() > 0) {
       buffer_.Borrow(s_.read_buffer->data(), s_.read_buffer->mapped());
     }
+    buffer_.KeepHeld(true);  // what the Dataset returned lives until the batch is collated
   }
 
   void StartTracing() {
