@@ -138,6 +138,12 @@ struct TrainConfig {
   bool seed_change_epoch = true;      // train.seed_change_epoch
   uint64_t excluded_start_steps = 1;  // train.excluded_start_steps (AU warm-up steps per block)
   bool barrier_per_step = true;       // train.barrier_per_step
+  // train.accelerators_per_process: accelerators one process emulates, as that many training
+  // threads, each a rank of its own (rank = process rank x K + k, world = processes x K).
+  uint64_t accelerators_per_process = 1;
+  // train.barrier_wait: how a process waits in the cross-process (MPI) step barrier: "sleep" (a
+  // nonblocking barrier polled with short sleeps) or "spin" (the MPI library's MPI_Barrier).
+  std::string barrier_wait = "sleep";
 };
 
 struct EvaluationConfig {

@@ -2,9 +2,12 @@
 #include "dlio/runner.h"
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "dlio/loop.h"
 #include "dlio/tracer.h"
+#include "runner/accelerators.h"
 #include "runner/aggregate.h"
 #include "runner/checkpoint_phase.h"
 #include "runner/generate_phase.h"
@@ -75,10 +78,8 @@ Status RunPhases(const RunContext& ctx, bool force_generate, RunResources* res, 
   return Status::OK();
 }
 
-}  // namespace
-
-Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& env) {
-  DLIO_RETURN_NOT_OK(input_config.Validate());
+// One rank's run (an accelerator thread's, when a process emulates several).
+Result<RunReport> RunRank(const WorkloadConfig& input_config, const RunEnv& env) {
   RunResources res;
   RunContext ctx;
   ctx.clock = env.clock != nullptr ? env.clock : SystemClock();
@@ -152,6 +153,29 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
 
   DLIO_RETURN_NOT_OK(WriteReports(config, ctx.comm, start_us, end_us, out, &report));
   return report;
+}
+
+}  // namespace
+
+Result<RunReport> RunWorkload(const WorkloadConfig& config, const RunEnv& env) {
+  DLIO_RETURN_NOT_OK(config.Validate());
+  std::unique_ptr<Comm> own_comm;
+  RunEnv process_env = env;
+  if (process_env.comm == nullptr) {
+    own_comm = MakeSerialComm();
+    process_env.comm = own_comm.get();
+  }
+  process_env.comm->set_barrier_wait(config.train.barrier_wait == "spin" ? BarrierWait::kSpin
+                                                                         : BarrierWait::kSleep);
+  const int threads = static_cast<int>(config.train.accelerators_per_process);
+  if (threads <= 1) return RunRank(config, process_env);
+  std::vector<RunReport> reports(static_cast<size_t>(threads));
+  DLIO_RETURN_NOT_OK(runner_internal::RunAccelerators(
+      threads, process_env, [&config, &reports](int k, const RunEnv& env_k) -> Status {
+        DLIO_ASSIGN_OR_RETURN(reports[static_cast<size_t>(k)], RunRank(config, env_k));
+        return Status::OK();
+      }));
+  return std::move(reports[0]);
 }
 
 }  // namespace dlio
