@@ -1,6 +1,8 @@
 // ThreadGroupComms: K accelerator threads per process, over the serial Comm (one process) and over
 // a Comm of threads standing in for two processes (tests/runner/thread_comm.h); the MPI case is in
 // mpi_comm_test.cc. Every value below is computed by hand from the ranks.
+#include "dlio/thread_group_comm.h"
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <functional>
@@ -11,7 +13,6 @@
 
 #include "dlio/comm.h"
 #include "dlio/str_cat.h"
-#include "dlio/thread_group_comm.h"
 #include "runner/thread_comm.h"
 
 namespace dlio {

@@ -16,10 +16,11 @@ namespace dlio {
 //
 // Each Comm is used by its own thread; the K threads make the same collectives in the same order,
 // like ranks. A collective combines the K threads' arguments in the process first (a sleeping
-// barrier: a mutex and condition variable, no spinning), then the last thread to arrive makes ONE
-// call on `process` for the whole group (reductions over the combined values, Gather of the K
-// strings packed into one, Broadcast from the process that holds the root) and hands the result
-// to every thread. Only that thread touches `process`, so `process` needs no thread safety.
+// barrier: each deposits under a mutex, then sleeps on a futex, std::atomic::wait, no spinning),
+// then the last thread to arrive makes ONE call on `process` for the whole group (reductions over
+// the combined values, Gather of the K strings packed into one, Broadcast from the process that
+// holds the root) and hands the result to every thread. Only that thread touches `process`, so
+// `process` needs no thread safety.
 //
 // Errors and Abort: if one thread's collective fails (a bad root, reductions of different
 // lengths, the process Comm's error), every thread of the group gets that status. Abort(status)

@@ -2,7 +2,7 @@
 // process Comm by the last thread to arrive.
 #include "dlio/thread_group_comm.h"
 
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -17,6 +17,9 @@ namespace dlio {
 namespace {
 
 enum class Op { kSum, kMax, kMin };
+
+constexpr uint32_t kStopped = 1;
+constexpr uint32_t kGeneration = 2;
 
 double Apply(Op op, double a, double b) {
   switch (op) {
@@ -125,8 +128,9 @@ class ThreadGroupComms::Group {
       if (!stop_.ok()) return;
       stop_ = status.ok() ? Status::Internal("Abort called with an ok status") : status;
       stop_rank_ = rank;
+      word_.fetch_or(kStopped, std::memory_order_release);
     }
-    cv_.notify_all();
+    word_.notify_all();
   }
 
   Status stop_status() const {
@@ -135,25 +139,39 @@ class ThreadGroupComms::Group {
   }
 
  private:
-  // One collective: each thread deposits its arguments (`contribute`), the last one to arrive
-  // runs `complete` (the process-level call) for all, and each thread takes its result
-  // (`collect`). All three run under mu_; the others sleep on cv_ meanwhile.
+  // One collective: each thread deposits its arguments (`contribute`, under mu_), the last one
+  // to arrive runs `complete` (the process-level call) for all, and each thread takes its result
+  // (`collect`). The others sleep meanwhile on word_ (a futex: one wake-up each, no mutex to
+  // reacquire). They read the results without the lock: the last thread wrote them before its
+  // release of word_, and nothing changes them until every thread has arrived at the next
+  // collective.
   template <typename Contribute, typename Complete, typename Collect>
   Status Rendezvous(int k, Contribute contribute, Complete complete, Collect collect) {
     std::unique_lock<std::mutex> lock(mu_);
     if (!stop_.ok()) return Stopped(k);
     contribute();
-    const uint64_t generation = generation_;
+    const uint32_t word = word_.load(std::memory_order_relaxed);
     if (++arrived_ == n_) {
       arrived_ = 0;
       result_ = CheckProblems();
       if (result_.ok()) result_ = complete();
       for (auto& p : problems_) p.clear();
-      ++generation_;
-      cv_.notify_all();
-    } else {
-      cv_.wait(lock, [&] { return generation_ != generation || !stop_.ok(); });
-      if (generation_ == generation) return Stopped(k);
+      Status result = result_;
+      if (result.ok()) collect();
+      word_.fetch_add(kGeneration, std::memory_order_release);
+      lock.unlock();
+      word_.notify_all();
+      return result;
+    }
+    lock.unlock();
+    uint32_t now = word;
+    while (now == word) {
+      word_.wait(word, std::memory_order_acquire);
+      now = word_.load(std::memory_order_acquire);
+    }
+    if ((now & ~kStopped) == (word & ~kStopped)) {  // woken by Stop, not by the last thread
+      lock.lock();
+      return Stopped(k);
     }
     if (!result_.ok()) return result_;
     collect();
@@ -224,7 +242,8 @@ class ThreadGroupComms::Group {
     DLIO_RETURN_NOT_OK(process_->Gather(Pack(strings_), root_process, &packs));
     result_strings_.clear();
     if (process_->rank() != root_process) return Status::OK();
-    for (const auto& p : packs) DLIO_RETURN_NOT_OK(Unpack(p, static_cast<size_t>(n_), &result_strings_));
+    for (const auto& p : packs)
+      DLIO_RETURN_NOT_OK(Unpack(p, static_cast<size_t>(n_), &result_strings_));
     return Status::OK();
   }
 
@@ -238,9 +257,9 @@ class ThreadGroupComms::Group {
   Comm* const process_;
   const int n_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
   int arrived_ = 0;
-  uint64_t generation_ = 0;
+  // Bit 0: the group is stopped. Bits 1..: the number of completed collectives (mod 2^31).
+  std::atomic<uint32_t> word_{0};
   Status stop_;
   int stop_rank_ = -1;
   Status result_;

@@ -350,8 +350,8 @@ std::vector<KeySpec> BuildTable() {
            "warm-up steps per block left out of AU and throughput"));
   add(Bool("train.barrier_per_step", DLIO_FIELD(bool, train.barrier_per_step),
            "barrier across ranks after each step (all-reduce stand-in)"));
-  add(Uint("train.accelerators_per_process",
-           DLIO_FIELD(uint64_t, train.accelerators_per_process), {1, 4096},
+  add(Uint("train.accelerators_per_process", DLIO_FIELD(uint64_t, train.accelerators_per_process),
+           {1, 4096},
            "accelerators one process emulates, as training threads that are ranks of their own "
            "(world = processes x this)"));
   add(Choice("train.barrier_wait", DLIO_FIELD(std::string, train.barrier_wait), {"sleep", "spin"},

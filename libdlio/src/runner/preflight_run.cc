@@ -64,9 +64,9 @@ Status PreflightRun(const WorkloadConfig& input, const RunEnv& env) {
   }
   const int threads = static_cast<int>(input.train.accelerators_per_process);
   if (threads <= 1) return PreflightRank(input, process_env);
-  return runner_internal::RunAccelerators(
-      threads, process_env,
-      [&input](int, const RunEnv& env_k) { return PreflightRank(input, env_k); });
+  return runner_internal::RunAccelerators(threads, process_env, [&input](int, const RunEnv& env_k) {
+    return PreflightRank(input, env_k);
+  });
 }
 
 }  // namespace dlio
