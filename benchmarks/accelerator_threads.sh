@@ -33,14 +33,15 @@ PY=/usr/bin/python3
 [[ -x "$DLIO_RUN" ]] || { echo "dlio-run not found at $DLIO_RUN" >&2; exit 2; }
 mkdir -p "$WORK"
 common=(--workload cosmoflow_a100 --quiet
-  --set "dataset.data_folder=$WORK/data" --set "dataset.num_files_train=$FILES"
+  --set "dataset.data_folder=$WORK/data-$FILES" --set "dataset.num_files_train=$FILES"
   --set dataset.format=npz --set "train.epochs=$EPOCHS" --set "train.computation_time=$COMPUTE"
   --set output.progress=false)
 # shellcheck disable=SC2206
 extra=($EXTRA)
 
-"$DLIO_RUN" "${common[@]}" --set "output.folder=$WORK/gen" --generate --no-train >/dev/null 2>&1
-cat "$WORK"/data/train/* >/dev/null  # into the page cache
+"$DLIO_RUN" "${common[@]}" --set "output.folder=$WORK/gen" --generate --no-train >"$WORK/gen.log" 2>&1 ||
+  { cat "$WORK/gen.log" >&2; exit 1; }
+cat "$WORK/data-$FILES"/train/* >/dev/null  # into the page cache
 
 launch=()
 if (( PROCESSES > 1 )); then
@@ -56,7 +57,8 @@ for threads in $READ_THREADS; do
     rm -rf "$out"
     "${launch[@]}" "$DLIO_RUN" "${common[@]}" "${extra[@]}" --no-generate \
       --set "output.folder=$out" --set "train.accelerators_per_process=$k" \
-      --set "reader.read_threads=$threads" >/dev/null 2>&1 || { echo "| $PROCESSES x $k | $threads | failed |"; continue; }
+      --set "reader.read_threads=$threads" >"$out.log" 2>&1 ||
+      { echo "| $PROCESSES x $k | $threads | failed: see $out.log |"; continue; }
     "$PY" - "$out" "$PROCESSES" "$k" "$threads" <<'EOF'
 import glob, json, sys
 out, p, k, t = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
