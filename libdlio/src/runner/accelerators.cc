@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/thread_name.h"
+#include "dlio/str_cat.h"
 #include "dlio/thread_group_comm.h"
 
 namespace dlio::runner_internal {
@@ -26,10 +27,11 @@ Status RunAccelerators(int threads, const RunEnv& env,
     RunEnv env_k = env;
     env_k.comm = group.comm(k);
     if (env.log) {
-      env_k.log = [&log_mu, &env, k](LogLevel level, const std::string& message) {
+      const int rank = env_k.comm->rank();
+      env_k.log = [&log_mu, &env, k, rank](LogLevel level, const std::string& message) {
         if (k > 0 && level != LogLevel::kWarn && level != LogLevel::kError) return;
         std::lock_guard<std::mutex> lock(log_mu);
-        env.log(level, message);
+        env.log(level, k == 0 ? message : StrCat("accelerator rank ", rank, ": ", message));
       };
     }
     workers.emplace_back([&group, &statuses, &run, env_k = std::move(env_k), k] {

@@ -12,9 +12,10 @@ namespace dlio::runner_internal {
 // Calls run(k, env_k) on `threads` threads (k = 0..threads-1) and joins them. env_k is `env` with
 // comm = thread k's Comm over env.comm (which must not be null; rank env.comm->rank() x threads +
 // k) and a log that serializes the threads' calls (threads other than k = 0 pass on warnings and
-// errors only: the others repeat what rank k = 0 says). A thread whose run fails stops the group,
-// so no other thread waits forever in a collective. Returns OK when every run did, else the first
-// failure (the status that stopped the group, not the Cancelled of the threads it woke).
+// errors only, prefixed "accelerator rank R: "; their other messages repeat thread 0's). A thread
+// whose run fails stops the group, so no other thread waits forever in a collective. Returns OK
+// when every run did, else the first failure (the status that stopped the group, not the Cancelled
+// of the threads it woke).
 Status RunAccelerators(int threads, const RunEnv& env,
                        const std::function<Status(int k, const RunEnv& env_k)>& run);
 
