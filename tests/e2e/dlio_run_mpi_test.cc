@@ -270,7 +270,7 @@ TEST_CASE("mpiexec -n 2 x 2 accelerator threads read what 4 plain ranks read, ra
     const std::string victim = threads_dir / "data/train/img_6_of_7.npz";
     REQUIRE(fs::exists(victim));
     REQUIRE(truncate(victim.c_str(), 100) == 0);
-    auto bad = MpiRun(2, Folders(threads_dir) + dataset +
+    auto bad = MpiRun(2, Folders(threads_dir) + dataset + " --no-generate" +
                              " --set train.accelerators_per_process=2 --set train.epochs=50"
                              " --set train.computation_time=0.02");
     INFO(bad.result.output);

@@ -133,6 +133,12 @@ class ThreadGroupComms::Group {
     word_.notify_all();
   }
 
+  // The process Comm's Abort, one thread at a time (the MPI Comm's is not thread-safe).
+  void AbortProcess(const Status& status) {
+    std::lock_guard<std::mutex> lock(abort_mu_);
+    process_->Abort(status);
+  }
+
   Status stop_status() const {
     std::lock_guard<std::mutex> lock(mu_);
     return stop_;
@@ -257,6 +263,7 @@ class ThreadGroupComms::Group {
   Comm* const process_;
   const int n_;
   mutable std::mutex mu_;
+  std::mutex abort_mu_;  // held while calling process_->Abort
   int arrived_ = 0;
   // Bit 0: the group is stopped. Bits 1..: the number of completed collectives (mod 2^31).
   std::atomic<uint32_t> word_{0};
@@ -296,10 +303,11 @@ class ThreadGroupComms::Member final : public Comm {
     return group_->Broadcast(k_, value, root);
   }
   // The other processes' ranks would wait forever in their next collective: the process Comm's
-  // Abort ends them (MPI_Abort) while this process's threads are woken by the stop.
+  // Abort ends them (MPI_Abort, which does not return). It comes first, so that the threads the
+  // stop wakes (whose Cancelled would also abort) cannot end the job with their status instead.
   void Abort(const Status& status) override {
+    if (group_->process()->size() > 1) group_->AbortProcess(status);
     group_->Stop(status, rank());
-    if (group_->process()->size() > 1) group_->process()->Abort(status);
   }
   Status abort_status() const override { return group_->stop_status(); }
 
