@@ -274,6 +274,12 @@ TEST_CASE("accelerators_per_process: the virtual world goes through the rank che
     CHECK(s.code() == dlio::StatusCode::kInvalidArgument);
     CHECK(s.message().find("train.accelerators_per_process") != std::string::npos);
   }
+  SECTION("train.barrier_wait is sleep or spin") {
+    c.train.barrier_wait = "busy";
+    const dlio::Status s = c.Validate();
+    CHECK(s.code() == dlio::StatusCode::kInvalidArgument);
+    CHECK(s.message().find("train.barrier_wait") != std::string::npos);
+  }
   SECTION("more accelerators than samples: an epoch without a step, refused before running") {
     Generate(dir);
     c.train.accelerators_per_process = 32;  // 24 samples, batch 1, drop_last
