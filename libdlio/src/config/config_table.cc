@@ -244,6 +244,9 @@ std::vector<KeySpec> BuildTable() {
            "samples per evaluation step (per rank)"));
   add(Uint("reader.read_threads", DLIO_FIELD(uint64_t, reader.read_threads), {0, 1024},
            "I/O threads per rank (0: read on the training thread)"));
+  add(Uint("reader.thread_nice", DLIO_FIELD(uint64_t, reader.thread_nice), {0, 19},
+           "added to the nice value of the read and preprocessing threads (pytorch: worker "
+           "processes), so training threads wake on time from compute on an oversubscribed host"));
   add(Uint("reader.computation_threads", DLIO_FIELD(uint64_t, reader.computation_threads),
            {0, 1024}, "preprocessing threads per rank"));
   add(Uint("reader.prefetch_size", DLIO_FIELD(uint64_t, reader.prefetch_size), {0, 1 << 20},

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "core/thread_name.h"
+#include "core/thread_priority.h"
 #include "dlio/tracer.h"
 
 namespace dlio::pipeline_internal {
@@ -225,6 +226,7 @@ void RunWorkerProcess(const WorkerSetup& setup) {
   if (::getppid() != setup.parent) ::_exit(1);
   ::signal(SIGPIPE, SIG_IGN);
   NameThisThread("dlio-worker", setup.worker);
+  LowerThisThreadPriority(setup.nice);
   {
     Worker worker(setup);
     worker.StartTracing();
