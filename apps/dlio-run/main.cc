@@ -95,9 +95,15 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
     if (rank == 0) Fail(fits, kExitUsage);
     return IsConfigError(fits) ? kExitUsage : kExitRunError;
   }
-  logger->info("dlio {}: workload '{}' (format {}, data in {}, outputs in {}, {} comm, {} rank{})",
-               dlio::kVersion, config.name, config.dataset.format, config.dataset.data_folder,
-               config.output.folder, comm->name(), world, world == 1 ? "" : "s");
+  const uint64_t per_process = config.train.accelerators_per_process;
+  const std::string accelerators =
+      per_process > 1 ? dlio::StrCat(" x ", per_process, " accelerator threads") : std::string();
+  logger->info(
+      "dlio {}: workload '{}' (format {}, data in {}, outputs in {}, {} comm, {} {}{})",
+      dlio::kVersion, config.name, config.dataset.format, config.dataset.data_folder,
+      config.output.folder, comm->name(), world,
+      per_process > 1 ? (world == 1 ? "process" : "processes") : (world == 1 ? "rank" : "ranks"),
+      accelerators);
   auto report = dlio::RunWorkload(config, env);
   progress.Finish();
   if (!report.ok()) {

@@ -2,9 +2,11 @@
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dlio/comm.h"
+#include "dlio/thread_group_comm.h"
 #include "mpi_test_util.h"
 
 namespace dlio {
@@ -115,6 +117,48 @@ TEST_CASE("mpi comm: MakeComm picks MPI under the launcher and refuses unknown n
   CHECK(MpiInitialized());
   CHECK(MakeComm("serial", &argc, &argv).value()->name() == "serial");
   CHECK(MakeComm("tcp", &argc, &argv).status().code() == StatusCode::kInvalidArgument);
+}
+
+TEST_CASE("mpi comm: both barrier waits complete, alone and under accelerator threads", "[mpi]") {
+  Comm* comm = MpiTestComm();
+  for (BarrierWait wait : {BarrierWait::kSpin, BarrierWait::kSleep}) {
+    comm->set_barrier_wait(wait);
+    for (int i = 0; i < 20; ++i) REQUIRE(comm->Barrier().ok());
+  }
+  // 3 accelerator threads per process: ranks process x 3 + k of processes x 3.
+  ThreadGroupComms group(comm, 3);
+  const int n = comm->size() * 3;
+  std::vector<Status> status(3);
+  std::vector<std::vector<double>> sums(3);
+  std::vector<std::vector<std::string>> gathered(3);
+  std::vector<std::string> broadcast(3);
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 3; ++k) {
+    threads.emplace_back([&, k] {
+      Comm* c = group.comm(k);
+      Status s = c->Barrier();
+      std::vector<double> v{1.0, static_cast<double>(c->rank())};
+      if (s.ok()) s = c->AllReduceSum(&v);
+      sums[k] = v;
+      if (s.ok()) s = c->Gather(std::to_string(c->rank()), n - 1, &gathered[k]);
+      broadcast[k] = c->rank() == n - 2 ? "from n-2" : "";
+      if (s.ok()) s = c->Broadcast(&broadcast[k], n - 2);
+      status[k] = s;
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::vector<std::string> all;
+  for (int r = 0; r < n; ++r) all.push_back(std::to_string(r));
+  for (int k = 0; k < 3; ++k) {
+    const int r = comm->rank() * 3 + k;
+    CAPTURE(r);
+    CHECK(group.comm(k)->rank() == r);
+    CHECK(group.comm(k)->size() == n);
+    REQUIRE(status[k].ok());
+    CHECK(sums[k] == std::vector<double>{1.0 * n, n * (n - 1) / 2.0});
+    CHECK(gathered[k] == (r == n - 1 ? all : std::vector<std::string>{}));
+    CHECK(broadcast[k] == "from n-2");
+  }
 }
 
 // Not run by default: tests/e2e runs it under mpiexec and expects the whole job to end promptly

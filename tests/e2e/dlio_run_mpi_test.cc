@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -211,6 +212,73 @@ TEST_CASE("every sample is read exactly once per epoch with 1, 2, 3 and 4 ranks"
       for (const Item& item : items) ++reads[item];
     }
     for (const auto& [item, n] : reads) CHECK(n == 1);
+  }
+}
+
+TEST_CASE("mpiexec -n 2 x 2 accelerator threads read what 4 plain ranks read, rank for rank") {
+  // train.accelerators_per_process: process p's thread k is rank 2p + k of 4, so its shard, its
+  // trace (trace-<rank>.pfw) and its row of summary.json's ranks are those of plain rank 2p + k.
+  const std::string dataset =
+      " --set dataset.num_files_train=7 --set dataset.num_samples_per_file=3"
+      " --set dataset.record_length_bytes=4096 --set reader.batch_size=2 --set train.epochs=2"
+      " --set train.computation_time=0.0002 --set reader.file_shuffle=seed"
+      " --set reader.sample_shuffle=seed --set reader.drop_last=false --trace";
+  TempDir plain_dir, threads_dir;
+  auto plain = MpiRun(4, Folders(plain_dir) + dataset);
+  INFO(plain.result.output);
+  REQUIRE(plain.result.exit_code == 0);
+  auto threads =
+      MpiRun(2, Folders(threads_dir) + dataset + " --set train.accelerators_per_process=2");
+  INFO(threads.result.output);
+  REQUIRE(threads.result.exit_code == 0);
+  CHECK(Count(threads.result.output, "outputs: ") == 1);
+  CHECK(threads.result.output.find("on 4 ranks (2 processes x 2 accelerator threads)") !=
+        std::string::npos);
+  std::map<Item, int> reads;
+  for (int r = 0; r < 4; ++r) {
+    CAPTURE(r);
+    const std::string trace = "out/trace-" + std::to_string(r) + ".pfw";
+    const auto mine = SamplesRead(threads_dir / trace);
+    // The two runs' folders differ: compare file names.
+    auto names = [](std::vector<Item> items) {
+      for (Item& i : items) std::get<1>(i) = fs::path(std::get<1>(i)).filename().string();
+      std::sort(items.begin(), items.end());
+      return items;
+    };
+    const auto sorted_mine = names(mine), sorted_plain = names(SamplesRead(plain_dir / trace));
+    CHECK(!sorted_mine.empty());
+    CHECK(sorted_mine == sorted_plain);
+    for (const Item& item : mine) ++reads[item];
+  }
+  for (int64_t epoch = 1; epoch <= 2; ++epoch) {
+    std::set<std::pair<std::string, int64_t>> seen;
+    for (const auto& [item, n] : reads) {
+      if (std::get<0>(item) != epoch) continue;
+      CHECK(n == 1);
+      seen.emplace(std::get<1>(item), std::get<2>(item));
+    }
+    CHECK(seen.size() == 21);
+  }
+  json s = LoadJson(threads_dir / "out/summary.json");
+  CHECK(s["num_accelerators"] == 4);
+  CHECK(s["accelerators_per_process"] == 2);
+  CHECK(s["num_processes"] == 2);
+  REQUIRE(s["ranks"].size() == 4);
+  for (int r = 0; r < 4; ++r) CHECK(s["ranks"][r]["rank"] == r);
+
+  SECTION("a bad file read by one accelerator thread ends the whole job promptly") {
+    const std::string victim = threads_dir / "data/train/img_6_of_7.npz";
+    REQUIRE(fs::exists(victim));
+    REQUIRE(truncate(victim.c_str(), 100) == 0);
+    auto bad = MpiRun(2, Folders(threads_dir) + dataset + " --no-generate" +
+                             " --set train.accelerators_per_process=2 --set train.epochs=50"
+                             " --set train.computation_time=0.02");
+    INFO(bad.result.output);
+    CHECK(bad.result.exit_code != 0);
+    CHECK(bad.result.exit_code != 124);
+    CHECK(bad.seconds < 30);
+    CHECK(bad.result.output.find("aborting the job") != std::string::npos);
+    CHECK(bad.result.output.find(victim) != std::string::npos);
   }
 }
 

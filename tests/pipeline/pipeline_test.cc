@@ -1,10 +1,15 @@
 #include "dlio/pipeline.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <future>
 #include <map>
+#include <mutex>
 #include <random>
 #include <set>
 #include <string>
@@ -556,6 +561,53 @@ TEST_CASE("pipeline edge cases: bad options, Next before StartEpoch, empty plan,
   REQUIRE_FALSE(end);
   CHECK(lease->read_ns >= 2'000'000);  // two reads of >= 2 ms each on one reader thread
   source.set_delay_us(0);
+}
+
+}  // namespace
+}  // namespace dlio
+
+namespace dlio {
+namespace {
+
+// Records the nice value of every thread that reads.
+class NiceRecordingSource final : public testing::FakeSource {
+ public:
+  using FakeSource::FakeSource;
+  Status Read(SampleRef ref, SampleBuffer* out) override {
+    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
+    {
+      std::lock_guard<std::mutex> lock(nice_mu_);
+      nice_.insert(::getpriority(PRIO_PROCESS, tid));
+    }
+    return FakeSource::Read(ref, out);
+  }
+  std::set<int> nice() {
+    std::lock_guard<std::mutex> lock(nice_mu_);
+    return nice_;
+  }
+
+ private:
+  std::mutex nice_mu_;
+  std::set<int> nice_;
+};
+
+TEST_CASE("reader.thread_nice lowers the priority of the read threads only") {
+  const int mine = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
+  const int increment = GENERATE(0, 5);
+  CAPTURE(increment);
+  NiceRecordingSource source(4, 3, 64);
+  PipelineOptions options;
+  options.read_threads = 2;
+  options.batch_size = 2;
+  options.thread_nice = increment;
+  auto pipeline = Make("threaded", options, &source);
+  REQUIRE(pipeline->StartEpoch(0, MakePlan(source, 0)).ok());
+  BatchLease lease;
+  bool end = false;
+  while (!end) REQUIRE(pipeline->Next(&lease, &end).ok());
+  REQUIRE(pipeline->Stop().ok());
+  CHECK(source.nice() == std::set<int>{std::min(19, mine + increment)});
+  CHECK(::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))) == mine);
 }
 
 }  // namespace

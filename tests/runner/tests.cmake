@@ -8,3 +8,6 @@ dlio_add_test(run_workload_test LIBS dlio_runner SOURCES runner/run_workload_tes
 target_link_libraries(run_workload_test PRIVATE nlohmann_json::nlohmann_json)
 # What a run leaves behind (keep_files, output files on a full disk, summary, warnings).
 dlio_add_test(run_outputs_test LIBS dlio_runner SOURCES runner/run_outputs_test.cc)
+# train.accelerators_per_process: accelerator threads, their coverage, errors and summary.
+dlio_add_test(accelerators_test LIBS dlio_runner SOURCES runner/accelerators_test.cc)
+target_link_libraries(accelerators_test PRIVATE nlohmann_json::nlohmann_json)

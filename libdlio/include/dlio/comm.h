@@ -10,6 +10,12 @@
 
 namespace dlio {
 
+// How Barrier waits for the other processes (train.barrier_wait). kSpin: the MPI library's
+// MPI_Barrier (Open MPI busy-polls, which starves the other processes when the cores are
+// oversubscribed). kSleep: MPI_Ibarrier, tested at once and then polled with MPI_Test between
+// sleeps of 20 us growing to 200 us, leaving the cores to the processes that still compute.
+enum class BarrierWait { kSpin, kSleep };
+
 // Collective calls must be made by every rank in the same order. Not thread-safe: call from the
 // training loop's thread only.
 class Comm {
@@ -19,6 +25,8 @@ class Comm {
   virtual int size() const = 0;
   virtual std::string name() const = 0;  // "serial", "mpi"
   virtual Status Barrier() = 0;
+  // How Barrier waits (MPI only; other Comms ignore it). The MPI Comm starts with kSleep.
+  virtual void set_barrier_wait(BarrierWait wait) { (void)wait; }
   // In-place element-wise reductions over all ranks.
   virtual Status AllReduceSum(std::vector<double>* values) = 0;
   virtual Status AllReduceMax(std::vector<double>* values) = 0;

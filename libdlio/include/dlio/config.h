@@ -101,8 +101,9 @@ struct ReaderConfig {
   uint64_t batch_size = 1;            // reader.batch_size
   uint64_t batch_size_eval = 1;       // reader.batch_size_eval
   uint64_t read_threads = 1;          // reader.read_threads (0 means: read on the main thread)
-  uint64_t computation_threads = 1;   // reader.computation_threads (preprocessing workers)
-  uint64_t prefetch_size = 2;         // reader.prefetch_size (batches buffered ahead)
+  uint64_t thread_nice = 0;  // reader.thread_nice: nice increment of read/preprocessing threads
+  uint64_t computation_threads = 1;  // reader.computation_threads (preprocessing workers)
+  uint64_t prefetch_size = 2;        // reader.prefetch_size (batches buffered ahead)
   ShuffleMode file_shuffle = ShuffleMode::kOff;    // reader.file_shuffle
   ShuffleMode sample_shuffle = ShuffleMode::kOff;  // reader.sample_shuffle
   uint64_t shuffle_size = 1024;  // reader.shuffle_size (shuffle-buffer sampler window)
@@ -138,6 +139,12 @@ struct TrainConfig {
   bool seed_change_epoch = true;      // train.seed_change_epoch
   uint64_t excluded_start_steps = 1;  // train.excluded_start_steps (AU warm-up steps per block)
   bool barrier_per_step = true;       // train.barrier_per_step
+  // train.accelerators_per_process: accelerators one process emulates, as that many training
+  // threads, each a rank of its own (rank = process rank x K + k, world = processes x K).
+  uint64_t accelerators_per_process = 1;
+  // train.barrier_wait: how a process waits in the cross-process (MPI) step barrier: "sleep" (a
+  // nonblocking barrier polled with short sleeps) or "spin" (the MPI library's MPI_Barrier).
+  std::string barrier_wait = "sleep";
 };
 
 struct EvaluationConfig {

@@ -107,6 +107,10 @@ struct PipelineOptions {
   // (".gz" added with worker_trace_gzip) when the env's tracer is enabled; "" records nothing.
   std::string worker_trace_prefix;
   bool worker_trace_gzip = false;
+  // Added to the nice value of the read and preprocessing threads (pytorch: the worker
+  // processes), 0 to 19, so that the training thread wakes on time from its compute on a host
+  // with more busy threads than cores (reader.thread_nice; 0: same priority).
+  int thread_nice = 0;
 };
 
 // Counters for tests and reports. Buffers are pooled: the pool's size is fixed when the pipeline

@@ -54,20 +54,25 @@ class FileWrapper : public File {
 };
 
 // Forwards every call to the wrapped storage's public methods, and its capabilities, direct I/O
-// support and collective communicator. Owns the inner storage. Safe for concurrent use when the
-// inner storage is (every dlio storage is). Files the wrapper opens are the inner storage's files
-// unless a subclass wraps them (override DoOpen and return a FileWrapper subclass).
+// support and collective communicator. Owns the inner storage, or (second constructor) shares one
+// that must outlive it: several wrappers over one storage each count and trace the calls made
+// through them (the accelerator threads of a process over one in-memory dataset). Safe for
+// concurrent use when the inner storage is (every dlio storage is). Files the wrapper opens are the
+// inner storage's files unless a subclass wraps them (override DoOpen and return a FileWrapper
+// subclass).
 class StorageWrapper : public Storage {
  public:
   StorageWrapper(std::string name, std::unique_ptr<Storage> inner)
-      : Storage(std::move(name)), inner_(std::move(inner)) {}
+      : Storage(std::move(name)), owned_(std::move(inner)), inner_(owned_.get()) {}
+  StorageWrapper(std::string name, Storage* shared_inner)
+      : Storage(std::move(name)), inner_(shared_inner) {}
 
   bool SupportsDirect() const override { return inner_->SupportsDirect(); }
   StorageCapabilities capabilities() const override { return inner_->capabilities(); }
   const void* CollectiveMpiComm(const std::string& path) const override {
     return inner_->CollectiveMpiComm(path);
   }
-  Storage* inner() const { return inner_.get(); }
+  Storage* inner() const { return inner_; }
 
  protected:
   Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
@@ -92,7 +97,8 @@ class StorageWrapper : public Storage {
   }
 
  private:
-  std::unique_ptr<Storage> inner_;
+  std::unique_ptr<Storage> owned_;  // null when the inner storage is shared
+  Storage* inner_;
 };
 
 }  // namespace dlio

@@ -1,10 +1,12 @@
 // The MPI Comm. With storage/mpiio_storage.cc, the only file that includes mpi.h; without
 // DLIO_WITH_MPI the factory is a stub that names the build option.
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dlio/comm.h"
@@ -40,6 +42,9 @@ Status MpiStatus(int code, const std::string& what) {
 // Broadcast moves at most this many bytes per call, so counts fit MPI's int.
 constexpr uint64_t kChunk = uint64_t{1} << 30;
 
+// MPI_Test calls a sleeping barrier makes back to back before it starts sleeping.
+constexpr int kBusyPolls = 16;
+
 class MpiComm final : public Comm {
  public:
   MpiComm(MPI_Comm comm, bool finalize, int rank, int size)
@@ -57,7 +62,11 @@ class MpiComm final : public Comm {
   int size() const override { return size_; }
   std::string name() const override { return "mpi"; }
 
-  Status Barrier() override { return MpiStatus(MPI_Barrier(comm_), "MPI_Barrier"); }
+  Status Barrier() override {
+    if (barrier_wait_ == BarrierWait::kSpin) return MpiStatus(MPI_Barrier(comm_), "MPI_Barrier");
+    return SleepingBarrier();
+  }
+  void set_barrier_wait(BarrierWait wait) override { barrier_wait_ = wait; }
 
   Status AllReduceSum(std::vector<double>* values) override {
     return AllReduce(values, MPI_SUM, "MPI_Allreduce(sum)");
@@ -150,6 +159,23 @@ class MpiComm final : public Comm {
                      what);
   }
 
+  // MPI_Ibarrier polled with MPI_Test. The first polls come back to back (the other ranks are
+  // often already there); then each poll sleeps, 20 us at first and doubling up to 200 us, so
+  // that a rank that arrived early gives its core to the ranks still computing.
+  Status SleepingBarrier() {
+    MPI_Request request = MPI_REQUEST_NULL;
+    DLIO_RETURN_NOT_OK(MpiStatus(MPI_Ibarrier(comm_, &request), "MPI_Ibarrier"));
+    auto sleep = std::chrono::microseconds(20);
+    for (int polls = 0;; ++polls) {
+      int done = 0;
+      DLIO_RETURN_NOT_OK(MpiStatus(MPI_Test(&request, &done, MPI_STATUS_IGNORE), "MPI_Test"));
+      if (done) return Status::OK();
+      if (polls < kBusyPolls) continue;
+      std::this_thread::sleep_for(sleep);
+      sleep = std::min(sleep * 2, std::chrono::microseconds(200));
+    }
+  }
+
   Status CheckRoot(int root, const char* what) const {
     if (root < 0 || root >= size_) {
       return Status::InvalidArgument("mpi comm ", what, ": root ", root,
@@ -161,6 +187,7 @@ class MpiComm final : public Comm {
   MPI_Comm comm_;
   const bool finalize_;
   const int rank_, size_;
+  BarrierWait barrier_wait_ = BarrierWait::kSleep;
   Status abort_status_;
 };
 

@@ -244,6 +244,9 @@ std::vector<KeySpec> BuildTable() {
            "samples per evaluation step (per rank)"));
   add(Uint("reader.read_threads", DLIO_FIELD(uint64_t, reader.read_threads), {0, 1024},
            "I/O threads per rank (0: read on the training thread)"));
+  add(Uint("reader.thread_nice", DLIO_FIELD(uint64_t, reader.thread_nice), {0, 19},
+           "added to the nice value of the read and preprocessing threads (pytorch: worker "
+           "processes), so training threads wake on time from compute on an oversubscribed host"));
   add(Uint("reader.computation_threads", DLIO_FIELD(uint64_t, reader.computation_threads),
            {0, 1024}, "preprocessing threads per rank"));
   add(Uint("reader.prefetch_size", DLIO_FIELD(uint64_t, reader.prefetch_size), {0, 1 << 20},
@@ -350,6 +353,13 @@ std::vector<KeySpec> BuildTable() {
            "warm-up steps per block left out of AU and throughput"));
   add(Bool("train.barrier_per_step", DLIO_FIELD(bool, train.barrier_per_step),
            "barrier across ranks after each step (all-reduce stand-in)"));
+  add(Uint("train.accelerators_per_process", DLIO_FIELD(uint64_t, train.accelerators_per_process),
+           {1, 4096},
+           "accelerators one process emulates, as training threads that are ranks of their own "
+           "(world = processes x this)"));
+  add(Choice("train.barrier_wait", DLIO_FIELD(std::string, train.barrier_wait), {"sleep", "spin"},
+             "how a process waits in the MPI step barrier: sleep (nonblocking barrier polled with "
+             "short sleeps, frees oversubscribed cores) or spin (MPI_Barrier)"));
   add(Unused("train.total_eval_steps", "in DLIO's dlrm.yaml; DLIO ignores it"));
 
   // evaluation

@@ -28,6 +28,12 @@ Status ValidateCollectiveIo(const WorkloadConfig& c) {
                   "'): a collective read must be issued by the training loop's own thread, in "
                   "step with the other ranks");
   }
+  if (c.train.accelerators_per_process > 1) {
+    return refuse(StrCat("needs train.accelerators_per_process = 1, got ",
+                         c.train.accelerators_per_process,
+                         ": a collective open over MPI_COMM_WORLD cannot include the accelerator "
+                         "threads of a process"));
+  }
   if (c.reader.read_threads > 1) {
     return refuse(
         StrCat("needs reader.read_threads <= 1, got ", c.reader.read_threads,

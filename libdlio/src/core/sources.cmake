@@ -7,5 +7,6 @@ list(APPEND DLIO_SOURCES
   src/core/host_memory.cc
   src/core/owner_stamp.cc
   src/core/thread_name.cc
+  src/core/thread_priority.cc
   src/core/utf8.cc
 )

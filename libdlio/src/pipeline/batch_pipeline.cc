@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/thread_name.h"
+#include "core/thread_priority.h"
 #include "pipeline/batch_pipeline_impl.h"
 
 namespace dlio {
@@ -79,12 +80,14 @@ void BatchPipeline::StartThreads() {
   for (size_t r = 0; r < reader_dists_.size(); ++r) {
     threads_.emplace_back([this, r] {
       NameThisThread("dlio-reader", r);
+      LowerThisThreadPriority(options_.thread_nice);
       ReaderLoop(r);
     });
   }
   for (size_t w = 0; w < worker_dists_.size(); ++w) {
     threads_.emplace_back([this, w] {
       NameThisThread("dlio-worker", w);
+      LowerThisThreadPriority(options_.thread_nice);
       WorkerLoop(w);
     });
   }

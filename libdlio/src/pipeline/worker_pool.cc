@@ -79,6 +79,7 @@ Status WorkerPipeline::Spawn() {
     s.preprocess_spin = options_.preprocess_spin;
     s.seed = options_.seed;
     s.rank = options_.rank;
+    s.nice = options_.thread_nice;
     s.trace_prefix = tracer_ ? options_.worker_trace_prefix : std::string();
     s.trace_gzip = options_.worker_trace_gzip;
     s.stop_flag = &stop_flags_[w];

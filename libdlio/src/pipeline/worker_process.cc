@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/thread_name.h"
+#include "core/thread_priority.h"
 #include "dlio/tracer.h"
 
 namespace dlio::pipeline_internal {
@@ -232,6 +233,7 @@ void RunWorkerProcess(const WorkerSetup& setup) {
   if (::getppid() != setup.parent) ::_exit(1);
   ::signal(SIGPIPE, SIG_IGN);
   NameThisThread("dlio-worker", setup.worker);
+  LowerThisThreadPriority(setup.nice);
   {
     Worker worker(setup);
     worker.StartTracing();

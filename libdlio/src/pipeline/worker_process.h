@@ -31,6 +31,7 @@ struct WorkerSetup {
   bool preprocess_spin = false;
   uint64_t seed = 0;  // of the preprocessing draws
   int rank = 0;
+  int nice = 0;  // added to the worker process's nice value (PipelineOptions::thread_nice)
   // Trace file "<trace_prefix>-worker-<worker>-<os pid>.pfw[.gz]"; "" = no trace.
   std::string trace_prefix;
   bool trace_gzip = false;

@@ -7,6 +7,7 @@
 #include "dlio/registries.h"
 #include "dlio/runner.h"
 #include "dlio/str_cat.h"
+#include "runner/accelerators.h"
 
 namespace dlio {
 
@@ -30,13 +31,11 @@ Status AgreedPreflight(const WorkloadConfig& config, const Format* format, Comm*
   return Status(code, message);
 }
 
-Status PreflightRun(const WorkloadConfig& input, const RunEnv& env) {
-  std::unique_ptr<Comm> own_comm;
+namespace {
+
+// One rank's check (an accelerator thread's, when a process emulates several).
+Status PreflightRank(const WorkloadConfig& input, const RunEnv& env) {
   Comm* comm = env.comm;
-  if (comm == nullptr) {
-    own_comm = MakeSerialComm();
-    comm = own_comm.get();
-  }
   std::unique_ptr<Registries> own_registries;
   const Registries* registries = env.registries;
   if (registries == nullptr) {
@@ -52,6 +51,22 @@ Status PreflightRun(const WorkloadConfig& input, const RunEnv& env) {
     DLIO_ASSIGN_OR_RETURN(format, factory());
   }
   return AgreedPreflight(config, format.get(), comm, *registries);
+}
+
+}  // namespace
+
+Status PreflightRun(const WorkloadConfig& input, const RunEnv& env) {
+  std::unique_ptr<Comm> own_comm;
+  RunEnv process_env = env;
+  if (process_env.comm == nullptr) {
+    own_comm = MakeSerialComm();
+    process_env.comm = own_comm.get();
+  }
+  const int threads = static_cast<int>(input.train.accelerators_per_process);
+  if (threads <= 1) return PreflightRank(input, process_env);
+  return runner_internal::RunAccelerators(threads, process_env, [&input](int, const RunEnv& env_k) {
+    return PreflightRank(input, env_k);
+  });
 }
 
 }  // namespace dlio

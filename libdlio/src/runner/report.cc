@@ -197,6 +197,25 @@ void AddFirstEpochMetrics(const RunReport& r, json* metric) {
   (*metric)["buffer_prepared_bytes"] = r.buffer_prepared_bytes;
 }
 
+// Per accelerator (= rank), as MLPerf Storage counts them: per epoch the lowest accelerator's AU
+// and the throughput per accelerator (the aggregate over accelerators is train_throughput_*).
+void AddPerAcceleratorMetrics(const RunReport& r, const std::vector<json>& ranks, json* metric) {
+  json au_min = json::array(), tp_each = json::array();
+  for (size_t e = 0; e < r.epochs.size(); ++e) {
+    double lowest = r.epochs[e].metrics.au_percent;
+    for (const auto& j : ranks) {
+      const json& au = j.value("au_percentage", json::array());
+      if (e < au.size() && au[e].is_number()) lowest = std::min(lowest, au[e].get<double>());
+    }
+    au_min.push_back(lowest);
+    tp_each.push_back(r.epochs[e].samples_per_s_sum / std::max(1, r.world));
+  }
+  (*metric)["train_au_min_accelerator_percentage"] = au_min;
+  (*metric)["train_throughput_per_accelerator_samples_per_second"] = tp_each;
+  (*metric)["train_throughput_per_accelerator_mean_samples_per_second"] =
+      r.throughput_mean_samples_per_s / std::max(1, r.world);
+}
+
 json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json>& ranks,
              int64_t start_us, int64_t end_us) {
   json metric;
@@ -224,6 +243,7 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     metric["train_io_mean_MiB_per_second"] = r.io_mean_bytes_per_s / kMiB;
     metric["train_io_stdev_MiB_per_second"] = r.io_stdev_bytes_per_s / kMiB;
     AddFirstEpochMetrics(r, &metric);
+    AddPerAcceleratorMetrics(r, ranks, &metric);
   }
   if (!r.eval_epochs.empty()) {
     std::vector<double> eau, etp;
@@ -265,7 +285,11 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
   json s;
   s["dlio_version"] = kVersion;
   s["workload"] = c.name;
+  // One rank per emulated accelerator: processes x train.accelerators_per_process.
+  const uint64_t per_process = std::max<uint64_t>(1, c.train.accelerators_per_process);
   s["num_accelerators"] = r.world;
+  s["accelerators_per_process"] = per_process;
+  s["num_processes"] = static_cast<uint64_t>(r.world) / per_process;
   s["num_hosts"] = hosts.size();
   s["hostname"] = HostName();
   s["host_memory_bytes"] = HostMemoryBytes();
@@ -303,6 +327,11 @@ std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
   std::ostringstream o;
   o << "dlio " << kVersion << ": workload '" << c.name << "' on " << r.world
     << (r.world == 1 ? " rank" : " ranks");
+  if (c.train.accelerators_per_process > 1) {
+    o << " (" << r.world / static_cast<int>(c.train.accelerators_per_process) << " process"
+      << (r.world == static_cast<int>(c.train.accelerators_per_process) ? "" : "es") << " x "
+      << c.train.accelerators_per_process << " accelerator threads)";
+  }
   if (c.workflow.train || c.workflow.generate_data) {
     o << ", format " << c.dataset.format << ", " << c.dataset.num_files_train << " files x "
       << c.dataset.num_samples_per_file << " samples of "

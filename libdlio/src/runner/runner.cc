@@ -2,9 +2,13 @@
 #include "dlio/runner.h"
 
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "dlio/loop.h"
+#include "dlio/storage_wrapper.h"
 #include "dlio/tracer.h"
+#include "runner/accelerators.h"
 #include "runner/aggregate.h"
 #include "runner/checkpoint_phase.h"
 #include "runner/generate_phase.h"
@@ -75,10 +79,11 @@ Status RunPhases(const RunContext& ctx, bool force_generate, RunResources* res, 
   return Status::OK();
 }
 
-}  // namespace
-
-Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& env) {
-  DLIO_RETURN_NOT_OK(input_config.Validate());
+// One rank's run (an accelerator thread's, when a process emulates several). `shared_storage`
+// (not owned; null: none): the process's in-memory storage, which this rank wraps to count and
+// trace its own calls, when RunEnv::storage is null.
+Result<RunReport> RunRank(const WorkloadConfig& input_config, const RunEnv& env,
+                          Storage* shared_storage) {
   RunResources res;
   RunContext ctx;
   ctx.clock = env.clock != nullptr ? env.clock : SystemClock();
@@ -132,6 +137,11 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
   DLIO_ASSIGN_OR_RETURN(res.tracer, MakeTracerFor(config, report.rank));
   ctx.tracer = res.tracer.get();
   ctx.storage = env.storage;
+  if (ctx.storage == nullptr && shared_storage != nullptr) {
+    res.storage = std::make_unique<StorageWrapper>(shared_storage->name(), shared_storage);
+    res.storage->Bind(ctx.clock, ctx.tracer);
+    ctx.storage = res.storage.get();
+  }
   if (ctx.storage == nullptr) {
     DLIO_ASSIGN_OR_RETURN(res.storage, MakeStorage(StorageOptionsFor(config), *ctx.registries,
                                                    ctx.clock, ctx.tracer));
@@ -152,6 +162,51 @@ Result<RunReport> RunWorkload(const WorkloadConfig& input_config, const RunEnv& 
 
   DLIO_RETURN_NOT_OK(WriteReports(config, ctx.comm, start_us, end_us, out, &report));
   return report;
+}
+
+// The accelerator threads of a process share an in-process memory storage (storage_type memory,
+// or slow over it), as they share the host's file systems: one dataset per process, written by
+// the threads' generation split and read by their shards. Null for other storages, or when the
+// caller gave one (RunEnv::storage).
+Result<std::unique_ptr<Storage>> SharedMemoryStorage(const WorkloadConfig& config,
+                                                     const RunEnv& env) {
+  if (env.storage != nullptr) return std::unique_ptr<Storage>();
+  Registries own;
+  const Registries* registries = env.registries;
+  if (registries == nullptr) {
+    DLIO_RETURN_NOT_OK(RegisterBuiltins(&own));
+    registries = &own;
+  }
+  const StorageOptions options = StorageOptionsFor(config);
+  auto capabilities = StorageCapabilitiesFor(options, *registries);
+  if (!capabilities.ok() || !capabilities->in_process_memory) return std::unique_ptr<Storage>();
+  return MakeStorage(options, *registries, env.clock != nullptr ? env.clock : SystemClock(),
+                     nullptr);
+}
+
+}  // namespace
+
+Result<RunReport> RunWorkload(const WorkloadConfig& config, const RunEnv& env) {
+  DLIO_RETURN_NOT_OK(config.Validate());
+  std::unique_ptr<Comm> own_comm;
+  RunEnv process_env = env;
+  if (process_env.comm == nullptr) {
+    own_comm = MakeSerialComm();
+    process_env.comm = own_comm.get();
+  }
+  process_env.comm->set_barrier_wait(config.train.barrier_wait == "spin" ? BarrierWait::kSpin
+                                                                         : BarrierWait::kSleep);
+  const int threads = static_cast<int>(config.train.accelerators_per_process);
+  if (threads <= 1) return RunRank(config, process_env, nullptr);
+  DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> shared, SharedMemoryStorage(config, env));
+  std::vector<RunReport> reports(static_cast<size_t>(threads));
+  DLIO_RETURN_NOT_OK(runner_internal::RunAccelerators(
+      threads, process_env,
+      [&config, &reports, storage = shared.get()](int k, const RunEnv& env_k) -> Status {
+        DLIO_ASSIGN_OR_RETURN(reports[static_cast<size_t>(k)], RunRank(config, env_k, storage));
+        return Status::OK();
+      }));
+  return std::move(reports[0]);
 }
 
 }  // namespace dlio

@@ -1,0 +1,1 @@
+dlio_add_benchmark(accelerators_benchmark accelerators_benchmark.cc)
