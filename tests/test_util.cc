@@ -60,16 +60,35 @@ std::string SystemPython() {
   return "/usr/bin/python3";
 }
 
+namespace {
+
+// glibc keeps a chunk's size, with its flags, in the word before the block (read through an
+// integer address: it lies outside the block the compiler knows of).
+size_t ChunkSizeField(const void* p) {
+  const uintptr_t field = reinterpret_cast<uintptr_t>(p) - sizeof(size_t);
+  return *reinterpret_cast<const size_t*>(field);
+}
+
+}  // namespace
+
 int MallocMapsInChild(size_t n, const std::function<void()>& before) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  return -1;  // the sanitizer's allocator, not glibc's: no thresholds to ask about
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+  return -1;
+#endif
+#endif
   const pid_t pid = ::fork();
   if (pid == 0) {
+    // Only glibc's chunk layout tells the answer: a small block's size field holds its size.
+    void* small = std::malloc(64);
+    const size_t small_size = small != nullptr ? (ChunkSizeField(small) & ~size_t{7}) : 0;
+    if (small_size < 72 || small_size > 96) ::_exit(3);
     before();
     void* p = std::malloc(n);
-    // glibc keeps the chunk's size, with its flags, in the word before the block (read through
-    // an integer address: it lies outside the block the compiler knows of). Bit 1: IS_MMAPPED.
-    const uintptr_t field = reinterpret_cast<uintptr_t>(p) - sizeof(size_t);
-    const size_t size_field = p != nullptr ? *reinterpret_cast<const size_t*>(field) : 0;
-    ::_exit(p == nullptr ? 2 : (size_field & 2) != 0 ? 1 : 0);
+    ::_exit(p == nullptr ? 2 : (ChunkSizeField(p) & 2) != 0 ? 1 : 0);
   }
   int status = 0;
   if (pid < 0 || ::waitpid(pid, &status, 0) != pid || !WIFEXITED(status)) return -1;

@@ -39,7 +39,8 @@ std::string ReadTextFile(const std::string& path);
 std::string SystemPython();
 
 // Whether glibc serves malloc(n) with a mapping of its own (the chunk's IS_MMAPPED bit) in a
-// forked child after `before` ran there: 1 yes, 0 no (the heap), -1 unknown. In a child, so that
+// forked child after `before` ran there: 1 yes, 0 no (the heap), -1 unknown (also under a
+// sanitizer's allocator, or any whose chunks are not laid out as glibc's). In a child, so that
 // neither `before` nor the probe's free moves this process's mmap and trim thresholds.
 int MallocMapsInChild(size_t n, const std::function<void()>& before);
 
