@@ -6,9 +6,9 @@
 // threshold to twice that. Imports do it: in Python 3.11 on Debian 12, `import numpy` (numpy
 // 1.24.2; also h5py 3.7.0's import) leaves the threshold at 315,392 bytes, `import torch` (1.13)
 // at 425,984 and `import pandas` (1.5.3) at 454,656 (measured by asking, in forked children,
-// which malloc sizes get mappings: benchmarks/python_malloc_thresholds.py, docs/io_models.md). Those thresholds
-// decide whether a loader's 256 KiB reads land in fresh pages or warm ones, most of what such a
-// read costs, so an emulation of that loader starts from the same ones.
+// which malloc sizes get mappings: benchmarks/python_malloc_thresholds.py, docs/io_models.md).
+// Those thresholds decide whether a loader's 256 KiB reads land in fresh pages or warm ones, most
+// of what such a read costs, so an emulation of that loader starts from the same ones.
 #pragma once
 
 #include <cstddef>
