@@ -17,7 +17,15 @@
 #   FILES [32]  SAMPLE_BYTES [146600628]  STDEV [0] (dataset.record_length_bytes_stdev)
 #   BATCH [4]  READ_THREADS [4]  EPOCHS [4]  REPEAT [3]
 #   PIPELINES ["native pytorch"]: pytorch = DLIO's PyTorch DataLoader (worker processes, the
-#     preset's default); native = the threaded pipeline (reader.io_model native)
+#     preset's default); native = the threaded pipeline (reader.io_model native); plain = no
+#     dlio: a Python loop that reads every file whole into one buffer touched beforehand, EPOCHS
+#     passes (the machine's own first-pass cost, the reference for the others: the DLIO and
+#     buffer columns are "-"); npload = no dlio either: np.load of every file (numpy's zipfile
+#     reads and a fresh array per file, as the Python I/O models emulate), EPOCHS passes
+#   IDLE [0]: seconds to sleep before each run. On a VM with free page reporting
+#     (virtio_balloon), memory a process freed goes back to the host within seconds and its next
+#     first touch is slow again (0.3-0.65 GB/s here): IDLE=20 makes every run a "cold" one, as
+#     the first run after a pause is.
 # The dataset is scaled down (FILES lowered) until it and the pipelines' buffers fit in half of
 # MemAvailable, so that the page cache holds every file; the script says when it does so.
 set -euo pipefail
@@ -32,6 +40,7 @@ READ_THREADS="${READ_THREADS:-4}"
 EPOCHS="${EPOCHS:-4}"
 REPEAT="${REPEAT:-3}"
 PIPELINES="${PIPELINES:-native pytorch}"
+IDLE="${IDLE:-0}"
 PY=/usr/bin/python3
 
 [[ -x "$DLIO_RUN" ]] || { echo "dlio-run not found at $DLIO_RUN" >&2; exit 2; }
@@ -56,7 +65,45 @@ common=(--workload unet3d_h100 --quiet
   --set "workflow.checkpoint=false" --set "output.progress=false")
 
 "$DLIO_RUN" "${common[@]}" --set "output.folder=$WORK/gen" --generate --no-train >/dev/null
+sync  # the generated files written back: no writeback competes with the runs
 cat "$WORK"/data/train/* >/dev/null  # into the page cache
+
+# The references, without dlio: plain = every file read whole (one preadv) into a buffer touched
+# before the first pass; npload = np.load of every file.
+plain_loop() {
+  /usr/bin/time -o "$WORK/rss" -f "%M" "$PY" - "$WORK/data/train" "$EPOCHS" "$1" \
+    >"$WORK/plain" <<'EOF'
+import glob, os, sys, time
+files = sorted(glob.glob(sys.argv[1] + "/*"))
+buf = bytearray(max(os.path.getsize(f) for f in files))
+view = memoryview(buf)
+for i in range(0, len(buf), 4096):
+    buf[i] = 1
+def read_whole(f):
+    fd = os.open(f, os.O_RDONLY)
+    os.preadv(fd, [view], 0)
+    os.close(fd)
+def np_load(f):
+    import numpy
+    with numpy.load(f) as z:
+        for name in z.files:
+            z[name]
+load = np_load if sys.argv[3] == "npload" else read_whole
+for _ in range(int(sys.argv[2])):
+    start = time.perf_counter()
+    for f in files:
+        load(f)
+    print(time.perf_counter() - start)
+EOF
+  "$PY" - "$WORK/plain" "$(tail -1 "$WORK/rss")" "$1" <<'EOF'
+import sys
+secs = [float(x) for x in open(sys.argv[1])]
+steady = sum(secs[1:]) / len(secs[1:]) if len(secs) > 1 else 0.0
+print("| %s | %.2f | %.2f | %.3f | - | - | %.2f GiB |" % (
+    sys.argv[3], secs[0], steady, steady / secs[0] if secs[0] > 0 else 0.0,
+    int(sys.argv[2]) / 2**20))
+EOF
+}
 
 echo "| pipeline | epoch 1 (s) | epochs 2..$EPOCHS (s, mean) | epoch 1 speed / steady | DLIO samples/s: epoch 1 / steady | buffers prepared (untimed) | max RSS |"
 echo "|---|---|---|---|---|---|---|"
@@ -64,10 +111,16 @@ for pipeline in $PIPELINES; do
   case "$pipeline" in
     pytorch) extra=(--set "reader.io_model=auto") ;;
     native) extra=(--set "reader.io_model=native") ;;
-    *) echo "unknown pipeline '$pipeline' (pytorch or native)" >&2; exit 2 ;;
+    plain | npload) extra=() ;;
+    *) echo "unknown pipeline '$pipeline' (pytorch, native, plain or npload)" >&2; exit 2 ;;
   esac
   for ((r = 1; r <= REPEAT; r++)); do
     out="$WORK/out-$pipeline-$r"
+    sleep "$IDLE"
+    if [[ "$pipeline" == plain || "$pipeline" == npload ]]; then
+      plain_loop "$pipeline"
+      continue
+    fi
     /usr/bin/time -o "$WORK/rss" -f "%M" "$DLIO_RUN" "${common[@]}" "${extra[@]}" \
       --set "output.folder=$out" >/dev/null 2>&1
     rss_kib=$(tail -1 "$WORK/rss")

@@ -49,6 +49,11 @@ TEST_CASE("type errors name the key, the value, the file and the line") {
   CHECK(range.status().message() ==
         "reader.read_threads: 100000 is out of range (accepted: 0 to 1024) (in r.yaml line 3)");
 
+  auto nice = ParseConfig("reader: {thread_nice: 20}", "n.yaml");
+  REQUIRE_FALSE(nice.ok());
+  CHECK(nice.status().message() ==
+        "reader.thread_nice: 20 is out of range (accepted: -1 to 19) (in n.yaml line 1)");
+
   auto en = ParseConfig("reader: {file_shuffle: sed}", "e.yaml");
   REQUIRE_FALSE(en.ok());
   CHECK(en.status().message().find(

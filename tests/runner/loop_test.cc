@@ -130,9 +130,10 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   c.dataset.record_length_bytes = 1 << 20;
   c.reader.prefetch_size = 2;
   c.reader.read_threads = 3;
+  const uint64_t host = uint64_t{16} << 30;  // a 16 GiB host: 8 GiB for the pipelines
   auto reserve = [&](const std::string& pipeline, uint64_t batch, const dlio::Format& format) {
     dlio::PipelineOptions po;
-    dlio::ReserveBuffersFor(c, format, pipeline, batch, &po);
+    dlio::ReserveBuffersFor(c, format, pipeline, batch, host, &po);
     return po;
   };
   // threaded: every pooled buffer, (prefetch 2 + 3 threads + 1) x batch 4, at the record length.
@@ -148,17 +149,23 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
   CHECK(po.reserve_batch_bytes == (4u << 20) + 4000);
   CHECK(po.reserve_buffers == 0);
-  // pytorch slots beyond half of any host's memory: grown on demand instead.
-  c.dataset.record_length_bytes = uint64_t{1} << 40;
-  CHECK(reserve("pytorch", 4, *fx.format).reserve_batch_bytes == 0);
-  CHECK(reserve("pytorch", 4, *fx.format).reserve_sample_bytes == 0);
-  // A pool beyond 1 GiB: only the buffers handed out first, up to 1 GiB.
+  // A unet3d-like ring (24 buffers of 300 MiB: 7.0 GiB) is reserved whole, not capped at 1 GiB.
   c.dataset.record_length_bytes_stdev = 0;
   c.dataset.record_length_bytes = 300u << 20;
-  po = reserve("threaded", 4, *fx.format);
-  CHECK(po.reserve_buffers == 3);
-  c.dataset.record_length_bytes = 2u << 30;  // one sample is larger than the bound: none
+  CHECK(reserve("threaded", 4, *fx.format).reserve_buffers == 24);
+  // Two accelerator threads' rings would take 14 GiB: each reserves what fits in its 4 GiB.
+  c.train.accelerators_per_process = 2;
+  CHECK(reserve("threaded", 4, *fx.format).reserve_buffers == 13);  // floor(4096 / 300)
+  // pytorch slots beyond the budget: grown on demand instead (3 workers x 4 slots x 1.2 GiB).
+  CHECK(reserve("pytorch", 4, *fx.format).reserve_batch_bytes == 0);
+  CHECK(reserve("pytorch", 4, *fx.format).reserve_sample_bytes == 0);
+  c.train.accelerators_per_process = 1;
+  c.dataset.record_length_bytes = uint64_t{9} << 30;  // one sample is larger than the budget: none
   CHECK(reserve("threaded", 4, *fx.format).reserve_sample_bytes == 0);
+  // A host whose memory is unknown (0): no bound.
+  dlio::PipelineOptions unbounded;
+  dlio::ReserveBuffersFor(c, *fx.format, "threaded", 4, 0, &unbounded);
+  CHECK(unbounded.reserve_buffers == 24);
   // Nothing for preload, nor for formats whose stored size is not the record length.
   c.dataset.record_length_bytes = 1 << 20;
   CHECK(reserve("preload", 4, *fx.format).reserve_sample_bytes == 0);
@@ -167,4 +174,17 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   auto jpeg_format = (*jpeg)();
   REQUIRE(jpeg_format.ok());
   CHECK(reserve("threaded", 4, **jpeg_format).reserve_sample_bytes == 0);
+}
+
+TEST_CASE("reader.thread_nice auto lowers the readers only under accelerator threads") {
+  dlio::WorkloadConfig c;
+  CHECK(c.reader.thread_nice == -1);  // the default is auto
+  CHECK(dlio::EffectiveThreadNice(c) == 0);
+  c.train.accelerators_per_process = 2;
+  CHECK(dlio::EffectiveThreadNice(c) == 10);
+  c.reader.thread_nice = 0;  // a value set is kept, 0 included
+  CHECK(dlio::EffectiveThreadNice(c) == 0);
+  c.reader.thread_nice = 19;
+  c.train.accelerators_per_process = 1;
+  CHECK(dlio::EffectiveThreadNice(c) == 19);
 }

@@ -101,7 +101,9 @@ struct ReaderConfig {
   uint64_t batch_size = 1;            // reader.batch_size
   uint64_t batch_size_eval = 1;       // reader.batch_size_eval
   uint64_t read_threads = 1;          // reader.read_threads (0 means: read on the main thread)
-  uint64_t thread_nice = 0;  // reader.thread_nice: nice increment of read/preprocessing threads
+  // reader.thread_nice: nice increment of read/preprocessing threads; -1 (auto): 10 when
+  // train.accelerators_per_process > 1, else 0 (EffectiveThreadNice)
+  int64_t thread_nice = -1;
   uint64_t computation_threads = 1;  // reader.computation_threads (preprocessing workers)
   uint64_t prefetch_size = 2;        // reader.prefetch_size (batches buffered ahead)
   ShuffleMode file_shuffle = ShuffleMode::kOff;    // reader.file_shuffle

@@ -47,11 +47,25 @@ std::string PipelineNameFor(const WorkloadConfig& config, bool storage_needs_mpi
 // with batches of `batch_size`, so no timed epoch pays first-touch page faults. Sized from
 // dataset.record_length_bytes and _stdev (a sample: mean + 2 stdev; a batch of b: b x mean +
 // 2 sqrt(b) stdev), reader.prefetch_size and read_threads, for formats whose stored sample size
-// is the record length (docs/architecture.md, "The hot path does not allocate"). Leaves the
-// fields at 0 (grow on demand) for other formats, for preload, and for pytorch slots that would
-// take more than half of HostMemoryBytes().
+// is the record length (docs/architecture.md, "The hot path does not allocate"). Every buffer
+// the pipeline can hold at once is reserved: the threaded/sync pool's (prefetch_size +
+// max(1, read_threads) + 1) x batch_size buffers, the pytorch workers' slots and read buffers,
+// as many as a real loader with that prefetch holds. What the train.accelerators_per_process
+// pipelines of a process would reserve together is bounded by half of `host_memory_bytes`
+// (0: unbounded): the threaded pool then reserves the buffers it hands out first up to that,
+// pytorch slots are grown on demand. Leaves the fields at 0 (grow on demand) for other formats
+// and for preload.
+void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
+                       const std::string& pipeline, uint64_t batch_size, uint64_t host_memory_bytes,
+                       PipelineOptions* options);
+// The same with this host's memory (HostMemoryBytes: physical memory or the cgroup's limit).
 void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
                        const std::string& pipeline, uint64_t batch_size, PipelineOptions* options);
+// reader.thread_nice as the pipeline applies it: the key's value, or under auto (-1) 10 when the
+// process runs train.accelerators_per_process > 1 accelerator threads (their training threads
+// then wake from each step's compute while many read threads copy: docs/performance.md), else 0
+// (readers at the training thread's priority, as a framework's loader runs).
+int EffectiveThreadNice(const WorkloadConfig& config);
 // Whether the config asks for PyTorch's DataLoader model (io_model pytorch, or auto with
 // data_loader pytorch).
 bool UsesPytorchWorkers(const WorkloadConfig& config);

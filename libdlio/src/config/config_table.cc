@@ -244,9 +244,10 @@ std::vector<KeySpec> BuildTable() {
            "samples per evaluation step (per rank)"));
   add(Uint("reader.read_threads", DLIO_FIELD(uint64_t, reader.read_threads), {0, 1024},
            "I/O threads per rank (0: read on the training thread)"));
-  add(Uint("reader.thread_nice", DLIO_FIELD(uint64_t, reader.thread_nice), {0, 19},
-           "added to the nice value of the read and preprocessing threads (pytorch: worker "
-           "processes), so training threads wake on time from compute on an oversubscribed host"));
+  add(Int("reader.thread_nice", DLIO_FIELD(int64_t, reader.thread_nice), {-1, 19},
+          "added to the nice value of the read and preprocessing threads (pytorch: worker "
+          "processes), so training threads wake on time from compute on an oversubscribed host; "
+          "-1 (auto) = 10 when train.accelerators_per_process > 1, else 0"));
   add(Uint("reader.computation_threads", DLIO_FIELD(uint64_t, reader.computation_threads),
            {0, 1024}, "preprocessing threads per rank"));
   add(Uint("reader.prefetch_size", DLIO_FIELD(uint64_t, reader.prefetch_size), {0, 1 << 20},

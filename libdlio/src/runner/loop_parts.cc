@@ -48,7 +48,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   po.rank = rank;
   po.reopen_files_each_epoch = c.reader.reopen_files_each_epoch;
   po.persistent_workers = c.reader.persistent_workers;
-  po.thread_nice = static_cast<int>(c.reader.thread_nice);
+  po.thread_nice = EffectiveThreadNice(c);
   po.worker_trace_prefix = WorkerTracePrefixFor(c, rank);
   po.worker_trace_gzip = c.output.trace_gzip;
   ReserveBuffersFor(c, *env.format, po.name, loop.batch_size, &po);
