@@ -347,6 +347,10 @@ TEST_CASE("fit: persistent DataLoader workers: a batch is one worker's burst aft
   CHECK(Value(r, "reader.batch_size") == "4");
   CHECK(r.Find("reader.batch_size")->confidence == FitConfidence::kMedium);
   CHECK(Value(r, "reader.persistent_workers") == "true");
+  // The worker processes are the pipeline: the fitted reader.pipeline says it is not used.
+  REQUIRE(r.Find("reader.pipeline") != nullptr);
+  CHECK(r.Find("reader.pipeline")->reason.find("not used under reader.io_model pytorch") !=
+        std::string::npos);
 }
 
 }  // namespace

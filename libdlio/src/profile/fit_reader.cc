@@ -256,6 +256,15 @@ void FitPersistentWorkers(const View& view, FitResult* out) {
   }
 }
 
+// Under reader.io_model pytorch the DataLoader worker processes are the pipeline: say so beside
+// the reader.pipeline fitted from the threads, which such a run does not use.
+void NotePipelineUnused(FitResult* out) {
+  for (FitEntry& e : out->entries) {
+    if (e.key != "reader.pipeline") continue;
+    e.reason += "; not used under reader.io_model pytorch, whose worker processes are the pipeline";
+  }
+}
+
 void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& options, ModelGuess g,
                 FitResult* out) {
   const std::string name = FittedFormat(*out);
@@ -273,6 +282,7 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
       g = {"pytorch", FitConfidence::kMedium,
            StrCat(pids.size(), " reading processes, each like this: ", g.reason)};
       FitPersistentWorkers(view, out);
+      NotePipelineUnused(out);
     }
   }
   const bool available = available_model(g.model);
