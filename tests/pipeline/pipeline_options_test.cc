@@ -9,6 +9,7 @@
 #include "dlio/pipeline.h"
 #include "dlio/registries.h"
 #include "pipeline/fake_source.h"
+#include "pipeline/pipeline_test_util.h"
 
 namespace dlio {
 namespace {
@@ -50,13 +51,7 @@ class DoublingFormat : public Format {
   int poison_;
 };
 
-std::vector<SampleRef> Plan(const FakeSource& source) {
-  std::vector<SampleRef> plan;
-  for (uint32_t f = 0; f < source.num_files(); ++f) {
-    for (uint64_t i = 0; i < source.samples_per_file()[f]; ++i) plan.push_back({f, i});
-  }
-  return plan;
-}
+std::vector<SampleRef> Plan(const FakeSource& source) { return testing::MakePlan(source, 0); }
 
 Result<std::unique_ptr<Pipeline>> Build(const std::string& name, PipelineOptions options,
                                         PipelineEnv env) {

@@ -1,15 +1,11 @@
+// The pipelines' order, back-pressure, failures, cancellation, preload and buffer reuse.
 #include "dlio/pipeline.h"
-
-#include <sys/resource.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <future>
 #include <map>
-#include <mutex>
 #include <random>
 #include <set>
 #include <string>
@@ -17,86 +13,18 @@
 #include <vector>
 
 #include "dlio/registries.h"
-#include "dlio/tracer.h"
-#include "fake_clock.h"
 #include "pipeline/fake_source.h"
+#include "pipeline/pipeline_test_util.h"
 
 namespace dlio {
 namespace {
 
+using testing::Constant;
+using testing::DrainAndCheck;
 using testing::FakeSource;
+using testing::Make;
+using testing::MakePlan;
 using Ms = std::chrono::milliseconds;
-
-std::vector<SampleRef> MakePlan(const FakeSource& source, uint64_t shuffle_seed) {
-  std::vector<SampleRef> plan;
-  for (uint32_t f = 0; f < source.num_files(); ++f) {
-    for (uint64_t i = 0; i < source.samples_per_file()[f]; ++i) plan.push_back({f, i});
-  }
-  if (shuffle_seed) std::shuffle(plan.begin(), plan.end(), std::mt19937_64(shuffle_seed));
-  return plan;
-}
-
-std::unique_ptr<Pipeline> Make(const std::string& name, PipelineOptions options, DataSource* source,
-                               Tracer* tracer = nullptr, const Clock* clock = nullptr) {
-  Registries registries;
-  REQUIRE(RegisterBuiltinPipelines(&registries).ok());
-  auto factory = registries.pipelines.Get(name);
-  REQUIRE(factory.ok());
-  PipelineEnv env;
-  env.source = source;
-  env.tracer = tracer;
-  env.clock = clock;
-  options.name = name;
-  auto pipeline = (*factory)(options, env);
-  REQUIRE(pipeline.ok());
-  return std::move(pipeline).value();
-}
-
-// Drains one epoch, checking every batch against the plan; returns the number of batches.
-int64_t DrainAndCheck(Pipeline* pipeline, const FakeSource& source, uint64_t epoch,
-                      const std::vector<SampleRef>& plan, uint64_t batch_size, bool drop_last) {
-  const uint64_t expected_batches =
-      drop_last ? plan.size() / batch_size : (plan.size() + batch_size - 1) / batch_size;
-  BatchLease lease;
-  bool end = false;
-  int64_t batches = 0;
-  while (true) {
-    Status st = pipeline->Next(&lease, &end);
-    REQUIRE(st.ok());
-    if (end) {
-      REQUIRE_FALSE(lease);
-      break;
-    }
-    REQUIRE(lease);
-    CHECK(lease->epoch == epoch);
-    REQUIRE(lease->index == batches);
-    const uint64_t first = static_cast<uint64_t>(batches) * batch_size;
-    const uint64_t count = std::min<uint64_t>(batch_size, plan.size() - first);
-    REQUIRE(lease->samples.size() == count);
-    uint64_t bytes = 0;
-    for (uint64_t j = 0; j < count; ++j) {
-      const Sample& s = lease->samples[j];
-      INFO("batch " << batches << " position " << j);
-      REQUIRE(s.ref == plan[first + j]);
-      REQUIRE(source.Matches(s.ref, s.data, s.size));
-      bytes += s.size;
-    }
-    CHECK(lease->bytes == bytes);
-    CHECK(lease->read_ns >= 0);
-    ++batches;
-  }
-  CHECK(static_cast<uint64_t>(batches) == expected_batches);
-  // End of epoch is sticky until the next StartEpoch.
-  REQUIRE(pipeline->Next(&lease, &end).ok());
-  CHECK(end);
-  return batches;
-}
-
-DistributionSpec Constant(double seconds) {
-  DistributionSpec spec;
-  spec.mean = seconds;
-  return spec;
-}
 
 TEST_CASE("threaded pipeline delivers the plan's order for every thread count and batch size") {
   FakeSource source(5, 7);  // 35 samples: batch 4 leaves a partial batch of 3
@@ -451,77 +379,6 @@ TEST_CASE("preprocessing time is spent per sample, by the workers or inline") {
   }
 }
 
-TEST_CASE("tracing records fetch, item and preprocess events") {
-  FakeSource source(2, 6);
-  auto tracer = std::make_unique<MemoryTracer>();
-  PipelineOptions options;
-  options.batch_size = 4;
-  options.read_threads = 2;
-  options.computation_threads = 2;
-  options.drop_last = false;
-  options.preprocess_time = Constant(1e-5);
-  auto pipeline = Make("threaded", options, &source, tracer.get());
-  auto plan = MakePlan(source, 0);
-  REQUIRE(pipeline->StartEpoch(3, plan).ok());
-  DrainAndCheck(pipeline.get(), source, 3, plan, 4, false);
-  REQUIRE(pipeline->Stop().ok());
-  int fetch = 0, item = 0, preprocess = 0;
-  std::set<int64_t> steps;
-  for (const TraceEvent& e : tracer->Events()) {
-    const std::string name = e.name;
-    if (name == "ai.dataloader.fetch") {
-      ++fetch;
-      CHECK(std::string(e.cat) == "ai");
-      CHECK(e.epoch == 4);  // StartEpoch(3): the fourth epoch; traces count from 1
-      steps.insert(e.step);
-    } else if (name == "ai.data.item") {
-      ++item;
-      CHECK(e.epoch == 4);  // StartEpoch(3): the fourth epoch; traces count from 1
-      CHECK_THAT(tracer->FileName(e.file_id), Catch::Contains("file_"));
-      CHECK(e.ret >= 16);  // the sample's size
-    } else if (name == "ai.data.preprocess") {
-      ++preprocess;
-      CHECK(e.dur_us >= 5);
-    }
-  }
-  CHECK(fetch == 3);
-  CHECK(steps == std::set<int64_t>{1, 2, 3});  // batches 0, 1, 2: steps count from 1
-  CHECK(item == 12);
-  CHECK(preprocess == 12);
-}
-
-TEST_CASE("trace times come from the injected clock, wall time included") {
-  const std::string name = GENERATE(as<std::string>{}, "threaded", "sync", "preload");
-  CAPTURE(name);
-  FakeSource source(2, 4);
-  MemoryTracer tracer;
-  const int64_t wall_origin_us = 5'000'000;  // 1970: no real clock says this
-  testing::FakeClock clock(0, wall_origin_us);
-  PipelineOptions options;
-  options.batch_size = 2;
-  options.read_threads = 0;  // everything on this thread: the fake clock moves only here
-  options.computation_threads = 0;
-  options.preprocess_time = Constant(1e-3);  // each sample sleeps 1 ms of fake time
-  auto pipeline = Make(name, options, &source, &tracer, &clock);
-  auto plan = MakePlan(source, 0);
-  REQUIRE(pipeline->StartEpoch(1, plan).ok());
-  DrainAndCheck(pipeline.get(), source, 1, plan, 2, true);
-  REQUIRE(pipeline->Stop().ok());
-  const int64_t end_us = clock.WallMicros();
-  CHECK(end_us == wall_origin_us + 8 * 1000);
-  std::map<std::string, int> counts;
-  for (const TraceEvent& e : tracer.Events()) {
-    CAPTURE(e.name);
-    ++counts[e.name];
-    CHECK(e.start_us >= wall_origin_us);
-    CHECK(e.start_us + e.dur_us <= end_us);
-    if (std::string(e.name) == "ai.data.preprocess") CHECK(e.dur_us == 1000);
-  }
-  CHECK(counts["ai.data.item"] == 8);
-  CHECK(counts["ai.data.preprocess"] == 8);
-  CHECK(counts["ai.dataloader.fetch"] == 4);
-}
-
 TEST_CASE("pipeline edge cases: bad options, Next before StartEpoch, empty plan, read_ns") {
   FakeSource source(1, 4);
   Registries registries;
@@ -561,53 +418,6 @@ TEST_CASE("pipeline edge cases: bad options, Next before StartEpoch, empty plan,
   REQUIRE_FALSE(end);
   CHECK(lease->read_ns >= 2'000'000);  // two reads of >= 2 ms each on one reader thread
   source.set_delay_us(0);
-}
-
-}  // namespace
-}  // namespace dlio
-
-namespace dlio {
-namespace {
-
-// Records the nice value of every thread that reads.
-class NiceRecordingSource final : public testing::FakeSource {
- public:
-  using FakeSource::FakeSource;
-  Status Read(SampleRef ref, SampleBuffer* out) override {
-    const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
-    {
-      std::lock_guard<std::mutex> lock(nice_mu_);
-      nice_.insert(::getpriority(PRIO_PROCESS, tid));
-    }
-    return FakeSource::Read(ref, out);
-  }
-  std::set<int> nice() {
-    std::lock_guard<std::mutex> lock(nice_mu_);
-    return nice_;
-  }
-
- private:
-  std::mutex nice_mu_;
-  std::set<int> nice_;
-};
-
-TEST_CASE("reader.thread_nice lowers the priority of the read threads only") {
-  const int mine = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)));
-  const int increment = GENERATE(0, 5);
-  CAPTURE(increment);
-  NiceRecordingSource source(4, 3, 64);
-  PipelineOptions options;
-  options.read_threads = 2;
-  options.batch_size = 2;
-  options.thread_nice = increment;
-  auto pipeline = Make("threaded", options, &source);
-  REQUIRE(pipeline->StartEpoch(0, MakePlan(source, 0)).ok());
-  BatchLease lease;
-  bool end = false;
-  while (!end) REQUIRE(pipeline->Next(&lease, &end).ok());
-  REQUIRE(pipeline->Stop().ok());
-  CHECK(source.nice() == std::set<int>{std::min(19, mine + increment)});
-  CHECK(::getpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid))) == mine);
 }
 
 }  // namespace
