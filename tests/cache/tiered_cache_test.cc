@@ -120,30 +120,40 @@ TEST_CASE("tiered cache: capacity is never exceeded under many concurrent reader
     std::atomic<size_t> next{0};
     std::atomic<int> wrong{0};
     std::atomic<bool> over{false};
-    std::vector<std::thread> readers;
-    for (int t = 0; t < 8; ++t) {
-      readers.emplace_back([&] {
-        for (size_t k; (k = next.fetch_add(1)) < order.size();) {
-          const size_t i = order[k];
-          auto file = cache.get()->Open(paths[i], OpenMode::kRead);
-          if (!file.ok()) {
-            ++wrong;
-            continue;
+    // Two halves, the copies of the first finished before the second starts (so that the second
+    // has hits however the copy threads were scheduled).
+    auto read_until = [&](size_t end) {
+      std::vector<std::thread> readers;
+      for (int t = 0; t < 8; ++t) {
+        readers.emplace_back([&] {
+          for (size_t k; (k = next.fetch_add(1)) < end;) {
+            const size_t i = order[k];
+            auto file = cache.get()->Open(paths[i], OpenMode::kRead);
+            if (!file.ok()) {
+              ++wrong;
+              continue;
+            }
+            std::string data(sizes[i], '\0');
+            auto got = (*file)->ReadAt(0, data.size(), data.data());
+            if (!got.ok() || *got != sizes[i] || data != ContentOf(StrCat("f", i), sizes[i]))
+              ++wrong;
+            const CacheStats s = cache->Stats();
+            for (const auto& tier : s.tiers)
+              over = over || tier.occupancy_bytes > tier.capacity_bytes;
           }
-          std::string data(sizes[i], '\0');
-          auto got = (*file)->ReadAt(0, data.size(), data.data());
-          if (!got.ok() || *got != sizes[i] || data != ContentOf(StrCat("f", i), sizes[i])) ++wrong;
-          const CacheStats s = cache->Stats();
-          for (const auto& tier : s.tiers)
-            over = over || tier.occupancy_bytes > tier.capacity_bytes;
-        }
-      });
-    }
-    for (auto& r : readers) r.join();
-    cache->WaitIdle();
+        });
+      }
+      for (auto& r : readers) r.join();
+      next = end;
+      cache->WaitIdle();
+    };
+    read_until(order.size() / 2);
+    const CacheStats first = cache->TakeStats();
+    read_until(order.size());
     CHECK(wrong == 0);
     CHECK(!over);
     const CacheStats stats = cache->Stats();
+    CHECK(first.source.hits + first.tiers[0].hits + first.tiers[1].hits == order.size() / 2);
     CHECK(stats.tiers[0].peak_bytes <= 100000);
     CHECK(stats.tiers[1].peak_bytes <= 150000);
     CHECK(stats.tiers[0].hits + stats.tiers[1].hits > 0);
