@@ -86,6 +86,8 @@ class TieredCache {
   // Stats(), then resets the counters (not occupancy and peak): per-epoch statistics.
   virtual CacheStats TakeStats() = 0;
   virtual CachePolicyKind policy() const = 0;
+  // Whether the policy uses SetFutureAccesses (clairvoyant).
+  virtual bool uses_future_accesses() const = 0;
 };
 
 // Suffix of a complete copy in a directory tier and infix of a copy in progress

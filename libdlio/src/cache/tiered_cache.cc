@@ -59,7 +59,8 @@ class TieredCacheImpl final : public TieredCache {
       : options_(std::move(options)),
         source_(source),
         host_files_(source->capabilities().host_files),
-        policy_(cache_internal::MakeCachePolicy(options_.policy)) {}
+        policy_(cache_internal::MakeCachePolicy(options_.policy)),
+        uses_future_(policy_->capabilities().uses_future) {}
 
   ~TieredCacheImpl() override {
     {
@@ -154,6 +155,7 @@ class TieredCacheImpl final : public TieredCache {
   CacheStats Stats() const override { return Snapshot(false); }
   CacheStats TakeStats() override { return Snapshot(true); }
   CachePolicyKind policy() const override { return options_.policy; }
+  bool uses_future_accesses() const override { return uses_future_; }
 
  private:
   // A file for reading the complete copy `entry` of `path`, counting a hit there and a miss in the
@@ -377,6 +379,7 @@ class TieredCacheImpl final : public TieredCache {
   mutable std::mutex mu_;  // guards everything below and the tiers' non-atomic fields
   std::condition_variable work_cv_, idle_cv_;
   std::unique_ptr<CachePolicy> policy_;
+  const bool uses_future_;
   std::unordered_map<std::string, Entry> entries_;
   std::unordered_map<std::string, uint64_t> sizes_;
   std::unordered_set<std::string> too_big_;
