@@ -1,5 +1,8 @@
 // storage.tiers, storage.cache_policy and storage.tiered_source: parsing, errors naming the
 // entry, the JSON round trip, and the registered `tiered` storage they build.
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 
 #include "dlio/cache.h"
@@ -125,6 +128,26 @@ TEST_CASE("tiered storage: built by name over slow, reads cached, writes pass th
   REQUIRE(*(*f)->ReadAt(0, 11, buf.data()) == 11);
   CHECK(buf == "fresh bytes");
   CHECK(storage->stats().read_bytes == 44);  // counted by the tiered storage itself
+
+  // A forked process (the pytorch pipeline's workers) reads the source, not the parent's cache.
+  cache->WaitIdle();  // no copy thread holds the cache's lock at the fork
+  const uint64_t hits = cache->Stats().tiers[0].hits;
+  const uint64_t opens = hits + cache->Stats().source.hits;
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    auto g = storage->Open(path, OpenMode::kRead);
+    std::string got(11, '\0');
+    const bool same = g.ok() && (*g)->ReadAt(0, 11, got.data()).ok() && got == "fresh bytes";
+    // The child's copy of the cache saw no open.
+    const CacheStats after = cache->Stats();
+    _exit(same && after.tiers[0].hits + after.source.hits == opens ? 0 : 1);
+  }
+  int status = -1;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(cache->Stats().tiers[0].hits == hits);
 
   o.tiered_source = "tiered";
   auto bad = MakeStorage(o, registries, SystemClock(), nullptr);

@@ -1,4 +1,6 @@
 // The `tiered` storage (dlio/cache.h): reads through a TieredCache over the source storage.
+#include <unistd.h>
+
 #include "dlio/cache.h"
 #include "dlio/registries.h"
 #include "dlio/storage_wrapper.h"
@@ -14,10 +16,13 @@ StorageCapabilities TieredCapabilities(StorageCapabilities source) {
   return source;
 }
 
+// In a process forked from the one that built it (the pytorch pipeline's workers), the cache's
+// copy threads do not exist and its lock may have been held at the fork: calls there go to the
+// source directly.
 class TieredStorage final : public StorageWrapper {
  public:
   explicit TieredStorage(std::unique_ptr<Storage> source)
-      : StorageWrapper("tiered", std::move(source)) {}
+      : StorageWrapper("tiered", std::move(source)), owner_(::getpid()) {}
 
   Status Start(CacheOptions options) {
     DLIO_ASSIGN_OR_RETURN(cache_, TieredCache::Make(std::move(options), inner()));
@@ -31,21 +36,27 @@ class TieredStorage final : public StorageWrapper {
  protected:
   Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
                                        const FileOptions& options) override {
-    if (mode == OpenMode::kRead) return cache_->Open(path, options);
-    cache_->Invalidate(path);
+    if (!Forked() && mode == OpenMode::kRead) return cache_->Open(path, options);
+    Invalidate(path);
     return StorageWrapper::DoOpen(path, mode, options);
   }
   Status DoRename(const std::string& from, const std::string& to) override {
-    cache_->Invalidate(from);
-    cache_->Invalidate(to);
+    Invalidate(from);
+    Invalidate(to);
     return StorageWrapper::DoRename(from, to);
   }
   Status DoRemove(const std::string& path) override {
-    cache_->Invalidate(path);
+    Invalidate(path);
     return StorageWrapper::DoRemove(path);
   }
 
  private:
+  bool Forked() const { return ::getpid() != owner_; }
+  void Invalidate(const std::string& path) {
+    if (!Forked()) cache_->Invalidate(path);
+  }
+
+  const pid_t owner_;
   std::unique_ptr<TieredCache> cache_;  // destroyed before the source it reads
 };
 
