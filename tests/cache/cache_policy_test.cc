@@ -73,6 +73,20 @@ TEST_CASE("clairvoyant: a file the sequence never names is served by the source,
   CHECK(stats.tiers[0].files_copied == 2);
 }
 
+TEST_CASE("clairvoyant: an open whose prefetch is queued or in progress reads that copy") {
+  CacheFixture f;
+  const auto paths = FiveFiles(&f);
+  // One copy thread and 20 ms per source call: the reader catches up with the prefetches.
+  auto cache = f.Make({MemoryTier(500, 1)}, CachePolicyKind::kClairvoyant, nullptr, 4 << 20, 20000);
+  const std::string seq = "ABCDE";
+  cache->SetFutureAccesses(Paths(paths, seq));
+  for (char c : seq) CHECK(ReadAll(cache.get(), paths.at(c)) == ContentOf(std::string(1, c), 100));
+  const CacheStats stats = cache->Stats();
+  CHECK(stats.source.bytes_served == 0);  // never the source's small reads
+  CHECK(stats.tiers[0].hits + stats.tiers[0].read_through == 5);
+  CHECK(stats.tiers[0].files_copied == 5);  // each file copied once
+}
+
 TEST_CASE("lru: places on first read and evicts the least recently used") {
   CacheFixture f;
   const auto paths = FiveFiles(&f);
@@ -85,6 +99,7 @@ TEST_CASE("lru: places on first read and evicts the least recently used") {
   const CacheStats stats = cache->Stats();
   CHECK(stats.tiers[0].hits == 1);
   CHECK(stats.tiers[0].misses == 7);
+  CHECK(stats.tiers[0].read_through == 7);
   CHECK(stats.source.hits == 7);
   // The reader of a miss reads the fresh copy, not the source.
   CHECK(stats.source.bytes_served == 0);
@@ -101,6 +116,7 @@ TEST_CASE("monarch: copies in the background, serves the source meanwhile, stops
   CacheStats epoch1 = cache->TakeStats();
   CHECK(epoch1.source.hits == 5);
   CHECK(epoch1.source.bytes_served == 500);  // every first read came from the source
+  CHECK(epoch1.tiers[0].read_through == 0);
   CHECK(epoch1.tiers[0].files_copied == 3);  // A B C; D and E found the tier full
   Replay(cache, paths, "EDCBA");
   const CacheStats epoch2 = cache->TakeStats();

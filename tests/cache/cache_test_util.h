@@ -9,6 +9,7 @@
 
 #include "dlio/cache.h"
 #include "dlio/storage.h"
+#include "storage/slow_storage.h"
 #include "test_util.h"
 
 namespace dlio::testing {
@@ -56,7 +57,8 @@ struct CacheFixture {
     return path;
   }
 
-  // A tiered storage over a posix source, and its cache.
+  // A tiered storage over a posix source (slow, with that latency per call, when
+  // source_latency_us > 0), and its cache.
   struct Cached {
     std::unique_ptr<Storage> storage;
     TieredCache* cache = nullptr;
@@ -64,7 +66,8 @@ struct CacheFixture {
     TieredCache* operator->() const { return cache; }
   };
   Cached Make(std::vector<CacheTierOptions> tiers, CachePolicyKind policy,
-              std::vector<std::string>* evicted = nullptr, size_t chunk = 4 << 20) {
+              std::vector<std::string>* evicted = nullptr, size_t chunk = 4 << 20,
+              double source_latency_us = 0) {
     CacheOptions o;
     o.tiers = std::move(tiers);
     o.policy = policy;
@@ -72,7 +75,13 @@ struct CacheFixture {
     if (evicted != nullptr) {
       o.on_evict = [evicted](int, const std::string& path) { evicted->push_back(path); };
     }
-    auto storage = NewTieredStorage(NewPosixStorage(StorageOptions()), std::move(o));
+    std::unique_ptr<Storage> source = NewPosixStorage(StorageOptions());
+    if (source_latency_us > 0) {
+      StorageOptions slow;
+      slow.slow_latency_us = source_latency_us;
+      source = NewSlowStorage(std::move(source), slow);
+    }
+    auto storage = NewTieredStorage(std::move(source), std::move(o));
     REQUIRE(storage.ok());
     Cached out;
     out.storage = std::move(storage).value();

@@ -42,6 +42,8 @@ struct CacheTierStats {
   uint64_t capacity_bytes = 0;   // 0 for the source
   uint64_t hits = 0;             // opens served by this level
   uint64_t misses = 0;           // opens that found nothing here and went to a slower level
+  uint64_t read_through = 0;     // misses served by a copy into this level made (or finished)
+                                 // during the open: lru's and clairvoyant's reads of a miss
   uint64_t bytes_served = 0;     // bytes read by the reader from this level
   uint64_t bytes_copied = 0;     // bytes copied into this level (background and on-read copies)
   uint64_t files_copied = 0;     // copies completed into this level

@@ -75,6 +75,7 @@ class CountedFile final : public File {
 void LevelCounters::Snapshot(CacheTierStats* out, bool reset) {
   out->hits = Take(hits, reset);
   out->misses = Take(misses, reset);
+  out->read_through = Take(read_through, reset);
   out->bytes_served = Take(bytes_served, reset);
   out->bytes_copied = Take(bytes_copied, reset);
   out->files_copied = Take(files_copied, reset);

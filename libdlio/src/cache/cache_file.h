@@ -15,7 +15,8 @@ namespace dlio::cache_internal {
 
 // The counters of one level (a tier or the source); updated with relaxed atomics.
 struct LevelCounters {
-  std::atomic<uint64_t> hits{0}, misses{0}, bytes_served{0}, bytes_copied{0}, files_copied{0};
+  std::atomic<uint64_t> hits{0}, misses{0}, read_through{0}, bytes_served{0}, bytes_copied{0};
+  std::atomic<uint64_t> files_copied{0};
   std::atomic<uint64_t> evictions{0}, invalidations{0}, skipped_too_big{0};
 
   // Copies the counters into `out`; `reset` zeroes them.

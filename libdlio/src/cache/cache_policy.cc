@@ -15,7 +15,11 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 class MonarchPolicy final : public CachePolicy {
  public:
   PolicyCapabilities capabilities() const override {
-    return {.place_on_miss = true, .copy_on_open = false, .evicts = false, .uses_future = false};
+    return {.place_on_miss = true,
+            .copy_on_open = false,
+            .wait_for_copy = false,
+            .evicts = false,
+            .uses_future = false};
   }
   void OnOpen(const std::string&) override {}
   double EvictionRank(const std::string&) const override { return 0; }
@@ -25,7 +29,11 @@ class MonarchPolicy final : public CachePolicy {
 class LruPolicy final : public CachePolicy {
  public:
   PolicyCapabilities capabilities() const override {
-    return {.place_on_miss = true, .copy_on_open = true, .evicts = true, .uses_future = false};
+    return {.place_on_miss = true,
+            .copy_on_open = true,
+            .wait_for_copy = true,
+            .evicts = true,
+            .uses_future = false};
   }
   void OnOpen(const std::string& path) override { last_use_[path] = ++tick_; }
   void OnRemoved(const std::string& path) override { last_use_.erase(path); }
@@ -41,11 +49,17 @@ class LruPolicy final : public CachePolicy {
 
 // Belady over a known future: the rank of a file is the position of its next use in the access
 // sequence (never used again: infinity). Each open consumes the path's next position; the cursor
-// is the first position not consumed yet.
+// is the first position not consumed yet. Files are placed ahead of the reader (Upcoming), and a
+// miss is read through a copy when that copy displaces only files used later.
 class ClairvoyantPolicy final : public CachePolicy {
  public:
   PolicyCapabilities capabilities() const override {
-    return {.place_on_miss = false, .copy_on_open = false, .evicts = true, .uses_future = true};
+    // A miss is placed only if it displaces a file used later (or finds room), as Belady does.
+    return {.place_on_miss = true,
+            .copy_on_open = true,
+            .wait_for_copy = true,
+            .evicts = true,
+            .uses_future = true};
   }
   void SetFutureAccesses(std::vector<std::string> paths) override {
     future_ = std::move(paths);
@@ -66,6 +80,8 @@ class ClairvoyantPolicy final : public CachePolicy {
     if (it == next_uses_.end() || it->second.empty()) return kNever;
     return static_cast<double>(it->second.front());
   }
+  // A file never used again is not worth a copy.
+  bool WorthPlacing(const std::string& path) const override { return EvictionRank(path) != kNever; }
   std::vector<std::string> Upcoming(size_t max) const override {
     std::vector<std::string> out;
     std::unordered_set<std::string_view> seen;

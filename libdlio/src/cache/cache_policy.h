@@ -15,6 +15,9 @@ struct PolicyCapabilities {
   bool place_on_miss = false;  // an open that misses places the file
   bool copy_on_open = false;   // ... copied by the opening thread, which then reads the copy
                                // (else a background copy, the source serving meanwhile)
+  bool wait_for_copy = false;  // an open finding its file's copy in progress waits for it (one
+                               // not started yet is made by the opening thread); else the
+                               // source serves it meanwhile
   bool evicts = false;         // may remove files to make room
   bool uses_future = false;    // places the files of Upcoming() ahead of the reader
 };
@@ -31,6 +34,11 @@ class CachePolicy {
   // How much keeping `path` is worth losing: the resident file of highest rank is evicted first,
   // and only for an incoming file of lower rank.
   virtual double EvictionRank(const std::string& path) const = 0;
+  // Whether a miss of `path` deserves a copy at all (place_on_miss).
+  virtual bool WorthPlacing(const std::string& path) const {
+    (void)path;
+    return true;
+  }
   virtual void SetFutureAccesses(std::vector<std::string> paths) { (void)paths; }
   // The distinct paths to hold next, soonest first, at most `max` (uses_future).
   virtual std::vector<std::string> Upcoming(size_t max) const {

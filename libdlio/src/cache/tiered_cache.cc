@@ -30,6 +30,7 @@ constexpr size_t kPlanWindow = 512;
 struct Entry {
   int tier = -1;
   bool complete = false;
+  bool started = false;     // a thread is making the copy (else it waits in its tier's queue)
   uint64_t size = 0;        // bytes reserved in the tier
   uint64_t generation = 0;  // tells a copy whose entry was dropped meanwhile from the current one
   SourceStat stat;          // the source when the copy started
@@ -110,23 +111,9 @@ class TieredCacheImpl final : public TieredCache {
     }
     for (auto& tier : tiers_) tier->counters.misses.fetch_add(1, std::memory_order_relaxed);
     source_counters_.hits.fetch_add(1, std::memory_order_relaxed);
-    const PolicyCapabilities caps = policy_->capabilities();
-    if (it == entries_.end() && caps.place_on_miss) {
-      const int tier = ChooseTier(path, stat.size, caps.evicts);
-      if (tier >= 0) {
-        CopyJob job = Reserve(path, tier, stat.size);
-        if (caps.copy_on_open) {
-          lock.unlock();
-          Copy(job);
-          lock.lock();
-          auto placed = entries_.find(path);
-          if (placed != entries_.end() && placed->second.complete) {
-            if (auto file = ServeCopy(path, placed->second, /*count_hit=*/false)) return file;
-          }
-        } else {
-          Enqueue(std::move(job));
-        }
-      }
+    if (auto file = ReadThrough(path, stat.size, lock)) {
+      Plan();
+      return file;
     }
     Plan();
     lock.unlock();
@@ -158,6 +145,67 @@ class TieredCacheImpl final : public TieredCache {
   bool uses_future_accesses() const override { return uses_future_; }
 
  private:
+  // A miss of `path` the policy serves from a copy: one this thread makes now (copy_on_open, or
+  // a queued copy it takes over), or one in progress it waits for (wait_for_copy). Otherwise it
+  // may queue a background copy and returns nullptr: the source serves the open. Requires mu_
+  // (held by `lock`, released while copying or waiting).
+  std::unique_ptr<File> ReadThrough(const std::string& path, uint64_t size,
+                                    std::unique_lock<std::mutex>& lock) {
+    const PolicyCapabilities caps = policy_->capabilities();
+    auto it = entries_.find(path);
+    CopyJob job;
+    if (it != entries_.end()) {  // a copy in progress or queued
+      if (!caps.wait_for_copy) return nullptr;
+      const uint64_t generation = it->second.generation;
+      if (it->second.started) {
+        copied_cv_.wait(lock, [&] {
+          auto e = entries_.find(path);
+          return e == entries_.end() || e->second.generation != generation || e->second.complete;
+        });
+        return ServePlaced(path);
+      }
+      job = TakeQueued(it->second.tier, path, generation);
+    } else {
+      if (!caps.place_on_miss || !policy_->WorthPlacing(path)) return nullptr;
+      const int tier = ChooseTier(path, size, caps.evicts);
+      if (tier < 0) return nullptr;
+      job = Reserve(path, tier, size);
+      if (!caps.copy_on_open) {
+        Enqueue(std::move(job));
+        return nullptr;
+      }
+    }
+    entries_.at(path).started = true;
+    lock.unlock();
+    Copy(job);
+    lock.lock();
+    return ServePlaced(path);
+  }
+
+  // The complete copy of `path` just placed (its open already counted), or nullptr.
+  std::unique_ptr<File> ServePlaced(const std::string& path) {
+    auto placed = entries_.find(path);
+    if (placed == entries_.end() || !placed->second.complete) return nullptr;
+    auto file = ServeCopy(path, placed->second, /*count_hit=*/false);
+    if (file != nullptr) {
+      tiers_[placed->second.tier]->counters.read_through.fetch_add(1, std::memory_order_relaxed);
+    }
+    return file;
+  }
+
+  // Removes the queued copy of `path` (`generation`) from `tier`'s queue, for the caller to make.
+  CopyJob TakeQueued(int tier, const std::string& path, uint64_t generation) {
+    auto& queue = tiers_[tier]->queue;
+    for (auto q = queue.begin(); q != queue.end(); ++q) {
+      if (q->path == path && q->generation == generation) {
+        CopyJob job = std::move(*q);
+        queue.erase(q);
+        return job;
+      }
+    }
+    return CopyJob{path, tier, generation, entries_.at(path).size};  // not queued: unreachable
+  }
+
   // A file for reading the complete copy `entry` of `path`, counting a hit there and a miss in the
   // faster tiers; nullptr (the copy dropped) when it cannot be opened. Requires mu_.
   std::unique_ptr<File> ServeCopy(const std::string& path, const Entry& entry,
@@ -297,6 +345,7 @@ class TieredCacheImpl final : public TieredCache {
       }
       t.used -= job.size;
     }
+    copied_cv_.notify_all();
     if (--in_flight_ == 0) idle_cv_.notify_all();
   }
 
@@ -308,6 +357,10 @@ class TieredCacheImpl final : public TieredCache {
       if (stop_) break;
       CopyJob job = std::move(t.queue.front());
       t.queue.pop_front();
+      auto it = entries_.find(job.path);
+      if (it != entries_.end() && it->second.generation == job.generation) {
+        it->second.started = true;
+      }
       lock.unlock();
       Copy(job);
       lock.lock();
@@ -377,7 +430,7 @@ class TieredCacheImpl final : public TieredCache {
   mutable LevelCounters source_counters_;
 
   mutable std::mutex mu_;  // guards everything below and the tiers' non-atomic fields
-  std::condition_variable work_cv_, idle_cv_;
+  std::condition_variable work_cv_, idle_cv_, copied_cv_;
   std::unique_ptr<CachePolicy> policy_;
   const bool uses_future_;
   std::unordered_map<std::string, Entry> entries_;

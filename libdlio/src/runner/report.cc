@@ -50,6 +50,7 @@ json CacheLevelsJson(const std::vector<CacheTierStats>& levels) {
                    {"capacity_bytes", t.capacity_bytes},
                    {"hits", t.hits},
                    {"misses", t.misses},
+                   {"read_through", t.read_through},
                    {"bytes_served", t.bytes_served},
                    {"bytes_copied", t.bytes_copied},
                    {"files_copied", t.files_copied},
