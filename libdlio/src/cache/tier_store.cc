@@ -1,8 +1,10 @@
 #include "cache/tier_store.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <vector>
 
+#include "core/fnv_hash.h"
 #include "core/owner_stamp.h"
 #include "dlio/cache.h"
 
@@ -54,16 +56,6 @@ class MemoryStore final : public TierStore {
   void Discard(const TierCopy&) override {}
 };
 
-// FNV-1a of a path, so copies of files with one base name in different folders differ.
-uint64_t HashPath(const std::string& path) {
-  uint64_t h = 1469598103934665603ULL;
-  for (char c : path) {
-    h ^= static_cast<uint8_t>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix.data(), suffix.size()) == 0;
@@ -109,7 +101,7 @@ class DirectoryStore final : public TierStore {
     const size_t slash = path.rfind('/');
     const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
     char hash[17];
-    std::snprintf(hash, sizeof(hash), "%016llx", static_cast<unsigned long long>(HashPath(path)));
+    std::snprintf(hash, sizeof(hash), "%016llx", static_cast<unsigned long long>(Fnv1a64(path)));
     const std::string final_name =
         StrCat(dir_, "/", hash, "-", next_.fetch_add(1), "-", base, kCacheCopySuffix);
     const std::string tmp = final_name + kCacheTmpInfix + UniqueOwnerToken();
