@@ -149,6 +149,15 @@ TEST_CASE("tiered storage: built by name over slow, reads cached, writes pass th
   CHECK(WEXITSTATUS(status) == 0);
   CHECK(cache->Stats().tiers[0].hits == hits);
 
+  // Each rank's cache serves its own hits: never collective reads, even over mpiio.
+  StorageOptions over_mpiio = o;
+  over_mpiio.tiered_source = "mpiio";
+  auto mpiio_caps = StorageCapabilitiesFor(over_mpiio, registries);
+  REQUIRE(mpiio_caps.ok());
+  CHECK_FALSE(mpiio_caps->collective_reads);
+  CHECK(mpiio_caps->needs_mpi);
+  CHECK(storage->CollectiveMpiComm(path) == nullptr);
+
   o.tiered_source = "tiered";
   auto bad = MakeStorage(o, registries, SystemClock(), nullptr);
   REQUIRE_FALSE(bad.ok());

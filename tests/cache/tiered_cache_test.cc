@@ -97,6 +97,22 @@ TEST_CASE("tiered cache: a source whose size or mtime changed is served, not the
   }
 }
 
+TEST_CASE("lru: a file that changed and grew evicts others to be placed again") {
+  CacheFixture f;
+  const std::string a = f.Put("a", 100), b = f.Put("b", 100);
+  auto cache = f.Make({MemoryTier(200)}, CachePolicyKind::kLru);
+  (void)ReadAll(cache.get(), a);
+  (void)ReadAll(cache.get(), b);  // the tier is full
+  f.Put("a", 150, /*version=*/1);
+  CHECK(ReadAll(cache.get(), a) == ContentOf("a", 150, 1));  // stale: dropped, b evicted
+  CHECK(ReadAll(cache.get(), a) == ContentOf("a", 150, 1));
+  const CacheStats stats = cache->Stats();
+  CHECK(stats.tiers[0].invalidations == 1);
+  CHECK(stats.tiers[0].evictions == 1);
+  CHECK(stats.tiers[0].hits == 1);
+  CHECK(stats.tiers[0].occupancy_bytes == 150);
+}
+
 TEST_CASE("tiered cache: capacity is never exceeded under many concurrent readers") {
   CacheFixture f;
   TempDir tier_dir;

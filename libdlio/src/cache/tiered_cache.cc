@@ -96,13 +96,13 @@ class TieredCacheImpl final : public TieredCache {
     DLIO_ASSIGN_OR_RETURN(SourceStat stat, cache_internal::StatSource(source_, host_files_, path));
     std::unique_lock<std::mutex> lock(mu_);
     sizes_[path] = stat.size;
-    policy_->OnOpen(path);
     auto it = entries_.find(path);
     if (it != entries_.end() && it->second.complete && !(it->second.stat == stat)) {
       tiers_[it->second.tier]->counters.invalidations.fetch_add(1, std::memory_order_relaxed);
       Drop(path);
       it = entries_.end();
     }
+    policy_->OnOpen(path);  // after any Drop, which makes the policy forget the path
     if (it != entries_.end() && it->second.complete) {
       if (auto file = ServeCopy(path, it->second); file != nullptr) {
         Plan();

@@ -8,11 +8,13 @@
 namespace dlio {
 namespace {
 
-// The source's capabilities, minus what would bypass the cache: mapping files, and writes of
-// shared files outside this storage's Files.
+// The source's capabilities, minus what would bypass the cache (mapping files, writes of shared
+// files outside this storage's Files) or what it breaks: collective reads need the same calls on
+// every rank, and each rank's cache serves its own hits.
 StorageCapabilities TieredCapabilities(StorageCapabilities source) {
   source.map_files = false;
   source.shared_write = false;
+  source.collective_reads = false;
   return source;
 }
 
@@ -32,6 +34,8 @@ class TieredStorage final : public StorageWrapper {
     return TieredCapabilities(inner()->capabilities());
   }
   TieredCache* cache() const { return cache_.get(); }
+  // Never collective (see TieredCapabilities).
+  const void* CollectiveMpiComm(const std::string&) const override { return nullptr; }
 
  protected:
   Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
