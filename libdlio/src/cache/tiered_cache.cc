@@ -318,7 +318,10 @@ class TieredCacheImpl final : public TieredCache {
     Tier& t = *tiers_[job.tier];
     auto before = cache_internal::StatSource(source_, host_files_, job.path);
     Result<TierCopy> copy = Status::Cancelled("not copied");
-    if (before.ok() && before->size == job.size) {
+    if (before.ok() && before->size != job.size) {
+      std::lock_guard<std::mutex> lock(mu_);
+      sizes_[job.path] = before->size;  // placed by an older size: plan with the new one
+    } else if (before.ok()) {
       copy = t.store->MakeCopy(source_, job.path, job.size, options_.copy_chunk_bytes, &stop_);
     }
     bool changed = false;
