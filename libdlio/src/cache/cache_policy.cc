@@ -82,12 +82,12 @@ class ClairvoyantPolicy final : public CachePolicy {
   }
   // A file never used again is not worth a copy.
   bool WorthPlacing(const std::string& path) const override { return EvictionRank(path) != kNever; }
-  std::vector<std::string> Upcoming(size_t max) const override {
-    std::vector<std::string> out;
+  std::vector<const std::string*> Upcoming(size_t max) const override {
+    std::vector<const std::string*> out;
     std::unordered_set<std::string_view> seen;
     for (size_t i = cursor_; i < future_.size() && out.size() < max; ++i) {
       if (consumed_[i] || !seen.insert(future_[i]).second) continue;
-      out.push_back(future_[i]);
+      out.push_back(&future_[i]);
     }
     return out;
   }

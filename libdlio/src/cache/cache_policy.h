@@ -40,8 +40,9 @@ class CachePolicy {
     return true;
   }
   virtual void SetFutureAccesses(std::vector<std::string> paths) { (void)paths; }
-  // The distinct paths to hold next, soonest first, at most `max` (uses_future).
-  virtual std::vector<std::string> Upcoming(size_t max) const {
+  // The distinct paths to hold next, soonest first, at most `max` (uses_future); valid until the
+  // next SetFutureAccesses.
+  virtual std::vector<const std::string*> Upcoming(size_t max) const {
     (void)max;
     return {};
   }

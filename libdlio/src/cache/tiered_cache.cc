@@ -383,7 +383,8 @@ class TieredCacheImpl final : public TieredCache {
   // finds no room there. Requires mu_.
   void Plan() {
     if (!policy_->capabilities().uses_future || stop_) return;
-    for (const std::string& path : policy_->Upcoming(kPlanWindow)) {
+    for (const std::string* upcoming : policy_->Upcoming(kPlanWindow)) {
+      const std::string& path = *upcoming;
       if (entries_.count(path) != 0) continue;
       auto size = SizeOf(path);
       if (!size.ok()) continue;
