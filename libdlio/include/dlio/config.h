@@ -82,6 +82,14 @@ struct DatasetConfig {
 };
 
 // Where files live (DLIO's `storage:` section). The runner turns it into StorageOptions.
+// One entry of storage.tiers (the tiered storage's cache levels, fastest first).
+struct CacheTierConfig {
+  std::string type = "memory";  // memory or directory
+  std::string path;             // directory: the folder holding the copies
+  uint64_t capacity_bytes = 0;  // required, > 0 (accepts sizes such as 4GiB)
+  uint64_t threads = 1;         // background copy threads, 1 to 64
+};
+
 struct StorageConfig {
   std::string storage_type =
       "posix";  // storage.storage_type: posix (DLIO local_fs), memory, slow, mpiio
@@ -92,6 +100,9 @@ struct StorageConfig {
   double slow_latency_stdev_us = 0;  // storage.slow_latency_stdev_us: normal jitter
   double slow_bandwidth_mib_s = 0;   // storage.slow_bandwidth_mib_s: 0 = unlimited
   bool mpiio_collective = false;     // storage.mpiio_collective: MPI_File_read_at_all on data files
+  std::string tiered_source = "posix";  // storage.tiered_source: storage "tiered" caches
+  std::vector<CacheTierConfig> tiers;   // storage.tiers: the cache levels of "tiered"
+  std::string cache_policy = "lru";     // storage.cache_policy: monarch, lru, clairvoyant
 };
 
 struct ReaderConfig {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dlio/cache.h"
 #include "dlio/checkpointer.h"
 #include "dlio/clock.h"
 #include "dlio/comm.h"
@@ -65,6 +66,9 @@ struct EpochReport {
   double au_percent_mean = 0;    // mean over ranks
   double samples_per_s_sum = 0;  // sum over ranks
   double bytes_per_s_sum = 0;    // sum over ranks
+  // This rank's tiered-storage cache over the epoch (storage.storage_type tiered): its tiers,
+  // fastest first, then the source; empty without a cache.
+  std::vector<CacheTierStats> cache;
 };
 
 // One checkpoint save or load across ranks.

@@ -170,8 +170,17 @@ class StorageLock {
   StorageLock() = default;
 };
 
+// One level of a tiered storage's cache (storage.tiers), fastest first; see dlio/cache.h.
+struct CacheTierOptions {
+  enum class Type { kMemory, kDirectory };
+  Type type = Type::kMemory;
+  std::string path;             // kDirectory: the folder holding the copies (created if missing)
+  uint64_t capacity_bytes = 0;  // never exceeded, counting copies in progress
+  int threads = 1;              // background copy threads of this tier (>= 1)
+};
+
 struct StorageOptions {
-  std::string name = "posix";  // registry name: posix, memory, slow, mpiio
+  std::string name = "posix";  // registry name: posix, memory, slow, mpiio, tiered
   bool direct = false;         // posix: open data files with O_DIRECT (reader.odirect)
   size_t direct_alignment = 4096;
   // slow: the wrapped backend and the latency it adds to every read/write (seeded).
@@ -185,6 +194,11 @@ struct StorageOptions {
   // docs/scaling.md for what collective reads require of all ranks.
   bool mpiio_collective = false;
   std::vector<std::string> mpiio_collective_dirs;
+  // tiered: the storage holding the data (any but tiered), the cache levels in front of it and
+  // the cache policy (monarch, lru, clairvoyant); see dlio/cache.h and docs/caching.md.
+  std::string tiered_source = "posix";
+  std::vector<CacheTierOptions> cache_tiers;
+  std::string cache_policy = "lru";
 };
 
 // What a storage can do, so callers ask instead of comparing backend names. Every field defaults to

@@ -1,9 +1,12 @@
 #include "dlio/registries.h"
 
+#include "dlio/cache.h"
+
 namespace dlio {
 
 Status RegisterBuiltins(Registries* registries) {
   DLIO_RETURN_NOT_OK(RegisterBuiltinStorages(registries));
+  DLIO_RETURN_NOT_OK(RegisterTieredStorage(registries));
   DLIO_RETURN_NOT_OK(RegisterBuiltinFormats(registries));
   DLIO_RETURN_NOT_OK(RegisterBuiltinSamplers(registries));
   DLIO_RETURN_NOT_OK(RegisterBuiltinPipelines(registries));

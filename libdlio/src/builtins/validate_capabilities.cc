@@ -15,6 +15,7 @@ StorageCapabilities StorageDeclares(const WorkloadConfig& c, const std::string& 
   StorageOptions options;
   options.name = name;
   options.slow_inner = c.storage.slow_inner;
+  options.tiered_source = c.storage.tiered_source;
   options.mpiio_collective = c.storage.mpiio_collective;
   auto capabilities = StorageCapabilitiesFor(options, registries);
   return capabilities.ok() ? *capabilities : StorageCapabilities{};

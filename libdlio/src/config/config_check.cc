@@ -76,6 +76,25 @@ std::string CheckDistribution(const KeySpec& spec, const DistributionSpec& d) {
   return "";
 }
 
+// Each tier: a known type, a folder for a directory tier, a capacity and 1 to 64 threads.
+std::string CheckCacheTiers(const KeySpec& spec, const std::vector<CacheTierConfig>& tiers) {
+  for (size_t i = 0; i < tiers.size(); ++i) {
+    const CacheTierConfig& t = tiers[i];
+    const std::string key = StrCat(spec.path, "[", i, "].");
+    if (t.type != "memory" && t.type != "directory") {
+      return key + "type: '" + t.type + "' is not one of memory, directory";
+    }
+    if (t.type == "directory" && t.path.empty()) {
+      return key + "path must name the folder of a directory tier";
+    }
+    if (t.capacity_bytes == 0) return key + "capacity_bytes must be given and > 0";
+    if (t.threads < 1 || t.threads > 64) {
+      return StrCat(key, "threads: ", t.threads, " is out of range (accepted: 1 to 64)");
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string RangeText(const KeySpec& spec) {
@@ -130,6 +149,8 @@ std::string CheckValue(const KeySpec& spec, WorkloadConfig& config) {
     }
     case KeyType::kDistribution:
       return CheckDistribution(spec, spec.dist_ref(config));
+    case KeyType::kCacheTiers:
+      return CheckCacheTiers(spec, spec.tiers_ref(config));
     default:
       return "";
   }

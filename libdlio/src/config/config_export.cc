@@ -56,6 +56,15 @@ std::string ConfigToJson(const WorkloadConfig& config) {
       case KeyType::kUintList:
         out = spec.uint_list_ref(c);
         break;
+      case KeyType::kCacheTiers:
+        out = nlohmann::ordered_json::array();
+        for (const CacheTierConfig& t : spec.tiers_ref(c)) {
+          out.push_back(nlohmann::ordered_json{{"type", t.type},
+                                               {"path", t.path},
+                                               {"capacity_bytes", t.capacity_bytes},
+                                               {"threads", t.threads}});
+        }
+        break;
       case KeyType::kDistributionStdev:
       case KeyType::kAny:
         break;

@@ -117,6 +117,15 @@ std::string RenderValue(const KeySpec& spec, WorkloadConfig& config) {
       }
       return out + "]";
     }
+    case KeyType::kCacheTiers: {
+      std::string out = "[";
+      for (const CacheTierConfig& t : spec.tiers_ref(config)) {
+        out += StrCat(out.size() > 1 ? ", " : "", "{type: ", t.type,
+                      t.path.empty() ? "" : ", path: " + t.path,
+                      ", capacity_bytes: ", t.capacity_bytes, ", threads: ", t.threads, "}");
+      }
+      return out + "]";
+    }
     case KeyType::kAny:
       return "-";
   }
@@ -149,6 +158,8 @@ const char* KeyTypeName(KeyType type) {
       return "float";
     case KeyType::kUintList:
       return "uint list";
+    case KeyType::kCacheTiers:
+      return "list of maps";
     case KeyType::kAny:
       return "any";
   }

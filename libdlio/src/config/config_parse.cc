@@ -119,6 +119,51 @@ Result<DistributionSpec> ParseDistribution(const ParseContext& ctx, const std::s
   return spec;
 }
 
+// storage.tiers: a list of maps {type, path, capacity_bytes, threads}; errors name the entry's
+// index and key ("storage.tiers[1].capacity_bytes").
+Result<std::vector<CacheTierConfig>> ParseCacheTiers(const ParseContext& ctx,
+                                                     const std::string& key,
+                                                     const YAML::Node& node) {
+  std::vector<CacheTierConfig> tiers;
+  if (node.IsNull()) return tiers;
+  if (!node.IsSequence()) {
+    return TypeError(ctx, key, "a list of tiers such as [{type: memory, capacity_bytes: 1GiB}]",
+                     node);
+  }
+  for (size_t i = 0; i < node.size(); ++i) {
+    const YAML::Node& item = node[i];
+    const std::string at = StrCat(key, "[", i, "]");
+    if (!item.IsMap()) {
+      return TypeError(ctx, at, "a map {type, path, capacity_bytes, threads}", item);
+    }
+    CacheTierConfig tier;
+    for (const auto& field : item) {
+      const std::string name = field.first.Scalar();
+      const std::string sub = at + "." + name;
+      const YAML::Node& value = field.second;
+      if (name == "type" || name == "path") {
+        if (!value.IsScalar()) return TypeError(ctx, sub, "a string", value);
+        (name == "type" ? tier.type : tier.path) = value.Scalar();
+      } else if (name == "capacity_bytes" || name == "threads") {
+        const bool units = name == "capacity_bytes";
+        uint64_t v = 0;
+        if (!value.IsScalar() ||
+            !config_internal::ParseUintText(value.Scalar(), units, false, &v)) {
+          return TypeError(ctx, sub, units ? "a size in bytes such as 4GiB" : "an unsigned integer",
+                           value);
+        }
+        (units ? tier.capacity_bytes : tier.threads) = v;
+      } else {
+        return Status::InvalidArgument("unknown key '" + sub + "' " +
+                                       Where(ctx, field.first.Mark()) +
+                                       " (a tier takes type, path, capacity_bytes, threads)");
+      }
+    }
+    tiers.push_back(std::move(tier));
+  }
+  return tiers;
+}
+
 // Stores `node` into the field of `spec`. `key` is the path as the user wrote it (an alias).
 Status StoreValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
                   const std::string& key, const YAML::Node& node) {
@@ -222,6 +267,10 @@ Status StoreValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec
         return TypeError(ctx, key, "a list of unsigned integers such as [1, 2]", node);
       }
       spec.uint_list_ref(*config) = std::move(values);
+      return Status::OK();
+    }
+    case KeyType::kCacheTiers: {
+      DLIO_ASSIGN_OR_RETURN(spec.tiers_ref(*config), ParseCacheTiers(ctx, key, node));
       return Status::OK();
     }
     case KeyType::kAny:

@@ -521,10 +521,11 @@ std::vector<KeySpec> BuildTable() {
            "cosmoflow"));
 
   // storage
-  add(String("storage.storage_type", DLIO_FIELD(std::string, storage.storage_type),
-             "storage registry name: posix (DLIO's local_fs maps here), memory, slow, mpiio; "
-             "others are checked at run time",
-             kNonEmpty, StorageTypeSetter));
+  add(String(
+      "storage.storage_type", DLIO_FIELD(std::string, storage.storage_type),
+      "storage registry name: posix (DLIO's local_fs maps here), memory, slow, mpiio, tiered; "
+      "others are checked at run time",
+      kNonEmpty, StorageTypeSetter));
   add(String("storage.storage_root", DLIO_FIELD(std::string, storage.storage_root),
              "prefix of relative data and checkpoint folders (DLIO's namespace)"));
   add(String("storage.slow_inner", DLIO_FIELD(std::string, storage.slow_inner),
@@ -539,6 +540,17 @@ std::vector<KeySpec> BuildTable() {
            "mpiio: collective reads (MPI_File_read_at_all) of the data files, opened on all "
            "ranks; needs one shared file, reader.pipeline sync with read_threads <= 1, drop_last "
            "(docs/scaling.md)"));
+  add(String("storage.tiered_source", DLIO_FIELD(std::string, storage.tiered_source),
+             "tiered: the storage whose files it caches (posix, slow, mpiio, ...)"));
+  add(CacheTiers("storage.tiers", DLIO_FIELD(std::vector<CacheTierConfig>, storage.tiers),
+                 "tiered: the cache levels, fastest first, each {type: memory or directory, path "
+                 "(directory), capacity_bytes (e.g. 4GiB), threads (copy threads, default 1)} "
+                 "(docs/caching.md)"));
+  add(Choice("storage.cache_policy", DLIO_FIELD(std::string, storage.cache_policy),
+             {"monarch", "lru", "clairvoyant"},
+             "tiered: monarch (copy on first read, no eviction), lru (evict least recently "
+             "used), clairvoyant (prefetch the sampler's coming files, evict the farthest next "
+             "use)"));
   add(Unused("storage.storage_options", "DLIO: object-store options map (s3 endpoint, keys, ...)"));
   add(Unused("storage.fsspec_plugin", "DLIO: fsspec backend name"));
   add(Unused("storage.fsspec_extra_params", "DLIO: fsspec parameters map"));

@@ -88,6 +88,13 @@ Status ValidateDataset(const WorkloadConfig& c) {
   if (c.storage.storage_type == "slow" && c.storage.slow_inner.empty()) {
     return invalid("storage.slow_inner must not be empty when storage.storage_type is 'slow'");
   }
+  if (c.storage.storage_type == "tiered" &&
+      (c.storage.tiered_source.empty() || c.storage.tiered_source == "tiered")) {
+    return invalid(
+        "storage.tiered_source must name another storage when storage.storage_type is "
+        "'tiered', got '" +
+        c.storage.tiered_source + "'");
+  }
   return Status::OK();
 }
 

@@ -152,6 +152,13 @@ inline KeySpec UintList(std::string path, std::vector<uint64_t>& (*ref)(Workload
   return k;
 }
 
+inline KeySpec CacheTiers(std::string path, std::vector<CacheTierConfig>& (*ref)(WorkloadConfig&),
+                          std::string desc) {
+  KeySpec k = Make(std::move(path), KeyType::kCacheTiers, std::move(desc));
+  k.tiers_ref = ref;
+  return k;
+}
+
 inline KeySpec Alias(std::string path, std::string of) {
   KeySpec k = Make(std::move(path), KeyType::kAny, "alternative spelling of " + of);
   k.alias_of = std::move(of);

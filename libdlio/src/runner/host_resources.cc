@@ -21,6 +21,7 @@ StorageCapabilities CapabilitiesOf(const std::string& name, const StorageConfig&
   StorageOptions options;
   options.name = name;
   options.slow_inner = s.slow_inner;
+  options.tiered_source = s.tiered_source;
   auto capabilities = StorageCapabilitiesFor(options, registries);
   return capabilities.ok() ? *capabilities : StorageCapabilities{};
 }

@@ -42,6 +42,28 @@ std::string Fixed(double v, int digits) {
   return buf;
 }
 
+// An epoch's cache statistics (EpochReport::cache): one object per level, the source last.
+json CacheLevelsJson(const std::vector<CacheTierStats>& levels) {
+  json out = json::array();
+  for (const CacheTierStats& t : levels) {
+    out.push_back({{"level", t.name},
+                   {"capacity_bytes", t.capacity_bytes},
+                   {"hits", t.hits},
+                   {"misses", t.misses},
+                   {"read_through", t.read_through},
+                   {"bytes_served", t.bytes_served},
+                   {"bytes_copied", t.bytes_copied},
+                   {"files_copied", t.files_copied},
+                   {"evictions", t.evictions},
+                   {"invalidations", t.invalidations},
+                   {"skipped_too_big", t.skipped_too_big},
+                   {"occupancy_bytes", t.occupancy_bytes},
+                   {"occupancy_files", t.occupancy_files},
+                   {"peak_bytes", t.peak_bytes}});
+  }
+  return out;
+}
+
 // Per-epoch statistics of this rank, in DLIO's {rank}_per_epoch_stats.json shape.
 json PerEpochStats(const RunReport& r) {
   json out = json::object();
@@ -56,6 +78,7 @@ json PerEpochStats(const RunReport& r) {
     j["io_MB_per_second"] = e.metrics.bytes_per_s / kMB;
     j["io_MiB_per_second"] = e.metrics.bytes_per_s / kMiB;
     j["checkpoint_seconds"] = e.checkpoint_ns * 1e-9;
+    if (!e.cache.empty()) j["cache"] = CacheLevelsJson(e.cache);
     out[std::to_string(e.epoch)] = j;
   }
   for (const auto& e : r.eval_epochs) {
@@ -318,6 +341,14 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     s["potential_caching"] = !r.storage_rules.dataset_ge_5x_memory;
     s["storage_rules"] = StorageRules(r.storage_rules);
   }
+  if (!r.epochs.empty() && !r.epochs[0].cache.empty()) {
+    // Rank 0's tiered-storage cache per training epoch (docs/caching.md).
+    json epochs = json::array();
+    for (const auto& e : r.epochs) {
+      epochs.push_back({{"epoch", e.epoch}, {"levels", CacheLevelsJson(e.cache)}});
+    }
+    s["cache"] = {{"policy", c.storage.cache_policy}, {"epochs", epochs}};
+  }
   s["ranks"] = ranks;
   s["warnings"] = r.warnings;
   return s;
@@ -417,6 +448,11 @@ std::string FormatEpochLine(const char* phase, const EpochReport& e) {
   o << phase << " epoch " << e.epoch << ": " << e.metrics.steps << " steps, AU "
     << Fixed(e.au_percent_mean, 2) << "%, " << Fixed(e.samples_per_s_sum, 1) << " samples/s, "
     << Fixed(e.bytes_per_s_sum / kMB, 1) << " MB/s";
+  if (!e.cache.empty()) {
+    uint64_t hits = 0;
+    for (size_t i = 0; i + 1 < e.cache.size(); ++i) hits += e.cache[i].hits;
+    o << ", cache hits " << hits << "/" << hits + e.cache.back().hits << " opens";
+  }
   return o.str();
 }
 

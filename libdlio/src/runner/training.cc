@@ -6,6 +6,7 @@
 
 #include "dlio/metrics.h"
 #include "dlio/str_cat.h"
+#include "runner/cache_feed.h"
 #include "runner/report.h"
 
 namespace dlio::runner_internal {
@@ -181,6 +182,13 @@ Status EpochLoop::Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* 
   DLIO_ASSIGN_OR_RETURN(EpochSteps steps, Plan(loop, epoch, train));
   rep->steps.clear();
   rep->steps.reserve(steps.steps);
+  TieredCache* cache = CacheOf(ctx_.storage);
+  if (train && cache != nullptr) {
+    // This epoch's and the coming ones' files: the clairvoyant cache prefetches across epochs.
+    PlanRequest request{epoch - 1, ctx_.rank(), ctx_.world(), &loop.source->samples_per_file()};
+    DLIO_RETURN_NOT_OK(FeedCacheFuture(cache, loop, request, epoch - 1, c_.train.epochs - 1));
+  }
+  (void)TakeEpochCacheStats(cache);  // counts from here on
   const int64_t epoch_start_ns = ctx_.clock->NowNanos();
   rep->start_us = ctx_.clock->WallMicros();
   DLIO_RETURN_NOT_OK(loop.pipeline->StartEpoch(epoch - 1, plan_));
@@ -215,6 +223,7 @@ Status EpochLoop::Finish(uint64_t epoch, bool train, int64_t epoch_start_ns, Epo
   TraceSpan(ctx_.tracer, train ? "ai.pipeline.epoch" : "ai.pipeline.eval", "ai", rep->start_us,
             rep->end_us, static_cast<int64_t>(epoch), -1);
   rep->metrics = ComputeBlockMetrics(rep->steps, block_ns, c_.train.excluded_start_steps);
+  rep->cache = TakeEpochCacheStats(CacheOf(ctx_.storage));
 
   std::vector<double> v{rep->metrics.au_percent, rep->metrics.samples_per_s,
                         rep->metrics.bytes_per_s};

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "core/fnv_hash.h"
 #include "storage/capabilities.h"
 
 namespace dlio {
@@ -19,23 +20,13 @@ uint64_t SplitMix64(uint64_t x) {
 // Uniform in (0, 1).
 double Unit(uint64_t bits) { return (static_cast<double>(bits >> 11) + 0.5) * 0x1.0p-53; }
 
-// FNV-1a: stable across runs and platforms, unlike std::hash.
-uint64_t HashPath(const std::string& path) {
-  uint64_t h = 1469598103934665603ULL;
-  for (char c : path) {
-    h ^= static_cast<uint8_t>(c);
-    h *= 1099511628211ULL;
-  }
-  return h;
-}
-
 class SlowFile final : public FileWrapper {
  public:
   SlowFile(std::unique_ptr<File> inner, const StorageOptions& options, const Clock* clock)
       : FileWrapper(std::move(inner)),
         options_(options),
         clock_(clock),
-        path_hash_(HashPath(path())) {}
+        path_hash_(Fnv1a64(path())) {}
 
  protected:
   Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {

@@ -1,0 +1,117 @@
+// TieredCache: whole files of a source Storage copied into faster tiers (memory, a local
+// directory) in the spirit of MONARCH, with a choice of placement and eviction policy, so that
+// later reads are served from the fastest tier holding the file. The `tiered` storage
+// (storage.storage_type: tiered) is a Storage decorator over one; docs/caching.md describes both.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dlio/status.h"
+#include "dlio/storage.h"
+
+namespace dlio {
+
+// How files get into the tiers and which leave when one is full.
+enum class CachePolicyKind {
+  kMonarch,      // copy on first read in the background, serve the source meanwhile; no eviction
+  kLru,          // copy on first read (by the reader, before serving it); evict least recently used
+  kClairvoyant,  // prefetch the next files of SetFutureAccesses; evict the farthest next use
+};
+
+// "monarch", "lru", "clairvoyant" (docs and errors).
+const char* CachePolicyName(CachePolicyKind kind);
+// The kind named `name`; InvalidArgument naming storage.cache_policy otherwise.
+Result<CachePolicyKind> ParseCachePolicy(const std::string& name);
+
+struct CacheOptions {
+  std::vector<CacheTierOptions> tiers;  // fastest first; the source is the last level
+  CachePolicyKind policy = CachePolicyKind::kLru;
+  size_t copy_chunk_bytes = 4 << 20;  // bytes per source read of a copy
+  // Called (with the cache's lock held: do not call the cache) for each file evicted from a tier;
+  // tests and traces.
+  std::function<void(int tier, const std::string& path)> on_evict;
+};
+
+// Counters of one level since the last TakeStats (occupancy and peak: now / since the start).
+struct CacheTierStats {
+  std::string name;              // "memory", "directory <path>", "source"
+  uint64_t capacity_bytes = 0;   // 0 for the source
+  uint64_t hits = 0;             // opens served by this level
+  uint64_t misses = 0;           // opens that found nothing here and went to a slower level
+  uint64_t read_through = 0;     // misses served by a copy into this level made (or finished)
+                                 // during the open: lru's and clairvoyant's reads of a miss
+  uint64_t bytes_served = 0;     // bytes read by the reader from this level
+  uint64_t bytes_copied = 0;     // bytes copied into this level (background and on-read copies)
+  uint64_t files_copied = 0;     // copies completed into this level
+  uint64_t evictions = 0;        // files removed to make room
+  uint64_t invalidations = 0;    // copies dropped because the source changed (size or mtime)
+  uint64_t skipped_too_big = 0;  // placements refused: the file is larger than the capacity
+  uint64_t occupancy_bytes = 0;  // bytes held now, copies in progress included
+  uint64_t occupancy_files = 0;  // complete files held now
+  uint64_t peak_bytes = 0;       // most bytes ever held at once (never above capacity_bytes)
+};
+
+struct CacheStats {
+  std::vector<CacheTierStats> tiers;  // one per tier, fastest first
+  CacheTierStats source;              // hits = opens served by the source
+};
+
+// The cache. Safe for concurrent use: Open and the reads of the files it returns from many
+// threads; background copy threads (CacheTierOptions::threads per tier) are joined by the
+// destructor. Files it returns must be destroyed before it; the source storage must outlive it.
+// A directory tier is owned by one cache at a time (a lock file in it): creation removes the
+// copies and the temporaries a dead cache left there (names carrying dlio's markers), never any
+// other file, and trusts none of them; destruction removes its copies.
+class TieredCache {
+ public:
+  static Result<std::unique_ptr<TieredCache>> Make(CacheOptions options, Storage* source);
+  virtual ~TieredCache() = default;
+
+  // Opens `path` for reading from the fastest level holding a complete, current copy (a copy is
+  // current when the source's size and mtime are those it was copied with; a stale one is
+  // dropped), and places it as the policy says. Errors name the path. For a Storage's DoOpen:
+  // the File reports its calls to the Storage that returns it (read through NewTieredStorage).
+  virtual Result<std::unique_ptr<File>> Open(const std::string& path,
+                                             const FileOptions& options = {}) = 0;
+  // Drops any copy of `path` (the source was written, renamed or removed through the storage).
+  virtual void Invalidate(const std::string& path) = 0;
+  // clairvoyant: the paths the run will open from now on, in order (repeats for later epochs);
+  // each Open of the next ones advances a cursor. Replaces the previous sequence. Others ignore it.
+  virtual void SetFutureAccesses(std::vector<std::string> paths) = 0;
+  // Waits until no copy is queued or in progress (tests, and the end of an epoch's accounting).
+  virtual void WaitIdle() = 0;
+  virtual CacheStats Stats() const = 0;
+  // Stats(), then resets the counters (not occupancy and peak): per-epoch statistics.
+  virtual CacheStats TakeStats() = 0;
+  virtual CachePolicyKind policy() const = 0;
+  // Whether the policy uses SetFutureAccesses (clairvoyant).
+  virtual bool uses_future_accesses() const = 0;
+};
+
+// Suffix of a complete copy in a directory tier and infix of a copy in progress
+// ("<copy name><kCacheTmpInfix><owner token>").
+inline constexpr char kCacheCopySuffix[] = ".dlio-cached";
+inline constexpr char kCacheTmpInfix[] = ".dlio-cache-tmp-";
+// Lock file of a directory tier.
+inline constexpr char kCacheLockName[] = ".dlio-cache.lock";
+
+// The `tiered` storage: a Storage over `source` whose reads go through a TieredCache; writes and
+// path operations pass through to the source (and drop the copies of the paths they change).
+// Capabilities: the source's, without mapping files or shared writes (both would bypass the
+// cache).
+Result<std::unique_ptr<Storage>> NewTieredStorage(std::unique_ptr<Storage> source,
+                                                  CacheOptions options);
+// The cache of a storage NewTieredStorage made, looking through StorageWrappers around it
+// (nullptr when there is none).
+TieredCache* CacheOf(Storage* storage);
+
+// Registers "tiered" (StorageOptions::tiered_source, cache_tiers, cache_policy); called by
+// RegisterBuiltins.
+class Registries;
+Status RegisterTieredStorage(Registries* registries);
+
+}  // namespace dlio

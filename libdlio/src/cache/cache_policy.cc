@@ -1,0 +1,141 @@
+#include "cache/cache_policy.h"
+
+#include <deque>
+#include <limits>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace dlio::cache_internal {
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+// MONARCH: a file is copied (in the background) the first time it is read, into the first tier
+// with room; nothing ever leaves, so placement stops once the tiers are full.
+class MonarchPolicy final : public CachePolicy {
+ public:
+  PolicyCapabilities capabilities() const override {
+    return {.place_on_miss = true,
+            .copy_on_open = false,
+            .wait_for_copy = false,
+            .evicts = false,
+            .uses_future = false};
+  }
+  void OnOpen(const std::string&) override {}
+  double EvictionRank(const std::string&) const override { return 0; }
+};
+
+// Least recently used: the rank of a file is how long ago it was last opened.
+class LruPolicy final : public CachePolicy {
+ public:
+  PolicyCapabilities capabilities() const override {
+    return {.place_on_miss = true,
+            .copy_on_open = true,
+            .wait_for_copy = true,
+            .evicts = true,
+            .uses_future = false};
+  }
+  void OnOpen(const std::string& path) override { last_use_[path] = ++tick_; }
+  void OnRemoved(const std::string& path) override { last_use_.erase(path); }
+  double EvictionRank(const std::string& path) const override {
+    auto it = last_use_.find(path);
+    return it == last_use_.end() ? kNever : -static_cast<double>(it->second);
+  }
+
+ private:
+  uint64_t tick_ = 0;
+  std::unordered_map<std::string, uint64_t> last_use_;
+};
+
+// Belady over a known future: the rank of a file is the position of its next use in the access
+// sequence (never used again: infinity). Each open consumes the path's next position; the cursor
+// is the first position not consumed yet. Files are placed ahead of the reader (Upcoming), and a
+// miss is read through a copy when that copy displaces only files used later.
+class ClairvoyantPolicy final : public CachePolicy {
+ public:
+  PolicyCapabilities capabilities() const override {
+    // A miss is placed only if it displaces a file used later (or finds room), as Belady does.
+    return {.place_on_miss = true,
+            .copy_on_open = true,
+            .wait_for_copy = true,
+            .evicts = true,
+            .uses_future = true};
+  }
+  void SetFutureAccesses(std::vector<std::string> paths) override {
+    future_ = std::move(paths);
+    consumed_.assign(future_.size(), false);
+    next_uses_.clear();
+    for (size_t i = 0; i < future_.size(); ++i) next_uses_[future_[i]].push_back(i);
+    cursor_ = 0;
+  }
+  void OnOpen(const std::string& path) override {
+    auto it = next_uses_.find(path);
+    if (it == next_uses_.end() || it->second.empty()) return;  // not in the sequence (any more)
+    consumed_[it->second.front()] = true;
+    it->second.pop_front();
+    while (cursor_ < future_.size() && consumed_[cursor_]) ++cursor_;
+  }
+  double EvictionRank(const std::string& path) const override {
+    auto it = next_uses_.find(path);
+    if (it == next_uses_.end() || it->second.empty()) return kNever;
+    return static_cast<double>(it->second.front());
+  }
+  // A file never used again is not worth a copy.
+  bool WorthPlacing(const std::string& path) const override { return EvictionRank(path) != kNever; }
+  std::vector<const std::string*> Upcoming(size_t max) const override {
+    std::vector<const std::string*> out;
+    std::unordered_set<std::string_view> seen;
+    for (size_t i = cursor_; i < future_.size() && out.size() < max; ++i) {
+      if (consumed_[i] || !seen.insert(future_[i]).second) continue;
+      out.push_back(&future_[i]);
+    }
+    return out;
+  }
+
+ private:
+  std::vector<std::string> future_;
+  std::vector<bool> consumed_;
+  std::unordered_map<std::string, std::deque<size_t>> next_uses_;
+  size_t cursor_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<CachePolicy> MakeCachePolicy(CachePolicyKind kind) {
+  switch (kind) {
+    case CachePolicyKind::kMonarch:
+      return std::make_unique<MonarchPolicy>();
+    case CachePolicyKind::kLru:
+      return std::make_unique<LruPolicy>();
+    case CachePolicyKind::kClairvoyant:
+      return std::make_unique<ClairvoyantPolicy>();
+  }
+  return std::make_unique<LruPolicy>();
+}
+
+}  // namespace dlio::cache_internal
+
+namespace dlio {
+
+const char* CachePolicyName(CachePolicyKind kind) {
+  switch (kind) {
+    case CachePolicyKind::kMonarch:
+      return "monarch";
+    case CachePolicyKind::kLru:
+      return "lru";
+    case CachePolicyKind::kClairvoyant:
+      return "clairvoyant";
+  }
+  return "lru";
+}
+
+Result<CachePolicyKind> ParseCachePolicy(const std::string& name) {
+  for (CachePolicyKind kind :
+       {CachePolicyKind::kMonarch, CachePolicyKind::kLru, CachePolicyKind::kClairvoyant}) {
+    if (name == CachePolicyName(kind)) return kind;
+  }
+  return Status::InvalidArgument("storage.cache_policy: '", name,
+                                 "' is not a cache policy (accepted: monarch, lru, clairvoyant)");
+}
+
+}  // namespace dlio

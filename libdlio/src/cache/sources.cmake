@@ -1,0 +1,8 @@
+# Sources of the cache module (paths relative to libdlio/).
+list(APPEND DLIO_SOURCES
+  src/cache/cache_file.cc
+  src/cache/cache_policy.cc
+  src/cache/tier_store.cc
+  src/cache/tiered_cache.cc
+  src/cache/tiered_storage.cc
+)

@@ -1,0 +1,155 @@
+#include "cache/tier_store.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "core/fnv_hash.h"
+#include "core/owner_stamp.h"
+#include "dlio/cache.h"
+
+namespace dlio::cache_internal {
+namespace {
+
+// Reads `size` bytes of the source's `path` in `chunk`-byte requests, handing each to `sink`.
+Status ReadSource(
+    Storage* source, const std::string& path, uint64_t size, size_t chunk,
+    const std::atomic<bool>* stop,
+    const std::function<Status(uint64_t offset, const uint8_t* data, size_t n)>& sink) {
+  DLIO_ASSIGN_OR_RETURN(auto file, source->Open(path, OpenMode::kRead));
+  std::vector<uint8_t> buf(std::min<uint64_t>(chunk, std::max<uint64_t>(size, 1)));
+  uint64_t offset = 0;
+  while (offset < size) {
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) {
+      return Status::Cancelled("copying ", path, " into the cache: the cache is shutting down");
+    }
+    const size_t want = std::min<uint64_t>(buf.size(), size - offset);
+    DLIO_ASSIGN_OR_RETURN(size_t got, file->ReadAt(offset, want, buf.data()));
+    if (got == 0) {
+      return Status::IOError("copying ", path, " into the cache: it ended at offset ", offset,
+                             " instead of ", size, " (the source changed)");
+    }
+    DLIO_RETURN_NOT_OK(sink(offset, buf.data(), got));
+    offset += got;
+  }
+  return file->Close();
+}
+
+class MemoryStore final : public TierStore {
+ public:
+  explicit MemoryStore(uint64_t capacity) : TierStore("memory", capacity) {}
+
+  Result<TierCopy> MakeCopy(Storage* source, const std::string& path, uint64_t size, size_t chunk,
+                            const std::atomic<bool>* stop) override {
+    auto data = std::make_shared<std::vector<uint8_t>>(size);
+    DLIO_RETURN_NOT_OK(ReadSource(source, path, size, chunk, stop,
+                                  [&](uint64_t offset, const uint8_t* bytes, size_t n) {
+                                    std::copy(bytes, bytes + n, data->begin() + offset);
+                                    return Status::OK();
+                                  }));
+    return TierCopy{std::move(data), ""};
+  }
+  Result<std::unique_ptr<File>> OpenCopy(const std::string& path, const TierCopy& copy,
+                                         LevelCounters* counters) override {
+    return NewMemoryCopyFile(path, copy.data, counters);
+  }
+  void Discard(const TierCopy&) override {}
+};
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix.data(), suffix.size()) == 0;
+}
+
+class DirectoryStore final : public TierStore {
+ public:
+  DirectoryStore(const CacheTierOptions& options)
+      : TierStore("directory " + options.path, options.capacity_bytes),
+        dir_(options.path),
+        fs_(NewPosixStorage(StorageOptions())) {}
+
+  ~DirectoryStore() override {
+    if (lock_ != nullptr) (void)fs_->Remove(dir_ + "/" + kCacheLockName);
+    lock_.reset();
+  }
+
+  Status Start(int index) {
+    const std::string key = StrCat("storage.tiers[", index, "].path");
+    Status made = fs_->CreateDirs(dir_);
+    if (!made.ok()) return made.WithContext(key);
+    auto lock = fs_->TryLock(dir_ + "/" + kCacheLockName);
+    if (!lock.ok()) return lock.status().WithContext(key);
+    if (*lock == nullptr) {
+      return Status::FailedPrecondition(key, ": ", dir_,
+                                        " is the tier of another running dlio cache (its lock ",
+                                        kCacheLockName, " is held)");
+    }
+    lock_ = std::move(lock).value();
+    DLIO_ASSIGN_OR_RETURN(auto names, fs_->List(dir_));
+    for (const std::string& name : names) {
+      // Only names dlio gives its copies and their temporaries; no live cache owns them (the lock).
+      if (EndsWith(name, kCacheCopySuffix) || name.find(kCacheTmpInfix) != std::string::npos) {
+        Status removed = fs_->Remove(dir_ + "/" + name);
+        if (!removed.ok()) return removed.WithContext(key);
+      }
+    }
+    return Status::OK();
+  }
+
+  Result<TierCopy> MakeCopy(Storage* source, const std::string& path, uint64_t size, size_t chunk,
+                            const std::atomic<bool>* stop) override {
+    const size_t slash = path.rfind('/');
+    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
+    char hash[17];
+    std::snprintf(hash, sizeof(hash), "%016llx", static_cast<unsigned long long>(Fnv1a64(path)));
+    const std::string final_name =
+        StrCat(dir_, "/", hash, "-", next_.fetch_add(1), "-", base, kCacheCopySuffix);
+    const std::string tmp = final_name + kCacheTmpInfix + UniqueOwnerToken();
+    Status status = WriteCopy(source, path, tmp, size, chunk, stop);
+    if (status.ok()) status = fs_->Rename(tmp, final_name);
+    if (!status.ok()) {
+      auto exists = fs_->Exists(tmp);
+      if (exists.ok() && *exists) (void)fs_->Remove(tmp);  // this call's own temporary
+      return status;
+    }
+    return TierCopy{nullptr, final_name};
+  }
+
+  Result<std::unique_ptr<File>> OpenCopy(const std::string& path, const TierCopy& copy,
+                                         LevelCounters* counters) override {
+    DLIO_ASSIGN_OR_RETURN(auto file, fs_->Open(copy.file, OpenMode::kRead));
+    return NewCountedFile(path, std::move(file), counters);
+  }
+
+  void Discard(const TierCopy& copy) override { (void)fs_->Remove(copy.file); }
+
+ private:
+  Status WriteCopy(Storage* source, const std::string& path, const std::string& tmp, uint64_t size,
+                   size_t chunk, const std::atomic<bool>* stop) {
+    DLIO_ASSIGN_OR_RETURN(auto out, fs_->Open(tmp, OpenMode::kCreateNew));
+    Status status = ReadSource(source, path, size, chunk, stop,
+                               [&](uint64_t offset, const uint8_t* bytes, size_t n) {
+                                 return out->WriteAt(offset, bytes, n);
+                               });
+    Status closed = out->Close();
+    return status.ok() ? closed : status;
+  }
+
+  const std::string dir_;
+  std::unique_ptr<Storage> fs_;
+  std::unique_ptr<StorageLock> lock_;
+  std::atomic<uint64_t> next_{0};
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TierStore>> OpenTierStore(const CacheTierOptions& options, int index) {
+  if (options.type == CacheTierOptions::Type::kMemory) {
+    return std::unique_ptr<TierStore>(std::make_unique<MemoryStore>(options.capacity_bytes));
+  }
+  auto store = std::make_unique<DirectoryStore>(options);
+  DLIO_RETURN_NOT_OK(store->Start(index));
+  return std::unique_ptr<TierStore>(std::move(store));
+}
+
+}  // namespace dlio::cache_internal

@@ -1,0 +1,469 @@
+// TieredCache (dlio/cache.h): the index of copies, capacity accounting, placement and eviction.
+// Tiers' bytes live in cache/tier_store.cc; the policies in cache/cache_policy.cc.
+#include <algorithm>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "cache/cache_file.h"
+#include "cache/cache_policy.h"
+#include "cache/tier_store.h"
+#include "dlio/cache.h"
+
+namespace dlio {
+namespace {
+
+using cache_internal::CachePolicy;
+using cache_internal::LevelCounters;
+using cache_internal::PolicyCapabilities;
+using cache_internal::SourceStat;
+using cache_internal::TierCopy;
+using cache_internal::TierStore;
+
+// How many upcoming files the clairvoyant policy considers after each open.
+constexpr size_t kPlanWindow = 512;
+
+// A file's copy in one tier: reserved while it is being made, complete once it can be served.
+struct Entry {
+  int tier = -1;
+  bool complete = false;
+  bool started = false;     // a thread is making the copy (else it waits in its tier's queue)
+  uint64_t size = 0;        // bytes reserved in the tier
+  uint64_t generation = 0;  // tells a copy whose entry was dropped meanwhile from the current one
+  SourceStat stat;          // the source when the copy started
+  TierCopy copy;            // complete: where the bytes are
+};
+
+struct CopyJob {
+  std::string path;
+  int tier = -1;
+  uint64_t generation = 0;
+  uint64_t size = 0;
+};
+
+struct Tier {
+  std::unique_ptr<TierStore> store;
+  uint64_t used = 0;  // complete copies and reservations
+  uint64_t peak = 0;
+  std::unordered_set<std::string> resident;  // complete copies
+  std::deque<CopyJob> queue;
+  std::vector<std::thread> workers;
+  LevelCounters counters;
+};
+
+class TieredCacheImpl final : public TieredCache {
+ public:
+  TieredCacheImpl(CacheOptions options, Storage* source)
+      : options_(std::move(options)),
+        source_(source),
+        host_files_(source->capabilities().host_files),
+        policy_(cache_internal::MakeCachePolicy(options_.policy)),
+        uses_future_(policy_->capabilities().uses_future) {}
+
+  ~TieredCacheImpl() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    work_cv_.notify_all();
+    for (auto& tier : tiers_) {
+      for (auto& worker : tier->workers) worker.join();
+    }
+    for (auto& [path, entry] : entries_) {
+      if (entry.complete) tiers_[entry.tier]->store->Discard(entry.copy);
+    }
+  }
+
+  Status Start() {
+    for (const CacheTierOptions& spec : options_.tiers) {
+      auto tier = std::make_unique<Tier>();
+      DLIO_ASSIGN_OR_RETURN(tier->store,
+                            cache_internal::OpenTierStore(spec, static_cast<int>(tiers_.size())));
+      tiers_.push_back(std::move(tier));
+    }
+    for (size_t t = 0; t < tiers_.size(); ++t) {
+      for (int i = 0; i < std::max(1, options_.tiers[t].threads); ++i) {
+        tiers_[t]->workers.emplace_back([this, t] { CopyLoop(static_cast<int>(t)); });
+      }
+    }
+    return Status::OK();
+  }
+
+  Result<std::unique_ptr<File>> Open(const std::string& path, const FileOptions& options) override {
+    DLIO_ASSIGN_OR_RETURN(SourceStat stat, cache_internal::StatSource(source_, host_files_, path));
+    std::unique_lock<std::mutex> lock(mu_);
+    sizes_[path] = stat.size;
+    auto it = entries_.find(path);
+    if (it != entries_.end() && it->second.complete && !(it->second.stat == stat)) {
+      tiers_[it->second.tier]->counters.invalidations.fetch_add(1, std::memory_order_relaxed);
+      Drop(path);
+      it = entries_.end();
+    }
+    policy_->OnOpen(path);  // after any Drop, which makes the policy forget the path
+    if (it != entries_.end() && it->second.complete) {
+      if (auto file = ServeCopy(path, it->second); file != nullptr) {
+        Plan();
+        return file;
+      }
+    }
+    for (auto& tier : tiers_) tier->counters.misses.fetch_add(1, std::memory_order_relaxed);
+    source_counters_.hits.fetch_add(1, std::memory_order_relaxed);
+    if (auto file = ReadThrough(path, stat.size, lock)) {
+      Plan();
+      return file;
+    }
+    Plan();
+    lock.unlock();
+    DLIO_ASSIGN_OR_RETURN(std::unique_ptr<File> file,
+                          source_->Open(path, OpenMode::kRead, options));
+    return cache_internal::NewCountedFile(path, std::move(file), &source_counters_);
+  }
+
+  void Invalidate(const std::string& path) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    sizes_.erase(path);
+    Drop(path);
+  }
+
+  void SetFutureAccesses(std::vector<std::string> paths) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    policy_->SetFutureAccesses(std::move(paths));
+    Plan();
+  }
+
+  void WaitIdle() override {
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_cv_.wait(lock, [this] { return in_flight_ == 0; });
+  }
+
+  CacheStats Stats() const override { return Snapshot(false); }
+  CacheStats TakeStats() override { return Snapshot(true); }
+  CachePolicyKind policy() const override { return options_.policy; }
+  bool uses_future_accesses() const override { return uses_future_; }
+
+ private:
+  // A miss of `path` the policy serves from a copy: one this thread makes now (copy_on_open, or
+  // a queued copy it takes over), or one in progress it waits for (wait_for_copy). Otherwise it
+  // may queue a background copy and returns nullptr: the source serves the open. Requires mu_
+  // (held by `lock`, released while copying or waiting).
+  std::unique_ptr<File> ReadThrough(const std::string& path, uint64_t size,
+                                    std::unique_lock<std::mutex>& lock) {
+    const PolicyCapabilities caps = policy_->capabilities();
+    auto it = entries_.find(path);
+    CopyJob job;
+    if (it != entries_.end()) {  // a copy in progress or queued
+      if (!caps.wait_for_copy) return nullptr;
+      const uint64_t generation = it->second.generation;
+      if (it->second.started) {
+        copied_cv_.wait(lock, [&] {
+          auto e = entries_.find(path);
+          return e == entries_.end() || e->second.generation != generation || e->second.complete;
+        });
+        return ServePlaced(path);
+      }
+      job = TakeQueued(it->second.tier, path, generation);
+    } else {
+      if (!caps.place_on_miss || !policy_->WorthPlacing(path)) return nullptr;
+      const int tier = ChooseTier(path, size, caps.evicts);
+      if (tier < 0) return nullptr;
+      job = Reserve(path, tier, size);
+      if (!caps.copy_on_open) {
+        Enqueue(std::move(job));
+        return nullptr;
+      }
+    }
+    entries_.at(path).started = true;
+    lock.unlock();
+    Copy(job);
+    lock.lock();
+    return ServePlaced(path);
+  }
+
+  // The complete copy of `path` just placed (its open already counted), or nullptr.
+  std::unique_ptr<File> ServePlaced(const std::string& path) {
+    auto placed = entries_.find(path);
+    if (placed == entries_.end() || !placed->second.complete) return nullptr;
+    auto file = ServeCopy(path, placed->second, /*count_hit=*/false);
+    if (file != nullptr) {
+      tiers_[placed->second.tier]->counters.read_through.fetch_add(1, std::memory_order_relaxed);
+    }
+    return file;
+  }
+
+  // Removes the queued copy of `path` (`generation`) from `tier`'s queue, for the caller to make.
+  CopyJob TakeQueued(int tier, const std::string& path, uint64_t generation) {
+    auto& queue = tiers_[tier]->queue;
+    for (auto q = queue.begin(); q != queue.end(); ++q) {
+      if (q->path == path && q->generation == generation) {
+        CopyJob job = std::move(*q);
+        queue.erase(q);
+        return job;
+      }
+    }
+    return CopyJob{path, tier, generation, entries_.at(path).size};  // not queued: unreachable
+  }
+
+  // A file for reading the complete copy `entry` of `path`, counting a hit there and a miss in the
+  // faster tiers; nullptr (the copy dropped) when it cannot be opened. Requires mu_.
+  std::unique_ptr<File> ServeCopy(const std::string& path, const Entry& entry,
+                                  bool count_hit = true) {
+    Tier& tier = *tiers_[entry.tier];
+    auto file = tier.store->OpenCopy(path, entry.copy, &tier.counters);
+    if (!file.ok()) {
+      Drop(path);
+      return nullptr;
+    }
+    if (count_hit) {
+      tier.counters.hits.fetch_add(1, std::memory_order_relaxed);
+      for (int t = 0; t < entry.tier; ++t) {
+        tiers_[t]->counters.misses.fetch_add(1, std::memory_order_relaxed);
+      }
+    }
+    return std::move(file).value();
+  }
+
+  // The tier to place a file of `size` bytes in: the first with room, else (when the policy
+  // evicts) the first where evicting files of higher rank makes room; -1 when none. A file larger
+  // than a tier is counted there and skipped. Requires mu_.
+  int ChooseTier(const std::string& path, uint64_t size, bool evicts) {
+    bool fits_some = false;
+    for (size_t t = 0; t < tiers_.size(); ++t) {
+      if (size > tiers_[t]->store->capacity()) {
+        tiers_[t]->counters.skipped_too_big.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
+      fits_some = true;
+      if (tiers_[t]->store->capacity() - tiers_[t]->used >= size) return static_cast<int>(t);
+    }
+    if (!evicts || !fits_some) return -1;
+    const double rank = policy_->EvictionRank(path);
+    for (size_t t = 0; t < tiers_.size(); ++t) {
+      if (size <= tiers_[t]->store->capacity() && MakeRoom(static_cast<int>(t), size, rank)) {
+        return static_cast<int>(t);
+      }
+    }
+    return -1;
+  }
+
+  // Evicts complete copies of rank above `rank`, highest first, until `size` bytes are free in
+  // `tier`; evicts nothing and returns false when that cannot free enough. Requires mu_.
+  bool MakeRoom(int tier, uint64_t size, double rank) {
+    Tier& t = *tiers_[tier];
+    std::vector<std::pair<double, const std::string*>> candidates;
+    for (const std::string& path : t.resident) {
+      const double r = policy_->EvictionRank(path);
+      if (r > rank) candidates.emplace_back(r, &path);
+    }
+    // Highest rank first; ties by path, so evictions are deterministic.
+    std::sort(candidates.begin(), candidates.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : *a.second > *b.second;
+    });
+    uint64_t free = t.store->capacity() - t.used;
+    size_t take = 0;
+    while (free < size && take < candidates.size()) {
+      free += entries_.at(*candidates[take].second).size;
+      ++take;
+    }
+    if (free < size) return false;
+    std::vector<std::string> victims;
+    for (size_t i = 0; i < take; ++i) victims.push_back(*candidates[i].second);
+    for (const std::string& victim : victims) {
+      t.counters.evictions.fetch_add(1, std::memory_order_relaxed);
+      if (options_.on_evict) options_.on_evict(tier, victim);
+      Drop(victim);
+    }
+    return true;
+  }
+
+  // Counts `size` bytes of `path` against `tier` and records the copy in progress. Requires mu_.
+  CopyJob Reserve(const std::string& path, int tier, uint64_t size) {
+    Tier& t = *tiers_[tier];
+    t.used += size;
+    t.peak = std::max(t.peak, t.used);
+    Entry& entry = entries_[path];
+    entry = Entry{};
+    entry.tier = tier;
+    entry.size = size;
+    entry.generation = ++generation_;
+    ++in_flight_;
+    return CopyJob{path, tier, entry.generation, size};
+  }
+
+  void Enqueue(CopyJob job) {
+    tiers_[job.tier]->queue.push_back(std::move(job));
+    work_cv_.notify_all();
+  }
+
+  // Removes `path`'s entry: a complete copy is discarded and its bytes freed; a copy in progress
+  // is left to its copier, which finds its entry gone and frees its reservation. Requires mu_.
+  void Drop(const std::string& path) {
+    auto it = entries_.find(path);
+    if (it == entries_.end()) return;
+    Entry entry = std::move(it->second);
+    entries_.erase(it);
+    policy_->OnRemoved(path);
+    if (!entry.complete) return;
+    Tier& t = *tiers_[entry.tier];
+    t.resident.erase(path);
+    t.used -= entry.size;
+    t.store->Discard(entry.copy);
+  }
+
+  // Makes the copy of `job` (without mu_), then records it as complete, or frees its reservation
+  // when it failed, the source changed or the entry was dropped meanwhile.
+  void Copy(const CopyJob& job) {
+    Tier& t = *tiers_[job.tier];
+    auto before = cache_internal::StatSource(source_, host_files_, job.path);
+    Result<TierCopy> copy = Status::Cancelled("not copied");
+    if (before.ok() && before->size != job.size) {
+      std::lock_guard<std::mutex> lock(mu_);
+      sizes_[job.path] = before->size;  // placed by an older size: plan with the new one
+    } else if (before.ok()) {
+      copy = t.store->MakeCopy(source_, job.path, job.size, options_.copy_chunk_bytes, &stop_);
+    }
+    bool changed = false;
+    if (copy.ok()) {
+      auto after = cache_internal::StatSource(source_, host_files_, job.path);
+      changed = !after.ok() || !(*after == *before);
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = entries_.find(job.path);
+    const bool current = it != entries_.end() && it->second.generation == job.generation;
+    if (copy.ok() && !changed && current) {
+      it->second.complete = true;
+      it->second.stat = *before;
+      it->second.copy = std::move(copy).value();
+      t.resident.insert(job.path);
+      t.counters.bytes_copied.fetch_add(job.size, std::memory_order_relaxed);
+      t.counters.files_copied.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      if (copy.ok()) t.store->Discard(*copy);
+      if (changed) t.counters.invalidations.fetch_add(1, std::memory_order_relaxed);
+      if (current) {
+        entries_.erase(it);
+        policy_->OnRemoved(job.path);
+      }
+      t.used -= job.size;
+    }
+    copied_cv_.notify_all();
+    if (--in_flight_ == 0) idle_cv_.notify_all();
+  }
+
+  void CopyLoop(int tier) {
+    Tier& t = *tiers_[tier];
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) {
+      work_cv_.wait(lock, [&] { return stop_ || !t.queue.empty(); });
+      if (stop_) break;
+      CopyJob job = std::move(t.queue.front());
+      t.queue.pop_front();
+      auto it = entries_.find(job.path);
+      if (it != entries_.end() && it->second.generation == job.generation) {
+        it->second.started = true;
+      }
+      lock.unlock();
+      Copy(job);
+      lock.lock();
+    }
+    // Queued copies never started: free their reservations.
+    for (const CopyJob& job : t.queue) {
+      auto it = entries_.find(job.path);
+      if (it != entries_.end() && it->second.generation == job.generation) entries_.erase(it);
+      t.used -= job.size;
+      --in_flight_;
+    }
+    t.queue.clear();
+    idle_cv_.notify_all();
+  }
+
+  // Places the policy's upcoming files (clairvoyant), soonest first, until one that fits a tier
+  // finds no room there. Requires mu_.
+  void Plan() {
+    if (!policy_->capabilities().uses_future || stop_) return;
+    for (const std::string* upcoming : policy_->Upcoming(kPlanWindow)) {
+      const std::string& path = *upcoming;
+      if (entries_.count(path) != 0) continue;
+      auto size = SizeOf(path);
+      if (!size.ok()) continue;
+      bool fits_some = false;
+      for (const auto& tier : tiers_) fits_some |= *size <= tier->store->capacity();
+      if (!fits_some) {
+        if (too_big_.insert(path).second) (void)ChooseTier(path, *size, false);
+        continue;
+      }
+      const int tier = ChooseTier(path, *size, true);
+      if (tier < 0) break;
+      Enqueue(Reserve(path, tier, *size));
+    }
+  }
+
+  // The size of `path` last seen by an open, or the source's.
+  Result<uint64_t> SizeOf(const std::string& path) {
+    auto it = sizes_.find(path);
+    if (it != sizes_.end()) return it->second;
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, source_->FileSize(path));
+    sizes_[path] = size;
+    return size;
+  }
+
+  CacheStats Snapshot(bool reset) const {
+    std::lock_guard<std::mutex> lock(mu_);
+    CacheStats stats;
+    for (const auto& tier : tiers_) {
+      CacheTierStats s;
+      s.name = tier->store->name();
+      s.capacity_bytes = tier->store->capacity();
+      tier->counters.Snapshot(&s, reset);
+      s.occupancy_bytes = tier->used;
+      s.occupancy_files = tier->resident.size();
+      s.peak_bytes = tier->peak;
+      stats.tiers.push_back(std::move(s));
+    }
+    stats.source.name = "source";
+    source_counters_.Snapshot(&stats.source, reset);
+    return stats;
+  }
+
+  const CacheOptions options_;
+  Storage* const source_;
+  const bool host_files_;
+  std::vector<std::unique_ptr<Tier>> tiers_;
+  mutable LevelCounters source_counters_;
+
+  mutable std::mutex mu_;  // guards everything below and the tiers' non-atomic fields
+  std::condition_variable work_cv_, idle_cv_, copied_cv_;
+  std::unique_ptr<CachePolicy> policy_;
+  const bool uses_future_;
+  std::unordered_map<std::string, Entry> entries_;
+  std::unordered_map<std::string, uint64_t> sizes_;
+  std::unordered_set<std::string> too_big_;
+  uint64_t generation_ = 0;
+  uint64_t in_flight_ = 0;  // reservations whose copy has not finished
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace
+
+Result<std::unique_ptr<TieredCache>> TieredCache::Make(CacheOptions options, Storage* source) {
+  if (source == nullptr) return Status::InvalidArgument("tiered cache: the source storage is null");
+  for (size_t i = 0; i < options.tiers.size(); ++i) {
+    const CacheTierOptions& tier = options.tiers[i];
+    const std::string key = StrCat("storage.tiers[", i, "]");
+    if (tier.capacity_bytes == 0) {
+      return Status::InvalidArgument(key, ".capacity_bytes must be > 0");
+    }
+    if (tier.threads < 1) return Status::InvalidArgument(key, ".threads must be >= 1");
+    if (tier.type == CacheTierOptions::Type::kDirectory && tier.path.empty()) {
+      return Status::InvalidArgument(key, ".path must name a directory for a directory tier");
+    }
+  }
+  if (options.copy_chunk_bytes == 0) options.copy_chunk_bytes = 4 << 20;
+  auto cache = std::make_unique<TieredCacheImpl>(std::move(options), source);
+  DLIO_RETURN_NOT_OK(cache->Start());
+  return std::unique_ptr<TieredCache>(std::move(cache));
+}
+
+}  // namespace dlio

@@ -1,0 +1,123 @@
+// The `tiered` storage (dlio/cache.h): reads through a TieredCache over the source storage.
+#include <unistd.h>
+
+#include "dlio/cache.h"
+#include "dlio/registries.h"
+#include "dlio/storage_wrapper.h"
+
+namespace dlio {
+namespace {
+
+// The source's capabilities, minus what would bypass the cache (mapping files, writes of shared
+// files outside this storage's Files) or what it breaks: collective reads need the same calls on
+// every rank, and each rank's cache serves its own hits.
+StorageCapabilities TieredCapabilities(StorageCapabilities source) {
+  source.map_files = false;
+  source.shared_write = false;
+  source.collective_reads = false;
+  return source;
+}
+
+// In a process forked from the one that built it (the pytorch pipeline's workers), the cache's
+// copy threads do not exist and its lock may have been held at the fork: calls there go to the
+// source directly.
+class TieredStorage final : public StorageWrapper {
+ public:
+  explicit TieredStorage(std::unique_ptr<Storage> source)
+      : StorageWrapper("tiered", std::move(source)), owner_(::getpid()) {}
+
+  Status Start(CacheOptions options) {
+    DLIO_ASSIGN_OR_RETURN(cache_, TieredCache::Make(std::move(options), inner()));
+    return Status::OK();
+  }
+  StorageCapabilities capabilities() const override {
+    return TieredCapabilities(inner()->capabilities());
+  }
+  TieredCache* cache() const { return cache_.get(); }
+  // Never collective (see TieredCapabilities).
+  const void* CollectiveMpiComm(const std::string&) const override { return nullptr; }
+
+ protected:
+  Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
+                                       const FileOptions& options) override {
+    if (!Forked() && mode == OpenMode::kRead) return cache_->Open(path, options);
+    Invalidate(path);
+    return StorageWrapper::DoOpen(path, mode, options);
+  }
+  Status DoRename(const std::string& from, const std::string& to) override {
+    Invalidate(from);
+    Invalidate(to);
+    return StorageWrapper::DoRename(from, to);
+  }
+  Status DoRemove(const std::string& path) override {
+    Invalidate(path);
+    return StorageWrapper::DoRemove(path);
+  }
+
+ private:
+  bool Forked() const { return ::getpid() != owner_; }
+  void Invalidate(const std::string& path) {
+    if (!Forked()) cache_->Invalidate(path);
+  }
+
+  const pid_t owner_;
+  std::unique_ptr<TieredCache> cache_;  // destroyed before the source it reads
+};
+
+// The source's options: the same, named storage.tiered_source.
+Result<StorageOptions> SourceOptions(const StorageOptions& options) {
+  if (options.tiered_source.empty() || options.tiered_source == "tiered") {
+    return Status::InvalidArgument("storage.tiered_source must name another storage, got '",
+                                   options.tiered_source, "'");
+  }
+  StorageOptions source = options;
+  source.name = options.tiered_source;
+  return source;
+}
+
+StorageCapabilities TieredDeclares(const StorageOptions& options, const Registries& registries) {
+  auto source = SourceOptions(options);
+  if (!source.ok()) return {};
+  auto capabilities = StorageCapabilitiesFor(*source, registries);
+  return capabilities.ok() ? TieredCapabilities(*capabilities) : StorageCapabilities{};
+}
+
+Result<std::unique_ptr<Storage>> MakeTiered(const StorageOptions& options,
+                                            const Registries& registries) {
+  DLIO_ASSIGN_OR_RETURN(StorageOptions source_options, SourceOptions(options));
+  CacheOptions cache;
+  cache.tiers = options.cache_tiers;
+  DLIO_ASSIGN_OR_RETURN(cache.policy, ParseCachePolicy(options.cache_policy));
+  // A null tracer inside: only the outer layer records events.
+  auto source = MakeStorage(source_options, registries, SystemClock(), nullptr);
+  if (!source.ok()) return source.status().WithContext("storage.tiered_source");
+  return NewTieredStorage(std::move(source).value(), std::move(cache));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Storage>> NewTieredStorage(std::unique_ptr<Storage> source,
+                                                  CacheOptions options) {
+  if (source == nullptr) return Status::InvalidArgument("tiered storage: the source is null");
+  auto storage = std::make_unique<TieredStorage>(std::move(source));
+  DLIO_RETURN_NOT_OK(storage->Start(std::move(options)));
+  return std::unique_ptr<Storage>(std::move(storage));
+}
+
+TieredCache* CacheOf(Storage* storage) {
+  while (storage != nullptr) {
+    if (auto* tiered = dynamic_cast<TieredStorage*>(storage)) return tiered->cache();
+    auto* wrapper = dynamic_cast<StorageWrapper*>(storage);
+    storage = wrapper != nullptr ? wrapper->inner() : nullptr;
+  }
+  return nullptr;
+}
+
+Status RegisterTieredStorage(Registries* registries) {
+  return registries->storages.Register(
+      {"tiered", "caches whole files of another storage in faster tiers (memory, a directory)",
+       "storage.tiered_source, storage.tiers, storage.cache_policy (docs/caching.md)", &MakeTiered,
+       &TieredDeclares});
+}
+
+}  // namespace dlio

@@ -1,0 +1,168 @@
+// storage.tiers, storage.cache_policy and storage.tiered_source: parsing, errors naming the
+// entry, the JSON round trip, and the registered `tiered` storage they build.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+
+#include "dlio/cache.h"
+#include "dlio/config.h"
+#include "dlio/registries.h"
+#include "runner/cache_options.h"
+#include "test_util.h"
+
+namespace dlio {
+namespace {
+
+constexpr char kTiered[] = R"(
+storage:
+  storage_type: tiered
+  tiered_source: slow
+  cache_policy: clairvoyant
+  tiers:
+    - {type: memory, capacity_bytes: 1MiB}
+    - {type: directory, path: /tmp/cache, capacity_bytes: 2GiB, threads: 2}
+)";
+
+std::string ErrorOf(const std::string& yaml) {
+  auto c = ParseConfig(yaml, "t.yaml");
+  if (c.ok()) {
+    Status v = c->Validate();
+    return v.ok() ? "" : v.message();
+  }
+  return c.status().message();
+}
+
+TEST_CASE("storage.tiers parses a list of tier maps and survives the JSON round trip") {
+  auto c = ParseConfig(kTiered, "t.yaml");
+  REQUIRE(c.ok());
+  const auto& tiers = c->storage.tiers;
+  REQUIRE(tiers.size() == 2);
+  CHECK(tiers[0].type == "memory");
+  CHECK(tiers[0].capacity_bytes == (1u << 20));
+  CHECK(tiers[0].threads == 1);
+  CHECK(tiers[1].type == "directory");
+  CHECK(tiers[1].path == "/tmp/cache");
+  CHECK(tiers[1].capacity_bytes == (uint64_t{2} << 30));
+  CHECK(tiers[1].threads == 2);
+  CHECK(c->storage.cache_policy == "clairvoyant");
+  CHECK(c->storage.tiered_source == "slow");
+  CHECK(c->Validate().ok());
+
+  auto again = ParseConfig(ConfigToJson(*c), "config.json");
+  REQUIRE(again.ok());
+  REQUIRE(again->storage.tiers.size() == 2);
+  CHECK(again->storage.tiers[1].path == "/tmp/cache");
+  CHECK(again->storage.tiers[1].capacity_bytes == (uint64_t{2} << 30));
+
+  StorageOptions o = StorageOptionsWithCache(*c);
+  CHECK(o.name == "tiered");
+  REQUIRE(o.cache_tiers.size() == 2);
+  CHECK(o.cache_tiers[1].type == CacheTierOptions::Type::kDirectory);
+  CHECK(o.cache_tiers[1].threads == 2);
+
+  WorkloadConfig over;
+  REQUIRE(ApplyOverride(&over, "storage.tiers=[{type: memory, capacity_bytes: 4KiB}]").ok());
+  REQUIRE(over.storage.tiers.size() == 1);
+  CHECK(over.storage.tiers[0].capacity_bytes == 4096);
+}
+
+TEST_CASE("storage.tiers errors name the entry's index and key") {
+  CHECK(ErrorOf("storage: {tiers: [{type: memory, capacity_bytes: 1MiB}, {type: memory, "
+                "capacity_bytes: lots}]}")
+            .find("storage.tiers[1].capacity_bytes: expected a size") != std::string::npos);
+  CHECK(ErrorOf("storage: {tiers: [{type: memory, size: 1}]}").find("'storage.tiers[0].size'") !=
+        std::string::npos);
+  CHECK(ErrorOf("storage: {tiers: [{type: directory, capacity_bytes: 1}]}")
+            .find("storage.tiers[0].path") != std::string::npos);
+  CHECK(ErrorOf("storage: {tiers: [{type: memory}]}").find("storage.tiers[0].capacity_bytes") !=
+        std::string::npos);
+  CHECK(ErrorOf("storage: {tiers: [{type: ssd, capacity_bytes: 1}]}")
+            .find("storage.tiers[0].type: 'ssd'") != std::string::npos);
+  CHECK(ErrorOf("storage: {tiers: [{type: memory, capacity_bytes: 1, threads: 0}]}")
+            .find("storage.tiers[0].threads") != std::string::npos);
+  CHECK(ErrorOf("storage: {tiers: {type: memory}}").find("storage.tiers: expected a list") !=
+        std::string::npos);
+  CHECK(ErrorOf("storage: {cache_policy: fifo}").find("storage.cache_policy") != std::string::npos);
+  CHECK(ErrorOf("storage: {storage_type: tiered, tiered_source: tiered}")
+            .find("storage.tiered_source") != std::string::npos);
+}
+
+TEST_CASE("tiered storage: built by name over slow, reads cached, writes pass through") {
+  testing::TempDir dir;
+  Registries registries;
+  REQUIRE(RegisterBuiltins(&registries).ok());
+  StorageOptions o;
+  o.name = "tiered";
+  o.tiered_source = "slow";
+  o.slow_latency_us = 10;
+  o.cache_policy = "lru";
+  CacheTierOptions tier;
+  tier.capacity_bytes = 1 << 20;
+  o.cache_tiers = {tier};
+  auto caps = StorageCapabilitiesFor(o, registries);
+  REQUIRE(caps.ok());
+  CHECK(caps->host_files);
+  CHECK_FALSE(caps->map_files);
+  auto s = MakeStorage(o, registries, SystemClock(), nullptr);
+  REQUIRE(s.ok());
+  Storage* storage = s->get();
+  TieredCache* cache = CacheOf(storage);
+  REQUIRE(cache != nullptr);
+  const std::string path = dir / "a.bin";
+  REQUIRE(WriteFileAtomically(storage, path, "hello cache").ok());
+  for (int i = 0; i < 3; ++i) {
+    auto f = storage->Open(path, OpenMode::kRead);
+    REQUIRE(f.ok());
+    std::string buf(11, '\0');
+    REQUIRE(*(*f)->ReadAt(0, 11, buf.data()) == 11);
+    CHECK(buf == "hello cache");
+    CHECK_FALSE((*f)->WriteAt(0, "x", 1).ok());  // opened for reading
+  }
+  CHECK(cache->Stats().tiers[0].hits == 2);
+  // A write through the storage drops the copy: the next read sees the new bytes.
+  REQUIRE(WriteFileAtomically(storage, path, "fresh bytes").ok());
+  auto f = storage->Open(path, OpenMode::kRead);
+  REQUIRE(f.ok());
+  std::string buf(11, '\0');
+  REQUIRE(*(*f)->ReadAt(0, 11, buf.data()) == 11);
+  CHECK(buf == "fresh bytes");
+  CHECK(storage->stats().read_bytes == 44);  // counted by the tiered storage itself
+
+  // A forked process (the pytorch pipeline's workers) reads the source, not the parent's cache.
+  cache->WaitIdle();  // no copy thread holds the cache's lock at the fork
+  const uint64_t hits = cache->Stats().tiers[0].hits;
+  const uint64_t opens = hits + cache->Stats().source.hits;
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    auto g = storage->Open(path, OpenMode::kRead);
+    std::string got(11, '\0');
+    const bool same = g.ok() && (*g)->ReadAt(0, 11, got.data()).ok() && got == "fresh bytes";
+    // The child's copy of the cache saw no open.
+    const CacheStats after = cache->Stats();
+    _exit(same && after.tiers[0].hits + after.source.hits == opens ? 0 : 1);
+  }
+  int status = -1;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(cache->Stats().tiers[0].hits == hits);
+
+  // Each rank's cache serves its own hits: never collective reads, even over mpiio.
+  StorageOptions over_mpiio = o;
+  over_mpiio.tiered_source = "mpiio";
+  auto mpiio_caps = StorageCapabilitiesFor(over_mpiio, registries);
+  REQUIRE(mpiio_caps.ok());
+  CHECK_FALSE(mpiio_caps->collective_reads);
+  CHECK(mpiio_caps->needs_mpi);
+  CHECK(storage->CollectiveMpiComm(path) == nullptr);
+
+  o.tiered_source = "tiered";
+  auto bad = MakeStorage(o, registries, SystemClock(), nullptr);
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("storage.tiered_source") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace dlio
