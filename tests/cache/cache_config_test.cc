@@ -7,8 +7,8 @@
 
 #include "dlio/cache.h"
 #include "dlio/config.h"
+#include "dlio/loop.h"
 #include "dlio/registries.h"
-#include "runner/cache_options.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -55,7 +55,7 @@ TEST_CASE("storage.tiers parses a list of tier maps and survives the JSON round 
   CHECK(again->storage.tiers[1].path == "/tmp/cache");
   CHECK(again->storage.tiers[1].capacity_bytes == (uint64_t{2} << 30));
 
-  StorageOptions o = StorageOptionsWithCache(*c);
+  StorageOptions o = StorageOptionsFor(*c);  // the tiered keys come with the others
   CHECK(o.name == "tiered");
   REQUIRE(o.cache_tiers.size() == 2);
   CHECK(o.cache_tiers[1].type == CacheTierOptions::Type::kDirectory);

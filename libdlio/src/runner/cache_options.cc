@@ -19,10 +19,4 @@ void AddCacheOptions(const WorkloadConfig& config, StorageOptions* options) {
   }
 }
 
-StorageOptions StorageOptionsWithCache(const WorkloadConfig& config) {
-  StorageOptions options = StorageOptionsFor(config);
-  AddCacheOptions(config, &options);
-  return options;
-}
-
 }  // namespace dlio

@@ -7,10 +7,7 @@
 
 namespace dlio {
 
-// Sets `options`' tiered fields from the config's storage section.
+// Sets `options`' tiered fields from the config's storage section (StorageOptionsFor calls it).
 void AddCacheOptions(const WorkloadConfig& config, StorageOptions* options);
-
-// StorageOptionsFor(config) with the tiered fields set.
-StorageOptions StorageOptionsWithCache(const WorkloadConfig& config);
 
 }  // namespace dlio

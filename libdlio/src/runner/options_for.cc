@@ -7,6 +7,7 @@
 #include "core/host_memory.h"
 #include "dlio/loop.h"
 #include "pipeline/worker_pipeline.h"
+#include "runner/cache_options.h"
 
 namespace dlio {
 namespace {
@@ -33,6 +34,7 @@ StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
   }
   o.direct = c.reader.odirect;
   o.seed = MixSeed(c.train.seed, 0x5107);
+  AddCacheOptions(c, &o);
   return o;
 }
 

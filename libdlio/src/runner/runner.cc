@@ -10,7 +10,6 @@
 #include "dlio/tracer.h"
 #include "runner/accelerators.h"
 #include "runner/aggregate.h"
-#include "runner/cache_options.h"
 #include "runner/checkpoint_phase.h"
 #include "runner/generate_phase.h"
 #include "runner/preflight_run.h"
@@ -144,7 +143,7 @@ Result<RunReport> RunRank(const WorkloadConfig& input_config, const RunEnv& env,
     ctx.storage = res.storage.get();
   }
   if (ctx.storage == nullptr) {
-    DLIO_ASSIGN_OR_RETURN(res.storage, MakeStorage(StorageOptionsWithCache(config), *ctx.registries,
+    DLIO_ASSIGN_OR_RETURN(res.storage, MakeStorage(StorageOptionsFor(config), *ctx.registries,
                                                    ctx.clock, ctx.tracer));
     ctx.storage = res.storage.get();
   }
@@ -178,7 +177,7 @@ Result<std::unique_ptr<Storage>> SharedMemoryStorage(const WorkloadConfig& confi
     DLIO_RETURN_NOT_OK(RegisterBuiltins(&own));
     registries = &own;
   }
-  const StorageOptions options = StorageOptionsWithCache(config);
+  const StorageOptions options = StorageOptionsFor(config);
   auto capabilities = StorageCapabilitiesFor(options, *registries);
   if (!capabilities.ok() || !capabilities->in_process_memory) return std::unique_ptr<Storage>();
   return MakeStorage(options, *registries, env.clock != nullptr ? env.clock : SystemClock(),
