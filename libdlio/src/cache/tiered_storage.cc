@@ -10,11 +10,13 @@ namespace {
 
 // The source's capabilities, minus what would bypass the cache (mapping files, writes of shared
 // files outside this storage's Files) or what it breaks: collective reads need the same calls on
-// every rank, and each rank's cache serves its own hits.
+// every rank, and each rank's cache serves its own hits. A file is placed and served by its open,
+// so runs reopen their files each epoch.
 StorageCapabilities TieredCapabilities(StorageCapabilities source) {
   source.map_files = false;
   source.shared_write = false;
   source.collective_reads = false;
+  source.reopen_each_epoch = true;
   return source;
 }
 
