@@ -1,6 +1,7 @@
 // TieredCache (dlio/cache.h): the index of copies, capacity accounting, placement and eviction.
 // Tiers' bytes live in cache/tier_store.cc; the policies in cache/cache_policy.cc.
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -101,6 +102,7 @@ class TieredCacheImpl final : public TieredCache {
     auto it = entries_.find(path);
     if (it != entries_.end() && it->second.complete && !(it->second.stat == stat)) {
       tiers_[it->second.tier]->counters.invalidations.fetch_add(1, std::memory_order_relaxed);
+      Emit("cache.invalidate", path, it->second.tier, it->second.size);
       Drop(path);
       it = entries_.end();
     }
@@ -113,6 +115,7 @@ class TieredCacheImpl final : public TieredCache {
     }
     for (auto& tier : tiers_) tier->counters.misses.fetch_add(1, std::memory_order_relaxed);
     source_counters_.hits.fetch_add(1, std::memory_order_relaxed);
+    Emit("cache.miss", path, -1, stat.size);
     if (auto file = ReadThrough(path, stat.size, lock)) {
       Plan();
       return file;
@@ -220,6 +223,7 @@ class TieredCacheImpl final : public TieredCache {
     }
     if (count_hit) {
       tier.counters.hits.fetch_add(1, std::memory_order_relaxed);
+      Emit("cache.hit", path, entry.tier, entry.size);
       for (int t = 0; t < entry.tier; ++t) {
         tiers_[t]->counters.misses.fetch_add(1, std::memory_order_relaxed);
       }
@@ -280,7 +284,14 @@ class TieredCacheImpl final : public TieredCache {
   void Evict(int tier, const std::string& path) {
     tiers_[tier]->counters.evictions.fetch_add(1, std::memory_order_relaxed);
     if (options_.on_evict) options_.on_evict(tier, path);
+    Emit("cache.evict", path, tier, entries_.at(path).size);
     Drop(path);
+  }
+
+  // Reports an event to options_.on_event (traces).
+  void Emit(const char* name, const std::string& path, int tier, uint64_t bytes,
+            int64_t dur_ns = 0) const {
+    if (options_.on_event) options_.on_event(CacheEvent{name, &path, tier, bytes, dur_ns});
   }
 
   // Counts `size` bytes of `path` against `tier` and records the copy in progress. Requires mu_.
@@ -323,6 +334,7 @@ class TieredCacheImpl final : public TieredCache {
     Tier& t = *tiers_[job.tier];
     auto before = cache_internal::StatSource(source_, host_files_, job.path);
     Result<TierCopy> copy = Status::Cancelled("not copied");
+    const auto copy_start = std::chrono::steady_clock::now();
     if (before.ok() && before->size != job.size) {
       std::lock_guard<std::mutex> lock(mu_);
       sizes_[job.path] = before->size;  // placed by an older size: plan with the new one
@@ -344,9 +356,16 @@ class TieredCacheImpl final : public TieredCache {
       t.resident.insert(job.path);
       t.counters.bytes_copied.fetch_add(job.size, std::memory_order_relaxed);
       t.counters.files_copied.fetch_add(1, std::memory_order_relaxed);
+      Emit("cache.copy", job.path, job.tier, job.size,
+           std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                copy_start)
+               .count());
     } else {
       if (copy.ok()) t.store->Discard(*copy);
-      if (changed) t.counters.invalidations.fetch_add(1, std::memory_order_relaxed);
+      if (changed) {
+        t.counters.invalidations.fetch_add(1, std::memory_order_relaxed);
+        Emit("cache.invalidate", job.path, job.tier, job.size);
+      }
       if (current) {
         entries_.erase(it);
         policy_->OnRemoved(job.path);
