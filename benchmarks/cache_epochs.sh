@@ -125,7 +125,7 @@ def y(v): return T + (H - T - B) * (1 - v / top)
 svg = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '
        'font-size="12"><rect width="100%%" height="100%%" fill="white"/>' % (W, H),
        '<text x="%d" y="18" font-size="13">Epoch time by cache policy (dataset %d MiB, tier %d '
-       'MiB, source %s us + %s MiB/s)</text>' % (L, dataset >> 20, capacity >> 20, latency,
+       'MiB, source %s us + %s MiB/s)</text>' % (8, dataset >> 20, capacity >> 20, latency,
                                                    bandwidth)]
 for k in range(5):
     v = top * k / 4
