@@ -69,5 +69,26 @@ TEST_CASE("tiered run: later epochs are served by the cache, stats in summary.js
   }
 }
 
+TEST_CASE("tiered run: files kept open across epochs are reopened, so later epochs hit") {
+  testing::TempDir dir;
+  WorkloadConfig c = TieredRun(dir, "lru");
+  // The native npz reader keeps its file open, and the run keeps readers open across epochs
+  // (reader.reopen_files_each_epoch false, 64 open files at most): the tiered storage makes the
+  // run reopen them, or epochs 2 and 3 would keep reading the source through epoch 1's files.
+  c.reader.io_model = IoModel::kNative;
+  c.reader.reopen_files_each_epoch = false;
+  auto report = RunWorkload(c, RunEnv());
+  INFO(report.status().ToString());
+  REQUIRE(report.ok());
+  REQUIRE(report->epochs.size() == 3);
+  for (size_t e = 1; e < 3; ++e) {
+    CAPTURE(e);
+    const auto& levels = report->epochs[e].cache;
+    REQUIRE(levels.size() == 3);
+    CHECK(levels[0].hits == 8);  // every file opened again, from memory
+    CHECK(levels[2].bytes_served == 0);
+  }
+}
+
 }  // namespace
 }  // namespace dlio

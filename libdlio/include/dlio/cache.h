@@ -27,6 +27,18 @@ const char* CachePolicyName(CachePolicyKind kind);
 // The kind named `name`; InvalidArgument naming storage.cache_policy otherwise.
 Result<CachePolicyKind> ParseCachePolicy(const std::string& name);
 
+// One event of the cache, for traces. The tiered storage records each in category "cache" with
+// the file's path, offset = the tier (-1: the source) and count = the file's bytes.
+struct CacheEvent {
+  const char* name = "";  // string literals: "cache.hit" (an open served by a tier), "cache.miss"
+                          // (an open that found no complete copy), "cache.copy" (a copy
+                          // completed), "cache.evict", "cache.invalidate" (a stale copy dropped)
+  const std::string* path = nullptr;
+  int tier = -1;
+  uint64_t bytes = 0;
+  int64_t dur_ns = 0;  // cache.copy: how long the copy took (it ended when reported); else 0
+};
+
 struct CacheOptions {
   std::vector<CacheTierOptions> tiers;  // fastest first; the source is the last level
   CachePolicyKind policy = CachePolicyKind::kLru;
@@ -34,6 +46,9 @@ struct CacheOptions {
   // Called (with the cache's lock held: do not call the cache) for each file evicted from a tier;
   // tests and traces.
   std::function<void(int tier, const std::string& path)> on_evict;
+  // Called for each CacheEvent, from any thread, maybe with the cache's lock held (do not call the
+  // cache); the tiered storage sets it to trace them.
+  std::function<void(const CacheEvent&)> on_event;
 };
 
 // Counters of one level since the last TakeStats (occupancy and peak: now / since the start).

@@ -220,6 +220,10 @@ struct StorageCapabilities {
   // Files can be memory-mapped (File::Map): reader.io_model mmap reads through page faults
   // (posix). A decorator that adds latency per call (slow) cannot: page faults bypass it.
   bool map_files = false;
+  // Decides where a file is served from when it is opened (tiered): a run closes its readers'
+  // files at each epoch's start as reader.reopen_files_each_epoch does, so a file kept open across
+  // epochs does not keep reading the level it was first opened from.
+  bool reopen_each_epoch = false;
 };
 
 // A namespace of files. All methods are safe for concurrent use. Files it opens must be destroyed

@@ -1,5 +1,6 @@
 #include "cache/cache_policy.h"
 
+#include <algorithm>
 #include <deque>
 #include <limits>
 #include <unordered_map>
@@ -8,7 +9,7 @@
 namespace dlio::cache_internal {
 namespace {
 
-constexpr double kNever = std::numeric_limits<double>::infinity();
+constexpr double kNever = kNeverUsed;
 
 // MONARCH: a file is copied (in the background) the first time it is read, into the first tier
 // with room; nothing ever leaves, so placement stops once the tiers are full.
@@ -49,8 +50,9 @@ class LruPolicy final : public CachePolicy {
 
 // Belady over a known future: the rank of a file is the position of its next use in the access
 // sequence (never used again: infinity). Each open consumes the path's next position; the cursor
-// is the first position not consumed yet. Files are placed ahead of the reader (Upcoming), and a
-// miss is read through a copy when that copy displaces only files used later.
+// is the first position not consumed yet. The cache prefetches the replacements MIN would make
+// ahead of the reader (Upcoming, RankAt), and a miss is read through a copy when that copy
+// displaces only files used later.
 class ClairvoyantPolicy final : public CachePolicy {
  public:
   PolicyCapabilities capabilities() const override {
@@ -82,14 +84,20 @@ class ClairvoyantPolicy final : public CachePolicy {
   }
   // A file never used again is not worth a copy.
   bool WorthPlacing(const std::string& path) const override { return EvictionRank(path) != kNever; }
-  std::vector<const std::string*> Upcoming(size_t max) const override {
-    std::vector<const std::string*> out;
+  std::vector<UpcomingFile> Upcoming(size_t max) const override {
+    std::vector<UpcomingFile> out;
     std::unordered_set<std::string_view> seen;
     for (size_t i = cursor_; i < future_.size() && out.size() < max; ++i) {
       if (consumed_[i] || !seen.insert(future_[i]).second) continue;
-      out.push_back(&future_[i]);
+      out.push_back({&future_[i], i});
     }
     return out;
+  }
+  double RankAt(const std::string& path, size_t position) const override {
+    auto it = next_uses_.find(path);
+    if (it == next_uses_.end()) return kNever;
+    auto use = std::lower_bound(it->second.begin(), it->second.end(), position);
+    return use == it->second.end() ? kNever : static_cast<double>(*use);
   }
 
  private:

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,9 @@
 #include "dlio/cache.h"
 
 namespace dlio::cache_internal {
+
+// The rank of a file that will not be used again (farthest).
+inline constexpr double kNeverUsed = std::numeric_limits<double>::infinity();
 
 struct PolicyCapabilities {
   bool place_on_miss = false;  // an open that misses places the file
@@ -20,6 +24,12 @@ struct PolicyCapabilities {
                                // source serves it meanwhile
   bool evicts = false;         // may remove files to make room
   bool uses_future = false;    // places the files of Upcoming() ahead of the reader
+};
+
+// A file to hold next and the position in the future access sequence of its next use.
+struct UpcomingFile {
+  const std::string* path = nullptr;
+  size_t position = 0;
 };
 
 // Requires external synchronization: TieredCache calls it with its lock held.
@@ -42,9 +52,15 @@ class CachePolicy {
   virtual void SetFutureAccesses(std::vector<std::string> paths) { (void)paths; }
   // The distinct paths to hold next, soonest first, at most `max` (uses_future); valid until the
   // next SetFutureAccesses.
-  virtual std::vector<const std::string*> Upcoming(size_t max) const {
+  virtual std::vector<UpcomingFile> Upcoming(size_t max) const {
     (void)max;
     return {};
+  }
+  // The rank `path` will have when the reader reaches `position` (uses_future): its first use
+  // not consumed yet at or after `position`; EvictionRank(path) is its rank now.
+  virtual double RankAt(const std::string& path, size_t position) const {
+    (void)position;
+    return EvictionRank(path);
   }
 };
 

@@ -1,6 +1,7 @@
 // TieredCache (dlio/cache.h): the index of copies, capacity accounting, placement and eviction.
 // Tiers' bytes live in cache/tier_store.cc; the policies in cache/cache_policy.cc.
 #include <algorithm>
+#include <chrono>
 #include <condition_variable>
 #include <deque>
 #include <mutex>
@@ -23,8 +24,10 @@ using cache_internal::SourceStat;
 using cache_internal::TierCopy;
 using cache_internal::TierStore;
 
-// How many upcoming files the clairvoyant policy considers after each open.
+// How many upcoming files the clairvoyant policy considers after each open, and how many of them
+// that need an eviction it weighs (each weighs every copy in a tier).
 constexpr size_t kPlanWindow = 512;
+constexpr int kPlanEvictionSearches = 16;
 
 // A file's copy in one tier: reserved while it is being made, complete once it can be served.
 struct Entry {
@@ -99,6 +102,7 @@ class TieredCacheImpl final : public TieredCache {
     auto it = entries_.find(path);
     if (it != entries_.end() && it->second.complete && !(it->second.stat == stat)) {
       tiers_[it->second.tier]->counters.invalidations.fetch_add(1, std::memory_order_relaxed);
+      Emit("cache.invalidate", path, it->second.tier, it->second.size);
       Drop(path);
       it = entries_.end();
     }
@@ -111,6 +115,7 @@ class TieredCacheImpl final : public TieredCache {
     }
     for (auto& tier : tiers_) tier->counters.misses.fetch_add(1, std::memory_order_relaxed);
     source_counters_.hits.fetch_add(1, std::memory_order_relaxed);
+    Emit("cache.miss", path, -1, stat.size);
     if (auto file = ReadThrough(path, stat.size, lock)) {
       Plan();
       return file;
@@ -218,6 +223,7 @@ class TieredCacheImpl final : public TieredCache {
     }
     if (count_hit) {
       tier.counters.hits.fetch_add(1, std::memory_order_relaxed);
+      Emit("cache.hit", path, entry.tier, entry.size);
       for (int t = 0; t < entry.tier; ++t) {
         tiers_[t]->counters.misses.fetch_add(1, std::memory_order_relaxed);
       }
@@ -270,12 +276,22 @@ class TieredCacheImpl final : public TieredCache {
     if (free < size) return false;
     std::vector<std::string> victims;
     for (size_t i = 0; i < take; ++i) victims.push_back(*candidates[i].second);
-    for (const std::string& victim : victims) {
-      t.counters.evictions.fetch_add(1, std::memory_order_relaxed);
-      if (options_.on_evict) options_.on_evict(tier, victim);
-      Drop(victim);
-    }
+    for (const std::string& victim : victims) Evict(tier, victim);
     return true;
+  }
+
+  // Removes the complete copy of `path` from `tier` to make room. Requires mu_.
+  void Evict(int tier, const std::string& path) {
+    tiers_[tier]->counters.evictions.fetch_add(1, std::memory_order_relaxed);
+    if (options_.on_evict) options_.on_evict(tier, path);
+    Emit("cache.evict", path, tier, entries_.at(path).size);
+    Drop(path);
+  }
+
+  // Reports an event to options_.on_event (traces).
+  void Emit(const char* name, const std::string& path, int tier, uint64_t bytes,
+            int64_t dur_ns = 0) const {
+    if (options_.on_event) options_.on_event(CacheEvent{name, &path, tier, bytes, dur_ns});
   }
 
   // Counts `size` bytes of `path` against `tier` and records the copy in progress. Requires mu_.
@@ -318,6 +334,7 @@ class TieredCacheImpl final : public TieredCache {
     Tier& t = *tiers_[job.tier];
     auto before = cache_internal::StatSource(source_, host_files_, job.path);
     Result<TierCopy> copy = Status::Cancelled("not copied");
+    const auto copy_start = std::chrono::steady_clock::now();
     if (before.ok() && before->size != job.size) {
       std::lock_guard<std::mutex> lock(mu_);
       sizes_[job.path] = before->size;  // placed by an older size: plan with the new one
@@ -339,9 +356,16 @@ class TieredCacheImpl final : public TieredCache {
       t.resident.insert(job.path);
       t.counters.bytes_copied.fetch_add(job.size, std::memory_order_relaxed);
       t.counters.files_copied.fetch_add(1, std::memory_order_relaxed);
+      Emit("cache.copy", job.path, job.tier, job.size,
+           std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() -
+                                                                copy_start)
+               .count());
     } else {
       if (copy.ok()) t.store->Discard(*copy);
-      if (changed) t.counters.invalidations.fetch_add(1, std::memory_order_relaxed);
+      if (changed) {
+        t.counters.invalidations.fetch_add(1, std::memory_order_relaxed);
+        Emit("cache.invalidate", job.path, job.tier, job.size);
+      }
       if (current) {
         entries_.erase(it);
         policy_->OnRemoved(job.path);
@@ -379,12 +403,17 @@ class TieredCacheImpl final : public TieredCache {
     idle_cv_.notify_all();
   }
 
-  // Places the policy's upcoming files (clairvoyant), soonest first, until one that fits a tier
-  // finds no room there. Requires mu_.
+  // Prefetches the policy's upcoming files (clairvoyant), soonest first, making exactly the
+  // replacements Belady's MIN makes on demand, each as early as possible: Cao et al.'s
+  // "conservative" integrated prefetching and caching (SIGMETRICS 1995), which fetches no more
+  // than MIN. Files MIN would not keep are skipped (read from the source when opened); planning
+  // stops at the first file whose MIN victim cannot leave yet (it is read before that file, or its
+  // copy is in progress). Requires mu_.
   void Plan() {
-    if (!policy_->capabilities().uses_future || stop_) return;
-    for (const std::string* upcoming : policy_->Upcoming(kPlanWindow)) {
-      const std::string& path = *upcoming;
+    if (!uses_future_ || stop_) return;
+    int searches = 0;
+    for (const cache_internal::UpcomingFile& upcoming : policy_->Upcoming(kPlanWindow)) {
+      const std::string& path = *upcoming.path;
       if (entries_.count(path) != 0) continue;
       auto size = SizeOf(path);
       if (!size.ok()) continue;
@@ -394,10 +423,79 @@ class TieredCacheImpl final : public TieredCache {
         if (too_big_.insert(path).second) (void)ChooseTier(path, *size, false);
         continue;
       }
-      const int tier = ChooseTier(path, *size, true);
-      if (tier < 0) break;
-      Enqueue(Reserve(path, tier, *size));
+      const Prefetch verdict = PlanPrefetch(path, *size, upcoming.position, &searches);
+      if (verdict == Prefetch::kBlocked || searches >= kPlanEvictionSearches) break;
     }
+  }
+
+  enum class Prefetch { kQueued, kSkipped, kBlocked };
+
+  // Queues a copy of `path` (`size` bytes, next used at `position`) into the first tier with room
+  // or whose MIN victims at `position` can leave now (evicting them); `searches` counts the tiers
+  // where it weighed evictions. Requires mu_.
+  Prefetch PlanPrefetch(const std::string& path, uint64_t size, size_t position, int* searches) {
+    // Once read at `position`, the file ranks by its use after that one.
+    const double rank_after = policy_->RankAt(path, position + 1);
+    bool blocked = false;
+    for (size_t t = 0; t < tiers_.size(); ++t) {
+      Tier& tier = *tiers_[t];
+      if (size > tier.store->capacity()) continue;
+      std::vector<std::string> victims;
+      if (tier.store->capacity() - tier.used < size) {
+        ++*searches;
+        const Prefetch verdict =
+            MinVictims(static_cast<int>(t), size, position, rank_after, &victims);
+        if (verdict != Prefetch::kQueued) {
+          blocked |= verdict == Prefetch::kBlocked;
+          continue;
+        }
+      }
+      for (const std::string& victim : victims) Evict(static_cast<int>(t), victim);
+      Enqueue(Reserve(path, static_cast<int>(t), size));
+      return Prefetch::kQueued;
+    }
+    return blocked ? Prefetch::kBlocked : Prefetch::kSkipped;
+  }
+
+  // The copies MIN evicts from `tier` when the reader reaches `position` to hold `size` more bytes
+  // (ranks as they will be then: files read before `position` rank by their following use). Fills
+  // `victims` and returns kQueued when all of them may leave now; kSkipped when MIN would not keep
+  // the incoming file (of rank `incoming_rank` after its use) and no file never used again makes
+  // room for it; kBlocked when a victim is read before `position` or still being copied. Requires
+  // mu_.
+  Prefetch MinVictims(int tier, uint64_t size, size_t position, double incoming_rank,
+                      std::vector<std::string>* victims) {
+    struct Candidate {
+      double rank;
+      bool evictable;
+      const std::string* path;
+    };
+    std::vector<Candidate> candidates;
+    for (const auto& [path, entry] : entries_) {
+      if (entry.tier != tier) continue;
+      const bool evictable = entry.complete && policy_->EvictionRank(path) >= position;
+      candidates.push_back({policy_->RankAt(path, position), evictable, &path});
+    }
+    // Farthest first; among equals those that may leave now, then by path (deterministic).
+    std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+      if (a.rank != b.rank) return a.rank > b.rank;
+      if (a.evictable != b.evictable) return a.evictable;
+      return *a.path > *b.path;
+    });
+    const Tier& t = *tiers_[tier];
+    uint64_t free = t.store->capacity() - t.used;
+    for (const Candidate& c : candidates) {
+      if (free >= size) break;
+      // A file never used again may always make room: the incoming file is fetched once either
+      // way (copied now, or read from the source when MIN would not keep it).
+      if (c.rank <= incoming_rank && c.rank != cache_internal::kNeverUsed) {
+        return Prefetch::kSkipped;
+      }
+      if (!c.evictable) return Prefetch::kBlocked;
+      victims->push_back(*c.path);
+      free += entries_.at(*c.path).size;
+    }
+    return free >= size ? Prefetch::kQueued : Prefetch::kBlocked;
   }
 
   // The size of `path` last seen by an open, or the source's.

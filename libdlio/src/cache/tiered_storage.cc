@@ -10,11 +10,13 @@ namespace {
 
 // The source's capabilities, minus what would bypass the cache (mapping files, writes of shared
 // files outside this storage's Files) or what it breaks: collective reads need the same calls on
-// every rank, and each rank's cache serves its own hits.
+// every rank, and each rank's cache serves its own hits. A file is placed and served by its open,
+// so runs reopen their files each epoch.
 StorageCapabilities TieredCapabilities(StorageCapabilities source) {
   source.map_files = false;
   source.shared_write = false;
   source.collective_reads = false;
+  source.reopen_each_epoch = true;
   return source;
 }
 
@@ -27,6 +29,10 @@ class TieredStorage final : public StorageWrapper {
       : StorageWrapper("tiered", std::move(source)), owner_(::getpid()) {}
 
   Status Start(CacheOptions options) {
+    options.on_event = [this, user = std::move(options.on_event)](const CacheEvent& e) {
+      if (user) user(e);
+      Trace(e);
+    };
     DLIO_ASSIGN_OR_RETURN(cache_, TieredCache::Make(std::move(options), inner()));
     return Status::OK();
   }
@@ -56,6 +62,13 @@ class TieredStorage final : public StorageWrapper {
 
  private:
   bool Forked() const { return ::getpid() != owner_; }
+  // Records `e` in category "cache" (offset: the tier, -1 for the source; count: the bytes).
+  void Trace(const CacheEvent& e) {
+    if (!tracing()) return;
+    const int64_t end_us = clock()->WallMicros();
+    RecordExternalIo(IoKind::kOther, "cache", e.name, *e.path, e.tier,
+                     static_cast<int64_t>(e.bytes), end_us - e.dur_ns / 1000, e.dur_ns);
+  }
   void Invalidate(const std::string& path) {
     if (!Forked()) cache_->Invalidate(path);
   }

@@ -306,7 +306,8 @@ std::vector<KeySpec> BuildTable() {
            kSizeUnits));
   add(Bool("reader.reopen_files_each_epoch", DLIO_FIELD(bool, reader.reopen_files_each_epoch),
            "close every open file at each epoch start (loaders whose workers restart per epoch); "
-           "false keeps up to max_open_files open across epochs"));
+           "false keeps up to max_open_files open across epochs (not on the tiered storage, "
+           "which always reopens: docs/caching.md)"));
   add(Enum("reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
            "whose requests readers send to the file system (docs/io_models.md): auto = the "
            "format's framework model (native for a format that declares none); native = dlio's "

@@ -46,7 +46,8 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   po.preprocess_spin = c.train.compute == "spin";
   po.seed = MixSeed(c.train.seed, rank, split == Split::kTrain ? 0x77 : 0xe7);
   po.rank = rank;
-  po.reopen_files_each_epoch = c.reader.reopen_files_each_epoch;
+  po.reopen_files_each_epoch =
+      c.reader.reopen_files_each_epoch || env.storage->capabilities().reopen_each_epoch;
   po.persistent_workers = c.reader.persistent_workers;
   po.thread_nice = EffectiveThreadNice(c);
   po.worker_trace_prefix = WorkerTracePrefixFor(c, rank);
