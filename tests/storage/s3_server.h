@@ -30,6 +30,7 @@ class S3Server {
 
   std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }
+  pid_t pid() const { return pid_; }
   const std::string& directory() const { return dir_.path(); }
   void Stop();  // kills the server now (idempotent)
 

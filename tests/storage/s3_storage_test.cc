@@ -144,6 +144,38 @@ TEST_CASE("s3: a file larger than a part goes up as a multipart upload, read bac
   expect.replace(3, 3, "HDR");
   CHECK(*s->FileSize(path) == expect.size());
   CHECK(Get(s.get(), path) == expect);
+
+  // The same through a client whose requests are counted: 5 parts (5 MiB x 4 + the tail), two of
+  // them sent while the file was being written (part 1 and one part of slack stay in memory),
+  // and one completion.
+  s3::S3ClientConfig c;
+  c.endpoint = server.endpoint();
+  c.credentials = {kS3rverKey, kS3rverKey, ""};
+  auto made = s3::S3Client::Make(c);
+  REQUIRE(made.ok());
+  std::shared_ptr<s3::S3Client> client = std::move(*made);
+  auto counted = NewS3StorageOn(client, uint64_t{5} << 20);
+  auto opened = counted->Open(std::string(kS3Bucket) + "/ckpt/counted", OpenMode::kWrite);
+  REQUIRE(opened.ok());
+  File* f = opened->get();
+  const size_t half = bytes.size() / 2;
+  REQUIRE(f->WriteAt(0, bytes.data(), half).ok());
+  CHECK(client->counts().parts_uploaded == 0);  // 11.5 MiB: part 1 and < 2 parts of tail
+  REQUIRE(f->WriteAt(half, bytes.data() + half, bytes.size() - half).ok());
+  CHECK(client->counts().parts_uploaded == 2);  // parts 2 and 3 went while writing
+  REQUIRE(f->Close().ok());
+  CHECK(client->counts().parts_uploaded == 5);
+  CHECK(client->counts().multipart_completed == 1);
+  CHECK(client->counts().retries == 0);
+  CHECK(Get(s.get(), std::string(kS3Bucket) + "/ckpt/counted") == bytes);
+  // A write into a part already sent is refused, naming the object and the offset.
+  auto opened_g = counted->Open(std::string(kS3Bucket) + "/ckpt/g", OpenMode::kWrite);
+  REQUIRE(opened_g.ok());
+  File* g = opened_g->get();
+  REQUIRE(g->WriteAt(0, bytes.data(), bytes.size()).ok());
+  const Status back = g->WriteAt(uint64_t{6} << 20, "x", 1);
+  CHECK(back.code() == StatusCode::kUnimplemented);
+  CHECK_THAT(back.message(), Catch::Contains("s3://dlio-test/ckpt/g at offset 6291456"));
 }
 
 TEST_CASE("s3: a missing bucket is named") {

@@ -12,3 +12,7 @@ dlio_add_test(s3_sigv4_test LIBS dlio_storage SOURCES storage/s3_sigv4_test.cc)
 # node and s3rver, which `./setup.sh test` installs).
 dlio_add_test(s3_storage_test SOURCES storage/s3_storage_test.cc storage/s3_server.cc
   PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+dlio_add_test(s3_dlio_run_test SOURCES storage/s3_dlio_run_test.cc storage/s3_server.cc
+  PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
+target_link_libraries(s3_dlio_run_test PRIVATE nlohmann_json::nlohmann_json)
+add_dependencies(s3_dlio_run_test dlio-run)

@@ -226,6 +226,8 @@ Result<S3Client::Response> S3Client::Perform(const Request& request) {
   Result<Response> result = Status::Internal("no attempt");
   double backoff_ms = config_.retry_base_ms;
   for (int attempt = 1; attempt <= config_.max_attempts; ++attempt) {
+    attempts_.fetch_add(1, std::memory_order_relaxed);
+    if (attempt > 1) retries_.fetch_add(1, std::memory_order_relaxed);
     result = PerformOnce(curl, request);
     const bool transport_retry = !result.ok() && result.status().code() == StatusCode::kCancelled;
     const bool http_retry = result.ok() && RetryableStatus(result->status);
@@ -318,6 +320,15 @@ Result<S3Client::Response> S3Client::PerformOnce(void* handle, const Request& q)
   return response;
 }
 
+S3RequestCounts S3Client::counts() const {
+  S3RequestCounts c;
+  c.attempts = attempts_.load(std::memory_order_relaxed);
+  c.retries = retries_.load(std::memory_order_relaxed);
+  c.parts_uploaded = parts_uploaded_.load(std::memory_order_relaxed);
+  c.multipart_completed = multipart_completed_.load(std::memory_order_relaxed);
+  return c;
+}
+
 Result<size_t> S3Client::GetRange(const std::string& bucket, const std::string& key,
                                   uint64_t offset, size_t n, void* buf) {
   Request q = NewRequest("GET", bucket, key);
@@ -358,6 +369,7 @@ Result<std::string> S3Client::UploadPart(const std::string& bucket, const std::s
   q.body = body;
   DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
   if (r.status / 100 != 2) return HttpError(q, r, 1);
+  parts_uploaded_.fetch_add(1, std::memory_order_relaxed);
   if (r.etag.empty())
     return Status::IOError(StrCat(What(q), ": part ", part_number, " answered no ETag"));
   return r.etag;
@@ -381,6 +393,7 @@ Status S3Client::CompleteMultipart(const std::string& bucket, const std::string&
     if (r.status / 100 == 2) r.status = 500;
     return HttpError(q, r, 1);
   }
+  multipart_completed_.fetch_add(1, std::memory_order_relaxed);
   return Status::OK();
 }
 

@@ -6,6 +6,7 @@
 // the method, bucket, key, HTTP status and S3's error code and message.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -35,6 +36,14 @@ struct S3ClientConfig {
 struct ObjectListing {
   std::vector<std::pair<std::string, uint64_t>> objects;  // key, size
   std::vector<std::string> prefixes;                      // CommonPrefixes (with delimiter)
+};
+
+// What one client sent, counted with relaxed atomics.
+struct S3RequestCounts {
+  uint64_t attempts = 0;        // HTTP requests sent (retries included)
+  uint64_t retries = 0;         // attempts repeated after a transport error, 5xx or 429
+  uint64_t parts_uploaded = 0;  // UploadPart requests that succeeded
+  uint64_t multipart_completed = 0;
 };
 
 class S3Client {
@@ -71,6 +80,7 @@ class S3Client {
   Status Copy(const std::string& bucket, const std::string& from_key, const std::string& to_key);
 
   const S3ClientConfig& config() const { return config_; }
+  S3RequestCounts counts() const;
 
   struct Request;
   struct Response;
@@ -86,6 +96,7 @@ class S3Client {
   std::string scheme_, host_;  // of the endpoint (host with :port)
   std::mutex mu_;
   std::vector<void*> idle_;  // CURL* handles not in use
+  std::atomic<uint64_t> attempts_{0}, retries_{0}, parts_uploaded_{0}, multipart_completed_{0};
 };
 
 }  // namespace dlio::s3

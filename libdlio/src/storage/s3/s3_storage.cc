@@ -22,17 +22,22 @@ std::string Env(const char* name) {
   return v == nullptr ? "" : v;
 }
 
-// "s3://b/a//k/" -> "b/a/k".
+// "s3://b/./a//k/" -> "b/a/k": empty and "." segments mean nothing in a key (storage_root "./"
+// style prefixes).
 std::string Normalize(std::string path) {
   if (path.rfind("s3://", 0) == 0) path.erase(0, 5);
   std::string out;
-  for (char c : path) {
-    if (c == '/' && (out.empty() || out.back() == '/')) continue;
-    out.push_back(c);
+  size_t at = 0;
+  while (at <= path.size()) {
+    size_t slash = path.find('/', at);
+    if (slash == std::string::npos) slash = path.size();
+    const std::string_view segment = std::string_view(path).substr(at, slash - at);
+    if (!segment.empty() && segment != ".") {
+      if (!out.empty()) out.push_back('/');
+      out.append(segment);
+    }
+    at = slash + 1;
   }
-  while (!out.empty() && out.back() == '/') out.pop_back();
-  // "." segments (storage_root "./" style prefixes) mean nothing in a key.
-  while (out.rfind("./", 0) == 0) out.erase(0, 2);
   return out;
 }
 
@@ -266,8 +271,11 @@ Result<std::unique_ptr<Storage>> NewS3Storage(const StorageOptions& options) {
   config.connect_timeout_s = o.connect_timeout_s;
   config.request_timeout_s = o.request_timeout_s;
   DLIO_ASSIGN_OR_RETURN(auto client, S3Client::Make(std::move(config)));
-  return std::unique_ptr<Storage>(
-      std::make_unique<S3Storage>(std::shared_ptr<S3Client>(std::move(client)), o.part_size));
+  return NewS3StorageOn(std::move(client), o.part_size);
+}
+
+std::unique_ptr<Storage> NewS3StorageOn(std::shared_ptr<s3::S3Client> client, uint64_t part_size) {
+  return std::make_unique<S3Storage>(std::move(client), part_size);
 }
 
 }  // namespace dlio

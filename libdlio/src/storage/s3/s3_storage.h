@@ -15,4 +15,10 @@ namespace dlio {
 // else from the AWS_* environment variables.
 Result<std::unique_ptr<Storage>> NewS3Storage(const StorageOptions& options);
 
+namespace s3 {
+class S3Client;
+}
+// The same over a client the caller keeps (tests count its requests).
+std::unique_ptr<Storage> NewS3StorageOn(std::shared_ptr<s3::S3Client> client, uint64_t part_size);
+
 }  // namespace dlio
