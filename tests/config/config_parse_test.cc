@@ -320,6 +320,11 @@ TEST_CASE("storage.storage_options: the s3 keys are set, DLIO's others warn") {
   CHECK(c->storage.s3_part_size_mib == 16);
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("'storage.storage_options.storage_library'") != std::string::npos);
+  // Exported configs (the run's config.json) name the key id but not the secret.
+  const std::string json = ConfigToJson(*c);
+  CHECK(json.find("\"access_key_id\": \"AK\"") != std::string::npos);
+  CHECK(json.find("\"secret_access_key\": \"<redacted>\"") != std::string::npos);
+  CHECK(json.find("\"SK\"") == std::string::npos);
   auto bad = ParseConfig("storage: {storage_options: {s3_part_size_mib: 1}}", "bad.yaml",
                          WorkloadConfig(), &warnings);
   REQUIRE(!bad.ok());

@@ -2,6 +2,7 @@
 // Calculations" and the Signature Version 4 test suite), and the XML helpers S3 answers need.
 #include <catch2/catch.hpp>
 
+#include "storage/s3/s3_client.h"
 #include "storage/s3/s3_xml.h"
 #include "storage/s3/sigv4.h"
 
@@ -114,6 +115,32 @@ TEST_CASE("SigV4: a session token is sent and signed; path-style keys are encode
   // Changing the token changes the signature.
   c.session_token = "other";
   CHECK(Authorization(SignV4(r, c, "eu-west-1", "s3", "20130524T000000Z")) != Authorization(out));
+}
+
+TEST_CASE("S3Client: endpoints with a path prefix; bad endpoints refused; errors name the URL") {
+  S3ClientConfig c;
+  c.credentials = S3DocCredentials();
+  c.max_attempts = 2;
+  c.retry_base_ms = 1;
+  c.endpoint = "ftp://127.0.0.1";
+  CHECK(S3Client::Make(c).status().code() == StatusCode::kInvalidArgument);
+  c.endpoint = "127.0.0.1:9000";
+  CHECK(S3Client::Make(c).status().code() == StatusCode::kInvalidArgument);
+  c.endpoint = "http://127.0.0.1:1/s3/";  // nothing listens on port 1
+  auto client = S3Client::Make(c);
+  REQUIRE(client.ok());
+  const Status put = (*client)->Put("bkt", "dir/a b", "x");
+  CHECK_THAT(put.message(),
+             Catch::Contains("s3 PUT bucket 'bkt' key 'dir/a b' at "
+                             "http://127.0.0.1:1/s3/bkt/dir/a%20b: Couldn't connect to server "
+                             "(after 2 attempts)"));
+  CHECK((*client)->counts().retries == 1);
+  c.path_style = false;  // virtual-host: the bucket in the host name (not resolvable here)
+  c.connect_timeout_s = 2;
+  client = S3Client::Make(c);
+  REQUIRE(client.ok());
+  CHECK_THAT((*client)->Delete("bkt", "k").message(),
+             Catch::Contains("at http://bkt.127.0.0.1:1/s3/k:"));
 }
 
 TEST_CASE("UriEncode and AmzDate") {

@@ -554,10 +554,14 @@ std::vector<KeySpec> BuildTable() {
              "s3: access key id; empty = $AWS_ACCESS_KEY_ID"));
   add(String("storage.storage_options.secret_access_key",
              DLIO_FIELD(std::string, storage.s3_secret_access_key),
-             "s3: secret access key; empty = $AWS_SECRET_ACCESS_KEY"));
+             "s3: secret access key; empty = $AWS_SECRET_ACCESS_KEY (config.json shows "
+             "<redacted>)",
+             kSecret));
   add(String("storage.storage_options.session_token",
              DLIO_FIELD(std::string, storage.s3_session_token),
-             "s3: session token of temporary credentials; empty = $AWS_SESSION_TOKEN"));
+             "s3: session token of temporary credentials; empty = $AWS_SESSION_TOKEN "
+             "(config.json shows <redacted>)",
+             kSecret));
   add(Bool("storage.storage_options.s3_force_path_style",
            DLIO_FIELD(bool, storage.s3_force_path_style),
            "s3: path-style URLs (host/bucket/key); false = virtual-host (bucket.host/key)"));

@@ -1,6 +1,7 @@
 #include "storage/s3/s3_client.h"
 
 #include <curl/curl.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -182,30 +183,41 @@ Result<std::unique_ptr<S3Client>> S3Client::Make(S3ClientConfig config) {
   const size_t sep = config.endpoint.find("://");
   if (sep == std::string::npos) {
     return Status::InvalidArgument("s3 endpoint_url '" + config.endpoint +
-                                   "': expected http://host[:port] or https://host[:port]");
+                                   "': expected http(s)://host[:port][/path]");
   }
   std::unique_ptr<S3Client> client(new S3Client(config));
   client->scheme_ = config.endpoint.substr(0, sep);
   client->host_ = config.endpoint.substr(sep + 3);
   while (!client->host_.empty() && client->host_.back() == '/') client->host_.pop_back();
+  if (const size_t slash = client->host_.find('/'); slash != std::string::npos) {
+    client->base_path_ = client->host_.substr(slash);  // AIStore's /s3
+    client->host_.resize(slash);
+  }
   if ((client->scheme_ != "http" && client->scheme_ != "https") || client->host_.empty() ||
-      client->host_.find('/') != std::string::npos) {
+      client->base_path_.find_first_of("?#") != std::string::npos) {
     return Status::InvalidArgument("s3 endpoint_url '" + config.endpoint +
-                                   "': expected http://host[:port] or https://host[:port]");
+                                   "': expected http(s)://host[:port][/path]");
   }
   if (config.max_attempts < 1) client->config_.max_attempts = 1;
   return client;
 }
 
-S3Client::S3Client(S3ClientConfig config) : config_(std::move(config)) {}
+S3Client::S3Client(S3ClientConfig config) : config_(std::move(config)), pid_(getpid()) {}
 
 S3Client::~S3Client() {
+  if (getpid() != pid_) return;  // a forked copy: the handles are the parent's
   for (void* h : idle_) curl_easy_cleanup(static_cast<CURL*>(h));
 }
 
 void* S3Client::Borrow() {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (getpid() != pid_) {
+      // A forked copy (the pytorch pipeline's workers): the handles' connections are the
+      // parent's sockets, so they are abandoned, not cleaned up (that could talk on them).
+      idle_.clear();
+      pid_ = getpid();
+    }
     if (!idle_.empty()) {
       void* h = idle_.back();
       idle_.pop_back();
@@ -217,7 +229,7 @@ void* S3Client::Borrow() {
 
 void S3Client::Return(void* curl) {
   std::lock_guard<std::mutex> lock(mu_);
-  idle_.push_back(curl);
+  if (getpid() == pid_) idle_.push_back(curl);
 }
 
 Result<S3Client::Response> S3Client::Perform(const Request& request) {
@@ -254,7 +266,7 @@ Result<S3Client::Response> S3Client::PerformOnce(void* handle, const Request& q)
   CURL* curl = static_cast<CURL*>(handle);
   curl_easy_reset(curl);  // keeps the connection cache
   const std::string host = config_.path_style ? host_ : q.bucket + "." + host_;
-  std::string path = config_.path_style ? "/" + q.bucket : "";
+  std::string path = base_path_ + (config_.path_style ? "/" + q.bucket : "");
   if (!q.key.empty() || path.empty()) path += "/" + q.key;
   const std::string query = EncodedQuery(q.query);
   const std::string url =

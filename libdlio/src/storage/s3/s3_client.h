@@ -21,7 +21,8 @@
 namespace dlio::s3 {
 
 struct S3ClientConfig {
-  // "http://127.0.0.1:9000", "https://host"; empty: https://s3.<region>.amazonaws.com.
+  // "http://127.0.0.1:9000", "https://host", "http://host:8080/s3" (a path prefix, AIStore's);
+  // empty: https://s3.<region>.amazonaws.com.
   std::string endpoint;
   std::string region = "us-east-1";
   AwsCredentials credentials;
@@ -94,8 +95,10 @@ class S3Client {
 
   S3ClientConfig config_;
   std::string scheme_, host_;  // of the endpoint (host with :port)
+  std::string base_path_;      // the endpoint's path ("" or e.g. "/s3"), before every request's
   std::mutex mu_;
-  std::vector<void*> idle_;  // CURL* handles not in use
+  std::vector<void*> idle_;  // CURL* handles not in use, made by process pid_
+  int pid_;
   std::atomic<uint64_t> attempts_{0}, retries_{0}, parts_uploaded_{0}, multipart_completed_{0};
 };
 
