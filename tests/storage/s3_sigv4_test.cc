@@ -95,7 +95,7 @@ TEST_CASE("SigV4 test suite: get-vanilla-query-order-key-case (service 'service'
         "Signature=b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500");
 }
 
-TEST_CASE("SigV4: a session token is sent and signed; path-style keys are encoded once") {
+TEST_CASE("SigV4: a session token is sent and signed, path-style keys are encoded once") {
   SigV4Request r;
   r.method = "GET";
   r.host = "127.0.0.1:9000";
@@ -117,7 +117,7 @@ TEST_CASE("SigV4: a session token is sent and signed; path-style keys are encode
   CHECK(Authorization(SignV4(r, c, "eu-west-1", "s3", "20130524T000000Z")) != Authorization(out));
 }
 
-TEST_CASE("S3Client: endpoints with a path prefix; bad endpoints refused; errors name the URL") {
+TEST_CASE("S3Client: endpoints with a path prefix, bad endpoints refused, errors name the URL") {
   S3ClientConfig c;
   c.credentials = S3DocCredentials();
   c.max_attempts = 2;
