@@ -2,6 +2,7 @@
 // Calculations" and the Signature Version 4 test suite), and the XML helpers S3 answers need.
 #include <catch2/catch.hpp>
 
+#include "core/xml_escape.h"
 #include "storage/s3/s3_client.h"
 #include "storage/s3/s3_xml.h"
 #include "storage/s3/sigv4.h"
@@ -21,62 +22,67 @@ std::string Authorization(const HeaderList& headers) {
   return "";
 }
 
-TEST_CASE("SigV4: S3 GET Object with a Range (virtual-host addressing)") {
+// A request of the S3 reference's examples: examplebucket's host, the payload's hash signed as
+// x-amz-content-sha256 after `headers`.
+SigV4Request DocRequest(const std::string& method, const std::string& path,
+                        const std::string& payload_sha256, HeaderList headers = {}) {
   SigV4Request r;
-  r.method = "GET";
+  r.method = method;
   r.host = "examplebucket.s3.amazonaws.com";
-  r.path = "/test.txt";
-  r.headers = {{"Range", "bytes=0-9"}, {"x-amz-content-sha256", kEmptySha}};
-  r.payload_sha256 = kEmptySha;
+  r.path = path;
+  r.headers = std::move(headers);
+  r.headers.emplace_back("x-amz-content-sha256", payload_sha256);
+  r.payload_sha256 = payload_sha256;
+  return r;
+}
+
+// Its Authorization header, signed at the examples' time with their keys.
+std::string DocAuthorization(const SigV4Request& r) {
+  return Authorization(SignV4(r, S3DocCredentials(), "us-east-1", "s3", "20130524T000000Z"));
+}
+
+const std::string kDocCredential =
+    "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,";
+
+TEST_CASE("SigV4: S3 GET Object with a Range (virtual-host addressing)") {
+  const SigV4Request r = DocRequest("GET", "/test.txt", kEmptySha, {{"Range", "bytes=0-9"}});
   CHECK(CanonicalRequest(r, "20130524T000000Z", "") ==
         "GET\n/test.txt\n\nhost:examplebucket.s3.amazonaws.com\nrange:bytes=0-9\n"
         "x-amz-content-sha256:" +
             kEmptySha + "\nx-amz-date:20130524T000000Z\n\nhost;range;x-amz-content-sha256;" +
             "x-amz-date\n" + kEmptySha);
-  const HeaderList out = SignV4(r, S3DocCredentials(), "us-east-1", "s3", "20130524T000000Z");
-  CHECK(Authorization(out) ==
-        "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,"
-        "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,"
-        "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
+  CHECK(DocAuthorization(r) ==
+        kDocCredential +
+            "SignedHeaders=host;range;x-amz-content-sha256;x-amz-date,"
+            "Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
 }
 
 TEST_CASE("SigV4: S3 PUT Object (a key with '$', a body hash, extra headers)") {
-  SigV4Request r;
-  r.method = "PUT";
-  r.host = "examplebucket.s3.amazonaws.com";
-  r.path = "/test$file.text";
   const std::string body_sha = Sha256Hex("Welcome to Amazon S3.");
   CHECK(body_sha == "44ce7dd67c959e0d3524ffac1771dfbba87d2b6b4b4e99e42034a8b803f8b072");
-  r.headers = {{"Date", "Fri, 24 May 2013 00:00:00 GMT"},
-               {"x-amz-storage-class", "REDUCED_REDUNDANCY"},
-               {"x-amz-content-sha256", body_sha}};
-  r.payload_sha256 = body_sha;
-  const HeaderList out = SignV4(r, S3DocCredentials(), "us-east-1", "s3", "20130524T000000Z");
-  CHECK(Authorization(out) ==
-        "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,"
-        "SignedHeaders=date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class,"
-        "Signature=98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
+  const SigV4Request r = DocRequest(
+      "PUT", "/test$file.text", body_sha,
+      {{"Date", "Fri, 24 May 2013 00:00:00 GMT"}, {"x-amz-storage-class", "REDUCED_REDUNDANCY"}});
+  CHECK(DocAuthorization(r) ==
+        kDocCredential +
+            "SignedHeaders=date;host;x-amz-content-sha256;x-amz-date;x-amz-storage-class,"
+            "Signature=98ad721746da40c64f1a55b78f14c238d841ea1380cd77a1b5971af0ece108bd");
 }
 
 TEST_CASE("SigV4: S3 GET Bucket lifecycle and ListObjects (query parameters, sorted)") {
-  SigV4Request r;
-  r.method = "GET";
-  r.host = "examplebucket.s3.amazonaws.com";
-  r.path.assign(1, '/');  // (not = "/": GCC 12 warns, PR 105651)
-  r.headers = {{"x-amz-content-sha256", kEmptySha}};
-  r.payload_sha256 = kEmptySha;
+  SigV4Request r = DocRequest("GET", std::string(1, '/'), kEmptySha);
   r.query.emplace_back("lifecycle", "");
-  CHECK(Authorization(SignV4(r, S3DocCredentials(), "us-east-1", "s3", "20130524T000000Z")) ==
-        "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,"
-        "SignedHeaders=host;x-amz-content-sha256;x-amz-date,"
-        "Signature=fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
+  CHECK(DocAuthorization(r) ==
+        kDocCredential +
+            "SignedHeaders=host;x-amz-content-sha256;x-amz-date,"
+            "Signature=fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
   r.query.clear();
   r.query.emplace_back("prefix", "J");
   r.query.emplace_back("max-keys", "2");
-  CHECK(Authorization(SignV4(r, S3DocCredentials(), "us-east-1", "s3", "20130524T000000Z")) ==
-        "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request,"
-        "SignedHeaders=host;x-amz-content-sha256;x-amz-date,"
-        "Signature=34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
+  CHECK(DocAuthorization(r) ==
+        kDocCredential +
+            "SignedHeaders=host;x-amz-content-sha256;x-amz-date,"
+            "Signature=34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
 }
 
 TEST_CASE("SigV4 test suite: get-vanilla-query-order-key-case (service 'service')") {
@@ -168,7 +174,8 @@ TEST_CASE("XML: elements by exact tag name, entities decoded") {
   CHECK(XmlFirst(xml, "Prefix") == "p/");
   CHECK(!XmlFirst(xml, "Missing").has_value());
   CHECK(XmlUnescape("&bogus; & &#xZZ;") == "&bogus; & &#xZZ;");
-  CHECK(XmlEscape("\"a\"&<b>'") == "&quot;a&quot;&amp;&lt;b&gt;&apos;");
+  CHECK(XmlEscape("\"a\"&<b>'") == "&quot;a&quot;&amp;&lt;b&gt;&#39;");
+  CHECK(XmlUnescape(XmlEscape("<a b='c'>&")) == "<a b='c'>&");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <thread>
 
+#include "core/xml_escape.h"
 #include "dlio/str_cat.h"
 #include "storage/s3/s3_xml.h"
 

@@ -18,7 +18,5 @@ std::vector<std::string_view> XmlElements(std::string_view xml, std::string_view
 std::optional<std::string> XmlFirst(std::string_view xml, std::string_view tag);
 // Text with &amp; &lt; &gt; &quot; &apos; &#N; &#xN; decoded (an unknown entity stays as it is).
 std::string XmlUnescape(std::string_view text);
-// Text with & < > " ' escaped (for the CompleteMultipartUpload body).
-std::string XmlEscape(std::string_view text);
 
 }  // namespace dlio::s3
