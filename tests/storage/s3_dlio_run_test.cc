@@ -156,8 +156,13 @@ TEST_CASE("a missing bucket and a server killed mid-run end the run naming what 
   INFO(killed.output);
   CHECK(killed.exit_code != 0);
   CHECK(killed.exit_code != 124);
-  // A read (or a checkpoint's write) names the object, the endpoint and the retries.
-  CHECK(killed.output.find("bucket 'dlio-test' key 'killed/") != std::string::npos);
+  // The request that failed (a read, a listing or a checkpoint's write, whichever came first)
+  // names the bucket, the key or prefix, the endpoint and the retries.
+  CHECK(killed.output.find("s3 ") != std::string::npos);
+  CHECK((killed.output.find("bucket 'dlio-test' key 'killed/") != std::string::npos ||
+         killed.output.find("bucket 'dlio-test' prefix 'killed/") != std::string::npos));
+  CHECK(killed.output.find("at http://127.0.0.1:" + std::to_string(server.port())) !=
+        std::string::npos);
   CHECK(killed.output.find("Couldn't connect to server (after 3 attempts)") != std::string::npos);
 }
 
