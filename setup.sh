@@ -33,14 +33,27 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   catch2 libbenchmark-dev
-  libjpeg62-turbo-dev libpng-dev
+  libjpeg62-turbo-dev libpng-dev libcurl4-openssl-dev libssl-dev
   fio file python3 python3-numpy python3-h5py python3-pandas python3-protobuf python3-pil
 )
 # What `./setup.sh test` adds: the formatter, and clang with its sanitizer and libFuzzer runtimes
 # (libclang-rt-14-dev) and llvm-symbolizer (llvm-14) for readable sanitizer stacks; chromium draws
 # the HTML report headless (tests/report/report_browser_check.cc); PyTorch, whose DataLoader
-# tests/preload traces under `dlio-run profile`.
-TEST_PACKAGES=(clang-format-14 clang-14 libclang-rt-14-dev llvm-14 chromium python3-torch)
+# tests/preload traces under `dlio-run profile`; Node.js for s3rver, the S3 server the s3
+# storage's tests run on 127.0.0.1 (install_s3rver; Debian's npm only when no npm came with node).
+TEST_PACKAGES=(clang-format-14 clang-14 libclang-rt-14-dev llvm-14 chromium python3-torch nodejs)
+
+# s3rver (npm) into .tools/, where tests/storage/s3_server.cc looks for it; once.
+install_s3rver() {
+  [ -x .tools/node_modules/.bin/s3rver ] && return 0
+  command -v npm >/dev/null 2>&1 || install_missing npm
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "setup: no npm: the s3 storage tests will be skipped" >&2
+    return 0
+  fi
+  echo "setup: installing s3rver@3 into .tools/"
+  npm install --prefix .tools --no-audit --no-fund --loglevel=error s3rver@3
+}
 
 install_missing() {
   [ "${DLIO_SKIP_INSTALL:-0}" = 1 ] && return 0
@@ -70,6 +83,7 @@ case "$mode" in
     ;;
   test)
     install_missing "${PACKAGES[@]}" "${TEST_PACKAGES[@]}"
+    install_s3rver
     # The stages live in .ci/stages.sh (sourced, so they see BUILD_DIR, JOBS and configure).
     # shellcheck source=.ci/stages.sh
     source .ci/stages.sh

@@ -295,6 +295,43 @@ logging:
   CHECK(warnings[0].find("part of 'storage.storage_options'") != std::string::npos);
 }
 
+TEST_CASE("storage.storage_options: the s3 keys are set, DLIO's others warn") {
+  const char* text = R"(storage:
+  storage_type: s3
+  storage_root: bucket/prefix
+  storage_options:
+    endpoint_url: http://127.0.0.1:9000
+    access_key_id: AK
+    secret_access_key: SK
+    region: eu-west-1
+    s3_force_path_style: false
+    s3_part_size_mib: 16
+    storage_library: s3torchconnector
+)";
+  std::vector<std::string> warnings;
+  auto c = ParseConfig(text, "s3.yaml", WorkloadConfig(), &warnings);
+  REQUIRE(c.ok());
+  CHECK(c->storage.storage_type == "s3");
+  CHECK(c->storage.s3_endpoint_url == "http://127.0.0.1:9000");
+  CHECK(c->storage.s3_access_key_id == "AK");
+  CHECK(c->storage.s3_secret_access_key == "SK");
+  CHECK(c->storage.s3_region == "eu-west-1");
+  CHECK(!c->storage.s3_force_path_style);
+  CHECK(c->storage.s3_part_size_mib == 16);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find("'storage.storage_options.storage_library'") != std::string::npos);
+  // Exported configs (the run's config.json) name the key id but not the secret.
+  const std::string json = ConfigToJson(*c);
+  CHECK(json.find("\"access_key_id\": \"AK\"") != std::string::npos);
+  CHECK(json.find("\"secret_access_key\": \"<redacted>\"") != std::string::npos);
+  CHECK(json.find("\"SK\"") == std::string::npos);
+  auto bad = ParseConfig("storage: {storage_options: {s3_part_size_mib: 1}}", "bad.yaml",
+                         WorkloadConfig(), &warnings);
+  REQUIRE(!bad.ok());
+  CHECK(bad.status().message().find("storage.storage_options.s3_part_size_mib") !=
+        std::string::npos);
+}
+
 TEST_CASE("bool, integer and size spellings") {
   const char* text = R"(workflow: {train: no, generate_data: on, checkpoint: 1, evaluation: False}
 dataset: {record_length_bytes: 4MiB, chunk_size: 256KB, num_files_train: 1e3}

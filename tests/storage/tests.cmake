@@ -6,3 +6,13 @@ if(DLIO_WITH_MPI)
   dlio_add_mpi_test(storage_mpi_test RANKS 1 2 3 4 LIBS dlio_storage dlio_trace dlio_comm
     SOURCES storage/storage_conformance_test.cc storage/mpiio_storage_test.cc)
 endif()
+# The s3 storage: SigV4 against AWS's published examples (no server) ...
+dlio_add_test(s3_sigv4_test LIBS dlio_storage SOURCES storage/s3_sigv4_test.cc)
+# ... and against a real S3 server (s3rver on 127.0.0.1, started by each test; skipped without
+# node and s3rver, which `./setup.sh test` installs).
+dlio_add_test(s3_storage_test SOURCES storage/s3_storage_test.cc storage/s3_server.cc
+  PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+dlio_add_test(s3_dlio_run_test SOURCES storage/s3_dlio_run_test.cc storage/s3_server.cc
+  PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
+target_link_libraries(s3_dlio_run_test PRIVATE nlohmann_json::nlohmann_json)
+add_dependencies(s3_dlio_run_test dlio-run)

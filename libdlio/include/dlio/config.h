@@ -103,6 +103,14 @@ struct StorageConfig {
   std::string tiered_source = "posix";  // storage.tiered_source: storage "tiered" caches
   std::vector<CacheTierConfig> tiers;   // storage.tiers: the cache levels of "tiered"
   std::string cache_policy = "lru";     // storage.cache_policy: monarch, lru, clairvoyant
+  // s3 (storage.storage_options.*, DLIO's names; empty strings: the AWS_* environment variables)
+  std::string s3_endpoint_url, s3_region, s3_access_key_id, s3_secret_access_key, s3_session_token;
+  bool s3_force_path_style = true;
+  bool s3_verify_tls = true;
+  uint64_t s3_max_attempts = 5;
+  double s3_connect_timeout_s = 10;
+  double s3_request_timeout_s = 300;
+  uint64_t s3_part_size_mib = 8;
 };
 
 struct ReaderConfig {

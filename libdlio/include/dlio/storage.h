@@ -179,8 +179,24 @@ struct CacheTierOptions {
   int threads = 1;              // background copy threads of this tier (>= 1)
 };
 
+// s3: where the objects are and how to reach them (storage.storage_options.*; docs/storage.md).
+// Empty strings fall back to the AWS_* environment variables (AWS_ENDPOINT_URL, AWS_REGION or
+// AWS_DEFAULT_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN).
+struct S3StorageOptions {
+  std::string
+      endpoint_url;    // http(s)://host[:port]; empty: AWS (https://s3.<region>.amazonaws.com)
+  std::string region;  // empty: the environment's, else us-east-1
+  std::string access_key_id, secret_access_key, session_token;
+  bool force_path_style = true;  // http://host/bucket/key; false: http://bucket.host/key
+  bool verify_tls = true;
+  int max_attempts = 5;  // per request, with exponential backoff on 5xx, 429, transport errors
+  double connect_timeout_s = 10;
+  double request_timeout_s = 300;
+  uint64_t part_size = uint64_t{8} << 20;  // multipart part size (S3's minimum is 5 MiB)
+};
+
 struct StorageOptions {
-  std::string name = "posix";  // registry name: posix, memory, slow, mpiio, tiered
+  std::string name = "posix";  // registry name: posix, memory, slow, mpiio, tiered, s3
   bool direct = false;         // posix: open data files with O_DIRECT (reader.odirect)
   size_t direct_alignment = 4096;
   // slow: the wrapped backend and the latency it adds to every read/write (seeded).
@@ -199,6 +215,7 @@ struct StorageOptions {
   std::string tiered_source = "posix";
   std::vector<CacheTierOptions> cache_tiers;
   std::string cache_policy = "lru";
+  S3StorageOptions s3;
 };
 
 // What a storage can do, so callers ask instead of comparing backend names. Every field defaults to

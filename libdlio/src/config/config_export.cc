@@ -37,7 +37,9 @@ std::string ConfigToJson(const WorkloadConfig& config) {
         out = spec.double_ref(c);
         break;
       case KeyType::kString:
-        out = spec.string_ref(c);
+        out = (spec.flags & config_internal::kSecret) && !spec.string_ref(c).empty()
+                  ? std::string("<redacted>")
+                  : spec.string_ref(c);
         break;
       case KeyType::kEnum:
         out = config_internal::EnumValueName(spec, c);

@@ -337,11 +337,19 @@ Status CheckDuplicateKeys(const ParseContext& ctx, const std::string& path, cons
   return Status::OK();
 }
 
+// A map of DLIO's that dlio accepts whole (an unused key) but that also holds keys dlio uses
+// (storage.storage_options: the s3 storage's keys among others): ApplyNode descends into it, so
+// its used keys are set and the others warn as part of it.
+bool PartlyUsedMap(const KeySpec& spec, const std::string& path, const YAML::Node& node) {
+  return !spec.used() && spec.alias_of.empty() && node.IsMap() &&
+         config_internal::IsSectionPrefix(path);
+}
+
 // Applies `node` at `path` ("" = the document root), descending into sections.
 Status ApplyNode(ParseContext& ctx, WorkloadConfig* config, const std::string& path,
                  const YAML::Node& node, const YAML::Mark& key_mark) {
   if (!path.empty()) {
-    if (const KeySpec* spec = FindKey(path)) {
+    if (const KeySpec* spec = FindKey(path); spec != nullptr && !PartlyUsedMap(*spec, path, node)) {
       if (!spec->alias_of.empty()) {
         const KeySpec* target = FindKey(spec->alias_of);
         if (target == nullptr) return Status::Internal("alias " + path + " has no target");

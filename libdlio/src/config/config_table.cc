@@ -524,7 +524,7 @@ std::vector<KeySpec> BuildTable() {
   // storage
   add(String(
       "storage.storage_type", DLIO_FIELD(std::string, storage.storage_type),
-      "storage registry name: posix (DLIO's local_fs maps here), memory, slow, mpiio, tiered; "
+      "storage registry name: posix (DLIO's local_fs maps here), memory, slow, mpiio, tiered, s3; "
       "others are checked at run time",
       kNonEmpty, StorageTypeSetter));
   add(String("storage.storage_root", DLIO_FIELD(std::string, storage.storage_root),
@@ -552,7 +552,48 @@ std::vector<KeySpec> BuildTable() {
              "tiered: monarch (copy on first read, no eviction), lru (evict least recently "
              "used), clairvoyant (prefetch the sampler's coming files, evict the farthest next "
              "use)"));
-  add(Unused("storage.storage_options", "DLIO: object-store options map (s3 endpoint, keys, ...)"));
+  // s3 (docs/storage.md): DLIO's storage_options names, and dlio's s3_* tuning beside them;
+  // the map's other keys are accepted (with a warning) as DLIO's.
+  add(Unused("storage.storage_options",
+             "DLIO: object-store options map; the s3 storage uses the keys below, any other "
+             "key in it is accepted"));
+  add(String("storage.storage_options.endpoint_url",
+             DLIO_FIELD(std::string, storage.s3_endpoint_url),
+             "s3: http(s)://host[:port] of the S3 service; empty = $AWS_ENDPOINT_URL, else AWS"));
+  add(String("storage.storage_options.region", DLIO_FIELD(std::string, storage.s3_region),
+             "s3: region signed into requests; empty = $AWS_REGION, else us-east-1"));
+  add(String("storage.storage_options.access_key_id",
+             DLIO_FIELD(std::string, storage.s3_access_key_id),
+             "s3: access key id; empty = $AWS_ACCESS_KEY_ID"));
+  add(String("storage.storage_options.secret_access_key",
+             DLIO_FIELD(std::string, storage.s3_secret_access_key),
+             "s3: secret access key; empty = $AWS_SECRET_ACCESS_KEY (config.json shows "
+             "<redacted>)",
+             kSecret));
+  add(String("storage.storage_options.session_token",
+             DLIO_FIELD(std::string, storage.s3_session_token),
+             "s3: session token of temporary credentials; empty = $AWS_SESSION_TOKEN "
+             "(config.json shows <redacted>)",
+             kSecret));
+  add(Bool("storage.storage_options.s3_force_path_style",
+           DLIO_FIELD(bool, storage.s3_force_path_style),
+           "s3: path-style URLs (host/bucket/key); false = virtual-host (bucket.host/key)"));
+  add(Bool("storage.storage_options.s3_verify_tls", DLIO_FIELD(bool, storage.s3_verify_tls),
+           "s3: verify the server's TLS certificate and host name"));
+  add(Uint("storage.storage_options.s3_max_attempts", DLIO_FIELD(uint64_t, storage.s3_max_attempts),
+           {1, 100},
+           "s3: attempts per request (backoff from 50 ms, doubling) on 5xx, 429, "
+           "503 SlowDown and dropped connections"));
+  add(Double("storage.storage_options.s3_connect_timeout_s",
+             DLIO_FIELD(double, storage.s3_connect_timeout_s), {0, 3600, true},
+             "s3: connect timeout per attempt, seconds"));
+  add(Double("storage.storage_options.s3_request_timeout_s",
+             DLIO_FIELD(double, storage.s3_request_timeout_s), {0, 86400},
+             "s3: whole-request timeout per attempt, seconds; 0 = none"));
+  add(Uint("storage.storage_options.s3_part_size_mib",
+           DLIO_FIELD(uint64_t, storage.s3_part_size_mib), {5, 5120},
+           "s3: multipart upload part size, MiB (objects larger than one part are uploaded in "
+           "parts)"));
   add(Unused("storage.fsspec_plugin", "DLIO: fsspec backend name"));
   add(Unused("storage.fsspec_extra_params", "DLIO: fsspec parameters map"));
 

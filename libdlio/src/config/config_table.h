@@ -35,6 +35,7 @@ enum KeyFlags : uint32_t {
   kMinusOneOff = 1u << 3,    // kInt: -1 ("off") is accepted besides the range
   kMinExclusive = 1u << 4,   // kDouble: the minimum itself is not accepted
   kNonEmpty = 1u << 5,       // kString: must not be empty
+  kSecret = 1u << 6,         // kString: ConfigToJson writes "<redacted>" for a value (credentials)
 };
 
 // Maps a DLIO spelling of a value onto dlio's and may set related fields; returns the final

@@ -9,4 +9,5 @@ list(APPEND DLIO_SOURCES
   src/core/thread_name.cc
   src/core/thread_priority.cc
   src/core/utf8.cc
+  src/core/xml_escape.cc
 )

@@ -4,34 +4,11 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/xml_escape.h"
+
 namespace dlio::report {
 
-std::string Escape(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out.push_back(c);
-    }
-  }
-  return out;
-}
+std::string Escape(std::string_view s) { return XmlEscape(s); }
 
 std::string FormatNumber(double v, int digits) {
   if (!std::isfinite(v)) return "-";

@@ -1,6 +1,7 @@
 #include "dlio/registries.h"
 #include "storage/capabilities.h"
 #include "storage/mpiio_storage.h"
+#include "storage/s3/s3_storage.h"
 #include "storage/slow_storage.h"
 
 namespace dlio {
@@ -82,6 +83,14 @@ Status RegisterBuiltinStorages(Registries* registries) {
          return NewMpiioStorage(options);
        },
        Declares(kMpiioCapabilities)}));
+  DLIO_RETURN_NOT_OK(registries->storages.Register(
+      {"s3", "S3 objects over HTTP(S) (range GET, PUT, multipart upload), traced as S3",
+       "storage.storage_options.* (endpoint_url, region, access_key_id, secret_access_key, ...; "
+       "docs/storage.md)",
+       [](const StorageOptions& options, const Registries&) -> Result<std::unique_ptr<Storage>> {
+         return NewS3Storage(options);
+       },
+       Declares(StorageCapabilities{})}));
   return Status::OK();
 }
 

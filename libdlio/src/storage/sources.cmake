@@ -9,4 +9,9 @@ list(APPEND DLIO_SOURCES
   src/storage/stdio_storage.cc
   src/storage/mpiio_storage.cc
   src/storage/register.cc
+  src/storage/s3/sigv4.cc
+  src/storage/s3/s3_xml.cc
+  src/storage/s3/s3_client.cc
+  src/storage/s3/s3_file.cc
+  src/storage/s3/s3_storage.cc
 )

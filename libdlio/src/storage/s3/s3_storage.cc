@@ -1,0 +1,281 @@
+#include "storage/s3/s3_storage.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <set>
+
+#include "storage/s3/s3_client.h"
+#include "storage/s3/s3_file.h"
+
+namespace dlio {
+namespace {
+
+using s3::ObjectName;
+using s3::S3Client;
+
+constexpr uint64_t kMinPartSize = uint64_t{5} << 20;
+constexpr uint64_t kMaxPartSize = uint64_t{5} << 30;
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v == nullptr ? "" : v;
+}
+
+// "s3://b/./a//k/" -> "b/a/k": empty and "." segments mean nothing in a key (storage_root "./"
+// style prefixes).
+std::string Normalize(std::string path) {
+  if (path.rfind("s3://", 0) == 0) path.erase(0, 5);
+  std::string out;
+  size_t at = 0;
+  while (at <= path.size()) {
+    size_t slash = path.find('/', at);
+    if (slash == std::string::npos) slash = path.size();
+    const std::string_view segment = std::string_view(path).substr(at, slash - at);
+    if (!segment.empty() && segment != ".") {
+      if (!out.empty()) out.push_back('/');
+      out.append(segment);
+    }
+    at = slash + 1;
+  }
+  return out;
+}
+
+class S3Storage final : public Storage {
+ public:
+  S3Storage(std::shared_ptr<S3Client> client, uint64_t part_size)
+      : Storage("s3"), client_(std::move(client)), part_size_(part_size) {
+    set_trace_names("S3", "open", "GetObject", "write", "close");
+  }
+
+ protected:
+  Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
+                                       const FileOptions&) override {
+    DLIO_ASSIGN_OR_RETURN(ObjectName name, Object(path, "open"));
+    if (mode == OpenMode::kWrite) {
+      return s3::NewS3WriteFile(path, client_, std::move(name), part_size_, "");
+    }
+    DLIO_ASSIGN_OR_RETURN(auto size, client_->Head(name.bucket, name.key));
+    if (mode == OpenMode::kRead) {
+      if (!size) return Status::NotFound("open " + Url(name) + ": no such object");
+      return s3::NewS3ReadFile(path, client_, std::move(name), *size);
+    }
+    if (mode == OpenMode::kCreateNew && size) {
+      return Status::AlreadyExists("open " + Url(name) +
+                                   ": object exists (refusing to overwrite with kCreateNew)");
+    }
+    std::string initial;
+    if (size && *size > 0) {  // kReadWrite keeps the contents
+      initial.resize(static_cast<size_t>(*size));
+      DLIO_ASSIGN_OR_RETURN(
+          size_t got, client_->GetRange(name.bucket, name.key, 0, initial.size(), initial.data()));
+      initial.resize(got);
+    }
+    return s3::NewS3WriteFile(path, client_, std::move(name), part_size_, std::move(initial));
+  }
+
+  StorageCapabilities capabilities() const override { return {}; }
+
+  Result<uint64_t> DoFileSize(const std::string& path) override {
+    DLIO_ASSIGN_OR_RETURN(ObjectName name, Object(path, "stat"));
+    DLIO_ASSIGN_OR_RETURN(auto size, client_->Head(name.bucket, name.key));
+    if (!size) return Status::NotFound("stat " + Url(name) + ": no such object");
+    return *size;
+  }
+
+  Result<bool> DoExists(const std::string& path) override {
+    const ObjectName name = Split(path);
+    if (name.key.empty()) return BucketExists(name.bucket);
+    DLIO_ASSIGN_OR_RETURN(auto size, client_->Head(name.bucket, name.key));
+    if (size) return true;
+    return DoIsDirectory(path);
+  }
+
+  Result<bool> DoIsDirectory(const std::string& path) override {
+    const ObjectName name = Split(path);
+    if (name.key.empty()) return BucketExists(name.bucket);
+    if (KnownDir(name)) return true;
+    DLIO_ASSIGN_OR_RETURN(auto listing, client_->List(name.bucket, name.key + "/", "/", 1));
+    return !listing.objects.empty() || !listing.prefixes.empty();
+  }
+
+  Status DoCreateDirs(const std::string& path) override {
+    const ObjectName name = Split(path);
+    if (name.bucket.empty()) return Status::InvalidArgument("mkdir: empty path");
+    DLIO_ASSIGN_OR_RETURN(bool bucket, BucketExists(name.bucket));
+    if (!bucket) {
+      return Status::NotFound("mkdir s3://" + name.bucket + "/" + name.key + ": bucket '" +
+                              name.bucket + "' does not exist (dlio does not create buckets)");
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    for (std::string key = name.key; !key.empty();) {
+      dirs_.insert(name.bucket + "/" + key);
+      const size_t slash = key.rfind('/');
+      key = slash == std::string::npos ? "" : key.substr(0, slash);
+    }
+    return Status::OK();
+  }
+
+  Result<std::vector<std::string>> DoList(const std::string& path) override {
+    const ObjectName name = Split(path);
+    const std::string prefix = name.key.empty() ? "" : name.key + "/";
+    DLIO_ASSIGN_OR_RETURN(auto listing, client_->List(name.bucket, prefix, "/"));
+    std::set<std::string> names;
+    for (const auto& [key, size] : listing.objects) {
+      if (key.size() > prefix.size()) names.insert(key.substr(prefix.size()));
+    }
+    for (const auto& p : listing.prefixes) {
+      std::string child = p.substr(prefix.size());
+      while (!child.empty() && child.back() == '/') child.pop_back();
+      if (!child.empty()) names.insert(child);
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      const std::string mine = name.bucket + "/" + prefix;
+      for (auto it = dirs_.lower_bound(mine); it != dirs_.end() && it->rfind(mine, 0) == 0; ++it) {
+        const std::string rest = it->substr(mine.size());
+        if (!rest.empty() && rest.find('/') == std::string::npos) names.insert(rest);
+      }
+    }
+    if (names.empty()) {
+      DLIO_ASSIGN_OR_RETURN(bool dir, DoIsDirectory(path));
+      if (!dir) return Status::NotFound("opendir " + Url(name) + ": no such folder (key prefix)");
+    }
+    return std::vector<std::string>(names.begin(), names.end());
+  }
+
+  Status DoRename(const std::string& from, const std::string& to) override {
+    const ObjectName a = Split(from), b = Split(to);
+    const std::string what = "rename " + Url(a) + " -> " + Url(b);
+    if (a.bucket != b.bucket) return Status::Unimplemented(what + ": across buckets");
+    if (a.key.empty() || b.key.empty()) return Status::InvalidArgument(what + ": a bucket");
+    if (a.key == b.key) return Status::OK();
+    DLIO_ASSIGN_OR_RETURN(auto size, client_->Head(a.bucket, a.key));
+    if (size) {
+      DLIO_RETURN_NOT_OK(client_->Copy(a.bucket, a.key, b.key));
+      return client_->Delete(a.bucket, a.key);
+    }
+    // A folder: every object under it, one copy and delete each (not atomic, unlike POSIX).
+    DLIO_ASSIGN_OR_RETURN(auto listing, client_->List(a.bucket, a.key + "/", ""));
+    if (listing.objects.empty() && !KnownDir(a)) {
+      return Status::NotFound(what + ": no such object or folder");
+    }
+    for (const auto& [key, bytes] : listing.objects) {
+      const std::string dest = b.key + key.substr(a.key.size());
+      DLIO_RETURN_NOT_OK(client_->Copy(a.bucket, key, dest));
+      DLIO_RETURN_NOT_OK(client_->Delete(a.bucket, key));
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    dirs_.erase(a.bucket + "/" + a.key);
+    dirs_.insert(b.bucket + "/" + b.key);
+    return Status::OK();
+  }
+
+  Status DoRemove(const std::string& path) override {
+    DLIO_ASSIGN_OR_RETURN(ObjectName name, Object(path, "unlink"));
+    DLIO_ASSIGN_OR_RETURN(auto size, client_->Head(name.bucket, name.key));
+    if (!size) return Status::NotFound("unlink " + Url(name) + ": no such object");
+    return client_->Delete(name.bucket, name.key);
+  }
+
+  Status DoRemoveEmptyDir(const std::string& path) override {
+    const ObjectName name = Split(path);
+    DLIO_ASSIGN_OR_RETURN(auto listing, client_->List(name.bucket, name.key + "/", "/", 1));
+    if (!listing.objects.empty() || !listing.prefixes.empty()) {
+      return Status::IOError("rmdir " + Url(name) + ": Directory not empty");
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (dirs_.erase(name.bucket + "/" + name.key) == 0) {
+      return Status::NotFound("rmdir " + Url(name) + ": no such folder");
+    }
+    return Status::OK();
+  }
+
+  Status DoSyncDir(const std::string&) override { return Status::OK(); }
+
+ private:
+  static ObjectName Split(const std::string& path) {
+    const std::string p = Normalize(path);
+    const size_t slash = p.find('/');
+    if (slash == std::string::npos) return {p, ""};
+    return {p.substr(0, slash), p.substr(slash + 1)};
+  }
+  static std::string Url(const ObjectName& name) { return "s3://" + name.bucket + "/" + name.key; }
+
+  // The object a file call names: InvalidArgument when the path has no key.
+  static Result<ObjectName> Object(const std::string& path, const char* call) {
+    ObjectName name = Split(path);
+    if (name.bucket.empty() || name.key.empty()) {
+      return Status::InvalidArgument(std::string(call) + " '" + path +
+                                     "': an s3 path is <bucket>/<key> (storage.storage_root "
+                                     "names the bucket)");
+    }
+    return name;
+  }
+
+  bool KnownDir(const ObjectName& name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return dirs_.count(name.bucket + "/" + name.key) > 0;
+  }
+
+  Result<bool> BucketExists(const std::string& bucket) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (buckets_.count(bucket)) return true;
+    }
+    Status st = client_->HeadBucket(bucket);
+    if (st.code() == StatusCode::kNotFound) return false;
+    DLIO_RETURN_NOT_OK(st);
+    std::lock_guard<std::mutex> lock(mu_);
+    buckets_.insert(bucket);
+    return true;
+  }
+
+  std::shared_ptr<S3Client> client_;
+  const uint64_t part_size_;
+  std::mutex mu_;
+  std::set<std::string> dirs_;     // "<bucket>/<key>" of folders made by CreateDirs
+  std::set<std::string> buckets_;  // buckets seen to exist
+};
+
+std::string FirstOf(const std::string& a, const char* env1, const char* env2 = nullptr) {
+  if (!a.empty()) return a;
+  std::string v = Env(env1);
+  if (v.empty() && env2 != nullptr) v = Env(env2);
+  return v;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Storage>> NewS3Storage(const StorageOptions& options) {
+  const S3StorageOptions& o = options.s3;
+  if (o.part_size < kMinPartSize || o.part_size > kMaxPartSize) {
+    return Status::InvalidArgument("storage.storage_options.s3_part_size_mib: ", o.part_size >> 20,
+                                   " MiB is outside S3's part sizes (5 MiB to 5 GiB)");
+  }
+  s3::S3ClientConfig config;
+  config.endpoint = FirstOf(o.endpoint_url, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL");
+  config.region = FirstOf(o.region, "AWS_REGION", "AWS_DEFAULT_REGION");
+  if (config.region.empty()) config.region = "us-east-1";
+  config.credentials.access_key_id = FirstOf(o.access_key_id, "AWS_ACCESS_KEY_ID");
+  config.credentials.secret_access_key = FirstOf(o.secret_access_key, "AWS_SECRET_ACCESS_KEY");
+  config.credentials.session_token = FirstOf(o.session_token, "AWS_SESSION_TOKEN");
+  if (config.credentials.access_key_id.empty() || config.credentials.secret_access_key.empty()) {
+    return Status::InvalidArgument(
+        "s3 storage: no credentials (storage.storage_options.access_key_id and "
+        "secret_access_key, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)");
+  }
+  config.path_style = o.force_path_style;
+  config.verify_tls = o.verify_tls;
+  config.max_attempts = o.max_attempts;
+  config.connect_timeout_s = o.connect_timeout_s;
+  config.request_timeout_s = o.request_timeout_s;
+  DLIO_ASSIGN_OR_RETURN(auto client, S3Client::Make(std::move(config)));
+  return NewS3StorageOn(std::move(client), o.part_size);
+}
+
+std::unique_ptr<Storage> NewS3StorageOn(std::shared_ptr<s3::S3Client> client, uint64_t part_size) {
+  return std::make_unique<S3Storage>(std::move(client), part_size);
+}
+
+}  // namespace dlio
