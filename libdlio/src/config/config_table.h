@@ -75,6 +75,8 @@ struct KeySpec {
 
 // Every key, grouped by section in documentation order. Built once; immutable.
 const std::vector<KeySpec>& KeyTable();
+// Appends the storage.* keys, in the table's order (config_table_storage.cc).
+void AddStorageKeys(std::vector<KeySpec>* table);
 
 // The spec of `path` or nullptr.
 const KeySpec* FindKey(const std::string& path);

@@ -8,6 +8,7 @@ list(APPEND DLIO_SOURCES
   src/config/config_parse.cc
   src/config/config_scale.cc
   src/config/config_table.cc
+  src/config/config_table_storage.cc
   src/config/config_validate.cc
   src/config/value_parse.cc
 )
