@@ -20,18 +20,9 @@ dlio::Status Run(example::Workload* w) {
 
   // Pipeline "preload": the first StartEpoch reads every planned sample into memory; Next then
   // hands out batches without I/O, for all 60 epochs.
-  dlio::PipelineOptions po;
-  po.name = "preload";
-  po.batch_size = c.reader.batch_size;
-  po.read_threads = c.reader.read_threads;
-  po.computation_threads = 0;
-  DLIO_ASSIGN_OR_RETURN(auto factory, w->registries.pipelines.Get(po.name));
-  DLIO_ASSIGN_OR_RETURN(auto pipeline, factory(po, {source.get(), w->clock, w->tracer.get()}));
-
-  dlio::ComputeOptions co;
-  co.time = c.train.computation_time;
-  co.seed = dlio::MixSeed(c.train.seed, 0, 0xc0);
-  DLIO_ASSIGN_OR_RETURN(auto compute, dlio::MakeComputeEmulator(co, w->clock));
+  DLIO_ASSIGN_OR_RETURN(auto pipeline,
+                        example::MakePipeline(w, "preload", source.get(), /*preprocess=*/false));
+  DLIO_ASSIGN_OR_RETURN(auto compute, example::MakeCompute(w));
 
   std::vector<dlio::SampleRef> plan;
   const dlio::IoStats before = w->storage->stats();

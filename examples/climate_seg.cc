@@ -20,50 +20,19 @@ dlio::Status Run(example::Workload* w) {
   DLIO_ASSIGN_OR_RETURN(dlio::SamplerOptions so, dlio::SamplerOptionsFor(c, 0));
   DLIO_ASSIGN_OR_RETURN(auto sampler, dlio::MakeSampler(so));
 
-  dlio::PipelineOptions po;
-  po.name = "threaded";
-  po.batch_size = c.reader.batch_size;
-  po.read_threads = c.reader.read_threads;
-  po.computation_threads = 0;
-  DLIO_ASSIGN_OR_RETURN(auto factory, w->registries.pipelines.Get(po.name));
-  DLIO_ASSIGN_OR_RETURN(auto pipeline, factory(po, {source.get(), w->clock, w->tracer.get()}));
-
-  dlio::ComputeOptions co;
-  co.time = c.train.computation_time;
-  co.seed = dlio::MixSeed(c.train.seed, 0, 0xc0);
-  DLIO_ASSIGN_OR_RETURN(auto compute, dlio::MakeComputeEmulator(co, w->clock));
+  DLIO_ASSIGN_OR_RETURN(auto pipeline,
+                        example::MakePipeline(w, "threaded", source.get(), /*preprocess=*/false));
+  DLIO_ASSIGN_OR_RETURN(auto compute, example::MakeCompute(w));
 
   DLIO_RETURN_NOT_OK(side->BeforeTraining());  // opens the stats file
-  std::vector<dlio::SampleRef> plan;
-  uint64_t global_step = 0;
-  for (uint64_t epoch = 0; epoch < c.train.epochs; ++epoch) {
-    DLIO_RETURN_NOT_OK(sampler->Plan({epoch, 0, 1, &source->samples_per_file()}, &plan));
-    const uint64_t steps = example::StepsOf(c, plan.size());
-    plan.resize(steps * c.reader.batch_size);
-    // The 50 reads go to seeded random steps of the whole run.
-    side->SetRunSteps(steps * c.train.epochs);
-    DLIO_RETURN_NOT_OK(pipeline->StartEpoch(epoch, plan));
-    std::vector<dlio::StepRecord> records;
-    const int64_t start = w->clock->NowNanos();
-    dlio::BatchLease batch;
-    for (uint64_t s = 0; s < steps; ++s, ++global_step) {
-      dlio::StepRecord rec;
-      const int64_t t0 = w->clock->NowNanos();
-      DLIO_RETURN_NOT_OK(side->BeforeStep(global_step));
-      bool end = false;
-      DLIO_RETURN_NOT_OK(pipeline->Next(&batch, &end));
-      const int64_t t1 = w->clock->NowNanos();
-      compute->Step(static_cast<int64_t>(s));
-      rec.load_ns = t1 - t0;
-      rec.compute_ns = w->clock->NowNanos() - t1;
-      rec.samples = batch->samples.size();
-      rec.bytes = batch->bytes;
-      records.push_back(rec);
-    }
-    batch.reset();
-    example::PrintEpoch(epoch + 1, records, w->clock->NowNanos() - start,
-                        c.train.excluded_start_steps);
-  }
+  example::LoopHooks hooks;
+  hooks.on_plan = [&](uint64_t, uint64_t steps) {
+    side->SetRunSteps(steps * c.train.epochs);  // the 50 reads go to seeded random steps
+    return dlio::Status::OK();
+  };
+  hooks.before_step = [&](uint64_t global_step) { return side->BeforeStep(global_step); };
+  DLIO_RETURN_NOT_OK(
+      example::RunEpochs(w, sampler.get(), source.get(), pipeline.get(), compute.get(), hooks));
   DLIO_RETURN_NOT_OK(pipeline->Stop());
   DLIO_RETURN_NOT_OK(side->AfterTraining());  // the model file
   std::printf("stats reads: %llu (%llu bytes); model file: %llu bytes to %s\n",

@@ -20,19 +20,9 @@ dlio::Status Run(example::Workload* w) {
 
   // Pipeline "sync" with one read thread: Next() reads the batch on this thread, so I/O and
   // compute take turns, as in the application.
-  dlio::PipelineOptions po;
-  po.name = "sync";
-  po.batch_size = c.reader.batch_size;
-  po.read_threads = c.reader.read_threads;
-  po.computation_threads = 0;
-  DLIO_ASSIGN_OR_RETURN(auto pipeline_factory, w->registries.pipelines.Get(po.name));
   DLIO_ASSIGN_OR_RETURN(auto pipeline,
-                        pipeline_factory(po, {source.get(), w->clock, w->tracer.get()}));
-
-  dlio::ComputeOptions co;
-  co.time = c.train.computation_time;
-  co.seed = dlio::MixSeed(c.train.seed, 0, 0xc0);
-  DLIO_ASSIGN_OR_RETURN(auto compute, dlio::MakeComputeEmulator(co, w->clock));
+                        example::MakePipeline(w, "sync", source.get(), /*preprocess=*/false));
+  DLIO_ASSIGN_OR_RETURN(auto compute, example::MakeCompute(w));
 
   // Checkpointer: the paper's five files (1 KiB, 1 KiB, 4 KiB, 64 KiB, 4 MiB) every
   // checkpoint.steps_between_checkpoints steps.
@@ -43,40 +33,18 @@ dlio::Status Run(example::Workload* w) {
   DLIO_ASSIGN_OR_RETURN(auto checkpointer,
                         checkpointer_factory(ko, {w->storage.get(), w->clock, w->tracer.get()}));
 
-  std::vector<dlio::SampleRef> plan;
-  uint64_t global_step = 0, checkpoints = 0;
-  for (uint64_t epoch = 0; epoch < c.train.epochs; ++epoch) {
-    DLIO_RETURN_NOT_OK(sampler->Plan({epoch, 0, 1, &source->samples_per_file()}, &plan));
-    const uint64_t steps = example::StepsOf(c, plan.size());
-    plan.resize(steps * c.reader.batch_size);
-    DLIO_RETURN_NOT_OK(pipeline->StartEpoch(epoch, plan));
-    std::vector<dlio::StepRecord> records;
-    const int64_t start = w->clock->NowNanos();
-    int64_t checkpoint_ns = 0;
-    dlio::BatchLease batch;
-    for (uint64_t s = 0; s < steps; ++s) {
-      dlio::StepRecord rec;
-      const int64_t t0 = w->clock->NowNanos();
-      bool end = false;
-      DLIO_RETURN_NOT_OK(pipeline->Next(&batch, &end));  // reads the whole batch now
-      const int64_t t1 = w->clock->NowNanos();
-      compute->Step(static_cast<int64_t>(s));
-      rec.load_ns = t1 - t0;
-      rec.compute_ns = w->clock->NowNanos() - t1;
-      rec.samples = batch->samples.size();
-      rec.bytes = batch->bytes;
-      records.push_back(rec);
-      batch.reset();
-      if (++global_step % static_cast<uint64_t>(c.checkpoint.steps_between_checkpoints) == 0) {
-        const int64_t k0 = w->clock->NowNanos();
-        DLIO_RETURN_NOT_OK(checkpointer->Save(epoch, static_cast<int64_t>(global_step)).status());
-        checkpoint_ns += w->clock->NowNanos() - k0;
-        ++checkpoints;
-      }
-    }
-    example::PrintEpoch(epoch + 1, records, w->clock->NowNanos() - start - checkpoint_ns,
-                        c.train.excluded_start_steps);
-  }
+  uint64_t checkpoints = 0;
+  example::LoopHooks hooks;
+  // A checkpoint every checkpoint.steps_between_checkpoints steps; its time is not the epoch's.
+  hooks.after_step = [&](uint64_t epoch, uint64_t global_step) -> dlio::Result<int64_t> {
+    if (global_step % static_cast<uint64_t>(c.checkpoint.steps_between_checkpoints) != 0) return 0;
+    const int64_t k0 = w->clock->NowNanos();
+    DLIO_RETURN_NOT_OK(checkpointer->Save(epoch, static_cast<int64_t>(global_step)).status());
+    ++checkpoints;
+    return w->clock->NowNanos() - k0;
+  };
+  DLIO_RETURN_NOT_OK(
+      example::RunEpochs(w, sampler.get(), source.get(), pipeline.get(), compute.get(), hooks));
   std::printf("checkpoints: %llu\n", static_cast<unsigned long long>(checkpoints));
   return pipeline->Stop();
 }

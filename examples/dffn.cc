@@ -22,49 +22,19 @@ dlio::Status Run(example::Workload* w) {
   DLIO_ASSIGN_OR_RETURN(auto sampler, dlio::MakeSampler(so));
 
   // Pipeline "sync": the batch is read, then the step computes.
-  dlio::PipelineOptions po;
-  po.name = "sync";
-  po.batch_size = c.reader.batch_size;
-  po.read_threads = c.reader.read_threads;
-  po.computation_threads = 0;
-  DLIO_ASSIGN_OR_RETURN(auto factory, w->registries.pipelines.Get(po.name));
-  DLIO_ASSIGN_OR_RETURN(auto pipeline, factory(po, {source.get(), w->clock, w->tracer.get()}));
-
-  dlio::ComputeOptions co;
-  co.time = c.train.computation_time;
-  co.seed = dlio::MixSeed(c.train.seed, 0, 0xc0);
-  DLIO_ASSIGN_OR_RETURN(auto compute, dlio::MakeComputeEmulator(co, w->clock));
-
-  std::vector<dlio::SampleRef> plan;
-  for (uint64_t epoch = 0; epoch < c.train.epochs; ++epoch) {
-    DLIO_RETURN_NOT_OK(sampler->Plan({epoch, 0, 1, &source->samples_per_file()}, &plan));
-    const uint64_t steps = example::StepsOf(c, plan.size());
+  DLIO_ASSIGN_OR_RETURN(auto pipeline,
+                        example::MakePipeline(w, "sync", source.get(), /*preprocess=*/false));
+  DLIO_ASSIGN_OR_RETURN(auto compute, example::MakeCompute(w));
+  example::LoopHooks hooks;
+  hooks.on_plan = [&](uint64_t epoch, uint64_t steps) {
     std::printf("epoch %llu reads %llu of %llu samples\n",
                 static_cast<unsigned long long>(epoch + 1),
                 static_cast<unsigned long long>(steps * c.reader.batch_size),
                 static_cast<unsigned long long>(c.dataset.num_samples_per_file));
-    plan.resize(steps * c.reader.batch_size);
-    DLIO_RETURN_NOT_OK(pipeline->StartEpoch(epoch, plan));
-    std::vector<dlio::StepRecord> records;
-    const int64_t start = w->clock->NowNanos();
-    dlio::BatchLease batch;
-    for (uint64_t s = 0; s < steps; ++s) {
-      dlio::StepRecord rec;
-      const int64_t t0 = w->clock->NowNanos();
-      bool end = false;
-      DLIO_RETURN_NOT_OK(pipeline->Next(&batch, &end));
-      const int64_t t1 = w->clock->NowNanos();
-      compute->Step(static_cast<int64_t>(s));
-      rec.load_ns = t1 - t0;
-      rec.compute_ns = w->clock->NowNanos() - t1;
-      rec.samples = batch->samples.size();
-      rec.bytes = batch->bytes;
-      records.push_back(rec);
-    }
-    batch.reset();
-    example::PrintEpoch(epoch + 1, records, w->clock->NowNanos() - start,
-                        c.train.excluded_start_steps);
-  }
+    return dlio::Status::OK();
+  };
+  DLIO_RETURN_NOT_OK(
+      example::RunEpochs(w, sampler.get(), source.get(), pipeline.get(), compute.get(), hooks));
   return pipeline->Stop();
 }
 

@@ -26,48 +26,16 @@ dlio::Status Run(example::Workload* w) {
 
   // Pipeline "sync" with several read threads: they read the batch in parallel inside Next,
   // nothing ahead of it.
-  dlio::PipelineOptions po;
-  po.name = "sync";
-  po.batch_size = c.reader.batch_size;
-  po.read_threads = c.reader.read_threads;
-  po.computation_threads = 0;
-  DLIO_ASSIGN_OR_RETURN(auto factory, w->registries.pipelines.Get(po.name));
-  DLIO_ASSIGN_OR_RETURN(auto pipeline, factory(po, {source.get(), w->clock, w->tracer.get()}));
-
-  dlio::ComputeOptions co;
-  co.time = c.train.computation_time;
-  co.seed = dlio::MixSeed(c.train.seed, 0, 0xc0);
-  DLIO_ASSIGN_OR_RETURN(auto compute, dlio::MakeComputeEmulator(co, w->clock));
+  DLIO_ASSIGN_OR_RETURN(auto pipeline,
+                        example::MakePipeline(w, "sync", source.get(), /*preprocess=*/false));
+  DLIO_ASSIGN_OR_RETURN(auto compute, example::MakeCompute(w));
 
   DLIO_RETURN_NOT_OK(side->BeforeTraining());
-  std::vector<dlio::SampleRef> plan;
-  uint64_t global_step = 0;
-  for (uint64_t epoch = 0; epoch < c.train.epochs; ++epoch) {
-    DLIO_RETURN_NOT_OK(sampler->Plan({epoch, 0, 1, &source->samples_per_file()}, &plan));
-    const uint64_t steps = example::StepsOf(c, plan.size());
-    plan.resize(steps * c.reader.batch_size);
-    DLIO_RETURN_NOT_OK(pipeline->StartEpoch(epoch, plan));
-    std::vector<dlio::StepRecord> records;
-    const int64_t start = w->clock->NowNanos();
-    dlio::BatchLease batch;
-    for (uint64_t s = 0; s < steps; ++s, ++global_step) {
-      dlio::StepRecord rec;
-      const int64_t t0 = w->clock->NowNanos();
-      DLIO_RETURN_NOT_OK(side->BeforeStep(global_step));  // the signal-shot lookups
-      bool end = false;
-      DLIO_RETURN_NOT_OK(pipeline->Next(&batch, &end));  // then the batch
-      const int64_t t1 = w->clock->NowNanos();
-      compute->Step(static_cast<int64_t>(s));
-      rec.load_ns = t1 - t0;
-      rec.compute_ns = w->clock->NowNanos() - t1;
-      rec.samples = batch->samples.size();
-      rec.bytes = batch->bytes;
-      records.push_back(rec);
-    }
-    batch.reset();
-    example::PrintEpoch(epoch + 1, records, w->clock->NowNanos() - start,
-                        c.train.excluded_start_steps);
-  }
+  example::LoopHooks hooks;
+  // The signal-shot lookups before each step's batch.
+  hooks.before_step = [&](uint64_t global_step) { return side->BeforeStep(global_step); };
+  DLIO_RETURN_NOT_OK(
+      example::RunEpochs(w, sampler.get(), source.get(), pipeline.get(), compute.get(), hooks));
   DLIO_RETURN_NOT_OK(side->AfterTraining());
   std::printf("metadata reads: %llu of %llu bytes\n",
               static_cast<unsigned long long>(side->reads_done()),

@@ -13,18 +13,9 @@ dlio::Status Run(example::Workload* w) {
   DLIO_ASSIGN_OR_RETURN(dlio::SamplerOptions so, dlio::SamplerOptionsFor(c, 0));
   DLIO_ASSIGN_OR_RETURN(auto sampler, dlio::MakeSampler(so));
 
-  dlio::PipelineOptions po;
-  po.name = "threaded";
-  po.batch_size = c.reader.batch_size;
-  po.read_threads = c.reader.read_threads;
-  po.computation_threads = 0;
-  DLIO_ASSIGN_OR_RETURN(auto factory, w->registries.pipelines.Get(po.name));
-  DLIO_ASSIGN_OR_RETURN(auto pipeline, factory(po, {source.get(), w->clock, w->tracer.get()}));
-
-  dlio::ComputeOptions co;
-  co.time = c.train.computation_time;
-  co.seed = dlio::MixSeed(c.train.seed, 0, 0xc0);
-  DLIO_ASSIGN_OR_RETURN(auto compute, dlio::MakeComputeEmulator(co, w->clock));
+  DLIO_ASSIGN_OR_RETURN(auto pipeline,
+                        example::MakePipeline(w, "threaded", source.get(), /*preprocess=*/false));
+  DLIO_ASSIGN_OR_RETURN(auto compute, example::MakeCompute(w));
 
   // Checkpoints go through a stdio storage (fopen/fwrite/fclose): the model's bytes in
   // checkpoint.model_files files, each no larger than checkpoint.transfer_size, so one fwrite

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -117,6 +118,92 @@ inline void PrintEpoch(uint64_t epoch, const std::vector<dlio::StepRecord>& step
   std::printf("epoch %llu: %llu steps, load %.3f s, compute %.3f s, AU %.1f%%, %.1f MiB/s\n",
               static_cast<unsigned long long>(epoch), static_cast<unsigned long long>(m.steps),
               m.load_s, m.compute_s, m.au_percent, m.bytes_per_s / (1024.0 * 1024.0));
+}
+
+// Pipeline `name` (threaded, sync, preload, ...) over `source` with the preset's batch size and
+// read threads. `preprocess`: also its preprocessing threads and time and its prefetch depth
+// (tf.data's map and prefetch); otherwise none.
+inline dlio::Result<std::unique_ptr<dlio::Pipeline>> MakePipeline(Workload* w,
+                                                                  const std::string& name,
+                                                                  dlio::DataSource* source,
+                                                                  bool preprocess) {
+  const dlio::WorkloadConfig& c = w->config;
+  dlio::PipelineOptions po;
+  po.name = name;
+  po.batch_size = c.reader.batch_size;
+  po.read_threads = c.reader.read_threads;
+  po.computation_threads = 0;
+  if (preprocess) {
+    po.computation_threads = c.reader.computation_threads;
+    po.prefetch_size = c.reader.prefetch_size;
+    po.preprocess_time = c.reader.preprocess_time;
+    po.seed = dlio::MixSeed(c.train.seed, 0, 0x77);
+  }
+  DLIO_ASSIGN_OR_RETURN(auto factory, w->registries.pipelines.Get(po.name));
+  return factory(po, {source, w->clock, w->tracer.get()});
+}
+
+// The emulated accelerator: train.computation_time per step.
+inline dlio::Result<std::unique_ptr<dlio::ComputeEmulator>> MakeCompute(Workload* w) {
+  dlio::ComputeOptions co;
+  co.time = w->config.train.computation_time;
+  co.seed = dlio::MixSeed(w->config.train.seed, 0, 0xc0);
+  return dlio::MakeComputeEmulator(co, w->clock);
+}
+
+// What an example adds to the training loop of RunEpochs; every member may be left empty.
+struct LoopHooks {
+  // After the epoch's plan is made, with the number of steps it gives.
+  std::function<dlio::Status(uint64_t epoch, uint64_t steps)> on_plan;
+  // Before a step waits for its batch; counted as load time (side reads of metadata files).
+  std::function<dlio::Status(uint64_t global_step)> before_step;
+  // After a step's compute; returns the nanoseconds it spent (checkpoints), which are left out
+  // of the epoch's time.
+  std::function<dlio::Result<int64_t>(uint64_t epoch, uint64_t global_step)> after_step;
+};
+
+// The training loop: for each epoch, this rank's plan (rank 0 of 1), the full batches of it,
+// each step waiting for its batch and then computing, and a report of the epoch's steps.
+inline dlio::Status RunEpochs(Workload* w, dlio::Sampler* sampler, dlio::DataSource* source,
+                              dlio::Pipeline* pipeline, dlio::ComputeEmulator* compute,
+                              const LoopHooks& hooks = {}) {
+  const dlio::WorkloadConfig& c = w->config;
+  std::vector<dlio::SampleRef> plan;
+  uint64_t global_step = 0;
+  for (uint64_t epoch = 0; epoch < c.train.epochs; ++epoch) {
+    DLIO_RETURN_NOT_OK(sampler->Plan({epoch, 0, 1, &source->samples_per_file()}, &plan));
+    const uint64_t steps = StepsOf(c, plan.size());
+    plan.resize(steps * c.reader.batch_size);
+    if (hooks.on_plan) DLIO_RETURN_NOT_OK(hooks.on_plan(epoch, steps));
+    DLIO_RETURN_NOT_OK(pipeline->StartEpoch(epoch, plan));
+    std::vector<dlio::StepRecord> records;
+    const int64_t start = w->clock->NowNanos();
+    int64_t excluded_ns = 0;
+    dlio::BatchLease batch;
+    for (uint64_t s = 0; s < steps; ++s, ++global_step) {
+      dlio::StepRecord rec;
+      const int64_t t0 = w->clock->NowNanos();
+      if (hooks.before_step) DLIO_RETURN_NOT_OK(hooks.before_step(global_step));
+      bool end = false;
+      DLIO_RETURN_NOT_OK(pipeline->Next(&batch, &end));  // ready unless I/O fell behind
+      const int64_t t1 = w->clock->NowNanos();
+      compute->Step(static_cast<int64_t>(s));
+      rec.load_ns = t1 - t0;
+      rec.compute_ns = w->clock->NowNanos() - t1;
+      rec.samples = batch->samples.size();
+      rec.bytes = batch->bytes;
+      records.push_back(rec);
+      batch.reset();  // the step is done with its input: the pipeline may refill the buffers
+      if (hooks.after_step) {
+        DLIO_ASSIGN_OR_RETURN(const int64_t ns, hooks.after_step(epoch, global_step + 1));
+        excluded_ns += ns;
+      }
+    }
+    // The warm-up steps (train.excluded_start_steps) are left out of AU and throughput.
+    PrintEpoch(epoch + 1, records, w->clock->NowNanos() - start - excluded_ns,
+               c.train.excluded_start_steps);
+  }
+  return dlio::Status::OK();
 }
 
 // Parses [--dir DIR] [--set key=value | key=value ...] and runs `body` with them.
