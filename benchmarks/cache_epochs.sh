@@ -2,7 +2,7 @@
 # The shape of MONARCH's experiment with dlio's tiered storage (docs/caching.md): a dataset about
 # twice the fast tier's capacity on an emulated parallel file system (`slow`: a latency per call
 # and a bandwidth cap), shuffled reads, several epochs; epoch times and tier hit rates for no
-# cache, monarch, lru and clairvoyant, and the lower bound with every file in memory (the same
+# cache, monarch, lru, clairvoyant and clairvoyant_static, and the lower bound with every file in memory (the same
 # files read from the page cache, no latency). Prints a Markdown table, one row per policy:
 #   policy | epoch 1 .. N (s) | tier hit rate per epoch (%) | source fetches per epoch (files: copies
 #   plus opens the source served) | bytes copied (MiB)
@@ -19,7 +19,7 @@
 #   LATENCY_US [2000]  BANDWIDTH_MIB_S [200]: the slow source (per call; per-call bandwidth cap)
 #   TIER_FRACTION [0.5]: the memory tier's capacity as a fraction of the dataset's bytes
 #   TIER_THREADS [4]: the tier's copy threads   READ_THREADS [4]  BATCH [4]  COMPUTE [0]
-#   POLICIES ["none monarch lru clairvoyant memory"]   IO_MODEL [native]
+#   POLICIES ["none monarch lru clairvoyant clairvoyant_static memory"]   IO_MODEL [native]
 set -euo pipefail
 
 DLIO_RUN="${1:-build/apps/dlio-run/dlio-run}"
@@ -34,7 +34,7 @@ TIER_THREADS="${TIER_THREADS:-4}"
 READ_THREADS="${READ_THREADS:-4}"
 BATCH="${BATCH:-4}"
 COMPUTE="${COMPUTE:-0}"
-POLICIES="${POLICIES:-none monarch lru clairvoyant memory}"
+POLICIES="${POLICIES:-none monarch lru clairvoyant clairvoyant_static memory}"
 IO_MODEL="${IO_MODEL:-native}"
 PY=/usr/bin/python3
 
@@ -70,10 +70,10 @@ for policy in $POLICIES; do
     memory)
       cat "$WORK"/data/train/* >/dev/null  # the lower bound: every file in the page cache
       storage=(--set storage.storage_type=posix) ;;
-    monarch | lru | clairvoyant)
+    monarch | lru | clairvoyant | clairvoyant_static)
       storage=(--set storage.storage_type=tiered --set storage.tiered_source=slow "${slow[@]}"
         --set "storage.cache_policy=$policy" --set "storage.tiers=$tier") ;;
-    *) echo "unknown policy '$policy' (none, monarch, lru, clairvoyant, memory)" >&2; exit 2 ;;
+    *) echo "unknown policy '$policy' (none, monarch, lru, clairvoyant, clairvoyant_static, memory)" >&2; exit 2 ;;
   esac
   run "${common[@]}" "${storage[@]}" --set "output.folder=$WORK/out-$policy"
 done
@@ -116,10 +116,10 @@ json.dump({"source": {"latency_us": float(latency), "bandwidth_mib_s": float(ban
           open(work + "/cache_epochs.json", "w"), indent=1)
 
 # The plot: epoch time against epoch, one line per policy.
-W, H, L, R, T, B = 640, 360, 60, 130, 30, 45
+W, H, L, R, T, B = 660, 360, 60, 150, 30, 45
 top = max(max(r["epoch_seconds"]) for r in rows.values()) * 1.1 or 1.0
 colors = {"none": "#888888", "monarch": "#d62728", "lru": "#ff7f0e", "clairvoyant": "#2ca02c",
-          "memory": "#1f77b4"}
+          "clairvoyant_static": "#9467bd", "memory": "#1f77b4"}
 def x(i): return L + (W - L - R) * (i / max(n - 1, 1))
 def y(v): return T + (H - T - B) * (1 - v / top)
 svg = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="sans-serif" '

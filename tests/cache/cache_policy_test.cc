@@ -162,9 +162,35 @@ TEST_CASE("monarch: copies in the background, serves the source meanwhile, stops
   CHECK(evicted.empty());
 }
 
+TEST_CASE("clairvoyant_static: the most used files placed ahead of the reader, never evicted") {
+  CacheFixture f;
+  const auto paths = FiveFiles(&f);
+  std::vector<std::string> evicted;
+  // Two tiers of one slot each. Uses: A 3 (first at 1), B 3 (first at 2), C 1 (first at 0), D 1.
+  // Ranking A, B (tie: A used first), C, D: A goes to tier 0, B to tier 1, both before the
+  // first read; C, read first, and D are read from the source and never placed.
+  auto cache =
+      f.Make({MemoryTier(100), MemoryTier(100)}, CachePolicyKind::kClairvoyantStatic, &evicted);
+  const std::string seq = "CABABABD";
+  cache->SetFutureAccesses(Paths(paths, seq));
+  cache->WaitIdle();
+  CHECK(cache->Stats().tiers[0].occupancy_files == 1);
+  CHECK(cache->Stats().tiers[1].occupancy_files == 1);
+  Replay(cache, paths, seq);
+  const CacheStats stats = cache->Stats();
+  CHECK(stats.tiers[0].files_copied == 1);
+  CHECK(stats.tiers[1].files_copied == 1);
+  CHECK(stats.tiers[0].hits == 3);  // A
+  CHECK(stats.tiers[1].hits == 3);  // B
+  CHECK(stats.source.hits == 2);    // C and D
+  CHECK(stats.tiers[0].read_through == 0);
+  CHECK(evicted.empty());
+}
+
 TEST_CASE("policies: a file larger than a tier is skipped there and does not stop smaller ones") {
   for (CachePolicyKind kind :
-       {CachePolicyKind::kMonarch, CachePolicyKind::kLru, CachePolicyKind::kClairvoyant}) {
+       {CachePolicyKind::kMonarch, CachePolicyKind::kLru, CachePolicyKind::kClairvoyant,
+        CachePolicyKind::kClairvoyantStatic}) {
     CAPTURE(CachePolicyName(kind));
     CacheFixture f;
     const std::string big = f.Put("big", 500);
@@ -201,6 +227,7 @@ TEST_CASE("policies: a file too big for the first tier goes to the next") {
 
 TEST_CASE("ParseCachePolicy names the key for an unknown policy") {
   CHECK(*ParseCachePolicy("clairvoyant") == CachePolicyKind::kClairvoyant);
+  CHECK(*ParseCachePolicy("clairvoyant_static") == CachePolicyKind::kClairvoyantStatic);
   auto bad = ParseCachePolicy("fifo");
   REQUIRE(!bad.ok());
   CHECK(bad.status().message().find("storage.cache_policy") != std::string::npos);

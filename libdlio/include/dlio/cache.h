@@ -20,9 +20,12 @@ enum class CachePolicyKind {
   kMonarch,      // copy on first read in the background, serve the source meanwhile; no eviction
   kLru,          // copy on first read (by the reader, before serving it); evict least recently used
   kClairvoyant,  // prefetch the next files of SetFutureAccesses; evict the farthest next use
+  // clairvoyant's static mode (NoPFS): the files of SetFutureAccesses ranked by how often they
+  // are used, copied in that order until the tiers are full; no eviction
+  kClairvoyantStatic,
 };
 
-// "monarch", "lru", "clairvoyant" (docs and errors).
+// "monarch", "lru", "clairvoyant", "clairvoyant_static" (docs and errors).
 const char* CachePolicyName(CachePolicyKind kind);
 // The kind named `name`; InvalidArgument naming storage.cache_policy otherwise.
 Result<CachePolicyKind> ParseCachePolicy(const std::string& name);

@@ -107,6 +107,64 @@ class ClairvoyantPolicy final : public CachePolicy {
   size_t cursor_ = 0;
 };
 
+// NoPFS's static placement over a known future: the files ranked once per sequence by how often
+// it uses them (ties: the earlier first use first), copied in that order ahead of the reader into
+// the first tier with room, and never evicted; a file that found no room is read from the source.
+// With every file read once per epoch the ranking is the order of first use; it differs where a
+// cache's readers use some files more often than others (several ranks of a node reading
+// different shards each epoch).
+class StaticFrequencyPolicy final : public CachePolicy {
+ public:
+  PolicyCapabilities capabilities() const override {
+    return {.place_on_miss = false,
+            .copy_on_open = false,
+            .wait_for_copy = true,
+            .evicts = false,
+            .uses_future = true};
+  }
+  void SetFutureAccesses(std::vector<std::string> paths) override {
+    std::unordered_map<std::string, size_t> index;
+    files_.clear();
+    for (size_t i = 0; i < paths.size(); ++i) {
+      auto [it, added] = index.emplace(paths[i], files_.size());
+      if (added) files_.push_back({std::move(paths[i]), 0, i});
+      ++files_[it->second].uses;
+    }
+    std::stable_sort(files_.begin(), files_.end(), [](const Ranked& a, const Ranked& b) {
+      return a.uses != b.uses ? a.uses > b.uses : a.first_use < b.first_use;
+    });
+    remaining_.clear();
+    for (const Ranked& f : files_) remaining_[f.path] = f.uses;
+  }
+  void OnOpen(const std::string& path) override {
+    auto it = remaining_.find(path);
+    if (it != remaining_.end() && it->second > 0) --it->second;
+  }
+  // More uses rank lower (kept first); not used again: never.
+  double EvictionRank(const std::string& path) const override {
+    auto it = remaining_.find(path);
+    return it == remaining_.end() || it->second == 0 ? kNever : -static_cast<double>(it->second);
+  }
+  // The ranking, highest first, of the files still to be used.
+  std::vector<UpcomingFile> Upcoming(size_t max) const override {
+    std::vector<UpcomingFile> out;
+    for (const Ranked& f : files_) {
+      if (out.size() >= max) break;
+      if (remaining_.at(f.path) > 0) out.push_back({&f.path, f.first_use});
+    }
+    return out;
+  }
+
+ private:
+  struct Ranked {
+    std::string path;
+    size_t uses = 0;
+    size_t first_use = 0;
+  };
+  std::vector<Ranked> files_;  // highest rank first
+  std::unordered_map<std::string, size_t> remaining_;
+};
+
 }  // namespace
 
 std::unique_ptr<CachePolicy> MakeCachePolicy(CachePolicyKind kind) {
@@ -117,6 +175,8 @@ std::unique_ptr<CachePolicy> MakeCachePolicy(CachePolicyKind kind) {
       return std::make_unique<LruPolicy>();
     case CachePolicyKind::kClairvoyant:
       return std::make_unique<ClairvoyantPolicy>();
+    case CachePolicyKind::kClairvoyantStatic:
+      return std::make_unique<StaticFrequencyPolicy>();
   }
   return std::make_unique<LruPolicy>();
 }
@@ -133,17 +193,21 @@ const char* CachePolicyName(CachePolicyKind kind) {
       return "lru";
     case CachePolicyKind::kClairvoyant:
       return "clairvoyant";
+    case CachePolicyKind::kClairvoyantStatic:
+      return "clairvoyant_static";
   }
   return "lru";
 }
 
 Result<CachePolicyKind> ParseCachePolicy(const std::string& name) {
   for (CachePolicyKind kind :
-       {CachePolicyKind::kMonarch, CachePolicyKind::kLru, CachePolicyKind::kClairvoyant}) {
+       {CachePolicyKind::kMonarch, CachePolicyKind::kLru, CachePolicyKind::kClairvoyant,
+        CachePolicyKind::kClairvoyantStatic}) {
     if (name == CachePolicyName(kind)) return kind;
   }
-  return Status::InvalidArgument("storage.cache_policy: '", name,
-                                 "' is not a cache policy (accepted: monarch, lru, clairvoyant)");
+  return Status::InvalidArgument(
+      "storage.cache_policy: '", name,
+      "' is not a cache policy (accepted: monarch, lru, clairvoyant, clairvoyant_static)");
 }
 
 }  // namespace dlio

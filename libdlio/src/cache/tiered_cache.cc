@@ -442,6 +442,7 @@ class TieredCacheImpl final : public TieredCache {
       if (size > tier.store->capacity()) continue;
       std::vector<std::string> victims;
       if (tier.store->capacity() - tier.used < size) {
+        if (!policy_->capabilities().evicts) continue;  // static placement: the next tier
         ++*searches;
         const Prefetch verdict =
             MinVictims(static_cast<int>(t), size, position, rank_after, &victims);

@@ -43,10 +43,10 @@ void AddStorageKeys(std::vector<KeySpec>* t) {
                  "(directory), capacity_bytes (e.g. 4GiB), threads (copy threads, default 1)} "
                  "(docs/caching.md)"));
   add(Choice("storage.cache_policy", DLIO_FIELD(std::string, storage.cache_policy),
-             {"monarch", "lru", "clairvoyant"},
+             {"monarch", "lru", "clairvoyant", "clairvoyant_static"},
              "tiered: monarch (copy on first read, no eviction), lru (evict least recently "
              "used), clairvoyant (prefetch the sampler's coming files, evict the farthest next "
-             "use)"));
+             "use), clairvoyant_static (NoPFS: place the most used coming files, no eviction)"));
   // s3 (docs/storage.md): DLIO's storage_options names, and dlio's s3_* tuning beside them;
   // the map's other keys are accepted (with a warning) as DLIO's.
   add(Unused("storage.storage_options",
