@@ -1,9 +1,14 @@
 // A run (generate, then train 3 epochs) on the tiered storage over a slow source: later epochs
 // are served by the cache, per-epoch statistics reach the report and summary.json.
 #include <catch2/catch.hpp>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
 
 #include "dlio/config.h"
 #include "dlio/runner.h"
+#include "pfw_events.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -88,6 +93,51 @@ TEST_CASE("tiered run: files kept open across epochs are reopened, so later epoc
     CHECK(levels[0].hits == 8);  // every file opened again, from memory
     CHECK(levels[2].bytes_served == 0);
   }
+}
+
+TEST_CASE("tiered run: each epoch's cache statistics are trace events, as in the report") {
+  testing::TempDir dir;
+  WorkloadConfig c = TieredRun(dir, "lru");
+  c.output.trace = true;
+  auto report = RunWorkload(c, RunEnv());
+  INFO(report.status().ToString());
+  REQUIRE(report.ok());
+  REQUIRE(report->epochs.size() == 3);
+  // (counter, epoch, level offset) -> value, from trace-0.pfw's cache.epoch.* events.
+  std::map<std::tuple<std::string, int64_t, int64_t>, int64_t> traced;
+  std::map<int64_t, std::string> level_names;
+  for (const auto& e : testing::ReadPfwEvents(dir / "out/trace-0.pfw")) {
+    const std::string name = e.value("name", "");
+    if (name.rfind("cache.epoch.", 0) != 0) continue;
+    CHECK(e.value("cat", "") == "cache");
+    const auto& args = e["args"];
+    const int64_t level = args.value("offset", int64_t{-1});
+    traced[{name, args.value("epoch", int64_t{-1}), level}] = args.value("count", int64_t{-1});
+    level_names[level] = args.value("fname", "");
+  }
+  for (size_t e = 0; e < 3; ++e) {
+    CAPTURE(e);
+    const auto& levels = report->epochs[e].cache;
+    REQUIRE(levels.size() == 3);
+    for (int64_t level : {int64_t{0}, int64_t{1}, int64_t{-1}}) {
+      CAPTURE(level);
+      const CacheTierStats& stats = levels[level < 0 ? 2 : level];
+      CHECK(level_names[level] == stats.name);
+      const int64_t epoch = static_cast<int64_t>(report->epochs[e].epoch);
+      auto value = [&](const char* counter) {
+        auto it = traced.find({std::string("cache.epoch.") + counter, epoch, level});
+        return it == traced.end() ? int64_t{-1} : it->second;
+      };
+      CHECK(value("hits") == static_cast<int64_t>(stats.hits));
+      CHECK(value("misses") == static_cast<int64_t>(stats.misses));
+      CHECK(value("bytes_served") == static_cast<int64_t>(stats.bytes_served));
+      CHECK(value("bytes_copied") == static_cast<int64_t>(stats.bytes_copied));
+      CHECK(value("evictions") == static_cast<int64_t>(stats.evictions));
+      CHECK(value("occupancy_bytes") == static_cast<int64_t>(stats.occupancy_bytes));
+    }
+  }
+  // lru over a memory tier holding every file: epoch 1 misses all 8, later epochs hit all 8.
+  CHECK(traced[{"cache.epoch.hits", 2, 0}] == 8);
 }
 
 }  // namespace

@@ -10,15 +10,16 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include "pfw_events.h"
 #include "test_util.h"
 
 namespace fs = std::filesystem;
 using dlio::testing::CommandResult;
+using dlio::testing::ReadPfwEvents;
 using dlio::testing::ReadTextFile;
 using dlio::testing::RunCommand;
 using dlio::testing::TempDir;
@@ -64,24 +65,11 @@ std::string TinyArgs(const TempDir& dir) {
 
 json LoadJson(const std::string& path) { return json::parse(ReadTextFile(path)); }
 
-// The events of a .pfw trace (one JSON object per line, inside "[" ... "]").
-std::vector<json> TraceEvents(const std::string& path) {
-  std::vector<json> events;
-  std::istringstream lines(ReadTextFile(path));
-  std::string line;
-  while (std::getline(lines, line)) {
-    if (line.empty() || line == "[" || line == "]") continue;
-    if (line.back() == ',') line.pop_back();
-    events.push_back(json::parse(line));
-  }
-  return events;
-}
-
 // (epoch, file, sample index) of every sample a rank's pipeline read, from its trace.
 using Item = std::tuple<int64_t, std::string, int64_t>;
 std::vector<Item> SamplesRead(const std::string& trace) {
   std::vector<Item> items;
-  for (const json& e : TraceEvents(trace)) {
+  for (const json& e : ReadPfwEvents(trace)) {
     if (e.value("name", "") != "ai.data.item") continue;
     const json& a = e["args"];
     items.emplace_back(a["epoch"].get<int64_t>(), a["fname"].get<std::string>(),
@@ -356,7 +344,7 @@ TEST_CASE("mpiio storage: independent and collective reads move the same bytes a
     bytes_per_epoch.push_back(per_rank);
     size_t mpiio_reads = 0;
     for (int r = 0; r < 2; ++r) {
-      for (const json& e : TraceEvents(dir / ("out/trace-" + std::to_string(r) + ".pfw"))) {
+      for (const json& e : ReadPfwEvents(dir / ("out/trace-" + std::to_string(r) + ".pfw"))) {
         if (e.value("cat", "") == "MPIIO" && e.value("name", "") == "pread") ++mpiio_reads;
       }
     }
@@ -412,7 +400,7 @@ TEST_CASE("hdf5 shared file: written by all ranks, read with collective parallel
     for (const json& r : s["ranks"]) CHECK(r["samples"] == json::parse("[8]"));
     size_t h5_reads = 0, h5_writes = 0, mpiio_reads = 0;
     for (int r = 0; r < 2; ++r) {
-      for (const json& e : TraceEvents(dir / ("out/trace-" + std::to_string(r) + ".pfw"))) {
+      for (const json& e : ReadPfwEvents(dir / ("out/trace-" + std::to_string(r) + ".pfw"))) {
         const std::string cat = e.value("cat", ""), name = e.value("name", "");
         if (cat == "HDF5" && name == "H5Dread") {
           ++h5_reads;
@@ -560,6 +548,6 @@ TEST_CASE("mpiexec -n 2 with reader.io_model pytorch: forked workers per rank, e
   INFO(merged.output);
   REQUIRE(merged.exit_code == 0);
   std::set<int64_t> pids;
-  for (const json& e : TraceEvents(dir / "out/merged.pfw")) pids.insert(e.value("pid", 0));
+  for (const json& e : ReadPfwEvents(dir / "out/merged.pfw")) pids.insert(e.value("pid", 0));
   CHECK(pids.size() == 6);
 }

@@ -17,6 +17,7 @@
 #include "dlio/registries.h"
 #include "dlio/runner.h"
 #include "dlio/storage_wrapper.h"
+#include "pfw_events.h"
 #include "runner/thread_comm.h"
 #include "test_util.h"
 
@@ -59,19 +60,9 @@ void Generate(const dlio::testing::TempDir& dir) {
 
 // The files rank `rank` opened, from its trace, with how often; every event must carry its pid.
 std::map<std::string, int> OpenedBy(const std::string& folder, int rank) {
-  const std::string text =
-      dlio::testing::ReadTextFile(folder + "/trace-" + std::to_string(rank) + ".pfw");
   std::map<std::string, int> opened;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string::npos) end = text.size();
-    std::string line = text.substr(start, end - start);
-    start = end + 1;
-    if (!line.empty() && line.back() == ',') line.pop_back();
-    if (line.empty() || line[0] != '{') continue;
-    const json e = json::parse(line, nullptr, false);
-    REQUIRE(!e.is_discarded());
+  for (const json& e :
+       dlio::testing::ReadPfwEvents(folder + "/trace-" + std::to_string(rank) + ".pfw")) {
     CHECK(e.value("pid", -1) == rank + 1);
     if (e.value("name", "") == "open64") ++opened[e["args"].value("fname", "")];
   }

@@ -33,3 +33,42 @@ std::vector<CacheTierStats> TakeEpochCacheStats(TieredCache* cache) {
 }
 
 }  // namespace dlio::runner_internal
+
+namespace dlio::runner_internal {
+
+void TraceEpochCacheStats(Tracer* tracer, int64_t epoch, int64_t end_us,
+                          const std::vector<CacheTierStats>& levels) {
+  if (tracer == nullptr || !tracer->enabled()) return;
+  struct Counter {
+    const char* name;
+    uint64_t CacheTierStats::*field;
+  };
+  static constexpr Counter kCounters[] = {
+      {"cache.epoch.hits", &CacheTierStats::hits},
+      {"cache.epoch.misses", &CacheTierStats::misses},
+      {"cache.epoch.read_through", &CacheTierStats::read_through},
+      {"cache.epoch.bytes_served", &CacheTierStats::bytes_served},
+      {"cache.epoch.bytes_copied", &CacheTierStats::bytes_copied},
+      {"cache.epoch.files_copied", &CacheTierStats::files_copied},
+      {"cache.epoch.evictions", &CacheTierStats::evictions},
+      {"cache.epoch.invalidations", &CacheTierStats::invalidations},
+      {"cache.epoch.occupancy_bytes", &CacheTierStats::occupancy_bytes},
+  };
+  for (size_t level = 0; level < levels.size(); ++level) {
+    const CacheTierStats& stats = levels[level];
+    const bool source = level + 1 == levels.size();
+    for (const Counter& counter : kCounters) {
+      TraceEvent e;
+      e.name = counter.name;
+      e.cat = "cache";
+      e.start_us = end_us;
+      e.file_id = tracer->InternFile(stats.name);
+      e.offset = source ? -1 : static_cast<int64_t>(level);
+      e.count = static_cast<int64_t>(stats.*counter.field);
+      e.epoch = epoch;
+      tracer->Record(e);
+    }
+  }
+}
+
+}  // namespace dlio::runner_internal

@@ -8,6 +8,7 @@
 #include "dlio/loop.h"
 #include "dlio/runner.h"
 #include "dlio/sampler.h"
+#include "dlio/tracer.h"
 
 namespace dlio::runner_internal {
 
@@ -20,5 +21,11 @@ Status FeedCacheFuture(TieredCache* cache, const LoopParts& loop, PlanRequest re
 // The statistics of the epoch that just ended (tiers fastest first, then the source), and the
 // counters reset for the next one.
 std::vector<CacheTierStats> TakeEpochCacheStats(TieredCache* cache);
+
+// Records an epoch's statistics (TakeEpochCacheStats) in `tracer`, category "cache": for each
+// level and counter one event "cache.epoch.<counter>" at `end_us` (no duration), fname the
+// level's name, offset its tier (-1: the source), count the counter's value, epoch `epoch`.
+void TraceEpochCacheStats(Tracer* tracer, int64_t epoch, int64_t end_us,
+                          const std::vector<CacheTierStats>& levels);
 
 }  // namespace dlio::runner_internal

@@ -224,6 +224,7 @@ Status EpochLoop::Finish(uint64_t epoch, bool train, int64_t epoch_start_ns, Epo
             rep->end_us, static_cast<int64_t>(epoch), -1);
   rep->metrics = ComputeBlockMetrics(rep->steps, block_ns, c_.train.excluded_start_steps);
   rep->cache = TakeEpochCacheStats(CacheOf(ctx_.storage));
+  TraceEpochCacheStats(ctx_.tracer, static_cast<int64_t>(epoch), rep->end_us, rep->cache);
 
   std::vector<double> v{rep->metrics.au_percent, rep->metrics.samples_per_s,
                         rep->metrics.bytes_per_s};
