@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "dlio/s3_stats.h"
 #include "dlio/status.h"
 #include "storage/s3/sigv4.h"
 
@@ -28,6 +29,7 @@ struct S3ClientConfig {
   AwsCredentials credentials;
   bool path_style = true;  // false: virtual-host addressing (<bucket>.<endpoint host>)
   bool verify_tls = true;
+  std::string ca_bundle;  // PEM file of the CAs to trust; empty: the system's
   double connect_timeout_s = 10;
   double request_timeout_s = 300;  // whole request; 0 = none
   int max_attempts = 5;            // attempts of one request (1 = no retry)
@@ -46,6 +48,11 @@ struct S3RequestCounts {
   uint64_t parts_uploaded = 0;  // UploadPart requests that succeeded
   uint64_t multipart_completed = 0;
 };
+
+// The kinds of request S3Stats counts (a multipart upload's create, parts, completion and abort
+// count as kMultipart; a listing's pages as kList).
+enum class S3RequestKind { kGet, kPut, kHead, kList, kDelete, kMultipart, kCopy };
+inline constexpr int kS3RequestKinds = 7;
 
 class S3Client {
  public:
@@ -82,6 +89,8 @@ class S3Client {
 
   const S3ClientConfig& config() const { return config_; }
   S3RequestCounts counts() const;
+  // The statistics since the last call (or since the client was made), then reset: per epoch.
+  S3Stats TakeStats();
 
   struct Request;
   struct Response;
@@ -90,6 +99,9 @@ class S3Client {
   explicit S3Client(S3ClientConfig config);
   Result<Response> Perform(const Request& request);
   Result<Response> PerformOnce(void* curl, const Request& request);
+  void Count(const Request& request, const Result<Response>& result, int attempts, double ms);
+  // HttpError, counted as an error.
+  Status Fail(const Request& request, const Response& response, int attempts = 1);
   void* Borrow();
   void Return(void* curl);
 
@@ -100,6 +112,10 @@ class S3Client {
   std::vector<void*> idle_;  // CURL* handles not in use, made by process pid_
   int pid_;
   std::atomic<uint64_t> attempts_{0}, retries_{0}, parts_uploaded_{0}, multipart_completed_{0};
+  // Per-epoch statistics (TakeStats), under stats_mu_.
+  std::mutex stats_mu_;
+  S3Stats stats_;
+  std::vector<float> get_latencies_ms_;
 };
 
 }  // namespace dlio::s3
