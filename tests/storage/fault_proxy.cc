@@ -172,14 +172,13 @@ void FaultProxy::AcceptLoop() {
 Fault FaultProxy::Decide(const std::string& method, const std::string& target) {
   std::lock_guard<std::mutex> lock(mu_);
   ++requests_;
-  if (rule_.fault == Fault::kNone) return Fault::kNone;
   if (!rule_.method.empty() && rule_.method != method) return Fault::kNone;
   if (!rule_.path_contains.empty() && target.find(rule_.path_contains) == std::string::npos) {
     return Fault::kNone;
   }
   ++matched_;
   const bool hit = matched_ <= rule_.first || (rule_.every > 0 && matched_ % rule_.every == 0);
-  if (!hit) return Fault::kNone;
+  if (rule_.fault == Fault::kNone || !hit) return Fault::kNone;
   ++injected_;
   return rule_.fault;
 }

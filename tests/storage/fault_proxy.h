@@ -45,7 +45,7 @@ class FaultProxy {
   std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
   int port() const { return port_; }
   int requests() const;  // requests received since SetRule (or construction)
-  int matched() const;   // of them, those matching the rule's method and path
+  int matched() const;   // of them, those matching the rule's method and path (any fault)
   int injected() const;  // faults injected
 
  private:

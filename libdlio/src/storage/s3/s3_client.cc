@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -118,6 +119,18 @@ size_t OnRead(char* buffer, size_t size, size_t count, void* user) {
   return n;
 }
 
+// curl rewinds a PUT's body to send it again on a new connection when the reused one turns out
+// dead (the server closed it or went away mid-request); without this it fails the request with
+// CURLE_SEND_FAIL_REWIND.
+int OnSeek(void* user, curl_off_t offset, int origin) {
+  auto* s = static_cast<ReadState*>(user);
+  if (origin != SEEK_SET || offset < 0 || static_cast<size_t>(offset) > s->body.size()) {
+    return CURL_SEEKFUNC_CANTSEEK;
+  }
+  s->pos = static_cast<size_t>(offset);
+  return CURL_SEEKFUNC_OK;
+}
+
 bool RetryableCurl(CURLcode code) {
   switch (code) {
     case CURLE_COULDNT_CONNECT:
@@ -127,6 +140,7 @@ bool RetryableCurl(CURLcode code) {
     case CURLE_PARTIAL_FILE:
     case CURLE_OPERATION_TIMEDOUT:
     case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SEND_FAIL_REWIND:
       return true;
     default:
       return false;
@@ -386,6 +400,8 @@ Result<S3Client::Response> S3Client::PerformOnce(void* handle, const Request& q)
     curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(curl, CURLOPT_READFUNCTION, &OnRead);
     curl_easy_setopt(curl, CURLOPT_READDATA, &read_state);
+    curl_easy_setopt(curl, CURLOPT_SEEKFUNCTION, &OnSeek);
+    curl_easy_setopt(curl, CURLOPT_SEEKDATA, &read_state);
     curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(q.body.size()));
   } else if (q.method == "POST") {
     curl_easy_setopt(curl, CURLOPT_POST, 1L);
