@@ -75,8 +75,8 @@ size_t ContentLength(const std::string& head) {
   return std::strtoull(head.c_str() + at + 17, nullptr, 10);
 }
 
-// The request head with its Connection header replaced by "Connection: close".
-std::string CloseAfter(const std::string& head) {
+// An HTTP head with its Connection header replaced by "Connection: <value>".
+std::string WithConnection(const std::string& head, const char* value) {
   std::string out;
   size_t at = 0;
   while (at < head.size()) {
@@ -88,7 +88,7 @@ std::string CloseAfter(const std::string& head) {
     if (Lower(line).rfind("connection:", 0) == 0) continue;
     out += line + "\r\n";
   }
-  return out + "Connection: close\r\n\r\n";
+  return out + "Connection: " + value + "\r\n\r\n";
 }
 
 std::string ErrorResponse(Fault fault, const std::string& target) {
@@ -111,7 +111,8 @@ void Close(int fd) {
 
 }  // namespace
 
-FaultProxy::FaultProxy(int upstream_port) : upstream_port_(upstream_port) {
+FaultProxy::FaultProxy(int upstream_port, bool keep_alive)
+    : upstream_port_(upstream_port), keep_alive_(keep_alive) {
   listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
   REQUIRE(listen_fd_ >= 0);
   sockaddr_in addr = Loopback(0);
@@ -185,48 +186,65 @@ Fault FaultProxy::Decide(const std::string& method, const std::string& target) {
 
 void FaultProxy::Serve(int client) {
   std::string in;
-  const size_t head_len = ReadHead(client, &in);
-  int upstream = -1;
-  if (head_len > 0 && ReadAtLeast(client, &in, head_len + ContentLength(in.substr(0, head_len)))) {
-    const std::string head = in.substr(0, head_len);
-    const size_t sp1 = head.find(' ');
-    const size_t sp2 = head.find(' ', sp1 + 1);
-    const std::string method = head.substr(0, sp1);
-    const std::string target = head.substr(sp1 + 1, sp2 - sp1 - 1);
-    const Fault fault = Decide(method, target);
-    if (fault == Fault::kSlowDown503 || fault == Fault::kTooMany429) {
-      SendAll(client, ErrorResponse(fault, target));
-    } else {
-      upstream = socket(AF_INET, SOCK_STREAM, 0);
-      const sockaddr_in addr = Loopback(upstream_port_);
-      if (upstream >= 0 &&
-          connect(upstream, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0 &&
-          SendAll(upstream, CloseAfter(head)) && SendAll(upstream, in.substr(head_len))) {
-        std::string out;
-        const size_t out_head = ReadHead(upstream, &out);
-        if (out_head > 0) {
-          size_t send = out.size();  // kNone: everything, then the rest as it comes
-          if (fault == Fault::kDropAfterHeaders) send = out_head;
-          if (fault == Fault::kDropMidBody) {
-            const size_t body = ContentLength(out.substr(0, out_head));
-            ReadAtLeast(upstream, &out, out_head + body / 2);
-            send = out_head + body / 2;
-          }
-          bool ok = SendAll(client, out.data(), std::min(send, out.size()));
-          char chunk[65536];
-          while (ok && fault == Fault::kNone) {
-            const ssize_t k = recv(upstream, chunk, sizeof chunk, 0);
-            if (k <= 0) break;
-            ok = SendAll(client, chunk, static_cast<size_t>(k));
-          }
-        }
+  while (ServeOne(client, &in)) {
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  open_fds_.erase(client);
+  Close(client);
+}
+
+bool FaultProxy::ServeOne(int client, std::string* in) {
+  const size_t head_len = ReadHead(client, in);
+  if (head_len == 0) return false;
+  const size_t request_len = head_len + ContentLength(in->substr(0, head_len));
+  if (!ReadAtLeast(client, in, request_len)) return false;
+  const std::string head = in->substr(0, head_len);
+  const std::string body = in->substr(head_len, request_len - head_len);
+  in->erase(0, request_len);
+  const size_t sp1 = head.find(' ');
+  const size_t sp2 = head.find(' ', sp1 + 1);
+  const std::string method = head.substr(0, sp1);
+  const std::string target = head.substr(sp1 + 1, sp2 - sp1 - 1);
+  const Fault fault = Decide(method, target);
+  if (fault == Fault::kDropRequest) return false;
+  if (fault == Fault::kSlowDown503 || fault == Fault::kTooMany429) {
+    SendAll(client, ErrorResponse(fault, target));
+    return false;
+  }
+  const int upstream = socket(AF_INET, SOCK_STREAM, 0);
+  const sockaddr_in addr = Loopback(upstream_port_);
+  bool keep = false;
+  std::string out;
+  if (upstream >= 0 &&
+      connect(upstream, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0 &&
+      SendAll(upstream, WithConnection(head, "close")) && SendAll(upstream, body)) {
+    const size_t out_head = ReadHead(upstream, &out);
+    const std::string response = out.substr(0, out_head);
+    const int status = response.size() > 12 ? std::atoi(response.c_str() + 9) : 0;
+    const bool sized = method == "HEAD" || status == 204 || status == 304 ||
+                       Lower(response).find("\r\ncontent-length:") != std::string::npos;
+    const size_t length = method == "HEAD" ? 0 : ContentLength(response);
+    if (out_head == 0) {
+      // nothing to relay
+    } else if (fault == Fault::kDropAfterHeaders) {
+      SendAll(client, response);
+    } else if (fault == Fault::kDropMidBody) {
+      ReadAtLeast(upstream, &out, out_head + length / 2);
+      SendAll(client, out.data(), out_head + length / 2);
+    } else if (keep_alive_ && sized) {  // exactly this response, then the next request
+      keep = ReadAtLeast(upstream, &out, out_head + length) &&
+             SendAll(client, WithConnection(response, "keep-alive")) &&
+             SendAll(client, out.data() + out_head, length);
+    } else {  // everything until the server closes
+      bool ok = SendAll(client, out);
+      char chunk[65536];
+      for (ssize_t k; ok && (k = recv(upstream, chunk, sizeof chunk, 0)) > 0;) {
+        ok = SendAll(client, chunk, static_cast<size_t>(k));
       }
     }
   }
   if (upstream >= 0) Close(upstream);
-  std::lock_guard<std::mutex> lock(mu_);
-  open_fds_.erase(client);
-  Close(client);
+  return keep;
 }
 
 }  // namespace dlio::testing

@@ -1,9 +1,11 @@
 // A fault-injecting HTTP proxy for the s3 tests: listens on 127.0.0.1 at a free port and forwards
 // every request, byte for byte, to a real server on 127.0.0.1 (s3rver, s3_server.h), except the
-// requests its rule picks, which it answers with S3's 503 SlowDown or a 429, or cuts off after the
-// response's headers or in the middle of its body. One request per client connection: the
-// forwarded request asks the server for "Connection: close", so the client reconnects for the
-// next one. Safe for concurrent use; its threads are joined by the destructor.
+// requests its rule picks, which it answers with S3's 503 SlowDown or a 429, cuts off after the
+// response's headers or in the middle of its body, or drops unanswered. By default one request
+// per client connection: the forwarded request asks the server for "Connection: close", so the
+// client reconnects for the next one; with keep_alive, a client connection carries request after
+// request (each forwarded on a connection of its own), so a client reuses it as it would a
+// server's. Safe for concurrent use; its threads are joined by the destructor.
 #pragma once
 
 #include <atomic>
@@ -21,6 +23,7 @@ enum class Fault {
   kTooMany429,        // HTTP 429 with a <Code>TooManyRequests</Code> body
   kDropAfterHeaders,  // the server's status line and headers, then the connection is closed
   kDropMidBody,       // the headers and half the body (Content-Length), then closed
+  kDropRequest,       // the request is read, then the connection closed without an answer
 };
 
 // Which requests get `fault`: of those matching `method` and `path_contains`, counted from 1 in
@@ -35,7 +38,8 @@ struct FaultRule {
 
 class FaultProxy {
  public:
-  explicit FaultProxy(int upstream_port);  // REQUIREs a listening socket
+  // REQUIREs a listening socket.
+  explicit FaultProxy(int upstream_port, bool keep_alive = false);
   ~FaultProxy();
   FaultProxy(const FaultProxy&) = delete;
   FaultProxy& operator=(const FaultProxy&) = delete;
@@ -51,9 +55,12 @@ class FaultProxy {
  private:
   void AcceptLoop();
   void Serve(int client);
+  // One request of `client` (`in` holds bytes read ahead): whether the connection goes on.
+  bool ServeOne(int client, std::string* in);
   Fault Decide(const std::string& method, const std::string& target);
 
   int upstream_port_;
+  bool keep_alive_;
   int listen_fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};

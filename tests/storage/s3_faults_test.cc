@@ -149,5 +149,27 @@ TEST_CASE("s3 faults: a connection dropped after the headers or mid-body is retr
   CHECK_THAT(got.status().message(), Catch::Contains("after 3 attempts"));
 }
 
+// The flake of s3_dlio_run_test's kill: a PUT on a kept-alive connection the server had closed
+// failed with "Send failed since rewinding of the data stream failed", unretried. curl resends a
+// request on a new connection when a reused one dies before any answer; the body must rewind.
+TEST_CASE("s3 faults: a PUT on a reused connection that dies unanswered is sent again, whole") {
+  testing::SkipWithoutS3rver();
+  S3Server server;
+  FaultProxy proxy(server.port(), /*keep_alive=*/true);
+  auto client = ClientOf(proxy, 3, 1);
+  const std::string first = testing::PatternBytes(100000, 5),
+                    second = testing::PatternBytes(70000, 6);
+  REQUIRE(client->Put(kS3Bucket, "a", first).ok());  // its connection stays open for reuse
+  proxy.SetRule(Rule(Fault::kDropRequest, 1, "PUT"));
+  const Status put = client->Put(kS3Bucket, "b", second);
+  INFO(put.message());
+  REQUIRE(put.ok());
+  CHECK(proxy.injected() == 1);
+  CHECK(proxy.requests() == 2);  // the dropped PUT and its resend, on a new connection
+  proxy.SetRule({});
+  CHECK(GetAll(client.get(), "b", 0, second.size()) == second);
+  CHECK(GetAll(client.get(), "a", 0, first.size()) == first);
+}
+
 }  // namespace
 }  // namespace dlio
