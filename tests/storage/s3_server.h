@@ -27,7 +27,8 @@ std::string PatternBytes(size_t n, uint32_t seed);
 
 struct S3ServerOptions {
   // https with a certificate for 127.0.0.1, localhost and *.s3.localhost signed by a CA made for
-  // the test (the openssl CLI), both in a temporary directory.
+  // the test (the openssl CLI), both in a temporary directory; the test is skipped (kSkipped)
+  // without the openssl command.
   bool tls = false;
   // s3rver's --service-endpoint: with "localhost", <bucket>.s3.localhost names a bucket
   // (virtual-host addressing against the endpoint http://s3.localhost:<port>).

@@ -44,6 +44,7 @@ namespace {
 
 constexpr size_t kMaxBodyBytes = size_t{16} << 20;  // XML listings of 1000 keys fit well within
 constexpr double kMaxBackoffMs = 5000;
+constexpr size_t kMaxLatencies = size_t{1} << 20;  // GET latencies kept per interval (4 MiB)
 
 void GlobalInit() {
   static std::once_flag once;
@@ -308,9 +309,25 @@ void S3Client::Count(const Request& q, const Result<Response>& result, int attem
   if (result->status / 100 != 2) return;  // the caller decides (Fail) whether it is an error
   if (q.kind == S3RequestKind::kGet) {
     stats_.bytes_down += result->out_bytes;
-    get_latencies_ms_.push_back(static_cast<float>(ms));
+    KeepLatency(static_cast<float>(ms));
   }
   if (q.method == "PUT") stats_.bytes_up += q.body.size();
+}
+
+// Every GET's latency up to kMaxLatencies per interval, then a uniform sample of them (reservoir
+// sampling), so the percentiles stay unbiased and memory bounded however long an epoch runs.
+void S3Client::KeepLatency(float ms) {
+  ++latencies_seen_;
+  if (get_latencies_ms_.size() < kMaxLatencies) {
+    get_latencies_ms_.push_back(ms);
+    return;
+  }
+  uint64_t x = latencies_seen_ * 0x9E3779B97F4A7C15ull;  // splitmix64 of the count
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  x ^= x >> 31;
+  const uint64_t slot = x % latencies_seen_;
+  if (slot < kMaxLatencies) get_latencies_ms_[slot] = ms;
 }
 
 Status S3Client::Fail(const Request& q, const Response& r, int attempts) {
@@ -329,6 +346,7 @@ S3Stats S3Client::TakeStats() {
     out = stats_;
     stats_ = S3Stats();
     ms.swap(get_latencies_ms_);
+    latencies_seen_ = 0;
   }
   auto percentile = [&ms](double p) -> double {  // nearest rank
     if (ms.empty()) return 0;
@@ -413,8 +431,11 @@ Result<S3Client::Response> S3Client::PerformOnce(void* handle, const Request& q)
   const CURLcode code = curl_easy_perform(curl);
   curl_slist_free_all(headers);
   if (code != CURLE_OK) {
-    std::string text = StrCat(What(q), " at ", url, ": ", curl_easy_strerror(code));
-    if (error[0] != '\0') text += StrCat(" (", error, ")");
+    const std::string_view what = curl_easy_strerror(code);
+    std::string text = StrCat(What(q), " at ", url, ": ", what);
+    if (error[0] != '\0' && std::string_view(error).find(what) == std::string_view::npos) {
+      text += StrCat(" (", error, ")");  // curl's detail, e.g. the certificate problem
+    }
     if (TlsFailure(code)) text += TlsHint(config_);
     return RetryableCurl(code) ? Status::Cancelled(text) : Status::IOError(text);
   }

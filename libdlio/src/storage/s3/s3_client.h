@@ -100,6 +100,7 @@ class S3Client {
   Result<Response> Perform(const Request& request);
   Result<Response> PerformOnce(void* curl, const Request& request);
   void Count(const Request& request, const Result<Response>& result, int attempts, double ms);
+  void KeepLatency(float ms);  // under stats_mu_
   // HttpError, counted as an error.
   Status Fail(const Request& request, const Response& response, int attempts = 1);
   void* Borrow();
@@ -116,6 +117,7 @@ class S3Client {
   std::mutex stats_mu_;
   S3Stats stats_;
   std::vector<float> get_latencies_ms_;
+  uint64_t latencies_seen_ = 0;  // GETs since TakeStats (more than get_latencies_ms_ may hold)
 };
 
 }  // namespace dlio::s3
