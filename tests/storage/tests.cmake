@@ -8,6 +8,8 @@ if(DLIO_WITH_MPI)
 endif()
 # The s3 storage: SigV4 against AWS's published examples (no server) ...
 dlio_add_test(s3_sigv4_test LIBS dlio_storage SOURCES storage/s3_sigv4_test.cc)
+# ... its statistics (counts, bytes, GET percentiles), no server either ...
+dlio_add_test(s3_request_stats_test LIBS dlio_storage SOURCES storage/s3_request_stats_test.cc)
 # ... and against a real S3 server (s3rver on 127.0.0.1, started by each test; skipped without
 # node and s3rver, which `./setup.sh test` installs).
 dlio_add_test(s3_storage_test SOURCES storage/s3_storage_test.cc storage/s3_server.cc

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <thread>
@@ -44,7 +43,6 @@ namespace {
 
 constexpr size_t kMaxBodyBytes = size_t{16} << 20;  // XML listings of 1000 keys fit well within
 constexpr double kMaxBackoffMs = 5000;
-constexpr size_t kMaxLatencies = size_t{1} << 20;  // GET latencies kept per interval (4 MiB)
 
 void GlobalInit() {
   static std::once_flag once;
@@ -297,69 +295,20 @@ Result<S3Client::Response> S3Client::Perform(const Request& request) {
 }
 
 void S3Client::Count(const Request& q, const Result<Response>& result, int attempts, double ms) {
-  std::lock_guard<std::mutex> lock(stats_mu_);
-  uint64_t* by_kind[kS3RequestKinds] = {&stats_.get, &stats_.put,       &stats_.head, &stats_.list,
-                                        &stats_.del, &stats_.multipart, &stats_.copy};
-  *by_kind[static_cast<int>(q.kind)] += static_cast<uint64_t>(attempts);
-  stats_.retries += static_cast<uint64_t>(attempts - 1);
-  if (!result.ok()) {
-    ++stats_.errors;
-    return;
-  }
-  if (result->status / 100 != 2) return;  // the caller decides (Fail) whether it is an error
-  if (q.kind == S3RequestKind::kGet) {
-    stats_.bytes_down += result->out_bytes;
-    KeepLatency(static_cast<float>(ms));
-  }
-  if (q.method == "PUT") stats_.bytes_up += q.body.size();
-}
-
-// Every GET's latency up to kMaxLatencies per interval, then a uniform sample of them (reservoir
-// sampling), so the percentiles stay unbiased and memory bounded however long an epoch runs.
-void S3Client::KeepLatency(float ms) {
-  ++latencies_seen_;
-  if (get_latencies_ms_.size() < kMaxLatencies) {
-    get_latencies_ms_.push_back(ms);
-    return;
-  }
-  uint64_t x = latencies_seen_ * 0x9E3779B97F4A7C15ull;  // splitmix64 of the count
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  x ^= x >> 31;
-  const uint64_t slot = x % latencies_seen_;
-  if (slot < kMaxLatencies) get_latencies_ms_[slot] = ms;
+  const bool answered = result.ok() && result->status / 100 == 2;
+  const bool get = q.kind == S3RequestKind::kGet;
+  // An answer that is no success is counted as an error by the caller (Fail), if it is one.
+  stats_.Record(q.kind, attempts, !result.ok(), answered && get ? result->out_bytes : 0,
+                answered && q.method == "PUT" ? q.body.size() : 0, answered && get ? ms : -1);
 }
 
 Status S3Client::Fail(const Request& q, const Response& r, int attempts) {
-  if (!(q.kind == S3RequestKind::kHead && r.status == 404)) {  // "does not exist" is an answer
-    std::lock_guard<std::mutex> lock(stats_mu_);
-    ++stats_.errors;
-  }
+  // A HEAD's 404 ("does not exist") is an answer, not an error.
+  if (!(q.kind == S3RequestKind::kHead && r.status == 404)) stats_.CountError();
   return HttpError(q, r, attempts);
 }
 
-S3Stats S3Client::TakeStats() {
-  std::vector<float> ms;
-  S3Stats out;
-  {
-    std::lock_guard<std::mutex> lock(stats_mu_);
-    out = stats_;
-    stats_ = S3Stats();
-    ms.swap(get_latencies_ms_);
-    latencies_seen_ = 0;
-  }
-  auto percentile = [&ms](double p) -> double {  // nearest rank
-    if (ms.empty()) return 0;
-    const size_t rank = static_cast<size_t>(std::ceil(p / 100 * static_cast<double>(ms.size())));
-    const size_t at = std::clamp<size_t>(rank, 1, ms.size()) - 1;
-    std::nth_element(ms.begin(), ms.begin() + static_cast<std::ptrdiff_t>(at), ms.end());
-    return ms[at];
-  };
-  out.get_p50_ms = percentile(50);
-  out.get_p90_ms = percentile(90);
-  out.get_p99_ms = percentile(99);
-  return out;
-}
+S3Stats S3Client::TakeStats() { return stats_.Take(); }
 
 // One attempt. A transport error worth retrying comes back as kCancelled (Perform's signal),
 // any other as IOError.

@@ -17,6 +17,7 @@
 
 #include "dlio/s3_stats.h"
 #include "dlio/status.h"
+#include "storage/s3/s3_request_stats.h"
 #include "storage/s3/sigv4.h"
 
 namespace dlio::s3 {
@@ -48,11 +49,6 @@ struct S3RequestCounts {
   uint64_t parts_uploaded = 0;  // UploadPart requests that succeeded
   uint64_t multipart_completed = 0;
 };
-
-// The kinds of request S3Stats counts (a multipart upload's create, parts, completion and abort
-// count as kMultipart; a listing's pages as kList).
-enum class S3RequestKind { kGet, kPut, kHead, kList, kDelete, kMultipart, kCopy };
-inline constexpr int kS3RequestKinds = 7;
 
 class S3Client {
  public:
@@ -100,7 +96,6 @@ class S3Client {
   Result<Response> Perform(const Request& request);
   Result<Response> PerformOnce(void* curl, const Request& request);
   void Count(const Request& request, const Result<Response>& result, int attempts, double ms);
-  void KeepLatency(float ms);  // under stats_mu_
   // HttpError, counted as an error.
   Status Fail(const Request& request, const Response& response, int attempts = 1);
   void* Borrow();
@@ -113,11 +108,7 @@ class S3Client {
   std::vector<void*> idle_;  // CURL* handles not in use, made by process pid_
   int pid_;
   std::atomic<uint64_t> attempts_{0}, retries_{0}, parts_uploaded_{0}, multipart_completed_{0};
-  // Per-epoch statistics (TakeStats), under stats_mu_.
-  std::mutex stats_mu_;
-  S3Stats stats_;
-  std::vector<float> get_latencies_ms_;
-  uint64_t latencies_seen_ = 0;  // GETs since TakeStats (more than get_latencies_ms_ may hold)
+  S3RequestStats stats_;  // per epoch (TakeStats)
 };
 
 }  // namespace dlio::s3
