@@ -40,8 +40,10 @@ PACKAGES=(
 # (libclang-rt-14-dev) and llvm-symbolizer (llvm-14) for readable sanitizer stacks; chromium draws
 # the HTML report headless (tests/report/report_browser_check.cc); PyTorch, whose DataLoader
 # tests/preload traces under `dlio-run profile`; Node.js for s3rver, the S3 server the s3
-# storage's tests run on 127.0.0.1 (install_s3rver; Debian's npm only when no npm came with node).
-TEST_PACKAGES=(clang-format-14 clang-14 libclang-rt-14-dev llvm-14 chromium python3-torch nodejs)
+# storage's tests run on 127.0.0.1 (install_s3rver; Debian's npm only when no npm came with node);
+# the openssl command makes the CA and certificate of the s3 tests' https server.
+TEST_PACKAGES=(clang-format-14 clang-14 libclang-rt-14-dev llvm-14 chromium python3-torch nodejs
+  openssl)
 
 # s3rver (npm) into .tools/, where tests/storage/s3_server.cc looks for it; once.
 install_s3rver() {

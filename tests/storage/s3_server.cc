@@ -13,7 +13,9 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <thread>
+#include <vector>
 
 namespace dlio::testing {
 namespace {
@@ -60,6 +62,16 @@ std::string FindS3rver() {
   return r.exit_code == 0 && !r.output.empty() ? r.output : "";
 }
 
+std::string PatternBytes(size_t n, uint32_t seed) {
+  std::string s(n, '\0');
+  uint32_t x = seed * 2654435761u + 1;
+  for (auto& c : s) {
+    x = x * 1664525u + 1013904223u;
+    c = static_cast<char>(x >> 24);
+  }
+  return s;
+}
+
 void SkipWithoutS3rver() {
   if (!FindS3rver().empty()) return;
   std::fprintf(stderr,
@@ -69,14 +81,49 @@ void SkipWithoutS3rver() {
   std::exit(kSkipped);
 }
 
-S3Server::S3Server() {
+void S3Server::MakeCertificates() {
+  if (RunCommand("command -v openssl >/dev/null 2>&1").exit_code != 0) {
+    std::fprintf(stderr, "skipped: no openssl command (`./setup.sh test` installs Debian's)\n");
+    std::exit(kSkipped);
+  }
+  const std::string d = tls_dir_.path();
+  {
+    std::ofstream ext(d + "/server.ext");
+    ext << "basicConstraints=CA:FALSE\n"
+           "subjectAltName=IP:127.0.0.1,DNS:localhost,DNS:s3.localhost,DNS:*.s3.localhost\n";
+  }
+  const std::string quiet = " >>" + d + "/openssl.log 2>&1";
+  const CommandResult r = RunCommand(
+      "cd " + d +
+      " && openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj '/CN=dlio test CA' " +
+      "-keyout ca.key -out ca.pem" + quiet +
+      " && openssl req -newkey rsa:2048 -nodes -subj '/CN=localhost' -keyout server.key " +
+      "-out server.csr" + quiet +
+      " && openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 " +
+      "-extfile server.ext -out server.pem" + quiet);
+  INFO(ReadTextFile(d + "/openssl.log"));
+  REQUIRE(r.exit_code == 0);
+}
+
+S3Server::S3Server(S3ServerOptions options) : options_(std::move(options)) {
   const std::string s3rver = FindS3rver();
   REQUIRE(!s3rver.empty());
+  if (options_.tls) MakeCertificates();
+  std::vector<std::string> args = {s3rver,      "-d",       dir_.path(),          "-a",
+                                   "127.0.0.1", "--silent", "--configure-bucket", kS3Bucket};
+  if (options_.tls) {
+    for (const char* a : {"--key", "server.key", "--cert", "server.pem"}) {
+      args.push_back(a[0] == '-' ? a : tls_dir_.path() + "/" + a);
+    }
+  }
+  if (!options_.service_endpoint.empty()) {
+    args.push_back("--service-endpoint");
+    args.push_back(options_.service_endpoint);
+  }
   for (int attempt = 0; attempt < 3 && pid_ < 0; ++attempt) {
     port_ = FreePort();
     REQUIRE(port_ > 0);
     const std::string port = std::to_string(port_);
-    const std::string data = dir_.path();
     const pid_t parent = getpid();
     pid_ = fork();
     REQUIRE(pid_ >= 0);
@@ -88,8 +135,12 @@ S3Server::S3Server() {
       setenv("NODE_OPTIONS", "--openssl-legacy-provider", 1);
       const int devnull = open("/dev/null", O_WRONLY);  // "S3rver listening on ..."
       if (devnull >= 0) dup2(devnull, STDOUT_FILENO);
-      execl(s3rver.c_str(), s3rver.c_str(), "-d", data.c_str(), "-a", "127.0.0.1", "-p",
-            port.c_str(), "--silent", "--configure-bucket", kS3Bucket, nullptr);
+      std::vector<char*> argv;
+      for (auto& a : args) argv.push_back(a.data());
+      argv.push_back(const_cast<char*>("-p"));
+      argv.push_back(const_cast<char*>(port.c_str()));
+      argv.push_back(nullptr);
+      execv(s3rver.c_str(), argv.data());
       _exit(127);
     }
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);

@@ -35,16 +35,6 @@ std::unique_ptr<Storage> Make(const StorageOptions& o) {
   return std::move(*s);
 }
 
-std::string Pattern(size_t n, uint32_t seed) {
-  std::string s(n, '\0');
-  uint32_t x = seed * 2654435761u + 1;
-  for (auto& c : s) {
-    x = x * 1664525u + 1013904223u;
-    c = static_cast<char>(x >> 24);
-  }
-  return s;
-}
-
 Status Put(Storage* s, const std::string& path, const std::string& bytes) {
   DLIO_ASSIGN_OR_RETURN(auto f, s->Open(path, OpenMode::kWrite));
   DLIO_RETURN_NOT_OK(f->WriteAt(0, bytes.data(), bytes.size()));
@@ -68,7 +58,7 @@ TEST_CASE("s3: write, range reads, size, exists, list, rename, remove") {
   const std::string root = std::string(kS3Bucket) + "/run";
   REQUIRE(s->CreateDirs(root + "/train").ok());
   CHECK(*s->IsDirectory(root + "/train"));
-  const std::string bytes = Pattern(100000, 1);
+  const std::string bytes = testing::PatternBytes(100000, 1);
   REQUIRE(Put(s.get(), root + "/train/a b&c.npz", bytes).ok());
   CHECK(*s->FileSize(root + "/train/a b&c.npz") == bytes.size());
   CHECK(*s->Exists(root + "/train/a b&c.npz"));
@@ -128,7 +118,8 @@ TEST_CASE("s3: a file larger than a part goes up as a multipart upload, read bac
   S3Server server;
   auto s = Make(Options(server));
   const std::string path = std::string(kS3Bucket) + "/ckpt/model.pt";
-  const std::string bytes = Pattern((size_t{23} << 20) + 12345, 7);  // 4 full parts and a tail
+  const std::string bytes =
+      testing::PatternBytes((size_t{23} << 20) + 12345, 7);  // 4 full parts and a tail
   {
     auto f = s->Open(path, OpenMode::kWrite);
     REQUIRE(f.ok());
@@ -216,7 +207,7 @@ TEST_CASE("s3: a server that went away mid-run is an error after the retries, no
   S3Server server;
   auto s = Make(Options(server));
   const std::string path = std::string(kS3Bucket) + "/obj";
-  REQUIRE(Put(s.get(), path, Pattern(4096, 3)).ok());
+  REQUIRE(Put(s.get(), path, testing::PatternBytes(4096, 3)).ok());
   auto f = s->Open(path, OpenMode::kRead);
   REQUIRE(f.ok());
   server.Stop();

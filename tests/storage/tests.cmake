@@ -8,11 +8,21 @@ if(DLIO_WITH_MPI)
 endif()
 # The s3 storage: SigV4 against AWS's published examples (no server) ...
 dlio_add_test(s3_sigv4_test LIBS dlio_storage SOURCES storage/s3_sigv4_test.cc)
+# ... its statistics (counts, bytes, GET percentiles), no server either ...
+dlio_add_test(s3_request_stats_test LIBS dlio_storage SOURCES storage/s3_request_stats_test.cc)
 # ... and against a real S3 server (s3rver on 127.0.0.1, started by each test; skipped without
 # node and s3rver, which `./setup.sh test` installs).
 dlio_add_test(s3_storage_test SOURCES storage/s3_storage_test.cc storage/s3_server.cc
   PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
-dlio_add_test(s3_dlio_run_test SOURCES storage/s3_dlio_run_test.cc storage/s3_server.cc
+dlio_add_test(s3_dlio_run_test
+  SOURCES storage/s3_dlio_run_test.cc storage/s3_server.cc storage/fault_proxy.cc
   PROPERTIES TIMEOUT 600 SKIP_RETURN_CODE 77)
 target_link_libraries(s3_dlio_run_test PRIVATE nlohmann_json::nlohmann_json)
 add_dependencies(s3_dlio_run_test dlio-run)
+# ... behind a fault-injecting proxy (503 SlowDown, 429, dropped connections): the retries.
+dlio_add_test(s3_faults_test
+  SOURCES storage/s3_faults_test.cc storage/fault_proxy.cc storage/s3_server.cc
+  PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+# ... over https (a CA made with the openssl CLI) and with virtual-host addressing.
+dlio_add_test(s3_tls_vhost_test SOURCES storage/s3_tls_vhost_test.cc storage/s3_server.cc
+  PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)

@@ -107,6 +107,7 @@ struct StorageConfig {
   std::string s3_endpoint_url, s3_region, s3_access_key_id, s3_secret_access_key, s3_session_token;
   bool s3_force_path_style = true;
   bool s3_verify_tls = true;
+  std::string s3_ca_bundle;
   uint64_t s3_max_attempts = 5;
   double s3_connect_timeout_s = 10;
   double s3_request_timeout_s = 300;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "dlio/generator.h"
 #include "dlio/metrics.h"
 #include "dlio/registries.h"
+#include "dlio/s3_stats.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
 
@@ -69,6 +71,9 @@ struct EpochReport {
   // This rank's tiered-storage cache over the epoch (storage.storage_type tiered): its tiers,
   // fastest first, then the source; empty without a cache.
   std::vector<CacheTierStats> cache;
+  // This rank's S3 requests over the epoch (a storage that counts them, S3StatsOf); empty for
+  // others.
+  std::optional<S3Stats> s3;
 };
 
 // One checkpoint save or load across ranks.

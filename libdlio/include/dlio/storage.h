@@ -189,7 +189,9 @@ struct S3StorageOptions {
   std::string access_key_id, secret_access_key, session_token;
   bool force_path_style = true;  // http://host/bucket/key; false: http://bucket.host/key
   bool verify_tls = true;
-  int max_attempts = 5;  // per request, with exponential backoff on 5xx, 429, transport errors
+  std::string ca_bundle;  // PEM file of the CAs trusted for https; empty: $AWS_CA_BUNDLE, else
+                          // the system's
+  int max_attempts = 5;   // per request, with exponential backoff on 5xx, 429, transport errors
   double connect_timeout_s = 10;
   double request_timeout_s = 300;
   uint64_t part_size = uint64_t{8} << 20;  // multipart part size (S3's minimum is 5 MiB)

@@ -75,6 +75,9 @@ void AddStorageKeys(std::vector<KeySpec>* t) {
            "s3: path-style URLs (host/bucket/key); false = virtual-host (bucket.host/key)"));
   add(Bool("storage.storage_options.s3_verify_tls", DLIO_FIELD(bool, storage.s3_verify_tls),
            "s3: verify the server's TLS certificate and host name"));
+  add(String("storage.storage_options.s3_ca_bundle", DLIO_FIELD(std::string, storage.s3_ca_bundle),
+             "s3: PEM file of the CAs to trust for https (a private CA); empty = $AWS_CA_BUNDLE, "
+             "else the system's"));
   add(Uint("storage.storage_options.s3_max_attempts", DLIO_FIELD(uint64_t, storage.s3_max_attempts),
            {1, 100},
            "s3: attempts per request (backoff from 50 ms, doubling) on 5xx, 429, "

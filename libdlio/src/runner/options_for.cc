@@ -26,6 +26,7 @@ S3StorageOptions S3OptionsFor(const WorkloadConfig& c) {
   s3.session_token = c.storage.s3_session_token;
   s3.force_path_style = c.storage.s3_force_path_style;
   s3.verify_tls = c.storage.s3_verify_tls;
+  s3.ca_bundle = c.storage.s3_ca_bundle;
   s3.max_attempts = static_cast<int>(c.storage.s3_max_attempts);
   s3.connect_timeout_s = c.storage.s3_connect_timeout_s;
   s3.request_timeout_s = c.storage.s3_request_timeout_s;

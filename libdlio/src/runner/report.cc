@@ -64,6 +64,24 @@ json CacheLevelsJson(const std::vector<CacheTierStats>& levels) {
   return out;
 }
 
+// An epoch's S3 requests (EpochReport::s3; docs/storage.md).
+json S3Json(const S3Stats& s) {
+  return {
+      {"requests", s.requests()},
+      {"get", s.get},
+      {"put", s.put},
+      {"head", s.head},
+      {"list", s.list},
+      {"delete", s.del},
+      {"multipart", s.multipart},
+      {"copy", s.copy},
+      {"bytes_down", s.bytes_down},
+      {"bytes_up", s.bytes_up},
+      {"retries", s.retries},
+      {"errors", s.errors},
+      {"get_latency_ms", {{"p50", s.get_p50_ms}, {"p90", s.get_p90_ms}, {"p99", s.get_p99_ms}}}};
+}
+
 // Per-epoch statistics of this rank, in DLIO's {rank}_per_epoch_stats.json shape.
 json PerEpochStats(const RunReport& r) {
   json out = json::object();
@@ -79,6 +97,7 @@ json PerEpochStats(const RunReport& r) {
     j["io_MiB_per_second"] = e.metrics.bytes_per_s / kMiB;
     j["checkpoint_seconds"] = e.checkpoint_ns * 1e-9;
     if (!e.cache.empty()) j["cache"] = CacheLevelsJson(e.cache);
+    if (e.s3) j["s3"] = S3Json(*e.s3);
     out[std::to_string(e.epoch)] = j;
   }
   for (const auto& e : r.eval_epochs) {
@@ -349,6 +368,16 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     }
     s["cache"] = {{"policy", c.storage.cache_policy}, {"epochs", epochs}};
   }
+  if (!r.epochs.empty() && r.epochs[0].s3) {
+    // Rank 0's S3 requests per training epoch (docs/storage.md).
+    json epochs = json::array();
+    for (const auto& e : r.epochs) {
+      json j = S3Json(e.s3.value_or(S3Stats()));
+      j["epoch"] = e.epoch;
+      epochs.push_back(j);
+    }
+    s["s3"] = {{"epochs", epochs}};
+  }
   s["ranks"] = ranks;
   s["warnings"] = r.warnings;
   return s;
@@ -453,6 +482,7 @@ std::string FormatEpochLine(const char* phase, const EpochReport& e) {
     for (size_t i = 0; i + 1 < e.cache.size(); ++i) hits += e.cache[i].hits;
     o << ", cache hits " << hits << "/" << hits + e.cache.back().hits << " opens";
   }
+  if (e.s3) o << ", s3 " << e.s3->requests() << " requests (" << e.s3->retries << " retries)";
   return o.str();
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dlio/loop.h"
+#include "dlio/s3_stats.h"
 #include "dlio/storage_wrapper.h"
 #include "dlio/tracer.h"
 #include "runner/accelerators.h"
@@ -146,6 +147,11 @@ Result<RunReport> RunRank(const WorkloadConfig& input_config, const RunEnv& env,
     DLIO_ASSIGN_OR_RETURN(res.storage, MakeStorage(StorageOptionsFor(config), *ctx.registries,
                                                    ctx.clock, ctx.tracer));
     ctx.storage = res.storage.get();
+  }
+  if (S3StatsOf(ctx.storage) != nullptr && !config.storage.s3_verify_tls && ctx.rank() == 0) {
+    messages.Warn(
+        "storage.storage_options.s3_verify_tls is false: the S3 server's TLS certificate and host "
+        "name are not verified");
   }
 
   const int64_t start_us = ctx.clock->WallMicros();

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "dlio/metrics.h"
+#include "dlio/s3_stats.h"
 #include "dlio/str_cat.h"
 #include "runner/cache_feed.h"
 #include "runner/report.h"
@@ -189,6 +190,8 @@ Status EpochLoop::Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* 
     DLIO_RETURN_NOT_OK(FeedCacheFuture(cache, loop, request, epoch - 1, c_.train.epochs - 1));
   }
   (void)TakeEpochCacheStats(cache);  // counts from here on
+  S3StatsSource* s3 = S3StatsOf(ctx_.storage);
+  if (s3 != nullptr) (void)s3->TakeS3Stats();
   const int64_t epoch_start_ns = ctx_.clock->NowNanos();
   rep->start_us = ctx_.clock->WallMicros();
   DLIO_RETURN_NOT_OK(loop.pipeline->StartEpoch(epoch - 1, plan_));
@@ -225,6 +228,7 @@ Status EpochLoop::Finish(uint64_t epoch, bool train, int64_t epoch_start_ns, Epo
   rep->metrics = ComputeBlockMetrics(rep->steps, block_ns, c_.train.excluded_start_steps);
   rep->cache = TakeEpochCacheStats(CacheOf(ctx_.storage));
   TraceEpochCacheStats(ctx_.tracer, static_cast<int64_t>(epoch), rep->end_us, rep->cache);
+  if (S3StatsSource* s3 = S3StatsOf(ctx_.storage)) rep->s3 = s3->TakeS3Stats();
 
   std::vector<double> v{rep->metrics.au_percent, rep->metrics.samples_per_s,
                         rep->metrics.bytes_per_s};

@@ -12,6 +12,7 @@ list(APPEND DLIO_SOURCES
   src/storage/s3/sigv4.cc
   src/storage/s3/s3_xml.cc
   src/storage/s3/s3_client.cc
+  src/storage/s3/s3_request_stats.cc
   src/storage/s3/s3_file.cc
   src/storage/s3/s3_storage.cc
 )

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -15,6 +16,7 @@
 namespace dlio::s3 {
 
 struct S3Client::Request {
+  S3RequestKind kind = S3RequestKind::kGet;
   std::string method;  // GET PUT POST HEAD DELETE
   std::string bucket, key;
   HeaderList query;
@@ -116,6 +118,18 @@ size_t OnRead(char* buffer, size_t size, size_t count, void* user) {
   return n;
 }
 
+// curl rewinds a PUT's body to send it again on a new connection when the reused one turns out
+// dead (the server closed it or went away mid-request); without this it fails the request with
+// CURLE_SEND_FAIL_REWIND.
+int OnSeek(void* user, curl_off_t offset, int origin) {
+  auto* s = static_cast<ReadState*>(user);
+  if (origin != SEEK_SET || offset < 0 || static_cast<size_t>(offset) > s->body.size()) {
+    return CURL_SEEKFUNC_CANTSEEK;
+  }
+  s->pos = static_cast<size_t>(offset);
+  return CURL_SEEKFUNC_OK;
+}
+
 bool RetryableCurl(CURLcode code) {
   switch (code) {
     case CURLE_COULDNT_CONNECT:
@@ -125,10 +139,23 @@ bool RetryableCurl(CURLcode code) {
     case CURLE_PARTIAL_FILE:
     case CURLE_OPERATION_TIMEDOUT:
     case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_SEND_FAIL_REWIND:
       return true;
     default:
       return false;
   }
+}
+
+bool TlsFailure(CURLcode code) {
+  return code == CURLE_PEER_FAILED_VERIFICATION || code == CURLE_SSL_CACERT_BADFILE ||
+         code == CURLE_SSL_CERTPROBLEM || code == CURLE_SSL_CONNECT_ERROR;
+}
+
+std::string TlsHint(const S3ClientConfig& config) {
+  const std::string bundle = config.ca_bundle.empty() ? "the system's CAs" : config.ca_bundle;
+  return StrCat(": TLS certificate verification against ", bundle,
+                " failed; name the server's CA with storage.storage_options.s3_ca_bundle (or "
+                "$AWS_CA_BUNDLE), or set s3_verify_tls: false to skip verification");
 }
 
 bool RetryableStatus(long status) {
@@ -158,9 +185,10 @@ Status HttpError(const S3Client::Request& q, const S3Client::Response& r, int at
   return Status::IOError(text);
 }
 
-S3Client::Request NewRequest(const char* method, const std::string& bucket,
+S3Client::Request NewRequest(S3RequestKind kind, const char* method, const std::string& bucket,
                              const std::string& key) {
   S3Client::Request q;
+  q.kind = kind;
   q.method = method;
   q.bucket = bucket;
   q.key = key;
@@ -236,9 +264,11 @@ void S3Client::Return(void* curl) {
 Result<S3Client::Response> S3Client::Perform(const Request& request) {
   CURL* curl = static_cast<CURL*>(Borrow());
   if (curl == nullptr) return Status::ResourceExhausted(What(request) + ": curl_easy_init failed");
+  const auto start = std::chrono::steady_clock::now();
   Result<Response> result = Status::Internal("no attempt");
   double backoff_ms = config_.retry_base_ms;
-  for (int attempt = 1; attempt <= config_.max_attempts; ++attempt) {
+  int attempt = 1;
+  for (; attempt <= config_.max_attempts; ++attempt) {
     attempts_.fetch_add(1, std::memory_order_relaxed);
     if (attempt > 1) retries_.fetch_add(1, std::memory_order_relaxed);
     result = PerformOnce(curl, request);
@@ -258,8 +288,27 @@ Result<S3Client::Response> S3Client::Perform(const Request& request) {
     backoff_ms = std::min(backoff_ms * 2, kMaxBackoffMs);
   }
   Return(curl);
+  Count(
+      request, result, std::min(attempt, config_.max_attempts),
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
   return result;
 }
+
+void S3Client::Count(const Request& q, const Result<Response>& result, int attempts, double ms) {
+  const bool answered = result.ok() && result->status / 100 == 2;
+  const bool get = q.kind == S3RequestKind::kGet;
+  // An answer that is no success is counted as an error by the caller (Fail), if it is one.
+  stats_.Record(q.kind, attempts, !result.ok(), answered && get ? result->out_bytes : 0,
+                answered && q.method == "PUT" ? q.body.size() : 0, answered && get ? ms : -1);
+}
+
+Status S3Client::Fail(const Request& q, const Response& r, int attempts) {
+  // A HEAD's 404 ("does not exist") is an answer, not an error.
+  if (!(q.kind == S3RequestKind::kHead && r.status == 404)) stats_.CountError();
+  return HttpError(q, r, attempts);
+}
+
+S3Stats S3Client::TakeStats() { return stats_.Take(); }
 
 // One attempt. A transport error worth retrying comes back as kCancelled (Perform's signal),
 // any other as IOError.
@@ -309,12 +358,17 @@ Result<S3Client::Response> S3Client::PerformOnce(void* handle, const Request& q)
   }
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, config_.verify_tls ? 1L : 0L);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, config_.verify_tls ? 2L : 0L);
+  if (!config_.ca_bundle.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, config_.ca_bundle.c_str());
+  char error[CURL_ERROR_SIZE] = {0};
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
   if (q.method == "HEAD") {
     curl_easy_setopt(curl, CURLOPT_NOBODY, 1L);
   } else if (q.method == "PUT") {
     curl_easy_setopt(curl, CURLOPT_UPLOAD, 1L);
     curl_easy_setopt(curl, CURLOPT_READFUNCTION, &OnRead);
     curl_easy_setopt(curl, CURLOPT_READDATA, &read_state);
+    curl_easy_setopt(curl, CURLOPT_SEEKFUNCTION, &OnSeek);
+    curl_easy_setopt(curl, CURLOPT_SEEKDATA, &read_state);
     curl_easy_setopt(curl, CURLOPT_INFILESIZE_LARGE, static_cast<curl_off_t>(q.body.size()));
   } else if (q.method == "POST") {
     curl_easy_setopt(curl, CURLOPT_POST, 1L);
@@ -326,7 +380,12 @@ Result<S3Client::Response> S3Client::PerformOnce(void* handle, const Request& q)
   const CURLcode code = curl_easy_perform(curl);
   curl_slist_free_all(headers);
   if (code != CURLE_OK) {
-    const std::string text = StrCat(What(q), " at ", url, ": ", curl_easy_strerror(code));
+    const std::string_view what = curl_easy_strerror(code);
+    std::string text = StrCat(What(q), " at ", url, ": ", what);
+    if (error[0] != '\0' && std::string_view(error).find(what) == std::string_view::npos) {
+      text += StrCat(" (", error, ")");  // curl's detail, e.g. the certificate problem
+    }
+    if (TlsFailure(code)) text += TlsHint(config_);
     return RetryableCurl(code) ? Status::Cancelled(text) : Status::IOError(text);
   }
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
@@ -344,30 +403,30 @@ S3RequestCounts S3Client::counts() const {
 
 Result<size_t> S3Client::GetRange(const std::string& bucket, const std::string& key,
                                   uint64_t offset, size_t n, void* buf) {
-  Request q = NewRequest("GET", bucket, key);
+  Request q = NewRequest(S3RequestKind::kGet, "GET", bucket, key);
   q.headers.emplace_back("range", StrCat("bytes=", offset, "-", offset + n - 1));
   q.out = buf;
   q.out_capacity = n;
   q.offset = offset;
   DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
   if (r.status == 416) return size_t{0};  // the range starts at or past the end
-  if (r.status != 200 && r.status != 206) return HttpError(q, r, 1);
+  if (r.status != 200 && r.status != 206) return Fail(q, r);
   return r.out_bytes;
 }
 
 Status S3Client::Put(const std::string& bucket, const std::string& key, std::string_view body) {
-  Request q = NewRequest("PUT", bucket, key);
+  Request q = NewRequest(S3RequestKind::kPut, "PUT", bucket, key);
   q.body = body;
   DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
-  if (r.status / 100 != 2) return HttpError(q, r, 1);
+  if (r.status / 100 != 2) return Fail(q, r);
   return Status::OK();
 }
 
 Result<std::string> S3Client::CreateMultipart(const std::string& bucket, const std::string& key) {
-  Request q = NewRequest("POST", bucket, key);
+  Request q = NewRequest(S3RequestKind::kMultipart, "POST", bucket, key);
   q.query.emplace_back("uploads", "");
   DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
-  if (r.status / 100 != 2) return HttpError(q, r, 1);
+  if (r.status / 100 != 2) return Fail(q, r);
   auto id = XmlFirst(r.body, "UploadId");
   if (!id || id->empty())
     return Status::IOError(What(q) + ": CreateMultipartUpload answered no UploadId");
@@ -377,11 +436,11 @@ Result<std::string> S3Client::CreateMultipart(const std::string& bucket, const s
 Result<std::string> S3Client::UploadPart(const std::string& bucket, const std::string& key,
                                          const std::string& upload_id, int part_number,
                                          std::string_view body) {
-  Request q = NewRequest("PUT", bucket, key);
+  Request q = NewRequest(S3RequestKind::kMultipart, "PUT", bucket, key);
   q.query = {{"partNumber", std::to_string(part_number)}, {"uploadId", upload_id}};
   q.body = body;
   DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
-  if (r.status / 100 != 2) return HttpError(q, r, 1);
+  if (r.status / 100 != 2) return Fail(q, r);
   parts_uploaded_.fetch_add(1, std::memory_order_relaxed);
   if (r.etag.empty())
     return Status::IOError(StrCat(What(q), ": part ", part_number, " answered no ETag"));
@@ -397,14 +456,14 @@ Status S3Client::CompleteMultipart(const std::string& bucket, const std::string&
                    "</ETag></Part>");
   }
   body += "</CompleteMultipartUpload>";
-  Request q = NewRequest("POST", bucket, key);
+  Request q = NewRequest(S3RequestKind::kMultipart, "POST", bucket, key);
   q.query.emplace_back("uploadId", upload_id);
   q.body = body;
   DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
   // S3 may answer 200 with an <Error> body when the completion fails late.
   if (r.status / 100 != 2 || !XmlElements(r.body, "Error").empty()) {
     if (r.status / 100 == 2) r.status = 500;
-    return HttpError(q, r, 1);
+    return Fail(q, r);
   }
   multipart_completed_.fetch_add(1, std::memory_order_relaxed);
   return Status::OK();
@@ -412,26 +471,26 @@ Status S3Client::CompleteMultipart(const std::string& bucket, const std::string&
 
 Status S3Client::AbortMultipart(const std::string& bucket, const std::string& key,
                                 const std::string& upload_id) {
-  Request q = NewRequest("DELETE", bucket, key);
+  Request q = NewRequest(S3RequestKind::kMultipart, "DELETE", bucket, key);
   q.query.emplace_back("uploadId", upload_id);
   DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
-  if (r.status / 100 != 2) return HttpError(q, r, 1);
+  if (r.status / 100 != 2) return Fail(q, r);
   return Status::OK();
 }
 
 Result<std::optional<uint64_t>> S3Client::Head(const std::string& bucket, const std::string& key) {
-  Request q = NewRequest("HEAD", bucket, key);
+  Request q = NewRequest(S3RequestKind::kHead, "HEAD", bucket, key);
   DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
   if (r.status == 404) return std::optional<uint64_t>();
-  if (r.status / 100 != 2) return HttpError(q, r, 1);
+  if (r.status / 100 != 2) return Fail(q, r);
   if (!r.has_content_length) return Status::IOError(What(q) + ": HEAD answered no Content-Length");
   return std::optional<uint64_t>(r.content_length);
 }
 
 Status S3Client::HeadBucket(const std::string& bucket) {
-  Request q = NewRequest("HEAD", bucket, "");
+  Request q = NewRequest(S3RequestKind::kHead, "HEAD", bucket, "");
   DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
-  if (r.status / 100 != 2) return HttpError(q, r, 1);
+  if (r.status / 100 != 2) return Fail(q, r);
   return Status::OK();
 }
 
@@ -440,7 +499,7 @@ Result<ObjectListing> S3Client::List(const std::string& bucket, const std::strin
   ObjectListing listing;
   std::string token;
   while (true) {
-    Request q = NewRequest("GET", bucket, "");
+    Request q = NewRequest(S3RequestKind::kList, "GET", bucket, "");
     q.query = {{"list-type", "2"}, {"prefix", prefix}};
     if (!delimiter.empty()) q.query.emplace_back("delimiter", delimiter);
     if (!token.empty()) q.query.emplace_back("continuation-token", token);
@@ -448,7 +507,7 @@ Result<ObjectListing> S3Client::List(const std::string& bucket, const std::strin
     q.query.emplace_back("max-keys", std::to_string(limit > 0 ? std::min(limit, page) : page));
     q.shown_key = prefix.empty() ? "/" : prefix;
     DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
-    if (r.status / 100 != 2) return HttpError(q, r, 1);
+    if (r.status / 100 != 2) return Fail(q, r);
     for (std::string_view item : XmlElements(r.body, "Contents")) {
       const std::string key = XmlFirst(item, "Key").value_or("");
       const uint64_t size =
@@ -470,20 +529,20 @@ Result<ObjectListing> S3Client::List(const std::string& bucket, const std::strin
 }
 
 Status S3Client::Delete(const std::string& bucket, const std::string& key) {
-  Request q = NewRequest("DELETE", bucket, key);
+  Request q = NewRequest(S3RequestKind::kDelete, "DELETE", bucket, key);
   DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
-  if (r.status / 100 != 2) return HttpError(q, r, 1);
+  if (r.status / 100 != 2) return Fail(q, r);
   return Status::OK();
 }
 
 Status S3Client::Copy(const std::string& bucket, const std::string& from_key,
                       const std::string& to_key) {
-  Request q = NewRequest("PUT", bucket, to_key);
+  Request q = NewRequest(S3RequestKind::kCopy, "PUT", bucket, to_key);
   q.headers.emplace_back("x-amz-copy-source", UriEncode("/" + bucket + "/" + from_key, false));
   DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
   if (r.status / 100 != 2 || !XmlElements(r.body, "Error").empty()) {
     if (r.status / 100 == 2) r.status = 500;
-    return HttpError(q, r, 1);
+    return Fail(q, r);
   }
   return Status::OK();
 }

@@ -15,7 +15,9 @@
 #include <string_view>
 #include <vector>
 
+#include "dlio/s3_stats.h"
 #include "dlio/status.h"
+#include "storage/s3/s3_request_stats.h"
 #include "storage/s3/sigv4.h"
 
 namespace dlio::s3 {
@@ -28,6 +30,7 @@ struct S3ClientConfig {
   AwsCredentials credentials;
   bool path_style = true;  // false: virtual-host addressing (<bucket>.<endpoint host>)
   bool verify_tls = true;
+  std::string ca_bundle;  // PEM file of the CAs to trust; empty: the system's
   double connect_timeout_s = 10;
   double request_timeout_s = 300;  // whole request; 0 = none
   int max_attempts = 5;            // attempts of one request (1 = no retry)
@@ -82,6 +85,8 @@ class S3Client {
 
   const S3ClientConfig& config() const { return config_; }
   S3RequestCounts counts() const;
+  // The statistics since the last call (or since the client was made), then reset: per epoch.
+  S3Stats TakeStats();
 
   struct Request;
   struct Response;
@@ -90,6 +95,9 @@ class S3Client {
   explicit S3Client(S3ClientConfig config);
   Result<Response> Perform(const Request& request);
   Result<Response> PerformOnce(void* curl, const Request& request);
+  void Count(const Request& request, const Result<Response>& result, int attempts, double ms);
+  // HttpError, counted as an error.
+  Status Fail(const Request& request, const Response& response, int attempts = 1);
   void* Borrow();
   void Return(void* curl);
 
@@ -100,6 +108,7 @@ class S3Client {
   std::vector<void*> idle_;  // CURL* handles not in use, made by process pid_
   int pid_;
   std::atomic<uint64_t> attempts_{0}, retries_{0}, parts_uploaded_{0}, multipart_completed_{0};
+  S3RequestStats stats_;  // per epoch (TakeStats)
 };
 
 }  // namespace dlio::s3

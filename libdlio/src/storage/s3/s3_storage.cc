@@ -5,6 +5,8 @@
 #include <mutex>
 #include <set>
 
+#include "dlio/s3_stats.h"
+#include "dlio/storage_wrapper.h"
 #include "storage/s3/s3_client.h"
 #include "storage/s3/s3_file.h"
 
@@ -41,7 +43,7 @@ std::string Normalize(std::string path) {
   return out;
 }
 
-class S3Storage final : public Storage {
+class S3Storage final : public Storage, public S3StatsSource {
  public:
   S3Storage(std::shared_ptr<S3Client> client, uint64_t part_size)
       : Storage("s3"), client_(std::move(client)), part_size_(part_size) {
@@ -75,6 +77,8 @@ class S3Storage final : public Storage {
   }
 
   StorageCapabilities capabilities() const override { return {}; }
+
+  S3Stats TakeS3Stats() override { return client_->TakeStats(); }
 
   Result<uint64_t> DoFileSize(const std::string& path) override {
     DLIO_ASSIGN_OR_RETURN(ObjectName name, Object(path, "stat"));
@@ -267,11 +271,21 @@ Result<std::unique_ptr<Storage>> NewS3Storage(const StorageOptions& options) {
   }
   config.path_style = o.force_path_style;
   config.verify_tls = o.verify_tls;
+  config.ca_bundle = FirstOf(o.ca_bundle, "AWS_CA_BUNDLE");
   config.max_attempts = o.max_attempts;
   config.connect_timeout_s = o.connect_timeout_s;
   config.request_timeout_s = o.request_timeout_s;
   DLIO_ASSIGN_OR_RETURN(auto client, S3Client::Make(std::move(config)));
   return NewS3StorageOn(std::move(client), o.part_size);
+}
+
+S3StatsSource* S3StatsOf(Storage* storage) {
+  while (storage != nullptr) {
+    if (auto* source = dynamic_cast<S3StatsSource*>(storage)) return source;
+    auto* wrapper = dynamic_cast<StorageWrapper*>(storage);
+    storage = wrapper != nullptr ? wrapper->inner() : nullptr;
+  }
+  return nullptr;
 }
 
 std::unique_ptr<Storage> NewS3StorageOn(std::shared_ptr<s3::S3Client> client, uint64_t part_size) {
