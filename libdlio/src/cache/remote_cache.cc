@@ -2,6 +2,7 @@
 // NewTieredClientStorage): opens ask the CacheServer, reads go to the descriptor it hands over.
 #include <unistd.h>
 
+#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "cache/cache_client.h"
@@ -107,15 +108,17 @@ class SourceFile final : public FileWrapper {
 
 class RemoteTieredCache final : public TieredCache {
  public:
-  RemoteTieredCache(std::unique_ptr<CacheClient> client, Storage* source, bool reports_stats)
+  RemoteTieredCache(std::unique_ptr<CacheClient> client, std::string name, Storage* source,
+                    bool reports_stats)
       : client_(std::move(client)),
+        name_(std::move(name)),
         source_(source),
         reports_stats_(reports_stats),
         policy_(static_cast<CachePolicyKind>(client_->hello().policy)),
         uses_future_(cache_internal::MakeCachePolicy(policy_)->capabilities().uses_future) {}
 
   Result<std::unique_ptr<File>> Open(const std::string& path, const FileOptions& options) override {
-    DLIO_ASSIGN_OR_RETURN(CacheClient::Opened opened, client_->Open(path));
+    DLIO_ASSIGN_OR_RETURN(CacheClient::Opened opened, OpenOnSpare(path));
     if (opened.reply.tier >= 0) {
       return std::unique_ptr<File>(std::make_unique<DescriptorFile>(
           path, std::move(opened.fd), opened.reply.size, client_.get(), opened.reply.tier));
@@ -124,7 +127,7 @@ class RemoteTieredCache final : public TieredCache {
     return std::unique_ptr<File>(std::make_unique<SourceFile>(std::move(file), client_.get()));
   }
   Result<CacheHandoff> OpenForHandoff(const std::string& path) override {
-    DLIO_ASSIGN_OR_RETURN(CacheClient::Opened opened, client_->Open(path));
+    DLIO_ASSIGN_OR_RETURN(CacheClient::Opened opened, OpenOnSpare(path));
     CacheHandoff out;
     out.fd = std::move(opened.fd);
     out.tier = opened.reply.tier;
@@ -154,7 +157,33 @@ class RemoteTieredCache final : public TieredCache {
     return stats.ok() ? std::move(stats).value() : CacheStats{};
   }
 
+  // kOpen on a connection no other thread is using (made when none is free), so one thread's open
+  // that waits for a read-through copy does not hold the others'.
+  Result<CacheClient::Opened> OpenOnSpare(const std::string& path) {
+    std::unique_ptr<CacheClient> spare;
+    {
+      std::lock_guard<std::mutex> lock(spare_mu_);
+      if (!spares_.empty()) {
+        spare = std::move(spares_.back());
+        spares_.pop_back();
+      }
+    }
+    if (spare == nullptr) {
+      DLIO_ASSIGN_OR_RETURN(spare,
+                            CacheClient::Connect(client_->socket_path(), name_ + " (opens)"));
+    }
+    auto opened = spare->Open(path);
+    std::lock_guard<std::mutex> lock(spare_mu_);
+    spares_.push_back(std::move(spare));
+    return opened;
+  }
+
+  // The first connection: kFuture, reports, invalidations, statistics (the server knows this
+  // client's list by it).
   const std::unique_ptr<CacheClient> client_;
+  const std::string name_;
+  std::mutex spare_mu_;
+  std::vector<std::unique_ptr<CacheClient>> spares_;  // idle connections for opens
   Storage* const source_;
   const bool reports_stats_;
   const CachePolicyKind policy_;
@@ -170,7 +199,7 @@ Result<std::unique_ptr<TieredCache>> ConnectRemoteCache(const std::string& socke
                                                         Storage* source, bool reports_stats) {
   DLIO_ASSIGN_OR_RETURN(auto client, CacheClient::Connect(socket_path, client_name));
   return std::unique_ptr<TieredCache>(
-      std::make_unique<RemoteTieredCache>(std::move(client), source, reports_stats));
+      std::make_unique<RemoteTieredCache>(std::move(client), client_name, source, reports_stats));
 }
 
 }  // namespace cache_internal
