@@ -377,8 +377,8 @@ namespace {
 TEST_CASE("client storage: reads through the server's copies and the source, reported back") {
   Served s({MemoryTier(10000)}, CachePolicyKind::kLru);
   const std::string small = s.f.Put("small", 6000), big = s.f.Put("big", 20000);
-  auto storage = NewTieredClientStorage(NewPosixStorage(StorageOptions()),
-                                        s.server->socket_path(), "client storage", true);
+  auto storage = NewTieredClientStorage(NewPosixStorage(StorageOptions()), s.server->socket_path(),
+                                        "client storage", true);
   REQUIRE(storage.ok());
   TieredCache* cache = CacheOf(storage->get());
   REQUIRE(cache != nullptr);
