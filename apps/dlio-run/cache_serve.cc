@@ -1,9 +1,11 @@
 #include "cache_serve.h"
 
 #include <signal.h>
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "dlio/cache.h"
@@ -31,15 +33,26 @@ dlio::Result<std::vector<std::string>> ReadFutureFile(const std::string& file) {
   return paths;
 }
 
+// Writes `text` to a new temporary beside `path` (mkstemp: never an existing file), then renames
+// it onto `path`.
 dlio::Status WriteAtomically(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << text << "\n";
-    if (!out.flush()) return dlio::Status::IOError("writing ", tmp);
+  std::string tmp = path + ".dlio-tmp-XXXXXX";
+  const int fd = ::mkstemp(tmp.data());
+  if (fd < 0) return dlio::Status::FromErrno(errno, "creating a temporary beside " + path);
+  const std::string body = text + "\n";
+  size_t done = 0;
+  while (done < body.size()) {
+    const ssize_t w = ::write(fd, body.data() + done, body.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    done += static_cast<size_t>(w);
   }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    return dlio::Status::FromErrno(errno, "renaming " + tmp + " to " + path);
+  const bool closed = ::close(fd) == 0;
+  const bool written = done == body.size() && closed;
+  if (!written || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = written ? errno : EIO;
+    ::unlink(tmp.c_str());  // this call's own temporary
+    return dlio::Status::FromErrno(err, "writing " + path);
   }
   return dlio::Status::OK();
 }
