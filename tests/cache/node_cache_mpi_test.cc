@@ -85,6 +85,10 @@ TEST_CASE("node scope: the ranks of a node share one cache; no file is copied tw
   for (size_t e = 0; e < kEpochs; ++e)
     CHECK(SamplesOverRanks(*report, e) == kFiles * kSamplesPerFile);
   if (leader) {
+    // Each epoch's counters hold exactly that epoch's opens: the first's are all misses.
+    const auto& first = report->epochs[0].cache;
+    CHECK(first[0].misses == first[0].read_through);
+    CHECK(first[0].misses + first[0].hits == first.back().hits + first[0].hits);
     const auto& last = report->epochs.back().cache;
     CHECK(last[0].bytes_served > 0);           // the ranks' reads of the memory copies
     CHECK(last.back().hits == 0);              // the source, after epoch 1

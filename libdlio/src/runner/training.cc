@@ -189,6 +189,11 @@ Status EpochLoop::Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* 
     DLIO_RETURN_NOT_OK(FeedCacheFuture(cache, loop, request, epoch - 1, c_.train.epochs - 1));
   }
   (void)TakeEpochCacheStats(cache);  // counts from here on
+  if (cache != nullptr && c_.storage.cache_scope == "node" && ctx_.world() > 1) {
+    // A node's ranks share its first rank's cache: none opens a file of this epoch before that
+    // rank reset the counters.
+    DLIO_RETURN_NOT_OK(ctx_.comm->Barrier());
+  }
   const int64_t epoch_start_ns = ctx_.clock->NowNanos();
   rep->start_us = ctx_.clock->WallMicros();
   DLIO_RETURN_NOT_OK(loop.pipeline->StartEpoch(epoch - 1, plan_));
