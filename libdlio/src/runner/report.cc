@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/host_memory.h"
+#include "dlio/cache_server.h"
 #include "dlio/metrics.h"
 #include "dlio/version.h"
 
@@ -43,25 +44,8 @@ std::string Fixed(double v, int digits) {
 }
 
 // An epoch's cache statistics (EpochReport::cache): one object per level, the source last.
-json CacheLevelsJson(const std::vector<CacheTierStats>& levels) {
-  json out = json::array();
-  for (const CacheTierStats& t : levels) {
-    out.push_back({{"level", t.name},
-                   {"capacity_bytes", t.capacity_bytes},
-                   {"hits", t.hits},
-                   {"misses", t.misses},
-                   {"read_through", t.read_through},
-                   {"bytes_served", t.bytes_served},
-                   {"bytes_copied", t.bytes_copied},
-                   {"files_copied", t.files_copied},
-                   {"evictions", t.evictions},
-                   {"invalidations", t.invalidations},
-                   {"skipped_too_big", t.skipped_too_big},
-                   {"occupancy_bytes", t.occupancy_bytes},
-                   {"occupancy_files", t.occupancy_files},
-                   {"peak_bytes", t.peak_bytes}});
-  }
-  return out;
+json CacheLevels(const std::vector<CacheTierStats>& levels) {
+  return json::parse(CacheLevelsJson(levels));
 }
 
 // An epoch's S3 requests (EpochReport::s3; docs/storage.md).
@@ -96,7 +80,7 @@ json PerEpochStats(const RunReport& r) {
     j["io_MB_per_second"] = e.metrics.bytes_per_s / kMB;
     j["io_MiB_per_second"] = e.metrics.bytes_per_s / kMiB;
     j["checkpoint_seconds"] = e.checkpoint_ns * 1e-9;
-    if (!e.cache.empty()) j["cache"] = CacheLevelsJson(e.cache);
+    if (!e.cache.empty()) j["cache"] = CacheLevels(e.cache);
     if (e.s3) j["s3"] = S3Json(*e.s3);
     out[std::to_string(e.epoch)] = j;
   }
@@ -364,9 +348,11 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     // Rank 0's tiered-storage cache per training epoch (docs/caching.md).
     json epochs = json::array();
     for (const auto& e : r.epochs) {
-      epochs.push_back({{"epoch", e.epoch}, {"levels", CacheLevelsJson(e.cache)}});
+      epochs.push_back({{"epoch", e.epoch}, {"levels", CacheLevels(e.cache)}});
     }
-    s["cache"] = {{"policy", c.storage.cache_policy}, {"epochs", epochs}};
+    // node scope: rank 0's node's shared cache (every rank of that node); process: rank 0's.
+    s["cache"] = {
+        {"policy", c.storage.cache_policy}, {"scope", c.storage.cache_scope}, {"epochs", epochs}};
   }
   if (!r.epochs.empty() && r.epochs[0].s3) {
     // Rank 0's S3 requests per training epoch (docs/storage.md).

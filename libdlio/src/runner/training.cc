@@ -192,6 +192,11 @@ Status EpochLoop::Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* 
   (void)TakeEpochCacheStats(cache);  // counts from here on
   S3StatsSource* s3 = S3StatsOf(ctx_.storage);
   if (s3 != nullptr) (void)s3->TakeS3Stats();
+  if (cache != nullptr && c_.storage.cache_scope == "node" && ctx_.world() > 1) {
+    // A node's ranks share its first rank's cache: none opens a file of this epoch before that
+    // rank reset the counters.
+    DLIO_RETURN_NOT_OK(ctx_.comm->Barrier());
+  }
   const int64_t epoch_start_ns = ctx_.clock->NowNanos();
   rep->start_us = ctx_.clock->WallMicros();
   DLIO_RETURN_NOT_OK(loop.pipeline->StartEpoch(epoch - 1, plan_));
@@ -226,13 +231,13 @@ Status EpochLoop::Finish(uint64_t epoch, bool train, int64_t epoch_start_ns, Epo
   TraceSpan(ctx_.tracer, train ? "ai.pipeline.epoch" : "ai.pipeline.eval", "ai", rep->start_us,
             rep->end_us, static_cast<int64_t>(epoch), -1);
   rep->metrics = ComputeBlockMetrics(rep->steps, block_ns, c_.train.excluded_start_steps);
-  rep->cache = TakeEpochCacheStats(CacheOf(ctx_.storage));
-  TraceEpochCacheStats(ctx_.tracer, static_cast<int64_t>(epoch), rep->end_us, rep->cache);
   if (S3StatsSource* s3 = S3StatsOf(ctx_.storage)) rep->s3 = s3->TakeS3Stats();
-
   std::vector<double> v{rep->metrics.au_percent, rep->metrics.samples_per_s,
                         rep->metrics.bytes_per_s};
   DLIO_RETURN_NOT_OK(ctx_.comm->AllReduceSum(&v));
+  // After every rank ended the epoch: a cache shared by a node's ranks counts all their reads.
+  rep->cache = TakeEpochCacheStats(CacheOf(ctx_.storage));
+  TraceEpochCacheStats(ctx_.tracer, static_cast<int64_t>(epoch), rep->end_us, rep->cache);
   rep->au_percent_mean = v[0] / ctx_.world();
   rep->samples_per_s_sum = v[1];
   rep->bytes_per_s_sum = v[2];
