@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "cache_files.h"
 #include "path_filter.h"
 
 namespace dlio::cache_preload {
@@ -22,7 +23,8 @@ namespace {
 __attribute__((tls_model("initial-exec"))) thread_local bool t_in_hook = false;
 
 std::atomic<bool> g_enabled{false};
-preload::PathFilter g_filter;  // constant-initialized; configured by the constructor
+constexpr int kSocketFdFloor = 900;  // the connection's descriptor number, or the next free above
+preload::PathFilter g_filter;        // constant-initialized; configured by the constructor
 
 // The connection, its mutex (one request at a time) and what the server said in its hello.
 struct Client {
@@ -167,29 +169,44 @@ bool ConnectLocked() {
     RawClose(fd);
     return GiveUp("cannot connect", err), false;
   }
-  g_client.fd = fd;
+  // Out of the program's way: its descriptors keep the numbers they have without the cache.
+  const long high = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, kSocketFdFloor);
+  if (high >= 0) {
+    RawClose(fd);
+    g_client.fd = static_cast<int>(high);
+  } else {
+    g_client.fd = fd;
+  }
   char name[48];
   std::snprintf(name, sizeof name, "pid %ld", static_cast<long>(syscall(SYS_getpid)));
   wire::HelloReply hello;
-  int err = wire::SendMessage(fd, wire::Op::kHello, name, std::strlen(name));
-  if (err == 0) err = RecvReply(fd, wire::Op::kHelloReply, &hello);
+  int err = wire::SendMessage(g_client.fd, wire::Op::kHello, name, std::strlen(name));
+  if (err == 0) err = RecvReply(g_client.fd, wire::Op::kHelloReply, &hello);
   if (err != 0) return GiveUp("no hello", err), false;
   g_client.latency_ns.store(hello.source_latency_ns, std::memory_order_relaxed);
   g_client.bytes_per_s.store(hello.source_bytes_per_s, std::memory_order_relaxed);
   if (g_client.future_path != nullptr) {
-    err = SendFuture(fd);
+    err = SendFuture(g_client.fd);
     g_client.future_path = nullptr;  // once per process
     if (err != 0) return GiveUp("future accesses refused", err), false;
   }
   return true;
 }
 
-void PrepareFork() { pthread_mutex_lock(&g_client.mu); }
-void ParentAfterFork() { pthread_mutex_unlock(&g_client.mu); }
+void PrepareFork() {
+  pthread_mutex_lock(&g_client.mu);
+  FileTable::Get().LockForFork();
+}
+
+void ParentAfterFork() {
+  FileTable::Get().UnlockAfterFork();
+  pthread_mutex_unlock(&g_client.mu);
+}
 
 // The child must not talk on the parent's connection: it connects anew when it first opens a file
 // (a client of its own; its future is not the parent's, so none is sent).
 void ChildAfterFork() {
+  FileTable::Get().UnlockAfterFork();
   pthread_mutex_init(&g_client.mu, nullptr);
   if (g_client.fd >= 0) RawClose(g_client.fd);
   g_client.fd = -1;

@@ -45,6 +45,10 @@ class FileTable {
   // new_fd names what old_fd names (nothing tracked: new_fd's entry is cleared).
   void Dup(int old_fd, int new_fd);
 
+  // Held across fork so the child never inherits a locked table.
+  void LockForFork() { Lock(); }
+  void UnlockAfterFork() { Unlock(); }
+
  private:
   void Lock();
   void Unlock() { lock_.clear(std::memory_order_release); }

@@ -46,13 +46,19 @@ int RawOpen(const char* path, int flags) {
 
 // A descriptor of the copy `copy_fd` with its own file position and the flags of the program's
 // open that apply to a read-only regular file (not O_DIRECT, which a memory copy refuses, nor
-// O_NOFOLLOW, which /proc/self/fd's links would fail).
+// O_NOFOLLOW, which /proc/self/fd's links would fail). It takes copy_fd's number: the lowest that
+// was free, the one a plain open would have returned.
 int Reopen(int copy_fd, int flags) {
   char link[40];
   std::snprintf(link, sizeof link, "/proc/self/fd/%d", copy_fd);
   const int fd = RawOpen(link, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOCTTY)));
-  syscall(SYS_close, copy_fd);
-  return fd;
+  if (fd < 0 || syscall(SYS_dup3, fd, copy_fd, flags & O_CLOEXEC) < 0) {
+    if (fd >= 0) syscall(SYS_close, fd);
+    syscall(SYS_close, copy_fd);
+    return -1;
+  }
+  syscall(SYS_close, fd);
+  return copy_fd;
 }
 
 // The program's open of `path` under the cache's rules. `*handled` false: not a file for the

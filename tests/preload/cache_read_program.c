@@ -32,6 +32,7 @@ static void Check(int ok, const char* what, const char* path) {
 typedef struct {
   uint64_t hash;
   uint64_t bytes;
+  int fd; /* the descriptor the open returned: the same number with and without the cache */
 } Sum;
 
 static void Add(Sum* s, const void* data, size_t n) {
@@ -44,13 +45,13 @@ static void Add(Sum* s, const void* data, size_t n) {
 }
 
 static Sum NewSum(void) {
-  Sum s = {14695981039346656037ull, 0};
+  Sum s = {14695981039346656037ull, 0, -1};
   return s;
 }
 
 static void Print(const char* way, const char* path, Sum s) {
-  printf("%s %s %016llx %llu\n", way, path, (unsigned long long)s.hash,
-         (unsigned long long)s.bytes);
+  printf("%s %s %016llx %llu fd %d\n", way, path, (unsigned long long)s.hash,
+         (unsigned long long)s.bytes, s.fd);
 }
 
 static char buf[1 << 16];
@@ -59,6 +60,7 @@ static Sum ByRead(const char* path) {
   Sum s = NewSum();
   int fd = open(path, O_RDONLY);
   Check(fd >= 0, "open", path);
+  s.fd = fd;
   ssize_t r;
   while ((r = read(fd, buf, 4096)) > 0) Add(&s, buf, (size_t)r);
   Check(r == 0 && close(fd) == 0, "read", path);
@@ -69,6 +71,7 @@ static Sum ByPread(const char* path) {
   Sum s = NewSum();
   int fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   Check(fd >= 0, "openat", path);
+  s.fd = fd;
   Check((fcntl(fd, F_GETFD) & FD_CLOEXEC) != 0, "O_CLOEXEC kept", path);
   ssize_t r;
   off_t off = 0;
@@ -84,6 +87,7 @@ static Sum ByMmap(const char* path) {
   Sum s = NewSum();
   int fd = open(path, O_RDONLY);
   Check(fd >= 0, "open", path);
+  s.fd = fd;
   Check((fcntl(fd, F_GETFD) & FD_CLOEXEC) == 0, "no O_CLOEXEC", path);
   struct stat st;
   Check(fstat(fd, &st) == 0, "fstat", path);
@@ -101,6 +105,7 @@ static Sum ByFread(const char* path) {
   Sum s = NewSum();
   FILE* f = fopen(path, "rb");
   Check(f != NULL, "fopen", path);
+  s.fd = fileno(f);
   size_t n;
   while ((n = fread(buf, 1, 1000, f)) > 0) Add(&s, buf, n);
   Check(!ferror(f) && fclose(f) == 0, "fread", path);
@@ -111,6 +116,7 @@ static Sum ByFgets(const char* path) {
   Sum s = NewSum();
   FILE* f = fopen(path, "re");
   Check(f != NULL, "fopen", path);
+  s.fd = fileno(f);
   char line[256];
   /* Bytes after a NUL in a line would be lost to strlen: the test files have none. */
   while (fgets(line, sizeof line, f) != NULL) Add(&s, line, strlen(line));
@@ -122,6 +128,7 @@ static Sum ByReadv(const char* path) {
   Sum s = NewSum();
   int fd = open(path, O_RDONLY);
   Check(fd >= 0, "open", path);
+  s.fd = fd;
   ssize_t r;
   for (;;) {
     struct iovec iov[2] = {{buf, 1000}, {buf + 1000, 3000}};
@@ -142,6 +149,7 @@ static Sum ByDups(const char* path) {
   const size_t third = (size_t)st.st_size / 3;
   int fd = open(path, O_RDONLY);
   Check(fd >= 0, "open", path);
+  s.fd = fd;
   Check(read(fd, buf, third) == (ssize_t)third, "read", path);
   Add(&s, buf, third);
   int d = dup(fd);
