@@ -1,6 +1,5 @@
 #include "cache_client.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/socket.h>
@@ -15,6 +14,7 @@
 
 #include "cache_files.h"
 #include "path_filter.h"
+#include "resolve_next.h"
 
 namespace dlio::cache_preload {
 namespace wire = dlio::cache_wire;
@@ -235,15 +235,7 @@ __attribute__((constructor)) void Init() {
 }  // namespace
 
 void* ResolveNext(std::atomic<void*>* slot, const char* name) {
-  void* fn = slot->load(std::memory_order_relaxed);
-  if (fn == nullptr) {
-    const bool saved = t_in_hook;
-    t_in_hook = true;
-    fn = dlsym(RTLD_NEXT, name);
-    t_in_hook = saved;
-    slot->store(fn, std::memory_order_relaxed);
-  }
-  return fn;
+  return preload::ResolveNextIn(slot, name, t_in_hook);
 }
 
 bool& InHook() { return t_in_hook; }

@@ -1,6 +1,5 @@
 #include "cache_files.h"
 
-#include <sched.h>
 #include <time.h>
 
 #include <cerrno>
@@ -39,35 +38,6 @@ void ReleaseCachedFile(CachedFile* file) {
 FileTable& FileTable::Get() {
   static FileTable table;  // constant-initialized: usable before any constructor runs
   return table;
-}
-
-void FileTable::Lock() {
-  while (lock_.test_and_set(std::memory_order_acquire)) sched_yield();
-}
-
-CachedFile* FileTable::Acquire(int fd) {
-  if (!Tracked(fd)) return nullptr;
-  Lock();
-  CachedFile* file = entries_[fd].load(std::memory_order_relaxed);
-  if (file != nullptr) file->refs.fetch_add(1, std::memory_order_relaxed);
-  Unlock();
-  return file;
-}
-
-void FileTable::Set(int fd, CachedFile* file) {
-  if (fd < 0 || fd >= kMaxFds) {
-    ReleaseCachedFile(file);
-    return;
-  }
-  Lock();
-  CachedFile* old = entries_[fd].exchange(file, std::memory_order_acq_rel);
-  Unlock();
-  ReleaseCachedFile(old);
-}
-
-void FileTable::Dup(int old_fd, int new_fd) {
-  if (new_fd < 0 || new_fd >= kMaxFds || old_fd == new_fd) return;
-  Set(new_fd, Acquire(old_fd));
 }
 
 void CountRead(CachedFile* file, int64_t bytes, uint64_t calls) {

@@ -9,6 +9,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ref_table.h"
+
 namespace dlio::cache_preload {
 
 // One open of a source file, shared (reference-counted) by its dups.
@@ -27,34 +29,11 @@ CachedFile* NewCachedFile(const char* path, size_t len, int tier, bool costed);
 // Drops a reference; the last one tells the server the bytes read (kReadReport) and frees it.
 void ReleaseCachedFile(CachedFile* file);
 
-// fd -> CachedFile for fds below kMaxFds (larger ones pass through). Safe for concurrent use; a
-// process-wide singleton because descriptors are.
-class FileTable {
+// fd -> CachedFile (RefTable: a dup2 onto a cached descriptor releases its entry, which closes
+// that open). A process-wide singleton because descriptors are.
+class FileTable : public preload::RefTable<CachedFile, ReleaseCachedFile> {
  public:
-  static constexpr int kMaxFds = 1 << 16;
   static FileTable& Get();
-
-  bool Tracked(int fd) const {
-    return fd >= 0 && fd < kMaxFds && entries_[fd].load(std::memory_order_relaxed) != nullptr;
-  }
-  // A new reference (release with ReleaseCachedFile), or nullptr.
-  CachedFile* Acquire(int fd);
-  // fd now names `file` (the table takes over one reference; nullptr clears). The entry it
-  // replaces is released (a dup2 onto a cached descriptor closes it).
-  void Set(int fd, CachedFile* file);
-  // new_fd names what old_fd names (nothing tracked: new_fd's entry is cleared).
-  void Dup(int old_fd, int new_fd);
-
-  // Held across fork so the child never inherits a locked table.
-  void LockForFork() { Lock(); }
-  void UnlockAfterFork() { Unlock(); }
-
- private:
-  void Lock();
-  void Unlock() { lock_.clear(std::memory_order_release); }
-
-  std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
-  std::atomic<CachedFile*> entries_[kMaxFds] = {};
 };
 
 // Adds `bytes` read in `calls` calls to fd's count and, when it reads the costed source, sleeps

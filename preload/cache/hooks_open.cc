@@ -97,7 +97,7 @@ int Open(int dirfd, const char* path, int flags, Call call) {
   const int fd = OpenCached(dirfd, path, flags, &handled);
   if (handled) return fd;
   const int r = call();
-  if (r >= 0 && FileTable::Get().Tracked(r)) FileTable::Get().Set(r, nullptr);
+  if (r >= 0 && FileTable::Get().Has(r)) FileTable::Get().Set(r, nullptr);
   return r;
 }
 
@@ -126,7 +126,7 @@ FILE* Fopen(const char* path, const char* mode, Call call) {
 
 int AfterDup(int old_fd, int new_fd) {
   FileTable& table = FileTable::Get();
-  if (new_fd >= 0 && (table.Tracked(old_fd) || table.Tracked(new_fd))) table.Dup(old_fd, new_fd);
+  if (new_fd >= 0 && (table.Has(old_fd) || table.Has(new_fd))) table.Dup(old_fd, new_fd);
   return new_fd;
 }
 
@@ -197,7 +197,7 @@ DLIO_CACHE_EXPORT FILE* fopen64(const char* path, const char* mode) {
 // The entry goes (and its read report) before the descriptor: a concurrent open may reuse the
 // number at once.
 DLIO_CACHE_EXPORT int close(int fd) {
-  if (!cp::InHook() && FileTable::Get().Tracked(fd)) FileTable::Get().Set(fd, nullptr);
+  if (!cp::InHook() && FileTable::Get().Has(fd)) FileTable::Get().Set(fd, nullptr);
   return DLIO_CACHE_REAL(close)(fd);
 }
 
@@ -205,7 +205,7 @@ DLIO_CACHE_EXPORT int close(int fd) {
 DLIO_CACHE_EXPORT int fclose(FILE* f) {
   if (f != nullptr && !cp::InHook()) {
     const int fd = fileno(f);
-    if (FileTable::Get().Tracked(fd)) FileTable::Get().Set(fd, nullptr);
+    if (FileTable::Get().Has(fd)) FileTable::Get().Set(fd, nullptr);
   }
   return DLIO_CACHE_REAL(fclose)(f);
 }
@@ -214,7 +214,7 @@ DLIO_CACHE_EXPORT int close_range(unsigned first, unsigned last, int flags) {
   const int r = DLIO_CACHE_REAL(close_range)(first, last, flags);
   if (r == 0 && (flags & CLOSE_RANGE_CLOEXEC) == 0 && !cp::InHook()) {
     for (unsigned fd = first; fd <= last && fd < FileTable::kMaxFds; ++fd) {
-      if (FileTable::Get().Tracked(static_cast<int>(fd))) {
+      if (FileTable::Get().Has(static_cast<int>(fd))) {
         FileTable::Get().Set(static_cast<int>(fd), nullptr);
       }
     }

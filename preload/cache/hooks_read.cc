@@ -29,7 +29,7 @@ constexpr uint64_t kStdioBuffer = 4096;
 template <typename Call>
 auto Counted(int fd, Call call) {
   const auto r = call();
-  if (r >= 0 && !InHook() && FileTable::Get().Tracked(fd)) {
+  if (r >= 0 && !InHook() && FileTable::Get().Has(fd)) {
     CountRead(fd, static_cast<int64_t>(r));
   }
   return r;
@@ -46,7 +46,7 @@ int64_t MappedBytes(int fd, size_t len, off64_t off) {
 template <typename Call>
 void* Mapped(int fd, size_t len, off64_t off, Call call) {
   void* p = call();
-  if (p != MAP_FAILED && !InHook() && FileTable::Get().Tracked(fd)) {
+  if (p != MAP_FAILED && !InHook() && FileTable::Get().Has(fd)) {
     const int err = errno;
     CountRead(fd, MappedBytes(fd, len, off));
     errno = err;
@@ -58,7 +58,7 @@ void* Mapped(int fd, size_t len, off64_t off, Call call) {
 void CountStream(FILE* f, int64_t bytes) {
   if (bytes <= 0 || InHook()) return;
   const int fd = fileno(f);
-  if (!FileTable::Get().Tracked(fd)) return;
+  if (!FileTable::Get().Has(fd)) return;
   CachedFile* file = FileTable::Get().Acquire(fd);
   if (file == nullptr) return;
   const uint64_t before = file->bytes.load(std::memory_order_relaxed);
