@@ -155,6 +155,19 @@ TEST_CASE("cache preload: a forked child connects on its own and reads the same 
   CHECK(server.Opens()[3].tier == 0);
 }
 
+TEST_CASE("cache preload: threads share the connection and read the same bytes") {
+  Fixture f;
+  TestCacheServer server(f.socket, TestServerOptions{});
+  const std::string args = "threads '" + f.a + "' '" + f.b + "'";
+  const auto run = f.Preloaded(args);
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.output == f.Plain(args).output);
+  CHECK(server.Clients() == 1);
+  CHECK(server.Opens().size() == 8);
+  CHECK(server.Reports().size() == 8);
+}
+
 TEST_CASE("cache preload: a server that dies mid-run leaves the program reading the source") {
   Fixture f;
   TestServerOptions options;

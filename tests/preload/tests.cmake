@@ -27,6 +27,7 @@ endif()
 # (cache_test_server.h) and under `dlio-run profile`.
 add_executable(cache_read_program preload/cache_read_program.c)
 dlio_target_defaults(cache_read_program)
+target_link_libraries(cache_read_program PRIVATE Threads::Threads)
 dlio_add_test(cache_preload_test LIBS dlio_core nlohmann_json::nlohmann_json
   SOURCES preload/cache_preload_test.cc PROPERTIES TIMEOUT 120)
 add_dependencies(cache_preload_test dlio_cache_preload dlio_preload cache_read_program dlio-run)
