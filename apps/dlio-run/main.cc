@@ -12,6 +12,7 @@
 //   dlio-run compare prof-app prof-emulation --json
 //   dlio-run report prof -o report.html
 //   dlio-run fit prof -o workload.yaml
+//   dlio-run cache-serve cache.yaml --socket /tmp/dlio-cache.sock [--stats-json stats.json]
 //   dlio-run sweep --config cfg.yaml --vary reader.read_threads=1,2,4 [--until-au-below 70]
 #include <spdlog/spdlog.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "analyze.h"
+#include "cache_serve.h"
 #include "compare.h"
 #include "dlio/comm.h"
 #include "dlio/config.h"
@@ -297,6 +299,8 @@ int main(int argc, char** argv) {
   auto* report = dlio_run::AddReportCommand(&app, &report_options);
   dlio_run::FitCommandOptions fit_options;
   auto* fit = dlio_run::AddFitCommand(&app, &fit_options);
+  dlio_run::CacheServeOptions cache_serve_options;
+  auto* cache_serve = dlio_run::AddCacheServeCommand(&app, &cache_serve_options);
   dlio_run::SweepCommandOptions sweep_options;
   auto* sweep = dlio_run::AddSweepCommand(&app, &sweep_options);
 
@@ -323,6 +327,7 @@ int main(int argc, char** argv) {
 
   if (report->parsed()) return dlio_run::RunReport(report_options);
   if (fit->parsed()) return dlio_run::RunFit(fit_options);
+  if (cache_serve->parsed()) return dlio_run::RunCacheServe(cache_serve_options);
   if (sweep->parsed()) {
     // The run options belong after `sweep`; before it they would be silently ignored.
     for (const CLI::Option* opt : app.get_options()) {

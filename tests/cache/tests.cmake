@@ -1,5 +1,11 @@
 dlio_add_test(cache_test LIBS dlio_cache dlio_storage dlio_trace
-  SOURCES cache/cache_policy_test.cc cache/tiered_cache_test.cc cache/cache_trace_test.cc)
+  SOURCES cache/cache_policy_test.cc cache/tiered_cache_test.cc cache/cache_trace_test.cc
+    cache/cache_handoff_test.cc cache/cache_server_test.cc)
 # The config keys and the registered `tiered` storage (all of libdlio).
 dlio_add_test(cache_config_test SOURCES cache/cache_config_test.cc)
 dlio_add_test(cache_run_test SOURCES cache/cache_run_test.cc)
+# `dlio-run cache-serve`: a server process and its clients.
+dlio_add_test(cache_serve_cli_test LIBS dlio_cache dlio_storage
+  SOURCES cache/cache_serve_cli_test.cc)
+target_link_libraries(cache_serve_cli_test PRIVATE nlohmann_json::nlohmann_json)
+add_dependencies(cache_serve_cli_test dlio-run)

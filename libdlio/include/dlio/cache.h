@@ -75,6 +75,39 @@ struct CacheStats {
   CacheTierStats source;              // hits = opens served by the source
 };
 
+// A file descriptor closed by its destructor (move-only).
+class OwnedFd {
+ public:
+  explicit OwnedFd(int fd = -1) : fd_(fd) {}
+  ~OwnedFd() { reset(); }
+  OwnedFd(OwnedFd&& other) noexcept : fd_(other.release()) {}
+  OwnedFd& operator=(OwnedFd&& other) noexcept {
+    if (this != &other) reset(other.release());
+    return *this;
+  }
+  OwnedFd(const OwnedFd&) = delete;
+  OwnedFd& operator=(const OwnedFd&) = delete;
+  int get() const { return fd_; }
+  int release() {
+    const int fd = fd_;
+    fd_ = -1;
+    return fd;
+  }
+  void reset(int fd = -1);  // closes the descriptor held (if any), then holds `fd`
+
+ private:
+  int fd_;
+};
+
+// What TieredCache::OpenForHandoff gives: a descriptor of a complete copy, for another process.
+struct CacheHandoff {
+  OwnedFd fd;                 // read-only, close-on-exec, own offset; invalid when tier is -1
+  int tier = -1;              // the tier holding the copy; -1: read the source yourself
+  uint64_t size = 0;          // the file's bytes
+  int64_t mtime_ns = 0;       // the source's mtime the copy was made from (0 when unknown)
+  bool read_through = false;  // the copy was made (or finished) during this open
+};
+
 // The cache. Safe for concurrent use: Open and the reads of the files it returns from many
 // threads; background copy threads (CacheTierOptions::threads per tier) are joined by the
 // destructor. Files it returns must be destroyed before it; the source storage must outlive it.
@@ -92,6 +125,14 @@ class TieredCache {
   // the File reports its calls to the Storage that returns it (read through NewTieredStorage).
   virtual Result<std::unique_ptr<File>> Open(const std::string& path,
                                              const FileOptions& options = {}) = 0;
+  // As Open for the policy (hit and miss counting, placement, read-through, waits), but for a
+  // reader in another process (a cache server's client): a new descriptor of the complete copy
+  // that serves the open, or tier -1 when the source serves it (the caller reads the source
+  // itself). The descriptor keeps reading the copy after it is evicted. The client's reads count
+  // nowhere until CreditRead. Errors name the path.
+  virtual Result<CacheHandoff> OpenForHandoff(const std::string& path) = 0;
+  // Adds `bytes` a client read to the bytes_served of `tier` (-1: the source).
+  virtual void CreditRead(int tier, uint64_t bytes) = 0;
   // Drops any copy of `path` (the source was written, renamed or removed through the storage).
   virtual void Invalidate(const std::string& path) = 0;
   // clairvoyant: the paths the run will open from now on, in order (repeats for later epochs);

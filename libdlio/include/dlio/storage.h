@@ -243,6 +243,12 @@ struct StorageCapabilities {
   bool reopen_each_epoch = false;
 };
 
+// What a storage adds to each read or write call to emulate a slower one (Storage::emulated_cost).
+struct EmulatedCost {
+  uint64_t latency_ns = 0;   // mean added latency per call
+  uint64_t bytes_per_s = 0;  // bandwidth cap (adds bytes / bytes_per_s per call); 0: none
+};
+
 // A namespace of files. All methods are safe for concurrent use. Files it opens must be destroyed
 // before it (they report to its counters), and the bound tracer must outlive both.
 class Storage {
@@ -309,6 +315,10 @@ class Storage {
   virtual bool SupportsDirect() const { return false; }
   // What this storage can do (the same answer its registry entry gives for its options).
   virtual StorageCapabilities capabilities() const { return {}; }
+  // The cost it emulates per call (slow: its mean latency and bandwidth), for code that reads the
+  // same files outside it (a cache server's clients read sources with plain system calls); zero
+  // for storages that emulate nothing. Decorators report the storage they wrap.
+  virtual EmulatedCost emulated_cost() const { return {}; }
 
  protected:
   // Starts bound to SystemClock() and a null tracer, so a backend built directly (NewPosixStorage)

@@ -69,6 +69,7 @@ class StorageWrapper : public Storage {
 
   bool SupportsDirect() const override { return inner_->SupportsDirect(); }
   StorageCapabilities capabilities() const override { return inner_->capabilities(); }
+  EmulatedCost emulated_cost() const override { return inner_->emulated_cost(); }
   const void* CollectiveMpiComm(const std::string& path) const override {
     return inner_->CollectiveMpiComm(path);
   }

@@ -1,6 +1,9 @@
 #include "cache/cache_file.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstring>
@@ -72,6 +75,48 @@ class CountedFile final : public File {
 
 }  // namespace
 
+Result<std::unique_ptr<MemoryBlock>> MemoryBlock::Make(const std::string& path, uint64_t size) {
+  const int fd = ::memfd_create("dlio-cache", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0) return Status::FromErrno(errno, "memfd_create for the memory copy of " + path);
+  std::unique_ptr<MemoryBlock> block(new MemoryBlock(path, fd, size));
+  if (::ftruncate(fd, static_cast<off_t>(size)) != 0) {
+    return Status::FromErrno(errno,
+                             StrCat("sizing the memory copy of ", path, " to ", size, " bytes"));
+  }
+  return block;
+}
+
+MemoryBlock::~MemoryBlock() {
+  if (data_ != nullptr) ::munmap(const_cast<uint8_t*>(data_), size_);
+  ::close(fd_);
+}
+
+Status MemoryBlock::Write(uint64_t offset, const uint8_t* data, size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::pwrite(fd_, data, n, static_cast<off_t>(offset));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      return Status::FromErrno(w < 0 ? errno : ENOSPC,
+                               StrCat("writing the memory copy of ", path_, " at offset ", offset));
+    }
+    data += w;
+    offset += static_cast<uint64_t>(w);
+    n -= static_cast<size_t>(w);
+  }
+  return Status::OK();
+}
+
+Status MemoryBlock::Seal() {
+  if (::fcntl(fd_, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0) {
+    return Status::FromErrno(errno, "sealing the memory copy of " + path_);
+  }
+  if (size_ == 0) return Status::OK();
+  void* map = ::mmap(nullptr, size_, PROT_READ, MAP_SHARED, fd_, 0);
+  if (map == MAP_FAILED) return Status::FromErrno(errno, "mapping the memory copy of " + path_);
+  data_ = static_cast<const uint8_t*>(map);
+  return Status::OK();
+}
+
 void LevelCounters::Snapshot(CacheTierStats* out, bool reset) {
   out->hits = Take(hits, reset);
   out->misses = Take(misses, reset);
@@ -106,3 +151,12 @@ std::unique_ptr<File> NewCountedFile(const std::string& path, std::unique_ptr<Fi
 }
 
 }  // namespace dlio::cache_internal
+
+namespace dlio {
+
+void OwnedFd::reset(int fd) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = fd;
+}
+
+}  // namespace dlio

@@ -34,9 +34,35 @@ struct SourceStat {
 // The size (through `source`) and, when `host_files`, the mtime (stat(2)) of `path`.
 Result<SourceStat> StatSource(Storage* source, bool host_files, const std::string& path);
 
-// A whole file held in memory, shared by the tier and the readers of it (an evicted file stays
-// readable by those that opened it).
-using MemoryCopy = std::shared_ptr<const std::vector<uint8_t>>;
+// A whole file held in memory: a sealed memfd (so a cache server can hand out descriptors of it)
+// mapped read-only, for in-process readers to copy from at memory speed. Unmapped and closed with
+// its last holder: an evicted file stays readable by the readers (and descriptors) of it.
+class MemoryBlock {
+ public:
+  // A block of `size` bytes, not yet sealed, filled through Write.
+  static Result<std::unique_ptr<MemoryBlock>> Make(const std::string& path, uint64_t size);
+  ~MemoryBlock();
+  MemoryBlock(const MemoryBlock&) = delete;
+  MemoryBlock& operator=(const MemoryBlock&) = delete;
+
+  // Writes bytes of the file at `offset` (before Seal only). Errors name `path_`.
+  Status Write(uint64_t offset, const uint8_t* data, size_t n);
+  // Forbids any further change (F_SEAL_WRITE, SHRINK, GROW) and maps the bytes read-only.
+  Status Seal();
+
+  const uint8_t* data() const { return data_; }
+  uint64_t size() const { return size_; }
+  int fd() const { return fd_; }
+
+ private:
+  MemoryBlock(std::string path, int fd, uint64_t size)
+      : path_(std::move(path)), fd_(fd), size_(size) {}
+  const std::string path_;
+  const int fd_;
+  const uint64_t size_;
+  const uint8_t* data_ = nullptr;  // the read-only mapping once sealed (null for an empty file)
+};
+using MemoryCopy = std::shared_ptr<const MemoryBlock>;
 
 // A file opened for reading from a memory copy.
 std::unique_ptr<File> NewMemoryCopyFile(const std::string& path, MemoryCopy data,

@@ -1,6 +1,9 @@
 # Sources of the cache module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
+  src/cache/cache_client.cc
   src/cache/cache_file.cc
+  src/cache/cache_server.cc
+  src/cache/cache_stats_json.cc
   src/cache/cache_policy.cc
   src/cache/tier_store.cc
   src/cache/tiered_cache.cc

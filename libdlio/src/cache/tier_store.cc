@@ -1,5 +1,7 @@
 #include "cache/tier_store.h"
 
+#include <fcntl.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <vector>
@@ -35,23 +37,34 @@ Status ReadSource(
   return file->Close();
 }
 
+// A new read-only descriptor (its own open file description) of `file`, the copy of `path`.
+Result<OwnedFd> OpenReadOnly(const std::string& file, const std::string& path) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::FromErrno(errno, StrCat("opening the cached copy of ", path));
+  return OwnedFd(fd);
+}
+
 class MemoryStore final : public TierStore {
  public:
   explicit MemoryStore(uint64_t capacity) : TierStore("memory", capacity) {}
 
   Result<TierCopy> MakeCopy(Storage* source, const std::string& path, uint64_t size, size_t chunk,
                             const std::atomic<bool>* stop) override {
-    auto data = std::make_shared<std::vector<uint8_t>>(size);
+    DLIO_ASSIGN_OR_RETURN(std::shared_ptr<MemoryBlock> block, MemoryBlock::Make(path, size));
     DLIO_RETURN_NOT_OK(ReadSource(source, path, size, chunk, stop,
                                   [&](uint64_t offset, const uint8_t* bytes, size_t n) {
-                                    std::copy(bytes, bytes + n, data->begin() + offset);
-                                    return Status::OK();
+                                    return block->Write(offset, bytes, n);
                                   }));
-    return TierCopy{std::move(data), ""};
+    DLIO_RETURN_NOT_OK(block->Seal());
+    return TierCopy{std::move(block), ""};
   }
   Result<std::unique_ptr<File>> OpenCopy(const std::string& path, const TierCopy& copy,
                                          LevelCounters* counters) override {
     return NewMemoryCopyFile(path, copy.data, counters);
+  }
+  // Through /proc, so the descriptor has its own offset (a dup would share the memfd's).
+  Result<OwnedFd> OpenCopyFd(const std::string& path, const TierCopy& copy) override {
+    return OpenReadOnly(StrCat("/proc/self/fd/", copy.data->fd()), path);
   }
   void Discard(const TierCopy&) override {}
 };
@@ -119,6 +132,10 @@ class DirectoryStore final : public TierStore {
                                          LevelCounters* counters) override {
     DLIO_ASSIGN_OR_RETURN(auto file, fs_->Open(copy.file, OpenMode::kRead));
     return NewCountedFile(path, std::move(file), counters);
+  }
+
+  Result<OwnedFd> OpenCopyFd(const std::string& path, const TierCopy& copy) override {
+    return OpenReadOnly(copy.file, path);
   }
 
   void Discard(const TierCopy& copy) override { (void)fs_->Remove(copy.file); }

@@ -33,6 +33,9 @@ class TierStore {
   // A file reading the copy, reporting `path` and counting to `counters`.
   virtual Result<std::unique_ptr<File>> OpenCopy(const std::string& path, const TierCopy& copy,
                                                  LevelCounters* counters) = 0;
+  // A new read-only, close-on-exec descriptor of the complete copy with its own offset (a cache
+  // server hands it to a client); it keeps reading the copy after Discard.
+  virtual Result<OwnedFd> OpenCopyFd(const std::string& path, const TierCopy& copy) = 0;
   // Frees the copy (readers that opened it keep reading it).
   virtual void Discard(const TierCopy& copy) = 0;
 

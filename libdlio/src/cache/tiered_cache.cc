@@ -4,6 +4,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -96,35 +97,38 @@ class TieredCacheImpl final : public TieredCache {
   }
 
   Result<std::unique_ptr<File>> Open(const std::string& path, const FileOptions& options) override {
-    DLIO_ASSIGN_OR_RETURN(SourceStat stat, cache_internal::StatSource(source_, host_files_, path));
-    std::unique_lock<std::mutex> lock(mu_);
-    sizes_[path] = stat.size;
-    auto it = entries_.find(path);
-    if (it != entries_.end() && it->second.complete && !(it->second.stat == stat)) {
-      tiers_[it->second.tier]->counters.invalidations.fetch_add(1, std::memory_order_relaxed);
-      Emit("cache.invalidate", path, it->second.tier, it->second.size);
-      Drop(path);
-      it = entries_.end();
-    }
-    policy_->OnOpen(path);  // after any Drop, which makes the policy forget the path
-    if (it != entries_.end() && it->second.complete) {
-      if (auto file = ServeCopy(path, it->second); file != nullptr) {
-        Plan();
-        return file;
-      }
-    }
-    for (auto& tier : tiers_) tier->counters.misses.fetch_add(1, std::memory_order_relaxed);
-    source_counters_.hits.fetch_add(1, std::memory_order_relaxed);
-    Emit("cache.miss", path, -1, stat.size);
-    if (auto file = ReadThrough(path, stat.size, lock)) {
-      Plan();
-      return file;
-    }
-    Plan();
-    lock.unlock();
-    DLIO_ASSIGN_OR_RETURN(std::unique_ptr<File> file,
-                          source_->Open(path, OpenMode::kRead, options));
+    std::unique_ptr<File> file;
+    DLIO_RETURN_NOT_OK(Serve(path, [&](const Entry& entry) {
+                         Tier& tier = *tiers_[entry.tier];
+                         auto copy = tier.store->OpenCopy(path, entry.copy, &tier.counters);
+                         if (copy.ok()) file = std::move(copy).value();
+                         return copy.ok();
+                       }).status());
+    if (file != nullptr) return file;
+    DLIO_ASSIGN_OR_RETURN(file, source_->Open(path, OpenMode::kRead, options));
     return cache_internal::NewCountedFile(path, std::move(file), &source_counters_);
+  }
+
+  Result<CacheHandoff> OpenForHandoff(const std::string& path) override {
+    CacheHandoff handoff;
+    DLIO_ASSIGN_OR_RETURN(Outcome outcome, Serve(path, [&](const Entry& entry) {
+                            auto fd = tiers_[entry.tier]->store->OpenCopyFd(path, entry.copy);
+                            if (!fd.ok()) return false;
+                            handoff.fd = std::move(fd).value();
+                            handoff.tier = entry.tier;
+                            return true;
+                          }));
+    handoff.size = outcome.stat.size;
+    handoff.mtime_ns = outcome.stat.mtime_ns;
+    handoff.read_through = outcome.read_through;
+    return handoff;
+  }
+
+  void CreditRead(int tier, uint64_t bytes) override {
+    LevelCounters& counters = tier >= 0 && tier < static_cast<int>(tiers_.size())
+                                  ? tiers_[tier]->counters
+                                  : source_counters_;
+    counters.bytes_served.fetch_add(bytes, std::memory_order_relaxed);
   }
 
   void Invalidate(const std::string& path) override {
@@ -150,52 +154,88 @@ class TieredCacheImpl final : public TieredCache {
   bool uses_future_accesses() const override { return uses_future_; }
 
  private:
+  // Opens the copy an entry holds for the reader (Open: a File; OpenForHandoff: a descriptor);
+  // false when it cannot (the copy is then dropped). Called with mu_ held.
+  using Opener = std::function<bool(const Entry&)>;
+  struct Outcome {
+    SourceStat stat;            // the source's, as seen by this open
+    bool read_through = false;  // served by a copy made (or finished) during the open
+  };
+
+  // The policy's part of an open of `path`: drops a stale copy, counts the hit or miss, places the
+  // file and hands the complete copy that serves the open to `open_copy`; when none does (it is
+  // not called, or returned false) the caller reads the source.
+  Result<Outcome> Serve(const std::string& path, const Opener& open_copy) {
+    Outcome outcome;
+    DLIO_ASSIGN_OR_RETURN(outcome.stat, cache_internal::StatSource(source_, host_files_, path));
+    const SourceStat& stat = outcome.stat;
+    std::unique_lock<std::mutex> lock(mu_);
+    sizes_[path] = stat.size;
+    auto it = entries_.find(path);
+    if (it != entries_.end() && it->second.complete && !(it->second.stat == stat)) {
+      tiers_[it->second.tier]->counters.invalidations.fetch_add(1, std::memory_order_relaxed);
+      Emit("cache.invalidate", path, it->second.tier, it->second.size);
+      Drop(path);
+      it = entries_.end();
+    }
+    policy_->OnOpen(path);  // after any Drop, which makes the policy forget the path
+    if (it != entries_.end() && it->second.complete && ServeCopy(path, it->second, open_copy)) {
+      Plan();
+      return outcome;
+    }
+    for (auto& tier : tiers_) tier->counters.misses.fetch_add(1, std::memory_order_relaxed);
+    source_counters_.hits.fetch_add(1, std::memory_order_relaxed);
+    Emit("cache.miss", path, -1, stat.size);
+    outcome.read_through = ReadThrough(path, stat.size, lock, open_copy);
+    Plan();
+    return outcome;
+  }
+
   // A miss of `path` the policy serves from a copy: one this thread makes now (copy_on_open, or
   // a queued copy it takes over), or one in progress it waits for (wait_for_copy). Otherwise it
-  // may queue a background copy and returns nullptr: the source serves the open. Requires mu_
+  // may queue a background copy and returns false: the source serves the open. Requires mu_
   // (held by `lock`, released while copying or waiting).
-  std::unique_ptr<File> ReadThrough(const std::string& path, uint64_t size,
-                                    std::unique_lock<std::mutex>& lock) {
+  bool ReadThrough(const std::string& path, uint64_t size, std::unique_lock<std::mutex>& lock,
+                   const Opener& open_copy) {
     const PolicyCapabilities caps = policy_->capabilities();
     auto it = entries_.find(path);
     CopyJob job;
     if (it != entries_.end()) {  // a copy in progress or queued
-      if (!caps.wait_for_copy) return nullptr;
+      if (!caps.wait_for_copy) return false;
       const uint64_t generation = it->second.generation;
       if (it->second.started) {
         copied_cv_.wait(lock, [&] {
           auto e = entries_.find(path);
           return e == entries_.end() || e->second.generation != generation || e->second.complete;
         });
-        return ServePlaced(path);
+        return ServePlaced(path, open_copy);
       }
       job = TakeQueued(it->second.tier, path, generation);
     } else {
-      if (!caps.place_on_miss || !policy_->WorthPlacing(path)) return nullptr;
+      if (!caps.place_on_miss || !policy_->WorthPlacing(path)) return false;
       const int tier = ChooseTier(path, size, caps.evicts);
-      if (tier < 0) return nullptr;
+      if (tier < 0) return false;
       job = Reserve(path, tier, size);
       if (!caps.copy_on_open) {
         Enqueue(std::move(job));
-        return nullptr;
+        return false;
       }
     }
     entries_.at(path).started = true;
     lock.unlock();
     Copy(job);
     lock.lock();
-    return ServePlaced(path);
+    return ServePlaced(path, open_copy);
   }
 
-  // The complete copy of `path` just placed (its open already counted), or nullptr.
-  std::unique_ptr<File> ServePlaced(const std::string& path) {
+  // Serves the complete copy of `path` just placed (its open already counted); false if none.
+  bool ServePlaced(const std::string& path, const Opener& open_copy) {
     auto placed = entries_.find(path);
-    if (placed == entries_.end() || !placed->second.complete) return nullptr;
-    auto file = ServeCopy(path, placed->second, /*count_hit=*/false);
-    if (file != nullptr) {
-      tiers_[placed->second.tier]->counters.read_through.fetch_add(1, std::memory_order_relaxed);
-    }
-    return file;
+    if (placed == entries_.end() || !placed->second.complete) return false;
+    const int tier = placed->second.tier;
+    if (!ServeCopy(path, placed->second, open_copy, /*count_hit=*/false)) return false;
+    tiers_[tier]->counters.read_through.fetch_add(1, std::memory_order_relaxed);
+    return true;
   }
 
   // Removes the queued copy of `path` (`generation`) from `tier`'s queue, for the caller to make.
@@ -211,15 +251,14 @@ class TieredCacheImpl final : public TieredCache {
     return CopyJob{path, tier, generation, entries_.at(path).size};  // not queued: unreachable
   }
 
-  // A file for reading the complete copy `entry` of `path`, counting a hit there and a miss in the
-  // faster tiers; nullptr (the copy dropped) when it cannot be opened. Requires mu_.
-  std::unique_ptr<File> ServeCopy(const std::string& path, const Entry& entry,
-                                  bool count_hit = true) {
+  // Hands the complete copy `entry` of `path` to `open_copy`, counting a hit there and a miss in
+  // the faster tiers; false (the copy dropped) when it cannot be opened. Requires mu_.
+  bool ServeCopy(const std::string& path, const Entry& entry, const Opener& open_copy,
+                 bool count_hit = true) {
     Tier& tier = *tiers_[entry.tier];
-    auto file = tier.store->OpenCopy(path, entry.copy, &tier.counters);
-    if (!file.ok()) {
+    if (!open_copy(entry)) {
       Drop(path);
-      return nullptr;
+      return false;
     }
     if (count_hit) {
       tier.counters.hits.fetch_add(1, std::memory_order_relaxed);
@@ -228,7 +267,7 @@ class TieredCacheImpl final : public TieredCache {
         tiers_[t]->counters.misses.fetch_add(1, std::memory_order_relaxed);
       }
     }
-    return std::move(file).value();
+    return true;
   }
 
   // The tier to place a file of `size` bytes in: the first with room, else (when the policy

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/host_memory.h"
+#include "dlio/cache_server.h"
 #include "dlio/metrics.h"
 #include "dlio/version.h"
 
@@ -43,25 +44,8 @@ std::string Fixed(double v, int digits) {
 }
 
 // An epoch's cache statistics (EpochReport::cache): one object per level, the source last.
-json CacheLevelsJson(const std::vector<CacheTierStats>& levels) {
-  json out = json::array();
-  for (const CacheTierStats& t : levels) {
-    out.push_back({{"level", t.name},
-                   {"capacity_bytes", t.capacity_bytes},
-                   {"hits", t.hits},
-                   {"misses", t.misses},
-                   {"read_through", t.read_through},
-                   {"bytes_served", t.bytes_served},
-                   {"bytes_copied", t.bytes_copied},
-                   {"files_copied", t.files_copied},
-                   {"evictions", t.evictions},
-                   {"invalidations", t.invalidations},
-                   {"skipped_too_big", t.skipped_too_big},
-                   {"occupancy_bytes", t.occupancy_bytes},
-                   {"occupancy_files", t.occupancy_files},
-                   {"peak_bytes", t.peak_bytes}});
-  }
-  return out;
+json CacheLevels(const std::vector<CacheTierStats>& levels) {
+  return json::parse(CacheLevelsJson(levels));
 }
 
 // Per-epoch statistics of this rank, in DLIO's {rank}_per_epoch_stats.json shape.
@@ -78,7 +62,7 @@ json PerEpochStats(const RunReport& r) {
     j["io_MB_per_second"] = e.metrics.bytes_per_s / kMB;
     j["io_MiB_per_second"] = e.metrics.bytes_per_s / kMiB;
     j["checkpoint_seconds"] = e.checkpoint_ns * 1e-9;
-    if (!e.cache.empty()) j["cache"] = CacheLevelsJson(e.cache);
+    if (!e.cache.empty()) j["cache"] = CacheLevels(e.cache);
     out[std::to_string(e.epoch)] = j;
   }
   for (const auto& e : r.eval_epochs) {
@@ -345,7 +329,7 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     // Rank 0's tiered-storage cache per training epoch (docs/caching.md).
     json epochs = json::array();
     for (const auto& e : r.epochs) {
-      epochs.push_back({{"epoch", e.epoch}, {"levels", CacheLevelsJson(e.cache)}});
+      epochs.push_back({{"epoch", e.epoch}, {"levels", CacheLevels(e.cache)}});
     }
     s["cache"] = {{"policy", c.storage.cache_policy}, {"epochs", epochs}};
   }

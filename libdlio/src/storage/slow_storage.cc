@@ -1,5 +1,6 @@
 #include "storage/slow_storage.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <functional>
@@ -60,6 +61,16 @@ class SlowStorage final : public StorageWrapper {
       : StorageWrapper("slow", std::move(inner)), options_(options) {}
   StorageCapabilities capabilities() const override {
     return storage_internal::SlowCapabilities(inner()->capabilities());
+  }
+  // Its own cost plus the wrapped storage's (a slow over a slow adds both latencies).
+  EmulatedCost emulated_cost() const override {
+    EmulatedCost cost = inner()->emulated_cost();
+    cost.latency_ns += static_cast<uint64_t>(options_.slow_latency_us * 1000.0);
+    if (options_.slow_bandwidth_mib_s > 0) {
+      const auto mine = static_cast<uint64_t>(options_.slow_bandwidth_mib_s * 1048576.0);
+      cost.bytes_per_s = cost.bytes_per_s == 0 ? mine : std::min(cost.bytes_per_s, mine);
+    }
+    return cost;
   }
 
  protected:
