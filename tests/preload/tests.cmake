@@ -34,3 +34,10 @@ add_dependencies(cache_preload_test dlio_cache_preload dlio_preload cache_read_p
 target_compile_definitions(cache_preload_test PRIVATE
   DLIO_CACHE_PRELOAD_LIB="$<TARGET_FILE:dlio_cache_preload>"
   DLIO_CACHE_READ_PROGRAM="$<TARGET_FILE:cache_read_program>")
+# The same against the real server, `dlio-run cache-serve`.
+dlio_add_test(cache_preload_server_test LIBS dlio_core nlohmann_json::nlohmann_json
+  SOURCES preload/cache_preload_server_test.cc PROPERTIES TIMEOUT 120)
+add_dependencies(cache_preload_server_test dlio_cache_preload cache_read_program dlio-run)
+target_compile_definitions(cache_preload_server_test PRIVATE
+  DLIO_CACHE_PRELOAD_LIB="$<TARGET_FILE:dlio_cache_preload>"
+  DLIO_CACHE_READ_PROGRAM="$<TARGET_FILE:cache_read_program>")
