@@ -5,7 +5,10 @@
 # dataset, and /usr/bin/python3 running benchmarks/cache_preload_numpy.py (np.load over a seeded
 # shuffle each epoch, a pause per sample as compute) under libdlio_cache_preload.so against
 # `dlio-run cache-serve`. Prints a Markdown table, one row per policy:
-#   policy | epoch 1 .. N (s) | tier hits per epoch (%) | copied (MiB)
+#   policy | epoch 1 .. N (s) | tier hits per epoch (%) | source fetches per epoch (files: copies
+#   plus opens the source served) | copied (MiB)
+# Epoch times are the loop's own (np.load and the pauses); the statistics come from the server
+# (kTakeStats at each epoch's end, outside the timed loop).
 # Rows: none (a server whose only tier holds 1 byte: every open reads the source, with its cost),
 # monarch, lru, clairvoyant (the future file written from the same seeded shuffle), and memory
 # (no preload, the files in the page cache: the lower bound).
@@ -124,18 +127,23 @@ for row in rows:
     if epochs is None:
         epochs = len(per_epoch)
         print("| policy | " + " | ".join(f"epoch {i + 1} (s)" for i in range(epochs)) +
-              " | tier hits per epoch (%) | copied (MiB) |")
-        print("|---" * (epochs + 3) + "|")
-    hits, copied = [], 0
+              " | tier hits per epoch (%) | source fetches per epoch (files) | copied (MiB) |")
+        print("|---" * (epochs + 4) + "|")
+    hits, fetches, copied = [], [], 0
     for l in per_epoch:
         if "cache" not in l:
             continue
         tier = l["cache"]["tiers"][0]
         opens = tier["hits"] + tier["misses"]
         hits.append(str(round(100 * tier["hits"] / opens)) if opens else "-")
+        # An open the source served counts once; one read through a copy made during it is
+        # counted by the source too (as in cache_epochs.sh): one fetch, the copy.
+        fetches.append(str(tier["files_copied"] - tier["read_through"] +
+                           l["cache"]["source"]["hits"]))
         copied += tier["bytes_copied"]
     times = " | ".join(f"{l['seconds']:.2f}" for l in per_epoch)
     hit_text = ", ".join(hits) if hits else "-"
+    fetch_text = ", ".join(fetches) if fetches else "-"
     copied_text = f"{copied / 1048576:.0f}" if hits else "-"
-    print(f"| {row} | {times} | {hit_text} | {copied_text} |")
+    print(f"| {row} | {times} | {hit_text} | {fetch_text} | {copied_text} |")
 EOF
