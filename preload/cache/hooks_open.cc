@@ -40,10 +40,6 @@ bool RegularFile(const char* path) {
   return syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0 && S_ISREG(st.st_mode);
 }
 
-int RawOpen(const char* path, int flags) {
-  return static_cast<int>(syscall(SYS_openat, AT_FDCWD, path, flags, 0));
-}
-
 // A descriptor of the copy `copy_fd` with its own file position and the flags of the program's
 // open that apply to a read-only regular file (not O_DIRECT, which a memory copy refuses, nor
 // O_NOFOLLOW, which /proc/self/fd's links would fail). It takes copy_fd's number: the lowest that
@@ -51,7 +47,8 @@ int RawOpen(const char* path, int flags) {
 int Reopen(int copy_fd, int flags) {
   char link[40];
   std::snprintf(link, sizeof link, "/proc/self/fd/%d", copy_fd);
-  const int fd = RawOpen(link, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOCTTY)));
+  const int fd = static_cast<int>(syscall(
+      SYS_openat, AT_FDCWD, link, O_RDONLY | (flags & (O_CLOEXEC | O_NONBLOCK | O_NOCTTY))));
   if (fd < 0 || syscall(SYS_dup3, fd, copy_fd, flags & O_CLOEXEC) < 0) {
     if (fd >= 0) syscall(SYS_close, fd);
     syscall(SYS_close, copy_fd);
@@ -80,9 +77,9 @@ int OpenCached(int dirfd, const char* path, int flags, bool* handled) {
   const bool asked = OpenThroughServer(abs, len, &opened);
   int fd = -1;
   if (opened.tier >= 0) fd = Reopen(opened.fd, flags);
-  if (fd < 0) {
+  if (fd < 0) {  // the source, as the program named it (not the lexically normalized path)
     opened.tier = -1;
-    fd = RawOpen(abs, flags);
+    fd = static_cast<int>(syscall(SYS_openat, dirfd, path, flags, 0));
   }
   if (fd < 0) return -1;
   // Without a server nothing is reported; the source's cost applies when a server gave one.

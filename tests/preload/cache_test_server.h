@@ -9,6 +9,8 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
 #include <fstream>
@@ -77,8 +79,11 @@ class TestCacheServer {
     std::lock_guard<std::mutex> lock(mu_);
     return opens_;
   }
-  std::vector<ReportRecord> Reports() {
-    std::lock_guard<std::mutex> lock(mu_);
+  // Read reports have no reply: one sent just before a client exits may still be on its way.
+  // Waits (up to 10 s) until `at_least` have arrived, then returns them all.
+  std::vector<ReportRecord> Reports(size_t at_least) {
+    std::unique_lock<std::mutex> lock(mu_);
+    reported_.wait_for(lock, std::chrono::seconds(10), [&] { return reports_.size() >= at_least; });
     return reports_;
   }
   std::vector<std::string> Invalidated() {
@@ -157,6 +162,7 @@ class TestCacheServer {
         if (payload.size() < sizeof r) return false;
         std::memcpy(&r, payload.data(), sizeof r);
         Record([&] { reports_.push_back({payload.substr(sizeof r), r.tier, r.bytes}); });
+        reported_.notify_all();
         return true;
       }
       default:
@@ -215,6 +221,7 @@ class TestCacheServer {
   int listen_fd_ = -1;
   std::thread acceptor_;
   std::mutex mu_;
+  std::condition_variable reported_;
   bool dead_ = false;
   int clients_ = 0;
   std::vector<int> conns_;
