@@ -84,6 +84,7 @@ TEST_CASE("storage.tiers errors name the entry's index and key") {
   CHECK(ErrorOf("storage: {tiers: {type: memory}}").find("storage.tiers: expected a list") !=
         std::string::npos);
   CHECK(ErrorOf("storage: {cache_policy: fifo}").find("storage.cache_policy") != std::string::npos);
+  CHECK(ErrorOf("storage: {cache_scope: host}").find("storage.cache_scope") != std::string::npos);
   CHECK(ErrorOf("storage: {storage_type: tiered, tiered_source: tiered}")
             .find("storage.tiered_source") != std::string::npos);
 }

@@ -370,3 +370,48 @@ TEST_CASE("cache server: a client of a server that stopped or was killed gets an
 
 }  // namespace
 }  // namespace dlio
+
+namespace dlio {
+namespace {
+
+TEST_CASE("client storage: reads through the server's copies and the source, reported back") {
+  Served s({MemoryTier(10000)}, CachePolicyKind::kLru);
+  const std::string small = s.f.Put("small", 6000), big = s.f.Put("big", 20000);
+  auto storage = NewTieredClientStorage(NewPosixStorage(StorageOptions()), s.server->socket_path(),
+                                        "client storage", true);
+  REQUIRE(storage.ok());
+  TieredCache* cache = CacheOf(storage->get());
+  REQUIRE(cache != nullptr);
+  CHECK(cache->policy() == CachePolicyKind::kLru);
+  CHECK_FALSE(cache->uses_future_accesses());
+  for (int round = 0; round < 2; ++round) {
+    CHECK(Fnv1a64(testing::ReadAll(storage->get(), small, 1000)) ==
+          Fnv1a64(ContentOf("small", 6000)));
+    CHECK(testing::ReadAll(storage->get(), big, 7000) == ContentOf("big", 20000));  // too big
+  }
+  const CacheStats stats = cache->Stats();  // the server's, over the socket
+  REQUIRE(stats.tiers.size() == 1);
+  CHECK(stats.tiers[0].hits == 1);
+  CHECK(stats.tiers[0].files_copied == 1);
+  CHECK(stats.tiers[0].bytes_served == 2 * 6000);
+  CHECK(stats.source.hits == 3);  // small's first open, big's two
+  CHECK(stats.source.bytes_served == 2 * 20000);
+  CHECK(stats.tiers[0].skipped_too_big == 2);
+  // A write through the client drops the server's copy; the next open copies the new bytes.
+  {
+    auto out = (*storage)->Open(small, OpenMode::kWrite);
+    REQUIRE(out.ok());
+    const std::string v2 = ContentOf("small", 6000, 2);
+    REQUIRE((*out)->WriteAt(0, v2.data(), v2.size()).ok());
+    REQUIRE((*out)->Close().ok());
+  }
+  CHECK(testing::ReadAll(storage->get(), small) == ContentOf("small", 6000, 2));
+  CHECK(s.cache->Stats().tiers[0].files_copied == 2);
+  auto quiet = NewTieredClientStorage(NewPosixStorage(StorageOptions()), s.server->socket_path(),
+                                      "no stats", false);
+  REQUIRE(quiet.ok());
+  CHECK(CacheOf(quiet->get())->Stats().tiers.empty());  // one client a node reports
+}
+
+}  // namespace
+}  // namespace dlio

@@ -9,3 +9,7 @@ dlio_add_test(cache_serve_cli_test LIBS dlio_cache dlio_storage
   SOURCES cache/cache_serve_cli_test.cc)
 target_link_libraries(cache_serve_cli_test PRIVATE nlohmann_json::nlohmann_json)
 add_dependencies(cache_serve_cli_test dlio-run)
+if(DLIO_WITH_MPI)
+  # storage.cache_scope node: 4 ranks of one node share one cache (under mpiexec).
+  dlio_add_mpi_test(node_cache_mpi_test RANKS 4 SOURCES cache/node_cache_mpi_test.cc)
+endif()

@@ -161,6 +161,20 @@ inline constexpr char kCacheLockName[] = ".dlio-cache.lock";
 // cache).
 Result<std::unique_ptr<Storage>> NewTieredStorage(std::unique_ptr<Storage> source,
                                                   CacheOptions options);
+// The `tiered` storage of a process whose node's cache another process serves (a CacheServer at
+// `socket_path`, dlio/cache_server.h; storage.cache_scope node): its opens ask the server, which
+// counts them for the policy and hands over a descriptor of the complete copy; reads of files the
+// server leaves to the source (tier -1) go to `source`. Reads are reported to the server as files
+// close. CacheOf gives the client's view: Stats are the server's when `reports_stats` (one client
+// a node), else empty. Errors name the socket.
+Result<std::unique_ptr<Storage>> NewTieredClientStorage(std::unique_ptr<Storage> source,
+                                                        const std::string& socket_path,
+                                                        const std::string& client_name,
+                                                        bool reports_stats);
+// The options of the storage a `tiered` storage of `options` caches (storage.tiered_source):
+// InvalidArgument naming the key when it is empty or tiered.
+Result<StorageOptions> TieredSourceOptions(const StorageOptions& options);
+
 // The cache of a storage NewTieredStorage made, looking through StorageWrappers around it
 // (nullptr when there is none).
 TieredCache* CacheOf(Storage* storage);

@@ -49,6 +49,8 @@ class CacheServer {
 // `stats` as a JSON object: {"tiers": [levels...], "source": level}, each level with the fields
 // of CacheTierStats under the same names ("level" for name).
 std::string CacheStatsJson(const CacheStats& stats);
+// CacheStatsJson's text back (fields missing: 0); Corruption when it is not such an object.
+Result<CacheStats> ParseCacheStatsJson(const std::string& text);
 // `levels` as a JSON array of such level objects (the run report's per-epoch cache sections).
 std::string CacheLevelsJson(const std::vector<CacheTierStats>& levels);
 

@@ -47,6 +47,13 @@ class Comm {
   // headers need no mpi.h (cast back with *static_cast<const MPI_Comm*>(p)). nullptr for Comms
   // without MPI (serial).
   virtual const void* mpi_comm_handle() const { return nullptr; }
+  // The ranks of this rank's node, as a Comm of their own (rank() is the rank on the node, 0 the
+  // node's leader): what a node-local resource (the tiered storage's shared cache,
+  // docs/caching.md) is shared by. Collective over this Comm. MPI: MPI_Comm_split_type with
+  // MPI_COMM_TYPE_SHARED (its Barrier waits as this Comm's does). Serial: a serial Comm (one
+  // rank a node). Comms whose ranks are threads of one process: nullptr, no node-local sharing
+  // (each rank is on its own).
+  virtual Result<std::unique_ptr<Comm>> SplitNode() { return std::unique_ptr<Comm>(); }
 };
 
 // Rank 0 of a world of 1: Barrier and Broadcast are no-ops, reductions leave values unchanged,

@@ -103,6 +103,7 @@ struct StorageConfig {
   std::string tiered_source = "posix";  // storage.tiered_source: storage "tiered" caches
   std::vector<CacheTierConfig> tiers;   // storage.tiers: the cache levels of "tiered"
   std::string cache_policy = "lru";     // storage.cache_policy: monarch, lru, clairvoyant
+  std::string cache_scope = "node";     // storage.cache_scope: node (one cache a node), process
   // s3 (storage.storage_options.*, DLIO's names; empty strings: the AWS_* environment variables)
   std::string s3_endpoint_url, s3_region, s3_access_key_id, s3_secret_access_key, s3_session_token;
   bool s3_force_path_style = true;

@@ -10,6 +10,7 @@
 #include "cache/cache_wire.h"
 #include "dlio/cache.h"
 #include "dlio/status.h"
+#include "dlio/storage.h"
 
 namespace dlio::cache_internal {
 
@@ -47,5 +48,13 @@ class CacheClient {
   OwnedFd fd_;
   cache_wire::HelloReply hello_;
 };
+
+// A TieredCache served by the CacheServer at `socket_path` (connected as `client_name`): its
+// opens go to the server, files it hands over read the copy's descriptor (or `source`, which must
+// outlive it, when the server says tier -1), and their reads are reported to the server when
+// they close. Stats: the server's when `reports_stats` (one client of a node), else empty.
+Result<std::unique_ptr<TieredCache>> ConnectRemoteCache(const std::string& socket_path,
+                                                        const std::string& client_name,
+                                                        Storage* source, bool reports_stats);
 
 }  // namespace dlio::cache_internal

@@ -305,16 +305,27 @@ class CacheServerImpl final : public CacheServer {
     SetFuture();
   }
 
-  // Moves the client's list (or the --future list, for a client without one) past `path` when it
-  // is the next open there, so a later merge starts where each client is.
+  // Moves a list past `path` when it is its next open, so a later merge starts where each client
+  // is: the client's own list; for a connection without one (a process opening on several
+  // connections, its list sent on the first), the first list whose next open `path` is, the
+  // --future list last.
   void AdvanceFuture(uint32_t index, const std::string& path) {
     if (!cache_->uses_future_accesses()) return;
     std::lock_guard<std::mutex> lock(future_mu_);
-    auto it = futures_.find(index);
-    if (it == futures_.end()) it = futures_.find(kDefaultFuture);
-    if (it == futures_.end()) return;
-    FutureList& list = it->second;
-    if (list.next < list.paths.size() && list.paths[list.next] == path) ++list.next;
+    auto next_is = [&](FutureList& list) {
+      return list.next < list.paths.size() && list.paths[list.next] == path;
+    };
+    auto own = futures_.find(index);
+    if (own != futures_.end()) {
+      if (next_is(own->second)) ++own->second.next;
+      return;
+    }
+    for (auto& [i, list] : futures_) {  // the --future list's index is the largest: last
+      if (next_is(list)) {
+        ++list.next;
+        return;
+      }
+    }
   }
 
   void DropFuture(uint32_t index) {

@@ -1,5 +1,6 @@
 // CacheStats as JSON (dlio/cache_server.h): the cache server's kStats replies and the run
 // report's cache sections name the fields the same way.
+#include <iterator>
 #include <nlohmann/json.hpp>
 
 #include "dlio/cache_server.h"
@@ -26,7 +27,43 @@ json LevelJson(const CacheTierStats& t) {
           {"peak_bytes", t.peak_bytes}};
 }
 
+Result<CacheTierStats> ParseLevel(const json& j) {
+  CacheTierStats t;
+  if (!j.is_object()) return Status::Corruption("cache statistics: a level is not an object");
+  t.name = j.value("level", "");
+  uint64_t* fields[] = {&t.capacity_bytes,  &t.hits,
+                        &t.misses,          &t.read_through,
+                        &t.bytes_served,    &t.bytes_copied,
+                        &t.files_copied,    &t.evictions,
+                        &t.invalidations,   &t.skipped_too_big,
+                        &t.occupancy_bytes, &t.occupancy_files,
+                        &t.peak_bytes};
+  const char* names[] = {"capacity_bytes",  "hits",
+                         "misses",          "read_through",
+                         "bytes_served",    "bytes_copied",
+                         "files_copied",    "evictions",
+                         "invalidations",   "skipped_too_big",
+                         "occupancy_bytes", "occupancy_files",
+                         "peak_bytes"};
+  for (size_t i = 0; i < std::size(fields); ++i) *fields[i] = j.value(names[i], uint64_t{0});
+  return t;
+}
+
 }  // namespace
+
+Result<CacheStats> ParseCacheStatsJson(const std::string& text) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object() || !j.contains("tiers") || !j["tiers"].is_array()) {
+    return Status::Corruption("cache statistics: not an object with a tiers array");
+  }
+  CacheStats stats;
+  for (const json& level : j["tiers"]) {
+    DLIO_ASSIGN_OR_RETURN(CacheTierStats t, ParseLevel(level));
+    stats.tiers.push_back(std::move(t));
+  }
+  DLIO_ASSIGN_OR_RETURN(stats.source, ParseLevel(j.value("source", json::object())));
+  return stats;
+}
 
 std::string CacheLevelsJson(const std::vector<CacheTierStats>& levels) {
   json out = json::array();

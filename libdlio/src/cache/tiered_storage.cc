@@ -1,6 +1,7 @@
 // The `tiered` storage (dlio/cache.h): reads through a TieredCache over the source storage.
 #include <unistd.h>
 
+#include "cache/cache_client.h"
 #include "dlio/cache.h"
 #include "dlio/registries.h"
 #include "dlio/storage_wrapper.h"
@@ -34,6 +35,13 @@ class TieredStorage final : public StorageWrapper {
       Trace(e);
     };
     DLIO_ASSIGN_OR_RETURN(cache_, TieredCache::Make(std::move(options), inner()));
+    return Status::OK();
+  }
+  // Reads through the node's cache that the server at `socket_path` serves.
+  Status Connect(const std::string& socket_path, const std::string& client_name,
+                 bool reports_stats) {
+    DLIO_ASSIGN_OR_RETURN(cache_, cache_internal::ConnectRemoteCache(socket_path, client_name,
+                                                                     inner(), reports_stats));
     return Status::OK();
   }
   StorageCapabilities capabilities() const override {
@@ -115,6 +123,20 @@ Result<std::unique_ptr<Storage>> NewTieredStorage(std::unique_ptr<Storage> sourc
   auto storage = std::make_unique<TieredStorage>(std::move(source));
   DLIO_RETURN_NOT_OK(storage->Start(std::move(options)));
   return std::unique_ptr<Storage>(std::move(storage));
+}
+
+Result<std::unique_ptr<Storage>> NewTieredClientStorage(std::unique_ptr<Storage> source,
+                                                        const std::string& socket_path,
+                                                        const std::string& client_name,
+                                                        bool reports_stats) {
+  if (source == nullptr) return Status::InvalidArgument("tiered storage: the source is null");
+  auto storage = std::make_unique<TieredStorage>(std::move(source));
+  DLIO_RETURN_NOT_OK(storage->Connect(socket_path, client_name, reports_stats));
+  return std::unique_ptr<Storage>(std::move(storage));
+}
+
+Result<StorageOptions> TieredSourceOptions(const StorageOptions& options) {
+  return SourceOptions(options);
 }
 
 TieredCache* CacheOf(Storage* storage) {

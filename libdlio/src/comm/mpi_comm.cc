@@ -68,6 +68,22 @@ class MpiComm final : public Comm {
   }
   void set_barrier_wait(BarrierWait wait) override { barrier_wait_ = wait; }
 
+  Result<std::unique_ptr<Comm>> SplitNode() override {
+    MPI_Comm node = MPI_COMM_NULL;
+    int rc = MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(node, MPI_ERRORS_RETURN);
+    int rank = 0, size = 1;
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(node, &rank);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_size(node, &size);
+    if (rc != MPI_SUCCESS) {
+      if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+      return MpiStatus(rc, "MPI_Comm_split_type(MPI_COMM_TYPE_SHARED)");
+    }
+    auto out = std::make_unique<MpiComm>(node, /*finalize=*/false, rank, size);
+    out->set_barrier_wait(barrier_wait_);
+    return std::unique_ptr<Comm>(std::move(out));
+  }
+
   Status AllReduceSum(std::vector<double>* values) override {
     return AllReduce(values, MPI_SUM, "MPI_Allreduce(sum)");
   }

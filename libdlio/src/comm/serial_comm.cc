@@ -14,6 +14,7 @@ class SerialComm final : public Comm {
   int size() const override { return 1; }
   std::string name() const override { return "serial"; }
   Status Barrier() override { return Status::OK(); }
+  Result<std::unique_ptr<Comm>> SplitNode() override { return MakeSerialComm(); }
   Status AllReduceSum(std::vector<double>* values) override { return CheckVector(values); }
   Status AllReduceMax(std::vector<double>* values) override { return CheckVector(values); }
   Status AllReduceMin(std::vector<double>* values) override { return CheckVector(values); }

@@ -47,6 +47,11 @@ void AddStorageKeys(std::vector<KeySpec>* t) {
              "tiered: monarch (copy on first read, no eviction), lru (evict least recently "
              "used), clairvoyant (prefetch the sampler's coming files, evict the farthest next "
              "use)"));
+  add(Choice("storage.cache_scope", DLIO_FIELD(std::string, storage.cache_scope),
+             {"node", "process"},
+             "tiered: node (the ranks of a node share one cache, served to them by the node's "
+             "first rank: no file copied twice a node) or process (each rank its own cache) "
+             "(docs/caching.md)"));
   // s3 (docs/storage.md): DLIO's storage_options names, and dlio's s3_* tuning beside them;
   // the map's other keys are accepted (with a warning) as DLIO's.
   add(Unused("storage.storage_options",

@@ -28,6 +28,7 @@ Status FeedCacheFuture(TieredCache* cache, const LoopParts& loop, PlanRequest re
 std::vector<CacheTierStats> TakeEpochCacheStats(TieredCache* cache) {
   if (cache == nullptr) return {};
   CacheStats stats = cache->TakeStats();
+  if (stats.tiers.empty()) return {};  // a rank of a node whose first rank reports its cache
   stats.tiers.push_back(std::move(stats.source));
   return std::move(stats.tiers);
 }

@@ -331,7 +331,9 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     for (const auto& e : r.epochs) {
       epochs.push_back({{"epoch", e.epoch}, {"levels", CacheLevels(e.cache)}});
     }
-    s["cache"] = {{"policy", c.storage.cache_policy}, {"epochs", epochs}};
+    // node scope: rank 0's node's shared cache (every rank of that node); process: rank 0's.
+    s["cache"] = {
+        {"policy", c.storage.cache_policy}, {"scope", c.storage.cache_scope}, {"epochs", epochs}};
   }
   s["ranks"] = ranks;
   s["warnings"] = r.warnings;

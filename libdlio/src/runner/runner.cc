@@ -12,6 +12,7 @@
 #include "runner/aggregate.h"
 #include "runner/checkpoint_phase.h"
 #include "runner/generate_phase.h"
+#include "runner/node_cache.h"
 #include "runner/preflight_run.h"
 #include "runner/remove_generated.h"
 #include "runner/report.h"
@@ -34,8 +35,9 @@ struct RunResources {
   std::unique_ptr<Comm> own_comm;
   std::unique_ptr<Storage> own_output_storage;  // when RunEnv::output_storage is null
   std::unique_ptr<Tracer> tracer;
-  std::unique_ptr<Storage> storage;  // when RunEnv::storage is null
-  std::unique_ptr<Format> format;    // null in checkpoint-only runs
+  std::unique_ptr<runner_internal::NodeCache> node_cache;  // storage.cache_scope node
+  std::unique_ptr<Storage> storage;                        // when RunEnv::storage is null
+  std::unique_ptr<Format> format;                          // null in checkpoint-only runs
   Checkpointing checkpointing;
   TrainingParts training;
 };
@@ -143,13 +145,15 @@ Result<RunReport> RunRank(const WorkloadConfig& input_config, const RunEnv& env,
     ctx.storage = res.storage.get();
   }
   if (ctx.storage == nullptr) {
-    DLIO_ASSIGN_OR_RETURN(res.storage, MakeStorage(StorageOptionsFor(config), *ctx.registries,
-                                                   ctx.clock, ctx.tracer));
+    DLIO_ASSIGN_OR_RETURN(
+        res.storage, runner_internal::MakeRunStorage(config, *ctx.registries, ctx.clock, ctx.tracer,
+                                                     ctx.comm, &res.node_cache));
     ctx.storage = res.storage.get();
   }
 
   const int64_t start_us = ctx.clock->WallMicros();
   Status status = RunPhases(ctx, env.force_generate, &res, &report);
+  if (status.ok() && res.node_cache != nullptr) status = res.node_cache->Finish();
   const int64_t end_us = ctx.clock->WallMicros();
   Status flush = res.tracer->Flush();
   if (!status.ok() && env.abort_on_error && ctx.world() > 1) {

@@ -2,6 +2,7 @@
 list(APPEND DLIO_SOURCES
   src/runner/accelerators.cc
   src/runner/cache_feed.cc
+  src/runner/node_cache.cc
   src/runner/cache_options.cc
   src/runner/aggregate.cc
   src/runner/checkpoint_options.cc

@@ -223,11 +223,11 @@ Status EpochLoop::Finish(uint64_t epoch, bool train, int64_t epoch_start_ns, Epo
   TraceSpan(ctx_.tracer, train ? "ai.pipeline.epoch" : "ai.pipeline.eval", "ai", rep->start_us,
             rep->end_us, static_cast<int64_t>(epoch), -1);
   rep->metrics = ComputeBlockMetrics(rep->steps, block_ns, c_.train.excluded_start_steps);
-  rep->cache = TakeEpochCacheStats(CacheOf(ctx_.storage));
-
   std::vector<double> v{rep->metrics.au_percent, rep->metrics.samples_per_s,
                         rep->metrics.bytes_per_s};
   DLIO_RETURN_NOT_OK(ctx_.comm->AllReduceSum(&v));
+  // After every rank ended the epoch: a cache shared by a node's ranks counts all their reads.
+  rep->cache = TakeEpochCacheStats(CacheOf(ctx_.storage));
   rep->au_percent_mean = v[0] / ctx_.world();
   rep->samples_per_s_sum = v[1];
   rep->bytes_per_s_sum = v[2];

@@ -1,0 +1,131 @@
+#include "runner/node_cache.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+
+#include "dlio/loop.h"
+
+namespace dlio::runner_internal {
+namespace {
+
+constexpr char kServing[] = "serving ";  // what the leader broadcasts before the socket's path
+
+// A new private (0700) directory for the socket: under $TMPDIR unless that is too long for a
+// socket path, else /tmp.
+Result<std::string> MakePrivateDir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string base = tmp != nullptr && tmp[0] == '/' && std::strlen(tmp) < 64 ? tmp : "/tmp";
+  std::string dir = base + "/dlio-node-cache-XXXXXX";
+  if (::mkdtemp(dir.data()) == nullptr) {
+    return Status::FromErrno(errno, "creating the node cache's socket directory under " + base);
+  }
+  return dir;
+}
+
+CacheOptions CacheOptionsOf(const StorageOptions& options) {
+  CacheOptions cache;
+  cache.tiers = options.cache_tiers;
+  auto policy = ParseCachePolicy(options.cache_policy);
+  if (policy.ok()) cache.policy = *policy;
+  return cache;
+}
+
+// This rank's storage: a client of the node's server at `socket`.
+Result<std::unique_ptr<Storage>> ClientStorage(const StorageOptions& options,
+                                               const Registries& registries, const Clock* clock,
+                                               Tracer* tracer, const std::string& socket,
+                                               int world_rank, bool reports_stats) {
+  DLIO_ASSIGN_OR_RETURN(StorageOptions source_options, TieredSourceOptions(options));
+  auto source = MakeStorage(source_options, registries, clock, nullptr);
+  if (!source.ok()) return source.status().WithContext("storage.tiered_source");
+  DLIO_ASSIGN_OR_RETURN(auto storage,
+                        NewTieredClientStorage(std::move(source).value(), socket,
+                                               StrCat("rank ", world_rank), reports_stats));
+  storage->Bind(clock, tracer);
+  return storage;
+}
+
+// The node's shared storage: the leader starts the server and tells the node where it is.
+Result<std::unique_ptr<Storage>> SharedStorage(const StorageOptions& options,
+                                               const Registries& registries, const Clock* clock,
+                                               Tracer* tracer, int world_rank, NodeCache* node) {
+  std::string message;
+  if (node->node()->rank() == 0) {
+    auto socket = node->StartServer(options, registries, clock);
+    message = socket.ok() ? kServing + *socket : socket.status().ToString();
+  }
+  DLIO_RETURN_NOT_OK(node->node()->Broadcast(&message, 0));
+  if (message.rfind(kServing, 0) != 0) {
+    return Status::FailedPrecondition(
+        "storage.cache_scope node: the cache server of this node (its first rank) could not "
+        "start: ",
+        message);
+  }
+  return ClientStorage(options, registries, clock, tracer, message.substr(strlen(kServing)),
+                       world_rank, node->node()->rank() == 0);
+}
+
+}  // namespace
+
+NodeCache::~NodeCache() { Stop(); }
+
+void NodeCache::Stop() {
+  server_.reset();
+  cache_.reset();
+  source_.reset();
+  if (!dir_.empty()) ::rmdir(dir_.c_str());  // empty once the server removed its socket
+  dir_.clear();
+}
+
+Result<std::string> NodeCache::StartServer(const StorageOptions& options,
+                                           const Registries& registries, const Clock* clock) {
+  DLIO_ASSIGN_OR_RETURN(StorageOptions source_options, TieredSourceOptions(options));
+  auto source = MakeStorage(source_options, registries, clock, nullptr);
+  if (!source.ok()) return source.status().WithContext("storage.tiered_source");
+  source_ = std::move(source).value();
+  DLIO_ASSIGN_OR_RETURN(cache_, TieredCache::Make(CacheOptionsOf(options), source_.get()));
+  DLIO_ASSIGN_OR_RETURN(dir_, MakePrivateDir());
+  CacheServerOptions server;
+  server.socket_path = dir_ + "/cache.sock";
+  server.source_cost = source_->emulated_cost();
+  DLIO_ASSIGN_OR_RETURN(server_, CacheServer::Start(cache_.get(), std::move(server)));
+  return server_->socket_path();
+}
+
+Status NodeCache::Finish() {
+  DLIO_RETURN_NOT_OK(node_->Barrier());
+  Stop();
+  return Status::OK();
+}
+
+Result<std::unique_ptr<Storage>> MakeRunStorage(const WorkloadConfig& config,
+                                                const Registries& registries, const Clock* clock,
+                                                Tracer* tracer, Comm* comm,
+                                                std::unique_ptr<NodeCache>* node) {
+  const StorageOptions options = StorageOptionsFor(config);
+  if (options.name != "tiered" || config.storage.cache_scope != "node") {
+    return MakeStorage(options, registries, clock, tracer);
+  }
+  DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Comm> node_comm, comm->SplitNode());
+  if (node_comm == nullptr) return MakeStorage(options, registries, clock, tracer);
+  Result<std::unique_ptr<Storage>> storage = Status::Internal("no storage made");
+  if (node_comm->size() == 1) {  // the rank's own cache is the node's
+    storage = MakeStorage(options, registries, clock, tracer);
+  } else {
+    *node = std::make_unique<NodeCache>(std::move(node_comm));
+    storage = SharedStorage(options, registries, clock, tracer, comm->rank(), node->get());
+  }
+  std::vector<double> failed{storage.ok() ? 0.0 : 1.0};
+  DLIO_RETURN_NOT_OK(comm->AllReduceMax(&failed));
+  if (!storage.ok()) return storage.status();
+  if (failed[0] > 0) {
+    return Status::FailedPrecondition(
+        "storage.cache_scope node: another rank could not reach its node's cache (its error "
+        "names the cause)");
+  }
+  return storage;
+}
+
+}  // namespace dlio::runner_internal
