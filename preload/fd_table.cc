@@ -1,7 +1,5 @@
 #include "fd_table.h"
 
-#include <sched.h>
-
 #include <cstdlib>
 #include <cstring>
 
@@ -40,35 +38,6 @@ FdTable& FdTable::Get() {
   return table;
 }
 
-void FdTable::Lock() {
-  while (lock_.test_and_set(std::memory_order_acquire)) sched_yield();
-}
-
-FileRef* FdTable::Acquire(int fd) {
-  if (!Traced(fd)) return nullptr;
-  Lock();
-  FileRef* ref = entries_[fd].load(std::memory_order_relaxed);
-  if (ref != nullptr) ref->refs.fetch_add(1, std::memory_order_relaxed);
-  Unlock();
-  return ref;
-}
-
-void FdTable::Set(int fd, FileRef* ref) {
-  if (fd < 0 || fd >= kMaxFds) {
-    ReleaseFileRef(ref);
-    return;
-  }
-  Lock();
-  FileRef* old = entries_[fd].exchange(ref, std::memory_order_acq_rel);
-  Unlock();
-  ReleaseFileRef(old);
-}
-
-void FdTable::Dup(int old_fd, int new_fd) {
-  if (new_fd < 0 || new_fd >= kMaxFds || old_fd == new_fd) return;
-  Set(new_fd, Acquire(old_fd));
-}
-
 void FdTable::ForgetPosition(int fd) {
   FileRef* ref = Acquire(fd);
   if (ref == nullptr) return;
@@ -84,8 +53,5 @@ void FdTable::ForgetAllPositions(bool locked) {
   }
   if (!locked) Unlock();
 }
-
-void FdTable::LockForFork() { Lock(); }
-void FdTable::UnlockAfterFork() { Unlock(); }
 
 }  // namespace dlio::preload

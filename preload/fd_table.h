@@ -6,6 +6,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ref_table.h"
+
 namespace dlio::preload {
 
 // An open file's absolute path, shared (reference-counted) by descriptors made with dup, and
@@ -31,39 +33,19 @@ int64_t MovePosition(FileRef* ref, int64_t delta, int64_t absolute = -1);
 FileRef* NewFileRef(const char* path, size_t len);
 void ReleaseFileRef(FileRef* ref);
 
-// fd -> FileRef for fds below kMaxFds (larger fds are not traced). Safe for concurrent use;
-// a process-wide singleton (FdTable::Get()) because descriptors are.
-class FdTable {
+// fd -> FileRef (RefTable), with the positions of the files it names. A process-wide singleton
+// (FdTable::Get()) because descriptors are.
+class FdTable : public RefTable<FileRef, ReleaseFileRef> {
  public:
-  static constexpr int kMaxFds = 1 << 16;
   static FdTable& Get();
 
-  // Cheap test without taking a reference.
-  bool Traced(int fd) const {
-    return fd >= 0 && fd < kMaxFds && entries_[fd].load(std::memory_order_relaxed) != nullptr;
-  }
-  // A new reference to fd's file (release with ReleaseFileRef), or nullptr.
-  FileRef* Acquire(int fd);
-  // fd now names `ref` (ownership of one reference passes to the table; nullptr clears).
-  void Set(int fd, FileRef* ref);
-  // new_fd names what old_fd names (nothing when old_fd is untraced).
-  void Dup(int old_fd, int new_fd);
+  // Whether fd names a traced file (cheap, no reference taken).
+  bool Traced(int fd) const { return Has(fd); }
   // fd's position can no longer be followed (fd untraced: nothing).
   void ForgetPosition(int fd);
   // No position can be followed any more: every description may now be shared with another
   // process. Called with the table locked for fork (`locked`) or not.
   void ForgetAllPositions(bool locked);
-
-  // Held across fork so the child never inherits a locked table.
-  void LockForFork();
-  void UnlockAfterFork();
-
- private:
-  void Lock();
-  void Unlock() { lock_.clear(std::memory_order_release); }
-
-  std::atomic_flag lock_ = ATOMIC_FLAG_INIT;
-  std::atomic<FileRef*> entries_[kMaxFds] = {};
 };
 
 }  // namespace dlio::preload

@@ -1,6 +1,5 @@
 #include "runtime.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -14,6 +13,7 @@
 #include "event_writer.h"
 #include "fd_table.h"
 #include "path_filter.h"
+#include "resolve_next.h"
 #include "trace_call.h"
 
 namespace dlio::preload {
@@ -128,15 +128,7 @@ RealSlots& Slots() {
 }
 
 void* ResolveReal(std::atomic<void*>* slot, const char* name) {
-  void* fn = slot->load(std::memory_order_relaxed);
-  if (fn == nullptr) {
-    const bool saved = t_in_hook;
-    t_in_hook = true;
-    fn = dlsym(RTLD_NEXT, name);
-    t_in_hook = saved;
-    slot->store(fn, std::memory_order_relaxed);
-  }
-  return fn;
+  return ResolveNextIn(slot, name, t_in_hook);
 }
 
 bool Active() { return g_active.load(std::memory_order_acquire); }

@@ -22,3 +22,22 @@ if(DLIO_WITH_MPI)
     DLIO_MPIEXEC="${DLIO_MPIEXEC_LINE}"
     DLIO_PRELOAD_IO_PROGRAM="$<TARGET_FILE:preload_io_program>")
 endif()
+
+# libdlio_cache_preload.so: a C program reading files every way, against a test server
+# (cache_test_server.h) and under `dlio-run profile`.
+add_executable(cache_read_program preload/cache_read_program.c)
+dlio_target_defaults(cache_read_program)
+target_link_libraries(cache_read_program PRIVATE Threads::Threads)
+dlio_add_test(cache_preload_test LIBS dlio_core nlohmann_json::nlohmann_json
+  SOURCES preload/cache_preload_test.cc PROPERTIES TIMEOUT 120)
+add_dependencies(cache_preload_test dlio_cache_preload dlio_preload cache_read_program dlio-run)
+target_compile_definitions(cache_preload_test PRIVATE
+  DLIO_CACHE_PRELOAD_LIB="$<TARGET_FILE:dlio_cache_preload>"
+  DLIO_CACHE_READ_PROGRAM="$<TARGET_FILE:cache_read_program>")
+# The same against the real server, `dlio-run cache-serve`.
+dlio_add_test(cache_preload_server_test LIBS dlio_core nlohmann_json::nlohmann_json
+  SOURCES preload/cache_preload_server_test.cc PROPERTIES TIMEOUT 120)
+add_dependencies(cache_preload_server_test dlio_cache_preload cache_read_program dlio-run)
+target_compile_definitions(cache_preload_server_test PRIVATE
+  DLIO_CACHE_PRELOAD_LIB="$<TARGET_FILE:dlio_cache_preload>"
+  DLIO_CACHE_READ_PROGRAM="$<TARGET_FILE:cache_read_program>")

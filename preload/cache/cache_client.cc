@@ -1,0 +1,297 @@
+#include "cache_client.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cache_files.h"
+#include "path_filter.h"
+#include "resolve_next.h"
+
+namespace dlio::cache_preload {
+namespace wire = dlio::cache_wire;
+namespace {
+
+__attribute__((tls_model("initial-exec"))) thread_local bool t_in_hook = false;
+
+std::atomic<bool> g_enabled{false};
+constexpr int kSocketFdFloor = 900;  // the connection's descriptor number, or the next free above
+preload::PathFilter g_filter;        // constant-initialized; configured by the constructor
+
+// The connection, its mutex (one request at a time) and what the server said in its hello.
+struct Client {
+  pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+  const char* socket_path = nullptr;
+  const char* future_path = nullptr;  // DLIO_CACHE_FUTURE, sent on connect (not by fork children)
+  int fd = -1;
+  bool given_up = false;
+  bool warned = false;
+  std::atomic<uint64_t> latency_ns{0};
+  std::atomic<uint64_t> bytes_per_s{0};
+};
+Client g_client;
+
+class Locked {
+ public:
+  Locked() { pthread_mutex_lock(&g_client.mu); }
+  ~Locked() { pthread_mutex_unlock(&g_client.mu); }
+  Locked(const Locked&) = delete;
+  Locked& operator=(const Locked&) = delete;
+};
+
+// Raw system calls: nothing here goes through the hooks of any preloaded library (the tracer's).
+void RawClose(int fd) { syscall(SYS_close, fd); }
+
+void WriteStderr(const char* text) {
+  size_t n = std::strlen(text);
+  while (n > 0) {
+    const long w = syscall(SYS_write, 2, text, n);
+    if (w <= 0) return;
+    text += w;
+    n -= static_cast<size_t>(w);
+  }
+}
+
+// Drops the connection for the rest of the process; one warning line the first time.
+void GiveUp(const char* what, int err) {
+  if (g_client.fd >= 0) RawClose(g_client.fd);
+  g_client.fd = -1;
+  g_client.given_up = true;
+  if (g_client.warned) return;
+  g_client.warned = true;
+  char line[768];
+  std::snprintf(line, sizeof line,
+                "dlio cache: warning: cache server %s: %s (%s); reading the source directly\n",
+                g_client.socket_path, what, std::strerror(err));
+  WriteStderr(line);
+}
+
+// Reads and drops `n` payload bytes.
+int Drain(int fd, uint64_t n) {
+  char sink[256];
+  while (n > 0) {
+    const size_t k = n < sizeof sink ? static_cast<size_t>(n) : sizeof sink;
+    if (const int err = wire::RecvAll(fd, sink, k); err != 0) return err;
+    n -= k;
+  }
+  return 0;
+}
+
+// Reads a reply of op `want` whose payload starts with `*body` (sizeof(T) bytes); the rest of the
+// payload (an error message) is dropped. Returns 0, or an errno value (EPROTO: not that reply).
+template <typename T>
+int RecvReply(int fd, wire::Op want, T* body, int* received_fd = nullptr) {
+  wire::WireHeader h;
+  if (const int err = wire::RecvHeader(fd, &h, received_fd); err != 0) return err;
+  if (h.op != static_cast<uint16_t>(want) || h.payload_bytes < sizeof(T)) {
+    Drain(fd, h.payload_bytes);
+    return EPROTO;
+  }
+  if (const int err = wire::RecvAll(fd, body, sizeof(T)); err != 0) return err;
+  return Drain(fd, h.payload_bytes - sizeof(T));
+}
+
+// The whole of DLIO_CACHE_FUTURE (malloc'ed; nullptr and *len 0 when unreadable).
+char* ReadFutureFile(size_t* len) {
+  *len = 0;
+  const long fd = syscall(SYS_openat, AT_FDCWD, g_client.future_path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  size_t cap = 1 << 16;
+  char* data = static_cast<char*>(std::malloc(cap));
+  while (data != nullptr) {
+    if (*len == cap) {
+      char* grown = static_cast<char*>(std::realloc(data, cap * 2));
+      if (grown == nullptr) break;
+      data = grown;
+      cap *= 2;
+    }
+    const long r = syscall(SYS_read, fd, data + *len, cap - *len);
+    if (r <= 0) break;
+    *len += static_cast<size_t>(r);
+  }
+  RawClose(static_cast<int>(fd));
+  return data;
+}
+
+// Sends DLIO_CACHE_FUTURE's paths (kFuture); a missing file is warned about and skipped.
+int SendFuture(int fd) {
+  size_t len = 0;
+  char* data = ReadFutureFile(&len);
+  if (data == nullptr || len == 0) {
+    char line[640];
+    std::snprintf(line, sizeof line,
+                  "dlio cache: warning: DLIO_CACHE_FUTURE %s is missing or empty: no future "
+                  "accesses sent\n",
+                  g_client.future_path);
+    WriteStderr(line);
+    std::free(data);
+    return 0;
+  }
+  if (data[len - 1] != '\n') {  // the last path ends with '\n' too
+    char* grown = static_cast<char*>(std::realloc(data, len + 1));
+    if (grown == nullptr) {
+      std::free(data);
+      return ENOMEM;
+    }
+    data = grown;
+    data[len++] = '\n';
+  }
+  int err = wire::SendMessage(fd, wire::Op::kFuture, data, len);
+  std::free(data);
+  wire::Ack ack;
+  if (err == 0) err = RecvReply(fd, wire::Op::kAck, &ack);
+  return err != 0 ? err : ack.error;
+}
+
+// Connects and greets the server, holding the lock; false when it cannot be used.
+bool ConnectLocked() {
+  if (g_client.fd >= 0) return true;
+  if (g_client.given_up) return false;
+  const int fd = static_cast<int>(syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (fd < 0) return GiveUp("no socket", errno), false;
+  sockaddr_un addr = {};
+  addr.sun_family = AF_UNIX;
+  if (std::strlen(g_client.socket_path) >= sizeof addr.sun_path) {
+    RawClose(fd);
+    return GiveUp("path too long", ENAMETOOLONG), false;
+  }
+  std::strcpy(addr.sun_path, g_client.socket_path);
+  if (syscall(SYS_connect, fd, &addr, sizeof addr) != 0) {
+    const int err = errno;
+    RawClose(fd);
+    return GiveUp("cannot connect", err), false;
+  }
+  // Out of the program's way: its descriptors keep the numbers they have without the cache.
+  const long high = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, kSocketFdFloor);
+  if (high >= 0) {
+    RawClose(fd);
+    g_client.fd = static_cast<int>(high);
+  } else {
+    g_client.fd = fd;
+  }
+  char name[48];
+  std::snprintf(name, sizeof name, "pid %ld", static_cast<long>(syscall(SYS_getpid)));
+  wire::HelloReply hello;
+  int err = wire::SendMessage(g_client.fd, wire::Op::kHello, name, std::strlen(name));
+  if (err == 0) err = RecvReply(g_client.fd, wire::Op::kHelloReply, &hello);
+  if (err != 0) return GiveUp("no hello", err), false;
+  g_client.latency_ns.store(hello.source_latency_ns, std::memory_order_relaxed);
+  g_client.bytes_per_s.store(hello.source_bytes_per_s, std::memory_order_relaxed);
+  if (g_client.future_path != nullptr) {
+    err = SendFuture(g_client.fd);
+    g_client.future_path = nullptr;  // once per process
+    if (err != 0) return GiveUp("future accesses refused", err), false;
+  }
+  return true;
+}
+
+void PrepareFork() {
+  pthread_mutex_lock(&g_client.mu);
+  FileTable::Get().LockForFork();
+}
+
+void ParentAfterFork() {
+  FileTable::Get().UnlockAfterFork();
+  pthread_mutex_unlock(&g_client.mu);
+}
+
+// The child must not talk on the parent's connection: it connects anew when it first opens a file
+// (a client of its own; its future is not the parent's, so none is sent).
+void ChildAfterFork() {
+  FileTable::Get().UnlockAfterFork();
+  pthread_mutex_init(&g_client.mu, nullptr);
+  if (g_client.fd >= 0) RawClose(g_client.fd);
+  g_client.fd = -1;
+  g_client.future_path = nullptr;
+}
+
+__attribute__((constructor)) void Init() {
+  HookScope scope;
+  const char* socket_path = std::getenv("DLIO_CACHE_SOCKET");
+  const char* dirs = std::getenv("DLIO_CACHE_DATA_DIRS");
+  if (socket_path == nullptr || *socket_path == '\0') return;
+  if (dirs == nullptr || *dirs == '\0') {
+    WriteStderr(
+        "dlio cache: warning: DLIO_CACHE_SOCKET is set but DLIO_CACHE_DATA_DIRS is not: "
+        "no file goes through the cache\n");
+    return;
+  }
+  g_client.socket_path = socket_path;
+  const char* future = std::getenv("DLIO_CACHE_FUTURE");
+  if (future != nullptr && *future != '\0') g_client.future_path = future;
+  g_filter.Configure(dirs);
+  pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork);
+  g_enabled.store(true, std::memory_order_release);
+}
+
+}  // namespace
+
+void* ResolveNext(std::atomic<void*>* slot, const char* name) {
+  return preload::ResolveNextIn(slot, name, t_in_hook);
+}
+
+bool& InHook() { return t_in_hook; }
+
+bool Enabled() { return g_enabled.load(std::memory_order_acquire); }
+
+bool UnderDataDirs(const char* path, size_t len) { return g_filter.Traced(path, len); }
+
+SourceCost Cost() {
+  SourceCost c;
+  c.latency_ns = g_client.latency_ns.load(std::memory_order_relaxed);
+  c.bytes_per_s = g_client.bytes_per_s.load(std::memory_order_relaxed);
+  return c;
+}
+
+bool OpenThroughServer(const char* path, size_t len, Opened* out) {
+  Locked lock;
+  if (!ConnectLocked()) return false;
+  int received = -1;
+  wire::OpenReply reply;
+  int err = wire::SendMessage(g_client.fd, wire::Op::kOpen, path, len);
+  if (err == 0) err = RecvReply(g_client.fd, wire::Op::kOpenReply, &reply, &received);
+  if (err != 0) {
+    if (received >= 0) RawClose(received);
+    GiveUp("open failed", err);
+    return false;
+  }
+  out->fd = -1;
+  out->tier = -1;
+  if (reply.error == 0 && reply.tier >= 0 && received >= 0) {
+    out->fd = received;
+    out->tier = reply.tier;
+  } else if (received >= 0) {
+    RawClose(received);
+  }
+  return true;
+}
+
+void ReportRead(const char* path, size_t len, int tier, uint64_t bytes) {
+  wire::ReadReport report;
+  report.tier = tier;
+  report.bytes = bytes;
+  Locked lock;
+  if (!ConnectLocked()) return;
+  const int err =
+      wire::SendMessage(g_client.fd, wire::Op::kReadReport, &report, sizeof report, path, len);
+  if (err != 0) GiveUp("read report failed", err);
+}
+
+void Invalidate(const char* path, size_t len) {
+  Locked lock;
+  if (!ConnectLocked()) return;
+  wire::Ack ack;
+  int err = wire::SendMessage(g_client.fd, wire::Op::kInvalidate, path, len);
+  if (err == 0) err = RecvReply(g_client.fd, wire::Op::kAck, &ack);
+  if (err != 0) GiveUp("invalidate failed", err);
+}
+
+}  // namespace dlio::cache_preload
