@@ -167,6 +167,26 @@ class StaticFrequencyPolicy final : public CachePolicy {
 
 }  // namespace
 
+Prefetch SelectMinVictims(std::vector<VictimCandidate> candidates, uint64_t free, uint64_t size,
+                          double incoming_rank, std::vector<std::string>* victims) {
+  std::sort(candidates.begin(), candidates.end(),
+            [](const VictimCandidate& a, const VictimCandidate& b) {
+              if (a.rank != b.rank) return a.rank > b.rank;
+              if (a.evictable != b.evictable) return a.evictable;
+              return *a.path > *b.path;
+            });
+  for (const VictimCandidate& c : candidates) {
+    if (free >= size) break;
+    // A file never used again may always make room: the incoming file is fetched once either
+    // way (copied now, or read from the source when MIN would not keep it).
+    if (c.rank <= incoming_rank && c.rank != kNeverUsed) return Prefetch::kSkipped;
+    if (!c.evictable) return Prefetch::kBlocked;
+    victims->push_back(*c.path);
+    free += c.size;
+  }
+  return free >= size ? Prefetch::kQueued : Prefetch::kBlocked;
+}
+
 std::unique_ptr<CachePolicy> MakeCachePolicy(CachePolicyKind kind) {
   switch (kind) {
     case CachePolicyKind::kMonarch:

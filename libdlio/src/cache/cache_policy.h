@@ -64,6 +64,26 @@ class CachePolicy {
   }
 };
 
+// What prefetching a file into a tier takes (clairvoyant's planning): it can be queued now, MIN
+// would not keep it, or a file it must displace cannot leave yet.
+enum class Prefetch { kQueued, kSkipped, kBlocked };
+
+// A copy held in a tier, as MIN weighs it when the reader reaches some position.
+struct VictimCandidate {
+  double rank = kNeverUsed;  // its first use at or after that position
+  bool evictable = false;    // complete, and not to be read before that position
+  uint64_t size = 0;
+  const std::string* path = nullptr;
+};
+
+// The copies MIN evicts to hold `size` more bytes in a tier with `free` bytes free, farthest next
+// use first (ties: those that may leave now, then by path, so the choice is deterministic). Fills
+// `victims` and returns kQueued when all of them may leave now; kSkipped when MIN would not keep
+// the incoming file (of rank `incoming_rank` after its use) and no file never used again makes
+// room for it; kBlocked when a victim cannot leave yet or the tier cannot free enough.
+Prefetch SelectMinVictims(std::vector<VictimCandidate> candidates, uint64_t free, uint64_t size,
+                          double incoming_rank, std::vector<std::string>* victims);
+
 std::unique_ptr<CachePolicy> MakeCachePolicy(CachePolicyKind kind);
 
 }  // namespace dlio::cache_internal

@@ -21,6 +21,7 @@ namespace {
 using cache_internal::CachePolicy;
 using cache_internal::LevelCounters;
 using cache_internal::PolicyCapabilities;
+using cache_internal::Prefetch;
 using cache_internal::SourceStat;
 using cache_internal::TierCopy;
 using cache_internal::TierStore;
@@ -467,8 +468,6 @@ class TieredCacheImpl final : public TieredCache {
     }
   }
 
-  enum class Prefetch { kQueued, kSkipped, kBlocked };
-
   // Queues a copy of `path` (`size` bytes, next used at `position`) into the first tier with room
   // or whose MIN victims at `position` can leave now (evicting them); `searches` counts the tiers
   // where it weighed evictions. Requires mu_.
@@ -505,37 +504,15 @@ class TieredCacheImpl final : public TieredCache {
   // mu_.
   Prefetch MinVictims(int tier, uint64_t size, size_t position, double incoming_rank,
                       std::vector<std::string>* victims) {
-    struct Candidate {
-      double rank;
-      bool evictable;
-      const std::string* path;
-    };
-    std::vector<Candidate> candidates;
+    std::vector<cache_internal::VictimCandidate> candidates;
     for (const auto& [path, entry] : entries_) {
       if (entry.tier != tier) continue;
       const bool evictable = entry.complete && policy_->EvictionRank(path) >= position;
-      candidates.push_back({policy_->RankAt(path, position), evictable, &path});
+      candidates.push_back({policy_->RankAt(path, position), evictable, entry.size, &path});
     }
-    // Farthest first; among equals those that may leave now, then by path (deterministic).
-    std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-      if (a.rank != b.rank) return a.rank > b.rank;
-      if (a.evictable != b.evictable) return a.evictable;
-      return *a.path > *b.path;
-    });
     const Tier& t = *tiers_[tier];
-    uint64_t free = t.store->capacity() - t.used;
-    for (const Candidate& c : candidates) {
-      if (free >= size) break;
-      // A file never used again may always make room: the incoming file is fetched once either
-      // way (copied now, or read from the source when MIN would not keep it).
-      if (c.rank <= incoming_rank && c.rank != cache_internal::kNeverUsed) {
-        return Prefetch::kSkipped;
-      }
-      if (!c.evictable) return Prefetch::kBlocked;
-      victims->push_back(*c.path);
-      free += entries_.at(*c.path).size;
-    }
-    return free >= size ? Prefetch::kQueued : Prefetch::kBlocked;
+    return cache_internal::SelectMinVictims(std::move(candidates), t.store->capacity() - t.used,
+                                            size, incoming_rank, victims);
   }
 
   // The size of `path` last seen by an open, or the source's.
