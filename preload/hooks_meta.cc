@@ -211,26 +211,26 @@ DLIO_PRELOAD_EXPORT int fstat64(int fd, struct stat64* st) {
   return TraceFdCall("fstat64", "POSIX", fd, -1, -1, [&] { return DLIO_REAL(fstat64)(fd, st); });
 }
 
-// fstatat(fd, "", st, AT_EMPTY_PATH) is an fstat of fd.
+// fstatat(fd, "", st, AT_EMPTY_PATH) is an fstat of fd. (A function, not a test in the hooks:
+// glibc declares these paths nonnull, yet a program may pass NULL, which is not an empty path.)
+static bool EmptyPath(const char* path) { return path != nullptr && path[0] == '\0'; }
+
 DLIO_PRELOAD_EXPORT int fstatat(int dirfd, const char* path, struct stat* st, int flags) {
   auto call = [&] { return DLIO_REAL(fstatat)(dirfd, path, st, flags); };
-  if (path != nullptr && path[0] == '\0')
-    return TraceFdCall("fstatat", "POSIX", dirfd, -1, -1, call);
+  if (EmptyPath(path)) return TraceFdCall("fstatat", "POSIX", dirfd, -1, -1, call);
   return TracePathCall("fstatat", dirfd, path, call);
 }
 
 DLIO_PRELOAD_EXPORT int fstatat64(int dirfd, const char* path, struct stat64* st, int flags) {
   auto call = [&] { return DLIO_REAL(fstatat64)(dirfd, path, st, flags); };
-  if (path != nullptr && path[0] == '\0') {
-    return TraceFdCall("fstatat64", "POSIX", dirfd, -1, -1, call);
-  }
+  if (EmptyPath(path)) return TraceFdCall("fstatat64", "POSIX", dirfd, -1, -1, call);
   return TracePathCall("fstatat64", dirfd, path, call);
 }
 
 DLIO_PRELOAD_EXPORT int statx(int dirfd, const char* path, int flags, unsigned mask,
                               struct statx* st) {
   auto call = [&] { return DLIO_REAL(statx)(dirfd, path, flags, mask, st); };
-  if (path != nullptr && path[0] == '\0') return TraceFdCall("statx", "POSIX", dirfd, -1, -1, call);
+  if (EmptyPath(path)) return TraceFdCall("statx", "POSIX", dirfd, -1, -1, call);
   return TracePathCall("statx", dirfd, path, call);
 }
 

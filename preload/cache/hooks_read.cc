@@ -4,7 +4,11 @@
 // streams reach the kernel through glibc's internal calls, past these hooks: their reads are
 // counted here, one latency per 4 KiB buffer refill (at most two per call: glibc reads a large
 // request directly into the caller's buffer).
+// glibc's <stdio.h> defines getline inline (a call of __getdelim) in optimized builds, and a
+// definition of the exported getline must not follow it: the header's is renamed out of the way.
+#define getline dlio_cache_stdio_inline_getline
 #include <stdio.h>
+#undef getline
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -16,6 +20,7 @@
 #include "cache_files.h"
 
 extern "C" {
+ssize_t getline(char**, size_t*, FILE*);
 ssize_t __read_chk(int, void*, size_t, size_t);
 ssize_t __pread_chk(int, void*, size_t, off_t, size_t);
 ssize_t __pread64_chk(int, void*, size_t, off64_t, size_t);
@@ -169,6 +174,13 @@ DLIO_CACHE_EXPORT ssize_t getdelim(char** line, size_t* n, int delim, FILE* f) {
 
 DLIO_CACHE_EXPORT ssize_t getline(char** line, size_t* n, FILE* f) {
   const ssize_t r = DLIO_CACHE_REAL(getline)(line, n, f);
+  cp::CountStream(f, r);
+  return r;
+}
+
+// What a program compiled with optimization calls for getline (glibc's inline getline).
+DLIO_CACHE_EXPORT ssize_t __getdelim(char** line, size_t* n, int delim, FILE* f) {
+  const ssize_t r = DLIO_CACHE_REAL(__getdelim)(line, n, delim, f);
   cp::CountStream(f, r);
   return r;
 }

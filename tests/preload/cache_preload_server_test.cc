@@ -154,17 +154,17 @@ TEST_CASE("cache-serve + preload: lru serves every way of reading, misses then a
   CHECK(first.output == plain.output);
   const json s1 = server.TakeStats();
   INFO(s1.dump());
-  // 7 opens per file; lru copies each file on its first open (a read-through miss).
+  // 8 opens per file; lru copies each file on its first open (a read-through miss).
   CHECK(s1.at("tiers").at(0).at("misses") == 2);
   CHECK(s1.at("tiers").at(0).at("read_through") == 2);
-  CHECK(s1.at("tiers").at(0).at("hits") == 12);
+  CHECK(s1.at("tiers").at(0).at("hits") == 14);
   const auto second = f.Preloaded(server, args);
   REQUIRE(second.exit_code == 0);
   CHECK(second.output == plain.output);
   const json s2 = server.TakeStats();
   INFO(s2.dump());
   CHECK(s2.at("tiers").at(0).at("misses") == 0);
-  CHECK(s2.at("tiers").at(0).at("hits") == 14);
+  CHECK(s2.at("tiers").at(0).at("hits") == 16);
   CHECK(server.Stop() == 0);
 }
 
