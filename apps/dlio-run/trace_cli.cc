@@ -35,14 +35,27 @@ dlio::Result<dlio::ProfileTrace> ImportTraces(const std::vector<std::string>& pa
                    path.c_str(), static_cast<long long>(stats.truncated_lines),
                    stats.truncated_lines == 1 ? "" : "s");
     }
+    for (const auto& warning : stats.warnings) {
+      std::fprintf(stderr, "dlio-run: warning: %s\n", warning.c_str());
+    }
+    const auto unlisted = stats.bad_values - static_cast<int64_t>(stats.warnings.size());
+    if (unlisted > 0) {
+      std::fprintf(stderr, "dlio-run: warning: %s: %lld more events with such values\n",
+                   path.c_str(), static_cast<long long>(unlisted));
+    }
   }
   return trace;
 }
 
 dlio::Status CheckCommandOutput(const std::string& path, const IsOwnOutput& is_own_output) {
   std::error_code ec;
-  if (fs::is_directory(path, ec)) return dlio::Status::AlreadyExists(path, " is a directory");
-  if (fs::exists(path, ec) && !is_own_output(Head(path))) {
+  const fs::file_status st = fs::status(path, ec);
+  if (fs::is_directory(st)) return dlio::Status::AlreadyExists(path, " is a directory");
+  // Reading a FIFO's first bytes would wait for a writer: anything but a regular file is left.
+  if (fs::exists(st) && !fs::is_regular_file(st)) {
+    return dlio::Status::AlreadyExists(path, " exists and is not a regular file; not replaced");
+  }
+  if (fs::exists(st) && !is_own_output(Head(path))) {
     return dlio::Status::AlreadyExists(
         path, " exists and is not an earlier output of this command; not replaced");
   }

@@ -13,7 +13,9 @@
 namespace dlio_run {
 
 // Imports every path (a trace file of any format ImportTrace knows, or a directory of traces) into
-// one trace. A missing path is NotFound naming it; a cut-short last line is a warning on stderr.
+// one trace. A missing path is NotFound naming it; a cut-short last line is a warning on stderr,
+// and so is each of the first ImportStats::warnings (values the importers dropped or corrected),
+// then a count of the others.
 dlio::Result<dlio::ProfileTrace> ImportTraces(const std::vector<std::string>& paths);
 
 // Whether the first bytes of an existing file show that this command wrote it earlier.

@@ -6,20 +6,14 @@
 #include "dlio/profile.h"
 #include "dlio/tracer.h"
 #include "test_util.h"
+#include "write_gzip.h"
 
 namespace dlio {
 namespace {
 
 using testing::TempDir;
+using testing::WriteGzip;
 using testing::WriteTextFile;
-
-void WriteGzip(const std::string& path, const std::string& text) {
-  gzFile gz = gzopen(path.c_str(), "wb");
-  REQUIRE(gz != nullptr);
-  REQUIRE(gzwrite(gz, text.data(), static_cast<unsigned>(text.size())) ==
-          static_cast<int>(text.size()));
-  REQUIRE(gzclose(gz) == Z_OK);
-}
 
 const char kTrace[] =
     "[\n"

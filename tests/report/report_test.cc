@@ -1,4 +1,10 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
+#include <chrono>
+#include <future>
 #include <regex>
 #include <string>
 
@@ -276,6 +282,34 @@ TEST_CASE("report: a dlio run summary adds per-epoch throughput and AU") {
   CHECK(epochs.find("<title>epoch 2: 402 samples/s</title>") != std::string::npos);
   CHECK(epochs.find("<title>epoch 3: 98 %</title>") != std::string::npos);
   CHECK(Count(epochs, "<svg ") == 2);
+}
+
+TEST_CASE("report: ReadRunSummary refuses a FIFO, deep nesting and a huge file, naming them") {
+  testing::TempDir dir;
+  // A FIFO would block a blocking open until a writer came.
+  REQUIRE(mkfifo((dir / "fifo.json").c_str(), 0600) == 0);
+  auto fifo = std::async(std::launch::async, [&] { return ReadRunSummary(dir / "fifo.json"); });
+  if (fifo.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
+    const int fd = ::open((dir / "fifo.json").c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+    fifo.wait();
+    FAIL("ReadRunSummary blocked on a FIFO");
+  }
+  const auto from_fifo = fifo.get();
+  REQUIRE_FALSE(from_fifo.ok());
+  CHECK_THAT(from_fifo.status().message(),
+             Catch::Contains("fifo.json") && Catch::Contains("not a regular file (a FIFO)"));
+  // 2 M levels: nlohmann would build a value per level (~200 MB) before seeing the type.
+  testing::WriteTextFile(dir / "deep.json", R"({"metric": )" + std::string(2'000'000, '[') +
+                                                std::string(2'000'000, ']') + "}");
+  auto deep = ReadRunSummary(dir / "deep.json");
+  CHECK(deep.status().code() == StatusCode::kCorruption);
+  CHECK_THAT(deep.status().message(),
+             Catch::Contains("deep.json") && Catch::Contains("nested deeper than 512"));
+  testing::WriteTextFile(dir / "huge.json", "{\"x\": \"" + std::string(65 << 20, 'x') + "\"}");
+  auto huge = ReadRunSummary(dir / "huge.json");
+  CHECK(huge.status().code() == StatusCode::kCorruption);
+  CHECK_THAT(huge.status().message(), Catch::Contains("huge.json") && Catch::Contains("bytes"));
 }
 
 TEST_CASE("report: ReadRunSummary names what is wrong") {

@@ -47,6 +47,16 @@ OpKind OpKindOfCall(std::string_view name);
 // The largest timestamp or duration a trace may hold, in microseconds (2^53: ~285 years). The
 // importers refuse larger magnitudes (naming file and line), so no sum of two times overflows.
 inline constexpr int64_t kMaxTraceMicros = int64_t{1} << 53;
+// The largest file offset, request size or byte count (ret) an event may hold, in bytes (2^53,
+// 8 PiB): an offset plus a size never overflows. Importers drop an event beyond it, with a
+// warning naming file and line.
+inline constexpr int64_t kMaxTraceBytes = int64_t{1} << 53;
+// The longest line a trace file may have (64 MiB; a dlio or DFTracer event takes a few hundred
+// bytes, a strace line a few KiB): a longer one fails naming file and line, so a small gzip file
+// that inflates to one huge line cannot exhaust memory.
+inline constexpr size_t kMaxTraceLineBytes = size_t{64} << 20;
+// The number of warnings an import keeps (ImportStats::warnings); the others are only counted.
+inline constexpr size_t kMaxImportWarnings = 8;
 
 // One event, as importers hand it to ProfileTrace::Add and as Get() returns it.
 struct ProfileEvent {
@@ -126,6 +136,12 @@ struct ImportStats {
   // Unparseable DFTracer metadata records ("cat":"dftracer", "ph":"M"), skipped: one DFTracer
   // version prints "pid":%dq (e.g. "pid":42q) in its non-string metadata (core_affinity).
   int64_t malformed_metadata = 0;
+  // Events dropped, or fields corrected, for values no real trace holds: a pid, tid or rank that
+  // does not fit 32 bits (dropped: it would be merged with a small one), a negative duration (set
+  // to 0), an offset, size or byte count beyond kMaxTraceBytes (dropped). Each has a warning
+  // naming file and line; `warnings` keeps the first kMaxImportWarnings of them.
+  int64_t bad_values = 0;
+  std::vector<std::string> warnings;
 };
 
 // dlio's own and DFTracer's trace files (.pfw, .pfw.gz; gzip is detected by content, not name):
@@ -136,10 +152,11 @@ struct ImportStats {
 // carry only "fhash" (unknown hashes become "fhash:<hash>"); other phases are counted as skipped. A
 // malformed line fails with Corruption naming file and line, except the last line of the file,
 // which a process killed mid-write leaves cut short: it is skipped and counted in truncated_lines
-// (as trace-merge does). Newer DFTracer's integer "ph" is mapped (1 "X", 2 counter, 3 aggregated, 4
-// "M"; counters and aggregated records are skipped), its "CM" time_metric event (US/NS/MS/SEC)
-// scales ts/dur to microseconds, and lines that start with the array's "," are accepted.
-// Concatenated gzip members (DFTracer compresses each block alone) are all read.
+// (as trace-merge does). A value nested deeper than 512 levels fails on any line. Newer DFTracer's
+// integer "ph" is mapped (1 "X", 2 counter, 3 aggregated, 4 "M"; counters and aggregated records
+// are skipped), its "CM" time_metric event (US/NS/MS/SEC) scales ts/dur to microseconds, and lines
+// that start with the array's "," are accepted. Concatenated gzip members (DFTracer compresses each
+// block alone) are all read.
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
 
 // The MPI rank a process name tells: "dlio rank R" and "dlio rank R worker W" (dlio-run's own
@@ -153,8 +170,9 @@ inline constexpr std::array<std::string_view, 4> kLauncherRankVariables = {
 
 // `strace -f -ttt -T` output (with or without -o; "[pid N]" prefixes or leading pids). Each file
 // call becomes one event with its real offset: per-process fd tables follow open/openat/creat,
-// dup/dup2/dup3/fcntl(F_DUPFD), close, lseek, read/write positions, fork/clone (tables copied,
-// shared with CLONE_FILES, open file descriptions and their offsets shared as in the kernel) and
+// dup/dup2/dup3/fcntl(F_DUPFD), close, lseek, read/write positions, fork/clone (tables copied
+// in O(1), as persistent maps; shared with CLONE_FILES; open file descriptions and their offsets
+// shared as in the kernel) and
 // execve (O_CLOEXEC fds dropped). "<unfinished ...>"/"resumed" pairs are joined. Relative paths
 // are joined (lexically) with the process's cwd, followed through chdir/fchdir, copied by fork
 // and shared by CLONE_FS (unknown before the first chdir: paths stay relative); openat with a

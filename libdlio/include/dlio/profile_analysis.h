@@ -21,8 +21,15 @@ namespace dlio {
 // Reads a trace file into `trace`, choosing the importer by content (not by name): gzip or JSON
 // ("[" or "{") -> ImportPfw; darshan-dxt-parser text -> ImportDxt; strace lines -> ImportStrace.
 // A directory imports every *.pfw / *.pfw.gz in it (a `dlio-run profile` or `--trace` output).
-// Unknown content fails with InvalidArgument naming the file.
+// Unknown content fails with InvalidArgument naming the file; so does a path that is not a
+// regular file or directory (a FIFO, a device: refused without blocking), and a `*.pfw` entry of
+// a directory that is not one. After the import, the durations, sizes and byte counts (positive
+// ret) of all the trace's events must each add up to at most kMaxTraceTotal (else Corruption
+// naming the path), so no sum an analysis, comparison or fit computes overflows.
 Result<ImportStats> ImportTrace(const std::string& path, ProfileTrace* trace);
+
+// The most the durations (us), the sizes or the byte counts of one trace's events may add up to.
+inline constexpr int64_t kMaxTraceTotal = int64_t{1} << 62;
 
 // Which application events (kind kOther) are compute: "compute" in the name or the category, in
 // any case (dlio's ai.compute.step, DFTracer's category "compute" with names forward/backward,

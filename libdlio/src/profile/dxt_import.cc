@@ -4,14 +4,17 @@
 #include <charconv>
 #include <cmath>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "dlio/profile.h"
+#include "profile/import_check.h"
 #include "profile/line_reader.h"
 
 namespace dlio {
 namespace {
 
+using profile_internal::ImportCheck;
 using profile_internal::LineReader;
 
 std::vector<std::string_view> Split(std::string_view s) {
@@ -86,7 +89,8 @@ std::string_view Category(std::string_view module) {
 
 class DxtImporter {
  public:
-  DxtImporter(std::string path, ProfileTrace* trace) : file_(std::move(path)), trace_(trace) {}
+  DxtImporter(std::string path, ProfileTrace* trace)
+      : file_(std::move(path)), trace_(trace), check_("DXT text " + file_, &stats_) {}
 
   Result<ImportStats> Run() {
     LineReader reader;
@@ -150,9 +154,9 @@ class DxtImporter {
     const std::string_view op = f[columns_.op];
     if (op != "read" && op != "write") return bad("Wt/Rd is neither read nor write");
     ProfileEvent e;
-    e.pid = static_cast<int32_t>(rank);
-    trace_->ranks[e.pid] = e.pid;
-    e.tid = static_cast<int32_t>(columns_.thread >= 0 ? thread : rank);
+    // A rank that does not fit 31 bits would wrap onto another one: the row is dropped.
+    if (!check_.Id(rank, "rank", line_no, &e.pid, /*lowest=*/0)) return Status::OK();
+    e.tid = columns_.thread >= 0 ? Thread(thread) : e.pid;
     e.name = op;
     e.category = Category(f[columns_.module]);
     e.path = file_name_;
@@ -161,14 +165,27 @@ class DxtImporter {
     e.offset = offset;
     e.size = e.ret = length;
     e.kind = op == "read" ? OpKind::kRead : OpKind::kWrite;
+    if (!check_.Event(&e, line_no)) return Status::OK();
+    trace_->ranks[e.pid] = e.pid;
     trace_->Add(e);
     ++stats_.events;
     return Status::OK();
   }
 
+  // A thread column value as a tid: kept when it fits 31 bits; a larger one (a pthread_t is an
+  // address) is numbered -1, -2, ... in order of appearance, so distinct threads stay distinct.
+  int32_t Thread(int64_t thread) {
+    if (thread >= 0 && thread <= INT32_MAX) return static_cast<int32_t>(thread);
+    auto [it, added] = wide_threads_.try_emplace(thread, 0);
+    if (added) it->second = -static_cast<int32_t>(wide_threads_.size());
+    return it->second;
+  }
+
   std::string file_;
   ProfileTrace* trace_;
   ImportStats stats_;
+  ImportCheck check_;
+  std::unordered_map<int64_t, int32_t> wide_threads_;
   Columns columns_;
   std::string file_name_;
   int64_t start_us_ = 0;

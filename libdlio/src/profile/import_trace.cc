@@ -1,4 +1,6 @@
 // ImportTrace: picks the importer of a trace file by its content, or imports a trace directory.
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
@@ -10,6 +12,7 @@
 #include <vector>
 
 #include "dlio/profile_analysis.h"
+#include "profile/line_reader.h"
 
 namespace dlio {
 namespace {
@@ -82,6 +85,30 @@ void AddStats(const ImportStats& s, ImportStats* total) {
   total->metadata_events += s.metadata_events;
   total->skipped += s.skipped;
   total->truncated_lines += s.truncated_lines;
+  total->malformed_metadata += s.malformed_metadata;
+  total->bad_values += s.bad_values;
+  for (const auto& w : s.warnings) {
+    if (total->warnings.size() < kMaxImportWarnings) total->warnings.push_back(w);
+  }
+}
+
+// Every sum an analysis or a fit computes adds durations, sizes or byte counts of some of the
+// trace's events: refused here when those of all of them add up past kMaxTraceTotal, none of
+// those sums can overflow. Each term is below 2^63 and the sum is checked after each add, so the
+// unsigned sums never wrap.
+Status CheckTotals(const std::string& path, const ProfileTrace& t) {
+  uint64_t dur = 0, size = 0, ret = 0;
+  constexpr auto kMax = static_cast<uint64_t>(kMaxTraceTotal);
+  for (size_t i = 0; i < t.size(); ++i) {
+    dur += static_cast<uint64_t>(std::max<int64_t>(t.dur_us[i], 0));
+    size += static_cast<uint64_t>(std::max<int64_t>(t.size_bytes[i], 0));
+    ret += static_cast<uint64_t>(std::max<int64_t>(t.ret[i], 0));
+    if (dur > kMax || size > kMax || ret > kMax) {
+      return Status::Corruption("trace ", path, ": the durations, sizes or byte counts of its ",
+                                "events add up past 2^62 (at event ", i + 1, ")");
+    }
+  }
+  return Status::OK();
 }
 
 Result<ImportStats> ImportDirectory(const std::string& dir, ProfileTrace* trace) {
@@ -91,7 +118,10 @@ Result<ImportStats> ImportDirectory(const std::string& dir, ProfileTrace* trace)
     const std::string name = it->path().filename().string();
     const bool pfw = name.size() > 4 && name.compare(name.size() - 4, 4, ".pfw") == 0;
     const bool gz = name.size() > 7 && name.compare(name.size() - 7, 7, ".pfw.gz") == 0;
-    if ((pfw || gz) && it->is_regular_file(ec)) files.push_back(it->path().string());
+    // Not only regular files: a FIFO or device named like a trace is refused by name when opened
+    // (OpenTraceFile), not skipped in silence or waited on. Subdirectories are not traces.
+    std::error_code type_ec;
+    if ((pfw || gz) && !it->is_directory(type_ec)) files.push_back(it->path().string());
   }
   if (ec) return Status::IOError("cannot list trace directory ", dir, ": ", ec.message());
   if (files.empty()) {
@@ -103,24 +133,33 @@ Result<ImportStats> ImportDirectory(const std::string& dir, ProfileTrace* trace)
     DLIO_ASSIGN_OR_RETURN(const ImportStats s, ImportPfw(f, trace));
     AddStats(s, &total);
   }
+  DLIO_RETURN_NOT_OK(CheckTotals(dir, *trace));
   return total;
 }
 
-}  // namespace
-
-Result<ImportStats> ImportTrace(const std::string& path, ProfileTrace* trace) {
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);
-  if (ec || !fs::exists(st)) return Status::NotFound("trace ", path, " does not exist");
-  if (fs::is_directory(st)) return ImportDirectory(path, trace);
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return Status::FromErrno(errno, "open trace " + path);
+// The first 64 KiB of a trace file, which must be a regular file (OpenTraceFile).
+Result<std::string> Head(const std::string& path) {
+  DLIO_ASSIGN_OR_RETURN(const int fd, profile_internal::OpenTraceFile(path));
   std::string head(65536, '\0');
-  head.resize(std::fread(head.data(), 1, head.size(), f));
-  const bool failed = std::ferror(f) != 0;
-  std::fclose(f);
-  if (failed) return Status::IOError("cannot read trace ", path);
-  switch (Sniff(head)) {
+  size_t got = 0;
+  while (got < head.size()) {
+    const ssize_t n = ::read(fd, head.data() + got, head.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int err = errno;
+      ::close(fd);
+      return Status::FromErrno(err, "read trace " + path);
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  head.resize(got);
+  return head;
+}
+
+Result<ImportStats> Import(TraceFormat format, const std::string& path, ProfileTrace* trace) {
+  switch (format) {
     case TraceFormat::kPfw:
       return ImportPfw(path, trace);
     case TraceFormat::kDxt:
@@ -134,6 +173,19 @@ Result<ImportStats> ImportTrace(const std::string& path, ProfileTrace* trace) {
       "trace ", path,
       ": unknown format (expected a .pfw JSON trace, gzip, darshan-dxt-parser text or strace "
       "-f -ttt -T output)");
+}
+
+}  // namespace
+
+Result<ImportStats> ImportTrace(const std::string& path, ProfileTrace* trace) {
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  if (ec || !fs::exists(st)) return Status::NotFound("trace ", path, " does not exist");
+  if (fs::is_directory(st)) return ImportDirectory(path, trace);
+  DLIO_ASSIGN_OR_RETURN(const std::string head, Head(path));
+  Result<ImportStats> stats = Import(Sniff(head), path, trace);
+  if (stats.ok()) DLIO_RETURN_NOT_OK(CheckTotals(path, *trace));
+  return stats;
 }
 
 }  // namespace dlio

@@ -34,6 +34,28 @@ void AppendUtf8(std::string* out, uint32_t cp) {
 
 }  // namespace
 
+bool JsonDeeperThan(std::string_view text, size_t max_depth) {
+  size_t depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 bool JsonCursor::Fail(std::string_view what) {
   error_ = std::string(what) + " at column " + std::to_string(column());
   return false;
@@ -107,22 +129,11 @@ bool JsonCursor::SlowNumber(int64_t* out) {
   return true;
 }
 
-bool JsonCursor::SkipValue() {
-  const char c = Peek();
-  std::string scratch;
-  std::string_view sv;
-  if (c == '"') return String(&sv, &scratch);
-  if (c == '{' || c == '[') {
-    const char close = c == '{' ? '}' : ']';
-    ++p_;
-    if (Consume(close)) return true;
-    do {
-      if (c == '{') {
-        if (!String(&sv, &scratch) || !Expect(':')) return false;
-      }
-      if (!SkipValue()) return false;
-    } while (Consume(','));
-    return Expect(close);
+bool JsonCursor::SkipScalar() {
+  if (Peek() == '"') {
+    std::string scratch;
+    std::string_view sv;
+    return String(&sv, &scratch);
   }
   for (std::string_view word : {"true", "false", "null"}) {
     if (static_cast<size_t>(end_ - p_) >= word.size() &&
@@ -133,6 +144,46 @@ bool JsonCursor::SkipValue() {
   }
   int64_t ignored = 0;
   return Number(&ignored);
+}
+
+bool JsonCursor::SkipKey() {
+  std::string scratch;
+  std::string_view sv;
+  return String(&sv, &scratch) && Expect(':');
+}
+
+// An explicit stack of the closing brackets of the open containers instead of recursion: a line
+// of 100,000 "[" would otherwise overflow the thread's stack.
+bool JsonCursor::SkipValue() {
+  std::string closers;
+  for (;;) {
+    const char c = Peek();
+    if (c == '{' || c == '[') {
+      if (closers.size() >= kMaxJsonDepth) {
+        too_deep_ = true;
+        return Fail("JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+      }
+      ++p_;
+      const char close = c == '{' ? '}' : ']';
+      if (!Consume(close)) {
+        closers.push_back(close);
+        if (c == '{' && !SkipKey()) return false;
+        continue;  // the container's first value
+      }
+    } else if (!SkipScalar()) {
+      return false;
+    }
+    // A value ended: close the containers it ends, up to one that continues with ','.
+    for (;;) {
+      if (closers.empty()) return true;
+      if (Consume(',')) {
+        if (closers.back() == '}' && !SkipKey()) return false;
+        break;
+      }
+      if (!Expect(closers.back())) return false;
+      closers.pop_back();
+    }
+  }
 }
 
 }  // namespace dlio::profile_internal

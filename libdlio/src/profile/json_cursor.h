@@ -9,6 +9,15 @@
 
 namespace dlio::profile_internal {
 
+// How deeply SkipValue follows nested arrays and objects (a trace event nests two or three
+// levels): deeper input is an error, not a walk without bound.
+inline constexpr size_t kMaxJsonDepth = 512;
+
+// Whether JSON `text` nests arrays and objects deeper than `max_depth` anywhere (brackets inside
+// strings do not count; the text need not be valid): a check in O(1) memory before a parser that
+// keeps state per level (nlohmann's) sees a hostile file.
+bool JsonDeeperThan(std::string_view text, size_t max_depth);
+
 // Requires external synchronization. Every method returns false on malformed input; error()
 // then says what was expected and at which column. The common cases (no escapes, integers) are
 // inline: importers call them several times per line.
@@ -71,21 +80,27 @@ class JsonCursor {
     p_ = q;
     return true;
   }
-  // Any value, skipped.
+  // Any value, skipped, without recursion; nested deeper than kMaxJsonDepth fails (too_deep()).
   bool SkipValue();
   size_t column() const { return static_cast<size_t>(p_ - begin_) + 1; }
   const std::string& error() const { return error_; }
+  // Whether the error is a value nested deeper than kMaxJsonDepth (not a cut-short line).
+  bool too_deep() const { return too_deep_; }
 
  private:
   bool Fail(std::string_view what);
   bool FailExpected(char c);
   bool EscapedString(std::string_view* out, std::string* scratch);
   bool SlowNumber(int64_t* out);
+  bool SkipScalar();
+  // After '{' or ',' in an object: the key and its ':'.
+  bool SkipKey();
 
   const char* begin_;
   const char* p_;
   const char* end_;
   std::string error_;
+  bool too_deep_ = false;
 };
 
 }  // namespace dlio::profile_internal

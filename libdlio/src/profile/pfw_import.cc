@@ -8,12 +8,14 @@
 #include <vector>
 
 #include "dlio/profile.h"
+#include "profile/import_check.h"
 #include "profile/json_cursor.h"
 #include "profile/line_reader.h"
 
 namespace dlio {
 namespace {
 
+using profile_internal::ImportCheck;
 using profile_internal::JsonCursor;
 using profile_internal::LineReader;
 
@@ -287,9 +289,10 @@ Status ScaleTimes(const std::string& path, const std::string& metric, size_t fir
   return Status::OK();
 }
 
-void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, PfwState* hashes) {
-  const auto pid = static_cast<int32_t>(l.pid);
-  const auto tid = static_cast<int32_t>(l.tid);
+void Store(const PfwLine& l, int64_t line, ProfileTrace* trace, ImportStats* stats,
+           PfwState* hashes, ImportCheck* check) {
+  int32_t pid = 0, tid = 0;
+  if (!check->Id(l.pid, "pid", line, &pid) || !check->Id(l.tid, "tid", line, &tid)) return;
   if (l.ph == "M") {
     ++stats->metadata_events;
     if (l.name == "FH" && !l.meta_value.empty()) {
@@ -316,6 +319,7 @@ void Store(const PfwLine& l, ProfileTrace* trace, ImportStats* stats, PfwState* 
   e.offset = l.offset;
   e.size = l.count;
   e.ret = l.ret;
+  if (!check->Event(&e, line)) return;
   hashes->Name(l.name, trace);
   e.kind = hashes->kind;
   if (l.fname.empty() && !l.fhash.empty()) {
@@ -372,6 +376,7 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
     trace->Reserve(first_event + static_cast<size_t>(std::min<int64_t>(guess, int64_t{1} << 28)));
   }
   ImportStats stats;
+  ImportCheck check("trace " + path, &stats);
   PfwState hashes;
   Status pending_error;
   PfwLine l;
@@ -388,6 +393,9 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
     DLIO_RETURN_NOT_OK(pending_error);  // a malformed line that was not the last
     JsonCursor c(line);
     if (!ParseEvent(&c, &l)) {
+      if (c.too_deep()) {  // not a line cut short: refused wherever it is
+        return Status::Corruption("trace ", path, " line ", reader.line_number(), ": ", c.error());
+      }
       if (IsDfTracerMetadata(line)) {
         ++stats.malformed_metadata;  // names no I/O: nothing is lost
         continue;
@@ -400,7 +408,7 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
       return Status::Corruption("trace ", path, " line ", reader.line_number(),
                                 ": text after the event at column ", c.column());
     }
-    Store(l, trace, &stats, &hashes);
+    Store(l, reader.line_number(), trace, &stats, &hashes, &check);
   }
   DLIO_RETURN_NOT_OK(reader.status());
   // The last line of a process killed mid-write is cut short: skipped and counted.

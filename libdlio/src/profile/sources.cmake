@@ -4,8 +4,10 @@ list(APPEND DLIO_SOURCES
   src/profile/trace_model.cc
   src/profile/line_reader.cc
   src/profile/json_cursor.cc
+  src/profile/import_check.cc
   src/profile/pfw_import.cc
   src/profile/strace_line.cc
+  src/profile/strace_fd_table.cc
   src/profile/strace_import.cc
   src/profile/dxt_import.cc
   src/profile/darshan_counters.cc

@@ -7,31 +7,36 @@
 #include <unordered_map>
 
 #include "dlio/profile.h"
+#include "profile/import_check.h"
 #include "profile/line_reader.h"
+#include "profile/strace_fd_table.h"
 #include "profile/strace_line.h"
 
 namespace dlio {
 namespace {
 
+using profile_internal::Description;
+using profile_internal::FdEntry;
+using profile_internal::FdTable;
+using profile_internal::ImportCheck;
 using profile_internal::LineReader;
 using profile_internal::StraceCall;
 using profile_internal::StraceLine;
 
-// An open file description: shared by dup'd fds and by parent and child after fork, as in the
-// kernel, so they share the file offset.
-struct Description {
-  std::string path;
-  int64_t pos = 0;      // -1: unknown (after an O_APPEND write: the file's end is not in the log)
-  bool append = false;  // O_APPEND: every write goes to the end of the file
+// A process's file-system context: its working directory ("" while unknown: the log does not say
+// where it started). Shared by CLONE_FS threads; a fork copies it, sharing the immutable string.
+struct Fs {
+  std::shared_ptr<const std::string> cwd = std::make_shared<const std::string>();
 };
-struct FdEntry {
-  std::shared_ptr<Description> desc;
-  bool cloexec = false;
-};
-using FdTable = std::unordered_map<int64_t, FdEntry>;
-// A process's working directory ("" while unknown: the log does not say where it started);
-// shared by CLONE_FS threads, copied by fork.
-using Cwd = std::shared_ptr<std::string>;
+
+// The longest working directory followed (the most the kernel's getcwd returns): a longer one,
+// built by relative chdirs, is unknown from then on, so paths do not grow with every chdir.
+constexpr size_t kMaxCwd = 4096;
+
+// The file position after `n` more bytes: -1 (unknown) rather than past kMaxTraceBytes.
+int64_t Advance(int64_t pos, int64_t n) {
+  return pos >= 0 && n <= kMaxTraceBytes && pos <= kMaxTraceBytes - n ? pos + n : -1;
+}
 
 struct Pending {
   std::string call;
@@ -65,7 +70,8 @@ PathFrom PathSource(std::string_view call) {
 
 class StraceImporter {
  public:
-  StraceImporter(std::string path, ProfileTrace* trace) : file_(std::move(path)), trace_(trace) {}
+  StraceImporter(std::string path, ProfileTrace* trace)
+      : file_(std::move(path)), trace_(trace), check_("strace log " + file_, &stats_) {}
 
   Result<ImportStats> Run() {
     LineReader reader;
@@ -76,6 +82,8 @@ class StraceImporter {
       ++stats_.lines;
       StraceLine line;
       if (!ParseStracePrefix(raw, &line, &error)) return Bad(reader.line_number(), error);
+      // A pid beyond 32 bits (Linux's are below 2^22) would merge with a small one: dropped.
+      if (!check_.Id(line.tid, "pid", reader.line_number(), &tid_)) continue;
       DLIO_RETURN_NOT_OK(Handle(line, reader.line_number()));
     }
     DLIO_RETURN_NOT_OK(reader.status());
@@ -94,26 +102,26 @@ class StraceImporter {
         ++stats_.skipped;
         return Status::OK();
       case StraceLine::Type::kUnfinished:
-        pending_[line.tid] = {std::string(line.call), std::string(line.rest), line.ts_us};
+        pending_[tid_] = {std::string(line.call), std::string(line.rest), line.ts_us};
         if (line.call == "clone" || line.call == "clone3" || line.call == "fork" ||
             line.call == "vfork") {
-          cloning_[line.tid] = std::string(line.rest);
+          cloning_[tid_] = std::string(line.rest);
         }
         return Status::OK();
       case StraceLine::Type::kResumed: {
-        auto it = pending_.find(line.tid);
+        auto it = pending_.find(tid_);
         if (it == pending_.end() || it->second.call != line.call) {
           ++stats_.skipped;  // its start was before the log began
           return Status::OK();
         }
         Pending p = std::move(it->second);
         pending_.erase(it);
-        cloning_.erase(line.tid);
+        cloning_.erase(tid_);
         const std::string text = p.args + std::string(line.rest);
-        return Complete(p.call, text, line.tid, p.ts_us, line_no);
+        return Complete(p.call, text, tid_, p.ts_us, line_no);
       }
       case StraceLine::Type::kCall:
-        return Complete(line.call, line.rest, line.tid, line.ts_us, line_no);
+        return Complete(line.call, line.rest, tid_, line.ts_us, line_no);
     }
     return Status::OK();
   }
@@ -130,7 +138,7 @@ class StraceImporter {
       return *tables_[tid];
     }
     tables_[tid] = std::make_shared<FdTable>();
-    cwd_[tid] = std::make_shared<std::string>();
+    fs_[tid] = std::make_shared<Fs>();
     tgid_[tid] = tid;
     return *tables_[tid];
   }
@@ -140,9 +148,10 @@ class StraceImporter {
     Table(parent);
     const bool shares_files = args.find("CLONE_FILES") != std::string_view::npos;
     const bool thread = args.find("CLONE_THREAD") != std::string_view::npos;
+    // A copy of a table or of a file-system context costs O(1): both share what they hold.
     tables_[child] = shares_files ? tables_[parent] : std::make_shared<FdTable>(*tables_[parent]);
     const bool shares_fs = args.find("CLONE_FS") != std::string_view::npos;
-    cwd_[child] = shares_fs ? cwd_[parent] : std::make_shared<std::string>(*cwd_[parent]);
+    fs_[child] = shares_fs ? fs_[parent] : std::make_shared<Fs>(*fs_[parent]);
     tgid_[child] = thread ? tgid_[parent] : child;
     auto rank = rank_.find(tgid_[parent]);
     if (!thread && rank != rank_.end()) rank_[child] = rank->second;
@@ -176,11 +185,12 @@ class StraceImporter {
     FdTable& table = Table(tid);
     if ((call == "clone" || call == "clone3" || call == "fork" || call == "vfork") && c.has_ret &&
         c.ret > 0) {
-      AddChild(tid, static_cast<int32_t>(c.ret), c.raw_args);
+      int32_t child = 0;
+      if (check_.Id(c.ret, "child pid", line_no, &child)) AddChild(tid, child, c.raw_args);
       return Status::OK();
     }
     if (call == "execve" && c.has_ret && c.ret == 0) {
-      std::erase_if(table, [](const auto& kv) { return kv.second.cloexec; });
+      table.EraseCloexec();
       const int32_t rank = RankOfEnvironment(c.raw_args);
       if (rank >= 0) rank_[tgid_[tid]] = rank;
     }
@@ -189,16 +199,20 @@ class StraceImporter {
     if (call == "fchdir" && c.has_ret && c.ret == 0 && !c.args.empty()) {
       int64_t fd = -1;
       profile_internal::StraceInt(c.args[0], &fd);
-      auto it = table.find(fd);
-      if (it != table.end()) *cwd_[tid] = it->second.desc->path;
+      const FdEntry* entry = table.Find(fd);
+      if (entry != nullptr) SetCwd(tid, entry->desc->path);
     }
     const OpKind kind = OpKindOfCall(call);
     if (kind == OpKind::kOther) {
       ++stats_.skipped;
       return Status::OK();
     }
-    Emit(call, kind, c, tid, ts, &table);
+    Emit(call, kind, c, tid, ts, line_no, &table);
     return Status::OK();
+  }
+
+  void SetCwd(int32_t tid, const std::string& path) {
+    fs_[tid]->cwd = std::make_shared<const std::string>(path.size() <= kMaxCwd ? path : "");
   }
 
   void Dup(std::string_view call, const StraceCall& c, FdTable* table) {
@@ -212,12 +226,12 @@ class StraceImporter {
       cloexec = c.args[1] == "F_DUPFD_CLOEXEC";
     }
     if (call == "dup3") cloexec = c.raw_args.find("O_CLOEXEC") != std::string_view::npos;
-    auto it = table->find(old_fd);
-    if (it == table->end()) {
-      table->erase(c.ret);
+    const FdEntry* old = table->Find(old_fd);
+    if (old == nullptr) {
+      table->Erase(c.ret);
       return;
     }
-    (*table)[c.ret] = FdEntry{it->second.desc, cloexec};
+    table->Set(c.ret, FdEntry{old->desc, cloexec});
   }
 
   // fcntl(fd, F_SETFL, flags) turns O_APPEND on or off.
@@ -226,14 +240,14 @@ class StraceImporter {
     if (!c.has_ret || c.ret != 0 || c.args.size() < 3 || c.args[1] != "F_SETFL" ||
         !profile_internal::StraceInt(c.args[0], &fd))
       return;
-    auto it = table->find(fd);
-    if (it != table->end())
-      it->second.desc->append = c.args[2].find("O_APPEND") != std::string_view::npos;
+    const FdEntry* entry = table->Find(fd);
+    if (entry != nullptr)
+      entry->desc->append = c.args[2].find("O_APPEND") != std::string_view::npos;
   }
 
   // Fills path/offset/size/ret of one file call and updates the fd table.
   void Emit(std::string_view call, OpKind kind, const StraceCall& c, int32_t tid, int64_t ts,
-            FdTable* table) {
+            int64_t line_no, FdTable* table) {
     ProfileEvent e;
     e.pid = tgid_[tid];
     e.tid = tid;
@@ -255,7 +269,7 @@ class StraceImporter {
         break;
       case PathFrom::kPath0:
         if (!c.args.empty() && profile_internal::StraceString(c.args[0], &path)) {
-          path = profile_internal::JoinPath(*cwd_[tid], path);
+          path = profile_internal::JoinPath(*fs_[tid]->cwd, path);
         }
         break;
       case PathFrom::kAt:
@@ -266,10 +280,10 @@ class StraceImporter {
           if (path.empty()) {
             fd = dirfd;  // AT_EMPTY_PATH: the call is about dirfd itself
           } else if (dirfd == -100) {
-            path = profile_internal::JoinPath(*cwd_[tid], path);  // AT_FDCWD
+            path = profile_internal::JoinPath(*fs_[tid]->cwd, path);  // AT_FDCWD
           } else if (dirfd >= 0) {
-            auto d = table->find(dirfd);
-            if (d != table->end()) path = profile_internal::JoinPath(d->second.desc->path, path);
+            const FdEntry* d = table->Find(dirfd);
+            if (d != nullptr) path = profile_internal::JoinPath(d->desc->path, path);
           }
         }
         break;
@@ -284,9 +298,9 @@ class StraceImporter {
         break;
     }
     if (fd >= 0) {
-      auto it = table->find(fd);
-      if (it != table->end()) {
-        desc = it->second.desc;
+      const FdEntry* entry = table->Find(fd);
+      if (entry != nullptr) {
+        desc = entry->desc;
         path = desc->path;
       }
     }
@@ -296,11 +310,12 @@ class StraceImporter {
       auto d = std::make_shared<Description>();
       d->path = path;
       d->append = c.raw_args.find("O_APPEND") != std::string_view::npos;
-      (*table)[c.ret] = FdEntry{d, c.raw_args.find("O_CLOEXEC") != std::string_view::npos};
+      table->Set(c.ret, FdEntry{d, c.raw_args.find("O_CLOEXEC") != std::string_view::npos});
     }
     if (call == "chdir" && c.has_ret && c.ret == 0 && !path.empty() && path.front() == '/') {
-      *cwd_[tid] = path;
+      SetCwd(tid, path);
     }
+    if (!check_.Event(&e, line_no)) return;
     trace_->Add(e);
     ++stats_.events;
   }
@@ -325,25 +340,28 @@ class StraceImporter {
         e->offset = at;  // preadv2/pwritev2 with offset -1 use the position, below
       } else if (desc != nullptr) {
         e->offset = desc->pos;
-        if (c.has_ret && c.ret > 0 && desc->pos >= 0) desc->pos += c.ret;
+        if (c.has_ret && c.ret > 0) desc->pos = Advance(desc->pos, c.ret);
       }
     } else if (kind == OpKind::kSeek) {
       if (desc != nullptr && c.has_ret && c.ret >= 0) desc->pos = c.ret;
       e->offset = c.has_ret && c.ret >= 0 ? c.ret : -1;
     } else if (kind == OpKind::kClose && c.has_ret && c.ret == 0) {
-      table->erase(fd);
+      table->Erase(fd);
     }
   }
 
   std::string file_;
   ProfileTrace* trace_;
   ImportStats stats_;
-  std::unordered_map<int32_t, std::shared_ptr<FdTable>> tables_;  // by tid
-  std::unordered_map<int32_t, Cwd> cwd_;                          // by tid
-  std::unordered_map<int32_t, int32_t> tgid_;                     // tid -> process id
-  std::map<int32_t, int32_t> rank_;                               // process id -> MPI rank
-  std::unordered_map<int32_t, Pending> pending_;                  // by tid
-  std::unordered_map<int32_t, std::string> cloning_;              // tid -> clone args
+  ImportCheck check_;
+  int32_t tid_ = 0;  // the thread of the line being handled
+  // By tid: CLONE_FILES threads share one table object, CLONE_FS threads one Fs.
+  std::unordered_map<int32_t, std::shared_ptr<FdTable>> tables_;
+  std::unordered_map<int32_t, std::shared_ptr<Fs>> fs_;
+  std::unordered_map<int32_t, int32_t> tgid_;         // tid -> process id
+  std::map<int32_t, int32_t> rank_;                   // process id -> MPI rank
+  std::unordered_map<int32_t, Pending> pending_;      // by tid
+  std::unordered_map<int32_t, std::string> cloning_;  // tid -> clone args
 };
 
 }  // namespace

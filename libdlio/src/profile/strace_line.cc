@@ -99,7 +99,7 @@ bool ParseStracePrefix(std::string_view line, StraceLine* out, std::string* erro
     *error = "expected a -ttt timestamp (seconds.microseconds), got '" + std::string(tok) + "'";
     return false;
   }
-  out->tid = static_cast<int32_t>(tid);
+  out->tid = tid;
   TrimLeft(&s);
   if (s.substr(0, 3) == "+++" || s.substr(0, 3) == "---") return true;  // exits, signals
   if (s.substr(0, 5) == "<... ") {
@@ -246,8 +246,9 @@ bool StraceInt(std::string_view arg, int64_t* out) {
   if (arg.substr(0, 2) == "0x") {
     uint64_t v = 0;
     auto [p, ec] = std::from_chars(arg.data() + 2, arg.data() + arg.size(), v, 16);
+    if (ec != std::errc() || p != arg.data() + arg.size() || v > INT64_MAX) return false;
     *out = static_cast<int64_t>(v);
-    return ec == std::errc() && p == arg.data() + arg.size();
+    return true;
   }
   const size_t lt = arg.find('<');  // "3</data/x.npz>" under strace -y
   return ParseDigits(lt == std::string_view::npos ? arg : arg.substr(0, lt), out);
@@ -275,7 +276,7 @@ int64_t StraceIovSize(std::string_view iov, std::string_view iovcnt) {
       size_t end = i;
       while (end < iov.size() && iov[end] >= '0' && iov[end] <= '9') ++end;
       int64_t n = 0;
-      if (!StraceInt(iov.substr(i, end - i), &n)) return -1;
+      if (!StraceInt(iov.substr(i, end - i), &n) || n > kMaxTraceBytes - total) return -1;
       total += n;
       ++seen;
       i = end - 1;

@@ -12,7 +12,7 @@ namespace dlio::profile_internal {
 struct StraceLine {
   enum class Type { kCall, kUnfinished, kResumed, kNoise };
   Type type = Type::kNoise;
-  int32_t tid = 0;        // 0 when the line has no pid (strace without -f)
+  int64_t tid = 0;        // 0 when the line has no pid (strace without -f); not narrowed
   int64_t ts_us = 0;      // -ttt timestamp
   std::string_view call;  // "read"
   std::string_view rest;  // kCall: text after "call("; kUnfinished/kResumed: the fragment
@@ -37,12 +37,14 @@ bool ParseStraceCall(std::string_view after_paren, StraceCall* out, std::string*
 // Returns false when `arg` is not a string.
 bool StraceString(std::string_view arg, std::string* out);
 
-// Integer argument (decimal, 0x hex, AT_FDCWD = -100, or an fd decorated by -y: "3</path>").
+// Integer argument (decimal, 0x hex, AT_FDCWD = -100, or an fd decorated by -y: "3</path>");
+// false for a value beyond int64 (never wrapped).
 bool StraceInt(std::string_view arg, int64_t* out);
 
 // The bytes an iovec array argument asks for: the sum of the "iov_len=N" strace prints
 // ("[{iov_base=..., iov_len=10}, ...]"), -1 when it printed fewer entries than `iovcnt` says
-// (an abbreviated array) or the array at all (a failed call: an address).
+// (an abbreviated array) or the array at all (a failed call: an address), or when the lengths
+// add up past kMaxTraceBytes.
 int64_t StraceIovSize(std::string_view iov, std::string_view iovcnt);
 
 // `path` joined to `dir` when relative (dir "" = unknown: path unchanged), "." and ".."
