@@ -1,7 +1,8 @@
 // The trace target: part 0 is a trace file (dlio/DFTracer .pfw, gzip .pfw, strace -f -ttt -T,
 // darshan-dxt-parser text), written to a fresh temporary file and read by ImportTrace. A trace
-// that imports must analyze (AnalysisJson is JSON, AnalysisText is not empty), be identical to
-// itself (CompareTraces similarity 1) and render as an HTML report.
+// that imports keeps at most kMaxImportWarnings warnings, must analyze (AnalysisJson is JSON,
+// AnalysisText is not empty), be identical to itself (CompareTraces similarity 1) and render as
+// an HTML report.
 #include <unistd.h>
 
 #include <cmath>
@@ -61,6 +62,10 @@ int FuzzTrace(const std::vector<std::string_view>& parts) {
   const bool verbose = std::getenv("DLIO_FUZZ_VERBOSE") != nullptr;
   if (verbose) std::fprintf(stderr, "  import: %s\n", imported.status().ToString().c_str());
   if (!imported.ok()) return 0;
+  if (imported->warnings.size() > kMaxImportWarnings ||
+      imported->bad_values < static_cast<int64_t>(imported->warnings.size())) {
+    Violated("an import kept more warnings than kMaxImportWarnings, or more than it counted");
+  }
 
   const TraceAnalysis analysis = AnalyzeTrace(trace);
   const std::string json = AnalysisJson(analysis);

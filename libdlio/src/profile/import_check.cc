@@ -12,7 +12,7 @@ void ImportCheck::Warn(int64_t line, std::string_view what) {
 bool ImportCheck::Id(int64_t v, std::string_view what, int64_t line, int32_t* out, int64_t lowest) {
   if (v < lowest || v > std::numeric_limits<int32_t>::max()) {
     Warn(line, StrCat(what, " ", v, " is outside [", lowest, ", ",
-                      std::numeric_limits<int32_t>::max(), "]; event dropped"));
+                      std::numeric_limits<int32_t>::max(), "]; dropped"));
     return false;
   }
   *out = static_cast<int32_t>(v);
