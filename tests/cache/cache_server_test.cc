@@ -53,11 +53,14 @@ struct Served {
   std::vector<std::string> logs;
   std::mutex log_mu;
 
+  // Serves the files of f.dir and of `more_dirs`.
   Served(std::vector<CacheTierOptions> tiers, CachePolicyKind policy,
-         std::vector<std::string> future = {}) {
+         std::vector<std::string> future = {}, std::vector<std::string> more_dirs = {}) {
     cache = f.Make(std::move(tiers), policy);
     CacheServerOptions o;
     o.socket_path = sock_dir / "cache.sock";
+    o.data_dirs = {f.dir.path()};
+    o.data_dirs.insert(o.data_dirs.end(), more_dirs.begin(), more_dirs.end());
     o.default_future = std::move(future);
     o.log = [this](const std::string& line) {
       std::lock_guard<std::mutex> lock(log_mu);
@@ -205,7 +208,7 @@ TEST_CASE("cache server: --future serves clients that send no list") {
   CacheFixture g;
   std::vector<std::string> paths;
   for (int i = 0; i < 3; ++i) paths.push_back(g.Put(StrCat("x", i), 1500));
-  Served s({MemoryTier(64 << 20)}, CachePolicyKind::kClairvoyant, paths);
+  Served s({MemoryTier(64 << 20)}, CachePolicyKind::kClairvoyant, paths, {g.dir.path()});
   s.cache->WaitIdle();
   CHECK(s.cache->Stats().tiers[0].files_copied == 3);
 }
@@ -223,6 +226,7 @@ TEST_CASE("cache server: hello tells the source's emulated cost") {
   TempDir dir;
   CacheServerOptions so;
   so.socket_path = dir / "s";
+  so.data_dirs = {f.dir.path()};
   so.source_cost = (*storage)->emulated_cost();
   auto server = CacheServer::Start(CacheOf(storage->get()), so);
   REQUIRE(server.ok());
@@ -292,6 +296,7 @@ TEST_CASE("cache server: socket paths it refuses, and a dead server's socket it 
   TempDir dir;
   CacheServerOptions o;
   o.socket_path = dir / "regular";
+  o.data_dirs = {f.dir.path()};
   testing::WriteTextFile(o.socket_path, "keep me");
   auto refused = CacheServer::Start(cache.cache, o);
   REQUIRE_FALSE(refused.ok());
@@ -347,6 +352,7 @@ TEST_CASE("cache server: a client of a server that stopped or was killed gets an
   if (pid == 0) {
     CacheServerOptions o;
     o.socket_path = killed_sock;
+    o.data_dirs = {s.f.dir.path()};
     auto server = CacheServer::Start(s.cache.cache, o);
     const char ok = server.ok() ? 'y' : 'n';
     (void)!::write(ready[1], &ok, 1);

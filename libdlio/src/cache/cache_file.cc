@@ -127,6 +127,7 @@ void LevelCounters::Snapshot(CacheTierStats* out, bool reset) {
   out->evictions = Take(evictions, reset);
   out->invalidations = Take(invalidations, reset);
   out->skipped_too_big = Take(skipped_too_big, reset);
+  out->failed_copies = Take(failed_copies, reset);
 }
 
 Result<SourceStat> StatSource(Storage* source, bool host_files, const std::string& path) {
@@ -136,8 +137,18 @@ Result<SourceStat> StatSource(Storage* source, bool host_files, const std::strin
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(errno, "stat " + path);
     stat.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    stat.dev = static_cast<uint64_t>(st.st_dev);
+    stat.ino = static_cast<uint64_t>(st.st_ino);
+    stat.mode = static_cast<uint32_t>(st.st_mode & 07777);
   }
   return stat;
+}
+
+void SaturatingAdd(std::atomic<uint64_t>& counter, uint64_t n) {
+  uint64_t now = counter.load(std::memory_order_relaxed);
+  while (!counter.compare_exchange_weak(now, now > UINT64_MAX - n ? UINT64_MAX : now + n,
+                                        std::memory_order_relaxed)) {
+  }
 }
 
 std::unique_ptr<File> NewMemoryCopyFile(const std::string& path, MemoryCopy data,

@@ -19,20 +19,29 @@ struct LevelCounters {
   std::atomic<uint64_t> files_copied{0};
   std::atomic<uint64_t> evictions{0}, invalidations{0}, skipped_too_big{0};
 
+  std::atomic<uint64_t> failed_copies{0};
+
   // Copies the counters into `out`; `reset` zeroes them.
   void Snapshot(CacheTierStats* out, bool reset);
 };
 
-// What a copy is valid for: the source file's size and modification time (0 when the source has
-// no host files to stat).
+// What a copy is valid for: the source file's size and, when the source has host files to stat,
+// its modification time, identity (device, inode) and permission bits (0 otherwise): a copy of a
+// file that was replaced, or whose permissions changed, is stale.
 struct SourceStat {
   uint64_t size = 0;
   int64_t mtime_ns = 0;
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  uint32_t mode = 0;  // the permission bits (st_mode & 07777)
   bool operator==(const SourceStat& other) const = default;
 };
 
-// The size (through `source`) and, when `host_files`, the mtime (stat(2)) of `path`.
+// The size (through `source`) and, when `host_files`, the rest (stat(2)) of `path`.
 Result<SourceStat> StatSource(Storage* source, bool host_files, const std::string& path);
+
+// counter += n, saturating at UINT64_MAX (counts a client reports: they must never wrap).
+void SaturatingAdd(std::atomic<uint64_t>& counter, uint64_t n);
 
 // A whole file held in memory: a sealed memfd (so a cache server can hand out descriptors of it)
 // mapped read-only, for in-process readers to copy from at memory speed. Unmapped and closed with
