@@ -71,7 +71,7 @@ TEST_CASE("cache server: refuses paths outside its data directories, as the kern
     const RawClient::Reply r = c.Open(path);
     REQUIRE(r.error == 0);
     REQUIRE(r.tier == 0);
-    CHECK(testing::ReadFd(r.fd.get(), r.size) == ContentOf("inside", 3000));
+    CHECK(testing::PreadWhole(r.fd.get(), r.size) == ContentOf("inside", 3000));
   }
   // One log line for the client's refusals, and its total when it leaves.
   c.Close();

@@ -21,18 +21,6 @@
 
 namespace dlio::testing {
 
-// The bytes of `fd` [0, size) (pread).
-inline std::string ReadFd(int fd, uint64_t size) {
-  std::string out(size, '\0');
-  uint64_t off = 0;
-  while (off < size) {
-    const ssize_t r = ::pread(fd, out.data() + off, size - off, static_cast<off_t>(off));
-    if (r <= 0) return "(short read)";
-    off += static_cast<uint64_t>(r);
-  }
-  return out;
-}
-
 // Sends `n` bytes with `fds` attached as one SCM_RIGHTS message (what no dlio peer sends).
 inline void SendRawWithFds(int sock, const void* data, size_t n, const std::vector<int>& fds) {
   iovec iov{const_cast<void*>(data), n};

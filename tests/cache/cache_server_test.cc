@@ -27,22 +27,10 @@ using testing::MemoryTier;
 using testing::TempDir;
 using json = nlohmann::json;
 
-// The whole copy a kOpen handed over (pread, so the descriptor's offset is not used).
-std::string ReadWhole(int fd, uint64_t size) {
-  std::string out(size, '\0');
-  uint64_t off = 0;
-  while (off < size) {
-    const ssize_t r = ::pread(fd, out.data() + off, size - off, static_cast<off_t>(off));
-    if (r <= 0) return "(short read)";
-    off += static_cast<uint64_t>(r);
-  }
-  return out;
-}
-
 // The source's bytes of `path` when the server says tier -1, else the copy's.
 std::string ReadOpened(CacheClient::Opened& o, const std::string& path) {
   if (o.reply.tier < 0) return testing::ReadTextFile(path);
-  return ReadWhole(o.fd.get(), o.reply.size);
+  return testing::PreadWhole(o.fd.get(), o.reply.size);
 }
 
 struct Served {
@@ -157,7 +145,7 @@ TEST_CASE("cache server: clients in forked processes read byte-identical copies"
       for (int i = 0; i < 8; ++i) {
         auto o = (*c)->Open(paths[i]);
         if (!o.ok() || o->reply.tier != 0) ::_exit(3);
-        if (Fnv1a64(ReadWhole(o->fd.get(), o->reply.size)) !=
+        if (Fnv1a64(testing::PreadWhole(o->fd.get(), o->reply.size)) !=
             Fnv1a64(ContentOf(StrCat("g", i), 5000 + i))) {
           ::_exit(4);
         }

@@ -40,6 +40,17 @@ struct SourceStat {
 // The size (through `source`) and, when `host_files`, the rest (stat(2)) of `path`.
 Result<SourceStat> StatSource(Storage* source, bool host_files, const std::string& path);
 
+// The permission bits of a directory tier's copy of a file of `stat`: at most the source's (its
+// read and write bits, at most 0644; the owner may read), 0600 when the source has no host files.
+uint32_t CopyModeOf(const SourceStat& stat);
+
+// The tier options' checks of TieredCache::Make: InvalidArgument naming storage.tiers[i].<key>.
+Status ValidateCacheOptions(const CacheOptions& options);
+
+// The warning of tier `tier`'s first failed copy, to options.on_warning (else stderr).
+void WarnCopyFailed(const CacheOptions& options, int tier, const std::string& tier_name,
+                    const std::string& path, const Status& status);
+
 // counter += n, saturating at UINT64_MAX (counts a client reports: they must never wrap).
 void SaturatingAdd(std::atomic<uint64_t>& counter, uint64_t n);
 

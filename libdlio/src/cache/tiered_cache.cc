@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
-#include <cstdio>
 #include <deque>
 #include <functional>
 #include <mutex>
@@ -388,7 +387,7 @@ class TieredCacheImpl final : public TieredCache {
       sizes_[job.path] = before->size;  // placed by an older size: plan with the new one
     } else if (before.ok()) {
       attempted = true;
-      copy = t.store->MakeCopy(source_, job.path, job.size, CopyMode(*before),
+      copy = t.store->MakeCopy(source_, job.path, job.size, cache_internal::CopyModeOf(*before),
                                options_.copy_chunk_bytes, &stop_);
     }
     bool changed = false;
@@ -429,12 +428,6 @@ class TieredCacheImpl final : public TieredCache {
     if (--in_flight_ == 0) idle_cv_.notify_all();
   }
 
-  // The permission bits of a directory tier's copy of a file of `stat`: at most the source's
-  // (read and write bits, for the owner at least read), 0600 when the source has no host files.
-  static uint32_t CopyMode(const SourceStat& stat) {
-    return stat.mode == 0 ? 0600 : (stat.mode & 0644) | 0400;
-  }
-
   // Counts a copy that failed in its tier, which the file is not placed in again (a full file
   // system would fail it at every open); the tier's first failure is a warning. Requires mu_.
   void Failed(const CopyJob& job, const Status& status) {
@@ -443,16 +436,7 @@ class TieredCacheImpl final : public TieredCache {
     t.failed.insert(job.path);
     if (t.warned) return;
     t.warned = true;
-    const std::string line =
-        StrCat("dlio cache: warning: storage.tiers[", job.tier, "] (", t.store->name(),
-               "): copying ", job.path, " failed: ", status.message(),
-               "; a file whose copy fails is read from the next level and not placed in this tier "
-               "again (failed_copies counts them)");
-    if (options_.on_warning) {
-      options_.on_warning(line);
-    } else {
-      std::fprintf(stderr, "%s\n", line.c_str());
-    }
+    cache_internal::WarnCopyFailed(options_, job.tier, t.store->name(), job.path, status);
   }
 
   void CopyLoop(int tier) {
@@ -603,17 +587,7 @@ class TieredCacheImpl final : public TieredCache {
 
 Result<std::unique_ptr<TieredCache>> TieredCache::Make(CacheOptions options, Storage* source) {
   if (source == nullptr) return Status::InvalidArgument("tiered cache: the source storage is null");
-  for (size_t i = 0; i < options.tiers.size(); ++i) {
-    const CacheTierOptions& tier = options.tiers[i];
-    const std::string key = "storage.tiers[" + std::to_string(i) + "]";
-    if (tier.capacity_bytes == 0) {
-      return Status::InvalidArgument(key, ".capacity_bytes must be > 0");
-    }
-    if (tier.threads < 1) return Status::InvalidArgument(key, ".threads must be >= 1");
-    if (tier.type == CacheTierOptions::Type::kDirectory && tier.path.empty()) {
-      return Status::InvalidArgument(key, ".path must name a directory for a directory tier");
-    }
-  }
+  DLIO_RETURN_NOT_OK(cache_internal::ValidateCacheOptions(options));
   if (options.copy_chunk_bytes == 0) options.copy_chunk_bytes = 4 << 20;
   auto cache = std::make_unique<TieredCacheImpl>(std::move(options), source);
   DLIO_RETURN_NOT_OK(cache->Start());
