@@ -32,6 +32,7 @@ namespace dlio {
 namespace {
 
 namespace wire = cache_wire;
+using testing::CacheFixture;
 using testing::ContentOf;
 using testing::MemoryTier;
 using testing::RawClient;
@@ -86,11 +87,35 @@ TEST_CASE("cache server: a kFuture list never makes the cache read outside its d
   REQUIRE(::symlink((outside / "secret").c_str(), (s.f.dir / "escape").c_str()) == 0);
   const std::string inside = s.f.Put("inside", 4000);
   auto c = s.Connect();
-  REQUIRE(c->Future({outside / "secret", s.f.dir / "escape", inside}).ok());
+  REQUIRE(c->Future({outside / "secret", s.f.dir / "escape",
+                     s.f.dir / (".." + outside.path() + "/secret"), inside})
+              .ok());
   s.cached->WaitIdle();
   const CacheStats stats = s.cached->Stats();
   CHECK(stats.tiers[0].files_copied == 1);  // the file inside only
   CHECK(stats.tiers[0].occupancy_bytes == 4000);
+}
+
+TEST_CASE("confined source: reads the files beneath its folders only, and nothing else") {
+  CacheFixture f;
+  const std::string inside = f.Put("inside", 100);
+  TempDir outside;
+  testing::WriteTextFile(outside / "secret", "key");
+  REQUIRE(::symlink((outside / "secret").c_str(), (f.dir / "escape").c_str()) == 0);
+  auto source = NewConfinedCacheSource(NewPosixStorage(StorageOptions()), {f.dir.path()}, "key");
+  REQUIRE(source.ok());
+  CHECK(testing::ReadAll(source->get(), inside) == ContentOf("inside", 100));
+  for (const std::string& path :
+       {f.dir / "escape", outside / "secret", std::string("/etc/passwd")}) {
+    INFO(path);
+    CHECK((*source)->Open(path, OpenMode::kRead).status().code() ==
+          StatusCode::kFailedPrecondition);
+    CHECK_FALSE((*source)->FileSize(path).ok());
+  }
+  CHECK_FALSE((*source)->Open(inside, OpenMode::kWrite).ok());
+  CHECK_FALSE((*source)->Remove(inside).ok());
+  CHECK(testing::ReadTextFile(inside) == ContentOf("inside", 100));
+  CHECK_FALSE(NewConfinedCacheSource(NewPosixStorage(StorageOptions()), {"relative"}, "key").ok());
 }
 
 TEST_CASE("beneath: the O_NOFOLLOW walk (kernels without openat2) stays beneath its folder") {
@@ -418,6 +443,10 @@ TEST_CASE(
 TEST_CASE("cache server: a thread it cannot start refuses that client only") {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   std::exit(77);  // sanitizers reserve more address space than any limit this test can set
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+  std::exit(77);
+#endif
 #endif
   ChildServer s([] {
     // Address space for about two more thread stacks: the third thread cannot start.

@@ -31,7 +31,7 @@ struct CacheServerOptions {
   // socket is then 0660 and of that group (the server must be a member). Others are closed at once.
   int64_t allow_gid = -1;
   // Clients served at once (a thread each); one more is refused (closed, with a log line).
-  size_t max_connections = 256;
+  size_t max_connections = 1024;
   // What the cache's source emulates per call (Storage::emulated_cost of the source), told to
   // clients in HelloReply so their own reads of the source cost the same.
   EmulatedCost source_cost;

@@ -117,7 +117,10 @@ const AllowedDirs::Root* AllowedDirs::Match(const std::string& path, std::string
 
 bool AllowedDirs::Under(const std::string& path) const {
   std::string rest;
-  return Match(path, &rest) != nullptr;
+  if (Match(path, &rest) == nullptr) return false;
+  // No `..` component: named beneath a folder, it must not lead out of it as written.
+  const std::string padded = "/" + rest + "/";
+  return padded.find("/../") == std::string::npos;
 }
 
 Result<OwnedFd> AllowedDirs::Open(const std::string& path) const {

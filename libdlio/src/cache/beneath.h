@@ -29,8 +29,9 @@ class AllowedDirs {
   // them, or not a regular file).
   Result<OwnedFd> Open(const std::string& path) const;
 
-  // Whether `path` lies, as written, under one of the folders (no resolution: a filter for
-  // paths that are only named, as kFuture lists do, never opened on the strength of it).
+  // Whether `path` lies, as written, under one of the folders, with no `..` component (no
+  // resolution: a filter for paths that are only named, as kFuture lists do, never opened on
+  // the strength of it).
   bool Under(const std::string& path) const;
 
   // The folders as given, for messages.
