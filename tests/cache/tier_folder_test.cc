@@ -38,7 +38,7 @@ std::vector<std::string> CopiesIn(const std::string& tier_dir) {
   return out;
 }
 
-TEST_CASE("directory tier: copies keep the source's permission bits at most; folders are 0700") {
+TEST_CASE("directory tier: copies keep the source's permission bits at most, folders are 0700") {
   const mode_t old = ::umask(0);  // the modes must not depend on the umask
   CacheFixture f;
   TempDir parent;
@@ -67,7 +67,7 @@ TEST_CASE("directory tier: copies keep the source's permission bits at most; fol
   ::umask(old);
 }
 
-TEST_CASE("directory tier: user files named like dlio's are kept; a foreign dlio folder refused") {
+TEST_CASE("directory tier: user files named like dlio's are kept, a foreign dlio folder refused") {
   CacheFixture f;
   TempDir tier_dir;
   const std::string path = f.Put("a", 5000);
