@@ -1,17 +1,22 @@
 #include "cache_serve.h"
 
+#include <grp.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <string_view>
 
 #include "dlio/cache.h"
 #include "dlio/cache_server.h"
 #include "dlio/loop.h"
 #include "run_common.h"
+#include "trace_cli.h"
 
 namespace dlio_run {
 namespace {
@@ -33,28 +38,52 @@ dlio::Result<std::vector<std::string>> ReadFutureFile(const std::string& file) {
   return paths;
 }
 
-// Writes `text` to a new temporary beside `path` (mkstemp: never an existing file), then renames
-// it onto `path`.
-dlio::Status WriteAtomically(const std::string& path, const std::string& text) {
-  std::string tmp = path + ".dlio-tmp-XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) return dlio::Status::FromErrno(errno, "creating a temporary beside " + path);
-  const std::string body = text + "\n";
-  size_t done = 0;
-  while (done < body.size()) {
-    const ssize_t w = ::write(fd, body.data() + done, body.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) break;
-    done += static_cast<size_t>(w);
+// An earlier --stats-json of cache-serve (CacheStatsJson: its keys sorted, "source" first).
+bool IsCacheStatsOutput(std::string_view head) {
+  return head.rfind("{\"source\":{", 0) == 0 && head.find("\"level\":\"source\"") != head.npos;
+}
+
+// `dir` absolute (relative to the working directory).
+std::string Absolute(const std::string& dir) {
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(dir.empty() ? "." : dir, ec);
+  return ec ? dir : abs.string();
+}
+
+// The data directories: --data-dir, else the config's dataset.data_folder; each must be a
+// folder that exists now.
+dlio::Result<std::vector<std::string>> DataDirs(const CacheServeOptions& options,
+                                                const dlio::WorkloadConfig& config) {
+  std::vector<std::string> dirs;
+  const bool given = !options.data_dirs.empty();
+  for (const std::string& dir :
+       given ? options.data_dirs : std::vector<std::string>{config.dataset.data_folder}) {
+    const std::string abs = Absolute(dir);
+    struct stat st {};
+    if (::stat(abs.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+      return dlio::Status::InvalidArgument(
+          given ? "--data-dir " : "dataset.data_folder (the default of --data-dir) ", dir,
+          ": not an existing folder; cache-serve serves the files beneath its data directories "
+          "only");
+    }
+    dirs.push_back(abs);
   }
-  const bool closed = ::close(fd) == 0;
-  const bool written = done == body.size() && closed;
-  if (!written || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = written ? errno : EIO;
-    ::unlink(tmp.c_str());  // this call's own temporary
-    return dlio::Status::FromErrno(err, "writing " + path);
+  return dirs;
+}
+
+// --allow-group: a group name or a numeric gid.
+dlio::Result<int64_t> GroupId(const std::string& name) {
+  if (name.empty()) return int64_t{-1};
+  if (name.find_first_not_of("0123456789") == std::string::npos && name.size() < 10) {
+    return static_cast<int64_t>(std::stoll(name));
   }
-  return dlio::Status::OK();
+  std::vector<char> buf(1 << 16);
+  struct group entry {};
+  struct group* found = nullptr;
+  if (::getgrnam_r(name.c_str(), &entry, buf.data(), buf.size(), &found) != 0 || found == nullptr) {
+    return dlio::Status::InvalidArgument("--allow-group ", name, ": no such group");
+  }
+  return static_cast<int64_t>(found->gr_gid);
 }
 
 void PrintStats(const dlio::CacheStats& stats) {
@@ -93,7 +122,16 @@ CLI::App* AddCacheServeCommand(CLI::App* app, CacheServeOptions* options) {
                   "file with one absolute path per line: the order of future opens for the "
                   "clairvoyant policy, for clients that send none");
   cmd->add_option("--stats-json", options->stats_json,
-                  "write the cache's statistics (JSON) here at exit");
+                  "write the cache's statistics (JSON) here at exit (an existing file only when "
+                  "it is an earlier --stats-json)");
+  cmd->add_option("--data-dir", options->data_dirs,
+                  "serve the files beneath this folder (repeatable; default: the config's "
+                  "dataset.data_folder); any other path a client names is refused")
+      ->type_name("DIR");
+  cmd->add_option("--allow-group", options->allow_group,
+                  "also let members of this group (name or gid) connect; the socket is then 0660 "
+                  "of that group (default: only the server's own user and root; socket 0600)")
+      ->type_name("GROUP");
   return cmd;
 }
 
@@ -115,10 +153,21 @@ int RunCacheServe(const CacheServeOptions& options) {
   }
   dlio::CacheServerOptions server_options;
   server_options.socket_path = options.socket;
+  auto dirs = DataDirs(options, *config);
+  if (!dirs.ok()) return Fail(dirs.status(), kExitUsage);
+  server_options.data_dirs = *dirs;
+  auto gid = GroupId(options.allow_group);
+  if (!gid.ok()) return Fail(gid.status(), kExitUsage);
+  server_options.allow_gid = *gid;
   if (!options.future.empty()) {
     auto future = ReadFutureFile(options.future);
     if (!future.ok()) return Fail(future.status(), kExitUsage);
     server_options.default_future = std::move(future).value();
+  }
+  if (!options.stats_json.empty()) {  // refused now, not after serving for hours
+    if (auto s = CheckCommandOutput(options.stats_json, IsCacheStatsOutput); !s.ok()) {
+      return Fail(s.WithContext("--stats-json"), kExitUsage);
+    }
   }
   // Blocked before any thread starts, so every thread inherits the mask and sigwait gets them.
   sigset_t stop_signals;
@@ -127,22 +176,26 @@ int RunCacheServe(const CacheServeOptions& options) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  auto storage = dlio::MakeStorage(storage_options, registries, dlio::SystemClock(), nullptr);
-  if (!storage.ok()) return Fail(storage.status(), kExitUsage);
-  dlio::TieredCache* cache = dlio::CacheOf(storage->get());
-  server_options.source_cost = (*storage)->emulated_cost();
+  auto served =
+      dlio::MakeServedCache(storage_options, registries, dlio::SystemClock(), *dirs, "--data-dir");
+  if (!served.ok()) return Fail(served.status(), kExitUsage);
+  dlio::TieredCache* cache = served->cache.get();
+  server_options.source_cost = served->source->emulated_cost();
   auto server = dlio::CacheServer::Start(cache, std::move(server_options));
   if (!server.ok()) return Fail(server.status(), kExitRunError);
-  std::fprintf(stderr, "dlio-run cache-serve: %s cache (%s) on %s\n",
+  std::string dir_list;
+  for (const std::string& dir : *dirs) dir_list += (dir_list.empty() ? "" : ", ") + dir;
+  std::fprintf(stderr, "dlio-run cache-serve: %s cache (%s) of %s on %s\n",
                dlio::CachePolicyName(cache->policy()), storage_options.tiered_source.c_str(),
-               options.socket.c_str());
+               dir_list.c_str(), options.socket.c_str());
   int signal = 0;
   sigwait(&stop_signals, &signal);
   server->reset();  // no client is served past this point
   const dlio::CacheStats stats = cache->Stats();
   PrintStats(stats);
   if (!options.stats_json.empty()) {
-    if (auto s = WriteAtomically(options.stats_json, dlio::CacheStatsJson(stats)); !s.ok()) {
+    const std::string json = dlio::CacheStatsJson(stats) + "\n";
+    if (auto s = WriteCommandOutput(options.stats_json, json, IsCacheStatsOutput); !s.ok()) {
       return Fail(s, kExitRunError);
     }
   }

@@ -1,5 +1,6 @@
-// `dlio-run cache-serve CONFIG --socket PATH [--future FILE] [--stats-json FILE]`: builds the
-// config's `tiered` storage and serves its cache over a Unix socket (dlio/cache_server.h) to the
+// `dlio-run cache-serve CONFIG --socket PATH [--data-dir DIR]... [--allow-group GROUP]
+// [--future FILE] [--stats-json FILE]`: builds the cache of the config's `tiered` storage and
+// serves the files of its data directories over a Unix socket (dlio/cache_server.h) to the
 // programs of this node (libdlio_cache_preload.so), until SIGINT or SIGTERM.
 #pragma once
 
@@ -18,6 +19,10 @@ struct CacheServeOptions {
   std::string socket;             // where to listen (required)
   std::string future;             // one absolute path per line: the clairvoyant order
   std::string stats_json;         // written at exit (temp name + rename)
+  // The folders whose files are served (absolute or relative to the working directory); empty:
+  // the config's dataset.data_folder.
+  std::vector<std::string> data_dirs;
+  std::string allow_group;  // a group name or gid whose members may connect too; empty: none
 };
 
 // Declares the `cache-serve` subcommand on `app`, filling `options` when parsed.

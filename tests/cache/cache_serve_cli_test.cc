@@ -59,14 +59,18 @@ std::unique_ptr<CacheClient> ConnectWhenUp(const std::string& sock) {
 std::string Config(const std::string& dir) {
   const std::string path = dir + "/cache.yaml";
   testing::WriteTextFile(path,
-                         "storage:\n"
-                         "  storage_type: tiered\n"
-                         "  tiered_source: slow\n"
-                         "  slow_latency_us: 300\n"
-                         "  slow_bandwidth_mib_s: 50\n"
-                         "  cache_policy: lru\n"
-                         "  tiers:\n"
-                         "    - {type: memory, capacity_bytes: 1MiB}\n");
+                         "dataset:\n"
+                         "  data_folder: " +
+                             dir +
+                             "\n"
+                             "storage:\n"
+                             "  storage_type: tiered\n"
+                             "  tiered_source: slow\n"
+                             "  slow_latency_us: 300\n"
+                             "  slow_bandwidth_mib_s: 50\n"
+                             "  cache_policy: lru\n"
+                             "  tiers:\n"
+                             "    - {type: memory, capacity_bytes: 1MiB}\n");
   return path;
 }
 
@@ -98,6 +102,10 @@ TEST_CASE("dlio-run cache-serve: serves copies, stops on SIGTERM, writes its sta
   auto missing = c->Open(dir / "missing");
   REQUIRE_FALSE(missing.ok());
   CHECK_THAT(missing.status().message(), Catch::Contains(dir / "missing"));
+  // Only the files beneath the data directory (the config's dataset.data_folder by default).
+  auto outside = c->Open("/etc/passwd");
+  REQUIRE_FALSE(outside.ok());
+  CHECK_THAT(outside.status().message(), Catch::Contains("refused"));
   REQUIRE(c->Stats(false).ok());  // every report is in before the stop
   ::kill(pid, SIGTERM);
   CHECK(WaitExit(pid) == 0);
@@ -113,6 +121,38 @@ TEST_CASE("dlio-run cache-serve: serves copies, stops on SIGTERM, writes its sta
   auto late = c->Open(files[0]);
   REQUIRE_FALSE(late.ok());
   CHECK_THAT(late.status().message(), Catch::Contains(sock));
+}
+
+TEST_CASE("dlio-run cache-serve: --data-dir, --allow-group and --stats-json are checked first") {
+  TempDir dir;
+  const std::string config = Config(dir.path());
+  const std::string sock = dir / "s";
+  CHECK(WaitExit(Spawn({"cache-serve", config, "--socket", sock, "--data-dir", dir / "nope"},
+                       dir / "log1")) == 2);
+  CHECK_THAT(testing::ReadTextFile(dir / "log1"), Catch::Contains("--data-dir " + dir / "nope"));
+  CHECK(WaitExit(
+            Spawn({"cache-serve", config, "--socket", sock, "--allow-group", "no-such-group-dlio"},
+                  dir / "log2")) == 2);
+  CHECK_THAT(testing::ReadTextFile(dir / "log2"), Catch::Contains("--allow-group"));
+  // A file that is not an earlier --stats-json is never replaced (as analyze's -o).
+  testing::WriteTextFile(dir / "notes.json", "{\"mine\": 1}");
+  CHECK(
+      WaitExit(Spawn({"cache-serve", config, "--socket", sock, "--stats-json", dir / "notes.json"},
+                     dir / "log3")) == 2);
+  CHECK_THAT(testing::ReadTextFile(dir / "log3"), Catch::Contains("not replaced"));
+  CHECK(testing::ReadTextFile(dir / "notes.json") == "{\"mine\": 1}");
+  struct stat st {};
+  CHECK(::lstat(sock.c_str(), &st) != 0);  // refused before listening
+  // An earlier --stats-json is replaced.
+  const std::string stats = dir / "stats.json";
+  for (int run = 0; run < 2; ++run) {
+    const pid_t pid =
+        Spawn({"cache-serve", config, "--socket", sock, "--stats-json", stats}, dir / "log4");
+    ConnectWhenUp(sock);
+    ::kill(pid, SIGTERM);
+    CHECK(WaitExit(pid) == 0);
+    CHECK(nlohmann::json::parse(testing::ReadTextFile(stats)).contains("tiers"));
+  }
 }
 
 TEST_CASE("dlio-run cache-serve: refuses a non-tiered storage and a path that is not a socket") {

@@ -27,22 +27,10 @@ using testing::MemoryTier;
 using testing::TempDir;
 using json = nlohmann::json;
 
-// The whole copy a kOpen handed over (pread, so the descriptor's offset is not used).
-std::string ReadWhole(int fd, uint64_t size) {
-  std::string out(size, '\0');
-  uint64_t off = 0;
-  while (off < size) {
-    const ssize_t r = ::pread(fd, out.data() + off, size - off, static_cast<off_t>(off));
-    if (r <= 0) return "(short read)";
-    off += static_cast<uint64_t>(r);
-  }
-  return out;
-}
-
 // The source's bytes of `path` when the server says tier -1, else the copy's.
 std::string ReadOpened(CacheClient::Opened& o, const std::string& path) {
   if (o.reply.tier < 0) return testing::ReadTextFile(path);
-  return ReadWhole(o.fd.get(), o.reply.size);
+  return testing::PreadWhole(o.fd.get(), o.reply.size);
 }
 
 struct Served {
@@ -53,11 +41,14 @@ struct Served {
   std::vector<std::string> logs;
   std::mutex log_mu;
 
+  // Serves the files of f.dir and of `more_dirs`.
   Served(std::vector<CacheTierOptions> tiers, CachePolicyKind policy,
-         std::vector<std::string> future = {}) {
+         std::vector<std::string> future = {}, std::vector<std::string> more_dirs = {}) {
     cache = f.Make(std::move(tiers), policy);
     CacheServerOptions o;
     o.socket_path = sock_dir / "cache.sock";
+    o.data_dirs = {f.dir.path()};
+    o.data_dirs.insert(o.data_dirs.end(), more_dirs.begin(), more_dirs.end());
     o.default_future = std::move(future);
     o.log = [this](const std::string& line) {
       std::lock_guard<std::mutex> lock(log_mu);
@@ -154,7 +145,7 @@ TEST_CASE("cache server: clients in forked processes read byte-identical copies"
       for (int i = 0; i < 8; ++i) {
         auto o = (*c)->Open(paths[i]);
         if (!o.ok() || o->reply.tier != 0) ::_exit(3);
-        if (Fnv1a64(ReadWhole(o->fd.get(), o->reply.size)) !=
+        if (Fnv1a64(testing::PreadWhole(o->fd.get(), o->reply.size)) !=
             Fnv1a64(ContentOf(StrCat("g", i), 5000 + i))) {
           ::_exit(4);
         }
@@ -205,7 +196,7 @@ TEST_CASE("cache server: --future serves clients that send no list") {
   CacheFixture g;
   std::vector<std::string> paths;
   for (int i = 0; i < 3; ++i) paths.push_back(g.Put(StrCat("x", i), 1500));
-  Served s({MemoryTier(64 << 20)}, CachePolicyKind::kClairvoyant, paths);
+  Served s({MemoryTier(64 << 20)}, CachePolicyKind::kClairvoyant, paths, {g.dir.path()});
   s.cache->WaitIdle();
   CHECK(s.cache->Stats().tiers[0].files_copied == 3);
 }
@@ -223,6 +214,7 @@ TEST_CASE("cache server: hello tells the source's emulated cost") {
   TempDir dir;
   CacheServerOptions so;
   so.socket_path = dir / "s";
+  so.data_dirs = {f.dir.path()};
   so.source_cost = (*storage)->emulated_cost();
   auto server = CacheServer::Start(CacheOf(storage->get()), so);
   REQUIRE(server.ok());
@@ -292,6 +284,7 @@ TEST_CASE("cache server: socket paths it refuses, and a dead server's socket it 
   TempDir dir;
   CacheServerOptions o;
   o.socket_path = dir / "regular";
+  o.data_dirs = {f.dir.path()};
   testing::WriteTextFile(o.socket_path, "keep me");
   auto refused = CacheServer::Start(cache.cache, o);
   REQUIRE_FALSE(refused.ok());
@@ -347,6 +340,7 @@ TEST_CASE("cache server: a client of a server that stopped or was killed gets an
   if (pid == 0) {
     CacheServerOptions o;
     o.socket_path = killed_sock;
+    o.data_dirs = {s.f.dir.path()};
     auto server = CacheServer::Start(s.cache.cache, o);
     const char ok = server.ok() ? 'y' : 'n';
     (void)!::write(ready[1], &ok, 1);

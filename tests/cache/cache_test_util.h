@@ -1,6 +1,8 @@
 // A source folder of small files and a cache over it, for the cache tests.
 #pragma once
 
+#include <unistd.h>
+
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <memory>
@@ -90,6 +92,18 @@ struct CacheFixture {
     return out;
   }
 };
+
+// The bytes of `fd` [0, size) (pread).
+inline std::string PreadWhole(int fd, uint64_t size) {
+  std::string out(size, '\0');
+  uint64_t off = 0;
+  while (off < size) {
+    const ssize_t r = ::pread(fd, out.data() + off, size - off, static_cast<off_t>(off));
+    if (r <= 0) return "(short read)";
+    off += static_cast<uint64_t>(r);
+  }
+  return out;
+}
 
 // The whole content of `path` read through `storage` (in reads of `step` bytes).
 inline std::string ReadAll(Storage* storage, const std::string& path, size_t step = 1 << 20) {

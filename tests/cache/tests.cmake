@@ -13,3 +13,9 @@ if(DLIO_WITH_MPI)
   # storage.cache_scope node: 4 ranks of one node share one cache (under mpiexec).
   dlio_add_mpi_test(node_cache_mpi_test RANKS 4 SOURCES cache/node_cache_mpi_test.cc)
 endif()
+# The server against hostile clients of its wire protocol, and what directory tiers write
+# (modes, dlio's own folder, a full file system). Cases needing root or a tmpfs exit 77.
+dlio_add_test(cache_security_test LIBS dlio_cache dlio_storage
+  SOURCES cache/cache_security_test.cc cache/tier_folder_test.cc
+  PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+target_link_libraries(cache_security_test PRIVATE nlohmann_json::nlohmann_json)

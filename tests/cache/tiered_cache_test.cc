@@ -28,6 +28,7 @@ using testing::TempDir;
 
 std::vector<std::string> NamesIn(const std::string& dir) {
   std::vector<std::string> names;
+  if (!std::filesystem::exists(dir)) return names;
   for (const auto& e : std::filesystem::directory_iterator(dir)) {
     names.push_back(e.path().filename().string());
   }
@@ -174,9 +175,10 @@ TEST_CASE("tiered cache: capacity is never exceeded under many concurrent reader
     CHECK(stats.tiers[1].peak_bytes <= 150000);
     CHECK(stats.tiers[0].hits + stats.tiers[1].hits > 0);
     uint64_t held = 0;
-    for (const auto& name : NamesIn(tier_dir.path())) {
+    const std::string own = tier_dir / kCacheDirName;
+    for (const auto& name : NamesIn(own)) {
       if (name.find(kCacheCopySuffix) != std::string::npos) {
-        held += std::filesystem::file_size(tier_dir / name);
+        held += std::filesystem::file_size(own + "/" + name);
       }
     }
     CHECK(held == stats.tiers[1].occupancy_bytes);  // the folder holds what is accounted
@@ -187,20 +189,20 @@ TEST_CASE("tiered cache: leftovers of a dead cache are removed, never trusted; o
   CacheFixture f;
   TempDir tier_dir;
   const std::string path = f.Put("a", 5000);
-  // A complete-looking copy and a temporary with dlio's markers, and files dlio did not make.
-  testing::WriteTextFile(tier_dir / (std::string("0123456789abcdef-0-a") + kCacheCopySuffix),
-                         std::string(5000, 'x'));
-  testing::WriteTextFile(
-      tier_dir / (std::string("old") + kCacheCopySuffix + kCacheTmpInfix + "h_1_2_3_0"), "half");
+  // dlio's folder as a killed cache left it: a complete-looking copy and a temporary.
+  const std::string own = tier_dir / kCacheDirName;
+  REQUIRE(std::filesystem::create_directory(own));
+  testing::WriteTextFile(own + "/" + kCacheMarkerName, "");
+  testing::WriteTextFile(own + "/0123456789abcdef-0-a" + kCacheCopySuffix, std::string(5000, 'x'));
+  testing::WriteTextFile(own + "/old" + kCacheCopySuffix + kCacheTmpInfix + "h_1_2_3_0", "half");
+  // Files dlio did not make, beside it.
   testing::WriteTextFile(tier_dir / "user.dat", "keep me");
-  testing::WriteTextFile(tier_dir / "a.dlio-cache", "not our marker");
+  testing::WriteTextFile(tier_dir / "a.dlio-cached", "a user's, named like a copy");
   {
     auto cache = f.Make({DirectoryTier(tier_dir.path(), 1 << 20)}, CachePolicyKind::kLru);
-    const auto names = NamesIn(tier_dir.path());
+    const auto names = NamesIn(own);
     CHECK(!AnyContains(names, kCacheTmpInfix));
     CHECK(!AnyContains(names, "0123456789abcdef"));
-    CHECK(AnyContains(names, "user.dat"));
-    CHECK(AnyContains(names, "a.dlio-cache"));
     CHECK(ReadAll(cache.get(), path) == ContentOf("a", 5000));
     CHECK(ReadAll(cache.get(), path) == ContentOf("a", 5000));
     CHECK(cache->Stats().tiers[0].hits == 1);
@@ -212,8 +214,8 @@ TEST_CASE("tiered cache: leftovers of a dead cache are removed, never trusted; o
     REQUIRE(!second.ok());
     CHECK(second.status().message().find("storage.tiers[0].path") != std::string::npos);
   }
-  // The cache removed its copies and its lock, nothing else.
-  CHECK(NamesIn(tier_dir.path()) == std::vector<std::string>{"a.dlio-cache", "user.dat"});
+  // The cache removed its copies, its lock and its folder, nothing else.
+  CHECK(NamesIn(tier_dir.path()) == std::vector<std::string>{"a.dlio-cached", "user.dat"});
 }
 
 TEST_CASE("tiered cache: a copy killed halfway is not trusted by the next run") {
@@ -240,16 +242,17 @@ TEST_CASE("tiered cache: a copy killed halfway is not trusted by the next run") 
   bool saw_tmp = false;
   for (int i = 0; i < 200 && !saw_tmp; ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    saw_tmp = AnyContains(NamesIn(tier_dir.path()), kCacheTmpInfix);
+    saw_tmp = AnyContains(NamesIn(tier_dir / kCacheDirName), kCacheTmpInfix);
   }
   kill(child, SIGKILL);
   int status = 0;
   waitpid(child, &status, 0);
   REQUIRE(saw_tmp);
-  CHECK(AnyContains(NamesIn(tier_dir.path()), kCacheTmpInfix));  // the killed copy's leftover
+  CHECK(AnyContains(NamesIn(tier_dir / kCacheDirName),
+                    kCacheTmpInfix));  // the killed copy's leftover
 
   auto cache = f.Make({DirectoryTier(tier_dir.path(), 1 << 20)}, CachePolicyKind::kLru);
-  CHECK(!AnyContains(NamesIn(tier_dir.path()), kCacheTmpInfix));
+  CHECK(!AnyContains(NamesIn(tier_dir / kCacheDirName), kCacheTmpInfix));
   CHECK(ReadAll(cache.get(), path) == ContentOf("big", 256 * 1024));
   CHECK(ReadAll(cache.get(), path) == ContentOf("big", 256 * 1024));
   CHECK(cache->Stats().tiers[0].hits == 1);

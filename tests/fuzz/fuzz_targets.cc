@@ -14,6 +14,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"hdf5", "hdf5", {".meta.h5"}},
       {"config", "", {}},
       {"trace", "", {}},
+      {"cache_wire", "", {}},
   };
   return targets;
 }
@@ -51,6 +52,7 @@ int RunFuzzTarget(const FuzzTarget& target, const uint8_t* data, size_t size) {
   const std::string_view rest(reinterpret_cast<const char*>(data) + 1, size - 1);
   const std::vector<std::string_view> parts = SplitParts(rest);
   if (target.name == "trace") return FuzzTrace(parts);
+  if (target.name == "cache_wire") return FuzzCacheWire(data[0], parts);
   if (target.format.empty()) return FuzzConfig(parts);
   return FuzzFormat(target, data[0], parts);
 }

@@ -5,13 +5,15 @@
 // An input is one byte of options followed by parts separated by kPartSeparator: a format
 // target writes part 0 as the file and the next parts as its companions (index files); the
 // config target parses part 0 as YAML and applies each line of part 1 as an override; the trace
-// target imports part 0 as a trace file (trace_fuzz.cc).
+// target imports part 0 as a trace file (trace_fuzz.cc); the cache_wire target sends part 0 to a
+// cache server as one client's bytes (cache_wire_fuzz.cc; options bit 0: clairvoyant, else lru).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace dlio::fuzz {
@@ -57,5 +59,11 @@ int FuzzFormat(const FuzzTarget& target, uint8_t options,
                const std::vector<std::string_view>& parts);
 int FuzzConfig(const std::vector<std::string_view>& parts);
 int FuzzTrace(const std::vector<std::string_view>& parts);
+int FuzzCacheWire(uint8_t options, const std::vector<std::string_view>& parts);
+
+// The data directory of the cache_wire target's server (its seeds name files in it).
+inline constexpr char kCacheWireDataDir[] = "/tmp/dlio-fuzz-cache-wire";
+// The seed inputs of the cache_wire target (file name, input), written by make_seeds.cc.
+std::vector<std::pair<std::string, std::string>> CacheWireSeeds();
 
 }  // namespace dlio::fuzz

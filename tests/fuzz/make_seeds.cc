@@ -158,5 +158,8 @@ int main(int argc, char** argv) {
   bool ok = true;
   for (const Seed& seed : FormatSeeds()) ok = WriteFormatSeed(registries, seed, argv[1]) && ok;
   ok = WriteConfigSeeds(argv[2], argv[1]) && ok;
+  for (const auto& [name, input] : CacheWireSeeds()) {
+    ok = WriteLocal(fs::path(argv[1]) / "cache_wire" / name, input) && ok;
+  }
   return ok ? 0 : 1;
 }

@@ -8,12 +8,13 @@ set(DLIO_FUZZ_TARGETS npy npz csv indexed_binary tfrecord jpeg png)
 if(DLIO_WITH_HDF5)
   list(APPEND DLIO_FUZZ_TARGETS hdf5)
 endif()
-list(APPEND DLIO_FUZZ_TARGETS config trace)
+list(APPEND DLIO_FUZZ_TARGETS config trace cache_wire)
 
 add_library(dlio_fuzz_harness STATIC fuzz/fuzz_targets.cc fuzz/format_fuzz.cc fuzz/config_fuzz.cc
-            fuzz/trace_fuzz.cc)
+            fuzz/trace_fuzz.cc fuzz/cache_wire_fuzz.cc)
 dlio_target_defaults(dlio_fuzz_harness)
-target_include_directories(dlio_fuzz_harness PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/fuzz)
+target_include_directories(dlio_fuzz_harness PUBLIC ${CMAKE_CURRENT_SOURCE_DIR}/fuzz
+                           PRIVATE ${PROJECT_SOURCE_DIR}/libdlio/src)
 target_link_libraries(dlio_fuzz_harness PUBLIC dlio::dlio
                       PRIVATE nlohmann_json::nlohmann_json protobuf::libprotobuf)
 

@@ -52,6 +52,9 @@ struct CacheOptions {
   // Called for each CacheEvent, from any thread, maybe with the cache's lock held (do not call the
   // cache); the tiered storage sets it to trace them.
   std::function<void(const CacheEvent&)> on_event;
+  // Where warnings go (the first failed copy of each tier), from any thread, maybe with the
+  // cache's lock held; null: stderr.
+  std::function<void(const std::string&)> on_warning;
 };
 
 // Counters of one level since the last TakeStats (occupancy and peak: now / since the start).
@@ -68,6 +71,8 @@ struct CacheTierStats {
   uint64_t evictions = 0;        // files removed to make room
   uint64_t invalidations = 0;    // copies dropped because the source changed (size or mtime)
   uint64_t skipped_too_big = 0;  // placements refused: the file is larger than the capacity
+  uint64_t failed_copies = 0;    // copies into this level that failed (a full file system, a
+                                 // source read error); such a file is not placed here again
   uint64_t occupancy_bytes = 0;  // bytes held now, copies in progress included
   uint64_t occupancy_files = 0;  // complete files held now
   uint64_t peak_bytes = 0;       // most bytes ever held at once (never above capacity_bytes)
@@ -109,14 +114,20 @@ struct CacheHandoff {
   uint64_t size = 0;          // the file's bytes
   int64_t mtime_ns = 0;       // the source's mtime the copy was made from (0 when unknown)
   bool read_through = false;  // the copy was made (or finished) during this open
+  // The source file the copy was made from (stat's st_dev and st_ino; 0 when the source has no
+  // host files): a server checks it is the file the client's path resolved to.
+  uint64_t source_dev = 0;
+  uint64_t source_ino = 0;
 };
 
 // The cache. Safe for concurrent use: Open and the reads of the files it returns from many
 // threads; background copy threads (CacheTierOptions::threads per tier) are joined by the
 // destructor. Files it returns must be destroyed before it; the source storage must outlive it.
-// A directory tier is owned by one cache at a time (a lock file in it): creation removes the
-// copies and the temporaries a dead cache left there (names carrying dlio's markers), never any
-// other file, and trusts none of them; destruction removes its copies.
+// A directory tier is owned by one cache at a time (a lock file in dlio's folder in it): creation
+// removes the copies and the temporaries a dead cache left in dlio's folder, never any other
+// file, and trusts none of them; destruction removes its copies (and dlio's folder when empty).
+// Copies are readable by no more users than their source (its permission bits, at most 0644, in a
+// 0700 folder).
 class TieredCache {
  public:
   static Result<std::unique_ptr<TieredCache>> Make(CacheOptions options, Storage* source);
@@ -134,7 +145,8 @@ class TieredCache {
   // itself). The descriptor keeps reading the copy after it is evicted. The client's reads count
   // nowhere until CreditRead. Errors name the path.
   virtual Result<CacheHandoff> OpenForHandoff(const std::string& path) = 0;
-  // Adds `bytes` a client read to the bytes_served of `tier` (-1: the source).
+  // Adds `bytes` a client read to the bytes_served of `tier` (-1: the source); saturates at
+  // UINT64_MAX instead of wrapping.
   virtual void CreditRead(int tier, uint64_t bytes) = 0;
   // Drops any copy of `path` (the source was written, renamed or removed through the storage).
   virtual void Invalidate(const std::string& path) = 0;
@@ -151,12 +163,15 @@ class TieredCache {
   virtual bool uses_future_accesses() const = 0;
 };
 
-// Suffix of a complete copy in a directory tier and infix of a copy in progress
-// ("<copy name><kCacheTmpInfix><owner token>").
+// What dlio writes in a directory tier's folder: only the folder kCacheDirName (0700), made by
+// dlio with the file kCacheMarkerName in it (a folder of that name without it is never used nor
+// touched), and in it the lock file kCacheLockName, complete copies ("<hash>-<n>-<name>" +
+// kCacheCopySuffix) and copies in progress ("<copy name>" + kCacheTmpInfix + "<owner token>").
+inline constexpr char kCacheDirName[] = ".dlio-cache";
+inline constexpr char kCacheMarkerName[] = "DLIO-CACHE-FOLDER";
+inline constexpr char kCacheLockName[] = "lock";
 inline constexpr char kCacheCopySuffix[] = ".dlio-cached";
 inline constexpr char kCacheTmpInfix[] = ".dlio-cache-tmp-";
-// Lock file of a directory tier.
-inline constexpr char kCacheLockName[] = ".dlio-cache.lock";
 
 // The `tiered` storage: a Storage over `source` whose reads go through a TieredCache; writes and
 // path operations pass through to the source (and drop the copies of the paths they change).

@@ -18,8 +18,20 @@ namespace dlio {
 
 struct CacheServerOptions {
   // Where to listen. An existing socket there is replaced only when no process accepts on it (a
-  // dead server's); any other existing file is refused (FailedPrecondition naming it).
+  // dead server's); any other existing file is refused (FailedPrecondition naming it). Created
+  // 0600 (0660 with allow_gid), whatever the umask.
   std::string socket_path;
+  // The folders whose files the server hands out (absolute; at least one, else Start refuses): a
+  // kOpen is served only for a regular file the kernel resolves beneath one of them (no `..`,
+  // symbolic link or /proc magic link leading out); others get EACCES (ENOENT: no such file).
+  // The cache's source should be confined to them too (NewConfinedCacheSource).
+  std::vector<std::string> data_dirs;
+  // Who may connect (SO_PEERCRED): processes of the server's own uid, and root. With allow_gid >=
+  // 0 also processes whose effective or supplementary groups (SO_PEERGROUPS) include it; the
+  // socket is then 0660 and of that group (the server must be a member). Others are closed at once.
+  int64_t allow_gid = -1;
+  // Clients served at once (a thread each); one more is refused (closed, with a log line).
+  size_t max_connections = 1024;
   // What the cache's source emulates per call (Storage::emulated_cost of the source), told to
   // clients in HelloReply so their own reads of the source cost the same.
   EmulatedCost source_cost;
@@ -30,9 +42,32 @@ struct CacheServerOptions {
   std::function<void(const std::string&)> log;
 };
 
-// Serves `cache` (which must outlive it) to any number of concurrent clients, a thread per
+// `source` confined to `data_dirs` (absolute; InvalidArgument naming `key` otherwise) as a
+// CacheServer's kOpen is: it opens for reading only regular files the kernel resolves beneath
+// one of them and refuses everything else, so that neither a client's open nor a prefetch of a
+// client's kFuture list makes the served cache read a file outside them.
+Result<std::unique_ptr<Storage>> NewConfinedCacheSource(std::unique_ptr<Storage> source,
+                                                        const std::vector<std::string>& data_dirs,
+                                                        const std::string& key);
+
+// The cache a server shares: the tiers and policy of `options` (a tiered storage's) over its
+// storage.tiered_source built on `clock`, confined to `data_dirs` (NewConfinedCacheSource).
+// Destroy `cache` before `source`.
+struct ServedCache {
+  std::unique_ptr<Storage> source;
+  std::unique_ptr<TieredCache> cache;
+};
+class Registries;
+class Clock;
+Result<ServedCache> MakeServedCache(const StorageOptions& options, const Registries& registries,
+                                    const Clock* clock, const std::vector<std::string>& data_dirs,
+                                    const std::string& key);
+
+// Serves `cache` (which must outlive it) to up to max_connections concurrent clients, a thread per
 // connection; the cache's own threads make the copies. A malformed message closes its connection
-// only (with a log line). Safe for concurrent use.
+// only (with a log line); no client can make the server stop serving the others (it reads what
+// is sent, never what is announced; it refuses a client when out of threads or descriptors).
+// Safe for concurrent use.
 class CacheServer {
  public:
   // Binds and listens on options.socket_path (a temporary name renamed onto it, so a client never
@@ -44,6 +79,9 @@ class CacheServer {
   virtual const std::string& socket_path() const = 0;
   // Clients connected since the start (tests).
   virtual uint64_t clients_seen() const = 0;
+  // Connections refused since the start: a peer not allowed, too many connections, no thread or
+  // descriptor left (tests).
+  virtual uint64_t clients_refused() const = 0;
 };
 
 // `stats` as a JSON object: {"tiers": [levels...], "source": level}, each level with the fields

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
 namespace dlio::cache_internal {
@@ -127,6 +128,7 @@ void LevelCounters::Snapshot(CacheTierStats* out, bool reset) {
   out->evictions = Take(evictions, reset);
   out->invalidations = Take(invalidations, reset);
   out->skipped_too_big = Take(skipped_too_big, reset);
+  out->failed_copies = Take(failed_copies, reset);
 }
 
 Result<SourceStat> StatSource(Storage* source, bool host_files, const std::string& path) {
@@ -136,8 +138,51 @@ Result<SourceStat> StatSource(Storage* source, bool host_files, const std::strin
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return Status::FromErrno(errno, "stat " + path);
     stat.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    stat.dev = static_cast<uint64_t>(st.st_dev);
+    stat.ino = static_cast<uint64_t>(st.st_ino);
+    stat.mode = static_cast<uint32_t>(st.st_mode & 07777);
   }
   return stat;
+}
+
+uint32_t CopyModeOf(const SourceStat& stat) {
+  return stat.mode == 0 ? 0600 : (stat.mode & 0644) | 0400;
+}
+
+Status ValidateCacheOptions(const CacheOptions& options) {
+  for (size_t i = 0; i < options.tiers.size(); ++i) {
+    const CacheTierOptions& tier = options.tiers[i];
+    const std::string key = "storage.tiers[" + std::to_string(i) + "]";
+    if (tier.capacity_bytes == 0) {
+      return Status::InvalidArgument(key, ".capacity_bytes must be > 0");
+    }
+    if (tier.threads < 1) return Status::InvalidArgument(key, ".threads must be >= 1");
+    if (tier.type == CacheTierOptions::Type::kDirectory && tier.path.empty()) {
+      return Status::InvalidArgument(key, ".path must name a directory for a directory tier");
+    }
+  }
+  return Status::OK();
+}
+
+void WarnCopyFailed(const CacheOptions& options, int tier, const std::string& tier_name,
+                    const std::string& path, const Status& status) {
+  const std::string line =
+      StrCat("dlio cache: warning: storage.tiers[", tier, "] (", tier_name, "): copying ", path,
+             " failed: ", status.message(),
+             "; a file whose copy fails is read from the next level and not placed in this tier "
+             "again (failed_copies counts them)");
+  if (options.on_warning) {
+    options.on_warning(line);
+  } else {
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+}
+
+void SaturatingAdd(std::atomic<uint64_t>& counter, uint64_t n) {
+  uint64_t now = counter.load(std::memory_order_relaxed);
+  while (!counter.compare_exchange_weak(now, now > UINT64_MAX - n ? UINT64_MAX : now + n,
+                                        std::memory_order_relaxed)) {
+  }
 }
 
 std::unique_ptr<File> NewMemoryCopyFile(const std::string& path, MemoryCopy data,

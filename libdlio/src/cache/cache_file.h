@@ -19,20 +19,40 @@ struct LevelCounters {
   std::atomic<uint64_t> files_copied{0};
   std::atomic<uint64_t> evictions{0}, invalidations{0}, skipped_too_big{0};
 
+  std::atomic<uint64_t> failed_copies{0};
+
   // Copies the counters into `out`; `reset` zeroes them.
   void Snapshot(CacheTierStats* out, bool reset);
 };
 
-// What a copy is valid for: the source file's size and modification time (0 when the source has
-// no host files to stat).
+// What a copy is valid for: the source file's size and, when the source has host files to stat,
+// its modification time, identity (device, inode) and permission bits (0 otherwise): a copy of a
+// file that was replaced, or whose permissions changed, is stale.
 struct SourceStat {
   uint64_t size = 0;
   int64_t mtime_ns = 0;
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  uint32_t mode = 0;  // the permission bits (st_mode & 07777)
   bool operator==(const SourceStat& other) const = default;
 };
 
-// The size (through `source`) and, when `host_files`, the mtime (stat(2)) of `path`.
+// The size (through `source`) and, when `host_files`, the rest (stat(2)) of `path`.
 Result<SourceStat> StatSource(Storage* source, bool host_files, const std::string& path);
+
+// The permission bits of a directory tier's copy of a file of `stat`: at most the source's (its
+// read and write bits, at most 0644; the owner may read), 0600 when the source has no host files.
+uint32_t CopyModeOf(const SourceStat& stat);
+
+// The tier options' checks of TieredCache::Make: InvalidArgument naming storage.tiers[i].<key>.
+Status ValidateCacheOptions(const CacheOptions& options);
+
+// The warning of tier `tier`'s first failed copy, to options.on_warning (else stderr).
+void WarnCopyFailed(const CacheOptions& options, int tier, const std::string& tier_name,
+                    const std::string& path, const Status& status);
+
+// counter += n, saturating at UINT64_MAX (counts a client reports: they must never wrap).
+void SaturatingAdd(std::atomic<uint64_t>& counter, uint64_t n);
 
 // A whole file held in memory: a sealed memfd (so a cache server can hand out descriptors of it)
 // mapped read-only, for in-process readers to copy from at memory speed. Unmapped and closed with

@@ -1,9 +1,10 @@
-// CacheServer (dlio/cache_server.h): the listening socket, a thread per connection, the ops of
-// cache/cache_wire.h.
+// CacheServer (dlio/cache_server.h): the listening socket, who may connect, a thread per
+// connection; the requests are cache/cache_session.cc's.
 #include "dlio/cache_server.h"
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -11,19 +12,16 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstdio>
+#include <chrono>
 #include <cstring>
 #include <list>
-#include <map>
 #include <mutex>
-#include <thread>
+#include <vector>
 
-#include "cache/cache_wire.h"
-#include "core/owner_stamp.h"
+#include "cache/cache_session.h"
 
 namespace dlio {
 namespace {
-namespace wire = cache_wire;
 
 Result<sockaddr_un> SocketAddress(const std::string& path) {
   sockaddr_un addr{};
@@ -61,58 +59,54 @@ Status CheckReplaceable(const std::string& path, const sockaddr_un& addr) {
   return Status::OK();
 }
 
-int ErrnoOf(const Status& status) {
-  switch (status.code()) {
-    case StatusCode::kNotFound:
-      return ENOENT;
-    case StatusCode::kInvalidArgument:
-      return EINVAL;
-    case StatusCode::kResourceExhausted:
-      return ENOSPC;
-    default:
-      return EIO;
+// Whether the peer of `fd` may use the server (SO_PEERCRED): the server's own uid, root, or a
+// member of `allow_gid` (>= 0) by its effective or a supplementary group (SO_PEERGROUPS).
+bool PeerAllowed(int fd, int64_t allow_gid, std::string* who) {
+  ucred cred{};
+  socklen_t len = sizeof(cred);
+  if (::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    *who = "a peer whose credentials cannot be read";
+    return false;
   }
-}
-
-std::vector<std::string> SplitLines(const std::string& payload) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start < payload.size()) {
-    size_t end = payload.find('\n', start);
-    if (end == std::string::npos) end = payload.size();
-    if (end > start) out.push_back(payload.substr(start, end - start));
-    start = end + 1;
+  *who = StrCat("pid ", cred.pid, " (uid ", cred.uid, ", gid ", cred.gid, ")");
+  if (cred.uid == ::geteuid() || cred.uid == 0) return true;
+  if (allow_gid < 0) return false;
+  if (static_cast<int64_t>(cred.gid) == allow_gid) return true;
+  std::vector<gid_t> groups(64);
+  socklen_t glen = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
+  int rc = ::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &glen);
+  if (rc != 0 && errno == ERANGE) {  // glen now says how much room they need
+    groups.resize(glen / sizeof(gid_t) + 1);
+    glen = static_cast<socklen_t>(groups.size() * sizeof(gid_t));
+    rc = ::getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups.data(), &glen);
   }
-  return out;
+  if (rc != 0) return false;
+  groups.resize(glen / sizeof(gid_t));
+  return std::find(groups.begin(), groups.end(), static_cast<gid_t>(allow_gid)) != groups.end();
 }
 
 class CacheServerImpl final : public CacheServer {
  public:
-  CacheServerImpl(TieredCache* cache, CacheServerOptions options)
-      : cache_(cache), options_(std::move(options)) {
-    hello_.policy = static_cast<uint32_t>(cache_->policy());
-    hello_.tiers = static_cast<uint32_t>(cache_->Stats().tiers.size());
-    hello_.source_latency_ns = options_.source_cost.latency_ns;
-    hello_.source_bytes_per_s = options_.source_cost.bytes_per_s;
-    if (!options_.default_future.empty()) {
-      futures_[kDefaultFuture].paths = options_.default_future;
-      SetFuture();
-    }
-  }
+  CacheServerImpl(TieredCache* cache, CacheServerOptions options, cache_internal::AllowedDirs dirs)
+      : options_(std::move(options)), service_(cache, options_, std::move(dirs)) {}
 
   ~CacheServerImpl() override {
     stopping_ = true;
-    char byte = 0;
-    (void)!::write(wake_[1], &byte, 1);
-    if (acceptor_.joinable()) acceptor_.join();
+    Wake();
+    if (acceptor_started_) ::pthread_join(acceptor_, nullptr);
+    std::list<Connection> connections;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (Connection& c : connections_) ::shutdown(c.fd.get(), SHUT_RDWR);
+      for (Connection& c : connections_) {
+        if (c.fd.get() >= 0) ::shutdown(c.fd.get(), SHUT_RDWR);
+      }
+      connections.swap(connections_);
     }
-    for (Connection& c : connections_) c.thread.join();
+    for (Connection& c : connections) ::pthread_join(c.thread, nullptr);
     RemoveOwnSocket();
-    ::close(wake_[0]);
-    ::close(wake_[1]);
+    for (int fd : wake_) {
+      if (fd >= 0) ::close(fd);
+    }
   }
 
   Status Listen() {
@@ -126,9 +120,12 @@ class CacheServerImpl final : public CacheServer {
         0) {
       return Status::FromErrno(errno, "binding the cache server socket " + tmp);
     }
-    Status status = ::listen(listener_.get(), SOMAXCONN) == 0
-                        ? CheckReplaceable(options_.socket_path, addr)
-                        : Status::FromErrno(errno, "listening on " + tmp);
+    // Its mode before it listens (a connect fails until then), whatever the umask.
+    Status status = SetSocketMode(tmp);
+    if (status.ok() && ::listen(listener_.get(), SOMAXCONN) != 0) {
+      status = Status::FromErrno(errno, "listening on " + tmp);
+    }
+    if (status.ok()) status = CheckReplaceable(options_.socket_path, addr);
     if (status.ok() && ::rename(tmp.c_str(), options_.socket_path.c_str()) != 0) {
       status = Status::FromErrno(errno, StrCat("renaming ", tmp, " to ", options_.socket_path));
     }
@@ -138,207 +135,141 @@ class CacheServerImpl final : public CacheServer {
     }
     struct stat st {};
     if (::lstat(options_.socket_path.c_str(), &st) == 0) socket_inode_ = {st.st_dev, st.st_ino};
-    if (::pipe2(wake_, O_CLOEXEC) != 0) return Status::FromErrno(errno, "pipe");
-    acceptor_ = std::thread([this] { AcceptLoop(); });
+    if (::pipe2(wake_, O_CLOEXEC | O_NONBLOCK) != 0) return Status::FromErrno(errno, "pipe");
+    reserve_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    const int err = ::pthread_create(&acceptor_, nullptr, &CacheServerImpl::AcceptMain, this);
+    if (err != 0) return Status::FromErrno(err, "starting the cache server's accepting thread");
+    acceptor_started_ = true;
     return Status::OK();
   }
 
   const std::string& socket_path() const override { return options_.socket_path; }
   uint64_t clients_seen() const override { return next_client_.load(); }
+  uint64_t clients_refused() const override { return refused_.load(); }
 
  private:
-  static constexpr uint32_t kDefaultFuture = UINT32_MAX;  // the --future list's slot in futures_
-
-  struct FutureList {
-    std::vector<std::string> paths;
-    size_t next = 0;  // the first of `paths` not opened yet
-  };
-
   struct Connection {
-    OwnedFd fd;
-    std::thread thread;
-    std::atomic<bool> done{false};
+    OwnedFd fd;  // closed by its thread when the client is done (under mu_)
+    pthread_t thread{};
+    uint32_t index = 0;
+    bool done = false;  // guarded by mu_
+    CacheServerImpl* server = nullptr;
   };
 
-  void Log(const std::string& line) const {
-    if (options_.log) {
-      options_.log(line);
-    } else {
-      std::fprintf(stderr, "dlio cache server %s: %s\n", options_.socket_path.c_str(),
-                   line.c_str());
+  Status SetSocketMode(const std::string& path) {
+    const mode_t mode = options_.allow_gid >= 0 ? 0660 : 0600;
+    if (options_.allow_gid >= 0 && ::chown(path.c_str(), static_cast<uid_t>(-1),
+                                           static_cast<gid_t>(options_.allow_gid)) != 0) {
+      return Status::FromErrno(
+          errno, StrCat("giving the cache server socket ", path, " to group ", options_.allow_gid));
     }
+    if (::chmod(path.c_str(), mode) != 0) {
+      return Status::FromErrno(errno, "chmod of the cache server socket " + path);
+    }
+    return Status::OK();
+  }
+
+  void Wake() {
+    const char byte = 0;
+    (void)!::write(wake_[1], &byte, 1);
+  }
+
+  static void* AcceptMain(void* self) {
+    static_cast<CacheServerImpl*>(self)->AcceptLoop();
+    return nullptr;
+  }
+
+  // A refusal of one client; logged at most once a second (a flood of refusals is one line).
+  void Refuse(const std::string& why) {
+    refused_.fetch_add(1);
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_refusal_log_ < std::chrono::seconds(1)) return;
+    last_refusal_log_ = now;
+    service_.Log(StrCat("refused a client: ", why, " (", refused_.load(), " refused so far)"));
   }
 
   void AcceptLoop() {
+    bool backoff = false;  // out of descriptors with no reserve: wait instead of spinning
     while (!stopping_) {
-      pollfd fds[2] = {{listener_.get(), POLLIN, 0}, {wake_[0], POLLIN, 0}};
-      if (::poll(fds, 2, -1) < 0 && errno != EINTR) break;
-      if (stopping_) break;
-      if ((fds[0].revents & POLLIN) == 0) continue;
-      const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
-      if (fd < 0) continue;
-      std::lock_guard<std::mutex> lock(mu_);
       Reap();
-      Connection& c = connections_.emplace_back();
-      c.fd.reset(fd);
-      const uint32_t index = next_client_.fetch_add(1);
-      c.thread = std::thread([this, &c, index] {
-        Serve(c.fd.get(), index);
-        c.done = true;
-      });
-    }
-  }
-
-  // Joins the threads of closed connections. Requires mu_.
-  void Reap() {
-    for (auto it = connections_.begin(); it != connections_.end();) {
-      if (!it->done) {
-        ++it;
-        continue;
+      pollfd fds[2] = {{wake_[0], POLLIN, 0}, {listener_.get(), POLLIN, 0}};
+      if (::poll(fds, backoff ? 1 : 2, backoff ? 100 : -1) < 0 && errno != EINTR) break;
+      char drain[64];
+      while (::read(wake_[0], drain, sizeof(drain)) > 0) {
       }
-      it->thread.join();
-      it = connections_.erase(it);
-    }
-  }
-
-  // Answers the requests of one client until it closes or sends something malformed.
-  void Serve(int fd, uint32_t index) {
-    std::string name = StrCat("client ", index);
-    while (true) {
-      wire::WireHeader h;
-      int err = wire::RecvHeader(fd, &h);
-      std::string payload;
-      if (err == 0) {
-        payload.resize(h.payload_bytes);
-        err = wire::RecvAll(fd, payload.data(), payload.size());
-      }
-      if (err == ECONNRESET || (err != 0 && stopping_)) break;
-      if (err != 0) {
-        Log(StrCat(name, ": closing the connection: ",
-                   err == EPROTO ? "malformed message header" : std::strerror(err)));
-        break;
-      }
-      std::string problem = Handle(fd, index, static_cast<wire::Op>(h.op), payload, &name);
-      if (!problem.empty()) {
-        Log(StrCat(name, ": closing the connection: ", problem));
-        break;
+      backoff = false;
+      if (stopping_ || (fds[1].revents & POLLIN) == 0) continue;
+      const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) {
+        Admit(OwnedFd(fd));
+      } else if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        backoff = !ShedOne();
       }
     }
-    ::shutdown(fd, SHUT_RDWR);
-    DropFuture(index);
   }
 
-  // One request; returns why the connection must close ("" to go on).
-  std::string Handle(int fd, uint32_t index, wire::Op op, const std::string& payload,
-                     std::string* name) {
-    switch (op) {
-      case wire::Op::kHello: {
-        if (!payload.empty()) *name = StrCat(payload.substr(0, 200), " (client ", index, ")");
-        wire::HelloReply reply = hello_;
-        reply.client_index = index;
-        return Reply(wire::SendMessage(fd, wire::Op::kHelloReply, &reply, sizeof(reply)));
-      }
-      case wire::Op::kOpen:
-        if (!ValidPath(payload)) return "kOpen of a path that is not absolute";
-        AdvanceFuture(index, payload);
-        return Reply(SendOpen(fd, payload));
-      case wire::Op::kFuture:
-        SetClientFuture(index, SplitLines(payload));
-        return Reply(SendAck(fd, Status::OK(), ""));
-      case wire::Op::kReadReport: {
-        wire::ReadReport report;
-        if (payload.size() < sizeof(report)) return "kReadReport shorter than its ReadReport";
-        std::memcpy(&report, payload.data(), sizeof(report));
-        cache_->CreditRead(report.tier, report.bytes);
-        return "";
-      }
-      case wire::Op::kInvalidate:
-        if (!ValidPath(payload)) return "kInvalidate of a path that is not absolute";
-        cache_->Invalidate(payload);
-        return Reply(SendAck(fd, Status::OK(), ""));
-      case wire::Op::kStats:
-      case wire::Op::kTakeStats: {
-        const CacheStats stats = op == wire::Op::kStats ? cache_->Stats() : cache_->TakeStats();
-        return Reply(SendAck(fd, Status::OK(), CacheStatsJson(stats)));
-      }
-      default:
-        return StrCat("unknown op ", static_cast<unsigned>(op));
+  // Out of descriptors: accepts and closes one waiting client with the reserve descriptor, so it
+  // learns at once and poll stops reporting it; false when there is no reserve to spend.
+  bool ShedOne() {
+    if (reserve_.get() < 0) {
+      reserve_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+      return false;
     }
+    reserve_.reset();
+    const int fd = ::accept4(listener_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) ::close(fd);
+    reserve_.reset(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    Refuse("out of file descriptors");
+    return fd >= 0;
   }
 
-  static bool ValidPath(const std::string& path) {
-    return !path.empty() && path[0] == '/' && path.find('\0') == std::string::npos;
-  }
-
-  static std::string Reply(int err) {
-    return err == 0 ? "" : StrCat("sending the reply: ", std::strerror(err));
-  }
-
-  int SendOpen(int fd, const std::string& path) {
-    wire::OpenReply reply;
-    auto handoff = cache_->OpenForHandoff(path);
-    if (!handoff.ok()) {
-      reply.error = ErrnoOf(handoff.status());
-      const std::string message = handoff.status().message();
-      return wire::SendMessage(fd, wire::Op::kOpenReply, &reply, sizeof(reply), message.data(),
-                               message.size());
-    }
-    reply.tier = handoff->tier;
-    reply.size = handoff->size;
-    reply.mtime_ns = handoff->mtime_ns;
-    reply.flags = handoff->read_through ? wire::kOpenReadThrough : 0;
-    const int pass = reply.tier >= 0 ? handoff->fd.get() : -1;
-    return wire::SendMessage(fd, wire::Op::kOpenReply, &reply, sizeof(reply), nullptr, 0, pass);
-  }
-
-  static int SendAck(int fd, const Status& status, const std::string& payload) {
-    wire::Ack ack;
-    ack.error = status.ok() ? 0 : ErrnoOf(status);
-    const std::string& body = status.ok() ? payload : status.message();
-    return wire::SendMessage(fd, wire::Op::kAck, &ack, sizeof(ack), body.data(), body.size());
-  }
-
-  void SetClientFuture(uint32_t index, std::vector<std::string> paths) {
-    if (!cache_->uses_future_accesses()) return;
-    std::lock_guard<std::mutex> lock(future_mu_);
-    futures_[index] = FutureList{std::move(paths), 0};
-    SetFuture();
-  }
-
-  // Moves a list past `path` when it is its next open, so a later merge starts where each client
-  // is: the client's own list; for a connection without one (a process opening on several
-  // connections, its list sent on the first), the first list whose next open `path` is, the
-  // --future list last.
-  void AdvanceFuture(uint32_t index, const std::string& path) {
-    if (!cache_->uses_future_accesses()) return;
-    std::lock_guard<std::mutex> lock(future_mu_);
-    auto next_is = [&](FutureList& list) {
-      return list.next < list.paths.size() && list.paths[list.next] == path;
-    };
-    auto own = futures_.find(index);
-    if (own != futures_.end()) {
-      if (next_is(own->second)) ++own->second.next;
+  void Admit(OwnedFd fd) {
+    std::string who;
+    if (!PeerAllowed(fd.get(), options_.allow_gid, &who)) {
+      Refuse(who + " is not allowed to connect (its uid is not the server's)");
       return;
     }
-    for (auto& [i, list] : futures_) {  // the --future list's index is the largest: last
-      if (next_is(list)) {
-        ++list.next;
-        return;
-      }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (connections_.size() >= std::max<size_t>(options_.max_connections, 1)) {
+      Refuse(StrCat(who, ": already ", connections_.size(), " connections (the maximum)"));
+      return;
+    }
+    Connection& c = connections_.emplace_back();
+    c.fd = std::move(fd);
+    c.index = next_client_.fetch_add(1);
+    c.server = this;
+    const int err = ::pthread_create(&c.thread, nullptr, &CacheServerImpl::ServeMain, &c);
+    if (err != 0) {
+      connections_.pop_back();  // closes the descriptor: that client sees the connection close
+      Refuse(StrCat(who, ": cannot start a thread (", std::strerror(err), ")"));
     }
   }
 
-  void DropFuture(uint32_t index) {
-    std::lock_guard<std::mutex> lock(future_mu_);
-    if (futures_.erase(index) != 0) SetFuture();
+  static void* ServeMain(void* arg) {
+    Connection* c = static_cast<Connection*>(arg);
+    CacheServerImpl* self = c->server;
+    self->service_.Serve(c->fd.get(), c->index, self->stopping_);
+    {
+      std::lock_guard<std::mutex> lock(self->mu_);
+      c->fd.reset();  // the descriptor is free as soon as the client is done
+      c->done = true;
+    }
+    self->Wake();  // the acceptor joins this thread
+    return nullptr;
   }
 
-  // Merges the lists of futures_ (by client index, the --future list last) into the cache.
-  // Requires future_mu_ (or the constructor).
-  void SetFuture() {
-    std::vector<FutureListView> lists;
-    for (const auto& [index, list] : futures_) lists.push_back({&list.paths, list.next});
-    cache_->SetFutureAccesses(MergeFutureLists(lists));
+  // Joins the threads of closed connections.
+  void Reap() {
+    std::list<Connection> finished;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto it = connections_.begin(); it != connections_.end();) {
+        auto next = std::next(it);
+        if (it->done) finished.splice(finished.end(), connections_, it);
+        it = next;
+      }
+    }
+    for (Connection& c : finished) ::pthread_join(c.thread, nullptr);
   }
 
   void RemoveOwnSocket() {
@@ -349,19 +280,20 @@ class CacheServerImpl final : public CacheServer {
     }
   }
 
-  TieredCache* const cache_;
   const CacheServerOptions options_;
-  wire::HelloReply hello_;
+  cache_internal::CacheService service_;
   OwnedFd listener_;
+  OwnedFd reserve_;  // spent to accept (and close) a client when out of descriptors
   std::pair<dev_t, ino_t> socket_inode_{0, 0};
   int wake_[2] = {-1, -1};
   std::atomic<bool> stopping_{false};
   std::atomic<uint32_t> next_client_{0};
-  std::thread acceptor_;
-  std::mutex mu_;  // guards connections_
+  std::atomic<uint64_t> refused_{0};
+  std::chrono::steady_clock::time_point last_refusal_log_{};  // the acceptor's
+  pthread_t acceptor_{};
+  bool acceptor_started_ = false;
+  std::mutex mu_;  // guards connections_ and their fd and done
   std::list<Connection> connections_;
-  std::mutex future_mu_;  // guards futures_
-  std::map<uint32_t, FutureList> futures_;
 };
 
 }  // namespace
@@ -369,9 +301,18 @@ class CacheServerImpl final : public CacheServer {
 Result<std::unique_ptr<CacheServer>> CacheServer::Start(TieredCache* cache,
                                                         CacheServerOptions options) {
   if (cache == nullptr) return Status::InvalidArgument("cache server: the cache is null");
-  auto server = std::make_unique<CacheServerImpl>(cache, std::move(options));
+  DLIO_ASSIGN_OR_RETURN(auto dirs, cache_internal::AllowedDirs::Make(
+                                       options.data_dirs, "cache server data directories"));
+  auto server = std::make_unique<CacheServerImpl>(cache, std::move(options), std::move(dirs));
   DLIO_RETURN_NOT_OK(server->Listen());
   return std::unique_ptr<CacheServer>(std::move(server));
+}
+
+Result<std::unique_ptr<Storage>> NewConfinedCacheSource(std::unique_ptr<Storage> source,
+                                                        const std::vector<std::string>& data_dirs,
+                                                        const std::string& key) {
+  DLIO_ASSIGN_OR_RETURN(auto dirs, cache_internal::AllowedDirs::Make(data_dirs, key));
+  return cache_internal::NewConfinedSource(std::move(source), std::move(dirs));
 }
 
 std::vector<std::string> MergeFutureLists(const std::vector<FutureListView>& lists) {

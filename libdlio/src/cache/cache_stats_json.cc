@@ -22,6 +22,7 @@ json LevelJson(const CacheTierStats& t) {
           {"evictions", t.evictions},
           {"invalidations", t.invalidations},
           {"skipped_too_big", t.skipped_too_big},
+          {"failed_copies", t.failed_copies},
           {"occupancy_bytes", t.occupancy_bytes},
           {"occupancy_files", t.occupancy_files},
           {"peak_bytes", t.peak_bytes}};
@@ -31,20 +32,16 @@ Result<CacheTierStats> ParseLevel(const json& j) {
   CacheTierStats t;
   if (!j.is_object()) return Status::Corruption("cache statistics: a level is not an object");
   t.name = j.value("level", "");
-  uint64_t* fields[] = {&t.capacity_bytes,  &t.hits,
-                        &t.misses,          &t.read_through,
-                        &t.bytes_served,    &t.bytes_copied,
-                        &t.files_copied,    &t.evictions,
-                        &t.invalidations,   &t.skipped_too_big,
-                        &t.occupancy_bytes, &t.occupancy_files,
-                        &t.peak_bytes};
-  const char* names[] = {"capacity_bytes",  "hits",
-                         "misses",          "read_through",
-                         "bytes_served",    "bytes_copied",
-                         "files_copied",    "evictions",
-                         "invalidations",   "skipped_too_big",
-                         "occupancy_bytes", "occupancy_files",
-                         "peak_bytes"};
+  uint64_t* fields[] = {&t.capacity_bytes,  &t.hits,          &t.misses,
+                        &t.read_through,    &t.bytes_served,  &t.bytes_copied,
+                        &t.files_copied,    &t.evictions,     &t.invalidations,
+                        &t.skipped_too_big, &t.failed_copies, &t.occupancy_bytes,
+                        &t.occupancy_files, &t.peak_bytes};
+  const char* names[] = {"capacity_bytes",  "hits",          "misses",
+                         "read_through",    "bytes_served",  "bytes_copied",
+                         "files_copied",    "evictions",     "invalidations",
+                         "skipped_too_big", "failed_copies", "occupancy_bytes",
+                         "occupancy_files", "peak_bytes"};
   for (size_t i = 0; i < std::size(fields); ++i) *fields[i] = j.value(names[i], uint64_t{0});
   return t;
 }

@@ -6,9 +6,11 @@
 // Header-only and dependency-free: the preload library includes it without libdlio (no
 // allocation, no exceptions). Transport: a Unix-domain SOCK_STREAM socket; every message is a
 // WireHeader followed by `payload_bytes` bytes; a reply to kOpen carries the copy's descriptor
-// as SCM_RIGHTS ancillary data on its first byte when `tier` >= 0. One request at a time per
+// as SCM_RIGHTS ancillary data on its first byte when `tier` >= 0; no other message carries a
+// descriptor, and a receiver refuses one that does (RecvAll). One request at a time per
 // connection: a client sends a request and reads its reply before the next (threads of a client
-// use a connection each, or lock one).
+// use a connection each, or lock one). Who may connect and what a server hands out:
+// docs/caching.md, "Trust model".
 #pragma once
 
 #include <errno.h>
@@ -25,7 +27,8 @@ namespace dlio::cache_wire {
 
 inline constexpr uint32_t kMagic = 0x31434c44;  // "DLC1" in memory order
 inline constexpr uint16_t kVersion = 1;
-// Longest payload either side accepts (a kFuture list of paths is the largest message).
+// Longest payload either side accepts at all (a server's own limit per op is lower:
+// MaxRequestPayload).
 inline constexpr uint64_t kMaxPayload = uint64_t{1} << 30;
 
 enum class Op : uint16_t {
@@ -56,6 +59,14 @@ enum class Op : uint16_t {
   kHelloReply = 101,
   kOpenReply = 102,
 };
+
+// The longest request payload a server reads for `op` (a longer one closes the connection): a
+// name, a path (PATH_MAX), a ReadReport and its path, or a kFuture list. A server reads a
+// payload as its bytes arrive, so a client costs it what it sends, never what it announces.
+inline constexpr uint64_t kMaxNameBytes = 1024;
+inline constexpr uint64_t kMaxPathBytes = 4096;
+inline constexpr uint64_t kMaxFutureBytes = uint64_t{256} << 20;
+inline constexpr uint64_t MaxRequestPayload(Op op);
 
 struct WireHeader {
   uint32_t magic = kMagic;
@@ -98,6 +109,22 @@ struct ReadReport {
   uint64_t bytes = 0;  // bytes the client read from that descriptor (or from the source)
 };
 
+inline constexpr uint64_t MaxRequestPayload(Op op) {
+  switch (op) {
+    case Op::kHello:
+      return kMaxNameBytes;
+    case Op::kOpen:
+    case Op::kInvalidate:
+      return kMaxPathBytes;
+    case Op::kReadReport:
+      return sizeof(ReadReport) + kMaxPathBytes;
+    case Op::kFuture:
+      return kMaxFutureBytes;
+    default:
+      return 0;  // kStats, kTakeStats: none; replies are no requests
+  }
+}
+
 // Writes all of [data, data + n) to `fd`, retrying on EINTR and short writes; MSG_NOSIGNAL, so a
 // closed peer is EPIPE, not a signal. `pass_fd` >= 0 goes with the first byte as SCM_RIGHTS.
 // Returns 0 or an errno value.
@@ -131,16 +158,43 @@ inline int SendAll(int fd, const void* data, size_t n, int pass_fd = -1) {
   return 0;
 }
 
-// Reads exactly `n` bytes into `data`, retrying on EINTR. A descriptor that arrives with them is
-// stored in `*received_fd` (close-on-exec) when `received_fd` is not null, else closed. Returns 0,
-// ECONNRESET when the peer closed first, or another errno value.
+// Closes every descriptor of the SCM_RIGHTS control data of `msg` (received with `msg`), except
+// the first when `keep` is not null and *keep is -1 (then stored there). Returns how many came.
+inline int TakeDescriptors(msghdr* msg, int* keep) {
+  int count = 0;
+  for (cmsghdr* c = CMSG_FIRSTHDR(msg); c != nullptr; c = CMSG_NXTHDR(msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
+    const size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < n; ++i) {
+      int got = -1;
+      memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      ++count;
+      if (keep != nullptr && *keep < 0) {
+        *keep = got;
+      } else {
+        ::close(got);
+      }
+    }
+  }
+  return count;
+}
+
+// Reads exactly `n` bytes into `data`, retrying on EINTR. A descriptor may come only where the
+// protocol sends one (a kOpenReply's header, one descriptor): with `received_fd` not null and
+// *received_fd -1, one descriptor is stored there (close-on-exec). Any other descriptor, a second
+// one, or control data the kernel truncated (MSG_CTRUNC: descriptors were dropped) refuses the
+// message: every descriptor received is closed (the kept one too, *received_fd back to -1) and
+// EBADMSG returned. Returns 0, ECONNRESET when the peer closed first, or another errno value.
 inline int RecvAll(int fd, void* data, size_t n, int* received_fd = nullptr) {
   char* p = static_cast<char*>(data);
+  const bool may_take = received_fd != nullptr && *received_fd < 0;
   while (n > 0) {
     iovec iov{p, n};
     msghdr msg{};
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
+    // Room for the one descriptor a message may carry; more are closed as they come, and what
+    // does not fit is dropped by the kernel (MSG_CTRUNC), never installed.
     alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
     msg.msg_control = control;
     msg.msg_controllen = sizeof(control);
@@ -149,17 +203,19 @@ inline int RecvAll(int fd, void* data, size_t n, int* received_fd = nullptr) {
       if (errno == EINTR) continue;
       return errno;
     }
-    if (r == 0) return ECONNRESET;
-    for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-      if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-      int got = -1;
-      memcpy(&got, CMSG_DATA(c), sizeof(int));
-      if (received_fd != nullptr && *received_fd < 0) {
-        *received_fd = got;
-      } else {
-        ::close(got);
+    const bool can_take = may_take && p == static_cast<char*>(data);  // with the first byte only
+    int kept = -1;
+    const int fds = TakeDescriptors(&msg, can_take ? &kept : nullptr);
+    if (kept >= 0) *received_fd = kept;
+    const bool refused = (msg.msg_flags & MSG_CTRUNC) != 0 || fds > 1 || (fds == 1 && !can_take);
+    if (refused) {
+      if (may_take && *received_fd >= 0) {
+        ::close(*received_fd);
+        *received_fd = -1;
       }
+      return EBADMSG;
     }
+    if (r == 0) return ECONNRESET;
     p += r;
     n -= static_cast<size_t>(r);
   }

@@ -1,8 +1,10 @@
 # Sources of the cache module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
+  src/cache/beneath.cc
   src/cache/cache_client.cc
   src/cache/cache_file.cc
   src/cache/cache_server.cc
+  src/cache/cache_session.cc
   src/cache/cache_stats_json.cc
   src/cache/cache_policy.cc
   src/cache/remote_cache.cc

@@ -25,11 +25,11 @@ class TierStore {
   uint64_t capacity() const { return capacity_; }
 
   // Copies the `size` bytes of the source's `path`, in reads of `chunk` bytes; a directory tier
-  // writes them to a temporary name and renames it once complete, so no partial copy ever has a
-  // copy's name. Cancelled when `stop` becomes true; an error naming the path when the source
-  // does not hold exactly `size` bytes.
+  // writes them, with permission bits `mode`, to a temporary name and renames it once complete,
+  // so no partial copy ever has a copy's name. Cancelled when `stop` becomes true; an error
+  // naming the path when the source does not hold exactly `size` bytes.
   virtual Result<TierCopy> MakeCopy(Storage* source, const std::string& path, uint64_t size,
-                                    size_t chunk, const std::atomic<bool>* stop) = 0;
+                                    uint32_t mode, size_t chunk, const std::atomic<bool>* stop) = 0;
   // A file reading the copy, reporting `path` and counting to `counters`.
   virtual Result<std::unique_ptr<File>> OpenCopy(const std::string& path, const TierCopy& copy,
                                                  LevelCounters* counters) = 0;
@@ -47,10 +47,12 @@ class TierStore {
   const uint64_t capacity_;
 };
 
-// The store of `options`. A directory tier creates its folder, takes its lock file (another
-// cache holding it: FailedPrecondition naming the folder and storage.tiers[index]) and removes
-// the copies and temporaries (names with dlio's markers) left by a cache that ended without
-// cleaning up; any other file in the folder is left alone.
+// The store of `options`. A directory tier creates its folder (0700) and dlio's folder in it
+// (kCacheDirName, 0700, with its marker; an existing one without it is refused untouched), takes
+// the lock file there (another cache holding it: FailedPrecondition naming the folder and
+// storage.tiers[index]) and removes the copies and temporaries a cache that ended without
+// cleaning up left there; nothing outside dlio's folder is touched. A capacity above the size of
+// the folder's file system is refused (InvalidArgument naming storage.tiers[index].capacity_bytes).
 Result<std::unique_ptr<TierStore>> OpenTierStore(const CacheTierOptions& options, int index);
 
 }  // namespace dlio::cache_internal

@@ -54,6 +54,8 @@ struct Tier {
   uint64_t used = 0;  // complete copies and reservations
   uint64_t peak = 0;
   std::unordered_set<std::string> resident;  // complete copies
+  std::unordered_set<std::string> failed;    // files whose copy into this tier failed
+  bool warned = false;                       // the first failed copy was reported
   std::deque<CopyJob> queue;
   std::vector<std::thread> workers;
   LevelCounters counters;
@@ -122,6 +124,8 @@ class TieredCacheImpl final : public TieredCache {
     handoff.size = outcome.stat.size;
     handoff.mtime_ns = outcome.stat.mtime_ns;
     handoff.read_through = outcome.read_through;
+    handoff.source_dev = outcome.stat.dev;
+    handoff.source_ino = outcome.stat.ino;
     return handoff;
   }
 
@@ -129,7 +133,7 @@ class TieredCacheImpl final : public TieredCache {
     LevelCounters& counters = tier >= 0 && tier < static_cast<int>(tiers_.size())
                                   ? tiers_[tier]->counters
                                   : source_counters_;
-    counters.bytes_served.fetch_add(bytes, std::memory_order_relaxed);
+    cache_internal::SaturatingAdd(counters.bytes_served, bytes);
   }
 
   void Invalidate(const std::string& path) override {
@@ -281,13 +285,15 @@ class TieredCacheImpl final : public TieredCache {
         tiers_[t]->counters.skipped_too_big.fetch_add(1, std::memory_order_relaxed);
         continue;
       }
+      if (tiers_[t]->failed.count(path) != 0) continue;  // its copy failed here once
       fits_some = true;
       if (tiers_[t]->store->capacity() - tiers_[t]->used >= size) return static_cast<int>(t);
     }
     if (!evicts || !fits_some) return -1;
     const double rank = policy_->EvictionRank(path);
     for (size_t t = 0; t < tiers_.size(); ++t) {
-      if (size <= tiers_[t]->store->capacity() && MakeRoom(static_cast<int>(t), size, rank)) {
+      if (size <= tiers_[t]->store->capacity() && tiers_[t]->failed.count(path) == 0 &&
+          MakeRoom(static_cast<int>(t), size, rank)) {
         return static_cast<int>(t);
       }
     }
@@ -375,11 +381,14 @@ class TieredCacheImpl final : public TieredCache {
     auto before = cache_internal::StatSource(source_, host_files_, job.path);
     Result<TierCopy> copy = Status::Cancelled("not copied");
     const auto copy_start = std::chrono::steady_clock::now();
+    bool attempted = false;
     if (before.ok() && before->size != job.size) {
       std::lock_guard<std::mutex> lock(mu_);
       sizes_[job.path] = before->size;  // placed by an older size: plan with the new one
     } else if (before.ok()) {
-      copy = t.store->MakeCopy(source_, job.path, job.size, options_.copy_chunk_bytes, &stop_);
+      attempted = true;
+      copy = t.store->MakeCopy(source_, job.path, job.size, cache_internal::CopyModeOf(*before),
+                               options_.copy_chunk_bytes, &stop_);
     }
     bool changed = false;
     if (copy.ok()) {
@@ -402,6 +411,9 @@ class TieredCacheImpl final : public TieredCache {
                .count());
     } else {
       if (copy.ok()) t.store->Discard(*copy);
+      if (attempted && !copy.ok() && copy.status().code() != StatusCode::kCancelled) {
+        Failed(job, copy.status());
+      }
       if (changed) {
         t.counters.invalidations.fetch_add(1, std::memory_order_relaxed);
         Emit("cache.invalidate", job.path, job.tier, job.size);
@@ -414,6 +426,17 @@ class TieredCacheImpl final : public TieredCache {
     }
     copied_cv_.notify_all();
     if (--in_flight_ == 0) idle_cv_.notify_all();
+  }
+
+  // Counts a copy that failed in its tier, which the file is not placed in again (a full file
+  // system would fail it at every open); the tier's first failure is a warning. Requires mu_.
+  void Failed(const CopyJob& job, const Status& status) {
+    Tier& t = *tiers_[job.tier];
+    t.counters.failed_copies.fetch_add(1, std::memory_order_relaxed);
+    t.failed.insert(job.path);
+    if (t.warned) return;
+    t.warned = true;
+    cache_internal::WarnCopyFailed(options_, job.tier, t.store->name(), job.path, status);
   }
 
   void CopyLoop(int tier) {
@@ -477,7 +500,7 @@ class TieredCacheImpl final : public TieredCache {
     bool blocked = false;
     for (size_t t = 0; t < tiers_.size(); ++t) {
       Tier& tier = *tiers_[t];
-      if (size > tier.store->capacity()) continue;
+      if (size > tier.store->capacity() || tier.failed.count(path) != 0) continue;
       std::vector<std::string> victims;
       if (tier.store->capacity() - tier.used < size) {
         if (!policy_->capabilities().evicts) continue;  // static placement: the next tier
@@ -564,17 +587,7 @@ class TieredCacheImpl final : public TieredCache {
 
 Result<std::unique_ptr<TieredCache>> TieredCache::Make(CacheOptions options, Storage* source) {
   if (source == nullptr) return Status::InvalidArgument("tiered cache: the source storage is null");
-  for (size_t i = 0; i < options.tiers.size(); ++i) {
-    const CacheTierOptions& tier = options.tiers[i];
-    const std::string key = StrCat("storage.tiers[", i, "]");
-    if (tier.capacity_bytes == 0) {
-      return Status::InvalidArgument(key, ".capacity_bytes must be > 0");
-    }
-    if (tier.threads < 1) return Status::InvalidArgument(key, ".threads must be >= 1");
-    if (tier.type == CacheTierOptions::Type::kDirectory && tier.path.empty()) {
-      return Status::InvalidArgument(key, ".path must name a directory for a directory tier");
-    }
-  }
+  DLIO_RETURN_NOT_OK(cache_internal::ValidateCacheOptions(options));
   if (options.copy_chunk_bytes == 0) options.copy_chunk_bytes = 4 << 20;
   auto cache = std::make_unique<TieredCacheImpl>(std::move(options), source);
   DLIO_RETURN_NOT_OK(cache->Start());

@@ -3,6 +3,7 @@
 
 #include "cache/cache_client.h"
 #include "dlio/cache.h"
+#include "dlio/cache_server.h"
 #include "dlio/registries.h"
 #include "dlio/storage_wrapper.h"
 
@@ -133,6 +134,22 @@ Result<std::unique_ptr<Storage>> NewTieredClientStorage(std::unique_ptr<Storage>
   auto storage = std::make_unique<TieredStorage>(std::move(source));
   DLIO_RETURN_NOT_OK(storage->Connect(socket_path, client_name, reports_stats));
   return std::unique_ptr<Storage>(std::move(storage));
+}
+
+Result<ServedCache> MakeServedCache(const StorageOptions& options, const Registries& registries,
+                                    const Clock* clock, const std::vector<std::string>& data_dirs,
+                                    const std::string& key) {
+  DLIO_ASSIGN_OR_RETURN(StorageOptions source_options, SourceOptions(options));
+  CacheOptions cache;
+  cache.tiers = options.cache_tiers;
+  DLIO_ASSIGN_OR_RETURN(cache.policy, ParseCachePolicy(options.cache_policy));
+  auto source = MakeStorage(source_options, registries, clock, nullptr);
+  if (!source.ok()) return source.status().WithContext("storage.tiered_source");
+  ServedCache served;
+  DLIO_ASSIGN_OR_RETURN(served.source,
+                        NewConfinedCacheSource(std::move(source).value(), data_dirs, key));
+  DLIO_ASSIGN_OR_RETURN(served.cache, TieredCache::Make(std::move(cache), served.source.get()));
+  return served;
 }
 
 Result<StorageOptions> TieredSourceOptions(const StorageOptions& options) {

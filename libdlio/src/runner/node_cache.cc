@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "dlio/loop.h"
 
@@ -24,12 +25,16 @@ Result<std::string> MakePrivateDir() {
   return dir;
 }
 
-CacheOptions CacheOptionsOf(const StorageOptions& options) {
-  CacheOptions cache;
-  cache.tiers = options.cache_tiers;
-  auto policy = ParseCachePolicy(options.cache_policy);
-  if (policy.ok()) cache.policy = *policy;
-  return cache;
+// The folders the node's server hands out files of: the run's dataset and checkpoint folders
+// (checkpoints are read back through the same storage), made absolute as the ranks' paths are.
+std::vector<std::string> RunFolders(const WorkloadConfig& config) {
+  std::vector<std::string> dirs;
+  for (const std::string& dir : {config.dataset.data_folder, config.checkpoint.checkpoint_folder}) {
+    std::error_code ec;
+    const std::filesystem::path abs = std::filesystem::absolute(dir.empty() ? "." : dir, ec);
+    if (!ec) dirs.push_back(abs.string());
+  }
+  return dirs;
 }
 
 // This rank's storage: a client of the node's server at `socket`.
@@ -48,12 +53,13 @@ Result<std::unique_ptr<Storage>> ClientStorage(const StorageOptions& options,
 }
 
 // The node's shared storage: the leader starts the server and tells the node where it is.
-Result<std::unique_ptr<Storage>> SharedStorage(const StorageOptions& options,
+Result<std::unique_ptr<Storage>> SharedStorage(const WorkloadConfig& config,
+                                               const StorageOptions& options,
                                                const Registries& registries, const Clock* clock,
                                                Tracer* tracer, int world_rank, NodeCache* node) {
   std::string message;
   if (node->node()->rank() == 0) {
-    auto socket = node->StartServer(options, registries, clock);
+    auto socket = node->StartServer(options, RunFolders(config), registries, clock);
     message = socket.ok() ? kServing + *socket : socket.status().ToString();
   }
   DLIO_RETURN_NOT_OK(node->node()->Broadcast(&message, 0));
@@ -80,15 +86,19 @@ void NodeCache::Stop() {
 }
 
 Result<std::string> NodeCache::StartServer(const StorageOptions& options,
+                                           const std::vector<std::string>& data_dirs,
                                            const Registries& registries, const Clock* clock) {
-  DLIO_ASSIGN_OR_RETURN(StorageOptions source_options, TieredSourceOptions(options));
-  auto source = MakeStorage(source_options, registries, clock, nullptr);
-  if (!source.ok()) return source.status().WithContext("storage.tiered_source");
-  source_ = std::move(source).value();
-  DLIO_ASSIGN_OR_RETURN(cache_, TieredCache::Make(CacheOptionsOf(options), source_.get()));
+  DLIO_ASSIGN_OR_RETURN(
+      ServedCache served,
+      MakeServedCache(
+          options, registries, clock, data_dirs,
+          "storage.cache_scope node: dataset.data_folder, checkpoint.checkpoint_folder"));
+  source_ = std::move(served.source);
+  cache_ = std::move(served.cache);
   DLIO_ASSIGN_OR_RETURN(dir_, MakePrivateDir());
   CacheServerOptions server;
   server.socket_path = dir_ + "/cache.sock";
+  server.data_dirs = data_dirs;
   server.source_cost = source_->emulated_cost();
   DLIO_ASSIGN_OR_RETURN(server_, CacheServer::Start(cache_.get(), std::move(server)));
   return server_->socket_path();
@@ -115,7 +125,7 @@ Result<std::unique_ptr<Storage>> MakeRunStorage(const WorkloadConfig& config,
     storage = MakeStorage(options, registries, clock, tracer);
   } else {
     *node = std::make_unique<NodeCache>(std::move(node_comm));
-    storage = SharedStorage(options, registries, clock, tracer, comm->rank(), node->get());
+    storage = SharedStorage(config, options, registries, clock, tracer, comm->rank(), node->get());
   }
   std::vector<double> failed{storage.ok() ? 0.0 : 1.0};
   DLIO_RETURN_NOT_OK(comm->AllReduceMax(&failed));

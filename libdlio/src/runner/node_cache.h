@@ -6,6 +6,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "dlio/cache.h"
 #include "dlio/cache_server.h"
@@ -24,9 +25,11 @@ class NodeCache {
   // Leader: stops the server, frees the cache and removes the socket and its directory.
   ~NodeCache();
 
-  // Starts the leader's cache and server (`options` the tiered storage's); the socket's path.
-  Result<std::string> StartServer(const StorageOptions& options, const Registries& registries,
-                                  const Clock* clock);
+  // Starts the leader's cache and server (`options` the tiered storage's), serving the files
+  // beneath `data_dirs` only; the socket's path.
+  Result<std::string> StartServer(const StorageOptions& options,
+                                  const std::vector<std::string>& data_dirs,
+                                  const Registries& registries, const Clock* clock);
   // After the run: waits for every rank of the node (a barrier of the node) so the server
   // outlives their last read, then stops it (leader). Collective over the node.
   Status Finish();
