@@ -129,10 +129,12 @@ dlio::Result<SweepSetup> Setup(const SweepCommandOptions& o,
     s.digests.push_back(ConfigDigest(config));
     s.configs.push_back(std::move(config));
   }
-  DLIO_RETURN_NOT_OK(CheckOutputFolder(s.folder, o.replace || o.resume));
+  // The earlier sweep first: what is wrong with it is said field by field, not as "not an
+  // earlier output" (a file without the generator tag in its head).
   if (o.resume) {
     DLIO_ASSIGN_OR_RETURN(s.earlier, ReadEarlierSweep(s.folder + "/sweep.json"));
   }
+  DLIO_RETURN_NOT_OK(CheckOutputFolder(s.folder, o.replace || o.resume));
   return s;
 }
 

@@ -12,8 +12,10 @@
 namespace dlio_run {
 
 // The points of an earlier sweep.json that ran without error, by point name, with their
-// figures and config digests. A missing file is no point; a file that is not a sweep's JSON is
-// Corruption naming it.
+// figures and config digests. A missing file is no point. Anything else that is not a sweep.json
+// as this dlio-run writes it (not a regular file, not JSON, a field missing or of another type, a
+// figure below 0, a name twice) is InvalidArgument naming the file and the field
+// ("points[2].au_percent"), or the byte where the JSON breaks.
 dlio::Result<std::map<std::string, dlio::SweepMeasurement>> ReadEarlierSweep(
     const std::string& sweep_json);
 
