@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 
 namespace dlio::testing {
@@ -75,8 +76,10 @@ size_t ContentLength(const std::string& head) {
   return std::strtoull(head.c_str() + at + 17, nullptr, 10);
 }
 
-// An HTTP head with its Connection header replaced by "Connection: <value>".
-std::string WithConnection(const std::string& head, const char* value) {
+// An HTTP head without its lines of header `name` (any case) and, unless `value` is null, with
+// "<name>: <value>" added at its end.
+std::string WithHeader(const std::string& head, const std::string& name, const char* value) {
+  const std::string prefix = Lower(name) + ":";
   std::string out;
   size_t at = 0;
   while (at < head.size()) {
@@ -85,10 +88,56 @@ std::string WithConnection(const std::string& head, const char* value) {
     const std::string line = head.substr(at, eol - at);
     at = eol + 2;
     if (line.empty()) break;
-    if (Lower(line).rfind("connection:", 0) == 0) continue;
+    if (Lower(line).rfind(prefix, 0) == 0) continue;
     out += line + "\r\n";
   }
-  return out + "Connection: " + value + "\r\n\r\n";
+  if (value != nullptr) out += name + ": " + value + "\r\n";
+  return out + "\r\n";
+}
+
+std::string WithConnection(const std::string& head, const char* value) {
+  return WithHeader(head, "Connection", value);
+}
+
+// The value of header `name` (lower case) in `head`, "" when absent.
+std::string HeaderValue(const std::string& head, const std::string& name) {
+  const std::string lower = Lower(head);
+  const size_t at = lower.find("\r\n" + name + ":");
+  if (at == std::string::npos) return "";
+  size_t from = at + 3 + name.size();
+  while (from < head.size() && head[from] == ' ') ++from;
+  return head.substr(from, head.find("\r\n", from) - from);
+}
+
+bool Falsifies(Fault fault) {
+  return fault == Fault::kShiftRange || fault == Fault::kShortBody || fault == Fault::kHugeHeader ||
+         fault == Fault::kManyHeaders;
+}
+
+// The server's whole answer as a hostile server would have sent it.
+std::string Falsified(Fault fault, const std::string& response) {
+  const size_t split = response.find("\r\n\r\n");
+  if (split == std::string::npos) return response;
+  std::string head = response.substr(0, split + 4), body = response.substr(split + 4);
+  const std::string range = HeaderValue(head, "content-range");
+  unsigned long long first = 0, last = 0, size = 0;
+  if (fault == Fault::kShiftRange &&
+      std::sscanf(range.c_str(), "bytes %llu-%llu/%llu", &first, &last, &size) == 3) {
+    const std::string moved = "bytes " + std::to_string(first + 1) + "-" +
+                              std::to_string(last + 1) + "/" + std::to_string(size);
+    head = WithHeader(head, "Content-Range", moved.c_str());
+  } else if (fault == Fault::kShortBody && !range.empty()) {
+    body.resize(body.size() / 2);
+    head = WithHeader(head, "Content-Length", std::to_string(body.size()).c_str());
+  } else if (fault == Fault::kHugeHeader) {
+    head = WithHeader(head, "X-Padding", std::string(size_t{2} << 20, 'p').c_str());
+  } else if (fault == Fault::kManyHeaders) {
+    for (int i = 0; i < 2000; ++i) {
+      head = head.substr(0, head.size() - 2) + "X-Padding-" + std::to_string(i) + ": " +
+             std::string(48, 'p') + "\r\n\r\n";
+    }
+  }
+  return head + body;
 }
 
 std::string ErrorResponse(Fault fault, const std::string& target) {
@@ -207,17 +256,27 @@ bool FaultProxy::ServeOne(int client, std::string* in) {
   const std::string target = head.substr(sp1 + 1, sp2 - sp1 - 1);
   const Fault fault = Decide(method, target);
   if (fault == Fault::kDropRequest) return false;
+  if (fault == Fault::kStall) {
+    Stall(client);
+    return false;
+  }
   if (fault == Fault::kSlowDown503 || fault == Fault::kTooMany429) {
     SendAll(client, ErrorResponse(fault, target));
     return false;
   }
+  if (fault == Fault::kCannedBody || fault == Fault::kListEndless) {
+    SendAll(client, Canned(fault));
+    return false;
+  }
+  std::string forwarded = WithConnection(head, "close");
+  if (fault == Fault::kIgnoreRange) forwarded = WithHeader(forwarded, "Range", nullptr);
   const int upstream = socket(AF_INET, SOCK_STREAM, 0);
   const sockaddr_in addr = Loopback(upstream_port_);
   bool keep = false;
   std::string out;
   if (upstream >= 0 &&
       connect(upstream, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0 &&
-      SendAll(upstream, WithConnection(head, "close")) && SendAll(upstream, body)) {
+      SendAll(upstream, forwarded) && SendAll(upstream, body)) {
     const size_t out_head = ReadHead(upstream, &out);
     const std::string response = out.substr(0, out_head);
     const int status = response.size() > 12 ? std::atoi(response.c_str() + 9) : 0;
@@ -226,6 +285,9 @@ bool FaultProxy::ServeOne(int client, std::string* in) {
     const size_t length = method == "HEAD" ? 0 : ContentLength(response);
     if (out_head == 0) {
       // nothing to relay
+    } else if (Falsifies(fault)) {
+      ReadAtLeast(upstream, &out, SIZE_MAX);  // all of it: the server closes after its answer
+      SendAll(client, Falsified(fault, out));
     } else if (fault == Fault::kDropAfterHeaders) {
       SendAll(client, response);
     } else if (fault == Fault::kDropMidBody) {
@@ -245,6 +307,36 @@ bool FaultProxy::ServeOne(int client, std::string* in) {
   }
   if (upstream >= 0) Close(upstream);
   return keep;
+}
+
+std::string FaultProxy::Canned(Fault fault) {
+  std::string body;
+  int status = 200;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fault == Fault::kListEndless) {
+      body =
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListBucketResult><Name>b</Name>"
+          "<KeyCount>0</KeyCount><IsTruncated>true</IsTruncated><NextContinuationToken>token-" +
+          std::to_string(++pages_) + "</NextContinuationToken></ListBucketResult>";
+    } else {
+      body = rule_.body;
+      status = rule_.status;
+    }
+  }
+  return "HTTP/1.1 " + std::to_string(status) +
+         " Canned\r\nContent-Type: application/xml\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+}
+
+// Holds the connection, reading and dropping what comes, until the client closes it (or the
+// proxy stops).
+void FaultProxy::Stall(int client) {
+  char chunk[4096];
+  while (!stop_) {
+    pollfd p{client, POLLIN, 0};
+    if (poll(&p, 1, 50) > 0 && recv(client, chunk, sizeof chunk, 0) <= 0) return;
+  }
 }
 
 }  // namespace dlio::testing

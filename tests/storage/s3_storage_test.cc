@@ -198,7 +198,7 @@ TEST_CASE("s3: a wrong access key is refused with the HTTP status and S3's code"
   CHECK_THAT(put.message(), Catch::Contains("InvalidAccessKeyId"));
   auto listing = s->List(std::string(kS3Bucket) + "/dir");
   CHECK_THAT(listing.status().message(),
-             Catch::Contains("s3 GET bucket 'dlio-test' prefix 'dir/': HTTP 403"));
+             Catch::Contains("s3 LIST bucket 'dlio-test' prefix 'dir/': HTTP 403"));
   CHECK_THAT(listing.status().message(), Catch::Contains("InvalidAccessKeyId"));
 }
 

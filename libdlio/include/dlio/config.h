@@ -112,6 +112,8 @@ struct StorageConfig {
   uint64_t s3_max_attempts = 5;
   double s3_connect_timeout_s = 10;
   double s3_request_timeout_s = 300;
+  uint64_t s3_low_speed_bytes_s = 1;  // with s3_low_speed_time_s: a stalled attempt is aborted
+  uint64_t s3_low_speed_time_s = 60;  // 0 = no low-speed limit
   uint64_t s3_part_size_mib = 8;
 };
 

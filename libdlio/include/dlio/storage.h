@@ -192,8 +192,12 @@ struct S3StorageOptions {
   std::string ca_bundle;  // PEM file of the CAs trusted for https; empty: $AWS_CA_BUNDLE, else
                           // the system's
   int max_attempts = 5;   // per request, with exponential backoff on 5xx, 429, transport errors
-  double connect_timeout_s = 10;
-  double request_timeout_s = 300;
+  double connect_timeout_s = 10;   // per attempt, > 0
+  double request_timeout_s = 300;  // whole attempt; 0 = none
+  // An attempt moving fewer than low_speed_bytes_s bytes per second for low_speed_time_s seconds
+  // is aborted and retried (a server that went silent); low_speed_time_s 0: no such limit.
+  uint64_t low_speed_bytes_s = 1;
+  uint64_t low_speed_time_s = 60;
   uint64_t part_size = uint64_t{8} << 20;  // multipart part size (S3's minimum is 5 MiB)
 };
 

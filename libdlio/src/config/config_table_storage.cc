@@ -93,6 +93,13 @@ void AddStorageKeys(std::vector<KeySpec>* t) {
   add(Double("storage.storage_options.s3_request_timeout_s",
              DLIO_FIELD(double, storage.s3_request_timeout_s), {0, 86400},
              "s3: whole-request timeout per attempt, seconds; 0 = none"));
+  add(Uint("storage.storage_options.s3_low_speed_bytes_s",
+           DLIO_FIELD(uint64_t, storage.s3_low_speed_bytes_s), {1, kGiB},
+           "s3: an attempt moving fewer bytes per second than this for s3_low_speed_time_s is "
+           "aborted and retried (a server gone silent)"));
+  add(Uint("storage.storage_options.s3_low_speed_time_s",
+           DLIO_FIELD(uint64_t, storage.s3_low_speed_time_s), {0, 3600},
+           "s3: seconds below s3_low_speed_bytes_s that abort an attempt; 0 = no low-speed limit"));
   add(Uint("storage.storage_options.s3_part_size_mib",
            DLIO_FIELD(uint64_t, storage.s3_part_size_mib), {5, 5120},
            "s3: multipart upload part size, MiB (objects larger than one part are uploaded in "

@@ -30,6 +30,8 @@ S3StorageOptions S3OptionsFor(const WorkloadConfig& c) {
   s3.max_attempts = static_cast<int>(c.storage.s3_max_attempts);
   s3.connect_timeout_s = c.storage.s3_connect_timeout_s;
   s3.request_timeout_s = c.storage.s3_request_timeout_s;
+  s3.low_speed_bytes_s = c.storage.s3_low_speed_bytes_s;
+  s3.low_speed_time_s = c.storage.s3_low_speed_time_s;
   s3.part_size = c.storage.s3_part_size_mib << 20;
   return s3;
 }

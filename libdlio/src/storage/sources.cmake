@@ -11,7 +11,9 @@ list(APPEND DLIO_SOURCES
   src/storage/register.cc
   src/storage/s3/sigv4.cc
   src/storage/s3/s3_xml.cc
+  src/storage/s3/s3_list.cc
   src/storage/s3/s3_client.cc
+  src/storage/s3/s3_transfer.cc
   src/storage/s3/s3_request_stats.cc
   src/storage/s3/s3_file.cc
   src/storage/s3/s3_storage.cc

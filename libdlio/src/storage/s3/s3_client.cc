@@ -8,126 +8,23 @@
 #include <cstdio>
 #include <cstring>
 #include <thread>
+#include <unordered_set>
 
 #include "core/xml_escape.h"
 #include "dlio/str_cat.h"
+#include "storage/s3/s3_list.h"
+#include "storage/s3/s3_transfer.h"
 #include "storage/s3/s3_xml.h"
 
 namespace dlio::s3 {
 
-struct S3Client::Request {
-  S3RequestKind kind = S3RequestKind::kGet;
-  std::string method;  // GET PUT POST HEAD DELETE
-  std::string bucket, key;
-  HeaderList query;
-  HeaderList headers;  // signed and sent
-  std::string_view body;
-  // GET: the bytes go here (the range starting at `offset` of the object), else into the body.
-  void* out = nullptr;
-  size_t out_capacity = 0;
-  uint64_t offset = 0;
-  std::string shown_key;  // named in errors instead of `key` (a listing's prefix)
-};
-
-struct S3Client::Response {
-  long status = 0;
-  std::string body;  // error bodies and XML answers (capped)
-  std::string etag;
-  uint64_t content_length = 0;
-  bool has_content_length = false;
-  size_t out_bytes = 0;  // bytes copied into Request::out
-  uint64_t skip = 0;     // bytes of a 200 answer to a range GET before the range
-};
-
 namespace {
 
-constexpr size_t kMaxBodyBytes = size_t{16} << 20;  // XML listings of 1000 keys fit well within
 constexpr double kMaxBackoffMs = 5000;
 
 void GlobalInit() {
   static std::once_flag once;
   std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
-
-struct WriteState {
-  CURL* curl;
-  const S3Client::Request* request;
-  S3Client::Response* response;
-};
-
-size_t OnWrite(char* data, size_t size, size_t count, void* user) {
-  auto* state = static_cast<WriteState*>(user);
-  const size_t n = size * count;
-  S3Client::Response& r = *state->response;
-  if (r.status == 0) curl_easy_getinfo(state->curl, CURLINFO_RESPONSE_CODE, &r.status);
-  const S3Client::Request& q = *state->request;
-  if (q.out != nullptr && (r.status == 200 || r.status == 206)) {
-    size_t from = 0;
-    if (r.status == 200 && r.skip < q.offset) {  // the server ignored the Range header
-      from = static_cast<size_t>(std::min<uint64_t>(n, q.offset - r.skip));
-      r.skip += from;
-    }
-    const size_t room = q.out_capacity - r.out_bytes;
-    const size_t take = std::min(room, n - from);
-    std::memcpy(static_cast<char*>(q.out) + r.out_bytes, data + from, take);
-    r.out_bytes += take;
-    return n;
-  }
-  if (r.body.size() < kMaxBodyBytes)
-    r.body.append(data, std::min(n, kMaxBodyBytes - r.body.size()));
-  return n;
-}
-
-size_t OnHeader(char* data, size_t size, size_t count, void* user) {
-  auto* r = static_cast<S3Client::Response*>(user);
-  const size_t n = size * count;
-  std::string_view line(data, n);
-  const size_t colon = line.find(':');
-  if (colon == std::string_view::npos) {
-    if (line.rfind("HTTP/", 0) == 0) {  // a new response (after a redirect or 100-continue)
-      r->etag.clear();
-      r->has_content_length = false;
-    }
-    return n;
-  }
-  std::string name(line.substr(0, colon));
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  std::string_view value = line.substr(colon + 1);
-  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-  while (!value.empty() && (value.back() == '\r' || value.back() == '\n' || value.back() == ' '))
-    value.remove_suffix(1);
-  if (name == "etag") r->etag = std::string(value);
-  if (name == "content-length") {
-    r->content_length = std::strtoull(std::string(value).c_str(), nullptr, 10);
-    r->has_content_length = true;
-  }
-  return n;
-}
-
-struct ReadState {
-  std::string_view body;
-  size_t pos = 0;
-};
-
-size_t OnRead(char* buffer, size_t size, size_t count, void* user) {
-  auto* s = static_cast<ReadState*>(user);
-  const size_t n = std::min(size * count, s->body.size() - s->pos);
-  std::memcpy(buffer, s->body.data() + s->pos, n);
-  s->pos += n;
-  return n;
-}
-
-// curl rewinds a PUT's body to send it again on a new connection when the reused one turns out
-// dead (the server closed it or went away mid-request); without this it fails the request with
-// CURLE_SEND_FAIL_REWIND.
-int OnSeek(void* user, curl_off_t offset, int origin) {
-  auto* s = static_cast<ReadState*>(user);
-  if (origin != SEEK_SET || offset < 0 || static_cast<size_t>(offset) > s->body.size()) {
-    return CURL_SEEKFUNC_CANTSEEK;
-  }
-  s->pos = static_cast<size_t>(offset);
-  return CURL_SEEKFUNC_OK;
 }
 
 bool RetryableCurl(CURLcode code) {
@@ -162,13 +59,6 @@ bool RetryableStatus(long status) {
   return status == 429 || status == 500 || status == 502 || status == 503 || status == 504;
 }
 
-std::string What(const S3Client::Request& q) {
-  if (!q.shown_key.empty()) {
-    return StrCat("s3 ", q.method, " bucket '", q.bucket, "' prefix '", q.shown_key, "'");
-  }
-  return StrCat("s3 ", q.method, " bucket '", q.bucket, "' key '", q.key, "'");
-}
-
 // The error of an HTTP answer that is no success: names the request, the status and S3's code.
 Status HttpError(const S3Client::Request& q, const S3Client::Response& r, int attempts) {
   std::string code = XmlFirst(r.body, "Code").value_or("");
@@ -178,8 +68,8 @@ Status HttpError(const S3Client::Request& q, const S3Client::Response& r, int at
     if (r.status == 403) code = "AccessDenied";
   }
   std::string text = StrCat(What(q), ": HTTP ", r.status);
-  if (!code.empty()) text += " " + code;
-  if (!message.empty()) text += " (" + message + ")";
+  if (!code.empty()) text += " " + XmlShown(code);
+  if (!message.empty()) text += " (" + XmlShown(message, 512) + ")";
   if (attempts > 1) text += StrCat(" after ", attempts, " attempts");
   if (r.status == 404) return Status::NotFound(text);
   return Status::IOError(text);
@@ -356,6 +246,10 @@ Result<S3Client::Response> S3Client::PerformOnce(void* handle, const Request& q)
   if (config_.request_timeout_s > 0) {
     curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(config_.request_timeout_s * 1000));
   }
+  if (config_.low_speed_time_s > 0) {  // a server that stops sending (or reading)
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, static_cast<long>(config_.low_speed_bytes_s));
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, static_cast<long>(config_.low_speed_time_s));
+  }
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYPEER, config_.verify_tls ? 1L : 0L);
   curl_easy_setopt(curl, CURLOPT_SSL_VERIFYHOST, config_.verify_tls ? 2L : 0L);
   if (!config_.ca_bundle.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, config_.ca_bundle.c_str());
@@ -379,17 +273,42 @@ Result<S3Client::Response> S3Client::PerformOnce(void* handle, const Request& q)
   }
   const CURLcode code = curl_easy_perform(curl);
   curl_slist_free_all(headers);
-  if (code != CURLE_OK) {
-    const std::string_view what = curl_easy_strerror(code);
-    std::string text = StrCat(What(q), " at ", url, ": ", what);
-    if (error[0] != '\0' && std::string_view(error).find(what) == std::string_view::npos) {
-      text += StrCat(" (", error, ")");  // curl's detail, e.g. the certificate problem
-    }
-    if (TlsFailure(code)) text += TlsHint(config_);
-    return RetryableCurl(code) ? Status::Cancelled(text) : Status::IOError(text);
-  }
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &response.status);
+  // A 200 to a range GET is stopped by OnWrite once the range is in.
+  if (code != CURLE_OK && !(code == CURLE_WRITE_ERROR && response.got_range)) {
+    return TransferError(q, url, code, error, response);
+  }
+  if (q.out != nullptr) DLIO_RETURN_NOT_OK(CheckRangeAnswer(q, response));
   return response;
+}
+
+// The error of an attempt curl ended: kCancelled when worth repeating (Perform's signal).
+Status S3Client::TransferError(const Request& q, const std::string& url, int curl_code,
+                               const char* detail, const Response& r) const {
+  const auto code = static_cast<CURLcode>(curl_code);
+  if (r.header_too_large) {
+    return Status::IOError(StrCat(What(q), " at ", url, ": the response's headers are larger than ",
+                                  kMaxHeaderBytes >> 10, " KiB (S3 sends about 1 KiB)"));
+  }
+  const std::string_view what = curl_easy_strerror(code);
+  const std::string_view more(detail);
+  // curl refuses a header line longer than its own limit (100 KiB) as "Out of memory", saying
+  // nothing more; before the end of the head, that is what it means.
+  if (code == CURLE_OUT_OF_MEMORY && !r.head_done) {
+    return Status::IOError(StrCat(What(q), " at ", url,
+                                  ": a response header is too large (a line of more than the "
+                                  "100 KiB curl accepts)"));
+  }
+  std::string text = StrCat(What(q), " at ", url, ": ", what);
+  if (!more.empty() && more.find(what) == std::string_view::npos) {
+    text += StrCat(" (", more, ")");  // curl's detail, e.g. the certificate problem
+  }
+  if (code == CURLE_OPERATION_TIMEDOUT && more.find("too slow") != std::string_view::npos) {
+    text += StrCat(": no progress for ", config_.low_speed_time_s,
+                   " s (storage.storage_options.s3_low_speed_time_s)");
+  }
+  if (TlsFailure(code)) text += TlsHint(config_);
+  return RetryableCurl(code) ? Status::Cancelled(text) : Status::IOError(text);
 }
 
 S3RequestCounts S3Client::counts() const {
@@ -498,31 +417,40 @@ Result<ObjectListing> S3Client::List(const std::string& bucket, const std::strin
                                      const std::string& delimiter, size_t limit, size_t page_size) {
   ObjectListing listing;
   std::string token;
-  while (true) {
+  std::unordered_set<size_t> tokens_seen;  // hashes: a server's tokens may be long
+  for (uint64_t pages = 1;; ++pages) {
     Request q = NewRequest(S3RequestKind::kList, "GET", bucket, "");
     q.query = {{"list-type", "2"}, {"prefix", prefix}};
     if (!delimiter.empty()) q.query.emplace_back("delimiter", delimiter);
     if (!token.empty()) q.query.emplace_back("continuation-token", token);
     const size_t page = std::clamp<size_t>(page_size, 1, 1000);
     q.query.emplace_back("max-keys", std::to_string(limit > 0 ? std::min(limit, page) : page));
-    q.shown_key = prefix.empty() ? "/" : prefix;
+    q.shown_key = prefix;
     DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
     if (r.status / 100 != 2) return Fail(q, r);
-    for (std::string_view item : XmlElements(r.body, "Contents")) {
-      const std::string key = XmlFirst(item, "Key").value_or("");
-      const uint64_t size =
-          std::strtoull(XmlFirst(item, "Size").value_or("0").c_str(), nullptr, 10);
-      listing.objects.emplace_back(key, size);
+    auto parsed = r.body_truncated ? Status::InvalidArgument("the answer is larger than ",
+                                                             kMaxBodyBytes >> 20, " MiB")
+                                   : ParseListPage(r.body, prefix);
+    if (!parsed.ok()) {
+      stats_.CountError();
+      return Status::IOError(
+          StrCat(What(q), ": malformed listing (page ", pages, "): ", parsed.status().message()));
     }
-    for (std::string_view item : XmlElements(r.body, "CommonPrefixes")) {
-      listing.prefixes.push_back(XmlFirst(item, "Prefix").value_or(""));
-    }
+    for (auto& o : parsed->objects) listing.objects.push_back(std::move(o));
+    for (auto& p : parsed->prefixes) listing.prefixes.push_back(std::move(p));
     const size_t have = listing.objects.size() + listing.prefixes.size();
-    if (limit > 0 && have >= limit) break;
-    if (XmlFirst(r.body, "IsTruncated").value_or("false") != "true") break;
-    token = XmlFirst(r.body, "NextContinuationToken").value_or("");
-    if (token.empty()) {
-      return Status::IOError(What(q) + ": a truncated listing without NextContinuationToken");
+    if ((limit > 0 && have >= limit) || !parsed->truncated) break;
+    token = std::move(parsed->next_token);
+    if (!tokens_seen.insert(std::hash<std::string>()(token)).second) {
+      stats_.CountError();
+      return Status::IOError(StrCat(What(q), ": the server repeated the continuation token '",
+                                    XmlShown(token), "' after ", pages,
+                                    " pages (a listing that would never end)"));
+    }
+    if (pages >= config_.max_list_pages) {
+      stats_.CountError();
+      return Status::IOError(StrCat(What(q), ": more than ", config_.max_list_pages,
+                                    " pages of keys; the listing is not followed further"));
     }
   }
   return listing;

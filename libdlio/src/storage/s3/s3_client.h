@@ -2,8 +2,10 @@
 // HEAD, ListObjectsV2, DELETE, server-side copy), signed with SigV4 (sigv4.h). Safe for
 // concurrent use: each request borrows a curl easy handle from a pool, so connections are kept
 // and reused per handle. Requests that fail with a transport error, HTTP 500/502/503/504 or 429
-// (503 SlowDown included) are retried with exponential backoff; other failures are errors naming
-// the method, bucket, key, HTTP status and S3's error code and message.
+// (503 SlowDown included), or a range GET answered with other bytes than asked for, are retried
+// with exponential backoff; other failures are errors naming the method, bucket, key, HTTP status
+// and S3's error code and message. What a server sends is bounded and checked (s3_transfer.h,
+// s3_list.h): it may be hostile.
 #pragma once
 
 #include <atomic>
@@ -33,8 +35,14 @@ struct S3ClientConfig {
   std::string ca_bundle;  // PEM file of the CAs to trust; empty: the system's
   double connect_timeout_s = 10;
   double request_timeout_s = 300;  // whole request; 0 = none
-  int max_attempts = 5;            // attempts of one request (1 = no retry)
-  double retry_base_ms = 50;       // first backoff; doubles per attempt, capped at 5 s
+  // An attempt moving fewer than low_speed_bytes_s bytes per second (either way, headers
+  // included) for low_speed_time_s seconds is aborted (and retried): a server that accepted the
+  // request and went silent. low_speed_time_s 0: no such limit.
+  uint64_t low_speed_bytes_s = 1;
+  uint64_t low_speed_time_s = 60;
+  uint64_t max_list_pages = 100000;  // a listing of more pages is an error
+  int max_attempts = 5;              // attempts of one request (1 = no retry)
+  double retry_base_ms = 50;         // first backoff; doubles per attempt, capped at 5 s
 };
 
 struct ObjectListing {
@@ -77,6 +85,8 @@ class S3Client {
   Status HeadBucket(const std::string& bucket);
   // Every object under `prefix` (all pages; `delimiter` "/" groups deeper keys into prefixes);
   // stops after `limit` entries when limit > 0. Pages of `page_size` keys (S3's maximum 1000).
+  // A malformed page, a continuation token seen before or more than max_list_pages pages are
+  // errors naming the bucket and the prefix.
   Result<ObjectListing> List(const std::string& bucket, const std::string& prefix,
                              const std::string& delimiter, size_t limit = 0,
                              size_t page_size = 1000);
@@ -95,6 +105,8 @@ class S3Client {
   explicit S3Client(S3ClientConfig config);
   Result<Response> Perform(const Request& request);
   Result<Response> PerformOnce(void* curl, const Request& request);
+  Status TransferError(const Request& request, const std::string& url, int curl_code,
+                       const char* detail, const Response& response) const;
   void Count(const Request& request, const Result<Response>& result, int attempts, double ms);
   // HttpError, counted as an error.
   Status Fail(const Request& request, const Response& response, int attempts = 1);

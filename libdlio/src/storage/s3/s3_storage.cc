@@ -242,6 +242,31 @@ class S3Storage final : public Storage, public S3StatsSource {
   std::set<std::string> buckets_;  // buckets seen to exist
 };
 
+Status OutOfRange(const char* key, double value, const char* range) {
+  return Status::InvalidArgument("storage.storage_options.", key, ": ", value, " is outside ",
+                                 range);
+}
+
+// The limits that bound a stalled request, for callers that build S3StorageOptions themselves
+// (the config's keys are checked against the same ranges).
+Status CheckTimeouts(const S3StorageOptions& o) {
+  if (!(o.connect_timeout_s > 0 && o.connect_timeout_s <= 3600)) {
+    return OutOfRange("s3_connect_timeout_s", o.connect_timeout_s, "(0, 3600] seconds");
+  }
+  if (!(o.request_timeout_s >= 0 && o.request_timeout_s <= 86400)) {
+    return OutOfRange("s3_request_timeout_s", o.request_timeout_s, "[0, 86400] seconds");
+  }
+  if (o.low_speed_bytes_s < 1 || o.low_speed_bytes_s > (uint64_t{1} << 30)) {
+    return OutOfRange("s3_low_speed_bytes_s", static_cast<double>(o.low_speed_bytes_s),
+                      "1 to 2^30 bytes per second");
+  }
+  if (o.low_speed_time_s > 3600) {
+    return OutOfRange("s3_low_speed_time_s", static_cast<double>(o.low_speed_time_s),
+                      "0 to 3600 seconds");
+  }
+  return Status::OK();
+}
+
 std::string FirstOf(const std::string& a, const char* env1, const char* env2 = nullptr) {
   if (!a.empty()) return a;
   std::string v = Env(env1);
@@ -257,6 +282,7 @@ Result<std::unique_ptr<Storage>> NewS3Storage(const StorageOptions& options) {
     return Status::InvalidArgument("storage.storage_options.s3_part_size_mib: ", o.part_size >> 20,
                                    " MiB is outside S3's part sizes (5 MiB to 5 GiB)");
   }
+  DLIO_RETURN_NOT_OK(CheckTimeouts(o));
   s3::S3ClientConfig config;
   config.endpoint = FirstOf(o.endpoint_url, "AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL");
   config.region = FirstOf(o.region, "AWS_REGION", "AWS_DEFAULT_REGION");
@@ -275,6 +301,8 @@ Result<std::unique_ptr<Storage>> NewS3Storage(const StorageOptions& options) {
   config.max_attempts = o.max_attempts;
   config.connect_timeout_s = o.connect_timeout_s;
   config.request_timeout_s = o.request_timeout_s;
+  config.low_speed_bytes_s = o.low_speed_bytes_s;
+  config.low_speed_time_s = o.low_speed_time_s;
   DLIO_ASSIGN_OR_RETURN(auto client, S3Client::Make(std::move(config)));
   return NewS3StorageOn(std::move(client), o.part_size);
 }

@@ -1,10 +1,77 @@
 #include "storage/s3/s3_xml.h"
 
+#include <cctype>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
+
+#include "dlio/str_cat.h"
 
 namespace dlio::s3 {
 namespace {
+
+bool NameChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' ||
+         c == ':';
+}
+
+// The tag name starting at `at` ("" when none).
+std::string_view NameAt(std::string_view xml, size_t at) {
+  size_t end = at;
+  while (end < xml.size() && NameChar(xml[end])) ++end;
+  return xml.substr(at, end - at);
+}
+
+Status Malformed(size_t at, const std::string& what) {
+  return Status::InvalidArgument(StrCat("malformed XML at byte ", at, ": ", what));
+}
+
+std::string Tag(std::string_view name) { return StrCat("<", XmlShown(name, 40), ">"); }
+
+// Where the markup starting at `lt` (a '<') ends: one past its '>' (quoted attribute values may
+// hold '>'), or npos.
+size_t TagEnd(std::string_view xml, size_t lt) {
+  char quote = 0;
+  for (size_t j = lt + 1; j < xml.size(); ++j) {
+    const char c = xml[j];
+    if (quote != 0) {
+      if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '>') {
+      return j + 1;
+    } else if (c == '<') {
+      return std::string_view::npos;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// The tag at `lt` ("<name ...>", "<name/>" or "</name>"): pushes, pops or errs; where it ends.
+Result<size_t> Step(std::string_view xml, size_t lt, int max_depth,
+                    std::vector<std::string_view>* open, bool* had_root) {
+  const bool closing = lt + 1 < xml.size() && xml[lt + 1] == '/';
+  const std::string_view name = NameAt(xml, lt + (closing ? 2 : 1));
+  if (name.empty()) return Malformed(lt, "a '<' that starts no tag");
+  const size_t end = TagEnd(xml, lt);
+  if (end == std::string_view::npos) return Malformed(lt, "the tag " + Tag(name) + " never ends");
+  if (closing) {
+    if (open->empty() || open->back() != name) {
+      return Malformed(lt, StrCat("</", XmlShown(name, 40), "> closes ",
+                                  open->empty() ? std::string("nothing") : Tag(open->back())));
+    }
+    open->pop_back();
+    return end;
+  }
+  if (open->empty() && *had_root) return Malformed(lt, "a second root element " + Tag(name));
+  *had_root = true;
+  if (xml[end - 2] == '/') return end;  // <name/>
+  if (static_cast<int>(open->size()) >= max_depth) {
+    return Malformed(lt, StrCat("elements nested deeper than ", max_depth));
+  }
+  open->push_back(name);
+  return end;
+}
 
 // Where the start tag of `tag` begins at or after `from` (npos if none): "<tag" followed by
 // '>', '/', or white space, so <Key> is not found inside <KeyCount>.
@@ -54,12 +121,87 @@ bool DecodeEntity(std::string_view name, std::string* out) {
   if (digits.empty()) return false;
   char* end = nullptr;
   const unsigned long cp = std::strtoul(digits.c_str(), &end, hex ? 16 : 10);
-  if (*end != '\0' || cp > 0x10FFFF) return false;
+  // NUL and surrogates are no characters XML may hold.
+  if (*end != '\0' || cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
   AppendUtf8(static_cast<uint32_t>(cp), out);
   return true;
 }
 
 }  // namespace
+
+Status XmlCheck(std::string_view xml, int max_depth) {
+  std::vector<std::string_view> open;
+  bool had_root = false;
+  size_t at = 0;
+  while (at < xml.size()) {
+    const size_t lt = xml.find('<', at);
+    const size_t text_end = lt == std::string_view::npos ? xml.size() : lt;
+    const size_t ink = xml.substr(at, text_end - at).find_first_not_of(" \t\r\n");
+    if (open.empty() && ink != std::string_view::npos) {
+      return Malformed(at + ink, "text outside the root element");
+    }
+    if (lt == std::string_view::npos) break;
+    const std::string_view rest = xml.substr(lt);
+    if (rest.rfind("<?", 0) == 0 || rest.rfind("<!--", 0) == 0) {
+      const bool pi = rest[1] == '?';
+      const size_t close = xml.find(pi ? "?>" : "-->", lt + 2);
+      if (close == std::string_view::npos) {
+        return Malformed(lt, pi ? "a <? never ends" : "a comment never ends");
+      }
+      at = close + (pi ? 2 : 3);
+      continue;
+    }
+    if (rest.rfind("<!", 0) == 0) {
+      return Malformed(lt, "a DOCTYPE, entity declaration or CDATA section (S3 sends none)");
+    }
+    DLIO_ASSIGN_OR_RETURN(at, Step(xml, lt, max_depth, &open, &had_root));
+  }
+  if (!open.empty()) {
+    return Malformed(xml.size(), Tag(open.back()) + " is not closed (the body ends first)");
+  }
+  if (!had_root) return Malformed(0, "no element");
+  return Status::OK();
+}
+
+std::string_view XmlRootName(std::string_view xml) {
+  size_t lt = xml.find('<');
+  while (lt != std::string_view::npos) {
+    const std::string_view rest = xml.substr(lt);
+    if (rest.rfind("<?", 0) != 0 && rest.rfind("<!--", 0) != 0) return NameAt(xml, lt + 1);
+    const size_t close = xml.find(rest[1] == '?' ? "?>" : "-->", lt + 2);
+    lt = close == std::string_view::npos ? close : xml.find('<', close);
+  }
+  return {};
+}
+
+std::string XmlShown(std::string_view text, size_t max) {
+  std::string out;
+  for (size_t i = 0; i < text.size() && i < max; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "\\x%02x", c);
+      out += hex;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  if (text.size() > max) out += "...";
+  return out;
+}
+
+bool ParseUint64(std::string_view text, uint64_t* out) {
+  if (text.empty() || text.size() > 20) return false;
+  uint64_t v = 0;
+  for (const char c : text) {
+    if (c < '0' || c > '9') return false;
+    const auto digit = static_cast<uint64_t>(c - '0');
+    if (v > (UINT64_MAX - digit) / 10) return false;
+    v = v * 10 + digit;
+  }
+  *out = v;
+  return true;
+}
 
 std::vector<std::string_view> XmlElements(std::string_view xml, std::string_view tag) {
   std::vector<std::string_view> out;
