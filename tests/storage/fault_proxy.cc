@@ -110,8 +110,8 @@ std::string HeaderValue(const std::string& head, const std::string& name) {
 }
 
 bool Falsifies(Fault fault) {
-  return fault == Fault::kShiftRange || fault == Fault::kShortBody || fault == Fault::kHugeHeader ||
-         fault == Fault::kManyHeaders;
+  return fault == Fault::kShiftRange || fault == Fault::kShortBody || fault == Fault::kRangeAs200 ||
+         fault == Fault::kHugeHeader || fault == Fault::kManyHeaders;
 }
 
 // The server's whole answer as a hostile server would have sent it.
@@ -129,6 +129,9 @@ std::string Falsified(Fault fault, const std::string& response) {
   } else if (fault == Fault::kShortBody && !range.empty()) {
     body.resize(body.size() / 2);
     head = WithHeader(head, "Content-Length", std::to_string(body.size()).c_str());
+  } else if (fault == Fault::kRangeAs200 && !range.empty()) {
+    const std::string rest = WithHeader(head, "Content-Range", nullptr);
+    head = "HTTP/1.1 200 OK" + rest.substr(rest.find("\r\n"));  // a new status line
   } else if (fault == Fault::kHugeHeader) {
     head = WithHeader(head, "X-Padding", std::string(size_t{2} << 20, 'p').c_str());
   } else if (fault == Fault::kManyHeaders) {

@@ -32,6 +32,7 @@ enum class Fault {
   kIgnoreRange,       // forwarded without its Range header (the server answers 200, all bytes)
   kShiftRange,        // a 206's Content-Range moved one byte on (the body as it was)
   kShortBody,         // a 206's body cut to half (Content-Length too; Content-Range kept)
+  kRangeAs200,        // a 206 sent as "200 OK" without Content-Range: the range's bytes only
   kHugeHeader,        // the answer carries one more header line of 2 MiB
   kManyHeaders,       // the answer carries 2000 more header lines of 64 bytes
 };

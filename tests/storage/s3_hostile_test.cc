@@ -241,7 +241,8 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("s3 hostile: a 200 with the whole object for a range GET gives the range's bytes") {
+TEST_CASE(
+    "s3 hostile: a 200 to a range GET: the slice of the whole object, an error if not whole") {
   Hostile h;
   testing::FaultProxy& proxy = h.proxy;
   s3::S3Client* client = h.client.get();
@@ -263,6 +264,19 @@ TEST_CASE("s3 hostile: a 200 with the whole object for a range GET gives the ran
   }
   CHECK(proxy.injected() == 4);
   CHECK(client->counts().retries == 0);
+  // A server that sends a range's bytes as "200 OK": not the whole object (its Content-Length is
+  // not the object's size, known from the HEAD of an opened file), so not taken for it.
+  proxy.SetRule(OnGets(Fault::kRangeAs200, 1000));
+  auto storage = NewS3StorageOn(h.client, uint64_t{5} << 20);
+  auto file = storage->Open(std::string(kS3Bucket) + "/obj", OpenMode::kRead);
+  REQUIRE(file.ok());
+  std::string buf(100, '\0');
+  auto got = (*file)->ReadAt(1000, buf.size(), buf.data());
+  REQUIRE_FALSE(got.ok());
+  CHECK_THAT(got.status().message(),
+             Catch::Contains("s3 GET bucket 'dlio-test' key 'obj' range bytes=1000-1099: the "
+                             "server's 200 (the whole object, the range ignored) has 100 bytes, "
+                             "the object 300000 (its HEAD) (after 3 attempts)"));
 }
 
 TEST_CASE("s3 hostile: oversized response headers are an error saying so") {

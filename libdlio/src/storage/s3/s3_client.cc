@@ -321,12 +321,13 @@ S3RequestCounts S3Client::counts() const {
 }
 
 Result<size_t> S3Client::GetRange(const std::string& bucket, const std::string& key,
-                                  uint64_t offset, size_t n, void* buf) {
+                                  uint64_t offset, size_t n, void* buf, uint64_t object_size) {
   Request q = NewRequest(S3RequestKind::kGet, "GET", bucket, key);
   q.headers.emplace_back("range", StrCat("bytes=", offset, "-", offset + n - 1));
   q.out = buf;
   q.out_capacity = n;
   q.offset = offset;
+  q.object_size = object_size;
   DLIO_ASSIGN_OR_RETURN(Response r, Perform(q));
   if (r.status == 416) return size_t{0};  // the range starts at or past the end
   if (r.status != 200 && r.status != 206) return Fail(q, r);

@@ -67,8 +67,11 @@ class S3Client {
   S3Client& operator=(const S3Client&) = delete;
 
   // GET of bytes [offset, offset + n) into buf (n > 0): the count received (short at the end).
+  // `object_size` (known from a HEAD; kUnknownSize when not) checks a 200 that ignored the range:
+  // its Content-Length must be the whole object's.
+  static constexpr uint64_t kUnknownSize = UINT64_MAX;
   Result<size_t> GetRange(const std::string& bucket, const std::string& key, uint64_t offset,
-                          size_t n, void* buf);
+                          size_t n, void* buf, uint64_t object_size = kUnknownSize);
   Status Put(const std::string& bucket, const std::string& key, std::string_view body);
   // Multipart upload: the upload id; the ETag of each part; parts numbered from 1.
   Result<std::string> CreateMultipart(const std::string& bucket, const std::string& key);

@@ -20,7 +20,7 @@ class S3ReadFile final : public File {
   Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
     if (offset >= size_ || n == 0) return size_t{0};
     const size_t want = static_cast<size_t>(std::min<uint64_t>(n, size_ - offset));
-    return client_->GetRange(name_.bucket, name_.key, offset, want, buf);
+    return client_->GetRange(name_.bucket, name_.key, offset, want, buf, size_);
   }
   Status DoWriteAt(uint64_t, const void*, size_t) override {
     return Status::IOError("write s3://" + name_.bucket + "/" + name_.key + ": opened for reading");

@@ -69,8 +69,8 @@ class S3Storage final : public Storage, public S3StatsSource {
     std::string initial;
     if (size && *size > 0) {  // kReadWrite keeps the contents
       initial.resize(static_cast<size_t>(*size));
-      DLIO_ASSIGN_OR_RETURN(
-          size_t got, client_->GetRange(name.bucket, name.key, 0, initial.size(), initial.data()));
+      DLIO_ASSIGN_OR_RETURN(size_t got, client_->GetRange(name.bucket, name.key, 0, initial.size(),
+                                                          initial.data(), *size));
       initial.resize(got);
     }
     return s3::NewS3WriteFile(path, client_, std::move(name), part_size_, std::move(initial));

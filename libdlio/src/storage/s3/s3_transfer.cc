@@ -141,10 +141,19 @@ int OnSeek(void* user, curl_off_t offset, int origin) {
 }
 
 Status CheckRangeAnswer(const S3Client::Request& q, const S3Client::Response& r) {
-  if (r.status != 206) return Status::OK();  // a 200's slice is taken by TakeRangeBytes
   const uint64_t want_last = q.offset + q.out_capacity - 1;
   const std::string where =
-      StrCat(What(q), " range bytes=", q.offset, "-", want_last, ": the server's 206 ");
+      StrCat(What(q), " range bytes=", q.offset, "-", want_last, ": the server's ", r.status, " ");
+  if (r.status == 200) {  // the whole object, whose slice TakeRangeBytes took
+    if (q.object_size == S3Client::kUnknownSize || !r.has_content_length ||
+        r.content_length == q.object_size) {
+      return Status::OK();
+    }
+    return Status::Cancelled(StrCat(where, "(the whole object, the range ignored) has ",
+                                    r.content_length, " bytes, the object ", q.object_size,
+                                    " (its HEAD)"));
+  }
+  if (r.status != 206) return Status::OK();
   uint64_t first = 0, last = 0;
   std::optional<uint64_t> size;
   if (r.content_range.empty()) return Status::Cancelled(where + "has no Content-Range");

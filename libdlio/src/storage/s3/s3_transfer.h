@@ -32,7 +32,8 @@ struct S3Client::Request {
   void* out = nullptr;
   size_t out_capacity = 0;
   uint64_t offset = 0;
-  std::string shown_key;  // a listing's prefix, named in errors instead of `key`
+  uint64_t object_size = kUnknownSize;  // a GET's object's, from its HEAD
+  std::string shown_key;                // a listing's prefix, named in errors instead of `key`
 };
 
 struct S3Client::Response {
@@ -71,8 +72,9 @@ size_t OnRead(char* buffer, size_t size, size_t count, void* read_state);
 int OnSeek(void* read_state, curl_off_t offset, int origin);
 
 // A GET's answer (200 or 206) against the range asked for: a 206 must carry the Content-Range of
-// exactly that range (shorter only where the object ends) and a body of its length. kCancelled
-// (the attempt is worth repeating) naming bucket, key and range when not.
+// exactly that range (shorter only where the object ends) and a body of its length; a 200 (the
+// whole object), when the object's size is known, a Content-Length of that size. kCancelled (the
+// attempt is worth repeating) naming bucket, key and range when not.
 Status CheckRangeAnswer(const S3Client::Request& q, const S3Client::Response& r);
 
 }  // namespace dlio::s3
