@@ -205,7 +205,8 @@ TEST_CASE("sweep --resume: JSON cut short, an empty file, a FIFO or a folder is 
   auto replaced = RunCommand("timeout 60 " + DlioRun() + " sweep --replace" + Args(dir) + " 2>&1");
   INFO(replaced.output);
   CHECK(replaced.exit_code == 2);
-  CHECK_THAT(replaced.output, Catch::Contains(csv + " is not a regular file; not replaced"));
+  CHECK_THAT(replaced.output,
+             Catch::Contains(csv + " exists and is not a regular file; not replaced"));
 }
 
 }  // namespace
