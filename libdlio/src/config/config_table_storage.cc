@@ -40,7 +40,8 @@ void AddStorageKeys(std::vector<KeySpec>* t) {
              "tiered: the storage whose files it caches (posix, slow, mpiio, ...)"));
   add(CacheTiers("storage.tiers", DLIO_FIELD(std::vector<CacheTierConfig>, storage.tiers),
                  "tiered: the cache levels, fastest first, each {type: memory or directory, path "
-                 "(directory), capacity_bytes (e.g. 4GiB), threads (copy threads, default 1)} "
+                 "(directory: made 0700 when missing; dlio writes only in its folder `.dlio-cache` "
+                 "there), capacity_bytes (e.g. 4GiB), threads (copy threads, default 1)} "
                  "(docs/caching.md)"));
   add(Choice("storage.cache_policy", DLIO_FIELD(std::string, storage.cache_policy),
              {"monarch", "lru", "clairvoyant", "clairvoyant_static"},
