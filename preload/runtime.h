@@ -38,11 +38,6 @@ struct RealFunctions {
   off64_t (*lseek64)(int, off64_t, int);
   int (*fsync)(int);
   int (*fdatasync)(int);
-  int (*dup)(int);
-  int (*dup2)(int, int);
-  int (*dup3)(int, int, int);
-  int (*fcntl)(int, int, ...);
-  int (*fcntl64)(int, int, ...);
   void (*_exit)(int);
   void (*_Exit)(int);
   int (*execve)(const char*, char* const[], char* const[]);
@@ -106,7 +101,6 @@ struct RealFunctions {
   int (*posix_spawnp)(pid_t*, const char*, const void*, const void*, char* const[], char* const[]);
   int (*system)(const char*);
   FILE* (*popen)(const char*, const char*);
-  int (*close_range)(unsigned, unsigned, int);
 };
 
 // Resolves `*slot` with dlsym(RTLD_NEXT, name) on first use: hooks may run before the library's
