@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,18 @@ dlio::testing::CommandResult RunTraced(const std::string& out, const std::string
   return RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" + data_dirs +
                     "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' '" DLIO_PRELOAD_IO_PROGRAM "' " + args);
 }
+
+// A temporary directory with out/ (for the traces) and data/ holding in.bin of `size` bytes.
+struct TracedDirs {
+  TempDir tmp;
+  std::string out = tmp / "out";
+  std::string data = tmp / "data";
+  std::string in = data + "/in.bin";
+  explicit TracedDirs(size_t size) {
+    for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+    dlio::testing::WriteTextFile(in, std::string(size, 'y'));
+  }
+};
 
 void CheckEvents(const std::vector<json>& events, const std::vector<Expected>& expected) {
   for (size_t i = 0; i < std::min(events.size(), expected.size()); ++i) {
@@ -101,12 +114,8 @@ TEST_CASE("preload traces every call of a program with exact offsets and sizes")
 }
 
 TEST_CASE("preload gives a forked child its own trace, complete although it ends with _exit") {
-  TempDir tmp;
-  const std::string out = tmp / "out";
-  const std::string data = tmp / "data";
-  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
-  const std::string in = data + "/in.bin";
-  dlio::testing::WriteTextFile(in, std::string(4096, 'y'));
+  const TracedDirs dirs(4096);
+  const std::string &out = dirs.out, &data = dirs.data, &in = dirs.in;
 
   const auto result = RunTraced(out, data, "fork '" + data + "'");
   INFO(result.output);
@@ -209,12 +218,8 @@ TEST_CASE("preload never writes into a file of the program that closed the trace
 }
 
 TEST_CASE("preload keeps the events before exec and traces the new image into a file of its own") {
-  TempDir tmp;
-  const std::string out = tmp / "out";
-  const std::string data = tmp / "data";
-  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
-  const std::string in = data + "/in.bin";
-  dlio::testing::WriteTextFile(in, std::string(100, 'y'));
+  const TracedDirs dirs(100);
+  const std::string &out = dirs.out, &data = dirs.data, &in = dirs.in;
 
   const std::string mode = GENERATE("exec", "execl");
   INFO(mode);
@@ -350,12 +355,8 @@ with h5py.File(sys.argv[1], 'r') as f:
 }
 
 TEST_CASE("preload: a vfork child that closes, fails to exec and _exits leaves its parent traced") {
-  TempDir tmp;
-  const std::string out = tmp / "out";
-  const std::string data = tmp / "data";
-  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
-  const std::string in = data + "/in.bin";
-  dlio::testing::WriteTextFile(in, std::string(100, 'y'));
+  const TracedDirs dirs(100);
+  const std::string &out = dirs.out, &data = dirs.data, &in = dirs.in;
 
   const auto result = RunTraced(out, data, "vfork '" + data + "'");
   INFO(result.output);
@@ -410,12 +411,8 @@ TEST_CASE("dlio-run profile runs a program under the interposer and passes its e
 }
 
 TEST_CASE("preload writes out a process killed by SIGTERM (pool workers end that way)") {
-  TempDir tmp;
-  const std::string out = tmp / "out";
-  const std::string data = tmp / "data";
-  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
-  const std::string in = data + "/in.bin";
-  dlio::testing::WriteTextFile(in, std::string(4096, 'y'));
+  const TracedDirs dirs(4096);
+  const std::string &out = dirs.out, &data = dirs.data, &in = dirs.in;
 
   const auto result = RunTraced(out, data, "term '" + data + "'");
   INFO(result.output);
@@ -426,6 +423,41 @@ TEST_CASE("preload writes out a process killed by SIGTERM (pool workers end that
                                         {"open", in, -1, -1, kAnyFd},
                                         {"read", in, 0, 64, 64},
                                     });
+}
+
+TEST_CASE("preload: the program sees its own signal dispositions, and SIGTERM still writes out") {
+  // Python reads every handler at startup (signal.getsignal); it sets SIGTERM to SIG_DFL itself
+  // (the tracer's handler stays, unseen), then a handler of its own and back, then dies of it.
+  const TracedDirs dirs(4096);
+  const std::string &out = dirs.out, &data = dirs.data, &in = dirs.in;
+  const std::string script = dirs.tmp / "signals.py";
+  dlio::testing::WriteTextFile(script, R"(import os, signal, sys
+names = ('SIGTERM', 'SIGINT', 'SIGHUP')
+print([repr(signal.getsignal(getattr(signal, n))) for n in names], flush=True)
+print(repr(signal.signal(signal.SIGTERM, signal.SIG_DFL)), flush=True)
+old = signal.signal(signal.SIGTERM, lambda s, f: None)
+print(repr(old), signal.getsignal(signal.SIGTERM) is not old, flush=True)
+print(callable(signal.signal(signal.SIGTERM, old)), repr(signal.getsignal(signal.SIGTERM)),
+      flush=True)
+with open(sys.argv[1], 'rb') as f:
+    print(len(f.read(100)), flush=True)
+    os.kill(os.getpid(), signal.SIGTERM)
+)");
+  std::ostringstream command;
+  command << "'" << dlio::testing::SystemPython() << "' '" << script << "' '" << in
+          << "'; echo exit $?";
+  const std::string cmd = command.str();
+  const auto plain = RunCommand(cmd);
+  INFO(plain.output);
+  REQUIRE(plain.output.find("exit 143") != std::string::npos);
+  REQUIRE(plain.output.find("<Handlers.SIG_DFL: 0>") != std::string::npos);
+  const auto traced = RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" +
+                                 data + "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' " + cmd);
+  INFO(traced.output);
+  CHECK(traced.output == plain.output);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  CHECK(BytesCovered(ReadEvents(files[0]), in) == 4096);  // Python's buffered read of it all
 }
 
 }  // namespace
