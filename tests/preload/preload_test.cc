@@ -460,4 +460,30 @@ with open(sys.argv[1], 'rb') as f:
   CHECK(BytesCovered(ReadEvents(files[0]), in) == 4096);  // Python's buffered read of it all
 }
 
+TEST_CASE("dlio-run profile passes SIGTERM on to the program, then analyzes its trace") {
+  TempDir tmp;
+  const std::string out = tmp / "prof";
+  const std::string data = tmp / "data";
+  const std::string ready = tmp / "ready";
+  std::filesystem::create_directory(data);
+  dlio::testing::WriteTextFile(data + "/in.bin", std::string(4096, 'y'));
+  const std::string dlio_run = DLIO_BINARY_DIR "/apps/dlio-run/dlio-run";
+  // The program waits (up to 60 s) once it has read; dlio-run alone gets the SIGTERM.
+  std::ostringstream cmd;
+  cmd << "'" << dlio_run << "' profile --output '" << out << "' --data-dir '" << data << "' -- '"
+      << DLIO_PRELOAD_IO_PROGRAM << "' wait '" << data << "' '" << ready << "' & pid=$!; "
+      << "while [ ! -e '" << ready << "' ]; do sleep 0.05; done; kill -TERM $pid; wait $pid; "
+      << "echo exit $?";
+  const auto result = RunCommand(cmd.str());
+  INFO(result.output);
+  CHECK(result.output.find("exit 143") != std::string::npos);  // 128 + SIGTERM, the program's
+  const auto files = dlio::preload_test::DirectoryFiles(out);
+  REQUIRE(files.size() == 4);  // the analysis and report were written
+  CHECK(files[0] == out + "/analysis.json");
+  CheckEvents(ReadEvents(files[3]), {
+                                        {"open", data + "/in.bin", -1, -1, kAnyFd},
+                                        {"read", data + "/in.bin", 0, 64, 64},
+                                    });
+}
+
 }  // namespace
