@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -40,6 +41,7 @@ struct Client {
   int64_t timeout_ms = kDefaultTimeoutMs;  // DLIO_CACHE_TIMEOUT_MS: the longest wait per request
   bool given_up = false;
   bool warned = false;
+  uint64_t socket_ino = 0;  // the connection's socket, to notice a number replaced behind our back
   std::atomic<uint64_t> latency_ns{0};
   std::atomic<uint64_t> bytes_per_s{0};
 };
@@ -119,6 +121,13 @@ template <typename T>
 int Exchange(wire::Op op, const void* a, size_t a_len, const void* b, size_t b_len, wire::Op want,
              T* reply, int* received_fd = nullptr) {
   preload::PrivateFd::Use use(Conn());
+  struct stat st;
+  if (syscall(SYS_fstat, use.fd(), &st) != 0 || st.st_ino != g_client.socket_ino) {
+    // The program replaced the number with a raw system call: it is the program's now, never
+    // written to (nor closed).
+    Conn().Drop();
+    return ENOTCONN;
+  }
   const int64_t deadline = Deadline();
   int err = SendMessageBy(use.fd(), op, a, a_len, b, b_len, deadline);
   if (err == 0 && reply != nullptr) err = RecvReply(use.fd(), want, reply, deadline, received_fd);
@@ -199,6 +208,11 @@ bool ConnectLocked() {
   }
   // Out of the program's way: its descriptors keep the numbers they have without the cache.
   if (Conn().Adopt(fd, /*keep_low=*/false) < 0) return GiveUp("no free descriptor", EMFILE), false;
+  {
+    preload::PrivateFd::Use use(Conn());
+    struct stat st;
+    g_client.socket_ino = syscall(SYS_fstat, use.fd(), &st) == 0 ? st.st_ino : 0;
+  }
   if (const int err = CheckPeer(); err != 0) {
     return GiveUp("runs as another user", err), false;
   }

@@ -6,6 +6,10 @@
  *                                in REPORT, which differs between runs: the interposers'); writes
  *                                through fd 1 reopened on a file; closefrom and close_range, then
  *                                a pipe at the freed numbers; then execl with 5000 arguments
+ *   fd_program raw DATA REPORT   replaces the interposers' descriptors (listed in REPORT) with a
+ *                                socket of its own by raw system calls (no hook sees them), reads
+ *                                on, then prints what the socket received (nothing of theirs)
+ *                                and whether its descriptors stayed open
  *   fd_program execv DATA        execv with 5000 arguments
  *   fd_program args DATA X...    (the exec'ed image) prints its argument count, reads DATA/in.bin
  * DATA holds in.bin (at least 4096 bytes). Any surprise exits 2. */
@@ -190,6 +194,34 @@ static int Fds(const char* data, const char* report) {
   return 3;
 }
 
+static int Raw(const char* data, const char* report) {
+  ReadIn(data, 100);
+  int pair[2];
+  Check(socketpair(AF_UNIX, SOCK_STREAM, 0, pair) == 0, "socketpair");
+  int known[] = {pair[0], pair[1]};
+  g_known = known;
+  g_n_known = 2;
+  ForEachListed(AddIfForeign);
+  FILE* out = fopen(report, "w");
+  Check(out != NULL, "fopen REPORT");
+  for (int i = 0; i < n_foreign; ++i) {
+    fprintf(out, "%d\n", foreign[i]);
+    Check(syscall(SYS_dup3, pair[0], foreign[i], 0) == foreign[i], "raw dup3");
+  }
+  Check(fclose(out) == 0, "fclose REPORT");
+  ReadIn(data, 200);
+  ReadIn(data, 300);
+  int open_still = 1;
+  for (int i = 0; i < n_foreign; ++i) {
+    open_still = open_still && syscall(SYS_fcntl, foreign[i], F_GETFD) >= 0;
+    syscall(SYS_close, foreign[i]);
+  }
+  ssize_t got = recv(pair[1], buf, sizeof buf, MSG_DONTWAIT);
+  Say("the program's socket received %zd bytes (errno %d); its descriptors %s\n", got,
+      got < 0 ? errno : 0, open_still ? "stayed open" : "were closed");
+  return 0;
+}
+
 static int Execv(const char* data) {
   static char* argv[5004];
   argv[0] = self;
@@ -214,8 +246,9 @@ int main(int argc, char** argv) {
   self[n] = '\0';
   ForEachListed(AddInherited);
   if (argc == 4 && strcmp(argv[1], "fds") == 0) return Fds(argv[2], argv[3]);
+  if (argc == 4 && strcmp(argv[1], "raw") == 0) return Raw(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "execv") == 0) return Execv(argv[2]);
   if (argc > 3 && strcmp(argv[1], "args") == 0) return Args(argc, argv);
-  fprintf(stderr, "usage: fd_program fds DATA REPORT | execv DATA\n");
+  fprintf(stderr, "usage: fd_program fds|raw DATA REPORT | execv DATA\n");
   return 1;
 }

@@ -191,4 +191,37 @@ TEST_CASE("preload: execv with 5000 arguments, and the exec'ed image is traced")
   CHECK(reads[0] == std::vector<int64_t>{7});
 }
 
+TEST_CASE(
+    "preload: descriptors replaced by raw system calls never receive the interposers' bytes") {
+  Fixture f;
+  const std::string args = "raw '" + f.data + "' '" + f.report + "'";
+  const auto plain = f.Run("", args);
+  INFO(plain.output);
+  REQUIRE(plain.exit_code == 0);
+  REQUIRE(plain.output.find("received -1 bytes (errno 11); its descriptors stayed open") !=
+          std::string::npos);
+  const bool tracer = GENERATE(false, true);
+  const bool cache = GENERATE(false, true);
+  if (!tracer && !cache) return;
+  INFO("tracer " << tracer << ", cache " << cache);
+  TestCacheServer server(f.socket, TestServerOptions{});
+  const auto run = f.Run(f.Env(tracer, cache), args);
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  int warnings = 0;
+  CHECK(WithoutWarnings(run.output, &warnings) == plain.output);
+  CHECK(f.Foreign().size() == static_cast<size_t>(tracer) + static_cast<size_t>(cache));
+  if (cache) {
+    // The connection is gone (one warning), the next opens read the source.
+    CHECK(warnings == 1);
+    CHECK(run.output.find("(Transport endpoint is not connected)") != std::string::npos);
+    CHECK(server.Opens().size() == 1);
+  }
+  if (tracer) {
+    const auto reads = TracedReads(f);  // the trace reopened by name, complete
+    REQUIRE(reads.size() == 1);
+    CHECK(reads[0] == std::vector<int64_t>{100, 200, 300});
+  }
+}
+
 }  // namespace
