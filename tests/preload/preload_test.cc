@@ -279,6 +279,27 @@ TEST_CASE("preload follows the file position without asking the kernel, except w
                                     });
 }
 
+TEST_CASE("preload records a path with .. after a symbolic link as the file the kernel opens") {
+  // data/d/link -> data/e/x: data/d/link/../secret is data/e/secret, not data/d/secret.
+  const TracedDirs dirs(10);
+  const std::string &out = dirs.out, &data = dirs.data;
+  std::filesystem::create_directories(data + "/d");
+  std::filesystem::create_directories(data + "/e/x");
+  dlio::testing::WriteTextFile(data + "/d/secret", "next to the link\n");
+  dlio::testing::WriteTextFile(data + "/e/secret", "what the kernel opens\n");
+  std::filesystem::create_directory_symlink(data + "/e/x", data + "/d/link");
+  const auto result =
+      RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" + data +
+                 "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' cat '" + data + "/d/link/../secret'");
+  INFO(result.output);
+  REQUIRE(result.output == "what the kernel opens\n");
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  const auto events = ReadEvents(files[0]);
+  REQUIRE(!events.empty());
+  for (const json& e : events) CHECK(e.at("args").at("fname") == data + "/e/secret");
+}
+
 TEST_CASE("preload traces every data read of numpy in multiprocessing workers ending in _exit") {
   TempDir tmp;
   const std::string out = tmp / "out";
