@@ -4,6 +4,7 @@
 // answer what it set, SIG_DFL until it sets something else (Python's signal.getsignal reads it at
 // startup). Setting SIG_DFL keeps the handler installed; a handler of the program's or SIG_IGN
 // replaces it, and the tracer no longer flushes on that signal.
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 
@@ -46,14 +47,25 @@ int IndexOf(int sig) {
   return -1;
 }
 
+// sigaction is async-signal-safe: a handler may call it while its thread holds the lock, so
+// signals are blocked meanwhile.
 class Locked {
  public:
   Locked() {
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &saved_);
     while (State().lock.test_and_set(std::memory_order_acquire)) sched_yield();
   }
-  ~Locked() { State().lock.clear(std::memory_order_release); }
+  ~Locked() {
+    State().lock.clear(std::memory_order_release);
+    pthread_sigmask(SIG_SETMASK, &saved_, nullptr);
+  }
   Locked(const Locked&) = delete;
   Locked& operator=(const Locked&) = delete;
+
+ private:
+  sigset_t saved_;
 };
 
 void OnTerminationSignal(int sig) {
