@@ -54,8 +54,7 @@ int CloseListed(int dir, int lowfd, int (*close_fn)(int), int keep) {
       off += d->reclen;
       const int fd = ParseFd(d->name);
       if (fd < lowfd || fd == dir || fd == keep) continue;
-      close_fn(fd);
-      ++closed;
+      if (close_fn(fd) == 0) ++closed;  // the next library's own descriptor stays (EBADF)
     }
   }
 }

@@ -10,6 +10,9 @@
  *                                socket of its own by raw system calls (no hook sees them), reads
  *                                on, then prints what the socket received (nothing of theirs)
  *                                and whether its descriptors stayed open
+ *   fd_program fallback DATA     closefrom on a kernel without close_range (a seccomp filter
+ *                                makes it ENOSYS): glibc's closefrom, and the interposers',
+ *                                close what /proc/self/fd lists; then a pipe, and reads on
  *   fd_program execv DATA        execv with 5000 arguments
  *   fd_program args DATA X...    (the exec'ed image) prints its argument count, reads DATA/in.bin
  * DATA holds in.bin (at least 4096 bytes). Any surprise exits 2. */
@@ -17,10 +20,14 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -222,6 +229,36 @@ static int Raw(const char* data, const char* report) {
   return 0;
 }
 
+/* From here on close_range fails with ENOSYS, as on kernels before 5.9. */
+static int WithoutCloseRange(void) {
+  struct sock_filter filter[] = {
+      BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+      BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_close_range, 0, 1),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+      BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+  };
+  struct sock_fprog prog = {sizeof filter / sizeof filter[0], filter};
+  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
+static int Fallback(const char* data) {
+  if (!WithoutCloseRange()) {
+    Say("no seccomp filter: skipped\n");
+    return 0;
+  }
+  Check(close_range(3, ~0u, 0) == -1 && errno == ENOSYS, "close_range is ENOSYS");
+  ReadIn(data, 100);
+  int a = open(Join(data, "in.bin"), O_RDONLY);
+  int b = dup(a);
+  Check(a >= 0 && b >= 0, "opens");
+  closefrom(3);
+  PipeAfterClosing("closefrom(3) without close_range");
+  SayOpenFds("after closefrom");
+  ReadIn(data, 200);
+  return 0;
+}
+
 static int Execv(const char* data) {
   static char* argv[5004];
   argv[0] = self;
@@ -248,6 +285,7 @@ int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[1], "fds") == 0) return Fds(argv[2], argv[3]);
   if (argc == 4 && strcmp(argv[1], "raw") == 0) return Raw(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "execv") == 0) return Execv(argv[2]);
+  if (argc == 3 && strcmp(argv[1], "fallback") == 0) return Fallback(argv[2]);
   if (argc > 3 && strcmp(argv[1], "args") == 0) return Args(argc, argv);
   fprintf(stderr, "usage: fd_program fds|raw DATA REPORT | execv DATA\n");
   return 1;

@@ -224,4 +224,31 @@ TEST_CASE(
   }
 }
 
+TEST_CASE("preload: closefrom on a kernel without close_range closes around the interposers") {
+  Fixture f;
+  const std::string args = "fallback '" + f.data + "'";
+  const auto plain = f.Run("", args);
+  INFO(plain.output);
+  REQUIRE(plain.exit_code == 0);
+  if (plain.output.find("skipped") != std::string::npos) return;  // no seccomp here
+  const bool tracer = GENERATE(false, true);
+  const bool cache = GENERATE(false, true);
+  if (!tracer && !cache) return;
+  INFO("tracer " << tracer << ", cache " << cache);
+  TestCacheServer server(f.socket, TestServerOptions{});
+  const auto run = f.Run(f.Env(tracer, cache), args);
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK(run.output == plain.output);
+  if (cache) {
+    CHECK(server.Opens().size() == 3);  // the connection survived closefrom
+    CHECK(server.Reports(3).size() == 3);
+  }
+  if (tracer) {
+    const auto reads = TracedReads(f);
+    REQUIRE(reads.size() == 1);
+    CHECK(reads[0] == std::vector<int64_t>{100, 200});
+  }
+}
+
 }  // namespace
