@@ -120,6 +120,19 @@ std::vector<std::vector<int64_t>> TracedReads(const Fixture& f) {
   return per_file;
 }
 
+// The program run under the tracer (`mode` 1), the cache client (2) or both (3), with a server.
+struct Under {
+  Under(const Fixture& f, const std::string& args, int mode)
+      : tracer((mode & 1) != 0),
+        cache((mode & 2) != 0),
+        server(f.socket, TestServerOptions{}),
+        run(f.Run(f.Env(tracer, cache), args)) {}
+  bool tracer;
+  bool cache;
+  TestCacheServer server;
+  dlio::testing::CommandResult run;
+};
+
 TEST_CASE("preload: the program's descriptors, close() results and errno are its own") {
   Fixture f;
   const std::string args = "fds '" + f.data + "' '" + f.report + "'";
@@ -200,24 +213,19 @@ TEST_CASE(
   REQUIRE(plain.exit_code == 0);
   REQUIRE(plain.output.find("received -1 bytes (errno 11); its descriptors stayed open") !=
           std::string::npos);
-  const bool tracer = GENERATE(false, true);
-  const bool cache = GENERATE(false, true);
-  if (!tracer && !cache) return;
-  INFO("tracer " << tracer << ", cache " << cache);
-  TestCacheServer server(f.socket, TestServerOptions{});
-  const auto run = f.Run(f.Env(tracer, cache), args);
-  INFO(run.output);
-  REQUIRE(run.exit_code == 0);
+  Under u(f, args, GENERATE(1, 2, 3));
+  INFO("tracer " << u.tracer << ", cache " << u.cache << ":\n" << u.run.output);
+  REQUIRE(u.run.exit_code == 0);
   int warnings = 0;
-  CHECK(WithoutWarnings(run.output, &warnings) == plain.output);
-  CHECK(f.Foreign().size() == static_cast<size_t>(tracer) + static_cast<size_t>(cache));
-  if (cache) {
+  CHECK(WithoutWarnings(u.run.output, &warnings) == plain.output);
+  CHECK(f.Foreign().size() == static_cast<size_t>(u.tracer) + static_cast<size_t>(u.cache));
+  if (u.cache) {
     // The connection is gone (one warning), the next opens read the source.
     CHECK(warnings == 1);
-    CHECK(run.output.find("(Transport endpoint is not connected)") != std::string::npos);
-    CHECK(server.Opens().size() == 1);
+    CHECK(u.run.output.find("(Transport endpoint is not connected)") != std::string::npos);
+    CHECK(u.server.Opens().size() == 1);
   }
-  if (tracer) {
+  if (u.tracer) {
     const auto reads = TracedReads(f);  // the trace reopened by name, complete
     REQUIRE(reads.size() == 1);
     CHECK(reads[0] == std::vector<int64_t>{100, 200, 300});
@@ -231,20 +239,15 @@ TEST_CASE("preload: closefrom on a kernel without close_range closes around the 
   INFO(plain.output);
   REQUIRE(plain.exit_code == 0);
   if (plain.output.find("skipped") != std::string::npos) return;  // no seccomp here
-  const bool tracer = GENERATE(false, true);
-  const bool cache = GENERATE(false, true);
-  if (!tracer && !cache) return;
-  INFO("tracer " << tracer << ", cache " << cache);
-  TestCacheServer server(f.socket, TestServerOptions{});
-  const auto run = f.Run(f.Env(tracer, cache), args);
-  INFO(run.output);
-  REQUIRE(run.exit_code == 0);
-  CHECK(run.output == plain.output);
-  if (cache) {
-    CHECK(server.Opens().size() == 3);  // the connection survived closefrom
-    CHECK(server.Reports(3).size() == 3);
+  Under u(f, args, GENERATE(1, 2, 3));
+  INFO("tracer " << u.tracer << ", cache " << u.cache << ":\n" << u.run.output);
+  REQUIRE(u.run.exit_code == 0);
+  CHECK(u.run.output == plain.output);
+  if (u.cache) {
+    CHECK(u.server.Opens().size() == 3);  // the connection survived closefrom
+    CHECK(u.server.Reports(3).size() == 3);
   }
-  if (tracer) {
+  if (u.tracer) {
     const auto reads = TracedReads(f);
     REQUIRE(reads.size() == 1);
     CHECK(reads[0] == std::vector<int64_t>{100, 200});
