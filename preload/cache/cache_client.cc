@@ -185,19 +185,6 @@ int SendFuture() {
   return err != 0 ? err : ack.error;
 }
 
-// A server running as another user (not root) could hand the program any bytes as a file's:
-// such a server is not used.
-int CheckPeer() {
-  uint32_t uid = 0;
-  int err = 0;
-  {
-    preload::PrivateFd::Use use(Conn());
-    err = PeerUid(use.fd(), &uid);
-  }
-  if (err != 0) return err;
-  return uid == 0 || uid == static_cast<uint32_t>(geteuid()) ? 0 : EPERM;
-}
-
 // Connects and greets the server, holding the lock; false when it cannot be used.
 bool ConnectLocked() {
   if (Conn().Peek() >= 0) return true;
@@ -212,9 +199,6 @@ bool ConnectLocked() {
     preload::PrivateFd::Use use(Conn());
     struct stat st;
     g_client.socket_ino = syscall(SYS_fstat, use.fd(), &st) == 0 ? st.st_ino : 0;
-  }
-  if (const int err = CheckPeer(); err != 0) {
-    return GiveUp("runs as another user", err), false;
   }
   char name[48];
   std::snprintf(name, sizeof name, "pid %ld", static_cast<long>(syscall(SYS_getpid)));

@@ -14,8 +14,6 @@ namespace dlio::cache_preload {
 namespace wire = dlio::cache_wire;
 namespace {
 
-constexpr int kMaxFdsPerMessage = 8;  // room for a server that sends more than one: all closed
-
 void RawClose(int fd) { syscall(SYS_close, fd); }
 
 // Waits until fd is ready for `events` or the deadline passes (ETIMEDOUT).
@@ -50,24 +48,6 @@ int SendAllBy(int fd, const void* data, size_t n, int64_t deadline_ns) {
     n -= static_cast<size_t>(w);
   }
   return 0;
-}
-
-// Takes the descriptors a message carried: the first into *received_fd when wanted, the rest
-// closed.
-void TakeFds(msghdr* msg, int* received_fd) {
-  for (cmsghdr* c = CMSG_FIRSTHDR(msg); c != nullptr; c = CMSG_NXTHDR(msg, c)) {
-    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;
-    const size_t count = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-    for (size_t i = 0; i < count; ++i) {
-      int got = -1;
-      std::memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-      if (received_fd != nullptr && *received_fd < 0) {
-        *received_fd = got;
-      } else {
-        RawClose(got);
-      }
-    }
-  }
 }
 
 }  // namespace
@@ -106,14 +86,6 @@ int ConnectBy(const char* path, int64_t deadline_ns, int* fd) {
   return 0;
 }
 
-int PeerUid(int fd, uint32_t* uid) {
-  ucred cred{};
-  socklen_t len = sizeof cred;
-  if (syscall(SYS_getsockopt, fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return errno;
-  *uid = cred.uid;
-  return 0;
-}
-
 int SendMessageBy(int fd, wire::Op op, const void* a, size_t a_len, const void* b, size_t b_len,
                   int64_t deadline_ns) {
   wire::WireHeader h;
@@ -125,14 +97,18 @@ int SendMessageBy(int fd, wire::Op op, const void* a, size_t a_len, const void* 
   return err;
 }
 
+// As cache_wire.h's RecvAll: one descriptor, with a message's first byte, and only where it is
+// wanted; any other (or control data the kernel truncated) refuses the message (EBADMSG), every
+// descriptor closed.
 int RecvAllBy(int fd, void* data, size_t n, int64_t deadline_ns, int* received_fd) {
   char* p = static_cast<char*>(data);
+  const bool may_take = received_fd != nullptr && *received_fd < 0;
   while (n > 0) {
     iovec iov{p, n};
     msghdr msg{};
     msg.msg_iov = &iov;
     msg.msg_iovlen = 1;
-    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerMessage)] = {};
+    alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int))] = {};
     msg.msg_control = control;
     msg.msg_controllen = sizeof control;
     const long r = syscall(SYS_recvmsg, fd, &msg, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
@@ -142,7 +118,15 @@ int RecvAllBy(int fd, void* data, size_t n, int64_t deadline_ns, int* received_f
       if (const int err = WaitFor(fd, POLLIN, deadline_ns); err != 0) return err;
       continue;
     }
-    TakeFds(&msg, received_fd);
+    const bool can_take = may_take && p == static_cast<char*>(data);
+    int kept = -1;
+    const int fds = wire::TakeDescriptors(&msg, can_take ? &kept : nullptr);
+    if (kept >= 0) *received_fd = kept;
+    if ((msg.msg_flags & MSG_CTRUNC) != 0 || fds > 1 || (fds == 1 && !can_take)) {
+      if (may_take && *received_fd >= 0) RawClose(*received_fd);
+      if (may_take) *received_fd = -1;
+      return EBADMSG;
+    }
     if (r == 0) return ECONNRESET;
     p += r;
     n -= static_cast<size_t>(r);

@@ -22,15 +22,13 @@ inline constexpr uint64_t kMaxReplyPayload = uint64_t{1} << 20;
 // listener whose backlog is full is tried again). On success `*fd` is the socket.
 int ConnectBy(const char* path, int64_t deadline_ns, int* fd);
 
-// The user id the server at the other end of `fd` runs as (SO_PEERCRED).
-int PeerUid(int fd, uint32_t* uid);
-
 // Sends a header and a payload of two parts (either may be empty).
 int SendMessageBy(int fd, cache_wire::Op op, const void* a, size_t a_len, const void* b,
                   size_t b_len, int64_t deadline_ns);
 
-// Reads exactly `n` bytes. The first descriptor that arrives with them goes to `*received_fd`
-// (close-on-exec) when `received_fd` is not null and holds -1; every other one is closed.
+// Reads exactly `n` bytes. A descriptor that comes with their first byte goes to `*received_fd`
+// (close-on-exec) when `received_fd` is not null and holds -1; any other descriptor, a second one
+// or truncated control data refuses the message: all closed, EBADMSG.
 int RecvAllBy(int fd, void* data, size_t n, int64_t deadline_ns, int* received_fd = nullptr);
 
 // Reads a header and checks its magic, version and payload size (at most kMaxReplyPayload).
