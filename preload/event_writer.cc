@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "private_fd.h"
 #include "runtime.h"
 
 namespace dlio::preload {
@@ -34,11 +36,12 @@ struct ThreadBuffer {
 
 struct Writer {
   WriterOptions options;
-  std::atomic_flag lock = ATOMIC_FLAG_INIT;  // guards fd, the list and the header
+  std::atomic_flag lock = ATOMIC_FLAG_INIT;  // guards the file (PrivateFd), the list, the header
   std::atomic<ThreadBuffer*> buffers{nullptr};
-  int fd = -1;
-  // The file behind fd, to notice when the program closed fd (or dup2'd over it) and the number
-  // now names a file of its own, which must never receive trace bytes.
+  // The trace file's descriptor is PrivateFd::Get(): high, hidden from the program, moved away
+  // when the program dup2s onto it. Its file, to notice when the program replaced it anyway (raw
+  // system calls) and the number now names a file of its own, which must never receive trace
+  // bytes.
   char path[4096] = {};
   dev_t dev = 0;
   ino_t ino = 0;
@@ -128,6 +131,7 @@ char* PutNameEvent(char* p, int64_t pid, int32_t tid, const char* name, size_t l
 }
 
 // Reads a small /proc file (comm) with raw syscalls; returns its length without the newline.
+// (It takes the lowest free descriptor for an instant: ThreadName avoids it where it can.)
 size_t ReadSmallFile(const char* path, char* out, size_t cap) {
   const long fd = syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return 0;
@@ -136,6 +140,20 @@ size_t ReadSmallFile(const char* path, char* out, size_t cap) {
   if (n <= 0) return 0;
   while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\0')) --n;
   return static_cast<size_t>(n);
+}
+
+// The calling thread's name (prctl: no descriptor needed), or its process's when `process` (the
+// main thread's, read from /proc when another thread asks). `out` holds at least 256 bytes.
+size_t ThreadName(bool process, char* out) {
+  if (!process || syscall(SYS_gettid) == syscall(SYS_getpid)) {
+    char name[17] = {};
+    if (syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0) == 0) {
+      const size_t n = strnlen(name, 16);
+      std::memcpy(out, name, n);
+      return n;
+    }
+  }
+  return ReadSmallFile("/proc/self/comm", out, 200);
 }
 
 // --- file -----------------------------------------------------------------------------------
@@ -150,20 +168,25 @@ void WriteAll(int fd, const char* data, size_t len) {
   }
 }
 
-// True when w.fd is still the trace file. Requires W().lock.
-bool StillOurs(const Writer& w) {
+// True when fd is still the trace file. Requires W().lock.
+bool StillOurs(const Writer& w, int fd) {
   struct stat st;
-  return syscall(SYS_fstat, w.fd, &st) == 0 && st.st_dev == w.dev && st.st_ino == w.ino;
+  return fd >= 0 && syscall(SYS_fstat, fd, &st) == 0 && st.st_dev == w.dev && st.st_ino == w.ino;
 }
+
+// Keeps a new descriptor of the trace file out of the program's way (at a low number only when
+// no high one is free: better a trace than none).
+int KeepFile(long fd) { return PrivateFd::Get().Adopt(static_cast<int>(fd), /*keep_low=*/true); }
 
 // Reopens the trace file by name after the program took its descriptor (appending; the header
 // is there already). Requires W().lock.
 void ReopenLocked(Writer& w) {
   const long fd = syscall(SYS_openat, AT_FDCWD, w.path, O_WRONLY | O_APPEND | O_CLOEXEC);
-  w.fd = fd < 0 ? -1 : static_cast<int>(fd);
-  if (w.fd >= 0 && !StillOurs(w)) {  // replaced by another file meanwhile: leave it alone
-    syscall(SYS_close, w.fd);
-    w.fd = -1;
+  if (fd < 0) return;
+  if (StillOurs(w, static_cast<int>(fd))) {
+    KeepFile(fd);
+  } else {  // replaced by another file meanwhile: leave it alone
+    syscall(SYS_close, fd);
     w.path[0] = '\0';
   }
 }
@@ -172,9 +195,10 @@ void ReopenLocked(Writer& w) {
 // exec, or an older run) without ever replacing a file, and writes the header. Requires W().lock.
 void OpenFileLocked() {
   Writer& w = W();
-  if (w.fd >= 0) return;
+  if (PrivateFd::Get().Peek() >= 0) return;
   char path[4096];
-  for (int attempt = 0; attempt < 1000 && w.fd < 0; ++attempt) {
+  long fd = -1;
+  for (int attempt = 0; attempt < 1000 && fd < 0; ++attempt) {
     const size_t dir_len = std::strlen(w.options.output_dir);
     if (dir_len + 64 > sizeof path) return;
     char* p = path;
@@ -188,24 +212,24 @@ void OpenFileLocked() {
     }
     p = PutStr(p, ".pfw");
     *p = '\0';
-    const long fd = syscall(SYS_openat, AT_FDCWD, path,
-                            O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    fd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
+                 0644);
     if (fd >= 0) {
-      w.fd = static_cast<int>(fd);
       std::memcpy(w.path, path, static_cast<size_t>(p - path) + 1);
     } else if (errno != EEXIST) {
       return;
     }
   }
-  if (w.fd < 0) return;
+  if (fd < 0) return;
   struct stat st;
-  if (syscall(SYS_fstat, w.fd, &st) == 0) {
+  if (syscall(SYS_fstat, fd, &st) == 0) {
     w.dev = st.st_dev;
     w.ino = st.st_ino;
   }
+  KeepFile(fd);
   char header[1024];
   char comm[256];
-  size_t n = ReadSmallFile("/proc/self/comm", comm, 200);
+  size_t n = ThreadName(/*process=*/true, comm);
   if (w.options.rank >= 0) {
     char* c = PutStr(comm + n, " (rank ");
     c = PutInt(c, w.options.rank);
@@ -214,7 +238,26 @@ void OpenFileLocked() {
   }
   char* h = PutStr(header, "[\n");
   h = PutNameEvent(h, w.pid, 0, comm, n);
-  WriteAll(w.fd, header, static_cast<size_t>(h - header));
+  PrivateFd::Use use(PrivateFd::Get());
+  if (use.fd() >= 0) WriteAll(use.fd(), header, static_cast<size_t>(h - header));
+}
+
+// Makes PrivateFd hold the trace file: checks the one it holds, reopens or opens it. Requires
+// W().lock.
+void EnsureFileLocked(Writer& w) {
+  if (PrivateFd::Get().Peek() < 0) {
+    // Lost without a footer (moved away with no high number free): the same file, by name.
+    if (w.path[0] != '\0') return ReopenLocked(w);
+    return OpenFileLocked();
+  }
+  bool ours = false;
+  {
+    PrivateFd::Use use(PrivateFd::Get());
+    ours = StillOurs(w, use.fd());
+  }
+  if (ours) return;
+  PrivateFd::Get().Drop();  // not closed: the number is the program's now
+  ReopenLocked(w);
 }
 
 // Appends b's bytes to the file. Requires b.lock.
@@ -227,16 +270,11 @@ void WriteOut(ThreadBuffer& b, bool in_signal = false) {
     b.len = 0;
     return;
   }
-  if (w.fd >= 0 && !StillOurs(w)) {
-    w.fd = -1;  // not closed: the number is the program's now
-    ReopenLocked(w);
-  } else {
-    OpenFileLocked();
-  }
-  const int fd = w.fd;
+  EnsureFileLocked(w);
+  PrivateFd::Use use(PrivateFd::Get());  // held while writing: the number cannot move meanwhile
   SpinUnlock(w.lock);
   // O_APPEND: each write lands whole at the end, whichever thread writes.
-  if (fd >= 0) WriteAll(fd, b.data, b.len);
+  if (use.fd() >= 0) WriteAll(use.fd(), b.data, b.len);
   b.len = 0;
 }
 
@@ -303,12 +341,8 @@ void RecordEvent(const IoEvent& e) {
   if (b->len + need > kBufferBytes) WriteOut(*b);
   char* p = b->data + b->len;
   if (!b->named) {
-    char path[64];
-    char* q = PutStr(path, "/proc/self/task/");
-    q = PutInt(q, b->tid);
-    PutStr(q, "/comm")[0] = '\0';
     char comm[256];
-    const size_t n = ReadSmallFile(path, comm, sizeof comm);
+    const size_t n = ThreadName(/*process=*/false, comm);  // b is the calling thread's
     p = PutNameEvent(p, w.pid, b->tid, comm, n);
     b->named = true;
   }
@@ -371,11 +405,8 @@ void FlushAllBuffers(bool footer, bool in_signal, bool seal) {
     SpinUnlock(b->lock);
   }
   if (!footer || !Lock(w.lock, in_signal)) return;
-  if (w.fd >= 0 && !StillOurs(w)) {
-    w.fd = -1;
-    ReopenLocked(w);
-  }
-  if (w.fd >= 0) {
+  if (PrivateFd::Get().Peek() >= 0) EnsureFileLocked(w);
+  if (PrivateFd::Use use(PrivateFd::Get()); use.fd() >= 0) {
     // Closes the array the way dlio's tracer does: a last metadata event without the comma.
     char tail[256];
     char* p = PutStr(tail, "{\"id\":0,\"name\":\"process_sort_index\",\"cat\":\"dlio\",\"pid\":");
@@ -383,10 +414,11 @@ void FlushAllBuffers(bool footer, bool in_signal, bool seal) {
     p = PutStr(p, ",\"tid\":0,\"ph\":\"M\",\"args\":{\"sort_index\":");
     p = PutInt(p, w.options.rank >= 0 ? w.options.rank : w.pid);
     p = PutStr(p, "}}\n]\n");
-    WriteAll(w.fd, tail, static_cast<size_t>(p - tail));
-    syscall(SYS_close, w.fd);
-    w.fd = -1;
+    WriteAll(use.fd(), tail, static_cast<size_t>(p - tail));
   }
+  // In a signal handler the process dies next, and a thread the signal interrupted may be writing.
+  if (!in_signal) PrivateFd::Get().Close();
+  w.path[0] = '\0';  // closed by its footer: events after a failed exec go to a new file
   w.sealed = seal;
   SpinUnlock(w.lock);
 }
@@ -406,8 +438,17 @@ void WriterChildAfterFork() {
     b->in_use.store(b == t_buffer, std::memory_order_relaxed);
   }
   if (t_buffer != nullptr) t_buffer->tid = static_cast<int32_t>(syscall(SYS_gettid));
-  if (w.fd >= 0 && StillOurs(w)) syscall(SYS_close, w.fd);
-  w.fd = -1;
+  PrivateFd::Get().ResetUsersAfterFork();
+  bool ours = false;
+  {
+    PrivateFd::Use use(PrivateFd::Get());
+    ours = StillOurs(w, use.fd());
+  }
+  if (ours) {
+    PrivateFd::Get().Close();
+  } else {
+    PrivateFd::Get().Drop();
+  }
   w.path[0] = '\0';
   w.pid = static_cast<int64_t>(getpid());
   w.sealed = false;

@@ -14,7 +14,9 @@
 #include <cerrno>
 
 #include "event_writer.h"
+#include "fd_hooks.h"
 #include "fd_table.h"
+#include "private_fd.h"
 #include "runtime.h"
 #include "trace_call.h"
 
@@ -24,6 +26,11 @@ namespace {
 bool NeedsMode(int flags) { return (flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE; }
 
 int TraceClose(int fd) {
+  // The tracer's own descriptor is not the program's: closing it fails as without the tracer.
+  if (PrivateFd::Get().Is(fd)) {
+    errno = EBADF;
+    return -1;
+  }
   auto real = DLIO_REAL(close);
   if (InHook() || !FdTable::Get().Traced(fd)) return real(fd);
   // The entry goes before the descriptor does: a concurrent open may reuse the number at once.
@@ -45,22 +52,6 @@ int TraceClose(int fd) {
   return r;
 }
 
-int AfterDup(int old_fd, int new_fd) {
-  if (new_fd >= 0 && !InHook()) {
-    const int err = errno;
-    FdTable::Get().Dup(old_fd, new_fd);
-    errno = err;
-  }
-  return new_fd;
-}
-
-template <typename F>
-void KeepErrno(F f) {
-  const int err = errno;
-  f();
-  errno = err;
-}
-
 [[noreturn]] void ExitNow(void (*real)(int), int status) {
   FinishTrace(/*final=*/true);
   if (real != nullptr) real(status);
@@ -69,6 +60,26 @@ void KeepErrno(F f) {
 }
 
 }  // namespace
+
+// What fd_hooks.cc needs of the tracer: its table follows dups and forgets replaced numbers.
+namespace fd_hooks {
+
+void* Next(std::atomic<void*>* slot, const char* name) { return ResolveReal(slot, name); }
+
+void Forget(int fd) {
+  if (FdTable::Get().Traced(fd)) FdTable::Get().Set(fd, nullptr);
+}
+
+void Copy(int old_fd, int new_fd) {
+  if (FdTable::Get().Traced(old_fd) || FdTable::Get().Traced(new_fd)) {
+    FdTable::Get().Dup(old_fd, new_fd);
+  }
+}
+
+// F_SETFL may set O_APPEND: the position is no longer followed.
+void FlagsChanged(int fd) { FdTable::Get().ForgetPosition(fd); }
+
+}  // namespace fd_hooks
 }  // namespace dlio::preload
 
 using dlio::preload::FdTable;
@@ -197,35 +208,7 @@ DLIO_PRELOAD_EXPORT int fdatasync(int fd) {
   return TraceFdCall("fdatasync", "POSIX", fd, -1, -1, [&] { return DLIO_REAL(fdatasync)(fd); });
 }
 
-DLIO_PRELOAD_EXPORT int dup(int fd) { return dlio::preload::AfterDup(fd, DLIO_REAL(dup)(fd)); }
-
-DLIO_PRELOAD_EXPORT int dup2(int fd, int new_fd) {
-  return dlio::preload::AfterDup(fd, DLIO_REAL(dup2)(fd, new_fd));
-}
-
-DLIO_PRELOAD_EXPORT int dup3(int fd, int new_fd, int flags) {
-  return dlio::preload::AfterDup(fd, DLIO_REAL(dup3)(fd, new_fd, flags));
-}
-
-// fcntl's third argument is an int, a long or a pointer: passed on as a pointer-sized value.
-// F_SETFL may set O_APPEND: the position is no longer followed.
-#define DLIO_FCNTL_BODY(fn)                                                                 \
-  va_list ap;                                                                               \
-  va_start(ap, cmd);                                                                        \
-  void* arg = va_arg(ap, void*);                                                            \
-  va_end(ap);                                                                               \
-  const int r = DLIO_REAL(fn)(fd, cmd, arg);                                                \
-  if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) dlio::preload::AfterDup(fd, r);             \
-  if (cmd == F_SETFL) dlio::preload::KeepErrno([&] { FdTable::Get().ForgetPosition(fd); }); \
-  return r;
-
-DLIO_PRELOAD_EXPORT int fcntl(int fd, int cmd, ...){DLIO_FCNTL_BODY(fcntl)}
-
-DLIO_PRELOAD_EXPORT int fcntl64(int fd, int cmd, ...){DLIO_FCNTL_BODY(fcntl64)}
-
-DLIO_PRELOAD_EXPORT void _exit(int status) {
-  dlio::preload::ExitNow(DLIO_REAL(_exit), status);
-}
+DLIO_PRELOAD_EXPORT void _exit(int status) { dlio::preload::ExitNow(DLIO_REAL(_exit), status); }
 
 DLIO_PRELOAD_EXPORT void _Exit(int status) { dlio::preload::ExitNow(DLIO_REAL(_Exit), status); }
 

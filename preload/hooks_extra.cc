@@ -1,13 +1,14 @@
 // Calls that complete the picture: preadv2/pwritev2 (recorded), the variadic execl family
-// (glibc's execl calls execve internally, past the execve hook), close_range, and calls that
+// (glibc's execl calls execve internally, past the execve hook), and calls that
 // move a file position the hooks do not record (sendfile, copy_file_range, splice) or share
 // descriptions with a new process without fork (posix_spawn, system, popen): after those the
 // position of the files involved comes from the kernel again.
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <spawn.h>
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -37,30 +38,62 @@ void ForgetAll() {
   errno = err;
 }
 
-// execl's arguments up to its terminating nullptr, and (execle) the environment after it.
-constexpr int kMaxExecArgs = 4096;
-struct ExecArgs {
-  char* argv[kMaxExecArgs + 1];
-  char* const* envp = nullptr;
-  bool too_many = false;
-};
-
-void CollectExecArgs(const char* arg0, va_list ap, bool with_env, ExecArgs* out) {
-  int n = 0;
-  out->argv[n++] = const_cast<char*>(arg0);
-  if (arg0 != nullptr) {
-    for (char* a = va_arg(ap, char*);; a = va_arg(ap, char*)) {
-      if (n == kMaxExecArgs) {
-        out->too_many = true;
-        break;
-      }
-      out->argv[n++] = a;
-      if (a == nullptr) break;
+// execl's arguments up to its terminating nullptr, as many as there are (the kernel's ARG_MAX
+// is the limit, as without the tracer), and (execle) the environment after them. The array is on
+// the stack when small, else in an anonymous mapping: execle is async-signal-safe, malloc is not.
+class ExecArgs {
+ public:
+  ExecArgs(const char* arg0, va_list ap, bool with_env) {
+    size_t n = 1;
+    if (arg0 != nullptr) {
+      va_list count;
+      va_copy(count, ap);
+      while (va_arg(count, char*) != nullptr) ++n;
+      va_end(count);
     }
+    if (n + 1 > kOnStack) {
+      mapped_ = (n + 1) * sizeof(char*);
+      // Raw: the mmap hook would take the mappings' lock, which a signal may have interrupted.
+      void* p = reinterpret_cast<void*>(syscall(SYS_mmap, nullptr, mapped_, PROT_READ | PROT_WRITE,
+                                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+      if (p == MAP_FAILED) {
+        mapped_ = 0;
+        return;
+      }
+      argv_ = static_cast<char**>(p);
+    }
+    argv_[0] = const_cast<char*>(arg0);
+    for (size_t i = 1; i < n; ++i) argv_[i] = va_arg(ap, char*);
+    if (arg0 != nullptr) va_arg(ap, char*);  // the terminating nullptr
+    argv_[n] = nullptr;
+    if (with_env) envp_ = va_arg(ap, char* const*);
+    ok_ = true;
   }
-  out->argv[n] = nullptr;
-  if (with_env && !out->too_many) out->envp = va_arg(ap, char* const*);
-}
+  ~ExecArgs() {
+    if (mapped_ > 0) syscall(SYS_munmap, argv_, mapped_);
+  }
+  ExecArgs(const ExecArgs&) = delete;
+  ExecArgs& operator=(const ExecArgs&) = delete;
+
+  // exec's work: the trace written out first; execvp's search of PATH when `search`.
+  int Exec(const char* path, bool search) {
+    if (!ok_) {
+      errno = ENOMEM;
+      return -1;
+    }
+    FinishTrace(/*final=*/false);
+    if (search) return DLIO_REAL(execvp)(path, argv_);
+    return DLIO_REAL(execve)(path, argv_, envp_ != nullptr ? envp_ : environ);
+  }
+
+ private:
+  static constexpr size_t kOnStack = 256;
+  char* on_stack_[kOnStack];
+  char** argv_ = on_stack_;
+  size_t mapped_ = 0;
+  char* const* envp_ = nullptr;
+  bool ok_ = false;
+};
 
 }  // namespace
 }  // namespace dlio::preload
@@ -146,51 +179,28 @@ DLIO_PRELOAD_EXPORT FILE* popen(const char* command, const char* mode) {
   return DLIO_REAL(popen)(command, mode);
 }
 
-// Closed descriptors stop naming their files (nothing is recorded: no per-file close events).
-DLIO_PRELOAD_EXPORT int close_range(unsigned first, unsigned last, int flags) {
-  const int r = DLIO_REAL(close_range)(first, last, flags);
-  if (r == 0 && (flags & CLOSE_RANGE_CLOEXEC) == 0) {
-    const int err = errno;
-    for (unsigned fd = first; fd <= last && fd < FdTable::kMaxFds; ++fd) {
-      if (FdTable::Get().Traced(static_cast<int>(fd)))
-        FdTable::Get().Set(static_cast<int>(fd), nullptr);
-    }
-    errno = err;
-  }
-  return r;
-}
-
 // The execl family: the arguments become an array and go to the exec hooks' work (the trace is
 // written out first).
 DLIO_PRELOAD_EXPORT int execl(const char* path, const char* arg, ...) {
-  dlio::preload::ExecArgs a;
   va_list ap;
   va_start(ap, arg);
-  dlio::preload::CollectExecArgs(arg, ap, /*with_env=*/false, &a);
+  dlio::preload::ExecArgs a(arg, ap, /*with_env=*/false);
   va_end(ap);
-  if (a.too_many) return errno = E2BIG, -1;
-  dlio::preload::FinishTrace(/*final=*/false);
-  return DLIO_REAL(execve)(path, a.argv, environ);
+  return a.Exec(path, /*search=*/false);
 }
 
 DLIO_PRELOAD_EXPORT int execlp(const char* file, const char* arg, ...) {
-  dlio::preload::ExecArgs a;
   va_list ap;
   va_start(ap, arg);
-  dlio::preload::CollectExecArgs(arg, ap, /*with_env=*/false, &a);
+  dlio::preload::ExecArgs a(arg, ap, /*with_env=*/false);
   va_end(ap);
-  if (a.too_many) return errno = E2BIG, -1;
-  dlio::preload::FinishTrace(/*final=*/false);
-  return DLIO_REAL(execvp)(file, a.argv);
+  return a.Exec(file, /*search=*/true);
 }
 
 DLIO_PRELOAD_EXPORT int execle(const char* path, const char* arg, ...) {
-  dlio::preload::ExecArgs a;
   va_list ap;
   va_start(ap, arg);
-  dlio::preload::CollectExecArgs(arg, ap, /*with_env=*/true, &a);
+  dlio::preload::ExecArgs a(arg, ap, /*with_env=*/true);
   va_end(ap);
-  if (a.too_many) return errno = E2BIG, -1;
-  dlio::preload::FinishTrace(/*final=*/false);
-  return DLIO_REAL(execve)(path, a.argv, a.envp);
+  return a.Exec(path, /*search=*/false);
 }

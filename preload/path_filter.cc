@@ -4,6 +4,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <climits>
+#include <cstdlib>
 #include <cstring>
 
 #include "fd_table.h"
@@ -54,6 +56,30 @@ void PathFilter::Configure(const char* data_dirs) {
     *end = '\0';
     p = end + 1;
   }
+  AddResolvedPrefixes();
+}
+
+// A name with ".." is resolved through symbolic links (AbsolutePath): a prefix reached through
+// one also covers its target's path.
+void PathFilter::AddResolvedPrefixes() {
+  const size_t given = count_;
+  size_t used = 0;
+  for (size_t i = 0; i < given && count_ < kMaxPrefixes; ++i) {
+    char path[PATH_MAX];
+    char real[PATH_MAX];
+    if (lengths_[i] >= sizeof path) continue;
+    std::memcpy(path, prefixes_[i], lengths_[i]);
+    path[lengths_[i]] = '\0';
+    if (realpath(path, real) == nullptr) continue;
+    const size_t n = std::strlen(real);
+    if (n == lengths_[i] && std::memcmp(real, prefixes_[i], n) == 0) continue;
+    if (used + n + 1 > sizeof resolved_) break;
+    std::memcpy(resolved_ + used, real, n + 1);
+    prefixes_[count_] = resolved_ + used;
+    lengths_[count_] = n;
+    ++count_;
+    used += n + 1;
+  }
 }
 
 bool PathFilter::Traced(const char* path, size_t len) const {
@@ -95,6 +121,39 @@ size_t Normalize(char* p, size_t len) {
   if (w == 0) p[w++] = '/';
   p[w] = '\0';
   return w;
+}
+
+// Where the last ".." component of p[0, len) ends (0: none).
+size_t EndOfLastDotDot(const char* p, size_t len) {
+  size_t end = 0;
+  for (size_t i = 0; i + 1 < len; ++i) {
+    const bool starts = i == 0 || p[i - 1] == '/';
+    const bool ends = i + 2 == len || p[i + 2] == '/';
+    if (starts && ends && p[i] == '.' && p[i + 1] == '.') end = i + 2;
+  }
+  return end;
+}
+
+// A ".." after a symbolic link names the link target's parent, not the link's: the part of the
+// absolute path p[0, len) up to its last ".." is resolved by the kernel (realpath: readlink of
+// every component, no descriptor), the rest kept as written. Returns the new length, or 0 when
+// that part does not resolve (a missing directory: the program's own call fails there too).
+size_t ResolveDotDot(char* p, size_t len, size_t cap) {
+  const size_t end = EndOfLastDotDot(p, len);
+  if (end == 0) return len;
+  char prefix[PATH_MAX];
+  char resolved[PATH_MAX];
+  if (end >= sizeof prefix) return 0;
+  std::memcpy(prefix, p, end);
+  prefix[end] = '\0';
+  if (realpath(prefix, resolved) == nullptr) return 0;
+  const size_t head = std::strlen(resolved);
+  const size_t tail = len - end;
+  if (head + tail + 1 > cap) return 0;
+  std::memmove(p + head, p + end, tail);
+  std::memcpy(p, resolved, head);
+  p[head + tail] = '\0';
+  return head + tail;
 }
 
 }  // namespace
@@ -140,7 +199,9 @@ size_t AbsolutePath(int dirfd, const char* path, char* out, size_t cap) {
   const size_t len = std::strlen(path);
   if (base + len + 1 > cap) return 0;
   std::memcpy(out + base, path, len + 1);
-  return out[0] == '/' ? Normalize(out, base + len) : base + len;
+  if (out[0] != '/') return base + len;
+  const size_t resolved = ResolveDotDot(out, base + len, cap);
+  return resolved == 0 ? 0 : Normalize(out, resolved);
 }
 
 }  // namespace dlio::preload

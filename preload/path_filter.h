@@ -12,12 +12,16 @@ class PathFilter {
  public:
   static constexpr size_t kMaxPrefixes = 64;
 
-  // `data_dirs`: colon-separated prefixes, or nullptr/"" for "everything not excluded".
+  // `data_dirs`: colon-separated prefixes, or nullptr/"" for "everything not excluded". A prefix
+  // through a symbolic link also covers its target (realpath), as AbsolutePath resolves "..".
   void Configure(const char* data_dirs);
   bool Traced(const char* path, size_t len) const;
 
  private:
+  void AddResolvedPrefixes();
+
   char storage_[8192] = {};
+  char resolved_[8192] = {};
   const char* prefixes_[kMaxPrefixes] = {};
   size_t lengths_[kMaxPrefixes] = {};
   size_t count_ = 0;
@@ -25,8 +29,9 @@ class PathFilter {
 
 // Writes the absolute form of `path` (relative to `dirfd`, or the working directory for
 // AT_FDCWD) to out[0, cap) NUL-terminated; returns its length, or 0 when it cannot be formed.
-// ".", ".." and repeated slashes are resolved lexically, as Python's os.path.normpath does (a
-// ".." after a symbolic link names the link's parent, not its target's).
+// ".." is resolved as the kernel does: the path up to its last ".." goes through realpath (a ".."
+// after a symbolic link names the target's parent), and 0 is returned when that part does not
+// resolve. "." and repeated slashes are dropped; other symbolic links are kept as written.
 size_t AbsolutePath(int dirfd, const char* path, char* out, size_t cap);
 
 }  // namespace dlio::preload

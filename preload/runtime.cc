@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstdlib>
 #include <cstring>
 
@@ -14,6 +13,7 @@
 #include "fd_table.h"
 #include "path_filter.h"
 #include "resolve_next.h"
+#include "signals.h"
 #include "trace_call.h"
 
 namespace dlio::preload {
@@ -58,41 +58,6 @@ void ChildAfterFork() {
   InHook() = false;
 }
 
-// SIGTERM/SIGINT/SIGHUP at their default action (a PyTorch or multiprocessing pool terminates its
-// workers with SIGTERM): write everything out, then die of the signal as the program would have.
-void OnTerminationSignal(int sig) {
-  const int saved_errno = errno;
-  InHook() = true;
-  if (static_cast<int64_t>(syscall(SYS_getpid)) == WriterPid() && !g_finished.exchange(true)) {
-    g_active.store(false, std::memory_order_release);
-    FlushAllBuffers(/*footer=*/true, /*in_signal=*/true, /*seal=*/true);
-  }
-  signal(sig, SIG_DFL);
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, sig);
-  sigprocmask(SIG_UNBLOCK, &set, nullptr);
-  raise(sig);
-  errno = saved_errno;
-}
-
-// Installs OnTerminationSignal for the termination signals the program leaves at SIG_DFL
-// (DLIO_PRELOAD_SIGNALS=0 leaves every handler alone). A handler the program installs later
-// replaces ours, and exec resets it.
-void InstallSignalHandlers() {
-  const char* v = std::getenv("DLIO_PRELOAD_SIGNALS");
-  if (v != nullptr && std::strcmp(v, "0") == 0) return;
-  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
-    struct sigaction old;
-    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler != SIG_DFL) continue;
-    struct sigaction sa = {};
-    sa.sa_handler = OnTerminationSignal;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = SA_RESTART;
-    sigaction(sig, &sa, nullptr);
-  }
-}
-
 __attribute__((constructor)) void Init() {
   InHook() = true;
   if (std::getenv("DLIO_PRELOAD_DISABLE") != nullptr) {
@@ -134,6 +99,15 @@ void* ResolveReal(std::atomic<void*>* slot, const char* name) {
 bool Active() { return g_active.load(std::memory_order_acquire); }
 
 bool& InHook() { return t_in_hook; }
+
+bool FinishTraceInSignal() {
+  if (static_cast<int64_t>(syscall(SYS_getpid)) != WriterPid() || g_finished.exchange(true)) {
+    return false;
+  }
+  g_active.store(false, std::memory_order_release);
+  FlushAllBuffers(/*footer=*/true, /*in_signal=*/true, /*seal=*/true);
+  return true;
+}
 
 void FinishTrace(bool final) {
   // A child sharing this memory without fork's handlers (clone) must not end the parent's trace.

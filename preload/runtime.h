@@ -6,6 +6,7 @@
 #pragma once
 
 #include <dirent.h>
+#include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -38,11 +39,6 @@ struct RealFunctions {
   off64_t (*lseek64)(int, off64_t, int);
   int (*fsync)(int);
   int (*fdatasync)(int);
-  int (*dup)(int);
-  int (*dup2)(int, int);
-  int (*dup3)(int, int, int);
-  int (*fcntl)(int, int, ...);
-  int (*fcntl64)(int, int, ...);
   void (*_exit)(int);
   void (*_Exit)(int);
   int (*execve)(const char*, char* const[], char* const[]);
@@ -105,8 +101,13 @@ struct RealFunctions {
   int (*posix_spawn)(pid_t*, const char*, const void*, const void*, char* const[], char* const[]);
   int (*posix_spawnp)(pid_t*, const char*, const void*, const void*, char* const[], char* const[]);
   int (*system)(const char*);
+  // signal dispositions (hooks_signal.cc)
+  int (*sigaction)(int, const struct sigaction*, struct sigaction*);
+  void (*(*signal)(int, void (*)(int)))(int);
+  void (*(*bsd_signal)(int, void (*)(int)))(int);
+  void (*(*sysv_signal)(int, void (*)(int)))(int);
+  void (*(*__sysv_signal)(int, void (*)(int)))(int);
   FILE* (*popen)(const char*, const char*);
-  int (*close_range)(unsigned, unsigned, int);
 };
 
 // Resolves `*slot` with dlsym(RTLD_NEXT, name) on first use: hooks may run before the library's
@@ -149,6 +150,9 @@ class HookScope {
 // closes the file without marking the process as finished, so a failed exec traces on into a
 // new file.
 void FinishTrace(bool final);
+// The same from a termination signal's handler (a buffer another thread holds locked is skipped);
+// false when the trace was finished already, or belongs to another process.
+bool FinishTraceInSignal();
 
 class PathFilter;
 // The filter configured by the constructor (nullptr before).

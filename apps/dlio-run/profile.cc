@@ -1,5 +1,6 @@
 #include "profile.h"
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -44,13 +45,72 @@ std::string Join(const std::vector<std::string>& parts, char sep) {
   return out;
 }
 
+// The program being run, for ForwardSignal (0: none).
+volatile sig_atomic_t g_child = 0;
+
+// A termination signal sent to dlio-run alone (kill PID, a batch system, mpiexec) goes on to the
+// program, which writes its trace out and ends; dlio-run waits for it and analyzes as usual. One
+// the terminal sent (Ctrl-C) reached the program's whole process group already.
+void ForwardSignal(int sig, siginfo_t* info, void*) {
+  if (info != nullptr && info->si_code == SI_KERNEL) return;
+  const pid_t child = g_child;
+  if (child > 0) kill(child, sig);
+}
+
+// Forwards SIGTERM, SIGINT and SIGHUP to the child for its lifetime (those dlio-run was not told
+// to ignore: the child inherits SIG_IGN). The signals are blocked from before the fork until the
+// child's pid is known; the child gets the original dispositions back before it execs.
+class SignalForwarding {
+ public:
+  static constexpr int kSignals[] = {SIGTERM, SIGINT, SIGHUP};
+
+  SignalForwarding() {
+    sigset_t block;
+    sigemptyset(&block);
+    for (int i = 0; i < 3; ++i) sigaddset(&block, kSignals[i]);
+    sigprocmask(SIG_BLOCK, &block, &old_mask_);
+    for (int i = 0; i < 3; ++i) {
+      sigaction(kSignals[i], nullptr, &old_[i]);
+      if (old_[i].sa_handler == SIG_IGN) continue;
+      struct sigaction sa = {};
+      sa.sa_sigaction = ForwardSignal;
+      sigemptyset(&sa.sa_mask);
+      sa.sa_flags = SA_SIGINFO | SA_RESTART;
+      sigaction(kSignals[i], &sa, nullptr);
+    }
+  }
+  ~SignalForwarding() {
+    g_child = 0;
+    Restore();
+  }
+  SignalForwarding(const SignalForwarding&) = delete;
+  SignalForwarding& operator=(const SignalForwarding&) = delete;
+
+  // In the parent: signals from now on go to `child` (pending ones at once).
+  void Started(pid_t child) {
+    g_child = child;
+    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+  // In the child, before exec.
+  void Restore() {
+    for (int i = 0; i < 3; ++i) sigaction(kSignals[i], &old_[i], nullptr);
+    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  }
+
+ private:
+  struct sigaction old_[3] = {};
+  sigset_t old_mask_;
+};
+
 // Runs argv with `env` added to (or replacing entries of) this process's environment.
 dlio::Result<int> RunWithEnvironment(const std::vector<std::string>& command,
                                      const std::vector<std::pair<std::string, std::string>>& env) {
   std::fflush(nullptr);
+  SignalForwarding forwarding;
   const pid_t pid = fork();
   if (pid < 0) return dlio::Status::FromErrno(errno, "fork to run " + command[0]);
   if (pid == 0) {
+    forwarding.Restore();
     for (const auto& [key, value] : env) setenv(key.c_str(), value.c_str(), 1);
     std::vector<char*> argv;
     for (const auto& a : command) argv.push_back(const_cast<char*>(a.c_str()));
@@ -59,6 +119,7 @@ dlio::Result<int> RunWithEnvironment(const std::vector<std::string>& command,
     std::fprintf(stderr, "dlio-run: error: cannot run %s: %s\n", argv[0], std::strerror(errno));
     _exit(127);
   }
+  forwarding.Started(pid);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) return dlio::Status::FromErrno(errno, "wait for " + command[0]);

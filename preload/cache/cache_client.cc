@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -13,7 +14,10 @@
 #include <cstring>
 
 #include "cache_files.h"
+#include "cache_socket.h"
+#include "fd_hooks.h"
 #include "path_filter.h"
+#include "private_fd.h"
 #include "resolve_next.h"
 
 namespace dlio::cache_preload {
@@ -23,21 +27,29 @@ namespace {
 __attribute__((tls_model("initial-exec"))) thread_local bool t_in_hook = false;
 
 std::atomic<bool> g_enabled{false};
-constexpr int kSocketFdFloor = 900;  // the connection's descriptor number, or the next free above
-preload::PathFilter g_filter;        // constant-initialized; configured by the constructor
+preload::PathFilter g_filter;  // constant-initialized; configured by the constructor
 
-// The connection, its mutex (one request at a time) and what the server said in its hello.
+constexpr int64_t kDefaultTimeoutMs = 10000;
+constexpr int64_t kMaxTimeoutMs = 24LL * 3600 * 1000;
+
+// The connection (PrivateFd::Get(): a high number, hidden from the program), its mutex (one
+// request at a time) and what the server said in its hello.
 struct Client {
   pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
   const char* socket_path = nullptr;
   const char* future_path = nullptr;  // DLIO_CACHE_FUTURE, sent on connect (not by fork children)
-  int fd = -1;
+  int64_t timeout_ms = kDefaultTimeoutMs;  // DLIO_CACHE_TIMEOUT_MS: the longest wait per request
   bool given_up = false;
   bool warned = false;
+  uint64_t socket_ino = 0;  // the connection's socket, to notice a number replaced behind our back
   std::atomic<uint64_t> latency_ns{0};
   std::atomic<uint64_t> bytes_per_s{0};
 };
 Client g_client;
+
+preload::PrivateFd& Conn() { return preload::PrivateFd::Get(); }
+
+int64_t Deadline() { return MonotonicNs() + g_client.timeout_ms * 1000000; }
 
 class Locked {
  public:
@@ -60,26 +72,33 @@ void WriteStderr(const char* text) {
   }
 }
 
-// Drops the connection for the rest of the process; one warning line the first time.
+// Drops the connection for the rest of the process (a reply still on its way is never read as
+// the answer to a later request); one warning line the first time. Never called holding a Use.
 void GiveUp(const char* what, int err) {
-  if (g_client.fd >= 0) RawClose(g_client.fd);
-  g_client.fd = -1;
+  Conn().Close();
   g_client.given_up = true;
   if (g_client.warned) return;
   g_client.warned = true;
+  char why[160];
+  if (err == ETIMEDOUT) {
+    std::snprintf(why, sizeof why, "no answer within %lld ms, DLIO_CACHE_TIMEOUT_MS",
+                  static_cast<long long>(g_client.timeout_ms));
+  } else {
+    std::snprintf(why, sizeof why, "%s", std::strerror(err));
+  }
   char line[768];
   std::snprintf(line, sizeof line,
                 "dlio cache: warning: cache server %s: %s (%s); reading the source directly\n",
-                g_client.socket_path, what, std::strerror(err));
+                g_client.socket_path, what, why);
   WriteStderr(line);
 }
 
 // Reads and drops `n` payload bytes.
-int Drain(int fd, uint64_t n) {
+int Drain(int fd, uint64_t n, int64_t deadline) {
   char sink[256];
   while (n > 0) {
     const size_t k = n < sizeof sink ? static_cast<size_t>(n) : sizeof sink;
-    if (const int err = wire::RecvAll(fd, sink, k); err != 0) return err;
+    if (const int err = RecvAllBy(fd, sink, k, deadline); err != 0) return err;
     n -= k;
   }
   return 0;
@@ -88,15 +107,31 @@ int Drain(int fd, uint64_t n) {
 // Reads a reply of op `want` whose payload starts with `*body` (sizeof(T) bytes); the rest of the
 // payload (an error message) is dropped. Returns 0, or an errno value (EPROTO: not that reply).
 template <typename T>
-int RecvReply(int fd, wire::Op want, T* body, int* received_fd = nullptr) {
+int RecvReply(int fd, wire::Op want, T* body, int64_t deadline, int* received_fd = nullptr) {
   wire::WireHeader h;
-  if (const int err = wire::RecvHeader(fd, &h, received_fd); err != 0) return err;
-  if (h.op != static_cast<uint16_t>(want) || h.payload_bytes < sizeof(T)) {
-    Drain(fd, h.payload_bytes);
-    return EPROTO;
+  if (const int err = RecvHeaderBy(fd, &h, deadline, received_fd); err != 0) return err;
+  if (h.op != static_cast<uint16_t>(want) || h.payload_bytes < sizeof(T)) return EPROTO;
+  if (const int err = RecvAllBy(fd, body, sizeof(T), deadline); err != 0) return err;
+  return Drain(fd, h.payload_bytes - sizeof(T), deadline);
+}
+
+// One request and (when `reply` is set) its reply of op `want`, within one timeout. Requires the
+// lock and a connection.
+template <typename T>
+int Exchange(wire::Op op, const void* a, size_t a_len, const void* b, size_t b_len, wire::Op want,
+             T* reply, int* received_fd = nullptr) {
+  preload::PrivateFd::Use use(Conn());
+  struct stat st;
+  if (syscall(SYS_fstat, use.fd(), &st) != 0 || st.st_ino != g_client.socket_ino) {
+    // The program replaced the number with a raw system call: it is the program's now, never
+    // written to (nor closed).
+    Conn().Drop();
+    return ENOTCONN;
   }
-  if (const int err = wire::RecvAll(fd, body, sizeof(T)); err != 0) return err;
-  return Drain(fd, h.payload_bytes - sizeof(T));
+  const int64_t deadline = Deadline();
+  int err = SendMessageBy(use.fd(), op, a, a_len, b, b_len, deadline);
+  if (err == 0 && reply != nullptr) err = RecvReply(use.fd(), want, reply, deadline, received_fd);
+  return err;
 }
 
 // The whole of DLIO_CACHE_FUTURE (malloc'ed; nullptr and *len 0 when unreadable).
@@ -122,7 +157,7 @@ char* ReadFutureFile(size_t* len) {
 }
 
 // Sends DLIO_CACHE_FUTURE's paths (kFuture); a missing file is warned about and skipped.
-int SendFuture(int fd) {
+int SendFuture() {
   size_t len = 0;
   char* data = ReadFutureFile(&len);
   if (data == nullptr || len == 0) {
@@ -144,53 +179,61 @@ int SendFuture(int fd) {
     data = grown;
     data[len++] = '\n';
   }
-  int err = wire::SendMessage(fd, wire::Op::kFuture, data, len);
-  std::free(data);
   wire::Ack ack;
-  if (err == 0) err = RecvReply(fd, wire::Op::kAck, &ack);
+  const int err = Exchange(wire::Op::kFuture, data, len, nullptr, 0, wire::Op::kAck, &ack);
+  std::free(data);
   return err != 0 ? err : ack.error;
 }
 
 // Connects and greets the server, holding the lock; false when it cannot be used.
 bool ConnectLocked() {
-  if (g_client.fd >= 0) return true;
+  if (Conn().Peek() >= 0) return true;
   if (g_client.given_up) return false;
-  const int fd = static_cast<int>(syscall(SYS_socket, AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
-  if (fd < 0) return GiveUp("no socket", errno), false;
-  sockaddr_un addr = {};
-  addr.sun_family = AF_UNIX;
-  if (std::strlen(g_client.socket_path) >= sizeof addr.sun_path) {
-    RawClose(fd);
-    return GiveUp("path too long", ENAMETOOLONG), false;
-  }
-  std::strcpy(addr.sun_path, g_client.socket_path);
-  if (syscall(SYS_connect, fd, &addr, sizeof addr) != 0) {
-    const int err = errno;
-    RawClose(fd);
+  int fd = -1;
+  if (const int err = ConnectBy(g_client.socket_path, Deadline(), &fd); err != 0) {
     return GiveUp("cannot connect", err), false;
   }
   // Out of the program's way: its descriptors keep the numbers they have without the cache.
-  const long high = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, kSocketFdFloor);
-  if (high >= 0) {
-    RawClose(fd);
-    g_client.fd = static_cast<int>(high);
-  } else {
-    g_client.fd = fd;
+  if (Conn().Adopt(fd, /*keep_low=*/false) < 0) return GiveUp("no free descriptor", EMFILE), false;
+  {
+    preload::PrivateFd::Use use(Conn());
+    struct stat st;
+    g_client.socket_ino = syscall(SYS_fstat, use.fd(), &st) == 0 ? st.st_ino : 0;
   }
   char name[48];
   std::snprintf(name, sizeof name, "pid %ld", static_cast<long>(syscall(SYS_getpid)));
   wire::HelloReply hello;
-  int err = wire::SendMessage(g_client.fd, wire::Op::kHello, name, std::strlen(name));
-  if (err == 0) err = RecvReply(g_client.fd, wire::Op::kHelloReply, &hello);
+  int err = Exchange(wire::Op::kHello, name, std::strlen(name), nullptr, 0, wire::Op::kHelloReply,
+                     &hello);
   if (err != 0) return GiveUp("no hello", err), false;
   g_client.latency_ns.store(hello.source_latency_ns, std::memory_order_relaxed);
   g_client.bytes_per_s.store(hello.source_bytes_per_s, std::memory_order_relaxed);
   if (g_client.future_path != nullptr) {
-    err = SendFuture(g_client.fd);
+    err = SendFuture();
     g_client.future_path = nullptr;  // once per process
     if (err != 0) return GiveUp("future accesses refused", err), false;
   }
   return true;
+}
+
+// DLIO_CACHE_TIMEOUT_MS: milliseconds, 1 to one day; anything else is warned about once.
+void ConfigureTimeout() {
+  const char* v = std::getenv("DLIO_CACHE_TIMEOUT_MS");
+  if (v == nullptr || *v == '\0') return;
+  char* end = nullptr;
+  errno = 0;
+  const long long ms = std::strtoll(v, &end, 10);
+  if (errno == 0 && *end == '\0' && ms >= 1 && ms <= kMaxTimeoutMs) {
+    g_client.timeout_ms = ms;
+    return;
+  }
+  char line[256];
+  std::snprintf(line, sizeof line,
+                "dlio cache: warning: DLIO_CACHE_TIMEOUT_MS='%.40s' is not a number of "
+                "milliseconds from 1 to %lld: %lld used\n",
+                v, static_cast<long long>(kMaxTimeoutMs),
+                static_cast<long long>(kDefaultTimeoutMs));
+  WriteStderr(line);
 }
 
 void PrepareFork() {
@@ -208,8 +251,8 @@ void ParentAfterFork() {
 void ChildAfterFork() {
   FileTable::Get().UnlockAfterFork();
   pthread_mutex_init(&g_client.mu, nullptr);
-  if (g_client.fd >= 0) RawClose(g_client.fd);
-  g_client.fd = -1;
+  Conn().ResetUsersAfterFork();
+  Conn().Close();
   g_client.future_path = nullptr;
 }
 
@@ -225,6 +268,7 @@ __attribute__((constructor)) void Init() {
     return;
   }
   g_client.socket_path = socket_path;
+  ConfigureTimeout();
   const char* future = std::getenv("DLIO_CACHE_FUTURE");
   if (future != nullptr && *future != '\0') g_client.future_path = future;
   g_filter.Configure(dirs);
@@ -256,8 +300,8 @@ bool OpenThroughServer(const char* path, size_t len, Opened* out) {
   if (!ConnectLocked()) return false;
   int received = -1;
   wire::OpenReply reply;
-  int err = wire::SendMessage(g_client.fd, wire::Op::kOpen, path, len);
-  if (err == 0) err = RecvReply(g_client.fd, wire::Op::kOpenReply, &reply, &received);
+  const int err =
+      Exchange(wire::Op::kOpen, path, len, nullptr, 0, wire::Op::kOpenReply, &reply, &received);
   if (err != 0) {
     if (received >= 0) RawClose(received);
     GiveUp("open failed", err);
@@ -280,8 +324,8 @@ void ReportRead(const char* path, size_t len, int tier, uint64_t bytes) {
   report.bytes = bytes;
   Locked lock;
   if (!ConnectLocked()) return;
-  const int err =
-      wire::SendMessage(g_client.fd, wire::Op::kReadReport, &report, sizeof report, path, len);
+  const int err = Exchange<wire::Ack>(wire::Op::kReadReport, &report, sizeof report, path, len,
+                                      wire::Op::kAck, nullptr);
   if (err != 0) GiveUp("read report failed", err);
 }
 
@@ -289,8 +333,7 @@ void Invalidate(const char* path, size_t len) {
   Locked lock;
   if (!ConnectLocked()) return;
   wire::Ack ack;
-  int err = wire::SendMessage(g_client.fd, wire::Op::kInvalidate, path, len);
-  if (err == 0) err = RecvReply(g_client.fd, wire::Op::kAck, &ack);
+  const int err = Exchange(wire::Op::kInvalidate, path, len, nullptr, 0, wire::Op::kAck, &ack);
   if (err != 0) GiveUp("invalidate failed", err);
 }
 

@@ -4,7 +4,6 @@
 // opened as the program asked. Writing opens of such files tell the server to drop their copies
 // and pass through; everything else passes through untouched.
 #include <fcntl.h>
-#include <linux/close_range.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -16,7 +15,9 @@
 
 #include "cache_client.h"
 #include "cache_files.h"
+#include "fd_hooks.h"
 #include "path_filter.h"
+#include "private_fd.h"
 
 extern "C" {
 int __open_2(const char*, int);
@@ -35,9 +36,13 @@ bool ReadOnly(int flags) {
 
 bool Writes(int flags) { return (flags & O_ACCMODE) != O_RDONLY || (flags & O_TRUNC) != 0; }
 
-bool RegularFile(const char* path) {
+// Whether the open would give a regular file: a symbolic link under O_NOFOLLOW (ELOOP) or any
+// file under O_DIRECTORY (ENOTDIR) is left to the program's own call, which fails as it should.
+bool RegularFile(const char* path, int flags) {
+  if ((flags & O_DIRECTORY) != 0) return false;
   struct stat st;
-  return syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) == 0 && S_ISREG(st.st_mode);
+  const int at = (flags & O_NOFOLLOW) != 0 ? AT_SYMLINK_NOFOLLOW : 0;
+  return syscall(SYS_newfstatat, AT_FDCWD, path, &st, at) == 0 && S_ISREG(st.st_mode);
 }
 
 // A descriptor of the copy `copy_fd` with its own file position and the flags of the program's
@@ -71,7 +76,7 @@ int OpenCached(int dirfd, const char* path, int flags, bool* handled) {
     if (Writes(flags)) Invalidate(abs, len);
     return -1;
   }
-  if (!RegularFile(abs)) return -1;
+  if (!RegularFile(abs, flags)) return -1;
   *handled = true;
   Opened opened;
   const bool asked = OpenThroughServer(abs, len, &opened);
@@ -121,14 +126,29 @@ FILE* Fopen(const char* path, const char* mode, Call call) {
   return f;
 }
 
-int AfterDup(int old_fd, int new_fd) {
-  FileTable& table = FileTable::Get();
-  if (new_fd >= 0 && (table.Has(old_fd) || table.Has(new_fd))) table.Dup(old_fd, new_fd);
-  return new_fd;
-}
-
 }  // namespace
 }  // namespace dlio::cache_preload
+
+// What fd_hooks.cc needs of the cache client: its table follows dups (a dup shares the open's
+// count) and forgets numbers given a new meaning (the open's report goes with the last one).
+namespace dlio::preload::fd_hooks {
+
+void* Next(std::atomic<void*>* slot, const char* name) {
+  return cache_preload::ResolveNext(slot, name);
+}
+
+void Forget(int fd) {
+  if (cache_preload::FileTable::Get().Has(fd)) cache_preload::FileTable::Get().Set(fd, nullptr);
+}
+
+void Copy(int old_fd, int new_fd) {
+  cache_preload::FileTable& table = cache_preload::FileTable::Get();
+  if (table.Has(old_fd) || table.Has(new_fd)) table.Dup(old_fd, new_fd);
+}
+
+void FlagsChanged(int) {}
+
+}  // namespace dlio::preload::fd_hooks
 
 namespace cp = dlio::cache_preload;
 using cp::FileTable;
@@ -192,8 +212,12 @@ DLIO_CACHE_EXPORT FILE* fopen64(const char* path, const char* mode) {
 }
 
 // The entry goes (and its read report) before the descriptor: a concurrent open may reuse the
-// number at once.
+// number at once. The connection is not the program's: closing it fails as without the cache.
 DLIO_CACHE_EXPORT int close(int fd) {
+  if (dlio::preload::PrivateFd::Get().Is(fd)) {
+    errno = EBADF;
+    return -1;
+  }
   if (!cp::InHook() && FileTable::Get().Has(fd)) FileTable::Get().Set(fd, nullptr);
   return DLIO_CACHE_REAL(close)(fd);
 }
@@ -205,42 +229,4 @@ DLIO_CACHE_EXPORT int fclose(FILE* f) {
     if (FileTable::Get().Has(fd)) FileTable::Get().Set(fd, nullptr);
   }
   return DLIO_CACHE_REAL(fclose)(f);
-}
-
-DLIO_CACHE_EXPORT int close_range(unsigned first, unsigned last, int flags) {
-  const int r = DLIO_CACHE_REAL(close_range)(first, last, flags);
-  if (r == 0 && (flags & CLOSE_RANGE_CLOEXEC) == 0 && !cp::InHook()) {
-    for (unsigned fd = first; fd <= last && fd < FileTable::kMaxFds; ++fd) {
-      if (FileTable::Get().Has(static_cast<int>(fd))) {
-        FileTable::Get().Set(static_cast<int>(fd), nullptr);
-      }
-    }
-  }
-  return r;
-}
-
-DLIO_CACHE_EXPORT int dup(int fd) { return cp::AfterDup(fd, DLIO_CACHE_REAL(dup)(fd)); }
-
-DLIO_CACHE_EXPORT int dup2(int fd, int new_fd) {
-  return cp::AfterDup(fd, DLIO_CACHE_REAL(dup2)(fd, new_fd));
-}
-
-DLIO_CACHE_EXPORT int dup3(int fd, int new_fd, int flags) {
-  return cp::AfterDup(fd, DLIO_CACHE_REAL(dup3)(fd, new_fd, flags));
-}
-
-// fcntl's third argument is an int, a long or a pointer: passed on as a pointer-sized value.
-#define DLIO_CACHE_FCNTL_BODY(fn)                                                            \
-  va_list ap;                                                                                \
-  va_start(ap, cmd);                                                                         \
-  void* arg = va_arg(ap, void*);                                                             \
-  va_end(ap);                                                                                \
-  const int r = DLIO_CACHE_REAL(fn)(fd, cmd, arg);                                           \
-  if (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC) return dlio::cache_preload::AfterDup(fd, r); \
-  return r;
-
-DLIO_CACHE_EXPORT int fcntl(int fd, int cmd, ...){DLIO_CACHE_FCNTL_BODY(fcntl)}
-
-DLIO_CACHE_EXPORT int fcntl64(int fd, int cmd, ...) {
-  DLIO_CACHE_FCNTL_BODY(fcntl64)
 }

@@ -61,6 +61,11 @@ class Server {
             "\n  tiers:\n    - {type: memory, capacity_bytes: " + capacity + ", threads: 2}\n");
     std::vector<std::string> args = {kDlioRun, "cache-serve",  config, "--socket",
                                      socket_,  "--stats-json", stats_};
+    // A server that asks which directory its clients may open (--data-dir) is told.
+    if (RunCommand("'" + kDlioRun + "' cache-serve --help").output.find("--data-dir") !=
+        std::string::npos) {
+      args.insert(args.end(), {"--data-dir", data});
+    }
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -82,6 +87,7 @@ class Server {
   int Stop(bool kill = false) {
     if (pid_ <= 0) return status_;
     ::kill(pid_, kill ? SIGKILL : SIGTERM);
+    ::kill(pid_, SIGCONT);  // a stopped server acts on the signal
     int status = 0;
     waitpid(pid_, &status, 0);
     pid_ = -1;
@@ -114,6 +120,9 @@ class Server {
     return json::parse(payload.substr(sizeof ack));
   }
 
+  // SIGSTOP: the server keeps its socket and connections and answers nothing.
+  void Pause() { ::kill(pid_, SIGSTOP); }
+
   const std::string& socket() const { return socket_; }
   std::string Log() const { return dlio::testing::ReadTextFile(log_); }
 
@@ -135,11 +144,23 @@ struct Fixture {
     WriteData(a, 100000);
     WriteData(b, 30000);
   }
-  dlio::testing::CommandResult Preloaded(const Server& server, const std::string& args) {
+  dlio::testing::CommandResult Preloaded(const Server& server, const std::string& args,
+                                         const std::string& env = "") {
     return RunCommand("env LD_PRELOAD='" + kLib + "' DLIO_CACHE_SOCKET='" + server.socket() +
-                      "' DLIO_CACHE_DATA_DIRS='" + data + "' '" + kProgram + "' " + args);
+                      "' DLIO_CACHE_DATA_DIRS='" + data + "' " + env + " '" + kProgram + "' " +
+                      args);
   }
 };
+
+// The output without its one warning line (which must be there).
+std::string WithoutTheWarning(const std::string& output, const std::string& warning) {
+  const size_t at = output.find(warning);
+  REQUIRE(at != std::string::npos);
+  CHECK(output.find("dlio cache: warning:", at + 1) == std::string::npos);  // one line
+  std::string without = output;
+  without.erase(at, without.find('\n', at) + 1 - at);
+  return without;
+}
 
 TEST_CASE("cache-serve + preload: lru serves every way of reading, misses then all hits") {
   Fixture f;
@@ -201,11 +222,40 @@ TEST_CASE("cache-serve + preload: a server killed mid-run leaves correct bytes a
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   const std::string warning = "dlio cache: warning: cache server " + server.socket();
-  const size_t at = run.output.find(warning);
-  REQUIRE(at != std::string::npos);
-  std::string without = run.output;
-  without.erase(at, without.find('\n', at) + 1 - at);
-  CHECK(without == plain.output);
+  CHECK(WithoutTheWarning(run.output, warning) == plain.output);
+}
+
+TEST_CASE("cache-serve + preload: a stopped server (SIGSTOP) costs one timeout, no hang") {
+  Fixture f;
+  // No tier holds a file and the source costs 2 ms per call: every pass asks the server again.
+  Server server(f.tmp, f.data, "monarch", "1", 2000);
+  const std::string args = "passes 12 '" + f.a + "' '" + f.b + "'";
+  const auto plain = RunCommand("'" + kProgram + "' " + args);
+  REQUIRE(plain.exit_code == 0);
+  // Stopped before the program starts (its hello waits), or mid-run (an open waits): one wait of
+  // DLIO_CACHE_TIMEOUT_MS (the default, 10 s, when unset), then the source.
+  const bool mid_run = GENERATE(false, true);
+  INFO("stopped " << (mid_run ? "mid-run" : "before the program starts"));
+  if (!mid_run) server.Pause();
+  std::thread stopper([&] {
+    if (!mid_run) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    server.Pause();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto run = f.Preloaded(server, args, mid_run ? "" : "DLIO_CACHE_TIMEOUT_MS=2000");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stopper.join();
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  const std::string warning = "dlio cache: warning: cache server " + server.socket() + ": ";
+  CHECK(WithoutTheWarning(run.output, warning) == plain.output);
+  CHECK(run.output.find(mid_run ? "no answer within 10000 ms, DLIO_CACHE_TIMEOUT_MS"
+                                : "no hello (no answer within 2000 ms, DLIO_CACHE_TIMEOUT_MS)") !=
+        std::string::npos);
+  CHECK(seconds >= (mid_run ? 10 : 2));
+  CHECK(seconds < 90);  // well under the test's timeout, with a CPU hog beside it
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // the plain run's; the opens the server sees, what it is told (read reports, invalidations, the
 // future) and what happens when it dies or is not there.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
@@ -75,13 +76,19 @@ std::string WithoutWarnings(const std::string& out) {
   return kept;
 }
 
-// The output without the descriptor numbers (" fd N" ends each line).
-std::string WithoutFds(const std::string& out) {
+// The warning lines of an output.
+std::vector<std::string> Warnings(const std::string& out) {
   std::istringstream in(out);
   std::string line;
-  std::string kept;
-  while (std::getline(in, line)) kept += line.substr(0, line.rfind(" fd ")) + "\n";
-  return kept;
+  std::vector<std::string> warnings;
+  while (std::getline(in, line)) {
+    if (line.rfind("dlio cache: warning:", 0) == 0) warnings.push_back(line);
+  }
+  return warnings;
+}
+
+double SecondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
 TEST_CASE("cache preload: every way of reading returns the source's bytes, misses then hits") {
@@ -243,8 +250,9 @@ TEST_CASE("cache preload: under dlio-run profile the tracer sees every byte the 
                  out + "' --data-dir '" + f.data + "' -- '" + kProgram + "' " + args);
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  // The tracer holds a descriptor of its own: the program's numbers differ from a plain run's.
-  CHECK(WithoutFds(run.output).find(WithoutFds(f.Plain(args).output)) != std::string::npos);
+  // The tracer's descriptor and the cache's connection are out of the way: the program's
+  // descriptor numbers are a plain run's.
+  CHECK(run.output.find(f.Plain(args).output) != std::string::npos);
   REQUIRE(server.Opens().size() == 2);
   CHECK(server.Opens()[1].tier == 0);
   const auto traces = dlio::preload_test::TraceFiles(out);
@@ -294,6 +302,91 @@ TEST_CASE("cache preload: numpy's np.load (open, read, dup, fdopen, fread) throu
   for (const auto& r : reports) {
     CHECK(r.bytes > std::filesystem::file_size(r.path));
     CHECK(r.bytes <= std::filesystem::file_size(r.path) + 8192);
+  }
+}
+
+TEST_CASE("cache preload: a server that never answers costs one timeout, then the source is read") {
+  Fixture f;
+  TestServerOptions options;
+  options.silent = true;  // accepts, reads every request, answers none (the hello included)
+  TestCacheServer server(f.socket, options);
+  const std::string args = "passes 3 '" + f.a + "' '" + f.b + "'";
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto run = f.Preloaded(args, "DLIO_CACHE_TIMEOUT_MS=1500");
+  const double seconds = SecondsSince(t0);
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK(WithoutWarnings(run.output) == f.Plain(args).output);
+  const auto warnings = Warnings(run.output);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == "dlio cache: warning: cache server " + f.socket +
+                           ": no hello (no answer within 1500 ms, DLIO_CACHE_TIMEOUT_MS); "
+                           "reading the source directly");
+  CHECK(seconds >= 1.5);  // it waited; then the five other opens did not ask again
+  CHECK(seconds < 60);
+}
+
+TEST_CASE("cache preload: a reply that comes too late is never taken for a later request's") {
+  Fixture f;
+  TestServerOptions options;
+  options.hang_on_open = 2;  // b's first open: answered after 3 s, with a's copy
+  options.hang_ms = 3000;
+  TestCacheServer server(f.socket, options);
+  const std::string args = "passes 3 '" + f.a + "' '" + f.b + "'";
+  const auto run = f.Preloaded(args, "DLIO_CACHE_TIMEOUT_MS=1000");
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK(WithoutWarnings(run.output) == f.Plain(args).output);
+  const auto warnings = Warnings(run.output);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0].find(": open failed (no answer within 1000 ms, DLIO_CACHE_TIMEOUT_MS)") !=
+        std::string::npos);
+  CHECK(server.Opens().size() == 2);  // the connection was dropped: nothing asked after
+}
+
+TEST_CASE("cache preload: DLIO_CACHE_TIMEOUT_MS must be milliseconds: else a warning naming it") {
+  Fixture f;
+  TestCacheServer server(f.socket, TestServerOptions{});
+  const std::string args = "sum '" + f.a + "'";
+  const std::string value = GENERATE("abc", "0", "-5", "12x", "99999999999");
+  const auto run = f.Preloaded(args, "DLIO_CACHE_TIMEOUT_MS='" + value + "'");
+  INFO(run.output);
+  REQUIRE(run.exit_code == 0);
+  CHECK(WithoutWarnings(run.output) == f.Plain(args).output);
+  const auto warnings = Warnings(run.output);
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == "dlio cache: warning: DLIO_CACHE_TIMEOUT_MS='" + value +
+                           "' is not a number of milliseconds from 1 to 86400000: 10000 used");
+  CHECK(server.Opens().size() == 8);  // the cache is used all the same
+}
+
+TEST_CASE("cache preload: a path with .. after a symbolic link reads the file the kernel opens") {
+  // data/d/link -> TARGET/x, so data/d/link/../secret is TARGET/secret, not data/d/secret.
+  Fixture f;
+  TestCacheServer server(f.socket, TestServerOptions{});
+  const bool target_cached = GENERATE(false, true);
+  const std::string target = target_cached ? f.data + "/e" : f.other + "/e";
+  std::filesystem::create_directories(f.data + "/d");
+  std::filesystem::create_directories(target + "/x");
+  dlio::testing::WriteTextFile(f.data + "/d/secret", "the secret next to the link\n");
+  dlio::testing::WriteTextFile(target + "/secret", "the file the kernel opens\n");
+  std::filesystem::create_directory_symlink(target + "/x", f.data + "/d/link");
+  const std::string cat = "cat '" + f.data + "/d/link/../secret'";
+  const auto plain = RunCommand(cat);
+  REQUIRE(plain.output == "the file the kernel opens\n");
+  for (int pass = 0; pass < 2; ++pass) {  // a miss, then (when cached) a hit on the copy
+    const auto run = RunCommand("env LD_PRELOAD='" + kLib + "' DLIO_CACHE_SOCKET='" + f.socket +
+                                "' DLIO_CACHE_DATA_DIRS='" + f.data + "' " + cat);
+    INFO(run.output);
+    CHECK(run.output == plain.output);
+  }
+  const auto opens = server.Opens();
+  if (target_cached) {
+    REQUIRE(opens.size() == 2);
+    CHECK(opens[0].path == target + "/secret");
+    CHECK(opens[1].tier == 0);
+  } else {
+    CHECK(opens.empty());  // outside the data directories
   }
 }
 

@@ -1,7 +1,7 @@
 // A minimal cache server speaking cache_wire.h, for the client tests of libdlio_cache_preload.so:
 // the first open of a file is answered "read the source" (tier -1) and copies the file into a
 // memfd; later opens get that copy (tier 0). It records every request, and can die (close every
-// connection and stop listening) on a chosen open.
+// connection and stop listening) on a chosen open, or answer nothing (hang) from a chosen point.
 #pragma once
 
 #include <sys/mman.h>
@@ -33,6 +33,11 @@ struct TestServerOptions {
   uint64_t bytes_per_s = 0;  // HelloReply::source_bytes_per_s
   bool cache = true;         // false: every open is answered tier -1
   int die_on_open = 0;       // > 0: the n-th open closes everything instead of a reply
+  bool silent = false;       // accepts connections and reads requests, never answers
+  int hang_on_open = 0;      // > 0: the n-th open is answered after hang_ms (0: never), and with
+                             // the copy of another file (a reply no client may take for a later
+                             // request's); the connection stays open meanwhile
+  int hang_ms = 0;
 };
 
 struct OpenRecord {
@@ -119,6 +124,7 @@ class TestCacheServer {
     std::lock_guard<std::mutex> lock(mu_);
     if (dead_) return;
     dead_ = true;
+    died_.notify_all();
     ::shutdown(listen_fd_, SHUT_RDWR);
     ::close(listen_fd_);
     ::unlink(path_.c_str());
@@ -131,6 +137,7 @@ class TestCacheServer {
       if (wire::RecvHeader(fd, &h) != 0) break;
       std::string payload(h.payload_bytes, '\0');
       if (wire::RecvAll(fd, payload.data(), payload.size()) != 0) break;
+      if (options_.silent) continue;
       if (!Handle(fd, static_cast<wire::Op>(h.op), payload)) break;
     }
     ::close(fd);
@@ -201,6 +208,10 @@ class TestCacheServer {
       Die();
       return false;
     }
+    if (Hang(path, &copy, &reply)) {
+      return wire::SendMessage(fd, wire::Op::kOpenReply, &reply, sizeof reply, nullptr, 0, copy) ==
+             0;
+    }
     std::ifstream in(path, std::ios::binary);
     std::stringstream bytes;
     bytes << in.rdbuf();
@@ -216,12 +227,33 @@ class TestCacheServer {
     return wire::SendMessage(fd, wire::Op::kOpenReply, &reply, sizeof reply, nullptr, 0, copy) == 0;
   }
 
+  // The hang_on_open-th open: waits hang_ms (or until the server dies), then answers with a copy
+  // of another file when there is one. False when it is not that open.
+  bool Hang(const std::string& path, int* copy, wire::OpenReply* reply) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (options_.hang_on_open <= 0 || static_cast<int>(opens_.size()) != options_.hang_on_open) {
+      return false;
+    }
+    opens_.back().tier = -2;  // answered too late
+    const auto until = std::chrono::steady_clock::now() +
+                       std::chrono::milliseconds(options_.hang_ms > 0 ? options_.hang_ms : 3600000);
+    died_.wait_until(lock, until, [&] { return dead_; });
+    for (const auto& [other, fd] : copies_) {
+      if (other != path) {
+        *copy = fd;
+        reply->tier = 0;
+      }
+    }
+    return true;
+  }
+
   std::string path_;
   TestServerOptions options_;
   int listen_fd_ = -1;
   std::thread acceptor_;
   std::mutex mu_;
   std::condition_variable reported_;
+  std::condition_variable died_;
   bool dead_ = false;
   int clients_ = 0;
   std::vector<int> conns_;

@@ -12,6 +12,8 @@
  *   io_program vfork DATA         a vfork child closes a traced fd, fails to exec and _exits;
  *                                 the parent reads on
  *   io_program term DATA          reads, then dies of SIGTERM with a file still open
+ *   io_program wait DATA READY    reads, creates READY, then sleeps (up to 60 s) with the file
+ *                                 open: for a signal sent from outside
  * Every call's result is checked: any surprise exits 2, so the test knows the calls happened. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -229,10 +231,20 @@ static int Term(const char* data) {
   return 0; /* not reached */
 }
 
+static int Wait(const char* data, const char* ready) {
+  int fd = open(Join(data, "in.bin"), O_RDONLY);
+  Check(fd >= 0 && read(fd, buf, 64) == 64, "read 64 before waiting");
+  int r = open(ready, O_CREAT | O_WRONLY, 0644);
+  Check(r >= 0 && close(r) == 0, "create READY");
+  sleep(60);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[1], "basic") == 0) return Basic(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "fork") == 0) return Fork(argv[2]);
   if (argc == 3 && strcmp(argv[1], "term") == 0) return Term(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "wait") == 0) return Wait(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "more") == 0) return More(argv[2]);
   if (argc == 3 && strcmp(argv[1], "vfork") == 0) return VforkExec(argv[2]);
   if (argc == 3 && strcmp(argv[1], "exec") == 0) return Exec(argv[0], argv[2], 0);

@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,18 @@ dlio::testing::CommandResult RunTraced(const std::string& out, const std::string
   return RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" + data_dirs +
                     "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' '" DLIO_PRELOAD_IO_PROGRAM "' " + args);
 }
+
+// A temporary directory with out/ (for the traces) and data/ holding in.bin of `size` bytes.
+struct TracedDirs {
+  TempDir tmp;
+  std::string out = tmp / "out";
+  std::string data = tmp / "data";
+  std::string in = data + "/in.bin";
+  explicit TracedDirs(size_t size) {
+    for (const auto& d : {out, data}) std::filesystem::create_directory(d);
+    dlio::testing::WriteTextFile(in, std::string(size, 'y'));
+  }
+};
 
 void CheckEvents(const std::vector<json>& events, const std::vector<Expected>& expected) {
   for (size_t i = 0; i < std::min(events.size(), expected.size()); ++i) {
@@ -101,12 +114,8 @@ TEST_CASE("preload traces every call of a program with exact offsets and sizes")
 }
 
 TEST_CASE("preload gives a forked child its own trace, complete although it ends with _exit") {
-  TempDir tmp;
-  const std::string out = tmp / "out";
-  const std::string data = tmp / "data";
-  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
-  const std::string in = data + "/in.bin";
-  dlio::testing::WriteTextFile(in, std::string(4096, 'y'));
+  const TracedDirs dirs(4096);
+  const std::string &out = dirs.out, &data = dirs.data, &in = dirs.in;
 
   const auto result = RunTraced(out, data, "fork '" + data + "'");
   INFO(result.output);
@@ -209,12 +218,8 @@ TEST_CASE("preload never writes into a file of the program that closed the trace
 }
 
 TEST_CASE("preload keeps the events before exec and traces the new image into a file of its own") {
-  TempDir tmp;
-  const std::string out = tmp / "out";
-  const std::string data = tmp / "data";
-  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
-  const std::string in = data + "/in.bin";
-  dlio::testing::WriteTextFile(in, std::string(100, 'y'));
+  const TracedDirs dirs(100);
+  const std::string &out = dirs.out, &data = dirs.data, &in = dirs.in;
 
   const std::string mode = GENERATE("exec", "execl");
   INFO(mode);
@@ -272,6 +277,27 @@ TEST_CASE("preload follows the file position without asking the kernel, except w
                                         // close_range: the pipe on its number is not traced;
                                         // DATA/../escaped.bin is outside DATA
                                     });
+}
+
+TEST_CASE("preload records a path with .. after a symbolic link as the file the kernel opens") {
+  // data/d/link -> data/e/x: data/d/link/../secret is data/e/secret, not data/d/secret.
+  const TracedDirs dirs(10);
+  const std::string &out = dirs.out, &data = dirs.data;
+  std::filesystem::create_directories(data + "/d");
+  std::filesystem::create_directories(data + "/e/x");
+  dlio::testing::WriteTextFile(data + "/d/secret", "next to the link\n");
+  dlio::testing::WriteTextFile(data + "/e/secret", "what the kernel opens\n");
+  std::filesystem::create_directory_symlink(data + "/e/x", data + "/d/link");
+  const auto result =
+      RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" + data +
+                 "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' cat '" + data + "/d/link/../secret'");
+  INFO(result.output);
+  REQUIRE(result.output == "what the kernel opens\n");
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  const auto events = ReadEvents(files[0]);
+  REQUIRE(!events.empty());
+  for (const json& e : events) CHECK(e.at("args").at("fname") == data + "/e/secret");
 }
 
 TEST_CASE("preload traces every data read of numpy in multiprocessing workers ending in _exit") {
@@ -350,12 +376,8 @@ with h5py.File(sys.argv[1], 'r') as f:
 }
 
 TEST_CASE("preload: a vfork child that closes, fails to exec and _exits leaves its parent traced") {
-  TempDir tmp;
-  const std::string out = tmp / "out";
-  const std::string data = tmp / "data";
-  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
-  const std::string in = data + "/in.bin";
-  dlio::testing::WriteTextFile(in, std::string(100, 'y'));
+  const TracedDirs dirs(100);
+  const std::string &out = dirs.out, &data = dirs.data, &in = dirs.in;
 
   const auto result = RunTraced(out, data, "vfork '" + data + "'");
   INFO(result.output);
@@ -410,12 +432,8 @@ TEST_CASE("dlio-run profile runs a program under the interposer and passes its e
 }
 
 TEST_CASE("preload writes out a process killed by SIGTERM (pool workers end that way)") {
-  TempDir tmp;
-  const std::string out = tmp / "out";
-  const std::string data = tmp / "data";
-  for (const auto& d : {out, data}) std::filesystem::create_directory(d);
-  const std::string in = data + "/in.bin";
-  dlio::testing::WriteTextFile(in, std::string(4096, 'y'));
+  const TracedDirs dirs(4096);
+  const std::string &out = dirs.out, &data = dirs.data, &in = dirs.in;
 
   const auto result = RunTraced(out, data, "term '" + data + "'");
   INFO(result.output);
@@ -425,6 +443,67 @@ TEST_CASE("preload writes out a process killed by SIGTERM (pool workers end that
   CheckEvents(ReadEvents(files[0]), {
                                         {"open", in, -1, -1, kAnyFd},
                                         {"read", in, 0, 64, 64},
+                                    });
+}
+
+TEST_CASE("preload: the program sees its own signal dispositions, and SIGTERM still writes out") {
+  // Python reads every handler at startup (signal.getsignal); it sets SIGTERM to SIG_DFL itself
+  // (the tracer's handler stays, unseen), then a handler of its own and back, then dies of it.
+  const TracedDirs dirs(4096);
+  const std::string &out = dirs.out, &data = dirs.data, &in = dirs.in;
+  const std::string script = dirs.tmp / "signals.py";
+  dlio::testing::WriteTextFile(script, R"(import os, signal, sys
+names = ('SIGTERM', 'SIGINT', 'SIGHUP')
+print([repr(signal.getsignal(getattr(signal, n))) for n in names], flush=True)
+print(repr(signal.signal(signal.SIGTERM, signal.SIG_DFL)), flush=True)
+old = signal.signal(signal.SIGTERM, lambda s, f: None)
+print(repr(old), signal.getsignal(signal.SIGTERM) is not old, flush=True)
+print(callable(signal.signal(signal.SIGTERM, old)), repr(signal.getsignal(signal.SIGTERM)),
+      flush=True)
+with open(sys.argv[1], 'rb') as f:
+    print(len(f.read(100)), flush=True)
+    os.kill(os.getpid(), signal.SIGTERM)
+)");
+  std::ostringstream command;
+  command << "'" << dlio::testing::SystemPython() << "' '" << script << "' '" << in
+          << "'; echo exit $?";
+  const std::string cmd = command.str();
+  const auto plain = RunCommand(cmd);
+  INFO(plain.output);
+  REQUIRE(plain.output.find("exit 143") != std::string::npos);
+  REQUIRE(plain.output.find("<Handlers.SIG_DFL: 0>") != std::string::npos);
+  const auto traced = RunCommand("DLIO_PRELOAD_OUTPUT='" + out + "' DLIO_PRELOAD_DATA_DIRS='" +
+                                 data + "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' " + cmd);
+  INFO(traced.output);
+  CHECK(traced.output == plain.output);
+  const auto files = TraceFiles(out);
+  REQUIRE(files.size() == 1);
+  CHECK(BytesCovered(ReadEvents(files[0]), in) == 4096);  // Python's buffered read of it all
+}
+
+TEST_CASE("dlio-run profile passes SIGTERM on to the program, then analyzes its trace") {
+  TempDir tmp;
+  const std::string out = tmp / "prof";
+  const std::string data = tmp / "data";
+  const std::string ready = tmp / "ready";
+  std::filesystem::create_directory(data);
+  dlio::testing::WriteTextFile(data + "/in.bin", std::string(4096, 'y'));
+  const std::string dlio_run = DLIO_BINARY_DIR "/apps/dlio-run/dlio-run";
+  // The program waits (up to 60 s) once it has read; dlio-run alone gets the SIGTERM.
+  std::ostringstream cmd;
+  cmd << "'" << dlio_run << "' profile --output '" << out << "' --data-dir '" << data << "' -- '"
+      << DLIO_PRELOAD_IO_PROGRAM << "' wait '" << data << "' '" << ready << "' & pid=$!; "
+      << "while [ ! -e '" << ready << "' ]; do sleep 0.05; done; kill -TERM $pid; wait $pid; "
+      << "echo exit $?";
+  const auto result = RunCommand(cmd.str());
+  INFO(result.output);
+  CHECK(result.output.find("exit 143") != std::string::npos);  // 128 + SIGTERM, the program's
+  const auto files = dlio::preload_test::DirectoryFiles(out);
+  REQUIRE(files.size() == 4);  // the analysis and report were written
+  CHECK(files[0] == out + "/analysis.json");
+  CheckEvents(ReadEvents(files[3]), {
+                                        {"open", data + "/in.bin", -1, -1, kAnyFd},
+                                        {"read", data + "/in.bin", 0, 64, 64},
                                     });
 }
 

@@ -41,3 +41,15 @@ add_dependencies(cache_preload_server_test dlio_cache_preload cache_read_program
 target_compile_definitions(cache_preload_server_test PRIVATE
   DLIO_CACHE_PRELOAD_LIB="$<TARGET_FILE:dlio_cache_preload>"
   DLIO_CACHE_READ_PROGRAM="$<TARGET_FILE:cache_read_program>")
+
+# Both interposers keep their descriptors out of the program's way (fd_program.c prints every
+# descriptor number, close() result and errno it meets): plain, traced, cached, both.
+add_executable(preload_fd_program preload/fd_program.c)
+dlio_target_defaults(preload_fd_program)
+dlio_add_test(preload_fd_test LIBS dlio_core nlohmann_json::nlohmann_json
+  SOURCES preload/preload_fd_test.cc PROPERTIES TIMEOUT 300)
+add_dependencies(preload_fd_test dlio_preload dlio_cache_preload preload_fd_program dlio-run)
+target_compile_definitions(preload_fd_test PRIVATE
+  DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>"
+  DLIO_CACHE_PRELOAD_LIB="$<TARGET_FILE:dlio_cache_preload>"
+  DLIO_FD_PROGRAM="$<TARGET_FILE:preload_fd_program>")
