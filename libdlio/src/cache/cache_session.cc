@@ -216,13 +216,13 @@ std::string CacheService::Handle(int fd, Client* client, wire::Op op, const std:
 int CacheService::SendOpen(int fd, Client* client, const std::string& path) {
   wire::OpenReply reply;
   auto resolved = dirs_.Open(path);  // what the kernel resolves, beneath a data directory
-  Result<CacheHandoff> handoff = resolved.status();
-  if (resolved.ok()) {
-    AdvanceFuture(client->index, path);
-    handoff = cache_->OpenForHandoff(path);
-  } else if (resolved.status().code() != StatusCode::kNotFound && client->refused++ == 0) {
+  if (!resolved.ok() && resolved.status().code() != StatusCode::kNotFound &&
+      client->refused++ == 0) {
     Log(StrCat(client->name, ": refused: ", Printable(resolved.status().message())));
   }
+  if (resolved.ok()) AdvanceFuture(client->index, path);
+  const Result<CacheHandoff> handoff =
+      resolved.ok() ? cache_->OpenForHandoff(path) : Result<CacheHandoff>(resolved.status());
   if (!handoff.ok()) {
     reply.error = ErrnoOf(handoff.status());
     const std::string message = handoff.status().message();
