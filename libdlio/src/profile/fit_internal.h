@@ -250,6 +250,12 @@ struct MeanStdev {
 };
 MeanStdev Moments(const std::vector<double>& xs);
 int64_t Median(std::vector<int64_t> xs);
+// `text` as a whole decimal number of digits only (no sign, no spaces) that fits in int64:
+// false otherwise, never an exception (names and values of a trace are anyone's text).
+bool ParseDigits(std::string_view text, int64_t* out);
+// An entry's value as a number (FitTrace writes its numbers with std::to_string); `fallback`
+// when there is no entry or its value is no such number.
+int64_t EntryInt(const FitEntry* entry, int64_t fallback);
 // Bytes as "262144 (256 KiB)" for reasons.
 std::string HumanBytes(double bytes);
 // Seconds with at most 6 significant digits ("0.0021").

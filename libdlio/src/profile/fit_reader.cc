@@ -103,7 +103,7 @@ void FitThreads(const View& view, FitResult* out) {
 int64_t SamplesPerAccess(const ModelGuess& model, const FitResult& out) {
   const FitEntry* samples = out.Find("dataset.num_samples_per_file");
   if (!StreamsWholeFiles(model.model) || samples == nullptr || !samples->inferred) return 1;
-  return std::max<int64_t>(std::stoll(samples->value), 1);
+  return std::max<int64_t>(EntryInt(samples, 1), 1);
 }
 
 // Sets reader.batch_size to b, at most the training samples of an epoch (files x samples per
@@ -112,8 +112,7 @@ void SetBatch(const View& view, FitResult* out, int64_t b, FitConfidence c, std:
   const FitEntry* files = out->Find("dataset.num_files_train");
   const FitEntry* samples = out->Find("dataset.num_samples_per_file");
   if (files != nullptr && samples != nullptr && files->inferred && samples->inferred) {
-    const int64_t epoch =
-        std::stoll(files->value) * std::stoll(samples->value) / std::max(view.world, 1);
+    const int64_t epoch = EntryInt(files, 0) * EntryInt(samples, 0) / std::max(view.world, 1);
     if (epoch > 0 && b > epoch) {
       reason += StrCat("; capped at the ", epoch, " samples of an epoch");
       b = epoch;
@@ -418,7 +417,7 @@ int64_t SamplesReadPerPass(const View& view, const FitResult& out) {
   const FitEntry* samples = out.Find("dataset.num_samples_per_file");
   if (model != nullptr && model->inferred && StreamsWholeFiles(model->value) &&
       samples != nullptr && samples->inferred) {
-    reads *= std::stoll(samples->value);
+    reads *= EntryInt(samples, 1);
   }
   return reads / passes;
 }
@@ -437,9 +436,8 @@ void FitStepCap(const View& view, FitResult* out) {
       static_cast<int64_t>(view.steps.size()) + (view.steps_from_compute ? 0 : 1);
   const int64_t per_epoch = std::max<int64_t>(batches / std::max(view.epochs, 1), 1);
   // The samples one rank holds (the data is sharded over `view.world` ranks).
-  const int64_t held =
-      std::stoll(files->value) * std::stoll(samples->value) / std::max(view.world, 1);
-  const int64_t full = held / std::max<int64_t>(std::stoll(batch->value), 1);
+  const int64_t held = EntryInt(files, 0) * EntryInt(samples, 0) / std::max(view.world, 1);
+  const int64_t full = held / std::max<int64_t>(EntryInt(batch, 1), 1);
   if (per_epoch * 10 >= full * 9) return;
   // A cap leaves samples unread. Pauses that split a pass finer than its batches (prefetching
   // readers, a loaded machine) are no cap when each pass read (nearly) every sample.
