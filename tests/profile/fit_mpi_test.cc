@@ -1,6 +1,7 @@
 // `dlio-run fit` on the traces of a 2-rank run, in closed loops under mpiexec: dlio-run runs a
 // known workload with 2 ranks under --trace, fit derives the workload from the ranks' traces, the
 // fitted YAML runs again with 2 ranks, and `dlio-run compare` finds the same requests.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +9,8 @@
 #include <utility>
 
 #include "dlio/config.h"
+#include "dlio/str_cat.h"
+#include "profile/cpu_hog.h"
 #include "profile/fit_closed_loop.h"
 #include "test_util.h"
 
@@ -105,60 +108,109 @@ TEST_CASE("fit closed loop, 2 ranks: every rank checkpoints its share") {
   CHECK(got.checkpoint.model_size_bytes == 131072);  // the sum of the two ranks' halves
 }
 
-TEST_CASE("fit, 2 ranks: a Python np.load loop under mpiexec, traced by dlio-run profile") {
+// Each rank loads its half of `files` npz files (a block shard), shuffled per epoch, 50 ms of
+// "training" after every 4 loads, `epochs` passes (a pause that a loaded host's preemption of a
+// load, 10 ms and more, does not match: with 10 ms a busy CI host once split a burst in two);
+// with `save_every` > 0, rank 0 saves a 128 KiB model (np.save) after every that many steps.
+std::string NpLoadScript(int epochs, int save_every) {
+  return StrCat(
+      "import numpy as np, os, random, sys, time\n"
+      "rank = int(os.environ.get('OMPI_COMM_WORLD_RANK', '0'))\n"
+      "size = int(os.environ.get('OMPI_COMM_WORLD_SIZE', '1'))\n"
+      "files = sorted(os.listdir(sys.argv[1]))\n"
+      "mine = files[rank * len(files) // size:(rank + 1) * len(files) // size]\n"
+      "step = 0\n"
+      "for epoch in range(",
+      epochs,
+      "):\n"
+      "    random.seed(epoch)\n"
+      "    random.shuffle(mine)\n"
+      "    for k, f in enumerate(mine):\n"
+      "        np.load(os.path.join(sys.argv[1], f))['x']\n"
+      "        if k % 4 == 3:\n"
+      "            time.sleep(0.05)\n"
+      "            step += 1\n"
+      "            if rank == 0 and ",
+      save_every, " > 0 and step % ", std::max(save_every, 1),
+      " == 0:\n"
+      "                np.save(os.path.join(sys.argv[2], 'model-%d.npy' % step),\n"
+      "                        np.ones(32768, 'float32'))\n");
+}
+
+// The loop of NpLoadScript over `files` files of 256 KiB, profiled under mpiexec -n 2 and
+// fitted into dir/fit.yaml; the fit's config. Skips the test when python3 has no numpy.
+WorkloadConfig FitNpLoadLoop(const TempDir& dir, int files, int epochs, int save_every) {
   const std::string python = testing::SystemPython();
   if (RunCommand("'" + python + "' -c 'import numpy'").exit_code != 0) {
     std::fprintf(stderr, "skipped: Debian's python3 has no numpy\n");
     std::exit(kSkipped);
   }
-  TempDir dir;
   const std::string data = dir / "data";
-  auto made = RunCommand(
-      "'" + python + "' -c \"import numpy as np, os; os.makedirs('" + data + "'); [np.savez('" +
-      data + "/s%02d.npz' % i, x=np.ones((64, 1024), 'float32')) for i in range(16)]\"");
+  auto made = RunCommand("'" + python + "' -c \"import numpy as np, os; os.makedirs('" + data +
+                         "'); os.makedirs('" + dir / "ckpt" + "'); [np.savez('" + data +
+                         "/s%02d.npz' % i, x=np.ones((64, 1024), 'float32')) for i in range(" +
+                         std::to_string(files) + ")]\"");
   INFO(made.output);
   REQUIRE(made.exit_code == 0);
-  // Each rank loads its half of the files (a block shard), shuffled per epoch, 50 ms of
-  // "training" after every 4 loads, 2 epochs (a pause that a loaded host's preemption of a load,
-  // 10 ms and more, does not match: with 10 ms a busy CI host once split a burst in two).
   const std::string script = dir / "loop.py";
-  WriteTextFile(script,
-                "import numpy as np, os, random, sys, time\n"
-                "rank = int(os.environ.get('OMPI_COMM_WORLD_RANK', '0'))\n"
-                "size = int(os.environ.get('OMPI_COMM_WORLD_SIZE', '1'))\n"
-                "files = sorted(os.listdir(sys.argv[1]))\n"
-                "mine = files[rank * len(files) // size:(rank + 1) * len(files) // size]\n"
-                "for epoch in range(2):\n"
-                "    random.seed(epoch)\n"
-                "    random.shuffle(mine)\n"
-                "    for k, f in enumerate(mine):\n"
-                "        np.load(os.path.join(sys.argv[1], f))['x']\n"
-                "        if k % 4 == 3:\n"
-                "            time.sleep(0.05)\n");
-  auto prof = RunCommand("timeout 120 " + std::string(DLIO_MPIEXEC) + " -n 2 " + DlioRun() +
-                         " profile -o " + dir / "prof" + " --data-dir " + data + " -- '" + python +
-                         "' " + script + " " + data);
+  WriteTextFile(script, NpLoadScript(epochs, save_every));
+  auto prof =
+      RunCommand("timeout 120 " + std::string(DLIO_MPIEXEC) + " -n 2 " + DlioRun() +
+                 " profile -o " + dir / "prof" + " --data-dir " + data + " --data-dir " +
+                 dir / "ckpt" + " -- '" + python + "' " + script + " " + data + " " + dir / "ckpt");
   INFO(prof.output);
   REQUIRE(prof.exit_code == 0);
   auto fit = RunCommand(DlioRun() + " fit " + dir / "prof" + " -o " + dir / "fit.yaml");
   INFO(fit.output);
   REQUIRE(fit.exit_code == 0);
-  const std::string yaml = ReadTextFile(dir / "fit.yaml");
-  INFO(yaml);
+  return Load(dir / "fit.yaml");
+}
+
+// What both tests below check of the fit: two ranks, each a loop of batch 4 in one thread.
+void CheckNpLoadLoop(const TempDir& dir, const WorkloadConfig& got, uint64_t files,
+                     uint64_t epochs) {
   // The two processes name their ranks ("python3 (rank R)"): two ranks, not one with 2 workers.
-  CHECK(yaml.find("mpirun -n 2 dlio-run --config") != std::string::npos);
-  const WorkloadConfig got = Load(dir / "fit.yaml");
-  CHECK(got.dataset.num_files_train == 16);
+  CHECK(ReadTextFile(dir / "fit.yaml").find("mpirun -n 2 dlio-run --config") != std::string::npos);
+  CHECK(got.dataset.num_files_train == files);
   CHECK(got.dataset.num_samples_per_file == 1);
   CHECK(got.reader.batch_size == 4);
   CHECK(got.reader.read_threads == 1);
   CHECK(got.reader.data_loader != "pytorch");
-  CHECK(got.train.epochs == 2);
+  CHECK(got.train.epochs == epochs);
+  // 50 ms sleeps, longer on a loaded host (a lower bound only).
+  CHECK(got.train.computation_time.mean >= 0.045);
   auto again = RunCommand("timeout 120 " + std::string(DLIO_MPIEXEC) + " -n 2 " + DlioRun() +
                           " --quiet --config " + dir / "fit.yaml" + " --set dataset.data_folder=" +
-                          dir / "gen" + " --set output.folder=" + dir / "out2");
+                          dir / "gen" + " --set checkpoint.checkpoint_folder=" + dir / "ckpt2" +
+                          " --set output.folder=" + dir / "out2");
   INFO(again.output);
   CHECK(again.exit_code == 0);
+}
+
+TEST_CASE("fit, 2 ranks: a Python np.load loop under mpiexec, traced by dlio-run profile") {
+  TempDir dir;
+  const WorkloadConfig got = FitNpLoadLoop(dir, 16, 2, 0);
+  INFO(ReadTextFile(dir / "fit.yaml"));
+  CheckNpLoadLoop(dir, got, 16, 2);
+  CHECK_FALSE(got.workflow.checkpoint);
+}
+
+TEST_CASE("fit, 2 ranks: the np.load loop beside a CPU hog: batch, steps and saves hold") {
+  // 3 busy processes beside the 2 ranks on what CI gives this test (2 cores): loads stall for
+  // as long as the 50 ms pauses, which are told from them by where they fall (after every 4th
+  // load). Rank 0 saves after every 3rd step: the cadence is in steps, not per epoch.
+  TempDir dir;
+  WorkloadConfig got;
+  {
+    testing::CpuHog hog(3);
+    REQUIRE(hog.size() == 3);
+    got = FitNpLoadLoop(dir, 32, 3, 3);
+  }
+  INFO(ReadTextFile(dir / "fit.yaml"));
+  CheckNpLoadLoop(dir, got, 32, 3);
+  CHECK(got.workflow.checkpoint);
+  CHECK(got.checkpoint.rank_mode == CheckpointRankMode::kRoot);
+  CHECK(got.checkpoint.steps_between_checkpoints == 3);
 }
 
 }  // namespace

@@ -14,10 +14,11 @@ add_dependencies(profile_compare_program_test dlio-run dlio_preload)
 dlio_add_test(analyze_e2e_test LIBS dlio_core nlohmann_json::nlohmann_json
   SOURCES profile/analyze_e2e_test.cc)
 add_dependencies(analyze_e2e_test dlio-run dlio_preload)
-# dlio-run fit's library: workloads fitted to hand-built traces, and their YAML parsed back.
+# dlio-run fit's library: workloads fitted to hand-built traces (also as a loaded host stretches
+# and stalls them), and their YAML parsed back.
 dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config dlio_checkpoint dlio_storage
   SOURCES profile/fit_test.cc profile/fit_framework_test.cc profile/fit_ranks_test.cc
-          profile/fit_torch_test.cc)
+          profile/fit_torch_test.cc profile/fit_load_test.cc profile/fit_names_test.cc)
 # `dlio-run fit` closed loops: dlio-run traced, fitted, the fitted YAML run; a Python np.load loop
 # profiled under libdlio_preload.so and fitted.
 dlio_add_test(fit_e2e_test LIBS dlio_config nlohmann_json::nlohmann_json SOURCES profile/fit_e2e_test.cc

@@ -68,9 +68,11 @@ void AddViewNotes(const ProfileTrace& trace, const View& view, FitResult* out) {
                               view.epochs == 1 ? "" : "es"));
   out->notes.push_back(
       view.steps_from_compute ? StrCat("steps: ", view.steps.size(), " compute events")
-      : view.steps.empty()    ? std::string("steps: none visible (no compute events, no pauses)")
-                              : StrCat("steps: ", view.steps.size() + 1,
-                                       " bursts of reads (no compute events in the trace)"));
+      : view.steps.empty()
+          ? std::string("steps: none visible (no compute events, no pauses)")
+          : StrCat("steps: ", view.steps.size() + 1, " bursts of reads",
+                   view.period.reads > 0 ? StrCat(", a pause after every ", view.period.reads) : "",
+                   " (no compute events in the trace)"));
 }
 
 }  // namespace fit

@@ -19,9 +19,6 @@ namespace {
 
 using ThreadKey = std::pair<int32_t, int32_t>;  // (pid, tid)
 
-// The shortest pause between requests that may be compute (PauseThreshold's floor).
-constexpr int64_t kMinPauseUs = 500;
-
 struct ThreadFileState {
   int32_t access = -1;  // open access, -1 none
   int64_t last_end = -1;
@@ -65,24 +62,100 @@ std::vector<int64_t> EpochStarts(const ProfileTrace& t) {
   return best;
 }
 
-// Passes over the data: a new one begins when a sample of the current pass is read again after
-// at least 90% of the distinct samples were read in it.
-void AssignPasses(View* view) {
+// Passes over the accesses `which` (indices into view->accesses, in start order): a new one
+// begins when a sample of the current pass is read again after at least 90% of their distinct
+// samples were read in it. Sets their epochs; returns the passes.
+int32_t AssignPassesOf(const std::vector<size_t>& which, View* view) {
   std::set<std::pair<int32_t, int64_t>> all, current;
-  for (const Access& a : view->accesses) all.insert({a.file, a.key});
+  for (size_t k : which) all.insert({view->accesses[k].file, view->accesses[k].key});
   int32_t epoch = 0;
-  for (Access& a : view->accesses) {
-    const std::pair<int32_t, int64_t> k{a.file, a.key};
-    if (current.count(k) && static_cast<double>(current.size()) >= 0.9 * all.size()) {
+  for (size_t k : which) {
+    Access& a = view->accesses[k];
+    const std::pair<int32_t, int64_t> key{a.file, a.key};
+    if (current.count(key) && static_cast<double>(current.size()) >= 0.9 * all.size()) {
       ++epoch;
       current.clear();
     }
-    current.insert(k);
+    current.insert(key);
     a.epoch = epoch;
   }
-  view->epochs = epoch + 1;
+  return epoch + 1;
 }
 
+// Passes over the data. With several ranks, each rank's own when every rank re-reads its
+// samples the same number of times: ranks run unsynchronized, and on a busy host one starts its
+// next pass while another ends this one, which the merged order takes for a pass that ends
+// early (a rank's reads would begin a pass the others' leftovers end). Otherwise (one rank, or
+// ranks that read another shard each pass) over all the accesses.
+void AssignPasses(const ProfileTrace& t, View* view) {
+  std::map<int32_t, std::vector<size_t>> by_rank;
+  std::vector<size_t> every;
+  bool ranked = true;
+  for (size_t k = 0; k < view->accesses.size(); ++k) {
+    every.push_back(k);
+    auto rank = t.ranks.find(view->accesses[k].pid);
+    ranked = ranked && rank != t.ranks.end();
+    if (rank != t.ranks.end()) by_rank[rank->second].push_back(k);
+  }
+  if (ranked && by_rank.size() > 1) {
+    std::set<int32_t> passes;
+    for (const auto& [rank, which] : by_rank) passes.insert(AssignPassesOf(which, view));
+    if (passes.size() == 1 && *passes.begin() > 1) {
+      view->epochs = *passes.begin();
+      return;
+    }
+  }
+  view->epochs = AssignPassesOf(every, view);
+}
+
+// The gaps of the sample reads' timeline, all readers merged: gaps[k] is the time from the end
+// of reads 0..k to the start of read k+1 (0 when they overlap).
+std::vector<int64_t> TimelineGaps(const std::vector<Access>& acc) {
+  std::vector<int64_t> gaps;
+  int64_t end = acc.empty() ? 0 : acc.front().end_us;
+  for (size_t k = 1; k < acc.size(); ++k) {
+    gaps.push_back(std::max<int64_t>(acc[k].start_us - end, 0));
+    end = std::max(end, acc[k].end_us);
+  }
+  return gaps;
+}
+
+// FindPeriod's runs counted from each pass's first read: the gaps within each pass (those
+// between two passes are left out).
+std::vector<std::vector<int64_t>> PassRuns(const std::vector<Access>& acc,
+                                           const std::vector<int64_t>& gaps) {
+  std::vector<std::vector<int64_t>> runs(1);
+  for (size_t k = 1; k < acc.size(); ++k) {
+    if (acc[k].epoch != acc[k - 1].epoch) {
+      runs.emplace_back();
+    } else {
+      runs.back().push_back(gaps[k - 1]);
+    }
+  }
+  return runs;
+}
+
+// The steps at the ends of p's periods, whatever their length (a short pause there is still a
+// step: the counts of steps, and of checkpoints between them, stay right); counted per pass, the
+// gap between two passes is a step too when longer than p.split_us (compute after a pass's
+// last, possibly partial, batch).
+void StepsFromPeriod(const std::vector<Access>& acc, const std::vector<int64_t>& gaps,
+                     const Period& p, View* view) {
+  int64_t end = acc.front().end_us;
+  int64_t nth = 0;  // reads before read k, counted from the pass's first (or the trace's)
+  for (size_t k = 1; k < acc.size(); ++k) {
+    ++nth;
+    bool step = false;
+    if (p.per_pass && acc[k].epoch != acc[k - 1].epoch) {
+      nth = 0;
+      step = gaps[k - 1] > p.split_us;
+    } else {
+      step = nth % p.reads == 0;
+    }
+    if (step) view->steps.push_back({end, std::max(end, acc[k].start_us)});
+    end = std::max(end, acc[k].end_us);
+  }
+}
 }  // namespace
 
 // The gap (microseconds) above which a pause between reads is compute, 0 when none stands out:
@@ -156,7 +229,10 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
       // In a file kept open, a small read after the sample's data and a pause (compute) belongs
       // to the next sample: its header, or a lookup in a table of the file (h5py's
       // coordinates). A sample read that began with an open (np.load) keeps its small reads,
-      // and a read that finds the end of the file (0 bytes) ends the one it follows.
+      // and a read that finds the end of the file (0 bytes) ends the one it follows. The pause
+      // is kMinPauseUs: a busy host's stall can move a small read that trails a sample's data
+      // to the next sample read, which the next large read joins (after a file's last sample,
+      // none does: a limit in docs/profiling.md).
       const Access& a = view->accesses[static_cast<size_t>(s.access)];
       if (!a.session && a.large_reads > 0 && t.start_us[i] - a.end_us > kMinPauseUs) {
         s.access = -1;
@@ -190,7 +266,7 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
     if (view->accesses[k].large_reads == 0) view->accesses[k].key = first_offset[k];
   }
   // Accesses are created in event order, which is start order.
-  AssignPasses(view);
+  AssignPasses(t, view);
   const std::vector<int64_t> epoch_starts = EpochStarts(t);
   view->app_epoch_events = static_cast<int64_t>(epoch_starts.size());
   if (!epoch_starts.empty()) {
@@ -204,7 +280,9 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
 }
 
 void AlignEpochs(const View& whole, View* part) {
-  if (part->epochs_from_events || whole.epochs <= 1) return;
+  // A rank that re-reads its own samples as often as the whole run passes keeps its own passes
+  // (aligned by time, a rank that lags on a busy host would lend its last reads to the next).
+  if (part->epochs_from_events || whole.epochs <= 1 || part->epochs == whole.epochs) return;
   std::vector<int64_t> starts(static_cast<size_t>(whole.epochs), INT64_MAX);
   for (const Access& a : whole.accesses) {
     int64_t& s = starts[static_cast<size_t>(a.epoch)];
@@ -238,17 +316,29 @@ void CollectSteps(const ProfileTrace& t, const FitOptions& options, View* view) 
               [](const Step& a, const Step& b) { return a.start_us < b.start_us; });
     return;
   }
-  // No compute events: the pauses between bursts of sample reads.
+  // No compute events: the pauses between bursts of sample reads, by their period (where they
+  // fall), else by a threshold on their length.
   const auto& acc = view->accesses;
-  std::vector<int64_t> gaps;
-  int64_t end = acc.empty() ? 0 : acc.front().end_us;
-  for (size_t k = 1; k < acc.size(); ++k) {
-    gaps.push_back(std::max<int64_t>(acc[k].start_us - end, 0));
-    end = std::max(end, acc[k].end_us);
+  if (acc.empty()) return;
+  const std::vector<int64_t> gaps = TimelineGaps(acc);
+  // In several processes (DataLoader workers) a pause of the merged timeline is no consumer's:
+  // FitWorkerBatch looks for the period of each worker's own reads.
+  const bool one_process =
+      std::all_of(acc.begin(), acc.end(), [&](const Access& a) { return a.pid == acc[0].pid; });
+  if (options.burst_gap_us <= 0 && one_process) {
+    const Period by_pass = FindPeriod(PassRuns(acc, gaps), 0);
+    Period whole = FindPeriod({gaps}, 0);
+    whole.per_pass = false;
+    const Period& p = Significance(whole) > Significance(by_pass) ? whole : by_pass;
+    if (p.reads > 0) {
+      view->period = p;
+      StepsFromPeriod(acc, gaps, p, view);
+      return;
+    }
   }
   const int64_t threshold = options.burst_gap_us > 0 ? options.burst_gap_us : PauseThreshold(gaps);
   if (threshold <= 0) return;
-  end = acc.front().end_us;
+  int64_t end = acc.front().end_us;
   for (size_t k = 1; k < acc.size(); ++k) {
     if (acc[k].start_us - end > threshold) view->steps.push_back({end, acc[k].start_us});
     end = std::max(end, acc[k].end_us);

@@ -1,9 +1,11 @@
 // FitTrace stage 3, dataset: format, layout, file count, samples per file and their sizes.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <map>
-#include <regex>
+#include <string_view>
+#include <system_error>
 
 #include "dlio/str_cat.h"
 #include "profile/fit_internal.h"
@@ -59,21 +61,67 @@ void FitFormat(const View& view, FitResult* out) {
   }
 }
 
+// A basename longer than this is in no file system (Linux's NAME_MAX): not dlio's.
+constexpr size_t kNameMax = 255;
+// More files than this in one dataset are no count dlio generates: a name that says so is not
+// dlio's (its count would be trusted as dataset.num_files_train).
+constexpr int64_t kMaxNamedFiles = 1'000'000'000;
+
+// The digits that end `s` (its longest such suffix, maybe empty).
+std::string_view TrailingDigits(std::string_view s) {
+  size_t start = s.size();
+  while (start > 0 && s[start - 1] >= '0' && s[start - 1] <= '9') --start;
+  return s.substr(start);
+}
+
+// dlio's own names, <prefix>_<i>_of_<n>.<ext> (a non-empty prefix, i and n digits, an extension
+// without dots), parsed by hand from the end in one bounded pass (std::regex recursed once per
+// character: a long name overflowed the stack). `total` is n; false when the name is not of that
+// form, longer than kNameMax, or n is not a count dlio generates (0, over kMaxNamedFiles).
+bool ParseDlioName(std::string_view base, std::string* prefix, int64_t* total) {
+  const size_t dot = base.rfind('.');
+  if (base.size() > kNameMax || dot == std::string_view::npos || dot + 1 == base.size()) {
+    return false;
+  }
+  std::string_view stem = base.substr(0, dot);
+  const std::string_view n = TrailingDigits(stem);
+  stem.remove_suffix(n.size());
+  constexpr std::string_view kOf = "_of_";
+  if (n.empty() || stem.size() < kOf.size() || stem.substr(stem.size() - kOf.size()) != kOf) {
+    return false;
+  }
+  stem.remove_suffix(kOf.size());
+  const std::string_view i = TrailingDigits(stem);
+  stem.remove_suffix(i.size());
+  if (i.empty() || stem.size() < 2 || stem.back() != '_') return false;
+  stem.remove_suffix(1);
+  if (!ParseDigits(n, total) || *total < 1 || *total > kMaxNamedFiles) return false;
+  *prefix = std::string(stem);
+  return true;
+}
+
+// A name for a reason: whole up to kNameMax characters, else its beginning and its length.
+std::string NameForReason(const std::string& base) {
+  return base.size() <= kNameMax ? base
+                                 : StrCat(base.substr(0, 64), "... (", base.size(), " characters)");
+}
+
 void FitLayout(const View& view, const FitOptions& options, FitResult* out) {
   Set(out, "dataset.data_folder", options.data_folder, FitConfidence::kHigh,
       StrCat("the emulation generates its own files; the traced ones were under ",
              CommonDirectory(view.files)));
-  // dlio's own names: <prefix>_<i>_of_<n>.<ext>
-  static const std::regex kDlioName(R"(^(.+)_([0-9]+)_of_([0-9]+)\.[^.]+$)");
-  std::smatch m;
   const std::string base = Basename(view.files.front().path);
+  std::string prefix;
   int64_t named_total = -1;
-  if (std::regex_match(base, m, kDlioName)) {
-    Set(out, "dataset.file_prefix", m[1].str(), FitConfidence::kHigh,
+  if (ParseDlioName(base, &prefix, &named_total)) {
+    Set(out, "dataset.file_prefix", prefix, FitConfidence::kHigh,
         StrCat("file names ", base, ", ... follow dlio's <prefix>_<i>_of_<n>"));
-    named_total = std::stoll(m[3].str());
   } else {
-    Unset(out, "dataset.file_prefix", "img", StrCat("file names (", base, ") have no dlio prefix"));
+    named_total = -1;
+    Unset(out, "dataset.file_prefix", "img",
+          StrCat("file names (", NameForReason(base),
+                 ") have no dlio prefix (<prefix>_<i>_of_<n>.<ext>, n from 1 to ", kMaxNamedFiles,
+                 ", at most ", kNameMax, " characters)"));
   }
   int64_t train = 0, valid = 0;
   for (const DataFile& f : view.files) ++(f.valid ? valid : train);
@@ -223,7 +271,7 @@ void FitPieceChunks(const View& view, FitResult* out) {
   constexpr int64_t kSieveBytes = 64 * 1024;
   const FitEntry* record = out->Find("dataset.record_length_bytes");
   if (FittedFormat(*out) != "hdf5" || view.files.empty() || record == nullptr ||
-      std::stoll(record->value) >= kSieveBytes) {
+      EntryInt(record, 0) >= kSieveBytes) {
     return;
   }
   Set(out, "dataset.enable_chunking", "true", FitConfidence::kMedium,
@@ -296,7 +344,7 @@ void FitChunking(const ProfileTrace& t, const View& view, FitResult* out) {
   for (const auto& [size, n] : count) {
     if (n > mode.second) mode = {size, n};
   }
-  const int64_t sample = std::stoll(record->value);
+  const int64_t sample = EntryInt(record, 0);
   if (mode.second * 2 < reads || mode.first * 2 > sample) return;
   Set(out, "dataset.enable_chunking", "true", FitConfidence::kMedium,
       StrCat(mode.second, " of ", reads, " data reads are ", mode.first,
@@ -317,6 +365,20 @@ void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& o
 
 void Set(FitResult* out, std::string key, std::string value, FitConfidence c, std::string reason) {
   out->entries.push_back({std::move(key), std::move(value), true, c, std::move(reason)});
+}
+
+bool ParseDigits(std::string_view text, int64_t* out) {
+  if (text.empty() || text.front() < '0' || text.front() > '9') return false;  // no sign
+  int64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size()) return false;
+  *out = v;
+  return true;
+}
+
+int64_t EntryInt(const FitEntry* entry, int64_t fallback) {
+  int64_t v = 0;
+  return entry != nullptr && ParseDigits(entry->value, &v) ? v : fallback;
 }
 
 void Unset(FitResult* out, std::string key, std::string default_value, std::string reason) {

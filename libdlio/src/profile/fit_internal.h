@@ -20,6 +20,13 @@ namespace dlio::fit {
 // indexes, unless a file has no larger read.
 inline constexpr int64_t kSmallReadBytes = 4096;
 
+// The shortest gap between requests that may be a step's compute: shorter ones are the
+// program's own overhead between two reads (an interpreter's, a loader's), which on an unloaded
+// host stays well below it. Absolute, but safe under load: a busy host only lengthens gaps, so
+// it never hides a step; the gaps it lengthens past it are told from steps by where they fall
+// (FindPeriod), not by this floor.
+inline constexpr int64_t kMinPauseUs = 500;
+
 // One file the trace names, with what was done to it.
 struct FileUse {
   std::string path;
@@ -58,6 +65,38 @@ struct Step {
   int64_t start_us = 0, end_us = 0;  // the compute (or the gap) between two batches
 };
 
+// A pause after every `reads` reads of a loop (FindPeriod), or none (`reads` 0).
+struct Period {
+  int64_t reads = 0;
+  // The share of pairs (gap at a period's end, gap within a period) in which the end's gap is at
+  // least twice as long, pairs closer than 2x counting half: 0.5 for gaps in no order, 1 when
+  // every end stands out.
+  double score = 0;
+  int64_t ends = 0, within = 0;  // gaps scored at periods' ends and within periods
+  int64_t end_median_us = 0, within_median_us = 0;
+  int64_t end_low_us = 0;  // the lower quartile of the ends' gaps
+  int64_t split_us = 0;    // the geometric mean of the two medians
+  int64_t stalls = 0;      // gaps within periods longer than split_us (a busy host's stalls)
+  bool per_pass = true;    // counted from each pass's first read (else from the trace's)
+};
+
+// The period of a loop's pauses, by where the long gaps fall rather than by how long they are
+// (fit_period.cc): `runs` are gap sequences, runs[r][k] the gap after read k of run r (a pass, one
+// worker's pass); the first `skip_first` period ends of each run are not scored (a DataLoader
+// worker's prefetched batches come back to back). A period stands when its ends outrank the gaps
+// within (score >= 0.75, at 3 ends or more), their median is at least 4x the median within and
+// kMinPauseUs, and their lower quartile at least 2x. Of those, the most significant
+// (Mann-Whitney's z: many ends outweigh a few that outrank a bit more); then a multiple of it
+// when its ends between the multiple's do not stand alone (stalls at every other end), or a
+// divisor whose ends between its own do (long and short pauses alternating). Relative
+// throughout: a host that stretches every gap, or stalls a few as long as a step, leaves it be.
+// Periods up to 4096 reads, over the runs' first 32768 gaps (the search's cost stays bounded on
+// traces of millions of reads).
+Period FindPeriod(const std::vector<std::vector<int64_t>>& runs, int64_t skip_first);
+// How far a period's ends stand out: Mann-Whitney's z of the ends against the gaps within (0 for
+// no period), to choose between the periods of two ways of counting.
+double Significance(const Period& p);
+
 // The trace as FitTrace's stages see it.
 struct View {
   std::vector<FileUse> uses;            // every file, by path
@@ -71,6 +110,7 @@ struct View {
   int64_t app_epoch_events = 0;
   std::vector<Step> steps;  // by start time
   bool steps_from_compute = false;
+  Period period;  // without compute events: the steps' period (reads 0: pauses by threshold)
   int32_t compute_tid = -1, compute_pid = -1;
   int64_t items = 0;        // application per-sample events on data files
   bool skip_mpiio = false;  // a DXT trace with POSIX and MPIIO rows: MPIIO ones are left out
@@ -132,7 +172,7 @@ void CollectAccesses(const ProfileTrace& trace, View* view);
 void CollectSteps(const ProfileTrace& trace, const FitOptions& options, View* view);
 // One rank's passes taken from the whole run's (`whole`, all ranks): a rank that reads another
 // shard each epoch never reads a sample twice in a run, so its own reads cannot show its passes.
-// Kept when the rank's trace has application epoch events.
+// Kept when the rank's trace has application epoch events, or its own passes are as many.
 void AlignEpochs(const View& whole, View* part);
 
 // The framework I/O model the data reads look like (fit_model.cc), for the data files of
@@ -210,6 +250,12 @@ struct MeanStdev {
 };
 MeanStdev Moments(const std::vector<double>& xs);
 int64_t Median(std::vector<int64_t> xs);
+// `text` as a whole decimal number of digits only (no sign, no spaces) that fits in int64:
+// false otherwise, never an exception (names and values of a trace are anyone's text).
+bool ParseDigits(std::string_view text, int64_t* out);
+// An entry's value as a number (FitTrace writes its numbers with std::to_string); `fallback`
+// when there is no entry or its value is no such number.
+int64_t EntryInt(const FitEntry* entry, int64_t fallback);
 // Bytes as "262144 (256 KiB)" for reasons.
 std::string HumanBytes(double bytes);
 // Seconds with at most 6 significant digits ("0.0021").

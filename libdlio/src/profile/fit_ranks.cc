@@ -130,7 +130,7 @@ void MergeCheckpoint(const std::vector<RankFit>& ranks, const RankFit& ref, int3
   std::vector<int32_t> who;
   for (const RankFit* w : writers) {
     const FitEntry* size = w->out.Find("checkpoint.model_size_bytes");
-    if (size != nullptr) total += std::stoll(size->value);
+    total += EntryInt(size, 0);
     who.push_back(w->rank);
   }
   // Set appends: replace the first writer's own size in place.
@@ -311,7 +311,7 @@ Result<FitResult> FitRanks(const ProfileTrace& trace, const FitOptions& options,
   int64_t most = -1;
   for (const RankFit& r : ranks) {
     const FitEntry* t = r.out.Find("reader.read_threads");
-    const int64_t n = r.view.accesses.empty() ? -2 : t == nullptr ? -1 : std::stoll(t->value);
+    const int64_t n = r.view.accesses.empty() ? -2 : EntryInt(t, -1);
     if (n > most) {
       most = n;
       ref = &r;

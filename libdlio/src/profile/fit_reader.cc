@@ -8,7 +8,9 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <vector>
 
 #include "dlio/str_cat.h"
 #include "profile/fit_internal.h"
@@ -101,7 +103,7 @@ void FitThreads(const View& view, FitResult* out) {
 int64_t SamplesPerAccess(const ModelGuess& model, const FitResult& out) {
   const FitEntry* samples = out.Find("dataset.num_samples_per_file");
   if (!StreamsWholeFiles(model.model) || samples == nullptr || !samples->inferred) return 1;
-  return std::max<int64_t>(std::stoll(samples->value), 1);
+  return std::max<int64_t>(EntryInt(samples, 1), 1);
 }
 
 // Sets reader.batch_size to b, at most the training samples of an epoch (files x samples per
@@ -110,8 +112,7 @@ void SetBatch(const View& view, FitResult* out, int64_t b, FitConfidence c, std:
   const FitEntry* files = out->Find("dataset.num_files_train");
   const FitEntry* samples = out->Find("dataset.num_samples_per_file");
   if (files != nullptr && samples != nullptr && files->inferred && samples->inferred) {
-    const int64_t epoch =
-        std::stoll(files->value) * std::stoll(samples->value) / std::max(view.world, 1);
+    const int64_t epoch = EntryInt(files, 0) * EntryInt(samples, 0) / std::max(view.world, 1);
     if (epoch > 0 && b > epoch) {
       reason += StrCat("; capped at the ", epoch, " samples of an epoch");
       b = epoch;
@@ -121,31 +122,47 @@ void SetBatch(const View& view, FitResult* out, int64_t b, FitConfidence c, std:
   Set(out, "reader.batch_size", std::to_string(b), c, std::move(reason));
 }
 
+// The training sample reads of each reading process, in order.
+using ReadsByPid = std::map<int32_t, std::vector<const Access*>>;
+
+ReadsByPid TrainReadsByPid(const View& view) {
+  ReadsByPid by_pid;
+  for (const Access& a : view.accesses) {
+    if (IsTrain(view, a)) by_pid[a.pid].push_back(&a);
+  }
+  return by_pid;
+}
+
+// The gaps of each process's reads, one run per process and pass (FindPeriod's runs).
+std::vector<std::vector<int64_t>> WorkerRuns(const ReadsByPid& by_pid) {
+  std::vector<std::vector<int64_t>> runs;
+  for (const auto& [pid, reads] : by_pid) {
+    runs.emplace_back();
+    for (size_t k = 1; k < reads.size(); ++k) {
+      if (reads[k]->epoch != reads[k - 1]->epoch) {
+        runs.emplace_back();
+      } else {
+        runs.back().push_back(std::max<int64_t>(reads[k]->start_us - reads[k - 1]->end_us, 0));
+      }
+    }
+  }
+  return runs;
+}
+
 // Each DataLoader worker process's bursts of sample reads, split where its own reads pause (the
 // pause threshold of all workers' gaps) and at each pass: PyTorch sends a worker whole batches,
 // `prefetch_factor` of them when an epoch starts, then one each time the loop takes a batch.
-// Empty when the reads are not in several processes.
 struct WorkerBursts {
   std::vector<int64_t> first;   // the first burst of each worker in each pass
   std::vector<int64_t> steady;  // the others
 };
 
-WorkerBursts BurstsPerWorker(const View& view) {
-  std::map<int32_t, std::vector<const Access*>> by_pid;
-  for (const Access& a : view.accesses) {
-    if (IsTrain(view, a)) by_pid[a.pid].push_back(&a);
-  }
-  WorkerBursts out;
-  if (by_pid.size() < 2) return out;
+WorkerBursts BurstsPerWorker(const ReadsByPid& by_pid,
+                             const std::vector<std::vector<int64_t>>& runs) {
   std::vector<int64_t> gaps;
-  for (const auto& [pid, reads] : by_pid) {
-    for (size_t k = 1; k < reads.size(); ++k) {
-      if (reads[k]->epoch == reads[k - 1]->epoch) {
-        gaps.push_back(std::max<int64_t>(reads[k]->start_us - reads[k - 1]->end_us, 0));
-      }
-    }
-  }
+  for (const auto& run : runs) gaps.insert(gaps.end(), run.begin(), run.end());
   const int64_t threshold = PauseThreshold(gaps);
+  WorkerBursts out;
   for (const auto& [pid, reads] : by_pid) {
     int64_t length = 0;
     bool first = true;
@@ -165,14 +182,50 @@ WorkerBursts BurstsPerWorker(const View& view) {
   return out;
 }
 
-// reader.batch_size from DataLoader worker processes, when the reads are in several: the burst
-// of one worker after its first of a pass when at least 80% of them are equal, else, when each
-// worker read a pass in one burst, half that burst (PyTorch's default prefetch_factor of 2
-// batches). False when the reads are in one process or the bursts are uneven.
+// " x N samples per file (...)" when one access stands for all of a file's samples.
+std::string StreamedNote(const ModelGuess& model, int64_t per_access) {
+  return per_access > 1 ? StrCat(" x ", per_access, " samples per file (", model.model,
+                                 " reads whole files; the batches within one are not visible)")
+                        : "";
+}
+
+// How the ends of a period outrank the gaps within it, for reasons; stalls said to be no steps.
+std::string PeriodEvidence(const Period& p, std::string_view within) {
+  return StrCat(p.ends, " such gaps, median ", Seconds(static_cast<double>(p.end_median_us) / 1e6),
+                " s, outrank the ", p.within, " ", within, ", median ",
+                Seconds(static_cast<double>(p.within_median_us) / 1e6), " s, in ",
+                std::llround(p.score * 100), "% of pairs",
+                p.stalls > 0 ? StrCat("; ", p.stalls, p.stalls == 1 ? " gap " : " gaps ", within,
+                                      " as long (a busy host's stalls) ",
+                                      p.stalls == 1 ? "is no step" : "are no steps")
+                             : "");
+}
+
+// reader.batch_size from DataLoader worker processes, when the reads are in several: the period
+// of each worker's pauses past its first batch of a pass (FindPeriod); else the burst of one
+// worker after its first of a pass when at least 80% of them are equal, else, when each worker
+// read a pass in one burst, half that burst (PyTorch's default prefetch_factor of 2 batches).
+// False when the reads are in one process or the bursts are uneven.
 bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
-  const WorkerBursts bursts = BurstsPerWorker(view);
-  if (bursts.first.empty()) return false;
+  const ReadsByPid by_pid = TrainReadsByPid(view);
+  if (by_pid.size() < 2) return false;
   const int64_t per_access = SamplesPerAccess(model, *out);
+  const std::vector<std::vector<int64_t>> runs = WorkerRuns(by_pid);
+  // A worker's first batches of a pass come back to back when it prefetches them, apart when
+  // handing each one over takes long (a busy host): the first period end counted or not.
+  const Period all = FindPeriod(runs, 0), past_first = FindPeriod(runs, 1);
+  const bool skip = Significance(past_first) > Significance(all);
+  const Period& p = skip ? past_first : all;
+  if (p.reads > 0) {
+    SetBatch(view, out, p.reads * per_access,
+             p.ends >= 4 ? FitConfidence::kMedium : FitConfidence::kLow,
+             StrCat("each DataLoader worker process pauses after every ", p.reads, " sample reads",
+                    skip ? " past its first batch of a pass" : "", " (",
+                    PeriodEvidence(p, "within batches"), "): a worker builds whole batches",
+                    StreamedNote(model, per_access)));
+    return true;
+  }
+  const WorkerBursts bursts = BurstsPerWorker(by_pid, runs);
   if (!bursts.steady.empty()) {
     const int64_t b = std::max<int64_t>(Median(bursts.steady), 1);
     const auto same = std::count(bursts.steady.begin(), bursts.steady.end(), b);
@@ -193,6 +246,18 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
              " sample reads): taken as PyTorch's default prefetch_factor of 2 "
              "batches, so a batch is half of it"));
   return true;
+}
+
+// reader.batch_size from the period of the pauses between sample reads (CollectSteps).
+void FitPeriodBatch(const View& view, const ModelGuess& model, FitResult* out) {
+  const Period& p = view.period;
+  const bool ahead = ReaderCount(view) > 1;  // workers read ahead: a pause may be a full queue
+  const int64_t per_access = SamplesPerAccess(model, *out);
+  SetBatch(view, out, p.reads * per_access,
+           p.ends >= 4 && !ahead ? FitConfidence::kMedium : FitConfidence::kLow,
+           StrCat("a pause after every ", p.reads, " sample reads", p.per_pass ? " of a pass" : "",
+                  " (", PeriodEvidence(p, "within batches"), ")", StreamedNote(model, per_access),
+                  ahead ? "; several readers may read ahead of compute" : ""));
 }
 
 void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
@@ -216,6 +281,10 @@ void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
              StrCat(reads, " sample reads / ", view.steps.size(), " compute steps"));
     return;
   }
+  if (view.period.reads > 0) {
+    FitPeriodBatch(view, model, out);
+    return;
+  }
   // Sample reads between consecutive pauses.
   std::vector<int64_t> per_burst(view.steps.size() + 1, 0);
   size_t burst = 0;
@@ -228,13 +297,10 @@ void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
   const bool even = same * 10 >= static_cast<int64_t>(per_burst.size()) * 8;
   const bool ahead = ReaderCount(view) > 1;  // workers read ahead: a burst may be many batches
   const int64_t per_access = SamplesPerAccess(model, *out);
-  const std::string streamed =
-      per_access > 1 ? StrCat(" x ", per_access, " samples per file (", model.model,
-                              " reads whole files; the batches within one are not visible)")
-                     : "";
   SetBatch(view, out, b * per_access, even && !ahead ? FitConfidence::kMedium : FitConfidence::kLow,
            StrCat("median sample reads per burst (", same, " of ", per_burst.size(),
-                  " bursts read exactly ", b, ")", streamed,
+                  " bursts read exactly ", b, "; no period of pauses stands out)",
+                  StreamedNote(model, per_access),
                   ahead ? "; several readers may read ahead of compute" : ""));
 }
 
@@ -351,7 +417,7 @@ int64_t SamplesReadPerPass(const View& view, const FitResult& out) {
   const FitEntry* samples = out.Find("dataset.num_samples_per_file");
   if (model != nullptr && model->inferred && StreamsWholeFiles(model->value) &&
       samples != nullptr && samples->inferred) {
-    reads *= std::stoll(samples->value);
+    reads *= EntryInt(samples, 1);
   }
   return reads / passes;
 }
@@ -370,9 +436,8 @@ void FitStepCap(const View& view, FitResult* out) {
       static_cast<int64_t>(view.steps.size()) + (view.steps_from_compute ? 0 : 1);
   const int64_t per_epoch = std::max<int64_t>(batches / std::max(view.epochs, 1), 1);
   // The samples one rank holds (the data is sharded over `view.world` ranks).
-  const int64_t held =
-      std::stoll(files->value) * std::stoll(samples->value) / std::max(view.world, 1);
-  const int64_t full = held / std::max<int64_t>(std::stoll(batch->value), 1);
+  const int64_t held = EntryInt(files, 0) * EntryInt(samples, 0) / std::max(view.world, 1);
+  const int64_t full = held / std::max<int64_t>(EntryInt(batch, 1), 1);
   if (per_epoch * 10 >= full * 9) return;
   // A cap leaves samples unread. Pauses that split a pass finer than its batches (prefetching
   // readers, a loaded machine) are no cap when each pass read (nearly) every sample.
@@ -408,8 +473,14 @@ void FitTrain(const View& view, FitResult* out) {
         StrCat(times.size(), " compute events of the training thread"));
   } else {
     const bool ahead = ReaderCount(view) > 1;
+    const std::string where =
+        view.period.reads > 0
+            ? StrCat(
+                  ", one after every ", view.period.reads,
+                  " sample reads (gaps within batches, a busy host's stalls among them, left out)")
+            : "";
     Set(out, "train.computation_time", value, ahead ? FitConfidence::kLow : FitConfidence::kMedium,
-        StrCat(times.size(), " pauses between bursts of sample reads",
+        StrCat(times.size(), " pauses between bursts of sample reads", where,
                ahead ? " (several readers: compute may hide behind reads)" : ""));
   }
 }

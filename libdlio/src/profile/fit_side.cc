@@ -66,20 +66,26 @@ std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<
   }
   std::stable_sort(writes.begin(), writes.end(),
                    [&t](size_t a, size_t b) { return t.start_us[a] < t.start_us[b]; });
-  // Without steps: saves are bursts of writes, apart by a pause that stands out (else 1 s).
+  // Without steps: saves are the writes between the pauses of a period (FindPeriod: W writes a
+  // save, wherever a busy host stalls them), else bursts of writes apart by a pause that stands
+  // out, else by more than 1 s (gaps in no order: a stall of the host is milliseconds, so writes
+  // closer than a second are taken as one save).
   std::vector<int64_t> gaps;
   for (size_t k = 1; k < writes.size(); ++k) {
     const size_t p = writes[k - 1], i = writes[k];
     gaps.push_back(std::max<int64_t>(t.start_us[i] - t.start_us[p] - t.dur_us[p], 0));
   }
+  const int64_t period = view.steps.empty() ? FindPeriod({gaps}, 0).reads : 0;
   const int64_t pause = PauseThreshold(gaps);
   const int64_t kSaveGapUs = pause > 0 ? pause : 1'000'000;
   std::vector<Save> saves;
   int64_t last_end = 0;
-  for (size_t i : writes) {
+  for (size_t k = 0; k < writes.size(); ++k) {
+    const size_t i = writes[k];
     const int64_t step = StepIndex(view, t.start_us[i]);
-    const bool apart = view.steps.empty() ? t.start_us[i] - last_end > kSaveGapUs
-                                          : saves.empty() || saves.back().step != step;
+    const bool apart = !view.steps.empty() ? saves.empty() || saves.back().step != step
+                                           : (period > 0 ? static_cast<int64_t>(k) % period == 0
+                                                         : t.start_us[i] - last_end > kSaveGapUs);
     if (saves.empty() || apart) saves.push_back({step, 0, {}, t.start_us[i], 0});
     saves.back().bytes += t.size_bytes[i];
     saves.back().end_us = std::max(saves.back().end_us, t.start_us[i] + t.dur_us[i]);
