@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <string_view>
 #include <system_error>
@@ -379,6 +380,11 @@ bool ParseDigits(std::string_view text, int64_t* out) {
 int64_t EntryInt(const FitEntry* entry, int64_t fallback) {
   int64_t v = 0;
   return entry != nullptr && ParseDigits(entry->value, &v) ? v : fallback;
+}
+
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<int64_t>::max() : product;
 }
 
 void Unset(FitResult* out, std::string key, std::string default_value, std::string reason) {

@@ -112,7 +112,8 @@ void SetBatch(const View& view, FitResult* out, int64_t b, FitConfidence c, std:
   const FitEntry* files = out->Find("dataset.num_files_train");
   const FitEntry* samples = out->Find("dataset.num_samples_per_file");
   if (files != nullptr && samples != nullptr && files->inferred && samples->inferred) {
-    const int64_t epoch = EntryInt(files, 0) * EntryInt(samples, 0) / std::max(view.world, 1);
+    const int64_t epoch =
+        SaturatingMul(EntryInt(files, 0), EntryInt(samples, 0)) / std::max(view.world, 1);
     if (epoch > 0 && b > epoch) {
       reason += StrCat("; capped at the ", epoch, " samples of an epoch");
       b = epoch;
@@ -417,7 +418,7 @@ int64_t SamplesReadPerPass(const View& view, const FitResult& out) {
   const FitEntry* samples = out.Find("dataset.num_samples_per_file");
   if (model != nullptr && model->inferred && StreamsWholeFiles(model->value) &&
       samples != nullptr && samples->inferred) {
-    reads *= EntryInt(samples, 1);
+    reads = SaturatingMul(reads, EntryInt(samples, 1));
   }
   return reads / passes;
 }
@@ -436,7 +437,8 @@ void FitStepCap(const View& view, FitResult* out) {
       static_cast<int64_t>(view.steps.size()) + (view.steps_from_compute ? 0 : 1);
   const int64_t per_epoch = std::max<int64_t>(batches / std::max(view.epochs, 1), 1);
   // The samples one rank holds (the data is sharded over `view.world` ranks).
-  const int64_t held = EntryInt(files, 0) * EntryInt(samples, 0) / std::max(view.world, 1);
+  const int64_t held =
+      SaturatingMul(EntryInt(files, 0), EntryInt(samples, 0)) / std::max(view.world, 1);
   const int64_t full = held / std::max<int64_t>(EntryInt(batch, 1), 1);
   if (per_epoch * 10 >= full * 9) return;
   // A cap leaves samples unread. Pauses that split a pass finer than its batches (prefetching
