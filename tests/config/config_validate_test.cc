@@ -87,6 +87,8 @@ TEST_CASE("every validation rule names its key") {
       {{"side_io.write_bytes=10", "side_io.write_file=model.json"},
        "side_io.write_file must contain {rank}"},
       {{"side_io.schedule=hourly"}, "side_io.schedule: expected one of per_step, spread"},
+      {{"reader.client_costs=python"},
+       "reader.client_costs: expected one of none, framework, got 'python'"},
       {{"scale=0"}, "scale: 0 is out of range (accepted: > 0)"},
       {{"scale=-1"}, "scale: -1 is out of range"},
       {{"scale_keys=dataset.num_file_train"}, "scale_keys: unknown key 'dataset.num_file_train'"},

@@ -145,10 +145,24 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   c.dataset.record_length_bytes_stdev = 1000;
   po = reserve("threaded", 4, *fx.format);
   CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
+  // pytorch workers read straight into their slots (client_costs none): no read buffer.
+  po = reserve("pytorch", 4, *fx.format);
+  CHECK(po.reserve_sample_bytes == 0);
+  CHECK(po.reserve_batch_bytes == (4u << 20) + 4000);
+  CHECK(po.reserve_buffers == 0);
+  // framework: a read buffer per worker, and slots for the collated bytes, at most the resize
+  // bytes of each sample when dataset.record_length_bytes_resize is set.
+  c.reader.client_costs = "framework";
   po = reserve("pytorch", 4, *fx.format);
   CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
   CHECK(po.reserve_batch_bytes == (4u << 20) + 4000);
-  CHECK(po.reserve_buffers == 0);
+  c.dataset.record_length_bytes_resize = 4096;
+  po = reserve("pytorch", 4, *fx.format);
+  CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
+  CHECK(po.reserve_batch_bytes == 4u * 4096);
+  c.reader.client_costs = "none";  // the slots hold what was read, whatever the resize
+  CHECK(reserve("pytorch", 4, *fx.format).reserve_batch_bytes == (4u << 20) + 4000);
+  c.dataset.record_length_bytes_resize = 0;
   // A unet3d-like ring (24 buffers of 300 MiB: 7.0 GiB) is reserved whole, not capped at 1 GiB.
   c.dataset.record_length_bytes_stdev = 0;
   c.dataset.record_length_bytes = 300u << 20;

@@ -153,6 +153,9 @@ struct ReaderConfig {
   bool persistent_workers = true;  // reader.persistent_workers: pytorch workers live across epochs
   std::string h5py_reopen = "file";  // reader.h5py_reopen: file, dataset, none (h5py model)
   std::string hdf5_lookup_dataset;   // reader.hdf5_lookup_dataset: "" = none (h5py model)
+  // reader.client_costs: none (a framework model's requests into dlio's reused buffers) or
+  // framework (also the framework's client work: fresh arrays, copies, CRC, collate).
+  std::string client_costs = "none";
 };
 
 struct TrainConfig {

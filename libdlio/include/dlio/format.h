@@ -142,6 +142,10 @@ struct FormatOptions {
   // worker processes are the pipeline's part). Config validation has refused a model the format
   // does not declare, so a reader may treat any other value as kNative.
   IoModel io_model = IoModel::kAuto;
+  // reader.client_costs framework: a framework model also does the framework's client work
+  // (np.load's fresh array and copies, zipfile's CRC-32). false (none): the same requests, read
+  // into reused buffers, with none of that work.
+  bool framework_client_costs = false;
 
   Hdf5Options hdf5;
   NpyOptions npy;  // npy and npz

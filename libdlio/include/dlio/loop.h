@@ -49,8 +49,10 @@ std::string PipelineNameFor(const WorkloadConfig& config, bool storage_needs_mpi
 // 2 sqrt(b) stdev), reader.prefetch_size and read_threads, for formats whose stored sample size
 // is the record length (docs/architecture.md, "The hot path does not allocate"). Every buffer
 // the pipeline can hold at once is reserved: the threaded/sync pool's (prefetch_size +
-// max(1, read_threads) + 1) x batch_size buffers, the pytorch workers' slots and read buffers,
-// as many as a real loader with that prefetch holds. What the train.accelerators_per_process
+// max(1, read_threads) + 1) x batch_size buffers, the pytorch workers' slots (and, under
+// reader.client_costs framework, their read buffers, with slots for the resize bytes of each
+// sample when dataset.record_length_bytes_resize is set), as many as a real loader with that
+// prefetch holds. What the train.accelerators_per_process
 // pipelines of a process would reserve together is bounded by half of `host_memory_bytes`
 // (0: unbounded): the threaded pool then reserves the buffers it hands out first up to that,
 // pytorch slots are grown on demand. Leaves the fields at 0 (grow on demand) for other formats
@@ -66,6 +68,8 @@ void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
 // then wake from each step's compute while many read threads copy: docs/performance.md), else 0
 // (readers at the training thread's priority, as a framework's loader runs).
 int EffectiveThreadNice(const WorkloadConfig& config);
+// reader.client_costs is framework: a framework model also pays the framework's client work.
+bool FrameworkClientCosts(const WorkloadConfig& config);
 // Whether the config asks for PyTorch's DataLoader model (io_model pytorch, or auto with
 // data_loader pytorch).
 bool UsesPytorchWorkers(const WorkloadConfig& config);

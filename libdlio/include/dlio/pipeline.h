@@ -103,6 +103,13 @@ struct PipelineOptions {
   // pytorch: keep the worker processes across epochs (DataLoader's persistent_workers); false
   // forks them at every StartEpoch and ends them when the epoch has been delivered.
   bool persistent_workers = true;
+  // pytorch: the workers' client work (reader.client_costs). false (none): a worker reads each
+  // sample straight into its batch's shared-memory slot (reused, pre-touched), with no collate
+  // copy. true (framework): it reads into its own buffer and collates a copy into the slot, of
+  // at most collate_limit_bytes per sample when that is > 0 (DLIO's loader hands PyTorch
+  // dataset.record_length_bytes_resize bytes per sample, whatever it read).
+  bool framework_client_costs = false;
+  uint64_t collate_limit_bytes = 0;
   // pytorch: each worker process writes its own trace to "<prefix>-worker-<n>-<os pid>.pfw"
   // (".gz" added with worker_trace_gzip) when the env's tracer is enabled; "" records nothing.
   std::string worker_trace_prefix;

@@ -34,9 +34,14 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   PipelineOptions po;
   po.name = PipelineNameFor(c, env.storage->capabilities().needs_mpi);
   // A Python model's reads land in fresh or warm pages as Python's do only from the allocator
-  // state Python's imports leave (before the pytorch pipeline forks its workers).
-  pyio::MatchPythonImports(
-      pyio::PythonImportThreshold(po.name == "pytorch" ? IoModel::kPytorch : model));
+  // state Python's imports leave (before the pytorch pipeline forks its workers); without the
+  // framework's client costs they land in dlio's reused buffers, whatever that state.
+  po.framework_client_costs = FrameworkClientCosts(c);
+  if (po.framework_client_costs) {
+    pyio::MatchPythonImports(
+        pyio::PythonImportThreshold(po.name == "pytorch" ? IoModel::kPytorch : model));
+    po.collate_limit_bytes = c.dataset.record_length_bytes_resize;
+  }
   po.batch_size = loop.batch_size;
   po.read_threads = c.reader.read_threads;
   po.computation_threads = c.reader.computation_threads;

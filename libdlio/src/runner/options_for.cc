@@ -81,6 +81,7 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.tfrecord.expected_records = c.dataset.num_samples_per_file;
   o.verify = c.reader.verify_checksums;
   o.io_model = c.reader.io_model;
+  o.framework_client_costs = FrameworkClientCosts(c);
   o.decode = c.reader.decode;
   o.max_decoded_bytes = c.reader.max_decoded_bytes;
   o.transfer_size = c.reader.transfer_size;
@@ -135,6 +136,8 @@ int EffectiveThreadNice(const WorkloadConfig& c) {
   return c.train.accelerators_per_process > 1 ? kAcceleratorThreadsNice : 0;
 }
 
+bool FrameworkClientCosts(const WorkloadConfig& c) { return c.reader.client_costs == "framework"; }
+
 bool UsesPytorchWorkers(const WorkloadConfig& c) {
   return c.reader.io_model == IoModel::kPytorch ||
          (c.reader.io_model == IoModel::kAuto && c.reader.data_loader == "pytorch");
@@ -173,12 +176,19 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std:
                 static_cast<double>(std::max<uint64_t>(1, c.train.accelerators_per_process));
   if (pipeline == "pytorch" && c.reader.read_threads > 0) {
     // Every slot of every worker holds a batch each round of the epoch: all of them are used.
-    const uint64_t batch = b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
+    // A worker reads into its own buffer only to collate a copy (client_costs framework), and
+    // then collates at most the resize bytes of each sample.
+    const bool framework = FrameworkClientCosts(c);
+    const uint64_t resize = c.dataset.record_length_bytes_resize;
+    const bool limited = framework && resize > 0 && resize < mean;
+    const uint64_t batch =
+        limited ? b * resize : b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
+    const uint64_t read_buffer = framework ? sample : 0;
     const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
     const double total = static_cast<double>(c.reader.read_threads) *
-                         (static_cast<double>(slots) * batch + static_cast<double>(sample));
+                         (static_cast<double>(slots) * batch + static_cast<double>(read_buffer));
     if (total > budget) return;
-    po->reserve_sample_bytes = sample;
+    po->reserve_sample_bytes = read_buffer;
     po->reserve_batch_bytes = batch;
     return;
   }
