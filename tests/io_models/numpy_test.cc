@@ -148,15 +148,19 @@ Files MakeFiles(const TempDir& tmp) {
 // dlio's requests for opening `name` with `model` and reading its samples 0 .. `samples` - 1 (in
 // a fresh reader; modulo the file's sample count); `read_calls` gets the read(2) calls they cost
 // (-1 where not counted).
+// With `framework`, reader.client_costs framework; `bytes` (when given) gets the samples read.
 std::vector<Request> DlioFileRequests(const std::string& data, const std::string& name,
                                       IoModel model, const KindFilter& filter, uint64_t samples = 1,
-                                      bool keep = false, int64_t* read_calls = nullptr) {
+                                      bool keep = false, int64_t* read_calls = nullptr,
+                                      bool framework = false,
+                                      std::vector<uint8_t>* bytes = nullptr) {
   MemoryTracer tracer;
   auto storage = testing::BoundPosixStorage(&tracer);
   const std::string format = name.substr(name.rfind('.') + 1);
   FormatOptions options;
   options.io_model = model;
   options.npy.keep_arrays = keep;
+  options.framework_client_costs = framework;
   ReadCalls calls;
   const int64_t before = calls.Now();
   {
@@ -169,6 +173,7 @@ std::vector<Request> DlioFileRequests(const std::string& data, const std::string
       const Status st = (*reader)->ReadSample(i % (*reader)->num_samples(), &out);
       INFO(st.ToString());
       REQUIRE(st.ok());
+      if (bytes != nullptr) bytes->insert(bytes->end(), out.data(), out.data() + out.size());
     }
   }
   if (read_calls != nullptr) *read_calls = calls.Since(before);
@@ -390,6 +395,38 @@ TEST_CASE("numpy model: with keep_arrays, opening and reading every sample is on
   }
 }
 
+TEST_CASE("numpy model: client_costs none issues framework's requests, for the same bytes") {
+  // reader.client_costs none reads into reused buffers with no bytes objects, copies or CRC;
+  // what reaches the storage must not change: opens, reads, offsets and sizes, in order, and
+  // the read(2) calls they cost, for stored and deflated members, npy files, one sample or
+  // every sample of a file, with and without keep_arrays.
+  if (!io_model_test::PythonHas("numpy")) return;
+  TempDir tmp;
+  const Files f = MakeFiles(tmp);
+  const KindFilter all{{OpKind::kOpen, OpKind::kRead, OpKind::kClose, OpKind::kStat}};
+  for (const std::string& name : f.names) {
+    for (const bool keep : {false, true}) {
+      for (const uint64_t samples : {uint64_t{1}, uint64_t{3}}) {
+        int64_t none_calls = 0, framework_calls = 0;
+        std::vector<uint8_t> none_bytes, framework_bytes;
+        const std::vector<Request> none =
+            DlioFileRequests(f.data, name, IoModel::kNumpy, all, samples, keep, &none_calls,
+                             /*framework=*/false, &none_bytes);
+        const std::vector<Request> framework =
+            DlioFileRequests(f.data, name, IoModel::kNumpy, all, samples, keep, &framework_calls,
+                             /*framework=*/true, &framework_bytes);
+        INFO(name << " keep " << keep << " samples " << samples << "\nframework:\n"
+                  << ToString(framework) << "none:\n"
+                  << ToString(none));
+        CHECK(framework.size() > 3);
+        CHECK(none == framework);
+        CHECK(none_calls == framework_calls);
+        CHECK(none_bytes == framework_bytes);
+      }
+    }
+  }
+}
+
 TEST_CASE("numpy model: inspect still describes the file, and errors name it") {
   TempDir tmp;
   auto storage = testing::BoundPosixStorage();
@@ -435,6 +472,7 @@ TEST_CASE("numpy model: a sample buffer that keeps np.load's array holds it unti
   auto storage = NewPosixStorage({});
   FormatOptions options;
   options.io_model = IoModel::kNumpy;
+  options.framework_client_costs = true;  // without it no array is held: it is reused
   auto reader = testing::MakeFormatByName("npz")->Open(storage.get(), f.data + "/" + *npz, options);
   REQUIRE(reader.ok());
   SampleBuffer dropped;  // by default the array is freed once the sample is out of it

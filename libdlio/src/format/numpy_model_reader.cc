@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 #include "format/io_util.h"
 #include "format/pyio/buffered_reader.h"
@@ -12,11 +13,40 @@
 namespace dlio::format_internal {
 namespace {
 
-// One np.load: open, load, close (the file is closed on every path).
-Result<pyio::LoadedArray> LoadOnce(const NumpyModelSpec& spec, const std::string& key) {
+// The arrays of reader.client_costs none: a few buffers per thread, reused by its next loads so
+// that their bytes land in memory already touched. Per thread, so that no lock is held across a
+// fork (the pytorch pipeline's workers start with a copy of the forking thread's).
+class ArrayPool {
+ public:
+  static AlignedBuffer Take() {
+    std::vector<AlignedBuffer>& free = List();
+    if (free.empty()) return AlignedBuffer(64);
+    AlignedBuffer b = std::move(free.back());
+    free.pop_back();
+    return b;
+  }
+  static void Give(AlignedBuffer b) {
+    std::vector<AlignedBuffer>& free = List();
+    if (b.capacity() > 0 && free.size() < kKeep) free.push_back(std::move(b));
+  }
+
+ private:
+  static constexpr size_t kKeep = 2;  // the array being read and the one Open left pending
+  static std::vector<AlignedBuffer>& List() {
+    thread_local std::vector<AlignedBuffer> free;
+    return free;
+  }
+};
+
+// One np.load: open, load, close (the file is closed on every path). Into `into` (the client
+// costs none) when given.
+Result<pyio::LoadedArray> LoadOnce(const NumpyModelSpec& spec, const std::string& key,
+                                   AlignedBuffer* into = nullptr) {
   DLIO_ASSIGN_OR_RETURN(auto file,
                         spec.storage->Open(spec.path, OpenMode::kRead, spec.file_options));
-  Result<pyio::LoadedArray> a = pyio::NumpyLoad(file.get(), key, spec.buffers);
+  Result<pyio::LoadedArray> a = into != nullptr
+                                    ? pyio::NumpyLoadInto(file.get(), key, spec.buffers, into)
+                                    : pyio::NumpyLoad(file.get(), key, spec.buffers);
   const Status closed = file->Close();
   DLIO_RETURN_NOT_OK(a.status());
   DLIO_RETURN_NOT_OK(closed);
@@ -25,14 +55,23 @@ Result<pyio::LoadedArray> LoadOnce(const NumpyModelSpec& spec, const std::string
 
 class NumpyModelReader final : public FormatReader {
  public:
-  NumpyModelReader(NumpyModelSpec spec, pyio::LoadedArray first, ArraySamples samples,
-                   NativeReaderOpener native)
+  // `first_reused`: the first load's bytes without the client costs (spec.framework false).
+  NumpyModelReader(NumpyModelSpec spec, pyio::LoadedArray first, AlignedBuffer first_reused,
+                   ArraySamples samples, NativeReaderOpener native)
       : spec_(std::move(spec)),
         key_(std::move(first.member)),
         data_bytes_(first.header.data_bytes),
         samples_(std::move(samples)),
-        native_opener_(std::move(native)),
-        pending_(std::move(first.data)) {}
+        native_opener_(std::move(native)) {
+    if (spec_.framework) {
+      pending_ = std::move(first.data);
+    } else {
+      pending_reused_ = std::move(first_reused);
+    }
+  }
+  ~NumpyModelReader() override {
+    if (pending_reused_) ArrayPool::Give(std::move(*pending_reused_));
+  }
 
   uint64_t num_samples() const override { return samples_.num_samples; }
   uint64_t sample_size(uint64_t) const override { return samples_.sample_size; }
@@ -53,6 +92,7 @@ class NumpyModelReader final : public FormatReader {
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
     DLIO_RETURN_NOT_OK(CheckSampleIndex(spec_.path, i, samples_.num_samples));
     DLIO_RETURN_NOT_OK(out->Resize(samples_.sample_size));
+    if (!spec_.framework) return ReadReused(i, out);
     std::optional<std::vector<uint8_t>> first = TakePending();
     if (spec_.keep) {
       std::lock_guard<std::mutex> lock(mu_);
@@ -64,7 +104,7 @@ class NumpyModelReader final : public FormatReader {
           kept_ = std::move(a.data);
         }
       }
-      Gather(i, *kept_, out->data());
+      Gather(i, kept_->data(), kept_->size(), out->data());
       return Status::OK();
     }
     if (first) return Deliver(i, std::move(*first), out);
@@ -73,6 +113,30 @@ class NumpyModelReader final : public FormatReader {
   }
 
  private:
+  // ReadSample without the client costs: the same loads, into this thread's reused buffers.
+  Status ReadReused(uint64_t i, SampleBuffer* out) {
+    std::optional<AlignedBuffer> first;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      first.swap(pending_reused_);
+    }
+    if (spec_.keep) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!kept_reused_) {
+        AlignedBuffer array = first ? std::move(*first) : ArrayPool::Take();
+        if (!first) DLIO_RETURN_NOT_OK(Load(&array).status());
+        kept_reused_ = std::move(array);
+      }
+      Gather(i, kept_reused_->data(), kept_reused_->size(), out->data());
+      return Status::OK();
+    }
+    AlignedBuffer array = first ? std::move(*first) : ArrayPool::Take();
+    Status loaded = first ? Status::OK() : Load(&array).status();
+    if (loaded.ok()) Gather(i, array.data(), array.size(), out->data());
+    ArrayPool::Give(std::move(array));
+    return loaded;
+  }
+
   // The array Open loaded, once (nullopt after the first call).
   std::optional<std::vector<uint8_t>> TakePending() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -81,8 +145,8 @@ class NumpyModelReader final : public FormatReader {
     return out;
   }
 
-  Result<pyio::LoadedArray> Load() const {
-    DLIO_ASSIGN_OR_RETURN(pyio::LoadedArray a, LoadOnce(spec_, key_));
+  Result<pyio::LoadedArray> Load(AlignedBuffer* into = nullptr) const {
+    DLIO_ASSIGN_OR_RETURN(pyio::LoadedArray a, LoadOnce(spec_, key_, into));
     if (a.header.data_bytes != data_bytes_) {
       return Status::Corruption(spec_.path, ": the array changed since the file was opened (",
                                 data_bytes_, " data bytes then, ", a.header.data_bytes, " now)");
@@ -94,18 +158,18 @@ class NumpyModelReader final : public FormatReader {
   // returned (SampleBuffer::Hold).
   Status Deliver(uint64_t i, std::vector<uint8_t> array, SampleBuffer* out) const {
     auto held = std::make_shared<const std::vector<uint8_t>>(std::move(array));
-    Gather(i, *held, out->data());
+    Gather(i, held->data(), held->size(), out->data());
     out->Hold(std::move(held));
     return Status::OK();
   }
 
-  void Gather(uint64_t i, const std::vector<uint8_t>& data, uint8_t* out) const {
+  void Gather(uint64_t i, const uint8_t* data, size_t size, uint8_t* out) const {
     const ArraySamples& s = samples_;
     if (s.axis == SampleAxis::kFirst) {
-      if (s.sample_size > 0) std::memcpy(out, data.data() + s.offset(i), s.sample_size);
+      if (s.sample_size > 0) std::memcpy(out, data + s.offset(i), s.sample_size);
       return;
     }
-    GatherSamplePiece(s, i, 0, data.data(), data.size(), out);
+    GatherSamplePiece(s, i, 0, data, size, out);
   }
 
   NumpyModelSpec spec_;
@@ -115,9 +179,11 @@ class NumpyModelReader final : public FormatReader {
   NativeReaderOpener native_opener_;
   mutable std::mutex native_mu_;  // guards native_
   mutable std::unique_ptr<FormatReader> native_;
-  std::mutex mu_;  // guards pending_ and kept_
+  std::mutex mu_;  // guards pending_, kept_ and their reused counterparts
   std::optional<std::vector<uint8_t>> pending_;
   std::optional<std::vector<uint8_t>> kept_;
+  std::optional<AlignedBuffer> pending_reused_;  // spec_.framework false
+  std::optional<AlignedBuffer> kept_reused_;
 };
 
 }  // namespace
@@ -125,8 +191,10 @@ class NumpyModelReader final : public FormatReader {
 Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
                                                            const FormatOptions& options,
                                                            NativeReaderOpener native) {
-  Result<pyio::LoadedArray> loaded = LoadOnce(spec, "");
+  AlignedBuffer reused = spec.framework ? AlignedBuffer(64) : ArrayPool::Take();
+  Result<pyio::LoadedArray> loaded = LoadOnce(spec, "", spec.framework ? nullptr : &reused);
   if (!loaded.ok()) {
+    ArrayPool::Give(std::move(reused));
     // A file np.load refuses: the native reader's diagnosis names the offset (and is what a
     // damaged file gets under native); np.load's own error when dlio's reader accepts the file.
     Result<std::unique_ptr<FormatReader>> diagnosed = native();
@@ -137,10 +205,14 @@ Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
   ArraySamples samples = ResolveArraySamples(first.header, std::nullopt, options);
   std::string where = spec.path;
   if (!first.member.empty()) where += " member '" + first.member + "'";
-  DLIO_RETURN_NOT_OK(CheckZeroByteSamples(samples, first.file_bytes,
-                                          where + " shape " + first.header.ShapeJson()));
-  return std::unique_ptr<FormatReader>(new NumpyModelReader(std::move(spec), std::move(first),
-                                                            std::move(samples), std::move(native)));
+  Status checked =
+      CheckZeroByteSamples(samples, first.file_bytes, where + " shape " + first.header.ShapeJson());
+  if (!checked.ok()) {
+    ArrayPool::Give(std::move(reused));
+    return checked;
+  }
+  return std::unique_ptr<FormatReader>(new NumpyModelReader(
+      std::move(spec), std::move(first), std::move(reused), std::move(samples), std::move(native)));
 }
 
 pyio::NumpyBuffers NumpyBuffersFor(Storage* storage, const std::string& path) {
@@ -155,6 +227,7 @@ NumpyModelSpec NumpyModelSpecFor(Storage* storage, const std::string& path,
   spec.path = path;
   spec.file_options.direct = options.direct;
   spec.keep = options.npy.keep_arrays;
+  spec.framework = options.framework_client_costs;
   spec.buffers = NumpyBuffersFor(storage, path);
   return spec;
 }

@@ -67,6 +67,14 @@ Result<size_t> BufferedReader::Read(size_t n, uint8_t* dst) {
   return got;
 }
 
+Result<size_t> BufferedReader::ReadInto(size_t n, uint8_t* dst) {
+  const int64_t have = ReadAhead();
+  if (static_cast<int64_t>(n) > have) return ReadGeneric(n, dst);
+  if (n > 0) std::memcpy(dst, buffer_.data() + pos_, n);
+  pos_ += static_cast<int64_t>(n);
+  return n;
+}
+
 Result<PythonBytes> BufferedReader::ReadObject(size_t n) {
   PythonBytes bytes(n);
   if (bytes.failed(n)) {

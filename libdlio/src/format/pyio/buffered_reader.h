@@ -40,6 +40,9 @@ class BufferedReader {
   // read(n) as the bytes object Python returns (allocated before the read, as CPython does), so
   // that a caller keeps it alive as long as the Python code it emulates does.
   Result<PythonBytes> ReadObject(size_t n);
+  // read(n) with the requests of Read and ReadObject, into `dst` with no bytes object between
+  // (reader.client_costs none: the storage sees the same calls, the client pays no copy).
+  Result<size_t> ReadInto(size_t n, uint8_t* dst);
   // read() without a size: the rest of the file (buffered bytes, then FileIO.readall).
   Status ReadAll(std::vector<uint8_t>* out);
   // seek(offset, whence) with whence 0 (start), 1 (current) or 2 (end); returns the position.

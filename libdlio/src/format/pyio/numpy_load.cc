@@ -99,8 +99,33 @@ Status ReadArrayPieces(ZipExtFile* member, const NpyHeader& h, const std::string
   return Status::OK();
 }
 
-// NpzFile(fid)[key].
-Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, bool check_crc) {
+// ReadArrayPieces' requests, each piece read straight into its place in `array` (no bytes
+// object, no copy): the loop of format._read_bytes, read(size - len(data)) until the piece is
+// whole or a read returns nothing.
+Status ReadArrayPiecesInto(ZipExtFile* member, const NpyHeader& h, const std::string& where,
+                           AlignedBuffer* array) {
+  DLIO_RETURN_NOT_OK(array->Resize(static_cast<size_t>(h.data_bytes)));
+  if (h.itemsize == 0) return Status::OK();
+  const uint64_t piece = NumpyPieceBytes(h.itemsize);
+  for (uint64_t pos = 0; pos < h.data_bytes; pos += piece) {
+    const size_t n = static_cast<size_t>(std::min(piece, h.data_bytes - pos));
+    size_t have = 0;
+    while (have < n) {
+      DLIO_ASSIGN_OR_RETURN(size_t got, member->ReadInto(n - have, array->data() + pos + have));
+      if (got == 0) break;
+      have += got;
+    }
+    if (have != n) {
+      return Status::Corruption(where, ": EOF reading array data, expected ", n, " bytes got ",
+                                have);
+    }
+  }
+  return Status::OK();
+}
+
+// NpzFile(fid)[key]; the array's bytes into `into` when it is given (NumpyLoadInto).
+Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, bool check_crc,
+                                  AlignedBuffer* into) {
   DLIO_ASSIGN_OR_RETURN(ZipFile zip, ZipFile::Read(fid));
   const ZipInfo* info = nullptr;
   if (key.empty()) {
@@ -117,14 +142,14 @@ Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, b
       fid->file()->path() + " member '" + (info != nullptr ? info->filename : key) + "'";
   if (info == nullptr) return Status::NotFound(where, ": is not a file in the archive");
   {
-    DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc));
+    DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc, into == nullptr));
     std::vector<uint8_t> magic;
     DLIO_RETURN_NOT_OK(member->Read(kMagicPrefix, &magic));
     if (magic.size() != kMagicPrefix || std::memcmp(magic.data(), kNpyMagic, kMagicPrefix) != 0) {
       return Status::Unimplemented(where, ": not an npy array (np.load returns its bytes)");
     }
   }
-  DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc));
+  DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc, into == nullptr));
   const PyRead read = [&](size_t n, std::vector<uint8_t>* out) { return member->Read(n, out); };
   LoadedArray a;
   a.member = info->filename;
@@ -136,14 +161,15 @@ Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, b
                               " data bytes; the member holds ", info->file_size,
                               " uncompressed bytes from ", info->compress_size, " compressed ones");
   }
-  DLIO_RETURN_NOT_OK(ReadArrayPieces(member.get(), a.header, where, &a.data));
+  DLIO_RETURN_NOT_OK(into != nullptr ? ReadArrayPiecesInto(member.get(), a.header, where, into)
+                                     : ReadArrayPieces(member.get(), a.header, where, &a.data));
   DLIO_ASSIGN_OR_RETURN(a.file_bytes, fid->FileSize());  // cached by zipfile's seek to the end
   return a;
 }
 
 // read_array(fid) of an .npy: the header through Python's buffer, the data by numpy.fromfile on a
 // dup of the descriptor (fseek to Python's position, fseek(0, SEEK_CUR), fread).
-Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer) {
+Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer, AlignedBuffer* into) {
   const std::string& where = fid->file()->path();
   const PyRead read = [&](size_t n, std::vector<uint8_t>* out) -> Status {
     const size_t base = out->size();
@@ -160,16 +186,20 @@ Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer) {
                               " bytes, the file holds ", size - std::min(size, fid->Tell()),
                               " after its header");
   }
-  a.data.resize(static_cast<size_t>(a.header.data_bytes));
+  const auto n = static_cast<size_t>(a.header.data_bytes);
+  if (into != nullptr) {
+    DLIO_RETURN_NOT_OK(into->Resize(n));
+  } else {
+    a.data.resize(n);
+  }
   a.file_bytes = size;
-  if (a.header.data_bytes == 0) return a;
+  if (n == 0) return a;
   CStdioReader stream(fid->file(), stdio_buffer);
   DLIO_RETURN_NOT_OK(stream.Seek(static_cast<int64_t>(fid->Tell()), /*from_current=*/false));
   DLIO_RETURN_NOT_OK(stream.Seek(0, /*from_current=*/true));
-  DLIO_ASSIGN_OR_RETURN(size_t got, stream.Read(a.data.size(), a.data.data()));
-  if (got != a.data.size()) {
-    return Status::Corruption(where, ": EOF reading array data, expected ", a.data.size(),
-                              " bytes got ", got);
+  DLIO_ASSIGN_OR_RETURN(size_t got, stream.Read(n, into != nullptr ? into->data() : a.data.data()));
+  if (got != n) {
+    return Status::Corruption(where, ": EOF reading array data, expected ", n, " bytes got ", got);
   }
   return a;
 }
@@ -192,21 +222,35 @@ uint64_t NumpyPieceBytes(uint64_t itemsize) {
   return kNumpyBufferSize / std::min(kNumpyBufferSize, itemsize) * itemsize;
 }
 
-Result<LoadedArray> NumpyLoad(File* file, const std::string& key, const NumpyBuffers& buffers) {
+namespace {
+
+Result<LoadedArray> Load(File* file, const std::string& key, const NumpyBuffers& buffers,
+                         AlignedBuffer* into) {
   BufferedReader fid(file, buffers.python);
   uint8_t magic[kMagicPrefix];
   DLIO_ASSIGN_OR_RETURN(size_t got, fid.Read(sizeof(magic), magic));
   DLIO_RETURN_NOT_OK(fid.Seek(-static_cast<int64_t>(got), 1).status());
   if (got >= 4 &&
       (std::memcmp(magic, "PK\x03\x04", 4) == 0 || std::memcmp(magic, "PK\x05\x06", 4) == 0)) {
-    return LoadNpzMember(&fid, key, buffers.check_crc);
+    return LoadNpzMember(&fid, key, buffers.check_crc, into);
   }
   if (got == kMagicPrefix && std::memcmp(magic, kNpyMagic, kMagicPrefix) == 0) {
-    return LoadNpy(&fid, buffers.stdio);
+    return LoadNpy(&fid, buffers.stdio, into);
   }
   return Status::Unimplemented(file->path(),
                                ": neither npy nor npz (np.load would try a pickle, which needs "
                                "allow_pickle)");
+}
+
+}  // namespace
+
+Result<LoadedArray> NumpyLoad(File* file, const std::string& key, const NumpyBuffers& buffers) {
+  return Load(file, key, buffers, nullptr);
+}
+
+Result<LoadedArray> NumpyLoadInto(File* file, const std::string& key, const NumpyBuffers& buffers,
+                                  AlignedBuffer* array) {
+  return Load(file, key, buffers, array);
 }
 
 }  // namespace dlio::pyio

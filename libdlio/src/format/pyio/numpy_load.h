@@ -47,6 +47,13 @@ struct LoadedArray {
 // arrays and pickles.
 Result<LoadedArray> NumpyLoad(File* file, const std::string& key, const NumpyBuffers& buffers);
 
+// NumpyLoad's requests, call for call, without its client costs (reader.client_costs none): the
+// array's bytes are read straight into `array` (resized; memory it already has is reused, so a
+// reused buffer takes no page fault), through no bytes object, and no CRC-32 is computed (a
+// damaged stored member is not noticed). The result's `data` stays empty.
+Result<LoadedArray> NumpyLoadInto(File* file, const std::string& key, const NumpyBuffers& buffers,
+                                  AlignedBuffer* array);
+
 // The member of an npz whose array holds dlio's samples: "x.npy", else the first ".npy" member,
 // else the first member. `names` in directory order, not empty.
 size_t PickSampleMember(const std::vector<std::string>& names);

@@ -160,7 +160,8 @@ const ZipInfo* ZipFile::GetInfo(const std::string& name) const {
   return nullptr;
 }
 
-Result<std::unique_ptr<ZipExtFile>> ZipFile::Open(const ZipInfo& info, bool check_crc) const {
+Result<std::unique_ptr<ZipExtFile>> ZipFile::Open(const ZipInfo& info, bool check_crc,
+                                                  bool compute_crc) const {
   const std::string where = fp_->file()->path() + " member '" + info.filename + "'";
   // _SharedFile reads: seek to its position, read, remember tell().
   uint64_t pos = info.header_offset;
@@ -196,7 +197,7 @@ Result<std::unique_ptr<ZipExtFile>> ZipFile::Open(const ZipInfo& info, bool chec
     return Status::Unimplemented(where, ": zip compression method ", info.compress_type,
                                  " (only stored and deflate)");
   }
-  return std::make_unique<ZipExtFile>(fp_, pos, info, check_crc);
+  return std::make_unique<ZipExtFile>(fp_, pos, info, check_crc, compute_crc);
 }
 
 struct ZipExtFile::Inflater {
@@ -210,11 +211,13 @@ struct ZipExtFile::Inflater {
   }
 };
 
-ZipExtFile::ZipExtFile(BufferedReader* fp, uint64_t data_pos, const ZipInfo& info, bool check_crc)
+ZipExtFile::ZipExtFile(BufferedReader* fp, uint64_t data_pos, const ZipInfo& info, bool check_crc,
+                       bool compute_crc)
     : fp_(fp),
       pos_(data_pos),
       data_start_(data_pos),
-      check_crc_(check_crc),
+      check_crc_(check_crc && compute_crc),
+      compute_crc_(compute_crc),
       info_(info),
       compress_left_(info.compress_size),
       left_(info.file_size),
@@ -313,14 +316,70 @@ Result<PythonBytes> ZipExtFile::Read1(size_t n) {
   if (data.size() > left_) data = PythonBytes::Slice(&data, 0, static_cast<size_t>(left_));
   left_ -= data.size();
   if (left_ == 0) eof_ = true;
-  if (data.size() > 0) {
-    running_crc_ =
-        static_cast<uint32_t>(crc32(running_crc_, data.data(), static_cast<uInt>(data.size())));
-  }
+  DLIO_RETURN_NOT_OK(UpdateCrc(data.data(), data.size()));
+  return data;
+}
+
+Status ZipExtFile::UpdateCrc(const uint8_t* data, size_t n) {
+  if (!compute_crc_) return Status::OK();
+  if (n > 0) running_crc_ = static_cast<uint32_t>(crc32_z(running_crc_, data, n));
   if (eof_ && check_crc_ && running_crc_ != info_.crc) {
     return Where("CRC mismatch (zipfile: Bad CRC-32)");
   }
-  return data;
+  return Status::OK();
+}
+
+Result<size_t> ZipExtFile::Read1Into(size_t n, uint8_t* dst) {
+  // Read2's request, read into `dst`; the caller checked that all of it is wanted.
+  if (compress_left_ == 0) {
+    eof_ = true;
+    return size_t{0};
+  }
+  DLIO_RETURN_NOT_OK(fp_->Seek(static_cast<int64_t>(pos_), 0).status());
+  DLIO_ASSIGN_OR_RETURN(size_t got, fp_->ReadInto(n, dst));
+  pos_ = fp_->Tell();
+  compress_left_ -= got;
+  if (got == 0) return Where("the archive ends inside the member (EOFError)");
+  eof_ = compress_left_ == 0;
+  left_ -= got;
+  if (left_ == 0) eof_ = true;
+  DLIO_RETURN_NOT_OK(UpdateCrc(dst, got));
+  return got;
+}
+
+Result<size_t> ZipExtFile::ReadInto(size_t n, uint8_t* dst) {
+  // ReadObject's steps: the read buffer's rest (all of it served when `n` fits strictly inside),
+  // then _read1 calls until `n` bytes or the member's end, a partly used one kept as the buffer.
+  const size_t buffered = readbuffer_.size() - offset_;
+  if (n < buffered) {
+    std::memcpy(dst, readbuffer_.data() + offset_, n);
+    offset_ += n;
+    return n;
+  }
+  if (buffered > 0) std::memcpy(dst, readbuffer_.data() + offset_, buffered);
+  size_t done = buffered;
+  readbuffer_ = PythonBytes();
+  offset_ = 0;
+  while (done < n && !eof_) {
+    const size_t want = n - done;
+    // _read2's request size: at least MIN_READ_SIZE, at most what is left of the member.
+    const uint64_t raw = std::min<uint64_t>(std::max(want, kMinReadSize), compress_left_);
+    if (!inflater_ && raw <= want && raw <= left_) {
+      DLIO_ASSIGN_OR_RETURN(size_t got, Read1Into(static_cast<size_t>(raw), dst + done));
+      done += got;
+      continue;
+    }
+    DLIO_ASSIGN_OR_RETURN(PythonBytes data, Read1(want));
+    const size_t take = std::min(want, data.size());
+    if (take > 0) std::memcpy(dst + done, data.data(), take);
+    done += take;
+    if (take < data.size()) {
+      readbuffer_ = std::move(data);
+      offset_ = take;
+      break;
+    }
+  }
+  return done;
 }
 
 Result<PythonBytes> ZipExtFile::ReadObject(size_t n) {

@@ -42,8 +42,9 @@ class ZipFile {
   const ZipInfo* GetInfo(const std::string& name) const;
   // open(name): reads the local header. Unimplemented for encrypted members and compression
   // other than stored and deflated. Without `check_crc` the CRC-32 is computed but a mismatch
-  // is not an error.
-  Result<std::unique_ptr<ZipExtFile>> Open(const ZipInfo& info, bool check_crc = true) const;
+  // is not an error; without `compute_crc` it is not computed at all (reader.client_costs none).
+  Result<std::unique_ptr<ZipExtFile>> Open(const ZipInfo& info, bool check_crc = true,
+                                           bool compute_crc = true) const;
 
  private:
   explicit ZipFile(BufferedReader* fp) : fp_(fp) {}
@@ -55,7 +56,8 @@ class ZipFile {
 // the member's own position first.
 class ZipExtFile {
  public:
-  ZipExtFile(BufferedReader* fp, uint64_t data_pos, const ZipInfo& info, bool check_crc = true);
+  ZipExtFile(BufferedReader* fp, uint64_t data_pos, const ZipInfo& info, bool check_crc = true,
+             bool compute_crc = true);
   ~ZipExtFile();
   ZipExtFile(const ZipExtFile&) = delete;
   ZipExtFile& operator=(const ZipExtFile&) = delete;
@@ -67,9 +69,15 @@ class ZipExtFile {
   // leftover of the read buffer, then `buf += data` per raw read), so a caller can keep it
   // alive as long as the Python code it emulates does.
   Result<PythonBytes> ReadObject(size_t n);
+  // read(n) with ReadObject's requests, into `dst` (room for `n` bytes): a stored member's raw
+  // reads land there directly, with no bytes object between (reader.client_costs none).
+  // Returns the bytes written (fewer than `n` only at the member's end).
+  Result<size_t> ReadInto(size_t n, uint8_t* dst);
 
  private:
-  Result<PythonBytes> Read1(size_t n);  // _read1
+  Result<PythonBytes> Read1(size_t n);               // _read1
+  Result<size_t> Read1Into(size_t n, uint8_t* dst);  // _read1 of a stored member, in place
+  Status UpdateCrc(const uint8_t* data, size_t n);
   Result<PythonBytes> Read2(size_t n);  // _read2
   Status Decompress(const std::vector<uint8_t>& in, size_t max_length, std::vector<uint8_t>* out);
   Status Flush(std::vector<uint8_t>* out);
@@ -79,6 +87,7 @@ class ZipExtFile {
   uint64_t pos_;         // _SharedFile._pos
   uint64_t data_start_;  // file offset of the member's data, for errors
   bool check_crc_;
+  bool compute_crc_;
   ZipInfo info_;
   uint64_t compress_left_, left_;
   bool eof_ = false;
