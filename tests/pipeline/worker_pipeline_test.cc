@@ -237,6 +237,7 @@ TEST_CASE("pytorch pipeline: regions and read buffers sized from the options nev
   o.prefetch_size = 2;  // prefetch_factor 1: 2 slots per worker
   o.reserve_sample_bytes = 100000;
   o.reserve_batch_bytes = 400000;
+  o.framework_client_costs = true;  // read buffers are read into, then collated from
   auto p = fx.Make(o, &source);
   // Persistent workers are forked (and have their memory mapped) before the first epoch.
   REQUIRE(!NoChildren());
@@ -265,6 +266,88 @@ TEST_CASE("pytorch pipeline: regions and read buffers sized from the options nev
   DrainChecked(lazy.get(), source, plan, 4);
   CHECK(lazy->stats().buffer_growths == 2 + 2 * 2);
   REQUIRE(lazy->Stop().ok());
+  REQUIRE(NoChildren());
+}
+
+// Batches of 4 samples from 2 workers, each with 2 slots (prefetch_factor 1).
+PipelineOptions FourByTwoWorkers() {
+  PipelineOptions o;
+  o.batch_size = 4;
+  o.read_threads = 2;
+  o.prefetch_size = 2;
+  return o;
+}
+
+// Epochs [from, to) of `p`, each checked; the pipeline's buffer growths after them.
+uint64_t GrowthsAfterEpochs(Pipeline* p, const FakeSource& source,
+                            const std::vector<SampleRef>& plan, uint64_t from, uint64_t to) {
+  for (uint64_t epoch = from; epoch < to; ++epoch) {
+    REQUIRE(p->StartEpoch(epoch, plan).ok());
+    DrainChecked(p, source, plan, 4);
+  }
+  return p->stats().buffer_growths;
+}
+
+TEST_CASE("pytorch pipeline: without the client costs a worker reads into its batch's slot",
+          "[pipeline][pytorch]") {
+  // reader.client_costs none: no read buffer of its own, no collate copy, so with slots sized
+  // for the batch nothing is allocated or grown in any epoch; without them each slot grows in
+  // epoch 1 only.
+  Fixture fx;
+  FakeSource source(4, 8, /*fixed_size=*/100000);
+  const auto plan = PlanOf(source);
+  PipelineOptions o = FourByTwoWorkers();
+  o.reserve_batch_bytes = 400000;
+  auto p = fx.Make(o, &source);
+  const uint64_t region = pipeline_internal::DataOffset(4) + 400000 + 4 * 64;
+  CHECK(p->stats().reserved_bytes == 2 * 2 * region);  // no read buffers
+  CHECK(p->stats().buffers_allocated == 2 * 2);
+  CHECK(GrowthsAfterEpochs(p.get(), source, plan, 0, 3) == 0);
+  REQUIRE(p->Stop().ok());
+
+  o.reserve_batch_bytes = 0;
+  auto lazy = fx.Make(o, &source);
+  const uint64_t first_epoch = GrowthsAfterEpochs(lazy.get(), source, plan, 0, 1);
+  CHECK(first_epoch > 0);
+  CHECK(GrowthsAfterEpochs(lazy.get(), source, plan, 1, 3) == first_epoch);
+  REQUIRE(lazy->Stop().ok());
+  REQUIRE(NoChildren());
+}
+
+TEST_CASE("pytorch pipeline: framework client costs collate at most collate_limit_bytes a sample",
+          "[pipeline][pytorch]") {
+  // DLIO's loader hands PyTorch its resized array (dataset.record_length_bytes_resize), not the
+  // sample it read: the collate copies no more than that, and Batch::bytes still counts the
+  // bytes read.
+  PipelineOptions o = FourByTwoWorkers();
+  o.framework_client_costs = true;
+  o.collate_limit_bytes = 1000;
+  Fixture fx;
+  FakeSource source(4, 4, /*fixed_size=*/100000);
+  const auto plan = PlanOf(source);
+  auto p = fx.Make(o, &source);
+  REQUIRE(p->StartEpoch(0, plan).ok());
+  BatchLease lease;
+  bool end = false;
+  uint64_t next = 0;
+  while (true) {
+    REQUIRE(p->Next(&lease, &end).ok());
+    if (end) break;
+    CHECK(lease->bytes == 4 * 100000);
+    for (const Sample& s : lease->samples) {
+      REQUIRE(s.ref == plan[next++]);
+      CHECK(s.size == 1000);
+      CHECK(s.data[999] == FakeSource::ByteAt(s.ref, 999));
+    }
+  }
+  CHECK(next == plan.size());
+  REQUIRE(p->Stop().ok());
+  // Without the client costs the whole sample is in the slot: it was read there.
+  o.framework_client_costs = false;
+  auto whole = fx.Make(o, &source);
+  REQUIRE(whole->StartEpoch(0, plan).ok());
+  DrainChecked(whole.get(), source, plan, 4);
+  REQUIRE(whole->Stop().ok());
   REQUIRE(NoChildren());
 }
 

@@ -75,6 +75,8 @@ Status WorkerPipeline::Spawn() {
     s.clock = clock_;
     s.decoder = decoder_;
     s.max_decoded_bytes = max_decoded_bytes_;
+    s.framework_client_costs = options_.framework_client_costs;
+    s.collate_limit = options_.collate_limit_bytes;
     s.preprocess_time = options_.preprocess_time;
     s.preprocess_spin = options_.preprocess_spin;
     s.seed = options_.seed;

@@ -122,6 +122,7 @@ class Worker {
     for (uint64_t j = 0; j < n; ++j) {
       if (Stopping()) return Status::Cancelled("pipeline 'pytorch': worker stopped");
       const SampleRef ref{refs_[j].file, refs_[j].index};
+      if (!s_.framework_client_costs) DLIO_RETURN_NOT_OK(ReadIntoSlot(region, offset));
       Status status = ReadOne(cmd, ref, &result->bytes_read);
       if (!status.ok()) {
         const std::string path =
@@ -134,18 +135,34 @@ class Worker {
       // The Dataset's return value stays in the batch's list until the collate below.
       held_.push_back(buffer_.TakeHeld());
       const SampleBuffer& bytes = delivered_ != nullptr ? *delivered_ : buffer_;
-      DLIO_RETURN_NOT_OK(region->Reserve(offset + bytes.size()));
-      // The collate step: the sample is copied into the batch's shared memory.
-      if (bytes.size() > 0) std::memcpy(region->data() + offset, bytes.data(), bytes.size());
+      // The collate step: the sample is copied into the batch's shared memory, at most
+      // collate_limit bytes of it (DLIO's resized array). Without the client costs it was read
+      // there, unless it outgrew the slot (or was decoded).
+      uint64_t size = bytes.size();
+      if (s_.framework_client_costs && s_.collate_limit > 0)
+        size = std::min(size, s_.collate_limit);
+      largest_ = std::max(largest_, size);
+      const bool in_place = bytes.data() == region->data() + offset;
+      if (!in_place) DLIO_RETURN_NOT_OK(region->Reserve(offset + size));
+      if (!in_place && size > 0) std::memcpy(region->data() + offset, bytes.data(), size);
       auto* samples = reinterpret_cast<RegionSample*>(region->data() + SamplesOffset(n));
-      samples[j] = RegionSample{offset, bytes.size(), buffer_.size()};
-      offset = (offset + bytes.size() + 63) & ~uint64_t{63};
+      samples[j] = RegionSample{offset, size, buffer_.size()};
+      offset = (offset + size + 63) & ~uint64_t{63};
     }
     held_.clear();  // collated: the samples' arrays are freed
     result->read_end_ns = s_.clock->NowNanos();
     auto* header = reinterpret_cast<RegionHeader*>(region->data());
     header->count = n;
     header->data_end = offset;
+    return Status::OK();
+  }
+
+  // Without the client costs the next sample is read straight into the batch's slot, at
+  // `offset`: the slot is made large enough for the largest sample seen so far (a larger one is
+  // read into the heap and copied, and the slot grows for the next time).
+  Status ReadIntoSlot(SharedRegion* region, uint64_t offset) {
+    DLIO_RETURN_NOT_OK(region->Reserve(offset + largest_));
+    buffer_.Borrow(region->data() + offset, region->mapped() - offset);
     return Status::OK();
   }
 
@@ -223,6 +240,7 @@ class Worker {
   const SampleBuffer* delivered_ = nullptr;
   std::vector<std::shared_ptr<const void>> held_;  // the batch's samples until collated
   uint32_t buffer_growths_ = 0;  // of buffer_ and decoded_ during the current batch
+  uint64_t largest_ = 0;         // the largest sample collated so far
 };
 
 }  // namespace
