@@ -30,3 +30,8 @@ target_compile_definitions(torch_save_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FI
 dlio_add_test(h5py_test SOURCES io_models/h5py_test.cc)
 add_dependencies(h5py_test dlio_preload)
 target_compile_definitions(h5py_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# reader.client_costs none and framework: the same requests from every process of dlio-run.
+dlio_add_test(client_costs_test SOURCES io_models/client_costs_test.cc PROPERTIES TIMEOUT 300)
+add_dependencies(client_costs_test dlio_preload dlio-run)
+target_compile_definitions(client_costs_test PRIVATE
+  DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
