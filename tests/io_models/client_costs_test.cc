@@ -15,14 +15,11 @@
 namespace dlio {
 namespace {
 
-using io_model_test::KindFilter;
 using io_model_test::Request;
-using io_model_test::RequestsOf;
-using io_model_test::ToString;
 using testing::RunCommand;
-using testing::TempDir;
 
-const KindFilter kFileCalls{{OpKind::kOpen, OpKind::kRead, OpKind::kClose, OpKind::kStat}};
+const io_model_test::KindFilter kFileCalls{
+    {OpKind::kOpen, OpKind::kRead, OpKind::kClose, OpKind::kStat}};
 
 std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
 
@@ -40,7 +37,7 @@ std::map<std::string, std::vector<Request>> RequestsByProcess(const std::string&
     if (process.empty()) continue;
     ProfileTrace trace;
     REQUIRE(ImportPfw(e.path().string(), &trace).ok());
-    std::vector<Request> rows = RequestsOf(trace, train, kFileCalls);
+    std::vector<Request> rows = io_model_test::RequestsOf(trace, train, kFileCalls);
     for (Request& r : rows) r.pid = r.tid = 0;
     by_process[process] = std::move(rows);
   }
@@ -57,7 +54,7 @@ TEST_CASE("client_costs none and framework: the same requests from every process
       // The threaded loader with one reader thread (a deterministic order) over the numpy model.
       {"npz", 3, " --set reader.io_model=numpy --set reader.read_threads=1"},
   }));
-  TempDir tmp;
+  testing::TempDir tmp;
   const std::string common =
       " --quiet --set dataset.data_folder=" + tmp / "data" + " --set dataset.format=" + format +
       " --set dataset.num_files_train=8 --set dataset.num_samples_per_file=" +
@@ -86,9 +83,10 @@ TEST_CASE("client_costs none and framework: the same requests from every process
   REQUIRE(none.size() == framework.size());
   size_t reads = 0;
   for (const auto& [process, rows] : framework) {
-    INFO(format << " x" << samples << extra << ", " << process << "\nframework:\n"
-                << ToString(rows) << "none:\n"
-                << (none.count(process) ? ToString(none.at(process)) : "(no trace)"));
+    INFO(
+        format << " x" << samples << extra << ", " << process << "\nframework:\n"
+               << io_model_test::ToString(rows) << "none:\n"
+               << (none.count(process) ? io_model_test::ToString(none.at(process)) : "(no trace)"));
     REQUIRE(none.count(process) == 1);
     CHECK(none.at(process) == rows);
     for (const Request& r : rows) reads += r.kind == OpKind::kRead;
