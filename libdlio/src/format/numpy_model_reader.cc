@@ -66,11 +66,12 @@ class NumpyModelReader final : public FormatReader {
     if (spec_.framework) {
       pending_ = std::move(first.data);
     } else {
-      pending_reused_ = std::move(first_reused);
+      reused_ = std::make_unique<Reused>();
+      reused_->pending = std::move(first_reused);
     }
   }
   ~NumpyModelReader() override {
-    if (pending_reused_) ArrayPool::Give(std::move(*pending_reused_));
+    if (reused_ && reused_->pending) ArrayPool::Give(std::move(*reused_->pending));
   }
 
   uint64_t num_samples() const override { return samples_.num_samples; }
@@ -118,16 +119,17 @@ class NumpyModelReader final : public FormatReader {
     std::optional<AlignedBuffer> first;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      first.swap(pending_reused_);
+      first.swap(reused_->pending);
     }
     if (spec_.keep) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (!kept_reused_) {
+      std::optional<AlignedBuffer>& kept = reused_->kept;
+      if (!kept) {
         AlignedBuffer array = first ? std::move(*first) : ArrayPool::Take();
         if (!first) DLIO_RETURN_NOT_OK(Load(&array).status());
-        kept_reused_ = std::move(array);
+        kept = std::move(array);
       }
-      Gather(i, kept_reused_->data(), kept_reused_->size(), out->data());
+      Gather(i, kept->data(), kept->size(), out->data());
       return Status::OK();
     }
     AlignedBuffer array = first ? std::move(*first) : ArrayPool::Take();
@@ -179,11 +181,15 @@ class NumpyModelReader final : public FormatReader {
   NativeReaderOpener native_opener_;
   mutable std::mutex native_mu_;  // guards native_
   mutable std::unique_ptr<FormatReader> native_;
-  std::mutex mu_;  // guards pending_, kept_ and their reused counterparts
+  std::mutex mu_;  // guards pending_, kept_ and reused_
   std::optional<std::vector<uint8_t>> pending_;
   std::optional<std::vector<uint8_t>> kept_;
-  std::optional<AlignedBuffer> pending_reused_;  // spec_.framework false
-  std::optional<AlignedBuffer> kept_reused_;
+  // Without the client costs (spec_.framework false), in place of pending_ and kept_: apart, so
+  // that the framework model's objects keep the sizes glibc's heap decisions were measured with.
+  struct Reused {
+    std::optional<AlignedBuffer> pending, kept;
+  };
+  std::unique_ptr<Reused> reused_;
 };
 
 }  // namespace
