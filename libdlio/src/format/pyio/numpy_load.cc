@@ -141,15 +141,18 @@ Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, b
   const std::string where =
       fid->file()->path() + " member '" + (info != nullptr ? info->filename : key) + "'";
   if (info == nullptr) return Status::NotFound(where, ": is not a file in the archive");
+  // Without the client costs (`into`) only a deflated member's CRC-32 is computed, and only to
+  // be checked, as the native reader checks it (reader.verify_checksums).
+  const bool compute_crc = into == nullptr || (check_crc && info->compress_type != 0);
   {
-    DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc, into == nullptr));
+    DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc, compute_crc));
     std::vector<uint8_t> magic;
     DLIO_RETURN_NOT_OK(member->Read(kMagicPrefix, &magic));
     if (magic.size() != kMagicPrefix || std::memcmp(magic.data(), kNpyMagic, kMagicPrefix) != 0) {
       return Status::Unimplemented(where, ": not an npy array (np.load returns its bytes)");
     }
   }
-  DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc, into == nullptr));
+  DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc, compute_crc));
   const PyRead read = [&](size_t n, std::vector<uint8_t>* out) { return member->Read(n, out); };
   LoadedArray a;
   a.member = info->filename;

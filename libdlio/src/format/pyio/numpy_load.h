@@ -49,8 +49,9 @@ Result<LoadedArray> NumpyLoad(File* file, const std::string& key, const NumpyBuf
 
 // NumpyLoad's requests, call for call, without its client costs (reader.client_costs none): the
 // array's bytes are read straight into `array` (resized; memory it already has is reused, so a
-// reused buffer takes no page fault), through no bytes object, and no CRC-32 is computed (a
-// damaged stored member is not noticed). The result's `data` stays empty.
+// reused buffer takes no page fault), through no bytes object, and no CRC-32 is computed but a
+// deflated member's with buffers.check_crc, as the native reader checks it (a damaged stored
+// member is not noticed). The result's `data` stays empty.
 Result<LoadedArray> NumpyLoadInto(File* file, const std::string& key, const NumpyBuffers& buffers,
                                   AlignedBuffer* array);
 
