@@ -15,8 +15,6 @@
 namespace dlio {
 namespace {
 
-using fit_test::DlioRun;
-using testing::ReadTextFile;
 using testing::RunCommand;
 using testing::TempDir;
 
@@ -43,18 +41,13 @@ std::string FitClientCosts(const std::string& program, int hog) {
   auto make = RunCommand("'" + python + "' " + Program(program) + " make " + data);
   INFO(make.output);
   REQUIRE(make.exit_code == 0);
+  std::string yaml;
   {
     testing::CpuHog busy(hog);
     REQUIRE(busy.size() == hog);
-    auto prof = RunCommand(DlioRun() + " profile -o " + dir / "prof" + " --data-dir " + data +
-                           " -- '" + python + "' " + Program(program) + " run " + data);
-    INFO(prof.output);
-    REQUIRE(prof.exit_code == 0);
+    yaml =
+        fit_test::ProfileAndFit(dir, data, "'" + python + "' " + Program(program) + " run " + data);
   }
-  auto fit = RunCommand(DlioRun() + " fit " + dir / "prof" + " -o " + dir / "fit.yaml");
-  INFO(fit.output);
-  REQUIRE(fit.exit_code == 0);
-  const std::string yaml = ReadTextFile(dir / "fit.yaml");
   const size_t at = yaml.find("client_costs:");
   REQUIRE(at != std::string::npos);
   const size_t begin = yaml.rfind('\n', at) + 1;
