@@ -88,10 +88,10 @@ int64_t IdlePercent(ReaderTimes* t) {
 
 std::string Ms(int64_t us) { return StrCat(Seconds(static_cast<double>(us) / 1e3), " ms"); }
 
-// a / b to one decimal ("32.4").
+// a / b to two decimals ("32.41", "0.03").
 std::string Ratio(int64_t a, int64_t b) {
-  const int64_t tenths = a * 10 / std::max<int64_t>(b, 1);
-  return StrCat(tenths / 10, ".", tenths % 10);
+  const int64_t hundredths = a * 100 / std::max<int64_t>(b, 1);
+  return StrCat(hundredths / 100, ".", hundredths % 100 < 10 ? "0" : "", hundredths % 100);
 }
 
 // Whether the consumer waits for the readers, and the figures that tell. With compute events
