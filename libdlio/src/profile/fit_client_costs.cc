@@ -110,10 +110,11 @@ bool ConsumerWaits(const View& view, const ReaderTimes& t, int64_t gap_us, int64
                        : "and their reads show no pause for the consumer (no period stands)";
     return p.reads == 0;
   }
-  int64_t step_us = 0;
-  for (const Step& s : view.steps) step_us += s.end_us - s.start_us;
-  step_us /= std::max<int64_t>(static_cast<int64_t>(view.steps.size()), 1);
-  const int64_t work_us = batch * gap_us / std::max<int64_t>(t.readers, 1);
+  double total_us = 0;  // a trace's times are anyone's numbers: summed without overflow
+  for (const Step& s : view.steps) total_us += static_cast<double>(s.end_us - s.start_us);
+  const auto step_us =
+      static_cast<int64_t>(total_us / static_cast<double>(std::max<size_t>(view.steps.size(), 1)));
+  const int64_t work_us = SaturatingMul(batch, gap_us) / std::max<int64_t>(t.readers, 1);
   const bool waits = work_us >= step_us;
   *why = StrCat(waits ? "and " : "but ", "their client work per batch (", batch, " x ", Ms(gap_us),
                 " / ", t.readers, " reader", t.readers == 1 ? "" : "s", " = ", Ms(work_us), ") is ",
