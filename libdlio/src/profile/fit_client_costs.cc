@@ -123,6 +123,17 @@ bool ConsumerWaits(const View& view, const ReaderTimes& t, int64_t gap_us, int64
   return waits;
 }
 
+// "the 2 reading processes spend a median 20 ms between two sample reads against ...".
+std::string Figures(const ReaderTimes& t, int64_t gap_us, int64_t io_us) {
+  const std::string who =
+      t.processes > 1 ? StrCat("the ", t.processes, " reading processes")
+                      : StrCat("the ", t.readers, " reading thread", t.readers == 1 ? "" : "s");
+  return StrCat(who, t.readers == 1 ? " spends" : " spend", " a median ", Ms(gap_us),
+                " between two sample reads against ", Ms(io_us), " reading one (",
+                Ratio(gap_us, io_us), "x; client-bound from ", kClientToIo, "x and ",
+                Ms(kMinPauseUs), ")");
+}
+
 }  // namespace
 
 void FitClientCosts(const View& view, FitResult* out) {
@@ -144,13 +155,7 @@ void FitClientCosts(const View& view, FitResult* out) {
   }
   const int64_t gap = Median(t.gap_us), io = std::max<int64_t>(Median(t.io_us), 1);
   const int64_t batch = std::max<int64_t>(EntryInt(out->Find("reader.batch_size"), 1), 1);
-  const std::string who =
-      t.processes > 1 ? StrCat("the ", t.processes, " reading processes")
-                      : StrCat("the ", t.readers, " reading thread", t.readers == 1 ? "" : "s");
-  const std::string figures =
-      StrCat(who, t.readers == 1 ? " spends" : " spend", " a median ", Ms(gap),
-             " between two sample reads against ", Ms(io), " reading one (", Ratio(gap, io), "x; ",
-             "client-bound from ", kClientToIo, "x and ", Ms(kMinPauseUs), ")");
+  const std::string figures = Figures(t, gap, io);
   if (gap < kClientToIo * io || gap < kMinPauseUs) {
     Unset(out, "reader.client_costs", "none",
           StrCat(figures, gap < kClientToIo * io
