@@ -12,8 +12,9 @@
 # Prints compare.json's similarity and KS distances; exits non-zero when a step fails, or (when
 # MIN_SIMILARITY / MAX_KS are set in the environment) when the similarity is below MIN_SIMILARITY
 # or the request-size KS distance is not below MAX_KS.
-# With REQUIRE_MODULES="numpy torch ..." it exits 77 (skipped) when PYTHON cannot import one of
-# them. With REPLACE_WORKDIR=1 an existing WORKDIR that an earlier run of this script made (it
+# With EXPECT_CLIENT_COSTS=framework (or none) it fails when the fitted reader.client_costs is
+# another (none: the key left commented out, dlio's default). With REQUIRE_MODULES="numpy torch
+# ..." it exits 77 (skipped) when PYTHON cannot import one of them. With REPLACE_WORKDIR=1 an existing WORKDIR that an earlier run of this script made (it
 # holds .closed_loop) is removed first; any other existing WORKDIR is still refused.
 set -euo pipefail
 
@@ -49,6 +50,15 @@ touch "$work/.closed_loop"
 if [[ -z $config ]]; then
   "$dlio_run" fit "$work/real" -o "$work/fit.yaml"
   config=$work/fit.yaml
+  if [[ -n ${EXPECT_CLIENT_COSTS:-} ]]; then
+    # An inferred key is written uncommented; one left at dlio's default (none) is commented out.
+    fitted=$(sed -n 's/^ *client_costs: *\([a-z]*\).*/\1/p' "$config")
+    if [[ ${fitted:-none} != "$EXPECT_CLIENT_COSTS" ]]; then
+      grep -n 'client_costs' "$config" >&2 || true
+      echo "$0: fit chose reader.client_costs ${fitted:-none}, expected $EXPECT_CLIENT_COSTS" >&2
+      exit 1
+    fi
+  fi
 fi
 
 # The emulation's own dataset (generation is not traced), then the traced training run.

@@ -21,6 +21,20 @@ inline WorkloadConfig Load(const std::string& path) {
   return std::move(c).value();
 }
 
+// Runs `command` (a program reading files under `data_dir`) under `dlio-run profile` into
+// dir/prof and fits that profile into dir/fit.yaml; returns the fitted YAML.
+inline std::string ProfileAndFit(const testing::TempDir& dir, const std::string& data_dir,
+                                 const std::string& command) {
+  auto prof = testing::RunCommand(DlioRun() + " profile -o " + dir / "prof" + " --data-dir " +
+                                  data_dir + " -- " + command);
+  INFO(prof.output);
+  REQUIRE(prof.exit_code == 0);
+  auto fit = testing::RunCommand(DlioRun() + " fit " + dir / "prof" + " -o " + dir / "fit.yaml");
+  INFO(fit.output);
+  REQUIRE(fit.exit_code == 0);
+  return testing::ReadTextFile(dir / "fit.yaml");
+}
+
 // Runs `args` (a workload) under --trace into dir/out, fits dir/out (every trace in it) into
 // dir/fit.yaml, and runs the fitted workload (generating its data under dir/gen) into dir/out2;
 // both runs start as `launcher` + dlio-run ("" alone, or "mpiexec ... -n 2 "). Returns the

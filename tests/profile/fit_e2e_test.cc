@@ -27,6 +27,7 @@ constexpr int kSkipped = 77;  // the ctest SKIP_RETURN_CODE of this executable
 using fit_test::ClosedLoop;
 using fit_test::DlioRun;
 using fit_test::Load;
+using fit_test::ProfileAndFit;
 
 double ComputeMean(const WorkloadConfig& c) { return c.train.computation_time.mean; }
 
@@ -144,14 +145,7 @@ TEST_CASE("fit: a Python np.load loop over npz files traced by dlio-run profile"
                 "    for i in range(6):\n"
                 "        x = np.load(d + '/train/s%d.npz' % i)['x']\n"
                 "        if i % 2 == 1: time.sleep(0.01)\n");
-  auto prof = RunCommand(DlioRun() + " profile -o " + dir / "prof" + " --data-dir " + data +
-                         " -- '" + python + "' " + script + " " + data);
-  INFO(prof.output);
-  REQUIRE(prof.exit_code == 0);
-  auto fit = RunCommand(DlioRun() + " fit " + dir / "prof" + " -o " + dir / "fit.yaml");
-  INFO(fit.output);
-  REQUIRE(fit.exit_code == 0);
-  const std::string yaml = ReadTextFile(dir / "fit.yaml");
+  const std::string yaml = ProfileAndFit(dir, data, "'" + python + "' " + script + " " + data);
   INFO(yaml);
   const WorkloadConfig got = Load(dir / "fit.yaml");
   CHECK(got.dataset.format == "npz");
@@ -196,14 +190,7 @@ TEST_CASE("fit: a Python torch.save loop is a checkpoint-only workload that runs
                 "    time.sleep(0.02)\n"
                 "    if step % 2 == 1:\n"
                 "        torch.save(model.state_dict(), '%s/ckpt_%d.pt' % (sys.argv[1], step))\n");
-  auto prof = RunCommand(DlioRun() + " profile -o " + dir / "prof" + " --data-dir " + ckpt +
-                         " -- '" + python + "' " + script + " " + ckpt);
-  INFO(prof.output);
-  REQUIRE(prof.exit_code == 0);
-  auto fit = RunCommand(DlioRun() + " fit " + dir / "prof" + " -o " + dir / "fit.yaml");
-  INFO(fit.output);
-  REQUIRE(fit.exit_code == 0);
-  INFO(ReadTextFile(dir / "fit.yaml"));
+  INFO(ProfileAndFit(dir, ckpt, "'" + python + "' " + script + " " + ckpt));
   const WorkloadConfig got = Load(dir / "fit.yaml");
   CHECK_FALSE(got.workflow.train);
   CHECK(got.workflow.checkpoint);

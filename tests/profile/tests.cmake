@@ -18,12 +18,18 @@ add_dependencies(analyze_e2e_test dlio-run dlio_preload)
 # and stalls them), and their YAML parsed back.
 dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config dlio_checkpoint dlio_storage
   SOURCES profile/fit_test.cc profile/fit_framework_test.cc profile/fit_ranks_test.cc
-          profile/fit_torch_test.cc profile/fit_load_test.cc profile/fit_names_test.cc)
+          profile/fit_torch_test.cc profile/fit_load_test.cc profile/fit_names_test.cc
+          profile/fit_client_costs_test.cc)
 # `dlio-run fit` closed loops: dlio-run traced, fitted, the fitted YAML run; a Python np.load loop
 # profiled under libdlio_preload.so and fitted.
 dlio_add_test(fit_e2e_test LIBS dlio_config nlohmann_json::nlohmann_json SOURCES profile/fit_e2e_test.cc
   PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_dependencies(fit_e2e_test dlio-run dlio_preload)
+# reader.client_costs fitted to real Python DataLoader programs (tests/fidelity/programs), one
+# client-bound and one I/O-bound, quiet and beside a CPU hog. RUN_SERIAL: the hog is its own.
+dlio_add_test(fit_client_costs_e2e_test LIBS dlio_config SOURCES profile/fit_client_costs_e2e_test.cc
+  PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+add_dependencies(fit_client_costs_e2e_test dlio-run dlio_preload)
 if(DLIO_WITH_MPI)
   # `dlio-run fit` on a 2-rank run's traces, refitted and rerun under mpiexec -n 2 (the test is
   # serial and starts the launcher; PROCESSORS 2 as dlio_run_mpi_test).

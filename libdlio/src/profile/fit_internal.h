@@ -210,6 +210,10 @@ void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& o
                 FitResult* out);
 void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& options,
                FitResult* out);
+// reader.client_costs (fit_client_costs.cc), after reader.io_model and reader.batch_size:
+// `framework` when the readers spend most of their time on their own work between sample reads
+// and the consumer waits for them (docs/profiling.md); otherwise left at none, with the figures.
+void FitClientCosts(const View& view, FitResult* out);
 void FitTrain(const View& view, FitResult* out);
 void FitCheckpoint(const ProfileTrace& trace, const View& view, const FitOptions& options,
                    FitResult* out);

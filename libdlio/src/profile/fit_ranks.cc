@@ -29,10 +29,11 @@ bool IsPerRankKey(const std::string& key) {
 }
 
 // Keys whose values the ranks of one run share; a rank that differs gets a note.
-constexpr const char* kAgreeKeys[] = {
-    "reader.batch_size",    "reader.read_threads",        "reader.data_loader",
-    "reader.io_model",      "reader.file_shuffle",        "reader.sample_shuffle",
-    "reader.transfer_size", "train.total_training_steps", "train.computation_time"};
+constexpr const char* kAgreeKeys[] = {"reader.batch_size",          "reader.read_threads",
+                                      "reader.data_loader",         "reader.io_model",
+                                      "reader.file_shuffle",        "reader.sample_shuffle",
+                                      "reader.transfer_size",       "reader.client_costs",
+                                      "train.total_training_steps", "train.computation_time"};
 
 // The mean of a computation_time value ("0.01" or "{mean: 0.01, stdev: 0.002}").
 double MeanOf(const std::string& v) {

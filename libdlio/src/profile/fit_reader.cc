@@ -394,6 +394,7 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
   FitBatch(view, model, out);
   FitShuffle(trace, view, out);
   FitIoModel(trace, view, options, model, out);
+  FitClientCosts(view, out);
   FitH5py(trace, view, out);
   // What an I/O trace does not show, said rather than guessed.
   Unset(out, "reader.prefetch_size", "2",

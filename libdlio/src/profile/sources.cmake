@@ -30,6 +30,7 @@ list(APPEND DLIO_SOURCES
   src/profile/fit.cc
   src/profile/fit_files.cc
   src/profile/fit_access.cc
+  src/profile/fit_client_costs.cc
   src/profile/fit_dataset.cc
   src/profile/fit_model.cc
   src/profile/fit_order.cc

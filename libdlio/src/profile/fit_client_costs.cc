@@ -1,0 +1,176 @@
+// FitTrace stage 3, reader.client_costs: `framework` when the traced program was client-bound,
+// its loader's readers busy with their own work between sample reads (decode, copies, collate)
+// while the consumer waits for data and the storage is idle (docs/profiling.md).
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dlio/str_cat.h"
+#include "profile/fit_internal.h"
+#include "profile/interval_union.h"
+
+namespace dlio::fit {
+namespace {
+
+// A reader is client-bound when the median time between two of its sample reads is at least
+// this many times the median sample read: two thirds of its busy time or more is not I/O.
+constexpr int64_t kClientToIo = 2;
+// Fewer gaps between sample reads than this tell nothing.
+constexpr size_t kMinGaps = 8;
+
+// What the readers' timelines show.
+struct ReaderTimes {
+  std::vector<int64_t> io_us;              // each sample read's time, first read to last
+  std::vector<int64_t> gap_us;             // between a reader's consecutive sample reads
+  std::vector<std::vector<int64_t>> runs;  // each reader's gaps in each pass (FindPeriod)
+  std::vector<profile::Interval> reads;    // when some sample read was in flight
+  int64_t readers = 0, processes = 0;
+  int64_t first_us = INT64_MAX, last_us = 0;  // the span of the sample reads
+};
+
+// Whether [from, to) overlaps one of the steps (sorted by start).
+bool HoldsStep(const std::vector<Step>& steps, int64_t from, int64_t to) {
+  auto it = std::lower_bound(steps.begin(), steps.end(), to,
+                             [](const Step& s, int64_t t) { return s.start_us < t; });
+  return it != steps.begin() && std::prev(it)->end_us > from;
+}
+
+// The training sample reads of each reading thread, in start order.
+std::map<std::pair<int32_t, int32_t>, std::vector<const Access*>> ByReader(const View& view) {
+  std::map<std::pair<int32_t, int32_t>, std::vector<const Access*>> by;
+  for (const Access& a : view.accesses) {
+    if (IsTrain(view, a)) by[{a.pid, a.tid}].push_back(&a);
+  }
+  return by;
+}
+
+// One process's gaps that hold a step are the step's compute, not client work: left out. In
+// several processes (DataLoader workers) the steps are another process's, and every gap counts.
+ReaderTimes MeasureReaders(const View& view, bool skip_steps) {
+  ReaderTimes t;
+  std::set<int32_t> pids;
+  for (const auto& [reader, reads] : ByReader(view)) {
+    ++t.readers;
+    pids.insert(reader.first);
+    t.runs.emplace_back();
+    for (size_t k = 0; k < reads.size(); ++k) {
+      const Access& a = *reads[k];
+      t.io_us.push_back(a.end_us - a.start_us);
+      t.reads.push_back({a.start_us, a.end_us});
+      t.first_us = std::min(t.first_us, a.start_us);
+      t.last_us = std::max(t.last_us, a.end_us);
+      if (k == 0) continue;
+      const Access& b = *reads[k - 1];
+      if (a.epoch != b.epoch) {
+        t.runs.emplace_back();
+        continue;
+      }
+      const int64_t gap = std::max<int64_t>(a.start_us - b.end_us, 0);
+      t.runs.back().push_back(gap);
+      if (!skip_steps || !HoldsStep(view.steps, b.end_us, a.start_us)) t.gap_us.push_back(gap);
+    }
+  }
+  t.processes = static_cast<int64_t>(pids.size());
+  return t;
+}
+
+// The share of the reads' span in which no sample read was in flight, in percent.
+int64_t IdlePercent(ReaderTimes* t) {
+  profile::MergeIntervals(&t->reads);
+  const int64_t span = std::max<int64_t>(t->last_us - t->first_us, 1);
+  return 100 - profile::Measure(t->reads) * 100 / span;
+}
+
+std::string Ms(int64_t us) { return StrCat(Seconds(static_cast<double>(us) / 1e3), " ms"); }
+
+// a / b to two decimals ("32.41", "0.03").
+std::string Ratio(int64_t a, int64_t b) {
+  const int64_t hundredths = a * 100 / std::max<int64_t>(b, 1);
+  return StrCat(hundredths / 100, ".", hundredths % 100 < 10 ? "0" : "", hundredths % 100);
+}
+
+// Whether the consumer waits for the readers, and the figures that tell. With compute events
+// or the steps of one process's pauses: the readers' client work per batch (batch x gap /
+// readers) is at least a step. Several processes without compute events: no period of pauses
+// stands in their own reads (FindPeriod), where readers that wait for the consumer show one.
+bool ConsumerWaits(const View& view, const ReaderTimes& t, int64_t gap_us, int64_t batch,
+                   std::string* why) {
+  if (!view.steps_from_compute && t.processes > 1) {
+    const Period p = std::max(
+        FindPeriod(t.runs, 0), FindPeriod(t.runs, 1),
+        [](const Period& a, const Period& b) { return Significance(a) < Significance(b); });
+    *why = p.reads > 0 ? StrCat("but they pause after every ", p.reads, " sample reads (median ",
+                                Ms(p.end_median_us), " against ", Ms(p.within_median_us),
+                                " within): they wait for the consumer")
+                       : "and their reads show no pause for the consumer (no period stands)";
+    return p.reads == 0;
+  }
+  double total_us = 0;  // a trace's times are anyone's numbers: summed without overflow
+  for (const Step& s : view.steps) total_us += static_cast<double>(s.end_us - s.start_us);
+  const auto step_us =
+      static_cast<int64_t>(total_us / static_cast<double>(std::max<size_t>(view.steps.size(), 1)));
+  const int64_t work_us = SaturatingMul(batch, gap_us) / std::max<int64_t>(t.readers, 1);
+  const bool waits = work_us >= step_us;
+  *why = StrCat(waits ? "and " : "but ", "their client work per batch (", batch, " x ", Ms(gap_us),
+                " / ", t.readers, " reader", t.readers == 1 ? "" : "s", " = ", Ms(work_us), ") is ",
+                waits ? "at least" : "less than", " the ", Ms(step_us), " step",
+                view.steps_from_compute ? " (compute events)" : " (pauses between batches)");
+  return waits;
+}
+
+// "the 2 reading processes spend a median 20 ms between two sample reads against ...".
+std::string Figures(const ReaderTimes& t, int64_t gap_us, int64_t io_us) {
+  const std::string who =
+      t.processes > 1 ? StrCat("the ", t.processes, " reading processes")
+                      : StrCat("the ", t.readers, " reading thread", t.readers == 1 ? "" : "s");
+  return StrCat(who, t.readers == 1 ? " spends" : " spend", " a median ", Ms(gap_us),
+                " between two sample reads against ", Ms(io_us), " reading one (",
+                Ratio(gap_us, io_us), "x; client-bound from ", kClientToIo, "x and ",
+                Ms(kMinPauseUs), ")");
+}
+
+}  // namespace
+
+void FitClientCosts(const View& view, FitResult* out) {
+  const FitEntry* model = out->Find("reader.io_model");
+  if (model != nullptr && model->inferred && model->value == "native") {
+    Unset(out, "reader.client_costs", "none",
+          "the reads are dlio's native ones: no framework's client work to pay");
+    return;
+  }
+  std::set<int32_t> pids;
+  for (const Access& a : view.accesses) pids.insert(a.pid);
+  ReaderTimes t = MeasureReaders(view, pids.size() == 1);
+  if (t.gap_us.size() < kMinGaps) {
+    Unset(out, "reader.client_costs", "none",
+          StrCat(t.gap_us.size(),
+                 " gaps between sample reads outside steps: too few to tell "
+                 "client work from I/O"));
+    return;
+  }
+  const int64_t gap = Median(t.gap_us), io = std::max<int64_t>(Median(t.io_us), 1);
+  const int64_t batch = std::max<int64_t>(EntryInt(out->Find("reader.batch_size"), 1), 1);
+  const std::string figures = Figures(t, gap, io);
+  if (gap < kClientToIo * io || gap < kMinPauseUs) {
+    Unset(out, "reader.client_costs", "none",
+          StrCat(figures, gap < kClientToIo * io
+                              ? ": reading, not their own work, sets their pace"
+                              : ": a loop's own overhead between two reads, not client work"));
+    return;
+  }
+  std::string why;
+  if (!ConsumerWaits(view, t, gap, batch, &why)) {
+    Unset(out, "reader.client_costs", "none", StrCat(figures, ", ", why));
+    return;
+  }
+  Set(out, "reader.client_costs", "framework", FitConfidence::kMedium,
+      StrCat("client-bound: ", figures, ", ", why, "; no sample read in flight ", IdlePercent(&t),
+             "% of the time"));
+}
+
+}  // namespace dlio::fit

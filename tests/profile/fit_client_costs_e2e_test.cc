@@ -1,0 +1,73 @@
+// reader.client_costs fitted to real Python programs traced by `dlio-run profile`, as the
+// fidelity loops trace them: a client-bound DataLoader (np.load, then ~15 ms of numpy work per
+// sample in its workers) gets `framework`, an I/O-bound one (4 MiB loads, no work) keeps the
+// default; both quiet and beside a CPU hog (the programs' time is what the choice is read from).
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "dlio/config.h"
+#include "profile/cpu_hog.h"
+#include "profile/fit_closed_loop.h"
+#include "test_util.h"
+
+namespace dlio {
+namespace {
+
+using testing::RunCommand;
+using testing::TempDir;
+
+constexpr int kSkipped = 77;  // the ctest SKIP_RETURN_CODE of this executable
+
+std::string Program(const std::string& name) {
+  return std::string(DLIO_SOURCE_DIR) + "/tests/fidelity/programs/" + name + ".py";
+}
+
+void RequireTorch(const std::string& python) {
+  if (RunCommand("'" + python + "' -c 'import numpy, torch'").exit_code != 0) {
+    std::fprintf(stderr, "skipped: Debian's python3 has no numpy or torch\n");
+    std::exit(kSkipped);
+  }
+}
+
+// The program's dataset made, its run traced (beside `hog` busy processes) and fitted: the
+// fitted reader.client_costs, and its line of the YAML.
+std::string FitClientCosts(const std::string& program, int hog) {
+  const std::string python = testing::SystemPython();
+  RequireTorch(python);
+  TempDir dir;
+  const std::string data = dir / "data";
+  auto make = RunCommand("'" + python + "' " + Program(program) + " make " + data);
+  INFO(make.output);
+  REQUIRE(make.exit_code == 0);
+  std::string yaml;
+  {
+    testing::CpuHog busy(hog);
+    REQUIRE(busy.size() == hog);
+    yaml =
+        fit_test::ProfileAndFit(dir, data, "'" + python + "' " + Program(program) + " run " + data);
+  }
+  const size_t at = yaml.find("client_costs:");
+  REQUIRE(at != std::string::npos);
+  const size_t begin = yaml.rfind('\n', at) + 1;
+  UNSCOPED_INFO(yaml.substr(begin, yaml.find('\n', at) - begin));
+  return fit_test::Load(dir / "fit.yaml").reader.client_costs;
+}
+
+TEST_CASE("fit client_costs: a client-bound DataLoader (numpy work per sample) is framework") {
+  CHECK(FitClientCosts("torch_npz_augment", 0) == "framework");
+}
+
+TEST_CASE("fit client_costs: an I/O-bound DataLoader (4 MiB loads) keeps the default") {
+  CHECK(FitClientCosts("torch_npz_large", 0) == "none");
+}
+
+TEST_CASE("fit client_costs: both choices hold beside a CPU hog") {
+  // 3 busy processes beside the program's 3 on 2 cores: every time stretches, the ratios hold.
+  CHECK(FitClientCosts("torch_npz_augment", 3) == "framework");
+  CHECK(FitClientCosts("torch_npz_large", 3) == "none");
+}
+
+}  // namespace
+}  // namespace dlio

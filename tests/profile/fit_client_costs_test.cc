@@ -1,0 +1,161 @@
+// reader.client_costs from hand-built traces: np.load loops whose readers spend their time on
+// their own work between loads (client-bound: framework) or on the loads (I/O-bound: none), or
+// wait for the consumer; also as a loaded host stretches every time and stalls some.
+#include <algorithm>
+#include <array>
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <random>
+#include <string>
+
+#include "dlio/profile_fit.h"
+#include "profile/analysis_test_util.h"
+#include "profile/fit_test_util.h"
+
+namespace dlio {
+namespace {
+
+using fit_test::Fit;
+using fit_test::Value;
+using testing::AddEvent;
+
+constexpr int kFiles = 16;
+constexpr int kBatch = 4;
+
+struct Loop {
+  int workers = 2;             // DataLoader worker processes; 0: one process reads and computes
+  int64_t read_us = 400;       // one np.load: open, 16 reads of 4 KiB over this time, close
+  int64_t client_us = 20'000;  // a reader's own work after each load (decode, transform)
+  int64_t wait_us = 0;         // a worker's pause after each batch (waiting for the consumer)
+  int64_t compute_us = 1'000;  // one process: the compute event after each batch
+  double stretch = 1;          // a loaded host: every time x U(1, stretch) ...
+  double stall_share = 0;      // ... and this share of them stalled by 60 ms
+  uint32_t seed = 1;
+};
+
+class Builder {
+ public:
+  explicit Builder(const Loop& l) : l_(l), rng_(l.seed) {}
+
+  ProfileTrace Build() {
+    const int readers = std::max(l_.workers, 1);
+    std::array<int64_t, 8> now{};
+    now.fill(1'000'000);
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int batch = 0; batch < kFiles / kBatch; ++batch) {
+        const int w = batch % readers;
+        for (int k = 0; k < kBatch; ++k) {
+          now[w] = Load(100 + w, (batch * kBatch + k) * 5 % kFiles, now[w]);
+          if (k + 1 < kBatch) now[w] += Time(l_.client_us);
+        }
+        now[w] += Time(l_.client_us + l_.wait_us);
+        if (l_.workers == 0) {
+          AddEvent(&t_, 100, 100, "ai.compute.step", now[w], l_.compute_us);
+          now[w] += Time(l_.compute_us);
+        }
+      }
+    }
+    return std::move(t_);
+  }
+
+ private:
+  int64_t Time(int64_t us) {
+    const double f = std::uniform_real_distribution<double>(1, l_.stretch)(rng_);
+    const bool stall = std::uniform_real_distribution<double>(0, 1)(rng_) < l_.stall_share;
+    return static_cast<int64_t>(static_cast<double>(us) * f) + (stall ? 60'000 : 0);
+  }
+
+  int64_t Load(int32_t pid, int f, int64_t now) {
+    const std::string path = "/d/train/img_" + std::to_string(f) + "_of_16.npz";
+    const int64_t read_us = Time(l_.read_us);
+    AddEvent(&t_, pid, pid, "open64", now, 2, path);
+    for (int64_t k = 0; k < 16; ++k) {
+      AddEvent(&t_, pid, pid, "pread", now + 5 + k * read_us / 16, 2, path, k * 4096, 4096, 4096);
+    }
+    AddEvent(&t_, pid, pid, "close", now + read_us + 8, 1, path);
+    return now + read_us + 10;
+  }
+
+  Loop l_;
+  std::mt19937 rng_;
+  ProfileTrace t_;
+};
+
+FitResult FitLoop(const Loop& l) { return Fit(Builder(l).Build()); }
+
+std::string Reason(const FitResult& r) {
+  const FitEntry* e = r.Find("reader.client_costs");
+  return e == nullptr ? "(missing)" : e->reason;
+}
+
+TEST_CASE("fit client_costs: DataLoader workers busy between loads are client-bound") {
+  // 20 ms of a worker's own work after every 0.4 ms load, the consumer never paces them.
+  const FitResult r = FitLoop({});
+  CHECK(Value(r, "reader.io_model") == "pytorch");
+  CHECK(Value(r, "reader.client_costs") == "framework");
+  const std::string why = Reason(r);
+  INFO(why);
+  CHECK(why.find("client-bound: the 2 reading processes spend a median 20.0") != std::string::npos);
+  CHECK(why.find("no period stands") != std::string::npos);
+  CHECK(why.find("no sample read in flight 9") != std::string::npos);
+}
+
+TEST_CASE("fit client_costs: DataLoader workers that spend their time reading are I/O-bound") {
+  Loop l;
+  l.read_us = 5'000;
+  l.client_us = 1'000;
+  const FitResult r = FitLoop(l);
+  CHECK(Value(r, "reader.io_model") == "pytorch");
+  const FitEntry* e = r.Find("reader.client_costs");
+  REQUIRE(e != nullptr);
+  CHECK_FALSE(e->inferred);
+  CHECK(e->value == "none");
+  INFO(e->reason);
+  CHECK(e->reason.find("a median 1.3") != std::string::npos);
+  CHECK(e->reason.find("reading, not their own work, sets their pace") != std::string::npos);
+}
+
+TEST_CASE("fit client_costs: workers busy between loads but paced by the consumer") {
+  // Each worker waits 400 ms after its batch: a slow consumer, whatever the client work.
+  Loop l;
+  l.wait_us = 400'000;
+  const FitResult r = FitLoop(l);
+  CHECK(Value(r, "reader.client_costs").find("not inferred") != std::string::npos);
+  INFO(Reason(r));
+  CHECK(Reason(r).find("they wait for the consumer") != std::string::npos);
+}
+
+TEST_CASE("fit client_costs: one process, its client work per batch against its compute") {
+  Loop l;
+  l.workers = 0;
+  l.client_us = 5'000;
+  l.compute_us = 2'000;  // 4 x 5 ms of client work per batch against 2 ms of compute
+  const FitResult fast = FitLoop(l);
+  CHECK(Value(fast, "reader.io_model") == "numpy");
+  CHECK(Value(fast, "reader.client_costs") == "framework");
+  CHECK(Reason(fast).find("/ 1 reader = 20.") != std::string::npos);
+  l.compute_us = 200'000;  // the loop waits for its compute
+  const FitResult slow = FitLoop(l);
+  CHECK(Value(slow, "reader.client_costs").find("not inferred") != std::string::npos);
+  CHECK(Reason(slow).find("is less than the 200 ms step (compute events)") != std::string::npos);
+}
+
+TEST_CASE("fit client_costs: the choices hold on a loaded host") {
+  // Every time stretched 1-5x, 10% of them stalled by 60 ms (longer than any gap): the ratios
+  // of medians stay on their side of 2x, and stalls make no period of the workers' pauses.
+  for (uint32_t seed = 1; seed <= 8; ++seed) {
+    Loop client;
+    client.stretch = 5;
+    client.stall_share = 0.1;
+    client.seed = seed;
+    Loop io = client;
+    io.read_us = 5'000;
+    io.client_us = 1'000;
+    INFO("seed " << seed);
+    CHECK(Value(FitLoop(client), "reader.client_costs") == "framework");
+    CHECK(Value(FitLoop(io), "reader.client_costs").find("not inferred") != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace dlio
