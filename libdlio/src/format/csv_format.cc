@@ -13,7 +13,7 @@
 #include "format/content.h"
 #include "format/formats.h"
 #include "format/io_util.h"
-#include "format/pandas_read.h"
+#include "io_models/pandas_read.h"
 
 namespace dlio::format_internal {
 namespace {

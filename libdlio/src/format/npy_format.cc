@@ -7,7 +7,7 @@
 #include "format/io_util.h"
 #include "format/npy_header.h"
 #include "format/npy_samples.h"
-#include "format/numpy_model_reader.h"
+#include "io_models/numpy_model_reader.h"
 
 namespace dlio::format_internal {
 namespace {

@@ -19,9 +19,9 @@
 #include "format/io_util.h"
 #include "format/npy_header.h"
 #include "format/npy_samples.h"
-#include "format/numpy_model_reader.h"
 #include "format/zip.h"
 #include "format/zip_inflater.h"
+#include "io_models/numpy_model_reader.h"
 
 namespace dlio::format_internal {
 namespace {

@@ -1,6 +1,6 @@
 // MakeLoopParts: one training or evaluation loop built from the config (dlio/loop.h).
 #include "dlio/loop.h"
-#include "format/pyio/python_heap.h"
+#include "io_models/pyio/python_heap.h"
 #include "runner/run_context.h"
 
 namespace dlio {

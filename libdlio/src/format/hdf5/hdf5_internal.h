@@ -172,7 +172,7 @@ struct DatasetList {
 DatasetList ListDatasets(Hdf5Call& call, hid_t file, const std::string& path);
 
 // ---------------------------------------------------------------------------------------------
-// Reader (hdf5_open.cc, hdf5_reader.cc, hdf5_h5py_reader.cc)
+// Reader (hdf5_open.cc, hdf5_reader.cc, io_models/hdf5_h5py_reader.cc)
 
 // What the format declares (hdf5_format.cc): collective reads, the metadata file, and the h5py
 // model as its default.

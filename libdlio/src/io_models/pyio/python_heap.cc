@@ -1,4 +1,4 @@
-#include "format/pyio/python_heap.h"
+#include "io_models/pyio/python_heap.h"
 
 #include <cstdlib>
 
