@@ -3,6 +3,8 @@
 # (dlio_format; format/sources.cmake includes this file): each format registers one reader per
 # model, and the readers parse with the format's code, so the two cannot be separate libraries.
 list(APPEND DLIO_SOURCES
+  src/io_models/io_model_table.cc
+  src/io_models/model_readers.cc
   src/io_models/numpy_model_reader.cc
   src/io_models/pyio/buffered_reader.cc
   src/io_models/pyio/c_stdio.cc

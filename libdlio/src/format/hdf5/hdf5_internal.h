@@ -178,7 +178,10 @@ DatasetList ListDatasets(Hdf5Call& call, hid_t file, const std::string& path);
 // model as its default.
 FormatCapabilities Hdf5Capabilities();
 
-Result<std::unique_ptr<FormatReader>> OpenReader(Storage* storage, const std::string& path,
-                                                 const FormatOptions& o);
+// Opens `path` with the reader of request model `model`: kH5py the h5py model's (MakeH5pyReader),
+// any other the native one. Collective reads (a parallel storage) stay the native reader's one
+// collective H5Dread per sample whatever the model (h5py's driver='mpio' with dset.collective).
+Result<std::unique_ptr<FormatReader>> OpenReader(IoModel model, Storage* storage,
+                                                 const std::string& path, const FormatOptions& o);
 
 }  // namespace dlio::format_internal::hdf5
