@@ -303,9 +303,9 @@ std::vector<KeySpec> BuildTable() {
   add(Enum("reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
            "whose requests readers send to the file system (docs/io_models.md): auto = the "
            "format's framework model (native for a format that declares none); native = dlio's "
-           "own (a sample or transfer_size per request); numpy, h5py, tf.data, pytorch, mmap, "
-           "pandas = what that Python stack sends, request for request; a model the format does "
-           "not implement is refused"));
+           "own (a sample or transfer_size per request); numpy, h5py, tf.data, mmap, pandas = "
+           "what that Python stack sends, request for request; pytorch = auto's requests, read "
+           "by DataLoader worker processes; a model the format does not implement is refused"));
   add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),
            "what a framework io_model costs the client (docs/io_models.md): none = the "
            "model's exact requests (sizes, offsets, order, opens, concurrency) read into dlio's "
