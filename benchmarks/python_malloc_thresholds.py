@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """glibc's dynamic mmap threshold in a Python process after each import: the figures
-format/pyio/python_heap.cc uses (docs/io_models.md, "glibc's thresholds").
+io_models/pyio/python_heap.cc uses (docs/io_models.md, "glibc's thresholds").
 
   /usr/bin/python3 benchmarks/python_malloc_thresholds.py [MODULE ...]   (default: numpy torch pandas h5py)
 

@@ -1,13 +1,13 @@
 // pyio::PythonBytes: the bytes objects the Python-library models read into live and die as
 // CPython's do (`a += b` hands back `b` when `a` is empty; a whole slice is the object itself),
 // from the glibc thresholds a Python process has after its imports.
-#include "format/pyio/python_bytes.h"
+#include "io_models/pyio/python_bytes.h"
 
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <string>
 
-#include "format/pyio/python_heap.h"
+#include "io_models/pyio/python_heap.h"
 #include "test_util.h"
 
 namespace dlio::pyio {

@@ -11,7 +11,7 @@
 #include "dlio/clock.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
-#include "format/pandas_read.h"
+#include "io_models/pandas_read.h"
 #include "request_log.h"
 #include "test_util.h"
 

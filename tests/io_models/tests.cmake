@@ -35,3 +35,6 @@ dlio_add_test(client_costs_test SOURCES io_models/client_costs_test.cc PROPERTIE
 add_dependencies(client_costs_test dlio_preload dlio-run)
 target_compile_definitions(client_costs_test PRIVATE
   DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# The I/O-model table: one entry per reader.io_model value, each format's registered readers equal
+# to its declared models (libdlio/src/io_models/io_model_table.h, model_readers.h).
+dlio_add_test(io_model_table_test SOURCES io_models/io_model_table_test.cc)

@@ -152,7 +152,7 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   CHECK(po.reserve_buffers == 0);
   // framework: a read buffer per worker, and slots for the collated bytes, at most the resize
   // bytes of each sample when dataset.record_length_bytes_resize is set.
-  c.reader.client_costs = "framework";
+  c.reader.client_costs = dlio::ClientCosts::kFramework;
   po = reserve("pytorch", 4, *fx.format);
   CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
   CHECK(po.reserve_batch_bytes == (4u << 20) + 4000);
@@ -160,7 +160,8 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   po = reserve("pytorch", 4, *fx.format);
   CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
   CHECK(po.reserve_batch_bytes == 4u * 4096);
-  c.reader.client_costs = "none";  // the slots hold what was read, whatever the resize
+  c.reader.client_costs =
+      dlio::ClientCosts::kNone;  // the slots hold what was read, whatever the resize
   CHECK(reserve("pytorch", 4, *fx.format).reserve_batch_bytes == (4u << 20) + 4000);
   c.dataset.record_length_bytes_resize = 0;
   // A unet3d-like ring (24 buffers of 300 MiB: 7.0 GiB) is reserved whole, not capped at 1 GiB.

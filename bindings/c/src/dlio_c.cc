@@ -207,6 +207,8 @@ dlio::Status CreateLoader(const dlio_config* config, int rank, int world, int sp
   env.tracer = l->tracer.get();
   env.rank = rank;
   env.random_seed = seed;
+  // Run step: the allocator where the I/O model's Python stack leaves it (dlio/loop.h).
+  dlio::MatchAllocatorToIoModel(c, *l->format, l->storage->capabilities().needs_mpi);
   DLIO_ASSIGN_OR_RETURN(l->loop, dlio::MakeLoopParts(c, l->split, env));
   l->samples.reserve(l->loop.batch_size);
   *out = l.release();

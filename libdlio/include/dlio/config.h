@@ -155,7 +155,7 @@ struct ReaderConfig {
   std::string hdf5_lookup_dataset;   // reader.hdf5_lookup_dataset: "" = none (h5py model)
   // reader.client_costs: none (a framework model's requests into dlio's reused buffers) or
   // framework (also the framework's client work: fresh arrays, copies, CRC, collate).
-  std::string client_costs = "none";
+  ClientCosts client_costs = ClientCosts::kNone;
 };
 
 struct TrainConfig {

@@ -39,14 +39,28 @@ enum class LogLevel { kDebug = 0, kInfo, kWarn, kError };
 // samples. kFirstAxis: sample i is x[i], one contiguous slice (dlio's own layout); kLastAxis:
 // sample i is x[..., i], as the Python DLIO writes and reads them (shape (dim, dim, num_samples)).
 enum class SampleLayout { kFirstAxis, kLastAxis };
-// reader.io_model: whose requests a reader issues to the file system (docs/io_models.md).
-// kAuto: the format's default framework model (FormatCapabilities::io_models; native when it
-// declares none); kNative: dlio's own reads (a whole sample or transfer_size per request, indexes
-// where the format has them); the others reproduce what the named Python stack sends, request for
-// request: kNumpy np.load over npy/npz, kH5py libhdf5 with h5py's defaults, kTfData
-// TFRecordDataset's buffered stream, kPytorch a DataLoader's worker processes over the format's
-// Python reader, kMmap memory-mapped reading (np.memmap), kPandas pandas.read_csv.
+// reader.io_model: whose requests a reader issues to the file system (docs/io_models.md; one
+// entry each in the I/O-model table, libdlio/src/io_models/io_model_table.h). The value names a
+// request model, or one of two aliases:
+// - request models: kNative dlio's own reads (a whole sample or transfer_size per request,
+//   indexes where the format has them); the others reproduce what the named Python stack sends,
+//   request for request: kNumpy np.load over npy/npz, kH5py libhdf5 with h5py's defaults, kTfData
+//   TFRecordDataset's buffered stream, kMmap memory-mapped reading (np.memmap), kPandas
+//   pandas.read_csv;
+// - kAuto: the format's default request model (FormatCapabilities::io_models; native when it
+//   declares none);
+// - kPytorch: kAuto's request model, read by the pytorch loader (DataLoader worker processes;
+//   Loader::kPytorchWorkers).
+// ResolveIoModel (dlio/format.h) turns a value into the request model a format reads with.
 enum class IoModel { kAuto, kNative, kNumpy, kH5py, kTfData, kPytorch, kMmap, kPandas };
+// Who runs a loop's reads, the second meaning reader.io_model can carry (io_model pytorch, or
+// auto with reader.data_loader pytorch: PipelineNameFor in dlio/loop.h): dlio's reader threads, or
+// PyTorch DataLoader worker processes (the pytorch pipeline).
+enum class Loader { kThreads, kPytorchWorkers };
+// reader.client_costs: what a framework request model costs the client (docs/io_models.md).
+// kNone: the model's requests into dlio's reused buffers; kFramework: also the framework's client
+// work (fresh arrays, copies, CRC passes, collate into shared memory).
+enum class ClientCosts { kNone, kFramework };
 // model.model_datatype / model.optimizer_datatype: element type of checkpointed tensors.
 enum class Datatype { kFp16, kBf16, kFp32, kFp64, kInt8, kUint8 };
 
@@ -98,6 +112,14 @@ template <>
 struct EnumNames<IoModel> {
   static constexpr std::array<std::string_view, 8> kNames{"auto",    "native",  "numpy", "h5py",
                                                           "tf.data", "pytorch", "mmap",  "pandas"};
+};
+template <>
+struct EnumNames<Loader> {
+  static constexpr std::array<std::string_view, 2> kNames{"threads", "pytorch"};
+};
+template <>
+struct EnumNames<ClientCosts> {
+  static constexpr std::array<std::string_view, 2> kNames{"none", "framework"};
 };
 template <>
 struct EnumNames<Datatype> {

@@ -193,12 +193,10 @@ struct FormatCapabilities {
   std::vector<IoModel> io_models;
 };
 
-// The model a reader of a format declaring `capabilities` uses for `requested`: auto and pytorch
-// become the format's default (native when it declares none).
-inline IoModel ResolveIoModel(IoModel requested, const FormatCapabilities& capabilities) {
-  if (requested != IoModel::kAuto && requested != IoModel::kPytorch) return requested;
-  return capabilities.io_models.empty() ? IoModel::kNative : capabilities.io_models.front();
-}
+// The request model a reader of a format declaring `capabilities` uses for the reader.io_model
+// value `requested`: a request model itself; the aliases auto and pytorch (whose request model is
+// auto's, I/O-model table) become the format's default (native when it declares none).
+IoModel ResolveIoModel(IoModel requested, const FormatCapabilities& capabilities);
 
 class Format {
  public:
@@ -220,6 +218,10 @@ class Format {
   virtual bool uses_files() const { return true; }
   // What the format can do (see FormatCapabilities). Default: nothing special.
   virtual FormatCapabilities capabilities() const { return {}; }
+  // The request models (reader.io_model) the format has a reader registered for: native and
+  // every model of capabilities().io_models (tests hold the two against each other). Default:
+  // native only, the reader Open builds.
+  virtual std::vector<IoModel> reader_models() const { return {IoModel::kNative}; }
 
   // Writes `spec` to `path`, creating it (OpenMode::kCreateNew: never overwrites).
   virtual Status Write(Storage* storage, const std::string& path, const FileSpec& spec,

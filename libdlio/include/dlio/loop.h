@@ -31,12 +31,32 @@ StorageOptions StorageOptionsFor(const WorkloadConfig& config);
 FormatOptions FormatOptionsFor(const WorkloadConfig& config);
 // InvalidArgument naming reader.file_shuffle / sample_shuffle / sharding for a bad mode.
 Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& config, uint64_t random_seed);
-// Under the tf.data I/O model (`model`: reader.io_model resolved for the dataset's format), reads
-// follow TFRecordDataset's streams: a sample shuffle is tf.data's shuffle buffer, applied after
-// the reads (sampler auto becomes shuffle_buffer; shuffle_buffer gets shuffle_after_read), so
-// each file is read front to back. An explicit reader.sampler 'shuffle' is kept (each read out of
-// stream order then restarts the file's stream). Other models: unchanged.
+// reader.io_model's first meaning: the request model `format`'s readers use (ResolveIoModel:
+// auto and pytorch become the format's default).
+IoModel RequestModelFor(const WorkloadConfig& config, const Format& format);
+// Its second: who runs the reads (kPytorchWorkers when PipelineNameFor picks "pytorch").
+Loader LoaderFor(const WorkloadConfig& config, bool storage_needs_mpi);
+// The sampler adaptation of the I/O-model table's entry for `model` (the request model). Under
+// tf.data, reads follow TFRecordDataset's streams: a sample shuffle is tf.data's shuffle buffer,
+// applied after the reads (sampler auto becomes shuffle_buffer; shuffle_buffer gets
+// shuffle_after_read), so each file is read front to back. An explicit reader.sampler 'shuffle'
+// is kept (each read out of stream order then restarts the file's stream). Other models:
+// unchanged.
 void AdaptSamplerToIoModel(IoModel model, SamplerOptions* options);
+// A run step, taken once per process before the loops are built (the runner's
+// MakeTrainingParts and the C API's loader call it before MakeLoopParts; docs/io_models.md,
+// "glibc's thresholds"): under reader.client_costs framework, raises this process's glibc mmap
+// and trim thresholds to where importing the run's Python stack leaves them (the I/O-model
+// table's heap setting: torch's when the loader is the pytorch worker processes, which then
+// inherit it, else the request model's), so a Python model's reads land in fresh or warm pages as
+// Python's do. Nothing under client_costs none (the reads land in dlio's reused buffers, whatever
+// the allocator's state), nor for models whose reads do not land in Python's heap (native,
+// tf.data). Never lowers the thresholds (ones fixed with mallopt or MALLOC_MMAP_THRESHOLD_ stay).
+void MatchAllocatorToIoModel(const WorkloadConfig& config, const Format& format,
+                             bool storage_needs_mpi);
+// The threshold that step sets, in bytes (0: it does nothing).
+size_t AllocatorThresholdFor(const WorkloadConfig& config, const Format& format,
+                             bool storage_needs_mpi);
 // "preload" when reader.read_type is memory; else "pytorch" (DataLoader worker processes) when
 // reader.io_model is pytorch, or auto with reader.data_loader pytorch and reader.pipeline
 // threaded over a storage that does not need MPI (forked workers cannot use it:

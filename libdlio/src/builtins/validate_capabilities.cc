@@ -5,6 +5,7 @@
 
 #include "dlio/config.h"
 #include "dlio/registries.h"
+#include "io_models/io_model_table.h"
 
 namespace dlio {
 namespace {
@@ -77,9 +78,9 @@ Status ValidateCollectiveReads(const WorkloadConfig& c, const Registries& regist
 // that maps files.
 Status ValidateIoModel(const WorkloadConfig& c, const Registries& registries) {
   const IoModel model = c.reader.io_model;
-  if (model == IoModel::kAuto || model == IoModel::kNative) return Status::OK();
+  const io_models::IoModelEntry& entry = io_models::IoModelEntryFor(model);
   const std::string name(EnumName(model));
-  if (model == IoModel::kPytorch) {
+  if (entry.loader == Loader::kPytorchWorkers) {
     // Worker processes (the pytorch pipeline) must not call MPI: no MPI-IO storage.
     if (StorageDeclares(c, c.storage.storage_type, registries).needs_mpi) {
       return Status::InvalidArgument(
@@ -91,6 +92,7 @@ Status ValidateIoModel(const WorkloadConfig& c, const Registries& registries) {
     }
     return Status::OK();
   }
+  if (entry.request == IoModel::kAuto || entry.request == IoModel::kNative) return Status::OK();
   auto declares = [&](const std::string& format) {
     const auto models = FormatDeclares(format, registries).io_models;
     return std::find(models.begin(), models.end(), model) != models.end();

@@ -303,17 +303,16 @@ std::vector<KeySpec> BuildTable() {
   add(Enum("reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
            "whose requests readers send to the file system (docs/io_models.md): auto = the "
            "format's framework model (native for a format that declares none); native = dlio's "
-           "own (a sample or transfer_size per request); numpy, h5py, tf.data, pytorch, mmap, "
-           "pandas = what that Python stack sends, request for request; a model the format does "
-           "not implement is refused"));
-  add(Choice("reader.client_costs", DLIO_FIELD(std::string, reader.client_costs),
-             {"none", "framework"},
-             "what a framework io_model costs the client (docs/io_models.md): none = the "
-             "model's exact requests (sizes, offsets, order, opens, concurrency) read into dlio's "
-             "own reused, pre-touched buffers, with no CRC pass, Python-like copy or fresh "
-             "shared memory per batch; framework = also the framework's client work (np.load's "
-             "fresh array, its copies and zipfile's CRC-32, the pytorch workers' collate of at "
-             "most dataset.record_length_bytes_resize bytes per sample when that is set)"));
+           "own (a sample or transfer_size per request); numpy, h5py, tf.data, mmap, pandas = "
+           "what that Python stack sends, request for request; pytorch = auto's requests, read "
+           "by DataLoader worker processes; a model the format does not implement is refused"));
+  add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),
+           "what a framework io_model costs the client (docs/io_models.md): none = the "
+           "model's exact requests (sizes, offsets, order, opens, concurrency) read into dlio's "
+           "own reused, pre-touched buffers, with no CRC pass, Python-like copy or fresh "
+           "shared memory per batch; framework = also the framework's client work (np.load's "
+           "fresh array, its copies and zipfile's CRC-32, the pytorch workers' collate of at "
+           "most dataset.record_length_bytes_resize bytes per sample when that is set)"));
   add(Bool("reader.persistent_workers", DLIO_FIELD(bool, reader.persistent_workers),
            "pytorch io_model: keep the DataLoader worker processes across epochs (as DLIO's "
            "PyTorch loader asks); false forks them at every epoch and ends them when it is read"));

@@ -13,7 +13,8 @@
 #include "format/content.h"
 #include "format/formats.h"
 #include "format/io_util.h"
-#include "format/pandas_read.h"
+#include "io_models/model_readers.h"
+#include "io_models/pandas_read.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -246,6 +247,8 @@ Status DecodeRow(const uint8_t* data, size_t size, SampleBuffer* out) {
 
 class CsvFormat final : public Format {
  public:
+  CsvFormat() { readers_.Add(IoModel::kNative, OpenNative).Add(IoModel::kPandas, OpenPandas); }
+
   std::string name() const override { return "csv"; }
   std::string extension() const override { return "csv"; }
   // Every row of a file needs the same column count.
@@ -324,34 +327,60 @@ class CsvFormat final : public Format {
     c.io_models = {IoModel::kPandas};
     return c;
   }
+  std::vector<IoModel> reader_models() const override { return readers_.models(); }
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
+    return readers_.Open(capabilities(), storage, path, options);
+  }
+
+ private:
+  // native: the file scanned in transfer_size requests (ScanFile), the rows then read at their
+  // offsets.
+  static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
+                                                          const FormatOptions& options) {
     FileOptions fo;
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
     DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
     CsvScanner scan(path, options.csv.header);
-    std::vector<char> contents;
-    if (ResolveIoModel(options.io_model, capabilities()) == IoModel::kPandas) {
-      // Room for the last requests past the end too (at most ~4 chunks: UTF-8's 4 bytes per
-      // character), so the file is not copied when they come.
-      contents.reserve(static_cast<size_t>(size + 5 * kPandasChunkChars));
-      DLIO_RETURN_NOT_OK(ReadLikePandas(file.get(), &contents));
-      DLIO_RETURN_NOT_OK(file->Close());
-      file.reset();
-      size = contents.size();
-      DLIO_RETURN_NOT_OK(scan.Feed(0, contents.data(), contents.size()));
-    } else {
-      DLIO_RETURN_NOT_OK(ScanFile(file.get(), size, options.transfer_size, &scan));
-    }
-    DLIO_RETURN_NOT_OK(scan.Finish(size));
-    return std::unique_ptr<FormatReader>(new CsvReader(
-        path, std::move(file), size, std::move(scan.offsets), std::move(scan.sizes), scan.columns,
-        scan.header, scan.index_column, options.transfer_size, std::move(contents)));
+    DLIO_RETURN_NOT_OK(ScanFile(file.get(), size, options.transfer_size, &scan));
+    return MakeReader(path, std::move(file), size, &scan, {}, options);
   }
 
- private:
+  // pandas: the whole file read with pandas.read_csv's requests (pandas_read.h), closed, and
+  // served from memory.
+  static Result<std::unique_ptr<FormatReader>> OpenPandas(Storage* storage, const std::string& path,
+                                                          const FormatOptions& options) {
+    FileOptions fo;
+    fo.direct = options.direct;
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    // Room for the last requests past the end too (at most ~4 chunks: UTF-8's 4 bytes per
+    // character), so the file is not copied when they come.
+    std::vector<char> contents;
+    contents.reserve(static_cast<size_t>(size + 5 * kPandasChunkChars));
+    DLIO_RETURN_NOT_OK(ReadLikePandas(file.get(), &contents));
+    DLIO_RETURN_NOT_OK(file->Close());
+    CsvScanner scan(path, options.csv.header);
+    DLIO_RETURN_NOT_OK(scan.Feed(0, contents.data(), contents.size()));
+    const uint64_t read = contents.size();  // before the move below
+    return MakeReader(path, nullptr, read, &scan, std::move(contents), options);
+  }
+
+  // The reader over what a scan found (`file`: null when `contents` holds the file).
+  static Result<std::unique_ptr<FormatReader>> MakeReader(const std::string& path,
+                                                          std::unique_ptr<File> file, uint64_t size,
+                                                          CsvScanner* scan,
+                                                          std::vector<char> contents,
+                                                          const FormatOptions& options) {
+    DLIO_RETURN_NOT_OK(scan->Finish(size));
+    return std::unique_ptr<FormatReader>(
+        new CsvReader(path, std::move(file), size, std::move(scan->offsets), std::move(scan->sizes),
+                      scan->columns, scan->header, scan->index_column, options.transfer_size,
+                      std::move(contents)));
+  }
+
   // The native open-time scan: the file in requests of transfer_size (0 = 1 MiB).
   static Status ScanFile(File* file, uint64_t size, uint64_t transfer_size, CsvScanner* scan) {
     const uint64_t step = transfer_size == 0 ? kScanChunk : transfer_size;
@@ -365,6 +394,8 @@ class CsvFormat final : public Format {
     }
     return Status::OK();
   }
+
+  io_models::ModelReaders readers_;
 };
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "format/formats.h"
 #include "format/indexed_binary.h"
 #include "format/io_util.h"
+#include "io_models/model_readers.h"
 
 namespace dlio::format_internal {
 
@@ -101,7 +102,15 @@ class IndexedBinaryFormat final : public Format {
  public:
   // `name` is also the extension; `io_models` the models it declares (the first is its default).
   IndexedBinaryFormat(std::string name, std::vector<IoModel> io_models)
-      : name_(std::move(name)), io_models_(std::move(io_models)) {}
+      : name_(std::move(name)), io_models_(std::move(io_models)) {
+    const std::string n = name_;
+    readers_
+        .Add(IoModel::kNative, [n](Storage* s, const std::string& path,
+                                   const FormatOptions& o) { return OpenNative(n, s, path, o); })
+        .Add(IoModel::kMmap, [n](Storage* s, const std::string& path, const FormatOptions& o) {
+          return OpenMmapModel(n, s, path, o);
+        });
+  }
 
   std::string name() const override { return name_; }
   std::string extension() const override { return name_; }
@@ -113,6 +122,7 @@ class IndexedBinaryFormat final : public Format {
     c.io_models = io_models_;
     return c;
   }
+  std::vector<IoModel> reader_models() const override { return readers_.models(); }
   // The two indexes (removed with their data file, listed by inspect).
   std::vector<std::string> CompanionFiles(const std::string& path,
                                           const FormatOptions& options) const override {
@@ -204,15 +214,29 @@ class IndexedBinaryFormat final : public Format {
         });
   }
 
+  Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
+                                             const FormatOptions& options) const override {
+    return readers_.Open(capabilities(), storage, path, options);
+  }
+
+ private:
   // The mmap model where the storage maps files; asked for by auto (or pytorch) on one that
   // cannot (memory, mpiio, slow), the native reader instead, as documented in docs/io_models.md.
   // reader.io_model mmap itself on such a storage fails, naming it.
-  Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
-                                             const FormatOptions& options) const override {
-    if (ResolveIoModel(options.io_model, capabilities()) == IoModel::kMmap &&
-        (options.io_model == IoModel::kMmap || storage->capabilities().map_files)) {
-      return OpenMmapIndexedBinary(storage, name_, path, options);
+  static Result<std::unique_ptr<FormatReader>> OpenMmapModel(const std::string& name,
+                                                             Storage* storage,
+                                                             const std::string& path,
+                                                             const FormatOptions& options) {
+    if (options.io_model == IoModel::kMmap || storage->capabilities().map_files) {
+      return OpenMmapIndexedBinary(storage, name, path, options);
     }
+    return OpenNative(name, storage, path, options);
+  }
+
+  // native: both indexes read whole, each sample read at its offset.
+  static Result<std::unique_ptr<FormatReader>> OpenNative(const std::string& name, Storage* storage,
+                                                          const std::string& path,
+                                                          const FormatOptions& options) {
     FileOptions fo;
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
@@ -221,12 +245,12 @@ class IndexedBinaryFormat final : public Format {
     DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, ReadIndex(storage, SizeIndexPath(path)));
     DLIO_RETURN_NOT_OK(CheckIndexes(path, size, offsets, sizes));
     return std::unique_ptr<FormatReader>(new IndexedBinaryReader(
-        name_, std::move(file), size, std::move(offsets), std::move(sizes), options.transfer_size));
+        name, std::move(file), size, std::move(offsets), std::move(sizes), options.transfer_size));
   }
 
- private:
   std::string name_;
   std::vector<IoModel> io_models_;
+  io_models::ModelReaders readers_;
 };
 
 }  // namespace

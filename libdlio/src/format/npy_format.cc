@@ -7,7 +7,8 @@
 #include "format/io_util.h"
 #include "format/npy_header.h"
 #include "format/npy_samples.h"
-#include "format/numpy_model_reader.h"
+#include "io_models/model_readers.h"
+#include "io_models/numpy_model_reader.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -66,6 +67,8 @@ class NpyReader final : public FormatReader {
 
 class NpyFormat final : public Format {
  public:
+  NpyFormat() { readers_.Add(IoModel::kNative, OpenNative).Add(IoModel::kNumpy, OpenNumpyModel); }
+
   std::string name() const override { return "npy"; }
   std::string extension() const override { return "npy"; }
   bool variable_sample_sizes() const override { return false; }
@@ -76,6 +79,7 @@ class NpyFormat final : public Format {
     c.io_models = {IoModel::kNumpy};
     return c;
   }
+  std::vector<IoModel> reader_models() const override { return readers_.models(); }
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
@@ -127,18 +131,21 @@ class NpyFormat final : public Format {
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
-    if (ResolveIoModel(options.io_model, capabilities()) != IoModel::kNumpy) {
-      return OpenNative(storage, path, options);
-    }
-    // The first np.load of the file gives the sample count and layout; the native reader is
-    // opened only for inspect.
+    return readers_.Open(capabilities(), storage, path, options);
+  }
+
+ private:
+  // reader.io_model numpy: the first np.load of the file gives the sample count and layout; the
+  // native reader is opened only for inspect.
+  static Result<std::unique_ptr<FormatReader>> OpenNumpyModel(Storage* storage,
+                                                              const std::string& path,
+                                                              const FormatOptions& options) {
     NumpyModelSpec spec = NumpyModelSpecFor(storage, path, options);
     return OpenNumpyModelReader(std::move(spec), options, [storage, path, options] {
       return OpenNative(storage, path, options);
     });
   }
 
- private:
   static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
                                                           const FormatOptions& options) {
     FileOptions fo;
@@ -172,6 +179,8 @@ class NpyFormat final : public Format {
     return std::unique_ptr<FormatReader>(new NpyReader(
         std::move(file), size, std::move(h), std::move(samples), std::move(problems), options));
   }
+
+  io_models::ModelReaders readers_;
 };
 
 }  // namespace

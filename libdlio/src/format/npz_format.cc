@@ -19,9 +19,10 @@
 #include "format/io_util.h"
 #include "format/npy_header.h"
 #include "format/npy_samples.h"
-#include "format/numpy_model_reader.h"
 #include "format/zip.h"
 #include "format/zip_inflater.h"
+#include "io_models/model_readers.h"
+#include "io_models/numpy_model_reader.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -255,6 +256,8 @@ std::optional<uint64_t> LabelsLength(File* file, const ZipDirectory& dir, size_t
 
 class NpzFormat final : public Format {
  public:
+  NpzFormat() { readers_.Add(IoModel::kNative, OpenNative).Add(IoModel::kNumpy, OpenNumpyModel); }
+
   std::string name() const override { return "npz"; }
   std::string extension() const override { return "npz"; }
   bool variable_sample_sizes() const override { return false; }
@@ -265,6 +268,7 @@ class NpzFormat final : public Format {
     c.io_models = {IoModel::kNumpy};
     return c;
   }
+  std::vector<IoModel> reader_models() const override { return readers_.models(); }
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
@@ -273,11 +277,16 @@ class NpzFormat final : public Format {
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
-    if (ResolveIoModel(options.io_model, capabilities()) != IoModel::kNumpy) {
-      return OpenNative(storage, path, options);
-    }
-    // The first np.load of the file (its member chosen from zipfile's directory as PickMember
-    // does) gives the sample count and layout; the native reader is opened only for inspect.
+    return readers_.Open(capabilities(), storage, path, options);
+  }
+
+ private:
+  // reader.io_model numpy: the first np.load of the file (its member chosen from zipfile's
+  // directory as PickMember does) gives the sample count and layout; the native reader is opened
+  // only for inspect.
+  static Result<std::unique_ptr<FormatReader>> OpenNumpyModel(Storage* storage,
+                                                              const std::string& path,
+                                                              const FormatOptions& options) {
     NumpyModelSpec spec = NumpyModelSpecFor(storage, path, options);
     spec.buffers.check_crc = options.verify;
     return OpenNumpyModelReader(std::move(spec), options, [storage, path, options] {
@@ -285,7 +294,6 @@ class NpzFormat final : public Format {
     });
   }
 
- private:
   static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
                                                           const FormatOptions& options) {
     FileOptions fo;
@@ -311,6 +319,8 @@ class NpzFormat final : public Format {
                                                        std::move(array), std::move(samples), labels,
                                                        std::move(problems), options));
   }
+
+  io_models::ModelReaders readers_;
 };
 
 }  // namespace

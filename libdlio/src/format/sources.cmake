@@ -8,17 +8,10 @@ list(APPEND DLIO_SOURCES
   src/format/zip_inflater.cc
   src/format/npy_format.cc
   src/format/npz_format.cc
-  src/format/numpy_model_reader.cc
-  src/format/pyio/buffered_reader.cc
-  src/format/pyio/c_stdio.cc
-  src/format/pyio/zipfile.cc
-  src/format/pyio/numpy_load.cc
-  src/format/pyio/python_heap.cc
   src/format/indexed_binary_format.cc
   src/format/indexed_binary_mmap.cc
   src/format/synthetic_format.cc
   src/format/csv_format.cc
-  src/format/pandas_read.cc
   src/format/image_util.cc
   src/format/jpeg_format.cc
   src/format/png_format.cc
@@ -29,7 +22,6 @@ list(APPEND DLIO_SOURCES
   src/format/tfrecord/example_wire.cc
   src/format/tfrecord/tfrecord_index.cc
   src/format/tfrecord/tfrecord_reader.cc
-  src/format/tfrecord/tfrecord_stream_reader.cc
   src/format/tfrecord/tfrecord_writer.cc
   src/format/tfrecord/tfrecord_format.cc
 )
@@ -47,10 +39,11 @@ if(DLIO_WITH_HDF5)
     src/format/hdf5/hdf5_describe.cc
     src/format/hdf5/hdf5_open.cc
     src/format/hdf5/hdf5_chunk_guard.cc
-    src/format/hdf5/hdf5_h5py_reader.cc
     src/format/hdf5/hdf5_reader.cc
     src/format/hdf5/hdf5_format.cc
   )
 else()
   list(APPEND DLIO_SOURCES src/format/hdf5/hdf5_unavailable.cc)
 endif()
+# The I/O models' readers (src/io_models/) are part of this library.
+include(${CMAKE_CURRENT_LIST_DIR}/../io_models/sources.cmake)

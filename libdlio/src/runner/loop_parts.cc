@@ -1,6 +1,5 @@
 // MakeLoopParts: one training or evaluation loop built from the config (dlio/loop.h).
 #include "dlio/loop.h"
-#include "format/pyio/python_heap.h"
 #include "runner/run_context.h"
 
 namespace dlio {
@@ -27,21 +26,14 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   DLIO_ASSIGN_OR_RETURN(loop.source, MakeFormatDataSource(env.storage, env.format, files, ds));
 
   DLIO_ASSIGN_OR_RETURN(SamplerOptions so, SamplerOptionsFor(c, env.random_seed));
-  const IoModel model = ResolveIoModel(c.reader.io_model, env.format->capabilities());
-  AdaptSamplerToIoModel(model, &so);
+  AdaptSamplerToIoModel(RequestModelFor(c, *env.format), &so);
   DLIO_ASSIGN_OR_RETURN(loop.sampler, Build<Sampler>(env.registries->samplers, so.name, so));
 
   PipelineOptions po;
   po.name = PipelineNameFor(c, env.storage->capabilities().needs_mpi);
-  // A Python model's reads land in fresh or warm pages as Python's do only from the allocator
-  // state Python's imports leave (before the pytorch pipeline forks its workers); without the
-  // framework's client costs they land in dlio's reused buffers, whatever that state.
+  // The allocator's state for the model is the run step MatchAllocatorToIoModel's, before this.
   po.framework_client_costs = FrameworkClientCosts(c);
-  if (po.framework_client_costs) {
-    pyio::MatchPythonImports(
-        pyio::PythonImportThreshold(po.name == "pytorch" ? IoModel::kPytorch : model));
-    po.collate_limit_bytes = c.dataset.record_length_bytes_resize;
-  }
+  if (po.framework_client_costs) po.collate_limit_bytes = c.dataset.record_length_bytes_resize;
   po.batch_size = loop.batch_size;
   po.read_threads = c.reader.read_threads;
   po.computation_threads = c.reader.computation_threads;

@@ -6,6 +6,7 @@
 
 #include "core/host_memory.h"
 #include "dlio/loop.h"
+#include "io_models/io_model_table.h"
 #include "pipeline/worker_pipeline.h"
 #include "runner/cache_options.h"
 
@@ -125,21 +126,26 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t rando
   return o;
 }
 
-void AdaptSamplerToIoModel(IoModel model, SamplerOptions* o) {
-  if (model != IoModel::kTfData) return;
-  if (o->name == "auto" && o->sample_shuffle != ShuffleMode::kOff) o->name = "shuffle_buffer";
-  if (o->name == "shuffle_buffer") o->shuffle_after_read = true;
-}
-
 int EffectiveThreadNice(const WorkloadConfig& c) {
   if (c.reader.thread_nice >= 0) return static_cast<int>(c.reader.thread_nice);
   return c.train.accelerators_per_process > 1 ? kAcceleratorThreadsNice : 0;
 }
 
-bool FrameworkClientCosts(const WorkloadConfig& c) { return c.reader.client_costs == "framework"; }
+bool FrameworkClientCosts(const WorkloadConfig& c) {
+  return c.reader.client_costs == ClientCosts::kFramework;
+}
+
+namespace {
+
+// Whether reader.io_model's value itself picks the pytorch loader (the I/O-model table).
+bool IoModelPicksPytorchWorkers(const WorkloadConfig& c) {
+  return io_models::IoModelEntryFor(c.reader.io_model).loader == Loader::kPytorchWorkers;
+}
+
+}  // namespace
 
 bool UsesPytorchWorkers(const WorkloadConfig& c) {
-  return c.reader.io_model == IoModel::kPytorch ||
+  return IoModelPicksPytorchWorkers(c) ||
          (c.reader.io_model == IoModel::kAuto && c.reader.data_loader == "pytorch");
 }
 
@@ -147,7 +153,7 @@ std::string PipelineNameFor(const WorkloadConfig& c, bool storage_needs_mpi) {
   if (c.reader.read_type == ReadType::kMemory) return "preload";
   // DataLoader worker processes: asked for (io_model pytorch), or the default of a PyTorch
   // loader that overlaps I/O (reader.pipeline sync stays sync under auto).
-  if (c.reader.io_model == IoModel::kPytorch) return "pytorch";
+  if (IoModelPicksPytorchWorkers(c)) return "pytorch";
   // Under auto, not over a storage that needs MPI (the workers could not use it): the threaded
   // loader then.
   if (UsesPytorchWorkers(c) && c.reader.pipeline == "threaded" && !storage_needs_mpi) {

@@ -17,6 +17,7 @@
 #include "format/formats.h"
 #include "format/hdf5/hdf5_internal.h"
 #include "format/io_util.h"
+#include "io_models/model_readers.h"
 
 namespace dlio::format_internal {
 
@@ -40,14 +41,27 @@ using hdf5::WriteFiles;
 using hdf5::WriteMetadataFile;
 using hdf5::WriteSharedFile;
 
+// The reader of request model `model` (OpenReader).
+template <IoModel model>
+Result<std::unique_ptr<FormatReader>> OpenModel(Storage* storage, const std::string& path,
+                                                const FormatOptions& options) {
+  return OpenReader(model, storage, path, options);
+}
+
 class Hdf5Format final : public Format {
  public:
+  Hdf5Format() {
+    readers_.Add(IoModel::kNative, OpenModel<IoModel::kNative>)
+        .Add(IoModel::kH5py, OpenModel<IoModel::kH5py>);
+  }
+
   std::string name() const override { return "hdf5"; }
   std::string extension() const override { return "h5"; }
   bool variable_sample_sizes() const override { return true; }
   // Collective reads go through parallel HDF5 (one collective H5Dread per sample), not through the
   // storage's collective files, whose HDF5 metadata reads would differ per rank.
   FormatCapabilities capabilities() const override { return hdf5::Hdf5Capabilities(); }
+  std::vector<IoModel> reader_models() const override { return readers_.models(); }
 
   std::vector<std::string> CompanionFiles(const std::string& path,
                                           const FormatOptions& options) const override {
@@ -76,7 +90,7 @@ class Hdf5Format final : public Format {
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
-    return OpenReader(storage, path, options);
+    return readers_.Open(capabilities(), storage, path, options);
   }
 
   // Parallel HDF5 (HDF5's MPI-IO driver) on storages whose paths are real files, for contiguous
@@ -132,6 +146,9 @@ class Hdf5Format final : public Format {
     if (!st.ok() && shared.rank == 0 && created) RemoveQuietly(storage, path);
     return st;
   }
+
+ private:
+  io_models::ModelReaders readers_;
 };
 
 }  // namespace

@@ -172,13 +172,16 @@ struct DatasetList {
 DatasetList ListDatasets(Hdf5Call& call, hid_t file, const std::string& path);
 
 // ---------------------------------------------------------------------------------------------
-// Reader (hdf5_open.cc, hdf5_reader.cc, hdf5_h5py_reader.cc)
+// Reader (hdf5_open.cc, hdf5_reader.cc, io_models/hdf5_h5py_reader.cc)
 
 // What the format declares (hdf5_format.cc): collective reads, the metadata file, and the h5py
 // model as its default.
 FormatCapabilities Hdf5Capabilities();
 
-Result<std::unique_ptr<FormatReader>> OpenReader(Storage* storage, const std::string& path,
-                                                 const FormatOptions& o);
+// Opens `path` with the reader of request model `model`: kH5py the h5py model's (MakeH5pyReader),
+// any other the native one. Collective reads (a parallel storage) stay the native reader's one
+// collective H5Dread per sample whatever the model (h5py's driver='mpio' with dset.collective).
+Result<std::unique_ptr<FormatReader>> OpenReader(IoModel model, Storage* storage,
+                                                 const std::string& path, const FormatOptions& o);
 
 }  // namespace dlio::format_internal::hdf5

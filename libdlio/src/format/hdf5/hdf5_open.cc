@@ -241,8 +241,8 @@ Status SizeRows(Hdf5Call& call, uint64_t element_bytes, ReaderHandles* h, Reader
 
 }  // namespace
 
-Result<std::unique_ptr<FormatReader>> OpenReader(Storage* storage, const std::string& path,
-                                                 const FormatOptions& o) {
+Result<std::unique_ptr<FormatReader>> OpenReader(IoModel model, Storage* storage,
+                                                 const std::string& path, const FormatOptions& o) {
   Hdf5Call call;
   DLIO_RETURN_NOT_OK(call.init_status());
   ReaderHandles h;
@@ -259,8 +259,7 @@ Result<std::unique_ptr<FormatReader>> OpenReader(Storage* storage, const std::st
   }
   // Collective reads stay one collective H5Dread per sample (h5py's driver='mpio' with
   // dset.collective), whatever the model.
-  const bool h5py = info.parallel_storage == nullptr &&
-                    ResolveIoModel(o.io_model, Hdf5Capabilities()) == IoModel::kH5py;
+  const bool h5py = info.parallel_storage == nullptr && model == IoModel::kH5py;
   if (o.hdf5.metadata_file) {
     // h5py opens the metadata file's datasets when it first reads them (MakeH5pyReader).
     DLIO_RETURN_NOT_OK(h5py ? OpenMetadataFileOnly(call, storage, o, &h, &info)

@@ -65,7 +65,7 @@ struct ReaderInfo {
 std::unique_ptr<FormatReader> MakeReader(ReaderHandles h, ReaderInfo info);
 
 // The h5py model's reader over what OpenReader found, through the files it opened
-// (hdf5_h5py_reader.cc): checks and opens reader.hdf5_lookup_dataset when `o` names one.
+// (io_models/hdf5_h5py_reader.cc): checks and opens reader.hdf5_lookup_dataset when `o` names one.
 Result<std::unique_ptr<FormatReader>> MakeH5pyReader(Hdf5Call& call, Storage* storage,
                                                      const FormatOptions& o, ReaderHandles h,
                                                      ReaderInfo info);

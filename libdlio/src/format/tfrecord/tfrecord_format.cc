@@ -8,12 +8,15 @@
 #include "format/io_util.h"
 #include "format/tfrecord/tfrecord.h"
 #include "format/tfrecord/tfrecord_records.h"
+#include "io_models/model_readers.h"
 
 namespace dlio::format_internal {
 namespace {
 
 class TfRecordFormat final : public Format {
  public:
+  TfRecordFormat() { readers_.Add(IoModel::kNative, OpenNative).Add(IoModel::kTfData, OpenTfData); }
+
   std::string name() const override { return "tfrecord"; }
   std::string extension() const override { return "tfrecord"; }
   bool variable_sample_sizes() const override { return true; }
@@ -24,6 +27,7 @@ class TfRecordFormat final : public Format {
     c.io_models = {IoModel::kTfData};
     return c;
   }
+  std::vector<IoModel> reader_models() const override { return readers_.models(); }
 
   std::vector<std::string> CompanionFiles(const std::string& path,
                                           const FormatOptions& options) const override {
@@ -65,17 +69,44 @@ class TfRecordFormat final : public Format {
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
+    return readers_.Open(capabilities(), storage, path, options);
+  }
+
+ private:
+  // A file opened for reading, its size and its compression (dataset.compression).
+  struct OpenedFile {
+    std::unique_ptr<File> file;
+    uint64_t size = 0;
+    TfRecordCompression compression = TfRecordCompression::kNone;
+  };
+  static Result<OpenedFile> OpenFile(Storage* storage, const std::string& path,
+                                     const FormatOptions& options) {
     FileOptions fo;
     fo.direct = options.direct;
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
-    DLIO_ASSIGN_OR_RETURN(TfRecordCompression compression,
-                          ParseTfRecordCompression(options.compression));
+    OpenedFile f;
+    DLIO_ASSIGN_OR_RETURN(f.file, storage->Open(path, OpenMode::kRead, fo));
+    DLIO_ASSIGN_OR_RETURN(f.size, f.file->Size());
+    DLIO_ASSIGN_OR_RETURN(f.compression, ParseTfRecordCompression(options.compression));
+    return f;
+  }
+
+  // tf.data: TFRecordDataset's buffered stream over each file.
+  static Result<std::unique_ptr<FormatReader>> OpenTfData(Storage* storage, const std::string& path,
+                                                          const FormatOptions& options) {
+    DLIO_ASSIGN_OR_RETURN(OpenedFile f, OpenFile(storage, path, options));
+    return OpenStream(std::move(f.file), f.size, f.compression, options);
+  }
+
+  // native: records located through <file>.idx when it exists (reader.use_index), else by a scan
+  // of their headers, and read at their offsets.
+  static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
+                                                          const FormatOptions& options) {
+    DLIO_ASSIGN_OR_RETURN(OpenedFile f, OpenFile(storage, path, options));
     // A compressed file has no index and no record offsets to read at: both models stream it.
-    if (compression != TfRecordCompression::kNone ||
-        ResolveIoModel(options.io_model, capabilities()) == IoModel::kTfData) {
-      return OpenStream(std::move(file), size, compression, options);
+    if (f.compression != TfRecordCompression::kNone) {
+      return OpenStream(std::move(f.file), f.size, f.compression, options);
     }
+    const uint64_t size = f.size;
     const std::string idx_path = TfRecordIndexPath(path);
     DLIO_ASSIGN_OR_RETURN(bool index_found, storage->Exists(idx_path));
     RecordTable table;
@@ -88,13 +119,12 @@ class TfRecordFormat final : public Format {
       DLIO_RETURN_NOT_OK(idx->Close());
       DLIO_ASSIGN_OR_RETURN(table, ParseIndex(text, idx_path, path, size));
     } else {
-      DLIO_ASSIGN_OR_RETURN(table, ScanRecords(file.get(), size, options.verify));
+      DLIO_ASSIGN_OR_RETURN(table, ScanRecords(f.file.get(), size, options.verify));
     }
-    return NewTfRecordReader(std::move(file), size, std::move(table), idx_path, index_found,
+    return NewTfRecordReader(std::move(f.file), size, std::move(table), idx_path, index_found,
                              use_index, options);
   }
 
- private:
   // tf.data: no index; the count is trusted when the config gives it, else the headers are
   // scanned (12-byte reads TF would not issue; runs always have the count).
   static Result<std::unique_ptr<FormatReader>> OpenStream(std::unique_ptr<File> file, uint64_t size,
@@ -116,6 +146,8 @@ class TfRecordFormat final : public Format {
     return options.tfrecord.write_index && compression.ok() &&
            *compression == TfRecordCompression::kNone;
   }
+
+  io_models::ModelReaders readers_;
 };
 
 }  // namespace

@@ -47,8 +47,8 @@ std::unique_ptr<FormatReader> NewTfRecordReader(std::unique_ptr<File> file, uint
                                                 bool index_found, bool index_used,
                                                 const FormatOptions& options);
 
-// The reader of reader.io_model tf.data (tfrecord_stream_reader.cc): `file` read as one forward
-// stream of `count` records, TFRecordDataset's requests. `table` holds the records already
+// The reader of reader.io_model tf.data (io_models/tfrecord_stream_reader.cc): `file` read as one
+// forward stream of `count` records, TFRecordDataset's requests. `table` holds the records already
 // located (a scan at open; empty when the count was trusted).
 // count 0: the records are counted first, by one pass of the stream (compressed files only;
 // the caller scans uncompressed ones). Compressed files are inflated as TF's ZlibInputStream

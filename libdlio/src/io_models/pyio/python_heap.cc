@@ -1,25 +1,13 @@
-#include "format/pyio/python_heap.h"
+#include "io_models/pyio/python_heap.h"
 
 #include <cstdlib>
+
+#include "io_models/io_model_table.h"
 
 namespace dlio::pyio {
 
 size_t PythonImportThreshold(IoModel model) {
-  switch (model) {
-    case IoModel::kNumpy:
-    case IoModel::kH5py:
-    case IoModel::kMmap:
-      return 315'392;  // import numpy
-    case IoModel::kPytorch:
-      return 425'984;  // import torch
-    case IoModel::kPandas:
-      return 454'656;  // import pandas
-    case IoModel::kAuto:
-    case IoModel::kNative:
-    case IoModel::kTfData:
-      return 0;
-  }
-  return 0;
+  return io_models::IoModelEntryFor(model).python_import_threshold;
 }
 
 void MatchPythonImports(size_t threshold) {

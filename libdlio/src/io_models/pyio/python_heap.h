@@ -19,7 +19,8 @@ namespace dlio::pyio {
 
 // The mmap threshold, in bytes, that importing `model`'s Python stack leaves (numpy: numpy's;
 // h5py and mmap: numpy's, which they import; pytorch: torch's; pandas: pandas'); 0 for models
-// whose reads do not land in Python's heap (native, tf.data, auto).
+// whose reads do not land in Python's heap (native, tf.data, auto). The I/O-model table's heap
+// setting (io_models/io_model_table.h).
 size_t PythonImportThreshold(IoModel model);
 
 // Raises this process's thresholds to `threshold` (and the trim threshold to twice it) as the

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "dlio/status.h"
-#include "format/pyio/buffered_reader.h"
+#include "io_models/pyio/buffered_reader.h"
 
 namespace dlio::pyio {
 

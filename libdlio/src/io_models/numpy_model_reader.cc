@@ -1,4 +1,4 @@
-#include "format/numpy_model_reader.h"
+#include "io_models/numpy_model_reader.h"
 
 #include <cstring>
 #include <memory>
@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "format/io_util.h"
-#include "format/pyio/buffered_reader.h"
-#include "format/pyio/c_stdio.h"
+#include "io_models/pyio/buffered_reader.h"
+#include "io_models/pyio/c_stdio.h"
 
 namespace dlio::format_internal {
 namespace {

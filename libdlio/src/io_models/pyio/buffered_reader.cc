@@ -1,11 +1,11 @@
-#include "format/pyio/buffered_reader.h"
+#include "io_models/pyio/buffered_reader.h"
 
 #include <sys/stat.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "format/pyio/python_bytes.h"
+#include "io_models/pyio/python_bytes.h"
 
 namespace dlio::pyio {
 

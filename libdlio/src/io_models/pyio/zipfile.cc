@@ -1,4 +1,4 @@
-#include "format/pyio/zipfile.h"
+#include "io_models/pyio/zipfile.h"
 
 #include <zlib.h>
 

@@ -13,7 +13,7 @@
 #include "dlio/format.h"
 #include "dlio/storage.h"
 #include "format/npy_samples.h"
-#include "format/pyio/numpy_load.h"
+#include "io_models/pyio/numpy_load.h"
 
 namespace dlio::format_internal {
 

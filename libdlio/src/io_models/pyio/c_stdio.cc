@@ -1,4 +1,4 @@
-#include "format/pyio/c_stdio.h"
+#include "io_models/pyio/c_stdio.h"
 
 #include <algorithm>
 #include <cstring>

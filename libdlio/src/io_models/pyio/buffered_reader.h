@@ -13,7 +13,7 @@
 
 #include "dlio/status.h"
 #include "dlio/storage.h"
-#include "format/pyio/python_bytes.h"
+#include "io_models/pyio/python_bytes.h"
 
 namespace dlio::pyio {
 

@@ -1,13 +1,13 @@
-#include "format/pyio/numpy_load.h"
+#include "io_models/pyio/numpy_load.h"
 
 #include <algorithm>
 #include <cstring>
 #include <functional>
 #include <memory>
 
-#include "format/pyio/buffered_reader.h"
-#include "format/pyio/c_stdio.h"
-#include "format/pyio/zipfile.h"
+#include "io_models/pyio/buffered_reader.h"
+#include "io_models/pyio/c_stdio.h"
+#include "io_models/pyio/zipfile.h"
 
 namespace dlio::pyio {
 namespace {

@@ -1,13 +1,13 @@
 // The TextIOWrapper of CPython 3.11 (Modules/_io/textio.c: textiowrapper_read_chunk,
 // _io_TextIOWrapper_read_impl, _PyIncrementalNewlineDecoder_decode) reduced to what decides its
 // request sizes: how many characters each chunk of bytes decodes to.
-#include "format/pandas_read.h"
+#include "io_models/pandas_read.h"
 
 #include <algorithm>
 #include <cstring>
 #include <string>
 
-#include "format/pyio/python_bytes.h"
+#include "io_models/pyio/python_bytes.h"
 
 namespace dlio::format_internal {
 namespace {

@@ -1,0 +1,58 @@
+#include "io_models/io_model_table.h"
+
+#include "dlio/format.h"
+
+namespace dlio::io_models {
+namespace {
+
+// glibc's mmap threshold once Python 3.11 on Debian 12 has imported the stack (measured in forked
+// children: benchmarks/python_malloc_thresholds.py, docs/io_models.md "glibc's thresholds").
+constexpr size_t kImportNumpy = 315'392;   // numpy 1.24.2; h5py 3.7.0's import leaves the same
+constexpr size_t kImportTorch = 425'984;   // torch 1.13
+constexpr size_t kImportPandas = 454'656;  // pandas 1.5.3
+
+std::vector<IoModelEntry> MakeTable() {
+  using L = Loader;
+  std::vector<IoModelEntry> t = {
+      {IoModel::kAuto, IoModel::kAuto, L::kThreads, {}, 0, false},
+      {IoModel::kNative, IoModel::kNative, L::kThreads, {}, 0, false},
+      {IoModel::kNumpy, IoModel::kNumpy, L::kThreads, {"npy", "npz"}, kImportNumpy, false},
+      {IoModel::kH5py, IoModel::kH5py, L::kThreads, {"hdf5"}, kImportNumpy, false},
+      {IoModel::kTfData, IoModel::kTfData, L::kThreads, {"tfrecord"}, 0, true},
+      {IoModel::kPytorch, IoModel::kAuto, L::kPytorchWorkers, {}, kImportTorch, false},
+      // np.memmap: numpy's import.
+      {IoModel::kMmap,
+       IoModel::kMmap,
+       L::kThreads,
+       {"indexed_binary", "mmap_indexed_binary"},
+       kImportNumpy,
+       false},
+      {IoModel::kPandas, IoModel::kPandas, L::kThreads, {"csv"}, kImportPandas, false},
+  };
+  return t;
+}
+
+}  // namespace
+
+const std::vector<IoModelEntry>& IoModelTable() {
+  static const std::vector<IoModelEntry> table = MakeTable();
+  return table;
+}
+
+const IoModelEntry& IoModelEntryFor(IoModel model) {
+  const auto i = static_cast<size_t>(model);
+  const std::vector<IoModelEntry>& t = IoModelTable();
+  return i < t.size() ? t[i] : t.front();
+}
+
+}  // namespace dlio::io_models
+
+namespace dlio {
+
+IoModel ResolveIoModel(IoModel requested, const FormatCapabilities& capabilities) {
+  const IoModel request = io_models::IoModelEntryFor(requested).request;
+  if (request != IoModel::kAuto) return request;
+  return capabilities.io_models.empty() ? IoModel::kNative : capabilities.io_models.front();
+}
+
+}  // namespace dlio

@@ -1,0 +1,40 @@
+// reader.io_model's two meanings resolved for a run, and the run step that matches the process's
+// allocator to the request model (dlio/loop.h; docs/io_models.md, "glibc's thresholds").
+#include "dlio/loop.h"
+#include "io_models/io_model_table.h"
+#include "io_models/pyio/python_heap.h"
+
+namespace dlio {
+
+IoModel RequestModelFor(const WorkloadConfig& c, const Format& format) {
+  return ResolveIoModel(c.reader.io_model, format.capabilities());
+}
+
+Loader LoaderFor(const WorkloadConfig& c, bool storage_needs_mpi) {
+  return PipelineNameFor(c, storage_needs_mpi) == "pytorch" ? Loader::kPytorchWorkers
+                                                            : Loader::kThreads;
+}
+
+void AdaptSamplerToIoModel(IoModel model, SamplerOptions* o) {
+  if (!io_models::IoModelEntryFor(model).stream_order_sampler) return;
+  if (o->name == "auto" && o->sample_shuffle != ShuffleMode::kOff) o->name = "shuffle_buffer";
+  if (o->name == "shuffle_buffer") o->shuffle_after_read = true;
+}
+
+size_t AllocatorThresholdFor(const WorkloadConfig& c, const Format& format,
+                             bool storage_needs_mpi) {
+  if (!FrameworkClientCosts(c)) return 0;
+  // The worker processes' Python imports torch (whatever the request model); dlio's threads
+  // emulate a process that imported the request model's stack.
+  const IoModel heap = LoaderFor(c, storage_needs_mpi) == Loader::kPytorchWorkers
+                           ? IoModel::kPytorch
+                           : RequestModelFor(c, format);
+  return pyio::PythonImportThreshold(heap);
+}
+
+void MatchAllocatorToIoModel(const WorkloadConfig& c, const Format& format,
+                             bool storage_needs_mpi) {
+  pyio::MatchPythonImports(AllocatorThresholdFor(c, format, storage_needs_mpi));
+}
+
+}  // namespace dlio
