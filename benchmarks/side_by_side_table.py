@@ -42,7 +42,10 @@ def main():
     vals = collections.defaultdict(dict)  # (case, label) -> round -> value
     loads = []
     for line in open(path):
-        case, label, rnd, value = line.rstrip('\n').split('\t')
+        fields = line.rstrip('\n').split('\t')
+        if len(fields) != 4:
+            continue  # not a record (a stray line of a failed run's message)
+        case, label, rnd, value = fields
         if case == 'load':
             loads.append(value)
             continue
