@@ -126,7 +126,7 @@ pydlio_max() {
 echo "reader.io_model: ${IO_MODEL:-default}, reader.thread_nice: ${NICE:-default}, prefetch_size: ${PREFETCH:-default}, transfer_size: ${XFER:-default}, $EPOCHS epochs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 ((HAVE_PYDLIO)) || echo "$PYDLIO_WHY"
 echo
-echo "| workload | AU target | dataset | read threads | accelerators tried | max accelerators at the target (dlio) | AU there | samples/s there | next K | Python DLIO ranks (AU) |"
+echo "| workload | AU target | dataset | read threads | accelerators tried | max accelerators at the target (dlio) | AU there | samples/s there | first K below the target: AU | Python DLIO ranks (AU) |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for c in $CASES; do
   files=$(files_of "$c")
@@ -175,8 +175,8 @@ for p in s.get("points", []):
     k = p.get("values", {}).get("train.accelerators_per_process")
     if best is not None and str(k) == str(best):
         row = p
-    elif row is not None and after is None:
-        after = p
+    elif after is None and (row is not None or best is None):
+        after = p  # the first point that missed the target
 au = "%.1f%%" % row["au_percent"] if row and row.get("au_percent") is not None else ""
 sps = "%.0f" % row["samples_per_second"] if row and row.get("samples_per_second") is not None else ""
 nxt = ""
