@@ -12,6 +12,8 @@
 # tools move the same bytes to within 0.01% for MiB-sized samples); --invalidate=0 keeps fio from
 # dropping the page cache. Each tool runs right after the files are warmed with `cat`.
 set -euo pipefail
+# shellcheck source=lib_bench.sh
+. "$(dirname "$0")/lib_bench.sh"
 
 DLIO_RUN="${1:-build/apps/dlio-run/dlio-run}"
 WORK="${2:-/tmp/dlio-compare-fio}"
@@ -46,19 +48,7 @@ mapfile -t files < <(find "$WORK/data/train" -type f -name "*.$FORMAT" | sort)
 
 warm() { cat "${files[@]}" > /dev/null; }
 
-fio_single_gib() {
-  # fio in one invocation: THREADS jobs, each over its files as one colon-separated list
-  # (fio reads the files of a job round-robin; whole files, headers included).
-  local args=() out
-  for ((t = 0; t < THREADS; ++t)); do
-    local list=""
-    for ((i = t; i < ${#files[@]}; i += THREADS)); do list+="${list:+:}${files[$i]}"; done
-    args+=(--name="r$t" --filename="$list")
-  done
-  out=$(fio --ioengine=psync --rw=read --bs="$XFER" --invalidate=0 --loops="$EPOCHS" \
-            --group_reporting --output-format=json "${args[@]}")
-  echo "$out" | $PY -c 'import json,sys; t=sys.stdin.read(); d=json.loads(t[t.index("{"):]); print("%.3f" % (d["jobs"][0]["read"]["bw_bytes"] / 2**30))'
-}
+fio_single_gib() { bench_fio_gib "$THREADS" "$XFER" "$EPOCHS" "${files[@]}"; }
 
 dlio_gib() {
   local extra=("$@")
