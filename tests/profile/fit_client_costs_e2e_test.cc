@@ -33,7 +33,7 @@ void RequireTorch(const std::string& python) {
 
 // The program's dataset made, its run traced (beside `hog` busy processes) and fitted: the
 // fitted reader.client_costs, and its line of the YAML.
-std::string FitClientCosts(const std::string& program, int hog) {
+ClientCosts FitClientCosts(const std::string& program, int hog) {
   const std::string python = testing::SystemPython();
   RequireTorch(python);
   TempDir dir;
@@ -56,17 +56,17 @@ std::string FitClientCosts(const std::string& program, int hog) {
 }
 
 TEST_CASE("fit client_costs: a client-bound DataLoader (numpy work per sample) is framework") {
-  CHECK(FitClientCosts("torch_npz_augment", 0) == "framework");
+  CHECK(FitClientCosts("torch_npz_augment", 0) == ClientCosts::kFramework);
 }
 
 TEST_CASE("fit client_costs: an I/O-bound DataLoader (4 MiB loads) keeps the default") {
-  CHECK(FitClientCosts("torch_npz_large", 0) == "none");
+  CHECK(FitClientCosts("torch_npz_large", 0) == ClientCosts::kNone);
 }
 
 TEST_CASE("fit client_costs: both choices hold beside a CPU hog") {
   // 3 busy processes beside the program's 3 on 2 cores: every time stretches, the ratios hold.
-  CHECK(FitClientCosts("torch_npz_augment", 3) == "framework");
-  CHECK(FitClientCosts("torch_npz_large", 3) == "none");
+  CHECK(FitClientCosts("torch_npz_augment", 3) == ClientCosts::kFramework);
+  CHECK(FitClientCosts("torch_npz_large", 3) == ClientCosts::kNone);
 }
 
 }  // namespace
