@@ -7,14 +7,16 @@
 #   benchmarks/client_costs.sh [DLIO_RUN] [WORKDIR] [CASES]
 #
 # CASES: "mib" (384 x 1 MiB npz, batch 4, 2 pytorch workers: the fio comparison's files) and/or
-# "unet" (unet3d_h100 with 32 files of 146.6 MB, stdev 0, batch 4, 4 workers; 4.4 GiB of files).
+# "unet" (unet3d_h100 with 32 files of 146.6 MB, stdev 0, batch 4, 4 workers; 4.4 GiB of files)
+# and/or "cosmo" (cosmoflow_a100 as npz under the pytorch loader: 1024 files of ~2.8 MB, batch 1,
+# 4 workers).
 # REPEAT [2] rounds, alternating the settings; EPOCHS [3]; a second binary to compare with, e.g.
 # the build before the knob: BEFORE=/path/to/dlio-run (it runs its default and native).
 set -euo pipefail
 
 DLIO_RUN="${1:-build/apps/dlio-run/dlio-run}"
 WORK="${2:-/tmp/dlio-client-costs}"
-CASES="${3:-mib unet}"
+CASES="${3:-mib unet cosmo}"
 REPEAT="${REPEAT:-2}"
 EPOCHS="${EPOCHS:-3}"
 BEFORE="${BEFORE:-}"
@@ -30,6 +32,10 @@ args_for() {
       --set dataset.num_files_train=32 --set dataset.record_length_bytes=146600628 \
       --set dataset.record_length_bytes_stdev=0 --set reader.batch_size=4 \
       --set reader.read_threads=4
+  elif [[ $1 == cosmo ]]; then
+    echo --workload cosmoflow_a100 "${common[@]}" --set "dataset.data_folder=$WORK/cosmo" \
+      --set dataset.num_files_train=1024 --set dataset.format=npz \
+      --set reader.data_loader=pytorch
   else
     echo "${common[@]}" --set "dataset.data_folder=$WORK/mib" --set dataset.format=npz \
       --set dataset.num_files_train=384 --set dataset.num_samples_per_file=1 \

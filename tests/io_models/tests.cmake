@@ -38,3 +38,5 @@ target_compile_definitions(client_costs_test PRIVATE
 # The I/O-model table: one entry per reader.io_model value, each format's registered readers equal
 # to its declared models (libdlio/src/io_models/io_model_table.h, model_readers.h).
 dlio_add_test(io_model_table_test SOURCES io_models/io_model_table_test.cc)
+# reader.client_costs none: the numpy model's sample bytes land straight in the caller's buffer.
+dlio_add_test(direct_read_test SOURCES io_models/direct_read_test.cc)

@@ -125,6 +125,17 @@ struct SyntheticOptions {
   uint64_t record_length = 65536;  // bytes per sample (dataset.record_length_bytes)
 };
 
+// A sample read that opening its file may serve: a DataSource opening a file to read sample
+// `index` into `out` says so, and a reader whose open reads the data anyway (the numpy model
+// without client costs: a file's open is its first np.load) reads that sample straight into
+// `out` during the open and sets `served`; the DataSource then skips ReadSample. Other readers
+// ignore it.
+struct FirstRead {
+  uint64_t index = 0;
+  SampleBuffer* out = nullptr;
+  bool served = false;
+};
+
 // Format-level knobs (from dataset.* and reader.*): what every format may read, then one struct
 // per format (a format reads its own and ignores the others'). Plain data; copy freely.
 struct FormatOptions {
@@ -146,6 +157,9 @@ struct FormatOptions {
   // (np.load's fresh array and copies, zipfile's CRC-32). false (none): the same requests, read
   // into reused buffers, with none of that work.
   bool framework_client_costs = false;
+  // Set only for the duration of one Format::Open by the DataSource that opens a file to read a
+  // sample of it (nullptr otherwise); a reader must not keep it past Open.
+  FirstRead* first_read = nullptr;
 
   Hdf5Options hdf5;
   NpyOptions npy;  // npy and npz

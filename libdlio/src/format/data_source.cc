@@ -55,10 +55,12 @@ class FormatDataSource final : public DataSource {
       return Status::OutOfRange(path, " sample ", ref.index, ": past the ", counts_[ref.file],
                                 " samples of the file");
     }
-    auto reader = Acquire(ref.file);
+    FirstRead first{ref.index, out};  // served by the open when this thread opens the file
+    auto reader = Acquire(ref.file, &first);
     if (!reader.ok()) {
       return reader.status().WithContext(StrCat(path, " sample ", ref.index));
     }
+    if (first.served) return Status::OK();
     Status st = (*reader)->ReadSample(ref.index, out);
     if (!st.ok()) return st.WithContext(StrCat(path, " sample ", ref.index));
     return st;
@@ -82,7 +84,7 @@ class FormatDataSource final : public DataSource {
   // One thread opens a file at a time: another that needs it waits for that open rather than
   // opening it too (an open can read the file, e.g. the numpy model's first np.load, which
   // the sample then uses: a second open would be a load no sample asked for).
-  Result<std::shared_ptr<FormatReader>> Acquire(uint32_t f) {
+  Result<std::shared_ptr<FormatReader>> Acquire(uint32_t f, FirstRead* first = nullptr) {
     {
       std::unique_lock<std::mutex> lock(mu_);
       while (true) {
@@ -95,7 +97,7 @@ class FormatDataSource final : public DataSource {
         opened_cv_.wait(lock);
       }
     }
-    Result<std::shared_ptr<FormatReader>> opened = OpenReader(f);
+    Result<std::shared_ptr<FormatReader>> opened = OpenReader(f, first);
     std::vector<std::shared_ptr<FormatReader>> evicted;  // closed after unlocking
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -106,9 +108,15 @@ class FormatDataSource final : public DataSource {
     return opened;
   }
 
-  Result<std::shared_ptr<FormatReader>> OpenReader(uint32_t f) const {
-    DLIO_ASSIGN_OR_RETURN(std::unique_ptr<FormatReader> opened,
-                          format_->Open(storage_, files_[f], options_.format));
+  Result<std::shared_ptr<FormatReader>> OpenReader(uint32_t f, FirstRead* first) const {
+    std::unique_ptr<FormatReader> opened;
+    if (first != nullptr) {
+      FormatOptions options = options_.format;
+      options.first_read = first;
+      DLIO_ASSIGN_OR_RETURN(opened, format_->Open(storage_, files_[f], options));
+    } else {
+      DLIO_ASSIGN_OR_RETURN(opened, format_->Open(storage_, files_[f], options_.format));
+    }
     DLIO_RETURN_NOT_OK(CheckTrustedCount(f, *opened));
     return std::shared_ptr<FormatReader>(std::move(opened));
   }

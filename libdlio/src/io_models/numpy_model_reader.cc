@@ -13,6 +13,17 @@
 namespace dlio::format_internal {
 namespace {
 
+// Contiguous sample i of `s` straight into `out`, the rest of the array into `scratch`.
+pyio::ArrayTarget SampleTarget(const ArraySamples& s, uint64_t i, uint8_t* out,
+                               AlignedBuffer* scratch) {
+  pyio::ArrayTarget t;
+  t.array = scratch;
+  t.window = out;
+  t.window_offset = s.offset(i);
+  t.window_size = s.sample_size;
+  return t;
+}
+
 // The arrays of reader.client_costs none: a few buffers per thread, reused by its next loads so
 // that their bytes land in memory already touched. Per thread, so that no lock is held across a
 // fork (the pytorch pipeline's workers start with a copy of the forking thread's).
@@ -38,14 +49,14 @@ class ArrayPool {
   }
 };
 
-// One np.load: open, load, close (the file is closed on every path). Into `into` (the client
-// costs none) when given.
+// One np.load: open, load, close (the file is closed on every path). Where `into` chooses (the
+// client costs none) when given.
 Result<pyio::LoadedArray> LoadOnce(const NumpyModelSpec& spec, const std::string& key,
-                                   AlignedBuffer* into = nullptr) {
+                                   const pyio::ArrayTargetFor* into = nullptr) {
   DLIO_ASSIGN_OR_RETURN(auto file,
                         spec.storage->Open(spec.path, OpenMode::kRead, spec.file_options));
   Result<pyio::LoadedArray> a = into != nullptr
-                                    ? pyio::NumpyLoadInto(file.get(), key, spec.buffers, into)
+                                    ? pyio::NumpyLoadInto(file.get(), key, spec.buffers, *into)
                                     : pyio::NumpyLoad(file.get(), key, spec.buffers);
   const Status closed = file->Close();
   DLIO_RETURN_NOT_OK(a.status());
@@ -55,9 +66,11 @@ Result<pyio::LoadedArray> LoadOnce(const NumpyModelSpec& spec, const std::string
 
 class NumpyModelReader final : public FormatReader {
  public:
-  // `first_reused`: the first load's bytes without the client costs (spec.framework false).
-  NumpyModelReader(NumpyModelSpec spec, pyio::LoadedArray first, AlignedBuffer first_reused,
-                   ArraySamples samples, NativeReaderOpener native)
+  // `first_reused`: the first load's bytes without the client costs (spec.framework false),
+  // unless that load served its sample (FormatOptions::first_read).
+  NumpyModelReader(NumpyModelSpec spec, pyio::LoadedArray first,
+                   std::optional<AlignedBuffer> first_reused, ArraySamples samples,
+                   NativeReaderOpener native)
       : spec_(std::move(spec)),
         key_(std::move(first.member)),
         data_bytes_(first.header.data_bytes),
@@ -133,10 +146,28 @@ class NumpyModelReader final : public FormatReader {
       return Status::OK();
     }
     AlignedBuffer array = first ? std::move(*first) : ArrayPool::Take();
-    Status loaded = first ? Status::OK() : Load(&array).status();
-    if (loaded.ok()) Gather(i, array.data(), array.size(), out->data());
+    Status loaded;
+    if (first) {
+      Gather(i, array.data(), array.size(), out->data());
+    } else if (samples_.strided()) {
+      loaded = Load(&array).status();
+      if (loaded.ok()) Gather(i, array.data(), array.size(), out->data());
+    } else {
+      loaded = LoadSampleInto(i, out->data(), &array);
+    }
     ArrayPool::Give(std::move(array));
     return loaded;
+  }
+
+  // A load whose sample i (contiguous) is read straight into `out`, the rest of the array into
+  // `scratch`.
+  Status LoadSampleInto(uint64_t i, uint8_t* out, AlignedBuffer* scratch) const {
+    const pyio::ArrayTargetFor target = [&](const NpyHeader& h, pyio::ArrayTarget* t) {
+      DLIO_RETURN_NOT_OK(CheckUnchanged(h.data_bytes));
+      *t = SampleTarget(samples_, i, out, scratch);
+      return Status::OK();
+    };
+    return LoadOnce(spec_, key_, &target).status();
   }
 
   // The array Open loaded, once (nullopt after the first call).
@@ -148,12 +179,20 @@ class NumpyModelReader final : public FormatReader {
   }
 
   Result<pyio::LoadedArray> Load(AlignedBuffer* into = nullptr) const {
-    DLIO_ASSIGN_OR_RETURN(pyio::LoadedArray a, LoadOnce(spec_, key_, into));
-    if (a.header.data_bytes != data_bytes_) {
-      return Status::Corruption(spec_.path, ": the array changed since the file was opened (",
-                                data_bytes_, " data bytes then, ", a.header.data_bytes, " now)");
-    }
+    const pyio::ArrayTargetFor whole = [into](const NpyHeader&, pyio::ArrayTarget* t) {
+      t->array = into;
+      return Status::OK();
+    };
+    DLIO_ASSIGN_OR_RETURN(pyio::LoadedArray a,
+                          LoadOnce(spec_, key_, into != nullptr ? &whole : nullptr));
+    DLIO_RETURN_NOT_OK(CheckUnchanged(a.header.data_bytes));
     return a;
+  }
+
+  Status CheckUnchanged(uint64_t data_bytes) const {
+    if (data_bytes == data_bytes_) return Status::OK();
+    return Status::Corruption(spec_.path, ": the array changed since the file was opened (",
+                              data_bytes_, " data bytes then, ", data_bytes, " now)");
   }
 
   // The sample out of `array`, which `out` then holds as Python's code holds the array np.load
@@ -198,7 +237,22 @@ Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
                                                            const FormatOptions& options,
                                                            NativeReaderOpener native) {
   AlignedBuffer reused = spec.framework ? AlignedBuffer(64) : ArrayPool::Take();
-  Result<pyio::LoadedArray> loaded = LoadOnce(spec, "", spec.framework ? nullptr : &reused);
+  // Without the client costs the load Open makes reads the sample a DataSource opened the file
+  // for straight into its buffer (a contiguous sample, and not with keep_arrays, which keeps the
+  // whole array); otherwise the whole array into `reused`, for the next ReadSample.
+  FirstRead* first_read = spec.framework || spec.keep ? nullptr : options.first_read;
+  bool serves = false;
+  const pyio::ArrayTargetFor target = [&](const NpyHeader& h, pyio::ArrayTarget* t) {
+    t->array = &reused;
+    if (first_read == nullptr) return Status::OK();
+    const ArraySamples s = ResolveArraySamples(h, std::nullopt, options);
+    if (first_read->index >= s.num_samples || s.strided()) return Status::OK();
+    DLIO_RETURN_NOT_OK(first_read->out->Resize(static_cast<size_t>(s.sample_size)));
+    *t = SampleTarget(s, first_read->index, first_read->out->data(), &reused);
+    serves = true;
+    return Status::OK();
+  };
+  Result<pyio::LoadedArray> loaded = LoadOnce(spec, "", spec.framework ? nullptr : &target);
   if (!loaded.ok()) {
     ArrayPool::Give(std::move(reused));
     // A file np.load refuses: the native reader's diagnosis names the offset (and is what a
@@ -217,8 +271,16 @@ Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
     ArrayPool::Give(std::move(reused));
     return checked;
   }
-  return std::unique_ptr<FormatReader>(new NumpyModelReader(
-      std::move(spec), std::move(first), std::move(reused), std::move(samples), std::move(native)));
+  std::optional<AlignedBuffer> pending;
+  if (serves) {
+    first_read->served = true;
+    ArrayPool::Give(std::move(reused));
+  } else {
+    pending = std::move(reused);
+  }
+  return std::unique_ptr<FormatReader>(new NumpyModelReader(std::move(spec), std::move(first),
+                                                            std::move(pending), std::move(samples),
+                                                            std::move(native)));
 }
 
 pyio::NumpyBuffers NumpyBuffersFor(Storage* storage, const std::string& path) {

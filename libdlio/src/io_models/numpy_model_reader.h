@@ -25,7 +25,8 @@ struct NumpyModelSpec {
   bool keep = false;  // NpyOptions::keep_arrays: the first load is kept (read_type memory)
   // FormatOptions::framework_client_costs: each load into a fresh array, with np.load's copies
   // and zipfile's CRC-32, held until the caller drops it (SampleBuffer::Hold). false: the same
-  // requests read into a buffer this thread reuses (pyio::NumpyLoadInto), nothing held.
+  // requests read into the caller's buffer and one this thread reuses (pyio::NumpyLoadInto),
+  // nothing held.
   bool framework = false;
   pyio::NumpyBuffers buffers;
 };
@@ -39,10 +40,11 @@ using NativeReaderOpener = std::function<Result<std::unique_ptr<FormatReader>>()
 // options.npy.expected_samples, then options.npy.sample_layout. ReadSample does a whole np.load
 // per sample (a fresh open of the file, the load, a close), except that the next sample read
 // after Open takes the array Open loaded (with keep, that array is the kept one). Without
-// spec.framework the arrays are buffers reused by the thread that reads (the requests are the
-// same, call for call). Safe for
-// concurrent use. `native` is called when the first load fails (its error, naming the offset,
-// is returned when it fails too) and otherwise at most once, by the first DescribeJson.
+// spec.framework a (contiguous) sample's bytes are read straight into the caller's buffer, the
+// rest of the array into a buffer the reading thread reuses (the requests are the same, call for
+// call), and options.first_read, when set, is served by Open's load (no array is left pending).
+// Safe for concurrent use. `native` is called when the first load fails (its error, naming the
+// offset, is returned when it fails too) and otherwise at most once, by the first DescribeJson.
 Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
                                                            const FormatOptions& options,
                                                            NativeReaderOpener native);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 
 #include "io_models/pyio/buffered_reader.h"
 #include "io_models/pyio/c_stdio.h"
@@ -99,19 +100,67 @@ Status ReadArrayPieces(ZipExtFile* member, const NpyHeader& h, const std::string
   return Status::OK();
 }
 
-// ReadArrayPieces' requests, each piece read straight into its place in `array` (no bytes
-// object, no copy): the loop of format._read_bytes, read(size - len(data)) until the piece is
-// whole or a read returns nothing.
+// Where each read of an array's data lands (an ArrayTarget, see numpy_load.h).
+class Landing {
+ public:
+  // `max_read`: the most bytes one read asks for.
+  static Result<Landing> Make(const ArrayTarget& t, uint64_t data_bytes, uint64_t max_read,
+                              const std::string& where) {
+    Landing l(t);
+    if (t.window == nullptr) {
+      DLIO_RETURN_NOT_OK(t.array->Resize(static_cast<size_t>(data_bytes)));
+      return l;
+    }
+    if (t.window_offset > data_bytes || t.window_size > data_bytes - t.window_offset) {
+      return Status::Internal(where, ": a sample's bytes [", t.window_offset, ", ",
+                              t.window_offset + t.window_size, ") outside the array's ",
+                              data_bytes);
+    }
+    if (t.window_offset > 0 || t.window_size < data_bytes) {
+      DLIO_RETURN_NOT_OK(t.array->Resize(static_cast<size_t>(std::min(max_read, data_bytes))));
+    }
+    return l;
+  }
+
+  // The memory a read of the array's bytes [pos, pos + n) goes to.
+  uint8_t* For(uint64_t pos, size_t n) const {
+    if (t_.window == nullptr) return t_.array->data() + pos;
+    return Inside(pos, n) ? t_.window + (pos - t_.window_offset) : t_.array->data();
+  }
+
+  // After that read returned `got` bytes: the window's part of a read made outside it, copied.
+  void Landed(uint64_t pos, size_t n, size_t got) const {
+    if (t_.window == nullptr || Inside(pos, n)) return;
+    const uint64_t lo = std::max(pos, t_.window_offset);
+    const uint64_t hi = std::min(pos + got, t_.window_offset + t_.window_size);
+    if (lo < hi) {
+      std::memcpy(t_.window + (lo - t_.window_offset), t_.array->data() + (lo - pos), hi - lo);
+    }
+  }
+
+ private:
+  explicit Landing(const ArrayTarget& t) : t_(t) {}
+  bool Inside(uint64_t pos, size_t n) const {
+    return pos >= t_.window_offset && pos + n <= t_.window_offset + t_.window_size;
+  }
+  ArrayTarget t_;
+};
+
+// ReadArrayPieces' requests, each piece read straight into its place (no bytes object, no copy
+// when it lies in the target's window or the target is the whole array): the loop of
+// format._read_bytes, read(size - len(data)) until the piece is whole or a read returns nothing.
 Status ReadArrayPiecesInto(ZipExtFile* member, const NpyHeader& h, const std::string& where,
-                           AlignedBuffer* array) {
-  DLIO_RETURN_NOT_OK(array->Resize(static_cast<size_t>(h.data_bytes)));
-  if (h.itemsize == 0) return Status::OK();
+                           const ArrayTarget& target) {
   const uint64_t piece = NumpyPieceBytes(h.itemsize);
+  DLIO_ASSIGN_OR_RETURN(Landing landing, Landing::Make(target, h.data_bytes, piece, where));
+  if (h.itemsize == 0) return Status::OK();
   for (uint64_t pos = 0; pos < h.data_bytes; pos += piece) {
     const size_t n = static_cast<size_t>(std::min(piece, h.data_bytes - pos));
     size_t have = 0;
     while (have < n) {
-      DLIO_ASSIGN_OR_RETURN(size_t got, member->ReadInto(n - have, array->data() + pos + have));
+      const uint64_t at = pos + have;
+      DLIO_ASSIGN_OR_RETURN(size_t got, member->ReadInto(n - have, landing.For(at, n - have)));
+      landing.Landed(at, n - have, got);
       if (got == 0) break;
       have += got;
     }
@@ -123,9 +172,17 @@ Status ReadArrayPiecesInto(ZipExtFile* member, const NpyHeader& h, const std::st
   return Status::OK();
 }
 
-// NpzFile(fid)[key]; the array's bytes into `into` when it is given (NumpyLoadInto).
+// The target `choose` picks for header `h`.
+Result<ArrayTarget> TargetFor(const ArrayTargetFor& choose, const NpyHeader& h) {
+  ArrayTarget t;
+  DLIO_RETURN_NOT_OK(choose(h, &t));
+  if (t.array == nullptr) return Status::Internal("np.load: no buffer for the array's bytes");
+  return t;
+}
+
+// NpzFile(fid)[key]; the array's bytes where `into` chooses when it is given (NumpyLoadInto).
 Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, bool check_crc,
-                                  AlignedBuffer* into) {
+                                  const ArrayTargetFor* into) {
   DLIO_ASSIGN_OR_RETURN(ZipFile zip, ZipFile::Read(fid));
   const ZipInfo* info = nullptr;
   if (key.empty()) {
@@ -164,15 +221,19 @@ Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, b
                               " data bytes; the member holds ", info->file_size,
                               " uncompressed bytes from ", info->compress_size, " compressed ones");
   }
-  DLIO_RETURN_NOT_OK(into != nullptr ? ReadArrayPiecesInto(member.get(), a.header, where, into)
-                                     : ReadArrayPieces(member.get(), a.header, where, &a.data));
+  if (into != nullptr) {
+    DLIO_ASSIGN_OR_RETURN(ArrayTarget target, TargetFor(*into, a.header));
+    DLIO_RETURN_NOT_OK(ReadArrayPiecesInto(member.get(), a.header, where, target));
+  } else {
+    DLIO_RETURN_NOT_OK(ReadArrayPieces(member.get(), a.header, where, &a.data));
+  }
   DLIO_ASSIGN_OR_RETURN(a.file_bytes, fid->FileSize());  // cached by zipfile's seek to the end
   return a;
 }
 
 // read_array(fid) of an .npy: the header through Python's buffer, the data by numpy.fromfile on a
 // dup of the descriptor (fseek to Python's position, fseek(0, SEEK_CUR), fread).
-Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer, AlignedBuffer* into) {
+Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer, const ArrayTargetFor* into) {
   const std::string& where = fid->file()->path();
   const PyRead read = [&](size_t n, std::vector<uint8_t>* out) -> Status {
     const size_t base = out->size();
@@ -190,8 +251,10 @@ Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer, AlignedBuf
                               " after its header");
   }
   const auto n = static_cast<size_t>(a.header.data_bytes);
+  std::optional<Landing> landing;
   if (into != nullptr) {
-    DLIO_RETURN_NOT_OK(into->Resize(n));
+    DLIO_ASSIGN_OR_RETURN(ArrayTarget target, TargetFor(*into, a.header));
+    DLIO_ASSIGN_OR_RETURN(landing, Landing::Make(target, n, n, where));
   } else {
     a.data.resize(n);
   }
@@ -200,7 +263,8 @@ Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer, AlignedBuf
   CStdioReader stream(fid->file(), stdio_buffer);
   DLIO_RETURN_NOT_OK(stream.Seek(static_cast<int64_t>(fid->Tell()), /*from_current=*/false));
   DLIO_RETURN_NOT_OK(stream.Seek(0, /*from_current=*/true));
-  DLIO_ASSIGN_OR_RETURN(size_t got, stream.Read(n, into != nullptr ? into->data() : a.data.data()));
+  DLIO_ASSIGN_OR_RETURN(size_t got, stream.Read(n, landing ? landing->For(0, n) : a.data.data()));
+  if (landing) landing->Landed(0, n, got);
   if (got != n) {
     return Status::Corruption(where, ": EOF reading array data, expected ", n, " bytes got ", got);
   }
@@ -228,7 +292,7 @@ uint64_t NumpyPieceBytes(uint64_t itemsize) {
 namespace {
 
 Result<LoadedArray> Load(File* file, const std::string& key, const NumpyBuffers& buffers,
-                         AlignedBuffer* into) {
+                         const ArrayTargetFor* into) {
   BufferedReader fid(file, buffers.python);
   uint8_t magic[kMagicPrefix];
   DLIO_ASSIGN_OR_RETURN(size_t got, fid.Read(sizeof(magic), magic));
@@ -252,8 +316,17 @@ Result<LoadedArray> NumpyLoad(File* file, const std::string& key, const NumpyBuf
 }
 
 Result<LoadedArray> NumpyLoadInto(File* file, const std::string& key, const NumpyBuffers& buffers,
+                                  const ArrayTargetFor& target) {
+  return Load(file, key, buffers, &target);
+}
+
+Result<LoadedArray> NumpyLoadInto(File* file, const std::string& key, const NumpyBuffers& buffers,
                                   AlignedBuffer* array) {
-  return Load(file, key, buffers, array);
+  const ArrayTargetFor whole = [array](const NpyHeader&, ArrayTarget* t) {
+    t->array = array;
+    return Status::OK();
+  };
+  return Load(file, key, buffers, &whole);
 }
 
 }  // namespace dlio::pyio

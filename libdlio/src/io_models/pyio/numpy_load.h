@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -47,11 +48,30 @@ struct LoadedArray {
 // arrays and pickles.
 Result<LoadedArray> NumpyLoad(File* file, const std::string& key, const NumpyBuffers& buffers);
 
+// Where NumpyLoadInto puts an array's bytes. Without a window, the whole array in `array`
+// (resized to it). With one, bytes [window_offset, window_offset + window_size) of the array go
+// straight to `window` (a sample's place in the caller's buffer): a read that falls inside the
+// window is made into it, any other read into `array` (then sized for one read: a zip member's
+// piece, an .npy's whole data) and the window's part of it copied over. The reads are the same
+// calls whatever the target.
+struct ArrayTarget {
+  AlignedBuffer* array = nullptr;  // required
+  uint8_t* window = nullptr;
+  uint64_t window_offset = 0, window_size = 0;  // within the array's data bytes
+};
+
+// Chooses the target once the array's header has been read, before any of its data (an error
+// ends the load there).
+using ArrayTargetFor = std::function<Status(const format_internal::NpyHeader&, ArrayTarget*)>;
+
 // NumpyLoad's requests, call for call, without its client costs (reader.client_costs none): the
-// array's bytes are read straight into `array` (resized; memory it already has is reused, so a
-// reused buffer takes no page fault), through no bytes object, and no CRC-32 is computed but a
-// deflated member's with buffers.check_crc, as the native reader checks it (a damaged stored
-// member is not noticed). The result's `data` stays empty.
+// array's bytes are read straight into the memory `target` chooses (memory a buffer already has
+// is reused, so a reused buffer takes no page fault), through no bytes object, and no CRC-32 is
+// computed but a deflated member's with buffers.check_crc, as the native reader checks it (a
+// damaged stored member is not noticed). The result's `data` stays empty.
+Result<LoadedArray> NumpyLoadInto(File* file, const std::string& key, const NumpyBuffers& buffers,
+                                  const ArrayTargetFor& target);
+// The whole array into `array`.
 Result<LoadedArray> NumpyLoadInto(File* file, const std::string& key, const NumpyBuffers& buffers,
                                   AlignedBuffer* array);
 
