@@ -6,11 +6,15 @@
 #
 #   benchmarks/side_by_side.sh [DLIO_RUN] [WORKDIR]
 #
-# Cases (CASES, default "fio cosmo unet memory"):
+# Cases (CASES, default "fio cosmo h5 unet memory"):
 #   fio    384 x 1 MiB npz, pytorch loader, 2 read threads, batch 4: dlio's default and native
 #          MiB/s (train_io_mean_MiB_per_second) against fio (psync, 1 MiB requests, 2 jobs over
 #          the same files, --invalidate=0). Target: default >= 0.9x fio.
 #   cosmo  cosmoflow-like npz, 1024 x 2.8 MB (stdev 71 kB), batch 1, 4 read threads, pytorch loader
+#   h5     the cosmo sizes as hdf5 (256 files, one sample of 2.8 MB each: dataset 'records'), same
+#          loader; the real DataLoader reads each sample with h5py (real_dataloader.py --format
+#          hdf5): calibrates the h5py model's client_costs=framework against the real stack (no
+#          Python DLIO row: it looks for *.hdf5, and dlio names hdf5 files .h5)
 #   unet   unet3d-like npz, 32 x 146.6 MB (stdev 0, resize 2 MiB), batch 4, 4 read threads
 #          (4.4 GiB), pytorch loader
 #          both: samples/s of dlio's default, io_model=native, client_costs=framework, a real
@@ -41,7 +45,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib_bench.sh"
 
 DLIO_RUN="${1:-build/apps/dlio-run/dlio-run}"
-CASES="${CASES:-fio cosmo unet memory}"
+CASES="${CASES:-fio cosmo h5 unet memory}"
 REPEAT="${REPEAT:-2}"
 EPOCHS="${EPOCHS:-3}"
 MEM_ACCELERATORS="${MEM_ACCELERATORS:-16}"
@@ -72,6 +76,9 @@ conf_of() {
     cosmo | memory)
       c=cosmo f="$W/conf/workload/sbs_cosmo.yaml"
       ds="format: npz, num_files_train: 1024, num_samples_per_file: 1, record_length_bytes: 2828486, record_length_bytes_stdev: 71311"
+      rd="data_loader: pytorch, read_threads: 4, batch_size: 1, file_shuffle: seed, sample_shuffle: seed" ;;
+    h5)
+      ds="format: hdf5, num_files_train: 256, num_samples_per_file: 1, record_length_bytes: 2828486, record_length_bytes_stdev: 71311"
       rd="data_loader: pytorch, read_threads: 4, batch_size: 1, file_shuffle: seed, sample_shuffle: seed" ;;
     unet)
       ds="format: npz, num_files_train: 32, num_samples_per_file: 1, record_length_bytes: 146600628, record_length_bytes_stdev: 0, record_length_bytes_resize: 2097152"
@@ -141,6 +148,7 @@ run_one() {
       local resize=0
       [[ $label == realresize ]] && resize=$(grep -o 'record_length_bytes_resize: [0-9]*' "$conf" | cut -d' ' -f2)
       "$BENCH_PY" "$BENCH_DIR/real_dataloader.py" "$data/train" --workers "$threads" \
+      --format "$(grep -o 'format: [a-z0-9]*' "$conf" | cut -d' ' -f2)" \
       --batch "$batch" --epochs "$EPOCHS" --files "$files" --collate-bytes "$resize" \
       --json "$out.json" >"$out.log" 2>&1 &&
       v=$("$BENCH_PY" -c "import json, sys; print('%.2f' % json.load(open(sys.argv[1]))['samples_per_second'])" "$out.json") ;;
@@ -200,6 +208,7 @@ labels_of() {
   case $1 in
     fio) echo default native fio ;;
     cosmo) echo default native framework real pydlio ;;
+    h5) echo default native framework real ;;  # the Python DLIO lists *.hdf5; dlio writes .h5
     unet) echo default native framework real pydlio realresize ;;
     memory) echo dlio pydlio ;;
   esac
@@ -210,7 +219,7 @@ echo "rounds: $REPEAT, epochs: $EPOCHS; $(nproc) cores; load average $(cut -d' '
 ((HAVE_PYDLIO)) || echo "$PYDLIO_WHY"
 ((HAVE_FIO)) || echo "fio is not installed (apt-get install fio): the fio column is skipped"
 for c in $CASES; do
-  case $c in fio | cosmo | unet | memory) ;; *) bench_die "unknown case $c (fio, cosmo, unet, memory)" ;; esac
+  case $c in fio | cosmo | h5 | unet | memory) ;; *) bench_die "unknown case $c (fio, cosmo, h5, unet, memory)" ;; esac
   generate "$c"
 done
 sync
