@@ -16,6 +16,11 @@
 # another (none: the key left commented out, dlio's default). With REQUIRE_MODULES="numpy torch
 # ..." it exits 77 (skipped) when PYTHON cannot import one of them. With REPLACE_WORKDIR=1 an existing WORKDIR that an earlier run of this script made (it
 # holds .closed_loop) is removed first; any other existing WORKDIR is still refused.
+# With SELF_COMPARE=1 the real program is profiled a second time (real2/, after the emulation) and
+# compared with its first run (self.json): its own run-to-run similarity, the ceiling the
+# emulation's similarity is read against ("self_similarity" in the printed line). With
+# CLIENT_COSTS=none (or framework) the emulation runs with that reader.client_costs, whatever
+# the workload says (fit's choice is still checked against EXPECT_CLIENT_COSTS).
 set -euo pipefail
 
 if [[ $# -lt 4 || $# -gt 5 ]]; then
@@ -64,6 +69,9 @@ fi
 # The emulation's own dataset (generation is not traced), then the traced training run.
 common=(--config "$config" --set "dataset.data_folder=$work/emu-data"
         --set "checkpoint.checkpoint_folder=$work/emu-data/checkpoints" --quiet)
+if [[ -n ${CLIENT_COSTS:-} ]]; then
+  common+=(--set "reader.client_costs=$CLIENT_COSTS")
+fi
 "$dlio_run" "${common[@]}" --generate --no-train -o "$work/emu-gen" > "$work/emu-gen.log" 2>&1 || {
   cat "$work/emu-gen.log" >&2
   exit 1
@@ -74,13 +82,28 @@ common=(--config "$config" --set "dataset.data_folder=$work/emu-data"
   exit 1
 }
 "$dlio_run" compare --json "$work/real" "$work/emu" > "$work/compare.json"
-"$python" - "$work/compare.json" "${MIN_SIMILARITY:-}" "${MAX_KS:-}" <<'PY'
+self_json=
+if [[ ${SELF_COMPARE:-0} == 1 ]]; then
+  "$dlio_run" profile --output "$work/real2" --data-dir "$work/data" -- \
+    "$python" "$program" run "$work/data" > "$work/real2.log" 2>&1 || {
+    cat "$work/real2.log" >&2
+    exit 1
+  }
+  "$dlio_run" compare --json "$work/real" "$work/real2" > "$work/self.json"
+  self_json=$work/self.json
+fi
+"$python" - "$work/compare.json" "${MIN_SIMILARITY:-}" "${MAX_KS:-}" "$self_json" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 min_similarity, max_ks = sys.argv[2], sys.argv[3]
-print(json.dumps({"similarity": c["similarity"], "ks_request_size": c["ks"]["request_size"]["d"],
-                  "ks_gap": c["ks"]["inter_request_gap_us"]["d"], "reads_real": c["a"]["reads"],
-                  "reads_emulated": c["b"]["reads"], "most_different": c["most_different"][:3]}))
+line = {"similarity": c["similarity"], "ks_request_size": c["ks"]["request_size"]["d"],
+        "ks_gap": c["ks"]["inter_request_gap_us"]["d"], "reads_real": c["a"]["reads"],
+        "reads_emulated": c["b"]["reads"], "most_different": c["most_different"][:3]}
+if sys.argv[4]:
+    own = json.load(open(sys.argv[4]))
+    line["self_similarity"] = own["similarity"]
+    line["self_most_different"] = own["most_different"][:3]
+print(json.dumps(line))
 if min_similarity and c["similarity"] < float(min_similarity):
     sys.exit("similarity %.4f is below %s" % (c["similarity"], min_similarity))
 if max_ks and c["ks"]["request_size"]["d"] >= float(max_ks):
