@@ -28,7 +28,7 @@ JOBS="${JOBS:-$(nproc)}"
 
 # Debian packages the project builds and tests with.
 PACKAGES=(
-  build-essential cmake pkg-config ccache git
+  build-essential cmake pkg-config ccache git lld
   zlib1g-dev libprotobuf-dev protobuf-compiler libhdf5-openmpi-dev hdf5-tools
   libopenmpi-dev openmpi-bin
   libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
