@@ -274,7 +274,7 @@ int main(int argc, char** argv) {
   std::string merge_output;
   std::vector<std::string> merge_inputs;
   merge->add_option("output", merge_output, "merged trace (.pfw, or .pfw.gz)")->required();
-  merge->add_option("inputs", merge_inputs, "trace-<rank>.pfw[.gz] files")->required();
+  merge->add_option("inputs", merge_inputs, "trace-<rank>-of-<ranks>.pfw[.gz] files")->required();
 
   auto* profile = app.add_subcommand(
       "profile",

@@ -106,7 +106,7 @@ TEST_CASE("tiered run: each epoch's cache statistics are trace events, as in the
   // (counter, epoch, level offset) -> value, from trace-0.pfw's cache.epoch.* events.
   std::map<std::tuple<std::string, int64_t, int64_t>, int64_t> traced;
   std::map<int64_t, std::string> level_names;
-  for (const auto& e : testing::ReadPfwEvents(dir / "out/trace-0.pfw")) {
+  for (const auto& e : testing::ReadPfwEvents(dir / "out/trace-0-of-1.pfw")) {
     const std::string name = e.value("name", "");
     if (name.rfind("cache.epoch.", 0) != 0) continue;
     CHECK(e.value("cat", "") == "cache");

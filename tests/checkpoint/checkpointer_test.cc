@@ -300,7 +300,7 @@ TEST_CASE("checkpoint on posix storage: files on disk, no .tmp, trace events", "
 
   int captures = 0, restarts = 0;
   for (const auto& e : tracer.Events()) {
-    if (std::string(e.name) == "checkpoint.capture") {
+    if (std::string(e.name) == "capture") {
       ++captures;
       CHECK(std::string(e.cat) == "checkpoint");
       CHECK(e.index == 0);
@@ -308,7 +308,7 @@ TEST_CASE("checkpoint on posix storage: files on disk, no .tmp, trace events", "
       CHECK(e.step == 150);
       CHECK(e.count == static_cast<int64_t>(result->bytes_written));
     }
-    if (std::string(e.name) == "checkpoint.restart") ++restarts;
+    if (std::string(e.name) == "restart") ++restarts;
   }
   CHECK(captures == 1);
   CHECK(restarts == 1);

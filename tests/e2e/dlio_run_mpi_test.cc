@@ -44,6 +44,11 @@ Timed Launch(const std::string& command) {
   return t;
 }
 
+// Rank r's trace among `ranks`, under the run's output folder "out".
+std::string TraceOf(int r, int ranks) {
+  return "out/trace-" + std::to_string(r) + "-of-" + std::to_string(ranks) + ".pfw";
+}
+
 Timed MpiRun(int ranks, const std::string& args) {
   return Launch(std::string(DLIO_MPIEXEC) + " -n " + std::to_string(ranks) + " " + DlioRun() + " " +
                 args);
@@ -70,7 +75,7 @@ using Item = std::tuple<int64_t, std::string, int64_t>;
 std::vector<Item> SamplesRead(const std::string& trace) {
   std::vector<Item> items;
   for (const json& e : ReadPfwEvents(trace)) {
-    if (e.value("name", "") != "ai.data.item") continue;
+    if (e.value("name", "") != "item") continue;
     const json& a = e["args"];
     items.emplace_back(a["epoch"].get<int64_t>(), a["fname"].get<std::string>(),
                        a["index"].get<int64_t>());
@@ -120,14 +125,14 @@ TEST_CASE("mpiexec -n 2: generation split, aggregated summary, per-rank files, m
   CHECK(s["io"]["read_bytes"].get<uint64_t>() >= 2ull * 12 * 16384);
 
   for (const char* f : {"0_per_epoch_stats.json", "1_per_epoch_stats.json", "0_output.json",
-                        "1_output.json", "trace-0.pfw", "trace-1.pfw", "summary.json"}) {
+                        "1_output.json", "trace-0-of-2.pfw", "trace-1-of-2.pfw", "summary.json"}) {
     CHECK(fs::exists(dir / "out/" + f));
   }
   json out1 = LoadJson(dir / "out/1_output.json");
   CHECK(out1["2"]["load"].size() == 3);
 
   auto merged = RunCommand(DlioRun() + " trace-merge " + dir / "out/merged.pfw" + " " +
-                           dir / "out/trace-0.pfw " + dir / "out/trace-1.pfw");
+                           dir / "out/trace-0-of-2.pfw " + dir / "out/trace-1-of-2.pfw");
   INFO(merged.output);
   REQUIRE(merged.exit_code == 0);
   json all = LoadJson(dir / "out/merged.pfw");  // one valid JSON array
@@ -173,7 +178,7 @@ TEST_CASE("every sample is read exactly once per epoch with 1, 2, 3 and 4 ranks"
     REQUIRE(run.result.exit_code == 0);
     std::map<Item, int> reads;
     for (int r = 0; r < c.ranks; ++r) {
-      for (const Item& item : SamplesRead(dir / ("out/trace-" + std::to_string(r) + ".pfw"))) {
+      for (const Item& item : SamplesRead(dir / TraceOf(r, c.ranks))) {
         ++reads[item];
       }
     }
@@ -195,7 +200,7 @@ TEST_CASE("every sample is read exactly once per epoch with 1, 2, 3 and 4 ranks"
     REQUIRE(run.result.exit_code == 0);
     std::map<Item, int> reads;
     for (int r = 0; r < 3; ++r) {
-      const auto items = SamplesRead(dir / ("out/trace-" + std::to_string(r) + ".pfw"));
+      const auto items = SamplesRead(dir / TraceOf(r, 3));
       CHECK(items.size() == 2u * 3 * 2);  // 21 / 3 = 7 samples -> 3 batches of 2, per epoch
       for (const Item& item : items) ++reads[item];
     }
@@ -205,7 +210,8 @@ TEST_CASE("every sample is read exactly once per epoch with 1, 2, 3 and 4 ranks"
 
 TEST_CASE("mpiexec -n 2 x 2 accelerator threads read what 4 plain ranks read, rank for rank") {
   // train.accelerators_per_process: process p's thread k is rank 2p + k of 4, so its shard, its
-  // trace (trace-<rank>.pfw) and its row of summary.json's ranks are those of plain rank 2p + k.
+  // trace (trace-<rank>-of-4.pfw) and its row of summary.json's ranks are those of plain rank 2p +
+  // k.
   const std::string dataset =
       " --set dataset.num_files_train=7 --set dataset.num_samples_per_file=3"
       " --set dataset.record_length_bytes=4096 --set reader.batch_size=2 --set train.epochs=2"
@@ -225,7 +231,7 @@ TEST_CASE("mpiexec -n 2 x 2 accelerator threads read what 4 plain ranks read, ra
   std::map<Item, int> reads;
   for (int r = 0; r < 4; ++r) {
     CAPTURE(r);
-    const std::string trace = "out/trace-" + std::to_string(r) + ".pfw";
+    const std::string trace = TraceOf(r, 4);
     const auto mine = SamplesRead(threads_dir / trace);
     // The two runs' folders differ: compare file names.
     auto names = [](std::vector<Item> items) {
@@ -344,7 +350,7 @@ TEST_CASE("mpiio storage: independent and collective reads move the same bytes a
     bytes_per_epoch.push_back(per_rank);
     size_t mpiio_reads = 0;
     for (int r = 0; r < 2; ++r) {
-      for (const json& e : ReadPfwEvents(dir / ("out/trace-" + std::to_string(r) + ".pfw"))) {
+      for (const json& e : ReadPfwEvents(dir / TraceOf(r, 2))) {
         if (e.value("cat", "") == "MPIIO" && e.value("name", "") == "pread") ++mpiio_reads;
       }
     }
@@ -400,7 +406,7 @@ TEST_CASE("hdf5 shared file: written by all ranks, read with collective parallel
     for (const json& r : s["ranks"]) CHECK(r["samples"] == json::parse("[8]"));
     size_t h5_reads = 0, h5_writes = 0, mpiio_reads = 0;
     for (int r = 0; r < 2; ++r) {
-      for (const json& e : ReadPfwEvents(dir / ("out/trace-" + std::to_string(r) + ".pfw"))) {
+      for (const json& e : ReadPfwEvents(dir / TraceOf(r, 2))) {
         const std::string cat = e.value("cat", ""), name = e.value("name", "");
         if (cat == "HDF5" && name == "H5Dread") {
           ++h5_reads;
@@ -462,8 +468,7 @@ TEST_CASE(
   // sharding none: both ranks load the same 40 rows (2 steps of 20 of the 45).
   std::set<int64_t> rows[2];
   for (int r = 0; r < 2; ++r) {
-    for (const auto& [epoch, file, index] :
-         SamplesRead(candle / ("out/trace-" + std::to_string(r) + ".pfw"))) {
+    for (const auto& [epoch, file, index] : SamplesRead(candle / TraceOf(r, 2))) {
       rows[r].insert(index);
     }
     CHECK(rows[r].size() == 40);
@@ -478,8 +483,7 @@ TEST_CASE(
   REQUIRE(run.result.exit_code == 0);
   std::set<int64_t> third[2];
   for (int r = 0; r < 2; ++r) {
-    for (const auto& [epoch, file, index] :
-         SamplesRead(dffn / ("out/trace-" + std::to_string(r) + ".pfw"))) {
+    for (const auto& [epoch, file, index] : SamplesRead(dffn / TraceOf(r, 2))) {
       third[r].insert(index);
     }
     CHECK(third[r].size() == 3 * 32);  // 3 steps of 32 from each rank's third (125 of 374)
@@ -524,7 +528,7 @@ TEST_CASE("mpiexec -n 2 with reader.io_model pytorch: forked workers per rank, e
   REQUIRE(run.result.exit_code == 0);
   // Each rank's two worker processes wrote their own trace; together they read every sample of
   // the dataset once per epoch, and the ranks' own traces read none.
-  std::vector<std::string> traces{dir / "out/trace-0.pfw", dir / "out/trace-1.pfw"};
+  std::vector<std::string> traces{dir / TraceOf(0, 2), dir / TraceOf(1, 2)};
   std::map<int, int> workers_per_rank;
   std::multiset<Item> items;
   for (const auto& e : fs::directory_iterator(dir / "out")) {
@@ -535,7 +539,7 @@ TEST_CASE("mpiexec -n 2 with reader.io_model pytorch: forked workers per rank, e
     for (const Item& item : SamplesRead(e.path().string())) items.insert(item);
   }
   CHECK(workers_per_rank == std::map<int, int>{{0, 2}, {1, 2}});
-  CHECK(SamplesRead(dir / "out/trace-0.pfw").empty());
+  CHECK(SamplesRead(dir / TraceOf(0, 2)).empty());
   REQUIRE(items.size() == 2u * 12);
   for (const Item& item : items) CHECK(items.count(item) == 1);
   // The workers' reads count in the rank's I/O.

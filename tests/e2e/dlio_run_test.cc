@@ -178,7 +178,7 @@ TEST_CASE("dlio-run --trace writes a DFTracer trace with every read's file, offs
   auto r = Run(TinyArgs(dir) + " --trace --set train.epochs=1");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  std::ifstream in(dir / "out/trace-0.pfw");
+  std::ifstream in(dir / "out/trace-0-of-1.pfw");
   REQUIRE(in);
   std::string line;
   uint64_t read_bytes = 0;
@@ -199,8 +199,8 @@ TEST_CASE("dlio-run --trace writes a DFTracer trace with every read's file, offs
         read_bytes += e["args"]["ret"].get<uint64_t>();
       }
     }
-    if (e["name"] == "ai.compute.step") ++steps;
-    if (e["name"] == "ai.pipeline.epoch") ++epochs;
+    if (e["name"] == "compute") ++steps;
+    if (e["name"] == "train") ++epochs;
   }
   CHECK(files_read.size() == 6);
   CHECK(read_bytes >= 12ull * 16384);
@@ -215,7 +215,7 @@ TEST_CASE("dlio-run --trace counts epochs and steps from 1 in every event kind")
   REQUIRE(r.exit_code == 0);
   std::map<std::string, std::set<int64_t>> epochs;  // event name -> args.epoch values
   std::map<std::string, std::set<int64_t>> steps;   // event name -> args.step values
-  for (const json& e : LoadJson(dir / "out/trace-0.pfw")) {
+  for (const json& e : LoadJson(dir / "out/trace-0-of-1.pfw")) {
     if (e["ph"] == "X" && e["args"].contains("epoch")) {
       epochs[e["name"]].insert(e["args"]["epoch"].get<int64_t>());
     }
@@ -224,12 +224,11 @@ TEST_CASE("dlio-run --trace counts epochs and steps from 1 in every event kind")
     }
   }
   // 6 files x 2 samples, batch 2: steps 1..6 in every kind that has one.
-  for (const char* name : {"ai.dataloader.fetch", "ai.data.item", "ai.compute.step"}) {
+  for (const char* name : {"fetch.iter", "item", "compute"}) {
     INFO(name);
     CHECK(steps[name] == std::set<int64_t>{1, 2, 3, 4, 5, 6});
   }
-  for (const char* name :
-       {"ai.pipeline.epoch", "ai.dataloader.fetch", "ai.data.item", "ai.compute.step"}) {
+  for (const char* name : {"train", "fetch.iter", "item", "compute"}) {
     CHECK(epochs.count(name) == 1);
   }
   for (const auto& [name, seen] : epochs) {
@@ -274,11 +273,11 @@ TEST_CASE("dlio-run decodes images on the preprocessing threads with reader.deco
   REQUIRE(r.exit_code == 0);
   // Every sample read once per epoch was decoded once: a preprocess event per item event.
   int items = 0, preprocess = 0;
-  std::istringstream lines(ReadTextFile(dir / "out/trace-0.pfw"));
+  std::istringstream lines(ReadTextFile(dir / "out/trace-0-of-1.pfw"));
   std::string line;
   while (std::getline(lines, line)) {
-    if (line.find("\"ai.data.item\"") != std::string::npos) ++items;
-    if (line.find("\"ai.data.preprocess\"") != std::string::npos) ++preprocess;
+    if (line.find("\"item\"") != std::string::npos) ++items;
+    if (line.find("\"preprocess\"") != std::string::npos) ++preprocess;
   }
   CHECK(items == 2 * 6);
   CHECK(preprocess == items);

@@ -90,7 +90,7 @@ Run RunWorkload(const TempDir& dir, const std::string& workload, const std::stri
   Run run;
   run.exit_code = r.exit_code;
   run.output = r.output;
-  if (r.exit_code == 0) run.events = ParseTrace(dir / "out/trace-0.pfw");
+  if (r.exit_code == 0) run.events = ParseTrace(dir / "out/trace-0-of-1.pfw");
   return run;
 }
 
@@ -98,12 +98,12 @@ bool Contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-// Reads of files whose path contains `part`, during training (inside an ai.pipeline.epoch span).
+// Reads of files whose path contains `part`, during training (inside a pipeline "train" span).
 std::vector<Event> TrainReads(const Run& run, const std::string& part,
                               const std::string& name = "pread") {
   std::vector<std::pair<int64_t, int64_t>> epochs;
   for (const auto& e : run.events) {
-    if (e.name == "ai.pipeline.epoch") epochs.emplace_back(e.ts, e.end());
+    if (e.name == "train") epochs.emplace_back(e.ts, e.end());
   }
   std::vector<Event> out;
   for (const auto& e : run.events) {
@@ -137,7 +137,7 @@ std::vector<Event> Named(const Run& run, const std::string& name) {
 // How many of `reads` start well inside a compute step: 0 for I/O before each step (sync), > 0
 // when I/O overlaps compute. The 1 us margins absorb the trace's rounding.
 size_t ReadsDuringCompute(const Run& run, const std::vector<Event>& reads) {
-  const auto steps = Named(run, "ai.compute.step");
+  const auto steps = Named(run, "compute");
   size_t n = 0;
   for (const auto& r : reads) {
     for (const auto& s : steps) {
@@ -220,11 +220,11 @@ TEST_CASE(
   for (const auto& r : reads) CHECK(r.count <= 8192);
   CHECK(SequentialShare(reads) > 0.8);
   // Sync with one I/O thread: reads on the training thread, never during compute.
-  const auto steps = Named(run, "ai.compute.step");
+  const auto steps = Named(run, "compute");
   REQUIRE(steps.size() == 3);
   CHECK(ReadsDuringCompute(run, reads) == 0);
   CHECK(Tids(reads) == Tids(steps));
-  CHECK(Named(run, "checkpoint.capture").size() == 3);
+  CHECK(Named(run, "capture").size() == 3);
   CHECK(FilesUnder(dir / "ckpt", ".bin") == 3 * 5);
 }
 
@@ -237,8 +237,8 @@ TEST_CASE(
   auto run = RunWorkload(dir, "dffn", "--set scale=0.02 --set train.computation_time=0.002");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  CHECK(Named(run, "ai.compute.step").size() == 3);
-  CHECK(Named(run, "ai.data.item").size() == 3 * 32);
+  CHECK(Named(run, "compute").size() == 3);
+  CHECK(Named(run, "item").size() == 3 * 32);
   std::vector<Event> data, meta;
   for (const auto& r : TrainReads(run, "/data/train/")) {
     (Contains(r.fname, ".meta.h5") ? meta : data).push_back(r);
@@ -265,7 +265,7 @@ TEST_CASE(
                          "--set reader.preprocess_time=0.003");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  CHECK(Named(run, "ai.compute.step").size() == 16);
+  CHECK(Named(run, "compute").size() == 16);
   const auto reads = WithoutIndex(TrainReads(run, ".tfrecord"));
   CHECK(FirstReadOrder(reads).size() == 8);
   REQUIRE(reads.size() >= 2 * 8 * 64);  // 16 MiB per sample, 256 KiB per request
@@ -274,7 +274,7 @@ TEST_CASE(
   CHECK(SequentialShare(reads) > 0.9);
   CHECK(Tids(reads).size() >= 2);  // several read threads
   CHECK(ReadsDuringCompute(run, reads) > 0);
-  CHECK(Tids(Named(run, "ai.data.preprocess")).size() >= 2);
+  CHECK(Tids(Named(run, "preprocess")).size() >= 2);
 }
 
 TEST_CASE(
@@ -285,8 +285,8 @@ TEST_CASE(
   auto run = RunWorkload(dir, "candle", "--set scale=0.02 --set train.computation_time=0.0005");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  CHECK(Named(run, "ai.pipeline.epoch").size() == 60);
-  const auto steps = Named(run, "ai.compute.step");
+  CHECK(Named(run, "train").size() == 60);
+  const auto steps = Named(run, "compute");
   REQUIRE(steps.size() == 60);
   const auto reads = TrainReads(run, ".csv");
   REQUIRE(!reads.empty());
@@ -313,7 +313,7 @@ TEST_CASE(
   auto run = RunWorkload(dir, "frnn", "--set scale=0.002 --set train.computation_time=0.002");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  const auto steps = Named(run, "ai.compute.step");
+  const auto steps = Named(run, "compute");
   REQUIRE(steps.size() == 6);
   const auto side = TrainReads(run, "signal_shots.txt");
   CHECK(side.size() == 16 * 6);
@@ -347,7 +347,7 @@ TEST_CASE(
   auto run = RunWorkload(dir, "imagenet", "--set scale=0.015 --set train.computation_time=0.02");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  CHECK(Named(run, "ai.compute.step").size() == 7);
+  CHECK(Named(run, "compute").size() == 7);
   const auto reads = WithoutIndex(TrainReads(run, ".tfrecord"));
   REQUIRE(!reads.empty());
   // 256 KB transfers: the tfrecord reader reads a record of at least transfer_size (these are
@@ -379,7 +379,7 @@ TEST_CASE(
   auto run = RunWorkload(dir, "climate_seg", "--set train.computation_time=0.002");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  const auto steps = Named(run, "ai.compute.step");
+  const auto steps = Named(run, "compute");
   REQUIRE(steps.size() == 12);
   const auto side = TrainReads(run, "stats.h5");
   REQUIRE(side.size() == 50);
@@ -417,8 +417,8 @@ TEST_CASE(
   auto run = RunWorkload(dir, "l2hmc", "--set train.computation_time=0.002");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  CHECK(Named(run, "ai.compute.step").size() == 6);
-  CHECK(Named(run, "checkpoint.capture").size() == 3);
+  CHECK(Named(run, "compute").size() == 6);
+  CHECK(Named(run, "capture").size() == 3);
   const auto fwrites = Named(run, "fwrite");
   REQUIRE(fwrites.size() == 3 * 4);
   std::set<std::string> files;

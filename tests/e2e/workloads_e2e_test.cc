@@ -171,7 +171,7 @@ TEST_CASE("llama3_8b runs checkpoint-only, scaled by checkpoint.size_divisor") {
   CHECK(per_epoch["load_ckpt1"]["id"] == 0);  // DLIO reads the first checkpoints written
 
   // checkpoint.fsync (true in the preset) is honoured: every file and both folders, per save.
-  std::ifstream trace(dir / "out/trace-0.pfw");
+  std::ifstream trace(dir / "out/trace-0-of-1.pfw");
   REQUIRE(trace);
   int fsyncs = 0;
   for (std::string line; std::getline(trace, line);) {

@@ -26,13 +26,13 @@ std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dl
 // The data files' requests of each process of a traced run ("rank", "worker <n>").
 std::map<std::string, std::vector<Request>> RequestsByProcess(const std::string& out,
                                                               const std::string& train) {
-  static const std::regex kWorker(R"(trace-0-worker-(\d+)-\d+\.pfw)");
+  static const std::regex kWorker(R"(trace-0-of-1-worker-(\d+)-\d+\.pfw)");
   std::map<std::string, std::vector<Request>> by_process;
   for (const auto& e : std::filesystem::directory_iterator(out)) {
     const std::string name = e.path().filename().string();
     std::smatch m;
     std::string process;
-    if (name == "trace-0.pfw") process = "rank";
+    if (name == "trace-0-of-1.pfw") process = "rank";
     if (std::regex_match(name, m, kWorker)) process = "worker " + m[1].str();
     if (process.empty()) continue;
     ProfileTrace trace;

@@ -37,17 +37,17 @@ TEST_CASE("tracing records fetch, item and preprocess events") {
   std::set<int64_t> steps;
   for (const TraceEvent& e : tracer->Events()) {
     const std::string name = e.name;
-    if (name == "ai.dataloader.fetch") {
+    if (name == "fetch.iter") {
       ++fetch;
-      CHECK(std::string(e.cat) == "ai");
+      CHECK(std::string(e.cat) == "dataloader");
       CHECK(e.epoch == 4);  // StartEpoch(3): the fourth epoch; traces count from 1
       steps.insert(e.step);
-    } else if (name == "ai.data.item") {
+    } else if (name == "item") {
       ++item;
       CHECK(e.epoch == 4);  // StartEpoch(3): the fourth epoch; traces count from 1
       CHECK_THAT(tracer->FileName(e.file_id), Catch::Contains("file_"));
       CHECK(e.ret >= 16);  // the sample's size
-    } else if (name == "ai.data.preprocess") {
+    } else if (name == "preprocess") {
       ++preprocess;
       CHECK(e.dur_us >= 5);
     }
@@ -83,11 +83,11 @@ TEST_CASE("trace times come from the injected clock, wall time included") {
     ++counts[e.name];
     CHECK(e.start_us >= wall_origin_us);
     CHECK(e.start_us + e.dur_us <= end_us);
-    if (std::string(e.name) == "ai.data.preprocess") CHECK(e.dur_us == 1000);
+    if (std::string(e.name) == "preprocess") CHECK(e.dur_us == 1000);
   }
-  CHECK(counts["ai.data.item"] == 8);
-  CHECK(counts["ai.data.preprocess"] == 8);
-  CHECK(counts["ai.dataloader.fetch"] == 4);
+  CHECK(counts["item"] == 8);
+  CHECK(counts["preprocess"] == 8);
+  CHECK(counts["fetch.iter"] == 4);
 }
 
 // Records the nice value of every thread that reads.

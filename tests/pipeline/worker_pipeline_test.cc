@@ -95,7 +95,7 @@ std::map<int64_t, int> StepsIn(const std::string& path, int* worker_pid, std::st
       *worker_pid = e.value("pid", 0);
       *name = e["args"].value("name", "");
     }
-    if (e.value("name", "") != "ai.data.item") continue;
+    if (e.value("name", "") != "item") continue;
     ++steps[e["args"].value("step", int64_t{-1})];
     if (tids != nullptr) tids->insert(e.value("tid", 0));
   }

@@ -61,7 +61,7 @@ TEST_CASE("dlio-run analyze reports the bytes a traced dlio-run read") {
   CHECK(a["compute_time_s"].get<double>() > 0);
   CHECK(a["unoverlapped_io_time_s"].get<double>() <= a["io_wall_time_s"].get<double>());
   // The text form of the same analysis, with a chosen timeline width.
-  auto text = RunCommand(DlioRun() + " analyze --timeline-us 1000 " + dir / "out/trace-0.pfw");
+  auto text = RunCommand(DlioRun() + " analyze --timeline-us 1000 " + dir / "out/trace-0-of-1.pfw");
   REQUIRE(text.exit_code == 0);
   CHECK_THAT(text.output, Catch::Contains("Timeline (buckets of 1000 us") &&
                               Catch::Contains("unoverlapped I/O") && Catch::Contains("/train/"));

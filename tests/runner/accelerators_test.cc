@@ -1,8 +1,8 @@
 // train.accelerators_per_process: K accelerator threads per process, each a rank. Which files each
-// rank read comes from its trace (trace-<rank>.pfw, pid rank + 1), so the tests also check that
-// the trace events carry the accelerator's rank. Real clock and posix files in a temp dir; the
-// "processes" of the multi-process cases are threads over tests/runner/thread_comm.h (the MPI case
-// is in tests/e2e/dlio_run_mpi_test.cc).
+// rank read comes from its trace (trace-<rank>-of-<ranks>.pfw, pid rank + 1), so the tests also
+// check that the trace events carry the accelerator's rank. Real clock and posix files in a temp
+// dir; the "processes" of the multi-process cases are threads over tests/runner/thread_comm.h (the
+// MPI case is in tests/e2e/dlio_run_mpi_test.cc).
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <map>
@@ -59,10 +59,10 @@ void Generate(const dlio::testing::TempDir& dir) {
 }
 
 // The files rank `rank` opened, from its trace, with how often; every event must carry its pid.
-std::map<std::string, int> OpenedBy(const std::string& folder, int rank) {
+std::map<std::string, int> OpenedBy(const std::string& folder, int rank, int world) {
   std::map<std::string, int> opened;
-  for (const json& e :
-       dlio::testing::ReadPfwEvents(folder + "/trace-" + std::to_string(rank) + ".pfw")) {
+  for (const json& e : dlio::testing::ReadPfwEvents(folder + "/trace-" + std::to_string(rank) +
+                                                    "-of-" + std::to_string(world) + ".pfw")) {
     CHECK(e.value("pid", -1) == rank + 1);
     if (e.value("name", "") == "open64") ++opened[e["args"].value("fname", "")];
   }
@@ -72,7 +72,7 @@ std::map<std::string, int> OpenedBy(const std::string& folder, int rank) {
 // For each rank of a world of `world`, the files it opened.
 std::vector<std::map<std::string, int>> Coverage(const std::string& folder, int world) {
   std::vector<std::map<std::string, int>> out;
-  for (int r = 0; r < world; ++r) out.push_back(OpenedBy(folder, r));
+  for (int r = 0; r < world; ++r) out.push_back(OpenedBy(folder, r, world));
   return out;
 }
 

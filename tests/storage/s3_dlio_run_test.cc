@@ -172,7 +172,7 @@ TEST_CASE("per-epoch s3 statistics count the epoch's requests, bytes and GET lat
   // The trace's GetObject events of the training files: both epochs' GETs and bytes.
   int traced_gets = 0;
   uint64_t traced_bytes = 0;
-  std::istringstream trace(testing::ReadTextFile(dir / "out/trace-0.pfw"));
+  std::istringstream trace(testing::ReadTextFile(dir / "out/trace-0-of-1.pfw"));
   for (std::string line; std::getline(trace, line);) {
     if (line.find("\"GetObject\"") == std::string::npos) continue;
     if (line.find("/train/") == std::string::npos) continue;

@@ -70,6 +70,15 @@ TEST_CASE("trace merge: ranks become processes, ids stay unique, gzip is read an
   CHECK_THAT(renamed.status().message(), Catch::Contains("pid 1"));
 }
 
+TEST_CASE("trace merge: the rank comes from DLIO's trace-<R>-of-<N>.pfw name, and the old one") {
+  testing::TempDir dir;
+  WriteRankTrace(dir / "trace-2-of-4.pfw", 2, 1);
+  WriteRankTrace(dir / "trace-1.pfw", 1, 1);  // dlio's name before it took DLIO's
+  auto merged = MergeTraceFiles({dir / "trace-2-of-4.pfw", dir / "trace-1.pfw"}, dir / "all.pfw");
+  REQUIRE(merged.ok());
+  CHECK(merged->pids == std::vector<int64_t>{3, 2});  // rank + 1, not the position
+}
+
 // A libdlio_preload.so trace: the process_name header first, then `reads` reads.
 std::string PreloadTrace(int64_t pid, const std::string& name, int reads) {
   const std::string p = std::to_string(pid);

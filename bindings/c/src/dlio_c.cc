@@ -195,7 +195,7 @@ dlio::Status CreateLoader(const dlio_config* config, int rank, int world, int sp
                                    "': cannot create: " + ec.message());
     }
   }
-  DLIO_ASSIGN_OR_RETURN(l->tracer, dlio::MakeTracerFor(c, rank));
+  DLIO_ASSIGN_OR_RETURN(l->tracer, dlio::MakeTracerFor(c, rank, world));
   DLIO_ASSIGN_OR_RETURN(l->storage, dlio::MakeStorage(dlio::StorageOptionsFor(c), *l->registries,
                                                       dlio::SystemClock(), l->tracer.get()));
   DLIO_ASSIGN_OR_RETURN(auto format_factory, l->registries->formats.Get(c.dataset.format));
@@ -206,6 +206,7 @@ dlio::Status CreateLoader(const dlio_config* config, int rank, int world, int sp
   env.format = l->format.get();
   env.tracer = l->tracer.get();
   env.rank = rank;
+  env.world = world;
   env.random_seed = seed;
   // Run step: the allocator where the I/O model's Python stack leaves it (dlio/loop.h).
   dlio::MatchAllocatorToIoModel(c, *l->format, l->storage->capabilities().needs_mpi);

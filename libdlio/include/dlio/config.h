@@ -234,6 +234,13 @@ struct OutputConfig {
   bool progress = true;                  // output.progress: progress line on a terminal
 };
 
+struct ProfilingConfig {
+  // profiling.profiler: what DLIO's workflow.profiling runs beside the benchmark. "iostat" runs
+  // `iostat -mdxtcy -o JSON 1` on rank 0 into output.folder/iostat.json; "none" nothing; DLIO's
+  // "darshan" and "tensorboard" are accepted and not run (use output.trace or dlio-run profile).
+  std::string profiler = "none";
+};
+
 struct MetricConfig {
   double au = 0.90;                               // metric.au: AU target, 0-1
   MlperfRules mlperf_rules = MlperfRules::kAuto;  // metric.mlperf_rules (MLPerf Storage checks)
@@ -260,6 +267,7 @@ struct WorkloadConfig {
   CheckpointConfig checkpoint;
   OutputConfig output;
   MetricConfig metric;
+  ProfilingConfig profiling;
   StorageConfig storage;  // storage.* (was dataset.storage)
   SideIoConfig side_io;
 

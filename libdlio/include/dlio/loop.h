@@ -93,9 +93,10 @@ bool FrameworkClientCosts(const WorkloadConfig& config);
 // Whether the config asks for PyTorch's DataLoader model (io_model pytorch, or auto with
 // data_loader pytorch).
 bool UsesPytorchWorkers(const WorkloadConfig& config);
-// Where the pytorch pipeline's worker processes write their traces: "output.folder/trace-<rank>"
-// (they add "-worker-<n>-<os pid>.pfw") when the run traces, else "".
-std::string WorkerTracePrefixFor(const WorkloadConfig& config, int rank);
+// Where the pytorch pipeline's worker processes write their traces:
+// "output.folder/trace-<rank>-of-<world>" (they add "-worker-<n>-<os pid>.pfw") when the run
+// traces, else "".
+std::string WorkerTracePrefixFor(const WorkloadConfig& config, int rank, int world);
 
 // Whether a shuffle mode of the config is "random" (so the plan needs SharedRandomSeed).
 bool UsesRandomShuffle(const WorkloadConfig& config);
@@ -103,9 +104,12 @@ bool UsesRandomShuffle(const WorkloadConfig& config);
 // Collective over `comm`.
 Result<uint64_t> SharedRandomSeed(Comm* comm);
 
-// The tracer a run writes: output.folder/trace-<rank>.pfw[.gz] when output.trace or
+// The name of rank `rank`'s trace among `world` ranks: "trace-<rank>-of-<world>.pfw", as the
+// Python DLIO (utils/utility.py get_trace_name) and DFTracer name them.
+std::string TraceFileName(int rank, int world);
+// The tracer a run writes: output.folder/TraceFileName(rank, world)[.gz] when output.trace or
 // workflow.profiling is set (the folder must exist), a null tracer otherwise.
-Result<std::unique_ptr<Tracer>> MakeTracerFor(const WorkloadConfig& config, int rank);
+Result<std::unique_ptr<Tracer>> MakeTracerFor(const WorkloadConfig& config, int rank, int world);
 
 // What MakeLoopParts builds from. Nothing is owned; everything must outlive the LoopParts.
 struct LoopEnv {
@@ -115,6 +119,7 @@ struct LoopEnv {
   const Clock* clock = SystemClock();
   Tracer* tracer = nullptr;  // MakeNullTracer() when tracing is off
   int rank = 0;              // seeds the preprocessing and compute draws
+  int world = 1;             // ranks in the run (names the worker processes' traces)
   uint64_t random_seed = 0;  // SharedRandomSeed() when UsesRandomShuffle()
 };
 

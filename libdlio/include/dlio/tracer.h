@@ -90,14 +90,15 @@ struct TraceMergeReport {
 // (gzip when it ends in ".gz"), so Perfetto shows each input as a process. A trace written by
 // libdlio_preload.so (its first event names the process) keeps the OS pid written inside it and
 // its process name; several such inputs with one pid (a process before and after exec) are one
-// process. Any other input is rank R, from its name ("trace-<R>.pfw[.gz]") or, failing that, its
-// position i, and gets pid R + 1 (no pid is 0, as Perfetto advises) and the process name
-// "dlio rank R". Event ids are renumbered to stay unique. Lines "[" and "]" and trailing commas are
-// accepted; an unparseable last line of an input (a rank killed mid-write) is skipped and counted;
-// an unparseable line elsewhere is Corruption naming the file and line. Two inputs given the same
-// pid are InvalidArgument (except preload traces of one process). Written to "<output>.tmp-<owner
-// token>" (created new; removed on failure) and renamed. A trace file that could not store its
-// first bytes (a full disk) is removed by its tracer's destructor instead of being left empty.
+// process. Any other input is rank R, from its name ("trace-<R>-of-<N>.pfw[.gz]", or dlio's older
+// "trace-<R>.pfw[.gz]") or, failing that, its position i, and gets pid R + 1 (no pid is 0, as
+// Perfetto advises) and the process name "dlio rank R". Event ids are renumbered to stay unique.
+// Lines "[" and "]" and trailing commas are accepted; an unparseable last line of an input (a rank
+// killed mid-write) is skipped and counted; an unparseable line elsewhere is Corruption naming the
+// file and line. Two inputs given the same pid are InvalidArgument (except preload traces of one
+// process). Written to "<output>.tmp-<owner token>" (created new; removed on failure) and renamed.
+// A trace file that could not store its first bytes (a full disk) is removed by its tracer's
+// destructor instead of being left empty.
 Result<TraceMergeReport> MergeTraceFiles(const std::vector<std::string>& inputs,
                                          const std::string& output);
 

@@ -24,6 +24,7 @@
 #include "dlio/checkpointer.h"
 #include "dlio/registries.h"
 #include "dlio/str_cat.h"
+#include "trace/ai_events.h"
 
 namespace dlio {
 namespace {
@@ -57,7 +58,7 @@ class TraceSpan {
       : tracer_(tracer != nullptr && tracer->enabled() ? tracer : nullptr), clock_(clock) {
     if (tracer_ == nullptr) return;
     event_.name = name;
-    event_.cat = "checkpoint";
+    event_.cat = ai_events::kCheckpointCat;
     event_.index = index;
     event_.epoch = epoch;
     event_.step = step;
@@ -103,7 +104,7 @@ class FileCheckpointer final : public Checkpointer {
     CheckpointResult result;
     result.id = next_id_++;            // a failed save never reuses its id
     if (plan_.empty()) return result;  // root_only on a rank > 0, or no bytes for this rank
-    TraceSpan span(tracer_, clock_, "checkpoint.capture", static_cast<int64_t>(result.id),
+    TraceSpan span(tracer_, clock_, ai_events::kCapture, static_cast<int64_t>(result.id),
                    static_cast<int64_t>(epoch), step);
     const std::string dir = DirOf(result.id);
 
@@ -152,7 +153,7 @@ class FileCheckpointer final : public Checkpointer {
     CheckpointResult result;
     result.id = id;
     if (plan_.empty()) return result;
-    TraceSpan span(tracer_, clock_, "checkpoint.restart", static_cast<int64_t>(id), -1, -1);
+    TraceSpan span(tracer_, clock_, ai_events::kRestart, static_cast<int64_t>(id), -1, -1);
     const std::string dir = DirOf(id);
     FillBuffer(id);
     const int64_t start = clock_->NowNanos();

@@ -503,9 +503,9 @@ std::vector<KeySpec> BuildTable() {
   add(Enum("output.log_level", DLIO_ENUM_FIELD(LogLevel, output.log_level),
            "log verbosity (warning and critical also accepted)", LogLevelSetter));
   add(Bool("output.trace", DLIO_FIELD(bool, output.trace),
-           "write `trace-RANK.pfw` (DFTracer/Chrome trace events)"));
+           "write `trace-RANK-of-RANKS.pfw` (DFTracer/Chrome trace events)"));
   add(Bool("output.trace_gzip", DLIO_FIELD(bool, output.trace_gzip),
-           "gzip the trace: `trace-RANK.pfw.gz`"));
+           "gzip the trace: `trace-RANK-of-RANKS.pfw.gz`"));
   add(Bool("output.progress", DLIO_FIELD(bool, output.progress),
            "progress line when stderr is a terminal"));
   add(Alias("output.metric.exclude_start_steps", "train.excluded_start_steps"));
@@ -523,8 +523,12 @@ std::vector<KeySpec> BuildTable() {
   AddStorageKeys(&t);
 
   // profiling (DLIO)
-  add(Unused("profiling.profiler", "DLIO: iostat, darshan, dftracer, ... (use output.trace)"));
-  add(Unused("profiling.iostat_devices", "DLIO: devices for iostat"));
+  add(Choice("profiling.profiler", DLIO_FIELD(std::string, profiling.profiler),
+             {"none", "iostat", "darshan", "tensorboard"},
+             "with workflow.profiling: iostat runs `iostat -mdxtcy -o JSON 1` on rank 0 into "
+             "output.folder/iostat.json (DLIO's default; dlio's is none); darshan and tensorboard "
+             "are accepted and not run (use output.trace)"));
+  add(Unused("profiling.iostat_devices", "DLIO: devices for iostat (dlio's iostat reports all)"));
   add(Unused("logging", "in DLIO's s3dlio configs (logging.verbosity); DLIO ignores it"));
   return t;
 }

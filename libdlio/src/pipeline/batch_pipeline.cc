@@ -9,6 +9,7 @@
 #include "core/thread_name.h"
 #include "core/thread_priority.h"
 #include "pipeline/batch_pipeline_impl.h"
+#include "trace/ai_events.h"
 
 namespace dlio {
 namespace pipeline_internal {
@@ -237,8 +238,8 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
   lock.unlock();
   if (tracer_) {
     TraceEvent event;
-    event.name = "ai.dataloader.fetch";
-    event.cat = "ai";
+    event.name = ai_events::kFetchIter;
+    event.cat = ai_events::kDataLoaderCat;
     event.start_us = wall_start;
     event.dur_us = clock_->WallMicros() - wall_start;
     event.epoch = TraceEpoch(slot->epoch);

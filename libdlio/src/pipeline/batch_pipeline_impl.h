@@ -73,6 +73,8 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   void RecordError(Slot* slot, int64_t k, const SampleRef& ref, const Status& status);
   void CompleteRead(Slot* slot);
   Status Preprocess(Distribution* dist, Slot* slot, uint64_t j);
+  // Records sample j's "preprocess" event (from wall_start until now) when tracing.
+  void TracePreprocess(const Slot* slot, uint64_t j, int64_t wall_start);
   bool Gate(int64_t k) const;
   bool TryOpen(Slot* slot);
   void TryOpenAll();

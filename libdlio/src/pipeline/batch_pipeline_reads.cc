@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "pipeline/batch_pipeline_impl.h"
+#include "trace/ai_events.h"
 
 namespace dlio::pipeline_internal {
 
@@ -123,8 +124,8 @@ void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distributio
   slot->read_end[j] = end;
   if (trace_item) {
     TraceEvent event;
-    event.name = "ai.data.item";
-    event.cat = "ai";
+    event.name = ai_events::kItem;
+    event.cat = ai_events::kDataCat;
     event.start_us = wall_start;
     event.dur_us = (end - start) / 1000;
     event.file_id = FileId(ref.file);
@@ -213,8 +214,12 @@ void BatchPipeline::WorkerLoop(size_t worker) {
 }
 
 Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
-  if (!preprocess_enabled_) return Status::OK();
   const int64_t wall_start = tracer_ ? clock_->WallMicros() : 0;
+  if (!preprocess_enabled_) {
+    // DLIO's reader traces a preprocess of every sample, an empty one included.
+    TracePreprocess(slot, j, wall_start);
+    return Status::OK();
+  }
   if (decoder_ != nullptr) {
     Sample& sample = slot->samples[j];
     SampleBuffer& out = slot->decoded[j];
@@ -235,21 +240,22 @@ Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
     } else {
       clock_->SleepForNanos(nanos);
     }
-  } else if (decoder_ == nullptr) {
-    return Status::OK();
   }
-  if (tracer_) {
-    TraceEvent event;
-    event.name = "ai.data.preprocess";
-    event.cat = "ai";
-    event.start_us = wall_start;
-    event.dur_us = clock_->WallMicros() - wall_start;
-    event.epoch = TraceEpoch(slot->epoch);
-    event.step = TraceStep(slot->index);
-    event.index = static_cast<int64_t>(slot->samples[j].ref.index);
-    tracer_->Record(event);
-  }
+  TracePreprocess(slot, j, wall_start);
   return Status::OK();
+}
+
+void BatchPipeline::TracePreprocess(const Slot* slot, uint64_t j, int64_t wall_start) {
+  if (!tracer_) return;
+  TraceEvent event;
+  event.name = ai_events::kPreprocess;
+  event.cat = ai_events::kDataCat;
+  event.start_us = wall_start;
+  event.dur_us = clock_->WallMicros() - wall_start;
+  event.epoch = TraceEpoch(slot->epoch);
+  event.step = TraceStep(slot->index);
+  event.index = static_cast<int64_t>(slot->samples[j].ref.index);
+  tracer_->Record(event);
 }
 
 Status BatchPipeline::LoadMissing(const std::vector<SampleRef>& plan) {
@@ -264,8 +270,8 @@ Status BatchPipeline::LoadMissing(const std::vector<SampleRef>& plan) {
   if (tracer_) {
     trace = [this](const SampleRef& ref, int64_t start_us, int64_t end_us, int64_t ret) {
       TraceEvent event;
-      event.name = "ai.data.item";
-      event.cat = "ai";
+      event.name = ai_events::kItem;
+      event.cat = ai_events::kDataCat;
       event.start_us = start_us;
       event.dur_us = end_us - start_us;
       event.file_id = FileId(ref.file);

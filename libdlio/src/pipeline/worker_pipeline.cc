@@ -13,6 +13,7 @@
 
 #include "pipeline/batch_pipeline.h"
 #include "pipeline/worker_pipeline_impl.h"
+#include "trace/ai_events.h"
 
 namespace dlio {
 namespace pipeline_internal {
@@ -250,8 +251,8 @@ Status WorkerPipeline::Deliver(int64_t k, WorkerSlot* slot, int64_t wall_start, 
   DLIO_RETURN_NOT_OK(DispatchAvailable());
   if (tracer_) {
     TraceEvent event;
-    event.name = "ai.dataloader.fetch";
-    event.cat = "ai";
+    event.name = ai_events::kFetchIter;
+    event.cat = ai_events::kDataLoaderCat;
     event.start_us = wall_start;
     event.dur_us = clock_->WallMicros() - wall_start;
     event.epoch = static_cast<int64_t>(slot->epoch) + 1;

@@ -12,6 +12,7 @@
 #include "core/thread_name.h"
 #include "core/thread_priority.h"
 #include "dlio/tracer.h"
+#include "trace/ai_events.h"
 
 namespace dlio::pipeline_internal {
 namespace {
@@ -174,8 +175,8 @@ class Worker {
     if (buffer_.capacity() != capacity) ++buffer_growths_;
     if (tracer_) {
       TraceEvent event;
-      event.name = "ai.data.item";
-      event.cat = "ai";
+      event.name = ai_events::kItem;
+      event.cat = ai_events::kDataCat;
       event.start_us = wall_start;
       event.dur_us = (s_.clock->NowNanos() - start) / 1000;
       event.file_id = ref.file < s_.source->num_files()
@@ -194,7 +195,6 @@ class Worker {
 
   Status Preprocess(const WorkerCommand& cmd, const SampleRef& ref) {
     delivered_ = nullptr;
-    if (!preprocess_) return Status::OK();
     const int64_t wall_start = tracer_ ? s_.clock->WallMicros() : 0;
     if (s_.decoder != nullptr) {
       const size_t capacity = decoded_.capacity();
@@ -203,7 +203,9 @@ class Worker {
       if (decoded_.capacity() != capacity) ++buffer_growths_;
       delivered_ = &decoded_;
     }
-    const auto nanos = static_cast<int64_t>(dist_.Next() * 1e9);
+    // Without preprocessing the draw is skipped, but DLIO's reader traces every sample's
+    // preprocess, an empty one included.
+    const auto nanos = preprocess_ ? static_cast<int64_t>(dist_.Next() * 1e9) : 0;
     if (nanos > 0) {
       if (s_.preprocess_spin) {
         s_.clock->SpinForNanos(nanos);
@@ -211,10 +213,10 @@ class Worker {
         s_.clock->SleepForNanos(nanos);
       }
     }
-    if (tracer_ && (nanos > 0 || s_.decoder != nullptr)) {
+    if (tracer_) {
       TraceEvent event;
-      event.name = "ai.data.preprocess";
-      event.cat = "ai";
+      event.name = ai_events::kPreprocess;
+      event.cat = ai_events::kDataCat;
       event.start_us = wall_start;
       event.dur_us = s_.clock->WallMicros() - wall_start;
       event.epoch = static_cast<int64_t>(cmd.epoch) + 1;

@@ -8,6 +8,7 @@
 #include "dlio/str_cat.h"
 #include "runner/checkpoint_options.h"
 #include "runner/checkpoint_select.h"
+#include "trace/ai_events.h"
 
 namespace dlio::runner_internal {
 namespace {
@@ -134,7 +135,11 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
   DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
   for (uint64_t i = 0; i < writes + reads; ++i) {
     const bool save = i < writes;
+    // DLIO computes (time_between_checkpoints, maybe 0) before each checkpoint: a "compute" span.
+    const int64_t compute_start_us = ctx.tracer->enabled() ? clock->WallMicros() : 0;
     if (pause) pause->Step(static_cast<int64_t>(i));
+    TraceSpan(ctx.tracer, ai_events::kCompute, ai_events::kComputeCat, compute_start_us,
+              ctx.tracer->enabled() ? clock->WallMicros() : 0, 1, static_cast<int64_t>(i + 1));
     DLIO_RETURN_NOT_OK(ctx.comm->Barrier());  // DLIO's all-reduce before each checkpoint
     const int64_t t0 = clock->NowNanos();
     CheckpointResult r;

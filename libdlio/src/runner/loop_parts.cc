@@ -47,7 +47,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
       c.reader.reopen_files_each_epoch || env.storage->capabilities().reopen_each_epoch;
   po.persistent_workers = c.reader.persistent_workers;
   po.thread_nice = EffectiveThreadNice(c);
-  po.worker_trace_prefix = WorkerTracePrefixFor(c, rank);
+  po.worker_trace_prefix = WorkerTracePrefixFor(c, rank, env.world);
   po.worker_trace_gzip = c.output.trace_gzip;
   ReserveBuffersFor(c, *env.format, po.name, loop.batch_size, &po);
   PipelineEnv pe{

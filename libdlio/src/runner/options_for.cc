@@ -214,9 +214,13 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std:
   ReserveBuffersFor(c, format, pipeline, batch_size, HostMemoryBytes(), po);
 }
 
-std::string WorkerTracePrefixFor(const WorkloadConfig& c, int rank) {
+std::string WorkerTracePrefixFor(const WorkloadConfig& c, int rank, int world) {
   if (!c.output.trace && !c.workflow.profiling) return "";
-  return c.output.folder + "/trace-" + std::to_string(rank);
+  return StrCat(c.output.folder, "/trace-", rank, "-of-", world);
+}
+
+std::string TraceFileName(int rank, int world) {
+  return StrCat("trace-", rank, "-of-", world, ".pfw");
 }
 
 bool UsesRandomShuffle(const WorkloadConfig& c) {
@@ -224,11 +228,11 @@ bool UsesRandomShuffle(const WorkloadConfig& c) {
          c.reader.sample_shuffle == ShuffleMode::kRandom;
 }
 
-Result<std::unique_ptr<Tracer>> MakeTracerFor(const WorkloadConfig& config, int rank) {
+Result<std::unique_ptr<Tracer>> MakeTracerFor(const WorkloadConfig& config, int rank, int world) {
   if (!config.output.trace && !config.workflow.profiling) return MakeNullTracer();
   TraceFileOptions to;
-  to.path = config.output.folder + "/trace-" + std::to_string(rank) + ".pfw" +
-            (config.output.trace_gzip ? ".gz" : "");
+  to.path = StrCat(config.output.folder, "/", TraceFileName(rank, world),
+                   config.output.trace_gzip ? ".gz" : "");
   to.pid = rank + 1;  // never 0 (Perfetto's advice); trace-merge gives rank R the same pid
   to.process_name = "dlio rank " + std::to_string(rank);
   return MakeTraceFileTracer(to);

@@ -13,6 +13,7 @@
 #include "runner/aggregate.h"
 #include "runner/checkpoint_phase.h"
 #include "runner/generate_phase.h"
+#include "runner/iostat_profiler.h"
 #include "runner/node_cache.h"
 #include "runner/preflight_run.h"
 #include "runner/remove_generated.h"
@@ -20,6 +21,7 @@
 #include "runner/run_context.h"
 #include "runner/storage_rules.h"
 #include "runner/training.h"
+#include "trace/ai_events.h"
 
 namespace dlio {
 namespace {
@@ -82,6 +84,24 @@ Status RunPhases(const RunContext& ctx, bool force_generate, RunResources* res, 
   return Status::OK();
 }
 
+// Starts what profiling.profiler names when workflow.profiling is on: iostat on rank 0 of a run
+// that writes its outputs; DLIO's darshan and tensorboard are not run (a warning says so).
+Status StartProfiler(const WorkloadConfig& config, int rank, bool write_outputs,
+                     RunMessages* messages,
+                     std::unique_ptr<runner_internal::IostatProcess>* iostat) {
+  const std::string& profiler = config.profiling.profiler;
+  if (!config.workflow.profiling || rank != 0 || profiler == "none") return Status::OK();
+  if (profiler != "iostat") {
+    messages->Warn(StrCat("profiling.profiler ", profiler,
+                          " is not run by dlio (its trace is output.trace; a program's I/O: "
+                          "dlio-run profile)"));
+    return Status::OK();
+  }
+  if (!write_outputs) return Status::OK();
+  DLIO_ASSIGN_OR_RETURN(*iostat, runner_internal::IostatProcess::Start(config.output.folder));
+  return Status::OK();
+}
+
 // One rank's run (an accelerator thread's, when a process emulates several). `shared_storage`
 // (not owned; null: none): the process's in-memory storage, which this rank wraps to count and
 // trace its own calls, when RunEnv::storage is null.
@@ -137,7 +157,7 @@ Result<RunReport> RunRank(const WorkloadConfig& input_config, const RunEnv& env,
     Status made = out->CreateDirs(config.output.folder);
     if (!made.ok()) return made.WithContext("output.folder");
   }
-  DLIO_ASSIGN_OR_RETURN(res.tracer, MakeTracerFor(config, report.rank));
+  DLIO_ASSIGN_OR_RETURN(res.tracer, MakeTracerFor(config, report.rank, report.world));
   ctx.tracer = res.tracer.get();
   ctx.storage = env.storage;
   if (ctx.storage == nullptr && shared_storage != nullptr) {
@@ -157,10 +177,21 @@ Result<RunReport> RunRank(const WorkloadConfig& input_config, const RunEnv& env,
         "name are not verified");
   }
 
+  // DLIO's profiling.profiler beside the run, on rank 0 (a failure to start it ends the job as a
+  // failed phase would, so no rank waits for it in a collective).
+  std::unique_ptr<runner_internal::IostatProcess> iostat;
+  Status status = StartProfiler(config, ctx.rank(), out != nullptr, &messages, &iostat);
   const int64_t start_us = ctx.clock->WallMicros();
-  Status status = RunPhases(ctx, env.force_generate, &res, &report);
+  if (status.ok()) status = RunPhases(ctx, env.force_generate, &res, &report);
+  if (iostat) {
+    Status stopped = iostat->Stop();
+    if (status.ok()) status = stopped;
+  }
   if (status.ok() && res.node_cache != nullptr) status = res.node_cache->Finish();
   const int64_t end_us = ctx.clock->WallMicros();
+  // DLIO's one "ai_root" span per rank over the run (its `@dft_ai` on DLIOBenchmark.run).
+  runner_internal::TraceSpan(ctx.tracer, ai_events::kRootName, ai_events::kRootCat, start_us,
+                             end_us, -1, -1);
   Status flush = res.tracer->Flush();
   if (!status.ok() && env.abort_on_error && ctx.world() > 1) {
     // The other ranks may be waiting in a collective this rank will never join: end the job now,

@@ -11,6 +11,7 @@ list(APPEND DLIO_SOURCES
   src/runner/generate_phase.cc
   src/runner/host_resources.cc
   src/runner/io_model_steps.cc
+  src/runner/iostat_profiler.cc
   src/runner/loop_parts.cc
   src/runner/metrics.cc
   src/runner/options_for.cc

@@ -9,6 +9,7 @@
 #include "dlio/str_cat.h"
 #include "runner/cache_feed.h"
 #include "runner/report.h"
+#include "trace/ai_events.h"
 
 namespace dlio::runner_internal {
 namespace {
@@ -29,6 +30,7 @@ Result<std::unique_ptr<LoopParts>> MakeLoop(const RunContext& ctx, Split split,
   env.clock = ctx.clock;
   env.tracer = ctx.tracer;
   env.rank = ctx.rank();
+  env.world = ctx.world();
   env.random_seed = random_seed;
   DLIO_ASSIGN_OR_RETURN(LoopParts loop, MakeLoopParts(*ctx.config, split, env));
   return std::make_unique<LoopParts>(std::move(loop));
@@ -157,7 +159,7 @@ Status EpochLoop::Step(LoopParts& loop, uint64_t epoch, uint64_t s, bool train, 
   loop.compute->Step(static_cast<int64_t>(s));
   const int64_t t2 = clock->NowNanos();
   if (tracer->enabled()) {
-    TraceSpan(tracer, train ? "ai.compute.step" : "ai.compute.eval", "ai", step_start_us,
+    TraceSpan(tracer, ai_events::kCompute, ai_events::kComputeCat, step_start_us,
               clock->WallMicros(), epoch, static_cast<int64_t>(s + 1));
   }
   lease.reset();
@@ -228,8 +230,8 @@ Status EpochLoop::Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* 
 Status EpochLoop::Finish(uint64_t epoch, bool train, int64_t epoch_start_ns, EpochReport* rep) {
   const int64_t block_ns = ctx_.clock->NowNanos() - epoch_start_ns - rep->checkpoint_ns;
   rep->end_us = ctx_.clock->WallMicros();
-  TraceSpan(ctx_.tracer, train ? "ai.pipeline.epoch" : "ai.pipeline.eval", "ai", rep->start_us,
-            rep->end_us, static_cast<int64_t>(epoch), -1);
+  TraceSpan(ctx_.tracer, train ? ai_events::kTrain : ai_events::kEvaluate, ai_events::kPipelineCat,
+            rep->start_us, rep->end_us, static_cast<int64_t>(epoch), -1);
   rep->metrics = ComputeBlockMetrics(rep->steps, block_ns, c_.train.excluded_start_steps);
   if (S3StatsSource* s3 = S3StatsOf(ctx_.storage)) rep->s3 = s3->TakeS3Stats();
   std::vector<double> v{rep->metrics.au_percent, rep->metrics.samples_per_s,
@@ -287,6 +289,8 @@ Status Train(const RunContext& ctx, Checkpointer* checkpointer, TrainingParts* p
   DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
   if (side_io) DLIO_RETURN_NOT_OK(side_io->BeforeTraining());
   for (uint64_t epoch = 1; epoch <= c.train.epochs; ++epoch) {
+    // DLIO's pipeline "epoch.block": the epoch's training, checkpoint and evaluation.
+    const int64_t epoch_start_us = ctx.tracer->enabled() ? ctx.clock->WallMicros() : 0;
     EpochReport rep;
     DLIO_RETURN_NOT_OK(loop.Run(train, epoch, /*train=*/true, &rep));
     if (CheckpointAfterEpoch(c, epoch)) {
@@ -300,6 +304,10 @@ Status Train(const RunContext& ctx, Checkpointer* checkpointer, TrainingParts* p
       DLIO_RETURN_NOT_OK(loop.Run(*eval, epoch, /*train=*/false, &erep));
       ctx.messages->Log(LogLevel::kInfo, FormatEpochLine("eval", erep));
       report->eval_epochs.push_back(std::move(erep));
+    }
+    if (ctx.tracer->enabled()) {
+      TraceSpan(ctx.tracer, ai_events::kEpochBlock, ai_events::kPipelineCat, epoch_start_us,
+                ctx.clock->WallMicros(), static_cast<int64_t>(epoch), -1);
     }
   }
   DLIO_RETURN_NOT_OK(train.pipeline->Stop());

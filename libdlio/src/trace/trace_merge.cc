@@ -49,7 +49,8 @@ std::string Trim(const std::string& s) {
 }
 
 int64_t RankFor(const std::string& path, size_t index) {
-  static const std::regex kRankName(R"((?:^|/)trace-(\d+)\.pfw(?:\.gz)?$)");
+  // "trace-<R>-of-<N>.pfw" (DLIO's and dlio's name) or "trace-<R>.pfw" (dlio's before).
+  static const std::regex kRankName(R"((?:^|/)trace-(\d+)(?:-of-\d+)?\.pfw(?:\.gz)?$)");
   std::smatch m;
   if (std::regex_search(path, m, kRankName)) {
     try {
@@ -87,8 +88,8 @@ int64_t PreloadPid(const std::string& path) {
 
 // Each input's pid in the merged trace, never 0 (Perfetto's advice): a libdlio_preload.so trace
 // keeps the OS pid written inside it, whatever the file is called (trace-<pid>-1.pfw after an
-// exec); any other input is dlio rank R (from "trace-<R>.pfw", else its position) and gets
-// pid R + 1, its process still named "dlio rank R".
+// exec); any other input is dlio rank R (from "trace-<R>-of-<N>.pfw" or "trace-<R>.pfw", else its
+// position) and gets pid R + 1, its process still named "dlio rank R".
 struct InputPid {
   int64_t pid = 0;
   int64_t rank = -1;  // -1: a preload trace, whose own process_name is kept
@@ -161,9 +162,9 @@ Status MergeInto(const std::vector<std::string>& inputs, Output* out, TraceMerge
     auto& mine = p.rank >= 0 ? seen_rank_pids : seen_preload_pids;
     const auto& other = p.rank >= 0 ? seen_preload_pids : seen_rank_pids;
     if ((p.rank >= 0 && mine.count(p.pid) != 0) || other.count(p.pid) != 0) {
-      return Status::InvalidArgument("trace merge: two inputs get pid ", p.pid, " (the second is ",
-                                     inputs[i],
-                                     "); name them trace-<rank>.pfw or pass each rank once");
+      return Status::InvalidArgument(
+          "trace merge: two inputs get pid ", p.pid, " (the second is ", inputs[i],
+          "); name them trace-<rank>-of-<ranks>.pfw or pass each rank once");
     }
     mine.insert(p.pid);
     given.push_back(p);

@@ -121,7 +121,7 @@ DLIO_C_API int dlio_generate(const dlio_config* config, int force);
 /* Runs the workload on one rank exactly as dlio-run does (generate when workflow.generate_data,
  * train, evaluate, checkpoint) and writes the same files into the output folder: summary.json,
  * 0_per_epoch_stats.json, 0_output.json, config.json, the log file (output.log_file) and, when
- * output.trace, trace-0.pfw. `output_dir` (may be NULL) overrides output.folder. On success
+ * output.trace, trace-0-of-1.pfw. `output_dir` (may be NULL) overrides output.folder. On success
  * *summary_json (when summary_json is not NULL) receives summary.json's text; free it with
  * dlio_free_string. Blocks until done. Thread-safe (concurrent calls must use different folders).
  */
@@ -165,9 +165,9 @@ typedef struct dlio_stats {
 /* Builds, for rank `rank` of `world`, the train split's DataSource, Sampler, Pipeline and
  * ComputeEmulator exactly as dlio-run's runner does (storage.*, dataset.*, reader.*,
  * train.computation_time, train.seed; storage.storage_root applied; output.trace writes
- * output.folder/trace-<rank>.pfw when the loader is freed). The config is validated and copied.
- * The pipeline's threads start here. With a "random" file or sample shuffle and world > 1 use
- * dlio_loader_create_ex (every rank must use the same random seed). The dataset is not opened
+ * output.folder/trace-<rank>-of-<world>.pfw when the loader is freed). The config is validated and
+ * copied. The pipeline's threads start here. With a "random" file or sample shuffle and world > 1
+ * use dlio_loader_create_ex (every rank must use the same random seed). The dataset is not opened
  * until the first read: a missing file surfaces from dlio_loader_next, naming it.
  * Thread-safe (with respect to `config`). */
 DLIO_C_API int dlio_loader_create(const dlio_config* config, int rank, int world,
