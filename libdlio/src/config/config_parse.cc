@@ -455,7 +455,8 @@ Status ParseInto(ParseContext& ctx, const std::string& text, WorkloadConfig* con
       Warn(ctx, ctx.source + " is empty: it sets no key, so every value keeps its default");
       return Status::OK();
     }
-    return ApplyNode(ctx, config, "", root, root.Mark());
+    DLIO_RETURN_NOT_OK(ApplyNode(ctx, config, "", root, root.Mark()));
+    return config_internal::DeriveRecordShapes(config);
   } catch (const YAML::ParserException& e) {
     return Status::InvalidArgument(ctx.source, " line ", e.mark.line + 1, ", column ",
                                    e.mark.column + 1, ": YAML syntax error: ", e.msg);
@@ -529,7 +530,8 @@ Status ApplyOverride(WorkloadConfig* config, const std::string& assignment,
     if (string_key && (!parsed || !(node.IsScalar() || node.IsNull()))) {
       node = YAML::Node(Trim(value));
     }
-    return ApplyNode(ctx, config, key, node, YAML::Mark::null_mark());
+    DLIO_RETURN_NOT_OK(ApplyNode(ctx, config, key, node, YAML::Mark::null_mark()));
+    return config_internal::DeriveRecordShapes(config);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(ctx.source + ": " + e.what());
   } catch (const std::exception& e) {
