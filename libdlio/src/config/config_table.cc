@@ -217,15 +217,15 @@ std::vector<KeySpec> BuildTable() {
   add(UintList("dataset.record_dims", DLIO_FIELD(std::vector<uint64_t>, dataset.record_dims),
                "DLIO's record shape ([] = none): when given, a sample is an array of these "
                "dimensions of record_element_type and record_length_bytes is their product x the "
-               "item size (npy/npz/hdf5 write that shape and dtype)"));
+               "item size (npy/npz write that shape and dtype)"));
   add(Choice("dataset.record_element_type", DLIO_FIELD(std::string, dataset.record_element_type),
              ElementTypeNames(),
-             "numpy element type of a record (npy/npz/hdf5 dtype; jpeg/png: always uint8)"));
+             "numpy element type of a record (the npy/npz dtype; jpeg/png: always uint8)"));
   add(Unused("dataset.hdf5", "DLIO: hdf5 layout map (chunk_dims, max_shape)"));
   add(Uint("dataset.hdf5.num_dset_per_record",
            DLIO_FIELD(uint64_t, dataset.hdf5_num_dset_per_record), {1, 1024},
-           "hdf5: datasets records_0..N-1 per file, each holding record_dims[0]/N rows of every "
-           "record (DLIO's layout; needs record_dims)"));
+           "hdf5: DLIO's datasets per record; checked as DLIO does (it must divide "
+           "record_dims[0]), while dlio's hdf5 files keep one /records dataset"));
   add(Unused("dataset.daos_pool", "DLIO: DAOS pool of the dataset"));
   add(Unused("dataset.daos_cont", "DLIO: DAOS container of the dataset"));
   add(Unused("dataset.eval_num_samples_per_file", "in DLIO's dlrm.yaml; DLIO ignores it"));
