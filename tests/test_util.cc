@@ -52,6 +52,14 @@ std::string ReadTextFile(const std::string& path) {
   return ss.str();
 }
 
+std::string PeersDirOrSkip(const std::string& dir, const std::string& entry) {
+  if (!std::filesystem::is_directory(std::filesystem::path(dir) / entry)) {
+    std::fprintf(stderr, "no %s in the peers folder %s: skipped\n", entry.c_str(), dir.c_str());
+    std::exit(77);
+  }
+  return dir;
+}
+
 std::string SystemPython() {
 #ifdef DLIO_SYSTEM_PYTHON
   std::string py = DLIO_SYSTEM_PYTHON;

@@ -38,6 +38,10 @@ std::string ReadTextFile(const std::string& path);
 // Debian's python3 with numpy, or "" when it is missing (interop tests then fail loudly).
 std::string SystemPython();
 
+// The peer projects' folder `dir` (DLIO_PEERS_DIR) when it holds `entry`; else prints why and
+// exits 77, ctest's skip code (register the test with SKIP_RETURN_CODE 77).
+std::string PeersDirOrSkip(const std::string& dir, const std::string& entry);
+
 // Whether glibc serves malloc(n) with a mapping of its own (the chunk's IS_MMAPPED bit) in a
 // forked child after `before` ran there: 1 yes, 0 no (the heap), -1 unknown (also under a
 // sanitizer's allocator, or any whose chunks are not laid out as glibc's). In a child, so that

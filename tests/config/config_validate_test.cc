@@ -470,5 +470,57 @@ TEST_CASE("storage.mpiio_collective is accepted only where every rank makes the 
   CHECK(ValidateWith({"storage.storage_type=mpiio", "reader.read_threads=8"}).empty());
 }
 
+// DLIO's record shapes (tests/dlio_dataset_dimension_test.py): the sample is prod(dims) x the
+// element's size, whatever record_length says; DLIO's own defaults record_dims [] keep
+// record_length (DLIO makes it 1 byte there, docs/configuration.md).
+TEST_CASE("record_dims and record_element_type give the sample size, as DLIO") {
+  WorkloadConfig c;
+  REQUIRE(ApplyOverride(&c, "++workload.dataset.record_length_bytes=4096").ok());
+  REQUIRE(ApplyOverride(&c, "++workload.dataset.record_dims=[4, 5]").ok());
+  CHECK(c.dataset.record_length_bytes == 20);  // uint8
+  REQUIRE(ApplyOverride(&c, "++workload.dataset.record_element_type=float32").ok());
+  CHECK(c.dataset.record_length_bytes == 80);
+  REQUIRE(ApplyOverride(&c, "dataset.record_length=4096").ok());  // dims win, as in DLIO
+  CHECK(c.dataset.record_length_bytes == 80);
+  CHECK(c.Validate().ok());
+  REQUIRE(ApplyOverride(&c, "dataset.format=png").ok());  // images are uint8 pixels
+  CHECK(c.dataset.record_length_bytes == 20);
+
+  auto parsed = ParseConfig(R"(dataset:
+  record_element_type: float16
+  record_dims: [3, 2, 7]
+  hdf5: {num_dset_per_record: 3, chunk_dims: [1, 2]}
+reader:
+  transformed_record_dims: [8, 8]
+  transformed_record_element_type: float32
+)",
+                            "dims.yaml");
+  REQUIRE(parsed.ok());
+  CHECK(parsed->dataset.record_length_bytes == 3 * 2 * 7 * 2);
+  CHECK(parsed->dataset.hdf5_num_dset_per_record == 3);
+  CHECK(parsed->dataset.record_length_bytes_resize == 8 * 8 * 4);
+  CHECK(parsed->Validate().ok());
+
+  std::vector<std::string> warnings;
+  auto bad_type = ParseConfig("dataset: {record_element_type: float128}", "t.yaml");
+  REQUIRE_FALSE(bad_type.ok());
+  CHECK(bad_type.status().message().find("dataset.record_element_type") != std::string::npos);
+  auto zero = ParseConfig("dataset: {record_dims: [3, 0]}", "z.yaml");
+  REQUIRE_FALSE(zero.ok());
+  CHECK(zero.status().message() == "dataset.record_dims: every dimension must be >= 1, got 0");
+  auto huge = ParseConfig("dataset: {record_dims: [1048576, 1048576, 2]}", "h.yaml");
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.status().message().find("dataset.record_dims") == 0);
+  auto indivisible = ParseConfig(
+      "dataset: {format: hdf5, record_dims: [4, 2], hdf5: {num_dset_per_record: 3}}", "i.yaml");
+  REQUIRE(indivisible.ok());
+  CHECK(indivisible->Validate().message().find(
+            "dataset.hdf5.num_dset_per_record (3) must divide dataset.record_dims[0] (4)") !=
+        std::string::npos);
+  auto stdev = ParseConfig("dataset: {record_dims: [4], record_length_bytes_stdev: 2}", "s.yaml");
+  REQUIRE(stdev.ok());
+  CHECK(stdev->Validate().message().find("record_length_bytes_stdev") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace dlio

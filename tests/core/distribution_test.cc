@@ -118,6 +118,55 @@ TEST_CASE("Distribution: moments over 20k draws", "[core][distribution]") {
   }
 }
 
+// DLIO's own parameters: np.random.exponential(scale) and np.random.poisson(lam).
+TEST_CASE("Distribution: DLIO's exponential scale and poisson lam", "[core][distribution]") {
+  SECTION("exponential scale is its mean") {
+    DistributionSpec s = Spec(Type::kExponential);
+    s.scale = 2.0;  // Exp(mean 2): stdev 2
+    Moments m = Sample(s, 21);
+    CHECK(m.mean == Approx(2.0).margin(0.06));
+    CHECK(m.stdev == Approx(2.0).margin(0.08));
+    CHECK(s.Mean() == 2.0);
+    CHECK(s.ToString() == "exponential(scale=2)");
+    CHECK(s.Validate("k").ok());
+  }
+  SECTION("poisson lam draws whole units") {
+    DistributionSpec s = Spec(Type::kPoisson);
+    s.lam = 1.0;  // Poisson(1): mean 1, variance 1, P(0) = 1/e
+    Distribution d(s, 22);
+    const int n = 20000;
+    double sum = 0, sum2 = 0;
+    int zeros = 0;
+    for (int i = 0; i < n; ++i) {
+      const double v = d.Next();
+      CHECK(v == std::round(v));
+      sum += v;
+      sum2 += v * v;
+      zeros += v == 0;
+    }
+    const double mean = sum / n;
+    CHECK(mean == Approx(1.0).margin(0.03));
+    CHECK(sum2 / n - mean * mean == Approx(1.0).margin(0.05));
+    CHECK(zeros / double(n) == Approx(std::exp(-1.0)).margin(0.015));
+    CHECK(s.Mean() == 1.0);
+    CHECK(s.ToString() == "poisson(lam=1)");
+  }
+  SECTION("DLIO's parameter wins over mean; checked") {
+    DistributionSpec s = Spec(Type::kExponential);
+    s.scale = 2;
+    s.mean = 3;
+    CHECK(s.Mean() == 2);
+    CHECK(Distribution(s, 1).Next() != 0);
+    s = Spec(Type::kPoisson);
+    s.lam = -1;
+    Status st = s.Validate("train.computation_time");
+    REQUIRE_FALSE(st.ok());
+    CHECK(st.message() == "train.computation_time.lam must be >= 0, got -1");
+    s.lam = 1e13;
+    CHECK(s.Validate("k").message().find("k.lam must be <= ") == 0);
+  }
+}
+
 TEST_CASE("Distribution: same seed same draws, other seed other draws", "[core][distribution]") {
   for (Type t : {Type::kNormal, Type::kUniform, Type::kGamma, Type::kExponential, Type::kPoisson}) {
     DistributionSpec s = Spec(t);

@@ -20,6 +20,14 @@ add_dependencies(scientific_workloads_test dlio-run)
 dlio_add_test(workloads_e2e_test SOURCES e2e/workloads_e2e_test.cc)
 target_link_libraries(workloads_e2e_test PRIVATE nlohmann_json::nlohmann_json)
 add_dependencies(workloads_e2e_test dlio-run)
+# Upstream configs (the peers folder, presets_test's DLIO_PEERS_DIR) run shrunk: a few dlio-run
+# processes, so not under the sanitizers.
+if(NOT DLIO_SANITIZE)
+  dlio_add_test(upstream_configs_e2e_test LIBS dlio_core SOURCES e2e/upstream_configs_e2e_test.cc
+    PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+  target_compile_definitions(upstream_configs_e2e_test PRIVATE DLIO_PEERS_DIR="${DLIO_PEERS_DIR}")
+  add_dependencies(upstream_configs_e2e_test dlio-run)
+endif()
 if(DLIO_WITH_MPI)
   # dlio-run under mpiexec (the test itself is serial and starts the launcher). PROCESSORS 2 keeps
   # ctest -j2 from running two 4-rank jobs at once on a 2-core machine.

@@ -25,6 +25,18 @@ CommandResult RunPython(const TempDir& tmp, const std::string& script, const std
   return RunCommand(SystemPython() + " " + path + " " + args);
 }
 
+// The CRC-32 of each sample of `spec`, space-separated (zlib.crc32 of numpy's bytes).
+std::string SampleCrcs(const FileSpec& spec) {
+  std::string crcs;
+  for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
+    const std::string s = ExpectedSample(spec, i);
+    if (i > 0) crcs += ' ';
+    crcs += std::to_string(
+        crc32(0, reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size())));
+  }
+  return crcs;
+}
+
 TEST_CASE("numpy loads the npy and npz files we write", "[interop][numpy]") {
   RequireNumpy();
   TempDir tmp;
@@ -239,16 +251,67 @@ for path in sys.argv[1:]:
       RunPython(tmp, script, tmp / "o.npz" + " " + tmp / "oz.npz" + " " + tmp / "o.npy");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  std::string crcs;
-  for (uint64_t i = 0; i < 3; ++i) {
-    const std::string s = ExpectedSample(spec, i);
-    if (i > 0) crcs += ' ';
-    crcs += std::to_string(
-        crc32(0, reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size())));
-  }
+  const std::string crcs = SampleCrcs(spec);
   CHECK(r.output.find("o.npz (41, 41, 3) uint8 (3,) int64 " + crcs) != std::string::npos);
   CHECK(r.output.find("oz.npz (41, 41, 3) uint8 (3,) int64 " + crcs) != std::string::npos);
   CHECK(r.output.find("o.npy (41, 41, 3) uint8 - - " + crcs) != std::string::npos);
+}
+
+// DLIO's dataset.record_dims / record_element_type (tests/dlio_dataset_dimension_test.py): numpy
+// sees the dtype and the shape DLIO writes, (*dims, n) on the last axis, and each sample's bytes
+// are ours; our readers read the same 80-byte samples back.
+TEST_CASE("record_dims and record_element_type shape npy and npz arrays as DLIO's",
+          "[interop][numpy]") {
+  FileSpec spec;
+  spec.sample_sizes.assign(3, 4 * 5 * 4);  // [4, 5] float32
+  spec.seed = 91;
+  RequireNumpy();
+  auto storage = BoundPosixStorage();
+  TempDir tmp;
+  FormatOptions last, first;
+  for (FormatOptions* o : {&last, &first}) {
+    o->npy.record_dims = {4, 5};
+    o->npy.element_descr = "<f4";
+    o->npy.element_size = 4;
+    o->npy.expected_samples = 3;
+  }
+  last.npy.sample_layout = SampleLayout::kLastAxis;
+  const std::vector<std::pair<std::string, const FormatOptions*>> files = {
+      {"l.npz", &last}, {"l.npy", &last}, {"f.npz", &first}, {"f.npy", &first}};
+  for (const auto& [name, options] : files) {
+    const std::string format = name.substr(2);
+    REQUIRE(MakeFormatByName(format)->Write(storage.get(), tmp / name, spec, *options).ok());
+    auto reader = MakeFormatByName(format)->Open(storage.get(), tmp / name, *options);
+    REQUIRE(reader.ok());
+    REQUIRE((*reader)->num_samples() == 3);
+    for (uint64_t i = 0; i < 3; ++i) {
+      INFO(name << " sample " << i);
+      SampleBuffer out;
+      REQUIRE((*reader)->ReadSample(i, &out).ok());
+      CHECK(std::string(reinterpret_cast<const char*>(out.data()), out.size()) ==
+            ExpectedSample(spec, i));
+    }
+  }
+  const std::string script = R"(
+import sys, zlib
+import numpy as np
+for path in sys.argv[1:]:
+    f = np.load(path)
+    x = f if path.endswith('.npy') else f['x']
+    name = path.rsplit('/', 1)[1]
+    s = [x[..., i] if name[0] == 'l' else x[i] for i in range(3)]
+    print(name, x.shape, x.dtype, ' '.join(str(zlib.crc32(v.tobytes())) for v in s))
+)";
+  std::string args;
+  for (const auto& f : files) args += " " + (tmp / f.first);
+  const CommandResult r = RunPython(tmp, script, args);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const std::string crcs = SampleCrcs(spec);
+  CHECK(r.output.find("l.npz (4, 5, 3) float32 " + crcs) != std::string::npos);
+  CHECK(r.output.find("l.npy (4, 5, 3) float32 " + crcs) != std::string::npos);
+  CHECK(r.output.find("f.npz (3, 4, 5) float32 " + crcs) != std::string::npos);
+  CHECK(r.output.find("f.npy (3, 4, 5) float32 " + crcs) != std::string::npos);
 }
 
 }  // namespace

@@ -203,3 +203,25 @@ TEST_CASE("reader.thread_nice auto lowers the readers only under accelerator thr
   c.train.accelerators_per_process = 1;
   CHECK(dlio::EffectiveThreadNice(c) == 19);
 }
+
+// dataset.record_dims / record_element_type reach the array writers: a loop over the files
+// generated from the config reads samples of prod(dims) x 4 bytes.
+TEST_CASE("FormatOptionsFor hands record_dims and the element type to the array writers") {
+  Fixture fx;
+  REQUIRE(dlio::ApplyOverride(&fx.config, "dataset.record_dims=[4, 5]").ok());
+  REQUIRE(dlio::ApplyOverride(&fx.config, "dataset.record_element_type=float32").ok());
+  REQUIRE(dlio::ApplyOverride(&fx.config, "dataset.data_folder=/dims").ok());
+  const dlio::FormatOptions o = dlio::FormatOptionsFor(fx.config);
+  CHECK(o.npy.record_dims == std::vector<uint64_t>{4, 5});
+  CHECK(o.npy.element_descr == "<f4");
+  CHECK(o.npy.element_size == 4);
+  REQUIRE(dlio::GenerateDataset(fx.config.dataset, *fx.format, o, fx.storage.get(), {}).ok());
+  auto loop = dlio::MakeLoopParts(fx.config, dlio::Split::kTrain, fx.Env());
+  REQUIRE(loop.ok());
+  auto list = fx.storage->List("/dims/train");  // the generator names the files
+  REQUIRE(list.ok());
+  REQUIRE_FALSE(list->empty());
+  auto reader = fx.format->Open(fx.storage.get(), "/dims/train/" + list->front(), o);
+  REQUIRE(reader.ok());
+  CHECK((*reader)->sample_size(0) == 80);
+}

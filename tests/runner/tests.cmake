@@ -11,3 +11,7 @@ dlio_add_test(run_outputs_test LIBS dlio_runner SOURCES runner/run_outputs_test.
 # train.accelerators_per_process: accelerator threads, their coverage, errors and summary.
 dlio_add_test(accelerators_test LIBS dlio_runner SOURCES runner/accelerators_test.cc)
 target_link_libraries(accelerators_test PRIVATE nlohmann_json::nlohmann_json)
+# Every preset and every upstream workload config (the peers folder; skipped with 77 without it).
+dlio_add_test(presets_test LIBS dlio_runner SOURCES runner/presets_test.cc
+  PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+target_compile_definitions(presets_test PRIVATE DLIO_PEERS_DIR="${DLIO_PEERS_DIR}")

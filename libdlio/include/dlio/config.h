@@ -62,10 +62,15 @@ struct DatasetConfig {
   uint64_t record_length_bytes = 65536;     // dataset.record_length_bytes (alias record_length)
   uint64_t record_length_bytes_stdev = 0;   // dataset.record_length_bytes_stdev
   uint64_t record_length_bytes_resize = 0;  // dataset.record_length_bytes_resize (0 = none)
-  uint64_t num_subfolders_train = 0;        // dataset.num_subfolders_train
-  uint64_t num_subfolders_eval = 0;         // dataset.num_subfolders_eval
-  bool enable_chunking = false;             // dataset.enable_chunking
-  uint64_t chunk_size = 0;                  // dataset.chunk_size (bytes)
+  // DLIO's record shape: when not empty, a sample is an array of these dimensions of
+  // record_element_type, and record_length_bytes is derived from them (DeriveRecordShapes).
+  std::vector<uint64_t> record_dims;          // dataset.record_dims
+  std::string record_element_type = "uint8";  // dataset.record_element_type (numpy's name)
+  uint64_t hdf5_num_dset_per_record = 1;      // dataset.hdf5.num_dset_per_record
+  uint64_t num_subfolders_train = 0;          // dataset.num_subfolders_train
+  uint64_t num_subfolders_eval = 0;           // dataset.num_subfolders_eval
+  bool enable_chunking = false;               // dataset.enable_chunking
+  uint64_t chunk_size = 0;                    // dataset.chunk_size (bytes)
   uint64_t chunk_samples = 0;     // dataset.chunk_samples (samples per chunk; wins when > 0)
   bool hdf5_shuffle = false;      // dataset.hdf5_shuffle: HDF5 byte-shuffle filter
   bool metadata_file = false;     // dataset.metadata_file: separate per-sample offset/size file
@@ -128,7 +133,11 @@ struct ReaderConfig {
   // train.accelerators_per_process > 1, else 0 (EffectiveThreadNice)
   int64_t thread_nice = -1;
   uint64_t computation_threads = 1;  // reader.computation_threads (preprocessing workers)
-  uint64_t prefetch_size = 2;        // reader.prefetch_size (batches buffered ahead)
+  // DLIO's shape of a sample after its transform, the array handed to the loader: when not
+  // empty, dataset.record_length_bytes_resize is derived from it (no I/O effect).
+  std::vector<uint64_t> transformed_record_dims;          // reader.transformed_record_dims
+  std::string transformed_record_element_type = "uint8";  // reader.transformed_record_element_type
+  uint64_t prefetch_size = 2;                      // reader.prefetch_size (batches buffered ahead)
   ShuffleMode file_shuffle = ShuffleMode::kOff;    // reader.file_shuffle
   ShuffleMode sample_shuffle = ShuffleMode::kOff;  // reader.sample_shuffle
   uint64_t shuffle_size = 1024;  // reader.shuffle_size (shuffle-buffer sampler window)

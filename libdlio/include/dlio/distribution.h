@@ -7,11 +7,15 @@
 //   uniform      U[min, max]
 //   gamma        Gamma(shape, scale) when both are > 0, else from the moments:
 //                shape = (mean/stdev)^2, scale = stdev^2/mean
-//   exponential  Exp with the given mean
-//   poisson      an integer number of thousandths of the unit (milliseconds for times) drawn
-//                from Poisson(mean * 1000), divided by 1000: the mean is `mean`, the variance is
-//                mean/1000 and every value is a multiple of 0.001. (A Poisson count of whole
-//                seconds would make a 0.3 s step time take 0, 1 or 2 s, which no accelerator does.)
+//   exponential  Exp with mean `scale` (DLIO's and numpy's parameter) or, without it, `mean`
+//   poisson      with `lam` (DLIO's parameter): Poisson(lam) whole units, as DLIO draws it
+//                (np.random.poisson(lam) seconds: mean and variance lam).
+//                With `mean` instead (dlio's finer form): an integer number of thousandths of the
+//                unit (milliseconds for times) drawn from Poisson(mean * 1000), divided by 1000:
+//                the mean is `mean`, the variance mean/1000 and every value a multiple of 0.001.
+//                (A Poisson count of whole seconds makes a 0.3 s step take 0, 1 or 2 s.)
+// Parameters not given are 0, never numpy's defaults: DLIO itself fails (KeyError) on a missing
+// one, so no DLIO config relies on a default.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +35,8 @@ struct DistributionSpec {
   double min = 0;    // uniform lower bound; every draw is clipped at >= min for normal too
   double max = 0;    // uniform upper bound
   double shape = 0;  // gamma k (with scale)
-  double scale = 0;  // gamma theta
+  double scale = 0;  // gamma theta; exponential: its mean (wins over `mean`)
+  double lam = 0;    // poisson: DLIO's Poisson(lam) in whole units (wins over `mean`)
   // InvalidArgument naming `key` (e.g. "train.computation_time") on negative, non-finite or
   // inconsistent parameters, e.g. "train.computation_time.stdev must be >= 0, got -1".
   Status Validate(const std::string& key) const;
@@ -64,6 +69,7 @@ class Distribution {
   double floor_ = 0;     // max(0, min): every draw is clipped here
   bool random_ = false;  // false: parameters are degenerate, every draw is fixed_
   double fixed_ = 0;
+  double poisson_units_ = 1;  // poisson draws per unit: 1 with lam, 1000 with mean
   std::mt19937_64 rng_;
   // Only the one matching spec_.type is used; kept as members so draws keep their cached state
   // (normal generates pairs) and Next() recomputes nothing.

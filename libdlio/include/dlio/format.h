@@ -94,6 +94,13 @@ struct NpyOptions {
   // other samples from memory (DLIO's read_type memory keeps np.load's result open); false reads
   // the whole array again for each sample (DLIO's on_demand).
   bool keep_arrays = false;
+  // The array writers produce (DLIO's dataset.record_dims / record_element_type): samples of
+  // `record_dims` items of `element_descr` (an npy descr, "<f4") of `element_size` bytes each.
+  // Empty dims: a sample is a flat row of record/element_size items (uint8 by default). A record
+  // size that does not match is written as uint8 bytes.
+  std::vector<uint64_t> record_dims;
+  std::string element_descr = "|u1";
+  uint64_t element_size = 1;
   // npz: a deflated member of at most this many bytes is inflated once per open reader and kept
   // (later samples are a memcpy); larger ones are re-inflated from a forward-moving stream.
   uint64_t inflate_cache_bytes = 256ull << 20;

@@ -52,7 +52,8 @@ std::string ConfigToJson(const WorkloadConfig& config) {
                                      {"min", d.min},
                                      {"max", d.max},
                                      {"shape", d.shape},
-                                     {"scale", d.scale}};
+                                     {"scale", d.scale},
+                                     {"lam", d.lam}};
         break;
       }
       case KeyType::kUintList:

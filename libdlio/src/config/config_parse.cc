@@ -59,11 +59,62 @@ void Warn(const ParseContext& ctx, const std::string& message) {
   if (ctx.warnings) ctx.warnings->push_back(message);
 }
 
+constexpr const char* kDistributionParams = "type, mean, stdev, min, max, shape, scale, lam";
+
+// What a distribution's map (or its sub-key overrides) named, for the untyped forms.
+struct DistributionSeen {
+  bool type = false, stdev = false, mean = false, range = false;
+};
+
+// Sets one parameter `param` (`key`.`param` as written) of `spec`.
+Status SetDistributionParam(const ParseContext& ctx, const std::string& key,
+                            const std::string& param, const YAML::Node& value,
+                            const YAML::Mark& mark, DistributionSpec* spec,
+                            DistributionSeen* seen) {
+  const std::string sub = key + "." + param;
+  if (param == "type") {
+    const auto type = EnumFromName<DistributionSpec::Type>(value.IsScalar() ? value.Scalar() : "");
+    if (!type)
+      return TypeError(ctx, sub, "one of " + EnumNameList<DistributionSpec::Type>(), value);
+    spec->type = *type;
+    seen->type = true;
+    return Status::OK();
+  }
+  const std::pair<const char*, double*> fields[] = {
+      {"mean", &spec->mean},   {"stdev", &spec->stdev}, {"min", &spec->min}, {"max", &spec->max},
+      {"shape", &spec->shape}, {"scale", &spec->scale}, {"lam", &spec->lam}};
+  double* field = nullptr;
+  for (const auto& [name, ptr] : fields) {
+    if (param == name) field = ptr;
+  }
+  if (field == nullptr) {
+    return Status::InvalidArgument("unknown key '", sub, "' ", Where(ctx, mark),
+                                   " (a distribution takes ", kDistributionParams, ")");
+  }
+  if (!value.IsScalar() || !config_internal::ParseDoubleText(value.Scalar(), field)) {
+    return TypeError(ctx, sub, "a number", value);
+  }
+  seen->mean |= param == "mean";
+  seen->stdev |= param == "stdev";
+  seen->range |= param == "min" || param == "max";
+  return Status::OK();
+}
+
+// DLIO's untyped {mean, stdev} is a normal distribution; {min, max} reads naturally as uniform.
+void InferDistributionType(const DistributionSeen& seen, DistributionSpec* spec) {
+  if (seen.type || spec->type != DistributionSpec::Type::kConstant) return;
+  if (seen.stdev && spec->stdev > 0) {
+    spec->type = DistributionSpec::Type::kNormal;
+  } else if (seen.range && !seen.mean && spec->mean == 0) {
+    spec->type = DistributionSpec::Type::kUniform;
+  }
+}
+
 Result<DistributionSpec> ParseDistribution(const ParseContext& ctx, const std::string& key,
                                            const YAML::Node& node) {
   DistributionSpec spec;
   const std::string expected =
-      "a number of seconds or a map {type, mean, stdev, min, max, shape, scale}";
+      std::string("a number of seconds or a map {") + kDistributionParams + "}";
   if (node.IsScalar()) {
     double v = 0;
     if (!config_internal::ParseDoubleText(node.Scalar(), &v))
@@ -72,51 +123,39 @@ Result<DistributionSpec> ParseDistribution(const ParseContext& ctx, const std::s
     return spec;
   }
   if (!node.IsMap()) return TypeError(ctx, key, expected, node);
-  bool has_type = false, has_stdev = false, has_mean = false, has_range = false;
+  DistributionSeen seen;
   for (const auto& item : node) {
-    const std::string param = item.first.Scalar();
-    const std::string sub = key + "." + param;
-    const YAML::Node& value = item.second;
-    if (param == "type") {
-      const auto type =
-          EnumFromName<DistributionSpec::Type>(value.IsScalar() ? value.Scalar() : "");
-      if (!type) {
-        return TypeError(ctx, sub, "one of " + EnumNameList<DistributionSpec::Type>(), value);
-      }
-      spec.type = *type;
-      has_type = true;
-      continue;
-    }
-    double* field = nullptr;
-    if (param == "mean")
-      field = &spec.mean, has_mean = true;
-    else if (param == "stdev")
-      field = &spec.stdev, has_stdev = true;
-    else if (param == "min")
-      field = &spec.min, has_range = true;
-    else if (param == "max")
-      field = &spec.max, has_range = true;
-    else if (param == "shape")
-      field = &spec.shape;
-    else if (param == "scale")
-      field = &spec.scale;
-    if (field == nullptr) {
-      return Status::InvalidArgument("unknown key '" + sub + "' " + Where(ctx, item.first.Mark()) +
-                                     " (a distribution takes type, mean, stdev, min, max, shape, "
-                                     "scale)");
-    }
-    if (!value.IsScalar() || !config_internal::ParseDoubleText(value.Scalar(), field)) {
-      return TypeError(ctx, sub, "a number", value);
-    }
+    DLIO_RETURN_NOT_OK(SetDistributionParam(ctx, key, item.first.Scalar(), item.second,
+                                            item.first.Mark(), &spec, &seen));
   }
-  if (!has_type) {
-    // DLIO's {mean, stdev} is a normal distribution; {min, max} reads naturally as uniform.
-    if (has_stdev)
-      spec.type = DistributionSpec::Type::kNormal;
-    else if (has_range && !has_mean)
-      spec.type = DistributionSpec::Type::kUniform;
-  }
+  if (!seen.type && seen.stdev) spec.type = DistributionSpec::Type::kNormal;
+  InferDistributionType(seen, &spec);
   return spec;
+}
+
+// A sub-key of a distribution-valued key, as Hydra's `++workload.train.computation_time.type=
+// uniform` writes it: changes that one parameter of the distribution in place (a number becomes
+// the distribution's mean). The distribution is checked whole by Validate(), as one override
+// per parameter passes through states that are not valid yet (min set before max).
+Status ApplyDistributionSubKey(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
+                               const std::string& path, const YAML::Node& node,
+                               const YAML::Mark& mark) {
+  const std::string param = path.substr(path.rfind('.') + 1);
+  DistributionSpec& d = spec.dist_ref(*config);
+  DistributionSeen seen;
+  DLIO_RETURN_NOT_OK(SetDistributionParam(ctx, spec.path, param, node, mark, &d, &seen));
+  InferDistributionType(seen, &d);
+  return Status::OK();
+}
+
+// The distribution-valued key `path` is a parameter of ("train.computation_time" for
+// "train.computation_time.type"), or nullptr.
+const KeySpec* DistributionParent(const std::string& path) {
+  const size_t dot = path.rfind('.');
+  if (dot == std::string::npos) return nullptr;
+  const KeySpec* parent = FindKey(path.substr(0, dot));
+  if (parent != nullptr && !parent->alias_of.empty()) parent = FindKey(parent->alias_of);
+  return parent != nullptr && parent->type == KeyType::kDistribution ? parent : nullptr;
 }
 
 // storage.tiers: a list of maps {type, path, capacity_bytes, threads}; errors name the entry's
@@ -363,6 +402,9 @@ Status ApplyNode(ParseContext& ctx, WorkloadConfig* config, const std::string& p
       if (path == "name") ctx.saw_name = true;
       return SetValue(ctx, config, *spec, path, node);
     }
+    if (const KeySpec* dist = DistributionParent(path)) {
+      return ApplyDistributionSubKey(ctx, config, *dist, path, node, key_mark);
+    }
     if (!config_internal::IsSectionPrefix(path)) {
       if (const KeySpec* any = config_internal::FindAnyAncestor(path)) {
         Warn(ctx, "'" + path + "' " + Where(ctx, key_mark) + " is part of '" + any->path +
@@ -413,7 +455,8 @@ Status ParseInto(ParseContext& ctx, const std::string& text, WorkloadConfig* con
       Warn(ctx, ctx.source + " is empty: it sets no key, so every value keeps its default");
       return Status::OK();
     }
-    return ApplyNode(ctx, config, "", root, root.Mark());
+    DLIO_RETURN_NOT_OK(ApplyNode(ctx, config, "", root, root.Mark()));
+    return config_internal::DeriveRecordShapes(config);
   } catch (const YAML::ParserException& e) {
     return Status::InvalidArgument(ctx.source, " line ", e.mark.line + 1, ", column ",
                                    e.mark.column + 1, ": YAML syntax error: ", e.msg);
@@ -487,7 +530,8 @@ Status ApplyOverride(WorkloadConfig* config, const std::string& assignment,
     if (string_key && (!parsed || !(node.IsScalar() || node.IsNull()))) {
       node = YAML::Node(Trim(value));
     }
-    return ApplyNode(ctx, config, key, node, YAML::Mark::null_mark());
+    DLIO_RETURN_NOT_OK(ApplyNode(ctx, config, key, node, YAML::Mark::null_mark()));
+    return config_internal::DeriveRecordShapes(config);
   } catch (const YAML::Exception& e) {
     return Status::InvalidArgument(ctx.source + ": " + e.what());
   } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "config/key_builders.h"
+#include "core/element_type.h"
 
 namespace dlio::config_internal {
 namespace {
@@ -213,9 +214,18 @@ std::vector<KeySpec> BuildTable() {
            "stay (dlio never deletes data it did not create)"));
   add(Unused("dataset.generation_buffer_size", "DLIO: generator buffer bytes"));
   add(Unused("dataset.record_element_bytes", "DLIO: bytes per element of a record"));
-  add(Unused("dataset.record_element_type", "DLIO: element type of a record (uint8, ...)"));
-  add(Unused("dataset.record_dims", "DLIO: record shape (list)"));
-  add(Unused("dataset.hdf5", "DLIO: hdf5 layout map (chunk_dims, num_dset_per_record, max_shape)"));
+  add(UintList("dataset.record_dims", DLIO_FIELD(std::vector<uint64_t>, dataset.record_dims),
+               "DLIO's record shape ([] = none): when given, a sample is an array of these "
+               "dimensions of record_element_type and record_length_bytes is their product x the "
+               "item size (npy/npz write that shape and dtype)"));
+  add(Choice("dataset.record_element_type", DLIO_FIELD(std::string, dataset.record_element_type),
+             ElementTypeNames(),
+             "numpy element type of a record (the npy/npz dtype; jpeg/png: always uint8)"));
+  add(Unused("dataset.hdf5", "DLIO: hdf5 layout map (chunk_dims, max_shape)"));
+  add(Uint("dataset.hdf5.num_dset_per_record",
+           DLIO_FIELD(uint64_t, dataset.hdf5_num_dset_per_record), {1, 1024},
+           "hdf5: DLIO's datasets per record; checked as DLIO does (it must divide "
+           "record_dims[0]), while dlio's hdf5 files keep one /records dataset"));
   add(Unused("dataset.daos_pool", "DLIO: DAOS pool of the dataset"));
   add(Unused("dataset.daos_cont", "DLIO: DAOS container of the dataset"));
   add(Unused("dataset.eval_num_samples_per_file", "in DLIO's dlrm.yaml; DLIO ignores it"));
@@ -333,8 +343,14 @@ std::vector<KeySpec> BuildTable() {
   add(Unused("reader.data_loader_sampler", "DLIO: iterative or index sampler"));
   add(Unused("reader.file_access", "DLIO: multi/shared file access"));
   add(Unused("reader.pin_memory", "DLIO: PyTorch pin_memory"));
-  add(Unused("reader.transformed_record_dims", "DLIO: record shape after transform"));
-  add(Unused("reader.transformed_record_element_type", "DLIO: element type after transform"));
+  add(UintList(
+      "reader.transformed_record_dims",
+      DLIO_FIELD(std::vector<uint64_t>, reader.transformed_record_dims),
+      "DLIO's shape of a sample after its transform ([] = none): sets "
+      "dataset.record_length_bytes_resize to its bytes (what the loader is handed; no I/O)"));
+  add(Choice("reader.transformed_record_element_type",
+             DLIO_FIELD(std::string, reader.transformed_record_element_type), ElementTypeNames(),
+             "numpy element type after the transform"));
 
   // train
   add(Uint("train.epochs", DLIO_FIELD(uint64_t, train.epochs), {1, UINT64_MAX}, "training epochs"));

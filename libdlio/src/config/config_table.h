@@ -117,6 +117,16 @@ std::string JoinAccepted(const std::vector<std::string>& values);
 // `s` without leading and trailing spaces, tabs and line breaks.
 std::string Trim(const std::string& s);
 
+// DLIO's record shapes (config_shapes.cc): dataset.record_length_bytes from dataset.record_dims x
+// the item size of record_element_type, and dataset.record_length_bytes_resize from
+// reader.transformed_record_dims likewise, when the dims are given. Run after every parse and
+// override, so dims win over a record_length given anywhere (as in DLIO). InvalidArgument naming
+// the key when a size overflows.
+Status DeriveRecordShapes(WorkloadConfig* config);
+
+// Checks relating the shape keys to each other and to the format (config_validate.cc calls it).
+Status ValidateRecordShapes(const WorkloadConfig& c);
+
 // The specs of the comma-separated keys of `scale_keys`: integer counts only. InvalidArgument
 // naming scale_keys for an unknown key or one that is not an integer.
 Result<std::vector<const KeySpec*>> ScaleKeySpecs(const std::string& keys);

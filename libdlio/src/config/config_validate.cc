@@ -204,6 +204,7 @@ Status WorkloadConfig::Validate() const {
   }
   DLIO_RETURN_NOT_OK(ScaleKeySpecs(scale_keys).status());
   DLIO_RETURN_NOT_OK(ValidateDataset(*this));
+  DLIO_RETURN_NOT_OK(config_internal::ValidateRecordShapes(*this));
   DLIO_RETURN_NOT_OK(ValidateReader(*this));
   DLIO_RETURN_NOT_OK(ValidateCheckpoint(*this));
   DLIO_RETURN_NOT_OK(ValidateModel(*this));

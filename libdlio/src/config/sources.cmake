@@ -7,6 +7,7 @@ list(APPEND DLIO_SOURCES
   src/config/config_keys.cc
   src/config/config_parse.cc
   src/config/config_scale.cc
+  src/config/config_shapes.cc
   src/config/config_table.cc
   src/config/config_table_storage.cc
   src/config/config_validate.cc

@@ -30,6 +30,11 @@ Status NonNegative(const std::string& key, const char* field, double v) {
 
 bool GammaHasShapeScale(const DistributionSpec& s) { return s.shape > 0 && s.scale > 0; }
 
+// DLIO's parameter of a one-parameter distribution (exponential's scale, poisson's lam) wins
+// over dlio's `mean`, which a number given before a sub-key override leaves behind.
+double ExponentialMean(const DistributionSpec& s) { return s.scale > 0 ? s.scale : s.mean; }
+double PoissonMean(const DistributionSpec& s) { return s.lam > 0 ? s.lam : s.mean; }
+
 uint64_t SplitMix64(uint64_t z) {
   z += 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -48,9 +53,11 @@ Status DistributionSpec::Validate(const std::string& key) const {
   DLIO_RETURN_NOT_OK(NonNegative(key, "max", max));
   DLIO_RETURN_NOT_OK(NonNegative(key, "shape", shape));
   DLIO_RETURN_NOT_OK(NonNegative(key, "scale", scale));
+  DLIO_RETURN_NOT_OK(NonNegative(key, "lam", lam));
   switch (type) {
     case Type::kConstant:
     case Type::kNormal:
+      break;
     case Type::kExponential:
       break;
     case Type::kUniform:
@@ -71,9 +78,10 @@ Status DistributionSpec::Validate(const std::string& key) const {
       }
       break;
     case Type::kPoisson:
-      if (mean > kMaxPoissonMean) {
-        return Status::InvalidArgument(key + ".mean must be <= " + FormatNumber(kMaxPoissonMean) +
-                                       " for poisson, got " + FormatNumber(mean));
+      if (PoissonMean(*this) > kMaxPoissonMean) {
+        return Status::InvalidArgument(
+            StrCat(key, lam > 0 ? ".lam" : ".mean", " must be <= ", FormatNumber(kMaxPoissonMean),
+                   " for poisson, got ", FormatNumber(PoissonMean(*this))));
       }
       break;
   }
@@ -86,6 +94,10 @@ double DistributionSpec::Mean() const {
       return (min + max) / 2;
     case Type::kGamma:
       return GammaHasShapeScale(*this) ? shape * scale : mean;
+    case Type::kExponential:
+      return ExponentialMean(*this);
+    case Type::kPoisson:
+      return PoissonMean(*this);
     default:
       return mean;
   }
@@ -109,7 +121,10 @@ std::string DistributionSpec::ToString() const {
       }
       return name + "(mean=" + FormatNumber(mean) + ", stdev=" + FormatNumber(stdev) + ")";
     case Type::kExponential:
+      if (scale > 0) return name + "(scale=" + FormatNumber(scale) + ")";
+      return name + "(mean=" + FormatNumber(mean) + ")";
     case Type::kPoisson:
+      if (lam > 0) return name + "(lam=" + FormatNumber(lam) + ")";
       return name + "(mean=" + FormatNumber(mean) + ")";
   }
   return name;
@@ -154,17 +169,25 @@ Distribution::Distribution(const DistributionSpec& spec, uint64_t seed)
       if (random_) gamma_ = std::gamma_distribution<double>(k, theta);
       break;
     }
-    case DistributionSpec::Type::kExponential:
-      random_ = mean > 0;
-      if (random_) exponential_ = std::exponential_distribution<double>(1.0 / mean);
+    case DistributionSpec::Type::kExponential: {
+      const double m = Positive(ExponentialMean(spec));
+      fixed_ = m;
+      random_ = m > 0;
+      if (random_) exponential_ = std::exponential_distribution<double>(1.0 / m);
       break;
-    case DistributionSpec::Type::kPoisson:
-      random_ = mean > 0;
+    }
+    case DistributionSpec::Type::kPoisson: {
+      const double lam = Positive(spec.lam);
+      poisson_units_ = lam > 0 ? 1 : kPoissonUnitsPerValue;
+      const double m = lam > 0 ? lam : mean;
+      fixed_ = m;
+      random_ = m > 0;
       if (random_) {
-        poisson_ = std::poisson_distribution<int64_t>(std::min(mean, kMaxPoissonMean) *
-                                                      kPoissonUnitsPerValue);
+        poisson_ =
+            std::poisson_distribution<int64_t>(std::min(m, kMaxPoissonMean) * poisson_units_);
       }
       break;
+    }
   }
 }
 
@@ -187,7 +210,7 @@ double Distribution::Next() {
         v = exponential_(rng_);
         break;
       case DistributionSpec::Type::kPoisson:
-        v = static_cast<double>(poisson_(rng_)) / kPoissonUnitsPerValue;
+        v = static_cast<double>(poisson_(rng_)) / poisson_units_;
         break;
     }
   }

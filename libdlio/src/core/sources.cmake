@@ -3,6 +3,7 @@ list(APPEND DLIO_SOURCES
   src/core/status.cc
   src/core/clock.cc
   src/core/distribution.cc
+  src/core/element_type.cc
   src/core/file_kind.cc
   src/core/host_memory.cc
   src/core/owner_stamp.cc

@@ -86,12 +86,12 @@ class NpyFormat final : public Format {
     const uint64_t n = spec.sample_sizes.size();
     DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npy"));
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
-    const std::string header =
-        BuildNpyHeader("|u1", ArrayShape(options.npy.sample_layout, n, record));
+    const WrittenArray array = ArrayToWrite(options.npy, n, record);
+    const std::string header = BuildNpyHeader(array.descr, array.shape);
     Status st = file->WriteAt(0, header.data(), header.size());
     uint64_t pos = header.size();
     if (st.ok()) {
-      st = ForEachArrayChunk(spec, options.npy.sample_layout, kWriteChunk,
+      st = ForEachArrayChunk(spec, options.npy.sample_layout, array.itemsize, kWriteChunk,
                              [&](const uint8_t* p, size_t len) {
                                DLIO_RETURN_NOT_OK(file->WriteAt(pos, p, len));
                                pos += len;
@@ -114,10 +114,11 @@ class NpyFormat final : public Format {
            options.npy.sample_layout == SampleLayout::kFirstAxis;
   }
   Status WriteShared(Storage* storage, const std::string& path, const FileSpec& spec,
-                     const FormatOptions&, const SharedWrite& shared) const override {
+                     const FormatOptions& options, const SharedWrite& shared) const override {
     const uint64_t n = spec.sample_sizes.size();
     DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npy"));
-    const std::string header = BuildNpyHeader("|u1", {n, record});
+    const WrittenArray array = ArrayToWrite(options.npy, n, record);  // first axis: rows
+    const std::string header = BuildNpyHeader(array.descr, array.shape);
     std::vector<uint64_t> offsets(n);
     for (uint64_t i = 0; i < n; ++i) offsets[i] = header.size() + i * record;
     return WriteSharedSamples(

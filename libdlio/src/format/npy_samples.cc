@@ -140,27 +140,54 @@ std::string ArraySamplesJson(const ArraySamples& s, std::optional<uint64_t> labe
   return out;
 }
 
-std::vector<uint64_t> ArrayShape(SampleLayout layout, uint64_t n, uint64_t record) {
-  if (layout == SampleLayout::kFirstAxis) return {n, record};
-  uint64_t a = IntSqrt(record);
-  while (a > 1 && record % a != 0) --a;
-  return {a, a == 0 ? 0 : record / a, n};
+std::vector<uint64_t> ArrayShape(SampleLayout layout, uint64_t n, uint64_t record,
+                                 const std::vector<uint64_t>& dims, uint64_t itemsize) {
+  itemsize = std::max<uint64_t>(1, itemsize);
+  const uint64_t items = record / itemsize;
+  if (!dims.empty()) {
+    uint64_t product = 1;
+    for (uint64_t d : dims) product *= d;  // config validation bounds it by 1 TiB
+    if (product == items) {
+      std::vector<uint64_t> shape;
+      if (layout == SampleLayout::kFirstAxis) shape.push_back(n);
+      shape.insert(shape.end(), dims.begin(), dims.end());
+      if (layout != SampleLayout::kFirstAxis) shape.push_back(n);
+      return shape;
+    }
+  }
+  if (layout == SampleLayout::kFirstAxis) return {n, items};
+  uint64_t a = IntSqrt(items);
+  while (a > 1 && items % a != 0) --a;
+  return {a, a == 0 ? 0 : items / a, n};
 }
 
-Status ForEachArrayChunk(const FileSpec& spec, SampleLayout layout, size_t chunk,
+WrittenArray ArrayToWrite(const NpyOptions& o, uint64_t n, uint64_t record) {
+  WrittenArray w;
+  const bool typed = o.element_size >= 1 && record % o.element_size == 0;
+  w.descr = typed ? o.element_descr : "|u1";
+  w.itemsize = typed ? o.element_size : 1;
+  w.shape = ArrayShape(o.sample_layout, n, record, typed ? o.record_dims : std::vector<uint64_t>{},
+                       w.itemsize);
+  return w;
+}
+
+Status ForEachArrayChunk(const FileSpec& spec, SampleLayout layout, uint64_t itemsize, size_t chunk,
                          const std::function<Status(const uint8_t*, size_t)>& sink) {
   const uint64_t n = spec.sample_sizes.size();
   if (layout == SampleLayout::kFirstAxis || n <= 1) return ForEachDataChunk(spec, chunk, sink);
   // Item j of sample i goes to j * n + i: generate a block of items of every sample, then
   // interleave them.
   const uint64_t record = spec.sample_sizes[0];
-  const uint64_t block = std::max<uint64_t>(1, std::min<uint64_t>(record, chunk / n));
+  const uint64_t k = std::max<uint64_t>(1, itemsize);
+  const uint64_t block = k * std::max<uint64_t>(1, std::min<uint64_t>(record / k, chunk / (n * k)));
   std::vector<uint8_t> items(block), out(block * n);
   for (uint64_t j0 = 0; j0 < record; j0 += block) {
     const uint64_t len = std::min(block, record - j0);
     for (uint64_t i = 0; i < n; ++i) {
       FillSampleBytes(spec.seed, i, j0, items.data(), len);
-      for (uint64_t k = 0; k < len; ++k) out[k * n + i] = items[k];
+      for (uint64_t e = 0; e < len / k; ++e) {
+        std::memcpy(&out[(e * n + i) * k], &items[e * k], k);
+      }
     }
     DLIO_RETURN_NOT_OK(sink(out.data(), len * n));
   }

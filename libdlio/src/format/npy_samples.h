@@ -83,13 +83,26 @@ void GatherSamplePiece(const ArraySamples& s, uint64_t i, uint64_t pos, const ui
 // "labels".
 std::string ArraySamplesJson(const ArraySamples& s, std::optional<uint64_t> labels);
 
-// Writers: the uint8 array of `n` samples of `record` bytes. kFirstAxis: (n, record).
-// kLastAxis: (a, b, n) with a * b == record and a the largest divisor of record not above its
-// square root, so a square record is DLIO's (dim, dim, n).
-std::vector<uint64_t> ArrayShape(SampleLayout layout, uint64_t n, uint64_t record);
+// Writers: the array of `n` samples of `record` bytes, in items of `itemsize` bytes (record must
+// be a multiple of it). With `dims` whose items make up the record: kFirstAxis (n, *dims),
+// kLastAxis (*dims, n), DLIO's shape. Without: kFirstAxis (n, items); kLastAxis (a, b, n) with
+// a * b == items and a the largest divisor of items not above its square root, so a square
+// uint8 record is DLIO's (dim, dim, n).
+std::vector<uint64_t> ArrayShape(SampleLayout layout, uint64_t n, uint64_t record,
+                                 const std::vector<uint64_t>& dims = {}, uint64_t itemsize = 1);
+
+// What a writer puts in an npy header for samples of `record` bytes under `o`: the element
+// descr and size (uint8 when the record is not a whole number of elements) and the shape.
+struct WrittenArray {
+  std::string descr;
+  uint64_t itemsize = 1;
+  std::vector<uint64_t> shape;
+};
+WrittenArray ArrayToWrite(const NpyOptions& o, uint64_t n, uint64_t record);
+
 // Hands the array data of `spec` (one sample size) in `layout` order to `sink`, in pieces of
-// about `chunk` bytes.
-Status ForEachArrayChunk(const FileSpec& spec, SampleLayout layout, size_t chunk,
+// about `chunk` bytes; last-axis samples interleave by items of `itemsize` bytes.
+Status ForEachArrayChunk(const FileSpec& spec, SampleLayout layout, uint64_t itemsize, size_t chunk,
                          const std::function<Status(const uint8_t*, size_t)>& sink);
 
 }  // namespace dlio::format_internal

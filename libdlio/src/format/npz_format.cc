@@ -333,16 +333,16 @@ Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
   auto write_all = [&]() -> Status {
     std::vector<ZipMember> members;
-    const std::string x_header =
-        BuildNpyHeader("|u1", ArrayShape(options.npy.sample_layout, n, record));
+    const WrittenArray array = ArrayToWrite(options.npy, n, record);
+    const std::string x_header = BuildNpyHeader(array.descr, array.shape);
     DLIO_ASSIGN_OR_RETURN(
         ZipMember x,
         WriteZipMember(file.get(), 0, "x.npy", x_header.size() + n * record, deflate,
                        options.compression_level, force_zip64, [&](const auto& sink) -> Status {
                          DLIO_RETURN_NOT_OK(sink(reinterpret_cast<const uint8_t*>(x_header.data()),
                                                  x_header.size()));
-                         return ForEachArrayChunk(spec, options.npy.sample_layout, kWriteChunk,
-                                                  sink);
+                         return ForEachArrayChunk(spec, options.npy.sample_layout, array.itemsize,
+                                                  kWriteChunk, sink);
                        }));
     members.push_back(x);
     std::string y = BuildNpyHeader("<i8", {n});

@@ -4,6 +4,7 @@
 #include <random>
 #include <string>
 
+#include "core/element_type.h"
 #include "core/host_memory.h"
 #include "dlio/loop.h"
 #include "io_models/io_model_table.h"
@@ -91,6 +92,11 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.synthetic.record_length = c.dataset.record_length_bytes;
   o.npy.sample_layout = c.dataset.sample_layout;
   o.npy.expected_samples = c.dataset.num_samples_per_file;
+  if (const ElementType* t = FindElementType(c.dataset.record_element_type)) {
+    o.npy.record_dims = c.dataset.record_dims;
+    o.npy.element_descr = std::string(t->descr);
+    o.npy.element_size = t->itemsize;
+  }
   o.npy.keep_arrays =
       c.reader.read_type == ReadType::kMemory;  // DLIO keeps np.load's array while open
   return o;

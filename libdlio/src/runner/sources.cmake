@@ -52,6 +52,33 @@ set(DLIO_WORKLOAD_YAMLS
   frnn
   imagenet
   l2hmc
+  # DLIO's other workload configs (argonne-lcf/dlio_benchmark configs/workload/), restated.
+  cosmoflow_v100
+  dlio_default
+  llama_1t
+  llama_405b
+  llama_70b
+  llama_70b_zero3
+  llama_7b
+  llama_7b_zero3
+  llama_8b_zero3
+  megatron_deepspeed_LLNL
+  resnet50_tf
+  resnet50_v100
+  unet3d_a100_s3
+  unet3d_h100_s3
+  unet3d_v100_s3
+  # MLPerf Storage's datagen configs and v3.0's accelerators and retinanet (not its parquet dlrm
+  # and flux, which need the parquet format), restated.
+  cosmoflow_datagen
+  resnet50_datagen
+  retinanet_a100
+  retinanet_b200
+  retinanet_datagen
+  retinanet_h100
+  retinanet_mi355
+  unet3d_b200
+  unet3d_datagen
 )
 set(DLIO_WORKLOAD_YAML_FILES "")
 foreach(name ${DLIO_WORKLOAD_YAMLS})
