@@ -14,7 +14,7 @@
 #   h5     the cosmo sizes as hdf5 (256 files, one sample of 2.8 MB each: dataset 'records'), same
 #          loader; the real DataLoader reads each sample with h5py (real_dataloader.py --format
 #          hdf5): calibrates the h5py model's client_costs=framework against the real stack (no
-#          Python DLIO row: it looks for *.hdf5, and dlio names hdf5 files .h5)
+#          Python DLIO row yet, though dlio now names hdf5 files .hdf5 as the Python DLIO lists them)
 #   unet   unet3d-like npz, 32 x 146.6 MB (stdev 0, resize 2 MiB), batch 4, 4 read threads
 #          (4.4 GiB), pytorch loader
 #          both: samples/s of dlio's default, io_model=native, client_costs=framework, a real
@@ -208,7 +208,7 @@ labels_of() {
   case $1 in
     fio) echo default native fio ;;
     cosmo) echo default native framework real pydlio ;;
-    h5) echo default native framework real ;;  # the Python DLIO lists *.hdf5; dlio writes .h5
+    h5) echo default native framework real ;;  # no Python DLIO row (not measured yet)
     unet) echo default native framework real pydlio realresize ;;
     memory) echo dlio pydlio ;;
   esac

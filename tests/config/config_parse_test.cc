@@ -234,6 +234,23 @@ profiling: {profiler: iostat, iostat_devices: [sda]}
     mapped_note |= w.find("'local_fs' (DLIO) maps") != std::string::npos;
   CHECK(mapped_note);
 
+  // DLIO's aistore is AIStore through its S3 API (at /s3 of its proxy, DLIO's localhost:8080 by
+  // default); an endpoint_url given before or after the type is kept.
+  for (const char* ais : {"storage: {storage_type: aistore, storage_root: b}",
+                          "storage: {storage_options: {endpoint_url: 'http://h:1/s3'}, "
+                          "storage_type: aistore}"}) {
+    warnings.clear();
+    auto a = ParseConfig(ais, "ais.yaml", WorkloadConfig(), &warnings);
+    INFO(ais << (a.ok() ? "" : a.status().message()));
+    REQUIRE(a.ok());
+    CHECK(a->storage.storage_type == "s3");
+    const bool given = std::string(ais).find("h:1") != std::string::npos;
+    CHECK(a->storage.s3_endpoint_url == (given ? "http://h:1/s3" : "http://localhost:8080/s3"));
+    bool noted = false;
+    for (const auto& w : warnings) noted |= w.find("'aistore' (DLIO) maps") != std::string::npos;
+    CHECK(noted);
+  }
+
   const char* megatron = R"(model: unet3d
 checkpoint:
   steps_between_checkpoints: 1000

@@ -16,3 +16,6 @@ endif()
 # Leftovers of killed generations (owner stamps).
 dlio_add_test(generator_leftovers_test LIBS dlio_generator dlio_format dlio_storage
   SOURCES generator/leftovers_test.cc)
+# Finding a dataset's files by listing, as the Python DLIO does (subsets, stray files, .h5).
+dlio_add_test(dataset_listing_test LIBS dlio_generator dlio_format dlio_storage
+  SOURCES generator/dataset_listing_test.cc)

@@ -26,3 +26,10 @@ dlio_add_test(interop_tfrecord_test LIBS dlio_format dlio_storage dlio_trace ZLI
 add_dependencies(interop_tfrecord_test dlio_tfrecord_py)
 target_compile_definitions(interop_tfrecord_test PRIVATE
   DLIO_TFRECORD_PY_DIR="${DLIO_TFRECORD_PY_DIR}/format/tfrecord")
+# dlio-run on datasets laid out as the Python DLIO's, and h5py/numpy on dlio-run's (end to end:
+# dlio-run and python processes, so not under the sanitizers).
+if(DLIO_WITH_HDF5 AND NOT DLIO_SANITIZE)
+  dlio_add_test(interop_dlio_datasets_test SOURCES interop/dlio_datasets_test.cc
+    PROPERTIES TIMEOUT 300)
+  add_dependencies(interop_dlio_datasets_test dlio-run)
+endif()

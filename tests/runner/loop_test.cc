@@ -106,6 +106,18 @@ TEST_CASE("ResolvePaths prefixes relative folders with storage.storage_root") {
   CHECK(dlio::ResolvePaths(c).dataset.data_folder == "data/unet3d");
 }
 
+TEST_CASE("ResolvePaths leaves DLIO's s3://bucket data folders alone") {
+  // DLIO's S3 configs: data_folder s3://<bucket> names the bucket itself (storage_root is the
+  // same bucket), so it is not prefixed (it was "<root>/s3://<bucket>", the key "s3:/<bucket>/").
+  dlio::WorkloadConfig c;
+  c.storage.storage_root = "s3pytorchconnector";
+  c.dataset.data_folder = "s3://s3pytorchconnector";
+  c.checkpoint.checkpoint_folder = "checkpoints/unet3d";
+  CHECK(dlio::ResolvePaths(c).dataset.data_folder == "s3://s3pytorchconnector");
+  CHECK(dlio::ResolvePaths(c).checkpoint.checkpoint_folder ==
+        "s3pytorchconnector/checkpoints/unet3d");
+}
+
 TEST_CASE(
     "PipelineNameFor: the pytorch worker processes for io_model pytorch, or auto with a "
     "PyTorch loader") {

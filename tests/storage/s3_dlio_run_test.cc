@@ -340,5 +340,73 @@ TEST_CASE("a missing bucket and a server killed mid-run end the run naming what 
   CHECK(killed.output.find("Couldn't connect to server (after 3 attempts)") != std::string::npos);
 }
 
+// The layout of DLIO's *_s3.yaml (unet3d_h100_s3.yaml and its siblings), shrunk: data_folder
+// s3://<bucket>, storage_root the same bucket, DLIO's storage_options keys.
+std::string UpstreamS3Yaml(const S3Server& server, const std::string& type) {
+  const std::string bucket = testing::kS3Bucket;
+  return "model: {name: unet3d, type: cnn, model_size: 499153191}\n"
+         "framework: pytorch\n"
+         "workflow: {generate_data: True, train: True, checkpoint: False}\n"
+         "dataset:\n"
+         "  data_folder: s3://" +
+         bucket + "/" + type +
+         "\n"
+         "  format: npz\n  num_files_train: 168\n  num_samples_per_file: 1\n"
+         "  record_length_bytes: 146600628\n  record_length_bytes_stdev: 0\n"
+         "  record_length_bytes_resize: 2097152\n"
+         "storage:\n  storage_type: " +
+         type + "\n  storage_root: " + bucket +
+         "\n"
+         "  storage_options:\n    access_key_id: S3RVER\n    secret_access_key: S3RVER\n"
+         "    endpoint_url: " +
+         server.endpoint() +
+         "\n    region: us-east-1\n"
+         "    s3_force_path_style: True\n    s3_max_attempts: 5\n"
+         "reader: {data_loader: pytorch, batch_size: 7, read_threads: 4, file_shuffle: seed, "
+         "sample_shuffle: seed}\n"
+         "train: {epochs: 5, computation_time: 0.636}\n"
+         "metric: {au: 0.90}\n";
+}
+
+TEST_CASE(
+    "DLIO's upstream S3 configs (data_folder s3://bucket) generate and train on s3 and aistore") {
+  testing::SkipWithoutS3rver();
+  S3Server server;
+  TempDir dir;
+  auto s3 = Client(server);
+  for (const std::string type : {"s3", "aistore"}) {
+    DYNAMIC_SECTION(type) {
+      const std::string yaml = dir / (type + ".yaml");
+      testing::WriteTextFile(yaml, UpstreamS3Yaml(server, type));
+      const std::string shrink =
+          " --quiet --set dataset.num_files_train=4 --set dataset.record_length_bytes=4096"
+          " --set dataset.record_length_bytes_resize=4096 --set reader.batch_size=2"
+          " --set reader.read_threads=1 --set train.epochs=1 --set train.computation_time=0";
+      auto r = RunCommand("timeout 120 " + DlioRun() + " --config " + yaml + shrink +
+                          " --set output.folder=" + dir / ("out-" + type));
+      INFO(r.output);
+      REQUIRE(r.exit_code == 0);
+      CHECK(r.output.find("train epoch 1: 2 steps") != std::string::npos);
+      // The bucket is the URL's, the keys DLIO's file names under its prefix (not "s3:/...").
+      const std::string train = std::string(testing::kS3Bucket) + "/" + type + "/train";
+      auto names = s3->List(train);
+      REQUIRE(names.ok());
+      CHECK(*names == std::vector<std::string>{"img_0_of_4.npz", "img_1_of_4.npz", "img_2_of_4.npz",
+                                               "img_3_of_4.npz"});
+      // A subset of the dataset on S3, found by listing, a stray object beside it ignored.
+      auto stray = s3->Open(train + "/notes.txt", OpenMode::kWrite);
+      REQUIRE(stray.ok());
+      REQUIRE((*stray)->Close().ok());
+      auto subset = RunCommand("timeout 120 " + DlioRun() + " --config " + yaml + shrink +
+                               " --set dataset.num_files_train=2 --no-generate --set "
+                               "output.folder=" +
+                               dir / ("subset-" + type));
+      INFO(subset.output);
+      REQUIRE(subset.exit_code == 0);
+      CHECK(subset.output.find("train epoch 1: 1 steps") != std::string::npos);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dlio

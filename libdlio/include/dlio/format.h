@@ -223,8 +223,12 @@ class Format {
  public:
   virtual ~Format() = default;
   virtual std::string name() const = 0;
-  // File name extension without the dot ("npz"); "" for formats without files (synthetic).
+  // File name extension without the dot ("npz"); "" for formats without files (synthetic). The
+  // generator names its files with it, as the Python DLIO names them (hdf5: "hdf5").
   virtual std::string extension() const = 0;
+  // Every extension a dataset's files of this format may carry when they are listed (the first is
+  // extension()): hdf5 also takes "h5", which h5py programs write. Default: extension() alone.
+  virtual std::vector<std::string> read_extensions() const { return {extension()}; }
   // Whether samples within one file may differ in size (false: the generator draws one size per
   // file, as DLIO does for npz/npy).
   virtual bool variable_sample_sizes() const = 0;

@@ -26,6 +26,19 @@ enum class Split { kTrain, kEval };
 std::vector<std::string> DatasetFiles(const DatasetConfig& dataset, const Format& format,
                                       Split split);
 
+// The file paths a run reads for one split, found as the Python DLIO finds them: the entries of
+// <data_folder>/train/ (valid/ for eval) or, with num_subfolders_* > 1, of its subfolders, whose
+// names end with "." and one of format.read_extensions() (hdf5: .hdf5 or .h5), not hidden ("."),
+// not a companion of another (Format::CompanionFiles under `options`), sorted by name (base name
+// with subfolders), the first num_files_* of them. So a run may use a subset of a larger dataset,
+// and stray files are ignored. NotFound naming the folder and the key when fewer are present.
+// Formats without files, a split of 0 files and storages whose List is Unimplemented get
+// DatasetFiles. Every rank lists the same folder, so all ranks agree on the list.
+Result<std::vector<std::string>> ListDatasetFiles(const DatasetConfig& dataset,
+                                                  const Format& format,
+                                                  const FormatOptions& options, Split split,
+                                                  Storage* storage);
+
 // The sample sizes of file `file_index` of a split: record_length_bytes +- stdev (normal, clipped
 // to >= 1), seeded from (seed, split, file_index); one size for the whole file when the format
 // cannot hold variable sizes. Deterministic: the same config gives the same sizes on any rank.

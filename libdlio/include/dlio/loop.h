@@ -139,9 +139,10 @@ struct LoopParts {
   uint64_t reserved_bytes = 0;  // pipeline->stats().reserved_bytes once built
 };
 
-// Builds the loop over `split`'s files (DatasetFiles) from `config`, which should be validated and
-// passed through ResolvePaths and ScaleConfig (as RunWorkload does). Errors name the config key or
-// the registry name that failed.
+// Builds the loop over `split`'s files (ListDatasetFiles: the first num_files_* of the split's
+// folder, sorted by name, as the Python DLIO finds them) from `config`, which should be validated
+// and passed through ResolvePaths and ScaleConfig (as RunWorkload does). Errors name the config key
+// or the registry name that failed.
 Result<LoopParts> MakeLoopParts(const WorkloadConfig& config, Split split, const LoopEnv& env);
 
 }  // namespace dlio

@@ -140,7 +140,8 @@ std::vector<KeySpec> BuildTable() {
   // dataset
   add(String("dataset.data_folder", DLIO_FIELD(std::string, dataset.data_folder),
              "dataset root; train files go to `data_folder/train`, eval files to "
-             "`data_folder/valid` (trailing '/' removed)",
+             "`data_folder/valid` (trailing '/' removed); DLIO's `s3://bucket/prefix` names the "
+             "bucket (not prefixed with storage.storage_root)",
              kStripSlash | kNonEmpty));
   add(String("dataset.format", DLIO_FIELD(std::string, dataset.format),
              "file format, a Format registry name (npz, npy, hdf5, tfrecord, csv, "
@@ -149,9 +150,11 @@ std::vector<KeySpec> BuildTable() {
   add(String("dataset.file_prefix", DLIO_FIELD(std::string, dataset.file_prefix),
              "file name prefix: `prefix_i_of_n.ext`", kNonEmpty));
   add(Uint("dataset.num_files_train", DLIO_FIELD(uint64_t, dataset.num_files_train), {0, k4Gi},
-           "number of training files"));
+           "number of training files: a run reads the first ones of `data_folder/train` sorted "
+           "by name (more may be there; docs/formats.md)"));
   add(Uint("dataset.num_files_eval", DLIO_FIELD(uint64_t, dataset.num_files_eval), {0, k4Gi},
-           "number of evaluation files"));
+           "number of evaluation files: a run reads the first ones of `data_folder/valid` "
+           "sorted by name"));
   add(Uint("dataset.num_samples_per_file", DLIO_FIELD(uint64_t, dataset.num_samples_per_file),
            {1, kTiB}, "samples (records) per file"));
   add(Uint("dataset.record_length_bytes", DLIO_FIELD(uint64_t, dataset.record_length_bytes),

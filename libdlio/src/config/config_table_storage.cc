@@ -5,10 +5,19 @@
 namespace dlio::config_internal {
 namespace {
 
-std::string StorageTypeSetter(WorkloadConfig&, const std::string& value, std::string* note) {
+// AIStore's S3 endpoint when storage.storage_options.endpoint_url does not name one.
+constexpr const char* kAistoreEndpoint = "http://localhost:8080/s3";
+
+std::string StorageTypeSetter(WorkloadConfig& c, const std::string& value, std::string* note) {
   if (value == "local_fs") {
     *note = "storage.storage_type 'local_fs' (DLIO) maps to dlio's 'posix'";
     return "posix";
+  }
+  if (value == "aistore") {
+    // AIStore serves the S3 API under /s3 of its proxy; DLIO's AIStore default is localhost:8080.
+    if (c.storage.s3_endpoint_url.empty()) c.storage.s3_endpoint_url = kAistoreEndpoint;
+    *note = "storage.storage_type 'aistore' (DLIO) maps to dlio's 's3' through AIStore's S3 API";
+    return "s3";
   }
   return value;
 }
@@ -19,7 +28,8 @@ void AddStorageKeys(std::vector<KeySpec>* t) {
   auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
   add(String(
       "storage.storage_type", DLIO_FIELD(std::string, storage.storage_type),
-      "storage registry name: posix (DLIO's local_fs maps here), memory, slow, mpiio, tiered, s3; "
+      "storage registry name: posix (DLIO's local_fs maps here), memory, slow, mpiio, tiered, s3 "
+      "(DLIO's aistore maps here, its endpoint_url defaulting to http://localhost:8080/s3); "
       "others are checked at run time",
       kNonEmpty, StorageTypeSetter));
   add(String("storage.storage_root", DLIO_FIELD(std::string, storage.storage_root),

@@ -249,7 +249,8 @@ WorkloadConfig ResolvePaths(const WorkloadConfig& in) {
   const std::string& root = c.storage.storage_root;
   if (root.empty() || root == "./" || root == ".") return c;
   auto prefix = [&root](std::string* folder) {
-    if (!folder->empty() && (*folder)[0] != '/') {
+    // A URL (DLIO's data_folder s3://bucket/prefix) names its bucket itself, as in DLIO.
+    if (!folder->empty() && (*folder)[0] != '/' && folder->find("://") == std::string::npos) {
       *folder = root + (root.back() == '/' ? "" : "/") + *folder;
     }
   };

@@ -167,8 +167,10 @@ typedef struct dlio_stats {
  * train.computation_time, train.seed; storage.storage_root applied; output.trace writes
  * output.folder/trace-<rank>-of-<world>.pfw when the loader is freed). The config is validated and
  * copied. The pipeline's threads start here. With a "random" file or sample shuffle and world > 1
- * use dlio_loader_create_ex (every rank must use the same random seed). The dataset is not opened
- * until the first read: a missing file surfaces from dlio_loader_next, naming it.
+ * use dlio_loader_create_ex (every rank must use the same random seed). The split's folder is
+ * listed here, as the Python DLIO finds its files (the first dataset.num_files_* by name): too few
+ * files is DLIO_NOT_FOUND naming the folder and the key. Files are not opened until the first
+ * read: one that cannot be read surfaces from dlio_loader_next, naming it.
  * Thread-safe (with respect to `config`). */
 DLIO_C_API int dlio_loader_create(const dlio_config* config, int rank, int world,
                                   dlio_loader** out);

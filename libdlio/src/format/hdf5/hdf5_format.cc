@@ -56,7 +56,9 @@ class Hdf5Format final : public Format {
   }
 
   std::string name() const override { return "hdf5"; }
-  std::string extension() const override { return "h5"; }
+  // The Python DLIO writes and lists ".hdf5"; h5py programs often write ".h5".
+  std::string extension() const override { return "hdf5"; }
+  std::vector<std::string> read_extensions() const override { return {"hdf5", "h5"}; }
   bool variable_sample_sizes() const override { return true; }
   // Collective reads go through parallel HDF5 (one collective H5Dread per sample), not through the
   // storage's collective files, whose HDF5 metadata reads would differ per rank.

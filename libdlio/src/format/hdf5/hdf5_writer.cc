@@ -2,6 +2,7 @@
 // driver in blocks of whole chunks, and the metadata file.
 #include <algorithm>
 #include <functional>
+#include <string_view>
 
 #include "format/content.h"
 #include "format/hdf5/hdf5_internal.h"
@@ -52,6 +53,12 @@ Result<Hid> CreateDataset(Hdf5Call& call, hid_t file, const std::string& path, c
   DLIO_ASSIGN_OR_RETURN(Hid dapl, ChunkCacheDapl(call, chunk_bytes, false));
   Hid dset(H5Dcreate2(file, name, type, space.get(), H5P_DEFAULT, dcpl.get(), dapl.get()));
   if (!dset.valid()) return call.Error(StatusCode::kInvalidArgument, what);
+  // The Python DLIO reads /records_<i> (i < hdf5.num_dset_per_record): the samples also answer to
+  // /records_0, a second link to the same dataset (no data).
+  if (std::string_view(name) == "records" &&
+      H5Lcreate_hard(file, name, file, "records_0", H5P_DEFAULT, H5P_DEFAULT) < 0) {
+    return call.Error(StatusCode::kIOError, path + ": linking /records_0 to /records");
+  }
   return dset;
 }
 

@@ -25,9 +25,11 @@ std::string Env(const char* name) {
 }
 
 // "s3://b/./a//k/" -> "b/a/k": empty and "." segments mean nothing in a key (storage_root "./"
-// style prefixes).
+// style prefixes). DLIO's data folders are URLs: s3://bucket/prefix, ais://bucket/prefix (AIStore).
 std::string Normalize(std::string path) {
-  if (path.rfind("s3://", 0) == 0) path.erase(0, 5);
+  for (const char* scheme : {"s3://", "ais://"}) {
+    if (path.rfind(scheme, 0) == 0) path.erase(0, std::string_view(scheme).size());
+  }
   std::string out;
   size_t at = 0;
   while (at <= path.size()) {
