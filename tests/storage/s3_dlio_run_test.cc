@@ -83,7 +83,7 @@ TEST_CASE("every format generated onto s3 is byte-identical to posix's and train
       REQUIRE(g.exit_code == 0);
       CHECK(g.output.find("train epoch 1") != std::string::npos);
       // The reads are traced in category S3, as GetObject.
-      const std::string trace = testing::ReadTextFile(out + "/trace-0.pfw");
+      const std::string trace = testing::ReadTextFile(out + "/trace-0-of-1.pfw");
       CHECK(trace.find("\"cat\":\"S3\"") != std::string::npos);
       CHECK(trace.find("\"name\":\"GetObject\"") != std::string::npos);
       int files = 0;
