@@ -119,6 +119,9 @@ dlio::Result<YAML::Node> LoadWorkloadNode(const std::string& config_dir, const s
     }
     *source = "built-in preset '" + name + "'";
     node = YAML::Load(preset->yaml);
+    if (node.IsMap() && node["workload"] && node.size() == 1) node = node["workload"];
+    // A preset's output.folder is dlio-run's layout; here the outputs go to hydra.run.dir.
+    if (node.IsMap() && node["output"] && node["output"].IsMap()) node["output"].remove("folder");
   }
   if (node.IsMap() && node["workload"] && node.size() == 1) node = node["workload"];
   if (node.IsNull()) node = YAML::Node(YAML::NodeType::Map);

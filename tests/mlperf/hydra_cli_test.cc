@@ -110,6 +110,9 @@ TEST_CASE("dlio_benchmark composes as Hydra: defaults list, workload file, overr
       Parse({"workload=default", "--config-dir=" + dir / "c", "++hydra.run.dir=out/${now:%Y}"}));
   REQUIRE(preset.ok());
   CHECK(preset->source == "built-in preset 'default'");
+  auto preset_config = ConfigFromComposition(*preset, nullptr);
+  REQUIRE(preset_config.ok());
+  CHECK(preset_config->output.folder == preset->run_dir);  // not the preset's ./output/default
   CHECK(preset->run_dir.size() == std::string("out/2026").size());
   auto missing = ComposeHydraConfig(Parse({"workload=nope", "--config-dir=" + dir / "c"}));
   REQUIRE_FALSE(missing.ok());
