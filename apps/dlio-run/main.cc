@@ -14,14 +14,10 @@
 //   dlio-run fit prof -o workload.yaml
 //   dlio-run cache-serve cache.yaml --socket /tmp/dlio-cache.sock [--stats-json stats.json]
 //   dlio-run sweep --config cfg.yaml --vary reader.read_threads=1,2,4 [--until-au-below 70]
-#include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -29,11 +25,9 @@
 #include "analyze.h"
 #include "cache_serve.h"
 #include "compare.h"
-#include "dlio/comm.h"
 #include "dlio/config.h"
 #include "dlio/registries.h"
 #include "dlio/runner.h"
-#include "dlio/str_cat.h"
 #include "dlio/tracer.h"
 #include "dlio/version.h"
 #include "dlio/workloads.h"
@@ -49,11 +43,9 @@ namespace {
 
 using dlio_run::BuildConfig;
 using dlio_run::Fail;
-using dlio_run::IsConfigError;
 using dlio_run::kExitOk;
 using dlio_run::kExitRunError;
 using dlio_run::kExitUsage;
-using dlio_run::ProgressLine;
 using dlio_run::RunFlags;
 
 int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc, char*** argv) {
