@@ -130,3 +130,28 @@ TEST_CASE("config refusals found before the run exit 2 in both programs") {
     CHECK(bench.output.find(message) != std::string::npos);
   }
 }
+
+TEST_CASE("dlio_benchmark's summary.json has DLIO's eval_* keys, MB = 2^20 bytes") {
+  TempDir dir;
+  auto r = RunCommand(Bin("dlio_benchmark") + " workload=default ++hydra.run.dir=" + dir / "run" +
+                      " ++workload.dataset.data_folder=" + dir / "data" +
+                      " ++workload.dataset.num_files_train=2 ++workload.dataset.num_files_eval=2"
+                      " ++workload.dataset.record_length_bytes=4096 ++workload.train.epochs=1"
+                      " ++workload.workflow.evaluation=True ++workload.evaluation.eval_time=0"
+                      " ++workload.train.computation_time=0 ++workload.workflow.checkpoint=False");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const json s = LoadJson(dir / "run/summary.json");  // not the preset's ./output/default
+  CHECK(s["num_files_eval"] == 2);
+  const json& m = s["metric"];
+  for (const char* key :
+       {"eval_au_percentage", "eval_au_mean_percentage", "eval_au_stdev_percentage",
+        "eval_au_meet_expectation", "eval_throughput_samples_per_second",
+        "eval_throughput_mean_samples_per_second", "eval_throughput_stdev_samples_per_second",
+        "eval_io_mean_MB_per_second", "eval_io_stdev_MB_per_second"}) {
+    CHECK(m.contains(key));
+  }
+  // Every eval sample is 4096 bytes: MiB/s = samples/s x 4096 / 2^20.
+  CHECK(m["eval_io_mean_MB_per_second"].get<double>() ==
+        Approx(m["eval_throughput_mean_samples_per_second"].get<double>() * 4096 / (1 << 20)));
+}
