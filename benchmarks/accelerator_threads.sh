@@ -71,7 +71,7 @@ for f in glob.glob(out + "/*_output.json"):
         overhead += [l + b for l, b in zip(epoch["load"], epoch["barrier"])]
 print("| %s x %s | %s | %.1f%% | %.1f%% | %.0f | %.0f | %.0f |" % (
     p, k, t, m["train_au_mean_percentage"], sum(lowest) / len(lowest),
-    m["train_throughput_mean_samples_per_second"], m["train_io_mean_MB_per_second"],
+    m["train_throughput_mean_samples_per_second"], m["train_io_mean_SI_MB_per_second"],
     1e6 * sum(overhead) / max(1, len(overhead))))
 EOF
   done

@@ -14,14 +14,10 @@
 //   dlio-run fit prof -o workload.yaml
 //   dlio-run cache-serve cache.yaml --socket /tmp/dlio-cache.sock [--stats-json stats.json]
 //   dlio-run sweep --config cfg.yaml --vary reader.read_threads=1,2,4 [--until-au-below 70]
-#include <spdlog/spdlog.h>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -29,11 +25,9 @@
 #include "analyze.h"
 #include "cache_serve.h"
 #include "compare.h"
-#include "dlio/comm.h"
 #include "dlio/config.h"
 #include "dlio/registries.h"
 #include "dlio/runner.h"
-#include "dlio/str_cat.h"
 #include "dlio/tracer.h"
 #include "dlio/version.h"
 #include "dlio/workloads.h"
@@ -42,17 +36,16 @@
 #include "profile.h"
 #include "report.h"
 #include "run_common.h"
+#include "run_workload.h"
 #include "sweep.h"
 
 namespace {
 
 using dlio_run::BuildConfig;
 using dlio_run::Fail;
-using dlio_run::IsConfigError;
 using dlio_run::kExitOk;
 using dlio_run::kExitRunError;
 using dlio_run::kExitUsage;
-using dlio_run::ProgressLine;
 using dlio_run::RunFlags;
 
 int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc, char*** argv) {
@@ -61,68 +54,7 @@ int Run(const RunFlags& f, const std::vector<std::string>& overrides, int* argc,
   std::vector<std::string> warnings;
   auto config_or = BuildConfig(f, overrides, registries, &warnings);
   if (!config_or.ok()) return Fail(config_or.status(), kExitUsage);
-  const dlio::WorkloadConfig& config = *config_or;
-
-  // MPI is initialized only once the command line and config are known good, so a usage error
-  // exits every rank with code 2 without MPI having to be torn down. The mpiio storage needs MPI
-  // even in a single process (an MPI singleton).
-  auto comm_or = dlio::MakeComm(dlio_run::CommNameFor(f, config, registries), argc, argv);
-  if (!comm_or.ok()) return Fail(comm_or.status(), kExitRunError);
-  std::unique_ptr<dlio::Comm> comm = std::move(comm_or).value();
-  const int rank = comm->rank();
-  const int world = comm->size();
-
-  std::error_code ec;
-  std::filesystem::create_directories(config.output.folder, ec);
-  const std::string log_file = config.output.log_file.empty() || ec || rank != 0
-                                   ? ""
-                                   : config.output.folder + "/" + config.output.log_file;
-  auto logger = dlio_run::MakeLogger(log_file, f.quiet, rank, world);
-  logger->set_level(dlio_run::SpdlogLevel(config.output.log_level));
-  if (rank == 0) {
-    for (const auto& w : warnings) logger->warn("{}", w);
-  }
-
-  ProgressLine progress(config.output.progress && !f.quiet && rank == 0 && isatty(STDERR_FILENO));
-  dlio::RunEnv env;
-  env.comm = comm.get();
-  env.registries = &registries;
-  env.force_generate = f.force;
-  dlio_run::WireRunEnv(logger.get(), &progress, &env);
-
-  // A config that cannot run here (an epoch without a step, more memory or disk than the host
-  // has, an unknown format) is a usage error: exit 2 on every rank, before anything is written.
-  if (auto fits = dlio::PreflightRun(config, env); !fits.ok()) {
-    progress.Finish();
-    if (rank == 0) Fail(fits, kExitUsage);
-    return IsConfigError(fits) ? kExitUsage : kExitRunError;
-  }
-  const uint64_t per_process = config.train.accelerators_per_process;
-  const std::string accelerators =
-      per_process > 1 ? dlio::StrCat(" x ", per_process, " accelerator threads") : std::string();
-  logger->info(
-      "dlio {}: workload '{}' (format {}, data in {}, outputs in {}, {} comm, {} {}{})",
-      dlio::kVersion, config.name, config.dataset.format, config.dataset.data_folder,
-      config.output.folder, comm->name(), world,
-      per_process > 1 ? (world == 1 ? "process" : "processes") : (world == 1 ? "rank" : "ranks"),
-      accelerators);
-  auto report = dlio::RunWorkload(config, env);
-  progress.Finish();
-  if (!report.ok()) {
-    logger->error("{}", report.status().ToString());
-    logger->flush();
-    // The runner aborts the job itself on errors once it runs; this covers the ones before.
-    if (world > 1) comm->Abort(report.status());
-    return kExitRunError;
-  }
-  logger->flush();
-  if (report->rank == 0) {
-    std::fputs(report->summary_text.c_str(), stdout);
-    if (report->output_folder.size()) {
-      std::printf("  outputs: %s/summary.json\n", report->output_folder.c_str());
-    }
-  }
-  return kExitOk;
+  return dlio_run::RunConfig(f, registries, *config_or, warnings, argc, argv);
 }
 
 int TraceMerge(const std::string& output, const std::vector<std::string>& inputs) {

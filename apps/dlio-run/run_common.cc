@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
 
 #include "dlio/comm.h"
 #include "dlio/str_cat.h"
@@ -65,8 +66,14 @@ dlio::Result<std::vector<std::string>> OverridesFrom(const std::vector<std::stri
   return overrides;
 }
 
+namespace {
+const char* program_name = "dlio-run";
+}  // namespace
+
+void SetProgramName(const char* name) { program_name = name; }
+
 int Fail(const dlio::Status& status, int code) {
-  std::fprintf(stderr, "dlio-run: error: %s\n", status.ToString().c_str());
+  std::fprintf(stderr, "%s: error: %s\n", program_name, status.ToString().c_str());
   return code;
 }
 
@@ -130,6 +137,18 @@ std::shared_ptr<spdlog::logger> MakeLogger(const std::string& log_file, bool qui
   }
   auto logger = std::make_shared<spdlog::logger>("dlio", sinks.begin(), sinks.end());
   logger->flush_on(spdlog::level::warn);
+  return logger;
+}
+
+std::shared_ptr<spdlog::logger> MakeRunLogger(const dlio::WorkloadConfig& config, bool quiet,
+                                              int rank, int world) {
+  std::error_code ec;
+  std::filesystem::create_directories(config.output.folder, ec);
+  const std::string log_file = config.output.log_file.empty() || ec || rank != 0
+                                   ? ""
+                                   : config.output.folder + "/" + config.output.log_file;
+  auto logger = MakeLogger(log_file, quiet, rank, world);
+  logger->set_level(SpdlogLevel(config.output.log_level));
   return logger;
 }
 

@@ -39,6 +39,8 @@ struct RunFlags {
   std::string log_level;
   bool quiet = false;
   std::string comm = "auto";
+  // summary.json and the per-rank files (dlio_benchmark: not for a generate-only run, as DLIO).
+  bool write_outputs = true;
 };
 
 // Declares --config, --workload, --set, --generate, --no-generate, --no-train, --output, --trace,
@@ -49,7 +51,10 @@ void AddRunOptions(CLI::App* app, RunFlags* flags);
 // first that is neither.
 dlio::Result<std::vector<std::string>> OverridesFrom(const std::vector<std::string>& extras);
 
-// Prints "dlio-run: error: <status>" to stderr and returns `code`.
+// The name Fail prints ("dlio-run" unless set; dlio_benchmark sets its own). Call it first in main.
+void SetProgramName(const char* name);
+
+// Prints "<program>: error: <status>" to stderr and returns `code`.
 int Fail(const dlio::Status& status, int code);
 
 // The workload: the config file or preset, then `overrides`, the --set values, then `last` (a
@@ -74,6 +79,11 @@ std::shared_ptr<spdlog::logger> MakeLogger(const std::string& log_file, bool qui
                                            int world = 1);
 
 spdlog::level::level_enum SpdlogLevel(dlio::LogLevel level);
+
+// A run's logger: MakeLogger with rank 0's output.folder/output.log_file (the folder created) at
+// output.log_level.
+std::shared_ptr<spdlog::logger> MakeRunLogger(const dlio::WorkloadConfig& config, bool quiet,
+                                              int rank, int world);
 
 // A single progress line, redrawn in place on a terminal at most ~10 times a second.
 class ProgressLine {

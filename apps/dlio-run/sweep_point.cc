@@ -71,13 +71,7 @@ dlio::Result<dlio::SweepMeasurement> RunSweepPoint(const dlio::WorkloadConfig& c
                                                    const SweepPointEnv& point_env) {
   const int rank = point_env.comm->rank();
   const int world = point_env.comm->size();
-  std::error_code ec;
-  std::filesystem::create_directories(config.output.folder, ec);
-  const std::string log_file = config.output.log_file.empty() || ec || rank != 0
-                                   ? ""
-                                   : config.output.folder + "/" + config.output.log_file;
-  auto logger = MakeLogger(log_file, point_env.quiet, rank, world);
-  logger->set_level(SpdlogLevel(config.output.log_level));
+  auto logger = MakeRunLogger(config, point_env.quiet, rank, world);
   ProgressLine progress(config.output.progress && !point_env.quiet && rank == 0 &&
                         isatty(STDERR_FILENO));
   dlio::RunEnv env;

@@ -341,10 +341,10 @@ TEST_CASE("summary.json reports epoch 1 apart from the steady state, and the buf
   // Every epoch: 2 steps of 40 ms of reads (4 x 10 ms, inline) and 500 ms of compute.
   CHECK(m["train_first_epoch_au_percentage"].get<double>() == Approx(100.0 * 1000 / 1080));
   CHECK(m["train_first_epoch_throughput_samples_per_second"].get<double>() == Approx(8 / 1.08));
-  CHECK(m["train_first_epoch_io_MB_per_second"].get<double>() == Approx(8 * 64 / 1.08 / 1e6));
+  CHECK(m["train_first_epoch_io_SI_MB_per_second"].get<double>() == Approx(8 * 64 / 1.08 / 1e6));
   CHECK(m["train_steady_au_mean_percentage"].get<double>() == Approx(100.0 * 1000 / 1080));
   CHECK(m["train_steady_throughput_mean_samples_per_second"].get<double>() == Approx(8 / 1.08));
-  CHECK(m["train_steady_io_mean_MB_per_second"].get<double>() == Approx(8 * 64 / 1.08 / 1e6));
+  CHECK(m["train_steady_io_mean_SI_MB_per_second"].get<double>() == Approx(8 * 64 / 1.08 / 1e6));
   CHECK(m["train_first_epoch_to_steady_throughput_ratio"].get<double>() == Approx(1.0));
   // The pool: (prefetch_size 2 + 1 + 1) batches of 4 samples of 64 bytes, touched before epoch 1
   // (the fake clock does not move while the pipeline is built).

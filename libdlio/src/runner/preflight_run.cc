@@ -2,12 +2,14 @@
 
 #include <memory>
 
+#include "dlio/checkpointer.h"
 #include "dlio/loop.h"
 #include "dlio/preflight.h"
 #include "dlio/registries.h"
 #include "dlio/runner.h"
 #include "dlio/str_cat.h"
 #include "runner/accelerators.h"
+#include "runner/checkpoint_options.h"
 
 namespace dlio {
 
@@ -33,6 +35,23 @@ Status AgreedPreflight(const WorkloadConfig& config, const Format* format, Comm*
 
 namespace {
 
+// Config refusals that only the rank count or the registries reveal (the run would stop on them
+// mid-way, exit 1): here they are InvalidArgument / NotFound before anything runs, so exit 2.
+Status CheckConfigForRun(const WorkloadConfig& c, int world, const Registries& registries) {
+  if (auto s = registries.storages.Get(c.storage.storage_type); !s.ok()) {
+    return s.status().WithContext("storage.storage_type");
+  }
+  if (c.workflow.checkpoint && !c.checkpoint.storage_type.empty()) {
+    if (auto s = registries.storages.Get(c.checkpoint.storage_type); !s.ok()) {
+      return s.status().WithContext("checkpoint.storage_type");
+    }
+  }
+  if (c.workflow.checkpoint && CheckpointTypeFor(c) == "transformer") {
+    DLIO_RETURN_NOT_OK(PlanTransformerCheckpoint(TransformerModelFor(c), 0, world).status());
+  }
+  return Status::OK();
+}
+
 // One rank's check (an accelerator thread's, when a process emulates several).
 Status PreflightRank(const WorkloadConfig& input, const RunEnv& env) {
   Comm* comm = env.comm;
@@ -45,6 +64,7 @@ Status PreflightRank(const WorkloadConfig& input, const RunEnv& env) {
   }
   DLIO_ASSIGN_OR_RETURN(const WorkloadConfig config,
                         ScaleConfig(ResolvePaths(input), comm->size()));
+  DLIO_RETURN_NOT_OK(CheckConfigForRun(config, comm->size(), *registries));
   std::unique_ptr<Format> format;
   if (config.workflow.generate_data || config.workflow.train) {
     DLIO_ASSIGN_OR_RETURN(auto factory, registries->formats.Get(config.dataset.format));

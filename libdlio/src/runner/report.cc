@@ -14,6 +14,7 @@
 #include "dlio/cache_server.h"
 #include "dlio/metrics.h"
 #include "dlio/version.h"
+#include "runner/summary_hosts.h"
 
 namespace dlio {
 namespace {
@@ -146,29 +147,32 @@ json RankDigest(const RunReport& r) {
   }
   json ck = json::array();
   for (const auto& cp : r.checkpoints) ck.push_back(cp.write_ns * 1e-9);
-  return {{"rank", r.rank},
-          {"hostname", HostName()},
-          {"au_percentage", au},
-          {"throughput_samples_per_second", tp},
-          {"io_MB_per_second", io},
-          {"steps", steps},
-          {"samples", samples},
-          {"checkpoint_seconds", ck},
-          {"read_bytes", r.io.read_bytes},
-          {"read_ops", r.io.read_ops},
-          {"write_bytes", r.io.write_bytes},
-          {"write_ops", r.io.write_ops},
-          {"files_generated", r.generate.files_written},
-          {"files_skipped", r.generate.files_skipped},
-          {"bytes_generated", r.generate.bytes_written},
-          {"generate_seconds", r.generate.duration_ns * 1e-9}};
+  json digest = {{"rank", r.rank},
+                 {"hostname", HostName()},
+                 {"au_percentage", au},
+                 {"throughput_samples_per_second", tp},
+                 {"io_MB_per_second", io},
+                 {"steps", steps},
+                 {"samples", samples},
+                 {"checkpoint_seconds", ck},
+                 {"read_bytes", r.io.read_bytes},
+                 {"read_ops", r.io.read_ops},
+                 {"write_bytes", r.io.write_bytes},
+                 {"write_ops", r.io.write_ops},
+                 {"files_generated", r.generate.files_written},
+                 {"files_skipped", r.generate.files_skipped},
+                 {"bytes_generated", r.generate.bytes_written},
+                 {"generate_seconds", r.generate.duration_ns * 1e-9}};
+  AddHostDigest(&digest);
+  return digest;
 }
 
 constexpr double kGB = 1e9;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // DLIO's checkpoint metrics for saves or loads: per checkpoint the slowest rank's duration and
-// size / that duration, then mean and stdev over checkpoints; GB = 10^9, GiB = 2^30 bytes.
+// size / that duration, then mean and stdev over checkpoints. DLIO's GB is 2^30 bytes (= GiB);
+// the SI_ figures are 10^9 (GB) and 10^6 (MB) bytes.
 void AddCheckpointOps(const std::string& prefix, const std::vector<CheckpointOpSummary>& ops,
                       json* metric) {
   std::vector<double> seconds, rate_gb;
@@ -183,11 +187,13 @@ void AddCheckpointOps(const std::string& prefix, const std::vector<CheckpointOpS
   (*metric)[prefix + "_duration_seconds"] = seconds;
   (*metric)[prefix + "_duration_mean_seconds"] = d.mean;
   (*metric)[prefix + "_duration_stdev_seconds"] = d.stdev;
-  (*metric)[prefix + "_io_GB_per_second"] = rate_gb;
-  (*metric)[prefix + "_io_mean_GB_per_second"] = g.mean;
-  (*metric)[prefix + "_io_stdev_GB_per_second"] = g.stdev;
+  (*metric)[prefix + "_io_SI_GB_per_second"] = rate_gb;
+  (*metric)[prefix + "_io_mean_SI_GB_per_second"] = g.mean;
+  (*metric)[prefix + "_io_stdev_SI_GB_per_second"] = g.stdev;
+  (*metric)[prefix + "_io_mean_SI_MB_per_second"] = g.mean * kGB / kMB;
+  (*metric)[prefix + "_io_mean_GB_per_second"] = g.mean * kGB / kGiB;
+  (*metric)[prefix + "_io_stdev_GB_per_second"] = g.stdev * kGB / kGiB;
   (*metric)[prefix + "_io_mean_GiB_per_second"] = g.mean * kGB / kGiB;
-  (*metric)[prefix + "_io_mean_MB_per_second"] = g.mean * kGB / kMB;
 }
 
 json StorageRules(const StorageRulesCheck& check) {
@@ -210,11 +216,11 @@ void AddFirstEpochMetrics(const RunReport& r, json* metric) {
   if (r.epochs.empty()) return;
   (*metric)["train_first_epoch_au_percentage"] = r.first_epoch_au_percent;
   (*metric)["train_first_epoch_throughput_samples_per_second"] = r.first_epoch_samples_per_s;
-  (*metric)["train_first_epoch_io_MB_per_second"] = r.first_epoch_bytes_per_s / kMB;
+  (*metric)["train_first_epoch_io_SI_MB_per_second"] = r.first_epoch_bytes_per_s / kMB;
   if (r.epochs.size() >= 2) {
     (*metric)["train_steady_au_mean_percentage"] = r.steady_au_mean_percent;
     (*metric)["train_steady_throughput_mean_samples_per_second"] = r.steady_samples_per_s_mean;
-    (*metric)["train_steady_io_mean_MB_per_second"] = r.steady_bytes_per_s_mean / kMB;
+    (*metric)["train_steady_io_mean_SI_MB_per_second"] = r.steady_bytes_per_s_mean / kMB;
     (*metric)["train_first_epoch_to_steady_throughput_ratio"] =
         r.steady_samples_per_s_mean > 0 ? r.first_epoch_samples_per_s / r.steady_samples_per_s_mean
                                         : 0.0;
@@ -242,6 +248,27 @@ void AddPerAcceleratorMetrics(const RunReport& r, const std::vector<json>& ranks
       r.throughput_mean_samples_per_s / std::max(1, r.world);
 }
 
+// DLIO's eval_* metrics (its MB = 2^20 bytes) over the evaluation epochs.
+void AddEvalMetrics(const WorkloadConfig& c, const RunReport& r, json* metric) {
+  std::vector<double> eau, etp, eio;
+  for (const auto& e : r.eval_epochs) {
+    eau.push_back(e.au_percent_mean);
+    etp.push_back(e.samples_per_s_sum);
+    eio.push_back(e.bytes_per_s_sum / kMiB);
+  }
+  const MeanStdev au = ComputeMeanStdev(eau), tp = ComputeMeanStdev(etp),
+                  io = ComputeMeanStdev(eio);
+  (*metric)["eval_au_percentage"] = eau;
+  (*metric)["eval_au_mean_percentage"] = au.mean;
+  (*metric)["eval_au_stdev_percentage"] = au.stdev;
+  (*metric)["eval_au_meet_expectation"] = au.mean >= 100.0 * c.metric.au ? "success" : "fail";
+  (*metric)["eval_throughput_samples_per_second"] = etp;
+  (*metric)["eval_throughput_mean_samples_per_second"] = tp.mean;
+  (*metric)["eval_throughput_stdev_samples_per_second"] = tp.stdev;
+  (*metric)["eval_io_mean_MB_per_second"] = io.mean;
+  (*metric)["eval_io_stdev_MB_per_second"] = io.stdev;
+}
+
 json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json>& ranks,
              int64_t start_us, int64_t end_us) {
   json metric;
@@ -262,31 +289,25 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     metric["train_throughput_samples_per_second"] = tp;
     metric["train_throughput_mean_samples_per_second"] = r.throughput_mean_samples_per_s;
     metric["train_throughput_stdev_samples_per_second"] = r.throughput_stdev_samples_per_s;
-    metric["train_io_MB_per_second"] = io_mb;
-    metric["train_io_mean_MB_per_second"] = r.io_mean_bytes_per_s / kMB;
-    metric["train_io_stdev_MB_per_second"] = r.io_stdev_bytes_per_s / kMB;
+    // DLIO's MB is 2^20 bytes (= MiB); the SI_ figures are 10^6 bytes.
+    metric["train_io_mean_MB_per_second"] = r.io_mean_bytes_per_s / kMiB;
+    metric["train_io_stdev_MB_per_second"] = r.io_stdev_bytes_per_s / kMiB;
+    metric["train_io_SI_MB_per_second"] = io_mb;
+    metric["train_io_mean_SI_MB_per_second"] = r.io_mean_bytes_per_s / kMB;
+    metric["train_io_stdev_SI_MB_per_second"] = r.io_stdev_bytes_per_s / kMB;
     metric["train_io_MiB_per_second"] = io_mib;
     metric["train_io_mean_MiB_per_second"] = r.io_mean_bytes_per_s / kMiB;
     metric["train_io_stdev_MiB_per_second"] = r.io_stdev_bytes_per_s / kMiB;
     AddFirstEpochMetrics(r, &metric);
     AddPerAcceleratorMetrics(r, ranks, &metric);
   }
-  if (!r.eval_epochs.empty()) {
-    std::vector<double> eau, etp;
-    for (const auto& e : r.eval_epochs) {
-      eau.push_back(e.au_percent_mean);
-      etp.push_back(e.samples_per_s_sum);
-    }
-    metric["eval_au_percentage"] = eau;
-    metric["eval_au_mean_percentage"] = ComputeMeanStdev(eau).mean;
-    metric["eval_throughput_samples_per_second"] = etp;
-    metric["eval_throughput_mean_samples_per_second"] = ComputeMeanStdev(etp).mean;
-  }
+  if (!r.eval_epochs.empty()) AddEvalMetrics(c, r, &metric);
   if (!r.checkpoint_type.empty()) metric["checkpoint_type"] = r.checkpoint_type;
   if (!r.checkpoint_saves_all.empty()) {
     metric["checkpoint_count"] = r.checkpoint_saves_all.size();
     metric["checkpoint_size_bytes"] = r.checkpoint_bytes_total;
-    metric["checkpoint_size_GB"] = r.checkpoint_bytes_total / kGB;
+    metric["checkpoint_size_GB"] = r.checkpoint_bytes_total / kGiB;  // DLIO's GB = 2^30 bytes
+    metric["checkpoint_size_SI_GB"] = r.checkpoint_bytes_total / kGB;
     metric["checkpoint_size_GiB"] = r.checkpoint_bytes_total / kGiB;
     AddCheckpointOps("save_checkpoint", r.checkpoint_saves_all, &metric);
   }
@@ -294,7 +315,8 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     metric["load_checkpoint_count"] = r.checkpoint_loads_all.size();
     if (r.checkpoint_saves_all.empty()) {
       metric["checkpoint_size_bytes"] = r.checkpoint_loads_all[0].bytes;
-      metric["checkpoint_size_GB"] = r.checkpoint_loads_all[0].bytes / kGB;
+      metric["checkpoint_size_GB"] = r.checkpoint_loads_all[0].bytes / kGiB;
+      metric["checkpoint_size_SI_GB"] = r.checkpoint_loads_all[0].bytes / kGB;
       metric["checkpoint_size_GiB"] = r.checkpoint_loads_all[0].bytes / kGiB;
     }
     AddCheckpointOps("load_checkpoint", r.checkpoint_loads_all, &metric);
@@ -321,13 +343,21 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
   s["host_memory_bytes"] = HostMemoryBytes();
   s["host_cpus"] = std::thread::hardware_concurrency();
   s["metric"] = metric;
-  s["units"] = {{"MB", "10^6 bytes"}, {"MiB", "2^20 bytes"}, {"time", "seconds"}};
+  AddDlioHostKeys(c, ranks, r.world, &s);
+  s["units"] = {{"MB", "2^20 bytes (DLIO's MB)"},
+                {"GB", "2^30 bytes (DLIO's GB)"},
+                {"MiB", "2^20 bytes"},
+                {"GiB", "2^30 bytes"},
+                {"SI_MB", "10^6 bytes"},
+                {"SI_GB", "10^9 bytes"},
+                {"time", "seconds"}};
   s["start"] = IsoTime(start_us);
   s["end"] = IsoTime(end_us);
   s["duration_seconds"] = (end_us - start_us) * 1e-6;
   s["epochs"] = r.epochs.size();
   s["format"] = c.dataset.format;
   s["num_files_train"] = c.dataset.num_files_train;
+  s["num_files_eval"] = c.dataset.num_files_eval;
   s["num_samples_per_file"] = c.dataset.num_samples_per_file;
   s["record_length_bytes"] = c.dataset.record_length_bytes;
   s["batch_size"] = c.reader.batch_size;
@@ -340,8 +370,6 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
                    {"bytes_written", r.generate_all.bytes_written},
                    {"duration_seconds", r.generate_all.duration_ns * 1e-9}};
   if (r.storage_rules.checked) {
-    // DLIO's potential_caching, by MLPerf Storage's measure: the dataset is under 5x client RAM.
-    s["potential_caching"] = !r.storage_rules.dataset_ge_5x_memory;
     s["storage_rules"] = StorageRules(r.storage_rules);
   }
   if (!r.epochs.empty() && !r.epochs[0].cache.empty()) {

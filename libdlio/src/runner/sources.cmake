@@ -23,6 +23,7 @@ list(APPEND DLIO_SOURCES
   src/runner/runner.cc
   src/runner/side_io.cc
   src/runner/storage_rules.cc
+  src/runner/summary_hosts.cc
   src/runner/training.cc
   src/runner/workloads.cc
 )
