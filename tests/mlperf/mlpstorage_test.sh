@@ -11,7 +11,7 @@ set -u
 BIN=$1 STORAGE=$2 PY=$3
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
-[ -d "$STORAGE/mlpstorage" ] || skip "no mlpstorage in '$STORAGE' (DLIO_MLPERF_STORAGE_DIR)"
+[ -d "$STORAGE/mlpstorage" ] || skip "no mlpstorage in '$STORAGE' (DLIO_PEERS_DIR)"
 [ -x "$BIN/dlio_benchmark" ] || fail "no $BIN/dlio_benchmark"
 command -v mpirun > /dev/null || skip "mpirun not found"
 "$PY" -c "import yaml, psutil" 2> /dev/null || skip "$PY lacks yaml or psutil (python3-yaml, python3-psutil)"

@@ -10,19 +10,10 @@ add_dependencies(dlio_benchmark_test dlio_benchmark dlio-run)
 
 # Acceptance: the real mlpstorage (mlcommons/storage caa90c9, unmodified) drives dlio_benchmark
 # under mpirun with 2 ranks (~10 s). Heavy (python, mpirun, many processes): not under sanitizers.
-set(DLIO_MLPERF_STORAGE_DIR "" CACHE PATH "mlcommons/storage tree for the MLPerf Storage test \
-(empty: shared/peers/mlcommons-storage-caa90c9 beside the source tree or its parent)")
+# The tree is the peers folder's (DLIO_PEERS_DIR, tests/CMakeLists.txt); the script exits 77 (skipped)
+# when it is missing.
 if(NOT DLIO_SANITIZE)
-  set(dlio_mlperf_dir "${DLIO_MLPERF_STORAGE_DIR}")
-  if(NOT dlio_mlperf_dir)
-    foreach(up .. ../..)
-      if(NOT dlio_mlperf_dir AND
-         EXISTS "${PROJECT_SOURCE_DIR}/${up}/shared/peers/mlcommons-storage-caa90c9/mlpstorage")
-        get_filename_component(dlio_mlperf_dir
-          "${PROJECT_SOURCE_DIR}/${up}/shared/peers/mlcommons-storage-caa90c9" ABSOLUTE)
-      endif()
-    endforeach()
-  endif()
+  set(dlio_mlperf_dir "${DLIO_PEERS_DIR}/mlcommons-storage-caa90c9")
   add_test(NAME mlperf:mlpstorage
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/mlperf/mlpstorage_test.sh
                    $<TARGET_FILE_DIR:dlio_benchmark> "${dlio_mlperf_dir}" "${DLIO_SYSTEM_PYTHON}")
