@@ -237,14 +237,9 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
   TryOpenAll();
   lock.unlock();
   if (tracer_) {
-    TraceEvent event;
-    event.name = ai_events::kFetchIter;
-    event.cat = ai_events::kDataLoaderCat;
-    event.start_us = wall_start;
-    event.dur_us = clock_->WallMicros() - wall_start;
-    event.epoch = TraceEpoch(slot->epoch);
-    event.step = TraceStep(k);
-    event.index = k;
+    TraceEvent event = ai_events::AiSpan(ai_events::kDataLoaderCat, ai_events::kFetchIter,
+                                         wall_start, clock_->WallMicros() - wall_start,
+                                         TraceEpoch(slot->epoch), TraceStep(k), k);
     event.ret = static_cast<int64_t>(slot->bytes);
     tracer_->Record(event);
   }

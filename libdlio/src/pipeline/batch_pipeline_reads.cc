@@ -123,16 +123,11 @@ void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distributio
   slot->read_start[j] = start;
   slot->read_end[j] = end;
   if (trace_item) {
-    TraceEvent event;
-    event.name = ai_events::kItem;
-    event.cat = ai_events::kDataCat;
-    event.start_us = wall_start;
-    event.dur_us = (end - start) / 1000;
+    TraceEvent event =
+        ai_events::AiSpan(ai_events::kDataCat, ai_events::kItem, wall_start, (end - start) / 1000,
+                          TraceEpoch(epoch_), TraceStep(k), static_cast<int64_t>(ref.index));
     event.file_id = FileId(ref.file);
     event.ret = status.ok() ? static_cast<int64_t>(slot->samples[j].size) : -1;
-    event.epoch = TraceEpoch(epoch_);
-    event.step = TraceStep(k);
-    event.index = static_cast<int64_t>(ref.index);
     tracer_->Record(event);
   }
   if (status.ok() && !use_workers_) status = Preprocess(dist, slot, j);
@@ -247,15 +242,10 @@ Status BatchPipeline::Preprocess(Distribution* dist, Slot* slot, uint64_t j) {
 
 void BatchPipeline::TracePreprocess(const Slot* slot, uint64_t j, int64_t wall_start) {
   if (!tracer_) return;
-  TraceEvent event;
-  event.name = ai_events::kPreprocess;
-  event.cat = ai_events::kDataCat;
-  event.start_us = wall_start;
-  event.dur_us = clock_->WallMicros() - wall_start;
-  event.epoch = TraceEpoch(slot->epoch);
-  event.step = TraceStep(slot->index);
-  event.index = static_cast<int64_t>(slot->samples[j].ref.index);
-  tracer_->Record(event);
+  tracer_->Record(ai_events::AiSpan(ai_events::kDataCat, ai_events::kPreprocess, wall_start,
+                                    clock_->WallMicros() - wall_start, TraceEpoch(slot->epoch),
+                                    TraceStep(slot->index),
+                                    static_cast<int64_t>(slot->samples[j].ref.index)));
 }
 
 Status BatchPipeline::LoadMissing(const std::vector<SampleRef>& plan) {
@@ -269,15 +259,11 @@ Status BatchPipeline::LoadMissing(const std::vector<SampleRef>& plan) {
   PreloadStore::ItemTrace trace;
   if (tracer_) {
     trace = [this](const SampleRef& ref, int64_t start_us, int64_t end_us, int64_t ret) {
-      TraceEvent event;
-      event.name = ai_events::kItem;
-      event.cat = ai_events::kDataCat;
-      event.start_us = start_us;
-      event.dur_us = end_us - start_us;
+      TraceEvent event =
+          ai_events::AiSpan(ai_events::kDataCat, ai_events::kItem, start_us, end_us - start_us,
+                            TraceEpoch(epoch_), -1, static_cast<int64_t>(ref.index));
       event.file_id = FileId(ref.file);
       event.ret = ret;
-      event.epoch = TraceEpoch(epoch_);
-      event.index = static_cast<int64_t>(ref.index);
       tracer_->Record(event);
     };
   }

@@ -250,14 +250,9 @@ Status WorkerPipeline::Deliver(int64_t k, WorkerSlot* slot, int64_t wall_start, 
   next_index_ = k + 1;
   DLIO_RETURN_NOT_OK(DispatchAvailable());
   if (tracer_) {
-    TraceEvent event;
-    event.name = ai_events::kFetchIter;
-    event.cat = ai_events::kDataLoaderCat;
-    event.start_us = wall_start;
-    event.dur_us = clock_->WallMicros() - wall_start;
-    event.epoch = static_cast<int64_t>(slot->epoch) + 1;
-    event.step = k + 1;
-    event.index = k;
+    TraceEvent event = ai_events::AiSpan(ai_events::kDataLoaderCat, ai_events::kFetchIter,
+                                         wall_start, clock_->WallMicros() - wall_start,
+                                         static_cast<int64_t>(slot->epoch) + 1, k + 1, k);
     event.ret = static_cast<int64_t>(slot->bytes);
     tracer_->Record(event);
   }

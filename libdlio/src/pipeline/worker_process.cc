@@ -174,18 +174,13 @@ class Worker {
     Status status = s_.source->Read(ref, &buffer_);
     if (buffer_.capacity() != capacity) ++buffer_growths_;
     if (tracer_) {
-      TraceEvent event;
-      event.name = ai_events::kItem;
-      event.cat = ai_events::kDataCat;
-      event.start_us = wall_start;
-      event.dur_us = (s_.clock->NowNanos() - start) / 1000;
+      TraceEvent event = ai_events::AiSpan(
+          ai_events::kDataCat, ai_events::kItem, wall_start, (s_.clock->NowNanos() - start) / 1000,
+          static_cast<int64_t>(cmd.epoch) + 1, cmd.k + 1, static_cast<int64_t>(ref.index));
       event.file_id = ref.file < s_.source->num_files()
                           ? tracer_->InternFile(s_.source->file_path(ref.file))
                           : -1;
       event.ret = status.ok() ? static_cast<int64_t>(buffer_.size()) : -1;
-      event.epoch = static_cast<int64_t>(cmd.epoch) + 1;
-      event.step = cmd.k + 1;
-      event.index = static_cast<int64_t>(ref.index);
       tracer_->Record(event);
     }
     DLIO_RETURN_NOT_OK(status);
@@ -214,15 +209,10 @@ class Worker {
       }
     }
     if (tracer_) {
-      TraceEvent event;
-      event.name = ai_events::kPreprocess;
-      event.cat = ai_events::kDataCat;
-      event.start_us = wall_start;
-      event.dur_us = s_.clock->WallMicros() - wall_start;
-      event.epoch = static_cast<int64_t>(cmd.epoch) + 1;
-      event.step = cmd.k + 1;
-      event.index = static_cast<int64_t>(ref.index);
-      tracer_->Record(event);
+      tracer_->Record(ai_events::AiSpan(ai_events::kDataCat, ai_events::kPreprocess, wall_start,
+                                        s_.clock->WallMicros() - wall_start,
+                                        static_cast<int64_t>(cmd.epoch) + 1, cmd.k + 1,
+                                        static_cast<int64_t>(ref.index)));
     }
     return Status::OK();
   }

@@ -5,7 +5,10 @@
 // get_iter_handle_name / get_iter_block_name).
 #pragma once
 
+#include <cstdint>
 #include <string_view>
+
+#include "dlio/tracer.h"
 
 namespace dlio::ai_events {
 
@@ -37,5 +40,21 @@ inline constexpr const char* kCompute = "compute";
 inline constexpr const char* kCheckpointCat = "checkpoint";
 inline constexpr const char* kCapture = "capture";
 inline constexpr const char* kRestart = "restart";
+
+// A span of `cat`/`name` that began at `start_us` (wall clock) and lasted `dur_us`, in trace epoch
+// and step `epoch`/`step` (counted from 1; -1: none), of sample or batch `index`. The caller adds
+// what else it knows (file_id, ret) and records it.
+inline TraceEvent AiSpan(const char* cat, const char* name, int64_t start_us, int64_t dur_us,
+                         int64_t epoch, int64_t step, int64_t index) {
+  TraceEvent event;
+  event.cat = cat;
+  event.name = name;
+  event.start_us = start_us;
+  event.dur_us = dur_us;
+  event.epoch = epoch;
+  event.step = step;
+  event.index = index;
+  return event;
+}
 
 }  // namespace dlio::ai_events
