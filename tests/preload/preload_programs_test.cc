@@ -143,7 +143,7 @@ TEST_CASE("profile: dlio-run under the interposer makes the requests its own tra
   for (const json& e : ReadEvents(files[0])) {
     for (const Read& r : DataReads({e}, data)) interposed.insert(r);
   }
-  const json builtin = json::parse(dlio::testing::ReadTextFile(tmp / "out/trace-0.pfw"));
+  const json builtin = json::parse(dlio::testing::ReadTextFile(tmp / "out/trace-0-of-1.pfw"));
   const std::multiset<Read> own = DataReads(builtin.get<std::vector<json>>(), data);
   CHECK(own.size() >= 4 * 3 * 2);  // every sample in both epochs
   CHECK(interposed == own);

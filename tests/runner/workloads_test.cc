@@ -59,7 +59,7 @@ TEST_CASE("every DLIO preset is its YAML file, parses, validates and names no un
     CHECK(from_file->name == name);
     CHECK(ConfigToJson(*from_file) == ConfigToJson(*c));
   }
-  auto missing = LoadWorkloadPreset("unet3d_b200");
+  auto missing = LoadWorkloadPreset("unet3d_z900");
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.status().message().find("llama3_8b") != std::string::npos);
 }
