@@ -4,7 +4,7 @@ dlio_add_test(report_test LIBS dlio_report dlio_profile
 # The report drawn by headless Chromium: its own main, skipped (exit 77) without Chromium.
 add_executable(report_browser_check report/report_browser_check.cc report/report_fixture.cc
                                     test_util.cc)
-dlio_target_defaults(report_browser_check)
+dlio_test_defaults(report_browser_check)
 target_link_libraries(report_browser_check PRIVATE dlio_report dlio_profile dlio_core)
 target_include_directories(report_browser_check PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                         ${PROJECT_SOURCE_DIR}/libdlio/src)
