@@ -314,36 +314,46 @@ TEST_CASE("pytorch pipeline: without the client costs a worker reads into its ba
   REQUIRE(NoChildren());
 }
 
-TEST_CASE("pytorch pipeline: framework client costs collate at most collate_limit_bytes a sample",
+TEST_CASE("pytorch pipeline: a batch holds at most collate_limit_bytes a sample",
           "[pipeline][pytorch]") {
   // DLIO's loader hands PyTorch its resized array (dataset.record_length_bytes_resize), not the
-  // sample it read: the collate copies no more than that, and Batch::bytes still counts the
+  // sample it read: the collate copies no more than that, with or without the client costs
+  // (the slots never hold more than the framework's batch), and Batch::bytes still counts the
   // bytes read.
-  PipelineOptions o = FourByTwoWorkers();
-  o.framework_client_costs = true;
-  o.collate_limit_bytes = 1000;
   Fixture fx;
   FakeSource source(4, 4, /*fixed_size=*/100000);
   const auto plan = PlanOf(source);
-  auto p = fx.Make(o, &source);
-  REQUIRE(p->StartEpoch(0, plan).ok());
-  BatchLease lease;
-  bool end = false;
-  uint64_t next = 0;
-  while (true) {
-    REQUIRE(p->Next(&lease, &end).ok());
-    if (end) break;
-    CHECK(lease->bytes == 4 * 100000);
-    for (const Sample& s : lease->samples) {
-      REQUIRE(s.ref == plan[next++]);
-      CHECK(s.size == 1000);
-      CHECK(s.data[999] == FakeSource::ByteAt(s.ref, 999));
+  for (const bool framework : {true, false}) {
+    CAPTURE(framework);
+    PipelineOptions o = FourByTwoWorkers();
+    o.framework_client_costs = framework;
+    o.collate_limit_bytes = 1000;
+    o.reserve_sample_bytes = 100000;  // a read buffer per worker
+    o.reserve_batch_bytes = 4 * 1000;
+    auto p = fx.Make(o, &source);
+    REQUIRE(p->StartEpoch(0, plan).ok());
+    BatchLease lease;
+    bool end = false;
+    uint64_t next = 0;
+    while (true) {
+      REQUIRE(p->Next(&lease, &end).ok());
+      if (end) break;
+      CHECK(lease->bytes == 4 * 100000);
+      for (const Sample& s : lease->samples) {
+        REQUIRE(s.ref == plan[next++]);
+        CHECK(s.size == 1000);
+        CHECK(s.data[0] == FakeSource::ByteAt(s.ref, 0));
+        CHECK(s.data[999] == FakeSource::ByteAt(s.ref, 999));
+      }
     }
+    CHECK(next == plan.size());
+    // The slots stayed at the collated size: no batch grew them to whole samples.
+    CHECK(p->stats().buffer_growths == 0);
+    REQUIRE(p->Stop().ok());
   }
-  CHECK(next == plan.size());
-  REQUIRE(p->Stop().ok());
-  // Without the client costs the whole sample is in the slot: it was read there.
-  o.framework_client_costs = false;
+  // Without a limit (and without the client costs) the whole sample is in the slot: it was read
+  // there.
+  PipelineOptions o = FourByTwoWorkers();
   auto whole = fx.Make(o, &source);
   REQUIRE(whole->StartEpoch(0, plan).ok());
   DrainChecked(whole.get(), source, plan, 4);

@@ -172,9 +172,12 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   po = reserve("pytorch", 4, *fx.format);
   CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
   CHECK(po.reserve_batch_bytes == 4u * 4096);
-  c.reader.client_costs =
-      dlio::ClientCosts::kNone;  // the slots hold what was read, whatever the resize
-  CHECK(reserve("pytorch", 4, *fx.format).reserve_batch_bytes == (4u << 20) + 4000);
+  // none: the slots hold the resize bytes too (never more than the framework's batch), and the
+  // worker reads each sample into its reused buffer.
+  c.reader.client_costs = dlio::ClientCosts::kNone;
+  po = reserve("pytorch", 4, *fx.format);
+  CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
+  CHECK(po.reserve_batch_bytes == 4u * 4096);
   c.dataset.record_length_bytes_resize = 0;
   // A unet3d-like ring (24 buffers of 300 MiB: 7.0 GiB) is reserved whole, not capped at 1 GiB.
   c.dataset.record_length_bytes_stdev = 0;

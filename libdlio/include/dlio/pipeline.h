@@ -105,9 +105,11 @@ struct PipelineOptions {
   bool persistent_workers = true;
   // pytorch: the workers' client work (reader.client_costs). false (none): a worker reads each
   // sample straight into its batch's shared-memory slot (reused, pre-touched), with no collate
-  // copy. true (framework): it reads into its own buffer and collates a copy into the slot, of
-  // at most collate_limit_bytes per sample when that is > 0 (DLIO's loader hands PyTorch
-  // dataset.record_length_bytes_resize bytes per sample, whatever it read).
+  // copy, or, when collate_limit_bytes > 0, into its own reused buffer. true (framework): it
+  // reads into its own buffer as the framework does. Either way a slot holds at most
+  // collate_limit_bytes per sample when that is > 0 (DLIO's loader hands PyTorch
+  // dataset.record_length_bytes_resize bytes per sample, whatever it read): a batch never takes
+  // more memory than the framework's.
   bool framework_client_costs = false;
   uint64_t collate_limit_bytes = 0;
   // pytorch: each worker process writes its own trace to "<prefix>-worker-<n>-<os pid>.pfw"

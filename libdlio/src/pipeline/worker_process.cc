@@ -123,7 +123,9 @@ class Worker {
     for (uint64_t j = 0; j < n; ++j) {
       if (Stopping()) return Status::Cancelled("pipeline 'pytorch': worker stopped");
       const SampleRef ref{refs_[j].file, refs_[j].index};
-      if (!s_.framework_client_costs) DLIO_RETURN_NOT_OK(ReadIntoSlot(region, offset));
+      if (!s_.framework_client_costs && s_.collate_limit == 0) {
+        DLIO_RETURN_NOT_OK(ReadIntoSlot(region, offset));
+      }
       Status status = ReadOne(cmd, ref, &result->bytes_read);
       if (!status.ok()) {
         const std::string path =
@@ -137,11 +139,11 @@ class Worker {
       held_.push_back(buffer_.TakeHeld());
       const SampleBuffer& bytes = delivered_ != nullptr ? *delivered_ : buffer_;
       // The collate step: the sample is copied into the batch's shared memory, at most
-      // collate_limit bytes of it (DLIO's resized array). Without the client costs it was read
-      // there, unless it outgrew the slot (or was decoded).
+      // collate_limit bytes of it (DLIO's resized array), whatever the client costs. Without
+      // the client costs and without a limit it was read there, unless it outgrew the slot (or
+      // was decoded); with a limit it was read into the worker's reused buffer.
       uint64_t size = bytes.size();
-      if (s_.framework_client_costs && s_.collate_limit > 0)
-        size = std::min(size, s_.collate_limit);
+      if (s_.collate_limit > 0) size = std::min(size, s_.collate_limit);
       largest_ = std::max(largest_, size);
       const bool in_place = bytes.data() == region->data() + offset;
       if (!in_place) DLIO_RETURN_NOT_OK(region->Reserve(offset + size));

@@ -34,7 +34,9 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   po.name = PipelineNameFor(c, env.storage->capabilities().needs_mpi);
   // The allocator's state for the model is the run step MatchAllocatorToIoModel's, before this.
   po.framework_client_costs = FrameworkClientCosts(c);
-  if (po.framework_client_costs) po.collate_limit_bytes = c.dataset.record_length_bytes_resize;
+  // What DLIO's loader hands PyTorch per sample, whatever the client costs: a slot never holds
+  // more than the framework's collated batch.
+  po.collate_limit_bytes = c.dataset.record_length_bytes_resize;
   po.batch_size = loop.batch_size;
   po.read_threads = c.reader.read_threads;
   po.computation_threads = c.reader.computation_threads;

@@ -188,14 +188,15 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std:
                 static_cast<double>(std::max<uint64_t>(1, c.train.accelerators_per_process));
   if (pipeline == "pytorch" && c.reader.read_threads > 0) {
     // Every slot of every worker holds a batch each round of the epoch: all of them are used.
-    // A worker reads into its own buffer only to collate a copy (client_costs framework), and
-    // then collates at most the resize bytes of each sample.
+    // A slot holds at most the resize bytes of each sample (what DLIO hands PyTorch to collate).
+    // A worker reads into its own buffer when it collates a copy: always under client_costs
+    // framework, and whenever the resize is smaller than a sample (else it reads into the slot).
     const bool framework = FrameworkClientCosts(c);
     const uint64_t resize = c.dataset.record_length_bytes_resize;
-    const bool limited = framework && resize > 0 && resize < mean;
+    const bool limited = resize > 0 && resize < mean;
     const uint64_t batch =
         limited ? b * resize : b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
-    const uint64_t read_buffer = framework ? sample : 0;
+    const uint64_t read_buffer = framework || limited ? sample : 0;
     const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
     const double total = static_cast<double>(c.reader.read_threads) *
                          (static_cast<double>(slots) * batch + static_cast<double>(read_buffer));
