@@ -18,21 +18,9 @@ command -v mpirun > /dev/null || skip "mpirun not found"
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-# A copy, so that Python's caches and anything mlpstorage writes stay out of the original tree.
-mkdir -p "$T/storage" "$T/home" "$T/stub/pyarrow"
-cp -r "$STORAGE/mlpstorage" "$STORAGE/configs" "$T/storage/"
-# Stand-in for pyarrow (not a Debian package): mlpstorage/benchmarks/base.py imports
-# pyarrow.ipc.open_stream and never calls it.
-: > "$T/stub/pyarrow/__init__.py"
-cat > "$T/stub/pyarrow/ipc.py" << 'PY'
-"""Stand-in for pyarrow.ipc: mlpstorage imports open_stream and never calls it."""
-
-
-def open_stream(*args, **kwargs):
-    raise NotImplementedError("pyarrow stand-in of dlio's MLPerf Storage test")
-PY
-export HOME="$T/home" PYTHONPATH="$T/stub:$T/storage" PYTHONDONTWRITEBYTECODE=1
-export OMPI_MCA_rmaps_base_oversubscribe=1
+# shellcheck source=mlpstorage_env.sh
+. "$(dirname "$0")/mlpstorage_env.sh"
+mlpstorage_env "$STORAGE" "$T"
 R="$T/results" D="$T/data" K="$T/checkpoints"
 MLPS=("$PY" -m mlpstorage.main)
 COMMON=(--allow-run-as-root --oversubscribe --dlio-bin-path "$BIN" --results-dir "$R")
