@@ -96,6 +96,41 @@ TEST_CASE("preflight: the ranks on one host share its memory") {
   CHECK(CheckRunFits(c, 8, host).ok());
 }
 
+TEST_CASE("preflight: pytorch workers hold batches of the resized samples, not the ring") {
+  // unet3d_h100 (146.6 MB samples, 2 MiB resize, batch 7, 4 read threads) at 4 ranks on a
+  // 23.5 GiB host: the threaded ring's (2 + 4 + 1) x 7 samples would need 6.7 GiB per rank; the
+  // workers (prefetch factor ceil(2 / 4) = 1: 2 slots each) hold 4 x (2 x 7 x 2 MiB + one
+  // 146.6 MB read buffer) = 0.66 GiB, which fits, as it does for the Python DLIO.
+  WorkloadConfig c = Tiny();
+  c.workflow.generate_data = false;
+  c.dataset.num_files_train = 168;
+  c.dataset.num_samples_per_file = 1;
+  c.dataset.record_length_bytes = 146'600'628;
+  c.dataset.record_length_bytes_resize = 2'097'152;
+  c.reader.batch_size = 7;
+  c.reader.read_threads = 4;
+  c.reader.data_loader = "pytorch";
+  HostResources host = Host(23 * kGiB + kGiB / 2);
+  host.ranks_on_host = 4;
+  CHECK(CheckRunFits(c, 4, host).ok());
+  const RunFootprint f = EstimateRunFootprint(c, 4);
+  CHECK(f.memory_bytes < 3 * kGiB / 4);
+  CHECK(f.memory_bytes > 4 * (14 * 2'097'152 + 146'600'628));
+  // Without a resize the slots hold whole samples: 4 x 2 x 7 x 146.6 MB = 7.6 GiB per rank,
+  // refused under the pytorch workers' key.
+  c.dataset.record_length_bytes_resize = 0;
+  const Status st = CheckRunFits(c, 4, host);
+  CHECK(st.code() == StatusCode::kResourceExhausted);
+  CHECK(st.message().find("reader.read_threads x ((prefetch factor + 1) x reader.batch_size x "
+                          "dataset.record_length_bytes_resize + dataset.record_length_bytes):") ==
+        0);
+  // The dlio loader's ring keeps its own formula.
+  c.reader.data_loader = "dlio";
+  CHECK(
+      CheckRunFits(c, 4, host).message().find("(reader.prefetch_size + reader.read_threads + 1)") ==
+      0);
+}
+
 TEST_CASE("preflight: an epoch without a step is refused, naming the batch size") {
   WorkloadConfig c = Tiny();  // 32 samples
   c.reader.batch_size = 33;

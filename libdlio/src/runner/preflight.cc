@@ -6,8 +6,10 @@
 
 #include "dlio/checkpointer.h"
 #include "dlio/data_source.h"
+#include "dlio/loop.h"
 #include "dlio/metrics.h"
 #include "dlio/str_cat.h"
+#include "pipeline/worker_pipeline.h"
 #include "runner/checkpoint_options.h"
 #include "runner/report.h"
 
@@ -126,6 +128,41 @@ uint64_t BatchBufferBytes(const WorkloadConfig& c, uint64_t batch) {
   return Mul(Mul(ring, batch), Add(c.dataset.record_length_bytes, kBytesPerBufferedSample));
 }
 
+// The pytorch loader's worker processes (UsesPytorchWorkers): each holds prefetch factor + 1
+// batches of what DLIO hands PyTorch per sample (at most the resize bytes) and, when it collates
+// a copy, one sample it read (WorkerPipeline, ReserveBuffersFor).
+bool PytorchWorkersHold(const WorkloadConfig& c) {
+  return UsesPytorchWorkers(c) && c.reader.read_threads > 0 && c.reader.pipeline == "threaded";
+}
+
+uint64_t PytorchWorkerBytes(const WorkloadConfig& c, uint64_t batch) {
+  const uint64_t mean = c.dataset.record_length_bytes;
+  const uint64_t resize = c.dataset.record_length_bytes_resize;
+  const bool limited = resize > 0 && resize < mean;
+  const uint64_t collated = Add(limited ? resize : mean, kBytesPerBufferedSample);
+  const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
+  const uint64_t read_buffer = FrameworkClientCosts(c) || limited ? mean : 0;
+  return Mul(c.reader.read_threads, Add(Mul(Mul(slots, batch), collated), read_buffer));
+}
+
+void AddBatchBufferItem(const WorkloadConfig& c, bool eval, RunFootprint* f) {
+  if (PytorchWorkersHold(c)) {
+    uint64_t bytes = PytorchWorkerBytes(c, c.reader.batch_size);
+    if (eval) bytes = Add(bytes, PytorchWorkerBytes(c, c.reader.batch_size_eval));
+    AddItem(f, "batch buffers",
+            "reader.read_threads x ((prefetch factor + 1) x reader.batch_size x "
+            "dataset.record_length_bytes_resize + dataset.record_length_bytes)",
+            bytes);
+    return;
+  }
+  uint64_t buffers = BatchBufferBytes(c, c.reader.batch_size);
+  if (eval) buffers = Add(buffers, BatchBufferBytes(c, c.reader.batch_size_eval));
+  AddItem(f, "batch buffers",
+          "(reader.prefetch_size + reader.read_threads + 1) x reader.batch_size x "
+          "dataset.record_length_bytes",
+          buffers);
+}
+
 void AddTrainingItems(const WorkloadConfig& c, int world, RunFootprint* f) {
   const Share train = SplitShare(c, c.dataset.num_files_train, world);
   const bool eval = EvaluationRuns(c);
@@ -139,12 +176,7 @@ void AddTrainingItems(const WorkloadConfig& c, int world, RunFootprint* f) {
                 " x dataset.record_length_bytes",
             Mul(Add(train.max, valid.max), per_sample));
   } else {
-    uint64_t buffers = BatchBufferBytes(c, c.reader.batch_size);
-    if (eval) buffers = Add(buffers, BatchBufferBytes(c, c.reader.batch_size_eval));
-    AddItem(f, "batch buffers",
-            "(reader.prefetch_size + reader.read_threads + 1) x reader.batch_size x "
-            "dataset.record_length_bytes",
-            buffers);
+    AddBatchBufferItem(c, eval, f);
   }
   const uint64_t steps = f->train_steps_per_epoch;
   const bool capped = c.train.total_training_steps > 0 &&
