@@ -517,6 +517,21 @@ reader:
   CHECK(indivisible->Validate().message().find(
             "dataset.hdf5.num_dset_per_record (3) must divide dataset.record_dims[0] (4)") !=
         std::string::npos);
+  // One image per file: refused at config time, not when the generator meets it.
+  for (const char* format : {"jpeg", "png"}) {
+    auto images = ParseConfig(
+        std::string("dataset: {format: ") + format + ", num_samples_per_file: 2}", "img.yaml");
+    REQUIRE(images.ok());
+    CHECK(images->Validate().message().find("dataset.num_samples_per_file must be 1") == 0);
+  }
+  // hdf5 splits record_dims[0] across /records_0..N-1: N > 1 needs them (DLIO fails without).
+  for (const char* yaml : {"dataset: {format: hdf5, hdf5: {num_dset_per_record: 2}}",
+                           "dataset: {format: hdf5, record_dims: [4], metadata_file: true, "
+                           "hdf5: {num_dset_per_record: 2}}"}) {
+    auto split = ParseConfig(yaml, "n.yaml");
+    REQUIRE(split.ok());
+    CHECK(split->Validate().message().find("dataset.hdf5.num_dset_per_record > 1") == 0);
+  }
   auto stdev = ParseConfig("dataset: {record_dims: [4], record_length_bytes_stdev: 2}", "s.yaml");
   REQUIRE(stdev.ok());
   CHECK(stdev->Validate().message().find("record_length_bytes_stdev") != std::string::npos);

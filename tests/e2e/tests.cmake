@@ -28,6 +28,16 @@ if(NOT DLIO_SANITIZE)
   target_compile_definitions(upstream_configs_e2e_test PRIVATE DLIO_PEERS_DIR="${DLIO_PEERS_DIR}")
   add_dependencies(upstream_configs_e2e_test dlio-run)
 endif()
+# DLIO's test matrix (tests/dlio_benchmark_test.py) as ~80 tiny dlio-run runs: not under the
+# sanitizers.
+if(NOT DLIO_SANITIZE)
+  dlio_add_test(dlio_matrix_test LIBS dlio_core SOURCES e2e/dlio_matrix_test.cc
+    PROPERTIES TIMEOUT 120 PROCESSORS 2)
+  if(DLIO_WITH_MPI)  # the 3-rank case
+    target_compile_definitions(dlio_matrix_test PRIVATE DLIO_MPIEXEC="${DLIO_MPIEXEC_LINE}")
+  endif()
+  add_dependencies(dlio_matrix_test dlio-run)
+endif()
 if(DLIO_WITH_MPI)
   # dlio-run under mpiexec (the test itself is serial and starts the launcher). PROCESSORS 2 keeps
   # ctest -j2 from running two 4-rank jobs at once on a 2-core machine.

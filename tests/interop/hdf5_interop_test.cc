@@ -218,5 +218,145 @@ with h5py.File(f'{d}/lzf.h5', 'w') as f:
   CHECK(Has(lzf.status().message(), "lzf"));
 }
 
+// DLIO's shaped layout (dataset.record_dims, record_element_type, hdf5.num_dset_per_record):
+// /records_0..N-1, each [n, dims[0] / N, ...] of the element type, both ways with h5py.
+FormatOptions Shaped(const std::string& type, uint64_t num_dsets, std::vector<uint64_t> dims) {
+  FormatOptions o;
+  o.hdf5.record_dims = std::move(dims);
+  o.hdf5.element_type = type;
+  o.hdf5.num_dsets = num_dsets;
+  return o;
+}
+
+TEST_CASE("h5py reads DLIO's shaped hdf5 datasets we write", "[interop][hdf5]") {
+  RequireH5py();
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  struct Case {
+    std::string name;
+    FormatOptions o;
+    uint64_t sample_bytes;
+    std::string expect;  // keys, then per dataset shape dtype
+  };
+  FormatOptions gz = Shaped("int8", 2, {4, 3});
+  gz.compression = "gzip";
+  gz.hdf5.enable_chunking = true;
+  gz.hdf5.chunk_samples = 2;
+  std::vector<Case> cases = {
+      {"f16", Shaped("float16", 3, {6, 4, 5}), 240,
+       "['labels', 'records_0', 'records_1', 'records_2'] (3, 2, 4, 5) float16"},
+      {"f32", Shaped("float32", 3, {3, 4}), 48,
+       "['labels', 'records_0', 'records_1', 'records_2'] (3, 4) float32"},
+      {"c64", Shaped("complex64", 1, {2, 2}), 32, "['labels', 'records_0'] (3, 2, 2) complex64"},
+      {"b1", Shaped("bool", 1, {1, 7}), 7, "['labels', 'records_0'] (3, 7) bool"},
+      {"gz", gz, 12, "['labels', 'records_0', 'records_1'] (3, 2, 3) int8 (2, 2, 3) gzip"}};
+  std::string args;
+  for (const Case& c : cases) {
+    FileSpec spec;
+    spec.seed = 9;
+    spec.sample_sizes.assign(3, c.sample_bytes);
+    std::string file = c.name;
+    file += ".hdf5";
+    const std::string path = tmp / file;
+    REQUIRE(Hdf5()->Write(storage.get(), path, spec, c.o).ok());
+    args += ' ';
+    args += path;
+    for (IoModel model : {IoModel::kNative, IoModel::kH5py}) {  // DLIO's reader: all datasets
+      FormatOptions o = c.o;
+      o.io_model = model;
+      auto reader = Hdf5()->Open(storage.get(), path, o);
+      INFO(c.name << " " << reader.status().ToString());
+      REQUIRE(reader.ok());
+      REQUIRE((*reader)->num_samples() == 3);
+      SampleBuffer buf;
+      for (uint64_t i = 0; i < 3; ++i) {
+        REQUIRE((*reader)->sample_size(i) == c.sample_bytes);
+        REQUIRE((*reader)->ReadSample(i, &buf).ok());
+        CHECK(BufferString(buf) == ExpectedSample(spec, i));
+      }
+    }
+  }
+  // Per file: its keys, /records_0's shape and dtype (chunks and filter when chunked), and the
+  // CRC-32 of each sample's rows of every records_<k> in turn.
+  const std::string script = R"(
+import sys, zlib, os
+import h5py
+for path in sys.argv[1:]:
+    f = h5py.File(path, 'r')
+    keys = sorted(f.keys())
+    ds = [f[k] for k in keys if k.startswith('records_')]
+    same = all(d.shape == ds[0].shape and d.dtype == ds[0].dtype for d in ds)
+    blob = b''.join(d[i].tobytes() for i in range(ds[0].shape[0]) for d in ds)
+    d = ds[0]
+    extra = f' {d.chunks} {d.compression}' if d.chunks else ''
+    print(os.path.basename(path), keys, d.shape, d.dtype.name + extra, same, zlib.crc32(blob))
+)";
+  const CommandResult r = RunPython(tmp, script, args);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  for (const Case& c : cases) {
+    FileSpec spec;
+    spec.seed = 9;
+    spec.sample_sizes.assign(3, c.sample_bytes);
+    std::string all;
+    for (uint64_t i = 0; i < 3; ++i) all += ExpectedSample(spec, i);
+    std::string line = c.name;  // not a + chain: GCC 12 -Wrestrict false positive
+    line += ".hdf5 ";
+    line += c.expect;
+    line += " True ";
+    line += std::to_string(Crc(all));
+    CHECK(Has(r.output, line));
+  }
+}
+
+TEST_CASE("we read DLIO's shaped hdf5 datasets h5py writes", "[interop][hdf5]") {
+  RequireH5py();
+  TempDir tmp;
+  // As DLIO's generator: records_0..2 of (4, 2, 5) float16 and labels; dlio.raw holds sample
+  // i as row i of each records_<k> in turn (DLIO's reader reads all of them per sample).
+  const std::string script = R"(
+import sys
+import numpy as np
+import h5py
+d = sys.argv[1]
+rng = np.random.default_rng(4)
+parts = [rng.random((4, 2, 5)).astype(np.float16) for _ in range(3)]
+with h5py.File(f'{d}/dlio.hdf5', 'w', libver='latest') as f:
+    for k, a in enumerate(parts):
+        f.create_dataset(f'records_{k}', (4, 2, 5), dtype='float16', data=a)
+    f.create_dataset('labels', data=[0] * 4)
+open(f'{d}/dlio.raw', 'wb').write(b''.join(a[i].tobytes() for i in range(4) for a in parts))
+)";
+  const CommandResult r = RunPython(tmp, script, tmp.path());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  auto storage = BoundPosixStorage();
+  const std::string raw = ReadTextFile(tmp / "dlio.raw");
+  REQUIRE(raw.size() == 4 * 3 * 20);
+  for (IoModel model : {IoModel::kNative, IoModel::kH5py}) {
+    FormatOptions o = Shaped("float16", 3, {6, 5});
+    o.io_model = model;
+    auto reader = Hdf5()->Open(storage.get(), tmp / "dlio.hdf5", o);
+    INFO(reader.status().ToString());
+    REQUIRE(reader.ok());
+    REQUIRE((*reader)->num_samples() == 4);
+    SampleBuffer buf;
+    for (uint64_t i = 4; i-- > 0;) {
+      REQUIRE((*reader)->sample_size(i) == 60);
+      REQUIRE((*reader)->ReadSample(i, &buf).ok());
+      CHECK(BufferString(buf) == raw.substr(i * 60, 60));
+    }
+  }
+  // One dataset short: NotFound naming the missing dataset and the key.
+  auto missing = Hdf5()->Open(storage.get(), tmp / "dlio.hdf5", Shaped("float16", 4, {8, 5}));
+  REQUIRE(missing.status().code() == StatusCode::kNotFound);
+  CHECK(Has(missing.status().message(), "/records_3"));
+  CHECK(Has(missing.status().message(), "dataset.hdf5.num_dset_per_record"));
+  // One dataset (DLIO's default): /records_0 is the sample dataset.
+  auto one = Hdf5()->Open(storage.get(), tmp / "dlio.hdf5", {});
+  REQUIRE(one.ok());
+  CHECK(Has((*one)->DescribeJson(), "\"sample_dataset\":\"/records_0\""));
+}
+
 }  // namespace
 }  // namespace dlio::testing

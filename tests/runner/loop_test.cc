@@ -240,3 +240,38 @@ TEST_CASE("FormatOptionsFor hands record_dims and the element type to the array 
   REQUIRE(reader.ok());
   CHECK((*reader)->sample_size(0) == 80);
 }
+
+// DLIO's dlio_sample_shuffle_test.py (test_sample_shuffle_bug): 2 files of 4 samples with
+// sample_shuffle seed (seed 42, changing per epoch) plan each file's samples 0..3 exactly once.
+TEST_CASE("sample_shuffle seed plans every sample of every file once (DLIO's shuffle test)") {
+  Fixture fx;
+  REQUIRE(dlio::ApplyOverride(&fx.config, "dataset.num_files_train=2").ok());
+  REQUIRE(dlio::ApplyOverride(&fx.config, "train.seed=42").ok());
+  REQUIRE(dlio::ApplyOverride(&fx.config, "dataset.data_folder=/shuffle").ok());
+  REQUIRE(dlio::GenerateDataset(fx.config.dataset, *fx.format, dlio::FormatOptionsFor(fx.config),
+                                fx.storage.get(), {})
+              .ok());
+  auto loop = dlio::MakeLoopParts(fx.config, dlio::Split::kTrain, fx.Env());
+  REQUIRE(loop.ok());
+  for (uint64_t epoch = 0; epoch < 2; ++epoch) {
+    std::vector<dlio::SampleRef> plan;
+    REQUIRE(loop->sampler->Plan({epoch, 0, 1, &loop->source->samples_per_file()}, &plan).ok());
+    std::vector<std::multiset<uint64_t>> per_file(2);
+    for (const auto& ref : plan) {
+      REQUIRE(ref.file < 2);
+      per_file[ref.file].insert(ref.index);
+    }
+    for (const auto& indices : per_file) CHECK(indices == std::multiset<uint64_t>{0, 1, 2, 3});
+  }
+}
+
+TEST_CASE("FormatOptionsFor hands DLIO's record shape to the hdf5 writer and reader") {
+  Fixture fx;
+  REQUIRE(dlio::ApplyOverride(&fx.config, "dataset.record_dims=[6, 5]").ok());
+  REQUIRE(dlio::ApplyOverride(&fx.config, "dataset.record_element_type=float16").ok());
+  REQUIRE(dlio::ApplyOverride(&fx.config, "dataset.hdf5.num_dset_per_record=3").ok());
+  const dlio::FormatOptions o = dlio::FormatOptionsFor(fx.config);
+  CHECK(o.hdf5.record_dims == std::vector<uint64_t>{6, 5});
+  CHECK(o.hdf5.element_type == "float16");
+  CHECK(o.hdf5.num_dsets == 3);
+}

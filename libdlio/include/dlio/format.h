@@ -79,6 +79,15 @@ struct Hdf5Options {
   // A small dataset of the same file (e.g. "/labels", a coordinates table) whose row
   // (i mod its length) is read before sample i, through libhdf5's caches ("" = none).
   std::string lookup_dataset;
+  // DLIO's record shape (dataset.record_dims, record_element_type, hdf5.num_dset_per_record).
+  // Writers: when record_dims is set and every sample of a file is prod(record_dims) x the
+  // element type's size, the samples are DLIO's /records_0..records_<num_dsets-1>, each
+  // [n, record_dims[0] / num_dsets, ...] of `element_type` (a numpy name, core/element_type.h;
+  // a leading 1 dropped, as DLIO does) holding its share of every sample's bytes. Readers: with
+  // num_dsets > 1 a sample is row i of each of those datasets, in order (DLIO's reader).
+  std::vector<uint64_t> record_dims;
+  std::string element_type = "uint8";
+  uint64_t num_dsets = 1;
 };
 
 // npy and npz knobs (dataset.sample_layout, dataset.num_samples_per_file, reader.read_type).

@@ -223,12 +223,12 @@ std::vector<KeySpec> BuildTable() {
                "item size (npy/npz write that shape and dtype)"));
   add(Choice("dataset.record_element_type", DLIO_FIELD(std::string, dataset.record_element_type),
              ElementTypeNames(),
-             "numpy element type of a record (the npy/npz dtype; jpeg/png: always uint8)"));
+             "numpy element type of a record (the npy/npz/hdf5 dtype; jpeg/png: always uint8)"));
   add(Unused("dataset.hdf5", "DLIO: hdf5 layout map (chunk_dims, max_shape)"));
   add(Uint("dataset.hdf5.num_dset_per_record",
            DLIO_FIELD(uint64_t, dataset.hdf5_num_dset_per_record), {1, 1024},
-           "hdf5: DLIO's datasets per record; checked as DLIO does (it must divide "
-           "record_dims[0]), while dlio's hdf5 files keep one /records dataset"));
+           "hdf5: DLIO's datasets per record /records_0..N-1, written and read as DLIO does "
+           "(it must divide record_dims[0]; N > 1 needs record_dims)"));
   add(Unused("dataset.daos_pool", "DLIO: DAOS pool of the dataset"));
   add(Unused("dataset.daos_cont", "DLIO: DAOS container of the dataset"));
   add(Unused("dataset.eval_num_samples_per_file", "in DLIO's dlrm.yaml; DLIO ignores it"));

@@ -81,6 +81,12 @@ Status ValidateDataset(const WorkloadConfig& c) {
         "dataset.chunk_size or dataset.chunk_samples must be >= 1 when "
         "dataset.enable_chunking is true");
   }
+  // DLIO's image generators write one image per file whatever num_samples_per_file says, and its
+  // reader then returns that image for every sample index; dlio refuses the mismatch.
+  if ((d.format == "jpeg" || d.format == "png") && d.num_samples_per_file != 1) {
+    return invalid("dataset.num_samples_per_file must be 1 for dataset.format '" + d.format +
+                   "' (one image per file), got " + std::to_string(d.num_samples_per_file));
+  }
   if (d.hdf5_lookup_rows > 0 && d.format != "hdf5") {
     return invalid("dataset.hdf5_lookup_rows applies to dataset.format 'hdf5' only, got '" +
                    d.format + "'");

@@ -33,6 +33,7 @@ if(DLIO_WITH_HDF5)
     src/format/hdf5/hdf5_policy.cc
     src/format/hdf5/hdf5_plists.cc
     src/format/hdf5/hdf5_writer.cc
+    src/format/hdf5/hdf5_shaped_writer.cc
     src/format/hdf5/hdf5_shared_writer.cc
     src/format/hdf5/hdf5_checks.cc
     src/format/hdf5/hdf5_dataset.cc

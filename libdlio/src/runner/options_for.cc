@@ -76,6 +76,9 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
                        : c.reader.h5py_reopen == "dataset" ? H5pyReopen::kDataset
                                                            : H5pyReopen::kFile;
   o.hdf5.lookup_dataset = c.reader.hdf5_lookup_dataset;
+  o.hdf5.record_dims = c.dataset.record_dims;
+  o.hdf5.element_type = c.dataset.record_element_type;
+  o.hdf5.num_dsets = c.dataset.hdf5_num_dset_per_record;
   o.csv.header = c.dataset.csv_header;
   o.image.quality = c.dataset.image_quality;
   o.tfrecord.write_index = c.dataset.write_index;

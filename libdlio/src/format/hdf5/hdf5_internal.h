@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/element_type.h"
 #include "dlio/format.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
@@ -96,6 +97,18 @@ SamplePlan PlanSamples(const FileSpec& spec);
 // is added to `created`, so a failure can remove exactly those.
 Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, const FileSpec& spec,
                   const FormatOptions& o, const Filters& f, std::vector<std::string>* created);
+// DLIO's shaped layout (Hdf5Options::record_dims; hdf5_shaped_writer.cc): the row dims of each
+// of the num_dsets datasets /records_<k>, their element type and a row's bytes.
+struct RecordShape {
+  std::vector<hsize_t> row_dims;
+  const ElementType* type = nullptr;
+  uint64_t row_bytes = 0, num_dsets = 1;
+};
+// False when `o` sets no record_dims or samples of `sample_bytes` are not of its shape.
+bool ShapeFor(const Hdf5Options& o, uint64_t sample_bytes, RecordShape* shape);
+// Writes /records_0..N-1 of `shape` holding the samples of `spec`.
+Status WriteShapedRecords(Hdf5Call& call, hid_t file, const std::string& path, const FileSpec& spec,
+                          const RecordShape& shape, const FormatOptions& o, const Filters& f);
 // Writes "<path>.meta.h5" for the samples of `spec`.
 Status WriteMetadataFile(Hdf5Call& call, Storage* storage, const std::string& path,
                          const FileSpec& spec, std::vector<std::string>* created);

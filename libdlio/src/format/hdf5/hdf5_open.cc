@@ -46,14 +46,14 @@ Result<bool> FindConcatenated(Hdf5Call& call, hid_t file, ReaderInfo* info) {
 
 // Picks the sample dataset (see docs/formats.md, "Reading files we did not write"):
 //   1. the concatenated layout (FindConcatenated);
-//   2. else /records, /x or /data, in that order: rows along the first axis;
+//   2. else /records, /records_0 (DLIO's), /x or /data, in that order: rows along the first axis;
 //   3. else the first dataset of rank >= 2, depth first by name: rows.
 // One of them that exists but cannot be opened is Corruption, not a reason to look further.
 Status FindSampleDataset(Hdf5Call& call, hid_t file, ReaderInfo* info) {
   const std::string& path = info->path;
   DLIO_ASSIGN_OR_RETURN(const bool concatenated, FindConcatenated(call, file, info));
   if (concatenated) return Status::OK();
-  for (const char* name : {"/records", "/x", "/data"}) {
+  for (const char* name : {"/records", "/records_0", "/x", "/data"}) {
     DLIO_ASSIGN_OR_RETURN(Hid d, OpenDatasetIfAny(call, file, path, name));
     if (d.valid()) {
       info->dataset = name;
@@ -239,17 +239,27 @@ Status SizeRows(Hdf5Call& call, uint64_t element_bytes, ReaderHandles* h, Reader
   return Status::OK();
 }
 
-}  // namespace
-
-Result<std::unique_ptr<FormatReader>> OpenReader(IoModel model, Storage* storage,
-                                                 const std::string& path, const FormatOptions& o) {
+// The reader of one sample dataset: `dataset`, or the one FindSampleDataset picks when "".
+Result<std::unique_ptr<FormatReader>> OpenOne(IoModel model, Storage* storage,
+                                              const std::string& path, const FormatOptions& o,
+                                              const std::string& dataset) {
   Hdf5Call call;
   DLIO_RETURN_NOT_OK(call.init_status());
   ReaderHandles h;
   ReaderInfo info;
   info.path = path;
   DLIO_RETURN_NOT_OK(OpenFile(call, storage, o, &h, &info));
-  DLIO_RETURN_NOT_OK(FindSampleDataset(call, h.file.get(), &info));
+  if (dataset.empty()) {
+    DLIO_RETURN_NOT_OK(FindSampleDataset(call, h.file.get(), &info));
+  } else {
+    DLIO_ASSIGN_OR_RETURN(Hid d, OpenDatasetIfAny(call, h.file.get(), path, dataset));
+    if (!d.valid()) {
+      return Status::NotFound(path, ": no dataset ", dataset, " (dataset.hdf5.num_dset_per_record ",
+                              o.hdf5.num_dsets, ": DLIO's reader reads /records_0../records_",
+                              o.hdf5.num_dsets - 1, ")");
+    }
+    info.dataset = dataset;
+  }
   uint64_t element_bytes = 0;
   DLIO_RETURN_NOT_OK(OpenSampleDataset(call, &h, &info, &element_bytes));
   if (info.layout == SampleLayout::kConcatenated) {
@@ -273,6 +283,25 @@ Result<std::unique_ptr<FormatReader>> OpenReader(IoModel model, Storage* storage
   H5Eclear2(H5E_DEFAULT);
   if (h5py) return MakeH5pyReader(call, storage, o, std::move(h), std::move(info));
   return MakeReader(std::move(h), std::move(info));
+}
+
+}  // namespace
+
+// With hdf5.num_dset_per_record N > 1, DLIO's reader reads row i of /records_0..N-1 for sample
+// i: one reader per dataset, read in turn into consecutive parts of the sample.
+Result<std::unique_ptr<FormatReader>> OpenReader(IoModel model, Storage* storage,
+                                                 const std::string& path, const FormatOptions& o) {
+  if (o.hdf5.num_dsets <= 1) return OpenOne(model, storage, path, o, "");
+  std::vector<std::unique_ptr<FormatReader>> parts;
+  for (uint64_t k = 0; k < o.hdf5.num_dsets; ++k) {
+    DLIO_ASSIGN_OR_RETURN(auto part, OpenOne(model, storage, path, o, StrCat("/records_", k)));
+    if (!parts.empty() && part->num_samples() != parts[0]->num_samples()) {
+      return Status::Corruption(path, ": /records_", k, " holds ", part->num_samples(),
+                                " samples but /records_0 holds ", parts[0]->num_samples());
+    }
+    parts.push_back(std::move(part));
+  }
+  return MakeMultiDatasetReader(path, std::move(parts));
 }
 
 }  // namespace dlio::format_internal::hdf5

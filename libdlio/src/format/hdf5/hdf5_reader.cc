@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <optional>
 
 #include "dlio/clock.h"
@@ -126,7 +127,59 @@ class Hdf5Reader final : public FormatReader {
   std::optional<ChunkGuard> guard_;  // built and used under the HDF5 lock
 };
 
+// DLIO's reader with hdf5.num_dset_per_record > 1: each part's sample read straight into its
+// place in `out` (a borrowed SampleBuffer; copied only if the part wanted more room).
+class MultiDatasetReader final : public FormatReader {
+ public:
+  MultiDatasetReader(std::string path, std::vector<std::unique_ptr<FormatReader>> parts)
+      : path_(std::move(path)), parts_(std::move(parts)) {}
+
+  uint64_t num_samples() const override { return parts_[0]->num_samples(); }
+  uint64_t sample_size(uint64_t i) const override {
+    uint64_t size = 0;
+    for (const auto& p : parts_) size += p->sample_size(i);
+    return size;
+  }
+
+  Status ReadSample(uint64_t i, SampleBuffer* out) override {
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(path_, i, num_samples()));
+    DLIO_RETURN_NOT_OK(out->Resize(sample_size(i)));
+    uint64_t offset = 0;
+    for (const auto& p : parts_) {
+      const uint64_t size = p->sample_size(i);
+      SampleBuffer part;
+      part.Borrow(out->data() + offset, size);
+      DLIO_RETURN_NOT_OK(p->ReadSample(i, &part));
+      if (part.size() != size) {
+        return Status::Corruption(path_, ": sample ", i, " of a /records_<k> read ", part.size(),
+                                  " bytes, expected ", size);
+      }
+      if (part.data() != out->data() + offset) std::memcpy(out->data() + offset, part.data(), size);
+      offset += size;
+    }
+    return Status::OK();
+  }
+
+  std::string DescribeJson() const override {
+    std::string json = "{\"datasets\":[";
+    for (size_t k = 0; k < parts_.size(); ++k) {
+      if (k > 0) json += ',';
+      json += parts_[k]->DescribeJson();
+    }
+    return json + "]}";
+  }
+
+ private:
+  const std::string path_;
+  std::vector<std::unique_ptr<FormatReader>> parts_;
+};
+
 }  // namespace
+
+std::unique_ptr<FormatReader> MakeMultiDatasetReader(
+    std::string path, std::vector<std::unique_ptr<FormatReader>> parts) {
+  return std::make_unique<MultiDatasetReader>(std::move(path), std::move(parts));
+}
 
 Status CheckMetadataEntry(const ReaderInfo& info, uint64_t i, uint64_t size, uint64_t meta_offset,
                           uint64_t meta_size, uint64_t* start) {

@@ -64,6 +64,11 @@ struct ReaderInfo {
 // The reader over what OpenReader found (hdf5_reader.cc).
 std::unique_ptr<FormatReader> MakeReader(ReaderHandles h, ReaderInfo info);
 
+// The reader of DLIO's /records_0..N-1: sample i is sample i of each of `parts` in turn
+// (hdf5_reader.cc). Every part holds the same number of samples.
+std::unique_ptr<FormatReader> MakeMultiDatasetReader(
+    std::string path, std::vector<std::unique_ptr<FormatReader>> parts);
+
 // The h5py model's reader over what OpenReader found, through the files it opened
 // (io_models/hdf5_h5py_reader.cc): checks and opens reader.hdf5_lookup_dataset when `o` names one.
 Result<std::unique_ptr<FormatReader>> MakeH5pyReader(Hdf5Call& call, Storage* storage,

@@ -213,7 +213,10 @@ Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, con
                   const FormatOptions& o, const Filters& f, std::vector<std::string>* created) {
   const SamplePlan plan = PlanSamples(spec);
   DLIO_RETURN_NOT_OK(WithNewFile(call, storage, path, created, [&](hid_t file) {
-    if (plan.uniform) {
+    RecordShape shape;
+    if (plan.uniform && ShapeFor(o.hdf5, plan.first, &shape)) {
+      DLIO_RETURN_NOT_OK(WriteShapedRecords(call, file, path, spec, shape, o, f));
+    } else if (plan.uniform) {
       DLIO_RETURN_NOT_OK(WriteRecords(call, file, path, spec, plan.first, o, f));
     } else {
       DLIO_RETURN_NOT_OK(WriteConcatenated(call, file, path, spec, plan.offsets, plan.total, o, f));
