@@ -109,8 +109,10 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
   }
   std::vector<uint64_t> read_ids;
   if (writes == 0) {
+    // DLIO's layout: the first ones, global_epoch1_step1..N, as DLIO reads them.
     DLIO_ASSIGN_OR_RETURN(read_ids, NewestCompleteCheckpoints(checkpointer, ctx.comm, reads,
-                                                              c.checkpoint.checkpoint_folder));
+                                                              c.checkpoint.checkpoint_folder,
+                                                              ckpt->type == "dlio_benchmark"));
   }
   const Clock* clock = ctx.clock;
   RunProgress progress;
