@@ -514,10 +514,20 @@ TEST_CASE("dlio_benchmark layout: a read-only run finds DLIO's checkpoint-only f
   REQUIRE(loaded.ok());
   REQUIRE(loaded->files.size() == 1);
   CHECK(loaded->files[0].path == "/ck/global_epoch1_step3/model_states-0.pt");
-  // A second run into the same folder refuses to overwrite what it did not write.
-  auto again = reader->Save(1, 1);
+  // A rerun of the same workload rewrites its earlier run's files, as DLIO does ...
+  auto rerun = MakeDlioLayout(CheckpointOptions{}, storage.get());
+  REQUIRE(rerun->Save(1, 1).ok());
+  // ... but not a file it did not write (another content), nor another seed's.
+  REQUIRE(WriteFileAtomically(storage.get(), "/ck/global_epoch1_step2/model_states-0.pt",
+                              std::string(kDlioDefaultModelSizeBytes, 'x'))
+              .ok());
+  auto again = rerun->Save(1, 2);
   REQUIRE_FALSE(again.ok());
   CHECK(again.status().message().find("already exists") != std::string::npos);
+  CheckpointOptions other;
+  other.seed = 1;
+  auto reseeded = MakeDlioLayout(other, storage.get());
+  REQUIRE_FALSE(reseeded->Save(1, 1).ok());
 }
 
 }  // namespace

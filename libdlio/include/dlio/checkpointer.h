@@ -125,8 +125,9 @@ struct CheckpointResult {
 // Built-ins (RegisterBuiltinCheckpointers): "paper", "model", "transformer", "torch_save" and
 // "dlio_benchmark". dlio_benchmark writes PlanDlioBenchmarkCheckpoint's files into
 // <folder>/global_epoch<epoch>_step<step>/ as DLIO names it, with no manifest (DLIO's file counts
-// hold); a checkpoint is complete there when each planned file has its planned size; a Load of
-// an id this checkpointer did not save reads global_epoch1_step<id + 1> (DLIO's checkpoint-only
+// hold); a checkpoint is complete there when each planned file has its planned size, and a rerun
+// rewrites an existing file only when its size and first transfer are what the save writes; a Load
+// of an id this checkpointer did not save reads global_epoch1_step<id + 1> (DLIO's checkpoint-only
 // names), CompleteIds lists those folders. The other built-ins' files live in
 // <folder>/ckpt-<id as 6 digits>/, named per rank: paper writes rank<r>-index-a.bin (1 KiB),
 // rank<r>-index-b.bin (1 KiB), rank<r>-meta.bin (4 KiB), rank<r>-optimizer.bin (64 KiB) and

@@ -122,6 +122,8 @@ class FileCheckpointer final : public Checkpointer {
       const std::string path = StrCat(dir, "/", f.name);
       DLIO_ASSIGN_OR_RETURN(bool exists, storage_->Exists(path));
       if (exists) {
+        DLIO_ASSIGN_OR_RETURN(bool ours, IsSameSave(path, f, result.id));
+        if (ours) continue;
         return Status::AlreadyExists("checkpoint file ", path,
                                      " already exists and was not written by this run; refusing "
                                      "to overwrite it (use another checkpoint.checkpoint_folder)");
@@ -179,6 +181,22 @@ class FileCheckpointer final : public Checkpointer {
   }
 
  private:
+  // DLIO's layout names folders by epoch and step, so a rerun of a workload meets its earlier
+  // run's files: one whose size and first transfer are what this save writes (same seed, id and
+  // rank: 8+ random bytes match) was written by dlio, and is rewritten as DLIO does.
+  Result<bool> IsSameSave(const std::string& path, const PlannedFile& f, uint64_t id) {
+    if (naming_ != DirNaming::kEpochStep || f.torch || f.bytes == 0) return false;
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, storage_->FileSize(path));
+    if (size != f.bytes) return false;
+    FillBuffer(id);
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), f.bytes));
+    read_buffer_.resize(n);
+    DLIO_ASSIGN_OR_RETURN(auto file, storage_->Open(path, OpenMode::kRead));
+    DLIO_RETURN_NOT_OK(file->ReadExactAt(0, n, read_buffer_.data()));
+    DLIO_RETURN_NOT_OK(file->Close());
+    return std::memcmp(read_buffer_.data(), buffer_.data(), n) == 0;
+  }
+
   // kEpochStep: this checkpointer's saves by id, else DLIO's checkpoint-only name for the id.
   std::string DirOf(uint64_t id) const {
     if (naming_ == DirNaming::kIds) return folder_ + "/" + IdDirName(id);
