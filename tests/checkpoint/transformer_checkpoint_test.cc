@@ -343,5 +343,192 @@ TEST_CASE("the transformer checkpointer writes the planned files, scaled by size
   CHECK(refused.status().message().find("model.num_layers > 0") != std::string::npos);
 }
 
+// DLIO's layout (checkpoint type dlio_benchmark), written by `world` ranks through one memory
+// storage: Save(epoch, step) for each (epoch, step), then every file under /ck by folder.
+std::unique_ptr<Checkpointer> MakeDlioLayout(CheckpointOptions o, Storage* storage) {
+  Registries registries;
+  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  o.name = "dlio_benchmark";
+  o.folder = "/ck";
+  auto ck = (*registries.checkpointers.Get(o.name))(o, CheckpointEnv{storage, SystemClock(), {}});
+  INFO(ck.status().ToString());
+  REQUIRE(ck.ok());
+  return std::move(ck).value();
+}
+
+std::map<std::string, std::map<std::string, uint64_t>> WriteDlioLayout(
+    CheckpointOptions o, int world, const std::vector<std::pair<uint64_t, int64_t>>& saves) {
+  auto storage = NewMemoryStorage();
+  o.world = world;
+  std::vector<std::unique_ptr<Checkpointer>> ranks;
+  for (int rank = 0; rank < world; ++rank) {
+    o.rank = rank;
+    ranks.push_back(MakeDlioLayout(o, storage.get()));
+  }
+  std::vector<uint64_t> ids;
+  for (const auto& [epoch, step] : saves) {
+    for (auto& ck : ranks) {
+      auto saved = ck->Save(epoch, step);
+      INFO(saved.status().ToString());
+      REQUIRE(saved.ok());
+      // Recovery reads the same files back (sizes and content).
+      auto loaded = ck->Load(saved->id);
+      INFO(loaded.status().ToString());
+      REQUIRE(loaded.ok());
+      CHECK(loaded->bytes_read == saved->bytes_written);
+    }
+  }
+  std::map<std::string, std::map<std::string, uint64_t>> files;
+  auto folders = storage->List("/ck");
+  REQUIRE(folders.ok());
+  for (const auto& folder : *folders) {
+    auto names = storage->List("/ck/" + folder);
+    REQUIRE(names.ok());
+    for (const auto& name : *names) {
+      files[folder][name] = *storage->FileSize("/ck/" + folder + "/" + name);
+    }
+  }
+  return files;
+}
+
+// dlio_benchmark_test.py's test_checkpoint_epoch: 8 epochs, a checkpoint every 2 (after epochs 1,
+// 3, 5 and 7), tensor parallelism = the rank count; per checkpoint and rank a model_states file
+// (model.model_size, which dlio honours and DLIO ignores), the layers in one
+// zero_pp_rank_0_mp_rank_<r>_model_states and the optimizer state; TensorFlow stores each as an
+// index and a data file, plus the folder's "checkpoint" file.
+TEST_CASE("dlio_benchmark layout: DLIO's epoch checkpoint file counts per framework") {
+  struct Case {
+    std::vector<uint64_t> optimizers;
+    int64_t num_layers;
+    uint64_t zero_stage;
+  };
+  const Case cases[] = {{{1024, 128}, 2, 0}, {{1024, 128}, 2, 3}, {{128}, 1, 0}};
+  for (const char* framework : {"pytorch", "tensorflow"}) {
+    for (const Case& c : cases) {
+      for (int world : {1, 2}) {
+        CheckpointOptions o;
+        o.framework = framework;
+        o.model_size_bytes = 1024;
+        o.transformer.optimization_groups = c.optimizers;
+        o.transformer.num_layers = c.num_layers;
+        o.transformer.layer_parameters = {16};
+        o.transformer.zero_stage = c.zero_stage;
+        o.transformer.tensor = static_cast<uint64_t>(world);
+        std::vector<std::pair<uint64_t, int64_t>> saves;
+        for (uint64_t epoch = 1; epoch <= 8; epoch += 2) saves.push_back({epoch, 17});
+        INFO(framework << " zero " << c.zero_stage << " layers " << c.num_layers << " world "
+                       << world);
+        auto files = WriteDlioLayout(o, world, saves);
+        const bool tf = std::string(framework) == "tensorflow";
+        const size_t per_checkpoint = tf ? 3 * world * 2 + 1 : 3 * world;
+        size_t total = 0;
+        REQUIRE(files.size() == 4);
+        for (uint64_t epoch = 1; epoch <= 8; epoch += 2) {
+          const auto& in = files["global_epoch" + std::to_string(epoch) + "_step17"];
+          CHECK(in.size() == per_checkpoint);
+          total += in.size();
+          uint64_t groups = 0;
+          for (uint64_t g : c.optimizers) groups += g;
+          const uint64_t layers = static_cast<uint64_t>(c.num_layers) * (16 / world);
+          for (int r = 0; r < world; ++r) {
+            const std::string mp = "zero_pp_rank_0_mp_rank_" + std::to_string(r);
+            const std::string model = "model_states-" + std::to_string(r);
+            if (tf) {
+              const std::string data = ".pb-1.data-00000-of-00001";
+              CHECK(in.at(model + data) == 1024);
+              CHECK(in.at(model + ".pb-1.index") == kTfIndexBytes);
+              CHECK(in.at(mp + "_model_states" + data) == layers);
+              CHECK(in.at(mp + "_optim_states" + data) == 3 * groups);
+            } else {
+              CHECK(in.at(model + ".pt") == 1024);
+              CHECK(in.at(mp + "_model_states.pt") == layers);
+              CHECK(in.at(mp + "_optim_states.pt") == 3 * groups);
+            }
+          }
+          if (tf) CHECK(in.count("checkpoint") == 1);
+        }
+        CHECK(total == 4 * per_checkpoint);  // DLIO: epochs / epochs_between x files per checkpoint
+      }
+    }
+  }
+}
+
+// test_checkpoint_step: DLIO's default workload (pytorch, no model keys) checkpoints every 2 steps
+// of each epoch: one model_states-0.pt of DLIO's default 10240 bytes per checkpoint, written by
+// rank 0 alone (ZeRO 0, tensor x pipeline = 1: the other ranks are replicas).
+TEST_CASE("dlio_benchmark layout: DLIO's step checkpoints, one file on rank 0 at 1 and 2 ranks") {
+  for (int world : {1, 2}) {
+    const int64_t steps = 16 / world;  // 64 samples / batch 4 / ranks
+    std::vector<std::pair<uint64_t, int64_t>> saves;
+    for (uint64_t epoch = 1; epoch <= 8; ++epoch) {
+      for (int64_t step = 2; step <= steps; step += 2) saves.push_back({epoch, step});
+    }
+    auto files = WriteDlioLayout(CheckpointOptions{}, world, saves);
+    size_t total = 0;
+    for (const auto& [folder, in] : files) {
+      CHECK(in.size() == 1);
+      CHECK(in.at("model_states-0.pt") == kDlioDefaultModelSizeBytes);
+      total += in.size();
+    }
+    CHECK(files.count("global_epoch8_step" + std::to_string(steps)) == 1);
+    CHECK(total == static_cast<size_t>(steps / 2 * 8));  // DLIO's nstep // 2 * 8
+  }
+}
+
+TEST_CASE("dlio_benchmark layout: transformer names, pipeline layer files, bad framework") {
+  CheckpointOptions o;
+  o.model_type = "transformer";  // no model_states file
+  o.transformer = Llama3_8b();
+  o.transformer.zero_stage = 1;
+  o.transformer.pipeline = 2;
+  o.world = 4;
+  o.rank = 2;  // pipeline stage 1 (layers 17..34), data-parallel rank 1: optimizer only
+  auto plan = PlanDlioBenchmarkCheckpoint(o);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->size() == 1);
+  CHECK((*plan)[0].name == "zero_pp_rank_1_mp_rank_0_optim_states.pt");
+  o.world = 2;
+  o.rank = 1;  // stage 1 of data-parallel rank 0: one file per layer, then the optimizer
+  plan = PlanDlioBenchmarkCheckpoint(o);
+  REQUIRE(plan.ok());
+  REQUIRE(plan->size() == 16 + 2 + 1);
+  CHECK(plan->front().name == "layer_17-model_1_model_states.pt");
+  CHECK((*plan)[17].name == "layer_34-model_1_model_states.pt");
+  o.framework = "dlio";
+  plan = PlanDlioBenchmarkCheckpoint(o);
+  REQUIRE_FALSE(plan.ok());
+  CHECK(plan.status().message().find("framework") != std::string::npos);
+}
+
+TEST_CASE("dlio_benchmark layout: a read-only run finds DLIO's checkpoint-only folders") {
+  auto storage = NewMemoryStorage();
+  auto writer = MakeDlioLayout(CheckpointOptions{}, storage.get());
+  for (int64_t step = 1; step <= 3; ++step) REQUIRE(writer->Save(1, step).ok());
+  // A torn one: its file is missing.
+  REQUIRE(storage->Remove("/ck/global_epoch1_step2/model_states-0.pt").ok());
+  auto reader = MakeDlioLayout(CheckpointOptions{}, storage.get());
+  auto ids = reader->CompleteIds();
+  REQUIRE(ids.ok());
+  CHECK(*ids == std::vector<uint64_t>{0, 2});
+  auto loaded = reader->Load(2);
+  REQUIRE(loaded.ok());
+  REQUIRE(loaded->files.size() == 1);
+  CHECK(loaded->files[0].path == "/ck/global_epoch1_step3/model_states-0.pt");
+  // A rerun of the same workload rewrites its earlier run's files, as DLIO does ...
+  auto rerun = MakeDlioLayout(CheckpointOptions{}, storage.get());
+  REQUIRE(rerun->Save(1, 1).ok());
+  // ... but not a file it did not write (another content), nor another seed's.
+  REQUIRE(WriteFileAtomically(storage.get(), "/ck/global_epoch1_step2/model_states-0.pt",
+                              std::string(kDlioDefaultModelSizeBytes, 'x'))
+              .ok());
+  auto again = rerun->Save(1, 2);
+  REQUIRE_FALSE(again.ok());
+  CHECK(again.status().message().find("already exists") != std::string::npos);
+  CheckpointOptions other;
+  other.seed = 1;
+  auto reseeded = MakeDlioLayout(other, storage.get());
+  REQUIRE_FALSE(reseeded->Save(1, 1).ok());
+}
+
 }  // namespace
 }  // namespace dlio

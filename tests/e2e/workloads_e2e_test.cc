@@ -132,29 +132,24 @@ TEST_CASE("llama3_8b runs checkpoint-only, scaled by checkpoint.size_divisor") {
                       " ++workload.checkpoint.num_checkpoints_read=2");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  CHECK(r.output.find("checkpoint only (transformer checkpointer)") != std::string::npos);
+  // framework pytorch: DLIO's layout, global_epoch1_step<k> for the k-th save and no manifests.
+  CHECK(r.output.find("checkpoint only (dlio_benchmark checkpointer)") != std::string::npos);
   int files = 0;
-  for (int id = 0; id < 3; ++id) {
-    const fs::path ck = dir / ("ckpt/ckpt-00000" + std::to_string(id));
+  for (int step = 1; step <= 3; ++step) {
+    const fs::path ck = dir / ("ckpt/global_epoch1_step" + std::to_string(step));
     CHECK(fs::file_size(ck / "zero_pp_rank_0_mp_rank_0_model_states.pt") == 16061);
     CHECK(fs::file_size(ck / "zero_pp_rank_0_mp_rank_0_optim_states.pt") == 96364);
   }
-  int manifests = 0;
   for (const auto& e : fs::recursive_directory_iterator(dir / "ckpt")) {
     if (!e.is_regular_file()) continue;
-    if (e.path().filename() == ".dlio-complete-rank0") {  // each save's last, empty file
-      ++manifests;
-      continue;
-    }
     ++files;
     CHECK(e.path().extension() == ".pt");
   }
   CHECK(files == 6);
-  CHECK(manifests == 3);
 
   const json s = LoadJson(dir / "out/summary.json");
   const json& m = s["metric"];
-  CHECK(m["checkpoint_type"] == "transformer");
+  CHECK(m["checkpoint_type"] == "dlio_benchmark");
   CHECK(m["checkpoint_count"] == 3);
   CHECK(m["load_checkpoint_count"] == 2);
   CHECK(m["checkpoint_size_bytes"] == 16061 + 96364);
@@ -186,7 +181,7 @@ TEST_CASE("llama3_8b runs checkpoint-only, scaled by checkpoint.size_divisor") {
   }
   CHECK(fsyncs == 3 * (2 + 2));
 
-  // MLPerf's separate read phase: no writes, read the newest checkpoints an earlier run left.
+  // MLPerf's separate read phase: no writes, read the checkpoints an earlier run left.
   auto read = RunCommand(common + " ++workload.output.folder=" + dir / "out-read" +
                          " ++workload.checkpoint.num_checkpoints_write=0"
                          " ++workload.checkpoint.num_checkpoints_read=2");
@@ -197,8 +192,8 @@ TEST_CASE("llama3_8b runs checkpoint-only, scaled by checkpoint.size_divisor") {
   CHECK(rs["metric"]["load_checkpoint_count"] == 2);
   CHECK(rs["metric"]["checkpoint_size_bytes"] == 16061 + 96364);
   const json rp = LoadJson(dir / "out-read/0_per_epoch_stats.json");
-  CHECK(rp["load_ckpt1"]["id"] == 1);
-  CHECK(rp["load_ckpt2"]["id"] == 2);
+  CHECK(rp["load_ckpt1"]["id"] == 0);  // DLIO's layout: the first ones, global_epoch1_step1, 2
+  CHECK(rp["load_ckpt2"]["id"] == 1);
 
   TempDir empty;
   auto none = RunCommand(DlioRun() + " --workload llama3_8b --quiet" +
@@ -229,9 +224,9 @@ TEST_CASE("llama3 presets shrink with model overrides too, and state their full 
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("transformer checkpoint: 259392 parameters") != std::string::npos);
   // fp16 model 518,784 bytes; optimizer 3 x (259,392 + 320) x 4 = 3,116,544 bytes.
-  CHECK(fs::file_size(dir / "ckpt/ckpt-000000/zero_pp_rank_0_mp_rank_0_model_states.pt") == 518784);
-  CHECK(fs::file_size(dir / "ckpt/ckpt-000000/zero_pp_rank_0_mp_rank_0_optim_states.pt") ==
-        3116544);
+  const fs::path ck = dir / "ckpt/global_epoch1_step1";
+  CHECK(fs::file_size(ck / "zero_pp_rank_0_mp_rank_0_model_states.pt") == 518784);
+  CHECK(fs::file_size(ck / "zero_pp_rank_0_mp_rank_0_optim_states.pt") == 3116544);
 }
 
 TEST_CASE("generate-only runs (--no-train) of a checkpointing preset write no checkpoint") {

@@ -145,7 +145,7 @@ TEST_CASE("llama3 presets are checkpoint-only transformer workloads") {
     CHECK(c->checkpoint.num_checkpoints_read == 10);
     CHECK(c->checkpoint.fsync);
     CHECK(c->checkpoint.time_between_checkpoints == 5);
-    CHECK(c->checkpoint.type == "auto");  // resolves to transformer (model.type)
+    CHECK(c->checkpoint.type == "auto");  // resolves to dlio_benchmark (framework pytorch)
     CHECK(c->model.type == "transformer");
     CHECK(c->model.num_layers == e.layers);
     CHECK(c->model.transformer.vocab_size == 128256);

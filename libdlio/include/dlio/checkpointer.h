@@ -65,7 +65,7 @@ Result<TransformerRankPlan> PlanTransformerCheckpoint(const TransformerModel& mo
 
 struct CheckpointOptions {
   std::string name = "paper";  // paper: 2 x 1 KB, 4 KB, 64 KB, 4 MB files; model: model_size_bytes
-                               // transformer: `transformer`'s DLIO layout
+                               // transformer: `transformer`'s DLIO layout; dlio_benchmark: DLIO's
   std::string folder = "./checkpoints";
   uint64_t model_size_bytes = 0;     // model: bytes per checkpoint (split over ranks by rank_mode)
   bool fsync = false;                // fsync every file (and the folder after the rename)
@@ -84,7 +84,29 @@ struct CheckpointOptions {
   std::string torch_modules;
   // torch_save: the file's name in the checkpoint folder, "{rank}" replaced by the rank.
   std::string torch_file_name = "model-rank{rank}.pt";
+  // dlio_benchmark: DLIO's framework ("pytorch": .pt files; "tensorflow": tf.train.Checkpoint's
+  // files) and model.type (anything but "transformer" adds model_states-<rank> of
+  // model_size_bytes, kDlioDefaultModelSizeBytes when that is 0).
+  std::string framework = "pytorch";
+  std::string model_type;
 };
+
+// DLIO's model.model_size_bytes default: a DLIO config without a model size still checkpoints a
+// model_states-<rank> file of this many bytes.
+inline constexpr uint64_t kDlioDefaultModelSizeBytes = 10240;
+
+// The files rank options.rank of options.world writes per checkpoint in DLIO's layout
+// (dlio_benchmark/checkpointing/base_checkpointing.py), in DLIO's order, sizes before
+// size_divisor and root_only: with model.parallelism.zero_stage 0 only ranks < tensor x pipeline
+// write; model_states-<rank> (model_size_bytes, kDlioDefaultModelSizeBytes when 0) unless
+// model_type is "transformer"; then PlanTransformerCheckpoint's layer and optimizer files. Names
+// end in ".pt" for framework pytorch; for tensorflow each state is "<stem>.pb-1.index" (an
+// approximate kTfIndexBytes) and "<stem>.pb-1.data-00000-of-00001" (the state's bytes), and rank
+// 0 adds the folder's "checkpoint" file. InvalidArgument naming the key for an unknown framework
+// or a layout that does not fit the world. Pure: touches no storage.
+Result<std::vector<CheckpointPlanFile>> PlanDlioBenchmarkCheckpoint(
+    const CheckpointOptions& options);
+inline constexpr uint64_t kTfIndexBytes = 512;
 
 struct CheckpointFileResult {
   std::string path;
@@ -100,8 +122,13 @@ struct CheckpointResult {
   std::vector<CheckpointFileResult> files;
 };
 
-// Built-ins (RegisterBuiltinCheckpointers): "paper", "model", "transformer" and "torch_save".
-// Files live in
+// Built-ins (RegisterBuiltinCheckpointers): "paper", "model", "transformer", "torch_save" and
+// "dlio_benchmark". dlio_benchmark writes PlanDlioBenchmarkCheckpoint's files into
+// <folder>/global_epoch<epoch>_step<step>/ as DLIO names it, with no manifest (DLIO's file counts
+// hold); a checkpoint is complete there when each planned file has its planned size, and a rerun
+// rewrites an existing file only when its size and first transfer are what the save writes; a Load
+// of an id this checkpointer did not save reads global_epoch1_step<id + 1> (DLIO's checkpoint-only
+// names), CompleteIds lists those folders. The other built-ins' files live in
 // <folder>/ckpt-<id as 6 digits>/, named per rank: paper writes rank<r>-index-a.bin (1 KiB),
 // rank<r>-index-b.bin (1 KiB), rank<r>-meta.bin (4 KiB), rank<r>-optimizer.bin (64 KiB) and
 // rank<r>-model.bin (4 MiB) -- the paper's "KB/MB" are 1024-based as in its code; model writes

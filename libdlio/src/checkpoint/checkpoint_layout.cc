@@ -8,6 +8,21 @@
 #include "dlio/str_cat.h"
 
 namespace dlio::checkpoint_internal {
+namespace {
+
+// The number name[from..] spells, nullopt unless it is all decimal digits (callers bound its
+// length to 19 digits).
+std::optional<uint64_t> ParseDigits(const std::string& name, size_t from) {
+  uint64_t value = 0;
+  for (size_t i = from; i < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9') return std::nullopt;
+    value = value * 10 + static_cast<uint64_t>(name[i] - '0');
+  }
+  return value;
+}
+
+}  // namespace
+
 std::string StripTrailingSlashes(std::string path) {
   while (path.size() > 1 && path.back() == '/') path.pop_back();
   return path;
@@ -24,12 +39,7 @@ std::optional<uint64_t> ParseIdDirName(const std::string& name) {
   if (name.size() <= n || name.size() > n + 19 || name.compare(0, n, kDirPrefix) != 0) {
     return std::nullopt;
   }
-  uint64_t id = 0;
-  for (size_t i = n; i < name.size(); ++i) {
-    if (name[i] < '0' || name[i] > '9') return std::nullopt;
-    id = id * 10 + static_cast<uint64_t>(name[i] - '0');
-  }
-  return id;
+  return ParseDigits(name, n);
 }
 
 Result<std::vector<uint64_t>> ListIds(Storage* storage, const std::string& folder) {
@@ -44,12 +54,26 @@ Result<std::vector<uint64_t>> ListIds(Storage* storage, const std::string& folde
   return ids;
 }
 
-std::string ManifestName(int rank) { return StrCat(".dlio-complete-rank", rank); }
+std::string EpochStepDirName(uint64_t epoch, int64_t step) {
+  char buf[80];
+  std::snprintf(buf, sizeof(buf), "global_epoch%llu_step%lld",
+                static_cast<unsigned long long>(epoch), static_cast<long long>(step));
+  return buf;
+}
 
-Result<bool> IsCompleteShare(Storage* storage, const std::string& dir, int rank,
+std::optional<uint64_t> ParseEpochStepDirName(const std::string& name, uint64_t epoch) {
+  char prefix[48];
+  const int n = std::snprintf(prefix, sizeof(prefix), "global_epoch%llu_step",
+                              static_cast<unsigned long long>(epoch));
+  const size_t len = static_cast<size_t>(n);
+  if (name.size() <= len || name.size() > len + 19 || name.compare(0, len, prefix) != 0) {
+    return std::nullopt;
+  }
+  return ParseDigits(name, len);
+}
+
+Result<bool> HasPlannedFiles(Storage* storage, const std::string& dir,
                              const std::vector<PlannedFile>& plan) {
-  DLIO_ASSIGN_OR_RETURN(bool marked, storage->Exists(StrCat(dir, "/", ManifestName(rank))));
-  if (!marked) return false;
   for (const auto& f : plan) {
     const std::string path = StrCat(dir, "/", f.name);
     DLIO_ASSIGN_OR_RETURN(bool there, storage->Exists(path));
@@ -60,12 +84,24 @@ Result<bool> IsCompleteShare(Storage* storage, const std::string& dir, int rank,
   return true;
 }
 
+std::string ManifestName(int rank) { return StrCat(".dlio-complete-rank", rank); }
+
+Result<bool> IsCompleteShare(Storage* storage, const std::string& dir, int rank,
+                             const std::vector<PlannedFile>& plan) {
+  DLIO_ASSIGN_OR_RETURN(bool marked, storage->Exists(StrCat(dir, "/", ManifestName(rank))));
+  if (!marked) return false;
+  return HasPlannedFiles(storage, dir, plan);
+}
+
 Result<std::vector<std::string>> RemoveDeadTemporaries(Storage* storage,
                                                        const std::string& folder) {
   std::vector<std::string> removed;
-  DLIO_ASSIGN_OR_RETURN(auto ids, ListIds(storage, folder));
-  for (uint64_t id : ids) {
-    const std::string dir = StrCat(folder, "/", IdDirName(id));
+  DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(folder));
+  if (!exists) return removed;
+  DLIO_ASSIGN_OR_RETURN(auto entries, storage->List(folder));
+  for (const auto& entry : entries) {
+    if (!ParseIdDirName(entry) && entry.rfind("global_epoch", 0) != 0) continue;
+    const std::string dir = StrCat(folder, "/", entry);
     DLIO_ASSIGN_OR_RETURN(bool is_dir, storage->IsDirectory(dir));
     if (!is_dir) continue;
     DLIO_ASSIGN_OR_RETURN(auto names, storage->List(dir));

@@ -40,13 +40,22 @@ std::optional<uint64_t> ParseIdDirName(const std::string& name);
 // The ids of the ckpt-NNNNNN directories in `folder`, ascending (none when it does not exist).
 Result<std::vector<uint64_t>> ListIds(Storage* storage, const std::string& folder);
 
+// DLIO's checkpoint folder "global_epoch<epoch>_step<step>" (checkpoint type dlio_benchmark).
+std::string EpochStepDirName(uint64_t epoch, int64_t step);
+// The step of "global_epoch<epoch>_step<digits>" for this epoch, nullopt for any other name.
+std::optional<uint64_t> ParseEpochStepDirName(const std::string& name, uint64_t epoch);
+
+// Whether each of `plan`'s files exists in `dir` with its planned size.
+Result<bool> HasPlannedFiles(Storage* storage, const std::string& dir,
+                             const std::vector<PlannedFile>& plan);
+
 // ".dlio-complete-rank<r>".
 std::string ManifestName(int rank);
 // Whether `dir` holds rank `rank`'s complete share of a checkpoint written with `plan`.
 Result<bool> IsCompleteShare(Storage* storage, const std::string& dir, int rank,
                              const std::vector<PlannedFile>& plan);
 
-// Removes, from every ckpt-NNNNNN directory of `folder`, the temporaries
+// Removes, from every ckpt-NNNNNN and global_epoch*_step* directory of `folder`, the temporaries
 // ("<name><kAtomicTmpInfix><owner token>") whose owner is provably dead (core/owner_stamp.h): what
 // saves killed mid-write left. Nothing else is touched: not a live process's temporary, not
 // another host's, not a name without a valid token. Best effort (a rank running the same cleanup

@@ -84,11 +84,16 @@ class TraceSpan {
   int64_t start_ns_ = 0;
 };
 
+// How checkpoint folders are named: ckpt-<id> with a manifest per rank (dlio's), or DLIO's
+// global_epoch<e>_step<s> with the planned files only (DLIO's file counts).
+enum class DirNaming { kIds, kEpochStep };
+
 class FileCheckpointer final : public Checkpointer {
  public:
   FileCheckpointer(const CheckpointOptions& options, const CheckpointEnv& env,
-                   std::vector<PlannedFile> plan, uint64_t first_id)
+                   std::vector<PlannedFile> plan, uint64_t first_id, DirNaming naming)
       : options_(options),
+        naming_(naming),
         storage_(env.storage),
         clock_(env.clock != nullptr ? env.clock : SystemClock()),
         tracer_(env.tracer),
@@ -106,6 +111,10 @@ class FileCheckpointer final : public Checkpointer {
     if (plan_.empty()) return result;  // root_only on a rank > 0, or no bytes for this rank
     TraceSpan span(tracer_, clock_, ai_events::kCapture, static_cast<int64_t>(result.id),
                    static_cast<int64_t>(epoch), step);
+    if (naming_ == DirNaming::kEpochStep) {
+      saved_dirs_.emplace_back(result.id,
+                               folder_ + "/" + checkpoint_internal::EpochStepDirName(epoch, step));
+    }
     const std::string dir = DirOf(result.id);
 
     // Refuse before writing anything: a final name that exists is data we did not create.
@@ -113,6 +122,8 @@ class FileCheckpointer final : public Checkpointer {
       const std::string path = StrCat(dir, "/", f.name);
       DLIO_ASSIGN_OR_RETURN(bool exists, storage_->Exists(path));
       if (exists) {
+        DLIO_ASSIGN_OR_RETURN(bool ours, IsSameSave(path, f, result.id));
+        if (ours) continue;
         return Status::AlreadyExists("checkpoint file ", path,
                                      " already exists and was not written by this run; refusing "
                                      "to overwrite it (use another checkpoint.checkpoint_folder)");
@@ -131,6 +142,7 @@ class FileCheckpointer final : public Checkpointer {
   }
 
   Result<std::vector<uint64_t>> CompleteIds() override {
+    if (naming_ == DirNaming::kEpochStep) return CompleteEpochStepIds();
     DLIO_ASSIGN_OR_RETURN(auto ids, checkpoint_internal::ListIds(storage_, folder_));
     std::vector<uint64_t> complete;
     for (uint64_t id : ids) {
@@ -169,7 +181,48 @@ class FileCheckpointer final : public Checkpointer {
   }
 
  private:
-  std::string DirOf(uint64_t id) const { return folder_ + "/" + IdDirName(id); }
+  // DLIO's layout names folders by epoch and step, so a rerun of a workload meets its earlier
+  // run's files: one whose size and first transfer are what this save writes (same seed, id and
+  // rank: 8+ random bytes match) was written by dlio, and is rewritten as DLIO does.
+  Result<bool> IsSameSave(const std::string& path, const PlannedFile& f, uint64_t id) {
+    if (naming_ != DirNaming::kEpochStep || f.torch || f.bytes == 0) return false;
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, storage_->FileSize(path));
+    if (size != f.bytes) return false;
+    FillBuffer(id);
+    const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), f.bytes));
+    read_buffer_.resize(n);
+    DLIO_ASSIGN_OR_RETURN(auto file, storage_->Open(path, OpenMode::kRead));
+    DLIO_RETURN_NOT_OK(file->ReadExactAt(0, n, read_buffer_.data()));
+    DLIO_RETURN_NOT_OK(file->Close());
+    return std::memcmp(read_buffer_.data(), buffer_.data(), n) == 0;
+  }
+
+  // kEpochStep: this checkpointer's saves by id, else DLIO's checkpoint-only name for the id.
+  std::string DirOf(uint64_t id) const {
+    if (naming_ == DirNaming::kIds) return folder_ + "/" + IdDirName(id);
+    for (const auto& [saved, dir] : saved_dirs_) {
+      if (saved == id) return dir;
+    }
+    return folder_ + "/" + checkpoint_internal::EpochStepDirName(1, static_cast<int64_t>(id + 1));
+  }
+
+  // The checkpoints DLIO's checkpoint-only runs write (global_epoch1_step<id + 1>) that hold this
+  // rank's planned files at their sizes, ascending.
+  Result<std::vector<uint64_t>> CompleteEpochStepIds() {
+    std::vector<uint64_t> ids;
+    DLIO_ASSIGN_OR_RETURN(bool exists, storage_->Exists(folder_));
+    if (!exists) return ids;
+    DLIO_ASSIGN_OR_RETURN(auto names, storage_->List(folder_));
+    for (const auto& name : names) {
+      auto step = checkpoint_internal::ParseEpochStepDirName(name, 1);
+      if (!step || *step == 0) continue;
+      DLIO_ASSIGN_OR_RETURN(
+          bool ok, checkpoint_internal::HasPlannedFiles(storage_, folder_ + "/" + name, plan_));
+      if (ok) ids.push_back(*step - 1);
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  }
 
   // One transfer's worth of content, reused for every request of every file of checkpoint `id`:
   // the byte at file offset o is buffer_[o % transfer_size], which lets reads verify content.
@@ -207,15 +260,20 @@ class FileCheckpointer final : public Checkpointer {
       result->bytes_written += f.bytes;
       result->files.push_back({path, f.bytes});
     }
+    if (naming_ == DirNaming::kEpochStep) return Finish(dir, start, result);
     const std::string manifest = StrCat(dir, "/", checkpoint_internal::ManifestName(options_.rank));
     // Empty and not synced by itself: SyncDir below makes its rename durable, and a manifest lost
     // in a crash only makes the checkpoint look torn.
     DLIO_RETURN_NOT_OK(
         WriteFileAtomically(storage_, manifest, "").WithContext("checkpoint manifest"));
     created->push_back(manifest);
+    return Finish(dir, start, result);
+  }
+
+  Status Finish(const std::string& dir, int64_t start, CheckpointResult* result) {
     if (options_.fsync) {
       DLIO_RETURN_NOT_OK(storage_->SyncDir(dir));      // the renames
-      DLIO_RETURN_NOT_OK(storage_->SyncDir(folder_));  // the new ckpt-NNNNNN entry
+      DLIO_RETURN_NOT_OK(storage_->SyncDir(folder_));  // the new checkpoint folder's entry
     }
     result->write_ns = clock_->NowNanos() - start;
     return Status::OK();
@@ -287,6 +345,8 @@ class FileCheckpointer final : public Checkpointer {
   }
 
   CheckpointOptions options_;
+  DirNaming naming_;
+  std::vector<std::pair<uint64_t, std::string>> saved_dirs_;  // kEpochStep: id -> folder
   Storage* storage_;
   const Clock* clock_;
   Tracer* tracer_;
@@ -326,8 +386,8 @@ Result<uint64_t> PrepareFolder(Storage* storage, const std::string& folder) {
 std::string RankPrefix(int rank) { return StrCat("rank", rank, "-"); }
 
 Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options,
-                                            const CheckpointEnv& env,
-                                            std::vector<PlannedFile> plan) {
+                                            const CheckpointEnv& env, std::vector<PlannedFile> plan,
+                                            DirNaming naming = DirNaming::kIds) {
   if (options.root_only && options.rank != 0) plan.clear();
   if (options.size_divisor < 1) {
     return Status::InvalidArgument("checkpoint.size_divisor must be >= 1");
@@ -337,8 +397,10 @@ Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options,
   }
   DLIO_ASSIGN_OR_RETURN(uint64_t first_id,
                         PrepareFolder(env.storage, StripTrailingSlashes(options.folder)));
+  // DLIO's folders are named by epoch and step, so its ids count this run's saves only.
+  if (naming == DirNaming::kEpochStep) first_id = 0;
   return std::unique_ptr<Checkpointer>(
-      std::make_unique<FileCheckpointer>(options, env, std::move(plan), first_id));
+      std::make_unique<FileCheckpointer>(options, env, std::move(plan), first_id, naming));
 }
 
 Result<std::unique_ptr<Checkpointer>> MakePaperCheckpointer(const CheckpointOptions& options,
@@ -398,6 +460,15 @@ Result<std::unique_ptr<Checkpointer>> MakeTransformerCheckpointer(const Checkpoi
   std::vector<PlannedFile> plan;
   for (auto& f : rank_plan.files) plan.push_back({std::move(f.name), f.bytes, nullptr});
   return Build(options, env, std::move(plan));
+}
+
+Result<std::unique_ptr<Checkpointer>> MakeDlioBenchmarkCheckpointer(
+    const CheckpointOptions& options, const CheckpointEnv& env) {
+  DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
+  DLIO_ASSIGN_OR_RETURN(auto files, PlanDlioBenchmarkCheckpoint(options));
+  std::vector<PlannedFile> plan;
+  for (auto& f : files) plan.push_back({std::move(f.name), f.bytes, nullptr});
+  return Build(options, env, std::move(plan), DirNaming::kEpochStep);
 }
 
 // checkpoint.torch_file_name with {rank} replaced: a plain name (ranks that all write need
@@ -463,6 +534,15 @@ Status RegisterBuiltinCheckpointers(Registries* registries) {
        "model.optimizer_datatype, checkpoint.mode, checkpoint.checkpoint_folder, fsync, "
        "read_back, transfer_size, size_divisor",
        MakeTransformerCheckpointer}));
+  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
+      {"dlio_benchmark",
+       "the Python DLIO's checkpoint files and folders: global_epoch<e>_step<s>/ holding "
+       "model_states-<rank> (non-transformer models), layer and optimizer states as "
+       "'transformer', as framework pytorch (.pt) or tensorflow (tf.train.Checkpoint) stores "
+       "them",
+       "framework, model.type, model.model_size_bytes, model.*, checkpoint.checkpoint_folder, "
+       "fsync, read_back, transfer_size, size_divisor, rank_mode, storage_type",
+       MakeDlioBenchmarkCheckpointer}));
   DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
       {"torch_save",
        "the file torch.save(state_dict, path) writes (PyTorch 1.13's zip: data.pkl, a 64-byte "

@@ -57,7 +57,8 @@ std::vector<KeySpec> BuildTable() {
   add(String("name", DLIO_FIELD(std::string, name),
              "run name used in outputs: a preset's name or the YAML file's stem"));
   add(String("framework", DLIO_FIELD(std::string, framework),
-             "framework being emulated (informational): tensorflow, pytorch, dlio"));
+             "framework being emulated: tensorflow, pytorch, dlio; with checkpoint.type auto, "
+             "tensorflow and pytorch select DLIO's checkpoint layout (dlio_benchmark)"));
   add(Double("scale", DLIO_FIELD(double, scale), {0, HUGE_VAL, /*min_exclusive=*/true},
              "factor (> 0) on the counts named in scale_keys, applied to the final config when a "
              "run starts: round(value x scale), at least 1 (dataset.num_files_*: at least one per "
@@ -71,7 +72,8 @@ std::vector<KeySpec> BuildTable() {
              "model name (informational); `model: <name>` as a scalar sets it too"));
   add(String("model.type", DLIO_FIELD(std::string, model.type),
              "model type: cnn, transformer, ... (with checkpoint.type auto, transformer selects "
-             "the transformer checkpointer)"));
+             "the transformer checkpointer; in DLIO's layout any other type adds "
+             "model_states-<rank>)"));
   add(Uint("model.model_size_bytes", DLIO_FIELD(uint64_t, model.model_size_bytes), {0, kPiB},
            "bytes of model state; checkpoints of type 'model' write this many bytes when "
            "checkpoint.model_size_bytes is 0",
@@ -400,11 +402,12 @@ std::vector<KeySpec> BuildTable() {
              "checkpointer registry name: paper (five files: 2 x 1 KiB, 4 KiB, 64 KiB, 4 MiB), "
              "model (model_size_bytes), transformer (DLIO's layered LLM checkpoint from model.*), "
              "torch_save (the file and write requests of torch.save for "
-             "checkpoint.torch_state_dict), or auto: transformer when model.type is transformer or "
-             "model.num_layers, "
-             "layer_parameters or optimization_groups are set, else model when a model size is "
-             "set, else paper. DLIO's location values rank_zero / all_ranks / independent set "
-             "checkpoint.rank_mode instead",
+             "checkpoint.torch_state_dict), dlio_benchmark (DLIO's global_epoch<e>_step<s> "
+             "folders and files for framework pytorch / tensorflow), or auto: dlio_benchmark when "
+             "framework is pytorch or tensorflow, else transformer when model.type is transformer "
+             "or model.num_layers, layer_parameters or optimization_groups are set, else model "
+             "when a model size is set, else paper. DLIO's location values rank_zero / all_ranks "
+             "/ independent set checkpoint.rank_mode instead",
              kNonEmpty, CheckpointTypeSetter));
   add(Uint("checkpoint.checkpoint_after_epoch",
            DLIO_FIELD(uint64_t, checkpoint.checkpoint_after_epoch),

@@ -1,9 +1,12 @@
 #include "runner/checkpoint_options.h"
 
+#include "dlio/distribution.h"
+
 namespace dlio {
 
 std::string CheckpointTypeFor(const WorkloadConfig& c) {
   if (c.checkpoint.type != "auto") return c.checkpoint.type;
+  if (c.framework == "pytorch" || c.framework == "tensorflow") return "dlio_benchmark";
   const ModelConfig& m = c.model;
   if (m.type == "transformer" || m.num_layers > 0 || !m.layer_parameters.empty() ||
       !m.optimization_groups.empty()) {
@@ -11,6 +14,34 @@ std::string CheckpointTypeFor(const WorkloadConfig& c) {
   }
   if (c.checkpoint.model_size_bytes > 0 || m.model_size_bytes > 0) return "model";
   return "paper";
+}
+
+bool DlioCheckpointCadence(const WorkloadConfig& c) {
+  return CheckpointTypeFor(c) == "dlio_benchmark";
+}
+
+CheckpointOptions CheckpointOptionsFor(const WorkloadConfig& c, int rank, int world) {
+  CheckpointOptions co;
+  co.name = CheckpointTypeFor(c);
+  co.folder = c.checkpoint.checkpoint_folder;
+  co.model_size_bytes =
+      c.checkpoint.model_size_bytes ? c.checkpoint.model_size_bytes : c.model.model_size_bytes;
+  co.fsync = c.checkpoint.fsync;
+  co.read_back = c.checkpoint.read_back;
+  co.transfer_size = c.checkpoint.transfer_size;
+  co.rank = rank;
+  co.world = world;
+  co.root_only = c.checkpoint.rank_mode == CheckpointRankMode::kRoot;
+  co.seed = MixSeed(c.train.seed, rank, 0xcc);
+  co.size_divisor = c.checkpoint.size_divisor;
+  co.model_files = c.checkpoint.model_files;
+  co.torch_state_dict = c.checkpoint.torch_state_dict;
+  co.torch_modules = c.checkpoint.torch_modules;
+  co.torch_file_name = c.checkpoint.torch_file_name;
+  co.transformer = TransformerModelFor(c);
+  co.framework = c.framework;
+  co.model_type = c.model.type;
+  return co;
 }
 
 TransformerModel TransformerModelFor(const WorkloadConfig& c) {

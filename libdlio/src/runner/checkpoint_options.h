@@ -9,10 +9,18 @@
 
 namespace dlio {
 
-// checkpoint.type with auto resolved: transformer when the model describes one (model.type
-// transformer, model.num_layers, layer_parameters or optimization_groups), else model when a
-// model size is set, else paper.
+// checkpoint.type with auto resolved: dlio_benchmark (DLIO's files and folders) for a DLIO config
+// (framework pytorch or tensorflow); otherwise transformer when the model describes one
+// (model.type transformer, model.num_layers, layer_parameters or optimization_groups), else model
+// when a model size is set, else paper.
 std::string CheckpointTypeFor(const WorkloadConfig& config);
+
+// Whether checkpoints follow DLIO's cadence and names (checkpoint type dlio_benchmark): step
+// checkpoints count the steps of each epoch, as DLIO does, not the run's.
+bool DlioCheckpointCadence(const WorkloadConfig& config);
+
+// Everything the config asks of rank `rank` of `world`'s checkpointer (seed included).
+CheckpointOptions CheckpointOptionsFor(const WorkloadConfig& config, int rank, int world);
 
 // The transformer the model.* keys describe, split as model.parallelism.* and checkpoint.mode say.
 TransformerModel TransformerModelFor(const WorkloadConfig& config);

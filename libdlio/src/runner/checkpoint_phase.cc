@@ -50,26 +50,11 @@ Status DescribeTransformerCheckpoint(const RunContext& ctx, const CheckpointOpti
 
 Status MakeCheckpointing(const RunContext& ctx, Checkpointing* out) {
   const WorkloadConfig& c = *ctx.config;
-  CheckpointOptions co;
-  co.name = CheckpointTypeFor(c);
-  co.folder = c.checkpoint.checkpoint_folder;
-  co.model_size_bytes =
-      c.checkpoint.model_size_bytes ? c.checkpoint.model_size_bytes : c.model.model_size_bytes;
-  co.fsync = c.checkpoint.fsync;
-  co.read_back = c.checkpoint.read_back;
-  co.transfer_size = c.checkpoint.transfer_size;
-  co.rank = ctx.rank();
-  co.world = ctx.world();
-  co.root_only = c.checkpoint.rank_mode == CheckpointRankMode::kRoot;
-  co.seed = MixSeed(c.train.seed, ctx.rank(), 0xcc);
-  co.size_divisor = c.checkpoint.size_divisor;
-  co.model_files = c.checkpoint.model_files;
-  co.torch_state_dict = c.checkpoint.torch_state_dict;
-  co.torch_modules = c.checkpoint.torch_modules;
-  co.torch_file_name = c.checkpoint.torch_file_name;
-  co.transformer = TransformerModelFor(c);
+  const CheckpointOptions co = CheckpointOptionsFor(c, ctx.rank(), ctx.world());
   out->type = co.name;
-  if (co.name == "transformer" && ctx.rank() == 0) {
+  const bool layered =
+      co.name == "transformer" || (co.name == "dlio_benchmark" && co.transformer.num_layers > 0);
+  if (layered && ctx.rank() == 0) {
     DLIO_RETURN_NOT_OK(DescribeTransformerCheckpoint(ctx, co));
   }
   Storage* storage = ctx.storage;
@@ -124,8 +109,10 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
   }
   std::vector<uint64_t> read_ids;
   if (writes == 0) {
+    // DLIO's layout: the first ones, global_epoch1_step1..N, as DLIO reads them.
     DLIO_ASSIGN_OR_RETURN(read_ids, NewestCompleteCheckpoints(checkpointer, ctx.comm, reads,
-                                                              c.checkpoint.checkpoint_folder));
+                                                              c.checkpoint.checkpoint_folder,
+                                                              ckpt->type == "dlio_benchmark"));
   }
   const Clock* clock = ctx.clock;
   RunProgress progress;

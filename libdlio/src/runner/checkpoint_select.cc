@@ -35,7 +35,7 @@ std::vector<uint64_t> Decode(std::string_view text) {
 
 // Rank 0: the encoded answer from every rank's encoded list.
 std::string Choose(const std::vector<std::string>& gathered, uint64_t count,
-                   const std::string& folder) {
+                   const std::string& folder, bool oldest) {
   std::vector<uint64_t> common;
   for (size_t r = 0; r < gathered.size(); ++r) {
     if (!gathered[r].empty() && gathered[r][0] == '!') {
@@ -58,17 +58,22 @@ std::string Choose(const std::vector<std::string>& gathered, uint64_t count,
                   "and is skipped): a read-only run reads what earlier runs of the same workload "
                   "wrote");
   }
-  common.erase(common.begin(), common.end() - static_cast<std::ptrdiff_t>(count));
+  if (oldest) {
+    common.resize(count);
+  } else {
+    common.erase(common.begin(), common.end() - static_cast<std::ptrdiff_t>(count));
+  }
   return Encode(common);
 }
 
 }  // namespace
 
 Result<std::vector<uint64_t>> NewestCompleteCheckpoints(Checkpointer* checkpointer, Comm* comm,
-                                                        uint64_t count, const std::string& folder) {
+                                                        uint64_t count, const std::string& folder,
+                                                        bool oldest) {
   std::vector<std::string> gathered;
   DLIO_RETURN_NOT_OK(comm->Gather(Encode(checkpointer->CompleteIds()), 0, &gathered));
-  std::string answer = comm->rank() == 0 ? Choose(gathered, count, folder) : std::string();
+  std::string answer = comm->rank() == 0 ? Choose(gathered, count, folder, oldest) : std::string();
   DLIO_RETURN_NOT_OK(comm->Broadcast(&answer, 0));
   if (answer.size() >= 2 && answer[0] == '!') {
     const std::string message = answer.substr(2);

@@ -91,7 +91,10 @@ uint64_t CountCheckpoints(const WorkloadConfig& c, uint64_t steps_per_epoch) {
     return static_cast<uint64_t>(std::max<int64_t>(0, k.num_checkpoints_write));
   const uint64_t epochs = c.train.epochs;
   if (k.steps_between_checkpoints > 0) {
-    return Mul(steps_per_epoch, epochs) / static_cast<uint64_t>(k.steps_between_checkpoints);
+    const uint64_t every = static_cast<uint64_t>(k.steps_between_checkpoints);
+    // DLIO's cadence counts each epoch's steps afresh.
+    if (DlioCheckpointCadence(c)) return Mul(steps_per_epoch / every, epochs);
+    return Mul(steps_per_epoch, epochs) / every;
   }
   const uint64_t every = std::max<uint64_t>(1, k.epochs_between_checkpoints);
   const uint64_t after = k.checkpoint_after_epoch;
@@ -106,6 +109,12 @@ uint64_t CheckpointBytes(const WorkloadConfig& c, int world) {
   if (type == "model") {
     bytes =
         c.checkpoint.model_size_bytes ? c.checkpoint.model_size_bytes : c.model.model_size_bytes;
+  } else if (type == "dlio_benchmark") {
+    for (int r = 0; r < world; ++r) {
+      auto plan = PlanDlioBenchmarkCheckpoint(CheckpointOptionsFor(c, r, world));
+      if (!plan.ok()) return 0;  // the checkpointer names the problem when it is built
+      for (const auto& f : *plan) bytes = Add(bytes, f.bytes);
+    }
   } else if (type == "transformer") {
     const TransformerModel t = TransformerModelFor(c);
     for (int r = 0; r < world; ++r) {

@@ -46,8 +46,11 @@ Status CheckConfigForRun(const WorkloadConfig& c, int world, const Registries& r
       return s.status().WithContext("checkpoint.storage_type");
     }
   }
-  if (c.workflow.checkpoint && CheckpointTypeFor(c) == "transformer") {
+  const std::string type = c.workflow.checkpoint ? CheckpointTypeFor(c) : "";
+  if (type == "transformer") {
     DLIO_RETURN_NOT_OK(PlanTransformerCheckpoint(TransformerModelFor(c), 0, world).status());
+  } else if (type == "dlio_benchmark") {
+    DLIO_RETURN_NOT_OK(PlanDlioBenchmarkCheckpoint(CheckpointOptionsFor(c, 0, world)).status());
   }
   return Status::OK();
 }

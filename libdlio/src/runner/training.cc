@@ -8,6 +8,7 @@
 #include "dlio/s3_stats.h"
 #include "dlio/str_cat.h"
 #include "runner/cache_feed.h"
+#include "runner/checkpoint_options.h"
 #include "runner/report.h"
 #include "trace/ai_events.h"
 
@@ -52,13 +53,19 @@ class EpochLoop {
         c_(*ctx.config),
         checkpointer_(checkpointer),
         side_io_(side_io),
-        checkpoints_(checkpoints) {}
+        checkpoints_(checkpoints),
+        dlio_cadence_(DlioCheckpointCadence(c_)) {}
 
   // One pass over the data: a training epoch or an evaluation.
   Status Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* rep);
   // Saves a checkpoint (when there is a checkpointer) and waits for every rank; adds the time it
-  // took to *spent_ns.
-  Status Checkpoint(uint64_t epoch, int64_t* spent_ns);
+  // took to *spent_ns. `step`: the run's steps so far, or with DLIO's cadence the epoch's step (at
+  // the end of an epoch one past its last, as DLIO names that checkpoint).
+  Status Checkpoint(uint64_t epoch, int64_t step, int64_t* spent_ns);
+  // The step an end-of-epoch checkpoint carries.
+  int64_t EpochEndStep() const {
+    return static_cast<int64_t>(dlio_cadence_ ? epoch_step_ + 1 : global_step_);
+  }
 
  private:
   Result<EpochSteps> Plan(LoopParts& loop, uint64_t epoch, bool train);
@@ -76,13 +83,14 @@ class EpochLoop {
   std::vector<CheckpointResult>* checkpoints_;
   std::vector<SampleRef> plan_;
   uint64_t global_step_ = 0;
+  uint64_t epoch_step_ = 0;  // training steps of the current epoch
+  bool dlio_cadence_;        // DLIO's: step checkpoints count each epoch's steps
 };
 
-Status EpochLoop::Checkpoint(uint64_t epoch, int64_t* spent_ns) {
+Status EpochLoop::Checkpoint(uint64_t epoch, int64_t step, int64_t* spent_ns) {
   if (checkpointer_ == nullptr) return Status::OK();
   const int64_t t0 = ctx_.clock->NowNanos();
-  DLIO_ASSIGN_OR_RETURN(CheckpointResult r,
-                        checkpointer_->Save(epoch, static_cast<int64_t>(global_step_)));
+  DLIO_ASSIGN_OR_RETURN(CheckpointResult r, checkpointer_->Save(epoch, step));
   DLIO_RETURN_NOT_OK(ctx_.comm->Barrier());
   *spent_ns += ctx_.clock->NowNanos() - t0;
   ctx_.messages->Log(LogLevel::kDebug, StrCat("checkpoint ", r.id, ": ", r.bytes_written,
@@ -173,15 +181,18 @@ Status EpochLoop::Step(LoopParts& loop, uint64_t epoch, uint64_t s, bool train, 
 
 Status EpochLoop::CountStep(uint64_t epoch, EpochReport* rep) {
   ++global_step_;
+  ++epoch_step_;
   const int64_t every = c_.checkpoint.steps_between_checkpoints;
-  if (every > 0 && global_step_ % static_cast<uint64_t>(every) == 0) {
-    return Checkpoint(epoch, &rep->checkpoint_ns);
+  const uint64_t count = dlio_cadence_ ? epoch_step_ : global_step_;
+  if (every > 0 && count % static_cast<uint64_t>(every) == 0) {
+    return Checkpoint(epoch, static_cast<int64_t>(count), &rep->checkpoint_ns);
   }
   return Status::OK();
 }
 
 Status EpochLoop::Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* rep) {
   rep->epoch = epoch;
+  if (train) epoch_step_ = 0;
   DLIO_ASSIGN_OR_RETURN(EpochSteps steps, Plan(loop, epoch, train));
   rep->steps.clear();
   rep->steps.reserve(steps.steps);
@@ -295,7 +306,7 @@ Status Train(const RunContext& ctx, Checkpointer* checkpointer, TrainingParts* p
     DLIO_RETURN_NOT_OK(loop.Run(train, epoch, /*train=*/true, &rep));
     if (CheckpointAfterEpoch(c, epoch)) {
       int64_t spent = 0;
-      DLIO_RETURN_NOT_OK(loop.Checkpoint(epoch, &spent));
+      DLIO_RETURN_NOT_OK(loop.Checkpoint(epoch, loop.EpochEndStep(), &spent));
     }
     ctx.messages->Log(LogLevel::kInfo, FormatEpochLine("train", rep));
     report->epochs.push_back(std::move(rep));
