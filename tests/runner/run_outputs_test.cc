@@ -267,5 +267,29 @@ TEST_CASE("a checkpoint-only run's per_epoch_stats.json: epoch 1 with save_ckptN
   CHECK(RankOutputJson(r, RankHostInfo())["1"]["load"].empty());
 }
 
+TEST_CASE("checkpointing on but no save: DLIO's save_checkpoint_* keys are there, NaN as null") {
+  WorkloadConfig c = Tiny("data");
+  c.workflow.checkpoint = true;
+  auto comm = MakeSerialComm();
+  RunReport report;
+  REQUIRE(WriteReports(c, comm.get(), 0, 1, /*out=*/nullptr, &report).ok());
+  const nlohmann::json m = nlohmann::json::parse(report.summary_json)["metric"];
+  for (const char* k :
+       {"save_checkpoint_io_mean_GB_per_second", "save_checkpoint_io_stdev_GB_per_second",
+        "save_checkpoint_duration_mean_seconds", "save_checkpoint_duration_stdev_seconds"}) {
+    CAPTURE(k);
+    REQUIRE(m.contains(k));
+    CHECK(m[k].is_null());
+  }
+  CHECK(m["checkpoint_size_GB"] == 0.0);
+  CHECK_FALSE(m.contains("load_checkpoint_io_mean_GB_per_second"));  // DLIO: only after loads
+  CHECK_FALSE(m.contains("checkpoint_count"));
+
+  c.workflow.checkpoint = false;
+  RunReport plain;
+  REQUIRE(WriteReports(c, comm.get(), 0, 1, nullptr, &plain).ok());
+  CHECK_FALSE(nlohmann::json::parse(plain.summary_json)["metric"].contains("checkpoint_size_GB"));
+}
+
 }  // namespace
 }  // namespace dlio

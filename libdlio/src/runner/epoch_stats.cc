@@ -171,16 +171,22 @@ nlohmann::json S3StatsToJson(const S3Stats& s) {
       {"get_latency_ms", {{"p50", s.get_p50_ms}, {"p90", s.get_p90_ms}, {"p99", s.get_p99_ms}}}};
 }
 
-std::string DlioTimestamp(int64_t wall_us) {
+std::string FormatWallTime(int64_t wall_us, bool utc) {
   const time_t secs = static_cast<time_t>(wall_us / 1000000);
-  struct tm tm_local;
-  localtime_r(&secs, &tm_local);
+  struct tm t;
+  if (utc) {
+    gmtime_r(&secs, &t);
+  } else {
+    localtime_r(&secs, &t);
+  }
   char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lld", tm_local.tm_year + 1900,
-                tm_local.tm_mon + 1, tm_local.tm_mday, tm_local.tm_hour, tm_local.tm_min,
-                tm_local.tm_sec, static_cast<long long>(wall_us % 1000000));
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lld", t.tm_year + 1900,
+                t.tm_mon + 1, t.tm_mday, t.tm_hour, t.tm_min, t.tm_sec,
+                static_cast<long long>(wall_us % 1000000));
   return buf;
 }
+
+std::string DlioTimestamp(int64_t wall_us) { return FormatWallTime(wall_us, /*utc=*/false); }
 
 RankHostInfo LocalRankHostInfo(double data_size_per_host_gb) {
   RankHostInfo h;

@@ -29,6 +29,9 @@ nlohmann::json S3StatsToJson(const S3Stats& s);
 // This machine's RankHostInfo; data_size_per_host_gb is summary.json's (rank 0's figure).
 RankHostInfo LocalRankHostInfo(double data_size_per_host_gb);
 
+// "%Y-%m-%dT%H:%M:%S.%f" of a wall-clock time in microseconds, in UTC or local time.
+std::string FormatWallTime(int64_t wall_us, bool utc);
+
 // DLIO's timestamp (utility.utcnow): local time as "%Y-%m-%dT%H:%M:%S.%f".
 std::string DlioTimestamp(int64_t wall_us);
 

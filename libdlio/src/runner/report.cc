@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -23,16 +24,7 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string IsoTime(int64_t wall_us) {
-  const time_t secs = static_cast<time_t>(wall_us / 1000000);
-  struct tm tm_utc;
-  gmtime_r(&secs, &tm_utc);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm_utc.tm_year + 1900,
-                tm_utc.tm_mon + 1, tm_utc.tm_mday, tm_utc.tm_hour, tm_utc.tm_min, tm_utc.tm_sec,
-                static_cast<long long>(wall_us % 1000000));
-  return buf;
-}
+std::string IsoTime(int64_t wall_us) { return FormatWallTime(wall_us, /*utc=*/true) + "Z"; }
 
 std::string HostName() {
   char buf[256] = {0};
@@ -113,6 +105,20 @@ void AddCheckpointOps(const std::string& prefix, const std::vector<CheckpointOpS
   (*metric)[prefix + "_io_mean_GB_per_second"] = g.mean * kGB / kGiB;
   (*metric)[prefix + "_io_stdev_GB_per_second"] = g.stdev * kGB / kGiB;
   (*metric)[prefix + "_io_mean_GiB_per_second"] = g.mean * kGB / kGiB;
+}
+
+// DLIO writes the save_checkpoint_* means and stdevs whenever checkpointing is on (numpy's mean of
+// no saves: NaN) and checkpoint_size_GB (0.0 without a checkpoint). nlohmann writes NaN as null:
+// standard JSON, where Python's json writes the token NaN (docs/metrics.md).
+void AddUnsavedCheckpointMetrics(const WorkloadConfig& c, const RunReport& r, json* metric) {
+  if (!c.workflow.checkpoint || !r.checkpoint_saves_all.empty()) return;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const char* k :
+       {"save_checkpoint_io_mean_GB_per_second", "save_checkpoint_io_stdev_GB_per_second",
+        "save_checkpoint_duration_mean_seconds", "save_checkpoint_duration_stdev_seconds"}) {
+    (*metric)[k] = nan;
+  }
+  if (!metric->contains("checkpoint_size_GB")) (*metric)["checkpoint_size_GB"] = 0.0;
 }
 
 json StorageRules(const StorageRulesCheck& check) {
@@ -240,6 +246,7 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     }
     AddCheckpointOps("load_checkpoint", r.checkpoint_loads_all, &metric);
   }
+  AddUnsavedCheckpointMetrics(c, r, &metric);
   std::set<std::string> hosts;
   uint64_t read_bytes = 0, read_ops = 0, write_bytes = 0, write_ops = 0;
   for (const auto& j : ranks) {
