@@ -200,7 +200,8 @@ TEST_CASE("per_epoch_stats.json has DLIO's keys: blocks split at saves, save_ckp
   CHECK(e["start"] == DlioTimestamp(kT0));
   CHECK(e["start"].get<std::string>().size() == 26);  // 2023-11-14T22:13:20.000000
   CHECK(e["duration"] == "2.50");                     // a string, as DLIO: the steps and the save
-  CHECK(e["end"] == DlioTimestamp(kT0 + 3'125'000));  // after the evaluation
+  CHECK(e["duration_seconds"].get<double>() == Approx(2.5));  // dlio's, unrounded
+  CHECK(e["end"] == DlioTimestamp(kT0 + 3'125'000));          // after the evaluation
   CHECK(e["block1"]["duration"] == "1.50");
   CHECK(e["block2"]["start"] == DlioTimestamp(kT0 + 1'750'000));
   CHECK(e["block2"]["duration"] == "0.75");

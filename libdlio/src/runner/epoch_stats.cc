@@ -97,6 +97,8 @@ ojson TrainEpochStats(const RunReport& r, const EpochReport& e) {
     AddPassFigures(*eval, &ej);
     j["eval"] = ej;
   }
+  // dlio's: DLIO's duration unrounded.
+  j["duration_seconds"] = (TrainEndUs(e) - e.start_us) * 1e-6;
   AddPassFigures(e, &j);
   if (!e.cache.empty()) j["cache"] = ojson::parse(CacheLevelsJson(e.cache));
   if (e.s3) j["s3"] = S3StatsToJson(*e.s3);
