@@ -67,8 +67,11 @@ m = s["metric"]
 lowest = m["train_au_min_accelerator_percentage"]
 overhead = []
 for f in glob.glob(out + "/*_output.json"):
-    for epoch in json.load(open(f)).values():
-        overhead += [l + b for l, b in zip(epoch["load"], epoch["barrier"])]
+    for key, epoch in json.load(open(f)).items():
+        if not key.isdigit():
+            continue  # host keys
+        for block, loads in epoch["load"].items():  # blockN and eval, as DLIO
+            overhead += [l + b for l, b in zip(loads, epoch["barrier"][block])]
 print("| %s x %s | %s | %.1f%% | %.1f%% | %.0f | %.0f | %.0f |" % (
     p, k, t, m["train_au_mean_percentage"], sum(lowest) / len(lowest),
     m["train_throughput_mean_samples_per_second"], m["train_io_mean_SI_MB_per_second"],

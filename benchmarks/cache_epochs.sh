@@ -86,7 +86,7 @@ rows = {}
 for p in policies:
     stats = json.load(open("%s/out-%s/0_per_epoch_stats.json" % (work, p)))
     epochs = sorted((k for k in stats if k.isdigit()), key=int)
-    secs = [stats[k]["duration"] for k in epochs]
+    secs = [stats[k]["duration_seconds"] for k in epochs]
     hits, fetches, copied = [], [], 0
     for k in epochs:
         levels = stats[k].get("cache")

@@ -59,7 +59,7 @@ out, scope = sys.argv[1], sys.argv[2]
 times, files, nbytes = {}, 0, 0
 for path in glob.glob(out + "/*_per_epoch_stats.json"):
     for epoch, e in json.load(open(path)).items():
-        times[int(epoch)] = max(times.get(int(epoch), 0), e["duration"])
+        times[int(epoch)] = max(times.get(int(epoch), 0), e["duration_seconds"])
         for level in e.get("cache", [])[:-1]:  # the source is last
             files += level["files_copied"]
             nbytes += level["bytes_copied"]

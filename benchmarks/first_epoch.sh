@@ -129,7 +129,7 @@ import json, sys
 out, pipeline, rss_kib = sys.argv[1], sys.argv[2], int(sys.argv[3])
 m = json.load(open(out + "/summary.json"))["metric"]
 stats = json.load(open(out + "/0_per_epoch_stats.json"))
-secs = [stats[k]["duration"] for k in sorted((k for k in stats if k.isdigit()), key=int)]
+secs = [stats[k]["duration_seconds"] for k in sorted((k for k in stats if k.isdigit()), key=int)]
 tp = m["train_throughput_samples_per_second"]
 def steady(v):
     return sum(v[1:]) / len(v[1:]) if len(v) > 1 else 0.0

@@ -94,7 +94,7 @@ summary = json.load(open(os.path.join(out, "summary.json")))
 slowest = 0.0
 for path in glob.glob(os.path.join(out, "*_per_epoch_stats.json")):
     stats = json.load(open(path))
-    slowest = max(slowest, sum(v["duration"] for k, v in stats.items() if k.isdigit()))
+    slowest = max(slowest, sum(v["duration_seconds"] for k, v in stats.items() if k.isdigit()))
 m = summary["metric"]
 print(f'{slowest:.4f} {m["train_throughput_mean_samples_per_second"]:.2f} '
       f'{m["train_io_mean_MiB_per_second"]:.2f}')

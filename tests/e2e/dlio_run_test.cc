@@ -71,8 +71,11 @@ TEST_CASE("dlio-run generates a dataset, trains on it and writes DLIO's outputs"
   CHECK(per_epoch.contains("1"));
   CHECK(per_epoch.contains("2"));
   json out = LoadJson(dir / "out/0_output.json");
-  REQUIRE(out["1"]["load"].size() == 6);  // 12 samples / batch 2
-  CHECK(out["1"]["compute"][0].get<double>() >= 0.0005);
+  // DLIO's structure: per epoch, per block (one without step-cadence checkpoints).
+  REQUIRE(out["1"]["load"]["block1"].size() == 6);  // 12 samples / batch 2
+  CHECK(out["1"]["compute"]["block1"][0].get<double>() >= 0.0005);
+  CHECK(out.contains("hostname"));
+  CHECK(per_epoch["1"]["block1"].contains("duration"));
   CHECK(fs::exists(dir / "out/config.json"));
 }
 

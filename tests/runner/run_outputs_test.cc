@@ -10,6 +10,7 @@
 #include "dlio/comm.h"
 #include "dlio/runner.h"
 #include "dlio/storage.h"
+#include "runner/epoch_stats.h"
 #include "runner/report.h"
 #include "runner/run_context.h"
 #include "runner/storage_rules.h"
@@ -128,6 +129,167 @@ TEST_CASE("dataset.keep_files false removes what the run generated, nothing else
   CHECK(removing->generate.created_files.size() == 2);
   CHECK(Files(dir / "data/train") == std::vector<std::string>{dataset[1], dataset[2], "notes.txt"});
   CHECK(fs::exists(dir / "data/.dlio-dataset.json"));
+}
+
+// One training step of `load_ms` + `compute_ms` and 4 samples of 100 bytes.
+StepRecord Step(int64_t load_ms, int64_t compute_ms) {
+  StepRecord s;
+  s.load_ns = load_ms * 1'000'000;
+  s.compute_ns = compute_ms * 1'000'000;
+  s.samples = 4;
+  s.bytes = 400;
+  return s;
+}
+
+constexpr int64_t kT0 = 1'700'000'000'000'000;  // wall microseconds
+
+// An epoch of 3 steps with a step-cadence save after step 2: block1 (steps 1-2, 1.5 s), the save
+// (0.25 s, 2 GiB over all ranks), block2 (step 3, 0.75 s); then an evaluation of 1 step.
+RunReport HandMadeRun() {
+  RunReport r;
+  EpochReport e;
+  e.epoch = 1;
+  e.steps = {Step(250, 500), Step(250, 500), Step(250, 500)};
+  e.start_us = kT0;
+  BlockReport b1, b2;
+  b1.start_us = kT0;
+  b1.end_us = kT0 + 1'500'000;
+  b1.steps = 2;
+  b1.metrics.au_percent = 66.5;
+  b1.metrics.samples_per_s = 5.25;
+  b2.start_us = kT0 + 1'750'000;
+  b2.end_us = kT0 + 2'500'000;
+  b2.first_step = 2;
+  b2.steps = 1;
+  e.blocks = {b1, b2};
+  e.end_us = b2.end_us;
+  CheckpointSpan save;
+  save.block = 1;
+  save.index = 0;
+  save.start_us = kT0 + 1'500'000;
+  save.end_us = kT0 + 1'750'000;
+  e.saves = {save};
+  r.epochs.push_back(e);
+  CheckpointResult cp;
+  cp.id = 7;
+  cp.bytes_written = 1 << 30;
+  r.checkpoints.push_back(cp);
+  r.checkpoint_saves_all.push_back({2ull << 30, 0.25});
+  EpochReport eval;
+  eval.epoch = 1;
+  eval.start_us = kT0 + 2'500'000;
+  eval.end_us = kT0 + 3'125'000;
+  eval.steps = {Step(125, 500)};
+  eval.metrics.au_percent = 80;
+  r.eval_epochs.push_back(eval);
+  return r;
+}
+
+TEST_CASE("per_epoch_stats.json has DLIO's keys: blocks split at saves, save_ckpt, eval") {
+  const RunReport r = HandMadeRun();
+  const nlohmann::ordered_json j = PerEpochStatsJson(r);
+  REQUIRE(j.contains("1"));
+  const auto& e = j["1"];
+  std::vector<std::string> keys;
+  for (const auto& kv : e.items()) keys.push_back(kv.key());
+  // DLIO's keys in DLIO's order, then dlio's (steps, au, throughput, io_*).
+  REQUIRE(keys.size() >= 7);
+  CHECK(std::vector<std::string>(keys.begin(), keys.begin() + 7) ==
+        std::vector<std::string>{"start", "block1", "save_ckpt1", "block2", "end", "duration",
+                                 "eval"});
+  CHECK(e["start"] == DlioTimestamp(kT0));
+  CHECK(e["start"].get<std::string>().size() == 26);  // 2023-11-14T22:13:20.000000
+  CHECK(e["duration"] == "2.50");                     // a string, as DLIO: the steps and the save
+  CHECK(e["duration_seconds"].get<double>() == Approx(2.5));  // dlio's, unrounded
+  CHECK(e["end"] == DlioTimestamp(kT0 + 3'125'000));          // after the evaluation
+  CHECK(e["block1"]["duration"] == "1.50");
+  CHECK(e["block2"]["start"] == DlioTimestamp(kT0 + 1'750'000));
+  CHECK(e["block2"]["duration"] == "0.75");
+  CHECK(e["eval"]["duration"] == "0.62");  // 0.625 rounded as Python's '{:.2f}'
+  const auto& save = e["save_ckpt1"];
+  CHECK(save["duration"].get<double>() == Approx(0.25));        // a number here
+  CHECK(save["throughput"].get<double>() == Approx(2 / 0.25));  // GiB of all ranks / s
+  CHECK(save["id"] == 7);
+  CHECK(save["bytes"] == 1u << 30);
+  CHECK_FALSE(e.contains("load_ckpt1"));
+}
+
+TEST_CASE("output.json has DLIO's per-block and eval step lists and host keys") {
+  const RunReport r = HandMadeRun();
+  RankHostInfo host;
+  host.memory_gb = 16;
+  host.cpu_count = 2;
+  host.hostname = "node7";
+  const nlohmann::ordered_json j = RankOutputJson(r, host);
+  for (const char* k : {"host_memory_GB", "host_cpu_count", "host_processor_name",
+                        "potential_caching", "host_cpuinfo", "host_meminfo", "1", "hostname"}) {
+    CAPTURE(k);
+    CHECK(j.contains(k));
+  }
+  CHECK(j["hostname"] == "node7");
+  CHECK(j.items().begin().key() == "host_memory_GB");
+  const auto& e = j["1"];
+  REQUIRE(e["load"].size() == 3);  // block1, block2, eval
+  CHECK(e["load"]["block1"].size() == 2);
+  CHECK(e["load"]["block2"].size() == 1);
+  CHECK(e["proc"]["block1"][0].get<double>() == Approx(0.75));  // load + compute
+  CHECK(e["compute"]["block2"][0].get<double>() == Approx(0.5));
+  CHECK(e["load"]["eval"][0].get<double>() == Approx(0.125));
+  CHECK(e["au"]["block1"].get<double>() == Approx(66.5));
+  CHECK(e["throughput"]["block1"].get<double>() == Approx(5.25));
+  CHECK(e["au"]["eval"].get<double>() == Approx(80));
+  CHECK(e["bytes"]["block2"][0] == 400);  // dlio's
+  CHECK(e["end"] == DlioTimestamp(kT0 + 3'125'000));
+}
+
+TEST_CASE("a checkpoint-only run's per_epoch_stats.json: epoch 1 with save_ckptN and load_ckptN") {
+  RunReport r;
+  r.checkpoint_only_start_us = kT0;
+  r.checkpoint_only_end_us = kT0 + 3'000'000;
+  CheckpointResult cp;
+  cp.id = 3;
+  cp.bytes_read = 512;
+  r.checkpoint_loads = {cp, cp};
+  r.checkpoint_loads_all = {{1ull << 30, 1}, {1ull << 30, 1}};
+  for (size_t i = 0; i < 2; ++i) {
+    CheckpointSpan s;
+    s.block = i + 1;
+    s.index = i;
+    s.start_us = kT0 + static_cast<int64_t>(i) * 1'000'000;
+    s.end_us = s.start_us + 500'000;
+    r.checkpoint_only_loads.push_back(s);
+  }
+  const nlohmann::ordered_json j = PerEpochStatsJson(r);
+  REQUIRE(j.size() == 1);
+  const auto& e = j["1"];
+  CHECK(e.size() == 4);  // start, load_ckpt1, load_ckpt2, end: DLIO writes no duration here
+  CHECK(e["load_ckpt2"]["throughput"].get<double>() == Approx(2.0));  // 1 GiB in 0.5 s
+  CHECK(e["load_ckpt1"]["bytes"] == 512);
+  CHECK(RankOutputJson(r, RankHostInfo())["1"]["load"].empty());
+}
+
+TEST_CASE("checkpointing on but no save: DLIO's save_checkpoint_* keys are there, NaN as null") {
+  WorkloadConfig c = Tiny("data");
+  c.workflow.checkpoint = true;
+  auto comm = MakeSerialComm();
+  RunReport report;
+  REQUIRE(WriteReports(c, comm.get(), 0, 1, /*out=*/nullptr, &report).ok());
+  const nlohmann::json m = nlohmann::json::parse(report.summary_json)["metric"];
+  for (const char* k :
+       {"save_checkpoint_io_mean_GB_per_second", "save_checkpoint_io_stdev_GB_per_second",
+        "save_checkpoint_duration_mean_seconds", "save_checkpoint_duration_stdev_seconds"}) {
+    CAPTURE(k);
+    REQUIRE(m.contains(k));
+    CHECK(m[k].is_null());
+  }
+  CHECK(m["checkpoint_size_GB"] == 0.0);
+  CHECK_FALSE(m.contains("load_checkpoint_io_mean_GB_per_second"));  // DLIO: only after loads
+  CHECK_FALSE(m.contains("checkpoint_count"));
+
+  c.workflow.checkpoint = false;
+  RunReport plain;
+  REQUIRE(WriteReports(c, comm.get(), 0, 1, nullptr, &plain).ok());
+  CHECK_FALSE(nlohmann::json::parse(plain.summary_json)["metric"].contains("checkpoint_size_GB"));
 }
 
 }  // namespace

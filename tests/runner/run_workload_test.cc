@@ -283,6 +283,24 @@ TEST_CASE("RunWorkload saves at the step cadence counting steps across epochs") 
   for (const auto& e : report->epochs) {
     CHECK(e.metrics.au_percent == Approx(100.0 * 1500 / 1600));
   }
+  // DLIO's blocks end at each save: epoch 2 (global steps 4-6, saves after 4 and 6) has a block of
+  // step 4 (40 + 500 ms), one of steps 5-6 (540 + 520 ms) and, as DLIO, an empty last one.
+  const dlio::EpochReport& e2 = report->epochs[1];
+  REQUIRE(e2.blocks.size() == 3);
+  CHECK(e2.blocks[0].steps == 1);
+  CHECK(e2.blocks[1].first_step == 1);
+  CHECK(e2.blocks[1].steps == 2);
+  CHECK(e2.blocks[2].steps == 0);
+  CHECK(e2.blocks[0].end_us - e2.blocks[0].start_us == 540'000);
+  CHECK(e2.blocks[1].start_us == e2.blocks[0].end_us + 250'000);  // the save between them
+  CHECK(e2.blocks[1].end_us - e2.blocks[1].start_us == 1'060'000);
+  CHECK(e2.blocks[1].metrics.au_percent == Approx(100.0 * 1000 / 1060));
+  REQUIRE(e2.saves.size() == 2);
+  CHECK(e2.saves[0].block == 1);
+  CHECK(e2.saves[0].index == 1);  // the run's second save
+  CHECK(e2.saves[1].block == 2);
+  CHECK(e2.saves[1].end_us - e2.saves[1].start_us == 250'000);
+  CHECK(report->epochs[0].blocks.size() == 2);  // steps 1-2, save, step 3
 }
 
 TEST_CASE("RunWorkload saves after the epochs the epoch cadence names") {
@@ -300,6 +318,11 @@ TEST_CASE("RunWorkload saves after the epochs the epoch cadence names") {
   for (const auto& e : report->epochs) {
     CHECK(e.checkpoint_ns == 0);  // saved after the epoch's block
     CHECK(e.metrics.au_percent == Approx(100.0 * 1500 / 1600));
+    // One block per epoch; DLIO names an epoch-cadence save after it: save_ckpt1.
+    REQUIRE(e.blocks.size() == 1);
+    CHECK(e.blocks[0].steps == 3);
+    CHECK(e.saves.size() == (e.epoch == 2 || e.epoch == 4 ? 1u : 0u));
+    for (const auto& s : e.saves) CHECK(s.block == 1);
   }
 }
 

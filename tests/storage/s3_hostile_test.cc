@@ -103,7 +103,10 @@ TEST_CASE("s3 hostile: a listing of more pages than max_list_pages is an error")
   endless.first = 50;
   proxy.SetRule(endless);
   CHECK_THAT(ListError(client), Catch::Contains("more than 10 pages of keys"));
-  CHECK(proxy.requests() == 10);
+  // 10 pages, then no more. A page's request may be retried once or twice (the client's 3
+  // attempts) when its connection drops under a loaded host (seen once in a full-suite run).
+  CHECK(proxy.requests() >= 10);
+  CHECK(proxy.requests() <= 30);
 }
 
 TEST_CASE("s3 hostile: a malformed listing is an error saying what is malformed") {

@@ -58,6 +58,21 @@ struct RunEnv {
   bool abort_on_error = true;
 };
 
+// DLIO's "block": the training steps of an epoch between two step-cadence checkpoints (the whole
+// epoch without them), as {rank}_per_epoch_stats.json's "blockN" and {rank}_output.json list it.
+struct BlockReport {
+  int64_t start_us = 0, end_us = 0;  // wall clock
+  size_t first_step = 0, steps = 0;  // EpochReport::steps[first_step, first_step + steps)
+  BlockMetrics metrics;              // this rank, over the block's steps and wall time
+};
+
+// When one checkpoint save or load ran on this rank: DLIO's "save_ckptN" / "load_ckptN".
+struct CheckpointSpan {
+  uint64_t block = 1;  // N: the block it ended (training) or its 1-based number (checkpoint-only)
+  size_t index = 0;    // into RunReport::checkpoints (saves) or checkpoint_loads, and their *_all
+  int64_t start_us = 0, end_us = 0;  // wall clock
+};
+
 struct EpochReport {
   uint64_t epoch = 0;  // 1-based, as DLIO prints it
   int64_t start_us = 0, end_us = 0;
@@ -74,6 +89,8 @@ struct EpochReport {
   // This rank's S3 requests over the epoch (a storage that counts them, S3StatsOf); empty for
   // others.
   std::optional<S3Stats> s3;
+  std::vector<BlockReport> blocks;    // training epochs: at least one, in order
+  std::vector<CheckpointSpan> saves;  // training epochs: the saves during and right after it
 };
 
 // One checkpoint save or load across ranks.
@@ -103,6 +120,9 @@ struct RunReport {
   std::vector<EpochReport> eval_epochs;       // evaluation passes
   std::vector<CheckpointResult> checkpoints;  // this rank's saves
   std::vector<CheckpointResult> checkpoint_loads;  // this rank's checkpoint-only loads
+  // A checkpoint-only run (workflow.train false): its span on this rank and its operations.
+  int64_t checkpoint_only_start_us = 0, checkpoint_only_end_us = 0;
+  std::vector<CheckpointSpan> checkpoint_only_saves, checkpoint_only_loads;
   std::string checkpoint_type;  // the checkpointer used (checkpoint.type auto resolved)
   std::vector<CheckpointOpSummary> checkpoint_saves_all, checkpoint_loads_all;  // across ranks
   StorageRulesCheck storage_rules;

@@ -326,8 +326,10 @@ std::vector<KeySpec> BuildTable() {
            "model's exact requests (sizes, offsets, order, opens, concurrency) read into dlio's "
            "own reused, pre-touched buffers, with no CRC pass, Python-like copy or fresh "
            "shared memory per batch; framework = also the framework's client work (np.load's "
-           "fresh array, its copies and zipfile's CRC-32, the pytorch workers' collate of at "
-           "most dataset.record_length_bytes_resize bytes per sample when that is set)"));
+           "fresh array, its copies and zipfile's CRC-32, the pytorch workers' read buffers and "
+           "collate copy). Under both, a pytorch worker's batch holds at most "
+           "dataset.record_length_bytes_resize bytes per sample when that is set, as DLIO's "
+           "loader hands PyTorch"));
   add(Bool("reader.persistent_workers", DLIO_FIELD(bool, reader.persistent_workers),
            "pytorch io_model: keep the DataLoader worker processes across epochs (as DLIO's "
            "PyTorch loader asks); false forks them at every epoch and ends them when it is read"));

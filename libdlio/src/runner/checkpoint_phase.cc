@@ -77,9 +77,10 @@ Status MakeCheckpointing(const RunContext& ctx, Checkpointing* out) {
 // that num_checkpoints_write times, then num_checkpoints_read loads of the first checkpoints
 // written (with no writes: the newest ones an earlier run left). Each operation is timed per rank
 // from its start to its end (plus the barrier with checkpoint.rank_sync).
-Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
-                      std::vector<CheckpointResult>* saves, std::vector<CheckpointResult>* loads) {
+Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt, RunReport* report) {
   const WorkloadConfig& c = *ctx.config;
+  std::vector<CheckpointResult>* saves = &report->checkpoints;
+  std::vector<CheckpointResult>* loads = &report->checkpoint_loads;
   const uint64_t writes =
       static_cast<uint64_t>(std::max<int64_t>(0, c.checkpoint.num_checkpoints_write));
   const uint64_t reads =
@@ -119,6 +120,7 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
   progress.phase = "checkpoint";
   progress.steps = writes + reads;
   const int64_t start_ns = clock->NowNanos();
+  report->checkpoint_only_start_us = clock->WallMicros();
   DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
   for (uint64_t i = 0; i < writes + reads; ++i) {
     const bool save = i < writes;
@@ -129,6 +131,8 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
               ctx.tracer->enabled() ? clock->WallMicros() : 0, 1, static_cast<int64_t>(i + 1));
     DLIO_RETURN_NOT_OK(ctx.comm->Barrier());  // DLIO's all-reduce before each checkpoint
     const int64_t t0 = clock->NowNanos();
+    CheckpointSpan span;
+    span.start_us = clock->WallMicros();
     CheckpointResult r;
     if (save) {
       DLIO_ASSIGN_OR_RETURN(r, checkpointer->Save(1, static_cast<int64_t>(i + 1)));
@@ -146,6 +150,13 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
     ctx.messages->Log(LogLevel::kDebug,
                       StrCat(save ? "saved" : "loaded", " checkpoint ", r.id, ": ",
                              save ? r.bytes_written : r.bytes_read, " bytes in ", ns * 1e-9, " s"));
+    span.end_us = clock->WallMicros();
+    // DLIO numbers the saves 1.. and the loads 1.. (save_ckptN, load_ckptN).
+    std::vector<CheckpointSpan>& spans =
+        save ? report->checkpoint_only_saves : report->checkpoint_only_loads;
+    span.index = spans.size();
+    span.block = spans.size() + 1;
+    spans.push_back(span);
     if (save) {
       r.write_ns = ns;
       saves->push_back(std::move(r));
@@ -157,7 +168,9 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
     progress.elapsed_s = (clock->NowNanos() - start_ns) * 1e-9;
     ctx.messages->Progress(progress);
   }
-  return ctx.comm->Barrier();
+  DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
+  report->checkpoint_only_end_us = clock->WallMicros();
+  return Status::OK();
 }
 
 }  // namespace dlio::runner_internal

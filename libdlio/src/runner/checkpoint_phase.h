@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dlio/checkpointer.h"
+#include "dlio/runner.h"
 #include "runner/run_context.h"
 
 namespace dlio::runner_internal {
@@ -26,8 +27,8 @@ Status MakeCheckpointing(const RunContext& ctx, Checkpointing* out);
 
 // DLIO's checkpoint-only workflow (workflow.train false, workflow.checkpoint true): builds the
 // checkpointer into `ckpt` when checkpoint.num_checkpoints_write or _read is > 0, then saves and
-// loads as those keys say, appending this rank's results to `saves` and `loads`. Collective.
-Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt,
-                      std::vector<CheckpointResult>* saves, std::vector<CheckpointResult>* loads);
+// loads as those keys say, appending this rank's results to report->checkpoints and
+// checkpoint_loads and when they ran to checkpoint_only_*. Collective.
+Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt, RunReport* report);
 
 }  // namespace dlio::runner_internal

@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -14,6 +16,7 @@
 #include "dlio/cache_server.h"
 #include "dlio/metrics.h"
 #include "dlio/version.h"
+#include "runner/epoch_stats.h"
 #include "runner/summary_hosts.h"
 
 namespace dlio {
@@ -21,16 +24,7 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string IsoTime(int64_t wall_us) {
-  const time_t secs = static_cast<time_t>(wall_us / 1000000);
-  struct tm tm_utc;
-  gmtime_r(&secs, &tm_utc);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm_utc.tm_year + 1900,
-                tm_utc.tm_mon + 1, tm_utc.tm_mday, tm_utc.tm_hour, tm_utc.tm_min, tm_utc.tm_sec,
-                static_cast<long long>(wall_us % 1000000));
-  return buf;
-}
+std::string IsoTime(int64_t wall_us) { return FormatWallTime(wall_us, /*utc=*/true) + "Z"; }
 
 std::string HostName() {
   char buf[256] = {0};
@@ -47,89 +41,6 @@ std::string Fixed(double v, int digits) {
 // An epoch's cache statistics (EpochReport::cache): one object per level, the source last.
 json CacheLevels(const std::vector<CacheTierStats>& levels) {
   return json::parse(CacheLevelsJson(levels));
-}
-
-// An epoch's S3 requests (EpochReport::s3; docs/storage.md).
-json S3Json(const S3Stats& s) {
-  return {
-      {"requests", s.requests()},
-      {"get", s.get},
-      {"put", s.put},
-      {"head", s.head},
-      {"list", s.list},
-      {"delete", s.del},
-      {"multipart", s.multipart},
-      {"copy", s.copy},
-      {"bytes_down", s.bytes_down},
-      {"bytes_up", s.bytes_up},
-      {"retries", s.retries},
-      {"errors", s.errors},
-      {"get_latency_ms", {{"p50", s.get_p50_ms}, {"p90", s.get_p90_ms}, {"p99", s.get_p99_ms}}}};
-}
-
-// Per-epoch statistics of this rank, in DLIO's {rank}_per_epoch_stats.json shape.
-json PerEpochStats(const RunReport& r) {
-  json out = json::object();
-  for (const auto& e : r.epochs) {
-    json j;
-    j["start"] = IsoTime(e.start_us);
-    j["end"] = IsoTime(e.end_us);
-    j["duration"] = (e.end_us - e.start_us) * 1e-6;
-    j["steps"] = e.metrics.steps;
-    j["au"] = e.metrics.au_percent;
-    j["throughput"] = e.metrics.samples_per_s;
-    j["io_MB_per_second"] = e.metrics.bytes_per_s / kMB;
-    j["io_MiB_per_second"] = e.metrics.bytes_per_s / kMiB;
-    j["checkpoint_seconds"] = e.checkpoint_ns * 1e-9;
-    if (!e.cache.empty()) j["cache"] = CacheLevels(e.cache);
-    if (e.s3) j["s3"] = S3Json(*e.s3);
-    out[std::to_string(e.epoch)] = j;
-  }
-  for (const auto& e : r.eval_epochs) {
-    json j;
-    j["start"] = IsoTime(e.start_us);
-    j["end"] = IsoTime(e.end_us);
-    j["duration"] = (e.end_us - e.start_us) * 1e-6;
-    j["au"] = e.metrics.au_percent;
-    j["throughput"] = e.metrics.samples_per_s;
-    out["eval_" + std::to_string(e.epoch)] = j;
-  }
-  for (size_t i = 0; i < r.checkpoints.size(); ++i) {
-    const auto& cp = r.checkpoints[i];
-    json j;
-    j["bytes"] = cp.bytes_written;
-    j["duration"] = cp.write_ns * 1e-9;
-    j["read_bytes"] = cp.bytes_read;
-    j["read_duration"] = cp.read_ns * 1e-9;
-    out["ckpt" + std::to_string(i + 1)] = j;
-  }
-  for (size_t i = 0; i < r.checkpoint_loads.size(); ++i) {
-    const auto& cp = r.checkpoint_loads[i];
-    out["load_ckpt" + std::to_string(i + 1)] = {
-        {"id", cp.id}, {"bytes", cp.bytes_read}, {"duration", cp.read_ns * 1e-9}};
-  }
-  return out;
-}
-
-// Per-step records of this rank ({rank}_output.json), times in seconds.
-json PerStepOutput(const RunReport& r) {
-  json out = json::object();
-  auto add = [&out](const std::string& key, const EpochReport& e) {
-    json load = json::array(), compute = json::array(), barrier = json::array(),
-         bytes = json::array();
-    for (const auto& s : e.steps) {
-      load.push_back(s.load_ns * 1e-9);
-      compute.push_back(s.compute_ns * 1e-9);
-      barrier.push_back(s.barrier_ns * 1e-9);
-      bytes.push_back(s.bytes);
-    }
-    out[key] = {
-        {"load", load},   {"compute", compute},         {"barrier", barrier},
-        {"bytes", bytes}, {"au", e.metrics.au_percent}, {"throughput", e.metrics.samples_per_s}};
-  };
-  for (const auto& e : r.epochs) add(std::to_string(e.epoch), e);
-  for (const auto& e : r.eval_epochs) add("eval_" + std::to_string(e.epoch), e);
-  return out;
 }
 
 // What each rank sends to rank 0 for summary.json's per-rank section.
@@ -194,6 +105,20 @@ void AddCheckpointOps(const std::string& prefix, const std::vector<CheckpointOpS
   (*metric)[prefix + "_io_mean_GB_per_second"] = g.mean * kGB / kGiB;
   (*metric)[prefix + "_io_stdev_GB_per_second"] = g.stdev * kGB / kGiB;
   (*metric)[prefix + "_io_mean_GiB_per_second"] = g.mean * kGB / kGiB;
+}
+
+// DLIO writes the save_checkpoint_* means and stdevs whenever checkpointing is on (numpy's mean of
+// no saves: NaN) and checkpoint_size_GB (0.0 without a checkpoint). nlohmann writes NaN as null:
+// standard JSON, where Python's json writes the token NaN (docs/metrics.md).
+void AddUnsavedCheckpointMetrics(const WorkloadConfig& c, const RunReport& r, json* metric) {
+  if (!c.workflow.checkpoint || !r.checkpoint_saves_all.empty()) return;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (const char* k :
+       {"save_checkpoint_io_mean_GB_per_second", "save_checkpoint_io_stdev_GB_per_second",
+        "save_checkpoint_duration_mean_seconds", "save_checkpoint_duration_stdev_seconds"}) {
+    (*metric)[k] = nan;
+  }
+  if (!metric->contains("checkpoint_size_GB")) (*metric)["checkpoint_size_GB"] = 0.0;
 }
 
 json StorageRules(const StorageRulesCheck& check) {
@@ -321,6 +246,7 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     }
     AddCheckpointOps("load_checkpoint", r.checkpoint_loads_all, &metric);
   }
+  AddUnsavedCheckpointMetrics(c, r, &metric);
   std::set<std::string> hosts;
   uint64_t read_bytes = 0, read_ops = 0, write_bytes = 0, write_ops = 0;
   for (const auto& j : ranks) {
@@ -386,7 +312,7 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     // Rank 0's S3 requests per training epoch (docs/storage.md).
     json epochs = json::array();
     for (const auto& e : r.epochs) {
-      json j = S3Json(e.s3.value_or(S3Stats()));
+      json j = S3StatsToJson(e.s3.value_or(S3Stats()));
       j["epoch"] = e.epoch;
       epochs.push_back(j);
     }
@@ -506,29 +432,38 @@ Status WriteReports(const WorkloadConfig& config, Comm* comm, int64_t start_us, 
   DLIO_RETURN_NOT_OK(comm->Gather(
       RankDigest(*report).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), 0,
       &gathered));
+  std::vector<json> ranks;
+  for (const auto& g : gathered) {
+    json j = json::parse(g, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded()) return Status::Internal("a rank sent an unparseable digest");
+    ranks.push_back(std::move(j));
+  }
+  // Every rank's output.json judges potential_caching against rank 0's data_size_per_host_GB, as
+  // DLIO does.
+  std::string per_host_gb =
+      report->rank == 0 ? json(DataSizePerHostGB(config, ranks, report->world)).dump() : "";
+  DLIO_RETURN_NOT_OK(comm->Broadcast(&per_host_gb, 0));
   const std::string dir = config.output.folder + "/";
   const std::string rank = std::to_string(report->rank);
   if (out != nullptr) {
     DLIO_RETURN_NOT_OK(WriteFileAtomically(
         out, dir + rank + "_per_epoch_stats.json",
-        PerEpochStats(*report).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)));
-    DLIO_RETURN_NOT_OK(WriteFileAtomically(
-        out, dir + rank + "_output.json",
-        PerStepOutput(*report).dump(1, ' ', false, nlohmann::json::error_handler_t::replace)));
+        PerEpochStatsJson(*report).dump(4, ' ', false, nlohmann::json::error_handler_t::replace)));
+    const RankHostInfo host = LocalRankHostInfo(std::strtod(per_host_gb.c_str(), nullptr));
+    DLIO_RETURN_NOT_OK(
+        WriteFileAtomically(out, dir + rank + "_output.json",
+                            RankOutputJson(*report, host)
+                                .dump(4, ' ', false, nlohmann::json::error_handler_t::replace)));
   }
   if (report->rank != 0) return Status::OK();
-  std::vector<json> ranks;
   GenerateReport& all = report->generate_all;
   all = GenerateReport();
-  for (const auto& g : gathered) {
-    json j = json::parse(g, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return Status::Internal("a rank sent an unparseable digest");
+  for (const auto& j : ranks) {
     all.files_written += j.value("files_generated", uint64_t{0});
     all.files_skipped += j.value("files_skipped", uint64_t{0});
     all.bytes_written += j.value("bytes_generated", uint64_t{0});
     all.duration_ns = std::max<int64_t>(
         all.duration_ns, static_cast<int64_t>(j.value("generate_seconds", 0.0) * 1e9));
-    ranks.push_back(std::move(j));
   }
   report->summary_json = Summary(config, *report, ranks, start_us, end_us)
                              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace);

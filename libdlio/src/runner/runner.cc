@@ -71,8 +71,7 @@ Status RunPhases(const RunContext& ctx, bool force_generate, RunResources* res, 
     DLIO_RETURN_NOT_OK(
         runner_internal::Train(ctx, ckpt.checkpointer.get(), &res->training, report));
   } else if (w.checkpoint) {
-    DLIO_RETURN_NOT_OK(runner_internal::CheckpointOnly(ctx, &ckpt, &report->checkpoints,
-                                                       &report->checkpoint_loads));
+    DLIO_RETURN_NOT_OK(runner_internal::CheckpointOnly(ctx, &ckpt, report));
   }
   report->checkpoint_type = ckpt.type;
   if (w.generate_data && w.train && !ctx.config->dataset.keep_files) {

@@ -8,6 +8,7 @@ list(APPEND DLIO_SOURCES
   src/runner/checkpoint_options.cc
   src/runner/checkpoint_phase.cc
   src/runner/checkpoint_select.cc
+  src/runner/epoch_stats.cc
   src/runner/generate_phase.cc
   src/runner/host_resources.cc
   src/runner/io_model_steps.cc

@@ -39,6 +39,17 @@ json ProcKeyValues(const std::string& path) {
   return out;
 }
 
+double DataSizePerHostGB(const WorkloadConfig& config, const std::vector<json>& ranks, int world) {
+  const std::string first = ranks.empty() ? "" : ranks[0].value("hostname", std::string());
+  const uint64_t per_node =
+      static_cast<uint64_t>(std::count_if(ranks.begin(), ranks.end(), [&](const json& r) {
+        return r.value("hostname", std::string()) == first;
+      }));
+  const uint64_t samples = config.dataset.num_samples_per_file * config.dataset.num_files_train;
+  return static_cast<double>(per_node) * static_cast<double>(samples / std::max(1, world)) *
+         static_cast<double>(config.dataset.record_length_bytes) / kGiB;
+}
+
 void AddDlioHostKeys(const WorkloadConfig& config, const std::vector<json>& ranks, int world,
                      json* summary) {
   std::vector<std::string> hosts;
@@ -50,16 +61,7 @@ void AddDlioHostKeys(const WorkloadConfig& config, const std::vector<json>& rank
     memory_gb.push_back(r.value("host_memory_bytes", uint64_t{0}) / kGiB);
     cpus.push_back(r.value("host_cpus", uint64_t{0}));
   }
-  // DLIO: the ranks of rank 0's host x their share of the training samples x the record length.
-  const std::string first = ranks.empty() ? "" : ranks[0].value("hostname", std::string());
-  const uint64_t per_node =
-      static_cast<uint64_t>(std::count_if(ranks.begin(), ranks.end(), [&](const json& r) {
-        return r.value("hostname", std::string()) == first;
-      }));
-  const uint64_t samples = config.dataset.num_samples_per_file * config.dataset.num_files_train;
-  const double per_host_gb = static_cast<double>(per_node) *
-                             static_cast<double>(samples / std::max(1, world)) *
-                             static_cast<double>(config.dataset.record_length_bytes) / kGiB;
+  const double per_host_gb = DataSizePerHostGB(config, ranks, world);
   json caching = json::array();
   for (const auto& m : memory_gb) caching.push_back(m.get<double>() <= per_host_gb ? 0 : 1);
   const json cpuinfo = ProcKeyValues("/proc/cpuinfo");

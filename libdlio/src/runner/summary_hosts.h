@@ -18,6 +18,11 @@ void AddHostDigest(nlohmann::json* digest);
 // "processor"; an empty object when the file cannot be read.
 nlohmann::json ProcKeyValues(const std::string& path);
 
+// DLIO's data_size_per_host_GB: the ranks of rank 0's host x their share of the training samples
+// x the record length, in 2^30 bytes. `ranks`: the digests, in rank order.
+double DataSizePerHostGB(const WorkloadConfig& config, const std::vector<nlohmann::json>& ranks,
+                         int world);
+
 // Adds the per-host keys to `summary` from the ranks' digests (in rank order; hosts in the order
 // of their first rank). `world` ranks read the dataset of `config`.
 void AddDlioHostKeys(const WorkloadConfig& config, const std::vector<nlohmann::json>& ranks,

@@ -59,9 +59,10 @@ class EpochLoop {
   // One pass over the data: a training epoch or an evaluation.
   Status Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* rep);
   // Saves a checkpoint (when there is a checkpointer) and waits for every rank; adds the time it
-  // took to *spent_ns. `step`: the run's steps so far, or with DLIO's cadence the epoch's step (at
-  // the end of an epoch one past its last, as DLIO names that checkpoint).
-  Status Checkpoint(uint64_t epoch, int64_t step, int64_t* spent_ns);
+  // took to *spent_ns and when it ran to rep->saves (as DLIO's save_ckptN, N its last block).
+  // `step`: the run's steps so far, or with DLIO's cadence the epoch's step (at the end of an
+  // epoch one past its last, as DLIO names that checkpoint).
+  Status Checkpoint(uint64_t epoch, int64_t step, EpochReport* rep, int64_t* spent_ns);
   // The step an end-of-epoch checkpoint carries.
   int64_t EpochEndStep() const {
     return static_cast<int64_t>(dlio_cadence_ ? epoch_step_ + 1 : global_step_);
@@ -73,6 +74,10 @@ class EpochLoop {
   Status Step(LoopParts& loop, uint64_t epoch, uint64_t s, bool train, StepRecord* rec);
   // Counts a training step and saves a checkpoint at the step cadence.
   Status CountStep(uint64_t epoch, EpochReport* rep);
+  // DLIO's blocks: one opens at the start of a training epoch and after each step-cadence
+  // checkpoint; the checkpoint and the end of the epoch close it.
+  void OpenBlock(EpochReport* rep);
+  void CloseBlock(EpochReport* rep);
   // Reduces the epoch's metrics over the ranks.
   Status Finish(uint64_t epoch, bool train, int64_t epoch_start_ns, EpochReport* rep);
 
@@ -85,12 +90,38 @@ class EpochLoop {
   uint64_t global_step_ = 0;
   uint64_t epoch_step_ = 0;  // training steps of the current epoch
   bool dlio_cadence_;        // DLIO's: step checkpoints count each epoch's steps
+  int64_t block_start_ns_ = 0;
 };
 
-Status EpochLoop::Checkpoint(uint64_t epoch, int64_t step, int64_t* spent_ns) {
+void EpochLoop::OpenBlock(EpochReport* rep) {
+  BlockReport b;
+  b.start_us = ctx_.clock->WallMicros();
+  b.first_step = rep->steps.size();
+  block_start_ns_ = ctx_.clock->NowNanos();
+  rep->blocks.push_back(b);
+}
+
+void EpochLoop::CloseBlock(EpochReport* rep) {
+  BlockReport& b = rep->blocks.back();
+  const int64_t block_ns = ctx_.clock->NowNanos() - block_start_ns_;
+  b.end_us = ctx_.clock->WallMicros();
+  b.steps = rep->steps.size() - b.first_step;
+  const auto first = rep->steps.begin() + static_cast<std::ptrdiff_t>(b.first_step);
+  const std::vector<StepRecord> steps(first, first + static_cast<std::ptrdiff_t>(b.steps));
+  b.metrics = ComputeBlockMetrics(steps, block_ns, c_.train.excluded_start_steps);
+}
+
+Status EpochLoop::Checkpoint(uint64_t epoch, int64_t step, EpochReport* rep, int64_t* spent_ns) {
   if (checkpointer_ == nullptr) return Status::OK();
   const int64_t t0 = ctx_.clock->NowNanos();
+  CheckpointSpan span;
+  span.block = std::max<size_t>(1, rep->blocks.size());
+  span.index = checkpoints_->size();
+  span.start_us = ctx_.clock->WallMicros();
   DLIO_ASSIGN_OR_RETURN(CheckpointResult r, checkpointer_->Save(epoch, step));
+  // DLIO times the save alone; the barrier after it is in neither the save nor a block.
+  span.end_us = ctx_.clock->WallMicros();
+  rep->saves.push_back(span);
   DLIO_RETURN_NOT_OK(ctx_.comm->Barrier());
   *spent_ns += ctx_.clock->NowNanos() - t0;
   ctx_.messages->Log(LogLevel::kDebug, StrCat("checkpoint ", r.id, ": ", r.bytes_written,
@@ -184,8 +215,10 @@ Status EpochLoop::CountStep(uint64_t epoch, EpochReport* rep) {
   ++epoch_step_;
   const int64_t every = c_.checkpoint.steps_between_checkpoints;
   const uint64_t count = dlio_cadence_ ? epoch_step_ : global_step_;
-  if (every > 0 && count % static_cast<uint64_t>(every) == 0) {
-    return Checkpoint(epoch, static_cast<int64_t>(count), &rep->checkpoint_ns);
+  if (every > 0 && count % static_cast<uint64_t>(every) == 0 && checkpointer_ != nullptr) {
+    CloseBlock(rep);
+    DLIO_RETURN_NOT_OK(Checkpoint(epoch, static_cast<int64_t>(count), rep, &rep->checkpoint_ns));
+    OpenBlock(rep);  // as DLIO, even when the epoch ends here (an empty last block)
   }
   return Status::OK();
 }
@@ -213,6 +246,9 @@ Status EpochLoop::Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* 
   const int64_t epoch_start_ns = ctx_.clock->NowNanos();
   rep->start_us = ctx_.clock->WallMicros();
   DLIO_RETURN_NOT_OK(loop.pipeline->StartEpoch(epoch - 1, plan_));
+  rep->blocks.clear();
+  rep->saves.clear();
+  if (train) OpenBlock(rep);
   RunProgress progress;
   progress.phase = loop.phase;
   progress.epoch = epoch;
@@ -239,6 +275,7 @@ Status EpochLoop::Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* 
 }
 
 Status EpochLoop::Finish(uint64_t epoch, bool train, int64_t epoch_start_ns, EpochReport* rep) {
+  if (train) CloseBlock(rep);
   const int64_t block_ns = ctx_.clock->NowNanos() - epoch_start_ns - rep->checkpoint_ns;
   rep->end_us = ctx_.clock->WallMicros();
   TraceSpan(ctx_.tracer, train ? ai_events::kTrain : ai_events::kEvaluate, ai_events::kPipelineCat,
@@ -306,7 +343,7 @@ Status Train(const RunContext& ctx, Checkpointer* checkpointer, TrainingParts* p
     DLIO_RETURN_NOT_OK(loop.Run(train, epoch, /*train=*/true, &rep));
     if (CheckpointAfterEpoch(c, epoch)) {
       int64_t spent = 0;
-      DLIO_RETURN_NOT_OK(loop.Checkpoint(epoch, loop.EpochEndStep(), &spent));
+      DLIO_RETURN_NOT_OK(loop.Checkpoint(epoch, loop.EpochEndStep(), &rep, &spent));
     }
     ctx.messages->Log(LogLevel::kInfo, FormatEpochLine("train", rep));
     report->epochs.push_back(std::move(rep));
