@@ -155,21 +155,18 @@ uint64_t PytorchWorkerBytes(const WorkloadConfig& c, uint64_t batch) {
 }
 
 void AddBatchBufferItem(const WorkloadConfig& c, bool eval, RunFootprint* f) {
-  if (PytorchWorkersHold(c)) {
-    uint64_t bytes = PytorchWorkerBytes(c, c.reader.batch_size);
-    if (eval) bytes = Add(bytes, PytorchWorkerBytes(c, c.reader.batch_size_eval));
-    AddItem(f, "batch buffers",
-            "reader.read_threads x ((prefetch factor + 1) x reader.batch_size x "
-            "dataset.record_length_bytes_resize + dataset.record_length_bytes)",
-            bytes);
-    return;
-  }
-  uint64_t buffers = BatchBufferBytes(c, c.reader.batch_size);
-  if (eval) buffers = Add(buffers, BatchBufferBytes(c, c.reader.batch_size_eval));
+  const bool workers = PytorchWorkersHold(c);
+  auto bytes_for = [&](uint64_t batch) {
+    return workers ? PytorchWorkerBytes(c, batch) : BatchBufferBytes(c, batch);
+  };
+  uint64_t bytes = bytes_for(c.reader.batch_size);
+  if (eval) bytes = Add(bytes, bytes_for(c.reader.batch_size_eval));
   AddItem(f, "batch buffers",
-          "(reader.prefetch_size + reader.read_threads + 1) x reader.batch_size x "
-          "dataset.record_length_bytes",
-          buffers);
+          workers ? "reader.read_threads x ((prefetch factor + 1) x reader.batch_size x "
+                    "dataset.record_length_bytes_resize + dataset.record_length_bytes)"
+                  : "(reader.prefetch_size + reader.read_threads + 1) x reader.batch_size x "
+                    "dataset.record_length_bytes",
+          bytes);
 }
 
 void AddTrainingItems(const WorkloadConfig& c, int world, RunFootprint* f) {
