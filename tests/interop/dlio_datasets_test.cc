@@ -5,6 +5,7 @@
 // format, sorted, /records_0, x). The Python DLIO round trip itself is recorded in docs/formats.md.
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 #include "test_util.h"
 
@@ -91,6 +92,70 @@ for fmt in ('hdf5', 'npz'):
                       "'img_3_of_4.hdf5'] 8") != std::string::npos);
   CHECK(r.output.find("npz ['img_0_of_4.npz', 'img_1_of_4.npz', 'img_2_of_4.npz', "
                       "'img_3_of_4.npz'] 8") != std::string::npos);
+}
+
+// DLIO's dlio_dataset_dimension_test.py for tfrecord, indexed_binary and csv: record_dims and
+// record_element_type shape what dlio-run generates, checked with readers of our own here (the
+// tfrecord framing by hand and the Example with google.protobuf, the index files with numpy, the
+// rows with pandas) as upstream checks them: the Example's 'image' bytes and each indexed sample
+// are prod(dims) x itemsize; a csv row has prod(dims) values.
+TEST_CASE("record_dims and record_element_type shape tfrecord / indexed_binary / csv samples") {
+  TempDir tmp;
+  struct Shape {
+    std::string type, dims;
+    int values, itemsize;
+  };
+  const std::vector<Shape> shapes = {
+      {"float32", "[7,3]", 21, 4}, {"int8", "[3,5,7]", 105, 1}, {"float16", "[2,3,4,5]", 120, 2}};
+  int n = 0;
+  for (const std::string format : {"tfrecord", "indexed_binary", "csv"}) {
+    for (const Shape& s : shapes) {
+      const std::string dir = tmp / (format + "-" + std::to_string(n++));
+      const CommandResult r = RunCommand(
+          "timeout 120 " + DlioRun() + " -w dlio_default --quiet --generate --no-train" +
+          " ++workload.dataset.format=" + format + " ++workload.dataset.data_folder=" + dir +
+          " ++workload.output.folder=" + dir + "-out ++workload.dataset.num_files_train=2" +
+          " ++workload.dataset.num_files_eval=0 ++workload.workflow.evaluation=False" +
+          " ++workload.dataset.num_samples_per_file=3" +
+          " ++workload.dataset.record_element_type=" + s.type +
+          " '++workload.dataset.record_dims=" + s.dims + "'");
+      INFO(format << " " << s.type << " " << s.dims << ": " << r.output);
+      REQUIRE(r.exit_code == 0);
+      const CommandResult check =
+          RunPython(tmp, R"(import glob, struct, sys
+import numpy as np, pandas as pd
+sys.path.insert(0, sys.argv[4])
+import example_pb2
+fmt, folder, values, itemsize = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[5])
+paths = sorted(glob.glob(folder + '/train/**/*.' + fmt, recursive=True))
+assert len(paths) == 2, paths
+for p in paths:
+    if fmt == 'tfrecord':
+        data, pos, n = open(p, 'rb').read(), 0, 0
+        while pos < len(data):
+            (length,) = struct.unpack('<Q', data[pos:pos + 8])
+            ex = example_pb2.Example.FromString(data[pos + 12:pos + 12 + length])
+            image = ex.features.feature['image'].bytes_list.value[0]
+            assert len(image) == values * itemsize, (p, len(image))
+            pos, n = pos + 16 + length, n + 1
+        assert n == 3, (p, n)
+    elif fmt == 'indexed_binary':
+        off = np.fromfile(p + '.off.idx', dtype=np.int64)
+        size = np.fromfile(p + '.sz.idx', dtype=np.int64)
+        assert len(off) == 3 and list(size) == [values * itemsize] * 3, (p, off, size)
+        data = open(p, 'rb').read()
+        assert all(len(data[o:o + z]) == z for o, z in zip(off, size))
+    else:
+        df = pd.read_csv(p, compression='infer', header=None)
+        assert len(df) == 3 and len(df.iloc[0]) == values, (p, df.shape)
+print('ok')
+)",
+                    format + " " + dir + " " + std::to_string(s.values) + " " +
+                        DLIO_TFRECORD_PY_DIR + " " + std::to_string(s.itemsize));
+      INFO(check.output);
+      CHECK(check.exit_code == 0);
+    }
+  }
 }
 
 }  // namespace

@@ -31,5 +31,7 @@ target_compile_definitions(interop_tfrecord_test PRIVATE
 if(DLIO_WITH_HDF5 AND NOT DLIO_SANITIZE)
   dlio_add_test(interop_dlio_datasets_test SOURCES interop/dlio_datasets_test.cc
     PROPERTIES TIMEOUT 300)
-  add_dependencies(interop_dlio_datasets_test dlio-run)
+  add_dependencies(interop_dlio_datasets_test dlio-run dlio_tfrecord_py)
+  target_compile_definitions(interop_dlio_datasets_test PRIVATE
+    DLIO_TFRECORD_PY_DIR="${DLIO_TFRECORD_PY_DIR}/format/tfrecord")
 endif()

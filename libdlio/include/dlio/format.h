@@ -133,6 +133,9 @@ struct TfrecordOptions {
 // csv knobs.
 struct CsvOptions {
   bool header = false;  // the first line names the columns (dataset.csv_header)
+  // Values per row: DLIO's product of dataset.record_dims when they are set; 0 = one float32
+  // value per 4 bytes of the record.
+  uint64_t columns = 0;
 };
 
 // synthetic: it has no files, so its virtual files are described here.

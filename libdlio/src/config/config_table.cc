@@ -222,7 +222,8 @@ std::vector<KeySpec> BuildTable() {
   add(UintList("dataset.record_dims", DLIO_FIELD(std::vector<uint64_t>, dataset.record_dims),
                "DLIO's record shape ([] = none): when given, a sample is an array of these "
                "dimensions of record_element_type and record_length_bytes is their product x the "
-               "item size (npy/npz write that shape and dtype)"));
+               "item size (npy/npz/hdf5 write that shape and dtype; a csv row holds their "
+               "product of values)"));
   add(Choice("dataset.record_element_type", DLIO_FIELD(std::string, dataset.record_element_type),
              ElementTypeNames(),
              "numpy element type of a record (the npy/npz/hdf5 dtype; jpeg/png: always uint8)"));

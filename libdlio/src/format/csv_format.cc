@@ -265,7 +265,8 @@ class CsvFormat final : public Format {
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
     DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "csv"));
-    const uint64_t columns = std::max<uint64_t>(1, record / 4);
+    const uint64_t columns =
+        options.csv.columns > 0 ? options.csv.columns : std::max<uint64_t>(1, record / 4);
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
     std::vector<char> buf(kWriteChunk);
     size_t fill = 0;

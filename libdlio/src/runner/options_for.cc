@@ -80,6 +80,10 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.hdf5.element_type = c.dataset.record_element_type;
   o.hdf5.num_dsets = c.dataset.hdf5_num_dset_per_record;
   o.csv.header = c.dataset.csv_header;
+  if (!c.dataset.record_dims.empty()) {  // DLIO's csv rows hold prod(record_dims) values
+    o.csv.columns = 1;
+    for (const uint64_t d : c.dataset.record_dims) o.csv.columns *= std::max<uint64_t>(1, d);
+  }
   o.image.quality = c.dataset.image_quality;
   o.tfrecord.write_index = c.dataset.write_index;
   o.tfrecord.use_index = c.reader.use_index;
