@@ -60,6 +60,8 @@ std::string PeersDirOrSkip(const std::string& dir, const std::string& entry) {
   return dir;
 }
 
+std::string DlioRun() { return DLIO_BINARY_DIR "/apps/dlio-run/dlio-run"; }
+
 std::string SystemPython() {
 #ifdef DLIO_SYSTEM_PYTHON
   std::string py = DLIO_SYSTEM_PYTHON;

@@ -35,6 +35,9 @@ CommandResult RunCommand(const std::string& command);
 void WriteTextFile(const std::string& path, const std::string& text);
 std::string ReadTextFile(const std::string& path);
 
+// The build's dlio-run program (DLIO_BINARY_DIR/apps/dlio-run/dlio-run).
+std::string DlioRun();
+
 // Debian's python3 with numpy, or "" when it is missing (interop tests then fail loudly).
 std::string SystemPython();
 

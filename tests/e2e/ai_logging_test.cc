@@ -16,7 +16,7 @@ using dlio::testing::TempDir;
 
 namespace {
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 // DLIO's check_ai_events: substring matches per line, brackets skipped.
 std::map<std::string, int> CountAiEvents(const std::string& path) {

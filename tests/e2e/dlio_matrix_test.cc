@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 // Files under `dir` (recursively) whose name ends in ".<ext>".
 int CountFiles(const fs::path& dir, const std::string& ext) {

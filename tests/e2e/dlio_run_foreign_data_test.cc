@@ -18,7 +18,7 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 CommandResult Run(const std::string& args) { return RunCommand(DlioRun() + " " + args); }
 

@@ -27,7 +27,7 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 struct Timed {
   CommandResult result;

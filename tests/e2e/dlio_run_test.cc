@@ -20,7 +20,7 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 // A tiny workload: 6 files x 2 samples x 16 KiB, batch 2, in `dir`. Like the default preset it
 // generates the dataset first (workflow.generate_data), reusing it when it is already there.

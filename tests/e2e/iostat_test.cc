@@ -17,7 +17,7 @@ using dlio::testing::WriteTextFile;
 
 namespace {
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 // A tiny run with workflow.profiling and profiling.profiler iostat, its PATH being `path`.
 dlio::testing::CommandResult RunWithPath(const TempDir& dir, const std::string& path) {

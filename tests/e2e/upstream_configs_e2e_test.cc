@@ -18,7 +18,7 @@ using dlio::testing::TempDir;
 
 namespace {
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 // 3 files of one 4 KiB sample (jpeg holds one image per file), batch 2, one epoch, no compute,
 // inside `dir`.

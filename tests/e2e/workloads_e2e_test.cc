@@ -21,7 +21,7 @@ using json = nlohmann::json;
 
 namespace {
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 std::string PresetFile(const std::string& name) {
   return std::string(DLIO_SOURCE_DIR) + "/libdlio/workloads/" + name + ".yaml";
 }

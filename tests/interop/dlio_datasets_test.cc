@@ -12,7 +12,7 @@
 namespace dlio::testing {
 namespace {
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 CommandResult RunPython(const TempDir& tmp, const std::string& script, const std::string& args) {
   const std::string path = tmp / "script.py";

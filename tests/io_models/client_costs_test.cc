@@ -21,7 +21,7 @@ using testing::RunCommand;
 const io_model_test::KindFilter kFileCalls{
     {OpKind::kOpen, OpKind::kRead, OpKind::kClose, OpKind::kStat}};
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 // The data files' requests of each process of a traced run ("rank", "worker <n>").
 std::map<std::string, std::vector<Request>> RequestsByProcess(const std::string& out,

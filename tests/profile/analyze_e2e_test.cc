@@ -14,7 +14,7 @@ using testing::RunCommand;
 using testing::TempDir;
 using testing::WriteTextFile;
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 nlohmann::json ReadJson(const std::string& path) {
   return nlohmann::json::parse(ReadTextFile(path), nullptr, /*allow_exceptions=*/false);

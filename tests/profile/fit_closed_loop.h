@@ -12,7 +12,7 @@
 
 namespace dlio::fit_test {
 
-inline std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 inline WorkloadConfig Load(const std::string& path) {
   auto c = LoadConfigFile(path);

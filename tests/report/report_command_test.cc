@@ -9,7 +9,7 @@
 namespace dlio {
 namespace {
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 // A .pfw trace: an open and reads of a file whose name needs escaping, and a compute event.
 std::string PfwTrace() {

@@ -16,6 +16,7 @@
 #include "fault_proxy.h"
 #include "s3_server.h"
 #include "storage/s3/s3_storage.h"
+#include "test_util.h"
 
 namespace dlio {
 namespace {
@@ -25,7 +26,7 @@ using testing::RunCommand;
 using testing::S3Server;
 using testing::TempDir;
 
-std::string DlioRun() { return std::string(DLIO_BINARY_DIR) + "/apps/dlio-run/dlio-run"; }
+using dlio::testing::DlioRun;
 
 std::string S3Args(const S3Server& server, const std::string& root) {
   return " --set storage.storage_type=s3 --set storage.storage_root=" + root +
