@@ -299,6 +299,12 @@ TEST_CASE("DLIO's test_checkpoint_epoch and test_checkpoint_step at 2 ranks") {
       for (const auto& [name, size] : files) names.insert(name);
       CHECK(names == expected);
       CHECK(files.at(tf ? "model_states-1.pb-1.data-00000-of-00001" : "model_states-1.pt") == 1024);
+      if (tf) {  // dlio's stand-ins for TensorFlow's sizes (docs/workloads.md)
+        CHECK(files.at("zero_pp_rank_0_mp_rank_1_optim_states.pb-1.index") == 512);
+        const std::string last = "\"zero_pp_rank_0_mp_rank_0_optim_states.pb-1\"\n";
+        CHECK(files.at("checkpoint") ==
+              ("model_checkpoint_path: " + last + "all_model_checkpoint_paths: " + last).size());
+      }
       total += files.size();
     }
     CHECK(epochs == std::set<std::string>{"global_epoch1", "global_epoch3", "global_epoch5",
