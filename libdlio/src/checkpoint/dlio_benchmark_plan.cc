@@ -61,7 +61,7 @@ Result<std::vector<CheckpointPlanFile>> PlanDlioBenchmarkCheckpoint(
   for (const auto& f : layers.files) AddState(options.framework, Stem(f.name), f.bytes, &files);
   // TensorFlow's "checkpoint" file names the latest save of its folder; every save of every rank
   // rewrites it, so one rank writes it, at the length of the two lines naming its last state
-  // (with ranks < 10 every rank's last state's lines have that length).
+  // (another rank's last state of the same kind gives the same length while ranks are < 10).
   if (options.framework == "tensorflow" && options.rank == 0 && !files.empty()) {
     const std::string prefix = Stem(files.back().name.substr(0, files.back().name.find(".pb-1")));
     const std::string path = StrCat("\"", prefix, ".pb-1\"\n");
