@@ -3,10 +3,14 @@
 // the same overrides, shrunk: 1 KiB records, computation and eval time 0, 1 epoch. Upstream asserts
 // that each run completes; we also count what it made and did: the data files per folder (as
 // test_gen_data counts them), and the AI-logging compute and fetch.iter events of the trace
-// (steps, as dlio_ai_logging_test.py counts them). Checkpoints, the AI-logging matrix and s3 are
-// ported elsewhere (docs/testing.md lists where).
+// (steps, as dlio_ai_logging_test.py counts them). test_checkpoint_epoch / _step run here at 2
+// ranks under mpiexec (their 1- and 2-rank file plans are also checked in
+// tests/checkpoint/transformer_checkpoint_test.cc); the AI-logging matrix and s3 are ported
+// elsewhere (docs/testing.md lists where).
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -224,6 +228,114 @@ TEST_CASE("DLIO's test_uneven_samples_deadlock at 3 ranks") {
       CHECK(CountEvents(trace, "dataloader", "fetch.iter") == steps);
     }
   }
+}
+// Every file of every checkpoint folder under `root` (DLIO's glob("*/*")): folder -> file -> size.
+std::map<std::string, std::map<std::string, uintmax_t>> CheckpointFiles(const fs::path& root) {
+  std::map<std::string, std::map<std::string, uintmax_t>> out;
+  if (!fs::exists(root)) return out;
+  for (const auto& folder : fs::directory_iterator(root)) {
+    if (!folder.is_directory()) continue;
+    auto& files = out[folder.path().filename().string()];
+    for (const auto& f : fs::directory_iterator(folder.path())) {
+      files[f.path().filename().string()] = f.file_size();
+    }
+  }
+  return out;
+}
+
+// test_checkpoint_epoch at 2 ranks (tensor parallelism = the rank count, as upstream sets it):
+// 8 epochs, a checkpoint every 2; per checkpoint and rank r the model_states-r state, the layers
+// in zero_pp_rank_0_mp_rank_r_model_states and the optimizer's
+// zero_pp_rank_0_mp_rank_r_optim_states
+// (.pt for pytorch; .pb-1.index + .pb-1.data-00000-of-00001 each for tensorflow, plus the folder's
+// "checkpoint" file): upstream's epochs / epoch_per_ckp x (3 x nranks [x 2, + 1]) files.
+TEST_CASE("DLIO's test_checkpoint_epoch and test_checkpoint_step at 2 ranks") {
+  const std::string mpi = std::string(DLIO_MPIEXEC) + " -n 2 ";
+  const std::string common =
+      " ++workload.workflow.evaluation=False ++workload.workflow.checkpoint=True"
+      " ++workload.train.epochs=8 ++workload.reader.read_threads=1";
+  for (const auto& [framework, zero_stage] :
+       std::vector<std::pair<std::string, int>>{{"tensorflow", 0}, {"pytorch", 3}}) {
+    INFO(framework << ", zero_stage " << zero_stage);
+    TempDir dir;
+    const std::string cmd = Command(
+        dir, mpi,
+        " -g" + common + " ++workload.framework=" + framework +
+            " ++workload.reader.data_loader=" + framework +
+            " ++workload.dataset.num_files_train=8"  // 1 step per rank and epoch
+            " ++workload.checkpoint.checkpoint_folder=" +
+            dir / "checkpoints" +
+            " ++workload.checkpoint.epochs_between_checkpoints=2"
+            " ++workload.model.model_size=1024 ++workload.model.optimization_groups=[1024,128]"
+            " ++workload.model.num_layers=2 ++workload.model.layer_parameters=[16]"
+            " ++workload.model.parallelism.tensor=2"
+            " ++workload.model.parallelism.zero_stage=" +
+            std::to_string(zero_stage));
+    const auto r = RunCommand(cmd);
+    INFO(cmd << "\n" << r.output);
+    REQUIRE(r.exit_code == 0);
+    const bool tf = framework == "tensorflow";
+    std::set<std::string> expected;
+    for (int rank = 0; rank < 2; ++rank) {
+      const std::string mp = "zero_pp_rank_0_mp_rank_" + std::to_string(rank);
+      for (const std::string& stem :
+           {"model_states-" + std::to_string(rank), mp + "_model_states", mp + "_optim_states"}) {
+        if (tf) {
+          expected.insert(stem + ".pb-1.index");
+          expected.insert(stem + ".pb-1.data-00000-of-00001");
+        } else {
+          expected.insert(stem + ".pt");
+        }
+      }
+    }
+    if (tf) expected.insert("checkpoint");
+    const auto folders = CheckpointFiles(dir / "checkpoints");
+    size_t total = 0;
+    std::set<std::string> epochs;
+    for (const auto& [folder, files] : folders) {
+      INFO(folder);
+      epochs.insert(folder.substr(0, folder.rfind('_')));
+      std::set<std::string> names;
+      for (const auto& [name, size] : files) names.insert(name);
+      CHECK(names == expected);
+      CHECK(files.at(tf ? "model_states-1.pb-1.data-00000-of-00001" : "model_states-1.pt") == 1024);
+      if (tf) {  // dlio's stand-ins for TensorFlow's sizes (docs/workloads.md)
+        CHECK(files.at("zero_pp_rank_0_mp_rank_1_optim_states.pb-1.index") == 512);
+        const std::string last = "\"zero_pp_rank_0_mp_rank_0_optim_states.pb-1\"\n";
+        CHECK(files.at("checkpoint") ==
+              ("model_checkpoint_path: " + last + "all_model_checkpoint_paths: " + last).size());
+      }
+      total += files.size();
+    }
+    CHECK(epochs == std::set<std::string>{"global_epoch1", "global_epoch3", "global_epoch5",
+                                          "global_epoch7"});
+    const size_t files_per_checkpoint = 3 * 2;
+    CHECK(total == 8 / 2 * (tf ? files_per_checkpoint * 2 + 1 : files_per_checkpoint));
+  }
+
+  // test_checkpoint_step: the default workload (pytorch, no model keys) every 2 steps; 16 files /
+  // batch 4 / 2 ranks is 2 steps per epoch, so one save per epoch: nstep // 2 x 8 files, each
+  // rank 0's model_states-0.pt of DLIO's default 10240 bytes (rank 1 is a replica).
+  TempDir dir;
+  const std::string cmd =
+      Command(dir, mpi,
+              " -g" + common + " ++workload.dataset.num_files_train=16" +
+                  " ++workload.checkpoint.checkpoint_folder=" + dir / "checkpoints" +
+                  " ++workload.checkpoint.steps_between_checkpoints=2");
+  const auto r = RunCommand(cmd);
+  INFO(cmd << "\n" << r.output);
+  REQUIRE(r.exit_code == 0);
+  const auto folders = CheckpointFiles(dir / "checkpoints");
+  size_t total = 0;
+  for (const auto& [folder, files] : folders) {
+    INFO(folder);
+    REQUIRE(files.size() == 1);
+    CHECK(files.count("model_states-0.pt") == 1);
+    CHECK(files.begin()->second == 10240);
+    total += files.size();
+  }
+  CHECK(folders.count("global_epoch8_step2") == 1);
+  CHECK(total == 16 / 4 / 2 / 2 * 8);
 }
 #endif
 

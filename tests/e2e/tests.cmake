@@ -48,6 +48,9 @@ if(DLIO_WITH_MPI)
     DLIO_MPIEXEC="${DLIO_MPIEXEC_LINE}"
     DLIO_MPI_COMM_TEST="$<TARGET_FILE:mpi_comm_test>")
   add_dependencies(dlio_run_mpi_test dlio-run mpi_comm_test)
+  if(DLIO_SANITIZE)  # leaves out the cases too slow under the sanitizers
+    target_compile_definitions(dlio_run_mpi_test PRIVATE DLIO_TEST_SANITIZED)
+  endif()
 endif()
 # DFTracer's AI-logging events in dlio-run's traces, counted as the Python DLIO's test counts them;
 # the 2-rank case only outside the sanitizer stages (mpiexec is slow there).

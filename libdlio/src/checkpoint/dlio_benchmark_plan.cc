@@ -23,7 +23,10 @@ std::string Stem(const std::string& name) {
 }
 
 // One state as the framework stores it: torch.save writes "<stem>.pt"; tf.train.Checkpoint.save
-// of prefix "<stem>.pb" writes the first save's index and data shard.
+// of prefix "<stem>.pb" writes the first save's index and data shard. Sizes are the state's bytes;
+// TensorFlow's data shard also holds its save counter and object graph, and its index is a table
+// of one entry per tensor, for which kTfIndexBytes stands in (docs/workloads.md, "TensorFlow's
+// files").
 void AddState(const std::string& framework, const std::string& stem, uint64_t bytes,
               std::vector<CheckpointPlanFile>* out) {
   if (framework == "tensorflow") {
@@ -56,8 +59,9 @@ Result<std::vector<CheckpointPlanFile>> PlanDlioBenchmarkCheckpoint(
     AddState(options.framework, StrCat("model_states-", options.rank), bytes, &files);
   }
   for (const auto& f : layers.files) AddState(options.framework, Stem(f.name), f.bytes, &files);
-  // TensorFlow's "checkpoint" file names the latest save of its folder; every save rewrites it, so
-  // one rank writes it (two lines naming a prefix, the size TF gives them).
+  // TensorFlow's "checkpoint" file names the latest save of its folder; every save of every rank
+  // rewrites it, so one rank writes it, at the length of the two lines naming its last state
+  // (another rank's last state of the same kind gives the same length while ranks are < 10).
   if (options.framework == "tensorflow" && options.rank == 0 && !files.empty()) {
     const std::string prefix = Stem(files.back().name.substr(0, files.back().name.find(".pb-1")));
     const std::string path = StrCat("\"", prefix, ".pb-1\"\n");

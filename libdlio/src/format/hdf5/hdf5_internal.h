@@ -7,6 +7,7 @@
 
 #include <array>
 #include <cctype>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -106,6 +107,24 @@ struct RecordShape {
 };
 // False when `o` sets no record_dims or samples of `sample_bytes` are not of its shape.
 bool ShapeFor(const Hdf5Options& o, uint64_t sample_bytes, RecordShape* shape);
+// /records_0..N-1 of `shape` for n samples (contiguous when `chunk` is empty) and the HDF5 type
+// of their elements.
+struct ShapedDatasets {
+  Hid type;
+  std::vector<Hid> dsets;  // [k] is /records_<k>
+};
+Result<ShapedDatasets> CreateShapedDatasets(Hdf5Call& call, hid_t file, const std::string& path,
+                                            uint64_t n, const RecordShape& shape,
+                                            const std::vector<hsize_t>& chunk, const Filters& f);
+// Writes one block [start, start + count) of a /records_<k> (WriteBlock, or a traced one).
+using ShapedBlockWriter = std::function<Status(hid_t dset, const std::vector<hsize_t>& start,
+                                               const std::vector<hsize_t>& count, const void* buf,
+                                               const std::string& what)>;
+// Rows [first, last) of /records_<k> (row r: bytes [k x row_bytes, (k + 1) x row_bytes) of sample
+// r), in blocks of whole `unit`s of rows of at most max(kWriteChunk, one unit), through `write`.
+Status WriteShapedRows(const std::string& path, const FileSpec& spec, const RecordShape& shape,
+                       const ShapedDatasets& sets, uint64_t k, uint64_t unit, uint64_t first,
+                       uint64_t last, const ShapedBlockWriter& write);
 // Writes /records_0..N-1 of `shape` holding the samples of `spec`.
 Status WriteShapedRecords(Hdf5Call& call, hid_t file, const std::string& path, const FileSpec& spec,
                           const RecordShape& shape, const FormatOptions& o, const Filters& f);

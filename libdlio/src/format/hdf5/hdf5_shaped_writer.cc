@@ -52,37 +52,6 @@ Result<Hid> ElementH5Type(Hdf5Call& call, const ElementType& t) {
   return type;
 }
 
-// Writes dataset k of `shape`: row r holds bytes [k x row_bytes, (k + 1) x row_bytes) of sample
-// r, in blocks of whole rows (whole chunks when chunked) of at most max(kWriteChunk, one chunk).
-Status WriteShare(Hdf5Call& call, hid_t file, const std::string& path, const FileSpec& spec,
-                  const RecordShape& shape, uint64_t k, hid_t type,
-                  const std::vector<hsize_t>& chunk, const Filters& f) {
-  const uint64_t n = spec.sample_sizes.size(), row = shape.row_bytes;
-  std::vector<hsize_t> dims = {n};
-  dims.insert(dims.end(), shape.row_dims.begin(), shape.row_dims.end());
-  const std::string name = StrCat("records_", k);
-  DLIO_ASSIGN_OR_RETURN(Hid dset, CreateDataset(call, file, path, name.c_str(), type, dims, chunk,
-                                                chunk.empty() ? Filters{} : f));
-  if (n == 0 || row == 0) return Status::OK();
-  const uint64_t unit = chunk.empty() ? 1 : chunk[0];
-  const uint64_t band =
-      std::min<uint64_t>(n, unit * std::max<uint64_t>(1, kWriteChunk / (unit * row)));
-  std::vector<uint8_t> buf(static_cast<size_t>(band * row));
-  for (uint64_t r0 = 0; r0 < n; r0 += band) {
-    const uint64_t rows = std::min(band, n - r0);
-    for (uint64_t r = 0; r < rows; ++r) {
-      FillSampleBytes(spec.seed, r0 + r, k * row, buf.data() + r * row, row);
-    }
-    std::vector<hsize_t> start(dims.size(), 0), count = dims;
-    start[0] = r0;
-    count[0] = rows;
-    DLIO_RETURN_NOT_OK(
-        WriteBlock(call, dset.get(), type, start, count, buf.data(),
-                   StrCat(path, ": writing /", name, " rows ", r0, "..", r0 + rows - 1)));
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 bool ShapeFor(const Hdf5Options& o, uint64_t sample_bytes, RecordShape* shape) {
@@ -104,10 +73,49 @@ bool ShapeFor(const Hdf5Options& o, uint64_t sample_bytes, RecordShape* shape) {
   return true;
 }
 
+Result<ShapedDatasets> CreateShapedDatasets(Hdf5Call& call, hid_t file, const std::string& path,
+                                            uint64_t n, const RecordShape& shape,
+                                            const std::vector<hsize_t>& chunk, const Filters& f) {
+  ShapedDatasets out;
+  DLIO_ASSIGN_OR_RETURN(out.type, ElementH5Type(call, *shape.type));
+  std::vector<hsize_t> dims = {n};
+  dims.insert(dims.end(), shape.row_dims.begin(), shape.row_dims.end());
+  for (uint64_t k = 0; k < shape.num_dsets; ++k) {
+    const std::string name = StrCat("records_", k);
+    DLIO_ASSIGN_OR_RETURN(Hid dset, CreateDataset(call, file, path, name.c_str(), out.type.get(),
+                                                  dims, chunk, chunk.empty() ? Filters{} : f));
+    out.dsets.push_back(std::move(dset));
+  }
+  return out;
+}
+
+Status WriteShapedRows(const std::string& path, const FileSpec& spec, const RecordShape& shape,
+                       const ShapedDatasets& sets, uint64_t k, uint64_t unit, uint64_t first,
+                       uint64_t last, const ShapedBlockWriter& write) {
+  const uint64_t row = shape.row_bytes;
+  if (first >= last || row == 0) return Status::OK();
+  const uint64_t band =
+      std::min<uint64_t>(last - first, unit * std::max<uint64_t>(1, kWriteChunk / (unit * row)));
+  std::vector<uint8_t> buf(static_cast<size_t>(band * row));
+  std::vector<hsize_t> start(shape.row_dims.size() + 1, 0), count = {0};
+  count.insert(count.end(), shape.row_dims.begin(), shape.row_dims.end());
+  for (uint64_t r0 = first; r0 < last; r0 += band) {
+    const uint64_t rows = std::min(band, last - r0);
+    for (uint64_t r = 0; r < rows; ++r) {
+      FillSampleBytes(spec.seed, r0 + r, k * row, buf.data() + r * row, row);
+    }
+    start[0] = r0;
+    count[0] = rows;
+    DLIO_RETURN_NOT_OK(
+        write(sets.dsets[k].get(), start, count, buf.data(),
+              StrCat(path, ": writing /records_", k, " rows ", r0, "..", r0 + rows - 1)));
+  }
+  return Status::OK();
+}
+
 Status WriteShapedRecords(Hdf5Call& call, hid_t file, const std::string& path, const FileSpec& spec,
                           const RecordShape& shape, const FormatOptions& o, const Filters& f) {
   const uint64_t n = spec.sample_sizes.size();
-  DLIO_ASSIGN_OR_RETURN(Hid type, ElementH5Type(call, *shape.type));
   // Whole rows per chunk: the rows a 2-D [n, row_bytes] chunk of the same knobs would hold.
   std::vector<hsize_t> chunk = RecordsChunk(n, shape.row_bytes, o, f);
   if (!chunk.empty()) {
@@ -115,8 +123,17 @@ Status WriteShapedRecords(Hdf5Call& call, hid_t file, const std::string& path, c
     chunk = {rows};
     chunk.insert(chunk.end(), shape.row_dims.begin(), shape.row_dims.end());
   }
+  DLIO_ASSIGN_OR_RETURN(ShapedDatasets sets,
+                        CreateShapedDatasets(call, file, path, n, shape, chunk, f));
+  // Blocks of whole chunks, so no chunk is written twice.
+  const uint64_t unit = chunk.empty() ? 1 : chunk[0];
+  const ShapedBlockWriter write = [&](hid_t dset, const std::vector<hsize_t>& start,
+                                      const std::vector<hsize_t>& count, const void* buf,
+                                      const std::string& what) {
+    return WriteBlock(call, dset, sets.type.get(), start, count, buf, what);
+  };
   for (uint64_t k = 0; k < shape.num_dsets; ++k) {
-    DLIO_RETURN_NOT_OK(WriteShare(call, file, path, spec, shape, k, type.get(), chunk, f));
+    DLIO_RETURN_NOT_OK(WriteShapedRows(path, spec, shape, sets, k, unit, 0, n, write));
   }
   return Status::OK();
 }

@@ -8,18 +8,62 @@
 #include "format/io_util.h"
 
 namespace dlio::format_internal::hdf5 {
+namespace {
+
+// Traces a write to the shared file `path` that started at (start_us, t0).
+void TraceWrite(Storage* storage, const std::string& path, int64_t offset, int64_t count,
+                int64_t start_us, int64_t t0) {
+  storage->RecordExternalIo(Storage::IoKind::kWrite, "HDF5", "H5Dwrite", path, offset, count,
+                            start_us, storage->clock()->NowNanos() - t0);
+}
+
+// The rank's rows of every /records_<k> of DLIO's shaped layout, each block traced as an
+// H5Dwrite at its file offset (rows of a contiguous dataset are contiguous in the file).
+Status WriteShapedShare(Hdf5Call& call, Storage* storage, const std::string& path,
+                        const FileSpec& spec, const RecordShape& shape, const ShapedDatasets& sets,
+                        const SampleShare& share) {
+  const Clock* clock = storage->clock();
+  const ShapedBlockWriter write = [&](hid_t dset, const std::vector<hsize_t>& start,
+                                      const std::vector<hsize_t>& count, const void* buf,
+                                      const std::string& what) {
+    const haddr_t addr = H5Dget_offset(dset);
+    const int64_t start_us = clock->WallMicros(), t0 = clock->NowNanos();
+    DLIO_RETURN_NOT_OK(WriteBlock(call, dset, sets.type.get(), start, count, buf, what));
+    const int64_t bytes = static_cast<int64_t>(count[0] * shape.row_bytes);
+    TraceWrite(storage, path,
+               addr == HADDR_UNDEF ? -1 : static_cast<int64_t>(addr + start[0] * shape.row_bytes),
+               bytes, start_us, t0);
+    return Status::OK();
+  };
+  for (uint64_t k = 0; k < shape.num_dsets; ++k) {
+    DLIO_RETURN_NOT_OK(
+        WriteShapedRows(path, spec, shape, sets, k, 1, share.first, share.last, write));
+  }
+  return Status::OK();
+}
+
+// The rank's rows of /labels.
+Status WriteLabelShare(Hdf5Call& call, hid_t labels, const std::string& path, const FileSpec& spec,
+                       const SampleShare& share) {
+  std::vector<int64_t> values;
+  for (uint64_t i = share.first; i < share.last; ++i) values.push_back(SampleLabel(spec.seed, i));
+  return WriteBlock(call, labels, H5T_NATIVE_INT64, {share.first}, {share.last - share.first},
+                    values.data(), path + ": writing /labels");
+}
+
+}  // namespace
 
 // Parallel HDF5: rank `shared.rank`'s part of a shared file written through HDF5's MPI-IO
 // driver. Creating and closing the file and its datasets are collective (every rank, same
-// order, same arguments: the layout is the serial writer's, contiguous and unfiltered); the
-// rank's share of the samples (rows of /records, or its range of /data) and of /labels are
+// order, same arguments: the layout is the serial writer's, contiguous and unfiltered, DLIO's
+// shaped /records_0..N-1 included); the rank's share of the samples (rows of /records or of each
+// /records_<k>, or its range of /data) and of /labels are
 // independent H5Dwrite calls, traced as "H5Dwrite" (category HDF5) at their file offsets; rank 0
 // also writes /offsets and /sizes. Returns the same status on every rank; *created tells whether
 // the file was made (to be removed on failure).
 Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path,
                        const FileSpec& spec, const FormatOptions& o, const SharedWrite& shared,
                        bool* created) {
-  (void)o;
   *created = false;
   Comm* comm = shared.comm;
   const uint64_t n = spec.sample_sizes.size();
@@ -52,10 +96,16 @@ Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path
   }
 
   const SampleShare share = ShareOf(n, shared.rank, shared.world);
+  RecordShape shape;
+  const bool shaped = uniform && ShapeFor(o.hdf5, first, &shape);
+  ShapedDatasets shaped_sets;
   Hid samples, labels;
   Status mine = [&]() -> Status {
     // Creation in the serial writer's order; every rank reaches each create.
-    if (uniform) {
+    if (shaped) {
+      DLIO_ASSIGN_OR_RETURN(shaped_sets,
+                            CreateShapedDatasets(call, file.get(), path, n, shape, {}, Filters{}));
+    } else if (uniform) {
       DLIO_ASSIGN_OR_RETURN(samples, CreateDataset(call, file.get(), path, "records", H5T_STD_U8LE,
                                                    {n, first}, {}, Filters{}));
     } else {
@@ -80,6 +130,10 @@ Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path
 
   mine = [&]() -> Status {
     if (share.first == share.last) return Status::OK();
+    if (shaped) {
+      DLIO_RETURN_NOT_OK(WriteShapedShare(call, storage, path, spec, shape, shaped_sets, share));
+      return WriteLabelShare(call, labels.get(), path, spec, share);
+    }
     const haddr_t addr = H5Dget_offset(samples.get());
     const int64_t base = addr == HADDR_UNDEF ? -1 : static_cast<int64_t>(addr);
     auto at = [&](uint64_t element) {
@@ -120,14 +174,12 @@ Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path
             return Status::OK();
           }));
     }
-    std::vector<int64_t> values;
-    for (uint64_t i = share.first; i < share.last; ++i) values.push_back(SampleLabel(spec.seed, i));
-    return WriteBlock(call, labels.get(), H5T_NATIVE_INT64, {share.first},
-                      {share.last - share.first}, values.data(), path + ": writing /labels");
+    return WriteLabelShare(call, labels.get(), path, spec, share);
   }();
   DLIO_RETURN_NOT_OK(AgreeAcrossRanks(comm, mine, "writing shared file " + path));
 
   samples.Reset();
+  shaped_sets = ShapedDatasets{};
   labels.Reset();
   const int64_t start_us = clock->WallMicros(), t0 = clock->NowNanos();
   mine = file.Close() < 0 ? call.Error(StatusCode::kIOError, path + ": closing HDF5 file")
