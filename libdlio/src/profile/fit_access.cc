@@ -180,8 +180,11 @@ int64_t PauseThreshold(std::vector<int64_t> gaps) {
   return threshold;
 }
 
-void CollectAccesses(const ProfileTrace& t, View* view) {
-  DropNonReaders(t, view);
+namespace {
+
+// The sample reads of view->data_events, in start order.
+void BuildAccesses(const ProfileTrace& t, View* view) {
+  view->accesses.clear();
   std::unordered_map<std::string, int32_t> index_of;
   for (size_t f = 0; f < view->files.size(); ++f) {
     index_of[view->files[f].path] = static_cast<int32_t>(f);
@@ -266,6 +269,13 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
   for (size_t k = 0; k < view->accesses.size(); ++k) {
     if (view->accesses[k].large_reads == 0) view->accesses[k].key = first_offset[k];
   }
+}
+
+}  // namespace
+
+void CollectAccesses(const ProfileTrace& t, View* view) {
+  BuildAccesses(t, view);
+  if (DropNonReaders(t, view)) BuildAccesses(t, view);
   // Accesses are created in event order, which is start order.
   AssignPasses(t, view);
   const std::vector<int64_t> epoch_starts = EpochStarts(t, view->noise);

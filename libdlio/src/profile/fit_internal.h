@@ -123,10 +123,12 @@ bool MatchesIgnorePattern(std::string_view pattern, std::string_view path);
 // Whether event i is an application event (dlio's item, epoch and compute events): kOther, and
 // not an unknown call of a call layer.
 bool IsAppEvent(const Noise& noise, const ProfileTrace& t, size_t i);
-// Leaves out of view->data_events (and the files' counts) the events of threads that never read
-// a sample of a data file (a main process that opens each file for len()), when another thread
-// does; files no reader touches are dropped. Called before the accesses are built.
-void DropNonReaders(const ProfileTrace& t, View* view);
+// Leaves out of view->data_events (and the files' counts) the events of the threads that never
+// read a sample (a main process that opens each file for len() and reads its header): every read
+// of theirs header-sized, their largest sample read under 1/8 of another thread's median one.
+// Files only they touched are dropped. Returns whether any was; view->accesses must then be
+// built again.
+bool DropNonReaders(const ProfileTrace& t, View* view);
 // The notes saying what was left out (nothing when nothing was).
 void AddNoiseNotes(const Noise& noise, FitResult* out);
 

@@ -220,53 +220,69 @@ void FindNoise(const ProfileTrace& t, const FitOptions& options, Noise* noise) {
   if (options.ignore_scratch_files) FindScratchFiles(t, noise);
 }
 
-void DropNonReaders(const ProfileTrace& t, View* view) {
-  std::unordered_map<int32_t, size_t> file_of;  // path id -> index in view->files
-  std::unordered_map<std::string, size_t> index_of;
-  for (size_t f = 0; f < view->files.size(); ++f) index_of[view->files[f].path] = f;
-  for (size_t i : view->data_events) file_of.emplace(t.path[i], index_of.at(t.String(t.path[i])));
-  std::vector<int64_t> largest(view->files.size(), 0);
-  for (size_t i : view->data_events) {
+namespace {
+
+// Per thread: the largest read of a data file, and the bytes of its sample reads.
+struct ThreadReads {
+  int64_t largest_read = 0;
+  std::vector<int64_t> access_bytes;
+};
+
+// The threads that never read a sample (see DropNonReaders).
+std::set<ThreadKey> NonReaders(const ProfileTrace& t, const View& view) {
+  std::map<ThreadKey, ThreadReads> threads;
+  for (size_t i : view.data_events) {
     if (t.kind[i] != OpKind::kRead) continue;
-    int64_t& l = largest[file_of.at(t.path[i])];
+    int64_t& l = threads[{t.pid[i], t.tid[i]}].largest_read;
     l = std::max(l, profile::TransferredBytes(t, i));
   }
-  // A reader reads a sample: a read larger than a header, or any read of a file whose reads are
-  // all header-sized (CollectAccesses' large reads).
-  std::set<ThreadKey> readers, others;
-  for (size_t i : view->data_events) {
-    if (t.kind[i] != OpKind::kRead) continue;
-    const int64_t l = largest[file_of.at(t.path[i])];
-    if (profile::TransferredBytes(t, i) > kSmallReadBytes || l <= kSmallReadBytes) {
-      readers.insert({t.pid[i], t.tid[i]});
-    }
+  for (const Access& a : view.accesses) threads[{a.pid, a.tid}].access_bytes.push_back(a.bytes);
+  int64_t typical = 0;  // the largest median sample read of a thread
+  for (const auto& [thread, r] : threads) {
+    if (!r.access_bytes.empty()) typical = std::max(typical, Median(r.access_bytes));
   }
-  if (readers.empty()) return;
+  std::set<ThreadKey> none;
+  for (const auto& [thread, r] : threads) {
+    if (r.access_bytes.empty()) continue;
+    const int64_t most = *std::max_element(r.access_bytes.begin(), r.access_bytes.end());
+    if (r.largest_read <= kSmallReadBytes && most * 8 < typical) none.insert(thread);
+  }
+  return none;
+}
+
+}  // namespace
+
+bool DropNonReaders(const ProfileTrace& t, View* view) {
+  const std::set<ThreadKey> none = NonReaders(t, *view);
+  if (none.empty()) return false;
+  std::unordered_map<std::string, size_t> index_of;
+  for (size_t f = 0; f < view->files.size(); ++f) index_of[view->files[f].path] = f;
   std::vector<size_t> kept;
   std::vector<int64_t> events(view->files.size(), 0);
   for (size_t i : view->data_events) {
-    const ThreadKey thread{t.pid[i], t.tid[i]};
-    DataFile& f = view->files[file_of.at(t.path[i])];
-    if (readers.count(thread) || t.kind[i] == OpKind::kOther) {
+    const size_t f = index_of.at(t.String(t.path[i]));
+    // Application events (dlio's item events) stay, whichever thread wrote them.
+    if (!none.count({t.pid[i], t.tid[i]}) || t.kind[i] == OpKind::kOther) {
       kept.push_back(i);
-      ++events[file_of.at(t.path[i])];
+      ++events[f];
       continue;
     }
-    others.insert(thread);
     ++view->noise.non_reader_events;
-    f.opens -= t.kind[i] == OpKind::kOpen;
+    DataFile& file = view->files[f];
+    file.opens -= t.kind[i] == OpKind::kOpen;
     if (t.kind[i] == OpKind::kRead) {
-      --f.reads;
-      f.bytes_read -= profile::TransferredBytes(t, i);
+      --file.reads;
+      file.bytes_read -= profile::TransferredBytes(t, i);
     }
   }
-  view->noise.non_reader_threads = static_cast<int64_t>(others.size());
+  view->noise.non_reader_threads = static_cast<int64_t>(none.size());
   view->data_events = std::move(kept);
   std::vector<DataFile> files;
   for (size_t f = 0; f < view->files.size(); ++f) {
     if (events[f] > 0) files.push_back(std::move(view->files[f]));
   }
   view->files = std::move(files);
+  return true;
 }
 
 void AddNoiseNotes(const Noise& noise, FitResult* out) {
