@@ -26,8 +26,8 @@ namespace dlio {
 // What an event does to a file, independent of the exact call name.
 enum class OpKind : uint8_t {
   // read, pread, pread64, readv, preadv(2, 64, 64v2), fread; and mmap.touched (no call: the pages
-  // of a mapping
-  // found mapped in when it ended, docs/profiling.md), so mmap'd reading counts as reads
+  // of a mapping found mapped in when it ended, docs/profiling.md), so mmap'd reading counts as
+  // reads
   kRead,
   kWrite,     // write, pwrite, pwrite64, writev, pwritev(2, 64, 64v2), fwrite
   kOpen,      // open, open64, openat, openat64, creat, fopen
