@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <system_error>
+#include <utility>
 
 #include "dlio/config.h"
 #include "dlio/config_enums.h"
@@ -96,6 +97,16 @@ CLI::App* AddFitCommand(CLI::App* app, FitCommandOptions* options) {
                   "without compute events: a pause between reads longer than this ends a batch "
                   "(default: chosen from the gaps)")
       ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--ignore-paths", options->ignore_paths,
+                  "files left out as the runtime's and launchers' I/O: comma-separated patterns "
+                  "('/DIR/' everything beneath, '/DIR/*' a glob of whole paths, 'NAME/' any "
+                  "folder so named, 'NAME' a file name glob); 'default' stands for the built-in "
+                  "list (system folders, files directly in /tmp, /var/tmp and $TMPDIR, "
+                  "ompi.*/, openmpi-sessions-*/, prte.*/, pymp-*/, Python code and packages: "
+                  "docs/profiling.md); '' leaves nothing out (default: default)");
+  cmd->add_flag("--keep-scratch-files", options->keep_scratch_files,
+                "fit files created and deleted within the run too (by default left out: "
+                "Python's tempfile probe, lock files)");
   cmd->add_flag(
       "--no-probe", options->no_probe,
       "do not open the traced data and checkpoint files (formats from suffixes, sizes from "
@@ -104,6 +115,8 @@ CLI::App* AddFitCommand(CLI::App* app, FitCommandOptions* options) {
 }
 
 int RunFit(const FitCommandOptions& options) {
+  auto ignore = dlio::ParseFitIgnorePaths(options.ignore_paths);
+  if (!ignore.ok()) return Fail(ignore.status().ToString(), kExitBadInput);
   auto trace = ImportTraces(options.traces);
   if (!trace.ok()) return Fail(trace.status().ToString(), kExitBadInput);
   dlio::Registries registries;
@@ -117,6 +130,8 @@ int RunFit(const FitCommandOptions& options) {
   fit.data_folder = options.data_folder;
   fit.checkpoint_folder = options.checkpoint_folder;
   fit.burst_gap_us = options.burst_gap_us;
+  fit.ignore_paths = std::move(ignore).value();
+  fit.ignore_scratch_files = !options.keep_scratch_files;
   if (!options.no_probe) {
     fit.probe = [&](const std::string& path) { return Probe(registries, storage.get(), path); };
     fit.read_file = [&](const std::string& path, uint64_t offset, uint64_t n) {

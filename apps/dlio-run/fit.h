@@ -21,6 +21,10 @@ struct FitCommandOptions {
   std::string checkpoint_folder = "./fit-checkpoints";
   int64_t burst_gap_us = 0;  // 0: chosen from the gaps
   bool no_probe = false;     // do not open the data files (sizes and formats from the trace)
+  // Files left out as runtime and launcher I/O: patterns, `default` the built-in list
+  // (dlio::ParseFitIgnorePaths).
+  std::string ignore_paths = "default";
+  bool keep_scratch_files = false;  // fit files created and deleted within the run too
 };
 
 // Declares the `fit` subcommand on `app`, filling `options` when parsed.

@@ -22,11 +22,13 @@ inline WorkloadConfig Load(const std::string& path) {
 }
 
 // Runs `command` (a program reading files under `data_dir`) under `dlio-run profile` into
-// dir/prof and fits that profile into dir/fit.yaml; returns the fitted YAML.
+// dir/prof and fits that profile into dir/fit.yaml; returns the fitted YAML. With `data_dir` ""
+// every file is traced (no --data-dir): the runtime's and launcher's I/O too.
 inline std::string ProfileAndFit(const testing::TempDir& dir, const std::string& data_dir,
                                  const std::string& command) {
-  auto prof = testing::RunCommand(DlioRun() + " profile -o " + dir / "prof" + " --data-dir " +
-                                  data_dir + " -- " + command);
+  const std::string only = data_dir.empty() ? "" : " --data-dir " + data_dir;
+  auto prof =
+      testing::RunCommand(DlioRun() + " profile -o " + dir / "prof" + only + " -- " + command);
   INFO(prof.output);
   REQUIRE(prof.exit_code == 0);
   auto fit = testing::RunCommand(DlioRun() + " fit " + dir / "prof" + " -o " + dir / "fit.yaml");

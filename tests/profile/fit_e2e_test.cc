@@ -239,6 +239,14 @@ TEST_CASE("dlio-run fit: never replaces a file it did not write; errors name the
   auto missing = RunCommand(DlioRun() + " fit " + dir / "nope");
   CHECK(missing.exit_code == 2);
   CHECK(missing.output.find(dir / "nope") != std::string::npos);
+  // A malformed --ignore-paths pattern is refused naming it; `default` and an empty list are
+  // accepted.
+  auto bad = RunCommand(DlioRun() + " fit " + dir / "out" + " --ignore-paths default,a/b");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("--ignore-paths") != std::string::npos);
+  CHECK(bad.output.find("'a/b'") != std::string::npos);
+  CHECK(RunCommand(DlioRun() + " fit " + dir / "out" + " --ignore-paths '' --keep-scratch-files")
+            .exit_code == 0);
 }
 
 }  // namespace

@@ -1,15 +1,22 @@
 // FitTrace on hand-built traces of framework loaders whose reads are not one per sample: whole
 // files streamed once per pass (pandas.read_csv, tf.data), chunk-sized crops of an hdf5 volume
-// read through h5py beside a small table, reader threads re-created every pass.
+// read through h5py beside a small table, reader threads re-created every pass; and DataLoader
+// workers beside their runtime's and launcher's I/O, which fit leaves out.
+#include <algorithm>
 #include <array>
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <map>
 #include <random>
 #include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "dlio/profile_fit.h"
 #include "profile/analysis_test_util.h"
+#include "profile/fit_internal.h"
 #include "profile/fit_test_util.h"
 
 namespace dlio {
@@ -351,6 +358,196 @@ TEST_CASE("fit: persistent DataLoader workers: a batch is one worker's burst aft
   REQUIRE(r.Find("reader.pipeline") != nullptr);
   CHECK(r.Find("reader.pipeline")->reason.find("not used under reader.io_model pytorch") !=
         std::string::npos);
+}
+
+// The I/O of a program's runtime and launcher beside a DataLoader's (docs/profiling.md, "Runtime
+// and launcher I/O"), one kind at a time: fit must give the workload it gives without it.
+enum class Noise { kTempProbe, kUnknownCall, kLauncherSegment, kCountInMain, kScratchFile };
+
+// A STDIO call on `path` at `at` (the category of an unknown call is its layer's).
+void AddStdio(ProfileTrace* t, int32_t pid, std::string_view name, int64_t at,
+              std::string_view path) {
+  ProfileEvent e;
+  e.pid = e.tid = pid;
+  e.name = name;
+  e.category = "STDIO";
+  e.kind = OpKindOfCall(name);
+  e.path = path;
+  e.start_us = at;
+  e.dur_us = 1;
+  e.offset = 0;
+  t->Add(e);
+}
+
+ProfileTrace WithNoise(ProfileTrace t, Noise noise) {
+  std::map<int32_t, int64_t> first;                              // each worker's first event
+  std::vector<std::tuple<int32_t, int64_t, std::string>> opens;  // data file opens: pid, time, path
+  for (size_t i = 0; i < t.size(); ++i) {
+    auto [it, fresh] = first.emplace(t.pid[i], t.start_us[i]);
+    if (!fresh) it->second = std::min(it->second, t.start_us[i]);
+    if (t.kind[i] == OpKind::kOpen && t.String(t.path[i]).rfind("/d/train/", 0) == 0)
+      opens.emplace_back(t.pid[i], t.start_us[i], t.String(t.path[i]));
+  }
+  const int64_t start = std::min_element(first.begin(), first.end(), [](auto& a, auto& b) {
+                          return a.second < b.second;
+                        })->second;
+  switch (noise) {
+    case Noise::kTempProbe:  // Python's tempfile probe in each worker, unlinked untraced
+      for (const auto& [pid, at] : first) {
+        const std::string tmp = "/tmp/" + std::to_string(pid) + "q7x_zk";
+        AddEvent(&t, pid, pid, "open64", at - 300, 5, tmp, -1, -1, 9);
+        AddEvent(&t, pid, pid, "write", at - 290, 2, tmp, 0, 4, 4);
+        AddEvent(&t, pid, pid, "close", at - 280, 1, tmp);
+      }
+      break;
+    case Noise::kUnknownCall:  // each load: numpy.fromfile's fseeko64 and a call fit lacks
+      for (const auto& [pid, at, path] : opens) {
+        AddStdio(&t, pid, "fseeko64", at + 1, path);
+        AddStdio(&t, pid, "fgetpos64", at + 2, path);
+      }
+      break;
+    case Noise::kLauncherSegment: {  // Open MPI's shared-memory segment, mapped and touched
+      const std::string seg = "/tmp/ompi.host.0/jf.0/0/sm_segment.host.0.0";
+      AddEvent(&t, 1, 1, "open64", start - 900, 5, seg, -1, -1, 5);
+      AddEvent(&t, 1, 1, "mmap", start - 890, 5, seg, 0, 1 << 22, 0);
+      for (int k = 0; k < 20; ++k) {
+        AddEvent(&t, 1, 1, "mmap.touched", start + k * 7'000, 0, seg, k * 4096, 4096, 4096);
+      }
+      break;
+    }
+    case Noise::kCountInMain:  // the main process opens each file for len(): its zip directory
+      for (int f = 0; f < 16; ++f) {
+        const std::string path = "/d/train/s_" + std::to_string(f) + ".npz";
+        const int64_t at = start - 5'000 + f * 200;
+        AddEvent(&t, 1, 1, "open64", at, 2, path, -1, -1, 3);
+        AddEvent(&t, 1, 1, "fstat", at + 3, 1, path);
+        AddEvent(&t, 1, 1, "pread", at + 5, 3, path, 16 * 4096 - 22, 22, 22);
+        AddEvent(&t, 1, 1, "pread", at + 9, 3, path, 16 * 4096 - 200, 178, 178);
+        AddEvent(&t, 1, 1, "close", at + 20, 1, path);
+      }
+      break;
+    case Noise::kScratchFile:  // a scratch file in the working folder, made and removed
+      for (const auto& [pid, at] : first) {
+        const std::string tmp = "/home/u/run/tmp" + std::to_string(pid) + "x";
+        AddEvent(&t, pid, pid, "openat", at - 300, 5, tmp, -1, -1, 9);
+        AddEvent(&t, pid, pid, "write", at - 290, 2, tmp, 0, 4, 4);
+        AddEvent(&t, pid, pid, "close", at - 280, 1, tmp);
+        AddEvent(&t, pid, pid, "unlink", at - 270, 4, tmp);
+      }
+      break;
+  }
+  return t;
+}
+
+// Every key fitted to `got` has the value (and inferredness) it has in `want`.
+void CheckSameWorkload(const FitResult& want, const FitResult& got) {
+  CHECK(got.data_files == want.data_files);
+  for (const FitEntry& e : want.entries) {
+    INFO(e.key);
+    REQUIRE(got.Find(e.key) != nullptr);
+    CHECK(got.Find(e.key)->value == e.value);
+    CHECK(got.Find(e.key)->inferred == e.inferred);
+  }
+  CHECK(got.entries.size() == want.entries.size());
+}
+
+TEST_CASE("fit: the runtime's and launchers' I/O beside a DataLoader is no part of the workload") {
+  // Workers forked per pass, as torch_npz_loader's: each runs tempfile's probe when it starts.
+  const ProfileTrace clean = DataLoaderTrace(16, false);
+  const FitResult want = Fit(clean);
+  REQUIRE(Value(want, "workflow.checkpoint") == "false");
+  REQUIRE(Value(want, "reader.read_threads") == "2");
+  REQUIRE(Value(want, "dataset.num_samples_per_file") == "1");
+  REQUIRE_FALSE(want.Find("side_io.read_file")->inferred);
+  for (Noise noise : {Noise::kTempProbe, Noise::kUnknownCall, Noise::kLauncherSegment,
+                      Noise::kCountInMain, Noise::kScratchFile}) {
+    INFO("noise " << static_cast<int>(noise));
+    const FitResult got = Fit(WithNoise(clean, noise));
+    CheckSameWorkload(want, got);
+    CHECK(got.notes.size() > want.notes.size());  // what was left out is said
+  }
+  ProfileTrace all = clean;
+  for (Noise noise : {Noise::kTempProbe, Noise::kUnknownCall, Noise::kLauncherSegment,
+                      Noise::kCountInMain, Noise::kScratchFile}) {
+    all = WithNoise(std::move(all), noise);
+  }
+  const FitResult got = Fit(all);
+  CheckSameWorkload(want, got);
+  std::string notes;
+  for (const std::string& note : got.notes) notes += note + "\n";
+  INFO(notes);
+  CHECK(notes.find("fgetpos64 x32") != std::string::npos);  // the unknown call, counted
+  CHECK(notes.find("1 threads opened, stat'ed or read only headers") != std::string::npos);
+  CHECK(notes.find("5 scratch files") != std::string::npos);  // the workers' and main's
+}
+
+TEST_CASE("fit: --ignore-paths and --keep-scratch-files put the runtime's files back") {
+  const ProfileTrace clean = DataLoaderTrace(16, false);
+  FitOptions none;
+  none.ignore_paths = {};
+  // tempfile's probes written as the passes start: 4 files of 4 bytes, in 2 bursts.
+  CHECK(Value(Fit(WithNoise(clean, Noise::kTempProbe), none), "workflow.checkpoint") == "true");
+  FitOptions keep;
+  keep.ignore_scratch_files = false;
+  CHECK(Value(Fit(WithNoise(clean, Noise::kScratchFile), keep), "workflow.checkpoint") == "true");
+  // A pattern of one's own: a side file left out beside the defaults.
+  ProfileTrace side = clean;
+  for (int k = 0; k < 8; ++k) {
+    AddEvent(&side, 1, 1, "pread", 1'000'000 + k * 9'000, 5, "/d/cache/meta.bin", k * 100, 100,
+             100);
+  }
+  CHECK(Value(Fit(side), "side_io.read_file") == "meta.bin");
+  FitOptions mine;
+  mine.ignore_paths = *ParseFitIgnorePaths("default,/d/cache/");
+  CHECK(Fit(side, mine).Find("side_io.read_file")->inferred == false);
+}
+
+TEST_CASE("fit: a checkpoint a later save rotates out is no scratch file") {
+  // Saves every 4th batch, each deleting the save before the last (a keep-2 rotation).
+  ProfileTrace t = DataLoaderTrace(64, true);
+  int64_t last = 0;
+  for (size_t i = 0; i < t.size(); ++i) last = std::max(last, t.start_us[i]);
+  for (int s = 0; s < 4; ++s) {
+    const int64_t at = 1'000'000 + s * (last - 1'000'000) / 4 + 5'000;
+    const std::string path = "/out/ckpt_" + std::to_string(s) + ".pt";
+    AddEvent(&t, 1, 1, "openat", at, 5, path, -1, -1, 7);
+    AddEvent(&t, 1, 1, "write", at + 10, 50, path, 0, 1 << 20, 1 << 20);
+    AddEvent(&t, 1, 1, "close", at + 70, 1, path);
+    if (s >= 2) {
+      AddEvent(&t, 1, 1, "unlink", at + 80, 5, "/out/ckpt_" + std::to_string(s - 2) + ".pt");
+    }
+  }
+  const FitResult r = Fit(t);
+  CHECK(Value(r, "workflow.checkpoint") == "true");
+  CHECK(r.Find("workflow.checkpoint")->reason.rfind("4 saves to 4 files", 0) == 0);
+}
+
+TEST_CASE("fit: --ignore-paths patterns: folders, whole paths, names; malformed ones refused") {
+  using fit::MatchesIgnorePattern;
+  CHECK(MatchesIgnorePattern("/proc/", "/proc/self/maps"));
+  CHECK_FALSE(MatchesIgnorePattern("/proc/", "/procs/x"));
+  CHECK(MatchesIgnorePattern("/tmp/*", "/tmp/q7x_zk"));
+  CHECK_FALSE(MatchesIgnorePattern("/tmp/*", "/tmp/run/data/s_0.npz"));  // data under /tmp stays
+  CHECK(MatchesIgnorePattern("ompi.*/", "/tmp/ompi.host.0/jf.0/0/sm_segment"));
+  CHECK(MatchesIgnorePattern("ompi.*/", "/scratch/ompi.n1.1000/vader"));
+  CHECK_FALSE(MatchesIgnorePattern("ompi.*/", "/data/ompi_run/x.npz"));
+  CHECK(MatchesIgnorePattern("*.pyc", "/x/__pycache__/m.cpython-311.pyc"));
+  CHECK(MatchesIgnorePattern("/home/*/.cache/", "/home/u/.cache/x/y"));
+  for (const char* bad : {"", "/", "*", "*/", "a/b", "a/b/"}) {
+    INFO("'" << bad << "'");
+    CHECK_FALSE(CheckFitIgnorePattern(bad).ok());
+  }
+  CHECK(ParseFitIgnorePaths("").value().empty());
+  CHECK(ParseFitIgnorePaths("default").value() == DefaultFitIgnorePaths());
+  const auto two = ParseFitIgnorePaths("/scratch/locks/,*.lock");
+  REQUIRE(two.ok());
+  CHECK(*two == std::vector<std::string>{"/scratch/locks/", "*.lock"});
+  const auto bad = ParseFitIgnorePaths("default,,x");
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.status().message().find("empty") != std::string::npos);
+  FitOptions options;
+  options.ignore_paths = {"/"};
+  CHECK_FALSE(FitTrace(DataLoaderTrace(16, false), options).ok());
 }
 
 }  // namespace

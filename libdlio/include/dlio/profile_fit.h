@@ -61,6 +61,23 @@ using IoModelCheck = std::function<bool(const std::string& format, const std::st
 using FileRangeRead =
     std::function<Result<std::string>(const std::string& path, uint64_t offset, uint64_t n)>;
 
+// What `dlio-run fit` leaves out by default as the I/O of the program's runtime and launcher
+// rather than its workload (docs/profiling.md, "Runtime and launcher I/O"): system folders,
+// files directly in a temp folder (/tmp, /var/tmp, $TMPDIR), MPI and multiprocessing session
+// folders, the program's code. Patterns, each one of:
+//   "/DIR/"  absolute, ending in '/': everything beneath DIR (a glob, '*' within a component);
+//   "/DIR/*" absolute: the paths it matches as a whole (fnmatch, '*' within a component);
+//   "NAME/"  no leading '/': any folder of that name (a glob) and everything beneath it;
+//   "NAME"   no '/': a file of that name (a glob: "*.pyc").
+std::vector<std::string> DefaultFitIgnorePaths();
+// Whether `pattern` is one of the above: InvalidArgument naming it when it is empty, holds a '/'
+// inside a name pattern, or would leave out every file ("/", "*").
+Status CheckFitIgnorePattern(std::string_view pattern);
+// `--ignore-paths`: comma-separated patterns, the word `default` standing for
+// DefaultFitIgnorePaths() ("default,/scratch/locks/"); "" leaves nothing out. InvalidArgument
+// naming the first bad entry.
+Result<std::vector<std::string>> ParseFitIgnorePaths(std::string_view text);
+
 struct FitOptions {
   // Data-file probe; empty: the trace alone (formats from suffixes, sizes from offsets).
   DataFileProbe probe;
@@ -76,6 +93,13 @@ struct FitOptions {
   // A gap between two reads of the data longer than this (microseconds) ends a burst when the
   // trace has no compute events; 0 chooses it from the gaps (see docs/profiling.md).
   int64_t burst_gap_us = 0;
+  // Files left out as the runtime's and the launcher's (patterns above); FitTrace refuses a
+  // malformed one.
+  std::vector<std::string> ignore_paths = DefaultFitIgnorePaths();
+  // Leave out scratch files: files created and deleted within the run by a thread that created
+  // no other file meanwhile (Python's tempfile probe, lock files), when the trace holds the
+  // unlink (strace, DFTracer).
+  bool ignore_scratch_files = true;
 };
 
 struct FitResult {

@@ -73,11 +73,15 @@ void AddViewNotes(const ProfileTrace& trace, const View& view, FitResult* out) {
           : StrCat("steps: ", view.steps.size() + 1, " bursts of reads",
                    view.period.reads > 0 ? StrCat(", a pause after every ", view.period.reads) : "",
                    " (no compute events in the trace)"));
+  AddNoiseNotes(view.noise, out);
 }
 
 }  // namespace fit
 
 Result<FitResult> FitTrace(const ProfileTrace& trace, const FitOptions& options) {
+  for (const std::string& pattern : options.ignore_paths) {
+    DLIO_RETURN_NOT_OK(CheckFitIgnorePattern(pattern));
+  }
   const fit::RankGroups groups = fit::GroupRanks(trace);
   if (groups.pids.size() > 1) return fit::FitRanks(trace, options, groups);
   fit::View view;
@@ -86,6 +90,7 @@ Result<FitResult> FitTrace(const ProfileTrace& trace, const FitOptions& options)
   if (view.files.empty()) {
     DLIO_RETURN_NOT_OK(fit::FitCheckpointOnly(trace, view, options, &out));
     out.notes.push_back(StrCat(trace.size(), " events; no data file read: checkpoint writes only"));
+    fit::AddNoiseNotes(view.noise, &out);
     return out;
   }
   fit::FitPerRank(trace, view, options, &out);

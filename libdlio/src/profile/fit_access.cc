@@ -48,10 +48,10 @@ std::vector<int64_t> LargestReads(const ProfileTrace& t, const View& view,
 
 // Application epoch events (dlio's ai.pipeline.epoch, DLIO-benchmark's epoch blocks) of the
 // process that has the most, by start time.
-std::vector<int64_t> EpochStarts(const ProfileTrace& t) {
+std::vector<int64_t> EpochStarts(const ProfileTrace& t, const Noise& noise) {
   std::map<int32_t, std::vector<int64_t>> by_pid;
   for (size_t i = 0; i < t.size(); ++i) {
-    if (t.kind[i] != OpKind::kOther || !NameHas(t, t.name[i], "epoch")) continue;
+    if (!IsAppEvent(noise, t, i) || !NameHas(t, t.name[i], "epoch")) continue;
     by_pid[t.pid[i]].push_back(t.start_us[i]);
   }
   std::vector<int64_t> best;
@@ -180,7 +180,11 @@ int64_t PauseThreshold(std::vector<int64_t> gaps) {
   return threshold;
 }
 
-void CollectAccesses(const ProfileTrace& t, View* view) {
+namespace {
+
+// The sample reads of view->data_events, in start order.
+void BuildAccesses(const ProfileTrace& t, View* view) {
+  view->accesses.clear();
   std::unordered_map<std::string, int32_t> index_of;
   for (size_t f = 0; f < view->files.size(); ++f) {
     index_of[view->files[f].path] = static_cast<int32_t>(f);
@@ -265,9 +269,16 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
   for (size_t k = 0; k < view->accesses.size(); ++k) {
     if (view->accesses[k].large_reads == 0) view->accesses[k].key = first_offset[k];
   }
+}
+
+}  // namespace
+
+void CollectAccesses(const ProfileTrace& t, View* view) {
+  BuildAccesses(t, view);
+  if (DropNonReaders(t, view)) BuildAccesses(t, view);
   // Accesses are created in event order, which is start order.
   AssignPasses(t, view);
-  const std::vector<int64_t> epoch_starts = EpochStarts(t);
+  const std::vector<int64_t> epoch_starts = EpochStarts(t, view->noise);
   view->app_epoch_events = static_cast<int64_t>(epoch_starts.size());
   if (!epoch_starts.empty()) {
     view->epochs = static_cast<int32_t>(epoch_starts.size());

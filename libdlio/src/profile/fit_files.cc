@@ -15,20 +15,6 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 }  // namespace
 
-bool IsRuntimeFile(std::string_view path) {
-  for (std::string_view prefix : {"/proc/", "/sys/", "/dev/", "/usr/", "/lib/", "/lib64/", "/etc/",
-                                  "/bin/", "/sbin/", "/run/"}) {
-    if (path.rfind(prefix, 0) == 0) return true;
-  }
-  const std::string base = Basename(path);
-  const std::string ext = Extension(path);
-  return ext == "py" || ext == "pyc" || ext == "so" || ext == "pth" ||
-         base.find(".so.") != std::string::npos ||
-         path.find("/__pycache__/") != std::string::npos ||
-         path.find("/site-packages/") != std::string::npos ||
-         path.find("/dist-packages/") != std::string::npos;
-}
-
 bool IsDlioInternal(std::string_view path) {
   return path.rfind(".dlio", 0) == 0 || path.find("/.dlio") != std::string_view::npos;
 }
@@ -62,6 +48,7 @@ std::unordered_map<int32_t, FileUse> Uses(const ProfileTrace& t, const View& vie
   std::unordered_map<int32_t, FileUse> uses;
   for (size_t i = 0; i < t.size(); ++i) {
     if (t.path[i] == ProfileTrace::kNoString || t.kind[i] == OpKind::kOther) continue;
+    if (view.noise.paths.count(t.path[i])) continue;
     if (view.skip_mpiio && t.String(t.category[i]) == kDxtMpiioCategory) continue;
     auto [it, fresh] = uses.try_emplace(t.path[i]);
     FileUse& u = it->second;
@@ -101,9 +88,7 @@ std::string DataExtension(const std::vector<FileUse>& uses,
                           const std::vector<std::string>& companions) {
   std::map<std::string, std::pair<int64_t, int64_t>> by_ext;  // bytes, files
   for (const FileUse& u : uses) {
-    if ((u.reads == 0 && u.mmaps == 0) || IsDlioInternal(u.path) || IsRuntimeFile(u.path)) {
-      continue;
-    }
+    if ((u.reads == 0 && u.mmaps == 0) || IsDlioInternal(u.path)) continue;
     if (std::find(companions.begin(), companions.end(), u.path) != companions.end()) continue;
     auto& [bytes, files] = by_ext[Extension(u.path)];
     bytes += u.bytes_read;
@@ -180,6 +165,7 @@ Status CollectFiles(const ProfileTrace& t, const FitOptions& options, View* view
     mpiio = mpiio || t.String(c) == kDxtMpiioCategory;
   }
   view->skip_mpiio = posix && mpiio;
+  FindNoise(t, options, &view->noise);
   for (auto& [id, use] : Uses(t, *view)) view->uses.push_back(std::move(use));
   std::sort(view->uses.begin(), view->uses.end(),
             [](const FileUse& a, const FileUse& b) { return NaturalLess(a.path, b.path); });
@@ -194,7 +180,7 @@ Status CollectFiles(const ProfileTrace& t, const FitOptions& options, View* view
   }
   view->extension = DataExtension(view->uses, view->companions);
   for (const FileUse& u : view->uses) {
-    if ((u.reads == 0 && u.mmaps == 0) || IsDlioInternal(u.path) || IsRuntimeFile(u.path) ||
+    if ((u.reads == 0 && u.mmaps == 0) || IsDlioInternal(u.path) ||
         Extension(u.path) != view->extension) {
       continue;
     }
@@ -228,6 +214,8 @@ Status CollectFiles(const ProfileTrace& t, const FitOptions& options, View* view
     if (it == file_of.end() || it->second < 0) continue;
     if (view->skip_mpiio && t.String(t.category[i]) == kDxtMpiioCategory) continue;
     if (t.kind[i] == OpKind::kOther) {
+      // An unknown call (numpy.fromfile's fseeko64 before fit knew it) is no sample event.
+      if (!IsAppEvent(view->noise, t, i)) continue;
       ++view->files[static_cast<size_t>(it->second)].items;
       ++view->items;
     }

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -97,6 +98,40 @@ Period FindPeriod(const std::vector<std::vector<int64_t>>& runs, int64_t skip_fi
 // no period), to choose between the periods of two ways of counting.
 double Significance(const Period& p);
 
+struct View;
+
+// What FitTrace leaves out as the runtime's and the launcher's I/O, not the workload's
+// (fit_noise.cc; docs/profiling.md, "Runtime and launcher I/O").
+struct Noise {
+  std::unordered_set<int32_t> paths;  // path ids of the files left out
+  int64_t ignored_files = 0;          // by FitOptions::ignore_paths
+  int64_t scratch_files = 0;          // created and deleted within the run
+  // By category id: 1 when it is a layer of calls (POSIX, STDIO, ...: it holds a known call or
+  // has a call layer's name), whose unknown names are calls fit does not know, not application
+  // events.
+  std::vector<int8_t> call_layer;
+  std::map<std::string, int64_t> unknown_calls;  // such calls: name -> count
+  // Threads that opened, stat'ed or read only headers of the data files (never a sample): not
+  // readers; their events on the data files were left out.
+  int64_t non_reader_threads = 0, non_reader_events = 0;
+};
+
+// Finds the noise of `t` (paths by options.ignore_paths and scratch files, unknown calls).
+void FindNoise(const ProfileTrace& t, const FitOptions& options, Noise* noise);
+// Whether `pattern` (CheckFitIgnorePattern's) matches `path`.
+bool MatchesIgnorePattern(std::string_view pattern, std::string_view path);
+// Whether event i is an application event (dlio's item, epoch and compute events): kOther, and
+// not an unknown call of a call layer.
+bool IsAppEvent(const Noise& noise, const ProfileTrace& t, size_t i);
+// Leaves out of view->data_events (and the files' counts) the events of the threads that never
+// read a sample (a main process that opens each file for len() and reads its header): every read
+// of theirs header-sized, their largest sample read under 1/8 of another thread's median one.
+// Files only they touched are dropped. Returns whether any was; view->accesses must then be
+// built again.
+bool DropNonReaders(const ProfileTrace& t, View* view);
+// The notes saying what was left out (nothing when nothing was).
+void AddNoiseNotes(const Noise& noise, FitResult* out);
+
 // The trace as FitTrace's stages see it.
 struct View {
   std::vector<FileUse> uses;            // every file, by path
@@ -116,6 +151,7 @@ struct View {
   bool skip_mpiio = false;  // a DXT trace with POSIX and MPIIO rows: MPIIO ones are left out
   // Ranks of the run: a view of one rank's events sees 1/world of each epoch's samples.
   int32_t world = 1;
+  Noise noise;
 };
 
 // Whether a sample read is of the training files (not under a valid/eval folder).
@@ -128,9 +164,6 @@ bool NaturalLess(std::string_view a, std::string_view b);
 // The suffix after the last '.', lower case ("" when none).
 std::string Extension(std::string_view path);
 std::string Basename(std::string_view path);
-// The program's own runtime rather than its data: system folders (/proc, /usr, /lib, /etc, ...),
-// Python sources, bytecode and packages, shared libraries.
-bool IsRuntimeFile(std::string_view path);
 // dlio's own bookkeeping: a path with a component starting ".dlio" (the dataset marker, the
 // generate lock, generation's temporary folders, checkpoint completion markers).
 bool IsDlioInternal(std::string_view path);

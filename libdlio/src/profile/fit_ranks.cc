@@ -240,6 +240,7 @@ Result<FitResult> FitCheckpointRanks(const ProfileTrace& trace, const FitOptions
   if (ranks.empty()) {
     // Nothing written by any one rank: the whole trace's error.
     View whole;
+    DLIO_RETURN_NOT_OK(CollectFiles(trace, options, &whole));  // the noise to leave out
     DLIO_RETURN_NOT_OK(FitCheckpointOnly(trace, whole, options, out));
     return *out;
   }
@@ -252,6 +253,7 @@ Result<FitResult> FitCheckpointRanks(const ProfileTrace& trace, const FitOptions
   }
   out->notes.push_back(StrCat(trace.size(), " events of ", world,
                               " ranks; no data file read: checkpoint writes only, per rank"));
+  AddNoiseNotes(ranks.front().view.noise, out);
   return *out;
 }
 

@@ -35,8 +35,9 @@ std::set<std::string> CheckpointFiles(const ProfileTrace& t, const View& view) {
         t.start_us[i] < start) {
       continue;
     }
+    if (view.noise.paths.count(t.path[i])) continue;  // the runtime's, a launcher's, scratch
     const std::string& path = t.String(t.path[i]);
-    if (!IsDataOrCompanion(view, path) && !IsBookkeeping(path) && !IsRuntimeFile(path)) {
+    if (!IsDataOrCompanion(view, path) && !IsBookkeeping(path)) {
       ckpt.insert(path);
     }
   }
@@ -230,7 +231,7 @@ void FitSideIo(const ProfileTrace& t, const View& view, FitResult* out) {
   const std::set<std::string> ckpt = CheckpointFiles(t, view);
   for (const FileUse& u : view.uses) {
     if (u.reads > 0 && !ckpt.count(u.path) && !IsDataOrCompanion(view, u.path) &&
-        !IsDlioInternal(u.path) && !IsRuntimeFile(u.path)) {
+        !IsDlioInternal(u.path)) {
       side.push_back(&u);
     }
   }

@@ -33,6 +33,7 @@ list(APPEND DLIO_SOURCES
   src/profile/fit_client_costs.cc
   src/profile/fit_dataset.cc
   src/profile/fit_model.cc
+  src/profile/fit_noise.cc
   src/profile/fit_order.cc
   src/profile/fit_period.cc
   src/profile/fit_ranks.cc

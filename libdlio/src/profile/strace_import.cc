@@ -343,8 +343,10 @@ class StraceImporter {
         if (c.has_ret && c.ret > 0) desc->pos = Advance(desc->pos, c.ret);
       }
     } else if (kind == OpKind::kSeek) {
-      if (desc != nullptr && c.has_ret && c.ret >= 0) desc->pos = c.ret;
-      e->offset = c.has_ret && c.ret >= 0 ? c.ret : -1;
+      // lseek returns the new position; _llseek returns 0 and writes it through a pointer.
+      const bool position = call == "lseek" && c.has_ret && c.ret >= 0;
+      if (desc != nullptr && position) desc->pos = c.ret;
+      e->offset = position ? c.ret : -1;
     } else if (kind == OpKind::kClose && c.has_ret && c.ret == 0) {
       table->Erase(fd);
     }

@@ -1,5 +1,6 @@
 // The column-oriented trace model and the call-name -> OpKind table.
 #include <algorithm>
+#include <iterator>
 #include <string>
 
 #include "dlio/profile.h"
@@ -17,32 +18,36 @@ constexpr KindEntry kKinds[] = {
     {"__fxstat", OpKind::kStat},       {"__fxstat64", OpKind::kStat},
     {"__lxstat", OpKind::kStat},       {"__lxstat64", OpKind::kStat},
     {"__xstat", OpKind::kStat},        {"__xstat64", OpKind::kStat},
-    {"access", OpKind::kStat},         {"chdir", OpKind::kMetadata},
-    {"chmod", OpKind::kMetadata},      {"close", OpKind::kClose},
-    {"closedir", OpKind::kMetadata},   {"creat", OpKind::kOpen},
-    {"creat64", OpKind::kOpen},        {"faccessat", OpKind::kStat},
-    {"faccessat2", OpKind::kStat},     {"fclose", OpKind::kClose},
-    {"fcntl", OpKind::kMetadata},      {"fdatasync", OpKind::kSync},
-    {"flock", OpKind::kMetadata},      {"fopen", OpKind::kOpen},
-    {"fopen64", OpKind::kOpen},        {"fread", OpKind::kRead},
-    {"fseek", OpKind::kSeek},          {"fseeko", OpKind::kSeek},
+    {"_llseek", OpKind::kSeek},        {"access", OpKind::kStat},
+    {"chdir", OpKind::kMetadata},      {"chmod", OpKind::kMetadata},
+    {"close", OpKind::kClose},         {"closedir", OpKind::kMetadata},
+    {"creat", OpKind::kOpen},          {"creat64", OpKind::kOpen},
+    {"faccessat", OpKind::kStat},      {"faccessat2", OpKind::kStat},
+    {"fclose", OpKind::kClose},        {"fcntl", OpKind::kMetadata},
+    {"fdatasync", OpKind::kSync},      {"flock", OpKind::kMetadata},
+    {"fopen", OpKind::kOpen},          {"fopen64", OpKind::kOpen},
+    {"fread", OpKind::kRead},          {"fseek", OpKind::kSeek},
+    {"fseeko", OpKind::kSeek},         {"fseeko64", OpKind::kSeek},
     {"fstat", OpKind::kStat},          {"fstat64", OpKind::kStat},
     {"fstatat", OpKind::kStat},        {"fstatat64", OpKind::kStat},
     {"fsync", OpKind::kSync},          {"ftruncate", OpKind::kMetadata},
     {"fwrite", OpKind::kWrite},        {"getdents", OpKind::kMetadata},
     {"getdents64", OpKind::kMetadata}, {"link", OpKind::kMetadata},
-    {"lseek", OpKind::kSeek},          {"lseek64", OpKind::kSeek},
-    {"lstat", OpKind::kStat},          {"lstat64", OpKind::kStat},
-    {"mkdir", OpKind::kMetadata},      {"mkdirat", OpKind::kMetadata},
-    {"mmap", OpKind::kMmap},           {"mmap.touched", OpKind::kRead},
-    {"mmap64", OpKind::kMmap},         {"munmap", OpKind::kMmap},
-    {"newfstatat", OpKind::kStat},     {"open", OpKind::kOpen},
-    {"open64", OpKind::kOpen},         {"openat", OpKind::kOpen},
-    {"openat2", OpKind::kOpen},        {"opendir", OpKind::kMetadata},
+    {"llseek", OpKind::kSeek},         {"lseek", OpKind::kSeek},
+    {"lseek64", OpKind::kSeek},        {"lstat", OpKind::kStat},
+    {"lstat64", OpKind::kStat},        {"mkdir", OpKind::kMetadata},
+    {"mkdirat", OpKind::kMetadata},    {"mmap", OpKind::kMmap},
+    {"mmap.touched", OpKind::kRead},   {"mmap64", OpKind::kMmap},
+    {"munmap", OpKind::kMmap},         {"newfstatat", OpKind::kStat},
+    {"open", OpKind::kOpen},           {"open64", OpKind::kOpen},
+    {"openat", OpKind::kOpen},         {"openat2", OpKind::kOpen},
+    {"openat64", OpKind::kOpen},       {"opendir", OpKind::kMetadata},
     {"pread", OpKind::kRead},          {"pread64", OpKind::kRead},
     {"preadv", OpKind::kRead},         {"preadv2", OpKind::kRead},
+    {"preadv64", OpKind::kRead},       {"preadv64v2", OpKind::kRead},
     {"pwrite", OpKind::kWrite},        {"pwrite64", OpKind::kWrite},
     {"pwritev", OpKind::kWrite},       {"pwritev2", OpKind::kWrite},
+    {"pwritev64", OpKind::kWrite},     {"pwritev64v2", OpKind::kWrite},
     {"read", OpKind::kRead},           {"readdir", OpKind::kMetadata},
     {"readlink", OpKind::kMetadata},   {"readv", OpKind::kRead},
     {"remove", OpKind::kMetadata},     {"rename", OpKind::kMetadata},
@@ -54,6 +59,14 @@ constexpr KindEntry kKinds[] = {
     {"unlinkat", OpKind::kMetadata},   {"write", OpKind::kWrite},
     {"writev", OpKind::kWrite},
 };
+
+constexpr bool Sorted() {
+  for (size_t i = 1; i < std::size(kKinds); ++i) {
+    if (!(kKinds[i - 1].name < kKinds[i].name)) return false;
+  }
+  return true;
+}
+static_assert(Sorted(), "kKinds must be sorted by name: OpKindOfCall searches it");
 
 }  // namespace
 
