@@ -206,6 +206,34 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   CHECK(reserve("threaded", 4, **jpeg_format).reserve_sample_bytes == 0);
 }
 
+TEST_CASE("BoundedReadBytesFor bounds the pytorch workers' read buffers of streaming formats") {
+  Fixture fx;  // npz streams its samples
+  dlio::WorkloadConfig c;
+  c.dataset.record_length_bytes = 8 << 20;
+  c.dataset.record_length_bytes_resize = 2 << 20;
+  c.reader.read_threads = 4;
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "pytorch") == 2u << 20);
+  dlio::PipelineOptions po;
+  dlio::ReserveBuffersFor(c, *fx.format, "pytorch", 4, uint64_t{16} << 30, &po);
+  CHECK(po.bounded_read_bytes == 2u << 20);
+  CHECK(po.reserve_sample_bytes == 8u << 20);  // the span; the memory is 2 MiB + 1 MiB
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "threaded") == 0);
+  c.reader.read_threads = 0;  // no worker process
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "pytorch") == 0);
+  c.reader.read_threads = 4;
+  c.reader.decode = true;  // the decoder reads the whole sample back
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "pytorch") == 0);
+  c.reader.decode = false;
+  c.reader.client_costs = dlio::ClientCosts::kFramework;  // the framework's whole arrays
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "pytorch") == 0);
+  c.reader.client_costs = dlio::ClientCosts::kNone;
+  auto tfrecord = fx.registries.formats.Get("tfrecord");  // its reader reads records back
+  REQUIRE(tfrecord.ok());
+  auto tfrecord_format = (*tfrecord)();
+  REQUIRE(tfrecord_format.ok());
+  CHECK(dlio::BoundedReadBytesFor(c, **tfrecord_format, "pytorch") == 0);
+}
+
 TEST_CASE("reader.thread_nice auto lowers the readers only under accelerator threads") {
   dlio::WorkloadConfig c;
   CHECK(c.reader.thread_nice == -1);  // the default is auto

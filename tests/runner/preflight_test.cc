@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "dlio/loop.h"
 #include "dlio/registries.h"
 #include "dlio/runner.h"
 #include "test_util.h"
@@ -129,6 +130,37 @@ TEST_CASE("preflight: pytorch workers hold batches of the resized samples, not t
   CHECK(
       CheckRunFits(c, 4, host).message().find("(reader.prefetch_size + reader.read_threads + 1)") ==
       0);
+}
+
+TEST_CASE("preflight: the workers are counted wherever the runner picks the pytorch pipeline") {
+  // The preflight asks the runner's own choice (LoaderFor, PipelineNameFor): io_model pytorch
+  // runs the workers under reader.pipeline sync too, which a restated name test missed.
+  WorkloadConfig c = Tiny();
+  c.reader.read_threads = 4;
+  const std::string workers = "reader.read_threads x ((prefetch factor + 1)";
+  auto batch_keys = [](const WorkloadConfig& config) {
+    for (const FootprintItem& item : EstimateRunFootprint(config, 1).memory) {
+      if (item.what == "batch buffers") return item.keys;
+    }
+    return std::string();
+  };
+  for (const char* pipeline : {"threaded", "sync"}) {
+    CAPTURE(pipeline);
+    c.reader.pipeline = pipeline;
+    c.reader.io_model = IoModel::kPytorch;
+    CHECK(PipelineNameFor(c, false) == "pytorch");
+    CHECK(batch_keys(c).find(workers) == 0);
+    // auto with the pytorch loader: workers under threaded only (sync stays sync).
+    c.reader.io_model = IoModel::kAuto;
+    c.reader.data_loader = "pytorch";
+    const bool picked = PipelineNameFor(c, false) == "pytorch";
+    CHECK(picked == (std::string(pipeline) == "threaded"));
+    CHECK((batch_keys(c).find(workers) == 0) == picked);
+  }
+  // No worker process: the loader reads in the main process, through the ring.
+  c.reader.pipeline = "threaded";
+  c.reader.read_threads = 0;
+  CHECK(batch_keys(c).find(workers) == std::string::npos);
 }
 
 TEST_CASE("preflight: an epoch without a step is refused, naming the batch size") {

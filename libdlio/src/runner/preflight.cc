@@ -137,11 +137,14 @@ uint64_t BatchBufferBytes(const WorkloadConfig& c, uint64_t batch) {
   return Mul(Mul(ring, batch), Add(c.dataset.record_length_bytes, kBytesPerBufferedSample));
 }
 
-// The pytorch loader's worker processes (UsesPytorchWorkers): each holds prefetch factor + 1
-// batches of what DLIO hands PyTorch per sample (at most the resize bytes) and, when it collates
-// a copy, one sample it read (WorkerPipeline, ReserveBuffersFor).
+// The pytorch loader's worker processes, when the runner's pipeline choice (LoaderFor, over a
+// storage without MPI: one that needs it refuses io_model pytorch and makes auto threaded) runs
+// them, and with at least one (0 reads in the main process, DataLoader(num_workers=0)): each
+// holds prefetch factor + 1 batches of what DLIO hands PyTorch per sample (at most the resize
+// bytes) and, when it collates a copy, one sample it read (WorkerPipeline, ReserveBuffersFor).
 bool PytorchWorkersHold(const WorkloadConfig& c) {
-  return UsesPytorchWorkers(c) && c.reader.read_threads > 0 && c.reader.pipeline == "threaded";
+  return LoaderFor(c, /*storage_needs_mpi=*/false) == Loader::kPytorchWorkers &&
+         c.reader.read_threads > 0;
 }
 
 uint64_t PytorchWorkerBytes(const WorkloadConfig& c, uint64_t batch) {
