@@ -73,6 +73,10 @@ class BatchLease {
   BatchRecycler* owner_ = nullptr;
 };
 
+// The memory of a bounded read buffer beyond its PipelineOptions::bounded_read_bytes: the 1 MiB
+// every later byte of a sample goes through (pipeline/bounded_read_buffer.h).
+inline constexpr uint64_t kBoundedReadRingBytes = uint64_t{1} << 20;
+
 struct PipelineOptions {
   // threaded (overlap), sync (read then compute), preload (memory), pytorch (DataLoader worker
   // processes: docs/io_models.md)

@@ -14,15 +14,16 @@
 #include <cstdint>
 #include <string>
 
+#include "dlio/pipeline.h"
 #include "dlio/status.h"
 
 namespace dlio::pipeline_internal {
 
 class BoundedReadBuffer {
  public:
-  // The ring of the pytorch workers (1 MiB: a few x the largest read-back distance, zlib's
-  // 32 KiB window).
-  static constexpr uint64_t kRingBytes = uint64_t{1} << 20;
+  // The ring of the pytorch workers (1 MiB: a few x the largest read-back distance a streaming
+  // reader may use, 256 KiB: FormatCapabilities::streams_samples).
+  static constexpr uint64_t kRingBytes = kBoundedReadRingBytes;
 
   BoundedReadBuffer() = default;
   ~BoundedReadBuffer();

@@ -176,13 +176,18 @@ std::string PipelineNameFor(const WorkloadConfig& c, bool storage_needs_mpi) {
   return c.reader.pipeline;
 }
 
-uint64_t BoundedReadBytesFor(const WorkloadConfig& c, const Format& format,
+uint64_t BoundedReadBytesFor(const WorkloadConfig& c, bool streams_samples,
                              const std::string& pipeline) {
   if (pipeline != "pytorch" || c.reader.read_threads == 0 || FrameworkClientCosts(c) ||
-      c.reader.decode || !format.capabilities().streams_samples) {
+      c.reader.decode || !streams_samples) {
     return 0;
   }
   return c.dataset.record_length_bytes_resize;
+}
+
+uint64_t BoundedReadBytesFor(const WorkloadConfig& c, const Format& format,
+                             const std::string& pipeline) {
+  return BoundedReadBytesFor(c, format.capabilities().streams_samples, pipeline);
 }
 
 void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std::string& pipeline,
@@ -216,11 +221,10 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std:
     const uint64_t batch =
         limited ? b * resize : b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
     const uint64_t read_buffer = framework || limited ? sample : 0;
-    const uint64_t read_memory =
-        po->bounded_read_bytes > 0
-            ? pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(
-                  po->bounded_read_bytes, pipeline_internal::BoundedReadBuffer::kRingBytes)
-            : read_buffer;
+    const uint64_t read_memory = po->bounded_read_bytes > 0
+                                     ? pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(
+                                           po->bounded_read_bytes, kBoundedReadRingBytes)
+                                     : read_buffer;
     const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
     const double total = static_cast<double>(c.reader.read_threads) *
                          (static_cast<double>(slots) * batch + static_cast<double>(read_memory));
