@@ -229,7 +229,11 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std:
     const double total = static_cast<double>(c.reader.read_threads) *
                          (static_cast<double>(slots) * batch + static_cast<double>(read_memory));
     if (total > budget) return;
-    po->reserve_sample_bytes = read_buffer;
+    // A bounded buffer's span costs address space and page tables only: mean + 4 stdev, so that
+    // hardly a sample outgrows it (one that does is read into the heap once, then freed).
+    po->reserve_sample_bytes = po->bounded_read_bytes > 0 && read_buffer > 0
+                                   ? mean + static_cast<uint64_t>(4 * stdev)
+                                   : read_buffer;
     po->reserve_batch_bytes = batch;
     return;
   }
