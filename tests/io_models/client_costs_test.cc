@@ -49,6 +49,10 @@ TEST_CASE("client_costs none and framework: the same requests from every process
   const auto [format, samples, extra] = GENERATE(table<std::string, int, std::string>({
       {"npz", 1, " --set reader.data_loader=pytorch --set reader.read_threads=2"},
       {"npz", 3, " --set reader.data_loader=pytorch --set reader.read_threads=2"},
+      // Samples larger than a worker's bounded read buffer under none (4 KiB + its 1 MiB ring).
+      {"npz", 1,
+       " --set reader.data_loader=pytorch --set reader.read_threads=2"
+       " --set dataset.record_length_bytes=1500000"},
       {"npy", 2, " --set reader.data_loader=pytorch --set reader.read_threads=2"},
       {"hdf5", 2, " --set reader.data_loader=pytorch --set reader.read_threads=2"},
       // The threaded loader with one reader thread (a deterministic order) over the numpy model.
@@ -63,7 +67,7 @@ TEST_CASE("client_costs none and framework: the same requests from every process
       " --set reader.batch_size=2 --set reader.file_shuffle=off --set reader.sample_shuffle=off"
       " --set train.epochs=2 --set train.computation_time=0 --set workflow.checkpoint=false"
       " --set output.progress=false";
-  const auto gen = RunCommand(DlioRun() + common + " --set output.folder=" + tmp / "gen" +
+  const auto gen = RunCommand(DlioRun() + common + extra + " --set output.folder=" + tmp / "gen" +
                               " --generate --no-train");
   INFO(gen.output);
   REQUIRE(gen.exit_code == 0);

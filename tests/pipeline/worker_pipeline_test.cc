@@ -3,8 +3,10 @@
 // in order, a killed worker, and an early Stop, all with no child process left behind.
 #include "pipeline/worker_pipeline.h"
 
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <catch2/catch.hpp>
 #include <cerrno>
@@ -23,6 +25,7 @@
 #include "dlio/pipeline.h"
 #include "dlio/registries.h"
 #include "dlio/tracer.h"
+#include "pipeline/bounded_read_buffer.h"
 #include "pipeline/fake_source.h"
 #include "pipeline/worker_channel.h"
 #include "test_util.h"
@@ -314,6 +317,27 @@ TEST_CASE("pytorch pipeline: without the client costs a worker reads into its ba
   REQUIRE(NoChildren());
 }
 
+// One epoch of batches of 4 samples of `sample` bytes each collated to their first `head`.
+void DrainCollated(Pipeline* p, const std::vector<SampleRef>& plan, uint64_t epoch, uint64_t sample,
+                   uint64_t head) {
+  REQUIRE(p->StartEpoch(epoch, plan).ok());
+  BatchLease lease;
+  bool end = false;
+  uint64_t next = 0;
+  while (true) {
+    REQUIRE(p->Next(&lease, &end).ok());
+    if (end) break;
+    CHECK(lease->bytes == 4 * sample);  // read whole
+    for (const Sample& s : lease->samples) {
+      REQUIRE(s.ref == plan[next++]);
+      REQUIRE(s.size == head);
+      CHECK(s.data[0] == FakeSource::ByteAt(s.ref, 0));
+      CHECK(s.data[head - 1] == FakeSource::ByteAt(s.ref, head - 1));
+    }
+  }
+  CHECK(next == plan.size());
+}
+
 TEST_CASE("pytorch pipeline: a batch holds at most collate_limit_bytes a sample",
           "[pipeline][pytorch]") {
   // DLIO's loader hands PyTorch its resized array (dataset.record_length_bytes_resize), not the
@@ -331,22 +355,7 @@ TEST_CASE("pytorch pipeline: a batch holds at most collate_limit_bytes a sample"
     o.reserve_sample_bytes = 100000;  // a read buffer per worker
     o.reserve_batch_bytes = 4 * 1000;
     auto p = fx.Make(o, &source);
-    REQUIRE(p->StartEpoch(0, plan).ok());
-    BatchLease lease;
-    bool end = false;
-    uint64_t next = 0;
-    while (true) {
-      REQUIRE(p->Next(&lease, &end).ok());
-      if (end) break;
-      CHECK(lease->bytes == 4 * 100000);
-      for (const Sample& s : lease->samples) {
-        REQUIRE(s.ref == plan[next++]);
-        CHECK(s.size == 1000);
-        CHECK(s.data[0] == FakeSource::ByteAt(s.ref, 0));
-        CHECK(s.data[999] == FakeSource::ByteAt(s.ref, 999));
-      }
-    }
-    CHECK(next == plan.size());
+    DrainCollated(p.get(), plan, 0, 100000, 1000);
     // The slots stayed at the collated size: no batch grew them to whole samples.
     CHECK(p->stats().buffer_growths == 0);
     REQUIRE(p->Stop().ok());
@@ -357,6 +366,84 @@ TEST_CASE("pytorch pipeline: a batch holds at most collate_limit_bytes a sample"
   auto whole = fx.Make(o, &source);
   REQUIRE(whole->StartEpoch(0, plan).ok());
   DrainChecked(whole.get(), source, plan, 4);
+  REQUIRE(whole->Stop().ok());
+  REQUIRE(NoChildren());
+}
+
+// Proportional set size of this process's shared memory, from /proc/self/smaps_rollup (bytes).
+uint64_t PssShmemBytes() {
+  std::ifstream in("/proc/self/smaps_rollup");
+  std::string key;
+  uint64_t kib = 0;
+  while (in >> key) {
+    if (key == "Pss_Shmem:" && in >> kib) return kib * 1024;
+    in.ignore(1 << 10, '\n');
+  }
+  return 0;
+}
+
+TEST_CASE("bounded read buffer: one read of a whole sample, memory of the head and one ring",
+          "[pipeline][pytorch]") {
+  // The storage's request is unchanged (one pread of the whole 8 MiB sample into one buffer);
+  // the memory behind the buffer is its 64 KiB head and one ring, and the head holds the
+  // sample's first bytes as read.
+  TempDir dir;
+  const std::string path = dir / "sample.bin";
+  const uint64_t size = uint64_t{8} << 20;
+  {
+    std::vector<char> bytes(size);
+    for (uint64_t i = 0; i < size; ++i) bytes[i] = static_cast<char>(i * 13 + (i >> 12));
+    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(size));
+  }
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  const uint64_t before = PssShmemBytes();
+  pipeline_internal::BoundedReadBuffer buffer;
+  const uint64_t ring = 256 << 10;
+  REQUIRE(buffer.Init("test-read", 64 << 10, ring, 1 << 20).ok());
+  REQUIRE(buffer.Cover(size).ok());  // outgrown: the span grows over the same memory
+  REQUIRE(buffer.span() >= size);
+  CHECK(buffer.physical_bytes() == (64 << 10) + ring);
+  CHECK(::pread(fd, buffer.data(), size, 0) == static_cast<ssize_t>(size));
+  ::close(fd);
+  for (uint64_t i = 0; i < (64 << 10); ++i) {
+    if (buffer.data()[i] != static_cast<uint8_t>(i * 13 + (i >> 12))) FAIL("head byte " << i);
+  }
+  // The last bytes read are in the ring, intact.
+  const uint64_t last = size - 1;
+  CHECK(buffer.data()[last] == static_cast<uint8_t>(last * 13 + (last >> 12)));
+  const uint64_t after = PssShmemBytes();
+  CHECK(after - before <= buffer.physical_bytes() + (16 << 10));
+  CHECK(after - before < size / 4);
+}
+
+TEST_CASE("pytorch pipeline: a bounded read buffer keeps a worker's memory below a sample",
+          "[pipeline][pytorch]") {
+  // Samples of 3 MiB, 64 KiB collated: each worker reads them whole into a buffer of 64 KiB +
+  // 1 MiB of memory (a first span of 1 MiB, outgrown in the first batch) and collates their
+  // first 64 KiB intact. Without the bound the worker's buffer holds a whole sample.
+  Fixture fx;
+  const uint64_t sample = 3 << 20, head = 64 << 10;
+  FakeSource source(2, 4, sample);
+  const auto plan = PlanOf(source);
+  PipelineOptions o = FourByTwoWorkers();
+  o.collate_limit_bytes = head;
+  o.bounded_read_bytes = head;
+  o.reserve_sample_bytes = 1 << 20;
+  const uint64_t physical = pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(
+      head, pipeline_internal::BoundedReadBuffer::kRingBytes);
+  auto p = fx.Make(o, &source);
+  CHECK(p->stats().reserved_bytes == 2 * physical);
+  DrainCollated(p.get(), plan, 0, sample, head);
+  DrainCollated(p.get(), plan, 1, sample, head);
+  CHECK(p->stats().worker_read_buffer_bytes == physical);
+  CHECK(physical < sample / 2);
+  REQUIRE(p->Stop().ok());
+
+  o.bounded_read_bytes = 0;
+  auto whole = fx.Make(o, &source);
+  DrainCollated(whole.get(), plan, 0, sample, head);
+  CHECK(whole->stats().worker_read_buffer_bytes >= sample);
   REQUIRE(whole->Stop().ok());
   REQUIRE(NoChildren());
 }

@@ -173,10 +173,12 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
   CHECK(po.reserve_batch_bytes == 4u * 4096);
   // none: the slots hold the resize bytes too (never more than the framework's batch), and the
-  // worker reads each sample into its reused buffer.
+  // worker reads each sample into its reused buffer, bounded for npz (BoundedReadBytesFor): its
+  // span is mean + 4 stdev of address space, its memory the resize + 1 MiB.
   c.reader.client_costs = dlio::ClientCosts::kNone;
   po = reserve("pytorch", 4, *fx.format);
-  CHECK(po.reserve_sample_bytes == (1u << 20) + 2000);
+  CHECK(po.bounded_read_bytes == 4096);
+  CHECK(po.reserve_sample_bytes == (1u << 20) + 4000);
   CHECK(po.reserve_batch_bytes == 4u * 4096);
   c.dataset.record_length_bytes_resize = 0;
   // A unet3d-like ring (24 buffers of 300 MiB: 7.0 GiB) is reserved whole, not capped at 1 GiB.
@@ -204,6 +206,37 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   auto jpeg_format = (*jpeg)();
   REQUIRE(jpeg_format.ok());
   CHECK(reserve("threaded", 4, **jpeg_format).reserve_sample_bytes == 0);
+}
+
+TEST_CASE("BoundedReadBytesFor bounds the pytorch workers' read buffers of streaming formats") {
+  Fixture fx;  // npz streams its samples
+  dlio::WorkloadConfig c;
+  c.dataset.record_length_bytes = 8 << 20;
+  c.dataset.record_length_bytes_resize = 2 << 20;
+  c.reader.read_threads = 4;
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "pytorch") == 2u << 20);
+  dlio::PipelineOptions po;
+  dlio::ReserveBuffersFor(c, *fx.format, "pytorch", 4, uint64_t{16} << 30, &po);
+  CHECK(po.bounded_read_bytes == 2u << 20);
+  CHECK(po.reserve_sample_bytes == 8u << 20);  // the span; the memory is 2 MiB + 1 MiB
+  c.dataset.record_length_bytes_stdev = 1000;  // the span: mean + 4 stdev
+  dlio::ReserveBuffersFor(c, *fx.format, "pytorch", 4, uint64_t{16} << 30, &po);
+  CHECK(po.reserve_sample_bytes == (8u << 20) + 4000);
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "threaded") == 0);
+  c.reader.read_threads = 0;  // no worker process
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "pytorch") == 0);
+  c.reader.read_threads = 4;
+  c.reader.decode = true;  // the decoder reads the whole sample back
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "pytorch") == 0);
+  c.reader.decode = false;
+  c.reader.client_costs = dlio::ClientCosts::kFramework;  // the framework's whole arrays
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "pytorch") == 0);
+  c.reader.client_costs = dlio::ClientCosts::kNone;
+  auto tfrecord = fx.registries.formats.Get("tfrecord");  // its reader reads records back
+  REQUIRE(tfrecord.ok());
+  auto tfrecord_format = (*tfrecord)();
+  REQUIRE(tfrecord_format.ok());
+  CHECK(dlio::BoundedReadBytesFor(c, **tfrecord_format, "pytorch") == 0);
 }
 
 TEST_CASE("reader.thread_nice auto lowers the readers only under accelerator threads") {

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "dlio/loop.h"
 #include "dlio/registries.h"
 #include "dlio/runner.h"
 #include "test_util.h"
@@ -116,6 +117,11 @@ TEST_CASE("preflight: pytorch workers hold batches of the resized samples, not t
   const RunFootprint f = EstimateRunFootprint(c, 4);
   CHECK(f.memory_bytes < 3 * kGiB / 4);
   CHECK(f.memory_bytes > 4 * (14 * 2'097'152 + 146'600'628));
+  // npz streams its samples: each worker's read buffer is bounded to the resize + 1 MiB.
+  HostResources streaming;
+  streaming.streaming_format = true;
+  const RunFootprint bounded = EstimateRunFootprint(c, 4, streaming);
+  CHECK(f.memory_bytes - bounded.memory_bytes == 4 * (146'600'628 - 2'097'152 - (1 << 20)));
   // Without a resize the slots hold whole samples: 4 x 2 x 7 x 146.6 MB = 7.6 GiB per rank,
   // refused under the pytorch workers' key.
   c.dataset.record_length_bytes_resize = 0;
@@ -129,6 +135,43 @@ TEST_CASE("preflight: pytorch workers hold batches of the resized samples, not t
   CHECK(
       CheckRunFits(c, 4, host).message().find("(reader.prefetch_size + reader.read_threads + 1)") ==
       0);
+}
+
+TEST_CASE("preflight: the workers are counted wherever the runner picks the pytorch pipeline") {
+  // The preflight asks the runner's own choice (LoaderFor, PipelineNameFor): io_model pytorch
+  // runs the workers under reader.pipeline sync too, which a restated name test missed.
+  WorkloadConfig c = Tiny();
+  c.reader.read_threads = 4;
+  const std::string workers = "reader.read_threads x ((prefetch factor + 1)";
+  auto batch_keys = [](const WorkloadConfig& config, const HostResources& host = {}) {
+    for (const FootprintItem& item : EstimateRunFootprint(config, 1, host).memory) {
+      if (item.what == "batch buffers") return item.keys;
+    }
+    return std::string();
+  };
+  for (const char* pipeline : {"threaded", "sync"}) {
+    CAPTURE(pipeline);
+    c.reader.pipeline = pipeline;
+    c.reader.io_model = IoModel::kPytorch;
+    CHECK(PipelineNameFor(c, false) == "pytorch");
+    CHECK(batch_keys(c).find(workers) == 0);
+    // auto with the pytorch loader: workers under threaded only (sync stays sync).
+    c.reader.io_model = IoModel::kAuto;
+    c.reader.data_loader = "pytorch";
+    const bool picked = PipelineNameFor(c, false) == "pytorch";
+    CHECK(picked == (std::string(pipeline) == "threaded"));
+    CHECK((batch_keys(c).find(workers) == 0) == picked);
+  }
+  // Over a storage that needs MPI auto runs the threaded loader (the workers could not use it).
+  c.reader.pipeline = "threaded";
+  HostResources mpi;
+  mpi.storage_needs_mpi = true;
+  CHECK(PipelineNameFor(c, true) == "threaded");
+  CHECK(batch_keys(c, mpi).find(workers) == std::string::npos);
+  // No worker process: the loader reads in the main process, through the ring.
+  c.reader.pipeline = "threaded";
+  c.reader.read_threads = 0;
+  CHECK(batch_keys(c).find(workers) == std::string::npos);
 }
 
 TEST_CASE("preflight: an epoch without a step is refused, naming the batch size") {

@@ -224,6 +224,12 @@ struct FormatCapabilities {
   // The framework I/O models (reader.io_model) the reader reproduces besides native; the first is
   // the format's default under `auto` (and its reader under `pytorch`). Empty: native only.
   std::vector<IoModel> io_models;
+  // Every reader (every I/O model) writes a sample's bytes into the caller's buffer front to back
+  // and reads none of them back once 256 KiB more were written (npy, npz: reads, a CRC over each
+  // inflate call's output of at most 256 KiB, zlib's 32 KiB window), so the pytorch workers may
+  // read into a buffer that keeps only a sample's first bytes (PipelineOptions::
+  // bounded_read_bytes).
+  bool streams_samples = false;
 };
 
 // The request model a reader of a format declaring `capabilities` uses for the reader.io_model

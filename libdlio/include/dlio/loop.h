@@ -83,6 +83,15 @@ void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
 // The same with this host's memory (HostMemoryBytes: physical memory or the cgroup's limit).
 void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
                        const std::string& pipeline, uint64_t batch_size, PipelineOptions* options);
+// PipelineOptions::bounded_read_bytes (set by ReserveBuffersFor): under `pipeline` pytorch with
+// worker processes, dataset.record_length_bytes_resize (what a worker collates of a sample) when
+// the format's readers stream samples (FormatCapabilities::streams_samples), without decoding and
+// without reader.client_costs framework (which pays the framework's whole-sample arrays); else 0.
+uint64_t BoundedReadBytesFor(const WorkloadConfig& config, const Format& format,
+                             const std::string& pipeline);
+// The same for a format whose readers stream samples or not (the preflight's estimate).
+uint64_t BoundedReadBytesFor(const WorkloadConfig& config, bool streams_samples,
+                             const std::string& pipeline);
 // reader.thread_nice as the pipeline applies it: the key's value, or under auto (-1) 10 when the
 // process runs train.accelerators_per_process > 1 accelerator threads (their training threads
 // then wake from each step's compute while many read threads copy: docs/performance.md), else 0

@@ -73,6 +73,10 @@ class BatchLease {
   BatchRecycler* owner_ = nullptr;
 };
 
+// The memory of a bounded read buffer beyond its PipelineOptions::bounded_read_bytes: the 1 MiB
+// every later byte of a sample goes through (pipeline/bounded_read_buffer.h).
+inline constexpr uint64_t kBoundedReadRingBytes = uint64_t{1} << 20;
+
 struct PipelineOptions {
   // threaded (overlap), sync (read then compute), preload (memory), pytorch (DataLoader worker
   // processes: docs/io_models.md)
@@ -112,6 +116,14 @@ struct PipelineOptions {
   // more memory than the framework's.
   bool framework_client_costs = false;
   uint64_t collate_limit_bytes = 0;
+  // pytorch: > 0 (at least collate_limit_bytes) bounds each worker's read buffer: its first
+  // bounded_read_bytes are memory of their own and every later byte of a sample goes through one
+  // reused 1 MiB piece mapped over the rest of a span of reserve_sample_bytes (grown to a larger
+  // sample after it), so a worker holds bounded_read_bytes + 1 MiB whatever the sample size, and
+  // each sample is still read by the same calls into one contiguous buffer
+  // (pipeline/bounded_read_buffer.h). Only for readers that stream a sample front to back
+  // (FormatCapabilities::streams_samples) and without decoding. 0: the buffer holds whole samples.
+  uint64_t bounded_read_bytes = 0;
   // pytorch: each worker process writes its own trace to "<prefix>-worker-<n>-<os pid>.pfw"
   // (".gz" added with worker_trace_gzip) when the env's tracer is enabled; "" records nothing.
   std::string worker_trace_prefix;
@@ -133,6 +145,9 @@ struct PipelineStats {
                                    // worker's buffer) had to grow its capacity
   uint64_t buffer_bytes = 0;       // bytes of capacity added by those growths
   uint64_t reserved_bytes = 0;     // bytes allocated and touched when the pipeline was built
+  // pytorch: the most memory one worker held to read samples into, after a batch (the bounded
+  // read buffer's, else its sample buffers' capacity), as the workers report it.
+  uint64_t worker_read_buffer_bytes = 0;
   uint64_t samples_read = 0;       // DataSource::Read calls made
   uint64_t batches_delivered = 0;  // batches handed to the consumer by Next
 };

@@ -38,6 +38,11 @@ struct HostResources {
   // The dataset's storage keeps its files in the process's memory
   // (StorageCapabilities::in_process_memory: memory, or slow over it): they count as memory.
   bool dataset_in_memory = false;
+  // The format's readers stream samples (FormatCapabilities::streams_samples: the pytorch
+  // workers' read buffers are bounded, BoundedReadBytesFor), and the storage needs MPI (the
+  // pytorch loader under auto then runs threaded, PipelineNameFor).
+  bool streaming_format = false;
+  bool storage_needs_mpi = false;
 };
 
 // One part of a rank's memory: what it is, the keys that size it, and its bytes.
@@ -65,9 +70,10 @@ struct RunFootprint {
 
 // What `config` (validated; scaled and resolved as RunWorkload runs it) needs on each rank of a
 // world of `world` ranks. Pure and allocation-light whatever the counts (saturating arithmetic).
-// `dataset_in_memory` (HostResources::dataset_in_memory) counts the rank's share of the dataset.
+// `host`'s dataset_in_memory counts the rank's share of the dataset; its streaming_format and
+// storage_needs_mpi decide what the loader holds (its memory and ranks are not used here).
 RunFootprint EstimateRunFootprint(const WorkloadConfig& config, int world,
-                                  bool dataset_in_memory = false);
+                                  const HostResources& host = {});
 
 // OK when the run fits `host`. InvalidArgument naming reader.batch_size (or batch_size_eval) and
 // the dataset keys when an epoch would have no step; ResourceExhausted naming the keys of the

@@ -266,6 +266,7 @@ class NpzFormat final : public Format {
     FormatCapabilities c;
     c.collective_reads = true;
     c.io_models = {IoModel::kNumpy};
+    c.streams_samples = true;
     return c;
   }
   std::vector<IoModel> reader_models() const override { return readers_.models(); }

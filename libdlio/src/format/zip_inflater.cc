@@ -62,7 +62,9 @@ Status ZipInflater::Produce(uint8_t* dst, uint64_t n) {
       zs_.avail_in = static_cast<uInt>(len);
       in_pos_ += len;
     }
-    const uInt want = static_cast<uInt>(std::min<uint64_t>(n, 1u << 30));
+    // At most 256 KiB a call: the CRC below reads back what the call wrote, while it is in cache
+    // and before a streaming buffer reuses its memory (FormatCapabilities::streams_samples).
+    const uInt want = static_cast<uInt>(std::min<uint64_t>(n, uint64_t{1} << 18));
     zs_.next_out = dst;
     zs_.avail_out = want;
     const int ret = inflate(&zs_, Z_NO_FLUSH);

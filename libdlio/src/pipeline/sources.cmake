@@ -4,6 +4,7 @@ list(APPEND DLIO_SOURCES
   src/pipeline/preload_store.cc
   src/pipeline/batch_pipeline.cc
   src/pipeline/batch_pipeline_reads.cc
+  src/pipeline/bounded_read_buffer.cc
   src/pipeline/worker_channel.cc
   src/pipeline/worker_process.cc
   src/pipeline/worker_pool.cc

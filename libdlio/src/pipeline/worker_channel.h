@@ -107,6 +107,10 @@ struct WorkerResult {
   int64_t read_end_ns = 0;
   uint32_t message_size = 0;
   uint32_t buffer_growths = 0;  // times the worker's own sample buffers grew for this batch
+  uint32_t pad = 0;
+  // The memory the worker reads samples into after this batch: a bounded read buffer's (head +
+  // ring, whatever the span), else its buffers' capacity.
+  uint64_t read_buffer_bytes = 0;
   // The worker storage's calls for this batch (Storage::stats() after minus before), which the
   // main process adds to its own storage's counters.
   uint64_t read_ops = 0, read_bytes = 0, opens = 0, closes = 0;

@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "pipeline/batch_pipeline.h"
+#include "pipeline/bounded_read_buffer.h"
 #include "pipeline/worker_pipeline_impl.h"
 #include "trace/ai_events.h"
 
@@ -65,7 +66,11 @@ Status WorkerPipeline::Init() {
       slot->samples.reserve(b);
       slots_.push_back(std::move(slot));
     }
-    if (options_.reserve_sample_bytes > 0) {
+    if (options_.bounded_read_bytes > 0) {
+      // Each worker allocates its own bounded buffer when it starts (BoundedReadBuffer).
+      reserved_bytes_ += BoundedReadBuffer::PhysicalBytesFor(options_.bounded_read_bytes,
+                                                             BoundedReadBuffer::kRingBytes);
+    } else if (options_.reserve_sample_bytes > 0) {
       auto buffer = std::make_unique<SharedRegion>();
       DLIO_RETURN_NOT_OK(buffer->Create(StrCat("dlio-worker-", w, "-read")));
       DLIO_RETURN_NOT_OK(buffer->Prefault(options_.reserve_sample_bytes));
@@ -103,6 +108,7 @@ PipelineStats WorkerPipeline::stats() const {
   s.batches_allocated = slots_.size();
   s.buffers_allocated = slots_.size() + read_buffers_.size();
   s.buffer_growths = buffer_growths_;
+  s.worker_read_buffer_bytes = worker_read_buffer_bytes_;
   s.reserved_bytes = reserved_bytes_;
   s.samples_read = samples_read_;
   s.batches_delivered = batches_delivered_;

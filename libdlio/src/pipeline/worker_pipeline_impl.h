@@ -95,6 +95,7 @@ class WorkerPipeline final : public Pipeline, public BatchRecycler {
   uint64_t batches_delivered_ = 0;
   uint64_t reserved_bytes_ = 0;
   uint64_t buffer_growths_ = 0;  // region growths seen here plus the workers' buffer growths
+  uint64_t worker_read_buffer_bytes_ = 0;  // the largest WorkerResult::read_buffer_bytes
 };
 
 }  // namespace dlio::pipeline_internal

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -86,6 +87,8 @@ Status WorkerPipeline::Spawn() {
     s.trace_gzip = options_.worker_trace_gzip;
     s.stop_flag = &stop_flags_[w];
     s.read_buffer = w < read_buffers_.size() ? read_buffers_[w].get() : nullptr;
+    s.bounded_read = options_.bounded_read_bytes;
+    s.read_span = options_.reserve_sample_bytes;
     s.parent = ::getpid();
   }
   for (size_t w = 0; w < workers_n_; ++w) {
@@ -167,6 +170,7 @@ Status WorkerPipeline::Receive(size_t w) {
   }
   slot->region_size = result.region_size;
   buffer_growths_ += result.buffer_growths;
+  worker_read_buffer_bytes_ = std::max(worker_read_buffer_bytes_, result.read_buffer_bytes);
   slot->read_ns = result.read_end_ns - result.read_start_ns;
   slot->state = WorkerSlotState::kReady;
   return Status::OK();

@@ -12,6 +12,7 @@
 #include "core/thread_name.h"
 #include "core/thread_priority.h"
 #include "dlio/tracer.h"
+#include "pipeline/bounded_read_buffer.h"
 #include "trace/ai_events.h"
 
 namespace dlio::pipeline_internal {
@@ -61,6 +62,12 @@ class Worker {
       if (status.ok()) status = region->Populate();
     }
     if (status.ok() && s_.read_buffer != nullptr) status = s_.read_buffer->Populate();
+    if (status.ok() && s_.bounded_read > 0) {
+      status =
+          bounded_.Init(StrCat("dlio-worker-", s_.worker, "-read"), s_.bounded_read,
+                        BoundedReadBuffer::kRingBytes, std::max(s_.read_span, s_.bounded_read));
+      if (status.ok()) buffer_.Borrow(bounded_.data(), bounded_.span());
+    }
     if (!status.ok()) setup_error_ = status;  // reported with the first batch
     WorkerResult ready;
     ready.k = kWorkerReady;
@@ -96,6 +103,7 @@ class Worker {
       result.code = static_cast<int32_t>(status.code());
       result.message_size = static_cast<uint32_t>(message.size());
       result.buffer_growths = buffer_growths_;
+      result.read_buffer_bytes = ReadBufferBytes();
       if (cmd.slot < s_.regions.size()) result.region_size = s_.regions[cmd.slot]->mapped();
       std::string out(reinterpret_cast<const char*>(&result), sizeof result);
       out += message;
@@ -151,6 +159,7 @@ class Worker {
       auto* samples = reinterpret_cast<RegionSample*>(region->data() + SamplesOffset(n));
       samples[j] = RegionSample{offset, size, buffer_.size()};
       offset = (offset + size + 63) & ~uint64_t{63};
+      DLIO_RETURN_NOT_OK(KeepReadBufferBounded());
     }
     held_.clear();  // collated: the samples' arrays are freed
     result->read_end_ns = s_.clock->NowNanos();
@@ -167,6 +176,24 @@ class Worker {
     DLIO_RETURN_NOT_OK(region->Reserve(offset + largest_));
     buffer_.Borrow(region->data() + offset, region->mapped() - offset);
     return Status::OK();
+  }
+
+  // A sample larger than the bounded buffer's span was read into the heap (SampleBuffer grows
+  // there): once it is collated the span grows to it, over the same memory, and the heap's copy
+  // is freed, so that the worker holds no more than one sample of heap, and only while reading it.
+  Status KeepReadBufferBounded() {
+    if (bounded_.data() == nullptr || buffer_.data() == bounded_.data()) return Status::OK();
+    DLIO_RETURN_NOT_OK(bounded_.Cover(buffer_.capacity()));
+    buffer_.Borrow(bounded_.data(), bounded_.span());
+    return Status::OK();
+  }
+
+  // The memory the worker reads samples into, as it stands between batches (WorkerResult).
+  uint64_t ReadBufferBytes() const {
+    if (bounded_.data() != nullptr && buffer_.data() == bounded_.data()) {
+      return bounded_.physical_bytes();
+    }
+    return std::max<uint64_t>(buffer_.capacity(), decoded_.capacity());
   }
 
   Status ReadOne(const WorkerCommand& cmd, const SampleRef& ref, uint64_t* bytes_read) {
@@ -229,6 +256,7 @@ class Worker {
   std::unique_ptr<Tracer> tracer_;
   Status setup_error_;
   std::vector<RegionRef> refs_;
+  BoundedReadBuffer bounded_;  // buffer_'s memory when s_.bounded_read > 0
   SampleBuffer buffer_;
   SampleBuffer decoded_;
   const SampleBuffer* delivered_ = nullptr;

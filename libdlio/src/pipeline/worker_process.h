@@ -22,8 +22,12 @@ struct WorkerSetup {
   int channel = -1;                     // this worker's end of its socketpair
   std::vector<SharedRegion*> regions;   // its batch slots, by slot number
   SharedRegion* read_buffer = nullptr;  // memory to read samples into (null: the heap)
-  DataSource* source = nullptr;         // the process's copy (no file open at the fork)
-  Storage* storage = nullptr;           // rebound here to the worker's own tracer (may be null)
+  // PipelineOptions::bounded_read_bytes (> 0: the worker reads into a BoundedReadBuffer keeping
+  // that many bytes of each sample, read_buffer unused) and reserve_sample_bytes (its first span).
+  uint64_t bounded_read = 0;
+  uint64_t read_span = 0;
+  DataSource* source = nullptr;  // the process's copy (no file open at the fork)
+  Storage* storage = nullptr;    // rebound here to the worker's own tracer (may be null)
   const Clock* clock = nullptr;
   const Format* decoder = nullptr;  // decode in the worker, as a Dataset's transform would
   uint64_t max_decoded_bytes = 0;

@@ -125,7 +125,10 @@ Result<HostResources> MeasureHostResources(const WorkloadConfig& c, const Format
   h.memory_bytes = HostMemoryBytes();
   DLIO_ASSIGN_OR_RETURN(h.ranks_on_host, RanksOnHost(comm));
   const StorageConfig& s = c.storage;
-  h.dataset_in_memory = CapabilitiesOf(s.storage_type, s, registries).in_process_memory;
+  const StorageCapabilities storage = CapabilitiesOf(s.storage_type, s, registries);
+  h.dataset_in_memory = storage.in_process_memory;
+  h.storage_needs_mpi = storage.needs_mpi;
+  h.streaming_format = format != nullptr && format->capabilities().streams_samples;
   if (c.workflow.generate_data && ExactFiles(c, format) &&
       OnLocalFileSystem(s.storage_type, s, registries)) {
     MeasureData(c, *format, &h);

@@ -8,6 +8,7 @@
 #include "core/host_memory.h"
 #include "dlio/loop.h"
 #include "io_models/io_model_table.h"
+#include "pipeline/bounded_read_buffer.h"
 #include "pipeline/worker_pipeline.h"
 #include "runner/cache_options.h"
 
@@ -175,9 +176,24 @@ std::string PipelineNameFor(const WorkloadConfig& c, bool storage_needs_mpi) {
   return c.reader.pipeline;
 }
 
+uint64_t BoundedReadBytesFor(const WorkloadConfig& c, bool streams_samples,
+                             const std::string& pipeline) {
+  if (pipeline != "pytorch" || c.reader.read_threads == 0 || FrameworkClientCosts(c) ||
+      c.reader.decode || !streams_samples) {
+    return 0;
+  }
+  return c.dataset.record_length_bytes_resize;
+}
+
+uint64_t BoundedReadBytesFor(const WorkloadConfig& c, const Format& format,
+                             const std::string& pipeline) {
+  return BoundedReadBytesFor(c, format.capabilities().streams_samples, pipeline);
+}
+
 void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std::string& pipeline,
                        uint64_t batch_size, uint64_t host_memory_bytes, PipelineOptions* po) {
   po->reserve_sample_bytes = po->reserve_buffers = po->reserve_batch_bytes = 0;
+  po->bounded_read_bytes = BoundedReadBytesFor(c, format, pipeline);
   const uint64_t mean = c.dataset.record_length_bytes;
   if (!format.exact_sample_sizes() || !format.uses_files() || pipeline == "preload" || mean == 0) {
     return;
@@ -198,17 +214,26 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std:
     // A slot holds at most the resize bytes of each sample (what DLIO hands PyTorch to collate).
     // A worker reads into its own buffer when it collates a copy: always under client_costs
     // framework, and whenever the resize is smaller than a sample (else it reads into the slot).
+    // A bounded one (bounded_read_bytes) spans a sample but holds only the resize + 1 MiB.
     const bool framework = FrameworkClientCosts(c);
     const uint64_t resize = c.dataset.record_length_bytes_resize;
     const bool limited = resize > 0 && resize < mean;
     const uint64_t batch =
         limited ? b * resize : b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
     const uint64_t read_buffer = framework || limited ? sample : 0;
+    const uint64_t read_memory = po->bounded_read_bytes > 0
+                                     ? pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(
+                                           po->bounded_read_bytes, kBoundedReadRingBytes)
+                                     : read_buffer;
     const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
     const double total = static_cast<double>(c.reader.read_threads) *
-                         (static_cast<double>(slots) * batch + static_cast<double>(read_buffer));
+                         (static_cast<double>(slots) * batch + static_cast<double>(read_memory));
     if (total > budget) return;
-    po->reserve_sample_bytes = read_buffer;
+    // A bounded buffer's span costs address space and page tables only: mean + 4 stdev, so that
+    // hardly a sample outgrows it (one that does is read into the heap once, then freed).
+    po->reserve_sample_bytes = po->bounded_read_bytes > 0 && read_buffer > 0
+                                   ? mean + static_cast<uint64_t>(4 * stdev)
+                                   : read_buffer;
     po->reserve_batch_bytes = batch;
     return;
   }

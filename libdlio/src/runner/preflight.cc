@@ -137,39 +137,50 @@ uint64_t BatchBufferBytes(const WorkloadConfig& c, uint64_t batch) {
   return Mul(Mul(ring, batch), Add(c.dataset.record_length_bytes, kBytesPerBufferedSample));
 }
 
-// The pytorch loader's worker processes (UsesPytorchWorkers): each holds prefetch factor + 1
-// batches of what DLIO hands PyTorch per sample (at most the resize bytes) and, when it collates
-// a copy, one sample it read (WorkerPipeline, ReserveBuffersFor).
-bool PytorchWorkersHold(const WorkloadConfig& c) {
-  return UsesPytorchWorkers(c) && c.reader.read_threads > 0 && c.reader.pipeline == "threaded";
+// The pytorch loader's worker processes, when the runner's pipeline choice (LoaderFor) runs
+// them, and with at least one (0 reads in the main process, DataLoader(num_workers=0)): each
+// holds prefetch factor + 1 batches of what DLIO hands PyTorch per sample (at most the resize
+// bytes) and, when it collates a copy, one sample it read, or its bounded read buffer
+// (WorkerPipeline, ReserveBuffersFor).
+bool PytorchWorkersHold(const WorkloadConfig& c, const HostResources& host) {
+  return LoaderFor(c, host.storage_needs_mpi) == Loader::kPytorchWorkers &&
+         c.reader.read_threads > 0;
 }
 
-uint64_t PytorchWorkerBytes(const WorkloadConfig& c, uint64_t batch) {
+uint64_t PytorchWorkerBytes(const WorkloadConfig& c, uint64_t batch, const HostResources& host) {
   const uint64_t mean = c.dataset.record_length_bytes;
   const uint64_t resize = c.dataset.record_length_bytes_resize;
   const bool limited = resize > 0 && resize < mean;
   const uint64_t collated = Add(limited ? resize : mean, kBytesPerBufferedSample);
   const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
-  const uint64_t read_buffer = FrameworkClientCosts(c) || limited ? mean : 0;
+  const uint64_t bounded = BoundedReadBytesFor(c, host.streaming_format, "pytorch");
+  const uint64_t read_buffer = bounded > 0 ? Add(bounded, kBoundedReadRingBytes)
+                                           : (FrameworkClientCosts(c) || limited ? mean : 0);
   return Mul(c.reader.read_threads, Add(Mul(Mul(slots, batch), collated), read_buffer));
 }
 
-void AddBatchBufferItem(const WorkloadConfig& c, bool eval, RunFootprint* f) {
-  const bool workers = PytorchWorkersHold(c);
+void AddBatchBufferItem(const WorkloadConfig& c, bool eval, const HostResources& host,
+                        RunFootprint* f) {
+  const bool workers = PytorchWorkersHold(c, host);
   auto bytes_for = [&](uint64_t batch) {
-    return workers ? PytorchWorkerBytes(c, batch) : BatchBufferBytes(c, batch);
+    return workers ? PytorchWorkerBytes(c, batch, host) : BatchBufferBytes(c, batch);
   };
   uint64_t bytes = bytes_for(c.reader.batch_size);
   if (eval) bytes = Add(bytes, bytes_for(c.reader.batch_size_eval));
+  const bool bounded = BoundedReadBytesFor(c, host.streaming_format, "pytorch") > 0;
   AddItem(f, "batch buffers",
-          workers ? "reader.read_threads x ((prefetch factor + 1) x reader.batch_size x "
-                    "dataset.record_length_bytes_resize + dataset.record_length_bytes)"
-                  : "(reader.prefetch_size + reader.read_threads + 1) x reader.batch_size x "
-                    "dataset.record_length_bytes",
+          !workers  ? "(reader.prefetch_size + reader.read_threads + 1) x reader.batch_size x "
+                      "dataset.record_length_bytes"
+          : bounded ? "reader.read_threads x ((prefetch factor + 1) x reader.batch_size x "
+                      "dataset.record_length_bytes_resize + dataset.record_length_bytes_resize + "
+                      "1 MiB)"
+                    : "reader.read_threads x ((prefetch factor + 1) x reader.batch_size x "
+                      "dataset.record_length_bytes_resize + dataset.record_length_bytes)",
           bytes);
 }
 
-void AddTrainingItems(const WorkloadConfig& c, int world, RunFootprint* f) {
+void AddTrainingItems(const WorkloadConfig& c, int world, const HostResources& host,
+                      RunFootprint* f) {
   const Share train = SplitShare(c, c.dataset.num_files_train, world);
   const bool eval = EvaluationRuns(c);
   const Share valid = eval ? SplitShare(c, c.dataset.num_files_eval, world) : Share{};
@@ -182,7 +193,7 @@ void AddTrainingItems(const WorkloadConfig& c, int world, RunFootprint* f) {
                 " x dataset.record_length_bytes",
             Mul(Add(train.max, valid.max), per_sample));
   } else {
-    AddBatchBufferItem(c, eval, f);
+    AddBatchBufferItem(c, eval, host, f);
   }
   const uint64_t steps = f->train_steps_per_epoch;
   const bool capped = c.train.total_training_steps > 0 &&
@@ -196,7 +207,7 @@ void AddTrainingItems(const WorkloadConfig& c, int world, RunFootprint* f) {
 
 }  // namespace
 
-RunFootprint EstimateRunFootprint(const WorkloadConfig& c, int world, bool dataset_in_memory) {
+RunFootprint EstimateRunFootprint(const WorkloadConfig& c, int world, const HostResources& host) {
   world = std::max(world, 1);
   RunFootprint f;
   const Share train = SplitShare(c, c.dataset.num_files_train, world);
@@ -218,8 +229,8 @@ RunFootprint EstimateRunFootprint(const WorkloadConfig& c, int world, bool datas
                                          : "dataset.num_files_train",
             Mul(files, kBytesPerFile));
   }
-  if (c.workflow.train) AddTrainingItems(c, world, &f);
-  if (data && dataset_in_memory) {
+  if (c.workflow.train) AddTrainingItems(c, world, host, &f);
+  if (data && host.dataset_in_memory) {
     AddItem(
         &f, "dataset in memory storage",
         "storage.storage_type (in memory): dataset.num_files_* x dataset.num_samples_per_file x "
@@ -315,7 +326,7 @@ Status CheckCheckpointDisk(const WorkloadConfig& c, const RunFootprint& f,
 }  // namespace
 
 Status CheckRunFits(const WorkloadConfig& config, int world, const HostResources& host) {
-  const RunFootprint f = EstimateRunFootprint(config, world, host.dataset_in_memory);
+  const RunFootprint f = EstimateRunFootprint(config, world, host);
   DLIO_RETURN_NOT_OK(CheckSteps(config, world, f));
   DLIO_RETURN_NOT_OK(CheckMemory(f, host));
   DLIO_RETURN_NOT_OK(CheckGenerationDisk(config, f, host));
