@@ -13,7 +13,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "private_fd.h"
+#include "common/private_fd.h"
 #include "runtime.h"
 #include "trace/pfw_codec.h"
 
@@ -243,15 +243,13 @@ bool Append(ThreadBuffer& b, const Encode& encode) {
 
 void OnThreadExit(void* arg) {
   auto* b = static_cast<ThreadBuffer*>(arg);
-  const bool saved = InHook();
-  InHook() = true;
+  HookScope scope;
   SpinLock(b->lock);
   WriteOut(*b);
   b->named = false;
   SpinUnlock(b->lock);
   b->in_use.store(false, std::memory_order_release);
   t_buffer = nullptr;
-  InHook() = saved;
 }
 
 ThreadBuffer* LocalBuffer() {
