@@ -15,16 +15,14 @@
 
 #include "cache_files.h"
 #include "cache_socket.h"
-#include "fd_hooks.h"
-#include "path_filter.h"
-#include "private_fd.h"
-#include "resolve_next.h"
+#include "common/env.h"
+#include "common/fd_hooks.h"
+#include "common/path_filter.h"
+#include "common/private_fd.h"
 
 namespace dlio::cache_preload {
 namespace wire = dlio::cache_wire;
 namespace {
-
-__attribute__((tls_model("initial-exec"))) thread_local bool t_in_hook = false;
 
 std::atomic<bool> g_enabled{false};
 preload::PathFilter g_filter;  // constant-initialized; configured by the constructor
@@ -218,20 +216,14 @@ bool ConnectLocked() {
 
 // DLIO_CACHE_TIMEOUT_MS: milliseconds, 1 to one day; anything else is warned about once.
 void ConfigureTimeout() {
-  const char* v = std::getenv("DLIO_CACHE_TIMEOUT_MS");
-  if (v == nullptr || *v == '\0') return;
-  char* end = nullptr;
-  errno = 0;
-  const long long ms = std::strtoll(v, &end, 10);
-  if (errno == 0 && *end == '\0' && ms >= 1 && ms <= kMaxTimeoutMs) {
-    g_client.timeout_ms = ms;
-    return;
-  }
+  const preload::EnvIntResult r =
+      preload::EnvInt("DLIO_CACHE_TIMEOUT_MS", 1, kMaxTimeoutMs, &g_client.timeout_ms);
+  if (r != preload::EnvIntResult::kBad) return;
   char line[256];
   std::snprintf(line, sizeof line,
                 "dlio cache: warning: DLIO_CACHE_TIMEOUT_MS='%.40s' is not a number of "
                 "milliseconds from 1 to %lld: %lld used\n",
-                v, static_cast<long long>(kMaxTimeoutMs),
+                preload::EnvValue("DLIO_CACHE_TIMEOUT_MS"), static_cast<long long>(kMaxTimeoutMs),
                 static_cast<long long>(kDefaultTimeoutMs));
   WriteStderr(line);
 }
@@ -258,10 +250,10 @@ void ChildAfterFork() {
 
 __attribute__((constructor)) void Init() {
   HookScope scope;
-  const char* socket_path = std::getenv("DLIO_CACHE_SOCKET");
-  const char* dirs = std::getenv("DLIO_CACHE_DATA_DIRS");
-  if (socket_path == nullptr || *socket_path == '\0') return;
-  if (dirs == nullptr || *dirs == '\0') {
+  const char* socket_path = preload::EnvValue("DLIO_CACHE_SOCKET");
+  const char* dirs = preload::EnvValue("DLIO_CACHE_DATA_DIRS");
+  if (socket_path == nullptr) return;
+  if (dirs == nullptr) {
     WriteStderr(
         "dlio cache: warning: DLIO_CACHE_SOCKET is set but DLIO_CACHE_DATA_DIRS is not: "
         "no file goes through the cache\n");
@@ -269,20 +261,15 @@ __attribute__((constructor)) void Init() {
   }
   g_client.socket_path = socket_path;
   ConfigureTimeout();
-  const char* future = std::getenv("DLIO_CACHE_FUTURE");
-  if (future != nullptr && *future != '\0') g_client.future_path = future;
+  if (const char* future = preload::EnvValue("DLIO_CACHE_FUTURE"); future != nullptr) {
+    g_client.future_path = future;
+  }
   g_filter.Configure(dirs);
   pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork);
   g_enabled.store(true, std::memory_order_release);
 }
 
 }  // namespace
-
-void* ResolveNext(std::atomic<void*>* slot, const char* name) {
-  return preload::ResolveNextIn(slot, name, t_in_hook);
-}
-
-bool& InHook() { return t_in_hook; }
 
 bool Enabled() { return g_enabled.load(std::memory_order_acquire); }
 

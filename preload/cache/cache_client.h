@@ -1,5 +1,5 @@
-// The process-wide state of libdlio_cache_preload.so: its configuration (from the environment),
-// the real libc functions, the per-thread reentrancy flag, and the one connection to the cache
+// The process-wide state of libdlio_cache_preload.so: its configuration (from the environment)
+// and the one connection to the cache
 // server that every thread shares (behind a mutex; a forked child opens its own lazily).
 //
 // Fail open: when the server cannot be reached, answers nonsense or goes away, the connection is
@@ -14,38 +14,16 @@
 #include <cstdint>
 
 #include "cache/cache_wire.h"
+#include "common/hook_scope.h"
+#include "common/real.h"
 
 #define DLIO_CACHE_EXPORT extern "C" __attribute__((visibility("default")))
 
 namespace dlio::cache_preload {
 
-// dlsym(RTLD_NEXT, name), stored in `*slot` on first use (hooks may run before the constructor).
-void* ResolveNext(std::atomic<void*>* slot, const char* name);
-
-// The next definition of a libc function (the tracer's, when it is preloaded before this library,
-// then libc's). One slot per call site, constant-initialized.
-#define DLIO_CACHE_REAL(fn)                                                                   \
-  ([]() {                                                                                     \
-    static std::atomic<void*> slot{nullptr};                                                  \
-    return reinterpret_cast<decltype(&::fn)>(::dlio::cache_preload::ResolveNext(&slot, #fn)); \
-  }())
-
-// The calling thread's reentrancy flag: set while a hook talks to the server or adds costs, so the
-// calls it makes itself pass straight through.
-bool& InHook();
-
-// Sets the flag for its lifetime (nested scopes restore what they found).
-class HookScope {
- public:
-  HookScope() : flag_(InHook()), saved_(flag_) { flag_ = true; }
-  ~HookScope() { flag_ = saved_; }
-  HookScope(const HookScope&) = delete;
-  HookScope& operator=(const HookScope&) = delete;
-
- private:
-  bool& flag_;
-  bool saved_;
-};
+// The real functions (DLIO_REAL), the reentrancy flag and its scope: preload/common/'s.
+using preload::HookScope;
+using preload::InHook;
 
 // True once the constructor found DLIO_CACHE_SOCKET and DLIO_CACHE_DATA_DIRS set.
 bool Enabled();

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "ref_table.h"
+#include "common/ref_table.h"
 
 namespace dlio::cache_preload {
 

@@ -15,9 +15,9 @@
 
 #include "cache_client.h"
 #include "cache_files.h"
-#include "fd_hooks.h"
-#include "path_filter.h"
-#include "private_fd.h"
+#include "common/fd_hooks.h"
+#include "common/path_filter.h"
+#include "common/private_fd.h"
 
 extern "C" {
 int __open_2(const char*, int);
@@ -133,10 +133,6 @@ FILE* Fopen(const char* path, const char* mode, Call call) {
 // count) and forgets numbers given a new meaning (the open's report goes with the last one).
 namespace dlio::preload::fd_hooks {
 
-void* Next(std::atomic<void*>* slot, const char* name) {
-  return cache_preload::ResolveNext(slot, name);
-}
-
 void Forget(int fd) {
   if (cache_preload::FileTable::Get().Has(fd)) cache_preload::FileTable::Get().Set(fd, nullptr);
 }
@@ -164,51 +160,47 @@ using cp::FileTable;
 
 DLIO_CACHE_EXPORT int open(const char* path, int flags, ...) {
   DLIO_CACHE_OPEN_MODE(flags);
-  return cp::Open(AT_FDCWD, path, flags, [&] { return DLIO_CACHE_REAL(open)(path, flags, mode); });
+  return cp::Open(AT_FDCWD, path, flags, [&] { return DLIO_REAL(open)(path, flags, mode); });
 }
 
 DLIO_CACHE_EXPORT int open64(const char* path, int flags, ...) {
   DLIO_CACHE_OPEN_MODE(flags);
-  return cp::Open(AT_FDCWD, path, flags,
-                  [&] { return DLIO_CACHE_REAL(open64)(path, flags, mode); });
+  return cp::Open(AT_FDCWD, path, flags, [&] { return DLIO_REAL(open64)(path, flags, mode); });
 }
 
 DLIO_CACHE_EXPORT int openat(int dirfd, const char* path, int flags, ...) {
   DLIO_CACHE_OPEN_MODE(flags);
-  return cp::Open(dirfd, path, flags,
-                  [&] { return DLIO_CACHE_REAL(openat)(dirfd, path, flags, mode); });
+  return cp::Open(dirfd, path, flags, [&] { return DLIO_REAL(openat)(dirfd, path, flags, mode); });
 }
 
 DLIO_CACHE_EXPORT int openat64(int dirfd, const char* path, int flags, ...) {
   DLIO_CACHE_OPEN_MODE(flags);
   return cp::Open(dirfd, path, flags,
-                  [&] { return DLIO_CACHE_REAL(openat64)(dirfd, path, flags, mode); });
+                  [&] { return DLIO_REAL(openat64)(dirfd, path, flags, mode); });
 }
 
 DLIO_CACHE_EXPORT int __open_2(const char* path, int flags) {
-  return cp::Open(AT_FDCWD, path, flags, [&] { return DLIO_CACHE_REAL(__open_2)(path, flags); });
+  return cp::Open(AT_FDCWD, path, flags, [&] { return DLIO_REAL(__open_2)(path, flags); });
 }
 
 DLIO_CACHE_EXPORT int __open64_2(const char* path, int flags) {
-  return cp::Open(AT_FDCWD, path, flags, [&] { return DLIO_CACHE_REAL(__open64_2)(path, flags); });
+  return cp::Open(AT_FDCWD, path, flags, [&] { return DLIO_REAL(__open64_2)(path, flags); });
 }
 
 DLIO_CACHE_EXPORT int __openat_2(int dirfd, const char* path, int flags) {
-  return cp::Open(dirfd, path, flags,
-                  [&] { return DLIO_CACHE_REAL(__openat_2)(dirfd, path, flags); });
+  return cp::Open(dirfd, path, flags, [&] { return DLIO_REAL(__openat_2)(dirfd, path, flags); });
 }
 
 DLIO_CACHE_EXPORT int __openat64_2(int dirfd, const char* path, int flags) {
-  return cp::Open(dirfd, path, flags,
-                  [&] { return DLIO_CACHE_REAL(__openat64_2)(dirfd, path, flags); });
+  return cp::Open(dirfd, path, flags, [&] { return DLIO_REAL(__openat64_2)(dirfd, path, flags); });
 }
 
 DLIO_CACHE_EXPORT FILE* fopen(const char* path, const char* mode) {
-  return cp::Fopen(path, mode, [&] { return DLIO_CACHE_REAL(fopen)(path, mode); });
+  return cp::Fopen(path, mode, [&] { return DLIO_REAL(fopen)(path, mode); });
 }
 
 DLIO_CACHE_EXPORT FILE* fopen64(const char* path, const char* mode) {
-  return cp::Fopen(path, mode, [&] { return DLIO_CACHE_REAL(fopen64)(path, mode); });
+  return cp::Fopen(path, mode, [&] { return DLIO_REAL(fopen64)(path, mode); });
 }
 
 // The entry goes (and its read report) before the descriptor: a concurrent open may reuse the
@@ -219,7 +211,7 @@ DLIO_CACHE_EXPORT int close(int fd) {
     return -1;
   }
   if (!cp::InHook() && FileTable::Get().Has(fd)) FileTable::Get().Set(fd, nullptr);
-  return DLIO_CACHE_REAL(close)(fd);
+  return DLIO_REAL(close)(fd);
 }
 
 // glibc's fclose closes its descriptor internally, past the close hook.
@@ -228,5 +220,5 @@ DLIO_CACHE_EXPORT int fclose(FILE* f) {
     const int fd = fileno(f);
     if (FileTable::Get().Has(fd)) FileTable::Get().Set(fd, nullptr);
   }
-  return DLIO_CACHE_REAL(fclose)(f);
+  return DLIO_REAL(fclose)(f);
 }

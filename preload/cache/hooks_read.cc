@@ -82,105 +82,104 @@ void CountStream(FILE* f, int64_t bytes) {
 namespace cp = dlio::cache_preload;
 
 DLIO_CACHE_EXPORT ssize_t read(int fd, void* buf, size_t n) {
-  return cp::Counted(fd, [&] { return DLIO_CACHE_REAL(read)(fd, buf, n); });
+  return cp::Counted(fd, [&] { return DLIO_REAL(read)(fd, buf, n); });
 }
 
 DLIO_CACHE_EXPORT ssize_t __read_chk(int fd, void* buf, size_t n, size_t buflen) {
-  return cp::Counted(fd, [&] { return DLIO_CACHE_REAL(__read_chk)(fd, buf, n, buflen); });
+  return cp::Counted(fd, [&] { return DLIO_REAL(__read_chk)(fd, buf, n, buflen); });
 }
 
 DLIO_CACHE_EXPORT ssize_t pread(int fd, void* buf, size_t n, off_t off) {
-  return cp::Counted(fd, [&] { return DLIO_CACHE_REAL(pread)(fd, buf, n, off); });
+  return cp::Counted(fd, [&] { return DLIO_REAL(pread)(fd, buf, n, off); });
 }
 
 DLIO_CACHE_EXPORT ssize_t pread64(int fd, void* buf, size_t n, off64_t off) {
-  return cp::Counted(fd, [&] { return DLIO_CACHE_REAL(pread64)(fd, buf, n, off); });
+  return cp::Counted(fd, [&] { return DLIO_REAL(pread64)(fd, buf, n, off); });
 }
 
 DLIO_CACHE_EXPORT ssize_t __pread_chk(int fd, void* buf, size_t n, off_t off, size_t buflen) {
-  return cp::Counted(fd, [&] { return DLIO_CACHE_REAL(__pread_chk)(fd, buf, n, off, buflen); });
+  return cp::Counted(fd, [&] { return DLIO_REAL(__pread_chk)(fd, buf, n, off, buflen); });
 }
 
 DLIO_CACHE_EXPORT ssize_t __pread64_chk(int fd, void* buf, size_t n, off64_t off, size_t buflen) {
-  return cp::Counted(fd, [&] { return DLIO_CACHE_REAL(__pread64_chk)(fd, buf, n, off, buflen); });
+  return cp::Counted(fd, [&] { return DLIO_REAL(__pread64_chk)(fd, buf, n, off, buflen); });
 }
 
 DLIO_CACHE_EXPORT ssize_t readv(int fd, const struct iovec* iov, int n) {
-  return cp::Counted(fd, [&] { return DLIO_CACHE_REAL(readv)(fd, iov, n); });
+  return cp::Counted(fd, [&] { return DLIO_REAL(readv)(fd, iov, n); });
 }
 
 DLIO_CACHE_EXPORT ssize_t preadv(int fd, const struct iovec* iov, int n, off_t off) {
-  return cp::Counted(fd, [&] { return DLIO_CACHE_REAL(preadv)(fd, iov, n, off); });
+  return cp::Counted(fd, [&] { return DLIO_REAL(preadv)(fd, iov, n, off); });
 }
 
 DLIO_CACHE_EXPORT ssize_t preadv64(int fd, const struct iovec* iov, int n, off64_t off) {
-  return cp::Counted(fd, [&] { return DLIO_CACHE_REAL(preadv64)(fd, iov, n, off); });
+  return cp::Counted(fd, [&] { return DLIO_REAL(preadv64)(fd, iov, n, off); });
 }
 
 DLIO_CACHE_EXPORT ssize_t preadv2(int fd, const struct iovec* iov, int n, off_t off, int flags) {
-  return cp::Counted(fd, [&] { return DLIO_CACHE_REAL(preadv2)(fd, iov, n, off, flags); });
+  return cp::Counted(fd, [&] { return DLIO_REAL(preadv2)(fd, iov, n, off, flags); });
 }
 
 DLIO_CACHE_EXPORT ssize_t preadv64v2(int fd, const struct iovec* iov, int n, off64_t off,
                                      int flags) {
-  return cp::Counted(fd, [&] { return DLIO_CACHE_REAL(preadv64v2)(fd, iov, n, off, flags); });
+  return cp::Counted(fd, [&] { return DLIO_REAL(preadv64v2)(fd, iov, n, off, flags); });
 }
 
 DLIO_CACHE_EXPORT void* mmap(void* addr, size_t len, int prot, int flags, int fd, off_t off) {
-  return cp::Mapped(fd, len, off,
-                    [&] { return DLIO_CACHE_REAL(mmap)(addr, len, prot, flags, fd, off); });
+  return cp::Mapped(fd, len, off, [&] { return DLIO_REAL(mmap)(addr, len, prot, flags, fd, off); });
 }
 
 DLIO_CACHE_EXPORT void* mmap64(void* addr, size_t len, int prot, int flags, int fd, off64_t off) {
   return cp::Mapped(fd, len, off,
-                    [&] { return DLIO_CACHE_REAL(mmap64)(addr, len, prot, flags, fd, off); });
+                    [&] { return DLIO_REAL(mmap64)(addr, len, prot, flags, fd, off); });
 }
 
 DLIO_CACHE_EXPORT size_t fread(void* ptr, size_t size, size_t n, FILE* f) {
-  const size_t items = DLIO_CACHE_REAL(fread)(ptr, size, n, f);
+  const size_t items = DLIO_REAL(fread)(ptr, size, n, f);
   cp::CountStream(f, static_cast<int64_t>(items * size));
   return items;
 }
 
 DLIO_CACHE_EXPORT size_t fread_unlocked(void* ptr, size_t size, size_t n, FILE* f) {
-  const size_t items = DLIO_CACHE_REAL(fread_unlocked)(ptr, size, n, f);
+  const size_t items = DLIO_REAL(fread_unlocked)(ptr, size, n, f);
   cp::CountStream(f, static_cast<int64_t>(items * size));
   return items;
 }
 
 DLIO_CACHE_EXPORT char* fgets(char* s, int n, FILE* f) {
-  char* r = DLIO_CACHE_REAL(fgets)(s, n, f);
+  char* r = DLIO_REAL(fgets)(s, n, f);
   if (r != nullptr) cp::CountStream(f, static_cast<int64_t>(strlen(r)));
   return r;
 }
 
 DLIO_CACHE_EXPORT int fgetc(FILE* f) {
-  const int c = DLIO_CACHE_REAL(fgetc)(f);
+  const int c = DLIO_REAL(fgetc)(f);
   if (c != EOF) cp::CountStream(f, 1);
   return c;
 }
 
 DLIO_CACHE_EXPORT int getc(FILE* f) {
-  const int c = DLIO_CACHE_REAL(getc)(f);
+  const int c = DLIO_REAL(getc)(f);
   if (c != EOF) cp::CountStream(f, 1);
   return c;
 }
 
 DLIO_CACHE_EXPORT ssize_t getdelim(char** line, size_t* n, int delim, FILE* f) {
-  const ssize_t r = DLIO_CACHE_REAL(getdelim)(line, n, delim, f);
+  const ssize_t r = DLIO_REAL(getdelim)(line, n, delim, f);
   cp::CountStream(f, r);
   return r;
 }
 
 DLIO_CACHE_EXPORT ssize_t getline(char** line, size_t* n, FILE* f) {
-  const ssize_t r = DLIO_CACHE_REAL(getline)(line, n, f);
+  const ssize_t r = DLIO_REAL(getline)(line, n, f);
   cp::CountStream(f, r);
   return r;
 }
 
 // What a program compiled with optimization calls for getline (glibc's inline getline).
 DLIO_CACHE_EXPORT ssize_t __getdelim(char** line, size_t* n, int delim, FILE* f) {
-  const ssize_t r = DLIO_CACHE_REAL(__getdelim)(line, n, delim, f);
+  const ssize_t r = DLIO_REAL(__getdelim)(line, n, delim, f);
   cp::CountStream(f, r);
   return r;
 }

@@ -1,11 +1,15 @@
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
+#include <cstring>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "dlio/profile.h"
 #include "dlio/tracer.h"
 #include "test_util.h"
+#include "trace/pfw_codec.h"
 #include "write_gzip.h"
 
 namespace dlio {
@@ -52,6 +56,105 @@ void CheckTrace(const ProfileTrace& t, const ImportStats& stats) {
   CHECK(t.process_names.at(3) == "dlio rank 3");
   CHECK(t.ranks.at(3) == 3);  // the process name tells the rank
   CHECK(t.thread_names.at({3, 4}) == "loader");
+}
+
+// The codec both writers share (trace/pfw_codec.h), read back by the importer.
+std::string Encoded(const pfw::Event& e, const char* end = pfw::kLineEnd) {
+  std::string out(pfw::MaxEventBytes(std::strlen(e.name), std::strlen(e.cat), e.fname_len), '\0');
+  out.resize(pfw::EncodeEvent(e, end, out.data(), out.size()));
+  REQUIRE(!out.empty());
+  return out;
+}
+
+std::string NameLine(const char* meta, int64_t tid, const std::string& value, const char* end) {
+  std::string out(pfw::MaxEventBytes(0, 0, value.size()), '\0');
+  out.resize(pfw::EncodeNameMetadata(0, meta, 9, tid, value.data(), value.size(), end, out.data(),
+                                     out.size()));
+  REQUIRE(!out.empty());
+  return out;
+}
+
+TEST_CASE("pfw codec: an encoded event and its metadata import with every field and odd path") {
+  // Quotes, backslashes, control bytes (newline, tab, 0x01, 0x1f) and UTF-8 in a file name.
+  const std::string path = std::string("/d/a \"q\" \\b\n\t\x01\x1f") + "\xc3\xa9.npz";
+  pfw::Event e;
+  e.id = 5;
+  e.name = "pread64";
+  e.cat = "POSIX";
+  e.pid = 9;
+  e.tid = 11;
+  e.ts_us = 1700000000123456;
+  e.dur_us = 42;
+  e.fname = path.data();
+  e.fname_len = path.size();
+  e.count = 4096;
+  e.offset = 8192;
+  e.ret = 100;
+  e.epoch = 2;
+  pfw::Event failed = e;
+  failed.ret = -1;  // a failed call keeps its ret
+  pfw::Event span;
+  span.name = "compute";
+  span.cat = "compute";
+  span.pid = 9;
+  span.tid = 11;
+  const std::string text = "[\n" + NameLine(pfw::kProcessName, 0, "prog (rank 3)", pfw::kLineEnd) +
+                           NameLine(pfw::kThreadName, 11, "w\"1\\", pfw::kLineEnd) + Encoded(e) +
+                           Encoded(failed) + Encoded(span) +
+                           NameLine(pfw::kProcessName, 0, "prog (rank 3)", pfw::kLastLineEnd);
+  CHECK(text.find("\"ret\"", text.find("compute")) == std::string::npos);  // a span has none
+  TempDir dir;
+  WriteTextFile(dir / "t.pfw", text);
+  ProfileTrace t;
+  auto stats = ImportPfw(dir / "t.pfw", &t);
+  REQUIRE(stats.ok());
+  CHECK(stats->events == 3);
+  CHECK(stats->truncated_lines == 0);
+  REQUIRE(t.size() == 3);
+  const ProfileEvent read = t.Get(0);
+  CHECK(read.name == "pread64");
+  CHECK(read.category == "POSIX");
+  CHECK(read.pid == 9);
+  CHECK(read.tid == 11);
+  CHECK(read.start_us == 1700000000123456);
+  CHECK(read.dur_us == 42);
+  CHECK(read.path == path);
+  CHECK(read.size == 4096);
+  CHECK(read.offset == 8192);
+  CHECK(read.ret == 100);
+  CHECK(t.Get(1).ret == -1);
+  CHECK(t.Get(2).path.empty());
+  CHECK(t.process_names.at(9) == "prog (rank 3)");
+  CHECK(t.ranks.at(9) == 3);
+  CHECK(t.thread_names.at({9, 11}) == "w\"1\\");
+}
+
+TEST_CASE("pfw codec: a buffer too small is reported and never written past") {
+  const std::string path = "/d/\"x\"\n.bin";
+  pfw::Event e;
+  e.name = "write";
+  e.cat = "POSIX";
+  e.fname = path.data();
+  e.fname_len = path.size();
+  e.count = 10;
+  e.ret = -28;
+  const std::string whole = Encoded(e);
+  const std::string meta = NameLine(pfw::kThreadName, 4, "t\x02", pfw::kLineEnd);
+  constexpr char kGuard = '\x7f';
+  for (size_t cap = 0; cap <= whole.size(); ++cap) {
+    std::vector<char> buf(cap + 16, kGuard);
+    const size_t n = pfw::EncodeEvent(e, pfw::kLineEnd, buf.data(), cap);
+    CHECK(n == (cap == whole.size() ? whole.size() : 0));
+    CHECK(std::string(buf.data() + cap, 16) == std::string(16, kGuard));
+  }
+  for (size_t cap = 0; cap < meta.size(); ++cap) {
+    std::vector<char> buf(cap + 16, kGuard);
+    CHECK(pfw::EncodeNameMetadata(0, pfw::kThreadName, 9, 4, "t\x02", 2, pfw::kLineEnd, buf.data(),
+                                  cap) == 0);
+    CHECK(pfw::EncodeSortIndexMetadata(9, 3, pfw::kLastLineEnd, buf.data(), cap / 4) == 0);
+    CHECK(std::string(buf.data() + cap, 16) == std::string(16, kGuard));
+  }
+  CHECK(whole.size() < pfw::MaxEventBytes(5, 5, path.size()));
 }
 
 TEST_CASE("RankOfProcessName: dlio's, trace-merge's and libdlio_preload.so's process names") {

@@ -218,6 +218,38 @@ TEST_CASE("trace file: .gz output decompresses to the same lines") {
   CHECK(testing::ReadTextFile(paths[1]).substr(0, 2) == "\x1f\x8b");  // really gzip
 }
 
+// libdlio_preload.so writes every call's ret, a failure's included; this tracer once dropped a
+// ret of -1 (a failed storage call), so a failed open looked like an event that is not a call.
+TEST_CASE("trace file: ret is written for every call, a failure's -1 included, never for a span") {
+  testing::TempDir tmp;
+  TraceFileOptions o;
+  o.path = tmp / "t.pfw";
+  auto tr = MakeTraceFileTracer(o);
+  REQUIRE(tr.ok());
+  TraceEvent failed;
+  failed.name = "open";
+  failed.cat = "POSIX";
+  failed.file_id = (*tr)->InternFile("/missing");
+  failed.ret = -1;
+  TraceEvent eio = failed;
+  eio.ret = -5;
+  TraceEvent span;  // ret left at kNoRet
+  span.name = "compute";
+  span.cat = "compute";
+  span.step = 1;
+  for (const TraceEvent& e : {failed, eio, span}) (*tr)->Record(e);
+  tr->reset();
+  const json whole = json::parse(testing::ReadTextFile(o.path));
+  std::vector<json> args;  // one thread's events, in the order recorded
+  for (const json& e : whole) {
+    if (e["ph"] == "X") args.push_back(e["args"]);
+  }
+  REQUIRE(args.size() == 3);
+  CHECK(args[0].value("ret", 0) == -1);
+  CHECK(args[1].value("ret", 0) == -5);
+  CHECK_FALSE(args[2].contains("ret"));
+}
+
 TEST_CASE("trace file: bad path and options are reported") {
   TraceFileOptions o;
   o.path = "/nonexistent-dir-dlio/trace.pfw";

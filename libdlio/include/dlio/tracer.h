@@ -13,8 +13,11 @@ namespace dlio {
 
 // One complete event ("ph":"X" in Chrome trace terms). `name` and `cat` must point to
 // string literals (or strings that outlive the tracer): the hot path copies pointers only.
-// Integer arguments that do not apply are -1.
+// Integer arguments that do not apply are -1, except `ret`.
 struct TraceEvent {
+  // `ret` of an event that is not a call (an AI span): the trace file writes no "ret".
+  static constexpr int64_t kNoRet = INT64_MIN;
+
   const char* name = "";  // "read", "pread", "open64", "ai.compute.step", ...
   const char* cat = "";   // "POSIX", "STDIO", "ai", "checkpoint", "dlio"
   int64_t start_us = 0;   // wall-clock microseconds (Clock::WallMicros())
@@ -23,7 +26,9 @@ struct TraceEvent {
   int32_t file_id = -1;   // from Tracer::InternFile, or -1
   int64_t offset = -1;    // file offset of the request
   int64_t count = -1;     // bytes requested
-  int64_t ret = -1;       // bytes transferred (or 0 / -errno)
+  // The call's return value: bytes transferred, 0, a position, or -1 / -errno for a failure;
+  // written to a trace file whatever it is (a failure included), unless kNoRet.
+  int64_t ret = kNoRet;
   int64_t epoch = -1;
   int64_t step = -1;
   int64_t index = -1;  // sample index, batch index or checkpoint number

@@ -11,6 +11,7 @@
 #include "profile/import_check.h"
 #include "profile/json_cursor.h"
 #include "profile/line_reader.h"
+#include "trace/pfw_codec.h"
 
 namespace dlio {
 namespace {
@@ -80,7 +81,8 @@ std::string_view IntegerPhase(int64_t n) {
   }
 }
 
-// The keys the importer reads; everything else is skipped. A key of up to 8 bytes is packed
+// The keys the importer reads (dlio's writers name theirs in trace/pfw_codec.h; "fhash", "value"
+// and "size" are DFTracer's); everything else is skipped. A key of up to 8 bytes is packed
 // into an integer and compared as one (no memcmp calls on the hot path).
 enum class Key {
   kOther,
@@ -109,34 +111,34 @@ constexpr uint64_t Pack(std::string_view k) {
 Key KeyOf(std::string_view k) {
   if (k.size() > 7) return Key::kOther;
   switch (Pack(k)) {
-    case Pack("name"):
+    case Pack(pfw::kName):
       return Key::kName;
-    case Pack("cat"):
+    case Pack(pfw::kCat):
       return Key::kCat;
-    case Pack("ph"):
+    case Pack(pfw::kPh):
       return Key::kPh;
-    case Pack("pid"):
+    case Pack(pfw::kPid):
       return Key::kPid;
-    case Pack("tid"):
+    case Pack(pfw::kTid):
       return Key::kTid;
-    case Pack("ts"):
+    case Pack(pfw::kTs):
       return Key::kTs;
-    case Pack("dur"):
+    case Pack(pfw::kDur):
       return Key::kDur;
-    case Pack("args"):
+    case Pack(pfw::kArgs):
       return Key::kArgs;
-    case Pack("fname"):
+    case Pack(pfw::kFname):
       return Key::kFname;
     case Pack("fhash"):
       return Key::kFhash;
     case Pack("value"):
       return Key::kValue;
-    case Pack("count"):
+    case Pack(pfw::kCount):
     case Pack("size"):
       return Key::kCount;
-    case Pack("offset"):
+    case Pack(pfw::kOffset):
       return Key::kOffset;
-    case Pack("ret"):
+    case Pack(pfw::kRet):
       return Key::kRet;
     default:
       return Key::kOther;
@@ -298,13 +300,13 @@ void Store(const PfwLine& l, int64_t line, ProfileTrace* trace, ImportStats* sta
     if (l.name == "FH" && !l.meta_value.empty()) {
       hashes->names[l.meta_value] = std::string(l.meta_name);
     }
-    if (l.name == "process_name") {
+    if (l.name == pfw::kProcessName) {
       trace->process_names[pid] = std::string(l.meta_name);
       const int32_t rank = RankOfProcessName(l.meta_name);
       if (rank >= 0) trace->ranks[pid] = rank;
     }
     if (l.name == "CM" && l.meta_name == "time_metric") hashes->time_metric = l.meta_value;
-    if (l.name == "thread_name") trace->thread_names[{pid, tid}] = std::string(l.meta_name);
+    if (l.name == pfw::kThreadName) trace->thread_names[{pid, tid}] = std::string(l.meta_name);
     return;
   }
   if (l.ph != "X") {

@@ -13,10 +13,11 @@
 
 #include <atomic>
 #include <cerrno>
-#include <charconv>
+#include <cstring>
 #include <mutex>
 
 #include "dlio/tracer.h"
+#include "trace/pfw_codec.h"
 #include "trace/thread_buffers.h"
 
 namespace dlio {
@@ -24,27 +25,28 @@ namespace {
 
 constexpr size_t kWriteChunk = 1 << 20;  // formatted bytes per file append
 
-void AppendInt(std::string* out, int64_t v) {
-  char buf[24];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  out->append(buf, static_cast<size_t>(end - buf));
+static_assert(TraceEvent::kNoRet == pfw::kNoRet, "one marker of an event that is not a call");
+
+// Encodes a line at out[*used, ...) with `encode(p, cap)` (trace/pfw_codec.h), growing `out`
+// (never shrunk: a thread's scratch is reused, so steady state allocates nothing) to `max` free
+// bytes first.
+template <typename Encode>
+void AppendLine(std::string* out, size_t* used, size_t max, const Encode& encode) {
+  if (out->size() < *used + max) out->resize(*used + max);
+  *used += encode(out->data() + *used, max);
 }
 
-void AppendEscaped(std::string* out, std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '"' || c == '\\') {
-      out->push_back('\\');
-      out->push_back(c);
-    } else if (u < 0x20) {
-      out->append("\\u00");
-      out->push_back(kHex[u >> 4]);
-      out->push_back(kHex[u & 0xf]);
-    } else {
-      out->push_back(c);
-    }
-  }
+// The metadata event naming a process or thread, ended by `line_end`.
+std::string NameLine(int64_t id, const char* meta, int64_t pid, int64_t tid, std::string_view value,
+                     const char* line_end) {
+  std::string out;
+  size_t used = 0;
+  AppendLine(&out, &used, pfw::MaxEventBytes(0, 0, value.size()), [&](char* p, size_t cap) {
+    return pfw::EncodeNameMetadata(id, meta, pid, tid, value.data(), value.size(), line_end, p,
+                                   cap);
+  });
+  out.resize(used);
+  return out;
 }
 
 // Where formatted bytes go. Not thread-safe: the tracer serialises calls with its file mutex.
@@ -144,15 +146,12 @@ class TraceFileTracer final : public Tracer {
  public:
   TraceFileTracer(const TraceFileOptions& options, std::unique_ptr<OutputSink> sink)
       : options_(options), buffers_(options.buffer_events), sink_(std::move(sink)) {
-    footer_ = "{\"id\":0,\"name\":\"process_name\",\"cat\":\"dlio\",\"pid\":";
-    AppendInt(&footer_, options_.pid);
-    footer_ += ",\"tid\":0,\"ph\":\"M\",\"args\":{\"name\":\"";
-    AppendEscaped(&footer_, options_.process_name.empty()
-                                ? "dlio pid " + std::to_string(options_.pid)
-                                : options_.process_name);
-    footer_ += "\"}}";
-    const std::string name_line = footer_ + ",\n";
-    footer_ += "\n]\n";
+    const std::string name = options_.process_name.empty()
+                                 ? "dlio pid " + std::to_string(options_.pid)
+                                 : options_.process_name;
+    footer_ = NameLine(0, pfw::kProcessName, options_.pid, 0, name, pfw::kLastLineEnd);
+    const std::string name_line =
+        NameLine(0, pfw::kProcessName, options_.pid, 0, name, pfw::kLineEnd);
     std::lock_guard<std::mutex> lock(file_mu_);
     KeepFirstError(sink_->Write("[\n"));
     if (options_.name_process_first) KeepFirstError(sink_->Write(name_line));
@@ -196,9 +195,13 @@ class TraceFileTracer final : public Tracer {
     int64_t id =
         next_id_.fetch_add(static_cast<int64_t>(b.events.size() + 1), std::memory_order_relaxed);
     std::string& out = b.scratch;
-    out.clear();
+    size_t used = 0;
     if (!b.named) {
-      FormatThreadName(b, id++, &out);
+      AppendLine(&out, &used, pfw::MaxEventBytes(0, 0, b.name.size()), [&](char* p, size_t cap) {
+        return pfw::EncodeNameMetadata(id, pfw::kThreadName, options_.pid, b.tid, b.name.data(),
+                                       b.name.size(), pfw::kLineEnd, p, cap);
+      });
+      ++id;
       b.named = true;
     }
     // Consecutive events usually name the same file: look its name up once per run.
@@ -209,14 +212,18 @@ class TraceFileTracer final : public Tracer {
         cached_id = e.file_id;
         cached_name = names_.NameView(e.file_id);
       }
-      FormatEvent(e, id++, cached_name, &out);
-      if (out.size() >= kWriteChunk) {
-        Append(out);
-        out.clear();
+      const pfw::Event line = Line(e, id++, cached_name);
+      const size_t max = pfw::MaxEventBytes(std::strlen(e.name), std::strlen(e.cat),
+                                            e.file_id >= 0 ? cached_name.size() : 0);
+      AppendLine(&out, &used, max, [&](char* p, size_t cap) {
+        return pfw::EncodeEvent(line, pfw::kLineEnd, p, cap);
+      });
+      if (used >= kWriteChunk) {
+        Append({out.data(), used});
+        used = 0;
       }
     }
-    Append(out);
-    out.clear();
+    Append({out.data(), used});
     b.events.clear();
   }
 
@@ -226,63 +233,26 @@ class TraceFileTracer final : public Tracer {
     if (status_.ok()) KeepFirstError(sink_->Write(data));
   }
 
-  // The metadata event naming b's thread in a viewer.
-  void FormatThreadName(const trace_internal::ThreadBuffer& b, int64_t id, std::string* out) const {
-    out->append("{\"id\":");
-    AppendInt(out, id);
-    out->append(",\"name\":\"thread_name\",\"cat\":\"dlio\",\"pid\":");
-    AppendInt(out, options_.pid);
-    out->append(",\"tid\":");
-    AppendInt(out, b.tid);
-    out->append(",\"ph\":\"M\",\"args\":{\"name\":\"");
-    AppendEscaped(out, b.name);
-    out->append("\"}},\n");
-  }
-
-  void FormatEvent(const TraceEvent& e, int64_t id, std::string_view fname,
-                   std::string* out) const {
-    out->append("{\"id\":");
-    AppendInt(out, id);
-    out->append(",\"name\":\"");
-    AppendEscaped(out, e.name);
-    out->append("\",\"cat\":\"");
-    AppendEscaped(out, e.cat);
-    out->append("\",\"pid\":");
-    AppendInt(out, options_.pid);
-    out->append(",\"tid\":");
-    AppendInt(out, e.tid);
-    out->append(",\"ts\":");
-    AppendInt(out, e.start_us);
-    out->append(",\"dur\":");
-    AppendInt(out, e.dur_us);
-    out->append(",\"ph\":\"X\",\"args\":{");
-    bool first = true;
-    auto arg = [&](const char* key, int64_t v) {
-      if (v < 0) return;
-      out->append(first ? "\"" : ",\"");
-      out->append(key);
-      out->append("\":");
-      AppendInt(out, v);
-      first = false;
-    };
+  pfw::Event Line(const TraceEvent& e, int64_t id, std::string_view fname) const {
+    pfw::Event line;
+    line.id = id;
+    line.name = e.name;
+    line.cat = e.cat;
+    line.pid = options_.pid;
+    line.tid = e.tid;
+    line.ts_us = e.start_us;
+    line.dur_us = e.dur_us;
     if (e.file_id >= 0) {
-      out->append("\"fname\":\"");
-      AppendEscaped(out, fname);
-      out->push_back('"');
-      first = false;
+      line.fname = fname.empty() ? "" : fname.data();
+      line.fname_len = fname.size();
     }
-    arg("count", e.count);
-    arg("offset", e.offset);
-    // ret may be a negative errno; -1 means "does not apply".
-    if (e.ret != -1) {
-      out->append(first ? "\"ret\":" : ",\"ret\":");
-      AppendInt(out, e.ret);
-      first = false;
-    }
-    arg("epoch", e.epoch);
-    arg("step", e.step);
-    arg("index", e.index);
-    out->append("}},\n");
+    line.count = e.count;
+    line.offset = e.offset;
+    line.ret = e.ret;
+    line.epoch = e.epoch;
+    line.step = e.step;
+    line.index = e.index;
+    return line;
   }
 
   // Requires file_mu_ held.

@@ -1,6 +1,6 @@
 #include "trace_call.h"
 
-#include "path_filter.h"
+#include "common/path_filter.h"
 
 namespace dlio::preload {
 

@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
+#include "common/fd_table.h"
 #include "event_writer.h"
-#include "fd_table.h"
 #include "runtime.h"
 
 namespace dlio::preload {

@@ -8,7 +8,7 @@
 
 #include <cstdint>
 
-#include "fd_table.h"
+#include "common/fd_table.h"
 
 namespace dlio::preload {
 

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/env.h"
 #include "runtime.h"
 #include "signals.h"
 
@@ -147,7 +148,7 @@ bool Watching(int sig) {
 }  // namespace
 
 void InstallSignalHandlers() {
-  const char* v = std::getenv("DLIO_PRELOAD_SIGNALS");
+  const char* v = EnvValue("DLIO_PRELOAD_SIGNALS");
   if (v != nullptr && std::strcmp(v, "0") == 0) return;
   auto real = DLIO_REAL(sigaction);
   Locked lock;

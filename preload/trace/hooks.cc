@@ -13,10 +13,10 @@
 
 #include <cerrno>
 
+#include "common/fd_hooks.h"
+#include "common/fd_table.h"
+#include "common/private_fd.h"
 #include "event_writer.h"
-#include "fd_hooks.h"
-#include "fd_table.h"
-#include "private_fd.h"
 #include "runtime.h"
 #include "trace_call.h"
 
@@ -54,7 +54,7 @@ int TraceClose(int fd) {
 
 [[noreturn]] void ExitNow(void (*real)(int), int status) {
   FinishTrace(/*final=*/true);
-  if (real != nullptr) real(status);
+  real(status);  // never null: DLIO_REAL aborts on a symbol it cannot resolve
   syscall(SYS_exit_group, status);
   __builtin_unreachable();
 }
@@ -63,8 +63,6 @@ int TraceClose(int fd) {
 
 // What fd_hooks.cc needs of the tracer: its table follows dups and forgets replaced numbers.
 namespace fd_hooks {
-
-void* Next(std::atomic<void*>* slot, const char* name) { return ResolveReal(slot, name); }
 
 void Forget(int fd) {
   if (FdTable::Get().Traced(fd)) FdTable::Get().Set(fd, nullptr);

@@ -13,14 +13,14 @@
 #include <cerrno>
 #include <cstring>
 
-#include "private_fd.h"
+#include "common/private_fd.h"
 #include "runtime.h"
+#include "trace/pfw_codec.h"
 
 namespace dlio::preload {
 namespace {
 
 constexpr size_t kBufferBytes = 256 * 1024;
-constexpr size_t kMaxEventBytes = 512;  // an event without its file name
 
 // One thread's formatted events. The owner appends under `lock` (uncontended except while
 // another thread flushes everything at exit); buffers are never unmapped, only reused.
@@ -79,55 +79,12 @@ void SpinUnlock(std::atomic_flag& f) { f.clear(std::memory_order_release); }
 
 __attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer = nullptr;
 
-// --- formatting -----------------------------------------------------------------------------
-
-char* PutStr(char* p, const char* s) {
-  while (*s != '\0') *p++ = *s++;
-  return p;
-}
-
-char* PutInt(char* p, int64_t v) {
-  char tmp[24];
-  int n = 0;
-  uint64_t u = v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v);
-  do {
-    tmp[n++] = static_cast<char>('0' + u % 10);
-    u /= 10;
-  } while (u != 0);
-  if (v < 0) *p++ = '-';
-  while (n > 0) *p++ = tmp[--n];
-  return p;
-}
-
-char* PutEscaped(char* p, const char* s, size_t len) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  for (size_t i = 0; i < len; ++i) {
-    const auto u = static_cast<unsigned char>(s[i]);
-    if (s[i] == '"' || s[i] == '\\') {
-      *p++ = '\\';
-      *p++ = s[i];
-    } else if (u < 0x20) {
-      p = PutStr(p, "\\u00");
-      *p++ = kHex[u >> 4];
-      *p++ = kHex[u & 0xf];
-    } else {
-      *p++ = s[i];
-    }
-  }
-  return p;
-}
+// --- formatting (trace/pfw_codec.h) -------------------------------------------------------
 
 // A metadata event naming the process or thread `tid` (tid 0: the process).
-char* PutNameEvent(char* p, int64_t pid, int32_t tid, const char* name, size_t len) {
-  p = PutStr(p, "{\"id\":0,\"name\":\"");
-  p = PutStr(p, tid == 0 ? "process_name" : "thread_name");
-  p = PutStr(p, "\",\"cat\":\"dlio\",\"pid\":");
-  p = PutInt(p, pid);
-  p = PutStr(p, ",\"tid\":");
-  p = PutInt(p, tid);
-  p = PutStr(p, ",\"ph\":\"M\",\"args\":{\"name\":\"");
-  p = PutEscaped(p, name, len);
-  return PutStr(p, "\"}},\n");
+size_t PutNameEvent(char* p, size_t cap, int64_t pid, int32_t tid, const char* name, size_t len) {
+  return pfw::EncodeNameMetadata(0, tid == 0 ? pfw::kProcessName : pfw::kThreadName, pid, tid, name,
+                                 len, pfw::kLineEnd, p, cap);
 }
 
 // Reads a small /proc file (comm) with raw syscalls; returns its length without the newline.
@@ -199,23 +156,15 @@ void OpenFileLocked() {
   char path[4096];
   long fd = -1;
   for (int attempt = 0; attempt < 1000 && fd < 0; ++attempt) {
-    const size_t dir_len = std::strlen(w.options.output_dir);
-    if (dir_len + 64 > sizeof path) return;
-    char* p = path;
-    std::memcpy(p, w.options.output_dir, dir_len);
-    p += dir_len;
-    p = PutStr(p, "/trace-");
-    p = PutInt(p, w.pid);
-    if (attempt > 0) {
-      *p++ = '-';
-      p = PutInt(p, attempt);
-    }
-    p = PutStr(p, ".pfw");
-    *p = '\0';
+    pfw::Out o(path, sizeof path);
+    o.Raw(w.options.output_dir).Raw("/trace-").Int(w.pid);
+    if (attempt > 0) o.Char('-').Int(attempt);
+    o.Raw(".pfw").Char('\0');
+    if (!o.ok()) return;
     fd = syscall(SYS_openat, AT_FDCWD, path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC,
                  0644);
     if (fd >= 0) {
-      std::memcpy(w.path, path, static_cast<size_t>(p - path) + 1);
+      std::memcpy(w.path, path, o.size());
     } else if (errno != EEXIST) {
       return;
     }
@@ -227,19 +176,19 @@ void OpenFileLocked() {
     w.ino = st.st_ino;
   }
   KeepFile(fd);
-  char header[1024];
+  char header[2048];
   char comm[256];
   size_t n = ThreadName(/*process=*/true, comm);
   if (w.options.rank >= 0) {
-    char* c = PutStr(comm + n, " (rank ");
-    c = PutInt(c, w.options.rank);
-    c = PutStr(c, ")");
-    n = static_cast<size_t>(c - comm);
+    pfw::Out c(comm + n, sizeof comm - n);
+    c.Raw(" (rank ").Int(w.options.rank).Char(')');
+    n += c.size();
   }
-  char* h = PutStr(header, "[\n");
-  h = PutNameEvent(h, w.pid, 0, comm, n);
+  header[0] = '[';
+  header[1] = '\n';
+  const size_t h = 2 + PutNameEvent(header + 2, sizeof header - 2, w.pid, 0, comm, n);
   PrivateFd::Use use(PrivateFd::Get());
-  if (use.fd() >= 0) WriteAll(use.fd(), header, static_cast<size_t>(h - header));
+  if (use.fd() >= 0) WriteAll(use.fd(), header, h);
 }
 
 // Makes PrivateFd hold the trace file: checks the one it holds, reopens or opens it. Requires
@@ -278,17 +227,29 @@ void WriteOut(ThreadBuffer& b, bool in_signal = false) {
   b.len = 0;
 }
 
+// Encodes a line into b with `encode(p, cap)` (the bytes written, 0 when they do not fit),
+// writing b out first when its free space is too small. A line longer than a whole buffer is
+// dropped. Requires b.lock.
+template <typename Encode>
+bool Append(ThreadBuffer& b, const Encode& encode) {
+  size_t n = encode(b.data + b.len, kBufferBytes - b.len);
+  if (n == 0 && b.len > 0) {
+    WriteOut(b);
+    n = encode(b.data, kBufferBytes);
+  }
+  b.len += n;
+  return n > 0;
+}
+
 void OnThreadExit(void* arg) {
   auto* b = static_cast<ThreadBuffer*>(arg);
-  const bool saved = InHook();
-  InHook() = true;
+  HookScope scope;
   SpinLock(b->lock);
   WriteOut(*b);
   b->named = false;
   SpinUnlock(b->lock);
   b->in_use.store(false, std::memory_order_release);
   t_buffer = nullptr;
-  InHook() = saved;
 }
 
 ThreadBuffer* LocalBuffer() {
@@ -334,58 +295,30 @@ void RecordEvent(const IoEvent& e) {
   ThreadBuffer* b = LocalBuffer();
   if (b == nullptr) return;
   Writer& w = W();
-  const size_t path_len = e.file != nullptr ? e.file->len : 0;
-  const size_t need = kMaxEventBytes + 6 * path_len + (b->named ? 0 : 6 * 256);
-  if (need > kBufferBytes) return;
   SpinLock(b->lock);
-  if (b->len + need > kBufferBytes) WriteOut(*b);
-  char* p = b->data + b->len;
   if (!b->named) {
     char comm[256];
     const size_t n = ThreadName(/*process=*/false, comm);  // b is the calling thread's
-    p = PutNameEvent(p, w.pid, b->tid, comm, n);
-    b->named = true;
+    b->named = Append(
+        *b, [&](char* p, size_t cap) { return PutNameEvent(p, cap, w.pid, b->tid, comm, n); });
   }
-  p = PutStr(p, "{\"id\":");
-  p = PutInt(p, w.next_id.fetch_add(1, std::memory_order_relaxed));
-  p = PutStr(p, ",\"name\":\"");
-  p = PutStr(p, e.name);
-  p = PutStr(p, "\",\"cat\":\"");
-  p = PutStr(p, e.cat);
-  p = PutStr(p, "\",\"pid\":");
-  p = PutInt(p, w.pid);
-  p = PutStr(p, ",\"tid\":");
-  p = PutInt(p, b->tid);
-  p = PutStr(p, ",\"ts\":");
-  p = PutInt(p, e.start_us);
-  p = PutStr(p, ",\"dur\":");
-  p = PutInt(p, e.dur_us);
-  p = PutStr(p, ",\"ph\":\"X\",\"args\":{");
-  const char* sep = "\"";
+  pfw::Event line;
+  line.id = w.next_id.fetch_add(1, std::memory_order_relaxed);
+  line.name = e.name;
+  line.cat = e.cat;
+  line.pid = w.pid;
+  line.tid = b->tid;
+  line.ts_us = e.start_us;
+  line.dur_us = e.dur_us;
   if (e.file != nullptr) {
-    p = PutStr(p, "\"fname\":\"");
-    if (e.file->plain) {
-      std::memcpy(p, e.file->path, e.file->len);
-      p += e.file->len;
-    } else {
-      p = PutEscaped(p, e.file->path, e.file->len);
-    }
-    *p++ = '"';
-    sep = ",\"";
+    line.fname = e.file->path;
+    line.fname_len = e.file->len;
+    line.fname_plain = e.file->plain;
   }
-  auto arg = [&](const char* key, int64_t v, bool always) {
-    if (v < 0 && !always) return;  // ret may be -errno
-    p = PutStr(p, sep);
-    p = PutStr(p, key);
-    p = PutStr(p, "\":");
-    p = PutInt(p, v);
-    sep = ",\"";
-  };
-  arg("count", e.count, false);
-  arg("offset", e.offset, false);
-  arg("ret", e.ret, true);
-  p = PutStr(p, "}},\n");
-  b->len = static_cast<size_t>(p - b->data);
+  line.count = e.count;
+  line.offset = e.offset;
+  line.ret = e.ret;  // every interposed call returned something: always written
+  Append(*b, [&](char* p, size_t cap) { return pfw::EncodeEvent(line, pfw::kLineEnd, p, cap); });
   SpinUnlock(b->lock);
 }
 
@@ -409,12 +342,9 @@ void FlushAllBuffers(bool footer, bool in_signal, bool seal) {
   if (PrivateFd::Use use(PrivateFd::Get()); use.fd() >= 0) {
     // Closes the array the way dlio's tracer does: a last metadata event without the comma.
     char tail[256];
-    char* p = PutStr(tail, "{\"id\":0,\"name\":\"process_sort_index\",\"cat\":\"dlio\",\"pid\":");
-    p = PutInt(p, w.pid);
-    p = PutStr(p, ",\"tid\":0,\"ph\":\"M\",\"args\":{\"sort_index\":");
-    p = PutInt(p, w.options.rank >= 0 ? w.options.rank : w.pid);
-    p = PutStr(p, "}}\n]\n");
-    WriteAll(use.fd(), tail, static_cast<size_t>(p - tail));
+    const size_t n = pfw::EncodeSortIndexMetadata(
+        w.pid, w.options.rank >= 0 ? w.options.rank : w.pid, pfw::kLastLineEnd, tail, sizeof tail);
+    WriteAll(use.fd(), tail, n);
   }
   // In a signal handler the process dies next, and a thread the signal interrupted may be writing.
   if (!in_signal) PrivateFd::Get().Close();

@@ -7,13 +7,7 @@
 // Each library defines the functions declared here.
 #pragma once
 
-#include <atomic>
-
 namespace dlio::preload::fd_hooks {
-
-// dlsym(RTLD_NEXT, name), stored in `*slot` on first use, with the calling thread's reentrancy
-// flag set meanwhile.
-void* Next(std::atomic<void*>* slot, const char* name);
 
 // `fd` no longer names what the library followed (cheap when it followed nothing there).
 void Forget(int fd);

@@ -18,15 +18,9 @@
 #include <cerrno>
 
 #include "private_fd.h"
+#include "real.h"
 
 #define DLIO_FD_HOOK extern "C" __attribute__((visibility("default")))
-
-// The next definition of `fn` (the other interposer's, then libc's); one slot per call site.
-#define DLIO_FD_NEXT(fn)                                                                   \
-  ([]() {                                                                                  \
-    static std::atomic<void*> slot{nullptr};                                               \
-    return reinterpret_cast<decltype(&::fn)>(::dlio::preload::fd_hooks::Next(&slot, #fn)); \
-  }())
 
 namespace dlio::preload::fd_hooks {
 namespace {
@@ -81,7 +75,7 @@ bool Ours(int fd) { return PrivateFd::Get().Is(fd); }
 bool Given(const void* p) { return p != nullptr; }
 
 int CloseRange(unsigned first, unsigned last, int flags) {
-  const int r = CloseRangeAround(first, last, flags, DLIO_FD_NEXT(close_range), PrivateFd::Get());
+  const int r = CloseRangeAround(first, last, flags, DLIO_REAL(close_range), PrivateFd::Get());
   if (r == 0 && (flags & CLOSE_RANGE_CLOEXEC) == 0) ForgetRange(first, last);
   return r;
 }
@@ -115,20 +109,20 @@ namespace fh = dlio::preload::fd_hooks;
 
 DLIO_FD_HOOK int dup(int fd) {
   if (fh::Ours(fd)) return fh::Ebadf();
-  return fh::Copied(fd, DLIO_FD_NEXT(dup)(fd));
+  return fh::Copied(fd, DLIO_REAL(dup)(fd));
 }
 
 // Onto our number: ours moves away first, so the program gets the number it asked for.
 DLIO_FD_HOOK int dup2(int fd, int new_fd) {
   if (fh::Ours(fd)) return fh::Ebadf();
   if (fd != new_fd) dlio::preload::PrivateFd::Get().Vacate(new_fd);
-  return fh::Copied(fd, DLIO_FD_NEXT(dup2)(fd, new_fd));
+  return fh::Copied(fd, DLIO_REAL(dup2)(fd, new_fd));
 }
 
 DLIO_FD_HOOK int dup3(int fd, int new_fd, int flags) {
   if (fh::Ours(fd)) return fh::Ebadf();
   if (fd != new_fd) dlio::preload::PrivateFd::Get().Vacate(new_fd);
-  return fh::Copied(fd, DLIO_FD_NEXT(dup3)(fd, new_fd, flags));
+  return fh::Copied(fd, DLIO_REAL(dup3)(fd, new_fd, flags));
 }
 
 // fcntl's third argument is an int, a long or a pointer: passed on as a pointer-sized value.
@@ -137,7 +131,7 @@ DLIO_FD_HOOK int fcntl(int fd, int cmd, ...) {
   va_start(ap, cmd);
   void* arg = va_arg(ap, void*);
   va_end(ap);
-  return fh::Fcntl(fd, cmd, arg, DLIO_FD_NEXT(fcntl));
+  return fh::Fcntl(fd, cmd, arg, DLIO_REAL(fcntl));
 }
 
 DLIO_FD_HOOK int fcntl64(int fd, int cmd, ...) {
@@ -145,7 +139,7 @@ DLIO_FD_HOOK int fcntl64(int fd, int cmd, ...) {
   va_start(ap, cmd);
   void* arg = va_arg(ap, void*);
   va_end(ap);
-  return fh::Fcntl(fd, cmd, arg, DLIO_FD_NEXT(fcntl64));
+  return fh::Fcntl(fd, cmd, arg, DLIO_REAL(fcntl64));
 }
 
 DLIO_FD_HOOK int close_range(unsigned first, unsigned last, int flags) {
@@ -157,7 +151,7 @@ DLIO_FD_HOOK int close_range(unsigned first, unsigned last, int flags) {
 DLIO_FD_HOOK void closefrom(int lowfd) {
   const unsigned first = lowfd < 0 ? 0u : static_cast<unsigned>(lowfd);
   if (fh::CloseRange(first, ~0u, 0) == 0) return;
-  dlio::preload::CloseFromBySearch(static_cast<int>(first), DLIO_FD_NEXT(close),
+  dlio::preload::CloseFromBySearch(static_cast<int>(first), DLIO_REAL(close),
                                    dlio::preload::PrivateFd::Get());
   fh::ForgetRange(first, ~0u);
 }
@@ -165,67 +159,67 @@ DLIO_FD_HOOK void closefrom(int lowfd) {
 // Calls that close or replace a descriptor inside libc, past the close hooks.
 DLIO_FD_HOOK int closedir(DIR* dir) {
   if (fh::Given(dir)) fh::Forgotten(dirfd(dir));
-  return DLIO_FD_NEXT(closedir)(dir);
+  return DLIO_REAL(closedir)(dir);
 }
 
 DLIO_FD_HOOK FILE* freopen(const char* path, const char* mode, FILE* f) {
-  return fh::Reopened(f, [&] { return DLIO_FD_NEXT(freopen)(path, mode, f); });
+  return fh::Reopened(f, [&] { return DLIO_REAL(freopen)(path, mode, f); });
 }
 
 DLIO_FD_HOOK FILE* freopen64(const char* path, const char* mode, FILE* f) {
-  return fh::Reopened(f, [&] { return DLIO_FD_NEXT(freopen64)(path, mode, f); });
+  return fh::Reopened(f, [&] { return DLIO_REAL(freopen64)(path, mode, f); });
 }
 
 // Calls that make descriptors without an open of a path: the number names something new.
 DLIO_FD_HOOK DIR* opendir(const char* name) {
-  DIR* d = DLIO_FD_NEXT(opendir)(name);
+  DIR* d = DLIO_REAL(opendir)(name);
   if (d != nullptr) fh::Forgotten(dirfd(d));
   return d;
 }
 
-DLIO_FD_HOOK int pipe(int fds[2]) { return fh::MadePair(DLIO_FD_NEXT(pipe)(fds), fds); }
+DLIO_FD_HOOK int pipe(int fds[2]) { return fh::MadePair(DLIO_REAL(pipe)(fds), fds); }
 
 DLIO_FD_HOOK int pipe2(int fds[2], int flags) {
-  return fh::MadePair(DLIO_FD_NEXT(pipe2)(fds, flags), fds);
+  return fh::MadePair(DLIO_REAL(pipe2)(fds, flags), fds);
 }
 
 DLIO_FD_HOOK int socket(int domain, int type, int protocol) {
-  return fh::Made(DLIO_FD_NEXT(socket)(domain, type, protocol));
+  return fh::Made(DLIO_REAL(socket)(domain, type, protocol));
 }
 
 DLIO_FD_HOOK int socketpair(int domain, int type, int protocol, int fds[2]) {
-  return fh::MadePair(DLIO_FD_NEXT(socketpair)(domain, type, protocol, fds), fds);
+  return fh::MadePair(DLIO_REAL(socketpair)(domain, type, protocol, fds), fds);
 }
 
 DLIO_FD_HOOK int accept(int fd, sockaddr* addr, socklen_t* len) {
-  return fh::Made(DLIO_FD_NEXT(accept)(fd, addr, len));
+  return fh::Made(DLIO_REAL(accept)(fd, addr, len));
 }
 
 DLIO_FD_HOOK int accept4(int fd, sockaddr* addr, socklen_t* len, int flags) {
-  return fh::Made(DLIO_FD_NEXT(accept4)(fd, addr, len, flags));
+  return fh::Made(DLIO_REAL(accept4)(fd, addr, len, flags));
 }
 
 DLIO_FD_HOOK int eventfd(unsigned value, int flags) {
-  return fh::Made(DLIO_FD_NEXT(eventfd)(value, flags));
+  return fh::Made(DLIO_REAL(eventfd)(value, flags));
 }
 
 DLIO_FD_HOOK int memfd_create(const char* name, unsigned flags) {
-  return fh::Made(DLIO_FD_NEXT(memfd_create)(name, flags));
+  return fh::Made(DLIO_REAL(memfd_create)(name, flags));
 }
 
-DLIO_FD_HOOK int epoll_create(int size) { return fh::Made(DLIO_FD_NEXT(epoll_create)(size)); }
+DLIO_FD_HOOK int epoll_create(int size) { return fh::Made(DLIO_REAL(epoll_create)(size)); }
 
-DLIO_FD_HOOK int epoll_create1(int flags) { return fh::Made(DLIO_FD_NEXT(epoll_create1)(flags)); }
+DLIO_FD_HOOK int epoll_create1(int flags) { return fh::Made(DLIO_REAL(epoll_create1)(flags)); }
 
 DLIO_FD_HOOK int timerfd_create(int clock, int flags) {
-  return fh::Made(DLIO_FD_NEXT(timerfd_create)(clock, flags));
+  return fh::Made(DLIO_REAL(timerfd_create)(clock, flags));
 }
 
 DLIO_FD_HOOK int signalfd(int fd, const sigset_t* mask, int flags) {
-  const int r = DLIO_FD_NEXT(signalfd)(fd, mask, flags);
+  const int r = DLIO_REAL(signalfd)(fd, mask, flags);
   return fd == -1 ? fh::Made(r) : r;
 }
 
-DLIO_FD_HOOK int inotify_init(void) { return fh::Made(DLIO_FD_NEXT(inotify_init)()); }
+DLIO_FD_HOOK int inotify_init(void) { return fh::Made(DLIO_REAL(inotify_init)()); }
 
-DLIO_FD_HOOK int inotify_init1(int flags) { return fh::Made(DLIO_FD_NEXT(inotify_init1)(flags)); }
+DLIO_FD_HOOK int inotify_init1(int flags) { return fh::Made(DLIO_REAL(inotify_init1)(flags)); }
