@@ -1,5 +1,7 @@
 // Vectored I/O, the stat family (also glibc's older __xstat entry points, which binaries built
-// against glibc < 2.33, such as manylinux wheels, still call) and mappings of traced files.
+// against glibc < 2.33, such as manylinux wheels, still call), unlink (fit leaves out the files
+// a run creates and deletes: Python's tempfile probe) and mappings of traced files.
+#include <stdio.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -272,6 +274,22 @@ DLIO_PRELOAD_EXPORT int __fxstatat64(int ver, int dirfd, const char* path, struc
                                      int flags) {
   return TracePathCall("fstatat64", dirfd, path,
                        [&] { return DLIO_REAL(__fxstatat64)(ver, dirfd, path, st, flags); });
+}
+
+// A file's deletion, filtered like its opens. remove (C's, declared in stdio.h) is a call on a
+// path, not a stream: POSIX like unlink; glibc's remove calls its own unlink (or rmdir) inside,
+// past these hooks, so it is one event.
+DLIO_PRELOAD_EXPORT int unlink(const char* path) {
+  return TracePathCall("unlink", AT_FDCWD, path, [&] { return DLIO_REAL(unlink)(path); });
+}
+
+DLIO_PRELOAD_EXPORT int unlinkat(int dirfd, const char* path, int flags) {
+  return TracePathCall("unlinkat", dirfd, path,
+                       [&] { return DLIO_REAL(unlinkat)(dirfd, path, flags); });
+}
+
+DLIO_PRELOAD_EXPORT int remove(const char* path) {
+  return TracePathCall("remove", AT_FDCWD, path, [&] { return DLIO_REAL(remove)(path); });
 }
 
 DLIO_PRELOAD_EXPORT void* mmap(void* addr, size_t len, int prot, int flags, int fd, off_t off) {

@@ -3,7 +3,7 @@
  *                                 (outside the data directories); exits normally
  *   io_program fork DATA          a reader thread, then a forked child that reads and ends with
  *                                 _exit; prints "parent PID child PID"
- *   io_program more DATA          vectored I/O, stat, mmap and stdio in DATA
+ *   io_program more DATA          vectored I/O, stat, mmap, stdio and unlink in DATA
  *   io_program closeall DATA      closes every descriptor (the tracer's too), then writes a file
  *   io_program exec DATA          reads, then execs itself (same pid) to read again
  *   io_program execl DATA         the same through execl (variadic)
@@ -14,6 +14,9 @@
  *   io_program term DATA          reads, then dies of SIGTERM with a file still open
  *   io_program wait DATA READY    reads, creates READY, then sleeps (up to 60 s) with the file
  *                                 open: for a signal sent from outside
+ *   io_program scratch DATA WORK  two passes reading DATA/f0.bin..f3.bin whole (4 KiB each),
+ *                                 each started by a scratch file in WORK: created, 4 bytes
+ *                                 written, closed, unlinked (Python's tempfile probe)
  * Every call's result is checked: any surprise exits 2, so the test knows the calls happened. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -87,6 +90,8 @@ static int Basic(const char* data, const char* other) {
   Check(fd >= 0 && write(fd, buf, 5) == 5 && close(fd) == 0, "module.py");
   fd = open(Join(other, "outside.bin"), O_CREAT | O_WRONLY | O_TRUNC, 0644);
   Check(fd >= 0 && write(fd, buf, 6) == 6 && close(fd) == 0, "outside.bin");
+  Check(unlink(Join(data, "module.py")) == 0 && unlink(Join(other, "outside.bin")) == 0,
+        "unlink untraced files");
   return 0;
 }
 
@@ -142,6 +147,8 @@ static int More(const char* data) {
   Check(close(fd) == 0, "close d.bin");
   Check(stat(Join(data, "d.bin"), &st) == 0, "stat d.bin");
   Check(lstat(Join(data, "missing.bin"), &st) == -1, "lstat missing");
+  Check(unlink(Join(data, "d.bin")) == 0, "unlink d.bin");
+  Check(unlink(Join(data, "missing.bin")) == -1, "unlink missing");
 
   FILE* f = fopen(Join(data, "e.bin"), "w+");
   Check(f != NULL, "fopen e.bin");
@@ -150,6 +157,10 @@ static int More(const char* data) {
   Check(fread(buf, 1, 20, f) == 20, "fread 20 at 5");
   Check(fread(buf, 100, 1, f) == 0, "fread 100 at 25");
   Check(fclose(f) == 0, "fclose");
+  Check(remove(Join(data, "e.bin")) == 0, "remove e.bin");
+  Check(mkdir(Join(data, "sub"), 0755) == 0, "mkdir sub");
+  int dir = open(data, O_RDONLY | O_DIRECTORY);
+  Check(dir >= 0 && unlinkat(dir, "sub", AT_REMOVEDIR) == 0 && close(dir) == 0, "unlinkat sub");
   return 0;
 }
 
@@ -240,6 +251,21 @@ static int Wait(const char* data, const char* ready) {
   return 0;
 }
 
+static int Scratch(const char* data, const char* work) {
+  for (int pass = 0; pass < 2; ++pass) {
+    int fd = open(Join(work, "tmpprobe"), O_CREAT | O_EXCL | O_RDWR, 0600);
+    Check(fd >= 0 && write(fd, "blat", 4) == 4 && close(fd) == 0, "write the scratch file");
+    Check(unlink(Join(work, "tmpprobe")) == 0, "unlink the scratch file");
+    for (int i = 0; i < 4; ++i) {
+      char name[16];
+      snprintf(name, sizeof name, "f%d.bin", i);
+      fd = open(Join(data, name), O_RDONLY);
+      Check(fd >= 0 && read(fd, buf, 4096) == 4096 && close(fd) == 0, "read a data file");
+    }
+  }
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[1], "basic") == 0) return Basic(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "fork") == 0) return Fork(argv[2]);
@@ -252,6 +278,7 @@ int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "position") == 0) return Position(argv[2]);
   if (argc == 3 && strcmp(argv[1], "after-exec") == 0) return ReadAt(argv[2], 22, 33);
   if (argc == 3 && strcmp(argv[1], "closeall") == 0) return CloseAll(argv[2]);
+  if (argc == 4 && strcmp(argv[1], "scratch") == 0) return Scratch(argv[2], argv[3]);
   fprintf(stderr, "usage: io_program basic DATA OTHER | fork DATA\n");
   return 1;
 }

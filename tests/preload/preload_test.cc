@@ -236,7 +236,7 @@ TEST_CASE("preload gives a forked child its own trace, complete although it ends
   }
 }
 
-TEST_CASE("preload traces vectored I/O, stat, mmap and stdio streams") {
+TEST_CASE("preload traces vectored I/O, stat, mmap, stdio streams and unlink") {
   TempDir tmp;
   const std::string out = tmp / "out";
   const std::string data = tmp / "data";
@@ -263,12 +263,18 @@ TEST_CASE("preload traces vectored I/O, stat, mmap and stdio streams") {
                           {"close", d, -1, -1, 0},
                           {"stat", d, -1, -1, 0},
                           {"lstat", data + "/missing.bin", -1, -1, -ENOENT},
+                          {"unlink", d, -1, -1, 0},
+                          {"unlink", data + "/missing.bin", -1, -1, -ENOENT},
                           {"fopen", e, -1, -1, kAnyFd},
                           {"fwrite", e, 0, 70, 70},
                           {"fseek", e, 5, -1, 0},
                           {"fread", e, 5, 20, 20},
                           {"fread", e, 25, 100, 0},  // 45 bytes left: no whole item
                           {"fclose", e, -1, -1, 0},
+                          {"remove", e, -1, -1, 0},  // one event: not also glibc's unlink
+                          {"open", data, -1, -1, kAnyFd},
+                          {"unlinkat", data + "/sub", -1, -1, 0},  // relative to the folder
+                          {"close", data, -1, -1, 0},
                       });
   for (const json& ev : events) {
     const std::string name = ev.at("name");
@@ -514,6 +520,32 @@ TEST_CASE("dlio-run profile runs a program under the interposer and passes its e
       RunCommand("'" + dlio_run + "' profile --output '" + out + "' -- /nonexistent/program");
   CHECK(missing.exit_code == 127);
   CHECK(missing.output.find("/nonexistent/program") != std::string::npos);
+}
+
+TEST_CASE("dlio-run fit leaves out a scratch file a preload trace saw created and unlinked") {
+  // Profiled without --data-dir, as a user would: the probe folder beside the data is traced.
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  const std::string work = tmp / "work";
+  for (const auto& d : {data, work}) std::filesystem::create_directory(d);
+  for (int i = 0; i < 4; ++i) {
+    dlio::testing::WriteTextFile(data + "/f" + std::to_string(i) + ".bin", std::string(4096, 'y'));
+  }
+  const std::string dlio_run = DLIO_BINARY_DIR "/apps/dlio-run/dlio-run";
+  const std::string prof = tmp / "prof";
+  const auto profiled =
+      RunCommand("'" + dlio_run + "' profile --output '" + prof +
+                 "' -- '" DLIO_PRELOAD_IO_PROGRAM "' scratch '" + data + "' '" + work + "'");
+  INFO(profiled.output);
+  REQUIRE(profiled.exit_code == 0);
+  const auto fitted =
+      RunCommand("'" + dlio_run + "' fit '" + prof + "' -o '" + tmp / "fit.yaml" + "'");
+  INFO(fitted.output);
+  REQUIRE(fitted.exit_code == 0);
+  const std::string yaml = dlio::testing::ReadTextFile(tmp / "fit.yaml");
+  INFO(yaml);
+  CHECK(yaml.find(" 1 scratch files created and deleted within the run") != std::string::npos);
+  CHECK(yaml.find("checkpoint: false") != std::string::npos);  // not 2 saves of 4 bytes
 }
 
 TEST_CASE("preload writes out a process killed by SIGTERM (pool workers end that way)") {
