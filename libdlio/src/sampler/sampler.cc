@@ -207,7 +207,8 @@ Result<std::unique_ptr<Sampler>> MakeSampler(const SamplerOptions& options) {
   if (name == "auto") {
     const bool any =
         options.file_shuffle != ShuffleMode::kOff || options.sample_shuffle != ShuffleMode::kOff;
-    name = any ? "shuffle" : "sequential";
+    const bool window = options.window_shuffle && options.sample_shuffle != ShuffleMode::kOff;
+    name = !any ? "sequential" : window ? "shuffle_buffer" : "shuffle";
   }
   if (!(options.fraction > 0 && options.fraction <= 1)) {
     return Status::InvalidArgument("reader.read_fraction must be in (0, 1], got ",
