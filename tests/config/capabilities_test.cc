@@ -351,5 +351,46 @@ TEST_CASE("capabilities: collective reads need a pipeline that reads on the loop
                                             "'preload', got 'user_inline'"));
 }
 
+TEST_CASE("capabilities: pipelines, checkpointers and the tiered storage declare what they do") {
+  const auto registries = Builtins();
+  const Registries& r = *registries;
+  auto pipeline = [&](const char* name) {
+    auto entry = r.pipelines.Find(name);
+    REQUIRE(entry.ok());
+    return entry->capabilities;
+  };
+  CHECK(pipeline("preload").holds_dataset);
+  CHECK(pipeline("pytorch").worker_processes);
+  CHECK(pipeline("sync").reads_on_loop_thread);
+  const PipelineCapabilities threaded = pipeline("threaded");
+  CHECK_FALSE(threaded.holds_dataset);
+  CHECK_FALSE(threaded.worker_processes);
+  CHECK_FALSE(threaded.reads_on_loop_thread);
+  // Only the transformer layouts log a transformer plan: dlio_benchmark when it has layers.
+  CheckpointOptions layers;
+  layers.transformer.num_layers = 4;
+  CheckpointOptions flat;
+  flat.transformer.num_layers = 0;
+  auto writes_layers = [&](const char* name, const CheckpointOptions& o) {
+    auto entry = r.checkpointers.Find(name);
+    REQUIRE(entry.ok());
+    const auto& declared = entry->capabilities.writes_transformer_layers;
+    return declared && declared(o);
+  };
+  CHECK(writes_layers("transformer", flat));
+  CHECK(writes_layers("dlio_benchmark", layers));
+  CHECK_FALSE(writes_layers("dlio_benchmark", flat));
+  for (const char* name : {"paper", "model", "torch_save"}) {
+    CAPTURE(name);
+    CHECK_FALSE(writes_layers(name, layers));
+  }
+  // The tiered storage's cache may be shared by a node's ranks; the storages it wraps have none.
+  StorageOptions tiered;
+  tiered.name = "tiered";
+  CHECK(StorageCapabilitiesFor(tiered, r)->node_shared_cache);
+  StorageOptions posix;
+  CHECK_FALSE(StorageCapabilitiesFor(posix, r)->node_shared_cache);
+}
+
 }  // namespace
 }  // namespace dlio
