@@ -24,13 +24,17 @@ storage:
     - {type: directory, path: /tmp/cache, capacity_bytes: 2GiB, threads: 2}
 )";
 
+// The first error of parsing `yaml`, validating its keys, and asking the built-in storages about
+// theirs (ValidateCapabilities runs the tiered entry's hook), as a run does; "" when none.
 std::string ErrorOf(const std::string& yaml) {
   auto c = ParseConfig(yaml, "t.yaml");
-  if (c.ok()) {
-    Status v = c->Validate();
-    return v.ok() ? "" : v.message();
-  }
-  return c.status().message();
+  if (!c.ok()) return c.status().message();
+  Status v = c->Validate();
+  if (!v.ok()) return v.message();
+  Registries registries;
+  REQUIRE(RegisterBuiltins(&registries).ok());
+  v = ValidateCapabilities(*c, registries);
+  return v.ok() ? "" : v.message();
 }
 
 TEST_CASE("storage.tiers parses a list of tier maps and survives the JSON round trip") {

@@ -275,5 +275,122 @@ TEST_CASE("capabilities: ResolveIoModel maps auto and pytorch to the format's de
   CHECK(ResolveIoModel(IoModel::kNative, numpy) == IoModel::kNative);
 }
 
+TEST_CASE("capabilities: the format, storage and pipeline named check the keys they read") {
+  const auto registries = Builtins();
+  const Registries& r = *registries;
+  auto validate = [&](std::initializer_list<const char*> overrides) {
+    WorkloadConfig c;
+    for (const char* o : overrides) REQUIRE(ApplyOverride(&c, o).ok());
+    REQUIRE(c.Validate().ok());  // the rules among keys hold: what fails is asked of the backend
+    return ValidateCapabilities(c, r).message();
+  };
+  CHECK(validate({}).empty());
+  CHECK(validate({"dataset.hdf5_lookup_rows=4"}) ==
+        "dataset.hdf5_lookup_rows applies to dataset.format 'hdf5' only, got 'npz'");
+  CHECK(validate({"dataset.format=hdf5", "dataset.hdf5_lookup_rows=4"}).empty());
+  CHECK_THAT(validate({"reader.read_type=memory", "reader.pipeline=threaded"}),
+             Catch::StartsWith("reader.read_type 'memory' requires reader.pipeline 'preload', "
+                               "got 'threaded'"));
+  CHECK(validate({"reader.read_type=memory", "reader.pipeline=preload"}).empty());
+  CHECK(validate({"reader.pipeline=preload", "dataset.num_files_train=16777217"}) ==
+        "dataset.num_files_train and dataset.num_files_eval must be <= 16777216 with "
+        "reader.pipeline 'preload'");
+  CHECK(validate({"storage.storage_type=slow", "storage.slow_inner=''"}) ==
+        "storage.slow_inner must not be empty when storage.storage_type is 'slow'");
+  CHECK(validate({"storage.storage_type=tiered", "storage.tiered_source=tiered"}) ==
+        "storage.tiered_source must name another storage when storage.storage_type is 'tiered', "
+        "got 'tiered'");
+  // One image per file: refused at config time, not when the generator meets it.
+  for (const char* format : {"jpeg", "png"}) {
+    CAPTURE(format);
+    auto images = ParseConfig(
+        std::string("dataset: {format: ") + format + ", num_samples_per_file: 2}", "img.yaml");
+    REQUIRE(images.ok());
+    REQUIRE(images->Validate().ok());
+    CHECK(
+        ValidateCapabilities(*images, r).message().find("dataset.num_samples_per_file must be 1") ==
+        0);
+  }
+  // hdf5 splits record_dims[0] across /records_0..N-1: N > 1 needs them (DLIO fails without).
+  if (!(*r.formats.Get("hdf5"))().ok()) return;  // built without HDF5
+  for (const char* yaml : {"dataset: {format: hdf5, hdf5: {num_dset_per_record: 2}}",
+                           "dataset: {format: hdf5, record_dims: [4], metadata_file: true, "
+                           "hdf5: {num_dset_per_record: 2}}"}) {
+    CAPTURE(yaml);
+    auto split = ParseConfig(yaml, "n.yaml");
+    REQUIRE(split.ok());
+    REQUIRE(split->Validate().ok());
+    CHECK(ValidateCapabilities(*split, r).message().find("dataset.hdf5.num_dset_per_record > 1") ==
+          0);
+  }
+}
+
+TEST_CASE("capabilities: collective reads need a pipeline that reads on the loop's thread") {
+  const auto registries = Builtins();
+  Registries& r = *registries;
+  WorkloadConfig c = CollectiveConfig("mpiio", "npz");
+  REQUIRE(ApplyOverride(&c, "reader.pipeline=threaded").ok());
+  REQUIRE(c.Validate().ok());
+  Status s = ValidateCapabilities(c, r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("storage.mpiio_collective"));
+  CHECK_THAT(s.message(), Catch::Contains("needs reader.pipeline 'sync'"));
+  // A user pipeline is judged by what it declares, not by its name.
+  auto none = [](const PipelineOptions&, const PipelineEnv&) -> Result<std::unique_ptr<Pipeline>> {
+    return Status::Unimplemented("user pipeline");
+  };
+  REQUIRE(r.pipelines
+              .Register({"user_inline", "a user's pipeline", "", none,
+                         PipelineCapabilities{.reads_on_loop_thread = true}})
+              .ok());
+  c.reader.pipeline = "user_inline";  // the config's key accepts the built-in names only
+  CHECK(ValidateCapabilities(c, r).ok());
+  c.reader.read_type = ReadType::kMemory;  // (the key's override also picks preload)
+  s = ValidateCapabilities(c, r);
+  CHECK_THAT(s.message(), Catch::StartsWith("reader.read_type 'memory' requires reader.pipeline "
+                                            "'preload', got 'user_inline'"));
+}
+
+TEST_CASE("capabilities: pipelines, checkpointers and the tiered storage declare what they do") {
+  const auto registries = Builtins();
+  const Registries& r = *registries;
+  auto pipeline = [&](const char* name) {
+    auto entry = r.pipelines.Find(name);
+    REQUIRE(entry.ok());
+    return entry->capabilities;
+  };
+  CHECK(pipeline("preload").holds_dataset);
+  CHECK(pipeline("pytorch").worker_processes);
+  CHECK(pipeline("sync").reads_on_loop_thread);
+  const PipelineCapabilities threaded = pipeline("threaded");
+  CHECK_FALSE(threaded.holds_dataset);
+  CHECK_FALSE(threaded.worker_processes);
+  CHECK_FALSE(threaded.reads_on_loop_thread);
+  // Only the transformer layouts log a transformer plan: dlio_benchmark when it has layers.
+  CheckpointOptions layers;
+  layers.transformer.num_layers = 4;
+  CheckpointOptions flat;
+  flat.transformer.num_layers = 0;
+  auto writes_layers = [&](const char* name, const CheckpointOptions& o) {
+    auto entry = r.checkpointers.Find(name);
+    REQUIRE(entry.ok());
+    const auto& declared = entry->capabilities.writes_transformer_layers;
+    return declared && declared(o);
+  };
+  CHECK(writes_layers("transformer", flat));
+  CHECK(writes_layers("dlio_benchmark", layers));
+  CHECK_FALSE(writes_layers("dlio_benchmark", flat));
+  for (const char* name : {"paper", "model", "torch_save"}) {
+    CAPTURE(name);
+    CHECK_FALSE(writes_layers(name, layers));
+  }
+  // The tiered storage's cache may be shared by a node's ranks; the storages it wraps have none.
+  StorageOptions tiered;
+  tiered.name = "tiered";
+  CHECK(StorageCapabilitiesFor(tiered, r)->node_shared_cache);
+  StorageOptions posix;
+  CHECK_FALSE(StorageCapabilitiesFor(posix, r)->node_shared_cache);
+}
+
 }  // namespace
 }  // namespace dlio

@@ -39,8 +39,6 @@ TEST_CASE("every validation rule names its key") {
       {{"dataset.compression_level=-1"}, "dataset.compression_level: -1 is out of range"},
       {{"dataset.enable_chunking=true"},
        "dataset.chunk_size or dataset.chunk_samples must be >= 1"},
-      {{"dataset.hdf5_lookup_rows=4"},
-       "dataset.hdf5_lookup_rows applies to dataset.format 'hdf5' only, got 'npz'"},
       {{"dataset.hdf5_lookup_row_bytes=0"},
        "dataset.hdf5_lookup_row_bytes: 0 is out of range (accepted: 1 to 1048576)"},
       {{"dataset.image_quality=0"},
@@ -51,8 +49,6 @@ TEST_CASE("every validation rule names its key") {
       {{"storage.storage_type=''"}, "storage.storage_type must not be empty"},
       {{"storage.slow_latency_us=-1"},
        "storage.slow_latency_us: -1 is out of range (accepted: [0, 6e+07])"},
-      {{"reader.read_type=memory", "reader.pipeline=threaded"},
-       "reader.read_type 'memory' requires reader.pipeline 'preload'"},
       {{"reader.odirect=true", "reader.transfer_size=1000"},
        "reader.transfer_size must be a multiple of 4096"},
       {{"reader.sampler=shuffle_buffer", "reader.shuffle_size=0"},
@@ -447,9 +443,9 @@ TEST_CASE("storage.mpiio_collective is accepted only where every rank makes the 
     const char* breaks;
     const char* needle;
   };
-  // What the storage and format must do is asked of them: tests/config/capabilities_test.cc.
+  // What the storage, format and pipeline must do is asked of them:
+  // tests/config/capabilities_test.cc.
   const Case cases[] = {
-      {"reader.pipeline=threaded", "needs reader.pipeline 'sync'"},
       {"reader.read_threads=2", "needs reader.read_threads <= 1, got 2"},
       {"reader.drop_last=false", "needs reader.drop_last: true"},
       {"dataset.num_files_train=4", "dataset.num_files_train = 1"},
@@ -517,21 +513,8 @@ reader:
   CHECK(indivisible->Validate().message().find(
             "dataset.hdf5.num_dset_per_record (3) must divide dataset.record_dims[0] (4)") !=
         std::string::npos);
-  // One image per file: refused at config time, not when the generator meets it.
-  for (const char* format : {"jpeg", "png"}) {
-    auto images = ParseConfig(
-        std::string("dataset: {format: ") + format + ", num_samples_per_file: 2}", "img.yaml");
-    REQUIRE(images.ok());
-    CHECK(images->Validate().message().find("dataset.num_samples_per_file must be 1") == 0);
-  }
-  // hdf5 splits record_dims[0] across /records_0..N-1: N > 1 needs them (DLIO fails without).
-  for (const char* yaml : {"dataset: {format: hdf5, hdf5: {num_dset_per_record: 2}}",
-                           "dataset: {format: hdf5, record_dims: [4], metadata_file: true, "
-                           "hdf5: {num_dset_per_record: 2}}"}) {
-    auto split = ParseConfig(yaml, "n.yaml");
-    REQUIRE(split.ok());
-    CHECK(split->Validate().message().find("dataset.hdf5.num_dset_per_record > 1") == 0);
-  }
+  // What jpeg, png and hdf5 need of these keys is asked of the format:
+  // tests/config/capabilities_test.cc.
   auto stdev = ParseConfig("dataset: {record_dims: [4], record_length_bytes_stdev: 2}", "s.yaml");
   REQUIRE(stdev.ok());
   CHECK(stdev->Validate().message().find("record_length_bytes_stdev") != std::string::npos);

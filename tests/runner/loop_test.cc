@@ -16,6 +16,13 @@ struct Fixture {
   std::unique_ptr<dlio::Format> format;
   dlio::WorkloadConfig config;
 
+  // What the registered pipeline `name` declares.
+  dlio::PipelineCapabilities Declared(const std::string& name) const {
+    auto entry = registries.pipelines.Find(name);
+    REQUIRE(entry.ok());
+    return entry->capabilities;
+  }
+
   Fixture() {
     REQUIRE(dlio::RegisterBuiltins(&registries).ok());
     config.storage.storage_type = "memory";
@@ -145,7 +152,7 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   const uint64_t host = uint64_t{16} << 30;  // a 16 GiB host: 8 GiB for the pipelines
   auto reserve = [&](const std::string& pipeline, uint64_t batch, const dlio::Format& format) {
     dlio::PipelineOptions po;
-    dlio::ReserveBuffersFor(c, format, pipeline, batch, host, &po);
+    dlio::ReserveBuffersFor(c, format, fx.Declared(pipeline), batch, host, &po);
     return po;
   };
   // threaded: every pooled buffer, (prefetch 2 + 3 threads + 1) x batch 4, at the record length.
@@ -196,7 +203,7 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   CHECK(reserve("threaded", 4, *fx.format).reserve_sample_bytes == 0);
   // A host whose memory is unknown (0): no bound.
   dlio::PipelineOptions unbounded;
-  dlio::ReserveBuffersFor(c, *fx.format, "threaded", 4, 0, &unbounded);
+  dlio::ReserveBuffersFor(c, *fx.format, fx.Declared("threaded"), 4, 0, &unbounded);
   CHECK(unbounded.reserve_buffers == 24);
   // Nothing for preload, nor for formats whose stored size is not the record length.
   c.dataset.record_length_bytes = 1 << 20;
@@ -214,29 +221,29 @@ TEST_CASE("BoundedReadBytesFor bounds the pytorch workers' read buffers of strea
   c.dataset.record_length_bytes = 8 << 20;
   c.dataset.record_length_bytes_resize = 2 << 20;
   c.reader.read_threads = 4;
-  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "pytorch") == 2u << 20);
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, fx.Declared("pytorch")) == 2u << 20);
   dlio::PipelineOptions po;
-  dlio::ReserveBuffersFor(c, *fx.format, "pytorch", 4, uint64_t{16} << 30, &po);
+  dlio::ReserveBuffersFor(c, *fx.format, fx.Declared("pytorch"), 4, uint64_t{16} << 30, &po);
   CHECK(po.bounded_read_bytes == 2u << 20);
   CHECK(po.reserve_sample_bytes == 8u << 20);  // the span; the memory is 2 MiB + 1 MiB
   c.dataset.record_length_bytes_stdev = 1000;  // the span: mean + 4 stdev
-  dlio::ReserveBuffersFor(c, *fx.format, "pytorch", 4, uint64_t{16} << 30, &po);
+  dlio::ReserveBuffersFor(c, *fx.format, fx.Declared("pytorch"), 4, uint64_t{16} << 30, &po);
   CHECK(po.reserve_sample_bytes == (8u << 20) + 4000);
-  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "threaded") == 0);
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, fx.Declared("threaded")) == 0);
   c.reader.read_threads = 0;  // no worker process
-  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "pytorch") == 0);
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, fx.Declared("pytorch")) == 0);
   c.reader.read_threads = 4;
   c.reader.decode = true;  // the decoder reads the whole sample back
-  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "pytorch") == 0);
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, fx.Declared("pytorch")) == 0);
   c.reader.decode = false;
   c.reader.client_costs = dlio::ClientCosts::kFramework;  // the framework's whole arrays
-  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, "pytorch") == 0);
+  CHECK(dlio::BoundedReadBytesFor(c, *fx.format, fx.Declared("pytorch")) == 0);
   c.reader.client_costs = dlio::ClientCosts::kNone;
   auto tfrecord = fx.registries.formats.Get("tfrecord");  // its reader reads records back
   REQUIRE(tfrecord.ok());
   auto tfrecord_format = (*tfrecord)();
   REQUIRE(tfrecord_format.ok());
-  CHECK(dlio::BoundedReadBytesFor(c, **tfrecord_format, "pytorch") == 0);
+  CHECK(dlio::BoundedReadBytesFor(c, **tfrecord_format, fx.Declared("pytorch")) == 0);
 }
 
 TEST_CASE("reader.thread_nice auto lowers the readers only under accelerator threads") {

@@ -187,4 +187,12 @@ struct CheckpointEnv {
 using CheckpointerFactory = std::function<Result<std::unique_ptr<Checkpointer>>(
     const CheckpointOptions&, const CheckpointEnv&)>;
 
+// What a checkpointer's registry entry declares, so the runner asks instead of comparing names.
+struct CheckpointerCapabilities {
+  // Whether, with these options, it writes a transformer's layers and optimizer state from the
+  // model description (transformer; dlio_benchmark with model.num_layers > 0): the runner then
+  // logs the checkpoint's plan. Empty: never.
+  std::function<bool(const CheckpointOptions&)> writes_transformer_layers;
+};
+
 }  // namespace dlio

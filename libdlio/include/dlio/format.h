@@ -230,6 +230,15 @@ struct FormatCapabilities {
   // read into a buffer that keeps only a sample's first bytes (PipelineOptions::
   // bounded_read_bytes).
   bool streams_samples = false;
+  // A file holds one sample whatever dataset.num_samples_per_file says (jpeg, png: one image per
+  // file, as DLIO's generators write them), so config validation refuses any other value.
+  bool one_sample_per_file = false;
+  // Reads dataset.hdf5_lookup_rows (hdf5: rows of a small lookup table read per sample); config
+  // validation refuses the key with a format that would ignore it.
+  bool lookup_rows = false;
+  // Splits a record over dataset.hdf5.num_dset_per_record datasets (hdf5: record_dims[0] across
+  // /records_0..N-1), which needs dataset.record_dims and no dataset.metadata_file when N > 1.
+  bool datasets_per_record = false;
 };
 
 // The request model a reader of a format declaring `capabilities` uses for the reader.io_model

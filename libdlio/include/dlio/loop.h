@@ -34,11 +34,13 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& config, uint64_t 
 // reader.io_model's first meaning: the request model `format`'s readers use (ResolveIoModel:
 // auto and pytorch become the format's default).
 IoModel RequestModelFor(const WorkloadConfig& config, const Format& format);
-// Its second: who runs the reads (kPytorchWorkers when PipelineNameFor picks "pytorch").
+// Its second: who runs the reads. kPytorchWorkers for reader.io_model pytorch, or auto with
+// reader.data_loader pytorch and reader.pipeline threaded over a storage that does not need MPI
+// (PipelineNameFor then builds "pytorch"); else kThreads.
 Loader LoaderFor(const WorkloadConfig& config, bool storage_needs_mpi);
 // The sampler adaptation of the I/O-model table's entry for `model` (the request model). Under
 // tf.data, reads follow TFRecordDataset's streams: a sample shuffle is tf.data's shuffle buffer,
-// applied after the reads (sampler auto becomes shuffle_buffer; shuffle_buffer gets
+// applied after the reads (window_shuffle: sampler auto picks shuffle_buffer; and
 // shuffle_after_read), so each file is read front to back. An explicit reader.sampler 'shuffle'
 // is kept (each read out of stream order then restarts the file's stream). Other models:
 // unchanged.
@@ -63,7 +65,8 @@ size_t AllocatorThresholdFor(const WorkloadConfig& config, const Format& format,
 // StorageCapabilities::needs_mpi); else reader.pipeline.
 std::string PipelineNameFor(const WorkloadConfig& config, bool storage_needs_mpi);
 // The pipeline buffers allocated and touched before the first epoch (PipelineOptions::
-// reserve_sample_bytes, reserve_buffers, reserve_batch_bytes) for `pipeline` (PipelineNameFor)
+// reserve_sample_bytes, reserve_buffers, reserve_batch_bytes) for a pipeline declaring `pipeline`
+// (the registry entry of PipelineNameFor's choice)
 // with batches of `batch_size`, so no timed epoch pays first-touch page faults. Sized from
 // dataset.record_length_bytes and _stdev (a sample: mean + 2 stdev; a batch of b: b x mean +
 // 2 sqrt(b) stdev), reader.prefetch_size and read_threads, for formats whose stored sample size
@@ -76,22 +79,24 @@ std::string PipelineNameFor(const WorkloadConfig& config, bool storage_needs_mpi
 // pipelines of a process would reserve together is bounded by half of `host_memory_bytes`
 // (0: unbounded): the threaded pool then reserves the buffers it hands out first up to that,
 // pytorch slots are grown on demand. Leaves the fields at 0 (grow on demand) for other formats
-// and for preload.
+// and for a pipeline that holds the dataset (preload).
 void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
-                       const std::string& pipeline, uint64_t batch_size, uint64_t host_memory_bytes,
-                       PipelineOptions* options);
+                       const PipelineCapabilities& pipeline, uint64_t batch_size,
+                       uint64_t host_memory_bytes, PipelineOptions* options);
 // The same with this host's memory (HostMemoryBytes: physical memory or the cgroup's limit).
 void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
-                       const std::string& pipeline, uint64_t batch_size, PipelineOptions* options);
-// PipelineOptions::bounded_read_bytes (set by ReserveBuffersFor): under `pipeline` pytorch with
-// worker processes, dataset.record_length_bytes_resize (what a worker collates of a sample) when
-// the format's readers stream samples (FormatCapabilities::streams_samples), without decoding and
-// without reader.client_costs framework (which pays the framework's whole-sample arrays); else 0.
+                       const PipelineCapabilities& pipeline, uint64_t batch_size,
+                       PipelineOptions* options);
+// PipelineOptions::bounded_read_bytes (set by ReserveBuffersFor): for a pipeline declaring
+// worker_processes (pytorch) with worker processes, dataset.record_length_bytes_resize (what a
+// worker collates of a sample) when the format's readers stream samples
+// (FormatCapabilities::streams_samples), without decoding and without reader.client_costs framework
+// (which pays the framework's whole-sample arrays); else 0.
 uint64_t BoundedReadBytesFor(const WorkloadConfig& config, const Format& format,
-                             const std::string& pipeline);
+                             const PipelineCapabilities& pipeline);
 // The same for a format whose readers stream samples or not (the preflight's estimate).
 uint64_t BoundedReadBytesFor(const WorkloadConfig& config, bool streams_samples,
-                             const std::string& pipeline);
+                             const PipelineCapabilities& pipeline);
 // reader.thread_nice as the pipeline applies it: the key's value, or under auto (-1) 10 when the
 // process runs train.accelerators_per_process > 1 accelerator threads (their training threads
 // then wake from each step's compute while many read threads copy: docs/performance.md), else 0

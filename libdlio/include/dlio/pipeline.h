@@ -201,4 +201,19 @@ struct PipelineEnv {
 using PipelineFactory =
     std::function<Result<std::unique_ptr<Pipeline>>(const PipelineOptions&, const PipelineEnv&)>;
 
+// What a pipeline's registry entry declares, so the runner and config validation ask instead of
+// comparing pipeline names. Every field defaults to false.
+struct PipelineCapabilities {
+  // Reads every planned sample into memory once and serves the epochs from there (preload):
+  // reader.read_type memory needs it, the preflight counts the dataset in the host's memory, and
+  // no per-sample read buffers are reserved.
+  bool holds_dataset = false;
+  // Reads in worker processes, each building whole batches into its own slots (pytorch): the
+  // read buffers may be bounded (PipelineOptions::bounded_read_bytes) and are sized per worker.
+  bool worker_processes = false;
+  // Issues every read from the training loop's own thread (sync): storage.mpiio_collective needs
+  // it, as a collective read must be made in step with the other ranks.
+  bool reads_on_loop_thread = false;
+};
+
 }  // namespace dlio

@@ -43,6 +43,9 @@ struct HostResources {
   // pytorch loader under auto then runs threaded, PipelineNameFor).
   bool streaming_format = false;
   bool storage_needs_mpi = false;
+  // reader.pipeline holds the whole dataset in memory (PipelineCapabilities::holds_dataset:
+  // preload), as reader.read_type memory does: the preloaded samples count as memory.
+  bool pipeline_holds_dataset = false;
 };
 
 // One part of a rank's memory: what it is, the keys that size it, and its bytes.

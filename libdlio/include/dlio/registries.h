@@ -19,9 +19,9 @@ class Registries {
   Registry<StorageFactory, StorageCapabilitiesFn> storages{"storage"};
   Registry<FormatFactory> formats{"format"};
   Registry<SamplerFactory> samplers{"sampler"};
-  Registry<PipelineFactory> pipelines{"pipeline"};
+  Registry<PipelineFactory, PipelineCapabilities> pipelines{"pipeline"};
   Registry<ComputeFactory> computes{"compute emulator"};
-  Registry<CheckpointerFactory> checkpointers{"checkpointer"};
+  Registry<CheckpointerFactory, CheckpointerCapabilities> checkpointers{"checkpointer"};
 };
 
 // Registers every built-in implementation (explicit, so a static link never drops one).

@@ -13,6 +13,8 @@
 
 namespace dlio {
 
+struct WorkloadConfig;
+
 // What an entry of a kind without registered capabilities declares: nothing.
 struct NoCapabilities {};
 
@@ -28,6 +30,10 @@ class Registry {
     std::string options;      // the config keys this implementation reads, for `dlio-run list`
     Factory factory;
     Capabilities capabilities{};  // default: declares none
+    // Checks the config keys this implementation reads, when the config names it (slow: a
+    // storage.slow_inner to wrap); InvalidArgument naming the key. Empty: nothing to check.
+    // ValidateCapabilities (dlio/registries.h) calls it.
+    std::function<Status(const WorkloadConfig&)> validate{};
   };
 
   explicit Registry(std::string kind) : kind_(std::move(kind)) {}

@@ -68,6 +68,10 @@ struct SamplerOptions {
   // shuffle_buffer: the window applies after the reads (step 4), so the plan keeps each file's
   // stream order (reader.io_model tf.data; AdaptSamplerToIoModel in dlio/loop.h sets it).
   bool shuffle_after_read = false;
+  // auto with sample_shuffle on: shuffle each rank's stream through the shuffle_size window
+  // (shuffle_buffer) instead of the whole epoch, as DLIO's TensorFlow loader (tf.data's
+  // shuffle) and the stream-order I/O models do (SamplerOptionsFor, AdaptSamplerToIoModel).
+  bool window_shuffle = false;
 };
 
 struct PlanRequest {

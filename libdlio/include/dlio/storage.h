@@ -247,6 +247,10 @@ struct StorageCapabilities {
   // files at each epoch's start as reader.reopen_files_each_epoch does, so a file kept open across
   // epochs does not keep reading the level it was first opened from.
   bool reopen_each_epoch = false;
+  // Keeps a cache that the ranks of a node may share through one rank's cache server (tiered):
+  // with storage.cache_scope node the runner builds it once per node and synchronises the
+  // node's ranks at each epoch's start.
+  bool node_shared_cache = false;
 };
 
 // What a storage adds to each read or write call to emulate a slower one (Storage::emulated_cost).

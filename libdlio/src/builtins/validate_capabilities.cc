@@ -41,6 +41,86 @@ std::string NamesThat(const Entries& entries, Declares declares) {
   return names.empty() ? "none" : names;
 }
 
+// What the registered pipeline named `name` declares (nothing when it is unknown).
+PipelineCapabilities PipelineDeclares(const std::string& name, const Registries& registries) {
+  auto entry = registries.pipelines.Find(name);
+  return entry.ok() ? entry->capabilities : PipelineCapabilities{};
+}
+
+// The registered pipelines whose capabilities pass `declares`, as 'a' or 'a' or 'b'.
+template <typename Declares>
+std::string PipelinesThat(const Registries& registries, Declares declares) {
+  std::string names;
+  for (const auto& entry : registries.pipelines.List()) {
+    if (declares(entry.capabilities)) names += (names.empty() ? "'" : " or '") + entry.name + "'";
+  }
+  return names.empty() ? "none" : names;
+}
+
+// The named implementation's own keys, checked by its registry entry's hook (unknown names are
+// refused where they are built).
+template <typename Registry>
+Status ValidateNamed(const Registry& registry, const std::string& name, const WorkloadConfig& c) {
+  auto entry = registry.Find(name);
+  if (!entry.ok() || !entry->validate) return Status::OK();
+  return entry->validate(c);
+}
+
+// reader.pipeline against reader.read_type and storage.mpiio_collective.
+Status ValidatePipeline(const WorkloadConfig& c, const Registries& registries) {
+  const ReaderConfig& r = c.reader;
+  const PipelineCapabilities pipeline = PipelineDeclares(r.pipeline, registries);
+  if (r.read_type == ReadType::kMemory && !pipeline.holds_dataset) {
+    return Status::InvalidArgument(
+        "reader.read_type 'memory' requires reader.pipeline " +
+        PipelinesThat(registries, [](const PipelineCapabilities& p) { return p.holds_dataset; }) +
+        ", got '" + r.pipeline + "'");
+  }
+  if (c.storage.mpiio_collective &&
+      (!pipeline.reads_on_loop_thread || r.read_type == ReadType::kMemory)) {
+    return Status::InvalidArgument(
+        "storage.mpiio_collective: true needs reader.pipeline " +
+        PipelinesThat(registries,
+                      [](const PipelineCapabilities& p) { return p.reads_on_loop_thread; }) +
+        " (got '" + r.pipeline + "', reader.read_type '" + std::string(EnumName(r.read_type)) +
+        "'): a collective read must be issued by the training loop's own thread, in step with "
+        "the other ranks");
+  }
+  return ValidateNamed(registries.pipelines, r.pipeline, c);
+}
+
+// The dataset keys that only some formats read or allow.
+Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
+  const DatasetConfig& d = c.dataset;
+  const FormatCapabilities format = FormatDeclares(d.format, registries);
+  if (format.one_sample_per_file && d.num_samples_per_file != 1) {
+    return Status::InvalidArgument("dataset.num_samples_per_file must be 1 for dataset.format '" +
+                                   d.format + "' (it holds one sample per file), got " +
+                                   std::to_string(d.num_samples_per_file));
+  }
+  if (d.hdf5_lookup_rows > 0 && !format.lookup_rows) {
+    const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
+      return FormatDeclares(name, registries).lookup_rows;
+    });
+    return Status::InvalidArgument("dataset.hdf5_lookup_rows applies to dataset.format '" + able +
+                                   "' only, got '" + d.format + "'");
+  }
+  if (format.datasets_per_record && d.hdf5_num_dset_per_record > 1) {
+    // DLIO's generator splits record_dims[0] across the datasets (and fails without it); the
+    // metadata file indexes whole samples of one dataset.
+    if (d.record_dims.empty()) {
+      return Status::InvalidArgument(
+          "dataset.hdf5.num_dset_per_record > 1 needs dataset.record_dims (DLIO splits "
+          "record_dims[0] across /records_0..N-1)");
+    }
+    if (d.metadata_file) {
+      return Status::InvalidArgument(
+          "dataset.hdf5.num_dset_per_record > 1 cannot be combined with dataset.metadata_file");
+    }
+  }
+  return ValidateNamed(registries.formats, d.format, c);
+}
+
 // storage.mpiio_collective: a storage that reads collectively and a format whose reads of a
 // sample are the same calls on every rank (WorkloadConfig::Validate checks the rest).
 Status ValidateCollectiveReads(const WorkloadConfig& c, const Registries& registries) {
@@ -137,6 +217,9 @@ Status ValidateLookupDataset(const WorkloadConfig& c, const Registries& registri
 }  // namespace
 
 Status ValidateCapabilities(const WorkloadConfig& config, const Registries& registries) {
+  DLIO_RETURN_NOT_OK(ValidateNamed(registries.storages, config.storage.storage_type, config));
+  DLIO_RETURN_NOT_OK(ValidateFormat(config, registries));
+  DLIO_RETURN_NOT_OK(ValidatePipeline(config, registries));
   DLIO_RETURN_NOT_OK(ValidateCollectiveReads(config, registries));
   DLIO_RETURN_NOT_OK(ValidateIoModel(config, registries));
   return ValidateLookupDataset(config, registries);

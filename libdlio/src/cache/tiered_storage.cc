@@ -4,6 +4,7 @@
 #include "cache/cache_client.h"
 #include "dlio/cache.h"
 #include "dlio/cache_server.h"
+#include "dlio/config.h"
 #include "dlio/registries.h"
 #include "dlio/storage_wrapper.h"
 
@@ -19,6 +20,7 @@ StorageCapabilities TieredCapabilities(StorageCapabilities source) {
   source.shared_write = false;
   source.collective_reads = false;
   source.reopen_each_epoch = true;
+  source.node_shared_cache = true;
   return source;
 }
 
@@ -104,6 +106,17 @@ StorageCapabilities TieredDeclares(const StorageOptions& options, const Registri
   return capabilities.ok() ? TieredCapabilities(*capabilities) : StorageCapabilities{};
 }
 
+Status ValidateTiered(const WorkloadConfig& c) {
+  const std::string& source = c.storage.tiered_source;
+  if (source.empty() || source == "tiered") {
+    return Status::InvalidArgument(
+        "storage.tiered_source must name another storage when storage.storage_type is "
+        "'tiered', got '" +
+        source + "'");
+  }
+  return Status::OK();
+}
+
 Result<std::unique_ptr<Storage>> MakeTiered(const StorageOptions& options,
                                             const Registries& registries) {
   DLIO_ASSIGN_OR_RETURN(StorageOptions source_options, SourceOptions(options));
@@ -169,7 +182,7 @@ Status RegisterTieredStorage(Registries* registries) {
   return registries->storages.Register(
       {"tiered", "caches whole files of another storage in faster tiers (memory, a directory)",
        "storage.tiered_source, storage.tiers, storage.cache_policy (docs/caching.md)", &MakeTiered,
-       &TieredDeclares});
+       &TieredDeclares, &ValidateTiered});
 }
 
 }  // namespace dlio

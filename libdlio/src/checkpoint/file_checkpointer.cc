@@ -533,7 +533,8 @@ Status RegisterBuiltinCheckpointers(Registries* registries) {
        "model.num_layers, model.transformer.*, model.parallelism.*, model.model_datatype, "
        "model.optimizer_datatype, checkpoint.mode, checkpoint.checkpoint_folder, fsync, "
        "read_back, transfer_size, size_divisor",
-       MakeTransformerCheckpointer}));
+       MakeTransformerCheckpointer,
+       {[](const CheckpointOptions&) { return true; }}}));
   DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
       {"dlio_benchmark",
        "the Python DLIO's checkpoint files and folders: global_epoch<e>_step<s>/ holding "
@@ -542,7 +543,8 @@ Status RegisterBuiltinCheckpointers(Registries* registries) {
        "them",
        "framework, model.type, model.model_size_bytes, model.*, checkpoint.checkpoint_folder, "
        "fsync, read_back, transfer_size, size_divisor, rank_mode, storage_type",
-       MakeDlioBenchmarkCheckpointer}));
+       MakeDlioBenchmarkCheckpointer,
+       {[](const CheckpointOptions& options) { return options.transformer.num_layers > 0; }}}));
   DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
       {"torch_save",
        "the file torch.save(state_dict, path) writes (PyTorch 1.13's zip: data.pkl, a 64-byte "

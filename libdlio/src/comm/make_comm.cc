@@ -25,12 +25,10 @@ const char* LauncherVariable() {
 
 bool LaunchedByMpi() { return LauncherVariable() != nullptr; }
 
-Result<std::unique_ptr<Comm>> MakeComm(const std::string& name, int* argc, char*** argv) {
-  if (name == "serial") return MakeSerialComm();
-  if (name == "mpi") return MakeMpiComm(argc, argv);
-  if (name != "auto") {
-    return Status::InvalidArgument("comm '" + name + "' is not one of serial, mpi, auto");
-  }
+namespace {
+
+// auto: MPI when an MPI launcher started the process, else serial.
+Result<std::unique_ptr<Comm>> MakeAutoComm(int* argc, char*** argv) {
   const char* variable = LauncherVariable();
   if (variable == nullptr) return MakeSerialComm();
   if (!BuiltWithMpi()) {
@@ -41,6 +39,27 @@ Result<std::unique_ptr<Comm>> MakeComm(const std::string& name, int* argc, char*
         "explicitly (dlio-run --comm serial)");
   }
   return MakeMpiComm(argc, argv);
+}
+
+struct CommKind {
+  const char* name;
+  Result<std::unique_ptr<Comm>> (*make)(int* argc, char*** argv);
+};
+constexpr CommKind kCommKinds[] = {
+    {"serial", [](int*, char***) -> Result<std::unique_ptr<Comm>> { return MakeSerialComm(); }},
+    {"mpi", &MakeMpiComm},
+    {"auto", &MakeAutoComm},
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Comm>> MakeComm(const std::string& name, int* argc, char*** argv) {
+  std::string known;
+  for (const CommKind& kind : kCommKinds) {
+    if (name == kind.name) return kind.make(argc, argv);
+    known += std::string(known.empty() ? "" : ", ") + kind.name;
+  }
+  return Status::InvalidArgument("comm '" + name + "' is not one of " + known);
 }
 
 }  // namespace dlio

@@ -35,35 +35,49 @@ class ClockComputeEmulator final : public ComputeEmulator {
   Distribution time_;
 };
 
-}  // namespace
+// The built-in emulators: the registrations and MakeComputeEmulator's lookup, in one table.
+struct ComputeKind {
+  const char* name;
+  const char* description;
+  bool spin;  // busy-wait instead of sleeping
+};
+constexpr ComputeKind kComputeKinds[] = {
+    {"sleep", "sleeps for each step's drawn compute time (the accelerator is elsewhere)", false},
+    {"spin", "busy-waits for each step's drawn time, keeping a core busy (CPU training)", true},
+};
 
-Result<std::unique_ptr<ComputeEmulator>> MakeComputeEmulator(const ComputeOptions& options,
-                                                             const Clock* clock) {
-  if (options.name != "sleep" && options.name != "spin") {
-    return Status::NotFound("unknown compute emulator '" + options.name + "' (known: sleep, spin)");
-  }
+Result<std::unique_ptr<ComputeEmulator>> MakeClockEmulator(const ComputeKind& kind,
+                                                           const ComputeOptions& options,
+                                                           const Clock* clock) {
   if (clock == nullptr) {
     return Status::InvalidArgument("compute emulator '" + options.name + "': clock is null");
   }
   DLIO_RETURN_NOT_OK(options.time.Validate(options.key));
-  return std::unique_ptr<ComputeEmulator>(
-      new ClockComputeEmulator(options.name == "spin", options, clock));
+  return std::unique_ptr<ComputeEmulator>(new ClockComputeEmulator(kind.spin, options, clock));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<ComputeEmulator>> MakeComputeEmulator(const ComputeOptions& options,
+                                                             const Clock* clock) {
+  std::string known;
+  for (const ComputeKind& kind : kComputeKinds) {
+    if (kind.name == options.name) return MakeClockEmulator(kind, options, clock);
+    known += std::string(known.empty() ? "" : ", ") + kind.name;
+  }
+  return Status::NotFound("unknown compute emulator '" + options.name + "' (known: " + known + ")");
 }
 
 Status RegisterBuiltinComputes(Registries* registries) {
-  auto named = [](const char* name) -> ComputeFactory {
-    return [name](const ComputeOptions& options, const Clock* clock) {
+  for (const ComputeKind& kind : kComputeKinds) {
+    ComputeFactory factory = [&kind](const ComputeOptions& options, const Clock* clock) {
       ComputeOptions o = options;
-      o.name = name;
-      return MakeComputeEmulator(o, clock);
+      o.name = kind.name;
+      return MakeClockEmulator(kind, o, clock);
     };
-  };
-  DLIO_RETURN_NOT_OK(registries->computes.Register(
-      {"sleep", "sleeps for each step's drawn compute time (the accelerator is elsewhere)",
-       "train.computation_time, train.seed", named("sleep")}));
-  DLIO_RETURN_NOT_OK(registries->computes.Register(
-      {"spin", "busy-waits for each step's drawn time, keeping a core busy (CPU training)",
-       "train.computation_time, train.seed", named("spin")}));
+    DLIO_RETURN_NOT_OK(registries->computes.Register(
+        {kind.name, kind.description, "train.computation_time, train.seed", std::move(factory)}));
+  }
   return Status::OK();
 }
 

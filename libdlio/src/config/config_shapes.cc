@@ -53,19 +53,8 @@ Status ValidateRecordShapes(const WorkloadConfig& c) {
   if (d.hdf5_num_dset_per_record < 1) {
     return Status::InvalidArgument("dataset.hdf5.num_dset_per_record must be >= 1");
   }
-  if (d.format == "hdf5" && d.hdf5_num_dset_per_record > 1) {
-    // DLIO's generator splits record_dims[0] across the datasets (and fails without it); the
-    // metadata file indexes whole samples of one dataset.
-    if (d.record_dims.empty()) {
-      return Status::InvalidArgument(
-          "dataset.hdf5.num_dset_per_record > 1 needs dataset.record_dims (DLIO splits "
-          "record_dims[0] across /records_0..N-1)");
-    }
-    if (d.metadata_file) {
-      return Status::InvalidArgument(
-          "dataset.hdf5.num_dset_per_record > 1 cannot be combined with dataset.metadata_file");
-    }
-  }
+  // What num_dset_per_record > 1 needs of the other keys is asked of the format
+  // (FormatCapabilities::datasets_per_record, ValidateCapabilities).
   if (d.record_dims.empty()) return Status::OK();
   if (d.record_dims[0] % d.hdf5_num_dset_per_record != 0) {
     return Status::InvalidArgument("dataset.hdf5.num_dset_per_record (", d.hdf5_num_dset_per_record,

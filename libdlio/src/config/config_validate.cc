@@ -1,5 +1,4 @@
 // WorkloadConfig::Validate: value and cross-key rules.
-#include <algorithm>
 #include <cmath>
 
 #include "config/config_table.h"
@@ -16,18 +15,13 @@ using config_internal::ScaleKeySpecs;
 // same order and to issue the same number of reads of the same sizes on them, from one thread;
 // otherwise a rank waits forever in a collective the others never join. These are the
 // configurations where the runner guarantees that (docs/scaling.md explains each rule). What the
-// storage and format must be able to do is asked of them (ValidateCapabilities, registries.h).
+// storage, format and pipeline must be able to do is asked of them (ValidateCapabilities,
+// registries.h).
 Status ValidateCollectiveIo(const WorkloadConfig& c) {
   if (!c.storage.mpiio_collective) return Status::OK();
   auto refuse = [](const std::string& why) {
     return Status::InvalidArgument("storage.mpiio_collective: true " + why);
   };
-  if (c.reader.pipeline != "sync" || c.reader.read_type == ReadType::kMemory) {
-    return refuse("needs reader.pipeline 'sync' (got '" + c.reader.pipeline +
-                  "', reader.read_type '" + std::string(EnumName(c.reader.read_type)) +
-                  "'): a collective read must be issued by the training loop's own thread, in "
-                  "step with the other ranks");
-  }
   if (c.train.accelerators_per_process > 1) {
     return refuse(StrCat("needs train.accelerators_per_process = 1, got ",
                          c.train.accelerators_per_process,
@@ -81,26 +75,8 @@ Status ValidateDataset(const WorkloadConfig& c) {
         "dataset.chunk_size or dataset.chunk_samples must be >= 1 when "
         "dataset.enable_chunking is true");
   }
-  // DLIO's image generators write one image per file whatever num_samples_per_file says, and its
-  // reader then returns that image for every sample index; dlio refuses the mismatch.
-  if ((d.format == "jpeg" || d.format == "png") && d.num_samples_per_file != 1) {
-    return invalid("dataset.num_samples_per_file must be 1 for dataset.format '" + d.format +
-                   "' (one image per file), got " + std::to_string(d.num_samples_per_file));
-  }
-  if (d.hdf5_lookup_rows > 0 && d.format != "hdf5") {
-    return invalid("dataset.hdf5_lookup_rows applies to dataset.format 'hdf5' only, got '" +
-                   d.format + "'");
-  }
-  if (c.storage.storage_type == "slow" && c.storage.slow_inner.empty()) {
-    return invalid("storage.slow_inner must not be empty when storage.storage_type is 'slow'");
-  }
-  if (c.storage.storage_type == "tiered" &&
-      (c.storage.tiered_source.empty() || c.storage.tiered_source == "tiered")) {
-    return invalid(
-        "storage.tiered_source must name another storage when storage.storage_type is "
-        "'tiered', got '" +
-        c.storage.tiered_source + "'");
-  }
+  // The rules between these keys and the format, storage and pipeline they name are asked of
+  // those (ValidateCapabilities, registries.h).
   return Status::OK();
 }
 
@@ -109,17 +85,6 @@ Status ValidateReader(const WorkloadConfig& c) {
   const ReaderConfig& r = c.reader;
   if (r.sampler == "shuffle_buffer" && r.shuffle_size < 1) {
     return invalid("reader.shuffle_size must be >= 1 with reader.sampler 'shuffle_buffer'");
-  }
-  if (r.read_type == ReadType::kMemory && r.pipeline != "preload") {
-    return invalid("reader.read_type 'memory' requires reader.pipeline 'preload', got '" +
-                   r.pipeline + "'");
-  }
-  // The preload store keys a sample by (file, index) packed into 64 bits: 24 bits of file.
-  constexpr uint64_t kMaxPreloadFiles = uint64_t{1} << 24;
-  if (r.pipeline == "preload" &&
-      std::max(c.dataset.num_files_train, c.dataset.num_files_eval) > kMaxPreloadFiles) {
-    return invalid(StrCat("dataset.num_files_train and dataset.num_files_eval must be <= ",
-                          kMaxPreloadFiles, " with reader.pipeline 'preload'"));
   }
   if (r.odirect && r.transfer_size % 4096 != 0) {
     return invalid(

@@ -215,6 +215,11 @@ class JpegFormat final : public Format {
  public:
   std::string name() const override { return "jpeg"; }
   std::string extension() const override { return "jpeg"; }
+  FormatCapabilities capabilities() const override {
+    FormatCapabilities c;
+    c.one_sample_per_file = true;
+    return c;
+  }
   bool variable_sample_sizes() const override { return false; }
   bool exact_sample_sizes() const override { return false; }
   bool has_decoder() const override { return true; }

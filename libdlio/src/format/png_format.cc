@@ -212,6 +212,11 @@ class PngFormat final : public Format {
  public:
   std::string name() const override { return "png"; }
   std::string extension() const override { return "png"; }
+  FormatCapabilities capabilities() const override {
+    FormatCapabilities c;
+    c.one_sample_per_file = true;
+    return c;
+  }
   bool variable_sample_sizes() const override { return false; }
   bool exact_sample_sizes() const override { return false; }
   bool has_decoder() const override { return true; }

@@ -1,4 +1,8 @@
+#include <algorithm>
+
+#include "dlio/config.h"
 #include "dlio/registries.h"
+#include "dlio/str_cat.h"
 #include "pipeline/batch_pipeline.h"
 #include "pipeline/worker_pipeline.h"
 
@@ -15,6 +19,17 @@ PipelineFactory FactoryFor(PipelineMode mode) {
   };
 }
 
+// The preload store keys a sample by (file, index) packed into 64 bits: 24 bits of file.
+Status ValidatePreload(const WorkloadConfig& c) {
+  constexpr uint64_t kMaxPreloadFiles = uint64_t{1} << 24;
+  if (std::max(c.dataset.num_files_train, c.dataset.num_files_eval) > kMaxPreloadFiles) {
+    return Status::InvalidArgument(
+        StrCat("dataset.num_files_train and dataset.num_files_eval must be <= ", kMaxPreloadFiles,
+               " with reader.pipeline 'preload'"));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status RegisterBuiltinPipelines(Registries* registries) {
@@ -26,12 +41,14 @@ Status RegisterBuiltinPipelines(Registries* registries) {
        kCommonOptions, FactoryFor(PipelineMode::kThreaded)}));
   DLIO_RETURN_NOT_OK(pipelines.Register(
       {"sync", "read the batch inside Next, then compute: no overlap (Cosmic Tagger, FRNN)",
-       kCommonOptions, FactoryFor(PipelineMode::kSync)}));
+       kCommonOptions, FactoryFor(PipelineMode::kSync),
+       PipelineCapabilities{.reads_on_loop_thread = true}}));
   DLIO_RETURN_NOT_OK(pipelines.Register(
       {"preload",
        "read every planned sample into memory once, serve later epochs from memory "
        "(read_type: memory, CANDLE)",
-       kCommonOptions, FactoryFor(PipelineMode::kPreload)}));
+       kCommonOptions, FactoryFor(PipelineMode::kPreload),
+       PipelineCapabilities{.holds_dataset = true}, &ValidatePreload}));
   DLIO_RETURN_NOT_OK(pipelines.Register(
       {"pytorch",
        "PyTorch DataLoader: read_threads worker processes (forked), each building whole batches "
@@ -41,7 +58,8 @@ Status RegisterBuiltinPipelines(Registries* registries) {
        "reader.preprocess_time, drop_last",
        [](const PipelineOptions& options, const PipelineEnv& env) {
          return MakeWorkerPipeline(options, env);
-       }}));
+       },
+       PipelineCapabilities{.worker_processes = true}}));
   return Status::OK();
 }
 

@@ -52,9 +52,9 @@ Status MakeCheckpointing(const RunContext& ctx, Checkpointing* out) {
   const WorkloadConfig& c = *ctx.config;
   const CheckpointOptions co = CheckpointOptionsFor(c, ctx.rank(), ctx.world());
   out->type = co.name;
-  const bool layered =
-      co.name == "transformer" || (co.name == "dlio_benchmark" && co.transformer.num_layers > 0);
-  if (layered && ctx.rank() == 0) {
+  DLIO_ASSIGN_OR_RETURN(const auto entry, ctx.registries->checkpointers.Find(co.name));
+  const auto& layered = entry.capabilities.writes_transformer_layers;
+  if (layered && layered(co) && ctx.rank() == 0) {
     DLIO_RETURN_NOT_OK(DescribeTransformerCheckpoint(ctx, co));
   }
   Storage* storage = ctx.storage;

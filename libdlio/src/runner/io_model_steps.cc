@@ -10,15 +10,11 @@ IoModel RequestModelFor(const WorkloadConfig& c, const Format& format) {
   return ResolveIoModel(c.reader.io_model, format.capabilities());
 }
 
-Loader LoaderFor(const WorkloadConfig& c, bool storage_needs_mpi) {
-  return PipelineNameFor(c, storage_needs_mpi) == "pytorch" ? Loader::kPytorchWorkers
-                                                            : Loader::kThreads;
-}
-
 void AdaptSamplerToIoModel(IoModel model, SamplerOptions* o) {
   if (!io_models::IoModelEntryFor(model).stream_order_sampler) return;
-  if (o->name == "auto" && o->sample_shuffle != ShuffleMode::kOff) o->name = "shuffle_buffer";
-  if (o->name == "shuffle_buffer") o->shuffle_after_read = true;
+  // auto then picks the window (shuffle_buffer); a window applies after the reads.
+  o->window_shuffle = true;
+  o->shuffle_after_read = true;
 }
 
 size_t AllocatorThresholdFor(const WorkloadConfig& c, const Format& format,

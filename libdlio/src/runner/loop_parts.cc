@@ -52,7 +52,8 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   po.thread_nice = EffectiveThreadNice(c);
   po.worker_trace_prefix = WorkerTracePrefixFor(c, rank, env.world);
   po.worker_trace_gzip = c.output.trace_gzip;
-  ReserveBuffersFor(c, *env.format, po.name, loop.batch_size, &po);
+  DLIO_ASSIGN_OR_RETURN(const auto pipeline_entry, env.registries->pipelines.Find(po.name));
+  ReserveBuffersFor(c, *env.format, pipeline_entry.capabilities, loop.batch_size, &po);
   PipelineEnv pe{
       loop.source.get(),          env.clock,  env.tracer, c.reader.decode ? env.format : nullptr,
       c.reader.max_decoded_bytes, env.storage};

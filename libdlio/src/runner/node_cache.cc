@@ -115,7 +115,9 @@ Result<std::unique_ptr<Storage>> MakeRunStorage(const WorkloadConfig& config,
                                                 Tracer* tracer, Comm* comm,
                                                 std::unique_ptr<NodeCache>* node) {
   const StorageOptions options = StorageOptionsFor(config);
-  if (options.name != "tiered" || config.storage.cache_scope != "node") {
+  DLIO_ASSIGN_OR_RETURN(const StorageCapabilities declared,
+                        StorageCapabilitiesFor(options, registries));
+  if (!declared.node_shared_cache || config.storage.cache_scope != "node") {
     return MakeStorage(options, registries, clock, tracer);
   }
   DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Comm> node_comm, comm->SplitNode());

@@ -127,10 +127,7 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t rando
   o.sample_shuffle = c.reader.sample_shuffle;
   o.sharding = c.reader.sharding;
   // DLIO's TensorFlow loader shuffles samples through tf.data's shuffle(shuffle_size) window.
-  if (o.name == "auto" && c.reader.data_loader == "tensorflow" &&
-      o.sample_shuffle != ShuffleMode::kOff) {
-    o.name = "shuffle_buffer";
-  }
+  o.window_shuffle = c.reader.data_loader == "tensorflow";
   o.shuffle_size = c.reader.shuffle_size;
   o.seed = c.train.seed;
   o.seed_change_epoch = c.train.seed_change_epoch;
@@ -163,22 +160,27 @@ bool UsesPytorchWorkers(const WorkloadConfig& c) {
          (c.reader.io_model == IoModel::kAuto && c.reader.data_loader == "pytorch");
 }
 
-std::string PipelineNameFor(const WorkloadConfig& c, bool storage_needs_mpi) {
-  if (c.reader.read_type == ReadType::kMemory) return "preload";
+Loader LoaderFor(const WorkloadConfig& c, bool storage_needs_mpi) {
+  if (c.reader.read_type == ReadType::kMemory) return Loader::kThreads;
   // DataLoader worker processes: asked for (io_model pytorch), or the default of a PyTorch
   // loader that overlaps I/O (reader.pipeline sync stays sync under auto).
-  if (IoModelPicksPytorchWorkers(c)) return "pytorch";
+  if (IoModelPicksPytorchWorkers(c)) return Loader::kPytorchWorkers;
   // Under auto, not over a storage that needs MPI (the workers could not use it): the threaded
-  // loader then.
-  if (UsesPytorchWorkers(c) && c.reader.pipeline == "threaded" && !storage_needs_mpi) {
-    return "pytorch";
-  }
+  // loader then. The config's reader.pipeline value is translated here, once.
+  const bool overlapped = c.reader.pipeline == "threaded";
+  return UsesPytorchWorkers(c) && overlapped && !storage_needs_mpi ? Loader::kPytorchWorkers
+                                                                   : Loader::kThreads;
+}
+
+std::string PipelineNameFor(const WorkloadConfig& c, bool storage_needs_mpi) {
+  if (c.reader.read_type == ReadType::kMemory) return "preload";
+  if (LoaderFor(c, storage_needs_mpi) == Loader::kPytorchWorkers) return "pytorch";
   return c.reader.pipeline;
 }
 
 uint64_t BoundedReadBytesFor(const WorkloadConfig& c, bool streams_samples,
-                             const std::string& pipeline) {
-  if (pipeline != "pytorch" || c.reader.read_threads == 0 || FrameworkClientCosts(c) ||
+                             const PipelineCapabilities& pipeline) {
+  if (!pipeline.worker_processes || c.reader.read_threads == 0 || FrameworkClientCosts(c) ||
       c.reader.decode || !streams_samples) {
     return 0;
   }
@@ -186,16 +188,17 @@ uint64_t BoundedReadBytesFor(const WorkloadConfig& c, bool streams_samples,
 }
 
 uint64_t BoundedReadBytesFor(const WorkloadConfig& c, const Format& format,
-                             const std::string& pipeline) {
+                             const PipelineCapabilities& pipeline) {
   return BoundedReadBytesFor(c, format.capabilities().streams_samples, pipeline);
 }
 
-void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std::string& pipeline,
-                       uint64_t batch_size, uint64_t host_memory_bytes, PipelineOptions* po) {
+void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
+                       const PipelineCapabilities& pipeline, uint64_t batch_size,
+                       uint64_t host_memory_bytes, PipelineOptions* po) {
   po->reserve_sample_bytes = po->reserve_buffers = po->reserve_batch_bytes = 0;
   po->bounded_read_bytes = BoundedReadBytesFor(c, format, pipeline);
   const uint64_t mean = c.dataset.record_length_bytes;
-  if (!format.exact_sample_sizes() || !format.uses_files() || pipeline == "preload" || mean == 0) {
+  if (!format.exact_sample_sizes() || !format.uses_files() || pipeline.holds_dataset || mean == 0) {
     return;
   }
   const double stdev = static_cast<double>(c.dataset.record_length_bytes_stdev);
@@ -209,7 +212,7 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std:
           ? HUGE_VAL
           : static_cast<double>(host_memory_bytes) / 2.0 /
                 static_cast<double>(std::max<uint64_t>(1, c.train.accelerators_per_process));
-  if (pipeline == "pytorch" && c.reader.read_threads > 0) {
+  if (pipeline.worker_processes && c.reader.read_threads > 0) {
     // Every slot of every worker holds a batch each round of the epoch: all of them are used.
     // A slot holds at most the resize bytes of each sample (what DLIO hands PyTorch to collate).
     // A worker reads into its own buffer when it collates a copy: always under client_costs
@@ -248,8 +251,9 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std:
   po->reserve_buffers = buffers;
 }
 
-void ReserveBuffersFor(const WorkloadConfig& c, const Format& format, const std::string& pipeline,
-                       uint64_t batch_size, PipelineOptions* po) {
+void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
+                       const PipelineCapabilities& pipeline, uint64_t batch_size,
+                       PipelineOptions* po) {
   ReserveBuffersFor(c, format, pipeline, batch_size, HostMemoryBytes(), po);
 }
 

@@ -25,6 +25,8 @@ constexpr uint64_t kBytesPerPlannedSample = 2 * sizeof(SampleRef);  // plan + th
 // Estimates from the structures' sizes (small next to the sample bytes they go with).
 constexpr uint64_t kBytesPerBufferedSample = 128;  // a pooled sample buffer's bookkeeping
 constexpr uint64_t kBytesPerEpochReport = 512;     // an EpochReport besides its steps
+// What the preflight asks of the pytorch loader when the runner's choice runs its workers.
+constexpr PipelineCapabilities kWorkerProcesses{.worker_processes = true};
 
 uint64_t Mul(uint64_t a, uint64_t b) {
   if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
@@ -37,8 +39,8 @@ uint64_t CeilDiv(uint64_t a, uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); 
 
 std::string Human(uint64_t bytes) { return HumanBytes(static_cast<double>(bytes)); }
 
-bool UsesPreload(const WorkloadConfig& c) {
-  return c.reader.pipeline == "preload" || c.reader.read_type == ReadType::kMemory;
+bool UsesPreload(const WorkloadConfig& c, const HostResources& host) {
+  return host.pipeline_holds_dataset || c.reader.read_type == ReadType::kMemory;
 }
 
 bool EvaluationRuns(const WorkloadConfig& c) {
@@ -153,7 +155,7 @@ uint64_t PytorchWorkerBytes(const WorkloadConfig& c, uint64_t batch, const HostR
   const bool limited = resize > 0 && resize < mean;
   const uint64_t collated = Add(limited ? resize : mean, kBytesPerBufferedSample);
   const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
-  const uint64_t bounded = BoundedReadBytesFor(c, host.streaming_format, "pytorch");
+  const uint64_t bounded = BoundedReadBytesFor(c, host.streaming_format, kWorkerProcesses);
   const uint64_t read_buffer = bounded > 0 ? Add(bounded, kBoundedReadRingBytes)
                                            : (FrameworkClientCosts(c) || limited ? mean : 0);
   return Mul(c.reader.read_threads, Add(Mul(Mul(slots, batch), collated), read_buffer));
@@ -167,7 +169,7 @@ void AddBatchBufferItem(const WorkloadConfig& c, bool eval, const HostResources&
   };
   uint64_t bytes = bytes_for(c.reader.batch_size);
   if (eval) bytes = Add(bytes, bytes_for(c.reader.batch_size_eval));
-  const bool bounded = BoundedReadBytesFor(c, host.streaming_format, "pytorch") > 0;
+  const bool bounded = BoundedReadBytesFor(c, host.streaming_format, kWorkerProcesses) > 0;
   AddItem(f, "batch buffers",
           !workers  ? "(reader.prefetch_size + reader.read_threads + 1) x reader.batch_size x "
                       "dataset.record_length_bytes"
@@ -187,7 +189,7 @@ void AddTrainingItems(const WorkloadConfig& c, int world, const HostResources& h
   AddItem(f, "sample plan", SampleKeys(c, "dataset.num_files_train", world),
           Mul(Add(train.max, valid.max), kBytesPerPlannedSample));
   const uint64_t per_sample = Add(c.dataset.record_length_bytes, kBytesPerBufferedSample);
-  if (UsesPreload(c)) {
+  if (UsesPreload(c, host)) {
     AddItem(f, "preloaded samples",
             "reader.pipeline preload: " + SampleKeys(c, "dataset.num_files_train", world) +
                 " x dataset.record_length_bytes",

@@ -202,33 +202,46 @@ const char* ShuffleModeName(ShuffleMode mode) { return EnumName(mode).data(); }
 
 const char* ShardingName(Sharding sharding) { return EnumName(sharding).data(); }
 
+namespace {
+
+// The samplers MakeSampler builds, by name: auto picks from the shuffle modes (and the window,
+// SamplerOptions::window_shuffle).
+struct SamplerKind {
+  const char* name;
+  Kind (*kind)(const SamplerOptions& options);
+};
+constexpr SamplerKind kSamplerKinds[] = {
+    {"auto",
+     [](const SamplerOptions& o) {
+       const bool any =
+           o.file_shuffle != ShuffleMode::kOff || o.sample_shuffle != ShuffleMode::kOff;
+       const bool window = o.window_shuffle && o.sample_shuffle != ShuffleMode::kOff;
+       return !any ? Kind::kSequential : window ? Kind::kShuffleBuffer : Kind::kShuffle;
+     }},
+    {"sequential", [](const SamplerOptions&) { return Kind::kSequential; }},
+    {"shuffle", [](const SamplerOptions&) { return Kind::kShuffle; }},
+    {"shuffle_buffer", [](const SamplerOptions&) { return Kind::kShuffleBuffer; }},
+};
+
+}  // namespace
+
 Result<std::unique_ptr<Sampler>> MakeSampler(const SamplerOptions& options) {
-  std::string name = options.name;
-  if (name == "auto") {
-    const bool any =
-        options.file_shuffle != ShuffleMode::kOff || options.sample_shuffle != ShuffleMode::kOff;
-    name = any ? "shuffle" : "sequential";
-  }
   if (!(options.fraction > 0 && options.fraction <= 1)) {
     return Status::InvalidArgument("reader.read_fraction must be in (0, 1], got ",
                                    options.fraction);
   }
-  Kind kind;
-  if (name == "sequential") {
-    kind = Kind::kSequential;
-  } else if (name == "shuffle") {
-    kind = Kind::kShuffle;
-  } else if (name == "shuffle_buffer") {
-    kind = Kind::kShuffleBuffer;
-    if (options.shuffle_size < 1) {
+  std::string known;
+  for (const SamplerKind& entry : kSamplerKinds) {
+    known += std::string(known.empty() ? "" : ", ") + entry.name;
+    if (options.name != entry.name) continue;
+    const Kind kind = entry.kind(options);
+    if (kind == Kind::kShuffleBuffer && options.shuffle_size < 1) {
       return Status::InvalidArgument(
           "reader.shuffle_size must be >= 1 for the shuffle_buffer sampler, got 0");
     }
-  } else {
-    return Status::NotFound("unknown sampler '" + options.name +
-                            "' (known: auto, sequential, shuffle, shuffle_buffer)");
+    return std::unique_ptr<Sampler>(new ShardedSampler(kind, options));
   }
-  return std::unique_ptr<Sampler>(new ShardedSampler(kind, options));
+  return Status::NotFound("unknown sampler '" + options.name + "' (known: " + known + ")");
 }
 
 }  // namespace dlio

@@ -1,3 +1,4 @@
+#include "dlio/config.h"
 #include "dlio/registries.h"
 #include "storage/capabilities.h"
 #include "storage/mpiio_storage.h"
@@ -26,6 +27,14 @@ StorageCapabilities SlowDeclares(const StorageOptions& options, const Registries
   auto capabilities = StorageCapabilitiesFor(inner, registries);
   return capabilities.ok() ? storage_internal::SlowCapabilities(*capabilities)
                            : StorageCapabilities{};
+}
+
+Status ValidateSlow(const WorkloadConfig& c) {
+  if (c.storage.slow_inner.empty()) {
+    return Status::InvalidArgument(
+        "storage.slow_inner must not be empty when storage.storage_type is 'slow'");
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -73,7 +82,7 @@ Status RegisterBuiltinStorages(Registries* registries) {
                                MakeStorage(inner_options, registries, SystemClock(), nullptr));
          return NewSlowStorage(std::move(inner), options);
        },
-       &SlowDeclares}));
+       &SlowDeclares, &ValidateSlow}));
   // Registered even without MPI, so the name is known and says how to enable it.
   DLIO_RETURN_NOT_OK(registries->storages.Register(
       {"mpiio",

@@ -27,6 +27,8 @@ FormatCapabilities hdf5::Hdf5Capabilities() {
   c.collective_reads = true;
   c.per_sample_metadata_file = true;
   c.io_models = {IoModel::kH5py};
+  c.lookup_rows = true;
+  c.datasets_per_record = true;
   return c;
 }
 
