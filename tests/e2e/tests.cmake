@@ -42,6 +42,7 @@ if(DLIO_WITH_MPI)
   # dlio-run under mpiexec (the test itself is serial and starts the launcher). PROCESSORS 2 keeps
   # ctest -j2 from running two 4-rank jobs at once on a 2-core machine.
   dlio_add_test(dlio_run_mpi_test LIBS dlio_core SOURCES e2e/dlio_run_mpi_test.cc
+    e2e/dlio_run_mpi_storage_test.cc
     PROPERTIES TIMEOUT 120 PROCESSORS 2 LABELS mpi)
   target_link_libraries(dlio_run_mpi_test PRIVATE nlohmann_json::nlohmann_json)
   target_compile_definitions(dlio_run_mpi_test PRIVATE

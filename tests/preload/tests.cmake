@@ -5,12 +5,14 @@ target_link_libraries(preload_io_program PRIVATE Threads::Threads)
 dlio_add_test(preload_test LIBS dlio_core nlohmann_json::nlohmann_json
   SOURCES preload/preload_test.cc)
 add_dependencies(preload_test dlio_preload preload_io_program dlio-run)
-# preload/common/'s runtime (HookScope, DLIO_REAL, the environment reader), tested in-process.
-target_sources(preload_test PRIVATE ${PROJECT_SOURCE_DIR}/preload/common/runtime_common.cc)
-target_include_directories(preload_test PRIVATE ${PROJECT_SOURCE_DIR}/preload)
 target_compile_definitions(preload_test PRIVATE
   DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>"
   DLIO_PRELOAD_IO_PROGRAM="$<TARGET_FILE:preload_io_program>")
+# preload/common/'s runtime (HookScope, DLIO_REAL, the environment reader), tested in-process.
+dlio_add_test(preload_common_test LIBS dlio_core
+  SOURCES preload/preload_common_test.cc ${PROJECT_SOURCE_DIR}/preload/common/runtime_common.cc)
+target_include_directories(preload_common_test PRIVATE ${PROJECT_SOURCE_DIR}/preload)
+target_link_libraries(preload_common_test PRIVATE ${CMAKE_DL_LIBS})
 # Real training programs under `dlio-run profile`: a PyTorch DataLoader (skipped, exit 77, when
 # python3-torch is missing) and dlio-run itself.
 dlio_add_test(preload_programs_test LIBS dlio_core nlohmann_json::nlohmann_json
