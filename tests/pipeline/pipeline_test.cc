@@ -357,6 +357,54 @@ TEST_CASE("pooled buffers are reused: a buffer grows at most once, then nothing 
   }
 }
 
+TEST_CASE("a consumer that reads no byte: each reader reads into one buffer of its own") {
+  // deliver_sample_bytes false (dlio-run): every sample is read whole, in plan order, with its
+  // size, into its reader's own buffer (the pool's stay empty); streaming readers' buffers are
+  // one 1 MiB ring whatever the sample size. The consumer (read_threads 0) has one too.
+  const uint64_t sample = 3 << 20;
+  FakeSource source(2, 8, sample);
+  for (const bool stream : {false, true}) {
+    for (const uint64_t threads : {0, 2}) {
+      INFO("samples_stream " << stream << ", read_threads " << threads);
+      PipelineOptions options;
+      options.batch_size = 4;
+      options.read_threads = threads;
+      options.prefetch_size = 2;
+      options.deliver_sample_bytes = false;
+      options.samples_stream = stream;
+      options.reserve_sample_bytes = sample;
+      auto pipeline = Make("threaded", options, &source);
+      std::set<const uint8_t*> buffers;
+      for (uint64_t epoch = 0; epoch < 2; ++epoch) {
+        const auto plan = MakePlan(source, epoch + 1);
+        REQUIRE(pipeline->StartEpoch(epoch, plan).ok());
+        BatchLease lease;
+        bool end = false;
+        uint64_t next = 0;
+        while (pipeline->Next(&lease, &end).ok() && !end) {
+          CHECK(lease->bytes == 4 * sample);
+          for (const Sample& s : lease->samples) {
+            REQUIRE(s.ref == plan[next++]);
+            CHECK(s.size == sample);
+            buffers.insert(s.data);
+          }
+        }
+        CHECK(next == plan.size());
+      }
+      CHECK(buffers.size() <= threads + 1);
+      const PipelineStats stats = pipeline->stats();
+      if (stream) {
+        CHECK(stats.reserved_bytes == (threads + 1) * (uint64_t{1} << 20));
+      } else {  // a sample's capacity each, as the heap rounds it
+        CHECK(stats.reserved_bytes >= (threads + 1) * sample);
+        CHECK(stats.reserved_bytes <= (threads + 1) * 2 * sample);
+      }
+      CHECK(stats.buffer_growths == 0);
+      CHECK(stats.samples_read == 2 * 16);
+    }
+  }
+}
+
 TEST_CASE("preprocessing time is spent per sample, by the workers or inline") {
   FakeSource source(1, 10);
   for (uint64_t computation_threads : {0, 1}) {

@@ -448,6 +448,40 @@ TEST_CASE("pytorch pipeline: a bounded read buffer keeps a worker's memory below
   REQUIRE(NoChildren());
 }
 
+TEST_CASE("pytorch pipeline: a consumer that reads no byte gets nothing collated",
+          "[pipeline][pytorch]") {
+  // deliver_sample_bytes false (dlio-run): every sample is still read whole (Batch::bytes), no
+  // byte is collated into the slots, and a bounded buffer keeps no head: one ring per worker.
+  Fixture fx;
+  const uint64_t sample = 3 << 20;
+  FakeSource source(2, 4, sample);
+  const auto plan = PlanOf(source);
+  PipelineOptions o = FourByTwoWorkers();
+  o.deliver_sample_bytes = false;
+  o.collate_limit_bytes = 64 << 10;
+  o.bounded_read_bytes = 64 << 10;
+  o.reserve_sample_bytes = sample;
+  auto p = fx.Make(o, &source);
+  for (uint64_t epoch = 0; epoch < 2; ++epoch) {
+    REQUIRE(p->StartEpoch(epoch, plan).ok());
+    BatchLease lease;
+    bool end = false;
+    uint64_t next = 0;
+    while (p->Next(&lease, &end).ok() && !end) {
+      CHECK(lease->bytes == 4 * sample);
+      for (const Sample& s : lease->samples) {
+        REQUIRE(s.ref == plan[next++]);
+        CHECK(s.size == 0);
+      }
+    }
+    CHECK(next == plan.size());
+  }
+  CHECK(p->stats().worker_read_buffer_bytes == pipeline_internal::BoundedReadBuffer::kRingBytes);
+  CHECK(p->stats().buffer_growths == 0);
+  REQUIRE(p->Stop().ok());
+  REQUIRE(NoChildren());
+}
+
 TEST_CASE("pytorch pipeline: a worker's read error arrives in order, naming the file",
           "[pipeline][pytorch]") {
   Fixture fx;

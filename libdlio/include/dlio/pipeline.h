@@ -116,6 +116,21 @@ struct PipelineOptions {
   // more memory than the framework's.
   bool framework_client_costs = false;
   uint64_t collate_limit_bytes = 0;
+  // Whether the consumer reads the samples' bytes (Sample::data). false (dlio-run, which reads
+  // none), without framework_client_costs and without decoding: the requests stay the same, but
+  // the only copy the client pays is the storage read's, into memory that stays in the CPU's
+  // caches. threaded/sync: each reader thread reads every sample into one buffer of its own
+  // (bounded as below when samples_stream; Sample::data then points into it and is overwritten
+  // by the thread's next read, Sample::size is the bytes read) and the pool's buffers are unused.
+  // pytorch: a worker collates no byte into its slot (Sample::size 0; Batch::bytes still counts
+  // the bytes read), reads each sample into its own reused buffer, and a bounded buffer keeps no
+  // head of its own (all of a sample goes through the ring).
+  bool deliver_sample_bytes = true;
+  // The format's readers write a sample front to back and read none of it back once 256 KiB more
+  // were written (FormatCapabilities::streams_samples): a threaded/sync reader's own buffer
+  // (deliver_sample_bytes false) is then one 1 MiB ring mapped over a span of
+  // reserve_sample_bytes (pipeline/bounded_read_buffer.h).
+  bool samples_stream = false;
   // pytorch: > 0 (at least collate_limit_bytes) bounds each worker's read buffer: its first
   // bounded_read_bytes are memory of their own and every later byte of a sample goes through one
   // reused 1 MiB piece mapped over the rest of a span of reserve_sample_bytes (grown to a larger

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
 #include <utility>
 
 #include "core/thread_name.h"
@@ -31,6 +32,8 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
                             options.preprocess_time.mean <= 0)),
       use_workers_(mode != PipelineMode::kSync && !inline_reads_ &&
                    options.computation_threads > 0 && preprocess_enabled_),
+      own_buffers_(mode != PipelineMode::kPreload && !options.deliver_sample_bytes &&
+                   !options.framework_client_costs && decoder_ == nullptr),
       inflight_(std::max<uint64_t>(1, options.read_threads)),
       ring_(options.prefetch_size + inflight_ + 1),
       consumer_dist_(options.preprocess_time, MixSeed(options.seed, options.rank, 0)) {
@@ -75,6 +78,22 @@ BatchPipeline::~BatchPipeline() {
   (void)Stop();
   // Leases point into slots_: every lease must be released before the pipeline goes.
   assert(leased_ == 0 && "BatchLease outlived its pipeline");
+}
+
+Status BatchPipeline::ReserveBuffers() {
+  if (!own_buffers_) {
+    return pool_.Reserve(options_.reserve_sample_bytes, options_.reserve_buffers, &reserved_bytes_);
+  }
+  reserved_bytes_ = 0;
+  for (size_t r = 0; r <= reader_dists_.size(); ++r) {
+    scratch_.push_back(std::make_unique<ReadScratch>());
+    char name[64];  // (not StrCat: GCC 12's -Wrestrict false positive on its inlined appends)
+    std::snprintf(name, sizeof name, "dlio-reader-%d-%zu", options_.rank, r);
+    DLIO_RETURN_NOT_OK(
+        scratch_.back()->Init(name, options_.samples_stream, options_.reserve_sample_bytes));
+    reserved_bytes_ += scratch_.back()->physical_bytes();
+  }
+  return Status::OK();
 }
 
 void BatchPipeline::StartThreads() {
@@ -209,7 +228,8 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
     const uint64_t first = static_cast<uint64_t>(k) * batch_size_;
     for (uint64_t j = 0; j < slot->count; ++j) {
       if (stopping_.load()) break;
-      ProcessSample(first + j, slot, k, &consumer_dist_);
+      ProcessSample(first + j, slot, k, &consumer_dist_,
+                    own_buffers_ ? scratch_.back().get() : nullptr);
     }
     lock.lock();
     if (stopping_.load()) return Status::Cancelled("pipeline: stopped");

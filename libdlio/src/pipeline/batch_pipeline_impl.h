@@ -17,6 +17,7 @@
 #include "pipeline/batch_pipeline.h"
 #include "pipeline/buffer_pool.h"
 #include "pipeline/preload_store.h"
+#include "pipeline/read_scratch.h"
 
 namespace dlio::pipeline_internal {
 
@@ -55,9 +56,8 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   ~BatchPipeline() override;
 
   void StartThreads();
-  Status ReserveBuffers() {
-    return pool_.Reserve(options_.reserve_sample_bytes, options_.reserve_buffers, &reserved_bytes_);
-  }
+  // The pool's buffers, or (own_buffers_) each reader's ReadScratch, get reserve_sample_bytes.
+  Status ReserveBuffers();
   Status StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) override;
   Status Next(BatchLease* out, bool* end_of_epoch) override;
   Status Stop() override;
@@ -66,10 +66,11 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
 
  private:
   void ReaderLoop(size_t reader);
-  void RunReads(Distribution* dist);
+  void RunReads(Distribution* dist, ReadScratch* scratch);
   void WorkerLoop(size_t worker);
-  void ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist);
-  Status Fetch(const SampleRef& ref, Slot* slot, uint64_t j);
+  // `scratch`: the calling thread's buffer when own_buffers_ (else null: the pool's buffers).
+  void ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist, ReadScratch* scratch);
+  Status Fetch(const SampleRef& ref, Slot* slot, uint64_t j, ReadScratch* scratch);
   void RecordError(Slot* slot, int64_t k, const SampleRef& ref, const Status& status);
   void CompleteRead(Slot* slot);
   Status Preprocess(Distribution* dist, Slot* slot, uint64_t j);
@@ -92,7 +93,10 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   const uint64_t batch_size_;
   const bool inline_reads_;  // the consumer reads in Next
   const bool preprocess_enabled_;
-  const bool use_workers_;   // preprocessing on computation threads (else inline after the read)
+  const bool use_workers_;  // preprocessing on computation threads (else inline after the read)
+  // PipelineOptions::deliver_sample_bytes false, no client costs, no decoding: every thread reads
+  // into its own ReadScratch and the pool's buffers stay empty.
+  const bool own_buffers_;
   const uint64_t inflight_;  // batches being filled beyond the prefetched ones
   const size_t ring_;
 
@@ -128,6 +132,8 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   size_t pp_head_ = 0, pp_count_ = 0;
 
   BufferPool pool_;  // sample buffers not in use
+  // own_buffers_: one per reader thread, then the consumer's (inline reads).
+  std::vector<std::unique_ptr<ReadScratch>> scratch_;
 
   // Counters.
   uint64_t buffers_allocated_ = 0;

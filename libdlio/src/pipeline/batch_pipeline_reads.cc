@@ -66,13 +66,13 @@ void BatchPipeline::ReaderLoop(size_t reader) {
     my_gen = gen_;
     ++active_;
     lock.unlock();
-    RunReads(dist);
+    RunReads(dist, own_buffers_ ? scratch_[reader].get() : nullptr);
     lock.lock();
     if (--active_ == 0) idle_cv_.notify_all();
   }
 }
 
-void BatchPipeline::RunReads(Distribution* dist) {
+void BatchPipeline::RunReads(Distribution* dist, ReadScratch* scratch) {
   while (!cancel_.load(std::memory_order_acquire)) {
     const uint64_t s = cursor_.fetch_add(1, std::memory_order_relaxed);
     if (s >= n_used_) return;
@@ -88,11 +88,11 @@ void BatchPipeline::RunReads(Distribution* dist) {
       });
       if (slot->open_for.load(std::memory_order_relaxed) != k || cancel_.load()) return;
     }
-    ProcessSample(s, slot, k, dist);
+    ProcessSample(s, slot, k, dist, scratch);
   }
 }
 
-Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j) {
+Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j, ReadScratch* scratch) {
   if (mode_ == PipelineMode::kPreload) {
     const SampleBuffer* stored = nullptr;
     DLIO_RETURN_NOT_OK(store_.Find(ref, &stored));
@@ -100,7 +100,8 @@ Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j) {
     slot->read_bytes[j] = stored->size();
     return Status::OK();
   }
-  SampleBuffer& buffer = pool_.Take(&slot->buffers, &slot->holds, j);
+  SampleBuffer& buffer =
+      scratch != nullptr ? scratch->buffer() : pool_.Take(&slot->buffers, &slot->holds, j);
   const size_t capacity = buffer.capacity();
   Status status = source_->Read(ref, &buffer);
   if (buffer.capacity() != capacity) {
@@ -109,16 +110,18 @@ Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j) {
   }
   slot->samples[j] = Sample{ref, buffer.data(), buffer.size()};
   slot->read_bytes[j] = buffer.size();
+  if (scratch != nullptr && status.ok()) status = scratch->AfterRead();
   return status;
 }
 
-void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist) {
+void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist,
+                                  ReadScratch* scratch) {
   const uint64_t j = s - static_cast<uint64_t>(k) * batch_size_;
   const SampleRef ref = plan_[s];
   const bool trace_item = tracer_ && mode_ != PipelineMode::kPreload;
   const int64_t wall_start = trace_item ? clock_->WallMicros() : 0;
   const int64_t start = clock_->NowNanos();
-  Status status = Fetch(ref, slot, j);
+  Status status = Fetch(ref, slot, j, scratch);
   const int64_t end = clock_->NowNanos();
   slot->read_start[j] = start;
   slot->read_end[j] = end;

@@ -5,6 +5,7 @@ list(APPEND DLIO_SOURCES
   src/pipeline/batch_pipeline.cc
   src/pipeline/batch_pipeline_reads.cc
   src/pipeline/bounded_read_buffer.cc
+  src/pipeline/read_scratch.cc
   src/pipeline/worker_channel.cc
   src/pipeline/worker_process.cc
   src/pipeline/worker_pool.cc

@@ -78,6 +78,7 @@ Status WorkerPipeline::Spawn() {
     s.max_decoded_bytes = max_decoded_bytes_;
     s.framework_client_costs = options_.framework_client_costs;
     s.collate_limit = options_.collate_limit_bytes;
+    s.deliver = options_.deliver_sample_bytes;
     s.preprocess_time = options_.preprocess_time;
     s.preprocess_spin = options_.preprocess_spin;
     s.seed = options_.seed;

@@ -63,9 +63,10 @@ class Worker {
     }
     if (status.ok() && s_.read_buffer != nullptr) status = s_.read_buffer->Populate();
     if (status.ok() && s_.bounded_read > 0) {
-      status =
-          bounded_.Init(StrCat("dlio-worker-", s_.worker, "-read"), s_.bounded_read,
-                        BoundedReadBuffer::kRingBytes, std::max(s_.read_span, s_.bounded_read));
+      // Nothing collated: no byte of a sample needs memory of its own.
+      const uint64_t head = Collates() ? s_.bounded_read : 0;
+      status = bounded_.Init(StrCat("dlio-worker-", s_.worker, "-read"), head,
+                             BoundedReadBuffer::kRingBytes, std::max(s_.read_span, head));
       if (status.ok()) buffer_.Borrow(bounded_.data(), bounded_.span());
     }
     if (!status.ok()) setup_error_ = status;  // reported with the first batch
@@ -131,7 +132,7 @@ class Worker {
     for (uint64_t j = 0; j < n; ++j) {
       if (Stopping()) return Status::Cancelled("pipeline 'pytorch': worker stopped");
       const SampleRef ref{refs_[j].file, refs_[j].index};
-      if (!s_.framework_client_costs && s_.collate_limit == 0) {
+      if (!s_.framework_client_costs && s_.collate_limit == 0 && s_.deliver) {
         DLIO_RETURN_NOT_OK(ReadIntoSlot(region, offset));
       }
       Status status = ReadOne(cmd, ref, &result->bytes_read);
@@ -149,8 +150,9 @@ class Worker {
       // The collate step: the sample is copied into the batch's shared memory, at most
       // collate_limit bytes of it (DLIO's resized array), whatever the client costs. Without
       // the client costs and without a limit it was read there, unless it outgrew the slot (or
-      // was decoded); with a limit it was read into the worker's reused buffer.
-      uint64_t size = bytes.size();
+      // was decoded); with a limit it was read into the worker's reused buffer. Nothing is
+      // collated when the consumer reads no byte and the framework's costs are not asked for.
+      uint64_t size = Collates() ? bytes.size() : 0;
       if (s_.collate_limit > 0) size = std::min(size, s_.collate_limit);
       largest_ = std::max(largest_, size);
       const bool in_place = bytes.data() == region->data() + offset;
@@ -168,6 +170,10 @@ class Worker {
     header->data_end = offset;
     return Status::OK();
   }
+
+  // Whether samples' bytes are copied into the batch's slot
+  // (PipelineOptions::deliver_sample_bytes).
+  bool Collates() const { return s_.deliver || s_.framework_client_costs; }
 
   // Without the client costs the next sample is read straight into the batch's slot, at
   // `offset`: the slot is made large enough for the largest sample seen so far (a larger one is

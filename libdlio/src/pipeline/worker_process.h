@@ -31,9 +31,10 @@ struct WorkerSetup {
   const Clock* clock = nullptr;
   const Format* decoder = nullptr;  // decode in the worker, as a Dataset's transform would
   uint64_t max_decoded_bytes = 0;
-  // PipelineOptions::framework_client_costs and collate_limit_bytes.
+  // PipelineOptions::framework_client_costs, collate_limit_bytes and deliver_sample_bytes.
   bool framework_client_costs = false;
   uint64_t collate_limit = 0;
+  bool deliver = true;
   DistributionSpec preprocess_time;  // per sample, spent in the worker after its read
   bool preprocess_spin = false;
   uint64_t seed = 0;  // of the preprocessing draws

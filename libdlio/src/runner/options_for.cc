@@ -218,16 +218,23 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
     // A worker reads into its own buffer when it collates a copy: always under client_costs
     // framework, and whenever the resize is smaller than a sample (else it reads into the slot).
     // A bounded one (bounded_read_bytes) spans a sample but holds only the resize + 1 MiB.
+    // When nothing is collated (deliver_sample_bytes false, no client costs) a slot holds no
+    // sample bytes, every sample is read into the worker's own buffer, and a bounded one holds
+    // the 1 MiB ring alone.
     const bool framework = FrameworkClientCosts(c);
+    const bool collates = framework || po->deliver_sample_bytes;
     const uint64_t resize = c.dataset.record_length_bytes_resize;
     const bool limited = resize > 0 && resize < mean;
-    const uint64_t batch =
-        limited ? b * resize : b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
-    const uint64_t read_buffer = framework || limited ? sample : 0;
-    const uint64_t read_memory = po->bounded_read_bytes > 0
-                                     ? pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(
-                                           po->bounded_read_bytes, kBoundedReadRingBytes)
-                                     : read_buffer;
+    const uint64_t batch = !collates ? 0
+                           : limited
+                               ? b * resize
+                               : b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
+    const uint64_t read_buffer = framework || limited || !collates ? sample : 0;
+    const uint64_t read_memory =
+        po->bounded_read_bytes > 0
+            ? pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(
+                  collates ? po->bounded_read_bytes : 0, kBoundedReadRingBytes)
+            : read_buffer;
     const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
     const double total = static_cast<double>(c.reader.read_threads) *
                          (static_cast<double>(slots) * batch + static_cast<double>(read_memory));
@@ -238,6 +245,14 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
                                    ? mean + static_cast<uint64_t>(4 * stdev)
                                    : read_buffer;
     po->reserve_batch_bytes = batch;
+    return;
+  }
+  // Each reader thread (and the consumer) reads every sample into one buffer of its own when the
+  // consumer reads no byte (deliver_sample_bytes false, no client costs, no decoding): a sample's
+  // worth, or for readers that stream samples a span of mean + 4 stdev over a 1 MiB ring.
+  if (!po->deliver_sample_bytes && !FrameworkClientCosts(c) && !c.reader.decode) {
+    po->reserve_sample_bytes =
+        po->samples_stream ? mean + static_cast<uint64_t>(4 * stdev) : sample;
     return;
   }
   // The whole ring: readers that meet a slow read run ahead into the buffers the prefetch allows,

@@ -1,0 +1,31 @@
+#include "pipeline/read_scratch.h"
+
+#include <cstring>
+
+namespace dlio::pipeline_internal {
+
+Status ReadScratch::Init(const std::string& name, bool bounded, uint64_t span) {
+  use_bounded_ = bounded;
+  if (bounded) {
+    DLIO_RETURN_NOT_OK(bounded_.Init(name, 0, BoundedReadBuffer::kRingBytes, span));
+    buffer_.Borrow(bounded_.data(), bounded_.span());
+    return Status::OK();
+  }
+  if (span == 0) return Status::OK();
+  DLIO_RETURN_NOT_OK(buffer_.Resize(span));
+  std::memset(buffer_.data(), 0, span);  // the first touch happens here, not in epoch 1
+  return Status::OK();
+}
+
+Status ReadScratch::AfterRead() {
+  if (!use_bounded_ || buffer_.data() == bounded_.data()) return Status::OK();
+  DLIO_RETURN_NOT_OK(bounded_.Cover(buffer_.capacity()));
+  buffer_.Borrow(bounded_.data(), bounded_.span());  // frees the heap's copy
+  return Status::OK();
+}
+
+uint64_t ReadScratch::physical_bytes() const {
+  return use_bounded_ ? bounded_.physical_bytes() : buffer_.capacity();
+}
+
+}  // namespace dlio::pipeline_internal
