@@ -15,3 +15,8 @@ if(DLIO_WITH_MPI AND DLIO_WITH_HDF5)
     LIBS dlio_generator dlio_format dlio_storage dlio_trace dlio_comm
     SOURCES format/shared_file_mpi_test.cc)
 endif()
+# parquet against hyparquet / hyparquet-writer (node, .tools/node_modules; skipped without them).
+dlio_add_test(parquet_interop_test LIBS dlio_format dlio_storage dlio_trace
+  SOURCES format/parquet_interop_test.cc PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+target_link_libraries(parquet_interop_test PRIVATE nlohmann_json::nlohmann_json)
+add_dependencies(parquet_interop_test dlio-run)

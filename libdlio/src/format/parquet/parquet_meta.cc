@@ -331,8 +331,9 @@ Result<PageHeader> DecodePageHeader(const uint8_t* data, size_t n, const std::st
         return Take(&r, f, &h.uncompressed_size);
       case 3:
         return Take(&r, f, &h.compressed_size);
-      case 5:
-      case 8:
+      case 5:  // DataPageHeader
+      case 7:  // DictionaryPageHeader: num_values and encoding are its fields 1 and 2 too
+      case 8:  // DataPageHeaderV2
         if (f.type != thrift::kStruct) return false;
         DLIO_RETURN_NOT_OK(ReadDataPageHeader(&r, f.id == 8, &h));
         return true;
