@@ -1,7 +1,8 @@
 // Independent parquet reader/writer for tests/format/parquet_interop_test.cc (hyparquet,
 // hyparquet-compressors, hyparquet-writer from .tools/node_modules, installed by setup.sh).
 //   node parquet_interop.mjs read <file>   -> JSON {num_rows, columns: {name: [hex of each value]}}
-//   node parquet_interop.mjs write <file>  -> writes a file, prints the same JSON of what it wrote
+//   node parquet_interop.mjs write <file> [rows]  -> writes a file (2500 rows by default), prints
+//                                                    the same JSON of what it wrote
 // Each value is printed as the bytes a parquet PLAIN page stores for it (little-endian numbers,
 // raw byte arrays), so the C++ side compares bytes, never floating-point text; null is "".
 import { readFileSync } from 'node:fs'
@@ -63,7 +64,7 @@ async function read(file) {
 
 async function write(file) {
   const { parquetWriteFile } = await load('hyparquet-writer')
-  const n = 2500
+  const n = Number(process.argv[4] ?? 2500)
   const i32 = [], i64 = [], f32 = [], f64 = [], s = [], b = [], opt = []
   for (let i = 0; i < n; i++) {
     i32.push((i * 7919) % 100003 - 50000)

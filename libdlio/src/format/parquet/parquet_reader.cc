@@ -89,24 +89,20 @@ class ParquetReader final : public FormatReader {
 
   uint64_t num_samples() const override { return static_cast<uint64_t>(meta_.num_rows); }
 
-  // Exact for fixed-width columns. byte_array columns: exact once the row's group was read
-  // (their sizes are kept, 8 bytes a row), before that the mean stored value size of the chunk.
+  // Exact. With byte_array columns the row's group is read and decoded on first use (as
+  // ReadSample would), and its rows' sizes kept (8 bytes a row); 0 when that fails (the error
+  // resurfaces when the sample is read).
   uint64_t sample_size(uint64_t i) const override {
     if (i >= num_samples()) return 0;
-    const size_t g = GroupOf(i);
     if (!has_variable_) return fixed_row_bytes_;
+    const size_t g = GroupOf(i);
     {
       std::lock_guard<std::mutex> lock(mu_);
       if (!var_sizes_[g].empty()) return fixed_row_bytes_ + var_sizes_[g][i - starts_[g]];
     }
-    uint64_t n = fixed_row_bytes_;
-    const uint64_t rows = static_cast<uint64_t>(meta_.row_groups[g].num_rows);
-    for (size_t c : selected_) {
-      if (columns_[c].width != 0 || rows == 0) continue;
-      n +=
-          static_cast<uint64_t>(meta_.row_groups[g].columns[c].meta.total_uncompressed_size) / rows;
-    }
-    return n;
+    if (!Group(g).ok()) return 0;
+    std::lock_guard<std::mutex> lock(mu_);
+    return fixed_row_bytes_ + var_sizes_[g][i - starts_[g]];
   }
 
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
@@ -144,7 +140,7 @@ class ParquetReader final : public FormatReader {
     return d.offsets[row + 1] - d.offsets[row];
   }
 
-  Result<std::shared_ptr<const DecodedGroup>> Group(size_t g) {
+  Result<std::shared_ptr<const DecodedGroup>> Group(size_t g) const {
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto it = cache_.begin(); it != cache_.end(); ++it) {
@@ -207,8 +203,9 @@ class ParquetReader final : public FormatReader {
   uint64_t max_decoded_;
   bool has_variable_ = false;  // a selected column is a byte_array
   mutable std::mutex mu_;
-  std::vector<std::vector<uint64_t>> var_sizes_;  // [group][row] byte_array bytes, once read
-  std::list<std::shared_ptr<const DecodedGroup>> cache_;  // most recent first
+  mutable std::vector<std::vector<uint64_t>>
+      var_sizes_;  // [group][row] byte_array bytes, once read
+  mutable std::list<std::shared_ptr<const DecodedGroup>> cache_;  // most recent first
 };
 
 std::string ParquetReader::DescribeJson() const {
