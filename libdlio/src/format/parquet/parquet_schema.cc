@@ -41,7 +41,10 @@ void ScalarElement(const Dtype& d, ColumnLayout* c) {
   SchemaElement& e = c->element;
   if (d.bits == 0) {
     e.type = kByteArray;
-    if (std::string(d.name) == "string") e.converted_type = kUtf8;
+    if (std::string(d.name) == "string") {
+      e.converted_type = kUtf8;
+      c->kind = ValueKind::kLetters;
+    }
     return;
   }
   if (d.is_float) {
@@ -49,8 +52,10 @@ void ScalarElement(const Dtype& d, ColumnLayout* c) {
       e.type = kFixedLenByteArray;
       e.type_length = 2;
       e.logical = kLogicalFloat16;
+      c->kind = ValueKind::kHalf;
     } else {
       e.type = d.bits == 32 ? kFloat : kDouble;
+      c->kind = d.bits == 32 ? ValueKind::kFloat : ValueKind::kDouble;
     }
     c->width = d.bits / 8;
     return;
@@ -61,6 +66,10 @@ void ScalarElement(const Dtype& d, ColumnLayout* c) {
   e.int_signed = d.is_signed;
   e.converted_type = (d.is_signed ? kInt8 : kUint8) + Log2Bits(d.bits);
   c->width = d.bits == 64 ? 8 : 4;
+  if (d.bits < 32) {
+    c->kind = ValueKind::kSmallInt;
+    c->small_int_bytes = d.bits / 8;
+  }
 }
 
 Status ColumnError(size_t i, const std::string& what) {
@@ -181,36 +190,35 @@ void FillColumnValue(const ColumnLayout& c, uint64_t column, uint64_t seed, uint
   const uint64_t n = c.width != 0 ? c.width : c.value_size;
   const uint64_t col_seed = seed ^ ((column + 1) * 0x9e3779b97f4a7c15ull);
   FillSampleBytes(col_seed, row, 0, dst, n);
-  if (c.dtype == "string") {
-    for (uint64_t k = 0; k < n; ++k) dst[k] = static_cast<uint8_t>('a' + dst[k] % 26);
-    return;
-  }
-  const Dtype* d = FindDtype(c.dtype);
-  if (d == nullptr || d->bits == 0 || (c.width != 4 && c.width != 8 && c.width != 2) ||
-      c.element.type == kFixedLenByteArray) {
-    if (d != nullptr && d->is_float && d->bits == 16 && c.width == 2) {
-      dst[1] &= 0x3b;  // float16: sign 0, exponent below 15: finite, in [0, 1)
-    }
-    return;  // raw bytes: lists, binary, the legacy data column
-  }
-  if (d->is_float) {
-    if (d->bits == 32) {
+  switch (c.kind) {
+    case ValueKind::kRaw:
+      return;
+    case ValueKind::kLetters:
+      for (uint64_t k = 0; k < n; ++k) dst[k] = static_cast<uint8_t>('a' + dst[k] % 26);
+      return;
+    case ValueKind::kHalf:
+      dst[1] &= 0x3b;  // sign 0, exponent below 15
+      return;
+    case ValueKind::kFloat: {
       uint32_t u;
       std::memcpy(&u, dst, 4);
       const float f = static_cast<float>(u >> 8) * (1.0f / 16777216.0f);
       std::memcpy(dst, &f, 4);
-    } else {
+      return;
+    }
+    case ValueKind::kDouble: {
       uint64_t u;
       std::memcpy(&u, dst, 8);
       const double f = static_cast<double>(u >> 11) * (1.0 / 9007199254740992.0);
       std::memcpy(dst, &f, 8);
+      return;
     }
-    return;
-  }
-  if (d->bits < 32) {  // extend to the INT32 physical width
-    const int bytes = d->bits / 8;
-    const bool negative = d->is_signed && (dst[bytes - 1] & 0x80) != 0;
-    for (int k = bytes; k < 4; ++k) dst[k] = negative ? 0xff : 0x00;
+    case ValueKind::kSmallInt: {
+      const int bytes = c.small_int_bytes;
+      const bool negative = c.element.int_signed && (dst[bytes - 1] & 0x80) != 0;
+      for (int k = bytes; k < 4; ++k) dst[k] = negative ? 0xff : 0x00;
+      return;
+    }
   }
 }
 

@@ -12,6 +12,16 @@
 
 namespace dlio::format_internal::parquet {
 
+// How our writer shapes a value's random bytes (decided once per column by WriterLayout).
+enum class ValueKind : uint8_t {
+  kRaw,       // as generated: lists, binary, the legacy data column
+  kLetters,   // string: a-z
+  kHalf,      // float16: finite, in [0, 1)
+  kFloat,     // float32 in [0, 1)
+  kDouble,    // float64 in [0, 1)
+  kSmallInt,  // int8/16 (uint8/16): sign- or zero-extended to the INT32 width
+};
+
 // One leaf column as dlio writes or reads it.
 struct ColumnLayout {
   std::string name;
@@ -20,6 +30,8 @@ struct ColumnLayout {
   uint64_t width = 0;       // stored bytes of one value; 0 for byte_array (variable)
   uint64_t value_size = 0;  // byte_array values our writer stores: bytes each
   bool read = true;
+  ValueKind kind = ValueKind::kRaw;  // writers: how values are shaped
+  int small_int_bytes = 0;           // kSmallInt: the dtype's width (1 or 2)
 };
 
 // The columns a writer stores for `options` (sample_size: the legacy "data" column's width).
