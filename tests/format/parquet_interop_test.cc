@@ -59,10 +59,7 @@ TEST_CASE("hyparquet reads dlio's files column by column", "[format][parquet][in
   auto format = MakeFormatByName("parquet");
   for (const char* codec : {"none", "snappy", "gzip", "zstd"}) {
     INFO("codec " << codec);
-    FormatOptions o;
-    o.compression = codec;
-    o.parquet.row_group_size = 64;
-    o.parquet.columns = AllKindsColumns();
+    const FormatOptions o = AllKindsOptions(codec, 64);
     const std::string path = tmp / (std::string(codec) + ".parquet");
     FileSpec spec;
     spec.sample_sizes.assign(300, 0);

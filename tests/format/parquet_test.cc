@@ -79,10 +79,7 @@ TEST_CASE("parquet round-trips every column kind with every codec", "[format][pa
   REQUIRE(format != nullptr);
   for (const char* codec : {"none", "snappy", "gzip", "zstd"}) {
     INFO("codec " << codec);
-    FormatOptions o;
-    o.compression = codec;
-    o.parquet.row_group_size = 7;
-    o.parquet.columns = AllKindsColumns();
+    const FormatOptions o = AllKindsOptions(codec, 7);
     const std::string path = std::string("/t_") + codec + ".parquet";
     REQUIRE(format->Write(storage.get(), path, Rows(50, 0, 42), o).ok());
     auto r = format->Open(storage.get(), path, o);

@@ -18,6 +18,15 @@ inline std::vector<ParquetColumnOptions> AllKindsColumns() {
           {"txt", "string", 3, true}};
 }
 
+// Options of a file of AllKindsColumns() compressed with `codec`.
+inline FormatOptions AllKindsOptions(const char* codec, uint64_t row_group_size) {
+  FormatOptions o;
+  o.compression = codec;
+  o.parquet.row_group_size = row_group_size;
+  o.parquet.columns = AllKindsColumns();
+  return o;
+}
+
 // The bytes ReadSample returns for `row`: the read columns' stored values, in column order.
 inline std::string ExpectedRow(const ParquetOptions& options, uint64_t seed, uint64_t row,
                                uint64_t sample_size = 0) {
