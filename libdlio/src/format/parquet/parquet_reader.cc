@@ -4,8 +4,9 @@
 // the row group holding it, reads the selected columns' chunks of that group (one read per chunk,
 // through the Storage, so traces and stats see them), decodes their pages and returns the row's
 // values of the selected columns, concatenated in column order. Decoded row groups are kept in a
-// small per-reader cache (the fork's row_group_cache_size is 4; kCachedGroups here), so the rows
-// of a group cost one read of each chunk.
+// small per-reader cache (the fork's row_group_cache_size is 4; kCachedGroups here, and at most
+// kCacheBytes of decoded values beyond the newest group, so flux-sized groups of ~600 MB do not
+// pile up), so the rows of a group cost one read of each chunk.
 #include <algorithm>
 #include <list>
 #include <mutex>
@@ -21,11 +22,13 @@ namespace dlio::format_internal::parquet {
 namespace {
 
 constexpr size_t kCachedGroups = 4;
+constexpr uint64_t kCacheBytes = 256u << 20;
 
 // One row group, decoded: the selected columns' values.
 struct DecodedGroup {
   uint64_t index = 0;
   std::vector<DecodedColumn> columns;  // in selected_ order
+  uint64_t bytes = 0;                  // decoded values held
 };
 
 // Where a chunk lies: [begin, begin + size).
@@ -164,7 +167,11 @@ class ParquetReader final : public FormatReader {
     std::lock_guard<std::mutex> lock(mu_);
     if (!sizes.empty()) var_sizes_[g] = std::move(sizes);
     cache_.push_front(fresh);
-    if (cache_.size() > kCachedGroups) cache_.pop_back();
+    cached_bytes_ += fresh->bytes;
+    while (cache_.size() > kCachedGroups || (cache_.size() > 1 && cached_bytes_ > kCacheBytes)) {
+      cached_bytes_ -= cache_.back()->bytes;
+      cache_.pop_back();
+    }
     return fresh;
   }
 
@@ -186,6 +193,7 @@ class ParquetReader final : public FormatReader {
       info.max_decoded = max_decoded_;
       info.path = path_;
       DLIO_ASSIGN_OR_RETURN(DecodedColumn d, DecodeChunk(info, bytes.data(), bytes.size()));
+      group->bytes += d.data.size() + d.offsets.size() * sizeof(uint64_t);
       group->columns.push_back(std::move(d));
     }
     return std::shared_ptr<const DecodedGroup>(std::move(group));
@@ -205,7 +213,8 @@ class ParquetReader final : public FormatReader {
   mutable std::mutex mu_;
   mutable std::vector<std::vector<uint64_t>>
       var_sizes_;  // [group][row] byte_array bytes, once read
-  mutable std::list<std::shared_ptr<const DecodedGroup>> cache_;  // most recent first
+  mutable std::list<std::shared_ptr<const DecodedGroup>> cache_;
+  mutable uint64_t cached_bytes_ = 0;  // sum of cache_'s bytes  // most recent first
 };
 
 std::string ParquetReader::DescribeJson() const {
