@@ -165,7 +165,7 @@ Status LoadPage(ChunkState* s, const PageHeader& h, const uint8_t* body, uint64_
   if (levels > size || levels > static_cast<uint64_t>(h.compressed_size)) {
     return PageError(s->info, offset, "level bytes exceed the page");
   }
-  std::memcpy(s->page.data(), body, levels);
+  if (levels != 0) std::memcpy(s->page.data(), body, levels);  // page.data() may be null
   const bool compressed = h.type != kDataPageV2 || h.v2_compressed;
   return DecompressPage(compressed ? s->info.codec : kUncompressed, body + levels,
                         static_cast<size_t>(h.compressed_size) - levels, s->page.data() + levels,
