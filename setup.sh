@@ -33,7 +33,7 @@ PACKAGES=(
   libopenmpi-dev openmpi-bin
   libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   catch2 libbenchmark-dev
-  libjpeg62-turbo-dev libpng-dev libcurl4-openssl-dev libssl-dev
+  libjpeg62-turbo-dev libpng-dev libcurl4-openssl-dev libssl-dev libsnappy-dev libzstd-dev
   fio file sysstat python3 python3-numpy python3-h5py python3-pandas python3-protobuf python3-pil
 )
 # What `./setup.sh test` adds: the formatter, and clang with its sanitizer and libFuzzer runtimes
@@ -55,6 +55,20 @@ install_s3rver() {
   fi
   echo "setup: installing s3rver@3 into .tools/"
   npm install --prefix .tools --no-audit --no-fund --loglevel=error s3rver@3
+}
+
+# hyparquet (a JavaScript parquet reader; hyparquet-compressors adds snappy/zstd/gzip) and
+# hyparquet-writer into .tools/, where tests/format/parquet_interop_test.cc looks for them; once.
+install_parquet_readers() {
+  [ -d .tools/node_modules/hyparquet-writer ] && [ -d .tools/node_modules/hyparquet-compressors ] &&
+    return 0
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "setup: no npm: the parquet interop tests will be skipped" >&2
+    return 0
+  fi
+  echo "setup: installing hyparquet, hyparquet-compressors, hyparquet-writer into .tools/"
+  npm install --prefix .tools --no-audit --no-fund --loglevel=error hyparquet \
+    hyparquet-compressors hyparquet-writer
 }
 
 install_missing() {
@@ -89,6 +103,7 @@ case "$mode" in
   test)
     install_missing "${PACKAGES[@]}" "${TEST_PACKAGES[@]}"
     install_s3rver
+    install_parquet_readers
     # The stages live in .ci/stages.sh (sourced, so they see BUILD_DIR, JOBS and configure).
     # shellcheck source=.ci/stages.sh
     source .ci/stages.sh

@@ -4,7 +4,8 @@ dlio_add_test(format_test LIBS dlio_format dlio_storage dlio_trace ZLIB::ZLIB
           format/image_test.cc format/image_bomb_test.cc format/tfrecord_test.cc
           format/tfrecord_read_test.cc format/tfrecord_crc_test.cc format/tfrecord_example_test.cc
           format/storage_wrapper_test.cc format/mmap_indexed_binary_test.cc
-          format/python_bytes_test.cc)
+          format/python_bytes_test.cc format/parquet_thrift_test.cc format/parquet_test.cc
+          format/parquet_pages_test.cc)
 if(DLIO_WITH_HDF5)
   dlio_add_test(hdf5_test LIBS dlio_format dlio_storage dlio_trace
     SOURCES format/hdf5_test.cc format/hdf5_errors_test.cc)
@@ -15,3 +16,8 @@ if(DLIO_WITH_MPI AND DLIO_WITH_HDF5)
     LIBS dlio_generator dlio_format dlio_storage dlio_trace dlio_comm
     SOURCES format/shared_file_mpi_test.cc)
 endif()
+# parquet against hyparquet / hyparquet-writer (node, .tools/node_modules; skipped without them).
+dlio_add_test(parquet_interop_test LIBS dlio_format dlio_storage dlio_trace
+  SOURCES format/parquet_interop_test.cc PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+target_link_libraries(parquet_interop_test PRIVATE nlohmann_json::nlohmann_json)
+add_dependencies(parquet_interop_test dlio-run)

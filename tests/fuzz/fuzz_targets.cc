@@ -12,6 +12,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"jpeg", "jpeg", {}},
       {"png", "png", {}},
       {"hdf5", "hdf5", {".meta.h5"}},
+      {"parquet", "parquet", {}},
       {"config", "", {}},
       {"trace", "", {}},
       {"cache_wire", "", {}},

@@ -63,6 +63,14 @@ std::vector<Seed> FormatSeeds() {
   chunked->options.hdf5.chunk_samples = 2;
   chunked->options.compression = "gzip";
   add("hdf5", "metadata_file", three, kOptMetadataFile);
+  add("parquet", "data_column", three);
+  Seed* typed = add("parquet", "typed_columns_snappy", {0, 0, 0, 0, 0});
+  typed->options.compression = "snappy";
+  typed->options.parquet.row_group_size = 2;
+  typed->options.parquet.columns = {{"i", "int16", 1, true},
+                                    {"f", "float16", 3, true},
+                                    {"d", "float64", 1, true},
+                                    {"s", "string", 4, true}};
   return seeds;
 }
 

@@ -52,6 +52,14 @@ struct WorkflowConfig {
   bool profiling = false;      // workflow.profiling: turns the tracer on
 };
 
+// One entry of dataset.parquet.columns: a column of every parquet file.
+struct ParquetColumnConfig {
+  std::string name;               // required, unique
+  std::string dtype = "float32";  // uint8..uint64, int8..int64, float16/32/64, binary, string
+  uint64_t size = 1;              // values per row (> 1: a fixed-size list)
+  bool read = true;               // readers read this column
+};
+
 struct DatasetConfig {
   std::string data_folder = "./data";       // dataset.data_folder
   std::string format = "npz";               // dataset.format (a Format registry name)
@@ -79,6 +87,12 @@ struct DatasetConfig {
   bool csv_header = false;             // dataset.csv_header: csv files start with a header line
   int image_quality = 90;              // dataset.image_quality: jpeg quality 1-100
   bool write_index = true;             // dataset.write_index: tfrecord .idx beside each file
+  // parquet (dataset.parquet.*, the MLPerf Storage v3.0 configs' keys).
+  uint64_t parquet_row_group_size = 1024;            // dataset.parquet.row_group_size
+  std::vector<ParquetColumnConfig> parquet_columns;  // dataset.parquet.columns
+  std::string parquet_read_mode = "default";   // dataset.parquet.read_mode: default, row_group
+  std::string parquet_partition_by;            // dataset.parquet.partition_by: only "" works
+  uint64_t parquet_generation_batch_size = 0;  // dataset.parquet.generation_batch_size
   SampleLayout sample_layout = SampleLayout::kFirstAxis;  // dataset.sample_layout (npy/npz)
   std::string compression =
       "none";                 // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz

@@ -138,6 +138,22 @@ struct CsvOptions {
   uint64_t columns = 0;
 };
 
+// One parquet column (dataset.parquet.columns[i], the MLPerf v3.0 configs' spelling).
+struct ParquetColumnOptions {
+  std::string name;
+  // uint8/16/32/64, int8/16/32/64, float16/32/64, binary, string (docs/formats.md, parquet).
+  std::string dtype = "float32";
+  uint64_t size = 1;  // values per row; > 1: a fixed-size list, stored as fixed_len_byte_array
+  bool read = true;   // readers read this column's chunks (false: written, never read)
+};
+
+// parquet knobs (dataset.parquet.*; the codec is dataset.compression).
+struct ParquetOptions {
+  uint64_t row_group_size = 1024;  // rows per row group (dataset.parquet.row_group_size)
+  // The columns; empty: one fixed_len_byte_array column "data" of the sample's bytes.
+  std::vector<ParquetColumnOptions> columns;
+};
+
 // synthetic: it has no files, so its virtual files are described here.
 struct SyntheticOptions {
   uint64_t samples = 1;            // samples per virtual file (dataset.num_samples_per_file)
@@ -185,6 +201,7 @@ struct FormatOptions {
   ImageOptions image;
   TfrecordOptions tfrecord;
   CsvOptions csv;
+  ParquetOptions parquet;
   SyntheticOptions synthetic;
 };
 

@@ -1,4 +1,5 @@
 // The single-key checks of the table: ranges, accepted values, non-empty strings, distributions.
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -95,6 +96,27 @@ std::string CheckCacheTiers(const KeySpec& spec, const std::vector<CacheTierConf
   return "";
 }
 
+// Each column: a name used once, a dtype the parquet format writes, a size of at least 1.
+std::string CheckParquetColumns(const KeySpec& spec, const std::vector<ParquetColumnConfig>& cols) {
+  static const char* const kDtypes[] = {"uint8",   "uint16", "uint32", "uint64",  "int8",
+                                        "int16",   "int32",  "int64",  "float16", "float32",
+                                        "float64", "binary", "string"};
+  for (size_t i = 0; i < cols.size(); ++i) {
+    const ParquetColumnConfig& col = cols[i];
+    const std::string key = StrCat(spec.path, "[", i, "].");
+    if (col.name.empty()) return key + "name must be given";
+    for (size_t j = 0; j < i; ++j) {
+      if (cols[j].name == col.name) return key + "name: '" + col.name + "' repeats";
+    }
+    if (std::find(std::begin(kDtypes), std::end(kDtypes), col.dtype) == std::end(kDtypes)) {
+      return key + "dtype: '" + col.dtype +
+             "' is not one of uint8/16/32/64, int8/16/32/64, float16/32/64, binary, string";
+    }
+    if (col.size < 1) return key + "size must be at least 1";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string RangeText(const KeySpec& spec) {
@@ -151,6 +173,8 @@ std::string CheckValue(const KeySpec& spec, WorkloadConfig& config) {
       return CheckDistribution(spec, spec.dist_ref(config));
     case KeyType::kCacheTiers:
       return CheckCacheTiers(spec, spec.tiers_ref(config));
+    case KeyType::kParquetColumns:
+      return CheckParquetColumns(spec, spec.columns_ref(config));
     default:
       return "";
   }

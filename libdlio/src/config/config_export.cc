@@ -68,6 +68,13 @@ std::string ConfigToJson(const WorkloadConfig& config) {
                                                {"threads", t.threads}});
         }
         break;
+      case KeyType::kParquetColumns:
+        out = nlohmann::ordered_json::array();
+        for (const ParquetColumnConfig& col : spec.columns_ref(c)) {
+          out.push_back(nlohmann::ordered_json{
+              {"name", col.name}, {"dtype", col.dtype}, {"size", col.size}, {"read", col.read}});
+        }
+        break;
       case KeyType::kDistributionStdev:
       case KeyType::kAny:
         break;

@@ -203,6 +203,52 @@ Result<std::vector<CacheTierConfig>> ParseCacheTiers(const ParseContext& ctx,
   return tiers;
 }
 
+// dataset.parquet.columns: a list of maps {name, dtype, size, read} (the MLPerf Storage v3.0
+// configs' spelling); errors name the entry's index and key ("dataset.parquet.columns[3].size").
+Status ParseParquetColumn(const ParseContext& ctx, const std::string& at, const YAML::Node& item,
+                          ParquetColumnConfig* column) {
+  if (!item.IsMap()) return TypeError(ctx, at, "a map {name, dtype, size, read}", item);
+  for (const auto& field : item) {
+    const std::string name = field.first.Scalar();
+    const std::string sub = at + "." + name;
+    const YAML::Node& value = field.second;
+    if (name == "name" || name == "dtype") {
+      if (!value.IsScalar()) return TypeError(ctx, sub, "a string", value);
+      (name == "name" ? column->name : column->dtype) = value.Scalar();
+    } else if (name == "size") {
+      if (!value.IsScalar() ||
+          !config_internal::ParseUintText(value.Scalar(), false, false, &column->size)) {
+        return TypeError(ctx, sub, "an unsigned integer", value);
+      }
+    } else if (name == "read") {
+      if (!value.IsScalar() || !config_internal::ParseBoolText(value.Scalar(), &column->read)) {
+        return TypeError(ctx, sub, "a boolean", value);
+      }
+    } else {
+      return Status::InvalidArgument("unknown key '" + sub + "' " + Where(ctx, field.first.Mark()) +
+                                     " (a parquet column takes name, dtype, size, read)");
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::vector<ParquetColumnConfig>> ParseParquetColumns(const ParseContext& ctx,
+                                                             const std::string& key,
+                                                             const YAML::Node& node) {
+  std::vector<ParquetColumnConfig> columns;
+  if (node.IsNull()) return columns;
+  if (!node.IsSequence()) {
+    return TypeError(ctx, key, "a list of columns such as [{name: x, dtype: float32, size: 4}]",
+                     node);
+  }
+  for (size_t i = 0; i < node.size(); ++i) {
+    ParquetColumnConfig column;
+    DLIO_RETURN_NOT_OK(ParseParquetColumn(ctx, StrCat(key, "[", i, "]"), node[i], &column));
+    columns.push_back(std::move(column));
+  }
+  return columns;
+}
+
 // Stores `node` into the field of `spec`. `key` is the path as the user wrote it (an alias).
 Status StoreValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
                   const std::string& key, const YAML::Node& node) {
@@ -310,6 +356,10 @@ Status StoreValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec
     }
     case KeyType::kCacheTiers: {
       DLIO_ASSIGN_OR_RETURN(spec.tiers_ref(*config), ParseCacheTiers(ctx, key, node));
+      return Status::OK();
+    }
+    case KeyType::kParquetColumns: {
+      DLIO_ASSIGN_OR_RETURN(spec.columns_ref(*config), ParseParquetColumns(ctx, key, node));
       return Status::OK();
     }
     case KeyType::kAny:

@@ -185,10 +185,12 @@ std::vector<KeySpec> BuildTable() {
   add(Uint("dataset.chunk_samples", DLIO_FIELD(uint64_t, dataset.chunk_samples), {0, k4Gi},
            "samples per chunk when enable_chunking (0 = derive from chunk_size)"));
   add(Choice("dataset.compression", DLIO_FIELD(std::string, dataset.compression),
-             {"none", "gzip", "zlib", "deflate", "lzf", "szip", "bz2", "zip", "xz"},
+             {"none", "gzip", "zlib", "deflate", "lzf", "szip", "bz2", "zip", "xz", "snappy",
+              "zstd", "lz4"},
              "compression of generated files; each format rejects the ones it cannot write "
              "(npz: none, gzip/zlib/deflate; hdf5: also szip when the library has it; tfrecord: "
-             "none, gzip, zlib/deflate around the whole file, as TFRecordWriter)"));
+             "none, gzip, zlib/deflate around the whole file, as TFRecordWriter; parquet: none, "
+             "snappy, gzip, zstd per page)"));
   add(Bool("dataset.hdf5_shuffle", DLIO_FIELD(bool, dataset.hdf5_shuffle),
            "hdf5: apply the byte-shuffle filter before compression"));
   add(Bool(
@@ -207,6 +209,24 @@ std::vector<KeySpec> BuildTable() {
             "jpeg: encoder quality 1-100"));
   add(Bool("dataset.write_index", DLIO_FIELD(bool, dataset.write_index),
            "tfrecord: write <file>.idx (DALI-style record offsets) beside each file"));
+  add(Uint("dataset.parquet.row_group_size", DLIO_FIELD(uint64_t, dataset.parquet_row_group_size),
+           {1, uint64_t{1} << 31}, "parquet: rows per row group of generated files"));
+  add(ParquetColumns("dataset.parquet.columns",
+                     DLIO_FIELD(std::vector<ParquetColumnConfig>, dataset.parquet_columns),
+                     "parquet: the columns, a list of {name, dtype (uint8..uint64, int8..int64, "
+                     "float16/32/64, binary, string; default float32), size (values per row, "
+                     "default 1; > 1 is a fixed-size list), read (default true: readers read "
+                     "the column's chunks)}; empty: one column 'data' of the sample's bytes"));
+  add(Choice("dataset.parquet.read_mode", DLIO_FIELD(std::string, dataset.parquet_read_mode),
+             {"default", "row_group"},
+             "parquet: default or row_group; both read a sample's whole row group (the selected "
+             "columns' chunks) and keep the last 4 decoded row groups per open file"));
+  add(String("dataset.parquet.partition_by", DLIO_FIELD(std::string, dataset.parquet_partition_by),
+             "parquet: hive partitioning column; only empty (none) is supported"));
+  add(Uint("dataset.parquet.generation_batch_size",
+           DLIO_FIELD(uint64_t, dataset.parquet_generation_batch_size),
+           "parquet: the Python generator's rows per write batch (0 = row_group_size); accepted, "
+           "does not change the files (dlio writes page by page)"));
   add(Enum("dataset.sample_layout", DLIO_ENUM_FIELD(SampleLayout, dataset.sample_layout),
            "npy/npz: the axis of x that indexes samples in generated files, and for reading "
            "when neither the labels' length nor num_samples_per_file tells: first_axis (x[i], "

@@ -24,6 +24,7 @@ enum class KeyType {
   kDistributionStdev,  // DLIO's `<key>_stdev` sibling: turns a constant into normal(mean, stdev)
   kUintList,           // a list of unsigned integers ([1, 2, 3])
   kCacheTiers,         // storage.tiers: a list of maps {type, path, capacity_bytes, threads}
+  kParquetColumns,     // dataset.parquet.columns: a list of maps {name, dtype, size, read}
   kAny,                // accepted, not used: any value (scalar, list or map) is fine
 };
 
@@ -62,6 +63,7 @@ struct KeySpec {
   DistributionSpec& (*dist_ref)(WorkloadConfig&) = nullptr;
   std::vector<uint64_t>& (*uint_list_ref)(WorkloadConfig&) = nullptr;
   std::vector<CacheTierConfig>& (*tiers_ref)(WorkloadConfig&) = nullptr;
+  std::vector<ParquetColumnConfig>& (*columns_ref)(WorkloadConfig&) = nullptr;
   CustomSetter custom = nullptr;  // kString / kEnum only
   // Accepted ranges, checked when a value is parsed and by Validate (a value set from code).
   uint64_t uint_min = 0, uint_max = UINT64_MAX;          // kUint

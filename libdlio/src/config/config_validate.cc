@@ -163,6 +163,28 @@ Status ValidateSideIo(const WorkloadConfig& c) {
   return Status::OK();
 }
 
+// dataset.parquet.*: what the parquet format cannot do is refused by name.
+Status ValidateParquet(const WorkloadConfig& c) {
+  const DatasetConfig& d = c.dataset;
+  if (!d.parquet_partition_by.empty()) {
+    return Status::InvalidArgument("dataset.parquet.partition_by '", d.parquet_partition_by,
+                                   "': hive-partitioned parquet datasets are not supported");
+  }
+  if (d.format != "parquet") return Status::OK();
+  const std::string& z = d.compression;
+  if (z != "none" && z != "snappy" && z != "gzip" && z != "zstd" && !z.empty()) {
+    return Status::InvalidArgument("dataset.compression '", z,
+                                   "' is not supported by format parquet (none, snappy, gzip, "
+                                   "zstd)");
+  }
+  const bool any_read = std::any_of(d.parquet_columns.begin(), d.parquet_columns.end(),
+                                    [](const ParquetColumnConfig& col) { return col.read; });
+  if (!d.parquet_columns.empty() && !any_read) {
+    return Status::InvalidArgument("dataset.parquet.columns: no column has read: true");
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status WorkloadConfig::Validate() const {
@@ -175,6 +197,7 @@ Status WorkloadConfig::Validate() const {
   }
   DLIO_RETURN_NOT_OK(ScaleKeySpecs(scale_keys).status());
   DLIO_RETURN_NOT_OK(ValidateDataset(*this));
+  DLIO_RETURN_NOT_OK(ValidateParquet(*this));
   DLIO_RETURN_NOT_OK(config_internal::ValidateRecordShapes(*this));
   DLIO_RETURN_NOT_OK(ValidateReader(*this));
   DLIO_RETURN_NOT_OK(ValidateCheckpoint(*this));

@@ -159,6 +159,14 @@ inline KeySpec CacheTiers(std::string path, std::vector<CacheTierConfig>& (*ref)
   return k;
 }
 
+inline KeySpec ParquetColumns(std::string path,
+                              std::vector<ParquetColumnConfig>& (*ref)(WorkloadConfig&),
+                              std::string desc) {
+  KeySpec k = Make(std::move(path), KeyType::kParquetColumns, std::move(desc));
+  k.columns_ref = ref;
+  return k;
+}
+
 inline KeySpec Alias(std::string path, std::string of) {
   KeySpec k = Make(std::move(path), KeyType::kAny, "alternative spelling of " + of);
   k.alias_of = std::move(of);

@@ -26,6 +26,7 @@ std::string FromMagic(const uint8_t* p, size_t n) {
   if (n >= 8 && std::memcmp(p, "\x89HDF\r\n\x1a\n", 8) == 0) return "hdf5";
   if (n >= 3 && std::memcmp(p, "\xFF\xD8\xFF", 3) == 0) return "jpeg";
   if (n >= 8 && std::memcmp(p, "\x89PNG\r\n\x1a\n", 8) == 0) return "png";
+  if (n >= 4 && std::memcmp(p, "PAR1", 4) == 0) return "parquet";
   return "";
 }
 
@@ -41,10 +42,11 @@ Result<std::string> DetectFormat(Storage* storage, const std::string& path) {
   const std::string magic = FromMagic(head, n);
 
   if (ext == "npy" || ext == "npz" || ext == "h5" || ext == "hdf5" || ext == "jpg" ||
-      ext == "jpeg" || ext == "png") {
+      ext == "jpeg" || ext == "png" || ext == "parquet") {
     const std::string expected = ext == "npy"                    ? "npy"
                                  : ext == "npz"                  ? "npz"
                                  : ext == "png"                  ? "png"
+                                 : ext == "parquet"              ? "parquet"
                                  : ext == "jpg" || ext == "jpeg" ? "jpeg"
                                                                  : "hdf5";
     if (magic != expected) {

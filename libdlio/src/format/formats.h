@@ -19,6 +19,7 @@ std::unique_ptr<Format> NewPngFormat();
 // registered so configs naming it get that message rather than "unknown format").
 Result<std::unique_ptr<Format>> MakeHdf5Format();
 std::unique_ptr<Format> NewTfRecordFormat();
+std::unique_ptr<Format> NewParquetFormat();
 
 // npz writer with the ZIP64 records forced even for small files (numpy and zipfile read both),
 // so tests can exercise the ZIP64 paths without 4 GiB files.

@@ -45,6 +45,11 @@ Status RegisterBuiltinFormats(Registries* registries) {
                          "framed, with a DALI-style <file>.idx",
                          "transfer_size, verify_checksums, use_index, write_index, odirect",
                          &NewTfRecordFormat));
+  DLIO_RETURN_NOT_OK(Add(registries, "parquet",
+                         "Apache Parquet, a sample is one row; typed columns, row groups, "
+                         "PLAIN pages, none/snappy/gzip/zstd",
+                         "compression, parquet.row_group_size, parquet.columns, odirect",
+                         &NewParquetFormat));
   DLIO_RETURN_NOT_OK(Add(registries, "synthetic", "in-memory samples, no file I/O",
                          "num_samples_per_file, record_length_bytes", &NewSyntheticFormat));
   return Status::OK();

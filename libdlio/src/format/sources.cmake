@@ -24,6 +24,14 @@ list(APPEND DLIO_SOURCES
   src/format/tfrecord/tfrecord_reader.cc
   src/format/tfrecord/tfrecord_writer.cc
   src/format/tfrecord/tfrecord_format.cc
+  src/format/parquet/thrift_compact.cc
+  src/format/parquet/parquet_meta.cc
+  src/format/parquet/parquet_codec.cc
+  src/format/parquet/parquet_schema.cc
+  src/format/parquet/parquet_pages.cc
+  src/format/parquet/parquet_writer.cc
+  src/format/parquet/parquet_reader.cc
+  src/format/parquet/parquet_format.cc
 )
 # hdf5: the real format when built with HDF5, else a stub that keeps the name registered.
 if(DLIO_WITH_HDF5)

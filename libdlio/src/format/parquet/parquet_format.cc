@@ -1,0 +1,40 @@
+// parquet: Apache Parquet files, one sample per row (as the MLPerf Storage fork's parquet reader
+// counts samples). Writer: parquet_writer.cc; reader: parquet_reader.cc; docs/formats.md.
+#include "format/formats.h"
+#include "format/io_util.h"
+#include "format/parquet/parquet_codec.h"
+#include "format/parquet/parquet_writer.h"
+
+namespace dlio::format_internal {
+namespace {
+
+class ParquetFormat final : public Format {
+ public:
+  std::string name() const override { return "parquet"; }
+  std::string extension() const override { return "parquet"; }
+  // One size per file: the rows of a file share its columns' widths.
+  bool variable_sample_sizes() const override { return false; }
+  // With dataset.parquet.columns a row is the columns' values, whatever the record length.
+  bool exact_sample_sizes() const override { return false; }
+
+  Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
+               const FormatOptions& options) const override {
+    DLIO_RETURN_NOT_OK(parquet::ParseParquetCompression(options.compression).status());
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
+    Status st = parquet::WriteParquet(file.get(), spec, options);
+    if (st.ok()) st = file->Close();
+    if (!st.ok()) RemoveQuietly(storage, path);
+    return st;
+  }
+
+  Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
+                                             const FormatOptions& options) const override {
+    return parquet::OpenParquet(storage, path, options);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Format> NewParquetFormat() { return std::make_unique<ParquetFormat>(); }
+
+}  // namespace dlio::format_internal

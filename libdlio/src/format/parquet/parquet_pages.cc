@@ -1,0 +1,283 @@
+#include "format/parquet/parquet_pages.h"
+
+#include <cstring>
+
+#include "format/io_util.h"
+#include "format/parquet/parquet_codec.h"
+
+namespace dlio::format_internal::parquet {
+namespace {
+
+Status PageError(const ChunkInfo& info, uint64_t offset, const std::string& what) {
+  return Status::Corruption(info.path, ": column '", info.column->name, "': page at offset ",
+                            offset, ": ", what);
+}
+
+// The state of one chunk being decoded.
+struct ChunkState {
+  const ChunkInfo& info;
+  DecodedColumn out;
+  uint64_t row = 0;                 // next row slot
+  std::vector<uint8_t> page;        // the current page, decompressed
+  std::vector<uint8_t> dict;        // dictionary values (fixed width: width each)
+  std::vector<uint64_t> dict_offs;  // byte_array dictionary: value bounds
+  bool has_dict = false;
+};
+
+// PLAIN byte_array values [p, end) into `offs` bounds (relative to p); at most `count` values.
+Status SplitByteArrays(const uint8_t* p, const uint8_t* end, uint64_t count,
+                       std::vector<uint64_t>* offs, const ChunkInfo& info, uint64_t offset) {
+  const uint8_t* q = p;
+  for (uint64_t i = 0; i < count; ++i) {
+    if (end - q < 4) return PageError(info, offset, "byte_array value past the page end");
+    const uint32_t len = Le32(q);
+    q += 4;
+    if (static_cast<uint64_t>(end - q) < len) {
+      return PageError(info, offset,
+                       "byte_array value of " + std::to_string(len) + " bytes past the page end");
+    }
+    offs->push_back(static_cast<uint64_t>(q - p));
+    q += len;
+    offs->push_back(static_cast<uint64_t>(q - p));
+  }
+  return Status::OK();
+}
+
+// Stores value `v` (its bytes) into row slot `row`.
+void PutValue(ChunkState* s, const uint8_t* v, uint64_t len) {
+  if (s->info.column->width != 0) {
+    std::memcpy(s->out.data.data() + s->row * s->info.column->width, v, len);
+  } else {
+    s->out.data.insert(s->out.data.end(), v, v + len);
+  }
+}
+
+void EndRow(ChunkState* s) {
+  ++s->row;
+  if (s->info.column->width == 0) s->out.offsets.push_back(s->out.data.size());
+}
+
+// Values of one data page: `defined[k]` says whether row k of the page has a value.
+Status PutPageValues(ChunkState* s, const uint8_t* p, const uint8_t* end, int32_t encoding,
+                     const std::vector<bool>& defined, uint64_t non_null, uint64_t offset) {
+  const ColumnLayout& c = *s->info.column;
+  std::vector<uint64_t> offs;  // byte_array PLAIN bounds
+  std::vector<uint32_t> idx;   // dictionary indices
+  if (encoding == kPlain) {
+    if (c.width != 0 && non_null * c.width > static_cast<uint64_t>(end - p)) {
+      return PageError(s->info, offset, std::to_string(non_null) + " values do not fit the page");
+    }
+    if (c.width == 0) DLIO_RETURN_NOT_OK(SplitByteArrays(p, end, non_null, &offs, s->info, offset));
+  } else if (encoding == kPlainDictionary || encoding == kRleDictionary) {
+    if (!s->has_dict) return PageError(s->info, offset, "dictionary page missing");
+    if (p >= end) return PageError(s->info, offset, "no index bit width");
+    const int bw = *p++;
+    if (bw > 32) return PageError(s->info, offset, "index bit width " + std::to_string(bw));
+    DLIO_RETURN_NOT_OK(DecodeRleHybrid(p, end, bw, non_null, &idx, s->info.path, offset));
+  } else {
+    return Status::Unimplemented(s->info.path, ": column '", c.name, "': page at offset ", offset,
+                                 ": encoding ", encoding, " is not supported");
+  }
+  const uint64_t dict_n =
+      c.width != 0 ? (c.width ? s->dict.size() / c.width : 0) : s->dict_offs.size() / 2;
+  uint64_t k = 0;
+  for (bool d : defined) {
+    if (d) {
+      if (!idx.empty() && idx[k] >= dict_n) {
+        return PageError(s->info, offset,
+                         "dictionary index " + std::to_string(idx[k]) + " past " +
+                             std::to_string(dict_n) + " entries");
+      }
+      if (encoding == kPlain && c.width != 0) PutValue(s, p + k * c.width, c.width);
+      if (encoding == kPlain && c.width == 0)
+        PutValue(s, p + offs[2 * k], offs[2 * k + 1] - offs[2 * k]);
+      if (encoding != kPlain && c.width != 0)
+        PutValue(s, s->dict.data() + idx[k] * c.width, c.width);
+      if (encoding != kPlain && c.width == 0) {
+        PutValue(s, s->dict.data() + s->dict_offs[2 * idx[k]],
+                 s->dict_offs[2 * idx[k] + 1] - s->dict_offs[2 * idx[k]]);
+      }
+      ++k;
+    }
+    EndRow(s);
+  }
+  return Status::OK();
+}
+
+// Definition levels of `n` values (OPTIONAL columns: max level 1) from [p, end); sets defined
+// and returns the bytes they took (v1: with their 4-byte length).
+Result<uint64_t> ReadLevels(const ChunkState& s, const uint8_t* p, const uint8_t* end, uint64_t n,
+                            int64_t v2_bytes, std::vector<bool>* defined, uint64_t* non_null,
+                            uint64_t offset) {
+  defined->assign(n, true);
+  *non_null = n;
+  if (s.info.column->element.repetition != kOptional) return uint64_t{0};
+  uint64_t len = 0, skip = 0;
+  if (v2_bytes >= 0) {
+    len = static_cast<uint64_t>(v2_bytes);
+  } else {
+    if (end - p < 4) return PageError(s.info, offset, "definition levels past the page end");
+    len = Le32(p);
+    skip = 4;
+  }
+  if (len > static_cast<uint64_t>(end - p) - skip) {
+    return PageError(s.info, offset,
+                     "definition levels of " + std::to_string(len) + " bytes past the page end");
+  }
+  std::vector<uint32_t> levels;
+  DLIO_RETURN_NOT_OK(DecodeRleHybrid(p + skip, p + skip + len, 1, n, &levels, s.info.path, offset));
+  *non_null = 0;
+  for (uint64_t i = 0; i < n; ++i) {
+    (*defined)[i] = levels[i] != 0;
+    *non_null += levels[i] != 0;
+  }
+  return skip + len;
+}
+
+Status DictionaryPage(ChunkState* s, const PageHeader& h, uint64_t offset) {
+  const ColumnLayout& c = *s->info.column;
+  const uint8_t* p = s->page.data();
+  const uint8_t* end = p + s->page.size();
+  const uint64_t n = static_cast<uint64_t>(std::max(h.num_values, 0));
+  if (c.width != 0) {
+    if (n * c.width > s->page.size()) return PageError(s->info, offset, "dictionary past the page");
+    s->dict.assign(p, p + n * c.width);
+  } else {
+    DLIO_RETURN_NOT_OK(SplitByteArrays(p, end, n, &s->dict_offs, s->info, offset));
+    s->dict.assign(p, end);
+  }
+  s->has_dict = true;
+  return Status::OK();
+}
+
+// Reads the page body [body, body + h.compressed_size) into s->page, decompressed.
+Status LoadPage(ChunkState* s, const PageHeader& h, const uint8_t* body, uint64_t offset) {
+  const uint64_t size = static_cast<uint64_t>(h.uncompressed_size);
+  if (size > s->info.chunk_uncompressed) {
+    return PageError(s->info, offset,
+                     "uncompressed size " + std::to_string(size) + " exceeds the chunk's " +
+                         std::to_string(s->info.chunk_uncompressed) + " bytes");
+  }
+  s->page.resize(size);
+  const uint64_t levels = h.type == kDataPageV2 ? static_cast<uint64_t>(h.def_levels_bytes) +
+                                                      static_cast<uint64_t>(h.rep_levels_bytes)
+                                                : 0;
+  if (levels > size || levels > static_cast<uint64_t>(h.compressed_size)) {
+    return PageError(s->info, offset, "level bytes exceed the page");
+  }
+  if (levels != 0) std::memcpy(s->page.data(), body, levels);  // page.data() may be null
+  const bool compressed = h.type != kDataPageV2 || h.v2_compressed;
+  return DecompressPage(compressed ? s->info.codec : kUncompressed, body + levels,
+                        static_cast<size_t>(h.compressed_size) - levels, s->page.data() + levels,
+                        size - levels, s->info.path, offset);
+}
+
+Status DataPage(ChunkState* s, const PageHeader& h, uint64_t offset) {
+  if (!h.has_data_header) return PageError(s->info, offset, "data page without its header");
+  if (h.num_values < 0 || static_cast<uint64_t>(h.num_values) > s->info.rows - s->row) {
+    return PageError(s->info, offset,
+                     std::to_string(h.num_values) + " values past the row group's " +
+                         std::to_string(s->info.rows) + " rows");
+  }
+  const uint8_t* p = s->page.data();
+  const uint8_t* end = p + s->page.size();
+  std::vector<bool> defined;
+  uint64_t non_null = 0;
+  if (h.type == kDataPageV2 && h.rep_levels_bytes != 0) {
+    return PageError(s->info, offset, "repetition levels in a flat column");
+  }
+  DLIO_ASSIGN_OR_RETURN(uint64_t used, ReadLevels(*s, p, end, static_cast<uint64_t>(h.num_values),
+                                                  h.type == kDataPageV2 ? h.def_levels_bytes : -1,
+                                                  &defined, &non_null, offset));
+  return PutPageValues(s, p + used, end, h.encoding, defined, non_null, offset);
+}
+
+}  // namespace
+
+Result<DecodedColumn> DecodeChunk(const ChunkInfo& info, const uint8_t* data, size_t n) {
+  ChunkState s{info, {}, 0, {}, {}, {}, false};
+  const uint64_t width = info.column->width;
+  if (width != 0) {
+    if (info.rows > info.max_decoded / width) {
+      return Status::Corruption(info.path, ": column '", info.column->name, "' at offset ",
+                                info.file_offset, ": ", info.rows, " rows of ", width,
+                                " bytes exceed reader.max_decoded_bytes (", info.max_decoded, ")");
+    }
+    s.out.data.assign(info.rows * width, 0);
+  } else if (info.rows > info.max_decoded / sizeof(uint64_t)) {  // a row's offset: 8 bytes
+    return Status::Corruption(
+        info.path, ": column '", info.column->name, "' at offset ", info.file_offset, ": ",
+        info.rows, " byte_array rows exceed reader.max_decoded_bytes (", info.max_decoded, ")");
+  } else {
+    s.out.offsets.push_back(0);
+  }
+  size_t pos = 0;
+  while (s.row < info.rows) {
+    const uint64_t offset = info.file_offset + pos;
+    if (pos >= n) return PageError(info, offset, "chunk ends before its rows");
+    size_t used = 0;
+    DLIO_ASSIGN_OR_RETURN(PageHeader h,
+                          DecodePageHeader(data + pos, n - pos, info.path, offset, &used));
+    pos += used;
+    if (static_cast<uint64_t>(h.compressed_size) > n - pos) {
+      return PageError(
+          info, offset,
+          "compressed size " + std::to_string(h.compressed_size) + " past the chunk end");
+    }
+    if (h.type == kDataPage || h.type == kDataPageV2 || h.type == kDictionaryPage) {
+      DLIO_RETURN_NOT_OK(LoadPage(&s, h, data + pos, offset));
+      if (h.type == kDictionaryPage) {
+        DLIO_RETURN_NOT_OK(DictionaryPage(&s, h, offset));
+      } else {
+        DLIO_RETURN_NOT_OK(DataPage(&s, h, offset));
+      }
+    }
+    pos += static_cast<size_t>(h.compressed_size);
+  }
+  return std::move(s.out);
+}
+
+Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
+                       std::vector<uint32_t>* out, const std::string& path, uint64_t offset) {
+  out->clear();
+  out->reserve(std::min<uint64_t>(count, 1u << 20));  // runs may expand; count is bounded by rows
+  const uint64_t value_bytes = static_cast<uint64_t>((bit_width + 7) / 8);
+  const uint32_t mask = bit_width == 32 ? 0xffffffffu : ((1u << bit_width) - 1);
+  while (out->size() < count) {
+    uint64_t header = 0;
+    for (int shift = 0;; shift += 7) {
+      if (p >= end || shift > 63) {
+        return Status::Corruption(path, ": page at offset ", offset, ": truncated RLE run");
+      }
+      header |= static_cast<uint64_t>(*p & 0x7f) << shift;
+      if ((*p++ & 0x80) == 0) break;
+    }
+    if ((header & 1) == 0) {  // an RLE run: a value repeated header/2 times
+      if (static_cast<uint64_t>(end - p) < value_bytes) {
+        return Status::Corruption(path, ": page at offset ", offset, ": truncated RLE value");
+      }
+      uint32_t v = 0;
+      for (uint64_t k = 0; k < value_bytes; ++k) v |= static_cast<uint32_t>(p[k]) << (8 * k);
+      p += value_bytes;
+      const uint64_t run = std::min<uint64_t>(header >> 1, count - out->size());
+      out->insert(out->end(), run, v & mask);
+      continue;
+    }
+    const uint64_t groups = header >> 1;  // bit-packed: groups of 8 values
+    if (groups > static_cast<uint64_t>(end - p) ||
+        groups * bit_width > static_cast<uint64_t>(end - p)) {
+      return Status::Corruption(path, ": page at offset ", offset, ": bit-packed run past the end");
+    }
+    uint64_t bit = 0;
+    for (uint64_t k = 0; k < groups * 8 && out->size() < count; ++k) {
+      uint64_t v = 0;
+      for (int b = 0; b < bit_width; ++b, ++bit)
+        v |= static_cast<uint64_t>((p[bit / 8] >> (bit % 8)) & 1) << b;
+      out->push_back(static_cast<uint32_t>(v));
+    }
+    p += groups * static_cast<uint64_t>(bit_width);
+  }
+  return Status::OK();
+}
+
+}  // namespace dlio::format_internal::parquet

@@ -1,0 +1,43 @@
+// Decoding one column chunk's pages (data pages v1 and v2, PLAIN or dictionary-encoded values,
+// definition levels of OPTIONAL columns) into one value slot per row.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dlio/status.h"
+#include "format/parquet/parquet_meta.h"
+#include "format/parquet/parquet_schema.h"
+
+namespace dlio::format_internal::parquet {
+
+// A column chunk's values, one per row: fixed-width columns at row x width in `data` (a null is
+// zeros); byte_array values between offsets[row] and offsets[row + 1] (a null is empty).
+struct DecodedColumn {
+  std::vector<uint8_t> data;
+  std::vector<uint64_t> offsets;  // byte_array only: rows + 1 entries
+};
+
+// What decoding a chunk needs to know about it.
+struct ChunkInfo {
+  const ColumnLayout* column = nullptr;
+  int32_t codec = kUncompressed;
+  uint64_t rows = 0;                // the row group's
+  uint64_t file_offset = 0;         // where `bytes` start in the file
+  uint64_t chunk_uncompressed = 0;  // the chunk's total_uncompressed_size: no page exceeds it
+  uint64_t max_decoded = 0;         // reader.max_decoded_bytes: the decoded column's limit
+  std::string path;
+};
+
+// Decodes the chunk's bytes [data, data + n). Corruption naming the file and the page's offset
+// when a header, a size or a value does not fit; Unimplemented for encodings dlio does not read.
+Result<DecodedColumn> DecodeChunk(const ChunkInfo& info, const uint8_t* data, size_t n);
+
+// The RLE / bit-packed hybrid encoding (parquet-format Encodings.md): `count` values of
+// `bit_width` bits from [p, end) into out. Corruption naming `path` and `offset` on a short or
+// malformed run.
+Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
+                       std::vector<uint32_t>* out, const std::string& path, uint64_t offset);
+
+}  // namespace dlio::format_internal::parquet

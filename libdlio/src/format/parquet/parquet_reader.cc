@@ -1,0 +1,356 @@
+// The parquet reader (native request model). Open reads the tail (8 bytes: footer length and
+// "PAR1") then the footer in one read, decodes it and checks every row group's chunk ranges and
+// row counts against the file before any sample is read. A sample is one row: ReadSample finds
+// the row group holding it, reads the selected columns' chunks of that group (one read per chunk,
+// through the Storage, so traces and stats see them), decodes their pages and returns the row's
+// values of the selected columns, concatenated in column order. Decoded row groups are kept in a
+// small per-reader cache (the fork's row_group_cache_size is 4; kCachedGroups here, and at most
+// kCacheBytes of decoded values beyond the newest group, so flux-sized groups of ~600 MB do not
+// pile up), so the rows of a group cost one read of each chunk.
+#include <algorithm>
+#include <list>
+#include <mutex>
+
+#include "format/io_util.h"
+#include "format/parquet/parquet_codec.h"
+#include "format/parquet/parquet_meta.h"
+#include "format/parquet/parquet_pages.h"
+#include "format/parquet/parquet_schema.h"
+#include "format/parquet/parquet_writer.h"
+
+namespace dlio::format_internal::parquet {
+namespace {
+
+constexpr size_t kCachedGroups = 4;
+constexpr uint64_t kCacheBytes = 256u << 20;
+
+// One row group, decoded: the selected columns' values.
+struct DecodedGroup {
+  uint64_t index = 0;
+  std::vector<DecodedColumn> columns;  // in selected_ order
+  uint64_t bytes = 0;                  // decoded values held
+};
+
+// Where a chunk lies: [begin, begin + size).
+struct ChunkRange {
+  uint64_t begin = 0, size = 0;
+};
+
+Result<ChunkRange> CheckChunk(const ColumnChunk& cc, const ColumnLayout& col, size_t g,
+                              uint64_t data_end, const std::string& path, uint64_t max_decoded) {
+  const ColumnMetaData& m = cc.meta;
+  auto bad = [&](const std::string& what, int64_t at) {
+    return Status::Corruption(path, ": row group ", g, ", column '", col.name, "': ", what,
+                              " (offset ", at, ")");
+  };
+  if (!cc.has_meta) return bad("no column metadata (external column chunks are not supported)", 0);
+  if (m.type != col.element.type) return bad("chunk type differs from the schema's", 0);
+  int64_t begin = m.data_page_offset;
+  if (m.dictionary_page_offset > 0 && m.dictionary_page_offset < begin) {
+    begin = m.dictionary_page_offset;
+  }
+  if (begin < static_cast<int64_t>(kMagicBytes) || m.total_compressed_size <= 0 ||
+      static_cast<uint64_t>(begin) > data_end ||
+      static_cast<uint64_t>(m.total_compressed_size) > data_end - static_cast<uint64_t>(begin)) {
+    return bad("chunk of " + std::to_string(m.total_compressed_size) +
+                   " bytes lies outside the data before the footer at " + std::to_string(data_end),
+               begin);
+  }
+  if (m.total_uncompressed_size < 0 ||
+      static_cast<uint64_t>(m.total_uncompressed_size) > max_decoded) {
+    return bad("uncompressed size " + std::to_string(m.total_uncompressed_size) +
+                   " exceeds reader.max_decoded_bytes " + std::to_string(max_decoded),
+               begin);
+  }
+  return ChunkRange{static_cast<uint64_t>(begin), static_cast<uint64_t>(m.total_compressed_size)};
+}
+
+class ParquetReader final : public FormatReader {
+ public:
+  ParquetReader(std::unique_ptr<File> file, uint64_t size, FileMetaData meta,
+                std::vector<ColumnLayout> columns, std::vector<size_t> selected,
+                std::vector<std::vector<ChunkRange>> ranges, uint64_t max_decoded)
+      : file_(std::move(file)),
+        path_(file_->path()),
+        file_size_(size),
+        meta_(std::move(meta)),
+        columns_(std::move(columns)),
+        selected_(std::move(selected)),
+        ranges_(std::move(ranges)),
+        max_decoded_(max_decoded) {
+    uint64_t start = 0;
+    for (const RowGroup& g : meta_.row_groups) {
+      starts_.push_back(start);
+      start += static_cast<uint64_t>(g.num_rows);
+    }
+    for (size_t c : selected_) {
+      fixed_row_bytes_ += columns_[c].width;
+      has_variable_ = has_variable_ || columns_[c].width == 0;
+    }
+    var_sizes_.resize(meta_.row_groups.size());
+  }
+
+  uint64_t num_samples() const override { return static_cast<uint64_t>(meta_.num_rows); }
+
+  // Exact. With byte_array columns the row's group is read and decoded on first use (as
+  // ReadSample would), and its rows' sizes kept (8 bytes a row); 0 when that fails (the error
+  // resurfaces when the sample is read).
+  uint64_t sample_size(uint64_t i) const override {
+    if (i >= num_samples()) return 0;
+    if (!has_variable_) return fixed_row_bytes_;
+    const size_t g = GroupOf(i);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!var_sizes_[g].empty()) return fixed_row_bytes_ + var_sizes_[g][i - starts_[g]];
+    }
+    if (!Group(g).ok()) return 0;
+    std::lock_guard<std::mutex> lock(mu_);
+    return fixed_row_bytes_ + var_sizes_[g][i - starts_[g]];
+  }
+
+  Status ReadSample(uint64_t i, SampleBuffer* out) override {
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(path_, i, num_samples()));
+    const size_t g = GroupOf(i);
+    DLIO_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedGroup> group, Group(g));
+    const uint64_t row = i - starts_[g];
+    uint64_t n = 0;
+    for (size_t k = 0; k < selected_.size(); ++k) n += ValueBytes(*group, k, row);
+    DLIO_RETURN_NOT_OK(out->Resize(n));
+    uint8_t* dst = out->data();
+    for (size_t k = 0; k < selected_.size(); ++k) {
+      const uint64_t len = ValueBytes(*group, k, row);
+      const DecodedColumn& d = group->columns[k];
+      const uint64_t w = columns_[selected_[k]].width;
+      const uint8_t* src = w != 0 ? d.data.data() + row * w : d.data.data() + d.offsets[row];
+      if (len != 0) std::memcpy(dst, src, len);
+      dst += len;
+    }
+    return Status::OK();
+  }
+
+  std::string DescribeJson() const override;
+
+ private:
+  size_t GroupOf(uint64_t i) const {
+    return static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), i) -
+                               starts_.begin() - 1);
+  }
+
+  uint64_t ValueBytes(const DecodedGroup& group, size_t k, uint64_t row) const {
+    const uint64_t w = columns_[selected_[k]].width;
+    if (w != 0) return w;
+    const DecodedColumn& d = group.columns[k];
+    return d.offsets[row + 1] - d.offsets[row];
+  }
+
+  Result<std::shared_ptr<const DecodedGroup>> Group(size_t g) const {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+        if ((*it)->index != g) continue;
+        auto hit = *it;
+        cache_.erase(it);
+        cache_.push_front(hit);
+        return hit;
+      }
+    }
+    DLIO_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedGroup> fresh, ReadGroup(g));
+    std::vector<uint64_t> sizes;
+    if (has_variable_ && var_sizes_[g].empty()) {
+      const uint64_t rows = static_cast<uint64_t>(meta_.row_groups[g].num_rows);
+      sizes.assign(rows, 0);
+      for (size_t k = 0; k < selected_.size(); ++k) {
+        if (columns_[selected_[k]].width != 0) continue;
+        for (uint64_t r = 0; r < rows; ++r) sizes[r] += ValueBytes(*fresh, k, r);
+      }
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!sizes.empty()) var_sizes_[g] = std::move(sizes);
+    cache_.push_front(fresh);
+    cached_bytes_ += fresh->bytes;
+    while (cache_.size() > kCachedGroups || (cache_.size() > 1 && cached_bytes_ > kCacheBytes)) {
+      cached_bytes_ -= cache_.back()->bytes;
+      cache_.pop_back();
+    }
+    return fresh;
+  }
+
+  Result<std::shared_ptr<const DecodedGroup>> ReadGroup(size_t g) const {
+    auto group = std::make_shared<DecodedGroup>();
+    group->index = g;
+    std::vector<uint8_t> bytes;
+    for (size_t c : selected_) {
+      const ChunkRange& r = ranges_[g][c];
+      bytes.resize(r.size);
+      DLIO_RETURN_NOT_OK(ReadRange(file_.get(), r.begin, r.size, 0, bytes.data()));
+      ChunkInfo info;
+      info.column = &columns_[c];
+      info.codec = meta_.row_groups[g].columns[c].meta.codec;
+      info.rows = static_cast<uint64_t>(meta_.row_groups[g].num_rows);
+      info.file_offset = r.begin;
+      info.chunk_uncompressed =
+          static_cast<uint64_t>(meta_.row_groups[g].columns[c].meta.total_uncompressed_size);
+      info.max_decoded = max_decoded_;
+      info.path = path_;
+      DLIO_ASSIGN_OR_RETURN(DecodedColumn d, DecodeChunk(info, bytes.data(), bytes.size()));
+      group->bytes += d.data.size() + d.offsets.size() * sizeof(uint64_t);
+      group->columns.push_back(std::move(d));
+    }
+    return std::shared_ptr<const DecodedGroup>(std::move(group));
+  }
+
+  std::unique_ptr<File> file_;
+  std::string path_;
+  uint64_t file_size_;
+  FileMetaData meta_;
+  std::vector<ColumnLayout> columns_;
+  std::vector<size_t> selected_;                 // indices into columns_, in file order
+  std::vector<std::vector<ChunkRange>> ranges_;  // [row group][column]
+  std::vector<uint64_t> starts_;                 // first row of each row group
+  uint64_t fixed_row_bytes_ = 0;
+  uint64_t max_decoded_;
+  bool has_variable_ = false;  // a selected column is a byte_array
+  mutable std::mutex mu_;
+  mutable std::vector<std::vector<uint64_t>>
+      var_sizes_;  // [group][row] byte_array bytes, once read
+  mutable std::list<std::shared_ptr<const DecodedGroup>> cache_;
+  mutable uint64_t cached_bytes_ = 0;  // sum of cache_'s bytes  // most recent first
+};
+
+std::string ParquetReader::DescribeJson() const {
+  std::string cols = "[";
+  for (size_t c = 0; c < columns_.size(); ++c) {
+    const ColumnLayout& l = columns_[c];
+    const bool read = std::find(selected_.begin(), selected_.end(), c) != selected_.end();
+    cols += std::string(c ? "," : "") + "{\"name\":" + JsonString(l.name) +
+            ",\"type\":" + JsonString(PhysicalTypeName(l.element.type)) +
+            ",\"width\":" + std::to_string(l.width) +
+            ",\"optional\":" + (l.element.repetition == kOptional ? "true" : "false") +
+            ",\"read\":" + (read ? "true" : "false") + "}";
+  }
+  cols += "]";
+  std::string codecs;
+  if (!meta_.row_groups.empty() && !meta_.row_groups[0].columns.empty()) {
+    codecs = CodecName(meta_.row_groups[0].columns[0].meta.codec);
+  }
+  std::vector<std::string> problems;
+  uint64_t rows_min = 0, rows_max = 0;
+  for (size_t g = 0; g < meta_.row_groups.size(); ++g) {
+    const uint64_t r = static_cast<uint64_t>(meta_.row_groups[g].num_rows);
+    rows_min = g == 0 ? r : std::min(rows_min, r);
+    rows_max = std::max(rows_max, r);
+  }
+  return "{\"format\":\"parquet\",\"path\":" + JsonString(path_) +
+         ",\"file_size\":" + std::to_string(file_size_) +
+         ",\"created_by\":" + JsonString(meta_.created_by) +
+         ",\"num_rows\":" + std::to_string(meta_.num_rows) +
+         ",\"row_groups\":{\"count\":" + std::to_string(meta_.row_groups.size()) +
+         ",\"rows_min\":" + std::to_string(rows_min) + ",\"rows_max\":" + std::to_string(rows_max) +
+         "},\"codec\":" + JsonString(codecs) + ",\"columns\":" + cols + "," +
+         SampleSizesJson(num_samples(), *this) + ProblemsJson(problems) + "}";
+}
+
+// Reads and decodes the footer: the tail, then the metadata it points at.
+Result<FileMetaData> ReadFooter(File* file, uint64_t size, const std::string& path,
+                                uint64_t* data_end) {
+  if (size < kMagicBytes + kTailBytes) {
+    return Status::Corruption(path, ": ", size, " bytes are too few for a parquet file (offset 0)");
+  }
+  uint8_t tail[kTailBytes];
+  DLIO_RETURN_NOT_OK(ReadRange(file, size - kTailBytes, kTailBytes, 0, tail));
+  if (std::memcmp(tail + 4, kMagic, kMagicBytes) != 0) {
+    return Status::Corruption(path, ": no PAR1 magic at offset ", size - kMagicBytes,
+                              " (not a parquet file, or an encrypted one)");
+  }
+  const uint64_t len = Le32(tail);
+  if (len == 0 || len > size - kTailBytes - kMagicBytes) {
+    return Status::Corruption(path, ": footer length ", len, " at offset ", size - kTailBytes,
+                              " does not fit the file's ", size, " bytes");
+  }
+  const uint64_t begin = size - kTailBytes - len;
+  std::vector<uint8_t> footer(len);
+  DLIO_RETURN_NOT_OK(ReadRange(file, begin, len, 0, footer.data()));
+  *data_end = begin;
+  return DecodeFileMetaData(footer.data(), footer.size(), path, begin);
+}
+
+// Checks the row counts: none negative, and they add up to num_rows.
+Status CheckRows(const FileMetaData& m, const std::string& path, uint64_t footer_offset) {
+  if (m.num_rows < 0) {
+    return Status::Corruption(path, ": num_rows ", m.num_rows, " (footer at offset ", footer_offset,
+                              ")");
+  }
+  uint64_t total = 0;
+  for (size_t g = 0; g < m.row_groups.size(); ++g) {
+    const int64_t r = m.row_groups[g].num_rows;
+    if (r < 0 || static_cast<uint64_t>(r) > static_cast<uint64_t>(m.num_rows) - total) {
+      return Status::Corruption(path, ": row group ", g, " claims ", r, " rows; the file has ",
+                                m.num_rows, " (footer at offset ", footer_offset, ")");
+    }
+    total += static_cast<uint64_t>(r);
+  }
+  if (total != static_cast<uint64_t>(m.num_rows)) {
+    return Status::Corruption(path, ": row groups hold ", total, " rows, the footer says ",
+                              m.num_rows, " (footer at offset ", footer_offset, ")");
+  }
+  return Status::OK();
+}
+
+// The columns to read: those of options.parquet.columns with read: true (all when none is set).
+Result<std::vector<size_t>> SelectColumns(const std::vector<ColumnLayout>& columns,
+                                          const ParquetOptions& options, const std::string& path) {
+  std::vector<size_t> selected;
+  if (options.columns.empty()) {
+    for (size_t c = 0; c < columns.size(); ++c) selected.push_back(c);
+    return selected;
+  }
+  for (size_t c = 0; c < columns.size(); ++c) {
+    for (const ParquetColumnOptions& o : options.columns) {
+      if (o.name == columns[c].name && o.read) selected.push_back(c);
+    }
+  }
+  for (const ParquetColumnOptions& o : options.columns) {
+    const bool found = std::any_of(columns.begin(), columns.end(),
+                                   [&](const ColumnLayout& l) { return l.name == o.name; });
+    if (o.read && !found) {
+      return Status::InvalidArgument(path, ": dataset.parquet.columns names '", o.name,
+                                     "', which the file does not have");
+    }
+  }
+  return selected;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<FormatReader>> OpenParquet(Storage* storage, const std::string& path,
+                                                  const FormatOptions& options) {
+  FileOptions fo;
+  fo.direct = options.direct;
+  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
+  DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+  uint64_t data_end = 0;
+  DLIO_ASSIGN_OR_RETURN(FileMetaData meta, ReadFooter(file.get(), size, path, &data_end));
+  DLIO_RETURN_NOT_OK(CheckRows(meta, path, data_end));
+  DLIO_ASSIGN_OR_RETURN(std::vector<ColumnLayout> columns, FileLayout(meta, path));
+  std::vector<std::vector<ChunkRange>> ranges(meta.row_groups.size());
+  for (size_t g = 0; g < meta.row_groups.size(); ++g) {
+    const RowGroup& rg = meta.row_groups[g];
+    if (rg.columns.size() != columns.size()) {
+      return Status::Corruption(path, ": row group ", g, " has ", rg.columns.size(),
+                                " column chunks for ", columns.size(),
+                                " columns (footer at offset ", data_end, ")");
+    }
+    for (size_t c = 0; c < columns.size(); ++c) {
+      DLIO_ASSIGN_OR_RETURN(ChunkRange r, CheckChunk(rg.columns[c], columns[c], g, data_end, path,
+                                                     options.max_decoded_bytes));
+      ranges[g].push_back(r);
+    }
+  }
+  DLIO_ASSIGN_OR_RETURN(std::vector<size_t> selected,
+                        SelectColumns(columns, options.parquet, path));
+  return std::unique_ptr<FormatReader>(
+      new ParquetReader(std::move(file), size, std::move(meta), std::move(columns),
+                        std::move(selected), std::move(ranges), options.max_decoded_bytes));
+}
+
+}  // namespace dlio::format_internal::parquet

@@ -1,0 +1,75 @@
+// dataset.parquet.*: the MLPerf Storage v3.0 configs' keys parse into the config and reach the
+// format's options; what dlio cannot honour is refused by name.
+#include <catch2/catch.hpp>
+
+#include "dlio/config.h"
+
+namespace dlio {
+namespace {
+
+constexpr char kFlux[] = R"(
+dataset:
+  format: parquet
+  num_files_train: 2
+  num_samples_per_file: 288
+  compression: zstd
+  parquet:
+    row_group_size: 48
+    read_mode: row_group
+    generation_batch_size: 96
+    columns:
+      - name: t5_encodings
+        dtype: float32
+        size: 524328
+      - name: timestamp
+        dtype: float32
+        size: 7
+        read: false
+)";
+
+TEST_CASE("dataset.parquet keys parse as the v3.0 configs spell them", "[config][parquet]") {
+  auto c = ParseConfig(kFlux, "flux.yaml");
+  REQUIRE(c.ok());
+  const DatasetConfig& d = c->dataset;
+  CHECK(d.parquet_row_group_size == 48);
+  CHECK(d.parquet_read_mode == "row_group");
+  CHECK(d.parquet_generation_batch_size == 96);
+  REQUIRE(d.parquet_columns.size() == 2);
+  CHECK(d.parquet_columns[0].name == "t5_encodings");
+  CHECK(d.parquet_columns[0].dtype == "float32");
+  CHECK(d.parquet_columns[0].size == 524328);
+  CHECK(d.parquet_columns[0].read);
+  CHECK_FALSE(d.parquet_columns[1].read);
+  CHECK(c->Validate().ok());
+}
+
+std::string Error(const std::string& yaml) {
+  auto c = ParseConfig(yaml, "p.yaml");
+  if (!c.ok()) return c.status().message();
+  Status st = c->Validate();
+  return st.ok() ? "" : st.message();
+}
+
+TEST_CASE("dataset.parquet refusals name the key", "[config][parquet]") {
+  const std::string head = "dataset:\n  format: parquet\n  parquet:\n";
+  CHECK(Error(head + "    columns:\n      - {name: a, dims: [2, 3]}\n") ==
+        "unknown key 'dataset.parquet.columns[0].dims' (in p.yaml line 5) (a parquet column "
+        "takes name, dtype, size, read)");
+  CHECK(Error(head + "    columns:\n      - {name: a, dtype: bool}\n") ==
+        "dataset.parquet.columns[0].dtype: 'bool' is not one of uint8/16/32/64, int8/16/32/64, "
+        "float16/32/64, binary, string (in p.yaml line 5)");
+  CHECK(Error(head + "    columns:\n      - {name: a}\n      - {name: a}\n") ==
+        "dataset.parquet.columns[1].name: 'a' repeats (in p.yaml line 5)");
+  CHECK(Error(head + "    columns:\n      - {name: a, size: 0}\n") ==
+        "dataset.parquet.columns[0].size must be at least 1 (in p.yaml line 5)");
+  CHECK(Error(head + "    columns:\n      - {name: a, read: false}\n") ==
+        "dataset.parquet.columns: no column has read: true");
+  CHECK(Error(head + "    partition_by: day\n") ==
+        "dataset.parquet.partition_by 'day': hive-partitioned parquet datasets are not supported");
+  CHECK(Error(head + "    read_mode: streaming\n").find("dataset.parquet.read_mode") == 0);
+  CHECK(Error("dataset:\n  format: parquet\n  compression: lz4\n") ==
+        "dataset.compression 'lz4' is not supported by format parquet (none, snappy, gzip, zstd)");
+}
+
+}  // namespace
+}  // namespace dlio

@@ -1,0 +1,130 @@
+// parquet interop with an independent implementation: hyparquet (JavaScript, with
+// hyparquet-compressors for snappy/gzip/zstd) reads dlio's files column by column, and dlio reads
+// (inspect, train) a file hyparquet-writer wrote: OPTIONAL columns, dictionary pages, data pages
+// v2, snappy. Values are compared as the bytes a PLAIN page stores (tests/format/
+// parquet_interop.mjs). Skipped (77) without node and `./setup.sh test`'s .tools/node_modules.
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "format/format_test_util.h"
+#include "format/parquet_test_util.h"
+#include "test_util.h"
+
+namespace dlio::testing {
+namespace {
+
+std::string Tools() { return std::string(DLIO_SOURCE_DIR) + "/.tools"; }
+
+void SkipWithoutHyparquet() {
+  struct stat st {};
+  const bool node = RunCommand("command -v node >/dev/null 2>&1").exit_code == 0;
+  const bool mods = stat((Tools() + "/node_modules/hyparquet-writer").c_str(), &st) == 0 &&
+                    stat((Tools() + "/node_modules/hyparquet-compressors").c_str(), &st) == 0;
+  if (node && mods) return;
+  std::fprintf(stderr,
+               "skipped: no %s (needs node and `npm install --prefix %s/.tools hyparquet "
+               "hyparquet-compressors hyparquet-writer`, which `./setup.sh test` does)\n",
+               node ? "hyparquet in .tools" : "node", DLIO_SOURCE_DIR);
+  std::exit(77);
+}
+
+nlohmann::json Node(const std::string& mode, const std::string& file, const TempDir& tmp) {
+  const std::string out = tmp / "node.json";
+  const std::string cmd = "DLIO_TOOLS_DIR=" + Tools() + " node " + DLIO_SOURCE_DIR +
+                          "/tests/format/parquet_interop.mjs " + mode + " " + file + " > " + out;
+  CommandResult r = RunCommand(cmd);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  return nlohmann::json::parse(ReadTextFile(out));
+}
+
+std::string Hex(const uint8_t* p, size_t n) {
+  static const char* d = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) {
+    s += d[p[i] >> 4];
+    s += d[p[i] & 15];
+  }
+  return s;
+}
+
+TEST_CASE("hyparquet reads dlio's files column by column", "[format][parquet][interop]") {
+  SkipWithoutHyparquet();
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto format = MakeFormatByName("parquet");
+  for (const char* codec : {"none", "snappy", "gzip", "zstd"}) {
+    INFO("codec " << codec);
+    const FormatOptions o = AllKindsOptions(codec, 64);
+    const std::string path = tmp / (std::string(codec) + ".parquet");
+    FileSpec spec;
+    spec.sample_sizes.assign(300, 0);
+    spec.seed = 77;
+    REQUIRE(format->Write(storage.get(), path, spec, o).ok());
+    const nlohmann::json got = Node("read", path, tmp);
+    CHECK(got["num_rows"] == 300);
+    auto layout = format_internal::parquet::WriterLayout(o.parquet, 0).value();
+    REQUIRE(got["columns"].size() == layout.size());
+    for (size_t c = 0; c < layout.size(); ++c) {
+      const auto& values = got["columns"][layout[c].name];
+      REQUIRE(values.size() == 300);
+      std::string v(layout[c].width != 0 ? layout[c].width : layout[c].value_size, '\0');
+      for (uint64_t row = 0; row < 300; row += 13) {
+        format_internal::parquet::FillColumnValue(layout[c], c, 77, row,
+                                                  reinterpret_cast<uint8_t*>(v.data()));
+        INFO("column " << layout[c].name << " row " << row);
+        CHECK(values[row] == Hex(reinterpret_cast<const uint8_t*>(v.data()), v.size()));
+      }
+    }
+  }
+}
+
+TEST_CASE("dlio reads hyparquet-writer's file: values, inspect and a short train",
+          "[format][parquet][interop]") {
+  SkipWithoutHyparquet();
+  TempDir tmp;
+  const std::string dir = tmp / "data/train";
+  REQUIRE(RunCommand("mkdir -p " + dir).exit_code == 0);
+  const std::string path = dir + "/img_0_of_1.parquet";
+  const nlohmann::json wrote = Node("write", path, tmp);
+  auto storage = BoundPosixStorage();
+  auto format = MakeFormatByName("parquet");
+  FormatOptions o;
+  const std::vector<std::string> names = {"i32", "i64", "f32", "f64", "s", "b", "opt"};
+  for (const std::string& name : names) o.parquet.columns.push_back({name, "float32", 1, false});
+  for (size_t k = 0; k < names.size(); ++k) {
+    o.parquet.columns[k].read = true;  // one column at a time: the row is that column's value
+    if (k > 0) o.parquet.columns[k - 1].read = false;
+    auto r = format->Open(storage.get(), path, o);
+    REQUIRE(r.ok());
+    REQUIRE((*r)->num_samples() == 2500);
+    SampleBuffer buf;
+    for (uint64_t row = 0; row < 2500; row += 7) {
+      REQUIRE((*r)->ReadSample(row, &buf).ok());
+      INFO("column " << names[k] << " row " << row);
+      std::string want = wrote["columns"][names[k]][row];
+      if (want.empty() && names[k] == "opt") want = "00000000";  // a null fixed-width value
+      CHECK(Hex(buf.data(), buf.size()) == want);
+    }
+  }
+  CommandResult inspect = RunCommand(DlioRun() + " inspect " + path + " 2>&1");
+  INFO(inspect.output);
+  CHECK(inspect.exit_code == 0);
+  CHECK(inspect.output.find("\"created_by\":\"hyparquet\"") != std::string::npos);
+  CHECK(inspect.output.find("\"num_rows\":2500") != std::string::npos);
+  CommandResult train = RunCommand(
+      DlioRun() + " --no-generate -q -o " + tmp.path() + "/out --set dataset.format=parquet" +
+      " --set dataset.data_folder=" + tmp.path() + "/data --set dataset.num_files_train=1" +
+      " --set dataset.num_samples_per_file=2500 --set reader.batch_size=100" +
+      " --set train.epochs=1 --set train.computation_time=0 --set workflow.train=true 2>&1");
+  INFO(train.output);
+  CHECK(train.exit_code == 0);
+  CHECK(train.output.find("25 steps") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace dlio::testing

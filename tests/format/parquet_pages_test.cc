@@ -1,0 +1,119 @@
+// parquet page decoding on hand-built bytes (parquet-format Encodings.md): the RLE / bit-packed
+// hybrid, a dictionary-encoded OPTIONAL column, and pages whose numbers lie.
+#include "format/parquet/parquet_pages.h"
+
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "format/io_util.h"
+#include "format/parquet/parquet_meta.h"
+#include "format/parquet/thrift_compact.h"
+
+namespace dlio::format_internal::parquet {
+namespace {
+
+const uint8_t* U(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+
+std::vector<uint32_t> Hybrid(const std::string& bytes, int width, uint64_t count) {
+  std::vector<uint32_t> out;
+  Status st = DecodeRleHybrid(U(bytes), U(bytes) + bytes.size(), width, count, &out, "f", 0);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  return out;
+}
+
+TEST_CASE("RLE / bit-packed hybrid runs decode as Encodings.md shows", "[format][parquet]") {
+  // An RLE run: header 5 << 1, then the value in ceil(1 / 8) = 1 byte.
+  CHECK(Hybrid(std::string("\x0a\x01", 2), 1, 5) == std::vector<uint32_t>{1, 1, 1, 1, 1});
+  // Bit-packed, width 3, the spec's example 0..7: header (1 group << 1) | 1, bytes 88 c6 fa.
+  CHECK(Hybrid(std::string("\x03\x88\xc6\xfa", 4), 3, 8) ==
+        std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7});
+  // A bit-packed group of width 2 (8 values in 2 bytes) then an RLE run of two 2s.
+  CHECK(Hybrid(std::string("\x03\x2d\x00\x04\x02", 5), 2, 10) ==
+        std::vector<uint32_t>{1, 3, 2, 0, 0, 0, 0, 0, 2, 2});
+  // The group's padding past `count` is ignored.
+  CHECK(Hybrid(std::string("\x03\x2d\x00", 3), 2, 3) == std::vector<uint32_t>{1, 3, 2});
+  std::vector<uint32_t> out;
+  const std::string cut("\x05\xff", 2);  // 2 groups of width 1 announced, 1 byte there
+  Status st = DecodeRleHybrid(U(cut), U(cut) + 2, 1, 16, &out, "f.parquet", 77);
+  CHECK(st.ToString().find("f.parquet: page at offset 77: bit-packed run past the end") !=
+        std::string::npos);
+}
+
+// A page header (v1 data page, or a dictionary page) as Thrift compact bytes.
+std::string Header(int32_t type, int32_t size, int32_t num_values, int32_t encoding) {
+  thrift::Writer w;
+  w.I32(1, type);
+  w.I32(2, size);
+  w.I32(3, size);
+  w.BeginStruct(type == kDictionaryPage ? 7 : 5);
+  w.I32(1, num_values);
+  w.I32(2, encoding);
+  w.EndStruct();
+  w.Finish();
+  return w.bytes();
+}
+
+TEST_CASE("a dictionary-encoded OPTIONAL int32 chunk decodes to one slot per row",
+          "[format][parquet]") {
+  std::string dict;
+  for (uint32_t v : {10u, 20u, 30u}) PutLe32(&dict, v);
+  // Definition levels of 6 rows (1, 0, 1, 1, 0, 1: bit-packed 0x2d) with their 4-byte length,
+  // then the index bit width (2) and the 4 indices 2, 0, 1, 2 bit-packed (0x92 0x00).
+  std::string data;
+  PutLe32(&data, 2);
+  data += std::string("\x03\x2d", 2);
+  data += std::string("\x02\x03\x92\x00", 4);
+  const std::string dict_header =
+      Header(kDictionaryPage, static_cast<int32_t>(dict.size()), 3, kPlain);
+  const std::string chunk =
+      dict_header + dict + Header(kDataPage, static_cast<int32_t>(data.size()), 6, kRleDictionary) +
+      data;
+  ColumnLayout col;
+  col.name = "opt";
+  col.width = 4;
+  col.element.type = kInt32;
+  col.element.repetition = kOptional;
+  ChunkInfo info;
+  info.column = &col;
+  info.rows = 6;
+  info.file_offset = 1000;
+  info.chunk_uncompressed = chunk.size();
+  info.max_decoded = 1 << 20;
+  info.path = "d.parquet";
+  auto d = DecodeChunk(info, U(chunk), chunk.size());
+  INFO(d.status().ToString());
+  REQUIRE(d.ok());
+  REQUIRE(d->data.size() == 24);
+  std::vector<uint32_t> rows(6);
+  std::memcpy(rows.data(), d->data.data(), 24);
+  CHECK(rows == std::vector<uint32_t>{30, 0, 10, 20, 0, 30});
+
+  SECTION("an index past the dictionary") {
+    std::string bad = chunk;
+    bad[bad.size() - 2] = '\x93';  // first index 3
+    auto e = DecodeChunk(info, U(bad), bad.size());
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.status().ToString().find("d.parquet: column 'opt': page at offset " +
+                                     std::to_string(1000 + dict_header.size() + dict.size()) +
+                                     ": dictionary index 3 past 3 entries") != std::string::npos);
+  }
+  SECTION("more values than the row group has rows") {
+    info.rows = 5;
+    auto e = DecodeChunk(info, U(chunk), chunk.size());
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.status().ToString().find("6 values past the row group's 5 rows") != std::string::npos);
+  }
+  SECTION("a page larger than the chunk's uncompressed size") {
+    info.chunk_uncompressed = 8;
+    auto e = DecodeChunk(info, U(chunk), chunk.size());
+    REQUIRE_FALSE(e.ok());
+    CHECK(e.status().ToString().find("d.parquet: column 'opt': page at offset 1000: uncompressed "
+                                     "size 12 exceeds the chunk's 8 bytes") != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace dlio::format_internal::parquet
