@@ -67,8 +67,8 @@ install_parquet_readers() {
     return 0
   fi
   echo "setup: installing hyparquet, hyparquet-compressors, hyparquet-writer into .tools/"
-  npm install --prefix .tools --no-audit --no-fund --loglevel=error hyparquet \
-    hyparquet-compressors hyparquet-writer
+  npm install --prefix .tools --no-audit --no-fund --loglevel=error hyparquet@1 \
+    hyparquet-compressors@1 hyparquet-writer@0.17
 }
 
 install_missing() {
