@@ -1,4 +1,5 @@
 // WorkloadConfig::Validate: value and cross-key rules.
+#include <algorithm>
 #include <cmath>
 
 #include "config/config_table.h"
