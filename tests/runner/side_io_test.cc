@@ -117,7 +117,7 @@ TEST_CASE("side I/O: the side file in a format, a missing file is an error namin
   CHECK(std::string(reinterpret_cast<char*>(magic) + 1, 5) == "NUMPY");
   CHECK(*(*npy)->Size() > 4096);  // one 4096-byte sample plus the header
 
-  o.read_file_format = "parquet";
+  o.read_file_format = "no_such_format";
   o.read_file = "data/other.bin";
   Status bad = GenerateSideFile(o, f.registries, f.storage.get());
   CHECK(bad.message().find("side_io.read_file_format") != std::string::npos);

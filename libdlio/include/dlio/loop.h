@@ -135,6 +135,10 @@ struct LoopEnv {
   int rank = 0;              // seeds the preprocessing and compute draws
   int world = 1;             // ranks in the run (names the worker processes' traces)
   uint64_t random_seed = 0;  // SharedRandomSeed() when UsesRandomShuffle()
+  // Whether the loop's consumer reads the samples' bytes (PipelineOptions::deliver_sample_bytes):
+  // the C API's loader does; dlio-run's training loop does not (false: under client_costs none
+  // each reader reads into a buffer of its own and nothing is collated).
+  bool consumer_reads_bytes = true;
 };
 
 // One loop's parts. The pipeline reads from `source`, so it is declared after it (destroyed first);

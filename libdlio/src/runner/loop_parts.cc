@@ -37,8 +37,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   // What DLIO's loader hands PyTorch per sample, whatever the client costs: a slot never holds
   // more than the framework's collated batch.
   po.collate_limit_bytes = c.dataset.record_length_bytes_resize;
-  // The training loop reads no sample's bytes: under client_costs none nothing is collated.
-  po.deliver_sample_bytes = false;
+  po.deliver_sample_bytes = env.consumer_reads_bytes;
   po.samples_stream = env.format->capabilities().streams_samples;
   po.batch_size = loop.batch_size;
   po.read_threads = c.reader.read_threads;

@@ -33,6 +33,7 @@ Result<std::unique_ptr<LoopParts>> MakeLoop(const RunContext& ctx, Split split,
   env.rank = ctx.rank();
   env.world = ctx.world();
   env.random_seed = random_seed;
+  env.consumer_reads_bytes = false;  // the loop times steps; it never looks at a sample's bytes
   DLIO_ASSIGN_OR_RETURN(LoopParts loop, MakeLoopParts(*ctx.config, split, env));
   return std::make_unique<LoopParts>(std::move(loop));
 }
