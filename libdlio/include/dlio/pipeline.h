@@ -149,6 +149,14 @@ struct PipelineOptions {
   int thread_nice = 0;
 };
 
+// Whether each reader reads every sample into one buffer of its own (pipeline/read_scratch.h)
+// rather than into the pool's per-batch buffers: the consumer reads no byte
+// (deliver_sample_bytes false), the framework's client costs are not asked for and nothing is
+// decoded (`decodes`: reader.decode / PipelineEnv::decoder).
+inline bool ReadersUseOwnBuffers(const PipelineOptions& options, bool decodes) {
+  return !options.deliver_sample_bytes && !options.framework_client_costs && !decodes;
+}
+
 // Counters for tests and reports. Buffers are pooled: the pool's size is fixed when the pipeline
 // is built, and a pooled buffer only grows when it meets a sample larger than any it held, so over
 // samples of a steady size each buffer grows at most once (never with reserve_sample_bytes) and

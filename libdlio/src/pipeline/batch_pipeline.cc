@@ -32,8 +32,8 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
                             options.preprocess_time.mean <= 0)),
       use_workers_(mode != PipelineMode::kSync && !inline_reads_ &&
                    options.computation_threads > 0 && preprocess_enabled_),
-      own_buffers_(mode != PipelineMode::kPreload && !options.deliver_sample_bytes &&
-                   !options.framework_client_costs && decoder_ == nullptr),
+      own_buffers_(mode != PipelineMode::kPreload &&
+                   ReadersUseOwnBuffers(options, decoder_ != nullptr)),
       inflight_(std::max<uint64_t>(1, options.read_threads)),
       ring_(options.prefetch_size + inflight_ + 1),
       consumer_dist_(options.preprocess_time, MixSeed(options.seed, options.rank, 0)) {

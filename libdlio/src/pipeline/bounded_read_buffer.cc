@@ -58,6 +58,13 @@ Status BoundedReadBuffer::Cover(uint64_t span) {
   return Status::OK();
 }
 
+Status BoundedReadBuffer::Reclaim(SampleBuffer* buffer) {
+  if (data_ == nullptr || buffer->data() == data_) return Status::OK();
+  DLIO_RETURN_NOT_OK(Cover(buffer->capacity()));
+  buffer->Borrow(data_, span_);  // frees the heap's copy
+  return Status::OK();
+}
+
 uint64_t BoundedReadBuffer::SpanFor(uint64_t span) const {
   const uint64_t rings = span <= head_ ? 1 : (span - head_ + ring_ - 1) / ring_;
   return head_ + rings * ring_;

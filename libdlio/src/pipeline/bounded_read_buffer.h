@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <string>
 
+#include "dlio/format.h"
 #include "dlio/pipeline.h"
 #include "dlio/status.h"
 
@@ -35,6 +36,11 @@ class BoundedReadBuffer {
   Status Init(const std::string& name, uint64_t head, uint64_t ring, uint64_t span);
   // Maps a span of at least `span` bytes over the same memory (never shrinks; moves data()).
   Status Cover(uint64_t span);
+  // After a read into `buffer` (which borrows this buffer's span): a sample larger than the span
+  // was read into the heap instead (SampleBuffer grows there). The span then grows to it over the
+  // same memory, `buffer` borrows it again and the heap's copy is freed, so that a reader holds
+  // no more than one sample of heap, and only while reading it. Nothing to do otherwise.
+  Status Reclaim(SampleBuffer* buffer);
 
   uint8_t* data() const { return data_; }
   uint64_t span() const { return span_; }

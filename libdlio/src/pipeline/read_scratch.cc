@@ -17,12 +17,7 @@ Status ReadScratch::Init(const std::string& name, bool bounded, uint64_t span) {
   return Status::OK();
 }
 
-Status ReadScratch::AfterRead() {
-  if (!use_bounded_ || buffer_.data() == bounded_.data()) return Status::OK();
-  DLIO_RETURN_NOT_OK(bounded_.Cover(buffer_.capacity()));
-  buffer_.Borrow(bounded_.data(), bounded_.span());  // frees the heap's copy
-  return Status::OK();
-}
+Status ReadScratch::AfterRead() { return use_bounded_ ? bounded_.Reclaim(&buffer_) : Status::OK(); }
 
 uint64_t ReadScratch::physical_bytes() const {
   return use_bounded_ ? bounded_.physical_bytes() : buffer_.capacity();

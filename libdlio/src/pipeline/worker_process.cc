@@ -161,7 +161,7 @@ class Worker {
       auto* samples = reinterpret_cast<RegionSample*>(region->data() + SamplesOffset(n));
       samples[j] = RegionSample{offset, size, buffer_.size()};
       offset = (offset + size + 63) & ~uint64_t{63};
-      DLIO_RETURN_NOT_OK(KeepReadBufferBounded());
+      DLIO_RETURN_NOT_OK(bounded_.Reclaim(&buffer_));
     }
     held_.clear();  // collated: the samples' arrays are freed
     result->read_end_ns = s_.clock->NowNanos();
@@ -181,16 +181,6 @@ class Worker {
   Status ReadIntoSlot(SharedRegion* region, uint64_t offset) {
     DLIO_RETURN_NOT_OK(region->Reserve(offset + largest_));
     buffer_.Borrow(region->data() + offset, region->mapped() - offset);
-    return Status::OK();
-  }
-
-  // A sample larger than the bounded buffer's span was read into the heap (SampleBuffer grows
-  // there): once it is collated the span grows to it, over the same memory, and the heap's copy
-  // is freed, so that the worker holds no more than one sample of heap, and only while reading it.
-  Status KeepReadBufferBounded() {
-    if (bounded_.data() == nullptr || buffer_.data() == bounded_.data()) return Status::OK();
-    DLIO_RETURN_NOT_OK(bounded_.Cover(buffer_.capacity()));
-    buffer_.Borrow(bounded_.data(), bounded_.span());
     return Status::OK();
   }
 

@@ -254,7 +254,9 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
   // Each reader thread (and the consumer) reads every sample into one buffer of its own when the
   // consumer reads no byte (deliver_sample_bytes false, no client costs, no decoding): a sample's
   // worth, or for readers that stream samples a span of mean + 4 stdev over a 1 MiB ring.
-  if (!po->deliver_sample_bytes && !FrameworkClientCosts(c) && !c.reader.decode) {
+  PipelineOptions asked = *po;
+  asked.framework_client_costs = FrameworkClientCosts(c);
+  if (ReadersUseOwnBuffers(asked, c.reader.decode)) {
     po->reserve_sample_bytes =
         po->samples_stream ? mean + static_cast<uint64_t>(4 * stdev) : sample;
     return;
