@@ -5,14 +5,11 @@
 
 #include "dlio/profile_analysis.h"
 #include "dlio/profile_report.h"
+#include "exit_codes.h"
 #include "trace_cli.h"
 
 namespace dlio_run {
 namespace {
-
-constexpr int kExitOk = 0;
-constexpr int kExitWriteError = 1;
-constexpr int kExitBadTrace = 2;
 
 // An earlier `dlio-run analyze` output: AnalysisText's title line or AnalysisJson's format.
 bool IsAnalysisOutput(std::string_view head) {

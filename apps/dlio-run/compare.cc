@@ -5,16 +5,13 @@
 
 #include "dlio/profile_analysis.h"
 #include "dlio/profile_compare.h"
+#include "exit_codes.h"
 #include "trace_cli.h"
 
 namespace dlio_run {
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitWriteError = 1;
-constexpr int kExitBadInput = 2;
-
-int Fail(const std::string& message, int code) {
+int CompareFail(const std::string& message, int code) {
   std::fprintf(stderr, "dlio-run: error: compare: %s\n", message.c_str());
   return code;
 }
@@ -43,9 +40,9 @@ CLI::App* AddCompareCommand(CLI::App* app, CompareOptions* options) {
 
 int Compare(const CompareOptions& options) {
   auto a = ImportTraces({options.a});
-  if (!a.ok()) return Fail(a.status().ToString(), kExitBadInput);
+  if (!a.ok()) return CompareFail(a.status().ToString(), kExitBadInput);
   auto b = ImportTraces({options.b});
-  if (!b.ok()) return Fail(b.status().ToString(), kExitBadInput);
+  if (!b.ok()) return CompareFail(b.status().ToString(), kExitBadInput);
   dlio::TraceComparison c = dlio::CompareTraces(*a, *b);
   c.label_a = options.a;
   c.label_b = options.b;
@@ -58,7 +55,7 @@ int Compare(const CompareOptions& options) {
     return kExitOk;
   }
   if (auto s = WriteCommandOutput(options.output, text, IsCompareOutput); !s.ok()) {
-    return Fail(s.ToString(), kExitWriteError);
+    return CompareFail(s.ToString(), kExitWriteError);
   }
   return kExitOk;
 }

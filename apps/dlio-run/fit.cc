@@ -13,17 +13,15 @@
 #include "dlio/profile_fit.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "exit_codes.h"
 #include "trace_cli.h"
 
 namespace dlio_run {
 namespace {
 
-constexpr int kExitOk = 0;
-constexpr int kExitWriteError = 1;
-constexpr int kExitBadInput = 2;
 constexpr uint64_t kMaxProbedSamples = uint64_t{1} << 16;  // sizes read per probed file
 
-int Fail(const std::string& message, int code) {
+int FitFail(const std::string& message, int code) {
   std::fprintf(stderr, "dlio-run: error: fit: %s\n", message.c_str());
   return code;
 }
@@ -116,12 +114,12 @@ CLI::App* AddFitCommand(CLI::App* app, FitCommandOptions* options) {
 
 int RunFit(const FitCommandOptions& options) {
   auto ignore = dlio::ParseFitIgnorePaths(options.ignore_paths);
-  if (!ignore.ok()) return Fail(ignore.status().ToString(), kExitBadInput);
+  if (!ignore.ok()) return FitFail(ignore.status().ToString(), kExitBadInput);
   auto trace = ImportTraces(options.traces);
-  if (!trace.ok()) return Fail(trace.status().ToString(), kExitBadInput);
+  if (!trace.ok()) return FitFail(trace.status().ToString(), kExitBadInput);
   dlio::Registries registries;
   if (auto s = dlio::RegisterBuiltins(&registries); !s.ok()) {
-    return Fail(s.ToString(), kExitWriteError);
+    return FitFail(s.ToString(), kExitWriteError);
   }
   auto storage = dlio::NewPosixStorage(dlio::StorageOptions{});
   storage->Bind(dlio::SystemClock(), nullptr);
@@ -145,7 +143,7 @@ int RunFit(const FitCommandOptions& options) {
   if (!result.ok()) {
     std::string sources;
     for (const auto& t : options.traces) sources += (sources.empty() ? "" : ", ") + t;
-    return Fail(sources + ": " + result.status().ToString(), kExitBadInput);
+    return FitFail(sources + ": " + result.status().ToString(), kExitBadInput);
   }
   const std::string text = dlio::FitYaml(*result, options.traces);
   if (options.output.empty()) {
@@ -153,7 +151,7 @@ int RunFit(const FitCommandOptions& options) {
     return std::fflush(stdout) == 0 ? kExitOk : kExitWriteError;
   }
   if (auto s = WriteCommandOutput(options.output, text, IsFitOutput); !s.ok()) {
-    return Fail(s.ToString(), kExitWriteError);
+    return FitFail(s.ToString(), kExitWriteError);
   }
   return kExitOk;
 }

@@ -8,14 +8,12 @@
 #include "dlio/profile.h"
 #include "dlio/profile_analysis.h"
 #include "dlio/profile_report.h"
+#include "exit_codes.h"
 #include "trace_cli.h"
 
 namespace dlio_run {
 
 namespace fs = std::filesystem;
-
-constexpr int kExitWriteError = 1;
-constexpr int kExitBadInput = 2;
 
 dlio::Result<ReportCommandResult> BuildReport(const ReportCommandOptions& options) {
   if (options.inputs.empty()) {

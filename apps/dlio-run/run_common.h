@@ -14,16 +14,13 @@
 #include "dlio/registries.h"
 #include "dlio/runner.h"
 #include "dlio/status.h"
+#include "exit_codes.h"
 
 namespace CLI {
 class App;
 }
 
 namespace dlio_run {
-
-inline constexpr int kExitOk = 0;
-inline constexpr int kExitRunError = 1;
-inline constexpr int kExitUsage = 2;
 
 // The options that say what to run and where (the top-level command's and the sweep's).
 struct RunFlags {

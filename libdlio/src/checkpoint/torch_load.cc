@@ -7,14 +7,12 @@
 #include <utility>
 #include <vector>
 
+#include "checkpoint/zip_records.h"
 #include "dlio/str_cat.h"
 
 namespace dlio::checkpoint_internal {
 namespace {
 
-constexpr uint64_t kEndRecord = 22;      // the end of central directory record
-constexpr uint64_t kCentralHeader = 46;  // MZ_ZIP_CENTRAL_DIR_HEADER_SIZE
-constexpr uint64_t kLocalHeader = 30;
 constexpr size_t kMaxLine = 256;                 // a GLOBAL's module or name
 constexpr size_t kMaxObjects = size_t{1} << 21;  // a state dict of ~100k tensors
 

@@ -9,14 +9,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "checkpoint/zip_records.h"
 #include "dlio/str_cat.h"
 
 namespace dlio::checkpoint_internal {
 namespace {
 
 constexpr uint64_t kAlignment = 64;           // kFieldAlignment
-constexpr size_t kLocalHeader = 30;           // MZ_ZIP_LOCAL_DIR_HEADER_SIZE
-constexpr size_t kCentralHeader = 46;         // MZ_ZIP_CENTRAL_DIR_HEADER_SIZE
 constexpr size_t kFilebufSize = 8192;         // BUFSIZ: basic_filebuf's buffer
 constexpr size_t kFilebufChunk = 1024;        // xsputn's __chunk
 constexpr uint64_t kZip32Limit = 0xFFFFFFFF;  // past it miniz adds zip64 fields (not modelled)

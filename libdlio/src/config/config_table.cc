@@ -578,9 +578,6 @@ std::vector<KeySpec> BuildTable() {
   return t;
 }
 
-#undef DLIO_FIELD
-#undef DLIO_ENUM_FIELD
-
 }  // namespace
 
 const std::vector<KeySpec>& KeyTable() {

@@ -6,15 +6,10 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "config/config_table.h"  // Trim
+
 namespace dlio::config_internal {
 namespace {
-
-std::string Trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
-}
 
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(),

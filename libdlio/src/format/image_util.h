@@ -13,6 +13,9 @@
 
 namespace dlio::format_internal {
 
+// How a libjpeg / libpng call run behind its error handler (setjmp) ended.
+enum RunResult { kRunOk = 0, kRunLibraryError = 1, kRunNoMemory = 2, kRunTooLarge = 3 };
+
 // Bytes an image reader reads at Open to parse the header (one request).
 inline constexpr size_t kImageHeadBytes = 4096;
 

@@ -56,7 +56,7 @@ void InstallErrorMgr(JpegErrorMgr* err, jpeg_error_mgr** slot) {
   err->message[0] = '\0';
 }
 
-struct DecodeJob {
+struct JpegDecodeJob {
   const uint8_t* data = nullptr;
   size_t size = 0;
   SampleBuffer* out = nullptr;  // null: parse the header only
@@ -69,9 +69,7 @@ struct DecodeJob {
   uint64_t max_bytes = 0;  // refuse (kRunTooLarge) an image larger once decoded
 };
 
-enum RunResult { kRunOk = 0, kRunLibraryError = 1, kRunNoMemory = 2, kRunTooLarge = 3 };
-
-RunResult RunDecode(DecodeJob* job) {
+RunResult RunDecode(JpegDecodeJob* job) {
   jpeg_decompress_struct* const cinfo = &job->cinfo;
   InstallErrorMgr(&job->err, &cinfo->err);
   cinfo->src = nullptr;
@@ -119,7 +117,7 @@ RunResult RunDecode(DecodeJob* job) {
   return kRunOk;
 }
 
-struct EncodeJob {
+struct JpegEncodeJob {
   const uint8_t* pixels = nullptr;
   uint32_t side = 0;
   int quality = 90;
@@ -138,16 +136,18 @@ bool GrowNoThrow(std::vector<uint8_t>* v, size_t n) {
   }
 }
 
-EncodeJob* JobOf(j_compress_ptr cinfo) { return static_cast<EncodeJob*>(cinfo->client_data); }
+JpegEncodeJob* JobOf(j_compress_ptr cinfo) {
+  return static_cast<JpegEncodeJob*>(cinfo->client_data);
+}
 
 void InitDestination(j_compress_ptr cinfo) {
-  EncodeJob* job = JobOf(cinfo);
+  JpegEncodeJob* job = JobOf(cinfo);
   job->dest.next_output_byte = job->out->data();
   job->dest.free_in_buffer = job->out->size();
 }
 
 boolean EmptyOutputBuffer(j_compress_ptr cinfo) {
-  EncodeJob* job = JobOf(cinfo);
+  JpegEncodeJob* job = JobOf(cinfo);
   const size_t used = job->out->size();  // libjpeg calls this only when the buffer is full
   if (!GrowNoThrow(job->out, std::max<size_t>(2 * used, 4096))) ERREXIT(cinfo, JERR_OUT_OF_MEMORY);
   job->dest.next_output_byte = job->out->data() + used;
@@ -156,11 +156,11 @@ boolean EmptyOutputBuffer(j_compress_ptr cinfo) {
 }
 
 void TermDestination(j_compress_ptr cinfo) {
-  EncodeJob* job = JobOf(cinfo);
+  JpegEncodeJob* job = JobOf(cinfo);
   job->out->resize(job->out->size() - job->dest.free_in_buffer);
 }
 
-RunResult RunEncode(EncodeJob* job) {
+RunResult RunEncode(JpegEncodeJob* job) {
   jpeg_compress_struct* const cinfo = &job->cinfo;
   InstallErrorMgr(&job->err, &cinfo->err);
   if (setjmp(job->err.jump)) {
@@ -230,7 +230,7 @@ class JpegFormat final : public Format {
 
   Status DecodeWithLimit(const uint8_t* data, size_t size, uint64_t max_decoded_bytes,
                          SampleBuffer* out) const override {
-    DecodeJob job;
+    JpegDecodeJob job;
     job.data = data;
     job.size = size;
     job.out = out;
@@ -260,7 +260,7 @@ class JpegFormat final : public Format {
     const std::vector<uint8_t> pixels = ImagePixels(spec, side);
     // Random pixels compress poorly: start at the pixel count plus room for the headers.
     std::vector<uint8_t> encoded(pixels.size() + 4096);
-    EncodeJob job;
+    JpegEncodeJob job;
     job.pixels = pixels.data();
     job.side = side;
     job.quality = options.image.quality;
@@ -290,7 +290,7 @@ class JpegFormat final : public Format {
       return Status::Corruption(path, ": no JPEG end-of-image marker (FF D9) at offset ", size - 2,
                                 ": truncated?");
     }
-    DecodeJob job;
+    JpegDecodeJob job;
     job.data = ends.head.data();
     job.size = ends.head.size();
     RunResult rc = RunDecode(&job);
@@ -299,7 +299,7 @@ class JpegFormat final : public Format {
       // The header did not fit in the first request (large EXIF or ICC segments).
       whole.resize(size);
       DLIO_RETURN_NOT_OK(ReadRange(file.get(), 0, size, options.transfer_size, whole.data()));
-      job = DecodeJob();
+      job = JpegDecodeJob();
       job.data = whole.data();
       job.size = whole.size();
       rc = RunDecode(&job);

@@ -43,7 +43,7 @@ void OnPngError(png_structp png, png_const_charp msg) {
 
 void OnPngWarning(png_structp, png_const_charp) {}  // benign (ancillary chunks); not printed
 
-struct DecodeJob {
+struct PngDecodeJob {
   const uint8_t* data = nullptr;
   size_t size = 0;
   size_t pos = 0;  // next input byte libpng asks for
@@ -56,7 +56,7 @@ struct DecodeJob {
 };
 
 void ReadFromMemory(png_structp png, png_bytep dst, size_t n) {
-  auto* job = static_cast<DecodeJob*>(png_get_io_ptr(png));
+  auto* job = static_cast<PngDecodeJob*>(png_get_io_ptr(png));
   if (n > job->size - job->pos) {
     char msg[128];
     std::snprintf(msg, sizeof msg, "truncated: needs %zu bytes at offset %zu, the image has %zu", n,
@@ -67,9 +67,7 @@ void ReadFromMemory(png_structp png, png_bytep dst, size_t n) {
   job->pos += n;
 }
 
-enum RunResult { kRunOk = 0, kRunLibraryError = 1, kRunNoMemory = 2, kRunTooLarge = 3 };
-
-RunResult RunDecode(DecodeJob* job) {
+RunResult RunDecode(PngDecodeJob* job) {
   job->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &job->err, OnPngError, OnPngWarning);
   if (job->png == nullptr) {
     std::snprintf(job->err.message, sizeof job->err.message, "png_create_read_struct failed");
@@ -111,7 +109,7 @@ RunResult RunDecode(DecodeJob* job) {
   return kRunOk;
 }
 
-struct EncodeJob {
+struct PngEncodeJob {
   const uint8_t* pixels = nullptr;
   uint32_t side = 0;
   std::vector<uint8_t>* out = nullptr;
@@ -130,13 +128,13 @@ bool AppendNoThrow(std::vector<uint8_t>* v, const uint8_t* p, size_t n) {
 }
 
 void WriteToMemory(png_structp png, png_bytep data, size_t n) {
-  auto* job = static_cast<EncodeJob*>(png_get_io_ptr(png));
+  auto* job = static_cast<PngEncodeJob*>(png_get_io_ptr(png));
   if (!AppendNoThrow(job->out, data, n)) png_error(png, "out of memory for the encoded image");
 }
 
 void FlushNothing(png_structp) {}
 
-RunResult RunEncode(EncodeJob* job) {
+RunResult RunEncode(PngEncodeJob* job) {
   job->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &job->err, OnPngError, OnPngWarning);
   if (job->png == nullptr) {
     std::snprintf(job->err.message, sizeof job->err.message, "png_create_write_struct failed");
@@ -230,7 +228,7 @@ class PngFormat final : public Format {
     if (size < sizeof kSignature || std::memcmp(data, kSignature, sizeof kSignature) != 0) {
       return Status::Corruption("png: no PNG signature at byte 0 (", size, " bytes)");
     }
-    DecodeJob job;
+    PngDecodeJob job;
     job.data = data;
     job.size = size;
     job.out = out;
@@ -255,7 +253,7 @@ class PngFormat final : public Format {
     const std::vector<uint8_t> pixels = ImagePixels(spec, side);
     std::vector<uint8_t> encoded;
     encoded.reserve(pixels.size() + pixels.size() / 64 + 4096);  // ~incompressible pixels
-    EncodeJob job;
+    PngEncodeJob job;
     job.pixels = pixels.data();
     job.side = side;
     job.out = &encoded;

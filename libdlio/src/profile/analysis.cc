@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "dlio/metrics.h"
 #include "profile/analysis_internal.h"
 
 namespace dlio {
@@ -45,8 +46,6 @@ std::string_view AccessPatternName(AccessPattern p) {
 }
 
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 double Seconds(int64_t us) { return static_cast<double>(us) / 1e6; }
 

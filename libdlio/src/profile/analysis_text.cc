@@ -5,13 +5,13 @@
 #include <cstdarg>
 #include <cstdio>
 
+#include "dlio/metrics.h"
 #include "dlio/profile_analysis.h"
 
 namespace dlio {
 namespace {
 
 constexpr size_t kMaxFileRows = 20;
-constexpr double kMiB = 1024.0 * 1024.0;
 
 void Appendf(std::string* out, const char* fmt, ...) __attribute__((format(printf, 2, 3)));
 void Appendf(std::string* out, const char* fmt, ...) {

@@ -1,12 +1,11 @@
 #include <algorithm>
 
+#include "dlio/metrics.h"
 #include "report/charts.h"
 #include "report/svg.h"
 
 namespace dlio::report {
 namespace {
-
-constexpr double kMiB = 1024.0 * 1024.0;
 
 std::string BandwidthChart(const TraceAnalysis& a, const Unit& t) {
   const double width_s = a.timeline_bucket_us / 1e6;

@@ -1,14 +1,20 @@
-// The check the file-system backends (posix, stdio) make right after open(2): a path opened for
-// reading must be a regular file. Opening a FIFO for reading blocks until a writer appears, so
-// those backends open for reading with O_NONBLOCK and this check clears it again once the file is
-// known to be regular (O_DIRECT and the other status flags are kept).
+// The errors and the check the file-system backends (posix, stdio) make right after open(2): a path
+// opened for reading must be a regular file. Opening a FIFO for reading blocks until a writer
+// appears, so those backends open for reading with O_NONBLOCK and this check clears it again once
+// the file is known to be regular (O_DIRECT and the other status flags are kept).
 #pragma once
 
+#include <cerrno>
 #include <string>
 
 #include "dlio/status.h"
 
 namespace dlio::storage_internal {
+
+// "<op> <path>: <the error's text>", from errno unless `err` is given.
+inline Status Errno(const char* op, const std::string& path, int err = errno) {
+  return Status::FromErrno(err, std::string(op) + " " + path);
+}
 
 // Checks the just-opened `fd` of `path`: a directory is refused whatever the mode, and with
 // `reading` anything but a regular file (FIFO, socket, character or block device) is refused

@@ -18,9 +18,7 @@
 namespace dlio {
 namespace {
 
-Status Errno(const char* op, const std::string& path, int err = errno) {
-  return Status::FromErrno(err, std::string(op) + " " + path);
-}
+using storage_internal::Errno;
 
 // Loops until n bytes or end of file; EINTR and partial transfers are retried. With O_DIRECT
 // (`align` > 1) a short read that leaves the next offset unaligned can only be end of file (and

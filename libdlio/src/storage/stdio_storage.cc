@@ -16,9 +16,7 @@
 namespace dlio {
 namespace {
 
-Status Errno(const char* op, const std::string& path, int err = errno) {
-  return Status::FromErrno(err, std::string(op) + " " + path);
-}
+using storage_internal::Errno;
 
 // Thread safety: a stream has one position, so every call takes the file's mutex.
 class StdioFile final : public File {
