@@ -24,37 +24,120 @@ std::string At(const File* file, uint64_t offset) {
   return StrCat(file->path(), " at offset ", offset);
 }
 
-}  // namespace
-
-Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
+// The end-of-central-directory record (22 bytes) and its offset: usually the last 22 bytes (no
+// comment); else searched for in the last 64 KiB.
+Status FindEndRecord(File* file, uint64_t file_size, uint64_t* at, std::vector<uint8_t>* bytes) {
   if (file_size < 22) {
     return Status::Corruption(file->path(), ": ", file_size,
                               " bytes is too small for a zip archive (no end record)");
   }
-  // Usually the end record is the last 22 bytes (no comment); else search the last 64 KiB.
   uint8_t tail22[22];
   DLIO_RETURN_NOT_OK(file->ReadExactAt(file_size - 22, 22, tail22));
-  uint64_t eocd = file_size - 22;
-  std::vector<uint8_t> eocd_bytes(tail22, tail22 + 22);
-  if (Le32(tail22) != kEndSig) {
-    const uint64_t span = std::min<uint64_t>(file_size, 22 + 0xffff);
-    std::vector<uint8_t> tail(span);
-    DLIO_RETURN_NOT_OK(file->ReadExactAt(file_size - span, span, tail.data()));
-    bool found = false;
-    for (size_t i = span - 22 + 1; i-- > 0;) {
-      if (Le32(&tail[i]) == kEndSig) {
-        eocd = file_size - span + i;
-        eocd_bytes.assign(tail.begin() + i, tail.begin() + i + 22);
-        found = true;
-        break;
-      }
-    }
-    if (!found) {
-      return Status::Corruption(file->path(),
-                                ": no zip end-of-central-directory record in the last ", span,
-                                " bytes (bad magic or truncated file)");
+  *at = file_size - 22;
+  bytes->assign(tail22, tail22 + 22);
+  if (Le32(tail22) == kEndSig) return Status::OK();
+  const uint64_t span = std::min<uint64_t>(file_size, 22 + 0xffff);
+  std::vector<uint8_t> tail(span);
+  DLIO_RETURN_NOT_OK(file->ReadExactAt(file_size - span, span, tail.data()));
+  for (size_t i = span - 22 + 1; i-- > 0;) {
+    if (Le32(&tail[i]) == kEndSig) {
+      *at = file_size - span + i;
+      bytes->assign(tail.begin() + i, tail.begin() + i + 22);
+      return Status::OK();
     }
   }
+  return Status::Corruption(file->path(), ": no zip end-of-central-directory record in the last ",
+                            span, " bytes (bad magic or truncated file)");
+}
+
+// The zip64 end record, through its locator just before the end record at `eocd`: the entry
+// count and the central directory's size and offset; `cd_limit` becomes the record's offset.
+Status ReadZip64End(File* file, uint64_t eocd, uint64_t* entries, ZipDirectory* dir,
+                    uint64_t* cd_limit) {
+  if (eocd < 20) return Status::Corruption(At(file, eocd) + ": zip64 locator missing");
+  uint8_t loc[20];
+  DLIO_RETURN_NOT_OK(file->ReadExactAt(eocd - 20, 20, loc));
+  if (Le32(loc) != kEnd64LocatorSig) {
+    return Status::Corruption(At(file, eocd - 20) + ": bad zip64 end locator signature");
+  }
+  const uint64_t end64 = Le64(loc + 8);
+  if (end64 > eocd - 20 || eocd - 20 - end64 < 56) {
+    return Status::Corruption(At(file, eocd - 20), ": zip64 end record offset ", end64,
+                              " out of range");
+  }
+  uint8_t rec[56];
+  DLIO_RETURN_NOT_OK(file->ReadExactAt(end64, 56, rec));
+  if (Le32(rec) != kEnd64Sig) {
+    return Status::Corruption(At(file, end64) + ": bad zip64 end record signature");
+  }
+  *entries = Le64(rec + 32);
+  dir->cd_size = Le64(rec + 40);
+  dir->cd_offset = Le64(rec + 48);
+  dir->zip64 = true;
+  *cd_limit = end64;
+  return Status::OK();
+}
+
+// ZIP64 extra field: the 8-byte values of exactly those fields of `m` that hold 0xffffffff, in
+// order. `where`: the central directory entry's offset, for messages.
+Status ApplyZip64Extra(const File* file, uint64_t where, const uint8_t* x, size_t extra_len,
+                       ZipMember* m) {
+  for (size_t xp = 0; xp + 4 <= extra_len;) {
+    const uint16_t id = Le16(x + xp), len = Le16(x + xp + 2);
+    if (xp + 4 + len > extra_len) break;
+    if (id == 0x0001) {
+      const uint8_t* v = x + xp + 4;
+      size_t left = len;
+      auto take = [&](uint64_t* field) -> bool {
+        if (*field != k32) return true;
+        if (left < 8) return false;
+        *field = Le64(v);
+        v += 8, left -= 8;
+        return true;
+      };
+      if (!take(&m->uncompressed_size) || !take(&m->compressed_size) || !take(&m->local_offset)) {
+        return Status::Corruption(At(file, where) + ": zip64 extra of member '" + m->name +
+                                  "' is too short");
+      }
+    }
+    xp += 4 + len;
+  }
+  return Status::OK();
+}
+
+// Central directory entry `n` at `pos` of `cd`: appended to `dir`, `pos` moved past it.
+Status ParseCentralEntry(const File* file, const std::vector<uint8_t>& cd, uint64_t n, size_t* pos,
+                         ZipDirectory* dir) {
+  const uint64_t where = dir->cd_offset + *pos;
+  if (*pos + 46 > cd.size() || Le32(&cd[*pos]) != kCentralSig) {
+    return Status::Corruption(At(file, where), ": bad zip central directory entry ", n);
+  }
+  const uint8_t* c = &cd[*pos];
+  ZipMember m;
+  m.method = Le16(c + 10);
+  m.crc32 = Le32(c + 16);
+  m.compressed_size = Le32(c + 20);
+  m.uncompressed_size = Le32(c + 24);
+  const size_t name_len = Le16(c + 28), extra_len = Le16(c + 30), comment_len = Le16(c + 32);
+  m.local_offset = Le32(c + 42);
+  const size_t entry_size = 46 + name_len + extra_len + comment_len;
+  if (*pos + entry_size > cd.size()) {
+    return Status::Corruption(At(file, where), ": zip central directory entry ", n,
+                              " overruns the directory");
+  }
+  m.name.assign(reinterpret_cast<const char*>(c + 46), name_len);
+  DLIO_RETURN_NOT_OK(ApplyZip64Extra(file, where, c + 46 + name_len, extra_len, &m));
+  dir->members.push_back(std::move(m));
+  *pos += entry_size;
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
+  uint64_t eocd = 0;
+  std::vector<uint8_t> eocd_bytes;
+  DLIO_RETURN_NOT_OK(FindEndRecord(file, file_size, &eocd, &eocd_bytes));
   const uint8_t* e = eocd_bytes.data();
   ZipDirectory dir;
   uint64_t entries = Le16(e + 10);
@@ -62,27 +145,7 @@ Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
   dir.cd_offset = Le32(e + 16);
   uint64_t cd_limit = eocd;
   if (entries == 0xffff || dir.cd_size == k32 || dir.cd_offset == k32) {
-    if (eocd < 20) return Status::Corruption(At(file, eocd) + ": zip64 locator missing");
-    uint8_t loc[20];
-    DLIO_RETURN_NOT_OK(file->ReadExactAt(eocd - 20, 20, loc));
-    if (Le32(loc) != kEnd64LocatorSig) {
-      return Status::Corruption(At(file, eocd - 20) + ": bad zip64 end locator signature");
-    }
-    const uint64_t end64 = Le64(loc + 8);
-    if (end64 > eocd - 20 || eocd - 20 - end64 < 56) {
-      return Status::Corruption(At(file, eocd - 20), ": zip64 end record offset ", end64,
-                                " out of range");
-    }
-    uint8_t rec[56];
-    DLIO_RETURN_NOT_OK(file->ReadExactAt(end64, 56, rec));
-    if (Le32(rec) != kEnd64Sig) {
-      return Status::Corruption(At(file, end64) + ": bad zip64 end record signature");
-    }
-    entries = Le64(rec + 32);
-    dir.cd_size = Le64(rec + 40);
-    dir.cd_offset = Le64(rec + 48);
-    dir.zip64 = true;
-    cd_limit = end64;
+    DLIO_RETURN_NOT_OK(ReadZip64End(file, eocd, &entries, &dir, &cd_limit));
   }
   if (dir.cd_offset > cd_limit || dir.cd_size > cd_limit - dir.cd_offset) {
     return Status::Corruption(file->path(), ": zip central directory at offset ", dir.cd_offset,
@@ -93,47 +156,7 @@ Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
   if (!cd.empty()) DLIO_RETURN_NOT_OK(file->ReadExactAt(dir.cd_offset, cd.size(), cd.data()));
   size_t pos = 0;
   for (uint64_t n = 0; n < entries; ++n) {
-    const uint64_t where = dir.cd_offset + pos;
-    if (pos + 46 > cd.size() || Le32(&cd[pos]) != kCentralSig) {
-      return Status::Corruption(At(file, where), ": bad zip central directory entry ", n);
-    }
-    const uint8_t* c = &cd[pos];
-    ZipMember m;
-    m.method = Le16(c + 10);
-    m.crc32 = Le32(c + 16);
-    m.compressed_size = Le32(c + 20);
-    m.uncompressed_size = Le32(c + 24);
-    const size_t name_len = Le16(c + 28), extra_len = Le16(c + 30), comment_len = Le16(c + 32);
-    m.local_offset = Le32(c + 42);
-    if (pos + 46 + name_len + extra_len + comment_len > cd.size()) {
-      return Status::Corruption(At(file, where), ": zip central directory entry ", n,
-                                " overruns the directory");
-    }
-    m.name.assign(reinterpret_cast<const char*>(c + 46), name_len);
-    // ZIP64 extra: the 8-byte values of exactly those fields that hold 0xffffffff, in order.
-    const uint8_t* x = c + 46 + name_len;
-    for (size_t xp = 0; xp + 4 <= extra_len;) {
-      const uint16_t id = Le16(x + xp), len = Le16(x + xp + 2);
-      if (xp + 4 + len > extra_len) break;
-      if (id == 0x0001) {
-        const uint8_t* v = x + xp + 4;
-        size_t left = len;
-        auto take = [&](uint64_t* field) -> bool {
-          if (*field != k32) return true;
-          if (left < 8) return false;
-          *field = Le64(v);
-          v += 8, left -= 8;
-          return true;
-        };
-        if (!take(&m.uncompressed_size) || !take(&m.compressed_size) || !take(&m.local_offset)) {
-          return Status::Corruption(At(file, where) + ": zip64 extra of member '" + m.name +
-                                    "' is too short");
-        }
-      }
-      xp += 4 + len;
-    }
-    dir.members.push_back(std::move(m));
-    pos += 46 + name_len + extra_len + comment_len;
+    DLIO_RETURN_NOT_OK(ParseCentralEntry(file, cd, n, &pos, &dir));
   }
   return dir;
 }
