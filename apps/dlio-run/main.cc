@@ -17,7 +17,9 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <functional>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -167,6 +169,121 @@ int Inspect(const InspectFlags& f) {
   return kExitRunError;
 }
 
+// One subcommand: its CLI11 app, and what runs when the command line named it.
+struct Subcommand {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+// A subcommand whose Add*Command declares the options into `Options` and whose Run* takes them.
+template <typename Options>
+Subcommand Declared(CLI::App* app, CLI::App* (*add)(CLI::App*, Options*),
+                    int (*run)(const Options&)) {
+  auto options = std::make_shared<Options>();
+  return {add(app, options.get()), [options, run] { return run(*options); }};
+}
+
+Subcommand AddList(CLI::App* app) {
+  auto what = std::make_shared<std::string>();
+  auto* list = app->add_subcommand("list", "list workloads, formats, storages, ... or config keys");
+  list->add_option("kind", *what,
+                   "workloads, formats, storages, samplers, pipelines, computes, checkpointers, "
+                   "keys (default: all but keys)");
+  return {list, [what] { return List(*what); }};
+}
+
+Subcommand AddInspect(CLI::App* app) {
+  auto f = std::make_shared<InspectFlags>();
+  auto* inspect = app->add_subcommand(
+      "inspect",
+      "describe a data file as JSON; exits 1 when it cannot be read or the description lists "
+      "problems (a failed checksum, no samples)");
+  inspect->add_option("file", f->path, "the file")->required();
+  inspect->add_option("-f,--format", f->format, "format name (default: detected)");
+  inspect->add_option("--transfer-size", f->transfer_size, "read request size in bytes");
+  inspect
+      ->add_option("--sample-layout", f->sample_layout,
+                   "npy/npz: sample axis when the file's labels do not tell "
+                   "(dataset.sample_layout)")
+      ->check(CLI::IsMember({"first_axis", "last_axis"}));
+  return {inspect, [f] {
+            // In a child process: a reader crashing on a corrupt file becomes an error naming it.
+            auto code = dlio_run::RunIsolated(f->path, [&] { return Inspect(*f); });
+            return code.ok() ? *code : Fail(code.status(), kExitRunError);
+          }};
+}
+
+Subcommand AddTraceMerge(CLI::App* app) {
+  struct Flags {
+    std::string output;
+    std::vector<std::string> inputs;
+  };
+  auto f = std::make_shared<Flags>();
+  auto* merge = app->add_subcommand(
+      "trace-merge", "merge per-rank traces into one file, one Perfetto process per rank");
+  merge->add_option("output", f->output, "merged trace (.pfw, or .pfw.gz)")->required();
+  merge->add_option("inputs", f->inputs, "trace-<rank>-of-<ranks>.pfw[.gz] files")->required();
+  return {merge, [f] { return TraceMerge(f->output, f->inputs); }};
+}
+
+// `command`: what followed `--` on the command line (dlio_run::TakeProfileCommand).
+Subcommand AddProfile(CLI::App* app, std::vector<std::string> command) {
+  auto options = std::make_shared<dlio_run::ProfileOptions>();
+  auto* profile = app->add_subcommand(
+      "profile",
+      "run a program under libdlio_preload.so: one .pfw trace of its file I/O per process, "
+      "then their analysis (analysis.json, analysis.txt) and report.html");
+  profile->add_option("-o,--output", options->output,
+                      "trace directory (default dlio-profile; created; traces never replaced, "
+                      "analysis.json/.txt and report.html rewritten)");
+  profile->add_option("--data-dir", options->data_dirs,
+                      "trace only files under this prefix (repeatable; default: every file but "
+                      ".py/.pyc/.so and /proc, /sys, /dev)");
+  profile->add_option("command", options->command, "the program and its arguments, after --");
+  return {profile, [options, command = std::move(command)] {
+            if (!command.empty()) options->command = command;
+            auto code = dlio_run::Profile(*options);
+            return code.ok() ? *code : Fail(code.status(), kExitRunError);
+          }};
+}
+
+// The run options belong after `sweep`; before it they would be silently ignored.
+Subcommand AddSweep(CLI::App* app, int* argc, char*** argv) {
+  auto options = std::make_shared<dlio_run::SweepCommandOptions>();
+  auto* sweep = dlio_run::AddSweepCommand(app, options.get());
+  return {sweep, [app, sweep, options, argc, argv] {
+            for (const CLI::Option* opt : app->get_options()) {
+              if (opt->count() > 0) {
+                return Fail(dlio::Status::InvalidArgument("sweep: give ", opt->get_name(),
+                                                          " after 'sweep' (dlio-run sweep ",
+                                                          opt->get_name(), " ...)"),
+                            kExitUsage);
+              }
+            }
+            if (!app->remaining().empty()) {
+              return Fail(dlio::Status::InvalidArgument("sweep: give '", app->remaining().front(),
+                                                        "' after 'sweep'"),
+                          kExitUsage);
+            }
+            return dlio_run::RunSweepCommand(*options, sweep->remaining(), argc, argv);
+          }};
+}
+
+// Every subcommand, in the order `dlio-run --help` lists them.
+std::vector<Subcommand> AddSubcommands(CLI::App* app, std::vector<std::string> profile_command,
+                                       int* argc, char*** argv) {
+  return {AddList(app),
+          AddInspect(app),
+          AddTraceMerge(app),
+          AddProfile(app, std::move(profile_command)),
+          Declared(app, &dlio_run::AddAnalyzeCommand, &dlio_run::Analyze),
+          Declared(app, &dlio_run::AddCompareCommand, &dlio_run::Compare),
+          Declared(app, &dlio_run::AddReportCommand, &dlio_run::RunReport),
+          Declared(app, &dlio_run::AddFitCommand, &dlio_run::RunFit),
+          Declared(app, &dlio_run::AddCacheServeCommand, &dlio_run::RunCacheServe),
+          AddSweep(app, argc, argv)};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -180,104 +297,18 @@ int main(int argc, char** argv) {
   app.allow_extras();
   RunFlags f;
   dlio_run::AddRunOptions(&app, &f);
-
-  auto* list = app.add_subcommand("list", "list workloads, formats, storages, ... or config keys");
-  std::string list_what;
-  list->add_option("kind", list_what,
-                   "workloads, formats, storages, samplers, pipelines, computes, checkpointers, "
-                   "keys (default: all but keys)");
-
-  auto* inspect = app.add_subcommand(
-      "inspect",
-      "describe a data file as JSON; exits 1 when it cannot be read or the description lists "
-      "problems (a failed checksum, no samples)");
-  InspectFlags inspect_flags;
-  inspect->add_option("file", inspect_flags.path, "the file")->required();
-  inspect->add_option("-f,--format", inspect_flags.format, "format name (default: detected)");
-  inspect->add_option("--transfer-size", inspect_flags.transfer_size, "read request size in bytes");
-  inspect
-      ->add_option("--sample-layout", inspect_flags.sample_layout,
-                   "npy/npz: sample axis when the file's labels do not tell "
-                   "(dataset.sample_layout)")
-      ->check(CLI::IsMember({"first_axis", "last_axis"}));
-
-  auto* merge = app.add_subcommand(
-      "trace-merge", "merge per-rank traces into one file, one Perfetto process per rank");
-  std::string merge_output;
-  std::vector<std::string> merge_inputs;
-  merge->add_option("output", merge_output, "merged trace (.pfw, or .pfw.gz)")->required();
-  merge->add_option("inputs", merge_inputs, "trace-<rank>-of-<ranks>.pfw[.gz] files")->required();
-
-  auto* profile = app.add_subcommand(
-      "profile",
-      "run a program under libdlio_preload.so: one .pfw trace of its file I/O per process, "
-      "then their analysis (analysis.json, analysis.txt) and report.html");
-  dlio_run::ProfileOptions profile_options;
-  profile->add_option("-o,--output", profile_options.output,
-                      "trace directory (default dlio-profile; created; traces never replaced, "
-                      "analysis.json/.txt and report.html rewritten)");
-  profile->add_option("--data-dir", profile_options.data_dirs,
-                      "trace only files under this prefix (repeatable; default: every file but "
-                      ".py/.pyc/.so and /proc, /sys, /dev)");
-  profile->add_option("command", profile_options.command,
-                      "the program and its arguments, after --");
   std::vector<std::string> profile_command = dlio_run::TakeProfileCommand(&argc, argv);
-
-  dlio_run::AnalyzeOptions analyze_options;
-  auto* analyze = dlio_run::AddAnalyzeCommand(&app, &analyze_options);
-  dlio_run::CompareOptions compare_options;
-  auto* compare = dlio_run::AddCompareCommand(&app, &compare_options);
-  dlio_run::ReportCommandOptions report_options;
-  auto* report = dlio_run::AddReportCommand(&app, &report_options);
-  dlio_run::FitCommandOptions fit_options;
-  auto* fit = dlio_run::AddFitCommand(&app, &fit_options);
-  dlio_run::CacheServeOptions cache_serve_options;
-  auto* cache_serve = dlio_run::AddCacheServeCommand(&app, &cache_serve_options);
-  dlio_run::SweepCommandOptions sweep_options;
-  auto* sweep = dlio_run::AddSweepCommand(&app, &sweep_options);
-
+  const std::vector<Subcommand> subcommands =
+      AddSubcommands(&app, std::move(profile_command), &argc, &argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);  // prints help, version or the error
     return code == 0 ? kExitOk : kExitUsage;
   }
-  if (list->parsed()) return List(list_what);
-  if (inspect->parsed()) {
-    // In a child process: a reader crashing on a corrupt file becomes an error naming it.
-    auto code = dlio_run::RunIsolated(inspect_flags.path, [&] { return Inspect(inspect_flags); });
-    return code.ok() ? *code : Fail(code.status(), kExitRunError);
+  for (const Subcommand& command : subcommands) {
+    if (command.app->parsed()) return command.run();
   }
-  if (merge->parsed()) return TraceMerge(merge_output, merge_inputs);
-  if (compare->parsed()) return dlio_run::Compare(compare_options);
-  if (profile->parsed()) {
-    if (!profile_command.empty()) profile_options.command = std::move(profile_command);
-    auto code = dlio_run::Profile(profile_options);
-    return code.ok() ? *code : Fail(code.status(), kExitRunError);
-  }
-  if (analyze->parsed()) return dlio_run::Analyze(analyze_options);
-
-  if (report->parsed()) return dlio_run::RunReport(report_options);
-  if (fit->parsed()) return dlio_run::RunFit(fit_options);
-  if (cache_serve->parsed()) return dlio_run::RunCacheServe(cache_serve_options);
-  if (sweep->parsed()) {
-    // The run options belong after `sweep`; before it they would be silently ignored.
-    for (const CLI::Option* opt : app.get_options()) {
-      if (opt->count() > 0) {
-        return Fail(dlio::Status::InvalidArgument("sweep: give ", opt->get_name(),
-                                                  " after 'sweep' (dlio-run sweep ",
-                                                  opt->get_name(), " ...)"),
-                    kExitUsage);
-      }
-    }
-    if (!app.remaining().empty()) {
-      return Fail(dlio::Status::InvalidArgument("sweep: give '", app.remaining().front(),
-                                                "' after 'sweep'"),
-                  kExitUsage);
-    }
-    return dlio_run::RunSweepCommand(sweep_options, sweep->remaining(), &argc, &argv);
-  }
-
   auto overrides = dlio_run::OverridesFrom(app.remaining());
   if (!overrides.ok()) return Fail(overrides.status(), kExitUsage);
   return Run(f, *overrides, &argc, &argv);
