@@ -294,8 +294,9 @@ std::vector<KeySpec> BuildTable() {
              "io_model tf.data a sample shuffle is shuffle_buffer applied after the reads, so "
              "files are read front to back"));
   add(Enum("reader.sharding", DLIO_ENUM_FIELD(Sharding, reader.sharding),
-           "how samples are split over ranks: contiguous blocks, round robin, or none (every rank "
-           "reads the whole dataset, as CANDLE does)"));
+           "how samples are split over ranks: contiguous blocks, round robin, none (every rank "
+           "reads the whole dataset, as CANDLE does), or shard (whole files dealt round-robin, "
+           "WebDataset's split_by_node; webdataset always uses it unless none)"));
   add(Double("reader.read_fraction", DLIO_FIELD(double, reader.read_fraction),
              {0, 1, /*min_exclusive=*/true},
              "share in (0, 1] of its planned samples a rank reads each epoch: the first "
@@ -339,7 +340,8 @@ std::vector<KeySpec> BuildTable() {
   add(Enum("reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
            "whose requests readers send to the file system (docs/io_models.md): auto = the "
            "format's framework model (native for a format that declares none); native = dlio's "
-           "own (a sample or transfer_size per request); numpy, h5py, tf.data, mmap, pandas = "
+           "own (a sample or transfer_size per request); numpy, h5py, tf.data, mmap, pandas, "
+           "tarfile = "
            "what that Python stack sends, request for request; pytorch = auto's requests, read "
            "by DataLoader worker processes; a model the format does not implement is refused"));
   add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),
