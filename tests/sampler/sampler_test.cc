@@ -340,7 +340,7 @@ TEST_CASE("ParseShuffleMode and ParseSharding", "[sampler]") {
   auto bad2 = ParseSharding("stripes", "reader.sharding");
   REQUIRE_FALSE(bad2.ok());
   CHECK(bad2.status().message() ==
-        "reader.sharding: unknown sharding 'stripes' (accepted: block, round_robin, none)");
+        "reader.sharding: unknown sharding 'stripes' (accepted: block, round_robin, none, shard)");
   CHECK(*ParseSharding("none", "k") == Sharding::kNone);
   CHECK(*ParseSharding("Replicated", "k") == Sharding::kNone);
   CHECK(std::string(ShardingName(Sharding::kNone)) == "none");
