@@ -76,6 +76,33 @@ TEST_CASE("webdataset's tarfile model reads 10240-byte records front to back",
   }
 }
 
+TEST_CASE("webdataset's native reads land large members straight in the sample",
+          "[format][webdataset][transfer]") {
+  MemoryTracer tracer;
+  auto storage = BoundMemoryStorage(&tracer);
+  const FileSpec spec = WdsSpec({100000, 10});
+  REQUIRE(MakeFormatByName("webdataset")->Write(storage.get(), "/s.tar", spec, {}).ok());
+  FormatOptions o;
+  o.io_model = IoModel::kNative;
+  o.transfer_size = 32768;
+  o.webdataset.expected_samples = 2;
+  auto r = MakeFormatByName("webdataset")->Open(storage.get(), "/s.tar", o);
+  REQUIRE(r.ok());
+  const size_t before = tracer.Events().size();
+  ExpectWds(r->get(), spec, {0, 1});
+  const auto reads = PreadsSince(&tracer, before);
+  // A fill with the header and the data's first 32256 bytes; the other 67744 bytes (>= 64 KiB)
+  // straight into the sample in transfer_size requests; then one 16 KiB fill from the data's end
+  // (padding, the .cls member, sample 1 and the end blocks).
+  const std::vector<std::pair<int64_t, int64_t>> want = {
+      {0, 32768}, {32768, 32768}, {65536, 32768}, {98304, 2208}, {100512, 16384}};
+  REQUIRE(reads.size() == want.size());
+  for (size_t k = 0; k < want.size(); ++k) {
+    CHECK(reads[k].offset == want[k].first);
+    CHECK(reads[k].count == want[k].second);
+  }
+}
+
 TEST_CASE("webdataset reads out of stream order", "[format][webdataset]") {
   auto storage = BoundMemoryStorage();
   std::vector<uint64_t> sizes;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "format/io_util.h"
+
 namespace dlio::format_internal::tar {
 namespace {
 
@@ -11,12 +13,13 @@ constexpr uint64_t kMaxExtendedBytes = 1 << 20;
 
 }  // namespace
 
-TarStream::TarStream(File* file, uint64_t file_size, uint64_t read_size)
+TarStream::TarStream(File* file, uint64_t file_size, uint64_t read_size, bool direct)
     : file_(file),
       path_(file->path()),
       file_size_(file_size),
       read_size_(std::max<uint64_t>(read_size, kBlock)),
-      buf_(static_cast<size_t>(read_size_)) {}
+      buf_(static_cast<size_t>(read_size_)),
+      direct_(direct) {}
 
 void TarStream::Restart(uint64_t offset) {
   buf_offset_ = offset;
@@ -28,13 +31,30 @@ void TarStream::Restart(uint64_t offset) {
 Result<size_t> TarStream::Fill() {
   buf_offset_ += have_;
   have_ = pos_ = 0;
-  DLIO_ASSIGN_OR_RETURN(have_, file_->ReadAt(buf_offset_, buf_.size(), buf_.data()));
+  const size_t n = large_members_ ? std::min<size_t>(buf_.size(), kFillAfterDirect) : buf_.size();
+  DLIO_ASSIGN_OR_RETURN(have_, file_->ReadAt(buf_offset_, n, buf_.data()));
   return have_;
 }
 
+// The next n bytes (the buffer is empty) straight into dst, in read_size_ requests.
+Status TarStream::ReadDirect(uint64_t n, uint8_t* dst) {
+  const uint64_t at = buf_offset_ + have_;
+  if (n > file_size_ - std::min(file_size_, at)) {
+    return Status::Corruption(path_, ": the file ends at offset ", file_size_, ", ",
+                              n - (file_size_ - std::min(file_size_, at)),
+                              " bytes short of the member being read");
+  }
+  DLIO_RETURN_NOT_OK(ReadRange(file_, at, n, read_size_, dst));
+  buf_offset_ = at + n;
+  have_ = pos_ = 0;
+  return Status::OK();
+}
+
 Status TarStream::Take(uint64_t n, uint8_t* dst) {
+  if (direct_ && dst != nullptr && n >= kDirectBytes) large_members_ = true;
   while (n > 0) {
     if (pos_ == have_) {
+      if (direct_ && dst != nullptr && n >= kDirectBytes) return ReadDirect(n, dst);
       DLIO_ASSIGN_OR_RETURN(size_t got, Fill());
       if (got == 0) {
         return Status::Corruption(path_, ": the file ends at offset ", Tell(), ", ", n,

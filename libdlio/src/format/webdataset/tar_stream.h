@@ -1,6 +1,11 @@
 // A tar archive read as one forward stream, the way tarfile's stream mode (r|) reads it: every
 // request is `read_size` bytes at the offset where the previous one ended; members are parsed as
-// the stream passes them. Not thread-safe (its owner locks).
+// the stream passes them. With `direct` (dlio's native reads), member data of at least
+// kDirectBytes that the buffer does not hold is read straight into the caller's memory in
+// `read_size` requests, and once the stream has met such a member its fills are at most
+// kFillAfterDirect bytes (the padding, the next headers and small members), so the next large
+// member's bytes are not read into the buffer first: one copy of a large sample's bytes, as a
+// plain pread loop. Not thread-safe (its owner locks).
 #pragma once
 
 #include <cstdint>
@@ -20,9 +25,12 @@ struct Member {
   uint64_t size = 0;
 };
 
+inline constexpr uint64_t kDirectBytes = 64 << 10;
+inline constexpr uint64_t kFillAfterDirect = 16 << 10;
+
 class TarStream {
  public:
-  TarStream(File* file, uint64_t file_size, uint64_t read_size);
+  TarStream(File* file, uint64_t file_size, uint64_t read_size, bool direct = false);
 
   // Starts over at `offset` (a member's first header), as a new stream would.
   void Restart(uint64_t offset);
@@ -39,6 +47,7 @@ class TarStream {
 
  private:
   Result<size_t> Fill();
+  Status ReadDirect(uint64_t n, uint8_t* dst);
   Status ReadExtended(const Header& h, uint64_t at, PaxOverride* pax);
 
   File* file_;
@@ -48,7 +57,10 @@ class TarStream {
   std::vector<uint8_t> buf_;
   uint64_t buf_offset_ = 0;  // file offset of buf_[0]
   size_t have_ = 0, pos_ = 0;
-  bool ended_ = false;  // the end-of-archive block was read: no request after it
+  bool ended_ = false;
+  bool direct_;
+  bool large_members_ = false;  // a member of >= kDirectBytes was met: small fills  // the
+                                // end-of-archive block was read: no request after it
 };
 
 }  // namespace dlio::format_internal::tar

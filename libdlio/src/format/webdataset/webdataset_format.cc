@@ -46,22 +46,23 @@ class WebdatasetFormat final : public Format {
  private:
   static Result<std::unique_ptr<FormatReader>> OpenWith(Storage* storage, const std::string& path,
                                                         const FormatOptions& options,
-                                                        uint64_t read_size) {
+                                                        uint64_t read_size, bool direct) {
     FileOptions fo;
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-    return webdataset::OpenShard(std::move(file), read_size, options.webdataset.expected_samples);
+    return webdataset::OpenShard(std::move(file), read_size, options.webdataset.expected_samples,
+                                 direct);
   }
   // tarfile's _Stream: bufsize-byte requests, whatever transfer_size says.
   static Result<std::unique_ptr<FormatReader>> OpenTarfile(Storage* storage,
                                                            const std::string& path,
                                                            const FormatOptions& options) {
-    return OpenWith(storage, path, options, webdataset::kTarfileBufsize);
+    return OpenWith(storage, path, options, webdataset::kTarfileBufsize, false);
   }
   static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
                                                           const FormatOptions& options) {
     const uint64_t transfer = options.transfer_size == 0 ? kWriteChunk : options.transfer_size;
-    return OpenWith(storage, path, options, transfer);
+    return OpenWith(storage, path, options, transfer, true);
   }
 
   io_models::ModelReaders readers_;
