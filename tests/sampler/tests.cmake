@@ -1,2 +1,1 @@
-dlio_add_test(sampler_test LIBS dlio_sampler
-  SOURCES sampler/sampler_test.cc sampler/shard_sharding_test.cc)
+dlio_add_test(sampler_test LIBS dlio_sampler SOURCES sampler/sampler_test.cc)

@@ -281,11 +281,14 @@ std::vector<KeySpec> BuildTable() {
   add(Uint("reader.prefetch_size", DLIO_FIELD(uint64_t, reader.prefetch_size), {0, 1 << 20},
            "batches buffered ahead of the training loop"));
   add(Enum("reader.file_shuffle", DLIO_ENUM_FIELD(ShuffleMode, reader.file_shuffle),
-           "file order: off, seed (from train.seed), random (different every run)", ShuffleSetter));
+           "file order: off, seed (from train.seed), random (different every run); webdataset: "
+           "the shard order (WebDataset's shardshuffle)",
+           ShuffleSetter));
   add(Enum("reader.sample_shuffle", DLIO_ENUM_FIELD(ShuffleMode, reader.sample_shuffle),
            "sample order within the rank's share, as file_shuffle", ShuffleSetter));
   add(Uint("reader.shuffle_size", DLIO_FIELD(uint64_t, reader.shuffle_size), {0, k4Gi},
-           "window of the shuffle-buffer sampler, in samples"));
+           "window of the shuffle-buffer sampler, in samples (webdataset: WebDataset's "
+           "shuffle(N) buffer, with sample_shuffle on)"));
   add(Choice("reader.sampler", DLIO_FIELD(std::string, reader.sampler),
              {"auto", "sequential", "shuffle", "shuffle_buffer"},
              "sampler; auto picks from file_shuffle/sample_shuffle: sequential when both are off; "
