@@ -17,9 +17,11 @@ void AdaptSamplerToIoModel(IoModel model, SamplerOptions* o) {
   o->shuffle_after_read = true;
 }
 
-void AdaptSamplerToFormat(const FormatCapabilities& format, SamplerOptions* o) {
+void AdaptSamplerToFormat(const WorkloadConfig& c, const FormatCapabilities& format,
+                          SamplerOptions* o) {
   if (!format.shard_streams) return;
   if (o->sharding != Sharding::kNone) o->sharding = Sharding::kShard;
+  if (c.reader.file_interleave == 0) o->interleave = c.reader.read_threads;
   o->window_shuffle = true;
   o->shuffle_after_read = true;
 }

@@ -9,8 +9,8 @@
 //
 // Thread safety: the stream is serial; ReadSample locks.
 #include <algorithm>
+#include <array>
 #include <cstring>
-#include <deque>
 #include <mutex>
 
 #include "format/io_util.h"
@@ -57,11 +57,11 @@ class ShardReader final : public FormatReader {
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
     DLIO_RETURN_NOT_OK(CheckSampleIndex(path_, i, count_));
     std::lock_guard<std::mutex> lock(mu_);
-    for (auto it = stash_.begin(); it != stash_.end(); ++it) {
-      if (it->first != i) continue;
-      DLIO_RETURN_NOT_OK(out->Resize(it->second.size()));
-      if (!it->second.empty()) std::memcpy(out->data(), it->second.data(), it->second.size());
-      stash_.erase(it);
+    for (Stashed& slot : stash_) {
+      if (!slot.used || slot.index != i) continue;
+      DLIO_RETURN_NOT_OK(out->Resize(slot.buf.size()));
+      if (slot.buf.size() > 0) std::memcpy(out->data(), slot.buf.data(), slot.buf.size());
+      slot.used = false;
       return Status::OK();
     }
     if (i < next_) {
@@ -147,13 +147,22 @@ class ShardReader final : public FormatReader {
     return Status::OK();
   }
 
-  // Reads the next sample into the stash (dropping the oldest beyond kStashSamples).
+  // Reads the next sample into a stash slot: a free one, else the oldest. The slots' buffers are
+  // reused, so reading on allocates nothing once they have grown.
   Status ReadOn() {
-    const uint64_t index = next_;
-    DLIO_RETURN_NOT_OK(ReadNext(&scratch_));
-    if (stash_.size() == kStashSamples) stash_.pop_front();
-    stash_.emplace_back(index,
-                        std::vector<uint8_t>(scratch_.data(), scratch_.data() + scratch_.size()));
+    Stashed* slot = &stash_[0];
+    for (Stashed& s : stash_) {
+      if (!s.used) {
+        slot = &s;
+        break;
+      }
+      if (s.age < slot->age) slot = &s;
+    }
+    slot->used = false;
+    slot->index = next_;
+    DLIO_RETURN_NOT_OK(ReadNext(&slot->buf));
+    slot->used = true;
+    slot->age = ++stash_clock_;
     return Status::OK();
   }
 
@@ -169,8 +178,14 @@ class ShardReader final : public FormatReader {
   std::vector<uint64_t> starts_;  // first header offset of each sample passed
   std::vector<uint64_t> sizes_;   // and its size
   uint64_t members_per_sample_ = 0;
-  std::deque<std::pair<uint64_t, std::vector<uint8_t>>> stash_;
-  SampleBuffer scratch_;
+  struct Stashed {
+    bool used = false;
+    uint64_t index = 0;
+    uint64_t age = 0;  // stash_clock_ when filled: the smallest is evicted first
+    SampleBuffer buf;
+  };
+  std::array<Stashed, kStashSamples> stash_;
+  uint64_t stash_clock_ = 0;
 };
 
 }  // namespace
