@@ -307,7 +307,8 @@ std::vector<KeySpec> BuildTable() {
              "read a third of the data"));
   add(Uint("reader.file_interleave", DLIO_FIELD(uint64_t, reader.file_interleave), {0, k4Gi},
            "read this many files at a time, one sample of each in turn, each file in order "
-           "(tf.data's interleave cycle_length; Imagenet: 2); 0 or 1 = one file after another"));
+           "(tf.data's interleave cycle_length; Imagenet: 2); 0 or 1 = one file after another "
+           "(webdataset: 0 = read_threads shards at a time)"));
   add(Uint("reader.transfer_size", DLIO_FIELD(uint64_t, reader.transfer_size), {0, kGiB},
            "bytes per read request (0 = a whole sample per request, DLIO's None)", kSizeUnits));
   add(Dist("reader.preprocess_time", DLIO_FIELD(DistributionSpec, reader.preprocess_time),
