@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Seeds written by the tools dlio must interoperate with (numpy, pandas, PIL, h5py), so the
+"""Seeds written by the tools dlio must interoperate with (numpy, pandas, PIL, h5py, tarfile), so the
 fuzzers start from their layouts too: DLIO's own (samples on the last axis), pandas' default
 header, RGB images. Run with Debian's python3 from the repository root:
     /usr/bin/python3 tests/fuzz/make_foreign_seeds.py tests/fuzz/corpus
