@@ -235,6 +235,9 @@ TEST_CASE("webdataset: a shard with fewer samples than expected fails naming it"
   CHECK(st.code() == StatusCode::kCorruption);
   CHECK(st.message().find("/s.tar: the archive ends at offset 4608 after 2 samples, but 3") !=
         std::string::npos);
+  // The failure leaves the reader usable: the good samples read, the missing one fails again.
+  ExpectWds(r.get(), spec, {1, 0, 1});
+  CHECK(r->ReadSample(2, &buf).message() == st.message());
 }
 
 }  // namespace

@@ -37,13 +37,13 @@ class ShardReader final : public FormatReader {
       count_ = expected;
     } else {
       tar::TarStream scan(file_.get(), file_size_, tar::kBlock);
+      Pending pending;
       Sample s;
       while (true) {
-        DLIO_ASSIGN_OR_RETURN(bool found, Cut(&scan, &scan_pending_, &s, nullptr));
+        DLIO_ASSIGN_OR_RETURN(bool found, Cut(&scan, &pending, &s, nullptr));
         if (!found) break;
         Learn(count_++, s);
       }
-      scan_pending_ = {};
     }
     return Status::OK();
   }
@@ -64,13 +64,13 @@ class ShardReader final : public FormatReader {
       slot.used = false;
       return Status::OK();
     }
-    if (i < next_) {
-      stream_.Restart(starts_[i]);
-      pending_ = {};
-      next_ = i;
-    }
-    while (next_ < i) DLIO_RETURN_NOT_OK(ReadOn());
-    return ReadNext(out);
+    if (i < next_) RestartAt(i);
+    Status st;
+    while (st.ok() && next_ < i) st = ReadOn();
+    if (st.ok()) st = ReadNext(out);
+    // A failed read leaves the stream inside a sample: the next read starts it over.
+    if (!st.ok()) RestartAt(next_ < starts_.size() ? next_ : 0);
+    return st;
   }
 
   std::string DescribeJson() const override {
@@ -128,6 +128,13 @@ class ShardReader final : public FormatReader {
     return s->SkipPadding(m);
   }
 
+  // Moves the stream to sample i's first header (i = 0 or a sample the stream has passed).
+  void RestartAt(uint64_t i) {
+    stream_.Restart(i == 0 ? 0 : starts_[i]);
+    pending_ = {};
+    next_ = i;
+  }
+
   void Learn(uint64_t i, const Sample& s) {
     if (i == starts_.size()) {
       starts_.push_back(s.start);
@@ -173,7 +180,7 @@ class ShardReader final : public FormatReader {
   uint64_t count_ = 0;
   mutable std::mutex mu_;  // guards everything below
   tar::TarStream stream_;
-  Pending pending_, scan_pending_;
+  Pending pending_;
   uint64_t next_ = 0;             // the sample the stream is at
   std::vector<uint64_t> starts_;  // first header offset of each sample passed
   std::vector<uint64_t> sizes_;   // and its size
