@@ -8,6 +8,8 @@
 # Environment knobs (defaults in brackets):
 #   FILES [64]  SAMPLE_BYTES [4194304]  SAMPLES_PER_FILE [1]  THREADS [2]  XFER [1048576]
 #   EPOCHS [3]  FORMAT [npz]  REPEAT [3]  TRACE [0] (1: dlio-run with --trace as well)  PREFETCH [4]
+#   EXT [the format's name] (file extension: tar for webdataset)  DLIO_EXTRA [] (more dlio-run
+#   arguments, e.g. "--set reader.io_model=native")
 # fio reads the same files whole (the npz/npy headers are a few hundred bytes per file, so both
 # tools move the same bytes to within 0.01% for MiB-sized samples); --invalidate=0 keeps fio from
 # dropping the page cache. Each tool runs right after the files are warmed with `cat`.
@@ -27,6 +29,8 @@ FORMAT="${FORMAT:-npz}"
 REPEAT="${REPEAT:-3}"
 TRACE="${TRACE:-0}"
 PREFETCH="${PREFETCH:-4}"
+EXT="${EXT:-$FORMAT}"
+read -r -a DLIO_EXTRA <<< "${DLIO_EXTRA:-}"
 PY=/usr/bin/python3
 
 command -v fio >/dev/null || { echo "fio is missing (apt-get install fio)" >&2; exit 2; }
@@ -39,11 +43,11 @@ common=(--quiet
   --set "reader.transfer_size=$XFER" --set "reader.batch_size=1" --set "reader.prefetch_size=$PREFETCH"
   --set "train.computation_time=0" --set "train.epochs=$EPOCHS"
   --set "train.excluded_start_steps=0"
-  --set "workflow.checkpoint=false" --set "output.progress=false")
+  --set "workflow.checkpoint=false" --set "output.progress=false" "${DLIO_EXTRA[@]}")
 
 "$DLIO_RUN" "${common[@]}" --generate --no-train --set "output.folder=$WORK/gen" >/dev/null
 
-mapfile -t files < <(find "$WORK/data/train" -type f -name "*.$FORMAT" | sort)
+mapfile -t files < <(find "$WORK/data/train" -type f -name "*.$EXT" | sort)
 [ ${#files[@]} -eq "$FILES" ] || { echo "expected $FILES files in $WORK/data/train" >&2; exit 1; }
 
 warm() { cat "${files[@]}" > /dev/null; }

@@ -30,8 +30,8 @@ namespace {
 constexpr uint64_t kFileBytes = 32ull << 20;  // per dataset file; stays in the page cache
 // csv stores ~2.7 bytes of text per requested byte: a quarter of kFileBytes keeps files small.
 constexpr uint64_t kCsvFileBytes = kFileBytes / 4;
-const char* const kFormats[] = {"npz",  "npy", "indexed_binary", "csv",
-                                "jpeg", "png", "hdf5",           "tfrecord"};
+const char* const kFormats[] = {"npz", "npy",  "indexed_binary", "csv",       "jpeg",
+                                "png", "hdf5", "tfrecord",       "webdataset"};
 const char* const kDecoders[] = {"csv", "jpeg", "png"};
 
 bool OneSamplePerFile(const std::string& name) { return name == "jpeg" || name == "png"; }
@@ -245,6 +245,10 @@ BENCHMARK(BM_FormatRead)
 // tfrecord under its default model, tf.data (one 256 KiB-buffered stream per file).
 BENCHMARK(BM_FormatRead)
     ->ArgsProduct({{7}, {2048, 256 << 10, 4 << 20}, {0, 1}, {1}})
+    ->ArgNames({"format", "sample", "verify", "model"});
+// webdataset (one shard) natively and under its default model, tarfile (10240-byte stream).
+BENCHMARK(BM_FormatRead)
+    ->ArgsProduct({{8}, {2048, 256 << 10, 4 << 20}, {1}, {0, 1}})
     ->ArgNames({"format", "sample", "verify", "model"});
 BENCHMARK(BM_FormatDecode)
     ->ArgsProduct({{0, 1, 2}, {2048, 256 << 10, 4 << 20}})

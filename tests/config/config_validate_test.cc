@@ -156,7 +156,7 @@ TEST_CASE("the documented range of a key is the one enforced") {
     if (d.key == "metric.au") CHECK(d.range == "(0, 1]");
     if (d.key == "train.computation_time") CHECK(d.range == "0 to 3600 s");
     if (d.key == "model.parallelism.data") CHECK(d.range == "-1, or 1 to 2147483647");
-    if (d.key == "reader.sharding") CHECK(d.accepted_values == "block, round_robin, none");
+    if (d.key == "reader.sharding") CHECK(d.accepted_values == "block, round_robin, none, shard");
   }
 }
 
@@ -164,7 +164,7 @@ TEST_CASE("enumerations set in code are checked too") {
   WorkloadConfig c;
   c.reader.sharding = static_cast<Sharding>(7);  // only a cast makes an unknown value
   CHECK(c.Validate().message() ==
-        "reader.sharding: value 7 is not one of block, round_robin, none");
+        "reader.sharding: value 7 is not one of block, round_robin, none, shard");
   c = WorkloadConfig();
   c.train.compute = "gpu";
   CHECK(c.Validate().message().find("train.compute_emulator: 'gpu' is not one of sleep, spin") !=

@@ -149,6 +149,38 @@ TEST_CASE("every sample is read exactly once per epoch with 1, 2, 3 and 4 ranks"
   }
 }
 
+TEST_CASE("webdataset under mpiexec: whole shards per rank, every sample once per epoch") {
+  // 7 shards x 3 samples over 2 and 3 ranks: samples are split by shard (WebDataset's
+  // split_by_node), so each shard is read by exactly one rank per epoch, and over the ranks every
+  // sample exactly once; the shard order is shuffled per epoch.
+  const std::string dataset =
+      " --set dataset.format=webdataset --set dataset.num_files_train=7"
+      " --set dataset.num_samples_per_file=3 --set dataset.record_length_bytes=4096"
+      " --set reader.batch_size=2 --set train.epochs=2 --set train.computation_time=0.0002"
+      " --set reader.file_shuffle=seed --set reader.sample_shuffle=seed"
+      " --set reader.shuffle_size=4 --set reader.drop_last=false --set reader.read_threads=2"
+      " --trace";
+  for (int ranks : {2, 3}) {
+    CAPTURE(ranks);
+    TempDir dir;
+    auto run = MpiRun(ranks, Folders(dir) + dataset);
+    INFO(run.result.output);
+    REQUIRE(run.result.exit_code == 0);
+    std::map<Item, int> reads;
+    std::map<std::pair<int64_t, std::string>, std::set<int>> readers;  // (epoch, shard) -> ranks
+    for (int r = 0; r < ranks; ++r) {
+      for (const Item& item : SamplesRead(dir / TraceOf(r, ranks))) {
+        ++reads[item];
+        readers[{std::get<0>(item), std::get<1>(item)}].insert(r);
+      }
+    }
+    CHECK(reads.size() == 2u * 21);  // every sample of both epochs
+    for (const auto& [item, n] : reads) CHECK(n == 1);
+    CHECK(readers.size() == 2u * 7);
+    for (const auto& [shard, by] : readers) CHECK(by.size() == 1);
+  }
+}
+
 TEST_CASE("mpiexec -n 2 x 2 accelerator threads read what 4 plain ranks read, rank for rank") {
   // train.accelerators_per_process: process p's thread k is rank 2p + k of 4, so its shard, its
   // trace (trace-<rank>-of-4.pfw) and its row of summary.json's ranks are those of plain rank 2p +

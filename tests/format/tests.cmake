@@ -5,7 +5,7 @@ dlio_add_test(format_test LIBS dlio_format dlio_storage dlio_trace ZLIB::ZLIB
           format/tfrecord_read_test.cc format/tfrecord_crc_test.cc format/tfrecord_example_test.cc
           format/storage_wrapper_test.cc format/mmap_indexed_binary_test.cc
           format/python_bytes_test.cc format/parquet_thrift_test.cc format/parquet_test.cc
-          format/parquet_pages_test.cc)
+          format/parquet_pages_test.cc format/webdataset_test.cc)
 if(DLIO_WITH_HDF5)
   dlio_add_test(hdf5_test LIBS dlio_format dlio_storage dlio_trace
     SOURCES format/hdf5_test.cc format/hdf5_errors_test.cc)
@@ -21,3 +21,11 @@ dlio_add_test(parquet_interop_test LIBS dlio_format dlio_storage dlio_trace
   SOURCES format/parquet_interop_test.cc PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
 target_link_libraries(parquet_interop_test PRIVATE nlohmann_json::nlohmann_json)
 add_dependencies(parquet_interop_test dlio-run)
+# webdataset against Python's tarfile and GNU tar (skipped without them).
+dlio_add_test(webdataset_interop_test LIBS dlio_format dlio_storage dlio_trace
+  SOURCES format/webdataset_interop_test.cc PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+target_link_libraries(webdataset_interop_test PRIVATE nlohmann_json::nlohmann_json)
+add_dependencies(webdataset_interop_test dlio-run)
+# The tarfile request model against tarfile r| under strace (skipped without strace).
+dlio_add_test(webdataset_strace_test LIBS dlio_format dlio_storage dlio_trace
+  SOURCES format/webdataset_strace_test.cc PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 120)

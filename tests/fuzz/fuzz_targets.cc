@@ -13,6 +13,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"png", "png", {}},
       {"hdf5", "hdf5", {".meta.h5"}},
       {"parquet", "parquet", {}},
+      {"webdataset", "webdataset", {}},
       {"config", "", {}},
       {"trace", "", {}},
       {"cache_wire", "", {}},

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Seeds written by the tools dlio must interoperate with (numpy, pandas, PIL, h5py), so the
+"""Seeds written by the tools dlio must interoperate with (numpy, pandas, PIL, h5py, tarfile), so the
 fuzzers start from their layouts too: DLIO's own (samples on the last axis), pandas' default
 header, RGB images. Run with Debian's python3 from the repository root:
     /usr/bin/python3 tests/fuzz/make_foreign_seeds.py tests/fuzz/corpus
@@ -56,3 +56,25 @@ with h5py.File(b, "w") as f:
                      chunks=(1, 16), compression="gzip")
     f.create_dataset("labels", data=np.arange(3))
 put("hdf5", "h5py_chunked_gzip", b.getvalue())
+
+# tarfile's pax (long names) and gnu (././@LongLink) shards with a directory and a keyless member.
+import tarfile  # noqa: E402
+
+for fmt, name in ((tarfile.PAX_FORMAT, "tarfile_pax_long_names"),
+                  (tarfile.GNU_FORMAT, "tarfile_gnu_long_names")):
+    b = io.BytesIO()
+    with tarfile.open(fileobj=b, mode="w", format=fmt) as t:
+        d = tarfile.TarInfo("d" * 110)
+        d.type = tarfile.DIRTYPE
+        t.addfile(d)
+        for i, data in enumerate((b"x" * 40, b"y" * 600)):
+            for ext, payload in (("jpg", data), ("cls", b"%d" % i)):
+                ti = tarfile.TarInfo("%s/k%d.%s" % (d.name, i, ext))
+                ti.size = len(payload)
+                t.addfile(ti, io.BytesIO(payload))
+        ti = tarfile.TarInfo("README")
+        ti.size = 2
+        t.addfile(ti, io.BytesIO(b"hi"))
+    data = b.getvalue().rstrip(b"\0")  # small seeds: the record padding cut, two zero blocks kept
+    data += b"\0" * (-len(data) % 512 + 1024)
+    put("webdataset", name, data)

@@ -71,6 +71,8 @@ std::vector<Seed> FormatSeeds() {
                                     {"f", "float16", 3, true},
                                     {"d", "float64", 1, true},
                                     {"s", "string", 4, true}};
+  add("webdataset", "three_samples", {96, 0, 700});
+  add("webdataset", "native_small_transfers", {40, 513}, 2 << 1);
   return seeds;
 }
 

@@ -60,9 +60,10 @@ TEST_CASE("io model table: one entry per reader.io_model value, in the enum's or
     CHECK(e.request == e.model);
     CHECK(e.loader == Loader::kThreads);
   }
-  // Sampler adaptation: tf.data only.
-  for (const IoModelEntry& e : table)
-    CHECK(e.stream_order_sampler == (e.model == IoModel::kTfData));
+  // Sampler adaptation: the stream models only (tf.data, tarfile).
+  for (const IoModelEntry& e : table) {
+    CHECK(e.stream_order_sampler == (e.model == IoModel::kTfData || e.model == IoModel::kTarfile));
+  }
 }
 
 TEST_CASE("io model table: each format registers a reader for exactly the models it declares") {

@@ -154,6 +154,13 @@ struct ParquetOptions {
   std::vector<ParquetColumnOptions> columns;
 };
 
+// webdataset knobs.
+struct WebdatasetOptions {
+  // Samples each shard holds (dataset.num_samples_per_file; 0 = unknown): trusted, as WebDataset
+  // never counts; 0 makes the reader count them at open with one 512-byte read per header.
+  uint64_t expected_samples = 0;
+};
+
 // synthetic: it has no files, so its virtual files are described here.
 struct SyntheticOptions {
   uint64_t samples = 1;            // samples per virtual file (dataset.num_samples_per_file)
@@ -202,6 +209,7 @@ struct FormatOptions {
   TfrecordOptions tfrecord;
   CsvOptions csv;
   ParquetOptions parquet;
+  WebdatasetOptions webdataset;
   SyntheticOptions synthetic;
 };
 
@@ -256,6 +264,10 @@ struct FormatCapabilities {
   // Splits a record over dataset.hdf5.num_dset_per_record datasets (hdf5: record_dims[0] across
   // /records_0..N-1), which needs dataset.record_dims and no dataset.metadata_file when N > 1.
   bool datasets_per_record = false;
+  // Files are shards streamed whole by one reader (webdataset): samples are split over ranks by
+  // shard (Sharding::kShard), each shard read in order, and shuffled only through an in-memory
+  // buffer after the reads (AdaptSamplerToFormat in dlio/loop.h).
+  bool shard_streams = false;
 };
 
 // The request model a reader of a format declaring `capabilities` uses for the reader.io_model

@@ -45,6 +45,14 @@ Loader LoaderFor(const WorkloadConfig& config, bool storage_needs_mpi);
 // is kept (each read out of stream order then restarts the file's stream). Other models:
 // unchanged.
 void AdaptSamplerToIoModel(IoModel model, SamplerOptions* options);
+// The sampler adaptation of a format whose files are shards streamed whole (FormatCapabilities::
+// shard_streams, webdataset): samples split over ranks by shard (Sharding::kShard unless
+// reader.sharding is none) and a sample shuffle is a window after the reads, so every shard is
+// read front to back by the rank that owns it, as WebDataset's split_by_node and shuffle(N) do;
+// without reader.file_interleave, reader.read_threads shards are streamed at a time, one sample
+// of each in turn (each DataLoader worker streams its own shard: split_by_worker).
+void AdaptSamplerToFormat(const WorkloadConfig& config, const FormatCapabilities& format,
+                          SamplerOptions* options);
 // A run step, taken once per process before the loops are built (the runner's
 // MakeTrainingParts and the C API's loader call it before MakeLoopParts; docs/io_models.md,
 // "glibc's thresholds"): under reader.client_costs framework, raises this process's glibc mmap

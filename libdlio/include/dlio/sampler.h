@@ -10,6 +10,9 @@
 //                  samples, the others base. When files hold equal counts and divide evenly among
 //                  ranks, every rank reads whole files (DLIO's file-per-process pattern).
 //     kRoundRobin  rank r gets the positions r, r + world, r + 2 world, ...
+//     kShard       whole files, dealt round-robin in the file order: rank r gets the files at
+//                  positions r, r + world, ... with all their samples (WebDataset's
+//                  split_by_node, urls[rank::world]); ranks' counts differ by up to a file.
 //     kNone        every rank gets the whole list (replicated: CANDLE's ranks each read the
 //                  whole file), so ranks read the same samples.
 //  3b. Interleave: when interleave = k > 1, the rank's list is re-ordered as tf.data's

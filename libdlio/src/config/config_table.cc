@@ -281,11 +281,14 @@ std::vector<KeySpec> BuildTable() {
   add(Uint("reader.prefetch_size", DLIO_FIELD(uint64_t, reader.prefetch_size), {0, 1 << 20},
            "batches buffered ahead of the training loop"));
   add(Enum("reader.file_shuffle", DLIO_ENUM_FIELD(ShuffleMode, reader.file_shuffle),
-           "file order: off, seed (from train.seed), random (different every run)", ShuffleSetter));
+           "file order: off, seed (from train.seed), random (different every run); webdataset: "
+           "the shard order (WebDataset's shardshuffle)",
+           ShuffleSetter));
   add(Enum("reader.sample_shuffle", DLIO_ENUM_FIELD(ShuffleMode, reader.sample_shuffle),
            "sample order within the rank's share, as file_shuffle", ShuffleSetter));
   add(Uint("reader.shuffle_size", DLIO_FIELD(uint64_t, reader.shuffle_size), {0, k4Gi},
-           "window of the shuffle-buffer sampler, in samples"));
+           "window of the shuffle-buffer sampler, in samples (webdataset: WebDataset's "
+           "shuffle(N) buffer, with sample_shuffle on)"));
   add(Choice("reader.sampler", DLIO_FIELD(std::string, reader.sampler),
              {"auto", "sequential", "shuffle", "shuffle_buffer"},
              "sampler; auto picks from file_shuffle/sample_shuffle: sequential when both are off; "
@@ -294,8 +297,9 @@ std::vector<KeySpec> BuildTable() {
              "io_model tf.data a sample shuffle is shuffle_buffer applied after the reads, so "
              "files are read front to back"));
   add(Enum("reader.sharding", DLIO_ENUM_FIELD(Sharding, reader.sharding),
-           "how samples are split over ranks: contiguous blocks, round robin, or none (every rank "
-           "reads the whole dataset, as CANDLE does)"));
+           "how samples are split over ranks: contiguous blocks, round robin, none (every rank "
+           "reads the whole dataset, as CANDLE does), or shard (whole files dealt round-robin, "
+           "WebDataset's split_by_node; webdataset always uses it unless none)"));
   add(Double("reader.read_fraction", DLIO_FIELD(double, reader.read_fraction),
              {0, 1, /*min_exclusive=*/true},
              "share in (0, 1] of its planned samples a rank reads each epoch: the first "
@@ -303,7 +307,8 @@ std::vector<KeySpec> BuildTable() {
              "read a third of the data"));
   add(Uint("reader.file_interleave", DLIO_FIELD(uint64_t, reader.file_interleave), {0, k4Gi},
            "read this many files at a time, one sample of each in turn, each file in order "
-           "(tf.data's interleave cycle_length; Imagenet: 2); 0 or 1 = one file after another"));
+           "(tf.data's interleave cycle_length; Imagenet: 2); 0 or 1 = one file after another "
+           "(webdataset: 0 = read_threads shards at a time)"));
   add(Uint("reader.transfer_size", DLIO_FIELD(uint64_t, reader.transfer_size), {0, kGiB},
            "bytes per read request (0 = a whole sample per request, DLIO's None)", kSizeUnits));
   add(Dist("reader.preprocess_time", DLIO_FIELD(DistributionSpec, reader.preprocess_time),
@@ -339,7 +344,8 @@ std::vector<KeySpec> BuildTable() {
   add(Enum("reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
            "whose requests readers send to the file system (docs/io_models.md): auto = the "
            "format's framework model (native for a format that declares none); native = dlio's "
-           "own (a sample or transfer_size per request); numpy, h5py, tf.data, mmap, pandas = "
+           "own (a sample or transfer_size per request); numpy, h5py, tf.data, mmap, pandas, "
+           "tarfile = "
            "what that Python stack sends, request for request; pytorch = auto's requests, read "
            "by DataLoader worker processes; a model the format does not implement is refused"));
   add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),

@@ -59,6 +59,7 @@ Result<std::string> DetectFormat(Storage* storage, const std::string& path) {
   if (ext == "mmap_indexed_binary") return std::string("mmap_indexed_binary");
   if (ext == "tfrecord" || ext == "tfrecords") return std::string("tfrecord");
   if (ext == "csv") return std::string("csv");
+  if (ext == "tar") return std::string("webdataset");
   if (!magic.empty()) return magic;
   DLIO_ASSIGN_OR_RETURN(bool has_index, storage->Exists(path + ".off.idx"));
   if (has_index) return std::string("indexed_binary");

@@ -20,6 +20,7 @@ std::unique_ptr<Format> NewPngFormat();
 Result<std::unique_ptr<Format>> MakeHdf5Format();
 std::unique_ptr<Format> NewTfRecordFormat();
 std::unique_ptr<Format> NewParquetFormat();
+std::unique_ptr<Format> NewWebdatasetFormat();
 
 // npz writer with the ZIP64 records forced even for small files (numpy and zipfile read both),
 // so tests can exercise the ZIP64 paths without 4 GiB files.

@@ -50,6 +50,10 @@ Status RegisterBuiltinFormats(Registries* registries) {
                          "PLAIN pages, none/snappy/gzip/zstd",
                          "compression, parquet.row_group_size, parquet.columns, odirect",
                          &NewParquetFormat));
+  DLIO_RETURN_NOT_OK(Add(registries, "webdataset",
+                         "WebDataset tar shards (<key>.jpg + <key>.cls per sample), streamed; "
+                         "shards split over ranks, shuffle buffer",
+                         "transfer_size, shuffle_size, odirect", &NewWebdatasetFormat));
   DLIO_RETURN_NOT_OK(Add(registries, "synthetic", "in-memory samples, no file I/O",
                          "num_samples_per_file, record_length_bytes", &NewSyntheticFormat));
   return Status::OK();

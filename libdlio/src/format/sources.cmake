@@ -32,6 +32,11 @@ list(APPEND DLIO_SOURCES
   src/format/parquet/parquet_writer.cc
   src/format/parquet/parquet_reader.cc
   src/format/parquet/parquet_format.cc
+  src/format/webdataset/tar_header.cc
+  src/format/webdataset/tar_stream.cc
+  src/format/webdataset/webdataset_writer.cc
+  src/format/webdataset/webdataset_reader.cc
+  src/format/webdataset/webdataset_format.cc
 )
 # hdf5: the real format when built with HDF5, else a stub that keeps the name registered.
 if(DLIO_WITH_HDF5)

@@ -17,6 +17,15 @@ void AdaptSamplerToIoModel(IoModel model, SamplerOptions* o) {
   o->shuffle_after_read = true;
 }
 
+void AdaptSamplerToFormat(const WorkloadConfig& c, const FormatCapabilities& format,
+                          SamplerOptions* o) {
+  if (!format.shard_streams) return;
+  if (o->sharding != Sharding::kNone) o->sharding = Sharding::kShard;
+  if (c.reader.file_interleave == 0) o->interleave = c.reader.read_threads;
+  o->window_shuffle = true;
+  o->shuffle_after_read = true;
+}
+
 size_t AllocatorThresholdFor(const WorkloadConfig& c, const Format& format,
                              bool storage_needs_mpi) {
   if (!FrameworkClientCosts(c)) return 0;

@@ -89,6 +89,7 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.tfrecord.write_index = c.dataset.write_index;
   o.tfrecord.use_index = c.reader.use_index;
   o.tfrecord.expected_records = c.dataset.num_samples_per_file;
+  o.webdataset.expected_samples = c.dataset.num_samples_per_file;
   o.parquet.row_group_size = c.dataset.parquet_row_group_size;
   for (const ParquetColumnConfig& col : c.dataset.parquet_columns) {
     o.parquet.columns.push_back({col.name, col.dtype, col.size, col.read});

@@ -134,6 +134,11 @@ class ShardedSampler final : public Sampler {
         for (uint64_t p = lo; p < hi; ++p) out->push_back(SampleRef{f, p - global});
         global += n;
       }
+    } else if (options_.sharding == Sharding::kShard) {
+      for (size_t pos = rank; pos < order.size(); pos += world) {
+        for (uint64_t i = 0; i < per_file[order[pos]]; ++i)
+          out->push_back(SampleRef{order[pos], i});
+      }
     } else if (options_.sharding == Sharding::kNone) {
       out->reserve(total);
       for (uint32_t f : order) {

@@ -1,0 +1,135 @@
+#include "format/webdataset/tar_stream.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "format/io_util.h"
+
+namespace dlio::format_internal::tar {
+namespace {
+
+// Pax and GNU long-name payloads larger than this are refused (tarfile reads them whole too).
+constexpr uint64_t kMaxExtendedBytes = 1 << 20;
+
+}  // namespace
+
+TarStream::TarStream(File* file, uint64_t file_size, uint64_t read_size, bool direct)
+    : file_(file),
+      path_(file->path()),
+      file_size_(file_size),
+      read_size_(std::max<uint64_t>(read_size, kBlock)),
+      buf_(static_cast<size_t>(read_size_)),
+      direct_(direct) {}
+
+void TarStream::Restart(uint64_t offset) {
+  buf_offset_ = offset;
+  have_ = pos_ = 0;
+  ended_ = false;
+}
+
+// One request of read_size_ bytes where the previous one ended; 0 at the end of the file.
+Result<size_t> TarStream::Fill() {
+  buf_offset_ += have_;
+  have_ = pos_ = 0;
+  const size_t n = large_members_ ? std::min<size_t>(buf_.size(), kFillAfterDirect) : buf_.size();
+  DLIO_ASSIGN_OR_RETURN(have_, file_->ReadAt(buf_offset_, n, buf_.data()));
+  return have_;
+}
+
+// The next n bytes (the buffer is empty) straight into dst, in read_size_ requests.
+Status TarStream::ReadDirect(uint64_t n, uint8_t* dst) {
+  const uint64_t at = buf_offset_ + have_;
+  if (n > file_size_ - std::min(file_size_, at)) {
+    return Status::Corruption(path_, ": the file ends at offset ", file_size_, ", ",
+                              n - (file_size_ - std::min(file_size_, at)),
+                              " bytes short of the member being read");
+  }
+  DLIO_RETURN_NOT_OK(ReadRange(file_, at, n, read_size_, dst));
+  buf_offset_ = at + n;
+  have_ = pos_ = 0;
+  return Status::OK();
+}
+
+Status TarStream::Take(uint64_t n, uint8_t* dst) {
+  if (direct_ && dst != nullptr && n >= kDirectBytes) large_members_ = true;
+  while (n > 0) {
+    if (pos_ == have_) {
+      if (direct_ && dst != nullptr && n >= kDirectBytes) return ReadDirect(n, dst);
+      DLIO_ASSIGN_OR_RETURN(size_t got, Fill());
+      if (got == 0) {
+        return Status::Corruption(path_, ": the file ends at offset ", Tell(), ", ", n,
+                                  " bytes short of the member being read");
+      }
+    }
+    const size_t k = static_cast<size_t>(std::min<uint64_t>(n, have_ - pos_));
+    if (dst != nullptr) {
+      std::memcpy(dst, buf_.data() + pos_, k);
+      dst += k;
+    }
+    pos_ += k;
+    n -= k;
+  }
+  return Status::OK();
+}
+
+Status TarStream::SkipPadding(const Member& m) {
+  return Take(PadToBlock(m.size) - m.size, nullptr);
+}
+
+// The payload of a pax ('x', 'g') or GNU long-name ('L') header at `at`: pax fields or the name.
+Status TarStream::ReadExtended(const Header& h, uint64_t at, PaxOverride* pax) {
+  if (h.size > kMaxExtendedBytes || h.size > file_size_ - std::min(file_size_, Tell())) {
+    return Status::Corruption(path_, ": tar header at offset ", at, ": extended header of ", h.size,
+                              " bytes (at most ", kMaxExtendedBytes, ", and within the file)");
+  }
+  std::string data(h.size, '\0');
+  DLIO_RETURN_NOT_OK(Take(h.size, reinterpret_cast<uint8_t*>(data.data())));
+  DLIO_RETURN_NOT_OK(Take(PadToBlock(h.size) - h.size, nullptr));
+  if (h.type == 'x') return ParsePax(data, path_, at, pax);
+  if (h.type == 'L') {
+    pax->has_path = true;
+    pax->path = std::string(data.c_str());
+  }
+  return Status::OK();  // 'g': global records change nothing we use
+}
+
+Result<bool> TarStream::Next(Member* m) {
+  PaxOverride pax;
+  uint64_t first = Tell();
+  uint8_t block[kBlock];
+  while (!ended_) {
+    const uint64_t at = Tell();
+    if (at >= file_size_) return false;  // tarfile: an empty read ends the archive too
+    if (file_size_ - at < kBlock) {
+      return Status::Corruption(path_, ": truncated tar header at offset ", at, " (the file ends ",
+                                "at ", file_size_, ")");
+    }
+    DLIO_RETURN_NOT_OK(Take(kBlock, block));
+    DLIO_ASSIGN_OR_RETURN(Header h, ParseHeader(block, path_, at));
+    if (h.zero) ended_ = true;
+    if (h.zero) return false;
+    if (h.type == 'x' || h.type == 'g' || h.type == 'L') {
+      DLIO_RETURN_NOT_OK(ReadExtended(h, at, &pax));
+      continue;
+    }
+    const uint64_t size = pax.has_size ? pax.size : h.size;
+    if (size > file_size_ - Tell()) {
+      return Status::Corruption(path_, ": tar header at offset ", at, ": member size ", size,
+                                " runs past the end of the file (", file_size_, " bytes)");
+    }
+    if (h.type != '0' && h.type != '\0' && h.type != '7') {  // not a regular file: skipped
+      DLIO_RETURN_NOT_OK(Take(PadToBlock(size), nullptr));
+      pax = PaxOverride{};
+      first = Tell();
+      continue;
+    }
+    m->name = pax.has_path ? pax.path : h.name;
+    m->header_offset = first;
+    m->data_offset = Tell();
+    m->size = size;
+    return true;
+  }
+  return false;
+}
+
+}  // namespace dlio::format_internal::tar

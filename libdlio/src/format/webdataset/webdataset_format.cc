@@ -1,0 +1,75 @@
+// webdataset: tar shards of samples (webdataset.h). Under reader.io_model auto it reads as
+// tarfile.open(mode="r|") does (requests of 10240 bytes); native streams in transfer_size requests.
+#include "format/formats.h"
+#include "format/io_util.h"
+#include "format/webdataset/webdataset.h"
+#include "io_models/model_readers.h"
+
+namespace dlio::format_internal {
+namespace {
+
+class WebdatasetFormat final : public Format {
+ public:
+  WebdatasetFormat() {
+    readers_.Add(IoModel::kNative, OpenNative).Add(IoModel::kTarfile, OpenTarfile);
+  }
+
+  std::string name() const override { return "webdataset"; }
+  std::string extension() const override { return "tar"; }
+  bool variable_sample_sizes() const override { return true; }
+  // A sample is its .jpg member (the record) and its .cls member (the label's digits).
+  bool exact_sample_sizes() const override { return false; }
+
+  FormatCapabilities capabilities() const override {
+    FormatCapabilities c;
+    c.io_models = {IoModel::kTarfile};
+    c.shard_streams = true;
+    return c;
+  }
+  std::vector<IoModel> reader_models() const override { return readers_.models(); }
+
+  Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
+               const FormatOptions& options) const override {
+    (void)options;
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
+    Status st = webdataset::WriteShard(file.get(), spec);
+    if (st.ok()) st = file->Close();
+    if (!st.ok()) RemoveQuietly(storage, path);
+    return st;
+  }
+
+  Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
+                                             const FormatOptions& options) const override {
+    return readers_.Open(capabilities(), storage, path, options);
+  }
+
+ private:
+  static Result<std::unique_ptr<FormatReader>> OpenWith(Storage* storage, const std::string& path,
+                                                        const FormatOptions& options,
+                                                        uint64_t read_size, bool direct) {
+    FileOptions fo;
+    fo.direct = options.direct;
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
+    return webdataset::OpenShard(std::move(file), read_size, options.webdataset.expected_samples,
+                                 direct);
+  }
+  // tarfile's _Stream: bufsize-byte requests, whatever transfer_size says.
+  static Result<std::unique_ptr<FormatReader>> OpenTarfile(Storage* storage,
+                                                           const std::string& path,
+                                                           const FormatOptions& options) {
+    return OpenWith(storage, path, options, webdataset::kTarfileBufsize, false);
+  }
+  static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
+                                                          const FormatOptions& options) {
+    const uint64_t transfer = options.transfer_size == 0 ? kWriteChunk : options.transfer_size;
+    return OpenWith(storage, path, options, transfer, true);
+  }
+
+  io_models::ModelReaders readers_;
+};
+
+}  // namespace
+
+std::unique_ptr<Format> NewWebdatasetFormat() { return std::make_unique<WebdatasetFormat>(); }
+
+}  // namespace dlio::format_internal
