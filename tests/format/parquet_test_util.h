@@ -2,13 +2,67 @@
 // reader returns for it.
 #pragma once
 
+#include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dlio/format.h"
+#include "dlio/storage_wrapper.h"
 #include "format/parquet/parquet_schema.h"
 
 namespace dlio::testing {
+
+// Records the (offset, size) of every read (ReadAt and ReadSomeAt) and counts the opens.
+class ReadLog final : public StorageWrapper {
+ public:
+  explicit ReadLog(std::unique_ptr<Storage> inner) : StorageWrapper("readlog", std::move(inner)) {}
+  std::vector<std::pair<uint64_t, size_t>> Take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    opens_ = 0;
+    return std::move(reads_);
+  }
+  int opens() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return opens_;
+  }
+
+ protected:
+  Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
+                                       const FileOptions& options) override {
+    DLIO_ASSIGN_OR_RETURN(std::unique_ptr<File> file, StorageWrapper::DoOpen(path, mode, options));
+    std::lock_guard<std::mutex> lock(mu_);
+    ++opens_;
+    return std::unique_ptr<File>(std::make_unique<LoggedFile>(std::move(file), this));
+  }
+
+ private:
+  class LoggedFile final : public FileWrapper {
+   public:
+    LoggedFile(std::unique_ptr<File> inner, ReadLog* owner)
+        : FileWrapper(std::move(inner)), owner_(owner) {}
+
+   protected:
+    Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
+      owner_->Add(offset, n);
+      return FileWrapper::DoReadAt(offset, n, buf);
+    }
+    Result<size_t> DoReadSomeAt(uint64_t offset, size_t n, void* buf) override {
+      owner_->Add(offset, n);
+      return FileWrapper::DoReadSomeAt(offset, n, buf);
+    }
+
+   private:
+    ReadLog* owner_;
+  };
+  void Add(uint64_t offset, size_t n) {
+    std::lock_guard<std::mutex> lock(mu_);
+    reads_.emplace_back(offset, n);
+  }
+  std::mutex mu_;
+  std::vector<std::pair<uint64_t, size_t>> reads_;
+  int opens_ = 0;
+};
 
 // Columns of every dtype kind: scalars of each width, a float16 list, byte arrays.
 inline std::vector<ParquetColumnOptions> AllKindsColumns() {

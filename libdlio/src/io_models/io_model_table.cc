@@ -28,6 +28,8 @@ std::vector<IoModelEntry> MakeTable() {
        kImportNumpy,
        false},
       {IoModel::kPandas, IoModel::kPandas, L::kThreads, {"csv"}, kImportPandas, false},
+      // pyarrow's buffers come from its own memory pool (jemalloc), not glibc's heap.
+      {IoModel::kPyarrow, IoModel::kPyarrow, L::kThreads, {"parquet"}, 0, false},
   };
   return t;
 }
