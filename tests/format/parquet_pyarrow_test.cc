@@ -143,28 +143,24 @@ TEST_CASE("pyarrow columns: one read per selected chunk per row group, nothing e
 
 TEST_CASE("pyarrow pre_buffer coalesces chunks across holes of at most 8 KiB",
           "[io_model][pyarrow]") {
-  SECTION("a small hole (column c, 10 rows x 8 B) is read through") {
-    Fixture f(DlrmLike(1), 30, 10);
+  // Column c between b and d: 10 rows x 8 B is a small hole, read through; 10 rows x 1,600 B is
+  // over 8 KiB and splits the row group's reads.
+  for (const uint64_t c_size : {uint64_t{1}, uint64_t{200}}) {
+    INFO("c of " << c_size << " values a row");
+    Fixture f(DlrmLike(c_size), 30, 10);
     Reads open;
     const Reads reads = f.ReadAll(PyarrowRead::kPreBuffer, &open);
     Reads want;
     for (size_t g = 0; g < 3; ++g) {
       const ByteRange b = f.layout.Chunk(g, 1), d = f.layout.Chunk(g, 3);
-      REQUIRE(d.offset - (b.offset + b.length) <= io_models::kArrowHoleSizeLimit);
-      want.push_back(Req(b.offset, d.offset + d.length - b.offset));
-    }
-    CHECK(reads == want);
-  }
-  SECTION("a hole over 8 KiB (column c, 10 rows x 1,600 B) splits the row group's reads") {
-    Fixture f(DlrmLike(200), 30, 10);
-    Reads open;
-    const Reads reads = f.ReadAll(PyarrowRead::kPreBuffer, &open);
-    Reads want;
-    for (size_t g = 0; g < 3; ++g) {
-      const ByteRange b = f.layout.Chunk(g, 1), d = f.layout.Chunk(g, 3);
-      REQUIRE(d.offset - (b.offset + b.length) > io_models::kArrowHoleSizeLimit);
-      want.push_back(Req(b.offset, b.length));
-      want.push_back(Req(d.offset, d.length));
+      const bool merged = d.offset - (b.offset + b.length) <= io_models::kArrowHoleSizeLimit;
+      REQUIRE(merged == (c_size == 1));
+      if (merged) {
+        want.push_back(Req(b.offset, d.offset + d.length - b.offset));
+      } else {
+        want.push_back(Req(b.offset, b.length));
+        want.push_back(Req(d.offset, d.length));
+      }
     }
     CHECK(reads == want);
   }
