@@ -16,43 +16,13 @@ namespace {
 namespace pq = format_internal::parquet;
 using Reads = std::vector<std::pair<uint64_t, size_t>>;
 using io_models::ByteRange;
+using Layout = ParquetLayout;
 
 FileSpec Rows(uint64_t n) {
   FileSpec spec;
   spec.sample_sizes.assign(n, 0);
   spec.seed = 7;
   return spec;
-}
-
-// The file's size and decoded footer, read without the log.
-struct Layout {
-  uint64_t size = 0;
-  uint64_t footer_len = 0;
-  pq::FileMetaData meta;
-  // [begin, end) of column c's chunk in row group g.
-  ByteRange Chunk(size_t g, size_t c) const {
-    const pq::ColumnMetaData& m = meta.row_groups[g].columns[c].meta;
-    int64_t begin = m.data_page_offset;
-    if (m.dictionary_page_offset > 0 && m.dictionary_page_offset < begin) {
-      begin = m.dictionary_page_offset;
-    }
-    return {static_cast<uint64_t>(begin), static_cast<uint64_t>(m.total_compressed_size)};
-  }
-};
-
-Layout ReadLayout(Storage* s, const std::string& path) {
-  auto f = s->Open(path, OpenMode::kRead);
-  REQUIRE(f.ok());
-  Layout l;
-  l.size = (*f)->Size().value();
-  std::vector<uint8_t> b(static_cast<size_t>(l.size));
-  REQUIRE((*f)->ReadExactAt(0, b.size(), b.data()).ok());
-  l.footer_len = format_internal::Le32(b.data() + b.size() - 8);
-  const uint64_t at = l.size - 8 - l.footer_len;
-  auto m = pq::DecodeFileMetaData(b.data() + at, l.footer_len, path, at);
-  REQUIRE(m.ok());
-  l.meta = std::move(*m);
-  return l;
 }
 
 struct Fixture {
@@ -65,7 +35,7 @@ struct Fixture {
     o.parquet.row_group_size = group;
     o.parquet.columns = std::move(columns);
     REQUIRE(format->Write(&log, "/f.parquet", Rows(rows), o).ok());
-    layout = ReadLayout(&log, "/f.parquet");
+    layout = ReadParquetLayout(&log, "/f.parquet");
     log.Take();
   }
   // Opens under `mode`; the open's reads go to *open_reads; then reads every row.

@@ -2,6 +2,7 @@
 // reader returns for it.
 #pragma once
 
+#include <catch2/catch.hpp>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -9,7 +10,10 @@
 
 #include "dlio/format.h"
 #include "dlio/storage_wrapper.h"
+#include "format/io_util.h"
+#include "format/parquet/parquet_meta.h"
 #include "format/parquet/parquet_schema.h"
+#include "io_models/pyarrow_read.h"
 
 namespace dlio::testing {
 
@@ -63,6 +67,37 @@ class ReadLog final : public StorageWrapper {
   std::vector<std::pair<uint64_t, size_t>> reads_;
   int opens_ = 0;
 };
+
+// The file's size and decoded footer, read without the log.
+struct ParquetLayout {
+  uint64_t size = 0;
+  uint64_t footer_len = 0;
+  format_internal::parquet::FileMetaData meta;
+  // Column c's chunk in row group g, as pyarrow's ComputeColumnChunkRange finds it.
+  io_models::ByteRange Chunk(size_t g, size_t c) const {
+    const format_internal::parquet::ColumnMetaData& m = meta.row_groups[g].columns[c].meta;
+    int64_t begin = m.data_page_offset;
+    if (m.dictionary_page_offset > 0 && m.dictionary_page_offset < begin) {
+      begin = m.dictionary_page_offset;
+    }
+    return {static_cast<uint64_t>(begin), static_cast<uint64_t>(m.total_compressed_size)};
+  }
+};
+
+inline ParquetLayout ReadParquetLayout(Storage* s, const std::string& path) {
+  auto f = s->Open(path, OpenMode::kRead);
+  REQUIRE(f.ok());
+  ParquetLayout l;
+  l.size = (*f)->Size().value();
+  std::vector<uint8_t> b(static_cast<size_t>(l.size));
+  REQUIRE((*f)->ReadExactAt(0, b.size(), b.data()).ok());
+  l.footer_len = format_internal::Le32(b.data() + b.size() - 8);
+  const uint64_t at = l.size - 8 - l.footer_len;
+  auto m = format_internal::parquet::DecodeFileMetaData(b.data() + at, l.footer_len, path, at);
+  REQUIRE(m.ok());
+  l.meta = std::move(*m);
+  return l;
+}
 
 // Columns of every dtype kind: scalars of each width, a float16 list, byte arrays.
 inline std::vector<ParquetColumnOptions> AllKindsColumns() {
