@@ -20,14 +20,11 @@
 namespace dlio {
 namespace {
 
-using io_model_test::KindFilter;
-using io_model_test::Request;
-using io_model_test::RequestsOf;
-using io_model_test::ToString;
-using io_model_test::TracePythonProgram;
+namespace rl = io_model_test;  // request_log.h
+using rl::Request;
 using testing::TempDir;
 
-const KindFilter kCalls{{OpKind::kOpen, OpKind::kRead, OpKind::kClose}};
+const rl::KindFilter kCalls{{OpKind::kOpen, OpKind::kRead, OpKind::kClose}};
 
 // dlrm-like: b and d read, c between them of `c_size` float64 a row.
 FormatOptions Options(uint64_t c_size) {
@@ -50,12 +47,12 @@ std::vector<Request> ReadWithDlio(const std::string& path, const std::string& da
   storage->Bind(SystemClock(), &tracer);
   auto reader = testing::MakeFormatByName("parquet")->Open(storage.get(), path, o);
   REQUIRE(reader.ok());
-  const size_t after_open = RequestsOf(tracer, data, kCalls).size();
+  const size_t after_open = rl::RequestsOf(tracer, data, kCalls).size();
   SampleBuffer buf;
   for (uint64_t i = 0; i < (*reader)->num_samples(); ++i) {
     REQUIRE((*reader)->ReadSample(i, &buf).ok());
   }
-  std::vector<Request> all = RequestsOf(tracer, data, kCalls);
+  std::vector<Request> all = rl::RequestsOf(tracer, data, kCalls);
   REQUIRE(after_open == 2);  // the open and pyarrow's one footer read of this small file
   return std::vector<Request>(all.begin() + 2, all.end());
 }
@@ -77,7 +74,7 @@ std::vector<Request> ReadWithPython(const std::string& path, const std::string& 
     const io_models::ByteRange b = layout.Chunk(g, 1), d = layout.Chunk(g, 3);
     args += " " + std::to_string(b.offset) + ":" + std::to_string(d.offset + d.length - b.offset);
   }
-  return RequestsOf(TracePythonProgram(args, data, tmp / "prof"), data, kCalls);
+  return rl::RequestsOf(rl::TracePythonProgram(args, data, tmp / "prof"), data, kCalls);
 }
 
 }  // namespace
@@ -99,7 +96,7 @@ TEST_CASE("pyarrow fork: dlio's row-group reads are Python's open/seek/read, cal
     const testing::ParquetLayout layout = testing::ReadParquetLayout(storage.get(), path);
     const std::vector<Request> python = ReadWithPython(path, data, layout, tmp);
     const std::vector<Request> dlio = ReadWithDlio(path, data, o);
-    INFO("python:\n" << ToString(python) << "dlio:\n" << ToString(dlio));
+    INFO("python:\n" << rl::ToString(python) << "dlio:\n" << rl::ToString(dlio));
     REQUIRE(python.size() >= 9);  // 3 row groups: open, read(s), close each
     CHECK(dlio == python);
   }
