@@ -61,14 +61,17 @@ install_s3rver() {
 # hyparquet-writer into .tools/, where tests/format/parquet_interop_test.cc looks for them; once.
 install_parquet_readers() {
   [ -d .tools/node_modules/hyparquet-writer ] && [ -d .tools/node_modules/hyparquet-compressors ] &&
-    return 0
+    [ -d .tools/node_modules/@duckdb/node-api ] && return 0
   if ! command -v npm >/dev/null 2>&1; then
     echo "setup: no npm: the parquet interop tests will be skipped" >&2
     return 0
   fi
-  echo "setup: installing hyparquet, hyparquet-compressors, hyparquet-writer into .tools/"
+  echo "setup: installing hyparquet, hyparquet-compressors, hyparquet-writer, @duckdb/node-api" \
+    "into .tools/"
+  # @duckdb/node-api's versions are all prerelease-tagged (1.5.6-r.1), which no range matches:
+  # pinned exactly. Its prebuilt @duckdb/node-bindings-linux-x64 (68 MB) reads parquet offline.
   npm install --prefix .tools --no-audit --no-fund --loglevel=error hyparquet@1 \
-    hyparquet-compressors@1 hyparquet-writer@0.17
+    hyparquet-compressors@1 hyparquet-writer@0.17 @duckdb/node-api@1.5.6-r.1
 }
 
 install_missing() {

@@ -55,3 +55,29 @@ TEST_CASE("upstream configs run shrunk through dlio-run") {
   CHECK(r.exit_code == 0);
   CHECK(fs::exists(fs::path(dir / "out") / "summary.json"));
 }
+
+// MLPerf Storage v3.0's parquet presets, shrunk: 2 files of 12 rows in row groups of 4, their own
+// columns (dlrm_mi355: 200, 40 read; flux: its five float32 lists, t5_encodings cut to 64 values).
+TEST_CASE("MLPerf v3.0 dlrm and flux presets run shrunk through dlio-run") {
+  const std::string common =
+      " ++workload.dataset.num_files_train=2 ++workload.dataset.num_samples_per_file=12"
+      " ++workload.dataset.parquet.row_group_size=4 ++workload.reader.batch_size=4"
+      " ++workload.reader.read_threads=1 ++workload.train.computation_time=0";
+  for (const char* name : {"dlrm_b200", "dlrm_mi355", "flux_b200", "flux_mi355"}) {
+    INFO(name);
+    TempDir dir;
+    std::string cmd = DlioRun() + " --workload " + name + " --quiet --generate" +
+                      " ++workload.dataset.data_folder=" + dir / "data" +
+                      " ++workload.output.folder=" + dir / "out" + common;
+    if (std::string(name).rfind("flux", 0) == 0) {
+      cmd +=
+          " '++workload.dataset.parquet.columns=[{name: t5_encodings, size: 64},"
+          " {name: clip_encodings, size: 409}, {name: mean, size: 8232},"
+          " {name: logvar, size: 8232}, {name: timestamp, size: 7}]'";
+    }
+    const CommandResult r = RunCommand(cmd);
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(fs::exists(fs::path(dir / "out") / "summary.json"));
+  }
+}

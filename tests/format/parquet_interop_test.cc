@@ -2,12 +2,15 @@
 // hyparquet-compressors for snappy/gzip/zstd) reads dlio's files column by column, and dlio reads
 // (inspect, train) a file hyparquet-writer wrote: OPTIONAL columns, dictionary pages, data pages
 // v2, snappy. Values are compared as the bytes a PLAIN page stores (tests/format/
-// parquet_interop.mjs). Skipped (77) without node and `./setup.sh test`'s .tools/node_modules.
+// parquet_interop.mjs). DuckDB (@duckdb/node-api, tests/format/parquet_duckdb.mjs) sums dlio's
+// columns, and dlio reads a file DuckDB's COPY wrote. Skipped (77) without node and
+// `./setup.sh test`'s .tools/node_modules; the DuckDB cases warn and pass without DuckDB.
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "format/format_test_util.h"
@@ -32,14 +35,30 @@ void SkipWithoutHyparquet() {
   std::exit(77);
 }
 
-nlohmann::json Node(const std::string& mode, const std::string& file, const TempDir& tmp) {
+bool HaveDuckdb() {
+  struct stat st {};
+  if (stat((Tools() + "/node_modules/@duckdb/node-api").c_str(), &st) == 0) return true;
+  WARN("no @duckdb/node-api in .tools (./setup.sh test installs it): DuckDB case not run");
+  return false;
+}
+
+nlohmann::json Node(const std::string& mode, const std::string& file, const TempDir& tmp,
+                    const char* script = "parquet_interop.mjs") {
   const std::string out = tmp / "node.json";
   const std::string cmd = "DLIO_TOOLS_DIR=" + Tools() + " node " + DLIO_SOURCE_DIR +
-                          "/tests/format/parquet_interop.mjs " + mode + " " + file + " > " + out;
+                          "/tests/format/" + script + " " + mode + " " + file + " > " + out;
   CommandResult r = RunCommand(cmd);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   return nlohmann::json::parse(ReadTextFile(out));
+}
+
+template <typename T>
+T LoadAs(const uint8_t** p) {
+  T v;
+  std::memcpy(&v, *p, sizeof(T));
+  *p += sizeof(T);
+  return v;
 }
 
 std::string Hex(const uint8_t* p, size_t n) {
@@ -124,6 +143,94 @@ TEST_CASE("dlio reads hyparquet-writer's file: values, inspect and a short train
   INFO(train.output);
   CHECK(train.exit_code == 0);
   CHECK(train.output.find("25 steps") != std::string::npos);
+}
+
+// Sums of each column of `path` as dlio's reader returns them: a row is its columns' values
+// concatenated, each `widths[c]` bytes, int32/int64 exact, float/double as doubles.
+// Exact sums of 3,000 int64 values (GCC's 128-bit integer, as DuckDB's HUGEINT).
+__extension__ typedef __int128 Int128;
+__extension__ typedef unsigned __int128 UInt128;
+
+struct Sums {
+  std::vector<Int128> ints;
+  std::vector<double> floats;
+};
+Sums SumWithDlio(const std::string& path, const std::vector<std::string>& kinds) {
+  auto storage = BoundPosixStorage();
+  auto r = MakeFormatByName("parquet")->Open(storage.get(), path, FormatOptions());
+  REQUIRE(r.ok());
+  Sums s{std::vector<Int128>(kinds.size(), 0), std::vector<double>(kinds.size(), 0)};
+  SampleBuffer buf;
+  for (uint64_t row = 0; row < (*r)->num_samples(); ++row) {
+    REQUIRE((*r)->ReadSample(row, &buf).ok());
+    const uint8_t* p = buf.data();
+    for (size_t c = 0; c < kinds.size(); ++c) {
+      if (kinds[c] == "i32") s.ints[c] += LoadAs<int32_t>(&p);
+      if (kinds[c] == "i64") s.ints[c] += LoadAs<int64_t>(&p);
+      if (kinds[c] == "f32") s.floats[c] += LoadAs<float>(&p);
+      if (kinds[c] == "f64") s.floats[c] += LoadAs<double>(&p);
+    }
+  }
+  return s;
+}
+
+std::string Text(Int128 v) {
+  const bool neg = v < 0;
+  std::string out;
+  UInt128 u = neg ? -static_cast<UInt128>(v) : static_cast<UInt128>(v);
+  do {
+    out.insert(out.begin(), static_cast<char>('0' + static_cast<int>(u % 10)));
+    u /= 10;
+  } while (u != 0);
+  return neg ? "-" + out : out;
+}
+
+TEST_CASE("DuckDB reads dlio's files: row counts and column sums", "[format][parquet][interop]") {
+  SkipWithoutHyparquet();
+  if (!HaveDuckdb()) return;
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  auto format = MakeFormatByName("parquet");
+  for (const char* codec : {"none", "snappy", "zstd"}) {
+    INFO("codec " << codec);
+    FormatOptions o;
+    o.compression = codec;
+    o.parquet.row_group_size = 512;
+    o.parquet.columns = {{"a", "int32", 1, true},
+                         {"b", "int64", 1, true},
+                         {"c", "float32", 1, true},
+                         {"d", "float64", 1, true}};
+    const std::string path = tmp / (std::string(codec) + ".parquet");
+    FileSpec spec;
+    spec.sample_sizes.assign(3000, 0);
+    spec.seed = 5;
+    REQUIRE(format->Write(storage.get(), path, spec, o).ok());
+    const Sums want = SumWithDlio(path, {"i32", "i64", "f32", "f64"});
+    const nlohmann::json got = Node("sums", path, tmp, "parquet_duckdb.mjs");
+    CHECK(got["rows"] == 3000);
+    CHECK(got["sums"]["a"] == Text(want.ints[0]));
+    CHECK(got["sums"]["b"] == Text(want.ints[1]));
+    CHECK(std::stod(got["sums"]["c"].get<std::string>()) == Approx(want.floats[2]).epsilon(1e-6));
+    CHECK(std::stod(got["sums"]["d"].get<std::string>()) == Approx(want.floats[3]).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("dlio reads a file DuckDB's COPY wrote", "[format][parquet][interop]") {
+  SkipWithoutHyparquet();
+  if (!HaveDuckdb()) return;
+  TempDir tmp;
+  const std::string path = tmp / "duck.parquet";
+  const nlohmann::json wrote = Node("write", path, tmp, "parquet_duckdb.mjs");
+  REQUIRE(wrote["rows"] == 5000);
+  const Sums got = SumWithDlio(path, {"i32", "i64", "f32", "f64"});
+  CHECK(Text(got.ints[0]) == wrote["sums"]["i32"]);
+  CHECK(Text(got.ints[1]) == wrote["sums"]["i64"]);
+  CHECK(got.floats[2] == Approx(std::stod(wrote["sums"]["f32"].get<std::string>())));
+  CHECK(got.floats[3] == Approx(std::stod(wrote["sums"]["f64"].get<std::string>())));
+  CommandResult inspect = RunCommand(DlioRun() + " inspect " + path + " 2>&1");
+  INFO(inspect.output);
+  CHECK(inspect.exit_code == 0);
+  CHECK(inspect.output.find("\"num_rows\":5000") != std::string::npos);
 }
 
 }  // namespace

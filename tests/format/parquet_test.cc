@@ -16,45 +16,6 @@ namespace {
 
 namespace pq = format_internal::parquet;
 
-// Records the (offset, size) of every read.
-class ReadLog final : public StorageWrapper {
- public:
-  explicit ReadLog(std::unique_ptr<Storage> inner) : StorageWrapper("readlog", std::move(inner)) {}
-  std::vector<std::pair<uint64_t, size_t>> Take() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return std::move(reads_);
-  }
-
- protected:
-  Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
-                                       const FileOptions& options) override {
-    DLIO_ASSIGN_OR_RETURN(std::unique_ptr<File> file, StorageWrapper::DoOpen(path, mode, options));
-    return std::unique_ptr<File>(std::make_unique<LoggedFile>(std::move(file), this));
-  }
-
- private:
-  class LoggedFile final : public FileWrapper {
-   public:
-    LoggedFile(std::unique_ptr<File> inner, ReadLog* owner)
-        : FileWrapper(std::move(inner)), owner_(owner) {}
-
-   protected:
-    Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
-      owner_->Add(offset, n);
-      return FileWrapper::DoReadAt(offset, n, buf);
-    }
-
-   private:
-    ReadLog* owner_;
-  };
-  void Add(uint64_t offset, size_t n) {
-    std::lock_guard<std::mutex> lock(mu_);
-    reads_.emplace_back(offset, n);
-  }
-  std::mutex mu_;
-  std::vector<std::pair<uint64_t, size_t>> reads_;
-};
-
 FileSpec Rows(uint64_t n, uint64_t size, uint64_t seed) {
   FileSpec spec;
   spec.sample_sizes.assign(n, size);
@@ -119,6 +80,7 @@ TEST_CASE("parquet reads only the selected columns' chunks, once per row group",
   ReadLog log(BoundMemoryStorage());
   auto format = MakeFormatByName("parquet");
   FormatOptions o;
+  o.io_model = IoModel::kNative;  // pyarrow's: parquet_pyarrow_test.cc
   o.parquet.row_group_size = 10;
   o.parquet.columns = {
       {"a", "float32", 1, false}, {"b", "float64", 4, true}, {"c", "int32", 1, false}};

@@ -66,6 +66,8 @@ bool Verbose() {
 
 FormatOptions OptionsFrom(uint8_t bits) {
   static constexpr uint64_t kTransferSizes[] = {262144, 0, 4096, 7};
+  static constexpr PyarrowRead kPyarrowReads[] = {PyarrowRead::kFork, PyarrowRead::kColumns,
+                                                  PyarrowRead::kPreBuffer, PyarrowRead::kFork};
   FormatOptions o;
   o.decode = (bits & kOptDecode) != 0;
   o.transfer_size = kTransferSizes[(bits & kOptTransferBits) >> 1];
@@ -73,6 +75,8 @@ FormatOptions OptionsFrom(uint8_t bits) {
   o.tfrecord.use_index = (bits & kOptNoIndex) == 0;
   o.csv.header = (bits & kOptCsvHeader) != 0;
   o.hdf5.metadata_file = (bits & kOptMetadataFile) != 0;
+  o.parquet.pyarrow_read = kPyarrowReads[(bits & kOptTransferBits) >> 1];
+  o.io_model = (bits & kOptNativeModel) != 0 ? IoModel::kNative : IoModel::kAuto;
   return o;
 }
 

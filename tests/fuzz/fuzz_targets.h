@@ -23,11 +23,13 @@ inline constexpr std::string_view kPartSeparator = "\n--dlio-part--\n";
 // What the options byte (the first byte of an input) selects in format targets.
 enum OptionBits : uint8_t {
   kOptDecode = 1 << 0,        // Format::Decode on every sample read (formats with a decoder)
-  kOptTransferBits = 3 << 1,  // FormatOptions::transfer_size: 256 KiB, 0 (whole), 4096, 7
+  kOptTransferBits = 3 << 1,  // FormatOptions::transfer_size: 256 KiB, 0 (whole), 4096, 7; and
+                              // parquet.pyarrow_read: fork, columns, pre_buffer, fork
   kOptNoVerify = 1 << 3,      // FormatOptions::verify = false
   kOptNoIndex = 1 << 4,       // FormatOptions::use_index = false
   kOptCsvHeader = 1 << 5,     // FormatOptions::csv_header = true
   kOptMetadataFile = 1 << 6,  // FormatOptions::metadata_file = true
+  kOptNativeModel = 1 << 7,   // FormatOptions::io_model = native (else auto, the format's default)
 };
 
 struct FuzzTarget {

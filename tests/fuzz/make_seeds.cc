@@ -9,6 +9,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dlio/format.h"
@@ -64,15 +65,20 @@ std::vector<Seed> FormatSeeds() {
   chunked->options.compression = "gzip";
   add("hdf5", "metadata_file", three, kOptMetadataFile);
   add("parquet", "data_column", three);
-  Seed* typed = add("parquet", "typed_columns_snappy", {0, 0, 0, 0, 0});
-  typed->options.compression = "snappy";
-  typed->options.parquet.row_group_size = 2;
-  typed->options.parquet.columns = {{"i", "int16", 1, true},
-                                    {"f", "float16", 3, true},
-                                    {"d", "float64", 1, true},
-                                    {"s", "string", 4, true}};
+  // Typed columns read by pyarrow's fork reads (the default), by native's and by pre_buffer's.
+  for (const auto& [name, bits] : {std::pair<const char*, uint8_t>{"typed_columns_snappy", 0},
+                                   {"typed_columns_native", kOptNativeModel},
+                                   {"typed_columns_pre_buffer", 2 << 1}}) {
+    Seed* typed = add("parquet", name, {0, 0, 0, 0, 0}, bits);
+    typed->options.compression = "snappy";
+    typed->options.parquet.row_group_size = 2;
+    typed->options.parquet.columns = {{"i", "int16", 1, true},
+                                      {"f", "float16", 3, true},
+                                      {"d", "float64", 1, true},
+                                      {"s", "string", 4, true}};
+  }
   add("webdataset", "three_samples", {96, 0, 700});
-  add("webdataset", "native_small_transfers", {40, 513}, 2 << 1);
+  add("webdataset", "native_small_transfers", {40, 513}, kOptNativeModel | 2 << 1);
   return seeds;
 }
 

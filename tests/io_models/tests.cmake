@@ -40,3 +40,7 @@ target_compile_definitions(client_costs_test PRIVATE
 dlio_add_test(io_model_table_test SOURCES io_models/io_model_table_test.cc)
 # reader.client_costs none: the numpy model's sample bytes land straight in the caller's buffer.
 dlio_add_test(direct_read_test SOURCES io_models/direct_read_test.cc)
+# reader.io_model pyarrow, pyarrow_read fork: dlio's row-group reads against Python's own.
+dlio_add_test(pyarrow_fork_test SOURCES io_models/pyarrow_fork_test.cc)
+add_dependencies(pyarrow_fork_test dlio_preload)
+target_compile_definitions(pyarrow_fork_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

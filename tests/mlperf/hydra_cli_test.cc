@@ -114,6 +114,15 @@ TEST_CASE("dlio_benchmark composes as Hydra: defaults list, workload file, overr
   REQUIRE(preset_config.ok());
   CHECK(preset_config->output.folder == preset->run_dir);  // not the preset's ./output/default
   CHECK(preset->run_dir.size() == std::string("out/2026").size());
+  // MLPerf Storage v3.0's parquet presets by their names, overrides applied on top.
+  auto flux = ComposeHydraConfig(Parse(
+      {"workload=flux_mi355", "--config-dir=" + dir / "c", "++workload.reader.batch_size=4"}));
+  REQUIRE(flux.ok());
+  auto flux_config = ConfigFromComposition(*flux, nullptr);
+  REQUIRE(flux_config.ok());
+  CHECK(flux_config->dataset.format == "parquet");
+  CHECK(flux_config->dataset.num_samples_per_file == 288);
+  CHECK(flux_config->reader.batch_size == 4);
   auto missing = ComposeHydraConfig(Parse({"workload=nope", "--config-dir=" + dir / "c"}));
   REQUIRE_FALSE(missing.ok());
   CHECK(missing.status().message().find("'nope'") != std::string::npos);

@@ -86,7 +86,11 @@ TEST_CASE("presets cover DLIO's workload configs and MLPerf Storage's by name") 
                            "llama3_1t",         "unet3d_b200",
                            "retinanet_a100",    "retinanet_h100",
                            "retinanet_b200",    "retinanet_mi355",
-                           "retinanet_datagen"}) {
+                           "retinanet_datagen", "dlrm_b200",
+                           "dlrm_mi355",        "dlrm_h100",
+                           "dlrm_a100",         "flux_b200",
+                           "flux_mi355",        "flux_h100",
+                           "flux_a100"}) {
     INFO(name);
     CHECK(names.count(name) == 1);
   }
@@ -98,6 +102,26 @@ TEST_CASE("presets cover DLIO's workload configs and MLPerf Storage's by name") 
   CHECK(retinanet->reader.batch_size == 24);
   CHECK(retinanet->train.computation_time.mean == Approx(0.04755));
   CHECK(retinanet->metric.au == Approx(0.85));
+  auto dlrm = LoadWorkloadPreset("dlrm_mi355");
+  REQUIRE(dlrm.ok());
+  CHECK(dlrm->dataset.format == "parquet");
+  CHECK(dlrm->dataset.num_samples_per_file == 4718592);
+  CHECK(dlrm->dataset.parquet_row_group_size == 6144);
+  REQUIRE(dlrm->dataset.parquet_columns.size() == 200);
+  CHECK(dlrm->dataset.parquet_columns[2].dtype == "float64");
+  CHECK_FALSE(dlrm->dataset.parquet_columns[10].read);
+  CHECK(dlrm->dataset.parquet_columns[11].read);  // feature_011, the first column read
+  size_t read = 0;
+  for (const ParquetColumnConfig& c : dlrm->dataset.parquet_columns) read += c.read ? 1 : 0;
+  CHECK(read == 40);
+  CHECK(dlrm->reader.batch_size == 18432);
+  auto flux = LoadWorkloadPreset("flux_b200");
+  REQUIRE(flux.ok());
+  REQUIRE(flux->dataset.parquet_columns.size() == 5);
+  CHECK(flux->dataset.parquet_columns[0].size == 524328);
+  CHECK(flux->dataset.record_length_bytes == 2164832);
+  CHECK(flux->reader.batch_size == 64);
+  CHECK(flux->metric.au == Approx(0.90));
   auto b200 = LoadWorkloadPreset("unet3d_b200");
   REQUIRE(b200.ok());
   CHECK(b200->dataset.num_files_train == 7200);

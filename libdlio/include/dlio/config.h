@@ -173,6 +173,7 @@ struct ReaderConfig {
   uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
   IoModel io_model = IoModel::kAuto;               // reader.io_model: whose requests readers issue
+  std::string pyarrow_read = "fork";               // reader.pyarrow_read: fork, columns, pre_buffer
   bool persistent_workers = true;  // reader.persistent_workers: pytorch workers live across epochs
   std::string h5py_reopen = "file";  // reader.h5py_reopen: file, dataset, none (h5py model)
   std::string hdf5_lookup_dataset;   // reader.hdf5_lookup_dataset: "" = none (h5py model)

@@ -148,8 +148,14 @@ struct ParquetColumnOptions {
 };
 
 // parquet knobs (dataset.parquet.*; the codec is dataset.compression).
+// reader.pyarrow_read: how the pyarrow request model reads a row group's selected chunks: as the
+// MLPerf fork's file reader (one buffered Python read of their span), or as pyarrow's
+// read_row_group (one read per chunk; with pre_buffer, coalesced). io_models/pyarrow_read.h.
+enum class PyarrowRead { kFork, kColumns, kPreBuffer };
+
 struct ParquetOptions {
   uint64_t row_group_size = 1024;  // rows per row group (dataset.parquet.row_group_size)
+  PyarrowRead pyarrow_read = PyarrowRead::kFork;  // reader.pyarrow_read (io_model pyarrow only)
   // The columns; empty: one fixed_len_byte_array column "data" of the sample's bytes.
   std::vector<ParquetColumnOptions> columns;
 };

@@ -341,13 +341,19 @@ std::vector<KeySpec> BuildTable() {
            "close every open file at each epoch start (loaders whose workers restart per epoch); "
            "false keeps up to max_open_files open across epochs (not on the tiered storage, "
            "which always reopens: docs/caching.md)"));
-  add(Enum("reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
-           "whose requests readers send to the file system (docs/io_models.md): auto = the "
-           "format's framework model (native for a format that declares none); native = dlio's "
-           "own (a sample or transfer_size per request); numpy, h5py, tf.data, mmap, pandas, "
-           "tarfile = "
-           "what that Python stack sends, request for request; pytorch = auto's requests, read "
-           "by DataLoader worker processes; a model the format does not implement is refused"));
+  add(Enum(
+      "reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
+      "whose requests readers send to the file system (docs/io_models.md): auto = the "
+      "format's framework model (native for a format that declares none); native = dlio's "
+      "own (a sample or transfer_size per request); numpy, h5py, tf.data, mmap, pandas, tarfile, pyarrow = "
+      "what that Python stack sends, request for request; pytorch = auto's requests, read "
+      "by DataLoader worker processes; a model the format does not implement is refused"));
+  add(Choice("reader.pyarrow_read", DLIO_FIELD(std::string, reader.pyarrow_read),
+             {"fork", "columns", "pre_buffer"},
+             "io_model pyarrow: how a row group is read after pyarrow's footer reads: fork = "
+             "one Python buffered read of the selected chunks' span (the MLPerf fork's file "
+             "reader); columns = one read per selected chunk (ParquetFile.read_row_group); "
+             "pre_buffer = those chunks coalesced (holes <= 8 KiB, ranges <= 32 MiB)"));
   add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),
            "what a framework io_model costs the client (docs/io_models.md): none = the "
            "model's exact requests (sizes, offsets, order, opens, concurrency) read into dlio's "

@@ -30,6 +30,8 @@ std::vector<IoModelEntry> MakeTable() {
       {IoModel::kPandas, IoModel::kPandas, L::kThreads, {"csv"}, kImportPandas, false},
       // tarfile is in the standard library: no import moves the threshold.
       {IoModel::kTarfile, IoModel::kTarfile, L::kThreads, {"webdataset"}, 0, true},
+      // pyarrow's buffers come from its own memory pool (jemalloc), not glibc's heap.
+      {IoModel::kPyarrow, IoModel::kPyarrow, L::kThreads, {"parquet"}, 0, false},
   };
   return t;
 }

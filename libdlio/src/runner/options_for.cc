@@ -91,6 +91,9 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.tfrecord.expected_records = c.dataset.num_samples_per_file;
   o.webdataset.expected_samples = c.dataset.num_samples_per_file;
   o.parquet.row_group_size = c.dataset.parquet_row_group_size;
+  o.parquet.pyarrow_read = c.reader.pyarrow_read == "columns"      ? PyarrowRead::kColumns
+                           : c.reader.pyarrow_read == "pre_buffer" ? PyarrowRead::kPreBuffer
+                                                                   : PyarrowRead::kFork;
   for (const ParquetColumnConfig& col : c.dataset.parquet_columns) {
     o.parquet.columns.push_back({col.name, col.dtype, col.size, col.read});
   }

@@ -70,9 +70,16 @@ set(DLIO_WORKLOAD_YAMLS
   unet3d_a100_s3
   unet3d_h100_s3
   unet3d_v100_s3
-  # MLPerf Storage's datagen configs and v3.0's accelerators and retinanet (not its parquet dlrm
-  # and flux, which need the parquet format), restated.
+  # MLPerf Storage's datagen configs and v3.0's accelerators, retinanet, dlrm and flux, restated.
   cosmoflow_datagen
+  dlrm_a100
+  dlrm_b200
+  dlrm_h100
+  dlrm_mi355
+  flux_a100
+  flux_b200
+  flux_h100
+  flux_mi355
   resnet50_datagen
   retinanet_a100
   retinanet_b200

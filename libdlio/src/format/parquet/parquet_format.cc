@@ -4,12 +4,17 @@
 #include "format/io_util.h"
 #include "format/parquet/parquet_codec.h"
 #include "format/parquet/parquet_writer.h"
+#include "io_models/model_readers.h"
 
 namespace dlio::format_internal {
 namespace {
 
 class ParquetFormat final : public Format {
  public:
+  ParquetFormat() {
+    readers_.Add(IoModel::kNative, OpenNative).Add(IoModel::kPyarrow, OpenPyarrow);
+  }
+
   std::string name() const override { return "parquet"; }
   std::string extension() const override { return "parquet"; }
   // One size per file: the rows of a file share its columns' widths.
@@ -27,10 +32,30 @@ class ParquetFormat final : public Format {
     return st;
   }
 
+  FormatCapabilities capabilities() const override {
+    FormatCapabilities c;
+    c.io_models = {IoModel::kPyarrow};
+    return c;
+  }
+  std::vector<IoModel> reader_models() const override { return readers_.models(); }
+
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
+    return readers_.Open(capabilities(), storage, path, options);
+  }
+
+ private:
+  static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
+                                                          const FormatOptions& options) {
     return parquet::OpenParquet(storage, path, options);
   }
+  static Result<std::unique_ptr<FormatReader>> OpenPyarrow(Storage* storage,
+                                                           const std::string& path,
+                                                           const FormatOptions& options) {
+    return parquet::OpenParquet(storage, path, options, true);
+  }
+
+  io_models::ModelReaders readers_;
 };
 
 }  // namespace

@@ -6,7 +6,8 @@
 // values of the selected columns, concatenated in column order. Decoded row groups are kept in a
 // small per-reader cache (the fork's row_group_cache_size is 4; kCachedGroups here, and at most
 // kCacheBytes of decoded values beyond the newest group, so flux-sized groups of ~600 MB do not
-// pile up), so the rows of a group cost one read of each chunk.
+// pile up), so the rows of a group cost one read of each chunk. Under reader.io_model pyarrow the
+// footer and a group's chunks are read with pyarrow's requests instead (io_models/pyarrow_read.h).
 #include <algorithm>
 #include <list>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include "format/parquet/parquet_pages.h"
 #include "format/parquet/parquet_schema.h"
 #include "format/parquet/parquet_writer.h"
+#include "io_models/pyarrow_read.h"
 
 namespace dlio::format_internal::parquet {
 namespace {
@@ -34,6 +36,14 @@ struct DecodedGroup {
 // Where a chunk lies: [begin, begin + size).
 struct ChunkRange {
   uint64_t begin = 0, size = 0;
+};
+
+// How the reader fetches a row group's chunks (native, or one of pyarrow's ways).
+struct FetchMode {
+  bool pyarrow = false;
+  PyarrowRead read = PyarrowRead::kFork;
+  Storage* storage = nullptr;  // the fork's reads open the file again
+  bool direct = false;
 };
 
 Result<ChunkRange> CheckChunk(const ColumnChunk& cc, const ColumnLayout& col, size_t g,
@@ -69,7 +79,7 @@ class ParquetReader final : public FormatReader {
  public:
   ParquetReader(std::unique_ptr<File> file, uint64_t size, FileMetaData meta,
                 std::vector<ColumnLayout> columns, std::vector<size_t> selected,
-                std::vector<std::vector<ChunkRange>> ranges, uint64_t max_decoded)
+                std::vector<std::vector<ChunkRange>> ranges, uint64_t max_decoded, FetchMode fetch)
       : file_(std::move(file)),
         path_(file_->path()),
         file_size_(size),
@@ -77,7 +87,8 @@ class ParquetReader final : public FormatReader {
         columns_(std::move(columns)),
         selected_(std::move(selected)),
         ranges_(std::move(ranges)),
-        max_decoded_(max_decoded) {
+        max_decoded_(max_decoded),
+        fetch_(fetch) {
     uint64_t start = 0;
     for (const RowGroup& g : meta_.row_groups) {
       starts_.push_back(start);
@@ -178,25 +189,43 @@ class ParquetReader final : public FormatReader {
   Result<std::shared_ptr<const DecodedGroup>> ReadGroup(size_t g) const {
     auto group = std::make_shared<DecodedGroup>();
     group->index = g;
-    std::vector<uint8_t> bytes;
-    for (size_t c : selected_) {
-      const ChunkRange& r = ranges_[g][c];
-      bytes.resize(r.size);
-      DLIO_RETURN_NOT_OK(ReadRange(file_.get(), r.begin, r.size, 0, bytes.data()));
-      ChunkInfo info;
-      info.column = &columns_[c];
-      info.codec = meta_.row_groups[g].columns[c].meta.codec;
-      info.rows = static_cast<uint64_t>(meta_.row_groups[g].num_rows);
-      info.file_offset = r.begin;
-      info.chunk_uncompressed =
-          static_cast<uint64_t>(meta_.row_groups[g].columns[c].meta.total_uncompressed_size);
-      info.max_decoded = max_decoded_;
-      info.path = path_;
-      DLIO_ASSIGN_OR_RETURN(DecodedColumn d, DecodeChunk(info, bytes.data(), bytes.size()));
+    std::vector<io_models::ByteRange> chunks;
+    for (size_t c : selected_) chunks.push_back({ranges_[g][c].begin, ranges_[g][c].size});
+    const std::vector<io_models::ByteRange> requests =
+        fetch_.pyarrow ? io_models::RowGroupRequests(chunks, fetch_.read) : chunks;
+    std::vector<std::vector<uint8_t>> bytes(requests.size());
+    for (size_t r = 0; r < requests.size(); ++r) DLIO_RETURN_NOT_OK(Fetch(requests[r], &bytes[r]));
+    for (size_t k = 0; k < selected_.size(); ++k) {
+      size_t r = 0;
+      while (chunks[k].offset + chunks[k].length > requests[r].offset + requests[r].length) ++r;
+      const uint8_t* at = bytes[r].data() + (chunks[k].offset - requests[r].offset);
+      DLIO_ASSIGN_OR_RETURN(DecodedColumn d, DecodeOne(g, selected_[k], at));
       group->bytes += d.data.size() + d.offsets.size() * sizeof(uint64_t);
       group->columns.push_back(std::move(d));
     }
     return std::shared_ptr<const DecodedGroup>(std::move(group));
+  }
+
+  // One request: a ReadAt of the open file, or the fork's buffered read of a file opened again.
+  Status Fetch(const io_models::ByteRange& r, std::vector<uint8_t>* out) const {
+    out->resize(r.length);
+    if (fetch_.pyarrow && fetch_.read == PyarrowRead::kFork) {
+      return io_models::ReadForkSpan(fetch_.storage, path_, r, fetch_.direct, out->data());
+    }
+    return ReadRange(file_.get(), r.offset, r.length, 0, out->data());
+  }
+
+  Result<DecodedColumn> DecodeOne(size_t g, size_t c, const uint8_t* bytes) const {
+    const ColumnChunk& cc = meta_.row_groups[g].columns[c];
+    ChunkInfo info;
+    info.column = &columns_[c];
+    info.codec = cc.meta.codec;
+    info.rows = static_cast<uint64_t>(meta_.row_groups[g].num_rows);
+    info.file_offset = ranges_[g][c].begin;
+    info.chunk_uncompressed = static_cast<uint64_t>(cc.meta.total_uncompressed_size);
+    info.max_decoded = max_decoded_;
+    info.path = path_;
+    return DecodeChunk(info, bytes, ranges_[g][c].size);
   }
 
   std::unique_ptr<File> file_;
@@ -215,6 +244,7 @@ class ParquetReader final : public FormatReader {
       var_sizes_;  // [group][row] byte_array bytes, once read
   mutable std::list<std::shared_ptr<const DecodedGroup>> cache_;
   mutable uint64_t cached_bytes_ = 0;  // sum of cache_'s bytes  // most recent first
+  FetchMode fetch_;
 };
 
 std::string ParquetReader::DescribeJson() const {
@@ -250,27 +280,33 @@ std::string ParquetReader::DescribeJson() const {
          SampleSizesJson(num_samples(), *this) + ProblemsJson(problems) + "}";
 }
 
-// Reads and decodes the footer: the tail, then the metadata it points at.
+// Reads and decodes the footer: the tail, then the metadata it points at. `tail_bytes`: how much
+// the first read takes from the end (8 natively; pyarrow's min(size, 64 KiB), the metadata then
+// read again only when it does not fit in them).
 Result<FileMetaData> ReadFooter(File* file, uint64_t size, const std::string& path,
-                                uint64_t* data_end) {
+                                uint64_t tail_bytes, uint64_t* data_end) {
   if (size < kMagicBytes + kTailBytes) {
     return Status::Corruption(path, ": ", size, " bytes are too few for a parquet file (offset 0)");
   }
-  uint8_t tail[kTailBytes];
-  DLIO_RETURN_NOT_OK(ReadRange(file, size - kTailBytes, kTailBytes, 0, tail));
-  if (std::memcmp(tail + 4, kMagic, kMagicBytes) != 0) {
+  std::vector<uint8_t> tail(std::min(size, std::max(tail_bytes, kTailBytes)));
+  DLIO_RETURN_NOT_OK(ReadRange(file, size - tail.size(), tail.size(), 0, tail.data()));
+  const uint8_t* end = tail.data() + tail.size() - kTailBytes;
+  if (std::memcmp(end + 4, kMagic, kMagicBytes) != 0) {
     return Status::Corruption(path, ": no PAR1 magic at offset ", size - kMagicBytes,
                               " (not a parquet file, or an encrypted one)");
   }
-  const uint64_t len = Le32(tail);
+  const uint64_t len = Le32(end);
   if (len == 0 || len > size - kTailBytes - kMagicBytes) {
     return Status::Corruption(path, ": footer length ", len, " at offset ", size - kTailBytes,
                               " does not fit the file's ", size, " bytes");
   }
   const uint64_t begin = size - kTailBytes - len;
+  *data_end = begin;
+  if (len + kTailBytes <= tail.size()) {
+    return DecodeFileMetaData(end - len, len, path, begin);
+  }
   std::vector<uint8_t> footer(len);
   DLIO_RETURN_NOT_OK(ReadRange(file, begin, len, 0, footer.data()));
-  *data_end = begin;
   return DecodeFileMetaData(footer.data(), footer.size(), path, begin);
 }
 
@@ -323,13 +359,14 @@ Result<std::vector<size_t>> SelectColumns(const std::vector<ColumnLayout>& colum
 }  // namespace
 
 Result<std::unique_ptr<FormatReader>> OpenParquet(Storage* storage, const std::string& path,
-                                                  const FormatOptions& options) {
+                                                  const FormatOptions& options, bool pyarrow) {
   FileOptions fo;
   fo.direct = options.direct;
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
   DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
   uint64_t data_end = 0;
-  DLIO_ASSIGN_OR_RETURN(FileMetaData meta, ReadFooter(file.get(), size, path, &data_end));
+  const uint64_t tail = pyarrow ? io_models::kPyarrowFooterReadSize : kTailBytes;
+  DLIO_ASSIGN_OR_RETURN(FileMetaData meta, ReadFooter(file.get(), size, path, tail, &data_end));
   DLIO_RETURN_NOT_OK(CheckRows(meta, path, data_end));
   DLIO_ASSIGN_OR_RETURN(std::vector<ColumnLayout> columns, FileLayout(meta, path));
   std::vector<std::vector<ChunkRange>> ranges(meta.row_groups.size());
@@ -350,7 +387,8 @@ Result<std::unique_ptr<FormatReader>> OpenParquet(Storage* storage, const std::s
                         SelectColumns(columns, options.parquet, path));
   return std::unique_ptr<FormatReader>(
       new ParquetReader(std::move(file), size, std::move(meta), std::move(columns),
-                        std::move(selected), std::move(ranges), options.max_decoded_bytes));
+                        std::move(selected), std::move(ranges), options.max_decoded_bytes,
+                        FetchMode{pyarrow, options.parquet.pyarrow_read, storage, options.direct}));
 }
 
 }  // namespace dlio::format_internal::parquet

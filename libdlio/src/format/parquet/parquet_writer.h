@@ -18,8 +18,10 @@ inline constexpr uint64_t kPageBytes = 1u << 20;
 // pages (v1) compressed with dataset.compression, then the footer.
 Status WriteParquet(File* file, const FileSpec& spec, const FormatOptions& options);
 
-// Opens `path` for reading (footer read and validated here).
+// Opens `path` for reading (footer read and validated here). `pyarrow`: with the requests of
+// reader.io_model pyarrow (io_models/pyarrow_read.h) instead of native's.
 Result<std::unique_ptr<FormatReader>> OpenParquet(Storage* storage, const std::string& path,
-                                                  const FormatOptions& options);
+                                                  const FormatOptions& options,
+                                                  bool pyarrow = false);
 
 }  // namespace dlio::format_internal::parquet
