@@ -46,14 +46,25 @@ enum class SampleLayout { kFirstAxis, kLastAxis };
 //   indexes where the format has them); the others reproduce what the named Python stack sends,
 //   request for request: kNumpy np.load over npy/npz, kH5py libhdf5 with h5py's defaults, kTfData
 //   TFRecordDataset's buffered stream, kMmap memory-mapped reading (np.memmap), kPandas
-//   pandas.read_csv, kTarfile tarfile.open(mode="r|")'s stream (WebDataset);
-//   pandas.read_csv, kPyarrow pyarrow.parquet as MLPerf Storage's DLIO fork calls it;
+//   pandas.read_csv, kTarfile tarfile.open(mode="r|")'s stream (WebDataset), kPyarrow
+//   pyarrow.parquet as MLPerf Storage's DLIO fork calls it;
 // - kAuto: the format's default request model (FormatCapabilities::io_models; native when it
 //   declares none);
 // - kPytorch: kAuto's request model, read by the pytorch loader (DataLoader worker processes;
 //   Loader::kPytorchWorkers).
 // ResolveIoModel (dlio/format.h) turns a value into the request model a format reads with.
-enum class IoModel { kAuto, kNative, kNumpy, kH5py, kTfData, kPytorch, kMmap, kPandas, kTarfile, kPyarrow };
+enum class IoModel {
+  kAuto,
+  kNative,
+  kNumpy,
+  kH5py,
+  kTfData,
+  kPytorch,
+  kMmap,
+  kPandas,
+  kTarfile,
+  kPyarrow
+};
 // Who runs a loop's reads, the second meaning reader.io_model can carry (io_model pytorch, or
 // auto with reader.data_loader pytorch: PipelineNameFor in dlio/loop.h): dlio's reader threads, or
 // PyTorch DataLoader worker processes (the pytorch pipeline).
@@ -111,8 +122,9 @@ struct EnumNames<LogLevel> {
 };
 template <>
 struct EnumNames<IoModel> {
-  static constexpr std::array<std::string_view, 9> kNames{
-      "auto", "native", "numpy", "h5py", "tf.data", "pytorch", "mmap", "pandas", "tarfile", "pyarrow"};
+  static constexpr std::array<std::string_view, 10> kNames{"auto",    "native",  "numpy", "h5py",
+                                                           "tf.data", "pytorch", "mmap",  "pandas",
+                                                           "tarfile", "pyarrow"};
 };
 template <>
 struct EnumNames<Loader> {
