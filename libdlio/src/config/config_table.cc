@@ -28,18 +28,6 @@ std::string CheckpointTypeSetter(WorkloadConfig& c, const std::string& value, st
   return c.checkpoint.type;
 }
 
-std::string ShuffleSetter(WorkloadConfig&, const std::string& value, std::string*) {
-  // YAML 1.1 writers emit `off` as False; DLIO itself treats a false shuffle as off.
-  if (value == "false" || value == "False" || value == "FALSE" || value == "no") return "off";
-  return value;
-}
-
-std::string ReadTypeSetter(WorkloadConfig& c, const std::string& value, std::string*) {
-  // DLIO's "memory" read type loads the whole dataset before training: our preload pipeline.
-  if (value == "memory") c.reader.pipeline = "preload";
-  return value;
-}
-
 std::string LogLevelSetter(WorkloadConfig&, const std::string& value, std::string*) {
   std::string lower = value;
   std::transform(lower.begin(), lower.end(), lower.begin(),
@@ -49,9 +37,9 @@ std::string LogLevelSetter(WorkloadConfig&, const std::string& value, std::strin
   return lower;
 }
 
-std::vector<KeySpec> BuildTable() {
-  std::vector<KeySpec> t;
-  auto add = [&t](KeySpec k) { t.push_back(std::move(k)); };
+// The top level and the model section.
+void AddModelKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
 
   // Top level.
   add(String("name", DLIO_FIELD(std::string, name),
@@ -125,6 +113,11 @@ std::vector<KeySpec> BuildTable() {
   add(Uint("model.transformer.num_kv_heads", DLIO_FIELD(uint64_t, model.transformer.num_kv_heads),
            {0, 1 << 16},
            "key/value heads (grouped-query attention: K and V are num_kv_heads x head size wide)"));
+}
+
+// What runs: workflow, train and evaluation.
+void AddRunKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
 
   // workflow
   add(Bool("workflow.generate_data", DLIO_FIELD(bool, workflow.generate_data),
@@ -138,259 +131,6 @@ std::vector<KeySpec> BuildTable() {
            "record an I/O trace (same as output.trace)"));
   add(Unused("workflow.debug", "DLIO: debug switch (in bert_v100.yaml; DLIO ignores it too)"));
   add(Unused("workflow.do_eval", "in DLIO's dlrm.yaml; DLIO ignores it (use workflow.evaluation)"));
-
-  // dataset
-  add(String("dataset.data_folder", DLIO_FIELD(std::string, dataset.data_folder),
-             "dataset root; train files go to `data_folder/train`, eval files to "
-             "`data_folder/valid` (trailing '/' removed); DLIO's `s3://bucket/prefix` names the "
-             "bucket (not prefixed with storage.storage_root)",
-             kStripSlash | kNonEmpty));
-  add(String("dataset.format", DLIO_FIELD(std::string, dataset.format),
-             "file format, a Format registry name (npz, npy, hdf5, tfrecord, csv, "
-             "indexed_binary, ...); checked at run time against the registered formats",
-             kNonEmpty));
-  add(String("dataset.file_prefix", DLIO_FIELD(std::string, dataset.file_prefix),
-             "file name prefix: `prefix_i_of_n.ext`", kNonEmpty));
-  add(Uint("dataset.num_files_train", DLIO_FIELD(uint64_t, dataset.num_files_train), {0, k4Gi},
-           "number of training files: a run reads the first ones of `data_folder/train` sorted "
-           "by name (more may be there; docs/formats.md)"));
-  add(Uint("dataset.num_files_eval", DLIO_FIELD(uint64_t, dataset.num_files_eval), {0, k4Gi},
-           "number of evaluation files: a run reads the first ones of `data_folder/valid` "
-           "sorted by name"));
-  add(Uint("dataset.num_samples_per_file", DLIO_FIELD(uint64_t, dataset.num_samples_per_file),
-           {1, kTiB}, "samples (records) per file"));
-  add(Uint("dataset.record_length_bytes", DLIO_FIELD(uint64_t, dataset.record_length_bytes),
-           {1, kTiB}, "mean bytes per sample (fractions are rounded)",
-           kSizeUnits | kRoundFraction));
-  add(Alias("dataset.record_length", "dataset.record_length_bytes"));
-  add(Uint("dataset.record_length_bytes_stdev",
-           DLIO_FIELD(uint64_t, dataset.record_length_bytes_stdev), {0, kTiB},
-           "standard deviation of the sample size in bytes (normal, clipped at 1)",
-           kSizeUnits | kRoundFraction));
-  add(Alias("dataset.record_length_stdev", "dataset.record_length_bytes_stdev"));
-  add(Uint("dataset.record_length_bytes_resize",
-           DLIO_FIELD(uint64_t, dataset.record_length_bytes_resize), {0, kTiB},
-           "bytes of a sample after DLIO's resize transform (0 = none); DLIO hands the loader "
-           "a pre-made array of this size, with no I/O effect, so dlio only records it",
-           kSizeUnits | kRoundFraction));
-  add(Alias("dataset.record_length_resize", "dataset.record_length_bytes_resize"));
-  add(Uint("dataset.num_subfolders_train", DLIO_FIELD(uint64_t, dataset.num_subfolders_train),
-           {0, k4Gi}, "spread training files over this many subfolders (0 = none)"));
-  add(Uint("dataset.num_subfolders_eval", DLIO_FIELD(uint64_t, dataset.num_subfolders_eval),
-           {0, k4Gi}, "spread evaluation files over this many subfolders (0 = none)"));
-  add(Bool("dataset.enable_chunking", DLIO_FIELD(bool, dataset.enable_chunking),
-           "write chunked datasets (hdf5)"));
-  add(Uint("dataset.chunk_size", DLIO_FIELD(uint64_t, dataset.chunk_size), {0, k4Gi},
-           "chunk size in bytes when enable_chunking", kSizeUnits));
-  add(Uint("dataset.chunk_samples", DLIO_FIELD(uint64_t, dataset.chunk_samples), {0, k4Gi},
-           "samples per chunk when enable_chunking (0 = derive from chunk_size)"));
-  add(Choice("dataset.compression", DLIO_FIELD(std::string, dataset.compression),
-             {"none", "gzip", "zlib", "deflate", "lzf", "szip", "bz2", "zip", "xz", "snappy",
-              "zstd", "lz4"},
-             "compression of generated files; each format rejects the ones it cannot write "
-             "(npz: none, gzip/zlib/deflate; hdf5: also szip when the library has it; tfrecord: "
-             "none, gzip, zlib/deflate around the whole file, as TFRecordWriter; parquet: none, "
-             "snappy, gzip, zstd per page)"));
-  add(Bool("dataset.hdf5_shuffle", DLIO_FIELD(bool, dataset.hdf5_shuffle),
-           "hdf5: apply the byte-shuffle filter before compression"));
-  add(Bool(
-      "dataset.metadata_file", DLIO_FIELD(bool, dataset.metadata_file),
-      "hdf5: write a separate metadata file of per-sample offsets/sizes that readers consult"));
-  add(Uint("dataset.hdf5_lookup_rows", DLIO_FIELD(uint64_t, dataset.hdf5_lookup_rows),
-           {0, uint64_t{1} << 24},
-           "hdf5: rows of a small table /lookup written in every file, a coordinates table for "
-           "reader.hdf5_lookup_dataset: /lookup (0 = none; other formats refuse it)"));
-  add(Uint("dataset.hdf5_lookup_row_bytes", DLIO_FIELD(uint64_t, dataset.hdf5_lookup_row_bytes),
-           {1, uint64_t{1} << 20},
-           "hdf5: bytes per row of /lookup, a contiguous uint8 table of rows x bytes"));
-  add(Bool("dataset.csv_header", DLIO_FIELD(bool, dataset.csv_header),
-           "csv: write a header line naming the columns"));
-  add(Int32("dataset.image_quality", DLIO_FIELD(int, dataset.image_quality), {1, 100},
-            "jpeg: encoder quality 1-100"));
-  add(Bool("dataset.write_index", DLIO_FIELD(bool, dataset.write_index),
-           "tfrecord: write <file>.idx (DALI-style record offsets) beside each file"));
-  add(Uint("dataset.parquet.row_group_size", DLIO_FIELD(uint64_t, dataset.parquet_row_group_size),
-           {1, uint64_t{1} << 31}, "parquet: rows per row group of generated files"));
-  add(ParquetColumns("dataset.parquet.columns",
-                     DLIO_FIELD(std::vector<ParquetColumnConfig>, dataset.parquet_columns),
-                     "parquet: the columns, a list of {name, dtype (uint8..uint64, int8..int64, "
-                     "float16/32/64, binary, string; default float32), size (values per row, "
-                     "default 1; > 1 is a fixed-size list), read (default true: readers read "
-                     "the column's chunks)}; empty: one column 'data' of the sample's bytes"));
-  add(Choice("dataset.parquet.read_mode", DLIO_FIELD(std::string, dataset.parquet_read_mode),
-             {"default", "row_group"},
-             "parquet: default or row_group; both read a sample's whole row group (the selected "
-             "columns' chunks) and keep the last 4 decoded row groups per open file"));
-  add(String("dataset.parquet.partition_by", DLIO_FIELD(std::string, dataset.parquet_partition_by),
-             "parquet: hive partitioning column; only empty (none) is supported"));
-  add(Uint("dataset.parquet.generation_batch_size",
-           DLIO_FIELD(uint64_t, dataset.parquet_generation_batch_size),
-           "parquet: the Python generator's rows per write batch (0 = row_group_size); accepted, "
-           "does not change the files (dlio writes page by page)"));
-  add(Enum("dataset.sample_layout", DLIO_ENUM_FIELD(SampleLayout, dataset.sample_layout),
-           "npy/npz: the axis of x that indexes samples in generated files, and for reading "
-           "when neither the labels' length nor num_samples_per_file tells: first_axis (x[i], "
-           "dlio's layout) or last_axis (x[..., i], the Python DLIO's (dim, dim, num_samples))"));
-  add(Int32("dataset.compression_level", DLIO_FIELD(int, dataset.compression_level), {0, 9},
-            "compression level 0-9"));
-  add(Bool("dataset.keep_files", DLIO_FIELD(bool, dataset.keep_files),
-           "false: a run that generates and trains removes, at its end, the dataset files (and "
-           "companions) it generated itself; files present before it, the marker and folders "
-           "stay (dlio never deletes data it did not create)"));
-  add(Unused("dataset.generation_buffer_size", "DLIO: generator buffer bytes"));
-  add(Unused("dataset.record_element_bytes", "DLIO: bytes per element of a record"));
-  add(UintList("dataset.record_dims", DLIO_FIELD(std::vector<uint64_t>, dataset.record_dims),
-               "DLIO's record shape ([] = none): when given, a sample is an array of these "
-               "dimensions of record_element_type and record_length_bytes is their product x the "
-               "item size (npy/npz/hdf5 write that shape and dtype; a csv row holds their "
-               "product of values)"));
-  add(Choice("dataset.record_element_type", DLIO_FIELD(std::string, dataset.record_element_type),
-             ElementTypeNames(),
-             "numpy element type of a record (the npy/npz/hdf5 dtype; jpeg/png: always uint8)"));
-  add(Unused("dataset.hdf5", "DLIO: hdf5 layout map (chunk_dims, max_shape)"));
-  add(Uint("dataset.hdf5.num_dset_per_record",
-           DLIO_FIELD(uint64_t, dataset.hdf5_num_dset_per_record), {1, 1024},
-           "hdf5: DLIO's datasets per record /records_0..N-1, written and read as DLIO does "
-           "(it must divide record_dims[0]; N > 1 needs record_dims)"));
-  add(Unused("dataset.daos_pool", "DLIO: DAOS pool of the dataset"));
-  add(Unused("dataset.daos_cont", "DLIO: DAOS container of the dataset"));
-  add(Unused("dataset.eval_num_samples_per_file", "in DLIO's dlrm.yaml; DLIO ignores it"));
-
-  // reader
-  add(String("reader.data_loader", DLIO_FIELD(std::string, reader.data_loader),
-             "loader being emulated: dlio, pytorch, tensorflow, dali, native_dali, synthetic, "
-             "custom; pytorch reads with DataLoader worker processes under reader.io_model auto "
-             "(docs/io_models.md), tensorflow picks the shuffle_buffer sampler under "
-             "reader.sampler auto"));
-  add(Choice("reader.pipeline", DLIO_FIELD(std::string, reader.pipeline),
-             {"threaded", "sync", "preload"},
-             "threaded: read/preprocess threads overlap I/O with compute; sync: I/O before each "
-             "step, no overlap; preload: read everything into memory before training"));
-  add(Uint("reader.batch_size", DLIO_FIELD(uint64_t, reader.batch_size), {1, 1 << 24},
-           "samples per training step (per rank)"));
-  add(Uint("reader.batch_size_eval", DLIO_FIELD(uint64_t, reader.batch_size_eval), {1, 1 << 24},
-           "samples per evaluation step (per rank)"));
-  add(Uint("reader.read_threads", DLIO_FIELD(uint64_t, reader.read_threads), {0, 1024},
-           "I/O threads per rank (0: read on the training thread)"));
-  add(Int("reader.thread_nice", DLIO_FIELD(int64_t, reader.thread_nice), {-1, 19},
-          "added to the nice value of the read and preprocessing threads (pytorch: worker "
-          "processes), so training threads wake on time from compute on an oversubscribed host; "
-          "-1 (auto) = 10 when train.accelerators_per_process > 1, else 0"));
-  add(Uint("reader.computation_threads", DLIO_FIELD(uint64_t, reader.computation_threads),
-           {0, 1024}, "preprocessing threads per rank"));
-  add(Uint("reader.prefetch_size", DLIO_FIELD(uint64_t, reader.prefetch_size), {0, 1 << 20},
-           "batches buffered ahead of the training loop"));
-  add(Enum("reader.file_shuffle", DLIO_ENUM_FIELD(ShuffleMode, reader.file_shuffle),
-           "file order: off, seed (from train.seed), random (different every run); webdataset: "
-           "the shard order (WebDataset's shardshuffle)",
-           ShuffleSetter));
-  add(Enum("reader.sample_shuffle", DLIO_ENUM_FIELD(ShuffleMode, reader.sample_shuffle),
-           "sample order within the rank's share, as file_shuffle", ShuffleSetter));
-  add(Uint("reader.shuffle_size", DLIO_FIELD(uint64_t, reader.shuffle_size), {0, k4Gi},
-           "window of the shuffle-buffer sampler, in samples (webdataset: WebDataset's "
-           "shuffle(N) buffer, with sample_shuffle on)"));
-  add(Choice("reader.sampler", DLIO_FIELD(std::string, reader.sampler),
-             {"auto", "sequential", "shuffle", "shuffle_buffer"},
-             "sampler; auto picks from file_shuffle/sample_shuffle: sequential when both are off; "
-             "with data_loader tensorflow and sample_shuffle on, shuffle_buffer (tf.data's "
-             "shuffle(reader.shuffle_size), as DLIO's TensorFlow loader); else shuffle. Under "
-             "io_model tf.data a sample shuffle is shuffle_buffer applied after the reads, so "
-             "files are read front to back"));
-  add(Enum("reader.sharding", DLIO_ENUM_FIELD(Sharding, reader.sharding),
-           "how samples are split over ranks: contiguous blocks, round robin, none (every rank "
-           "reads the whole dataset, as CANDLE does), or shard (whole files dealt round-robin, "
-           "WebDataset's split_by_node; webdataset always uses it unless none)"));
-  add(Double("reader.read_fraction", DLIO_FIELD(double, reader.read_fraction),
-             {0, 1, /*min_exclusive=*/true},
-             "share in (0, 1] of its planned samples a rank reads each epoch: the first "
-             "ceil(fraction x n) of its (shuffled) order, e.g. 0.3333 for DFFN's ranks that each "
-             "read a third of the data"));
-  add(Uint("reader.file_interleave", DLIO_FIELD(uint64_t, reader.file_interleave), {0, k4Gi},
-           "read this many files at a time, one sample of each in turn, each file in order "
-           "(tf.data's interleave cycle_length; Imagenet: 2); 0 or 1 = one file after another "
-           "(webdataset: 0 = read_threads shards at a time)"));
-  add(Uint("reader.transfer_size", DLIO_FIELD(uint64_t, reader.transfer_size), {0, kGiB},
-           "bytes per read request (0 = a whole sample per request, DLIO's None)", kSizeUnits));
-  add(Dist("reader.preprocess_time", DLIO_FIELD(DistributionSpec, reader.preprocess_time),
-           "emulated preprocessing seconds per sample (number or distribution)"));
-  add(DistStdev("reader.preprocess_time_stdev",
-                DLIO_FIELD(DistributionSpec, reader.preprocess_time), "reader.preprocess_time"));
-  add(Enum("reader.read_type", DLIO_ENUM_FIELD(ReadType, reader.read_type),
-           "on_demand: read during training; memory: load the dataset first (sets reader.pipeline "
-           "to preload)",
-           ReadTypeSetter));
-  add(Bool("reader.odirect", DLIO_FIELD(bool, reader.odirect),
-           "O_DIRECT reads (transfer_size must be a multiple of 4096)"));
-  add(Bool("reader.drop_last", DLIO_FIELD(bool, reader.drop_last), "drop a final partial batch"));
-  add(Uint("reader.max_open_files", DLIO_FIELD(uint64_t, reader.max_open_files), {1, 1 << 20},
-           "open file readers kept per rank"));
-  add(Bool(
-      "reader.verify_checksums", DLIO_FIELD(bool, reader.verify_checksums),
-      "tfrecord: verify each record's CRC32C (a mismatch is an error naming file and offset)"));
-  add(Bool("reader.use_index", DLIO_FIELD(bool, reader.use_index),
-           "tfrecord under io_model native: locate records through <file>.idx when it exists "
-           "(else scan the file); tf.data opens no index"));
-  add(Bool("reader.decode", DLIO_FIELD(bool, reader.decode),
-           "decode samples on the preprocessing threads (jpeg/png pixels, csv float32 values)"));
-  add(Uint("reader.max_decoded_bytes", DLIO_FIELD(uint64_t, reader.max_decoded_bytes),
-           {1, uint64_t{1} << 50},
-           "with decode: a jpeg/png image larger than this once decoded is refused from its "
-           "header, before anything is allocated (decompression bombs); the error names the file",
-           kSizeUnits));
-  add(Bool("reader.reopen_files_each_epoch", DLIO_FIELD(bool, reader.reopen_files_each_epoch),
-           "close every open file at each epoch start (loaders whose workers restart per epoch); "
-           "false keeps up to max_open_files open across epochs (not on the tiered storage, "
-           "which always reopens: docs/caching.md)"));
-  add(Enum(
-      "reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
-      "whose requests readers send to the file system (docs/io_models.md): auto = the "
-      "format's framework model (native for a format that declares none); native = dlio's "
-      "own (a sample or transfer_size per request); numpy, h5py, tf.data, mmap, pandas, tarfile, pyarrow = "
-      "what that Python stack sends, request for request; pytorch = auto's requests, read "
-      "by DataLoader worker processes; a model the format does not implement is refused"));
-  add(Choice("reader.pyarrow_read", DLIO_FIELD(std::string, reader.pyarrow_read),
-             {"fork", "columns", "pre_buffer"},
-             "io_model pyarrow: how a row group is read after pyarrow's footer reads: fork = "
-             "one Python buffered read of the selected chunks' span (the MLPerf fork's file "
-             "reader); columns = one read per selected chunk (ParquetFile.read_row_group); "
-             "pre_buffer = those chunks coalesced (holes <= 8 KiB, ranges <= 32 MiB)"));
-  add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),
-           "what a framework io_model costs the client (docs/io_models.md): none = the "
-           "model's exact requests (sizes, offsets, order, opens, concurrency) read into dlio's "
-           "own reused, pre-touched buffers, with no CRC pass, Python-like copy or fresh "
-           "shared memory per batch; framework = also the framework's client work (np.load's "
-           "fresh array, its copies and zipfile's CRC-32, the pytorch workers' read buffers and "
-           "collate copy). Under both, a pytorch worker's batch holds at most "
-           "dataset.record_length_bytes_resize bytes per sample when that is set, as DLIO's "
-           "loader hands PyTorch"));
-  add(Bool("reader.persistent_workers", DLIO_FIELD(bool, reader.persistent_workers),
-           "pytorch io_model: keep the DataLoader worker processes across epochs (as DLIO's "
-           "PyTorch loader asks); false forks them at every epoch and ends them when it is read"));
-  add(Choice("reader.h5py_reopen", DLIO_FIELD(std::string, reader.h5py_reopen),
-             {"file", "dataset", "none"},
-             "hdf5 under io_model h5py: what is opened again for every sample: file = "
-             "h5py.File and f['records'] per sample, closed after it (DLIO's on_demand reader); "
-             "dataset = the file stays open, f['records'] per sample; none = the file and its "
-             "datasets stay open (libhdf5's sieve buffer and chunk cache then serve repeats)"));
-  add(String("reader.hdf5_lookup_dataset", DLIO_FIELD(std::string, reader.hdf5_lookup_dataset),
-             "hdf5 under io_model h5py: a small dataset of each file (e.g. /labels, a "
-             "coordinates table) whose row (i mod its length) is read before sample i, as "
-             "h5py reads it; empty = none"));
-  add(Unused("reader.dont_use_mmap", "DLIO: read npy/npz without mmap"));
-  add(Unused("reader.reader_classname", "DLIO: custom reader class"));
-  add(Unused("reader.multiprocessing_context", "DLIO: fork/spawn for loader workers"));
-  add(Unused("reader.data_loader_classname", "DLIO: custom data loader class"));
-  add(Unused("reader.data_loader_sampler", "DLIO: iterative or index sampler"));
-  add(Unused("reader.file_access", "DLIO: multi/shared file access"));
-  add(Unused("reader.pin_memory", "DLIO: PyTorch pin_memory"));
-  add(UintList(
-      "reader.transformed_record_dims",
-      DLIO_FIELD(std::vector<uint64_t>, reader.transformed_record_dims),
-      "DLIO's shape of a sample after its transform ([] = none): sets "
-      "dataset.record_length_bytes_resize to its bytes (what the loader is handed; no I/O)"));
-  add(Choice("reader.transformed_record_element_type",
-             DLIO_FIELD(std::string, reader.transformed_record_element_type), ElementTypeNames(),
-             "numpy element type after the transform"));
 
   // train
   add(Uint("train.epochs", DLIO_FIELD(uint64_t, train.epochs), {1, UINT64_MAX}, "training epochs"));
@@ -429,6 +169,11 @@ std::vector<KeySpec> BuildTable() {
   add(Uint("evaluation.eval_after_epoch", DLIO_FIELD(uint64_t, evaluation.eval_after_epoch),
            "first epoch after which to evaluate"));
   add(Unused("evaluation.steps_between_evals", "in DLIO's dlrm.yaml; DLIO ignores it"));
+}
+
+// The checkpoint section.
+void AddCheckpointKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
 
   // checkpoint
   add(String("checkpoint.checkpoint_folder", DLIO_FIELD(std::string, checkpoint.checkpoint_folder),
@@ -521,6 +266,11 @@ std::vector<KeySpec> BuildTable() {
   add(Alias("checkpoint.layer_parameters", "model.layer_parameters"));
   add(Alias("checkpoint.model_datatype", "model.model_datatype"));
   add(Alias("checkpoint.optimizer_datatype", "model.optimizer_datatype"));
+}
+
+// What a run writes and checks: side_io, output, metric.
+void AddOutputKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
 
   // side_io
   add(String("side_io.read_file", DLIO_FIELD(std::string, side_io.read_file),
@@ -576,8 +326,11 @@ std::vector<KeySpec> BuildTable() {
            "dataset-smaller-than-5x-memory warning applies to every training run on files "
            "without reader.odirect); auto = on when model.name is unet3d, resnet50 or "
            "cosmoflow"));
+}
 
-  AddStorageKeys(&t);
+// DLIO's profiling section and keys DLIO ignores.
+void AddProfilingKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
 
   // profiling (DLIO)
   add(Choice("profiling.profiler", DLIO_FIELD(std::string, profiling.profiler),
@@ -587,6 +340,18 @@ std::vector<KeySpec> BuildTable() {
              "are accepted and not run (use output.trace)"));
   add(Unused("profiling.iostat_devices", "DLIO: devices for iostat (dlio's iostat reports all)"));
   add(Unused("logging", "in DLIO's s3dlio configs (logging.verbosity); DLIO ignores it"));
+}
+
+std::vector<KeySpec> BuildTable() {
+  std::vector<KeySpec> t;
+  AddModelKeys(&t);
+  AddRunKeys(&t);
+  AddDatasetKeys(&t);
+  AddReaderKeys(&t);
+  AddCheckpointKeys(&t);
+  AddOutputKeys(&t);
+  AddStorageKeys(&t);
+  AddProfilingKeys(&t);
   return t;
 }
 

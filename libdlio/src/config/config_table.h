@@ -77,7 +77,9 @@ struct KeySpec {
 
 // Every key, grouped by section in documentation order. Built once; immutable.
 const std::vector<KeySpec>& KeyTable();
-// Appends the storage.* keys, in the table's order (config_table_storage.cc).
+// Append the sections' keys, in the table's order (config_table_<section>.cc).
+void AddDatasetKeys(std::vector<KeySpec>* table);
+void AddReaderKeys(std::vector<KeySpec>* table);
 void AddStorageKeys(std::vector<KeySpec>* table);
 
 // The spec of `path` or nullptr.

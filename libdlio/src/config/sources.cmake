@@ -9,6 +9,8 @@ list(APPEND DLIO_SOURCES
   src/config/config_scale.cc
   src/config/config_shapes.cc
   src/config/config_table.cc
+  src/config/config_table_dataset.cc
+  src/config/config_table_reader.cc
   src/config/config_table_storage.cc
   src/config/config_validate.cc
   src/config/value_parse.cc

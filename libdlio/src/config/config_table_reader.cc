@@ -1,0 +1,163 @@
+// The reader section of the key table: how the data is read (docs/configuration.md).
+#include "config/config_table.h"
+#include "config/key_builders.h"
+#include "core/element_type.h"
+
+namespace dlio::config_internal {
+namespace {
+
+std::string ShuffleSetter(WorkloadConfig&, const std::string& value, std::string*) {
+  // YAML 1.1 writers emit `off` as False; DLIO itself treats a false shuffle as off.
+  if (value == "false" || value == "False" || value == "FALSE" || value == "no") return "off";
+  return value;
+}
+
+std::string ReadTypeSetter(WorkloadConfig& c, const std::string& value, std::string*) {
+  // DLIO's "memory" read type loads the whole dataset before training: our preload pipeline.
+  if (value == "memory") c.reader.pipeline = "preload";
+  return value;
+}
+
+}  // namespace
+
+void AddReaderKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
+
+  // reader
+  add(String("reader.data_loader", DLIO_FIELD(std::string, reader.data_loader),
+             "loader being emulated: dlio, pytorch, tensorflow, dali, native_dali, synthetic, "
+             "custom; pytorch reads with DataLoader worker processes under reader.io_model auto "
+             "(docs/io_models.md), tensorflow picks the shuffle_buffer sampler under "
+             "reader.sampler auto"));
+  add(Choice("reader.pipeline", DLIO_FIELD(std::string, reader.pipeline),
+             {"threaded", "sync", "preload"},
+             "threaded: read/preprocess threads overlap I/O with compute; sync: I/O before each "
+             "step, no overlap; preload: read everything into memory before training"));
+  add(Uint("reader.batch_size", DLIO_FIELD(uint64_t, reader.batch_size), {1, 1 << 24},
+           "samples per training step (per rank)"));
+  add(Uint("reader.batch_size_eval", DLIO_FIELD(uint64_t, reader.batch_size_eval), {1, 1 << 24},
+           "samples per evaluation step (per rank)"));
+  add(Uint("reader.read_threads", DLIO_FIELD(uint64_t, reader.read_threads), {0, 1024},
+           "I/O threads per rank (0: read on the training thread)"));
+  add(Int("reader.thread_nice", DLIO_FIELD(int64_t, reader.thread_nice), {-1, 19},
+          "added to the nice value of the read and preprocessing threads (pytorch: worker "
+          "processes), so training threads wake on time from compute on an oversubscribed host; "
+          "-1 (auto) = 10 when train.accelerators_per_process > 1, else 0"));
+  add(Uint("reader.computation_threads", DLIO_FIELD(uint64_t, reader.computation_threads),
+           {0, 1024}, "preprocessing threads per rank"));
+  add(Uint("reader.prefetch_size", DLIO_FIELD(uint64_t, reader.prefetch_size), {0, 1 << 20},
+           "batches buffered ahead of the training loop"));
+  add(Enum("reader.file_shuffle", DLIO_ENUM_FIELD(ShuffleMode, reader.file_shuffle),
+           "file order: off, seed (from train.seed), random (different every run); webdataset: "
+           "the shard order (WebDataset's shardshuffle)",
+           ShuffleSetter));
+  add(Enum("reader.sample_shuffle", DLIO_ENUM_FIELD(ShuffleMode, reader.sample_shuffle),
+           "sample order within the rank's share, as file_shuffle", ShuffleSetter));
+  add(Uint("reader.shuffle_size", DLIO_FIELD(uint64_t, reader.shuffle_size), {0, k4Gi},
+           "window of the shuffle-buffer sampler, in samples (webdataset: WebDataset's "
+           "shuffle(N) buffer, with sample_shuffle on)"));
+  add(Choice("reader.sampler", DLIO_FIELD(std::string, reader.sampler),
+             {"auto", "sequential", "shuffle", "shuffle_buffer"},
+             "sampler; auto picks from file_shuffle/sample_shuffle: sequential when both are off; "
+             "with data_loader tensorflow and sample_shuffle on, shuffle_buffer (tf.data's "
+             "shuffle(reader.shuffle_size), as DLIO's TensorFlow loader); else shuffle. Under "
+             "io_model tf.data a sample shuffle is shuffle_buffer applied after the reads, so "
+             "files are read front to back"));
+  add(Enum("reader.sharding", DLIO_ENUM_FIELD(Sharding, reader.sharding),
+           "how samples are split over ranks: contiguous blocks, round robin, none (every rank "
+           "reads the whole dataset, as CANDLE does), or shard (whole files dealt round-robin, "
+           "WebDataset's split_by_node; webdataset always uses it unless none)"));
+  add(Double("reader.read_fraction", DLIO_FIELD(double, reader.read_fraction),
+             {0, 1, /*min_exclusive=*/true},
+             "share in (0, 1] of its planned samples a rank reads each epoch: the first "
+             "ceil(fraction x n) of its (shuffled) order, e.g. 0.3333 for DFFN's ranks that each "
+             "read a third of the data"));
+  add(Uint("reader.file_interleave", DLIO_FIELD(uint64_t, reader.file_interleave), {0, k4Gi},
+           "read this many files at a time, one sample of each in turn, each file in order "
+           "(tf.data's interleave cycle_length; Imagenet: 2); 0 or 1 = one file after another "
+           "(webdataset: 0 = read_threads shards at a time)"));
+  add(Uint("reader.transfer_size", DLIO_FIELD(uint64_t, reader.transfer_size), {0, kGiB},
+           "bytes per read request (0 = a whole sample per request, DLIO's None)", kSizeUnits));
+  add(Dist("reader.preprocess_time", DLIO_FIELD(DistributionSpec, reader.preprocess_time),
+           "emulated preprocessing seconds per sample (number or distribution)"));
+  add(DistStdev("reader.preprocess_time_stdev",
+                DLIO_FIELD(DistributionSpec, reader.preprocess_time), "reader.preprocess_time"));
+  add(Enum("reader.read_type", DLIO_ENUM_FIELD(ReadType, reader.read_type),
+           "on_demand: read during training; memory: load the dataset first (sets reader.pipeline "
+           "to preload)",
+           ReadTypeSetter));
+  add(Bool("reader.odirect", DLIO_FIELD(bool, reader.odirect),
+           "O_DIRECT reads (transfer_size must be a multiple of 4096)"));
+  add(Bool("reader.drop_last", DLIO_FIELD(bool, reader.drop_last), "drop a final partial batch"));
+  add(Uint("reader.max_open_files", DLIO_FIELD(uint64_t, reader.max_open_files), {1, 1 << 20},
+           "open file readers kept per rank"));
+  add(Bool(
+      "reader.verify_checksums", DLIO_FIELD(bool, reader.verify_checksums),
+      "tfrecord: verify each record's CRC32C (a mismatch is an error naming file and offset)"));
+  add(Bool("reader.use_index", DLIO_FIELD(bool, reader.use_index),
+           "tfrecord under io_model native: locate records through <file>.idx when it exists "
+           "(else scan the file); tf.data opens no index"));
+  add(Bool("reader.decode", DLIO_FIELD(bool, reader.decode),
+           "decode samples on the preprocessing threads (jpeg/png pixels, csv float32 values)"));
+  add(Uint("reader.max_decoded_bytes", DLIO_FIELD(uint64_t, reader.max_decoded_bytes),
+           {1, uint64_t{1} << 50},
+           "with decode: a jpeg/png image larger than this once decoded is refused from its "
+           "header, before anything is allocated (decompression bombs); the error names the file",
+           kSizeUnits));
+  add(Bool("reader.reopen_files_each_epoch", DLIO_FIELD(bool, reader.reopen_files_each_epoch),
+           "close every open file at each epoch start (loaders whose workers restart per epoch); "
+           "false keeps up to max_open_files open across epochs (not on the tiered storage, "
+           "which always reopens: docs/caching.md)"));
+  add(Enum("reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
+           "whose requests readers send to the file system (docs/io_models.md): auto = the "
+           "format's framework model (native for a format that declares none); native = dlio's "
+           "own (a sample or transfer_size per request); numpy, h5py, tf.data, mmap, pandas, "
+           "tarfile, pyarrow = "
+           "what that Python stack sends, request for request; pytorch = auto's requests, read "
+           "by DataLoader worker processes; a model the format does not implement is refused"));
+  add(Choice("reader.pyarrow_read", DLIO_FIELD(std::string, reader.pyarrow_read),
+             {"fork", "columns", "pre_buffer"},
+             "io_model pyarrow: how a row group is read after pyarrow's footer reads: fork = "
+             "one Python buffered read of the selected chunks' span (the MLPerf fork's file "
+             "reader); columns = one read per selected chunk (ParquetFile.read_row_group); "
+             "pre_buffer = those chunks coalesced (holes <= 8 KiB, ranges <= 32 MiB)"));
+  add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),
+           "what a framework io_model costs the client (docs/io_models.md): none = the "
+           "model's exact requests (sizes, offsets, order, opens, concurrency) read into dlio's "
+           "own reused, pre-touched buffers, with no CRC pass, Python-like copy or fresh "
+           "shared memory per batch; framework = also the framework's client work (np.load's "
+           "fresh array, its copies and zipfile's CRC-32, the pytorch workers' read buffers and "
+           "collate copy). Under both, a pytorch worker's batch holds at most "
+           "dataset.record_length_bytes_resize bytes per sample when that is set, as DLIO's "
+           "loader hands PyTorch"));
+  add(Bool("reader.persistent_workers", DLIO_FIELD(bool, reader.persistent_workers),
+           "pytorch io_model: keep the DataLoader worker processes across epochs (as DLIO's "
+           "PyTorch loader asks); false forks them at every epoch and ends them when it is read"));
+  add(Choice("reader.h5py_reopen", DLIO_FIELD(std::string, reader.h5py_reopen),
+             {"file", "dataset", "none"},
+             "hdf5 under io_model h5py: what is opened again for every sample: file = "
+             "h5py.File and f['records'] per sample, closed after it (DLIO's on_demand reader); "
+             "dataset = the file stays open, f['records'] per sample; none = the file and its "
+             "datasets stay open (libhdf5's sieve buffer and chunk cache then serve repeats)"));
+  add(String("reader.hdf5_lookup_dataset", DLIO_FIELD(std::string, reader.hdf5_lookup_dataset),
+             "hdf5 under io_model h5py: a small dataset of each file (e.g. /labels, a "
+             "coordinates table) whose row (i mod its length) is read before sample i, as "
+             "h5py reads it; empty = none"));
+  add(Unused("reader.dont_use_mmap", "DLIO: read npy/npz without mmap"));
+  add(Unused("reader.reader_classname", "DLIO: custom reader class"));
+  add(Unused("reader.multiprocessing_context", "DLIO: fork/spawn for loader workers"));
+  add(Unused("reader.data_loader_classname", "DLIO: custom data loader class"));
+  add(Unused("reader.data_loader_sampler", "DLIO: iterative or index sampler"));
+  add(Unused("reader.file_access", "DLIO: multi/shared file access"));
+  add(Unused("reader.pin_memory", "DLIO: PyTorch pin_memory"));
+  add(UintList(
+      "reader.transformed_record_dims",
+      DLIO_FIELD(std::vector<uint64_t>, reader.transformed_record_dims),
+      "DLIO's shape of a sample after its transform ([] = none): sets "
+      "dataset.record_length_bytes_resize to its bytes (what the loader is handed; no I/O)"));
+  add(Choice("reader.transformed_record_element_type",
+             DLIO_FIELD(std::string, reader.transformed_record_element_type), ElementTypeNames(),
+             "numpy element type after the transform"));
+}
+
+}  // namespace dlio::config_internal
