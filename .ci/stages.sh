@@ -9,7 +9,7 @@ ASAN_BUILD_DIR="${ASAN_BUILD_DIR:-${BUILD_DIR}-asan}"
 TSAN_BUILD_DIR="${TSAN_BUILD_DIR:-${BUILD_DIR}-tsan}"
 SANITIZER_CC="${SANITIZER_CC:-clang-14}"
 SANITIZER_CXX="${SANITIZER_CXX:-clang++-14}"
-FUZZ_SECONDS="${DLIO_FUZZ_SECONDS:-45}"
+FUZZ_SECONDS="${DLIO_FUZZ_SECONDS:-30}"
 SANITIZER_DIR="$PWD/tests/sanitizers"
 
 # Open MPI refuses root unless told; MPI tests run under mpiexec as separate ctest entries.
@@ -98,8 +98,10 @@ stage_asan() {
 # tsan: ThreadSanitizer over the tests of the threaded modules (pipeline, storage, serial comm).
 TSAN_TARGETS=(pipeline_test storage_test comm_test)
 stage_tsan() {
+  # File by file (no unity build): each of those modules' files then compiles with only the
+  # headers it includes itself.
   configure_sanitized "$TSAN_BUILD_DIR" -DDLIO_SANITIZE=thread -DDLIO_WITH_MPI=OFF \
-    -DDLIO_WITH_HDF5=OFF -DDLIO_BUILD_BINDINGS=OFF
+    -DDLIO_WITH_HDF5=OFF -DDLIO_BUILD_BINDINGS=OFF -DDLIO_UNITY_BUILD=OFF
   cmake --build "$TSAN_BUILD_DIR" -j "$JOBS" --target "${TSAN_TARGETS[@]}"
   sanitizer_env
   local regex

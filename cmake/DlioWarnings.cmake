@@ -46,3 +46,12 @@ function(dlio_target_defaults target)
     endif()
   endif()
 endfunction()
+
+# DLIO_UNITY_BUILD (top-level CMakeLists.txt): `target` compiles its files in batches. A source
+# with compile options of its own (protobuf's generated code, built with -w) stays on its own.
+function(dlio_unity_build target)
+  if(DLIO_UNITY_BUILD)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON
+                                               UNITY_BUILD_BATCH_SIZE ${DLIO_UNITY_BATCH})
+  endif()
+endfunction()
