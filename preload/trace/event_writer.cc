@@ -318,6 +318,7 @@ void RecordEvent(const IoEvent& e) {
   line.count = e.count;
   line.offset = e.offset;
   line.ret = e.ret;  // every interposed call returned something: always written
+  line.faults = e.faults;
   Append(*b, [&](char* p, size_t cap) { return pfw::EncodeEvent(line, pfw::kLineEnd, p, cap); });
   SpinUnlock(b->lock);
 }

@@ -21,6 +21,7 @@ struct IoEvent {
   int64_t offset = -1;  // -1: does not apply
   int64_t count = -1;   // bytes requested
   int64_t ret = 0;      // bytes transferred, a new fd or position, 0, or -errno (always written)
+  int64_t faults = -1;  // minor page faults inside the call (pfw::kFaults); -1: not measured
 };
 
 struct WriterOptions {

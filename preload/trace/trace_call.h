@@ -12,6 +12,7 @@
 #include "common/fd_table.h"
 #include "event_writer.h"
 #include "runtime.h"
+#include "trace/pfw_codec.h"
 
 namespace dlio::preload {
 
@@ -19,9 +20,12 @@ inline bool Tracing() { return Active() && !InHook(); }
 
 inline int64_t ErrOr(int64_t r, int err) { return r < 0 ? -err : r; }
 
-// Records one complete event; `offset`/`count` -1 when they do not apply.
+// Records one complete event; `offset`/`count`/`faults` -1 when they do not apply.
 void RecordCall(const char* name, const char* cat, int64_t t0, int64_t t1, const FileRef* file,
-                int64_t offset, int64_t count, int64_t ret);
+                int64_t offset, int64_t count, int64_t ret, int64_t faults = -1);
+
+// The minor page faults the calling thread has taken so far; -1 when the kernel does not say.
+int64_t ThreadMinorFaults();
 
 // Records the pages touched of every traced mapping still open ("mmap.touched"), at the end of
 // the trace: a program rarely unmaps everything before it exits.
@@ -78,10 +82,14 @@ ssize_t TraceData(const char* name, int fd, size_t count, int64_t offset, Call c
   }
   HookScope scope;
   FileRef* file = FdTable::Get().Acquire(fd);
+  // The faults are counted outside the timed call: the recorded duration stays the call's own.
+  const bool count_faults = count >= static_cast<size_t>(pfw::kFaultsMinBytes);
+  const int64_t faults0 = count_faults ? ThreadMinorFaults() : -1;
   const int64_t t0 = NowMicros();
   const ssize_t r = call();
   const int err = errno;
   const int64_t t1 = NowMicros();
+  const int64_t faults1 = faults0 >= 0 ? ThreadMinorFaults() : -1;
   if (offset < 0) {
     offset = file == nullptr ? -1 : MovePosition(file, r > 0 ? r : 0);
     if (offset < 0) {
@@ -89,7 +97,8 @@ ssize_t TraceData(const char* name, int fd, size_t count, int64_t offset, Call c
       offset = pos < 0 ? -1 : static_cast<int64_t>(pos) - (r > 0 ? r : 0);
     }
   }
-  RecordCall(name, "POSIX", t0, t1, file, offset, static_cast<int64_t>(count), ErrOr(r, err));
+  RecordCall(name, "POSIX", t0, t1, file, offset, static_cast<int64_t>(count), ErrOr(r, err),
+             faults0 >= 0 && faults1 >= faults0 ? faults1 - faults0 : -1);
   ReleaseFileRef(file);
   errno = err;
   return r;

@@ -17,6 +17,9 @@
  *   io_program scratch DATA WORK  two passes reading DATA/f0.bin..f3.bin whole (4 KiB each),
  *                                 each started by a scratch file in WORK: created, 4 bytes
  *                                 written, closed, unlinked (Python's tempfile probe)
+ *   io_program faults DATA        writes DATA/pages.bin (256 KiB), reads it whole 3 times into
+ *                                 fresh mappings, then 3 times into one buffer touched first,
+ *                                 then 4 KiB of it (page faults inside the reads: 64, 0, absent)
  * Every call's result is checked: any surprise exits 2, so the test knows the calls happened. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -266,6 +269,29 @@ static int Scratch(const char* data, const char* work) {
   return 0;
 }
 
+/* The tracer counts the page faults inside a read of 64 KiB or more: every page of a fresh
+ * mapping, none of a buffer already touched. */
+static int Faults(const char* data) {
+  enum { kBytes = 256 << 10 };
+  const char* path = Join(data, "pages.bin");
+  char* touched = malloc(kBytes);
+  Check(touched != NULL, "malloc");
+  memset(touched, 'p', kBytes);
+  int fd = open(path, O_CREAT | O_TRUNC | O_RDWR, 0644);
+  Check(fd >= 0 && pwrite(fd, touched, kBytes, 0) == kBytes, "write pages.bin");
+  for (int i = 0; i < 3; ++i) {
+    char* fresh = mmap(NULL, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    Check(fresh != MAP_FAILED, "mmap");
+    Check(pread(fd, fresh, kBytes, 0) == kBytes, "pread into a fresh mapping");
+    Check(munmap(fresh, kBytes) == 0, "munmap");
+  }
+  for (int i = 0; i < 3; ++i) Check(pread(fd, touched, kBytes, 0) == kBytes, "pread again");
+  Check(pread(fd, touched, 4096, 0) == 4096, "pread 4 KiB");
+  Check(close(fd) == 0, "close pages.bin");
+  free(touched);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc == 4 && strcmp(argv[1], "basic") == 0) return Basic(argv[2], argv[3]);
   if (argc == 3 && strcmp(argv[1], "fork") == 0) return Fork(argv[2]);
@@ -279,6 +305,7 @@ int main(int argc, char** argv) {
   if (argc == 3 && strcmp(argv[1], "after-exec") == 0) return ReadAt(argv[2], 22, 33);
   if (argc == 3 && strcmp(argv[1], "closeall") == 0) return CloseAll(argv[2]);
   if (argc == 4 && strcmp(argv[1], "scratch") == 0) return Scratch(argv[2], argv[3]);
+  if (argc == 3 && strcmp(argv[1], "faults") == 0) return Faults(argv[2]);
   fprintf(stderr, "usage: io_program basic DATA OTHER | fork DATA\n");
   return 1;
 }

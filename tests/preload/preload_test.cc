@@ -442,6 +442,25 @@ TEST_CASE("dlio-run profile runs a program under the interposer and passes its e
   CHECK(missing.output.find("/nonexistent/program") != std::string::npos);
 }
 
+TEST_CASE("preload counts the page faults inside reads of 64 KiB or more") {
+  TracedDirs d(0);
+  const auto result = RunTraced(d.out, d.data, "faults '" + d.data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(d.out);
+  REQUIRE(files.size() == 1);
+  std::vector<int64_t> reads;  // each pread's "minflt", -1 when absent
+  for (const json& e : ReadEvents(files[0])) {
+    INFO(e.dump());
+    if (e.at("name") == "pwrite") CHECK(ArgOr(e, "minflt") == 0);  // its buffer was touched
+    if (e.at("name") == "pread") reads.push_back(ArgOr(e, "minflt"));
+  }
+  REQUIRE(reads.size() == 7);
+  for (int i = 0; i < 3; ++i) CHECK(reads[i] >= 64);  // every page of a fresh 256 KiB mapping
+  for (int i = 3; i < 6; ++i) CHECK(reads[i] == 0);   // a buffer already in place
+  CHECK(reads[6] == -1);                              // 4 KiB: not counted
+}
+
 TEST_CASE("dlio-run fit leaves out a scratch file a preload trace saw created and unlinked") {
   // Profiled without --data-dir, as a user would: the probe folder beside the data is traced.
   TempDir tmp;

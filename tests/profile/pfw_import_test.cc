@@ -91,8 +91,10 @@ TEST_CASE("pfw codec: an encoded event and its metadata import with every field 
   e.offset = 8192;
   e.ret = 100;
   e.epoch = 2;
+  e.faults = 3;
   pfw::Event failed = e;
-  failed.ret = -1;  // a failed call keeps its ret
+  failed.ret = -1;     // a failed call keeps its ret
+  failed.faults = -1;  // not counted: no "minflt"
   pfw::Event span;
   span.name = "compute";
   span.cat = "compute";
@@ -122,7 +124,9 @@ TEST_CASE("pfw codec: an encoded event and its metadata import with every field 
   CHECK(read.size == 4096);
   CHECK(read.offset == 8192);
   CHECK(read.ret == 100);
+  CHECK(read.faults == 3);
   CHECK(t.Get(1).ret == -1);
+  CHECK(t.Get(1).faults == -1);
   CHECK(t.Get(2).path.empty());
   CHECK(t.process_names.at(9) == "prog (rank 3)");
   CHECK(t.ranks.at(9) == 3);

@@ -77,6 +77,10 @@ struct ProfileEvent {
   // by a tracer ("ret":-1 in a .pfw) read as: the model cannot tell those from "unknown", and
   // ComputeFileCounters then counts the call as done with its requested size.
   int64_t ret = -1;
+  // Minor page faults the calling thread took inside the call (the pages a read filled that
+  // were not in memory yet); -1 unknown. dlio's LD_PRELOAD tracer records them for data calls
+  // of 64 KiB or more (docs/profiling.md).
+  int64_t faults = -1;
   OpKind kind = OpKind::kOther;
 };
 
@@ -103,6 +107,7 @@ class ProfileTrace {
   // Columns, all of size(). name/category/path are string ids (path kNoString when none).
   std::vector<int32_t> pid, tid, name, category, path;
   std::vector<int64_t> start_us, dur_us, offset, size_bytes, ret;
+  std::vector<int32_t> faults;  // ProfileEvent::faults, capped at INT32_MAX
   std::vector<OpKind> kind;
 
   std::map<int32_t, std::string> process_names;                     // pid -> name

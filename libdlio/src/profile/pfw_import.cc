@@ -25,7 +25,7 @@ struct PfwLine {
   std::string_view name, cat, ph, fname, meta_name;
   std::string fhash, meta_value;  // DFTracer: file-name hash of an event; "value" of an FH event
   int64_t pid = 0, tid = 0, ts = 0, dur = 0;
-  int64_t count = -1, offset = -1, ret = -1;
+  int64_t count = -1, offset = -1, ret = -1, faults = -1;
   std::string s_name, s_cat, s_ph, s_fname, s_meta, s_key;
 };
 
@@ -99,7 +99,8 @@ enum class Key {
   kValue,
   kCount,
   kOffset,
-  kRet
+  kRet,
+  kFaults
 };
 
 constexpr uint64_t Pack(std::string_view k) {
@@ -140,6 +141,8 @@ Key KeyOf(std::string_view k) {
       return Key::kOffset;
     case Pack(pfw::kRet):
       return Key::kRet;
+    case Pack(pfw::kFaults):
+      return Key::kFaults;
     default:
       return Key::kOther;
   }
@@ -175,6 +178,9 @@ bool ParseArgs(JsonCursor* c, PfwLine* l) {
         break;
       case Key::kRet:
         ok = c->Number(&l->ret);
+        break;
+      case Key::kFaults:
+        ok = c->Number(&l->faults);
         break;
       default:
         ok = c->SkipValue();
@@ -321,6 +327,7 @@ void Store(const PfwLine& l, int64_t line, ProfileTrace* trace, ImportStats* sta
   e.offset = l.offset;
   e.size = l.count;
   e.ret = l.ret;
+  e.faults = l.faults;
   if (!check->Event(&e, line)) return;
   hashes->Name(l.name, trace);
   e.kind = hashes->kind;
@@ -389,7 +396,7 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
     if (line.empty()) continue;
     l.name = l.cat = l.ph = l.fname = l.meta_name = {};
     l.pid = l.tid = l.ts = l.dur = 0;
-    l.count = l.offset = l.ret = -1;
+    l.count = l.offset = l.ret = l.faults = -1;
     l.fhash.clear();
     l.meta_value.clear();
     DLIO_RETURN_NOT_OK(pending_error);  // a malformed line that was not the last

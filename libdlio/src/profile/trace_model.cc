@@ -1,6 +1,7 @@
 // The column-oriented trace model and the call-name -> OpKind table.
 #include <algorithm>
 #include <iterator>
+#include <limits>
 #include <string>
 
 #include "dlio/profile.h"
@@ -143,11 +144,13 @@ void ProfileTrace::AddInterned(const ProfileEvent& e, int32_t name_id, int32_t c
   offset.push_back(e.offset);
   size_bytes.push_back(e.size);
   ret.push_back(e.ret);
+  faults.push_back(
+      static_cast<int32_t>(std::clamp<int64_t>(e.faults, -1, std::numeric_limits<int32_t>::max())));
   kind.push_back(e.kind);
 }
 
 void ProfileTrace::Reserve(size_t n) {
-  for (auto* v : {&pid, &tid, &name, &category, &path}) v->reserve(n);
+  for (auto* v : {&pid, &tid, &name, &category, &path, &faults}) v->reserve(n);
   for (auto* v : {&start_us, &dur_us, &offset, &size_bytes, &ret}) v->reserve(n);
   kind.reserve(n);
 }
@@ -164,6 +167,7 @@ ProfileEvent ProfileTrace::Get(size_t i) const {
   e.offset = offset[i];
   e.size = size_bytes[i];
   e.ret = ret[i];
+  e.faults = faults[i];
   e.kind = kind[i];
   return e;
 }

@@ -30,6 +30,11 @@ inline constexpr char kFname[] = "fname";
 inline constexpr char kCount[] = "count";  // bytes requested
 inline constexpr char kOffset[] = "offset";
 inline constexpr char kRet[] = "ret";
+// Minor page faults the calling thread took inside the call: the pages a read filled that were
+// not in memory yet (fresh allocations). The LD_PRELOAD tracer writes it for data calls of
+// kFaultsMinBytes or more; absent elsewhere.
+inline constexpr char kFaults[] = "minflt";
+inline constexpr int64_t kFaultsMinBytes = int64_t{64} << 10;
 inline constexpr char kEpoch[] = "epoch";
 inline constexpr char kStep[] = "step";
 inline constexpr char kIndex[] = "index";
@@ -65,6 +70,7 @@ struct Event {
   int64_t epoch = -1;
   int64_t step = -1;
   int64_t index = -1;
+  int64_t faults = -1;  // kFaults
 };
 
 // What ends a line: the array separator, or the last object's close of the array.
@@ -191,6 +197,7 @@ inline size_t EncodeEvent(const Event& e, const char* line_end, char* buf, size_
   arg(kEpoch, e.epoch, e.epoch >= 0);
   arg(kStep, e.step, e.step >= 0);
   arg(kIndex, e.index, e.index >= 0);
+  arg(kFaults, e.faults, e.faults >= 0);
   o.Raw("}}").Raw(line_end);
   return o.size();
 }
