@@ -2,7 +2,8 @@
 # (closed_loop.sh). The request-size KS bound is exact (same data, same requests); the similarity
 # bound leaves room for the two timing features (io_time_s, bandwidth_per_op), which move with the
 # machine's load. Run one at a time, so that their timing is each run's own. `client_costs` is
-# what fit must choose for the program (docs/fidelity.md): framework where it is client-bound.
+# what fit must choose for the program (docs/fidelity.md): framework where it is client-bound,
+# between its reads or inside them (np.load's fresh arrays).
 set(DLIO_FIDELITY_PYTHON /usr/bin/python3)
 function(dlio_add_closed_loop program min_similarity max_ks modules client_costs)
   add_test(NAME fidelity:${program}
@@ -13,10 +14,10 @@ function(dlio_add_closed_loop program min_similarity max_ks modules client_costs
     TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77 LABELS fidelity
     ENVIRONMENT "MIN_SIMILARITY=${min_similarity};MAX_KS=${max_ks};REQUIRE_MODULES=${modules};EXPECT_CLIENT_COSTS=${client_costs};REPLACE_WORKDIR=1;DLIO_PRELOAD_LIB=$<TARGET_FILE:dlio_preload>")
 endfunction()
-dlio_add_closed_loop(torch_npz_loader 0.9 0.1 "numpy torch" none)
+dlio_add_closed_loop(torch_npz_loader 0.9 0.1 "numpy torch" framework)
 dlio_add_closed_loop(torch_npz_augment 0.9 0.1 "numpy torch" framework)
-dlio_add_closed_loop(torch_npz_large 0.9 0.1 "numpy torch" none)
-dlio_add_closed_loop(torch_save_ckpt 0.9 0.1 "numpy torch" none)
+dlio_add_closed_loop(torch_npz_large 0.9 0.1 "numpy torch" framework)
+dlio_add_closed_loop(torch_save_ckpt 0.9 0.1 "numpy torch" framework)
 dlio_add_closed_loop(pandas_csv 0.9 0.1 "numpy pandas" none)
 dlio_add_closed_loop(tfrecord_stream 0.95 0.1 "numpy" none)
 dlio_add_closed_loop(h5py_crops 0.95 0.1 "numpy h5py" none)

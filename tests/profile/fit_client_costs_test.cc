@@ -5,6 +5,7 @@
 #include <array>
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <string>
 
@@ -31,6 +32,13 @@ struct Loop {
   double stretch = 1;          // a loaded host: every time x U(1, stretch) ...
   double stall_share = 0;      // ... and this share of them stalled by 60 ms
   uint32_t seed = 1;
+  // Each load's reads: 16 of this size; the tracer's page-fault count of each (-1: none, as
+  // for reads under 64 KiB), and whether only the first read of a load faults (np.load: a fresh
+  // array per load, glibc's heap reused for the rest) or only the first of each worker (a buffer
+  // allocated once).
+  int64_t read_bytes = 4096;
+  int64_t faults = -1;
+  enum class Faulting { kEveryRead, kFirstOfLoad, kFirstOfWorker } faulting = Faulting::kEveryRead;
 };
 
 class Builder {
@@ -65,12 +73,26 @@ class Builder {
     return static_cast<int64_t>(static_cast<double>(us) * f) + (stall ? 60'000 : 0);
   }
 
+  int64_t Faults(int32_t pid, int64_t k) {
+    const bool first_of_worker = loads_[pid]++ == 0;
+    switch (l_.faulting) {
+      case Loop::Faulting::kEveryRead:
+        return l_.faults;
+      case Loop::Faulting::kFirstOfLoad:
+        return k == 0 ? l_.faults : 0;
+      case Loop::Faulting::kFirstOfWorker:
+        return first_of_worker ? l_.faults : 0;
+    }
+    return -1;
+  }
+
   int64_t Load(int32_t pid, int f, int64_t now) {
     const std::string path = "/d/train/img_" + std::to_string(f) + "_of_16.npz";
-    const int64_t read_us = Time(l_.read_us);
+    const int64_t read_us = Time(l_.read_us), n = l_.read_bytes;
     AddEvent(&t_, pid, pid, "open64", now, 2, path);
     for (int64_t k = 0; k < 16; ++k) {
-      AddEvent(&t_, pid, pid, "pread", now + 5 + k * read_us / 16, 2, path, k * 4096, 4096, 4096);
+      AddEvent(&t_, pid, pid, "pread", now + 5 + k * read_us / 16, 2, path, k * n, n, n,
+               l_.faults < 0 ? -1 : Faults(pid, k));
     }
     AddEvent(&t_, pid, pid, "close", now + read_us + 8, 1, path);
     return now + read_us + 10;
@@ -79,6 +101,7 @@ class Builder {
   Loop l_;
   std::mt19937 rng_;
   ProfileTrace t_;
+  std::map<int32_t, int64_t> loads_;  // reads so far per process
 };
 
 FitResult FitLoop(const Loop& l) { return Fit(Builder(l).Build()); }
@@ -154,6 +177,60 @@ TEST_CASE("fit client_costs: the choices hold on a loaded host") {
     INFO("seed " << seed);
     CHECK(Value(FitLoop(client), "reader.client_costs") == "framework");
     CHECK(Value(FitLoop(io), "reader.client_costs").find("not inferred") != std::string::npos);
+  }
+}
+
+// An I/O-bound DataLoader (the gaps say none) of 256 KiB reads, 64 pages each.
+Loop FaultingLoop(int64_t faults, Loop::Faulting faulting) {
+  Loop l;
+  l.read_us = 5'000;
+  l.client_us = 1'000;
+  l.read_bytes = 256 << 10;
+  l.faults = faults;
+  l.faulting = faulting;
+  return l;
+}
+
+TEST_CASE("fit client_costs: reads into fresh pages are client-bound inside the reads") {
+  // Every page of every read faulted: a fresh allocation per read (torch_save_ckpt's zip chunks).
+  const FitResult every = FitLoop(FaultingLoop(64, Loop::Faulting::kEveryRead));
+  CHECK(Value(every, "reader.client_costs") == "framework");
+  INFO(Reason(every));
+  CHECK(Reason(every).find("client-bound inside its reads: 100.0% of the 30720 pages that 30 "
+                           "sample reads filled faulted") != std::string::npos);
+  // Only each load's first read (np.load's array, glibc's heap reused after): 64 of 1024 pages
+  // per load, 6.2%.
+  const FitResult first = FitLoop(FaultingLoop(64, Loop::Faulting::kFirstOfLoad));
+  CHECK(Value(first, "reader.client_costs") == "framework");
+  CHECK(Reason(first).find(" 6.2% of the 30720 pages") != std::string::npos);
+}
+
+TEST_CASE("fit client_costs: reads into memory already in place keep the gaps' choice") {
+  // A buffer each worker allocated once: its first read faults (left out), then none.
+  const FitResult once = FitLoop(FaultingLoop(64, Loop::Faulting::kFirstOfWorker));
+  const FitEntry* e = once.Find("reader.client_costs");
+  REQUIRE(e != nullptr);
+  CHECK_FALSE(e->inferred);
+  INFO(e->reason);
+  CHECK(e->reason.find("reading, not their own work, sets their pace; the reads fill memory "
+                       "already in place: 0.0% of the 30720 pages") != std::string::npos);
+  // No fault at all, and reads under 64 KiB (no counts): the gaps decide, as before.
+  const FitResult none = FitLoop(FaultingLoop(0, Loop::Faulting::kEveryRead));
+  CHECK(Value(none, "reader.client_costs").find("not inferred") != std::string::npos);
+  CHECK(Reason(none).find(" 0.0% of the") != std::string::npos);
+  CHECK(Reason(FitLoop({})).find("pages") == std::string::npos);
+}
+
+TEST_CASE("fit client_costs: fresh pages are counted, not timed: a loaded host changes nothing") {
+  for (uint32_t seed = 1; seed <= 4; ++seed) {
+    Loop l = FaultingLoop(64, Loop::Faulting::kFirstOfLoad);
+    l.stretch = 5;
+    l.stall_share = 0.1;
+    l.seed = seed;
+    INFO("seed " << seed);
+    CHECK(Value(FitLoop(l), "reader.client_costs") == "framework");
+    l.faulting = Loop::Faulting::kFirstOfWorker;
+    CHECK(Value(FitLoop(l), "reader.client_costs").find("not inferred") != std::string::npos);
   }
 }
 

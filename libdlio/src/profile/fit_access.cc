@@ -260,6 +260,10 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
     if (large) {
       if (a.large_reads == 0) a.key = t.offset[i];
       ++a.large_reads;
+      if (t.faults[i] >= 0 && size > 0) {
+        a.faulted_bytes += size;
+        a.faults += t.faults[i];
+      }
     } else {
       ++a.small_reads;
     }

@@ -57,6 +57,9 @@ struct Access {
   int64_t bytes = 0;        // bytes read
   int64_t large_reads = 0;  // reads > kSmallReadBytes
   int64_t small_reads = 0;
+  // Of the large reads whose page faults the trace holds (ProfileEvent::faults): their bytes
+  // and the faults taken inside them.
+  int64_t faulted_bytes = 0, faults = 0;
   bool session = false;  // began with an open of the file
   int32_t epoch = 0;     // pass over the data it belongs to
 };
