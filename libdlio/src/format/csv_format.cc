@@ -361,7 +361,7 @@ class CsvFormat final : public Format {
     // character), so the file is not copied when they come.
     std::vector<char> contents;
     contents.reserve(static_cast<size_t>(size + 5 * kPandasChunkChars));
-    DLIO_RETURN_NOT_OK(ReadLikePandas(file.get(), &contents));
+    DLIO_RETURN_NOT_OK(ReadLikePandas(file.get(), &contents, options.framework_client_costs));
     DLIO_RETURN_NOT_OK(file->Close());
     CsvScanner scan(path, options.csv.header);
     DLIO_RETURN_NOT_OK(scan.Feed(0, contents.data(), contents.size()));

@@ -65,7 +65,8 @@ class CharCounter {
 // TextIOWrapper(BufferedReader(FileIO)) reading `file` from offset 0 into `out`.
 class TextStream {
  public:
-  TextStream(File* file, std::vector<char>* out) : file_(file), out_(out) {}
+  TextStream(File* file, std::vector<char>* out, bool python_bytes)
+      : file_(file), out_(out), python_bytes_(python_bytes) {}
 
   // TextIOWrapper.read(n): the characters returned (0 at the end of the file).
   Result<uint64_t> Read(uint64_t n) {
@@ -99,9 +100,10 @@ class TextStream {
   }
 
   // buffer.read1(size): one read(2) into a new bytes object (python_bytes.h), whose bytes then
-  // join the text; into out_ at pos_.
+  // join the text; into out_ at pos_. Without python_bytes_, straight into out_.
   Result<size_t> RawRead(size_t size) {
     char* dst = out_->data() + pos_;
+    if (!python_bytes_) return file_->ReadSomeAt(pos_, size, dst);
     pyio::PythonBytes bytes(size);
     if (bytes.data() == nullptr) return file_->ReadSomeAt(pos_, size, dst);
     DLIO_ASSIGN_OR_RETURN(const size_t got, file_->ReadSomeAt(pos_, size, bytes.data()));
@@ -111,6 +113,7 @@ class TextStream {
 
   File* file_;
   std::vector<char>* out_;
+  bool python_bytes_;
   CharCounter counter_;
   uint64_t pos_ = 0;      // the raw file position
   uint64_t decoded_ = 0;  // characters decoded and not returned yet
@@ -119,9 +122,9 @@ class TextStream {
 
 }  // namespace
 
-Status ReadLikePandas(File* file, std::vector<char>* out) {
+Status ReadLikePandas(File* file, std::vector<char>* out, bool python_bytes) {
   out->clear();
-  TextStream text(file, out);
+  TextStream text(file, out, python_bytes);
   for (;;) {
     DLIO_ASSIGN_OR_RETURN(const uint64_t chars, text.Read(kPandasChunkChars));
     if (chars == 0) return Status::OK();

@@ -25,7 +25,10 @@ inline constexpr uint64_t kTextChunkBytes = 8192;
 
 // Reads the whole of `file` into `out` from offset 0 with the read requests read_csv issues, the
 // final empty reads at the end of the file included. Does not open, stat or close the file.
-// Errors: the storage's, naming the file.
-Status ReadLikePandas(File* file, std::vector<char>* out);
+// `python_bytes` (reader.client_costs framework): each read lands in a new bytes object, as
+// CPython's read1 reads, and is copied into `out`; otherwise straight into `out`, whose pages
+// were touched before the read (the vector's resize zero-fills them), so no read waits for
+// fresh pages. Errors: the storage's, naming the file.
+Status ReadLikePandas(File* file, std::vector<char>* out, bool python_bytes);
 
 }  // namespace dlio::format_internal
