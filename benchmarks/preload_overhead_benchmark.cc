@@ -91,7 +91,7 @@ void BM_Read(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
   ::close(fd);
 }
-BENCHMARK(BM_Read)->Arg(4 << 10)->Arg(1 << 20);
+BENCHMARK(BM_Read)->Arg(4 << 10)->Arg(64 << 10)->Arg(1 << 20);
 
 // pread(): the same offsets without a file position.
 void BM_Pread(benchmark::State& state) {
@@ -110,7 +110,7 @@ void BM_Pread(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
   ::close(fd);
 }
-BENCHMARK(BM_Pread)->Arg(4 << 10)->Arg(1 << 20);
+BENCHMARK(BM_Pread)->Arg(4 << 10)->Arg(64 << 10)->Arg(1 << 20);
 
 }  // namespace
 
