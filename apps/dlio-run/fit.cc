@@ -71,6 +71,16 @@ bool ModelAvailable(const dlio::Registries& registries, const std::string& forma
   return dlio::ValidateCapabilities(config, registries).ok();
 }
 
+// The request model `auto` reads `format` with ("" when the format is unknown).
+std::string ModelUnderAuto(const dlio::Registries& registries, const std::string& format) {
+  auto made = registries.formats.Get(format);
+  if (!made.ok()) return "";
+  auto f = (*made)();
+  if (!f.ok()) return "";
+  return std::string(
+      dlio::EnumName(dlio::ResolveIoModel(dlio::IoModel::kAuto, (*f)->capabilities())));
+}
+
 }  // namespace
 
 CLI::App* AddFitCommand(CLI::App* app, FitCommandOptions* options) {
@@ -138,6 +148,9 @@ int RunFit(const FitCommandOptions& options) {
   }
   fit.io_model_available = [&](const std::string& format, const std::string& model) {
     return ModelAvailable(registries, format, model);
+  };
+  fit.io_model_under_auto = [&](const std::string& format) {
+    return ModelUnderAuto(registries, format);
   };
   auto result = dlio::FitTrace(*trace, fit);
   if (!result.ok()) {

@@ -23,6 +23,10 @@ target_compile_definitions(pytorch_io_model_test PRIVATE
 dlio_add_test(pandas_test SOURCES io_models/pandas_test.cc PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_dependencies(pandas_test dlio_preload)
 target_compile_definitions(pandas_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# reader.io_model pil (jpeg) against Pillow's Image.open and load; skipped (exit 77) without PIL.
+dlio_add_test(pil_test SOURCES io_models/pil_test.cc PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+add_dependencies(pil_test dlio_preload)
+target_compile_definitions(pil_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
 # checkpoint.type torch_save against torch.save; skipped (exit 77) without torch.
 dlio_add_test(torch_save_test SOURCES io_models/torch_save_test.cc PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_dependencies(torch_save_test dlio_preload)

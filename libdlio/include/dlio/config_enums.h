@@ -47,7 +47,8 @@ enum class SampleLayout { kFirstAxis, kLastAxis };
 //   request for request: kNumpy np.load over npy/npz, kH5py libhdf5 with h5py's defaults, kTfData
 //   TFRecordDataset's buffered stream, kMmap memory-mapped reading (np.memmap), kPandas
 //   pandas.read_csv, kTarfile tarfile.open(mode="r|")'s stream (WebDataset), kPyarrow
-//   pyarrow.parquet as MLPerf Storage's DLIO fork calls it;
+//   pyarrow.parquet as MLPerf Storage's DLIO fork calls it, kPil PIL's Image.open and load of
+//   an image file through Python's buffered file;
 // - kAuto: the format's default request model (FormatCapabilities::io_models; native when it
 //   declares none);
 // - kPytorch: kAuto's request model, read by the pytorch loader (DataLoader worker processes;
@@ -63,7 +64,8 @@ enum class IoModel {
   kMmap,
   kPandas,
   kTarfile,
-  kPyarrow
+  kPyarrow,
+  kPil
 };
 // Who runs a loop's reads, the second meaning reader.io_model can carry (io_model pytorch, or
 // auto with reader.data_loader pytorch: PipelineNameFor in dlio/loop.h): dlio's reader threads, or
@@ -122,9 +124,9 @@ struct EnumNames<LogLevel> {
 };
 template <>
 struct EnumNames<IoModel> {
-  static constexpr std::array<std::string_view, 10> kNames{"auto",    "native",  "numpy", "h5py",
+  static constexpr std::array<std::string_view, 11> kNames{"auto",    "native",  "numpy", "h5py",
                                                            "tf.data", "pytorch", "mmap",  "pandas",
-                                                           "tarfile", "pyarrow"};
+                                                           "tarfile", "pyarrow", "pil"};
 };
 template <>
 struct EnumNames<Loader> {

@@ -253,8 +253,12 @@ struct FormatCapabilities {
   // that are independent per rank, so collective reads refuse that combination.
   bool per_sample_metadata_file = false;
   // The framework I/O models (reader.io_model) the reader reproduces besides native; the first is
-  // the format's default under `auto` (and its reader under `pytorch`). Empty: native only.
+  // the format's default under `auto` (and its reader under `pytorch`) unless native_under_auto.
+  // Empty: native only.
   std::vector<IoModel> io_models;
+  // `auto` (and `pytorch`) read with native although io_models is not empty: the models are
+  // there to be asked for by name (jpeg's pil, which `dlio-run fit` picks from a trace).
+  bool native_under_auto = false;
   // Every reader (every I/O model) writes a sample's bytes into the caller's buffer front to back
   // and reads none of them back once 256 KiB more were written (npy, npz: reads, a CRC over each
   // inflate call's output of at most 256 KiB, zlib's 32 KiB window), so the pytorch workers may
@@ -278,7 +282,8 @@ struct FormatCapabilities {
 
 // The request model a reader of a format declaring `capabilities` uses for the reader.io_model
 // value `requested`: a request model itself; the aliases auto and pytorch (whose request model is
-// auto's, I/O-model table) become the format's default (native when it declares none).
+// auto's, I/O-model table) become the format's default (native when it declares none or
+// native_under_auto).
 IoModel ResolveIoModel(IoModel requested, const FormatCapabilities& capabilities);
 
 class Format {

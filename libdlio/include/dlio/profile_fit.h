@@ -85,6 +85,9 @@ struct FitOptions {
   FileRangeRead read_file;
   // Which I/O models are available; empty: all of them.
   IoModelCheck io_model_available;
+  // The request model `auto` (and `pytorch`, the DataLoader's worker processes) reads `format`
+  // with ("numpy", "native", ...); empty: the model fit saw is taken to be it.
+  std::function<std::string(const std::string& format)> io_model_under_auto;
   size_t max_probed_files = 64;  // files probed for sizes and sample counts (the rest: the trace)
   // The run's name and where the emulation generates its dataset and writes its outputs.
   std::string name = "fit";

@@ -110,9 +110,9 @@ void AddReaderKeys(std::vector<KeySpec>* t) {
            "which always reopens: docs/caching.md)"));
   add(Enum("reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
            "whose requests readers send to the file system (docs/io_models.md): auto = the "
-           "format's framework model (native for a format that declares none); native = dlio's "
-           "own (a sample or transfer_size per request); numpy, h5py, tf.data, mmap, pandas, "
-           "tarfile, pyarrow = "
+           "format's framework model (native for a format that declares none, and for jpeg); "
+           "native = dlio's own (a sample or transfer_size per request); numpy, h5py, tf.data, "
+           "mmap, pandas, tarfile, pyarrow, pil = "
            "what that Python stack sends, request for request; pytorch = auto's requests, read "
            "by DataLoader worker processes; a model the format does not implement is refused"));
   add(Choice("reader.pyarrow_read", DLIO_FIELD(std::string, reader.pyarrow_read),

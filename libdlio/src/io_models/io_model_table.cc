@@ -10,6 +10,7 @@ namespace {
 constexpr size_t kImportNumpy = 315'392;   // numpy 1.24.2; h5py 3.7.0's import leaves the same
 constexpr size_t kImportTorch = 425'984;   // torch 1.13
 constexpr size_t kImportPandas = 454'656;  // pandas 1.5.3
+constexpr size_t kImportPil = 167'936;     // Pillow 9.4's PIL.Image
 
 std::vector<IoModelEntry> MakeTable() {
   using L = Loader;
@@ -32,6 +33,7 @@ std::vector<IoModelEntry> MakeTable() {
       {IoModel::kTarfile, IoModel::kTarfile, L::kThreads, {"webdataset"}, 0, true},
       // pyarrow's buffers come from its own memory pool (jemalloc), not glibc's heap.
       {IoModel::kPyarrow, IoModel::kPyarrow, L::kThreads, {"parquet"}, 0, false},
+      {IoModel::kPil, IoModel::kPil, L::kThreads, {"jpeg"}, kImportPil, false},
   };
   return t;
 }
@@ -56,7 +58,9 @@ namespace dlio {
 IoModel ResolveIoModel(IoModel requested, const FormatCapabilities& capabilities) {
   const IoModel request = io_models::IoModelEntryFor(requested).request;
   if (request != IoModel::kAuto) return request;
-  return capabilities.io_models.empty() ? IoModel::kNative : capabilities.io_models.front();
+  return capabilities.io_models.empty() || capabilities.native_under_auto
+             ? IoModel::kNative
+             : capabilities.io_models.front();
 }
 
 }  // namespace dlio

@@ -84,6 +84,13 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
             StrCat("each sample is an open and a whole-file read with 4 KiB buffered reads (",
                    four_k, " of ", reads, " reads): np.load")};
   }
+  if (format == "jpeg" && most(sessions) && four_k > 0 && (common == 65536 || common == 61440)) {
+    return {"pil", FitConfidence::kMedium,
+            StrCat("each sample is an open, a 4 KiB read and reads of up to 64 KiB to 64 KiB "
+                   "boundaries (",
+                   std::llround(share * 100), "% of large reads are ", common,
+                   " bytes): PIL's Image.open and load")};
+  }
   if (format == "tfrecord" && view.companions.empty() && common == 262144 && share >= 0.8) {
     return {"tf.data", FitConfidence::kMedium,
             StrCat(std::llround(share * 100),

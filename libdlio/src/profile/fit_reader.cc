@@ -345,11 +345,19 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
     // Reads in several processes: a DataLoader's worker processes, each reading as `g` does.
     Set(out, "reader.data_loader", "pytorch", FitConfidence::kMedium,
         StrCat("data is read in ", pids.size(), " processes (DataLoader workers)"));
-    if (available_model("pytorch")) {
+    // io_model pytorch reads with the format's auto model: only when that is the model seen.
+    const std::string under_auto =
+        options.io_model_under_auto ? options.io_model_under_auto(name) : g.model;
+    if (available_model("pytorch") && (under_auto.empty() || under_auto == g.model)) {
       g = {"pytorch", FitConfidence::kMedium,
            StrCat(pids.size(), " reading processes, each like this: ", g.reason)};
       FitPersistentWorkers(view, out);
       NotePipelineUnused(out);
+    } else if (available_model(g.model)) {
+      g.reason += StrCat("; in ", pids.size(),
+                         " processes, emulated by reader threads (io_model pytorch, the "
+                         "DataLoader's worker processes, reads ",
+                         name, " as ", under_auto, ")");
     }
   }
   const bool available = available_model(g.model);

@@ -1,0 +1,202 @@
+// reader.io_model: pil. dlio's jpeg reader under the pil model issues the requests Pillow's
+// np.asarray(Image.open(path)) issues (open, fstat, reads, close), row by row, for files smaller
+// than the buffer, than one 64 KiB block, of several blocks and of an exact multiple of 64 KiB,
+// written by dlio and by Pillow; its samples equal the native reader's, and a file that is no
+// JPEG or lost its end is refused naming it.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "dlio/clock.h"
+#include "dlio/registries.h"
+#include "dlio/storage.h"
+#include "request_log.h"
+#include "test_util.h"
+
+namespace dlio {
+namespace {
+
+using io_model_test::KindFilter;
+using io_model_test::PythonHas;
+using io_model_test::Request;
+using io_model_test::RequestsOf;
+using io_model_test::ToString;
+using io_model_test::TracePythonProgram;
+using testing::TempDir;
+
+constexpr int kSkipped = 77;  // the ctest SKIP_RETURN_CODE of this executable
+
+const KindFilter kCalls{{OpKind::kOpen, OpKind::kStat, OpKind::kRead, OpKind::kClose}};
+
+std::unique_ptr<Format> Jpeg() {
+  Registries r;
+  REQUIRE(RegisterBuiltinFormats(&r).ok());
+  auto factory = r.formats.Get("jpeg");
+  REQUIRE(factory.ok());
+  auto format = (*factory)();
+  REQUIRE(format.ok());
+  return std::move(*format);
+}
+
+struct DlioRun {
+  std::vector<Request> requests;
+  std::vector<std::string> samples;
+};
+
+DlioRun ReadWithDlio(const std::vector<std::string>& files, const std::string& data,
+                     IoModel model) {
+  auto jpeg = Jpeg();
+  MemoryTracer tracer;
+  auto storage = NewPosixStorage({});
+  storage->Bind(SystemClock(), &tracer);
+  FormatOptions options;
+  options.io_model = model;
+  DlioRun run;
+  for (const std::string& f : files) {
+    auto reader = jpeg->Open(storage.get(), data + "/" + f, options);
+    INFO(f << ": " << reader.status().ToString());
+    REQUIRE(reader.ok());
+    SampleBuffer buf;
+    REQUIRE((*reader)->num_samples() == 1);
+    REQUIRE((*reader)->ReadSample(0, &buf).ok());
+    run.samples.emplace_back(reinterpret_cast<const char*>(buf.data()), buf.size());
+  }
+  run.requests = RequestsOf(tracer, data, kCalls);
+  return run;
+}
+
+// A JPEG of `side` x `side` random gray pixels written by dlio's writer (record = side^2).
+void WriteDlioJpeg(const std::string& path, uint64_t side) {
+  auto jpeg = Jpeg();
+  auto storage = NewPosixStorage({});
+  storage->Bind(SystemClock(), nullptr);
+  FileSpec spec;
+  spec.sample_sizes = {side * side};
+  spec.seed = side;
+  FormatOptions options;
+  REQUIRE(jpeg->Write(storage.get(), path, spec, options).ok());
+}
+
+// A file of `size` bytes that starts as a JPEG (SOI, APP0) and ends with the EOI marker.
+std::string JpegShaped(size_t size) {
+  std::string s(size, '\x11');
+  s[0] = '\xff', s[1] = '\xd8', s[2] = '\xff', s[3] = '\xe0';
+  s[size - 2] = '\xff', s[size - 1] = '\xd9';
+  return s;
+}
+
+TEST_CASE("pil model: the requests of Image.open and load, as measured with strace") {
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  std::filesystem::create_directories(data);
+  // Sizes of the strace runs of Pillow 9.4 (docs/io_models.md, "pil"): under the buffer, under a
+  // 64 KiB block, several blocks.
+  testing::WriteTextFile(data + "/c.jpg", JpegShaped(2611));
+  testing::WriteTextFile(data + "/a.jpg", JpegShaped(37212));
+  testing::WriteTextFile(data + "/d.jpg", JpegShaped(235447));
+  const DlioRun run = ReadWithDlio({"c.jpg", "a.jpg", "d.jpg"}, data, IoModel::kPil);
+  const std::vector<Request> expected{{"c.jpg", OpKind::kOpen},
+                                      {"c.jpg", OpKind::kStat},
+                                      {"c.jpg", OpKind::kRead, 0, 4096},
+                                      {"c.jpg", OpKind::kRead, 2611, 61440},
+                                      {"c.jpg", OpKind::kClose},
+                                      {"a.jpg", OpKind::kOpen},
+                                      {"a.jpg", OpKind::kStat},
+                                      {"a.jpg", OpKind::kRead, 0, 4096},
+                                      {"a.jpg", OpKind::kRead, 4096, 61440},
+                                      {"a.jpg", OpKind::kRead, 37212, 24576},
+                                      {"a.jpg", OpKind::kClose},
+                                      {"d.jpg", OpKind::kOpen},
+                                      {"d.jpg", OpKind::kStat},
+                                      {"d.jpg", OpKind::kRead, 0, 4096},
+                                      {"d.jpg", OpKind::kRead, 4096, 61440},
+                                      {"d.jpg", OpKind::kRead, 65536, 65536},
+                                      {"d.jpg", OpKind::kRead, 131072, 65536},
+                                      {"d.jpg", OpKind::kRead, 196608, 65536},
+                                      {"d.jpg", OpKind::kRead, 235447, 24576},
+                                      {"d.jpg", OpKind::kClose}};
+  INFO(ToString(run.requests));
+  CHECK(run.requests == expected);
+  // The sample is the file's bytes.
+  REQUIRE(run.samples.size() == 3);
+  CHECK(run.samples[0] == JpegShaped(2611));
+  CHECK(run.samples[2] == JpegShaped(235447));
+  // jpeg's auto stays native (the pil model is asked for by name, or chosen by fit).
+  WriteDlioJpeg(data + "/dlio.jpeg", 300);
+  CHECK(ReadWithDlio({"dlio.jpeg"}, data, IoModel::kAuto).requests ==
+        ReadWithDlio({"dlio.jpeg"}, data, IoModel::kNative).requests);
+}
+
+TEST_CASE("pil model: a file that is no JPEG, or lost its end, is refused naming it") {
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  std::filesystem::create_directories(data);
+  std::string cut = JpegShaped(70000);
+  cut[cut.size() - 1] = '\0';
+  testing::WriteTextFile(data + "/cut.jpg", cut);
+  testing::WriteTextFile(data + "/text.jpg", std::string(5000, 'x'));
+  auto jpeg = Jpeg();
+  auto storage = NewPosixStorage({});
+  storage->Bind(SystemClock(), nullptr);
+  FormatOptions options;
+  options.io_model = IoModel::kPil;
+  for (const auto& [name, what] : std::vector<std::pair<std::string, std::string>>{
+           {"cut.jpg", "no JPEG end-of-image marker (FF D9) at offset 69998"},
+           {"text.jpg", "not a JPEG: offset 0"}}) {
+    auto reader = jpeg->Open(storage.get(), data + "/" + name, options);
+    REQUIRE(reader.ok());
+    SampleBuffer buf;
+    const Status st = (*reader)->ReadSample(0, &buf);
+    INFO(st.ToString());
+    CHECK(st.code() == StatusCode::kCorruption);
+    CHECK(st.ToString().find(data + "/" + name) != std::string::npos);
+    CHECK(st.ToString().find(what) != std::string::npos);
+    CHECK((*reader)->ReadSample(1, &buf).code() == StatusCode::kOutOfRange);
+  }
+}
+
+TEST_CASE("pil model: Pillow's requests for dlio's and Pillow's own JPEGs") {
+  if (!PythonHas("PIL") || !PythonHas("numpy")) {
+    std::fprintf(stderr, "SKIPPED: %s cannot import PIL and numpy (python3-pil, python3-numpy)\n",
+                 testing::SystemPython().c_str());
+    std::exit(kSkipped);
+  }
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  std::filesystem::create_directories(data);
+  std::vector<std::string> files;
+  for (uint64_t side : {40, 220, 600, 1100}) {  // 2 KB to ~950 KB
+    files.push_back("dlio_" + std::to_string(side) + ".jpeg");
+    WriteDlioJpeg(data + "/" + files.back(), side);
+  }
+  const std::string make = tmp / "make.py";
+  testing::WriteTextFile(make,
+                         "import sys, numpy as np\n"
+                         "from PIL import Image\n"
+                         "r = np.random.default_rng(1)\n"
+                         "for i, (h, w) in enumerate([(200, 300), (64, 64), (700, 500)]):\n"
+                         "    Image.fromarray(r.integers(0, 255, (h, w, 3), dtype=np.uint8))"
+                         ".save('%s/pil_%d.jpg' % (sys.argv[1], i), quality=85)\n");
+  REQUIRE(testing::RunCommand("'" + testing::SystemPython() + "' '" + make + "' '" + data + "'")
+              .exit_code == 0);
+  for (int i = 0; i < 3; ++i) files.push_back("pil_" + std::to_string(i) + ".jpg");
+  const std::string script = tmp / "load.py";
+  testing::WriteTextFile(script,
+                         "import sys, numpy as np\n"
+                         "from PIL import Image\n"
+                         "for p in sys.argv[2:]:\n"
+                         "    np.asarray(Image.open(sys.argv[1] + '/' + p))\n");
+  std::string args = "'" + script + "' '" + data + "'";
+  for (const std::string& f : files) args += " '" + f + "'";
+  const std::vector<Request> python =
+      RequestsOf(TracePythonProgram(args, data, tmp / "prof"), data, kCalls);
+  const DlioRun pil = ReadWithDlio(files, data, IoModel::kPil);
+  INFO("Pillow:\n" << ToString(python) << "dlio:\n" << ToString(pil.requests));
+  CHECK(pil.requests == python);
+  CHECK(pil.samples == ReadWithDlio(files, data, IoModel::kNative).samples);
+}
+
+}  // namespace
+}  // namespace dlio
