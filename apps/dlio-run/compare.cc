@@ -29,7 +29,8 @@ CLI::App* AddCompareCommand(CLI::App* app, CompareOptions* options) {
   auto* cmd = app->add_subcommand(
       "compare",
       "how alike the I/O of two runs is: the DLIO paper's similarity (cosine of max-normalized "
-      "features), KS distances of request sizes and gaps, and what differs");
+      "read features, plus write features when either run writes), KS distances of request "
+      "sizes, gaps and write sizes, and what differs, at the call level each trace records");
   cmd->add_option("a", options->a, "trace file or directory of traces (run A)")->required();
   cmd->add_option("b", options->b, "trace file or directory of traces (run B)")->required();
   cmd->add_flag("--json", options->json, "JSON with stable keys instead of the table");

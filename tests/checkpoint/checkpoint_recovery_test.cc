@@ -1,5 +1,6 @@
-// Checkpoints after failures: a failed save removes what it made, a killed save's temporaries are
-// removed by the next run (dead owners only), a read-only run loads the newest complete ones.
+// Checkpoints after failures: a failed save removes what it made, a killed save leaves a torn
+// checkpoint (and earlier versions' temporaries are removed, dead owners only), a read-only run
+// loads the newest complete ones.
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -105,7 +106,11 @@ TEST_CASE("a failed read_back removes the checkpoint it just wrote", "[checkpoin
   CHECK(Names(dir / "ck").empty());
 }
 
-TEST_CASE("a killed save's temporaries are removed by the next run, nothing else", "[checkpoint]") {
+// Checkpoints are written in place (as torch.save and DLIO write them), so a killed save leaves a
+// short file under its final name and no manifest; temporaries come only from earlier dlio
+// versions, which wrote checkpoints through a temporary name, and are still cleaned up.
+TEST_CASE("a killed save leaves a torn checkpoint; dead owners' temporaries are removed",
+          "[checkpoint]") {
   testing::TempDir dir;
   {
     auto storage = Posix();
@@ -126,8 +131,11 @@ TEST_CASE("a killed save's temporaries are removed by the next run, nothing else
   REQUIRE(WIFSIGNALED(wstatus));
   const std::string torn = dir / "ck/ckpt-000001";
   std::vector<std::string> left = Names(torn);
-  REQUIRE(left.size() == 4);  // three files and the optimizer's temporary
-  CHECK(left[3].rfind("rank0-optimizer.bin.tmp-", 0) == 0);
+  // Three files and the optimizer's, created under its final name and killed before its write.
+  REQUIRE(left == std::vector<std::string>{"rank0-index-a.bin", "rank0-index-b.bin",
+                                           "rank0-meta.bin", "rank0-optimizer.bin"});
+  CHECK(fs::file_size(torn + "/rank0-optimizer.bin") == 0);
+  const std::string killed = torn + "/rank0-optimizer.bin.tmp-" + testing::DeadOwnerToken();
 
   // What is not provably a dead dlio process's temporary stays: a live owner's, a name without
   // an owner token, earlier dlio versions' ".tmp", and anything outside ckpt-NNNNNN folders.
@@ -136,12 +144,13 @@ TEST_CASE("a killed save's temporaries are removed by the next run, nothing else
   const std::string no_token = torn + "/notes.tmp-mine";
   const std::string outside = dir / "ck/other/x.bin.tmp-" + testing::DeadOwnerToken();
   const std::string dead = dir / "ck/ckpt-000000/rank0-meta.bin.tmp-" + testing::DeadOwnerToken();
-  for (const auto& p : {live, old_style, no_token, outside, dead}) Touch(p);
+  for (const auto& p : {killed, live, old_style, no_token, outside, dead}) Touch(p);
 
   auto storage = Posix();
   auto next = Make(Paper(dir / "ck"), storage.get());
-  CHECK_FALSE(fs::exists(torn + "/" + left[3]));
+  CHECK_FALSE(fs::exists(killed));
   CHECK_FALSE(fs::exists(dead));
+  CHECK(fs::exists(torn + "/rank0-optimizer.bin"));
   for (const auto& p : {live, old_style, no_token, outside}) {
     CAPTURE(p);
     CHECK(fs::exists(p));

@@ -227,6 +227,59 @@ TEST_CASE("an existing foreign file at a final path is refused and kept", "[chec
   CHECK(ListOf(storage.get(), "ck/ckpt-000000") == std::vector<std::string>{"rank0-meta.bin"});
 }
 
+// torch.save and DLIO's pytorch checkpointing open the final name and write it: no temporary
+// name and no rename (on a parallel file system each would be an extra create and rename).
+TEST_CASE("checkpoint files are written in place under their final names", "[checkpoint]") {
+  testing::HookedStorage storage(NewMemoryStorage(),
+                                 [](int, const std::string&, uint64_t) { return Status::OK(); });
+  CheckpointOptions options;
+  options.folder = "ck";
+  REQUIRE(Make(options, &storage)->Save(0, 0).ok());
+  CHECK(storage.calls == std::vector<std::string>{
+                             "create ck/ckpt-000000/rank0-index-a.bin",
+                             "create ck/ckpt-000000/rank0-index-b.bin",
+                             "create ck/ckpt-000000/rank0-meta.bin",
+                             "create ck/ckpt-000000/rank0-optimizer.bin",
+                             "create ck/ckpt-000000/rank0-model.bin",
+                             "create ck/ckpt-000000/.dlio-complete-rank0",
+                         });
+
+  // DLIO's layout: a rerun of the same save truncates its earlier run's file, as DLIO does.
+  options.name = "dlio_benchmark";
+  options.framework = "pytorch";
+  options.model_size_bytes = 3000;
+  for (const char* how : {"create", "truncate"}) {
+    storage.calls.clear();
+    REQUIRE(Make(options, &storage)->Save(1, 4).ok());
+    CHECK(storage.calls ==
+          std::vector<std::string>{std::string(how) + " ck/global_epoch1_step4/model_states-0.pt"});
+  }
+}
+
+// TensorFlow's BundleWriter writes each file under a temporary name and renames it into place, so
+// DLIO's tensorflow files keep that path.
+TEST_CASE("DLIO's tensorflow checkpoint files go through a temporary name", "[checkpoint]") {
+  testing::HookedStorage storage(NewMemoryStorage(),
+                                 [](int, const std::string&, uint64_t) { return Status::OK(); });
+  CheckpointOptions options;
+  options.name = "dlio_benchmark";
+  options.framework = "tensorflow";
+  options.folder = "ck";
+  options.model_size_bytes = 3000;
+  REQUIRE(Make(options, &storage)->Save(1, 4).ok());
+  const std::string dir = "ck/global_epoch1_step4/";
+  const std::vector<std::string> finals = {dir + "model_states-0.pb-1.index",
+                                           dir + "model_states-0.pb-1.data-00000-of-00001",
+                                           dir + "checkpoint"};
+  REQUIRE(storage.calls.size() == 2 * finals.size());
+  for (size_t i = 0; i < finals.size(); ++i) {
+    const std::string tmp = finals[i] + kAtomicTmpInfix;
+    CHECK(storage.calls[2 * i].rfind("create " + tmp, 0) == 0);
+    CHECK(storage.calls[2 * i + 1].rfind("rename " + tmp, 0) == 0);
+    CHECK_THAT(storage.calls[2 * i + 1], Catch::EndsWith(" -> " + finals[i]));
+  }
+}
+
 TEST_CASE("ids count up and a new checkpointer continues after existing checkpoints",
           "[checkpoint]") {
   auto storage = MemoryStorage();

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "dlio/storage.h"
 #include "dlio/storage_wrapper.h"
@@ -25,12 +26,22 @@ class HookedStorage final : public StorageWrapper {
   }
 
   bool corrupt_reads = false;  // files opened from now on flip the first byte of every read
+  // The opens that may write ("create <path>" for kCreateNew, "truncate <path>" for kWrite,
+  // "update <path>" for kReadWrite) and the renames ("rename <from> -> <to>"), in call order.
+  std::vector<std::string> calls;
 
  protected:
   Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
                                        const FileOptions& options) override {
+    if (mode == OpenMode::kCreateNew) calls.push_back("create " + path);
+    if (mode == OpenMode::kWrite) calls.push_back("truncate " + path);
+    if (mode == OpenMode::kReadWrite) calls.push_back("update " + path);
     DLIO_ASSIGN_OR_RETURN(auto file, StorageWrapper::DoOpen(path, mode, options));
     return std::unique_ptr<File>(std::make_unique<HookedFile>(std::move(file), this));
+  }
+  Status DoRename(const std::string& from, const std::string& to) override {
+    calls.push_back("rename " + from + " -> " + to);
+    return StorageWrapper::DoRename(from, to);
   }
 
  private:

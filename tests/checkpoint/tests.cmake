@@ -6,3 +6,7 @@ dlio_add_test(checkpoint_recovery_test LIBS dlio_runner dlio_checkpoint dlio_com
   dlio_trace SOURCES checkpoint/checkpoint_recovery_test.cc)
 dlio_add_test(torch_load_test LIBS dlio_checkpoint dlio_storage dlio_trace
   SOURCES checkpoint/torch_load_test.cc)
+# dlio-run under strace: checkpoints and side_io files written in place, summary.json via a rename.
+dlio_add_test(checkpoint_write_path_e2e_test LIBS dlio_core
+  SOURCES checkpoint/write_path_e2e_test.cc PROPERTIES TIMEOUT 120)
+add_dependencies(checkpoint_write_path_e2e_test dlio-run)

@@ -46,6 +46,22 @@ ProfileTrace SequentialReads(int64_t size) {
   return std::move(b.trace());
 }
 
+// SequentialReads(read_size), then a checkpoint: `files` files under /ck, each opened and given
+// `writes` writes of `write_size` bytes back to back (2 us each, as the reads).
+ProfileTrace ReadsAndCheckpoint(int64_t read_size, int files, int writes, int64_t write_size) {
+  Builder b;
+  for (const char* path : {"/d/a", "/d/b"}) {
+    b.Call("open64", -1, -1, path, 1, 4);
+    for (int64_t i = 0; i < 3; ++i) b.Call("pread64", i * read_size, read_size, path);
+  }
+  for (int f = 0; f < files; ++f) {
+    const std::string path = "/ck/model-" + std::to_string(f) + ".pt";
+    b.Call("open64", -1, -1, path, 1, 4);
+    for (int64_t i = 0; i < writes; ++i) b.Call("write", i * write_size, write_size, path);
+  }
+  return std::move(b.trace());
+}
+
 double Feature(const RunFeatures& f, CompareFeature which) { return f.value(which); }
 
 TEST_CASE("compare: cosine similarity of hand-computed vectors") {
@@ -127,6 +143,14 @@ TEST_CASE("compare: the features of a hand-built trace") {
   CHECK(Feature(f, CompareFeature::kPctSequential) == Approx(50));
   CHECK(Feature(f, CompareFeature::kPctConsecutive) == Approx(25));
   CHECK(Feature(f, CompareFeature::kFiles) == 2);
+  CHECK(f.writes == 1);
+  CHECK(f.write_sizes == std::vector<int64_t>{8});
+  CHECK(Feature(f, CompareFeature::kWrites) == 1);
+  CHECK(Feature(f, CompareFeature::kBytesWritten) == 8);
+  CHECK(Feature(f, CompareFeature::kWriteSizeMean) == 8);
+  CHECK(Feature(f, CompareFeature::kWriteSizeMedian) == 8);
+  CHECK(Feature(f, CompareFeature::kFilesWritten) == 1);
+  CHECK(f.levels == std::vector<std::string>{"POSIX"});
 }
 
 TEST_CASE("compare: identical traces have similarity 1 and KS distances 0") {
@@ -181,9 +205,83 @@ TEST_CASE("compare: runs without reads agree on the read features and differ fro
   const TraceComparison one = CompareTraces(reads, none.trace());
   CHECK(one.request_size_ks.d == 1.0);
   CHECK(one.gap_ks.d == 1.0);
-  std::vector<double> a(kCompareFeatureCount, 1.0), b(kCompareFeatureCount, 0.0);
+  // Neither run writes: the ten read features only, as before writes were scored.
+  CHECK_FALSE(one.writes_scored);
+  std::vector<double> a(kReadFeatureCount, 1.0), b(kReadFeatureCount, 0.0);
   b[static_cast<int>(CompareFeature::kIoTime)] = 4.0 / 20.0;
   CHECK(one.similarity == Approx(CosineSimilarity(a, b)));
+}
+
+TEST_CASE("compare: without writes in either run the similarity is the paper's, exactly") {
+  const RunFeatures a = ExtractRunFeatures(SequentialReads(1000));
+  const RunFeatures b = ExtractRunFeatures(SequentialReads(3000));
+  const TraceComparison c = CompareRuns(a, b);
+  CHECK_FALSE(c.writes_scored);
+  std::vector<double> na, nb;
+  NormalizeByMax(std::vector<double>(a.values.begin(), a.values.begin() + kReadFeatureCount),
+                 std::vector<double>(b.values.begin(), b.values.begin() + kReadFeatureCount), &na,
+                 &nb);
+  CHECK(c.similarity == CosineSimilarity(na, nb));  // bit for bit
+  // The write rows are listed, equal and free.
+  for (int i = kReadFeatureCount; i < kCompareFeatureCount; ++i) {
+    CHECK(c.features[i].a == 0);
+    CHECK(c.features[i].contribution == 0);
+  }
+  CHECK(c.write_size_ks.d == 0);
+}
+
+TEST_CASE("compare: identical checkpoint writes cost nothing") {
+  const ProfileTrace t = ReadsAndCheckpoint(1000, 2, 4, 4096);
+  const TraceComparison c = CompareTraces(t, t);
+  CHECK(c.writes_scored);
+  CHECK(c.similarity == Approx(1.0));
+  CHECK(c.writes_a == 8);
+  CHECK(c.features[static_cast<int>(CompareFeature::kFilesWritten)].a == 2);
+  for (const auto& f : c.features) CHECK(f.contribution == Approx(0.0).margin(1e-12));
+  CHECK(c.write_size_ks.d == 0);
+}
+
+TEST_CASE("compare: a halved checkpoint gives the hand-computed similarity") {
+  // Same reads, same number of writes, each half as large. Normalized, A is all ones (15) and B
+  // is 1 on the ten read features, writes and files_written, 0.5 on bytes_written,
+  // write_size_mean and write_size_median: S = (12 + 3 * 0.5) / sqrt(15 * (12 + 3 * 0.25)).
+  const double halved = 13.5 / std::sqrt(15 * 12.75);  // 0.97619...
+  const ProfileTrace full = ReadsAndCheckpoint(1000, 2, 4, 4096);
+  const TraceComparison c = CompareTraces(full, ReadsAndCheckpoint(1000, 2, 4, 2048));
+  CHECK(c.similarity == Approx(halved));
+  CHECK(c.similarity < CompareTraces(full, full).similarity - 0.02);
+  CHECK(c.features[static_cast<int>(CompareFeature::kBytesWritten)].ratio == 0.5);
+  CHECK(c.write_size_ks.d == 1.0);
+  // Half the writes of the same size: writes and bytes_written 0.5, the sizes 1, and io_time_s
+  // 36 us against 44 us (each file is an open of 4 us and its writes of 2 us, after 20 us of
+  // reads and opens).
+  double io = 36.0 / 44.0;
+  CHECK(CompareTraces(full, ReadsAndCheckpoint(1000, 2, 2, 4096)).similarity ==
+        Approx((9 + io + 2 * 0.5 + 3) / std::sqrt(15 * (9 + io * io + 2 * 0.25 + 3))));
+  // One of the two files (a phantom file in A): writes, bytes_written and files_written 0.5,
+  // io_time_s 32 us against 44 us, files 3 against 4.
+  io = 32.0 / 44.0;
+  const double dot = 8 + io + 0.75 + 3 * 0.5 + 2;
+  const double norm_b = 8 + io * io + 0.75 * 0.75 + 3 * 0.25 + 2;
+  CHECK(CompareTraces(full, ReadsAndCheckpoint(1000, 1, 4, 4096)).similarity ==
+        Approx(dot / std::sqrt(15 * norm_b)));
+}
+
+TEST_CASE("compare: a run with a checkpoint and one without differ on every write feature") {
+  // A: 20 us of reads and opens, then an open and 4 writes (12 us); B: the reads only. A is all
+  // ones; B has io_time_s 20/32, files 2/3, the five write features 0, the other eight 1.
+  const TraceComparison c =
+      CompareTraces(ReadsAndCheckpoint(1000, 1, 4, 4096), ReadsAndCheckpoint(1000, 0, 0, 0));
+  CHECK(c.writes_scored);
+  CHECK(c.writes_b == 0);
+  const double io = 20.0 / 32.0, files = 2.0 / 3.0;
+  const double expected =
+      (8 + io + files) / std::sqrt(15 * (8 + io * io + files * files));  // 0.807...
+  CHECK(c.similarity == Approx(expected));
+  CHECK(c.similarity < 0.81);
+  CHECK(c.write_size_ks.d == 1.0);
+  const auto order = c.ByContribution();
+  CHECK(static_cast<int>(order[0]) >= kReadFeatureCount);  // a write feature costs the most
 }
 
 TEST_CASE("compare: text and JSON renderings name what differs") {
@@ -197,6 +295,11 @@ TEST_CASE("compare: text and JSON renderings name what differs") {
   const auto json = nlohmann::json::parse(ComparisonJson(c));
   CHECK(json.at("a").at("label") == "run \"a\"");
   CHECK(json.at("a").at("reads") == 6);
+  CHECK(json.at("a").at("writes") == 0);
+  CHECK(json.at("a").at("levels") == nlohmann::json::array({"POSIX"}));
+  CHECK(json.at("writes_scored") == false);
+  CHECK(text.find("read features only: neither run writes") != std::string::npos);
+  CHECK(text.find("bytes_written") == std::string::npos);  // unscored rows stay out of the text
   CHECK(json.at("similarity").get<double>() == Approx(7.0 / std::sqrt(55.0)));
   CHECK(json.at("features").size() == static_cast<size_t>(kCompareFeatureCount));
   const auto& mean = json.at("features").at("request_size_mean");
@@ -208,6 +311,17 @@ TEST_CASE("compare: text and JSON renderings name what differs") {
   CHECK(json.at("most_different").size() == 6);
   CHECK(json.at("ks").at("request_size").at("d") == 1);
   CHECK(json.at("ks").at("inter_request_gap_us").at("n_a") == 5);
+  CHECK(json.at("ks").at("write_size").at("n_a") == 0);
+
+  TraceComparison w =
+      CompareTraces(ReadsAndCheckpoint(1000, 2, 4, 4096), ReadsAndCheckpoint(1000, 2, 4, 2048));
+  const std::string wtext = ComparisonText(w);
+  CHECK(wtext.find("(6 reads, 8 writes at POSIX)") != std::string::npos);
+  CHECK(wtext.find("write request sizes") != std::string::npos);
+  const auto wjson = nlohmann::json::parse(ComparisonJson(w));
+  CHECK(wjson.at("writes_scored") == true);
+  CHECK(wjson.at("features").at("bytes_written").at("ratio") == 0.5);
+  CHECK(wjson.at("ks").at("write_size").at("d") == 1);
 }
 
 }  // namespace

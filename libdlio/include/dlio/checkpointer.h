@@ -68,7 +68,7 @@ struct CheckpointOptions {
                                // transformer: `transformer`'s DLIO layout; dlio_benchmark: DLIO's
   std::string folder = "./checkpoints";
   uint64_t model_size_bytes = 0;     // model: bytes per checkpoint (split over ranks by rank_mode)
-  bool fsync = false;                // fsync every file (and the folder after the rename)
+  bool fsync = false;                // fsync every file before its close, then the folders
   bool read_back = false;            // read every file back after writing it
   uint64_t transfer_size = 4 << 20;  // bytes per write/read request
   int rank = 0;
@@ -116,7 +116,7 @@ struct CheckpointFileResult {
 struct CheckpointResult {
   uint64_t id = 0;  // checkpoint number, from 0
   uint64_t bytes_written = 0;
-  int64_t write_ns = 0;  // from the first open to the last rename (and fsyncs)
+  int64_t write_ns = 0;  // from the first open to the last close (and fsyncs)
   uint64_t bytes_read = 0;
   int64_t read_ns = 0;
   std::vector<CheckpointFileResult> files;
@@ -147,19 +147,22 @@ struct CheckpointResult {
 // with AlreadyExists, never overwritten. After its files, each rank writes a manifest,
 // ckpt-NNNNNN/.dlio-complete-rank<r>: an empty file (no write request, no fsync) that says the
 // rank's files are all there; a checkpoint whose save was killed has none and is torn (CompleteIds
-// skips it). Building a checkpointer removes, from the ckpt-NNNNNN folders, the temporaries of
-// saves killed mid-write whose owner process is provably dead (same host and pid namespace, pid
+// skips it). Building a checkpointer removes, from the checkpoint folders, the temporaries of
+// saves killed mid-write (DLIO's tensorflow layout, earlier dlio versions) whose owner process is
+// provably dead (same host and pid namespace, pid
 // gone or reused: core/owner_stamp.h); nothing else. Tracing: "checkpoint.capture" (Save) and
 // "checkpoint.restart" (Load), cat "checkpoint", index = id. Not thread-safe: called from the
 // training loop.
 class Checkpointer {
  public:
   virtual ~Checkpointer() = default;
-  // Writes checkpoint for (epoch, step): every file goes through WriteFileAtomically (a temporary
-  // name, then a rename), so a crash never leaves a partial file under the final name; the
-  // manifest comes last. A failed Save (write, rename or read_back) removes every file and
-  // temporary it created and the ckpt-NNNNNN folder if it created it and nothing else is in it,
-  // and returns the error naming the path; its id is not reused.
+  // Writes checkpoint for (epoch, step): every file in place under its final name, as torch.save
+  // and DLIO write theirs (one open, the writes, close; no temporary, no rename), except DLIO's
+  // tensorflow files, which go through WriteFileAtomically as TensorFlow's writer renames its
+  // own; the manifest comes last, so a crash leaves a torn checkpoint CompleteIds skips. A failed
+  // Save (open, write, close or read_back) removes every file it created and the checkpoint
+  // folder if it created it and nothing else is in it, and returns the error naming the path;
+  // its id is not reused.
   virtual Result<CheckpointResult> Save(uint64_t epoch, int64_t step) = 0;
   // With root_only on a rank > 0 both return an empty result (no files) without touching storage.
   // Reads back checkpoint `id` written by this checkpointer; verifies sizes and content

@@ -18,9 +18,13 @@
 
 namespace dlio {
 
-// The paper's features, in the order of the vector. All are computed over the reads of the trace
-// (OpKind::kRead events that did not fail; bytes = ret, or the requested size when ret is
-// unknown), except kIoTime.
+// The features, in the order of the vector. The first kReadFeatureCount are the paper's,
+// computed over the reads of the trace (OpKind::kRead events that did not fail; bytes = ret, or
+// the requested size when ret is unknown), except kIoTime. The write features after them are
+// computed the same way over the writes (OpKind::kWrite) and enter the similarity only when at
+// least one of the two runs writes (TraceComparison::writes_scored), so a comparison of two runs
+// without writes is the paper's. Every figure is at the call level the trace records (a stdio
+// fwrite is one write, not the write calls beneath it; RunFeatures::levels).
 enum class CompareFeature : int {
   kIoTime,             // seconds: sum of durations of every I/O event (data and metadata)
   kBytesRead,          // bytes read
@@ -32,8 +36,14 @@ enum class CompareFeature : int {
   kPctSequential,      // 100 * Darshan sequential reads / reads (ComputeFileCounters)
   kPctConsecutive,     // 100 * Darshan consecutive reads / reads
   kFiles,              // files with at least one read or write
+  kWrites,             // write requests
+  kBytesWritten,       // bytes written
+  kWriteSizeMean,      // mean bytes per write
+  kWriteSizeMedian,    // nearest-rank median of the write sizes
+  kFilesWritten,       // files with at least one write
 };
-inline constexpr int kCompareFeatureCount = 10;
+inline constexpr int kReadFeatureCount = 10;  // kIoTime .. kFiles: the paper's vector
+inline constexpr int kCompareFeatureCount = 15;
 
 // Stable name of a feature ("io_time_s", "bytes_read", ...; the JSON keys) and its unit.
 std::string_view CompareFeatureName(CompareFeature f);
@@ -43,7 +53,12 @@ std::string_view CompareFeatureUnit(CompareFeature f);
 struct RunFeatures {
   std::array<double, kCompareFeatureCount> values{};  // indexed by CompareFeature
   int64_t reads = 0;
+  int64_t writes = 0;
   std::vector<int64_t> request_sizes;  // bytes of every read, sorted
+  std::vector<int64_t> write_sizes;    // bytes of every write, sorted
+  // The categories (call levels: "POSIX", "STDIO", "MMAP", ...) of the reads and writes the
+  // features count, sorted: the level every figure is at.
+  std::vector<std::string> levels;
   // Gaps between the starts of consecutive reads of one thread (pid, tid), in microseconds,
   // pooled over threads and sorted. A thread with n reads gives n - 1 gaps.
   std::vector<int64_t> gaps_us;
@@ -89,11 +104,15 @@ struct FeatureComparison {
 };
 
 struct TraceComparison {
-  std::string label_a, label_b;             // what was compared (file or directory names)
-  double similarity = 1;                    // cosine of the normalized feature vectors, in [0, 1]
+  std::string label_a, label_b;  // what was compared (file or directory names)
+  double similarity = 1;         // cosine of the normalized feature vectors, in [0, 1]
+  // Whether the write features are in the similarity: true when either run writes. When false,
+  // their rows are still listed (0 in both runs) with contribution 0.
+  bool writes_scored = false;
   std::vector<FeatureComparison> features;  // in CompareFeature order
-  KsResult request_size_ks, gap_ks;
-  int64_t reads_a = 0, reads_b = 0;
+  KsResult request_size_ks, gap_ks, write_size_ks;
+  int64_t reads_a = 0, reads_b = 0, writes_a = 0, writes_b = 0;
+  std::vector<std::string> levels_a, levels_b;  // RunFeatures::levels of each run
   // Features ordered by contribution, largest first (ties: CompareFeature order).
   std::vector<CompareFeature> ByContribution() const;
 };

@@ -65,8 +65,9 @@ class SideIo {
   // The reads due before global step `step`: `reads` of them with kPerStep, the spread reads drawn
   // for this step with kSpread (none before SetRunSteps).
   Status BeforeStep(uint64_t step);
-  // Closes the side file and writes write_file (WriteFileAtomically: renamed over any earlier
-  // run's file): write_bytes bytes in requests of write_request_size; a name ending in .json
+  // Closes the side file and writes write_file in place, as the emulated program does (opened
+  // with truncation, replacing an earlier run's file; no temporary name, no rename): write_bytes
+  // bytes in requests of write_request_size; a name ending in .json
   // gets a valid JSON document of exactly that size.
   Status AfterTraining();
 

@@ -2,8 +2,8 @@
 // manifests that mark a checkpoint complete, and the temporaries of killed saves.
 //
 // <folder>/ckpt-<id, 6 digits>/<file>: every rank writes its files, then its manifest
-// ".dlio-complete-rank<r>", an empty file (no write request and no fsync of its own, so the
-// emulated I/O changes by one create and rename per rank and checkpoint). A rank's share of a
+// ".dlio-complete-rank<r>", an empty file created in place (no write request and no fsync of its
+// own, so the emulated I/O changes by one create per rank and checkpoint). A rank's share of a
 // checkpoint is complete when its manifest exists and each of the rank's planned files exists
 // with its planned size; a checkpoint without the manifest was torn by a kill or a failure.
 #pragma once
@@ -57,7 +57,8 @@ Result<bool> IsCompleteShare(Storage* storage, const std::string& dir, int rank,
 
 // Removes, from every ckpt-NNNNNN and global_epoch*_step* directory of `folder`, the temporaries
 // ("<name><kAtomicTmpInfix><owner token>") whose owner is provably dead (core/owner_stamp.h): what
-// saves killed mid-write left. Nothing else is touched: not a live process's temporary, not
+// saves killed mid-write left when dlio wrote checkpoints through temporaries (before it wrote
+// them in place as frameworks do). Nothing else is touched: not a live process's temporary, not
 // another host's, not a name without a valid token. Best effort (a rank running the same cleanup
 // may remove a file first). Returns the paths removed.
 Result<std::vector<std::string>> RemoveDeadTemporaries(Storage* storage, const std::string& folder);

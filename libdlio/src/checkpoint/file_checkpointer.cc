@@ -5,6 +5,8 @@
 //
 // Layout (checkpoint/checkpoint_layout.h): <folder>/ckpt-<id, 6 digits>/<file>, one file set per
 // rank (names carry the rank, so ranks never share a file) and a manifest per rank written last.
+// Files are written in place under their final names, as the emulated frameworks write them
+// (WriteAll); dlio's own outputs (summary.json, reports) keep WriteFileAtomically.
 // The first id is one past the highest ckpt-NNNNNN entry already in the folder when the
 // checkpointer is built, so checkpoints of an earlier run are kept and never overwritten; ranks
 // agree on it when every rank builds its checkpointer before any rank saves (the runner builds
@@ -13,6 +15,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -94,6 +97,7 @@ class FileCheckpointer final : public Checkpointer {
                    std::vector<PlannedFile> plan, uint64_t first_id, DirNaming naming)
       : options_(options),
         naming_(naming),
+        through_temporary_(naming == DirNaming::kEpochStep && options.framework == "tensorflow"),
         storage_(env.storage),
         clock_(env.clock != nullptr ? env.clock : SystemClock()),
         tracer_(env.tracer),
@@ -118,20 +122,22 @@ class FileCheckpointer final : public Checkpointer {
     const std::string dir = DirOf(result.id);
 
     // Refuse before writing anything: a final name that exists is data we did not create.
-    for (const auto& f : plan_) {
-      const std::string path = StrCat(dir, "/", f.name);
+    std::vector<bool> rewrite(plan_.size(), false);  // an earlier run's file of this same save
+    for (size_t i = 0; i < plan_.size(); ++i) {
+      const std::string path = StrCat(dir, "/", plan_[i].name);
       DLIO_ASSIGN_OR_RETURN(bool exists, storage_->Exists(path));
-      if (exists) {
-        DLIO_ASSIGN_OR_RETURN(bool ours, IsSameSave(path, f, result.id));
-        if (ours) continue;
+      if (!exists) continue;
+      DLIO_ASSIGN_OR_RETURN(bool ours, IsSameSave(path, plan_[i], result.id));
+      if (!ours) {
         return Status::AlreadyExists("checkpoint file ", path,
                                      " already exists and was not written by this run; refusing "
                                      "to overwrite it (use another checkpoint.checkpoint_folder)");
       }
+      rewrite[i] = true;
     }
     DLIO_ASSIGN_OR_RETURN(bool dir_existed, storage_->Exists(dir));
     std::vector<std::string> created;  // what this save made, removed again if it fails
-    Status status = WriteAll(dir, &created, &result);
+    Status status = WriteAll(dir, rewrite, &created, &result);
     if (status.ok() && options_.read_back) status = ReadBack(dir, &result);
     if (!status.ok()) {
       Undo(created, dir_existed ? std::string() : dir);
@@ -244,35 +250,61 @@ class FileCheckpointer final : public Checkpointer {
   }
 
   // The files, then the manifest that marks this rank's share complete; every name made is
-  // appended to `created`. write_ns: from the first open to the last rename (and fsyncs).
-  Status WriteAll(const std::string& dir, std::vector<std::string>* created,
-                  CheckpointResult* result) {
+  // appended to `created`. write_ns: from the first open to the last close (and fsyncs).
+  // Each file is written in place, as torch.save and DLIO write theirs: one open of the final
+  // name, the writes, (fsync,) close; no temporary name, no rename. A torn file is told by the
+  // missing manifest (kIds) or its size (kEpochStep, as DLIO itself has no marker). DLIO's
+  // tensorflow files go through a temporary name and a rename, as TensorFlow writes its own.
+  Status WriteAll(const std::string& dir, const std::vector<bool>& rewrite,
+                  std::vector<std::string>* created, CheckpointResult* result) {
     const int64_t start = clock_->NowNanos();
     DLIO_RETURN_NOT_OK(storage_->CreateDirs(dir));
     FillBuffer(result->id);
-    const AtomicSync sync = options_.fsync ? AtomicSync::kFile : AtomicSync::kNone;
-    for (const auto& f : plan_) {
+    for (size_t i = 0; i < plan_.size(); ++i) {
+      const PlannedFile& f = plan_[i];
       const std::string path = StrCat(dir, "/", f.name);
-      Status written = WriteFileAtomically(
-          storage_, path, [&](File* file) { return WriteContent(file, f); }, sync);
-      if (!written.ok()) return written.WithContext("checkpoint");
-      created->push_back(path);
+      const auto write = [&](File* file) {
+        Status status = WriteContent(file, f);
+        return status.ok() && options_.fsync ? file->Sync() : status;
+      };
+      Status written;
+      if (through_temporary_) {
+        written = WriteFileAtomically(storage_, path, write);
+        if (written.ok()) created->push_back(path);
+      } else {
+        written = WriteInPlace(path, rewrite[i], created, write);
+      }
+      if (!written.ok()) return written.WithContext(StrCat("checkpoint: writing ", path));
       result->bytes_written += f.bytes;
       result->files.push_back({path, f.bytes});
     }
     if (naming_ == DirNaming::kEpochStep) return Finish(dir, start, result);
     const std::string manifest = StrCat(dir, "/", checkpoint_internal::ManifestName(options_.rank));
-    // Empty and not synced by itself: SyncDir below makes its rename durable, and a manifest lost
-    // in a crash only makes the checkpoint look torn.
-    DLIO_RETURN_NOT_OK(
-        WriteFileAtomically(storage_, manifest, "").WithContext("checkpoint manifest"));
-    created->push_back(manifest);
+    // Empty, so its creation alone makes it whole; not synced by itself: SyncDir below makes its
+    // name durable, and a manifest lost in a crash only makes the checkpoint look torn.
+    DLIO_RETURN_NOT_OK(WriteInPlace(manifest, false, created, [](File*) {
+                         return Status::OK();
+                       }).WithContext("checkpoint manifest"));
     return Finish(dir, start, result);
+  }
+
+  // Opens `path` under its final name and runs `write` on it. A name the pre-check found free is
+  // created with kCreateNew (O_EXCL: the same one open call as torch.save's O_TRUNC, but a file
+  // someone made since the check is refused, not truncated); `rewrite` (this same save's file of
+  // an earlier run) truncates, as DLIO does. The name goes to `created` once it is ours.
+  Status WriteInPlace(const std::string& path, bool rewrite, std::vector<std::string>* created,
+                      const std::function<Status(File*)>& write) {
+    auto file = storage_->Open(path, rewrite ? OpenMode::kWrite : OpenMode::kCreateNew);
+    if (!file.ok()) return file.status();
+    created->push_back(path);
+    Status status = write(file->get());
+    Status closed = (*file)->Close();
+    return status.ok() ? closed : status;
   }
 
   Status Finish(const std::string& dir, int64_t start, CheckpointResult* result) {
     if (options_.fsync) {
-      DLIO_RETURN_NOT_OK(storage_->SyncDir(dir));      // the renames
+      DLIO_RETURN_NOT_OK(storage_->SyncDir(dir));      // the new file names
       DLIO_RETURN_NOT_OK(storage_->SyncDir(folder_));  // the new checkpoint folder's entry
     }
     result->write_ns = clock_->NowNanos() - start;
@@ -312,6 +344,7 @@ class FileCheckpointer final : public Checkpointer {
   }
 
   // A failed save removes what it made (the manifest first, so the set never looks complete),
+  // including the file it failed in and an earlier run's file of the same save it had truncated,
   // then `dir` when it made it and nothing else is in it (other ranks' files stay). Best effort:
   // the save's own error is what the caller reports.
   void Undo(const std::vector<std::string>& created, const std::string& dir) {
@@ -346,6 +379,8 @@ class FileCheckpointer final : public Checkpointer {
 
   CheckpointOptions options_;
   DirNaming naming_;
+  // TensorFlow's BundleWriter writes each file to a temporary name and renames it into place.
+  bool through_temporary_;
   std::vector<std::pair<uint64_t, std::string>> saved_dirs_;  // kEpochStep: id -> folder
   Storage* storage_;
   const Clock* clock_;
@@ -375,8 +410,9 @@ Status ValidateCommon(const CheckpointOptions& options, const CheckpointEnv& env
   return Status::OK();
 }
 
-// One past the highest checkpoint id in `folder`. Temporaries that killed saves left there are
-// removed first (those of dead owners only: checkpoint_layout.h).
+// One past the highest checkpoint id in `folder`. Temporaries that killed saves of earlier dlio
+// versions (which wrote checkpoints through a temporary name) left there are removed first (those
+// of dead owners only: checkpoint_layout.h).
 Result<uint64_t> PrepareFolder(Storage* storage, const std::string& folder) {
   DLIO_RETURN_NOT_OK(checkpoint_internal::RemoveDeadTemporaries(storage, folder).status());
   DLIO_ASSIGN_OR_RETURN(auto ids, checkpoint_internal::ListIds(storage, folder));

@@ -43,6 +43,21 @@ std::string KsJson(const KsResult& ks) {
          "}";
 }
 
+// "N reads, M writes at POSIX, STDIO": what a run's figures count, and at which call level.
+std::string RunText(int64_t reads, int64_t writes, const std::vector<std::string>& levels) {
+  std::string s = std::to_string(reads) + " reads, " + std::to_string(writes) + " writes";
+  for (size_t i = 0; i < levels.size(); ++i) s += (i ? ", " : " at ") + levels[i];
+  return s;
+}
+
+std::string RunJson(const std::string& label, int64_t reads, int64_t writes,
+                    const std::vector<std::string>& levels) {
+  std::string s = "{\"label\": " + JsonString(label) + ", \"reads\": " + std::to_string(reads) +
+                  ", \"writes\": " + std::to_string(writes) + ", \"levels\": [";
+  for (size_t i = 0; i < levels.size(); ++i) s += (i ? ", " : "") + JsonString(levels[i]);
+  return s + "]}";
+}
+
 std::vector<CompareFeature> Differing(const TraceComparison& c) {
   std::vector<CompareFeature> out;
   for (CompareFeature f : c.ByContribution()) {
@@ -55,15 +70,18 @@ std::vector<CompareFeature> Differing(const TraceComparison& c) {
 
 std::string ComparisonText(const TraceComparison& c) {
   std::string s = std::string(kComparisonTextTitle) + "\nA: " + c.label_a + " (" +
-                  std::to_string(c.reads_a) + " reads)\n";
-  s += "B: " + c.label_b + " (" + std::to_string(c.reads_b) + " reads)\n";
+                  RunText(c.reads_a, c.writes_a, c.levels_a) + ")\n";
+  s += "B: " + c.label_b + " (" + RunText(c.reads_b, c.writes_b, c.levels_b) + ")\n";
   s += Fmt("similarity: %.4f", c.similarity);
-  s += "  (cosine of the features divided by max(A, B); the DLIO paper: 0.94-0.97)\n\n";
+  s += "  (cosine of the features divided by max(A, B); the DLIO paper: 0.94-0.97)\n";
+  s += c.writes_scored ? "(read and write features, at the call levels above)\n\n"
+                       : "(read features only: neither run writes)\n\n";
   char buf[256];
   std::snprintf(buf, sizeof buf, "%-20s %-7s %14s %14s %6s %6s %10s %8s\n", "feature", "unit", "A",
                 "B", "A/max", "B/max", "B/A", "costs");
   s += buf;
   for (CompareFeature f : c.ByContribution()) {
+    if (!c.writes_scored && static_cast<int>(f) >= kReadFeatureCount) continue;
     const FeatureComparison& r = c.features[static_cast<int>(f)];
     std::snprintf(buf, sizeof buf, "%-20s %-7s %14.6g %14.6g %6.3f %6.3f %10.4g %8.4f%s\n",
                   std::string(CompareFeatureName(f)).c_str(),
@@ -75,15 +93,16 @@ std::string ComparisonText(const TraceComparison& c) {
   s += "Kolmogorov-Smirnov distances (0 same distribution, 1 disjoint):\n";
   s += KsText("request sizes", c.request_size_ks);
   s += KsText("inter-request gaps", c.gap_ks);
+  if (c.writes_scored) s += KsText("write request sizes", c.write_size_ks);
   return s;
 }
 
 std::string ComparisonJson(const TraceComparison& c) {
-  std::string s = "{\n  \"a\": {\"label\": " + JsonString(c.label_a) +
-                  ", \"reads\": " + std::to_string(c.reads_a) + "},\n";
-  s += "  \"b\": {\"label\": " + JsonString(c.label_b) +
-       ", \"reads\": " + std::to_string(c.reads_b) + "},\n";
-  s += "  \"similarity\": " + JsonNumber(c.similarity) + ",\n  \"features\": {";
+  std::string s = "{\n  \"a\": " + RunJson(c.label_a, c.reads_a, c.writes_a, c.levels_a) + ",\n";
+  s += "  \"b\": " + RunJson(c.label_b, c.reads_b, c.writes_b, c.levels_b) + ",\n";
+  s += "  \"similarity\": " + JsonNumber(c.similarity) + ",\n";
+  s += std::string("  \"writes_scored\": ") + (c.writes_scored ? "true" : "false") + ",\n";
+  s += "  \"features\": {";
   for (size_t i = 0; i < c.features.size(); ++i) {
     const FeatureComparison& r = c.features[i];
     s += i ? ",\n    " : "\n    ";
@@ -100,7 +119,8 @@ std::string ComparisonJson(const TraceComparison& c) {
     s += (i ? ", " : "") + JsonString(CompareFeatureName(differing[i]));
   }
   s += "],\n  \"ks\": {\"request_size\": " + KsJson(c.request_size_ks) +
-       ", \"inter_request_gap_us\": " + KsJson(c.gap_ks) + "}\n}\n";
+       ", \"inter_request_gap_us\": " + KsJson(c.gap_ks) +
+       ", \"write_size\": " + KsJson(c.write_size_ks) + "}\n}\n";
   return s;
 }
 

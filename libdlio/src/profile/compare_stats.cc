@@ -67,29 +67,42 @@ std::vector<CompareFeature> TraceComparison::ByContribution() const {
 
 TraceComparison CompareRuns(const RunFeatures& a, const RunFeatures& b) {
   TraceComparison c;
+  // Without writes in either run the vector is the paper's ten read features, so the figures of
+  // read-only comparisons are what they were before writes were scored.
+  c.writes_scored = a.writes > 0 || b.writes > 0;
+  const size_t scored = c.writes_scored ? kCompareFeatureCount : kReadFeatureCount;
   const std::vector<double> va(a.values.begin(), a.values.end());
   const std::vector<double> vb(b.values.begin(), b.values.end());
-  std::vector<double> na, nb;
-  NormalizeByMax(va, vb, &na, &nb);
+  std::vector<double> all_a, all_b;
+  NormalizeByMax(va, vb, &all_a, &all_b);
+  const std::vector<double> na(all_a.begin(), all_a.begin() + scored);
+  const std::vector<double> nb(all_b.begin(), all_b.begin() + scored);
   c.similarity = CosineSimilarity(na, nb);
   for (int i = 0; i < kCompareFeatureCount; ++i) {
     FeatureComparison f;
     f.feature = static_cast<CompareFeature>(i);
     f.a = va[i];
     f.b = vb[i];
-    f.norm_a = na[i];
-    f.norm_b = nb[i];
+    f.norm_a = all_a[i];
+    f.norm_b = all_b[i];
     f.ratio = f.a > 0 ? f.b / f.a : (f.b > 0 ? 0 : 1);
-    f.rel_diff = std::fabs(na[i] - nb[i]);
-    std::vector<double> matched = nb;
-    matched[i] = na[i];
-    f.contribution = CosineSimilarity(na, matched) - c.similarity;
+    f.rel_diff = std::fabs(f.norm_a - f.norm_b);
+    if (static_cast<size_t>(i) < scored) {
+      std::vector<double> matched = nb;
+      matched[i] = na[i];
+      f.contribution = CosineSimilarity(na, matched) - c.similarity;
+    }
     c.features.push_back(f);
   }
   c.request_size_ks = KsDistance(a.request_sizes, b.request_sizes);
   c.gap_ks = KsDistance(a.gaps_us, b.gaps_us);
+  c.write_size_ks = KsDistance(a.write_sizes, b.write_sizes);
   c.reads_a = a.reads;
   c.reads_b = b.reads;
+  c.writes_a = a.writes;
+  c.writes_b = b.writes;
+  c.levels_a = a.levels;
+  c.levels_b = b.levels;
   return c;
 }
 

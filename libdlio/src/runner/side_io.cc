@@ -213,16 +213,20 @@ Status SideIo::AfterTraining() {
       options_.write_request_size == 0 ? total : std::min(total, options_.write_request_size);
   std::vector<uint8_t> chunk(static_cast<size_t>(request));
   const uint64_t seed = MixSeed(options_.seed, kContentTag, 1);
-  Status status = WriteFileAtomically(storage_, path, [&](File* file) -> Status {
-    for (uint64_t off = 0; off < total;) {
-      const size_t n = static_cast<size_t>(std::min(request, total - off));
-      FillWriteBytes(json, seed, total, off, chunk.data(), n);
-      DLIO_RETURN_NOT_OK(file->WriteAt(off, chunk.data(), n));
-      off += n;
-    }
-    return Status::OK();
-  });
-  if (!status.ok()) return status.WithContext("side_io");
+  // In place, as the emulated program writes its model or stats file (open with O_TRUNC, write,
+  // close): no temporary name and no rename, which would add a create and a rename per file.
+  auto file = storage_->Open(path, OpenMode::kWrite);
+  if (!file.ok()) return file.status().WithContext("side_io");
+  Status status;
+  for (uint64_t off = 0; off < total && status.ok();) {
+    const size_t n = static_cast<size_t>(std::min(request, total - off));
+    FillWriteBytes(json, seed, total, off, chunk.data(), n);
+    status = (*file)->WriteAt(off, chunk.data(), n);
+    off += n;
+  }
+  Status closed = (*file)->Close();
+  if (status.ok()) status = closed;
+  if (!status.ok()) return status.WithContext(StrCat("side_io: writing ", path));
   bytes_written_ += total;
   return Status::OK();
 }
