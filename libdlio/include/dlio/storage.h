@@ -221,6 +221,7 @@ struct StorageOptions {
   std::string tiered_source = "posix";
   std::vector<CacheTierOptions> cache_tiers;
   std::string cache_policy = "lru";
+  std::string cache_scope = "process";  // storage.cache_scope: node (one cache a node), process
   S3StorageOptions s3;
 };
 
@@ -251,12 +252,48 @@ struct StorageCapabilities {
   // with storage.cache_scope node the runner builds it once per node and synchronises the
   // node's ranks at each epoch's start.
   bool node_shared_cache = false;
+  // Its statistics are those of a cache the node's ranks share (tiered with storage.cache_scope
+  // node): the run synchronises the ranks at each epoch's start, after each reset them
+  // (TakeEpochStats), so none opens a file of the epoch before the counts restart.
+  bool shared_by_node = false;
 };
 
 // What a storage adds to each read or write call to emulate a slower one (Storage::emulated_cost).
 struct EmulatedCost {
   uint64_t latency_ns = 0;   // mean added latency per call
   uint64_t bytes_per_s = 0;  // bandwidth cap (adds bytes / bytes_per_s per call); 0: none
+};
+
+// What a run will read from an epoch on (Storage::OnEpochPlan), for a storage that prepares ahead
+// of its reader (the clairvoyant cache prefetches the coming files).
+struct EpochPlan {
+  uint64_t first_epoch = 0;  // 0-based: the epoch about to start
+  uint64_t last_epoch = 0;   // 0-based: the run's last training epoch
+  // Appends to `paths` the files this rank opens in epoch `epoch` (0-based), in order, each run of
+  // samples of one file counted as one open. Costs a sampler plan: call it only when needed.
+  std::function<Status(uint64_t epoch, std::vector<std::string>* paths)> files_of;
+};
+
+// One named block of statistics a storage reports for an epoch (Storage::TakeEpochStats). The
+// runner writes it without knowing what it holds: in {rank}_per_epoch_stats.json, the epoch's
+// "<name>" is `epoch_json`; in summary.json (rank 0's), "<name>" is the object `summary_json` plus
+// "epochs": one entry per training epoch, {"epoch": N} with epoch_json's fields (an object), or
+// with epoch_json under `epoch_key` when that is set.
+struct StatsBlock {
+  std::string name;                 // "cache", "s3": the key in both files
+  std::string epoch_json;           // a JSON value
+  std::string epoch_key;            // empty: epoch_json is an object merged into the entry
+  std::string summary_json = "{}";  // a JSON object: the summary's fields besides "epochs"
+  std::string progress;             // added to the epoch's progress line ("s3 4 requests ...")
+};
+
+// Where TakeEpochStats reports, and about which epoch.
+struct EpochStatsSink {
+  uint64_t epoch = 0;  // 1-based, as the reports number epochs
+  int64_t end_us = 0;  // wall time the epoch ended (stamps trace events of the statistics)
+  Tracer* tracer =
+      nullptr;  // the run's, for storages that also trace their statistics; may be null
+  std::vector<StatsBlock> blocks;
 };
 
 // A namespace of files. All methods are safe for concurrent use. Files it opens must be destroyed
@@ -329,6 +366,21 @@ class Storage {
   // same files outside it (a cache server's clients read sources with plain system calls); zero
   // for storages that emulate nothing. Decorators report the storage they wrap.
   virtual EmulatedCost emulated_cost() const { return {}; }
+
+  // Per-epoch lifecycle hooks of the run (training.cc), so the runner knows no backend by type.
+  // Decorators forward them to the storage they wrap; both default to doing nothing.
+  // Before a training epoch starts: what this rank will read from it on (EpochPlan).
+  virtual Status OnEpochPlan(const EpochPlan& plan) {
+    (void)plan;
+    return Status::OK();
+  }
+  // The statistics counted since the last call, appended to `sink` as named blocks (StatsBlock),
+  // then reset; `sink` null only resets them (an epoch's start). Called by one thread, at epoch
+  // boundaries (a storage shared by a node's ranks is called by each of them).
+  virtual void TakeEpochStats(EpochStatsSink* sink) { (void)sink; }
+  // What a run on this storage should warn about once (settings that weaken security), each a
+  // whole sentence naming the key.
+  virtual std::vector<std::string> RunWarnings() const { return {}; }
 
  protected:
   // Starts bound to SystemClock() and a null tracer, so a backend built directly (NewPosixStorage)

@@ -2,6 +2,7 @@
 list(APPEND DLIO_SOURCES
   src/cache/beneath.cc
   src/cache/cache_client.cc
+  src/cache/cache_epoch.cc
   src/cache/cache_file.cc
   src/cache/cache_server.cc
   src/cache/cache_session.cc

@@ -7,6 +7,7 @@ namespace dlio {
 void AddCacheOptions(const WorkloadConfig& config, StorageOptions* options) {
   options->tiered_source = config.storage.tiered_source;
   options->cache_policy = config.storage.cache_policy;
+  options->cache_scope = config.storage.cache_scope;
   options->cache_tiers.clear();
   for (const CacheTierConfig& t : config.storage.tiers) {
     CacheTierOptions tier;

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "dlio/loop.h"
-#include "dlio/s3_stats.h"
 #include "dlio/storage_wrapper.h"
 #include "dlio/tracer.h"
 #include "runner/accelerators.h"
@@ -170,10 +169,8 @@ Result<RunReport> RunRank(const WorkloadConfig& input_config, const RunEnv& env,
                                                      ctx.comm, &res.node_cache));
     ctx.storage = res.storage.get();
   }
-  if (S3StatsOf(ctx.storage) != nullptr && !config.storage.s3_verify_tls && ctx.rank() == 0) {
-    messages.Warn(
-        "storage.storage_options.s3_verify_tls is false: the S3 server's TLS certificate and host "
-        "name are not verified");
+  if (ctx.rank() == 0) {
+    for (const std::string& warning : ctx.storage->RunWarnings()) messages.Warn(warning);
   }
 
   // DLIO's profiling.profiler beside the run, on rank 0 (a failure to start it ends the job as a
