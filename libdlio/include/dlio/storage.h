@@ -430,6 +430,37 @@ using StorageCapabilitiesFn =
 Result<StorageCapabilities> StorageCapabilitiesFor(const StorageOptions& options,
                                                    const Registries& registries);
 
+// What a node-shared storage factory (NodeSharedStorageFn) gets besides the storage's options.
+class Comm;
+struct NodeShareEnv {
+  const Registries* registries = nullptr;
+  const Clock* clock = nullptr;
+  Tracer* tracer = nullptr;  // the storage's (bound to it)
+  Comm* comm = nullptr;      // the run's ranks
+  // The folders whose files the node's shared part may hand out (the run's dataset and checkpoint
+  // folders, absolute).
+  std::vector<std::string> data_dirs;
+};
+
+// What keeps the part of a storage the ranks of a node share alive (the node's cache server, on
+// its first rank). Not thread-safe: the run's thread. Destroy it after the storage.
+class NodeShare {
+ public:
+  virtual ~NodeShare() = default;
+  // After the run: waits for every rank of the node, so the shared part outlives their last
+  // call, then stops it. Collective over the node.
+  virtual Status Finish() = 0;
+};
+
+// Builds the run's storage of `options` for a storage registered in
+// Registries::node_shared_storages under its name: a variant whose state the ranks of a node share
+// when its options ask for one (tiered with storage.cache_scope node: one cache a node), kept
+// alive by `*share`, else the storage MakeStorage builds (`*share` left null). Collective over
+// env.comm: every rank fails, naming the cause where it happened, when one could not get its
+// storage, so no rank waits for another forever.
+using NodeSharedStorageFn = std::function<Result<std::unique_ptr<Storage>>(
+    const StorageOptions& options, const NodeShareEnv& env, std::unique_ptr<NodeShare>* share)>;
+
 // Builds the named storage and binds it to clock and tracer.
 Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
                                              const Registries& registries, const Clock* clock,

@@ -8,6 +8,7 @@ list(APPEND DLIO_SOURCES
   src/cache/cache_session.cc
   src/cache/cache_stats_json.cc
   src/cache/cache_policy.cc
+  src/cache/node_cache.cc
   src/cache/remote_cache.cc
   src/cache/tier_store.cc
   src/cache/tiered_cache.cc

@@ -3,6 +3,7 @@
 
 #include "cache/cache_client.h"
 #include "cache/cache_epoch.h"
+#include "cache/node_cache.h"
 #include "dlio/cache.h"
 #include "dlio/cache_server.h"
 #include "dlio/config.h"
@@ -11,9 +12,6 @@
 
 namespace dlio {
 namespace {
-
-// storage.cache_scope's value for one cache a node (docs/caching.md).
-constexpr char kNodeScope[] = "node";
 
 // The source's capabilities, minus what would bypass the cache (mapping files, writes of shared
 // files outside this storage's Files) or what it breaks: collective reads need the same calls on
@@ -53,7 +51,7 @@ class TieredStorage final : public StorageWrapper {
     return Status::OK();
   }
   StorageCapabilities capabilities() const override {
-    return TieredCapabilities(inner()->capabilities(), scope_ == kNodeScope);
+    return TieredCapabilities(inner()->capabilities(), scope_ == cache_internal::kNodeCacheScope);
   }
   TieredCache* cache() const { return cache_.get(); }
   // The scope the "cache" statistics block's summary names (storage.cache_scope).
@@ -139,7 +137,8 @@ StorageCapabilities TieredDeclares(const StorageOptions& options, const Registri
   auto source = SourceOptions(options);
   if (!source.ok()) return {};
   auto capabilities = StorageCapabilitiesFor(*source, registries);
-  return capabilities.ok() ? TieredCapabilities(*capabilities, options.cache_scope == kNodeScope)
+  return capabilities.ok() ? TieredCapabilities(*capabilities, options.cache_scope ==
+                                                                   cache_internal::kNodeCacheScope)
                            : StorageCapabilities{};
 }
 
@@ -180,7 +179,7 @@ Result<std::unique_ptr<Storage>> NewTieredClientStorage(std::unique_ptr<Storage>
   if (source == nullptr) return Status::InvalidArgument("tiered storage: the source is null");
   auto storage = std::make_unique<TieredStorage>(std::move(source));
   DLIO_RETURN_NOT_OK(storage->Connect(socket_path, client_name, reports_stats));
-  storage->set_scope(kNodeScope);
+  storage->set_scope(cache_internal::kNodeCacheScope);
   return std::unique_ptr<Storage>(std::move(storage));
 }
 
@@ -214,10 +213,14 @@ TieredCache* CacheOf(Storage* storage) {
 }
 
 Status RegisterTieredStorage(Registries* registries) {
-  return registries->storages.Register(
+  DLIO_RETURN_NOT_OK(registries->storages.Register(
       {"tiered", "caches whole files of another storage in faster tiers (memory, a directory)",
        "storage.tiered_source, storage.tiers, storage.cache_policy (docs/caching.md)", &MakeTiered,
-       &TieredDeclares, &ValidateTiered});
+       &TieredDeclares, &ValidateTiered}));
+  // storage.cache_scope node: one cache a node, served by the node's first rank.
+  return registries->node_shared_storages.Register(
+      {"tiered", "one cache a node, served to its ranks by the node's first rank",
+       "storage.cache_scope (docs/caching.md)", &cache_internal::MakeNodeSharedTiered});
 }
 
 }  // namespace dlio
