@@ -1,7 +1,6 @@
 # Sources of the runner module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
   src/runner/accelerators.cc
-  src/runner/cache_options.cc
   src/runner/aggregate.cc
   src/runner/checkpoint_options.cc
   src/runner/checkpoint_phase.cc
