@@ -249,8 +249,7 @@ struct StorageCapabilities {
   // epochs does not keep reading the level it was first opened from.
   bool reopen_each_epoch = false;
   // Keeps a cache that the ranks of a node may share through one rank's cache server (tiered):
-  // with storage.cache_scope node the runner builds it once per node and synchronises the
-  // node's ranks at each epoch's start.
+  // with storage.cache_scope node its NodeSharedStorageFn builds it once per node.
   bool node_shared_cache = false;
   // Its statistics are those of a cache the node's ranks share (tiered with storage.cache_scope
   // node): the run synchronises the ranks at each epoch's start, after each reset them
@@ -270,7 +269,8 @@ struct EpochPlan {
   uint64_t first_epoch = 0;  // 0-based: the epoch about to start
   uint64_t last_epoch = 0;   // 0-based: the run's last training epoch
   // Appends to `paths` the files this rank opens in epoch `epoch` (0-based), in order, each run of
-  // samples of one file counted as one open. Costs a sampler plan: call it only when needed.
+  // samples of one file counted as one open. Costs a sampler plan: call it only when needed, and
+  // only during OnEpochPlan (it refers to the run's loop).
   std::function<Status(uint64_t epoch, std::vector<std::string>* paths)> files_of;
 };
 
@@ -291,8 +291,8 @@ struct StatsBlock {
 struct EpochStatsSink {
   uint64_t epoch = 0;  // 1-based, as the reports number epochs
   int64_t end_us = 0;  // wall time the epoch ended (stamps trace events of the statistics)
-  Tracer* tracer =
-      nullptr;  // the run's, for storages that also trace their statistics; may be null
+  // The run's tracer, for storages that also trace their statistics; may be null.
+  Tracer* tracer = nullptr;
   std::vector<StatsBlock> blocks;
 };
 
