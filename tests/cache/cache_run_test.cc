@@ -6,6 +6,7 @@
 #include <tuple>
 #include <utility>
 
+#include "cache_report_util.h"
 #include "dlio/config.h"
 #include "dlio/runner.h"
 #include "pfw_events.h"
@@ -50,11 +51,11 @@ TEST_CASE("tiered run: later epochs are served by the cache, stats in summary.js
     REQUIRE(report.ok());
     REQUIRE(report->epochs.size() == 3);
     for (size_t e = 1; e < 3; ++e) {
-      const auto& levels = report->epochs[e].cache;
+      const auto levels = testing::CacheLevelsOf(report->epochs[e]);
       REQUIRE(levels.size() == 3);  // memory, directory, source
       CHECK(levels[0].hits + levels[1].hits > 0);
     }
-    const auto& last = report->epochs[2].cache;
+    const auto last = testing::CacheLevelsOf(report->epochs[2]);
     if (policy == "lru") {
       // Epoch 1 waits for the slow source (8 files, 2 ms or more each, 2 readers); epoch 2
       // reads memory.
@@ -88,7 +89,7 @@ TEST_CASE("tiered run: files kept open across epochs are reopened, so later epoc
   REQUIRE(report->epochs.size() == 3);
   for (size_t e = 1; e < 3; ++e) {
     CAPTURE(e);
-    const auto& levels = report->epochs[e].cache;
+    const auto levels = testing::CacheLevelsOf(report->epochs[e]);
     REQUIRE(levels.size() == 3);
     CHECK(levels[0].hits == 8);  // every file opened again, from memory
     CHECK(levels[2].bytes_served == 0);
@@ -117,7 +118,7 @@ TEST_CASE("tiered run: each epoch's cache statistics are trace events, as in the
   }
   for (size_t e = 0; e < 3; ++e) {
     CAPTURE(e);
-    const auto& levels = report->epochs[e].cache;
+    const auto levels = testing::CacheLevelsOf(report->epochs[e]);
     REQUIRE(levels.size() == 3);
     for (int64_t level : {int64_t{0}, int64_t{1}, int64_t{-1}}) {
       CAPTURE(level);

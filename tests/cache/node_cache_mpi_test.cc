@@ -2,6 +2,7 @@
 // twice a node); process scope copies a file once per rank that reads it.
 #include <catch2/catch.hpp>
 
+#include "cache_report_util.h"
 #include "dlio/config.h"
 #include "dlio/runner.h"
 #include "mpi_test_util.h"
@@ -52,9 +53,10 @@ RunEnv Env() {
 double SumOverRanks(const RunReport& r, uint64_t CacheTierStats::*field, bool tiers_only) {
   std::vector<double> v{0};
   for (const EpochReport& e : r.epochs) {
-    for (size_t l = 0; l < e.cache.size(); ++l) {
-      if (tiers_only && l + 1 == e.cache.size()) continue;  // the source, last
-      v[0] += static_cast<double>(e.cache[l].*field);
+    const std::vector<CacheTierStats> levels = testing::CacheLevelsOf(e);
+    for (size_t l = 0; l < levels.size(); ++l) {
+      if (tiers_only && l + 1 == levels.size()) continue;  // the source, last
+      v[0] += static_cast<double>(levels[l].*field);
     }
   }
   REQUIRE(MpiTestComm()->AllReduceSum(&v).ok());
@@ -76,7 +78,7 @@ TEST_CASE("node scope: the ranks of a node share one cache; no file is copied tw
   REQUIRE(report->epochs.size() == kEpochs);
   // The node's first rank (rank 0 on one node) reports the node's cache; the others none.
   const bool leader = MpiTestComm()->rank() == 0;
-  CHECK(report->epochs[0].cache.empty() == !leader);
+  CHECK(testing::CacheLevelsOf(report->epochs[0]).empty() == !leader);
   CHECK(SumOverRanks(*report, &CacheTierStats::files_copied, true) == kFiles);
   // Every open of every rank was counted by the one cache: a miss of each file once, hits after.
   const double opens = SumOverRanks(*report, &CacheTierStats::hits, false);
@@ -86,10 +88,10 @@ TEST_CASE("node scope: the ranks of a node share one cache; no file is copied tw
     CHECK(SamplesOverRanks(*report, e) == kFiles * kSamplesPerFile);
   if (leader) {
     // Each epoch's counters hold exactly that epoch's opens: the first's are all misses.
-    const auto& first = report->epochs[0].cache;
+    const auto first = testing::CacheLevelsOf(report->epochs[0]);
     CHECK(first[0].misses == first[0].read_through);
     CHECK(first[0].misses + first[0].hits == first.back().hits + first[0].hits);
-    const auto& last = report->epochs.back().cache;
+    const auto last = testing::CacheLevelsOf(report->epochs.back());
     CHECK(last[0].bytes_served > 0);           // the ranks' reads of the memory copies
     CHECK(last.back().hits == 0);              // the source, after epoch 1
     CHECK(last[0].occupancy_files >= kFiles);  // the data files (and files read before training)

@@ -10,6 +10,7 @@
 #include "dlio/comm.h"
 #include "dlio/runner.h"
 #include "dlio/storage.h"
+#include "dlio/storage_wrapper.h"
 #include "runner/epoch_stats.h"
 #include "runner/report.h"
 #include "runner/run_context.h"
@@ -212,6 +213,78 @@ TEST_CASE("per_epoch_stats.json has DLIO's keys: blocks split at saves, save_ckp
   CHECK(save["id"] == 7);
   CHECK(save["bytes"] == 1u << 30);
   CHECK_FALSE(e.contains("load_ckpt1"));
+}
+
+// A storage with statistics of its own: counts OnEpochPlan's files and reports them as "foo".
+class PlanCountingStorage : public StorageWrapper {
+ public:
+  PlanCountingStorage() : StorageWrapper("foo", NewMemoryStorage()) {}
+  Status OnEpochPlan(const EpochPlan& plan) override {
+    planned_.clear();
+    for (uint64_t e = plan.first_epoch; e <= plan.last_epoch; ++e) {
+      DLIO_RETURN_NOT_OK(plan.files_of(e, &planned_));
+    }
+    return StorageWrapper::OnEpochPlan(plan);
+  }
+  void TakeEpochStats(EpochStatsSink* sink) override {
+    if (sink != nullptr) {
+      StatsBlock block;
+      block.name = "foo";
+      block.epoch_json = "{\"planned\": " + std::to_string(planned_.size()) + "}";
+      block.summary_json = "{\"unit\": \"files\"}";
+      block.progress = "foo " + std::to_string(planned_.size()) + " planned";
+      sink->blocks.push_back(std::move(block));
+    }
+    planned_.clear();
+    StorageWrapper::TakeEpochStats(sink);
+  }
+  const std::vector<std::string>& planned() const { return planned_; }
+
+ private:
+  std::vector<std::string> planned_;
+};
+
+TEST_CASE("storage epoch hooks pass through wrappers; their blocks reach the reports unchanged") {
+  auto counting = std::make_unique<PlanCountingStorage>();
+  PlanCountingStorage* inner = counting.get();
+  StorageWrapper outer("outer", std::move(counting));
+  EpochPlan plan;
+  plan.first_epoch = 1;
+  plan.last_epoch = 2;
+  plan.files_of = [](uint64_t epoch, std::vector<std::string>* paths) {
+    paths->push_back("f" + std::to_string(epoch));
+    return Status::OK();
+  };
+  REQUIRE(outer.OnEpochPlan(plan).ok());
+  CHECK(inner->planned() == std::vector<std::string>{"f1", "f2"});
+  RunReport r;
+  for (uint64_t epoch : {1, 2}) {
+    EpochStatsSink sink;
+    sink.epoch = epoch;
+    outer.TakeEpochStats(&sink);
+    REQUIRE(sink.blocks.size() == 1);
+    EpochReport e;
+    e.epoch = epoch;
+    e.storage_stats = std::move(sink.blocks);
+    r.epochs.push_back(std::move(e));
+  }
+  CHECK(inner->planned().empty());  // taken: reset
+  // The first epoch's block counted the two planned files, the second none (reset by the take).
+  const nlohmann::ordered_json per_epoch = PerEpochStatsJson(r);
+  CHECK(per_epoch["1"]["foo"]["planned"] == 2);
+  CHECK(per_epoch["2"]["foo"]["planned"] == 0);
+  nlohmann::json summary;
+  AddStorageStatsSummary(r.epochs, &summary);
+  CHECK(summary["foo"] == nlohmann::json::parse(
+                              R"({"unit": "files", "epochs": [{"epoch": 1, "planned": 2},
+                                                              {"epoch": 2, "planned": 0}]})"));
+  CHECK_THAT(FormatEpochLine("train", r.epochs[0]), Catch::EndsWith(", foo 2 planned"));
+  // A block whose epoch JSON sits under a key (the cache's "levels").
+  r.epochs[0].storage_stats[0].epoch_key = "levels";
+  r.epochs[0].storage_stats[0].epoch_json = "[1, 2]";
+  nlohmann::json keyed;
+  AddStorageStatsSummary(r.epochs, &keyed);
+  CHECK(keyed["foo"]["epochs"][0] == nlohmann::json::parse(R"({"epoch": 1, "levels": [1, 2]})"));
 }
 
 TEST_CASE("output.json has DLIO's per-block and eval step lists and host keys") {

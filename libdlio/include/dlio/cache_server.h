@@ -91,6 +91,9 @@ std::string CacheStatsJson(const CacheStats& stats);
 Result<CacheStats> ParseCacheStatsJson(const std::string& text);
 // `levels` as a JSON array of such level objects (the run report's per-epoch cache sections).
 std::string CacheLevelsJson(const std::vector<CacheTierStats>& levels);
+// CacheLevelsJson's text back (an epoch's "cache" statistics block, EpochReport::storage_stats);
+// Corruption when it is not an array of level objects.
+Result<std::vector<CacheTierStats>> ParseCacheLevelsJson(const std::string& text);
 
 // The part of a client's kFuture list still ahead: paths[from...].
 struct FutureListView {

@@ -17,6 +17,9 @@ struct WorkloadConfig;
 class Registries {
  public:
   Registry<StorageFactory, StorageCapabilitiesFn> storages{"storage"};
+  // Storages with a variant the ranks of a node share (tiered), by the storage's name: the runner
+  // builds its storage through the entry's factory when there is one (dlio/storage.h).
+  Registry<NodeSharedStorageFn> node_shared_storages{"node-shared storage"};
   Registry<FormatFactory> formats{"format"};
   Registry<SamplerFactory> samplers{"sampler"};
   Registry<PipelineFactory, PipelineCapabilities> pipelines{"pipeline"};

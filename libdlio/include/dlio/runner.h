@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "dlio/cache.h"
 #include "dlio/checkpointer.h"
 #include "dlio/clock.h"
 #include "dlio/comm.h"
@@ -17,7 +16,6 @@
 #include "dlio/generator.h"
 #include "dlio/metrics.h"
 #include "dlio/registries.h"
-#include "dlio/s3_stats.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
 
@@ -83,12 +81,10 @@ struct EpochReport {
   double au_percent_mean = 0;    // mean over ranks
   double samples_per_s_sum = 0;  // sum over ranks
   double bytes_per_s_sum = 0;    // sum over ranks
-  // This rank's tiered-storage cache over the epoch (storage.storage_type tiered): its tiers,
-  // fastest first, then the source; empty without a cache.
-  std::vector<CacheTierStats> cache;
-  // This rank's S3 requests over the epoch (a storage that counts them, S3StatsOf); empty for
-  // others.
-  std::optional<S3Stats> s3;
+  // What this rank's storage counted over the epoch (Storage::TakeEpochStats): named blocks, in
+  // the order its layers report them (the tiered storage's "cache", then the s3 storage's "s3").
+  // A node's shared cache is reported by the node's first rank only.
+  std::vector<StatsBlock> storage_stats;
   std::vector<BlockReport> blocks;    // training epochs: at least one, in order
   std::vector<CheckpointSpan> saves;  // training epochs: the saves during and right after it
 };

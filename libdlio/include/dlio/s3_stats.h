@@ -1,6 +1,6 @@
 // The statistics of the s3 storage (docs/storage.md): its HTTP requests by kind, bytes, retries,
-// errors and GET latencies, taken per epoch by the runner through S3StatsOf, which asks the
-// storage for the capability rather than comparing backend names.
+// errors and GET latencies. The runner takes them per epoch as the storage's "s3" statistics block
+// (Storage::TakeEpochStats); S3StatsOf gives them to library users and tests.
 #pragma once
 
 #include <cstdint>

@@ -221,6 +221,7 @@ struct StorageOptions {
   std::string tiered_source = "posix";
   std::vector<CacheTierOptions> cache_tiers;
   std::string cache_policy = "lru";
+  std::string cache_scope = "process";  // storage.cache_scope: node (one cache a node), process
   S3StorageOptions s3;
 };
 
@@ -248,15 +249,51 @@ struct StorageCapabilities {
   // epochs does not keep reading the level it was first opened from.
   bool reopen_each_epoch = false;
   // Keeps a cache that the ranks of a node may share through one rank's cache server (tiered):
-  // with storage.cache_scope node the runner builds it once per node and synchronises the
-  // node's ranks at each epoch's start.
+  // with storage.cache_scope node its NodeSharedStorageFn builds it once per node.
   bool node_shared_cache = false;
+  // Its statistics are those of a cache the node's ranks share (tiered with storage.cache_scope
+  // node): the run synchronises the ranks at each epoch's start, after each reset them
+  // (TakeEpochStats), so none opens a file of the epoch before the counts restart.
+  bool shared_by_node = false;
 };
 
 // What a storage adds to each read or write call to emulate a slower one (Storage::emulated_cost).
 struct EmulatedCost {
   uint64_t latency_ns = 0;   // mean added latency per call
   uint64_t bytes_per_s = 0;  // bandwidth cap (adds bytes / bytes_per_s per call); 0: none
+};
+
+// What a run will read from an epoch on (Storage::OnEpochPlan), for a storage that prepares ahead
+// of its reader (the clairvoyant cache prefetches the coming files).
+struct EpochPlan {
+  uint64_t first_epoch = 0;  // 0-based: the epoch about to start
+  uint64_t last_epoch = 0;   // 0-based: the run's last training epoch
+  // Appends to `paths` the files this rank opens in epoch `epoch` (0-based), in order, each run of
+  // samples of one file counted as one open. Costs a sampler plan: call it only when needed, and
+  // only during OnEpochPlan (it refers to the run's loop).
+  std::function<Status(uint64_t epoch, std::vector<std::string>* paths)> files_of;
+};
+
+// One named block of statistics a storage reports for an epoch (Storage::TakeEpochStats). The
+// runner writes it without knowing what it holds: in {rank}_per_epoch_stats.json, the epoch's
+// "<name>" is `epoch_json`; in summary.json (rank 0's), "<name>" is the object `summary_json` plus
+// "epochs": one entry per training epoch, {"epoch": N} with epoch_json's fields (an object), or
+// with epoch_json under `epoch_key` when that is set.
+struct StatsBlock {
+  std::string name;                 // "cache", "s3": the key in both files
+  std::string epoch_json;           // a JSON value
+  std::string epoch_key;            // empty: epoch_json is an object merged into the entry
+  std::string summary_json = "{}";  // a JSON object: the summary's fields besides "epochs"
+  std::string progress;             // added to the epoch's progress line ("s3 4 requests ...")
+};
+
+// Where TakeEpochStats reports, and about which epoch.
+struct EpochStatsSink {
+  uint64_t epoch = 0;  // 1-based, as the reports number epochs
+  int64_t end_us = 0;  // wall time the epoch ended (stamps trace events of the statistics)
+  // The run's tracer, for storages that also trace their statistics; may be null.
+  Tracer* tracer = nullptr;
+  std::vector<StatsBlock> blocks;
 };
 
 // A namespace of files. All methods are safe for concurrent use. Files it opens must be destroyed
@@ -330,6 +367,21 @@ class Storage {
   // for storages that emulate nothing. Decorators report the storage they wrap.
   virtual EmulatedCost emulated_cost() const { return {}; }
 
+  // Per-epoch lifecycle hooks of the run (training.cc), so the runner knows no backend by type.
+  // Decorators forward them to the storage they wrap; both default to doing nothing.
+  // Before a training epoch starts: what this rank will read from it on (EpochPlan).
+  virtual Status OnEpochPlan(const EpochPlan& plan) {
+    (void)plan;
+    return Status::OK();
+  }
+  // The statistics counted since the last call, appended to `sink` as named blocks (StatsBlock),
+  // then reset; `sink` null only resets them (an epoch's start). Called by one thread, at epoch
+  // boundaries (a storage shared by a node's ranks is called by each of them).
+  virtual void TakeEpochStats(EpochStatsSink* sink) { (void)sink; }
+  // What a run on this storage should warn about once (settings that weaken security), each a
+  // whole sentence naming the key.
+  virtual std::vector<std::string> RunWarnings() const { return {}; }
+
  protected:
   // Starts bound to SystemClock() and a null tracer, so a backend built directly (NewPosixStorage)
   // works before, or without, Bind().
@@ -377,6 +429,37 @@ using StorageCapabilitiesFn =
 // of that name is registered).
 Result<StorageCapabilities> StorageCapabilitiesFor(const StorageOptions& options,
                                                    const Registries& registries);
+
+// What a node-shared storage factory (NodeSharedStorageFn) gets besides the storage's options.
+class Comm;
+struct NodeShareEnv {
+  const Registries* registries = nullptr;
+  const Clock* clock = nullptr;
+  Tracer* tracer = nullptr;  // the storage's (bound to it)
+  Comm* comm = nullptr;      // the run's ranks
+  // The folders whose files the node's shared part may hand out (the run's dataset and checkpoint
+  // folders, absolute).
+  std::vector<std::string> data_dirs;
+};
+
+// What keeps the part of a storage the ranks of a node share alive (the node's cache server, on
+// its first rank). Not thread-safe: the run's thread. Destroy it after the storage.
+class NodeShare {
+ public:
+  virtual ~NodeShare() = default;
+  // After the run: waits for every rank of the node, so the shared part outlives their last
+  // call, then stops it. Collective over the node.
+  virtual Status Finish() = 0;
+};
+
+// Builds the run's storage of `options` for a storage registered in
+// Registries::node_shared_storages under its name: a variant whose state the ranks of a node share
+// when its options ask for one (tiered with storage.cache_scope node: one cache a node), kept
+// alive by `*share`, else the storage MakeStorage builds (`*share` left null). Collective over
+// env.comm: every rank fails, naming the cause where it happened, when one could not get its
+// storage, so no rank waits for another forever.
+using NodeSharedStorageFn = std::function<Result<std::unique_ptr<Storage>>(
+    const StorageOptions& options, const NodeShareEnv& env, std::unique_ptr<NodeShare>* share)>;
 
 // Builds the named storage and binds it to clock and tracer.
 Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,

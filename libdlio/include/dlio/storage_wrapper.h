@@ -54,12 +54,12 @@ class FileWrapper : public File {
 };
 
 // Forwards every call to the wrapped storage's public methods, and its capabilities, direct I/O
-// support and collective communicator. Owns the inner storage, or (second constructor) shares one
-// that must outlive it: several wrappers over one storage each count and trace the calls made
-// through them (the accelerator threads of a process over one in-memory dataset). Safe for
-// concurrent use when the inner storage is (every dlio storage is). Files the wrapper opens are the
-// inner storage's files unless a subclass wraps them (override DoOpen and return a FileWrapper
-// subclass).
+// support, collective communicator and epoch hooks (OnEpochPlan, TakeEpochStats, RunWarnings). Owns
+// the inner storage, or (second constructor) shares one that must outlive it: several wrappers over
+// one storage each count and trace the calls made through them (the accelerator threads of a
+// process over one in-memory dataset). Safe for concurrent use when the inner storage is (every
+// dlio storage is). Files the wrapper opens are the inner storage's files unless a subclass wraps
+// them (override DoOpen and return a FileWrapper subclass).
 class StorageWrapper : public Storage {
  public:
   StorageWrapper(std::string name, std::unique_ptr<Storage> inner)
@@ -73,6 +73,9 @@ class StorageWrapper : public Storage {
   const void* CollectiveMpiComm(const std::string& path) const override {
     return inner_->CollectiveMpiComm(path);
   }
+  Status OnEpochPlan(const EpochPlan& plan) override { return inner_->OnEpochPlan(plan); }
+  void TakeEpochStats(EpochStatsSink* sink) override { inner_->TakeEpochStats(sink); }
+  std::vector<std::string> RunWarnings() const override { return inner_->RunWarnings(); }
   Storage* inner() const { return inner_; }
 
  protected:

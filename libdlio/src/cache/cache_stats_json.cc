@@ -68,6 +68,17 @@ std::string CacheLevelsJson(const std::vector<CacheTierStats>& levels) {
   return out.dump();
 }
 
+Result<std::vector<CacheTierStats>> ParseCacheLevelsJson(const std::string& text) {
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_array()) return Status::Corruption("cache statistics: not an array of levels");
+  std::vector<CacheTierStats> levels;
+  for (const json& level : j) {
+    DLIO_ASSIGN_OR_RETURN(CacheTierStats t, ParseLevel(level));
+    levels.push_back(std::move(t));
+  }
+  return levels;
+}
+
 std::string CacheStatsJson(const CacheStats& stats) {
   json tiers = json::array();
   for (const CacheTierStats& t : stats.tiers) tiers.push_back(LevelJson(t));

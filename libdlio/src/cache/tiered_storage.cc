@@ -2,6 +2,8 @@
 #include <unistd.h>
 
 #include "cache/cache_client.h"
+#include "cache/cache_epoch.h"
+#include "cache/node_cache.h"
 #include "dlio/cache.h"
 #include "dlio/cache_server.h"
 #include "dlio/config.h"
@@ -15,7 +17,8 @@ namespace {
 // files outside this storage's Files) or what it breaks: collective reads need the same calls on
 // every rank, and each rank's cache serves its own hits. A file is placed and served by its open,
 // so runs reopen their files each epoch.
-StorageCapabilities TieredCapabilities(StorageCapabilities source) {
+StorageCapabilities TieredCapabilities(StorageCapabilities source, bool node_scope) {
+  source.shared_by_node = node_scope;
   source.map_files = false;
   source.shared_write = false;
   source.collective_reads = false;
@@ -48,9 +51,29 @@ class TieredStorage final : public StorageWrapper {
     return Status::OK();
   }
   StorageCapabilities capabilities() const override {
-    return TieredCapabilities(inner()->capabilities());
+    return TieredCapabilities(inner()->capabilities(), scope_ == cache_internal::kNodeCacheScope);
   }
   TieredCache* cache() const { return cache_.get(); }
+  // The scope the "cache" statistics block's summary names (storage.cache_scope).
+  void set_scope(std::string scope) { scope_ = std::move(scope); }
+  // This epoch's and the coming ones' files: the clairvoyant cache prefetches across epochs.
+  Status OnEpochPlan(const EpochPlan& plan) override {
+    if (Forked()) return StorageWrapper::OnEpochPlan(plan);
+    DLIO_RETURN_NOT_OK(cache_internal::FeedCacheFuture(cache_.get(), plan));
+    return StorageWrapper::OnEpochPlan(plan);
+  }
+  void TakeEpochStats(EpochStatsSink* sink) override {
+    if (!Forked()) {
+      const std::vector<CacheTierStats> levels = cache_internal::TakeEpochCacheStats(cache_.get());
+      if (sink != nullptr && !levels.empty()) {
+        sink->blocks.push_back(
+            cache_internal::CacheStatsBlock(levels, CachePolicyName(cache_->policy()), scope_));
+        cache_internal::TraceEpochCacheStats(sink->tracer, static_cast<int64_t>(sink->epoch),
+                                             sink->end_us, levels);
+      }
+    }
+    StorageWrapper::TakeEpochStats(sink);
+  }
   // Never collective (see TieredCapabilities).
   const void* CollectiveMpiComm(const std::string&) const override { return nullptr; }
 
@@ -86,7 +109,18 @@ class TieredStorage final : public StorageWrapper {
 
   const pid_t owner_;
   std::unique_ptr<TieredCache> cache_;  // destroyed before the source it reads
+  std::string scope_ = "process";
 };
+
+// A tiered storage over `source` with its own cache; `scope` as storage.cache_scope names it.
+Result<std::unique_ptr<Storage>> StartTiered(std::unique_ptr<Storage> source, CacheOptions options,
+                                             std::string scope) {
+  if (source == nullptr) return Status::InvalidArgument("tiered storage: the source is null");
+  auto storage = std::make_unique<TieredStorage>(std::move(source));
+  DLIO_RETURN_NOT_OK(storage->Start(std::move(options)));
+  storage->set_scope(std::move(scope));
+  return std::unique_ptr<Storage>(std::move(storage));
+}
 
 // The source's options: the same, named storage.tiered_source.
 Result<StorageOptions> SourceOptions(const StorageOptions& options) {
@@ -103,7 +137,9 @@ StorageCapabilities TieredDeclares(const StorageOptions& options, const Registri
   auto source = SourceOptions(options);
   if (!source.ok()) return {};
   auto capabilities = StorageCapabilitiesFor(*source, registries);
-  return capabilities.ok() ? TieredCapabilities(*capabilities) : StorageCapabilities{};
+  return capabilities.ok() ? TieredCapabilities(*capabilities, options.cache_scope ==
+                                                                   cache_internal::kNodeCacheScope)
+                           : StorageCapabilities{};
 }
 
 Status ValidateTiered(const WorkloadConfig& c) {
@@ -126,17 +162,14 @@ Result<std::unique_ptr<Storage>> MakeTiered(const StorageOptions& options,
   // A null tracer inside: only the outer layer records events.
   auto source = MakeStorage(source_options, registries, SystemClock(), nullptr);
   if (!source.ok()) return source.status().WithContext("storage.tiered_source");
-  return NewTieredStorage(std::move(source).value(), std::move(cache));
+  return StartTiered(std::move(source).value(), std::move(cache), options.cache_scope);
 }
 
 }  // namespace
 
 Result<std::unique_ptr<Storage>> NewTieredStorage(std::unique_ptr<Storage> source,
                                                   CacheOptions options) {
-  if (source == nullptr) return Status::InvalidArgument("tiered storage: the source is null");
-  auto storage = std::make_unique<TieredStorage>(std::move(source));
-  DLIO_RETURN_NOT_OK(storage->Start(std::move(options)));
-  return std::unique_ptr<Storage>(std::move(storage));
+  return StartTiered(std::move(source), std::move(options), "process");
 }
 
 Result<std::unique_ptr<Storage>> NewTieredClientStorage(std::unique_ptr<Storage> source,
@@ -146,6 +179,7 @@ Result<std::unique_ptr<Storage>> NewTieredClientStorage(std::unique_ptr<Storage>
   if (source == nullptr) return Status::InvalidArgument("tiered storage: the source is null");
   auto storage = std::make_unique<TieredStorage>(std::move(source));
   DLIO_RETURN_NOT_OK(storage->Connect(socket_path, client_name, reports_stats));
+  storage->set_scope(cache_internal::kNodeCacheScope);
   return std::unique_ptr<Storage>(std::move(storage));
 }
 
@@ -179,10 +213,14 @@ TieredCache* CacheOf(Storage* storage) {
 }
 
 Status RegisterTieredStorage(Registries* registries) {
-  return registries->storages.Register(
+  DLIO_RETURN_NOT_OK(registries->storages.Register(
       {"tiered", "caches whole files of another storage in faster tiers (memory, a directory)",
        "storage.tiered_source, storage.tiers, storage.cache_policy (docs/caching.md)", &MakeTiered,
-       &TieredDeclares, &ValidateTiered});
+       &TieredDeclares, &ValidateTiered}));
+  // storage.cache_scope node: one cache a node, served by the node's first rank.
+  return registries->node_shared_storages.Register(
+      {"tiered", "one cache a node, served to its ranks by the node's first rank",
+       "storage.cache_scope (docs/caching.md)", &cache_internal::MakeNodeSharedTiered});
 }
 
 }  // namespace dlio

@@ -8,7 +8,6 @@
 #include <thread>
 
 #include "core/host_memory.h"
-#include "dlio/cache_server.h"
 #include "dlio/metrics.h"
 #include "runner/summary_hosts.h"
 
@@ -16,8 +15,6 @@ namespace dlio {
 namespace {
 
 using ojson = nlohmann::ordered_json;
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // DLIO writes epoch, block and eval durations as strings with 2 decimals ('{:.2f}').
 std::string Seconds2(int64_t us) {
@@ -100,8 +97,10 @@ ojson TrainEpochStats(const RunReport& r, const EpochReport& e) {
   // dlio's: DLIO's duration unrounded.
   j["duration_seconds"] = (TrainEndUs(e) - e.start_us) * 1e-6;
   AddPassFigures(e, &j);
-  if (!e.cache.empty()) j["cache"] = ojson::parse(CacheLevelsJson(e.cache));
-  if (e.s3) j["s3"] = S3StatsToJson(*e.s3);
+  for (const StatsBlock& block : e.storage_stats) {
+    ojson value = ojson::parse(block.epoch_json, nullptr, /*allow_exceptions=*/false);
+    j[block.name] = value.is_discarded() ? ojson(block.epoch_json) : value;
+  }
   return j;
 }
 
@@ -156,21 +155,41 @@ ojson EmptyOutputEpoch() {
 
 }  // namespace
 
-nlohmann::json S3StatsToJson(const S3Stats& s) {
-  return {
-      {"requests", s.requests()},
-      {"get", s.get},
-      {"put", s.put},
-      {"head", s.head},
-      {"list", s.list},
-      {"delete", s.del},
-      {"multipart", s.multipart},
-      {"copy", s.copy},
-      {"bytes_down", s.bytes_down},
-      {"bytes_up", s.bytes_up},
-      {"retries", s.retries},
-      {"errors", s.errors},
-      {"get_latency_ms", {{"p50", s.get_p50_ms}, {"p90", s.get_p90_ms}, {"p99", s.get_p99_ms}}}};
+namespace {
+
+// A block's JSON text (its storage's; one that does not parse is kept as a string).
+nlohmann::json BlockJson(const std::string& text) {
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return value.is_discarded() ? nlohmann::json(text) : value;
+}
+
+}  // namespace
+
+void AddStorageStatsSummary(const std::vector<EpochReport>& epochs, nlohmann::json* summary) {
+  using json = nlohmann::json;
+  if (epochs.empty()) return;
+  for (const StatsBlock& first : epochs[0].storage_stats) {
+    json entries = json::array();
+    for (const EpochReport& e : epochs) {
+      json entry = json::object();
+      for (const StatsBlock& block : e.storage_stats) {
+        if (block.name != first.name) continue;
+        json value = BlockJson(block.epoch_json);
+        if (block.epoch_key.empty()) {
+          entry = std::move(value);
+        } else {
+          entry[block.epoch_key] = std::move(value);
+        }
+        break;
+      }
+      entry["epoch"] = e.epoch;
+      entries.push_back(std::move(entry));
+    }
+    json out = BlockJson(first.summary_json);
+    if (!out.is_object()) out = json::object();
+    out["epochs"] = std::move(entries);
+    (*summary)[first.name] = std::move(out);
+  }
 }
 
 std::string FormatWallTime(int64_t wall_us, bool utc) {

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "dlio/runner.h"
-#include "dlio/s3_stats.h"
 
 namespace dlio {
 
@@ -23,8 +22,10 @@ struct RankHostInfo {
   std::string hostname;
 };
 
-// An epoch's S3 requests as the per-epoch stats and summary.json list them (docs/storage.md).
-nlohmann::json S3StatsToJson(const S3Stats& s);
+// summary.json's storage statistics: for each block rank 0's first epoch has (StatsBlock), "<name>"
+// with the block's summary fields and "epochs", one entry per epoch (dlio/storage.h). The cache's
+// and s3's (docs/caching.md, docs/storage.md) and any other storage's, written alike.
+void AddStorageStatsSummary(const std::vector<EpochReport>& epochs, nlohmann::json* summary);
 
 // This machine's RankHostInfo; data_size_per_host_gb is summary.json's (rank 0's figure).
 RankHostInfo LocalRankHostInfo(double data_size_per_host_gb);

@@ -10,7 +10,6 @@
 #include "io_models/io_model_table.h"
 #include "pipeline/bounded_read_buffer.h"
 #include "pipeline/worker_pipeline.h"
-#include "runner/cache_options.h"
 
 namespace dlio {
 namespace {
@@ -39,6 +38,24 @@ S3StorageOptions S3OptionsFor(const WorkloadConfig& c) {
   return s3;
 }
 
+// storage.tiered_source, storage.tiers, storage.cache_policy and storage.cache_scope as the
+// tiered storage's options (dlio/cache.h, docs/caching.md).
+void AddTieredOptions(const WorkloadConfig& c, StorageOptions* o) {
+  o->tiered_source = c.storage.tiered_source;
+  o->cache_policy = c.storage.cache_policy;
+  o->cache_scope = c.storage.cache_scope;
+  o->cache_tiers.clear();
+  for (const CacheTierConfig& t : c.storage.tiers) {
+    CacheTierOptions tier;
+    tier.type = t.type == "directory" ? CacheTierOptions::Type::kDirectory
+                                      : CacheTierOptions::Type::kMemory;
+    tier.path = t.path;
+    tier.capacity_bytes = t.capacity_bytes;
+    tier.threads = static_cast<int>(t.threads);
+    o->cache_tiers.push_back(std::move(tier));
+  }
+}
+
 }  // namespace
 
 StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
@@ -57,7 +74,7 @@ StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
   }
   o.direct = c.reader.odirect;
   o.seed = MixSeed(c.train.seed, 0x5107);
-  AddCacheOptions(c, &o);
+  AddTieredOptions(c, &o);
   o.s3 = S3OptionsFor(c);
   return o;
 }

@@ -13,7 +13,6 @@
 #include <thread>
 
 #include "core/host_memory.h"
-#include "dlio/cache_server.h"
 #include "dlio/metrics.h"
 #include "dlio/version.h"
 #include "runner/epoch_stats.h"
@@ -36,11 +35,6 @@ std::string Fixed(double v, int digits) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.*f", digits, v);
   return buf;
-}
-
-// An epoch's cache statistics (EpochReport::cache): one object per level, the source last.
-json CacheLevels(const std::vector<CacheTierStats>& levels) {
-  return json::parse(CacheLevelsJson(levels));
 }
 
 // What each rank sends to rank 0 for summary.json's per-rank section.
@@ -79,7 +73,6 @@ json RankDigest(const RunReport& r) {
 }
 
 constexpr double kGB = 1e9;
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // DLIO's checkpoint metrics for saves or loads: per checkpoint the slowest rank's duration and
 // size / that duration, then mean and stdev over checkpoints. DLIO's GB is 2^30 bytes (= GiB);
@@ -298,26 +291,8 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
   if (r.storage_rules.checked) {
     s["storage_rules"] = StorageRules(r.storage_rules);
   }
-  if (!r.epochs.empty() && !r.epochs[0].cache.empty()) {
-    // Rank 0's tiered-storage cache per training epoch (docs/caching.md).
-    json epochs = json::array();
-    for (const auto& e : r.epochs) {
-      epochs.push_back({{"epoch", e.epoch}, {"levels", CacheLevels(e.cache)}});
-    }
-    // node scope: rank 0's node's shared cache (every rank of that node); process: rank 0's.
-    s["cache"] = {
-        {"policy", c.storage.cache_policy}, {"scope", c.storage.cache_scope}, {"epochs", epochs}};
-  }
-  if (!r.epochs.empty() && r.epochs[0].s3) {
-    // Rank 0's S3 requests per training epoch (docs/storage.md).
-    json epochs = json::array();
-    for (const auto& e : r.epochs) {
-      json j = S3StatsToJson(e.s3.value_or(S3Stats()));
-      j["epoch"] = e.epoch;
-      epochs.push_back(j);
-    }
-    s["s3"] = {{"epochs", epochs}};
-  }
+  // Rank 0's storage statistics per training epoch: the tiered storage's "cache", s3's "s3".
+  AddStorageStatsSummary(r.epochs, &s);
   s["ranks"] = ranks;
   s["warnings"] = r.warnings;
   return s;
@@ -417,12 +392,9 @@ std::string FormatEpochLine(const char* phase, const EpochReport& e) {
   o << phase << " epoch " << e.epoch << ": " << e.metrics.steps << " steps, AU "
     << Fixed(e.au_percent_mean, 2) << "%, " << Fixed(e.samples_per_s_sum, 1) << " samples/s, "
     << Fixed(e.bytes_per_s_sum / kMB, 1) << " MB/s";
-  if (!e.cache.empty()) {
-    uint64_t hits = 0;
-    for (size_t i = 0; i + 1 < e.cache.size(); ++i) hits += e.cache[i].hits;
-    o << ", cache hits " << hits << "/" << hits + e.cache.back().hits << " opens";
+  for (const StatsBlock& block : e.storage_stats) {
+    if (!block.progress.empty()) o << ", " << block.progress;
   }
-  if (e.s3) o << ", s3 " << e.s3->requests() << " requests (" << e.s3->retries << " retries)";
   return o.str();
 }
 

@@ -6,7 +6,6 @@
 #include <vector>
 
 #include "dlio/loop.h"
-#include "dlio/s3_stats.h"
 #include "dlio/storage_wrapper.h"
 #include "dlio/tracer.h"
 #include "runner/accelerators.h"
@@ -14,11 +13,11 @@
 #include "runner/checkpoint_phase.h"
 #include "runner/generate_phase.h"
 #include "runner/iostat_profiler.h"
-#include "runner/node_cache.h"
 #include "runner/preflight_run.h"
 #include "runner/remove_generated.h"
 #include "runner/report.h"
 #include "runner/run_context.h"
+#include "runner/run_storage.h"
 #include "runner/storage_rules.h"
 #include "runner/training.h"
 #include "trace/ai_events.h"
@@ -38,9 +37,9 @@ struct RunResources {
   std::unique_ptr<Comm> own_comm;
   std::unique_ptr<Storage> own_output_storage;  // when RunEnv::output_storage is null
   std::unique_ptr<Tracer> tracer;
-  std::unique_ptr<runner_internal::NodeCache> node_cache;  // storage.cache_scope node
-  std::unique_ptr<Storage> storage;                        // when RunEnv::storage is null
-  std::unique_ptr<Format> format;                          // null in checkpoint-only runs
+  std::unique_ptr<NodeShare> node_share;  // a storage the ranks of a node share
+  std::unique_ptr<Storage> storage;       // when RunEnv::storage is null
+  std::unique_ptr<Format> format;         // null in checkpoint-only runs
   Checkpointing checkpointing;
   TrainingParts training;
 };
@@ -167,13 +166,11 @@ Result<RunReport> RunRank(const WorkloadConfig& input_config, const RunEnv& env,
   if (ctx.storage == nullptr) {
     DLIO_ASSIGN_OR_RETURN(
         res.storage, runner_internal::MakeRunStorage(config, *ctx.registries, ctx.clock, ctx.tracer,
-                                                     ctx.comm, &res.node_cache));
+                                                     ctx.comm, &res.node_share));
     ctx.storage = res.storage.get();
   }
-  if (S3StatsOf(ctx.storage) != nullptr && !config.storage.s3_verify_tls && ctx.rank() == 0) {
-    messages.Warn(
-        "storage.storage_options.s3_verify_tls is false: the S3 server's TLS certificate and host "
-        "name are not verified");
+  if (ctx.rank() == 0) {
+    for (const std::string& warning : ctx.storage->RunWarnings()) messages.Warn(warning);
   }
 
   // DLIO's profiling.profiler beside the run, on rank 0 (a failure to start it ends the job as a
@@ -186,7 +183,7 @@ Result<RunReport> RunRank(const WorkloadConfig& input_config, const RunEnv& env,
     Status stopped = iostat->Stop();
     if (status.ok()) status = stopped;
   }
-  if (status.ok() && res.node_cache != nullptr) status = res.node_cache->Finish();
+  if (status.ok() && res.node_share != nullptr) status = res.node_share->Finish();
   const int64_t end_us = ctx.clock->WallMicros();
   // DLIO's one "ai_root" span per rank over the run (its `@dft_ai` on DLIOBenchmark.run).
   runner_internal::TraceSpan(ctx.tracer, ai_events::kRootName, ai_events::kRootCat, start_us,

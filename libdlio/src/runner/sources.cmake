@@ -1,9 +1,6 @@
 # Sources of the runner module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
   src/runner/accelerators.cc
-  src/runner/cache_feed.cc
-  src/runner/node_cache.cc
-  src/runner/cache_options.cc
   src/runner/aggregate.cc
   src/runner/checkpoint_options.cc
   src/runner/checkpoint_phase.cc
@@ -21,6 +18,7 @@ list(APPEND DLIO_SOURCES
   src/runner/remove_generated.cc
   src/runner/report.cc
   src/runner/run_context.cc
+  src/runner/run_storage.cc
   src/runner/runner.cc
   src/runner/side_io.cc
   src/runner/storage_rules.cc

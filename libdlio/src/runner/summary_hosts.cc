@@ -11,8 +11,6 @@ namespace {
 
 using json = nlohmann::json;
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
 std::string Strip(const std::string& s) {
   const size_t b = s.find_first_not_of(" \t\r\n");
   if (b == std::string::npos) return "";

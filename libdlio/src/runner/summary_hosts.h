@@ -11,6 +11,9 @@
 
 namespace dlio {
 
+// DLIO's "GB": 2^30 bytes (host memory, checkpoint sizes and throughputs in its reports).
+inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
 // What a rank adds to its digest for these keys (its host's memory and CPUs).
 void AddHostDigest(nlohmann::json* digest);
 

@@ -5,9 +5,7 @@
 #include <vector>
 
 #include "dlio/metrics.h"
-#include "dlio/s3_stats.h"
 #include "dlio/str_cat.h"
-#include "runner/cache_feed.h"
 #include "runner/checkpoint_options.h"
 #include "runner/report.h"
 #include "trace/ai_events.h"
@@ -20,6 +18,27 @@ bool EvalAfterEpoch(const WorkloadConfig& c, uint64_t epoch) {
   if (epoch < c.evaluation.eval_after_epoch) return false;
   const uint64_t every = std::max<uint64_t>(1, c.evaluation.epochs_between_evals);
   return (epoch - c.evaluation.eval_after_epoch) % every == 0;
+}
+
+// What this rank reads from epoch `epoch` (1-based) to the run's last, for the storage's
+// OnEpochPlan: each epoch's files from `loop`'s sampler plan, a run of samples of one file once.
+EpochPlan PlanFrom(const LoopParts& loop, uint64_t epoch, uint64_t epochs, int rank, int world) {
+  EpochPlan plan;
+  plan.first_epoch = epoch - 1;
+  plan.last_epoch = epochs - 1;
+  plan.files_of = [&loop,
+                   request = PlanRequest{epoch - 1, rank, world, &loop.source->samples_per_file()}](
+                      uint64_t e, std::vector<std::string>* paths) mutable {
+    std::vector<SampleRef> order;
+    request.epoch = e;
+    DLIO_RETURN_NOT_OK(loop.sampler->Plan(request, &order));
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (i > 0 && order[i].file == order[i - 1].file) continue;
+      paths->push_back(loop.source->file_path(order[i].file));
+    }
+    return Status::OK();
+  };
+  return plan;
 }
 
 Result<std::unique_ptr<LoopParts>> MakeLoop(const RunContext& ctx, Split split,
@@ -230,18 +249,13 @@ Status EpochLoop::Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* 
   DLIO_ASSIGN_OR_RETURN(EpochSteps steps, Plan(loop, epoch, train));
   rep->steps.clear();
   rep->steps.reserve(steps.steps);
-  TieredCache* cache = CacheOf(ctx_.storage);
-  if (train && cache != nullptr) {
-    // This epoch's and the coming ones' files: the clairvoyant cache prefetches across epochs.
-    PlanRequest request{epoch - 1, ctx_.rank(), ctx_.world(), &loop.source->samples_per_file()};
-    DLIO_RETURN_NOT_OK(FeedCacheFuture(cache, loop, request, epoch - 1, c_.train.epochs - 1));
-  }
-  (void)TakeEpochCacheStats(cache);  // counts from here on
-  S3StatsSource* s3 = S3StatsOf(ctx_.storage);
-  if (s3 != nullptr) (void)s3->TakeS3Stats();
-  if (cache != nullptr && c_.storage.cache_scope == "node" && ctx_.world() > 1) {
-    // A node's ranks share its first rank's cache: none opens a file of this epoch before that
-    // rank reset the counters.
+  if (train)
+    DLIO_RETURN_NOT_OK(ctx_.storage->OnEpochPlan(
+        PlanFrom(loop, epoch, c_.train.epochs, ctx_.rank(), ctx_.world())));
+  ctx_.storage->TakeEpochStats(nullptr);  // counts from here on
+  if (ctx_.storage->capabilities().shared_by_node && ctx_.world() > 1) {
+    // A node's ranks share its first rank's statistics: none opens a file of this epoch before
+    // that rank reset the counters.
     DLIO_RETURN_NOT_OK(ctx_.comm->Barrier());
   }
   const int64_t epoch_start_ns = ctx_.clock->NowNanos();
@@ -282,13 +296,16 @@ Status EpochLoop::Finish(uint64_t epoch, bool train, int64_t epoch_start_ns, Epo
   TraceSpan(ctx_.tracer, train ? ai_events::kTrain : ai_events::kEvaluate, ai_events::kPipelineCat,
             rep->start_us, rep->end_us, static_cast<int64_t>(epoch), -1);
   rep->metrics = ComputeBlockMetrics(rep->steps, block_ns, c_.train.excluded_start_steps);
-  if (S3StatsSource* s3 = S3StatsOf(ctx_.storage)) rep->s3 = s3->TakeS3Stats();
   std::vector<double> v{rep->metrics.au_percent, rep->metrics.samples_per_s,
                         rep->metrics.bytes_per_s};
   DLIO_RETURN_NOT_OK(ctx_.comm->AllReduceSum(&v));
   // After every rank ended the epoch: a cache shared by a node's ranks counts all their reads.
-  rep->cache = TakeEpochCacheStats(CacheOf(ctx_.storage));
-  TraceEpochCacheStats(ctx_.tracer, static_cast<int64_t>(epoch), rep->end_us, rep->cache);
+  EpochStatsSink sink;
+  sink.epoch = epoch;
+  sink.end_us = rep->end_us;
+  sink.tracer = ctx_.tracer;
+  ctx_.storage->TakeEpochStats(&sink);
+  rep->storage_stats = std::move(sink.blocks);
   rep->au_percent_mean = v[0] / ctx_.world();
   rep->samples_per_s_sum = v[1];
   rep->bytes_per_s_sum = v[2];

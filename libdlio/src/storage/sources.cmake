@@ -17,4 +17,5 @@ list(APPEND DLIO_SOURCES
   src/storage/s3/s3_request_stats.cc
   src/storage/s3/s3_file.cc
   src/storage/s3/s3_storage.cc
+  src/storage/s3/s3_stats_block.cc
 )

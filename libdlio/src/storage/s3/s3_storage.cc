@@ -9,6 +9,7 @@
 #include "dlio/storage_wrapper.h"
 #include "storage/s3/s3_client.h"
 #include "storage/s3/s3_file.h"
+#include "storage/s3/s3_stats_block.h"
 
 namespace dlio {
 namespace {
@@ -50,6 +51,18 @@ class S3Storage final : public Storage, public S3StatsSource {
   S3Storage(std::shared_ptr<S3Client> client, uint64_t part_size)
       : Storage("s3"), client_(std::move(client)), part_size_(part_size) {
     set_trace_names("S3", "open", "GetObject", "write", "close");
+  }
+
+  void TakeEpochStats(EpochStatsSink* sink) override {
+    const S3Stats stats = TakeS3Stats();
+    if (sink != nullptr) sink->blocks.push_back(s3::S3StatsBlock(stats));
+  }
+
+  std::vector<std::string> RunWarnings() const override {
+    if (client_->config().verify_tls) return {};
+    return {
+        "storage.storage_options.s3_verify_tls is false: the S3 server's TLS certificate and "
+        "host name are not verified"};
   }
 
  protected:

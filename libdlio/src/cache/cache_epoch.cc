@@ -1,25 +1,22 @@
-#include "runner/cache_feed.h"
+#include "cache/cache_epoch.h"
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
-namespace dlio::runner_internal {
+#include "dlio/cache_server.h"
+
+namespace dlio::cache_internal {
 
 // More future accesses than this are not planned at once (memory of the cache's index).
 constexpr size_t kMaxFutureAccesses = size_t{1} << 22;
 
-Status FeedCacheFuture(TieredCache* cache, const LoopParts& loop, PlanRequest request,
-                       uint64_t first, uint64_t last) {
-  if (cache == nullptr || !cache->uses_future_accesses()) return Status::OK();
+Status FeedCacheFuture(TieredCache* cache, const EpochPlan& plan) {
+  if (cache == nullptr || !cache->uses_future_accesses() || !plan.files_of) return Status::OK();
   std::vector<std::string> paths;
-  std::vector<SampleRef> plan;
-  for (uint64_t epoch = first; epoch <= last && paths.size() < kMaxFutureAccesses; ++epoch) {
-    request.epoch = epoch;
-    DLIO_RETURN_NOT_OK(loop.sampler->Plan(request, &plan));
-    for (size_t i = 0; i < plan.size(); ++i) {
-      if (i > 0 && plan[i].file == plan[i - 1].file) continue;
-      paths.push_back(loop.source->file_path(plan[i].file));
-    }
+  for (uint64_t epoch = plan.first_epoch;
+       epoch <= plan.last_epoch && paths.size() < kMaxFutureAccesses; ++epoch) {
+    DLIO_RETURN_NOT_OK(plan.files_of(epoch, &paths));
   }
   cache->SetFutureAccesses(std::move(paths));
   return Status::OK();
@@ -33,9 +30,21 @@ std::vector<CacheTierStats> TakeEpochCacheStats(TieredCache* cache) {
   return std::move(stats.tiers);
 }
 
-}  // namespace dlio::runner_internal
-
-namespace dlio::runner_internal {
+StatsBlock CacheStatsBlock(const std::vector<CacheTierStats>& levels, const std::string& policy,
+                           const std::string& scope) {
+  StatsBlock block;
+  block.name = "cache";
+  block.epoch_json = CacheLevelsJson(levels);
+  block.epoch_key = "levels";
+  // node scope: the node's shared cache (every rank of that node); process: the rank's own.
+  block.summary_json = nlohmann::json{{"policy", policy}, {"scope", scope}}.dump();
+  uint64_t hits = 0;
+  for (size_t i = 0; i + 1 < levels.size(); ++i) hits += levels[i].hits;
+  const uint64_t source_hits = levels.empty() ? 0 : levels.back().hits;
+  block.progress =
+      "cache hits " + std::to_string(hits) + "/" + std::to_string(hits + source_hits) + " opens";
+  return block;
+}
 
 void TraceEpochCacheStats(Tracer* tracer, int64_t epoch, int64_t end_us,
                           const std::vector<CacheTierStats>& levels) {
@@ -72,4 +81,4 @@ void TraceEpochCacheStats(Tracer* tracer, int64_t epoch, int64_t end_us,
   }
 }
 
-}  // namespace dlio::runner_internal
+}  // namespace dlio::cache_internal

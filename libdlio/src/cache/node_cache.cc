@@ -1,14 +1,13 @@
-#include "runner/node_cache.h"
+#include "cache/node_cache.h"
 
 #include <unistd.h>
 
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 
-#include "dlio/loop.h"
+#include "dlio/str_cat.h"
 
-namespace dlio::runner_internal {
+namespace dlio::cache_internal {
 namespace {
 
 constexpr char kServing[] = "serving ";  // what the leader broadcasts before the socket's path
@@ -23,18 +22,6 @@ Result<std::string> MakePrivateDir() {
     return Status::FromErrno(errno, "creating the node cache's socket directory under " + base);
   }
   return dir;
-}
-
-// The folders the node's server hands out files of: the run's dataset and checkpoint folders
-// (checkpoints are read back through the same storage), made absolute as the ranks' paths are.
-std::vector<std::string> RunFolders(const WorkloadConfig& config) {
-  std::vector<std::string> dirs;
-  for (const std::string& dir : {config.dataset.data_folder, config.checkpoint.checkpoint_folder}) {
-    std::error_code ec;
-    const std::filesystem::path abs = std::filesystem::absolute(dir.empty() ? "." : dir, ec);
-    if (!ec) dirs.push_back(abs.string());
-  }
-  return dirs;
 }
 
 // This rank's storage: a client of the node's server at `socket`.
@@ -53,13 +40,11 @@ Result<std::unique_ptr<Storage>> ClientStorage(const StorageOptions& options,
 }
 
 // The node's shared storage: the leader starts the server and tells the node where it is.
-Result<std::unique_ptr<Storage>> SharedStorage(const WorkloadConfig& config,
-                                               const StorageOptions& options,
-                                               const Registries& registries, const Clock* clock,
-                                               Tracer* tracer, int world_rank, NodeCache* node) {
+Result<std::unique_ptr<Storage>> SharedStorage(const StorageOptions& options,
+                                               const NodeShareEnv& env, NodeCache* node) {
   std::string message;
   if (node->node()->rank() == 0) {
-    auto socket = node->StartServer(options, RunFolders(config), registries, clock);
+    auto socket = node->StartServer(options, env.data_dirs, *env.registries, env.clock);
     message = socket.ok() ? kServing + *socket : socket.status().ToString();
   }
   DLIO_RETURN_NOT_OK(node->node()->Broadcast(&message, 0));
@@ -69,8 +54,9 @@ Result<std::unique_ptr<Storage>> SharedStorage(const WorkloadConfig& config,
         "start: ",
         message);
   }
-  return ClientStorage(options, registries, clock, tracer, message.substr(strlen(kServing)),
-                       world_rank, node->node()->rank() == 0);
+  return ClientStorage(options, *env.registries, env.clock, env.tracer,
+                       message.substr(strlen(kServing)), env.comm->rank(),
+                       node->node()->rank() == 0);
 }
 
 }  // namespace
@@ -110,27 +96,28 @@ Status NodeCache::Finish() {
   return Status::OK();
 }
 
-Result<std::unique_ptr<Storage>> MakeRunStorage(const WorkloadConfig& config,
-                                                const Registries& registries, const Clock* clock,
-                                                Tracer* tracer, Comm* comm,
-                                                std::unique_ptr<NodeCache>* node) {
-  const StorageOptions options = StorageOptionsFor(config);
+Result<std::unique_ptr<Storage>> MakeNodeSharedTiered(const StorageOptions& options,
+                                                      const NodeShareEnv& env,
+                                                      std::unique_ptr<NodeShare>* share) {
+  const Registries& registries = *env.registries;
   DLIO_ASSIGN_OR_RETURN(const StorageCapabilities declared,
                         StorageCapabilitiesFor(options, registries));
-  if (!declared.node_shared_cache || config.storage.cache_scope != "node") {
-    return MakeStorage(options, registries, clock, tracer);
+  if (!declared.node_shared_cache || options.cache_scope != kNodeCacheScope) {
+    return MakeStorage(options, registries, env.clock, env.tracer);
   }
-  DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Comm> node_comm, comm->SplitNode());
-  if (node_comm == nullptr) return MakeStorage(options, registries, clock, tracer);
+  DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Comm> node_comm, env.comm->SplitNode());
+  if (node_comm == nullptr) return MakeStorage(options, registries, env.clock, env.tracer);
   Result<std::unique_ptr<Storage>> storage = Status::Internal("no storage made");
   if (node_comm->size() == 1) {  // the rank's own cache is the node's
-    storage = MakeStorage(options, registries, clock, tracer);
+    storage = MakeStorage(options, registries, env.clock, env.tracer);
   } else {
-    *node = std::make_unique<NodeCache>(std::move(node_comm));
-    storage = SharedStorage(config, options, registries, clock, tracer, comm->rank(), node->get());
+    auto node = std::make_unique<NodeCache>(std::move(node_comm));
+    NodeCache* shared = node.get();
+    *share = std::move(node);
+    storage = SharedStorage(options, env, shared);
   }
   std::vector<double> failed{storage.ok() ? 0.0 : 1.0};
-  DLIO_RETURN_NOT_OK(comm->AllReduceMax(&failed));
+  DLIO_RETURN_NOT_OK(env.comm->AllReduceMax(&failed));
   if (!storage.ok()) return storage.status();
   if (failed[0] > 0) {
     return Status::FailedPrecondition(
@@ -140,4 +127,4 @@ Result<std::unique_ptr<Storage>> MakeRunStorage(const WorkloadConfig& config,
   return storage;
 }
 
-}  // namespace dlio::runner_internal
+}  // namespace dlio::cache_internal

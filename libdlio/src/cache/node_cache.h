@@ -11,19 +11,21 @@
 #include "dlio/cache.h"
 #include "dlio/cache_server.h"
 #include "dlio/comm.h"
-#include "dlio/config.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
 
-namespace dlio::runner_internal {
+namespace dlio::cache_internal {
+
+// storage.cache_scope's value for one cache a node.
+inline constexpr char kNodeCacheScope[] = "node";
 
 // The node's shared cache, held by every rank of it (the server only by the first). Not
 // thread-safe: the training loop's thread.
-class NodeCache {
+class NodeCache final : public NodeShare {
  public:
-  NodeCache(std::unique_ptr<Comm> node) : node_(std::move(node)) {}
+  explicit NodeCache(std::unique_ptr<Comm> node) : node_(std::move(node)) {}
   // Leader: stops the server, frees the cache and removes the socket and its directory.
-  ~NodeCache();
+  ~NodeCache() override;
 
   // Starts the leader's cache and server (`options` the tiered storage's), serving the files
   // beneath `data_dirs` only; the socket's path.
@@ -32,7 +34,7 @@ class NodeCache {
                                   const Registries& registries, const Clock* clock);
   // After the run: waits for every rank of the node (a barrier of the node) so the server
   // outlives their last read, then stops it (leader). Collective over the node.
-  Status Finish();
+  Status Finish() override;
   Comm* node() const { return node_.get(); }
 
  private:
@@ -45,15 +47,12 @@ class NodeCache {
   std::unique_ptr<CacheServer> server_;
 };
 
-// The run's storage, StorageOptionsFor(config) on `clock` and `tracer`; except that a tiered
-// storage with storage.cache_scope node, on a node of several ranks of a Comm that knows nodes
-// (MPI), reads through its node's shared cache, kept in `*node` (call its Finish after the run;
-// null when the rank is alone on its node: its own cache is the node's). Collective over
-// `comm`: every rank learns whether all of them got their storage, and fails (naming the cause
-// on the rank where it happened) when one did not, so no rank waits for another forever.
-Result<std::unique_ptr<Storage>> MakeRunStorage(const WorkloadConfig& config,
-                                                const Registries& registries, const Clock* clock,
-                                                Tracer* tracer, Comm* comm,
-                                                std::unique_ptr<NodeCache>* node);
+// The tiered storage's NodeSharedStorageFn (dlio/storage.h; RegisterTieredStorage registers it):
+// with storage.cache_scope node, on a node of several ranks of a Comm that knows nodes (MPI), a
+// client of the node's shared cache, which `*share` keeps (call its Finish after the run; null
+// when the rank is alone on its node: its own cache is the node's); else MakeStorage's.
+Result<std::unique_ptr<Storage>> MakeNodeSharedTiered(const StorageOptions& options,
+                                                      const NodeShareEnv& env,
+                                                      std::unique_ptr<NodeShare>* share);
 
-}  // namespace dlio::runner_internal
+}  // namespace dlio::cache_internal
