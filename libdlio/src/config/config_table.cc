@@ -348,6 +348,7 @@ std::vector<KeySpec> BuildTable() {
   AddRunKeys(&t);
   AddDatasetKeys(&t);
   AddReaderKeys(&t);
+  AddReaderModelKeys(&t);
   AddCheckpointKeys(&t);
   AddOutputKeys(&t);
   AddStorageKeys(&t);

@@ -80,6 +80,7 @@ const std::vector<KeySpec>& KeyTable();
 // Append the sections' keys, in the table's order (config_table_<section>.cc).
 void AddDatasetKeys(std::vector<KeySpec>* table);
 void AddReaderKeys(std::vector<KeySpec>* table);
+void AddReaderModelKeys(std::vector<KeySpec>* table);
 void AddStorageKeys(std::vector<KeySpec>* table);
 
 // The spec of `path` or nullptr.

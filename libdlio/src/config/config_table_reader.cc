@@ -108,6 +108,12 @@ void AddReaderKeys(std::vector<KeySpec>* t) {
            "close every open file at each epoch start (loaders whose workers restart per epoch); "
            "false keeps up to max_open_files open across epochs (not on the tiered storage, "
            "which always reopens: docs/caching.md)"));
+}
+
+void AddReaderModelKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
+
+  // reader: whose requests (I/O models) and their knobs; DLIO's keys dlio has no use for
   add(Enum("reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
            "whose requests readers send to the file system (docs/io_models.md): auto = the "
            "format's framework model (native for a format that declares none, and for jpeg); "
