@@ -28,13 +28,15 @@ size_t TraceStream(const char* name, FILE* f, size_t size, size_t n, Call call) 
   HookScope scope;
   FileRef* file = FdTable::Get().Acquire(fd);
   const int64_t offset = ftello(f);
+  const FaultWindow faults(size * n);
   const int64_t t0 = NowMicros();
   const size_t items = call();
   const int err = errno;
   const int64_t t1 = NowMicros();
+  const int64_t faulted = faults.Taken();
   const int64_t ret =
       items == 0 && size * n > 0 && ferror(f) ? -err : static_cast<int64_t>(items * size);
-  RecordCall(name, "STDIO", t0, t1, file, offset, static_cast<int64_t>(size * n), ret);
+  RecordCall(name, "STDIO", t0, t1, file, offset, static_cast<int64_t>(size * n), ret, faulted);
   ReleaseFileRef(file);
   errno = err;
   return items;

@@ -27,6 +27,23 @@ void RecordCall(const char* name, const char* cat, int64_t t0, int64_t t1, const
 // The minor page faults the calling thread has taken so far; -1 when the kernel does not say.
 int64_t ThreadMinorFaults();
 
+// The calling thread's minor page faults across a data call of `bytes` bytes (pfw::kFaults),
+// counted from pfw::kFaultsMinBytes: made before the call's timer starts, Taken() after it stops,
+// so the recorded duration stays the call's own. -1 when not counted.
+class FaultWindow {
+ public:
+  explicit FaultWindow(size_t bytes)
+      : start_(bytes >= static_cast<size_t>(pfw::kFaultsMinBytes) ? ThreadMinorFaults() : -1) {}
+  int64_t Taken() const {
+    if (start_ < 0) return -1;
+    const int64_t now = ThreadMinorFaults();
+    return now >= start_ ? now - start_ : -1;
+  }
+
+ private:
+  int64_t start_;
+};
+
 // Records the pages touched of every traced mapping still open ("mmap.touched"), at the end of
 // the trace: a program rarely unmaps everything before it exits.
 void RecordOpenMappings();
@@ -82,14 +99,12 @@ ssize_t TraceData(const char* name, int fd, size_t count, int64_t offset, Call c
   }
   HookScope scope;
   FileRef* file = FdTable::Get().Acquire(fd);
-  // The faults are counted outside the timed call: the recorded duration stays the call's own.
-  const bool count_faults = count >= static_cast<size_t>(pfw::kFaultsMinBytes);
-  const int64_t faults0 = count_faults ? ThreadMinorFaults() : -1;
+  const FaultWindow faults(count);
   const int64_t t0 = NowMicros();
   const ssize_t r = call();
   const int err = errno;
   const int64_t t1 = NowMicros();
-  const int64_t faults1 = faults0 >= 0 ? ThreadMinorFaults() : -1;
+  const int64_t faulted = faults.Taken();
   if (offset < 0) {
     offset = file == nullptr ? -1 : MovePosition(file, r > 0 ? r : 0);
     if (offset < 0) {
@@ -98,7 +113,7 @@ ssize_t TraceData(const char* name, int fd, size_t count, int64_t offset, Call c
     }
   }
   RecordCall(name, "POSIX", t0, t1, file, offset, static_cast<int64_t>(count), ErrOr(r, err),
-             faults0 >= 0 && faults1 >= faults0 ? faults1 - faults0 : -1);
+             faulted);
   ReleaseFileRef(file);
   errno = err;
   return r;

@@ -19,7 +19,8 @@
  *                                 written, closed, unlinked (Python's tempfile probe)
  *   io_program faults DATA        writes DATA/pages.bin (256 KiB), reads it whole 3 times into
  *                                 fresh mappings, then 3 times into one buffer touched first,
- *                                 then 4 KiB of it (page faults inside the reads: 64, 0, absent)
+ *                                 then 4 KiB of it (page faults inside the reads: 64, 0, absent),
+ *                                 then freads it whole into a fresh mapping (64)
  * Every call's result is checked: any surprise exits 2, so the test knows the calls happened. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -288,6 +289,11 @@ static int Faults(const char* data) {
   for (int i = 0; i < 3; ++i) Check(pread(fd, touched, kBytes, 0) == kBytes, "pread again");
   Check(pread(fd, touched, 4096, 0) == 4096, "pread 4 KiB");
   Check(close(fd) == 0, "close pages.bin");
+  FILE* stream = fopen(path, "rb");
+  char* fresh = mmap(NULL, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  Check(stream != NULL && fresh != MAP_FAILED, "fopen and mmap");
+  Check(fread(fresh, 1, kBytes, stream) == kBytes, "fread into a fresh mapping");
+  Check(fclose(stream) == 0 && munmap(fresh, kBytes) == 0, "fclose and munmap");
   free(touched);
   return 0;
 }

@@ -442,7 +442,7 @@ TEST_CASE("dlio-run profile runs a program under the interposer and passes its e
   CHECK(missing.output.find("/nonexistent/program") != std::string::npos);
 }
 
-TEST_CASE("preload counts the page faults inside reads of 64 KiB or more") {
+TEST_CASE("preload counts the page faults inside reads of 64 KiB or more, POSIX and stdio") {
   TracedDirs d(0);
   const auto result = RunTraced(d.out, d.data, "faults '" + d.data + "'");
   INFO(result.output);
@@ -454,6 +454,7 @@ TEST_CASE("preload counts the page faults inside reads of 64 KiB or more") {
     INFO(e.dump());
     if (e.at("name") == "pwrite") CHECK(ArgOr(e, "minflt") == 0);  // its buffer was touched
     if (e.at("name") == "pread") reads.push_back(ArgOr(e, "minflt"));
+    if (e.at("name") == "fread") CHECK(ArgOr(e, "minflt") >= 64);  // stdio's calls too
   }
   REQUIRE(reads.size() == 7);
   for (int i = 0; i < 3; ++i) CHECK(reads[i] >= 64);  // every page of a fresh 256 KiB mapping
