@@ -452,13 +452,15 @@ TEST_CASE("preload counts the page faults inside reads of 64 KiB or more, POSIX 
   std::vector<int64_t> reads;  // each pread's "minflt", -1 when absent
   for (const json& e : ReadEvents(files[0])) {
     INFO(e.dump());
-    if (e.at("name") == "pwrite") CHECK(ArgOr(e, "minflt") == 0);  // its buffer was touched
+    // A buffer already touched: none of its 64 pages (a fault of the kernel's own, such as the
+    // first write to a new file, may count one or two).
+    if (e.at("name") == "pwrite") CHECK(ArgOr(e, "minflt") <= 2);
     if (e.at("name") == "pread") reads.push_back(ArgOr(e, "minflt"));
     if (e.at("name") == "fread") CHECK(ArgOr(e, "minflt") >= 64);  // stdio's calls too
   }
   REQUIRE(reads.size() == 7);
   for (int i = 0; i < 3; ++i) CHECK(reads[i] >= 64);  // every page of a fresh 256 KiB mapping
-  for (int i = 3; i < 6; ++i) CHECK(reads[i] == 0);   // a buffer already in place
+  for (int i = 3; i < 6; ++i) CHECK(reads[i] <= 2);   // a buffer already in place: ~0
   CHECK(reads[6] == -1);                              // 4 KiB: not counted
 }
 
