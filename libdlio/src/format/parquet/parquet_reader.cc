@@ -196,8 +196,19 @@ class ParquetReader final : public FormatReader {
     std::vector<std::vector<uint8_t>> bytes(requests.size());
     for (size_t r = 0; r < requests.size(); ++r) DLIO_RETURN_NOT_OK(Fetch(requests[r], &bytes[r]));
     for (size_t k = 0; k < selected_.size(); ++k) {
+      // The request that holds the whole chunk (a file's metadata may claim chunks that overlap
+      // or straddle the coalesced requests: none then holds it).
       size_t r = 0;
-      while (chunks[k].offset + chunks[k].length > requests[r].offset + requests[r].length) ++r;
+      auto holds = [&](const io_models::ByteRange& q) {
+        return q.offset <= chunks[k].offset &&
+               chunks[k].offset + chunks[k].length <= q.offset + q.length;
+      };
+      while (r < requests.size() && !holds(requests[r])) ++r;
+      if (r == requests.size()) {
+        return Status::Corruption(path_, ": row group ", g, "'s column chunk at offset ",
+                                  chunks[k].offset, " (", chunks[k].length,
+                                  " bytes) overlaps another chunk of the group");
+      }
       const uint8_t* at = bytes[r].data() + (chunks[k].offset - requests[r].offset);
       DLIO_ASSIGN_OR_RETURN(DecodedColumn d, DecodeOne(g, selected_[k], at));
       group->bytes += d.data.size() + d.offsets.size() * sizeof(uint64_t);
