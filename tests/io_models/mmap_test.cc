@@ -17,6 +17,7 @@
 #include "dlio/profile_compare.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "dlio_reads.h"
 #include "request_log.h"
 #include "test_util.h"
 
@@ -60,16 +61,6 @@ void RequireNumpy() {
                testing::SystemPython().c_str());
   std::fflush(stderr);
   std::exit(77);
-}
-
-std::unique_ptr<Format> MmapFormat() {
-  Registries r;
-  REQUIRE(RegisterBuiltinFormats(&r).ok());
-  auto factory = r.formats.Get("mmap_indexed_binary");
-  REQUIRE(factory.ok());
-  auto format = (*factory)();
-  REQUIRE(format.ok());
-  return std::move(*format);
 }
 
 // Pages of each file touched (kRead rows: "mmap.touched"; the loop issues no read calls).
@@ -132,7 +123,7 @@ TEST_CASE("mmap: np.memmap and dlio's mmap reader map the same files and touch w
       const std::string data = tmp / "data";
       std::filesystem::create_directories(data);
       const std::string path = data + "/img_1_of_1.mmap_indexed_binary";
-      auto format = MmapFormat();
+      auto format = io_model_test::BuiltinFormat("mmap_indexed_binary");
       FileSpec spec;
       spec.seed = 3;
       spec.sample_sizes = shape.sizes;
@@ -234,7 +225,7 @@ TEST_CASE("mmap: compare counts touched ranges as reads, so a memmap loop is not
   const std::string data = tmp / "data";
   std::filesystem::create_directories(data);
   const std::string path = data + "/img_1_of_1.mmap_indexed_binary";
-  auto format = MmapFormat();
+  auto format = io_model_test::BuiltinFormat("mmap_indexed_binary");
   FileSpec spec;
   spec.sample_sizes = std::vector<uint64_t>(32, 40000);
   {

@@ -11,6 +11,7 @@
 #include "dlio/clock.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "dlio_reads.h"
 #include "io_models/pandas_read.h"
 #include "request_log.h"
 #include "test_util.h"
@@ -18,8 +19,11 @@
 namespace dlio {
 namespace {
 
-using io_model_test::KindFilter;
+using io_model_test::BuiltinFormat;
+using io_model_test::DlioRun;
+using io_model_test::kOpenStatReadClose;
 using io_model_test::PythonHas;
+using io_model_test::ReadWithDlio;
 using io_model_test::Request;
 using io_model_test::RequestsOf;
 using io_model_test::ToString;
@@ -29,23 +33,11 @@ using testing::TempDir;
 constexpr int kSkipped = 77;  // the ctest SKIP_RETURN_CODE of this executable
 constexpr uint64_t kChunk = format_internal::kPandasChunkChars;
 
-const KindFilter kCalls{{OpKind::kOpen, OpKind::kStat, OpKind::kRead, OpKind::kClose}};
-
 void SkipWithoutPandas() {
   if (PythonHas("pandas")) return;
   std::fprintf(stderr, "SKIPPED: %s cannot import pandas (Debian package python3-pandas)\n",
                testing::SystemPython().c_str());
   std::exit(kSkipped);
-}
-
-std::unique_ptr<Format> Csv() {
-  Registries r;
-  REQUIRE(RegisterBuiltinFormats(&r).ok());
-  auto factory = r.formats.Get("csv");
-  REQUIRE(factory.ok());
-  auto format = (*factory)();
-  REQUIRE(format.ok());
-  return std::move(*format);
 }
 
 // Rows "i.25,<i+1>.25,...": `columns` values each, exactly `bytes` bytes (the last value padded
@@ -77,34 +69,6 @@ std::string WithPieceAt(uint64_t bytes, uint64_t at, const std::string& piece) {
   return s;
 }
 
-// The requests and samples of dlio's csv reader (posix storage under a MemoryTracer).
-struct DlioRun {
-  std::vector<Request> requests;
-  std::vector<std::string> samples;
-};
-
-DlioRun ReadWithDlio(const Format& csv, const std::vector<std::string>& files,
-                     const std::string& data, IoModel model) {
-  MemoryTracer tracer;
-  auto storage = NewPosixStorage({});
-  storage->Bind(SystemClock(), &tracer);
-  FormatOptions options;
-  options.io_model = model;
-  DlioRun run;
-  for (const std::string& f : files) {
-    auto reader = csv.Open(storage.get(), data + "/" + f, options);
-    INFO(f << ": " << reader.status().ToString());
-    REQUIRE(reader.ok());
-    SampleBuffer buf;
-    for (uint64_t i = 0; i < (*reader)->num_samples(); ++i) {
-      REQUIRE((*reader)->ReadSample(i, &buf).ok());
-      run.samples.emplace_back(reinterpret_cast<const char*>(buf.data()), buf.size());
-    }
-  }
-  run.requests = RequestsOf(tracer, data, kCalls);
-  return run;
-}
-
 // pandas.read_csv(path) of each file, under the interposer.
 std::vector<Request> ReadWithPandas(const std::vector<std::string>& files, const std::string& data,
                                     const TempDir& tmp) {
@@ -115,12 +79,12 @@ std::vector<Request> ReadWithPandas(const std::vector<std::string>& files, const
                          "    pandas.read_csv(sys.argv[1] + '/' + p)\n");
   std::string args = "'" + script + "' '" + data + "'";
   for (const std::string& f : files) args += " '" + f + "'";
-  return RequestsOf(TracePythonProgram(args, data, tmp / "prof"), data, kCalls);
+  return RequestsOf(TracePythonProgram(args, data, tmp / "prof"), data, kOpenStatReadClose);
 }
 
 void ExpectSameAsPandas(const std::vector<std::string>& files, const std::string& data,
                         const TempDir& tmp) {
-  auto csv = Csv();
+  auto csv = BuiltinFormat("csv");
   const std::vector<Request> python = ReadWithPandas(files, data, tmp);
   const DlioRun pandas_model = ReadWithDlio(*csv, files, data, IoModel::kPandas);
   INFO("pandas.read_csv:\n" << ToString(python) << "dlio:\n" << ToString(pandas_model.requests));
@@ -140,7 +104,7 @@ TEST_CASE("pandas model: the requests of small files, as measured") {
   testing::WriteTextFile(data + "/b.csv", Rows(kChunk, 5, "\n"));
   testing::WriteTextFile(data + "/c.csv", Rows(300, 2, "\r\n").substr(0, 299));
   const std::vector<std::string> files{"a.csv", "b.csv", "c.csv"};
-  const DlioRun run = ReadWithDlio(*Csv(), files, data, IoModel::kPandas);
+  const DlioRun run = ReadWithDlio(*BuiltinFormat("csv"), files, data, IoModel::kPandas);
   const std::vector<Request> expected{{"a.csv", OpKind::kOpen},
                                       {"a.csv", OpKind::kStat},
                                       {"a.csv", OpKind::kRead, 0, 262144},
@@ -161,7 +125,7 @@ TEST_CASE("pandas model: the requests of small files, as measured") {
                                       {"c.csv", OpKind::kClose}};
   INFO(ToString(run.requests));
   CHECK(run.requests == expected);
-  CHECK(run.samples == ReadWithDlio(*Csv(), files, data, IoModel::kNative).samples);
+  CHECK(run.samples == ReadWithDlio(*BuiltinFormat("csv"), files, data, IoModel::kNative).samples);
 }
 
 TEST_CASE("pandas model: read_csv's requests for files of several sizes") {
@@ -194,7 +158,7 @@ TEST_CASE("pandas model: files written by dlio and by pandas, with and without a
   TempDir tmp;
   const std::string data = tmp / "data";
   std::filesystem::create_directories(data);
-  auto csv = Csv();
+  auto csv = BuiltinFormat("csv");
   auto storage = NewPosixStorage({});
   storage->Bind(SystemClock(), nullptr);
   std::vector<std::string> names;

@@ -12,14 +12,18 @@
 #include "dlio/clock.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "dlio_reads.h"
 #include "request_log.h"
 #include "test_util.h"
 
 namespace dlio {
 namespace {
 
-using io_model_test::KindFilter;
+using io_model_test::BuiltinFormat;
+using io_model_test::DlioRun;
+using io_model_test::kOpenStatReadClose;
 using io_model_test::PythonHas;
+using io_model_test::ReadWithDlio;
 using io_model_test::Request;
 using io_model_test::RequestsOf;
 using io_model_test::ToString;
@@ -28,48 +32,14 @@ using testing::TempDir;
 
 constexpr int kSkipped = 77;  // the ctest SKIP_RETURN_CODE of this executable
 
-const KindFilter kCalls{{OpKind::kOpen, OpKind::kStat, OpKind::kRead, OpKind::kClose}};
-
-std::unique_ptr<Format> Jpeg() {
-  Registries r;
-  REQUIRE(RegisterBuiltinFormats(&r).ok());
-  auto factory = r.formats.Get("jpeg");
-  REQUIRE(factory.ok());
-  auto format = (*factory)();
-  REQUIRE(format.ok());
-  return std::move(*format);
-}
-
-struct DlioRun {
-  std::vector<Request> requests;
-  std::vector<std::string> samples;
-};
-
-DlioRun ReadWithDlio(const std::vector<std::string>& files, const std::string& data,
-                     IoModel model) {
-  auto jpeg = Jpeg();
-  MemoryTracer tracer;
-  auto storage = NewPosixStorage({});
-  storage->Bind(SystemClock(), &tracer);
-  FormatOptions options;
-  options.io_model = model;
-  DlioRun run;
-  for (const std::string& f : files) {
-    auto reader = jpeg->Open(storage.get(), data + "/" + f, options);
-    INFO(f << ": " << reader.status().ToString());
-    REQUIRE(reader.ok());
-    SampleBuffer buf;
-    REQUIRE((*reader)->num_samples() == 1);
-    REQUIRE((*reader)->ReadSample(0, &buf).ok());
-    run.samples.emplace_back(reinterpret_cast<const char*>(buf.data()), buf.size());
-  }
-  run.requests = RequestsOf(tracer, data, kCalls);
-  return run;
+// Every sample of `files`, read by dlio's jpeg reader under `model`.
+DlioRun ReadJpegs(const std::vector<std::string>& files, const std::string& data, IoModel model) {
+  return ReadWithDlio(*BuiltinFormat("jpeg"), files, data, model);
 }
 
 // A JPEG of `side` x `side` random gray pixels written by dlio's writer (record = side^2).
 void WriteDlioJpeg(const std::string& path, uint64_t side) {
-  auto jpeg = Jpeg();
+  auto jpeg = BuiltinFormat("jpeg");
   auto storage = NewPosixStorage({});
   storage->Bind(SystemClock(), nullptr);
   FileSpec spec;
@@ -96,7 +66,7 @@ TEST_CASE("pil model: the requests of Image.open and load, as measured with stra
   testing::WriteTextFile(data + "/c.jpg", JpegShaped(2611));
   testing::WriteTextFile(data + "/a.jpg", JpegShaped(37212));
   testing::WriteTextFile(data + "/d.jpg", JpegShaped(235447));
-  const DlioRun run = ReadWithDlio({"c.jpg", "a.jpg", "d.jpg"}, data, IoModel::kPil);
+  const DlioRun run = ReadJpegs({"c.jpg", "a.jpg", "d.jpg"}, data, IoModel::kPil);
   const std::vector<Request> expected{{"c.jpg", OpKind::kOpen},
                                       {"c.jpg", OpKind::kStat},
                                       {"c.jpg", OpKind::kRead, 0, 4096},
@@ -125,8 +95,8 @@ TEST_CASE("pil model: the requests of Image.open and load, as measured with stra
   CHECK(run.samples[2] == JpegShaped(235447));
   // jpeg's auto stays native (the pil model is asked for by name, or chosen by fit).
   WriteDlioJpeg(data + "/dlio.jpeg", 300);
-  CHECK(ReadWithDlio({"dlio.jpeg"}, data, IoModel::kAuto).requests ==
-        ReadWithDlio({"dlio.jpeg"}, data, IoModel::kNative).requests);
+  CHECK(ReadJpegs({"dlio.jpeg"}, data, IoModel::kAuto).requests ==
+        ReadJpegs({"dlio.jpeg"}, data, IoModel::kNative).requests);
 }
 
 TEST_CASE("pil model: a file that is no JPEG, or lost its end, is refused naming it") {
@@ -137,7 +107,7 @@ TEST_CASE("pil model: a file that is no JPEG, or lost its end, is refused naming
   cut[cut.size() - 1] = '\0';
   testing::WriteTextFile(data + "/cut.jpg", cut);
   testing::WriteTextFile(data + "/text.jpg", std::string(5000, 'x'));
-  auto jpeg = Jpeg();
+  auto jpeg = BuiltinFormat("jpeg");
   auto storage = NewPosixStorage({});
   storage->Bind(SystemClock(), nullptr);
   FormatOptions options;
@@ -191,11 +161,11 @@ TEST_CASE("pil model: Pillow's requests for dlio's and Pillow's own JPEGs") {
   std::string args = "'" + script + "' '" + data + "'";
   for (const std::string& f : files) args += " '" + f + "'";
   const std::vector<Request> python =
-      RequestsOf(TracePythonProgram(args, data, tmp / "prof"), data, kCalls);
-  const DlioRun pil = ReadWithDlio(files, data, IoModel::kPil);
+      RequestsOf(TracePythonProgram(args, data, tmp / "prof"), data, kOpenStatReadClose);
+  const DlioRun pil = ReadJpegs(files, data, IoModel::kPil);
   INFO("Pillow:\n" << ToString(python) << "dlio:\n" << ToString(pil.requests));
   CHECK(pil.requests == python);
-  CHECK(pil.samples == ReadWithDlio(files, data, IoModel::kNative).samples);
+  CHECK(pil.samples == ReadJpegs(files, data, IoModel::kNative).samples);
 }
 
 }  // namespace

@@ -213,16 +213,30 @@ const char* ColorSpaceName(J_COLOR_SPACE cs) {
   }
 }
 
-// What PIL's reads loaded must be: a JPEG from its SOI marker to its EOI marker.
-Status CheckJpegBytes(const std::string& path, const uint8_t* data, size_t size) {
-  if (size < 4 || data[0] != 0xFF || data[1] != 0xD8 || data[2] != 0xFF) {
+// The first three bytes of a JPEG: the SOI marker and the next marker's FF.
+Status CheckJpegMagic(const std::string& path, const uint8_t* head) {
+  if (head[0] != 0xFF || head[1] != 0xD8 || head[2] != 0xFF) {
     return Status::Corruption(path + ": not a JPEG: offset 0 does not hold the FF D8 FF magic");
   }
-  if (data[size - 2] != 0xFF || data[size - 1] != 0xD9) {
+  return Status::OK();
+}
+
+// The last two bytes of a `size`-byte JPEG: the EOI marker.
+Status CheckJpegEnd(const std::string& path, const uint8_t* tail, uint64_t size) {
+  if (tail[0] != 0xFF || tail[1] != 0xD9) {
     return Status::Corruption(path, ": no JPEG end-of-image marker (FF D9) at offset ", size - 2,
                               ": truncated?");
   }
   return Status::OK();
+}
+
+// What PIL's reads loaded must be: a JPEG from its SOI marker to its EOI marker.
+Status CheckJpegBytes(const std::string& path, const uint8_t* data, size_t size) {
+  if (size < 4) {
+    return Status::Corruption(path + ": not a JPEG: offset 0 does not hold the FF D8 FF magic");
+  }
+  DLIO_RETURN_NOT_OK(CheckJpegMagic(path, data));
+  return CheckJpegEnd(path, data + size - 2, size);
 }
 
 Result<std::unique_ptr<FormatReader>> OpenPil(Storage* storage, const std::string& path,
@@ -318,13 +332,8 @@ class JpegFormat final : public Format {
                                 " bytes is too short for a JPEG (SOI marker and EOI marker)");
     }
     DLIO_ASSIGN_OR_RETURN(ImageEnds ends, ReadImageEnds(file.get(), size, kImageHeadBytes, 2));
-    if (ends.head[0] != 0xFF || ends.head[1] != 0xD8 || ends.head[2] != 0xFF) {
-      return Status::Corruption(path + ": not a JPEG: offset 0 does not hold the FF D8 FF magic");
-    }
-    if (ends.tail[0] != 0xFF || ends.tail[1] != 0xD9) {
-      return Status::Corruption(path, ": no JPEG end-of-image marker (FF D9) at offset ", size - 2,
-                                ": truncated?");
-    }
+    DLIO_RETURN_NOT_OK(CheckJpegMagic(path, ends.head.data()));
+    DLIO_RETURN_NOT_OK(CheckJpegEnd(path, ends.tail.data(), size));
     JpegDecodeJob job;
     job.data = ends.head.data();
     job.size = ends.head.size();

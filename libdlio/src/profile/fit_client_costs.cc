@@ -43,12 +43,6 @@ struct FreshPages {
   int64_t Permille() const { return std::min(faults, pages) * 1000 / std::max<int64_t>(pages, 1); }
 };
 
-// a + b, held at INT64_MAX (a trace's numbers are anyone's).
-int64_t AddHeld(int64_t a, int64_t b) {
-  int64_t sum = 0;
-  return __builtin_add_overflow(a, b, &sum) ? INT64_MAX : sum;
-}
-
 // Each reading thread's first sample read is left out: a buffer's first use faults in any
 // loader (dlio's own too); only faults that come back tell an allocation per sample.
 FreshPages MeasureFreshPages(const View& view) {
@@ -59,8 +53,8 @@ FreshPages MeasureFreshPages(const View& view) {
     if (readers.insert({a.pid, a.tid}).second) continue;
     const int64_t pages = (a.faulted_bytes + kPageBytes - 1) / kPageBytes;
     ++f.reads;
-    f.pages = AddHeld(f.pages, pages);
-    f.faults = AddHeld(f.faults, std::min(a.faults, pages));
+    f.pages = SaturatingAdd(f.pages, pages);
+    f.faults = SaturatingAdd(f.faults, std::min(a.faults, pages));
   }
   return f;
 }

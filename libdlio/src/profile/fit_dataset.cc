@@ -387,6 +387,11 @@ int64_t SaturatingMul(int64_t a, int64_t b) {
   return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<int64_t>::max() : product;
 }
 
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<int64_t>::max() : sum;
+}
+
 void Unset(FitResult* out, std::string key, std::string default_value, std::string reason) {
   out->entries.push_back(
       {std::move(key), std::move(default_value), false, FitConfidence::kLow, std::move(reason)});

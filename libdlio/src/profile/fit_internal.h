@@ -298,6 +298,8 @@ bool ParseDigits(std::string_view text, int64_t* out);
 int64_t EntryInt(const FitEntry* entry, int64_t fallback);
 // a * b for counts read from a trace (never negative): INT64_MAX when the product does not fit.
 int64_t SaturatingMul(int64_t a, int64_t b);
+// a + b for such counts: INT64_MAX when the sum does not fit.
+int64_t SaturatingAdd(int64_t a, int64_t b);
 // Bytes as "262144 (256 KiB)" for reasons.
 std::string HumanBytes(double bytes);
 // Seconds with at most 6 significant digits ("0.0021").

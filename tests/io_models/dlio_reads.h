@@ -1,0 +1,63 @@
+// What dlio's own reader of a built-in format requests and returns, for the tests that hold an
+// I/O model against the real library (pandas_test, pil_test, mmap_test): the format by name, and
+// every sample of some files read under one model through posix storage under a MemoryTracer.
+#pragma once
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "dlio/clock.h"
+#include "dlio/registries.h"
+#include "dlio/storage.h"
+#include "request_log.h"
+
+namespace dlio::io_model_test {
+
+// The open, fstat, read and close calls: what the model tests compare row by row.
+inline const KindFilter kOpenStatReadClose{
+    {OpKind::kOpen, OpKind::kStat, OpKind::kRead, OpKind::kClose}};
+
+// A fresh instance of the built-in format `name`.
+inline std::unique_ptr<Format> BuiltinFormat(const std::string& name) {
+  Registries r;
+  REQUIRE(RegisterBuiltinFormats(&r).ok());
+  auto factory = r.formats.Get(name);
+  REQUIRE(factory.ok());
+  auto format = (*factory)();
+  REQUIRE(format.ok());
+  return std::move(*format);
+}
+
+// The requests and samples of dlio's reader.
+struct DlioRun {
+  std::vector<Request> requests;
+  std::vector<std::string> samples;
+};
+
+// Every sample of each of `files` (relative to `data`), read in order under `model`.
+inline DlioRun ReadWithDlio(const Format& format, const std::vector<std::string>& files,
+                            const std::string& data, IoModel model,
+                            const KindFilter& filter = kOpenStatReadClose) {
+  MemoryTracer tracer;
+  auto storage = NewPosixStorage({});
+  storage->Bind(SystemClock(), &tracer);
+  FormatOptions options;
+  options.io_model = model;
+  DlioRun run;
+  for (const std::string& f : files) {
+    auto reader = format.Open(storage.get(), data + "/" + f, options);
+    INFO(f << ": " << reader.status().ToString());
+    REQUIRE(reader.ok());
+    SampleBuffer buf;
+    for (uint64_t i = 0; i < (*reader)->num_samples(); ++i) {
+      REQUIRE((*reader)->ReadSample(i, &buf).ok());
+      run.samples.emplace_back(reinterpret_cast<const char*>(buf.data()), buf.size());
+    }
+  }
+  run.requests = RequestsOf(tracer, data, filter);
+  return run;
+}
+
+}  // namespace dlio::io_model_test
