@@ -240,6 +240,26 @@ TEST_CASE(
   CHECK_FALSE(ValidateCapabilities(slow, r).ok());  // page faults would bypass its latency
 }
 
+TEST_CASE("capabilities: reader.pyio_* apply under io_model pyio, whose files hold one sample") {
+  const auto registries = Builtins();
+  const Registries& r = *registries;
+  WorkloadConfig c = IoModelConfig("npy", "pyio");
+  REQUIRE(ApplyOverride(&c, "dataset.num_samples_per_file=1").ok());
+  REQUIRE(ApplyOverride(&c, "reader.pyio_read_size=65536").ok());
+  CHECK(ValidateCapabilities(c, r).ok());
+  REQUIRE(ApplyOverride(&c, "dataset.num_samples_per_file=4").ok());
+  Status s = ValidateCapabilities(c, r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("dataset.num_samples_per_file must be 1, got 4"));
+  WorkloadConfig numpy = IoModelConfig("npy", "numpy");
+  REQUIRE(ApplyOverride(&numpy, "reader.pyio_call=readinto").ok());
+  s = ValidateCapabilities(numpy, r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("reader.pyio_call is read by reader.io_model pyio "
+                                          "only, but dataset.format 'npy' reads with 'numpy'"));
+  CHECK_FALSE(ValidateCapabilities(IoModelConfig("csv", "pyio"), r).ok());
+}
+
 TEST_CASE("capabilities: reader.io_model pytorch (worker processes) with any format, not MPI-IO") {
   const auto registries = Builtins();
   const Registries& r = *registries;

@@ -36,15 +36,13 @@ struct DlioRun {
   std::vector<std::string> samples;
 };
 
-// Every sample of each of `files` (relative to `data`), read in order under `model`.
+// Every sample of each of `files` (relative to `data`), read in order with `options`.
 inline DlioRun ReadWithDlio(const Format& format, const std::vector<std::string>& files,
-                            const std::string& data, IoModel model,
+                            const std::string& data, const FormatOptions& options,
                             const KindFilter& filter = kOpenStatReadClose) {
   MemoryTracer tracer;
   auto storage = NewPosixStorage({});
   storage->Bind(SystemClock(), &tracer);
-  FormatOptions options;
-  options.io_model = model;
   DlioRun run;
   for (const std::string& f : files) {
     auto reader = format.Open(storage.get(), data + "/" + f, options);
@@ -58,6 +56,15 @@ inline DlioRun ReadWithDlio(const Format& format, const std::vector<std::string>
   }
   run.requests = RequestsOf(tracer, data, filter);
   return run;
+}
+
+// The same under `model` with the other options at their defaults.
+inline DlioRun ReadWithDlio(const Format& format, const std::vector<std::string>& files,
+                            const std::string& data, IoModel model,
+                            const KindFilter& filter = kOpenStatReadClose) {
+  FormatOptions options;
+  options.io_model = model;
+  return ReadWithDlio(format, files, data, options, filter);
 }
 
 }  // namespace dlio::io_model_test

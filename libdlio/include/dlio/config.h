@@ -174,6 +174,9 @@ struct ReaderConfig {
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
   IoModel io_model = IoModel::kAuto;               // reader.io_model: whose requests readers issue
   std::string pyarrow_read = "fork";               // reader.pyarrow_read: fork, columns, pre_buffer
+  uint64_t pyio_head_bytes = 0;                    // reader.pyio_head_bytes (io_model pyio)
+  uint64_t pyio_read_size = 0;                     // reader.pyio_read_size (0 = the rest at once)
+  std::string pyio_call = "read";                  // reader.pyio_call: read, readinto
   bool persistent_workers = true;  // reader.persistent_workers: pytorch workers live across epochs
   std::string h5py_reopen = "file";  // reader.h5py_reopen: file, dataset, none (h5py model)
   std::string hdf5_lookup_dataset;   // reader.hdf5_lookup_dataset: "" = none (h5py model)

@@ -48,7 +48,8 @@ enum class SampleLayout { kFirstAxis, kLastAxis };
 //   TFRecordDataset's buffered stream, kMmap memory-mapped reading (np.memmap), kPandas
 //   pandas.read_csv, kTarfile tarfile.open(mode="r|")'s stream (WebDataset), kPyarrow
 //   pyarrow.parquet as MLPerf Storage's DLIO fork calls it, kPil PIL's Image.open and load of
-//   an image file through Python's buffered file;
+//   an image file through Python's buffered file, kPyio a file read front to back through
+//   Python's buffered file in the calls reader.pyio_* describe;
 // - kAuto: the format's default request model (FormatCapabilities::io_models; native when it
 //   declares none);
 // - kPytorch: kAuto's request model, read by the pytorch loader (DataLoader worker processes;
@@ -65,7 +66,8 @@ enum class IoModel {
   kPandas,
   kTarfile,
   kPyarrow,
-  kPil
+  kPil,
+  kPyio
 };
 // Who runs a loop's reads, the second meaning reader.io_model can carry (io_model pytorch, or
 // auto with reader.data_loader pytorch: PipelineNameFor in dlio/loop.h): dlio's reader threads, or
@@ -124,9 +126,9 @@ struct EnumNames<LogLevel> {
 };
 template <>
 struct EnumNames<IoModel> {
-  static constexpr std::array<std::string_view, 11> kNames{"auto",    "native",  "numpy", "h5py",
+  static constexpr std::array<std::string_view, 12> kNames{"auto",    "native",  "numpy", "h5py",
                                                            "tf.data", "pytorch", "mmap",  "pandas",
-                                                           "tarfile", "pyarrow", "pil"};
+                                                           "tarfile", "pyarrow", "pil",   "pyio"};
 };
 template <>
 struct EnumNames<Loader> {

@@ -184,6 +184,14 @@ struct FirstRead {
   bool served = false;
 };
 
+// reader.pyio_*: how the program the pyio model emulates reads each file through Python's buffered
+// file, `open(path, "rb")` (io_models/pyio_reader.h, docs/io_models.md "pyio").
+struct PyioOptions {
+  uint64_t head_bytes = 0;  // reader.pyio_head_bytes: f.read(head_bytes) first (0: none)
+  uint64_t read_size = 0;   // reader.pyio_read_size: each later call's size (0: one call, the rest)
+  bool readinto = false;    // reader.pyio_call: readinto into a buffer the program keeps, or read
+};
+
 // Format-level knobs (from dataset.* and reader.*): what every format may read, then one struct
 // per format (a format reads its own and ignores the others'). Plain data; copy freely.
 struct FormatOptions {
@@ -217,6 +225,7 @@ struct FormatOptions {
   ParquetOptions parquet;
   WebdatasetOptions webdataset;
   SyntheticOptions synthetic;
+  PyioOptions pyio;  // io_model pyio
 };
 
 // One open file of a format. ReadSample is safe for concurrent use from many threads (readers are

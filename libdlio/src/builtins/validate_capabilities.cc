@@ -214,6 +214,30 @@ Status ValidateLookupDataset(const WorkloadConfig& c, const Registries& registri
   return Status::OK();
 }
 
+// reader.pyio_*: read by the pyio model only, which reads each file whole as its one sample.
+Status ValidatePyio(const WorkloadConfig& c, const Registries& registries) {
+  const IoModel model =
+      ResolveIoModel(c.reader.io_model, FormatDeclares(c.dataset.format, registries));
+  const ReaderConfig defaults;
+  const char* set = c.reader.pyio_head_bytes != defaults.pyio_head_bytes ? "pyio_head_bytes"
+                    : c.reader.pyio_read_size != defaults.pyio_read_size ? "pyio_read_size"
+                    : c.reader.pyio_call != defaults.pyio_call           ? "pyio_call"
+                                                                         : nullptr;
+  if (model != IoModel::kPyio) {
+    if (set == nullptr) return Status::OK();
+    return Status::InvalidArgument("reader.", set,
+                                   " is read by reader.io_model pyio only, but dataset.format '",
+                                   c.dataset.format, "' reads with '", EnumName(model), "'");
+  }
+  if (c.dataset.num_samples_per_file != 1) {
+    return Status::InvalidArgument(
+        "reader.io_model pyio reads each file whole as one sample: dataset.num_samples_per_file "
+        "must be 1, got ",
+        c.dataset.num_samples_per_file);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status ValidateCapabilities(const WorkloadConfig& config, const Registries& registries) {
@@ -222,7 +246,8 @@ Status ValidateCapabilities(const WorkloadConfig& config, const Registries& regi
   DLIO_RETURN_NOT_OK(ValidatePipeline(config, registries));
   DLIO_RETURN_NOT_OK(ValidateCollectiveReads(config, registries));
   DLIO_RETURN_NOT_OK(ValidateIoModel(config, registries));
-  return ValidateLookupDataset(config, registries);
+  DLIO_RETURN_NOT_OK(ValidateLookupDataset(config, registries));
+  return ValidatePyio(config, registries);
 }
 
 }  // namespace dlio

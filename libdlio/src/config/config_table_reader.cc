@@ -119,7 +119,9 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
            "format's framework model (native for a format that declares none, and for jpeg); "
            "native = dlio's own (a sample or transfer_size per request); numpy, h5py, tf.data, "
            "mmap, pandas, tarfile, pyarrow, pil = "
-           "what that Python stack sends, request for request; pytorch = auto's requests, read "
+           "what that Python stack sends, request for request; pyio = a file read front to back "
+           "through Python's buffered file in the calls reader.pyio_* give; pytorch = auto's "
+           "requests, read "
            "by DataLoader worker processes; a model the format does not implement is refused"));
   add(Choice("reader.pyarrow_read", DLIO_FIELD(std::string, reader.pyarrow_read),
              {"fork", "columns", "pre_buffer"},
@@ -127,6 +129,19 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
              "one Python buffered read of the selected chunks' span (the MLPerf fork's file "
              "reader); columns = one read per selected chunk (ParquetFile.read_row_group); "
              "pre_buffer = those chunks coalesced (holes <= 8 KiB, ranges <= 32 MiB)"));
+  add(Uint("reader.pyio_head_bytes", DLIO_FIELD(uint64_t, reader.pyio_head_bytes),
+           {0, uint64_t{1} << 30},
+           "io_model pyio: bytes the program reads first with f.read(n) (a header parse; up to "
+           "st_blksize costs one 4 KiB fill); 0 = no head",
+           kSizeUnits));
+  add(Uint("reader.pyio_read_size", DLIO_FIELD(uint64_t, reader.pyio_read_size),
+           {0, uint64_t{1} << 30},
+           "io_model pyio: bytes per later call, repeated until one returns nothing; 0 = one call "
+           "for the rest of the file (f.read(), or f.readinto of a buffer holding the rest)",
+           kSizeUnits));
+  add(Choice("reader.pyio_call", DLIO_FIELD(std::string, reader.pyio_call), {"read", "readinto"},
+             "io_model pyio: the call after the head: read (a new bytes object per call) or "
+             "readinto (into a buffer the program keeps); their requests differ"));
   add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),
            "what a framework io_model costs the client (docs/io_models.md): none = the "
            "model's exact requests (sizes, offsets, order, opens, concurrency) read into dlio's "

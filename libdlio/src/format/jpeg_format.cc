@@ -23,6 +23,7 @@
 #include "format/io_util.h"
 #include "io_models/model_readers.h"
 #include "io_models/pil_reader.h"
+#include "io_models/pyio_reader.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -244,16 +245,25 @@ Result<std::unique_ptr<FormatReader>> OpenPil(Storage* storage, const std::strin
   return io_models::OpenPilReader(storage, path, options, {"jpeg", CheckJpegBytes});
 }
 
+Result<std::unique_ptr<FormatReader>> OpenPyio(Storage* storage, const std::string& path,
+                                               const FormatOptions& options) {
+  return io_models::OpenPyioReader(storage, path, options, {"jpeg", CheckJpegBytes});
+}
+
 class JpegFormat final : public Format {
  public:
-  JpegFormat() { readers_.Add(IoModel::kNative, OpenNative).Add(IoModel::kPil, OpenPil); }
+  JpegFormat() {
+    readers_.Add(IoModel::kNative, OpenNative)
+        .Add(IoModel::kPil, OpenPil)
+        .Add(IoModel::kPyio, OpenPyio);
+  }
 
   std::string name() const override { return "jpeg"; }
   std::string extension() const override { return "jpeg"; }
   FormatCapabilities capabilities() const override {
     FormatCapabilities c;
     c.one_sample_per_file = true;
-    c.io_models = {IoModel::kPil};
+    c.io_models = {IoModel::kPil, IoModel::kPyio};
     c.native_under_auto = true;  // DLIO's jpeg reader is PIL's; kept opt-in (docs/io_models.md)
     return c;
   }

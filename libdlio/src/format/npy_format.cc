@@ -9,6 +9,7 @@
 #include "format/npy_samples.h"
 #include "io_models/model_readers.h"
 #include "io_models/numpy_model_reader.h"
+#include "io_models/pyio_reader.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -67,7 +68,11 @@ class NpyReader final : public FormatReader {
 
 class NpyFormat final : public Format {
  public:
-  NpyFormat() { readers_.Add(IoModel::kNative, OpenNative).Add(IoModel::kNumpy, OpenNumpyModel); }
+  NpyFormat() {
+    readers_.Add(IoModel::kNative, OpenNative)
+        .Add(IoModel::kNumpy, OpenNumpyModel)
+        .Add(IoModel::kPyio, OpenPyio);
+  }
 
   std::string name() const override { return "npy"; }
   std::string extension() const override { return "npy"; }
@@ -76,7 +81,7 @@ class NpyFormat final : public Format {
   FormatCapabilities capabilities() const override {
     FormatCapabilities c;
     c.collective_reads = true;
-    c.io_models = {IoModel::kNumpy};
+    c.io_models = {IoModel::kNumpy, IoModel::kPyio};
     c.streams_samples = true;
     return c;
   }
@@ -139,6 +144,23 @@ class NpyFormat final : public Format {
  private:
   // reader.io_model numpy: the first np.load of the file gives the sample count and layout; the
   // native reader is opened only for inspect.
+  // pyio: the whole file as the one sample, which must then parse as an .npy.
+  static Result<std::unique_ptr<FormatReader>> OpenPyio(Storage* storage, const std::string& path,
+                                                        const FormatOptions& options) {
+    return io_models::OpenPyioReader(storage, path, options, {"npy", CheckNpyBytes});
+  }
+
+  static Status CheckNpyBytes(const std::string& path, const uint8_t* data, size_t size) {
+    DLIO_ASSIGN_OR_RETURN(const uint64_t header, ParseNpyPreamble(data, size, path, 0));
+    DLIO_ASSIGN_OR_RETURN(const NpyHeader h, ParseNpyHeader(data, header, path, 0));
+    if (h.data_bytes > size - header) {
+      return Status::Corruption(path, ": the .npy header promises ", h.data_bytes,
+                                " bytes of data at offset ", header, " but the file holds ",
+                                size - header);
+    }
+    return Status::OK();
+  }
+
   static Result<std::unique_ptr<FormatReader>> OpenNumpyModel(Storage* storage,
                                                               const std::string& path,
                                                               const FormatOptions& options) {

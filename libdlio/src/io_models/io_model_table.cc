@@ -34,6 +34,9 @@ std::vector<IoModelEntry> MakeTable() {
       // pyarrow's buffers come from its own memory pool (jemalloc), not glibc's heap.
       {IoModel::kPyarrow, IoModel::kPyarrow, L::kThreads, {"parquet"}, 0, false},
       {IoModel::kPil, IoModel::kPil, L::kThreads, {"jpeg"}, kImportPil, false},
+      // Python's own io: no import moves the threshold (what the program then does with the
+      // bytes is its own).
+      {IoModel::kPyio, IoModel::kPyio, L::kThreads, {"jpeg", "npy"}, 0, false},
   };
   return t;
 }

@@ -16,7 +16,7 @@ constexpr size_t kPilPrefixBytes = 16;
 class PilReader final : public FormatReader {
  public:
   PilReader(std::unique_ptr<File> file, uint64_t size, size_t buffer_size, bool python_bytes,
-            PilImageCheck check)
+            WholeFileCheck check)
       : file_(std::move(file)),
         size_(size),
         buffer_size_(buffer_size),
@@ -65,14 +65,14 @@ class PilReader final : public FormatReader {
   uint64_t size_;
   size_t buffer_size_;
   bool python_bytes_;
-  PilImageCheck check_;
+  WholeFileCheck check_;
 };
 
 }  // namespace
 
 Result<std::unique_ptr<FormatReader>> OpenPilReader(Storage* storage, const std::string& path,
                                                     const FormatOptions& options,
-                                                    PilImageCheck check) {
+                                                    WholeFileCheck check) {
   FileOptions fo;
   fo.direct = options.direct;
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));

@@ -18,19 +18,12 @@
 #include "dlio/format.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
+#include "io_models/whole_file_check.h"
 
 namespace dlio::io_models {
 
 // ImageFile.LOAD's read size (Pillow's ImageFile.SAFEBLOCK / the decoder's max block).
 inline constexpr size_t kPilReadBytes = 65536;
-
-// What a pil reader checks of the bytes it read: the format's name for errors, and whether the
-// whole file (the one sample) is an image of that format; Corruption naming the file and the
-// offset otherwise.
-struct PilImageCheck {
-  std::string format_name;
-  Status (*check)(const std::string& path, const uint8_t* data, size_t size) = nullptr;
-};
 
 // Opens `path` (open and fstat, as `open(path, "rb")` does); each ReadSample(0) then reads the
 // whole file with PIL's requests (above) into the sample: under reader.client_costs none straight
@@ -38,6 +31,6 @@ struct PilImageCheck {
 // one). One sample per file, the file's bytes.
 Result<std::unique_ptr<FormatReader>> OpenPilReader(Storage* storage, const std::string& path,
                                                     const FormatOptions& options,
-                                                    PilImageCheck check);
+                                                    WholeFileCheck check);
 
 }  // namespace dlio::io_models

@@ -114,6 +114,9 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   for (const ParquetColumnConfig& col : c.dataset.parquet_columns) {
     o.parquet.columns.push_back({col.name, col.dtype, col.size, col.read});
   }
+  o.pyio.head_bytes = c.reader.pyio_head_bytes;
+  o.pyio.read_size = c.reader.pyio_read_size;
+  o.pyio.readinto = c.reader.pyio_call == "readinto";
   o.verify = c.reader.verify_checksums;
   o.io_model = c.reader.io_model;
   o.framework_client_costs = FrameworkClientCosts(c);

@@ -135,6 +135,56 @@ Result<uint64_t> BufferedReader::FileSize() {
   return *file_size_;
 }
 
+Result<size_t> BufferedReader::Readinto(size_t n, uint8_t* dst) {
+  size_t written = 0;
+  const int64_t have = ReadAhead();
+  if (have > 0) {
+    written = std::min(n, static_cast<size_t>(have));
+    std::memcpy(dst, buffer_.data() + pos_, written);
+    pos_ += static_cast<int64_t>(written);
+    if (written == n) return n;
+  }
+  read_end_ = -1;
+  pos_ = 0;
+  while (written < n) {
+    const size_t remaining = n - written;
+    if (remaining > buffer_size_) {
+      DLIO_ASSIGN_OR_RETURN(const size_t got, RawRead(dst + written, remaining));
+      if (got == 0) break;
+      written += got;
+      continue;
+    }
+    DLIO_ASSIGN_OR_RETURN(const size_t got, FillBuffer());
+    if (got == 0) break;
+    const size_t take = std::min(remaining, got);
+    std::memcpy(dst + written, buffer_.data() + pos_, take);
+    pos_ += static_cast<int64_t>(take);
+    written += take;
+  }
+  return written;
+}
+
+Result<size_t> BufferedReader::RawReadAll(const std::function<uint8_t*(size_t)>& room) {
+  read_end_ = -1;
+  // FileIO.readall: a buffer one byte larger than the rest of the file, read until read(2)
+  // returns 0 (the second request is the 1-byte read that finds the end).
+  DLIO_ASSIGN_OR_RETURN(uint64_t end, FileSize());
+  size_t bufsize = end >= abs_pos_ ? static_cast<size_t>(end - abs_pos_ + 1) : 8192;
+  size_t got_total = 0;
+  for (;;) {
+    if (got_total >= bufsize) bufsize = got_total + std::max<size_t>(8192, got_total >> 3);
+    uint8_t* dst = room(bufsize);
+    if (dst == nullptr) {
+      return Status::ResourceExhausted(file_->path(), ": the file grew past ", got_total,
+                                       " bytes while it was read whole");
+    }
+    DLIO_ASSIGN_OR_RETURN(size_t got, RawRead(dst + got_total, bufsize - got_total));
+    if (got == 0) break;
+    got_total += got;
+  }
+  return got_total;
+}
+
 Status BufferedReader::ReadAll(std::vector<uint8_t>* out) {
   out->clear();
   const int64_t have = ReadAhead();
@@ -142,22 +192,29 @@ Status BufferedReader::ReadAll(std::vector<uint8_t>* out) {
     out->assign(buffer_.begin() + pos_, buffer_.begin() + pos_ + have);
     pos_ += have;
   }
-  read_end_ = -1;
-  // FileIO.readall: a buffer one byte larger than the rest of the file, read until read(2)
-  // returns 0 (the second request is the 1-byte read that finds the end).
-  DLIO_ASSIGN_OR_RETURN(uint64_t end, FileSize());
-  size_t bufsize = end >= abs_pos_ ? static_cast<size_t>(end - abs_pos_ + 1) : 8192;
   const size_t base = out->size();
-  size_t got_total = 0;
-  for (;;) {
-    if (got_total >= bufsize) bufsize = got_total + std::max<size_t>(8192, got_total >> 3);
-    out->resize(base + bufsize);
-    DLIO_ASSIGN_OR_RETURN(size_t got, RawRead(out->data() + base + got_total, bufsize - got_total));
-    if (got == 0) break;
-    got_total += got;
-  }
-  out->resize(base + got_total);
+  DLIO_ASSIGN_OR_RETURN(const size_t got, RawReadAll([&](size_t n) {
+                          out->resize(base + n);
+                          return out->data() + base;
+                        }));
+  out->resize(base + got);
   return Status::OK();
+}
+
+Result<size_t> BufferedReader::ReadAllInto(uint8_t* dst, size_t capacity) {
+  const size_t have = static_cast<size_t>(std::max<int64_t>(ReadAhead(), 0));
+  if (have > capacity) {
+    return Status::ResourceExhausted(file_->path(), ": ", have, " buffered bytes do not fit ",
+                                     capacity);
+  }
+  if (have > 0) {
+    std::memcpy(dst, buffer_.data() + pos_, have);
+    pos_ += static_cast<int64_t>(have);
+  }
+  DLIO_ASSIGN_OR_RETURN(const size_t got, RawReadAll([&](size_t n) {
+                          return n <= capacity - have ? dst + have : nullptr;
+                        }));
+  return have + got;
 }
 
 Result<uint64_t> BufferedReader::Seek(int64_t offset, int whence) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -43,8 +44,17 @@ class BufferedReader {
   // read(n) with the requests of Read and ReadObject, into `dst` with no bytes object between
   // (reader.client_costs none: the storage sees the same calls, the client pays no copy).
   Result<size_t> ReadInto(size_t n, uint8_t* dst);
+  // readinto(b) of a writable buffer of `n` bytes (_buffered_readinto_generic): the buffered
+  // bytes, then, while more than a buffer's worth is missing, read(2) of all that is missing
+  // straight into `dst`, else one fill of the buffer; until `n` bytes or the end of the file.
+  // Returns the count.
+  Result<size_t> Readinto(size_t n, uint8_t* dst);
   // read() without a size: the rest of the file (buffered bytes, then FileIO.readall).
   Status ReadAll(std::vector<uint8_t>* out);
+  // read() with ReadAll's requests into `capacity` bytes at `dst`, which must hold the rest of
+  // the file and one byte more (FileIO.readall asks for one byte past the size fstat gave);
+  // ResourceExhausted naming the file when the file grew past that. Returns the count.
+  Result<size_t> ReadAllInto(uint8_t* dst, size_t capacity);
   // seek(offset, whence) with whence 0 (start), 1 (current) or 2 (end); returns the position.
   // InvalidArgument naming the file for a negative target (Python's OSError).
   Result<uint64_t> Seek(int64_t offset, int whence);
@@ -62,6 +72,9 @@ class BufferedReader {
   // Read past what is buffered (_bufferedreader_read_generic) into dst.
   Result<size_t> ReadGeneric(size_t n, uint8_t* dst);
   Result<size_t> FillBuffer();  // _bufferedreader_fill_buffer
+  // ReadAll's requests past the buffered bytes (FileIO.readall): `room(n)` gives memory for n
+  // bytes (the same bytes again each time it grows; nullptr: it cannot grow).
+  Result<size_t> RawReadAll(const std::function<uint8_t*(size_t)>& room);
 
   File* file_;
   size_t buffer_size_, buffer_mask_;

@@ -1,0 +1,165 @@
+// reader.io_model: pyio. dlio's npy and jpeg readers under the pyio model issue the requests a
+// Python program makes reading each file through `open(path, "rb")` (open, fstat, reads, close),
+// row by row, for every way reader.pyio_* describe (f.read(), a head then f.read() or
+// f.readinto of the rest, chunked read and readinto loops), on files smaller than the 4 KiB
+// buffer, of exactly one buffer, of exact multiples of a chunk and of odd sizes; the sample is
+// the file's bytes; a file that does not parse or changed size is refused naming it.
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "dlio/clock.h"
+#include "dlio/registries.h"
+#include "dlio/storage.h"
+#include "dlio_reads.h"
+#include "request_log.h"
+#include "test_util.h"
+
+namespace dlio {
+namespace {
+
+using io_model_test::BuiltinFormat;
+using io_model_test::DlioRun;
+using io_model_test::kOpenStatReadClose;
+using io_model_test::Request;
+using io_model_test::RequestsOf;
+using io_model_test::ToString;
+using io_model_test::TracePythonProgram;
+using testing::TempDir;
+
+// One way of reading a file: reader.pyio_* and the Python code they stand for.
+struct Calls {
+  uint64_t head = 0, read_size = 0;
+  bool readinto = false;
+  std::string Describe() const {
+    return "head " + std::to_string(head) + ", read_size " + std::to_string(read_size) + ", " +
+           (readinto ? "readinto" : "read");
+  }
+};
+
+// A .npy file of uint8 data, `size` bytes in all (the header is numpy's 128 bytes).
+std::string NpyBytes(uint64_t size) {
+  std::string bytes = "\x93NUMPY\x01";
+  bytes.push_back('\0');
+  std::string dict =
+      "{'descr': '|u1', 'fortran_order': False, 'shape': (" + std::to_string(size - 128) + ",), }";
+  dict.resize(128 - 10 - 1, ' ');
+  dict += '\n';
+  bytes.push_back(static_cast<char>(dict.size() & 0xff));
+  bytes.push_back(static_cast<char>(dict.size() >> 8));
+  bytes += dict;
+  for (uint64_t i = 0; bytes.size() < size; ++i) bytes.push_back(static_cast<char>(i * 7 + 3));
+  return bytes;
+}
+
+// .npy files of `sizes` bytes under `data`; their names.
+std::vector<std::string> WriteNpys(const std::string& data, const std::vector<uint64_t>& sizes) {
+  std::vector<std::string> names;
+  for (const uint64_t size : sizes) {
+    names.push_back("f" + std::to_string(size) + ".npy");
+    testing::WriteTextFile(data + "/" + names.back(), NpyBytes(size));
+  }
+  return names;
+}
+
+// The Python program `calls` stand for, over `files` (each "name:size"), under the interposer.
+std::vector<Request> ReadWithPython(const Calls& calls, const std::vector<std::string>& files,
+                                    const std::vector<uint64_t>& sizes, const std::string& data,
+                                    const TempDir& tmp) {
+  const std::string script = tmp / "pyio_read.py";
+  testing::WriteTextFile(script,
+                         "import sys\n"
+                         "head, n, call = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]\n"
+                         "for arg in sys.argv[5:]:\n"
+                         "    name, size = arg.split(':')\n"
+                         "    with open(sys.argv[1] + '/' + name, 'rb') as f:\n"
+                         "        if head: f.read(head)\n"
+                         "        if n == 0 and call == 'read': f.read()\n"
+                         "        elif n == 0: f.readinto(bytearray(int(size) - min(head, "
+                         "int(size))))\n"
+                         "        elif call == 'read':\n"
+                         "            while f.read(n): pass\n"
+                         "        else:\n"
+                         "            buf = bytearray(n)\n"
+                         "            while f.readinto(buf): pass\n");
+  std::string args = "'" + script + "' '" + data + "' " + std::to_string(calls.head) + " " +
+                     std::to_string(calls.read_size) + " " + (calls.readinto ? "readinto" : "read");
+  for (size_t i = 0; i < files.size(); ++i) {
+    args += " '" + files[i] + ":" + std::to_string(sizes[i]) + "'";
+  }
+  return RequestsOf(TracePythonProgram(args, data, tmp / ("prof-" + calls.Describe())), data,
+                    kOpenStatReadClose);
+}
+
+DlioRun ReadWithPyio(const std::string& format, const Calls& calls,
+                     const std::vector<std::string>& files, const std::string& data,
+                     bool client_costs) {
+  FormatOptions options;
+  options.io_model = IoModel::kPyio;
+  options.pyio = {calls.head, calls.read_size, calls.readinto};
+  options.framework_client_costs = client_costs;
+  return io_model_test::ReadWithDlio(*BuiltinFormat(format), files, data, options);
+}
+
+TEST_CASE("pyio model: the requests of Python's read and readinto calls, as measured") {
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  std::filesystem::create_directories(data);
+  const std::vector<uint64_t> sizes = {300, 4096, 3 * 65536, 1048576 + 77, 2 * 10240};
+  const std::vector<std::string> files = WriteNpys(data, sizes);
+  for (const Calls& calls : std::vector<Calls>{{0, 0, false},
+                                               {128, 0, false},
+                                               {128, 0, true},
+                                               {0, 10240, false},
+                                               {128, 65536, true},
+                                               {100, 4096, false},
+                                               {0, 3000, true}}) {
+    const std::vector<Request> python = ReadWithPython(calls, files, sizes, data, tmp);
+    REQUIRE(python.size() >= 4 * files.size());  // open, fstat, a read and close each at least
+    for (const bool costs : {false, true}) {
+      const DlioRun pyio = ReadWithPyio("npy", calls, files, data, costs);
+      INFO(calls.Describe() << (costs ? ", client_costs framework" : "") << "\nPython:\n"
+                            << ToString(python) << "dlio:\n"
+                            << ToString(pyio.requests));
+      CHECK(pyio.requests == python);
+      REQUIRE(pyio.samples.size() == files.size());
+      for (size_t i = 0; i < files.size(); ++i) {
+        CHECK(pyio.samples[i] == testing::ReadTextFile(data + "/" + files[i]));
+      }
+    }
+  }
+}
+
+TEST_CASE("pyio model: a file that is not of the format is refused naming it") {
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  std::filesystem::create_directories(data);
+  testing::WriteTextFile(data + "/not.npy", std::string(5000, 'x'));
+  testing::WriteTextFile(data + "/short.npy", NpyBytes(1000).substr(0, 200));
+  auto storage = NewPosixStorage({});
+  storage->Bind(SystemClock(), nullptr);
+  FormatOptions options;
+  options.io_model = IoModel::kPyio;
+  for (const auto& [format, file, says] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {"npy", "not.npy", "not.npy"},
+           {"npy", "short.npy", "bytes of data at offset 128 but the file holds 72"},
+           {"jpeg", "not.npy", "not a JPEG"}}) {
+    auto reader = BuiltinFormat(format)->Open(storage.get(), data + "/" + file, options);
+    REQUIRE(reader.ok());
+    SampleBuffer buf;
+    const Status s = (*reader)->ReadSample(0, &buf);
+    INFO(s.ToString());
+    CHECK(s.code() == StatusCode::kCorruption);
+    CHECK_THAT(s.message(), Catch::Contains(file));
+    CHECK_THAT(s.message(), Catch::Contains(says));
+    CHECK((*reader)->ReadSample(1, &buf).code() == StatusCode::kOutOfRange);
+  }
+}
+
+}  // namespace
+}  // namespace dlio
