@@ -53,8 +53,11 @@ dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio:
   if (!reader.ok()) return info;  // format known, samples not readable: sizes from the trace
   info.samples = static_cast<int64_t>((*reader)->num_samples());
   const uint64_t n = std::min((*reader)->num_samples(), kMaxProbedSamples);
-  for (uint64_t i = 0; i < n; ++i) {
-    info.sample_sizes.push_back(static_cast<int64_t>((*reader)->sample_size(i)));
+  info.data_bytes = 0;
+  for (uint64_t i = 0; i < (*reader)->num_samples(); ++i) {
+    const uint64_t bytes = (*reader)->sample_size(i);
+    if (i < n) info.sample_sizes.push_back(static_cast<int64_t>(bytes));
+    info.data_bytes += static_cast<int64_t>(bytes);
   }
   return info;
 }
@@ -151,6 +154,12 @@ int RunFit(const FitCommandOptions& options) {
   };
   fit.io_model_under_auto = [&](const std::string& format) {
     return ModelUnderAuto(registries, format);
+  };
+  // The traced program's buffer: st_blksize of a local file system (what the data folder here
+  // reports is not what the traced host's did).
+  fit.pyio_requests = [](uint64_t file_size, const dlio::PyioCalls& c) {
+    auto r = dlio::PyioReadRequests(file_size, 4096, {c.head_bytes, c.read_size, c.readinto});
+    return r.ok() ? std::move(r).value() : std::vector<dlio::ReadRequest>{};
   };
   auto result = dlio::FitTrace(*trace, fit);
   if (!result.ok()) {

@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dlio/config_enums.h"
@@ -294,6 +295,13 @@ struct FormatCapabilities {
 // auto's, I/O-model table) become the format's default (native when it declares none or
 // native_under_auto).
 IoModel ResolveIoModel(IoModel requested, const FormatCapabilities& capabilities);
+
+// The read requests (offset, size), in order, that reader.io_model pyio makes for a file of
+// `file_size` bytes read through a Python buffer of `buffer_size` bytes with the calls `pyio`
+// (io_models/pyio_reader.h): what `dlio-run fit` holds a trace's reads against.
+Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(uint64_t file_size,
+                                                                    size_t buffer_size,
+                                                                    const PyioOptions& pyio);
 
 class Format {
  public:

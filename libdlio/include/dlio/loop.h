@@ -112,6 +112,10 @@ uint64_t BoundedReadBytesFor(const WorkloadConfig& config, bool streams_samples,
 int EffectiveThreadNice(const WorkloadConfig& config);
 // reader.client_costs is framework: a framework model also pays the framework's client work.
 bool FrameworkClientCosts(const WorkloadConfig& config);
+// Whether the run's readers stream samples (FormatCapabilities::streams_samples): the format's
+// readers do, and the request model reader.io_model resolves to does not read a sample's bytes
+// back once it loaded them (io_model pyio checks the whole file it loaded).
+bool SamplesStream(const WorkloadConfig& config, const Format& format);
 // Whether the config asks for PyTorch's DataLoader model (io_model pytorch, or auto with
 // data_loader pytorch).
 bool UsesPytorchWorkers(const WorkloadConfig& config);

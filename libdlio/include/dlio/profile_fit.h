@@ -13,6 +13,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "dlio/profile.h"
@@ -43,6 +44,8 @@ struct DataFileInfo {
   int64_t samples = -1;  // samples the file stores, -1 unknown (unreadable)
   // Stored sizes of its first samples (all of them, or a prefix when there are many).
   std::vector<int64_t> sample_sizes;
+  // The bytes of all its samples (the file less its format's headers and index), -1 unknown.
+  int64_t data_bytes = -1;
   // The format's writer stores about this many bytes per byte of record length (csv: ~2.65).
   double stored_bytes_per_record_byte = 1.0;
 };
@@ -78,6 +81,18 @@ Status CheckFitIgnorePattern(std::string_view pattern);
 // naming the first bad entry.
 Result<std::vector<std::string>> ParseFitIgnorePaths(std::string_view text);
 
+// reader.io_model pyio's calls (reader.pyio_*): a head read, then calls of read_size bytes (0: one
+// for the rest) with read or readinto.
+struct PyioCalls {
+  uint64_t head_bytes = 0, read_size = 0;
+  bool readinto = false;
+};
+// One read request (offset, size) of a file.
+using ReadRequest = std::pair<uint64_t, uint64_t>;
+// The read requests io_model pyio makes for a file of `file_size` bytes with `calls`.
+using PyioRequestsOf =
+    std::function<std::vector<ReadRequest>(uint64_t file_size, const PyioCalls& calls)>;
+
 struct FitOptions {
   // Data-file probe; empty: the trace alone (formats from suffixes, sizes from offsets).
   DataFileProbe probe;
@@ -88,6 +103,8 @@ struct FitOptions {
   // The request model `auto` (and `pytorch`, the DataLoader's worker processes) reads `format`
   // with ("numpy", "native", ...); empty: the model fit saw is taken to be it.
   std::function<std::string(const std::string& format)> io_model_under_auto;
+  // io_model pyio's requests, to hold a trace's reads against; empty: pyio is never chosen.
+  PyioRequestsOf pyio_requests;
   size_t max_probed_files = 64;  // files probed for sizes and sample counts (the rest: the trace)
   // The run's name and where the emulation generates its dataset and writes its outputs.
   std::string name = "fit";

@@ -36,7 +36,7 @@ std::vector<IoModelEntry> MakeTable() {
       {IoModel::kPil, IoModel::kPil, L::kThreads, {"jpeg"}, kImportPil, false},
       // Python's own io: no import moves the threshold (what the program then does with the
       // bytes is its own).
-      {IoModel::kPyio, IoModel::kPyio, L::kThreads, {"jpeg", "npy"}, 0, false},
+      {IoModel::kPyio, IoModel::kPyio, L::kThreads, {"jpeg", "npy"}, 0, false, true},
   };
   return t;
 }

@@ -37,6 +37,10 @@ struct IoModelEntry {
   // Sampler adaptation: reads follow each file's stream, so a sample shuffle is applied after the
   // reads (tf.data's shuffle buffer; AdaptSamplerToIoModel in dlio/loop.h).
   bool stream_order_sampler = false;
+  // The reader reads a sample's bytes back once it loaded them (pyio's check of the whole file),
+  // so no reader under it streams samples (FormatCapabilities::streams_samples, SamplesStream in
+  // dlio/loop.h): a pipeline never reads its samples through a ring of reused memory.
+  bool reads_sample_back = false;
 };
 
 // The table, in the order of IoModel's values (entry i is for static_cast<IoModel>(i)).

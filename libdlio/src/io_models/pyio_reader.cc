@@ -1,15 +1,92 @@
 #include "io_models/pyio_reader.h"
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "dlio/clock.h"
 #include "dlio/str_cat.h"
+#include "dlio/tracer.h"
 #include "format/io_util.h"
 #include "io_models/pyio/buffered_reader.h"
 
 namespace dlio::io_models {
 namespace {
+
+// The calls of the program pyio emulates, on one Python file object, into a sample buffer.
+class PyioCalls {
+ public:
+  PyioCalls(pyio::BufferedReader* fp, uint64_t size, const PyioOptions& pyio, bool python_bytes,
+            const std::string& format_name)
+      : fp_(fp), size_(size), pyio_(pyio), python_bytes_(python_bytes), format_(format_name) {}
+
+  // The whole file into `out`, resized to hold it and the last call's request past the end;
+  // returns the bytes the calls loaded.
+  Result<uint64_t> Load(SampleBuffer* out) const {
+    // A whole chunk past the end, or readall's extra byte.
+    DLIO_RETURN_NOT_OK(
+        out->Resize(static_cast<size_t>(size_ + std::max<uint64_t>(pyio_.read_size, 1))));
+    uint64_t have = 0;
+    if (pyio_.head_bytes > 0) {
+      const size_t head = static_cast<size_t>(std::min(pyio_.head_bytes, size_));
+      DLIO_ASSIGN_OR_RETURN(have, Read(head, out->data()));
+    }
+    if (pyio_.read_size == 0) {
+      DLIO_ASSIGN_OR_RETURN(const size_t got, ReadRest(have, out));
+      return have + got;
+    }
+    DLIO_ASSIGN_OR_RETURN(const uint64_t got, ReadChunks(have, out));
+    return have + got;
+  }
+
+ private:
+  // f.read(n): through a new bytes object under client_costs framework, else straight.
+  Result<size_t> Read(size_t n, uint8_t* dst) const {
+    return python_bytes_ ? fp_->Read(n, dst) : fp_->ReadInto(n, dst);
+  }
+
+  // One call for the rest of the file, after `have` bytes: f.read() or f.readinto(rest).
+  Result<size_t> ReadRest(uint64_t have, SampleBuffer* out) const {
+    uint8_t* dst = out->data() + have;
+    const size_t room = out->size() - static_cast<size_t>(have);
+    if (pyio_.readinto) return fp_->Readinto(static_cast<size_t>(size_ - have), dst);
+    if (!python_bytes_) return fp_->ReadAllInto(dst, room);
+    std::vector<uint8_t> bytes;  // readall's new bytes object
+    DLIO_RETURN_NOT_OK(fp_->ReadAll(&bytes));
+    if (bytes.size() > room) {
+      return Status::ResourceExhausted(fp_->file()->path(), ": the file grew past ", size_,
+                                       " bytes while it was read whole");
+    }
+    std::copy(bytes.begin(), bytes.end(), dst);
+    return bytes.size();
+  }
+
+  // Calls of read_size bytes after `have` bytes until one returns nothing.
+  Result<uint64_t> ReadChunks(uint64_t have, SampleBuffer* out) const {
+    const size_t n = static_cast<size_t>(pyio_.read_size);
+    uint64_t got_total = 0;
+    for (;;) {
+      const uint64_t at = have + got_total;
+      if (at + n > out->size()) {
+        return Status::Corruption(fp_->file()->path(), ": ", format_, " file of ", size_,
+                                  " bytes holds more at offset ", at,
+                                  " while io_model pyio's reads loaded it (did it change?)");
+      }
+      uint8_t* dst = out->data() + at;
+      DLIO_ASSIGN_OR_RETURN(const size_t got,
+                            pyio_.readinto ? fp_->Readinto(n, dst) : Read(n, dst));
+      if (got == 0) return got_total;
+      got_total += got;
+    }
+  }
+
+  pyio::BufferedReader* fp_;
+  uint64_t size_;
+  const PyioOptions& pyio_;
+  bool python_bytes_;
+  const std::string& format_;
+};
 
 class PyioReader final : public FormatReader {
  public:
@@ -30,22 +107,9 @@ class PyioReader final : public FormatReader {
       return Status::OutOfRange(file_->path(), ": sample ", i, " of a file holding 1 (",
                                 check_.format_name, " under io_model pyio: one sample per file)");
     }
-    // Room for the last call's request past the end: a whole chunk, or readall's extra byte.
-    DLIO_RETURN_NOT_OK(
-        out->Resize(static_cast<size_t>(size_ + std::max<uint64_t>(pyio_.read_size, 1))));
     pyio::BufferedReader fp(file_.get(), buffer_size_);
-    uint64_t have = 0;
-    if (pyio_.head_bytes > 0) {
-      const size_t head = static_cast<size_t>(std::min(pyio_.head_bytes, size_));
-      DLIO_ASSIGN_OR_RETURN(have, Read(&fp, head, out->data()));
-    }
-    if (pyio_.read_size == 0) {
-      DLIO_ASSIGN_OR_RETURN(const size_t got, ReadRest(&fp, have, out));
-      have += got;
-    } else {
-      DLIO_ASSIGN_OR_RETURN(const uint64_t got, ReadChunks(&fp, have, out));
-      have += got;
-    }
+    const PyioCalls calls(&fp, size_, pyio_, python_bytes_, check_.format_name);
+    DLIO_ASSIGN_OR_RETURN(const uint64_t have, calls.Load(out));
     if (have != size_) {
       return Status::Corruption(file_->path(), ": ", check_.format_name, " file of ", size_,
                                 " bytes ended at offset ", have,
@@ -65,52 +129,27 @@ class PyioReader final : public FormatReader {
   }
 
  private:
-  // f.read(n): through a new bytes object under client_costs framework, else straight.
-  Result<size_t> Read(pyio::BufferedReader* fp, size_t n, uint8_t* dst) const {
-    return python_bytes_ ? fp->Read(n, dst) : fp->ReadInto(n, dst);
-  }
-
-  // One call for the rest of the file, after `have` bytes: f.read() or f.readinto(rest).
-  Result<size_t> ReadRest(pyio::BufferedReader* fp, uint64_t have, SampleBuffer* out) const {
-    uint8_t* dst = out->data() + have;
-    const size_t room = out->size() - static_cast<size_t>(have);
-    if (pyio_.readinto) return fp->Readinto(static_cast<size_t>(size_ - have), dst);
-    if (!python_bytes_) return fp->ReadAllInto(dst, room);
-    std::vector<uint8_t> bytes;  // readall's new bytes object
-    DLIO_RETURN_NOT_OK(fp->ReadAll(&bytes));
-    if (bytes.size() > room) {
-      return Status::ResourceExhausted(file_->path(), ": the file grew past ", size_,
-                                       " bytes while it was read whole");
-    }
-    std::copy(bytes.begin(), bytes.end(), dst);
-    return bytes.size();
-  }
-
-  // Calls of read_size bytes after `have` bytes until one returns nothing.
-  Result<uint64_t> ReadChunks(pyio::BufferedReader* fp, uint64_t have, SampleBuffer* out) const {
-    const size_t n = static_cast<size_t>(pyio_.read_size);
-    uint64_t got_total = 0;
-    for (;;) {
-      const uint64_t at = have + got_total;
-      if (at + n > out->size()) {
-        return Status::Corruption(file_->path(), ": ", check_.format_name, " file of ", size_,
-                                  " bytes holds more at offset ", at,
-                                  " while io_model pyio's reads loaded it (did it change?)");
-      }
-      uint8_t* dst = out->data() + at;
-      DLIO_ASSIGN_OR_RETURN(const size_t got,
-                            pyio_.readinto ? fp->Readinto(n, dst) : Read(fp, n, dst));
-      if (got == 0) return got_total;
-      got_total += got;
-    }
-  }
-
   std::unique_ptr<File> file_;
   uint64_t size_;
   size_t buffer_size_;
   PyioOptions pyio_;
   bool python_bytes_;
   WholeFileCheck check_;
+};
+
+// Remembers the read requests of the files of a storage it is bound to after the files were
+// written: the only calls with an offset and a count.
+class ReadRecorder final : public Tracer {
+ public:
+  bool enabled() const override { return true; }
+  int32_t InternFile(std::string_view) override { return 0; }
+  void Record(const TraceEvent& e) override {
+    if (e.offset >= 0 && e.count >= 0) {
+      reads.emplace_back(static_cast<uint64_t>(e.offset), static_cast<uint64_t>(e.count));
+    }
+  }
+  Status Flush() override { return Status::OK(); }
+  std::vector<std::pair<uint64_t, uint64_t>> reads;
 };
 
 }  // namespace
@@ -129,3 +168,31 @@ Result<std::unique_ptr<FormatReader>> OpenPyioReader(Storage* storage, const std
 }
 
 }  // namespace dlio::io_models
+
+namespace dlio {
+
+Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(uint64_t file_size,
+                                                                    size_t buffer_size,
+                                                                    const PyioOptions& pyio) {
+  // A file of file_size zero bytes in memory, read with the calls under a recorder.
+  auto storage = NewMemoryStorage();
+  const std::string path = "/pyio";
+  {
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
+    if (file_size > 0) {
+      const uint8_t zero = 0;
+      DLIO_RETURN_NOT_OK(file->WriteAt(file_size - 1, &zero, 1));
+    }
+    DLIO_RETURN_NOT_OK(file->Close());
+  }
+  io_models::ReadRecorder recorder;
+  storage->Bind(SystemClock(), &recorder);
+  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
+  pyio::BufferedReader fp(file.get(), buffer_size);
+  const std::string name = "pyio";
+  SampleBuffer out;
+  DLIO_RETURN_NOT_OK(io_models::PyioCalls(&fp, file_size, pyio, false, name).Load(&out).status());
+  return std::move(recorder.reads);
+}
+
+}  // namespace dlio

@@ -298,6 +298,16 @@ void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model
     }
   }
   std::string source = "sample sizes stored in the files";
+  if (!exact && samples == 1) {
+    // A whole-file load per sample of a file storing several (np.load of an array): the
+    // record is the data the file holds, without the format's header the writer adds again.
+    for (const DataFile& f : view.files) {
+      if (f.probed && f.info.data_bytes > 0)
+        sizes.push_back(static_cast<double>(f.info.data_bytes));
+    }
+    exact = !sizes.empty();
+    source = "data bytes stored in the files (a whole-file load per sample)";
+  }
   if (!exact) {
     sizes.clear();
     const bool probed = std::any_of(view.files.begin(), view.files.end(),
@@ -360,7 +370,7 @@ void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& o
                 FitResult* out) {
   FitFormat(view, out);
   FitLayout(view, options, out);
-  FitRecords(trace, view, GuessIoModel(trace, view, FittedFormat(*out)), out);
+  FitRecords(trace, view, GuessIoModel(trace, view, FittedFormat(*out), options), out);
   FitChunking(trace, view, out);
 }
 

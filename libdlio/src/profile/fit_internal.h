@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -217,8 +218,14 @@ struct ModelGuess {
   std::string model;  // a reader.io_model value
   FitConfidence confidence = FitConfidence::kMedium;
   std::string reason;
+  std::vector<std::pair<std::string, std::string>> keys = {};  // the model's own keys, values
 };
-ModelGuess GuessIoModel(const ProfileTrace& trace, const View& view, const std::string& format);
+ModelGuess GuessIoModel(const ProfileTrace& trace, const View& view, const std::string& format,
+                        const FitOptions& options);
+// pyio with the calls whose requests (options.pyio_requests) are the trace's, file by file
+// (fit_pyio.cc); nothing when no candidate holds for 80% of the files' open-to-close reads.
+std::optional<ModelGuess> GuessPyio(const ProfileTrace& trace, const View& view,
+                                    const PyioRequestsOf& requests);
 // Whether `model` reads each file whole, once per pass, and serves all its samples from that
 // read (pandas.read_csv, tf.data's stream): one access of a file then stands for all of its
 // samples, and the batches are not visible in the reads.

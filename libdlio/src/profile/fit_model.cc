@@ -64,7 +64,8 @@ std::pair<int64_t, double> CommonLargeRead(const ProfileTrace& t, const View& vi
   return {best.first, total == 0 ? 0 : static_cast<double>(best.second) / total};
 }
 
-ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::string& format) {
+ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::string& format,
+                        const FitOptions& options) {
   int64_t mmaps = 0, sessions = 0, whole = 0, small = 0, reads = 0, four_k = 0;
   for (size_t i : view.data_events) {
     if (t.kind[i] == OpKind::kMmap) ++mmaps;
@@ -79,6 +80,11 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
   auto most = [n](int64_t k) { return n > 0 && k * 10 >= n * 8; };
   if (mmaps > 0) return {"mmap", FitConfidence::kHigh, StrCat(mmaps, " mmap calls on data files")};
   const auto [common, share] = CommonLargeRead(t, view);
+  const bool pyio_served =
+      !options.io_model_available || options.io_model_available(format, "pyio");
+  if (pyio_served && most(sessions) && most(whole)) {
+    if (auto g = GuessPyio(t, view, options.pyio_requests)) return *g;
+  }
   if ((format == "npz" || format == "npy") && most(sessions) && most(whole) && four_k > 0) {
     return {"numpy", FitConfidence::kMedium,
             StrCat("each sample is an open and a whole-file read with 4 KiB buffered reads (",

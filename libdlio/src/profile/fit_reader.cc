@@ -363,6 +363,9 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
   const bool available = available_model(g.model);
   if (available) {
     Set(out, "reader.io_model", g.model, g.confidence, g.reason);
+    for (const auto& [key, value] : g.keys) {
+      Set(out, key, value, g.confidence, StrCat("the calls of io_model ", g.model, " (above)"));
+    }
     if (StreamsWholeFiles(g.model) && view.epochs > 1 &&
         out->Find("reader.reopen_files_each_epoch") == nullptr) {
       Set(out, "reader.reopen_files_each_epoch", "true", FitConfidence::kMedium,
@@ -397,7 +400,7 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
 
 void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& options,
                FitResult* out) {
-  const ModelGuess model = GuessIoModel(trace, view, FittedFormat(*out));
+  const ModelGuess model = GuessIoModel(trace, view, FittedFormat(*out), options);
   FitThreads(view, out);
   FitBatch(view, model, out);
   FitShuffle(trace, view, out);

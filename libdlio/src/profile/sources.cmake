@@ -28,6 +28,7 @@ list(APPEND DLIO_SOURCES
 # Fit (dlio/profile_fit.h): a workload derived from a trace.
 list(APPEND DLIO_SOURCES
   src/profile/fit.cc
+  src/profile/fit_pyio.cc
   src/profile/fit_files.cc
   src/profile/fit_access.cc
   src/profile/fit_client_costs.cc

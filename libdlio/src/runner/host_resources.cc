@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/host_memory.h"
+#include "dlio/loop.h"
 #include "dlio/preflight.h"
 #include "dlio/registries.h"
 
@@ -128,7 +129,7 @@ Result<HostResources> MeasureHostResources(const WorkloadConfig& c, const Format
   const StorageCapabilities storage = CapabilitiesOf(s.storage_type, s, registries);
   h.dataset_in_memory = storage.in_process_memory;
   h.storage_needs_mpi = storage.needs_mpi;
-  h.streaming_format = format != nullptr && format->capabilities().streams_samples;
+  h.streaming_format = format != nullptr && SamplesStream(c, *format);
   auto pipeline = registries.pipelines.Find(c.reader.pipeline);
   h.pipeline_holds_dataset = pipeline.ok() && pipeline->capabilities.holds_dataset;
   if (c.workflow.generate_data && ExactFiles(c, format) &&

@@ -39,7 +39,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   // more than the framework's collated batch.
   po.collate_limit_bytes = c.dataset.record_length_bytes_resize;
   po.deliver_sample_bytes = env.consumer_reads_bytes;
-  po.samples_stream = env.format->capabilities().streams_samples;
+  po.samples_stream = SamplesStream(c, *env.format);
   po.batch_size = loop.batch_size;
   po.read_threads = c.reader.read_threads;
   po.computation_threads = c.reader.computation_threads;

@@ -217,7 +217,13 @@ uint64_t BoundedReadBytesFor(const WorkloadConfig& c, bool streams_samples,
 
 uint64_t BoundedReadBytesFor(const WorkloadConfig& c, const Format& format,
                              const PipelineCapabilities& pipeline) {
-  return BoundedReadBytesFor(c, format.capabilities().streams_samples, pipeline);
+  return BoundedReadBytesFor(c, SamplesStream(c, format), pipeline);
+}
+
+bool SamplesStream(const WorkloadConfig& c, const Format& format) {
+  const FormatCapabilities caps = format.capabilities();
+  const IoModel model = ResolveIoModel(c.reader.io_model, caps);
+  return caps.streams_samples && !io_models::IoModelEntryFor(model).reads_sample_back;
 }
 
 void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,

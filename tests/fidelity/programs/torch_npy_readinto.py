@@ -2,7 +2,9 @@
 allocate one buffer and read every sample's .npy data into it (f.readinto after the header, as
 zero-copy loaders do), a DataLoader with 2 fork workers, shuffle and batch 4, 2 epochs, a 1 ms
 emulated step. Its reads fault in no fresh page after a worker's first: `dlio-run fit` leaves
-reader.client_costs at its default (none).
+reader.client_costs at its default (none). Its requests are no np.load's (a 4 KiB fill, then one
+read of the rest at 4096): fit holds them against reader.io_model pyio's and finds the calls
+(pyio_head_bytes 128, pyio_call readinto).
 
   torch_npy_readinto.py make DIR   writes DIR/train/img_<i>_of_16.npy (2 MiB of uint8 each)
   torch_npy_readinto.py run DIR    trains over them

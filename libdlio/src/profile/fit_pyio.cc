@@ -1,0 +1,130 @@
+// FitTrace: whether the data files are read front to back through Python's buffered file
+// (reader.io_model pyio), and with which calls: each file's reads, open to close, held against
+// the requests io_model pyio makes (FitOptions::pyio_requests) for candidate calls.
+#include <algorithm>
+#include <map>
+#include <set>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "dlio/str_cat.h"
+#include "profile/fit_internal.h"
+
+namespace dlio::fit {
+namespace {
+
+// Files larger than this are not simulated (a candidate's emulation reads the file's size).
+constexpr uint64_t kMaxSimulatedBytes = uint64_t{64} << 20;
+constexpr size_t kSessionsChecked = 16;
+
+// One open-to-close run of one thread's reads of one data file.
+struct Session {
+  int32_t file = 0;
+  std::vector<ReadRequest> reads;
+};
+
+// The first complete sessions of the training files (at most kSessionsChecked).
+std::vector<Session> CompleteSessions(const ProfileTrace& t, const View& view) {
+  std::map<std::string, int32_t> index_of;
+  for (size_t f = 0; f < view.files.size(); ++f) {
+    index_of[view.files[f].path] = static_cast<int32_t>(f);
+  }
+  std::map<std::tuple<int32_t, int32_t, int32_t>, Session> open;
+  std::vector<Session> done;
+  for (size_t i : view.data_events) {
+    if (done.size() >= kSessionsChecked) break;
+    const auto key = std::make_tuple(t.pid[i], t.tid[i], t.path[i]);
+    const auto f = index_of.find(std::string(t.String(t.path[i])));
+    if (f == index_of.end() || view.files[static_cast<size_t>(f->second)].valid) continue;
+    if (t.kind[i] == OpKind::kOpen) {
+      open[key] = Session{f->second, {}};
+    } else if (t.kind[i] == OpKind::kClose) {
+      const auto s = open.find(key);
+      if (s == open.end()) continue;
+      if (!s->second.reads.empty()) done.push_back(std::move(s->second));
+      open.erase(s);
+    } else if (t.kind[i] == OpKind::kRead && open.count(key) > 0) {
+      if (t.offset[i] < 0 || t.size_bytes[i] < 0) {
+        open.erase(key);  // a read at an unknown offset: nothing to hold against
+        continue;
+      }
+      open[key].reads.emplace_back(static_cast<uint64_t>(t.offset[i]),
+                                   static_cast<uint64_t>(t.size_bytes[i]));
+    }
+  }
+  return done;
+}
+
+int TrailingZeros(uint64_t v) { return v == 0 ? 64 : __builtin_ctzll(v); }
+
+// Call sizes worth trying for a session's reads: 0 (one call for the rest), each request size,
+// and the bytes of a few consecutive requests over 1-4 calls (read(n) splits a call into whole
+// buffers and a fill); round sizes first.
+std::vector<uint64_t> CandidateSizes(const std::vector<ReadRequest>& reads) {
+  std::set<uint64_t> sizes;
+  for (const ReadRequest& r : reads) sizes.insert(r.second);
+  for (size_t a = 0; a < std::min<size_t>(2, reads.size()); ++a) {
+    uint64_t total = 0;
+    for (size_t b = a; b < std::min(a + 6, reads.size()); ++b) {
+      total += reads[b].second;
+      for (uint64_t k = 1; k <= 4; ++k) {
+        if (total % k == 0) sizes.insert(total / k);
+      }
+    }
+  }
+  sizes.erase(0);
+  std::vector<uint64_t> out(sizes.begin(), sizes.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](uint64_t x, uint64_t y) { return TrailingZeros(x) > TrailingZeros(y); });
+  out.insert(out.begin(), 0);
+  return out;
+}
+
+std::string Describe(const PyioCalls& c) {
+  const std::string call = c.readinto ? "readinto" : "read";
+  const std::string head = c.head_bytes > 0 ? StrCat("f.read(", c.head_bytes, "), then ") : "";
+  if (c.read_size == 0) {
+    return head + (c.readinto ? "f.readinto of a buffer holding the rest" : "f.read()");
+  }
+  return StrCat(head, "f.", call, "(", c.read_size, ") until it returns nothing");
+}
+
+}  // namespace
+
+std::optional<ModelGuess> GuessPyio(const ProfileTrace& t, const View& view,
+                                    const PyioRequestsOf& requests) {
+  if (!requests) return std::nullopt;
+  const std::vector<Session> sessions = CompleteSessions(t, view);
+  if (sessions.empty()) return std::nullopt;
+  auto extent = [&](const Session& s) {
+    return static_cast<uint64_t>(
+        std::max<int64_t>(view.files[static_cast<size_t>(s.file)].extent, 0));
+  };
+  const Session& first = sessions.front();
+  if (extent(first) == 0 || extent(first) > kMaxSimulatedBytes) return std::nullopt;
+  for (const uint64_t size : CandidateSizes(first.reads)) {
+    for (const uint64_t head : {uint64_t{0}, uint64_t{128}}) {
+      for (const bool readinto : {false, true}) {
+        const PyioCalls calls{head, size, readinto};
+        if (requests(extent(first), calls) != first.reads) continue;
+        size_t match = 0;
+        for (const Session& s : sessions) {
+          match += extent(s) <= kMaxSimulatedBytes && requests(extent(s), calls) == s.reads;
+        }
+        if (match * 10 < sessions.size() * 8) continue;
+        ModelGuess g{"pyio", FitConfidence::kMedium,
+                     StrCat("each file is read front to back through Python's buffered file: ",
+                            match, " of ", sessions.size(),
+                            " open-to-close reads are, request for request, ", Describe(calls))};
+        g.keys = {{"reader.pyio_head_bytes", std::to_string(head)},
+                  {"reader.pyio_read_size", std::to_string(size)},
+                  {"reader.pyio_call", readinto ? "readinto" : "read"}};
+        return g;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace dlio::fit
