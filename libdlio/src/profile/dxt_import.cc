@@ -10,6 +10,7 @@
 #include "dlio/profile.h"
 #include "profile/import_check.h"
 #include "profile/line_reader.h"
+#include "profile/trace_importer.h"
 
 namespace dlio {
 namespace {
@@ -192,6 +193,12 @@ class DxtImporter {
 };
 
 }  // namespace
+
+namespace profile_internal {
+
+bool SniffDxt(std::string_view head) { return IsDarshanHeader(FirstTextLine(head)); }
+
+}  // namespace profile_internal
 
 Result<ImportStats> ImportDxt(const std::string& path, ProfileTrace* trace) {
   return DxtImporter(path, trace).Run();
