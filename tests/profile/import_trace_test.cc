@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "dlio/profile_analysis.h"
-#include "profile/trace_importer.h"
+#include "profile/import/trace_importer.h"
 #include "test_util.h"
 
 namespace dlio {

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "dlio/profile.h"
-#include "profile/import_check.h"
-#include "profile/line_reader.h"
-#include "profile/trace_importer.h"
+#include "profile/import/import_check.h"
+#include "profile/import/line_reader.h"
+#include "profile/import/trace_importer.h"
 
 namespace dlio {
 namespace {

@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "dlio/profile.h"
-#include "profile/import_check.h"
-#include "profile/json_cursor.h"
-#include "profile/line_reader.h"
-#include "profile/trace_importer.h"
+#include "profile/import/import_check.h"
+#include "profile/import/json_cursor.h"
+#include "profile/import/line_reader.h"
+#include "profile/import/trace_importer.h"
 #include "trace/pfw_codec.h"
 
 namespace dlio {

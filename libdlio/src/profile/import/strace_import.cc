@@ -9,11 +9,11 @@
 #include <unordered_map>
 
 #include "dlio/profile.h"
-#include "profile/import_check.h"
-#include "profile/line_reader.h"
-#include "profile/strace_fd_table.h"
-#include "profile/strace_line.h"
-#include "profile/trace_importer.h"
+#include "profile/import/import_check.h"
+#include "profile/import/line_reader.h"
+#include "profile/import/strace_fd_table.h"
+#include "profile/import/strace_line.h"
+#include "profile/import/trace_importer.h"
 
 namespace dlio {
 namespace {

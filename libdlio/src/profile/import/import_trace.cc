@@ -14,8 +14,8 @@
 
 #include "dlio/profile_analysis.h"
 #include "dlio/str_cat.h"
-#include "profile/line_reader.h"
-#include "profile/trace_importer.h"
+#include "profile/import/line_reader.h"
+#include "profile/import/trace_importer.h"
 
 namespace dlio {
 namespace profile_internal {
