@@ -45,7 +45,7 @@ dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio:
   const auto size = std::filesystem::file_size(path, ec);
   if (ec) return dlio::Status::NotFound(path, ": ", ec.message());
   info.size = static_cast<int64_t>(size);
-  DLIO_ASSIGN_OR_RETURN(info.format, dlio::DetectFormat(storage, path));
+  DLIO_ASSIGN_OR_RETURN(info.format, dlio::DetectFormat(registries.formats, storage, path));
   DLIO_ASSIGN_OR_RETURN(auto factory, registries.formats.Get(info.format));
   DLIO_ASSIGN_OR_RETURN(auto format, factory());
   info.stored_bytes_per_record_byte = format->stored_bytes_per_record_byte();
@@ -149,6 +149,9 @@ int RunFit(const FitCommandOptions& options) {
       return ReadRange(storage.get(), path, offset, n);
     };
   }
+  fit.format_of_suffix = [&](const std::string& suffix) {
+    return dlio::FormatOfSuffix(registries.formats, suffix);
+  };
   fit.io_model_available = [&](const std::string& format, const std::string& model) {
     return ModelAvailable(registries, format, model);
   };

@@ -135,7 +135,7 @@ int Inspect(const InspectFlags& f) {
   storage->Bind(dlio::SystemClock(), nullptr);
   std::string name = f.format;
   if (name.empty()) {
-    auto detected = dlio::DetectFormat(storage.get(), f.path);
+    auto detected = dlio::DetectFormat(r.formats, storage.get(), f.path);
     if (!detected.ok()) return Fail(detected.status(), kExitRunError);
     name = *detected;
   }

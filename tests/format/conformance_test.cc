@@ -150,7 +150,7 @@ void RunConformance(const std::string& name, Storage* storage, const std::string
   if (format->uses_files()) {
     Status again = format->Write(storage, path, spec, options);
     REQUIRE(again.code() == StatusCode::kAlreadyExists);
-    auto detected = DetectFormat(storage, path);
+    auto detected = DetectBuiltinFormat(storage, path);
     REQUIRE(detected.ok());
     REQUIRE(*detected == name);
   }
@@ -244,6 +244,27 @@ TEST_CASE("transfer_size 0 reads a sample in one request", "[format][transfer]")
   REQUIRE(storage->stats().read_ops - ops == 1);
 }
 
+TEST_CASE("every built-in format's hints name it by its extensions", "[format][detect]") {
+  Registries r;
+  REQUIRE(RegisterBuiltinFormats(&r).ok());
+  for (const auto& entry : r.formats.List()) {
+    INFO(entry.name);
+    for (const std::string& suffix : entry.capabilities.suffixes) {
+      CHECK(FormatOfSuffix(r.formats, suffix) == entry.name);
+    }
+    auto format = entry.factory();
+    if (!format.ok() || !(*format)->uses_files()) continue;  // hdf5 not compiled in; synthetic
+    for (const std::string& ext : (*format)->read_extensions()) {
+      CHECK(FormatOfSuffix(r.formats, ext) == entry.name);
+    }
+  }
+  CHECK(FormatOfSuffix(r.formats, "jpg") == "jpeg");
+  CHECK(FormatOfSuffix(r.formats, "h5") == "hdf5");
+  CHECK(FormatOfSuffix(r.formats, "tar") == "webdataset");
+  CHECK(FormatOfSuffix(r.formats, "bin").empty());
+  CHECK(FormatOfSuffix(r.formats, "").empty());
+}
+
 TEST_CASE("DetectFormat checks magic bytes against the extension", "[format][detect]") {
   auto storage = BoundMemoryStorage();
   auto npy = MakeFormatByName("npy");
@@ -251,11 +272,11 @@ TEST_CASE("DetectFormat checks magic bytes against the extension", "[format][det
   spec.sample_sizes = {10};
   REQUIRE(npy->Write(storage.get(), "/a.npy", spec, {}).ok());
   REQUIRE(storage->Rename("/a.npy", "/a.npz").ok());
-  auto r = DetectFormat(storage.get(), "/a.npz");
+  auto r = DetectBuiltinFormat(storage.get(), "/a.npz");
   REQUIRE(r.status().code() == StatusCode::kCorruption);
   REQUIRE(r.status().message().find("/a.npz") != std::string::npos);
   REQUIRE(storage->Rename("/a.npz", "/a.bin").ok());
-  auto sniffed = DetectFormat(storage.get(), "/a.bin");
+  auto sniffed = DetectBuiltinFormat(storage.get(), "/a.bin");
   REQUIRE(sniffed.ok());
   REQUIRE(*sniffed == "npy");
 }

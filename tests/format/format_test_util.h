@@ -38,6 +38,13 @@ inline std::unique_ptr<Format> MakeFormatByName(const std::string& name) {
   return format.ok() ? std::move(*format) : nullptr;
 }
 
+// DetectFormat with the hints of the built-in formats.
+inline Result<std::string> DetectBuiltinFormat(Storage* storage, const std::string& path) {
+  Registries r;
+  DLIO_RETURN_NOT_OK(RegisterBuiltinFormats(&r));
+  return DetectFormat(r.formats, storage, path);
+}
+
 // What our writers store as sample i of a file written from `spec`.
 inline std::string ExpectedSample(const FileSpec& spec, uint64_t i) {
   std::string s(spec.sample_sizes[i], '\0');

@@ -317,16 +317,16 @@ TEST_CASE("DetectFormat knows jpg, jpeg and png by extension and magic",
   auto storage = BoundMemoryStorage();
   REQUIRE(MakeFormatByName("jpeg")->Write(storage.get(), "/a.jpg", OneImage(1, 400), {}).ok());
   REQUIRE(MakeFormatByName("png")->Write(storage.get(), "/b.png", OneImage(1, 400), {}).ok());
-  REQUIRE(DetectFormat(storage.get(), "/a.jpg").value() == "jpeg");
-  REQUIRE(DetectFormat(storage.get(), "/b.png").value() == "png");
+  REQUIRE(DetectBuiltinFormat(storage.get(), "/a.jpg").value() == "jpeg");
+  REQUIRE(DetectBuiltinFormat(storage.get(), "/b.png").value() == "png");
   REQUIRE(storage->Rename("/a.jpg", "/a.JPEG").ok());
-  REQUIRE(DetectFormat(storage.get(), "/a.JPEG").value() == "jpeg");
+  REQUIRE(DetectBuiltinFormat(storage.get(), "/a.JPEG").value() == "jpeg");
   REQUIRE(storage->Rename("/a.JPEG", "/a.img").ok());
   REQUIRE(storage->Rename("/b.png", "/b.img").ok());
-  REQUIRE(DetectFormat(storage.get(), "/a.img").value() == "jpeg");
-  REQUIRE(DetectFormat(storage.get(), "/b.img").value() == "png");
+  REQUIRE(DetectBuiltinFormat(storage.get(), "/a.img").value() == "jpeg");
+  REQUIRE(DetectBuiltinFormat(storage.get(), "/b.img").value() == "png");
   REQUIRE(storage->Rename("/b.img", "/b.jpg").ok());
-  auto wrong = DetectFormat(storage.get(), "/b.jpg");
+  auto wrong = DetectBuiltinFormat(storage.get(), "/b.jpg");
   REQUIRE(wrong.status().code() == StatusCode::kCorruption);
   REQUIRE(wrong.status().message().find("/b.jpg") != std::string::npos);
 }

@@ -71,7 +71,7 @@ TEST_CASE("mmap_indexed_binary writes indexed_binary's three files and reads the
     CHECK(Has(calls, "munmap") == (model != IoModel::kNative));
     CHECK(Has(calls, "mmap.touched") == (model != IoModel::kNative));
   }
-  auto detected = DetectFormat(storage.get(), path);
+  auto detected = DetectBuiltinFormat(storage.get(), path);
   REQUIRE(detected.ok());
   CHECK(*detected == "mmap_indexed_binary");
 }

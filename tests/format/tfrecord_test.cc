@@ -371,7 +371,7 @@ TEST_CASE("tfrecord DescribeJson reports records, sizes, index, features and CRC
         "\"crc_check\":{\"ok\":true,\"records_checked\":3}"}) {
     REQUIRE(json.find(part) != std::string::npos);
   }
-  REQUIRE(*DetectFormat(storage.get(), "/d.tfrecord") == "tfrecord");
+  REQUIRE(*DetectBuiltinFormat(storage.get(), "/d.tfrecord") == "tfrecord");
 }
 
 }  // namespace

@@ -186,7 +186,7 @@ with h5py.File(f'{d}/lzf.h5', 'w') as f:
         Case{"grp", "/g/images", "<f4", "{\"name\":\"gzip\",\"level\":9", 5, 256}}) {
     INFO(c.name);
     const std::string path = tmp / (c.name + ".h5");
-    auto detected = DetectFormat(storage.get(), path);
+    auto detected = DetectBuiltinFormat(storage.get(), path);
     REQUIRE(detected.ok());
     REQUIRE(*detected == "hdf5");
     auto reader = Hdf5()->Open(storage.get(), path, {});

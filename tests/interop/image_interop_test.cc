@@ -143,7 +143,7 @@ save_jpeg('jpeg_smooth_exif', Image.fromarray(smooth, 'L'), quality=95,
     INFO(c.file);
     const std::string path = tmp / c.file;
     const std::string format = c.file.rfind("png", 0) == 0 ? "png" : "jpeg";
-    REQUIRE(DetectFormat(storage.get(), path).value() == format);
+    REQUIRE(DetectBuiltinFormat(storage.get(), path).value() == format);
     auto reader = MakeFormatByName(format)->Open(storage.get(), path, {});
     INFO(reader.status().ToString());
     REQUIRE(reader.ok());

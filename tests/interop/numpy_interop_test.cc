@@ -138,7 +138,7 @@ open(f'{d}/positional.raw', 'wb').write(pos.tobytes())
         Case{"positional.npz", "npz", 5, 16, "<i4"}}) {
     INFO(c.file);
     const std::string path = tmp / c.file;
-    auto detected = DetectFormat(storage.get(), path);
+    auto detected = DetectBuiltinFormat(storage.get(), path);
     REQUIRE(detected.ok());
     REQUIRE(*detected == c.format);
     for (uint64_t transfer : {uint64_t{0}, uint64_t{7}}) {

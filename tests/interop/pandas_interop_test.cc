@@ -123,7 +123,7 @@ for name, (df, header) in frames.items():
         Case{"int_numbered_header", 4, false}, Case{"int_numbered_header", 4, true}}) {
     INFO(c.name);
     const std::string path = tmp / (c.name + ".csv");
-    REQUIRE(DetectFormat(storage.get(), path).value() == "csv");
+    REQUIRE(DetectBuiltinFormat(storage.get(), path).value() == "csv");
     for (uint64_t transfer : {uint64_t{0}, uint64_t{17}}) {
       FormatOptions options;
       options.transfer_size = transfer;

@@ -181,7 +181,7 @@ print('written')
   for (const std::string name : {"plain", "other_key", "prefer_image"}) {
     INFO(name);
     const std::string path = tmp / (name + ".tfrecord");
-    REQUIRE(*DetectFormat(storage.get(), path) == "tfrecord");
+    REQUIRE(*DetectBuiltinFormat(storage.get(), path) == "tfrecord");
     const std::string raw = ReadTextFile(tmp / (name + ".samples"));
     std::vector<std::string> expect;
     for (size_t pos = 0; pos < raw.size();) {

@@ -13,7 +13,7 @@
 
 #include "dlio/profile_fit.h"
 #include "profile/analysis_test_util.h"
-#include "profile/fit_internal.h"
+#include "profile/fit/fit_internal.h"
 #include "profile/fit_test_util.h"
 
 namespace dlio {

@@ -5,7 +5,9 @@
 #include <string>
 #include <utility>
 
+#include "dlio/format.h"
 #include "dlio/profile_fit.h"
+#include "dlio/registries.h"
 
 namespace dlio::fit_test {
 
@@ -16,7 +18,16 @@ inline std::string Value(const FitResult& r, const std::string& key) {
   return e->inferred ? e->value : "(not inferred: " + e->reason + ")";
 }
 
-inline FitResult Fit(const ProfileTrace& t, const FitOptions& options = {}) {
+// FitTrace, the data files' suffixes named by the built-in formats' hints unless `options` say
+// otherwise (as `dlio-run fit`).
+inline FitResult Fit(const ProfileTrace& t, FitOptions options = {}) {
+  Registries registries;
+  REQUIRE(RegisterBuiltinFormats(&registries).ok());
+  if (!options.format_of_suffix) {
+    options.format_of_suffix = [&registries](const std::string& suffix) {
+      return FormatOfSuffix(registries.formats, suffix);
+    };
+  }
   auto r = FitTrace(t, options);
   INFO(r.status().ToString());
   REQUIRE(r.ok());

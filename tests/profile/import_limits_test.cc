@@ -14,8 +14,8 @@
 
 #include "child_memory.h"
 #include "dlio/profile_analysis.h"
-#include "profile/line_reader.h"
-#include "profile/strace_fd_table.h"
+#include "profile/import/line_reader.h"
+#include "profile/import/strace_fd_table.h"
 #include "test_util.h"
 #include "write_gzip.h"
 

@@ -2,8 +2,12 @@
 
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <set>
+#include <string_view>
+#include <utility>
 
 #include "dlio/profile_analysis.h"
+#include "profile/import/trace_importer.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -123,6 +127,38 @@ TEST_CASE("ImportTrace names the file it cannot read") {
   REQUIRE_FALSE(none.ok());
   CHECK_THAT(none.status().message(), Catch::Contains(empty_dir.path()));
   CHECK(t.size() == 0);
+}
+
+// The name of the first row of the importer table whose sniff accepts `head` ("" none).
+std::string Sniffed(std::string_view head) {
+  for (const auto& row : profile_internal::TraceImporters()) {
+    if (row.sniff(head)) return std::string(row.name);
+  }
+  return "";
+}
+
+TEST_CASE("The importer table: one row per format, each head sniffed by its own row only") {
+  std::set<std::string_view> names;
+  for (const auto& row : profile_internal::TraceImporters()) {
+    CHECK(names.insert(row.name).second);
+    CHECK_FALSE(row.description.empty());
+  }
+  CHECK(names == std::set<std::string_view>{"pfw", "dxt", "strace"});
+  const std::string pfw = PfwLine(3, "pread64", 10, "/d/p", 7);
+  const std::pair<std::string, std::string> heads[] = {
+      {"[\n" + pfw, "pfw"},         {" \n" + pfw, "pfw"},
+      {"\x1f\x8b\x08", "pfw"},      {kDxt, "dxt"},
+      {kStrace, "strace"},          {kStraceNoPid, "strace"},
+      {kStracePidPrefix, "strace"}, {"# a comment\n\n" + std::string(kStrace), "strace"},
+      {"hello world\n", ""},        {"", ""},
+      {"# only comments\n", ""},    {std::string(profile_internal::kTraceHeadBytes, 'x'), ""}};
+  for (const auto& [head, name] : heads) {
+    INFO(head.substr(0, 40));
+    CHECK(Sniffed(head) == name);
+    size_t accepted = 0;
+    for (const auto& row : profile_internal::TraceImporters()) accepted += row.sniff(head);
+    CHECK(accepted == (name.empty() ? 0u : 1u));
+  }
 }
 
 }  // namespace

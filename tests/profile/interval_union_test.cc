@@ -1,8 +1,8 @@
-#include "profile/interval_union.h"
+#include "profile/analysis/interval_union.h"
 
 #include <catch2/catch.hpp>
 
-#include "profile/analysis_internal.h"
+#include "profile/analysis/analysis_internal.h"
 
 namespace dlio::profile {
 namespace {

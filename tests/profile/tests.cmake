@@ -16,7 +16,7 @@ dlio_add_test(analyze_e2e_test LIBS dlio_core nlohmann_json::nlohmann_json
 add_dependencies(analyze_e2e_test dlio-run dlio_preload)
 # dlio-run fit's library: workloads fitted to hand-built traces (also as a loaded host stretches
 # and stalls them), and their YAML parsed back.
-dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config dlio_checkpoint dlio_storage
+dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config dlio_checkpoint dlio_storage dlio_format
   SOURCES profile/fit_test.cc profile/fit_framework_test.cc profile/fit_ranks_test.cc
           profile/fit_torch_test.cc profile/fit_load_test.cc profile/fit_names_test.cc
           profile/fit_client_costs_test.cc)

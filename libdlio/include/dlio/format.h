@@ -5,6 +5,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -395,7 +396,34 @@ class Format {
 
 using FormatFactory = std::function<Result<std::unique_ptr<Format>>()>;
 
-// Guesses a file's format from its extension (and magic bytes), for `dlio-run inspect`.
-Result<std::string> DetectFormat(Storage* storage, const std::string& path);
+// How a file of a format is recognised when it is met outside a dataset listing (`dlio-run
+// inspect`, `dlio-run fit`): what the format registry holds of each format beside its factory
+// (the entry's `capabilities`), so it is known without building the format, even one that was not
+// compiled in (hdf5). Plain data; a format that declares nothing is never detected.
+struct FormatHints {
+  // File name suffixes, lower case and without the dot, that name the format ("jpg", "jpeg").
+  // Wider than Format::read_extensions(), which a dataset listing keeps to.
+  std::vector<std::string> suffixes;
+  // The bytes a file of the format starts with, one of them (npz: a zip's local header or an
+  // empty zip's end record). A file whose suffix names a format declaring some must start so.
+  std::vector<std::string> magics;
+  // A file that beside it has one of its name plus this suffix (indexed_binary: ".off.idx") is of
+  // the format when its suffix and first bytes name none ("" = no such companion).
+  std::string index_suffix;
+};
+
+using FormatRegistry = Registry<FormatFactory, FormatHints>;
+
+// The first format, by name, of `formats` whose hints list `suffix` (compared as given: lower-case
+// it first); "" when none does.
+std::string FormatOfSuffix(const FormatRegistry& formats, std::string_view suffix);
+
+// Guesses a file's format from its suffix and first bytes as the hints of `formats` describe
+// them, for `dlio-run inspect` and `dlio-run fit`: the format the suffix (any case) names, which
+// must start with one of its magic bytes when it declares some (else Corruption naming the file);
+// else the format whose magic bytes the file starts with; else one whose index companion exists;
+// else InvalidArgument naming the file and its suffix.
+Result<std::string> DetectFormat(const FormatRegistry& formats, Storage* storage,
+                                 const std::string& path);
 
 }  // namespace dlio

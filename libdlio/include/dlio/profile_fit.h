@@ -96,6 +96,10 @@ using PyioRequestsOf =
 struct FitOptions {
   // Data-file probe; empty: the trace alone (formats from suffixes, sizes from offsets).
   DataFileProbe probe;
+  // The format whose hints name files with this suffix (lower case, no dot: "npz"), or "" (the
+  // app's FormatOfSuffix on its format registry, dlio/format.h); empty: no suffix names a format,
+  // only a probe's magic bytes do.
+  std::function<std::string(const std::string& suffix)> format_of_suffix;
   // Reads traced checkpoint files (torch.save's state dict); empty: the writes alone.
   FileRangeRead read_file;
   // Which I/O models are available; empty: all of them.

@@ -20,7 +20,7 @@ class Registries {
   // Storages with a variant the ranks of a node share (tiered), by the storage's name: the runner
   // builds its storage through the entry's factory when there is one (dlio/storage.h).
   Registry<NodeSharedStorageFn> node_shared_storages{"node-shared storage"};
-  Registry<FormatFactory> formats{"format"};
+  FormatRegistry formats{"format"};  // each entry with its FormatHints
   Registry<SamplerFactory> samplers{"sampler"};
   Registry<PipelineFactory, PipelineCapabilities> pipelines{"pipeline"};
   Registry<ComputeFactory> computes{"compute emulator"};

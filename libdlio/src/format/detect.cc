@@ -1,12 +1,16 @@
+// DetectFormat and FormatOfSuffix: a file's format from the hints of the registered formats
+// (FormatHints), with no table of names here.
 #include <algorithm>
 #include <cctype>
-#include <cstring>
+#include <vector>
 
 #include "dlio/format.h"
 #include "format/io_util.h"
 
 namespace dlio {
 namespace {
+
+using Entry = FormatRegistry::Entry;
 
 std::string Extension(const std::string& path) {
   const size_t slash = path.find_last_of('/');
@@ -17,52 +21,61 @@ std::string Extension(const std::string& path) {
   return ext;
 }
 
-// The format the first bytes announce, or "" when they announce none we know.
-std::string FromMagic(const uint8_t* p, size_t n) {
-  if (n >= 6 && std::memcmp(p, "\x93NUMPY", 6) == 0) return "npy";
-  if (n >= 4 && (std::memcmp(p, "PK\x03\x04", 4) == 0 || std::memcmp(p, "PK\x05\x06", 4) == 0)) {
-    return "npz";
+bool StartsWithMagic(const Entry& entry, std::string_view head) {
+  return std::any_of(entry.capabilities.magics.begin(), entry.capabilities.magics.end(),
+                     [head](const std::string& m) { return head.substr(0, m.size()) == m; });
+}
+
+const Entry* OfSuffix(const std::vector<Entry>& entries, std::string_view suffix) {
+  for (const Entry& e : entries) {
+    const auto& s = e.capabilities.suffixes;
+    if (std::find(s.begin(), s.end(), suffix) != s.end()) return &e;
   }
-  if (n >= 8 && std::memcmp(p, "\x89HDF\r\n\x1a\n", 8) == 0) return "hdf5";
-  if (n >= 3 && std::memcmp(p, "\xFF\xD8\xFF", 3) == 0) return "jpeg";
-  if (n >= 8 && std::memcmp(p, "\x89PNG\r\n\x1a\n", 8) == 0) return "png";
-  if (n >= 4 && std::memcmp(p, "PAR1", 4) == 0) return "parquet";
-  return "";
+  return nullptr;
+}
+
+// The file's first bytes, as many as the longest magic of `entries` (fewer when it is shorter).
+Result<std::string> Head(const std::vector<Entry>& entries, Storage* storage,
+                         const std::string& path) {
+  size_t longest = 0;
+  for (const Entry& e : entries) {
+    for (const std::string& m : e.capabilities.magics) longest = std::max(longest, m.size());
+  }
+  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
+  DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+  std::string head(static_cast<size_t>(std::min<uint64_t>(size, longest)), '\0');
+  if (!head.empty()) DLIO_RETURN_NOT_OK(file->ReadExactAt(0, head.size(), head.data()));
+  return head;
 }
 
 }  // namespace
 
-Result<std::string> DetectFormat(Storage* storage, const std::string& path) {
-  const std::string ext = Extension(path);
-  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
-  DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
-  uint8_t head[8] = {};
-  const size_t n = static_cast<size_t>(std::min<uint64_t>(size, sizeof head));
-  if (n > 0) DLIO_RETURN_NOT_OK(file->ReadExactAt(0, n, head));
-  const std::string magic = FromMagic(head, n);
+std::string FormatOfSuffix(const FormatRegistry& formats, std::string_view suffix) {
+  const std::vector<Entry> entries = formats.List();
+  const Entry* e = OfSuffix(entries, suffix);
+  return e == nullptr ? "" : e->name;
+}
 
-  if (ext == "npy" || ext == "npz" || ext == "h5" || ext == "hdf5" || ext == "jpg" ||
-      ext == "jpeg" || ext == "png" || ext == "parquet") {
-    const std::string expected = ext == "npy"                    ? "npy"
-                                 : ext == "npz"                  ? "npz"
-                                 : ext == "png"                  ? "png"
-                                 : ext == "parquet"              ? "parquet"
-                                 : ext == "jpg" || ext == "jpeg" ? "jpeg"
-                                                                 : "hdf5";
-    if (magic != expected) {
-      return Status::Corruption(path + ": extension says " + expected +
+Result<std::string> DetectFormat(const FormatRegistry& formats, Storage* storage,
+                                 const std::string& path) {
+  const std::string ext = Extension(path);
+  const std::vector<Entry> entries = formats.List();
+  DLIO_ASSIGN_OR_RETURN(const std::string head, Head(entries, storage, path));
+  if (const Entry* e = OfSuffix(entries, ext)) {
+    if (!e->capabilities.magics.empty() && !StartsWithMagic(*e, head)) {
+      return Status::Corruption(path + ": extension says " + e->name +
                                 " but the magic bytes at offset 0 do not match");
     }
-    return expected;
+    return e->name;
   }
-  if (ext == "indexed_binary") return std::string("indexed_binary");
-  if (ext == "mmap_indexed_binary") return std::string("mmap_indexed_binary");
-  if (ext == "tfrecord" || ext == "tfrecords") return std::string("tfrecord");
-  if (ext == "csv") return std::string("csv");
-  if (ext == "tar") return std::string("webdataset");
-  if (!magic.empty()) return magic;
-  DLIO_ASSIGN_OR_RETURN(bool has_index, storage->Exists(path + ".off.idx"));
-  if (has_index) return std::string("indexed_binary");
+  for (const Entry& e : entries) {
+    if (StartsWithMagic(e, head)) return e.name;
+  }
+  for (const Entry& e : entries) {
+    if (e.capabilities.index_suffix.empty()) continue;
+    DLIO_ASSIGN_OR_RETURN(bool has_index, storage->Exists(path + e.capabilities.index_suffix));
+    if (has_index) return e.name;
+  }
   return Status::InvalidArgument(path + ": cannot tell the format from the extension '" + ext +
                                  "' or the first bytes; name it explicitly");
 }

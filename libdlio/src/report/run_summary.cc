@@ -6,7 +6,7 @@
 #include <string>
 
 #include "dlio/profile_report.h"
-#include "profile/json_cursor.h"
+#include "profile/import/json_cursor.h"
 #include "storage/open_check.h"
 
 namespace dlio {

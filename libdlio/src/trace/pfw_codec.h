@@ -2,7 +2,7 @@
 // JSON, one object per line) and an encoder of event and metadata lines into a caller's buffer.
 // Shared by the writers (libdlio's trace-file tracer, trace/trace_file_tracer.cc, and the
 // LD_PRELOAD tracer, preload/trace/event_writer.cc) and named by the reader
-// (profile/pfw_import.cc), so the three agree on every key.
+// (profile/import/pfw_import.cc), so the three agree on every key.
 //
 // Header-only and async-signal-safe enough for the interposer: no allocation, no locale, no
 // stdio or iostream, no exceptions; only stores into the caller's buffer, never past its end.

@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "dlio/str_cat.h"
-#include "profile/fit_internal.h"
+#include "profile/fit/fit_internal.h"
 
 namespace dlio::fit {
 namespace {

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "dlio/str_cat.h"
-#include "profile/fit_internal.h"
-#include "profile/interval_union.h"
+#include "profile/analysis/interval_union.h"
+#include "profile/fit/fit_internal.h"
 #include "trace/pfw_codec.h"
 
 namespace dlio::fit {

@@ -1,4 +1,4 @@
-#include "profile/import_check.h"
+#include "profile/import/import_check.h"
 
 namespace dlio::profile_internal {
 

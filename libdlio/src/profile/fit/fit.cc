@@ -3,7 +3,7 @@
 
 #include "dlio/profile_fit.h"
 #include "dlio/str_cat.h"
-#include "profile/fit_internal.h"
+#include "profile/fit/fit_internal.h"
 
 namespace dlio {
 

@@ -6,7 +6,7 @@
 #include <unordered_set>
 
 #include "dlio/metrics.h"
-#include "profile/analysis_internal.h"
+#include "profile/analysis/analysis_internal.h"
 
 namespace dlio {
 

@@ -1,4 +1,4 @@
-#include "profile/line_reader.h"
+#include "profile/import/line_reader.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

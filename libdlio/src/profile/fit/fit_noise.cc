@@ -12,8 +12,8 @@
 #include <unordered_map>
 
 #include "dlio/str_cat.h"
-#include "profile/analysis_internal.h"
-#include "profile/fit_internal.h"
+#include "profile/analysis/analysis_internal.h"
+#include "profile/fit/fit_internal.h"
 
 namespace dlio {
 

@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "dlio/profile.h"
-#include "profile/import_check.h"
-#include "profile/line_reader.h"
+#include "profile/import/import_check.h"
+#include "profile/import/line_reader.h"
+#include "profile/import/trace_importer.h"
 
 namespace dlio {
 namespace {
@@ -192,6 +193,12 @@ class DxtImporter {
 };
 
 }  // namespace
+
+namespace profile_internal {
+
+bool SniffDxt(std::string_view head) { return IsDarshanHeader(FirstTextLine(head)); }
+
+}  // namespace profile_internal
 
 Result<ImportStats> ImportDxt(const std::string& path, ProfileTrace* trace) {
   return DxtImporter(path, trace).Run();

@@ -1,4 +1,4 @@
-#include "profile/strace_line.h"
+#include "profile/import/strace_line.h"
 
 #include <cctype>
 #include <cerrno>

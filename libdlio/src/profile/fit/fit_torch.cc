@@ -8,7 +8,7 @@
 
 #include "checkpoint/torch_load.h"
 #include "dlio/str_cat.h"
-#include "profile/fit_internal.h"
+#include "profile/fit/fit_internal.h"
 
 namespace dlio::fit {
 namespace {

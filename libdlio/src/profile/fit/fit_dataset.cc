@@ -9,21 +9,10 @@
 #include <system_error>
 
 #include "dlio/str_cat.h"
-#include "profile/fit_internal.h"
+#include "profile/fit/fit_internal.h"
 
 namespace dlio::fit {
 namespace {
-
-// Registry name of a data suffix ("" when dlio has no such format).
-std::string FormatOfExtension(const std::string& ext) {
-  if (ext == "npz" || ext == "npy" || ext == "csv" || ext == "png" || ext == "indexed_binary") {
-    return ext;
-  }
-  if (ext == "h5" || ext == "hdf5") return "hdf5";
-  if (ext == "tfrecord" || ext == "tfrecords") return "tfrecord";
-  if (ext == "jpg" || ext == "jpeg") return "jpeg";
-  return "";
-}
 
 // The directory all data files are under.
 std::string CommonDirectory(const std::vector<DataFile>& files) {
@@ -37,8 +26,9 @@ std::string CommonDirectory(const std::vector<DataFile>& files) {
   return common.empty() ? "." : common;
 }
 
-void FitFormat(const View& view, FitResult* out) {
-  const std::string by_suffix = FormatOfExtension(view.extension);
+void FitFormat(const View& view, const FitOptions& options, FitResult* out) {
+  const std::string by_suffix =
+      options.format_of_suffix ? options.format_of_suffix(view.extension) : "";
   std::string by_magic;
   for (const DataFile& f : view.files) {
     if (f.probed && !f.info.format.empty()) {
@@ -368,7 +358,7 @@ void FitChunking(const ProfileTrace& t, const View& view, FitResult* out) {
 
 void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& options,
                 FitResult* out) {
-  FitFormat(view, out);
+  FitFormat(view, options, out);
   FitLayout(view, options, out);
   FitRecords(trace, view, GuessIoModel(trace, view, FittedFormat(*out), options), out);
   FitChunking(trace, view, out);

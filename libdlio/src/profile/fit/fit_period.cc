@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "profile/fit_internal.h"
+#include "profile/fit/fit_internal.h"
 
 namespace dlio::fit {
 namespace {

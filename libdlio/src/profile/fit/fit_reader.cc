@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "dlio/str_cat.h"
-#include "profile/fit_internal.h"
+#include "profile/fit/fit_internal.h"
 
 namespace dlio::fit {
 namespace {

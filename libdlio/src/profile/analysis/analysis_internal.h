@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "dlio/profile_analysis.h"
-#include "profile/interval_union.h"
+#include "profile/analysis/interval_union.h"
 
 namespace dlio::profile {
 

@@ -1,4 +1,4 @@
-#include "profile/strace_fd_table.h"
+#include "profile/import/strace_fd_table.h"
 
 #include <algorithm>
 #include <atomic>

@@ -8,9 +8,10 @@
 #include <vector>
 
 #include "dlio/profile.h"
-#include "profile/import_check.h"
-#include "profile/json_cursor.h"
-#include "profile/line_reader.h"
+#include "profile/import/import_check.h"
+#include "profile/import/json_cursor.h"
+#include "profile/import/line_reader.h"
+#include "profile/import/trace_importer.h"
 #include "trace/pfw_codec.h"
 
 namespace dlio {
@@ -373,6 +374,21 @@ int32_t RankOfProcessName(std::string_view name) {
   const size_t n = digits(inner);
   return n > 0 && n + 1 == inner.size() ? number(inner.substr(0, n)) : -1;
 }
+
+namespace profile_internal {
+
+bool SniffPfw(std::string_view head) {
+  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+      static_cast<unsigned char>(head[1]) == 0x8b) {
+    return true;  // gzip
+  }
+  const size_t first = head.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return false;
+  // "[pid N] ..." is strace without -o; any other "[" or "{" opens JSON.
+  return head.compare(first, 4, "[pid") != 0 && (head[first] == '[' || head[first] == '{');
+}
+
+}  // namespace profile_internal
 
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
   LineReader reader;

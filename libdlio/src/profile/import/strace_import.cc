@@ -1,5 +1,7 @@
 // Importer of `strace -f -ttt -T` logs: per-process fd tables give every read and write its path
 // and offset.
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -7,10 +9,11 @@
 #include <unordered_map>
 
 #include "dlio/profile.h"
-#include "profile/import_check.h"
-#include "profile/line_reader.h"
-#include "profile/strace_fd_table.h"
-#include "profile/strace_line.h"
+#include "profile/import/import_check.h"
+#include "profile/import/line_reader.h"
+#include "profile/import/strace_fd_table.h"
+#include "profile/import/strace_line.h"
+#include "profile/import/trace_importer.h"
 
 namespace dlio {
 namespace {
@@ -367,6 +370,44 @@ class StraceImporter {
 };
 
 }  // namespace
+
+namespace profile_internal {
+namespace {
+
+bool IsDigits(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// "<sec>.<usec> name(" after an optional "<pid> " or "[pid N] " prefix (strace -f -ttt).
+bool IsStraceLine(std::string_view line) {
+  if (line.rfind("[pid", 0) == 0) return true;
+  size_t sp = line.find(' ');
+  if (sp != std::string_view::npos && IsDigits(line.substr(0, sp))) line.remove_prefix(sp + 1);
+  while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
+  sp = line.find(' ');
+  if (sp == std::string_view::npos) return false;
+  const std::string_view time = line.substr(0, sp);
+  const size_t dot = time.find('.');
+  if (dot == std::string_view::npos || !IsDigits(time.substr(0, dot)) ||
+      !IsDigits(time.substr(dot + 1))) {
+    return false;
+  }
+  const std::string_view rest = line.substr(sp + 1);
+  if (rest.rfind("+++", 0) == 0 || rest.rfind("---", 0) == 0 || rest.rfind("<...", 0) == 0) {
+    return true;
+  }
+  const size_t paren = rest.find('(');
+  return paren != std::string_view::npos && paren > 0 &&
+         std::all_of(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(paren), [](char c) {
+           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+         });
+}
+
+}  // namespace
+
+bool SniffStrace(std::string_view head) { return IsStraceLine(FirstTextLine(head)); }
+
+}  // namespace profile_internal
 
 Result<ImportStats> ImportStrace(const std::string& path, ProfileTrace* trace) {
   return StraceImporter(path, trace).Run();

@@ -3,7 +3,7 @@
 #include <map>
 #include <utility>
 
-#include "profile/analysis_internal.h"
+#include "profile/analysis/analysis_internal.h"
 
 namespace dlio::profile {
 namespace {

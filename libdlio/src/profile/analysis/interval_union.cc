@@ -1,4 +1,4 @@
-#include "profile/interval_union.h"
+#include "profile/analysis/interval_union.h"
 
 #include <algorithm>
 

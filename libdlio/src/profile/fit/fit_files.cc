@@ -5,8 +5,8 @@
 #include <map>
 #include <unordered_map>
 
-#include "profile/analysis_internal.h"
-#include "profile/fit_internal.h"
+#include "profile/analysis/analysis_internal.h"
+#include "profile/fit/fit_internal.h"
 
 namespace dlio::fit {
 namespace {

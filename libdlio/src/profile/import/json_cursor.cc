@@ -1,4 +1,4 @@
-#include "profile/json_cursor.h"
+#include "profile/import/json_cursor.h"
 
 #include <charconv>
 #include <cmath>

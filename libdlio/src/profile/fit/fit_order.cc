@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "dlio/str_cat.h"
-#include "profile/analysis_internal.h"
-#include "profile/fit_internal.h"
+#include "profile/analysis/analysis_internal.h"
+#include "profile/fit/fit_internal.h"
 
 namespace dlio::fit {
 namespace {

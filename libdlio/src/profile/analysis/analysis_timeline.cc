@@ -2,7 +2,7 @@
 // overlaps, bytes split by overlap, busy time from the I/O interval union.
 #include <algorithm>
 
-#include "profile/analysis_internal.h"
+#include "profile/analysis/analysis_internal.h"
 
 namespace dlio::profile {
 

@@ -1,83 +1,64 @@
-// ImportTrace: picks the importer of a trace file by its content, or imports a trace directory.
+// ImportTrace: picks the importer of a trace file by its content (the rows of TraceImporters), or
+// imports a trace directory.
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <string_view>
 #include <system_error>
 #include <vector>
 
 #include "dlio/profile_analysis.h"
-#include "profile/line_reader.h"
+#include "dlio/str_cat.h"
+#include "profile/import/line_reader.h"
+#include "profile/import/trace_importer.h"
 
 namespace dlio {
-namespace {
+namespace profile_internal {
 
-namespace fs = std::filesystem;
-
-enum class TraceFormat { kUnknown, kPfw, kDxt, kStrace };
-
-bool IsDigits(std::string_view s) {
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+bool IsDarshanHeader(std::string_view line) {
+  return line.rfind("# darshan log version", 0) == 0 || line.rfind("# DXT", 0) == 0;
 }
 
-// "<sec>.<usec> name(" after an optional "<pid> " or "[pid N] " prefix (strace -f -ttt).
-bool IsStraceLine(std::string_view line) {
-  if (line.rfind("[pid", 0) == 0) return true;
-  size_t sp = line.find(' ');
-  if (sp != std::string_view::npos && IsDigits(line.substr(0, sp))) line.remove_prefix(sp + 1);
-  while (!line.empty() && line.front() == ' ') line.remove_prefix(1);
-  sp = line.find(' ');
-  if (sp == std::string_view::npos) return false;
-  const std::string_view time = line.substr(0, sp);
-  const size_t dot = time.find('.');
-  if (dot == std::string_view::npos || !IsDigits(time.substr(0, dot)) ||
-      !IsDigits(time.substr(dot + 1))) {
-    return false;
-  }
-  const std::string_view rest = line.substr(sp + 1);
-  if (rest.rfind("+++", 0) == 0 || rest.rfind("---", 0) == 0 || rest.rfind("<...", 0) == 0) {
-    return true;
-  }
-  const size_t paren = rest.find('(');
-  return paren != std::string_view::npos && paren > 0 &&
-         std::all_of(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(paren), [](char c) {
-           return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-         });
-}
-
-TraceFormat Sniff(const std::string& head) {
-  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-      static_cast<unsigned char>(head[1]) == 0x8b) {
-    return TraceFormat::kPfw;
-  }
-  const size_t first = head.find_first_not_of(" \t\r\n");
-  if (first == std::string::npos) return TraceFormat::kUnknown;
-  // "[pid N] ..." is strace without -o; any other "[" or "{" opens JSON.
-  if (head.compare(first, 4, "[pid") != 0 && (head[first] == '[' || head[first] == '{')) {
-    return TraceFormat::kPfw;
-  }
-  // Look at the first lines only: a cut-off last line of `head` is not judged.
-  std::string_view rest(head);
+std::string_view FirstTextLine(std::string_view head) {
+  std::string_view rest = head;
   for (int n = 0; n < 64 && !rest.empty(); ++n) {
     const size_t nl = rest.find('\n');
-    if (nl == std::string_view::npos && head.size() >= 65536) break;
+    if (nl == std::string_view::npos && head.size() >= kTraceHeadBytes) break;
     std::string_view line = rest.substr(0, nl);
     rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-    if (line.rfind("# darshan log version", 0) == 0 || line.rfind("# DXT", 0) == 0) {
-      return TraceFormat::kDxt;
-    }
-    if (line.front() == '#') continue;  // other darshan-parser preamble lines
-    return IsStraceLine(line) ? TraceFormat::kStrace : TraceFormat::kUnknown;
+    if (line.front() == '#' && !IsDarshanHeader(line)) continue;  // other parser preamble lines
+    return line;
   }
-  return TraceFormat::kUnknown;
+  return {};
 }
+
+namespace {
+
+constexpr TraceImporter kImporters[] = {
+    {"pfw", "a .pfw JSON trace, gzip", &SniffPfw, &ImportPfw},
+    {"dxt", "darshan-dxt-parser text", &SniffDxt, &ImportDxt},
+    {"strace", "strace -f -ttt -T output", &SniffStrace, &ImportStrace},
+};
+
+}  // namespace
+
+std::span<const TraceImporter> TraceImporters() { return kImporters; }
+
+}  // namespace profile_internal
+
+namespace {
+
+namespace fs = std::filesystem;
+using profile_internal::kTraceHeadBytes;
+using profile_internal::TraceImporter;
+using profile_internal::TraceImporters;
 
 void AddStats(const ImportStats& s, ImportStats* total) {
   total->lines += s.lines;
@@ -137,10 +118,10 @@ Result<ImportStats> ImportDirectory(const std::string& dir, ProfileTrace* trace)
   return total;
 }
 
-// The first 64 KiB of a trace file, which must be a regular file (OpenTraceFile).
+// The first kTraceHeadBytes of a trace file, which must be a regular file (OpenTraceFile).
 Result<std::string> Head(const std::string& path) {
   DLIO_ASSIGN_OR_RETURN(const int fd, profile_internal::OpenTraceFile(path));
-  std::string head(65536, '\0');
+  std::string head(kTraceHeadBytes, '\0');
   size_t got = 0;
   while (got < head.size()) {
     const ssize_t n = ::read(fd, head.data() + got, head.size() - got);
@@ -158,21 +139,15 @@ Result<std::string> Head(const std::string& path) {
   return head;
 }
 
-Result<ImportStats> Import(TraceFormat format, const std::string& path, ProfileTrace* trace) {
-  switch (format) {
-    case TraceFormat::kPfw:
-      return ImportPfw(path, trace);
-    case TraceFormat::kDxt:
-      return ImportDxt(path, trace);
-    case TraceFormat::kStrace:
-      return ImportStrace(path, trace);
-    case TraceFormat::kUnknown:
-      break;
+// The importer of the first row whose sniff accepts `head`.
+Result<ImportStats> Import(const std::string& head, const std::string& path, ProfileTrace* trace) {
+  std::string expected;
+  const std::span<const TraceImporter> rows = TraceImporters();
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].sniff(head)) return rows[i].import(path, trace);
+    expected += StrCat(i == 0 ? "" : i + 1 == rows.size() ? " or " : ", ", rows[i].description);
   }
-  return Status::InvalidArgument(
-      "trace ", path,
-      ": unknown format (expected a .pfw JSON trace, gzip, darshan-dxt-parser text or strace "
-      "-f -ttt -T output)");
+  return Status::InvalidArgument("trace ", path, ": unknown format (expected ", expected, ")");
 }
 
 }  // namespace
@@ -183,7 +158,7 @@ Result<ImportStats> ImportTrace(const std::string& path, ProfileTrace* trace) {
   if (ec || !fs::exists(st)) return Status::NotFound("trace ", path, " does not exist");
   if (fs::is_directory(st)) return ImportDirectory(path, trace);
   DLIO_ASSIGN_OR_RETURN(const std::string head, Head(path));
-  Result<ImportStats> stats = Import(Sniff(head), path, trace);
+  Result<ImportStats> stats = Import(head, path, trace);
   if (stats.ok()) DLIO_RETURN_NOT_OK(CheckTotals(path, *trace));
   return stats;
 }
