@@ -3,7 +3,8 @@
 //   node parquet_duckdb.mjs sums <file>    -> JSON {rows, sums: {column: sum as text}}
 //   node parquet_duckdb.mjs write <file>   -> writes 5000 rows with COPY ... (FORMAT parquet)
 //                                             and prints the same JSON of what it wrote
-//   node parquet_duckdb.mjs v2 <file> <codec> -> writes 5000 rows with PARQUET_VERSION v2 (DELTA_*,
+//   node parquet_duckdb.mjs v2 <file> <codec> [rows] -> writes 5000 rows (by default) with
+//                                             PARQUET_VERSION v2 (DELTA_*,
 //                                             BYTE_STREAM_SPLIT, BOOLEAN), reads them back and
 //                                             prints {rows, columns: {name: [hex of each value as
 //                                             a PLAIN page stores it, "" for null]}, chunks:
@@ -45,7 +46,7 @@ function stored(type, v) {
 }
 
 // Row groups of 2048 rows; every column nullable (DuckDB writes them OPTIONAL), some with nulls.
-async function writeV2(c, file, codec) {
+async function writeV2(c, file, codec, rows) {
   await c.run(`COPY (SELECT ((range * 7919) % 100003 - 50000)::INTEGER AS i32,
       ((hash(range) >> 1)::BIGINT - 4611686018427387904) AS i64,
       CASE WHEN range % 6 = 0 THEN NULL ELSE (range * 3 - 7000)::INTEGER END AS oi32,
@@ -53,7 +54,7 @@ async function writeV2(c, file, codec) {
       range % 3 = 0 AS b, CASE WHEN range % 5 = 0 THEN NULL ELSE range % 2 = 0 END AS ob,
       repeat('x', (range % 13)::INTEGER) || range::VARCHAR AS s,
       CASE WHEN range % 4 = 0 THEN NULL ELSE md5(range::VARCHAR) END AS os
-    FROM range(5000)) TO ${quote(file)}
+    FROM range(${rows})) TO ${quote(file)}
     (FORMAT parquet, PARQUET_VERSION v2, COMPRESSION ${codec}, ROW_GROUP_SIZE 2048)`)
   const reader = await c.runAndReadAll(`SELECT * FROM read_parquet(${quote(file)})`)
   const names = reader.columnNames()
@@ -70,12 +71,12 @@ async function writeV2(c, file, codec) {
   return out
 }
 
-const [mode, file, codec] = process.argv.slice(2)
+const [mode, file, codec, rows] = process.argv.slice(2)
 const db = await DuckDBInstance.create(':memory:')
 const c = await db.connect()
 await c.run('SET threads = 1')  // rows read back in file order
 if (mode === 'v2') {
-  console.log(JSON.stringify(await writeV2(c, file, codec)))
+  console.log(JSON.stringify(await writeV2(c, file, codec, Number(rows ?? 5000))))
   process.exit(0)
 }
 if (mode === 'write') {
