@@ -30,21 +30,65 @@ std::string Bytes(std::initializer_list<int> b) {
 // `first_zz` (one byte).
 std::string DeltaHeader(int count, int first_zz) { return Bytes({0x80, 0x01, 4, count, first_zz}); }
 
+// The values of a DELTA_BINARY_PACKED stream, and (*used) where it ends.
 std::vector<uint64_t> Delta(const std::string& b, uint64_t count, int bits, uint64_t* used) {
-  std::vector<uint64_t> out;
-  auto r = DecodeDeltaBinaryPacked(U(b), U(b) + b.size(), count, bits, &out, kSite);
-  INFO(r.status().ToString());
-  REQUIRE(r.ok());
-  *used = *r;
+  DeltaReader r;
+  Status st = r.Open(U(b), U(b) + b.size(), count, bits, &kSite);
+  INFO(st.ToString());
+  REQUIRE(st.ok());
+  auto end = r.End();
+  INFO(end.status().ToString());
+  REQUIRE(end.ok());
+  *used = static_cast<uint64_t>(*end - U(b));
+  std::vector<uint64_t> out(count);
+  for (uint64_t& v : out) REQUIRE(r.Next(&v).ok());
   return out;
 }
 
+// The error of reading all `count` values (or of finding the end first).
 std::string Error(const std::string& b, uint64_t count, int bits) {
-  std::vector<uint64_t> out;
-  auto r = DecodeDeltaBinaryPacked(U(b), U(b) + b.size(), count, bits, &out, kSite);
-  REQUIRE_FALSE(r.ok());
-  CHECK(r.status().code() == StatusCode::kCorruption);
-  return r.status().ToString();
+  DeltaReader r;
+  Status st = r.Open(U(b), U(b) + b.size(), count, bits, &kSite);
+  if (st.ok()) st = r.End().status();
+  uint64_t v = 0;
+  for (uint64_t i = 0; i < count && st.ok(); ++i) st = r.Next(&v);
+  REQUIRE_FALSE(st.ok());
+  CHECK(st.code() == StatusCode::kCorruption);
+  return st.ToString();
+}
+
+ColumnLayout Column(int32_t type, uint64_t width) {
+  ColumnLayout c;
+  c.name = "c";
+  c.width = width;
+  c.element.type = type;
+  return c;
+}
+
+// `count` values of a column of `type` in `encoding`, each as a string; the first error instead
+// (as its text) when there is one.
+std::vector<std::string> Values(int32_t encoding, const ColumnLayout& c, const std::string& b,
+                                uint64_t count, std::string* error, uint64_t max = 1 << 20) {
+  std::vector<std::string> out;
+  auto r = OpenValues(encoding, c, U(b), U(b) + b.size(), count, max, kSite);
+  Status st = r.status();
+  const uint8_t* v = nullptr;
+  uint64_t n = 0;
+  for (uint64_t i = 0; i < count && st.ok(); ++i) {
+    st = (*r)->Next(&v, &n);
+    if (st.ok()) out.emplace_back(reinterpret_cast<const char*>(v), n);
+  }
+  *error = st.ok() ? "" : st.ToString();
+  return out;
+}
+
+std::vector<std::string> Values(int32_t encoding, const ColumnLayout& c, const std::string& b,
+                                uint64_t count) {
+  std::string error;
+  std::vector<std::string> out = Values(encoding, c, b, count, &error);
+  INFO(error);
+  REQUIRE(error.empty());
+  return out;
 }
 
 bool Has(const std::string& text, const std::string& part) {
@@ -122,33 +166,22 @@ TEST_CASE("DELTA_BINARY_PACKED refuses numbers that lie", "[format][parquet]") {
 // bit: 02), then the bytes.
 const std::string kHelloLengths = DeltaHeader(4, 10) + Bytes({0, 1, 0, 0, 0, 2, 0, 0, 0});
 
-std::vector<std::string> Strings(const uint8_t* base, const std::vector<uint64_t>& offs) {
-  std::vector<std::string> out;
-  for (size_t k = 0; k + 1 < offs.size(); k += 2) {
-    out.emplace_back(reinterpret_cast<const char*>(base) + offs[k], offs[k + 1] - offs[k]);
-  }
-  return out;
-}
+const ColumnLayout kBytes = Column(kByteArray, 0);
 
 TEST_CASE("DELTA_LENGTH_BYTE_ARRAY decodes the spec's example", "[format][parquet]") {
   const std::string b = kHelloLengths + "HelloWorldFoobarABCDEF";
-  std::vector<uint64_t> offs;
-  auto used = DecodeDeltaLengthByteArray(U(b), U(b) + b.size(), 4, &offs, kSite);
-  REQUIRE(used.ok());
-  CHECK(*used == b.size());
-  CHECK(Strings(U(b), offs) == std::vector<std::string>{"Hello", "World", "Foobar", "ABCDEF"});
+  CHECK(Values(kDeltaLengthByteArray, kBytes, b, 4) ==
+        std::vector<std::string>{"Hello", "World", "Foobar", "ABCDEF"});
   // One byte short: the last value runs past the end.
-  auto cut = DecodeDeltaLengthByteArray(U(b), U(b) + b.size() - 1, 4, &offs, kSite);
-  REQUIRE_FALSE(cut.ok());
-  CHECK(Has(cut.status().ToString(),
+  std::string error;
+  Values(kDeltaLengthByteArray, kBytes, b.substr(0, b.size() - 1), 4, &error);
+  CHECK(Has(error,
             "f.parquet: column 'c': page at offset 77: DELTA_LENGTH_BYTE_ARRAY value 3 of 6 "
             "bytes past the end at value byte " +
                 std::to_string(kHelloLengths.size() + 16)));
   // A negative length (-1: zigzag 1).
-  const std::string neg = DeltaHeader(1, 1);
-  auto n = DecodeDeltaLengthByteArray(U(neg), U(neg) + neg.size(), 1, &offs, kSite);
-  REQUIRE_FALSE(n.ok());
-  CHECK(Has(n.status().ToString(), "DELTA_LENGTH_BYTE_ARRAY length of value 0 is negative (-1)"));
+  Values(kDeltaLengthByteArray, kBytes, DeltaHeader(1, 1), 1, &error);
+  CHECK(Has(error, "DELTA_LENGTH_BYTE_ARRAY length of value 0 is negative (-1)"));
 }
 
 // "axis", "axle", "babble", "babyhood": prefix lengths 0,2,0,3 (deltas 2,-2,3: min -2, relative
@@ -162,100 +195,83 @@ std::string AxisExample() {
   return b + "axislebabbleyhood";
 }
 
-Status DeltaStrings(const std::string& b, uint64_t fixed, uint64_t max,
-                    std::vector<std::string>* v) {
-  std::vector<uint8_t> bytes;
-  std::vector<uint64_t> offs;
-  DLIO_RETURN_NOT_OK(
-      DecodeDeltaByteArray(U(b), U(b) + b.size(), 4, fixed, max, &bytes, &offs, kSite));
-  *v = Strings(bytes.data(), offs);
-  return Status::OK();
-}
-
 TEST_CASE("DELTA_BYTE_ARRAY decodes the spec's example and refuses lying prefixes",
           "[format][parquet]") {
-  std::vector<std::string> v;
-  REQUIRE(DeltaStrings(AxisExample(), 0, 1 << 20, &v).ok());
-  CHECK(v == std::vector<std::string>{"axis", "axle", "babble", "babyhood"});
+  CHECK(Values(kDeltaByteArray, kBytes, AxisExample(), 4) ==
+        std::vector<std::string>{"axis", "axle", "babble", "babyhood"});
   // "babble" claims a prefix of 5 of "axle"'s 4 bytes (its relative delta 5, not 0: 6c 01).
   std::string longer = AxisExample();
   longer[10] = '\x6c';
-  Status st = DeltaStrings(longer, 0, 1 << 20, &v);
-  CHECK(Has(st.ToString(),
-            "f.parquet: column 'c': page at offset 77: DELTA_BYTE_ARRAY value 2's "
-            "prefix of 5 bytes is longer than the previous value's 4"));
-  st = DeltaStrings(AxisExample(), 0, 10, &v);  // 4 + 4 + 6 bytes
-  CHECK(Has(st.ToString(),
-            "DELTA_BYTE_ARRAY values exceed reader.max_decoded_bytes (10) at value 2"));
-  st = DeltaStrings(AxisExample(), 4, 1 << 20, &v);  // a FIXED_LEN_BYTE_ARRAY(4) column
-  CHECK(Has(st.ToString(), "DELTA_BYTE_ARRAY value 2 of 6 bytes in a column of 4-byte values"));
+  std::string error;
+  Values(kDeltaByteArray, kBytes, longer, 4, &error);
+  CHECK(Has(error,
+            "f.parquet: column 'c': page at offset 77: DELTA_BYTE_ARRAY value 2's prefix "
+            "of 5 bytes is longer than the previous value's 4"));
+  Values(kDeltaByteArray, kBytes, AxisExample(), 4, &error, 10);  // 4 + 4 + 6 bytes
+  CHECK(Has(error, "DELTA_BYTE_ARRAY values exceed reader.max_decoded_bytes (10) at value 2"));
+  // A FIXED_LEN_BYTE_ARRAY(4) column.
+  Values(kDeltaByteArray, Column(kFixedLenByteArray, 4), AxisExample(), 4, &error);
+  CHECK(Has(error, "DELTA_BYTE_ARRAY value 2 of 6 bytes in a column of 4-byte values"));
 }
 
 TEST_CASE("BYTE_STREAM_SPLIT gathers the spec's example", "[format][parquet]") {
   const std::string b =
       Bytes({0xaa, 0x00, 0xa3, 0xbb, 0x11, 0xb4, 0xcc, 0x22, 0xc5, 0xdd, 0x33, 0xd6});
-  std::vector<uint8_t> out;
-  REQUIRE(DecodeByteStreamSplit(U(b), U(b) + b.size(), 3, 4, &out, kSite).ok());
-  const std::string want =
-      Bytes({0xaa, 0xbb, 0xcc, 0xdd, 0x00, 0x11, 0x22, 0x33, 0xa3, 0xb4, 0xc5, 0xd6});
-  CHECK(std::string(out.begin(), out.end()) == want);
+  const ColumnLayout f = Column(kFloat, 4);
+  CHECK(Values(kByteStreamSplit, f, b, 3) ==
+        std::vector<std::string>{Bytes({0xaa, 0xbb, 0xcc, 0xdd}), Bytes({0x00, 0x11, 0x22, 0x33}),
+                                 Bytes({0xa3, 0xb4, 0xc5, 0xd6})});
   // Streams that do not split into 4 equal ones, or hold fewer values than the page has.
-  Status st = DecodeByteStreamSplit(U(b), U(b) + 11, 3, 4, &out, kSite);
-  CHECK(Has(st.ToString(),
-            "f.parquet: column 'c': page at offset 77: BYTE_STREAM_SPLIT streams "
-            "of 11 bytes for 3 values of 4 bytes"));
-  st = DecodeByteStreamSplit(U(b), U(b) + b.size(), 4, 4, &out, kSite);
-  CHECK(Has(st.ToString(), "streams of 12 bytes for 4 values of 4 bytes"));
+  std::string error;
+  Values(kByteStreamSplit, f, b.substr(0, 11), 3, &error);
+  CHECK(Has(error,
+            "f.parquet: column 'c': page at offset 77: BYTE_STREAM_SPLIT streams of 11 "
+            "bytes for 3 values of 4 bytes"));
+  Values(kByteStreamSplit, f, b, 4, &error);
+  CHECK(Has(error, "streams of 12 bytes for 4 values of 4 bytes"));
 }
 
-std::vector<uint8_t> Bools(const std::string& b, uint64_t count, bool rle) {
-  std::vector<uint8_t> out;
-  Status st = DecodeBooleans(U(b), U(b) + b.size(), count, rle, &out, kSite);
-  INFO(st.ToString());
-  REQUIRE(st.ok());
+const ColumnLayout kBool = Column(kBoolean, 1);
+
+std::vector<std::string> Flags(std::initializer_list<int> v) {
+  std::vector<std::string> out;
+  for (int b : v) out.push_back(std::string(1, static_cast<char>(b)));
   return out;
 }
 
 TEST_CASE("BOOLEAN values PLAIN and RLE, one byte each", "[format][parquet]") {
   // PLAIN: LSB first, 0x4d = 1011 0010 read from bit 0, then 0x02.
-  CHECK(Bools(Bytes({0x4d, 0x02}), 10, false) ==
-        std::vector<uint8_t>{1, 0, 1, 1, 0, 0, 1, 0, 0, 1});
+  CHECK(Values(kPlain, kBool, Bytes({0x4d, 0x02}), 10) == Flags({1, 0, 1, 1, 0, 0, 1, 0, 0, 1}));
   // RLE: a 4-byte length (4), a run of three 1s (06 01), a bit-packed group 1,0,1,0,... (03 05).
-  CHECK(Bools(Bytes({4, 0, 0, 0, 0x06, 0x01, 0x03, 0x05}), 6, true) ==
-        std::vector<uint8_t>{1, 1, 1, 1, 0, 1});
-  std::vector<uint8_t> out;
-  const std::string one = Bytes({0xff});
-  CHECK(Has(DecodeBooleans(U(one), U(one) + 1, 9, false, &out, kSite).ToString(),
-            "f.parquet: column 'c': page at offset 77: 9 bit-packed BOOLEAN values need 2 bytes, "
-            "the page has 1"));
-  const std::string lying = Bytes({9, 0, 0, 0, 0x06, 0x01});
-  CHECK(Has(DecodeBooleans(U(lying), U(lying) + lying.size(), 3, true, &out, kSite).ToString(),
-            "RLE BOOLEAN values of 9 bytes past the page end"));
+  CHECK(Values(kRle, kBool, Bytes({4, 0, 0, 0, 0x06, 0x01, 0x03, 0x05}), 6) ==
+        Flags({1, 1, 1, 1, 0, 1}));
+  std::string error;
+  Values(kPlain, kBool, Bytes({0xff}), 9, &error);
+  CHECK(Has(error,
+            "f.parquet: column 'c': page at offset 77: 9 bit-packed BOOLEAN values need 2 "
+            "bytes, the page has 1"));
+  Values(kRle, kBool, Bytes({9, 0, 0, 0, 0x06, 0x01}), 3, &error);
+  CHECK(Has(error, "RLE BOOLEAN values of 9 bytes past the page end"));
 }
 
-TEST_CASE("DecodeValues: each encoding for its types only", "[format][parquet]") {
-  ColumnLayout c;
-  c.name = "c";
-  c.width = 4;
-  c.element.type = kFloat;
-  PageValues v;
-  const std::string b = kExample2;
-  Status st = DecodeValues(kDeltaBinaryPacked, c, U(b), U(b) + b.size(), 8, 1 << 20, &v, kSite);
-  CHECK(st.code() == StatusCode::kCorruption);
-  CHECK(Has(st.ToString(),
-            "f.parquet: column 'c': page at offset 77: encoding "
-            "DELTA_BINARY_PACKED is not defined for type FLOAT"));
-  st = DecodeValues(10, c, U(b), U(b) + b.size(), 8, 1 << 20, &v, kSite);
-  CHECK(st.code() == StatusCode::kUnimplemented);
-  CHECK(Has(st.ToString(), "page at offset 77: encoding ALP (10) is not supported"));
-  c.element.type = kInt32;  // the same bytes as INT32: little-endian values
-  REQUIRE(DecodeValues(kDeltaBinaryPacked, c, U(b), U(b) + b.size(), 8, 1 << 20, &v, kSite).ok());
-  CHECK(Le32(v.data) == 7);
-  CHECK(Le32(v.data + 28) == 5);
-  c.element.type = kBoolean;
-  c.width = 1;
-  REQUIRE(DecodeValues(kPlain, c, U(b), U(b) + b.size(), 3, 1 << 20, &v, kSite).ok());
-  CHECK(std::vector<uint8_t>(v.data, v.data + 3) == std::vector<uint8_t>{0, 0, 0});  // 0x80
+TEST_CASE("OpenValues: each encoding for its types only", "[format][parquet]") {
+  std::string error;
+  Values(kDeltaBinaryPacked, Column(kFloat, 4), kExample2, 8, &error);
+  CHECK(Has(error,
+            "f.parquet: column 'c': page at offset 77: encoding DELTA_BINARY_PACKED is "
+            "not defined for type FLOAT"));
+  Values(kRle, Column(kInt32, 4), kExample2, 8, &error);
+  CHECK(Has(error, "encoding RLE is not defined for type INT32"));
+  auto alp = OpenValues(10, Column(kFloat, 4), U(kExample2), U(kExample2) + 4, 1, 1, kSite);
+  CHECK(alp.status().code() == StatusCode::kUnimplemented);
+  CHECK(Has(alp.status().ToString(), "page at offset 77: encoding ALP (10) is not supported"));
+  // The spec's example 2 as INT32 and INT64 values: little-endian bytes.
+  const std::vector<std::string> i32 = Values(kDeltaBinaryPacked, Column(kInt32, 4), kExample2, 8);
+  REQUIRE(i32.size() == 8);
+  CHECK(i32[0] == Bytes({7, 0, 0, 0}));
+  CHECK(i32[7] == Bytes({5, 0, 0, 0}));
+  CHECK(Values(kDeltaBinaryPacked, Column(kInt64, 8), kExample2, 8)[3] ==
+        Bytes({1, 0, 0, 0, 0, 0, 0, 0}));
 }
 
 }  // namespace

@@ -82,18 +82,15 @@ Status PutPageValues(ChunkState* s, const uint8_t* p, const uint8_t* end, int32_
   const uint64_t budget = c.width != 0 || s->out.data.size() > s->info.max_decoded
                               ? s->info.max_decoded
                               : s->info.max_decoded - s->out.data.size();
-  PageValues v;
-  DLIO_RETURN_NOT_OK(DecodeValues(encoding, c, p, end, non_null, budget, &v,
-                                  ValueSite{s->info.path, c.name, offset}));
-  uint64_t k = 0;
+  DLIO_ASSIGN_OR_RETURN(
+      std::unique_ptr<ValueReader> values,
+      OpenValues(encoding, c, p, end, non_null, budget, ValueSite{s->info.path, c.name, offset}));
+  const uint8_t* v = nullptr;
+  uint64_t len = 0;
   for (bool d : defined) {
     if (d) {
-      if (c.width != 0) {
-        PutValue(s, v.data + k * c.width, c.width);
-      } else {
-        PutValue(s, v.data + v.offs[2 * k], v.offs[2 * k + 1] - v.offs[2 * k]);
-      }
-      ++k;
+      DLIO_RETURN_NOT_OK(values->Next(&v, &len));
+      PutValue(s, v, len);
     }
     EndRow(s);
   }
@@ -120,7 +117,7 @@ Result<uint64_t> ReadLevels(const ChunkState& s, const uint8_t* p, const uint8_t
     return PageError(s.info, offset,
                      "definition levels of " + std::to_string(len) + " bytes past the page end");
   }
-  std::vector<uint32_t> levels;
+  std::vector<uint8_t> levels;
   DLIO_RETURN_NOT_OK(DecodeRleHybrid(p + skip, p + skip + len, 1, n, &levels, s.info.path, offset));
   *non_null = 0;
   for (uint64_t i = 0; i < n; ++i) {
@@ -134,14 +131,19 @@ Status DictionaryPage(ChunkState* s, const PageHeader& h, uint64_t offset) {
   const ColumnLayout& c = *s->info.column;
   const uint8_t* p = s->page.data();
   const uint64_t n = static_cast<uint64_t>(std::max(h.num_values, 0));
-  PageValues v;  // dictionary entries are PLAIN
-  DLIO_RETURN_NOT_OK(DecodeValues(kPlain, c, p, p + s->page.size(), n, s->info.max_decoded, &v,
-                                  ValueSite{s->info.path, c.name, offset}));
-  if (c.width != 0) {
-    s->dict.assign(v.data, v.data + n * c.width);
-  } else {
-    s->dict.assign(p, p + s->page.size());
-    s->dict_offs = std::move(v.offs);
+  // Dictionary entries are PLAIN: n of them fit the page (byte arrays: checked one by one).
+  DLIO_ASSIGN_OR_RETURN(std::unique_ptr<ValueReader> values,
+                        OpenValues(kPlain, c, p, p + s->page.size(), n, s->info.max_decoded,
+                                   ValueSite{s->info.path, c.name, offset}));
+  s->dict.clear();
+  s->dict_offs.clear();
+  const uint8_t* v = nullptr;
+  uint64_t len = 0;
+  for (uint64_t k = 0; k < n; ++k) {
+    DLIO_RETURN_NOT_OK(values->Next(&v, &len));
+    if (c.width == 0) s->dict_offs.push_back(s->dict.size());
+    s->dict.insert(s->dict.end(), v, v + len);
+    if (c.width == 0) s->dict_offs.push_back(s->dict.size());
   }
   s->has_dict = true;
   return Status::OK();
@@ -234,8 +236,11 @@ Result<DecodedColumn> DecodeChunk(const ChunkInfo& info, const uint8_t* data, si
   return std::move(s.out);
 }
 
-Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
-                       std::vector<uint32_t>* out, const std::string& path, uint64_t offset) {
+namespace {
+
+template <typename T>
+Status RleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
+                 std::vector<T>* out, const std::string& path, uint64_t offset) {
   out->clear();
   out->reserve(std::min<uint64_t>(count, 1u << 20));  // runs may expand; count is bounded by rows
   const uint64_t value_bytes = static_cast<uint64_t>((bit_width + 7) / 8);
@@ -257,7 +262,7 @@ Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint
       for (uint64_t k = 0; k < value_bytes; ++k) v |= static_cast<uint32_t>(p[k]) << (8 * k);
       p += value_bytes;
       const uint64_t run = std::min<uint64_t>(header >> 1, count - out->size());
-      out->insert(out->end(), run, v & mask);
+      out->insert(out->end(), run, static_cast<T>(v & mask));
       continue;
     }
     const uint64_t groups = header >> 1;  // bit-packed: groups of 8 values
@@ -270,11 +275,23 @@ Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint
       uint64_t v = 0;
       for (int b = 0; b < bit_width; ++b, ++bit)
         v |= static_cast<uint64_t>((p[bit / 8] >> (bit % 8)) & 1) << b;
-      out->push_back(static_cast<uint32_t>(v));
+      out->push_back(static_cast<T>(v));
     }
     p += groups * static_cast<uint64_t>(bit_width);
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
+                       std::vector<uint32_t>* out, const std::string& path, uint64_t offset) {
+  return RleHybrid(p, end, bit_width, count, out, path, offset);
+}
+
+Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
+                       std::vector<uint8_t>* out, const std::string& path, uint64_t offset) {
+  return RleHybrid(p, end, bit_width, count, out, path, offset);
 }
 
 }  // namespace dlio::format_internal::parquet

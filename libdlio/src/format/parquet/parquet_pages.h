@@ -40,5 +40,8 @@ Result<DecodedColumn> DecodeChunk(const ChunkInfo& info, const uint8_t* data, si
 // malformed run.
 Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
                        std::vector<uint32_t>* out, const std::string& path, uint64_t offset);
+// The same for bit widths up to 8 (levels, BOOLEAN values): a byte a value.
+Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
+                       std::vector<uint8_t>* out, const std::string& path, uint64_t offset);
 
 }  // namespace dlio::format_internal::parquet

@@ -1,11 +1,13 @@
 // The values of one data page, from each value encoding dlio reads (parquet-format Encodings.md):
 // PLAIN (BOOLEAN bit-packed), RLE (BOOLEAN), DELTA_BINARY_PACKED, DELTA_LENGTH_BYTE_ARRAY,
 // DELTA_BYTE_ARRAY and BYTE_STREAM_SPLIT. Dictionary indices stay with the page decoder
-// (parquet_pages.cc). Every decoder checks a count, length or bit width it reads against the bytes
-// left (and the caller's byte budget) before it allocates anything from it.
+// (parquet_pages.cc). Values are produced one at a time, so a page whose few bytes expand to many
+// values (a miniblock of bit width 0 holds any number) costs no memory beyond the decoded column;
+// every count, length or bit width read is checked against the bytes left before it is used.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -15,7 +17,7 @@
 namespace dlio::format_internal::parquet {
 
 // Where a page's values lie, for error messages: "<path>: column '<column>': page at offset
-// <offset>: <what>".
+// <offset>: <what>". The strings must outlive the site.
 struct ValueSite {
   const std::string& path;
   const std::string& column;
@@ -23,47 +25,58 @@ struct ValueSite {
   Status Corrupt(const std::string& what) const;
 };
 
-// A page's non-null values, decoded. Fixed-width columns: value k is the `width` bytes at
-// data + k x width. byte_array columns: value k is [data + offs[2k], data + offs[2k + 1]).
-// A BOOLEAN value is one byte, 0 or 1.
-struct PageValues {
-  const uint8_t* data = nullptr;  // into the page, or into `owned`
-  std::vector<uint64_t> offs;     // byte_array only
-  std::vector<uint8_t> owned;     // values the encoding does not store as they are read
+// DELTA_BINARY_PACKED values one at a time: the header's block size (a multiple of 128),
+// miniblock count (values a miniblock a multiple of 32) and value count (the page's `count`) are
+// checked by Open; a block's bit widths (at most `bits`, the type's 32 or 64) and a miniblock's
+// bytes when Next first needs them. Values wrap to `bits` bits, as the encoding's arithmetic does.
+// Errors name the site and the value byte (from p). Copyable; requires external synchronization.
+class DeltaReader {
+ public:
+  Status Open(const uint8_t* p, const uint8_t* end, uint64_t count, int bits,
+              const ValueSite* site);
+  Status Next(uint64_t* value);
+  // Where the encoding ends (what follows it starts there), walking the blocks a copy has left.
+  Result<const uint8_t*> End() const;
+
+ private:
+  Status LoadMiniblock();
+  Status Error(const std::string& what, const uint8_t* at) const;
+
+  const ValueSite* site_ = nullptr;
+  const uint8_t *begin_ = nullptr, *p_ = nullptr, *end_ = nullptr;
+  uint64_t count_ = 0, produced_ = 0, mask_ = 0;
+  uint64_t miniblocks_ = 0, per_miniblock_ = 0;
+  uint64_t first_ = 0, last_ = 0, min_delta_ = 0;
+  const uint8_t* widths_ = nullptr;  // the current block's bit widths
+  uint64_t miniblock_ = 0;           // the next miniblock of the block
+  const uint8_t* data_ = nullptr;    // the current miniblock's bits
+  int bits_ = 64, width_ = 0;
+  uint64_t left_ = 0, index_ = 0;  // values left in the current miniblock, and the next one
 };
 
-// Decodes `count` values of column `c` in `encoding` from [p, end). `max_bytes` bounds the bytes
-// DELTA_BYTE_ARRAY may rebuild (its values can be longer than the page). Corruption naming the
-// site when the bytes do not hold them or the encoding is not defined for the column's type;
+// One page's non-null values. A BOOLEAN value is one byte, 0 or 1.
+class ValueReader {
+ public:
+  virtual ~ValueReader() = default;
+  // The next value's bytes (`*size` of them), valid until the next call. Corruption naming the
+  // site when the page's bytes do not hold it.
+  virtual Status Next(const uint8_t** value, uint64_t* size) = 0;
+};
+
+// A reader of `count` values of column `c` in `encoding` from [p, end). `max_bytes` bounds the
+// bytes DELTA_BYTE_ARRAY rebuilds (its values can be longer than the page). Corruption naming the
+// site when the encoding is not defined for the column's type or its header does not fit;
 // Unimplemented for encodings dlio does not read.
-Status DecodeValues(int32_t encoding, const ColumnLayout& c, const uint8_t* p, const uint8_t* end,
-                    uint64_t count, uint64_t max_bytes, PageValues* out, const ValueSite& site);
+Result<std::unique_ptr<ValueReader>> OpenValues(int32_t encoding, const ColumnLayout& c,
+                                                const uint8_t* p, const uint8_t* end,
+                                                uint64_t count, uint64_t max_bytes,
+                                                const ValueSite& site);
 
-// DELTA_BINARY_PACKED: the header's `count` values of a `bits`-bit type (32 or 64), wrapped to
-// that width, into out. Returns the bytes the encoding took (values may follow it).
-Result<uint64_t> DecodeDeltaBinaryPacked(const uint8_t* p, const uint8_t* end, uint64_t count,
-                                         int bits, std::vector<uint64_t>* out,
-                                         const ValueSite& site);
-
-// DELTA_LENGTH_BYTE_ARRAY: `count` values; offs gets their bounds relative to p. Returns the
-// bytes taken (the lengths and the values).
-Result<uint64_t> DecodeDeltaLengthByteArray(const uint8_t* p, const uint8_t* end, uint64_t count,
-                                            std::vector<uint64_t>* offs, const ValueSite& site);
-
-// DELTA_BYTE_ARRAY: `count` values rebuilt from their prefix lengths and suffixes into `bytes`
-// (at most max_bytes), their bounds into offs. `fixed_width`: every value's length (0 for
-// BYTE_ARRAY).
-Status DecodeDeltaByteArray(const uint8_t* p, const uint8_t* end, uint64_t count,
-                            uint64_t fixed_width, uint64_t max_bytes, std::vector<uint8_t>* bytes,
-                            std::vector<uint64_t>* offs, const ValueSite& site);
-
-// BYTE_STREAM_SPLIT: `count` values of `width` bytes gathered from their byte streams into out.
-Status DecodeByteStreamSplit(const uint8_t* p, const uint8_t* end, uint64_t count, uint64_t width,
-                             std::vector<uint8_t>* out, const ValueSite& site);
-
-// BOOLEAN values, PLAIN (bit-packed, LSB first) or RLE (a 4-byte length, then the RLE /
-// bit-packed hybrid of width 1): `count` bytes of 0 or 1 into out.
-Status DecodeBooleans(const uint8_t* p, const uint8_t* end, uint64_t count, bool rle,
-                      std::vector<uint8_t>* out, const ValueSite& site);
+// Readers of the byte-array encodings (parquet_delta.cc), for OpenValues.
+Result<std::unique_ptr<ValueReader>> OpenDeltaLengths(const uint8_t* p, const uint8_t* end,
+                                                      uint64_t count, const ValueSite& site);
+Result<std::unique_ptr<ValueReader>> OpenDeltaStrings(const uint8_t* p, const uint8_t* end,
+                                                      uint64_t count, uint64_t fixed_width,
+                                                      uint64_t max_bytes, const ValueSite& site);
 
 }  // namespace dlio::format_internal::parquet
