@@ -119,6 +119,15 @@ TEST_CASE("a dictionary-encoded OPTIONAL int32 chunk decodes to one slot per row
   }
 }
 
+ColumnLayout FlatColumn(const char* name, int32_t type, uint64_t width, int32_t repetition) {
+  ColumnLayout col;
+  col.name = name;
+  col.width = width;
+  col.element.type = type;
+  col.element.repetition = repetition;
+  return col;
+}
+
 ChunkInfo OneColumnChunk(const ColumnLayout* col, uint64_t rows, const std::string& chunk) {
   ChunkInfo info;
   info.column = col;
@@ -136,11 +145,7 @@ TEST_CASE("an OPTIONAL BOOLEAN chunk decodes to one byte per row", "[format][par
   PutLe32(&data, 2);
   data += std::string("\x03\x3b\x19", 3);
   const std::string chunk = Header(kDataPage, static_cast<int32_t>(data.size()), 6, kPlain) + data;
-  ColumnLayout col;
-  col.name = "flag";
-  col.width = 1;
-  col.element.type = kBoolean;
-  col.element.repetition = kOptional;
+  ColumnLayout col = FlatColumn("flag", kBoolean, 1, kOptional);
   auto d = DecodeChunk(OneColumnChunk(&col, 6, chunk), U(chunk), chunk.size());
   INFO(d.status().ToString());
   REQUIRE(d.ok());
@@ -162,11 +167,7 @@ TEST_CASE("a DELTA_BINARY_PACKED page with a lying bit width names column and pa
   const std::string data("\x80\x01\x04\x02\x00\x00\x28\x00\x00\x00", 10);
   const std::string chunk =
       Header(kDataPage, static_cast<int32_t>(data.size()), 2, kDeltaBinaryPacked) + data;
-  ColumnLayout col;
-  col.name = "n";
-  col.width = 4;
-  col.element.type = kInt32;
-  col.element.repetition = kRequired;
+  const ColumnLayout col = FlatColumn("n", kInt32, 4, kRequired);
   auto e = DecodeChunk(OneColumnChunk(&col, 2, chunk), U(chunk), chunk.size());
   REQUIRE_FALSE(e.ok());
   CHECK(e.status().code() == StatusCode::kCorruption);
