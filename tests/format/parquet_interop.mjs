@@ -3,6 +3,9 @@
 //   node parquet_interop.mjs read <file>   -> JSON {num_rows, columns: {name: [hex of each value]}}
 //   node parquet_interop.mjs write <file> [rows]  -> writes a file (2500 rows by default), prints
 //                                                    the same JSON of what it wrote
+//   node parquet_interop.mjs encodings <file> [rows] -> the same, of columns in each value
+//                                                    encoding hyparquet-writer has (BOOLEAN RLE and
+//                                                    PLAIN, DELTA_*, BYTE_STREAM_SPLIT)
 // Each value is printed as the bytes a parquet PLAIN page stores for it (little-endian numbers,
 // raw byte arrays), so the C++ side compares bytes, never floating-point text; null is "".
 import { readFileSync } from 'node:fs'
@@ -40,6 +43,8 @@ function stored(el, v) {
     case 'FIXED_LEN_BYTE_ARRAY':
       if (el.logical_type?.type === 'FLOAT16') { const d = dv(2); d.setUint16(0, halfBits(v), true); return hex(new Uint8Array(d.buffer)) }
       return hex(v)
+    case 'BOOLEAN':
+      return v ? '01' : '00'
     case 'BYTE_ARRAY':
       return typeof v === 'string' ? Buffer.from(v, 'utf8').toString('hex') : hex(v)
     default:
@@ -92,6 +97,49 @@ async function write(file) {
   return out
 }
 
+// One column per value encoding (names say which); 2 row groups; OPTIONAL ones with nulls.
+async function encodings(file) {
+  const { parquetWriteFile, schemaFromColumnData } = await load('hyparquet-writer')
+  const n = Number(process.argv[4] ?? 3000)
+  const cols = { b_rle: [], b_plain: [], ob_rle: [], s_dba: [], os_dba: [], s_dlba: [],
+    i32_dbp: [], i64_dbp: [], i32_bss: [], i64_bss: [], f32_bss: [], fl_bss: [], b_dba: [] }
+  for (let i = 0; i < n; i++) {
+    cols.b_rle.push(i % 3 === 0 || (i >> 6) % 2 === 1)  // runs and scattered values
+    cols.b_plain.push(i % 7 < 3)
+    cols.ob_rle.push(i % 5 === 0 ? null : i % 2 === 0)
+    cols.s_dba.push(`prefix/${String(Math.floor(i / 10)).padStart(5, '0')}/item${i % 10}`)
+    cols.os_dba.push(i % 4 === 0 ? null : `k${(i * 37) % 101}`)
+    cols.s_dlba.push('x'.repeat(i % 13) + String(i))
+    cols.i32_dbp.push(((i * 7919) % 100003) - 50000)
+    cols.i64_dbp.push(BigInt.asIntN(64, BigInt(i) * 0x9e3779b97f4a7c15n))  // full-width deltas
+    cols.i32_bss.push((i * 2654435761) | 0)
+    cols.i64_bss.push(BigInt(i) * -1000000007n)
+    cols.f32_bss.push(Math.fround(Math.sin(i) * 1000))
+    cols.fl_bss.push(new Uint8Array([i & 255, (i >> 8) & 255, 0x5a]))
+    cols.b_dba.push(new Uint8Array([0x41, 0x42, i & 255, (i >> 3) & 255].slice(0, 2 + (i % 3))))
+  }
+  const types = { b_rle: 'BOOLEAN', b_plain: 'BOOLEAN', ob_rle: 'BOOLEAN', s_dba: 'STRING',
+    os_dba: 'STRING', s_dlba: 'STRING', i32_dbp: 'INT32', i64_dbp: 'INT64', i32_bss: 'INT32',
+    i64_bss: 'INT64', f32_bss: 'FLOAT', b_dba: 'BYTE_ARRAY' }
+  const enc = (name) => ({ b_rle: 'RLE', ob_rle: 'RLE', b_plain: 'PLAIN', s_dlba: 'DELTA_LENGTH_BYTE_ARRAY' })[name] ??
+    (name.endsWith('_dba') ? 'DELTA_BYTE_ARRAY' : name.endsWith('_dbp') ? 'DELTA_BINARY_PACKED' : 'BYTE_STREAM_SPLIT')
+  const fixed = (name, len) => ({ name, type: 'FIXED_LEN_BYTE_ARRAY', type_length: len, repetition_type: 'REQUIRED' })
+  const schemaOverrides = { fl_bss: fixed('fl_bss', 3) }
+  const columnData = Object.keys(cols).map((name) => ({
+    name, data: cols[name], encoding: enc(name),
+    ...(types[name] ? { type: types[name], nullable: name.startsWith('o') } : {}),
+  }))
+  const schema = schemaFromColumnData({ columnData, schemaOverrides })
+  columnData.forEach((c) => { delete c.type; delete c.nullable })  // the schema says them
+  parquetWriteFile({ filename: file, columnData, schema, rowGroupSize: Math.ceil(n / 2) })
+  const out = { num_rows: n, columns: {} }
+  for (const [name, values] of Object.entries(cols)) {
+    const t = { STRING: 'BYTE_ARRAY' }[types[name]] ?? types[name] ?? 'FIXED_LEN_BYTE_ARRAY'
+    out.columns[name] = values.map((v) => stored({ type: t }, v))
+  }
+  return out
+}
+
 const [mode, file] = process.argv.slice(2)
-const result = mode === 'read' ? await read(file) : await write(file)
+const result = mode === 'read' ? await read(file) : mode === 'encodings' ? await encodings(file) : await write(file)
 process.stdout.write(JSON.stringify(result))

@@ -1,16 +1,20 @@
 // parquet interop with an independent implementation: hyparquet (JavaScript, with
 // hyparquet-compressors for snappy/gzip/zstd) reads dlio's files column by column, and dlio reads
 // (inspect, train) a file hyparquet-writer wrote: OPTIONAL columns, dictionary pages, data pages
-// v2, snappy. Values are compared as the bytes a PLAIN page stores (tests/format/
+// v2, snappy, and columns in every value encoding hyparquet-writer has (BOOLEAN, DELTA_*,
+// BYTE_STREAM_SPLIT). Values are compared as the bytes a PLAIN page stores (tests/format/
 // parquet_interop.mjs). DuckDB (@duckdb/node-api, tests/format/parquet_duckdb.mjs) sums dlio's
-// columns, and dlio reads a file DuckDB's COPY wrote. Skipped (77) without node and
+// columns, and dlio reads files DuckDB's COPY wrote, PARQUET_VERSION v2 ones (DELTA_*,
+// BYTE_STREAM_SPLIT, BOOLEAN) value by value under LZ4_RAW. Skipped (77) without node and
 // `./setup.sh test`'s .tools/node_modules; the DuckDB cases warn and pass without DuckDB.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "format/format_test_util.h"
@@ -102,6 +106,33 @@ TEST_CASE("hyparquet reads dlio's files column by column", "[format][parquet][in
   }
 }
 
+// Reads each column of `wrote["columns"]` alone with dlio (the row is then that column's value)
+// and compares every `step`th row's bytes with the hex the writer printed; a null ("") is
+// `null_width[name]` zero bytes (0 for byte arrays).
+void CheckColumns(const std::string& path, const nlohmann::json& wrote, uint64_t rows,
+                  uint64_t step, const std::map<std::string, size_t>& null_width = {}) {
+  auto storage = BoundPosixStorage();
+  auto format = MakeFormatByName("parquet");
+  for (const auto& [name, values] : wrote["columns"].items()) {
+    FormatOptions o;
+    o.parquet.columns.push_back({name, "float32", 1, true});
+    auto r = format->Open(storage.get(), path, o);
+    INFO("column " << name << ": " << r.status().ToString());
+    REQUIRE(r.ok());
+    REQUIRE((*r)->num_samples() == rows);
+    REQUIRE(values.size() == rows);
+    SampleBuffer buf;
+    for (uint64_t row = 0; row < rows; row += step) {
+      const Status st = (*r)->ReadSample(row, &buf);
+      INFO("row " << row << ": " << st.ToString());
+      REQUIRE(st.ok());
+      std::string want = values[row];
+      if (want.empty() && null_width.count(name)) want.assign(2 * null_width.at(name), '0');
+      CHECK(Hex(buf.data(), buf.size()) == want);
+    }
+  }
+}
+
 TEST_CASE("dlio reads hyparquet-writer's file: values, inspect and a short train",
           "[format][parquet][interop]") {
   SkipWithoutHyparquet();
@@ -110,26 +141,7 @@ TEST_CASE("dlio reads hyparquet-writer's file: values, inspect and a short train
   REQUIRE(RunCommand("mkdir -p " + dir).exit_code == 0);
   const std::string path = dir + "/img_0_of_1.parquet";
   const nlohmann::json wrote = Node("write", path, tmp);
-  auto storage = BoundPosixStorage();
-  auto format = MakeFormatByName("parquet");
-  FormatOptions o;
-  const std::vector<std::string> names = {"i32", "i64", "f32", "f64", "s", "b", "opt"};
-  for (const std::string& name : names) o.parquet.columns.push_back({name, "float32", 1, false});
-  for (size_t k = 0; k < names.size(); ++k) {
-    o.parquet.columns[k].read = true;  // one column at a time: the row is that column's value
-    if (k > 0) o.parquet.columns[k - 1].read = false;
-    auto r = format->Open(storage.get(), path, o);
-    REQUIRE(r.ok());
-    REQUIRE((*r)->num_samples() == 2500);
-    SampleBuffer buf;
-    for (uint64_t row = 0; row < 2500; row += 7) {
-      REQUIRE((*r)->ReadSample(row, &buf).ok());
-      INFO("column " << names[k] << " row " << row);
-      std::string want = wrote["columns"][names[k]][row];
-      if (want.empty() && names[k] == "opt") want = "00000000";  // a null fixed-width value
-      CHECK(Hex(buf.data(), buf.size()) == want);
-    }
-  }
+  CheckColumns(path, wrote, 2500, 7, {{"opt", 4}});
   CommandResult inspect = RunCommand(DlioRun() + " inspect " + path + " 2>&1");
   INFO(inspect.output);
   CHECK(inspect.exit_code == 0);
@@ -231,6 +243,48 @@ TEST_CASE("dlio reads a file DuckDB's COPY wrote", "[format][parquet][interop]")
   INFO(inspect.output);
   CHECK(inspect.exit_code == 0);
   CHECK(inspect.output.find("\"num_rows\":5000") != std::string::npos);
+}
+
+TEST_CASE("dlio reads hyparquet-writer's columns in every value encoding",
+          "[format][parquet][interop]") {
+  SkipWithoutHyparquet();
+  TempDir tmp;
+  const std::string path = tmp / "encodings.parquet";
+  // BOOLEAN RLE and PLAIN, DELTA_BYTE_ARRAY, DELTA_LENGTH_BYTE_ARRAY, DELTA_BINARY_PACKED and
+  // BYTE_STREAM_SPLIT of INT32, INT64, FLOAT and FIXED_LEN_BYTE_ARRAY(3), in data pages v2.
+  const nlohmann::json wrote = Node("encodings", path, tmp);
+  REQUIRE(wrote["columns"].size() == 13);
+  CheckColumns(path, wrote, 3000, 1, {{"ob_rle", 1}});
+}
+
+TEST_CASE("dlio reads DuckDB's PARQUET_VERSION v2 files under LZ4_RAW, LZ4 and SNAPPY",
+          "[format][parquet][interop]") {
+  SkipWithoutHyparquet();
+  if (!HaveDuckdb()) return;
+  TempDir tmp;
+  for (const std::string codec : {"lz4_raw", "lz4", "snappy"}) {
+    INFO("codec " << codec);
+    const std::string path = tmp / (codec + ".parquet");
+    const nlohmann::json wrote = Node("v2", path + " " + codec, tmp, "parquet_duckdb.mjs");
+    REQUIRE(wrote["rows"] == 5000);
+    // What DuckDB 1.5 writes (its footer, row group 0): the encodings this test is about.
+    const std::string c = codec == "snappy" ? "SNAPPY" : "LZ4_RAW";  // its lz4 is LZ4_RAW
+    const std::vector<std::string> chunks = wrote["chunks"];
+    for (const std::string want :
+         {"i32 DELTA_BINARY_PACKED ", "i64 DELTA_BINARY_PACKED ", "f32 BYTE_STREAM_SPLIT ",
+          "f64 BYTE_STREAM_SPLIT ", "b PLAIN ", "ob PLAIN ", "s DELTA_LENGTH_BYTE_ARRAY "}) {
+      CHECK(std::find(chunks.begin(), chunks.end(), want + c) != chunks.end());
+    }
+    CheckColumns(path, wrote, 5000, 1,
+                 {{"oi32", 4}, {"ob", 1}, {"i32", 4}, {"i64", 8}, {"f32", 4}, {"f64", 8}});
+    if (codec != "lz4_raw") continue;
+    CommandResult inspect = RunCommand(DlioRun() + " inspect " + path + " 2>&1");
+    INFO(inspect.output);
+    CHECK(inspect.exit_code == 0);
+    CHECK(inspect.output.find("\"codec\":\"LZ4_RAW\"") != std::string::npos);
+    CHECK(inspect.output.find("{\"name\":\"b\",\"type\":\"BOOLEAN\",\"width\":1,"
+                              "\"optional\":true") != std::string::npos);
+  }
 }
 
 }  // namespace

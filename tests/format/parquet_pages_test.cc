@@ -1,6 +1,9 @@
 // parquet page decoding on hand-built bytes (parquet-format Encodings.md): the RLE / bit-packed
-// hybrid, a dictionary-encoded OPTIONAL column, and pages whose numbers lie.
+// hybrid, a dictionary-encoded OPTIONAL column, an OPTIONAL BOOLEAN column, pages whose numbers
+// lie, and the LZ4 codecs (Compression.md).
 #include "format/parquet/parquet_pages.h"
+
+#include <lz4.h>
 
 #include <catch2/catch.hpp>
 #include <cstring>
@@ -8,6 +11,7 @@
 #include <vector>
 
 #include "format/io_util.h"
+#include "format/parquet/parquet_codec.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/thrift_compact.h"
 
@@ -113,6 +117,108 @@ TEST_CASE("a dictionary-encoded OPTIONAL int32 chunk decodes to one slot per row
     CHECK(e.status().ToString().find("d.parquet: column 'opt': page at offset 1000: uncompressed "
                                      "size 12 exceeds the chunk's 8 bytes") != std::string::npos);
   }
+}
+
+ColumnLayout FlatColumn(const char* name, int32_t type, uint64_t width, int32_t repetition) {
+  ColumnLayout col;
+  col.name = name;
+  col.width = width;
+  col.element.type = type;
+  col.element.repetition = repetition;
+  return col;
+}
+
+ChunkInfo OneColumnChunk(const ColumnLayout* col, uint64_t rows, const std::string& chunk) {
+  ChunkInfo info;
+  info.column = col;
+  info.rows = rows;
+  info.file_offset = 500;
+  info.chunk_uncompressed = chunk.size();
+  info.max_decoded = 1 << 20;
+  info.path = "b.parquet";
+  return info;
+}
+
+TEST_CASE("an OPTIONAL BOOLEAN chunk decodes to one byte per row", "[format][parquet]") {
+  // 6 rows, definition levels 1,1,0,1,1,1 (bit-packed 0x3b), then 5 PLAIN bits 1,0,0,1,1 (0x19).
+  std::string data;
+  PutLe32(&data, 2);
+  data += std::string("\x03\x3b\x19", 3);
+  const std::string chunk = Header(kDataPage, static_cast<int32_t>(data.size()), 6, kPlain) + data;
+  ColumnLayout col = FlatColumn("flag", kBoolean, 1, kOptional);
+  auto d = DecodeChunk(OneColumnChunk(&col, 6, chunk), U(chunk), chunk.size());
+  INFO(d.status().ToString());
+  REQUIRE(d.ok());
+  CHECK(d->data == std::vector<uint8_t>{1, 0, 0, 0, 1, 1});
+  // The same bits under a 6-value page of a REQUIRED column: only one byte for 6 values is fine,
+  // 9 values are not.
+  col.element.repetition = kRequired;
+  const std::string nine = Header(kDataPage, 1, 9, kPlain) + "\x19";
+  auto e = DecodeChunk(OneColumnChunk(&col, 9, nine), U(nine), nine.size());
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.status().ToString().find("b.parquet: column 'flag': page at offset 500: 9 bit-packed "
+                                   "BOOLEAN values need 2 bytes, the page has 1") !=
+        std::string::npos);
+}
+
+TEST_CASE("a DELTA_BINARY_PACKED page with a lying bit width names column and page",
+          "[format][parquet]") {
+  // 2 values: header (128, 4 miniblocks, 2, first 0), min delta 0, widths 40,0,0,0.
+  const std::string data("\x80\x01\x04\x02\x00\x00\x28\x00\x00\x00", 10);
+  const std::string chunk =
+      Header(kDataPage, static_cast<int32_t>(data.size()), 2, kDeltaBinaryPacked) + data;
+  const ColumnLayout col = FlatColumn("n", kInt32, 4, kRequired);
+  auto e = DecodeChunk(OneColumnChunk(&col, 2, chunk), U(chunk), chunk.size());
+  REQUIRE_FALSE(e.ok());
+  CHECK(e.status().code() == StatusCode::kCorruption);
+  CHECK(e.status().ToString().find("b.parquet: column 'n': page at offset 500: "
+                                   "DELTA_BINARY_PACKED miniblock bit width 40 exceeds the "
+                                   "type's 32 bits at value byte 6") != std::string::npos);
+}
+
+std::string Lz4(const std::string& raw) {
+  std::string out(static_cast<size_t>(LZ4_compressBound(static_cast<int>(raw.size()))), '\0');
+  const int n = LZ4_compress_default(raw.data(), out.data(), static_cast<int>(raw.size()),
+                                     static_cast<int>(out.size()));
+  REQUIRE(n > 0);
+  out.resize(static_cast<size_t>(n));
+  return out;
+}
+
+void PutBe32(std::string* s, uint32_t v) {
+  for (int shift = 24; shift >= 0; shift -= 8) s->push_back(static_cast<char>(v >> shift));
+}
+
+TEST_CASE("LZ4_RAW pages, and LZ4 in Hadoop's framing or bare", "[format][parquet]") {
+  const std::string a(300, 'a'), b = "the second block, 27 bytes.";
+  const std::string raw = a + b;
+  std::vector<uint8_t> out(raw.size());
+  auto decompress = [&](int32_t codec, const std::string& bytes) {
+    return DecompressPage(codec, U(bytes), bytes.size(), out.data(), out.size(), "z.parquet", 9);
+  };
+  const std::string block = Lz4(raw);
+  REQUIRE(decompress(kLz4Raw, block).ok());
+  CHECK(std::string(out.begin(), out.end()) == raw);
+  // Hadoop: per block a big-endian uncompressed length, compressed length, then the block.
+  std::string hadoop;
+  for (const std::string& part : {a, b}) {
+    const std::string c = Lz4(part);
+    PutBe32(&hadoop, static_cast<uint32_t>(part.size()));
+    PutBe32(&hadoop, static_cast<uint32_t>(c.size()));
+    hadoop += c;
+  }
+  std::fill(out.begin(), out.end(), 0);
+  REQUIRE(decompress(kLz4, hadoop).ok());
+  CHECK(std::string(out.begin(), out.end()) == raw);
+  std::fill(out.begin(), out.end(), 0);
+  REQUIRE(decompress(kLz4, block).ok());  // a bare block under LZ4, as older writers stored it
+  CHECK(std::string(out.begin(), out.end()) == raw);
+  Status st = decompress(kLz4Raw, block.substr(0, block.size() - 3));
+  CHECK(st.ToString().find("z.parquet: page at offset 9: LZ4_RAW data does not decompress to 327 "
+                           "bytes") != std::string::npos);
+  st = decompress(kLz4, hadoop.substr(0, hadoop.size() - 1));
+  CHECK(st.ToString().find("z.parquet: page at offset 9: LZ4 data does not decompress to 327 "
+                           "bytes") != std::string::npos);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "format/parquet/parquet_codec.h"
 
+#include <lz4.h>
 #include <snappy.h>
 #include <zlib.h>
 #include <zstd.h>
@@ -50,6 +51,37 @@ Status GzipDecompress(const uint8_t* data, size_t n, uint8_t* dst, size_t expect
   return Status::OK();
 }
 
+// One LZ4 block of n bytes at src into exactly `expected` bytes at dst.
+bool Lz4Block(const uint8_t* src, size_t n, uint8_t* dst, size_t expected) {
+  if (n > INT32_MAX || expected > INT32_MAX) return false;
+  return LZ4_decompress_safe(reinterpret_cast<const char*>(src), reinterpret_cast<char*>(dst),
+                             static_cast<int>(n),
+                             static_cast<int>(expected)) == static_cast<int>(expected);
+}
+
+uint32_t Be32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 |
+         static_cast<uint32_t>(p[2]) << 8 | p[3];
+}
+
+// The deprecated LZ4 codec: Hadoop's framing (blocks of a big-endian uncompressed and compressed
+// length, then the LZ4 block) as parquet-mr writes it; else one bare LZ4 block, as some older
+// writers stored under the same codec.
+bool Lz4Hadoop(const uint8_t* data, size_t n, uint8_t* dst, size_t expected) {
+  size_t in = 0, out = 0;
+  while (n - in >= 8) {
+    const uint32_t raw = Be32(data + in), packed = Be32(data + in + 4);
+    in += 8;
+    if (packed > n - in || raw > expected - out || !Lz4Block(data + in, packed, dst + out, raw)) {
+      break;
+    }
+    in += packed;
+    out += raw;
+    if (in == n && out == expected) return true;
+  }
+  return Lz4Block(data, n, dst, expected);
+}
+
 }  // namespace
 
 Result<Codec> ParseParquetCompression(const std::string& name) {
@@ -76,11 +108,11 @@ const char* CodecName(int32_t codec) {
       return "LZO";
     case 4:
       return "BROTLI";
-    case 5:
+    case kLz4:
       return "LZ4";
     case kZstd:
       return "ZSTD";
-    case 7:
+    case kLz4Raw:
       return "LZ4_RAW";
     default:
       return "unknown";
@@ -100,6 +132,9 @@ Status CompressPage(Codec codec, const uint8_t* data, size_t n, std::string* out
     }
     case kGzip:
       return GzipCompress(data, n, out);
+    case kLz4:
+    case kLz4Raw:
+      break;  // read only
     case kZstd: {
       const size_t start = out->size();
       out->resize(start + ZSTD_compressBound(n));
@@ -139,6 +174,14 @@ Status DecompressPage(int32_t codec, const uint8_t* data, size_t n, uint8_t* dst
       }
       return Status::OK();
     }
+    case kLz4Raw:
+    case kLz4:
+      if (codec == kLz4Raw ? Lz4Block(data, n, dst, expected) : Lz4Hadoop(data, n, dst, expected)) {
+        return Status::OK();
+      }
+      return Bad(path, offset,
+                 std::string(CodecName(codec)) + " data does not decompress to " +
+                     std::to_string(expected) + " bytes");
     default:
       return Bad(path, offset, std::string("codec ") + CodecName(codec) + " is not supported");
   }

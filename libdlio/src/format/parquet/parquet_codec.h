@@ -1,6 +1,7 @@
 // Page compression of the parquet format: UNCOMPRESSED, SNAPPY (raw snappy blocks, libsnappy),
 // GZIP (a gzip member, zlib) and ZSTD (a zstd frame, libzstd), as parquet-format's Compression.md
-// defines them.
+// defines them; read only, LZ4_RAW (an LZ4 block, liblz4) and the deprecated LZ4 (Hadoop-framed
+// LZ4 blocks, or one bare block).
 #pragma once
 
 #include <cstdint>

@@ -27,8 +27,24 @@ enum PhysicalType : int32_t {
   kFixedLenByteArray = 7,
 };
 enum Repetition : int32_t { kRequired = 0, kOptional = 1, kRepeated = 2 };
-enum Codec : int32_t { kUncompressed = 0, kSnappy = 1, kGzip = 2, kZstd = 6 };
-enum Encoding : int32_t { kPlain = 0, kPlainDictionary = 2, kRle = 3, kRleDictionary = 8 };
+enum Codec : int32_t {
+  kUncompressed = 0,
+  kSnappy = 1,
+  kGzip = 2,
+  kLz4 = 5,  // deprecated: LZ4 blocks in Hadoop's framing (read only)
+  kZstd = 6,
+  kLz4Raw = 7,  // read only
+};
+enum Encoding : int32_t {
+  kPlain = 0,
+  kPlainDictionary = 2,
+  kRle = 3,
+  kDeltaBinaryPacked = 5,
+  kDeltaLengthByteArray = 6,
+  kDeltaByteArray = 7,
+  kRleDictionary = 8,
+  kByteStreamSplit = 9,
+};
 enum PageType : int32_t { kDataPage = 0, kIndexPage = 1, kDictionaryPage = 2, kDataPageV2 = 3 };
 // LogicalType union members dlio writes.
 enum LogicalKind : int32_t { kNoLogical = 0, kLogicalInteger = 10, kLogicalFloat16 = 15 };

@@ -4,6 +4,7 @@
 
 #include "format/io_util.h"
 #include "format/parquet/parquet_codec.h"
+#include "format/parquet/parquet_values.h"
 
 namespace dlio::format_internal::parquet {
 namespace {
@@ -24,25 +25,6 @@ struct ChunkState {
   bool has_dict = false;
 };
 
-// PLAIN byte_array values [p, end) into `offs` bounds (relative to p); at most `count` values.
-Status SplitByteArrays(const uint8_t* p, const uint8_t* end, uint64_t count,
-                       std::vector<uint64_t>* offs, const ChunkInfo& info, uint64_t offset) {
-  const uint8_t* q = p;
-  for (uint64_t i = 0; i < count; ++i) {
-    if (end - q < 4) return PageError(info, offset, "byte_array value past the page end");
-    const uint32_t len = Le32(q);
-    q += 4;
-    if (static_cast<uint64_t>(end - q) < len) {
-      return PageError(info, offset,
-                       "byte_array value of " + std::to_string(len) + " bytes past the page end");
-    }
-    offs->push_back(static_cast<uint64_t>(q - p));
-    q += len;
-    offs->push_back(static_cast<uint64_t>(q - p));
-  }
-  return Status::OK();
-}
-
 // Stores value `v` (its bytes) into row slot `row`.
 void PutValue(ChunkState* s, const uint8_t* v, uint64_t len) {
   if (s->info.column->width != 0) {
@@ -57,47 +39,58 @@ void EndRow(ChunkState* s) {
   if (s->info.column->width == 0) s->out.offsets.push_back(s->out.data.size());
 }
 
-// Values of one data page: `defined[k]` says whether row k of the page has a value.
-Status PutPageValues(ChunkState* s, const uint8_t* p, const uint8_t* end, int32_t encoding,
-                     const std::vector<bool>& defined, uint64_t non_null, uint64_t offset) {
+// Dictionary-encoded values of one data page: `defined[k]` says whether row k of the page has one.
+Status PutDictionaryValues(ChunkState* s, const uint8_t* p, const uint8_t* end,
+                           const std::vector<bool>& defined, uint64_t non_null, uint64_t offset) {
   const ColumnLayout& c = *s->info.column;
-  std::vector<uint64_t> offs;  // byte_array PLAIN bounds
-  std::vector<uint32_t> idx;   // dictionary indices
-  if (encoding == kPlain) {
-    if (c.width != 0 && non_null * c.width > static_cast<uint64_t>(end - p)) {
-      return PageError(s->info, offset, std::to_string(non_null) + " values do not fit the page");
-    }
-    if (c.width == 0) DLIO_RETURN_NOT_OK(SplitByteArrays(p, end, non_null, &offs, s->info, offset));
-  } else if (encoding == kPlainDictionary || encoding == kRleDictionary) {
-    if (!s->has_dict) return PageError(s->info, offset, "dictionary page missing");
-    if (p >= end) return PageError(s->info, offset, "no index bit width");
-    const int bw = *p++;
-    if (bw > 32) return PageError(s->info, offset, "index bit width " + std::to_string(bw));
-    DLIO_RETURN_NOT_OK(DecodeRleHybrid(p, end, bw, non_null, &idx, s->info.path, offset));
-  } else {
-    return Status::Unimplemented(s->info.path, ": column '", c.name, "': page at offset ", offset,
-                                 ": encoding ", encoding, " is not supported");
-  }
-  const uint64_t dict_n =
-      c.width != 0 ? (c.width ? s->dict.size() / c.width : 0) : s->dict_offs.size() / 2;
+  if (!s->has_dict) return PageError(s->info, offset, "dictionary page missing");
+  if (p >= end) return PageError(s->info, offset, "no index bit width");
+  const int bw = *p++;
+  if (bw > 32) return PageError(s->info, offset, "index bit width " + std::to_string(bw));
+  std::vector<uint32_t> idx;
+  DLIO_RETURN_NOT_OK(DecodeRleHybrid(p, end, bw, non_null, &idx, s->info.path, offset));
+  const uint64_t dict_n = c.width != 0 ? s->dict.size() / c.width : s->dict_offs.size() / 2;
   uint64_t k = 0;
   for (bool d : defined) {
     if (d) {
-      if (!idx.empty() && idx[k] >= dict_n) {
+      if (idx[k] >= dict_n) {
         return PageError(s->info, offset,
                          "dictionary index " + std::to_string(idx[k]) + " past " +
                              std::to_string(dict_n) + " entries");
       }
-      if (encoding == kPlain && c.width != 0) PutValue(s, p + k * c.width, c.width);
-      if (encoding == kPlain && c.width == 0)
-        PutValue(s, p + offs[2 * k], offs[2 * k + 1] - offs[2 * k]);
-      if (encoding != kPlain && c.width != 0)
+      if (c.width != 0) {
         PutValue(s, s->dict.data() + idx[k] * c.width, c.width);
-      if (encoding != kPlain && c.width == 0) {
+      } else {
         PutValue(s, s->dict.data() + s->dict_offs[2 * idx[k]],
                  s->dict_offs[2 * idx[k] + 1] - s->dict_offs[2 * idx[k]]);
       }
       ++k;
+    }
+    EndRow(s);
+  }
+  return Status::OK();
+}
+
+// The values of one data page in any other encoding (parquet_values.h).
+Status PutPageValues(ChunkState* s, const uint8_t* p, const uint8_t* end, int32_t encoding,
+                     const std::vector<bool>& defined, uint64_t non_null, uint64_t offset) {
+  if (encoding == kPlainDictionary || encoding == kRleDictionary) {
+    return PutDictionaryValues(s, p, end, defined, non_null, offset);
+  }
+  const ColumnLayout& c = *s->info.column;
+  // byte_array values rebuilt by DELTA_BYTE_ARRAY count against what the column already holds.
+  const uint64_t budget = c.width != 0 || s->out.data.size() > s->info.max_decoded
+                              ? s->info.max_decoded
+                              : s->info.max_decoded - s->out.data.size();
+  DLIO_ASSIGN_OR_RETURN(
+      std::unique_ptr<ValueReader> values,
+      OpenValues(encoding, c, p, end, non_null, budget, ValueSite{s->info.path, c.name, offset}));
+  const uint8_t* v = nullptr;
+  uint64_t len = 0;
+  for (bool d : defined) {
+    if (d) {
+      DLIO_RETURN_NOT_OK(values->Next(&v, &len));
+      PutValue(s, v, len);
     }
     EndRow(s);
   }
@@ -124,7 +117,7 @@ Result<uint64_t> ReadLevels(const ChunkState& s, const uint8_t* p, const uint8_t
     return PageError(s.info, offset,
                      "definition levels of " + std::to_string(len) + " bytes past the page end");
   }
-  std::vector<uint32_t> levels;
+  std::vector<uint8_t> levels;
   DLIO_RETURN_NOT_OK(DecodeRleHybrid(p + skip, p + skip + len, 1, n, &levels, s.info.path, offset));
   *non_null = 0;
   for (uint64_t i = 0; i < n; ++i) {
@@ -137,14 +130,20 @@ Result<uint64_t> ReadLevels(const ChunkState& s, const uint8_t* p, const uint8_t
 Status DictionaryPage(ChunkState* s, const PageHeader& h, uint64_t offset) {
   const ColumnLayout& c = *s->info.column;
   const uint8_t* p = s->page.data();
-  const uint8_t* end = p + s->page.size();
   const uint64_t n = static_cast<uint64_t>(std::max(h.num_values, 0));
-  if (c.width != 0) {
-    if (n * c.width > s->page.size()) return PageError(s->info, offset, "dictionary past the page");
-    s->dict.assign(p, p + n * c.width);
-  } else {
-    DLIO_RETURN_NOT_OK(SplitByteArrays(p, end, n, &s->dict_offs, s->info, offset));
-    s->dict.assign(p, end);
+  // Dictionary entries are PLAIN: n of them fit the page (byte arrays: checked one by one).
+  DLIO_ASSIGN_OR_RETURN(std::unique_ptr<ValueReader> values,
+                        OpenValues(kPlain, c, p, p + s->page.size(), n, s->info.max_decoded,
+                                   ValueSite{s->info.path, c.name, offset}));
+  s->dict.clear();
+  s->dict_offs.clear();
+  const uint8_t* v = nullptr;
+  uint64_t len = 0;
+  for (uint64_t k = 0; k < n; ++k) {
+    DLIO_RETURN_NOT_OK(values->Next(&v, &len));
+    if (c.width == 0) s->dict_offs.push_back(s->dict.size());
+    s->dict.insert(s->dict.end(), v, v + len);
+    if (c.width == 0) s->dict_offs.push_back(s->dict.size());
   }
   s->has_dict = true;
   return Status::OK();
@@ -237,8 +236,11 @@ Result<DecodedColumn> DecodeChunk(const ChunkInfo& info, const uint8_t* data, si
   return std::move(s.out);
 }
 
-Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
-                       std::vector<uint32_t>* out, const std::string& path, uint64_t offset) {
+namespace {
+
+template <typename T>
+Status RleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
+                 std::vector<T>* out, const std::string& path, uint64_t offset) {
   out->clear();
   out->reserve(std::min<uint64_t>(count, 1u << 20));  // runs may expand; count is bounded by rows
   const uint64_t value_bytes = static_cast<uint64_t>((bit_width + 7) / 8);
@@ -260,7 +262,7 @@ Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint
       for (uint64_t k = 0; k < value_bytes; ++k) v |= static_cast<uint32_t>(p[k]) << (8 * k);
       p += value_bytes;
       const uint64_t run = std::min<uint64_t>(header >> 1, count - out->size());
-      out->insert(out->end(), run, v & mask);
+      out->insert(out->end(), run, static_cast<T>(v & mask));
       continue;
     }
     const uint64_t groups = header >> 1;  // bit-packed: groups of 8 values
@@ -273,11 +275,23 @@ Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint
       uint64_t v = 0;
       for (int b = 0; b < bit_width; ++b, ++bit)
         v |= static_cast<uint64_t>((p[bit / 8] >> (bit % 8)) & 1) << b;
-      out->push_back(static_cast<uint32_t>(v));
+      out->push_back(static_cast<T>(v));
     }
     p += groups * static_cast<uint64_t>(bit_width);
   }
   return Status::OK();
+}
+
+}  // namespace
+
+Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
+                       std::vector<uint32_t>* out, const std::string& path, uint64_t offset) {
+  return RleHybrid(p, end, bit_width, count, out, path, offset);
+}
+
+Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
+                       std::vector<uint8_t>* out, const std::string& path, uint64_t offset) {
+  return RleHybrid(p, end, bit_width, count, out, path, offset);
 }
 
 }  // namespace dlio::format_internal::parquet

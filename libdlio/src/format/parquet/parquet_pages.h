@@ -1,5 +1,5 @@
-// Decoding one column chunk's pages (data pages v1 and v2, PLAIN or dictionary-encoded values,
-// definition levels of OPTIONAL columns) into one value slot per row.
+// Decoding one column chunk's pages (data pages v1 and v2, dictionary-encoded values or any value
+// encoding of parquet_values.h, definition levels of OPTIONAL columns) into one value slot per row.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,8 @@
 namespace dlio::format_internal::parquet {
 
 // A column chunk's values, one per row: fixed-width columns at row x width in `data` (a null is
-// zeros); byte_array values between offsets[row] and offsets[row + 1] (a null is empty).
+// zeros; a BOOLEAN is one byte, 0 or 1); byte_array values between offsets[row] and
+// offsets[row + 1] (a null is empty).
 struct DecodedColumn {
   std::vector<uint8_t> data;
   std::vector<uint64_t> offsets;  // byte_array only: rows + 1 entries
@@ -39,5 +40,8 @@ Result<DecodedColumn> DecodeChunk(const ChunkInfo& info, const uint8_t* data, si
 // malformed run.
 Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
                        std::vector<uint32_t>* out, const std::string& path, uint64_t offset);
+// The same for bit widths up to 8 (levels, BOOLEAN values): a byte a value.
+Status DecodeRleHybrid(const uint8_t* p, const uint8_t* end, int bit_width, uint64_t count,
+                       std::vector<uint8_t>* out, const std::string& path, uint64_t offset);
 
 }  // namespace dlio::format_internal::parquet

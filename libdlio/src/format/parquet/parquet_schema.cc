@@ -155,6 +155,9 @@ Result<std::vector<ColumnLayout>> FileLayout(const FileMetaData& m, const std::s
     c.name = e.name;
     c.element = e;
     switch (e.type) {
+      case kBoolean:  // one byte a value, 0 or 1
+        c.width = 1;
+        break;
       case kInt32:
       case kFloat:
         c.width = 4;

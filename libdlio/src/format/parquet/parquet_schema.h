@@ -27,7 +27,7 @@ struct ColumnLayout {
   std::string name;
   std::string dtype;        // the config's dtype ("" for columns of files dlio did not write)
   SchemaElement element;    // its schema element (type, length, repetition, logical type)
-  uint64_t width = 0;       // stored bytes of one value; 0 for byte_array (variable)
+  uint64_t width = 0;       // stored bytes of one value (BOOLEAN: 1); 0 for byte_array
   uint64_t value_size = 0;  // byte_array values our writer stores: bytes each
   bool read = true;
   ValueKind kind = ValueKind::kRaw;  // writers: how values are shaped
