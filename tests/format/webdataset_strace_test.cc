@@ -18,12 +18,18 @@
 namespace dlio::testing {
 namespace {
 
+// tarfile opening the path (reader.tarfile_open path), or the file object open() gives, as
+// WebDataset's gopen and tar_file_iterator do (file_object).
 const char kLoader[] = R"(import sys, tarfile
-for path in sys.argv[1:]:
-    with tarfile.open(path, mode="r|") as stream:
-        for member in stream:
-            if member.isreg():
-                stream.extractfile(member).read()
+for path in sys.argv[2:]:
+    if sys.argv[1] == "path":
+        stream = tarfile.open(path, mode="r|")
+    else:
+        stream = tarfile.open(fileobj=open(path, "rb"), mode="r|*")
+    for member in stream:
+        if member.isreg():
+            stream.extractfile(member).read()
+    stream.close()
 )";
 
 struct Req {
@@ -68,7 +74,8 @@ std::vector<Req> StraceReads(const std::string& log, const std::vector<std::stri
   return out;
 }
 
-std::vector<Req> DlioReads(const std::vector<std::string>& shards, const FileSpec& spec) {
+std::vector<Req> DlioReads(const std::vector<std::string>& shards, const FileSpec& spec,
+                           bool python_file) {
   MemoryTracer tracer;
   auto storage = BoundPosixStorage(&tracer);
   std::vector<Req> out;
@@ -76,6 +83,7 @@ std::vector<Req> DlioReads(const std::vector<std::string>& shards, const FileSpe
     FormatOptions o;
     o.io_model = IoModel::kTarfile;
     o.webdataset.expected_samples = spec.sample_sizes.size();
+    o.webdataset.python_file = python_file;
     auto r = MakeFormatByName("webdataset")->Open(storage.get(), path, o);
     REQUIRE(r.ok());
     const size_t before = tracer.Events().size();
@@ -104,20 +112,23 @@ TEST_CASE("tarfile model: dlio's reads are tarfile r|'s read(2) calls, as strace
     REQUIRE(MakeFormatByName("webdataset")->Write(storage.get(), shards.back(), one, {}).ok());
   }
   WriteTextFile(tmp / "loader.py", kLoader);
-  const std::string log = tmp / "strace.log";
-  const CommandResult run =
-      RunCommand("/usr/bin/strace -qq -e trace=openat,read,close -e signal=none -o " + log +
-                 " /usr/bin/python3 " + tmp / "loader.py " + shards[0] + " " + shards[1] + " 2>&1");
-  INFO(run.output);
-  if (run.exit_code != 0) {
-    std::fprintf(stderr, "skipped: strace could not run python3 (no ptrace?)\n");
-    std::exit(77);
+  for (const std::string mode : {"path", "file_object"}) {
+    const std::string log = tmp / ("strace-" + mode + ".log");
+    const CommandResult run =
+        RunCommand("/usr/bin/strace -qq -e trace=openat,read,close -e signal=none -o " + log +
+                   " /usr/bin/python3 " + tmp / "loader.py " + mode + " " + shards[0] + " " +
+                   shards[1] + " 2>&1");
+    INFO(run.output);
+    if (run.exit_code != 0) {
+      std::fprintf(stderr, "skipped: strace could not run python3 (no ptrace?)\n");
+      std::exit(77);
+    }
+    const std::vector<Req> want = StraceReads(log, shards);
+    const std::vector<Req> got = DlioReads(shards, spec, mode == "file_object");
+    INFO(mode << "\nstrace:\n" << Rows(want) << "dlio:\n" << Rows(got));
+    CHECK(want.size() > 20);
+    CHECK(got == want);
   }
-  const std::vector<Req> want = StraceReads(log, shards);
-  const std::vector<Req> got = DlioReads(shards, spec);
-  INFO("strace:\n" << Rows(want) << "dlio:\n" << Rows(got));
-  CHECK(want.size() > 20);
-  CHECK(got == want);
 }
 
 }  // namespace

@@ -13,10 +13,11 @@ namespace {
 namespace tar = format_internal::tar;
 
 std::unique_ptr<FormatReader> OpenWds(Storage* storage, const std::string& path, IoModel model,
-                                      uint64_t expected = 0) {
+                                      uint64_t expected = 0, bool python_file = true) {
   FormatOptions o;
   o.io_model = model;
   o.webdataset.expected_samples = expected;
+  o.webdataset.python_file = python_file;
   auto r = MakeFormatByName("webdataset")->Open(storage, path, o);
   INFO(r.status().ToString());
   REQUIRE(r.ok());
@@ -64,7 +65,7 @@ TEST_CASE("webdataset's tarfile model reads 10240-byte records front to back",
   const FileSpec spec = WdsSpec({3000, 70000, 12, 40000, 5000});
   REQUIRE(MakeFormatByName("webdataset")->Write(storage.get(), "/s.tar", spec, {}).ok());
   const uint64_t size = *storage->FileSize("/s.tar");
-  auto r = OpenWds(storage.get(), "/s.tar", IoModel::kTarfile, 5);
+  auto r = OpenWds(storage.get(), "/s.tar", IoModel::kTarfile, 5, /*python_file=*/false);
   const size_t before = tracer.Events().size();
   ExpectWds(r.get(), spec, {0, 1, 2, 3, 4});
   const auto reads = PreadsSince(&tracer, before);
@@ -74,6 +75,37 @@ TEST_CASE("webdataset's tarfile model reads 10240-byte records front to back",
     CHECK(reads[k].offset == static_cast<int64_t>(k * tar::kRecord));
     CHECK(reads[k].count == static_cast<int64_t>(tar::kRecord));
   }
+}
+
+TEST_CASE("webdataset's tarfile model through Python's file object splits records as CPython does",
+          "[format][webdataset][io_model]") {
+  MemoryTracer tracer;
+  auto storage = BoundMemoryStorage(&tracer);
+  const FileSpec spec = WdsSpec({3000, 70000, 12, 40000, 5000});
+  REQUIRE(MakeFormatByName("webdataset")->Write(storage.get(), "/s.tar", spec, {}).ok());
+  const uint64_t size = *storage->FileSize("/s.tar");
+  auto r = OpenWds(storage.get(), "/s.tar", IoModel::kTarfile, 5);
+  const size_t before = tracer.Events().size();
+  ExpectWds(r.get(), spec, {0, 1, 2, 3, 4});
+  const auto reads = PreadsSince(&tracer, before);
+  // _StreamProxy's read(512) fills the 4 KiB buffer; each read(10240) then takes what is buffered,
+  // reads whole buffers straight (4096 or 8192) and fills the buffer once for the rest: every
+  // 20480 bytes, requests of 4096, 4096, 8192 and 4096 (hand-computed from bufferedio.c).
+  const std::vector<std::pair<int64_t, int64_t>> want = {
+      {0, 4096},     {4096, 4096},  {8192, 4096},  {12288, 8192},
+      {20480, 4096}, {24576, 4096}, {28672, 4096}, {32768, 8192}};
+  REQUIRE(reads.size() > want.size());
+  for (size_t k = 0; k < want.size(); ++k) {
+    CHECK(reads[k].offset == want[k].first);
+    CHECK(reads[k].count == want[k].second);
+  }
+  // One forward stream: each request where the previous one's bytes ended (the last ones short
+  // at the end of the file, the very last finding it).
+  for (size_t k = 1; k < reads.size(); ++k) {
+    CHECK(reads[k].offset > reads[k - 1].offset);
+    CHECK(reads[k].offset <= reads[k - 1].offset + reads[k - 1].count);
+  }
+  CHECK(static_cast<uint64_t>(reads.back().offset) <= size);
 }
 
 TEST_CASE("webdataset's native reads land large members straight in the sample",

@@ -177,6 +177,7 @@ struct ReaderConfig {
   uint64_t pyio_head_bytes = 0;                    // reader.pyio_head_bytes (io_model pyio)
   uint64_t pyio_read_size = 0;                     // reader.pyio_read_size (0 = the rest at once)
   std::string pyio_call = "read";                  // reader.pyio_call: read, readinto
+  std::string tarfile_open = "file_object";        // reader.tarfile_open: file_object, path
   bool persistent_workers = true;  // reader.persistent_workers: pytorch workers live across epochs
   std::string h5py_reopen = "file";  // reader.h5py_reopen: file, dataset, none (h5py model)
   std::string hdf5_lookup_dataset;   // reader.hdf5_lookup_dataset: "" = none (h5py model)

@@ -167,6 +167,10 @@ struct WebdatasetOptions {
   // Samples each shard holds (dataset.num_samples_per_file; 0 = unknown): trusted, as WebDataset
   // never counts; 0 makes the reader count them at open with one 512-byte read per header.
   uint64_t expected_samples = 0;
+  // reader.tarfile_open file_object (the default): io_model tarfile reads a shard through
+  // Python's buffered file, as WebDataset hands tarfile the file object open(path, "rb") gives;
+  // false (path): tarfile.open(path, "r|") reads the file itself, unbuffered.
+  bool python_file = true;
 };
 
 // synthetic: it has no files, so its virtual files are described here.

@@ -142,6 +142,13 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
   add(Choice("reader.pyio_call", DLIO_FIELD(std::string, reader.pyio_call), {"read", "readinto"},
              "io_model pyio: the call after the head: read (a new bytes object per call) or "
              "readinto (into a buffer the program keeps); their requests differ"));
+  add(Choice("reader.tarfile_open", DLIO_FIELD(std::string, reader.tarfile_open),
+             {"file_object", "path"},
+             "webdataset under io_model tarfile: how the shard reaches tarfile: file_object = "
+             "tarfile's stream mode over the file object open(path, 'rb') gives, as WebDataset "
+             "opens a shard (the 10240-byte records split by Python's 4 KiB buffer into read(2) "
+             "calls of 4096 and 8192 bytes, after a 512-byte first read); path = tarfile's "
+             "stream mode opening the path itself, one unbuffered read(2) per 10240-byte record"));
   add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),
            "what a framework io_model costs the client (docs/io_models.md): none = the "
            "model's exact requests (sizes, offsets, order, opens, concurrency) read into dlio's "

@@ -13,24 +13,40 @@ constexpr uint64_t kMaxExtendedBytes = 1 << 20;
 
 }  // namespace
 
-TarStream::TarStream(File* file, uint64_t file_size, uint64_t read_size, bool direct)
+TarStream::TarStream(File* file, uint64_t file_size, uint64_t read_size, bool direct,
+                     size_t python_buffer)
     : file_(file),
       path_(file->path()),
       file_size_(file_size),
       read_size_(std::max<uint64_t>(read_size, kBlock)),
       buf_(static_cast<size_t>(read_size_)),
-      direct_(direct) {}
+      direct_(direct),
+      python_buffer_(python_buffer) {
+  Restart(0);
+}
 
 void TarStream::Restart(uint64_t offset) {
   buf_offset_ = offset;
   have_ = pos_ = 0;
   ended_ = false;
+  if (python_buffer_ == 0) return;
+  // A new Python file at `offset` (a seek before any read costs no request); _StreamProxy's
+  // first block only when the stream starts at the archive's start.
+  python_ = std::make_unique<pyio::BufferedReader>(file_, python_buffer_);
+  if (offset > 0) (void)python_->Seek(static_cast<int64_t>(offset), 0);
+  proxy_pending_ = offset == 0;
 }
 
 // One request of read_size_ bytes where the previous one ended; 0 at the end of the file.
 Result<size_t> TarStream::Fill() {
   buf_offset_ += have_;
   have_ = pos_ = 0;
+  if (python_) {
+    const size_t n = proxy_pending_ ? static_cast<size_t>(kBlock) : buf_.size();
+    proxy_pending_ = false;
+    DLIO_ASSIGN_OR_RETURN(have_, python_->ReadInto(n, buf_.data()));
+    return have_;
+  }
   const size_t n = large_members_ ? std::min<size_t>(buf_.size(), kFillAfterDirect) : buf_.size();
   DLIO_ASSIGN_OR_RETURN(have_, file_->ReadAt(buf_offset_, n, buf_.data()));
   return have_;

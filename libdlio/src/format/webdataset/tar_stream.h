@@ -5,15 +5,21 @@
 // `read_size` requests, and once the stream has met such a member its fills are at most
 // kFillAfterDirect bytes (the padding, the next headers and small members), so the next large
 // member's bytes are not read into the buffer first: one copy of a large sample's bytes, as a
-// plain pread loop. Not thread-safe (its owner locks).
+// plain pread loop. With `python_buffer` > 0 (WebDataset's tarfile.open(fileobj=open(path, "rb"),
+// mode="r|*")), every request goes through Python's BufferedReader of that many bytes instead,
+// after _StreamProxy's 512-byte read that tarfile then takes as the stream's first block: the
+// same bytes in the same order, split into the read(2) calls CPython makes (docs/io_models.md,
+// "tarfile"). Not thread-safe (its owner locks).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "dlio/storage.h"
 #include "format/webdataset/tar_header.h"
+#include "io_models/pyio/buffered_reader.h"
 
 namespace dlio::format_internal::tar {
 
@@ -30,7 +36,8 @@ inline constexpr uint64_t kFillAfterDirect = 16 << 10;
 
 class TarStream {
  public:
-  TarStream(File* file, uint64_t file_size, uint64_t read_size, bool direct = false);
+  TarStream(File* file, uint64_t file_size, uint64_t read_size, bool direct = false,
+            size_t python_buffer = 0);
 
   // Starts over at `offset` (a member's first header), as a new stream would.
   void Restart(uint64_t offset);
@@ -59,6 +66,9 @@ class TarStream {
   size_t have_ = 0, pos_ = 0;
   bool ended_ = false;
   bool direct_;
+  size_t python_buffer_;
+  std::unique_ptr<pyio::BufferedReader> python_;  // with python_buffer_ > 0
+  bool proxy_pending_ = false;                    // _StreamProxy's block is the next fill
   bool large_members_ = false;  // a member of >= kDirectBytes was met: small fills  // the
                                 // end-of-archive block was read: no request after it
 };

@@ -22,10 +22,12 @@ std::string SampleKeyOf(uint64_t i);
 Status WriteShard(File* file, const FileSpec& spec);
 
 // Opens a shard that is read as one forward stream in requests of `read_size` bytes (`direct`:
-// large member data straight into the sample, tar_stream.h).
+// large member data straight into the sample; `python_buffer` > 0: through Python's buffered file
+// of that size, as WebDataset opens a shard; tar_stream.h).
 // `expected_samples` > 0 is trusted (as WebDataset never counts); 0 counts the samples at open
 // with one 512-byte read per header (what `inspect` and the tests need).
 Result<std::unique_ptr<FormatReader>> OpenShard(std::unique_ptr<File> file, uint64_t read_size,
-                                                uint64_t expected_samples, bool direct);
+                                                uint64_t expected_samples, bool direct,
+                                                size_t python_buffer = 0);
 
 }  // namespace dlio::format_internal::webdataset

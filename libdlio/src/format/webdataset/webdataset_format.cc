@@ -4,6 +4,7 @@
 #include "format/io_util.h"
 #include "format/webdataset/webdataset.h"
 #include "io_models/model_readers.h"
+#include "io_models/pyio/buffered_reader.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -46,18 +47,23 @@ class WebdatasetFormat final : public Format {
  private:
   static Result<std::unique_ptr<FormatReader>> OpenWith(Storage* storage, const std::string& path,
                                                         const FormatOptions& options,
-                                                        uint64_t read_size, bool direct) {
+                                                        uint64_t read_size, bool direct,
+                                                        size_t python_buffer = 0) {
     FileOptions fo;
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
     return webdataset::OpenShard(std::move(file), read_size, options.webdataset.expected_samples,
-                                 direct);
+                                 direct, python_buffer);
   }
-  // tarfile's _Stream: bufsize-byte requests, whatever transfer_size says.
+  // tarfile's _Stream: bufsize-byte requests, whatever transfer_size says; through Python's
+  // buffered file when the shard is opened as WebDataset opens it (reader.tarfile_open).
   static Result<std::unique_ptr<FormatReader>> OpenTarfile(Storage* storage,
                                                            const std::string& path,
                                                            const FormatOptions& options) {
-    return OpenWith(storage, path, options, webdataset::kTarfileBufsize, false);
+    const size_t python_buffer = options.webdataset.python_file
+                                     ? pyio::PythonBufferSize(pyio::HostBlockSize(storage, path))
+                                     : 0;
+    return OpenWith(storage, path, options, webdataset::kTarfileBufsize, false, python_buffer);
   }
   static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
                                                           const FormatOptions& options) {

@@ -24,12 +24,13 @@ constexpr size_t kStashSamples = 8;
 
 class ShardReader final : public FormatReader {
  public:
-  ShardReader(std::unique_ptr<File> file, uint64_t file_size, uint64_t read_size, bool direct)
+  ShardReader(std::unique_ptr<File> file, uint64_t file_size, uint64_t read_size, bool direct,
+              size_t python_buffer)
       : file_(std::move(file)),
         path_(file_->path()),
         file_size_(file_size),
         read_size_(read_size),
-        stream_(file_.get(), file_size, read_size, direct) {}
+        stream_(file_.get(), file_size, read_size, direct, python_buffer) {}
 
   // Counts the samples with 512-byte header reads (no expected count), or trusts `expected`.
   Status Init(uint64_t expected) {
@@ -198,9 +199,11 @@ class ShardReader final : public FormatReader {
 }  // namespace
 
 Result<std::unique_ptr<FormatReader>> OpenShard(std::unique_ptr<File> file, uint64_t read_size,
-                                                uint64_t expected_samples, bool direct) {
+                                                uint64_t expected_samples, bool direct,
+                                                size_t python_buffer) {
   DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
-  auto reader = std::make_unique<ShardReader>(std::move(file), size, read_size, direct);
+  auto reader =
+      std::make_unique<ShardReader>(std::move(file), size, read_size, direct, python_buffer);
   DLIO_RETURN_NOT_OK(reader->Init(expected_samples));
   return std::unique_ptr<FormatReader>(std::move(reader));
 }
