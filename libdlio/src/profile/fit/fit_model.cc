@@ -13,7 +13,9 @@
 
 namespace dlio::fit {
 
-bool StreamsWholeFiles(std::string_view model) { return model == "pandas" || model == "tf.data"; }
+bool StreamsWholeFiles(std::string_view model) {
+  return model == "pandas" || model == "tf.data" || model == "tarfile";
+}
 
 // Opens of data files and samples read (application sample events when the trace has them,
 // else sample reads): about one open per sample is a loader that opens the file for each.
@@ -96,6 +98,19 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
                    "boundaries (",
                    std::llround(share * 100), "% of large reads are ", common,
                    " bytes): PIL's Image.open and load")};
+  }
+  if (format == "webdataset" && most(whole)) {
+    // tarfile's stream: 10240-byte records, split into 4096/8192-byte calls when the shard came
+    // as Python's file object (WebDataset), one call each when tarfile opened the path.
+    const bool file_object = common != 10240;
+    ModelGuess g{"tarfile", FitConfidence::kMedium,
+                 StrCat("each shard is read front to back once per pass (", whole, " of ", n,
+                        " file reads cover all of it), ",
+                        file_object ? "in 4 and 8 KiB requests: tarfile's stream over Python's "
+                                      "file object (WebDataset)"
+                                    : "in 10240-byte records: tarfile.open(path) in stream mode")};
+    g.keys = {{"reader.tarfile_open", file_object ? "file_object" : "path"}};
+    return g;
   }
   if (format == "tfrecord" && view.companions.empty() && common == 262144 && share >= 0.8) {
     return {"tf.data", FitConfidence::kMedium,

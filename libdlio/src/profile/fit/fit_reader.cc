@@ -350,7 +350,7 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
         options.io_model_under_auto ? options.io_model_under_auto(name) : g.model;
     if (available_model("pytorch") && (under_auto.empty() || under_auto == g.model)) {
       g = {"pytorch", FitConfidence::kMedium,
-           StrCat(pids.size(), " reading processes, each like this: ", g.reason)};
+           StrCat(pids.size(), " reading processes, each like this: ", g.reason), g.keys};
       FitPersistentWorkers(view, out);
       NotePipelineUnused(out);
     } else if (available_model(g.model)) {
@@ -364,7 +364,7 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
   if (available) {
     Set(out, "reader.io_model", g.model, g.confidence, g.reason);
     for (const auto& [key, value] : g.keys) {
-      Set(out, key, value, g.confidence, StrCat("the calls of io_model ", g.model, " (above)"));
+      Set(out, key, value, g.confidence, "how the request model reads (reader.io_model, above)");
     }
     if (StreamsWholeFiles(g.model) && view.epochs > 1 &&
         out->Find("reader.reopen_files_each_epoch") == nullptr) {
