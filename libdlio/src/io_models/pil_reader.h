@@ -18,7 +18,7 @@
 #include "dlio/format.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
-#include "io_models/whole_file_check.h"
+#include "io_models/whole_file_reader.h"
 
 namespace dlio::io_models {
 

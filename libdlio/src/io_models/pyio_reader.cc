@@ -8,7 +8,6 @@
 #include "dlio/clock.h"
 #include "dlio/str_cat.h"
 #include "dlio/tracer.h"
-#include "format/io_util.h"
 #include "io_models/pyio/buffered_reader.h"
 
 namespace dlio::io_models {
@@ -88,53 +87,24 @@ class PyioCalls {
   const std::string& format_;
 };
 
-class PyioReader final : public FormatReader {
+class PyioReader final : public WholeFileReader {
  public:
-  PyioReader(std::unique_ptr<File> file, uint64_t size, size_t buffer_size, PyioOptions pyio,
-             bool python_bytes, WholeFileCheck check)
-      : file_(std::move(file)),
-        size_(size),
-        buffer_size_(buffer_size),
-        pyio_(pyio),
-        python_bytes_(python_bytes),
-        check_(std::move(check)) {}
+  PyioReader(OpenedWholeFile f, PyioOptions pyio, bool python_bytes, WholeFileCheck check)
+      : WholeFileReader(std::move(f.file), f.size, f.buffer_size, python_bytes, std::move(check)),
+        pyio_(pyio) {}
 
-  uint64_t num_samples() const override { return 1; }
-  uint64_t sample_size(uint64_t) const override { return size_; }
-
-  Status ReadSample(uint64_t i, SampleBuffer* out) override {
-    if (i != 0) {
-      return Status::OutOfRange(file_->path(), ": sample ", i, " of a file holding 1 (",
-                                check_.format_name, " under io_model pyio: one sample per file)");
-    }
-    pyio::BufferedReader fp(file_.get(), buffer_size_);
-    const PyioCalls calls(&fp, size_, pyio_, python_bytes_, check_.format_name);
-    DLIO_ASSIGN_OR_RETURN(const uint64_t have, calls.Load(out));
-    if (have != size_) {
-      return Status::Corruption(file_->path(), ": ", check_.format_name, " file of ", size_,
-                                " bytes ended at offset ", have,
-                                " while io_model pyio's reads loaded it (did it change?)");
-    }
-    DLIO_RETURN_NOT_OK(out->Resize(static_cast<size_t>(size_)));
-    if (check_.check == nullptr) return Status::OK();
-    return check_.check(file_->path(), out->data(), static_cast<size_t>(size_));
+ protected:
+  const char* model_name() const override { return "pyio"; }
+  std::string DescribeModel() const override {
+    return StrCat(",\"head_bytes\":", pyio_.head_bytes, ",\"read_size\":", pyio_.read_size,
+                  ",\"call\":\"", pyio_.readinto ? "readinto" : "read", "\"");
   }
-
-  std::string DescribeJson() const override {
-    return StrCat("{\"format\":\"", check_.format_name,
-                  "\",\"path\":", format_internal::JsonString(file_->path()),
-                  ",\"io_model\":\"pyio\",\"file_size\":", size_, ",\"buffer_size\":", buffer_size_,
-                  ",\"head_bytes\":", pyio_.head_bytes, ",\"read_size\":", pyio_.read_size,
-                  ",\"call\":\"", pyio_.readinto ? "readinto" : "read", "\"}");
+  Result<uint64_t> Load(pyio::BufferedReader* fp, SampleBuffer* out) const override {
+    return PyioCalls(fp, size(), pyio_, python_bytes(), format_name()).Load(out);
   }
 
  private:
-  std::unique_ptr<File> file_;
-  uint64_t size_;
-  size_t buffer_size_;
   PyioOptions pyio_;
-  bool python_bytes_;
-  WholeFileCheck check_;
 };
 
 // Remembers the read requests of the files of a storage it is bound to after the files were
@@ -157,14 +127,9 @@ class ReadRecorder final : public Tracer {
 Result<std::unique_ptr<FormatReader>> OpenPyioReader(Storage* storage, const std::string& path,
                                                      const FormatOptions& options,
                                                      WholeFileCheck check) {
-  FileOptions fo;
-  fo.direct = options.direct;
-  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-  DLIO_ASSIGN_OR_RETURN(const uint64_t size, file->Size());
-  const size_t buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage, path));
-  return std::unique_ptr<FormatReader>(new PyioReader(std::move(file), size, buffer, options.pyio,
-                                                      options.framework_client_costs,
-                                                      std::move(check)));
+  DLIO_ASSIGN_OR_RETURN(OpenedWholeFile f, OpenWholeFile(storage, path, options));
+  return std::unique_ptr<FormatReader>(
+      new PyioReader(std::move(f), options.pyio, options.framework_client_costs, std::move(check)));
 }
 
 }  // namespace dlio::io_models

@@ -13,6 +13,7 @@ list(APPEND DLIO_SOURCES
   src/io_models/pyio/python_heap.cc
   src/io_models/pandas_read.cc
   src/io_models/pyarrow_read.cc
+  src/io_models/whole_file_reader.cc
   src/io_models/pil_reader.cc
   src/io_models/pyio_reader.cc
   src/io_models/tfrecord_stream_reader.cc
