@@ -3,6 +3,8 @@
 // makes deep recursion, cycles of owners or unbounded memory.
 #include "checkpoint/torch_load.h"
 
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -101,6 +103,11 @@ class Machine {
   Status Reduce();
   Status SetItems(std::vector<int32_t> pairs);
   Status Step(uint8_t op);
+  // Opcodes that push a scalar (strings, integers, booleans, None, GLOBAL); nullopt for others.
+  std::optional<Status> StepScalar(uint8_t op);
+  // Opcodes of the stack and its containers (marks, tuples, memo, dicts, REDUCE, BUILD,
+  // persistent ids); nullopt for others.
+  std::optional<Status> StepStructure(uint8_t op);
 
   const std::string& what_;
   const std::string& p_;
@@ -143,16 +150,55 @@ Status Machine::SetItems(std::vector<int32_t> pairs) {
   return Status::OK();
 }
 
-Status Machine::Step(uint8_t op) {
+std::optional<Status> Machine::StepScalar(uint8_t op) {
   switch (op) {
-    case 0x80:
-      return TakeLe(1).status();  // PROTO
     case 'c': {
       DLIO_ASSIGN_OR_RETURN(const std::string module, Line());
       DLIO_ASSIGN_OR_RETURN(const std::string name, Line());
       Push(Make(Kind::kGlobal, 0, module + " " + name));
       return Status::OK();
     }
+    case 'X':
+    case 0x8c: {
+      DLIO_ASSIGN_OR_RETURN(const uint64_t n, TakeLe(op == 'X' ? 4 : 1));
+      DLIO_ASSIGN_OR_RETURN(std::string s, Take(static_cast<size_t>(n)));
+      Push(Make(Kind::kStr, 0, std::move(s)));
+      return Status::OK();
+    }
+    case 'K':
+    case 'M': {
+      DLIO_ASSIGN_OR_RETURN(const uint64_t v, TakeLe(op == 'K' ? 1 : 2));
+      Push(Make(Kind::kInt, static_cast<int64_t>(v)));
+      return Status::OK();
+    }
+    case 'J': {
+      DLIO_ASSIGN_OR_RETURN(const uint64_t v, TakeLe(4));
+      Push(Make(Kind::kInt, static_cast<int32_t>(static_cast<uint32_t>(v))));
+      return Status::OK();
+    }
+    case 0x8a: {  // LONG1
+      DLIO_ASSIGN_OR_RETURN(const uint64_t n, TakeLe(1));
+      if (n > 8) return Bad(StrCat("an integer of ", n, " bytes"));
+      DLIO_ASSIGN_OR_RETURN(const uint64_t v, TakeLe(static_cast<int>(n)));
+      const bool negative = n > 0 && (v >> (8 * n - 1)) & 1;
+      if (negative || (n == 8 && (v >> 63) != 0)) return Bad("a negative LONG1");
+      Push(Make(Kind::kInt, static_cast<int64_t>(v)));
+      return Status::OK();
+    }
+    case 0x88:
+    case 0x89:
+      Push(Make(Kind::kBool, op == 0x88));
+      return Status::OK();
+    case 'N':
+      Push(Make(Kind::kNone));
+      return Status::OK();
+    default:
+      return std::nullopt;
+  }
+}
+
+std::optional<Status> Machine::StepStructure(uint8_t op) {
+  switch (op) {
     case '(':
       marks_.push_back(stack_.size());
       return Status::OK();
@@ -188,33 +234,6 @@ Status Machine::Step(uint8_t op) {
       stack_.push_back(it->second);
       return Status::OK();
     }
-    case 'X':
-    case 0x8c: {
-      DLIO_ASSIGN_OR_RETURN(const uint64_t n, TakeLe(op == 'X' ? 4 : 1));
-      DLIO_ASSIGN_OR_RETURN(std::string s, Take(static_cast<size_t>(n)));
-      Push(Make(Kind::kStr, 0, std::move(s)));
-      return Status::OK();
-    }
-    case 'K':
-    case 'M': {
-      DLIO_ASSIGN_OR_RETURN(const uint64_t v, TakeLe(op == 'K' ? 1 : 2));
-      Push(Make(Kind::kInt, static_cast<int64_t>(v)));
-      return Status::OK();
-    }
-    case 'J': {
-      DLIO_ASSIGN_OR_RETURN(const uint64_t v, TakeLe(4));
-      Push(Make(Kind::kInt, static_cast<int32_t>(static_cast<uint32_t>(v))));
-      return Status::OK();
-    }
-    case 0x8a: {  // LONG1
-      DLIO_ASSIGN_OR_RETURN(const uint64_t n, TakeLe(1));
-      if (n > 8) return Bad(StrCat("an integer of ", n, " bytes"));
-      DLIO_ASSIGN_OR_RETURN(const uint64_t v, TakeLe(static_cast<int>(n)));
-      const bool negative = n > 0 && (v >> (8 * n - 1)) & 1;
-      if (negative || (n == 8 && (v >> 63) != 0)) return Bad("a negative LONG1");
-      Push(Make(Kind::kInt, static_cast<int64_t>(v)));
-      return Status::OK();
-    }
     case 'Q': {
       DLIO_ASSIGN_OR_RETURN(const int32_t pid, Pop());
       Value v = Make(Kind::kPersId);
@@ -222,13 +241,6 @@ Status Machine::Step(uint8_t op) {
       Push(std::move(v));
       return Status::OK();
     }
-    case 0x88:
-    case 0x89:
-      Push(Make(Kind::kBool, op == 0x88));
-      return Status::OK();
-    case 'N':
-      Push(Make(Kind::kNone));
-      return Status::OK();
     case '}':
       Push(Make(Kind::kDict));
       return Status::OK();
@@ -247,12 +259,19 @@ Status Machine::Step(uint8_t op) {
       d->state = state;
       return Status::OK();
     }
-    case '.':
-      stopped_ = true;
-      return Status::OK();
     default:
-      break;
+      return std::nullopt;
   }
+}
+
+Status Machine::Step(uint8_t op) {
+  if (op == 0x80) return TakeLe(1).status();  // PROTO
+  if (op == '.') {                            // STOP
+    stopped_ = true;
+    return Status::OK();
+  }
+  if (std::optional<Status> s = StepScalar(op)) return *s;
+  if (std::optional<Status> s = StepStructure(op)) return *s;
   const char* hex = "0123456789abcdef";
   return Status::Unimplemented(what_, ": data.pkl offset ", op_at_, ": opcode 0x", hex[op >> 4],
                                hex[op & 15], " is not one torch.save writes for a state dict");

@@ -5,48 +5,12 @@
 
 namespace dlio::config_internal {
 
-void AddDatasetKeys(std::vector<KeySpec>* t) {
-  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
+namespace {
 
-  // dataset
-  add(String("dataset.data_folder", DLIO_FIELD(std::string, dataset.data_folder),
-             "dataset root; train files go to `data_folder/train`, eval files to "
-             "`data_folder/valid` (trailing '/' removed); DLIO's `s3://bucket/prefix` names the "
-             "bucket (not prefixed with storage.storage_root)",
-             kStripSlash | kNonEmpty));
-  add(String("dataset.format", DLIO_FIELD(std::string, dataset.format),
-             "file format, a Format registry name (npz, npy, hdf5, tfrecord, csv, "
-             "indexed_binary, ...); checked at run time against the registered formats",
-             kNonEmpty));
-  add(String("dataset.file_prefix", DLIO_FIELD(std::string, dataset.file_prefix),
-             "file name prefix: `prefix_i_of_n.ext`", kNonEmpty));
-  add(Uint("dataset.num_files_train", DLIO_FIELD(uint64_t, dataset.num_files_train), {0, k4Gi},
-           "number of training files: a run reads the first ones of `data_folder/train` sorted "
-           "by name (more may be there; docs/formats.md)"));
-  add(Uint("dataset.num_files_eval", DLIO_FIELD(uint64_t, dataset.num_files_eval), {0, k4Gi},
-           "number of evaluation files: a run reads the first ones of `data_folder/valid` "
-           "sorted by name"));
-  add(Uint("dataset.num_samples_per_file", DLIO_FIELD(uint64_t, dataset.num_samples_per_file),
-           {1, kTiB}, "samples (records) per file"));
-  add(Uint("dataset.record_length_bytes", DLIO_FIELD(uint64_t, dataset.record_length_bytes),
-           {1, kTiB}, "mean bytes per sample (fractions are rounded)",
-           kSizeUnits | kRoundFraction));
-  add(Alias("dataset.record_length", "dataset.record_length_bytes"));
-  add(Uint("dataset.record_length_bytes_stdev",
-           DLIO_FIELD(uint64_t, dataset.record_length_bytes_stdev), {0, kTiB},
-           "standard deviation of the sample size in bytes (normal, clipped at 1)",
-           kSizeUnits | kRoundFraction));
-  add(Alias("dataset.record_length_stdev", "dataset.record_length_bytes_stdev"));
-  add(Uint("dataset.record_length_bytes_resize",
-           DLIO_FIELD(uint64_t, dataset.record_length_bytes_resize), {0, kTiB},
-           "bytes of a sample after DLIO's resize transform (0 = none); DLIO hands the loader "
-           "a pre-made array of this size, with no I/O effect, so dlio only records it",
-           kSizeUnits | kRoundFraction));
-  add(Alias("dataset.record_length_resize", "dataset.record_length_bytes_resize"));
-  add(Uint("dataset.num_subfolders_train", DLIO_FIELD(uint64_t, dataset.num_subfolders_train),
-           {0, k4Gi}, "spread training files over this many subfolders (0 = none)"));
-  add(Uint("dataset.num_subfolders_eval", DLIO_FIELD(uint64_t, dataset.num_subfolders_eval),
-           {0, k4Gi}, "spread evaluation files over this many subfolders (0 = none)"));
+// What each format, its compression and DLIO's layout keys add (chunking, hdf5, csv, images,
+// tfrecord, parquet), after the dataset's files and sizes.
+void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
   add(Bool("dataset.enable_chunking", DLIO_FIELD(bool, dataset.enable_chunking),
            "write chunked datasets (hdf5)"));
   add(Uint("dataset.chunk_size", DLIO_FIELD(uint64_t, dataset.chunk_size), {0, k4Gi},
@@ -124,6 +88,53 @@ void AddDatasetKeys(std::vector<KeySpec>* t) {
   add(Unused("dataset.daos_pool", "DLIO: DAOS pool of the dataset"));
   add(Unused("dataset.daos_cont", "DLIO: DAOS container of the dataset"));
   add(Unused("dataset.eval_num_samples_per_file", "in DLIO's dlrm.yaml; DLIO ignores it"));
+}
+
+}  // namespace
+
+void AddDatasetKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
+
+  // dataset
+  add(String("dataset.data_folder", DLIO_FIELD(std::string, dataset.data_folder),
+             "dataset root; train files go to `data_folder/train`, eval files to "
+             "`data_folder/valid` (trailing '/' removed); DLIO's `s3://bucket/prefix` names the "
+             "bucket (not prefixed with storage.storage_root)",
+             kStripSlash | kNonEmpty));
+  add(String("dataset.format", DLIO_FIELD(std::string, dataset.format),
+             "file format, a Format registry name (npz, npy, hdf5, tfrecord, csv, "
+             "indexed_binary, ...); checked at run time against the registered formats",
+             kNonEmpty));
+  add(String("dataset.file_prefix", DLIO_FIELD(std::string, dataset.file_prefix),
+             "file name prefix: `prefix_i_of_n.ext`", kNonEmpty));
+  add(Uint("dataset.num_files_train", DLIO_FIELD(uint64_t, dataset.num_files_train), {0, k4Gi},
+           "number of training files: a run reads the first ones of `data_folder/train` sorted "
+           "by name (more may be there; docs/formats.md)"));
+  add(Uint("dataset.num_files_eval", DLIO_FIELD(uint64_t, dataset.num_files_eval), {0, k4Gi},
+           "number of evaluation files: a run reads the first ones of `data_folder/valid` "
+           "sorted by name"));
+  add(Uint("dataset.num_samples_per_file", DLIO_FIELD(uint64_t, dataset.num_samples_per_file),
+           {1, kTiB}, "samples (records) per file"));
+  add(Uint("dataset.record_length_bytes", DLIO_FIELD(uint64_t, dataset.record_length_bytes),
+           {1, kTiB}, "mean bytes per sample (fractions are rounded)",
+           kSizeUnits | kRoundFraction));
+  add(Alias("dataset.record_length", "dataset.record_length_bytes"));
+  add(Uint("dataset.record_length_bytes_stdev",
+           DLIO_FIELD(uint64_t, dataset.record_length_bytes_stdev), {0, kTiB},
+           "standard deviation of the sample size in bytes (normal, clipped at 1)",
+           kSizeUnits | kRoundFraction));
+  add(Alias("dataset.record_length_stdev", "dataset.record_length_bytes_stdev"));
+  add(Uint("dataset.record_length_bytes_resize",
+           DLIO_FIELD(uint64_t, dataset.record_length_bytes_resize), {0, kTiB},
+           "bytes of a sample after DLIO's resize transform (0 = none); DLIO hands the loader "
+           "a pre-made array of this size, with no I/O effect, so dlio only records it",
+           kSizeUnits | kRoundFraction));
+  add(Alias("dataset.record_length_resize", "dataset.record_length_bytes_resize"));
+  add(Uint("dataset.num_subfolders_train", DLIO_FIELD(uint64_t, dataset.num_subfolders_train),
+           {0, k4Gi}, "spread training files over this many subfolders (0 = none)"));
+  add(Uint("dataset.num_subfolders_eval", DLIO_FIELD(uint64_t, dataset.num_subfolders_eval),
+           {0, k4Gi}, "spread evaluation files over this many subfolders (0 = none)"));
+  AddDatasetFormatKeys(t);
 }
 
 }  // namespace dlio::config_internal
