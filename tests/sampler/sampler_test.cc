@@ -154,6 +154,24 @@ TEST_CASE("interleave alternates k files, each read in order, as tf.data's inter
   CHECK(one == PlanOf(*Make(o), files, 1, 0, 2));
 }
 
+TEST_CASE("interleave in blocks: each worker's batches come from its own shards", "[sampler]") {
+  SamplerOptions o;
+  o.interleave = 2;
+  o.interleave_block = 2;
+  // Files of 3, 1, 4 samples, blocks of 2: f0 gives 2, f1 its one and f2 (its successor) the
+  // rest of the block, f0 its last and f2 the next, then f2 alone.
+  CHECK(PlanOf(*Make(o), {3, 1, 4}) ==
+        Plan{{0, 0}, {0, 1}, {1, 0}, {2, 0}, {0, 2}, {2, 1}, {2, 2}, {2, 3}});
+  // Shards of 8, 2 slots, batches of 4: batch k (worker k mod 2) holds one slot's samples only.
+  o.interleave_block = 4;
+  const Plan p = PlanOf(*Make(o), std::vector<uint64_t>(4, 8));
+  REQUIRE(p.size() == 32);
+  std::map<size_t, std::set<uint32_t>> files_of_worker;
+  for (size_t i = 0; i < p.size(); ++i) files_of_worker[(i / 4) % 2].insert(p[i].file);
+  CHECK(files_of_worker[0] == std::set<uint32_t>{0, 2});
+  CHECK(files_of_worker[1] == std::set<uint32_t>{1, 3});
+}
+
 TEST_CASE("read fraction keeps the first ceil(f x n) of a rank's order", "[sampler]") {
   const std::vector<uint64_t> files(6, 10);  // 60 samples
   SamplerOptions o;

@@ -50,9 +50,11 @@ void AdaptSamplerToIoModel(IoModel model, SamplerOptions* options);
 // reader.sharding is none) and a sample shuffle is a window after the reads, so every shard is
 // read front to back by the rank that owns it, as WebDataset's split_by_node and shuffle(N) do;
 // without reader.file_interleave, reader.read_threads shards are streamed at a time, one sample
-// of each in turn (each DataLoader worker streams its own shard: split_by_worker).
+// of each in turn (each reader thread streams its own shard: split_by_worker); under the pytorch
+// worker processes (`loader`), one batch of each in turn, so that batch k, which worker k mod
+// read_threads builds, holds samples of that worker's shards only.
 void AdaptSamplerToFormat(const WorkloadConfig& config, const FormatCapabilities& format,
-                          SamplerOptions* options);
+                          Loader loader, SamplerOptions* options);
 // A run step, taken once per process before the loops are built (the runner's
 // MakeTrainingParts and the C API's loader call it before MakeLoopParts; docs/io_models.md,
 // "glibc's thresholds"): under reader.client_costs framework, raises this process's glibc mmap

@@ -132,6 +132,9 @@ struct FitResult {
   std::vector<std::string> data_files;  // the files read as the dataset, sorted
   // MPI ranks of the traced run (ProfileTrace::ranks); FitYaml names the launch command when > 1.
   int32_t ranks = 1;
+  // The request model the fitted reader.io_model reads with ("tarfile" under pytorch when the
+  // workers read shards as tarfile does); "" when reader.io_model was not inferred.
+  std::string request_model;
   // The entry of `key`, or nullptr.
   const FitEntry* Find(std::string_view key) const;
 };

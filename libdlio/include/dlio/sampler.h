@@ -16,10 +16,11 @@
 //     kNone        every rank gets the whole list (replicated: CANDLE's ranks each read the
 //                  whole file), so ranks read the same samples.
 //  3b. Interleave: when interleave = k > 1, the rank's list is re-ordered as tf.data's
-//     interleave(cycle_length=k, block_length=1) emits it: runs of one file's consecutive samples
-//     are consumed k at a time, one sample from each in turn; an exhausted run's place goes to
-//     the next run. Every file is still read in order, k files at a time (Imagenet's 2 pipeline
-//     threads each streaming its own file).
+//     interleave(cycle_length=k, block_length=interleave_block) emits it: runs of one file's
+//     consecutive samples are consumed k at a time, interleave_block samples (1 by default) from
+//     each in turn; an exhausted run's place, and the rest of its block, go to the next run. Every
+//     file is still read in order, k files at a time (Imagenet's 2 pipeline threads each streaming
+//     its own file).
 //  4. Rank-local reordering:
 //     "shuffle"         when sample_shuffle != off, a full shuffle of the rank's list with a seed
 //                       mixed from (seed, e if seed_change_epoch else 0, r[, random_seed]).
@@ -68,6 +69,7 @@ struct SamplerOptions {
   uint64_t random_seed = 0;       // entropy used by ShuffleMode::kRandom (drawn once per run)
   double fraction = 1.0;          // (0, 1]: share of its list a rank keeps (step 5)
   uint64_t interleave = 0;        // files read at a time, alternating (step 3b); 0 or 1 = off
+  uint64_t interleave_block = 1;  // consecutive samples of a file per turn (step 3b)
   // shuffle_buffer: the window applies after the reads (step 4), so the plan keeps each file's
   // stream order (reader.io_model tf.data; AdaptSamplerToIoModel in dlio/loop.h sets it).
   bool shuffle_after_read = false;

@@ -17,11 +17,12 @@ void AdaptSamplerToIoModel(IoModel model, SamplerOptions* o) {
   o->shuffle_after_read = true;
 }
 
-void AdaptSamplerToFormat(const WorkloadConfig& c, const FormatCapabilities& format,
+void AdaptSamplerToFormat(const WorkloadConfig& c, const FormatCapabilities& format, Loader loader,
                           SamplerOptions* o) {
   if (!format.shard_streams) return;
   if (o->sharding != Sharding::kNone) o->sharding = Sharding::kShard;
   if (c.reader.file_interleave == 0) o->interleave = c.reader.read_threads;
+  if (loader == Loader::kPytorchWorkers) o->interleave_block = c.reader.batch_size;
   o->window_shuffle = true;
   o->shuffle_after_read = true;
 }

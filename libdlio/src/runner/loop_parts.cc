@@ -28,7 +28,8 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
 
   DLIO_ASSIGN_OR_RETURN(SamplerOptions so, SamplerOptionsFor(c, env.random_seed));
   AdaptSamplerToIoModel(RequestModelFor(c, *env.format), &so);
-  AdaptSamplerToFormat(c, env.format->capabilities(), &so);
+  AdaptSamplerToFormat(c, env.format->capabilities(),
+                       LoaderFor(c, env.storage->capabilities().needs_mpi), &so);
   DLIO_ASSIGN_OR_RETURN(loop.sampler, Build<Sampler>(env.registries->samplers, so.name, so));
 
   PipelineOptions po;

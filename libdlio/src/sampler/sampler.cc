@@ -29,9 +29,10 @@ std::string Lower(const std::string& s) {
 
 enum class Kind { kSequential, kShuffle, kShuffleBuffer };
 
-// tf.data's interleave(cycle_length = k, block_length = 1) over the runs of consecutive samples of
-// one file in `list`.
-void Interleave(std::vector<SampleRef>* list, uint64_t k) {
+// tf.data's interleave(cycle_length = k, block_length = block) over the runs of consecutive
+// samples of one file in `list`; a run that ends inside a block hands the rest of the block to
+// the next run, which takes its place (a DataLoader worker's batch spans its two shards).
+void Interleave(std::vector<SampleRef>* list, uint64_t k, uint64_t block) {
   struct Run {
     size_t next, end;
   };
@@ -50,16 +51,19 @@ void Interleave(std::vector<SampleRef>* list, uint64_t k) {
   while (cycle.size() < k && pending < runs.size()) cycle.push_back(runs[pending++]);
   while (!cycle.empty()) {
     for (size_t slot = 0; slot < cycle.size();) {
-      Run& r = cycle[slot];
-      out.push_back((*list)[r.next++]);
-      if (r.next < r.end) {
-        ++slot;
-      } else if (pending < runs.size()) {
-        r = runs[pending++];  // the next file takes the exhausted one's place
-        ++slot;
-      } else {
-        cycle.erase(cycle.begin() + static_cast<std::ptrdiff_t>(slot));
+      bool erased = false;
+      for (uint64_t b = 0; b < std::max<uint64_t>(block, 1) && !erased; ++b) {
+        Run& r = cycle[slot];
+        out.push_back((*list)[r.next++]);
+        if (r.next < r.end) continue;
+        if (pending < runs.size()) {
+          r = runs[pending++];  // the next file takes the exhausted one's place
+        } else {
+          cycle.erase(cycle.begin() + static_cast<std::ptrdiff_t>(slot));
+          erased = true;
+        }
       }
+      if (!erased) ++slot;
     }
   }
   list->swap(out);
@@ -155,7 +159,7 @@ class ShardedSampler final : public Sampler {
     }
 
     // 3b. Interleave.
-    if (options_.interleave > 1) Interleave(out, options_.interleave);
+    if (options_.interleave > 1) Interleave(out, options_.interleave, options_.interleave_block);
 
     // 4. Rank-local reordering.
     if (kind_ != Kind::kSequential) {

@@ -227,7 +227,7 @@ void FitClientCosts(const View& view, FitResult* out) {
   }
   // A whole-file stream (tf.data's, pandas') fills a buffer of its own per file, in the program
   // and in dlio alike: its faults tell the buffer's lifetime, not an allocation per sample.
-  if (model != nullptr && model->inferred && StreamsWholeFiles(model->value)) {
+  if (StreamsWholeFiles(out->request_model)) {
     return FitFromGaps(view, "", out);
   }
   const FreshPages fresh = MeasureFreshPages(view);

@@ -321,6 +321,7 @@ Result<FitResult> FitRanks(const ProfileTrace& trace, const FitOptions& options,
     }
   }
   MergeReader(ranks, *ref, &out);
+  out.request_model = ref->out.request_model;
   MergeCheckpoint(ranks, *ref, world, &out);
   std::map<int32_t, int32_t> rank_of;
   for (const auto& [rank, pids] : groups.pids) {

@@ -6,6 +6,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <numeric>
 #include <set>
 #include <string>
 #include <string_view>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "dlio/str_cat.h"
+#include "profile/analysis/analysis_internal.h"
 #include "profile/fit/fit_internal.h"
 
 namespace dlio::fit {
@@ -305,6 +307,81 @@ void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
                   ahead ? "; several readers may read ahead of compute" : ""));
 }
 
+// The gap above which a worker's stream paused: PauseThreshold's jump, else the split of the gaps'
+// logarithms that best separates two classes (Otsu's), when the upper class's mean is at least 8x
+// the lower's and its smallest gap at least kMinPauseUs (a stream's gaps run from microseconds to
+// pauses of milliseconds with no single jump between them); 0 when none stands out.
+int64_t StreamPause(std::vector<int64_t> gaps) {
+  if (const int64_t jump = PauseThreshold(gaps); jump > 0) return jump;
+  std::sort(gaps.begin(), gaps.end());
+  std::vector<double> logs;
+  for (const int64_t g : gaps)
+    logs.push_back(std::log2(static_cast<double>(std::max<int64_t>(g, 1))));
+  const double total = std::accumulate(logs.begin(), logs.end(), 0.0);
+  double below = 0, best = 0;
+  int64_t pause = 0;
+  for (size_t i = 0; i + 1 < logs.size(); ++i) {
+    below += logs[i];
+    const double n0 = static_cast<double>(i + 1), n1 = static_cast<double>(logs.size() - i - 1);
+    const double m0 = below / n0, m1 = (total - below) / n1;
+    const double between = n0 * n1 * (m1 - m0) * (m1 - m0);
+    if (between > best && m1 - m0 >= 3 && gaps[i + 1] >= kMinPauseUs) {
+      best = between;
+      pause = (gaps[i] + gaps[i + 1]) / 2;
+    }
+  }
+  return pause;
+}
+
+// The batch of a loader that streams whole shards (WebDataset over tarfile): one read of a file
+// stands for all of its samples, so the batch is no count of reads. A DataLoader worker streams a
+// batch's samples, then waits for the next task until the training loop takes a batch: the batch
+// is the bytes a worker streams between two pauses (PauseThreshold of its gaps; each process's
+// first burst, its prefetched batches, and its last left out) over a sample's stored bytes.
+bool FitStreamBatch(const ProfileTrace& t, const View& view, const ModelGuess& model,
+                    FitResult* out) {
+  const FitEntry* record = out->Find("dataset.record_length_bytes");
+  if (model.model != "tarfile" || record == nullptr || !record->inferred) return false;
+  const int64_t sample_bytes = EntryInt(record, 0);
+  struct Read {
+    int64_t start_us, end_us, bytes;
+  };
+  std::map<int32_t, std::vector<Read>> by_pid;
+  for (size_t i : view.data_events) {
+    const int64_t bytes = t.kind[i] == OpKind::kRead ? profile::TransferredBytes(t, i) : 0;
+    if (bytes > 0) by_pid[t.pid[i]].push_back({t.start_us[i], t.start_us[i] + t.dur_us[i], bytes});
+  }
+  std::vector<int64_t> gaps;
+  for (const auto& [pid, reads] : by_pid) {
+    for (size_t i = 1; i < reads.size(); ++i)
+      gaps.push_back(reads[i].start_us - reads[i - 1].end_us);
+  }
+  const int64_t pause = StreamPause(gaps);
+  if (sample_bytes <= 0 || pause == 0) return false;
+  std::vector<int64_t> bursts;  // bytes a process streamed between two pauses
+  for (const auto& [pid, reads] : by_pid) {
+    int64_t bytes = 0;
+    bool first = true;
+    for (size_t i = 0; i < reads.size(); ++i) {
+      if (i > 0 && reads[i].start_us - reads[i - 1].end_us > pause) {
+        if (!first) bursts.push_back(bytes);
+        first = false;
+        bytes = 0;
+      }
+      bytes += reads[i].bytes;
+    }
+  }
+  if (bursts.size() < 3) return false;
+  const int64_t median = Median(bursts);
+  const int64_t b = std::max<int64_t>(std::llround(static_cast<double>(median) / sample_bytes), 1);
+  SetBatch(view, out, b, FitConfidence::kLow,
+           StrCat("a worker streams a median ", HumanBytes(static_cast<double>(median)),
+                  " between two pauses (", bursts.size(), " bursts, pauses over ", pause, " us), ",
+                  b, " samples of ", HumanBytes(static_cast<double>(sample_bytes)),
+                  " stored: whole-shard streams, the batch from the bytes"));
+  return true;
+}
+
 // reader.persistent_workers from whether a reading process reads in more than one pass.
 void FitPersistentWorkers(const View& view, FitResult* out) {
   if (view.epochs < 2) return;
@@ -334,6 +411,7 @@ void NotePipelineUnused(FitResult* out) {
 
 void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& options, ModelGuess g,
                 FitResult* out) {
+  const std::string request_model = g.model;
   const std::string name = FittedFormat(*out);
   auto available_model = [&](const std::string& model) {
     return model == "native" || !options.io_model_available ||
@@ -362,6 +440,7 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
   }
   const bool available = available_model(g.model);
   if (available) {
+    out->request_model = g.model == "pytorch" ? request_model : g.model;
     Set(out, "reader.io_model", g.model, g.confidence, g.reason);
     for (const auto& [key, value] : g.keys) {
       Set(out, key, value, g.confidence, "how the request model reads (reader.io_model, above)");
@@ -402,7 +481,7 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
                FitResult* out) {
   const ModelGuess model = GuessIoModel(trace, view, FittedFormat(*out), options);
   FitThreads(view, out);
-  FitBatch(view, model, out);
+  if (!FitStreamBatch(trace, view, model, out)) FitBatch(view, model, out);
   FitShuffle(trace, view, out);
   FitIoModel(trace, view, options, model, out);
   FitClientCosts(view, out);
@@ -426,10 +505,8 @@ int64_t SamplesReadPerPass(const View& view, const FitResult& out) {
   if (view.items > 0) return view.items / passes;
   int64_t reads = 0;
   for (const Access& a : view.accesses) reads += IsTrain(view, a);
-  const FitEntry* model = out.Find("reader.io_model");
   const FitEntry* samples = out.Find("dataset.num_samples_per_file");
-  if (model != nullptr && model->inferred && StreamsWholeFiles(model->value) &&
-      samples != nullptr && samples->inferred) {
+  if (StreamsWholeFiles(out.request_model) && samples != nullptr && samples->inferred) {
     reads = SaturatingMul(reads, EntryInt(samples, 1));
   }
   return reads / passes;
