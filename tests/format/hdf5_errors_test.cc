@@ -330,5 +330,77 @@ TEST_CASE("hdf5 refuses headers libhdf5 accepts and then crashes on", "[format][
   }
 }
 
+TEST_CASE("hdf5 cuts a link name that runs past its local heap", "[format][hdf5][heap]") {
+  // libhdf5 1.10.8 copies a name out of the root group's local heap up to its NUL, past the heap
+  // when the name has none (a heap over-read the fuzz stage found). original.h5's heap: 88 bytes,
+  // "" at 0, "records" at 8, "labels" at 16, a free block from 24. Without its free list, "labels"
+  // runs to the end of the heap unterminated; the driver ends the heap with a NUL, so the name is
+  // the 71 bytes inside it.
+  TempDir tmp;
+  const std::string path = tmp / "heap.h5";
+  std::filesystem::copy_file(std::string(DLIO_SOURCE_DIR) + "/tests/format/data/hdf5/original.h5",
+                             path);
+  const std::string bytes = ReadTextFile(path);
+  const size_t heap = bytes.find("HEAP");
+  REQUIRE(heap != std::string::npos);
+  REQUIRE(bytes.substr(heap + 8, 8) == Le64(88));
+  const uint64_t segment =
+      format_internal::Le64(reinterpret_cast<const uint8_t*>(bytes.data()) + heap + 24);
+  REQUIRE(bytes.substr(segment + 16, 7) == std::string("labels\0", 7));
+  PatchBytes(path, static_cast<long>(heap + 16), Le64(1));  // no free list
+  PatchBytes(path, static_cast<long>(segment + 16), std::string(72, 'L'));
+
+  auto storage = BoundPosixStorage();
+  auto r = Hdf5()->Open(storage.get(), path, {});
+  INFO(r.status().ToString());
+  REQUIRE(r.ok());
+  SampleBuffer buf;
+  CHECK((*r)->ReadSample(3, &buf).ok());
+  const std::string json = (*r)->DescribeJson();
+  INFO(json);
+  CHECK(Has(json, "{\"name\":\"/records\""));
+  CHECK(Has(json, "{\"name\":\"/" + std::string(71, 'L') + "\""));
+  CHECK_FALSE(Has(json, std::string(72, 'L')));
+}
+
+TEST_CASE("hdf5 refuses a local heap that claims more than the file", "[format][hdf5][heap]") {
+  // libhdf5 1.10.8 allocates the size a heap's header claims before it reads it (terabytes
+  // from one flipped byte, fatal under AddressSanitizer).
+  TempDir tmp;
+  const std::string path = tmp / "heap.h5";
+  std::filesystem::copy_file(std::string(DLIO_SOURCE_DIR) + "/tests/format/data/hdf5/original.h5",
+                             path);
+  const size_t heap = ReadTextFile(path).find("HEAP");
+  REQUIRE(heap != std::string::npos);
+  PatchBytes(path, static_cast<long>(heap + 8), Le64(uint64_t{1} << 45));
+  auto storage = BoundPosixStorage();
+  auto r = Hdf5()->Open(storage.get(), path, {});
+  REQUIRE(r.status().code() == StatusCode::kCorruption);
+  INFO(r.status().message());
+  CHECK(Has(r.status().message(), path + ": the root group cannot be listed: "));
+  CHECK(Has(r.status().message(), StrCat(path, ": the local heap at file offset ", heap,
+                                         " claims 35184372088832 bytes at "
+                                         "file offset 712, past the allocated end of the file (")));
+}
+
+TEST_CASE("hdf5 refuses a group whose symbol table points past the file", "[format][hdf5][heap]") {
+  // The root group's symbol table message (object header at 96): B-tree at 136, name heap at
+  // 680. libhdf5 1.10.8 protects a heap at an undefined address by copying from a null pointer.
+  TempDir tmp;
+  const std::string path = tmp / "stab.h5";
+  std::filesystem::copy_file(std::string(DLIO_SOURCE_DIR) + "/tests/format/data/hdf5/original.h5",
+                             path);
+  const std::string message("\x11\x00\x10\x00\x00\x00\x00\x00", 8);
+  Replace(path, message + Le64(136) + Le64(680), message + Le64(136) + Le64(~uint64_t{0}));
+  auto storage = BoundPosixStorage();
+  auto r = Hdf5()->Open(storage.get(), path, {});
+  REQUIRE(r.status().code() == StatusCode::kCorruption);
+  INFO(r.status().message());
+  CHECK(Has(r.status().message(),
+            path + ": the object header at file offset 96 gives its group's B-tree at file "
+                   "offset 136 and name heap at 18446744073709551615, past the allocated end of "
+                   "the file ("));
+}
+
 }  // namespace
 }  // namespace dlio::testing

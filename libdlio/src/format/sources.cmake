@@ -55,6 +55,7 @@ if(DLIO_WITH_HDF5)
     src/format/hdf5/hdf5_describe.cc
     src/format/hdf5/hdf5_open.cc
     src/format/hdf5/hdf5_chunk_guard.cc
+    src/format/hdf5/hdf5_metadata_guard.cc
     src/format/hdf5/hdf5_reader.cc
     src/format/hdf5/hdf5_format.cc
   )

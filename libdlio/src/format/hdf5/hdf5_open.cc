@@ -61,7 +61,8 @@ Status FindSampleDataset(Hdf5Call& call, hid_t file, ReaderInfo* info) {
     }
   }
   std::string seen;
-  for (const std::string& name : ListDatasets(call, file, path).names) {
+  const DatasetList all = ListDatasets(call, file, path);
+  for (const std::string& name : all.names) {
     DLIO_ASSIGN_OR_RETURN(Hid d, OpenDatasetIfAny(call, file, path, name));
     const Extent e = d.valid() ? DatasetExtent(d.get()) : Extent{};
     if (e.rank >= 2) {
@@ -73,6 +74,8 @@ Status FindSampleDataset(Hdf5Call& call, hid_t file, ReaderInfo* info) {
       seen += StrCat(name, " (rank ", e.rank, ")");
     }
   }
+  // A group that could not be listed is why nothing was found, not an absence.
+  if (seen.empty() && !all.problems.empty()) return Status::Corruption(all.problems.front());
   return Status::NotFound(path +
                           ": no sample dataset (looked for /records, /x, /data or any "
                           "dataset of rank >= 2; found " +

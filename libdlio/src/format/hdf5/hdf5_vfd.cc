@@ -5,6 +5,8 @@
 #include <string>
 #include <type_traits>
 
+#include "format/hdf5/hdf5_metadata_guard.h"
+
 namespace dlio::format_internal {
 namespace {
 
@@ -22,6 +24,7 @@ struct DlioFile {
   File* file;  // owned; deleted by Close
   haddr_t eoa;
   haddr_t eof;
+  hdf5::MetadataGuard* metadata_guard;  // owned; read-only files only (hdf5_metadata_guard.h)
 };
 static_assert(std::is_standard_layout_v<DlioFile>);
 
@@ -110,6 +113,8 @@ H5FD_t* Open(const char* name, unsigned flags, hid_t fapl_id, haddr_t /*maxaddr*
   d->file = opened->release();
   d->eoa = 0;
   d->eof = *size;
+  // Only what a read returns is changed: a writable file could write the byte back.
+  d->metadata_guard = mode == OpenMode::kRead ? new hdf5::MetadataGuard : nullptr;
   return &d->pub;
 }
 
@@ -119,6 +124,7 @@ herr_t Close(H5FD_t* f) {
   DlioFile* d = Cast(f);
   const Status st = d->file->Close();
   delete d->file;
+  delete d->metadata_guard;
   delete d;
   if (!st.ok()) RecordStorageError(st);
   return 0;
@@ -150,7 +156,15 @@ herr_t SetEoa(H5FD_t* f, H5FD_mem_t /*type*/, haddr_t addr) {
 }
 haddr_t GetEof(const H5FD_t* f, H5FD_mem_t /*type*/) { return Cast(f)->eof; }
 
-herr_t Read(H5FD_t* f, H5FD_mem_t /*type*/, hid_t /*dxpl*/, haddr_t addr, size_t size, void* buf) {
+hdf5::MetadataGuard::Kind GuardKind(H5FD_mem_t type) {
+  using Kind = hdf5::MetadataGuard::Kind;
+  return type == H5FD_MEM_SUPER   ? Kind::kSuperblock
+         : type == H5FD_MEM_OHDR  ? Kind::kObjectHeader
+         : type == H5FD_MEM_LHEAP ? Kind::kLocalHeap
+                                  : Kind::kOther;
+}
+
+herr_t Read(H5FD_t* f, H5FD_mem_t type, hid_t /*dxpl*/, haddr_t addr, size_t size, void* buf) {
   DlioFile* d = Cast(f);
   if (addr == HADDR_UNDEF || addr > kMaxAddr || size > kMaxAddr - addr || addr + size > d->eoa) {
     return Fail("dlio_read", H5E_OVERFLOW,
@@ -162,6 +176,11 @@ herr_t Read(H5FD_t* f, H5FD_mem_t /*type*/, hid_t /*dxpl*/, haddr_t addr, size_t
   if (!got.ok()) return Fail("dlio_read", H5E_READERROR, got.status());
   // Past the end of the file but inside the allocated space reads as zeros (as sec2 does).
   if (*got < size) std::memset(static_cast<uint8_t*>(buf) + *got, 0, size - *got);
+  if (d->metadata_guard != nullptr) {
+    const Status st = d->metadata_guard->OnRead(GuardKind(type), addr, static_cast<uint8_t*>(buf),
+                                                size, d->eoa, d->file->path());
+    if (!st.ok()) return Fail("dlio_read", H5E_BADVALUE, st);
+  }
   return 0;
 }
 
