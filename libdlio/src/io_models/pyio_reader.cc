@@ -9,6 +9,7 @@
 #include "dlio/str_cat.h"
 #include "dlio/tracer.h"
 #include "io_models/pyio/buffered_reader.h"
+#include "io_models/pyio/request_storage.h"
 
 namespace dlio::io_models {
 namespace {
@@ -107,8 +108,8 @@ class PyioReader final : public WholeFileReader {
   PyioOptions pyio_;
 };
 
-// Remembers the read requests of the files of a storage it is bound to after the files were
-// written: the only calls with an offset and a count.
+// Remembers the read requests of the files of the storage it is bound to: the only calls with an
+// offset and a count.
 class ReadRecorder final : public Tracer {
  public:
   bool enabled() const override { return true; }
@@ -139,17 +140,9 @@ namespace dlio {
 Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(uint64_t file_size,
                                                                     size_t buffer_size,
                                                                     const PyioOptions& pyio) {
-  // A file of file_size zero bytes in memory, read with the calls under a recorder.
-  auto storage = NewMemoryStorage();
+  // A file with a size and no bytes, read with the calls under a recorder.
+  auto storage = pyio::NewSizedFileStorage(file_size);
   const std::string path = "/pyio";
-  {
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
-    if (file_size > 0) {
-      const uint8_t zero = 0;
-      DLIO_RETURN_NOT_OK(file->WriteAt(file_size - 1, &zero, 1));
-    }
-    DLIO_RETURN_NOT_OK(file->Close());
-  }
   io_models::ReadRecorder recorder;
   storage->Bind(SystemClock(), &recorder);
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
