@@ -155,6 +155,7 @@ int RunFit(const FitCommandOptions& options) {
   fit.io_model_available = [&](const std::string& format, const std::string& model) {
     return ModelAvailable(registries, format, model);
   };
+  fit.format_declares = fit.io_model_available;  // a build's formats implement what they declare
   fit.io_model_under_auto = [&](const std::string& format) {
     return ModelUnderAuto(registries, format);
   };

@@ -1,10 +1,13 @@
 // Helpers of the FitTrace tests: the value fitted for a key, and a fit that must succeed.
 #pragma once
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "dlio/config_enums.h"
 #include "dlio/format.h"
 #include "dlio/profile_fit.h"
 #include "dlio/registries.h"
@@ -18,14 +21,35 @@ inline std::string Value(const FitResult& r, const std::string& key) {
   return e->inferred ? e->value : "(not inferred: " + e->reason + ")";
 }
 
-// FitTrace, the data files' suffixes named by the built-in formats' hints unless `options` say
-// otherwise (as `dlio-run fit`).
+// Whether built-in `format` declares request model `model` (native, auto and pytorch: every
+// format), as `dlio-run fit` asks the format registry.
+inline bool DeclaresModel(const Registries& registries, const std::string& format,
+                          const std::string& model) {
+  const auto wanted = EnumFromName<IoModel>(model);
+  auto made = registries.formats.Get(format);
+  if (!wanted || !made.ok()) return false;
+  if (*wanted == IoModel::kNative || *wanted == IoModel::kAuto || *wanted == IoModel::kPytorch) {
+    return true;
+  }
+  auto f = (*made)();
+  if (!f.ok()) return false;
+  const std::vector<IoModel>& models = (*f)->capabilities().io_models;
+  return std::find(models.begin(), models.end(), *wanted) != models.end();
+}
+
+// FitTrace, the data files' suffixes named and the models declared by the built-in formats unless
+// `options` say otherwise (as `dlio-run fit`).
 inline FitResult Fit(const ProfileTrace& t, FitOptions options = {}) {
   Registries registries;
   REQUIRE(RegisterBuiltinFormats(&registries).ok());
   if (!options.format_of_suffix) {
     options.format_of_suffix = [&registries](const std::string& suffix) {
       return FormatOfSuffix(registries.formats, suffix);
+    };
+  }
+  if (!options.format_declares) {
+    options.format_declares = [&registries](const std::string& format, const std::string& model) {
+      return DeclaresModel(registries, format, model);
     };
   }
   auto r = FitTrace(t, options);

@@ -173,14 +173,14 @@ struct ReaderConfig {
   uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
   IoModel io_model = IoModel::kAuto;               // reader.io_model: whose requests readers issue
-  std::string pyarrow_read = "fork";               // reader.pyarrow_read: fork, columns, pre_buffer
+  PyarrowRead pyarrow_read = PyarrowRead::kFork;   // reader.pyarrow_read: fork, columns, pre_buffer
   uint64_t pyio_head_bytes = 0;                    // reader.pyio_head_bytes (io_model pyio)
   uint64_t pyio_read_size = 0;                     // reader.pyio_read_size (0 = the rest at once)
-  std::string pyio_call = "read";                  // reader.pyio_call: read, readinto
-  std::string tarfile_open = "file_object";        // reader.tarfile_open: file_object, path
+  PyioCall pyio_call = PyioCall::kRead;            // reader.pyio_call: read, readinto
+  TarfileOpen tarfile_open = TarfileOpen::kFileObject;  // reader.tarfile_open: file_object, path
   bool persistent_workers = true;  // reader.persistent_workers: pytorch workers live across epochs
-  std::string h5py_reopen = "file";  // reader.h5py_reopen: file, dataset, none (h5py model)
-  std::string hdf5_lookup_dataset;   // reader.hdf5_lookup_dataset: "" = none (h5py model)
+  H5pyReopen h5py_reopen = H5pyReopen::kFile;  // reader.h5py_reopen: file, dataset, none
+  std::string hdf5_lookup_dataset;             // reader.hdf5_lookup_dataset: "" = none (h5py model)
   // reader.client_costs: none (a framework model's requests into dlio's reused buffers) or
   // framework (also the framework's client work: fresh arrays, copies, CRC, collate).
   ClientCosts client_costs = ClientCosts::kNone;

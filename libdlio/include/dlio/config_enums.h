@@ -55,6 +55,22 @@ enum class SampleLayout { kFirstAxis, kLastAxis };
 // - kPytorch: kAuto's request model, read by the pytorch loader (DataLoader worker processes;
 //   Loader::kPytorchWorkers).
 // ResolveIoModel (dlio/format.h) turns a value into the request model a format reads with.
+// reader.pyarrow_read: how the pyarrow request model reads a row group's selected chunks: as the
+// MLPerf fork's file reader (one buffered Python read of their span), or as pyarrow's
+// read_row_group (one read per chunk; with pre_buffer, coalesced). io_models/pyarrow_read.h.
+enum class PyarrowRead { kFork, kColumns, kPreBuffer };
+// reader.h5py_reopen: what the h5py I/O model opens again for every sample (docs/io_models.md).
+enum class H5pyReopen {
+  kFile,     // h5py.File and f['records'] per sample, closed after it (DLIO's on_demand reader)
+  kDataset,  // the file stays open; f['records'] is looked up again per sample
+  kNone,     // the file and its datasets stay open (a loop over `records = f['records']`)
+};
+// reader.pyio_call: the call io_model pyio reads a file with after its head: read (a new bytes
+// object per call) or readinto (into a buffer the program keeps).
+enum class PyioCall { kRead, kReadinto };
+// reader.tarfile_open: how io_model tarfile's program hands a shard to tarfile: the file object
+// open(path, "rb") gives (WebDataset) or the path (tarfile opens it unbuffered).
+enum class TarfileOpen { kFileObject, kPath };
 enum class IoModel {
   kAuto,
   kNative,
@@ -129,6 +145,22 @@ struct EnumNames<IoModel> {
   static constexpr std::array<std::string_view, 12> kNames{"auto",    "native",  "numpy", "h5py",
                                                            "tf.data", "pytorch", "mmap",  "pandas",
                                                            "tarfile", "pyarrow", "pil",   "pyio"};
+};
+template <>
+struct EnumNames<PyarrowRead> {
+  static constexpr std::array<std::string_view, 3> kNames{"fork", "columns", "pre_buffer"};
+};
+template <>
+struct EnumNames<H5pyReopen> {
+  static constexpr std::array<std::string_view, 3> kNames{"file", "dataset", "none"};
+};
+template <>
+struct EnumNames<PyioCall> {
+  static constexpr std::array<std::string_view, 2> kNames{"read", "readinto"};
+};
+template <>
+struct EnumNames<TarfileOpen> {
+  static constexpr std::array<std::string_view, 2> kNames{"file_object", "path"};
 };
 template <>
 struct EnumNames<Loader> {

@@ -58,13 +58,6 @@ struct FileSpec {
 // The default of FormatOptions::max_decoded_bytes (reader.max_decoded_bytes): 1 GiB.
 inline constexpr uint64_t kDefaultMaxDecodedBytes = uint64_t{1} << 30;
 
-// reader.h5py_reopen: what the h5py I/O model opens again for every sample (docs/io_models.md).
-enum class H5pyReopen {
-  kFile,     // h5py.File and f['records'] per sample, closed after it (DLIO's on_demand reader)
-  kDataset,  // the file stays open; f['records'] is looked up again per sample
-  kNone,     // the file and its datasets stay open (a loop over `records = f['records']`)
-};
-
 // hdf5's knobs (dataset.enable_chunking, chunk_size, chunk_samples, hdf5_shuffle, metadata_file;
 // reader.h5py_reopen, hdf5_lookup_dataset).
 struct Hdf5Options {
@@ -150,11 +143,6 @@ struct ParquetColumnOptions {
 };
 
 // parquet knobs (dataset.parquet.*; the codec is dataset.compression).
-// reader.pyarrow_read: how the pyarrow request model reads a row group's selected chunks: as the
-// MLPerf fork's file reader (one buffered Python read of their span), or as pyarrow's
-// read_row_group (one read per chunk; with pre_buffer, coalesced). io_models/pyarrow_read.h.
-enum class PyarrowRead { kFork, kColumns, kPreBuffer };
-
 struct ParquetOptions {
   uint64_t row_group_size = 1024;  // rows per row group (dataset.parquet.row_group_size)
   PyarrowRead pyarrow_read = PyarrowRead::kFork;  // reader.pyarrow_read (io_model pyarrow only)

@@ -104,6 +104,11 @@ struct FitOptions {
   FileRangeRead read_file;
   // Which I/O models are available; empty: all of them.
   IoModelCheck io_model_available;
+  // Whether `format` declares `model` among its request models (the format registry's
+  // FormatCapabilities::io_models): fit holds a trace against a model's request signature only
+  // for such a format, and then writes it commented out when io_model_available says this build
+  // lacks it; empty: every format declares every model.
+  IoModelCheck format_declares;
   // The request model `auto` (and `pytorch`, the DataLoader's worker processes) reads `format`
   // with ("numpy", "native", ...); empty: the model fit saw is taken to be it.
   std::function<std::string(const std::string& format)> io_model_under_auto;

@@ -123,12 +123,11 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
            "through Python's buffered file in the calls reader.pyio_* give; pytorch = auto's "
            "requests, read "
            "by DataLoader worker processes; a model the format does not implement is refused"));
-  add(Choice("reader.pyarrow_read", DLIO_FIELD(std::string, reader.pyarrow_read),
-             {"fork", "columns", "pre_buffer"},
-             "io_model pyarrow: how a row group is read after pyarrow's footer reads: fork = "
-             "one Python buffered read of the selected chunks' span (the MLPerf fork's file "
-             "reader); columns = one read per selected chunk (ParquetFile.read_row_group); "
-             "pre_buffer = those chunks coalesced (holes <= 8 KiB, ranges <= 32 MiB)"));
+  add(Enum("reader.pyarrow_read", DLIO_ENUM_FIELD(PyarrowRead, reader.pyarrow_read),
+           "io_model pyarrow: how a row group is read after pyarrow's footer reads: fork = "
+           "one Python buffered read of the selected chunks' span (the MLPerf fork's file "
+           "reader); columns = one read per selected chunk (ParquetFile.read_row_group); "
+           "pre_buffer = those chunks coalesced (holes <= 8 KiB, ranges <= 32 MiB)"));
   add(Uint("reader.pyio_head_bytes", DLIO_FIELD(uint64_t, reader.pyio_head_bytes),
            {0, uint64_t{1} << 30},
            "io_model pyio: bytes the program reads first with f.read(n) (a header parse; up to "
@@ -139,16 +138,15 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
            "io_model pyio: bytes per later call, repeated until one returns nothing; 0 = one call "
            "for the rest of the file (f.read(), or f.readinto of a buffer holding the rest)",
            kSizeUnits));
-  add(Choice("reader.pyio_call", DLIO_FIELD(std::string, reader.pyio_call), {"read", "readinto"},
-             "io_model pyio: the call after the head: read (a new bytes object per call) or "
-             "readinto (into a buffer the program keeps); their requests differ"));
-  add(Choice("reader.tarfile_open", DLIO_FIELD(std::string, reader.tarfile_open),
-             {"file_object", "path"},
-             "webdataset under io_model tarfile: how the shard reaches tarfile: file_object = "
-             "tarfile's stream mode over the file object open(path, 'rb') gives, as WebDataset "
-             "opens a shard (the 10240-byte records split by Python's 4 KiB buffer into read(2) "
-             "calls of 4096 and 8192 bytes, after a 512-byte first read); path = tarfile's "
-             "stream mode opening the path itself, one unbuffered read(2) per 10240-byte record"));
+  add(Enum("reader.pyio_call", DLIO_ENUM_FIELD(PyioCall, reader.pyio_call),
+           "io_model pyio: the call after the head: read (a new bytes object per call) or "
+           "readinto (into a buffer the program keeps); their requests differ"));
+  add(Enum("reader.tarfile_open", DLIO_ENUM_FIELD(TarfileOpen, reader.tarfile_open),
+           "webdataset under io_model tarfile: how the shard reaches tarfile: file_object = "
+           "tarfile's stream mode over the file object open(path, 'rb') gives, as WebDataset "
+           "opens a shard (the 10240-byte records split by Python's 4 KiB buffer into read(2) "
+           "calls of 4096 and 8192 bytes, after a 512-byte first read); path = tarfile's "
+           "stream mode opening the path itself, one unbuffered read(2) per 10240-byte record"));
   add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),
            "what a framework io_model costs the client (docs/io_models.md): none = the "
            "model's exact requests (sizes, offsets, order, opens, concurrency) read into dlio's "
@@ -161,12 +159,11 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
   add(Bool("reader.persistent_workers", DLIO_FIELD(bool, reader.persistent_workers),
            "pytorch io_model: keep the DataLoader worker processes across epochs (as DLIO's "
            "PyTorch loader asks); false forks them at every epoch and ends them when it is read"));
-  add(Choice("reader.h5py_reopen", DLIO_FIELD(std::string, reader.h5py_reopen),
-             {"file", "dataset", "none"},
-             "hdf5 under io_model h5py: what is opened again for every sample: file = "
-             "h5py.File and f['records'] per sample, closed after it (DLIO's on_demand reader); "
-             "dataset = the file stays open, f['records'] per sample; none = the file and its "
-             "datasets stay open (libhdf5's sieve buffer and chunk cache then serve repeats)"));
+  add(Enum("reader.h5py_reopen", DLIO_ENUM_FIELD(H5pyReopen, reader.h5py_reopen),
+           "hdf5 under io_model h5py: what is opened again for every sample: file = "
+           "h5py.File and f['records'] per sample, closed after it (DLIO's on_demand reader); "
+           "dataset = the file stays open, f['records'] per sample; none = the file and its "
+           "datasets stay open (libhdf5's sieve buffer and chunk cache then serve repeats)"));
   add(String("reader.hdf5_lookup_dataset", DLIO_FIELD(std::string, reader.hdf5_lookup_dataset),
              "hdf5 under io_model h5py: a small dataset of each file (e.g. /labels, a "
              "coordinates table) whose row (i mod its length) is read before sample i, as "

@@ -90,9 +90,7 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.hdf5.metadata_file = c.dataset.metadata_file;
   o.hdf5.lookup_rows = c.dataset.hdf5_lookup_rows;
   o.hdf5.lookup_row_bytes = c.dataset.hdf5_lookup_row_bytes;
-  o.hdf5.h5py_reopen = c.reader.h5py_reopen == "none"      ? H5pyReopen::kNone
-                       : c.reader.h5py_reopen == "dataset" ? H5pyReopen::kDataset
-                                                           : H5pyReopen::kFile;
+  o.hdf5.h5py_reopen = c.reader.h5py_reopen;
   o.hdf5.lookup_dataset = c.reader.hdf5_lookup_dataset;
   o.hdf5.record_dims = c.dataset.record_dims;
   o.hdf5.element_type = c.dataset.record_element_type;
@@ -107,17 +105,15 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.tfrecord.use_index = c.reader.use_index;
   o.tfrecord.expected_records = c.dataset.num_samples_per_file;
   o.webdataset.expected_samples = c.dataset.num_samples_per_file;
-  o.webdataset.python_file = c.reader.tarfile_open != "path";
+  o.webdataset.python_file = c.reader.tarfile_open == TarfileOpen::kFileObject;
   o.parquet.row_group_size = c.dataset.parquet_row_group_size;
-  o.parquet.pyarrow_read = c.reader.pyarrow_read == "columns"      ? PyarrowRead::kColumns
-                           : c.reader.pyarrow_read == "pre_buffer" ? PyarrowRead::kPreBuffer
-                                                                   : PyarrowRead::kFork;
+  o.parquet.pyarrow_read = c.reader.pyarrow_read;
   for (const ParquetColumnConfig& col : c.dataset.parquet_columns) {
     o.parquet.columns.push_back({col.name, col.dtype, col.size, col.read});
   }
   o.pyio.head_bytes = c.reader.pyio_head_bytes;
   o.pyio.read_size = c.reader.pyio_read_size;
-  o.pyio.readinto = c.reader.pyio_call == "readinto";
+  o.pyio.readinto = c.reader.pyio_call == PyioCall::kReadinto;
   o.verify = c.reader.verify_checksums;
   o.io_model = c.reader.io_model;
   o.framework_client_costs = FrameworkClientCosts(c);

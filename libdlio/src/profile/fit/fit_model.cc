@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "dlio/config_enums.h"
 #include "dlio/str_cat.h"
 #include "profile/fit/fit_internal.h"
 
@@ -82,24 +83,26 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
   auto most = [n](int64_t k) { return n > 0 && k * 10 >= n * 8; };
   if (mmaps > 0) return {"mmap", FitConfidence::kHigh, StrCat(mmaps, " mmap calls on data files")};
   const auto [common, share] = CommonLargeRead(t, view);
-  const bool pyio_served =
-      !options.io_model_available || options.io_model_available(format, "pyio");
-  if (pyio_served && most(sessions) && most(whole)) {
+  // Each rule is a model's request signature, asked only of a format that declares the model.
+  auto declares = [&](const char* model) {
+    return !options.format_declares || options.format_declares(format, model);
+  };
+  if (declares("pyio") && most(sessions) && most(whole)) {
     if (auto g = GuessPyio(t, view, options.pyio_requests)) return *g;
   }
-  if ((format == "npz" || format == "npy") && most(sessions) && most(whole) && four_k > 0) {
+  if (declares("numpy") && most(sessions) && most(whole) && four_k > 0) {
     return {"numpy", FitConfidence::kMedium,
             StrCat("each sample is an open and a whole-file read with 4 KiB buffered reads (",
                    four_k, " of ", reads, " reads): np.load")};
   }
-  if (format == "jpeg" && most(sessions) && four_k > 0 && (common == 65536 || common == 61440)) {
+  if (declares("pil") && most(sessions) && four_k > 0 && (common == 65536 || common == 61440)) {
     return {"pil", FitConfidence::kMedium,
             StrCat("each sample is an open, a 4 KiB read and reads of up to 64 KiB to 64 KiB "
                    "boundaries (",
                    std::llround(share * 100), "% of large reads are ", common,
                    " bytes): PIL's Image.open and load")};
   }
-  if (format == "webdataset" && most(whole)) {
+  if (declares("tarfile") && most(whole)) {
     // tarfile's stream: 10240-byte records, split into 4096/8192-byte calls when the shard came
     // as Python's file object (WebDataset), one call each when tarfile opened the path.
     const bool file_object = common != 10240;
@@ -109,23 +112,24 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
                         file_object ? "in 4 and 8 KiB requests: tarfile's stream over Python's "
                                       "file object (WebDataset)"
                                     : "in 10240-byte records: tarfile.open(path) in stream mode")};
-    g.keys = {{"reader.tarfile_open", file_object ? "file_object" : "path"}};
+    g.keys = {{"reader.tarfile_open",
+               std::string(EnumName(file_object ? TarfileOpen::kFileObject : TarfileOpen::kPath))}};
     return g;
   }
-  if (format == "tfrecord" && view.companions.empty() && common == 262144 && share >= 0.8) {
+  if (declares("tf.data") && view.companions.empty() && common == 262144 && share >= 0.8) {
     return {"tf.data", FitConfidence::kMedium,
             StrCat(std::llround(share * 100),
                    "% of large reads are 256 KiB and no .idx is read: TFRecordDataset's stream")};
   }
-  if (format == "hdf5" && (most(sessions) || OpensPerSample(view))) {
+  if (declares("h5py") && (most(sessions) || OpensPerSample(view))) {
     return {"h5py", FitConfidence::kMedium,
             StrCat(OpensPerSampleReason(view), ": h5py.File per sample (DLIO's on_demand reader)")};
   }
-  if (format == "hdf5" && small * 2 >= reads) {
+  if (declares("h5py") && small * 2 >= reads) {
     return {"h5py", FitConfidence::kLow,
             StrCat(small, " of ", reads, " reads are metadata-sized (<= 1 KiB): libhdf5 via h5py")};
   }
-  if (format == "csv" && most(whole) &&
+  if (declares("pandas") && most(whole) &&
       view.accesses.size() <= view.files.size() * static_cast<size_t>(view.epochs)) {
     return {"pandas", FitConfidence::kMedium, "each file is read whole, once per pass: read_csv"};
   }

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "dlio/config_enums.h"
 #include "dlio/str_cat.h"
 #include "profile/fit/fit_internal.h"
 
@@ -119,7 +120,8 @@ std::optional<ModelGuess> GuessPyio(const ProfileTrace& t, const View& view,
                             " open-to-close reads are, request for request, ", Describe(calls))};
         g.keys = {{"reader.pyio_head_bytes", std::to_string(head)},
                   {"reader.pyio_read_size", std::to_string(size)},
-                  {"reader.pyio_call", readinto ? "readinto" : "read"}};
+                  {"reader.pyio_call",
+                   std::string(EnumName(readinto ? PyioCall::kReadinto : PyioCall::kRead))}};
         return g;
       }
     }
