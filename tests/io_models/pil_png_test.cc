@@ -1,8 +1,9 @@
 // reader.io_model pil on png: dlio's png reader issues the requests Pillow's PngImagePlugin
 // issues for `Image.open(path)` and its load (chunk by chunk through the BufferedReader), row by
 // row: hand-built PNGs whose layout fixes every offset (one IDAT under the buffer, one of 40 KB,
-// 64 KiB IDATs, and a stream that ends early in its IDAT), then dlio-written (libpng's 8 KiB
-// IDATs) and Pillow-written PNGs under Pillow itself; a damaged PNG is refused naming it.
+// 64 KiB IDATs, a stream that ends early in its IDAT, one that never ends), then dlio-written
+// (libpng's 8 KiB IDATs), Pillow-written and Adam7 PNGs under Pillow itself; a damaged PNG is
+// refused naming it.
 #include <zlib.h>
 
 #include <algorithm>
@@ -33,15 +34,32 @@ DlioRun ReadPngs(const std::vector<std::string>& files, const std::string& data,
 using testing::PutBe32;
 using testing::PutChunk;
 
+// The rows of a `side` x `side` gray image as its zlib stream holds them: a filter byte (none)
+// and the pixels per row, per Adam7 pass (a pass with no pixel has no rows) when `interlaced`.
+std::string GrayRows(uint32_t side, bool interlaced) {
+  struct Pass {
+    uint32_t x0, y0, dx, dy;
+  };
+  const std::vector<Pass> passes =
+      interlaced ? std::vector<Pass>{{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4},
+                                     {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}}
+                 : std::vector<Pass>{{0, 0, 1, 1}};
+  std::string rows;
+  for (const Pass& p : passes) {
+    const uint32_t cols = side > p.x0 ? (side - p.x0 + p.dx - 1) / p.dx : 0;
+    for (uint32_t y = p.y0; y < side && cols > 0; y += p.dy) {
+      rows.push_back('\0');
+      for (uint32_t x = 0; x < cols; ++x) rows.push_back(static_cast<char>(x * 7 + y * 13));
+    }
+  }
+  return rows;
+}
+
 // A PNG of `side` x `side` gray pixels whose zlib stream is stored blocks (so its size is known:
 // 2 + 5 per 65535 bytes of rows + the rows + 4), followed by `junk` bytes in the IDAT data (which
 // Pillow's decoder never asks for), split into IDAT chunks of `chunk` bytes.
-std::string StoredPng(uint32_t side, size_t chunk, size_t junk = 0) {
-  std::string rows;
-  for (uint32_t y = 0; y < side; ++y) {
-    rows.push_back('\0');  // filter: none
-    for (uint32_t x = 0; x < side; ++x) rows.push_back(static_cast<char>(x * 7 + y * 13));
-  }
+std::string StoredPng(uint32_t side, size_t chunk, size_t junk = 0, bool interlaced = false) {
+  const std::string rows = GrayRows(side, interlaced);
   std::string z = "\x78\x01";
   for (size_t at = 0; at < rows.size(); at += 65535) {
     const size_t n = std::min<size_t>(65535, rows.size() - at);
@@ -58,9 +76,33 @@ std::string StoredPng(uint32_t side, size_t chunk, size_t junk = 0) {
   std::string ihdr;
   PutBe32(&ihdr, side);
   PutBe32(&ihdr, side);
-  ihdr += std::string("\x08\x00\x00\x00\x00", 5);  // 8-bit gray, deflate, no interlace
+  ihdr += std::string("\x08\x00\x00\x00", 4);  // 8-bit gray, deflate, filter method 0
+  ihdr.push_back(interlaced ? '\x01' : '\x00');
   PutChunk(&png, "IHDR", ihdr);
   for (size_t at = 0; at < z.size(); at += chunk) PutChunk(&png, "IDAT", z.substr(at, chunk));
+  PutChunk(&png, "IEND", "");
+  return png;
+}
+
+// A `side` x `side` gray PNG whose zlib stream holds the rows (at most 65535 bytes) in a stored
+// block that is not the last and never ends: one IDAT of those, then an IDAT of 200,000 bytes
+// Pillow's decoder never asks for (it is done at the last row), which load_end reads in one call.
+std::string UnendedPng(uint32_t side, bool interlaced) {
+  const std::string rows = GrayRows(side, interlaced);
+  const uint16_t len = static_cast<uint16_t>(rows.size()), nlen = static_cast<uint16_t>(~len);
+  std::string z = std::string("\x78\x01\x00", 3);
+  z += {static_cast<char>(len & 0xFF), static_cast<char>(len >> 8), static_cast<char>(nlen & 0xFF),
+        static_cast<char>(nlen >> 8)};
+  z += rows;
+  std::string png = "\x89PNG\r\n\x1a\n";
+  std::string ihdr;
+  PutBe32(&ihdr, side);
+  PutBe32(&ihdr, side);
+  ihdr += std::string("\x08\x00\x00\x00", 4);  // 8-bit gray, deflate, filter method 0
+  ihdr.push_back(interlaced ? '\x01' : '\x00');
+  PutChunk(&png, "IHDR", ihdr);
+  PutChunk(&png, "IDAT", z);
+  PutChunk(&png, "IDAT", std::string(200000, '\x5a'));
   PutChunk(&png, "IEND", "");
   return png;
 }
@@ -82,12 +124,15 @@ TEST_CASE("pil model, png: the requests of Image.open and load, as measured with
   REQUIRE(one.size() == 39868);
   REQUIRE(blocks.size() == 160502);
   REQUIRE(early.size() == 200088);
+  const std::string unended = UnendedPng(4, false);  // 200,096
+  REQUIRE(unended.size() == 200096);
   testing::WriteTextFile(data + "/tiny.png", tiny);
   testing::WriteTextFile(data + "/one.png", one);
   testing::WriteTextFile(data + "/blocks.png", blocks);
   testing::WriteTextFile(data + "/early.png", early);
-  const DlioRun run =
-      ReadPngs({"tiny.png", "one.png", "blocks.png", "early.png"}, data, IoModel::kPil);
+  testing::WriteTextFile(data + "/unended.png", unended);
+  const DlioRun run = ReadPngs({"tiny.png", "one.png", "blocks.png", "early.png", "unended.png"},
+                               data, IoModel::kPil);
   const std::vector<Request> expected{
       {"tiny.png", OpKind::kOpen},  // the fill holds the whole file
       {"tiny.png", OpKind::kStat},
@@ -116,14 +161,21 @@ TEST_CASE("pil model, png: the requests of Image.open and load, as measured with
       {"early.png", OpKind::kRead, 65536, 4096},
       {"early.png", OpKind::kRead, 69632, 126976},
       {"early.png", OpKind::kRead, 196608, 4096},
-      {"early.png", OpKind::kClose}};
+      {"early.png", OpKind::kClose},
+      {"unended.png", OpKind::kOpen},  // done at the last row: the second IDAT in one call
+      {"unended.png", OpKind::kStat},
+      {"unended.png", OpKind::kRead, 0, 4096},
+      {"unended.png", OpKind::kRead, 4096, 192512},
+      {"unended.png", OpKind::kRead, 196608, 4096},
+      {"unended.png", OpKind::kClose}};
   INFO(ToString(run.requests));
   CHECK(run.requests == expected);
   // The sample is the file's bytes (IEND's CRC, which no call reads, included).
-  REQUIRE(run.samples.size() == 4);
+  REQUIRE(run.samples.size() == 5);
   CHECK(run.samples[0] == tiny);
   CHECK(run.samples[2] == blocks);
   CHECK(run.samples[3] == early);
+  CHECK(run.samples[4] == unended);
   // pyio reads it whole too; png's auto stays native.
   CHECK(ReadPngs({"one.png"}, data, IoModel::kPyio).samples[0] == one);
   WriteDlioPng(data + "/dlio.png", 300);
@@ -183,6 +235,17 @@ TEST_CASE("pil model, png: Pillow's requests for dlio's, Pillow's and hand-built
   testing::WriteTextFile(data + "/early.png", StoredPng(4, 1 << 20, 200000));
   files.push_back("blocks.png");
   files.push_back("early.png");
+  testing::WriteTextFile(data + "/unended.png", UnendedPng(4, false));
+  files.push_back("unended.png");
+  // Adam7: empty passes; passes short of a column; 90 KB; a stream that never ends.
+  for (uint32_t side : {1, 13, 300}) {
+    files.push_back("adam7_" + std::to_string(side) + ".png");
+    testing::WriteTextFile(data + "/" + files.back(), StoredPng(side, 8192, 0, true));
+  }
+  for (uint32_t side : {1, 13, 100}) {
+    files.push_back("adam7_unended_" + std::to_string(side) + ".png");
+    testing::WriteTextFile(data + "/" + files.back(), UnendedPng(side, true));
+  }
   const DlioRun pil = ReadPngs(files, data, IoModel::kPil);
   for (const std::string load : {"im", "im.convert('RGB')"}) {
     const std::vector<Request> python =
