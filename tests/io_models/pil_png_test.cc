@@ -55,6 +55,29 @@ std::string GrayRows(uint32_t side, bool interlaced) {
   return rows;
 }
 
+// A deflate stored block holding `n` (at most 65535) bytes of `data` from `at`.
+std::string StoredBlock(bool last, const std::string& data, size_t at, size_t n) {
+  const uint16_t len = static_cast<uint16_t>(n), nlen = static_cast<uint16_t>(~len);
+  std::string block{last ? '\x01' : '\x00', static_cast<char>(len & 0xFF),
+                    static_cast<char>(len >> 8), static_cast<char>(nlen & 0xFF),
+                    static_cast<char>(nlen >> 8)};
+  return block.append(data, at, n);
+}
+
+// A `side` x `side` 8-bit gray PNG whose IDAT chunks hold `idats`.
+std::string GrayPng(uint32_t side, bool interlaced, const std::vector<std::string>& idats) {
+  std::string png = "\x89PNG\r\n\x1a\n";
+  std::string ihdr;
+  PutBe32(&ihdr, side);
+  PutBe32(&ihdr, side);
+  ihdr += std::string("\x08\x00\x00\x00", 4);  // 8-bit gray, deflate, filter method 0
+  ihdr.push_back(interlaced ? '\x01' : '\x00');
+  PutChunk(&png, "IHDR", ihdr);
+  for (const std::string& idat : idats) PutChunk(&png, "IDAT", idat);
+  PutChunk(&png, "IEND", "");
+  return png;
+}
+
 // A PNG of `side` x `side` gray pixels whose zlib stream is stored blocks (so its size is known:
 // 2 + 5 per 65535 bytes of rows + the rows + 4), followed by `junk` bytes in the IDAT data (which
 // Pillow's decoder never asks for), split into IDAT chunks of `chunk` bytes.
@@ -63,25 +86,14 @@ std::string StoredPng(uint32_t side, size_t chunk, size_t junk = 0, bool interla
   std::string z = "\x78\x01";
   for (size_t at = 0; at < rows.size(); at += 65535) {
     const size_t n = std::min<size_t>(65535, rows.size() - at);
-    z.push_back(at + n == rows.size() ? '\x01' : '\x00');
-    const uint16_t len = static_cast<uint16_t>(n), nlen = static_cast<uint16_t>(~len);
-    z += {static_cast<char>(len & 0xFF), static_cast<char>(len >> 8),
-          static_cast<char>(nlen & 0xFF), static_cast<char>(nlen >> 8)};
-    z.append(rows, at, n);
+    z += StoredBlock(at + n == rows.size(), rows, at, n);
   }
   PutBe32(&z, static_cast<uint32_t>(
                   adler32(1, reinterpret_cast<const Bytef*>(rows.data()), rows.size())));
   z.append(junk, '\x5a');
-  std::string png = "\x89PNG\r\n\x1a\n";
-  std::string ihdr;
-  PutBe32(&ihdr, side);
-  PutBe32(&ihdr, side);
-  ihdr += std::string("\x08\x00\x00\x00", 4);  // 8-bit gray, deflate, filter method 0
-  ihdr.push_back(interlaced ? '\x01' : '\x00');
-  PutChunk(&png, "IHDR", ihdr);
-  for (size_t at = 0; at < z.size(); at += chunk) PutChunk(&png, "IDAT", z.substr(at, chunk));
-  PutChunk(&png, "IEND", "");
-  return png;
+  std::vector<std::string> idats;
+  for (size_t at = 0; at < z.size(); at += chunk) idats.push_back(z.substr(at, chunk));
+  return GrayPng(side, interlaced, idats);
 }
 
 // A `side` x `side` gray PNG whose zlib stream holds the rows (at most 65535 bytes) in a stored
@@ -89,22 +101,9 @@ std::string StoredPng(uint32_t side, size_t chunk, size_t junk = 0, bool interla
 // Pillow's decoder never asks for (it is done at the last row), which load_end reads in one call.
 std::string UnendedPng(uint32_t side, bool interlaced) {
   const std::string rows = GrayRows(side, interlaced);
-  const uint16_t len = static_cast<uint16_t>(rows.size()), nlen = static_cast<uint16_t>(~len);
-  std::string z = std::string("\x78\x01\x00", 3);
-  z += {static_cast<char>(len & 0xFF), static_cast<char>(len >> 8), static_cast<char>(nlen & 0xFF),
-        static_cast<char>(nlen >> 8)};
-  z += rows;
-  std::string png = "\x89PNG\r\n\x1a\n";
-  std::string ihdr;
-  PutBe32(&ihdr, side);
-  PutBe32(&ihdr, side);
-  ihdr += std::string("\x08\x00\x00\x00", 4);  // 8-bit gray, deflate, filter method 0
-  ihdr.push_back(interlaced ? '\x01' : '\x00');
-  PutChunk(&png, "IHDR", ihdr);
-  PutChunk(&png, "IDAT", z);
-  PutChunk(&png, "IDAT", std::string(200000, '\x5a'));
-  PutChunk(&png, "IEND", "");
-  return png;
+  return GrayPng(
+      side, interlaced,
+      {"\x78\x01" + StoredBlock(false, rows, 0, rows.size()), std::string(200000, '\x5a')});
 }
 
 // A PNG of `side` x `side` gray pixels written by dlio's writer (libpng, 8 KiB IDATs).
