@@ -8,22 +8,11 @@
 #include <vector>
 
 #include "format/format_test_util.h"
+#include "png_bytes.h"
 #include "test_util.h"
 
 namespace dlio::testing {
 namespace {
-
-void PutBe32(std::string* s, uint32_t v) {
-  for (int shift = 24; shift >= 0; shift -= 8) s->push_back(static_cast<char>((v >> shift) & 0xFF));
-}
-
-void PutChunk(std::string* png, const char* type, const std::string& data) {
-  PutBe32(png, static_cast<uint32_t>(data.size()));
-  const std::string body = std::string(type, 4) + data;
-  png->append(body);
-  PutBe32(png, static_cast<uint32_t>(
-                   crc32(0, reinterpret_cast<const Bytef*>(body.data()), body.size())));
-}
 
 // A valid 8-bit grayscale PNG of width x height black pixels when `rows` == height; with fewer
 // rows its IDAT holds only that many (the header still claims the full size).

@@ -4,15 +4,11 @@
 // written by dlio and by Pillow; its samples equal the native reader's, and a file that is no
 // JPEG or lost its end is refused naming it.
 #include <catch2/catch.hpp>
-#include <cstdio>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
-#include "dlio/clock.h"
-#include "dlio/registries.h"
-#include "dlio/storage.h"
 #include "dlio_reads.h"
+#include "pil_util.h"
 #include "request_log.h"
 #include "test_util.h"
 
@@ -21,32 +17,18 @@ namespace {
 
 using io_model_test::BuiltinFormat;
 using io_model_test::DlioRun;
-using io_model_test::kOpenStatReadClose;
-using io_model_test::PythonHas;
 using io_model_test::ReadWithDlio;
 using io_model_test::Request;
-using io_model_test::RequestsOf;
 using io_model_test::ToString;
-using io_model_test::TracePythonProgram;
 using testing::TempDir;
-
-constexpr int kSkipped = 77;  // the ctest SKIP_RETURN_CODE of this executable
 
 // Every sample of `files`, read by dlio's jpeg reader under `model`.
 DlioRun ReadJpegs(const std::vector<std::string>& files, const std::string& data, IoModel model) {
   return ReadWithDlio(*BuiltinFormat("jpeg"), files, data, model);
 }
 
-// A JPEG of `side` x `side` random gray pixels written by dlio's writer (record = side^2).
 void WriteDlioJpeg(const std::string& path, uint64_t side) {
-  auto jpeg = BuiltinFormat("jpeg");
-  auto storage = NewPosixStorage({});
-  storage->Bind(SystemClock(), nullptr);
-  FileSpec spec;
-  spec.sample_sizes = {side * side};
-  spec.seed = side;
-  FormatOptions options;
-  REQUIRE(jpeg->Write(storage.get(), path, spec, options).ok());
+  io_model_test::WriteDlioImage("jpeg", path, side);
 }
 
 // A file of `size` bytes that starts as a JPEG (SOI, APP0) and ends with the EOI marker.
@@ -107,32 +89,14 @@ TEST_CASE("pil model: a file that is no JPEG, or lost its end, is refused naming
   cut[cut.size() - 1] = '\0';
   testing::WriteTextFile(data + "/cut.jpg", cut);
   testing::WriteTextFile(data + "/text.jpg", std::string(5000, 'x'));
-  auto jpeg = BuiltinFormat("jpeg");
-  auto storage = NewPosixStorage({});
-  storage->Bind(SystemClock(), nullptr);
-  FormatOptions options;
-  options.io_model = IoModel::kPil;
-  for (const auto& [name, what] : std::vector<std::pair<std::string, std::string>>{
-           {"cut.jpg", "no JPEG end-of-image marker (FF D9) at offset 69998"},
-           {"text.jpg", "not a JPEG: offset 0"}}) {
-    auto reader = jpeg->Open(storage.get(), data + "/" + name, options);
-    REQUIRE(reader.ok());
-    SampleBuffer buf;
-    const Status st = (*reader)->ReadSample(0, &buf);
-    INFO(st.ToString());
-    CHECK(st.code() == StatusCode::kCorruption);
-    CHECK(st.ToString().find(data + "/" + name) != std::string::npos);
-    CHECK(st.ToString().find(what) != std::string::npos);
-    CHECK((*reader)->ReadSample(1, &buf).code() == StatusCode::kOutOfRange);
-  }
+  io_model_test::CheckPilRefuses(
+      "jpeg", data,
+      {{"cut.jpg", "no JPEG end-of-image marker (FF D9) at offset 69998"},
+       {"text.jpg", "not a JPEG: offset 0"}});
 }
 
 TEST_CASE("pil model: Pillow's requests for dlio's and Pillow's own JPEGs") {
-  if (!PythonHas("PIL") || !PythonHas("numpy")) {
-    std::fprintf(stderr, "SKIPPED: %s cannot import PIL and numpy (python3-pil, python3-numpy)\n",
-                 testing::SystemPython().c_str());
-    std::exit(kSkipped);
-  }
+  io_model_test::SkipWithoutPillow();
   TempDir tmp;
   const std::string data = tmp / "data";
   std::filesystem::create_directories(data);
@@ -141,27 +105,15 @@ TEST_CASE("pil model: Pillow's requests for dlio's and Pillow's own JPEGs") {
     files.push_back("dlio_" + std::to_string(side) + ".jpeg");
     WriteDlioJpeg(data + "/" + files.back(), side);
   }
-  const std::string make = tmp / "make.py";
-  testing::WriteTextFile(make,
-                         "import sys, numpy as np\n"
-                         "from PIL import Image\n"
-                         "r = np.random.default_rng(1)\n"
-                         "for i, (h, w) in enumerate([(200, 300), (64, 64), (700, 500)]):\n"
-                         "    Image.fromarray(r.integers(0, 255, (h, w, 3), dtype=np.uint8))"
-                         ".save('%s/pil_%d.jpg' % (sys.argv[1], i), quality=85)\n");
-  REQUIRE(testing::RunCommand("'" + testing::SystemPython() + "' '" + make + "' '" + data + "'")
-              .exit_code == 0);
+  io_model_test::RunPython(tmp, data,
+                           "import sys, numpy as np\n"
+                           "from PIL import Image\n"
+                           "r = np.random.default_rng(1)\n"
+                           "for i, (h, w) in enumerate([(200, 300), (64, 64), (700, 500)]):\n"
+                           "    Image.fromarray(r.integers(0, 255, (h, w, 3), dtype=np.uint8))"
+                           ".save('%s/pil_%d.jpg' % (sys.argv[1], i), quality=85)\n");
   for (int i = 0; i < 3; ++i) files.push_back("pil_" + std::to_string(i) + ".jpg");
-  const std::string script = tmp / "load.py";
-  testing::WriteTextFile(script,
-                         "import sys, numpy as np\n"
-                         "from PIL import Image\n"
-                         "for p in sys.argv[2:]:\n"
-                         "    np.asarray(Image.open(sys.argv[1] + '/' + p))\n");
-  std::string args = "'" + script + "' '" + data + "'";
-  for (const std::string& f : files) args += " '" + f + "'";
-  const std::vector<Request> python =
-      RequestsOf(TracePythonProgram(args, data, tmp / "prof"), data, kOpenStatReadClose);
+  const std::vector<Request> python = io_model_test::PillowRequests(tmp, data, files, "im", "load");
   const DlioRun pil = ReadJpegs(files, data, IoModel::kPil);
   INFO("Pillow:\n" << ToString(python) << "dlio:\n" << ToString(pil.requests));
   CHECK(pil.requests == python);

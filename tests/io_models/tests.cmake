@@ -27,7 +27,12 @@ target_compile_definitions(pandas_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:d
 dlio_add_test(pil_test SOURCES io_models/pil_test.cc PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_dependencies(pil_test dlio_preload)
 target_compile_definitions(pil_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
-# reader.io_model pyio (npy, jpeg) against CPython's buffered file reads.
+# reader.io_model pil (png) against Pillow's PngImagePlugin; skipped (exit 77) without PIL.
+dlio_add_test(pil_png_test SOURCES io_models/pil_png_test.cc LIBS dlio::dlio ZLIB::ZLIB
+              PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+add_dependencies(pil_png_test dlio_preload)
+target_compile_definitions(pil_png_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# reader.io_model pyio (npy, jpeg; png in pil_png_test) against CPython's buffered file reads.
 dlio_add_test(pyio_test SOURCES io_models/pyio_test.cc PROPERTIES TIMEOUT 300)
 add_dependencies(pyio_test dlio_preload)
 target_compile_definitions(pyio_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

@@ -260,7 +260,8 @@ struct FormatCapabilities {
   // Empty: native only.
   std::vector<IoModel> io_models;
   // `auto` (and `pytorch`) read with native although io_models is not empty: the models are
-  // there to be asked for by name (jpeg's pil, which `dlio-run fit` picks from a trace).
+  // there to be asked for by name (jpeg's and png's pil; `dlio-run fit` picks jpeg's from a
+  // trace).
   bool native_under_auto = false;
   // Every reader (every I/O model) writes a sample's bytes into the caller's buffer front to back
   // and reads none of them back once 256 KiB more were written (npy, npz: reads, a CRC over each

@@ -116,9 +116,9 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
   // reader: whose requests (I/O models) and their knobs; DLIO's keys dlio has no use for
   add(Enum("reader.io_model", DLIO_ENUM_FIELD(IoModel, reader.io_model),
            "whose requests readers send to the file system (docs/io_models.md): auto = the "
-           "format's framework model (native for a format that declares none, and for jpeg); "
-           "native = dlio's own (a sample or transfer_size per request); numpy, h5py, tf.data, "
-           "mmap, pandas, tarfile, pyarrow, pil = "
+           "format's framework model (native for a format that declares none, and for jpeg "
+           "and png); native = dlio's own (a sample or transfer_size per request); numpy, h5py, "
+           "tf.data, mmap, pandas, tarfile, pyarrow, pil = "
            "what that Python stack sends, request for request; pyio = a file read front to back "
            "through Python's buffered file in the calls reader.pyio_* give; pytorch = auto's "
            "requests, read "

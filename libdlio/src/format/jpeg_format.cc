@@ -242,7 +242,8 @@ Status CheckJpegBytes(const std::string& path, const uint8_t* data, size_t size)
 
 Result<std::unique_ptr<FormatReader>> OpenPil(Storage* storage, const std::string& path,
                                               const FormatOptions& options) {
-  return io_models::OpenPilReader(storage, path, options, {"jpeg", CheckJpegBytes});
+  return io_models::OpenPilReader(storage, path, options, {"jpeg", CheckJpegBytes},
+                                  io_models::PilPlugin::kJpeg);
 }
 
 Result<std::unique_ptr<FormatReader>> OpenPyio(Storage* storage, const std::string& path,

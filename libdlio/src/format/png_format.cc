@@ -16,6 +16,9 @@
 #include "format/formats.h"
 #include "format/image_util.h"
 #include "format/io_util.h"
+#include "io_models/model_readers.h"
+#include "io_models/pil_reader.h"
+#include "io_models/pyio_reader.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -206,13 +209,45 @@ bool ValidDepth(int color_type, int depth) {
   }
 }
 
+// What the pil and pyio models' reads loaded must be: a PNG from its signature to its IEND chunk.
+Status CheckPngBytes(const std::string& path, const uint8_t* data, size_t size) {
+  if (size < sizeof kSignature || std::memcmp(data, kSignature, sizeof kSignature) != 0) {
+    return Status::Corruption(path + ": not a PNG: offset 0 does not hold the PNG signature");
+  }
+  if (size < sizeof kSignature + sizeof kIend ||
+      std::memcmp(data + size - sizeof kIend, kIend, sizeof kIend) != 0) {
+    return Status::Corruption(path, ": no IEND chunk at offset ",
+                              size < sizeof kIend ? 0 : size - sizeof kIend, ": truncated?");
+  }
+  return Status::OK();
+}
+
+Result<std::unique_ptr<FormatReader>> OpenPngPil(Storage* storage, const std::string& path,
+                                                 const FormatOptions& options) {
+  return io_models::OpenPilReader(storage, path, options, {"png", CheckPngBytes},
+                                  io_models::PilPlugin::kPng);
+}
+
+Result<std::unique_ptr<FormatReader>> OpenPngPyio(Storage* storage, const std::string& path,
+                                                  const FormatOptions& options) {
+  return io_models::OpenPyioReader(storage, path, options, {"png", CheckPngBytes});
+}
+
 class PngFormat final : public Format {
  public:
+  PngFormat() {
+    readers_.Add(IoModel::kNative, OpenNative)
+        .Add(IoModel::kPil, OpenPngPil)
+        .Add(IoModel::kPyio, OpenPngPyio);
+  }
+
   std::string name() const override { return "png"; }
   std::string extension() const override { return "png"; }
   FormatCapabilities capabilities() const override {
     FormatCapabilities c;
     c.one_sample_per_file = true;
+    c.io_models = {IoModel::kPil, IoModel::kPyio};
+    c.native_under_auto = true;  // as jpeg: DLIO's png reader is PIL's; kept opt-in
     return c;
   }
   bool variable_sample_sizes() const override { return false; }
@@ -266,6 +301,15 @@ class PngFormat final : public Format {
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
                                              const FormatOptions& options) const override {
+    return readers_.Open(capabilities(), storage, path, options);
+  }
+
+  std::vector<IoModel> reader_models() const override { return readers_.models(); }
+
+ private:
+  // native: signature + IHDR and the IEND chunk read at open, the whole file per sample.
+  static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
+                                                          const FormatOptions& options) {
     FileOptions fo;
     fo.direct = options.direct;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
@@ -308,6 +352,8 @@ class PngFormat final : public Format {
                       "\",\"interlaced\":" + (interlace ? "true" : "false");
     return NewImageReader("png", std::move(file), size, std::move(info), options);
   }
+
+  io_models::ModelReaders readers_;
 };
 
 }  // namespace

@@ -33,10 +33,10 @@ std::vector<IoModelEntry> MakeTable() {
       {IoModel::kTarfile, IoModel::kTarfile, L::kThreads, {"webdataset"}, 0, true},
       // pyarrow's buffers come from its own memory pool (jemalloc), not glibc's heap.
       {IoModel::kPyarrow, IoModel::kPyarrow, L::kThreads, {"parquet"}, 0, false},
-      {IoModel::kPil, IoModel::kPil, L::kThreads, {"jpeg"}, kImportPil, false},
+      {IoModel::kPil, IoModel::kPil, L::kThreads, {"jpeg", "png"}, kImportPil, false},
       // Python's own io: no import moves the threshold (what the program then does with the
       // bytes is its own).
-      {IoModel::kPyio, IoModel::kPyio, L::kThreads, {"jpeg", "npy"}, 0, false, true},
+      {IoModel::kPyio, IoModel::kPyio, L::kThreads, {"jpeg", "npy", "png"}, 0, false, true},
   };
   return t;
 }

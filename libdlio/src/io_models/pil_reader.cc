@@ -3,6 +3,8 @@
 #include <utility>
 
 #include "dlio/str_cat.h"
+#include "io_models/pil_calls.h"
+#include "io_models/pil_png_load.h"
 
 namespace dlio::io_models {
 namespace {
@@ -11,41 +13,74 @@ namespace {
 // any count up to the buffer size makes the same one fill.
 constexpr size_t kPilPrefixBytes = 16;
 
+// JpegImagePlugin's load: read(65536) until the file is loaded.
+Result<uint64_t> LoadJpegAsPil(PilCalls* calls, uint64_t size) {
+  while (calls->loaded() < size) {
+    DLIO_ASSIGN_OR_RETURN(const size_t got, calls->Read(kPilReadBytes));
+    if (got == 0) break;
+  }
+  return calls->loaded();
+}
+
 class PilReader final : public WholeFileReader {
  public:
-  using WholeFileReader::WholeFileReader;
+  PilReader(OpenedWholeFile f, bool python_bytes, WholeFileCheck check, PilPlugin plugin)
+      : WholeFileReader(std::move(f.file), f.size, f.buffer_size, python_bytes, std::move(check)),
+        plugin_(plugin) {}
 
  protected:
   const char* model_name() const override { return "pil"; }
-  std::string DescribeModel() const override { return StrCat(",\"read_bytes\":", kPilReadBytes); }
+  std::string DescribeModel() const override {
+    return StrCat(",\"plugin\":\"", plugin_ == PilPlugin::kPng ? "png" : "jpeg",
+                  "\",\"read_bytes\":", kPilReadBytes);
+  }
 
-  // The header parse, the rewind (inside the buffer), then read(65536) until the file is loaded.
+  // Image.open's prefix read and rewind (inside the buffer), then the plugin's calls.
   Result<uint64_t> Load(pyio::BufferedReader* fp, SampleBuffer* out) const override {
     // Room for the last read's full request past the end, which finds nothing there.
-    DLIO_RETURN_NOT_OK(out->Resize(static_cast<size_t>(size()) + kPilReadBytes));
-    uint8_t prefix[kPilPrefixBytes];
-    DLIO_RETURN_NOT_OK(fp->ReadInto(sizeof prefix, prefix).status());
-    DLIO_RETURN_NOT_OK(fp->Seek(0, 0).status());
-    uint64_t have = 0;
-    while (have < size()) {
-      uint8_t* dst = out->data() + have;
-      DLIO_ASSIGN_OR_RETURN(const size_t got, python_bytes() ? fp->Read(kPilReadBytes, dst)
-                                                             : fp->ReadInto(kPilReadBytes, dst));
-      if (got == 0) break;
-      have += got;
-    }
-    return have;
+    const size_t capacity = static_cast<size_t>(size()) + kPilReadBytes;
+    DLIO_RETURN_NOT_OK(out->Resize(capacity));
+    PilCalls calls(fp, out, capacity, python_bytes());
+    DLIO_RETURN_NOT_OK(calls.PrefixAndRewind());
+    if (plugin_ == PilPlugin::kPng) return LoadPngAsPil(&calls);
+    return LoadJpegAsPil(&calls, size());
   }
+
+ private:
+  PilPlugin plugin_;
 };
 
 }  // namespace
 
+Result<size_t> PilCalls::Read(size_t n) {
+  if (n > capacity_ - loaded_) {
+    return Status::Corruption(path(), ": a read of ", n, " bytes at offset ", loaded_,
+                              " runs past the end of the file (a length field out of range)");
+  }
+  uint8_t* dst = out_->data() + loaded_;
+  DLIO_ASSIGN_OR_RETURN(const size_t got,
+                        python_bytes_ ? fp_->Read(n, dst) : fp_->ReadInto(n, dst));
+  loaded_ += got;
+  return got;
+}
+
+Status PilCalls::PrefixAndRewind() {
+  DLIO_RETURN_NOT_OK(Read(kPilPrefixBytes).status());
+  return Seek(0);
+}
+
+Status PilCalls::Seek(uint64_t offset) {
+  DLIO_RETURN_NOT_OK(fp_->Seek(static_cast<int64_t>(offset), 0).status());
+  loaded_ = offset;
+  return Status::OK();
+}
+
 Result<std::unique_ptr<FormatReader>> OpenPilReader(Storage* storage, const std::string& path,
                                                     const FormatOptions& options,
-                                                    WholeFileCheck check) {
+                                                    WholeFileCheck check, PilPlugin plugin) {
   DLIO_ASSIGN_OR_RETURN(OpenedWholeFile f, OpenWholeFile(storage, path, options));
-  return std::unique_ptr<FormatReader>(new PilReader(
-      std::move(f.file), f.size, f.buffer_size, options.framework_client_costs, std::move(check)));
+  return std::unique_ptr<FormatReader>(
+      new PilReader(std::move(f), options.framework_client_costs, std::move(check), plugin));
 }
 
 }  // namespace dlio::io_models

@@ -9,7 +9,7 @@
 // the buffered bytes and a direct read to the next 64 KiB (61440), 65536-byte reads, and at the
 // end a short read followed by one that finds the end (the rest of the 64 KiB rounded down to
 // the buffer size). Measured with strace on files of 2.6 KB, 37 KB, 235 KB and 555 KB
-// (docs/io_models.md, "pil").
+// (docs/io_models.md, "pil"). PNG's plugin reads chunk by chunk instead (pil_png_load.h).
 #pragma once
 
 #include <memory>
@@ -22,15 +22,22 @@
 
 namespace dlio::io_models {
 
-// ImageFile.LOAD's read size (Pillow's ImageFile.SAFEBLOCK / the decoder's max block).
+// Which of Pillow's plugins opens the format's files: how its load reads them after Image.open's
+// prefix read and rewind. The format picks it when it registers its pil reader.
+enum class PilPlugin {
+  kJpeg,  // JpegImagePlugin: fp.read(65536) until the decoder has the whole file
+  kPng,   // PngImagePlugin: chunk headers, chunks and CRCs, IDAT data in reads of up to 64 KiB
+};
+
+// ImageFile.MAXBLOCK: the size of the reads the load loop asks (ImageFile.decodermaxblock).
 inline constexpr size_t kPilReadBytes = 65536;
 
 // Opens `path` (open and fstat, as `open(path, "rb")` does); each ReadSample(0) then reads the
-// whole file with PIL's requests (above) into the sample: under reader.client_costs none straight
-// into it, under framework through a new bytes object per read, copied (PIL's read returns
+// whole file with `plugin`'s requests (above) into the sample: under reader.client_costs none
+// straight into it, under framework through a new bytes object per read, copied (PIL's read returns
 // one). One sample per file, the file's bytes.
 Result<std::unique_ptr<FormatReader>> OpenPilReader(Storage* storage, const std::string& path,
                                                     const FormatOptions& options,
-                                                    WholeFileCheck check);
+                                                    WholeFileCheck check, PilPlugin plugin);
 
 }  // namespace dlio::io_models

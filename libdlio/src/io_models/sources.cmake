@@ -16,6 +16,7 @@ list(APPEND DLIO_SOURCES
   src/io_models/pyarrow_read.cc
   src/io_models/whole_file_reader.cc
   src/io_models/pil_reader.cc
+  src/io_models/pil_png_load.cc
   src/io_models/pyio_reader.cc
   src/io_models/tfrecord_stream_reader.cc
 )
