@@ -109,6 +109,7 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.webdataset.expected_samples = c.dataset.num_samples_per_file;
   o.webdataset.python_file = c.reader.tarfile_open != "path";
   o.parquet.row_group_size = c.dataset.parquet_row_group_size;
+  o.parquet.use_dictionary = c.dataset.parquet_use_dictionary;
   o.parquet.pyarrow_read = c.reader.pyarrow_read == "columns"      ? PyarrowRead::kColumns
                            : c.reader.pyarrow_read == "pre_buffer" ? PyarrowRead::kPreBuffer
                                                                    : PyarrowRead::kFork;
