@@ -126,8 +126,8 @@ TEST_CASE("parquet: byte-array dictionaries count a 4-byte length per entry", "[
 
 TEST_CASE("parquet: PLAIN pages are cut after the write batch that reaches 1 MiB",
           "[format][parquet]") {
-  // float32 x 512: 2,048 bytes a row, so every 1,024-row batch passes 1 MiB by itself.
-  const std::vector<ParquetColumnOptions> wide = {{"v", "float32", 512, true}};
+  // binary of 2,000 bytes: 2,004 PLAIN bytes a row, so every 1,024-row batch passes 1 MiB.
+  const std::vector<ParquetColumnOptions> wide = {{"b", "binary", 2000, true}};
   SECTION("dictionary off: one page per batch") {
     const auto pages = WriteOneGroup(wide, 3000, false);
     REQUIRE(pages[0].size() == 3);
@@ -139,11 +139,36 @@ TEST_CASE("parquet: PLAIN pages are cut after the write batch that reaches 1 MiB
     const auto pages = WriteOneGroup(wide, 3000, true);
     REQUIRE(pages[0].size() == 4);
     CheckPage(pages[0][0], pq::kDictionaryPage, 1024, pq::kPlain);
-    CHECK(pages[0][0].size == 1024 * 2048);
+    CHECK(pages[0][0].size == 1024 * 2004);
     CheckPage(pages[0][1], pq::kDataPage, 1024, pq::kRleDictionary);
     CheckPage(pages[0][2], pq::kDataPage, 1024, pq::kPlain);
     CheckPage(pages[0][3], pq::kDataPage, 952, pq::kPlain);
   }
+}
+
+TEST_CASE("parquet: list columns are PLAIN, batched by 1,024 list values", "[format][parquet]") {
+  for (const bool dictionary : {true, false}) {
+    INFO("use_dictionary " << dictionary);
+    // float32 x 512: batches of ceil(1024 / 512) = 2 rows of 2,048 bytes; 1 MiB after 512 rows.
+    const auto pages = WriteOneGroup({{"v", "float32", 512, true}}, 3000, dictionary);
+    REQUIRE(pages[0].size() == 6);
+    for (int i = 0; i < 5; ++i) CheckPage(pages[0][i], pq::kDataPage, 512, pq::kPlain);
+    CheckPage(pages[0][5], pq::kDataPage, 440, pq::kPlain);
+  }
+  // The legacy data column, a list of 300 uint8: batches of ceil(1024 / 300) = 4 rows (1,200
+  // bytes); 1 MiB after 874 batches, 3,496 rows.
+  auto storage = BoundMemoryStorage();
+  auto format = MakeFormatByName("parquet");
+  FormatOptions o;
+  o.parquet.row_group_size = 10000;
+  FileSpec spec = Rows(10000, 4);
+  spec.sample_sizes.assign(10000, 300);
+  REQUIRE(format->Write(storage.get(), "/d.parquet", spec, o).ok());
+  const auto pages = Pages(storage.get(), "/d.parquet");
+  REQUIRE(pages[0].size() == 3);
+  CheckPage(pages[0][0], pq::kDataPage, 3496, pq::kPlain);
+  CheckPage(pages[0][1], pq::kDataPage, 3496, pq::kPlain);
+  CheckPage(pages[0][2], pq::kDataPage, 10000 - 2 * 3496, pq::kPlain);
 }
 
 TEST_CASE("parquet: the chunk's footer entries follow its pages", "[format][parquet]") {

@@ -27,6 +27,13 @@ namespace {
 
 constexpr uint64_t kMaxPage = INT32_MAX;  // a page header's sizes are int32
 
+// Rows a write batch takes. Arrow batches a list column's leaf values (1,024 of them) and ends a
+// batch on a row boundary: ceil(1024 / values a row) rows.
+uint64_t BatchRows(const ColumnLayout& c) {
+  if (c.list_values == 0) return kWriteBatchRows;
+  return std::max<uint64_t>(1, (kWriteBatchRows + c.list_values - 1) / c.list_values);
+}
+
 // One column chunk being written. Requires external synchronization.
 class ChunkWriter {
  public:
@@ -35,7 +42,8 @@ class ChunkWriter {
         c_(c),
         o_(o),
         chunk_(chunk),
-        dict_mode_(o.use_dictionary),
+        dict_mode_(o.use_dictionary && c.list_values == 0),
+        batch_rows_(BatchRows(c)),
         dict_(c.width == 0) {}
 
   Status Run(uint64_t index, uint64_t first, uint64_t last);
@@ -52,7 +60,8 @@ class ChunkWriter {
   const ColumnLayout& c_;
   ChunkOptions o_;
   ColumnChunk* chunk_;
-  bool dict_mode_;  // values still go to the dictionary
+  bool dict_mode_;  // values still go to the dictionary (never for list columns: parquet_chunk.h)
+  uint64_t batch_rows_;
   bool wrote_dict_ = false;
   DictionaryBuilder dict_;
   std::vector<uint32_t> indices_;  // dictionary mode: the page's indices
@@ -71,8 +80,7 @@ Status ChunkWriter::Run(uint64_t index, uint64_t first, uint64_t last) {
   m.num_values = static_cast<int64_t>(last - first);
   m.data_page_offset = -1;
   for (uint64_t r = first; r < last;) {
-    const uint64_t limit =
-        std::min(last, r + std::min(kWriteBatchRows, kMaxRowsPerPage - page_rows_));
+    const uint64_t limit = std::min(last, r + std::min(batch_rows_, kMaxRowsPerPage - page_rows_));
     DLIO_ASSIGN_OR_RETURN(uint64_t end, Batch(index, r, limit));
     const bool cut_short = end < limit;  // the next value would take a page past 2 GiB
     if (PageEstimate() >= kPageBytes || page_rows_ >= kMaxRowsPerPage ||

@@ -1,7 +1,10 @@
 // Writing one column chunk as pyarrow (Arrow's C++ parquet writer, default WriterProperties)
 // writes it: values in write batches, a data page (v1) cut after a batch once its values reach
 // the data page size or its rows the per-page row limit, dictionary encoding that falls back to
-// PLAIN after the batch that takes the dictionary to its page size limit. docs/formats.md,
+// PLAIN after the batch that takes the dictionary to its page size limit. A column the MLPerf
+// fork writes as a list (ColumnLayout::list_values) is one fixed_len_byte_array a row here, so it
+// gets the fork's page cuts (batches of 1,024 list values, ended on a row) but no dictionary: the
+// fork's dictionary holds list elements, which a row-valued column cannot. docs/formats.md,
 // "parquet", cites the Arrow sources.
 #pragma once
 
