@@ -158,7 +158,7 @@ enum class PyarrowRead { kFork, kColumns, kPreBuffer };
 struct ParquetOptions {
   uint64_t row_group_size = 1024;  // rows per row group (dataset.parquet.row_group_size)
   PyarrowRead pyarrow_read = PyarrowRead::kFork;  // reader.pyarrow_read (io_model pyarrow only)
-  // Writers: dictionary-encode every column with PLAIN fallback, as pyarrow's use_dictionary
+  // Writers: dictionary-encode scalar columns with PLAIN fallback, as pyarrow's use_dictionary
   // default does (dataset.parquet.use_dictionary); false: PLAIN pages only.
   bool use_dictionary = true;
   // The columns; empty: one fixed_len_byte_array column "data" of the sample's bytes.
