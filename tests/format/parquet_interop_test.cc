@@ -76,6 +76,15 @@ std::string Hex(const uint8_t* p, size_t n) {
   return s;
 }
 
+// Writes `rows` rows of `o`'s columns with `seed` to `path` with dlio's writer.
+void WriteRows(Storage* storage, const std::string& path, const FormatOptions& o, uint64_t rows,
+               uint64_t seed) {
+  FileSpec spec;
+  spec.sample_sizes.assign(rows, 0);
+  spec.seed = seed;
+  REQUIRE(MakeFormatByName("parquet")->Write(storage, path, spec, o).ok());
+}
+
 // hyparquet reads the file dlio wrote at `path` with `o`: `rows` rows, every `step`th checked.
 void CheckWithHyparquet(const std::string& path, const FormatOptions& o, uint64_t rows,
                         uint64_t seed, uint64_t step, const TempDir& tmp) {
@@ -100,17 +109,13 @@ TEST_CASE("hyparquet reads dlio's files column by column", "[format][parquet][in
   SkipWithoutHyparquet();
   TempDir tmp;
   auto storage = BoundPosixStorage();
-  auto format = MakeFormatByName("parquet");
   for (const bool dictionary : {true, false}) {
     for (const char* codec : {"none", "snappy", "gzip", "zstd"}) {
       INFO("codec " << codec << ", use_dictionary " << dictionary);
       FormatOptions o = AllKindsOptions(codec, 64);
       o.parquet.use_dictionary = dictionary;
       const std::string path = tmp / (std::string(codec) + (dictionary ? "_d" : "_p") + ".parquet");
-      FileSpec spec;
-      spec.sample_sizes.assign(300, 0);
-      spec.seed = 77;
-      REQUIRE(format->Write(storage.get(), path, spec, o).ok());
+      WriteRows(storage.get(), path, o, 300, 77);
       CheckWithHyparquet(path, o, 300, 77, 13, tmp);
     }
   }
@@ -136,10 +141,7 @@ TEST_CASE("hyparquet reads chunks whose dictionary fell back to PLAIN",
     INFO("codec " << codec);
     const FormatOptions o = FallbackOptions(codec);
     const std::string path = tmp / (std::string(codec) + ".parquet");
-    FileSpec spec;
-    spec.sample_sizes.assign(140000, 0);
-    spec.seed = 19;
-    REQUIRE(MakeFormatByName("parquet")->Write(storage.get(), path, spec, o).ok());
+    WriteRows(storage.get(), path, o, 140000, 19);
     CheckWithHyparquet(path, o, 140000, 19, 997, tmp);
   }
 }
@@ -240,7 +242,6 @@ TEST_CASE("DuckDB reads dlio's files: row counts and column sums", "[format][par
   if (!HaveDuckdb()) return;
   TempDir tmp;
   auto storage = BoundPosixStorage();
-  auto format = MakeFormatByName("parquet");
   for (const char* codec : {"none", "snappy", "zstd"}) {
     INFO("codec " << codec);
     FormatOptions o;
@@ -251,10 +252,7 @@ TEST_CASE("DuckDB reads dlio's files: row counts and column sums", "[format][par
                          {"c", "float32", 1, true},
                          {"d", "float64", 1, true}};
     const std::string path = tmp / (std::string(codec) + ".parquet");
-    FileSpec spec;
-    spec.sample_sizes.assign(3000, 0);
-    spec.seed = 5;
-    REQUIRE(format->Write(storage.get(), path, spec, o).ok());
+    WriteRows(storage.get(), path, o, 3000, 5);
     const Sums want = SumWithDlio(path, {"i32", "i64", "f32", "f64"});
     const nlohmann::json got = Node("sums", path, tmp, "parquet_duckdb.mjs");
     CHECK(got["rows"] == 3000);
@@ -274,10 +272,7 @@ TEST_CASE("DuckDB sums chunks whose dictionary fell back to PLAIN", "[format][pa
   FormatOptions o = FallbackOptions("snappy");
   o.parquet.columns = {{"x", "int64", 1, true}, {"y", "int32", 1, true}};
   const std::string path = tmp / "fallback.parquet";
-  FileSpec spec;
-  spec.sample_sizes.assign(140000, 0);
-  spec.seed = 23;
-  REQUIRE(MakeFormatByName("parquet")->Write(storage.get(), path, spec, o).ok());
+  WriteRows(storage.get(), path, o, 140000, 23);
   const Sums want = SumWithDlio(path, {"i64", "i32"});
   const nlohmann::json got = Node("sums", path, tmp, "parquet_duckdb.mjs");
   CHECK(got["rows"] == 140000);
