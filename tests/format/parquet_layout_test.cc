@@ -199,6 +199,30 @@ TEST_CASE("parquet: the chunk's footer entries follow its pages", "[format][parq
   CHECK(m.encodings == std::vector<int32_t>{pq::kRle, pq::kPlain});
 }
 
+std::vector<int64_t> GroupRows(const FormatOptions& o, uint64_t rows) {
+  auto storage = BoundMemoryStorage();
+  REQUIRE(MakeFormatByName("parquet")->Write(storage.get(), "/g.parquet", Rows(rows, 1), o).ok());
+  std::vector<int64_t> out;
+  for (const pq::RowGroup& g : ReadParquetLayout(storage.get(), "/g.parquet").meta.row_groups) {
+    out.push_back(g.num_rows);
+  }
+  return out;
+}
+
+TEST_CASE("parquet row groups end at generation batches and at Arrow's 1 Mi rows",
+          "[format][parquet]") {
+  FormatOptions o;
+  o.parquet.columns = {{"b", "int8", 1, true}};
+  o.parquet.row_group_size = 4;
+  o.parquet.generation_batch_size = 6;  // write_table(6 rows, row_group_size=4): groups 4, 2
+  CHECK(GroupRows(o, 14) == std::vector<int64_t>{4, 2, 4, 2, 2});
+  o.parquet.generation_batch_size = 0;  // one batch a row group
+  CHECK(GroupRows(o, 14) == std::vector<int64_t>{4, 4, 4, 2});
+  // WriteTable caps a row group at max_row_group_length (DEFAULT_MAX_ROW_GROUP_LENGTH).
+  o.parquet.row_group_size = uint64_t{1} << 21;
+  CHECK(GroupRows(o, (uint64_t{1} << 20) + 3) == std::vector<int64_t>{int64_t{1} << 20, 3});
+}
+
 TEST_CASE("parquet: the RLE / bit-packed hybrid our writer makes", "[format][parquet]") {
   // Eight 3s are a repeated run (header 8 << 1, one value byte); 1, 2 a literal run of one group
   // (header 1 << 1 | 1), bit-packed LSB first at 2 bits (1 | 2 << 2 = 0x09) and zero-padded.

@@ -110,6 +110,7 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.webdataset.python_file = c.reader.tarfile_open != "path";
   o.parquet.row_group_size = c.dataset.parquet_row_group_size;
   o.parquet.use_dictionary = c.dataset.parquet_use_dictionary;
+  o.parquet.generation_batch_size = c.dataset.parquet_generation_batch_size;
   o.parquet.pyarrow_read = c.reader.pyarrow_read == "columns"      ? PyarrowRead::kColumns
                            : c.reader.pyarrow_read == "pre_buffer" ? PyarrowRead::kPreBuffer
                                                                    : PyarrowRead::kFork;

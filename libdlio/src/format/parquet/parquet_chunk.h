@@ -22,6 +22,7 @@ inline constexpr uint64_t kPageBytes = 1u << 20;            // kDefaultDataPageS
 inline constexpr uint64_t kDictionaryPageLimit = 1u << 20;  // DEFAULT_DICTIONARY_PAGE_SIZE_LIMIT
 inline constexpr uint64_t kWriteBatchRows = 1024;           // DEFAULT_WRITE_BATCH_SIZE
 inline constexpr uint64_t kMaxRowsPerPage = 20000;          // kDefaultMaxRowsPerPage
+inline constexpr uint64_t kMaxRowGroupRows = 1u << 20;      // DEFAULT_MAX_ROW_GROUP_LENGTH
 
 // Appends to a file in large pieces, tracking the offset. Requires external synchronization.
 class Sink {

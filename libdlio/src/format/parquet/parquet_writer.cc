@@ -23,6 +23,20 @@ FileMetaData Skeleton(const std::vector<ColumnLayout>& columns, uint64_t rows) {
   return m;
 }
 
+// Rows [first, last) as one row group.
+Status WriteRowGroup(Sink* sink, const std::vector<ColumnLayout>& columns, const ChunkOptions& o,
+                     uint64_t first, uint64_t last, FileMetaData* meta) {
+  RowGroup g;
+  g.num_rows = static_cast<int64_t>(last - first);
+  g.columns.resize(columns.size());
+  for (size_t c = 0; c < columns.size(); ++c) {
+    DLIO_RETURN_NOT_OK(WriteColumnChunk(sink, columns[c], c, o, first, last, &g.columns[c]));
+    g.total_byte_size += g.columns[c].meta.total_uncompressed_size;
+  }
+  meta->row_groups.push_back(std::move(g));
+  return Status::OK();
+}
+
 }  // namespace
 
 Status WriteParquet(File* file, const FileSpec& spec, const FormatOptions& options) {
@@ -30,7 +44,8 @@ Status WriteParquet(File* file, const FileSpec& spec, const FormatOptions& optio
   const uint64_t rows = spec.sample_sizes.size();
   DLIO_ASSIGN_OR_RETURN(std::vector<ColumnLayout> columns,
                         WriterLayout(options.parquet, rows == 0 ? 0 : spec.sample_sizes[0]));
-  const uint64_t group_rows = std::max<uint64_t>(1, options.parquet.row_group_size);
+  const uint64_t group_rows =
+      std::min(kMaxRowGroupRows, std::max<uint64_t>(1, options.parquet.row_group_size));
   ChunkOptions chunk_options;
   chunk_options.codec = codec;
   chunk_options.use_dictionary = options.parquet.use_dictionary;
@@ -38,17 +53,16 @@ Status WriteParquet(File* file, const FileSpec& spec, const FormatOptions& optio
   FileMetaData meta = Skeleton(columns, rows);
   Sink sink(file);
   DLIO_RETURN_NOT_OK(sink.Append(std::string(kMagic, kMagicBytes)));
-  for (uint64_t first = 0; first < rows; first += group_rows) {
-    const uint64_t last = std::min(rows, first + group_rows);
-    RowGroup g;
-    g.num_rows = static_cast<int64_t>(last - first);
-    g.columns.resize(columns.size());
-    for (size_t c = 0; c < columns.size(); ++c) {
-      DLIO_RETURN_NOT_OK(
-          WriteColumnChunk(&sink, columns[c], c, chunk_options, first, last, &g.columns[c]));
-      g.total_byte_size += g.columns[c].meta.total_uncompressed_size;
+  // The fork calls write_table once a generation batch, and each call starts new row groups.
+  const uint64_t batch_rows = options.parquet.generation_batch_size != 0
+                                  ? options.parquet.generation_batch_size
+                                  : std::max<uint64_t>(1, options.parquet.row_group_size);
+  for (uint64_t batch = 0; batch < rows; batch += batch_rows) {
+    const uint64_t batch_end = std::min(rows, batch + batch_rows);
+    for (uint64_t first = batch; first < batch_end; first += group_rows) {
+      DLIO_RETURN_NOT_OK(WriteRowGroup(&sink, columns, chunk_options, first,
+                                       std::min(batch_end, first + group_rows), &meta));
     }
-    meta.row_groups.push_back(std::move(g));
   }
   std::string footer = EncodeFileMetaData(meta);
   PutLe32(&footer, static_cast<uint32_t>(footer.size()));
