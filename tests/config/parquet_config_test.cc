@@ -43,6 +43,16 @@ TEST_CASE("dataset.parquet keys parse as the v3.0 configs spell them", "[config]
   CHECK(c->Validate().ok());
 }
 
+TEST_CASE("dataset.parquet.use_dictionary defaults to pyarrow's true", "[config][parquet]") {
+  auto c = ParseConfig(kFlux, "flux.yaml");
+  REQUIRE(c.ok());
+  CHECK(c->dataset.parquet_use_dictionary);
+  auto off =
+      ParseConfig("dataset:\n  format: parquet\n  parquet:\n    use_dictionary: false\n", "p.yaml");
+  REQUIRE(off.ok());
+  CHECK_FALSE(off->dataset.parquet_use_dictionary);
+}
+
 std::string Error(const std::string& yaml) {
   auto c = ParseConfig(yaml, "p.yaml");
   if (!c.ok()) return c.status().message();
@@ -67,6 +77,8 @@ TEST_CASE("dataset.parquet refusals name the key", "[config][parquet]") {
   CHECK(Error(head + "    partition_by: day\n") ==
         "dataset.parquet.partition_by 'day': hive-partitioned parquet datasets are not supported");
   CHECK(Error(head + "    read_mode: streaming\n").find("dataset.parquet.read_mode") == 0);
+  CHECK(Error(head + "    use_dictionary: sometimes\n").find("dataset.parquet.use_dictionary") ==
+        0);
   CHECK(Error("dataset:\n  format: parquet\n  compression: lz4\n") ==
         "dataset.compression 'lz4' is not supported by format parquet (none, snappy, gzip, zstd)");
 }

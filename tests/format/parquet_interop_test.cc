@@ -1,5 +1,6 @@
 // parquet interop with an independent implementation: hyparquet (JavaScript, with
-// hyparquet-compressors for snappy/gzip/zstd) reads dlio's files column by column, and dlio reads
+// hyparquet-compressors for snappy/gzip/zstd) reads dlio's files column by column (dictionary
+// pages, index pages and PLAIN pages after a fallback, and PLAIN-only files), and dlio reads
 // (inspect, train) a file hyparquet-writer wrote: OPTIONAL columns, dictionary pages, data pages
 // v2, snappy, and columns in every value encoding hyparquet-writer has (BOOLEAN, DELTA_*,
 // BYTE_STREAM_SPLIT). Values are compared as the bytes a PLAIN page stores (tests/format/
@@ -75,34 +76,73 @@ std::string Hex(const uint8_t* p, size_t n) {
   return s;
 }
 
+// Writes `rows` rows of `o`'s columns with `seed` to `path` with dlio's writer.
+void WriteRows(Storage* storage, const std::string& path, const FormatOptions& o, uint64_t rows,
+               uint64_t seed) {
+  FileSpec spec;
+  spec.sample_sizes.assign(rows, 0);
+  spec.seed = seed;
+  REQUIRE(MakeFormatByName("parquet")->Write(storage, path, spec, o).ok());
+}
+
+// hyparquet reads the file dlio wrote at `path` with `o`: `rows` rows, every `step`th checked.
+void CheckWithHyparquet(const std::string& path, const FormatOptions& o, uint64_t rows,
+                        uint64_t seed, uint64_t step, const TempDir& tmp) {
+  const nlohmann::json got = Node("read", path, tmp);
+  CHECK(got["num_rows"] == rows);
+  auto layout = format_internal::parquet::WriterLayout(o.parquet, 0).value();
+  REQUIRE(got["columns"].size() == layout.size());
+  for (size_t c = 0; c < layout.size(); ++c) {
+    const auto& values = got["columns"][layout[c].name];
+    REQUIRE(values.size() == rows);
+    std::string v(layout[c].width != 0 ? layout[c].width : layout[c].value_size, '\0');
+    for (uint64_t row = 0; row < rows; row += step) {
+      format_internal::parquet::FillColumnValue(layout[c], c, seed, row,
+                                                reinterpret_cast<uint8_t*>(v.data()));
+      INFO("column " << layout[c].name << " row " << row);
+      CHECK(values[row] == Hex(reinterpret_cast<const uint8_t*>(v.data()), v.size()));
+    }
+  }
+}
+
 TEST_CASE("hyparquet reads dlio's files column by column", "[format][parquet][interop]") {
   SkipWithoutHyparquet();
   TempDir tmp;
   auto storage = BoundPosixStorage();
-  auto format = MakeFormatByName("parquet");
-  for (const char* codec : {"none", "snappy", "gzip", "zstd"}) {
-    INFO("codec " << codec);
-    const FormatOptions o = AllKindsOptions(codec, 64);
-    const std::string path = tmp / (std::string(codec) + ".parquet");
-    FileSpec spec;
-    spec.sample_sizes.assign(300, 0);
-    spec.seed = 77;
-    REQUIRE(format->Write(storage.get(), path, spec, o).ok());
-    const nlohmann::json got = Node("read", path, tmp);
-    CHECK(got["num_rows"] == 300);
-    auto layout = format_internal::parquet::WriterLayout(o.parquet, 0).value();
-    REQUIRE(got["columns"].size() == layout.size());
-    for (size_t c = 0; c < layout.size(); ++c) {
-      const auto& values = got["columns"][layout[c].name];
-      REQUIRE(values.size() == 300);
-      std::string v(layout[c].width != 0 ? layout[c].width : layout[c].value_size, '\0');
-      for (uint64_t row = 0; row < 300; row += 13) {
-        format_internal::parquet::FillColumnValue(layout[c], c, 77, row,
-                                                  reinterpret_cast<uint8_t*>(v.data()));
-        INFO("column " << layout[c].name << " row " << row);
-        CHECK(values[row] == Hex(reinterpret_cast<const uint8_t*>(v.data()), v.size()));
-      }
+  for (const bool dictionary : {true, false}) {
+    for (const char* codec : {"none", "snappy", "gzip", "zstd"}) {
+      INFO("codec " << codec << ", use_dictionary " << dictionary);
+      FormatOptions o = AllKindsOptions(codec, 64);
+      o.parquet.use_dictionary = dictionary;
+      const std::string path = tmp / (std::string(codec) + (dictionary ? "_d" : "_p") + ".parquet");
+      WriteRows(storage.get(), path, o, 300, 77);
+      CheckWithHyparquet(path, o, 300, 77, 13, tmp);
     }
+  }
+}
+
+// One row group of 140,000 rows: column s (16-byte dictionary entries) falls back to PLAIN after
+// row 66,144, column x (8 bytes) after row 131,264 (parquet_layout_test.cc computes such cases):
+// dictionary page, index pages and PLAIN pages in each chunk.
+FormatOptions FallbackOptions(const char* codec) {
+  FormatOptions o;
+  o.compression = codec;
+  o.parquet.row_group_size = 140000;
+  o.parquet.columns = {{"x", "int64", 1, true}, {"s", "string", 12, true}};
+  return o;
+}
+
+TEST_CASE("hyparquet reads chunks whose dictionary fell back to PLAIN",
+          "[format][parquet][interop]") {
+  SkipWithoutHyparquet();
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  for (const char* codec : {"none", "zstd"}) {
+    INFO("codec " << codec);
+    const FormatOptions o = FallbackOptions(codec);
+    const std::string path = tmp / (std::string(codec) + ".parquet");
+    WriteRows(storage.get(), path, o, 140000, 19);
+    CheckWithHyparquet(path, o, 140000, 19, 997, tmp);
   }
 }
 
@@ -202,7 +242,6 @@ TEST_CASE("DuckDB reads dlio's files: row counts and column sums", "[format][par
   if (!HaveDuckdb()) return;
   TempDir tmp;
   auto storage = BoundPosixStorage();
-  auto format = MakeFormatByName("parquet");
   for (const char* codec : {"none", "snappy", "zstd"}) {
     INFO("codec " << codec);
     FormatOptions o;
@@ -213,10 +252,7 @@ TEST_CASE("DuckDB reads dlio's files: row counts and column sums", "[format][par
                          {"c", "float32", 1, true},
                          {"d", "float64", 1, true}};
     const std::string path = tmp / (std::string(codec) + ".parquet");
-    FileSpec spec;
-    spec.sample_sizes.assign(3000, 0);
-    spec.seed = 5;
-    REQUIRE(format->Write(storage.get(), path, spec, o).ok());
+    WriteRows(storage.get(), path, o, 3000, 5);
     const Sums want = SumWithDlio(path, {"i32", "i64", "f32", "f64"});
     const nlohmann::json got = Node("sums", path, tmp, "parquet_duckdb.mjs");
     CHECK(got["rows"] == 3000);
@@ -225,6 +261,23 @@ TEST_CASE("DuckDB reads dlio's files: row counts and column sums", "[format][par
     CHECK(std::stod(got["sums"]["c"].get<std::string>()) == Approx(want.floats[2]).epsilon(1e-6));
     CHECK(std::stod(got["sums"]["d"].get<std::string>()) == Approx(want.floats[3]).epsilon(1e-12));
   }
+}
+
+TEST_CASE("DuckDB sums chunks whose dictionary fell back to PLAIN", "[format][parquet][interop]") {
+  SkipWithoutHyparquet();
+  if (!HaveDuckdb()) return;
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  // x (int64) falls back after row 131,264; y (int32, 4-byte entries) keeps its dictionary.
+  FormatOptions o = FallbackOptions("snappy");
+  o.parquet.columns = {{"x", "int64", 1, true}, {"y", "int32", 1, true}};
+  const std::string path = tmp / "fallback.parquet";
+  WriteRows(storage.get(), path, o, 140000, 23);
+  const Sums want = SumWithDlio(path, {"i64", "i32"});
+  const nlohmann::json got = Node("sums", path, tmp, "parquet_duckdb.mjs");
+  CHECK(got["rows"] == 140000);
+  CHECK(got["sums"]["x"] == Text(want.ints[0]));
+  CHECK(got["sums"]["y"] == Text(want.ints[1]));
 }
 
 TEST_CASE("dlio reads a file DuckDB's COPY wrote", "[format][parquet][interop]") {

@@ -31,8 +31,10 @@ struct Fixture {
   FormatOptions o;
   Layout layout;
 
-  Fixture(std::vector<ParquetColumnOptions> columns, uint64_t rows, uint64_t group) {
+  Fixture(std::vector<ParquetColumnOptions> columns, uint64_t rows, uint64_t group,
+          bool use_dictionary = true) {
     o.parquet.row_group_size = group;
+    o.parquet.use_dictionary = use_dictionary;
     o.parquet.columns = std::move(columns);
     REQUIRE(format->Write(&log, "/f.parquet", Rows(rows), o).ok());
     layout = ReadParquetLayout(&log, "/f.parquet");
@@ -92,7 +94,8 @@ TEST_CASE("pyarrow reads a footer larger than 64 KiB again, whole", "[io_model][
 
 TEST_CASE("pyarrow columns: one read per selected chunk per row group, nothing else",
           "[io_model][pyarrow]") {
-  Fixture f(DlrmLike(1), 30, 10);
+  // PLAIN, so a chunk is its values' bytes and a page header (the share check below).
+  Fixture f(DlrmLike(1), 30, 10, false);
   Reads open;
   const Reads reads = f.ReadAll(PyarrowRead::kColumns, &open);
   Reads want;
@@ -109,6 +112,22 @@ TEST_CASE("pyarrow columns: one read per selected chunk per row group, nothing e
   // b (32 B a row) and d (8 B) of 52 B a row: the bytes read are the selected columns' share.
   CHECK(static_cast<double>(selected) / static_cast<double>(all) ==
         Approx(40.0 / 52.0).margin(0.08));
+}
+
+TEST_CASE("pyarrow reads a dictionary-encoded chunk from its dictionary page",
+          "[io_model][pyarrow]") {
+  Fixture f({{"x", "int64", 1, true}}, 30, 10);
+  Reads open;
+  const Reads reads = f.ReadAll(PyarrowRead::kColumns, &open);
+  Reads want;
+  for (size_t g = 0; g < 3; ++g) {
+    const auto& m = f.layout.meta.row_groups[g].columns[0].meta;
+    REQUIRE(m.dictionary_page_offset > 0);
+    CHECK(m.dictionary_page_offset < m.data_page_offset);
+    want.push_back(Req(static_cast<uint64_t>(m.dictionary_page_offset),
+                       static_cast<uint64_t>(m.total_compressed_size)));
+  }
+  CHECK(reads == want);
 }
 
 TEST_CASE("pyarrow pre_buffer coalesces chunks across holes of at most 8 KiB",

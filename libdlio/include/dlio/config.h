@@ -93,6 +93,7 @@ struct DatasetConfig {
   std::string parquet_read_mode = "default";   // dataset.parquet.read_mode: default, row_group
   std::string parquet_partition_by;            // dataset.parquet.partition_by: only "" works
   uint64_t parquet_generation_batch_size = 0;  // dataset.parquet.generation_batch_size
+  bool parquet_use_dictionary = true;          // dataset.parquet.use_dictionary
   SampleLayout sample_layout = SampleLayout::kFirstAxis;  // dataset.sample_layout (npy/npz)
   std::string compression =
       "none";                 // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz

@@ -145,7 +145,14 @@ struct ParquetColumnOptions {
 // parquet knobs (dataset.parquet.*; the codec is dataset.compression).
 struct ParquetOptions {
   uint64_t row_group_size = 1024;  // rows per row group (dataset.parquet.row_group_size)
+  // Writers: row groups also end every this many rows, as the MLPerf fork's write_table calls
+  // (one a generation batch) start new ones (dataset.parquet.generation_batch_size; 0 =
+  // row_group_size).
+  uint64_t generation_batch_size = 0;
   PyarrowRead pyarrow_read = PyarrowRead::kFork;  // reader.pyarrow_read (io_model pyarrow only)
+  // Writers: dictionary-encode scalar columns with PLAIN fallback, as pyarrow's use_dictionary
+  // default does (dataset.parquet.use_dictionary); false: PLAIN pages only.
+  bool use_dictionary = true;
   // The columns; empty: one fixed_len_byte_array column "data" of the sample's bytes.
   std::vector<ParquetColumnOptions> columns;
 };

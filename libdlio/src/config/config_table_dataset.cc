@@ -58,8 +58,14 @@ void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
              "parquet: hive partitioning column; only empty (none) is supported"));
   add(Uint("dataset.parquet.generation_batch_size",
            DLIO_FIELD(uint64_t, dataset.parquet_generation_batch_size),
-           "parquet: the Python generator's rows per write batch (0 = row_group_size); accepted, "
-           "does not change the files (dlio writes page by page)"));
+           "parquet: the Python generator's rows per write batch (0 = row_group_size); each batch "
+           "starts new row groups, as the fork's write_table calls do, so row groups end at batch "
+           "boundaries too"));
+  add(Bool(
+      "dataset.parquet.use_dictionary", DLIO_FIELD(bool, dataset.parquet_use_dictionary),
+      "parquet (dlio only, pyarrow's use_dictionary): true dictionary-encodes each scalar column's "
+      "chunks, falling back to PLAIN after the write batch that takes the dictionary to 1 MiB, as "
+      "pyarrow's default (list columns stay PLAIN); false writes PLAIN pages only"));
   add(Enum("dataset.sample_layout", DLIO_ENUM_FIELD(SampleLayout, dataset.sample_layout),
            "npy/npz: the axis of x that indexes samples in generated files, and for reading "
            "when neither the labels' length nor num_samples_per_file tells: first_axis (x[i], "

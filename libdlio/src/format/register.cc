@@ -59,8 +59,10 @@ Status RegisterBuiltinFormats(Registries* registries) {
                          &NewTfRecordFormat, Hints({"tfrecord", "tfrecords"})));
   DLIO_RETURN_NOT_OK(Add(registries, "parquet",
                          "Apache Parquet, a sample is one row; typed columns, row groups, "
-                         "PLAIN pages, none/snappy/gzip/zstd",
-                         "compression, parquet.row_group_size, parquet.columns, odirect",
+                         "pyarrow's page layout (dictionary, PLAIN fallback), "
+                         "none/snappy/gzip/zstd",
+                         "compression, parquet.row_group_size, parquet.columns, "
+                         "parquet.use_dictionary, odirect",
                          &NewParquetFormat, Hints({"parquet"}, {"PAR1"})));
   DLIO_RETURN_NOT_OK(Add(registries, "webdataset",
                          "WebDataset tar shards (<key>.jpg + <key>.cls per sample), streamed; "

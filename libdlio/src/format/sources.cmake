@@ -31,6 +31,8 @@ list(APPEND DLIO_SOURCES
   src/format/parquet/parquet_pages.cc
   src/format/parquet/parquet_values.cc
   src/format/parquet/parquet_delta.cc
+  src/format/parquet/parquet_dict.cc
+  src/format/parquet/parquet_chunk.cc
   src/format/parquet/parquet_writer.cc
   src/format/parquet/parquet_reader.cc
   src/format/parquet/parquet_format.cc

@@ -107,6 +107,8 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.webdataset.expected_samples = c.dataset.num_samples_per_file;
   o.webdataset.python_file = c.reader.tarfile_open == TarfileOpen::kFileObject;
   o.parquet.row_group_size = c.dataset.parquet_row_group_size;
+  o.parquet.use_dictionary = c.dataset.parquet_use_dictionary;
+  o.parquet.generation_batch_size = c.dataset.parquet_generation_batch_size;
   o.parquet.pyarrow_read = c.reader.pyarrow_read;
   for (const ParquetColumnConfig& col : c.dataset.parquet_columns) {
     o.parquet.columns.push_back({col.name, col.dtype, col.size, col.read});

@@ -86,6 +86,11 @@ std::string EncodePageHeader(const PageHeader& h) {
     w.I32(3, kRle);  // definition levels (none for required columns)
     w.I32(4, kRle);  // repetition levels (none)
     w.EndStruct();
+  } else if (h.type == kDictionaryPage) {
+    w.BeginStruct(7);
+    w.I32(1, h.num_values);
+    w.I32(2, h.encoding);
+    w.EndStruct();
   }
   w.Finish();
   return w.bytes();

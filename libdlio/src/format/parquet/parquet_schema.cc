@@ -97,6 +97,7 @@ Result<ColumnLayout> ConfiguredColumn(const ParquetColumnOptions& o, size_t i) {
     ScalarElement(*d, &c);
   } else {  // a fixed-size list: its values' bytes as one fixed_len_byte_array
     c.element.type = kFixedLenByteArray;
+    c.list_values = o.size;
     c.width = o.size * static_cast<uint64_t>(d->bits / 8);
     if (c.width > INT32_MAX) return ColumnError(i, "size x dtype width exceeds 2 GiB");
     c.element.type_length = static_cast<int32_t>(c.width);
@@ -114,6 +115,7 @@ Result<std::vector<ColumnLayout>> WriterLayout(const ParquetOptions& options,
     c.name = c.element.name = "data";
     c.dtype = "uint8";
     c.element.repetition = kRequired;
+    c.list_values = sample_size;
     if (sample_size == 0 || sample_size > INT32_MAX) {
       c.element.type = kByteArray;
       c.value_size = sample_size;

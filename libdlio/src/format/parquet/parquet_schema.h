@@ -32,6 +32,9 @@ struct ColumnLayout {
   bool read = true;
   ValueKind kind = ValueKind::kRaw;  // writers: how values are shaped
   int small_int_bytes = 0;           // kSmallInt: the dtype's width (1 or 2)
+  // Writers: values in a row of a column the MLPerf fork writes as a list (size > 1, and the
+  // legacy data column: one uint8 a byte); 0 for scalars.
+  uint64_t list_values = 0;
 };
 
 // The columns a writer stores for `options` (sample_size: the legacy "data" column's width).

@@ -3,88 +3,13 @@
 #include <algorithm>
 
 #include "format/io_util.h"
+#include "format/parquet/parquet_chunk.h"
 #include "format/parquet/parquet_codec.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/parquet_schema.h"
 
 namespace dlio::format_internal::parquet {
 namespace {
-
-// Appends to a file in kWriteChunk pieces, tracking the offset.
-class Sink {
- public:
-  explicit Sink(File* file) : file_(file) {}
-  uint64_t offset() const { return written_ + buf_.size(); }
-  Status Append(const std::string& s) {
-    buf_.append(s);
-    return buf_.size() >= kWriteChunk ? Flush() : Status::OK();
-  }
-  Status Flush() {
-    if (buf_.empty()) return Status::OK();
-    DLIO_RETURN_NOT_OK(file_->WriteAt(written_, buf_.data(), buf_.size()));
-    written_ += buf_.size();
-    buf_.clear();
-    return Status::OK();
-  }
-
- private:
-  File* file_;
-  uint64_t written_ = 0;
-  std::string buf_;
-};
-
-// The PLAIN values of rows [first, last) of column `index`.
-std::string PlainValues(const ColumnLayout& c, uint64_t index, uint64_t seed, uint64_t first,
-                        uint64_t last) {
-  std::string out;
-  const uint64_t n = c.width != 0 ? c.width : c.value_size;
-  std::string value(n, '\0');
-  for (uint64_t row = first; row < last; ++row) {
-    FillColumnValue(c, index, seed, row, reinterpret_cast<uint8_t*>(value.data()));
-    if (c.width == 0) PutLe32(&out, static_cast<uint32_t>(n));
-    out.append(value);
-  }
-  return out;
-}
-
-// Writes rows [first, last) of column `index` as data pages; fills the chunk's metadata.
-Status WriteChunk(Sink* sink, const ColumnLayout& c, uint64_t index, const FileSpec& spec,
-                  Codec codec, uint64_t first, uint64_t last, ColumnChunk* chunk) {
-  const uint64_t row_bytes = (c.width != 0 ? c.width : c.value_size + 4);
-  const uint64_t rows_per_page =
-      std::max<uint64_t>(1, kPageBytes / std::max<uint64_t>(1, row_bytes));
-  ColumnMetaData& m = chunk->meta;
-  chunk->has_meta = true;
-  m.type = c.element.type;
-  m.encodings = {kPlain};
-  m.path = {c.name};
-  m.codec = codec;
-  m.num_values = static_cast<int64_t>(last - first);
-  m.data_page_offset = static_cast<int64_t>(sink->offset());
-  chunk->file_offset = m.data_page_offset;
-  for (uint64_t r = first; r < last; r += rows_per_page) {
-    const uint64_t end = std::min(last, r + rows_per_page);
-    const std::string values = PlainValues(c, index, spec.seed, r, end);
-    std::string page;
-    DLIO_RETURN_NOT_OK(
-        CompressPage(codec, reinterpret_cast<const uint8_t*>(values.data()), values.size(), &page));
-    if (values.size() > INT32_MAX || page.size() > INT32_MAX) {
-      return Status::InvalidArgument("parquet page of ", values.size(),
-                                     " bytes exceeds 2 GiB (a row of column '", c.name,
-                                     "' is too large)");
-    }
-    PageHeader h;
-    h.uncompressed_size = static_cast<int32_t>(values.size());
-    h.compressed_size = static_cast<int32_t>(page.size());
-    h.num_values = static_cast<int32_t>(end - r);
-    const std::string header = EncodePageHeader(h);
-    m.total_uncompressed_size += static_cast<int64_t>(header.size() + values.size());
-    m.total_compressed_size += static_cast<int64_t>(header.size() + page.size());
-    DLIO_RETURN_NOT_OK(sink->Append(header));
-    DLIO_RETURN_NOT_OK(sink->Append(page));
-  }
-  return Status::OK();
-}
 
 FileMetaData Skeleton(const std::vector<ColumnLayout>& columns, uint64_t rows) {
   FileMetaData m;
@@ -98,6 +23,20 @@ FileMetaData Skeleton(const std::vector<ColumnLayout>& columns, uint64_t rows) {
   return m;
 }
 
+// Rows [first, last) as one row group.
+Status WriteRowGroup(Sink* sink, const std::vector<ColumnLayout>& columns, const ChunkOptions& o,
+                     uint64_t first, uint64_t last, FileMetaData* meta) {
+  RowGroup g;
+  g.num_rows = static_cast<int64_t>(last - first);
+  g.columns.resize(columns.size());
+  for (size_t c = 0; c < columns.size(); ++c) {
+    DLIO_RETURN_NOT_OK(WriteColumnChunk(sink, columns[c], c, o, first, last, &g.columns[c]));
+    g.total_byte_size += g.columns[c].meta.total_uncompressed_size;
+  }
+  meta->row_groups.push_back(std::move(g));
+  return Status::OK();
+}
+
 }  // namespace
 
 Status WriteParquet(File* file, const FileSpec& spec, const FormatOptions& options) {
@@ -105,20 +44,25 @@ Status WriteParquet(File* file, const FileSpec& spec, const FormatOptions& optio
   const uint64_t rows = spec.sample_sizes.size();
   DLIO_ASSIGN_OR_RETURN(std::vector<ColumnLayout> columns,
                         WriterLayout(options.parquet, rows == 0 ? 0 : spec.sample_sizes[0]));
-  const uint64_t group_rows = std::max<uint64_t>(1, options.parquet.row_group_size);
+  const uint64_t group_rows =
+      std::min(kMaxRowGroupRows, std::max<uint64_t>(1, options.parquet.row_group_size));
+  ChunkOptions chunk_options;
+  chunk_options.codec = codec;
+  chunk_options.use_dictionary = options.parquet.use_dictionary;
+  chunk_options.seed = spec.seed;
   FileMetaData meta = Skeleton(columns, rows);
   Sink sink(file);
   DLIO_RETURN_NOT_OK(sink.Append(std::string(kMagic, kMagicBytes)));
-  for (uint64_t first = 0; first < rows; first += group_rows) {
-    const uint64_t last = std::min(rows, first + group_rows);
-    RowGroup g;
-    g.num_rows = static_cast<int64_t>(last - first);
-    g.columns.resize(columns.size());
-    for (size_t c = 0; c < columns.size(); ++c) {
-      DLIO_RETURN_NOT_OK(WriteChunk(&sink, columns[c], c, spec, codec, first, last, &g.columns[c]));
-      g.total_byte_size += g.columns[c].meta.total_uncompressed_size;
+  // The fork calls write_table once a generation batch, and each call starts new row groups.
+  const uint64_t batch_rows = options.parquet.generation_batch_size != 0
+                                  ? options.parquet.generation_batch_size
+                                  : std::max<uint64_t>(1, options.parquet.row_group_size);
+  for (uint64_t batch = 0; batch < rows; batch += batch_rows) {
+    const uint64_t batch_end = std::min(rows, batch + batch_rows);
+    for (uint64_t first = batch; first < batch_end; first += group_rows) {
+      DLIO_RETURN_NOT_OK(WriteRowGroup(&sink, columns, chunk_options, first,
+                                       std::min(batch_end, first + group_rows), &meta));
     }
-    meta.row_groups.push_back(std::move(g));
   }
   std::string footer = EncodeFileMetaData(meta);
   PutLe32(&footer, static_cast<uint32_t>(footer.size()));
