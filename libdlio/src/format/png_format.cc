@@ -152,6 +152,10 @@ RunResult RunEncode(PngEncodeJob* job) {
   png_set_write_fn(job->png, job, WriteToMemory, FlushNothing);
   png_set_IHDR(job->png, job->info, job->side, job->side, 8, PNG_COLOR_TYPE_GRAY,
                PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  // IDAT chunks as DLIO's generator writes them through Pillow (ImageFile._save: blocks of
+  // max(MAXBLOCK = 65536, width * 4) bytes, one chunk each), not libpng's 8 KiB: PIL's reads of
+  // a PNG follow its chunks (io_model pil).
+  png_set_compression_buffer_size(job->png, std::max<size_t>(65536, size_t{job->side} * 4));
   png_write_info(job->png, job->info);
   for (uint32_t y = 0; y < job->side; ++y) {
     png_write_row(job->png, job->pixels + size_t{y} * job->side);
