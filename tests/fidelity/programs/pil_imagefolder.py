@@ -14,8 +14,9 @@ import numpy as np
 FILES = 32
 
 
-def paths(data):
-    return [os.path.join(data, 'train', 'c%d' % (i % 2), 'img_%d.jpg' % i) for i in range(FILES)]
+def paths(data, ext='jpg'):
+    return [os.path.join(data, 'train', 'c%d' % (i % 2), 'img_%d.%s' % (i, ext))
+            for i in range(FILES)]
 
 
 def make(data):
@@ -27,14 +28,14 @@ def make(data):
         Image.fromarray(rng.integers(0, 255, (512, 512, 3), dtype=np.uint8)).save(p, quality=90)
 
 
-def run(data):
+def run(data, ext='jpg'):
     import torch
     from PIL import Image
     from torch.utils.data import DataLoader, Dataset
 
     class Folder(Dataset):
         def __init__(self):
-            self.paths = paths(data)
+            self.paths = paths(data, ext)
 
         def __len__(self):
             return len(self.paths)

@@ -1,56 +1,27 @@
-"""A torchvision-style ImageFolder loop over PNGs: one folder per class, a Dataset that opens each
-with PIL and decodes it (Image.open, convert("RGB"), as torchvision's default loader does), a
-DataLoader with 2 fork workers, shuffle and batch 4, 2 epochs, a 2 ms emulated step.
+"""pil_imagefolder.py's torchvision-style ImageFolder loop over PNGs: 32 RGB 256x256 PNGs as Pillow
+saves them (IDAT chunks of 64 KiB), opened with PIL and converted to RGB in 2 DataLoader workers.
 
-  png_imagefolder.py make DIR   writes DIR/train/c<k>/img_<i>.png (32 RGB 256x256 PNGs as
-                                Pillow saves them: IDAT chunks of 64 KiB)
+  png_imagefolder.py make DIR   writes DIR/train/c<k>/img_<i>.png
   png_imagefolder.py run DIR    trains over them
 """
 import os
 import sys
-import time
 
 import numpy as np
 
-FILES = 32
-
-
-def paths(data):
-    return [os.path.join(data, 'train', 'c%d' % (i % 2), 'img_%d.png' % i) for i in range(FILES)]
+sys.dont_write_bytecode = True  # no __pycache__ beside the programs
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import pil_imagefolder  # noqa: E402
 
 
 def make(data):
     from PIL import Image
 
     rng = np.random.default_rng(2)
-    for p in paths(data):
+    for p in pil_imagefolder.paths(data, 'png'):
         os.makedirs(os.path.dirname(p), exist_ok=True)
         Image.fromarray(rng.integers(0, 255, (256, 256, 3), dtype=np.uint8)).save(p)
 
 
-def run(data):
-    import torch
-    from PIL import Image
-    from torch.utils.data import DataLoader, Dataset
-
-    class Folder(Dataset):
-        def __init__(self):
-            self.paths = paths(data)
-
-        def __len__(self):
-            return len(self.paths)
-
-        def __getitem__(self, i):
-            with open(self.paths[i], 'rb') as f:
-                img = Image.open(f).convert('RGB')
-            return torch.from_numpy(np.asarray(img)[:8, :8].copy()), i % 2
-
-    torch.manual_seed(3)
-    loader = DataLoader(Folder(), batch_size=4, shuffle=True, num_workers=2)
-    for _ in range(2):
-        for _ in loader:
-            time.sleep(0.002)
-
-
 if __name__ == '__main__':
-    {'make': make, 'run': run}[sys.argv[1]](sys.argv[2])
+    {'make': make, 'run': lambda d: pil_imagefolder.run(d, 'png')}[sys.argv[1]](sys.argv[2])
