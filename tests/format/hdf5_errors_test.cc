@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "format/full_storage.h"
+#include "format/hdf5/hdf5_metadata_guard.h"
 #include "format/hdf5_test_util.h"
 #include "format/io_util.h"
 #include "test_util.h"
@@ -400,6 +401,57 @@ TEST_CASE("hdf5 refuses a group whose symbol table points past the file", "[form
             path + ": the object header at file offset 96 gives its group's B-tree at file "
                    "offset 136 and name heap at 18446744073709551615, past the allocated end of "
                    "the file ("));
+}
+
+TEST_CASE("hdf5 metadata guard joins a first chunk read in two", "[format][hdf5][heap]") {
+  // libhdf5 reads a version 1 object header 512 bytes at a time, then the rest of a longer first
+  // chunk at the end of that read: the rest is messages, not a header of its own.
+  using format_internal::hdf5::MetadataGuard;
+  constexpr uint64_t kHeader = 800, kEoa = 100'000;
+  auto message = [](uint16_t type, const std::string& data) {
+    std::string m(8, '\0');
+    m[0] = static_cast<char>(type & 0xff);
+    m[1] = static_cast<char>(type >> 8);
+    m[2] = static_cast<char>(data.size() & 0xff);
+    m[3] = static_cast<char>(data.size() >> 8);
+    return m + data;
+  };
+  // A null message filling the first read, then a symbol table message in the rest.
+  auto chunk_with_stab = [&](uint64_t heap) {
+    return message(0, std::string(512 - 16 - 8 + 8, '\0')) + message(0x11, Le64(136) + Le64(heap));
+  };
+  auto header = [](const std::string& chunk) {
+    std::string h("\x01\x00\x01\x00\x01\x00\x00\x00", 8);
+    return h + Le64(chunk.size()).substr(0, 4) + std::string(4, '\0') + chunk;
+  };
+  auto read = [](MetadataGuard* g, uint64_t addr, std::string bytes) {
+    return g->OnRead(MetadataGuard::Kind::kObjectHeader, addr,
+                     reinterpret_cast<uint8_t*>(bytes.data()), bytes.size(), kEoa, "f.h5");
+  };
+  {
+    const std::string file = header(chunk_with_stab(~uint64_t{0}));
+    MetadataGuard g;
+    CHECK(read(&g, kHeader, file.substr(0, 512)).ok());
+    const Status s = read(&g, kHeader + 512, file.substr(512));
+    CHECK(s.code() == StatusCode::kCorruption);
+    CHECK_THAT(s.message(), Catch::Contains("f.h5: the object header at file offset 800 gives "));
+  }
+  {
+    // A rest that starts like a header prefix (01 00) whose "first chunk" would not fit the file.
+    std::string chunk = chunk_with_stab(680);
+    chunk.replace(
+        512 - 16, 16,
+        std::string("\x01\x00\x00\x00\x00\x00\x00\x00\xff\xff\xff\x7f", 12) + std::string(4, '\0'));
+    const std::string file = header(chunk);
+    MetadataGuard g;
+    CHECK(read(&g, kHeader, file.substr(0, 512)).ok());
+    CHECK(read(&g, kHeader + 512, file.substr(512)).ok());
+    // Read as one header instead, its claimed first chunk is refused.
+    MetadataGuard alone;
+    const Status s = read(&alone, kHeader + 512, file.substr(512));
+    CHECK(s.code() == StatusCode::kCorruption);
+    CHECK_THAT(s.message(), Catch::Contains("claims a first chunk of 2147483647 bytes"));
+  }
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace dlio::format_internal::hdf5 {
 namespace {
@@ -68,25 +69,15 @@ void MetadataGuard::TerminateHeaps(uint64_t addr, uint8_t* buf, size_t size) con
   }
 }
 
-// A version 1 header: version 1, a reserved 0, the number of messages (2 bytes), the reference
-// count (4), the first chunk's size (4), 4 reserved bytes, then the chunk's messages; a
-// continuation chunk (at an address a continuation message gave) is messages only. Each message:
-// type (2), size (2), flags (1), 3 reserved bytes, then its data. Version 2 headers carry a
-// checksum libhdf5 verifies first.
-Status MetadataGuard::CheckObjectHeader(uint64_t addr, const uint8_t* buf, size_t size,
-                                        uint64_t eoa, const std::string& path) {
-  size_t at = 0, end = size;
-  if (continuations_.count(addr) == 0) {
-    if (size < 16 || buf[0] != 1 || buf[1] != 0) return Status::OK();
-    at = 16;
-    end = static_cast<size_t>(std::min<uint64_t>(size, 16 + uint64_t{Field(buf + 8, 4)}));
-  }
-  while (at + 8 <= end) {
-    const uint16_t type = static_cast<uint16_t>(Field(buf + at, 2));
-    const size_t bytes = Field(buf + at + 2, 2);
-    const uint8_t flags = buf[at + 4];
-    const uint8_t* data = buf + at + 8;
-    if (bytes > end - at - 8) break;
+// A chunk's messages: type (2 bytes), size (2), flags (1), 3 reserved bytes, then the data.
+Status MetadataGuard::CheckMessages(uint64_t header, const uint8_t* p, size_t n, uint64_t eoa,
+                                    const std::string& path) {
+  for (size_t at = 0; at + 8 <= n;) {
+    const uint16_t type = static_cast<uint16_t>(Field(p + at, 2));
+    const size_t bytes = Field(p + at + 2, 2);
+    const uint8_t flags = p[at + 4];
+    const uint8_t* data = p + at + 8;
+    if (bytes > n - at - 8) break;
     at += 8 + bytes;
     if ((flags & kSharedMessage) != 0) continue;
     if (type == kContinuationMessage && bytes >= offset_bytes_) {
@@ -94,7 +85,7 @@ Status MetadataGuard::CheckObjectHeader(uint64_t addr, const uint8_t* buf, size_
     } else if (type == kSymbolTableMessage && bytes >= 2 * size_t{offset_bytes_}) {
       const uint64_t btree = Offset(data), heap = Offset(data + offset_bytes_);
       if (btree >= eoa || heap >= eoa) {
-        return Status::Corruption(path, ": the object header at file offset ", addr,
+        return Status::Corruption(path, ": the object header at file offset ", header,
                                   " gives its group's B-tree at file offset ", btree,
                                   " and name heap at ", heap,
                                   ", past the allocated end of the file (", eoa, " bytes)");
@@ -102,6 +93,35 @@ Status MetadataGuard::CheckObjectHeader(uint64_t addr, const uint8_t* buf, size_
     }
   }
   return Status::OK();
+}
+
+// A version 1 header: version 1, a reserved 0, the number of messages (2 bytes), the reference
+// count (4), the first chunk's size (4), 4 reserved bytes, then the chunk's messages. libhdf5
+// reads it speculatively (512 bytes) and a longer first chunk's rest in a second read at the end
+// of the first; a continuation chunk (at an address a continuation message gave) is messages
+// only. Version 2 headers carry a checksum libhdf5 verifies first.
+Status MetadataGuard::CheckObjectHeader(uint64_t addr, const uint8_t* buf, size_t size,
+                                        uint64_t eoa, const std::string& path) {
+  if (continuations_.count(addr) != 0) return CheckMessages(addr, buf, size, eoa, path);
+  if (auto rest = partial_.find(addr); rest != partial_.end()) {
+    PartialChunk chunk = std::move(rest->second);
+    partial_.erase(rest);
+    const size_t take = static_cast<size_t>(std::min<uint64_t>(size, chunk.missing));
+    chunk.bytes.insert(chunk.bytes.end(), buf, buf + take);
+    return CheckMessages(chunk.header, chunk.bytes.data(), chunk.bytes.size(), eoa, path);
+  }
+  if (size < 16 || buf[0] != 1 || buf[1] != 0) return Status::OK();
+  const uint64_t chunk = Field(buf + 8, 4);
+  if (addr > eoa || 16 + chunk > eoa - addr) {
+    return Status::Corruption(path, ": the object header at file offset ", addr,
+                              " claims a first chunk of ", chunk,
+                              " bytes, past the allocated end of the file (", eoa, " bytes)");
+  }
+  if (16 + chunk > size) {  // the rest comes in the next read, at the end of this one
+    partial_[addr + size] = {addr, std::vector<uint8_t>(buf + 16, buf + size), 16 + chunk - size};
+    return Status::OK();
+  }
+  return CheckMessages(addr, buf + 16, static_cast<size_t>(chunk), eoa, path);
 }
 
 Status MetadataGuard::OnRead(Kind kind, uint64_t addr, uint8_t* buf, size_t size, uint64_t eoa,

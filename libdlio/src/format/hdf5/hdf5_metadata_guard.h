@@ -9,15 +9,18 @@
 //    in free space, so nothing a valid file says changes; a corrupt name is cut at the end of its
 //    heap. A heap whose segment ends past the file's allocated end is refused before libhdf5
 //    allocates the size it claims (terabytes, from one flipped byte).
-//  - Symbol table messages (version 1 object headers): libhdf5 protects the heap and B-tree a
-//    group's message names without checking the address; an undefined one made it copy from a
-//    null pointer. Addresses past the file's allocated end are refused.
+//  - Version 1 object headers: libhdf5 protects the heap and B-tree a group's symbol table
+//    message names without checking the address (an undefined one made it copy from a null
+//    pointer), and allocates the size a header's first chunk claims before reading it (4 GiB
+//    from a flipped byte). Addresses and chunks past the file's allocated end are refused.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "dlio/status.h"
 
@@ -41,12 +44,22 @@ class MetadataGuard {
   void TerminateHeaps(uint64_t addr, uint8_t* buf, size_t size) const;
   Status CheckObjectHeader(uint64_t addr, const uint8_t* buf, size_t size, uint64_t eoa,
                            const std::string& path);
+  Status CheckMessages(uint64_t header, const uint8_t* p, size_t n, uint64_t eoa,
+                       const std::string& path);
   uint64_t Offset(const uint8_t* p) const;
   uint64_t Length(const uint8_t* p) const;
 
   unsigned offset_bytes_ = 8, length_bytes_ = 8;  // the superblock's, 8 until it is read
   std::set<uint64_t> segment_ends_;               // address of the last byte of each heap segment
   std::set<uint64_t> continuations_;              // addresses of object header continuation chunks
+  // A first chunk longer than the read that brought its header: its bytes so far and how many
+  // are missing, under the address its rest will be read at.
+  struct PartialChunk {
+    uint64_t header = 0;
+    std::vector<uint8_t> bytes;
+    uint64_t missing = 0;
+  };
+  std::map<uint64_t, PartialChunk> partial_;
 };
 
 }  // namespace dlio::format_internal::hdf5
