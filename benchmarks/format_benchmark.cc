@@ -30,8 +30,8 @@ namespace {
 constexpr uint64_t kFileBytes = 32ull << 20;  // per dataset file; stays in the page cache
 // csv stores ~2.7 bytes of text per requested byte: a quarter of kFileBytes keeps files small.
 constexpr uint64_t kCsvFileBytes = kFileBytes / 4;
-const char* const kFormats[] = {"npz", "npy",  "indexed_binary", "csv",       "jpeg",
-                                "png", "hdf5", "tfrecord",       "webdataset"};
+const char* const kFormats[] = {"npz", "npy",  "indexed_binary", "csv",        "jpeg",
+                                "png", "hdf5", "tfrecord",       "webdataset", "parquet"};
 const char* const kDecoders[] = {"csv", "jpeg", "png"};
 
 bool OneSamplePerFile(const std::string& name) { return name == "jpeg" || name == "png"; }
@@ -249,6 +249,11 @@ BENCHMARK(BM_FormatRead)
 // webdataset (one shard) natively and under its default model, tarfile (10240-byte stream).
 BENCHMARK(BM_FormatRead)
     ->ArgsProduct({{8}, {2048, 256 << 10, 4 << 20}, {1}, {0, 1}})
+    ->ArgNames({"format", "sample", "verify", "model"});
+// parquet (one column of the sample's bytes, row groups of 1024 rows) natively and under its
+// default model, pyarrow (footer reads, then a row group's column chunks coalesced).
+BENCHMARK(BM_FormatRead)
+    ->ArgsProduct({{9}, {2048, 256 << 10, 4 << 20}, {1}, {0, 1}})
     ->ArgNames({"format", "sample", "verify", "model"});
 BENCHMARK(BM_FormatDecode)
     ->ArgsProduct({{0, 1, 2}, {2048, 256 << 10, 4 << 20}})

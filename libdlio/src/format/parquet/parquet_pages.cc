@@ -1,5 +1,6 @@
 #include "format/parquet/parquet_pages.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "format/io_util.h"
@@ -18,20 +19,61 @@ Status PageError(const ChunkInfo& info, uint64_t offset, const std::string& what
 struct ChunkState {
   const ChunkInfo& info;
   DecodedColumn out;
-  uint64_t row = 0;                 // next row slot
-  std::vector<uint8_t> page;        // the current page, decompressed
-  std::vector<uint8_t> dict;        // dictionary values (fixed width: width each)
-  std::vector<uint64_t> dict_offs;  // byte_array dictionary: value bounds
+  uint64_t row = 0;                      // next row slot
+  const uint8_t* page = nullptr;         // the current page's bytes, decompressed: the chunk's own
+  uint64_t page_size = 0;                //   bytes when stored uncompressed, else page_buffer's
+  const uint8_t* page_stored = nullptr;  // the page's body when `page` is it (not a copy)
+  std::vector<uint8_t> page_buffer;      // a compressed page, decompressed
+  bool in_place = false;                 // rows so far are in out.spans (ChunkInfo::in_place)
+  std::vector<uint8_t> dict;             // dictionary values (fixed width: width each)
+  std::vector<uint64_t> dict_offs;       // byte_array dictionary: value bounds
   bool has_dict = false;
 };
 
+// Copies the rows held in place so far into out.data; the chunk's rows are copied from here on.
+void LeavePlace(ChunkState* s) {
+  const uint64_t w = s->info.column->width;
+  s->out.data.resize(s->info.rows * w);  // every row's slot is written (PutValue, PutNull)
+  const std::vector<ValueSpan>& spans = s->out.spans;
+  for (size_t k = 0; k < spans.size(); ++k) {
+    const uint64_t end = k + 1 < spans.size() ? spans[k + 1].first_row : s->row;
+    std::memcpy(s->out.data.data() + spans[k].first_row * w, spans[k].values,
+                (end - spans[k].first_row) * w);
+  }
+  s->out.spans.clear();
+  s->in_place = false;
+}
+
+// A PLAIN page of `count` fixed-width values at p, stored uncompressed and without nulls, is
+// kept where it is while the chunk is held in place.
+bool KeepInPlace(ChunkState* s, const uint8_t* p, const uint8_t* end, int32_t encoding,
+                 uint64_t count, uint64_t non_null) {
+  const uint64_t w = s->info.column->width;
+  if (!s->in_place || encoding != kPlain || non_null != count || s->page != s->page_stored ||
+      count > static_cast<uint64_t>(end - p) / w) {
+    return false;
+  }
+  if (count != 0) s->out.spans.push_back({s->row, p});
+  s->row += count;
+  return true;
+}
+
 // Stores value `v` (its bytes) into row slot `row`.
 void PutValue(ChunkState* s, const uint8_t* v, uint64_t len) {
-  if (s->info.column->width != 0) {
-    std::memcpy(s->out.data.data() + s->row * s->info.column->width, v, len);
-  } else {
+  const uint64_t w = s->info.column->width;
+  if (w == 0) {
     s->out.data.insert(s->out.data.end(), v, v + len);
+    return;
   }
+  uint8_t* slot = s->out.data.data() + s->row * w;
+  std::memcpy(slot, v, std::min(w, len));  // value readers give `w` bytes: anything else is cut
+  if (len < w) std::memset(slot + len, 0, w - len);  // or zero-padded
+}
+
+// Row slot `row` of a null: zeros (fixed width) or nothing (byte_array: an empty value).
+void PutNull(ChunkState* s) {
+  const uint64_t w = s->info.column->width;
+  if (w != 0) std::memset(s->out.data.data() + s->row * w, 0, w);
 }
 
 void EndRow(ChunkState* s) {
@@ -65,6 +107,8 @@ Status PutDictionaryValues(ChunkState* s, const uint8_t* p, const uint8_t* end,
                  s->dict_offs[2 * idx[k] + 1] - s->dict_offs[2 * idx[k]]);
       }
       ++k;
+    } else {
+      PutNull(s);
     }
     EndRow(s);
   }
@@ -74,6 +118,8 @@ Status PutDictionaryValues(ChunkState* s, const uint8_t* p, const uint8_t* end,
 // The values of one data page in any other encoding (parquet_values.h).
 Status PutPageValues(ChunkState* s, const uint8_t* p, const uint8_t* end, int32_t encoding,
                      const std::vector<bool>& defined, uint64_t non_null, uint64_t offset) {
+  if (KeepInPlace(s, p, end, encoding, defined.size(), non_null)) return Status::OK();
+  if (s->in_place) LeavePlace(s);
   if (encoding == kPlainDictionary || encoding == kRleDictionary) {
     return PutDictionaryValues(s, p, end, defined, non_null, offset);
   }
@@ -91,6 +137,8 @@ Status PutPageValues(ChunkState* s, const uint8_t* p, const uint8_t* end, int32_
     if (d) {
       DLIO_RETURN_NOT_OK(values->Next(&v, &len));
       PutValue(s, v, len);
+    } else {
+      PutNull(s);
     }
     EndRow(s);
   }
@@ -129,11 +177,11 @@ Result<uint64_t> ReadLevels(const ChunkState& s, const uint8_t* p, const uint8_t
 
 Status DictionaryPage(ChunkState* s, const PageHeader& h, uint64_t offset) {
   const ColumnLayout& c = *s->info.column;
-  const uint8_t* p = s->page.data();
+  const uint8_t* p = s->page;
   const uint64_t n = static_cast<uint64_t>(std::max(h.num_values, 0));
   // Dictionary entries are PLAIN: n of them fit the page (byte arrays: checked one by one).
   DLIO_ASSIGN_OR_RETURN(std::unique_ptr<ValueReader> values,
-                        OpenValues(kPlain, c, p, p + s->page.size(), n, s->info.max_decoded,
+                        OpenValues(kPlain, c, p, p + s->page_size, n, s->info.max_decoded,
                                    ValueSite{s->info.path, c.name, offset}));
   s->dict.clear();
   s->dict_offs.clear();
@@ -149,7 +197,8 @@ Status DictionaryPage(ChunkState* s, const PageHeader& h, uint64_t offset) {
   return Status::OK();
 }
 
-// Reads the page body [body, body + h.compressed_size) into s->page, decompressed.
+// Points s->page at the page body [body, body + h.compressed_size), decompressed: at the body
+// itself when it is stored uncompressed (no copy), else at s->page_buffer.
 Status LoadPage(ChunkState* s, const PageHeader& h, const uint8_t* body, uint64_t offset) {
   const uint64_t size = static_cast<uint64_t>(h.uncompressed_size);
   if (size > s->info.chunk_uncompressed) {
@@ -157,18 +206,30 @@ Status LoadPage(ChunkState* s, const PageHeader& h, const uint8_t* body, uint64_
                      "uncompressed size " + std::to_string(size) + " exceeds the chunk's " +
                          std::to_string(s->info.chunk_uncompressed) + " bytes");
   }
-  s->page.resize(size);
   const uint64_t levels = h.type == kDataPageV2 ? static_cast<uint64_t>(h.def_levels_bytes) +
                                                       static_cast<uint64_t>(h.rep_levels_bytes)
                                                 : 0;
   if (levels > size || levels > static_cast<uint64_t>(h.compressed_size)) {
     return PageError(s->info, offset, "level bytes exceed the page");
   }
-  if (levels != 0) std::memcpy(s->page.data(), body, levels);  // page.data() may be null
   const bool compressed = h.type != kDataPageV2 || h.v2_compressed;
-  return DecompressPage(compressed ? s->info.codec : kUncompressed, body + levels,
-                        static_cast<size_t>(h.compressed_size) - levels, s->page.data() + levels,
-                        size - levels, s->info.path, offset);
+  const int32_t codec = compressed ? s->info.codec : kUncompressed;
+  if (codec == kUncompressed) {
+    if (static_cast<uint64_t>(h.compressed_size) != size) {
+      return PageError(s->info, offset, "uncompressed page sizes disagree");
+    }
+    s->page = body;
+    s->page_stored = body;
+    s->page_size = size;
+    return Status::OK();
+  }
+  s->page_buffer.resize(size);
+  if (levels != 0) std::memcpy(s->page_buffer.data(), body, levels);
+  s->page = s->page_buffer.data();
+  s->page_stored = nullptr;
+  s->page_size = size;
+  return DecompressPage(codec, body + levels, static_cast<size_t>(h.compressed_size) - levels,
+                        s->page_buffer.data() + levels, size - levels, s->info.path, offset);
 }
 
 Status DataPage(ChunkState* s, const PageHeader& h, uint64_t offset) {
@@ -178,8 +239,8 @@ Status DataPage(ChunkState* s, const PageHeader& h, uint64_t offset) {
                      std::to_string(h.num_values) + " values past the row group's " +
                          std::to_string(s->info.rows) + " rows");
   }
-  const uint8_t* p = s->page.data();
-  const uint8_t* end = p + s->page.size();
+  const uint8_t* p = s->page;
+  const uint8_t* end = p + s->page_size;
   std::vector<bool> defined;
   uint64_t non_null = 0;
   if (h.type == kDataPageV2 && h.rep_levels_bytes != 0) {
@@ -193,8 +254,16 @@ Status DataPage(ChunkState* s, const PageHeader& h, uint64_t offset) {
 
 }  // namespace
 
+const uint8_t* DecodedColumn::Fixed(uint64_t row, uint64_t width) const {
+  if (spans.empty()) return data.data() + row * width;
+  auto after = std::upper_bound(spans.begin(), spans.end(), row,
+                                [](uint64_t r, const ValueSpan& v) { return r < v.first_row; });
+  const ValueSpan& span = *(after - 1);  // spans[0].first_row is 0: rows start in place
+  return span.values + (row - span.first_row) * width;
+}
+
 Result<DecodedColumn> DecodeChunk(const ChunkInfo& info, const uint8_t* data, size_t n) {
-  ChunkState s{info, {}, 0, {}, {}, {}, false};
+  ChunkState s{info, {}, 0, nullptr, 0, nullptr, {}, false, {}, {}, false};
   const uint64_t width = info.column->width;
   if (width != 0) {
     if (info.rows > info.max_decoded / width) {
@@ -202,7 +271,8 @@ Result<DecodedColumn> DecodeChunk(const ChunkInfo& info, const uint8_t* data, si
                                 info.file_offset, ": ", info.rows, " rows of ", width,
                                 " bytes exceed reader.max_decoded_bytes (", info.max_decoded, ")");
     }
-    s.out.data.assign(info.rows * width, 0);
+    s.in_place = info.in_place && info.column->element.type != kBoolean;  // BOOLEAN: bits
+    if (!s.in_place) s.out.data.resize(info.rows * width);       // every slot is written (PutValue)
   } else if (info.rows > info.max_decoded / sizeof(uint64_t)) {  // a row's offset: 8 bytes
     return Status::Corruption(
         info.path, ": column '", info.column->name, "' at offset ", info.file_offset, ": ",

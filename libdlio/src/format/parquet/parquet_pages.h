@@ -3,7 +3,9 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dlio/status.h"
@@ -12,12 +14,49 @@
 
 namespace dlio::format_internal::parquet {
 
+// std::allocator, except that a value-initialising construct leaves the new object unset: a
+// resize does not clear bytes the caller fills next (a read; the decoder's row slots).
+template <class T>
+struct UninitializedAllocator : std::allocator<T> {
+  template <class U>
+  struct rebind {
+    using other = UninitializedAllocator<U>;
+  };
+  UninitializedAllocator() = default;
+  template <class U>
+  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}  // NOLINT: rebinding
+  template <class U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+// Bytes that a resize leaves unset.
+using UnsetBytes = std::vector<uint8_t, UninitializedAllocator<uint8_t>>;
+
+// A run of a fixed-width column's values, stored back to back in the chunk's own bytes from row
+// `first_row` on (a PLAIN page stored uncompressed without nulls).
+struct ValueSpan {
+  uint64_t first_row = 0;
+  const uint8_t* values = nullptr;
+};
+
 // A column chunk's values, one per row: fixed-width columns at row x width in `data` (a null is
-// zeros; a BOOLEAN is one byte, 0 or 1); byte_array values between offsets[row] and
-// offsets[row + 1] (a null is empty).
+// zeros; a BOOLEAN is one byte, 0 or 1), or in `spans` (below); byte_array values between
+// offsets[row] and offsets[row + 1] (a null is empty).
 struct DecodedColumn {
-  std::vector<uint8_t> data;
+  UnsetBytes data;
   std::vector<uint64_t> offsets;  // byte_array only: rows + 1 entries
+  // With ChunkInfo::in_place, a fixed-width chunk whose pages all qualify (see ValueSpan) is not
+  // copied: its rows are in these spans, which point into the bytes given to DecodeChunk (the
+  // caller keeps them), and `data` is empty. Each span runs to the next one's first row.
+  std::vector<ValueSpan> spans;
+
+  // Row `row`'s value of a fixed-width column of `width` bytes.
+  const uint8_t* Fixed(uint64_t row, uint64_t width) const;
 };
 
 // What decoding a chunk needs to know about it.
@@ -28,6 +67,7 @@ struct ChunkInfo {
   uint64_t file_offset = 0;         // where `bytes` start in the file
   uint64_t chunk_uncompressed = 0;  // the chunk's total_uncompressed_size: no page exceeds it
   uint64_t max_decoded = 0;         // reader.max_decoded_bytes: the decoded column's limit
+  bool in_place = false;            // values may stay in the chunk's bytes (DecodedColumn::spans)
   std::string path;
 };
 

@@ -6,8 +6,11 @@
 // values of the selected columns, concatenated in column order. Decoded row groups are kept in a
 // small per-reader cache (the fork's row_group_cache_size is 4; kCachedGroups here, and at most
 // kCacheBytes of decoded values beyond the newest group, so flux-sized groups of ~600 MB do not
-// pile up), so the rows of a group cost one read of each chunk. Under reader.io_model pyarrow the
-// footer and a group's chunks are read with pyarrow's requests instead (io_models/pyarrow_read.h).
+// pile up), so the rows of a group cost one read of each chunk. Fixed-width values of PLAIN pages
+// stored uncompressed without nulls are not copied out of the bytes read (the group keeps them:
+// DecodedColumn::spans), so such a row costs the read and its copy into the sample, no more.
+// Under reader.io_model pyarrow the footer and a group's chunks are read with pyarrow's requests
+// instead (io_models/pyarrow_read.h).
 #include <algorithm>
 #include <list>
 #include <mutex>
@@ -30,7 +33,8 @@ constexpr uint64_t kCacheBytes = 256u << 20;
 struct DecodedGroup {
   uint64_t index = 0;
   std::vector<DecodedColumn> columns;  // in selected_ order
-  uint64_t bytes = 0;                  // decoded values held
+  std::vector<UnsetBytes> read;        // the chunks' bytes, kept when a column's spans point there
+  uint64_t bytes = 0;                  // decoded values and read bytes held
 };
 
 // Where a chunk lies: [begin, begin + size).
@@ -132,7 +136,7 @@ class ParquetReader final : public FormatReader {
       const uint64_t len = ValueBytes(*group, k, row);
       const DecodedColumn& d = group->columns[k];
       const uint64_t w = columns_[selected_[k]].width;
-      const uint8_t* src = w != 0 ? d.data.data() + row * w : d.data.data() + d.offsets[row];
+      const uint8_t* src = w != 0 ? d.Fixed(row, w) : d.data.data() + d.offsets[row];
       if (len != 0) std::memcpy(dst, src, len);
       dst += len;
     }
@@ -193,8 +197,9 @@ class ParquetReader final : public FormatReader {
     for (size_t c : selected_) chunks.push_back({ranges_[g][c].begin, ranges_[g][c].size});
     const std::vector<io_models::ByteRange> requests =
         fetch_.pyarrow ? io_models::RowGroupRequests(chunks, fetch_.read) : chunks;
-    std::vector<std::vector<uint8_t>> bytes(requests.size());
+    std::vector<UnsetBytes> bytes(requests.size());  // each filled whole by its read
     for (size_t r = 0; r < requests.size(); ++r) DLIO_RETURN_NOT_OK(Fetch(requests[r], &bytes[r]));
+    bool in_place = false;
     for (size_t k = 0; k < selected_.size(); ++k) {
       // The request that holds the whole chunk (a file's metadata may claim chunks that overlap
       // or straddle the coalesced requests: none then holds it).
@@ -212,13 +217,18 @@ class ParquetReader final : public FormatReader {
       const uint8_t* at = bytes[r].data() + (chunks[k].offset - requests[r].offset);
       DLIO_ASSIGN_OR_RETURN(DecodedColumn d, DecodeOne(g, selected_[k], at));
       group->bytes += d.data.size() + d.offsets.size() * sizeof(uint64_t);
+      in_place = in_place || !d.spans.empty();
       group->columns.push_back(std::move(d));
+    }
+    if (in_place) {  // a column's values stayed in the bytes read (PLAIN, uncompressed)
+      for (const UnsetBytes& b : bytes) group->bytes += b.size();
+      group->read = std::move(bytes);
     }
     return std::shared_ptr<const DecodedGroup>(std::move(group));
   }
 
   // One request: a ReadAt of the open file, or the fork's buffered read of a file opened again.
-  Status Fetch(const io_models::ByteRange& r, std::vector<uint8_t>* out) const {
+  Status Fetch(const io_models::ByteRange& r, UnsetBytes* out) const {
     out->resize(r.length);
     if (fetch_.pyarrow && fetch_.read == PyarrowRead::kFork) {
       return io_models::ReadForkSpan(fetch_.storage, path_, r, fetch_.direct, out->data());
@@ -235,6 +245,7 @@ class ParquetReader final : public FormatReader {
     info.file_offset = ranges_[g][c].begin;
     info.chunk_uncompressed = static_cast<uint64_t>(cc.meta.total_uncompressed_size);
     info.max_decoded = max_decoded_;
+    info.in_place = true;  // ReadGroup keeps the bytes read when a column's values stay there
     info.path = path_;
     return DecodeChunk(info, bytes, ranges_[g][c].size);
   }
