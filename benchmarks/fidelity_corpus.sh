@@ -24,10 +24,9 @@ PYTHON="${PYTHON:-/usr/bin/python3}"
 HOGS="${HOGS:-2}"
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
 PROGRAM_DIR="$SRC/tests/fidelity/programs"
-DLIO_RUN="$BUILD/apps/dlio-run/dlio-run"
-PRELOAD="$(find "$BUILD" -name 'libdlio_preload.so' -print -quit)"
-[ -x "$DLIO_RUN" ] || { echo "$0: no $DLIO_RUN (build first)" >&2; exit 2; }
-[ -n "$PRELOAD" ] || { echo "$0: no libdlio_preload.so under $BUILD" >&2; exit 2; }
+# shellcheck source=lib_bench.sh
+. "$(dirname "$0")/lib_bench.sh"
+bench_fidelity_tools "$BUILD"
 if [ -z "${PROGRAMS:-}" ]; then
   PROGRAMS="$(grep -l '__main__' "$PROGRAM_DIR"/*.py | xargs -n1 basename | sed 's/\.py$//' | tr '\n' ' ')"
 fi
@@ -80,8 +79,12 @@ print(" | ".join(["%.3f" % c["similarity"], "%.3f" % c["ks_request_size"]] + cel
 mkdir -p "$WORK"
 echo "| program | condition | similarity | KS request size | reads real / emulated, within 5% | writes real / emulated, within 5% | bytes written real / emulated, within 5% | targets | most different |"
 echo "|---|---|---|---|---|---|---|---|---|"
-rows=0 met=0
+rows=0 met=0 skipped=0
 for program in $PROGRAMS; do
+  if [[ ! -f $PROGRAM_DIR/$program.py ]]; then
+    echo "| $program | | no $PROGRAM_DIR/$program.py | | | | | | |"
+    continue
+  fi
   modules="$(modules_of "$program")"
   for condition in data-dir no-data-dir data-dir+hogs no-data-dir+hogs; do
     no_data_dir=0 hogs=0
@@ -93,11 +96,13 @@ for program in $PROGRAMS; do
     line=$(NO_DATA_DIR=$no_data_dir HOGS=$hogs REQUIRE_MODULES="$modules" REPLACE_WORKDIR=1 \
       DLIO_PRELOAD_LIB="$PRELOAD" bash "$SRC/tests/fidelity/closed_loop.sh" "$DLIO_RUN" "$PYTHON" \
       "$PROGRAM_DIR/$program.py" "$out" 2> "$out.err") || rc=$?
-    rows=$((rows + 1))
     if ((rc == 77)); then
+      skipped=$((skipped + 1))
       echo "| $program | $label | skipped: $(tail -n1 "$out.err" | sed 's/.*skipped: //') | | | | | | |"
       continue
-    elif ((rc != 0)); then
+    fi
+    rows=$((rows + 1))
+    if ((rc != 0)); then
       echo "| $program | $label | failed (exit $rc): $(tail -n1 "$out.err" | tr '|' '/') | | | | | | |"
       continue
     fi
@@ -107,5 +112,5 @@ for program in $PROGRAMS; do
   done
 done
 echo
-echo "rows meeting every target: $met of $rows (HOGS=$HOGS, PYTHON=$PYTHON)"
+echo "rows meeting every target: $met of $rows loops run, $skipped skipped (HOGS=$HOGS, PYTHON=$PYTHON)"
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
