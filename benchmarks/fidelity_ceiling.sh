@@ -20,10 +20,9 @@ PYTHON="${PYTHON:-/usr/bin/python3}"
 ROUNDS="${ROUNDS:-3}"
 PROGRAMS="${PROGRAMS:-torch_npz_loader torch_npz_augment torch_npz_large torch_save_ckpt pandas_csv tfrecord_stream h5py_crops}"
 SRC="$(cd "$(dirname "$0")/.." && pwd)"
-DLIO_RUN="$BUILD/apps/dlio-run/dlio-run"
-PRELOAD="$(find "$BUILD" -name 'libdlio_preload.so' -print -quit)"
-[ -x "$DLIO_RUN" ] || { echo "$0: no $DLIO_RUN (build first)" >&2; exit 2; }
-[ -n "$PRELOAD" ] || { echo "$0: no libdlio_preload.so under $BUILD" >&2; exit 2; }
+# shellcheck source=lib_bench.sh
+. "$(dirname "$0")/lib_bench.sh"
+bench_fidelity_tools "$BUILD"
 
 # What closed_loop.sh prints last, as "similarity self_similarity ks most_different".
 row_of() {

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Helpers shared by the benchmark scripts (sourced, not run): a work folder that is removed only
 # when the script made it, the page-cache warm-up, summary.json figures, fio over the same files,
-# the load average, and the Python DLIO (argonne-lcf/dlio_benchmark, ../shared/PYTHON_DLIO.md).
+# the load average, the fidelity scripts' dlio-run and preload library, and the Python DLIO
+# (argonne-lcf/dlio_benchmark, ../shared/PYTHON_DLIO.md).
 #
 # A script sources it with  . "$(dirname "$0")/lib_bench.sh"  after `set -euo pipefail`.
 
@@ -55,6 +56,15 @@ bench_warm() {
 }
 
 bench_load() { cut -d' ' -f1 /proc/loadavg; }
+
+# bench_fidelity_tools BUILD_DIR: DLIO_RUN and PRELOAD (libdlio_preload.so) of that build, for the
+# scripts that run tests/fidelity/closed_loop.sh; exits 2 when either is missing.
+bench_fidelity_tools() {
+  DLIO_RUN="$1/apps/dlio-run/dlio-run"
+  PRELOAD="$(find "$1" -name 'libdlio_preload.so' -print -quit 2> /dev/null || true)"
+  [[ -x $DLIO_RUN ]] || bench_die "no $DLIO_RUN (build first)"
+  [[ -n $PRELOAD ]] || bench_die "no libdlio_preload.so under $1"
+}
 
 # bench_wait_quiet: when MAX_LOAD is set, wait (at most WAIT_SECONDS [300]) until the 1-minute load
 # average is below it. Prints the load average either way.

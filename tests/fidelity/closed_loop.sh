@@ -21,6 +21,18 @@
 # emulation's similarity is read against ("self_similarity" in the printed line). With
 # CLIENT_COSTS=none (or framework) the emulation runs with that reader.client_costs, whatever
 # the workload says (fit's choice is still checked against EXPECT_CLIENT_COSTS).
+# With NO_DATA_DIR=1 the real program (and real2/) is profiled without --data-dir: every file it
+# touches is traced (Python's own files, /tmp, caches, DataLoader workers' files), so fit has to
+# find the dataset by itself. The emulation is still profiled with --data-dir emu-data: dlio-run
+# reading its YAML config and writing its output folder is the driver's, not the emulated
+# workload's, so what is compared is what fit made of the whole trace against that workload.
+# compare still scores every file of the real profile: the runtime's own I/O (start-up reads,
+# tempfile probes) counts as a difference (docs/fidelity.md, "The whole corpus").
+# With HOGS=N, N CPU hogs (a busy shell loop each) run beside each traced run (the real
+# program's, the emulation's, real2/) and are killed when it ends or the script exits.
+# The last line printed is JSON: similarity, KS distances, reads/writes and bytes read/written of
+# the real run and of the emulation (compare.json's counts and bytes_read/bytes_written
+# features), the three most different features, data_dir (false with NO_DATA_DIR=1) and hogs.
 set -euo pipefail
 
 if [[ $# -lt 4 || $# -gt 5 ]]; then
@@ -45,12 +57,51 @@ mkdir -p "$work"
 work=$(cd "$work" && pwd)
 touch "$work/.closed_loop"
 
-"$python" "$program" make "$work/data"
-"$dlio_run" profile --output "$work/real" --data-dir "$work/data" -- \
-  "$python" "$program" run "$work/data" > "$work/real.log" 2>&1 || {
-  cat "$work/real.log" >&2
-  exit 1
+hog_pids=()
+start_hogs() {
+  local i
+  for ((i = 0; i < ${HOGS:-0}; ++i)); do
+    sh -c 'while :; do :; done' &
+    hog_pids+=($!)
+  done
 }
+stop_hogs() {
+  if ((${#hog_pids[@]})); then
+    kill "${hog_pids[@]}" 2> /dev/null || true
+    wait "${hog_pids[@]}" 2> /dev/null || true
+  fi
+  hog_pids=()
+}
+trap stop_hogs EXIT
+trap 'stop_hogs; exit 130' INT
+trap 'stop_hogs; exit 143' TERM
+
+# profile_traced NAME SCOPE... -- COMMAND...: COMMAND traced into $work/NAME beside the hogs,
+# restricted to SCOPE (--data-dir DIR, or nothing: every file); its output in NAME.log.
+profile_traced() {
+  local name=$1 scope=()
+  shift
+  while [[ $1 != -- ]]; do
+    scope+=("$1")
+    shift
+  done
+  shift
+  start_hogs
+  local rc=0
+  "$dlio_run" profile --output "$work/$name" "${scope[@]}" -- "$@" > "$work/$name.log" 2>&1 || rc=$?
+  stop_hogs
+  if ((rc != 0)); then
+    cat "$work/$name.log" >&2
+    exit 1
+  fi
+}
+real_scope=(--data-dir "$work/data")
+if [[ ${NO_DATA_DIR:-0} == 1 ]]; then
+  real_scope=()
+fi
+
+"$python" "$program" make "$work/data"
+profile_traced real "${real_scope[@]}" -- "$python" "$program" run "$work/data"
 
 if [[ -z $config ]]; then
   "$dlio_run" fit "$work/real" -o "$work/fit.yaml"
@@ -76,29 +127,29 @@ fi
   cat "$work/emu-gen.log" >&2
   exit 1
 }
-"$dlio_run" profile --output "$work/emu" --data-dir "$work/emu-data" -- \
-  "$dlio_run" "${common[@]}" --no-generate -o "$work/emu-out" > "$work/emu.log" 2>&1 || {
-  cat "$work/emu.log" >&2
-  exit 1
-}
+profile_traced emu --data-dir "$work/emu-data" -- \
+  "$dlio_run" "${common[@]}" --no-generate -o "$work/emu-out"
 "$dlio_run" compare --json "$work/real" "$work/emu" > "$work/compare.json"
 self_json=
 if [[ ${SELF_COMPARE:-0} == 1 ]]; then
-  "$dlio_run" profile --output "$work/real2" --data-dir "$work/data" -- \
-    "$python" "$program" run "$work/data" > "$work/real2.log" 2>&1 || {
-    cat "$work/real2.log" >&2
-    exit 1
-  }
+  profile_traced real2 "${real_scope[@]}" -- "$python" "$program" run "$work/data"
   "$dlio_run" compare --json "$work/real" "$work/real2" > "$work/self.json"
   self_json=$work/self.json
 fi
-"$python" - "$work/compare.json" "${MIN_SIMILARITY:-}" "${MAX_KS:-}" "$self_json" <<'PY'
+"$python" - "$work/compare.json" "${MIN_SIMILARITY:-}" "${MAX_KS:-}" "$self_json" \
+  "${NO_DATA_DIR:-0}" "${HOGS:-0}" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 min_similarity, max_ks = sys.argv[2], sys.argv[3]
+f = c["features"]
 line = {"similarity": c["similarity"], "ks_request_size": c["ks"]["request_size"]["d"],
         "ks_gap": c["ks"]["inter_request_gap_us"]["d"], "reads_real": c["a"]["reads"],
-        "reads_emulated": c["b"]["reads"], "most_different": c["most_different"][:3]}
+        "reads_emulated": c["b"]["reads"], "most_different": c["most_different"][:3],
+        "writes_real": c["a"]["writes"], "writes_emulated": c["b"]["writes"],
+        "bytes_read_real": f["bytes_read"]["a"], "bytes_read_emulated": f["bytes_read"]["b"],
+        "bytes_written_real": f["bytes_written"]["a"],
+        "bytes_written_emulated": f["bytes_written"]["b"],
+        "data_dir": sys.argv[5] != "1", "hogs": int(sys.argv[6] or 0)}
 if sys.argv[4]:
     own = json.load(open(sys.argv[4]))
     line["self_similarity"] = own["similarity"]
