@@ -5,6 +5,7 @@
 
 #include "dlio/profile_analysis.h"
 #include "dlio/profile_compare.h"
+#include "dlio/profile_fit.h"
 #include "exit_codes.h"
 #include "trace_cli.h"
 
@@ -36,15 +37,30 @@ CLI::App* AddCompareCommand(CLI::App* app, CompareOptions* options) {
   cmd->add_flag("--json", options->json, "JSON with stable keys instead of the table");
   cmd->add_option("-o,--output", options->output,
                   "write to this file (default: stdout; replaces only an earlier compare output)");
+  cmd->add_option("--ignore-paths", options->ignore_paths,
+                  "files left out of both runs as the runtime's and launchers' I/O, as `fit "
+                  "--ignore-paths` takes them ('default': system, temp, launcher and code "
+                  "folders); '' scores every file (default: default)");
+  cmd->add_flag("--keep-scratch-files", options->keep_scratch_files,
+                "score files created and deleted within a run too (by default left out: "
+                "Python's tempfile probe, lock files)");
   return cmd;
 }
 
 int Compare(const CompareOptions& options) {
+  auto ignore = dlio::ParseFitIgnorePaths(options.ignore_paths);
+  if (!ignore.ok()) return CompareFail(ignore.status().ToString(), kExitBadInput);
   auto a = ImportTraces({options.a});
   if (!a.ok()) return CompareFail(a.status().ToString(), kExitBadInput);
   auto b = ImportTraces({options.b});
   if (!b.ok()) return CompareFail(b.status().ToString(), kExitBadInput);
-  dlio::TraceComparison c = dlio::CompareTraces(*a, *b);
+  dlio::RuntimeIoLeftOut left_a, left_b;
+  const bool scratch = !options.keep_scratch_files;
+  dlio::TraceComparison c =
+      dlio::CompareTraces(dlio::WithoutRuntimeIo(*a, *ignore, scratch, &left_a),
+                          dlio::WithoutRuntimeIo(*b, *ignore, scratch, &left_b));
+  c.left_out_a = left_a;
+  c.left_out_b = left_b;
   c.label_a = options.a;
   c.label_b = options.b;
   for (const auto& [label, reads] : {std::pair{options.a, c.reads_a}, {options.b, c.reads_b}}) {

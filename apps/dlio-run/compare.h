@@ -1,5 +1,7 @@
-// `dlio-run compare A B [--json] [-o FILE]`: how alike the I/O of two runs is (the DLIO paper's
-// similarity, KS distances and a per-feature table; dlio/profile_compare.h).
+// `dlio-run compare A B [--json] [-o FILE] [--ignore-paths P] [--keep-scratch-files]`: how alike
+// the I/O of two runs is (the DLIO paper's similarity, KS distances and a per-feature table;
+// dlio/profile_compare.h), scored on the workload's I/O: each trace without the runtime's and
+// launchers' files, as fit leaves them out (WithoutRuntimeIo).
 #pragma once
 
 #include <string>
@@ -16,6 +18,8 @@ struct CompareOptions {
   std::string a, b;    // trace files or directories of traces (dlio-run profile / --trace output)
   bool json = false;   // JSON instead of the text table
   std::string output;  // "" prints to stdout
+  std::string ignore_paths = "default";  // ParseFitIgnorePaths' syntax; "" scores every file
+  bool keep_scratch_files = false;       // score files created and deleted within the run too
 };
 
 // Declares the `compare` subcommand on `app`, filling `options` when parsed.

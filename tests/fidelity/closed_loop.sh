@@ -26,8 +26,9 @@
 # find the dataset by itself. The emulation is still profiled with --data-dir emu-data: dlio-run
 # reading its YAML config and writing its output folder is the driver's, not the emulated
 # workload's, so what is compared is what fit made of the whole trace against that workload.
-# compare still scores every file of the real profile: the runtime's own I/O (start-up reads,
-# tempfile probes) counts as a difference (docs/fidelity.md, "The whole corpus").
+# compare leaves the runtime's own I/O (start-up reads, tempfile probes, system folders) out of
+# both profiles, as fit does (docs/profiling.md, "What is scored"; docs/fidelity.md, "The whole
+# corpus").
 # With HOGS=N, N CPU hogs (a busy shell loop each) run beside each traced run (the real
 # program's, the emulation's, real2/) and are killed when it ends or the script exits.
 # The last line printed is JSON: similarity, KS distances, reads/writes and bytes read/written of

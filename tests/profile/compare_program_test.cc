@@ -64,9 +64,17 @@ class Programs {
     INFO(result.output);
     REQUIRE(result.exit_code == 0);
   }
-  nlohmann::json CompareJson(const std::string& a, const std::string& b) const {
-    const auto result =
-        RunCommand("'" + kDlioRun + "' compare --json '" + path(a) + "' '" + path(b) + "'");
+  // The same, traced whole: no --data-dir (Python's start-up, imports and everything else too).
+  void ProfileWhole(const std::string& script, const std::string& out) const {
+    const auto result = RunCommand("'" + kDlioRun + "' profile --output '" + path(out) + "' -- " +
+                                   python_ + " '" + path(script) + "' '" + data() + "'");
+    INFO(result.output);
+    REQUIRE(result.exit_code == 0);
+  }
+  nlohmann::json CompareJson(const std::string& a, const std::string& b,
+                             const std::string& flags = "") const {
+    const auto result = RunCommand("'" + kDlioRun + "' compare --json " + flags + " '" + path(a) +
+                                   "' '" + path(b) + "'");
     INFO(result.output);
     REQUIRE(result.exit_code == 0);
     return nlohmann::json::parse(result.output);
@@ -128,6 +136,34 @@ TEST_CASE("compare: a numpy loop is like itself and unlike 4 KiB random preads o
   CHECK(text.exit_code == 0);
   CHECK(text.output.find("request_size_mean") != std::string::npos);
   CHECK(text.output.find("<- differs") != std::string::npos);
+}
+
+TEST_CASE("compare: a program traced whole is scored by its workload's files and not its runtime's") {
+  Programs p;
+  p.Profile("load.py", "data-only");
+  p.ProfileWhole("load.py", "whole");
+  const auto scored = p.CompareJson("whole", "data-only");
+  INFO(scored.dump(2));
+  // Python's own files (its modules, numpy's shared libraries, /usr) are left out of the run
+  // traced whole; what stays is the loop's reads of the data, the same as with --data-dir.
+  CHECK(scored.at("a").at("left_out").at("files").get<int64_t>() > 10);
+  CHECK(scored.at("a").at("left_out").at("events").get<int64_t>() > 0);
+  CHECK(scored.at("b").at("left_out").at("events") == 0);
+  CHECK(scored.at("a").at("reads") == scored.at("b").at("reads"));
+  CHECK(scored.at("ks").at("request_size").at("d") == 0);
+  CHECK(scored.at("features").at("files").at("a") == 16);
+
+  // --ignore-paths '' scores every file: the runtime's reads count as the run's.
+  const auto every = p.CompareJson("whole", "data-only", "--ignore-paths ''");
+  CHECK(every.at("a").at("left_out").at("events") == 0);
+  CHECK(every.at("a").at("reads").get<int64_t>() > scored.at("a").at("reads").get<int64_t>());
+  CHECK(every.at("features").at("files").at("a").get<int64_t>() > 16);
+
+  const auto bad = RunCommand("'" + kDlioRun + "' compare --ignore-paths 'a/b' '" +
+                              p.path("whole") + "' '" + p.path("data-only") + "'");
+  CHECK(bad.exit_code == 2);
+  CHECK(bad.output.find("--ignore-paths") != std::string::npos);
+  CHECK(bad.output.find("'a/b'") != std::string::npos);
 }
 
 TEST_CASE(

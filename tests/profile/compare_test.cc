@@ -4,6 +4,7 @@
 #include <random>
 
 #include "dlio/profile_compare.h"
+#include "dlio/profile_fit.h"
 
 namespace dlio {
 namespace {
@@ -282,6 +283,39 @@ TEST_CASE("compare: a run with a checkpoint and one without differ on every writ
   CHECK(c.write_size_ks.d == 1.0);
   const auto order = c.ByContribution();
   CHECK(static_cast<int>(order[0]) >= kReadFeatureCount);  // a write feature costs the most
+}
+
+TEST_CASE("compare: the runtime's and launchers' I/O is left out of a trace as fit leaves it out") {
+  Builder b;
+  b.Call("openat", -1, -1, "/usr/lib/python3.11/os.py", 1, 4);
+  b.Call("read", 0, 4096, "/usr/lib/python3.11/os.py");
+  b.Call("read", 4096, 4096, "/usr/lib/python3.11/os.py");
+  b.Call("openat", -1, -1, "/tmp/tmpk2x9_a", 2, 4);  // tempfile's probe, directly in /tmp
+  b.Call("write", 0, 4, "/tmp/tmpk2x9_a", 2);
+  b.Call("unlink", -1, -1, "/tmp/tmpk2x9_a", 2);
+  b.Call("openat", -1, -1, "/d/out/.lock", 3, 4);  // a scratch file: made, written, removed
+  b.Call("write", 0, 8, "/d/out/.lock", 3);
+  b.Call("unlink", -1, -1, "/d/out/.lock", 3);
+  for (const char* path : {"/d/a", "/d/b"}) {
+    b.Call("open64", -1, -1, path, 1, 4);
+    for (int64_t i = 0; i < 3; ++i) b.Call("pread64", i * 1000, 1000, path);
+  }
+  RuntimeIoLeftOut left;
+  const ProfileTrace kept = WithoutRuntimeIo(b.trace(), DefaultFitIgnorePaths(), true, &left);
+  CHECK(left.files == 2);  // os.py and the probe, by path
+  CHECK(left.scratch_files == 1);
+  CHECK(left.events == 9);
+  CHECK(kept.size() == 8);
+  CHECK(CompareTraces(kept, SequentialReads(1000)).similarity == Approx(1.0));
+
+  RuntimeIoLeftOut none;
+  const ProfileTrace all = WithoutRuntimeIo(b.trace(), {}, false, &none);
+  CHECK(none.events == 0);
+  CHECK(all.size() == b.trace().size());
+  const TraceComparison c = CompareTraces(all, SequentialReads(1000));
+  CHECK(c.reads_a == 8);
+  CHECK(c.writes_a == 2);
+  CHECK(c.similarity < 0.9);
 }
 
 TEST_CASE("compare: text and JSON renderings name what differs") {

@@ -103,6 +103,14 @@ struct FeatureComparison {
   double contribution = 0;
 };
 
+// What was left out of a run's trace before it was compared: its events on files that are the
+// runtime's and launchers' I/O, not the workload's (WithoutRuntimeIo in dlio/profile_fit.h).
+struct RuntimeIoLeftOut {
+  int64_t files = 0;          // by path pattern (system, temp, launcher and code folders)
+  int64_t scratch_files = 0;  // created and deleted within the run (tempfile's probe)
+  int64_t events = 0;         // the events on them
+};
+
 struct TraceComparison {
   std::string label_a, label_b;  // what was compared (file or directory names)
   double similarity = 1;         // cosine of the normalized feature vectors, in [0, 1]
@@ -113,6 +121,7 @@ struct TraceComparison {
   KsResult request_size_ks, gap_ks, write_size_ks;
   int64_t reads_a = 0, reads_b = 0, writes_a = 0, writes_b = 0;
   std::vector<std::string> levels_a, levels_b;  // RunFeatures::levels of each run
+  RuntimeIoLeftOut left_out_a, left_out_b;      // set by the caller that filtered the traces
   // Features ordered by contribution, largest first (ties: CompareFeature order).
   std::vector<CompareFeature> ByContribution() const;
 };

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "dlio/profile.h"
+#include "dlio/profile_compare.h"
 #include "dlio/status.h"
 
 namespace dlio {
@@ -80,6 +81,14 @@ Status CheckFitIgnorePattern(std::string_view pattern);
 // DefaultFitIgnorePaths() ("default,/scratch/locks/"); "" leaves nothing out. InvalidArgument
 // naming the first bad entry.
 Result<std::vector<std::string>> ParseFitIgnorePaths(std::string_view text);
+// `trace` without its events on the files fit leaves out as the runtime's and launchers' I/O:
+// those `ignore_paths` match, and with `scratch_files` those created and deleted within the run
+// (FitOptions::ignore_scratch_files). Events without a file stay. What `dlio-run compare` scores
+// by default, so that a program traced whole is compared by its workload's I/O. The patterns
+// must pass CheckFitIgnorePattern.
+ProfileTrace WithoutRuntimeIo(const ProfileTrace& trace,
+                              const std::vector<std::string>& ignore_paths, bool scratch_files,
+                              RuntimeIoLeftOut* left_out);
 
 // reader.io_model pyio's calls (reader.pyio_*): a head read, then calls of read_size bytes (0: one
 // for the rest) with read or readinto.

@@ -50,12 +50,22 @@ std::string RunText(int64_t reads, int64_t writes, const std::vector<std::string
   return s;
 }
 
+// ", N events on F files left out (runtime and launchers' I/O: P by path, S scratch)".
+std::string LeftOutText(const RuntimeIoLeftOut& l) {
+  if (l.events == 0) return "";
+  return ", " + std::to_string(l.events) + " events on " +
+         std::to_string(l.files + l.scratch_files) + " files left out as the runtime's I/O (" +
+         std::to_string(l.files) + " by path, " + std::to_string(l.scratch_files) + " scratch)";
+}
+
 std::string RunJson(const std::string& label, int64_t reads, int64_t writes,
-                    const std::vector<std::string>& levels) {
+                    const std::vector<std::string>& levels, const RuntimeIoLeftOut& left_out) {
   std::string s = "{\"label\": " + JsonString(label) + ", \"reads\": " + std::to_string(reads) +
                   ", \"writes\": " + std::to_string(writes) + ", \"levels\": [";
   for (size_t i = 0; i < levels.size(); ++i) s += (i ? ", " : "") + JsonString(levels[i]);
-  return s + "]}";
+  return s + "], \"left_out\": {\"files\": " + std::to_string(left_out.files) +
+         ", \"scratch_files\": " + std::to_string(left_out.scratch_files) +
+         ", \"events\": " + std::to_string(left_out.events) + "}}";
 }
 
 std::vector<CompareFeature> Differing(const TraceComparison& c) {
@@ -70,8 +80,9 @@ std::vector<CompareFeature> Differing(const TraceComparison& c) {
 
 std::string ComparisonText(const TraceComparison& c) {
   std::string s = std::string(kComparisonTextTitle) + "\nA: " + c.label_a + " (" +
-                  RunText(c.reads_a, c.writes_a, c.levels_a) + ")\n";
-  s += "B: " + c.label_b + " (" + RunText(c.reads_b, c.writes_b, c.levels_b) + ")\n";
+                  RunText(c.reads_a, c.writes_a, c.levels_a) + LeftOutText(c.left_out_a) + ")\n";
+  s += "B: " + c.label_b + " (" + RunText(c.reads_b, c.writes_b, c.levels_b) +
+       LeftOutText(c.left_out_b) + ")\n";
   s += Fmt("similarity: %.4f", c.similarity);
   s += "  (cosine of the features divided by max(A, B); the DLIO paper: 0.94-0.97)\n";
   s += c.writes_scored ? "(read and write features, at the call levels above)\n\n"
@@ -98,8 +109,9 @@ std::string ComparisonText(const TraceComparison& c) {
 }
 
 std::string ComparisonJson(const TraceComparison& c) {
-  std::string s = "{\n  \"a\": " + RunJson(c.label_a, c.reads_a, c.writes_a, c.levels_a) + ",\n";
-  s += "  \"b\": " + RunJson(c.label_b, c.reads_b, c.writes_b, c.levels_b) + ",\n";
+  std::string s =
+      "{\n  \"a\": " + RunJson(c.label_a, c.reads_a, c.writes_a, c.levels_a, c.left_out_a) + ",\n";
+  s += "  \"b\": " + RunJson(c.label_b, c.reads_b, c.writes_b, c.levels_b, c.left_out_b) + ",\n";
   s += "  \"similarity\": " + JsonNumber(c.similarity) + ",\n";
   s += std::string("  \"writes_scored\": ") + (c.writes_scored ? "true" : "false") + ",\n";
   s += "  \"features\": {";

@@ -220,6 +220,32 @@ void FindNoise(const ProfileTrace& t, const FitOptions& options, Noise* noise) {
   if (options.ignore_scratch_files) FindScratchFiles(t, noise);
 }
 
+}  // namespace fit
+
+ProfileTrace WithoutRuntimeIo(const ProfileTrace& trace,
+                              const std::vector<std::string>& ignore_paths, bool scratch_files,
+                              RuntimeIoLeftOut* left_out) {
+  FitOptions options;
+  options.ignore_paths = ignore_paths;
+  options.ignore_scratch_files = scratch_files;
+  fit::Noise noise;
+  fit::FindNoise(trace, options, &noise);
+  ProfileTrace kept;
+  size_t n = 0;
+  for (int32_t path : trace.path) n += noise.paths.count(path) == 0;
+  kept.Reserve(n);
+  for (size_t i = 0; i < trace.size(); ++i) {
+    if (noise.paths.count(trace.path[i]) == 0) kept.Add(trace.Get(i));
+  }
+  kept.process_names = trace.process_names;
+  kept.thread_names = trace.thread_names;
+  kept.ranks = trace.ranks;
+  *left_out = {noise.ignored_files, noise.scratch_files,
+               static_cast<int64_t>(trace.size() - kept.size())};
+  return kept;
+}
+
+namespace fit {
 namespace {
 
 // Per thread: the largest read of a data file, and the bytes of its sample reads.
