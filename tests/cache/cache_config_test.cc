@@ -42,10 +42,10 @@ TEST_CASE("storage.tiers parses a list of tier maps and survives the JSON round 
   REQUIRE(c.ok());
   const auto& tiers = c->storage.tiers;
   REQUIRE(tiers.size() == 2);
-  CHECK(tiers[0].type == "memory");
+  CHECK(tiers[0].type == CacheTierType::kMemory);
   CHECK(tiers[0].capacity_bytes == (1u << 20));
   CHECK(tiers[0].threads == 1);
-  CHECK(tiers[1].type == "directory");
+  CHECK(tiers[1].type == CacheTierType::kDirectory);
   CHECK(tiers[1].path == "/tmp/cache");
   CHECK(tiers[1].capacity_bytes == (uint64_t{2} << 30));
   CHECK(tiers[1].threads == 2);

@@ -104,10 +104,10 @@ struct DatasetConfig {
 // Where files live (DLIO's `storage:` section). The runner turns it into StorageOptions.
 // One entry of storage.tiers (the tiered storage's cache levels, fastest first).
 struct CacheTierConfig {
-  std::string type = "memory";  // memory or directory
-  std::string path;             // directory: the folder holding the copies
-  uint64_t capacity_bytes = 0;  // required, > 0 (accepts sizes such as 4GiB)
-  uint64_t threads = 1;         // background copy threads, 1 to 64
+  CacheTierType type = CacheTierType::kMemory;  // memory or directory
+  std::string path;                             // directory: the folder holding the copies
+  uint64_t capacity_bytes = 0;                  // required, > 0 (accepts sizes such as 4GiB)
+  uint64_t threads = 1;                         // background copy threads, 1 to 64
 };
 
 struct StorageConfig {

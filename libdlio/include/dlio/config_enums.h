@@ -93,6 +93,9 @@ enum class Loader { kThreads, kPytorchWorkers };
 // kNone: the model's requests into dlio's reused buffers; kFramework: also the framework's client
 // work (fresh arrays, copies, CRC passes, collate into shared memory).
 enum class ClientCosts { kNone, kFramework };
+// storage.tiers[i].type: where a cache tier keeps its copies, in memory or in a folder
+// (CacheTierOptions::Type, dlio/cache.h).
+enum class CacheTierType { kMemory, kDirectory };
 // model.model_datatype / model.optimizer_datatype: element type of checkpointed tensors.
 enum class Datatype { kFp16, kBf16, kFp32, kFp64, kInt8, kUint8 };
 
@@ -169,6 +172,10 @@ struct EnumNames<Loader> {
 template <>
 struct EnumNames<ClientCosts> {
   static constexpr std::array<std::string_view, 2> kNames{"none", "framework"};
+};
+template <>
+struct EnumNames<CacheTierType> {
+  static constexpr std::array<std::string_view, 2> kNames{"memory", "directory"};
 };
 template <>
 struct EnumNames<Datatype> {
