@@ -201,7 +201,7 @@ struct TrainConfig {
   uint64_t accelerators_per_process = 1;
   // train.barrier_wait: how a process waits in the cross-process (MPI) step barrier: "sleep" (a
   // nonblocking barrier polled with short sleeps) or "spin" (the MPI library's MPI_Barrier).
-  std::string barrier_wait = "sleep";
+  BarrierWait barrier_wait = BarrierWait::kSleep;
 };
 
 struct EvaluationConfig {
@@ -267,7 +267,7 @@ struct ProfilingConfig {
   // profiling.profiler: what DLIO's workflow.profiling runs beside the benchmark. "iostat" runs
   // `iostat -mdxtcy -o JSON 1` on rank 0 into output.folder/iostat.json; "none" nothing; DLIO's
   // "darshan" and "tensorboard" are accepted and not run (use output.trace or dlio-run profile).
-  std::string profiler = "none";
+  Profiler profiler = Profiler::kNone;
 };
 
 struct MetricConfig {
