@@ -137,6 +137,12 @@ std::string RangeText(const KeySpec& spec) {
   }
 }
 
+Result<CacheTierType> ParseTierType(const std::string& key, const std::string& text) {
+  if (auto type = EnumFromName<CacheTierType>(text)) return *type;
+  return Status::InvalidArgument(key, ": '", text, "' is not one of ",
+                                 EnumNameList<CacheTierType>());
+}
+
 std::string CheckValue(const KeySpec& spec, WorkloadConfig& config) {
   if (!spec.alias_of.empty()) return "";
   switch (spec.type) {

@@ -158,13 +158,6 @@ const KeySpec* DistributionParent(const std::string& path) {
   return parent != nullptr && parent->type == KeyType::kDistribution ? parent : nullptr;
 }
 
-// A tier's type by its config spelling; the message is the one the key check gives.
-Result<CacheTierType> ParseTierType(const std::string& key, const std::string& value) {
-  if (auto type = EnumFromName<CacheTierType>(value)) return *type;
-  return Status::InvalidArgument(key + ": '" + value + "' is not one of " +
-                                 EnumNameList<CacheTierType>());
-}
-
 // storage.tiers: a list of maps {type, path, capacity_bytes, threads}; errors name the entry's
 // index and key ("storage.tiers[1].capacity_bytes").
 Result<std::vector<CacheTierConfig>> ParseCacheTiers(const ParseContext& ctx,
@@ -192,7 +185,7 @@ Result<std::vector<CacheTierConfig>> ParseCacheTiers(const ParseContext& ctx,
         if (name == "path") {
           tier.path = value.Scalar();
         } else {
-          DLIO_ASSIGN_OR_RETURN(tier.type, ParseTierType(sub, value.Scalar()));
+          DLIO_ASSIGN_OR_RETURN(tier.type, config_internal::ParseTierType(sub, value.Scalar()));
         }
       } else if (name == "capacity_bytes" || name == "threads") {
         const bool units = name == "capacity_bytes";
