@@ -42,10 +42,10 @@ TEST_CASE("storage.tiers parses a list of tier maps and survives the JSON round 
   REQUIRE(c.ok());
   const auto& tiers = c->storage.tiers;
   REQUIRE(tiers.size() == 2);
-  CHECK(tiers[0].type == "memory");
+  CHECK(tiers[0].type == CacheTierType::kMemory);
   CHECK(tiers[0].capacity_bytes == (1u << 20));
   CHECK(tiers[0].threads == 1);
-  CHECK(tiers[1].type == "directory");
+  CHECK(tiers[1].type == CacheTierType::kDirectory);
   CHECK(tiers[1].path == "/tmp/cache");
   CHECK(tiers[1].capacity_bytes == (uint64_t{2} << 30));
   CHECK(tiers[1].threads == 2);
@@ -83,6 +83,16 @@ TEST_CASE("storage.tiers errors name the entry's index and key") {
         std::string::npos);
   CHECK(ErrorOf("storage: {tiers: [{type: ssd, capacity_bytes: 1}]}")
             .find("storage.tiers[0].type: 'ssd'") != std::string::npos);
+  CHECK(ErrorOf("storage: {tiers: [{type: ssd, capacity_bytes: 1}]}")
+            .find("storage.tiers[0].type: 'ssd' is not one of memory, directory") !=
+        std::string::npos);
+  WorkloadConfig cast;  // only a cast makes an unknown tier type: Validate still refuses it
+  CacheTierConfig tier;
+  tier.type = static_cast<CacheTierType>(5);
+  tier.capacity_bytes = 1;
+  cast.storage.tiers.push_back(tier);
+  CHECK(cast.Validate().message() ==
+        "storage.tiers[0].type: value 5 is not one of memory, directory");
   CHECK(ErrorOf("storage: {tiers: [{type: memory, capacity_bytes: 1, threads: 0}]}")
             .find("storage.tiers[0].threads") != std::string::npos);
   CHECK(ErrorOf("storage: {tiers: {type: memory}}").find("storage.tiers: expected a list") !=

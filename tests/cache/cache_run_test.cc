@@ -35,7 +35,7 @@ storage:
   CacheTierConfig memory;
   memory.capacity_bytes = 4 << 20;
   CacheTierConfig local;
-  local.type = "directory";
+  local.type = CacheTierType::kDirectory;
   local.path = dir / "tier";
   local.capacity_bytes = 4 << 20;
   c->storage.tiers = {memory, local};

@@ -34,7 +34,7 @@ storage: {storage_type: tiered, tiered_source: posix, cache_policy: lru}
   c->storage.tiers = {memory};
   if (directory_tier) {
     CacheTierConfig local;
-    local.type = "directory";
+    local.type = CacheTierType::kDirectory;
     local.path = dir + "/tier";
     local.capacity_bytes = 64 << 20;
     c->storage.tiers.push_back(local);

@@ -121,5 +121,16 @@ TEST_CASE("registry holds sleep and spin", "[compute]") {
   CHECK(reg.computes.Contains("sleep"));
 }
 
+TEST_CASE("compute emulators declare whether they busy-wait", "[compute]") {
+  Registries reg;
+  REQUIRE(RegisterBuiltinComputes(&reg).ok());
+  auto spin = reg.computes.Find("spin");
+  auto sleep = reg.computes.Find("sleep");
+  REQUIRE(spin.ok());
+  REQUIRE(sleep.ok());
+  CHECK(spin->capabilities.busy_waits);
+  CHECK_FALSE(sleep->capabilities.busy_waits);
+}
+
 }  // namespace
 }  // namespace dlio

@@ -266,7 +266,7 @@ TEST_CASE("accelerators_per_process: the virtual world goes through the rank che
     CHECK(s.message().find("train.accelerators_per_process") != std::string::npos);
   }
   SECTION("train.barrier_wait is sleep or spin") {
-    c.train.barrier_wait = "busy";
+    c.train.barrier_wait = static_cast<dlio::BarrierWait>(7);  // only a cast makes an unknown value
     const dlio::Status s = c.Validate();
     CHECK(s.code() == dlio::StatusCode::kInvalidArgument);
     CHECK(s.message().find("train.barrier_wait") != std::string::npos);

@@ -6,15 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "dlio/config_enums.h"  // BarrierWait
 #include "dlio/status.h"
 
 namespace dlio {
-
-// How Barrier waits for the other processes (train.barrier_wait). kSpin: the MPI library's
-// MPI_Barrier (Open MPI busy-polls, which starves the other processes when the cores are
-// oversubscribed). kSleep: MPI_Ibarrier, tested at once and then polled with MPI_Test between
-// sleeps of 20 us growing to 200 us, leaving the cores to the processes that still compute.
-enum class BarrierWait { kSpin, kSleep };
 
 // Collective calls must be made by every rank in the same order. Not thread-safe: call from the
 // training loop's thread only.

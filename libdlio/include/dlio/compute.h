@@ -29,6 +29,14 @@ class ComputeEmulator {
   virtual int64_t Step(int64_t step) = 0;
 };
 
+// What a registered compute emulator declares about itself (Registries::computes), so the runner
+// asks the emulator train.compute_emulator names instead of comparing its name.
+struct ComputeCapabilities {
+  // Takes its time busy-waiting on a core (spin): the pipeline's preprocessing emulation
+  // (reader.preprocess_time) then busy-waits too, as a CPU-training framework's would.
+  bool busy_waits = false;
+};
+
 using ComputeFactory =
     std::function<Result<std::unique_ptr<ComputeEmulator>>(const ComputeOptions&, const Clock*)>;
 

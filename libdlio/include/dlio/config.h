@@ -104,10 +104,10 @@ struct DatasetConfig {
 // Where files live (DLIO's `storage:` section). The runner turns it into StorageOptions.
 // One entry of storage.tiers (the tiered storage's cache levels, fastest first).
 struct CacheTierConfig {
-  std::string type = "memory";  // memory or directory
-  std::string path;             // directory: the folder holding the copies
-  uint64_t capacity_bytes = 0;  // required, > 0 (accepts sizes such as 4GiB)
-  uint64_t threads = 1;         // background copy threads, 1 to 64
+  CacheTierType type = CacheTierType::kMemory;  // memory or directory
+  std::string path;                             // directory: the folder holding the copies
+  uint64_t capacity_bytes = 0;                  // required, > 0 (accepts sizes such as 4GiB)
+  uint64_t threads = 1;                         // background copy threads, 1 to 64
 };
 
 struct StorageConfig {
@@ -201,7 +201,7 @@ struct TrainConfig {
   uint64_t accelerators_per_process = 1;
   // train.barrier_wait: how a process waits in the cross-process (MPI) step barrier: "sleep" (a
   // nonblocking barrier polled with short sleeps) or "spin" (the MPI library's MPI_Barrier).
-  std::string barrier_wait = "sleep";
+  BarrierWait barrier_wait = BarrierWait::kSleep;
 };
 
 struct EvaluationConfig {
@@ -267,7 +267,7 @@ struct ProfilingConfig {
   // profiling.profiler: what DLIO's workflow.profiling runs beside the benchmark. "iostat" runs
   // `iostat -mdxtcy -o JSON 1` on rank 0 into output.folder/iostat.json; "none" nothing; DLIO's
   // "darshan" and "tensorboard" are accepted and not run (use output.trace or dlio-run profile).
-  std::string profiler = "none";
+  Profiler profiler = Profiler::kNone;
 };
 
 struct MetricConfig {

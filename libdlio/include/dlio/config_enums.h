@@ -93,6 +93,17 @@ enum class Loader { kThreads, kPytorchWorkers };
 // kNone: the model's requests into dlio's reused buffers; kFramework: also the framework's client
 // work (fresh arrays, copies, CRC passes, collate into shared memory).
 enum class ClientCosts { kNone, kFramework };
+// How Barrier waits for the other processes (train.barrier_wait). kSpin: the MPI library's
+// MPI_Barrier (Open MPI busy-polls, which starves the other processes when the cores are
+// oversubscribed). kSleep: MPI_Ibarrier, tested at once and then polled with MPI_Test between
+// sleeps of 20 us growing to 200 us, leaving the cores to the processes that still compute.
+enum class BarrierWait { kSleep, kSpin };
+// profiling.profiler: what DLIO's workflow.profiling runs beside the benchmark (runner.cc):
+// iostat, nothing, or DLIO's darshan / tensorboard (accepted, not run).
+enum class Profiler { kNone, kIostat, kDarshan, kTensorboard };
+// storage.tiers[i].type: where a cache tier keeps its copies, in memory or in a folder
+// (CacheTierOptions::Type, dlio/cache.h).
+enum class CacheTierType { kMemory, kDirectory };
 // model.model_datatype / model.optimizer_datatype: element type of checkpointed tensors.
 enum class Datatype { kFp16, kBf16, kFp32, kFp64, kInt8, kUint8 };
 
@@ -169,6 +180,19 @@ struct EnumNames<Loader> {
 template <>
 struct EnumNames<ClientCosts> {
   static constexpr std::array<std::string_view, 2> kNames{"none", "framework"};
+};
+template <>
+struct EnumNames<BarrierWait> {
+  static constexpr std::array<std::string_view, 2> kNames{"sleep", "spin"};
+};
+template <>
+struct EnumNames<Profiler> {
+  static constexpr std::array<std::string_view, 4> kNames{"none", "iostat", "darshan",
+                                                          "tensorboard"};
+};
+template <>
+struct EnumNames<CacheTierType> {
+  static constexpr std::array<std::string_view, 2> kNames{"memory", "directory"};
 };
 template <>
 struct EnumNames<Datatype> {

@@ -23,7 +23,7 @@ class Registries {
   FormatRegistry formats{"format"};  // each entry with its FormatHints
   Registry<SamplerFactory> samplers{"sampler"};
   Registry<PipelineFactory, PipelineCapabilities> pipelines{"pipeline"};
-  Registry<ComputeFactory> computes{"compute emulator"};
+  Registry<ComputeFactory, ComputeCapabilities> computes{"compute emulator"};
   Registry<CheckpointerFactory, CheckpointerCapabilities> checkpointers{"checkpointer"};
 };
 

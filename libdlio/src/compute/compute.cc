@@ -76,7 +76,8 @@ Status RegisterBuiltinComputes(Registries* registries) {
       return MakeClockEmulator(kind, o, clock);
     };
     DLIO_RETURN_NOT_OK(registries->computes.Register(
-        {kind.name, kind.description, "train.computation_time, train.seed", std::move(factory)}));
+        {kind.name, kind.description, "train.computation_time, train.seed", std::move(factory),
+         ComputeCapabilities{.busy_waits = kind.spin}}));
   }
   return Status::OK();
 }

@@ -82,10 +82,11 @@ std::string CheckCacheTiers(const KeySpec& spec, const std::vector<CacheTierConf
   for (size_t i = 0; i < tiers.size(); ++i) {
     const CacheTierConfig& t = tiers[i];
     const std::string key = StrCat(spec.path, "[", i, "].");
-    if (t.type != "memory" && t.type != "directory") {
-      return key + "type: '" + t.type + "' is not one of memory, directory";
+    if (EnumName(t.type) == "unknown") {  // only a cast makes one: parsing refuses the rest
+      return StrCat(key, "type: value ", static_cast<int>(t.type), " is not one of ",
+                    EnumNameList<CacheTierType>());
     }
-    if (t.type == "directory" && t.path.empty()) {
+    if (t.type == CacheTierType::kDirectory && t.path.empty()) {
       return key + "path must name the folder of a directory tier";
     }
     if (t.capacity_bytes == 0) return key + "capacity_bytes must be given and > 0";
@@ -134,6 +135,12 @@ std::string RangeText(const KeySpec& spec) {
     default:
       return "";
   }
+}
+
+Result<CacheTierType> ParseTierType(const std::string& key, const std::string& text) {
+  if (auto type = EnumFromName<CacheTierType>(text)) return *type;
+  return Status::InvalidArgument(key, ": '", text, "' is not one of ",
+                                 EnumNameList<CacheTierType>());
 }
 
 std::string CheckValue(const KeySpec& spec, WorkloadConfig& config) {

@@ -182,7 +182,11 @@ Result<std::vector<CacheTierConfig>> ParseCacheTiers(const ParseContext& ctx,
       const YAML::Node& value = field.second;
       if (name == "type" || name == "path") {
         if (!value.IsScalar()) return TypeError(ctx, sub, "a string", value);
-        (name == "type" ? tier.type : tier.path) = value.Scalar();
+        if (name == "path") {
+          tier.path = value.Scalar();
+        } else {
+          DLIO_ASSIGN_OR_RETURN(tier.type, config_internal::ParseTierType(sub, value.Scalar()));
+        }
       } else if (name == "capacity_bytes" || name == "threads") {
         const bool units = name == "capacity_bytes";
         uint64_t v = 0;

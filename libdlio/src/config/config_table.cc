@@ -154,9 +154,9 @@ void AddRunKeys(std::vector<KeySpec>* t) {
            {1, 4096},
            "accelerators one process emulates, as training threads that are ranks of their own "
            "(world = processes x this)"));
-  add(Choice("train.barrier_wait", DLIO_FIELD(std::string, train.barrier_wait), {"sleep", "spin"},
-             "how a process waits in the MPI step barrier: sleep (nonblocking barrier polled with "
-             "short sleeps, frees oversubscribed cores) or spin (MPI_Barrier)"));
+  add(Enum("train.barrier_wait", DLIO_ENUM_FIELD(BarrierWait, train.barrier_wait),
+           "how a process waits in the MPI step barrier: sleep (nonblocking barrier polled with "
+           "short sleeps, frees oversubscribed cores) or spin (MPI_Barrier)"));
   add(Unused("train.total_eval_steps", "in DLIO's dlrm.yaml; DLIO ignores it"));
 
   // evaluation
@@ -333,11 +333,10 @@ void AddProfilingKeys(std::vector<KeySpec>* t) {
   auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
 
   // profiling (DLIO)
-  add(Choice("profiling.profiler", DLIO_FIELD(std::string, profiling.profiler),
-             {"none", "iostat", "darshan", "tensorboard"},
-             "with workflow.profiling: iostat runs `iostat -mdxtcy -o JSON 1` on rank 0 into "
-             "output.folder/iostat.json (DLIO's default; dlio's is none); darshan and tensorboard "
-             "are accepted and not run (use output.trace)"));
+  add(Enum("profiling.profiler", DLIO_ENUM_FIELD(Profiler, profiling.profiler),
+           "with workflow.profiling: iostat runs `iostat -mdxtcy -o JSON 1` on rank 0 into "
+           "output.folder/iostat.json (DLIO's default; dlio's is none); darshan and tensorboard "
+           "are accepted and not run (use output.trace)"));
   add(Unused("profiling.iostat_devices", "DLIO: devices for iostat (dlio's iostat reports all)"));
   add(Unused("logging", "in DLIO's s3dlio configs (logging.verbosity); DLIO ignores it"));
 }

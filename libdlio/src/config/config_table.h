@@ -108,6 +108,10 @@ std::string RangeText(const KeySpec& spec);
 // "reader.read_threads: 100000 is out of range (accepted: 0 to 1024)".
 std::string CheckValue(const KeySpec& spec, WorkloadConfig& config);
 
+// storage.tiers[i].type from its config spelling; InvalidArgument "<key>: 'ssd' is not one of
+// memory, directory" otherwise (config_check.cc, beside the tiers' other checks).
+Result<CacheTierType> ParseTierType(const std::string& key, const std::string& text);
+
 // The name of the current value of the kEnum `spec` in `config` (its number when out of range).
 std::string EnumValueName(const KeySpec& spec, WorkloadConfig& config);
 

@@ -6,6 +6,17 @@ namespace dlio {
 
 using runner_internal::Build;
 
+namespace {
+
+// Whether the emulator `name` declares it busy-waits; an unknown name is refused when the
+// emulator is built.
+bool ComputeBusyWaits(const std::string& name, const Registries& registries) {
+  const auto entry = registries.computes.Find(name);
+  return entry.ok() && entry->capabilities.busy_waits;
+}
+
+}  // namespace
+
 Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const LoopEnv& env) {
   if (env.registries == nullptr || env.storage == nullptr || env.format == nullptr ||
       env.clock == nullptr || env.tracer == nullptr) {
@@ -47,7 +58,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   po.prefetch_size = c.reader.prefetch_size;
   po.drop_last = c.reader.drop_last;
   po.preprocess_time = c.reader.preprocess_time;
-  po.preprocess_spin = c.train.compute == "spin";
+  po.preprocess_spin = ComputeBusyWaits(c.train.compute, *env.registries);
   po.seed = MixSeed(c.train.seed, rank, split == Split::kTrain ? 0x77 : 0xe7);
   po.rank = rank;
   po.reopen_files_each_epoch =

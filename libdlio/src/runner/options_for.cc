@@ -47,8 +47,8 @@ void AddTieredOptions(const WorkloadConfig& c, StorageOptions* o) {
   o->cache_tiers.clear();
   for (const CacheTierConfig& t : c.storage.tiers) {
     CacheTierOptions tier;
-    tier.type = t.type == "directory" ? CacheTierOptions::Type::kDirectory
-                                      : CacheTierOptions::Type::kMemory;
+    tier.type = t.type == CacheTierType::kDirectory ? CacheTierOptions::Type::kDirectory
+                                                    : CacheTierOptions::Type::kMemory;
     tier.path = t.path;
     tier.capacity_bytes = t.capacity_bytes;
     tier.threads = static_cast<int>(t.threads);

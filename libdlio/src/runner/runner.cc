@@ -87,10 +87,10 @@ Status RunPhases(const RunContext& ctx, bool force_generate, RunResources* res, 
 Status StartProfiler(const WorkloadConfig& config, int rank, bool write_outputs,
                      RunMessages* messages,
                      std::unique_ptr<runner_internal::IostatProcess>* iostat) {
-  const std::string& profiler = config.profiling.profiler;
-  if (!config.workflow.profiling || rank != 0 || profiler == "none") return Status::OK();
-  if (profiler != "iostat") {
-    messages->Warn(StrCat("profiling.profiler ", profiler,
+  const Profiler profiler = config.profiling.profiler;
+  if (!config.workflow.profiling || rank != 0 || profiler == Profiler::kNone) return Status::OK();
+  if (profiler != Profiler::kIostat) {
+    messages->Warn(StrCat("profiling.profiler ", EnumName(profiler),
                           " is not run by dlio (its trace is output.trace; a program's I/O: "
                           "dlio-run profile)"));
     return Status::OK();
@@ -231,8 +231,7 @@ Result<RunReport> RunWorkload(const WorkloadConfig& config, const RunEnv& env) {
     own_comm = MakeSerialComm();
     process_env.comm = own_comm.get();
   }
-  process_env.comm->set_barrier_wait(config.train.barrier_wait == "spin" ? BarrierWait::kSpin
-                                                                         : BarrierWait::kSleep);
+  process_env.comm->set_barrier_wait(config.train.barrier_wait);
   const int threads = static_cast<int>(config.train.accelerators_per_process);
   if (threads <= 1) return RunRank(config, process_env, nullptr);
   DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> shared, SharedMemoryStorage(config, env));
