@@ -103,6 +103,31 @@ TEST_CASE("fit: a burst longer than an epoch gives a batch of one epoch, not mor
   CHECK(r.Find("reader.batch_size")->confidence == FitConfidence::kLow);
 }
 
+TEST_CASE("fit: a batch from bursts that would drop part of each pass keeps every read") {
+  // pandas-style whole-file loads of 7 csv files of 500 rows, 3 passes; readers ahead of compute
+  // pause after 3, 3 and 1 loads. The median burst, 3 loads, is 1,500 rows: an epoch of 3,500
+  // rows would then read 3,000 (the last partial batch dropped), a file fewer than the program.
+  constexpr int64_t kSize = 600'000;
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  for (int pass = 0; pass < 3; ++pass) {
+    int f = 0;
+    for (int burst : {3, 3, 1}) {
+      for (int k = 0; k < burst; ++k, ++f)
+        now = LoadWhole(&t, 1, "/d/train/t" + std::to_string(f) + ".csv", kSize, now);
+      now += 50'000;
+    }
+  }
+  const FitResult r = Fit(t, ProbeEvery("csv", kSize, 500, 1200));
+  CHECK(Value(r, "dataset.num_files_train") == "7");
+  CHECK(Value(r, "train.epochs") == "3");
+  // 1,750 (two steps) reads all 3,500; 875 is further from 1,500.
+  CHECK(Value(r, "reader.batch_size") == "1750");
+  CHECK(r.Find("reader.batch_size")->confidence == FitConfidence::kLow);
+  CHECK(r.Find("reader.batch_size")->reason.find("1500 would read 3000 of the 3500 samples") !=
+        std::string::npos);
+}
+
 TEST_CASE("fit: pauses that split a pass unevenly are no step cap when every sample is read") {
   // np.load per sample in 16 files, two passes, no compute events. The pauses split each pass
   // into bursts of 2, 2, 2 and 10 loads (prefetching readers on a loaded machine): a batch of 2

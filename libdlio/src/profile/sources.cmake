@@ -38,6 +38,7 @@ list(APPEND DLIO_SOURCES
   src/profile/fit/fit_order.cc
   src/profile/fit/fit_period.cc
   src/profile/fit/fit_ranks.cc
+  src/profile/fit/fit_pass_reads.cc
   src/profile/fit/fit_reader.cc
   src/profile/fit/fit_side.cc
   src/profile/fit/fit_torch.cc

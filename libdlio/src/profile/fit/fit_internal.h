@@ -163,6 +163,12 @@ inline bool IsTrain(const View& view, const Access& a) {
   return !view.files[static_cast<size_t>(a.file)].valid;
 }
 
+// reader.batch_size against the samples a pass read (fit_pass_reads.cc): a fitted batch that does
+// not divide the epoch, so that the emulation would read more than 5% fewer samples a pass than
+// the program (DLIO drops an epoch's last partial batch), becomes the nearest batch that reads
+// them, and the reason says so. `per_access`: samples one training access stands for.
+void KeepPassReads(const View& view, int64_t per_access, FitResult* out);
+
 // The natural order of file names: digit runs compare as numbers ("img_9" < "img_10").
 bool NaturalLess(std::string_view a, std::string_view b);
 // The suffix after the last '.', lower case ("" when none).

@@ -482,6 +482,7 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
   const ModelGuess model = GuessIoModel(trace, view, FittedFormat(*out), options);
   FitThreads(view, out);
   if (!FitStreamBatch(trace, view, model, out)) FitBatch(view, model, out);
+  KeepPassReads(view, SamplesPerAccess(model, *out), out);
   FitShuffle(trace, view, out);
   FitIoModel(trace, view, options, model, out);
   FitClientCosts(view, out);
