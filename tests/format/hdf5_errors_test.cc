@@ -403,7 +403,8 @@ TEST_CASE("hdf5 refuses a group whose symbol table points past the file", "[form
                    "the file ("));
 }
 
-TEST_CASE("hdf5 metadata guard joins a first chunk read in two", "[format][hdf5][heap]") {
+TEST_CASE("hdf5 metadata guard joins a first chunk read in two, and only then",
+          "[format][hdf5][heap]") {
   // libhdf5 reads a version 1 object header 512 bytes at a time, then the rest of a longer first
   // chunk at the end of that read: the rest is messages, not a header of its own.
   using format_internal::hdf5::MetadataGuard;
@@ -451,6 +452,15 @@ TEST_CASE("hdf5 metadata guard joins a first chunk read in two", "[format][hdf5]
     const Status s = read(&alone, kHeader + 512, file.substr(512));
     CHECK(s.code() == StatusCode::kCorruption);
     CHECK_THAT(s.message(), Catch::Contains("claims a first chunk of 2147483647 bytes"));
+  }
+  {
+    // A first chunk whose rest libhdf5 never read (another header was read next): the pending
+    // bytes are dropped, and a later read at that address is a header of its own.
+    const std::string file = header(chunk_with_stab(~uint64_t{0}));
+    MetadataGuard g;
+    CHECK(read(&g, kHeader, file.substr(0, 512)).ok());
+    CHECK(read(&g, 5000, header(message(0, std::string(8, '\0')))).ok());
+    CHECK(read(&g, kHeader + 512, file.substr(512)).ok());  // joined, this would be refused
   }
 }
 

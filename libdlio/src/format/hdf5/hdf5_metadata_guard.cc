@@ -103,9 +103,10 @@ Status MetadataGuard::CheckMessages(uint64_t header, const uint8_t* p, size_t n,
 Status MetadataGuard::CheckObjectHeader(uint64_t addr, const uint8_t* buf, size_t size,
                                         uint64_t eoa, const std::string& path) {
   if (continuations_.count(addr) != 0) return CheckMessages(addr, buf, size, eoa, path);
-  if (auto rest = partial_.find(addr); rest != partial_.end()) {
-    PartialChunk chunk = std::move(rest->second);
-    partial_.erase(rest);
+  std::optional<PartialChunk> pending = std::move(partial_);
+  partial_.reset();
+  if (pending && pending->rest_at == addr) {
+    PartialChunk chunk = std::move(*pending);
     const size_t take = static_cast<size_t>(std::min<uint64_t>(size, chunk.missing));
     chunk.bytes.insert(chunk.bytes.end(), buf, buf + take);
     return CheckMessages(chunk.header, chunk.bytes.data(), chunk.bytes.size(), eoa, path);
@@ -118,7 +119,8 @@ Status MetadataGuard::CheckObjectHeader(uint64_t addr, const uint8_t* buf, size_
                               " bytes, past the allocated end of the file (", eoa, " bytes)");
   }
   if (16 + chunk > size) {  // the rest comes in the next read, at the end of this one
-    partial_[addr + size] = {addr, std::vector<uint8_t>(buf + 16, buf + size), 16 + chunk - size};
+    partial_ = PartialChunk{addr, std::vector<uint8_t>(buf + 16, buf + size), 16 + chunk - size,
+                            addr + size};
     return Status::OK();
   }
   return CheckMessages(addr, buf + 16, static_cast<size_t>(chunk), eoa, path);

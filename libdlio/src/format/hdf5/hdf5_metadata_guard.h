@@ -17,7 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -52,14 +52,17 @@ class MetadataGuard {
   unsigned offset_bytes_ = 8, length_bytes_ = 8;  // the superblock's, 8 until it is read
   std::set<uint64_t> segment_ends_;               // address of the last byte of each heap segment
   std::set<uint64_t> continuations_;              // addresses of object header continuation chunks
-  // A first chunk longer than the read that brought its header: its bytes so far and how many
-  // are missing, under the address its rest will be read at.
+  // A first chunk longer than the read that brought its header: its bytes so far, how many are
+  // missing and the address its rest will be read at. libhdf5 reads that rest right after the
+  // header's speculative read, so any other object header read drops it (one at most, never
+  // stale).
   struct PartialChunk {
     uint64_t header = 0;
     std::vector<uint8_t> bytes;
     uint64_t missing = 0;
+    uint64_t rest_at = 0;
   };
-  std::map<uint64_t, PartialChunk> partial_;
+  std::optional<PartialChunk> partial_;
 };
 
 }  // namespace dlio::format_internal::hdf5
