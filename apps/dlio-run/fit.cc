@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <system_error>
 #include <utility>
 
@@ -48,10 +49,21 @@ dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio:
   DLIO_ASSIGN_OR_RETURN(info.format, dlio::DetectFormat(registries.formats, storage, path));
   DLIO_ASSIGN_OR_RETURN(auto factory, registries.formats.Get(info.format));
   DLIO_ASSIGN_OR_RETURN(auto format, factory());
-  info.stored_bytes_per_record_byte = format->stored_bytes_per_record_byte();
+  info.stored_bytes_per_record_byte = format->stored_bytes_per_record_byte(1);
   auto reader = format->Open(storage, path, dlio::FormatOptions{});
   if (!reader.ok()) return info;  // format known, samples not readable: sizes from the trace
   info.samples = static_cast<int64_t>((*reader)->num_samples());
+  // An image reader describes its header: width, height, channels (docs/formats.md, inspect).
+  // Told only for a format whose writer stores RGB and gray images alike per record byte (png,
+  // lossless): fit then generates RGB images sized like the program's. A jpeg's size follows
+  // encoder settings the trace does not show (quality, chroma subsampling); there the gray
+  // image, sized by the file's bytes, came closer (docs/fidelity.md, "ImageFolder").
+  const auto described = nlohmann::json::parse((*reader)->DescribeJson(), nullptr, false);
+  if (described.is_object() && described.contains("channels") &&
+      described["channels"].is_number_integer() &&
+      format->stored_bytes_per_record_byte(3) == format->stored_bytes_per_record_byte(1)) {
+    info.image_channels = described["channels"].get<int32_t>();
+  }
   const uint64_t n = std::min((*reader)->num_samples(), kMaxProbedSamples);
   info.data_bytes = 0;
   for (uint64_t i = 0; i < (*reader)->num_samples(); ++i) {

@@ -83,6 +83,39 @@ for path in sys.argv[1:]:
   }
 }
 
+TEST_CASE("Pillow reads the RGB images dataset.image_channels 3 makes", "[interop][image]") {
+  RequirePillow();
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  FileSpec spec;
+  spec.seed = 5;
+  spec.sample_sizes = {196608 + 500};  // floor(sqrt(197108 / 3)) = 256: a 256 x 256 RGB image
+  FormatOptions rgb;
+  rgb.image.channels = 3;
+  std::string pixels(256 * 256 * 3, '\0');
+  format_internal::FillSampleBytes(5, 0, 0, reinterpret_cast<uint8_t*>(pixels.data()),
+                                   pixels.size());
+  REQUIRE(MakeFormatByName("png")->Write(storage.get(), tmp / "c.png", spec, rgb).ok());
+  REQUIRE(MakeFormatByName("jpeg")->Write(storage.get(), tmp / "c.jpeg", spec, rgb).ok());
+  const std::string decoded_jpeg = DecodeFile(storage.get(), "jpeg", tmp / "c.jpeg");
+  CHECK(decoded_jpeg.size() == pixels.size());
+  CHECK(DecodeFile(storage.get(), "png", tmp / "c.png") == pixels);
+  const std::string script = R"(
+import sys, zlib
+from PIL import Image
+for path in sys.argv[1:]:
+    im = Image.open(path)
+    im.load()
+    print(path.rsplit('/', 1)[1], im.format, im.size[0], im.size[1], im.mode,
+          zlib.crc32(im.tobytes()))
+)";
+  const CommandResult r = RunPython(tmp, script, tmp / "c.png" + " " + tmp / "c.jpeg");
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("c.png PNG 256 256 RGB " + Crc(pixels)) != std::string::npos);
+  CHECK(r.output.find("c.jpeg JPEG 256 256 RGB " + Crc(decoded_jpeg)) != std::string::npos);
+}
+
 TEST_CASE("we read and decode the jpeg and png files Pillow writes", "[interop][image]") {
   RequirePillow();
   TempDir tmp;

@@ -103,6 +103,42 @@ TEST_CASE("fit: a burst longer than an epoch gives a batch of one epoch, not mor
   CHECK(r.Find("reader.batch_size")->confidence == FitConfidence::kLow);
 }
 
+TEST_CASE("fit: images whose headers all say RGB are generated RGB") {
+  // Four png files of a 256 x 256 RGB image each, read whole once per pass, two passes.
+  constexpr int64_t kSize = 197'167;
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int f = 0; f < 4; ++f) {
+      const std::string path = "/d/train/i" + std::to_string(f) + ".png";
+      AddEvent(&t, 1, 1, "open64", now, 2, path);
+      AddEvent(&t, 1, 1, "read", now + 5, 40, path, 0, kSize, kSize);
+      AddEvent(&t, 1, 1, "close", now + 60, 1, path);
+      now += 10'000;
+    }
+  }
+  for (const int32_t channels : {3, 1}) {
+    FitOptions options = ProbeEvery("png", kSize, 1, kSize);
+    options.probe = [channels, inner = options.probe](const std::string& p) {
+      auto info = inner(p);
+      if (info.ok()) info->image_channels = channels;
+      return info;
+    };
+    const FitResult r = Fit(t, options);
+    INFO(channels);
+    CHECK(Value(r, "dataset.format") == "png");
+    CHECK(Value(r, "dataset.record_length_bytes") == "197167");
+    if (channels == 3) {
+      REQUIRE(r.Find("dataset.image_channels") != nullptr);
+      CHECK(Value(r, "dataset.image_channels") == "3");
+      CHECK(r.Find("dataset.image_channels")->reason.find("4 probed images are RGB") !=
+            std::string::npos);
+    } else {
+      CHECK(r.Find("dataset.image_channels") == nullptr);  // DLIO's grayscale, the default
+    }
+  }
+}
+
 TEST_CASE("fit: a batch from bursts that would drop part of each pass keeps every read") {
   // pandas-style whole-file loads of 7 csv files of 500 rows, 3 passes; readers ahead of compute
   // pause after 3, 3 and 1 loads. The median burst, 3 loads, is 1,500 rows: an epoch of 3,500

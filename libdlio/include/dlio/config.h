@@ -86,6 +86,7 @@ struct DatasetConfig {
   uint64_t hdf5_lookup_row_bytes = 8;  // dataset.hdf5_lookup_row_bytes: bytes per /lookup row
   bool csv_header = false;             // dataset.csv_header: csv files start with a header line
   int image_quality = 90;              // dataset.image_quality: jpeg quality 1-100
+  uint64_t image_channels = 1;         // dataset.image_channels: 1 gray (DLIO's), 3 RGB
   bool write_index = true;             // dataset.write_index: tfrecord .idx beside each file
   // parquet (dataset.parquet.*, the MLPerf Storage v3.0 configs' keys).
   uint64_t parquet_row_group_size = 1024;            // dataset.parquet.row_group_size

@@ -112,7 +112,8 @@ struct NpyOptions {
 
 // Image (jpeg, png) knobs.
 struct ImageOptions {
-  int quality = 90;  // jpeg: encoder quality 1-100 (dataset.image_quality)
+  int quality = 90;       // jpeg: encoder quality 1-100 (dataset.image_quality)
+  uint32_t channels = 1;  // written images: 1 grayscale (DLIO's), 3 RGB (dataset.image_channels)
 };
 
 // tfrecord knobs.
@@ -322,8 +323,12 @@ class Format {
   // aim at the requested size and readers report the stored size.
   virtual bool exact_sample_sizes() const { return true; }
   // About how many bytes the writer stores per byte of dataset.record_length_bytes (csv text:
-  // ~2.65); `dlio-run fit` divides stored sample sizes by it to get a record length.
-  virtual double stored_bytes_per_record_byte() const { return 1.0; }
+  // ~2.65) when it writes images of `image_channels` channels (dataset.image_channels; other
+  // formats ignore it); `dlio-run fit` divides stored sample sizes by it to get a record length.
+  virtual double stored_bytes_per_record_byte(uint32_t image_channels) const {
+    (void)image_channels;
+    return 1.0;
+  }
   // Whether the format touches storage at all (false for synthetic).
   virtual bool uses_files() const { return true; }
   // What the format can do (see FormatCapabilities). Default: nothing special.

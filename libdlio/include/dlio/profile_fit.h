@@ -49,6 +49,9 @@ struct DataFileInfo {
   int64_t data_bytes = -1;
   // The format's writer stores about this many bytes per byte of record length (csv: ~2.65).
   double stored_bytes_per_record_byte = 1.0;
+  // An image's channels as its header declares them (png, jpeg: 1 gray, 3 RGB, ...), 0 when
+  // unknown or not an image.
+  int32_t image_channels = 0;
 };
 
 // Looks at a data file named by the trace. Called once per distinct data file (at most

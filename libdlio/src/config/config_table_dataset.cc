@@ -40,6 +40,11 @@ void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
            "csv: write a header line naming the columns"));
   add(Int32("dataset.image_quality", DLIO_FIELD(int, dataset.image_quality), {1, 100},
             "jpeg: encoder quality 1-100"));
+  add(Uint("dataset.image_channels", DLIO_FIELD(uint64_t, dataset.image_channels), {1, 3},
+           "jpeg/png (dlio only): channels of generated images, 1 grayscale (DLIO's generators) "
+           "or 3 RGB; a side of floor(sqrt(record_length_bytes / channels)) pixels, so an RGB "
+           "image holds about record_length_bytes pixel bytes (dlio-run fit sets it from the "
+           "traced images)"));
   add(Bool("dataset.write_index", DLIO_FIELD(bool, dataset.write_index),
            "tfrecord: write <file>.idx (DALI-style record offsets) beside each file"));
   add(Uint("dataset.parquet.row_group_size", DLIO_FIELD(uint64_t, dataset.parquet_row_group_size),

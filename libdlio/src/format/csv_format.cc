@@ -255,7 +255,7 @@ class CsvFormat final : public Format {
   bool variable_sample_sizes() const override { return false; }
   bool exact_sample_sizes() const override { return false; }
   // ~10.6 bytes of text per float32 value (docs/formats.md, csv).
-  double stored_bytes_per_record_byte() const override { return 2.65; }
+  double stored_bytes_per_record_byte(uint32_t) const override { return 2.65; }
   bool has_decoder() const override { return true; }
 
   Status Decode(const uint8_t* data, size_t size, SampleBuffer* out) const override {

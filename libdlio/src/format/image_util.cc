@@ -50,28 +50,28 @@ class ImageReader final : public FormatReader {
 }  // namespace
 
 Result<uint32_t> ImageSideForSpec(const FileSpec& spec, const std::string& path,
-                                  const char* format_name, uint64_t max_side) {
+                                  const char* format_name, uint64_t max_side, uint32_t channels) {
   if (spec.sample_sizes.size() != 1) {
     return Status::InvalidArgument(path, ": ", format_name,
                                    " stores one image per file, so dataset.num_samples_per_file "
                                    "must be 1 (got ",
                                    spec.sample_sizes.size(), ")");
   }
-  const uint64_t record = spec.sample_sizes[0];
+  const uint64_t record = spec.sample_sizes[0] / std::max<uint32_t>(channels, 1);
   auto side = static_cast<uint64_t>(std::sqrt(static_cast<long double>(record)));
   while (side * side > record) --side;  // guard the float root against rounding up
   while ((side + 1) * (side + 1) <= record) ++side;
   side = std::max<uint64_t>(side, 1);
   if (side > max_side) {
-    return Status::InvalidArgument(path, ": dataset.record_length_bytes ", record, " makes a ",
-                                   side, "x", side, " image; ", format_name, " allows at most ",
-                                   max_side, " per side");
+    return Status::InvalidArgument(path, ": dataset.record_length_bytes ", spec.sample_sizes[0],
+                                   " makes a ", side, "x", side, " image; ", format_name,
+                                   " allows at most ", max_side, " per side");
   }
   return static_cast<uint32_t>(side);
 }
 
-std::vector<uint8_t> ImagePixels(const FileSpec& spec, uint32_t side) {
-  std::vector<uint8_t> pixels(uint64_t{side} * side);
+std::vector<uint8_t> ImagePixels(const FileSpec& spec, uint32_t side, uint32_t channels) {
+  std::vector<uint8_t> pixels(uint64_t{side} * side * channels);
   FillSampleBytes(spec.seed, 0, 0, pixels.data(), pixels.size());
   return pixels;
 }

@@ -19,15 +19,18 @@ enum RunResult { kRunOk = 0, kRunLibraryError = 1, kRunNoMemory = 2, kRunTooLarg
 // Bytes an image reader reads at Open to parse the header (one request).
 inline constexpr size_t kImageHeadBytes = 4096;
 
-// The side of the square 8-bit grayscale image our writers make for `spec` (DLIO's jpeg/png
-// generators: dim = int(sqrt(record_length)), at least 1). InvalidArgument naming
+// The side of the square 8-bit image of `channels` channels our writers make for `spec`:
+// floor(sqrt(record_length / channels)), at least 1 (DLIO's jpeg/png generators, which write
+// grayscale: dim = int(sqrt(record_length))). InvalidArgument naming
 // dataset.num_samples_per_file unless `spec` holds exactly one sample, and naming
 // dataset.record_length_bytes when the side exceeds `max_side`.
 Result<uint32_t> ImageSideForSpec(const FileSpec& spec, const std::string& path,
-                                  const char* format_name, uint64_t max_side);
+                                  const char* format_name, uint64_t max_side,
+                                  uint32_t channels = 1);
 
-// The pixels of the image our writers encode for `spec` (side x side bytes, row-major).
-std::vector<uint8_t> ImagePixels(const FileSpec& spec, uint32_t side);
+// The pixels of the image our writers encode for `spec` (side x side x channels bytes,
+// row-major, channels interleaved).
+std::vector<uint8_t> ImagePixels(const FileSpec& spec, uint32_t side, uint32_t channels = 1);
 
 // Creates `path` (kCreateNew) holding `bytes`, written in kWriteChunk pieces; removes the file
 // when a write fails.

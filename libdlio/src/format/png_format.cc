@@ -115,6 +115,7 @@ RunResult RunDecode(PngDecodeJob* job) {
 struct PngEncodeJob {
   const uint8_t* pixels = nullptr;
   uint32_t side = 0;
+  uint32_t channels = 1;  // 1 grayscale, 3 RGB
   std::vector<uint8_t>* out = nullptr;
   PngErrorState err{};
   png_structp png = nullptr;
@@ -150,15 +151,16 @@ RunResult RunEncode(PngEncodeJob* job) {
   job->info = png_create_info_struct(job->png);
   if (job->info == nullptr) png_error(job->png, "png_create_info_struct failed");
   png_set_write_fn(job->png, job, WriteToMemory, FlushNothing);
-  png_set_IHDR(job->png, job->info, job->side, job->side, 8, PNG_COLOR_TYPE_GRAY,
-               PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(job->png, job->info, job->side, job->side, 8,
+               job->channels == 3 ? PNG_COLOR_TYPE_RGB : PNG_COLOR_TYPE_GRAY, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   // IDAT chunks as DLIO's generator writes them through Pillow (ImageFile._save: blocks of
   // max(MAXBLOCK = 65536, width * 4) bytes, one chunk each), not libpng's 8 KiB: PIL's reads of
   // a PNG follow its chunks (io_model pil).
   png_set_compression_buffer_size(job->png, std::max<size_t>(65536, size_t{job->side} * 4));
   png_write_info(job->png, job->info);
   for (uint32_t y = 0; y < job->side; ++y) {
-    png_write_row(job->png, job->pixels + size_t{y} * job->side);
+    png_write_row(job->png, job->pixels + size_t{y} * job->side * job->channels);
   }
   png_write_end(job->png, nullptr);
   png_destroy_write_struct(&job->png, &job->info);
@@ -288,13 +290,16 @@ class PngFormat final : public Format {
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
-    DLIO_ASSIGN_OR_RETURN(const uint32_t side, ImageSideForSpec(spec, path, "png", kMaxSide));
-    const std::vector<uint8_t> pixels = ImagePixels(spec, side);
+    const uint32_t channels = options.image.channels == 3 ? 3 : 1;
+    DLIO_ASSIGN_OR_RETURN(const uint32_t side,
+                          ImageSideForSpec(spec, path, "png", kMaxSide, channels));
+    const std::vector<uint8_t> pixels = ImagePixels(spec, side, channels);
     std::vector<uint8_t> encoded;
     encoded.reserve(pixels.size() + pixels.size() / 64 + 4096);  // ~incompressible pixels
     PngEncodeJob job;
     job.pixels = pixels.data();
     job.side = side;
+    job.channels = channels;
     job.out = &encoded;
     if (RunEncode(&job) != kRunOk) {
       return Status::Internal(path, ": libpng could not encode a ", side, "x", side,

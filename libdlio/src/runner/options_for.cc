@@ -101,6 +101,7 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
     for (const uint64_t d : c.dataset.record_dims) o.csv.columns *= std::max<uint64_t>(1, d);
   }
   o.image.quality = c.dataset.image_quality;
+  o.image.channels = static_cast<uint32_t>(c.dataset.image_channels);  // 1 or 3 (validated)
   o.tfrecord.write_index = c.dataset.write_index;
   o.tfrecord.use_index = c.reader.use_index;
   o.tfrecord.expected_records = c.dataset.num_samples_per_file;

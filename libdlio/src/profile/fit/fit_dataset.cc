@@ -327,6 +327,24 @@ void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model
       StrCat("their standard deviation (", HumanBytes(m.stdev), ")", encoded));
 }
 
+// Images (jpeg, png) whose probed headers all declare 3 channels: dataset.image_channels 3, so
+// the generated images hold the program's pixels (a side of sqrt(record / 3)) and their encoded
+// sizes, and the chunks a decoder reads them by, follow the program's (DLIO's generators write
+// grayscale). Mixed, gray or other channel counts keep the default.
+void FitImageChannels(const View& view, FitResult* out) {
+  int32_t channels = 0;
+  int64_t images = 0;
+  for (const DataFile& f : view.files) {
+    if (!f.probed || f.info.image_channels <= 0) continue;
+    if (channels != 0 && f.info.image_channels != channels) return;
+    channels = f.info.image_channels;
+    ++images;
+  }
+  if (channels != 3) return;
+  Set(out, "dataset.image_channels", "3", FitConfidence::kHigh,
+      StrCat("the ", images, " probed images are RGB (DLIO's generators write grayscale)"));
+}
+
 // hdf5 read in pieces of one size much smaller than a sample: the file is chunked (libhdf5
 // reads a chunked dataset chunk by chunk).
 void FitChunking(const ProfileTrace& t, const View& view, FitResult* out) {
@@ -361,6 +379,7 @@ void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& o
   FitFormat(view, options, out);
   FitLayout(view, options, out);
   FitRecords(trace, view, GuessIoModel(trace, view, FittedFormat(*out), options), out);
+  FitImageChannels(view, out);
   FitChunking(trace, view, out);
 }
 
