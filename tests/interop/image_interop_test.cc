@@ -24,6 +24,17 @@ CommandResult RunPython(const TempDir& tmp, const std::string& script, const std
   return RunCommand(SystemPython() + " " + path + " " + args);
 }
 
+// Prints "<name> <format> <width> <height> <mode> <crc32 of the pixels>" for each image path.
+constexpr const char* kPillowDescribe = R"(
+import sys, zlib
+from PIL import Image
+for path in sys.argv[1:]:
+    im = Image.open(path)
+    im.load()
+    print(path.rsplit('/', 1)[1], im.format, im.size[0], im.size[1], im.mode,
+          zlib.crc32(im.tobytes()))
+)";
+
 std::string Crc(const std::string& s) {
   return std::to_string(
       crc32(0, reinterpret_cast<const Bytef*>(s.data()), static_cast<uInt>(s.size())));
@@ -56,16 +67,7 @@ TEST_CASE("Pillow and file(1) read the jpeg and png files we write", "[interop][
   REQUIRE(MakeFormatByName("jpeg")->Write(storage.get(), tmp / "a.jpeg", spec, {}).ok());
   const std::string decoded_jpeg = DecodeFile(storage.get(), "jpeg", tmp / "a.jpeg");
 
-  const std::string script = R"(
-import sys, zlib
-from PIL import Image
-for path in sys.argv[1:]:
-    im = Image.open(path)
-    im.load()
-    print(path.rsplit('/', 1)[1], im.format, im.size[0], im.size[1], im.mode,
-          zlib.crc32(im.tobytes()))
-)";
-  const CommandResult r = RunPython(tmp, script, tmp / "a.png" + " " + tmp / "a.jpeg");
+  const CommandResult r = RunPython(tmp, kPillowDescribe, tmp / "a.png" + " " + tmp / "a.jpeg");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   // PNG is lossless: Pillow sees our pixels. For JPEG, Pillow's decode (same libjpeg-turbo,
@@ -100,16 +102,7 @@ TEST_CASE("Pillow reads the RGB images dataset.image_channels 3 makes", "[intero
   const std::string decoded_jpeg = DecodeFile(storage.get(), "jpeg", tmp / "c.jpeg");
   CHECK(decoded_jpeg.size() == pixels.size());
   CHECK(DecodeFile(storage.get(), "png", tmp / "c.png") == pixels);
-  const std::string script = R"(
-import sys, zlib
-from PIL import Image
-for path in sys.argv[1:]:
-    im = Image.open(path)
-    im.load()
-    print(path.rsplit('/', 1)[1], im.format, im.size[0], im.size[1], im.mode,
-          zlib.crc32(im.tobytes()))
-)";
-  const CommandResult r = RunPython(tmp, script, tmp / "c.png" + " " + tmp / "c.jpeg");
+  const CommandResult r = RunPython(tmp, kPillowDescribe, tmp / "c.png" + " " + tmp / "c.jpeg");
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("c.png PNG 256 256 RGB " + Crc(pixels)) != std::string::npos);

@@ -138,7 +138,8 @@ TEST_CASE("compare: a numpy loop is like itself and unlike 4 KiB random preads o
   CHECK(text.output.find("<- differs") != std::string::npos);
 }
 
-TEST_CASE("compare: a program traced whole is scored by its workload's files and not its runtime's") {
+TEST_CASE(
+    "compare: a program traced whole is scored by its workload's files and not its runtime's") {
   Programs p;
   p.Profile("load.py", "data-only");
   p.ProfileWhole("load.py", "whole");
