@@ -28,6 +28,12 @@ Result<uint32_t> ImageSideForSpec(const FileSpec& spec, const std::string& path,
                                   const char* format_name, uint64_t max_side,
                                   uint32_t channels = 1);
 
+// The channels our writers give an image: 3 (RGB) when dataset.image_channels says so, else 1
+// (grayscale, DLIO's).
+inline uint32_t WrittenChannels(const FormatOptions& options) {
+  return options.image.channels == 3 ? 3 : 1;
+}
+
 // The pixels of the image our writers encode for `spec` (side x side x channels bytes,
 // row-major, channels interleaved).
 std::vector<uint8_t> ImagePixels(const FileSpec& spec, uint32_t side, uint32_t channels = 1);

@@ -311,7 +311,7 @@ class JpegFormat final : public Format {
       return Status::InvalidArgument("dataset.image_quality must be in 1-100, got ",
                                      options.image.quality);
     }
-    const uint32_t channels = options.image.channels == 3 ? 3 : 1;
+    const uint32_t channels = WrittenChannels(options);
     DLIO_ASSIGN_OR_RETURN(const uint32_t side,
                           ImageSideForSpec(spec, path, "jpeg", JPEG_MAX_DIMENSION, channels));
     const std::vector<uint8_t> pixels = ImagePixels(spec, side, channels);

@@ -290,7 +290,7 @@ class PngFormat final : public Format {
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
-    const uint32_t channels = options.image.channels == 3 ? 3 : 1;
+    const uint32_t channels = WrittenChannels(options);
     DLIO_ASSIGN_OR_RETURN(const uint32_t side,
                           ImageSideForSpec(spec, path, "png", kMaxSide, channels));
     const std::vector<uint8_t> pixels = ImagePixels(spec, side, channels);
