@@ -104,12 +104,7 @@ void PrintStats(const dlio::CacheStats& stats) {
 
 }  // namespace
 
-CLI::App* AddCacheServeCommand(CLI::App* app, CacheServeOptions* options) {
-  auto* cmd = app->add_subcommand(
-      "cache-serve",
-      "serve the tiered cache of a config's storage: section over a Unix socket to the "
-      "processes of this node (libdlio_cache_preload.so), until SIGINT/SIGTERM "
-      "(docs/caching.md)");
+void DeclareCacheServeOptions(CLI::App* cmd, CacheServeOptions* options) {
   cmd->add_option("config", options->config_file,
                   "DLIO YAML whose storage.storage_type is tiered (its tiers, policy and source)")
       ->required();
@@ -132,7 +127,6 @@ CLI::App* AddCacheServeCommand(CLI::App* app, CacheServeOptions* options) {
                   "also let members of this group (name or gid) connect; the socket is then 0660 "
                   "of that group (default: only the server's own user and root; socket 0600)")
       ->type_name("GROUP");
-  return cmd;
 }
 
 int RunCacheServe(const CacheServeOptions& options) {

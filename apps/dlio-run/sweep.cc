@@ -170,15 +170,7 @@ std::string PointLine(const dlio::SweepResult& r) {
 
 }  // namespace
 
-CLI::App* AddSweepCommand(CLI::App* app, SweepCommandOptions* o) {
-  auto* cmd = app->add_subcommand(
-      "sweep",
-      "run the workload once per point of a grid of config values (--vary, repeatable: the "
-      "cartesian product), each point in <output>/<key=value__...>/, in this process (under "
-      "mpiexec every rank takes part in every point); or, with --until-au-below, search upward "
-      "along the last --vary key for the largest value whose AU meets the target (MLPerf "
-      "Storage's procedure). Writes sweep.csv, sweep.json, sweep.svg and sweep.html in the output "
-      "folder and prints a table (docs/sweep.md)");
+void DeclareSweepOptions(CLI::App* cmd, SweepCommandOptions* o) {
   cmd->allow_extras();
   cmd->footer(
       "Overrides `++workload.section.key=value` may follow, as for a run. Exit 0: every point "
@@ -204,7 +196,24 @@ CLI::App* AddSweepCommand(CLI::App* app, SweepCommandOptions* o) {
   cmd->add_flag("--data-per-point", o->data_per_point,
                 "each point generates and reads its own dataset in <data_folder>/<point name> "
                 "(automatic when a dataset.* key is varied)");
-  return cmd;
+}
+
+int Sweep(const SweepCommandOptions& options, const Invocation& call) {
+  // The run options belong after `sweep`; before it they would be silently ignored.
+  for (const CLI::Option* opt : call.root->get_options()) {
+    if (opt->count() > 0) {
+      return Fail(dlio::Status::InvalidArgument("sweep: give ", opt->get_name(),
+                                                " after 'sweep' (dlio-run sweep ", opt->get_name(),
+                                                " ...)"),
+                  kExitUsage);
+    }
+  }
+  if (!call.root->remaining().empty()) {
+    return Fail(dlio::Status::InvalidArgument("sweep: give '", call.root->remaining().front(),
+                                              "' after 'sweep'"),
+                kExitUsage);
+  }
+  return RunSweepCommand(options, call.command->remaining(), call.argc, call.argv);
 }
 
 int RunSweepCommand(const SweepCommandOptions& o, const std::vector<std::string>& extras, int* argc,
