@@ -168,6 +168,22 @@ std::string PointLine(const dlio::SweepResult& r) {
   return line + rss;
 }
 
+// Rank 0's first lines: the setup's warnings, what the sweep will run, where.
+void LogSweepStart(spdlog::logger* logger, const SweepSetup& setup, const dlio::Comm& comm) {
+  for (const auto& w : setup.warnings) logger->warn("{}", w);
+  const dlio::WorkloadConfig& first = setup.configs.front();
+  if (!setup.data_per_point && first.workflow.generate_data && first.workflow.train &&
+      !first.dataset.keep_files) {
+    logger->info(
+        "sweep: every point generates the dataset again and removes it after training "
+        "(dataset.keep_files=false); --set dataset.keep_files=true generates it once");
+  }
+  logger->info("sweep: {} point{} of workload '{}', outputs in {}{} ({} comm, {} rank{})",
+               setup.configs.size(), setup.configs.size() == 1 ? "" : "s", setup.workload,
+               setup.folder, setup.data_per_point ? ", a dataset per point" : "", comm.name(),
+               comm.size(), comm.size() == 1 ? "" : "s");
+}
+
 }  // namespace
 
 void DeclareSweepOptions(CLI::App* cmd, SweepCommandOptions* o) {
@@ -232,20 +248,7 @@ int RunSweepCommand(const SweepCommandOptions& o, const std::vector<std::string>
   std::unique_ptr<dlio::Comm> comm = std::move(comm_or).value();
   const int rank = comm->rank();
   auto logger = MakeLogger("", o.run.quiet, rank, comm->size());
-  if (rank == 0) {
-    for (const auto& w : setup.warnings) logger->warn("{}", w);
-    const dlio::WorkloadConfig& first = setup.configs.front();
-    if (!setup.data_per_point && first.workflow.generate_data && first.workflow.train &&
-        !first.dataset.keep_files) {
-      logger->info(
-          "sweep: every point generates the dataset again and removes it after training "
-          "(dataset.keep_files=false); --set dataset.keep_files=true generates it once");
-    }
-    logger->info("sweep: {} point{} of workload '{}', outputs in {}{} ({} comm, {} rank{})",
-                 setup.configs.size(), setup.configs.size() == 1 ? "" : "s", setup.workload,
-                 setup.folder, setup.data_per_point ? ", a dataset per point" : "", comm->name(),
-                 comm->size(), comm->size() == 1 ? "" : "s");
-  }
+  if (rank == 0) LogSweepStart(logger.get(), setup, *comm);
 
   dlio::Status write_status;
   dlio::SweepPlan plan;
