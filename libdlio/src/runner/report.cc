@@ -328,8 +328,8 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
   return s;
 }
 
-std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
-  std::ostringstream o;
+// The first line: workload, ranks (processes x accelerator threads), dataset, what ran.
+void WriteHeadline(const WorkloadConfig& c, const RunReport& r, std::ostringstream& o) {
   o << "dlio " << kVersion << ": workload '" << c.name << "' on " << r.world
     << (r.world == 1 ? " rank" : " ranks");
   if (c.train.accelerators_per_process > 1) {
@@ -349,56 +349,70 @@ std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
     o << ", generate only";
   }
   o << "\n";
-  if (c.workflow.generate_data) {
-    const GenerateReport& g = r.generate_all;
-    const double secs = g.duration_ns * 1e-9;
-    o << "  generate: " << g.files_written << " files written, " << g.files_skipped
-      << " already present, " << HumanBytes(static_cast<double>(g.bytes_written)) << " in "
-      << Fixed(secs, 2) << " s";
-    if (secs > 0 && g.bytes_written > 0) {
-      o << " (" << Fixed(g.bytes_written / kMiB / secs, 1) << " MiB/s"
-        << (r.world > 1 ? " over all ranks" : "") << ")";
-    }
-    o << "\n";
+}
+
+void WriteGenerateLine(const RunReport& r, std::ostringstream& o) {
+  const GenerateReport& g = r.generate_all;
+  const double secs = g.duration_ns * 1e-9;
+  o << "  generate: " << g.files_written << " files written, " << g.files_skipped
+    << " already present, " << HumanBytes(static_cast<double>(g.bytes_written)) << " in "
+    << Fixed(secs, 2) << " s";
+  if (secs > 0 && g.bytes_written > 0) {
+    o << " (" << Fixed(g.bytes_written / kMiB / secs, 1) << " MiB/s"
+      << (r.world > 1 ? " over all ranks" : "") << ")";
   }
+  o << "\n";
+}
+
+// Training's AU, throughput and I/O, the first epoch against the steady state, and the untimed
+// buffer preparation.
+void WriteTrainLines(const WorkloadConfig& c, const RunReport& r, std::ostringstream& o) {
+  o << "  train: AU " << Fixed(r.au_mean_percent, 2) << "% (target " << Fixed(100 * c.metric.au, 0)
+    << "%: " << (r.au_met ? "met" : "NOT met") << "), throughput "
+    << Fixed(r.throughput_mean_samples_per_s, 1) << " samples/s, I/O "
+    << Fixed(r.io_mean_bytes_per_s / kMB, 1) << " MB/s (" << Fixed(r.io_mean_bytes_per_s / kMiB, 1)
+    << " MiB/s)\n";
+  o << "  train_au_meet_expectation: " << (r.au_met ? "success" : "fail") << "\n";
+  o << "  first epoch: AU " << Fixed(r.first_epoch_au_percent, 2) << "%, "
+    << Fixed(r.first_epoch_samples_per_s, 1) << " samples/s";
+  if (r.epochs.size() >= 2) {
+    o << "; steady state (epochs 2-" << r.epochs.size() << "): AU "
+      << Fixed(r.steady_au_mean_percent, 2) << "%, " << Fixed(r.steady_samples_per_s_mean, 1)
+      << " samples/s";
+    if (r.steady_samples_per_s_mean > 0) {
+      o << " (first/steady " << Fixed(r.first_epoch_samples_per_s / r.steady_samples_per_s_mean, 3)
+        << ")";
+    }
+  }
+  o << "\n  buffers prepared before epoch 1 (untimed): "
+    << HumanBytes(static_cast<double>(r.buffer_prepared_bytes)) << " in "
+    << Fixed(r.buffer_prepare_seconds, 3) << " s\n";
+}
+
+// One line per kind of checkpoint operation: count, size, the slowest rank's mean time and rate.
+void WriteCheckpointOpsLine(const char* what, const std::vector<CheckpointOpSummary>& ops,
+                            std::ostringstream& o) {
+  if (ops.empty()) return;
+  std::vector<double> seconds, rates;
+  for (const auto& op : ops) {
+    seconds.push_back(op.seconds);
+    rates.push_back(op.seconds > 0 ? op.bytes / kGB / op.seconds : 0.0);
+  }
+  o << "  checkpoint " << what << ": " << ops.size() << " x "
+    << HumanBytes(static_cast<double>(ops[0].bytes)) << ", slowest rank "
+    << Fixed(ComputeMeanStdev(seconds).mean, 3) << " s mean, "
+    << Fixed(ComputeMeanStdev(rates).mean, 3) << " GB/s mean\n";
+}
+
+std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
+  std::ostringstream o;
+  WriteHeadline(c, r, o);
+  if (c.workflow.generate_data) WriteGenerateLine(r, o);
   for (const auto& e : r.epochs) o << "  " << FormatEpochLine("train", e) << "\n";
   for (const auto& e : r.eval_epochs) o << "  " << FormatEpochLine("eval", e) << "\n";
-  if (!r.epochs.empty()) {
-    o << "  train: AU " << Fixed(r.au_mean_percent, 2) << "% (target "
-      << Fixed(100 * c.metric.au, 0) << "%: " << (r.au_met ? "met" : "NOT met") << "), throughput "
-      << Fixed(r.throughput_mean_samples_per_s, 1) << " samples/s, I/O "
-      << Fixed(r.io_mean_bytes_per_s / kMB, 1) << " MB/s ("
-      << Fixed(r.io_mean_bytes_per_s / kMiB, 1) << " MiB/s)\n";
-    o << "  train_au_meet_expectation: " << (r.au_met ? "success" : "fail") << "\n";
-    o << "  first epoch: AU " << Fixed(r.first_epoch_au_percent, 2) << "%, "
-      << Fixed(r.first_epoch_samples_per_s, 1) << " samples/s";
-    if (r.epochs.size() >= 2) {
-      o << "; steady state (epochs 2-" << r.epochs.size() << "): AU "
-        << Fixed(r.steady_au_mean_percent, 2) << "%, " << Fixed(r.steady_samples_per_s_mean, 1)
-        << " samples/s";
-      if (r.steady_samples_per_s_mean > 0) {
-        o << " (first/steady "
-          << Fixed(r.first_epoch_samples_per_s / r.steady_samples_per_s_mean, 3) << ")";
-      }
-    }
-    o << "\n  buffers prepared before epoch 1 (untimed): "
-      << HumanBytes(static_cast<double>(r.buffer_prepared_bytes)) << " in "
-      << Fixed(r.buffer_prepare_seconds, 3) << " s\n";
-  }
-  auto ops_line = [&o](const char* what, const std::vector<CheckpointOpSummary>& ops) {
-    if (ops.empty()) return;
-    std::vector<double> seconds, rates;
-    for (const auto& op : ops) {
-      seconds.push_back(op.seconds);
-      rates.push_back(op.seconds > 0 ? op.bytes / kGB / op.seconds : 0.0);
-    }
-    o << "  checkpoint " << what << ": " << ops.size() << " x "
-      << HumanBytes(static_cast<double>(ops[0].bytes)) << ", slowest rank "
-      << Fixed(ComputeMeanStdev(seconds).mean, 3) << " s mean, "
-      << Fixed(ComputeMeanStdev(rates).mean, 3) << " GB/s mean\n";
-  };
-  ops_line("saves", r.checkpoint_saves_all);
-  ops_line("loads", r.checkpoint_loads_all);
+  if (!r.epochs.empty()) WriteTrainLines(c, r, o);
+  WriteCheckpointOpsLine("saves", r.checkpoint_saves_all, o);
+  WriteCheckpointOpsLine("loads", r.checkpoint_loads_all, o);
   for (const auto& w : r.warnings) o << "  warning: " << w << "\n";
   return o.str();
 }
