@@ -232,21 +232,7 @@ class MpiioStorage final : public StorageWrapper {
  protected:
   Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
                                        const FileOptions&) override {
-    int amode = 0;
-    switch (mode) {
-      case OpenMode::kRead:
-        amode = MPI_MODE_RDONLY;
-        break;
-      case OpenMode::kWrite:
-        amode = MPI_MODE_RDWR | MPI_MODE_CREATE;
-        break;
-      case OpenMode::kCreateNew:
-        amode = MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL;
-        break;
-      case OpenMode::kReadWrite:
-        amode = MPI_MODE_RDWR | MPI_MODE_CREATE;
-        break;
-    }
+    const int amode = AccessMode(mode);
     const bool collective = mode == OpenMode::kRead && IsCollective(path);
     const char* fn = collective ? "MPI_File_open(MPI_COMM_WORLD)" : "MPI_File_open";
     std::unique_lock<std::mutex> lock;
@@ -261,8 +247,8 @@ class MpiioStorage final : public StorageWrapper {
       }
     }
     MPI_File fh = MPI_FILE_NULL;
-    int rc = MPI_File_open(collective ? MPI_COMM_WORLD : MPI_COMM_SELF, path.c_str(), amode,
-                           MPI_INFO_NULL, &fh);
+    const int rc = MPI_File_open(collective ? MPI_COMM_WORLD : MPI_COMM_SELF, path.c_str(), amode,
+                                 MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS) {
       Status st = MpiError(rc, std::string(fn) + " " + path);
       if (mode == OpenMode::kRead) {
@@ -271,29 +257,49 @@ class MpiioStorage final : public StorageWrapper {
       }
       return st;
     }
-    // Errors of this handle come back as codes (the default for files, made explicit).
-    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
-    if (mode == OpenMode::kWrite) {
-      rc = MPI_File_set_size(fh, 0);
-      if (rc != MPI_SUCCESS) {
-        MPI_File_close(&fh);
-        return MpiError(rc, "MPI_File_set_size(0) " + path);
-      }
-    }
     MPI_Offset size = 0;
-    if (collective) {
-      rc = MPI_File_get_size(fh, &size);
-      if (rc != MPI_SUCCESS) {
-        MPI_File_close(&fh);
-        return MpiError(rc, "MPI_File_get_size " + path);
-      }
-    }
+    DLIO_RETURN_NOT_OK(PrepareOpened(path, mode, collective, &fh, &size));
     lock = {};
     return std::unique_ptr<File>(
         std::make_unique<MpiioFile>(path, fh, collective, static_cast<uint64_t>(size), &gate_));
   }
 
  private:
+  static int AccessMode(OpenMode mode) {
+    switch (mode) {
+      case OpenMode::kRead:
+        return MPI_MODE_RDONLY;
+      case OpenMode::kWrite:
+      case OpenMode::kReadWrite:
+        return MPI_MODE_RDWR | MPI_MODE_CREATE;
+      case OpenMode::kCreateNew:
+        return MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL;
+    }
+    return 0;
+  }
+
+  // A just opened handle: errors as return codes (the default for files, made explicit),
+  // truncated for kWrite, its size read when collective (*size). Closes it on failure.
+  static Status PrepareOpened(const std::string& path, OpenMode mode, bool collective, MPI_File* fh,
+                              MPI_Offset* size) {
+    MPI_File_set_errhandler(*fh, MPI_ERRORS_RETURN);
+    if (mode == OpenMode::kWrite) {
+      const int rc = MPI_File_set_size(*fh, 0);
+      if (rc != MPI_SUCCESS) {
+        MPI_File_close(fh);
+        return MpiError(rc, "MPI_File_set_size(0) " + path);
+      }
+    }
+    if (collective) {
+      const int rc = MPI_File_get_size(*fh, size);
+      if (rc != MPI_SUCCESS) {
+        MPI_File_close(fh);
+        return MpiError(rc, "MPI_File_get_size " + path);
+      }
+    }
+    return Status::OK();
+  }
+
   bool IsCollective(const std::string& path) const {
     if (!collective_) return false;
     if (collective_dirs_.empty()) return true;
