@@ -2,6 +2,7 @@
 // maps whose errors name the entry's index and key ("storage.tiers[1].capacity_bytes").
 #include <yaml-cpp/yaml.h>
 
+#include "config/config_table.h"
 #include "config/parse_context.h"
 #include "config/value_parse.h"
 
