@@ -139,8 +139,7 @@ struct StorageConfig {
 };
 
 struct ReaderConfig {
-  std::string data_loader =
-      "dlio";  // reader.data_loader: dlio, pytorch (worker processes), tensorflow
+  DataLoader data_loader = DataLoader::kDlio;  // reader.data_loader: dlio, pytorch, tensorflow, ...
   std::string pipeline = "threaded";  // reader.pipeline: threaded, sync (no overlap), preload
   uint64_t batch_size = 1;            // reader.batch_size
   uint64_t batch_size_eval = 1;       // reader.batch_size_eval
