@@ -347,4 +347,12 @@ WorkloadConfig ResolvePaths(const WorkloadConfig& in) {
   return c;
 }
 
+Result<WorkloadConfig> RunConfigFor(const WorkloadConfig& config, int world,
+                                    const Registries& registries,
+                                    std::vector<std::string>* scale_notes) {
+  WorkloadConfig resolved = ResolvePaths(config);
+  DLIO_RETURN_NOT_OK(ApplyFormatRecordShapes(&resolved, registries));
+  return ScaleConfig(resolved, world, scale_notes);
+}
+
 }  // namespace dlio
