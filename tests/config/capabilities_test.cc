@@ -451,6 +451,28 @@ TEST_CASE("capabilities: pipelines, checkpointers and the tiered storage declare
     CAPTURE(name);
     CHECK_FALSE(writes_layers(name, layers));
   }
+  // What the preflight sizes and which cadence the runner follows: declared, not named.
+  auto declared = [&](const char* name) {
+    auto entry = r.checkpointers.Find(name);
+    REQUIRE(entry.ok());
+    return entry->capabilities;
+  };
+  CheckpointOptions model;
+  model.model_size_bytes = 10;
+  model.world = 4;
+  model.rank = 1;  // 10 bytes over 4 ranks: 3, 3, 2, 2
+  REQUIRE(declared("model").rank_bytes);
+  CHECK(*declared("model").rank_bytes(model) == 3);
+  CHECK(declared("transformer").size_keys == "model.transformer.*, model.num_layers");
+  CHECK(declared("dlio_benchmark").dlio_cadence);
+  for (const char* name : {"paper", "model", "transformer", "torch_save"}) {
+    CAPTURE(name);
+    CHECK_FALSE(declared(name).dlio_cadence);
+  }
+  for (const char* name : {"paper", "torch_save"}) {
+    CAPTURE(name);
+    CHECK_FALSE(declared(name).rank_bytes);  // not sized by the preflight
+  }
   // The tiered storage's cache may be shared by a node's ranks; the storages it wraps have none.
   StorageOptions tiered;
   tiered.name = "tiered";

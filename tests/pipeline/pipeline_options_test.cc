@@ -1,8 +1,11 @@
 // Pipeline options beyond ordering: decoding on the preprocessing stage, pre-touched buffers,
 // files kept open across epochs.
 #include <catch2/catch.hpp>
+#include <map>
+#include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "dlio/format.h"
@@ -286,6 +289,78 @@ TEST_CASE("reserve_buffers touches the buffers the pool hands out first: none gr
   }
   CHECK((*short_pool)->stats().buffer_growths == 1);
   CHECK((*short_pool)->stats().buffer_bytes == 1u << 20);
+}
+
+// Records which thread read each sample.
+class ThreadRecordingSource : public FakeSource {
+ public:
+  using FakeSource::FakeSource;
+  Status Read(SampleRef ref, SampleBuffer* out) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      readers_[ref.file].insert(std::this_thread::get_id());
+    }
+    return FakeSource::Read(ref, out);
+  }
+  std::set<std::thread::id> readers_of(uint32_t file) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return readers_[file];
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<uint32_t, std::set<std::thread::id>> readers_;
+};
+
+// Two files' samples alternating, as the sampler interleaves two shards one sample at a time.
+std::vector<SampleRef> Alternating(uint64_t samples_per_file) {
+  std::vector<SampleRef> plan;
+  for (uint64_t i = 0; i < samples_per_file; ++i) {
+    plan.push_back({0, i});
+    plan.push_back({1, i});
+  }
+  return plan;
+}
+
+TEST_CASE("reader lanes: reader r reads positions r, r + lanes, ... (one shard per thread)") {
+  for (const std::string name : {"threaded", "sync"}) {
+    for (uint64_t batch_size : {1, 2, 5}) {
+      INFO(name << " batch " << batch_size);
+      ThreadRecordingSource source(2, 30, 64);
+      source.set_delay_us(200);  // both threads stay busy, so either could take any sample
+      PipelineOptions options;
+      options.batch_size = batch_size;
+      options.read_threads = 2;
+      options.reader_lanes = 2;
+      options.prefetch_size = 4;
+      auto pipeline = testing::Make(name, options, &source);
+      const auto plan = Alternating(30);
+      for (uint64_t epoch = 1; epoch <= 2; ++epoch) {
+        REQUIRE(pipeline->StartEpoch(epoch, plan).ok());
+        testing::DrainAndCheck(pipeline.get(), source, epoch, plan, batch_size, true);
+      }
+      const auto file0 = source.readers_of(0), file1 = source.readers_of(1);
+      // Each epoch's reads of a file come from one thread (its lane's); threads may differ
+      // between epochs only if the pipeline restarted them, which it does not.
+      CHECK(file0.size() == 1);
+      CHECK(file1.size() == 1);
+      CHECK(file0 != file1);
+      REQUIRE(pipeline->Stop().ok());
+    }
+  }
+}
+
+TEST_CASE("reader lanes other than 0 or read_threads are refused") {
+  FakeSource source(2, 4);
+  PipelineOptions options;
+  options.read_threads = 2;
+  options.reader_lanes = 3;
+  PipelineEnv env;
+  env.source = &source;
+  auto pipeline = Build("threaded", options, env);
+  REQUIRE_FALSE(pipeline.ok());
+  CHECK_THAT(pipeline.status().ToString(),
+             Catch::Contains("reader_lanes (3) must be 0 or read_threads (2)"));
 }
 
 }  // namespace

@@ -240,6 +240,120 @@ TEST_CASE("preflight: the run's checkpoints must fit the checkpoint folder") {
   CHECK(CheckRunFits(c, 1, host).ok());
 }
 
+// The tests below ask of registry entries: a checkpointer registered under a new name that
+// declares a built-in's plan (its CheckpointerCapabilities) is sized and counted as that built-in.
+void AddUserCheckpointers(Registries* r) {
+  REQUIRE(RegisterBuiltins(r).ok());
+  auto entry = [r](const char* name) {
+    auto e = r->checkpointers.Find(name);
+    REQUIRE(e.ok());
+    return *e;
+  };
+  for (const char* name : {"model", "transformer", "dlio_benchmark"}) {
+    auto copy = entry(name);
+    copy.name = std::string("user_") + name;
+    REQUIRE(r->checkpointers.Register(copy).ok());
+  }
+  auto silent = entry("model");  // a user's checkpointer that declares nothing
+  silent.name = "user_silent";
+  silent.capabilities = {};
+  REQUIRE(r->checkpointers.Register(silent).ok());
+}
+
+// A training run of 4 ranks, 4 steps per epoch each, 3 epochs, a checkpoint every 3 steps:
+// 3 checkpoints when each epoch's steps count afresh (DLIO's cadence), 12 / 3 = 4 across epochs.
+WorkloadConfig CheckpointingRun(const std::string& type) {
+  WorkloadConfig c = Tiny();
+  c.workflow.generate_data = false;
+  c.workflow.checkpoint = true;
+  c.train.epochs = 3;
+  c.checkpoint.steps_between_checkpoints = 3;
+  c.checkpoint.type = type;
+  c.framework = "pytorch";  // dlio_benchmark's .pt files
+  c.checkpoint.model_size_bytes = 10 * kGiB;
+  c.model.num_layers = 4;
+  c.model.transformer.vocab_size = 1000;
+  c.model.transformer.hidden_size = 64;
+  c.model.transformer.ffn_hidden_size = 256;
+  return c;
+}
+
+RunFootprint FootprintWith(const WorkloadConfig& c, const Registries& r, HostResources host = {}) {
+  host.checkpoint = CheckpointPlanFor(c, 4, r);
+  return EstimateRunFootprint(c, 4, host);
+}
+
+TEST_CASE("preflight: a checkpointer's plan and cadence are asked of its entry, not its name") {
+  Registries r;
+  AddUserCheckpointers(&r);
+  for (const char* name : {"model", "transformer", "dlio_benchmark"}) {
+    CAPTURE(name);
+    const WorkloadConfig builtin = CheckpointingRun(name);
+    const WorkloadConfig user = CheckpointingRun(std::string("user_") + name);
+    const RunFootprint expected = EstimateRunFootprint(builtin, 4);  // a made-up host
+    CHECK(expected.checkpoint_bytes > 0);
+    const RunFootprint f = FootprintWith(user, r);
+    CHECK(f.checkpoint_bytes == expected.checkpoint_bytes);
+    CHECK(f.checkpoints == expected.checkpoints);
+    CHECK(f.checkpoint_keys == expected.checkpoint_keys);
+    CHECK(FootprintWith(builtin, r).checkpoint_bytes == expected.checkpoint_bytes);
+  }
+  CHECK(EstimateRunFootprint(CheckpointingRun("model"), 4).checkpoint_bytes == 10 * kGiB);
+  CHECK(EstimateRunFootprint(CheckpointingRun("model"), 4).checkpoints == 4);
+  CHECK(FootprintWith(CheckpointingRun("user_dlio_benchmark"), r).checkpoints == 3);
+
+  // Too little room: refused naming the keys the entry declares, whatever its name.
+  HostResources host;
+  host.checkpoint_free_bytes = 1024;
+  const WorkloadConfig layers = CheckpointingRun("user_transformer");
+  host.checkpoint = CheckpointPlanFor(layers, 4, r);
+  const Status st = CheckRunFits(layers, 4, host);
+  CHECK(st.code() == StatusCode::kResourceExhausted);
+  CHECK(st.message().find("model.transformer.*, model.num_layers: 4 checkpoints of") == 0);
+  host.checkpoint.reset();
+  CHECK(CheckRunFits(CheckpointingRun("transformer"), 4, host).message() == st.message());
+}
+
+TEST_CASE(
+    "preflight: a checkpointer that declares no plan is not sized and counts the run's steps") {
+  Registries r;
+  AddUserCheckpointers(&r);
+  const WorkloadConfig c = CheckpointingRun("user_silent");
+  const CheckpointPlan plan = CheckpointPlanFor(c, 4, r);
+  CHECK(plan.bytes == 0);
+  CHECK(plan.size_keys.empty());
+  CHECK_FALSE(plan.dlio_cadence);
+  HostResources host;
+  host.checkpoint_free_bytes = 1024;  // no room, but nothing is sized: no disk check
+  const RunFootprint f = FootprintWith(c, r, host);
+  CHECK(f.checkpoint_bytes == 0);
+  CHECK(f.checkpoints == 4);
+  host.checkpoint = plan;
+  CHECK(CheckRunFits(c, 4, host).ok());
+  // Nor is a name that is not registered (building it names the problem).
+  CHECK(CheckpointPlanFor(CheckpointingRun("nowhere"), 4, r).bytes == 0);
+}
+
+TEST_CASE("preflight: a layout that does not fit the world is refused by the entry's plan") {
+  testing::TempDir dir;
+  Registries r;
+  AddUserCheckpointers(&r);
+  RunEnv env;
+  env.registries = &r;
+  env.write_outputs = false;
+  WorkloadConfig c = CheckpointingRun("transformer");
+  c.dataset.data_folder = dir / "data";
+  c.checkpoint.checkpoint_folder = dir / "ckpt";
+  c.model.parallelism.tensor = 2;  // one rank is not a multiple of tensor x pipeline = 2
+  const Status builtin = PreflightRun(c, env);
+  CHECK(builtin.code() == StatusCode::kInvalidArgument);
+  CHECK(Has(builtin, "ranks are not a multiple of model.parallelism.tensor"));
+  c.checkpoint.type = "user_transformer";
+  CHECK(PreflightRun(c, env).message() == builtin.message());
+  c.checkpoint.type = "user_silent";  // declares no plan: nothing to refuse before the run
+  CHECK(PreflightRun(c, env).ok());
+}
+
 TEST_CASE("preflight: MeasureHostResources measures this host") {
   testing::TempDir dir;
   Registries registries;

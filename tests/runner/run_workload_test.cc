@@ -59,6 +59,25 @@ class RecordingCheckpointer final : public dlio::Checkpointer {
   std::vector<SaveCall>* calls_;
 };
 
+// Finds the four complete checkpoints an earlier run left (ids 0-3) and records what it loads.
+class ShelfCheckpointer final : public dlio::Checkpointer {
+ public:
+  explicit ShelfCheckpointer(std::vector<uint64_t>* loads) : loads_(loads) {}
+  dlio::Result<dlio::CheckpointResult> Save(uint64_t, int64_t) override {
+    return dlio::Status::Unimplemented("save");
+  }
+  dlio::Result<dlio::CheckpointResult> Load(uint64_t id) override {
+    loads_->push_back(id);
+    dlio::CheckpointResult r;
+    r.id = id;
+    return r;
+  }
+  uint64_t next_id() const override { return 4; }
+
+ private:
+  std::vector<uint64_t>* loads_;
+};
+
 struct Fixture {
   FakeClock clock{0, kWallOriginUs};
   dlio::Registries registries;
@@ -68,15 +87,7 @@ struct Fixture {
 
   Fixture() {
     REQUIRE(dlio::RegisterBuiltins(&registries).ok());
-    REQUIRE(registries.checkpointers
-                .Register({"recording", "test", "",
-                           [this](const dlio::CheckpointOptions&, const dlio::CheckpointEnv&)
-                               -> dlio::Result<std::unique_ptr<dlio::Checkpointer>> {
-                             return std::unique_ptr<dlio::Checkpointer>(
-                                 std::make_unique<RecordingCheckpointer>(&clock, save_durations,
-                                                                         &saves));
-                           }})
-                .ok());
+    REQUIRE(registries.checkpointers.Register({"recording", "test", "", Recording()}).ok());
     config.storage.storage_type = "memory";
     config.dataset.data_folder = "/data";
     config.dataset.format = "npz";
@@ -94,6 +105,15 @@ struct Fixture {
     config.train.excluded_start_steps = 0;
     config.checkpoint.checkpoint_folder = "/checkpoints";
     config.checkpoint.type = "recording";
+  }
+
+  // Builds a RecordingCheckpointer into `saves`.
+  dlio::CheckpointerFactory Recording() {
+    return [this](const dlio::CheckpointOptions&,
+                  const dlio::CheckpointEnv&) -> dlio::Result<std::unique_ptr<dlio::Checkpointer>> {
+      return std::unique_ptr<dlio::Checkpointer>(
+          std::make_unique<RecordingCheckpointer>(&clock, save_durations, &saves));
+    };
   }
 
   // On `comm` (serial when null).
@@ -301,6 +321,51 @@ TEST_CASE("RunWorkload saves at the step cadence counting steps across epochs") 
   CHECK(e2.saves[1].block == 2);
   CHECK(e2.saves[1].end_us - e2.saves[1].start_us == 250'000);
   CHECK(report->epochs[0].blocks.size() == 2);  // steps 1-2, save, step 3
+}
+
+TEST_CASE("RunWorkload counts each epoch's steps for a checkpointer declaring DLIO's cadence") {
+  Fixture fx;
+  // Its entry, not its name, says so: registered under a name of its own.
+  dlio::CheckpointerCapabilities dlio_cadence;
+  dlio_cadence.dlio_cadence = true;
+  REQUIRE(fx.registries.checkpointers
+              .Register({"recording_dlio", "test", "", fx.Recording(), dlio_cadence})
+              .ok());
+  fx.config.checkpoint.type = "recording_dlio";
+  fx.config.reader.drop_last = false;  // 3 steps per epoch, counted 1-3 in each
+  fx.config.train.epochs = 3;
+  fx.config.workflow.checkpoint = true;
+  fx.config.checkpoint.steps_between_checkpoints = 2;
+  auto report = fx.Run();
+  REQUIRE(report.ok());
+  CHECK(fx.saves == std::vector<SaveCall>{{1, 2}, {2, 2}, {3, 2}});
+  CHECK(report->checkpoint_type == "recording_dlio");
+}
+
+TEST_CASE("a checkpoint-only run reads the first checkpoints when the entry declares DLIO's") {
+  for (const bool dlio_cadence : {false, true}) {
+    CAPTURE(dlio_cadence);
+    Fixture fx;
+    std::vector<uint64_t> loads;
+    dlio::CheckpointerCapabilities declared;
+    declared.dlio_cadence = dlio_cadence;
+    auto shelf =
+        [&loads](const dlio::CheckpointOptions&,
+                 const dlio::CheckpointEnv&) -> dlio::Result<std::unique_ptr<dlio::Checkpointer>> {
+      return std::unique_ptr<dlio::Checkpointer>(std::make_unique<ShelfCheckpointer>(&loads));
+    };
+    REQUIRE(fx.registries.checkpointers.Register({"shelf", "test", "", shelf, declared}).ok());
+    fx.config.checkpoint.type = "shelf";
+    fx.config.workflow.generate_data = false;
+    fx.config.workflow.train = false;
+    fx.config.workflow.checkpoint = true;
+    fx.config.checkpoint.num_checkpoints_write = 0;
+    fx.config.checkpoint.num_checkpoints_read = 2;
+    auto report = fx.Run();
+    REQUIRE(report.ok());
+    // DLIO reads global_epoch1_step1..N, the first ones; otherwise the newest.
+    CHECK(loads == (dlio_cadence ? std::vector<uint64_t>{0, 1} : std::vector<uint64_t>{2, 3}));
+  }
 }
 
 TEST_CASE("RunWorkload saves after the epochs the epoch cadence names") {

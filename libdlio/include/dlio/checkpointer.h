@@ -196,6 +196,21 @@ struct CheckpointerCapabilities {
   // model description (transformer; dlio_benchmark with model.num_layers > 0): the runner then
   // logs the checkpoint's plan. Empty: never.
   std::function<bool(const CheckpointOptions&)> writes_transformer_layers;
+  // The bytes rank options.rank of options.world writes per checkpoint, before size_divisor (the
+  // preflight sums them over the ranks to check the checkpoint folder's free space). Called with
+  // the options the runner would build it with; pure, touches no storage. An error (InvalidArgument
+  // naming the key: a layout that does not fit the world) refuses the run before anything runs,
+  // when rank 0's plan fails. Empty: its checkpoints are not sized (no disk check).
+  std::function<Result<uint64_t>(const CheckpointOptions&)> rank_bytes;
+  // The config keys that size its checkpoints, named by the preflight when they do not fit
+  // (transformer: "model.transformer.*, model.num_layers"). Empty: checkpoint.model_size_bytes
+  // when set, else model.model_size_bytes.
+  std::string size_keys;
+  // Whether it follows DLIO's cadence and names (dlio_benchmark): step checkpoints count the
+  // steps of each epoch, as DLIO does, not the run's; a checkpoint-only run with no writes reads
+  // the first complete checkpoints (DLIO's global_epoch1_step1..N), not the newest. False: step
+  // checkpoints count the run's steps and reads take the newest.
+  bool dlio_cadence = false;
 };
 
 }  // namespace dlio

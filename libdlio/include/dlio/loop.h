@@ -65,6 +65,13 @@ void AdaptSamplerToIoModel(IoModel model, SamplerOptions* options);
 // read_threads builds, holds samples of that worker's shards only.
 void AdaptSamplerToFormat(const WorkloadConfig& config, const FormatCapabilities& format,
                           Loader loader, SamplerOptions* options);
+// PipelineOptions::reader_lanes for that adaptation: read_threads when the sampler (`sampler`, as
+// adapted) interleaves read_threads shards of a shard-streaming format one sample at a time and the
+// pipeline's reader threads take samples (not `worker_processes`, which are handed whole
+// batches), so that reader r reads plan positions r, r + read_threads, ...: the shard of its
+// interleave slot. 0 otherwise.
+uint64_t ReaderLanesFor(const WorkloadConfig& config, const FormatCapabilities& format,
+                        const SamplerOptions& sampler, const PipelineCapabilities& pipeline);
 // A run step, taken once per process before the loops are built (the runner's
 // MakeTrainingParts and the C API's loader call it before MakeLoopParts; docs/io_models.md,
 // "glibc's thresholds"): under reader.client_costs framework, raises this process's glibc mmap

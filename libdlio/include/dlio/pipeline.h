@@ -147,6 +147,14 @@ struct PipelineOptions {
   // processes), 0 to 19, so that the training thread wakes on time from its compute on a host
   // with more busy threads than cores (reader.thread_nice; 0: same priority).
   int thread_nice = 0;
+  // threaded/sync with read_threads > 1: 0 (default) lets the reader threads take the epoch's
+  // samples from one shared cursor, whichever is free; N == read_threads gives reader r the
+  // samples at positions r, r + N, r + 2N, ... of the plan. The runner sets it for a format that
+  // streams shards (FormatCapabilities::shard_streams) when the sampler interleaves read_threads
+  // shards one sample at a time, so each thread streams its own shard as a WebDataset worker
+  // does, instead of two threads meeting on one shard's stream (docs/io_models.md). Any other
+  // value is refused when the pipeline is built.
+  uint64_t reader_lanes = 0;
 };
 
 // Whether each reader reads every sample into one buffer of its own (pipeline/read_scratch.h)

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,22 @@ class Registries;
 
 // "Not measured": the check that needs the value is skipped.
 inline constexpr uint64_t kUnknownBytes = UINT64_MAX;
+
+// One checkpoint of a run as its checkpointer's registry entry declares it
+// (CheckpointerCapabilities), in plain values: CheckpointPlanFor asks the entry.
+struct CheckpointPlan {
+  uint64_t bytes = 0;  // over all ranks, before checkpoint.size_divisor (0: not sized, e.g. paper)
+  std::string size_keys;      // the keys that size it ("": checkpoint/model.model_size_bytes)
+  bool dlio_cadence = false;  // step checkpoints count each epoch's steps (DLIO's cadence)
+};
+
+// What the checkpointer `config` names (checkpoint.type, auto resolved) declares for a run of
+// `world` ranks, asked of its entry in `registries`: the sum over the ranks of
+// CheckpointerCapabilities::rank_bytes (0 when a rank's plan fails: the checkpointer names the
+// problem when it is built), its size_keys and dlio_cadence. A name not registered, or an entry
+// declaring none of them, gives the defaults (not sized; step checkpoints count the run's steps).
+CheckpointPlan CheckpointPlanFor(const WorkloadConfig& config, int world,
+                                 const Registries& registries);
 
 struct HostResources {
   uint64_t memory_bytes = 0;   // memory of the host (0 = unknown: memory is not checked)
@@ -46,6 +63,11 @@ struct HostResources {
   // reader.pipeline holds the whole dataset in memory (PipelineCapabilities::holds_dataset:
   // preload), as reader.read_type memory does: the preloaded samples count as memory.
   bool pipeline_holds_dataset = false;
+  // With workflow.checkpoint: the run's checkpoint as its checkpointer declares it for the world
+  // the check is given (PreflightRun sets CheckpointPlanFor with the run's registries). Unset: as
+  // the built-in checkpointers declare it (RegisterBuiltinCheckpointers), so a made-up host needs
+  // no registries.
+  std::optional<CheckpointPlan> checkpoint;
 };
 
 // One part of a rank's memory: what it is, the keys that size it, and its bytes.
@@ -66,6 +88,7 @@ struct RunFootprint {
   uint64_t memory_bytes = 0;           // their sum (saturating)
   uint64_t file_bytes = 0;             // payload of one data file: samples per file x record length
   uint64_t checkpoint_bytes = 0;       // one checkpoint over all ranks (0: not sized, e.g. paper)
+  std::string checkpoint_keys;         // the keys that size it (CheckpointPlan::size_keys)
   uint64_t checkpoints = 0;            // checkpoints the run writes
   uint64_t train_steps_per_epoch = 0;  // steps every rank takes (the runner's rule)
   uint64_t eval_steps = 0;             // steps of one evaluation (0 without evaluation)
@@ -74,7 +97,8 @@ struct RunFootprint {
 // What `config` (validated; scaled and resolved as RunWorkload runs it) needs on each rank of a
 // world of `world` ranks. Pure and allocation-light whatever the counts (saturating arithmetic).
 // `host`'s dataset_in_memory counts the rank's share of the dataset; its streaming_format and
-// storage_needs_mpi decide what the loader holds (its memory and ranks are not used here).
+// storage_needs_mpi decide what the loader holds, its checkpoint sizes the checkpoints and their
+// step cadence (its memory and ranks are not used here).
 RunFootprint EstimateRunFootprint(const WorkloadConfig& config, int world,
                                   const HostResources& host = {});
 

@@ -11,6 +11,8 @@
 // checkpointer is built, so checkpoints of an earlier run are kept and never overwritten; ranks
 // agree on it when every rank builds its checkpointer before any rank saves (the runner builds
 // them during setup). Later saves use the following ids.
+#include "checkpoint/file_checkpointer.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -25,7 +27,6 @@
 #include "checkpoint/checkpoint_layout.h"
 #include "checkpoint/torch_save_file.h"
 #include "dlio/checkpointer.h"
-#include "dlio/registries.h"
 #include "dlio/str_cat.h"
 #include "trace/ai_events.h"
 
@@ -439,6 +440,10 @@ Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options,
       std::make_unique<FileCheckpointer>(options, env, std::move(plan), first_id, naming));
 }
 
+}  // namespace
+
+namespace checkpoint_internal {
+
 Result<std::unique_ptr<Checkpointer>> MakePaperCheckpointer(const CheckpointOptions& options,
                                                             const CheckpointEnv& env) {
   DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
@@ -459,14 +464,7 @@ Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOpti
         "checkpoint.model_size_bytes must be > 0 for checkpoint type 'model' (or set "
         "model.model_size)");
   }
-  // root_only: rank 0 holds the whole model. Otherwise the first (total % world) ranks get one
-  // byte more than the rest, so the shares sum to the total exactly.
-  uint64_t bytes = options.model_size_bytes;
-  if (!options.root_only) {
-    const uint64_t world = static_cast<uint64_t>(options.world);
-    const uint64_t rank = static_cast<uint64_t>(options.rank);
-    bytes = options.model_size_bytes / world + (rank < options.model_size_bytes % world ? 1 : 0);
-  }
+  const uint64_t bytes = ModelRankBytes(options);
   std::vector<PlannedFile> plan;
   const std::string stem = StrCat("model-rank", options.rank);
   const uint64_t k = options.model_files;
@@ -507,6 +505,8 @@ Result<std::unique_ptr<Checkpointer>> MakeDlioBenchmarkCheckpointer(
   return Build(options, env, std::move(plan), DirNaming::kEpochStep);
 }
 
+namespace {
+
 // checkpoint.torch_file_name with {rank} replaced: a plain name (ranks that all write need
 // {rank} in it, or they would write one file).
 Result<std::string> TorchFileName(const CheckpointOptions& options) {
@@ -526,6 +526,8 @@ Result<std::string> TorchFileName(const CheckpointOptions& options) {
   }
   return name;
 }
+
+}  // namespace
 
 Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const CheckpointOptions& options,
                                                                 const CheckpointEnv& env) {
@@ -548,47 +550,14 @@ Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const Checkpoint
   return Build(options, env, std::move(plan));
 }
 
-}  // namespace
-
-Status RegisterBuiltinCheckpointers(Registries* registries) {
-  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
-      {"paper",
-       "the DLIO paper's pattern: per rank five files of 1 KiB, 1 KiB, 4 KiB, 64 KiB and 4 MiB",
-       "checkpoint.checkpoint_folder, fsync, read_back, transfer_size, rank_mode",
-       MakePaperCheckpointer}));
-  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
-      {"model",
-       "model_size_bytes per checkpoint, split evenly over ranks (rank_mode: root = rank 0 only)",
-       "checkpoint.checkpoint_folder, model_size_bytes, model_files, fsync, read_back, "
-       "transfer_size, rank_mode, storage_type",
-       MakeModelCheckpointer}));
-  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
-      {"transformer",
-       "DLIO's LLM checkpoint: per-rank model layers and optimizer state from the model "
-       "description, split by tensor/pipeline parallelism and ZeRO stage",
-       "model.num_layers, model.transformer.*, model.parallelism.*, model.model_datatype, "
-       "model.optimizer_datatype, checkpoint.mode, checkpoint.checkpoint_folder, fsync, "
-       "read_back, transfer_size, size_divisor",
-       MakeTransformerCheckpointer,
-       {[](const CheckpointOptions&) { return true; }}}));
-  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
-      {"dlio_benchmark",
-       "the Python DLIO's checkpoint files and folders: global_epoch<e>_step<s>/ holding "
-       "model_states-<rank> (non-transformer models), layer and optimizer states as "
-       "'transformer', as framework pytorch (.pt) or tensorflow (tf.train.Checkpoint) stores "
-       "them",
-       "framework, model.type, model.model_size_bytes, model.*, checkpoint.checkpoint_folder, "
-       "fsync, read_back, transfer_size, size_divisor, rank_mode, storage_type",
-       MakeDlioBenchmarkCheckpointer,
-       {[](const CheckpointOptions& options) { return options.transformer.num_layers > 0; }}}));
-  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
-      {"torch_save",
-       "the file torch.save(state_dict, path) writes (PyTorch 1.13's zip: data.pkl, a 64-byte "
-       "aligned record per tensor, version), with its write requests; one file per writing rank",
-       "checkpoint.torch_state_dict, torch_modules, checkpoint_folder, fsync, read_back, "
-       "rank_mode, storage_type",
-       MakeTorchSaveCheckpointer}));
-  return Status::OK();
+uint64_t ModelRankBytes(const CheckpointOptions& options) {
+  // root_only: rank 0 holds the whole model. Otherwise the first (total % world) ranks get one
+  // byte more than the rest, so the shares sum to the total exactly.
+  if (options.root_only) return options.rank == 0 ? options.model_size_bytes : 0;
+  const uint64_t world = static_cast<uint64_t>(std::max(options.world, 1));
+  const uint64_t rank = static_cast<uint64_t>(options.rank);
+  return options.model_size_bytes / world + (rank < options.model_size_bytes % world ? 1 : 0);
 }
 
+}  // namespace checkpoint_internal
 }  // namespace dlio

@@ -3,6 +3,7 @@ list(APPEND DLIO_SOURCES
   src/checkpoint/checkpoint_layout.cc
   src/checkpoint/dlio_benchmark_plan.cc
   src/checkpoint/file_checkpointer.cc
+  src/checkpoint/register.cc
   src/checkpoint/torch_load.cc
   src/checkpoint/torch_pickle.cc
   src/checkpoint/torch_save_file.cc

@@ -299,6 +299,11 @@ Result<std::unique_ptr<Pipeline>> MakeBatchPipeline(PipelineMode mode,
     return Status::InvalidArgument("reader.computation_threads must be <= ", kMaxThreads, ", got ",
                                    options.computation_threads);
   }
+  if (options.reader_lanes != 0 && options.reader_lanes != options.read_threads) {
+    return Status::InvalidArgument("pipeline '", options.name, "': reader_lanes (",
+                                   options.reader_lanes, ") must be 0 or read_threads (",
+                                   options.read_threads, ")");
+  }
   if (options.prefetch_size > (uint64_t{1} << 20)) {
     return Status::InvalidArgument("reader.prefetch_size is too large: ", options.prefetch_size);
   }

@@ -66,7 +66,11 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
 
  private:
   void ReaderLoop(size_t reader);
-  void RunReads(Distribution* dist, ReadScratch* scratch);
+  // Reads the epoch's samples from the shared cursor, or (options_.reader_lanes) reader `reader`'s
+  // positions reader, reader + lanes, ...
+  void RunReads(size_t reader, Distribution* dist, ReadScratch* scratch);
+  // The next sample position a reader reads (`lane_next`: its own cursor with lanes).
+  uint64_t ClaimSample(uint64_t* lane_next);
   void WorkerLoop(size_t worker);
   // `scratch`: the calling thread's buffer when own_buffers_ (else null: the pool's buffers).
   void ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist, ReadScratch* scratch);

@@ -66,15 +66,23 @@ void BatchPipeline::ReaderLoop(size_t reader) {
     my_gen = gen_;
     ++active_;
     lock.unlock();
-    RunReads(dist, own_buffers_ ? scratch_[reader].get() : nullptr);
+    RunReads(reader, dist, own_buffers_ ? scratch_[reader].get() : nullptr);
     lock.lock();
     if (--active_ == 0) idle_cv_.notify_all();
   }
 }
 
-void BatchPipeline::RunReads(Distribution* dist, ReadScratch* scratch) {
+uint64_t BatchPipeline::ClaimSample(uint64_t* lane_next) {
+  if (options_.reader_lanes <= 1) return cursor_.fetch_add(1, std::memory_order_relaxed);
+  const uint64_t s = *lane_next;
+  *lane_next += options_.reader_lanes;
+  return s;
+}
+
+void BatchPipeline::RunReads(size_t reader, Distribution* dist, ReadScratch* scratch) {
+  uint64_t lane_next = reader;
   while (!cancel_.load(std::memory_order_acquire)) {
-    const uint64_t s = cursor_.fetch_add(1, std::memory_order_relaxed);
+    const uint64_t s = ClaimSample(&lane_next);
     if (s >= n_used_) return;
     const int64_t k = static_cast<int64_t>(s / batch_size_);
     if (k > first_error_.load(std::memory_order_acquire)) return;  // the epoch ends at batch k-

@@ -16,10 +16,6 @@ std::string CheckpointTypeFor(const WorkloadConfig& c) {
   return "paper";
 }
 
-bool DlioCheckpointCadence(const WorkloadConfig& c) {
-  return CheckpointTypeFor(c) == "dlio_benchmark";
-}
-
 CheckpointOptions CheckpointOptionsFor(const WorkloadConfig& c, int rank, int world) {
   CheckpointOptions co;
   co.name = CheckpointTypeFor(c);

@@ -53,6 +53,7 @@ Status MakeCheckpointing(const RunContext& ctx, Checkpointing* out) {
   const CheckpointOptions co = CheckpointOptionsFor(c, ctx.rank(), ctx.world());
   out->type = co.name;
   DLIO_ASSIGN_OR_RETURN(const auto entry, ctx.registries->checkpointers.Find(co.name));
+  out->dlio_cadence = entry.capabilities.dlio_cadence;
   const auto& layered = entry.capabilities.writes_transformer_layers;
   if (layered && layered(co) && ctx.rank() == 0) {
     DLIO_RETURN_NOT_OK(DescribeTransformerCheckpoint(ctx, co));
@@ -110,10 +111,11 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt, RunReport* rep
   }
   std::vector<uint64_t> read_ids;
   if (writes == 0) {
-    // DLIO's layout: the first ones, global_epoch1_step1..N, as DLIO reads them.
-    DLIO_ASSIGN_OR_RETURN(read_ids, NewestCompleteCheckpoints(checkpointer, ctx.comm, reads,
-                                                              c.checkpoint.checkpoint_folder,
-                                                              ckpt->type == "dlio_benchmark"));
+    // With DLIO's cadence and names the first ones, global_epoch1_step1..N, as DLIO reads them;
+    // else the newest.
+    DLIO_ASSIGN_OR_RETURN(
+        read_ids, NewestCompleteCheckpoints(checkpointer, ctx.comm, reads,
+                                            c.checkpoint.checkpoint_folder, ckpt->dlio_cadence));
   }
   const Clock* clock = ctx.clock;
   RunProgress progress;

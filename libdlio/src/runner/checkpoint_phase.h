@@ -14,6 +14,8 @@ namespace dlio::runner_internal {
 // A run's checkpointer and what it writes through.
 struct Checkpointing {
   std::string type;  // checkpoint.type with auto resolved
+  // Its entry declares DLIO's cadence and names (CheckpointerCapabilities::dlio_cadence).
+  bool dlio_cadence = false;
   // The checkpoints' own storage when checkpoint.storage_type names another backend than the
   // data's (its counters add to the run's); null when they go through RunContext::storage.
   std::unique_ptr<Storage> own_storage;

@@ -27,6 +27,14 @@ void AdaptSamplerToFormat(const WorkloadConfig& c, const FormatCapabilities& for
   o->shuffle_after_read = true;
 }
 
+uint64_t ReaderLanesFor(const WorkloadConfig& c, const FormatCapabilities& format,
+                        const SamplerOptions& sampler, const PipelineCapabilities& pipeline) {
+  const uint64_t threads = c.reader.read_threads;
+  if (!format.shard_streams || pipeline.worker_processes || threads <= 1) return 0;
+  if (sampler.interleave != threads || sampler.interleave_block > 1) return 0;
+  return threads;
+}
+
 size_t AllocatorThresholdFor(const WorkloadConfig& c, const Format& format,
                              bool storage_needs_mpi) {
   if (!FrameworkClientCosts(c)) return 0;

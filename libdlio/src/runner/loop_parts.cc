@@ -69,6 +69,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   po.worker_trace_gzip = c.output.trace_gzip;
   DLIO_ASSIGN_OR_RETURN(const auto pipeline_entry, env.registries->pipelines.Find(po.name));
   ReserveBuffersFor(c, *env.format, pipeline_entry.capabilities, loop.batch_size, &po);
+  po.reader_lanes = ReaderLanesFor(c, env.format->capabilities(), so, pipeline_entry.capabilities);
   PipelineEnv pe{
       loop.source.get(),          env.clock,  env.tracer, c.reader.decode ? env.format : nullptr,
       c.reader.max_decoded_bytes, env.storage};

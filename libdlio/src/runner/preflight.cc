@@ -4,13 +4,12 @@
 #include <algorithm>
 #include <cmath>
 
-#include "dlio/checkpointer.h"
 #include "dlio/data_source.h"
 #include "dlio/loop.h"
 #include "dlio/metrics.h"
+#include "dlio/registries.h"
 #include "dlio/str_cat.h"
 #include "pipeline/worker_pipeline.h"
-#include "runner/checkpoint_options.h"
 #include "runner/report.h"
 
 namespace dlio {
@@ -86,7 +85,7 @@ std::string SampleKeys(const WorkloadConfig& c, const char* files_key, int world
   return keys;
 }
 
-uint64_t CountCheckpoints(const WorkloadConfig& c, uint64_t steps_per_epoch) {
+uint64_t CountCheckpoints(const WorkloadConfig& c, uint64_t steps_per_epoch, bool dlio_cadence) {
   const CheckpointConfig& k = c.checkpoint;
   if (!c.workflow.checkpoint) return 0;
   if (!c.workflow.train)
@@ -95,7 +94,7 @@ uint64_t CountCheckpoints(const WorkloadConfig& c, uint64_t steps_per_epoch) {
   if (k.steps_between_checkpoints > 0) {
     const uint64_t every = static_cast<uint64_t>(k.steps_between_checkpoints);
     // DLIO's cadence counts each epoch's steps afresh.
-    if (DlioCheckpointCadence(c)) return Mul(steps_per_epoch / every, epochs);
+    if (dlio_cadence) return Mul(steps_per_epoch / every, epochs);
     return Mul(steps_per_epoch, epochs) / every;
   }
   const uint64_t every = std::max<uint64_t>(1, k.epochs_between_checkpoints);
@@ -104,28 +103,22 @@ uint64_t CountCheckpoints(const WorkloadConfig& c, uint64_t steps_per_epoch) {
   return epochs >= after ? (epochs - after) / every + 1 : 0;
 }
 
-// Bytes of one checkpoint over all ranks, for the checkpointers whose size the config sets.
-uint64_t CheckpointBytes(const WorkloadConfig& c, int world) {
-  const std::string type = CheckpointTypeFor(c);
-  uint64_t bytes = 0;
-  if (type == "model") {
-    bytes =
-        c.checkpoint.model_size_bytes ? c.checkpoint.model_size_bytes : c.model.model_size_bytes;
-  } else if (type == "dlio_benchmark") {
-    for (int r = 0; r < world; ++r) {
-      auto plan = PlanDlioBenchmarkCheckpoint(CheckpointOptionsFor(c, r, world));
-      if (!plan.ok()) return 0;  // the checkpointer names the problem when it is built
-      for (const auto& f : *plan) bytes = Add(bytes, f.bytes);
-    }
-  } else if (type == "transformer") {
-    const TransformerModel t = TransformerModelFor(c);
-    for (int r = 0; r < world; ++r) {
-      auto plan = PlanTransformerCheckpoint(t, r, world);
-      if (!plan.ok()) return 0;  // the checkpointer names the problem when it is built
-      bytes = Add(bytes, Add(plan->model_bytes, plan->optimizer_bytes));
-    }
-  }
-  return CeilDiv(bytes, std::max<uint64_t>(1, c.checkpoint.size_divisor));
+// The run's checkpoint as the host carries it, else as the built-in checkpointers declare it.
+CheckpointPlan PlanOf(const WorkloadConfig& c, int world, const HostResources& host) {
+  if (host.checkpoint) return *host.checkpoint;
+  Registries builtins;
+  if (!RegisterBuiltinCheckpointers(&builtins).ok()) return {};
+  return CheckpointPlanFor(c, world, builtins);
+}
+
+void AddCheckpoints(const WorkloadConfig& c, int world, const HostResources& host,
+                    RunFootprint* f) {
+  const CheckpointPlan plan = PlanOf(c, world, host);
+  f->checkpoints = CountCheckpoints(c, f->train_steps_per_epoch, plan.dlio_cadence);
+  f->checkpoint_bytes = CeilDiv(plan.bytes, std::max<uint64_t>(1, c.checkpoint.size_divisor));
+  f->checkpoint_keys = !plan.size_keys.empty()             ? plan.size_keys
+                       : c.checkpoint.model_size_bytes > 0 ? "checkpoint.model_size_bytes"
+                                                           : "model.model_size_bytes";
 }
 
 void AddItem(RunFootprint* f, std::string what, std::string keys, uint64_t bytes) {
@@ -246,8 +239,7 @@ RunFootprint EstimateRunFootprint(const WorkloadConfig& c, int world, const Host
   if (c.workflow.checkpoint) {
     AddItem(&f, "checkpoint transfer buffer", "checkpoint.transfer_size",
             c.checkpoint.transfer_size);
-    f.checkpoints = CountCheckpoints(c, f.train_steps_per_epoch);
-    f.checkpoint_bytes = CheckpointBytes(c, world);
+    AddCheckpoints(c, world, host, &f);
   }
   return f;
 }
@@ -313,11 +305,8 @@ Status CheckCheckpointDisk(const WorkloadConfig& c, const RunFootprint& f,
   if (host.checkpoint_free_bytes == kUnknownBytes || f.checkpoint_bytes == 0) return Status::OK();
   const uint64_t need = Mul(f.checkpoints, f.checkpoint_bytes);
   if (need <= host.checkpoint_free_bytes) return Status::OK();
-  const CheckpointConfig& k = c.checkpoint;
-  std::string keys = CheckpointTypeFor(c) == "transformer" ? "model.transformer.*, model.num_layers"
-                     : k.model_size_bytes > 0              ? "checkpoint.model_size_bytes"
-                                                           : "model.model_size_bytes";
-  if (k.size_divisor > 1) keys += " / checkpoint.size_divisor";
+  std::string keys = f.checkpoint_keys;
+  if (c.checkpoint.size_divisor > 1) keys += " / checkpoint.size_divisor";
   return Status::ResourceExhausted(
       keys, ": ", f.checkpoints, f.checkpoints == 1 ? " checkpoint of " : " checkpoints of ",
       Human(f.checkpoint_bytes), " need ", Human(need),

@@ -2,7 +2,6 @@
 
 #include <memory>
 
-#include "dlio/checkpointer.h"
 #include "dlio/loop.h"
 #include "dlio/preflight.h"
 #include "dlio/registries.h"
@@ -13,10 +12,32 @@
 
 namespace dlio {
 
+CheckpointPlan CheckpointPlanFor(const WorkloadConfig& c, int world, const Registries& registries) {
+  CheckpointPlan plan;
+  auto entry = registries.checkpointers.Find(CheckpointTypeFor(c));
+  if (!entry.ok()) return plan;  // building the checkpointer names the problem
+  const CheckpointerCapabilities& declared = entry->capabilities;
+  plan.size_keys = declared.size_keys;
+  plan.dlio_cadence = declared.dlio_cadence;
+  if (!declared.rank_bytes) return plan;
+  for (int r = 0; r < world; ++r) {
+    auto bytes = declared.rank_bytes(CheckpointOptionsFor(c, r, world));
+    if (!bytes.ok()) {
+      plan.bytes = 0;  // the checkpointer names the problem when it is built
+      break;
+    }
+    plan.bytes = plan.bytes > UINT64_MAX - *bytes ? UINT64_MAX : plan.bytes + *bytes;
+  }
+  return plan;
+}
+
 Status AgreedPreflight(const WorkloadConfig& config, const Format* format, Comm* comm,
                        const Registries& registries) {
   Status mine;
   auto host = MeasureHostResources(config, format, comm, registries);
+  if (host.ok() && config.workflow.checkpoint) {
+    host->checkpoint = CheckpointPlanFor(config, comm->size(), registries);
+  }
   mine = host.ok() ? CheckRunFits(config, comm->size(), *host) : host.status();
   std::vector<double> first{static_cast<double>(mine.ok() ? comm->size() : comm->rank())};
   DLIO_RETURN_NOT_OK(comm->AllReduceMin(&first));
@@ -46,13 +67,10 @@ Status CheckConfigForRun(const WorkloadConfig& c, int world, const Registries& r
       return s.status().WithContext("checkpoint.storage_type");
     }
   }
-  const std::string type = c.workflow.checkpoint ? CheckpointTypeFor(c) : "";
-  if (type == "transformer") {
-    DLIO_RETURN_NOT_OK(PlanTransformerCheckpoint(TransformerModelFor(c), 0, world).status());
-  } else if (type == "dlio_benchmark") {
-    DLIO_RETURN_NOT_OK(PlanDlioBenchmarkCheckpoint(CheckpointOptionsFor(c, 0, world)).status());
-  }
-  return Status::OK();
+  if (!c.workflow.checkpoint) return Status::OK();
+  auto entry = registries.checkpointers.Find(CheckpointTypeFor(c));
+  if (!entry.ok() || !entry->capabilities.rank_bytes) return Status::OK();
+  return entry->capabilities.rank_bytes(CheckpointOptionsFor(c, 0, world)).status();
 }
 
 // One rank's check (an accelerator thread's, when a process emulates several).

@@ -14,7 +14,8 @@ class Registries;
 // resolved) against it (CheckRunFits). Collective over `comm`: every rank returns the status of
 // the first rank whose check failed (or whose measuring failed), so the ranks stop together and
 // none waits in a collective the others left. `format` may be null (then no disk check);
-// `registries` say which storages are on a local file system.
+// `registries` say which storages are on a local file system and what the checkpointer writes
+// (CheckpointPlanFor, for the world of `comm`).
 Status AgreedPreflight(const WorkloadConfig& config, const Format* format, Comm* comm,
                        const Registries& registries);
 

@@ -67,8 +67,7 @@ Status RunPhases(const RunContext& ctx, bool force_generate, RunResources* res, 
   Checkpointing& ckpt = res->checkpointing;
   if (w.train) {
     if (w.checkpoint) DLIO_RETURN_NOT_OK(runner_internal::MakeCheckpointing(ctx, &ckpt));
-    DLIO_RETURN_NOT_OK(
-        runner_internal::Train(ctx, ckpt.checkpointer.get(), &res->training, report));
+    DLIO_RETURN_NOT_OK(runner_internal::Train(ctx, ckpt, &res->training, report));
   } else if (w.checkpoint) {
     DLIO_RETURN_NOT_OK(runner_internal::CheckpointOnly(ctx, &ckpt, report));
   }

@@ -6,7 +6,6 @@
 
 #include "dlio/metrics.h"
 #include "dlio/str_cat.h"
-#include "runner/checkpoint_options.h"
 #include "runner/report.h"
 #include "trace/ai_events.h"
 
@@ -67,14 +66,14 @@ struct EpochSteps {
 // checkpoints follow, and the checkpoints it saves. Requires external synchronization.
 class EpochLoop {
  public:
-  EpochLoop(const RunContext& ctx, Checkpointer* checkpointer, SideIo* side_io,
+  EpochLoop(const RunContext& ctx, const Checkpointing& checkpointing, SideIo* side_io,
             std::vector<CheckpointResult>* checkpoints)
       : ctx_(ctx),
         c_(*ctx.config),
-        checkpointer_(checkpointer),
+        checkpointer_(checkpointing.checkpointer.get()),
         side_io_(side_io),
         checkpoints_(checkpoints),
-        dlio_cadence_(DlioCheckpointCadence(c_)) {}
+        dlio_cadence_(checkpointing.dlio_cadence) {}
 
   // One pass over the data: a training epoch or an evaluation.
   Status Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* rep);
@@ -342,7 +341,7 @@ bool CheckpointAfterEpoch(const WorkloadConfig& c, uint64_t epoch) {
   return (epoch - c.checkpoint.checkpoint_after_epoch) % every == 0;
 }
 
-Status Train(const RunContext& ctx, Checkpointer* checkpointer, TrainingParts* parts,
+Status Train(const RunContext& ctx, const Checkpointing& checkpointing, TrainingParts* parts,
              RunReport* report) {
   const WorkloadConfig& c = *ctx.config;
   DLIO_RETURN_NOT_OK(MakeTrainingParts(ctx, parts));
@@ -351,7 +350,7 @@ Status Train(const RunContext& ctx, Checkpointer* checkpointer, TrainingParts* p
   SideIo* side_io = parts->side_io.get();
   report->buffer_prepare_seconds = (train.prepare_ns + (eval ? eval->prepare_ns : 0)) * 1e-9;
   report->buffer_prepared_bytes = train.reserved_bytes + (eval ? eval->reserved_bytes : 0);
-  EpochLoop loop(ctx, checkpointer, side_io, &report->checkpoints);
+  EpochLoop loop(ctx, checkpointing, side_io, &report->checkpoints);
   DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
   if (side_io) DLIO_RETURN_NOT_OK(side_io->BeforeTraining());
   for (uint64_t epoch = 1; epoch <= c.train.epochs; ++epoch) {

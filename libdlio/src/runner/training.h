@@ -6,6 +6,7 @@
 #include "dlio/checkpointer.h"
 #include "dlio/loop.h"
 #include "dlio/side_io.h"
+#include "runner/checkpoint_phase.h"
 #include "runner/run_context.h"
 
 namespace dlio::runner_internal {
@@ -19,10 +20,12 @@ struct TrainingParts {
 };
 
 // Builds the loops (and side I/O) into `parts`, then runs train.epochs epochs with their
-// evaluations; with a `checkpointer` (null: none) it saves at checkpoint.steps_between_checkpoints
-// or after the epochs checkpoint.checkpoint_after_epoch / epochs_between_checkpoints name.
-// Appends this rank's records to report->epochs, eval_epochs and checkpoints. Collective.
-Status Train(const RunContext& ctx, Checkpointer* checkpointer, TrainingParts* parts,
+// evaluations; with a checkpointer in `checkpointing` (null: none) it saves at
+// checkpoint.steps_between_checkpoints (counting each epoch's steps when it declares DLIO's
+// cadence, else the run's) or after the epochs checkpoint.checkpoint_after_epoch /
+// epochs_between_checkpoints name. Appends this rank's records to report->epochs, eval_epochs
+// and checkpoints. Collective.
+Status Train(const RunContext& ctx, const Checkpointing& checkpointing, TrainingParts* parts,
              RunReport* report);
 
 // Whether a checkpoint is saved after training epoch `epoch` (1-based): never with a step

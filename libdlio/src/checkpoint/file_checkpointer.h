@@ -1,0 +1,30 @@
+// The built-in checkpointers' factories (file_checkpointer.cc), which register.cc registers with
+// what each declares (CheckpointerCapabilities).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "dlio/checkpointer.h"
+
+namespace dlio::checkpoint_internal {
+
+// Each builds rank options.rank's checkpointer of its kind (dlio/checkpointer.h describes their
+// files); InvalidArgument naming the key for options it cannot honour.
+Result<std::unique_ptr<Checkpointer>> MakePaperCheckpointer(const CheckpointOptions& options,
+                                                            const CheckpointEnv& env);
+Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOptions& options,
+                                                            const CheckpointEnv& env);
+Result<std::unique_ptr<Checkpointer>> MakeTransformerCheckpointer(const CheckpointOptions& options,
+                                                                  const CheckpointEnv& env);
+Result<std::unique_ptr<Checkpointer>> MakeDlioBenchmarkCheckpointer(
+    const CheckpointOptions& options, const CheckpointEnv& env);
+Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const CheckpointOptions& options,
+                                                                const CheckpointEnv& env);
+
+// The bytes of model_size_bytes checkpoint type "model" gives rank options.rank: all of them to
+// rank 0 with root_only (none to the others), else an even share, the first (total % world)
+// ranks one byte more, so the shares sum to the total.
+uint64_t ModelRankBytes(const CheckpointOptions& options);
+
+}  // namespace dlio::checkpoint_internal
