@@ -263,6 +263,7 @@ class PngFormat final : public Format {
   FormatCapabilities capabilities() const override {
     FormatCapabilities c;
     c.one_sample_per_file = true;
+    c.uint8_records = true;
     c.io_models = {IoModel::kPil, IoModel::kPyio};
     c.native_under_auto = true;  // as jpeg: DLIO's png reader is PIL's; kept opt-in
     return c;

@@ -207,7 +207,7 @@ Result<RunReport> RunRank(const WorkloadConfig& input_config, const RunEnv& env,
   ctx.messages = &messages;
   std::vector<std::string> scaled;
   DLIO_ASSIGN_OR_RETURN(const WorkloadConfig config,
-                        ScaleConfig(ResolvePaths(input_config), ctx.world(), &scaled));
+                        RunConfigFor(input_config, ctx.world(), *ctx.registries, &scaled));
   ctx.config = &config;
   for (const auto& line : scaled) messages.Log(LogLevel::kInfo, line);
   report.workload = config.name;
