@@ -176,8 +176,8 @@ int RunCacheServe(const CacheServeOptions& options) {
   sigaddset(&stop_signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  auto served =
-      dlio::MakeServedCache(storage_options, registries, dlio::SystemClock(), *dirs, "--data-dir");
+  auto served = dlio::MakeServedCache(storage_options, registries.storages, dlio::SystemClock(),
+                                      *dirs, "--data-dir");
   if (!served.ok()) return Fail(served.status(), kExitUsage);
   dlio::TieredCache* cache = served->cache.get();
   server_options.source_cost = served->source->emulated_cost();

@@ -214,10 +214,10 @@ Result<std::unique_ptr<Storage>> SharedMemoryStorage(const WorkloadConfig& confi
     registries = &own;
   }
   const StorageOptions options = StorageOptionsFor(config);
-  auto capabilities = StorageCapabilitiesFor(options, *registries);
+  auto capabilities = StorageCapabilitiesFor(options, registries->storages);
   if (!capabilities.ok() || !capabilities->in_process_memory) return std::unique_ptr<Storage>();
-  return MakeStorage(options, *registries, env.clock != nullptr ? env.clock : SystemClock(),
-                     nullptr);
+  return MakeStorage(options, registries->storages,
+                     env.clock != nullptr ? env.clock : SystemClock(), nullptr);
 }
 
 }  // namespace
