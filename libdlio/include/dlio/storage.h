@@ -479,6 +479,18 @@ Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
                                              const StorageRegistry& storages, const Clock* clock,
                                              Tracer* tracer);
 
+// Checks the just-opened `fd` of `path` as the file-system backends (posix, stdio) do: a directory
+// is refused whatever the mode, and with `reading` anything but a regular file (FIFO, socket,
+// character or block device) is refused ("open <path>: not a regular file (a FIFO)"); they open
+// for reading with O_NONBLOCK, as opening a FIFO blocks until a writer appears, and on success
+// with `reading` this clears it again. On error, closes `fd`. `call` names the operation in
+// messages ("open", "fopen").
+Status CheckOpenedFile(int fd, const std::string& path, const char* call, bool reading);
+
+// The same refusal by path, for when open(2) itself failed (O_DIRECT on a FIFO is EINVAL): an
+// error when `path` exists and is not a regular file, OK otherwise.
+Status CheckRegularPath(const std::string& path, const char* call);
+
 // Backends available without a registry (also registered by RegisterBuiltins).
 std::unique_ptr<Storage> NewPosixStorage(const StorageOptions& options);
 // C stdio streams (fopen, fseeko + fread / fwrite, fflush, fclose), traced as category "STDIO"

@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <string>
 
+#include "dlio/ai_events.h"
 #include "dlio/compute.h"
 #include "dlio/loop.h"
 #include "dlio/str_cat.h"
 #include "runner/checkpoint_options.h"
 #include "runner/checkpoint_select.h"
-#include "trace/ai_events.h"
 
 namespace dlio::runner_internal {
 namespace {

@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "dlio/ai_events.h"
 #include "dlio/loop.h"
 #include "dlio/storage_wrapper.h"
 #include "dlio/tracer.h"
@@ -20,7 +21,6 @@
 #include "runner/run_storage.h"
 #include "runner/storage_rules.h"
 #include "runner/training.h"
-#include "trace/ai_events.h"
 
 namespace dlio {
 namespace {
