@@ -58,7 +58,8 @@ class ScratchDir {
 };
 
 // Loads preset `name`, applies the command line's --set overrides, puts data and outputs under
-// `dir`, and applies `scale` exactly as the runner does.
+// `dir`, and makes the run's config exactly as the runner does (RunConfigFor: the format's record
+// sizes and `scale`).
 inline dlio::Status Load(const std::string& name, const std::vector<std::string>& sets,
                          const std::string& dir, Workload* w) {
   DLIO_ASSIGN_OR_RETURN(dlio::WorkloadConfig c, dlio::LoadWorkloadPreset(name));
@@ -67,11 +68,11 @@ inline dlio::Status Load(const std::string& name, const std::vector<std::string>
   c.checkpoint.checkpoint_folder = dir + "/checkpoints";
   for (const auto& s : sets) DLIO_RETURN_NOT_OK(dlio::ApplyOverride(&c, s));
   DLIO_RETURN_NOT_OK(c.Validate());
+  DLIO_RETURN_NOT_OK(dlio::RegisterBuiltins(&w->registries));
   std::vector<std::string> notes;
-  DLIO_ASSIGN_OR_RETURN(w->config, dlio::ScaleConfig(c, /*world=*/1, &notes));
+  DLIO_ASSIGN_OR_RETURN(w->config, dlio::RunConfigFor(c, /*world=*/1, w->registries, &notes));
   for (const auto& n : notes) std::printf("%s: %s\n", name.c_str(), n.c_str());
 
-  DLIO_RETURN_NOT_OK(dlio::RegisterBuiltins(&w->registries));
   DLIO_ASSIGN_OR_RETURN(
       w->storage, dlio::MakeStorage(dlio::StorageOptionsFor(w->config), w->registries.storages,
                                     w->clock, w->tracer.get()));

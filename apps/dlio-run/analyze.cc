@@ -19,12 +19,7 @@ bool IsAnalysisOutput(std::string_view head) {
 
 }  // namespace
 
-CLI::App* AddAnalyzeCommand(CLI::App* app, AnalyzeOptions* options) {
-  auto* cmd = app->add_subcommand(
-      "analyze",
-      "analyze I/O traces (.pfw/.pfw.gz of dlio, DFTracer or `dlio-run profile`, "
-      "darshan-dxt-parser text, strace -f -ttt -T logs; a directory: its *.pfw files): times, "
-      "bytes, bandwidth, Darshan counters, sizes, access patterns, timeline");
+void DeclareAnalyzeOptions(CLI::App* cmd, AnalyzeOptions* options) {
   cmd->add_option("traces", options->traces,
                   "trace files or directories (one analysis of all of them; format detected "
                   "by content)")
@@ -34,7 +29,6 @@ CLI::App* AddAnalyzeCommand(CLI::App* app, AnalyzeOptions* options) {
                   "timeline bucket width in microseconds (default: about 100 buckets)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_option("-o,--output", options->output, "write to this file instead of stdout");
-  return cmd;
 }
 
 int Analyze(const AnalyzeOptions& options) {

@@ -21,8 +21,9 @@ struct AnalyzeOptions {
   std::string output;               // "" prints to stdout
 };
 
-// Declares the `analyze` subcommand on `app`, filling `options` when parsed.
-CLI::App* AddAnalyzeCommand(CLI::App* app, AnalyzeOptions* options);
+// Declares the `analyze` options on `command` (named and described by main.cc's table), filling
+// `options` when parsed.
+void DeclareAnalyzeOptions(CLI::App* command, AnalyzeOptions* options);
 
 // Runs it: 0 on success, 2 when a trace cannot be imported (the message names the file), 1 when
 // the output cannot be written.

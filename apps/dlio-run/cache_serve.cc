@@ -102,14 +102,38 @@ void PrintStats(const dlio::CacheStats& stats) {
   std::fflush(stdout);
 }
 
+// The server's options from the command line; errors (exit 2) name the option.
+dlio::Result<dlio::CacheServerOptions> ServerOptions(const CacheServeOptions& options,
+                                                     const dlio::WorkloadConfig& config) {
+  dlio::CacheServerOptions server_options;
+  server_options.socket_path = options.socket;
+  DLIO_ASSIGN_OR_RETURN(server_options.data_dirs, DataDirs(options, config));
+  DLIO_ASSIGN_OR_RETURN(server_options.allow_gid, GroupId(options.allow_group));
+  if (!options.future.empty()) {
+    DLIO_ASSIGN_OR_RETURN(server_options.default_future, ReadFutureFile(options.future));
+  }
+  if (!options.stats_json.empty()) {  // refused now, not after serving for hours
+    if (auto s = CheckCommandOutput(options.stats_json, IsCacheStatsOutput); !s.ok()) {
+      return s.WithContext("--stats-json");
+    }
+  }
+  return server_options;
+}
+
+// SIGINT and SIGTERM, blocked. Before any thread starts, so every thread inherits the mask and
+// sigwait gets them.
+sigset_t BlockStopSignals() {
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  return stop_signals;
+}
+
 }  // namespace
 
-CLI::App* AddCacheServeCommand(CLI::App* app, CacheServeOptions* options) {
-  auto* cmd = app->add_subcommand(
-      "cache-serve",
-      "serve the tiered cache of a config's storage: section over a Unix socket to the "
-      "processes of this node (libdlio_cache_preload.so), until SIGINT/SIGTERM "
-      "(docs/caching.md)");
+void DeclareCacheServeOptions(CLI::App* cmd, CacheServeOptions* options) {
   cmd->add_option("config", options->config_file,
                   "DLIO YAML whose storage.storage_type is tiered (its tiers, policy and source)")
       ->required();
@@ -132,7 +156,6 @@ CLI::App* AddCacheServeCommand(CLI::App* app, CacheServeOptions* options) {
                   "also let members of this group (name or gid) connect; the socket is then 0660 "
                   "of that group (default: only the server's own user and root; socket 0600)")
       ->type_name("GROUP");
-  return cmd;
 }
 
 int RunCacheServe(const CacheServeOptions& options) {
@@ -151,40 +174,19 @@ int RunCacheServe(const CacheServeOptions& options) {
                                       storage_options.name, "'; the cache server needs tiered"),
         kExitUsage);
   }
-  dlio::CacheServerOptions server_options;
-  server_options.socket_path = options.socket;
-  auto dirs = DataDirs(options, *config);
-  if (!dirs.ok()) return Fail(dirs.status(), kExitUsage);
-  server_options.data_dirs = *dirs;
-  auto gid = GroupId(options.allow_group);
-  if (!gid.ok()) return Fail(gid.status(), kExitUsage);
-  server_options.allow_gid = *gid;
-  if (!options.future.empty()) {
-    auto future = ReadFutureFile(options.future);
-    if (!future.ok()) return Fail(future.status(), kExitUsage);
-    server_options.default_future = std::move(future).value();
-  }
-  if (!options.stats_json.empty()) {  // refused now, not after serving for hours
-    if (auto s = CheckCommandOutput(options.stats_json, IsCacheStatsOutput); !s.ok()) {
-      return Fail(s.WithContext("--stats-json"), kExitUsage);
-    }
-  }
-  // Blocked before any thread starts, so every thread inherits the mask and sigwait gets them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-
+  auto server_options = ServerOptions(options, *config);
+  if (!server_options.ok()) return Fail(server_options.status(), kExitUsage);
+  const std::vector<std::string> dirs = server_options->data_dirs;
+  const sigset_t stop_signals = BlockStopSignals();
   auto served = dlio::MakeServedCache(storage_options, registries.storages, dlio::SystemClock(),
-                                      *dirs, "--data-dir");
+                                      dirs, "--data-dir");
   if (!served.ok()) return Fail(served.status(), kExitUsage);
   dlio::TieredCache* cache = served->cache.get();
-  server_options.source_cost = served->source->emulated_cost();
-  auto server = dlio::CacheServer::Start(cache, std::move(server_options));
+  server_options->source_cost = served->source->emulated_cost();
+  auto server = dlio::CacheServer::Start(cache, std::move(server_options).value());
   if (!server.ok()) return Fail(server.status(), kExitRunError);
   std::string dir_list;
-  for (const std::string& dir : *dirs) dir_list += (dir_list.empty() ? "" : ", ") + dir;
+  for (const std::string& dir : dirs) dir_list += (dir_list.empty() ? "" : ", ") + dir;
   std::fprintf(stderr, "dlio-run cache-serve: %s cache (%s) of %s on %s\n",
                dlio::CachePolicyName(cache->policy()), storage_options.tiered_source.c_str(),
                dir_list.c_str(), options.socket.c_str());

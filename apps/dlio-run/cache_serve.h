@@ -25,8 +25,9 @@ struct CacheServeOptions {
   std::string allow_group;  // a group name or gid whose members may connect too; empty: none
 };
 
-// Declares the `cache-serve` subcommand on `app`, filling `options` when parsed.
-CLI::App* AddCacheServeCommand(CLI::App* app, CacheServeOptions* options);
+// Declares the `cache-serve` options on `command` (named and described by main.cc's table), filling
+// `options` when parsed.
+void DeclareCacheServeOptions(CLI::App* command, CacheServeOptions* options);
 
 // Runs it: 0 after a signal stopped it, 2 for a bad config or option (the message names the key
 // or file), 1 when the server cannot start or the statistics cannot be written.

@@ -26,12 +26,7 @@ bool IsCompareOutput(std::string_view head) {
 
 }  // namespace
 
-CLI::App* AddCompareCommand(CLI::App* app, CompareOptions* options) {
-  auto* cmd = app->add_subcommand(
-      "compare",
-      "how alike the I/O of two runs is: the DLIO paper's similarity (cosine of max-normalized "
-      "read features, plus write features when either run writes), KS distances of request "
-      "sizes, gaps and write sizes, and what differs, at the call level each trace records");
+void DeclareCompareOptions(CLI::App* cmd, CompareOptions* options) {
   cmd->add_option("a", options->a, "trace file or directory of traces (run A)")->required();
   cmd->add_option("b", options->b, "trace file or directory of traces (run B)")->required();
   cmd->add_flag("--json", options->json, "JSON with stable keys instead of the table");
@@ -44,7 +39,6 @@ CLI::App* AddCompareCommand(CLI::App* app, CompareOptions* options) {
   cmd->add_flag("--keep-scratch-files", options->keep_scratch_files,
                 "score files created and deleted within a run too (by default left out: "
                 "Python's tempfile probe, lock files)");
-  return cmd;
 }
 
 int Compare(const CompareOptions& options) {

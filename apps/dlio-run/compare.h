@@ -22,8 +22,9 @@ struct CompareOptions {
   bool keep_scratch_files = false;       // score files created and deleted within the run too
 };
 
-// Declares the `compare` subcommand on `app`, filling `options` when parsed.
-CLI::App* AddCompareCommand(CLI::App* app, CompareOptions* options);
+// Declares the `compare` options on `command` (named and described by main.cc's table), filling
+// `options` when parsed.
+void DeclareCompareOptions(CLI::App* command, CompareOptions* options);
 
 // Returns the exit code: 0 compared; 2 when A or B cannot be read as a trace (the message names
 // the file); 1 when the output cannot be written. Prints errors to stderr.

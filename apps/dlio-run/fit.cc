@@ -98,12 +98,7 @@ std::string ModelUnderAuto(const dlio::Registries& registries, const std::string
 
 }  // namespace
 
-CLI::App* AddFitCommand(CLI::App* app, FitCommandOptions* options) {
-  auto* cmd = app->add_subcommand(
-      "fit",
-      "derive a runnable dlio workload (DLIO YAML) from I/O traces or `dlio-run profile` "
-      "directories: format, files, samples, sizes, threads, batch, compute time, shuffles, "
-      "epochs, side reads, checkpoints, I/O model; each key with a confidence and a reason");
+void DeclareFitOptions(CLI::App* cmd, FitCommandOptions* options) {
   cmd->add_option(
          "traces", options->traces,
          "trace files or directories (merged into one trace; format detected by content; the "
@@ -134,7 +129,6 @@ CLI::App* AddFitCommand(CLI::App* app, FitCommandOptions* options) {
       "--no-probe", options->no_probe,
       "do not open the traced data and checkpoint files (formats from suffixes, sizes from "
       "offsets, torch.save state dicts from the writes)");
-  return cmd;
 }
 
 int RunFit(const FitCommandOptions& options) {

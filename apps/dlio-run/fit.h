@@ -27,8 +27,9 @@ struct FitCommandOptions {
   bool keep_scratch_files = false;  // fit files created and deleted within the run too
 };
 
-// Declares the `fit` subcommand on `app`, filling `options` when parsed.
-CLI::App* AddFitCommand(CLI::App* app, FitCommandOptions* options);
+// Declares the `fit` options on `command` (named and described by main.cc's table), filling
+// `options` when parsed.
+void DeclareFitOptions(CLI::App* command, FitCommandOptions* options);
 
 // Runs it: 0 on success, 2 when a trace cannot be imported or fits nothing (the message names
 // the file), 1 when the output cannot be written (an existing file that is not an earlier fit

@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include <system_error>
 
 #include "analyze.h"
+#include "run_common.h"
 
 namespace dlio_run {
 namespace {
@@ -129,6 +131,23 @@ dlio::Result<int> RunWithEnvironment(const std::vector<std::string>& command,
 }
 
 }  // namespace
+
+void DeclareProfileOptions(CLI::App* command, ProfileOptions* options) {
+  command->add_option("-o,--output", options->output,
+                      "trace directory (default dlio-profile; created; traces never replaced, "
+                      "analysis.json/.txt and report.html rewritten)");
+  command->add_option("--data-dir", options->data_dirs,
+                      "trace only files under this prefix (repeatable; default: every file but "
+                      ".py/.pyc/.so and /proc, /sys, /dev)");
+  command->add_option("command", options->command, "the program and its arguments, after --");
+}
+
+int ProfileCommand(const ProfileOptions& options, const Invocation& call) {
+  ProfileOptions with_command = options;
+  if (!call.after_dashes.empty()) with_command.command = call.after_dashes;
+  auto code = Profile(with_command);
+  return code.ok() ? *code : Fail(code.status(), kExitRunError);
+}
 
 std::vector<std::string> TakeProfileCommand(int* argc, char** argv) {
   std::vector<std::string> command;

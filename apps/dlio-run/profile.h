@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "dlio/status.h"
+#include "subcommand.h"
 
 namespace dlio_run {
 
@@ -15,6 +16,13 @@ struct ProfileOptions {
   std::vector<std::string> command;     // the program and its arguments
   std::string preload_lib;              // "" finds libdlio_preload.so beside dlio-run
 };
+
+// Declares the `profile` options on `command` (named and described by main.cc's table).
+void DeclareProfileOptions(CLI::App* command, ProfileOptions* options);
+
+// The subcommand's run: Profile with the program TakeProfileCommand took after `--` (when given),
+// its exit code, or 1 when the profile could not start.
+int ProfileCommand(const ProfileOptions& options, const Invocation& call);
 
 // `dlio-run profile ... -- CMD ARGS...`: the words after the first "--" when argv[1] is
 // "profile", and *argc cut before that "--", so that the option parser never sees the program's

@@ -46,10 +46,7 @@ dlio::Result<ReportCommandResult> BuildReport(const ReportCommandOptions& option
   return result;
 }
 
-CLI::App* AddReportCommand(CLI::App* app, ReportCommandOptions* options) {
-  auto* cmd = app->add_subcommand(
-      "report",
-      "write one self-contained HTML report (inline SVG charts) of traces or trace directories");
+void DeclareReportOptions(CLI::App* cmd, ReportCommandOptions* options) {
   cmd->add_option("inputs", options->inputs,
                   "trace files (.pfw[.gz], DXT text, strace) or directories of .pfw traces; a "
                   "dlio run's output dir with summary.json adds per-epoch throughput and AU")
@@ -59,7 +56,6 @@ CLI::App* AddReportCommand(CLI::App* app, ReportCommandOptions* options) {
   cmd->add_option("--title", options->title, "page title (default: from the input)");
   cmd->add_option("--bucket-us", options->bucket_us,
                   "timeline bucket in microseconds (default: about 100 buckets)");
-  return cmd;
 }
 
 int RunReport(const ReportCommandOptions& options) {

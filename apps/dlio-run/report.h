@@ -30,8 +30,9 @@ struct ReportCommandResult {
   std::string page;
 };
 
-// Declares the `report` subcommand on `app`, filling `options` when parsed.
-CLI::App* AddReportCommand(CLI::App* app, ReportCommandOptions* options);
+// Declares the `report` options on `command` (named and described by main.cc's table), filling
+// `options` when parsed.
+void DeclareReportOptions(CLI::App* command, ReportCommandOptions* options);
 
 // Runs Report and prints what it wrote. Returns the exit code: 0 written; 2 when an input cannot
 // be imported (the message names it); 1 when the page cannot be written.

@@ -14,6 +14,46 @@
 #include "dlio/version.h"
 
 namespace dlio_run {
+namespace {
+
+void LogRunStart(spdlog::logger* logger, const dlio::WorkloadConfig& config,
+                 const dlio::Comm& comm) {
+  const int world = comm.size();
+  const uint64_t per_process = config.train.accelerators_per_process;
+  const std::string accelerators =
+      per_process > 1 ? dlio::StrCat(" x ", per_process, " accelerator threads") : std::string();
+  logger->info(
+      "dlio {}: workload '{}' (format {}, data in {}, outputs in {}, {} comm, {} {}{})",
+      dlio::kVersion, config.name, config.dataset.format, config.dataset.data_folder,
+      config.output.folder, comm.name(), world,
+      per_process > 1 ? (world == 1 ? "process" : "processes") : (world == 1 ? "rank" : "ranks"),
+      accelerators);
+}
+
+// Logs `error`, aborts the job when there are other ranks to stop, and returns 1.
+int FailRun(const dlio::Status& error, spdlog::logger* logger, dlio::Comm* comm) {
+  logger->error("{}", error.ToString());
+  logger->flush();
+  if (comm->size() > 1) comm->Abort(error);
+  return kExitRunError;
+}
+
+// Rank 0 prints the summary; the exit code.
+int ReportOutcome(const dlio::Result<dlio::RunReport>& report, spdlog::logger* logger,
+                  dlio::Comm* comm) {
+  // The runner aborts the job itself on errors once it runs; this covers the ones before.
+  if (!report.ok()) return FailRun(report.status(), logger, comm);
+  logger->flush();
+  if (report->rank == 0) {
+    std::fputs(report->summary_text.c_str(), stdout);
+    if (report->output_folder.size()) {
+      std::printf("  outputs: %s/summary.json\n", report->output_folder.c_str());
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
 
 int RunConfig(const RunFlags& f, const dlio::Registries& registries,
               const dlio::WorkloadConfig& config, const std::vector<std::string>& warnings,
@@ -48,39 +88,12 @@ int RunConfig(const RunFlags& f, const dlio::Registries& registries,
     return IsConfigError(fits) ? kExitUsage : kExitRunError;
   }
   if (before_run) {
-    if (auto s = before_run(rank); !s.ok()) {
-      logger->error("{}", s.ToString());
-      logger->flush();
-      if (world > 1) comm->Abort(s);
-      return kExitRunError;
-    }
+    if (auto s = before_run(rank); !s.ok()) return FailRun(s, logger.get(), comm.get());
   }
-  const uint64_t per_process = config.train.accelerators_per_process;
-  const std::string accelerators =
-      per_process > 1 ? dlio::StrCat(" x ", per_process, " accelerator threads") : std::string();
-  logger->info(
-      "dlio {}: workload '{}' (format {}, data in {}, outputs in {}, {} comm, {} {}{})",
-      dlio::kVersion, config.name, config.dataset.format, config.dataset.data_folder,
-      config.output.folder, comm->name(), world,
-      per_process > 1 ? (world == 1 ? "process" : "processes") : (world == 1 ? "rank" : "ranks"),
-      accelerators);
+  LogRunStart(logger.get(), config, *comm);
   auto report = dlio::RunWorkload(config, env);
   progress.Finish();
-  if (!report.ok()) {
-    logger->error("{}", report.status().ToString());
-    logger->flush();
-    // The runner aborts the job itself on errors once it runs; this covers the ones before.
-    if (world > 1) comm->Abort(report.status());
-    return kExitRunError;
-  }
-  logger->flush();
-  if (report->rank == 0) {
-    std::fputs(report->summary_text.c_str(), stdout);
-    if (report->output_folder.size()) {
-      std::printf("  outputs: %s/summary.json\n", report->output_folder.c_str());
-    }
-  }
-  return kExitOk;
+  return ReportOutcome(report, logger.get(), comm.get());
 }
 
 }  // namespace dlio_run

@@ -168,17 +168,25 @@ std::string PointLine(const dlio::SweepResult& r) {
   return line + rss;
 }
 
+// Rank 0's first lines: the setup's warnings, what the sweep will run, where.
+void LogSweepStart(spdlog::logger* logger, const SweepSetup& setup, const dlio::Comm& comm) {
+  for (const auto& w : setup.warnings) logger->warn("{}", w);
+  const dlio::WorkloadConfig& first = setup.configs.front();
+  if (!setup.data_per_point && first.workflow.generate_data && first.workflow.train &&
+      !first.dataset.keep_files) {
+    logger->info(
+        "sweep: every point generates the dataset again and removes it after training "
+        "(dataset.keep_files=false); --set dataset.keep_files=true generates it once");
+  }
+  logger->info("sweep: {} point{} of workload '{}', outputs in {}{} ({} comm, {} rank{})",
+               setup.configs.size(), setup.configs.size() == 1 ? "" : "s", setup.workload,
+               setup.folder, setup.data_per_point ? ", a dataset per point" : "", comm.name(),
+               comm.size(), comm.size() == 1 ? "" : "s");
+}
+
 }  // namespace
 
-CLI::App* AddSweepCommand(CLI::App* app, SweepCommandOptions* o) {
-  auto* cmd = app->add_subcommand(
-      "sweep",
-      "run the workload once per point of a grid of config values (--vary, repeatable: the "
-      "cartesian product), each point in <output>/<key=value__...>/, in this process (under "
-      "mpiexec every rank takes part in every point); or, with --until-au-below, search upward "
-      "along the last --vary key for the largest value whose AU meets the target (MLPerf "
-      "Storage's procedure). Writes sweep.csv, sweep.json, sweep.svg and sweep.html in the output "
-      "folder and prints a table (docs/sweep.md)");
+void DeclareSweepOptions(CLI::App* cmd, SweepCommandOptions* o) {
   cmd->allow_extras();
   cmd->footer(
       "Overrides `++workload.section.key=value` may follow, as for a run. Exit 0: every point "
@@ -204,7 +212,24 @@ CLI::App* AddSweepCommand(CLI::App* app, SweepCommandOptions* o) {
   cmd->add_flag("--data-per-point", o->data_per_point,
                 "each point generates and reads its own dataset in <data_folder>/<point name> "
                 "(automatic when a dataset.* key is varied)");
-  return cmd;
+}
+
+int Sweep(const SweepCommandOptions& options, const Invocation& call) {
+  // The run options belong after `sweep`; before it they would be silently ignored.
+  for (const CLI::Option* opt : call.root->get_options()) {
+    if (opt->count() > 0) {
+      return Fail(dlio::Status::InvalidArgument("sweep: give ", opt->get_name(),
+                                                " after 'sweep' (dlio-run sweep ", opt->get_name(),
+                                                " ...)"),
+                  kExitUsage);
+    }
+  }
+  if (!call.root->remaining().empty()) {
+    return Fail(dlio::Status::InvalidArgument("sweep: give '", call.root->remaining().front(),
+                                              "' after 'sweep'"),
+                kExitUsage);
+  }
+  return RunSweepCommand(options, call.command->remaining(), call.argc, call.argv);
 }
 
 int RunSweepCommand(const SweepCommandOptions& o, const std::vector<std::string>& extras, int* argc,
@@ -223,20 +248,7 @@ int RunSweepCommand(const SweepCommandOptions& o, const std::vector<std::string>
   std::unique_ptr<dlio::Comm> comm = std::move(comm_or).value();
   const int rank = comm->rank();
   auto logger = MakeLogger("", o.run.quiet, rank, comm->size());
-  if (rank == 0) {
-    for (const auto& w : setup.warnings) logger->warn("{}", w);
-    const dlio::WorkloadConfig& first = setup.configs.front();
-    if (!setup.data_per_point && first.workflow.generate_data && first.workflow.train &&
-        !first.dataset.keep_files) {
-      logger->info(
-          "sweep: every point generates the dataset again and removes it after training "
-          "(dataset.keep_files=false); --set dataset.keep_files=true generates it once");
-    }
-    logger->info("sweep: {} point{} of workload '{}', outputs in {}{} ({} comm, {} rank{})",
-                 setup.configs.size(), setup.configs.size() == 1 ? "" : "s", setup.workload,
-                 setup.folder, setup.data_per_point ? ", a dataset per point" : "", comm->name(),
-                 comm->size(), comm->size() == 1 ? "" : "s");
-  }
+  if (rank == 0) LogSweepStart(logger.get(), setup, *comm);
 
   dlio::Status write_status;
   dlio::SweepPlan plan;

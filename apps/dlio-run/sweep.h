@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "run_common.h"
+#include "subcommand.h"
 
 namespace CLI {
 class App;
@@ -25,8 +26,13 @@ struct SweepCommandOptions {
   bool data_per_point = false;    // each point its own dataset.data_folder (auto for dataset.*)
 };
 
-// Declares the `sweep` subcommand on `app`, filling `options` when parsed.
-CLI::App* AddSweepCommand(CLI::App* app, SweepCommandOptions* options);
+// Declares the `sweep` options on `command` (named and described by main.cc's table), filling
+// `options` when parsed.
+void DeclareSweepOptions(CLI::App* command, SweepCommandOptions* options);
+
+// The subcommand's run: refuses run options given before `sweep` (they would be silently ignored),
+// then RunSweepCommand with the subcommand's leftover words.
+int Sweep(const SweepCommandOptions& options, const Invocation& call);
 
 // Runs the sweep. `extras` are the subcommand's `++workload.a.b=v` overrides. Exit code: 0 when
 // every point ran; 1 when a point failed (its error is in the tables) or a table cannot be

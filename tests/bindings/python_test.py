@@ -190,6 +190,15 @@ class ConfigTest(unittest.TestCase):
         self.assertEqual(cfg.to_dict()["dataset"]["format"], "npy")
         self.assertEqual(cfg.to_dict()["dataset"]["num_files_train"], 3)
 
+    def test_image_records_are_uint8_pixels(self):
+        # DLIO's png: record_dims [16, 16] of float32 are 256 bytes of uint8 pixels, as the
+        # format declares and a run's config.json says.
+        cfg = dlio.Config.from_text(
+            "dataset: {format: png, record_dims: [16, 16], record_element_type: float32}\n")
+        self.assertEqual(cfg.to_dict()["dataset"]["record_length_bytes"], 256)
+        cfg.set("dataset.format", "npy")
+        self.assertEqual(cfg.to_dict()["dataset"]["record_length_bytes"], 1024)
+
     def test_unknown_key_raises_naming_it(self):
         cfg = dlio.Config()
         with self.assertRaises(dlio.InvalidArgumentError) as caught:

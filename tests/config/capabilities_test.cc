@@ -4,9 +4,11 @@
 #include <catch2/catch.hpp>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dlio/config.h"
+#include "dlio/loop.h"
 #include "dlio/registries.h"
 
 namespace dlio {
@@ -344,6 +346,51 @@ TEST_CASE("capabilities: the format, storage and pipeline named check the keys t
     CHECK(ValidateCapabilities(*split, r).message().find("dataset.hdf5.num_dset_per_record > 1") ==
           0);
   }
+}
+
+// DLIO's record shapes for images: jpeg and png hold uint8 pixels whatever record_element_type
+// says, which their formats declare (FormatCapabilities::uint8_records); parsing alone counts the
+// element type, having no registries.
+TEST_CASE("capabilities: records of a format declaring uint8_records are one byte per element") {
+  const auto registries = Builtins();
+  Registries& r = *registries;
+  WorkloadConfig c;
+  REQUIRE(ApplyOverride(&c, "++workload.dataset.record_dims=[4, 5]").ok());
+  REQUIRE(ApplyOverride(&c, "++workload.dataset.record_element_type=float32").ok());
+  // The record size parsing gives for `format`, and the one a run's config has (RunConfigFor:
+  // RunWorkload, PreflightRun and the C API's loader make theirs so).
+  auto sizes = [&r](WorkloadConfig config, const std::string& format) {
+    REQUIRE(ApplyOverride(&config, "dataset.format=" + format).ok());
+    auto run = RunConfigFor(config, 1, r);
+    REQUIRE(run.ok());
+    return std::make_pair(config.dataset.record_length_bytes, run->dataset.record_length_bytes);
+  };
+  using Sizes = std::pair<uint64_t, uint64_t>;
+  CHECK(sizes(c, "npz") == Sizes{80, 80});  // float32 elements
+  CHECK(sizes(c, "png") == Sizes{80, 20});  // images are uint8 pixels
+  CHECK(sizes(c, "jpeg") == Sizes{80, 20});
+  CHECK(sizes(c, "nonesuch") == Sizes{80, 80});  // an unknown format declares nothing
+  // A user's format that declares the same is counted the same, one that does not by the type.
+  FormatCapabilities pixels;
+  pixels.uint8_records = true;
+  REQUIRE(RegisterUserFormat(&r, "user_pixels", pixels).ok());
+  REQUIRE(RegisterUserFormat(&r, "user_plain", {}).ok());
+  CHECK(sizes(c, "user_pixels") == Sizes{80, 20});
+  CHECK(sizes(c, "user_plain") == Sizes{80, 80});
+  // Applied twice, the same; without record_dims the record length is the config's.
+  REQUIRE(ApplyOverride(&c, "dataset.format=png").ok());
+  REQUIRE(ApplyFormatRecordShapes(&c, r).ok());
+  REQUIRE(ApplyFormatRecordShapes(&c, r).ok());
+  CHECK(c.dataset.record_length_bytes == 20);
+  WorkloadConfig plain;
+  REQUIRE(ApplyOverride(&plain, "dataset.record_length_bytes=4096").ok());
+  CHECK(sizes(plain, "png") == Sizes{4096, 4096});
+  // A shape set in code, not parsed, is checked as parsing checks it.
+  WorkloadConfig zero;
+  zero.dataset.format = "png";
+  zero.dataset.record_dims = {4, 0};
+  CHECK(ApplyFormatRecordShapes(&zero, r).message() ==
+        "dataset.record_dims: every dimension must be >= 1, got 0");
 }
 
 TEST_CASE("capabilities: collective reads need a pipeline that reads on the loop's thread") {

@@ -60,6 +60,20 @@ TEST_CASE("type errors name the key, the value, the file and the line") {
             "reader.file_shuffle: expected one of off, seed, random, got 'sed'") !=
         std::string::npos);
 
+  // reader.data_loader: DLIO's DataLoaderType values and dlio's own, nothing else.
+  auto loader = ParseConfig("reader: {data_loader: keras}", "l.yaml");
+  REQUIRE_FALSE(loader.ok());
+  CHECK(loader.status().message() ==
+        "reader.data_loader: expected one of dlio, pytorch, tensorflow, dali, native_dali, "
+        "synthetic, custom, none, daos_pytorch, got 'keras' (in l.yaml line 1)");
+  for (const char* name : {"dlio", "pytorch", "tensorflow", "dali", "native_dali", "synthetic",
+                           "custom", "none", "daos_pytorch"}) {
+    CAPTURE(name);
+    auto ok = ParseConfig(std::string("reader: {data_loader: ") + name + "}", "l.yaml");
+    REQUIRE(ok.ok());
+    CHECK(EnumName(ok->reader.data_loader) == name);
+  }
+
   auto map_for_string = ParseConfig("dataset: {format: {a: 1}}", "m.yaml");
   REQUIRE_FALSE(map_for_string.ok());
   CHECK(map_for_string.status().message().find("dataset.format: expected a string, got a map") !=

@@ -75,7 +75,7 @@ void CheckUnet3d(const WorkloadConfig& c) {
   CHECK(c.dataset.record_length_bytes == 146600628);
   CHECK(c.dataset.record_length_bytes_stdev == 68341808);
   CHECK(c.dataset.record_length_bytes_resize == 2097152);
-  CHECK(c.reader.data_loader == "pytorch");
+  CHECK(c.reader.data_loader == DataLoader::kPytorch);
   CHECK(c.reader.batch_size == 7);
   CHECK(c.reader.read_threads == 4);
   CHECK(c.reader.file_shuffle == ShuffleMode::kSeed);

@@ -1,8 +1,10 @@
 // dataset.parquet.*: the MLPerf Storage v3.0 configs' keys parse into the config and reach the
-// format's options; what dlio cannot honour is refused by name.
+// format's options; what dlio cannot honour is refused by name, by the config (the keys) or by
+// the parquet format's registry entry (its codecs and columns, run by ValidateCapabilities).
 #include <catch2/catch.hpp>
 
 #include "dlio/config.h"
+#include "dlio/registries.h"
 
 namespace dlio {
 namespace {
@@ -53,10 +55,15 @@ TEST_CASE("dataset.parquet.use_dictionary defaults to pyarrow's true", "[config]
   CHECK_FALSE(off->dataset.parquet_use_dictionary);
 }
 
+// The first refusal of a run's checks: parsing, Validate, then ValidateCapabilities.
 std::string Error(const std::string& yaml) {
   auto c = ParseConfig(yaml, "p.yaml");
   if (!c.ok()) return c.status().message();
   Status st = c->Validate();
+  if (!st.ok()) return st.message();
+  Registries registries;
+  REQUIRE(RegisterBuiltins(&registries).ok());
+  st = ValidateCapabilities(*c, registries);
   return st.ok() ? "" : st.message();
 }
 
@@ -81,6 +88,9 @@ TEST_CASE("dataset.parquet refusals name the key", "[config][parquet]") {
         0);
   CHECK(Error("dataset:\n  format: parquet\n  compression: lz4\n") ==
         "dataset.compression 'lz4' is not supported by format parquet (none, snappy, gzip, zstd)");
+  // Those two are the parquet entry's rules: a config naming another format is not asked them.
+  CHECK(Error("dataset:\n  format: npy\n  parquet:\n    columns:\n      - {name: a, read: false}\n")
+            .empty());
 }
 
 }  // namespace

@@ -3,7 +3,14 @@
 // /usr/bin/python3 (SystemPython()); fails loudly when Pillow is missing.
 #include <zlib.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "format/format_test_util.h"
 #include "test_util.h"
@@ -107,6 +114,118 @@ TEST_CASE("Pillow reads the RGB images dataset.image_channels 3 makes", "[intero
   REQUIRE(r.exit_code == 0);
   CHECK(r.output.find("c.png PNG 256 256 RGB " + Crc(pixels)) != std::string::npos);
   CHECK(r.output.find("c.jpeg JPEG 256 256 RGB " + Crc(decoded_jpeg)) != std::string::npos);
+}
+
+// For each DIR/<mode>_<side>_<k>.png dlio wrote, and for as many random images of that mode and
+// side that Pillow saves with its defaults (the bytes 0-255, as dlio's pixels), prints
+// "<mode> <side> dlio|pillow <file bytes> <IDAT chunks> <last IDAT bytes>", and "<mode> <side>
+// resave <bytes>" for Pillow's own save of the pixels of each of dlio's files.
+constexpr const char* kPngLayouts = R"(
+import glob, io, os, struct, sys
+import numpy as np
+from PIL import Image
+
+def layout(data):
+    pos, idat = 8, []
+    while pos < len(data):
+        n = struct.unpack('>I', data[pos:pos + 4])[0]
+        if data[pos + 4:pos + 8] == b'IDAT':
+            idat.append(n)
+        pos += 12 + n
+    return f'{len(data)} {len(idat)} {idat[-1]}'
+
+def saved(im):
+    out = io.BytesIO()
+    im.save(out, 'PNG')
+    return out.getvalue()
+
+d, n = sys.argv[1], int(sys.argv[2])
+rng = np.random.default_rng(7)
+for mode, side in [a.split(':') for a in sys.argv[3:]]:
+    side = int(side)
+    for path in sorted(glob.glob(f'{d}/{mode}_{side}_*.png')):
+        data = open(path, 'rb').read()
+        print(mode, side, 'dlio', layout(data))
+        print(mode, side, 'resave', len(saved(Image.open(path))))
+    shape = (side, side) if mode == 'L' else (side, side, 3)
+    for _ in range(n):
+        print(mode, side, 'pillow', layout(saved(Image.fromarray(
+            rng.integers(0, 256, size=shape, dtype=np.uint8), mode))))
+)";
+
+struct PngLayouts {
+  std::vector<uint64_t> file_bytes, last_idat;
+  std::set<uint64_t> idat_chunks;
+};
+
+uint64_t Median(std::vector<uint64_t> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+TEST_CASE("our png files are as large as Pillow's of random pixels, chunk for chunk",
+          "[interop][image]") {
+  RequirePillow();
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  constexpr int kFiles = 9;
+  struct Shape {
+    const char* mode;
+    uint32_t side;
+  };
+  const Shape shapes[] = {{"L", 64},  {"RGB", 64},  {"L", 256},  {"RGB", 256},
+                          {"L", 255}, {"RGB", 333}, {"RGB", 512}};
+  std::string args = tmp.path() + " " + std::to_string(kFiles);
+  for (const Shape& s : shapes) {
+    FormatOptions options;
+    options.image.channels = std::string(s.mode) == "L" ? 1 : 3;
+    FileSpec spec;
+    spec.sample_sizes = {uint64_t{s.side} * s.side * options.image.channels};
+    for (int k = 0; k < kFiles; ++k) {
+      spec.seed = 100 + k;
+      const std::string name =
+          std::string(s.mode) + "_" + std::to_string(s.side) + "_" + std::to_string(k) + ".png";
+      REQUIRE(MakeFormatByName("png")->Write(storage.get(), tmp / name, spec, options).ok());
+    }
+    args += " " + std::string(s.mode) + ":" + std::to_string(s.side);
+  }
+  const CommandResult r = RunPython(tmp, kPngLayouts, args);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::map<std::string, std::map<std::string, PngLayouts>> seen;  // "L 64" -> writer -> layouts
+  std::istringstream lines(r.output);
+  std::string mode, side, writer;
+  uint64_t bytes = 0;
+  while (lines >> mode >> side >> writer >> bytes) {
+    PngLayouts& l = seen[mode + " " + side][writer];
+    l.file_bytes.push_back(bytes);
+    if (writer == "resave") continue;
+    uint64_t chunks = 0, last = 0;
+    REQUIRE(lines >> chunks >> last);
+    l.idat_chunks.insert(chunks);
+    l.last_idat.push_back(last);
+  }
+  REQUIRE(seen.size() == std::size(shapes));
+  for (auto& [shape, by] : seen) {
+    INFO(shape);
+    PngLayouts &ours = by["dlio"], &pillow = by["pillow"];
+    REQUIRE(ours.file_bytes.size() == kFiles);
+    REQUIRE(pillow.file_bytes.size() == kFiles);
+    // The same pixels: Pillow's stream is ours (libpng narrows the window of a small image, which
+    // changes the 2-byte zlib header, not the size).
+    CHECK(by["resave"].file_bytes == ours.file_bytes);
+    // Other random pixels: the same IDAT layout, sizes within Pillow's own spread.
+    CHECK(ours.idat_chunks == pillow.idat_chunks);
+    const auto [our_min, our_max] =
+        std::minmax_element(ours.last_idat.begin(), ours.last_idat.end());
+    const auto [pil_min, pil_max] =
+        std::minmax_element(pillow.last_idat.begin(), pillow.last_idat.end());
+    CHECK(*our_min <= *pil_max);
+    CHECK(*pil_min <= *our_max);
+    const int64_t gap = static_cast<int64_t>(Median(ours.file_bytes)) -
+                        static_cast<int64_t>(Median(pillow.file_bytes));
+    CHECK(std::abs(gap) <= 8);
+  }
 }
 
 TEST_CASE("we read and decode the jpeg and png files Pillow writes", "[interop][image]") {

@@ -175,7 +175,7 @@ void CheckNpLoadLoop(const TempDir& dir, const WorkloadConfig& got, uint64_t fil
   CHECK(got.dataset.num_samples_per_file == 1);
   CHECK(got.reader.batch_size == 4);
   CHECK(got.reader.read_threads == 1);
-  CHECK(got.reader.data_loader != "pytorch");
+  CHECK(got.reader.data_loader != DataLoader::kPytorch);
   CHECK(got.train.epochs == epochs);
   // 50 ms sleeps, longer on a loaded host (a lower bound only).
   CHECK(got.train.computation_time.mean >= 0.045);

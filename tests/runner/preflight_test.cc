@@ -110,7 +110,7 @@ TEST_CASE("preflight: pytorch workers hold batches of the resized samples, not t
   c.dataset.record_length_bytes_resize = 2'097'152;
   c.reader.batch_size = 7;
   c.reader.read_threads = 4;
-  c.reader.data_loader = "pytorch";
+  c.reader.data_loader = DataLoader::kPytorch;
   HostResources host = Host(23 * kGiB + kGiB / 2);
   host.ranks_on_host = 4;
   CHECK(CheckRunFits(c, 4, host).ok());
@@ -131,7 +131,7 @@ TEST_CASE("preflight: pytorch workers hold batches of the resized samples, not t
                           "dataset.record_length_bytes_resize + dataset.record_length_bytes):") ==
         0);
   // The dlio loader's ring keeps its own formula.
-  c.reader.data_loader = "dlio";
+  c.reader.data_loader = DataLoader::kDlio;
   CHECK(
       CheckRunFits(c, 4, host).message().find("(reader.prefetch_size + reader.read_threads + 1)") ==
       0);
@@ -157,7 +157,7 @@ TEST_CASE("preflight: the workers are counted wherever the runner picks the pyto
     CHECK(batch_keys(c).find(workers) == 0);
     // auto with the pytorch loader: workers under threaded only (sync stays sync).
     c.reader.io_model = IoModel::kAuto;
-    c.reader.data_loader = "pytorch";
+    c.reader.data_loader = DataLoader::kPytorch;
     const bool picked = PipelineNameFor(c, false) == "pytorch";
     CHECK(picked == (std::string(pipeline) == "threaded"));
     CHECK((batch_keys(c).find(workers) == 0) == picked);

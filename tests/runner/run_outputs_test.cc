@@ -8,6 +8,7 @@
 
 #include "../format/full_storage.h"
 #include "dlio/comm.h"
+#include "dlio/config.h"
 #include "dlio/runner.h"
 #include "dlio/storage.h"
 #include "dlio/storage_wrapper.h"
@@ -130,6 +131,38 @@ TEST_CASE("dataset.keep_files false removes what the run generated, nothing else
   CHECK(removing->generate.created_files.size() == 2);
   CHECK(Files(dir / "data/train") == std::vector<std::string>{dataset[1], dataset[2], "notes.txt"});
   CHECK(fs::exists(dir / "data/.dlio-dataset.json"));
+}
+
+// DLIO's png holds uint8 pixels whatever record_element_type says: record_dims [16, 16] of
+// float32 are 256-byte records, 16 x 16 images (not the 32 x 32 of 1024 bytes). RunWorkload and
+// PreflightRun make their config through RunConfigFor, which asks the format.
+TEST_CASE("png records of record_dims are one byte per element whatever the element type") {
+  testing::TempDir dir;
+  RunEnv env;
+  env.write_outputs = false;
+  WorkloadConfig c = Tiny(dir / "data");
+  c.dataset.format = "png";
+  c.dataset.num_samples_per_file = 1;
+  c.workflow.train = false;
+  REQUIRE(ApplyOverride(&c, "dataset.record_dims=[16, 16]").ok());
+  REQUIRE(ApplyOverride(&c, "dataset.record_element_type=float32").ok());
+  REQUIRE(c.dataset.record_length_bytes == 1024);  // parsing alone counts the element type
+  REQUIRE(PreflightRun(c, env).ok());
+  auto run = RunWorkload(c, env);
+  INFO(run.status().ToString());
+  REQUIRE(run.ok());
+  const std::vector<std::string> files = Files(dir / "data/train");
+  REQUIRE(files.size() == 4);
+  const std::string png = testing::ReadTextFile(dir / "data/train" + "/" + files[0]);
+  REQUIRE(png.size() > 24);
+  auto big_endian32 = [&png](size_t at) {
+    uint32_t v = 0;
+    for (size_t i = 0; i < 4; ++i) v = (v << 8) | static_cast<uint8_t>(png[at + i]);
+    return v;
+  };
+  CHECK(png.compare(12, 4, "IHDR") == 0);
+  CHECK(big_endian32(16) == 16);  // width
+  CHECK(big_endian32(20) == 16);  // height
 }
 
 // One training step of `load_ms` + `compute_ms` and 4 samples of 100 bytes.

@@ -164,8 +164,11 @@ dlio::Status CreateLoader(const dlio_config* config, int rank, int world, int sp
   }
   DLIO_RETURN_NOT_OK(ValidateWithBuiltins(config->config));
   auto l = std::make_unique<dlio_loader>();
-  // As RunWorkload: paths resolved, `scale` applied, so a loader reads the files a run generated.
-  DLIO_ASSIGN_OR_RETURN(l->config, dlio::ScaleConfig(dlio::ResolvePaths(config->config), world));
+  l->registries = std::make_unique<dlio::Registries>();
+  DLIO_RETURN_NOT_OK(dlio::RegisterBuiltins(l->registries.get()));
+  // As RunWorkload: paths resolved, the format's record sizes and `scale` applied, so a loader
+  // reads the files a run generated.
+  DLIO_ASSIGN_OR_RETURN(l->config, dlio::RunConfigFor(config->config, world, *l->registries));
   l->split = split == DLIO_SPLIT_TRAIN ? dlio::Split::kTrain : dlio::Split::kEval;
   l->rank = rank;
   l->world = world;
@@ -185,8 +188,6 @@ dlio::Status CreateLoader(const dlio_config* config, int rank, int world, int sp
       DLIO_ASSIGN_OR_RETURN(seed, dlio::SharedRandomSeed(comm.get()));
     }
   }
-  l->registries = std::make_unique<dlio::Registries>();
-  DLIO_RETURN_NOT_OK(dlio::RegisterBuiltins(l->registries.get()));
   if (c.output.trace || c.workflow.profiling) {
     std::error_code ec;
     std::filesystem::create_directories(c.output.folder, ec);
@@ -285,7 +286,12 @@ DLIO_C_API int dlio_config_to_json(const dlio_config* config, char** out) {
   return Guard([&] {
     if (config == nullptr) return Null("dlio_config_to_json", "config");
     if (out == nullptr) return Null("dlio_config_to_json", "out");
-    *out = CopyString(dlio::ConfigToJson(config->config));
+    // With the record sizes the named format declares, as a run's config.json holds them.
+    dlio::WorkloadConfig c = config->config;
+    dlio::Registries registries;
+    DLIO_RETURN_NOT_OK(dlio::RegisterBuiltins(&registries));
+    DLIO_RETURN_NOT_OK(dlio::ApplyFormatRecordShapes(&c, registries));
+    *out = CopyString(dlio::ConfigToJson(c));
     return dlio::Status::OK();
   });
 }

@@ -71,7 +71,9 @@ struct DatasetConfig {
   uint64_t record_length_bytes_stdev = 0;   // dataset.record_length_bytes_stdev
   uint64_t record_length_bytes_resize = 0;  // dataset.record_length_bytes_resize (0 = none)
   // DLIO's record shape: when not empty, a sample is an array of these dimensions of
-  // record_element_type, and record_length_bytes is derived from them (DeriveRecordShapes).
+  // record_element_type, and record_length_bytes is derived from them while parsing; a format
+  // whose records are uint8 pixels whatever the type (jpeg, png) counts one byte per element
+  // once the registries are known (ApplyFormatRecordShapes, dlio/registries.h).
   std::vector<uint64_t> record_dims;          // dataset.record_dims
   std::string record_element_type = "uint8";  // dataset.record_element_type (numpy's name)
   uint64_t hdf5_num_dset_per_record = 1;      // dataset.hdf5.num_dset_per_record
@@ -139,8 +141,7 @@ struct StorageConfig {
 };
 
 struct ReaderConfig {
-  std::string data_loader =
-      "dlio";  // reader.data_loader: dlio, pytorch (worker processes), tensorflow
+  DataLoader data_loader = DataLoader::kDlio;  // reader.data_loader: dlio, pytorch, tensorflow, ...
   std::string pipeline = "threaded";  // reader.pipeline: threaded, sync (no overlap), preload
   uint64_t batch_size = 1;            // reader.batch_size
   uint64_t batch_size_eval = 1;       // reader.batch_size_eval

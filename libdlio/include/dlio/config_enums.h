@@ -19,6 +19,21 @@ enum class ShuffleMode { kOff, kSeed, kRandom };
 enum class Sharding { kBlock, kRoundRobin, kNone, kShard };
 // reader.read_type: on_demand reads during training; memory loads the dataset first (preload).
 enum class ReadType { kOnDemand, kMemory };
+// reader.data_loader: the loader being emulated, DLIO's DataLoaderType values and dlio's own
+// (kDlio, the default). Only two change what dlio builds (options_for.cc): kPytorch (DataLoader
+// worker processes under reader.io_model auto) and kTensorflow (tf.data's shuffle window under
+// reader.sampler auto); the others name a loader dlio emulates with its reader threads.
+enum class DataLoader {
+  kDlio,
+  kPytorch,
+  kTensorflow,
+  kDali,
+  kNativeDali,
+  kSynthetic,
+  kCustom,
+  kNone,
+  kDaosPytorch
+};
 // checkpoint.rank_mode: every rank writes its share, or rank 0 alone.
 enum class CheckpointRankMode { kAll, kRoot };
 // checkpoint.mode: the run's ranks are the whole job, or the first ranks of a larger one.
@@ -122,6 +137,12 @@ struct EnumNames<Sharding> {
 template <>
 struct EnumNames<ReadType> {
   static constexpr std::array<std::string_view, 2> kNames{"on_demand", "memory"};
+};
+template <>
+struct EnumNames<DataLoader> {
+  static constexpr std::array<std::string_view, 9> kNames{"dlio",   "pytorch",     "tensorflow",
+                                                          "dali",   "native_dali", "synthetic",
+                                                          "custom", "none",        "daos_pytorch"};
 };
 template <>
 struct EnumNames<CheckpointRankMode> {

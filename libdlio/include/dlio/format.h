@@ -290,6 +290,10 @@ struct FormatCapabilities {
   // shard (Sharding::kShard), each shard read in order, and shuffled only through an in-memory
   // buffer after the reads (AdaptSamplerToFormat in dlio/loop.h).
   bool shard_streams = false;
+  // A record is uint8 pixels whatever dataset.record_element_type says (jpeg, png: DLIO resets
+  // the element type of images to uint8), so a record of dataset.record_dims holds one byte per
+  // element (ApplyFormatRecordShapes, dlio/registries.h).
+  bool uint8_records = false;
 };
 
 // The request model a reader of a format declaring `capabilities` uses for the reader.io_model

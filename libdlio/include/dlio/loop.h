@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "dlio/clock.h"
 #include "dlio/comm.h"
@@ -25,6 +27,14 @@ namespace dlio {
 // The config's storage.storage_root prefixed to the relative dataset.data_folder and
 // checkpoint.checkpoint_folder (DLIO's rule); the config unchanged when the root is "./".
 WorkloadConfig ResolvePaths(const WorkloadConfig& config);
+
+// The config a run reads, made from the one it is given as RunWorkload and PreflightRun make it:
+// ResolvePaths, ApplyFormatRecordShapes (the record sizes the named format declares), then
+// ScaleConfig for `world` ranks (its notes appended to `scale_notes` when not null).
+// InvalidArgument as those name it.
+Result<WorkloadConfig> RunConfigFor(const WorkloadConfig& config, int world,
+                                    const Registries& registries,
+                                    std::vector<std::string>* scale_notes = nullptr);
 
 // The options each component gets from the config (no validation beyond what parsing needs).
 StorageOptions StorageOptionsFor(const WorkloadConfig& config);
@@ -180,8 +190,8 @@ struct LoopParts {
 
 // Builds the loop over `split`'s files (ListDatasetFiles: the first num_files_* of the split's
 // folder, sorted by name, as the Python DLIO finds them) from `config`, which should be validated
-// and passed through ResolvePaths and ScaleConfig (as RunWorkload does). Errors name the config key
-// or the registry name that failed.
+// and passed through RunConfigFor (as RunWorkload does). Errors name the config key or the
+// registry name that failed.
 Result<LoopParts> MakeLoopParts(const WorkloadConfig& config, Split split, const LoopEnv& env);
 
 }  // namespace dlio

@@ -39,6 +39,15 @@ Status RegisterBuiltins(Registries* registries);
 // Complements WorkloadConfig::Validate (the rules among keys); RunWorkload calls both.
 Status ValidateCapabilities(const WorkloadConfig& config, const Registries& registries);
 
+// dataset.record_length_bytes as the format `config` names declares its records: with
+// FormatCapabilities::uint8_records (jpeg, png) and dataset.record_dims set, prod(record_dims)
+// bytes whatever dataset.record_element_type says. Parsing derives the size from
+// record_element_type (the config module has no registries) and every override derives it
+// again, so apply this after the last override and before anything reads the size: RunWorkload
+// and PreflightRun do it on their copy; a program composing MakeLoopParts itself calls it.
+// Idempotent; nothing changes without record_dims or when the format is not registered.
+Status ApplyFormatRecordShapes(WorkloadConfig* config, const Registries& registries);
+
 // Each module registers its built-ins into its own registry, declared in its interface header
 // (RegisterBuiltinStorages in dlio/storage.h, RegisterTieredStorage in dlio/cache.h, ...), so only
 // builtins, the runner and the apps include this header.

@@ -1,8 +1,10 @@
 // ValidateCapabilities: the rules between a config and the implementations it names, asked of the
-// registered storage and format (StorageCapabilities, FormatCapabilities) instead of their names.
+// registered storage and format (StorageCapabilities, FormatCapabilities) instead of their names;
+// ApplyFormatRecordShapes: the record size the named format declares.
 #include <algorithm>
 #include <string>
 
+#include "core/element_type.h"
 #include "dlio/config.h"
 #include "dlio/registries.h"
 #include "io_models/io_model_table.h"
@@ -248,6 +250,17 @@ Status ValidateCapabilities(const WorkloadConfig& config, const Registries& regi
   DLIO_RETURN_NOT_OK(ValidateIoModel(config, registries));
   DLIO_RETURN_NOT_OK(ValidateLookupDataset(config, registries));
   return ValidatePyio(config, registries);
+}
+
+Status ApplyFormatRecordShapes(WorkloadConfig* config, const Registries& registries) {
+  DatasetConfig& d = config->dataset;
+  if (d.record_dims.empty() || !FormatDeclares(d.format, registries).uint8_records) {
+    return Status::OK();
+  }
+  DLIO_ASSIGN_OR_RETURN(d.record_length_bytes,
+                        RecordShapeBytes(d.record_dims, "uint8", "dataset.record_dims",
+                                         "dataset.record_element_type"));
+  return Status::OK();
 }
 
 }  // namespace dlio

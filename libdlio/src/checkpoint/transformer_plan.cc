@@ -55,6 +55,117 @@ std::vector<uint64_t> LayerTensors(const TransformerModel& m, int64_t index, uin
 
 std::string Pt(const std::string& stem) { return stem + ".pt"; }
 
+// The model's parallelism and datatypes a plan needs, or InvalidArgument naming the key.
+Status CheckModel(const TransformerModel& m, int rank, int world) {
+  if (world < 1 || rank < 0 || rank >= world) {
+    return Status::InvalidArgument("transformer checkpoint: rank ", rank, " is not in a world of ",
+                                   world);
+  }
+  if (m.tensor < 1 || m.pipeline < 1) {
+    return Status::InvalidArgument(
+        "model.parallelism.tensor and model.parallelism.pipeline must be >= 1");
+  }
+  if (m.zero_stage > 3) {
+    return Status::InvalidArgument("model.parallelism.zero_stage must be 0-3, got ", m.zero_stage);
+  }
+  if (DatatypeBytes(m.model_datatype) == 0 || DatatypeBytes(m.optimizer_datatype) == 0) {
+    return Status::InvalidArgument("model.model_datatype / model.optimizer_datatype: not one of ",
+                                   EnumNameList<Datatype>());
+  }
+  return Status::OK();
+}
+
+// The data-parallel degree: model.parallelism.data in subset mode (the job's ranks may be more
+// than this run's), else the world over tensor x pipeline.
+Result<uint64_t> DataParallelism(const TransformerModel& m, int world) {
+  const uint64_t mp = static_cast<uint64_t>(m.tensor) * static_cast<uint64_t>(m.pipeline);
+  const uint64_t w = static_cast<uint64_t>(world);
+  if (m.subset) {
+    if (m.data < 1) {
+      return Status::InvalidArgument("checkpoint.mode subset needs model.parallelism.data >= 1");
+    }
+    const uint64_t dp = static_cast<uint64_t>(m.data);
+    if (w > dp * mp) {
+      return Status::InvalidArgument("checkpoint.mode subset: ", world,
+                                     " ranks are more than the job's model.parallelism.data x "
+                                     "tensor x pipeline = ",
+                                     dp * mp);
+    }
+    return dp;
+  }
+  if (w % mp != 0) {
+    return Status::InvalidArgument(world,
+                                   " ranks are not a multiple of model.parallelism.tensor x "
+                                   "model.parallelism.pipeline = ",
+                                   mp);
+  }
+  return w / mp;
+}
+
+// The layers of the rank's pipeline stage: L layers split as evenly as they go, the first stages
+// taking one more; the embedding and the head and norm join the first and last stages unless the
+// model lists its own layers.
+void AssignLayers(const TransformerModel& m, uint64_t pp, TransformerRankPlan* plan) {
+  const int64_t layers = m.num_layers;
+  if (layers <= 0) return;
+  const int64_t stages = static_cast<int64_t>(pp), stage = plan->pipeline_rank;
+  const int64_t per = layers / stages, extra = layers % stages;
+  if (stage < extra) {
+    plan->first_layer = stage * (per + 1) + 1;
+    plan->last_layer = plan->first_layer + per;
+  } else {
+    plan->first_layer = extra * (per + 1) + (stage - extra) * per + 1;
+    plan->last_layer = plan->first_layer + per - 1;
+  }
+  if (m.layer_parameters.empty()) {
+    if (stage == stages - 1) plan->last_layer = layers + 2;
+    if (stage == 0) plan->first_layer = 0;
+  }
+}
+
+// Bytes of each of the rank's layers (none when ZeRO-1/2 leave the model to data rank 0);
+// adds them to plan->model_bytes.
+std::vector<uint64_t> ModelLayerBytes(const TransformerModel& m, bool zero12, uint64_t shard,
+                                      TransformerRankPlan* plan) {
+  std::vector<uint64_t> layer_bytes;
+  if (m.num_layers <= 0 || (zero12 && plan->data_rank != 0)) return layer_bytes;
+  const uint64_t tp = static_cast<uint64_t>(m.tensor);
+  for (int64_t i = plan->first_layer; i <= plan->last_layer; ++i) {
+    uint64_t bytes = 0;
+    if (!m.layer_parameters.empty()) {
+      for (uint64_t p : m.layer_parameters) bytes += p / tp;  // DLIO's int8 tensors
+    } else {
+      for (uint64_t p : LayerTensors(m, i, tp, shard)) bytes += p * DatatypeBytes(m.model_datatype);
+    }
+    layer_bytes.push_back(bytes);
+    plan->model_bytes += bytes;
+  }
+  return layer_bytes;
+}
+
+// Model state: ZeRO-1/2 keep whole (tensor/pipeline-split) layers on data-parallel rank 0, one
+// file per layer with pipeline parallelism; ZeRO-0 (first replica only) and ZeRO-3 (sharded)
+// write one file per rank.
+void AddModelFiles(const TransformerModel& m, uint64_t mp_rank, const std::string& dp_mp,
+                   TransformerRankPlan* plan) {
+  const bool zero12 = m.zero_stage == 1 || m.zero_stage == 2;
+  const uint64_t shard = m.zero_stage == 3 ? plan->data_parallelism : 1;
+  const std::vector<uint64_t> layer_bytes = ModelLayerBytes(m, zero12, shard, plan);
+  if (plan->model_bytes == 0) return;
+  if (zero12 && m.pipeline > 1) {
+    for (size_t k = 0; k < layer_bytes.size(); ++k) {
+      if (layer_bytes[k] == 0) continue;
+      plan->files.push_back({Pt(StrCat("layer_", plan->first_layer + int64_t(k), "-model_", mp_rank,
+                                       "_model_states")),
+                             layer_bytes[k]});
+    }
+  } else if (zero12) {
+    plan->files.push_back({Pt(StrCat("model_", mp_rank, "_model_states")), plan->model_bytes});
+  } else {
+    plan->files.push_back({Pt(dp_mp + "_model_states"), plan->model_bytes});
+  }
+}
+
 }  // namespace
 
 uint64_t TransformerParameterCount(const TransformerModel& m) {
@@ -68,46 +179,11 @@ uint64_t TransformerParameterCount(const TransformerModel& m) {
 
 Result<TransformerRankPlan> PlanTransformerCheckpoint(const TransformerModel& m, int rank,
                                                       int world) {
-  if (world < 1 || rank < 0 || rank >= world) {
-    return Status::InvalidArgument("transformer checkpoint: rank ", rank, " is not in a world of ",
-                                   world);
-  }
-  if (m.tensor < 1 || m.pipeline < 1) {
-    return Status::InvalidArgument(
-        "model.parallelism.tensor and model.parallelism.pipeline must be >= 1");
-  }
-  if (m.zero_stage > 3) {
-    return Status::InvalidArgument("model.parallelism.zero_stage must be 0-3, got ", m.zero_stage);
-  }
-  const uint64_t model_dtype = DatatypeBytes(m.model_datatype);
-  const uint64_t optimizer_dtype = DatatypeBytes(m.optimizer_datatype);
-  if (model_dtype == 0 || optimizer_dtype == 0) {
-    return Status::InvalidArgument("model.model_datatype / model.optimizer_datatype: not one of ",
-                                   EnumNameList<Datatype>());
-  }
+  DLIO_RETURN_NOT_OK(CheckModel(m, rank, world));
   const uint64_t tp = m.tensor, pp = m.pipeline, mp = tp * pp;
-  const uint64_t w = static_cast<uint64_t>(world), r = static_cast<uint64_t>(rank);
+  const uint64_t r = static_cast<uint64_t>(rank);
   TransformerRankPlan plan;
-  if (m.subset) {
-    if (m.data < 1) {
-      return Status::InvalidArgument("checkpoint.mode subset needs model.parallelism.data >= 1");
-    }
-    plan.data_parallelism = static_cast<uint64_t>(m.data);
-    if (w > plan.data_parallelism * mp) {
-      return Status::InvalidArgument("checkpoint.mode subset: ", world,
-                                     " ranks are more than the job's model.parallelism.data x "
-                                     "tensor x pipeline = ",
-                                     plan.data_parallelism * mp);
-    }
-  } else {
-    if (w % mp != 0) {
-      return Status::InvalidArgument(world,
-                                     " ranks are not a multiple of model.parallelism.tensor x "
-                                     "model.parallelism.pipeline = ",
-                                     mp);
-    }
-    plan.data_parallelism = w / mp;
-  }
+  DLIO_ASSIGN_OR_RETURN(plan.data_parallelism, DataParallelism(m, world));
   const uint64_t dp = plan.data_parallelism;
   plan.tensor_rank = static_cast<int>(r % tp);
   plan.pipeline_rank = static_cast<int>((r / tp) % pp);
@@ -115,57 +191,9 @@ Result<TransformerRankPlan> PlanTransformerCheckpoint(const TransformerModel& m,
   const uint64_t mp_rank = r % mp;
   // Without ZeRO only the first data-parallel replica checkpoints.
   if (m.zero_stage == 0 && r >= mp) return plan;
-
-  const bool predefined_layers = !m.layer_parameters.empty();
-  const int64_t layers = m.num_layers;
-  if (layers > 0) {
-    const int64_t stages = static_cast<int64_t>(pp), stage = plan.pipeline_rank;
-    const int64_t per = layers / stages, extra = layers % stages;
-    if (stage < extra) {
-      plan.first_layer = stage * (per + 1) + 1;
-      plan.last_layer = plan.first_layer + per;
-    } else {
-      plan.first_layer = extra * (per + 1) + (stage - extra) * per + 1;
-      plan.last_layer = plan.first_layer + per - 1;
-    }
-    if (!predefined_layers) {
-      if (stage == stages - 1) plan.last_layer = layers + 2;
-      if (stage == 0) plan.first_layer = 0;
-    }
-  }
-
+  AssignLayers(m, pp, &plan);
   const std::string dp_mp = StrCat("zero_pp_rank_", plan.data_rank, "_mp_rank_", mp_rank);
-  // Model state: ZeRO-1/2 keep whole (tensor/pipeline-split) layers on data-parallel rank 0;
-  // ZeRO-0 (first replica only) and ZeRO-3 (sharded) write one file per rank.
-  const bool zero12 = m.zero_stage == 1 || m.zero_stage == 2;
-  const uint64_t shard = m.zero_stage == 3 ? dp : 1;
-  std::vector<uint64_t> layer_bytes;
-  if (layers > 0 && !(zero12 && plan.data_rank != 0)) {
-    for (int64_t i = plan.first_layer; i <= plan.last_layer; ++i) {
-      uint64_t bytes = 0;
-      if (predefined_layers) {
-        for (uint64_t p : m.layer_parameters) bytes += p / tp;  // DLIO's int8 tensors
-      } else {
-        for (uint64_t p : LayerTensors(m, i, tp, shard)) bytes += p * model_dtype;
-      }
-      layer_bytes.push_back(bytes);
-      plan.model_bytes += bytes;
-    }
-  }
-  if (plan.model_bytes > 0) {
-    if (zero12 && pp > 1) {
-      for (size_t k = 0; k < layer_bytes.size(); ++k) {
-        if (layer_bytes[k] == 0) continue;
-        plan.files.push_back({Pt(StrCat("layer_", plan.first_layer + int64_t(k), "-model_", mp_rank,
-                                        "_model_states")),
-                              layer_bytes[k]});
-      }
-    } else if (zero12) {
-      plan.files.push_back({Pt(StrCat("model_", mp_rank, "_model_states")), plan.model_bytes});
-    } else {
-      plan.files.push_back({Pt(dp_mp + "_model_states"), plan.model_bytes});
-    }
-  }
+  AddModelFiles(m, mp_rank, dp_mp, &plan);
 
   // Optimizer state: given groups (int8 tensors a and b per group plus one combined), or the
   // Adam-like state DLIO derives: three groups of (parameters of this shard + 5 x hidden).
@@ -173,9 +201,11 @@ Result<TransformerRankPlan> PlanTransformerCheckpoint(const TransformerModel& m,
     uint64_t sum = 0;
     for (uint64_t g : m.optimization_groups) sum += g;
     plan.optimizer_bytes = 3 * sum;
-  } else if (layers > 0) {
+  } else if (m.num_layers > 0) {
     const uint64_t params = TransformerParameterCount(m) / (m.zero_stage > 0 ? dp * mp : mp);
-    if (params > 0) plan.optimizer_bytes = 3 * (params + 5 * m.hidden_size) * optimizer_dtype;
+    if (params > 0) {
+      plan.optimizer_bytes = 3 * (params + 5 * m.hidden_size) * DatatypeBytes(m.optimizer_datatype);
+    }
   }
   if (plan.optimizer_bytes > 0) {
     plan.files.push_back({Pt(dp_mp + "_optim_states"), plan.optimizer_bytes});

@@ -1,9 +1,8 @@
-// The MPI Comm. With storage/mpiio_storage.cc, the only file that includes mpi.h; without
-// DLIO_WITH_MPI the factory is a stub that names the build option.
+// The MPI Comm. With storage/mpiio_storage.cc, the only file that includes mpi.h (through
+// comm/mpi_util.h); without DLIO_WITH_MPI the factory is a stub that names the build option.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <limits>
 #include <memory>
 #include <string>
 #include <thread>
@@ -12,14 +11,7 @@
 #include "dlio/comm.h"
 
 #if defined(DLIO_WITH_MPI)
-// The C API only; the C++ bindings are deprecated (CMake's MPI_CXX_SKIP_MPICXX defines these too).
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
+#include "comm/mpi_util.h"
 #endif
 
 namespace dlio {
@@ -27,20 +19,10 @@ namespace dlio {
 #if defined(DLIO_WITH_MPI)
 namespace {
 
-std::string MpiErrorText(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return StrCat("MPI error ", code);
-  return std::string(text, static_cast<size_t>(len));
-}
-
-Status MpiStatus(int code, const std::string& what) {
-  if (code == MPI_SUCCESS) return Status::OK();
-  return Status::IOError(what + ": " + MpiErrorText(code));
-}
-
-// Broadcast moves at most this many bytes per call, so counts fit MPI's int.
-constexpr uint64_t kChunk = uint64_t{1} << 30;
+using mpi_internal::FitsMpiCount;
+using mpi_internal::kMaxMpiCount;
+using mpi_internal::MpiCount;
+using mpi_internal::MpiStatus;
 
 // MPI_Test calls a sleeping barrier makes back to back before it starts sleeping.
 constexpr int kBusyPolls = 16;
@@ -107,7 +89,7 @@ class MpiComm final : public Comm {
                   "MPI_Allgather (Gather sizes)"));
     uint64_t total = 0;
     for (uint64_t s : sizes) total += s;
-    if (total > static_cast<uint64_t>(std::numeric_limits<int>::max())) {
+    if (!FitsMpiCount(total)) {
       return Status::InvalidArgument("mpi comm Gather: ", total,
                                      " bytes over all ranks, more than MPI_Gatherv's 2 GiB");
     }
@@ -144,8 +126,8 @@ class MpiComm final : public Comm {
     uint64_t n = rank_ == root ? value->size() : 0;
     DLIO_RETURN_NOT_OK(MpiStatus(MPI_Bcast(&n, 1, MPI_UINT64_T, root, comm_), "MPI_Bcast (size)"));
     if (rank_ != root) value->resize(n);
-    for (uint64_t done = 0; done < n; done += kChunk) {
-      const int count = static_cast<int>(std::min(kChunk, n - done));
+    for (uint64_t done = 0; done < n; done += kMaxMpiCount) {
+      const int count = MpiCount(n - done);
       DLIO_RETURN_NOT_OK(
           MpiStatus(MPI_Bcast(value->data() + done, count, MPI_CHAR, root, comm_), "MPI_Bcast"));
     }
@@ -162,12 +144,12 @@ class MpiComm final : public Comm {
     MPI_Abort(MPI_COMM_WORLD, 1);
   }
   Status abort_status() const override { return abort_status_; }
-  const void* mpi_comm_handle() const override { return &comm_; }
+  const void* mpi_comm_handle() const override { return mpi_internal::MpiHandleOf(comm_); }
 
  private:
   Status AllReduce(std::vector<double>* values, MPI_Op op, const char* what) {
     if (values == nullptr) return Status::InvalidArgument("mpi comm reduction: values is null");
-    if (values->size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    if (!FitsMpiCount(values->size())) {
       return Status::InvalidArgument("mpi comm reduction: too many values");
     }
     return MpiStatus(MPI_Allreduce(MPI_IN_PLACE, values->data(), static_cast<int>(values->size()),
@@ -238,12 +220,7 @@ Result<std::unique_ptr<Comm>> MakeMpiComm(int* argc, char*** argv) {
 
 bool BuiltWithMpi() { return true; }
 
-bool MpiInitialized() {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  return initialized && !finalized;
-}
+bool MpiInitialized() { return mpi_internal::MpiUsable(); }
 
 #else  // !DLIO_WITH_MPI
 

@@ -7,6 +7,7 @@
 
 #include "config/config_file.h"
 #include "config/config_table.h"
+#include "config/parse_context.h"
 #include "config/value_parse.h"
 #include "core/utf8.h"
 #include "dlio/config.h"
@@ -18,21 +19,13 @@ using config_internal::FindKey;
 using config_internal::JoinAccepted;
 using config_internal::KeySpec;
 using config_internal::KeyType;
+using config_internal::ParseCacheTiers;
+using config_internal::ParseContext;
+using config_internal::ParseParquetColumns;
 using config_internal::Trim;
-
-struct ParseContext {
-  std::string source;      // file name, "<string>" or "override '...'"
-  bool show_lines = true;  // an override's YAML has no useful line numbers
-  std::vector<std::string>* warnings = nullptr;
-  bool saw_name = false;  // the text set the top-level `name`
-};
-
-std::string Where(const ParseContext& ctx, const YAML::Mark& mark) {
-  if (ctx.show_lines && mark.line >= 0) {
-    return StrCat("(in ", ctx.source, " line ", mark.line + 1, ")");
-  }
-  return "(in " + ctx.source + ")";
-}
+using config_internal::TypeError;
+using config_internal::Warn;
+using config_internal::Where;
 
 std::string Describe(const YAML::Node& node) {
   switch (node.Type()) {
@@ -49,6 +42,17 @@ std::string Describe(const YAML::Node& node) {
   }
 }
 
+}  // namespace
+
+namespace config_internal {
+
+std::string Where(const ParseContext& ctx, const YAML::Mark& mark) {
+  if (ctx.show_lines && mark.line >= 0) {
+    return StrCat("(in ", ctx.source, " line ", mark.line + 1, ")");
+  }
+  return "(in " + ctx.source + ")";
+}
+
 Status TypeError(const ParseContext& ctx, const std::string& key, const std::string& expected,
                  const YAML::Node& node) {
   return Status::InvalidArgument(key + ": expected " + expected + ", got " + Describe(node) + " " +
@@ -58,6 +62,10 @@ Status TypeError(const ParseContext& ctx, const std::string& key, const std::str
 void Warn(const ParseContext& ctx, const std::string& message) {
   if (ctx.warnings) ctx.warnings->push_back(message);
 }
+
+}  // namespace config_internal
+
+namespace {
 
 constexpr const char* kDistributionParams = "type, mean, stdev, min, max, shape, scale, lam";
 
@@ -158,206 +166,145 @@ const KeySpec* DistributionParent(const std::string& path) {
   return parent != nullptr && parent->type == KeyType::kDistribution ? parent : nullptr;
 }
 
-// storage.tiers: a list of maps {type, path, capacity_bytes, threads}; errors name the entry's
-// index and key ("storage.tiers[1].capacity_bytes").
-Result<std::vector<CacheTierConfig>> ParseCacheTiers(const ParseContext& ctx,
-                                                     const std::string& key,
-                                                     const YAML::Node& node) {
-  std::vector<CacheTierConfig> tiers;
-  if (node.IsNull()) return tiers;
-  if (!node.IsSequence()) {
-    return TypeError(ctx, key, "a list of tiers such as [{type: memory, capacity_bytes: 1GiB}]",
-                     node);
+// The Store* functions store `node` into the field of `spec` of one key type. `key` is the path as
+// the user wrote it (an alias).
+Status StoreBool(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
+                 const std::string& key, const YAML::Node& node) {
+  bool v = false;
+  if (!node.IsScalar() || !config_internal::ParseBoolText(node.Scalar(), &v)) {
+    return TypeError(ctx, key, "a boolean (true/false, yes/no, on/off, 1/0)", node);
   }
-  for (size_t i = 0; i < node.size(); ++i) {
-    const YAML::Node& item = node[i];
-    const std::string at = StrCat(key, "[", i, "]");
-    if (!item.IsMap()) {
-      return TypeError(ctx, at, "a map {type, path, capacity_bytes, threads}", item);
-    }
-    CacheTierConfig tier;
-    for (const auto& field : item) {
-      const std::string name = field.first.Scalar();
-      const std::string sub = at + "." + name;
-      const YAML::Node& value = field.second;
-      if (name == "type" || name == "path") {
-        if (!value.IsScalar()) return TypeError(ctx, sub, "a string", value);
-        if (name == "path") {
-          tier.path = value.Scalar();
-        } else {
-          DLIO_ASSIGN_OR_RETURN(tier.type, config_internal::ParseTierType(sub, value.Scalar()));
-        }
-      } else if (name == "capacity_bytes" || name == "threads") {
-        const bool units = name == "capacity_bytes";
-        uint64_t v = 0;
-        if (!value.IsScalar() ||
-            !config_internal::ParseUintText(value.Scalar(), units, false, &v)) {
-          return TypeError(ctx, sub, units ? "a size in bytes such as 4GiB" : "an unsigned integer",
-                           value);
-        }
-        (units ? tier.capacity_bytes : tier.threads) = v;
-      } else {
-        return Status::InvalidArgument("unknown key '" + sub + "' " +
-                                       Where(ctx, field.first.Mark()) +
-                                       " (a tier takes type, path, capacity_bytes, threads)");
-      }
-    }
-    tiers.push_back(std::move(tier));
-  }
-  return tiers;
+  spec.bool_ref(*config) = v;
+  return Status::OK();
 }
 
-// dataset.parquet.columns: a list of maps {name, dtype, size, read} (the MLPerf Storage v3.0
-// configs' spelling); errors name the entry's index and key ("dataset.parquet.columns[3].size").
-Status ParseParquetColumn(const ParseContext& ctx, const std::string& at, const YAML::Node& item,
-                          ParquetColumnConfig* column) {
-  if (!item.IsMap()) return TypeError(ctx, at, "a map {name, dtype, size, read}", item);
-  for (const auto& field : item) {
-    const std::string name = field.first.Scalar();
-    const std::string sub = at + "." + name;
-    const YAML::Node& value = field.second;
-    if (name == "name" || name == "dtype") {
-      if (!value.IsScalar()) return TypeError(ctx, sub, "a string", value);
-      (name == "name" ? column->name : column->dtype) = value.Scalar();
-    } else if (name == "size") {
-      if (!value.IsScalar() ||
-          !config_internal::ParseUintText(value.Scalar(), false, false, &column->size)) {
-        return TypeError(ctx, sub, "an unsigned integer", value);
-      }
-    } else if (name == "read") {
-      if (!value.IsScalar() || !config_internal::ParseBoolText(value.Scalar(), &column->read)) {
-        return TypeError(ctx, sub, "a boolean", value);
-      }
-    } else {
-      return Status::InvalidArgument("unknown key '" + sub + "' " + Where(ctx, field.first.Mark()) +
-                                     " (a parquet column takes name, dtype, size, read)");
+Status StoreUint(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
+                 const std::string& key, const YAML::Node& node) {
+  uint64_t v = 0;
+  const bool units = spec.flags & config_internal::kSizeUnits;
+  if (!node.IsScalar() ||
+      !config_internal::ParseUintText(node.Scalar(), units,
+                                      spec.flags & config_internal::kRoundFraction, &v)) {
+    return TypeError(ctx, key,
+                     units ? "an unsigned integer or a size such as 4MiB" : "an unsigned integer",
+                     node);
+  }
+  spec.uint_ref(*config) = v;
+  return Status::OK();
+}
+
+Status StoreInt(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
+                const std::string& key, const YAML::Node& node) {
+  int64_t v = 0;
+  if (!node.IsScalar() || !config_internal::ParseIntText(node.Scalar(), &v)) {
+    return TypeError(ctx, key, "an integer", node);
+  }
+  if (spec.int32_ref) {
+    if (v < INT32_MIN || v > INT32_MAX) {
+      return TypeError(ctx, key, "an integer in " + config_internal::RangeText(spec), node);
     }
+    spec.int32_ref(*config) = static_cast<int>(v);
+  } else {
+    spec.int_ref(*config) = v;
   }
   return Status::OK();
 }
 
-Result<std::vector<ParquetColumnConfig>> ParseParquetColumns(const ParseContext& ctx,
-                                                             const std::string& key,
-                                                             const YAML::Node& node) {
-  std::vector<ParquetColumnConfig> columns;
-  if (node.IsNull()) return columns;
-  if (!node.IsSequence()) {
-    return TypeError(ctx, key, "a list of columns such as [{name: x, dtype: float32, size: 4}]",
-                     node);
+// A number, or TypeError naming `key`.
+Result<double> NumberOf(ParseContext& ctx, const std::string& key, const YAML::Node& node) {
+  double v = 0;
+  if (!node.IsScalar() || !config_internal::ParseDoubleText(node.Scalar(), &v)) {
+    return TypeError(ctx, key, "a number", node);
   }
-  for (size_t i = 0; i < node.size(); ++i) {
-    ParquetColumnConfig column;
-    DLIO_RETURN_NOT_OK(ParseParquetColumn(ctx, StrCat(key, "[", i, "]"), node[i], &column));
-    columns.push_back(std::move(column));
+  return v;
+}
+
+Status StoreDouble(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
+                   const std::string& key, const YAML::Node& node) {
+  DLIO_ASSIGN_OR_RETURN(spec.double_ref(*config), NumberOf(ctx, key, node));
+  return Status::OK();
+}
+
+// kString and kEnum: UTF-8 text, trailing slashes stripped when the key asks, the key's own
+// rewrite (`custom`) applied, then checked against its accepted values.
+Status StoreText(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
+                 const std::string& key, const YAML::Node& node) {
+  if (!node.IsScalar() && !node.IsNull()) return TypeError(ctx, key, "a string", node);
+  std::string v = node.IsScalar() ? node.Scalar() : "";
+  if (!IsValidUtf8(v)) return TypeError(ctx, key, "valid UTF-8 text", node);
+  if ((spec.flags & config_internal::kStripSlash) && v.size() > 1) {
+    while (v.size() > 1 && v.back() == '/') v.pop_back();
   }
-  return columns;
+  if (spec.custom) {
+    std::string note;
+    v = spec.custom(*config, v, &note);
+    if (!note.empty()) Warn(ctx, note + " " + Where(ctx, node.Mark()));
+  }
+  const auto found = std::find(spec.accepted.begin(), spec.accepted.end(), v);
+  if (!spec.accepted.empty() && found == spec.accepted.end()) {
+    return TypeError(ctx, key, "one of " + JoinAccepted(spec.accepted), node);
+  }
+  if (spec.type == KeyType::kEnum) {
+    spec.enum_set(*config, static_cast<int>(found - spec.accepted.begin()));
+  } else {
+    spec.string_ref(*config) = v;
+  }
+  return Status::OK();
+}
+
+// A distribution's stdev: a positive one turns a constant into a normal distribution.
+Status StoreDistributionStdev(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
+                              const std::string& key, const YAML::Node& node) {
+  DLIO_ASSIGN_OR_RETURN(const double v, NumberOf(ctx, key, node));
+  DistributionSpec& d = spec.dist_ref(*config);
+  d.stdev = v;
+  if (d.type == DistributionSpec::Type::kConstant && v > 0) {
+    d.type = DistributionSpec::Type::kNormal;
+  }
+  return Status::OK();
+}
+
+Status StoreUintList(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
+                     const std::string& key, const YAML::Node& node) {
+  std::vector<uint64_t> values;
+  if (node.IsSequence()) {
+    for (const auto& item : node) {
+      uint64_t v = 0;
+      if (!item.IsScalar() || !config_internal::ParseUintText(item.Scalar(), false, false, &v)) {
+        return TypeError(ctx, key, "a list of unsigned integers", item);
+      }
+      values.push_back(v);
+    }
+  } else if (!node.IsNull()) {
+    return TypeError(ctx, key, "a list of unsigned integers such as [1, 2]", node);
+  }
+  spec.uint_list_ref(*config) = std::move(values);
+  return Status::OK();
 }
 
 // Stores `node` into the field of `spec`. `key` is the path as the user wrote it (an alias).
 Status StoreValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec,
                   const std::string& key, const YAML::Node& node) {
-  const bool scalar = node.IsScalar();
-  const std::string text = scalar ? node.Scalar() : "";
   switch (spec.type) {
-    case KeyType::kBool: {
-      bool v = false;
-      if (!scalar || !config_internal::ParseBoolText(text, &v)) {
-        return TypeError(ctx, key, "a boolean (true/false, yes/no, on/off, 1/0)", node);
-      }
-      spec.bool_ref(*config) = v;
-      return Status::OK();
-    }
-    case KeyType::kUint: {
-      uint64_t v = 0;
-      const bool units = spec.flags & config_internal::kSizeUnits;
-      if (!scalar || !config_internal::ParseUintText(
-                         text, units, spec.flags & config_internal::kRoundFraction, &v)) {
-        return TypeError(
-            ctx, key, units ? "an unsigned integer or a size such as 4MiB" : "an unsigned integer",
-            node);
-      }
-      spec.uint_ref(*config) = v;
-      return Status::OK();
-    }
-    case KeyType::kInt: {
-      int64_t v = 0;
-      if (!scalar || !config_internal::ParseIntText(text, &v)) {
-        return TypeError(ctx, key, "an integer", node);
-      }
-      if (spec.int32_ref) {
-        if (v < INT32_MIN || v > INT32_MAX) {
-          return TypeError(ctx, key, "an integer in " + config_internal::RangeText(spec), node);
-        }
-        spec.int32_ref(*config) = static_cast<int>(v);
-      } else {
-        spec.int_ref(*config) = v;
-      }
-      return Status::OK();
-    }
-    case KeyType::kDouble: {
-      double v = 0;
-      if (!scalar || !config_internal::ParseDoubleText(text, &v)) {
-        return TypeError(ctx, key, "a number", node);
-      }
-      spec.double_ref(*config) = v;
-      return Status::OK();
-    }
+    case KeyType::kBool:
+      return StoreBool(ctx, config, spec, key, node);
+    case KeyType::kUint:
+      return StoreUint(ctx, config, spec, key, node);
+    case KeyType::kInt:
+      return StoreInt(ctx, config, spec, key, node);
+    case KeyType::kDouble:
+      return StoreDouble(ctx, config, spec, key, node);
     case KeyType::kString:
-    case KeyType::kEnum: {
-      if (!scalar && !node.IsNull()) return TypeError(ctx, key, "a string", node);
-      if (!IsValidUtf8(text)) return TypeError(ctx, key, "valid UTF-8 text", node);
-      std::string v = text;
-      if ((spec.flags & config_internal::kStripSlash) && v.size() > 1) {
-        while (v.size() > 1 && v.back() == '/') v.pop_back();
-      }
-      if (spec.custom) {
-        std::string note;
-        v = spec.custom(*config, v, &note);
-        if (!note.empty()) Warn(ctx, note + " " + Where(ctx, node.Mark()));
-      }
-      const auto found = std::find(spec.accepted.begin(), spec.accepted.end(), v);
-      if (!spec.accepted.empty() && found == spec.accepted.end()) {
-        return TypeError(ctx, key, "one of " + JoinAccepted(spec.accepted), node);
-      }
-      if (spec.type == KeyType::kEnum) {
-        spec.enum_set(*config, static_cast<int>(found - spec.accepted.begin()));
-      } else {
-        spec.string_ref(*config) = v;
-      }
-      return Status::OK();
-    }
+    case KeyType::kEnum:
+      return StoreText(ctx, config, spec, key, node);
     case KeyType::kDistribution: {
       DLIO_ASSIGN_OR_RETURN(spec.dist_ref(*config), ParseDistribution(ctx, key, node));
       return Status::OK();
     }
-    case KeyType::kDistributionStdev: {
-      double v = 0;
-      if (!scalar || !config_internal::ParseDoubleText(text, &v)) {
-        return TypeError(ctx, key, "a number", node);
-      }
-      DistributionSpec& d = spec.dist_ref(*config);
-      d.stdev = v;
-      if (d.type == DistributionSpec::Type::kConstant && v > 0)
-        d.type = DistributionSpec::Type::kNormal;
-      return Status::OK();
-    }
-    case KeyType::kUintList: {
-      std::vector<uint64_t> values;
-      if (node.IsSequence()) {
-        for (const auto& item : node) {
-          uint64_t v = 0;
-          if (!item.IsScalar() ||
-              !config_internal::ParseUintText(item.Scalar(), false, false, &v)) {
-            return TypeError(ctx, key, "a list of unsigned integers", item);
-          }
-          values.push_back(v);
-        }
-      } else if (!node.IsNull()) {
-        return TypeError(ctx, key, "a list of unsigned integers such as [1, 2]", node);
-      }
-      spec.uint_list_ref(*config) = std::move(values);
-      return Status::OK();
-    }
+    case KeyType::kDistributionStdev:
+      return StoreDistributionStdev(ctx, config, spec, key, node);
+    case KeyType::kUintList:
+      return StoreUintList(ctx, config, spec, key, node);
     case KeyType::kCacheTiers: {
       DLIO_ASSIGN_OR_RETURN(spec.tiers_ref(*config), ParseCacheTiers(ctx, key, node));
       return Status::OK();

@@ -129,8 +129,9 @@ std::string Trim(const std::string& s);
 // DLIO's record shapes (config_shapes.cc): dataset.record_length_bytes from dataset.record_dims x
 // the item size of record_element_type, and dataset.record_length_bytes_resize from
 // reader.transformed_record_dims likewise, when the dims are given. Run after every parse and
-// override, so dims win over a record_length given anywhere (as in DLIO). InvalidArgument naming
-// the key when a size overflows.
+// override, so dims win over a record_length given anywhere (as in DLIO); a format whose records
+// are uint8 pixels whatever the type is counted later, with the registries
+// (ApplyFormatRecordShapes). InvalidArgument naming the key when a size overflows.
 Status DeriveRecordShapes(WorkloadConfig* config);
 
 // Checks relating the shape keys to each other and to the format (config_validate.cc calls it).

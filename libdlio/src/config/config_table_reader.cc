@@ -24,11 +24,11 @@ void AddReaderKeys(std::vector<KeySpec>* t) {
   auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
 
   // reader
-  add(String("reader.data_loader", DLIO_FIELD(std::string, reader.data_loader),
-             "loader being emulated: dlio, pytorch, tensorflow, dali, native_dali, synthetic, "
-             "custom; pytorch reads with DataLoader worker processes under reader.io_model auto "
-             "(docs/io_models.md), tensorflow picks the shuffle_buffer sampler under "
-             "reader.sampler auto"));
+  add(Enum("reader.data_loader", DLIO_ENUM_FIELD(DataLoader, reader.data_loader),
+           "loader being emulated (dlio's own, or one of DLIO's); pytorch reads with DataLoader "
+           "worker processes under reader.io_model auto (docs/io_models.md), tensorflow picks "
+           "the shuffle_buffer sampler under reader.sampler auto; the others read with dlio's "
+           "reader threads"));
   add(Choice("reader.pipeline", DLIO_FIELD(std::string, reader.pipeline),
              {"threaded", "sync", "preload"},
              "threaded: read/preprocess threads overlap I/O with compute; sync: I/O before each "

@@ -1,5 +1,4 @@
 // WorkloadConfig::Validate: value and cross-key rules.
-#include <algorithm>
 #include <cmath>
 
 #include "config/config_table.h"
@@ -167,24 +166,14 @@ Status ValidateSideIo(const WorkloadConfig& c) {
   return Status::OK();
 }
 
-// dataset.parquet.*: what the parquet format cannot do is refused by name.
+// dataset.parquet.partition_by: no format reads hive-partitioned datasets. What format parquet
+// needs of dataset.compression and dataset.parquet.columns is asked of its registry entry
+// (ValidateCapabilities runs its validate hook).
 Status ValidateParquet(const WorkloadConfig& c) {
   const DatasetConfig& d = c.dataset;
   if (!d.parquet_partition_by.empty()) {
     return Status::InvalidArgument("dataset.parquet.partition_by '", d.parquet_partition_by,
                                    "': hive-partitioned parquet datasets are not supported");
-  }
-  if (d.format != "parquet") return Status::OK();
-  const std::string& z = d.compression;
-  if (z != "none" && z != "snappy" && z != "gzip" && z != "zstd" && !z.empty()) {
-    return Status::InvalidArgument("dataset.compression '", z,
-                                   "' is not supported by format parquet (none, snappy, gzip, "
-                                   "zstd)");
-  }
-  const bool any_read = std::any_of(d.parquet_columns.begin(), d.parquet_columns.end(),
-                                    [](const ParquetColumnConfig& col) { return col.read; });
-  if (!d.parquet_columns.empty() && !any_read) {
-    return Status::InvalidArgument("dataset.parquet.columns: no column has read: true");
   }
   return Status::OK();
 }

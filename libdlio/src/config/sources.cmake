@@ -6,6 +6,7 @@ list(APPEND DLIO_SOURCES
   src/config/config_file.cc
   src/config/config_keys.cc
   src/config/config_parse.cc
+  src/config/config_parse_lists.cc
   src/config/config_scale.cc
   src/config/config_shapes.cc
   src/config/config_table.cc

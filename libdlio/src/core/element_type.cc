@@ -37,4 +37,25 @@ std::vector<std::string> ElementTypeNames() {
   return names;
 }
 
+Result<uint64_t> RecordShapeBytes(const std::vector<uint64_t>& dims, const std::string& type,
+                                  const std::string& dims_key, const std::string& type_key) {
+  const ElementType* t = FindElementType(type);
+  if (t == nullptr) {
+    std::string accepted;
+    for (const ElementType& known : kTypes) {
+      accepted += (accepted.empty() ? "" : ", ") + std::string(known.name);
+    }
+    return Status::InvalidArgument(type_key, ": '", type, "' is not one of ", accepted);
+  }
+  uint64_t bytes = t->itemsize;
+  for (uint64_t d : dims) {
+    if (d == 0) return Status::InvalidArgument(dims_key, ": every dimension must be >= 1, got 0");
+    if (bytes > (uint64_t{1} << 40) / d) {
+      return Status::InvalidArgument(dims_key, ": the record is larger than 1 TiB");
+    }
+    bytes *= d;
+  }
+  return bytes;
+}
+
 }  // namespace dlio

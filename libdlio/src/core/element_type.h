@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "dlio/status.h"
+
 namespace dlio {
 
 struct ElementType {
@@ -20,5 +22,11 @@ const ElementType* FindElementType(std::string_view name);
 
 // Every accepted name, in the table's order.
 std::vector<std::string> ElementTypeNames();
+
+// The bytes of one record of `dims` elements of the type named `type` (DLIO's record shapes).
+// InvalidArgument naming `type_key` for an unknown type, `dims_key` for a dimension of 0 or a
+// record larger than 1 TiB.
+Result<uint64_t> RecordShapeBytes(const std::vector<uint64_t>& dims, const std::string& type,
+                                  const std::string& dims_key, const std::string& type_key);
 
 }  // namespace dlio

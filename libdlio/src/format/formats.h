@@ -5,6 +5,10 @@
 
 #include "dlio/format.h"
 
+namespace dlio {
+struct WorkloadConfig;
+}  // namespace dlio
+
 namespace dlio::format_internal {
 
 std::unique_ptr<Format> NewNpyFormat();
@@ -20,6 +24,10 @@ std::unique_ptr<Format> NewPngFormat();
 Result<std::unique_ptr<Format>> MakeHdf5Format();
 std::unique_ptr<Format> NewTfRecordFormat();
 std::unique_ptr<Format> NewParquetFormat();
+// The parquet entry's validate hook: dataset.compression must be a codec parquet writes (none,
+// snappy, gzip, zstd) and dataset.parquet.columns, when given, must read one column.
+// InvalidArgument naming the key.
+Status ValidateParquetConfig(const WorkloadConfig& config);
 std::unique_ptr<Format> NewWebdatasetFormat();
 
 // npz writer with the ZIP64 records forced even for small files (numpy and zipfile read both),

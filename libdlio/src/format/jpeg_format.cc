@@ -265,6 +265,7 @@ class JpegFormat final : public Format {
   FormatCapabilities capabilities() const override {
     FormatCapabilities c;
     c.one_sample_per_file = true;
+    c.uint8_records = true;
     c.io_models = {IoModel::kPil, IoModel::kPyio};
     c.native_under_auto = true;  // DLIO's jpeg reader is PIL's; kept opt-in (docs/io_models.md)
     return c;

@@ -5,10 +5,13 @@ namespace dlio {
 namespace {
 
 Status Add(FormatRegistry* r, std::string name, std::string description, std::string options,
-           std::unique_ptr<Format> (*make)(), FormatHints hints) {
-  return r->Register({std::move(name), std::move(description), std::move(options),
-                      [make]() -> Result<std::unique_ptr<Format>> { return make(); },
-                      std::move(hints)});
+           std::unique_ptr<Format> (*make)(), FormatHints hints,
+           Status (*validate)(const WorkloadConfig&) = nullptr) {
+  FormatRegistry::Entry entry{std::move(name), std::move(description), std::move(options),
+                              [make]() -> Result<std::unique_ptr<Format>> { return make(); },
+                              std::move(hints)};
+  if (validate != nullptr) entry.validate = validate;
+  return r->Register(std::move(entry));
 }
 
 FormatHints Hints(std::vector<std::string> suffixes, std::vector<std::string> magics = {},
@@ -62,7 +65,7 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
                          "none/snappy/gzip/zstd",
                          "compression, parquet.row_group_size, parquet.columns, "
                          "parquet.use_dictionary, odirect",
-                         &NewParquetFormat, Hints({"parquet"}, {"PAR1"})));
+                         &NewParquetFormat, Hints({"parquet"}, {"PAR1"}), &ValidateParquetConfig));
   DLIO_RETURN_NOT_OK(Add(formats, "webdataset",
                          "WebDataset tar shards (<key>.jpg + <key>.cls per sample), streamed; "
                          "shards split over ranks, shuffle buffer",

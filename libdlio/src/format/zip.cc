@@ -182,6 +182,153 @@ Status LocateZipMember(File* file, const ZipDirectory& dir, ZipMember* member) {
   return Status::OK();
 }
 
+namespace {
+
+// What writing a member's data left: where it ended, its CRC-32 and how many bytes it produced.
+struct MemberData {
+  uint64_t end = 0;
+  uint32_t crc = static_cast<uint32_t>(crc32(0, nullptr, 0));
+  uint64_t produced = 0;
+};
+
+// The member's bytes as they come, stored from `at` on.
+Result<MemberData> WriteStored(File* file, uint64_t at, const ZipProducer& produce) {
+  MemberData d;
+  d.end = at;
+  DLIO_RETURN_NOT_OK(produce([&](const uint8_t* p, size_t n) -> Status {
+    d.crc = static_cast<uint32_t>(crc32_z(d.crc, p, n));
+    d.produced += n;
+    DLIO_RETURN_NOT_OK(file->WriteAt(d.end, p, n));
+    d.end += n;
+    return Status::OK();
+  }));
+  return d;
+}
+
+// Runs deflate over what `zs` holds (to the end with Z_FINISH), writing its output at *out_pos.
+Status PumpDeflate(File* file, z_stream* zs, int flush, std::vector<uint8_t>* out,
+                   uint64_t* out_pos) {
+  for (;;) {
+    zs->next_out = out->data();
+    zs->avail_out = static_cast<uInt>(out->size());
+    const int ret = ::deflate(zs, flush);
+    const size_t have = out->size() - zs->avail_out;
+    if (have > 0) {
+      DLIO_RETURN_NOT_OK(file->WriteAt(*out_pos, out->data(), have));
+      *out_pos += have;
+    }
+    if (ret == Z_STREAM_END) return Status::OK();
+    if (ret != Z_OK && ret != Z_BUF_ERROR) {
+      return Status::Internal("deflate failed writing " + file->path());
+    }
+    if (flush == Z_NO_FLUSH && zs->avail_in == 0 && zs->avail_out != 0) return Status::OK();
+  }
+}
+
+// The member's bytes deflated (raw, at `level`) from `at` on.
+Result<MemberData> WriteDeflated(File* file, uint64_t at, int level, const ZipProducer& produce) {
+  z_stream zs{};
+  if (deflateInit2(&zs, std::clamp(level, 0, 9), Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    return Status::Internal("deflateInit2 failed for " + file->path());
+  }
+  MemberData d;
+  d.end = at;
+  std::vector<uint8_t> out(kWriteChunk);
+  Status st = produce([&](const uint8_t* p, size_t n) -> Status {
+    d.crc = static_cast<uint32_t>(crc32_z(d.crc, p, n));
+    d.produced += n;
+    zs.next_in = const_cast<Bytef*>(p);
+    zs.avail_in = static_cast<uInt>(n);  // pieces are <= kWriteChunk
+    return PumpDeflate(file, &zs, Z_NO_FLUSH, &out, &d.end);
+  });
+  if (st.ok()) st = PumpDeflate(file, &zs, Z_FINISH, &out, &d.end);
+  deflateEnd(&zs);
+  DLIO_RETURN_NOT_OK(st);
+  return d;
+}
+
+// The local file header of `m` (with a zip64 extra field holding both sizes when `zip64`).
+std::string LocalHeader(const ZipMember& m, bool zip64) {
+  std::string h;
+  PutLe32(&h, kLocalSig);
+  PutLe16(&h, zip64 ? 45 : 20);
+  PutLe16(&h, 0);  // flags
+  PutLe16(&h, m.method);
+  PutLe16(&h, kDosTime);
+  PutLe16(&h, kDosDate);
+  PutLe32(&h, m.crc32);
+  PutLe32(&h, zip64 ? static_cast<uint32_t>(k32) : static_cast<uint32_t>(m.compressed_size));
+  PutLe32(&h, zip64 ? static_cast<uint32_t>(k32) : static_cast<uint32_t>(m.uncompressed_size));
+  PutLe16(&h, static_cast<uint16_t>(m.name.size()));
+  PutLe16(&h, zip64 ? 20 : 0);
+  h += m.name;
+  if (zip64) {
+    PutLe16(&h, 0x0001);
+    PutLe16(&h, 16);
+    PutLe64(&h, m.uncompressed_size);
+    PutLe64(&h, m.compressed_size);
+  }
+  return h;
+}
+
+// Appends the central directory entry of `m` to *cd: sizes and offset that do not fit 32 bits
+// (or all of them, with `force_zip64`) go into a zip64 extra field.
+void AppendCentralEntry(const ZipMember& m, bool force_zip64, std::string* cd) {
+  const bool big_u = force_zip64 || m.uncompressed_size >= k32;
+  const bool big_c = force_zip64 || m.compressed_size >= k32;
+  const bool big_o = force_zip64 || m.local_offset >= k32;
+  std::string extra;
+  if (big_u) PutLe64(&extra, m.uncompressed_size);
+  if (big_c) PutLe64(&extra, m.compressed_size);
+  if (big_o) PutLe64(&extra, m.local_offset);
+  const bool zip64 = !extra.empty();
+  const uint16_t version = zip64 ? 45 : 20;
+  PutLe32(cd, kCentralSig);
+  PutLe16(cd, static_cast<uint16_t>((3 << 8) | version));  // made by: Unix
+  PutLe16(cd, version);
+  PutLe16(cd, 0);
+  PutLe16(cd, m.method);
+  PutLe16(cd, kDosTime);
+  PutLe16(cd, kDosDate);
+  PutLe32(cd, m.crc32);
+  PutLe32(cd, big_c ? static_cast<uint32_t>(k32) : static_cast<uint32_t>(m.compressed_size));
+  PutLe32(cd, big_u ? static_cast<uint32_t>(k32) : static_cast<uint32_t>(m.uncompressed_size));
+  PutLe16(cd, static_cast<uint16_t>(m.name.size()));
+  PutLe16(cd, static_cast<uint16_t>(zip64 ? extra.size() + 4 : 0));
+  PutLe16(cd, 0);  // comment
+  PutLe16(cd, 0);  // disk
+  PutLe16(cd, 0);  // internal attributes
+  PutLe32(cd, 0100644u << 16);
+  PutLe32(cd, big_o ? static_cast<uint32_t>(k32) : static_cast<uint32_t>(m.local_offset));
+  *cd += m.name;
+  if (zip64) {
+    PutLe16(cd, 0x0001);
+    PutLe16(cd, static_cast<uint16_t>(extra.size()));
+    *cd += extra;
+  }
+}
+
+// The zip64 end record and its locator, for a directory of `count` entries and `cd_size` bytes
+// at `offset`.
+void AppendEnd64(uint64_t count, uint64_t cd_size, uint64_t offset, std::string* end) {
+  PutLe32(end, kEnd64Sig);
+  PutLe64(end, 44);
+  PutLe16(end, (3 << 8) | 45);
+  PutLe16(end, 45);
+  PutLe32(end, 0);
+  PutLe32(end, 0);
+  PutLe64(end, count);
+  PutLe64(end, count);
+  PutLe64(end, cd_size);
+  PutLe64(end, offset);
+  PutLe32(end, kEnd64LocatorSig);
+  PutLe32(end, 0);
+  PutLe64(end, offset + cd_size);
+  PutLe32(end, 1);
+}
+
+}  // namespace
+
 Result<ZipMember> WriteZipMember(File* file, uint64_t offset, const std::string& name,
                                  uint64_t uncompressed_size, bool deflate, int level,
                                  bool force_zip64, const ZipProducer& produce) {
@@ -196,80 +343,16 @@ Result<ZipMember> WriteZipMember(File* file, uint64_t offset, const std::string&
   m.uncompressed_size = uncompressed_size;
   m.local_offset = offset;
   m.data_offset = offset + 30 + name.size() + (zip64 ? 20 : 0);
-
-  uint32_t crc = static_cast<uint32_t>(crc32(0, nullptr, 0));
-  uint64_t out_pos = m.data_offset, produced = 0;
-  Status st;
-  if (!deflate) {
-    st = produce([&](const uint8_t* p, size_t n) -> Status {
-      crc = static_cast<uint32_t>(crc32_z(crc, p, n));
-      produced += n;
-      DLIO_RETURN_NOT_OK(file->WriteAt(out_pos, p, n));
-      out_pos += n;
-      return Status::OK();
-    });
-    DLIO_RETURN_NOT_OK(st);
-  } else {
-    z_stream zs{};
-    if (deflateInit2(&zs, std::clamp(level, 0, 9), Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) !=
-        Z_OK) {
-      return Status::Internal("deflateInit2 failed for " + file->path());
-    }
-    std::vector<uint8_t> out(kWriteChunk);
-    auto pump = [&](int flush) -> Status {
-      for (;;) {
-        zs.next_out = out.data();
-        zs.avail_out = static_cast<uInt>(out.size());
-        const int ret = ::deflate(&zs, flush);
-        const size_t have = out.size() - zs.avail_out;
-        if (have > 0) {
-          DLIO_RETURN_NOT_OK(file->WriteAt(out_pos, out.data(), have));
-          out_pos += have;
-        }
-        if (ret == Z_STREAM_END) return Status::OK();
-        if (ret != Z_OK && ret != Z_BUF_ERROR) {
-          return Status::Internal("deflate failed writing " + file->path());
-        }
-        if (flush == Z_NO_FLUSH && zs.avail_in == 0 && zs.avail_out != 0) return Status::OK();
-      }
-    };
-    st = produce([&](const uint8_t* p, size_t n) -> Status {
-      crc = static_cast<uint32_t>(crc32_z(crc, p, n));
-      produced += n;
-      zs.next_in = const_cast<Bytef*>(p);
-      zs.avail_in = static_cast<uInt>(n);  // pieces are <= kWriteChunk
-      return pump(Z_NO_FLUSH);
-    });
-    if (st.ok()) st = pump(Z_FINISH);
-    deflateEnd(&zs);
-    DLIO_RETURN_NOT_OK(st);
-  }
-  if (produced != uncompressed_size) {
-    return Status::Internal("zip member '", name, "' of ", file->path(), ": produced ", produced,
+  DLIO_ASSIGN_OR_RETURN(const MemberData d, deflate
+                                                ? WriteDeflated(file, m.data_offset, level, produce)
+                                                : WriteStored(file, m.data_offset, produce));
+  if (d.produced != uncompressed_size) {
+    return Status::Internal("zip member '", name, "' of ", file->path(), ": produced ", d.produced,
                             " bytes, announced ", uncompressed_size);
   }
-  m.crc32 = crc;
-  m.compressed_size = out_pos - m.data_offset;
-
-  std::string h;
-  PutLe32(&h, kLocalSig);
-  PutLe16(&h, zip64 ? 45 : 20);
-  PutLe16(&h, 0);  // flags
-  PutLe16(&h, m.method);
-  PutLe16(&h, kDosTime);
-  PutLe16(&h, kDosDate);
-  PutLe32(&h, m.crc32);
-  PutLe32(&h, zip64 ? static_cast<uint32_t>(k32) : static_cast<uint32_t>(m.compressed_size));
-  PutLe32(&h, zip64 ? static_cast<uint32_t>(k32) : static_cast<uint32_t>(m.uncompressed_size));
-  PutLe16(&h, static_cast<uint16_t>(name.size()));
-  PutLe16(&h, zip64 ? 20 : 0);
-  h += name;
-  if (zip64) {
-    PutLe16(&h, 0x0001);
-    PutLe16(&h, 16);
-    PutLe64(&h, m.uncompressed_size);
-    PutLe64(&h, m.compressed_size);
-  }
+  m.crc32 = d.crc;
+  m.compressed_size = d.end - m.data_offset;
+  const std::string h = LocalHeader(m, zip64);
   DLIO_RETURN_NOT_OK(file->WriteAt(offset, h.data(), h.size()));
   return m;
 }
@@ -277,60 +360,11 @@ Result<ZipMember> WriteZipMember(File* file, uint64_t offset, const std::string&
 Status WriteZipDirectory(File* file, uint64_t offset, const std::vector<ZipMember>& members,
                          bool force_zip64) {
   std::string cd;
-  for (const ZipMember& m : members) {
-    const bool big_u = force_zip64 || m.uncompressed_size >= k32;
-    const bool big_c = force_zip64 || m.compressed_size >= k32;
-    const bool big_o = force_zip64 || m.local_offset >= k32;
-    std::string extra;
-    if (big_u) PutLe64(&extra, m.uncompressed_size);
-    if (big_c) PutLe64(&extra, m.compressed_size);
-    if (big_o) PutLe64(&extra, m.local_offset);
-    const bool zip64 = !extra.empty();
-    const uint16_t version = zip64 ? 45 : 20;
-    PutLe32(&cd, kCentralSig);
-    PutLe16(&cd, static_cast<uint16_t>((3 << 8) | version));  // made by: Unix
-    PutLe16(&cd, version);
-    PutLe16(&cd, 0);
-    PutLe16(&cd, m.method);
-    PutLe16(&cd, kDosTime);
-    PutLe16(&cd, kDosDate);
-    PutLe32(&cd, m.crc32);
-    PutLe32(&cd, big_c ? static_cast<uint32_t>(k32) : static_cast<uint32_t>(m.compressed_size));
-    PutLe32(&cd, big_u ? static_cast<uint32_t>(k32) : static_cast<uint32_t>(m.uncompressed_size));
-    PutLe16(&cd, static_cast<uint16_t>(m.name.size()));
-    PutLe16(&cd, static_cast<uint16_t>(zip64 ? extra.size() + 4 : 0));
-    PutLe16(&cd, 0);  // comment
-    PutLe16(&cd, 0);  // disk
-    PutLe16(&cd, 0);  // internal attributes
-    PutLe32(&cd, 0100644u << 16);
-    PutLe32(&cd, big_o ? static_cast<uint32_t>(k32) : static_cast<uint32_t>(m.local_offset));
-    cd += m.name;
-    if (zip64) {
-      PutLe16(&cd, 0x0001);
-      PutLe16(&cd, static_cast<uint16_t>(extra.size()));
-      cd += extra;
-    }
-  }
+  for (const ZipMember& m : members) AppendCentralEntry(m, force_zip64, &cd);
   const uint64_t count = members.size();
   const bool zip64 = force_zip64 || count >= 0xffff || cd.size() >= k32 || offset >= k32;
   std::string end;
-  if (zip64) {
-    const uint64_t end64 = offset + cd.size();
-    PutLe32(&end, kEnd64Sig);
-    PutLe64(&end, 44);
-    PutLe16(&end, (3 << 8) | 45);
-    PutLe16(&end, 45);
-    PutLe32(&end, 0);
-    PutLe32(&end, 0);
-    PutLe64(&end, count);
-    PutLe64(&end, count);
-    PutLe64(&end, cd.size());
-    PutLe64(&end, offset);
-    PutLe32(&end, kEnd64LocatorSig);
-    PutLe32(&end, 0);
-    PutLe64(&end, end64);
-    PutLe32(&end, 1);
-  }
+  if (zip64) AppendEnd64(count, cd.size(), offset, &end);
   PutLe32(&end, kEndSig);
   PutLe16(&end, 0);
   PutLe16(&end, 0);

@@ -155,7 +155,7 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& c, uint64_t rando
   o.sample_shuffle = c.reader.sample_shuffle;
   o.sharding = c.reader.sharding;
   // DLIO's TensorFlow loader shuffles samples through tf.data's shuffle(shuffle_size) window.
-  o.window_shuffle = c.reader.data_loader == "tensorflow";
+  o.window_shuffle = c.reader.data_loader == DataLoader::kTensorflow;
   o.shuffle_size = c.reader.shuffle_size;
   o.seed = c.train.seed;
   o.seed_change_epoch = c.train.seed_change_epoch;
@@ -185,7 +185,7 @@ bool IoModelPicksPytorchWorkers(const WorkloadConfig& c) {
 
 bool UsesPytorchWorkers(const WorkloadConfig& c) {
   return IoModelPicksPytorchWorkers(c) ||
-         (c.reader.io_model == IoModel::kAuto && c.reader.data_loader == "pytorch");
+         (c.reader.io_model == IoModel::kAuto && c.reader.data_loader == DataLoader::kPytorch);
 }
 
 Loader LoaderFor(const WorkloadConfig& c, bool storage_needs_mpi) {
@@ -345,6 +345,14 @@ WorkloadConfig ResolvePaths(const WorkloadConfig& in) {
   prefix(&c.dataset.data_folder);
   prefix(&c.checkpoint.checkpoint_folder);
   return c;
+}
+
+Result<WorkloadConfig> RunConfigFor(const WorkloadConfig& config, int world,
+                                    const Registries& registries,
+                                    std::vector<std::string>* scale_notes) {
+  WorkloadConfig resolved = ResolvePaths(config);
+  DLIO_RETURN_NOT_OK(ApplyFormatRecordShapes(&resolved, registries));
+  return ScaleConfig(resolved, world, scale_notes);
 }
 
 }  // namespace dlio

@@ -84,7 +84,7 @@ Status PreflightRank(const WorkloadConfig& input, const RunEnv& env) {
     registries = own_registries.get();
   }
   DLIO_ASSIGN_OR_RETURN(const WorkloadConfig config,
-                        ScaleConfig(ResolvePaths(input), comm->size()));
+                        RunConfigFor(input, comm->size(), *registries));
   DLIO_RETURN_NOT_OK(CheckConfigForRun(config, comm->size(), *registries));
   std::unique_ptr<Format> format;
   if (config.workflow.generate_data || config.workflow.train) {

@@ -187,9 +187,9 @@ void AddEvalMetrics(const WorkloadConfig& c, const RunReport& r, json* metric) {
   (*metric)["eval_io_stdev_MB_per_second"] = io.stdev;
 }
 
-json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json>& ranks,
-             int64_t start_us, int64_t end_us) {
-  json metric;
+// DLIO's train_* metrics: per-epoch lists, their means and deviations, in MB, SI_MB and MiB.
+void AddTrainMetrics(const WorkloadConfig& c, const RunReport& r, const std::vector<json>& ranks,
+                     json* metric) {
   json au = json::array(), tp = json::array(), io_mb = json::array(), io_mib = json::array();
   for (const auto& e : r.epochs) {
     au.push_back(e.au_percent_mean);
@@ -197,49 +197,64 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     io_mb.push_back(e.bytes_per_s_sum / kMB);
     io_mib.push_back(e.bytes_per_s_sum / kMiB);
   }
-  // DLIO writes the train_* metrics for training runs only (not checkpoint-only ones).
-  if (c.workflow.train) {
-    metric["train_au_percentage"] = au;
-    metric["train_au_mean_percentage"] = r.au_mean_percent;
-    metric["train_au_stdev_percentage"] = r.au_stdev_percent;
-    metric["train_au_meet_expectation"] = r.au_met ? "success" : "fail";
-    metric["train_au_expectation_percentage"] = 100.0 * c.metric.au;
-    metric["train_throughput_samples_per_second"] = tp;
-    metric["train_throughput_mean_samples_per_second"] = r.throughput_mean_samples_per_s;
-    metric["train_throughput_stdev_samples_per_second"] = r.throughput_stdev_samples_per_s;
-    // DLIO's MB is 2^20 bytes (= MiB); the SI_ figures are 10^6 bytes.
-    metric["train_io_mean_MB_per_second"] = r.io_mean_bytes_per_s / kMiB;
-    metric["train_io_stdev_MB_per_second"] = r.io_stdev_bytes_per_s / kMiB;
-    metric["train_io_SI_MB_per_second"] = io_mb;
-    metric["train_io_mean_SI_MB_per_second"] = r.io_mean_bytes_per_s / kMB;
-    metric["train_io_stdev_SI_MB_per_second"] = r.io_stdev_bytes_per_s / kMB;
-    metric["train_io_MiB_per_second"] = io_mib;
-    metric["train_io_mean_MiB_per_second"] = r.io_mean_bytes_per_s / kMiB;
-    metric["train_io_stdev_MiB_per_second"] = r.io_stdev_bytes_per_s / kMiB;
-    AddFirstEpochMetrics(r, &metric);
-    AddPerAcceleratorMetrics(r, ranks, &metric);
-  }
-  if (!r.eval_epochs.empty()) AddEvalMetrics(c, r, &metric);
-  if (!r.checkpoint_type.empty()) metric["checkpoint_type"] = r.checkpoint_type;
+  json& m = *metric;
+  m["train_au_percentage"] = au;
+  m["train_au_mean_percentage"] = r.au_mean_percent;
+  m["train_au_stdev_percentage"] = r.au_stdev_percent;
+  m["train_au_meet_expectation"] = r.au_met ? "success" : "fail";
+  m["train_au_expectation_percentage"] = 100.0 * c.metric.au;
+  m["train_throughput_samples_per_second"] = tp;
+  m["train_throughput_mean_samples_per_second"] = r.throughput_mean_samples_per_s;
+  m["train_throughput_stdev_samples_per_second"] = r.throughput_stdev_samples_per_s;
+  // DLIO's MB is 2^20 bytes (= MiB); the SI_ figures are 10^6 bytes.
+  m["train_io_mean_MB_per_second"] = r.io_mean_bytes_per_s / kMiB;
+  m["train_io_stdev_MB_per_second"] = r.io_stdev_bytes_per_s / kMiB;
+  m["train_io_SI_MB_per_second"] = io_mb;
+  m["train_io_mean_SI_MB_per_second"] = r.io_mean_bytes_per_s / kMB;
+  m["train_io_stdev_SI_MB_per_second"] = r.io_stdev_bytes_per_s / kMB;
+  m["train_io_MiB_per_second"] = io_mib;
+  m["train_io_mean_MiB_per_second"] = r.io_mean_bytes_per_s / kMiB;
+  m["train_io_stdev_MiB_per_second"] = r.io_stdev_bytes_per_s / kMiB;
+  AddFirstEpochMetrics(r, metric);
+  AddPerAcceleratorMetrics(r, ranks, metric);
+}
+
+// The checkpoint_* and load_checkpoint_* metrics (sizes from the first load when nothing saved).
+void AddCheckpointMetrics(const WorkloadConfig& c, const RunReport& r, json* metric) {
+  json& m = *metric;
+  if (!r.checkpoint_type.empty()) m["checkpoint_type"] = r.checkpoint_type;
   if (!r.checkpoint_saves_all.empty()) {
-    metric["checkpoint_count"] = r.checkpoint_saves_all.size();
-    metric["checkpoint_size_bytes"] = r.checkpoint_bytes_total;
-    metric["checkpoint_size_GB"] = r.checkpoint_bytes_total / kGiB;  // DLIO's GB = 2^30 bytes
-    metric["checkpoint_size_SI_GB"] = r.checkpoint_bytes_total / kGB;
-    metric["checkpoint_size_GiB"] = r.checkpoint_bytes_total / kGiB;
-    AddCheckpointOps("save_checkpoint", r.checkpoint_saves_all, &metric);
+    m["checkpoint_count"] = r.checkpoint_saves_all.size();
+    m["checkpoint_size_bytes"] = r.checkpoint_bytes_total;
+    m["checkpoint_size_GB"] = r.checkpoint_bytes_total / kGiB;  // DLIO's GB = 2^30 bytes
+    m["checkpoint_size_SI_GB"] = r.checkpoint_bytes_total / kGB;
+    m["checkpoint_size_GiB"] = r.checkpoint_bytes_total / kGiB;
+    AddCheckpointOps("save_checkpoint", r.checkpoint_saves_all, metric);
   }
   if (!r.checkpoint_loads_all.empty()) {
-    metric["load_checkpoint_count"] = r.checkpoint_loads_all.size();
+    m["load_checkpoint_count"] = r.checkpoint_loads_all.size();
     if (r.checkpoint_saves_all.empty()) {
-      metric["checkpoint_size_bytes"] = r.checkpoint_loads_all[0].bytes;
-      metric["checkpoint_size_GB"] = r.checkpoint_loads_all[0].bytes / kGiB;
-      metric["checkpoint_size_SI_GB"] = r.checkpoint_loads_all[0].bytes / kGB;
-      metric["checkpoint_size_GiB"] = r.checkpoint_loads_all[0].bytes / kGiB;
+      m["checkpoint_size_bytes"] = r.checkpoint_loads_all[0].bytes;
+      m["checkpoint_size_GB"] = r.checkpoint_loads_all[0].bytes / kGiB;
+      m["checkpoint_size_SI_GB"] = r.checkpoint_loads_all[0].bytes / kGB;
+      m["checkpoint_size_GiB"] = r.checkpoint_loads_all[0].bytes / kGiB;
     }
-    AddCheckpointOps("load_checkpoint", r.checkpoint_loads_all, &metric);
+    AddCheckpointOps("load_checkpoint", r.checkpoint_loads_all, metric);
   }
-  AddUnsavedCheckpointMetrics(c, r, &metric);
+  AddUnsavedCheckpointMetrics(c, r, metric);
+}
+
+json SummaryMetric(const WorkloadConfig& c, const RunReport& r, const std::vector<json>& ranks) {
+  json metric;
+  // DLIO writes the train_* metrics for training runs only (not checkpoint-only ones).
+  if (c.workflow.train) AddTrainMetrics(c, r, ranks, &metric);
+  if (!r.eval_epochs.empty()) AddEvalMetrics(c, r, &metric);
+  AddCheckpointMetrics(c, r, &metric);
+  return metric;
+}
+
+// The hosts and I/O totals over the ranks' files: "num_hosts" and "io".
+void AddRankTotals(const std::vector<json>& ranks, json* s) {
   std::set<std::string> hosts;
   uint64_t read_bytes = 0, read_ops = 0, write_bytes = 0, write_ops = 0;
   for (const auto& j : ranks) {
@@ -249,19 +264,48 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
     write_bytes += j.value("write_bytes", uint64_t{0});
     write_ops += j.value("write_ops", uint64_t{0});
   }
-  json s;
-  s["dlio_version"] = kVersion;
-  s["workload"] = c.name;
+  (*s)["num_hosts"] = hosts.size();
+  (*s)["io"] = {{"read_bytes", read_bytes},
+                {"read_ops", read_ops},
+                {"write_bytes", write_bytes},
+                {"write_ops", write_ops}};
+}
+
+// Who ran: the version, workload, accelerators, processes and this host.
+void AddRunIdentity(const WorkloadConfig& c, const RunReport& r, json* s) {
+  (*s)["dlio_version"] = kVersion;
+  (*s)["workload"] = c.name;
   // One rank per emulated accelerator: processes x train.accelerators_per_process.
   const uint64_t per_process = std::max<uint64_t>(1, c.train.accelerators_per_process);
-  s["num_accelerators"] = r.world;
-  s["accelerators_per_process"] = per_process;
-  s["num_processes"] = static_cast<uint64_t>(r.world) / per_process;
-  s["num_hosts"] = hosts.size();
-  s["hostname"] = HostName();
-  s["host_memory_bytes"] = HostMemoryBytes();
-  s["host_cpus"] = std::thread::hardware_concurrency();
-  s["metric"] = metric;
+  (*s)["num_accelerators"] = r.world;
+  (*s)["accelerators_per_process"] = per_process;
+  (*s)["num_processes"] = static_cast<uint64_t>(r.world) / per_process;
+  (*s)["hostname"] = HostName();
+  (*s)["host_memory_bytes"] = HostMemoryBytes();
+  (*s)["host_cpus"] = std::thread::hardware_concurrency();
+}
+
+// What ran: the dataset's shape, the epochs and the generate phase's totals.
+void AddRunShape(const WorkloadConfig& c, const RunReport& r, json* s) {
+  (*s)["epochs"] = r.epochs.size();
+  (*s)["format"] = c.dataset.format;
+  (*s)["num_files_train"] = c.dataset.num_files_train;
+  (*s)["num_files_eval"] = c.dataset.num_files_eval;
+  (*s)["num_samples_per_file"] = c.dataset.num_samples_per_file;
+  (*s)["record_length_bytes"] = c.dataset.record_length_bytes;
+  (*s)["batch_size"] = c.reader.batch_size;
+  (*s)["generate"] = {{"files_written", r.generate_all.files_written},
+                      {"files_skipped", r.generate_all.files_skipped},
+                      {"bytes_written", r.generate_all.bytes_written},
+                      {"duration_seconds", r.generate_all.duration_ns * 1e-9}};
+}
+
+json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json>& ranks,
+             int64_t start_us, int64_t end_us) {
+  json s;
+  AddRunIdentity(c, r, &s);
+  AddRankTotals(ranks, &s);
+  s["metric"] = SummaryMetric(c, r, ranks);
   AddDlioHostKeys(c, ranks, r.world, &s);
   s["units"] = {{"MB", "2^20 bytes (DLIO's MB)"},
                 {"GB", "2^30 bytes (DLIO's GB)"},
@@ -273,21 +317,7 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
   s["start"] = IsoTime(start_us);
   s["end"] = IsoTime(end_us);
   s["duration_seconds"] = (end_us - start_us) * 1e-6;
-  s["epochs"] = r.epochs.size();
-  s["format"] = c.dataset.format;
-  s["num_files_train"] = c.dataset.num_files_train;
-  s["num_files_eval"] = c.dataset.num_files_eval;
-  s["num_samples_per_file"] = c.dataset.num_samples_per_file;
-  s["record_length_bytes"] = c.dataset.record_length_bytes;
-  s["batch_size"] = c.reader.batch_size;
-  s["io"] = {{"read_bytes", read_bytes},
-             {"read_ops", read_ops},
-             {"write_bytes", write_bytes},
-             {"write_ops", write_ops}};
-  s["generate"] = {{"files_written", r.generate_all.files_written},
-                   {"files_skipped", r.generate_all.files_skipped},
-                   {"bytes_written", r.generate_all.bytes_written},
-                   {"duration_seconds", r.generate_all.duration_ns * 1e-9}};
+  AddRunShape(c, r, &s);
   if (r.storage_rules.checked) {
     s["storage_rules"] = StorageRules(r.storage_rules);
   }
@@ -298,8 +328,8 @@ json Summary(const WorkloadConfig& c, const RunReport& r, const std::vector<json
   return s;
 }
 
-std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
-  std::ostringstream o;
+// The first line: workload, ranks (processes x accelerator threads), dataset, what ran.
+void WriteHeadline(const WorkloadConfig& c, const RunReport& r, std::ostringstream& o) {
   o << "dlio " << kVersion << ": workload '" << c.name << "' on " << r.world
     << (r.world == 1 ? " rank" : " ranks");
   if (c.train.accelerators_per_process > 1) {
@@ -319,56 +349,70 @@ std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
     o << ", generate only";
   }
   o << "\n";
-  if (c.workflow.generate_data) {
-    const GenerateReport& g = r.generate_all;
-    const double secs = g.duration_ns * 1e-9;
-    o << "  generate: " << g.files_written << " files written, " << g.files_skipped
-      << " already present, " << HumanBytes(static_cast<double>(g.bytes_written)) << " in "
-      << Fixed(secs, 2) << " s";
-    if (secs > 0 && g.bytes_written > 0) {
-      o << " (" << Fixed(g.bytes_written / kMiB / secs, 1) << " MiB/s"
-        << (r.world > 1 ? " over all ranks" : "") << ")";
-    }
-    o << "\n";
+}
+
+void WriteGenerateLine(const RunReport& r, std::ostringstream& o) {
+  const GenerateReport& g = r.generate_all;
+  const double secs = g.duration_ns * 1e-9;
+  o << "  generate: " << g.files_written << " files written, " << g.files_skipped
+    << " already present, " << HumanBytes(static_cast<double>(g.bytes_written)) << " in "
+    << Fixed(secs, 2) << " s";
+  if (secs > 0 && g.bytes_written > 0) {
+    o << " (" << Fixed(g.bytes_written / kMiB / secs, 1) << " MiB/s"
+      << (r.world > 1 ? " over all ranks" : "") << ")";
   }
+  o << "\n";
+}
+
+// Training's AU, throughput and I/O, the first epoch against the steady state, and the untimed
+// buffer preparation.
+void WriteTrainLines(const WorkloadConfig& c, const RunReport& r, std::ostringstream& o) {
+  o << "  train: AU " << Fixed(r.au_mean_percent, 2) << "% (target " << Fixed(100 * c.metric.au, 0)
+    << "%: " << (r.au_met ? "met" : "NOT met") << "), throughput "
+    << Fixed(r.throughput_mean_samples_per_s, 1) << " samples/s, I/O "
+    << Fixed(r.io_mean_bytes_per_s / kMB, 1) << " MB/s (" << Fixed(r.io_mean_bytes_per_s / kMiB, 1)
+    << " MiB/s)\n";
+  o << "  train_au_meet_expectation: " << (r.au_met ? "success" : "fail") << "\n";
+  o << "  first epoch: AU " << Fixed(r.first_epoch_au_percent, 2) << "%, "
+    << Fixed(r.first_epoch_samples_per_s, 1) << " samples/s";
+  if (r.epochs.size() >= 2) {
+    o << "; steady state (epochs 2-" << r.epochs.size() << "): AU "
+      << Fixed(r.steady_au_mean_percent, 2) << "%, " << Fixed(r.steady_samples_per_s_mean, 1)
+      << " samples/s";
+    if (r.steady_samples_per_s_mean > 0) {
+      o << " (first/steady " << Fixed(r.first_epoch_samples_per_s / r.steady_samples_per_s_mean, 3)
+        << ")";
+    }
+  }
+  o << "\n  buffers prepared before epoch 1 (untimed): "
+    << HumanBytes(static_cast<double>(r.buffer_prepared_bytes)) << " in "
+    << Fixed(r.buffer_prepare_seconds, 3) << " s\n";
+}
+
+// One line per kind of checkpoint operation: count, size, the slowest rank's mean time and rate.
+void WriteCheckpointOpsLine(const char* what, const std::vector<CheckpointOpSummary>& ops,
+                            std::ostringstream& o) {
+  if (ops.empty()) return;
+  std::vector<double> seconds, rates;
+  for (const auto& op : ops) {
+    seconds.push_back(op.seconds);
+    rates.push_back(op.seconds > 0 ? op.bytes / kGB / op.seconds : 0.0);
+  }
+  o << "  checkpoint " << what << ": " << ops.size() << " x "
+    << HumanBytes(static_cast<double>(ops[0].bytes)) << ", slowest rank "
+    << Fixed(ComputeMeanStdev(seconds).mean, 3) << " s mean, "
+    << Fixed(ComputeMeanStdev(rates).mean, 3) << " GB/s mean\n";
+}
+
+std::string SummaryText(const WorkloadConfig& c, const RunReport& r) {
+  std::ostringstream o;
+  WriteHeadline(c, r, o);
+  if (c.workflow.generate_data) WriteGenerateLine(r, o);
   for (const auto& e : r.epochs) o << "  " << FormatEpochLine("train", e) << "\n";
   for (const auto& e : r.eval_epochs) o << "  " << FormatEpochLine("eval", e) << "\n";
-  if (!r.epochs.empty()) {
-    o << "  train: AU " << Fixed(r.au_mean_percent, 2) << "% (target "
-      << Fixed(100 * c.metric.au, 0) << "%: " << (r.au_met ? "met" : "NOT met") << "), throughput "
-      << Fixed(r.throughput_mean_samples_per_s, 1) << " samples/s, I/O "
-      << Fixed(r.io_mean_bytes_per_s / kMB, 1) << " MB/s ("
-      << Fixed(r.io_mean_bytes_per_s / kMiB, 1) << " MiB/s)\n";
-    o << "  train_au_meet_expectation: " << (r.au_met ? "success" : "fail") << "\n";
-    o << "  first epoch: AU " << Fixed(r.first_epoch_au_percent, 2) << "%, "
-      << Fixed(r.first_epoch_samples_per_s, 1) << " samples/s";
-    if (r.epochs.size() >= 2) {
-      o << "; steady state (epochs 2-" << r.epochs.size() << "): AU "
-        << Fixed(r.steady_au_mean_percent, 2) << "%, " << Fixed(r.steady_samples_per_s_mean, 1)
-        << " samples/s";
-      if (r.steady_samples_per_s_mean > 0) {
-        o << " (first/steady "
-          << Fixed(r.first_epoch_samples_per_s / r.steady_samples_per_s_mean, 3) << ")";
-      }
-    }
-    o << "\n  buffers prepared before epoch 1 (untimed): "
-      << HumanBytes(static_cast<double>(r.buffer_prepared_bytes)) << " in "
-      << Fixed(r.buffer_prepare_seconds, 3) << " s\n";
-  }
-  auto ops_line = [&o](const char* what, const std::vector<CheckpointOpSummary>& ops) {
-    if (ops.empty()) return;
-    std::vector<double> seconds, rates;
-    for (const auto& op : ops) {
-      seconds.push_back(op.seconds);
-      rates.push_back(op.seconds > 0 ? op.bytes / kGB / op.seconds : 0.0);
-    }
-    o << "  checkpoint " << what << ": " << ops.size() << " x "
-      << HumanBytes(static_cast<double>(ops[0].bytes)) << ", slowest rank "
-      << Fixed(ComputeMeanStdev(seconds).mean, 3) << " s mean, "
-      << Fixed(ComputeMeanStdev(rates).mean, 3) << " GB/s mean\n";
-  };
-  ops_line("saves", r.checkpoint_saves_all);
-  ops_line("loads", r.checkpoint_loads_all);
+  if (!r.epochs.empty()) WriteTrainLines(c, r, o);
+  WriteCheckpointOpsLine("saves", r.checkpoint_saves_all, o);
+  WriteCheckpointOpsLine("loads", r.checkpoint_loads_all, o);
   for (const auto& w : r.warnings) o << "  warning: " << w << "\n";
   return o.str();
 }

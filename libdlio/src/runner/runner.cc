@@ -99,6 +99,100 @@ Status StartProfiler(const WorkloadConfig& config, int rank, bool write_outputs,
   return Status::OK();
 }
 
+// The registries and comm of `env`, or this rank's own (the built-ins; the serial comm).
+Status SetRegistriesAndComm(const RunEnv& env, RunResources* res, RunContext* ctx) {
+  ctx->clock = env.clock != nullptr ? env.clock : SystemClock();
+  ctx->registries = env.registries;
+  if (ctx->registries == nullptr) {
+    res->own_registries = std::make_unique<Registries>();
+    DLIO_RETURN_NOT_OK(RegisterBuiltins(res->own_registries.get()));
+    ctx->registries = res->own_registries.get();
+  }
+  ctx->comm = env.comm;
+  if (ctx->comm == nullptr) {
+    res->own_comm = MakeSerialComm();
+    ctx->comm = res->own_comm.get();
+  }
+  return Status::OK();
+}
+
+// The dataset's format, for runs that generate or read data (checkpoint-only runs read none).
+Status SetFormat(const WorkloadConfig& config, RunResources* res, RunContext* ctx) {
+  if (!config.workflow.generate_data && !config.workflow.train) return Status::OK();
+  DLIO_ASSIGN_OR_RETURN(
+      res->format, runner_internal::Build<Format>(ctx->registries->formats, config.dataset.format));
+  if (config.reader.decode && !res->format->has_decoder()) {
+    return Status::InvalidArgument("reader.decode is true but format '" + res->format->name() +
+                                   "' has no decoder (formats with one: jpeg, png, csv)");
+  }
+  ctx->format = res->format.get();
+  return Status::OK();
+}
+
+// Where summary.json and the per-rank files go, its output.folder made; null when the run writes
+// no outputs.
+Result<Storage*> OutputStorage(const WorkloadConfig& config, const RunEnv& env, RunResources* res) {
+  if (!env.write_outputs) return nullptr;
+  Storage* out = env.output_storage;
+  if (out == nullptr) {
+    res->own_output_storage = NewPosixStorage(StorageOptions());
+    out = res->own_output_storage.get();
+  }
+  Status made = out->CreateDirs(config.output.folder);
+  if (!made.ok()) return made.WithContext("output.folder");
+  return out;
+}
+
+// The data storage: RunEnv's, else the process's shared one wrapped for this rank, else the one
+// the config names. Rank 0 passes on its warnings.
+Status SetStorage(const WorkloadConfig& config, const RunEnv& env, Storage* shared_storage,
+                  RunResources* res, RunContext* ctx) {
+  ctx->storage = env.storage;
+  if (ctx->storage == nullptr && shared_storage != nullptr) {
+    res->storage = std::make_unique<StorageWrapper>(shared_storage->name(), shared_storage);
+    res->storage->Bind(ctx->clock, ctx->tracer);
+    ctx->storage = res->storage.get();
+  }
+  if (ctx->storage == nullptr) {
+    DLIO_ASSIGN_OR_RETURN(
+        res->storage, runner_internal::MakeRunStorage(config, *ctx->registries, ctx->clock,
+                                                      ctx->tracer, ctx->comm, &res->node_share));
+    ctx->storage = res->storage.get();
+  }
+  if (ctx->rank() == 0) {
+    for (const std::string& warning : ctx->storage->RunWarnings()) ctx->messages->Warn(warning);
+  }
+  return Status::OK();
+}
+
+// The phases, with DLIO's profiling.profiler beside them on rank 0 (a failure to start it ends the
+// job as a failed phase would, so no rank waits for it in a collective) and DLIO's one "ai_root"
+// span per rank over them (its `@dft_ai` on DLIOBenchmark.run). Sets the run's wall-clock span.
+Status RunTraced(const RunContext& ctx, const RunEnv& env, bool write_outputs, RunResources* res,
+                 RunReport* report, int64_t* start_us, int64_t* end_us) {
+  const WorkloadConfig& config = *ctx.config;
+  std::unique_ptr<runner_internal::IostatProcess> iostat;
+  Status status = StartProfiler(config, ctx.rank(), write_outputs, ctx.messages, &iostat);
+  *start_us = ctx.clock->WallMicros();
+  if (status.ok()) status = RunPhases(ctx, env.force_generate, res, report);
+  if (iostat) {
+    Status stopped = iostat->Stop();
+    if (status.ok()) status = stopped;
+  }
+  if (status.ok() && res->node_share != nullptr) status = res->node_share->Finish();
+  *end_us = ctx.clock->WallMicros();
+  runner_internal::TraceSpan(ctx.tracer, ai_events::kRootName, ai_events::kRootCat, *start_us,
+                             *end_us, -1, -1);
+  Status flush = res->tracer->Flush();
+  if (!status.ok() && env.abort_on_error && ctx.world() > 1) {
+    // The other ranks may be waiting in a collective this rank will never join: end the job now,
+    // before this rank's pipelines and files are torn down.
+    ctx.comm->Abort(status);
+  }
+  DLIO_RETURN_NOT_OK(status);
+  return flush;
+}
+
 // One rank's run (an accelerator thread's, when a process emulates several). `shared_storage`
 // (not owned; null: none): the process's in-memory storage, which this rank wraps to count and
 // trace its own calls, when RunEnv::storage is null.
@@ -106,96 +200,29 @@ Result<RunReport> RunRank(const WorkloadConfig& input_config, const RunEnv& env,
                           Storage* shared_storage) {
   RunResources res;
   RunContext ctx;
-  ctx.clock = env.clock != nullptr ? env.clock : SystemClock();
-  ctx.registries = env.registries;
-  if (ctx.registries == nullptr) {
-    res.own_registries = std::make_unique<Registries>();
-    DLIO_RETURN_NOT_OK(RegisterBuiltins(res.own_registries.get()));
-    ctx.registries = res.own_registries.get();
-  }
+  DLIO_RETURN_NOT_OK(SetRegistriesAndComm(env, &res, &ctx));
   DLIO_RETURN_NOT_OK(ValidateCapabilities(input_config, *ctx.registries));
-  ctx.comm = env.comm;
-  if (ctx.comm == nullptr) {
-    res.own_comm = MakeSerialComm();
-    ctx.comm = res.own_comm.get();
-  }
   RunReport report;
   RunMessages messages(env, ctx.rank(), &report.warnings);
   ctx.messages = &messages;
   std::vector<std::string> scaled;
   DLIO_ASSIGN_OR_RETURN(const WorkloadConfig config,
-                        ScaleConfig(ResolvePaths(input_config), ctx.world(), &scaled));
+                        RunConfigFor(input_config, ctx.world(), *ctx.registries, &scaled));
   ctx.config = &config;
   for (const auto& line : scaled) messages.Log(LogLevel::kInfo, line);
   report.workload = config.name;
   report.rank = ctx.rank();
   report.world = ctx.world();
   report.output_folder = config.output.folder;
-  if (config.workflow.generate_data ||
-      config.workflow.train) {  // checkpoint-only runs read no data
-    DLIO_ASSIGN_OR_RETURN(
-        res.format, runner_internal::Build<Format>(ctx.registries->formats, config.dataset.format));
-    if (config.reader.decode && !res.format->has_decoder()) {
-      return Status::InvalidArgument("reader.decode is true but format '" + res.format->name() +
-                                     "' has no decoder (formats with one: jpeg, png, csv)");
-    }
-    ctx.format = res.format.get();
-  }
+  DLIO_RETURN_NOT_OK(SetFormat(config, &res, &ctx));
   // Before anything is written: every rank agrees the run fits its host (dlio/preflight.h).
   DLIO_RETURN_NOT_OK(AgreedPreflight(config, ctx.format, ctx.comm, *ctx.registries));
-
-  Storage* out = nullptr;
-  if (env.write_outputs) {
-    out = env.output_storage;
-    if (out == nullptr) {
-      res.own_output_storage = NewPosixStorage(StorageOptions());
-      out = res.own_output_storage.get();
-    }
-    Status made = out->CreateDirs(config.output.folder);
-    if (!made.ok()) return made.WithContext("output.folder");
-  }
+  DLIO_ASSIGN_OR_RETURN(Storage* const out, OutputStorage(config, env, &res));
   DLIO_ASSIGN_OR_RETURN(res.tracer, MakeTracerFor(config, report.rank, report.world));
   ctx.tracer = res.tracer.get();
-  ctx.storage = env.storage;
-  if (ctx.storage == nullptr && shared_storage != nullptr) {
-    res.storage = std::make_unique<StorageWrapper>(shared_storage->name(), shared_storage);
-    res.storage->Bind(ctx.clock, ctx.tracer);
-    ctx.storage = res.storage.get();
-  }
-  if (ctx.storage == nullptr) {
-    DLIO_ASSIGN_OR_RETURN(
-        res.storage, runner_internal::MakeRunStorage(config, *ctx.registries, ctx.clock, ctx.tracer,
-                                                     ctx.comm, &res.node_share));
-    ctx.storage = res.storage.get();
-  }
-  if (ctx.rank() == 0) {
-    for (const std::string& warning : ctx.storage->RunWarnings()) messages.Warn(warning);
-  }
-
-  // DLIO's profiling.profiler beside the run, on rank 0 (a failure to start it ends the job as a
-  // failed phase would, so no rank waits for it in a collective).
-  std::unique_ptr<runner_internal::IostatProcess> iostat;
-  Status status = StartProfiler(config, ctx.rank(), out != nullptr, &messages, &iostat);
-  const int64_t start_us = ctx.clock->WallMicros();
-  if (status.ok()) status = RunPhases(ctx, env.force_generate, &res, &report);
-  if (iostat) {
-    Status stopped = iostat->Stop();
-    if (status.ok()) status = stopped;
-  }
-  if (status.ok() && res.node_share != nullptr) status = res.node_share->Finish();
-  const int64_t end_us = ctx.clock->WallMicros();
-  // DLIO's one "ai_root" span per rank over the run (its `@dft_ai` on DLIOBenchmark.run).
-  runner_internal::TraceSpan(ctx.tracer, ai_events::kRootName, ai_events::kRootCat, start_us,
-                             end_us, -1, -1);
-  Status flush = res.tracer->Flush();
-  if (!status.ok() && env.abort_on_error && ctx.world() > 1) {
-    // The other ranks may be waiting in a collective this rank will never join: end the job now,
-    // before this rank's pipelines and files are torn down.
-    ctx.comm->Abort(status);
-  }
-  if (!status.ok()) return status;
-  DLIO_RETURN_NOT_OK(flush);
-
+  DLIO_RETURN_NOT_OK(SetStorage(config, env, shared_storage, &res, &ctx));
+  int64_t start_us = 0, end_us = 0;
+  DLIO_RETURN_NOT_OK(RunTraced(ctx, env, out != nullptr, &res, &report, &start_us, &end_us));
   DLIO_RETURN_NOT_OK(WriteReports(config, ctx.comm, start_us, end_us, out, &report));
   return report;
 }

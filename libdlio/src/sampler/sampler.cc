@@ -89,32 +89,14 @@ class ShardedSampler final : public Sampler {
 
  private:
   Status PlanOrThrow(const PlanRequest& request, std::vector<SampleRef>* out) const {
-    if (request.samples_per_file == nullptr) {
-      return Status::InvalidArgument("sampler: PlanRequest.samples_per_file is null");
-    }
-    if (request.world < 1 || request.rank < 0 || request.rank >= request.world) {
-      return Status::InvalidArgument("sampler: rank ", request.rank, " is outside a world of ",
-                                     request.world);
-    }
+    DLIO_RETURN_NOT_OK(CheckRequest(request));
     const std::vector<uint64_t>& per_file = *request.samples_per_file;
-    if (per_file.size() > uint64_t{std::numeric_limits<uint32_t>::max()} + 1) {
-      return Status::InvalidArgument("sampler: ", per_file.size(),
-                                     " files exceed the 2^32 a SampleRef can address");
-    }
     out->clear();
     const uint64_t epoch = options_.seed_change_epoch ? request.epoch : 0;
     const auto rank = static_cast<uint64_t>(request.rank);
     const auto world = static_cast<uint64_t>(request.world);
-
     // 1. Global file order. One allocation per epoch, not per sample.
-    std::vector<uint32_t> order(per_file.size());
-    std::iota(order.begin(), order.end(), uint32_t{0});
-    if (kind_ != Kind::kSequential && options_.file_shuffle != ShuffleMode::kOff) {
-      const uint64_t entropy =
-          options_.file_shuffle == ShuffleMode::kRandom ? options_.random_seed : 0;
-      Shuffle(&order, MixSeed(options_.seed, epoch, kFileOrderTag, entropy));
-    }
-
+    const std::vector<uint32_t> order = FileOrder(per_file.size(), epoch);
     // 2-3. Walk the global sample list file by file, keeping this rank's shard.
     uint64_t total = 0;
     for (uint64_t n : per_file) {
@@ -123,6 +105,52 @@ class ShardedSampler final : public Sampler {
       }
       total += n;
     }
+    KeepShard(order, per_file, total, rank, world, out);
+    // 3b. Interleave.
+    if (options_.interleave > 1) Interleave(out, options_.interleave, options_.interleave_block);
+    // 4. Rank-local reordering.
+    if (kind_ != Kind::kSequential) ReorderLocally(epoch, rank, out);
+    // 5. Fraction.
+    if (options_.fraction < 1.0 && !out->empty()) {
+      const auto keep =
+          static_cast<uint64_t>(std::ceil(options_.fraction * static_cast<double>(out->size())));
+      out->resize(std::max<uint64_t>(1, std::min<uint64_t>(keep, out->size())));
+    }
+    return Status::OK();
+  }
+
+  static Status CheckRequest(const PlanRequest& request) {
+    if (request.samples_per_file == nullptr) {
+      return Status::InvalidArgument("sampler: PlanRequest.samples_per_file is null");
+    }
+    if (request.world < 1 || request.rank < 0 || request.rank >= request.world) {
+      return Status::InvalidArgument("sampler: rank ", request.rank, " is outside a world of ",
+                                     request.world);
+    }
+    const size_t files = request.samples_per_file->size();
+    if (files > uint64_t{std::numeric_limits<uint32_t>::max()} + 1) {
+      return Status::InvalidArgument("sampler: ", files,
+                                     " files exceed the 2^32 a SampleRef can address");
+    }
+    return Status::OK();
+  }
+
+  // The files in order, shuffled per epoch unless sequential or dataset.file_shuffle is off.
+  std::vector<uint32_t> FileOrder(size_t files, uint64_t epoch) const {
+    std::vector<uint32_t> order(files);
+    std::iota(order.begin(), order.end(), uint32_t{0});
+    if (kind_ != Kind::kSequential && options_.file_shuffle != ShuffleMode::kOff) {
+      const uint64_t entropy =
+          options_.file_shuffle == ShuffleMode::kRandom ? options_.random_seed : 0;
+      Shuffle(&order, MixSeed(options_.seed, epoch, kFileOrderTag, entropy));
+    }
+    return order;
+  }
+
+  // This rank's part of the `total` samples of the files in `order`: a contiguous block, whole
+  // files round-robin (shard), every sample (none), or samples round-robin.
+  void KeepShard(const std::vector<uint32_t>& order, const std::vector<uint64_t>& per_file,
+                 uint64_t total, uint64_t rank, uint64_t world, std::vector<SampleRef>* out) const {
     const uint64_t base = total / world;
     const uint64_t extra = total % world;
     if (options_.sharding != Sharding::kNone) out->reserve(base + (rank < extra ? 1 : 0));
@@ -157,30 +185,20 @@ class ShardedSampler final : public Sampler {
         global += n;
       }
     }
+  }
 
-    // 3b. Interleave.
-    if (options_.interleave > 1) Interleave(out, options_.interleave, options_.interleave_block);
-
-    // 4. Rank-local reordering.
-    if (kind_ != Kind::kSequential) {
-      const uint64_t entropy =
-          options_.sample_shuffle == ShuffleMode::kRandom ? options_.random_seed : 0;
-      const uint64_t sample_seed =
-          MixSeed(MixSeed(options_.seed, epoch, rank), kSampleOrderTag, entropy);
-      if (kind_ == Kind::kShuffleBuffer) {
-        if (!options_.shuffle_after_read) WindowShuffle(out, options_.shuffle_size, sample_seed);
-      } else if (options_.sample_shuffle != ShuffleMode::kOff) {
-        Shuffle(out, sample_seed);
-      }
+  // The rank's own shuffle: a window (shuffle buffer, unless it shuffles after reading) or the
+  // whole list (dataset.sample_shuffle).
+  void ReorderLocally(uint64_t epoch, uint64_t rank, std::vector<SampleRef>* out) const {
+    const uint64_t entropy =
+        options_.sample_shuffle == ShuffleMode::kRandom ? options_.random_seed : 0;
+    const uint64_t sample_seed =
+        MixSeed(MixSeed(options_.seed, epoch, rank), kSampleOrderTag, entropy);
+    if (kind_ == Kind::kShuffleBuffer) {
+      if (!options_.shuffle_after_read) WindowShuffle(out, options_.shuffle_size, sample_seed);
+    } else if (options_.sample_shuffle != ShuffleMode::kOff) {
+      Shuffle(out, sample_seed);
     }
-
-    // 5. Fraction.
-    if (options_.fraction < 1.0 && !out->empty()) {
-      const auto keep =
-          static_cast<uint64_t>(std::ceil(options_.fraction * static_cast<double>(out->size())));
-      out->resize(std::max<uint64_t>(1, std::min<uint64_t>(keep, out->size())));
-    }
-    return Status::OK();
   }
 
   Kind kind_;

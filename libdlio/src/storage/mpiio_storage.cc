@@ -1,9 +1,8 @@
-// MPI-IO files. With comm/mpi_comm.cc, the only file that includes mpi.h; without DLIO_WITH_MPI
-// the factory is a stub that names the build option.
+// MPI-IO files. With comm/mpi_comm.cc, the only file that includes mpi.h (through
+// comm/mpi_util.h); without DLIO_WITH_MPI the factory is a stub that names the build option.
 #include "storage/mpiio_storage.h"
 
 #include <algorithm>
-#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -14,14 +13,7 @@
 #include "storage/capabilities.h"
 
 #if defined(DLIO_WITH_MPI)
-// The C API only; the C++ bindings are deprecated (CMake's MPI_CXX_SKIP_MPICXX defines these too).
-#ifndef OMPI_SKIP_MPICXX
-#define OMPI_SKIP_MPICXX 1
-#endif
-#ifndef MPICH_SKIP_MPICXX
-#define MPICH_SKIP_MPICXX 1
-#endif
-#include <mpi.h>
+#include "comm/mpi_util.h"
 #endif
 
 namespace dlio {
@@ -29,15 +21,11 @@ namespace dlio {
 #if defined(DLIO_WITH_MPI)
 namespace {
 
-// Largest request per MPI call: counts are ints.
-constexpr size_t kMaxCall = size_t{1} << 30;
+using mpi_internal::MpiCount;
+using mpi_internal::MpiErrorText;
 
-std::string MpiErrorText(int code) {
-  char text[MPI_MAX_ERROR_STRING];
-  int len = 0;
-  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return StrCat("MPI error ", code);
-  return std::string(text, static_cast<size_t>(len));
-}
+// Largest request per MPI call: counts are ints.
+constexpr size_t kMaxCall = mpi_internal::kMaxMpiCount;
 
 Status MpiError(int code, const std::string& what) {
   int error_class = MPI_ERR_OTHER;
@@ -106,7 +94,7 @@ class MpiioFile final : public File {
     auto* p = static_cast<uint8_t*>(buf);
     size_t done = 0;
     while (done < n) {
-      const int count = static_cast<int>(std::min(kMaxCall, n - done));
+      const int count = MpiCount(n - done);
       MPI_Status status;
       const int rc = MPI_File_read_at(fh_, static_cast<MPI_Offset>(offset + done), p + done, count,
                                       MPI_BYTE, &status);
@@ -151,7 +139,7 @@ class MpiioFile final : public File {
     const auto* p = static_cast<const uint8_t*>(buf);
     size_t done = 0;
     while (done < n) {
-      const int count = static_cast<int>(std::min(kMaxCall, n - done));
+      const int count = MpiCount(n - done);
       MPI_Status status;
       const int rc = MPI_File_write_at(fh_, static_cast<MPI_Offset>(offset + done),
                                        const_cast<uint8_t*>(p + done), count, MPI_BYTE, &status);
@@ -238,27 +226,13 @@ class MpiioStorage final : public StorageWrapper {
 
   // The communicator collective files are opened on, for parallel HDF5 (storage.h).
   const void* CollectiveMpiComm(const std::string& path) const override {
-    return IsCollective(path) ? &world_ : nullptr;
+    return IsCollective(path) ? mpi_internal::MpiHandleOf(world_) : nullptr;
   }
 
  protected:
   Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
                                        const FileOptions&) override {
-    int amode = 0;
-    switch (mode) {
-      case OpenMode::kRead:
-        amode = MPI_MODE_RDONLY;
-        break;
-      case OpenMode::kWrite:
-        amode = MPI_MODE_RDWR | MPI_MODE_CREATE;
-        break;
-      case OpenMode::kCreateNew:
-        amode = MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL;
-        break;
-      case OpenMode::kReadWrite:
-        amode = MPI_MODE_RDWR | MPI_MODE_CREATE;
-        break;
-    }
+    const int amode = AccessMode(mode);
     const bool collective = mode == OpenMode::kRead && IsCollective(path);
     const char* fn = collective ? "MPI_File_open(MPI_COMM_WORLD)" : "MPI_File_open";
     std::unique_lock<std::mutex> lock;
@@ -273,8 +247,8 @@ class MpiioStorage final : public StorageWrapper {
       }
     }
     MPI_File fh = MPI_FILE_NULL;
-    int rc = MPI_File_open(collective ? MPI_COMM_WORLD : MPI_COMM_SELF, path.c_str(), amode,
-                           MPI_INFO_NULL, &fh);
+    const int rc = MPI_File_open(collective ? MPI_COMM_WORLD : MPI_COMM_SELF, path.c_str(), amode,
+                                 MPI_INFO_NULL, &fh);
     if (rc != MPI_SUCCESS) {
       Status st = MpiError(rc, std::string(fn) + " " + path);
       if (mode == OpenMode::kRead) {
@@ -283,29 +257,49 @@ class MpiioStorage final : public StorageWrapper {
       }
       return st;
     }
-    // Errors of this handle come back as codes (the default for files, made explicit).
-    MPI_File_set_errhandler(fh, MPI_ERRORS_RETURN);
-    if (mode == OpenMode::kWrite) {
-      rc = MPI_File_set_size(fh, 0);
-      if (rc != MPI_SUCCESS) {
-        MPI_File_close(&fh);
-        return MpiError(rc, "MPI_File_set_size(0) " + path);
-      }
-    }
     MPI_Offset size = 0;
-    if (collective) {
-      rc = MPI_File_get_size(fh, &size);
-      if (rc != MPI_SUCCESS) {
-        MPI_File_close(&fh);
-        return MpiError(rc, "MPI_File_get_size " + path);
-      }
-    }
+    DLIO_RETURN_NOT_OK(PrepareOpened(path, mode, collective, &fh, &size));
     lock = {};
     return std::unique_ptr<File>(
         std::make_unique<MpiioFile>(path, fh, collective, static_cast<uint64_t>(size), &gate_));
   }
 
  private:
+  static int AccessMode(OpenMode mode) {
+    switch (mode) {
+      case OpenMode::kRead:
+        return MPI_MODE_RDONLY;
+      case OpenMode::kWrite:
+      case OpenMode::kReadWrite:
+        return MPI_MODE_RDWR | MPI_MODE_CREATE;
+      case OpenMode::kCreateNew:
+        return MPI_MODE_RDWR | MPI_MODE_CREATE | MPI_MODE_EXCL;
+    }
+    return 0;
+  }
+
+  // A just opened handle: errors as return codes (the default for files, made explicit),
+  // truncated for kWrite, its size read when collective (*size). Closes it on failure.
+  static Status PrepareOpened(const std::string& path, OpenMode mode, bool collective, MPI_File* fh,
+                              MPI_Offset* size) {
+    MPI_File_set_errhandler(*fh, MPI_ERRORS_RETURN);
+    if (mode == OpenMode::kWrite) {
+      const int rc = MPI_File_set_size(*fh, 0);
+      if (rc != MPI_SUCCESS) {
+        MPI_File_close(fh);
+        return MpiError(rc, "MPI_File_set_size(0) " + path);
+      }
+    }
+    if (collective) {
+      const int rc = MPI_File_get_size(*fh, size);
+      if (rc != MPI_SUCCESS) {
+        MPI_File_close(fh);
+        return MpiError(rc, "MPI_File_get_size " + path);
+      }
+    }
+    return Status::OK();
+  }
+
   bool IsCollective(const std::string& path) const {
     if (!collective_) return false;
     if (collective_dirs_.empty()) return true;
@@ -324,10 +318,7 @@ class MpiioStorage final : public StorageWrapper {
 }  // namespace
 
 Result<std::unique_ptr<Storage>> NewMpiioStorage(const StorageOptions& options) {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (!initialized || finalized) {
+  if (!mpi_internal::MpiUsable()) {
     return Status::FailedPrecondition(
         "storage 'mpiio' needs MPI initialized in this process: run under mpiexec/srun (dlio-run "
         "picks the MPI comm there, or use --comm mpi), or call dlio::MakeMpiComm first");

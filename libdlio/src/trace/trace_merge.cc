@@ -152,13 +152,14 @@ class Output {
   std::string path_;
 };
 
-Status MergeInto(const std::vector<std::string>& inputs, Output* out, TraceMergeReport* report) {
+// Each input's pid (and rank); InvalidArgument when two would share one. Several preload traces of
+// one pid are one process before and after an exec; a rank is one file.
+Result<std::vector<InputPid>> AssignPids(const std::vector<std::string>& inputs,
+                                         TraceMergeReport* report) {
   std::vector<InputPid> given;
   std::set<int64_t> seen_rank_pids, seen_preload_pids;
   for (size_t i = 0; i < inputs.size(); ++i) {
     const InputPid p = PidFor(inputs[i], i);
-    // Several preload traces of one pid are one process before and after an exec; a rank is
-    // one file.
     auto& mine = p.rank >= 0 ? seen_rank_pids : seen_preload_pids;
     const auto& other = p.rank >= 0 ? seen_preload_pids : seen_rank_pids;
     if ((p.rank >= 0 && mine.count(p.pid) != 0) || other.count(p.pid) != 0) {
@@ -170,58 +171,79 @@ Status MergeInto(const std::vector<std::string>& inputs, Output* out, TraceMerge
     given.push_back(p);
     report->pids.push_back(p.pid);
   }
-  DLIO_RETURN_NOT_OK(out->Write("[\n"));
-  bool first = true;
-  std::set<int64_t> named;  // pids whose process_name is written
-  int64_t next_id = 1;
-  std::string line, pending;
-  uint64_t pending_line_no = 0;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const std::string& path = inputs[i];
-    const int64_t pid = given[i].pid;
-    const int64_t rank = given[i].rank;
+  return given;
+}
+
+// Writes the events of the inputs, one after the other, into one JSON array, renumbering their
+// ids and giving each input's events its pid.
+class Merger {
+ public:
+  Merger(Output* out, TraceMergeReport* report) : out_(out), report_(report) {}
+
+  // A line is parsed once the next one is known, so that only the last line may be truncated.
+  Status MergeFile(const std::string& path, const InputPid& input) {
     GzFile in(gzopen(path.c_str(), "rb"));
     if (!in) return Status::FromErrno(errno, "open trace " + path);
-    // A line is parsed once the next one is known, so that only the last line may be truncated.
-    pending.clear();
-    bool have_pending = false;
-    uint64_t line_no = 0;
-    auto emit = [&](const std::string& text, uint64_t no, bool last) -> Status {
-      std::string t = Trim(text);
-      if (t.empty() || t == "[" || t == "]") return Status::OK();
-      if (t.back() == ',') t.pop_back();
-      json event = json::parse(t, nullptr, /*allow_exceptions=*/false);
-      if (event.is_discarded() || !event.is_object()) {
-        if (last) {
-          ++report->truncated_lines;
-          return Status::OK();
-        }
-        return Status::Corruption(path, ": line ", no, " is not a JSON trace event");
-      }
-      event["pid"] = pid;
-      if (event.value("ph", std::string()) == "M" &&
-          event.value("name", std::string()) == "process_name") {
-        if (!named.insert(pid).second) return Status::OK();
-        if (rank >= 0) event["args"]["name"] = "dlio rank " + std::to_string(rank);
-      }
-      event["id"] = next_id++;
-      DLIO_RETURN_NOT_OK(
-          out->Write((first ? "" : ",\n") +
-                     event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
-      first = false;
-      ++report->events;
-      return Status::OK();
-    };
-    bool error = false;
+    std::string line, pending;
+    bool have_pending = false, error = false;
+    uint64_t line_no = 0, pending_line_no = 0;
     while (ReadLine(in.get(), &line, &error)) {
       ++line_no;
-      if (have_pending) DLIO_RETURN_NOT_OK(emit(pending, pending_line_no, false));
+      if (have_pending) DLIO_RETURN_NOT_OK(Emit(path, input, pending, pending_line_no, false));
       pending.swap(line);
       pending_line_no = line_no;
       have_pending = true;
     }
     if (error) return Status::IOError("read trace " + path + ": " + gzerror(in.get(), nullptr));
-    if (have_pending) DLIO_RETURN_NOT_OK(emit(pending, pending_line_no, true));
+    if (have_pending) DLIO_RETURN_NOT_OK(Emit(path, input, pending, pending_line_no, true));
+    return Status::OK();
+  }
+
+ private:
+  // One line of `path`: an event written with the input's pid and a new id; a rank's
+  // process_name says "dlio rank N", and only a pid's first is kept. A line that is no event is
+  // Corruption, or counted as truncated when it is the last.
+  Status Emit(const std::string& path, const InputPid& input, const std::string& text, uint64_t no,
+              bool last) {
+    std::string t = Trim(text);
+    if (t.empty() || t == "[" || t == "]") return Status::OK();
+    if (t.back() == ',') t.pop_back();
+    json event = json::parse(t, nullptr, /*allow_exceptions=*/false);
+    if (event.is_discarded() || !event.is_object()) {
+      if (last) {
+        ++report_->truncated_lines;
+        return Status::OK();
+      }
+      return Status::Corruption(path, ": line ", no, " is not a JSON trace event");
+    }
+    event["pid"] = input.pid;
+    if (event.value("ph", std::string()) == "M" &&
+        event.value("name", std::string()) == "process_name") {
+      if (!named_.insert(input.pid).second) return Status::OK();
+      if (input.rank >= 0) event["args"]["name"] = "dlio rank " + std::to_string(input.rank);
+    }
+    event["id"] = next_id_++;
+    DLIO_RETURN_NOT_OK(
+        out_->Write((first_ ? "" : ",\n") +
+                    event.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
+    first_ = false;
+    ++report_->events;
+    return Status::OK();
+  }
+
+  Output* out_;
+  TraceMergeReport* report_;
+  bool first_ = true;
+  std::set<int64_t> named_;  // pids whose process_name is written
+  int64_t next_id_ = 1;
+};
+
+Status MergeInto(const std::vector<std::string>& inputs, Output* out, TraceMergeReport* report) {
+  DLIO_ASSIGN_OR_RETURN(const std::vector<InputPid> given, AssignPids(inputs, report));
+  DLIO_RETURN_NOT_OK(out->Write("[\n"));
+  Merger merger(out, report);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    DLIO_RETURN_NOT_OK(merger.MergeFile(inputs[i], given[i]));
   }
   return out->Write("\n]\n");
 }

@@ -3,13 +3,17 @@
 
 #include "format/hdf5/hdf5_internal.h"
 
+#ifdef H5_HAVE_PARALLEL  // hdf5.h includes mpi.h
+#include "comm/mpi_util.h"
+#endif
+
 namespace dlio::format_internal::hdf5 {
 
 Result<Hid> MakeMpioFapl(Hdf5Call& call, const void* mpi_comm, const std::string& path) {
 #ifdef H5_HAVE_PARALLEL
   Hid fapl(H5Pcreate(H5P_FILE_ACCESS));
   if (!fapl.valid() ||
-      H5Pset_fapl_mpio(fapl.get(), *static_cast<const MPI_Comm*>(mpi_comm), MPI_INFO_NULL) < 0) {
+      H5Pset_fapl_mpio(fapl.get(), mpi_internal::MpiCommOf(mpi_comm), MPI_INFO_NULL) < 0) {
     return call.Error(StatusCode::kInternal, path + ": H5Pset_fapl_mpio");
   }
   return fapl;

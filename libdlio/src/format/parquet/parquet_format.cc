@@ -1,5 +1,8 @@
 // parquet: Apache Parquet files, one sample per row (as the MLPerf Storage fork's parquet reader
 // counts samples). Writer: parquet_writer.cc; reader: parquet_reader.cc; docs/formats.md.
+#include <algorithm>
+
+#include "dlio/config.h"
 #include "format/formats.h"
 #include "format/io_util.h"
 #include "format/parquet/parquet_codec.h"
@@ -61,5 +64,17 @@ class ParquetFormat final : public Format {
 }  // namespace
 
 std::unique_ptr<Format> NewParquetFormat() { return std::make_unique<ParquetFormat>(); }
+
+Status ValidateParquetConfig(const WorkloadConfig& c) {
+  // The writer's own check (Write), asked before anything runs.
+  DLIO_RETURN_NOT_OK(parquet::ParseParquetCompression(c.dataset.compression).status());
+  const std::vector<ParquetColumnConfig>& columns = c.dataset.parquet_columns;
+  const bool any_read = std::any_of(columns.begin(), columns.end(),
+                                    [](const ParquetColumnConfig& col) { return col.read; });
+  if (!columns.empty() && !any_read) {
+    return Status::InvalidArgument("dataset.parquet.columns: no column has read: true");
+  }
+  return Status::OK();
+}
 
 }  // namespace dlio::format_internal
