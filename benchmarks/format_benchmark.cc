@@ -58,7 +58,7 @@ class Datasets {
     dir_ = mkdtemp(templ) ? templ : "/tmp";
     storage_ = dlio::NewPosixStorage(dlio::StorageOptions{});
     storage_->Bind(dlio::SystemClock(), nullptr);
-    (void)dlio::RegisterBuiltinFormats(&registries_);
+    (void)dlio::RegisterBuiltinFormats(&registries_.formats);
   }
   ~Datasets() {
     std::error_code ec;

@@ -33,7 +33,7 @@ void BM_ThreadedHandOff(benchmark::State& state) {
   constexpr uint64_t kSamples = 100000;
   TinySource source(kSamples);
   dlio::Registries registries;
-  if (!dlio::RegisterBuiltinPipelines(&registries).ok()) {
+  if (!dlio::RegisterBuiltinPipelines(&registries.pipelines).ok()) {
     state.SkipWithError("registration failed");
     return;
   }

@@ -31,8 +31,8 @@ dlio::Status Main(const std::string& data_dir, dlio::Comm* comm) {
   DLIO_RETURN_NOT_OK(dlio::RegisterBuiltins(&registries));
   const dlio::Clock* clock = dlio::SystemClock();
   auto tracer = dlio::MakeNullTracer();
-  DLIO_ASSIGN_OR_RETURN(auto storage,
-                        dlio::MakeStorage(dlio::StorageOptions{}, registries, clock, tracer.get()));
+  DLIO_ASSIGN_OR_RETURN(auto storage, dlio::MakeStorage(dlio::StorageOptions{}, registries.storages,
+                                                        clock, tracer.get()));
   DLIO_ASSIGN_OR_RETURN(auto format_factory, registries.formats.Get("npz"));
   DLIO_ASSIGN_OR_RETURN(auto format, format_factory());
 

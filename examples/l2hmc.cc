@@ -22,8 +22,8 @@ dlio::Status Run(example::Workload* w) {
   // each; only rank 0 writes (rank_mode root).
   dlio::StorageOptions stdio_options;
   stdio_options.name = c.checkpoint.storage_type;  // "stdio"
-  DLIO_ASSIGN_OR_RETURN(auto stdio,
-                        dlio::MakeStorage(stdio_options, w->registries, w->clock, w->tracer.get()));
+  DLIO_ASSIGN_OR_RETURN(auto stdio, dlio::MakeStorage(stdio_options, w->registries.storages,
+                                                      w->clock, w->tracer.get()));
   dlio::CheckpointOptions ko;
   ko.name = c.checkpoint.type;  // "model"
   ko.folder = c.checkpoint.checkpoint_folder;

@@ -73,8 +73,9 @@ inline dlio::Status Load(const std::string& name, const std::vector<std::string>
   DLIO_ASSIGN_OR_RETURN(w->config, dlio::RunConfigFor(c, /*world=*/1, w->registries, &notes));
   for (const auto& n : notes) std::printf("%s: %s\n", name.c_str(), n.c_str());
 
-  DLIO_ASSIGN_OR_RETURN(w->storage, dlio::MakeStorage(dlio::StorageOptionsFor(w->config),
-                                                      w->registries, w->clock, w->tracer.get()));
+  DLIO_ASSIGN_OR_RETURN(
+      w->storage, dlio::MakeStorage(dlio::StorageOptionsFor(w->config), w->registries.storages,
+                                    w->clock, w->tracer.get()));
   DLIO_ASSIGN_OR_RETURN(auto factory, w->registries.formats.Get(w->config.dataset.format));
   DLIO_ASSIGN_OR_RETURN(w->format, factory());
   return dlio::Status::OK();

@@ -178,8 +178,8 @@ int RunCacheServe(const CacheServeOptions& options) {
   if (!server_options.ok()) return Fail(server_options.status(), kExitUsage);
   const std::vector<std::string> dirs = server_options->data_dirs;
   const sigset_t stop_signals = BlockStopSignals();
-  auto served =
-      dlio::MakeServedCache(storage_options, registries, dlio::SystemClock(), dirs, "--data-dir");
+  auto served = dlio::MakeServedCache(storage_options, registries.storages, dlio::SystemClock(),
+                                      dirs, "--data-dir");
   if (!served.ok()) return Fail(served.status(), kExitUsage);
   dlio::TieredCache* cache = served->cache.get();
   server_options->source_cost = served->source->emulated_cost();

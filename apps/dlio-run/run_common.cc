@@ -25,7 +25,7 @@ bool StorageNeedsMpi(const dlio::WorkloadConfig& c, const dlio::Registries& regi
   dlio::StorageOptions options;
   options.name = c.storage.storage_type;
   options.slow_inner = c.storage.slow_inner;
-  auto capabilities = dlio::StorageCapabilitiesFor(options, registries);
+  auto capabilities = dlio::StorageCapabilitiesFor(options, registries.storages);
   return capabilities.ok() && capabilities->needs_mpi;
 }
 

@@ -115,11 +115,11 @@ TEST_CASE("tiered storage: built by name over slow, reads cached, writes pass th
   CacheTierOptions tier;
   tier.capacity_bytes = 1 << 20;
   o.cache_tiers = {tier};
-  auto caps = StorageCapabilitiesFor(o, registries);
+  auto caps = StorageCapabilitiesFor(o, registries.storages);
   REQUIRE(caps.ok());
   CHECK(caps->host_files);
   CHECK_FALSE(caps->map_files);
-  auto s = MakeStorage(o, registries, SystemClock(), nullptr);
+  auto s = MakeStorage(o, registries.storages, SystemClock(), nullptr);
   REQUIRE(s.ok());
   Storage* storage = s->get();
   TieredCache* cache = CacheOf(storage);
@@ -167,14 +167,14 @@ TEST_CASE("tiered storage: built by name over slow, reads cached, writes pass th
   // Each rank's cache serves its own hits: never collective reads, even over mpiio.
   StorageOptions over_mpiio = o;
   over_mpiio.tiered_source = "mpiio";
-  auto mpiio_caps = StorageCapabilitiesFor(over_mpiio, registries);
+  auto mpiio_caps = StorageCapabilitiesFor(over_mpiio, registries.storages);
   REQUIRE(mpiio_caps.ok());
   CHECK_FALSE(mpiio_caps->collective_reads);
   CHECK(mpiio_caps->needs_mpi);
   CHECK(storage->CollectiveMpiComm(path) == nullptr);
 
   o.tiered_source = "tiered";
-  auto bad = MakeStorage(o, registries, SystemClock(), nullptr);
+  auto bad = MakeStorage(o, registries.storages, SystemClock(), nullptr);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("storage.tiered_source") != std::string::npos);
 }

@@ -38,7 +38,7 @@ std::unique_ptr<Storage> Posix() {
 
 std::unique_ptr<Checkpointer> Make(const CheckpointOptions& options, Storage* storage) {
   Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
   CheckpointEnv env;
   env.storage = storage;
   env.clock = SystemClock();

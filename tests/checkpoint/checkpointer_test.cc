@@ -24,7 +24,7 @@ std::unique_ptr<Storage> MemoryStorage() {
 std::unique_ptr<Checkpointer> Make(const CheckpointOptions& options, Storage* storage,
                                    Tracer* tracer = nullptr) {
   Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
   auto factory = registries.checkpointers.Get(options.name);
   REQUIRE(factory.ok());
   CheckpointEnv env;
@@ -404,7 +404,7 @@ TEST_CASE("model_files splits a root checkpoint into files written by one fwrite
 
   options.model_files = 0;
   Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
   CheckpointEnv env;
   env.storage = storage.get();
   auto bad = (*registries.checkpointers.Get("model"))(options, env);
@@ -415,7 +415,7 @@ TEST_CASE("model_files splits a root checkpoint into files written by one fwrite
 TEST_CASE("checkpointer factories reject bad options naming the key", "[checkpoint]") {
   auto storage = MemoryStorage();
   Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
   CheckpointEnv env;
   env.storage = storage.get();
   CheckpointOptions options;

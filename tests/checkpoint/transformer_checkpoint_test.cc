@@ -347,7 +347,7 @@ TEST_CASE("the transformer checkpointer writes the planned files, scaled by size
 // storage: Save(epoch, step) for each (epoch, step), then every file under /ck by folder.
 std::unique_ptr<Checkpointer> MakeDlioLayout(CheckpointOptions o, Storage* storage) {
   Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
   o.name = "dlio_benchmark";
   o.folder = "/ck";
   auto ck = (*registries.checkpointers.Get(o.name))(o, CheckpointEnv{storage, SystemClock(), {}});

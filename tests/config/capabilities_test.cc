@@ -146,12 +146,13 @@ TEST_CASE("capabilities: a user format is accepted for collective reads when it 
 TEST_CASE("capabilities: a user storage is accepted for collective reads when it declares them") {
   const auto registries = Builtins();
   Registries& r = *registries;
-  auto memory = [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
+  auto memory = [](const StorageOptions&,
+                   const StorageRegistry&) -> Result<std::unique_ptr<Storage>> {
     return NewMemoryStorage();
   };
   REQUIRE(r.storages
               .Register({"user_collective", "a user's storage", "", memory,
-                         [](const StorageOptions&, const Registries&) {
+                         [](const StorageOptions&, const StorageRegistry&) {
                            return StorageCapabilities{.collective_reads = true};
                          }})
               .ok());
@@ -173,9 +174,9 @@ TEST_CASE("capabilities: a built storage reports what its registry entry declare
     CAPTURE(name);
     StorageOptions options;
     options.name = name;
-    auto declared = StorageCapabilitiesFor(options, r);
+    auto declared = StorageCapabilitiesFor(options, r.storages);
     REQUIRE(declared.ok());
-    auto storage = MakeStorage(options, r, SystemClock(), nullptr);
+    auto storage = MakeStorage(options, r.storages, SystemClock(), nullptr);
     REQUIRE(storage.ok());
     const StorageCapabilities built = (*storage)->capabilities();
     CHECK(built.host_files == declared->host_files);
@@ -185,21 +186,21 @@ TEST_CASE("capabilities: a built storage reports what its registry entry declare
     CHECK(built.in_process_memory == declared->in_process_memory);
   }
   StorageOptions posix;
-  CHECK(StorageCapabilitiesFor(posix, r)->shared_write);
+  CHECK(StorageCapabilitiesFor(posix, r.storages)->shared_write);
   StorageOptions slow;
   slow.name = "slow";  // over posix: its files, but no shared writes that bypass its latency
-  CHECK(StorageCapabilitiesFor(slow, r)->host_files);
-  CHECK_FALSE(StorageCapabilitiesFor(slow, r)->shared_write);
+  CHECK(StorageCapabilitiesFor(slow, r.storages)->host_files);
+  CHECK_FALSE(StorageCapabilitiesFor(slow, r.storages)->shared_write);
   StorageOptions memory;
   memory.name = "memory";
-  CHECK_FALSE(StorageCapabilitiesFor(memory, r)->host_files);
-  CHECK(StorageCapabilitiesFor(memory, r)->in_process_memory);
+  CHECK_FALSE(StorageCapabilitiesFor(memory, r.storages)->host_files);
+  CHECK(StorageCapabilitiesFor(memory, r.storages)->in_process_memory);
   StorageOptions mpiio;
   mpiio.name = "mpiio";  // declared without building it (needs MPI)
-  CHECK(StorageCapabilitiesFor(mpiio, r)->needs_mpi);
-  CHECK(StorageCapabilitiesFor(mpiio, r)->collective_reads);
+  CHECK(StorageCapabilitiesFor(mpiio, r.storages)->needs_mpi);
+  CHECK(StorageCapabilitiesFor(mpiio, r.storages)->collective_reads);
   mpiio.name = "nonesuch";
-  CHECK(StorageCapabilitiesFor(mpiio, r).status().code() == StatusCode::kNotFound);
+  CHECK(StorageCapabilitiesFor(mpiio, r.storages).status().code() == StatusCode::kNotFound);
 }
 
 TEST_CASE("capabilities: reader.io_model is accepted only where the format declares it") {
@@ -476,9 +477,9 @@ TEST_CASE("capabilities: pipelines, checkpointers and the tiered storage declare
   // The tiered storage's cache may be shared by a node's ranks; the storages it wraps have none.
   StorageOptions tiered;
   tiered.name = "tiered";
-  CHECK(StorageCapabilitiesFor(tiered, r)->node_shared_cache);
+  CHECK(StorageCapabilitiesFor(tiered, r.storages)->node_shared_cache);
   StorageOptions posix;
-  CHECK_FALSE(StorageCapabilitiesFor(posix, r)->node_shared_cache);
+  CHECK_FALSE(StorageCapabilitiesFor(posix, r.storages)->node_shared_cache);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ namespace {
 // hdf5 with DLIO_WITH_HDF5=OFF, stays registered but its factory is Unimplemented).
 std::vector<std::string> FormatNames() {
   Registries r;
-  REQUIRE(RegisterBuiltinFormats(&r).ok());
+  REQUIRE(RegisterBuiltinFormats(&r.formats).ok());
   std::vector<std::string> names;
   for (const auto& e : r.formats.List()) {
     auto made = e.factory();
@@ -30,7 +30,7 @@ constexpr uint64_t kEncodedSizeFactor = 4;
 constexpr uint64_t kEncodedSizeSlack = 1024;
 TEST_CASE("optional formats stay registered and say how to enable them", "[format][conformance]") {
   Registries r;
-  REQUIRE(RegisterBuiltinFormats(&r).ok());
+  REQUIRE(RegisterBuiltinFormats(&r.formats).ok());
   auto factory = r.formats.Get("hdf5");
   REQUIRE(factory.ok());
   auto made = (*factory)();
@@ -246,7 +246,7 @@ TEST_CASE("transfer_size 0 reads a sample in one request", "[format][transfer]")
 
 TEST_CASE("every built-in format's hints name it by its extensions", "[format][detect]") {
   Registries r;
-  REQUIRE(RegisterBuiltinFormats(&r).ok());
+  REQUIRE(RegisterBuiltinFormats(&r.formats).ok());
   for (const auto& entry : r.formats.List()) {
     INFO(entry.name);
     for (const std::string& suffix : entry.capabilities.suffixes) {

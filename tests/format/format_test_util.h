@@ -31,7 +31,7 @@ inline std::unique_ptr<Storage> BoundPosixStorage(Tracer* tracer = nullptr) {
 
 inline std::unique_ptr<Format> MakeFormatByName(const std::string& name) {
   Registries r;
-  if (!RegisterBuiltinFormats(&r).ok()) return nullptr;
+  if (!RegisterBuiltinFormats(&r.formats).ok()) return nullptr;
   auto factory = r.formats.Get(name);
   if (!factory.ok()) return nullptr;
   auto format = (*factory)();
@@ -41,7 +41,7 @@ inline std::unique_ptr<Format> MakeFormatByName(const std::string& name) {
 // DetectFormat with the hints of the built-in formats.
 inline Result<std::string> DetectBuiltinFormat(Storage* storage, const std::string& path) {
   Registries r;
-  DLIO_RETURN_NOT_OK(RegisterBuiltinFormats(&r));
+  DLIO_RETURN_NOT_OK(RegisterBuiltinFormats(&r.formats));
   return DetectFormat(r.formats, storage, path);
 }
 

@@ -408,13 +408,13 @@ TEST_CASE("hdf5 reads with O_DIRECT and over slow storage", "[format][hdf5][dire
   }
   SECTION("slow storage over memory") {
     Registries registries;
-    REQUIRE(RegisterBuiltinStorages(&registries).ok());
+    REQUIRE(RegisterBuiltinStorages(&registries.storages).ok());
     StorageOptions so;
     so.name = "slow";
     so.slow_inner = "memory";
     so.slow_latency_us = 1;
     MemoryTracer tracer;
-    auto storage = MakeStorage(so, registries, SystemClock(), &tracer);
+    auto storage = MakeStorage(so, registries.storages, SystemClock(), &tracer);
     REQUIRE(storage.ok());
     FormatOptions o;
     o.hdf5.enable_chunking = true;

@@ -25,7 +25,7 @@ using testing::SharedTempDir;
 
 std::unique_ptr<Format> MakeFormatNamed(const std::string& name) {
   Registries r;
-  REQUIRE(RegisterBuiltinFormats(&r).ok());
+  REQUIRE(RegisterBuiltinFormats(&r.formats).ok());
   auto factory = r.formats.Get(name);
   REQUIRE(factory.ok());
   auto format = (*factory)();
@@ -35,8 +35,8 @@ std::unique_ptr<Format> MakeFormatNamed(const std::string& name) {
 
 std::unique_ptr<Storage> MakeStorageNamed(const StorageOptions& options, Tracer* tracer) {
   Registries r;
-  REQUIRE(RegisterBuiltinStorages(&r).ok());
-  auto storage = MakeStorage(options, r, SystemClock(), tracer);
+  REQUIRE(RegisterBuiltinStorages(&r.storages).ok());
+  auto storage = MakeStorage(options, r.storages, SystemClock(), tracer);
   REQUIRE(storage.ok());
   return std::move(storage).value();
 }

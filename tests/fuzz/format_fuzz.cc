@@ -49,7 +49,7 @@ const Format* GetFormat(const std::string& name) {
     google::protobuf::SetLogHandler(nullptr);
   }
   Registries registries;
-  if (!RegisterBuiltinFormats(&registries).ok()) std::abort();
+  if (!RegisterBuiltinFormats(&registries.formats).ok()) std::abort();
   auto factory = registries.formats.Get(name);
   if (!factory.ok()) std::abort();
   auto made = (*factory)();

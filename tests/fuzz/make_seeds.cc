@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   dlio::Registries registries;
-  if (!dlio::RegisterBuiltinFormats(&registries).ok()) return 1;
+  if (!dlio::RegisterBuiltinFormats(&registries.formats).ok()) return 1;
   bool ok = true;
   for (const Seed& seed : FormatSeeds()) ok = WriteFormatSeed(registries, seed, argv[1]) && ok;
   ok = WriteConfigSeeds(argv[2], argv[1]) && ok;

@@ -16,7 +16,7 @@ namespace {
 
 std::unique_ptr<Format> MakeFormat(const std::string& name) {
   Registries registries;
-  REQUIRE(RegisterBuiltinFormats(&registries).ok());
+  REQUIRE(RegisterBuiltinFormats(&registries.formats).ok());
   auto factory = registries.formats.Get(name);
   INFO(factory.status().ToString());
   REQUIRE(factory.ok());
@@ -130,7 +130,7 @@ TEST_CASE("orphaned companions of real formats are replaced by a rerun", "[gener
   };
   std::vector<Case> cases = {{"tfrecord", ".idx", false}, {"indexed_binary", ".off.idx", false}};
   Registries registries;
-  REQUIRE(RegisterBuiltinFormats(&registries).ok());
+  REQUIRE(RegisterBuiltinFormats(&registries.formats).ok());
   if (registries.formats.Get("hdf5").ok()) cases.push_back({"hdf5", ".meta.h5", true});
   for (const Case& c : cases) {
     CAPTURE(c.format);

@@ -18,7 +18,7 @@ using testing::SharedTempDir;
 
 std::unique_ptr<Format> Npz() {
   Registries r;
-  REQUIRE(RegisterBuiltinFormats(&r).ok());
+  REQUIRE(RegisterBuiltinFormats(&r.formats).ok());
   auto factory = r.formats.Get("npz");
   REQUIRE(factory.ok());
   auto format = (*factory)();

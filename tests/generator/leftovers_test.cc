@@ -22,7 +22,7 @@ namespace fs = std::filesystem;
 
 std::unique_ptr<Format> Npy() {
   Registries registries;
-  REQUIRE(RegisterBuiltinFormats(&registries).ok());
+  REQUIRE(RegisterBuiltinFormats(&registries.formats).ok());
   auto format = (*registries.formats.Get("npy"))();
   REQUIRE(format.ok());
   return std::move(format).value();

@@ -22,7 +22,7 @@ inline const KindFilter kOpenStatReadClose{
 // A fresh instance of the built-in format `name`.
 inline std::unique_ptr<Format> BuiltinFormat(const std::string& name) {
   Registries r;
-  REQUIRE(RegisterBuiltinFormats(&r).ok());
+  REQUIRE(RegisterBuiltinFormats(&r.formats).ok());
   auto factory = r.formats.Get(name);
   REQUIRE(factory.ok());
   auto format = (*factory)();

@@ -228,7 +228,7 @@ TEST_CASE("torch_save checkpointer: a save torch.load reads, read back, sizes") 
   auto storage = NewPosixStorage({});
   storage->Bind(SystemClock(), &tracer);
   Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
   CheckpointOptions options;
   options.name = "torch_save";
   options.folder = tmp / "ckpt";
@@ -301,7 +301,7 @@ TEST_CASE("torch_save checkpointer: saves keep the tensors' memory, as a trainin
   const int after = testing::MallocMapsInChild(probe, [&] {
     auto storage = NewPosixStorage({});
     Registries registries;
-    if (!RegisterBuiltinCheckpointers(&registries).ok()) ::_exit(3);
+    if (!RegisterBuiltinCheckpointers(&registries.checkpointers).ok()) ::_exit(3);
     CheckpointOptions options;
     options.name = "torch_save";
     options.folder = tmp / "ckpt";
@@ -346,7 +346,7 @@ TEST_CASE("torch_save checkpointer: checkpoint.torch_file_name names the file an
   auto storage = NewPosixStorage({});
   storage->Bind(SystemClock(), nullptr);
   Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries).ok());
+  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
   CheckpointOptions options;
   options.name = "torch_save";
   options.folder = tmp / "ckpt";

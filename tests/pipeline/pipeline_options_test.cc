@@ -59,7 +59,7 @@ std::vector<SampleRef> Plan(const FakeSource& source) { return testing::MakePlan
 Result<std::unique_ptr<Pipeline>> Build(const std::string& name, PipelineOptions options,
                                         PipelineEnv env) {
   Registries registries;
-  DLIO_RETURN_NOT_OK(RegisterBuiltinPipelines(&registries));
+  DLIO_RETURN_NOT_OK(RegisterBuiltinPipelines(&registries.pipelines));
   DLIO_ASSIGN_OR_RETURN(auto factory, registries.pipelines.Get(name));
   options.name = name;
   return factory(options, env);

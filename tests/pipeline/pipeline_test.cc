@@ -430,7 +430,7 @@ TEST_CASE("preprocessing time is spent per sample, by the workers or inline") {
 TEST_CASE("pipeline edge cases: bad options, Next before StartEpoch, empty plan, read_ns") {
   FakeSource source(1, 4);
   Registries registries;
-  REQUIRE(RegisterBuiltinPipelines(&registries).ok());
+  REQUIRE(RegisterBuiltinPipelines(&registries.pipelines).ok());
   for (const char* name : {"threaded", "sync", "preload"})
     CHECK(registries.pipelines.Contains(name));
   auto factory = registries.pipelines.Get("threaded");

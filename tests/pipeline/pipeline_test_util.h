@@ -30,7 +30,7 @@ inline std::unique_ptr<Pipeline> Make(const std::string& name, PipelineOptions o
                                       DataSource* source, Tracer* tracer = nullptr,
                                       const Clock* clock = nullptr) {
   Registries registries;
-  REQUIRE(RegisterBuiltinPipelines(&registries).ok());
+  REQUIRE(RegisterBuiltinPipelines(&registries.pipelines).ok());
   auto factory = registries.pipelines.Get(name);
   REQUIRE(factory.ok());
   PipelineEnv env;

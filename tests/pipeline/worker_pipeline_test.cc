@@ -49,7 +49,7 @@ struct Fixture {
   MemoryTracer tracer;  // enabled: the workers write their own traces under dir
   std::unique_ptr<Pipeline> Make(PipelineOptions options, DataSource* source) {
     Registries registries;
-    REQUIRE(RegisterBuiltinPipelines(&registries).ok());
+    REQUIRE(RegisterBuiltinPipelines(&registries.pipelines).ok());
     auto factory = registries.pipelines.Get("pytorch");
     REQUIRE(factory.ok());
     PipelineEnv env;

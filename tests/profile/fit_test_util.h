@@ -41,7 +41,7 @@ inline bool DeclaresModel(const Registries& registries, const std::string& forma
 // `options` say otherwise (as `dlio-run fit`).
 inline FitResult Fit(const ProfileTrace& t, FitOptions options = {}) {
   Registries registries;
-  REQUIRE(RegisterBuiltinFormats(&registries).ok());
+  REQUIRE(RegisterBuiltinFormats(&registries.formats).ok());
   if (!options.format_of_suffix) {
     options.format_of_suffix = [&registries](const std::string& suffix) {
       return FormatOfSuffix(registries.formats, suffix);

@@ -35,8 +35,8 @@ struct Fixture {
     config.reader.batch_size_eval = 2;
     config.reader.drop_last = false;
     config.reader.sample_shuffle = dlio::ShuffleMode::kSeed;
-    auto s = dlio::MakeStorage(dlio::StorageOptionsFor(config), registries, dlio::SystemClock(),
-                               tracer.get());
+    auto s = dlio::MakeStorage(dlio::StorageOptionsFor(config), registries.storages,
+                               dlio::SystemClock(), tracer.get());
     REQUIRE(s.ok());
     storage = std::move(*s);
     auto factory = registries.formats.Get("npz");

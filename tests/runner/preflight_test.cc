@@ -392,12 +392,13 @@ TEST_CASE("preflight: MeasureHostResources measures this host") {
         kUnknownBytes);
 
   // Asked of the storage, not of its name: a user's storage declaring host_files is measured.
-  auto memory = [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
+  auto memory = [](const StorageOptions&,
+                   const StorageRegistry&) -> Result<std::unique_ptr<Storage>> {
     return NewMemoryStorage();
   };
   REQUIRE(registries.storages
               .Register({"user_files", "a user's storage", "", memory,
-                         [](const StorageOptions&, const Registries&) {
+                         [](const StorageOptions&, const StorageRegistry&) {
                            return StorageCapabilities{.host_files = true};
                          }})
               .ok());
@@ -435,12 +436,13 @@ TEST_CASE("preflight: a dataset in a storage that keeps files in memory counts a
   CHECK(measured("slow", "memory"));
   CHECK_FALSE(measured("posix"));
   CHECK_FALSE(measured("slow", "posix"));
-  auto make = [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
+  auto make = [](const StorageOptions&,
+                 const StorageRegistry&) -> Result<std::unique_ptr<Storage>> {
     return NewMemoryStorage();
   };
   REQUIRE(registries->storages
               .Register({"user_ram", "a user's storage", "", make,
-                         [](const StorageOptions&, const Registries&) {
+                         [](const StorageOptions&, const StorageRegistry&) {
                            return StorageCapabilities{.in_process_memory = true};
                          }})
               .ok());

@@ -392,7 +392,7 @@ TEST_CASE("a plan too large for memory is an error, not an exception", "[sampler
 
 TEST_CASE("registry holds the built-in samplers", "[sampler]") {
   Registries reg;
-  REQUIRE(RegisterBuiltinSamplers(&reg).ok());
+  REQUIRE(RegisterBuiltinSamplers(&reg.samplers).ok());
   for (const char* name : {"auto", "sequential", "shuffle", "shuffle_buffer"}) {
     INFO(name);
     CHECK(reg.samplers.Contains(name));
@@ -408,7 +408,7 @@ TEST_CASE("registry holds the built-in samplers", "[sampler]") {
   CHECK(reg.samplers.Get("bogus").status().code() == StatusCode::kNotFound);
   CHECK(MakeSampler(SamplerOptions{"bogus"}).status().message().find("'bogus'") !=
         std::string::npos);
-  CHECK_FALSE(RegisterBuiltinSamplers(&reg).ok());  // names already taken
+  CHECK_FALSE(RegisterBuiltinSamplers(&reg.samplers).ok());  // names already taken
 }
 
 // Sharding::kShard (WebDataset's split_by_node): whole files dealt round-robin over the ranks

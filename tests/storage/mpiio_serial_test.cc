@@ -10,12 +10,12 @@ namespace {
 
 TEST_CASE("mpiio: known by name, and says what it needs when MPI is not there") {
   Registries registries;
-  REQUIRE(RegisterBuiltinStorages(&registries).ok());
+  REQUIRE(RegisterBuiltinStorages(&registries.storages).ok());
   REQUIRE(registries.storages.Contains("mpiio"));
   REQUIRE_FALSE(MpiInitialized());
   StorageOptions options;
   options.name = "mpiio";
-  auto storage = MakeStorage(options, registries, SystemClock(), nullptr);
+  auto storage = MakeStorage(options, registries.storages, SystemClock(), nullptr);
   REQUIRE_FALSE(storage.ok());
   if (BuiltWithMpi()) {
     CHECK(storage.status().code() == StatusCode::kFailedPrecondition);

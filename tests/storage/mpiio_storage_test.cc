@@ -34,8 +34,8 @@ std::vector<uint8_t> Pattern(size_t n, uint64_t seed) {
 
 std::unique_ptr<Storage> Make(const StorageOptions& options, Tracer* tracer = nullptr) {
   Registries registries;
-  REQUIRE(RegisterBuiltinStorages(&registries).ok());
-  auto storage = MakeStorage(options, registries, SystemClock(), tracer);
+  REQUIRE(RegisterBuiltinStorages(&registries.storages).ok());
+  auto storage = MakeStorage(options, registries.storages, SystemClock(), tracer);
   REQUIRE(storage.ok());
   return std::move(storage).value();
 }

@@ -137,10 +137,10 @@ TEST_CASE("FileWrapper and slow forward ReadSomeAt as one request of the file th
     o.slow_inner = "posix";
     o.slow_latency_us = 70;
     Registries registries;
-    REQUIRE(RegisterBuiltinStorages(&registries).ok());
+    REQUIRE(RegisterBuiltinStorages(&registries.storages).ok());
     testing::FakeClock clock(1000);
     MemoryTracer tracer;
-    auto slow = MakeStorage(o, registries, &clock, &tracer);
+    auto slow = MakeStorage(o, registries.storages, &clock, &tracer);
     REQUIRE(slow.ok());
     auto f = (*slow)->Open(path, OpenMode::kRead);
     REQUIRE(f.ok());

@@ -227,7 +227,7 @@ TEST_CASE("s3: registered, declares no host files or mapping, refuses a bad part
   REQUIRE(RegisterBuiltins(&registries).ok());
   StorageOptions o;
   o.name = "s3";
-  auto caps = StorageCapabilitiesFor(o, registries);
+  auto caps = StorageCapabilitiesFor(o, registries.storages);
   REQUIRE(caps.ok());
   CHECK(!caps->host_files);
   CHECK(!caps->map_files);

@@ -19,8 +19,8 @@ using testing::FakeClock;
 std::unique_ptr<Storage> MakeSlow(const StorageOptions& options, const Clock* clock,
                                   Tracer* tracer = nullptr) {
   Registries registries;
-  REQUIRE(RegisterBuiltinStorages(&registries).ok());
-  auto s = MakeStorage(options, registries, clock, tracer);
+  REQUIRE(RegisterBuiltinStorages(&registries.storages).ok());
+  auto s = MakeStorage(options, registries.storages, clock, tracer);
   REQUIRE(s.ok());
   return std::move(s).value();
 }
@@ -98,19 +98,19 @@ TEST_CASE("slow: jittered latency is deterministic per seed and never negative")
 
 TEST_CASE("slow: refuses to wrap itself and names unknown inner storages") {
   Registries registries;
-  REQUIRE(RegisterBuiltinStorages(&registries).ok());
+  REQUIRE(RegisterBuiltinStorages(&registries.storages).ok());
   StorageOptions o;
   o.name = "slow";
   o.slow_inner = "slow";
-  auto s = MakeStorage(o, registries, SystemClock(), nullptr);
+  auto s = MakeStorage(o, registries.storages, SystemClock(), nullptr);
   CHECK(s.status().code() == StatusCode::kInvalidArgument);
   CHECK_THAT(s.status().message(), Catch::Contains("slow_inner"));
   o.slow_inner = "gcs";
-  s = MakeStorage(o, registries, SystemClock(), nullptr);
+  s = MakeStorage(o, registries.storages, SystemClock(), nullptr);
   CHECK(s.status().code() == StatusCode::kNotFound);
   CHECK_THAT(s.status().message(), Catch::Contains("gcs"));
   o.name = "nope";
-  CHECK_THAT(MakeStorage(o, registries, SystemClock(), nullptr).status().message(),
+  CHECK_THAT(MakeStorage(o, registries.storages, SystemClock(), nullptr).status().message(),
              Catch::Contains("posix"));  // lists the known names
 }
 

@@ -21,7 +21,7 @@ namespace {
 
 std::vector<std::string> StorageNames() {
   Registries registries;
-  REQUIRE(RegisterBuiltinStorages(&registries).ok());
+  REQUIRE(RegisterBuiltinStorages(&registries.storages).ok());
   std::vector<std::string> names;
   for (const auto& e : registries.storages.List()) {
     if (e.name == "mpiio" && !MpiInitialized()) continue;  // needs MPI: see storage_mpi_test
@@ -44,12 +44,12 @@ std::unique_ptr<Backend> MakeBackend(const std::string& name, Tracer* tracer = n
                                      const Clock* clock = SystemClock()) {
   auto b = std::make_unique<Backend>();
   b->tmp = std::make_unique<testing::TempDir>();
-  REQUIRE(RegisterBuiltinStorages(&b->registries).ok());
+  REQUIRE(RegisterBuiltinStorages(&b->registries.storages).ok());
   StorageOptions options;
   options.name = name;
   options.slow_inner = "posix";
   options.slow_latency_us = 0;
-  auto storage = MakeStorage(options, b->registries, clock, tracer);
+  auto storage = MakeStorage(options, b->registries.storages, clock, tracer);
   REQUIRE(storage.ok());
   b->storage = std::move(storage).value();
   b->root = b->tmp->path() + "/root";

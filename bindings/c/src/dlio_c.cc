@@ -197,8 +197,9 @@ dlio::Status CreateLoader(const dlio_config* config, int rank, int world, int sp
     }
   }
   DLIO_ASSIGN_OR_RETURN(l->tracer, dlio::MakeTracerFor(c, rank, world));
-  DLIO_ASSIGN_OR_RETURN(l->storage, dlio::MakeStorage(dlio::StorageOptionsFor(c), *l->registries,
-                                                      dlio::SystemClock(), l->tracer.get()));
+  DLIO_ASSIGN_OR_RETURN(l->storage,
+                        dlio::MakeStorage(dlio::StorageOptionsFor(c), l->registries->storages,
+                                          dlio::SystemClock(), l->tracer.get()));
   DLIO_ASSIGN_OR_RETURN(auto format_factory, l->registries->formats.Get(c.dataset.format));
   DLIO_ASSIGN_OR_RETURN(l->format, format_factory());
   dlio::LoopEnv env;

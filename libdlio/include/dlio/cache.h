@@ -199,7 +199,6 @@ TieredCache* CacheOf(Storage* storage);
 
 // Registers "tiered" (StorageOptions::tiered_source, cache_tiers, cache_policy); called by
 // RegisterBuiltins.
-class Registries;
-Status RegisterTieredStorage(Registries* registries);
+Status RegisterTieredStorage(StorageRegistry* storages, NodeSharedStorageRegistry* node_shared);
 
 }  // namespace dlio

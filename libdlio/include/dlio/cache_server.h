@@ -57,9 +57,8 @@ struct ServedCache {
   std::unique_ptr<Storage> source;
   std::unique_ptr<TieredCache> cache;
 };
-class Registries;
 class Clock;
-Result<ServedCache> MakeServedCache(const StorageOptions& options, const Registries& registries,
+Result<ServedCache> MakeServedCache(const StorageOptions& options, const StorageRegistry& storages,
                                     const Clock* clock, const std::vector<std::string>& data_dirs,
                                     const std::string& key);
 

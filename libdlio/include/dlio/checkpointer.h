@@ -213,4 +213,9 @@ struct CheckpointerCapabilities {
   bool dlio_cadence = false;
 };
 
+// The checkpointers by name (Registries::checkpointers).
+using CheckpointerRegistry = Registry<CheckpointerFactory, CheckpointerCapabilities>;
+// Registers the built-in checkpointers; called by RegisterBuiltins.
+Status RegisterBuiltinCheckpointers(CheckpointerRegistry* checkpointers);
+
 }  // namespace dlio

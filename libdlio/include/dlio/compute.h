@@ -46,4 +46,9 @@ using ComputeFactory =
 Result<std::unique_ptr<ComputeEmulator>> MakeComputeEmulator(const ComputeOptions& options,
                                                              const Clock* clock);
 
+// The compute emulators by name (Registries::computes).
+using ComputeRegistry = Registry<ComputeFactory, ComputeCapabilities>;
+// Registers the built-in emulators (sleep, spin); called by RegisterBuiltins.
+Status RegisterBuiltinComputes(ComputeRegistry* computes);
+
 }  // namespace dlio

@@ -421,7 +421,10 @@ struct FormatHints {
   std::string index_suffix;
 };
 
+// The formats by name (Registries::formats), each entry with its FormatHints.
 using FormatRegistry = Registry<FormatFactory, FormatHints>;
+// Registers the built-in formats; called by RegisterBuiltins.
+Status RegisterBuiltinFormats(FormatRegistry* formats);
 
 // The first format, by name, of `formats` whose hints list `suffix` (compared as given: lower-case
 // it first); "" when none does.

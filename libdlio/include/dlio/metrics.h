@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "dlio/units.h"  // kMiB, kMB (its users got them here)
+
 namespace dlio {
 
 // One training step on one rank: its load, compute and barrier phases as docs/metrics.md ("Per
@@ -41,9 +43,6 @@ BlockMetrics ComputeBlockMetrics(const std::vector<StepRecord>& steps, int64_t b
                                  uint64_t excluded_start_steps);
 
 // Units: DLIO reports "MB/s" computed with 2^20. We report both, named honestly.
-constexpr double kMiB = 1024.0 * 1024.0;
-constexpr double kMB = 1e6;
-
 // Mean and population standard deviation of a list (0, 0 for an empty list).
 struct MeanStdev {
   double mean = 0;

@@ -247,4 +247,9 @@ struct PipelineCapabilities {
   bool reads_on_loop_thread = false;
 };
 
+// The pipelines by name (Registries::pipelines).
+using PipelineRegistry = Registry<PipelineFactory, PipelineCapabilities>;
+// Registers the built-in pipelines; called by RegisterBuiltins.
+Status RegisterBuiltinPipelines(PipelineRegistry* pipelines);
+
 }  // namespace dlio

@@ -16,15 +16,15 @@ struct WorkloadConfig;
 
 class Registries {
  public:
-  Registry<StorageFactory, StorageCapabilitiesFn> storages{"storage"};
+  StorageRegistry storages{"storage"};
   // Storages with a variant the ranks of a node share (tiered), by the storage's name: the runner
   // builds its storage through the entry's factory when there is one (dlio/storage.h).
-  Registry<NodeSharedStorageFn> node_shared_storages{"node-shared storage"};
+  NodeSharedStorageRegistry node_shared_storages{"node-shared storage"};
   FormatRegistry formats{"format"};  // each entry with its FormatHints
-  Registry<SamplerFactory> samplers{"sampler"};
-  Registry<PipelineFactory, PipelineCapabilities> pipelines{"pipeline"};
-  Registry<ComputeFactory, ComputeCapabilities> computes{"compute emulator"};
-  Registry<CheckpointerFactory, CheckpointerCapabilities> checkpointers{"checkpointer"};
+  SamplerRegistry samplers{"sampler"};
+  PipelineRegistry pipelines{"pipeline"};
+  ComputeRegistry computes{"compute emulator"};
+  CheckpointerRegistry checkpointers{"checkpointer"};
 };
 
 // Registers every built-in implementation (explicit, so a static link never drops one).
@@ -48,12 +48,8 @@ Status ValidateCapabilities(const WorkloadConfig& config, const Registries& regi
 // Idempotent; nothing changes without record_dims or when the format is not registered.
 Status ApplyFormatRecordShapes(WorkloadConfig* config, const Registries& registries);
 
-// Per-module registration, called by RegisterBuiltins.
-Status RegisterBuiltinStorages(Registries* registries);
-Status RegisterBuiltinFormats(Registries* registries);
-Status RegisterBuiltinSamplers(Registries* registries);
-Status RegisterBuiltinPipelines(Registries* registries);
-Status RegisterBuiltinComputes(Registries* registries);
-Status RegisterBuiltinCheckpointers(Registries* registries);
+// Each module registers its built-ins into its own registry, declared in its interface header
+// (RegisterBuiltinStorages in dlio/storage.h, RegisterTieredStorage in dlio/cache.h, ...), so only
+// builtins, the runner and the apps include this header.
 
 }  // namespace dlio

@@ -100,6 +100,10 @@ class Sampler {
 };
 
 using SamplerFactory = std::function<Result<std::unique_ptr<Sampler>>(const SamplerOptions&)>;
+// The samplers by name (Registries::samplers).
+using SamplerRegistry = Registry<SamplerFactory>;
+// Registers the built-in samplers; called by RegisterBuiltins.
+Status RegisterBuiltinSamplers(SamplerRegistry* samplers);
 
 // Case-insensitive. off | seed | random; also DLIO's booleans: true/on/yes/1 = seed,
 // false/no/0/none = off. InvalidArgument naming `key` and the accepted values otherwise.

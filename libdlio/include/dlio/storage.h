@@ -414,26 +414,37 @@ class Storage {
   std::unique_ptr<Tracer> own_null_tracer_;
 };
 
-// Factory of a Storage. `registry` lets decorators (slow) build the backend they wrap.
-class Registries;
+// Factory of a Storage. `storages` lets decorators (slow, tiered) build the backend they wrap.
+class StorageRegistry;
 using StorageFactory = std::function<Result<std::unique_ptr<Storage>>(
-    const StorageOptions& options, const Registries& registries)>;
+    const StorageOptions& options, const StorageRegistry& storages)>;
 
 // What a registered storage declares it can do with `options`, before one is built (config
 // validation, and choosing MPI before a storage exists). Decorators ask the registry for the
 // storage they wrap. An entry without one declares nothing.
-using StorageCapabilitiesFn =
-    std::function<StorageCapabilities(const StorageOptions& options, const Registries& registries)>;
+using StorageCapabilitiesFn = std::function<StorageCapabilities(const StorageOptions& options,
+                                                                const StorageRegistry& storages)>;
+
+// The storages by name (Registries::storages). A class rather than an alias because its factories
+// take it.
+class StorageRegistry : public Registry<StorageFactory, StorageCapabilitiesFn> {
+ public:
+  using Registry::Registry;
+};
+
+// Registers the built-in storages (posix, stdio, memory, slow, mpiio, s3); called by
+// RegisterBuiltins.
+Status RegisterBuiltinStorages(StorageRegistry* storages);
 
 // The capabilities the storage named options.name declares for `options` (NotFound when no storage
 // of that name is registered).
 Result<StorageCapabilities> StorageCapabilitiesFor(const StorageOptions& options,
-                                                   const Registries& registries);
+                                                   const StorageRegistry& storages);
 
 // What a node-shared storage factory (NodeSharedStorageFn) gets besides the storage's options.
 class Comm;
 struct NodeShareEnv {
-  const Registries* registries = nullptr;
+  const StorageRegistry* storages = nullptr;
   const Clock* clock = nullptr;
   Tracer* tracer = nullptr;  // the storage's (bound to it)
   Comm* comm = nullptr;      // the run's ranks
@@ -460,11 +471,25 @@ class NodeShare {
 // storage, so no rank waits for another forever.
 using NodeSharedStorageFn = std::function<Result<std::unique_ptr<Storage>>(
     const StorageOptions& options, const NodeShareEnv& env, std::unique_ptr<NodeShare>* share)>;
+// The node-shared variants by storage name (Registries::node_shared_storages).
+using NodeSharedStorageRegistry = Registry<NodeSharedStorageFn>;
 
 // Builds the named storage and binds it to clock and tracer.
 Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
-                                             const Registries& registries, const Clock* clock,
+                                             const StorageRegistry& storages, const Clock* clock,
                                              Tracer* tracer);
+
+// Checks the just-opened `fd` of `path` as the file-system backends (posix, stdio) do: a directory
+// is refused whatever the mode, and with `reading` anything but a regular file (FIFO, socket,
+// character or block device) is refused ("open <path>: not a regular file (a FIFO)"); they open
+// for reading with O_NONBLOCK, as opening a FIFO blocks until a writer appears, and on success
+// with `reading` this clears it again. On error, closes `fd`. `call` names the operation in
+// messages ("open", "fopen").
+Status CheckOpenedFile(int fd, const std::string& path, const char* call, bool reading);
+
+// The same refusal by path, for when open(2) itself failed (O_DIRECT on a FIFO is EINVAL): an
+// error when `path` exists and is not a regular file, OK otherwise.
+Status CheckRegularPath(const std::string& path, const char* call);
 
 // Backends available without a registry (also registered by RegisterBuiltins).
 std::unique_ptr<Storage> NewPosixStorage(const StorageOptions& options);

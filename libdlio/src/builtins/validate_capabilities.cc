@@ -20,7 +20,7 @@ StorageCapabilities StorageDeclares(const WorkloadConfig& c, const std::string& 
   options.slow_inner = c.storage.slow_inner;
   options.tiered_source = c.storage.tiered_source;
   options.mpiio_collective = c.storage.mpiio_collective;
-  auto capabilities = StorageCapabilitiesFor(options, registries);
+  auto capabilities = StorageCapabilitiesFor(options, registries.storages);
   return capabilities.ok() ? *capabilities : StorageCapabilities{};
 }
 

@@ -26,11 +26,11 @@ Result<std::string> MakePrivateDir() {
 
 // This rank's storage: a client of the node's server at `socket`.
 Result<std::unique_ptr<Storage>> ClientStorage(const StorageOptions& options,
-                                               const Registries& registries, const Clock* clock,
+                                               const StorageRegistry& storages, const Clock* clock,
                                                Tracer* tracer, const std::string& socket,
                                                int world_rank, bool reports_stats) {
   DLIO_ASSIGN_OR_RETURN(StorageOptions source_options, TieredSourceOptions(options));
-  auto source = MakeStorage(source_options, registries, clock, nullptr);
+  auto source = MakeStorage(source_options, storages, clock, nullptr);
   if (!source.ok()) return source.status().WithContext("storage.tiered_source");
   DLIO_ASSIGN_OR_RETURN(auto storage,
                         NewTieredClientStorage(std::move(source).value(), socket,
@@ -44,7 +44,7 @@ Result<std::unique_ptr<Storage>> SharedStorage(const StorageOptions& options,
                                                const NodeShareEnv& env, NodeCache* node) {
   std::string message;
   if (node->node()->rank() == 0) {
-    auto socket = node->StartServer(options, env.data_dirs, *env.registries, env.clock);
+    auto socket = node->StartServer(options, env.data_dirs, *env.storages, env.clock);
     message = socket.ok() ? kServing + *socket : socket.status().ToString();
   }
   DLIO_RETURN_NOT_OK(node->node()->Broadcast(&message, 0));
@@ -54,7 +54,7 @@ Result<std::unique_ptr<Storage>> SharedStorage(const StorageOptions& options,
         "start: ",
         message);
   }
-  return ClientStorage(options, *env.registries, env.clock, env.tracer,
+  return ClientStorage(options, *env.storages, env.clock, env.tracer,
                        message.substr(strlen(kServing)), env.comm->rank(),
                        node->node()->rank() == 0);
 }
@@ -73,11 +73,11 @@ void NodeCache::Stop() {
 
 Result<std::string> NodeCache::StartServer(const StorageOptions& options,
                                            const std::vector<std::string>& data_dirs,
-                                           const Registries& registries, const Clock* clock) {
+                                           const StorageRegistry& storages, const Clock* clock) {
   DLIO_ASSIGN_OR_RETURN(
       ServedCache served,
       MakeServedCache(
-          options, registries, clock, data_dirs,
+          options, storages, clock, data_dirs,
           "storage.cache_scope node: dataset.data_folder, checkpoint.checkpoint_folder"));
   source_ = std::move(served.source);
   cache_ = std::move(served.cache);
@@ -99,17 +99,17 @@ Status NodeCache::Finish() {
 Result<std::unique_ptr<Storage>> MakeNodeSharedTiered(const StorageOptions& options,
                                                       const NodeShareEnv& env,
                                                       std::unique_ptr<NodeShare>* share) {
-  const Registries& registries = *env.registries;
+  const StorageRegistry& storages = *env.storages;
   DLIO_ASSIGN_OR_RETURN(const StorageCapabilities declared,
-                        StorageCapabilitiesFor(options, registries));
+                        StorageCapabilitiesFor(options, storages));
   if (!declared.node_shared_cache || options.cache_scope != kNodeCacheScope) {
-    return MakeStorage(options, registries, env.clock, env.tracer);
+    return MakeStorage(options, storages, env.clock, env.tracer);
   }
   DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Comm> node_comm, env.comm->SplitNode());
-  if (node_comm == nullptr) return MakeStorage(options, registries, env.clock, env.tracer);
+  if (node_comm == nullptr) return MakeStorage(options, storages, env.clock, env.tracer);
   Result<std::unique_ptr<Storage>> storage = Status::Internal("no storage made");
   if (node_comm->size() == 1) {  // the rank's own cache is the node's
-    storage = MakeStorage(options, registries, env.clock, env.tracer);
+    storage = MakeStorage(options, storages, env.clock, env.tracer);
   } else {
     auto node = std::make_unique<NodeCache>(std::move(node_comm));
     NodeCache* shared = node.get();

@@ -11,7 +11,6 @@
 #include "dlio/cache.h"
 #include "dlio/cache_server.h"
 #include "dlio/comm.h"
-#include "dlio/registries.h"
 #include "dlio/storage.h"
 
 namespace dlio::cache_internal {
@@ -31,7 +30,7 @@ class NodeCache final : public NodeShare {
   // beneath `data_dirs` only; the socket's path.
   Result<std::string> StartServer(const StorageOptions& options,
                                   const std::vector<std::string>& data_dirs,
-                                  const Registries& registries, const Clock* clock);
+                                  const StorageRegistry& storages, const Clock* clock);
   // After the run: waits for every rank of the node (a barrier of the node) so the server
   // outlives their last read, then stops it (leader). Collective over the node.
   Status Finish() override;

@@ -7,7 +7,6 @@
 #include "dlio/cache.h"
 #include "dlio/cache_server.h"
 #include "dlio/config.h"
-#include "dlio/registries.h"
 #include "dlio/storage_wrapper.h"
 
 namespace dlio {
@@ -133,10 +132,10 @@ Result<StorageOptions> SourceOptions(const StorageOptions& options) {
   return source;
 }
 
-StorageCapabilities TieredDeclares(const StorageOptions& options, const Registries& registries) {
+StorageCapabilities TieredDeclares(const StorageOptions& options, const StorageRegistry& storages) {
   auto source = SourceOptions(options);
   if (!source.ok()) return {};
-  auto capabilities = StorageCapabilitiesFor(*source, registries);
+  auto capabilities = StorageCapabilitiesFor(*source, storages);
   return capabilities.ok() ? TieredCapabilities(*capabilities, options.cache_scope ==
                                                                    cache_internal::kNodeCacheScope)
                            : StorageCapabilities{};
@@ -154,13 +153,13 @@ Status ValidateTiered(const WorkloadConfig& c) {
 }
 
 Result<std::unique_ptr<Storage>> MakeTiered(const StorageOptions& options,
-                                            const Registries& registries) {
+                                            const StorageRegistry& storages) {
   DLIO_ASSIGN_OR_RETURN(StorageOptions source_options, SourceOptions(options));
   CacheOptions cache;
   cache.tiers = options.cache_tiers;
   DLIO_ASSIGN_OR_RETURN(cache.policy, ParseCachePolicy(options.cache_policy));
   // A null tracer inside: only the outer layer records events.
-  auto source = MakeStorage(source_options, registries, SystemClock(), nullptr);
+  auto source = MakeStorage(source_options, storages, SystemClock(), nullptr);
   if (!source.ok()) return source.status().WithContext("storage.tiered_source");
   return StartTiered(std::move(source).value(), std::move(cache), options.cache_scope);
 }
@@ -183,14 +182,14 @@ Result<std::unique_ptr<Storage>> NewTieredClientStorage(std::unique_ptr<Storage>
   return std::unique_ptr<Storage>(std::move(storage));
 }
 
-Result<ServedCache> MakeServedCache(const StorageOptions& options, const Registries& registries,
+Result<ServedCache> MakeServedCache(const StorageOptions& options, const StorageRegistry& storages,
                                     const Clock* clock, const std::vector<std::string>& data_dirs,
                                     const std::string& key) {
   DLIO_ASSIGN_OR_RETURN(StorageOptions source_options, SourceOptions(options));
   CacheOptions cache;
   cache.tiers = options.cache_tiers;
   DLIO_ASSIGN_OR_RETURN(cache.policy, ParseCachePolicy(options.cache_policy));
-  auto source = MakeStorage(source_options, registries, clock, nullptr);
+  auto source = MakeStorage(source_options, storages, clock, nullptr);
   if (!source.ok()) return source.status().WithContext("storage.tiered_source");
   ServedCache served;
   DLIO_ASSIGN_OR_RETURN(served.source,
@@ -212,13 +211,13 @@ TieredCache* CacheOf(Storage* storage) {
   return nullptr;
 }
 
-Status RegisterTieredStorage(Registries* registries) {
-  DLIO_RETURN_NOT_OK(registries->storages.Register(
+Status RegisterTieredStorage(StorageRegistry* storages, NodeSharedStorageRegistry* node_shared) {
+  DLIO_RETURN_NOT_OK(storages->Register(
       {"tiered", "caches whole files of another storage in faster tiers (memory, a directory)",
        "storage.tiered_source, storage.tiers, storage.cache_policy (docs/caching.md)", &MakeTiered,
        &TieredDeclares, &ValidateTiered}));
   // storage.cache_scope node: one cache a node, served by the node's first rank.
-  return registries->node_shared_storages.Register(
+  return node_shared->Register(
       {"tiered", "one cache a node, served to its ranks by the node's first rank",
        "storage.cache_scope (docs/caching.md)", &cache_internal::MakeNodeSharedTiered});
 }

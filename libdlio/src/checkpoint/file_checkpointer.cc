@@ -26,9 +26,9 @@
 
 #include "checkpoint/checkpoint_layout.h"
 #include "checkpoint/torch_save_file.h"
+#include "dlio/ai_events.h"
 #include "dlio/checkpointer.h"
 #include "dlio/str_cat.h"
-#include "trace/ai_events.h"
 
 namespace dlio {
 namespace {

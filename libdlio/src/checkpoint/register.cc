@@ -5,7 +5,6 @@
 
 #include "checkpoint/file_checkpointer.h"
 #include "dlio/checkpointer.h"
-#include "dlio/registries.h"
 
 namespace dlio {
 namespace {
@@ -56,19 +55,19 @@ CheckpointerCapabilities DlioBenchmarkDeclares() {
 
 }  // namespace
 
-Status RegisterBuiltinCheckpointers(Registries* registries) {
-  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
+Status RegisterBuiltinCheckpointers(CheckpointerRegistry* checkpointers) {
+  DLIO_RETURN_NOT_OK(checkpointers->Register(
       {"paper",
        "the DLIO paper's pattern: per rank five files of 1 KiB, 1 KiB, 4 KiB, 64 KiB and 4 MiB",
        "checkpoint.checkpoint_folder, fsync, read_back, transfer_size, rank_mode",
        checkpoint_internal::MakePaperCheckpointer}));
-  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
+  DLIO_RETURN_NOT_OK(checkpointers->Register(
       {"model",
        "model_size_bytes per checkpoint, split evenly over ranks (rank_mode: root = rank 0 only)",
        "checkpoint.checkpoint_folder, model_size_bytes, model_files, fsync, read_back, "
        "transfer_size, rank_mode, storage_type",
        checkpoint_internal::MakeModelCheckpointer, ModelDeclares()}));
-  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
+  DLIO_RETURN_NOT_OK(checkpointers->Register(
       {"transformer",
        "DLIO's LLM checkpoint: per-rank model layers and optimizer state from the model "
        "description, split by tensor/pipeline parallelism and ZeRO stage",
@@ -76,7 +75,7 @@ Status RegisterBuiltinCheckpointers(Registries* registries) {
        "model.optimizer_datatype, checkpoint.mode, checkpoint.checkpoint_folder, fsync, "
        "read_back, transfer_size, size_divisor",
        checkpoint_internal::MakeTransformerCheckpointer, TransformerDeclares()}));
-  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
+  DLIO_RETURN_NOT_OK(checkpointers->Register(
       {"dlio_benchmark",
        "the Python DLIO's checkpoint files and folders: global_epoch<e>_step<s>/ holding "
        "model_states-<rank> (non-transformer models), layer and optimizer states as "
@@ -85,7 +84,7 @@ Status RegisterBuiltinCheckpointers(Registries* registries) {
        "framework, model.type, model.model_size_bytes, model.*, checkpoint.checkpoint_folder, "
        "fsync, read_back, transfer_size, size_divisor, rank_mode, storage_type",
        checkpoint_internal::MakeDlioBenchmarkCheckpointer, DlioBenchmarkDeclares()}));
-  DLIO_RETURN_NOT_OK(registries->checkpointers.Register(
+  DLIO_RETURN_NOT_OK(checkpointers->Register(
       {"torch_save",
        "the file torch.save(state_dict, path) writes (PyTorch 1.13's zip: data.pkl, a 64-byte "
        "aligned record per tensor, version), with its write requests; one file per writing rank",

@@ -4,8 +4,6 @@
 #include <cmath>
 #include <limits>
 
-#include "dlio/registries.h"
-
 namespace dlio {
 namespace {
 
@@ -68,16 +66,16 @@ Result<std::unique_ptr<ComputeEmulator>> MakeComputeEmulator(const ComputeOption
   return Status::NotFound("unknown compute emulator '" + options.name + "' (known: " + known + ")");
 }
 
-Status RegisterBuiltinComputes(Registries* registries) {
+Status RegisterBuiltinComputes(ComputeRegistry* computes) {
   for (const ComputeKind& kind : kComputeKinds) {
     ComputeFactory factory = [&kind](const ComputeOptions& options, const Clock* clock) {
       ComputeOptions o = options;
       o.name = kind.name;
       return MakeClockEmulator(kind, o, clock);
     };
-    DLIO_RETURN_NOT_OK(registries->computes.Register(
-        {kind.name, kind.description, "train.computation_time, train.seed", std::move(factory),
-         ComputeCapabilities{.busy_waits = kind.spin}}));
+    DLIO_RETURN_NOT_OK(
+        computes->Register({kind.name, kind.description, "train.computation_time, train.seed",
+                            std::move(factory), ComputeCapabilities{.busy_waits = kind.spin}}));
   }
   return Status::OK();
 }

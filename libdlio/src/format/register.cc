@@ -1,17 +1,17 @@
-#include "dlio/registries.h"
+#include "dlio/format.h"
 #include "format/formats.h"
 
 namespace dlio {
 namespace {
 
-Status Add(Registries* r, std::string name, std::string description, std::string options,
+Status Add(FormatRegistry* r, std::string name, std::string description, std::string options,
            std::unique_ptr<Format> (*make)(), FormatHints hints,
            Status (*validate)(const WorkloadConfig&) = nullptr) {
   FormatRegistry::Entry entry{std::move(name), std::move(description), std::move(options),
                               [make]() -> Result<std::unique_ptr<Format>> { return make(); },
                               std::move(hints)};
   if (validate != nullptr) entry.validate = validate;
-  return r->formats.Register(std::move(entry));
+  return r->Register(std::move(entry));
 }
 
 FormatHints Hints(std::vector<std::string> suffixes, std::vector<std::string> magics = {},
@@ -21,58 +21,57 @@ FormatHints Hints(std::vector<std::string> suffixes, std::vector<std::string> ma
 
 }  // namespace
 
-Status RegisterBuiltinFormats(Registries* registries) {
+Status RegisterBuiltinFormats(FormatRegistry* formats) {
   using namespace format_internal;  // NOLINT(build/namespaces)
-  DLIO_RETURN_NOT_OK(Add(registries, "npy", "NumPy .npy array; a sample is a first-axis slice",
+  DLIO_RETURN_NOT_OK(Add(formats, "npy", "NumPy .npy array; a sample is a first-axis slice",
                          "transfer_size, odirect", &NewNpyFormat, Hints({"npy"}, {"\x93NUMPY"})));
-  DLIO_RETURN_NOT_OK(Add(registries, "npz",
+  DLIO_RETURN_NOT_OK(Add(formats, "npz",
                          "NumPy .npz (zip of x.npy samples + y.npy labels), stored or deflated",
                          "compression, compression_level, transfer_size, odirect", &NewNpzFormat,
                          Hints({"npz"}, {"PK\x03\x04", "PK\x05\x06"})));
-  DLIO_RETURN_NOT_OK(Add(registries, "indexed_binary",
+  DLIO_RETURN_NOT_OK(Add(formats, "indexed_binary",
                          "raw samples + <file>.off.idx/.sz.idx uint64 indexes (dlrm)",
                          "transfer_size, odirect", &NewIndexedBinaryFormat,
                          Hints({"indexed_binary"}, {}, ".off.idx")));
-  DLIO_RETURN_NOT_OK(Add(registries, "mmap_indexed_binary",
+  DLIO_RETURN_NOT_OK(Add(formats, "mmap_indexed_binary",
                          "indexed_binary's layout read memory-mapped (np.memmap, Megatron) by "
                          "default: page faults instead of read calls",
                          "transfer_size (native), odirect", &NewMmapIndexedBinaryFormat,
                          Hints({"mmap_indexed_binary"})));
-  DLIO_RETURN_NOT_OK(Add(registries, "csv",
+  DLIO_RETURN_NOT_OK(Add(formats, "csv",
                          "text rows of float32 values (CANDLE); a sample is one row",
                          "csv_header, record_length_bytes, transfer_size, decode, odirect",
                          &NewCsvFormat, Hints({"csv"})));
-  DLIO_RETURN_NOT_OK(Add(registries, "jpeg",
+  DLIO_RETURN_NOT_OK(Add(formats, "jpeg",
                          "one grayscale JPEG per file (libjpeg-turbo); decode gives pixels",
                          "image_quality, record_length_bytes, transfer_size, decode, odirect",
                          &NewJpegFormat, Hints({"jpg", "jpeg"}, {"\xFF\xD8\xFF"})));
-  DLIO_RETURN_NOT_OK(Add(registries, "png",
-                         "one grayscale PNG per file (libpng); decode gives pixels",
+  DLIO_RETURN_NOT_OK(Add(formats, "png", "one grayscale PNG per file (libpng); decode gives pixels",
                          "record_length_bytes, transfer_size, decode, odirect", &NewPngFormat,
                          Hints({"png"}, {"\x89PNG\r\n\x1a\n"})));
-  DLIO_RETURN_NOT_OK(registries->formats.Register(
+  DLIO_RETURN_NOT_OK(formats->Register(
       {"hdf5", "HDF5 through libhdf5 + dlio's file driver; /records rows or /data+/offsets+/sizes",
        "enable_chunking, chunk_size, chunk_samples, compression, compression_level, "
        "hdf5_shuffle, metadata_file, odirect",
        &MakeHdf5Format, Hints({"h5", "hdf5"}, {"\x89HDF\r\n\x1a\n"})}));
-  DLIO_RETURN_NOT_OK(Add(registries, "tfrecord",
+  DLIO_RETURN_NOT_OK(Add(formats, "tfrecord",
                          "TFRecord of tf.train.Example (image bytes + int64 label), CRC-32C "
                          "framed, with a DALI-style <file>.idx",
                          "transfer_size, verify_checksums, use_index, write_index, odirect",
                          &NewTfRecordFormat, Hints({"tfrecord", "tfrecords"})));
-  DLIO_RETURN_NOT_OK(Add(registries, "parquet",
+  DLIO_RETURN_NOT_OK(Add(formats, "parquet",
                          "Apache Parquet, a sample is one row; typed columns, row groups, "
                          "pyarrow's page layout (dictionary, PLAIN fallback), "
                          "none/snappy/gzip/zstd",
                          "compression, parquet.row_group_size, parquet.columns, "
                          "parquet.use_dictionary, odirect",
                          &NewParquetFormat, Hints({"parquet"}, {"PAR1"}), &ValidateParquetConfig));
-  DLIO_RETURN_NOT_OK(Add(registries, "webdataset",
+  DLIO_RETURN_NOT_OK(Add(formats, "webdataset",
                          "WebDataset tar shards (<key>.jpg + <key>.cls per sample), streamed; "
                          "shards split over ranks, shuffle buffer",
                          "transfer_size, shuffle_size, odirect", &NewWebdatasetFormat,
                          Hints({"tar"})));
-  DLIO_RETURN_NOT_OK(Add(registries, "synthetic", "in-memory samples, no file I/O",
+  DLIO_RETURN_NOT_OK(Add(formats, "synthetic", "in-memory samples, no file I/O",
                          "num_samples_per_file, record_length_bytes", &NewSyntheticFormat,
                          Hints({})));
   return Status::OK();

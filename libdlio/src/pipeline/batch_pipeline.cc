@@ -9,8 +9,8 @@
 
 #include "core/thread_name.h"
 #include "core/thread_priority.h"
+#include "dlio/ai_events.h"
 #include "pipeline/batch_pipeline_impl.h"
-#include "trace/ai_events.h"
 
 namespace dlio {
 namespace pipeline_internal {

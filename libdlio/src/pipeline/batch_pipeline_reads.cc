@@ -5,8 +5,8 @@
 #include <cassert>
 #include <utility>
 
+#include "dlio/ai_events.h"
 #include "pipeline/batch_pipeline_impl.h"
-#include "trace/ai_events.h"
 
 namespace dlio::pipeline_internal {
 

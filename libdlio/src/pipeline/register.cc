@@ -1,7 +1,7 @@
 #include <algorithm>
 
 #include "dlio/config.h"
-#include "dlio/registries.h"
+#include "dlio/pipeline.h"
 #include "dlio/str_cat.h"
 #include "pipeline/batch_pipeline.h"
 #include "pipeline/worker_pipeline.h"
@@ -32,8 +32,8 @@ Status ValidatePreload(const WorkloadConfig& c) {
 
 }  // namespace
 
-Status RegisterBuiltinPipelines(Registries* registries) {
-  auto& pipelines = registries->pipelines;
+Status RegisterBuiltinPipelines(PipelineRegistry* registry) {
+  auto& pipelines = *registry;
   DLIO_RETURN_NOT_OK(pipelines.Register(
       {"threaded",
        "read threads + preprocessing workers + bounded prefetch, I/O overlapped with compute "

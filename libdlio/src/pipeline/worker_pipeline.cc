@@ -11,10 +11,10 @@
 #include <cerrno>
 #include <cstring>
 
+#include "dlio/ai_events.h"
 #include "pipeline/batch_pipeline.h"
 #include "pipeline/bounded_read_buffer.h"
 #include "pipeline/worker_pipeline_impl.h"
-#include "trace/ai_events.h"
 
 namespace dlio {
 namespace pipeline_internal {

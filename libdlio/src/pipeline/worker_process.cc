@@ -11,9 +11,9 @@
 
 #include "core/thread_name.h"
 #include "core/thread_priority.h"
+#include "dlio/ai_events.h"
 #include "dlio/tracer.h"
 #include "pipeline/bounded_read_buffer.h"
-#include "trace/ai_events.h"
 
 namespace dlio::pipeline_internal {
 namespace {

@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "dlio/metrics.h"
+#include "dlio/units.h"
 #include "report/charts.h"
 #include "report/svg.h"
 

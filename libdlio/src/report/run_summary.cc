@@ -6,8 +6,8 @@
 #include <string>
 
 #include "dlio/profile_report.h"
+#include "dlio/storage.h"
 #include "profile/import/json_cursor.h"
-#include "storage/open_check.h"
 
 namespace dlio {
 namespace {
@@ -37,7 +37,7 @@ Result<std::string> ReadSummaryText(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT) return Status::NotFound("cannot open dlio run summary ", path);
   if (fd < 0) return Status::FromErrno(errno, "open dlio run summary " + path);
-  DLIO_RETURN_NOT_OK(storage_internal::CheckOpenedFile(fd, path, "open dlio run summary", true));
+  DLIO_RETURN_NOT_OK(CheckOpenedFile(fd, path, "open dlio run summary", true));
   std::string text;
   char buf[65536];
   for (;;) {

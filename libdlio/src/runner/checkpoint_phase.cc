@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <string>
 
+#include "dlio/ai_events.h"
 #include "dlio/compute.h"
 #include "dlio/loop.h"
 #include "dlio/str_cat.h"
 #include "runner/checkpoint_options.h"
 #include "runner/checkpoint_select.h"
-#include "trace/ai_events.h"
 
 namespace dlio::runner_internal {
 namespace {
@@ -63,7 +63,7 @@ Status MakeCheckpointing(const RunContext& ctx, Checkpointing* out) {
     StorageOptions so = StorageOptionsFor(c);
     so.name = c.checkpoint.storage_type;
     so.direct = false;  // reader.odirect is about the data files
-    auto made = MakeStorage(so, *ctx.registries, ctx.clock, ctx.tracer);
+    auto made = MakeStorage(so, ctx.registries->storages, ctx.clock, ctx.tracer);
     if (!made.ok()) return made.status().WithContext("checkpoint.storage_type");
     out->own_storage = std::move(made).value();
     storage = out->own_storage.get();

@@ -23,7 +23,7 @@ StorageCapabilities CapabilitiesOf(const std::string& name, const StorageConfig&
   options.name = name;
   options.slow_inner = s.slow_inner;
   options.tiered_source = s.tiered_source;
-  auto capabilities = StorageCapabilitiesFor(options, registries);
+  auto capabilities = StorageCapabilitiesFor(options, registries.storages);
   return capabilities.ok() ? *capabilities : StorageCapabilities{};
 }
 

@@ -107,7 +107,7 @@ uint64_t CountCheckpoints(const WorkloadConfig& c, uint64_t steps_per_epoch, boo
 CheckpointPlan PlanOf(const WorkloadConfig& c, int world, const HostResources& host) {
   if (host.checkpoint) return *host.checkpoint;
   Registries builtins;
-  if (!RegisterBuiltinCheckpointers(&builtins).ok()) return {};
+  if (!RegisterBuiltinCheckpointers(&builtins.checkpointers).ok()) return {};
   return CheckpointPlanFor(c, world, builtins);
 }
 

@@ -30,12 +30,12 @@ Result<std::unique_ptr<Storage>> MakeRunStorage(const WorkloadConfig& config,
                                                 std::unique_ptr<NodeShare>* share) {
   const StorageOptions options = StorageOptionsFor(config);
   if (!registries.node_shared_storages.Contains(options.name)) {
-    return MakeStorage(options, registries, clock, tracer);
+    return MakeStorage(options, registries.storages, clock, tracer);
   }
   DLIO_ASSIGN_OR_RETURN(NodeSharedStorageFn make,
                         registries.node_shared_storages.Get(options.name));
   NodeShareEnv env;
-  env.registries = &registries;
+  env.storages = &registries.storages;
   env.clock = clock;
   env.tracer = tracer;
   env.comm = comm;

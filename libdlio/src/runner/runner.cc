@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "dlio/ai_events.h"
 #include "dlio/loop.h"
 #include "dlio/storage_wrapper.h"
 #include "dlio/tracer.h"
@@ -20,7 +21,6 @@
 #include "runner/run_storage.h"
 #include "runner/storage_rules.h"
 #include "runner/training.h"
-#include "trace/ai_events.h"
 
 namespace dlio {
 namespace {
@@ -241,10 +241,10 @@ Result<std::unique_ptr<Storage>> SharedMemoryStorage(const WorkloadConfig& confi
     registries = &own;
   }
   const StorageOptions options = StorageOptionsFor(config);
-  auto capabilities = StorageCapabilitiesFor(options, *registries);
+  auto capabilities = StorageCapabilitiesFor(options, registries->storages);
   if (!capabilities.ok() || !capabilities->in_process_memory) return std::unique_ptr<Storage>();
-  return MakeStorage(options, *registries, env.clock != nullptr ? env.clock : SystemClock(),
-                     nullptr);
+  return MakeStorage(options, registries->storages,
+                     env.clock != nullptr ? env.clock : SystemClock(), nullptr);
 }
 
 }  // namespace

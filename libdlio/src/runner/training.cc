@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "dlio/ai_events.h"
 #include "dlio/metrics.h"
 #include "dlio/str_cat.h"
 #include "runner/report.h"
-#include "trace/ai_events.h"
 
 namespace dlio::runner_internal {
 namespace {

@@ -8,7 +8,7 @@
 
 #include "core/file_kind.h"
 
-namespace dlio::storage_internal {
+namespace dlio {
 namespace {
 
 Status Refuse(int fd, Status status) {
@@ -43,4 +43,4 @@ Status CheckRegularPath(const std::string& path, const char* call) {
   return NotRegular(path, call, st.st_mode);
 }
 
-}  // namespace dlio::storage_internal
+}  // namespace dlio

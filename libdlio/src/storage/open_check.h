@@ -8,6 +8,7 @@
 #include <string>
 
 #include "dlio/status.h"
+#include "dlio/storage.h"
 
 namespace dlio::storage_internal {
 
@@ -16,14 +17,9 @@ inline Status Errno(const char* op, const std::string& path, int err = errno) {
   return Status::FromErrno(err, std::string(op) + " " + path);
 }
 
-// Checks the just-opened `fd` of `path`: a directory is refused whatever the mode, and with
-// `reading` anything but a regular file (FIFO, socket, character or block device) is refused
-// ("open <path>: not a regular file (a FIFO)"). On success with `reading`, clears O_NONBLOCK.
-// On error, closes `fd`. `call` names the operation in messages ("open", "fopen").
-Status CheckOpenedFile(int fd, const std::string& path, const char* call, bool reading);
-
-// The same refusal by path, for when open(2) itself failed (O_DIRECT on a FIFO is EINVAL): an
-// error when `path` exists and is not a regular file, OK otherwise.
-Status CheckRegularPath(const std::string& path, const char* call);
+// CheckOpenedFile and CheckRegularPath are public (dlio/storage.h): the profile and report modules
+// open trace and summary files with the same refusal.
+using ::dlio::CheckOpenedFile;
+using ::dlio::CheckRegularPath;
 
 }  // namespace dlio::storage_internal

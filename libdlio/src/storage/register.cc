@@ -1,5 +1,5 @@
 #include "dlio/config.h"
-#include "dlio/registries.h"
+#include "dlio/storage.h"
 #include "storage/capabilities.h"
 #include "storage/mpiio_storage.h"
 #include "storage/s3/s3_storage.h"
@@ -15,16 +15,16 @@ using storage_internal::kStdioCapabilities;
 
 // A capability declaration that does not depend on the options.
 StorageCapabilitiesFn Declares(StorageCapabilities capabilities) {
-  return [capabilities](const StorageOptions&, const Registries&) { return capabilities; };
+  return [capabilities](const StorageOptions&, const StorageRegistry&) { return capabilities; };
 }
 
 // slow declares what the storage it wraps declares (minus shared writes); nothing when that
 // storage is unknown or itself slow (the factory refuses both).
-StorageCapabilities SlowDeclares(const StorageOptions& options, const Registries& registries) {
+StorageCapabilities SlowDeclares(const StorageOptions& options, const StorageRegistry& storages) {
   if (options.slow_inner == "slow" || options.slow_inner.empty()) return {};
   StorageOptions inner = options;
   inner.name = options.slow_inner;
-  auto capabilities = StorageCapabilitiesFor(inner, registries);
+  auto capabilities = StorageCapabilitiesFor(inner, storages);
   return capabilities.ok() ? storage_internal::SlowCapabilities(*capabilities)
                            : StorageCapabilities{};
 }
@@ -39,32 +39,31 @@ Status ValidateSlow(const WorkloadConfig& c) {
 
 }  // namespace
 
-Status RegisterBuiltinStorages(Registries* registries) {
-  DLIO_RETURN_NOT_OK(registries->storages.Register(
+Status RegisterBuiltinStorages(StorageRegistry* storages) {
+  DLIO_RETURN_NOT_OK(storages->Register(
       {"posix", "POSIX files (pread/pwrite), optionally O_DIRECT",
        "reader.odirect (O_DIRECT reads, 4096-byte alignment)",
-       [](const StorageOptions& options, const Registries&) -> Result<std::unique_ptr<Storage>> {
-         return NewPosixStorage(options);
-       },
+       [](const StorageOptions& options, const StorageRegistry&)
+           -> Result<std::unique_ptr<Storage>> { return NewPosixStorage(options); },
        Declares(kPosixCapabilities)}));
-  DLIO_RETURN_NOT_OK(registries->storages.Register(
+  DLIO_RETURN_NOT_OK(storages->Register(
       {"stdio", "C stdio streams (fopen, fread/fwrite, fclose), traced as STDIO", "",
-       [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
+       [](const StorageOptions&, const StorageRegistry&) -> Result<std::unique_ptr<Storage>> {
          return NewStdioStorage();
        },
        Declares(kStdioCapabilities)}));
-  DLIO_RETURN_NOT_OK(registries->storages.Register(
+  DLIO_RETURN_NOT_OK(storages->Register(
       {"memory", "in-memory files (tests, no disk)", "",
-       [](const StorageOptions&, const Registries&) -> Result<std::unique_ptr<Storage>> {
+       [](const StorageOptions&, const StorageRegistry&) -> Result<std::unique_ptr<Storage>> {
          return NewMemoryStorage();
        },
        Declares(kMemoryCapabilities)}));
-  DLIO_RETURN_NOT_OK(registries->storages.Register(
+  DLIO_RETURN_NOT_OK(storages->Register(
       {"slow", "adds seeded latency per read/write to another storage",
        "storage.slow_inner, storage.slow_latency_us, storage.slow_latency_stdev_us, "
        "storage.slow_bandwidth_mib_s (seeded by train.seed)",
        [](const StorageOptions& options,
-          const Registries& registries) -> Result<std::unique_ptr<Storage>> {
+          const StorageRegistry& storages) -> Result<std::unique_ptr<Storage>> {
          if (options.slow_inner == "slow" || options.slow_inner.empty()) {
            return Status::InvalidArgument("storage.slow_inner must name another storage, got '" +
                                           options.slow_inner + "'");
@@ -79,26 +78,24 @@ Status RegisterBuiltinStorages(Registries* registries) {
          inner_options.name = options.slow_inner;
          // A null tracer inside: only the outer layer records events.
          DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> inner,
-                               MakeStorage(inner_options, registries, SystemClock(), nullptr));
+                               MakeStorage(inner_options, storages, SystemClock(), nullptr));
          return NewSlowStorage(std::move(inner), options);
        },
        &SlowDeclares, &ValidateSlow}));
   // Registered even without MPI, so the name is known and says how to enable it.
-  DLIO_RETURN_NOT_OK(registries->storages.Register(
+  DLIO_RETURN_NOT_OK(storages->Register(
       {"mpiio",
        "MPI-IO files (MPI_File_read_at, or MPI_File_read_at_all when collective); needs MPI",
        "storage.mpiio_collective (collective reads of the shared data file)",
-       [](const StorageOptions& options, const Registries&) -> Result<std::unique_ptr<Storage>> {
-         return NewMpiioStorage(options);
-       },
+       [](const StorageOptions& options, const StorageRegistry&)
+           -> Result<std::unique_ptr<Storage>> { return NewMpiioStorage(options); },
        Declares(kMpiioCapabilities)}));
-  DLIO_RETURN_NOT_OK(registries->storages.Register(
+  DLIO_RETURN_NOT_OK(storages->Register(
       {"s3", "S3 objects over HTTP(S) (range GET, PUT, multipart upload), traced as S3",
        "storage.storage_options.* (endpoint_url, region, access_key_id, secret_access_key, ...; "
        "docs/storage.md)",
-       [](const StorageOptions& options, const Registries&) -> Result<std::unique_ptr<Storage>> {
-         return NewS3Storage(options);
-       },
+       [](const StorageOptions& options, const StorageRegistry&)
+           -> Result<std::unique_ptr<Storage>> { return NewS3Storage(options); },
        Declares(StorageCapabilities{})}));
   return Status::OK();
 }

@@ -9,7 +9,6 @@
 #include <cstring>
 #include <new>
 
-#include "dlio/registries.h"
 #include "trace/mapped_pages.h"
 
 namespace dlio {
@@ -359,17 +358,17 @@ void Storage::AddOtherProcessStats(const IoStats& d) {
 }
 
 Result<StorageCapabilities> StorageCapabilitiesFor(const StorageOptions& options,
-                                                   const Registries& registries) {
-  DLIO_ASSIGN_OR_RETURN(const auto entry, registries.storages.Find(options.name));
+                                                   const StorageRegistry& storages) {
+  DLIO_ASSIGN_OR_RETURN(const auto entry, storages.Find(options.name));
   if (!entry.capabilities) return StorageCapabilities{};
-  return entry.capabilities(options, registries);
+  return entry.capabilities(options, storages);
 }
 
 Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
-                                             const Registries& registries, const Clock* clock,
+                                             const StorageRegistry& storages, const Clock* clock,
                                              Tracer* tracer) {
-  DLIO_ASSIGN_OR_RETURN(StorageFactory factory, registries.storages.Get(options.name));
-  DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> storage, factory(options, registries));
+  DLIO_ASSIGN_OR_RETURN(StorageFactory factory, storages.Get(options.name));
+  DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> storage, factory(options, storages));
   if (storage == nullptr) {
     return Status::Internal("storage factory '" + options.name + "' returned null");
   }

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
-#include "dlio/metrics.h"
 #include "dlio/sweep.h"
+#include "dlio/units.h"
 #include "report/charts.h"
 #include "report/svg.h"
 

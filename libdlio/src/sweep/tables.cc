@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "dlio/metrics.h"
 #include "dlio/sweep.h"
+#include "dlio/units.h"
 
 namespace dlio {
 namespace {

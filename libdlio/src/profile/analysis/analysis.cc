@@ -5,7 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "dlio/metrics.h"
+#include "dlio/units.h"
 #include "profile/analysis/analysis_internal.h"
 
 namespace dlio {

@@ -5,8 +5,8 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "dlio/metrics.h"
 #include "dlio/profile_analysis.h"
+#include "dlio/units.h"
 
 namespace dlio {
 namespace {

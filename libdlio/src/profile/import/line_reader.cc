@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-#include "storage/open_check.h"
+#include "dlio/storage.h"
 
 namespace dlio::profile_internal {
 namespace {
@@ -20,7 +20,7 @@ Result<int> OpenTraceFile(const std::string& path) {
   // refuses anything but a regular file (closing fd) and clears O_NONBLOCK again.
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return Status::FromErrno(errno, "open trace " + path);
-  DLIO_RETURN_NOT_OK(storage_internal::CheckOpenedFile(fd, path, "open trace", /*reading=*/true));
+  DLIO_RETURN_NOT_OK(CheckOpenedFile(fd, path, "open trace", /*reading=*/true));
   return fd;
 }
 
