@@ -13,17 +13,10 @@
 #include <vector>
 
 #include "format/format_test_util.h"
-#include "format/image_util.h"
 #include "test_util.h"
 
 namespace dlio::testing {
 namespace {
-
-// The pixels our writers encode for `spec`, as a string.
-std::string PixelsOf(const FileSpec& spec, uint32_t side, uint32_t channels) {
-  const std::vector<uint8_t> p = format_internal::ImagePixels(spec, side, channels);
-  return std::string(p.begin(), p.end());
-}
 
 void RequirePillow() {
   const CommandResult r = RunCommand(SystemPython() + " -c 'import PIL.Image, numpy'");
@@ -74,7 +67,9 @@ TEST_CASE("Pillow and file(1) read the jpeg and png files we write", "[interop][
   FileSpec spec;
   spec.seed = 13;
   spec.sample_sizes = {150528};  // 387 x 387, resnet50's record_length
-  const std::string pixels = PixelsOf(spec, 387, 1);
+  std::string pixels(387 * 387, '\0');
+  format_internal::FillSampleBytes(13, 0, 0, reinterpret_cast<uint8_t*>(pixels.data()),
+                                   pixels.size());
   REQUIRE(MakeFormatByName("png")->Write(storage.get(), tmp / "a.png", spec, {}).ok());
   REQUIRE(MakeFormatByName("jpeg")->Write(storage.get(), tmp / "a.jpeg", spec, {}).ok());
   const std::string decoded_jpeg = DecodeFile(storage.get(), "jpeg", tmp / "a.jpeg");
@@ -106,7 +101,9 @@ TEST_CASE("Pillow reads the RGB images dataset.image_channels 3 makes", "[intero
   spec.sample_sizes = {196608 + 500};  // floor(sqrt(197108 / 3)) = 256: a 256 x 256 RGB image
   FormatOptions rgb;
   rgb.image.channels = 3;
-  const std::string pixels = PixelsOf(spec, 256, 3);
+  std::string pixels(256 * 256 * 3, '\0');
+  format_internal::FillSampleBytes(5, 0, 0, reinterpret_cast<uint8_t*>(pixels.data()),
+                                   pixels.size());
   REQUIRE(MakeFormatByName("png")->Write(storage.get(), tmp / "c.png", spec, rgb).ok());
   REQUIRE(MakeFormatByName("jpeg")->Write(storage.get(), tmp / "c.jpeg", spec, rgb).ok());
   const std::string decoded_jpeg = DecodeFile(storage.get(), "jpeg", tmp / "c.jpeg");
@@ -120,8 +117,7 @@ TEST_CASE("Pillow reads the RGB images dataset.image_channels 3 makes", "[intero
 }
 
 // For each DIR/<mode>_<side>_<k>.png dlio wrote, and for as many random images of that mode and
-// side that Pillow saves with its defaults (uniform over 0-254, as dlio draws its pixels and DLIO
-// its), prints
+// side that Pillow saves with its defaults (the bytes 0-255, as dlio's pixels), prints
 // "<mode> <side> dlio|pillow <file bytes> <IDAT chunks> <last IDAT bytes>", and "<mode> <side>
 // resave <bytes>" for Pillow's own save of the pixels of each of dlio's files.
 constexpr const char* kPngLayouts = R"(
@@ -154,7 +150,7 @@ for mode, side in [a.split(':') for a in sys.argv[3:]]:
     shape = (side, side) if mode == 'L' else (side, side, 3)
     for _ in range(n):
         print(mode, side, 'pillow', layout(saved(Image.fromarray(
-            rng.integers(0, 255, size=shape, dtype=np.uint8), mode))))
+            rng.integers(0, 256, size=shape, dtype=np.uint8), mode))))
 )";
 
 struct PngLayouts {

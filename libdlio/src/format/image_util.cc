@@ -71,16 +71,8 @@ Result<uint32_t> ImageSideForSpec(const FileSpec& spec, const std::string& path,
 }
 
 std::vector<uint8_t> ImagePixels(const FileSpec& spec, uint32_t side, uint32_t channels) {
-  // Uniform over 0-254, as DLIO's png and jpeg generators draw them (np.random.randint(255)):
-  // the compressed size, and so each file's last read, follows the pixels' range. Each pixel
-  // scales 16 random bits, so no value is drawn more often than another by more than 1 in 257.
-  const uint64_t count = uint64_t{side} * side * channels;
-  std::vector<uint16_t> draws(count);
-  FillSampleBytes(spec.seed, 0, 0, reinterpret_cast<uint8_t*>(draws.data()), count * 2);
-  std::vector<uint8_t> pixels(count);
-  for (uint64_t i = 0; i < count; ++i) {
-    pixels[i] = static_cast<uint8_t>((uint32_t{draws[i]} * 255u) >> 16);
-  }
+  std::vector<uint8_t> pixels(uint64_t{side} * side * channels);
+  FillSampleBytes(spec.seed, 0, 0, pixels.data(), pixels.size());
   return pixels;
 }
 

@@ -35,7 +35,7 @@ inline uint32_t WrittenChannels(const FormatOptions& options) {
 }
 
 // The pixels of the image our writers encode for `spec` (side x side x channels bytes,
-// row-major, channels interleaved), each 0-254 as DLIO draws them.
+// row-major, channels interleaved).
 std::vector<uint8_t> ImagePixels(const FileSpec& spec, uint32_t side, uint32_t channels = 1);
 
 // Creates `path` (kCreateNew) holding `bytes`, written in kWriteChunk pieces; removes the file
