@@ -29,3 +29,7 @@ dlio_add_closed_loop(npy_rawbytes 0.9 0.1 "numpy torch" framework)
 # dlio's RGB images (dataset.image_channels 3, as fit sets it) have the program's 256 x 256 pixels
 # and are deflated as Pillow deflates them, so only the pixels differ (docs/fidelity.md).
 dlio_add_closed_loop(png_imagefolder 0.9 0.1 "numpy torch PIL" none)
+# Flat files no format names (fit: dataset.format raw): a C loader's preads, and an
+# IterableDataset's f.read(8192) records (fit: reader.io_model pyio).
+dlio_add_closed_loop(c_pread_loader 0.9 0.1 "" none)
+dlio_add_closed_loop(torch_iterable_shards 0.9 0.1 "torch" none)

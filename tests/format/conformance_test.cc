@@ -61,6 +61,7 @@ void RunConformance(const std::string& name, Storage* storage, const std::string
   options.transfer_size = 1000;  // several requests per sample
   options.synthetic.samples = 5;
   options.synthetic.record_length = 4099;
+  options.raw.expected_samples = 5;  // raw files hold what the config says
 
   const std::string path =
       dir + "/file0" + (format->extension().empty() ? "" : "." + format->extension());
@@ -261,7 +262,8 @@ TEST_CASE("every built-in format's hints name it by its extensions", "[format][d
   CHECK(FormatOfSuffix(r.formats, "jpg") == "jpeg");
   CHECK(FormatOfSuffix(r.formats, "h5") == "hdf5");
   CHECK(FormatOfSuffix(r.formats, "tar") == "webdataset");
-  CHECK(FormatOfSuffix(r.formats, "bin").empty());
+  CHECK(FormatOfSuffix(r.formats, "bin") == "raw");
+  CHECK(FormatOfSuffix(r.formats, "xyz").empty());
   CHECK(FormatOfSuffix(r.formats, "").empty());
 }
 

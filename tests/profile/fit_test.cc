@@ -324,7 +324,9 @@ TEST_CASE("fit: a 256 KiB TFRecord stream without an index is tf.data") {
   CHECK(Value(r, "reader.io_model") == "tf.data");
 }
 
-TEST_CASE("fit: memory-mapped data of an unknown suffix: the mmap model, sizes not inferred") {
+TEST_CASE(
+    "fit: memory-mapped data of an unknown suffix: raw read by the mmap model, sizes not "
+    "inferred") {
   ProfileTrace t;
   for (int f = 0; f < 2; ++f) {
     const std::string path = "/d/corpus" + std::to_string(f) + ".bin";
@@ -334,11 +336,13 @@ TEST_CASE("fit: memory-mapped data of an unknown suffix: the mmap model, sizes n
   FitResult r = Fit(t);
   CHECK(r.data_files.size() == 2);
   CHECK(Value(r, "reader.io_model") == "mmap");
-  CHECK_FALSE(r.Find("dataset.format")->inferred);  // .bin names no dlio format
+  // No suffix lookup, no probe: plain bytes, which raw maps as np.memmap does.
+  CHECK(Value(r, "dataset.format") == "raw");
   CHECK(r.Find("dataset.format")->reason.find(".bin") != std::string::npos);
+  CHECK(r.Find("dataset.format")->reason.find("not probed") != std::string::npos);
   CHECK_FALSE(r.Find("dataset.record_length_bytes")->inferred);
   CHECK_FALSE(r.Find("reader.batch_size")->inferred);
-  CHECK(FitYaml(r, {"t"}).find("  # format: npz") != std::string::npos);
+  CHECK(FitYaml(r, {"t"}).find("  format: raw") != std::string::npos);
 }
 
 TEST_CASE("fit: a program's runtime (libraries, Python sources) is neither data nor side file") {

@@ -169,6 +169,14 @@ struct WebdatasetOptions {
   bool python_file = true;
 };
 
+// raw knobs.
+struct RawOptions {
+  // Samples each file holds (dataset.num_samples_per_file; 0 = unknown: the file is one sample).
+  // A file of S bytes then holds samples of S / expected_samples bytes; a size that does not
+  // divide is Corruption naming the file.
+  uint64_t expected_samples = 0;
+};
+
 // synthetic: it has no files, so its virtual files are described here.
 struct SyntheticOptions {
   uint64_t samples = 1;            // samples per virtual file (dataset.num_samples_per_file)
@@ -226,6 +234,7 @@ struct FormatOptions {
   CsvOptions csv;
   ParquetOptions parquet;
   WebdatasetOptions webdataset;
+  RawOptions raw;
   SyntheticOptions synthetic;
   PyioOptions pyio;  // io_model pyio
 };
@@ -419,6 +428,9 @@ struct FormatHints {
   // A file that beside it has one of its name plus this suffix (indexed_binary: ".off.idx") is of
   // the format when its suffix and first bytes name none ("" = no such companion).
   std::string index_suffix;
+  // The suffixes are generic names (raw: bin, dat) rather than the format's own: a file so named
+  // that starts with another format's magic bytes, or has its index companion, is of that format.
+  bool generic_suffixes = false;
 };
 
 // The formats by name (Registries::formats), each entry with its FormatHints.
@@ -434,7 +446,8 @@ std::string FormatOfSuffix(const FormatRegistry& formats, std::string_view suffi
 // them, for `dlio-run inspect` and `dlio-run fit`: the format the suffix (any case) names, which
 // must start with one of its magic bytes when it declares some (else Corruption naming the file);
 // else the format whose magic bytes the file starts with; else one whose index companion exists;
-// else InvalidArgument naming the file and its suffix.
+// else the format whose generic suffixes name it (FormatHints::generic_suffixes, checked after
+// the magic bytes and companions); else InvalidArgument naming the file and its suffix.
 Result<std::string> DetectFormat(const FormatRegistry& formats, Storage* storage,
                                  const std::string& path);
 

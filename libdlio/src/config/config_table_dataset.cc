@@ -114,7 +114,7 @@ void AddDatasetKeys(std::vector<KeySpec>* t) {
              kStripSlash | kNonEmpty));
   add(String("dataset.format", DLIO_FIELD(std::string, dataset.format),
              "file format, a Format registry name (npz, npy, hdf5, tfrecord, csv, "
-             "indexed_binary, ...); checked at run time against the registered formats",
+             "indexed_binary, raw, ...); checked at run time against the registered formats",
              kNonEmpty));
   add(String("dataset.file_prefix", DLIO_FIELD(std::string, dataset.file_prefix),
              "file name prefix: `prefix_i_of_n.ext`", kNonEmpty));

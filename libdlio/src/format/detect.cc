@@ -61,13 +61,16 @@ Result<std::string> DetectFormat(const FormatRegistry& formats, Storage* storage
   const std::string ext = Extension(path);
   const std::vector<Entry> entries = formats.List();
   DLIO_ASSIGN_OR_RETURN(const std::string head, Head(entries, storage, path));
-  if (const Entry* e = OfSuffix(entries, ext)) {
-    if (!e->capabilities.magics.empty() && !StartsWithMagic(*e, head)) {
-      return Status::Corruption(path + ": extension says " + e->name +
+  const Entry* by_suffix = OfSuffix(entries, ext);
+  if (by_suffix != nullptr && !by_suffix->capabilities.generic_suffixes) {
+    if (!by_suffix->capabilities.magics.empty() && !StartsWithMagic(*by_suffix, head)) {
+      return Status::Corruption(path + ": extension says " + by_suffix->name +
                                 " but the magic bytes at offset 0 do not match");
     }
-    return e->name;
+    return by_suffix->name;
   }
+  // A generic suffix (raw's .bin) is a weak claim: a format whose magic bytes the file starts
+  // with, or whose index file lies beside it, wins over it.
   for (const Entry& e : entries) {
     if (StartsWithMagic(e, head)) return e.name;
   }
@@ -76,6 +79,7 @@ Result<std::string> DetectFormat(const FormatRegistry& formats, Storage* storage
     DLIO_ASSIGN_OR_RETURN(bool has_index, storage->Exists(path + e.capabilities.index_suffix));
     if (has_index) return e.name;
   }
+  if (by_suffix != nullptr) return by_suffix->name;
   return Status::InvalidArgument(path + ": cannot tell the format from the extension '" + ext +
                                  "' or the first bytes; name it explicitly");
 }

@@ -29,6 +29,7 @@ std::unique_ptr<Format> NewParquetFormat();
 // InvalidArgument naming the key.
 Status ValidateParquetConfig(const WorkloadConfig& config);
 std::unique_ptr<Format> NewWebdatasetFormat();
+std::unique_ptr<Format> NewRawFormat();
 
 // npz writer with the ZIP64 records forced even for small files (numpy and zipfile read both),
 // so tests can exercise the ZIP64 paths without 4 GiB files.

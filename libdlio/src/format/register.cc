@@ -19,6 +19,13 @@ FormatHints Hints(std::vector<std::string> suffixes, std::vector<std::string> ma
   return {std::move(suffixes), std::move(magics), std::move(index_suffix)};
 }
 
+// raw's suffixes are any flat file's: magic bytes or an index companion of another format win.
+FormatHints RawHints() {
+  FormatHints h = Hints({"raw", "bin", "dat"});
+  h.generic_suffixes = true;
+  return h;
+}
+
 }  // namespace
 
 Status RegisterBuiltinFormats(FormatRegistry* formats) {
@@ -71,6 +78,11 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
                          "shards split over ranks, shuffle buffer",
                          "transfer_size, shuffle_size, odirect", &NewWebdatasetFormat,
                          Hints({"tar"})));
+  DLIO_RETURN_NOT_OK(Add(formats, "raw",
+                         "flat files of sample bytes back to back, no header or index (what C "
+                         "loaders and record readers read); equal samples per file",
+                         "num_samples_per_file, transfer_size, odirect", &NewRawFormat,
+                         RawHints()));
   DLIO_RETURN_NOT_OK(Add(formats, "synthetic", "in-memory samples, no file I/O",
                          "num_samples_per_file, record_length_bytes", &NewSyntheticFormat,
                          Hints({})));

@@ -11,6 +11,7 @@ list(APPEND DLIO_SOURCES
   src/format/indexed_binary_format.cc
   src/format/indexed_binary_mmap.cc
   src/format/synthetic_format.cc
+  src/format/raw_format.cc
   src/format/csv_format.cc
   src/format/image_util.cc
   src/format/jpeg_format.cc

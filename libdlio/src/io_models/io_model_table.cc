@@ -25,7 +25,7 @@ std::vector<IoModelEntry> MakeTable() {
       {IoModel::kMmap,
        IoModel::kMmap,
        L::kThreads,
-       {"indexed_binary", "mmap_indexed_binary"},
+       {"indexed_binary", "mmap_indexed_binary", "raw"},
        kImportNumpy,
        false},
       {IoModel::kPandas, IoModel::kPandas, L::kThreads, {"csv"}, kImportPandas, false},
@@ -36,7 +36,7 @@ std::vector<IoModelEntry> MakeTable() {
       {IoModel::kPil, IoModel::kPil, L::kThreads, {"jpeg", "png"}, kImportPil, false},
       // Python's own io: no import moves the threshold (what the program then does with the
       // bytes is its own).
-      {IoModel::kPyio, IoModel::kPyio, L::kThreads, {"jpeg", "npy", "png"}, 0, false, true},
+      {IoModel::kPyio, IoModel::kPyio, L::kThreads, {"jpeg", "npy", "png", "raw"}, 0, false, true},
   };
   return t;
 }

@@ -106,6 +106,7 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.tfrecord.use_index = c.reader.use_index;
   o.tfrecord.expected_records = c.dataset.num_samples_per_file;
   o.webdataset.expected_samples = c.dataset.num_samples_per_file;
+  o.raw.expected_samples = c.dataset.num_samples_per_file;
   o.webdataset.python_file = c.reader.tarfile_open == TarfileOpen::kFileObject;
   o.parquet.row_group_size = c.dataset.parquet_row_group_size;
   o.parquet.use_dictionary = c.dataset.parquet_use_dictionary;

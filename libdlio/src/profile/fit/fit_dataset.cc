@@ -1,5 +1,4 @@
 // FitTrace stage 3, dataset: format, layout, file count, samples per file and their sizes.
-#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -39,7 +38,9 @@ void FitFormat(const View& view, const FitOptions& options, FitResult* out) {
   const std::string suffix = view.extension.empty() ? "(none)" : "." + view.extension;
   if (!by_magic.empty() && (by_magic == by_suffix || by_suffix.empty())) {
     Set(out, "dataset.format", by_magic, FitConfidence::kHigh,
-        StrCat("suffix ", suffix, " and the magic bytes of the files"));
+        StrCat("suffix ", suffix,
+               " and the probed files (their magic bytes, where the format "
+               "has some)"));
   } else if (!by_magic.empty()) {
     Set(out, "dataset.format", by_magic, FitConfidence::kMedium,
         StrCat("magic bytes say ", by_magic, " though the suffix is ", suffix));
@@ -47,8 +48,11 @@ void FitFormat(const View& view, const FitOptions& options, FitResult* out) {
     Set(out, "dataset.format", by_suffix, FitConfidence::kMedium,
         StrCat("suffix ", suffix, " (files not probed: magic bytes unchecked)"));
   } else {
-    Unset(out, "dataset.format", "npz",
-          StrCat("suffix ", suffix, " is no dlio format and the files could not be probed"));
+    // Files no format claims: raw reads (or maps) exactly the bytes asked for, no header.
+    Set(out, "dataset.format", "raw", FitConfidence::kLow,
+        StrCat("suffix ", suffix, " is no dlio format and no magic bytes name one",
+               view.files.front().probed ? "" : " (files not probed)",
+               ": the files are plain bytes"));
   }
 }
 

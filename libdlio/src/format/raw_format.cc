@@ -1,0 +1,166 @@
+// raw: a file is its samples' bytes back to back, nothing else (no header, no index, no footer):
+// the flat files a C loader preads, or an IterableDataset reads in fixed records. A file of S
+// bytes holding n samples (dataset.num_samples_per_file) holds n samples of S / n bytes each, so
+// a sample's place follows from the file's size alone and reading it issues only its own bytes.
+#include "format/content.h"
+#include "format/formats.h"
+#include "format/io_util.h"
+#include "io_models/model_readers.h"
+#include "io_models/pyio_reader.h"
+
+namespace dlio::format_internal {
+namespace {
+
+// The size of each of `samples` equal samples in a raw file of `file_size` bytes, or Corruption
+// naming the file and the offset of the bytes left over when they do not tile it.
+Result<uint64_t> RawSampleSize(const std::string& path, uint64_t file_size, uint64_t samples) {
+  if (file_size % samples != 0) {
+    return Status::Corruption(
+        path, ": ", file_size, " bytes do not split into ", samples,
+        " equal samples (dataset.num_samples_per_file): ", file_size % samples,
+        " bytes left over at offset ", file_size - file_size % samples);
+  }
+  return file_size / samples;
+}
+
+// Equal samples back to back. native reads sample i in transfer_size requests; the mmap model
+// (`mapping` set) maps the file for the reader's lifetime and copies a sample out of the mapping
+// (np.array(np.memmap(path)[offset:offset + size]), as nanoGPT-style loaders slice a .bin), so its
+// pages fault in instead of being read.
+class RawReader final : public FormatReader {
+ public:
+  RawReader(std::unique_ptr<File> file, std::unique_ptr<FileMapping> mapping, uint64_t file_size,
+            uint64_t samples, uint64_t sample_size, uint64_t transfer_size)
+      : file_(std::move(file)),
+        mapping_(std::move(mapping)),
+        file_size_(file_size),
+        samples_(samples),
+        sample_size_(sample_size),
+        transfer_size_(transfer_size) {}
+
+  uint64_t num_samples() const override { return samples_; }
+  uint64_t sample_size(uint64_t i) const override { return i < samples_ ? sample_size_ : 0; }
+
+  Status ReadSample(uint64_t i, SampleBuffer* out) override {
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(file_->path(), i, samples_));
+    DLIO_RETURN_NOT_OK(out->Resize(sample_size_));
+    if (mapping_ != nullptr) return mapping_->CopyOut(i * sample_size_, sample_size_, out->data());
+    return ReadRange(file_.get(), i * sample_size_, sample_size_, transfer_size_, out->data());
+  }
+
+  std::string DescribeJson() const override {
+    return "{\"format\":\"raw\",\"path\":" + JsonString(file_->path()) +
+           ",\"file_size\":" + std::to_string(file_size_) + "," +
+           FixedSampleSizesJson(samples_, sample_size_) + "}";
+  }
+
+ private:
+  std::unique_ptr<File> file_;
+  std::unique_ptr<FileMapping> mapping_;  // null for native; unmapped before file_ closes
+  uint64_t file_size_;
+  uint64_t samples_;
+  uint64_t sample_size_;
+  uint64_t transfer_size_;
+};
+
+uint64_t SamplesOf(const FormatOptions& options) {
+  return options.raw.expected_samples == 0 ? 1 : options.raw.expected_samples;
+}
+
+class RawFormat final : public Format {
+ public:
+  RawFormat() {
+    readers_.Add(IoModel::kNative, OpenNative)
+        .Add(IoModel::kPyio, OpenPyio)
+        .Add(IoModel::kMmap, OpenMmap);
+  }
+
+  std::string name() const override { return "raw"; }
+  std::string extension() const override { return "raw"; }
+  // The suffixes flat binary files carry where programs write them.
+  std::vector<std::string> read_extensions() const override { return {"raw", "bin", "dat"}; }
+  // One size per file: a file's samples must be equal to be found without an index.
+  bool variable_sample_sizes() const override { return false; }
+  FormatCapabilities capabilities() const override {
+    FormatCapabilities c;
+    c.collective_reads = true;  // a sample's reads depend only on its size
+    c.streams_samples = true;   // every reader fills the buffer front to back, reading none back
+    // By name: pyio (a Python program's f.read of the whole file) and mmap (np.memmap); auto
+    // reads as a C loader does.
+    c.io_models = {IoModel::kPyio, IoModel::kMmap};
+    c.native_under_auto = true;
+    return c;
+  }
+  std::vector<IoModel> reader_models() const override { return readers_.models(); }
+
+  Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
+               const FormatOptions& options) const override {
+    (void)options;
+    DLIO_RETURN_NOT_OK(UniformSampleSize(spec, path, "raw").status());
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
+    uint64_t at = 0;
+    Status st = ForEachDataChunk(spec, kWriteChunk, [&](const uint8_t* p, size_t n) {
+      DLIO_RETURN_NOT_OK(file->WriteAt(at, p, n));
+      at += n;
+      return Status::OK();
+    });
+    if (st.ok()) st = file->Close();
+    if (!st.ok()) RemoveQuietly(storage, path);
+    return st;
+  }
+
+  Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
+                                             const FormatOptions& options) const override {
+    return readers_.Open(capabilities(), storage, path, options);
+  }
+
+ private:
+  // native: sample i is bytes [i x size, (i + 1) x size), read in transfer_size requests.
+  static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
+                                                          const FormatOptions& options) {
+    FileOptions fo;
+    fo.direct = options.direct;
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    DLIO_ASSIGN_OR_RETURN(uint64_t sample_size, RawSampleSize(path, size, SamplesOf(options)));
+    return std::unique_ptr<FormatReader>(new RawReader(
+        std::move(file), nullptr, size, SamplesOf(options), sample_size, options.transfer_size));
+  }
+
+  // mmap: the file mapped whole (np.memmap sizes it first). Unimplemented naming the storage when
+  // it cannot map files.
+  static Result<std::unique_ptr<FormatReader>> OpenMmap(Storage* storage, const std::string& path,
+                                                        const FormatOptions& options) {
+    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    DLIO_ASSIGN_OR_RETURN(uint64_t sample_size, RawSampleSize(path, size, SamplesOf(options)));
+    DLIO_ASSIGN_OR_RETURN(auto mapping, file->Map());
+    if (mapping->size() != size) {
+      return Status::Corruption(path, ": changed size while being mapped (", size, " then ",
+                                mapping->size(), " bytes)");
+    }
+    return std::unique_ptr<FormatReader>(new RawReader(std::move(file), std::move(mapping), size,
+                                                       SamplesOf(options), sample_size, 0));
+  }
+
+  // pyio: the whole file as the one sample (any bytes are a raw file's).
+  static Result<std::unique_ptr<FormatReader>> OpenPyio(Storage* storage, const std::string& path,
+                                                        const FormatOptions& options) {
+    if (options.raw.expected_samples > 1) {
+      return Status::InvalidArgument(
+          path,
+          ": reader.io_model pyio reads a raw file whole, as one sample, but "
+          "dataset.num_samples_per_file is ",
+          options.raw.expected_samples);
+    }
+    return io_models::OpenPyioReader(storage, path, options, {"raw", nullptr});
+  }
+
+  io_models::ModelReaders readers_;
+};
+
+}  // namespace
+
+std::unique_ptr<Format> NewRawFormat() { return std::make_unique<RawFormat>(); }
+
+}  // namespace dlio::format_internal
