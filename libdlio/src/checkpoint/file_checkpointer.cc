@@ -382,8 +382,8 @@ class FileCheckpointer final : public Checkpointer {
     if (f.torch) {
       const size_t python_buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage_, path));
       DLIO_RETURN_NOT_OK(checkpoint_internal::LoadTorchSave(
-          file.get(), checkpoint_internal::TorchArchiveName(f.name), *f.torch, python_buffer,
-          check, &read_buffer_));
+          file.get(), checkpoint_internal::TorchArchiveName(f.name), *f.torch, python_buffer, check,
+          &read_buffer_));
       return file->Close();
     }
     read_buffer_.resize(buffer_.size());
