@@ -10,10 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "checkpoint/file_checkpointer.h"
 #include "checkpoint/torch_save_file.h"
 #include "dlio/checkpointer.h"
 #include "dlio/clock.h"
-#include "dlio/registries.h"
 #include "dlio/storage.h"
 #include "io_models/pyio/buffered_reader.h"
 #include "io_models/pyio/torch_stream_reader.h"
@@ -23,17 +23,28 @@ namespace dlio {
 namespace {
 
 using Requests = std::vector<std::pair<uint64_t, uint64_t>>;
+using Record = pyio::TorchZipRecord;
+
+// A layout with torch.save's end records: the zip64 end record, its locator, the end record.
+pyio::TorchZipLayout Layout(uint64_t file_size, Record pickle, std::vector<Record> storages,
+                            Record version, uint64_t central_directory) {
+  pyio::TorchZipLayout z;
+  z.file_size = file_size;
+  z.pickle = pickle;
+  z.storages = std::move(storages);
+  z.version = version;
+  z.end_record = file_size - 22;
+  z.zip64_end_record = z.end_record - 20 - 56;
+  z.central_directory = central_directory;
+  z.central_directory_size = z.zip64_end_record - central_directory;
+  return z;
+}
 
 TEST_CASE("torch.load requests: a hand-worked layout, 4 KiB Python buffer") {
-  pyio::TorchZipLayout z;
-  z.file_size = 20000;
-  z.pickle = {0, 64, 200};
-  z.storages = {{300, 384, 3000}, {3400, 3456, 10000}, {13500, 13568, 0}};
-  z.version = {13600, 13664, 2};
-  z.central_directory = 13700;
-  z.central_directory_size = 6000;
-  z.zip64_end_record = 19902;
-  z.end_record = 19978;
+  // The central directory (13700, 6202 bytes) is more than a buffer.
+  const auto z =
+      Layout(20000, {0, 64, 200}, {{300, 384, 3000}, {3400, 3456, 10000}, {13500, 13568, 0}},
+             {13600, 13664, 2}, 13700);
   auto got = pyio::TorchLoadRequests(z, 4096);
   INFO(got.status().ToString());
   REQUIRE(got.ok());
@@ -44,7 +55,7 @@ TEST_CASE("torch.load requests: a hand-worked layout, 4 KiB Python buffer") {
       {19978, 4096},  // the end record (the search consumed the buffer: a raw seek, a fill)
       {19958, 4096},  // the zip64 locator, 20 bytes before it
       {19902, 4096},  // the zip64 end record (76 bytes back: outside what is buffered)
-      {13700, 6000},  // the central directory, more than a buffer: one readinto straight
+      {13700, 6202},  // the central directory, more than a buffer: one readinto straight
       {13600, 4096},  // getRecord("version"): its header fills the buffer, its data is in it
       {0, 4096},      // data.pkl: the same; storage 0's header and data are in that buffer too
       {4096, 9360},   // storage 1: 640 bytes buffered, the rest in one read; storage 2 is empty
@@ -62,15 +73,7 @@ TEST_CASE("torch.load requests: a hand-worked layout, 4 KiB Python buffer") {
 }
 
 TEST_CASE("torch.load requests: a file under 4 KiB is searched from offset 0") {
-  pyio::TorchZipLayout z;
-  z.file_size = 738;
-  z.pickle = {0, 64, 165};
-  z.storages = {{245, 320, 12}};
-  z.version = {348, 448, 2};
-  z.central_directory = 466;
-  z.central_directory_size = 174;
-  z.zip64_end_record = 640;
-  z.end_record = 716;
+  const auto z = Layout(738, {0, 64, 165}, {{245, 320, 12}}, {348, 448, 2}, 466);
   auto got = pyio::TorchLoadRequests(z, 4096);
   REQUIRE(got.ok());
   // torch.load of torch.save({'w': torch.zeros(3)}) as strace shows it (tiny.pt, 738 bytes):
@@ -139,18 +142,13 @@ TEST_CASE("torch_save checkpointer: read-back makes torch.load's requests and ch
   MemoryTracer tracer;
   auto storage = NewPosixStorage({});
   storage->Bind(SystemClock(), &tracer);
-  Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
   CheckpointOptions options;
-  options.name = "torch_save";
   options.folder = tmp / "ckpt";
   options.read_back = true;
   options.transfer_size = 1000;  // the tensors' pattern repeats every 1000 bytes
   options.torch_state_dict = "w:700x10, b:10, s:";
-  CheckpointEnv env;
-  env.storage = storage.get();
-  env.clock = SystemClock();
-  auto made = (*registries.checkpointers.Get("torch_save"))(options, env);
+  auto made =
+      checkpoint_internal::MakeTorchSaveCheckpointer(options, {storage.get(), SystemClock()});
   REQUIRE(made.ok());
   auto saved = (*made)->Save(0, 1);
   INFO(saved.status().ToString());
