@@ -10,3 +10,6 @@ dlio_add_test(torch_load_test LIBS dlio_checkpoint dlio_storage dlio_trace
 dlio_add_test(checkpoint_write_path_e2e_test LIBS dlio_core
   SOURCES checkpoint/write_path_e2e_test.cc PROPERTIES TIMEOUT 120)
 add_dependencies(checkpoint_write_path_e2e_test dlio-run)
+# torch.load's requests: a hand-worked layout, TorchSaveLayout against the bytes, the read-back.
+dlio_add_test(torch_load_requests_test LIBS dlio_checkpoint dlio_storage dlio_trace
+  SOURCES checkpoint/torch_load_requests_test.cc)

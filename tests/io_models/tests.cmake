@@ -57,3 +57,9 @@ dlio_add_test(direct_read_test SOURCES io_models/direct_read_test.cc)
 dlio_add_test(pyarrow_fork_test SOURCES io_models/pyarrow_fork_test.cc)
 add_dependencies(pyarrow_fork_test dlio_preload)
 target_compile_definitions(pyarrow_fork_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# checkpoint.type torch_save read back with torch.load's requests, against torch.load under strace;
+# skipped (exit 77) without strace, ptrace or torch.
+dlio_add_test(torch_load_strace_test SOURCES io_models/torch_load_strace_test.cc
+  PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
+target_compile_definitions(torch_load_strace_test PRIVATE  # request_log.h names it; not preloaded
+  DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

@@ -29,6 +29,7 @@
 #include "dlio/ai_events.h"
 #include "dlio/checkpointer.h"
 #include "dlio/str_cat.h"
+#include "io_models/pyio/buffered_reader.h"
 
 namespace dlio {
 namespace {
@@ -353,7 +354,8 @@ class FileCheckpointer final : public Checkpointer {
     if (!dir.empty()) (void)storage_->RemoveEmptyDir(dir);
   }
 
-  // A torch_save file is checked for its size only (its content is not the pattern).
+  // The file's size, then its content: front to back in transfer_size requests, or, for a
+  // torch_save file, with torch.load's requests (its tensors' bytes are the pattern).
   Status ReadOne(const std::string& path, const PlannedFile& f, uint64_t id) {
     const uint64_t expected = f.bytes;
     DLIO_ASSIGN_OR_RETURN(uint64_t size, storage_->FileSize(path));
@@ -362,17 +364,33 @@ class FileCheckpointer final : public Checkpointer {
                                 expected);
     }
     FillBuffer(id);
-    read_buffer_.resize(buffer_.size());
     DLIO_ASSIGN_OR_RETURN(auto file, storage_->Open(path, OpenMode::kRead));
+    const auto check = [&](uint64_t offset, const uint8_t* data, size_t n) {
+      for (size_t k = 0; k < n;) {  // the pattern repeats every buffer_.size() bytes
+        const size_t at = static_cast<size_t>((offset + k) % buffer_.size());
+        const size_t m = std::min(n - k, buffer_.size() - at);
+        if (std::memcmp(data + k, buffer_.data() + at, m) != 0) {
+          size_t i = 0;
+          while (data[k + i] == buffer_[at + i]) ++i;
+          return Status::Corruption("checkpoint file ", path, ": content differs at offset ",
+                                    offset + k + i);
+        }
+        k += m;
+      }
+      return Status::OK();
+    };
+    if (f.torch) {
+      const size_t python_buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage_, path));
+      DLIO_RETURN_NOT_OK(checkpoint_internal::LoadTorchSave(
+          file.get(), checkpoint_internal::TorchArchiveName(f.name), *f.torch, python_buffer, check,
+          &read_buffer_));
+      return file->Close();
+    }
+    read_buffer_.resize(buffer_.size());
     for (uint64_t offset = 0; offset < expected;) {
       const size_t n = static_cast<size_t>(std::min<uint64_t>(buffer_.size(), expected - offset));
       DLIO_RETURN_NOT_OK(file->ReadExactAt(offset, n, read_buffer_.data()));
-      if (!f.torch && std::memcmp(read_buffer_.data(), buffer_.data(), n) != 0) {
-        size_t at = 0;
-        while (at < n && read_buffer_[at] == buffer_[at]) ++at;
-        return Status::Corruption("checkpoint file ", path, ": content differs at offset ",
-                                  offset + at);
-      }
+      DLIO_RETURN_NOT_OK(check(offset, read_buffer_.data(), n));
       offset += n;
     }
     return file->Close();

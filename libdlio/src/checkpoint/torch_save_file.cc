@@ -207,15 +207,34 @@ std::string TorchArchiveName(const std::string& file_name) {
 }
 
 uint64_t TorchSaveFileSize(const std::string& archive_name, const TorchStateDict& sd) {
+  return TorchSaveLayout(archive_name, sd).file_size;
+}
+
+pyio::TorchZipLayout TorchSaveLayout(const std::string& archive_name, const TorchStateDict& sd) {
   const std::string pickle = TorchPickle(sd);
-  uint64_t cursor = 0, cd = 0, entries = 0;
-  ForEachRecord(sd, pickle, [&](const std::string& name, uint64_t size, int64_t) {
+  pyio::TorchZipLayout z;
+  z.storages.resize(sd.tensors.size());
+  uint64_t cursor = 0, cd = 0;
+  ForEachRecord(sd, pickle, [&](const std::string& name, uint64_t size, int64_t tensor) {
     const size_t name_size = archive_name.size() + 1 + name.size();
-    cursor += kLocalHeader + name_size + PaddingExtra(cursor, name_size).size() + size + 16;
+    pyio::TorchZipRecord r;
+    r.header_offset = cursor;
+    r.data_offset = cursor + kLocalHeader + name_size + PaddingExtra(cursor, name_size).size();
+    r.size = size;
+    cursor = r.data_offset + size + 16;  // the data descriptor after the data
     cd += kCentralHeader + name_size;
-    ++entries;
+    if (tensor >= 0) {
+      z.storages[static_cast<size_t>(tensor)] = r;
+    } else {
+      (name == "data.pkl" ? z.pickle : z.version) = r;
+    }
   });
-  return cursor + cd + 56 + 20 + 22;
+  z.central_directory = cursor;
+  z.central_directory_size = cd;
+  z.zip64_end_record = cursor + cd;
+  z.end_record = z.zip64_end_record + 56 + 20;  // after the zip64 end record and its locator
+  z.file_size = z.end_record + kEndRecord;
+  return z;
 }
 
 namespace {
@@ -282,6 +301,17 @@ Status EmitTorchSave(File* file, const std::string& archive_name, const TorchSta
 Status WriteTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
                       const TorchDataFill& fill, std::vector<char>* tensor_memory) {
   return EmitTorchSave(file, archive_name, sd, fill, tensor_memory, nullptr);
+}
+
+Status LoadTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
+                     size_t buffer_size, const TorchDataCheck& check,
+                     std::vector<uint8_t>* memory) {
+  pyio::TorchLoadCheck load_check;
+  load_check.storage = [&](size_t, const pyio::TorchZipRecord& r, const uint8_t* data) {
+    return check(r.data_offset, data, static_cast<size_t>(r.size));
+  };
+  pyio::BufferedReader fp(file, buffer_size);
+  return pyio::TorchLoadCalls(&fp, TorchSaveLayout(archive_name, sd), memory, &load_check);
 }
 
 Result<std::vector<TorchWrite>> TorchSaveRequests(const std::string& archive_name,

@@ -20,6 +20,7 @@
 
 #include "dlio/status.h"
 #include "dlio/storage.h"
+#include "io_models/pyio/torch_stream_reader.h"
 
 namespace dlio::checkpoint_internal {
 
@@ -93,5 +94,20 @@ Result<std::vector<TorchWrite>> TorchSaveRequests(const std::string& archive_nam
 
 // The size of that file.
 uint64_t TorchSaveFileSize(const std::string& archive_name, const TorchStateDict& sd);
+
+// Where that file's records and end records lie, its storages in key order (data/0, data/1, ...),
+// for torch.load's requests (io_models/pyio/torch_stream_reader.h).
+pyio::TorchZipLayout TorchSaveLayout(const std::string& archive_name, const TorchStateDict& sd);
+
+// Checks `n` bytes of tensor data read from `file_offset` of the file.
+using TorchDataCheck = std::function<Status(uint64_t file_offset, const uint8_t* data, size_t n)>;
+
+// torch.load(path) of that file, written by WriteTorchSave, from `file` opened at offset 0: the
+// requests of PyTorch 1.13's reader through a Python file of `buffer_size` bytes
+// (pyio::PythonBufferSize), into `memory` (reused: give every load the same vector). Each
+// storage's data goes to `check`. Corruption naming the file and offset for a file that is not
+// that zip (a bad signature, a short read), `check`'s errors, the storage's errors otherwise.
+Status LoadTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
+                     size_t buffer_size, const TorchDataCheck& check, std::vector<uint8_t>* memory);
 
 }  // namespace dlio::checkpoint_internal

@@ -204,10 +204,14 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
   add(Alias("checkpoint.model_size", "checkpoint.model_size_bytes"));
   add(Bool("checkpoint.fsync", DLIO_FIELD(bool, checkpoint.fsync),
            "fsync every checkpoint file and its folder"));
-  add(Bool("checkpoint.read_back", DLIO_FIELD(bool, checkpoint.read_back),
-           "read each checkpoint back after writing it"));
-  add(Uint("checkpoint.transfer_size", DLIO_FIELD(uint64_t, checkpoint.transfer_size), {1, kGiB},
-           "bytes per checkpoint write/read request", kSizeUnits));
+  add(Bool(
+      "checkpoint.read_back", DLIO_FIELD(bool, checkpoint.read_back),
+      "read each checkpoint back after writing it (type torch_save: with torch.load's requests)"));
+  add(Uint(
+      "checkpoint.transfer_size", DLIO_FIELD(uint64_t, checkpoint.transfer_size), {1, kGiB},
+      "bytes per checkpoint write/read request (not type torch_save: its requests are torch.save's "
+      "and torch.load's)",
+      kSizeUnits));
   add(Enum("checkpoint.rank_mode", DLIO_ENUM_FIELD(CheckpointRankMode, checkpoint.rank_mode),
            "all: every rank writes its share; root: only rank 0 writes"));
   add(Int("checkpoint.num_checkpoints_write", DLIO_FIELD(int64_t, checkpoint.num_checkpoints_write),

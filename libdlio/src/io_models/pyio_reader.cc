@@ -108,21 +108,6 @@ class PyioReader final : public WholeFileReader {
   PyioOptions pyio_;
 };
 
-// Remembers the read requests of the files of the storage it is bound to: the only calls with an
-// offset and a count.
-class ReadRecorder final : public Tracer {
- public:
-  bool enabled() const override { return true; }
-  int32_t InternFile(std::string_view) override { return 0; }
-  void Record(const TraceEvent& e) override {
-    if (e.offset >= 0 && e.count >= 0) {
-      reads.emplace_back(static_cast<uint64_t>(e.offset), static_cast<uint64_t>(e.count));
-    }
-  }
-  Status Flush() override { return Status::OK(); }
-  std::vector<std::pair<uint64_t, uint64_t>> reads;
-};
-
 }  // namespace
 
 Result<std::unique_ptr<FormatReader>> OpenPyioReader(Storage* storage, const std::string& path,
@@ -143,7 +128,7 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(uint64_t fil
   // A file with a size and no bytes, read with the calls under a recorder.
   auto storage = pyio::NewSizedFileStorage(file_size);
   const std::string path = "/pyio";
-  io_models::ReadRecorder recorder;
+  pyio::ReadRecorder recorder;
   storage->Bind(SystemClock(), &recorder);
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
   pyio::BufferedReader fp(file.get(), buffer_size);

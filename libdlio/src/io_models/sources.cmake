@@ -12,6 +12,7 @@ list(APPEND DLIO_SOURCES
   src/io_models/pyio/numpy_load.cc
   src/io_models/pyio/python_heap.cc
   src/io_models/pyio/request_storage.cc
+  src/io_models/pyio/torch_stream_reader.cc
   src/io_models/pandas_read.cc
   src/io_models/pyarrow_read.cc
   src/io_models/whole_file_reader.cc
