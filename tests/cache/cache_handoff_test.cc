@@ -111,7 +111,7 @@ TEST_CASE("handoff: the descriptor of an evicted copy keeps reading it") {
   }
 }
 
-TEST_CASE("handoff: tier -1 when the source serves the open; errors name the path") {
+TEST_CASE("handoff: tier -1 when the source serves the open, errors name the path") {
   CacheFixture f;
   auto cache = f.Make({MemoryTier(1000)}, CachePolicyKind::kLru);
   const std::string big = f.Put("big", 5000);  // larger than the tier

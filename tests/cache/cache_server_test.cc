@@ -70,7 +70,7 @@ struct Served {
   }
 };
 
-TEST_CASE("cache server: clients in threads read the source's bytes; one copy per file") {
+TEST_CASE("cache server: clients in threads read the source's bytes, one copy per file") {
   Served s({MemoryTier(64 << 20)}, CachePolicyKind::kLru);
   std::vector<std::string> paths;
   for (int i = 0; i < 12; ++i) paths.push_back(s.f.Put(StrCat("f", i), 1000 + 37 * i));

@@ -70,7 +70,7 @@ double SamplesOverRanks(const RunReport& r, size_t epoch) {
   return v[0];
 }
 
-TEST_CASE("node scope: the ranks of a node share one cache; no file is copied twice") {
+TEST_CASE("node scope: the ranks of a node share one cache, no file is copied twice") {
   testing::SharedTempDir dir;
   auto report = RunWorkload(Run(dir.path(), "node", true), Env());
   INFO(report.status().ToString());

@@ -185,7 +185,7 @@ TEST_CASE("tiered cache: capacity is never exceeded under many concurrent reader
   }
 }
 
-TEST_CASE("tiered cache: leftovers of a dead cache are removed, never trusted; others kept") {
+TEST_CASE("tiered cache: leftovers of a dead cache are removed, never trusted, others kept") {
   CacheFixture f;
   TempDir tier_dir;
   const std::string path = f.Put("a", 5000);

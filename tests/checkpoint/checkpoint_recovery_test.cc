@@ -109,7 +109,7 @@ TEST_CASE("a failed read_back removes the checkpoint it just wrote", "[checkpoin
 // Checkpoints are written in place (as torch.save and DLIO write them), so a killed save leaves a
 // short file under its final name and no manifest; temporaries come only from earlier dlio
 // versions, which wrote checkpoints through a temporary name, and are still cleaned up.
-TEST_CASE("a killed save leaves a torn checkpoint; dead owners' temporaries are removed",
+TEST_CASE("a killed save leaves a torn checkpoint, dead owners' temporaries are removed",
           "[checkpoint]") {
   testing::TempDir dir;
   {

@@ -122,7 +122,7 @@ TEST_CASE("model checkpoint split over ranks sums exactly to the model size", "[
   }
 }
 
-TEST_CASE("model checkpoint: ranks with no bytes write nothing; root_only puts all on rank 0",
+TEST_CASE("model checkpoint: ranks with no bytes write nothing, root_only puts all on rank 0",
           "[checkpoint]") {
   auto storage = MemoryStorage();
   CheckpointOptions options;
@@ -190,7 +190,7 @@ TEST_CASE("a failed write leaves neither a final-named file nor a .tmp", "[check
   CHECK(SizeOf(&storage, "ck/ckpt-000001/model-rank0.bin") == 5000);
 }
 
-TEST_CASE("fsync syncs every file and the folders; read_back reads every byte", "[checkpoint]") {
+TEST_CASE("fsync syncs every file and the folders, read_back reads every byte", "[checkpoint]") {
   auto storage = MemoryStorage();
   CheckpointOptions options;
   options.folder = "ck";

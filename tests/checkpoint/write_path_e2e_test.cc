@@ -42,7 +42,7 @@ bool Contains(const std::string& s, const std::string& part) {
   return s.find(part) != std::string::npos;
 }
 
-TEST_CASE("checkpoints and the side_io file are written in place; summary.json via a rename",
+TEST_CASE("checkpoints and the side_io file are written in place, summary.json via a rename",
           "[checkpoint]") {
   if (std::system("strace -o /dev/null true >/dev/null 2>&1") != 0) {
     WARN("strace is missing or cannot trace here; skipped");

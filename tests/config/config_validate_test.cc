@@ -181,7 +181,7 @@ TEST_CASE("enumerations set in code are checked too") {
   CHECK(c.Validate().message().find("output.log_level") != std::string::npos);
 }
 
-TEST_CASE("read_type memory selects the preload pipeline; DLIO spellings map") {
+TEST_CASE("read_type memory selects the preload pipeline, DLIO spellings map") {
   WorkloadConfig c;
   REQUIRE(ApplyOverride(&c, "reader.read_type=memory").ok());
   CHECK(c.reader.pipeline == "preload");

@@ -203,7 +203,7 @@ uint64_t FilesUnder(const std::string& dir, const std::string& extension) {
 
 TEST_CASE(
     "cosmic_tagger: one thread reads a shared chunked HDF5 file sequentially before each "
-    "step; checkpoints every 50 (scaled) steps") {
+    "step, checkpoints every 50 (scaled) steps") {
   SKIP_WITHOUT_FORMAT("hdf5");
   TempDir dir;
   // 860 samples, 3 steps of 32, a checkpoint every step (50 x 0.02 rounds to 1).

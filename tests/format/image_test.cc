@@ -161,7 +161,7 @@ TEST_CASE("image writers store one image per file and size it as DLIO does", "[f
   }
 }
 
-TEST_CASE("image reads follow transfer_size; Open reads the head and the tail",
+TEST_CASE("image reads follow transfer_size, Open reads the head and the tail",
           "[format][image][transfer]") {
   for (const std::string name : {"png", "jpeg"}) {
     INFO(name);

@@ -44,7 +44,7 @@ TEST_CASE("python bytes: += and slices make new objects only where CPython does"
   CHECK(PythonBytes::Slice(&all, 7, 9).size() == 0);
 }
 
-TEST_CASE("python bytes: a short read shrinks the object; assignment frees the old one") {
+TEST_CASE("python bytes: a short read shrinks the object, assignment frees the old one") {
   PythonBytes b(10);
   REQUIRE(b.data() != nullptr);
   b.Shrink(4);

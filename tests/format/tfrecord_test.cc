@@ -59,7 +59,7 @@ TEST_CASE("tfrecord round-trips on memory and posix storage", "[format][tfrecord
   REQUIRE(ReadTextFile(tmp / "a.tfrecord.idx") == index);  // DALI's tfrecord2idx lines
 }
 
-TEST_CASE("tfrecord write_index=false writes no index; existing index is never clobbered",
+TEST_CASE("tfrecord write_index=false writes no index, existing index is never clobbered",
           "[format][tfrecord]") {
   auto storage = BoundMemoryStorage();
   auto format = MakeFormatByName("tfrecord");
@@ -84,7 +84,7 @@ TEST_CASE("tfrecord write_index=false writes no index; existing index is never c
   REQUIRE_FALSE(*storage->Exists("/y.tfrecord"));
 }
 
-TEST_CASE("tfrecord without an index scans the headers; use_index=false ignores one",
+TEST_CASE("tfrecord without an index scans the headers, use_index=false ignores one",
           "[format][tfrecord][index]") {
   MemoryTracer tracer;
   auto storage = BoundMemoryStorage(&tracer);

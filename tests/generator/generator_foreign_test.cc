@@ -40,7 +40,7 @@ TEST_CASE("a changed parameter is refused naming the key", "[generator]") {
   CHECK(GenerateDataset(d, format, FormatOptions{}, storage.get(), GenerateOptions{}).ok());
 }
 
-TEST_CASE("a foreign non-empty folder is refused; force never touches foreign files",
+TEST_CASE("a foreign non-empty folder is refused, force never touches foreign files",
           "[generator]") {
   testing::TempDir dir;
   namespace fs = std::filesystem;

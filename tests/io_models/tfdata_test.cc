@@ -298,7 +298,7 @@ TEST_CASE("tf.data: GZIP and ZLIB files stream the same way, inflated on top of 
   }
 }
 
-TEST_CASE("tf.data: a compressed file restarts from its start; counts without a trusted count",
+TEST_CASE("tf.data: a compressed file restarts from its start, counts without a trusted count",
           "[io_models][tfdata]") {
   TempDir tmp;
   const Dataset d = WriteDataset(tmp / "d", {std::vector<uint64_t>(20, 5000)}, "gzip");
@@ -345,7 +345,7 @@ TEST_CASE("tf.data: a file that ends where a fill ends is probed at its end",
   }
 }
 
-TEST_CASE("tf.data: out-of-order reads are correct; an earlier record restarts the stream",
+TEST_CASE("tf.data: out-of-order reads are correct, an earlier record restarts the stream",
           "[io_models][tfdata]") {
   TempDir tmp;
   const Dataset d = WriteDataset(tmp / "d", {std::vector<uint64_t>(20, 5000)});

@@ -29,7 +29,7 @@ TEST_CASE("preload common: HookScope restores the flag it found, so nested scope
 }
 
 TEST_CASE(
-    "preload common: a real symbol resolves once; one that cannot be names itself and aborts") {
+    "preload common: a real symbol resolves once, one that cannot be names itself and aborts") {
   static std::atomic<void*> slot{nullptr};
   void* read_fn = dlio::preload::ResolveNext(&slot, "read");
   CHECK(read_fn != nullptr);

@@ -63,7 +63,7 @@ TEST_CASE("Darshan: a read at 0 after a reopen is neither sequential nor consecu
   CHECK(c.closes == 1);
 }
 
-TEST_CASE("Darshan: a gap is sequential but not consecutive; going back is neither") {
+TEST_CASE("Darshan: a gap is sequential but not consecutive, going back is neither") {
   Builder b;
   b.Call("open").Call("pread", 0, 10).Call("pread", 100, 10).Call("pread", 50, 10);
   const FileCounters c = b.Only();
@@ -128,7 +128,7 @@ TEST_CASE("Darshan: common access sizes and strides follow darshan-common exactl
   }
 }
 
-TEST_CASE("Darshan: reads without an offset use the tracked position; seeks move it") {
+TEST_CASE("Darshan: reads without an offset use the tracked position, seeks move it") {
   Builder b;
   b.Call("open").Call("read", -1, 10).Call("read", -1, 10);
   b.Call("lseek", -1, 100);  // ret: the new offset

@@ -214,7 +214,7 @@ TEST_CASE("fit: a Python torch.save loop is a checkpoint-only workload that runs
         std::filesystem::file_size(ckpt + "/ckpt_1.pt"));
 }
 
-TEST_CASE("dlio-run fit: never replaces a file it did not write; errors name the trace") {
+TEST_CASE("dlio-run fit: never replaces a file it did not write, errors name the trace") {
   TempDir dir;
   auto run = RunCommand(DlioRun() +
                         " --quiet --generate --trace --set dataset.num_files_train=2"

@@ -97,7 +97,7 @@ TEST_CASE("fit: pauses that split a pass unevenly are no step cap when every sam
   CHECK(r.Find("train.total_training_steps") == nullptr);
 }
 
-TEST_CASE("fit: tf.data threads re-created every pass count once; each file is its records") {
+TEST_CASE("fit: tf.data threads re-created every pass count once, each file is its records") {
   constexpr int64_t kSize = 1'000'000;
   ProfileTrace t;
   int64_t now = 1'000'000;
@@ -260,7 +260,7 @@ TEST_CASE("fit: chunk-sized h5py crops beside a table are chunked samples plus a
   CHECK(Value(r, "dataset.hdf5_lookup_row_bytes") == "12");
 }
 
-TEST_CASE("fit: h5py reads that never repeat keep the dataset; two table reads are no lookup") {
+TEST_CASE("fit: h5py reads that never repeat keep the dataset, two table reads are no lookup") {
   Crops c;
   c.repeat_chunks = false;
   c.table_reads_per_step = 2;
@@ -489,7 +489,7 @@ TEST_CASE("fit: a checkpoint a later save rotates out is no scratch file") {
   CHECK(r.Find("workflow.checkpoint")->reason.rfind("4 saves to 4 files", 0) == 0);
 }
 
-TEST_CASE("fit: --ignore-paths patterns: folders, whole paths, names; malformed ones refused") {
+TEST_CASE("fit: --ignore-paths patterns: folders, whole paths, names, malformed ones refused") {
   using fit::MatchesIgnorePattern;
   CHECK(MatchesIgnorePattern("/proc/", "/proc/self/maps"));
   CHECK_FALSE(MatchesIgnorePattern("/proc/", "/procs/x"));

@@ -418,7 +418,7 @@ TEST_CASE("fit: files under valid/ are the evaluation split") {
   CHECK(Value(r, "workflow.evaluation") == "true");
 }
 
-TEST_CASE("fit: a trace without reads is an error; dlio's bookkeeping files are not data") {
+TEST_CASE("fit: a trace without reads is an error, dlio's bookkeeping files are not data") {
   ProfileTrace t;
   AddEvent(&t, 1, 1, "pwrite", 0, 1, "/out/summary.json", 0, 10, 10);
   AddEvent(&t, 1, 1, "pread", 5, 1, "/data/.dlio-dataset.json", 0, 10, 10);

@@ -178,7 +178,7 @@ TEST_CASE("Importers refuse a FIFO at once, naming it (a file or an entry of a d
              Catch::Contains("/dev/zero") && Catch::Contains("a character device"));
 }
 
-TEST_CASE("FdTable: a persistent map; copies are independent values") {
+TEST_CASE("FdTable: a persistent map, copies are independent values") {
   using profile_internal::Description;
   using profile_internal::FdEntry;
   using profile_internal::FdTable;

@@ -100,7 +100,7 @@ const char kDxtHeader[] =
     "# DXT, file_id: 1, file_name: /d/f\n"
     "# Module    Rank  Wt/Rd  Segment          Offset       Length    Start(s)      End(s)\n";
 
-TEST_CASE("ImportDxt: ranks that wrap are dropped; an end before the start is a 0 duration") {
+TEST_CASE("ImportDxt: ranks that wrap are dropped, an end before the start is a 0 duration") {
   TempDir dir;
   WriteTextFile(dir / "d.txt", std::string(kDxtHeader) +
                                    " X_POSIX  1 read 0 0 100 0.0010 0.0020\n"
@@ -143,7 +143,7 @@ TEST_CASE("ImportDxt: thread ids beyond 31 bits stay distinct") {
   CHECK(stats->bad_values == 0);
 }
 
-TEST_CASE("ImportStrace: pids beyond 32 bits are dropped; offsets never pass 2^53") {
+TEST_CASE("ImportStrace: pids beyond 32 bits are dropped, offsets never pass 2^53") {
   TempDir dir;
   WriteTextFile(
       dir / "s.txt",

@@ -267,7 +267,7 @@ TEST_CASE("ImportStrace sums iovec lengths of readv/writev/preadv/pwritev") {
 // O_APPEND writes go to the file's end, which a log does not show: offset -1, and the position
 // stays unknown until a seek. ret: -errno for every errno name glibc knows; EPERM (1) and
 // unknown names leave -1, the model's "unknown".
-TEST_CASE("ImportStrace: O_APPEND writes have no offset; errno names") {
+TEST_CASE("ImportStrace: O_APPEND writes have no offset, errno names") {
   TempDir dir;
   WriteTextFile(
       dir / "log.txt",

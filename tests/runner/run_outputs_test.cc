@@ -277,7 +277,7 @@ class PlanCountingStorage : public StorageWrapper {
   std::vector<std::string> planned_;
 };
 
-TEST_CASE("storage epoch hooks pass through wrappers; their blocks reach the reports unchanged") {
+TEST_CASE("storage epoch hooks pass through wrappers, their blocks reach the reports unchanged") {
   auto counting = std::make_unique<PlanCountingStorage>();
   PlanCountingStorage* inner = counting.get();
   StorageWrapper outer("outer", std::move(counting));
