@@ -174,6 +174,17 @@ double ShareOfSize(const std::vector<Event>& reads, int64_t size) {
   return static_cast<double>(n) / static_cast<double>(reads.size());
 }
 
+// The request size most reads have.
+int64_t CommonestSize(const std::vector<Event>& reads) {
+  std::map<int64_t, int64_t> n;
+  for (const Event& e : reads) ++n[e.count];
+  int64_t best = -1, most = 0;
+  for (const auto& [size, count] : n) {
+    if (count > most) best = size, most = count;
+  }
+  return best;
+}
+
 // Files in the order they are first read.
 std::vector<std::string> FirstReadOrder(const std::vector<Event>& reads) {
   std::vector<std::string> order;
@@ -211,12 +222,15 @@ TEST_CASE(
       RunWorkload(dir, "cosmic_tagger", "--set scale=0.02 --set train.computation_time=0.002");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  CHECK(FilesUnder(dir / "data", ".h5") == 1);  // one shared file
+  CHECK(FilesUnder(dir / "data", ".hdf5") == 1);  // one shared file, named as DLIO names it
   const auto reads = TrainReads(run, "/data/train/");
   REQUIRE(reads.size() > 3 * 32);
   CHECK(FirstReadOrder(reads).size() == 1);
-  // 2 KB chunks: most requests are one chunk; none is larger than a few chunks (index nodes).
-  CHECK(ShareOfSize(reads, 2048) > 0.5);
+  // 2 KB chunks: one chunk is the commonest request; none is larger than a few chunks. The rest
+  // are h5py's per-sample open (reader.io_model h5py under auto, DLIO's on_demand reader): the
+  // superblock and the chunk index's B-tree nodes (2,096 B) read again for each sample.
+  CHECK(CommonestSize(reads) == 2048);
+  CHECK(ShareOfSize(reads, 2048) > 0.4);
   for (const auto& r : reads) CHECK(r.count <= 8192);
   CHECK(SequentialShare(reads) > 0.8);
   // Sync with one I/O thread: reads on the training thread, never during compute.
