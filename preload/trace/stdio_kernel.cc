@@ -116,7 +116,7 @@ KernelRequests FwriteRequests(const StreamState& before, const StreamState& afte
 }
 
 bool FseekNeedsSize(const StreamState& before, const StreamState& after, int whence, int64_t k1) {
-  if (before.pending > 0 || (before.flags & kNoReads) != 0 || after.read_filled > 0) return false;
+  if ((before.flags & kNoReads) != 0 || after.read_filled > 0) return false;
   if (whence == SEEK_CUR && before.offset < 0) return false;  // straight to lseek
   const int64_t block = after.buf_size;
   if (block <= 0 || k1 < 0) return false;
@@ -127,19 +127,21 @@ bool FseekNeedsSize(const StreamState& before, const StreamState& after, int whe
 KernelRequests FseekRequests(const StreamState& before, const StreamState& after, int whence,
                              int64_t k0, int64_t k1, int64_t file_size) {
   KernelRequests out;
+  // Unflushed writes are written first (_IO_switch_to_get_mode); the buffer then holds nothing
+  // to read, so the target is never found in it.
+  const bool putting = before.pending > 0 || (before.flags & kPutting) != 0;
   if (before.pending > 0) {
-    // Unflushed writes are written first; the read that may follow is not modelled.
     out.Add(true, (before.flags & kAppending) != 0 ? -1 : k0, before.pending, before.pending);
-    return out;
   }
   if ((before.flags & kNoReads) != 0 || after.buf_size <= 0 || k1 < 0) return out;
-  const bool exact = before.read_empty;  // POSIX: after fflush the kernel offset is exact
+  // POSIX: after fflush the kernel offset is exact, so glibc reads only up to the target.
+  const bool exact = before.read_empty && before.pending == 0;
   if (after.read_filled > 0) {
     // Either the target was in the buffer (no read; glibc re-seeks the kernel to _offset) or
     // one read filled the buffer from the block boundary below the target.
     const int64_t target = k1 - (after.read_filled - after.read_pos);
     const int64_t start = before.offset - before.read_filled;
-    const bool in_buffer = before.offset >= 0 && before.has_read_base &&
+    const bool in_buffer = !putting && before.offset >= 0 && before.has_read_base &&
                            (before.flags & kInBackup) == 0 && k1 == before.offset &&
                            target >= start && target < before.offset;
     if (in_buffer) return out;

@@ -61,6 +61,23 @@ static void Read(const char* path, int mode) {
   if (fclose(f) != 0) Fail("fclose r", path);
 }
 
+/* An update stream: writes, then a seek back (the flush, then a read from the block boundary),
+ * reads, a seek to the end and more writes, and a seek past the end of the file. */
+static void Update(const char* path) {
+  static char out[8192];
+  FILE* f = fopen(path, "w+");
+  if (f == NULL) Fail("fopen w+", path);
+  if (fwrite(data, 10, 7, f) != 7) Fail("fwrite", path);
+  if (fseek(f, 5, SEEK_SET) != 0) Fail("fseek", path);
+  if (fread(out, 1, 20, f) != 20) Fail("fread", path);
+  if (fread(out, 100, 1, f) != 0) Fail("fread past the end", path);
+  if (fseek(f, 0, SEEK_END) != 0) Fail("fseek end", path);
+  if (fwrite(data, 1, 5000, f) != 5000) Fail("fwrite", path);
+  if (fseek(f, 6000, SEEK_SET) != 0) Fail("fseek past the end", path);
+  if (fread(out, 1, 10, f) != 0) Fail("fread past the end", path);
+  if (fclose(f) != 0) Fail("fclose w+", path);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: stdio_program DIR\n");
@@ -73,5 +90,7 @@ int main(int argc, char** argv) {
     Write(path, mode);
     Read(path, mode);
   }
+  snprintf(path, sizeof path, "%s/update.bin", argv[1]);
+  Update(path);
   return 0;
 }
