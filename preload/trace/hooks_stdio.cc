@@ -12,7 +12,10 @@
 namespace dlio::preload {
 namespace {
 
-int64_t KernelPosition(int fd) {
+// The kernel's file position: glibc's own record of it (_offset) when it keeps one (after a seek,
+// until the end of the file is met), else one lseek that moves nothing.
+int64_t KernelPosition(int fd, int64_t known) {
+  if (known >= 0) return known;
   const off_t pos = DLIO_REAL(lseek)(fd, 0, SEEK_CUR);
   return pos < 0 ? -1 : static_cast<int64_t>(pos);
 }
@@ -64,7 +67,7 @@ size_t TraceStream(const char* name, bool write, FILE* f, size_t size, size_t n,
   flockfile(f);
   const StreamState before = Snapshot(f);
   const bool kernel = write ? FwriteMayWrite(before, want) : FreadMayRead(before, want);
-  const int64_t k0 = kernel && !write ? KernelPosition(fd) : -1;
+  const int64_t k0 = kernel && !write ? KernelPosition(fd, before.offset) : -1;
   const FaultWindow faults(size * n);
   const int64_t t0 = NowMicros();
   const size_t items = call();
@@ -72,7 +75,7 @@ size_t TraceStream(const char* name, bool write, FILE* f, size_t size, size_t n,
   const int64_t t1 = NowMicros();
   const int64_t faulted = faults.Taken();
   const StreamState after = Snapshot(f);
-  const int64_t k1 = kernel ? KernelPosition(fd) : -1;
+  const int64_t k1 = kernel ? KernelPosition(fd, after.offset) : -1;
   funlockfile(f);
   const int64_t ret =
       items == 0 && size * n > 0 && ferror(f) ? -err : static_cast<int64_t>(items * size);
@@ -96,13 +99,13 @@ int TraceSeek(const char* name, FILE* f, int64_t offset, int whence, Call call) 
   FileRef* file = FdTable::Get().Acquire(fd);
   flockfile(f);
   const StreamState before = Snapshot(f);
-  const int64_t k0 = before.pending > 0 ? KernelPosition(fd) : -1;
+  const int64_t k0 = before.pending > 0 ? KernelPosition(fd, before.offset) : -1;
   const int64_t t0 = NowMicros();
   const int r = call();
   const int err = errno;
   const int64_t t1 = NowMicros();
   const StreamState after = Snapshot(f);
-  const int64_t k1 = KernelPosition(fd);
+  const int64_t k1 = KernelPosition(fd, after.offset);
   const int64_t size = FseekNeedsSize(before, after, whence, k1) ? FileSize(fd) : -1;
   funlockfile(f);
   RecordCall(name, "STDIO", t0, t1, file, offset, -1, ErrOr(r, err));
@@ -125,7 +128,7 @@ int TraceFclose(FILE* f) {
   }
   HookScope scope;
   const StreamState before = Snapshot(f);
-  const int64_t k0 = before.pending > 0 ? KernelPosition(fd) : -1;
+  const int64_t k0 = before.pending > 0 ? KernelPosition(fd, before.offset) : -1;
   const int64_t t0 = NowMicros();
   const int r = real(f);
   const int err = errno;
