@@ -187,6 +187,8 @@ struct ImportStats {
 // are skipped), its "CM" time_metric event (US/NS/MS/SEC) scales ts/dur to microseconds, and lines
 // that start with the array's "," are accepted. Concatenated gzip members (DFTracer compresses each
 // block alone) are all read.
+// dlio's tracer's kernel requests beneath stdio calls (category kStdioKernelCategory, names
+// kStdioKernelRead/Write) go to trace->stdio_kernel, not to the events (stats->stdio_kernel).
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
 
 // The MPI rank a process name tells: "dlio rank R" and "dlio rank R worker W" (dlio-run's own
