@@ -58,3 +58,14 @@ target_compile_definitions(preload_fd_test PRIVATE
   DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>"
   DLIO_CACHE_PRELOAD_LIB="$<TARGET_FILE:dlio_cache_preload>"
   DLIO_FD_PROGRAM="$<TARGET_FILE:preload_fd_program>")
+
+# The system calls the tracer derives beneath stdio calls, held against strace on the same runs:
+# a C program (every buffer kind, seeks, reads past the end) and numpy's np.load (skipped, exit
+# 77, without strace or ptrace).
+add_executable(preload_stdio_program preload/stdio_program.c)
+dlio_target_defaults(preload_stdio_program)
+dlio_add_test(preload_stdio_kernel_test LIBS dlio_profile nlohmann_json::nlohmann_json
+  SOURCES preload/stdio_kernel_test.cc PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
+add_dependencies(preload_stdio_kernel_test dlio_preload preload_stdio_program dlio-run)
+target_compile_definitions(preload_stdio_kernel_test PRIVATE
+  DLIO_STDIO_PROGRAM="$<TARGET_FILE:preload_stdio_program>")

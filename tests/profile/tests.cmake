@@ -5,7 +5,7 @@ dlio_add_test(profile_analysis_test LIBS dlio_profile ZLIB::ZLIB nlohmann_json::
   SOURCES profile/interval_union_test.cc profile/analysis_test.cc profile/analysis_json_test.cc
           profile/import_trace_test.cc)
 dlio_add_test(profile_compare_test LIBS dlio_profile nlohmann_json::nlohmann_json
-  SOURCES profile/compare_test.cc)
+  SOURCES profile/compare_test.cc profile/compare_level_test.cc)
 # dlio-run compare on programs traced by dlio-run profile (Debian's python3 with numpy).
 dlio_add_test(profile_compare_program_test LIBS dlio_core nlohmann_json::nlohmann_json
   SOURCES profile/compare_program_test.cc)

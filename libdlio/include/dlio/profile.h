@@ -84,6 +84,22 @@ struct ProfileEvent {
   OpKind kind = OpKind::kOther;
 };
 
+// The category and names of the kernel requests dlio's LD_PRELOAD tracer derives beneath a
+// stdio call (docs/profiling.md, "The kernel level").
+inline constexpr std::string_view kStdioKernelCategory = "SYSCALL";
+inline constexpr std::string_view kStdioKernelRead = "stdio.read";
+inline constexpr std::string_view kStdioKernelWrite = "stdio.write";
+
+// One read or write system call beneath a stdio call (fread, fwrite, fseek, fclose), as the
+// tracer derived it from the stream's buffer state.
+struct StdioKernelRequest {
+  int32_t pid = 0, tid = 0;
+  int32_t path = -1;  // a string id of the trace that holds it
+  int64_t start_us = 0, dur_us = 0;
+  int64_t offset = -1, size = -1, ret = -1;  // as ProfileEvent's
+  bool write = false;
+};
+
 // A trace in memory, struct-of-arrays. Requires external synchronization.
 class ProfileTrace {
  public:
@@ -109,6 +125,11 @@ class ProfileTrace {
   std::vector<int64_t> start_us, dur_us, offset, size_bytes, ret;
   std::vector<int32_t> faults;  // ProfileEvent::faults, capped at INT32_MAX
   std::vector<OpKind> kind;
+
+  // The kernel requests beneath its stdio calls, kept apart from the events so that analyze,
+  // report and fit see the calls the program made; `dlio-run compare` scores them in place of
+  // the stdio reads and writes (WithKernelRequests in dlio/profile_compare.h).
+  std::vector<StdioKernelRequest> stdio_kernel;
 
   std::map<int32_t, std::string> process_names;                     // pid -> name
   std::map<std::pair<int32_t, int32_t>, std::string> thread_names;  // (pid, tid) -> name
@@ -139,6 +160,7 @@ struct ImportStats {
   int64_t lines = 0;            // lines read
   int64_t events = 0;           // events added to the trace
   int64_t metadata_events = 0;  // process/thread names and other metadata
+  int64_t stdio_kernel = 0;     // kernel requests beneath stdio calls (ProfileTrace::stdio_kernel)
   int64_t skipped = 0;          // well-formed lines that carry no event (other ph, signals, ...)
   int64_t truncated_lines = 0;  // an unparseable last line (a process killed mid-write), skipped
   // Unparseable DFTracer metadata records ("cat":"dftracer", "ph":"M"), skipped: one DFTracer
@@ -165,6 +187,8 @@ struct ImportStats {
 // are skipped), its "CM" time_metric event (US/NS/MS/SEC) scales ts/dur to microseconds, and lines
 // that start with the array's "," are accepted. Concatenated gzip members (DFTracer compresses each
 // block alone) are all read.
+// dlio's tracer's kernel requests beneath stdio calls (category kStdioKernelCategory, names
+// kStdioKernelRead/Write) go to trace->stdio_kernel, not to the events (stats->stdio_kernel).
 Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace);
 
 // The MPI rank a process name tells: "dlio rank R" and "dlio rank R worker W" (dlio-run's own

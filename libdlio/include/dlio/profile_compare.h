@@ -69,6 +69,14 @@ struct RunFeatures {
 // The features of a trace (O(n log n) in its events).
 RunFeatures ExtractRunFeatures(const ProfileTrace& trace);
 
+// Whether a trace can be scored at the kernel level: it has no stdio reads or writes (category
+// "STDIO"), or it holds the kernel requests beneath them (ProfileTrace::stdio_kernel; traces of
+// dlio's LD_PRELOAD tracer from 2026-11-30 on).
+bool HasKernelLevel(const ProfileTrace& trace);
+// `trace` with its stdio reads and writes replaced by the kernel requests beneath them: events
+// "read" and "write" of category kStdioKernelCategory ("SYSCALL").
+ProfileTrace WithKernelRequests(const ProfileTrace& trace);
+
 // Divides each a[i] and b[i] by max(a[i], b[i]). A feature that is 0 in both runs becomes 1 in
 // both: the runs agree on it. Values must be >= 0; a and b have the same size.
 void NormalizeByMax(const std::vector<double>& a, const std::vector<double>& b,
@@ -121,14 +129,19 @@ struct TraceComparison {
   KsResult request_size_ks, gap_ks, write_size_ks;
   int64_t reads_a = 0, reads_b = 0, writes_a = 0, writes_b = 0;
   std::vector<std::string> levels_a, levels_b;  // RunFeatures::levels of each run
-  RuntimeIoLeftOut left_out_a, left_out_b;      // set by the caller that filtered the traces
+  // "kernel": both runs scored by what reached the kernel (stdio calls replaced by the system
+  // calls beneath them); "call": by the calls the traces record, because a run has stdio calls
+  // without the kernel requests beneath them (an older trace).
+  std::string level = "call";
+  RuntimeIoLeftOut left_out_a, left_out_b;  // set by the caller that filtered the traces
   // Features ordered by contribution, largest first (ties: CompareFeature order).
   std::vector<CompareFeature> ByContribution() const;
 };
 
 // Compares two runs' features.
 TraceComparison CompareRuns(const RunFeatures& a, const RunFeatures& b);
-// ExtractRunFeatures on both, then CompareRuns.
+// ExtractRunFeatures on both, then CompareRuns: at the kernel level (WithKernelRequests) when
+// both traces have it (HasKernelLevel), else at the call level.
 TraceComparison CompareTraces(const ProfileTrace& a, const ProfileTrace& b);
 
 // Human-readable table, rows by contribution (what `dlio-run compare` prints).

@@ -12,6 +12,7 @@ list(APPEND DLIO_SOURCES
   src/profile/import/dxt_import.cc
   src/profile/analysis/darshan_counters.cc
   src/profile/compare/compare_features.cc
+  src/profile/compare/compare_level.cc
   src/profile/compare/compare_stats.cc
   src/profile/compare/compare_render.cc
 )

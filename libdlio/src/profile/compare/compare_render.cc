@@ -85,6 +85,10 @@ std::string ComparisonText(const TraceComparison& c) {
        LeftOutText(c.left_out_b) + ")\n";
   s += Fmt("similarity: %.4f", c.similarity);
   s += "  (cosine of the features divided by max(A, B); the DLIO paper: 0.94-0.97)\n";
+  s +=
+      c.level == "kernel"
+          ? "level: kernel (system calls; a stdio call counts as the reads and writes beneath it)\n"
+          : "level: call (a run records stdio calls without the system calls beneath them)\n";
   s += c.writes_scored ? "(read and write features, at the call levels above)\n\n"
                        : "(read features only: neither run writes)\n\n";
   char buf[256];
@@ -114,6 +118,7 @@ std::string ComparisonJson(const TraceComparison& c) {
   s += "  \"b\": " + RunJson(c.label_b, c.reads_b, c.writes_b, c.levels_b, c.left_out_b) + ",\n";
   s += "  \"similarity\": " + JsonNumber(c.similarity) + ",\n";
   s += std::string("  \"writes_scored\": ") + (c.writes_scored ? "true" : "false") + ",\n";
+  s += "  \"level\": " + JsonString(c.level) + ",\n";
   s += "  \"features\": {";
   for (size_t i = 0; i < c.features.size(); ++i) {
     const FeatureComparison& r = c.features[i];

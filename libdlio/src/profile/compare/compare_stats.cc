@@ -107,7 +107,13 @@ TraceComparison CompareRuns(const RunFeatures& a, const RunFeatures& b) {
 }
 
 TraceComparison CompareTraces(const ProfileTrace& a, const ProfileTrace& b) {
-  return CompareRuns(ExtractRunFeatures(a), ExtractRunFeatures(b));
+  if (!HasKernelLevel(a) || !HasKernelLevel(b)) {
+    return CompareRuns(ExtractRunFeatures(a), ExtractRunFeatures(b));
+  }
+  TraceComparison c = CompareRuns(ExtractRunFeatures(WithKernelRequests(a)),
+                                  ExtractRunFeatures(WithKernelRequests(b)));
+  c.level = "kernel";
+  return c;
 }
 
 }  // namespace dlio

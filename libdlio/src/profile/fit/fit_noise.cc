@@ -237,6 +237,11 @@ ProfileTrace WithoutRuntimeIo(const ProfileTrace& trace,
   for (size_t i = 0; i < trace.size(); ++i) {
     if (noise.paths.count(trace.path[i]) == 0) kept.Add(trace.Get(i));
   }
+  for (const StdioKernelRequest& r : trace.stdio_kernel) {
+    if (noise.paths.count(r.path) != 0) continue;
+    kept.stdio_kernel.push_back(r);
+    kept.stdio_kernel.back().path = kept.Intern(trace.String(r.path));
+  }
   kept.process_names = trace.process_names;
   kept.thread_names = trace.thread_names;
   kept.ranks = trace.ranks;

@@ -330,6 +330,13 @@ void Store(const PfwLine& l, int64_t line, ProfileTrace* trace, ImportStats* sta
   e.ret = l.ret;
   e.faults = l.faults;
   if (!check->Event(&e, line)) return;
+  if (l.cat == kStdioKernelCategory &&
+      (l.name == kStdioKernelRead || l.name == kStdioKernelWrite)) {
+    trace->stdio_kernel.push_back({pid, tid, trace->Intern(l.fname), e.start_us, e.dur_us, e.offset,
+                                   e.size, e.ret, l.name == kStdioKernelWrite});
+    ++stats->stdio_kernel;
+    return;
+  }
   hashes->Name(l.name, trace);
   e.kind = hashes->kind;
   if (l.fname.empty() && !l.fhash.empty()) {
