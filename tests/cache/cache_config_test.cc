@@ -9,6 +9,7 @@
 #include "dlio/config.h"
 #include "dlio/loop.h"
 #include "dlio/registries.h"
+#include "fake_clock.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -177,6 +178,44 @@ TEST_CASE("tiered storage: built by name over slow, reads cached, writes pass th
   auto bad = MakeStorage(o, registries.storages, SystemClock(), nullptr);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("storage.tiered_source") != std::string::npos);
+}
+
+TEST_CASE("tiered storage: the storage it caches sleeps on the clock it was built with") {
+  testing::TempDir dir;
+  Registries registries;
+  REQUIRE(RegisterBuiltins(&registries).ok());
+  StorageOptions o;
+  o.name = "tiered";
+  o.tiered_source = "slow";
+  o.slow_inner = "posix";
+  o.slow_latency_us = 250;
+  o.cache_policy = "lru";
+  CacheTierOptions tier;
+  tier.capacity_bytes = 1 << 20;
+  o.cache_tiers = {tier};
+  testing::FakeClock clock(1000);
+  auto s = MakeStorage(o, registries.storages, &clock, nullptr);
+  REQUIRE(s.ok());
+  Storage* storage = s->get();
+  const std::string path = dir / "a.bin";
+  REQUIRE(WriteFileAtomically(storage, path, "hello cache").ok());
+  // The slow source's write slept on the fake clock (no real time passed).
+  REQUIRE_FALSE(clock.sleeps().empty());
+  const size_t after_write = clock.sleeps().size();
+  for (int i = 0; i < 3; ++i) {
+    auto f = storage->Open(path, OpenMode::kRead);
+    REQUIRE(f.ok());
+    std::string buf(11, '\0');
+    REQUIRE(*(*f)->ReadAt(0, 11, buf.data()) == 11);
+    CHECK(buf == "hello cache");
+  }
+  CacheOf(storage)->WaitIdle();
+  // The first open read the source (through slow); the next two were hits in the memory tier.
+  const auto sleeps = clock.sleeps();
+  CHECK(sleeps.size() > after_write);
+  for (int64_t nanos : sleeps) CHECK(nanos == 250000);
+  CHECK(clock.NowNanos() == 1000 + 250000 * static_cast<int64_t>(sleeps.size()));
+  CHECK(CacheOf(storage)->Stats().tiers[0].hits == 2);
 }
 
 }  // namespace

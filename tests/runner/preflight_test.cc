@@ -393,7 +393,7 @@ TEST_CASE("preflight: MeasureHostResources measures this host") {
 
   // Asked of the storage, not of its name: a user's storage declaring host_files is measured.
   auto memory = [](const StorageOptions&,
-                   const StorageRegistry&) -> Result<std::unique_ptr<Storage>> {
+                   const StorageBuildEnv&) -> Result<std::unique_ptr<Storage>> {
     return NewMemoryStorage();
   };
   REQUIRE(registries.storages
@@ -437,7 +437,7 @@ TEST_CASE("preflight: a dataset in a storage that keeps files in memory counts a
   CHECK_FALSE(measured("posix"));
   CHECK_FALSE(measured("slow", "posix"));
   auto make = [](const StorageOptions&,
-                 const StorageRegistry&) -> Result<std::unique_ptr<Storage>> {
+                 const StorageBuildEnv&) -> Result<std::unique_ptr<Storage>> {
     return NewMemoryStorage();
   };
   REQUIRE(registries->storages
