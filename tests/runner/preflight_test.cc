@@ -221,6 +221,15 @@ TEST_CASE("preflight: a generation must fit the free space, counting only missin
   CHECK(CheckRunFits(c, 1, host).ok());
 }
 
+// `host` carrying the checkpoint of `c` as the built-in checkpointers declare it for `world` ranks
+// (CheckpointPlanFor over RegisterBuiltins, as a run asks its registries).
+HostResources WithBuiltinPlan(const WorkloadConfig& c, int world, HostResources host = {}) {
+  Registries builtins;
+  REQUIRE(RegisterBuiltins(&builtins).ok());
+  host.checkpoint = CheckpointPlanFor(c, world, builtins);
+  return host;
+}
+
 TEST_CASE("preflight: the run's checkpoints must fit the checkpoint folder") {
   WorkloadConfig c = Tiny();
   c.workflow.generate_data = false;
@@ -228,10 +237,10 @@ TEST_CASE("preflight: the run's checkpoints must fit the checkpoint folder") {
   c.train.epochs = 2;
   c.checkpoint.checkpoint_after_epoch = 1;
   c.checkpoint.model_size_bytes = 100 * kGiB;
-  const RunFootprint f = EstimateRunFootprint(c, 1);
+  const RunFootprint f = EstimateRunFootprint(c, 1, WithBuiltinPlan(c, 1));
   CHECK(f.checkpoints == 2);
   CHECK(f.checkpoint_bytes == 100 * kGiB);
-  HostResources host = Host(64 * kGiB);
+  HostResources host = WithBuiltinPlan(c, 1, Host(64 * kGiB));
   host.checkpoint_free_bytes = 150 * kGiB;
   Status st = CheckRunFits(c, 1, host);
   CHECK(st.code() == StatusCode::kResourceExhausted);
@@ -290,7 +299,7 @@ TEST_CASE("preflight: a checkpointer's plan and cadence are asked of its entry, 
     CAPTURE(name);
     const WorkloadConfig builtin = CheckpointingRun(name);
     const WorkloadConfig user = CheckpointingRun(std::string("user_") + name);
-    const RunFootprint expected = EstimateRunFootprint(builtin, 4);  // a made-up host
+    const RunFootprint expected = EstimateRunFootprint(builtin, 4, WithBuiltinPlan(builtin, 4));
     CHECK(expected.checkpoint_bytes > 0);
     const RunFootprint f = FootprintWith(user, r);
     CHECK(f.checkpoint_bytes == expected.checkpoint_bytes);
@@ -298,8 +307,9 @@ TEST_CASE("preflight: a checkpointer's plan and cadence are asked of its entry, 
     CHECK(f.checkpoint_keys == expected.checkpoint_keys);
     CHECK(FootprintWith(builtin, r).checkpoint_bytes == expected.checkpoint_bytes);
   }
-  CHECK(EstimateRunFootprint(CheckpointingRun("model"), 4).checkpoint_bytes == 10 * kGiB);
-  CHECK(EstimateRunFootprint(CheckpointingRun("model"), 4).checkpoints == 4);
+  const WorkloadConfig model = CheckpointingRun("model");
+  CHECK(EstimateRunFootprint(model, 4, WithBuiltinPlan(model, 4)).checkpoint_bytes == 10 * kGiB);
+  CHECK(EstimateRunFootprint(model, 4, WithBuiltinPlan(model, 4)).checkpoints == 4);
   CHECK(FootprintWith(CheckpointingRun("user_dlio_benchmark"), r).checkpoints == 3);
 
   // Too little room: refused naming the keys the entry declares, whatever its name.
@@ -310,8 +320,8 @@ TEST_CASE("preflight: a checkpointer's plan and cadence are asked of its entry, 
   const Status st = CheckRunFits(layers, 4, host);
   CHECK(st.code() == StatusCode::kResourceExhausted);
   CHECK(st.message().find("model.transformer.*, model.num_layers: 4 checkpoints of") == 0);
-  host.checkpoint.reset();
-  CHECK(CheckRunFits(CheckpointingRun("transformer"), 4, host).message() == st.message());
+  const WorkloadConfig builtin = CheckpointingRun("transformer");
+  CHECK(CheckRunFits(builtin, 4, WithBuiltinPlan(builtin, 4, host)).message() == st.message());
 }
 
 TEST_CASE(

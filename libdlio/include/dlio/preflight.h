@@ -12,7 +12,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,10 +63,9 @@ struct HostResources {
   // preload), as reader.read_type memory does: the preloaded samples count as memory.
   bool pipeline_holds_dataset = false;
   // With workflow.checkpoint: the run's checkpoint as its checkpointer declares it for the world
-  // the check is given (PreflightRun sets CheckpointPlanFor with the run's registries). Unset: as
-  // the built-in checkpointers declare it (RegisterBuiltinCheckpointers), so a made-up host needs
-  // no registries.
-  std::optional<CheckpointPlan> checkpoint;
+  // the check is given, CheckpointPlanFor with the registries the caller has (PreflightRun passes
+  // the run's). Left as is: not sized, and step checkpoints count the run's steps.
+  CheckpointPlan checkpoint;
 };
 
 // One part of a rank's memory: what it is, the keys that size it, and its bytes.
