@@ -34,6 +34,18 @@ HostResources Host(uint64_t memory) {
   return h;
 }
 
+// What reader.pipeline's built-in entry declares for `c`, as a run asks its registries.
+PipelineCapabilities BuiltinPipeline(const WorkloadConfig& c) {
+  Registries builtins;
+  REQUIRE(RegisterBuiltins(&builtins).ok());
+  return PipelineCapabilitiesFor(c, builtins.pipelines);
+}
+
+HostResources WithBuiltinPipeline(const WorkloadConfig& c, HostResources host = {}) {
+  host.pipeline = BuiltinPipeline(c);
+  return host;
+}
+
 bool Has(const Status& s, const std::string& text) {
   return s.message().find(text) != std::string::npos;
 }
@@ -111,14 +123,14 @@ TEST_CASE("preflight: pytorch workers hold batches of the resized samples, not t
   c.reader.batch_size = 7;
   c.reader.read_threads = 4;
   c.reader.data_loader = DataLoader::kPytorch;
-  HostResources host = Host(23 * kGiB + kGiB / 2);
+  HostResources host = WithBuiltinPipeline(c, Host(23 * kGiB + kGiB / 2));
   host.ranks_on_host = 4;
   CHECK(CheckRunFits(c, 4, host).ok());
-  const RunFootprint f = EstimateRunFootprint(c, 4);
+  const RunFootprint f = EstimateRunFootprint(c, 4, WithBuiltinPipeline(c));
   CHECK(f.memory_bytes < 3 * kGiB / 4);
   CHECK(f.memory_bytes > 4 * (14 * 2'097'152 + 146'600'628));
   // npz streams its samples: each worker's read buffer is bounded to the resize + 1 MiB.
-  HostResources streaming;
+  HostResources streaming = WithBuiltinPipeline(c);
   streaming.streaming_format = true;
   const RunFootprint bounded = EstimateRunFootprint(c, 4, streaming);
   CHECK(f.memory_bytes - bounded.memory_bytes == 4 * (146'600'628 - 2'097'152 - (1 << 20)));
@@ -144,7 +156,8 @@ TEST_CASE("preflight: the workers are counted wherever the runner picks the pyto
   c.reader.read_threads = 4;
   const std::string workers = "reader.read_threads x ((prefetch factor + 1)";
   auto batch_keys = [](const WorkloadConfig& config, const HostResources& host = {}) {
-    for (const FootprintItem& item : EstimateRunFootprint(config, 1, host).memory) {
+    for (const FootprintItem& item :
+         EstimateRunFootprint(config, 1, WithBuiltinPipeline(config, host)).memory) {
       if (item.what == "batch buffers") return item.keys;
     }
     return std::string();
@@ -153,12 +166,12 @@ TEST_CASE("preflight: the workers are counted wherever the runner picks the pyto
     CAPTURE(pipeline);
     c.reader.pipeline = pipeline;
     c.reader.io_model = IoModel::kPytorch;
-    CHECK(PipelineNameFor(c, false) == "pytorch");
+    CHECK(PipelineNameFor(c, false, BuiltinPipeline(c)) == "pytorch");
     CHECK(batch_keys(c).find(workers) == 0);
     // auto with the pytorch loader: workers under threaded only (sync stays sync).
     c.reader.io_model = IoModel::kAuto;
     c.reader.data_loader = DataLoader::kPytorch;
-    const bool picked = PipelineNameFor(c, false) == "pytorch";
+    const bool picked = PipelineNameFor(c, false, BuiltinPipeline(c)) == "pytorch";
     CHECK(picked == (std::string(pipeline) == "threaded"));
     CHECK((batch_keys(c).find(workers) == 0) == picked);
   }
@@ -166,7 +179,7 @@ TEST_CASE("preflight: the workers are counted wherever the runner picks the pyto
   c.reader.pipeline = "threaded";
   HostResources mpi;
   mpi.storage_needs_mpi = true;
-  CHECK(PipelineNameFor(c, true) == "threaded");
+  CHECK(PipelineNameFor(c, true, BuiltinPipeline(c)) == "threaded");
   CHECK(batch_keys(c, mpi).find(workers) == std::string::npos);
   // No worker process: the loader reads in the main process, through the ring.
   c.reader.pipeline = "threaded";

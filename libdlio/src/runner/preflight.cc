@@ -38,7 +38,7 @@ uint64_t CeilDiv(uint64_t a, uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); 
 std::string Human(uint64_t bytes) { return HumanBytes(static_cast<double>(bytes)); }
 
 bool UsesPreload(const WorkloadConfig& c, const HostResources& host) {
-  return host.pipeline_holds_dataset || c.reader.read_type == ReadType::kMemory;
+  return host.pipeline.holds_dataset || c.reader.read_type == ReadType::kMemory;
 }
 
 bool EvaluationRuns(const WorkloadConfig& c) {
@@ -128,7 +128,7 @@ uint64_t BatchBufferBytes(const WorkloadConfig& c, uint64_t batch) {
 // bytes) and, when it collates a copy, one sample it read, or its bounded read buffer
 // (WorkerPipeline, ReserveBuffersFor).
 bool PytorchWorkersHold(const WorkloadConfig& c, const HostResources& host) {
-  return LoaderFor(c, host.storage_needs_mpi) == Loader::kPytorchWorkers &&
+  return LoaderFor(c, host.storage_needs_mpi, host.pipeline) == Loader::kPytorchWorkers &&
          c.reader.read_threads > 0;
 }
 
