@@ -9,6 +9,7 @@
 #include "dlio/config.h"
 #include "dlio/loop.h"
 #include "dlio/registries.h"
+#include "fake_clock.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -103,18 +104,25 @@ TEST_CASE("storage.tiers errors name the entry's index and key") {
             .find("storage.tiered_source") != std::string::npos);
 }
 
-TEST_CASE("tiered storage: built by name over slow, reads cached, writes pass through") {
-  testing::TempDir dir;
-  Registries registries;
-  REQUIRE(RegisterBuiltins(&registries).ok());
+// A tiered storage over slow (over posix) with one 1 MiB memory tier under lru.
+StorageOptions TieredOverSlow(double slow_latency_us) {
   StorageOptions o;
   o.name = "tiered";
   o.tiered_source = "slow";
-  o.slow_latency_us = 10;
+  o.slow_inner = "posix";
+  o.slow_latency_us = slow_latency_us;
   o.cache_policy = "lru";
   CacheTierOptions tier;
   tier.capacity_bytes = 1 << 20;
   o.cache_tiers = {tier};
+  return o;
+}
+
+TEST_CASE("tiered storage: built by name over slow, reads cached, writes pass through") {
+  testing::TempDir dir;
+  Registries registries;
+  REQUIRE(RegisterBuiltins(&registries).ok());
+  StorageOptions o = TieredOverSlow(10);
   auto caps = StorageCapabilitiesFor(o, registries.storages);
   REQUIRE(caps.ok());
   CHECK(caps->host_files);
@@ -177,6 +185,39 @@ TEST_CASE("tiered storage: built by name over slow, reads cached, writes pass th
   auto bad = MakeStorage(o, registries.storages, SystemClock(), nullptr);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("storage.tiered_source") != std::string::npos);
+}
+
+// The first 11 bytes of `path`, read through `storage` ("" when they cannot be read).
+std::string ReadEleven(Storage* storage, const std::string& path) {
+  auto f = storage->Open(path, OpenMode::kRead);
+  std::string buf(11, '\0');
+  if (!f.ok() || !(*f)->ReadAt(0, buf.size(), buf.data()).ok()) return "";
+  return buf;
+}
+
+TEST_CASE("tiered storage: the storage it caches sleeps on the clock it was built with") {
+  testing::TempDir dir;
+  Registries registries;
+  REQUIRE(RegisterBuiltins(&registries).ok());
+  testing::FakeClock clock(1000);
+  auto s = MakeStorage(TieredOverSlow(250), registries.storages, &clock, nullptr);
+  REQUIRE(s.ok());
+  Storage* storage = s->get();
+  const std::string path = dir / "a.bin";
+  REQUIRE(WriteFileAtomically(storage, path, "hello cache").ok());
+  // The slow source's write slept on the fake clock (no real time passed).
+  REQUIRE_FALSE(clock.sleeps().empty());
+  const size_t after_write = clock.sleeps().size();
+  for (int i = 0; i < 3; ++i) {
+    CHECK(ReadEleven(storage, path) == "hello cache");
+  }
+  CacheOf(storage)->WaitIdle();
+  // The first open read the source (through slow); the next two were hits in the memory tier.
+  const auto sleeps = clock.sleeps();
+  CHECK(sleeps.size() > after_write);
+  for (int64_t nanos : sleeps) CHECK(nanos == 250000);
+  CHECK(clock.NowNanos() == 1000 + 250000 * static_cast<int64_t>(sleeps.size()));
+  CHECK(CacheOf(storage)->Stats().tiers[0].hits == 2);
 }
 
 }  // namespace

@@ -147,7 +147,7 @@ TEST_CASE("capabilities: a user storage is accepted for collective reads when it
   const auto registries = Builtins();
   Registries& r = *registries;
   auto memory = [](const StorageOptions&,
-                   const StorageRegistry&) -> Result<std::unique_ptr<Storage>> {
+                   const StorageBuildEnv&) -> Result<std::unique_ptr<Storage>> {
     return NewMemoryStorage();
   };
   REQUIRE(r.storages

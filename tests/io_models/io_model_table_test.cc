@@ -145,20 +145,21 @@ TEST_CASE("MatchAllocatorToIoModel: the table's heap setting for the run's model
   WorkloadConfig c;
   REQUIRE(ApplyOverride(&c, "reader.data_loader=tensorflow").ok());
   // client_costs none: the reads land in dlio's buffers, the allocator is left alone.
-  CHECK(AllocatorThresholdFor(c, **npz, false) == 0);
+  CHECK(AllocatorThresholdFor(c, **npz, false, PipelineCapabilitiesFor(c, r.pipelines)) == 0);
   c.reader.client_costs = ClientCosts::kFramework;
-  CHECK(AllocatorThresholdFor(c, **npz, false) ==
+  CHECK(AllocatorThresholdFor(c, **npz, false, PipelineCapabilitiesFor(c, r.pipelines)) ==
         IoModelEntryFor(IoModel::kNumpy).python_import_threshold);
-  CHECK(AllocatorThresholdFor(c, **tfrecord, false) == 0);  // tf.data's reads are not Python's
+  CHECK(AllocatorThresholdFor(c, **tfrecord, false, PipelineCapabilitiesFor(c, r.pipelines)) ==
+        0);  // tf.data's reads are not Python's
   // The pytorch loader's worker processes imported torch, whatever the request model.
   REQUIRE(ApplyOverride(&c, "reader.io_model=pytorch").ok());
-  CHECK(LoaderFor(c, false) == Loader::kPytorchWorkers);
-  CHECK(AllocatorThresholdFor(c, **npz, false) ==
+  CHECK(LoaderFor(c, false, PipelineCapabilitiesFor(c, r.pipelines)) == Loader::kPytorchWorkers);
+  CHECK(AllocatorThresholdFor(c, **npz, false, PipelineCapabilitiesFor(c, r.pipelines)) ==
         IoModelEntryFor(IoModel::kPytorch).python_import_threshold);
   CHECK(RequestModelFor(c, **npz) == IoModel::kNumpy);
   REQUIRE(ApplyOverride(&c, "reader.io_model=native").ok());
-  CHECK(LoaderFor(c, false) == Loader::kThreads);
-  CHECK(AllocatorThresholdFor(c, **npz, false) == 0);
+  CHECK(LoaderFor(c, false, PipelineCapabilitiesFor(c, r.pipelines)) == Loader::kThreads);
+  CHECK(AllocatorThresholdFor(c, **npz, false, PipelineCapabilitiesFor(c, r.pipelines)) == 0);
 }
 
 }  // namespace

@@ -131,7 +131,10 @@ TEST_CASE(
   auto name_for = [](std::vector<std::string> sets, bool needs_mpi = false) {
     dlio::WorkloadConfig c;
     for (const auto& s : sets) REQUIRE(dlio::ApplyOverride(&c, s).ok());
-    return dlio::PipelineNameFor(c, needs_mpi);
+    dlio::Registries builtins;
+    REQUIRE(dlio::RegisterBuiltins(&builtins).ok());
+    return dlio::PipelineNameFor(c, needs_mpi,
+                                 dlio::PipelineCapabilitiesFor(c, builtins.pipelines));
   };
   CHECK(name_for({}) == "threaded");
   CHECK(name_for({"reader.data_loader=pytorch"}) == "pytorch");
@@ -141,6 +144,33 @@ TEST_CASE(
   CHECK(name_for({"reader.io_model=pytorch"}, /*needs_mpi=*/true) == "pytorch");  // refused later
   CHECK(name_for({"reader.io_model=pytorch", "reader.pipeline=sync"}) == "pytorch");
   CHECK(name_for({"reader.io_model=pytorch", "reader.read_type=memory"}) == "preload");
+}
+
+TEST_CASE("LoaderFor: asks reader.pipeline's entry whether it overlaps I/O, not its name") {
+  dlio::Registries r;
+  REQUIRE(dlio::RegisterBuiltins(&r).ok());
+  // A user's copies of threaded: one declaring what threaded declares, one declaring nothing.
+  auto threaded = r.pipelines.Find("threaded");
+  REQUIRE(threaded.ok());
+  auto overlapping = *threaded;
+  overlapping.name = "user_overlapping";
+  REQUIRE(r.pipelines.Register(overlapping).ok());
+  auto plain = *threaded;
+  plain.name = "user_plain";
+  plain.capabilities = {};
+  REQUIRE(r.pipelines.Register(plain).ok());
+  dlio::WorkloadConfig c;
+  c.reader.data_loader = dlio::DataLoader::kPytorch;
+  auto name_for = [&](const std::string& pipeline) {
+    c.reader.pipeline = pipeline;
+    return dlio::PipelineNameFor(c, false, dlio::PipelineCapabilitiesFor(c, r.pipelines));
+  };
+  CHECK(name_for("user_overlapping") == "pytorch");
+  CHECK(name_for("user_plain") == "user_plain");
+  CHECK(name_for("threaded") == "pytorch");
+  // A name no entry has declares nothing: the pipeline is built as named (and refused there).
+  CHECK(name_for("nowhere") == "nowhere");
+  CHECK_FALSE(dlio::PipelineCapabilitiesFor(c, r.pipelines).overlaps_io);
 }
 
 TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {

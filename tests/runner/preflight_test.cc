@@ -34,6 +34,18 @@ HostResources Host(uint64_t memory) {
   return h;
 }
 
+// What reader.pipeline's built-in entry declares for `c`, as a run asks its registries.
+PipelineCapabilities BuiltinPipeline(const WorkloadConfig& c) {
+  Registries builtins;
+  REQUIRE(RegisterBuiltins(&builtins).ok());
+  return PipelineCapabilitiesFor(c, builtins.pipelines);
+}
+
+HostResources WithBuiltinPipeline(const WorkloadConfig& c, HostResources host = {}) {
+  host.pipeline = BuiltinPipeline(c);
+  return host;
+}
+
 bool Has(const Status& s, const std::string& text) {
   return s.message().find(text) != std::string::npos;
 }
@@ -111,14 +123,14 @@ TEST_CASE("preflight: pytorch workers hold batches of the resized samples, not t
   c.reader.batch_size = 7;
   c.reader.read_threads = 4;
   c.reader.data_loader = DataLoader::kPytorch;
-  HostResources host = Host(23 * kGiB + kGiB / 2);
+  HostResources host = WithBuiltinPipeline(c, Host(23 * kGiB + kGiB / 2));
   host.ranks_on_host = 4;
   CHECK(CheckRunFits(c, 4, host).ok());
-  const RunFootprint f = EstimateRunFootprint(c, 4);
+  const RunFootprint f = EstimateRunFootprint(c, 4, WithBuiltinPipeline(c));
   CHECK(f.memory_bytes < 3 * kGiB / 4);
   CHECK(f.memory_bytes > 4 * (14 * 2'097'152 + 146'600'628));
   // npz streams its samples: each worker's read buffer is bounded to the resize + 1 MiB.
-  HostResources streaming;
+  HostResources streaming = WithBuiltinPipeline(c);
   streaming.streaming_format = true;
   const RunFootprint bounded = EstimateRunFootprint(c, 4, streaming);
   CHECK(f.memory_bytes - bounded.memory_bytes == 4 * (146'600'628 - 2'097'152 - (1 << 20)));
@@ -144,7 +156,8 @@ TEST_CASE("preflight: the workers are counted wherever the runner picks the pyto
   c.reader.read_threads = 4;
   const std::string workers = "reader.read_threads x ((prefetch factor + 1)";
   auto batch_keys = [](const WorkloadConfig& config, const HostResources& host = {}) {
-    for (const FootprintItem& item : EstimateRunFootprint(config, 1, host).memory) {
+    for (const FootprintItem& item :
+         EstimateRunFootprint(config, 1, WithBuiltinPipeline(config, host)).memory) {
       if (item.what == "batch buffers") return item.keys;
     }
     return std::string();
@@ -153,12 +166,12 @@ TEST_CASE("preflight: the workers are counted wherever the runner picks the pyto
     CAPTURE(pipeline);
     c.reader.pipeline = pipeline;
     c.reader.io_model = IoModel::kPytorch;
-    CHECK(PipelineNameFor(c, false) == "pytorch");
+    CHECK(PipelineNameFor(c, false, BuiltinPipeline(c)) == "pytorch");
     CHECK(batch_keys(c).find(workers) == 0);
     // auto with the pytorch loader: workers under threaded only (sync stays sync).
     c.reader.io_model = IoModel::kAuto;
     c.reader.data_loader = DataLoader::kPytorch;
-    const bool picked = PipelineNameFor(c, false) == "pytorch";
+    const bool picked = PipelineNameFor(c, false, BuiltinPipeline(c)) == "pytorch";
     CHECK(picked == (std::string(pipeline) == "threaded"));
     CHECK((batch_keys(c).find(workers) == 0) == picked);
   }
@@ -166,7 +179,7 @@ TEST_CASE("preflight: the workers are counted wherever the runner picks the pyto
   c.reader.pipeline = "threaded";
   HostResources mpi;
   mpi.storage_needs_mpi = true;
-  CHECK(PipelineNameFor(c, true) == "threaded");
+  CHECK(PipelineNameFor(c, true, BuiltinPipeline(c)) == "threaded");
   CHECK(batch_keys(c, mpi).find(workers) == std::string::npos);
   // No worker process: the loader reads in the main process, through the ring.
   c.reader.pipeline = "threaded";
@@ -221,6 +234,15 @@ TEST_CASE("preflight: a generation must fit the free space, counting only missin
   CHECK(CheckRunFits(c, 1, host).ok());
 }
 
+// `host` carrying the checkpoint of `c` as the built-in checkpointers declare it for `world` ranks
+// (CheckpointPlanFor over RegisterBuiltins, as a run asks its registries).
+HostResources WithBuiltinPlan(const WorkloadConfig& c, int world, HostResources host = {}) {
+  Registries builtins;
+  REQUIRE(RegisterBuiltins(&builtins).ok());
+  host.checkpoint = CheckpointPlanFor(c, world, builtins);
+  return host;
+}
+
 TEST_CASE("preflight: the run's checkpoints must fit the checkpoint folder") {
   WorkloadConfig c = Tiny();
   c.workflow.generate_data = false;
@@ -228,10 +250,10 @@ TEST_CASE("preflight: the run's checkpoints must fit the checkpoint folder") {
   c.train.epochs = 2;
   c.checkpoint.checkpoint_after_epoch = 1;
   c.checkpoint.model_size_bytes = 100 * kGiB;
-  const RunFootprint f = EstimateRunFootprint(c, 1);
+  const RunFootprint f = EstimateRunFootprint(c, 1, WithBuiltinPlan(c, 1));
   CHECK(f.checkpoints == 2);
   CHECK(f.checkpoint_bytes == 100 * kGiB);
-  HostResources host = Host(64 * kGiB);
+  HostResources host = WithBuiltinPlan(c, 1, Host(64 * kGiB));
   host.checkpoint_free_bytes = 150 * kGiB;
   Status st = CheckRunFits(c, 1, host);
   CHECK(st.code() == StatusCode::kResourceExhausted);
@@ -290,7 +312,7 @@ TEST_CASE("preflight: a checkpointer's plan and cadence are asked of its entry, 
     CAPTURE(name);
     const WorkloadConfig builtin = CheckpointingRun(name);
     const WorkloadConfig user = CheckpointingRun(std::string("user_") + name);
-    const RunFootprint expected = EstimateRunFootprint(builtin, 4);  // a made-up host
+    const RunFootprint expected = EstimateRunFootprint(builtin, 4, WithBuiltinPlan(builtin, 4));
     CHECK(expected.checkpoint_bytes > 0);
     const RunFootprint f = FootprintWith(user, r);
     CHECK(f.checkpoint_bytes == expected.checkpoint_bytes);
@@ -298,8 +320,9 @@ TEST_CASE("preflight: a checkpointer's plan and cadence are asked of its entry, 
     CHECK(f.checkpoint_keys == expected.checkpoint_keys);
     CHECK(FootprintWith(builtin, r).checkpoint_bytes == expected.checkpoint_bytes);
   }
-  CHECK(EstimateRunFootprint(CheckpointingRun("model"), 4).checkpoint_bytes == 10 * kGiB);
-  CHECK(EstimateRunFootprint(CheckpointingRun("model"), 4).checkpoints == 4);
+  const WorkloadConfig model = CheckpointingRun("model");
+  CHECK(EstimateRunFootprint(model, 4, WithBuiltinPlan(model, 4)).checkpoint_bytes == 10 * kGiB);
+  CHECK(EstimateRunFootprint(model, 4, WithBuiltinPlan(model, 4)).checkpoints == 4);
   CHECK(FootprintWith(CheckpointingRun("user_dlio_benchmark"), r).checkpoints == 3);
 
   // Too little room: refused naming the keys the entry declares, whatever its name.
@@ -310,8 +333,8 @@ TEST_CASE("preflight: a checkpointer's plan and cadence are asked of its entry, 
   const Status st = CheckRunFits(layers, 4, host);
   CHECK(st.code() == StatusCode::kResourceExhausted);
   CHECK(st.message().find("model.transformer.*, model.num_layers: 4 checkpoints of") == 0);
-  host.checkpoint.reset();
-  CHECK(CheckRunFits(CheckpointingRun("transformer"), 4, host).message() == st.message());
+  const WorkloadConfig builtin = CheckpointingRun("transformer");
+  CHECK(CheckRunFits(builtin, 4, WithBuiltinPlan(builtin, 4, host)).message() == st.message());
 }
 
 TEST_CASE(
@@ -393,7 +416,7 @@ TEST_CASE("preflight: MeasureHostResources measures this host") {
 
   // Asked of the storage, not of its name: a user's storage declaring host_files is measured.
   auto memory = [](const StorageOptions&,
-                   const StorageRegistry&) -> Result<std::unique_ptr<Storage>> {
+                   const StorageBuildEnv&) -> Result<std::unique_ptr<Storage>> {
     return NewMemoryStorage();
   };
   REQUIRE(registries.storages
@@ -437,7 +460,7 @@ TEST_CASE("preflight: a dataset in a storage that keeps files in memory counts a
   CHECK_FALSE(measured("posix"));
   CHECK_FALSE(measured("slow", "posix"));
   auto make = [](const StorageOptions&,
-                 const StorageRegistry&) -> Result<std::unique_ptr<Storage>> {
+                 const StorageBuildEnv&) -> Result<std::unique_ptr<Storage>> {
     return NewMemoryStorage();
   };
   REQUIRE(registries->storages

@@ -11,6 +11,7 @@
 
 #include "dlio/config.h"
 #include "dlio/loop.h"
+#include "dlio/registries.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -180,6 +181,8 @@ TEST_CASE("the DLIO paper's eight scientific presets carry WORKLOADS.md section 
       {"climate_seg", "synthetic", 1, 1200, 56623104, 1, 1, 1200, 1, "threaded"},
       {"l2hmc", "synthetic", 1, 4800, 4096, 32, 1, 150, 1, "threaded"},
   };
+  Registries builtins;
+  REQUIRE(RegisterBuiltins(&builtins).ok());
   for (const auto& e : table) {
     INFO(e.name);
     const WorkloadPresetInfo* p = Find(e.name);
@@ -203,7 +206,8 @@ TEST_CASE("the DLIO paper's eight scientific presets carry WORKLOADS.md section 
     CHECK(c->reader.read_threads == e.threads);
     CHECK(c->train.total_training_steps == e.steps);
     CHECK(c->train.epochs == e.epochs);
-    CHECK(PipelineNameFor(*c, /*storage_needs_mpi=*/false) == e.pipeline);
+    CHECK(PipelineNameFor(*c, /*storage_needs_mpi=*/false,
+                          PipelineCapabilitiesFor(*c, builtins.pipelines)) == e.pipeline);
     CHECK(c->scale < 1);  // a default that runs in seconds; scale=1 is the paper's run
     auto scaled = ScaleConfig(*c);
     REQUIRE(scaled.ok());

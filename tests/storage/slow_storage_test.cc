@@ -9,6 +9,7 @@
 
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "dlio/storage_wrapper.h"
 #include "fake_clock.h"
 
 namespace dlio {
@@ -94,6 +95,35 @@ TEST_CASE("slow: jittered latency is deterministic per seed and never negative")
   const auto clipped = RunReads(o, 50);
   CHECK(std::all_of(clipped.begin(), clipped.end(), [](int64_t v) { return v >= 0; }));
   CHECK(std::count(clipped.begin(), clipped.end(), 0) > 0);
+}
+
+TEST_CASE("slow: builds the storage it wraps on the clock it was built with") {
+  Registries registries;
+  REQUIRE(RegisterBuiltinStorages(&registries.storages).ok());
+  // A user's storage that records the clock its factory was handed.
+  const Clock* handed = nullptr;
+  auto probe = [&handed](const StorageOptions&,
+                         const StorageBuildEnv& env) -> Result<std::unique_ptr<Storage>> {
+    handed = env.clock;
+    return NewMemoryStorage();
+  };
+  REQUIRE(registries.storages.Register({"probe", "records its clock", "", probe}).ok());
+  StorageOptions o;
+  o.name = "slow";
+  o.slow_inner = "probe";
+  FakeClock clock(1000);
+  auto s = MakeStorage(o, registries.storages, &clock, nullptr);
+  REQUIRE(s.ok());
+  CHECK(handed == &clock);
+  auto* wrapper = dynamic_cast<StorageWrapper*>(s->get());
+  REQUIRE(wrapper != nullptr);
+  CHECK(wrapper->inner()->clock() == &clock);
+  CHECK((*s)->clock() == &clock);
+  // Built with no clock, every layer gets the process's.
+  s = MakeStorage(o, registries.storages, nullptr, nullptr);
+  REQUIRE(s.ok());
+  CHECK(handed == SystemClock());
+  CHECK(dynamic_cast<StorageWrapper*>(s->get())->inner()->clock() == SystemClock());
 }
 
 TEST_CASE("slow: refuses to wrap itself and names unknown inner storages") {

@@ -211,7 +211,8 @@ dlio::Status CreateLoader(const dlio_config* config, int rank, int world, int sp
   env.world = world;
   env.random_seed = seed;
   // Run step: the allocator where the I/O model's Python stack leaves it (dlio/loop.h).
-  dlio::MatchAllocatorToIoModel(c, *l->format, l->storage->capabilities().needs_mpi);
+  dlio::MatchAllocatorToIoModel(c, *l->format, l->storage->capabilities().needs_mpi,
+                                dlio::PipelineCapabilitiesFor(c, l->registries->pipelines));
   DLIO_ASSIGN_OR_RETURN(l->loop, dlio::MakeLoopParts(c, l->split, env));
   l->samples.reserve(l->loop.batch_size);
   *out = l.release();

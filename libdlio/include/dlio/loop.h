@@ -44,10 +44,17 @@ Result<SamplerOptions> SamplerOptionsFor(const WorkloadConfig& config, uint64_t 
 // reader.io_model's first meaning: the request model `format`'s readers use (ResolveIoModel:
 // auto and pytorch become the format's default).
 IoModel RequestModelFor(const WorkloadConfig& config, const Format& format);
+// What the entry reader.pipeline names in `pipelines` declares ({} when none is registered under
+// that name: building the pipeline names the problem). The loader choices below take it as a
+// plain value, so a preflight of a made-up host needs no registries.
+PipelineCapabilities PipelineCapabilitiesFor(const WorkloadConfig& config,
+                                             const PipelineRegistry& pipelines);
 // Its second: who runs the reads. kPytorchWorkers for reader.io_model pytorch, or auto with
-// reader.data_loader pytorch and reader.pipeline threaded over a storage that does not need MPI
-// (PipelineNameFor then builds "pytorch"); else kThreads.
-Loader LoaderFor(const WorkloadConfig& config, bool storage_needs_mpi);
+// reader.data_loader pytorch and a reader.pipeline whose entry overlaps I/O (`configured`, its
+// PipelineCapabilitiesFor: threaded) over a storage that does not need MPI (PipelineNameFor then
+// builds "pytorch"); else kThreads.
+Loader LoaderFor(const WorkloadConfig& config, bool storage_needs_mpi,
+                 const PipelineCapabilities& configured);
 // The sampler adaptation of the I/O-model table's entry for `model` (the request model). Under
 // tf.data, reads follow TFRecordDataset's streams: a sample shuffle is tf.data's shuffle buffer,
 // applied after the reads (window_shuffle: sampler auto picks shuffle_buffer; and
@@ -81,16 +88,18 @@ uint64_t ReaderLanesFor(const WorkloadConfig& config, const FormatCapabilities& 
 // Python's do. Nothing under client_costs none (the reads land in dlio's reused buffers, whatever
 // the allocator's state), nor for models whose reads do not land in Python's heap (native,
 // tf.data). Never lowers the thresholds (ones fixed with mallopt or MALLOC_MMAP_THRESHOLD_ stay).
+// (`storage_needs_mpi` and `configured` as for LoaderFor.)
 void MatchAllocatorToIoModel(const WorkloadConfig& config, const Format& format,
-                             bool storage_needs_mpi);
+                             bool storage_needs_mpi, const PipelineCapabilities& configured);
 // The threshold that step sets, in bytes (0: it does nothing).
 size_t AllocatorThresholdFor(const WorkloadConfig& config, const Format& format,
-                             bool storage_needs_mpi);
+                             bool storage_needs_mpi, const PipelineCapabilities& configured);
 // "preload" when reader.read_type is memory; else "pytorch" (DataLoader worker processes) when
-// reader.io_model is pytorch, or auto with reader.data_loader pytorch and reader.pipeline
-// threaded over a storage that does not need MPI (forked workers cannot use it:
-// StorageCapabilities::needs_mpi); else reader.pipeline.
-std::string PipelineNameFor(const WorkloadConfig& config, bool storage_needs_mpi);
+// LoaderFor picks them (reader.io_model pytorch, or auto with reader.data_loader pytorch and a
+// reader.pipeline whose entry overlaps I/O, `configured`, over a storage that does not need MPI:
+// forked workers cannot use it, StorageCapabilities::needs_mpi); else reader.pipeline.
+std::string PipelineNameFor(const WorkloadConfig& config, bool storage_needs_mpi,
+                            const PipelineCapabilities& configured);
 // The pipeline buffers allocated and touched before the first epoch (PipelineOptions::
 // reserve_sample_bytes, reserve_buffers, reserve_batch_bytes) for a pipeline declaring `pipeline`
 // (the registry entry of PipelineNameFor's choice)

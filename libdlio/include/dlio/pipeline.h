@@ -245,6 +245,10 @@ struct PipelineCapabilities {
   // Issues every read from the training loop's own thread (sync): storage.mpiio_collective needs
   // it, as a collective read must be made in step with the other ranks.
   bool reads_on_loop_thread = false;
+  // Reads ahead of the training loop on threads or processes of its own, overlapping I/O with
+  // compute (threaded, pytorch): under reader.io_model auto, reader.data_loader pytorch runs the
+  // DataLoader's worker processes in place of such a pipeline (LoaderFor, dlio/loop.h).
+  bool overlaps_io = false;
 };
 
 // The pipelines by name (Registries::pipelines).

@@ -12,13 +12,13 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
 #include "dlio/comm.h"
 #include "dlio/config.h"
 #include "dlio/format.h"
+#include "dlio/pipeline.h"
 #include "dlio/status.h"
 
 namespace dlio {
@@ -60,14 +60,14 @@ struct HostResources {
   // pytorch loader under auto then runs threaded, PipelineNameFor).
   bool streaming_format = false;
   bool storage_needs_mpi = false;
-  // reader.pipeline holds the whole dataset in memory (PipelineCapabilities::holds_dataset:
-  // preload), as reader.read_type memory does: the preloaded samples count as memory.
-  bool pipeline_holds_dataset = false;
+  // What reader.pipeline's registry entry declares (PipelineCapabilitiesFor): holds_dataset
+  // (preload) counts the preloaded samples as memory, as reader.read_type memory does;
+  // overlaps_io (threaded) lets reader.data_loader pytorch run its worker processes (LoaderFor).
+  PipelineCapabilities pipeline;
   // With workflow.checkpoint: the run's checkpoint as its checkpointer declares it for the world
-  // the check is given (PreflightRun sets CheckpointPlanFor with the run's registries). Unset: as
-  // the built-in checkpointers declare it (RegisterBuiltinCheckpointers), so a made-up host needs
-  // no registries.
-  std::optional<CheckpointPlan> checkpoint;
+  // the check is given, CheckpointPlanFor with the registries the caller has (PreflightRun passes
+  // the run's). Left as is: not sized, and step checkpoints count the run's steps.
+  CheckpointPlan checkpoint;
 };
 
 // One part of a rank's memory: what it is, the keys that size it, and its bytes.

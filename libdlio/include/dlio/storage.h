@@ -414,10 +414,16 @@ class Storage {
   std::unique_ptr<Tracer> own_null_tracer_;
 };
 
-// Factory of a Storage. `storages` lets decorators (slow, tiered) build the backend they wrap.
+// What a storage factory gets besides the options: whoever builds the storage (MakeStorage) hands
+// down its registry, so decorators (slow, tiered) build the backend they wrap, and its clock, which
+// they bind that backend to (a test's fake clock then reaches every layer).
 class StorageRegistry;
-using StorageFactory = std::function<Result<std::unique_ptr<Storage>>(
-    const StorageOptions& options, const StorageRegistry& storages)>;
+struct StorageBuildEnv {
+  const StorageRegistry& storages;
+  const Clock* clock;  // never null: MakeStorage passes SystemClock() when given none
+};
+using StorageFactory = std::function<Result<std::unique_ptr<Storage>>(const StorageOptions& options,
+                                                                      const StorageBuildEnv& env)>;
 
 // What a registered storage declares it can do with `options`, before one is built (config
 // validation, and choosing MPI before a storage exists). Decorators ask the registry for the
@@ -474,7 +480,8 @@ using NodeSharedStorageFn = std::function<Result<std::unique_ptr<Storage>>(
 // The node-shared variants by storage name (Registries::node_shared_storages).
 using NodeSharedStorageRegistry = Registry<NodeSharedStorageFn>;
 
-// Builds the named storage and binds it to clock and tracer.
+// Builds the named storage and binds it to clock (SystemClock() when null) and tracer; the factory
+// gets the same registry and clock (StorageBuildEnv).
 Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
                                              const StorageRegistry& storages, const Clock* clock,
                                              Tracer* tracer);

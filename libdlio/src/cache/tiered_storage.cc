@@ -153,13 +153,13 @@ Status ValidateTiered(const WorkloadConfig& c) {
 }
 
 Result<std::unique_ptr<Storage>> MakeTiered(const StorageOptions& options,
-                                            const StorageRegistry& storages) {
+                                            const StorageBuildEnv& env) {
   DLIO_ASSIGN_OR_RETURN(StorageOptions source_options, SourceOptions(options));
   CacheOptions cache;
   cache.tiers = options.cache_tiers;
   DLIO_ASSIGN_OR_RETURN(cache.policy, ParseCachePolicy(options.cache_policy));
   // A null tracer inside: only the outer layer records events.
-  auto source = MakeStorage(source_options, storages, SystemClock(), nullptr);
+  auto source = MakeStorage(source_options, env.storages, env.clock, nullptr);
   if (!source.ok()) return source.status().WithContext("storage.tiered_source");
   return StartTiered(std::move(source).value(), std::move(cache), options.cache_scope);
 }

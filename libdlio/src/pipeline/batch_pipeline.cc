@@ -77,7 +77,7 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
 BatchPipeline::~BatchPipeline() {
   (void)Stop();
   // Leases point into slots_: every lease must be released before the pipeline goes.
-  assert(leased_ == 0 && "BatchLease outlived its pipeline");
+  assert(epoch_state_.leased() == 0 && "BatchLease outlived its pipeline");
 }
 
 Status BatchPipeline::ReserveBuffers() {
@@ -140,19 +140,19 @@ PipelineStats BatchPipeline::stats() const {
   s.buffer_bytes = buffer_bytes_.load(std::memory_order_relaxed);
   s.reserved_bytes = reserved_bytes_;
   s.samples_read = samples_read_;
-  s.batches_delivered = batches_delivered_;
+  s.batches_delivered = epoch_state_.batches_delivered();
   return s;
 }
 
 Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
   std::unique_lock<std::mutex> lock(mu_);
-  if (stopping_.load()) return Status::FailedPrecondition("pipeline: StartEpoch after Stop");
+  DLIO_RETURN_NOT_OK(EpochState::CheckStart(stopping_.load()));
   // Park every thread: readers finish their current read, then nothing touches the slots.
   cancel_.store(true);
   readers_cv_.notify_all();
   workers_cv_.notify_all();
   idle_cv_.wait(lock, [&] { return active_ == 0; });
-  epoch_active_ = false;
+  epoch_state_.Deactivate();
   pp_head_ = pp_count_ = 0;
   for (auto& slot : slots_) {
     slot->open_for.store(-1, std::memory_order_relaxed);
@@ -166,32 +166,24 @@ Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
   lock.unlock();
 
   if (had_epoch && options_.reopen_files_each_epoch) source_->CloseAll();  // no read in flight
-  if (mode_ == PipelineMode::kPreload) {
-    epoch_ = epoch;
-    DLIO_RETURN_NOT_OK(LoadMissing(plan));
-  }
+  if (mode_ == PipelineMode::kPreload) DLIO_RETURN_NOT_OK(LoadMissing(epoch, plan));
 
   lock.lock();
   if (stopping_.load()) return Status::Cancelled("pipeline stopped during StartEpoch");
-  plan_ = std::move(plan);
-  const uint64_t n = plan_.size();
-  num_batches_ = static_cast<int64_t>(options_.drop_last ? n / batch_size_
-                                                         : (n + batch_size_ - 1) / batch_size_);
-  n_used_ = std::min<uint64_t>(n, static_cast<uint64_t>(num_batches_) * batch_size_);
-  epoch_ = epoch;
+  epoch_state_.Begin(epoch, std::move(plan), batch_size_, options_.drop_last);
+  const int64_t num_batches = epoch_state_.num_batches();
   cursor_.store(0);
   first_error_.store(kNoError);
-  next_index_ = delivered_ = requested_ = 0;
-  epoch_error_ = Status::OK();
+  delivered_ = requested_ = 0;
   ring_slots_.clear();
   for (auto& slot : slots_) {
     if (slot->state == SlotState::kLeased) continue;
     const auto position = static_cast<int64_t>(ring_slots_.size());
-    slot->next_k = position < num_batches_ ? position : -1;
+    slot->next_k = position < num_batches ? position : -1;
     ring_slots_.push_back(slot.get());
   }
   ring_size_ = ring_slots_.size();
-  epoch_active_ = true;
+  epoch_state_.Activate();
   had_epoch_ = true;
   cancel_.store(false);
   ++gen_;
@@ -205,14 +197,9 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
   *out = BatchLease();  // give back the previous batch first: it may be the one we need
   const int64_t wall_start = tracer_ ? clock_->WallMicros() : 0;
   std::unique_lock<std::mutex> lock(mu_);
-  if (stopping_.load()) return Status::Cancelled("pipeline: stopped");
-  if (!epoch_active_) return Status::FailedPrecondition("pipeline: Next before StartEpoch");
-  if (!epoch_error_.ok()) return epoch_error_;
-  if (next_index_ >= num_batches_) {
-    *end_of_epoch = true;
-    return Status::OK();
-  }
-  const int64_t k = next_index_;
+  int64_t k = 0;
+  DLIO_RETURN_NOT_OK(epoch_state_.CheckNext(stopping_.load(), end_of_epoch, &k));
+  if (*end_of_epoch) return Status::OK();
   if (ring_size_ == 0) return LeasedError(k);
   Slot* slot = ring_slots_[static_cast<size_t>(k) % ring_size_];
   if (inline_reads_ || mode_ == PipelineMode::kSync) {
@@ -243,26 +230,17 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
   }
   if (!slot->status.ok()) {
     // The epoch ends here; the error stays until the next StartEpoch.
-    epoch_error_ = slot->status;
     slot->state = SlotState::kIdle;
     slot->next_k = -1;
-    return epoch_error_;
+    return epoch_state_.Fail(slot->status);
   }
   slot->state = SlotState::kLeased;
   slot->next_k = k + static_cast<int64_t>(ring_size_);
-  ++leased_;
-  ++batches_delivered_;
-  next_index_ = k + 1;
-  delivered_ = next_index_;
+  epoch_state_.Delivered(k);
+  delivered_ = epoch_state_.next();
   TryOpenAll();
   lock.unlock();
-  if (tracer_) {
-    TraceEvent event = ai_events::AiSpan(ai_events::kDataLoaderCat, ai_events::kFetchIter,
-                                         wall_start, clock_->WallMicros() - wall_start,
-                                         TraceEpoch(slot->epoch), TraceStep(k), k);
-    event.ret = static_cast<int64_t>(slot->bytes);
-    tracer_->Record(event);
-  }
+  RecordFetchIter(tracer_, clock_, wall_start, *slot, k);
   *out = BatchLease(slot, this);
   return Status::OK();
 }
@@ -273,7 +251,7 @@ void BatchPipeline::Recycle(Batch* batch) {
   assert(slot->state == SlotState::kLeased);
   pool_.Give(&slot->buffers, &slot->holds);
   slot->state = SlotState::kIdle;
-  --leased_;
+  epoch_state_.Released();
   if (TryOpen(slot)) readers_cv_.notify_all();
 }
 

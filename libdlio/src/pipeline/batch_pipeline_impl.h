@@ -16,6 +16,7 @@
 #include "dlio/distribution.h"
 #include "pipeline/batch_pipeline.h"
 #include "pipeline/buffer_pool.h"
+#include "pipeline/epoch_state.h"
 #include "pipeline/preload_store.h"
 #include "pipeline/read_scratch.h"
 
@@ -84,7 +85,8 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   bool TryOpen(Slot* slot);
   void TryOpenAll();
   Status LeasedError(int64_t k) const;
-  Status LoadMissing(const std::vector<SampleRef>& plan);
+  // Reads the samples of `plan` the preload store lacks (epoch `epoch`'s, for the trace).
+  Status LoadMissing(uint64_t epoch, const std::vector<SampleRef>& plan);
   int32_t FileId(uint32_t file);
 
   const PipelineMode mode_;
@@ -119,19 +121,13 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   std::atomic<bool> cancel_{false};
   uint64_t gen_ = 0;  // bumped by every StartEpoch; parked readers wait for it to change
   int active_ = 0;    // readers inside an epoch plus workers preprocessing a sample
-  bool epoch_active_ = false;
   bool had_epoch_ = false;
-  uint64_t epoch_ = 0;
-  std::vector<SampleRef> plan_;  // changed only while every thread is parked
-  uint64_t n_used_ = 0;
-  int64_t num_batches_ = 0;
+  // The plan, epoch and batch count: changed (Begin) only while every thread is parked.
+  EpochState epoch_state_;
   std::atomic<uint64_t> cursor_{0};
   std::atomic<int64_t> first_error_{kNoError};
-  int64_t next_index_ = 0;
   int64_t delivered_ = 0;
   int64_t requested_ = 0;
-  Status epoch_error_;
-  int leased_ = 0;
   std::vector<Slot*> pp_ring_;
   size_t pp_head_ = 0, pp_count_ = 0;
 
@@ -144,7 +140,6 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   uint64_t reserved_bytes_ = 0;
   std::atomic<uint64_t> buffer_growths_{0}, buffer_bytes_{0};
   uint64_t samples_read_ = 0;
-  uint64_t batches_delivered_ = 0;
 
   PreloadStore store_;  // preload mode; changed only while every thread is parked
 

@@ -21,19 +21,21 @@ int32_t BatchPipeline::FileId(uint32_t file) {
 }
 
 bool BatchPipeline::Gate(int64_t k) const {
-  if (k < 0 || k >= num_batches_ || k > first_error_.load(std::memory_order_relaxed)) return false;
+  if (k < 0 || k >= epoch_state_.num_batches() || k > first_error_.load(std::memory_order_relaxed))
+    return false;
   if (inline_reads_ || mode_ == PipelineMode::kSync) return k < requested_;
   return k < delivered_ + static_cast<int64_t>(options_.prefetch_size + inflight_);
 }
 
 bool BatchPipeline::TryOpen(Slot* slot) {
-  if (slot->state != SlotState::kIdle || !epoch_active_ || !Gate(slot->next_k)) return false;
+  if (slot->state != SlotState::kIdle || !epoch_state_.active() || !Gate(slot->next_k)) {
+    return false;
+  }
   const int64_t k = slot->next_k;
-  const uint64_t first = static_cast<uint64_t>(k) * batch_size_;
   slot->k = k;
-  slot->epoch = epoch_;
+  slot->epoch = epoch_state_.epoch();
   slot->index = k;
-  slot->count = std::min<uint64_t>(batch_size_, n_used_ - first);
+  slot->count = epoch_state_.CountOf(k);
   slot->samples.resize(slot->count);  // within the reserved capacity: no allocation
   slot->bytes = 0;
   slot->read_ns = 0;
@@ -50,11 +52,7 @@ void BatchPipeline::TryOpenAll() {
   if (opened) readers_cv_.notify_all();
 }
 
-Status BatchPipeline::LeasedError(int64_t k) const {
-  return Status::FailedPrecondition(
-      "pipeline: batch ", k, " needs a pooled batch that is still leased (", leased_, " of ", ring_,
-      " batches held by the caller); release leases before calling Next");
-}
+Status BatchPipeline::LeasedError(int64_t k) const { return epoch_state_.LeasedError(k, ring_); }
 
 void BatchPipeline::ReaderLoop(size_t reader) {
   Distribution* dist = &reader_dists_[reader];
@@ -83,7 +81,7 @@ void BatchPipeline::RunReads(size_t reader, Distribution* dist, ReadScratch* scr
   uint64_t lane_next = reader;
   while (!cancel_.load(std::memory_order_acquire)) {
     const uint64_t s = ClaimSample(&lane_next);
-    if (s >= n_used_) return;
+    if (s >= epoch_state_.n_used()) return;
     const int64_t k = static_cast<int64_t>(s / batch_size_);
     if (k > first_error_.load(std::memory_order_acquire)) return;  // the epoch ends at batch k-
     Slot* slot = ring_slots_[static_cast<size_t>(k) % ring_size_];
@@ -125,7 +123,7 @@ Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j, ReadSc
 void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist,
                                   ReadScratch* scratch) {
   const uint64_t j = s - static_cast<uint64_t>(k) * batch_size_;
-  const SampleRef ref = plan_[s];
+  const SampleRef ref = epoch_state_.plan()[s];
   const bool trace_item = tracer_ && mode_ != PipelineMode::kPreload;
   const int64_t wall_start = trace_item ? clock_->WallMicros() : 0;
   const int64_t start = clock_->NowNanos();
@@ -134,9 +132,9 @@ void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distributio
   slot->read_start[j] = start;
   slot->read_end[j] = end;
   if (trace_item) {
-    TraceEvent event =
-        ai_events::AiSpan(ai_events::kDataCat, ai_events::kItem, wall_start, (end - start) / 1000,
-                          TraceEpoch(epoch_), TraceStep(k), static_cast<int64_t>(ref.index));
+    TraceEvent event = ai_events::AiSpan(ai_events::kDataCat, ai_events::kItem, wall_start,
+                                         (end - start) / 1000, TraceEpoch(epoch_state_.epoch()),
+                                         TraceStep(k), static_cast<int64_t>(ref.index));
     event.file_id = FileId(ref.file);
     event.ret = status.ok() ? static_cast<int64_t>(slot->samples[j].size) : -1;
     tracer_->Record(event);
@@ -151,7 +149,7 @@ void BatchPipeline::RecordError(Slot* slot, int64_t k, const SampleRef& ref, con
       ref.file < source_->num_files() ? source_->file_path(ref.file) : "<no such file>";
   Status with_context =
       status.WithContext(StrCat("pipeline: sample ", ref.index, " of file ", ref.file, " (", path,
-                                ") in batch ", k, " of epoch ", epoch_));
+                                ") in batch ", k, " of epoch ", epoch_state_.epoch()));
   std::lock_guard<std::mutex> lock(mu_);
   if (slot->status.ok()) slot->status = std::move(with_context);
   if (k < first_error_.load(std::memory_order_relaxed)) {
@@ -259,7 +257,7 @@ void BatchPipeline::TracePreprocess(const Slot* slot, uint64_t j, int64_t wall_s
                                     static_cast<int64_t>(slot->samples[j].ref.index)));
 }
 
-Status BatchPipeline::LoadMissing(const std::vector<SampleRef>& plan) {
+Status BatchPipeline::LoadMissing(uint64_t epoch, const std::vector<SampleRef>& plan) {
   DLIO_ASSIGN_OR_RETURN(size_t reads, store_.Plan(plan));
   if (reads == 0) return Status::OK();
   {
@@ -269,10 +267,10 @@ Status BatchPipeline::LoadMissing(const std::vector<SampleRef>& plan) {
   }
   PreloadStore::ItemTrace trace;
   if (tracer_) {
-    trace = [this](const SampleRef& ref, int64_t start_us, int64_t end_us, int64_t ret) {
+    trace = [this, epoch](const SampleRef& ref, int64_t start_us, int64_t end_us, int64_t ret) {
       TraceEvent event =
           ai_events::AiSpan(ai_events::kDataCat, ai_events::kItem, start_us, end_us - start_us,
-                            TraceEpoch(epoch_), -1, static_cast<int64_t>(ref.index));
+                            TraceEpoch(epoch), -1, static_cast<int64_t>(ref.index));
       event.file_id = FileId(ref.file);
       event.ret = ret;
       tracer_->Record(event);

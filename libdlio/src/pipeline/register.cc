@@ -38,7 +38,8 @@ Status RegisterBuiltinPipelines(PipelineRegistry* registry) {
       {"threaded",
        "read threads + preprocessing workers + bounded prefetch, I/O overlapped with compute "
        "(tf.data / PyTorch DataLoader)",
-       kCommonOptions, FactoryFor(PipelineMode::kThreaded)}));
+       kCommonOptions, FactoryFor(PipelineMode::kThreaded),
+       PipelineCapabilities{.overlaps_io = true}}));
   DLIO_RETURN_NOT_OK(pipelines.Register(
       {"sync", "read the batch inside Next, then compute: no overlap (Cosmic Tagger, FRNN)",
        kCommonOptions, FactoryFor(PipelineMode::kSync),
@@ -59,7 +60,7 @@ Status RegisterBuiltinPipelines(PipelineRegistry* registry) {
        [](const PipelineOptions& options, const PipelineEnv& env) {
          return MakeWorkerPipeline(options, env);
        },
-       PipelineCapabilities{.worker_processes = true}}));
+       PipelineCapabilities{.worker_processes = true, .overlaps_io = true}}));
   return Status::OK();
 }
 

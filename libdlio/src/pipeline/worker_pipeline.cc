@@ -34,7 +34,7 @@ WorkerPipeline::WorkerPipeline(const PipelineOptions& options, const PipelineEnv
 
 WorkerPipeline::~WorkerPipeline() {
   (void)Stop();
-  assert(leased_ == 0 && "BatchLease outlived its pipeline");
+  assert(epoch_state_.leased() == 0 && "BatchLease outlived its pipeline");
   for (auto& slot : slots_) slot->region.Close();
   for (auto& buffer : read_buffers_) buffer->Close();
   if (stop_flags_ != nullptr) ::munmap(stop_flags_, 4096);
@@ -111,15 +111,15 @@ PipelineStats WorkerPipeline::stats() const {
   s.worker_read_buffer_bytes = worker_read_buffer_bytes_;
   s.reserved_bytes = reserved_bytes_;
   s.samples_read = samples_read_;
-  s.batches_delivered = batches_delivered_;
+  s.batches_delivered = epoch_state_.batches_delivered();
   return s;
 }
 
 Status WorkerPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (stopping_.load()) return Status::FailedPrecondition("pipeline: StartEpoch after Stop");
-  epoch_active_ = false;
-  if (running_ && options_.persistent_workers && epoch_error_.ok()) {
+  DLIO_RETURN_NOT_OK(EpochState::CheckStart(stopping_.load()));
+  epoch_state_.Deactivate();
+  if (running_ && options_.persistent_workers && !epoch_state_.failed()) {
     Status drained = Drain();  // batches of the previous epoch still on their way
     if (!drained.ok()) EndWorkers();
   } else if (running_) {
@@ -128,26 +128,20 @@ Status WorkerPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
   for (auto& slot : slots_) {
     if (slot->state != WorkerSlotState::kLeased) slot->state = WorkerSlotState::kFree;
   }
-  plan_ = std::move(plan);
-  const uint64_t n = plan_.size();
-  const uint64_t b = options_.batch_size;
-  num_batches_ = static_cast<int64_t>(options_.drop_last ? n / b : (n + b - 1) / b);
-  n_used_ = std::min<uint64_t>(n, static_cast<uint64_t>(num_batches_) * b);
-  epoch_ = epoch;
-  next_index_ = next_send_ = 0;
-  epoch_error_ = Status::OK();
+  epoch_state_.Begin(epoch, std::move(plan), options_.batch_size, options_.drop_last);
+  next_send_ = 0;
   if (!running_) {
     // No read is in flight: the workers start with no file open (each opens its own).
     source_->CloseAll();
     DLIO_RETURN_NOT_OK(Spawn());
   }
-  epoch_active_ = true;
+  epoch_state_.Activate();
   return DispatchAvailable();
 }
 
 Status WorkerPipeline::DispatchAvailable() {
   const auto window = static_cast<int64_t>(prefetch_factor_ * workers_n_);
-  while (next_send_ < num_batches_ && next_send_ < next_index_ + window) {
+  while (next_send_ < epoch_state_.num_batches() && next_send_ < epoch_state_.next() + window) {
     WorkerSlot* slot = SlotFor(next_send_);
     if (slot->state != WorkerSlotState::kFree) break;  // still leased: sent once released
     DLIO_RETURN_NOT_OK(Dispatch(next_send_, slot));
@@ -158,18 +152,19 @@ Status WorkerPipeline::DispatchAvailable() {
 
 Status WorkerPipeline::Dispatch(int64_t k, WorkerSlot* slot) {
   const uint64_t first = static_cast<uint64_t>(k) * options_.batch_size;
-  const uint64_t count = std::min<uint64_t>(options_.batch_size, n_used_ - first);
+  const uint64_t count = epoch_state_.CountOf(k);
   DLIO_RETURN_NOT_OK(slot->region.Reserve(DataOffset(count)));
   auto* refs = reinterpret_cast<RegionRef*>(slot->region.data() + RefsOffset());
+  const std::vector<SampleRef>& plan = epoch_state_.plan();
   for (uint64_t j = 0; j < count; ++j) {
-    refs[j] = RegionRef{plan_[first + j].file, 0, plan_[first + j].index};
+    refs[j] = RegionRef{plan[first + j].file, 0, plan[first + j].index};
   }
   const size_t w = static_cast<size_t>(k) % workers_n_;
   WorkerCommand cmd;
   cmd.type = kCommandBatch;
   cmd.slot = static_cast<uint32_t>((static_cast<size_t>(k) / workers_n_) % slots_per_worker_);
   cmd.k = k;
-  cmd.epoch = epoch_;
+  cmd.epoch = epoch_state_.epoch();
   cmd.count = count;
   slot->k = k;
   slot->count = count;
@@ -188,7 +183,7 @@ Status WorkerPipeline::WaitFor(int64_t k, WorkerSlot* slot) {
 }
 
 Status WorkerPipeline::Drain() {
-  for (int64_t k = next_index_; k < next_send_; ++k) {
+  for (int64_t k = epoch_state_.next(); k < next_send_; ++k) {
     DLIO_RETURN_NOT_OK(WaitFor(k, SlotFor(k)));
   }
   return Status::OK();
@@ -199,30 +194,22 @@ Status WorkerPipeline::Next(BatchLease* out, bool* end_of_epoch) {
   *out = BatchLease();  // give back the previous batch first: its slot may be the one needed
   const int64_t wall_start = tracer_ ? clock_->WallMicros() : 0;
   std::lock_guard<std::mutex> lock(mu_);
-  if (stopping_.load()) return Status::Cancelled("pipeline: stopped");
-  if (!epoch_active_) return Status::FailedPrecondition("pipeline: Next before StartEpoch");
-  if (!epoch_error_.ok()) return epoch_error_;
-  if (next_index_ >= num_batches_) {
-    *end_of_epoch = true;
+  int64_t k = 0;
+  DLIO_RETURN_NOT_OK(epoch_state_.CheckNext(stopping_.load(), end_of_epoch, &k));
+  if (*end_of_epoch) {
     if (!options_.persistent_workers) EndWorkers();  // the iterator is exhausted
     return Status::OK();
   }
-  const int64_t k = next_index_;
   Status status = DispatchAvailable();
   WorkerSlot* slot = SlotFor(k);
-  if (status.ok() && k >= next_send_) {
-    return Status::FailedPrecondition(
-        "pipeline: batch ", k, " needs a pooled batch that is still leased (", leased_, " of ",
-        slots_.size(), " batches held by the caller); release leases before calling Next");
-  }
+  if (status.ok() && k >= next_send_) return epoch_state_.LeasedError(k, slots_.size());
   if (status.ok()) status = WaitFor(k, slot);
   if (status.ok()) status = slot->status;
   if (!status.ok()) {
-    epoch_error_ = status;  // sticky until the next StartEpoch
     if (slot->k == k && slot->state != WorkerSlotState::kLeased) {
       slot->state = WorkerSlotState::kFree;
     }
-    return epoch_error_;
+    return epoch_state_.Fail(status);  // sticky until the next StartEpoch
   }
   return Deliver(k, slot, wall_start, out);
 }
@@ -236,7 +223,7 @@ Status WorkerPipeline::Deliver(int64_t k, WorkerSlot* slot, int64_t wall_start, 
   const uint8_t* base = slot->region.data();
   const auto* samples = reinterpret_cast<const RegionSample*>(base + SamplesOffset(slot->count));
   const auto* refs = reinterpret_cast<const RegionRef*>(base + RefsOffset());
-  slot->epoch = epoch_;
+  slot->epoch = epoch_state_.epoch();
   slot->index = k;
   slot->samples.resize(slot->count);
   slot->bytes = 0;
@@ -250,18 +237,10 @@ Status WorkerPipeline::Deliver(int64_t k, WorkerSlot* slot, int64_t wall_start, 
     slot->bytes += samples[j].bytes_read;
   }
   slot->state = WorkerSlotState::kLeased;
-  ++leased_;
-  ++batches_delivered_;
+  epoch_state_.Delivered(k);
   samples_read_ += slot->count;
-  next_index_ = k + 1;
   DLIO_RETURN_NOT_OK(DispatchAvailable());
-  if (tracer_) {
-    TraceEvent event = ai_events::AiSpan(ai_events::kDataLoaderCat, ai_events::kFetchIter,
-                                         wall_start, clock_->WallMicros() - wall_start,
-                                         static_cast<int64_t>(slot->epoch) + 1, k + 1, k);
-    event.ret = static_cast<int64_t>(slot->bytes);
-    tracer_->Record(event);
-  }
+  RecordFetchIter(tracer_, clock_, wall_start, *slot, k);
   *out = BatchLease(slot, this);
   return Status::OK();
 }
@@ -271,9 +250,9 @@ void WorkerPipeline::Recycle(Batch* batch) {
   std::lock_guard<std::mutex> lock(mu_);
   assert(slot->state == WorkerSlotState::kLeased);
   slot->state = WorkerSlotState::kFree;
-  --leased_;
+  epoch_state_.Released();
   // A batch waiting for this slot goes out now (an error shows at its Next).
-  if (epoch_active_ && epoch_error_.ok() && running_ && !stopping_.load()) {
+  if (epoch_state_.active() && !epoch_state_.failed() && running_ && !stopping_.load()) {
     (void)DispatchAvailable();
   }
 }

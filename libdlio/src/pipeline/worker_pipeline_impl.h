@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dlio/pipeline.h"
+#include "pipeline/epoch_state.h"
 #include "pipeline/worker_channel.h"
 
 namespace dlio::pipeline_internal {
@@ -82,17 +83,9 @@ class WorkerPipeline final : public Pipeline, public BatchRecycler {
   std::vector<WorkerProc> procs_;
   bool running_ = false;  // worker processes exist
 
-  std::vector<SampleRef> plan_;
-  uint64_t epoch_ = 0;
-  bool epoch_active_ = false;
-  int64_t num_batches_ = 0;
-  uint64_t n_used_ = 0;
-  int64_t next_index_ = 0;  // next batch to hand out
-  int64_t next_send_ = 0;   // next batch to send to a worker
-  Status epoch_error_;
-  int leased_ = 0;
+  EpochState epoch_state_;
+  int64_t next_send_ = 0;  // next batch to send to a worker
   uint64_t samples_read_ = 0;
-  uint64_t batches_delivered_ = 0;
   uint64_t reserved_bytes_ = 0;
   uint64_t buffer_growths_ = 0;  // region growths seen here plus the workers' buffer growths
   uint64_t worker_read_buffer_bytes_ = 0;  // the largest WorkerResult::read_buffer_bytes

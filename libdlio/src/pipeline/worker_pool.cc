@@ -200,9 +200,10 @@ Status WorkerPipeline::WorkerLost(size_t w, const std::string& when) {
   std::string what =
       StrCat("pipeline 'pytorch': worker ", w, " (pid ", proc.pid, ") ", how, " ", when);
   if (owed >= 0) {
-    const SampleRef& first = plan_[static_cast<uint64_t>(owed) * options_.batch_size];
-    what += StrCat(" batch ", owed, " of epoch ", epoch_, " (its first sample: sample ",
-                   first.index, " of file ", first.file, ", ", source_->file_path(first.file), ")");
+    const SampleRef& first = epoch_state_.plan()[static_cast<uint64_t>(owed) * options_.batch_size];
+    what +=
+        StrCat(" batch ", owed, " of epoch ", epoch_state_.epoch(), " (its first sample: sample ",
+               first.index, " of file ", first.file, ", ", source_->file_path(first.file), ")");
   }
   proc.pid = -1;
   proc.lost = Status::IOError(what);

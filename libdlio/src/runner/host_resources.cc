@@ -130,8 +130,7 @@ Result<HostResources> MeasureHostResources(const WorkloadConfig& c, const Format
   h.dataset_in_memory = storage.in_process_memory;
   h.storage_needs_mpi = storage.needs_mpi;
   h.streaming_format = format != nullptr && SamplesStream(c, *format);
-  auto pipeline = registries.pipelines.Find(c.reader.pipeline);
-  h.pipeline_holds_dataset = pipeline.ok() && pipeline->capabilities.holds_dataset;
+  h.pipeline = PipelineCapabilitiesFor(c, registries.pipelines);
   if (c.workflow.generate_data && ExactFiles(c, format) &&
       OnLocalFileSystem(s.storage_type, s, registries)) {
     MeasureData(c, *format, &h);

@@ -35,20 +35,20 @@ uint64_t ReaderLanesFor(const WorkloadConfig& c, const FormatCapabilities& forma
   return threads;
 }
 
-size_t AllocatorThresholdFor(const WorkloadConfig& c, const Format& format,
-                             bool storage_needs_mpi) {
+size_t AllocatorThresholdFor(const WorkloadConfig& c, const Format& format, bool storage_needs_mpi,
+                             const PipelineCapabilities& configured) {
   if (!FrameworkClientCosts(c)) return 0;
   // The worker processes' Python imports torch (whatever the request model); dlio's threads
   // emulate a process that imported the request model's stack.
-  const IoModel heap = LoaderFor(c, storage_needs_mpi) == Loader::kPytorchWorkers
+  const IoModel heap = LoaderFor(c, storage_needs_mpi, configured) == Loader::kPytorchWorkers
                            ? IoModel::kPytorch
                            : RequestModelFor(c, format);
   return pyio::PythonImportThreshold(heap);
 }
 
-void MatchAllocatorToIoModel(const WorkloadConfig& c, const Format& format,
-                             bool storage_needs_mpi) {
-  pyio::MatchPythonImports(AllocatorThresholdFor(c, format, storage_needs_mpi));
+void MatchAllocatorToIoModel(const WorkloadConfig& c, const Format& format, bool storage_needs_mpi,
+                             const PipelineCapabilities& configured) {
+  pyio::MatchPythonImports(AllocatorThresholdFor(c, format, storage_needs_mpi, configured));
 }
 
 }  // namespace dlio

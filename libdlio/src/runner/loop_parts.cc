@@ -39,12 +39,13 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
 
   DLIO_ASSIGN_OR_RETURN(SamplerOptions so, SamplerOptionsFor(c, env.random_seed));
   AdaptSamplerToIoModel(RequestModelFor(c, *env.format), &so);
-  AdaptSamplerToFormat(c, env.format->capabilities(),
-                       LoaderFor(c, env.storage->capabilities().needs_mpi), &so);
+  const bool needs_mpi = env.storage->capabilities().needs_mpi;
+  const PipelineCapabilities configured = PipelineCapabilitiesFor(c, env.registries->pipelines);
+  AdaptSamplerToFormat(c, env.format->capabilities(), LoaderFor(c, needs_mpi, configured), &so);
   DLIO_ASSIGN_OR_RETURN(loop.sampler, Build<Sampler>(env.registries->samplers, so.name, so));
 
   PipelineOptions po;
-  po.name = PipelineNameFor(c, env.storage->capabilities().needs_mpi);
+  po.name = PipelineNameFor(c, needs_mpi, configured);
   // The allocator's state for the model is the run step MatchAllocatorToIoModel's, before this.
   po.framework_client_costs = FrameworkClientCosts(c);
   // What DLIO's loader hands PyTorch per sample, whatever the client costs: a slot never holds

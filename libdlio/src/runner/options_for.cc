@@ -189,21 +189,29 @@ bool UsesPytorchWorkers(const WorkloadConfig& c) {
          (c.reader.io_model == IoModel::kAuto && c.reader.data_loader == DataLoader::kPytorch);
 }
 
-Loader LoaderFor(const WorkloadConfig& c, bool storage_needs_mpi) {
+PipelineCapabilities PipelineCapabilitiesFor(const WorkloadConfig& c,
+                                             const PipelineRegistry& pipelines) {
+  auto entry = pipelines.Find(c.reader.pipeline);
+  return entry.ok() ? entry->capabilities : PipelineCapabilities{};
+}
+
+Loader LoaderFor(const WorkloadConfig& c, bool storage_needs_mpi,
+                 const PipelineCapabilities& configured) {
   if (c.reader.read_type == ReadType::kMemory) return Loader::kThreads;
   // DataLoader worker processes: asked for (io_model pytorch), or the default of a PyTorch
   // loader that overlaps I/O (reader.pipeline sync stays sync under auto).
   if (IoModelPicksPytorchWorkers(c)) return Loader::kPytorchWorkers;
-  // Under auto, not over a storage that needs MPI (the workers could not use it): the threaded
-  // loader then. The config's reader.pipeline value is translated here, once.
-  const bool overlapped = c.reader.pipeline == "threaded";
-  return UsesPytorchWorkers(c) && overlapped && !storage_needs_mpi ? Loader::kPytorchWorkers
-                                                                   : Loader::kThreads;
+  // Under auto, in place of a pipeline that overlaps I/O (as its entry declares), and not over a
+  // storage that needs MPI (the workers could not use it): the threaded loader then.
+  return UsesPytorchWorkers(c) && configured.overlaps_io && !storage_needs_mpi
+             ? Loader::kPytorchWorkers
+             : Loader::kThreads;
 }
 
-std::string PipelineNameFor(const WorkloadConfig& c, bool storage_needs_mpi) {
+std::string PipelineNameFor(const WorkloadConfig& c, bool storage_needs_mpi,
+                            const PipelineCapabilities& configured) {
   if (c.reader.read_type == ReadType::kMemory) return "preload";
-  if (LoaderFor(c, storage_needs_mpi) == Loader::kPytorchWorkers) return "pytorch";
+  if (LoaderFor(c, storage_needs_mpi, configured) == Loader::kPytorchWorkers) return "pytorch";
   return c.reader.pipeline;
 }
 

@@ -7,7 +7,6 @@
 #include "dlio/data_source.h"
 #include "dlio/loop.h"
 #include "dlio/metrics.h"
-#include "dlio/registries.h"
 #include "dlio/str_cat.h"
 #include "pipeline/worker_pipeline.h"
 #include "runner/report.h"
@@ -39,7 +38,7 @@ uint64_t CeilDiv(uint64_t a, uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); 
 std::string Human(uint64_t bytes) { return HumanBytes(static_cast<double>(bytes)); }
 
 bool UsesPreload(const WorkloadConfig& c, const HostResources& host) {
-  return host.pipeline_holds_dataset || c.reader.read_type == ReadType::kMemory;
+  return host.pipeline.holds_dataset || c.reader.read_type == ReadType::kMemory;
 }
 
 bool EvaluationRuns(const WorkloadConfig& c) {
@@ -103,17 +102,8 @@ uint64_t CountCheckpoints(const WorkloadConfig& c, uint64_t steps_per_epoch, boo
   return epochs >= after ? (epochs - after) / every + 1 : 0;
 }
 
-// The run's checkpoint as the host carries it, else as the built-in checkpointers declare it.
-CheckpointPlan PlanOf(const WorkloadConfig& c, int world, const HostResources& host) {
-  if (host.checkpoint) return *host.checkpoint;
-  Registries builtins;
-  if (!RegisterBuiltinCheckpointers(&builtins.checkpointers).ok()) return {};
-  return CheckpointPlanFor(c, world, builtins);
-}
-
-void AddCheckpoints(const WorkloadConfig& c, int world, const HostResources& host,
-                    RunFootprint* f) {
-  const CheckpointPlan plan = PlanOf(c, world, host);
+void AddCheckpoints(const WorkloadConfig& c, const HostResources& host, RunFootprint* f) {
+  const CheckpointPlan& plan = host.checkpoint;
   f->checkpoints = CountCheckpoints(c, f->train_steps_per_epoch, plan.dlio_cadence);
   f->checkpoint_bytes = CeilDiv(plan.bytes, std::max<uint64_t>(1, c.checkpoint.size_divisor));
   f->checkpoint_keys = !plan.size_keys.empty()             ? plan.size_keys
@@ -138,7 +128,7 @@ uint64_t BatchBufferBytes(const WorkloadConfig& c, uint64_t batch) {
 // bytes) and, when it collates a copy, one sample it read, or its bounded read buffer
 // (WorkerPipeline, ReserveBuffersFor).
 bool PytorchWorkersHold(const WorkloadConfig& c, const HostResources& host) {
-  return LoaderFor(c, host.storage_needs_mpi) == Loader::kPytorchWorkers &&
+  return LoaderFor(c, host.storage_needs_mpi, host.pipeline) == Loader::kPytorchWorkers &&
          c.reader.read_threads > 0;
 }
 
@@ -239,7 +229,7 @@ RunFootprint EstimateRunFootprint(const WorkloadConfig& c, int world, const Host
   if (c.workflow.checkpoint) {
     AddItem(&f, "checkpoint transfer buffer", "checkpoint.transfer_size",
             c.checkpoint.transfer_size);
-    AddCheckpoints(c, world, host, &f);
+    AddCheckpoints(c, host, &f);
   }
   return f;
 }

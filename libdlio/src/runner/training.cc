@@ -320,7 +320,8 @@ Status MakeTrainingParts(const RunContext& ctx, TrainingParts* parts) {
   }
   // Run step: the allocator where the I/O model's Python stack leaves it, before any loop (and
   // the pytorch pipeline's workers) exists.
-  MatchAllocatorToIoModel(c, *ctx.format, ctx.storage->capabilities().needs_mpi);
+  MatchAllocatorToIoModel(c, *ctx.format, ctx.storage->capabilities().needs_mpi,
+                          PipelineCapabilitiesFor(c, ctx.registries->pipelines));
   DLIO_ASSIGN_OR_RETURN(parts->train, MakeLoop(ctx, Split::kTrain, random_seed));
   if (c.workflow.evaluation && c.dataset.num_files_eval > 0) {
     DLIO_ASSIGN_OR_RETURN(parts->eval, MakeLoop(ctx, Split::kEval, random_seed));

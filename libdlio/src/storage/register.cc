@@ -43,18 +43,18 @@ Status RegisterBuiltinStorages(StorageRegistry* storages) {
   DLIO_RETURN_NOT_OK(storages->Register(
       {"posix", "POSIX files (pread/pwrite), optionally O_DIRECT",
        "reader.odirect (O_DIRECT reads, 4096-byte alignment)",
-       [](const StorageOptions& options, const StorageRegistry&)
+       [](const StorageOptions& options, const StorageBuildEnv&)
            -> Result<std::unique_ptr<Storage>> { return NewPosixStorage(options); },
        Declares(kPosixCapabilities)}));
   DLIO_RETURN_NOT_OK(storages->Register(
       {"stdio", "C stdio streams (fopen, fread/fwrite, fclose), traced as STDIO", "",
-       [](const StorageOptions&, const StorageRegistry&) -> Result<std::unique_ptr<Storage>> {
+       [](const StorageOptions&, const StorageBuildEnv&) -> Result<std::unique_ptr<Storage>> {
          return NewStdioStorage();
        },
        Declares(kStdioCapabilities)}));
   DLIO_RETURN_NOT_OK(storages->Register(
       {"memory", "in-memory files (tests, no disk)", "",
-       [](const StorageOptions&, const StorageRegistry&) -> Result<std::unique_ptr<Storage>> {
+       [](const StorageOptions&, const StorageBuildEnv&) -> Result<std::unique_ptr<Storage>> {
          return NewMemoryStorage();
        },
        Declares(kMemoryCapabilities)}));
@@ -63,7 +63,7 @@ Status RegisterBuiltinStorages(StorageRegistry* storages) {
        "storage.slow_inner, storage.slow_latency_us, storage.slow_latency_stdev_us, "
        "storage.slow_bandwidth_mib_s (seeded by train.seed)",
        [](const StorageOptions& options,
-          const StorageRegistry& storages) -> Result<std::unique_ptr<Storage>> {
+          const StorageBuildEnv& env) -> Result<std::unique_ptr<Storage>> {
          if (options.slow_inner == "slow" || options.slow_inner.empty()) {
            return Status::InvalidArgument("storage.slow_inner must name another storage, got '" +
                                           options.slow_inner + "'");
@@ -78,7 +78,7 @@ Status RegisterBuiltinStorages(StorageRegistry* storages) {
          inner_options.name = options.slow_inner;
          // A null tracer inside: only the outer layer records events.
          DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> inner,
-                               MakeStorage(inner_options, storages, SystemClock(), nullptr));
+                               MakeStorage(inner_options, env.storages, env.clock, nullptr));
          return NewSlowStorage(std::move(inner), options);
        },
        &SlowDeclares, &ValidateSlow}));
@@ -87,14 +87,14 @@ Status RegisterBuiltinStorages(StorageRegistry* storages) {
       {"mpiio",
        "MPI-IO files (MPI_File_read_at, or MPI_File_read_at_all when collective); needs MPI",
        "storage.mpiio_collective (collective reads of the shared data file)",
-       [](const StorageOptions& options, const StorageRegistry&)
+       [](const StorageOptions& options, const StorageBuildEnv&)
            -> Result<std::unique_ptr<Storage>> { return NewMpiioStorage(options); },
        Declares(kMpiioCapabilities)}));
   DLIO_RETURN_NOT_OK(storages->Register(
       {"s3", "S3 objects over HTTP(S) (range GET, PUT, multipart upload), traced as S3",
        "storage.storage_options.* (endpoint_url, region, access_key_id, secret_access_key, ...; "
        "docs/storage.md)",
-       [](const StorageOptions& options, const StorageRegistry&)
+       [](const StorageOptions& options, const StorageBuildEnv&)
            -> Result<std::unique_ptr<Storage>> { return NewS3Storage(options); },
        Declares(StorageCapabilities{})}));
   return Status::OK();

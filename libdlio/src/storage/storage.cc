@@ -368,11 +368,12 @@ Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
                                              const StorageRegistry& storages, const Clock* clock,
                                              Tracer* tracer) {
   DLIO_ASSIGN_OR_RETURN(StorageFactory factory, storages.Get(options.name));
-  DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> storage, factory(options, storages));
+  const StorageBuildEnv env{storages, clock != nullptr ? clock : SystemClock()};
+  DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> storage, factory(options, env));
   if (storage == nullptr) {
     return Status::Internal("storage factory '" + options.name + "' returned null");
   }
-  storage->Bind(clock, tracer);
+  storage->Bind(env.clock, tracer);
   return storage;
 }
 
