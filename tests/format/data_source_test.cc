@@ -82,6 +82,71 @@ TEST_CASE("data source keeps an LRU of open readers", "[format][data_source]") {
   REQUIRE(d.storage->stats().opens - base == 5);
 }
 
+TEST_CASE("reads through cursors open and evict as Read does", "[format][data_source]") {
+  // Two cursors on one thread stand for two reader threads. A cursor skips the lock only while its
+  // file is the most recently used one: reading it again would not change the LRU.
+  Dataset d(3);
+  FormatDataSourceOptions options;
+  options.samples_per_file = 4;
+  options.max_open_files = 2;
+  options.format.io_model = IoModel::kNative;
+  auto source = MakeFormatDataSource(d.storage.get(), d.format.get(), d.files, options);
+  REQUIRE(source.ok());
+  auto a = (*source)->NewCursor();
+  auto b = (*source)->NewCursor();
+  REQUIRE(a != nullptr);
+  const uint64_t base = d.storage->stats().opens;
+  SampleBuffer buf;
+  auto read = [&](DataSourceCursor* c, uint32_t f, uint64_t i) {
+    REQUIRE((*source)->ReadWith({f, i}, &buf, c).ok());
+    CHECK(BufferString(buf) == ExpectedSample(d.specs[f], i));
+  };
+  for (uint64_t i = 0; i < 4; ++i) read(a.get(), 0, i);
+  read(b.get(), 1, 0);
+  read(a.get(), 0, 1);  // 0 becomes the most recently used again: [0, 1]
+  CHECK(d.storage->stats().opens - base == 2);
+  read(b.get(), 2, 0);  // evicts 1, not 0
+  read(a.get(), 0, 2);
+  CHECK(d.storage->stats().opens - base == 3);
+  read(b.get(), 1, 3);  // 1 was evicted: opened again, evicting 2
+  CHECK(d.storage->stats().opens - base == 4);
+  read(a.get(), 0, 3);
+  CHECK(d.storage->stats().opens - base == 4);
+  (*source)->CloseAll();
+  read(a.get(), 0, 0);  // CloseAll let the cursor's reader go: the file is opened again
+  CHECK(d.storage->stats().opens - base == 5);
+  Status past = (*source)->ReadWith({0, 4}, &buf, a.get());
+  CHECK(past.code() == StatusCode::kOutOfRange);
+  CHECK(past.message().find("/f0.npy sample 4") != std::string::npos);
+  read(nullptr, 2, 1);  // no cursor: Read
+}
+
+TEST_CASE("threads reading through cursors get every sample right", "[format][data_source]") {
+  Dataset d(6);
+  FormatDataSourceOptions options;
+  options.max_open_files = 2;  // evictions while other threads read through their cursors
+  auto source = MakeFormatDataSource(d.storage.get(), d.format.get(), d.files, options);
+  REQUIRE(source.ok());
+  std::atomic<int> bad{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      SampleBuffer buf;
+      auto cursor = (*source)->NewCursor();
+      for (int round = 0; round < 20; ++round) {
+        const uint32_t file = (t + round / 3) % 6;  // a few samples of a file in a row
+        const uint64_t i = (round + t) % 4;
+        if (!(*source)->ReadWith({file, i}, &buf, cursor.get()).ok() ||
+            BufferString(buf) != ExpectedSample(d.specs[file], i)) {
+          ++bad;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  REQUIRE(bad == 0);
+}
+
 // Opens are slow: every thread that needs a file arrives while another is still opening it.
 class SlowOpenStorage final : public StorageWrapper {
  public:

@@ -104,6 +104,56 @@ TEST_CASE("parquet reads only the selected columns' chunks, once per row group",
   CHECK(buf.size() == 32);
 }
 
+TEST_CASE("parquet hands a row of one column as a view when the caller reads no byte",
+          "[format][parquet]") {
+  const std::string codec = GENERATE(as<std::string>{}, "none", "snappy");
+  const int columns = GENERATE(0, 1, 2);  // the sample's bytes; one column of many; many
+  CAPTURE(codec, columns);
+  ReadLog log(BoundMemoryStorage());
+  auto format = MakeFormatByName("parquet");
+  FormatOptions o;
+  o.compression = codec;
+  o.io_model = IoModel::kNative;
+  o.parquet.row_group_size = 10;
+  if (columns > 0) o.parquet.columns = AllKindsColumns();
+  if (columns == 1) {
+    for (auto& c : o.parquet.columns) c.read = c.name == "blob";  // variable-length values
+  }
+  REQUIRE(format->Write(&log, "/v.parquet", Rows(60, 100, 5), o).ok());  // 6 groups
+  auto read_all = [&](bool views, std::vector<std::string>* rows) {
+    log.Take();
+    auto r = format->Open(&log, "/v.parquet", o);
+    REQUIRE(r.ok());
+    SampleBuffer buf;
+    buf.set_views_allowed(views);
+    for (uint64_t i = 0; i < 60; ++i) {
+      REQUIRE((*r)->ReadSample(i, &buf).ok());
+      CHECK(buf.has_view() == (views && columns < 2));
+      CHECK(buf.size() == (*r)->sample_size(i));
+      rows->push_back(BufferString(buf));
+    }
+    return log.Take();
+  };
+  std::vector<std::string> copied, viewed;
+  const auto copy_reads = read_all(false, &copied);
+  const auto view_reads = read_all(true, &viewed);
+  CHECK(view_reads == copy_reads);  // the same requests, in the same order
+  REQUIRE(viewed == copied);
+  CHECK(copied[7] == ExpectedRow(o.parquet, 5, 7, 100));
+
+  // A view keeps its row group alive after the reader's cache dropped it.
+  auto r = format->Open(&log, "/v.parquet", o);
+  REQUIRE(r.ok());
+  SampleBuffer view, other;
+  view.set_views_allowed(true);
+  REQUIRE((*r)->ReadSample(3, &view).ok());
+  for (uint64_t i = 10; i < 60; i += 10) REQUIRE((*r)->ReadSample(i, &other).ok());
+  CHECK(BufferString(view) == copied[3]);
+  REQUIRE(view.Resize(4).ok());  // the buffer's own memory again
+  CHECK_FALSE(view.has_view());
+  CHECK(view.size() == 4);
+}
+
 // --- corrupt files ------------------------------------------------------------------------------
 
 std::string FileBytes(Storage* s, const std::string& path) {

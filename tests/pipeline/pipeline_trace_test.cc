@@ -90,6 +90,52 @@ TEST_CASE("trace times come from the injected clock, wall time included") {
   CHECK(counts["fetch.iter"] == 4);
 }
 
+// Each read takes 10 ns x (index + 1) + 1000 ns x file of the fake clock, nothing else moves it.
+class ClockedSource final : public testing::FakeSource {
+ public:
+  explicit ClockedSource(const testing::FakeClock* clock) : FakeSource(2, 4, 64), clock_(clock) {}
+  Status Read(SampleRef ref, SampleBuffer* out) override {
+    clock_->Advance(10 * static_cast<int64_t>(ref.index + 1) + 1000 * ref.file);
+    return FakeSource::Read(ref, out);
+  }
+
+ private:
+  const testing::FakeClock* clock_;
+};
+
+TEST_CASE("a batch's read time is the same whether its samples are timed one by one or as a run") {
+  // Untraced, with nothing between reads, a reader times its run of a batch's samples once
+  // (BatchPipeline::time_runs_); traced, each sample. The batch's read_ns must not change.
+  const bool traced = GENERATE(false, true);
+  const uint64_t read_threads = GENERATE(0, 1);
+  CAPTURE(traced, read_threads);
+  testing::FakeClock clock;
+  ClockedSource source(&clock);
+  MemoryTracer tracer;
+  PipelineOptions options;
+  options.batch_size = 4;
+  options.read_threads = read_threads;
+  options.computation_threads = 0;
+  auto pipeline = testing::Make("threaded", options, &source, traced ? &tracer : nullptr, &clock);
+  REQUIRE(pipeline->StartEpoch(0, testing::MakePlan(source, 0)).ok());
+  std::vector<int64_t> read_ns;
+  uint64_t bytes = 0;
+  BatchLease lease;
+  bool end = false;
+  while (true) {
+    REQUIRE(pipeline->Next(&lease, &end).ok());
+    if (end) break;
+    read_ns.push_back(lease->read_ns);
+    bytes += lease->bytes;
+    lease.reset();
+  }
+  REQUIRE(pipeline->Stop().ok());
+  // File 0's samples 0-3: 10 + 20 + 30 + 40 ns; file 1's: 4 x 1000 ns more.
+  CHECK(read_ns == std::vector<int64_t>{100, 4100});
+  CHECK(bytes == 8 * 64);
+  CHECK(pipeline->stats().samples_read == 8);
+}
+
 // Records the nice value of every thread that reads.
 class NiceRecordingSource final : public testing::FakeSource {
  public:

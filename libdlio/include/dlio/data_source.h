@@ -22,7 +22,18 @@ struct SampleRef {
   }
 };
 
-// Thread safety: Read() is safe for concurrent use from many threads.
+// One thread's memory of the file it read last, so that a DataSource can serve the next sample of
+// that file without its shared lookup (FormatDataSource: the open reader, without taking the lock
+// while nothing changed the order of its open files). Made by DataSource::NewCursor; used by one
+// thread at a time (not thread-safe) and dropped before its DataSource. It may keep the last file's
+// reader open after the DataSource let it go (an eviction, CloseAll) until it reads another file
+// or is dropped, as a Read in progress keeps it.
+class DataSourceCursor {
+ public:
+  virtual ~DataSourceCursor() = default;
+};
+
+// Thread safety: Read() and ReadWith() are safe for concurrent use from many threads.
 class DataSource {
  public:
   virtual ~DataSource() = default;
@@ -32,6 +43,14 @@ class DataSource {
   virtual const std::vector<uint64_t>& samples_per_file() const = 0;
   // Reads one sample into `out`. Errors name the file and sample.
   virtual Status Read(SampleRef ref, SampleBuffer* out) = 0;
+  // A cursor for one thread's reads through ReadWith (nullptr: this source keeps none).
+  virtual std::unique_ptr<DataSourceCursor> NewCursor() { return nullptr; }
+  // Read through `cursor` (from this source's NewCursor, or nullptr): the same bytes, errors and
+  // requests to storage as Read(ref, out), in the same order.
+  virtual Status ReadWith(SampleRef ref, SampleBuffer* out, DataSourceCursor* cursor) {
+    (void)cursor;
+    return Read(ref, out);
+  }
   // Drops open readers (end of an epoch); the next Read reopens.
   virtual void CloseAll() {}
 };

@@ -23,13 +23,36 @@ class Comm;
 class SampleBuffer {
  public:
   explicit SampleBuffer(size_t alignment = 64) : buf_(alignment) {}
-  Status Resize(size_t n) { return buf_.Resize(n); }
+  Status Resize(size_t n) {
+    DropView();
+    return buf_.Resize(n);
+  }
   // Caller-owned memory instead of the heap until a Resize needs more (AlignedBuffer::Borrow).
-  void Borrow(uint8_t* data, size_t capacity) { buf_.Borrow(data, capacity); }
-  uint8_t* data() { return buf_.data(); }
-  const uint8_t* data() const { return buf_.data(); }
-  size_t size() const { return buf_.size(); }
+  void Borrow(uint8_t* data, size_t capacity) {
+    DropView();
+    buf_.Borrow(data, capacity);
+  }
+  // A view's bytes (SetView) are the reader's and must not be written through data().
+  uint8_t* data() { return has_view_ ? const_cast<uint8_t*>(view_) : buf_.data(); }
+  const uint8_t* data() const { return has_view_ ? view_ : buf_.data(); }
+  size_t size() const { return has_view_ ? view_size_ : buf_.size(); }
   size_t capacity() const { return buf_.capacity(); }
+
+  // Set by the owner of a buffer whose reader reads no byte of the sample, only its size (a
+  // pipeline's ReadScratch, PipelineOptions::deliver_sample_bytes false): a format may then serve
+  // a sample it already holds in memory as a view (SetView) instead of copying it in. Default
+  // false; stays across reads.
+  void set_views_allowed(bool allowed) { views_allowed_ = allowed; }
+  bool views_allowed() const { return views_allowed_; }
+  // Serves the sample as the `size` bytes at `data`, in memory `keep` keeps alive, until the next
+  // Resize, Borrow or SetView (which let `keep` go). The buffer's own memory stays as it was.
+  void SetView(const uint8_t* data, size_t size, std::shared_ptr<const void> keep) {
+    view_ = data;
+    view_size_ = size;
+    view_keep_ = std::move(keep);
+    has_view_ = true;
+  }
+  bool has_view() const { return has_view_; }
 
   // The object a framework model read the sample out of (the numpy model's array). By default
   // Hold frees it at once, as a loop that drops the array once it has the sample does. With
@@ -44,9 +67,20 @@ class SampleBuffer {
   std::shared_ptr<const void> TakeHeld() { return std::move(held_); }
 
  private:
+  void DropView() {
+    if (!has_view_) return;
+    has_view_ = false;
+    view_keep_.reset();
+  }
+
   AlignedBuffer buf_;
   bool keep_held_ = false;
   std::shared_ptr<const void> held_;
+  bool views_allowed_ = false;
+  bool has_view_ = false;
+  const uint8_t* view_ = nullptr;
+  size_t view_size_ = 0;
+  std::shared_ptr<const void> view_keep_;
 };
 
 // What a writer puts in one file.

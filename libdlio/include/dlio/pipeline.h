@@ -26,10 +26,13 @@ struct Sample {
 // A batch as the training loop sees it. Owned by the pipeline and reused (with its buffers).
 struct Batch {
   uint64_t epoch = 0;
-  int64_t index = 0;                  // batch number within the epoch, from 0
-  std::vector<Sample> samples;        // in plan order
-  uint64_t bytes = 0;                 // sum of sample sizes
-  int64_t read_ns = 0;                // wall time from the first read of this batch to the last
+  int64_t index = 0;            // batch number within the epoch, from 0
+  std::vector<Sample> samples;  // in plan order
+  uint64_t bytes = 0;           // sum of sample sizes
+  // Wall time from the start of the first read of this batch to the end of the last. Untraced,
+  // with nothing run between reads, a reader times its run of the batch's samples once, from
+  // before its first read to after its last, instead of each: the same span.
+  int64_t read_ns = 0;
   std::vector<SampleBuffer> buffers;  // pipeline-owned storage that samples may point into
 };
 

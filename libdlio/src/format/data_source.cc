@@ -1,10 +1,13 @@
 // A DataSource over a Format: readers are opened on demand and kept in an LRU of at most
 // max_open_files. Readers are shared_ptrs so an eviction never closes a file another thread is
 // still reading; opening happens outside the lock so a slow open does not stall the cache hits,
-// and once per file: a thread that needs a file another thread is opening waits for it.
+// and once per file: a thread that needs a file another thread is opening waits for it. A thread
+// reading through a cursor (ReadWith) skips the lock while its file is still the most recently
+// used one, the case of consecutive samples of one file.
 #include "dlio/data_source.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <list>
 #include <mutex>
@@ -46,24 +49,38 @@ class FormatDataSource final : public DataSource {
   const std::vector<uint64_t>& samples_per_file() const override { return counts_; }
 
   Status Read(SampleRef ref, SampleBuffer* out) override {
-    if (ref.file >= files_.size()) {
-      return Status::OutOfRange("file index ", ref.file, " past the ", files_.size(),
-                                " files of the data source");
-    }
-    const std::string& path = files_[ref.file];
-    if (ref.index >= counts_[ref.file]) {
-      return Status::OutOfRange(path, " sample ", ref.index, ": past the ", counts_[ref.file],
-                                " samples of the file");
-    }
+    DLIO_RETURN_NOT_OK(CheckRef(ref));
     FirstRead first{ref.index, out};  // served by the open when this thread opens the file
     auto reader = Acquire(ref.file, &first);
-    if (!reader.ok()) {
-      return reader.status().WithContext(StrCat(path, " sample ", ref.index));
-    }
+    if (!reader.ok()) return reader.status().WithContext(Where(ref));
     if (first.served) return Status::OK();
-    Status st = (*reader)->ReadSample(ref.index, out);
-    if (!st.ok()) return st.WithContext(StrCat(path, " sample ", ref.index));
-    return st;
+    return ReadFrom(**reader, ref, out);
+  }
+
+  std::unique_ptr<DataSourceCursor> NewCursor() override {
+    return std::make_unique<ReaderCursor>();
+  }
+
+  // The cursor's reader serves the sample without the lock while its file is still the most
+  // recently used (front_ unchanged since): Acquire would find it and leave the LRU as it is.
+  Status ReadWith(SampleRef ref, SampleBuffer* out, DataSourceCursor* cursor) override {
+    auto* c = static_cast<ReaderCursor*>(cursor);
+    if (c == nullptr) return Read(ref, out);
+    DLIO_RETURN_NOT_OK(CheckRef(ref));
+    if (c->reader == nullptr || c->file != ref.file ||
+        c->front != front_.load(std::memory_order_acquire)) {
+      // Let go first: a reader evicted since closes here, before this Acquire opens any file.
+      c->reader.reset();
+      FirstRead first{ref.index, out};
+      uint64_t front = 0;
+      auto reader = Acquire(ref.file, &first, &front);
+      if (!reader.ok()) return reader.status().WithContext(Where(ref));
+      c->reader = std::move(*reader);
+      c->file = ref.file;
+      c->front = front;
+      if (first.served) return Status::OK();
+    }
+    return ReadFrom(*c->reader, ref, out);
   }
 
   void CloseAll() override {
@@ -72,6 +89,7 @@ class FormatDataSource final : public DataSource {
       std::lock_guard<std::mutex> lock(mu_);
       drop.swap(open_);
       lru_.clear();
+      front_.fetch_add(1, std::memory_order_release);
     }
   }
 
@@ -81,16 +99,49 @@ class FormatDataSource final : public DataSource {
     std::list<uint32_t>::iterator lru;
   };
 
+  // The reader of the file a thread read last, and front_ when that file was the LRU's front.
+  struct ReaderCursor final : DataSourceCursor {
+    uint32_t file = 0;
+    uint64_t front = 0;
+    std::shared_ptr<FormatReader> reader;
+  };
+
+  Status CheckRef(SampleRef ref) const {
+    if (ref.file >= files_.size()) {
+      return Status::OutOfRange("file index ", ref.file, " past the ", files_.size(),
+                                " files of the data source");
+    }
+    if (ref.index >= counts_[ref.file]) {
+      return Status::OutOfRange(files_[ref.file], " sample ", ref.index, ": past the ",
+                                counts_[ref.file], " samples of the file");
+    }
+    return Status::OK();
+  }
+
+  std::string Where(SampleRef ref) const { return StrCat(files_[ref.file], " sample ", ref.index); }
+
+  Status ReadFrom(FormatReader& reader, SampleRef ref, SampleBuffer* out) const {
+    Status st = reader.ReadSample(ref.index, out);
+    if (!st.ok()) return st.WithContext(Where(ref));
+    return st;
+  }
+
   // One thread opens a file at a time: another that needs it waits for that open rather than
   // opening it too (an open can read the file, e.g. the numpy model's first np.load, which
-  // the sample then uses: a second open would be a load no sample asked for).
-  Result<std::shared_ptr<FormatReader>> Acquire(uint32_t f, FirstRead* first = nullptr) {
+  // the sample then uses: a second open would be a load no sample asked for). `front`, when
+  // given, gets front_ as it was with f at the LRU's front.
+  Result<std::shared_ptr<FormatReader>> Acquire(uint32_t f, FirstRead* first = nullptr,
+                                                uint64_t* front = nullptr) {
     {
       std::unique_lock<std::mutex> lock(mu_);
       while (true) {
         auto it = open_.find(f);
         if (it != open_.end()) {
-          lru_.splice(lru_.begin(), lru_, it->second.lru);
+          if (lru_.front() != f) {
+            lru_.splice(lru_.begin(), lru_, it->second.lru);
+            front_.fetch_add(1, std::memory_order_release);
+          }
+          if (front != nullptr) *front = front_.load(std::memory_order_relaxed);
           return it->second.reader;
         }
         if (opening_.insert(f).second) break;  // this thread opens it
@@ -103,6 +154,7 @@ class FormatDataSource final : public DataSource {
       std::lock_guard<std::mutex> lock(mu_);
       opening_.erase(f);
       if (opened.ok()) Insert(f, *opened, &evicted);
+      if (front != nullptr) *front = front_.load(std::memory_order_relaxed);
     }
     opened_cv_.notify_all();  // a waiter finds the reader, or opens the file itself after an error
     return opened;
@@ -125,6 +177,7 @@ class FormatDataSource final : public DataSource {
   void Insert(uint32_t f, std::shared_ptr<FormatReader> reader,
               std::vector<std::shared_ptr<FormatReader>>* evicted) {
     lru_.push_front(f);
+    front_.fetch_add(1, std::memory_order_release);
     open_.emplace(f, Slot{std::move(reader), lru_.begin()});
     while (open_.size() > max_open_) {
       const uint32_t victim = lru_.back();
@@ -160,6 +213,9 @@ class FormatDataSource final : public DataSource {
   std::unordered_map<uint32_t, Slot> open_;
   std::unordered_set<uint32_t> opening_;  // files a thread is opening now
   std::list<uint32_t> lru_;               // most recently used first
+  // Changes (under mu_) whenever lru_'s front does and at CloseAll; read without the lock by
+  // ReadWith, whose cursor's file is still the front while this is what it was.
+  std::atomic<uint64_t> front_{0};
 };
 
 }  // namespace

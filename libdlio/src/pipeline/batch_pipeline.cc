@@ -32,6 +32,7 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
                             options.preprocess_time.mean <= 0)),
       use_workers_(mode != PipelineMode::kSync && !inline_reads_ &&
                    options.computation_threads > 0 && preprocess_enabled_),
+      time_runs_(tracer_ == nullptr && (use_workers_ || !preprocess_enabled_)),
       own_buffers_(mode != PipelineMode::kPreload &&
                    ReadersUseOwnBuffers(options, decoder_ != nullptr)),
       inflight_(std::max<uint64_t>(1, options.read_threads)),
@@ -111,6 +112,22 @@ void BatchPipeline::StartThreads() {
       WorkerLoop(w);
     });
   }
+}
+
+void BatchPipeline::ReadInline(Slot* slot, int64_t k) {
+  const uint64_t first = static_cast<uint64_t>(k) * batch_size_;
+  ReadScratch* scratch = own_buffers_ ? scratch_.back().get() : nullptr;
+  const std::unique_ptr<DataSourceCursor> cursor = source_->NewCursor();  // this batch's reads
+  ReadRun run;
+  for (uint64_t j = 0; j < slot->count; ++j) {
+    if (stopping_.load()) break;
+    if (time_runs_) {
+      ProcessInRun(first + j, slot, k, &consumer_dist_, scratch, cursor.get(), &run);
+    } else {
+      ProcessSample(first + j, slot, k, &consumer_dist_, scratch, cursor.get());
+    }
+  }
+  CloseRun(&run);
 }
 
 Status BatchPipeline::Stop() {
@@ -212,12 +229,7 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
       return Status::Internal("pipeline: batch ", k, " was not opened");
     }
     lock.unlock();
-    const uint64_t first = static_cast<uint64_t>(k) * batch_size_;
-    for (uint64_t j = 0; j < slot->count; ++j) {
-      if (stopping_.load()) break;
-      ProcessSample(first + j, slot, k, &consumer_dist_,
-                    own_buffers_ ? scratch_.back().get() : nullptr);
-    }
+    ReadInline(slot, k);
     lock.lock();
     if (stopping_.load()) return Status::Cancelled("pipeline: stopped");
   } else {

@@ -51,6 +51,17 @@ struct Slot : Batch {
   std::vector<SampleBuffer> decoded;          // per sample, when the pipeline decodes
 };
 
+// Samples of one batch that one reader read in a row while their reads are not timed one by one
+// (BatchPipeline::time_runs_): the run is timed once, from before its first read to after its
+// last, and counted off the batch's `remaining` at once. Its first sample gets the start, its last
+// the end, the others times that change neither the batch's first start nor its last end.
+struct ReadRun {
+  Slot* slot = nullptr;  // nullptr: no run open
+  int64_t k = -1;
+  uint64_t first_j = 0, last_j = 0, count = 0;
+  int64_t start = 0;
+};
+
 class BatchPipeline final : public Pipeline, public BatchRecycler {
  public:
   BatchPipeline(PipelineMode mode, const PipelineOptions& options, const PipelineEnv& env);
@@ -74,8 +85,20 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   uint64_t ClaimSample(uint64_t* lane_next);
   void WorkerLoop(size_t worker);
   // `scratch`: the calling thread's buffer when own_buffers_ (else null: the pool's buffers).
-  void ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist, ReadScratch* scratch);
-  Status Fetch(const SampleRef& ref, Slot* slot, uint64_t j, ReadScratch* scratch);
+  // `cursor`: the calling thread's DataSourceCursor (or null).
+  void ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist, ReadScratch* scratch,
+                     DataSourceCursor* cursor);
+  // Next's reads of batch k on the consumer's thread (inline_reads_).
+  void ReadInline(Slot* slot, int64_t k);
+  // ProcessSample within `run` (time_runs_): sample s joins the run, which must be of batch k
+  // or closed.
+  void ProcessInRun(uint64_t s, Slot* slot, int64_t k, Distribution* dist, ReadScratch* scratch,
+                    DataSourceCursor* cursor, ReadRun* run);
+  // Times the end of `run`, counts its samples off its batch (completing it when they were the
+  // last) and leaves it closed. Nothing when no run is open.
+  void CloseRun(ReadRun* run);
+  Status Fetch(const SampleRef& ref, Slot* slot, uint64_t j, ReadScratch* scratch,
+               DataSourceCursor* cursor);
   void RecordError(Slot* slot, int64_t k, const SampleRef& ref, const Status& status);
   void CompleteRead(Slot* slot);
   Status Preprocess(Distribution* dist, Slot* slot, uint64_t j);
@@ -100,6 +123,9 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   const bool inline_reads_;  // the consumer reads in Next
   const bool preprocess_enabled_;
   const bool use_workers_;  // preprocessing on computation threads (else inline after the read)
+  // Nothing is traced and nothing but the reads runs on a reader between its samples: a run of
+  // one batch's samples read in a row is timed once instead of each sample (ReadRun).
+  const bool time_runs_;
   // PipelineOptions::deliver_sample_bytes false, no client costs, no decoding: every thread reads
   // into its own ReadScratch and the pool's buffers stay empty.
   const bool own_buffers_;

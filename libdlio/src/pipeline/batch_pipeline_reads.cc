@@ -79,11 +79,14 @@ uint64_t BatchPipeline::ClaimSample(uint64_t* lane_next) {
 
 void BatchPipeline::RunReads(size_t reader, Distribution* dist, ReadScratch* scratch) {
   uint64_t lane_next = reader;
+  std::unique_ptr<DataSourceCursor> cursor = source_->NewCursor();  // this epoch's reads
+  ReadRun run;
   while (!cancel_.load(std::memory_order_acquire)) {
     const uint64_t s = ClaimSample(&lane_next);
-    if (s >= epoch_state_.n_used()) return;
+    if (s >= epoch_state_.n_used()) break;
     const int64_t k = static_cast<int64_t>(s / batch_size_);
-    if (k > first_error_.load(std::memory_order_acquire)) return;  // the epoch ends at batch k-
+    if (run.slot != nullptr && run.k != k) CloseRun(&run);
+    if (k > first_error_.load(std::memory_order_acquire)) break;  // the epoch ends at batch k-
     Slot* slot = ring_slots_[static_cast<size_t>(k) % ring_size_];
     if (slot->open_for.load(std::memory_order_acquire) != k) {
       // Batch k is beyond the prefetch window or its pooled batch is still in use.
@@ -92,13 +95,20 @@ void BatchPipeline::RunReads(size_t reader, Distribution* dist, ReadScratch* scr
         return slot->open_for.load(std::memory_order_relaxed) == k || cancel_.load() ||
                k > first_error_.load(std::memory_order_relaxed);
       });
-      if (slot->open_for.load(std::memory_order_relaxed) != k || cancel_.load()) return;
+      if (slot->open_for.load(std::memory_order_relaxed) != k || cancel_.load()) break;
     }
-    ProcessSample(s, slot, k, dist, scratch);
+    if (time_runs_) {
+      ProcessInRun(s, slot, k, dist, scratch, cursor.get(), &run);
+    } else {
+      ProcessSample(s, slot, k, dist, scratch, cursor.get());
+    }
   }
+  cursor.reset();  // before the last batch completes: the epoch may end with it
+  CloseRun(&run);
 }
 
-Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j, ReadScratch* scratch) {
+Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j, ReadScratch* scratch,
+                            DataSourceCursor* cursor) {
   if (mode_ == PipelineMode::kPreload) {
     const SampleBuffer* stored = nullptr;
     DLIO_RETURN_NOT_OK(store_.Find(ref, &stored));
@@ -109,7 +119,7 @@ Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j, ReadSc
   SampleBuffer& buffer =
       scratch != nullptr ? scratch->buffer() : pool_.Take(&slot->buffers, &slot->holds, j);
   const size_t capacity = buffer.capacity();
-  Status status = source_->Read(ref, &buffer);
+  Status status = source_->ReadWith(ref, &buffer, cursor);
   if (buffer.capacity() != capacity) {
     buffer_growths_.fetch_add(1, std::memory_order_relaxed);
     buffer_bytes_.fetch_add(buffer.capacity() - capacity, std::memory_order_relaxed);
@@ -121,13 +131,13 @@ Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j, ReadSc
 }
 
 void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist,
-                                  ReadScratch* scratch) {
+                                  ReadScratch* scratch, DataSourceCursor* cursor) {
   const uint64_t j = s - static_cast<uint64_t>(k) * batch_size_;
   const SampleRef ref = epoch_state_.plan()[s];
   const bool trace_item = tracer_ && mode_ != PipelineMode::kPreload;
   const int64_t wall_start = trace_item ? clock_->WallMicros() : 0;
   const int64_t start = clock_->NowNanos();
-  Status status = Fetch(ref, slot, j, scratch);
+  Status status = Fetch(ref, slot, j, scratch, cursor);
   const int64_t end = clock_->NowNanos();
   slot->read_start[j] = start;
   slot->read_end[j] = end;
@@ -142,6 +152,36 @@ void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distributio
   if (status.ok() && !use_workers_) status = Preprocess(dist, slot, j);
   if (!status.ok()) RecordError(slot, k, ref, status);
   if (slot->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) CompleteRead(slot);
+}
+
+void BatchPipeline::ProcessInRun(uint64_t s, Slot* slot, int64_t k, Distribution* dist,
+                                 ReadScratch* scratch, DataSourceCursor* cursor, ReadRun* run) {
+  const uint64_t j = s - static_cast<uint64_t>(k) * batch_size_;
+  if (run->slot == nullptr) {
+    run->slot = slot;
+    run->k = k;
+    run->first_j = j;
+    run->count = 0;
+    run->start = clock_->NowNanos();
+  }
+  const SampleRef ref = epoch_state_.plan()[s];
+  Status status = Fetch(ref, slot, j, scratch, cursor);
+  slot->read_start[j] = std::numeric_limits<int64_t>::max();  // the run's ends carry its time
+  slot->read_end[j] = std::numeric_limits<int64_t>::min();
+  run->last_j = j;
+  ++run->count;
+  if (status.ok() && !use_workers_) status = Preprocess(dist, slot, j);  // nothing to do here
+  if (!status.ok()) RecordError(slot, k, ref, status);
+}
+
+void BatchPipeline::CloseRun(ReadRun* run) {
+  Slot* slot = run->slot;
+  if (slot == nullptr) return;
+  slot->read_start[run->first_j] = run->start;
+  slot->read_end[run->last_j] = clock_->NowNanos();
+  const uint64_t count = run->count;
+  *run = ReadRun{};
+  if (slot->remaining.fetch_sub(count, std::memory_order_acq_rel) == count) CompleteRead(slot);
 }
 
 void BatchPipeline::RecordError(Slot* slot, int64_t k, const SampleRef& ref, const Status& status) {

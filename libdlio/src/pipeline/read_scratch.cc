@@ -11,6 +11,7 @@ Status ReadScratch::Init(const std::string& name, bool bounded, uint64_t span) {
     buffer_.Borrow(bounded_.data(), bounded_.span());
     return Status::OK();
   }
+  buffer_.set_views_allowed(true);  // the pipeline's consumer reads no byte of these samples
   if (span == 0) return Status::OK();
   DLIO_RETURN_NOT_OK(buffer_.Resize(span));
   std::memset(buffer_.data(), 0, span);  // the first touch happens here, not in epoch 1

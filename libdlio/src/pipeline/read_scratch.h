@@ -3,7 +3,9 @@
 // the client's only copy is the storage read's, into memory that stays warm in the CPU's caches.
 // For readers that stream a sample front to back (PipelineOptions::samples_stream) it is a
 // BoundedReadBuffer without a head: one 1 MiB ring mapped over the whole span. Otherwise it is
-// one plain buffer of the span, touched once when made.
+// one plain buffer of the span, touched once when made, in which a format may hand a sample it
+// holds as a view instead of copying it (SampleBuffer::views_allowed: it then keeps the memory
+// the view is of, e.g. a parquet row group, alive until the thread's next read).
 #pragma once
 
 #include <cstdint>

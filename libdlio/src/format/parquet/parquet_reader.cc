@@ -8,7 +8,9 @@
 // kCacheBytes of decoded values beyond the newest group, so flux-sized groups of ~600 MB do not
 // pile up), so the rows of a group cost one read of each chunk. Fixed-width values of PLAIN pages
 // stored uncompressed without nulls are not copied out of the bytes read (the group keeps them:
-// DecodedColumn::spans), so such a row costs the read and its copy into the sample, no more.
+// DecodedColumn::spans), so such a row costs the read and its copy into the sample, no more; and
+// when the caller reads no byte (SampleBuffer::views_allowed) a row of one column is handed as a
+// view of the group's bytes, which the buffer keeps alive, without the copy.
 // Under reader.io_model pyarrow the footer and a group's chunks are read with pyarrow's requests
 // instead (io_models/pyarrow_read.h).
 #include <algorithm>
@@ -128,16 +130,19 @@ class ParquetReader final : public FormatReader {
     const size_t g = GroupOf(i);
     DLIO_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedGroup> group, Group(g));
     const uint64_t row = i - starts_[g];
+    if (out->views_allowed() && selected_.size() == 1) {  // the row's bytes lie in one place
+      const uint8_t* at = ValueAt(*group, 0, row);
+      const uint64_t len = ValueBytes(*group, 0, row);
+      out->SetView(at, len, std::move(group));
+      return Status::OK();
+    }
     uint64_t n = 0;
     for (size_t k = 0; k < selected_.size(); ++k) n += ValueBytes(*group, k, row);
     DLIO_RETURN_NOT_OK(out->Resize(n));
     uint8_t* dst = out->data();
     for (size_t k = 0; k < selected_.size(); ++k) {
       const uint64_t len = ValueBytes(*group, k, row);
-      const DecodedColumn& d = group->columns[k];
-      const uint64_t w = columns_[selected_[k]].width;
-      const uint8_t* src = w != 0 ? d.Fixed(row, w) : d.data.data() + d.offsets[row];
-      if (len != 0) std::memcpy(dst, src, len);
+      if (len != 0) std::memcpy(dst, ValueAt(*group, k, row), len);
       dst += len;
     }
     return Status::OK();
@@ -149,6 +154,12 @@ class ParquetReader final : public FormatReader {
   size_t GroupOf(uint64_t i) const {
     return static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), i) -
                                starts_.begin() - 1);
+  }
+
+  const uint8_t* ValueAt(const DecodedGroup& group, size_t k, uint64_t row) const {
+    const DecodedColumn& d = group.columns[k];
+    const uint64_t w = columns_[selected_[k]].width;
+    return w != 0 ? d.Fixed(row, w) : d.data.data() + d.offsets[row];
   }
 
   uint64_t ValueBytes(const DecodedGroup& group, size_t k, uint64_t row) const {
