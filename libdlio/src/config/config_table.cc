@@ -285,8 +285,8 @@ void AddOutputKeys(std::vector<KeySpec>* t) {
            "exist)",
            kSizeUnits));
   add(String("side_io.read_file_format", DLIO_FIELD(std::string, side_io.read_file_format),
-             "raw (seeded bytes) or a Format registry name whose writer stores one sample of "
-             "read_file_size bytes (e.g. hdf5)"));
+             "a Format registry name whose writer stores one sample of read_file_size bytes: "
+             "raw (the seeded bytes alone), hdf5, ..."));
   add(Uint("side_io.read_size", DLIO_FIELD(uint64_t, side_io.read_size), {0, kGiB},
            "bytes per side read", kSizeUnits));
   add(Uint("side_io.reads", DLIO_FIELD(uint64_t, side_io.reads), {0, 1 << 24},

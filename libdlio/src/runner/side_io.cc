@@ -92,33 +92,18 @@ Status GenerateSideFile(const SideIoOptions& o, const Registries& registries, St
     DLIO_RETURN_NOT_OK(storage->CreateDirs(o.read_file.substr(0, slash)));
   }
   const uint64_t seed = o.file_seed;
-  Status status;
-  if (o.read_file_format == "raw") {
-    status = WriteFileAtomically(storage, o.read_file, [&](File* file) -> Status {
-      std::vector<uint8_t> chunk(
-          static_cast<size_t>(std::min<uint64_t>(o.read_file_size, 4 << 20)));
-      for (uint64_t off = 0; off < o.read_file_size;) {
-        const size_t n =
-            static_cast<size_t>(std::min<uint64_t>(chunk.size(), o.read_file_size - off));
-        format_internal::FillSampleBytes(seed, 0, off, chunk.data(), n);
-        DLIO_RETURN_NOT_OK(file->WriteAt(off, chunk.data(), n));
-        off += n;
-      }
-      return Status::OK();
-    });
-  } else {
-    auto factory = registries.formats.Get(o.read_file_format);
-    if (!factory.ok()) {
-      return Status::NotFound("side_io.read_file_format: " + factory.status().message());
-    }
-    DLIO_ASSIGN_OR_RETURN(auto format, (*factory)());
-    FileSpec spec;
-    spec.sample_sizes = {o.read_file_size};
-    spec.seed = seed;
-    status = WriteFileAtomicallyAt(storage, o.read_file, [&](const std::string& tmp) {
-      return format->Write(storage, tmp, spec, FormatOptions{});
-    });
+  // Through the format registry, "raw" included: raw's writer stores the seeded bytes alone.
+  auto factory = registries.formats.Get(o.read_file_format);
+  if (!factory.ok()) {
+    return Status::NotFound("side_io.read_file_format: " + factory.status().message());
   }
+  DLIO_ASSIGN_OR_RETURN(auto format, (*factory)());
+  FileSpec spec;
+  spec.sample_sizes = {o.read_file_size};
+  spec.seed = seed;
+  const Status status = WriteFileAtomicallyAt(storage, o.read_file, [&](const std::string& tmp) {
+    return format->Write(storage, tmp, spec, FormatOptions{});
+  });
   if (!status.ok()) return status.WithContext("side_io: generating the read file");
   return Status::OK();
 }
