@@ -561,3 +561,38 @@ TEST_CASE("values not given keep the base's") {
 
 }  // namespace
 }  // namespace dlio
+
+namespace dlio {
+namespace {
+
+TEST_CASE("record_length_bytes_sizes: the files' sizes, their mean the record length") {
+  auto c = ParseConfig("dataset: {format: npy, record_length_bytes_sizes: [442368, 36864, 36864]}",
+                       "sizes.yaml");
+  REQUIRE(c.ok());
+  CHECK(c->dataset.record_length_bytes_sizes == std::vector<uint64_t>{442368, 36864, 36864});
+  CHECK(c->dataset.record_length_bytes == 172032);  // (442368 + 2 x 36864) / 3
+  CHECK(c->Validate().ok());
+
+  auto zero = ParseConfig("dataset: {record_length_bytes_sizes: [10, 0]}", "zero.yaml");
+  REQUIRE(zero.ok());
+  Status st = zero->Validate();
+  CHECK(st.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(st.message(), Catch::Contains("dataset.record_length_bytes_sizes[1] is 0"));
+
+  auto both = ParseConfig(
+      "dataset: {record_length_bytes_sizes: [10, 20], record_length_bytes_stdev: 3}", "both.yaml");
+  REQUIRE(both.ok());
+  st = both->Validate();
+  CHECK(st.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(st.message(), Catch::Contains("dataset.record_length_bytes_stdev"));
+
+  auto dims =
+      ParseConfig("dataset: {record_length_bytes_sizes: [10, 20], record_dims: [4]}", "dims.yaml");
+  REQUIRE(dims.ok());
+  st = dims->Validate();
+  CHECK(st.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(st.message(), Catch::Contains("dataset.record_dims"));
+}
+
+}  // namespace
+}  // namespace dlio

@@ -33,3 +33,6 @@ dlio_add_closed_loop(png_imagefolder 0.9 0.1 "numpy torch PIL" none)
 # IterableDataset's f.read(8192) records (fit: reader.io_model pyio).
 dlio_add_closed_loop(c_pread_loader 0.9 0.1 "" none)
 dlio_add_closed_loop(torch_iterable_shards 0.9 0.1 "torch" none)
+# Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
+# scored at the kernel level.
+dlio_add_closed_loop(npy_image_mask 0.9 0.1 "numpy torch" framework)

@@ -59,6 +59,20 @@ TEST_CASE("dataset files are named as DLIO names them", "[generator]") {
   CHECK(DatasetFiles(d, synthetic, Split::kEval)[2] == "data/valid/2/part_2_of_4");
 }
 
+TEST_CASE("record_length_bytes_sizes: file i's samples are sizes[i mod n] bytes", "[generator]") {
+  DatasetConfig d;
+  d.num_samples_per_file = 3;
+  d.record_length_bytes_sizes = {442368, 36864};
+  RawFormat variable(true), fixed(false);
+  for (uint64_t i = 0; i < 5; ++i) {
+    const uint64_t want = i % 2 == 0 ? 442368 : 36864;
+    CHECK(DatasetFileSpec(d, fixed, Split::kTrain, i, 1).sample_sizes ==
+          std::vector<uint64_t>(3, want));
+    CHECK(DatasetFileSpec(d, variable, Split::kEval, i, 1).sample_sizes ==
+          std::vector<uint64_t>(3, want));
+  }
+}
+
 TEST_CASE("sample sizes are seeded, reproducible and plausible", "[generator]") {
   DatasetConfig d;
   d.num_samples_per_file = 1000;

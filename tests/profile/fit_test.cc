@@ -229,6 +229,36 @@ TEST_CASE("fit: a probe of the files gives exact sample sizes and the format by 
   CHECK(r.Find("dataset.record_length_bytes")->confidence == FitConfidence::kHigh);
 }
 
+TEST_CASE("fit: files of a few exact sizes are a list the generator cycles, not a draw") {
+  Loop l;
+  l.files = 6;
+  l.samples = 1;
+  l.batch = 3;  // every file read in each pass
+  FitOptions options;
+  options.probe = [&](const std::string& path) -> Result<DataFileInfo> {
+    DataFileInfo info;
+    info.format = "npy";
+    const int f = std::stoi(path.substr(path.rfind("f_") + 2));
+    const bool label = f % 3 == 0;  // files 0 and 3 are small
+    info.samples = 1;
+    info.sample_sizes = {label ? 36864 : 442368};
+    info.size = info.sample_sizes[0] + 128;
+    return info;
+  };
+  const FitResult r = Fit(Build(l), options);
+  REQUIRE(r.Find("dataset.record_length_bytes_sizes") != nullptr);
+  // 2 of 36 KiB and 4 of 432 KiB: a cycle of 3 files.
+  CHECK(Value(r, "dataset.record_length_bytes_sizes") == "[36864, 442368, 442368]");
+  CHECK(Value(r, "dataset.record_length_bytes") == "307200");
+  CHECK(Value(r, "dataset.record_length_bytes_stdev") == "0");
+  const std::string yaml = FitYaml(r, {"t"});
+  CHECK(yaml.find("record_length_bytes_sizes: [36864, 442368, 442368]") != std::string::npos);
+  auto parsed = ParseConfig(yaml, "fit.yaml");
+  REQUIRE(parsed.ok());
+  CHECK(parsed->dataset.record_length_bytes_sizes == std::vector<uint64_t>{36864, 442368, 442368});
+  CHECK(parsed->Validate().ok());
+}
+
 TEST_CASE("fit: side reads before every step") {
   Loop l;
   l.side_reads_per_step = 2;

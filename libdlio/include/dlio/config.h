@@ -61,14 +61,18 @@ struct ParquetColumnConfig {
 };
 
 struct DatasetConfig {
-  std::string data_folder = "./data";       // dataset.data_folder
-  std::string format = "npz";               // dataset.format (a Format registry name)
-  std::string file_prefix = "img";          // dataset.file_prefix
-  uint64_t num_files_train = 8;             // dataset.num_files_train
-  uint64_t num_files_eval = 0;              // dataset.num_files_eval
-  uint64_t num_samples_per_file = 1;        // dataset.num_samples_per_file
-  uint64_t record_length_bytes = 65536;     // dataset.record_length_bytes (alias record_length)
-  uint64_t record_length_bytes_stdev = 0;   // dataset.record_length_bytes_stdev
+  std::string data_folder = "./data";      // dataset.data_folder
+  std::string format = "npz";              // dataset.format (a Format registry name)
+  std::string file_prefix = "img";         // dataset.file_prefix
+  uint64_t num_files_train = 8;            // dataset.num_files_train
+  uint64_t num_files_eval = 0;             // dataset.num_files_eval
+  uint64_t num_samples_per_file = 1;       // dataset.num_samples_per_file
+  uint64_t record_length_bytes = 65536;    // dataset.record_length_bytes (alias record_length)
+  uint64_t record_length_bytes_stdev = 0;  // dataset.record_length_bytes_stdev
+  // dataset.record_length_bytes_sizes: when not empty, file i's samples are sizes[i mod n] bytes
+  // (a dataset of a few distinct file sizes: images and their masks); record_length_bytes is
+  // derived from them as their mean while parsing.
+  std::vector<uint64_t> record_length_bytes_sizes;
   uint64_t record_length_bytes_resize = 0;  // dataset.record_length_bytes_resize (0 = none)
   // DLIO's record shape: when not empty, a sample is an array of these dimensions of
   // record_element_type, and record_length_bytes is derived from them while parsing; a format

@@ -135,6 +135,11 @@ void AddDatasetKeys(std::vector<KeySpec>* t) {
            "standard deviation of the sample size in bytes (normal, clipped at 1)",
            kSizeUnits | kRoundFraction));
   add(Alias("dataset.record_length_stdev", "dataset.record_length_bytes_stdev"));
+  add(UintList("dataset.record_length_bytes_sizes",
+               DLIO_FIELD(std::vector<uint64_t>, dataset.record_length_bytes_sizes),
+               "file i's samples are sizes[i mod n] bytes (a dataset of a few distinct file "
+               "sizes, such as images and their masks); record_length_bytes becomes their mean; "
+               "[] = one size drawn per file from record_length_bytes and its stdev"));
   add(Uint("dataset.record_length_bytes_resize",
            DLIO_FIELD(uint64_t, dataset.record_length_bytes_resize), {0, kTiB},
            "bytes of a sample after DLIO's resize transform (0 = none); DLIO hands the loader "

@@ -46,10 +46,11 @@ Status ValidateCollectiveIo(const WorkloadConfig& c) {
                " train files: every rank must open "
                "the same file together"));
   }
-  if (c.dataset.record_length_bytes_stdev != 0) {
+  if (c.dataset.record_length_bytes_stdev != 0 || c.dataset.record_length_bytes_sizes.size() > 1) {
     return refuse(
-        "needs dataset.record_length_bytes_stdev = 0: ranks must read samples of one "
-        "size to make the same number of read calls");
+        "needs dataset.record_length_bytes_stdev = 0 and at most one "
+        "dataset.record_length_bytes_sizes: ranks must read samples of one size to make the same "
+        "number of read calls");
   }
   if (c.dataset.compression != "none" && !c.dataset.compression.empty()) {
     return refuse("needs dataset.compression 'none' (compressed samples differ in stored size)");

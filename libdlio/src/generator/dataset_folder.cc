@@ -199,6 +199,10 @@ nlohmann::json MarkerParams(const DatasetConfig& d, uint64_t seed) {
   p["dataset.num_samples_per_file"] = d.num_samples_per_file;
   p["dataset.record_length_bytes"] = d.record_length_bytes;
   p["dataset.record_length_bytes_stdev"] = d.record_length_bytes_stdev;
+  // Only when given, so markers written before the key existed still match.
+  if (!d.record_length_bytes_sizes.empty()) {
+    p["dataset.record_length_bytes_sizes"] = d.record_length_bytes_sizes;
+  }
   p["dataset.num_subfolders_train"] = d.num_subfolders_train > 1 ? d.num_subfolders_train : 0;
   p["dataset.num_subfolders_eval"] = d.num_subfolders_eval > 1 ? d.num_subfolders_eval : 0;
   p["dataset.compression"] = compressed ? d.compression : "none";

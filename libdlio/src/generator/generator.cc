@@ -45,7 +45,11 @@ double StandardNormal(uint64_t* state) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
 }
 
-uint64_t DrawSize(const DatasetConfig& dataset, uint64_t* state) {
+// The sample size of file `file_index`: its entry of record_length_bytes_sizes when given, else
+// a draw from record_length_bytes and its stdev.
+uint64_t DrawSize(const DatasetConfig& dataset, uint64_t file_index, uint64_t* state) {
+  const std::vector<uint64_t>& sizes = dataset.record_length_bytes_sizes;
+  if (!sizes.empty()) return sizes[file_index % sizes.size()];
   const uint64_t mean = dataset.record_length_bytes;
   if (dataset.record_length_bytes_stdev == 0) return mean > 0 ? mean : 1;
   const double v = static_cast<double>(mean) +
@@ -205,9 +209,11 @@ FileSpec DatasetFileSpec(const DatasetConfig& dataset, const Format& format, Spl
   const uint64_t samples = dataset.num_samples_per_file;
   spec.sample_sizes.reserve(samples);
   if (format.variable_sample_sizes()) {
-    for (uint64_t i = 0; i < samples; ++i) spec.sample_sizes.push_back(DrawSize(dataset, &state));
+    for (uint64_t i = 0; i < samples; ++i) {
+      spec.sample_sizes.push_back(DrawSize(dataset, file_index, &state));
+    }
   } else {
-    spec.sample_sizes.assign(samples, DrawSize(dataset, &state));
+    spec.sample_sizes.assign(samples, DrawSize(dataset, file_index, &state));
   }
   return spec;
 }

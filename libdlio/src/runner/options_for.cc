@@ -245,7 +245,9 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
     return;
   }
   const double stdev = static_cast<double>(c.dataset.record_length_bytes_stdev);
-  const uint64_t sample = mean + static_cast<uint64_t>(2 * stdev);
+  const std::vector<uint64_t>& sizes = c.dataset.record_length_bytes_sizes;
+  const uint64_t sample = sizes.empty() ? mean + static_cast<uint64_t>(2 * stdev)
+                                        : *std::max_element(sizes.begin(), sizes.end());
   const uint64_t b = std::max<uint64_t>(1, batch_size);
   // Half of the host's memory, shared by the process's accelerator threads' pipelines; beyond it
   // the buffers grow on demand (the preflight check and the kernel decide whether they fit)

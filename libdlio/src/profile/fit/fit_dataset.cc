@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <string_view>
 #include <system_error>
 
@@ -275,6 +276,42 @@ void FitPieceChunks(const View& view, FitResult* out) {
   Set(out, "dataset.chunk_samples", "1", FitConfidence::kMedium, "one piece per chunk");
 }
 
+// At most this many distinct sizes, in a cycle of at most kMaxSizeCycle, are a list of sizes
+// rather than a distribution (images and their masks, a few resolutions).
+constexpr size_t kMaxDistinctSizes = 4;
+constexpr int64_t kMaxSizeCycle = 16;
+
+// Exact sizes that take a few values (2 to kMaxDistinctSizes), each as often as a cycle of at
+// most kMaxSizeCycle files repeats them: dataset.record_length_bytes_sizes, which the generator
+// cycles through file by file, instead of a normal draw of their mean and stdev (which would
+// make sizes the program never reads). False (nothing set) otherwise.
+bool FitSizeList(const std::vector<double>& sizes, double ratio, const std::string& source,
+                 FitResult* out) {
+  std::map<int64_t, int64_t> count;
+  for (double s : sizes) ++count[std::llround(s / ratio)];
+  if (count.size() < 2 || count.size() > kMaxDistinctSizes) return false;
+  int64_t g = 0;
+  for (const auto& [size, n] : count) g = std::gcd(g, n);
+  std::vector<std::string> cycle;
+  for (const auto& [size, n] : count) {
+    for (int64_t k = 0; k < n / g; ++k) cycle.push_back(std::to_string(size));
+  }
+  if (static_cast<int64_t>(cycle.size()) > kMaxSizeCycle) return false;
+  std::string list = "[", shares;
+  for (const std::string& s : cycle) list += (list.size() > 1 ? ", " : "") + s;
+  for (const auto& [size, n] : count) {
+    shares += StrCat(shares.empty() ? "" : ", ", n, " of ", HumanBytes(static_cast<double>(size)));
+  }
+  Set(out, "dataset.record_length_bytes_sizes", list + "]", FitConfidence::kHigh,
+      StrCat(sizes.size(), " ", source, " take ", count.size(), " sizes (", shares,
+             "): the files cycle through them"));
+  Set(out, "dataset.record_length_bytes", std::to_string(std::llround(Moments(sizes).mean / ratio)),
+      FitConfidence::kHigh, "their mean (dlio derives it from the list)");
+  Set(out, "dataset.record_length_bytes_stdev", "0", FitConfidence::kHigh,
+      "the list gives the sizes (no draw)");
+  return true;
+}
+
 void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model, FitResult* out) {
   if (FitPieces(t, view, out)) {
     FitPieceChunks(view, out);
@@ -317,6 +354,8 @@ void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model
     Unset(out, "dataset.record_length_bytes", "65536", "no read gave an offset (sizes unknown)");
     return;
   }
+  // One sample per file: the list's sizes are the files' (the generator cycles it file by file).
+  if (exact && samples == 1 && FitSizeList(sizes, StoredPerRecordByte(view), source, out)) return;
   const MeanStdev m = Moments(sizes);
   const FitConfidence c = exact ? FitConfidence::kHigh : FitConfidence::kMedium;
   // What the format stores is an encoding of the record (csv: text): the record length that

@@ -14,7 +14,7 @@ constexpr const char* kSections[] = {"workflow",   "dataset",    "reader", "trai
 
 // A plain YAML scalar, or a double-quoted one when plain would change its meaning.
 std::string Scalar(const std::string& v) {
-  if (!v.empty() && (v.front() == '{' || v.front() == '"')) return v;
+  if (!v.empty() && (v.front() == '{' || v.front() == '[' || v.front() == '"')) return v;
   const bool plain = !v.empty() && v.front() != ' ' && v.back() != ' ' &&
                      v.find_first_of(":#{}[],&*!|>'\"%@`\n") == std::string::npos;
   if (plain) return v;
