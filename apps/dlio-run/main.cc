@@ -61,7 +61,8 @@ std::vector<SubcommandRow> SubcommandTable() {
       Row("compare",
           "how alike the I/O of two runs is: the DLIO paper's similarity (cosine of max-normalized "
           "read features, plus write features when either run writes), KS distances of request "
-          "sizes, gaps and write sizes, and what differs, at the call level each trace records",
+          "sizes, gaps and write sizes, and what differs, at the kernel level when both traces "
+          "record the system calls beneath stdio calls, else at the call level they record",
           &DeclareCompareOptions, &Compare),
       Row("report",
           "write one self-contained HTML report (inline SVG charts) of traces or trace directories",
