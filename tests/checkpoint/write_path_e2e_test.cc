@@ -62,8 +62,9 @@ TEST_CASE("checkpoints and the side_io file are written in place, summary.json v
   INFO(gen.output);
   REQUIRE(gen.exit_code == 0);
   const std::string log = dir / "strace.log";
-  auto run = RunCommand("strace -f -qq -e trace=open,openat,creat,rename,renameat,renameat2 -o " +
-                        log + " " + DlioRun() + args + " --no-generate");
+  auto run =
+      RunCommand(StraceCommand("-f -qq -e trace=open,openat,creat,rename,renameat,renameat2 -o " +
+                               log + " " + DlioRun() + args + " --no-generate"));
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   const std::vector<Call> calls = Calls(ReadTextFile(log));

@@ -102,8 +102,8 @@ std::pair<std::vector<Request>, std::vector<Request>> RunBoth(const TempDir& tmp
   const std::string log = tmp / "strace.log";
   const std::string out = tmp / "prof";
   const auto run =
-      RunCommand("strace -f -ttt -T -o '" + log + "' '" + kDlioRun + "' profile --output '" + out +
-                 "' --data-dir '" + data + "' -- " + program);
+      RunCommand(StraceCommand("-f -ttt -T -o '" + log + "' '" + kDlioRun + "' profile --output '" +
+                               out + "' --data-dir '" + data + "' -- " + program));
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
   return {StraceRequests(log, data), TracedRequests(out, data)};
