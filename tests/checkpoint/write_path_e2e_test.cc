@@ -17,6 +17,7 @@ namespace {
 using testing::DlioRun;
 using testing::ReadTextFile;
 using testing::RunCommand;
+using testing::StraceCommand;
 using testing::TempDir;
 
 struct Call {

@@ -21,6 +21,7 @@ using dlio::preload_test::ArgOr;
 using dlio::preload_test::ReadEvents;
 using dlio::preload_test::TraceFiles;
 using dlio::testing::RunCommand;
+using dlio::testing::StraceCommand;
 using dlio::testing::TempDir;
 
 constexpr int kSkipped = 77;  // the ctest SKIP_RETURN_CODE of this executable
