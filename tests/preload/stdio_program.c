@@ -47,9 +47,9 @@ static void Read(const char* path, int mode) {
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; ++i) {
     if (fread(out, 1, sizes[i], f) != sizes[i]) Fail("fread", path);
   }
-  if (fseek(f, 123, SEEK_SET) != 0) Fail("fseek", path);   /* not in the buffer: a read */
-  if (fread(out, 1, 50, f) != 50) Fail("fread", path);      /* from the buffer */
-  if (fseek(f, 150, SEEK_SET) != 0) Fail("fseek", path);   /* in the buffer */
+  if (fseek(f, 123, SEEK_SET) != 0) Fail("fseek", path); /* not in the buffer: a read */
+  if (fread(out, 1, 50, f) != 50) Fail("fread", path);   /* from the buffer */
+  if (fseek(f, 150, SEEK_SET) != 0) Fail("fseek", path); /* in the buffer */
   if (fread(out, 4, 3000, f) != 3000) Fail("fread", path);
   if (fseek(f, 40000, SEEK_CUR) != 0) Fail("fseek", path);
   if (fread(out, 1, 9000, f) != 9000) Fail("fread", path);
