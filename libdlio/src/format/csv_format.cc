@@ -340,10 +340,9 @@ class CsvFormat final : public Format {
   // offsets.
   static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
                                                           const FormatOptions& options) {
-    FileOptions fo;
-    fo.direct = options.direct;
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    DLIO_ASSIGN_OR_RETURN(SizedFile opened, OpenSized(storage, path, options));
+    std::unique_ptr<File> file = std::move(opened.file);
+    const uint64_t size = opened.size;
     CsvScanner scan(path, options.csv.header);
     DLIO_RETURN_NOT_OK(ScanFile(file.get(), size, options.transfer_size, &scan));
     return MakeReader(path, std::move(file), size, &scan, {}, options);
@@ -353,10 +352,9 @@ class CsvFormat final : public Format {
   // served from memory.
   static Result<std::unique_ptr<FormatReader>> OpenPandas(Storage* storage, const std::string& path,
                                                           const FormatOptions& options) {
-    FileOptions fo;
-    fo.direct = options.direct;
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    DLIO_ASSIGN_OR_RETURN(SizedFile opened, OpenSized(storage, path, options));
+    std::unique_ptr<File> file = std::move(opened.file);
+    const uint64_t size = opened.size;
     // Room for the last requests past the end too (at most ~4 chunks: UTF-8's 4 bytes per
     // character), so the file is not copied when they come.
     std::vector<char> contents;

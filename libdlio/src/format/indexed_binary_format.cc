@@ -237,10 +237,9 @@ class IndexedBinaryFormat final : public Format {
   static Result<std::unique_ptr<FormatReader>> OpenNative(const std::string& name, Storage* storage,
                                                           const std::string& path,
                                                           const FormatOptions& options) {
-    FileOptions fo;
-    fo.direct = options.direct;
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    DLIO_ASSIGN_OR_RETURN(SizedFile opened, OpenSized(storage, path, options));
+    std::unique_ptr<File> file = std::move(opened.file);
+    const uint64_t size = opened.size;
     DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> offsets, ReadIndex(storage, OffsetIndexPath(path)));
     DLIO_ASSIGN_OR_RETURN(std::vector<uint64_t> sizes, ReadIndex(storage, SizeIndexPath(path)));
     DLIO_RETURN_NOT_OK(CheckIndexes(path, size, offsets, sizes));

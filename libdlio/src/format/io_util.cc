@@ -19,6 +19,20 @@ Status ReadRange(File* file, uint64_t offset, uint64_t n, uint64_t transfer_size
   return Status::OK();
 }
 
+FileOptions ReadFileOptions(const FormatOptions& options) {
+  FileOptions fo;
+  fo.direct = options.direct;
+  return fo;
+}
+
+Result<SizedFile> OpenSized(Storage* storage, const std::string& path,
+                            const FormatOptions& options) {
+  SizedFile f;
+  DLIO_ASSIGN_OR_RETURN(f.file, storage->Open(path, OpenMode::kRead, ReadFileOptions(options)));
+  DLIO_ASSIGN_OR_RETURN(f.size, f.file->Size());
+  return f;
+}
+
 std::string JsonString(std::string_view s) {
   std::string out = "\"";
   for (size_t i = 0; i < s.size(); ++i) {

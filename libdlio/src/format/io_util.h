@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -23,6 +24,16 @@ inline constexpr size_t kWriteChunk = 4u << 20;
 // backend bounces unaligned requests through its own aligned buffers, so the traced request is
 // still the one asked for. Corruption naming the path and offset on a short read.
 Status ReadRange(File* file, uint64_t offset, uint64_t n, uint64_t transfer_size, uint8_t* dst);
+
+// A data file opened for reading as every format's reader opens it (O_DIRECT when the workload
+// asks for it), and its size.
+struct SizedFile {
+  std::unique_ptr<File> file;
+  uint64_t size = 0;
+};
+FileOptions ReadFileOptions(const FormatOptions& options);
+Result<SizedFile> OpenSized(Storage* storage, const std::string& path,
+                            const FormatOptions& options);
 
 // OutOfRange "<path>: sample <i> of <n>" when i >= n, the message every reader gives.
 Status CheckSampleIndex(const std::string& path, uint64_t i, uint64_t n);

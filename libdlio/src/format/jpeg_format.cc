@@ -342,10 +342,9 @@ class JpegFormat final : public Format {
   // native: the header (4 KiB) and the EOI marker read at open, the whole file per sample.
   static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
                                                           const FormatOptions& options) {
-    FileOptions fo;
-    fo.direct = options.direct;
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    DLIO_ASSIGN_OR_RETURN(SizedFile opened, OpenSized(storage, path, options));
+    std::unique_ptr<File> file = std::move(opened.file);
+    const uint64_t size = opened.size;
     if (size < 4) {
       return Status::Corruption(path, ": ", size,
                                 " bytes is too short for a JPEG (SOI marker and EOI marker)");

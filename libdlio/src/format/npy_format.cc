@@ -172,10 +172,9 @@ class NpyFormat final : public Format {
 
   static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
                                                           const FormatOptions& options) {
-    FileOptions fo;
-    fo.direct = options.direct;
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    DLIO_ASSIGN_OR_RETURN(SizedFile opened, OpenSized(storage, path, options));
+    std::unique_ptr<File> file = std::move(opened.file);
+    const uint64_t size = opened.size;
     // One request usually covers the whole header (numpy's are 128 bytes).
     std::vector<uint8_t> head(static_cast<size_t>(std::min<uint64_t>(size, 4096)));
     DLIO_RETURN_NOT_OK(ReadRange(file.get(), 0, head.size(), 0, head.data()));

@@ -297,10 +297,9 @@ class NpzFormat final : public Format {
 
   static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
                                                           const FormatOptions& options) {
-    FileOptions fo;
-    fo.direct = options.direct;
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    DLIO_ASSIGN_OR_RETURN(SizedFile opened, OpenSized(storage, path, options));
+    std::unique_ptr<File> file = std::move(opened.file);
+    const uint64_t size = opened.size;
     DLIO_ASSIGN_OR_RETURN(ZipDirectory dir, ReadZipDirectory(file.get(), size));
     if (dir.members.empty()) return Status::Corruption(path + ": npz archive has no members");
     const size_t index = PickMember(dir);

@@ -331,10 +331,9 @@ class PngFormat final : public Format {
   // native: signature + IHDR and the IEND chunk read at open, the whole file per sample.
   static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
                                                           const FormatOptions& options) {
-    FileOptions fo;
-    fo.direct = options.direct;
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    DLIO_ASSIGN_OR_RETURN(SizedFile opened, OpenSized(storage, path, options));
+    std::unique_ptr<File> file = std::move(opened.file);
+    const uint64_t size = opened.size;
     DLIO_ASSIGN_OR_RETURN(ImageEnds ends, ReadImageEnds(file.get(), size, kIhdrEnd, sizeof kIend));
     const uint8_t* h = ends.head.data();
     if (size < sizeof kSignature || std::memcmp(h, kSignature, sizeof kSignature) != 0) {

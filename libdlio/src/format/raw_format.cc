@@ -118,10 +118,9 @@ class RawFormat final : public Format {
   // native: sample i is bytes [i x size, (i + 1) x size), read in transfer_size requests.
   static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
                                                           const FormatOptions& options) {
-    FileOptions fo;
-    fo.direct = options.direct;
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-    DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    DLIO_ASSIGN_OR_RETURN(SizedFile opened, OpenSized(storage, path, options));
+    std::unique_ptr<File> file = std::move(opened.file);
+    const uint64_t size = opened.size;
     DLIO_ASSIGN_OR_RETURN(uint64_t sample_size, RawSampleSize(path, size, SamplesOf(options)));
     return std::unique_ptr<FormatReader>(new RawReader(
         std::move(file), nullptr, size, SamplesOf(options), sample_size, options.transfer_size));

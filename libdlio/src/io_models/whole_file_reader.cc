@@ -41,11 +41,11 @@ std::string WholeFileReader::DescribeJson() const {
 
 Result<OpenedWholeFile> OpenWholeFile(Storage* storage, const std::string& path,
                                       const FormatOptions& options) {
-  FileOptions fo;
-  fo.direct = options.direct;
+  DLIO_ASSIGN_OR_RETURN(format_internal::SizedFile sized,
+                        format_internal::OpenSized(storage, path, options));
   OpenedWholeFile opened;
-  DLIO_ASSIGN_OR_RETURN(opened.file, storage->Open(path, OpenMode::kRead, fo));
-  DLIO_ASSIGN_OR_RETURN(opened.size, opened.file->Size());
+  opened.file = std::move(sized.file);
+  opened.size = sized.size;
   opened.buffer_size = pyio::PythonBufferSize(pyio::HostBlockSize(storage, path));
   return opened;
 }

@@ -393,10 +393,9 @@ Result<std::vector<size_t>> SelectColumns(const std::vector<ColumnLayout>& colum
 
 Result<std::unique_ptr<FormatReader>> OpenParquet(Storage* storage, const std::string& path,
                                                   const FormatOptions& options, bool pyarrow) {
-  FileOptions fo;
-  fo.direct = options.direct;
-  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-  DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+  DLIO_ASSIGN_OR_RETURN(SizedFile opened, OpenSized(storage, path, options));
+  std::unique_ptr<File> file = std::move(opened.file);
+  const uint64_t size = opened.size;
   uint64_t data_end = 0;
   const uint64_t tail = pyarrow ? io_models::kPyarrowFooterReadSize : kTailBytes;
   DLIO_ASSIGN_OR_RETURN(FileMetaData meta, ReadFooter(file.get(), size, path, tail, &data_end));

@@ -81,11 +81,10 @@ class TfRecordFormat final : public Format {
   };
   static Result<OpenedFile> OpenFile(Storage* storage, const std::string& path,
                                      const FormatOptions& options) {
-    FileOptions fo;
-    fo.direct = options.direct;
+    DLIO_ASSIGN_OR_RETURN(SizedFile opened, OpenSized(storage, path, options));
     OpenedFile f;
-    DLIO_ASSIGN_OR_RETURN(f.file, storage->Open(path, OpenMode::kRead, fo));
-    DLIO_ASSIGN_OR_RETURN(f.size, f.file->Size());
+    f.file = std::move(opened.file);
+    f.size = opened.size;
     DLIO_ASSIGN_OR_RETURN(f.compression, ParseTfRecordCompression(options.compression));
     return f;
   }

@@ -49,9 +49,8 @@ class WebdatasetFormat final : public Format {
                                                         const FormatOptions& options,
                                                         uint64_t read_size, bool direct,
                                                         size_t python_buffer = 0) {
-    FileOptions fo;
-    fo.direct = options.direct;
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
+    DLIO_ASSIGN_OR_RETURN(auto file,
+                          storage->Open(path, OpenMode::kRead, ReadFileOptions(options)));
     return webdataset::OpenShard(std::move(file), read_size, options.webdataset.expected_samples,
                                  direct, python_buffer);
   }
