@@ -31,13 +31,15 @@
 # compare leaves the runtime's own I/O (start-up reads, tempfile probes, system folders) out of
 # both profiles, as fit does (docs/profiling.md, "What is scored"; docs/fidelity.md, "The whole
 # corpus").
-# With RANKS=N (N >= 2) the real program and the emulation each run as N MPI ranks, every rank
-# under its own `dlio-run profile` (one trace per rank in real/ and emu/):
-# `$MPIEXEC -n N dlio-run profile ... -- PYTHON PROGRAM.py run DIR`, then `$MPIEXEC -n N dlio-run
-# profile --data-dir emu-data -- dlio-run --config fit.yaml ...`. MPIEXEC is the launcher and its
-# flags (default mpiexec; Open MPI as root: "mpiexec --allow-run-as-root --oversubscribe"). fit
-# must find the N ranks itself (the "traced with N ranks" line of fit.yaml), else the script
-# fails; the dataset is generated once, without the launcher.
+# With RANKS=N (N >= 2; default: the N of a module-level `RANKS = N` line in PROGRAM.py, else 1)
+# the real program and the emulation each run as N MPI ranks, every rank under its own
+# `dlio-run profile` (one trace per rank in real/ and emu/): `$MPIEXEC -n N dlio-run profile ...
+# -- PYTHON PROGRAM.py run DIR`, then `$MPIEXEC -n N dlio-run profile --data-dir emu-data --
+# dlio-run --config fit.yaml ...`. MPIEXEC is the launcher and its flags (default mpiexec, with
+# Open MPI's "--allow-run-as-root --oversubscribe --bind-to none --mca mpi_yield_when_idle 1",
+# the flags CMake gives the MPI tests, when `mpiexec --version` names Open MPI). fit must find
+# the N ranks itself (the "traced with N ranks" line of fit.yaml), else the script fails; the
+# dataset is generated once, without the launcher.
 # With HOGS=N, N CPU hogs (a busy shell loop each) run beside each traced run (the real
 # program's, the emulation's, real2/) and are killed when it ends or the script exits.
 # The last line printed is JSON: similarity, KS distances, reads/writes and bytes read/written of
@@ -109,9 +111,14 @@ profile_traced() {
 }
 # The launcher every traced run starts under: none, or MPIEXEC -n RANKS.
 launcher=()
-ranks=${RANKS:-1}
+ranks=${RANKS:-$(sed -n 's/^RANKS = \([0-9][0-9]*\).*/\1/p' "$program" | head -n 1)}
+ranks=${ranks:-1}
 if ((ranks > 1)); then
-  read -r -a launcher <<< "${MPIEXEC:-mpiexec}"
+  mpiexec_line=${MPIEXEC:-mpiexec}
+  if [[ -z ${MPIEXEC:-} ]] && mpiexec --version 2> /dev/null | grep -q 'Open MPI\|OpenRTE'; then
+    mpiexec_line+=" --allow-run-as-root --oversubscribe --bind-to none --mca mpi_yield_when_idle 1"
+  fi
+  read -r -a launcher <<< "$mpiexec_line"
   launcher+=(-n "$ranks")
 fi
 real_scope=(--data-dir "$work/data")

@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 FILES, SHAPE, BATCH, EPOCHS, SEED = 96, (4, 64, 64), 4, 2, 1234
+RANKS = 2  # the ranks tests/fidelity/closed_loop.sh runs it as (its RANKS default)
 
 
 def make(data):
