@@ -46,6 +46,9 @@ struct RankLoop {
   // rank) before it is sharded: PyTorch's DistributedSampler, which gives a rank other samples
   // in every epoch.
   bool global_shuffle = false;
+  // Every epoch each rank shuffles its own shard (the same files every epoch, seeded with the
+  // epoch): a fixed shard read in a new order.
+  bool local_shuffle = false;
 
   std::string File(int f) const { return "/data/train/f_" + std::to_string(f) + ".npz"; }
   // The samples (file, sample) of rank r in epoch e.
@@ -62,6 +65,7 @@ struct RankLoop {
       const int at = order[static_cast<size_t>(p)];
       if (mine) out.push_back({at / samples, at % samples});
     }
+    if (local_shuffle) std::shuffle(out.begin(), out.end(), std::mt19937(99u + e));
     return out;
   }
 };
@@ -200,6 +204,29 @@ TEST_CASE("fit ranks: a global shuffle per epoch gives each rank other samples i
   CHECK_FALSE(sharding->inferred);
   CHECK(sharding->value == "block");
   CHECK(r.Find("train.total_training_steps") == nullptr);  // every rank's steps: all of them
+}
+
+TEST_CASE("fit ranks: each rank keeps its shard of files and shuffles it every epoch") {
+  // Files of one sample each, a fixed shard per rank (a run of files, or every other file) read
+  // in a new order every epoch: dlio's sharding of the name-ordered list, then its rank-local
+  // shuffle, so that each emulated rank too reads the same files every epoch.
+  RankLoop l;
+  l.samples = 1;
+  l.files = 48;
+  l.local_shuffle = true;
+  l.sharding = GENERATE(std::string("block"), std::string("round_robin"));
+  INFO(l.sharding);
+  const FitResult r = Fit(Build(l));
+  CHECK(Value(r, "train.epochs") == "2");
+  CHECK(Value(r, "reader.batch_size") == "4");
+  CHECK(Value(r, "reader.sharding") == l.sharding);
+  CHECK(Value(r, "reader.file_shuffle") == "off");
+  CHECK(Value(r, "reader.sample_shuffle") == "seed");
+  auto c = ParseConfig(FitYaml(r, {"test"}), "fit.yaml");
+  INFO(c.status().ToString());
+  REQUIRE(c.ok());
+  CHECK(c->reader.file_shuffle == ShuffleMode::kOff);
+  CHECK(c->reader.sample_shuffle == ShuffleMode::kSeed);
 }
 
 TEST_CASE("fit ranks: checkpoints of every rank or of rank 0 alone") {
