@@ -42,9 +42,11 @@ PACKAGES=(
 # the HTML report headless (tests/report/report_browser_check.cc); PyTorch, whose DataLoader
 # tests/preload traces under `dlio-run profile`; Node.js for s3rver, the S3 server the s3
 # storage's tests run on 127.0.0.1 (install_s3rver; Debian's npm only when no npm came with node);
-# the openssl command makes the CA and certificate of the s3 tests' https server.
+# the openssl command makes the CA and certificate of the s3 tests' https server; mpi4py for the
+# MPI data-parallel loader the fidelity closed loop profiles under mpirun
+# (tests/fidelity/programs/mpi4py_sharded.py).
 TEST_PACKAGES=(clang-format-14 clang-14 libclang-rt-14-dev llvm-14 chromium python3-torch nodejs
-  openssl)
+  openssl python3-mpi4py)
 
 # s3rver (npm) into .tools/, where tests/storage/s3_server.cc looks for it; once.
 install_s3rver() {

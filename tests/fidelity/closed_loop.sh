@@ -11,7 +11,9 @@
 # emu-data/, emu/ (the emulation's profile), emu-out/ (its dlio output), compare.json.
 # Prints compare.json's similarity and KS distances; exits non-zero when a step fails, or (when
 # MIN_SIMILARITY / MAX_KS are set in the environment) when the similarity is below MIN_SIMILARITY
-# or the request-size KS distance is not below MAX_KS.
+# or the request-size KS distance is not below MAX_KS, or (MAX_COUNT_DIFF, a fraction) when the
+# emulation's reads, writes, bytes read or bytes written differ from the real run's by more than
+# that fraction of the real run's.
 # With EXPECT_CLIENT_COSTS=framework (or none) it fails when the fitted reader.client_costs is
 # another (none: the key left commented out, dlio's default). With REQUIRE_MODULES="numpy torch
 # ..." it exits 77 (skipped) when PYTHON cannot import one of them. With REPLACE_WORKDIR=1 an existing WORKDIR that an earlier run of this script made (it
@@ -29,11 +31,21 @@
 # compare leaves the runtime's own I/O (start-up reads, tempfile probes, system folders) out of
 # both profiles, as fit does (docs/profiling.md, "What is scored"; docs/fidelity.md, "The whole
 # corpus").
+# With RANKS=N (N >= 2; default: the N of a module-level `RANKS = N` line in PROGRAM.py, else 1)
+# the real program and the emulation each run as N MPI ranks, every rank under its own
+# `dlio-run profile` (one trace per rank in real/ and emu/): `$MPIEXEC -n N dlio-run profile ...
+# -- PYTHON PROGRAM.py run DIR`, then `$MPIEXEC -n N dlio-run profile --data-dir emu-data --
+# dlio-run --config fit.yaml ...`. MPIEXEC is the launcher and its flags (default mpiexec, with
+# Open MPI's "--allow-run-as-root --oversubscribe --bind-to none --mca mpi_yield_when_idle 1",
+# the flags CMake gives the MPI tests, when `mpiexec --version` names Open MPI). fit must find
+# the N ranks itself (the "traced with N ranks" line of fit.yaml), else the script fails; the
+# dataset is generated once, without the launcher.
 # With HOGS=N, N CPU hogs (a busy shell loop each) run beside each traced run (the real
 # program's, the emulation's, real2/) and are killed when it ends or the script exits.
 # The last line printed is JSON: similarity, KS distances, reads/writes and bytes read/written of
 # the real run and of the emulation (compare.json's counts and bytes_read/bytes_written
-# features), the three most different features, data_dir (false with NO_DATA_DIR=1) and hogs.
+# features), the three most different features, data_dir (false with NO_DATA_DIR=1), hogs and
+# ranks.
 set -euo pipefail
 
 if [[ $# -lt 4 || $# -gt 5 ]]; then
@@ -89,13 +101,26 @@ profile_traced() {
   shift
   start_hogs
   local rc=0
-  "$dlio_run" profile --output "$work/$name" "${scope[@]}" -- "$@" > "$work/$name.log" 2>&1 || rc=$?
+  "${launcher[@]}" "$dlio_run" profile --output "$work/$name" "${scope[@]}" -- "$@" \
+    > "$work/$name.log" 2>&1 || rc=$?
   stop_hogs
   if ((rc != 0)); then
     cat "$work/$name.log" >&2
     exit 1
   fi
 }
+# The launcher every traced run starts under: none, or MPIEXEC -n RANKS.
+launcher=()
+ranks=${RANKS:-$(sed -n 's/^RANKS = \([0-9][0-9]*\).*/\1/p' "$program" | head -n 1)}
+ranks=${ranks:-1}
+if ((ranks > 1)); then
+  mpiexec_line=${MPIEXEC:-mpiexec}
+  if [[ -z ${MPIEXEC:-} ]] && mpiexec --version 2> /dev/null | grep -q 'Open MPI\|OpenRTE'; then
+    mpiexec_line+=" --allow-run-as-root --oversubscribe --bind-to none --mca mpi_yield_when_idle 1"
+  fi
+  read -r -a launcher <<< "$mpiexec_line"
+  launcher+=(-n "$ranks")
+fi
 real_scope=(--data-dir "$work/data")
 if [[ ${NO_DATA_DIR:-0} == 1 ]]; then
   real_scope=()
@@ -107,6 +132,11 @@ profile_traced real "${real_scope[@]}" -- "$python" "$program" run "$work/data"
 if [[ -z $config ]]; then
   "$dlio_run" fit "$work/real" -o "$work/fit.yaml"
   config=$work/fit.yaml
+  if ((ranks > 1)) && ! grep -q "^# traced with $ranks ranks" "$config"; then
+    grep -n '^# traced with' "$config" >&2 || true
+    echo "$0: fit did not find the $ranks ranks the program ran as" >&2
+    exit 1
+  fi
   if [[ -n ${EXPECT_CLIENT_COSTS:-} ]]; then
     # An inferred key is written uncommented; one left at dlio's default (none) is commented out.
     fitted=$(sed -n 's/^ *client_costs: *\([a-z]*\).*/\1/p' "$config")
@@ -138,7 +168,7 @@ if [[ ${SELF_COMPARE:-0} == 1 ]]; then
   self_json=$work/self.json
 fi
 "$python" - "$work/compare.json" "${MIN_SIMILARITY:-}" "${MAX_KS:-}" "$self_json" \
-  "${NO_DATA_DIR:-0}" "${HOGS:-0}" <<'PY'
+  "${NO_DATA_DIR:-0}" "${HOGS:-0}" "$ranks" "${MAX_COUNT_DIFF:-}" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))
 min_similarity, max_ks = sys.argv[2], sys.argv[3]
@@ -150,7 +180,8 @@ line = {"similarity": c["similarity"], "ks_request_size": c["ks"]["request_size"
         "bytes_read_real": f["bytes_read"]["a"], "bytes_read_emulated": f["bytes_read"]["b"],
         "bytes_written_real": f["bytes_written"]["a"],
         "bytes_written_emulated": f["bytes_written"]["b"],
-        "data_dir": sys.argv[5] != "1", "hogs": int(sys.argv[6] or 0)}
+        "data_dir": sys.argv[5] != "1", "hogs": int(sys.argv[6] or 0),
+        "ranks": int(sys.argv[7])}
 if sys.argv[4]:
     own = json.load(open(sys.argv[4]))
     line["self_similarity"] = own["similarity"]
@@ -160,4 +191,11 @@ if min_similarity and c["similarity"] < float(min_similarity):
     sys.exit("similarity %.4f is below %s" % (c["similarity"], min_similarity))
 if max_ks and c["ks"]["request_size"]["d"] >= float(max_ks):
     sys.exit("request-size KS distance %.4f is not below %s" % (c["ks"]["request_size"]["d"], max_ks))
+max_count_diff = sys.argv[8]
+if max_count_diff:
+    for what in ("reads", "writes", "bytes_read", "bytes_written"):
+        real, emulated = line[what + "_real"], line[what + "_emulated"]
+        if abs(emulated - real) > float(max_count_diff) * real:
+            sys.exit("%s: %d emulated, %d real: more than %s apart" %
+                     (what, emulated, real, max_count_diff))
 PY

@@ -36,3 +36,24 @@ dlio_add_closed_loop(torch_iterable_shards 0.9 0.1 "torch" none)
 # Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
 # scored at the kernel level.
 dlio_add_closed_loop(npy_image_mask 0.9 0.1 "numpy torch" framework)
+# An mpi4py data-parallel loader (a global shuffle per epoch, every rank every N-th sample,
+# np.load, an allreduce per step), profiled and emulated as 2 ranks under the MPI launcher
+# (closed_loop.sh's RANKS): fit finds the ranks and the per-rank batch, and the emulation reads
+# as many requests and bytes as the program (MAX_COUNT_DIFF 5%). Profiled with --data-dir and
+# without it (Open MPI's shared-memory segments under /tmp are then in the trace, and left out).
+if(DLIO_WITH_MPI)
+  function(dlio_add_mpi_closed_loop name program no_data_dir min_similarity max_ks modules
+           client_costs)
+    add_test(NAME fidelity:${name}
+             COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/fidelity/closed_loop.sh
+                     $<TARGET_FILE:dlio-run> ${DLIO_FIDELITY_PYTHON}
+                     ${CMAKE_CURRENT_SOURCE_DIR}/fidelity/programs/${program}.py
+                     ${CMAKE_CURRENT_BINARY_DIR}/fidelity/${name})
+    set_tests_properties(fidelity:${name} PROPERTIES
+      TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77 LABELS "fidelity;mpi"
+      ENVIRONMENT "RANKS=2;MPIEXEC=${DLIO_MPIEXEC_LINE};NO_DATA_DIR=${no_data_dir};MIN_SIMILARITY=${min_similarity};MAX_KS=${max_ks};MAX_COUNT_DIFF=0.05;REQUIRE_MODULES=${modules};EXPECT_CLIENT_COSTS=${client_costs};REPLACE_WORKDIR=1;DLIO_PRELOAD_LIB=$<TARGET_FILE:dlio_preload>")
+  endfunction()
+  dlio_add_mpi_closed_loop(mpi4py_sharded mpi4py_sharded 0 0.9 0.1 "numpy mpi4py" framework)
+  dlio_add_mpi_closed_loop(mpi4py_sharded_no_data_dir mpi4py_sharded 1 0.9 0.1 "numpy mpi4py"
+                           framework)
+endif()

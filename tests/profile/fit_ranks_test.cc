@@ -1,8 +1,13 @@
 // FitTrace on hand-built traces of several MPI ranks: the per-rank values (batch, threads,
 // compute) from each rank, the global ones (files, samples, epochs) from all, the sharding of the
 // samples over the ranks and the ranks that checkpoint. A trace of one rank fits as it always did.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <numeric>
+#include <random>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "dlio/config.h"
@@ -37,18 +42,30 @@ struct RankLoop {
   bool ckpt_all_ranks = true;
   int64_t ckpt_bytes = 1 << 20;
   int odd_batch_rank = -1;  // this rank reads batches of 2 * batch (fewer steps)
+  // Every epoch the global sample list is shuffled (seeded with the epoch, the same on every
+  // rank) before it is sharded: PyTorch's DistributedSampler, which gives a rank other samples
+  // in every epoch.
+  bool global_shuffle = false;
+  // Every epoch each rank shuffles its own shard (the same files every epoch, seeded with the
+  // epoch): a fixed shard read in a new order.
+  bool local_shuffle = false;
 
   std::string File(int f) const { return "/data/train/f_" + std::to_string(f) + ".npz"; }
-  // The samples (file, sample) of rank r in one epoch.
-  std::vector<std::pair<int, int>> Shard(int r) const {
+  // The samples (file, sample) of rank r in epoch e.
+  std::vector<std::pair<int, int>> Shard(int r, int e) const {
     std::vector<std::pair<int, int>> out;
     const int total = files * samples, base = total / world;
+    std::vector<int> order(static_cast<size_t>(total));
+    std::iota(order.begin(), order.end(), 0);
+    if (global_shuffle) std::shuffle(order.begin(), order.end(), std::mt19937(1234u + e));
     for (int p = 0; p < total; ++p) {
       const bool mine = sharding == "none"          ? true
                         : sharding == "round_robin" ? p % world == r
                                                     : p >= r * base && p < (r + 1) * base;
-      if (mine) out.push_back({p / samples, p % samples});
+      const int at = order[static_cast<size_t>(p)];
+      if (mine) out.push_back({at / samples, at % samples});
     }
+    if (local_shuffle) std::shuffle(out.begin(), out.end(), std::mt19937(99u + e));
     return out;
   }
 };
@@ -66,7 +83,7 @@ ProfileTrace Build(const RankLoop& l) {
       bool any = false;
       int64_t end = now;
       for (int r = 0; r < l.world; ++r) {
-        const std::vector<std::pair<int, int>> shard = l.Shard(r);
+        const std::vector<std::pair<int, int>> shard = l.Shard(r, e);
         const int batch = r == l.odd_batch_rank ? 2 * l.batch : l.batch;
         const size_t first = r == l.odd_batch_rank ? 2 * b : b;
         if (first + static_cast<size_t>(batch) > shard.size()) continue;
@@ -158,6 +175,58 @@ TEST_CASE("fit ranks: the sharding mode from which rank read which samples") {
     CHECK(Value(r, "dataset.num_files_train") == "16");
     CHECK(Value(r, "reader.batch_size") == "4");
   }
+}
+
+TEST_CASE("fit ranks: a global shuffle per epoch gives each rank other samples in each pass") {
+  // N ranks take every N-th sample of a list shuffled anew each epoch: a rank re-reads some of
+  // its earlier epochs' samples, so its own reads make no passes (the 90% rule would end its
+  // first late in its second epoch or after); the run's passes are the merged reads'. Each
+  // sample is read by one rank a pass: sharded, not replicated (which emulates N times the
+  // reads), and a rank's steps per epoch are its share's.
+  RankLoop l;
+  l.samples = 1;
+  l.files = 48;
+  l.batch = 4;
+  l.sharding = "round_robin";
+  l.global_shuffle = true;
+  std::tie(l.world, l.epochs) = GENERATE(std::make_pair(2, 2), std::make_pair(2, 3),
+                                         std::make_pair(4, 2), std::make_pair(4, 3));
+  INFO(l.world << " ranks, " << l.epochs << " epochs");
+  const FitResult r = Fit(Build(l));
+  CHECK(r.ranks == l.world);
+  CHECK(Value(r, "train.epochs") == std::to_string(l.epochs));
+  CHECK(Value(r, "dataset.num_files_train") == "48");
+  CHECK(Value(r, "reader.batch_size") == "4");
+  CHECK(Value(r, "reader.file_shuffle") == "seed");
+  // Shuffled files of one sample each: block and round robin cut alike (dlio's default stays).
+  const FitEntry* sharding = r.Find("reader.sharding");
+  REQUIRE(sharding != nullptr);
+  CHECK_FALSE(sharding->inferred);
+  CHECK(sharding->value == "block");
+  CHECK(r.Find("train.total_training_steps") == nullptr);  // every rank's steps: all of them
+}
+
+TEST_CASE("fit ranks: each rank keeps its shard of files and shuffles it every epoch") {
+  // Files of one sample each, a fixed shard per rank (a run of files, or every other file) read
+  // in a new order every epoch: dlio's sharding of the name-ordered list, then its rank-local
+  // shuffle, so that each emulated rank too reads the same files every epoch.
+  RankLoop l;
+  l.samples = 1;
+  l.files = 48;
+  l.local_shuffle = true;
+  l.sharding = GENERATE(std::string("block"), std::string("round_robin"));
+  INFO(l.sharding);
+  const FitResult r = Fit(Build(l));
+  CHECK(Value(r, "train.epochs") == "2");
+  CHECK(Value(r, "reader.batch_size") == "4");
+  CHECK(Value(r, "reader.sharding") == l.sharding);
+  CHECK(Value(r, "reader.file_shuffle") == "off");
+  CHECK(Value(r, "reader.sample_shuffle") == "seed");
+  auto c = ParseConfig(FitYaml(r, {"test"}), "fit.yaml");
+  INFO(c.status().ToString());
+  REQUIRE(c.ok());
+  CHECK(c->reader.file_shuffle == ShuffleMode::kOff);
+  CHECK(c->reader.sample_shuffle == ShuffleMode::kSeed);
 }
 
 TEST_CASE("fit ranks: checkpoints of every rank or of rank 0 alone") {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -82,11 +83,31 @@ int32_t AssignPassesOf(const std::vector<size_t>& which, View* view) {
   return epoch + 1;
 }
 
+// Whether the passes AssignPassesOf gave the accesses `which` (one rank's) are passes over one
+// set of samples: at most 10% of the reads read a sample again within their pass, and at most
+// 10% of the later passes' reads are of samples the first pass did not read. A rank that reads
+// its own shard every epoch meets both. One that reads another shard each epoch (a global
+// shuffle, then every N-th sample: PyTorch's DistributedSampler) has no passes of its own: the
+// 90% rule ends its "first pass" late in its second epoch or after, with re-reads inside it
+// (many with 2 ranks), and its "second" holds samples the first never read (most with many).
+bool PassesOverOneSet(const std::vector<size_t>& which, const View& view) {
+  std::set<std::tuple<int32_t, int32_t, int64_t>> seen;  // pass, file, sample
+  size_t again = 0, later = 0, stray = 0;
+  for (size_t k : which) {
+    const Access& a = view.accesses[k];
+    again += !seen.insert({a.epoch, a.file, a.key}).second;
+    if (a.epoch == 0) continue;
+    ++later;
+    stray += !seen.count({0, a.file, a.key});
+  }
+  return again * 10 <= which.size() && stray * 10 <= later;
+}
+
 // Passes over the data. With several ranks, each rank's own when every rank re-reads its
-// samples the same number of times: ranks run unsynchronized, and on a busy host one starts its
-// next pass while another ends this one, which the merged order takes for a pass that ends
-// early (a rank's reads would begin a pass the others' leftovers end). Otherwise (one rank, or
-// ranks that read another shard each pass) over all the accesses.
+// samples the same number of times, once each per pass: ranks run unsynchronized, and on a busy
+// host one starts its next pass while another ends this one, which the merged order takes for a
+// pass that ends early (a rank's reads would begin a pass the others' leftovers end). Otherwise
+// (one rank, or ranks that read another shard each pass) over all the accesses.
 void AssignPasses(const ProfileTrace& t, View* view) {
   std::map<int32_t, std::vector<size_t>> by_rank;
   std::vector<size_t> every;
@@ -99,9 +120,14 @@ void AssignPasses(const ProfileTrace& t, View* view) {
   }
   if (ranked && by_rank.size() > 1) {
     std::set<int32_t> passes;
-    for (const auto& [rank, which] : by_rank) passes.insert(AssignPassesOf(which, view));
-    if (passes.size() == 1 && *passes.begin() > 1) {
+    bool one_set = true;
+    for (const auto& [rank, which] : by_rank) {
+      passes.insert(AssignPassesOf(which, view));
+      one_set = one_set && PassesOverOneSet(which, *view);
+    }
+    if (passes.size() == 1 && *passes.begin() > 1 && one_set) {
       view->epochs = *passes.begin();
+      view->passes_per_rank = true;
       return;
     }
   }
@@ -296,8 +322,12 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
 
 void AlignEpochs(const View& whole, View* part) {
   // A rank that re-reads its own samples as often as the whole run passes keeps its own passes
-  // (aligned by time, a rank that lags on a busy host would lend its last reads to the next).
-  if (part->epochs_from_events || whole.epochs <= 1 || part->epochs == whole.epochs) return;
+  // (aligned by time, a rank that lags on a busy host would lend its last reads to the next);
+  // when the whole run's passes are the merged reads' (ranks that read another shard each pass),
+  // a rank's own "passes" are not passes (PassesOverOneSet) and take the run's by time.
+  if (part->epochs_from_events || whole.epochs <= 1 ||
+      (part->epochs == whole.epochs && whole.passes_per_rank))
+    return;
   std::vector<int64_t> starts(static_cast<size_t>(whole.epochs), INT64_MAX);
   for (const Access& a : whole.accesses) {
     int64_t& s = starts[static_cast<size_t>(a.epoch)];

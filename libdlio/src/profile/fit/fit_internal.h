@@ -146,6 +146,7 @@ struct View {
   std::vector<Access> accesses;         // by start time
   int32_t epochs = 1;
   bool epochs_from_events = false;  // application epoch events gave `epochs`
+  bool passes_per_rank = false;     // each rank's own passes gave `epochs` (AssignPasses)
   int64_t app_epoch_events = 0;
   std::vector<Step> steps;  // by start time
   bool steps_from_compute = false;

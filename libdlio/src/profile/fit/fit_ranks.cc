@@ -152,6 +152,43 @@ void MergeCheckpoint(const std::vector<RankFit>& ranks, const RankFit& ref, int3
   }
 }
 
+// Whether the files of one sample each that the ranks read in the first pass (file -> ranks)
+// are a run of consecutive files per rank (block), and whether rank r read the files i with
+// i mod world = r (round robin).
+std::pair<bool, bool> ShardShape(const std::map<int32_t, std::set<int32_t>>& file_ranks,
+                                 int32_t world) {
+  bool round_robin = true;
+  std::map<int32_t, std::pair<int32_t, int32_t>> span;  // rank -> first, last file
+  std::map<int32_t, int32_t> count;
+  for (const auto& [file, who] : file_ranks) {
+    const int32_t r = *who.begin();
+    round_robin = round_robin && file % world == r;
+    auto [it, fresh] = span.try_emplace(r, file, file);
+    it->second.second = file;
+    ++count[r];
+  }
+  bool block = true;
+  for (const auto& [r, s] : span) block = block && s.second - s.first + 1 == count[r];
+  return {block, round_robin};
+}
+
+// Each rank keeps one set of files over its passes (the run's passes are the ranks' own), a
+// block or every world-th file in name order, in a new order each pass: dlio's sharding of the
+// files in name order, then its rank-local shuffle (sample_shuffle; file_shuffle would reshuffle
+// the whole list before sharding, giving each rank other files every epoch).
+void FixedShuffledShard(bool block, int32_t world, FitResult* out) {
+  const std::string kept = block ? "a run of consecutive files"
+                                 : StrCat("the files i with i mod ", world, " = its rank");
+  Set(out, "reader.sharding", block ? "block" : "round_robin", FitConfidence::kMedium,
+      StrCat("each rank reads ", kept, " (in name order) and keeps them over its passes"));
+  Put(out, {"reader.file_shuffle", "off", true, FitConfidence::kMedium,
+            StrCat("each rank keeps its files over its passes, ", kept,
+                   ": the list is sharded in name order (a global file shuffle would give a rank "
+                   "other files every epoch)")});
+  Put(out, {"reader.sample_shuffle", "seed", true, FitConfidence::kMedium,
+            "each rank reads its files in a new order every pass: the rank-local shuffle"});
+}
+
 // reader.sharding from which ranks read the first pass's samples.
 void FitSharding(const View& whole, const std::map<int32_t, int32_t>& rank_of, int32_t world,
                  FitResult* out) {
@@ -195,25 +232,19 @@ void FitSharding(const View& whole, const std::map<int32_t, int32_t>& rank_of, i
     return;
   }
   // One sample per file: in name order, block gives each rank a run of files, round robin every
-  // world-th file (only when the files are not shuffled).
+  // world-th file (only when the files are not shuffled, or each rank keeps its files).
+  const auto [block, round_robin] = ShardShape(file_ranks, world);
   const FitEntry* shuffle = out->Find("reader.file_shuffle");
+  if (shuffle != nullptr && shuffle->value != "off" && whole.passes_per_rank &&
+      block != round_robin) {
+    FixedShuffledShard(block, world, out);
+    return;
+  }
   if (shuffle == nullptr || shuffle->value != "off") {
     Unset(out, "reader.sharding", "block",
           "files are shuffled and hold one sample each: block and round robin look alike");
     return;
   }
-  bool round_robin = true;
-  std::map<int32_t, std::pair<int32_t, int32_t>> span;  // rank -> first, last file
-  std::map<int32_t, int32_t> count;
-  for (const auto& [file, who] : file_ranks) {
-    const int32_t r = *who.begin();
-    round_robin = round_robin && file % world == r;
-    auto [it, fresh] = span.try_emplace(r, file, file);
-    it->second.second = file;
-    ++count[r];
-  }
-  bool block = true;
-  for (const auto& [r, s] : span) block = block && s.second - s.first + 1 == count[r];
   if (block != round_robin) {
     Set(out, "reader.sharding", block ? "block" : "round_robin", FitConfidence::kMedium,
         StrCat("files read in name order; each rank reads ",
