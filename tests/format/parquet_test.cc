@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <mutex>
+#include <thread>
 
 #include "dlio/storage_wrapper.h"
 #include "format/format_test_util.h"
@@ -152,6 +153,60 @@ TEST_CASE("parquet hands a row of one column as a view when the caller reads no 
   REQUIRE(view.Resize(4).ok());  // the buffer's own memory again
   CHECK_FALSE(view.has_view());
   CHECK(view.size() == 4);
+}
+
+TEST_CASE("parquet serves rows of the group a view holds as a locked lookup would",
+          "[format][parquet]") {
+  // Buffers that alternate between groups, and threads that read the same file at once, get
+  // the same rows as copies, and storage the same requests as reads one buffer at a time make.
+  ReadLog log(BoundMemoryStorage());
+  auto format = MakeFormatByName("parquet");
+  FormatOptions o;
+  o.io_model = IoModel::kNative;
+  o.parquet.row_group_size = 8;
+  REQUIRE(format->Write(&log, "/h.parquet", Rows(80, 40, 3), o).ok());  // 10 groups
+  std::vector<std::string> expected;
+  for (uint64_t i = 0; i < 80; ++i) expected.push_back(ExpectedRow(o.parquet, 3, i, 40));
+
+  // Two buffers taking turns, a in group g while b is in group g + 5: neither's group is the
+  // cache's most recent when its turn comes, so each row takes the locked lookup, which keeps
+  // both groups cached (the same requests as before the views' fast path: one per group).
+  log.Take();
+  auto r = format->Open(&log, "/h.parquet", o);
+  REQUIRE(r.ok());
+  const auto open_reads = log.Take();
+  SampleBuffer a, b;
+  a.set_views_allowed(true);
+  b.set_views_allowed(true);
+  for (uint64_t i = 0; i < 40; ++i) {
+    REQUIRE((*r)->ReadSample(i, &a).ok());
+    CHECK(BufferString(a) == expected[i]);
+    REQUIRE((*r)->ReadSample(i + 40, &b).ok());
+    CHECK(BufferString(b) == expected[i + 40]);
+  }
+  const auto turns = log.Take();
+  CHECK(turns.size() == 10);
+  CHECK(open_reads.size() == 2);
+
+  // Four threads reading every row of one reader at once, each in its own buffer.
+  auto shared = format->Open(&log, "/h.parquet", o);
+  REQUIRE(shared.ok());
+  std::vector<std::string> bad(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      SampleBuffer buf;
+      buf.set_views_allowed(t % 2 == 0);
+      for (uint64_t i = 0; i < 80; ++i) {
+        const uint64_t row = (i + t * 20) % 80;
+        if (!(*shared)->ReadSample(row, &buf).ok() || BufferString(buf) != expected[row]) {
+          bad[t] += std::to_string(row) + " ";
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  CHECK(bad == std::vector<std::string>(4));
 }
 
 // --- corrupt files ------------------------------------------------------------------------------

@@ -53,6 +53,15 @@ class SampleBuffer {
     has_view_ = true;
   }
   bool has_view() const { return has_view_; }
+  // The object keeping the view's bytes alive (SetView's `keep`; null without a view), so a
+  // format can tell that the buffer already holds what it would keep and move the view within
+  // it (MoveView) without touching `keep`'s count.
+  const void* view_keeper() const { return has_view_ ? view_keep_.get() : nullptr; }
+  // Serves other bytes kept alive by the same object as the current view. Requires has_view().
+  void MoveView(const uint8_t* data, size_t size) {
+    view_ = data;
+    view_size_ = size;
+  }
 
   // The object a framework model read the sample out of (the numpy model's array). By default
   // Hold frees it at once, as a loop that drops the array once it has the sample does. With

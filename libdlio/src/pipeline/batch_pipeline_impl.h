@@ -62,6 +62,13 @@ struct ReadRun {
   int64_t start = 0;
 };
 
+// The plan positions a reader claimed from the shared cursor and has not read yet: [next, end),
+// all of one batch (PipelineOptions::claim_run_bytes), and the size of its last sample read.
+struct Claim {
+  uint64_t next = 0, end = 0;
+  uint64_t last_bytes = 0;  // 0: none read yet
+};
+
 class BatchPipeline final : public Pipeline, public BatchRecycler {
  public:
   BatchPipeline(PipelineMode mode, const PipelineOptions& options, const PipelineEnv& env);
@@ -81,19 +88,22 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   // Reads the epoch's samples from the shared cursor, or (options_.reader_lanes) reader `reader`'s
   // positions reader, reader + lanes, ...
   void RunReads(size_t reader, Distribution* dist, ReadScratch* scratch);
-  // The next sample position a reader reads (`lane_next`: its own cursor with lanes).
-  uint64_t ClaimSample(uint64_t* lane_next);
+  // The next sample position a reader reads (`lane_next`: its own cursor with lanes; `claim`:
+  // what it claimed from the shared cursor before).
+  uint64_t ClaimSample(uint64_t* lane_next, Claim* claim);
+  // How many positions a claim from the shared cursor takes after a sample of `last_bytes`.
+  uint64_t ClaimLength(uint64_t last_bytes) const;
   void WorkerLoop(size_t worker);
   // `scratch`: the calling thread's buffer when own_buffers_ (else null: the pool's buffers).
-  // `cursor`: the calling thread's DataSourceCursor (or null).
-  void ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist, ReadScratch* scratch,
-                     DataSourceCursor* cursor);
+  // `cursor`: the calling thread's DataSourceCursor (or null). Returns the bytes read.
+  uint64_t ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist,
+                         ReadScratch* scratch, DataSourceCursor* cursor);
   // Next's reads of batch k on the consumer's thread (inline_reads_).
   void ReadInline(Slot* slot, int64_t k);
   // ProcessSample within `run` (time_runs_): sample s joins the run, which must be of batch k
   // or closed.
-  void ProcessInRun(uint64_t s, Slot* slot, int64_t k, Distribution* dist, ReadScratch* scratch,
-                    DataSourceCursor* cursor, ReadRun* run);
+  uint64_t ProcessInRun(uint64_t s, Slot* slot, int64_t k, Distribution* dist, ReadScratch* scratch,
+                        DataSourceCursor* cursor, ReadRun* run);
   // Times the end of `run`, counts its samples off its batch (completing it when they were the
   // last) and leaves it closed. Nothing when no run is open.
   void CloseRun(ReadRun* run);

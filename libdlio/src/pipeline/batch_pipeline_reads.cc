@@ -70,10 +70,32 @@ void BatchPipeline::ReaderLoop(size_t reader) {
   }
 }
 
-uint64_t BatchPipeline::ClaimSample(uint64_t* lane_next) {
-  if (options_.reader_lanes <= 1) return cursor_.fetch_add(1, std::memory_order_relaxed);
-  const uint64_t s = *lane_next;
-  *lane_next += options_.reader_lanes;
+uint64_t BatchPipeline::ClaimLength(uint64_t last_bytes) const {
+  constexpr uint64_t kMaxClaim = 64;
+  if (last_bytes == 0 || options_.claim_run_bytes <= last_bytes) return 1;
+  return std::min(kMaxClaim, options_.claim_run_bytes / last_bytes);
+}
+
+uint64_t BatchPipeline::ClaimSample(uint64_t* lane_next, Claim* claim) {
+  if (options_.reader_lanes > 1) {
+    const uint64_t s = *lane_next;
+    *lane_next += options_.reader_lanes;
+    return s;
+  }
+  if (claim->next < claim->end) return claim->next++;
+  const uint64_t want = ClaimLength(claim->last_bytes);
+  if (want == 1) return cursor_.fetch_add(1, std::memory_order_relaxed);
+  // Up to `want` positions, none past the batch of the first or the plan's end.
+  const uint64_t n_used = epoch_state_.n_used();
+  uint64_t s = cursor_.load(std::memory_order_relaxed);
+  uint64_t n = 0;
+  do {
+    if (s >= n_used) return s;  // the epoch's positions are all claimed
+    const uint64_t batch_end = std::min(n_used, (s / batch_size_ + 1) * batch_size_);
+    n = std::min(want, batch_end - s);
+  } while (!cursor_.compare_exchange_weak(s, s + n, std::memory_order_relaxed));
+  claim->next = s + 1;
+  claim->end = s + n;
   return s;
 }
 
@@ -81,8 +103,9 @@ void BatchPipeline::RunReads(size_t reader, Distribution* dist, ReadScratch* scr
   uint64_t lane_next = reader;
   std::unique_ptr<DataSourceCursor> cursor = source_->NewCursor();  // this epoch's reads
   ReadRun run;
+  Claim claim;
   while (!cancel_.load(std::memory_order_acquire)) {
-    const uint64_t s = ClaimSample(&lane_next);
+    const uint64_t s = ClaimSample(&lane_next, &claim);
     if (s >= epoch_state_.n_used()) break;
     const int64_t k = static_cast<int64_t>(s / batch_size_);
     if (run.slot != nullptr && run.k != k) CloseRun(&run);
@@ -97,11 +120,8 @@ void BatchPipeline::RunReads(size_t reader, Distribution* dist, ReadScratch* scr
       });
       if (slot->open_for.load(std::memory_order_relaxed) != k || cancel_.load()) break;
     }
-    if (time_runs_) {
-      ProcessInRun(s, slot, k, dist, scratch, cursor.get(), &run);
-    } else {
-      ProcessSample(s, slot, k, dist, scratch, cursor.get());
-    }
+    claim.last_bytes = time_runs_ ? ProcessInRun(s, slot, k, dist, scratch, cursor.get(), &run)
+                                  : ProcessSample(s, slot, k, dist, scratch, cursor.get());
   }
   cursor.reset();  // before the last batch completes: the epoch may end with it
   CloseRun(&run);
@@ -130,8 +150,8 @@ Status BatchPipeline::Fetch(const SampleRef& ref, Slot* slot, uint64_t j, ReadSc
   return status;
 }
 
-void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist,
-                                  ReadScratch* scratch, DataSourceCursor* cursor) {
+uint64_t BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distribution* dist,
+                                      ReadScratch* scratch, DataSourceCursor* cursor) {
   const uint64_t j = s - static_cast<uint64_t>(k) * batch_size_;
   const SampleRef ref = epoch_state_.plan()[s];
   const bool trace_item = tracer_ && mode_ != PipelineMode::kPreload;
@@ -151,11 +171,13 @@ void BatchPipeline::ProcessSample(uint64_t s, Slot* slot, int64_t k, Distributio
   }
   if (status.ok() && !use_workers_) status = Preprocess(dist, slot, j);
   if (!status.ok()) RecordError(slot, k, ref, status);
+  const uint64_t bytes = slot->read_bytes[j];  // the slot is the consumer's once completed
   if (slot->remaining.fetch_sub(1, std::memory_order_acq_rel) == 1) CompleteRead(slot);
+  return bytes;
 }
 
-void BatchPipeline::ProcessInRun(uint64_t s, Slot* slot, int64_t k, Distribution* dist,
-                                 ReadScratch* scratch, DataSourceCursor* cursor, ReadRun* run) {
+uint64_t BatchPipeline::ProcessInRun(uint64_t s, Slot* slot, int64_t k, Distribution* dist,
+                                     ReadScratch* scratch, DataSourceCursor* cursor, ReadRun* run) {
   const uint64_t j = s - static_cast<uint64_t>(k) * batch_size_;
   if (run->slot == nullptr) {
     run->slot = slot;
@@ -170,8 +192,10 @@ void BatchPipeline::ProcessInRun(uint64_t s, Slot* slot, int64_t k, Distribution
   slot->read_end[j] = std::numeric_limits<int64_t>::min();
   run->last_j = j;
   ++run->count;
-  if (status.ok() && !use_workers_) status = Preprocess(dist, slot, j);  // nothing to do here
+  // No Preprocess: with time_runs_ it has nothing to do here (it runs on the workers, or is off
+  // and untraced).
   if (!status.ok()) RecordError(slot, k, ref, status);
+  return slot->read_bytes[j];
 }
 
 void BatchPipeline::CloseRun(ReadRun* run) {

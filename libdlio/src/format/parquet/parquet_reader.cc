@@ -10,10 +10,14 @@
 // stored uncompressed without nulls are not copied out of the bytes read (the group keeps them:
 // DecodedColumn::spans), so such a row costs the read and its copy into the sample, no more; and
 // when the caller reads no byte (SampleBuffer::views_allowed) a row of one column is handed as a
-// view of the group's bytes, which the buffer keeps alive, without the copy.
+// view of the group's bytes, which the buffer keeps alive, without the copy. The next rows of the
+// group such a buffer holds are served from it without the cache's lock while that group is still
+// the cache's most recent one (ServeFromHeld), and a dropped group's chunk buffers are read into
+// again by the next group's reads (ChunkBufferPool) instead of fresh memory, whose pages fault.
 // Under reader.io_model pyarrow the footer and a group's chunks are read with pyarrow's requests
 // instead (io_models/pyarrow_read.h).
 #include <algorithm>
+#include <atomic>
 #include <list>
 #include <mutex>
 
@@ -31,9 +35,42 @@ namespace {
 constexpr size_t kCachedGroups = 4;
 constexpr uint64_t kCacheBytes = 256u << 20;
 
+// The chunk buffers of a row group nobody holds any more, kept (one group's, of at most
+// kSpareBytes) for the next group's reads: re-reading into memory already mapped saves the page
+// faults of fresh memory. Its owners are the reader and the groups it read (a group may outlive
+// its reader in a SampleBuffer's view). Thread-safe.
+class ChunkBufferPool {
+ public:
+  static constexpr uint64_t kSpareBytes = kCacheBytes / kCachedGroups;
+
+  // The spare buffers (none when there are none), resized to `n`.
+  std::vector<UnsetBytes> Take(size_t n) {
+    std::vector<UnsetBytes> out;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      out.swap(spare_);
+    }
+    out.resize(n);
+    return out;
+  }
+  // Keeps `*bytes` when no spare is kept and they are small enough; frees them otherwise.
+  void Give(std::vector<UnsetBytes>* bytes) {
+    uint64_t total = 0;
+    for (const UnsetBytes& b : *bytes) total += b.capacity();
+    if (total == 0 || total > kSpareBytes) return;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (spare_.empty()) spare_.swap(*bytes);
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<UnsetBytes> spare_;
+};
+
 // One row group, decoded: the selected columns' values.
 struct DecodedGroup {
   uint64_t index = 0;
+  uint64_t rows = 0;
   std::vector<DecodedColumn> columns;  // in selected_ order
   std::vector<UnsetBytes> read;        // the chunks' bytes, kept when a column's spans point there
   uint64_t bytes = 0;                  // decoded values and read bytes held
@@ -126,6 +163,7 @@ class ParquetReader final : public FormatReader {
   }
 
   Status ReadSample(uint64_t i, SampleBuffer* out) override {
+    if (ServeFromHeld(i, out)) return Status::OK();
     DLIO_RETURN_NOT_OK(CheckSampleIndex(path_, i, num_samples()));
     const size_t g = GroupOf(i);
     DLIO_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedGroup> group, Group(g));
@@ -151,6 +189,20 @@ class ParquetReader final : public FormatReader {
   std::string DescribeJson() const override;
 
  private:
+  // Row i as a view of the group `out` already holds a view of, when that is this reader's most
+  // recent group (front_) and holds row i: the locked lookup would find it at the cache's front
+  // and leave the cache as it is, so skipping it changes nothing but the lock and the counts.
+  // Two live objects never share an address, so a buffer whose keeper is front_ holds that group.
+  bool ServeFromHeld(uint64_t i, SampleBuffer* out) const {
+    const void* held = out->view_keeper();
+    if (held == nullptr || held != front_.load(std::memory_order_acquire)) return false;
+    const DecodedGroup& group = *static_cast<const DecodedGroup*>(held);
+    const uint64_t first = starts_[group.index];
+    if (i < first || i - first >= group.rows) return false;
+    out->MoveView(ValueAt(group, 0, i - first), ValueBytes(group, 0, i - first));
+    return true;
+  }
+
   size_t GroupOf(uint64_t i) const {
     return static_cast<size_t>(std::upper_bound(starts_.begin(), starts_.end(), i) -
                                starts_.begin() - 1);
@@ -174,10 +226,11 @@ class ParquetReader final : public FormatReader {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto it = cache_.begin(); it != cache_.end(); ++it) {
         if ((*it)->index != g) continue;
-        auto hit = *it;
-        cache_.erase(it);
-        cache_.push_front(hit);
-        return hit;
+        if (it != cache_.begin()) {
+          cache_.splice(cache_.begin(), cache_, it);
+          front_.store(it->get(), std::memory_order_release);
+        }
+        return *it;
       }
     }
     DLIO_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedGroup> fresh, ReadGroup(g));
@@ -193,6 +246,7 @@ class ParquetReader final : public FormatReader {
     std::lock_guard<std::mutex> lock(mu_);
     if (!sizes.empty()) var_sizes_[g] = std::move(sizes);
     cache_.push_front(fresh);
+    front_.store(fresh.get(), std::memory_order_release);
     cached_bytes_ += fresh->bytes;
     while (cache_.size() > kCachedGroups || (cache_.size() > 1 && cached_bytes_ > kCacheBytes)) {
       cached_bytes_ -= cache_.back()->bytes;
@@ -201,14 +255,26 @@ class ParquetReader final : public FormatReader {
     return fresh;
   }
 
-  Result<std::shared_ptr<const DecodedGroup>> ReadGroup(size_t g) const {
-    auto group = std::make_shared<DecodedGroup>();
+  // A new group, whose chunk buffers go back to the pool when its last holder lets it go.
+  std::shared_ptr<DecodedGroup> NewGroup(size_t g) const {
+    std::shared_ptr<ChunkBufferPool> pool = pool_;
+    std::shared_ptr<DecodedGroup> group(new DecodedGroup, [pool](DecodedGroup* d) {
+      pool->Give(&d->read);
+      delete d;
+    });
     group->index = g;
+    group->rows = static_cast<uint64_t>(meta_.row_groups[g].num_rows);
+    return group;
+  }
+
+  Result<std::shared_ptr<const DecodedGroup>> ReadGroup(size_t g) const {
+    std::shared_ptr<DecodedGroup> group = NewGroup(g);
     std::vector<io_models::ByteRange> chunks;
     for (size_t c : selected_) chunks.push_back({ranges_[g][c].begin, ranges_[g][c].size});
     const std::vector<io_models::ByteRange> requests =
         fetch_.pyarrow ? io_models::RowGroupRequests(chunks, fetch_.read) : chunks;
-    std::vector<UnsetBytes> bytes(requests.size());  // each filled whole by its read
+    // Each filled whole by its read (a dropped group's buffers when the pool has them).
+    std::vector<UnsetBytes> bytes = pool_->Take(requests.size());
     for (size_t r = 0; r < requests.size(); ++r) DLIO_RETURN_NOT_OK(Fetch(requests[r], &bytes[r]));
     bool in_place = false;
     for (size_t k = 0; k < selected_.size(); ++k) {
@@ -234,12 +300,15 @@ class ParquetReader final : public FormatReader {
     if (in_place) {  // a column's values stayed in the bytes read (PLAIN, uncompressed)
       for (const UnsetBytes& b : bytes) group->bytes += b.size();
       group->read = std::move(bytes);
+    } else {
+      pool_->Give(&bytes);
     }
     return std::shared_ptr<const DecodedGroup>(std::move(group));
   }
 
   // One request: a ReadAt of the open file, or the fork's buffered read of a file opened again.
   Status Fetch(const io_models::ByteRange& r, UnsetBytes* out) const {
+    if (out->capacity() < r.length) UnsetBytes().swap(*out);  // no copy of the old bytes
     out->resize(r.length);
     if (fetch_.pyarrow && fetch_.read == PyarrowRead::kFork) {
       return io_models::ReadForkSpan(fetch_.storage, path_, r, fetch_.direct, out->data());
@@ -275,8 +344,10 @@ class ParquetReader final : public FormatReader {
   mutable std::mutex mu_;
   mutable std::vector<std::vector<uint64_t>>
       var_sizes_;  // [group][row] byte_array bytes, once read
-  mutable std::list<std::shared_ptr<const DecodedGroup>> cache_;
-  mutable uint64_t cached_bytes_ = 0;  // sum of cache_'s bytes  // most recent first
+  mutable std::list<std::shared_ptr<const DecodedGroup>> cache_;  // most recent first
+  mutable uint64_t cached_bytes_ = 0;                             // sum of cache_'s bytes
+  mutable std::atomic<const void*> front_{nullptr};  // cache_.front().get(), for ServeFromHeld
+  std::shared_ptr<ChunkBufferPool> pool_ = std::make_shared<ChunkBufferPool>();
   FetchMode fetch_;
 };
 
