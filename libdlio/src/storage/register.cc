@@ -13,6 +13,9 @@ using storage_internal::kMpiioCapabilities;
 using storage_internal::kPosixCapabilities;
 using storage_internal::kStdioCapabilities;
 
+// The s3 storage's own keys (storage/s3/s3_keys.cc), parsed into its S3Options.
+constexpr const char* kS3KeySection = "storage.storage_options.";
+
 // A capability declaration that does not depend on the options.
 StorageCapabilitiesFn Declares(StorageCapabilities capabilities) {
   return [capabilities](const StorageOptions&, const StorageRegistry&) { return capabilities; };
@@ -91,12 +94,15 @@ Status RegisterBuiltinStorages(StorageRegistry* storages) {
            -> Result<std::unique_ptr<Storage>> { return NewMpiioStorage(options); },
        Declares(kMpiioCapabilities)}));
   DLIO_RETURN_NOT_OK(storages->Register(
-      {"s3", "S3 objects over HTTP(S) (range GET, PUT, multipart upload), traced as S3",
+      {"s3",
+       "S3 objects over HTTP(S) (range GET, PUT, multipart upload), traced as S3",
        "storage.storage_options.* (endpoint_url, region, access_key_id, secret_access_key, ...; "
        "docs/storage.md)",
        [](const StorageOptions& options, const StorageBuildEnv&)
            -> Result<std::unique_ptr<Storage>> { return NewS3Storage(options); },
-       Declares(StorageCapabilities{})}));
+       Declares(StorageCapabilities{}),
+       {},
+       kS3KeySection}));
   return Status::OK();
 }
 
