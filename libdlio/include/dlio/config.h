@@ -123,17 +123,14 @@ struct StorageConfig {
       "posix";  // storage.storage_type: posix (DLIO local_fs), memory, slow, mpiio
   std::string storage_root =
       "./";  // storage.storage_root: prefix of relative data/checkpoint folders
-  std::string slow_inner = "posix";  // storage.slow_inner: backend wrapped by "slow"
-  double slow_latency_us = 100;      // storage.slow_latency_us: mean added latency per call
-  double slow_latency_stdev_us = 0;  // storage.slow_latency_stdev_us: normal jitter
-  double slow_bandwidth_mib_s = 0;   // storage.slow_bandwidth_mib_s: 0 = unlimited
-  bool mpiio_collective = false;     // storage.mpiio_collective: MPI_File_read_at_all on data files
+  bool mpiio_collective = false;  // storage.mpiio_collective: MPI_File_read_at_all on data files
   std::string tiered_source = "posix";  // storage.tiered_source: storage "tiered" caches
   std::vector<CacheTierConfig> tiers;   // storage.tiers: the cache levels of "tiered"
   std::string cache_policy = "lru";     // storage.cache_policy: monarch, lru, clairvoyant
   std::string cache_scope = "node";     // storage.cache_scope: node (one cache a node), process
   // The sections implementations declare and parse through their own keys (the s3 storage's
-  // storage.storage_options.*, storage/s3/s3_keys.cc), handed whole to StorageOptions::backends.
+  // storage.storage_options.*, storage/s3/s3_keys.cc; slow's storage.slow_*, storage/slow_keys.cc),
+  // handed whole to StorageOptions::backends.
   OptionSections backends;
 };
 

@@ -184,12 +184,7 @@ struct StorageOptions {
   std::string name = "posix";  // registry name: posix, memory, slow, mpiio, tiered, s3
   bool direct = false;         // posix: open data files with O_DIRECT (reader.odirect)
   size_t direct_alignment = 4096;
-  // slow: the wrapped backend and the latency it adds to every read/write (seeded).
-  std::string slow_inner = "posix";
-  double slow_latency_us = 100;      // mean added latency per call
-  double slow_latency_stdev_us = 0;  // normal jitter, clipped at 0
-  double slow_bandwidth_mib_s = 0;   // 0 = unlimited; else adds size/bandwidth per call
-  uint64_t seed = 0;
+  uint64_t seed = 0;  // seeds what a storage draws (slow: its latency)
   // mpiio: collective reads (MPI_File_read_at_all) of files opened for reading under one of
   // these directories (every file opened for reading when the list is empty); see
   // docs/scaling.md for what collective reads require of all ranks.
@@ -202,7 +197,8 @@ struct StorageOptions {
   std::string cache_policy = "lru";
   std::string cache_scope = "process";  // storage.cache_scope: node (one cache a node), process
   // The options of the implementations that declare their own keys (the s3 storage's S3Options,
-  // storage/s3/s3_options.h), copied whole from the config's StorageConfig::backends.
+  // storage/s3/s3_options.h; slow's SlowOptions, storage/slow_options.h), copied whole from the
+  // config's StorageConfig::backends.
   OptionSections backends;
 };
 

@@ -38,14 +38,7 @@ void AddStorageKeys(std::vector<KeySpec>* t) {
       kNonEmpty, StorageTypeSetter));
   add(String("storage.storage_root", DLIO_FIELD(std::string, storage.storage_root),
              "prefix of relative data and checkpoint folders (DLIO's namespace)"));
-  add(String("storage.slow_inner", DLIO_FIELD(std::string, storage.slow_inner),
-             "slow: the storage it wraps"));
-  add(Double("storage.slow_latency_us", DLIO_FIELD(double, storage.slow_latency_us), {0, 60e6},
-             "slow: mean latency added to every read/write, microseconds"));
-  add(Double("storage.slow_latency_stdev_us", DLIO_FIELD(double, storage.slow_latency_stdev_us),
-             {0, 60e6}, "slow: normal jitter of that latency, microseconds (clipped at 0)"));
-  add(Double("storage.slow_bandwidth_mib_s", DLIO_FIELD(double, storage.slow_bandwidth_mib_s),
-             {0, HUGE_VAL}, "slow: bandwidth cap in MiB/s (2^20 bytes/s); 0 = unlimited"));
+  AddSlowKeys(t);  // the slow storage's own section (storage/slow_keys.cc)
   add(Bool("storage.mpiio_collective", DLIO_FIELD(bool, storage.mpiio_collective),
            "mpiio: collective reads (MPI_File_read_at_all) of the data files, opened on all "
            "ranks; needs one shared file, reader.pipeline sync with read_threads <= 1, drop_last "

@@ -17,4 +17,5 @@ list(APPEND DLIO_SOURCES
   src/config/value_parse.cc
   # Key sections implementations declare in their own folders (config_table.h: one line each).
   src/storage/s3/s3_keys.cc
+  src/storage/slow_keys.cc
 )

@@ -41,10 +41,6 @@ void AddTieredOptions(const WorkloadConfig& c, StorageOptions* o) {
 StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
   StorageOptions o;
   o.name = c.storage.storage_type;
-  o.slow_inner = c.storage.slow_inner;
-  o.slow_latency_us = c.storage.slow_latency_us;
-  o.slow_latency_stdev_us = c.storage.slow_latency_stdev_us;
-  o.slow_bandwidth_mib_s = c.storage.slow_bandwidth_mib_s;
   o.mpiio_collective = c.storage.mpiio_collective;
   if (o.mpiio_collective) {
     // Only the data files: rank 0 alone reads the dataset marker beside them.
@@ -55,7 +51,7 @@ StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
   o.direct = c.reader.odirect;
   o.seed = MixSeed(c.train.seed, 0x5107);
   AddTieredOptions(c, &o);
-  o.backends = c.storage.backends;  // the sections implementations parse themselves (s3)
+  o.backends = c.storage.backends;  // the sections implementations parse themselves (s3, slow)
   return o;
 }
 

@@ -6,10 +6,7 @@
 #include "config/key_builders.h"
 #include "storage/s3/s3_options.h"
 
-// Accessor of one field of the config's S3Options (made with its defaults on first use).
-#define S3_FIELD(T, member)             \
-  static_cast<T& (*)(WorkloadConfig&)>( \
-      [](WorkloadConfig& c) -> T& { return c.storage.backends.Get<S3Options>().member; })
+#define S3_FIELD(T, member) DLIO_BACKEND_FIELD(S3Options, T, member)
 
 namespace dlio::config_internal {
 
