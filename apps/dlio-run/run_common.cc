@@ -24,7 +24,7 @@ std::string HumanRate(double bytes_per_s) {
 bool StorageNeedsMpi(const dlio::WorkloadConfig& c, const dlio::Registries& registries) {
   dlio::StorageOptions options;
   options.name = c.storage.storage_type;
-  options.slow_inner = c.storage.slow_inner;
+  options.backends = c.storage.backends;  // slow's inner storage
   auto capabilities = dlio::StorageCapabilitiesFor(options, registries.storages);
   return capabilities.ok() && capabilities->needs_mpi;
 }

@@ -10,6 +10,7 @@
 #include "dlio/loop.h"
 #include "dlio/registries.h"
 #include "fake_clock.h"
+#include "storage/slow_options.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -109,8 +110,8 @@ StorageOptions TieredOverSlow(double slow_latency_us) {
   StorageOptions o;
   o.name = "tiered";
   o.tiered_source = "slow";
-  o.slow_inner = "posix";
-  o.slow_latency_us = slow_latency_us;
+  o.backends.Get<SlowOptions>().inner = "posix";
+  o.backends.Get<SlowOptions>().latency_us = slow_latency_us;
   o.cache_policy = "lru";
   CacheTierOptions tier;
   tier.capacity_bytes = 1 << 20;

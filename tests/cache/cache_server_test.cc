@@ -16,6 +16,7 @@
 #include "cache/cache_client.h"
 #include "cache_test_util.h"
 #include "core/fnv_hash.h"
+#include "storage/slow_options.h"
 
 namespace dlio {
 namespace {
@@ -204,8 +205,8 @@ TEST_CASE("cache server: --future serves clients that send no list") {
 TEST_CASE("cache server: hello tells the source's emulated cost") {
   CacheFixture f;
   StorageOptions slow;
-  slow.slow_latency_us = 250;
-  slow.slow_bandwidth_mib_s = 100;
+  slow.backends.Get<SlowOptions>().latency_us = 250;
+  slow.backends.Get<SlowOptions>().bandwidth_mib_s = 100;
   auto source = NewSlowStorage(NewPosixStorage(StorageOptions()), slow);
   CacheOptions o;
   o.tiers = {MemoryTier(1 << 20)};

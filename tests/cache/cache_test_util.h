@@ -11,6 +11,7 @@
 
 #include "dlio/cache.h"
 #include "dlio/storage.h"
+#include "storage/slow_options.h"
 #include "storage/slow_storage.h"
 #include "test_util.h"
 
@@ -80,7 +81,7 @@ struct CacheFixture {
     std::unique_ptr<Storage> source = NewPosixStorage(StorageOptions());
     if (source_latency_us > 0) {
       StorageOptions slow;
-      slow.slow_latency_us = source_latency_us;
+      slow.backends.Get<SlowOptions>().latency_us = source_latency_us;
       source = NewSlowStorage(std::move(source), slow);
     }
     auto storage = NewTieredStorage(std::move(source), std::move(o));

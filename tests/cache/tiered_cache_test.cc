@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "cache_test_util.h"
+#include "storage/slow_options.h"
 #include "storage/slow_storage.h"
 
 namespace dlio {
@@ -227,7 +228,7 @@ TEST_CASE("tiered cache: a copy killed halfway is not trusted by the next run") 
   if (child == 0) {
     // A slow source: each 4 KiB read of the copy takes 50 ms, so the copy is caught halfway.
     StorageOptions slow;
-    slow.slow_latency_us = 50000;
+    slow.backends.Get<SlowOptions>().latency_us = 50000;
     CacheOptions o;
     o.tiers = {DirectoryTier(tier_dir.path(), 1 << 20)};
     o.policy = CachePolicyKind::kMonarch;

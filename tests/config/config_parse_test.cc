@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "dlio/config.h"
+#include "storage/s3/s3_options.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -245,7 +246,8 @@ profiling: {profiler: iostat, iostat_devices: [sda]}
     REQUIRE(a.ok());
     CHECK(a->storage.storage_type == "s3");
     const bool given = std::string(ais).find("h:1") != std::string::npos;
-    CHECK(a->storage.s3_endpoint_url == (given ? "http://h:1/s3" : "http://localhost:8080/s3"));
+    CHECK(a->storage.backends.Value<S3Options>().endpoint_url ==
+          (given ? "http://h:1/s3" : "http://localhost:8080/s3"));
     bool noted = false;
     for (const auto& w : warnings) noted |= w.find("'aistore' (DLIO) maps") != std::string::npos;
     CHECK(noted);
@@ -329,12 +331,13 @@ TEST_CASE("storage.storage_options: the s3 keys are set, DLIO's others warn") {
   auto c = ParseConfig(text, "s3.yaml", WorkloadConfig(), &warnings);
   REQUIRE(c.ok());
   CHECK(c->storage.storage_type == "s3");
-  CHECK(c->storage.s3_endpoint_url == "http://127.0.0.1:9000");
-  CHECK(c->storage.s3_access_key_id == "AK");
-  CHECK(c->storage.s3_secret_access_key == "SK");
-  CHECK(c->storage.s3_region == "eu-west-1");
-  CHECK(!c->storage.s3_force_path_style);
-  CHECK(c->storage.s3_part_size_mib == 16);
+  const S3Options s3 = c->storage.backends.Value<S3Options>();
+  CHECK(s3.endpoint_url == "http://127.0.0.1:9000");
+  CHECK(s3.access_key_id == "AK");
+  CHECK(s3.secret_access_key == "SK");
+  CHECK(s3.region == "eu-west-1");
+  CHECK(!s3.force_path_style);
+  CHECK(s3.part_size_mib == 16);
   REQUIRE(warnings.size() == 1);
   CHECK(warnings[0].find("'storage.storage_options.storage_library'") != std::string::npos);
   // Exported configs (the run's config.json) name the key id but not the secret.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "dlio/config.h"
+#include "storage/slow_options.h"
 
 namespace dlio {
 namespace {
@@ -293,7 +294,7 @@ TEST_CASE("ConfigToJson round trips every field") {
   c.output.trace_gzip = true;
   c.metric.au = 0.7;
   c.storage.storage_type = "slow";
-  c.storage.slow_latency_us = 12.5;
+  c.storage.backends.Get<SlowOptions>().latency_us = 12.5;
   c.scale = 0.25;
   c.scale_keys = "dataset.num_files_train,train.epochs";
   c.reader.sharding = Sharding::kNone;
@@ -324,7 +325,7 @@ TEST_CASE("ConfigToJson round trips every field") {
   CHECK(back->train.computation_time.stdev == c.train.computation_time.stdev);
   CHECK(back->evaluation.eval_time.type == DistributionSpec::Type::kGamma);
   CHECK(back->checkpoint.rank_mode == CheckpointRankMode::kRoot);
-  CHECK(back->storage.slow_latency_us == 12.5);
+  CHECK(back->storage.backends.Value<SlowOptions>().latency_us == 12.5);
   CHECK(back->metric.au == 0.7);
   CHECK(back->scale == 0.25);
   CHECK(back->scale_keys == c.scale_keys);

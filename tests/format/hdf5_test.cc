@@ -11,6 +11,7 @@
 #include "dlio/registries.h"
 #include "format/hdf5_test_util.h"
 #include "format/io_util.h"
+#include "storage/slow_options.h"
 #include "test_util.h"
 
 namespace dlio::testing {
@@ -411,8 +412,8 @@ TEST_CASE("hdf5 reads with O_DIRECT and over slow storage", "[format][hdf5][dire
     REQUIRE(RegisterBuiltinStorages(&registries.storages).ok());
     StorageOptions so;
     so.name = "slow";
-    so.slow_inner = "memory";
-    so.slow_latency_us = 1;
+    so.backends.Get<SlowOptions>().inner = "memory";
+    so.backends.Get<SlowOptions>().latency_us = 1;
     MemoryTracer tracer;
     auto storage = MakeStorage(so, registries.storages, SystemClock(), &tracer);
     REQUIRE(storage.ok());

@@ -10,6 +10,7 @@
 #include "dlio/loop.h"
 #include "dlio/registries.h"
 #include "dlio/runner.h"
+#include "storage/slow_options.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -452,7 +453,7 @@ TEST_CASE("preflight: a dataset in a storage that keeps files in memory counts a
   REQUIRE(RegisterBuiltins(registries.get()).ok());
   auto measured = [&](const std::string& type, const std::string& inner = "") {
     c.storage.storage_type = type;
-    c.storage.slow_inner = inner;
+    c.storage.backends.Get<SlowOptions>().inner = inner;
     return MeasureHostResources(c, nullptr, nullptr, *registries)->dataset_in_memory;
   };
   CHECK(measured("memory"));

@@ -13,6 +13,7 @@
 #include "dlio/storage.h"
 #include "dlio/storage_wrapper.h"
 #include "fake_clock.h"
+#include "storage/slow_options.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -134,8 +135,8 @@ TEST_CASE("FileWrapper and slow forward ReadSomeAt as one request of the file th
   SECTION("slow over posix: one delay, one pread") {
     StorageOptions o;
     o.name = "slow";
-    o.slow_inner = "posix";
-    o.slow_latency_us = 70;
+    o.backends.Get<SlowOptions>().inner = "posix";
+    o.backends.Get<SlowOptions>().latency_us = 70;
     Registries registries;
     REQUIRE(RegisterBuiltinStorages(&registries.storages).ok());
     testing::FakeClock clock(1000);

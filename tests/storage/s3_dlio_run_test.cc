@@ -15,6 +15,7 @@
 
 #include "fault_proxy.h"
 #include "s3_server.h"
+#include "storage/s3/s3_options.h"
 #include "storage/s3/s3_storage.h"
 #include "test_util.h"
 
@@ -46,8 +47,9 @@ std::string Workload(const std::string& format, const std::string& data, const s
 
 std::unique_ptr<Storage> Client(const S3Server& server) {
   StorageOptions o;
-  o.s3.endpoint_url = server.endpoint();
-  o.s3.access_key_id = o.s3.secret_access_key = testing::kS3rverKey;
+  S3Options& s3 = o.backends.Get<S3Options>();
+  s3.endpoint_url = server.endpoint();
+  s3.access_key_id = s3.secret_access_key = testing::kS3rverKey;
   auto s = NewS3Storage(o);
   REQUIRE(s.ok());
   return std::move(*s);

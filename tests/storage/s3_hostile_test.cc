@@ -13,6 +13,7 @@
 #include "fault_proxy.h"
 #include "s3_server.h"
 #include "storage/s3/s3_client.h"
+#include "storage/s3/s3_options.h"
 #include "storage/s3/s3_storage.h"
 
 namespace dlio {
@@ -337,23 +338,24 @@ TEST_CASE(
 
 TEST_CASE("s3 hostile: the storage's timeouts and low-speed limit are checked, naming the key") {
   StorageOptions o;
-  o.s3.access_key_id = o.s3.secret_access_key = "k";
-  o.s3.endpoint_url = "http://127.0.0.1:1";
+  S3Options& s3 = o.backends.Get<S3Options>();
+  s3.access_key_id = s3.secret_access_key = "k";
+  s3.endpoint_url = "http://127.0.0.1:1";
   auto refused = [&](const char* key) {
     auto s = NewS3Storage(o);
     REQUIRE_FALSE(s.ok());
     CHECK_THAT(s.status().message(),
                Catch::Contains(std::string("storage.storage_options.") + key));
-    o.s3 = S3StorageOptions{};
-    o.s3.access_key_id = o.s3.secret_access_key = "k";
+    s3 = S3Options{};
+    s3.access_key_id = s3.secret_access_key = "k";
   };
-  o.s3.low_speed_bytes_s = 0;
+  s3.low_speed_bytes_s = 0;
   refused("s3_low_speed_bytes_s: 0 is outside 1 to 2^30 bytes per second");
-  o.s3.low_speed_time_s = 7200;
+  s3.low_speed_time_s = 7200;
   refused("s3_low_speed_time_s: 7200 is outside 0 to 3600 seconds");
-  o.s3.connect_timeout_s = 0;
+  s3.connect_timeout_s = 0;
   refused("s3_connect_timeout_s: 0 is outside (0, 3600] seconds");
-  o.s3.request_timeout_s = -1;
+  s3.request_timeout_s = -1;
   refused("s3_request_timeout_s: -1 is outside [0, 86400] seconds");
   CHECK(NewS3Storage(o).ok());
 }

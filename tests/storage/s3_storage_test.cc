@@ -10,6 +10,7 @@
 #include "dlio/registries.h"
 #include "s3_server.h"
 #include "storage/s3/s3_client.h"
+#include "storage/s3/s3_options.h"
 
 namespace dlio {
 namespace {
@@ -21,11 +22,12 @@ using testing::S3Server;
 StorageOptions Options(const S3Server& server) {
   StorageOptions o;
   o.name = "s3";
-  o.s3.endpoint_url = server.endpoint();
-  o.s3.access_key_id = kS3rverKey;
-  o.s3.secret_access_key = kS3rverKey;
-  o.s3.max_attempts = 3;
-  o.s3.part_size = uint64_t{5} << 20;
+  S3Options& s3 = o.backends.Get<S3Options>();
+  s3.endpoint_url = server.endpoint();
+  s3.access_key_id = kS3rverKey;
+  s3.secret_access_key = kS3rverKey;
+  s3.max_attempts = 3;
+  s3.part_size_mib = 5;
   return o;
 }
 
@@ -98,7 +100,7 @@ TEST_CASE("s3: listing follows continuation tokens across pages") {
   S3Server server;
   const StorageOptions o = Options(server);
   s3::S3ClientConfig c;
-  c.endpoint = o.s3.endpoint_url;
+  c.endpoint = o.backends.Value<S3Options>().endpoint_url;
   c.credentials = {kS3rverKey, kS3rverKey, ""};
   auto client = s3::S3Client::Make(c);
   REQUIRE(client.ok());
@@ -190,7 +192,7 @@ TEST_CASE("s3: a wrong access key is refused with the HTTP status and S3's code"
   testing::SkipWithoutS3rver();
   S3Server server;
   StorageOptions o = Options(server);
-  o.s3.access_key_id = "NOSUCHKEY";
+  o.backends.Get<S3Options>().access_key_id = "NOSUCHKEY";
   auto s = Make(o);
   const Status put = Put(s.get(), std::string(kS3Bucket) + "/k", "bytes");
   CHECK(put.code() == StatusCode::kIOError);
@@ -232,8 +234,8 @@ TEST_CASE("s3: registered, declares no host files or mapping, refuses a bad part
   CHECK(!caps->host_files);
   CHECK(!caps->map_files);
   CHECK(!caps->shared_write);
-  o.s3.access_key_id = o.s3.secret_access_key = "k";
-  o.s3.part_size = 1 << 20;
+  o.backends.Get<S3Options>().access_key_id = o.backends.Get<S3Options>().secret_access_key = "k";
+  o.backends.Get<S3Options>().part_size_mib = 1;
   CHECK_THAT(NewS3Storage(o).status().message(), Catch::Contains("s3_part_size_mib"));
 }
 

@@ -9,6 +9,7 @@
 #include "dlio/s3_stats.h"
 #include "dlio/str_cat.h"
 #include "s3_server.h"
+#include "storage/s3/s3_options.h"
 #include "storage/s3/s3_storage.h"
 
 namespace dlio {
@@ -22,10 +23,10 @@ using testing::S3ServerOptions;
 StorageOptions Options(const std::string& endpoint) {
   StorageOptions o;
   o.name = "s3";
-  o.s3.endpoint_url = endpoint;
-  o.s3.access_key_id = kS3rverKey;
-  o.s3.secret_access_key = kS3rverKey;
-  o.s3.max_attempts = 2;
+  o.backends.Get<S3Options>().endpoint_url = endpoint;
+  o.backends.Get<S3Options>().access_key_id = kS3rverKey;
+  o.backends.Get<S3Options>().secret_access_key = kS3rverKey;
+  o.backends.Get<S3Options>().max_attempts = 2;
   return o;
 }
 
@@ -86,7 +87,7 @@ TEST_CASE("s3 tls: the CA bundle option, or $AWS_CA_BUNDLE, makes verification p
   testing::SkipWithoutS3rver();
   S3Server server = TlsServer();
   StorageOptions o = Options(server.endpoint());
-  o.s3.ca_bundle = server.ca_file();
+  o.backends.Get<S3Options>().ca_bundle = server.ca_file();
   auto s = Make(o);
   RoundTrip(s.get(), std::string(kS3Bucket) + "/tls", 3);
   // The environment variable, as the AWS CLI reads it.
@@ -95,7 +96,7 @@ TEST_CASE("s3 tls: the CA bundle option, or $AWS_CA_BUNDLE, makes verification p
   unsetenv("AWS_CA_BUNDLE");
   RoundTrip(from_env.get(), std::string(kS3Bucket) + "/env", 2);
   // A bundle that does not exist is an error naming the file.
-  o.s3.ca_bundle = server.directory() + "/no-such-ca.pem";
+  o.backends.Get<S3Options>().ca_bundle = server.directory() + "/no-such-ca.pem";
   auto missing = Make(o);
   const Status st = missing->Open(std::string(kS3Bucket) + "/tls/f0.bin", OpenMode::kRead).status();
   CHECK(!st.ok());
@@ -106,7 +107,7 @@ TEST_CASE("s3 tls: s3_verify_tls false talks to a server whose CA is unknown") {
   testing::SkipWithoutS3rver();
   S3Server server = TlsServer();
   StorageOptions o = Options(server.endpoint());
-  o.s3.verify_tls = false;
+  o.backends.Get<S3Options>().verify_tls = false;
   auto s = Make(o);
   RoundTrip(s.get(), std::string(kS3Bucket) + "/noverify", 2);
 }
@@ -117,7 +118,7 @@ TEST_CASE("s3 virtual-host addressing: requests go to <bucket>.s3.localhost") {
   so.service_endpoint = "localhost";
   S3Server server(so);
   StorageOptions o = Options("http://s3.localhost:" + std::to_string(server.port()));
-  o.s3.force_path_style = false;
+  o.backends.Get<S3Options>().force_path_style = false;
   auto s = Make(o);
   RoundTrip(s.get(), std::string(kS3Bucket) + "/vhost/data", 4);
   CHECK(*s->List(std::string(kS3Bucket) + "/vhost") == std::vector<std::string>{"data"});

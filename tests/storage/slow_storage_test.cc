@@ -11,6 +11,7 @@
 #include "dlio/storage.h"
 #include "dlio/storage_wrapper.h"
 #include "fake_clock.h"
+#include "storage/slow_options.h"
 
 namespace dlio {
 namespace {
@@ -42,12 +43,12 @@ std::vector<int64_t> RunReads(const StorageOptions& options, int reads) {
 TEST_CASE("slow: every read and write sleeps the configured latency on the clock") {
   StorageOptions o;
   o.name = "slow";
-  o.slow_inner = "memory";
-  o.slow_latency_us = 250;
+  o.backends.Get<SlowOptions>().inner = "memory";
+  o.backends.Get<SlowOptions>().latency_us = 250;
   auto sleeps = RunReads(o, 3);
   CHECK(sleeps == std::vector<int64_t>(4, 250000));  // 1 write + 3 reads
 
-  o.slow_bandwidth_mib_s = 1;  // 1024 bytes at 1 MiB/s = 976.5625 us more
+  o.backends.Get<SlowOptions>().bandwidth_mib_s = 1;  // 1024 bytes at 1 MiB/s = 976.5625 us more
   sleeps = RunReads(o, 1);
   REQUIRE(sleeps.size() == 2);
   CHECK(sleeps[0] == 250000 + 976562);
@@ -56,8 +57,8 @@ TEST_CASE("slow: every read and write sleeps the configured latency on the clock
 TEST_CASE("slow: measured delay includes the injected latency (fake clock)") {
   StorageOptions o;
   o.name = "slow";
-  o.slow_inner = "memory";
-  o.slow_latency_us = 500;
+  o.backends.Get<SlowOptions>().inner = "memory";
+  o.backends.Get<SlowOptions>().latency_us = 500;
   FakeClock clock(1000);
   MemoryTracer tracer;
   auto s = MakeSlow(o, &clock, &tracer);
@@ -78,9 +79,9 @@ TEST_CASE("slow: measured delay includes the injected latency (fake clock)") {
 TEST_CASE("slow: jittered latency is deterministic per seed and never negative") {
   StorageOptions o;
   o.name = "slow";
-  o.slow_inner = "memory";
-  o.slow_latency_us = 100;
-  o.slow_latency_stdev_us = 50;
+  o.backends.Get<SlowOptions>().inner = "memory";
+  o.backends.Get<SlowOptions>().latency_us = 100;
+  o.backends.Get<SlowOptions>().latency_stdev_us = 50;
   o.seed = 42;
   const auto a = RunReads(o, 20);
   const auto b = RunReads(o, 20);
@@ -90,8 +91,8 @@ TEST_CASE("slow: jittered latency is deterministic per seed and never negative")
   CHECK(a != c);
   CHECK(std::adjacent_find(a.begin(), a.end(), std::not_equal_to<>()) != a.end());  // varies
 
-  o.slow_latency_us = 10;
-  o.slow_latency_stdev_us = 1000;
+  o.backends.Get<SlowOptions>().latency_us = 10;
+  o.backends.Get<SlowOptions>().latency_stdev_us = 1000;
   const auto clipped = RunReads(o, 50);
   CHECK(std::all_of(clipped.begin(), clipped.end(), [](int64_t v) { return v >= 0; }));
   CHECK(std::count(clipped.begin(), clipped.end(), 0) > 0);
@@ -110,7 +111,7 @@ TEST_CASE("slow: builds the storage it wraps on the clock it was built with") {
   REQUIRE(registries.storages.Register({"probe", "records its clock", "", probe}).ok());
   StorageOptions o;
   o.name = "slow";
-  o.slow_inner = "probe";
+  o.backends.Get<SlowOptions>().inner = "probe";
   FakeClock clock(1000);
   auto s = MakeStorage(o, registries.storages, &clock, nullptr);
   REQUIRE(s.ok());
@@ -131,11 +132,11 @@ TEST_CASE("slow: refuses to wrap itself and names unknown inner storages") {
   REQUIRE(RegisterBuiltinStorages(&registries.storages).ok());
   StorageOptions o;
   o.name = "slow";
-  o.slow_inner = "slow";
+  o.backends.Get<SlowOptions>().inner = "slow";
   auto s = MakeStorage(o, registries.storages, SystemClock(), nullptr);
   CHECK(s.status().code() == StatusCode::kInvalidArgument);
   CHECK_THAT(s.status().message(), Catch::Contains("slow_inner"));
-  o.slow_inner = "gcs";
+  o.backends.Get<SlowOptions>().inner = "gcs";
   s = MakeStorage(o, registries.storages, SystemClock(), nullptr);
   CHECK(s.status().code() == StatusCode::kNotFound);
   CHECK_THAT(s.status().message(), Catch::Contains("gcs"));

@@ -14,6 +14,7 @@
 #include "dlio/storage.h"
 #include "dlio/tracer.h"
 #include "fake_clock.h"
+#include "storage/slow_options.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -47,8 +48,8 @@ std::unique_ptr<Backend> MakeBackend(const std::string& name, Tracer* tracer = n
   REQUIRE(RegisterBuiltinStorages(&b->registries.storages).ok());
   StorageOptions options;
   options.name = name;
-  options.slow_inner = "posix";
-  options.slow_latency_us = 0;
+  options.backends.Get<SlowOptions>().inner = "posix";
+  options.backends.Get<SlowOptions>().latency_us = 0;
   auto storage = MakeStorage(options, b->registries.storages, clock, tracer);
   REQUIRE(storage.ok());
   b->storage = std::move(storage).value();

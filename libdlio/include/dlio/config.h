@@ -9,6 +9,7 @@
 
 #include "dlio/config_enums.h"
 #include "dlio/distribution.h"
+#include "dlio/option_sections.h"
 #include "dlio/status.h"
 
 namespace dlio {
@@ -122,26 +123,15 @@ struct StorageConfig {
       "posix";  // storage.storage_type: posix (DLIO local_fs), memory, slow, mpiio
   std::string storage_root =
       "./";  // storage.storage_root: prefix of relative data/checkpoint folders
-  std::string slow_inner = "posix";  // storage.slow_inner: backend wrapped by "slow"
-  double slow_latency_us = 100;      // storage.slow_latency_us: mean added latency per call
-  double slow_latency_stdev_us = 0;  // storage.slow_latency_stdev_us: normal jitter
-  double slow_bandwidth_mib_s = 0;   // storage.slow_bandwidth_mib_s: 0 = unlimited
-  bool mpiio_collective = false;     // storage.mpiio_collective: MPI_File_read_at_all on data files
+  bool mpiio_collective = false;  // storage.mpiio_collective: MPI_File_read_at_all on data files
   std::string tiered_source = "posix";  // storage.tiered_source: storage "tiered" caches
   std::vector<CacheTierConfig> tiers;   // storage.tiers: the cache levels of "tiered"
   std::string cache_policy = "lru";     // storage.cache_policy: monarch, lru, clairvoyant
   std::string cache_scope = "node";     // storage.cache_scope: node (one cache a node), process
-  // s3 (storage.storage_options.*, DLIO's names; empty strings: the AWS_* environment variables)
-  std::string s3_endpoint_url, s3_region, s3_access_key_id, s3_secret_access_key, s3_session_token;
-  bool s3_force_path_style = true;
-  bool s3_verify_tls = true;
-  std::string s3_ca_bundle;
-  uint64_t s3_max_attempts = 5;
-  double s3_connect_timeout_s = 10;
-  double s3_request_timeout_s = 300;
-  uint64_t s3_low_speed_bytes_s = 1;  // with s3_low_speed_time_s: a stalled attempt is aborted
-  uint64_t s3_low_speed_time_s = 60;  // 0 = no low-speed limit
-  uint64_t s3_part_size_mib = 8;
+  // The sections implementations declare and parse through their own keys (the s3 storage's
+  // storage.storage_options.*, storage/s3/s3_keys.cc; slow's storage.slow_*, storage/slow_keys.cc),
+  // handed whole to StorageOptions::backends.
+  OptionSections backends;
 };
 
 struct ReaderConfig {

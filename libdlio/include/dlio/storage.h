@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dlio/clock.h"
+#include "dlio/option_sections.h"
 #include "dlio/registry.h"
 #include "dlio/status.h"
 #include "dlio/tracer.h"
@@ -179,38 +180,11 @@ struct CacheTierOptions {
   int threads = 1;              // background copy threads of this tier (>= 1)
 };
 
-// s3: where the objects are and how to reach them (storage.storage_options.*; docs/storage.md).
-// Empty strings fall back to the AWS_* environment variables (AWS_ENDPOINT_URL, AWS_REGION or
-// AWS_DEFAULT_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN).
-struct S3StorageOptions {
-  std::string
-      endpoint_url;    // http(s)://host[:port]; empty: AWS (https://s3.<region>.amazonaws.com)
-  std::string region;  // empty: the environment's, else us-east-1
-  std::string access_key_id, secret_access_key, session_token;
-  bool force_path_style = true;  // http://host/bucket/key; false: http://bucket.host/key
-  bool verify_tls = true;
-  std::string ca_bundle;  // PEM file of the CAs trusted for https; empty: $AWS_CA_BUNDLE, else
-                          // the system's
-  int max_attempts = 5;   // per request, with exponential backoff on 5xx, 429, transport errors
-  double connect_timeout_s = 10;   // per attempt, > 0
-  double request_timeout_s = 300;  // whole attempt; 0 = none
-  // An attempt moving fewer than low_speed_bytes_s bytes per second for low_speed_time_s seconds
-  // is aborted and retried (a server that went silent); low_speed_time_s 0: no such limit.
-  uint64_t low_speed_bytes_s = 1;
-  uint64_t low_speed_time_s = 60;
-  uint64_t part_size = uint64_t{8} << 20;  // multipart part size (S3's minimum is 5 MiB)
-};
-
 struct StorageOptions {
   std::string name = "posix";  // registry name: posix, memory, slow, mpiio, tiered, s3
   bool direct = false;         // posix: open data files with O_DIRECT (reader.odirect)
   size_t direct_alignment = 4096;
-  // slow: the wrapped backend and the latency it adds to every read/write (seeded).
-  std::string slow_inner = "posix";
-  double slow_latency_us = 100;      // mean added latency per call
-  double slow_latency_stdev_us = 0;  // normal jitter, clipped at 0
-  double slow_bandwidth_mib_s = 0;   // 0 = unlimited; else adds size/bandwidth per call
-  uint64_t seed = 0;
+  uint64_t seed = 0;  // seeds what a storage draws (slow: its latency)
   // mpiio: collective reads (MPI_File_read_at_all) of files opened for reading under one of
   // these directories (every file opened for reading when the list is empty); see
   // docs/scaling.md for what collective reads require of all ranks.
@@ -222,7 +196,10 @@ struct StorageOptions {
   std::vector<CacheTierOptions> cache_tiers;
   std::string cache_policy = "lru";
   std::string cache_scope = "process";  // storage.cache_scope: node (one cache a node), process
-  S3StorageOptions s3;
+  // The options of the implementations that declare their own keys (the s3 storage's S3Options,
+  // storage/s3/s3_options.h; slow's SlowOptions, storage/slow_options.h), copied whole from the
+  // config's StorageConfig::backends.
+  OptionSections backends;
 };
 
 // What a storage can do, so callers ask instead of comparing backend names. Every field defaults to

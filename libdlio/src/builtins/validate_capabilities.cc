@@ -17,7 +17,7 @@ StorageCapabilities StorageDeclares(const WorkloadConfig& c, const std::string& 
                                     const Registries& registries) {
   StorageOptions options;
   options.name = name;
-  options.slow_inner = c.storage.slow_inner;
+  options.backends = c.storage.backends;  // slow's inner storage
   options.tiered_source = c.storage.tiered_source;
   options.mpiio_collective = c.storage.mpiio_collective;
   auto capabilities = StorageCapabilitiesFor(options, registries.storages);

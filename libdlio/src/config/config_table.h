@@ -82,6 +82,11 @@ void AddDatasetKeys(std::vector<KeySpec>* table);
 void AddReaderKeys(std::vector<KeySpec>* table);
 void AddReaderModelKeys(std::vector<KeySpec>* table);
 void AddStorageKeys(std::vector<KeySpec>* table);
+// The key sections implementations declare in their own folders, compiled into this module
+// (config/sources.cmake lists their files) since a config is parsed before any registry exists;
+// each writes into its implementation's options type in StorageConfig::backends. One line each.
+void AddS3Keys(std::vector<KeySpec>* table);    // storage/s3/s3_keys.cc: storage.storage_options.*
+void AddSlowKeys(std::vector<KeySpec>* table);  // storage/slow_keys.cc: storage.slow_*
 
 // The spec of `path` or nullptr.
 const KeySpec* FindKey(const std::string& path);

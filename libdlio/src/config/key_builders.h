@@ -1,5 +1,7 @@
 // The builders the key table (config_table.cc) is written with: one function per key type, the
-// ranges they take and the field accessors. Included by config_table.cc only.
+// ranges they take and the field accessors. Included by the key table's files (config_table*.cc)
+// and by the key sections storages declare beside their code (storage/s3/s3_keys.cc,
+// storage/slow_keys.cc).
 #pragma once
 
 #include <algorithm>
@@ -24,6 +26,12 @@ constexpr double kMaxSeconds = 3600;
 // Accessor of one field as a plain function pointer (captureless lambdas convert).
 #define DLIO_FIELD(T, member) \
   static_cast<T& (*)(WorkloadConfig&)>([](WorkloadConfig& c) -> T& { return c.member; })
+// Accessor of one field of an implementation's own options type held in the config's
+// StorageConfig::backends (made with its defaults on first use): the keys a storage declares
+// beside its code (storage/s3/s3_keys.cc, storage/slow_keys.cc).
+#define DLIO_BACKEND_FIELD(Options, T, member) \
+  static_cast<T& (*)(WorkloadConfig&)>(        \
+      [](WorkloadConfig& c) -> T& { return c.storage.backends.Get<Options>().member; })
 // Getter and setter of an enum field, through the index of its value.
 #define DLIO_ENUM_FIELD(E, member)                                         \
   static_cast<int (*)(WorkloadConfig&)>(                                   \

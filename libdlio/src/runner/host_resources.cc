@@ -21,7 +21,7 @@ StorageCapabilities CapabilitiesOf(const std::string& name, const StorageConfig&
                                    const Registries& registries) {
   StorageOptions options;
   options.name = name;
-  options.slow_inner = s.slow_inner;
+  options.backends = s.backends;  // slow's inner storage
   options.tiered_source = s.tiered_source;
   auto capabilities = StorageCapabilitiesFor(options, registries.storages);
   return capabilities.ok() ? *capabilities : StorageCapabilities{};

@@ -18,26 +18,6 @@ namespace {
 // it cut the wait per step from ~3.5 to 0.8 ms (docs/performance.md).
 constexpr int kAcceleratorThreadsNice = 10;
 
-// storage.storage_options.* as the s3 storage's options.
-S3StorageOptions S3OptionsFor(const WorkloadConfig& c) {
-  S3StorageOptions s3;
-  s3.endpoint_url = c.storage.s3_endpoint_url;
-  s3.region = c.storage.s3_region;
-  s3.access_key_id = c.storage.s3_access_key_id;
-  s3.secret_access_key = c.storage.s3_secret_access_key;
-  s3.session_token = c.storage.s3_session_token;
-  s3.force_path_style = c.storage.s3_force_path_style;
-  s3.verify_tls = c.storage.s3_verify_tls;
-  s3.ca_bundle = c.storage.s3_ca_bundle;
-  s3.max_attempts = static_cast<int>(c.storage.s3_max_attempts);
-  s3.connect_timeout_s = c.storage.s3_connect_timeout_s;
-  s3.request_timeout_s = c.storage.s3_request_timeout_s;
-  s3.low_speed_bytes_s = c.storage.s3_low_speed_bytes_s;
-  s3.low_speed_time_s = c.storage.s3_low_speed_time_s;
-  s3.part_size = c.storage.s3_part_size_mib << 20;
-  return s3;
-}
-
 // storage.tiered_source, storage.tiers, storage.cache_policy and storage.cache_scope as the
 // tiered storage's options (dlio/cache.h, docs/caching.md).
 void AddTieredOptions(const WorkloadConfig& c, StorageOptions* o) {
@@ -61,10 +41,6 @@ void AddTieredOptions(const WorkloadConfig& c, StorageOptions* o) {
 StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
   StorageOptions o;
   o.name = c.storage.storage_type;
-  o.slow_inner = c.storage.slow_inner;
-  o.slow_latency_us = c.storage.slow_latency_us;
-  o.slow_latency_stdev_us = c.storage.slow_latency_stdev_us;
-  o.slow_bandwidth_mib_s = c.storage.slow_bandwidth_mib_s;
   o.mpiio_collective = c.storage.mpiio_collective;
   if (o.mpiio_collective) {
     // Only the data files: rank 0 alone reads the dataset marker beside them.
@@ -75,7 +51,7 @@ StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
   o.direct = c.reader.odirect;
   o.seed = MixSeed(c.train.seed, 0x5107);
   AddTieredOptions(c, &o);
-  o.s3 = S3OptionsFor(c);
+  o.backends = c.storage.backends;  // the sections implementations parse themselves (s3, slow)
   return o;
 }
 

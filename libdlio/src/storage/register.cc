@@ -3,6 +3,7 @@
 #include "storage/capabilities.h"
 #include "storage/mpiio_storage.h"
 #include "storage/s3/s3_storage.h"
+#include "storage/slow_options.h"
 #include "storage/slow_storage.h"
 
 namespace dlio {
@@ -13,6 +14,11 @@ using storage_internal::kMpiioCapabilities;
 using storage_internal::kPosixCapabilities;
 using storage_internal::kStdioCapabilities;
 
+// The s3 storage's own keys (storage/s3/s3_keys.cc), parsed into its S3Options.
+constexpr const char* kS3KeySection = "storage.storage_options.";
+// The slow storage's own keys (storage/slow_keys.cc), parsed into its SlowOptions.
+constexpr const char* kSlowKeySection = "storage.slow_";
+
 // A capability declaration that does not depend on the options.
 StorageCapabilitiesFn Declares(StorageCapabilities capabilities) {
   return [capabilities](const StorageOptions&, const StorageRegistry&) { return capabilities; };
@@ -21,16 +27,17 @@ StorageCapabilitiesFn Declares(StorageCapabilities capabilities) {
 // slow declares what the storage it wraps declares (minus shared writes); nothing when that
 // storage is unknown or itself slow (the factory refuses both).
 StorageCapabilities SlowDeclares(const StorageOptions& options, const StorageRegistry& storages) {
-  if (options.slow_inner == "slow" || options.slow_inner.empty()) return {};
+  const std::string wrapped = options.backends.Value<SlowOptions>().inner;
+  if (wrapped == "slow" || wrapped.empty()) return {};
   StorageOptions inner = options;
-  inner.name = options.slow_inner;
+  inner.name = wrapped;
   auto capabilities = StorageCapabilitiesFor(inner, storages);
   return capabilities.ok() ? storage_internal::SlowCapabilities(*capabilities)
                            : StorageCapabilities{};
 }
 
 Status ValidateSlow(const WorkloadConfig& c) {
-  if (c.storage.slow_inner.empty()) {
+  if (c.storage.backends.Value<SlowOptions>().inner.empty()) {
     return Status::InvalidArgument(
         "storage.slow_inner must not be empty when storage.storage_type is 'slow'");
   }
@@ -64,24 +71,24 @@ Status RegisterBuiltinStorages(StorageRegistry* storages) {
        "storage.slow_bandwidth_mib_s (seeded by train.seed)",
        [](const StorageOptions& options,
           const StorageBuildEnv& env) -> Result<std::unique_ptr<Storage>> {
-         if (options.slow_inner == "slow" || options.slow_inner.empty()) {
+         const SlowOptions slow = options.backends.Value<SlowOptions>();
+         if (slow.inner == "slow" || slow.inner.empty()) {
            return Status::InvalidArgument("storage.slow_inner must name another storage, got '" +
-                                          options.slow_inner + "'");
+                                          slow.inner + "'");
          }
-         if (options.slow_latency_us < 0 || options.slow_latency_stdev_us < 0 ||
-             options.slow_bandwidth_mib_s < 0) {
+         if (slow.latency_us < 0 || slow.latency_stdev_us < 0 || slow.bandwidth_mib_s < 0) {
            return Status::InvalidArgument(
                "storage slow_latency_us, slow_latency_stdev_us and slow_bandwidth_mib_s must be "
                ">= 0");
          }
          StorageOptions inner_options = options;
-         inner_options.name = options.slow_inner;
+         inner_options.name = slow.inner;
          // A null tracer inside: only the outer layer records events.
          DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Storage> inner,
                                MakeStorage(inner_options, env.storages, env.clock, nullptr));
          return NewSlowStorage(std::move(inner), options);
        },
-       &SlowDeclares, &ValidateSlow}));
+       &SlowDeclares, &ValidateSlow, kSlowKeySection}));
   // Registered even without MPI, so the name is known and says how to enable it.
   DLIO_RETURN_NOT_OK(storages->Register(
       {"mpiio",
@@ -91,12 +98,15 @@ Status RegisterBuiltinStorages(StorageRegistry* storages) {
            -> Result<std::unique_ptr<Storage>> { return NewMpiioStorage(options); },
        Declares(kMpiioCapabilities)}));
   DLIO_RETURN_NOT_OK(storages->Register(
-      {"s3", "S3 objects over HTTP(S) (range GET, PUT, multipart upload), traced as S3",
+      {"s3",
+       "S3 objects over HTTP(S) (range GET, PUT, multipart upload), traced as S3",
        "storage.storage_options.* (endpoint_url, region, access_key_id, secret_access_key, ...; "
        "docs/storage.md)",
        [](const StorageOptions& options, const StorageBuildEnv&)
            -> Result<std::unique_ptr<Storage>> { return NewS3Storage(options); },
-       Declares(StorageCapabilities{})}));
+       Declares(StorageCapabilities{}),
+       {},
+       kS3KeySection}));
   return Status::OK();
 }
 

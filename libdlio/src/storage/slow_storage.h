@@ -9,8 +9,9 @@
 namespace dlio {
 
 // Adds seeded latency to every ReadAt/WriteAt of `inner`, slept through the bound Clock:
-// max(0, normal(slow_latency_us, slow_latency_stdev_us)) + bytes / slow_bandwidth_mib_s.
-// The k-th call on a path always gets the same delay for a given seed.
+// max(0, normal(latency_us, latency_stdev_us)) + bytes / bandwidth_mib_s of the options'
+// SlowOptions (storage/slow_options.h), seeded by options.seed. The k-th call on a path always gets
+// the same delay for a given seed.
 std::unique_ptr<Storage> NewSlowStorage(std::unique_ptr<Storage> inner,
                                         const StorageOptions& options);
 

@@ -1,6 +1,7 @@
 #include "storage/s3/s3_storage.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <mutex>
 #include <set>
@@ -9,6 +10,7 @@
 #include "dlio/storage_wrapper.h"
 #include "storage/s3/s3_client.h"
 #include "storage/s3/s3_file.h"
+#include "storage/s3/s3_options.h"
 #include "storage/s3/s3_stats_block.h"
 
 namespace dlio {
@@ -262,9 +264,9 @@ Status OutOfRange(const char* key, double value, const char* range) {
                                  range);
 }
 
-// The limits that bound a stalled request, for callers that build S3StorageOptions themselves
-// (the config's keys are checked against the same ranges).
-Status CheckTimeouts(const S3StorageOptions& o) {
+// The limits that bound a stalled request, for callers that build S3Options themselves (the
+// config's keys, storage/s3/s3_keys.cc, are checked against the same ranges).
+Status CheckTimeouts(const S3Options& o) {
   if (!(o.connect_timeout_s > 0 && o.connect_timeout_s <= 3600)) {
     return OutOfRange("s3_connect_timeout_s", o.connect_timeout_s, "(0, 3600] seconds");
   }
@@ -292,9 +294,9 @@ std::string FirstOf(const std::string& a, const char* env1, const char* env2 = n
 }  // namespace
 
 Result<std::unique_ptr<Storage>> NewS3Storage(const StorageOptions& options) {
-  const S3StorageOptions& o = options.s3;
-  if (o.part_size < kMinPartSize || o.part_size > kMaxPartSize) {
-    return Status::InvalidArgument("storage.storage_options.s3_part_size_mib: ", o.part_size >> 20,
+  const S3Options o = options.backends.Value<S3Options>();
+  if (o.part_size_mib < (kMinPartSize >> 20) || o.part_size_mib > (kMaxPartSize >> 20)) {
+    return Status::InvalidArgument("storage.storage_options.s3_part_size_mib: ", o.part_size_mib,
                                    " MiB is outside S3's part sizes (5 MiB to 5 GiB)");
   }
   DLIO_RETURN_NOT_OK(CheckTimeouts(o));
@@ -313,13 +315,13 @@ Result<std::unique_ptr<Storage>> NewS3Storage(const StorageOptions& options) {
   config.path_style = o.force_path_style;
   config.verify_tls = o.verify_tls;
   config.ca_bundle = FirstOf(o.ca_bundle, "AWS_CA_BUNDLE");
-  config.max_attempts = o.max_attempts;
+  config.max_attempts = static_cast<int>(std::min<uint64_t>(o.max_attempts, INT32_MAX));
   config.connect_timeout_s = o.connect_timeout_s;
   config.request_timeout_s = o.request_timeout_s;
   config.low_speed_bytes_s = o.low_speed_bytes_s;
   config.low_speed_time_s = o.low_speed_time_s;
   DLIO_ASSIGN_OR_RETURN(auto client, S3Client::Make(std::move(config)));
-  return NewS3StorageOn(std::move(client), o.part_size);
+  return NewS3StorageOn(std::move(client), o.part_size_mib << 20);
 }
 
 S3StatsSource* S3StatsOf(Storage* storage) {

@@ -11,8 +11,9 @@
 
 namespace dlio {
 
-// InvalidArgument for a bad endpoint or part size; credentials and endpoint from the options,
-// else from the AWS_* environment variables.
+// InvalidArgument for a bad endpoint or part size; credentials and endpoint from the options'
+// S3Options (options.backends; storage/s3/s3_options.h), else from the AWS_* environment
+// variables.
 Result<std::unique_ptr<Storage>> NewS3Storage(const StorageOptions& options);
 
 namespace s3 {
