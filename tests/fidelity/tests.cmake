@@ -36,3 +36,7 @@ dlio_add_closed_loop(torch_iterable_shards 0.9 0.1 "torch" none)
 # Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
 # scored at the kernel level.
 dlio_add_closed_loop(npy_image_mask 0.9 0.1 "numpy torch" framework)
+# DeepSpeed-style save and resume: two torch.save files of nested containers per checkpoint (model
+# states, Adam's optimizer states: checkpoint.torch_file_name, torch_pickle_bytes) and a resume
+# with torch.load at start (checkpoint.resume).
+dlio_add_closed_loop(deepspeed_save_resume 0.97 0.1 "numpy torch" framework)

@@ -26,6 +26,7 @@
 
 #include "checkpoint/checkpoint_layout.h"
 #include "checkpoint/torch_save_file.h"
+#include "checkpoint/torch_save_plan.h"
 #include "dlio/ai_events.h"
 #include "dlio/checkpointer.h"
 #include "dlio/str_cat.h"
@@ -523,30 +524,6 @@ Result<std::unique_ptr<Checkpointer>> MakeDlioBenchmarkCheckpointer(
   return Build(options, env, std::move(plan), DirNaming::kEpochStep);
 }
 
-namespace {
-
-// checkpoint.torch_file_name with {rank} replaced: a plain name (ranks that all write need
-// {rank} in it, or they would write one file).
-Result<std::string> TorchFileName(const CheckpointOptions& options) {
-  std::string name = options.torch_file_name;
-  const bool per_rank = name.find("{rank}") != std::string::npos;
-  const std::string rank = std::to_string(options.rank);
-  for (size_t at; (at = name.find("{rank}")) != std::string::npos;) name.replace(at, 6, rank);
-  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
-      name.rfind(".dlio", 0) == 0) {
-    return Status::InvalidArgument("checkpoint.torch_file_name: '", options.torch_file_name,
-                                   "' is not a file name (no '/', not '.dlio...')");
-  }
-  if (!per_rank && !options.root_only && options.world > 1) {
-    return Status::InvalidArgument("checkpoint.torch_file_name: '", options.torch_file_name,
-                                   "' has no {rank}, but all ", options.world,
-                                   " ranks write (use {rank} or checkpoint.rank_mode root)");
-  }
-  return name;
-}
-
-}  // namespace
-
 Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const CheckpointOptions& options,
                                                                 const CheckpointEnv& env) {
   DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
@@ -555,16 +532,8 @@ Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const Checkpoint
         "checkpoint.size_divisor does not apply to checkpoint type 'torch_save' (its file is "
         "torch.save's zip of checkpoint.torch_state_dict: make the shapes smaller instead)");
   }
-  DLIO_ASSIGN_OR_RETURN(
-      checkpoint_internal::TorchStateDict sd,
-      checkpoint_internal::ParseTorchStateDict(options.torch_state_dict, options.torch_modules));
-  PlannedFile f;
-  DLIO_ASSIGN_OR_RETURN(f.name, TorchFileName(options));
-  f.bytes =
-      checkpoint_internal::TorchSaveFileSize(checkpoint_internal::TorchArchiveName(f.name), sd);
-  f.torch = std::make_shared<const checkpoint_internal::TorchStateDict>(std::move(sd));
-  std::vector<PlannedFile> plan;
-  plan.push_back(std::move(f));
+  DLIO_ASSIGN_OR_RETURN(std::vector<PlannedFile> plan,
+                        checkpoint_internal::PlanTorchSaveFiles(options));
   return Build(options, env, std::move(plan));
 }
 

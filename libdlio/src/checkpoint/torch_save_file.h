@@ -43,6 +43,11 @@ struct TorchStateDict {
   std::vector<TorchTensor> tensors;
   bool metadata = true;  // false: a plain OrderedDict without the _metadata attribute
   std::vector<TorchModule> modules;
+  // data.pkl's size when the saved object is more than this state dict (a nested container:
+  // {'module': ..., 'optimizer': ...}, scalars, configs): the state dict's own pickle, then
+  // padding after its STOP opcode (which the unpickler never reads) up to this many bytes. 0: the
+  // state dict's own pickle.
+  uint64_t pickle_bytes = 0;
   uint64_t bytes() const;  // tensor data bytes
 };
 
@@ -57,8 +62,11 @@ Result<TorchStateDict> ParseTorchStateDict(const std::string& tensors, const std
 // when it is none of them.
 std::string TorchDtypeName(const std::string& storage);
 
-// data.pkl: the bytes torch.save's pickler writes for `sd`.
+// data.pkl: the bytes torch.save's pickler writes for `sd`, padded to sd.pickle_bytes.
 std::string TorchPickle(const TorchStateDict& sd);
+
+// The state dict's own pickle's size (without sd.pickle_bytes's padding).
+uint64_t TorchOwnPickleSize(TorchStateDict sd);
 
 // The storage keys 0..n-1 in the order torch.save writes their records: sorted as strings
 // (0, 1, 10, 11, 2, ...).

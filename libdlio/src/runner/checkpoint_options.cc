@@ -34,6 +34,7 @@ CheckpointOptions CheckpointOptionsFor(const WorkloadConfig& c, int rank, int wo
   co.torch_state_dict = c.checkpoint.torch_state_dict;
   co.torch_modules = c.checkpoint.torch_modules;
   co.torch_file_name = c.checkpoint.torch_file_name;
+  co.torch_pickle_bytes = c.checkpoint.torch_pickle_bytes;
   co.transformer = TransformerModelFor(c);
   co.framework = c.framework;
   co.model_type = c.model.type;
