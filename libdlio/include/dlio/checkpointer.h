@@ -89,6 +89,9 @@ struct CheckpointOptions {
   // torch_save: each file's data.pkl size ("" or 0 = its state dict's own pickle), separated by
   // ',' (one value may stand for every file).
   std::string torch_pickle_bytes;
+  // A file in `folder` that rank 0 rewrites after each save with the checkpoint folder's name, and
+  // that a load reads first (DeepSpeed's `latest`); "" = none.
+  std::string tag_file;
   // dlio_benchmark: DLIO's framework ("pytorch": .pt files; "tensorflow": tf.train.Checkpoint's
   // files) and model.type (anything but "transformer" adds model_states-<rank> of
   // model_size_bytes, kDlioDefaultModelSizeBytes when that is 0).

@@ -142,6 +142,9 @@ class FileCheckpointer final : public Checkpointer {
     std::vector<std::string> created;  // what this save made, removed again if it fails
     Status status = WriteAll(dir, rewrite, &created, &result);
     if (status.ok() && options_.read_back) status = ReadBack(dir, &result);
+    if (status.ok() && !options_.tag_file.empty() && options_.rank == 0) {
+      status = checkpoint_internal::WriteTagFile(storage_, TagPath(), Basename(dir));
+    }
     if (!status.ok()) {
       Undo(created, dir_existed ? std::string() : dir);
       return status;
@@ -178,6 +181,9 @@ class FileCheckpointer final : public Checkpointer {
     const std::string dir = DirOf(id);
     FillBuffer(id);
     const int64_t start = clock_->NowNanos();
+    if (!options_.tag_file.empty()) {  // as DeepSpeed's load_checkpoint reads `latest` first
+      DLIO_RETURN_NOT_OK(checkpoint_internal::ReadTagFile(storage_, TagPath()));
+    }
     for (const auto& f : plan_) {
       const std::string path = dir + "/" + f.name;
       DLIO_RETURN_NOT_OK(ReadOne(path, f, id));
@@ -205,6 +211,9 @@ class FileCheckpointer final : public Checkpointer {
     DLIO_RETURN_NOT_OK(file->Close());
     return std::memcmp(read_buffer_.data(), buffer_.data(), n) == 0;
   }
+
+  std::string TagPath() const { return folder_ + "/" + options_.tag_file; }
+  static std::string Basename(const std::string& dir) { return dir.substr(dir.rfind('/') + 1); }
 
   // kEpochStep: this checkpointer's saves by id, else DLIO's checkpoint-only name for the id.
   std::string DirOf(uint64_t id) const {
@@ -422,6 +431,14 @@ Status ValidateCommon(const CheckpointOptions& options, const CheckpointEnv& env
   }
   if (options.transfer_size == 0) {
     return Status::InvalidArgument("checkpoint.transfer_size must be > 0");
+  }
+  const std::string& tag = options.tag_file;
+  if (!tag.empty() &&
+      (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
+       tag.rfind(".dlio", 0) == 0 || checkpoint_internal::ParseIdDirName(tag).has_value())) {
+    return Status::InvalidArgument("checkpoint.tag_file: '", tag,
+                                   "' is not a file name (no '/', not '.dlio...', not a "
+                                   "ckpt-NNNNNN folder's name)");
   }
   if (options.world < 1 || options.rank < 0 || options.rank >= options.world) {
     return Status::InvalidArgument("checkpointer: rank ", options.rank, " is not in a world of ",

@@ -207,6 +207,11 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
   add(Bool(
       "checkpoint.read_back", DLIO_FIELD(bool, checkpoint.read_back),
       "read each checkpoint back after writing it (type torch_save: with torch.load's requests)"));
+  add(String("checkpoint.tag_file", DLIO_FIELD(std::string, checkpoint.tag_file),
+             "a file in checkpoint_folder that rank 0 rewrites after each save with the "
+             "checkpoint folder's name (one write) and that a load reads first, as DeepSpeed "
+             "keeps `latest`; empty = none (dlio-run fit sets it from a small file every save "
+             "rewrites)"));
   add(Bool("checkpoint.resume", DLIO_FIELD(bool, checkpoint.resume),
            "before training, every rank loads the newest checkpoint complete on all ranks in "
            "checkpoint_folder, as a resumed run does (type torch_save: with torch.load's "

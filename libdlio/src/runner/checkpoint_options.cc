@@ -35,6 +35,7 @@ CheckpointOptions CheckpointOptionsFor(const WorkloadConfig& c, int rank, int wo
   co.torch_modules = c.checkpoint.torch_modules;
   co.torch_file_name = c.checkpoint.torch_file_name;
   co.torch_pickle_bytes = c.checkpoint.torch_pickle_bytes;
+  co.tag_file = c.checkpoint.tag_file;
   co.transformer = TransformerModelFor(c);
   co.framework = c.framework;
   co.model_type = c.model.type;

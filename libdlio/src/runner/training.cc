@@ -345,6 +345,8 @@ bool CheckpointAfterEpoch(const WorkloadConfig& c, uint64_t epoch) {
 Status Train(const RunContext& ctx, const Checkpointing& checkpointing, TrainingParts* parts,
              RunReport* report) {
   const WorkloadConfig& c = *ctx.config;
+  // A resumed job loads its checkpoint before it builds its data loader.
+  DLIO_RETURN_NOT_OK(ResumeFromNewest(ctx, checkpointing));
   DLIO_RETURN_NOT_OK(MakeTrainingParts(ctx, parts));
   LoopParts& train = *parts->train;
   LoopParts* eval = parts->eval.get();
@@ -353,7 +355,6 @@ Status Train(const RunContext& ctx, const Checkpointing& checkpointing, Training
   report->buffer_prepared_bytes = train.reserved_bytes + (eval ? eval->reserved_bytes : 0);
   EpochLoop loop(ctx, checkpointing, side_io, &report->checkpoints);
   DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
-  DLIO_RETURN_NOT_OK(ResumeFromNewest(ctx, checkpointing));
   if (side_io) DLIO_RETURN_NOT_OK(side_io->BeforeTraining());
   for (uint64_t epoch = 1; epoch <= c.train.epochs; ++epoch) {
     // DLIO's pipeline "epoch.block": the epoch's training, checkpoint and evaluation.

@@ -2,8 +2,9 @@
 and resumes from the newest one at start, written from how DeepSpeed's engine saves and loads
 (deepspeed/runtime/engine.py: save_checkpoint, load_checkpoint).
 
-A small MLP trained with Adam and a StepLR schedule reads npy samples (x, then its label y) with a
-DataLoader (batch 4, no workers), 6 ms of emulated compute per step, 24 steps. Every 8 steps:
+A small MLP trained with Adam and a StepLR schedule reads npy samples with a DataLoader (batch 4,
+no workers; labels from the sample index, as synthetic benchmarks make them), 6 ms of emulated
+compute per step, 24 steps. Every 8 steps:
 
   DIR/checkpoints/global_step<N>/mp_rank_00_model_states.pt
       torch.save({'module': model.state_dict(), 'buffer_names': [], 'optimizer': None,
@@ -17,8 +18,8 @@ At start, when DIR/checkpoints/latest exists, both files of that tag are loaded 
 and training continues from its step (make writes a first checkpoint at step 8, so every run
 resumes from it: 16 more steps, checkpoints at 16 and 24).
 
-  deepspeed_save_resume.py make DIR   writes DIR/train/x_<i>.npy (64 KiB of float32) and
-                                      y_<i>.npy, and the checkpoint of step 8
+  deepspeed_save_resume.py make DIR   writes DIR/train/x_<i>.npy (64 KiB of float32) and the
+                                      checkpoint of step 8
   deepspeed_save_resume.py run DIR    resumes, trains and checkpoints
 """
 import os
@@ -36,8 +37,8 @@ DS_CONFIG = {'train_batch_size': 4, 'optimizer': {'type': 'Adam', 'params': {'lr
 DS_VERSION = '0.9.5'
 
 
-def sample_paths(data, i):
-    return (os.path.join(data, 'train', 'x_%d.npy' % i), os.path.join(data, 'train', 'y_%d.npy' % i))
+def sample_path(data, i):
+    return os.path.join(data, 'train', 'x_%d.npy' % i)
 
 
 def build():
@@ -96,8 +97,7 @@ class Samples:
     def __getitem__(self, i):
         import torch
 
-        x_path, y_path = sample_paths(self.data, i)
-        return torch.from_numpy(np.load(x_path)), torch.from_numpy(np.load(y_path))
+        return torch.from_numpy(np.load(sample_path(self.data, i))), i % 10
 
 
 def train(data, last_step):
@@ -126,9 +126,7 @@ def make(data):
     os.makedirs(os.path.join(data, 'train'), exist_ok=True)
     rng = np.random.default_rng(26)
     for i in range(FILES):
-        x_path, y_path = sample_paths(data, i)
-        np.save(x_path, rng.random(FEATURES, dtype=np.float32))
-        np.save(y_path, np.array(i % 10, dtype=np.int64))
+        np.save(sample_path(data, i), rng.random(FEATURES, dtype=np.float32))
     train(data, SAVE_EVERY)
 
 

@@ -153,6 +153,25 @@ CheckpointWrites FindCheckpointWrites(const ProfileTrace& t, const View& view) {
   return w;
 }
 
+// A small file every save rewrites from offset 0 in one write (DeepSpeed's `latest`, naming the
+// newest checkpoint folder): checkpoint.tag_file.
+void FitTagFile(const CheckpointWrites& w, FitResult* out) {
+  constexpr uint64_t kMaxTag = 256;
+  for (const auto& [path, file] : w.per_file) {
+    const auto& writes = file.second;
+    const bool tag = writes.size() == w.saves.size() &&
+                     std::all_of(writes.begin(), writes.end(), [&](const auto& r) {
+                       return r.offset == 0 && r.size > 0 && r.size <= kMaxTag;
+                     });
+    if (!tag) continue;
+    Set(out, "checkpoint.tag_file", Basename(path), FitConfidence::kMedium,
+        StrCat("rewritten from offset 0 in one write of ", writes.front().size,
+               " bytes by each of the ", w.saves.size(),
+               " saves: a tag naming the newest checkpoint (DeepSpeed's latest)"));
+    return;
+  }
+}
+
 // The keys every fit with checkpoints sets: what one save writes.
 void FitSaves(const FitOptions& options, const CheckpointWrites& w, FitResult* out) {
   const std::set<std::string>& ckpt = w.files;
@@ -170,6 +189,7 @@ void FitSaves(const FitOptions& options, const CheckpointWrites& w, FitResult* o
   Set(out, "checkpoint.checkpoint_folder", options.checkpoint_folder, FitConfidence::kHigh,
       StrCat("the emulation's own; the traced saves went under ",
              ckpt.begin()->substr(0, ckpt.begin()->rfind('/') + 1)));
+  FitTagFile(w, out);
   if (FitTorchSave(w, options, out)) {  // one file per save, or torch.save's files
     Set(out, "checkpoint.fsync", syncs > 0 ? "true" : "false", FitConfidence::kHigh,
         StrCat(syncs, " fsync/fdatasync calls on the checkpoint files"));
