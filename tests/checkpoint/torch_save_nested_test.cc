@@ -279,5 +279,38 @@ TEST_CASE("torch_save nested container: bad file groups and pickle sizes are ref
   CHECK((*plan)[1].bytes == checkpoint_internal::TorchSaveFileSize("b", *(*plan)[1].torch));
 }
 
+TEST_CASE("checkpoint.tag_file: a file name beside the checkpoint folders, or refused") {
+  auto storage = NewMemoryStorage();
+  storage->Bind(SystemClock(), nullptr);
+  Registries registries;
+  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
+  CheckpointOptions options;
+  options.name = "torch_save";
+  options.folder = "/ckpt";
+  options.torch_state_dict = "w:4";
+  CheckpointEnv env;
+  env.storage = storage.get();
+  env.clock = SystemClock();
+  for (const char* bad : {"a/latest", "..", ".dlio-tag", "ckpt-000001"}) {
+    options.tag_file = bad;
+    auto made = (*registries.checkpointers.Get("torch_save"))(options, env);
+    INFO(bad);
+    REQUIRE_FALSE(made.ok());
+    CHECK(made.status().ToString().find("checkpoint.tag_file") != std::string::npos);
+  }
+  options.tag_file = "latest";
+  auto made = (*registries.checkpointers.Get("torch_save"))(options, env);
+  REQUIRE(made.ok());
+  REQUIRE((*made)->Save(1, 8).ok());
+  REQUIRE((*made)->Save(1, 16).ok());
+  auto tag = storage->Open("/ckpt/latest", OpenMode::kRead);
+  REQUIRE(tag.ok());
+  std::string text(64, '\0');
+  auto got = (*tag)->ReadSomeAt(0, text.size(), text.data());
+  REQUIRE(got.ok());
+  CHECK(text.substr(0, *got) == "ckpt-000001");  // the newest save's folder, one write
+  CHECK((*made)->Load(1).ok());
+}
+
 }  // namespace
 }  // namespace dlio
