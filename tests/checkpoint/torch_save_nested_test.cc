@@ -74,6 +74,17 @@ class RecordingStorage final : public StorageWrapper {
   };
 };
 
+// The torch_save checkpointer of `options` over `storage`, or its error.
+Result<std::unique_ptr<Checkpointer>> MakeTorchSave(const CheckpointOptions& options,
+                                                    Storage* storage) {
+  Registries registries;
+  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
+  CheckpointEnv env;
+  env.storage = storage;
+  env.clock = SystemClock();
+  return (*registries.checkpointers.Get("torch_save"))(options, env);
+}
+
 // torch.nn.Linear(16, 64) after one Adam step, saved as {'module': model.state_dict(),
 // 'optimizer': opt.state_dict(), 'global_steps': 1}: the storages in the order the pickler meets
 // them (the module's weight and bias, then per parameter Adam's step, exp_avg, exp_avg_sq).
@@ -196,8 +207,6 @@ std::string OptimizerStates() {
 TEST_CASE("torch_save nested container: DeepSpeed's model and optimizer states files") {
   auto storage = std::make_unique<RecordingStorage>(NewMemoryStorage());
   RecordingStorage* recorded = storage.get();
-  Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
   CheckpointOptions options;
   options.name = "torch_save";
   options.folder = "/ckpt";
@@ -205,10 +214,7 @@ TEST_CASE("torch_save nested container: DeepSpeed's model and optimizer states f
   options.torch_state_dict = std::string(kModel) + "; " + OptimizerStates();
   options.torch_modules = "none";
   options.torch_pickle_bytes = "1282, 1631";
-  CheckpointEnv env;
-  env.storage = storage.get();
-  env.clock = SystemClock();
-  auto made = (*registries.checkpointers.Get("torch_save"))(options, env);
+  auto made = MakeTorchSave(options, storage.get());
   INFO(made.status().ToString());
   REQUIRE(made.ok());
   auto saved = (*made)->Save(0, 16);
@@ -242,31 +248,29 @@ TEST_CASE("torch_save nested container: DeepSpeed's model and optimizer states f
   CHECK(recorded->writes.front().path == saved->files[0].path);
 }
 
+// PlanTorchSaveFiles refuses `options` with a message holding `part`.
+void Refused(const CheckpointOptions& options, const std::string& part) {
+  auto plan = checkpoint_internal::PlanTorchSaveFiles(options);
+  INFO(part);
+  REQUIRE_FALSE(plan.ok());
+  CHECK(plan.status().ToString().find(part) != std::string::npos);
+}
+
 TEST_CASE("torch_save nested container: bad file groups and pickle sizes are refused") {
   CheckpointOptions options;
   options.torch_file_name = "a.pt, b.pt";
   options.torch_state_dict = "w:4";
-  auto one_group = checkpoint_internal::PlanTorchSaveFiles(options);
-  REQUIRE(!one_group.ok());
-  CHECK(one_group.status().ToString().find("checkpoint.torch_state_dict") != std::string::npos);
+  Refused(options, "checkpoint.torch_state_dict");
   options.torch_state_dict = "w:4; v:8";
   options.torch_pickle_bytes = "1000, 2000, 3000";
-  auto three = checkpoint_internal::PlanTorchSaveFiles(options);
-  REQUIRE(!three.ok());
-  CHECK(three.status().ToString().find("checkpoint.torch_pickle_bytes") != std::string::npos);
+  Refused(options, "checkpoint.torch_pickle_bytes");
   options.torch_pickle_bytes = "10";  // smaller than either pickle
-  auto small = checkpoint_internal::PlanTorchSaveFiles(options);
-  REQUIRE(!small.ok());
-  CHECK(small.status().ToString().find("alone pickles to") != std::string::npos);
+  Refused(options, "alone pickles to");
   options.torch_pickle_bytes = "12k";
-  auto bad = checkpoint_internal::PlanTorchSaveFiles(options);
-  REQUIRE(!bad.ok());
-  CHECK(bad.status().ToString().find("not a byte count") != std::string::npos);
+  Refused(options, "not a byte count");
   options.torch_pickle_bytes = "";
   options.torch_file_name = "a.pt, a.pt";
-  auto twice = checkpoint_internal::PlanTorchSaveFiles(options);
-  REQUIRE(!twice.ok());
-  CHECK(twice.status().ToString().find("named twice") != std::string::npos);
+  Refused(options, "named twice");
   options.torch_file_name = "a.pt, b.pt";
   options.torch_pickle_bytes = "2000";  // one value for both files
   auto plan = checkpoint_internal::PlanTorchSaveFiles(options);
@@ -282,24 +286,19 @@ TEST_CASE("torch_save nested container: bad file groups and pickle sizes are ref
 TEST_CASE("checkpoint.tag_file: a file name beside the checkpoint folders, or refused") {
   auto storage = NewMemoryStorage();
   storage->Bind(SystemClock(), nullptr);
-  Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
   CheckpointOptions options;
   options.name = "torch_save";
   options.folder = "/ckpt";
   options.torch_state_dict = "w:4";
-  CheckpointEnv env;
-  env.storage = storage.get();
-  env.clock = SystemClock();
   for (const char* bad : {"a/latest", "..", ".dlio-tag", "ckpt-000001"}) {
     options.tag_file = bad;
-    auto made = (*registries.checkpointers.Get("torch_save"))(options, env);
+    auto made = MakeTorchSave(options, storage.get());
     INFO(bad);
     REQUIRE_FALSE(made.ok());
     CHECK(made.status().ToString().find("checkpoint.tag_file") != std::string::npos);
   }
   options.tag_file = "latest";
-  auto made = (*registries.checkpointers.Get("torch_save"))(options, env);
+  auto made = MakeTorchSave(options, storage.get());
   REQUIRE(made.ok());
   REQUIRE((*made)->Save(1, 8).ok());
   REQUIRE((*made)->Save(1, 16).ok());
