@@ -89,6 +89,10 @@ struct CheckpointOptions {
   // torch_save: each file's data.pkl size ("" or 0 = its state dict's own pickle), separated by
   // ',' (one value may stand for every file).
   std::string torch_pickle_bytes;
+  // torch_save loads: storages of at least this many bytes are read into fresh pages, as
+  // torch.load's new storages past Python's mmap threshold (reader.client_costs framework); 0 =
+  // every read into one buffer the checkpointer keeps.
+  uint64_t torch_load_fresh_bytes = 0;
   // A file in `folder` that rank 0 rewrites after each save with the checkpoint folder's name, and
   // that a load reads first (DeepSpeed's `latest`); "" = none.
   std::string tag_file;

@@ -393,7 +393,7 @@ class FileCheckpointer final : public Checkpointer {
       const size_t python_buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage_, path));
       DLIO_RETURN_NOT_OK(checkpoint_internal::LoadTorchSave(
           file.get(), checkpoint_internal::TorchArchiveName(f.name), *f.torch, python_buffer, check,
-          &read_buffer_));
+          &read_buffer_, options_.torch_load_fresh_bytes));
       return file->Close();
     }
     read_buffer_.resize(buffer_.size());

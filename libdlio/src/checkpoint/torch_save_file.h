@@ -115,7 +115,10 @@ using TorchDataCheck = std::function<Status(uint64_t file_offset, const uint8_t*
 // (pyio::PythonBufferSize), into `memory` (reused: give every load the same vector). Each
 // storage's data goes to `check`. Corruption naming the file and offset for a file that is not
 // that zip (a bad signature, a short read), `check`'s errors, the storage's errors otherwise.
+// Storages of at least `fresh_storage_bytes` (0: none) are read into fresh pages
+// (pyio::TorchLoadCalls), as torch.load's new storages are.
 Status LoadTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
-                     size_t buffer_size, const TorchDataCheck& check, std::vector<uint8_t>* memory);
+                     size_t buffer_size, const TorchDataCheck& check, std::vector<uint8_t>* memory,
+                     uint64_t fresh_storage_bytes = 0);
 
 }  // namespace dlio::checkpoint_internal
