@@ -13,3 +13,10 @@ add_dependencies(checkpoint_write_path_e2e_test dlio-run)
 # torch.load's requests: a hand-worked layout, TorchSaveLayout against the bytes, the read-back.
 dlio_add_test(torch_load_requests_test LIBS dlio_checkpoint dlio_storage dlio_trace
   SOURCES checkpoint/torch_load_requests_test.cc)
+# Nested containers (DeepSpeed's model and optimizer states): hand-worked and straced writes.
+dlio_add_test(torch_save_nested_test LIBS dlio_checkpoint dlio_builtins dlio_storage dlio_trace
+  SOURCES checkpoint/torch_save_nested_test.cc)
+# dlio-run under strace: checkpoint.resume loads the generated checkpoint before the data.
+dlio_add_test(checkpoint_resume_e2e_test LIBS dlio_core
+  SOURCES checkpoint/resume_e2e_test.cc PROPERTIES TIMEOUT 120)
+add_dependencies(checkpoint_resume_e2e_test dlio-run)

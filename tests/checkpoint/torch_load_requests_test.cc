@@ -3,6 +3,8 @@
 // torch.save files (TorchSaveLayout) against the bytes it writes; and the torch_save
 // checkpointer's read-back, which loads with those requests and checks the tensors' bytes.
 // Against the real torch.load under strace: tests/io_models/torch_load_strace_test.cc.
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
 #include <cstring>
 #include <fstream>
@@ -183,6 +185,61 @@ TEST_CASE("torch_save checkpointer: read-back makes torch.load's requests and ch
   REQUIRE_FALSE(loaded.ok());
   CHECK(loaded.status().ToString().find(path + ": content differs at offset " +
                                         std::to_string(bad)) != std::string::npos);
+}
+
+long MinorFaults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
+// reader.client_costs framework: storages past torch's mmap threshold are read into fresh pages,
+// as torch.load's new storages are: the same requests and checks, but the pages fault in within
+// the load (a 2 MiB storage is 512 pages of 4 KiB; a warm load reuses one buffer and faults few).
+TEST_CASE("torch_save checkpointer: fresh storages fault their pages in, with the same requests") {
+  testing::TempDir tmp;
+  auto storage = NewPosixStorage({});
+  MemoryTracer tracer;
+  storage->Bind(SystemClock(), &tracer);
+  const auto requests_of = [&](size_t from) {
+    Requests reads;
+    const auto events = tracer.Events();
+    for (size_t k = from; k < events.size(); ++k) {
+      if (std::string(events[k].name).find("read") != std::string::npos) {
+        reads.emplace_back(static_cast<uint64_t>(events[k].offset),
+                           static_cast<uint64_t>(events[k].count));
+      }
+    }
+    return reads;
+  };
+  CheckpointOptions options;
+  options.folder = tmp / "ckpt";
+  options.torch_state_dict = "w:512x1024, b:1024";  // a 2 MiB storage and a 4 KiB one
+  auto warm =
+      checkpoint_internal::MakeTorchSaveCheckpointer(options, {storage.get(), SystemClock()});
+  REQUIRE(warm.ok());
+  REQUIRE((*warm)->Save(0, 1).ok());
+  REQUIRE((*warm)->Load(0).ok());  // its buffer grows to the storage's size
+  size_t mark = tracer.Events().size();
+  long before = MinorFaults();
+  REQUIRE((*warm)->Load(0).ok());
+  const long warm_faults = MinorFaults() - before;
+  const Requests warm_reads = requests_of(mark);
+
+  options.torch_load_fresh_bytes = 425984;  // PythonImportThreshold(kPytorch)
+  auto fresh =
+      checkpoint_internal::MakeTorchSaveCheckpointer(options, {storage.get(), SystemClock()});
+  REQUIRE(fresh.ok());
+  REQUIRE((*fresh)->Load(0).ok());  // the read buffer for headers and small records, warmed
+  mark = tracer.Events().size();
+  before = MinorFaults();
+  auto loaded = (*fresh)->Load(0);
+  const long fresh_faults = MinorFaults() - before;
+  INFO(loaded.status().ToString());
+  REQUIRE(loaded.ok());
+  CHECK(requests_of(mark) == warm_reads);
+  INFO("warm " << warm_faults << " fresh " << fresh_faults);
+  CHECK(fresh_faults >= warm_faults + 256);
 }
 
 }  // namespace

@@ -79,11 +79,23 @@ struct CheckpointOptions {
   uint64_t size_divisor = 1;     // every file's bytes divided by this, rounded up (>= 1 byte)
   TransformerModel transformer;  // transformer: the model and its parallelism
   // torch_save: the state dict ("name:7x10[:dtype], ...") and the modules of its _metadata
-  // ("" = from the tensor names, "none" = no _metadata, else "mod[=version], ...").
+  // ("" = from the tensor names, "none" = no _metadata, else "mod[=version], ..."); with several
+  // files, one group per file separated by ';' (one modules group may stand for every file).
   std::string torch_state_dict;
   std::string torch_modules;
-  // torch_save: the file's name in the checkpoint folder, "{rank}" replaced by the rank.
+  // torch_save: the file's name in the checkpoint folder, "{rank}" replaced by the rank; several
+  // names separated by ',' are several torch.save files per checkpoint, written in that order.
   std::string torch_file_name = "model-rank{rank}.pt";
+  // torch_save: each file's data.pkl size ("" or 0 = its state dict's own pickle), separated by
+  // ',' (one value may stand for every file).
+  std::string torch_pickle_bytes;
+  // torch_save loads: storages of at least this many bytes are read into fresh pages, as
+  // torch.load's new storages past Python's mmap threshold (reader.client_costs framework); 0 =
+  // every read into one buffer the checkpointer keeps.
+  uint64_t torch_load_fresh_bytes = 0;
+  // A file in `folder` that rank 0 rewrites after each save with the checkpoint folder's name, and
+  // that a load reads first (DeepSpeed's `latest`); "" = none.
+  std::string tag_file;
   // dlio_benchmark: DLIO's framework ("pytorch": .pt files; "tensorflow": tf.train.Checkpoint's
   // files) and model.type (anything but "transformer" adds model_states-<rank> of
   // model_size_bytes, kDlioDefaultModelSizeBytes when that is 0).
@@ -140,19 +152,19 @@ struct CheckpointResult {
 // files (DLIO's names: zero_pp_rank_<d>_mp_rank_<m>_{model,optim}_states.pt, model_<m>_model_
 // states.pt, layer_<i>-model_<m>_model_states.pt); torch_save writes torch_file_name
 // (model-rank<r>.pt), the zip torch.save writes for torch_state_dict, with its requests (the whole
-// file on every writing rank; docs/workloads.md). Content is seeded from (seed, id, rank). Ids: the
-// first Save uses one past the highest ckpt-NNNNNN already in the folder when the checkpointer was
-// built (earlier runs' checkpoints are kept), then counts up; in multi-rank runs every rank must
-// build its checkpointer before any rank saves. A final file name that already exists is refused
-// with AlreadyExists, never overwritten. After its files, each rank writes a manifest,
-// ckpt-NNNNNN/.dlio-complete-rank<r>: an empty file (no write request, no fsync) that says the
-// rank's files are all there; a checkpoint whose save was killed has none and is torn (CompleteIds
-// skips it). Building a checkpointer removes, from the checkpoint folders, the temporaries of
-// saves killed mid-write (DLIO's tensorflow layout, earlier dlio versions) whose owner process is
-// provably dead (same host and pid namespace, pid
-// gone or reused: core/owner_stamp.h); nothing else. Tracing: "checkpoint.capture" (Save) and
-// "checkpoint.restart" (Load), cat "checkpoint", index = id. Not thread-safe: called from the
-// training loop.
+// file on every writing rank; docs/workloads.md), or several such files (a nested container's:
+// DeepSpeed's model states and optimizer states, each with its data.pkl size). Content is seeded
+// from (seed, id, rank). Ids: the first Save uses one past the highest ckpt-NNNNNN already in the
+// folder when the checkpointer was built (earlier runs' checkpoints are kept), then counts up; in
+// multi-rank runs every rank must build its checkpointer before any rank saves. A final file name
+// that already exists is refused with AlreadyExists, never overwritten. After its files, each rank
+// writes a manifest, ckpt-NNNNNN/.dlio-complete-rank<r>: an empty file (no write request, no fsync)
+// that says the rank's files are all there; a checkpoint whose save was killed has none and is torn
+// (CompleteIds skips it). Building a checkpointer removes, from the checkpoint folders, the
+// temporaries of saves killed mid-write (DLIO's tensorflow layout, earlier dlio versions) whose
+// owner process is provably dead (same host and pid namespace, pid gone or reused:
+// core/owner_stamp.h); nothing else. Tracing: "checkpoint.capture" (Save) and "checkpoint.restart"
+// (Load), cat "checkpoint", index = id. Not thread-safe: called from the training loop.
 class Checkpointer {
  public:
   virtual ~Checkpointer() = default;

@@ -216,7 +216,8 @@ struct CheckpointConfig {
   uint64_t model_size_bytes = 0;            // checkpoint.model_size_bytes (0 = model.model_size)
   bool fsync = false;                       // checkpoint.fsync
   bool read_back = false;                   // checkpoint.read_back: read each one after writing
-  uint64_t transfer_size = 4 << 20;         // checkpoint.transfer_size (bytes per write request)
+  bool resume = false;  // checkpoint.resume: load the newest checkpoint before training
+  uint64_t transfer_size = 4 << 20;  // checkpoint.transfer_size (bytes per write request)
   CheckpointRankMode rank_mode = CheckpointRankMode::kAll;  // checkpoint.rank_mode
   int64_t num_checkpoints_write = -1;  // checkpoint.num_checkpoints_write (-1 = by cadence)
   int64_t num_checkpoints_read = -1;   // checkpoint.num_checkpoints_read (-1 = none)
@@ -231,6 +232,8 @@ struct CheckpointConfig {
   std::string torch_state_dict;          // checkpoint.torch_state_dict: type torch_save's tensors
   std::string torch_modules;             // checkpoint.torch_modules: its _metadata modules
   std::string torch_file_name = "model-rank{rank}.pt";  // checkpoint.torch_file_name
+  std::string torch_pickle_bytes;  // checkpoint.torch_pickle_bytes: each file's data.pkl size
+  std::string tag_file;            // checkpoint.tag_file: DeepSpeed's `latest` ("" = none)
 };
 
 // I/O beside the training data (DLIO paper: FRNN's metadata reads, climate segmentation's stats

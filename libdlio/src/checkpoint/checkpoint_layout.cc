@@ -116,4 +116,23 @@ Result<std::vector<std::string>> RemoveDeadTemporaries(Storage* storage,
   return removed;
 }
 
+Status WriteTagFile(Storage* storage, const std::string& path, const std::string& text) {
+  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kWrite));
+  Status status = file->WriteAt(0, text.data(), text.size());
+  Status closed = file->Close();
+  return (status.ok() ? closed : status).WithContext(StrCat("checkpoint tag file ", path));
+}
+
+Status ReadTagFile(Storage* storage, const std::string& path) {
+  DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(path));
+  if (!exists) return Status::OK();
+  DLIO_ASSIGN_OR_RETURN(uint64_t size, storage->FileSize(path));
+  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
+  std::string text(static_cast<size_t>(size) + 1, '\0');
+  auto got = file->ReadSomeAt(0, text.size(), text.data());
+  if (got.ok()) got = file->ReadSomeAt(*got, 1, text.data());
+  Status closed = file->Close();
+  return (got.ok() ? closed : got.status()).WithContext(StrCat("checkpoint tag file ", path));
+}
+
 }  // namespace dlio::checkpoint_internal

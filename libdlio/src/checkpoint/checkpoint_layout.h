@@ -55,6 +55,15 @@ std::string ManifestName(int rank);
 Result<bool> IsCompleteShare(Storage* storage, const std::string& dir, int rank,
                              const std::vector<PlannedFile>& plan);
 
+// checkpoint.tag_file: the tag file DeepSpeed keeps beside its checkpoint folders (`latest`),
+// rewritten after each save with the folder's name and read before a load. WriteTagFile opens
+// `path` with truncation and writes `text` in one request (Python's open(path, 'w').write);
+// ReadTagFile reads it as Python's open(path).read() does: st_size + 1 bytes from offset 0, then
+// 1 byte at the end of the file (the empty read that ends it). A missing file is not an error
+// (nothing is read: a run without a tag yet).
+Status WriteTagFile(Storage* storage, const std::string& path, const std::string& text);
+Status ReadTagFile(Storage* storage, const std::string& path);
+
 // Removes, from every ckpt-NNNNNN and global_epoch*_step* directory of `folder`, the temporaries
 // ("<name><kAtomicTmpInfix><owner token>") whose owner is provably dead (core/owner_stamp.h): what
 // saves killed mid-write left when dlio wrote checkpoints through temporaries (before it wrote

@@ -26,6 +26,7 @@
 
 #include "checkpoint/checkpoint_layout.h"
 #include "checkpoint/torch_save_file.h"
+#include "checkpoint/torch_save_plan.h"
 #include "dlio/ai_events.h"
 #include "dlio/checkpointer.h"
 #include "dlio/str_cat.h"
@@ -141,6 +142,9 @@ class FileCheckpointer final : public Checkpointer {
     std::vector<std::string> created;  // what this save made, removed again if it fails
     Status status = WriteAll(dir, rewrite, &created, &result);
     if (status.ok() && options_.read_back) status = ReadBack(dir, &result);
+    if (status.ok() && !options_.tag_file.empty() && options_.rank == 0) {
+      status = checkpoint_internal::WriteTagFile(storage_, TagPath(), Basename(dir));
+    }
     if (!status.ok()) {
       Undo(created, dir_existed ? std::string() : dir);
       return status;
@@ -177,6 +181,9 @@ class FileCheckpointer final : public Checkpointer {
     const std::string dir = DirOf(id);
     FillBuffer(id);
     const int64_t start = clock_->NowNanos();
+    if (!options_.tag_file.empty()) {  // as DeepSpeed's load_checkpoint reads `latest` first
+      DLIO_RETURN_NOT_OK(checkpoint_internal::ReadTagFile(storage_, TagPath()));
+    }
     for (const auto& f : plan_) {
       const std::string path = dir + "/" + f.name;
       DLIO_RETURN_NOT_OK(ReadOne(path, f, id));
@@ -204,6 +211,9 @@ class FileCheckpointer final : public Checkpointer {
     DLIO_RETURN_NOT_OK(file->Close());
     return std::memcmp(read_buffer_.data(), buffer_.data(), n) == 0;
   }
+
+  std::string TagPath() const { return folder_ + "/" + options_.tag_file; }
+  static std::string Basename(const std::string& dir) { return dir.substr(dir.rfind('/') + 1); }
 
   // kEpochStep: this checkpointer's saves by id, else DLIO's checkpoint-only name for the id.
   std::string DirOf(uint64_t id) const {
@@ -383,7 +393,7 @@ class FileCheckpointer final : public Checkpointer {
       const size_t python_buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage_, path));
       DLIO_RETURN_NOT_OK(checkpoint_internal::LoadTorchSave(
           file.get(), checkpoint_internal::TorchArchiveName(f.name), *f.torch, python_buffer, check,
-          &read_buffer_));
+          &read_buffer_, options_.torch_load_fresh_bytes));
       return file->Close();
     }
     read_buffer_.resize(buffer_.size());
@@ -421,6 +431,14 @@ Status ValidateCommon(const CheckpointOptions& options, const CheckpointEnv& env
   }
   if (options.transfer_size == 0) {
     return Status::InvalidArgument("checkpoint.transfer_size must be > 0");
+  }
+  const std::string& tag = options.tag_file;
+  if (!tag.empty() &&
+      (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
+       tag.rfind(".dlio", 0) == 0 || checkpoint_internal::ParseIdDirName(tag).has_value())) {
+    return Status::InvalidArgument("checkpoint.tag_file: '", tag,
+                                   "' is not a file name (no '/', not '.dlio...', not a "
+                                   "ckpt-NNNNNN folder's name)");
   }
   if (options.world < 1 || options.rank < 0 || options.rank >= options.world) {
     return Status::InvalidArgument("checkpointer: rank ", options.rank, " is not in a world of ",
@@ -523,30 +541,6 @@ Result<std::unique_ptr<Checkpointer>> MakeDlioBenchmarkCheckpointer(
   return Build(options, env, std::move(plan), DirNaming::kEpochStep);
 }
 
-namespace {
-
-// checkpoint.torch_file_name with {rank} replaced: a plain name (ranks that all write need
-// {rank} in it, or they would write one file).
-Result<std::string> TorchFileName(const CheckpointOptions& options) {
-  std::string name = options.torch_file_name;
-  const bool per_rank = name.find("{rank}") != std::string::npos;
-  const std::string rank = std::to_string(options.rank);
-  for (size_t at; (at = name.find("{rank}")) != std::string::npos;) name.replace(at, 6, rank);
-  if (name.empty() || name == "." || name == ".." || name.find('/') != std::string::npos ||
-      name.rfind(".dlio", 0) == 0) {
-    return Status::InvalidArgument("checkpoint.torch_file_name: '", options.torch_file_name,
-                                   "' is not a file name (no '/', not '.dlio...')");
-  }
-  if (!per_rank && !options.root_only && options.world > 1) {
-    return Status::InvalidArgument("checkpoint.torch_file_name: '", options.torch_file_name,
-                                   "' has no {rank}, but all ", options.world,
-                                   " ranks write (use {rank} or checkpoint.rank_mode root)");
-  }
-  return name;
-}
-
-}  // namespace
-
 Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const CheckpointOptions& options,
                                                                 const CheckpointEnv& env) {
   DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
@@ -555,16 +549,8 @@ Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const Checkpoint
         "checkpoint.size_divisor does not apply to checkpoint type 'torch_save' (its file is "
         "torch.save's zip of checkpoint.torch_state_dict: make the shapes smaller instead)");
   }
-  DLIO_ASSIGN_OR_RETURN(
-      checkpoint_internal::TorchStateDict sd,
-      checkpoint_internal::ParseTorchStateDict(options.torch_state_dict, options.torch_modules));
-  PlannedFile f;
-  DLIO_ASSIGN_OR_RETURN(f.name, TorchFileName(options));
-  f.bytes =
-      checkpoint_internal::TorchSaveFileSize(checkpoint_internal::TorchArchiveName(f.name), sd);
-  f.torch = std::make_shared<const checkpoint_internal::TorchStateDict>(std::move(sd));
-  std::vector<PlannedFile> plan;
-  plan.push_back(std::move(f));
+  DLIO_ASSIGN_OR_RETURN(std::vector<PlannedFile> plan,
+                        checkpoint_internal::PlanTorchSaveFiles(options));
   return Build(options, env, std::move(plan));
 }
 

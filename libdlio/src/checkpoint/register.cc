@@ -87,9 +87,10 @@ Status RegisterBuiltinCheckpointers(CheckpointerRegistry* checkpointers) {
   DLIO_RETURN_NOT_OK(checkpointers->Register(
       {"torch_save",
        "the file torch.save(state_dict, path) writes (PyTorch 1.13's zip: data.pkl, a 64-byte "
-       "aligned record per tensor, version), with its write requests; one file per writing rank",
-       "checkpoint.torch_state_dict, torch_modules, checkpoint_folder, fsync, read_back, "
-       "rank_mode, storage_type",
+       "aligned record per tensor, version), with its write requests; one file per writing rank, "
+       "or several (a nested container's, such as DeepSpeed's model and optimizer states)",
+       "checkpoint.torch_state_dict, torch_modules, torch_file_name, torch_pickle_bytes, "
+       "checkpoint_folder, fsync, read_back, resume, rank_mode, storage_type",
        checkpoint_internal::MakeTorchSaveCheckpointer}));
   return Status::OK();
 }

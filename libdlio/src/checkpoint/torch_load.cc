@@ -3,13 +3,13 @@
 // makes deep recursion, cycles of owners or unbounded memory.
 #include "checkpoint/torch_load.h"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
-#include "checkpoint/zip_records.h"
 #include "dlio/str_cat.h"
 
 namespace dlio::checkpoint_internal {
@@ -24,14 +24,14 @@ uint64_t Le(const std::string& s, size_t at, int bytes) {
   return v;
 }
 
-enum class Kind { kNone, kBool, kInt, kStr, kTuple, kDict, kGlobal, kCall, kPersId };
+enum class Kind { kNone, kBool, kInt, kFloat, kStr, kTuple, kList, kDict, kGlobal, kCall, kPersId };
 
 struct Value {
   Kind kind = Kind::kNone;
   int64_t i = 0;
   std::string s;               // kStr; kGlobal: "module name"
-  std::vector<int32_t> items;  // kTuple; kDict: key, value, ...; kCall: callable, args; kPersId
-  int32_t state = -1;          // kDict: BUILD's state
+  std::vector<int32_t> items;  // kTuple, kList; kDict: key, value, ...; kCall: callable, args
+  int32_t state = -1;          // kDict, kCall: BUILD's state
   size_t at = 0;               // offset in the pickle of the opcode that made it
 };
 
@@ -50,6 +50,7 @@ class Machine {
   // Runs to STOP; the object it returns.
   Result<int32_t> Run();
   const Value& at(int32_t v) const { return arena_[static_cast<size_t>(v)]; }
+  size_t size() const { return arena_.size(); }
 
  private:
   Status Bad(const std::string& why) const {
@@ -192,6 +193,10 @@ std::optional<Status> Machine::StepScalar(uint8_t op) {
     case 'N':
       Push(Make(Kind::kNone));
       return Status::OK();
+    case 'G':  // BINFLOAT: a nested container's scalars (lr, betas, eps)
+      DLIO_RETURN_NOT_OK(Take(8).status());
+      Push(Make(Kind::kFloat));
+      return Status::OK();
     default:
       return std::nullopt;
   }
@@ -255,8 +260,28 @@ std::optional<Status> Machine::StepStructure(uint8_t op) {
     }
     case 'b': {
       DLIO_ASSIGN_OR_RETURN(const int32_t state, Pop());
-      DLIO_ASSIGN_OR_RETURN(Value * d, TopDict());
-      d->state = state;
+      if (stack_.size() <= Floor()) return Bad("BUILD without an object");
+      Value& v = arena_[static_cast<size_t>(stack_.back())];
+      if (v.kind != Kind::kDict && v.kind != Kind::kCall) return Bad("BUILD of a scalar");
+      v.state = state;
+      return Status::OK();
+    }
+    case ']':
+      Push(Make(Kind::kList));
+      return Status::OK();
+    case 'a':
+    case 'e': {  // APPEND, APPENDS
+      std::vector<int32_t> items;
+      if (op == 'a') {
+        DLIO_ASSIGN_OR_RETURN(const int32_t v, Pop());
+        items.push_back(v);
+      } else {
+        DLIO_ASSIGN_OR_RETURN(items, PopToMark());
+      }
+      if (stack_.size() <= Floor()) return Bad("APPEND without a list");
+      Value& list = arena_[static_cast<size_t>(stack_.back())];
+      if (list.kind != Kind::kList) return Bad("APPEND to something that is not a list");
+      list.items.insert(list.items.end(), items.begin(), items.end());
       return Status::OK();
     }
     default:
@@ -318,6 +343,9 @@ class Reader {
   }
   Result<TorchTensor> Tensor(const std::string& name, const Value& v, size_t index) const;
   Result<std::string> Modules(const Value& dict, const TorchStateDict& sd) const;
+  // A nested container's tensors (module, optimizer state, ...) as a state dict padded to the
+  // container's pickle size.
+  Result<TorchStateDict> Nested(int32_t top, uint64_t pickle_size) const;
 
  private:
   const std::string& what_;
@@ -371,6 +399,95 @@ Result<TorchTensor> Reader::Tensor(const std::string& name, const Value& v, size
   return t;
 }
 
+// The storage key of a _rebuild_tensor_v2 call, nullopt for any other value.
+std::optional<uint64_t> StorageKey(const Machine& m, const Value& v) {
+  if (v.kind != Kind::kCall || v.items.size() != 2) return std::nullopt;
+  const Value& fn = m.at(v.items[0]);
+  const Value& args = m.at(v.items[1]);
+  if (fn.kind != Kind::kGlobal || fn.s != "torch._utils _rebuild_tensor_v2" ||
+      args.kind != Kind::kTuple || args.items.empty()) {
+    return std::nullopt;
+  }
+  const Value& pid = m.at(args.items[0]);
+  if (pid.kind != Kind::kPersId || pid.items.size() != 1) return std::nullopt;
+  const Value& id = m.at(pid.items[0]);
+  if (id.kind != Kind::kTuple || id.items.size() < 3) return std::nullopt;
+  const Value& key = m.at(id.items[2]);
+  if (key.kind != Kind::kStr || key.s.empty() || key.s.size() > 9 ||
+      key.s.find_first_not_of("0123456789") != std::string::npos) {
+    return std::nullopt;
+  }
+  return std::stoull(key.s);
+}
+
+// A path component as checkpoint.torch_state_dict can hold it.
+std::string NamePart(std::string s) {
+  for (char& c : s) {
+    if (c == ',' || c == ':' || c == ';' || c == ' ' || c == '\t') c = '_';
+  }
+  return s.empty() ? "_" : s;
+}
+
+Result<TorchStateDict> Reader::Nested(int32_t top, uint64_t pickle_size) const {
+  struct Found {
+    uint64_t key;
+    std::string name;
+    int32_t v;
+  };
+  std::vector<Found> found;
+  std::vector<bool> seen(m_.size(), false);  // each value once: memo GETs and cycles end here
+  std::vector<std::pair<int32_t, std::string>> todo{{top, ""}};
+  while (!todo.empty()) {
+    const auto [v, path] = std::move(todo.back());
+    todo.pop_back();
+    if (seen[static_cast<size_t>(v)]) continue;
+    seen[static_cast<size_t>(v)] = true;
+    const Value& x = m_.at(v);
+    const auto child = [&path](const std::string& part) {
+      return path.empty() ? part : path + "." + part;
+    };
+    const size_t first = todo.size();
+    if (x.kind == Kind::kDict) {
+      for (size_t k = 0; k + 1 < x.items.size(); k += 2) {
+        const Value& key = m_.at(x.items[k]);
+        const std::string part = key.kind == Kind::kStr   ? NamePart(key.s)
+                                 : key.kind == Kind::kInt ? std::to_string(key.i)
+                                                          : std::to_string(k / 2);
+        todo.emplace_back(x.items[k + 1], child(part));
+      }
+    } else if (x.kind == Kind::kList || x.kind == Kind::kTuple) {
+      for (size_t i = 0; i < x.items.size(); ++i) {
+        todo.emplace_back(x.items[i], child(std::to_string(i)));
+      }
+    } else if (const std::optional<uint64_t> key = StorageKey(m_, x)) {
+      found.push_back({*key, path.empty() ? "tensor" : path, v});
+    } else if (x.kind == Kind::kCall) {
+      todo.emplace_back(x.items[1], path);  // an object's arguments (a Parameter's tensor)
+    }
+    std::reverse(todo.begin() + static_cast<std::ptrdiff_t>(first), todo.end());
+  }
+  if (found.empty()) return NotModelled(m_.at(top), "the saved object holds no tensor");
+  std::sort(found.begin(), found.end(),
+            [](const Found& a, const Found& b) { return a.key < b.key; });
+  // Named by their paths, or by their keys when those names pickle past the container's size.
+  for (const bool by_key : {false, true}) {
+    TorchStateDict sd;
+    sd.metadata = false;
+    for (size_t i = 0; i < found.size(); ++i) {
+      const std::string name = by_key ? std::to_string(i) : found[i].name;
+      DLIO_ASSIGN_OR_RETURN(TorchTensor t, Tensor(name, m_.at(found[i].v), i));
+      sd.tensors.push_back(std::move(t));
+    }
+    auto text = TorchStateDictText(sd);
+    if (!text.ok()) return NotModelled(m_.at(top), text.status().message());
+    auto parsed = ParseTorchStateDict(*text, "none");  // duplicate names fail here
+    if (!parsed.ok()) continue;
+    parsed->pickle_bytes = pickle_size;
+    if (TorchOwnPickleSize(*parsed) <= pickle_size) return std::move(parsed).value();
+  }
+  return NotModelled(m_.at(top), "its tensors pickle to more than the container");
+}
+
 // torch_modules' text for the _metadata in `dict`'s BUILD state.
 Result<std::string> Reader::Modules(const Value& dict, const TorchStateDict& sd) const {
   if (dict.state < 0) return std::string("none");
@@ -417,33 +534,10 @@ Result<std::string> Reader::Modules(const Value& dict, const TorchStateDict& sd)
 
 }  // namespace
 
-Result<std::string> TorchStateDictText(const TorchStateDict& sd) {
-  std::string out;
-  for (const TorchTensor& t : sd.tensors) {
-    if (t.name.empty() || t.name.find_first_of(",:") != std::string::npos ||
-        t.name.front() == ' ' || t.name.back() == ' ' || t.name.front() == '\t' ||
-        t.name.back() == '\t') {
-      return Status::InvalidArgument("tensor name '", t.name,
-                                     "' cannot be written in checkpoint.torch_state_dict");
-    }
-    std::string shape;
-    for (uint64_t d : t.shape) shape += StrCat(shape.empty() ? "" : "x", d);
-    if (t.shape.empty()) shape = "scalar";
-    const std::string dtype = TorchDtypeName(t.storage);
-    if (dtype.empty()) {
-      return Status::InvalidArgument("tensor '", t.name, "' has storage type ", t.storage,
-                                     ", which checkpoint.torch_state_dict has no dtype for");
-    }
-    out += StrCat(out.empty() ? "" : ", ", t.name, ":", shape, dtype == "fp32" ? "" : ":" + dtype);
-  }
-  return out;
-}
+namespace {
 
-Result<TorchSaveContents> ParseTorchPickle(const std::string& what, const std::string& pickle) {
-  Machine m(what, pickle);
-  DLIO_ASSIGN_OR_RETURN(const int32_t top, m.Run());
+Result<TorchSaveContents> FlatStateDict(const Machine& m, const Reader& r, int32_t top) {
   const Value& dict = m.at(top);
-  Reader r(what, m);
   if (dict.kind != Kind::kDict) return r.NotModelled(dict, "the saved object is not a dict");
   TorchSaveContents out;
   for (size_t k = 0; k + 1 < dict.items.size(); k += 2) {
@@ -462,69 +556,21 @@ Result<TorchSaveContents> ParseTorchPickle(const std::string& what, const std::s
   return out;
 }
 
-Result<TorchSaveContents> ReadTorchSave(const std::string& what, uint64_t file_size,
-                                        const TorchByteReader& read) {
-  auto bad = [&what](uint64_t offset, const std::string& why) {
-    return Status::Corruption(what, ": offset ", offset, ": ", why, " (not a torch.save zip)");
-  };
-  if (file_size < kEndRecord) return bad(0, StrCat("a file of ", file_size, " bytes"));
-  const uint64_t end_at = file_size - kEndRecord;
-  DLIO_ASSIGN_OR_RETURN(const std::string end, read(end_at, kEndRecord));
-  if (end.size() != kEndRecord || end.compare(0, 4, "PK\x05\x06") != 0) {
-    return bad(end_at, "no end of central directory record");
-  }
-  const uint64_t entries = Le(end, 10, 2), cd_size = Le(end, 12, 4), cd_at = Le(end, 16, 4);
-  if (cd_at == 0xFFFFFFFF || entries == 0xFFFF) {
-    return Status::Unimplemented(what, ": offset ", end_at,
-                                 ": zip64 records (files of 4 GiB and more) are not read");
-  }
-  if (cd_size > kMaxTorchLoadBytes || cd_at > end_at || cd_size > end_at - cd_at) {
-    return bad(end_at, "a central directory outside the file");
-  }
-  DLIO_ASSIGN_OR_RETURN(const std::string cd, read(cd_at, cd_size));
-  if (cd.size() != cd_size) return bad(cd_at, "a short central directory");
+}  // namespace
+
+Result<TorchSaveContents> ParseTorchPickle(const std::string& what, const std::string& pickle) {
+  Machine m(what, pickle);
+  DLIO_ASSIGN_OR_RETURN(const int32_t top, m.Run());
+  Reader r(what, m);
+  Result<TorchSaveContents> flat = FlatStateDict(m, r, top);
+  if (flat.ok() || flat.status().code() != StatusCode::kUnimplemented) return flat;
+  // A nested container ({'module': ..., 'optimizer': ...}): its tensors, data.pkl's size.
+  auto nested = r.Nested(top, pickle.size());
+  if (!nested.ok()) return flat.status();
   TorchSaveContents out;
-  uint64_t pkl_at = 0, pkl_size = 0;
-  bool found = false;
-  for (size_t at = 0, k = 0; k < entries; ++k) {
-    if (cd_size - at < kCentralHeader || cd.compare(at, 4, "PK\x01\x02") != 0) {
-      return bad(cd_at + at, "no central directory header");
-    }
-    const uint64_t name_size = Le(cd, at + 28, 2);
-    const uint64_t skip = name_size + Le(cd, at + 30, 2) + Le(cd, at + 32, 2);
-    if (skip > cd_size - at - kCentralHeader) return bad(cd_at + at, "a header past its end");
-    const std::string name = cd.substr(at + kCentralHeader, name_size);
-    const size_t slash = name.find('/');
-    if (slash == std::string::npos || (k > 0 && name.compare(0, slash, out.archive_name) != 0)) {
-      return bad(cd_at + at, StrCat("record '", name, "' is not in the archive's folder"));
-    }
-    if (k == 0) out.archive_name = name.substr(0, slash);
-    if (Le(cd, at + 10, 2) != 0) {
-      return Status::Unimplemented(what, ": offset ", cd_at + at, ": record '", name,
-                                   "' is compressed");
-    }
-    if (name.compare(slash, std::string::npos, "/data.pkl") == 0) {
-      found = true;
-      pkl_size = Le(cd, at + 24, 4);
-      pkl_at = Le(cd, at + 42, 4);
-    }
-    at += kCentralHeader + skip;
-  }
-  if (!found) return bad(cd_at, "no data.pkl record");
-  if (pkl_size > kMaxTorchLoadBytes || pkl_at > cd_at || kLocalHeader > cd_at - pkl_at) {
-    return bad(pkl_at, "data.pkl outside the file");
-  }
-  DLIO_ASSIGN_OR_RETURN(const std::string local, read(pkl_at, kLocalHeader));
-  if (local.size() != kLocalHeader || local.compare(0, 4, "PK\x03\x04") != 0) {
-    return bad(pkl_at, "no local header of data.pkl");
-  }
-  const uint64_t data_at = pkl_at + kLocalHeader + Le(local, 26, 2) + Le(local, 28, 2);
-  if (data_at > cd_at || pkl_size > cd_at - data_at) return bad(pkl_at, "data.pkl past its end");
-  DLIO_ASSIGN_OR_RETURN(const std::string pickle, read(data_at, pkl_size));
-  if (pickle.size() != pkl_size) return bad(data_at, "a short data.pkl");
-  DLIO_ASSIGN_OR_RETURN(TorchSaveContents parsed, ParseTorchPickle(what, pickle));
-  parsed.archive_name = out.archive_name;
-  return parsed;
+  out.state_dict = std::move(nested).value();
+  out.modules = "none";
+  return out;
 }
 
 }  // namespace dlio::checkpoint_internal

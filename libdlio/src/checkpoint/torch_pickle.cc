@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "checkpoint/torch_load.h"
 #include "checkpoint/torch_save_file.h"
 #include "dlio/str_cat.h"
 
@@ -347,7 +348,35 @@ std::string TorchPickle(const TorchStateDict& sd) {
     p.Op('b');
   }
   p.Op('.');
+  if (p.out.size() < sd.pickle_bytes) p.out.resize(static_cast<size_t>(sd.pickle_bytes), '\0');
   return p.out;
+}
+
+uint64_t TorchOwnPickleSize(TorchStateDict sd) {
+  sd.pickle_bytes = 0;
+  return TorchPickle(sd).size();
+}
+
+Result<std::string> TorchStateDictText(const TorchStateDict& sd) {
+  std::string out;
+  for (const TorchTensor& t : sd.tensors) {
+    if (t.name.empty() || t.name.find_first_of(",:;") != std::string::npos ||
+        t.name.front() == ' ' || t.name.back() == ' ' || t.name.front() == '\t' ||
+        t.name.back() == '\t') {
+      return Status::InvalidArgument("tensor name '", t.name,
+                                     "' cannot be written in checkpoint.torch_state_dict");
+    }
+    std::string shape;
+    for (uint64_t d : t.shape) shape += StrCat(shape.empty() ? "" : "x", d);
+    if (t.shape.empty()) shape = "scalar";
+    const std::string dtype = TorchDtypeName(t.storage);
+    if (dtype.empty()) {
+      return Status::InvalidArgument("tensor '", t.name, "' has storage type ", t.storage,
+                                     ", which checkpoint.torch_state_dict has no dtype for");
+    }
+    out += StrCat(out.empty() ? "" : ", ", t.name, ":", shape, dtype == "fp32" ? "" : ":" + dtype);
+  }
+  return out;
 }
 
 }  // namespace dlio::checkpoint_internal

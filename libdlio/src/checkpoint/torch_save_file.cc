@@ -304,14 +304,15 @@ Status WriteTorchSave(File* file, const std::string& archive_name, const TorchSt
 }
 
 Status LoadTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
-                     size_t buffer_size, const TorchDataCheck& check,
-                     std::vector<uint8_t>* memory) {
+                     size_t buffer_size, const TorchDataCheck& check, std::vector<uint8_t>* memory,
+                     uint64_t fresh_storage_bytes) {
   pyio::TorchLoadCheck load_check;
   load_check.storage = [&](size_t, const pyio::TorchZipRecord& r, const uint8_t* data) {
     return check(r.data_offset, data, static_cast<size_t>(r.size));
   };
   pyio::BufferedReader fp(file, buffer_size);
-  return pyio::TorchLoadCalls(&fp, TorchSaveLayout(archive_name, sd), memory, &load_check);
+  return pyio::TorchLoadCalls(&fp, TorchSaveLayout(archive_name, sd), memory, &load_check,
+                              fresh_storage_bytes);
 }
 
 Result<std::vector<TorchWrite>> TorchSaveRequests(const std::string& archive_name,

@@ -43,6 +43,11 @@ struct TorchStateDict {
   std::vector<TorchTensor> tensors;
   bool metadata = true;  // false: a plain OrderedDict without the _metadata attribute
   std::vector<TorchModule> modules;
+  // data.pkl's size when the saved object is more than this state dict (a nested container:
+  // {'module': ..., 'optimizer': ...}, scalars, configs): the state dict's own pickle, then
+  // padding after its STOP opcode (which the unpickler never reads) up to this many bytes. 0: the
+  // state dict's own pickle.
+  uint64_t pickle_bytes = 0;
   uint64_t bytes() const;  // tensor data bytes
 };
 
@@ -57,8 +62,11 @@ Result<TorchStateDict> ParseTorchStateDict(const std::string& tensors, const std
 // when it is none of them.
 std::string TorchDtypeName(const std::string& storage);
 
-// data.pkl: the bytes torch.save's pickler writes for `sd`.
+// data.pkl: the bytes torch.save's pickler writes for `sd`, padded to sd.pickle_bytes.
 std::string TorchPickle(const TorchStateDict& sd);
+
+// The state dict's own pickle's size (without sd.pickle_bytes's padding).
+uint64_t TorchOwnPickleSize(TorchStateDict sd);
 
 // The storage keys 0..n-1 in the order torch.save writes their records: sorted as strings
 // (0, 1, 10, 11, 2, ...).
@@ -107,7 +115,10 @@ using TorchDataCheck = std::function<Status(uint64_t file_offset, const uint8_t*
 // (pyio::PythonBufferSize), into `memory` (reused: give every load the same vector). Each
 // storage's data goes to `check`. Corruption naming the file and offset for a file that is not
 // that zip (a bad signature, a short read), `check`'s errors, the storage's errors otherwise.
+// Storages of at least `fresh_storage_bytes` (0: none) are read into fresh pages
+// (pyio::TorchLoadCalls), as torch.load's new storages are.
 Status LoadTorchSave(File* file, const std::string& archive_name, const TorchStateDict& sd,
-                     size_t buffer_size, const TorchDataCheck& check, std::vector<uint8_t>* memory);
+                     size_t buffer_size, const TorchDataCheck& check, std::vector<uint8_t>* memory,
+                     uint64_t fresh_storage_bytes = 0);
 
 }  // namespace dlio::checkpoint_internal

@@ -207,6 +207,16 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
   add(Bool(
       "checkpoint.read_back", DLIO_FIELD(bool, checkpoint.read_back),
       "read each checkpoint back after writing it (type torch_save: with torch.load's requests)"));
+  add(String("checkpoint.tag_file", DLIO_FIELD(std::string, checkpoint.tag_file),
+             "a file in checkpoint_folder that rank 0 rewrites after each save with the "
+             "checkpoint folder's name (one write) and that a load reads first, as DeepSpeed "
+             "keeps `latest`; empty = none (dlio-run fit sets it from a small file every save "
+             "rewrites)"));
+  add(Bool("checkpoint.resume", DLIO_FIELD(bool, checkpoint.resume),
+           "before training, every rank loads the newest checkpoint complete on all ranks in "
+           "checkpoint_folder, as a resumed run does (type torch_save: with torch.load's "
+           "requests; none there: a fresh start, nothing read); dataset generation writes one "
+           "into a folder that has none, the checkpoint the run then resumes from"));
   add(Uint(
       "checkpoint.transfer_size", DLIO_FIELD(uint64_t, checkpoint.transfer_size), {1, kGiB},
       "bytes per checkpoint write/read request (not type torch_save: its requests are torch.save's "
@@ -245,16 +255,28 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
       "checkpoint.torch_state_dict", DLIO_FIELD(std::string, checkpoint.torch_state_dict),
       "type 'torch_save': the state dict torch.save writes, as name:shape[:dtype] items "
       "separated by commas (e.g. 'fc.weight:10x7, fc.bias:10'; shape 'scalar' or empty = "
-      "0-dim; dtype fp32 (default), fp16, bf16, fp64, int8, uint8, int16, int32, int64, bool)"));
+      "0-dim; dtype fp32 (default), fp16, bf16, fp64, int8, uint8, int16, int32, int64, bool), "
+      "in the order the pickler meets them (a nested container's too: module's, then the "
+      "optimizer's); with several files (torch_file_name), one group per file separated by ';'"));
   add(String("checkpoint.torch_modules", DLIO_FIELD(std::string, checkpoint.torch_modules),
              "type 'torch_save': the modules of state_dict()'s _metadata after the root, as "
              "name[=version] items separated by commas; empty = every dotted prefix of the "
-             "tensor names, version 1; 'none' = a plain OrderedDict without _metadata"));
+             "tensor names, version 1; 'none' = a plain OrderedDict without _metadata; with "
+             "several files, one group per file separated by ';' (or one group for all)"));
   add(String("checkpoint.torch_file_name", DLIO_FIELD(std::string, checkpoint.torch_file_name),
              "type 'torch_save': the file's name in each checkpoint folder, {rank} standing for "
              "the rank; its stem is the zip's archive folder, whose length sets the header and "
-             "central directory sizes (dlio-run fit copies the traced name)",
+             "central directory sizes (dlio-run fit copies the traced name); several names "
+             "separated by commas: one torch.save file each per checkpoint, in that order "
+             "(DeepSpeed's model states, then optimizer states)",
              kNonEmpty));
+  add(String("checkpoint.torch_pickle_bytes",
+             DLIO_FIELD(std::string, checkpoint.torch_pickle_bytes),
+             "type 'torch_save': each file's data.pkl size in bytes, separated by commas (one "
+             "value for all files); empty or 0 = the state dict's own pickle. A nested "
+             "container ({'module': ..., 'optimizer': ..., scalars}) pickles to more than its "
+             "tensors: the state dict's pickle is padded after its STOP to this size, so the "
+             "writes are the container's (dlio-run fit reads it from the first write)"));
   add(Unused("checkpoint.checkpoint_mechanism_classname", "DLIO: custom checkpoint class"));
   add(Unused("checkpoint.checkpoint_mechanism",
              "DLIO: checkpoint mechanism name (pt_adls_save, ...)"));

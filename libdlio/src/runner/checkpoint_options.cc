@@ -1,6 +1,7 @@
 #include "runner/checkpoint_options.h"
 
 #include "dlio/distribution.h"
+#include "io_models/pyio/python_heap.h"
 
 namespace dlio {
 
@@ -34,6 +35,12 @@ CheckpointOptions CheckpointOptionsFor(const WorkloadConfig& c, int rank, int wo
   co.torch_state_dict = c.checkpoint.torch_state_dict;
   co.torch_modules = c.checkpoint.torch_modules;
   co.torch_file_name = c.checkpoint.torch_file_name;
+  co.torch_pickle_bytes = c.checkpoint.torch_pickle_bytes;
+  co.tag_file = c.checkpoint.tag_file;
+  // torch.load's storages past the mmap threshold `import torch` leaves get fresh pages.
+  if (c.reader.client_costs == ClientCosts::kFramework) {
+    co.torch_load_fresh_bytes = pyio::PythonImportThreshold(IoModel::kPytorch);
+  }
   co.transformer = TransformerModelFor(c);
   co.framework = c.framework;
   co.model_type = c.model.type;

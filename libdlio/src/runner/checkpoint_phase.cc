@@ -1,6 +1,7 @@
 #include "runner/checkpoint_phase.h"
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "dlio/ai_events.h"
@@ -173,6 +174,47 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt, RunReport* rep
   DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
   report->checkpoint_only_end_us = clock->WallMicros();
   return Status::OK();
+}
+
+namespace {
+
+// The newest checkpoint complete on every rank, nullopt when there is none.
+Result<std::optional<uint64_t>> NewestComplete(const RunContext& ctx, Checkpointer* checkpointer) {
+  auto ids = NewestCompleteCheckpoints(checkpointer, ctx.comm, 1,
+                                       ctx.config->checkpoint.checkpoint_folder);
+  if (ids.status().code() == StatusCode::kNotFound) return std::optional<uint64_t>();
+  DLIO_RETURN_NOT_OK(ids.status());
+  return std::optional<uint64_t>(ids->back());
+}
+
+}  // namespace
+
+Status ResumeFromNewest(const RunContext& ctx, const Checkpointing& ckpt) {
+  Checkpointer* checkpointer = ckpt.checkpointer.get();
+  if (!ctx.config->checkpoint.resume || checkpointer == nullptr) return Status::OK();
+  DLIO_ASSIGN_OR_RETURN(const std::optional<uint64_t> id, NewestComplete(ctx, checkpointer));
+  if (!id) {
+    ctx.messages->Log(LogLevel::kInfo, "checkpoint.resume: no complete checkpoint in " +
+                                           ctx.config->checkpoint.checkpoint_folder +
+                                           ", training starts fresh");
+    return Status::OK();
+  }
+  auto loaded = checkpointer->Load(*id);
+  if (!loaded.ok()) return loaded.status().WithContext(StrCat("resuming from checkpoint ", *id));
+  ctx.messages->Log(LogLevel::kDebug, StrCat("resumed from checkpoint ", *id, ": ",
+                                             loaded->bytes_read, " bytes read"));
+  return ctx.comm->Barrier();
+}
+
+Status WriteResumeCheckpoint(const RunContext& ctx) {
+  Checkpointing ckpt;
+  DLIO_RETURN_NOT_OK(MakeCheckpointing(ctx, &ckpt));
+  DLIO_ASSIGN_OR_RETURN(const std::optional<uint64_t> id,
+                        NewestComplete(ctx, ckpt.checkpointer.get()));
+  if (id) return Status::OK();
+  DLIO_RETURN_NOT_OK(ckpt.checkpointer->Save(1, 1).status().WithContext(
+      "checkpoint.resume: writing the checkpoint to resume from"));
+  return ctx.comm->Barrier();
 }
 
 }  // namespace dlio::runner_internal

@@ -33,4 +33,13 @@ Status MakeCheckpointing(const RunContext& ctx, Checkpointing* out);
 // checkpoint_loads and when they ran to checkpoint_only_*. Collective.
 Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt, RunReport* report);
 
+// checkpoint.resume before training: the newest checkpoint complete on every rank, loaded as a
+// resumed run loads it; none: nothing is read (a fresh start, as DeepSpeed's load_checkpoint
+// without a `latest` tag). Collective.
+Status ResumeFromNewest(const RunContext& ctx, const Checkpointing& ckpt);
+
+// checkpoint.resume's part of dataset generation: one checkpoint saved into a checkpoint_folder
+// that holds no complete one, for the run to resume from. Collective.
+Status WriteResumeCheckpoint(const RunContext& ctx);
+
 }  // namespace dlio::runner_internal

@@ -4,6 +4,7 @@
 
 #include "dlio/loop.h"
 #include "dlio/side_io.h"
+#include "runner/checkpoint_phase.h"
 
 namespace dlio::runner_internal {
 
@@ -41,6 +42,9 @@ Result<GenerateReport> Generate(const RunContext& ctx, bool force) {
   if (ctx.rank() == 0 && !c.side_io.read_file.empty()) {
     DLIO_ASSIGN_OR_RETURN(SideIoOptions so, SideIoOptionsFor(c, 0));
     DLIO_RETURN_NOT_OK(GenerateSideFile(so, *ctx.registries, ctx.storage));
+  }
+  if (c.workflow.checkpoint && c.checkpoint.resume) {
+    DLIO_RETURN_NOT_OK(WriteResumeCheckpoint(ctx));
   }
   TraceSpan(ctx.tracer, "dlio.generate", "dlio", start_us, clock->WallMicros(), -1, -1);
   DLIO_RETURN_NOT_OK(comm->Barrier());

@@ -345,6 +345,8 @@ bool CheckpointAfterEpoch(const WorkloadConfig& c, uint64_t epoch) {
 Status Train(const RunContext& ctx, const Checkpointing& checkpointing, TrainingParts* parts,
              RunReport* report) {
   const WorkloadConfig& c = *ctx.config;
+  // A resumed job loads its checkpoint before it builds its data loader.
+  DLIO_RETURN_NOT_OK(ResumeFromNewest(ctx, checkpointing));
   DLIO_RETURN_NOT_OK(MakeTrainingParts(ctx, parts));
   LoopParts& train = *parts->train;
   LoopParts* eval = parts->eval.get();

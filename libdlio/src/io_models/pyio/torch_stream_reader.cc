@@ -3,8 +3,12 @@
 // (mz_zip_reader_read_central_dir, mz_zip_reader_locate_header_sig, mz_zip_reader_extract_to_mem).
 #include "io_models/pyio/torch_stream_reader.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
+#include <memory>
 
 #include "dlio/clock.h"
 #include "io_models/pyio/request_storage.h"
@@ -58,27 +62,30 @@ class TorchLoader {
     return Read(z.central_directory, z.central_directory_size, nullptr, "central directory");
   }
 
-  // getRecord: the local header, then the stored data.
-  Status Record(const TorchZipRecord& r, const char* what) {
+  // getRecord: the local header, then the stored data (into `into` when given).
+  Status Record(const TorchZipRecord& r, const char* what, uint8_t* into = nullptr) {
     if (r.size == 0) return Status::OK();
     DLIO_RETURN_NOT_OK(Read(r.header_offset, kTlLocalHeader, kTlLocalSig, what));
-    return Read(r.data_offset, r.size, nullptr, what);
+    return Read(r.data_offset, r.size, nullptr, what, into);
   }
 
   const uint8_t* data() const { return memory_->data(); }
 
  private:
-  // The BufferAdapter's read: seek(pos), readinto(n); with a check, `sig` must start the bytes.
-  Status Read(uint64_t pos, uint64_t n, const char* sig, const char* what) {
-    if (memory_->size() < n) memory_->resize(static_cast<size_t>(n));
+  // The BufferAdapter's read: seek(pos), readinto(n) into `into` or memory_; with a check, `sig`
+  // must start the bytes.
+  Status Read(uint64_t pos, uint64_t n, const char* sig, const char* what,
+              uint8_t* into = nullptr) {
+    if (into == nullptr && memory_->size() < n) memory_->resize(static_cast<size_t>(n));
+    uint8_t* dst = into != nullptr ? into : memory_->data();
     DLIO_RETURN_NOT_OK(fp_->Seek(static_cast<int64_t>(pos), 0).status());
-    DLIO_ASSIGN_OR_RETURN(size_t got, fp_->Readinto(static_cast<size_t>(n), memory_->data()));
+    DLIO_ASSIGN_OR_RETURN(size_t got, fp_->Readinto(static_cast<size_t>(n), dst));
     if (got < n) {
       return Status::Corruption(fp_->file()->path(), ": torch.load's read of the ", what,
                                 " at offset ", pos, " got ", got, " of ", n,
                                 " bytes (a short file)");
     }
-    if (check_ != nullptr && sig != nullptr && std::memcmp(memory_->data(), sig, 4) != 0) {
+    if (check_ != nullptr && sig != nullptr && std::memcmp(dst, sig, 4) != 0) {
       return Status::Corruption(fp_->file()->path(), ": no ", what, " signature at offset ", pos,
                                 " (not the zip torch.save writes)");
     }
@@ -92,8 +99,33 @@ class TorchLoader {
 
 }  // namespace
 
+namespace {
+
+// An anonymous private mapping of `n` bytes whose pages are not touched yet; unmapped on
+// destruction (munmap, not free: glibc's thresholds do not move).
+class FreshPages {
+ public:
+  explicit FreshPages(size_t n) : n_(n) {
+    void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p != MAP_FAILED) p_ = static_cast<uint8_t*>(p);
+  }
+  ~FreshPages() {
+    if (p_ != nullptr) munmap(p_, n_);
+  }
+  FreshPages(const FreshPages&) = delete;
+  FreshPages& operator=(const FreshPages&) = delete;
+  uint8_t* data() const { return p_; }
+
+ private:
+  size_t n_;
+  uint8_t* p_ = nullptr;
+};
+
+}  // namespace
+
 Status TorchLoadCalls(BufferedReader* fp, const TorchZipLayout& layout,
-                      std::vector<uint8_t>* memory, const TorchLoadCheck* check) {
+                      std::vector<uint8_t>* memory, const TorchLoadCheck* check,
+                      uint64_t fresh_storage_bytes) {
   TorchLoader load(fp, memory, check);
   DLIO_RETURN_NOT_OK(load.Open());
   DLIO_RETURN_NOT_OK(load.Directory(layout));
@@ -101,9 +133,16 @@ Status TorchLoadCalls(BufferedReader* fp, const TorchZipLayout& layout,
   DLIO_RETURN_NOT_OK(load.Record(layout.pickle, "data.pkl record"));
   for (size_t key = 0; key < layout.storages.size(); ++key) {
     const TorchZipRecord& r = layout.storages[key];
-    DLIO_RETURN_NOT_OK(load.Record(r, "storage record"));
+    std::unique_ptr<FreshPages> fresh;
+    if (fresh_storage_bytes > 0 && r.size >= fresh_storage_bytes) {
+      fresh = std::make_unique<FreshPages>(static_cast<size_t>(r.size));
+      if (fresh->data() == nullptr) {
+        return Status::FromErrno(errno, "mmap of a torch.load storage");
+      }
+    }
+    DLIO_RETURN_NOT_OK(load.Record(r, "storage record", fresh ? fresh->data() : nullptr));
     if (check != nullptr && check->storage && r.size > 0) {
-      DLIO_RETURN_NOT_OK(check->storage(key, r, load.data()));
+      DLIO_RETURN_NOT_OK(check->storage(key, r, fresh ? fresh->data() : load.data()));
     }
   }
   return Status::OK();

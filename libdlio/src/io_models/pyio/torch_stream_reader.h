@@ -55,11 +55,14 @@ struct TorchLoadCheck {
 };
 
 // torch.load's calls on `fp`, freshly opened at offset 0. `memory` takes the bytes read (grown to
-// the largest read; a record's bytes are not kept past the next record). `check` may be null (a
-// simulation over a file with no bytes). Errors of the file, or Corruption naming it for a
-// short file.
+// the largest read; a record's bytes are not kept past the next record); a storage of at least
+// `fresh_storage_bytes` (0: none) is read into a fresh anonymous mapping instead, unmapped after
+// its check, so its pages fault in within the read as a new storage's do in torch.load (a malloc
+// past Python's mmap threshold). `check` may be null (a simulation over a file with no bytes).
+// Errors of the file, or Corruption naming it for a short file.
 Status TorchLoadCalls(BufferedReader* fp, const TorchZipLayout& layout,
-                      std::vector<uint8_t>* memory, const TorchLoadCheck* check);
+                      std::vector<uint8_t>* memory, const TorchLoadCheck* check,
+                      uint64_t fresh_storage_bytes = 0);
 
 // The read requests (offset, size asked for) TorchLoadCalls makes for `layout` with a Python
 // buffer of `buffer_size` bytes, in order, simulated over a file with a size and no bytes.

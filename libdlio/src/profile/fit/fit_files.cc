@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 #include "profile/analysis/analysis_internal.h"
@@ -83,12 +84,19 @@ std::unordered_map<int32_t, FileUse> Uses(const ProfileTrace& t, const View& vie
   return uses;
 }
 
-// The suffix whose read files were read the most bytes (ties: more files).
+// The suffix whose read files were read the most bytes (ties: more files), besides the suffix of
+// checkpoints the run resumes from (when another suffix is read).
 std::string DataExtension(const std::vector<FileUse>& uses,
                           const std::vector<std::string>& companions) {
+  const std::set<std::string> resumed = ResumedExtensions(uses);
+  bool others = false;
+  for (const FileUse& u : uses) {
+    others = others || (u.reads > 0 && !resumed.count(Extension(u.path)));
+  }
   std::map<std::string, std::pair<int64_t, int64_t>> by_ext;  // bytes, files
   for (const FileUse& u : uses) {
     if ((u.reads == 0 && u.mmaps == 0) || IsDlioInternal(u.path)) continue;
+    if (others && resumed.count(Extension(u.path))) continue;
     if (std::find(companions.begin(), companions.end(), u.path) != companions.end()) continue;
     auto& [bytes, files] = by_ext[Extension(u.path)];
     bytes += u.bytes_read;
@@ -119,6 +127,20 @@ void ProbeFiles(const FitOptions& options, View* view) {
 }
 
 }  // namespace
+
+std::set<std::string> ResumedExtensions(const std::vector<FileUse>& uses) {
+  std::map<std::string, std::pair<int64_t, int64_t>> n;  // files only written, only read
+  for (const FileUse& u : uses) {
+    if (IsDlioInternal(u.path) || Extension(u.path).empty()) continue;
+    if (u.writes > 0 && u.reads == 0) ++n[Extension(u.path)].first;
+    if (u.reads > 0 && u.writes == 0) ++n[Extension(u.path)].second;
+  }
+  std::set<std::string> out;
+  for (const auto& [ext, count] : n) {
+    if (count.first > 0 && count.second > 0 && count.second <= count.first) out.insert(ext);
+  }
+  return out;
+}
 
 bool NaturalLess(std::string_view a, std::string_view b) {
   size_t i = 0, j = 0;

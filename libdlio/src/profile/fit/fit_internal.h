@@ -204,10 +204,17 @@ struct CheckpointWrites {
 };
 
 // Whether the checkpoint files are torch.save's (fit_torch.cc): then sets checkpoint.type
-// torch_save, torch_state_dict, torch_modules and torch_file_name, with a state dict whose
-// emulated writes equal the traced ones (read from a file that still exists when
-// FitOptions::read_file allows, else inferred from the writes).
+// torch_save, torch_state_dict, torch_modules, torch_file_name (and torch_pickle_bytes for a
+// nested container), with a state dict per file of a checkpoint whose emulated writes equal the
+// traced ones (read from a file that still exists when FitOptions::read_file allows, else
+// inferred from the writes). Several files per checkpoint (DeepSpeed's model and optimizer
+// states) when they carry 95% of the checkpoint bytes or more.
 bool FitTorchSave(const CheckpointWrites& writes, const FitOptions& options, FitResult* out);
+
+// Extensions of checkpoints a run resumes from (fit_files.cc): some files of it only written (the
+// run's saves), no more of it only read (the checkpoint loaded at start). A dataset's files are
+// read and outnumber any output of their kind, so its extension is never one of these.
+std::set<std::string> ResumedExtensions(const std::vector<FileUse>& uses);
 
 // Stage 1 (fit_files.cc): files, the data files and their probes, the data events.
 Status CollectFiles(const ProfileTrace& trace, const FitOptions& options, View* view);

@@ -44,6 +44,23 @@ std::set<std::string> CheckpointFiles(const ProfileTrace& t, const View& view) {
   return ckpt;
 }
 
+// Files of the checkpoints' kind (extension) that the run reads and never writes: the checkpoint
+// it resumed from (DeepSpeed's load_checkpoint, torch.load of a `latest` tag's files).
+std::vector<const FileUse*> ResumeReads(const View& view, const std::set<std::string>& ckpt) {
+  std::set<std::string> kinds;
+  for (const std::string& path : ckpt) {
+    if (!Extension(path).empty()) kinds.insert(Extension(path));
+  }
+  std::vector<const FileUse*> out;
+  for (const FileUse& u : view.uses) {
+    if (u.reads > 0 && u.writes == 0 && kinds.count(Extension(u.path)) && !ckpt.count(u.path) &&
+        !IsDataOrCompanion(view, u.path) && !IsDlioInternal(u.path)) {
+      out.push_back(&u);
+    }
+  }
+  return out;
+}
+
 // The number of steps that began before `us` (which step a write follows).
 int64_t StepIndex(const View& view, int64_t us) {
   auto it = std::upper_bound(view.steps.begin(), view.steps.end(), us,
@@ -136,6 +153,25 @@ CheckpointWrites FindCheckpointWrites(const ProfileTrace& t, const View& view) {
   return w;
 }
 
+// A small file every save rewrites from offset 0 in one write (DeepSpeed's `latest`, naming the
+// newest checkpoint folder): checkpoint.tag_file.
+void FitTagFile(const CheckpointWrites& w, FitResult* out) {
+  constexpr uint64_t kMaxTag = 256;
+  for (const auto& [path, file] : w.per_file) {
+    const auto& writes = file.second;
+    const bool tag = writes.size() == w.saves.size() &&
+                     std::all_of(writes.begin(), writes.end(), [&](const auto& r) {
+                       return r.offset == 0 && r.size > 0 && r.size <= kMaxTag;
+                     });
+    if (!tag) continue;
+    Set(out, "checkpoint.tag_file", Basename(path), FitConfidence::kMedium,
+        StrCat("rewritten from offset 0 in one write of ", writes.front().size,
+               " bytes by each of the ", w.saves.size(),
+               " saves: a tag naming the newest checkpoint (DeepSpeed's latest)"));
+    return;
+  }
+}
+
 // The keys every fit with checkpoints sets: what one save writes.
 void FitSaves(const FitOptions& options, const CheckpointWrites& w, FitResult* out) {
   const std::set<std::string>& ckpt = w.files;
@@ -153,7 +189,8 @@ void FitSaves(const FitOptions& options, const CheckpointWrites& w, FitResult* o
   Set(out, "checkpoint.checkpoint_folder", options.checkpoint_folder, FitConfidence::kHigh,
       StrCat("the emulation's own; the traced saves went under ",
              ckpt.begin()->substr(0, ckpt.begin()->rfind('/') + 1)));
-  if (Median(files) == 1 && FitTorchSave(w, options, out)) {
+  FitTagFile(w, out);
+  if (FitTorchSave(w, options, out)) {  // one file per save, or torch.save's files
     Set(out, "checkpoint.fsync", syncs > 0 ? "true" : "false", FitConfidence::kHigh,
         StrCat(syncs, " fsync/fdatasync calls on the checkpoint files"));
     return;
@@ -196,6 +233,15 @@ void FitCheckpoint(const ProfileTrace& t, const View& view, const FitOptions& op
   }
   FitSaves(options, w, out);
   FitCadence(view, saves, out);
+  const std::vector<const FileUse*> resumed = ResumeReads(view, w.files);
+  if (!resumed.empty()) {
+    int64_t bytes = 0;
+    for (const FileUse* u : resumed) bytes += u->bytes_read;
+    Set(out, "checkpoint.resume", "true", FitConfidence::kMedium,
+        StrCat(resumed.size(), " files of the checkpoints' kind read (",
+               HumanBytes(static_cast<double>(bytes)), ") and never written, starting with ",
+               Basename(resumed.front()->path), ": the checkpoint the run resumed from"));
+  }
 }
 
 Status FitCheckpointOnly(const ProfileTrace& t, const View& view, const FitOptions& options,
@@ -229,9 +275,10 @@ Status FitCheckpointOnly(const ProfileTrace& t, const View& view, const FitOptio
 void FitSideIo(const ProfileTrace& t, const View& view, FitResult* out) {
   std::vector<const FileUse*> side;
   const std::set<std::string> ckpt = CheckpointFiles(t, view);
+  const std::vector<const FileUse*> resumed = ResumeReads(view, ckpt);
   for (const FileUse& u : view.uses) {
     if (u.reads > 0 && !ckpt.count(u.path) && !IsDataOrCompanion(view, u.path) &&
-        !IsDlioInternal(u.path)) {
+        !IsDlioInternal(u.path) && std::find(resumed.begin(), resumed.end(), &u) == resumed.end()) {
       side.push_back(&u);
     }
   }

@@ -332,6 +332,96 @@ bool Sequential(const std::vector<TorchWrite>& writes) {
 
 }  // namespace
 
+namespace {
+
+// One torch.save file of every checkpoint (a flat state dict's, or one of a nested container's
+// files: DeepSpeed's model states, then its optimizer states): the guess that reproduces it and
+// its traced name.
+struct Role {
+  size_t guess = 0;
+  std::string name;
+  size_t files = 0;    // traced files whose writes the guess reproduces
+  size_t first = 0;    // the first of them, in write order
+  uint64_t bytes = 0;  // their bytes
+};
+
+// checkpoint.torch_modules' value for `sd`: "" when the names imply its _metadata.
+std::string ModulesText(const TorchStateDict& sd, const std::string& text) {
+  if (!sd.metadata) return "none";
+  auto implicit = checkpoint_internal::ParseTorchStateDict(text, "");
+  if (implicit.ok() && implicit->modules.size() == sd.modules.size() &&
+      std::equal(sd.modules.begin(), sd.modules.end(), implicit->modules.begin(),
+                 [](const auto& a, const auto& b) {
+                   return a.name == b.name && a.version == b.version;
+                 })) {
+    return "";
+  }
+  std::string modules;
+  for (size_t k = 1; k < sd.modules.size(); ++k) {
+    modules += StrCat(k == 1 ? "" : ", ", sd.modules[k].name,
+                      sd.modules[k].version == 1 ? "" : StrCat("=", sd.modules[k].version));
+  }
+  return modules;
+}
+
+// The roles, in write order: repeatedly the guess and name that reproduce the most files not yet
+// taken, while one reproduces at least half as many as the first role.
+std::vector<Role> FindRoles(
+    const std::vector<Guess>& guesses,
+    const std::vector<std::pair<std::string, std::vector<TorchWrite>>>& files) {
+  std::vector<bool> taken(files.size(), false);
+  std::vector<Role> roles;
+  while (roles.size() < kMaxFilesTried) {
+    Role best;
+    std::vector<size_t> best_files;
+    for (size_t g = 0; g < guesses.size(); ++g) {
+      // The requests depend on the archive folder's length only: one name of each length.
+      std::map<size_t, bool> tried;
+      for (size_t f = 0; f < files.size(); ++f) {
+        if (taken[f]) continue;
+        const std::string name = Basename(files[f].first);
+        const std::string archive = checkpoint_internal::TorchArchiveName(name);
+        if (tried[archive.size()]) continue;
+        tried[archive.size()] = true;
+        auto mine = checkpoint_internal::TorchSaveRequests(archive, guesses[g].sd);
+        if (!mine.ok()) continue;
+        std::vector<size_t> matched;
+        for (size_t k = 0; k < files.size(); ++k) {
+          if (!taken[k] && *mine == files[k].second) matched.push_back(k);
+        }
+        if (matched.size() > best_files.size()) {
+          best = {g, name, matched.size(), matched.front(), 0};
+          best_files = std::move(matched);
+        }
+      }
+    }
+    if (best_files.empty() || (!roles.empty() && 2 * best.files < roles.front().files)) break;
+    for (size_t k : best_files) {
+      taken[k] = true;
+      for (const TorchWrite& r : files[k].second) best.bytes += r.size;
+    }
+    roles.push_back(std::move(best));
+  }
+  std::sort(roles.begin(), roles.end(),
+            [](const Role& a, const Role& b) { return a.first < b.first; });
+  return roles;
+}
+
+// Joins the roles' `part`s with `sep`; one value when they are all the same and `collapse`.
+template <typename F>
+std::string Joined(const std::vector<Role>& roles, const char* sep, bool collapse, F&& part) {
+  std::string out;
+  bool same = true;
+  for (size_t k = 0; k < roles.size(); ++k) {
+    const std::string p = part(roles[k]);
+    if (k > 0) same = same && p == part(roles[0]);
+    out += (k ? sep : "") + p;
+  }
+  return collapse && same ? part(roles[0]) : out;
+}
+
+}  // namespace
+
 bool FitTorchSave(const CheckpointWrites& w, const FitOptions& options, FitResult* out) {
   const auto files = WritesOf(w);
   std::vector<Guess> guesses;
@@ -356,56 +446,63 @@ bool FitTorchSave(const CheckpointWrites& w, const FitOptions& options, FitResul
       guesses.push_back(std::move(*inferred));
     }
   }
-  // The state dict and file name that reproduce the most files' writes.
-  size_t best = 0, best_guess = 0;
-  std::string best_name;
-  for (size_t g = 0; g < guesses.size(); ++g) {
-    // The requests depend on the archive folder's length only: one name of each length.
-    std::map<size_t, size_t> matches;  // archive folder length -> files reproduced
-    for (const auto& [name_path, unused] : files) {
-      const std::string name = Basename(name_path);
-      const std::string archive = checkpoint_internal::TorchArchiveName(name);
-      if (matches.count(archive.size())) continue;
-      auto mine = checkpoint_internal::TorchSaveRequests(archive, guesses[g].sd);
-      size_t n = 0;
-      for (const auto& [path, writes] : files) n += mine.ok() && *mine == writes;
-      matches[archive.size()] = n;
-      if (n > best) std::tie(best, best_guess, best_name) = std::tie(n, g, name);
-    }
+  const std::vector<Role> roles = FindRoles(guesses, files);
+  if (roles.empty()) return false;
+  // One file per save, or files of torch.save's that carry nearly all the checkpoint bytes (the
+  // rest: a tag file such as DeepSpeed's `latest`).
+  uint64_t total = 0, reproduced = 0;
+  size_t matched = 0;
+  for (const auto& [path, writes] : files) {
+    for (const TorchWrite& r : writes) total += r.size;
   }
-  if (best == 0) return false;
-  const Guess& g = guesses[best_guess];
-  auto text = checkpoint_internal::TorchStateDictText(g.sd);
-  if (!text.ok()) return false;
-  std::string modules;
-  if (!g.sd.metadata) {
-    modules = "none";
-  } else if (auto implicit = checkpoint_internal::ParseTorchStateDict(*text, "");
-             !implicit.ok() || implicit->modules.size() != g.sd.modules.size() ||
-             !std::equal(g.sd.modules.begin(), g.sd.modules.end(), implicit->modules.begin(),
-                         [](const auto& a, const auto& b) {
-                           return a.name == b.name && a.version == b.version;
-                         })) {
-    for (size_t k = 1; k < g.sd.modules.size(); ++k) {
-      modules += StrCat(k == 1 ? "" : ", ", g.sd.modules[k].name,
-                        g.sd.modules[k].version == 1 ? "" : StrCat("=", g.sd.modules[k].version));
-    }
+  for (const Role& r : roles) {
+    reproduced += r.bytes;
+    matched += r.files;
   }
-  const bool read = g.how.rfind("read from", 0) == 0;
+  std::vector<int64_t> per_save;
+  for (const Save& s : w.saves) per_save.push_back(static_cast<int64_t>(s.files.size()));
+  if (!(Median(per_save) == 1 && roles.size() == 1) && reproduced < total - total / 20) {
+    return false;
+  }
+  std::vector<std::string> texts;
+  for (const Role& r : roles) {
+    auto text = checkpoint_internal::TorchStateDictText(guesses[r.guess].sd);
+    if (!text.ok()) return false;
+    texts.push_back(*text);
+  }
+  const auto text_of = [&](const Role& r) { return texts[static_cast<size_t>(&r - roles.data())]; };
+  bool read = true, padded = false;
+  for (const Role& r : roles) {
+    read = read && guesses[r.guess].how.rfind("read from", 0) == 0;
+    padded = padded || guesses[r.guess].sd.pickle_bytes > 0;
+  }
   const std::string observed = StrCat(
       "torch.save's zip (data.pkl, aligned storage records, central directory): the state "
       "dict's writes equal the trace's in ",
-      best, " of ", files.size(), " files");
+      matched, " of ", files.size(), " files",
+      roles.size() > 1 ? StrCat(", ", roles.size(), " files per checkpoint") : "");
   Set(out, "checkpoint.type", "torch_save", FitConfidence::kHigh, observed);
-  Set(out, "checkpoint.torch_state_dict", *text,
+  std::string how = Joined(roles, "; ", false, [&](const Role& r) { return guesses[r.guess].how; });
+  Set(out, "checkpoint.torch_state_dict", Joined(roles, "; ", false, text_of),
       read ? FitConfidence::kHigh : FitConfidence::kMedium,
-      StrCat(g.how, !read && !not_read.empty() ? StrCat(" (not read: ", not_read, ")") : ""));
+      StrCat(how, !read && !not_read.empty() ? StrCat(" (not read: ", not_read, ")") : ""));
+  const std::string modules = Joined(roles, "; ", true, [&](const Role& r) {
+    return ModulesText(guesses[r.guess].sd, text_of(r));
+  });
   Set(out, "checkpoint.torch_modules", modules.empty() ? "\"\"" : modules,
       read ? FitConfidence::kHigh : FitConfidence::kLow,
       read ? "state_dict()'s _metadata, read from the file"
            : "not in the writes: the one that gives data.pkl its size");
-  Set(out, "checkpoint.torch_file_name", best_name, FitConfidence::kHigh,
-      "the traced name, whose length sets the zip's header and directory sizes");
+  if (padded) {
+    Set(out, "checkpoint.torch_pickle_bytes",
+        Joined(roles, ", ", true,
+               [&](const Role& r) { return std::to_string(guesses[r.guess].sd.pickle_bytes); }),
+        FitConfidence::kHigh,
+        "data.pkl's size in the file: the saved object is a container of more than its tensors");
+  }
+  Set(out, "checkpoint.torch_file_name",
+      Joined(roles, ", ", false, [](const Role& r) { return r.name; }), FitConfidence::kHigh,
+      "the traced names, whose lengths set the zip's header and directory sizes");
   return true;
 }
 

@@ -1,0 +1,114 @@
+// checkpoint.resume and checkpoint.tag_file, seen by strace: dataset generation writes the
+// checkpoint to resume from, and the training run reads the tag, then opens that checkpoint's
+// files for reading (torch.load's order: the files as named) before its first data file, then saves
+// the next ones, rewriting the tag after each; with no checkpoint there, training starts fresh and
+// reads none.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace dlio {
+namespace {
+
+using testing::DlioRun;
+using testing::ReadTextFile;
+using testing::RunCommand;
+using testing::StraceCommand;
+using testing::TempDir;
+
+struct Open {
+  std::string path;
+  bool writes = false;
+};
+
+std::vector<Open> Opens(const std::string& log) {
+  static const std::regex kLine(R"re(^\d+\s+openat\(AT_FDCWD, "([^"]*)", ([A-Z_|]*))re");
+  std::vector<Open> out;
+  std::istringstream in(log);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (std::regex_search(line, m, kLine)) {
+      out.push_back({m[1], m[2].str().find("O_RDONLY") == std::string::npos});
+    }
+  }
+  return out;
+}
+
+TEST_CASE("checkpoint.resume loads the newest checkpoint before training", "[checkpoint]") {
+  if (std::system("strace -o /dev/null true >/dev/null 2>&1") != 0) {
+    WARN("strace is missing or cannot trace here; skipped");
+    return;
+  }
+  TempDir dir;
+  const std::string ckpt = dir / "ckpt";
+  const std::string args =
+      " --quiet --set dataset.format=npy --set dataset.data_folder=" + dir / "data" +
+      " --set dataset.num_files_train=4 --set dataset.num_samples_per_file=1"
+      " --set dataset.record_length_bytes=4096 --set reader.batch_size=2 --set train.epochs=1"
+      " --set workflow.checkpoint=true --set checkpoint.steps_between_checkpoints=1"
+      " --set checkpoint.resume=true --set checkpoint.tag_file=latest"
+      " --set checkpoint.checkpoint_folder=" +
+      ckpt + " --set checkpoint.type=torch_save --set checkpoint.torch_modules=none" +
+      " --set 'checkpoint.torch_file_name=model_states.pt, optim_states.pt'" +
+      " --set 'checkpoint.torch_state_dict=w:64x32, b:64; 0:scalar, 1:64x32, 2:64x32'" +
+      " --set 'checkpoint.torch_pickle_bytes=1500, 0' --set output.folder=" + dir / "out";
+  auto gen = RunCommand(DlioRun() + args + " --no-train");
+  INFO(gen.output);
+  REQUIRE(gen.exit_code == 0);
+  // Generation wrote the checkpoint to resume from: both files and the manifest.
+  CHECK(std::filesystem::exists(ckpt + "/ckpt-000000/model_states.pt"));
+  CHECK(std::filesystem::exists(ckpt + "/ckpt-000000/optim_states.pt"));
+  CHECK(std::filesystem::exists(ckpt + "/ckpt-000000/.dlio-complete-rank0"));
+  const std::string log = dir / "strace.log";
+  const auto traced = [&](const std::string& extra) {
+    auto run = RunCommand(StraceCommand("-f -qq -e trace=openat -o " + log + " " + DlioRun() +
+                                        args + " --no-generate" + extra));
+    INFO(run.output);
+    REQUIRE(run.exit_code == 0);
+    return Opens(ReadTextFile(log));
+  };
+  std::vector<std::string> ckpt_opens;  // "r <name>" or "w <name>", up to the first data file
+  bool data_seen = false;
+  for (const Open& o : traced("")) {
+    if (o.path.rfind(dir / "data/", 0) == 0 && !data_seen) {
+      data_seen = true;
+      ckpt_opens.push_back("data");
+    }
+    if (o.path.rfind(ckpt + "/", 0) == 0 &&
+        (o.path.find(".pt") != std::string::npos || o.path == ckpt + "/latest")) {
+      ckpt_opens.push_back((o.writes ? "w " : "r ") + o.path.substr(ckpt.size() + 1));
+    }
+  }
+  // The tag, then the files it names (torch.load's order), before the data; then two steps, one
+  // save each, to the next ids, the tag rewritten after each.
+  const std::vector<std::string> expected{
+      "r latest", "r ckpt-000000/model_states.pt", "r ckpt-000000/optim_states.pt",
+      "data",     "w ckpt-000001/model_states.pt", "w ckpt-000001/optim_states.pt",
+      "w latest", "w ckpt-000002/model_states.pt", "w ckpt-000002/optim_states.pt",
+      "w latest"};
+  std::vector<std::string> reads_merged;  // one entry per run of opens of the same file
+  for (const std::string& s : ckpt_opens) {
+    if (reads_merged.empty() || reads_merged.back() != s) reads_merged.push_back(s);
+  }
+  CHECK(reads_merged == expected);
+  CHECK(ReadTextFile(ckpt + "/latest") == "ckpt-000002");
+
+  // No checkpoint there: a fresh start, nothing read from the folder.
+  std::filesystem::remove_all(ckpt);
+  for (const Open& o : traced("")) {
+    if (o.path.rfind(ckpt + "/", 0) == 0 && o.path.find(".pt") != std::string::npos) {
+      CAPTURE(o.path);
+      CHECK(o.writes);
+    }
+  }
+  CHECK(std::filesystem::exists(ckpt + "/ckpt-000000/optim_states.pt"));
+  CHECK(std::filesystem::exists(ckpt + "/ckpt-000001/optim_states.pt"));
+}
+
+}  // namespace
+}  // namespace dlio
