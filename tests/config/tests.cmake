@@ -1,6 +1,6 @@
 # Tests of the config module (paths relative to tests/).
 dlio_add_test(config_test LIBS dlio_config
-  SOURCES config/config_parse_test.cc config/config_errors_test.cc config/config_validate_test.cc)
+  SOURCES config/config_parse_test.cc config/config_storage_keys_test.cc config/config_errors_test.cc config/config_validate_test.cc)
 # The parquet format's own rules are its registry entry's hook (all of libdlio).
 dlio_add_test(parquet_config_test SOURCES config/parquet_config_test.cc)
 # dlio_storage: the storages' registry, whose declared key sections it walks.
