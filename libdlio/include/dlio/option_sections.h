@@ -35,11 +35,20 @@ class OptionSections {
     return static_cast<Holder<T>&>(*slot).value;
   }
 
+  // The section of type T, or null when it was never set.
+  template <typename T>
+  const T* Find() const {
+    auto it = sections_.find(std::type_index(typeid(T)));
+    if (it == sections_.end()) return nullptr;
+    return &static_cast<const Holder<T>&>(*it->second).value;
+  }
+
   // A copy of the section of type T, or T's defaults when it was never set.
   template <typename T>
   T Value() const {
-    auto it = sections_.find(std::type_index(typeid(T)));
-    return it == sections_.end() ? T{} : static_cast<const Holder<T>&>(*it->second).value;
+    const T* found = Find<T>();
+    if (found != nullptr) return *found;
+    return T{};
   }
 
  private:

@@ -18,12 +18,6 @@ namespace {
 constexpr size_t kMaxLine = 256;                 // a GLOBAL's module or name
 constexpr size_t kMaxObjects = size_t{1} << 21;  // a state dict of ~100k tensors
 
-uint64_t Le(const std::string& s, size_t at, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(s[at + i]);
-  return v;
-}
-
 enum class Kind { kNone, kBool, kInt, kFloat, kStr, kTuple, kList, kDict, kGlobal, kCall, kPersId };
 
 struct Value {
@@ -438,7 +432,8 @@ Result<TorchStateDict> Reader::Nested(int32_t top, uint64_t pickle_size) const {
   std::vector<bool> seen(m_.size(), false);  // each value once: memo GETs and cycles end here
   std::vector<std::pair<int32_t, std::string>> todo{{top, ""}};
   while (!todo.empty()) {
-    const auto [v, path] = std::move(todo.back());
+    const int32_t v = todo.back().first;
+    const std::string path = std::move(todo.back().second);
     todo.pop_back();
     if (seen[static_cast<size_t>(v)]) continue;
     seen[static_cast<size_t>(v)] = true;

@@ -14,6 +14,13 @@
 
 namespace dlio::checkpoint_internal {
 
+// The little-endian unsigned integer of `bytes` bytes at s[at] (zip records, pickle operands).
+inline uint64_t Le(const std::string& s, size_t at, int bytes) {
+  uint64_t v = 0;
+  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(s[at + i]);
+  return v;
+}
+
 inline constexpr uint64_t kMaxTorchLoadBytes = uint64_t{64} << 20;
 
 // Exactly `n` bytes at `offset` of the file, or an error.

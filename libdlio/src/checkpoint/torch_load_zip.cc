@@ -7,16 +7,6 @@
 #include "dlio/str_cat.h"
 
 namespace dlio::checkpoint_internal {
-namespace {
-
-uint64_t Le(const std::string& s, size_t at, int bytes) {
-  uint64_t v = 0;
-  for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<uint8_t>(s[at + i]);
-  return v;
-}
-
-}  // namespace
-
 Result<TorchSaveContents> ReadTorchSave(const std::string& what, uint64_t file_size,
                                         const TorchByteReader& read) {
   auto bad = [&what](uint64_t offset, const std::string& why) {

@@ -17,13 +17,6 @@ namespace {
 
 constexpr size_t kPickleBatch = 1000;  // pickle._BATCHSIZE
 
-std::string Trim(const std::string& s) {
-  size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
-  return s.substr(b, e - b);
-}
-
 std::vector<std::string> Split(const std::string& s, char sep) {
   std::vector<std::string> out;
   size_t start = 0;
@@ -79,23 +72,23 @@ Result<Dtype> ParseDtype(const std::string& text, const std::string& item) {
 
 Result<TorchTensor> ParseTensor(const std::string& item) {
   const std::vector<std::string> parts = Split(item, ':');
-  if (parts.size() < 2 || parts.size() > 3 || Trim(parts[0]).empty()) {
+  if (parts.size() < 2 || parts.size() > 3 || TrimBlanks(parts[0]).empty()) {
     return Status::InvalidArgument("checkpoint.torch_state_dict: '", item,
                                    "' is not name:shape[:dtype] (shape like 7x10; scalar or "
                                    "empty for a 0-dim tensor)");
   }
   TorchTensor t;
-  t.name = Trim(parts[0]);
-  const std::string shape = Trim(parts[1]);
+  t.name = TrimBlanks(parts[0]);
+  const std::string shape = TrimBlanks(parts[1]);
   if (!shape.empty() && shape != "scalar") {
     for (const std::string& d : Split(shape, 'x')) {
       DLIO_ASSIGN_OR_RETURN(const uint64_t n,
-                            ParseCount(Trim(d), "checkpoint.torch_state_dict", item));
+                            ParseCount(TrimBlanks(d), "checkpoint.torch_state_dict", item));
       t.shape.push_back(n);
     }
   }
   if (parts.size() == 3) {
-    DLIO_ASSIGN_OR_RETURN(const Dtype d, ParseDtype(Trim(parts[2]), item));
+    DLIO_ASSIGN_OR_RETURN(const Dtype d, ParseDtype(TrimBlanks(parts[2]), item));
     t.storage = d.storage;
     t.element_size = d.size;
   }
@@ -250,6 +243,13 @@ void PickleTensor(Pickler* p, const TorchTensor& t, size_t key, uint32_t ordered
 
 }  // namespace
 
+std::string TrimBlanks(const std::string& s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t')) --e;
+  return s.substr(b, e - b);
+}
+
 std::string TorchDtypeName(const std::string& storage) {
   for (const auto& [name, dtype] : DtypeNames()) {
     if (storage == dtype.storage) return name;
@@ -275,7 +275,7 @@ Result<TorchStateDict> ParseTorchStateDict(const std::string& tensors, const std
   TorchStateDict sd;
   std::set<std::string> names;
   for (const std::string& raw : Split(tensors, ',')) {
-    const std::string item = Trim(raw);
+    const std::string item = TrimBlanks(raw);
     if (item.empty()) continue;
     DLIO_ASSIGN_OR_RETURN(TorchTensor t, ParseTensor(item));
     if (!names.insert(t.name).second) {
@@ -289,7 +289,7 @@ Result<TorchStateDict> ParseTorchStateDict(const std::string& tensors, const std
         "checkpoint.torch_state_dict must name at least one tensor (name:shape[:dtype], ...) for "
         "checkpoint type 'torch_save'");
   }
-  const std::string m = Trim(modules);
+  const std::string m = TrimBlanks(modules);
   if (m == "none") {
     sd.metadata = false;
   } else if (m.empty()) {
@@ -297,12 +297,12 @@ Result<TorchStateDict> ParseTorchStateDict(const std::string& tensors, const std
   } else {
     sd.modules.push_back({"", 1});
     for (const std::string& raw : Split(m, ',')) {
-      const std::string item = Trim(raw);
+      const std::string item = TrimBlanks(raw);
       TorchModule mod{item, 1};
       const size_t eq = item.find('=');
       if (eq != std::string::npos) {
-        mod.name = Trim(item.substr(0, eq));
-        DLIO_ASSIGN_OR_RETURN(const uint64_t v, ParseCount(Trim(item.substr(eq + 1)),
+        mod.name = TrimBlanks(item.substr(0, eq));
+        DLIO_ASSIGN_OR_RETURN(const uint64_t v, ParseCount(TrimBlanks(item.substr(eq + 1)),
                                                            "checkpoint.torch_modules", item));
         mod.version = static_cast<int64_t>(v);
       }

@@ -56,6 +56,9 @@ struct TorchStateDict {
 // "name:scalar" is 0-dim) and checkpoint.torch_modules ("" = the root and every dotted prefix of
 // the tensor names, version 1; "none" = no _metadata; else "mod[=version], ..." after the implicit
 // root). InvalidArgument naming the key and the item.
+// `s` without its leading and trailing blanks and tabs (the keys' lists).
+std::string TrimBlanks(const std::string& s);
+
 Result<TorchStateDict> ParseTorchStateDict(const std::string& tensors, const std::string& modules);
 
 // The checkpoint.torch_state_dict dtype of a torch storage type ("FloatStorage" -> "fp32"), ""

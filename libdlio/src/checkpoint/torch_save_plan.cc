@@ -9,18 +9,13 @@
 namespace dlio::checkpoint_internal {
 namespace {
 
-std::string Trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t") - b + 1);
-}
-
 std::vector<std::string> SplitTrimmed(const std::string& s, char sep) {
   std::vector<std::string> out;
   size_t start = 0;
   for (;;) {
     const size_t p = s.find(sep, start);
-    out.push_back(Trim(s.substr(start, p == std::string::npos ? std::string::npos : p - start)));
+    out.push_back(
+        TrimBlanks(s.substr(start, p == std::string::npos ? std::string::npos : p - start)));
     if (p == std::string::npos) return out;
     start = p + 1;
   }

@@ -27,17 +27,18 @@ StorageCapabilitiesFn Declares(StorageCapabilities capabilities) {
 // slow declares what the storage it wraps declares (minus shared writes); nothing when that
 // storage is unknown or itself slow (the factory refuses both).
 StorageCapabilities SlowDeclares(const StorageOptions& options, const StorageRegistry& storages) {
-  const std::string wrapped = options.backends.Value<SlowOptions>().inner;
-  if (wrapped == "slow" || wrapped.empty()) return {};
+  const SlowOptions* slow = options.backends.Find<SlowOptions>();
+  if (slow == nullptr || slow->inner.empty() || slow->inner == "slow") return {};
   StorageOptions inner = options;
-  inner.name = wrapped;
+  inner.name = slow->inner;
   auto capabilities = StorageCapabilitiesFor(inner, storages);
   return capabilities.ok() ? storage_internal::SlowCapabilities(*capabilities)
                            : StorageCapabilities{};
 }
 
 Status ValidateSlow(const WorkloadConfig& c) {
-  if (c.storage.backends.Value<SlowOptions>().inner.empty()) {
+  const SlowOptions* slow = c.storage.backends.Find<SlowOptions>();
+  if (slow == nullptr || slow->inner.empty()) {
     return Status::InvalidArgument(
         "storage.slow_inner must not be empty when storage.storage_type is 'slow'");
   }
