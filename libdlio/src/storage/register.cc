@@ -27,18 +27,20 @@ StorageCapabilitiesFn Declares(StorageCapabilities capabilities) {
 // slow declares what the storage it wraps declares (minus shared writes); nothing when that
 // storage is unknown or itself slow (the factory refuses both).
 StorageCapabilities SlowDeclares(const StorageOptions& options, const StorageRegistry& storages) {
-  const SlowOptions* slow = options.backends.Find<SlowOptions>();
-  if (slow == nullptr || slow->inner.empty() || slow->inner == "slow") return {};
+  const SlowOptions defaults;  // a section never set holds its defaults (inner: posix)
+  const SlowOptions* set = options.backends.Find<SlowOptions>();
+  const std::string& wrapped = (set != nullptr ? set : &defaults)->inner;
+  if (wrapped == "slow" || wrapped.empty()) return {};
   StorageOptions inner = options;
-  inner.name = slow->inner;
+  inner.name = wrapped;
   auto capabilities = StorageCapabilitiesFor(inner, storages);
   return capabilities.ok() ? storage_internal::SlowCapabilities(*capabilities)
                            : StorageCapabilities{};
 }
 
 Status ValidateSlow(const WorkloadConfig& c) {
-  const SlowOptions* slow = c.storage.backends.Find<SlowOptions>();
-  if (slow == nullptr || slow->inner.empty()) {
+  const SlowOptions* set = c.storage.backends.Find<SlowOptions>();
+  if (set != nullptr && set->inner.empty()) {  // never set: the default, posix
     return Status::InvalidArgument(
         "storage.slow_inner must not be empty when storage.storage_type is 'slow'");
   }
