@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dlio/pipeline.h"
+#include "pipeline/batch_pipeline_impl.h"
 #include "pipeline/fake_source.h"
 #include "pipeline/pipeline_test_util.h"
 
@@ -86,7 +87,20 @@ TEST_CASE("claim runs: one reader reads the plan in the same order with and with
   for (size_t i = 0; i < plan.size(); ++i) CHECK(reads[i].second == plan[i]);
 }
 
-TEST_CASE("claim runs: several readers read every position once, each its runs in order") {
+TEST_CASE("claim runs: a claim's length, one reader only") {
+  using pipeline_internal::ClaimRunLength;
+  CHECK(ClaimRunLength(64 << 10, 1, 1024) == 64);
+  CHECK(ClaimRunLength(64 << 10, 1, 2048) == 32);
+  CHECK(ClaimRunLength(64 << 10, 1, 100) == 64);     // at most 64
+  CHECK(ClaimRunLength(64 << 10, 1, 40000) == 1);    // 65536 / 40000
+  CHECK(ClaimRunLength(64 << 10, 1, 1 << 20) == 1);  // larger than the run
+  CHECK(ClaimRunLength(64 << 10, 1, 0) == 1);        // size not known yet
+  CHECK(ClaimRunLength(0, 1, 1024) == 1);            // off
+  CHECK(ClaimRunLength(64 << 10, 2, 1024) == 1);     // several readers: one position a claim
+  CHECK(ClaimRunLength(64 << 10, 4, 64) == 1);
+}
+
+TEST_CASE("claim runs: several readers read every position once, each in plan order") {
   const uint64_t threads = GENERATE(2, 3);
   CAPTURE(threads);
   SequenceSource source(4, 64, 64, threads);  // 256 samples of 64 bytes
@@ -94,7 +108,7 @@ TEST_CASE("claim runs: several readers read every position once, each its runs i
   options.batch_size = 32;
   options.read_threads = threads;
   options.prefetch_size = 2;
-  options.claim_run_bytes = 64 << 10;  // 64 positions a claim: up to the batch's end
+  options.claim_run_bytes = 64 << 10;  // with one reader: 64 positions a claim
   const auto reads = ReadEpoch(&source, "threaded", options);
   std::map<std::thread::id, std::vector<uint64_t>> by_thread;
   std::multiset<uint64_t> positions;
@@ -105,19 +119,10 @@ TEST_CASE("claim runs: several readers read every position once, each its runs i
   CHECK(by_thread.size() == threads);  // the rendezvous made every reader read
   REQUIRE(positions.size() == 256);
   for (uint64_t p = 0; p < 256; ++p) CHECK(positions.count(p) == 1);
-  // A reader claims positions in increasing order, and once it read one sample (its size known)
-  // a claim takes the rest of the batch: so a batch is shared only by readers reading their
-  // first sample in it, and (reader, batch) pairs number at most batches + readers.
-  size_t pairs = 0;
+  // Each reader claims positions in increasing order.
   for (const auto& [thread, list] : by_thread) {
-    std::set<uint64_t> batches;
-    for (size_t i = 0; i < list.size(); ++i) {
-      if (i > 0) CHECK(list[i] > list[i - 1]);
-      batches.insert(list[i] / 32);
-    }
-    pairs += batches.size();
+    for (size_t i = 1; i < list.size(); ++i) CHECK(list[i] > list[i - 1]);
   }
-  CHECK(pairs <= 256 / 32 + threads);
 }
 
 }  // namespace

@@ -158,12 +158,12 @@ struct PipelineOptions {
   // does, instead of two threads meeting on one shard's stream (docs/io_models.md). Any other
   // value is refused when the pipeline is built.
   uint64_t reader_lanes = 0;
-  // threaded/sync, shared cursor (reader_lanes 0): a reader claims up to this many bytes of
-  // consecutive positions of one batch at once, counted in its last sample's size (at most 64
-  // positions; 1 when that size is unknown or larger), instead of one position a claim, so small
-  // samples do not pay the shared cursor's atomic each. The samples read, their requests, the
-  // batches and their read times stay the same; with several readers which reader reads a
-  // position may differ, as it may between runs anyway. 0: one position a claim.
+  // threaded/sync, shared cursor (reader_lanes 0), one read thread: the reader claims up to this
+  // many bytes of consecutive positions of one batch at once, counted in its last sample's size
+  // (at most 64 positions; 1 when that size is unknown or larger), instead of one position a
+  // claim, so small samples do not pay the shared cursor's atomic each. The samples read, their
+  // requests, the batches and their read times stay the same. Several read threads claim one
+  // position at a time (their runs would interleave at the storage). 0: one position a claim.
   uint64_t claim_run_bytes = 64 << 10;
 };
 

@@ -69,6 +69,13 @@ struct Claim {
   uint64_t last_bytes = 0;  // 0: none read yet
 };
 
+// How many positions one claim from the shared cursor takes after a sample of `last_bytes`
+// (PipelineOptions::claim_run_bytes): up to claim_run_bytes of them, at most 64, with one reader
+// thread only. Several readers claim one position at a time, so that storage sees the positions
+// in plan order, as before: runs claimed by each would interleave (fit takes a reader's in-order
+// reads interleaved with another's for a shuffle). 1 when the size is unknown or larger.
+uint64_t ClaimRunLength(uint64_t claim_run_bytes, uint64_t read_threads, uint64_t last_bytes);
+
 class BatchPipeline final : public Pipeline, public BatchRecycler {
  public:
   BatchPipeline(PipelineMode mode, const PipelineOptions& options, const PipelineEnv& env);
@@ -91,8 +98,6 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   // The next sample position a reader reads (`lane_next`: its own cursor with lanes; `claim`:
   // what it claimed from the shared cursor before).
   uint64_t ClaimSample(uint64_t* lane_next, Claim* claim);
-  // How many positions a claim from the shared cursor takes after a sample of `last_bytes`.
-  uint64_t ClaimLength(uint64_t last_bytes) const;
   void WorkerLoop(size_t worker);
   // `scratch`: the calling thread's buffer when own_buffers_ (else null: the pool's buffers).
   // `cursor`: the calling thread's DataSourceCursor (or null). Returns the bytes read.

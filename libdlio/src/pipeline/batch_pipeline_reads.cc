@@ -70,10 +70,10 @@ void BatchPipeline::ReaderLoop(size_t reader) {
   }
 }
 
-uint64_t BatchPipeline::ClaimLength(uint64_t last_bytes) const {
+uint64_t ClaimRunLength(uint64_t claim_run_bytes, uint64_t read_threads, uint64_t last_bytes) {
   constexpr uint64_t kMaxClaim = 64;
-  if (last_bytes == 0 || options_.claim_run_bytes <= last_bytes) return 1;
-  return std::min(kMaxClaim, options_.claim_run_bytes / last_bytes);
+  if (read_threads > 1 || last_bytes == 0 || claim_run_bytes <= last_bytes) return 1;
+  return std::min(kMaxClaim, claim_run_bytes / last_bytes);
 }
 
 uint64_t BatchPipeline::ClaimSample(uint64_t* lane_next, Claim* claim) {
@@ -83,7 +83,8 @@ uint64_t BatchPipeline::ClaimSample(uint64_t* lane_next, Claim* claim) {
     return s;
   }
   if (claim->next < claim->end) return claim->next++;
-  const uint64_t want = ClaimLength(claim->last_bytes);
+  const uint64_t want =
+      ClaimRunLength(options_.claim_run_bytes, options_.read_threads, claim->last_bytes);
   if (want == 1) return cursor_.fetch_add(1, std::memory_order_relaxed);
   // Up to `want` positions, none past the batch of the first or the plan's end.
   const uint64_t n_used = epoch_state_.n_used();
