@@ -121,7 +121,10 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   void TracePreprocess(const Slot* slot, uint64_t j, int64_t wall_start);
   bool Gate(int64_t k) const;
   bool TryOpen(Slot* slot);
-  void TryOpenAll();
+  // TryOpen of every slot; true when one opened (the caller wakes the readers, after unlocking).
+  bool TryOpenAll();
+  // Whether the consumer sleeps in Next until `slot` is ready (mu_ held): the only wake it needs.
+  bool ConsumerWaitsOn(const Slot* slot) const;
   Status LeasedError(int64_t k) const;
   // Reads the samples of `plan` the preload store lacks (epoch `epoch`'s, for the trace).
   Status LoadMissing(uint64_t epoch, const std::vector<SampleRef>& plan);
@@ -168,6 +171,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   std::atomic<uint64_t> cursor_{0};
   std::atomic<int64_t> first_error_{kNoError};
   int64_t delivered_ = 0;
+  Slot* consumer_waits_on_ = nullptr;  // the slot Next sleeps on, else null
   int64_t requested_ = 0;
   std::vector<Slot*> pp_ring_;
   size_t pp_head_ = 0, pp_count_ = 0;

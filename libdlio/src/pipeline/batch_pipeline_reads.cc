@@ -46,10 +46,10 @@ bool BatchPipeline::TryOpen(Slot* slot) {
   return true;
 }
 
-void BatchPipeline::TryOpenAll() {
+bool BatchPipeline::TryOpenAll() {
   bool opened = false;
   for (auto& slot : slots_) opened |= TryOpen(slot.get());
-  if (opened) readers_cv_.notify_all();
+  return opened;
 }
 
 Status BatchPipeline::LeasedError(int64_t k) const { return epoch_state_.LeasedError(k, ring_); }
@@ -233,7 +233,7 @@ void BatchPipeline::CompleteRead(Slot* slot) {
   }
   slot->bytes = bytes;
   slot->read_ns = slot->count ? last - first : 0;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   if (cancel_.load()) return;  // the epoch is being torn down; StartEpoch resets the slot
   if (mode_ != PipelineMode::kPreload) samples_read_ += slot->count;
   slot->open_for.store(-1, std::memory_order_relaxed);
@@ -246,9 +246,14 @@ void BatchPipeline::CompleteRead(Slot* slot) {
     workers_cv_.notify_all();
   } else {
     slot->state = SlotState::kReady;
-    consumer_cv_.notify_all();
+    const bool wake = ConsumerWaitsOn(slot);
+    // Woken after the unlock, the consumer finds the mutex free instead of blocking on it again.
+    lock.unlock();
+    if (wake) consumer_cv_.notify_all();
   }
 }
+
+bool BatchPipeline::ConsumerWaitsOn(const Slot* slot) const { return consumer_waits_on_ == slot; }
 
 void BatchPipeline::WorkerLoop(size_t worker) {
   Distribution* dist = &worker_dists_[worker];
@@ -277,7 +282,7 @@ void BatchPipeline::WorkerLoop(size_t worker) {
     }
     if (--slot->pp_remaining == 0) {
       slot->state = SlotState::kReady;
-      consumer_cv_.notify_all();
+      if (ConsumerWaitsOn(slot)) consumer_cv_.notify_all();
     }
   }
 }
