@@ -487,8 +487,9 @@ class GatedSource : public FakeSource {
 
 TEST_CASE("the consumer waiting for batch 0 gets it after later batches completed first") {
   // Batch 0's read is held while the other reader completes batches 1.. up to the prefetch
-  // window; the consumer, asleep on batch 0 meanwhile, is woken by batch 0 alone and gets every
-  // batch in order (with a shared cursor and with reader lanes).
+  // window; the consumer, asleep on batch 0 meanwhile, is woken by batch 0 alone (which the
+  // reader that read it hands over, BatchPipeline::MarkReady) and gets every batch in order,
+  // with a shared cursor and with reader lanes.
   for (uint64_t lanes : {0, 2}) {
     INFO("reader_lanes " << lanes);
     GatedSource source(1, 10, SampleRef{0, 0});
@@ -537,6 +538,9 @@ TEST_CASE("the consumer waiting for batch 0 gets it after later batches complete
     }
     REQUIRE(pipeline->Next(&lease, &end).ok());
     CHECK(end);
+    // Each batch counted delivered once, whether the consumer or the reader that filled it (the
+    // consumer asleep on it) delivered it.
+    CHECK(pipeline->stats().batches_delivered == plan.size());
   }
 }
 

@@ -233,12 +233,21 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
     lock.lock();
     if (stopping_.load()) return Status::Cancelled("pipeline: stopped");
   } else {
-    consumer_waits_on_ = slot;  // a reader completing this slot wakes us, no other
+    // A reader completing batch k wakes us (no other batch does), having delivered it already.
+    consumer_waits_on_ = slot;
+    consumer_wants_ = k;
     consumer_cv_.wait(lock, [&] {
-      return stopping_.load() || slot->state == SlotState::kLeased ||
+      return stopping_.load() || handed_off_ || slot->state == SlotState::kLeased ||
              (slot->k == k && slot->state == SlotState::kReady);
     });
     consumer_waits_on_ = nullptr;
+    if (handed_off_) {
+      handed_off_ = false;
+      lock.unlock();
+      RecordFetchIter(tracer_, clock_, wall_start, *slot, k);
+      *out = BatchLease(slot, this);
+      return Status::OK();
+    }
     if (stopping_.load()) return Status::Cancelled("pipeline: stopped");
     if (slot->state == SlotState::kLeased) return LeasedError(k);
   }
@@ -248,11 +257,7 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
     slot->next_k = -1;
     return epoch_state_.Fail(slot->status);
   }
-  slot->state = SlotState::kLeased;
-  slot->next_k = k + static_cast<int64_t>(ring_size_);
-  epoch_state_.Delivered(k);
-  delivered_ = epoch_state_.next();
-  const bool opened = TryOpenAll();
+  const bool opened = DeliverLocked(slot, k);
   lock.unlock();
   if (opened) readers_cv_.notify_all();  // after the unlock: a woken reader finds mu_ free
   RecordFetchIter(tracer_, clock_, wall_start, *slot, k);

@@ -245,15 +245,32 @@ void BatchPipeline::CompleteRead(Slot* slot) {
     ++pp_count_;
     workers_cv_.notify_all();
   } else {
-    slot->state = SlotState::kReady;
-    const bool wake = ConsumerWaitsOn(slot);
-    // Woken after the unlock, the consumer finds the mutex free instead of blocking on it again.
+    bool opened = false;
+    const bool wake = MarkReady(slot, &opened);
+    // Woken after the unlock, a thread finds the mutex free instead of blocking on it again.
     lock.unlock();
     if (wake) consumer_cv_.notify_all();
+    if (opened) readers_cv_.notify_all();
   }
 }
 
-bool BatchPipeline::ConsumerWaitsOn(const Slot* slot) const { return consumer_waits_on_ == slot; }
+bool BatchPipeline::DeliverLocked(Slot* slot, int64_t k) {
+  slot->state = SlotState::kLeased;
+  slot->next_k = k + static_cast<int64_t>(ring_size_);
+  epoch_state_.Delivered(k);
+  delivered_ = epoch_state_.next();
+  return TryOpenAll();
+}
+
+bool BatchPipeline::MarkReady(Slot* slot, bool* opened) {
+  slot->state = SlotState::kReady;
+  if (consumer_waits_on_ != slot) return false;
+  if (slot->status.ok() && slot->k == consumer_wants_ && !handed_off_) {
+    *opened = DeliverLocked(slot, slot->k);
+    handed_off_ = true;
+  }
+  return true;
+}
 
 void BatchPipeline::WorkerLoop(size_t worker) {
   Distribution* dist = &worker_dists_[worker];
@@ -281,8 +298,9 @@ void BatchPipeline::WorkerLoop(size_t worker) {
       continue;
     }
     if (--slot->pp_remaining == 0) {
-      slot->state = SlotState::kReady;
-      if (ConsumerWaitsOn(slot)) consumer_cv_.notify_all();
+      bool opened = false;
+      if (MarkReady(slot, &opened)) consumer_cv_.notify_all();
+      if (opened) readers_cv_.notify_all();
     }
   }
 }
