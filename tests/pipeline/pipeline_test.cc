@@ -468,5 +468,81 @@ TEST_CASE("pipeline edge cases: bad options, Next before StartEpoch, empty plan,
   source.set_delay_us(0);
 }
 
+// A FakeSource whose read of one sample waits until the test opens its gate.
+class GatedSource : public FakeSource {
+ public:
+  GatedSource(size_t files, uint64_t samples, SampleRef gated)
+      : FakeSource(files, samples), gated_(gated), open_(gate_.get_future().share()) {}
+  Status Read(SampleRef ref, SampleBuffer* out) override {
+    if (ref == gated_) open_.wait();
+    return FakeSource::Read(ref, out);
+  }
+  void Open() { gate_.set_value(); }
+
+ private:
+  SampleRef gated_;
+  std::promise<void> gate_;
+  std::shared_future<void> open_;
+};
+
+TEST_CASE("the consumer waiting for batch 0 gets it after later batches completed first") {
+  // Batch 0's read is held while the other reader completes batches 1.. up to the prefetch
+  // window; the consumer, asleep on batch 0 meanwhile, is woken by batch 0 alone (which the
+  // reader that read it hands over, BatchPipeline::MarkReady) and gets every batch in order,
+  // with a shared cursor and with reader lanes.
+  for (uint64_t lanes : {0, 2}) {
+    INFO("reader_lanes " << lanes);
+    GatedSource source(1, 10, SampleRef{0, 0});
+    PipelineOptions options;
+    options.batch_size = 1;
+    options.read_threads = 2;
+    options.reader_lanes = lanes;
+    options.computation_threads = 0;
+    options.prefetch_size = 2;
+    options.deliver_sample_bytes = lanes == 0;
+    auto pipeline = Make("threaded", options, &source);
+    const auto plan = MakePlan(source, 0);
+    REQUIRE(pipeline->StartEpoch(0, plan).ok());
+    auto first = std::async(std::launch::async, [&] {
+      BatchLease lease;
+      bool end = false;
+      Status st = pipeline->Next(&lease, &end);
+      const bool got = st.ok() && !end && lease && lease->index == 0 &&
+                       lease->samples.size() == 1 && lease->samples[0].ref == plan[0];
+      return std::make_pair(st, got);
+    });
+    // Window: prefetch 2 + 2 readers = batches 0-3; batch 0 held, so the others read 1-3
+    // (shared cursor) or 1 and 3 (lanes: batch 2 is the held reader's).
+    const uint64_t others = lanes == 0 ? 3 : 2;
+    const auto deadline = std::chrono::steady_clock::now() + Ms(20000);
+    while (source.reads() < others && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(Ms(1));
+    }
+    REQUIRE(source.reads() == others);
+    source.Open();
+    if (first.wait_for(Ms(20000)) != std::future_status::ready) {
+      REQUIRE(pipeline->Stop().ok());  // unblocks Next, so the failure does not hang the test
+      FAIL("the consumer was not woken when batch 0 completed");
+    }
+    const auto [st, got] = first.get();
+    REQUIRE(st.ok());
+    CHECK(got);
+    BatchLease lease;
+    bool end = false;
+    for (int64_t k = 1; k < static_cast<int64_t>(plan.size()); ++k) {
+      REQUIRE(pipeline->Next(&lease, &end).ok());
+      REQUIRE_FALSE(end);
+      CHECK(lease->index == k);
+      CHECK(lease->samples[0].ref == plan[static_cast<size_t>(k)]);
+      CHECK(lease->samples[0].size == source.SizeOf(plan[static_cast<size_t>(k)]));
+    }
+    REQUIRE(pipeline->Next(&lease, &end).ok());
+    CHECK(end);
+    // Each batch counted delivered once, whether the consumer or the reader that filled it (the
+    // consumer asleep on it) delivered it.
+    CHECK(pipeline->stats().batches_delivered == plan.size());
+  }
+}
+
 }  // namespace
 }  // namespace dlio

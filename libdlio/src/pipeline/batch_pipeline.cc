@@ -204,7 +204,7 @@ Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
   had_epoch_ = true;
   cancel_.store(false);
   ++gen_;
-  TryOpenAll();
+  (void)TryOpenAll();
   readers_cv_.notify_all();
   return Status::OK();
 }
@@ -221,7 +221,7 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
   Slot* slot = ring_slots_[static_cast<size_t>(k) % ring_size_];
   if (inline_reads_ || mode_ == PipelineMode::kSync) {
     requested_ = k + 1;
-    TryOpenAll();
+    if (TryOpenAll()) readers_cv_.notify_all();
   }
   if (inline_reads_) {
     if (slot->state == SlotState::kLeased) return LeasedError(k);
@@ -233,10 +233,21 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
     lock.lock();
     if (stopping_.load()) return Status::Cancelled("pipeline: stopped");
   } else {
+    // A reader completing batch k wakes us (no other batch does), having delivered it already.
+    consumer_waits_on_ = slot;
+    consumer_wants_ = k;
     consumer_cv_.wait(lock, [&] {
-      return stopping_.load() || slot->state == SlotState::kLeased ||
+      return stopping_.load() || handed_off_ || slot->state == SlotState::kLeased ||
              (slot->k == k && slot->state == SlotState::kReady);
     });
+    consumer_waits_on_ = nullptr;
+    if (handed_off_) {
+      handed_off_ = false;
+      lock.unlock();
+      RecordFetchIter(tracer_, clock_, wall_start, *slot, k);
+      *out = BatchLease(slot, this);
+      return Status::OK();
+    }
     if (stopping_.load()) return Status::Cancelled("pipeline: stopped");
     if (slot->state == SlotState::kLeased) return LeasedError(k);
   }
@@ -246,12 +257,9 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
     slot->next_k = -1;
     return epoch_state_.Fail(slot->status);
   }
-  slot->state = SlotState::kLeased;
-  slot->next_k = k + static_cast<int64_t>(ring_size_);
-  epoch_state_.Delivered(k);
-  delivered_ = epoch_state_.next();
-  TryOpenAll();
+  const bool opened = DeliverLocked(slot, k);
   lock.unlock();
+  if (opened) readers_cv_.notify_all();  // after the unlock: a woken reader finds mu_ free
   RecordFetchIter(tracer_, clock_, wall_start, *slot, k);
   *out = BatchLease(slot, this);
   return Status::OK();
@@ -259,12 +267,16 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
 
 void BatchPipeline::Recycle(Batch* batch) {
   Slot* slot = static_cast<Slot*>(batch);
-  std::lock_guard<std::mutex> lock(mu_);
-  assert(slot->state == SlotState::kLeased);
-  pool_.Give(&slot->buffers, &slot->holds);
-  slot->state = SlotState::kIdle;
-  epoch_state_.Released();
-  if (TryOpen(slot)) readers_cv_.notify_all();
+  bool opened = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    assert(slot->state == SlotState::kLeased);
+    pool_.Give(&slot->buffers, &slot->holds);
+    slot->state = SlotState::kIdle;
+    epoch_state_.Released();
+    opened = TryOpen(slot);
+  }
+  if (opened) readers_cv_.notify_all();
 }
 
 }  // namespace pipeline_internal

@@ -121,7 +121,16 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   void TracePreprocess(const Slot* slot, uint64_t j, int64_t wall_start);
   bool Gate(int64_t k) const;
   bool TryOpen(Slot* slot);
-  void TryOpenAll();
+  // TryOpen of every slot; true when one opened (the caller wakes the readers, after unlocking).
+  bool TryOpenAll();
+  // Hands batch k in `slot` to the consumer (mu_ held): leased, counted delivered, and the
+  // slots the prefetch window now admits opened (true when one was: the caller wakes the readers).
+  bool DeliverLocked(Slot* slot, int64_t k);
+  // A filled batch is ready (mu_ held). When the consumer sleeps in Next on it, the completing
+  // thread delivers it in the consumer's stead (a failed batch is left to the consumer), so the
+  // window moves when the batch is ready rather than when the woken consumer gets a CPU; returns
+  // whether the consumer must be woken (the only batch that wakes it). *opened as DeliverLocked.
+  bool MarkReady(Slot* slot, bool* opened);
   Status LeasedError(int64_t k) const;
   // Reads the samples of `plan` the preload store lacks (epoch `epoch`'s, for the trace).
   Status LoadMissing(uint64_t epoch, const std::vector<SampleRef>& plan);
@@ -168,6 +177,9 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   std::atomic<uint64_t> cursor_{0};
   std::atomic<int64_t> first_error_{kNoError};
   int64_t delivered_ = 0;
+  Slot* consumer_waits_on_ = nullptr;  // the slot Next sleeps on, else null
+  int64_t consumer_wants_ = -1;        // and the batch it waits for there
+  bool handed_off_ = false;            // that batch was delivered by the thread that filled it
   int64_t requested_ = 0;
   std::vector<Slot*> pp_ring_;
   size_t pp_head_ = 0, pp_count_ = 0;

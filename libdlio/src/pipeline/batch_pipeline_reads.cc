@@ -46,10 +46,10 @@ bool BatchPipeline::TryOpen(Slot* slot) {
   return true;
 }
 
-void BatchPipeline::TryOpenAll() {
+bool BatchPipeline::TryOpenAll() {
   bool opened = false;
   for (auto& slot : slots_) opened |= TryOpen(slot.get());
-  if (opened) readers_cv_.notify_all();
+  return opened;
 }
 
 Status BatchPipeline::LeasedError(int64_t k) const { return epoch_state_.LeasedError(k, ring_); }
@@ -233,7 +233,7 @@ void BatchPipeline::CompleteRead(Slot* slot) {
   }
   slot->bytes = bytes;
   slot->read_ns = slot->count ? last - first : 0;
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   if (cancel_.load()) return;  // the epoch is being torn down; StartEpoch resets the slot
   if (mode_ != PipelineMode::kPreload) samples_read_ += slot->count;
   slot->open_for.store(-1, std::memory_order_relaxed);
@@ -245,9 +245,31 @@ void BatchPipeline::CompleteRead(Slot* slot) {
     ++pp_count_;
     workers_cv_.notify_all();
   } else {
-    slot->state = SlotState::kReady;
-    consumer_cv_.notify_all();
+    bool opened = false;
+    const bool wake = MarkReady(slot, &opened);
+    // Woken after the unlock, a thread finds the mutex free instead of blocking on it again.
+    lock.unlock();
+    if (wake) consumer_cv_.notify_all();
+    if (opened) readers_cv_.notify_all();
   }
+}
+
+bool BatchPipeline::DeliverLocked(Slot* slot, int64_t k) {
+  slot->state = SlotState::kLeased;
+  slot->next_k = k + static_cast<int64_t>(ring_size_);
+  epoch_state_.Delivered(k);
+  delivered_ = epoch_state_.next();
+  return TryOpenAll();
+}
+
+bool BatchPipeline::MarkReady(Slot* slot, bool* opened) {
+  slot->state = SlotState::kReady;
+  if (consumer_waits_on_ != slot) return false;
+  if (slot->status.ok() && slot->k == consumer_wants_ && !handed_off_) {
+    *opened = DeliverLocked(slot, slot->k);
+    handed_off_ = true;
+  }
+  return true;
 }
 
 void BatchPipeline::WorkerLoop(size_t worker) {
@@ -276,8 +298,9 @@ void BatchPipeline::WorkerLoop(size_t worker) {
       continue;
     }
     if (--slot->pp_remaining == 0) {
-      slot->state = SlotState::kReady;
-      consumer_cv_.notify_all();
+      bool opened = false;
+      if (MarkReady(slot, &opened)) consumer_cv_.notify_all();
+      if (opened) readers_cv_.notify_all();
     }
   }
 }
