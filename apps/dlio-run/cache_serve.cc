@@ -188,7 +188,8 @@ int RunCacheServe(const CacheServeOptions& options) {
   std::string dir_list;
   for (const std::string& dir : dirs) dir_list += (dir_list.empty() ? "" : ", ") + dir;
   std::fprintf(stderr, "dlio-run cache-serve: %s cache (%s) of %s on %s\n",
-               dlio::CachePolicyName(cache->policy()), storage_options.tiered_source.c_str(),
+               dlio::CachePolicyName(cache->policy()),
+               storage_options.backends.Value<dlio::TieredOptions>().source.c_str(),
                dir_list.c_str(), options.socket.c_str());
   int signal = 0;
   sigwait(&stop_signals, &signal);

@@ -42,7 +42,7 @@ std::string ErrorOf(const std::string& yaml) {
 TEST_CASE("storage.tiers parses a list of tier maps and survives the JSON round trip") {
   auto c = ParseConfig(kTiered, "t.yaml");
   REQUIRE(c.ok());
-  const auto& tiers = c->storage.tiers;
+  const auto& tiers = c->storage.backends.Get<TieredOptions>().tiers;
   REQUIRE(tiers.size() == 2);
   CHECK(tiers[0].type == CacheTierType::kMemory);
   CHECK(tiers[0].capacity_bytes == (1u << 20));
@@ -51,26 +51,28 @@ TEST_CASE("storage.tiers parses a list of tier maps and survives the JSON round 
   CHECK(tiers[1].path == "/tmp/cache");
   CHECK(tiers[1].capacity_bytes == (uint64_t{2} << 30));
   CHECK(tiers[1].threads == 2);
-  CHECK(c->storage.cache_policy == "clairvoyant");
-  CHECK(c->storage.tiered_source == "slow");
+  CHECK(c->storage.backends.Get<TieredOptions>().policy == CachePolicyKind::kClairvoyant);
+  CHECK(c->storage.backends.Get<TieredOptions>().source == "slow");
   CHECK(c->Validate().ok());
 
   auto again = ParseConfig(ConfigToJson(*c), "config.json");
   REQUIRE(again.ok());
-  REQUIRE(again->storage.tiers.size() == 2);
-  CHECK(again->storage.tiers[1].path == "/tmp/cache");
-  CHECK(again->storage.tiers[1].capacity_bytes == (uint64_t{2} << 30));
+  const auto& again_tiers = again->storage.backends.Get<TieredOptions>().tiers;
+  REQUIRE(again_tiers.size() == 2);
+  CHECK(again_tiers[1].path == "/tmp/cache");
+  CHECK(again_tiers[1].capacity_bytes == (uint64_t{2} << 30));
 
   StorageOptions o = StorageOptionsFor(*c);  // the tiered keys come with the others
   CHECK(o.name == "tiered");
-  REQUIRE(o.cache_tiers.size() == 2);
-  CHECK(o.cache_tiers[1].type == CacheTierOptions::Type::kDirectory);
-  CHECK(o.cache_tiers[1].threads == 2);
+  const auto& o_tiers = o.backends.Get<TieredOptions>().tiers;
+  REQUIRE(o_tiers.size() == 2);
+  CHECK(o_tiers[1].type == CacheTierOptions::Type::kDirectory);
+  CHECK(o_tiers[1].threads == 2);
 
   WorkloadConfig over;
   REQUIRE(ApplyOverride(&over, "storage.tiers=[{type: memory, capacity_bytes: 4KiB}]").ok());
-  REQUIRE(over.storage.tiers.size() == 1);
-  CHECK(over.storage.tiers[0].capacity_bytes == 4096);
+  REQUIRE(over.storage.backends.Get<TieredOptions>().tiers.size() == 1);
+  CHECK(over.storage.backends.Get<TieredOptions>().tiers[0].capacity_bytes == 4096);
 }
 
 TEST_CASE("storage.tiers errors name the entry's index and key") {
@@ -89,10 +91,10 @@ TEST_CASE("storage.tiers errors name the entry's index and key") {
             .find("storage.tiers[0].type: 'ssd' is not one of memory, directory") !=
         std::string::npos);
   WorkloadConfig cast;  // only a cast makes an unknown tier type: Validate still refuses it
-  CacheTierConfig tier;
+  CacheTierOptions tier;
   tier.type = static_cast<CacheTierType>(5);
   tier.capacity_bytes = 1;
-  cast.storage.tiers.push_back(tier);
+  cast.storage.backends.Get<TieredOptions>().tiers.push_back(tier);
   CHECK(cast.Validate().message() ==
         "storage.tiers[0].type: value 5 is not one of memory, directory");
   CHECK(ErrorOf("storage: {tiers: [{type: memory, capacity_bytes: 1, threads: 0}]}")
@@ -109,13 +111,15 @@ TEST_CASE("storage.tiers errors name the entry's index and key") {
 StorageOptions TieredOverSlow(double slow_latency_us) {
   StorageOptions o;
   o.name = "tiered";
-  o.tiered_source = "slow";
+  TieredOptions& tiered = o.backends.Get<TieredOptions>();
+  tiered.source = "slow";
+  tiered.scope = CacheScope::kProcess;  // built directly, not through the runner
   o.backends.Get<SlowOptions>().inner = "posix";
   o.backends.Get<SlowOptions>().latency_us = slow_latency_us;
-  o.cache_policy = "lru";
+  tiered.policy = CachePolicyKind::kLru;
   CacheTierOptions tier;
   tier.capacity_bytes = 1 << 20;
-  o.cache_tiers = {tier};
+  tiered.tiers = {tier};
   return o;
 }
 
@@ -175,14 +179,14 @@ TEST_CASE("tiered storage: built by name over slow, reads cached, writes pass th
 
   // Each rank's cache serves its own hits: never collective reads, even over mpiio.
   StorageOptions over_mpiio = o;
-  over_mpiio.tiered_source = "mpiio";
+  over_mpiio.backends.Get<TieredOptions>().source = "mpiio";
   auto mpiio_caps = StorageCapabilitiesFor(over_mpiio, registries.storages);
   REQUIRE(mpiio_caps.ok());
   CHECK_FALSE(mpiio_caps->collective_reads);
   CHECK(mpiio_caps->needs_mpi);
   CHECK(storage->CollectiveMpiComm(path) == nullptr);
 
-  o.tiered_source = "tiered";
+  o.backends.Get<TieredOptions>().source = "tiered";
   auto bad = MakeStorage(o, registries.storages, SystemClock(), nullptr);
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.status().message().find("storage.tiered_source") != std::string::npos);

@@ -31,14 +31,14 @@ storage:
   REQUIRE(c.ok());
   c->dataset.data_folder = dir / "data";
   c->output.folder = dir / "out";
-  c->storage.cache_policy = policy;
-  CacheTierConfig memory;
+  REQUIRE(ApplyOverride(&*c, "storage.cache_policy=" + policy).ok());
+  CacheTierOptions memory;
   memory.capacity_bytes = 4 << 20;
-  CacheTierConfig local;
+  CacheTierOptions local;
   local.type = CacheTierType::kDirectory;
   local.path = dir / "tier";
   local.capacity_bytes = 4 << 20;
-  c->storage.tiers = {memory, local};
+  c->storage.backends.Get<TieredOptions>().tiers = {memory, local};
   return std::move(c).value();
 }
 

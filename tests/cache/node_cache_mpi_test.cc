@@ -28,16 +28,17 @@ storage: {storage_type: tiered, tiered_source: posix, cache_policy: lru}
   REQUIRE(c.ok());
   c->dataset.data_folder = dir + "/data";
   c->output.folder = dir + "/out-" + scope;
-  c->storage.cache_scope = scope;
-  CacheTierConfig memory;
+  REQUIRE(ApplyOverride(&*c, "storage.cache_scope=" + scope).ok());
+  std::vector<CacheTierOptions>& tiers = c->storage.backends.Get<TieredOptions>().tiers;
+  CacheTierOptions memory;
   memory.capacity_bytes = 64 << 20;
-  c->storage.tiers = {memory};
+  tiers = {memory};
   if (directory_tier) {
-    CacheTierConfig local;
+    CacheTierOptions local;
     local.type = CacheTierType::kDirectory;
     local.path = dir + "/tier";
     local.capacity_bytes = 64 << 20;
-    c->storage.tiers.push_back(local);
+    tiers.push_back(local);
   }
   return std::move(c).value();
 }

@@ -10,6 +10,7 @@
 #include "dlio/config.h"
 #include "dlio/loop.h"
 #include "dlio/registries.h"
+#include "storage/mpiio_options.h"
 
 namespace dlio {
 namespace {
@@ -109,7 +110,7 @@ TEST_CASE("capabilities: the built-in storages and formats that read collectivel
 
   // Off, nothing is asked.
   WorkloadConfig off = CollectiveConfig("posix", "synthetic");
-  off.storage.mpiio_collective = false;
+  off.storage.backends.Get<MpiioOptions>().collective = false;
   CHECK(ValidateCapabilities(off, r).ok());
 }
 

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "dlio/cache.h"
 #include "dlio/config.h"
 #include "dlio/storage.h"
 #include "test_util.h"
@@ -37,25 +38,28 @@ TEST_CASE("docs/configuration.md contains every rendered key row") {
 // own options type) has keys in the table, and their rendered rows are in the document.
 TEST_CASE("the keys each registered storage declares are in the table and documented") {
   StorageRegistry storages("storage");
+  NodeSharedStorageRegistry node_shared("node-shared storage");
   REQUIRE(RegisterBuiltinStorages(&storages).ok());
+  REQUIRE(RegisterTieredStorage(&storages, &node_shared).ok());
   const std::string reference = config_internal::ConfigReferenceMarkdown();
   const std::string doc =
       testing::ReadTextFile(std::string(DLIO_SOURCE_DIR) + "/docs/configuration.md");
   int sections = 0;
   for (const auto& entry : storages.List()) {
-    if (entry.key_section.empty()) continue;
-    ++sections;
-    int keys = 0;
-    for (const ConfigKeyDoc& d : ConfigKeyDocs()) {
-      if (!d.used || d.key.compare(0, entry.key_section.size(), entry.key_section) != 0) continue;
-      ++keys;
-      const size_t at = reference.find("| `" + d.key + "` |");
-      INFO(entry.name << ": " << d.key);
-      REQUIRE(at != std::string::npos);
-      CHECK(doc.find(reference.substr(at, reference.find('\n', at) - at)) != std::string::npos);
+    for (const std::string& section : entry.key_sections) {
+      ++sections;
+      int keys = 0;
+      for (const ConfigKeyDoc& d : ConfigKeyDocs()) {
+        if (!d.used || d.key.compare(0, section.size(), section) != 0) continue;
+        ++keys;
+        const size_t at = reference.find("| `" + d.key + "` |");
+        INFO(entry.name << ": " << d.key);
+        REQUIRE(at != std::string::npos);
+        CHECK(doc.find(reference.substr(at, reference.find('\n', at) - at)) != std::string::npos);
+      }
+      INFO(entry.name << " declares " << section);
+      CHECK(keys > 0);
     }
-    INFO(entry.name << " declares " << entry.key_section);
-    CHECK(keys > 0);
   }
   CHECK(sections >= 1);  // s3: storage.storage_options.
 }

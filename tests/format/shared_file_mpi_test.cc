@@ -16,6 +16,7 @@
 #include "dlio/tracer.h"
 #include "format/content.h"
 #include "mpi_test_util.h"
+#include "storage/mpiio_options.h"
 
 namespace dlio {
 namespace {
@@ -166,7 +167,7 @@ TEST_CASE("hdf5 over mpiio: collective parallel-HDF5 reads and independent drive
     CAPTURE(collective);
     StorageOptions so;
     so.name = "mpiio";
-    so.mpiio_collective = collective;
+    so.backends.Get<MpiioOptions>().collective = collective;
     MemoryTracer tracer;
     auto storage = MakeStorageNamed(so, &tracer);
     CHECK((storage->CollectiveMpiComm(path) != nullptr) == collective);

@@ -19,6 +19,7 @@
 #include "dlio/storage_wrapper.h"
 #include "pfw_events.h"
 #include "runner/thread_comm.h"
+#include "storage/mpiio_options.h"
 #include "test_util.h"
 
 namespace {
@@ -281,7 +282,7 @@ TEST_CASE("accelerators_per_process: the virtual world goes through the rank che
     CHECK(s.code() == dlio::StatusCode::kInvalidArgument);
   }
   SECTION("collective MPI-IO cannot include accelerator threads") {
-    c.storage.mpiio_collective = true;
+    c.storage.backends.Get<dlio::MpiioOptions>().collective = true;
     c.reader.pipeline = "sync";
     c.reader.read_threads = 1;
     c.reader.drop_last = true;

@@ -13,6 +13,7 @@
 #include "dlio/storage.h"
 #include "dlio/tracer.h"
 #include "mpi_test_util.h"
+#include "storage/mpiio_options.h"
 
 namespace dlio {
 namespace {
@@ -43,8 +44,8 @@ std::unique_ptr<Storage> Make(const StorageOptions& options, Tracer* tracer = nu
 StorageOptions Mpiio(bool collective = false, std::vector<std::string> dirs = {}) {
   StorageOptions o;
   o.name = "mpiio";
-  o.mpiio_collective = collective;
-  o.mpiio_collective_dirs = std::move(dirs);
+  o.backends.Get<MpiioOptions>().collective = collective;
+  o.data_dirs = std::move(dirs);
   return o;
 }
 

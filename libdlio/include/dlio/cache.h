@@ -10,20 +10,13 @@
 #include <string>
 #include <vector>
 
+#include "dlio/cache_options.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
 
 namespace dlio {
 
-// How files get into the tiers and which leave when one is full.
-enum class CachePolicyKind {
-  kMonarch,      // copy on first read in the background, serve the source meanwhile; no eviction
-  kLru,          // copy on first read (by the reader, before serving it); evict least recently used
-  kClairvoyant,  // prefetch the next files of SetFutureAccesses; evict the farthest next use
-  // clairvoyant's static mode (NoPFS): the files of SetFutureAccesses ranked by how often they
-  // are used, copied in that order until the tiers are full; no eviction
-  kClairvoyantStatic,
-};
+// CachePolicyKind, CacheTierOptions and the tiered storage's TieredOptions: dlio/cache_options.h.
 
 // "monarch", "lru", "clairvoyant", "clairvoyant_static" (docs and errors).
 const char* CachePolicyName(CachePolicyKind kind);
@@ -197,8 +190,8 @@ Result<StorageOptions> TieredSourceOptions(const StorageOptions& options);
 // (nullptr when there is none).
 TieredCache* CacheOf(Storage* storage);
 
-// Registers "tiered" (StorageOptions::tiered_source, cache_tiers, cache_policy); called by
-// RegisterBuiltins.
+// Registers "tiered" (its TieredOptions in StorageOptions::backends, dlio/cache_options.h); called
+// by RegisterBuiltins.
 Status RegisterTieredStorage(StorageRegistry* storages, NodeSharedStorageRegistry* node_shared);
 
 }  // namespace dlio

@@ -110,27 +110,16 @@ struct DatasetConfig {
 };
 
 // Where files live (DLIO's `storage:` section). The runner turns it into StorageOptions.
-// One entry of storage.tiers (the tiered storage's cache levels, fastest first).
-struct CacheTierConfig {
-  CacheTierType type = CacheTierType::kMemory;  // memory or directory
-  std::string path;                             // directory: the folder holding the copies
-  uint64_t capacity_bytes = 0;                  // required, > 0 (accepts sizes such as 4GiB)
-  uint64_t threads = 1;                         // background copy threads, 1 to 64
-};
-
 struct StorageConfig {
   std::string storage_type =
       "posix";  // storage.storage_type: posix (DLIO local_fs), memory, slow, mpiio
   std::string storage_root =
       "./";  // storage.storage_root: prefix of relative data/checkpoint folders
-  bool mpiio_collective = false;  // storage.mpiio_collective: MPI_File_read_at_all on data files
-  std::string tiered_source = "posix";  // storage.tiered_source: storage "tiered" caches
-  std::vector<CacheTierConfig> tiers;   // storage.tiers: the cache levels of "tiered"
-  std::string cache_policy = "lru";     // storage.cache_policy: monarch, lru, clairvoyant
-  std::string cache_scope = "node";     // storage.cache_scope: node (one cache a node), process
   // The sections implementations declare and parse through their own keys (the s3 storage's
-  // storage.storage_options.*, storage/s3/s3_keys.cc; slow's storage.slow_*, storage/slow_keys.cc),
-  // handed whole to StorageOptions::backends.
+  // storage.storage_options.*, storage/s3/s3_keys.cc; slow's storage.slow_*, storage/slow_keys.cc;
+  // mpiio's storage.mpiio_collective, storage/mpiio_keys.cc; tiered's storage.tiered_source,
+  // tiers, cache_policy and cache_scope, cache/tiered_keys.cc), handed whole to
+  // StorageOptions::backends.
   OptionSections backends;
 };
 

@@ -34,10 +34,11 @@ class Registry {
     // storage.slow_inner to wrap); InvalidArgument naming the key. Empty: nothing to check.
     // ValidateCapabilities (dlio/registries.h) calls it.
     std::function<Status(const WorkloadConfig&)> validate{};
-    // The prefix of the config keys this implementation declares itself and parses into its own
-    // options type (s3: "storage.storage_options."; its keys are in the key table, rendered into
+    // The prefixes of the config keys this implementation declares itself and parses into its
+    // own options type (s3: "storage.storage_options."; tiered: "storage.tiered_source",
+    // "storage.tiers", "storage.cache_"; its keys are in the key table, rendered into
     // docs/configuration.md, which config_docs_test checks by walking the registry). Empty: none.
-    std::string key_section{};
+    std::vector<std::string> key_sections{};
   };
 
   explicit Registry(std::string kind) : kind_(std::move(kind)) {}

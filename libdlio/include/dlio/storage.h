@@ -171,33 +171,18 @@ class StorageLock {
   StorageLock() = default;
 };
 
-// One level of a tiered storage's cache (storage.tiers), fastest first; see dlio/cache.h.
-struct CacheTierOptions {
-  enum class Type { kMemory, kDirectory };
-  Type type = Type::kMemory;
-  std::string path;             // kDirectory: the folder holding the copies (created if missing)
-  uint64_t capacity_bytes = 0;  // never exceeded, counting copies in progress
-  int threads = 1;              // background copy threads of this tier (>= 1)
-};
-
 struct StorageOptions {
   std::string name = "posix";  // registry name: posix, memory, slow, mpiio, tiered, s3
   bool direct = false;         // posix: open data files with O_DIRECT (reader.odirect)
   size_t direct_alignment = 4096;
   uint64_t seed = 0;  // seeds what a storage draws (slow: its latency)
-  // mpiio: collective reads (MPI_File_read_at_all) of files opened for reading under one of
-  // these directories (every file opened for reading when the list is empty); see
-  // docs/scaling.md for what collective reads require of all ranks.
-  bool mpiio_collective = false;
-  std::vector<std::string> mpiio_collective_dirs;
-  // tiered: the storage holding the data (any but tiered), the cache levels in front of it and
-  // the cache policy (monarch, lru, clairvoyant); see dlio/cache.h and docs/caching.md.
-  std::string tiered_source = "posix";
-  std::vector<CacheTierOptions> cache_tiers;
-  std::string cache_policy = "lru";
-  std::string cache_scope = "process";  // storage.cache_scope: node (one cache a node), process
+  // The folders of the dataset's data files (dataset.data_folder's train and valid), for the
+  // storages that treat them apart from other files (mpiio: its collective reads, every file
+  // opened for reading when the list is empty).
+  std::vector<std::string> data_dirs;
   // The options of the implementations that declare their own keys (the s3 storage's S3Options,
-  // storage/s3/s3_options.h; slow's SlowOptions, storage/slow_options.h), copied whole from the
+  // storage/s3/s3_options.h; slow's SlowOptions, storage/slow_options.h; mpiio's MpiioOptions,
+  // storage/mpiio_options.h; tiered's TieredOptions, dlio/cache_options.h), copied whole from the
   // config's StorageConfig::backends.
   OptionSections backends;
 };
@@ -211,7 +196,7 @@ struct StorageCapabilities {
   // Formats with their own MPI-IO path (parallel HDF5) may write one path from many ranks at once,
   // outside this storage's Files (posix, mpiio; not slow, whose latency that would bypass).
   bool shared_write = false;
-  // Honours StorageOptions::mpiio_collective (storage.mpiio_collective): collective reads.
+  // Honours storage.mpiio_collective (the mpiio storage's own MpiioOptions): collective reads.
   bool collective_reads = false;
   // Needs MPI initialized before it is built, even in a single process (mpiio).
   bool needs_mpi = false;
@@ -316,8 +301,9 @@ class Storage {
   // Parallel I/O that bypasses Files. A format with its own MPI-IO path (parallel HDF5, which
   // reads through HDF5's MPI-IO driver) asks here whether this storage wants `path` read
   // collectively: if so, the answer is a pointer to the MPI_Comm to open it on (every rank of
-  // MPI_COMM_WORLD for the mpiio storage with mpiio_collective), typed void so public headers
-  // need no mpi.h; nullptr otherwise (every other backend; decorators ask the storage they wrap).
+  // MPI_COMM_WORLD for the mpiio storage with storage.mpiio_collective), typed void so public
+  // headers need no mpi.h; nullptr otherwise (every other backend; decorators ask the storage they
+  // wrap).
   virtual const void* CollectiveMpiComm(const std::string& path) const {
     (void)path;
     return nullptr;

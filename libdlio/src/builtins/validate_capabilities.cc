@@ -8,6 +8,7 @@
 #include "dlio/config.h"
 #include "dlio/registries.h"
 #include "io_models/io_model_table.h"
+#include "storage/mpiio_options.h"
 
 namespace dlio {
 namespace {
@@ -17,9 +18,8 @@ StorageCapabilities StorageDeclares(const WorkloadConfig& c, const std::string& 
                                     const Registries& registries) {
   StorageOptions options;
   options.name = name;
-  options.backends = c.storage.backends;  // slow's inner storage
-  options.tiered_source = c.storage.tiered_source;
-  options.mpiio_collective = c.storage.mpiio_collective;
+  // slow's inner storage, mpiio's collective reads, tiered's source
+  options.backends = c.storage.backends;
   auto capabilities = StorageCapabilitiesFor(options, registries.storages);
   return capabilities.ok() ? *capabilities : StorageCapabilities{};
 }
@@ -78,7 +78,7 @@ Status ValidatePipeline(const WorkloadConfig& c, const Registries& registries) {
         PipelinesThat(registries, [](const PipelineCapabilities& p) { return p.holds_dataset; }) +
         ", got '" + r.pipeline + "'");
   }
-  if (c.storage.mpiio_collective &&
+  if (MpiioCollective(c.storage.backends) &&
       (!pipeline.reads_on_loop_thread || r.read_type == ReadType::kMemory)) {
     return Status::InvalidArgument(
         "storage.mpiio_collective: true needs reader.pipeline " +
@@ -126,7 +126,7 @@ Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
 // storage.mpiio_collective: a storage that reads collectively and a format whose reads of a
 // sample are the same calls on every rank (WorkloadConfig::Validate checks the rest).
 Status ValidateCollectiveReads(const WorkloadConfig& c, const Registries& registries) {
-  if (!c.storage.mpiio_collective) return Status::OK();
+  if (!MpiioCollective(c.storage.backends)) return Status::OK();
   auto refuse = [](const std::string& why) {
     return Status::InvalidArgument("storage.mpiio_collective: true " + why);
   };
@@ -208,7 +208,7 @@ Status ValidateLookupDataset(const WorkloadConfig& c, const Registries& registri
         "' is read by reader.io_model h5py only (dataset.format hdf5), but dataset.format '" +
         c.dataset.format + "' reads with '" + std::string(EnumName(model)) + "'");
   }
-  if (c.storage.mpiio_collective) {
+  if (MpiioCollective(c.storage.backends)) {
     return Status::InvalidArgument(
         "reader.hdf5_lookup_dataset needs storage.mpiio_collective: false (its lookups would be "
         "independent reads of a collectively opened file)");

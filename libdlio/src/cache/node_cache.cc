@@ -102,7 +102,8 @@ Result<std::unique_ptr<Storage>> MakeNodeSharedTiered(const StorageOptions& opti
   const StorageRegistry& storages = *env.storages;
   DLIO_ASSIGN_OR_RETURN(const StorageCapabilities declared,
                         StorageCapabilitiesFor(options, storages));
-  if (!declared.node_shared_cache || options.cache_scope != kNodeCacheScope) {
+  if (!declared.node_shared_cache ||
+      options.backends.Value<TieredOptions>().scope != CacheScope::kNode) {
     return MakeStorage(options, storages, env.clock, env.tracer);
   }
   DLIO_ASSIGN_OR_RETURN(std::unique_ptr<Comm> node_comm, env.comm->SplitNode());

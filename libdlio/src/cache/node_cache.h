@@ -15,9 +15,6 @@
 
 namespace dlio::cache_internal {
 
-// storage.cache_scope's value for one cache a node.
-inline constexpr char kNodeCacheScope[] = "node";
-
 // The node's shared cache, held by every rank of it (the server only by the first). Not
 // thread-safe: the training loop's thread.
 class NodeCache final : public NodeShare {

@@ -92,7 +92,7 @@ class TieredCacheImpl final : public TieredCache {
       tiers_.push_back(std::move(tier));
     }
     for (size_t t = 0; t < tiers_.size(); ++t) {
-      for (int i = 0; i < std::max(1, options_.tiers[t].threads); ++i) {
+      for (uint64_t i = 0; i < std::max<uint64_t>(1, options_.tiers[t].threads); ++i) {
         tiers_[t]->workers.emplace_back([this, t] { CopyLoop(static_cast<int>(t)); });
       }
     }

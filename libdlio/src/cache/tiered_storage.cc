@@ -50,11 +50,11 @@ class TieredStorage final : public StorageWrapper {
     return Status::OK();
   }
   StorageCapabilities capabilities() const override {
-    return TieredCapabilities(inner()->capabilities(), scope_ == cache_internal::kNodeCacheScope);
+    return TieredCapabilities(inner()->capabilities(), scope_ == CacheScope::kNode);
   }
   TieredCache* cache() const { return cache_.get(); }
   // The scope the "cache" statistics block's summary names (storage.cache_scope).
-  void set_scope(std::string scope) { scope_ = std::move(scope); }
+  void set_scope(CacheScope scope) { scope_ = scope; }
   // This epoch's and the coming ones' files: the clairvoyant cache prefetches across epochs.
   Status OnEpochPlan(const EpochPlan& plan) override {
     if (Forked()) return StorageWrapper::OnEpochPlan(plan);
@@ -65,8 +65,8 @@ class TieredStorage final : public StorageWrapper {
     if (!Forked()) {
       const std::vector<CacheTierStats> levels = cache_internal::TakeEpochCacheStats(cache_.get());
       if (sink != nullptr && !levels.empty()) {
-        sink->blocks.push_back(
-            cache_internal::CacheStatsBlock(levels, CachePolicyName(cache_->policy()), scope_));
+        sink->blocks.push_back(cache_internal::CacheStatsBlock(
+            levels, CachePolicyName(cache_->policy()), std::string(EnumName(scope_))));
         cache_internal::TraceEpochCacheStats(sink->tracer, static_cast<int64_t>(sink->epoch),
                                              sink->end_us, levels);
       }
@@ -108,41 +108,50 @@ class TieredStorage final : public StorageWrapper {
 
   const pid_t owner_;
   std::unique_ptr<TieredCache> cache_;  // destroyed before the source it reads
-  std::string scope_ = "process";
+  CacheScope scope_ = CacheScope::kProcess;
 };
 
 // A tiered storage over `source` with its own cache; `scope` as storage.cache_scope names it.
 Result<std::unique_ptr<Storage>> StartTiered(std::unique_ptr<Storage> source, CacheOptions options,
-                                             std::string scope) {
+                                             CacheScope scope) {
   if (source == nullptr) return Status::InvalidArgument("tiered storage: the source is null");
   auto storage = std::make_unique<TieredStorage>(std::move(source));
   DLIO_RETURN_NOT_OK(storage->Start(std::move(options)));
-  storage->set_scope(std::move(scope));
+  storage->set_scope(scope);
   return std::unique_ptr<Storage>(std::move(storage));
 }
 
 // The source's options: the same, named storage.tiered_source.
 Result<StorageOptions> SourceOptions(const StorageOptions& options) {
-  if (options.tiered_source.empty() || options.tiered_source == "tiered") {
+  const std::string source_name = options.backends.Value<TieredOptions>().source;
+  if (source_name.empty() || source_name == "tiered") {
     return Status::InvalidArgument("storage.tiered_source must name another storage, got '",
-                                   options.tiered_source, "'");
+                                   source_name, "'");
   }
   StorageOptions source = options;
-  source.name = options.tiered_source;
+  source.name = source_name;
   return source;
+}
+
+// The cache of a tiered storage of `options`: its tiers and policy.
+CacheOptions CacheOptionsOf(const StorageOptions& options) {
+  const TieredOptions tiered = options.backends.Value<TieredOptions>();
+  CacheOptions cache;
+  cache.tiers = tiered.tiers;
+  cache.policy = tiered.policy;
+  return cache;
 }
 
 StorageCapabilities TieredDeclares(const StorageOptions& options, const StorageRegistry& storages) {
   auto source = SourceOptions(options);
   if (!source.ok()) return {};
   auto capabilities = StorageCapabilitiesFor(*source, storages);
-  return capabilities.ok() ? TieredCapabilities(*capabilities, options.cache_scope ==
-                                                                   cache_internal::kNodeCacheScope)
-                           : StorageCapabilities{};
+  const bool node_scope = options.backends.Value<TieredOptions>().scope == CacheScope::kNode;
+  return capabilities.ok() ? TieredCapabilities(*capabilities, node_scope) : StorageCapabilities{};
 }
 
 Status ValidateTiered(const WorkloadConfig& c) {
-  const std::string& source = c.storage.tiered_source;
+  const std::string source = c.storage.backends.Value<TieredOptions>().source;
   if (source.empty() || source == "tiered") {
     return Status::InvalidArgument(
         "storage.tiered_source must name another storage when storage.storage_type is "
@@ -155,20 +164,18 @@ Status ValidateTiered(const WorkloadConfig& c) {
 Result<std::unique_ptr<Storage>> MakeTiered(const StorageOptions& options,
                                             const StorageBuildEnv& env) {
   DLIO_ASSIGN_OR_RETURN(StorageOptions source_options, SourceOptions(options));
-  CacheOptions cache;
-  cache.tiers = options.cache_tiers;
-  DLIO_ASSIGN_OR_RETURN(cache.policy, ParseCachePolicy(options.cache_policy));
   // A null tracer inside: only the outer layer records events.
   auto source = MakeStorage(source_options, env.storages, env.clock, nullptr);
   if (!source.ok()) return source.status().WithContext("storage.tiered_source");
-  return StartTiered(std::move(source).value(), std::move(cache), options.cache_scope);
+  return StartTiered(std::move(source).value(), CacheOptionsOf(options),
+                     options.backends.Value<TieredOptions>().scope);
 }
 
 }  // namespace
 
 Result<std::unique_ptr<Storage>> NewTieredStorage(std::unique_ptr<Storage> source,
                                                   CacheOptions options) {
-  return StartTiered(std::move(source), std::move(options), "process");
+  return StartTiered(std::move(source), std::move(options), CacheScope::kProcess);
 }
 
 Result<std::unique_ptr<Storage>> NewTieredClientStorage(std::unique_ptr<Storage> source,
@@ -178,7 +185,7 @@ Result<std::unique_ptr<Storage>> NewTieredClientStorage(std::unique_ptr<Storage>
   if (source == nullptr) return Status::InvalidArgument("tiered storage: the source is null");
   auto storage = std::make_unique<TieredStorage>(std::move(source));
   DLIO_RETURN_NOT_OK(storage->Connect(socket_path, client_name, reports_stats));
-  storage->set_scope(cache_internal::kNodeCacheScope);
+  storage->set_scope(CacheScope::kNode);
   return std::unique_ptr<Storage>(std::move(storage));
 }
 
@@ -186,9 +193,7 @@ Result<ServedCache> MakeServedCache(const StorageOptions& options, const Storage
                                     const Clock* clock, const std::vector<std::string>& data_dirs,
                                     const std::string& key) {
   DLIO_ASSIGN_OR_RETURN(StorageOptions source_options, SourceOptions(options));
-  CacheOptions cache;
-  cache.tiers = options.cache_tiers;
-  DLIO_ASSIGN_OR_RETURN(cache.policy, ParseCachePolicy(options.cache_policy));
+  CacheOptions cache = CacheOptionsOf(options);
   auto source = MakeStorage(source_options, storages, clock, nullptr);
   if (!source.ok()) return source.status().WithContext("storage.tiered_source");
   ServedCache served;
@@ -213,9 +218,14 @@ TieredCache* CacheOf(Storage* storage) {
 
 Status RegisterTieredStorage(StorageRegistry* storages, NodeSharedStorageRegistry* node_shared) {
   DLIO_RETURN_NOT_OK(storages->Register(
-      {"tiered", "caches whole files of another storage in faster tiers (memory, a directory)",
-       "storage.tiered_source, storage.tiers, storage.cache_policy (docs/caching.md)", &MakeTiered,
-       &TieredDeclares, &ValidateTiered}));
+      {"tiered",
+       "caches whole files of another storage in faster tiers (memory, a directory)",
+       "storage.tiered_source, storage.tiers, storage.cache_policy (docs/caching.md)",
+       &MakeTiered,
+       &TieredDeclares,
+       &ValidateTiered,
+       // its own keys (cache/tiered_keys.cc), parsed into its TieredOptions
+       {"storage.tiered_source", "storage.tiers", "storage.cache_"}}));
   // storage.cache_scope node: one cache a node, served by the node's first rank.
   return node_shared->Register(
       {"tiered", "one cache a node, served to its ranks by the node's first rank",

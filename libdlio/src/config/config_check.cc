@@ -78,9 +78,9 @@ std::string CheckDistribution(const KeySpec& spec, const DistributionSpec& d) {
 }
 
 // Each tier: a known type, a folder for a directory tier, a capacity and 1 to 64 threads.
-std::string CheckCacheTiers(const KeySpec& spec, const std::vector<CacheTierConfig>& tiers) {
+std::string CheckCacheTiers(const KeySpec& spec, const std::vector<CacheTierOptions>& tiers) {
   for (size_t i = 0; i < tiers.size(); ++i) {
-    const CacheTierConfig& t = tiers[i];
+    const CacheTierOptions& t = tiers[i];
     const std::string key = StrCat(spec.path, "[", i, "].");
     if (EnumName(t.type) == "unknown") {  // only a cast makes one: parsing refuses the rest
       return StrCat(key, "type: value ", static_cast<int>(t.type), " is not one of ",

@@ -61,7 +61,7 @@ std::string ConfigToJson(const WorkloadConfig& config) {
         break;
       case KeyType::kCacheTiers:
         out = nlohmann::ordered_json::array();
-        for (const CacheTierConfig& t : spec.tiers_ref(c)) {
+        for (const CacheTierOptions& t : spec.tiers_ref(c)) {
           out.push_back(nlohmann::ordered_json{{"type", std::string(EnumName(t.type))},
                                                {"path", t.path},
                                                {"capacity_bytes", t.capacity_bytes},

@@ -119,7 +119,7 @@ std::string RenderValue(const KeySpec& spec, WorkloadConfig& config) {
     }
     case KeyType::kCacheTiers: {
       std::string out = "[";
-      for (const CacheTierConfig& t : spec.tiers_ref(config)) {
+      for (const CacheTierOptions& t : spec.tiers_ref(config)) {
         out += StrCat(out.size() > 1 ? ", " : "", "{type: ", EnumName(t.type),
                       t.path.empty() ? "" : ", path: " + t.path,
                       ", capacity_bytes: ", t.capacity_bytes, ", threads: ", t.threads, "}");

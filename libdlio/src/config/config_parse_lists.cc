@@ -50,7 +50,7 @@ Result<std::vector<T>> ParseMapList(const ParseContext& ctx, const std::string& 
   return entries;
 }
 
-Result<bool> ParseTierField(const ParseContext& ctx, const EntryField& f, CacheTierConfig* tier) {
+Result<bool> ParseTierField(const ParseContext& ctx, const EntryField& f, CacheTierOptions* tier) {
   if (f.name == "type" || f.name == "path") {
     if (!f.value.IsScalar()) return TypeError(ctx, f.at, "a string", f.value);
     if (f.name == "path") {
@@ -98,10 +98,10 @@ Result<bool> ParseColumnField(const ParseContext& ctx, const EntryField& f,
 
 }  // namespace
 
-Result<std::vector<CacheTierConfig>> ParseCacheTiers(const ParseContext& ctx,
-                                                     const std::string& key,
-                                                     const YAML::Node& node) {
-  return ParseMapList<CacheTierConfig>(
+Result<std::vector<CacheTierOptions>> ParseCacheTiers(const ParseContext& ctx,
+                                                      const std::string& key,
+                                                      const YAML::Node& node) {
+  return ParseMapList<CacheTierOptions>(
       ctx, key, node, "a list of tiers such as [{type: memory, capacity_bytes: 1GiB}]",
       "type, path, capacity_bytes, threads", "tier", &ParseTierField);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dlio/cache_options.h"
 #include "dlio/config.h"
 
 namespace dlio::config_internal {
@@ -62,7 +63,7 @@ struct KeySpec {
   void (*enum_set)(WorkloadConfig&, int) = nullptr;
   DistributionSpec& (*dist_ref)(WorkloadConfig&) = nullptr;
   std::vector<uint64_t>& (*uint_list_ref)(WorkloadConfig&) = nullptr;
-  std::vector<CacheTierConfig>& (*tiers_ref)(WorkloadConfig&) = nullptr;
+  std::vector<CacheTierOptions>& (*tiers_ref)(WorkloadConfig&) = nullptr;
   std::vector<ParquetColumnConfig>& (*columns_ref)(WorkloadConfig&) = nullptr;
   CustomSetter custom = nullptr;  // kString / kEnum only
   // Accepted ranges, checked when a value is parsed and by Validate (a value set from code).
@@ -85,8 +86,14 @@ void AddStorageKeys(std::vector<KeySpec>* table);
 // The key sections implementations declare in their own folders, compiled into this module
 // (config/sources.cmake lists their files) since a config is parsed before any registry exists;
 // each writes into its implementation's options type in StorageConfig::backends. One line each.
-void AddS3Keys(std::vector<KeySpec>* table);    // storage/s3/s3_keys.cc: storage.storage_options.*
-void AddSlowKeys(std::vector<KeySpec>* table);  // storage/slow_keys.cc: storage.slow_*
+void AddS3Keys(std::vector<KeySpec>* table);     // storage/s3/s3_keys.cc: storage.storage_options.*
+void AddSlowKeys(std::vector<KeySpec>* table);   // storage/slow_keys.cc: storage.slow_*
+void AddMpiioKeys(std::vector<KeySpec>* table);  // storage/mpiio_keys.cc: storage.mpiio_collective
+// cache/tiered_keys.cc: storage.tiered_source, storage.tiers, storage.cache_policy, cache_scope
+void AddTieredKeys(std::vector<KeySpec>* table);
+// storage.mpiio_collective's rules among the other keys (storage/mpiio_keys.cc): every rank must
+// make the same calls; WorkloadConfig::Validate runs it after the other checks.
+Status ValidateMpiioKeys(const WorkloadConfig& c);
 
 // The spec of `path` or nullptr.
 const KeySpec* FindKey(const std::string& path);

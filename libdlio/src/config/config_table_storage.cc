@@ -38,28 +38,9 @@ void AddStorageKeys(std::vector<KeySpec>* t) {
       kNonEmpty, StorageTypeSetter));
   add(String("storage.storage_root", DLIO_FIELD(std::string, storage.storage_root),
              "prefix of relative data and checkpoint folders (DLIO's namespace)"));
-  AddSlowKeys(t);  // the slow storage's own section (storage/slow_keys.cc)
-  add(Bool("storage.mpiio_collective", DLIO_FIELD(bool, storage.mpiio_collective),
-           "mpiio: collective reads (MPI_File_read_at_all) of the data files, opened on all "
-           "ranks; needs one shared file, reader.pipeline sync with read_threads <= 1, drop_last "
-           "(docs/scaling.md)"));
-  add(String("storage.tiered_source", DLIO_FIELD(std::string, storage.tiered_source),
-             "tiered: the storage whose files it caches (posix, slow, mpiio, ...)"));
-  add(CacheTiers("storage.tiers", DLIO_FIELD(std::vector<CacheTierConfig>, storage.tiers),
-                 "tiered: the cache levels, fastest first, each {type: memory or directory, path "
-                 "(directory: made 0700 when missing; dlio writes only in its folder `.dlio-cache` "
-                 "there), capacity_bytes (e.g. 4GiB), threads (copy threads, default 1)} "
-                 "(docs/caching.md)"));
-  add(Choice("storage.cache_policy", DLIO_FIELD(std::string, storage.cache_policy),
-             {"monarch", "lru", "clairvoyant", "clairvoyant_static"},
-             "tiered: monarch (copy on first read, no eviction), lru (evict least recently "
-             "used), clairvoyant (prefetch the sampler's coming files, evict the farthest next "
-             "use), clairvoyant_static (NoPFS: place the most used coming files, no eviction)"));
-  add(Choice("storage.cache_scope", DLIO_FIELD(std::string, storage.cache_scope),
-             {"node", "process"},
-             "tiered: node (the ranks of a node share one cache, served to them by the node's "
-             "first rank: no file copied twice a node) or process (each rank its own cache) "
-             "(docs/caching.md)"));
+  AddSlowKeys(t);    // the slow storage's own section (storage/slow_keys.cc)
+  AddMpiioKeys(t);   // the mpiio storage's own key (storage/mpiio_keys.cc)
+  AddTieredKeys(t);  // the tiered storage's own section (cache/tiered_keys.cc)
   // s3 (docs/storage.md): DLIO's storage_options names, and dlio's s3_* tuning beside them;
   // the map's other keys are accepted (with a warning) as DLIO's.
   add(Unused("storage.storage_options",

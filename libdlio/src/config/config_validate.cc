@@ -11,54 +11,6 @@ using config_internal::KeySpec;
 using config_internal::KeyTable;
 using config_internal::ScaleKeySpecs;
 
-// MPI collective reads (storage.mpiio_collective) need every rank to open the same files in the
-// same order and to issue the same number of reads of the same sizes on them, from one thread;
-// otherwise a rank waits forever in a collective the others never join. These are the
-// configurations where the runner guarantees that (docs/scaling.md explains each rule). What the
-// storage, format and pipeline must be able to do is asked of them (ValidateCapabilities,
-// registries.h).
-Status ValidateCollectiveIo(const WorkloadConfig& c) {
-  if (!c.storage.mpiio_collective) return Status::OK();
-  auto refuse = [](const std::string& why) {
-    return Status::InvalidArgument("storage.mpiio_collective: true " + why);
-  };
-  if (c.train.accelerators_per_process > 1) {
-    return refuse(StrCat("needs train.accelerators_per_process = 1, got ",
-                         c.train.accelerators_per_process,
-                         ": a collective open over MPI_COMM_WORLD cannot include the accelerator "
-                         "threads of a process"));
-  }
-  if (c.reader.read_threads > 1) {
-    return refuse(
-        StrCat("needs reader.read_threads <= 1, got ", c.reader.read_threads,
-               ": MPI collectives on one file cannot be issued from several reader threads"));
-  }
-  if (!c.reader.drop_last) {
-    return refuse(
-        "needs reader.drop_last: true, or the ranks' last batches would differ in size "
-        "and so in the number of collective reads");
-  }
-  if (c.dataset.num_files_train != 1 || (c.workflow.evaluation && c.dataset.num_files_eval != 1)) {
-    return refuse(
-        StrCat("needs one shared file per split (dataset.num_files_train = 1, and "
-               "dataset.num_files_eval = 1 with evaluation), got ",
-               c.dataset.num_files_train,
-               " train files: every rank must open "
-               "the same file together"));
-  }
-  if (c.dataset.record_length_bytes_stdev != 0 || c.dataset.record_length_bytes_sizes.size() > 1) {
-    return refuse(
-        "needs dataset.record_length_bytes_stdev = 0 and at most one "
-        "dataset.record_length_bytes_sizes: ranks must read samples of one size to make the same "
-        "number of read calls");
-  }
-  if (c.dataset.compression != "none" && !c.dataset.compression.empty()) {
-    return refuse("needs dataset.compression 'none' (compressed samples differ in stored size)");
-  }
-  return Status::OK();
-}
-
-// Rules between the keys of one section (or two close ones) that the table cannot express.
 Status ValidateDataset(const WorkloadConfig& c) {
   auto invalid = [](const std::string& m) { return Status::InvalidArgument(m); };
   const WorkflowConfig& w = c.workflow;
@@ -197,7 +149,7 @@ Status WorkloadConfig::Validate() const {
   DLIO_RETURN_NOT_OK(ValidateCheckpoint(*this));
   DLIO_RETURN_NOT_OK(ValidateModel(*this));
   DLIO_RETURN_NOT_OK(ValidateSideIo(*this));
-  return ValidateCollectiveIo(*this);
+  return config_internal::ValidateMpiioKeys(*this);  // storage/mpiio_keys.cc
 }
 
 }  // namespace dlio

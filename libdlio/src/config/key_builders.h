@@ -28,10 +28,21 @@ constexpr double kMaxSeconds = 3600;
   static_cast<T& (*)(WorkloadConfig&)>([](WorkloadConfig& c) -> T& { return c.member; })
 // Accessor of one field of an implementation's own options type held in the config's
 // StorageConfig::backends (made with its defaults on first use): the keys a storage declares
-// beside its code (storage/s3/s3_keys.cc, storage/slow_keys.cc).
+// beside its code (storage/s3/s3_keys.cc, storage/slow_keys.cc, storage/mpiio_keys.cc,
+// cache/tiered_keys.cc).
 #define DLIO_BACKEND_FIELD(Options, T, member) \
   static_cast<T& (*)(WorkloadConfig&)>(        \
       [](WorkloadConfig& c) -> T& { return c.storage.backends.Get<Options>().member; })
+// Getter and setter of an enum field of an implementation's own options type in
+// StorageConfig::backends (cache/tiered_keys.cc), through the index of its value.
+#define DLIO_BACKEND_ENUM_FIELD(Options, E, member)                              \
+  static_cast<int (*)(WorkloadConfig&)>([](WorkloadConfig& c) {                  \
+    return static_cast<int>(c.storage.backends.Get<Options>().member);           \
+  }),                                                                            \
+      static_cast<void (*)(WorkloadConfig&, int)>([](WorkloadConfig& c, int v) { \
+        c.storage.backends.Get<Options>().member = static_cast<E>(v);            \
+      }),                                                                        \
+      EnumNames<E>::kNames
 // Getter and setter of an enum field, through the index of its value.
 #define DLIO_ENUM_FIELD(E, member)                                         \
   static_cast<int (*)(WorkloadConfig&)>(                                   \
@@ -160,7 +171,7 @@ inline KeySpec UintList(std::string path, std::vector<uint64_t>& (*ref)(Workload
   return k;
 }
 
-inline KeySpec CacheTiers(std::string path, std::vector<CacheTierConfig>& (*ref)(WorkloadConfig&),
+inline KeySpec CacheTiers(std::string path, std::vector<CacheTierOptions>& (*ref)(WorkloadConfig&),
                           std::string desc) {
   KeySpec k = Make(std::move(path), KeyType::kCacheTiers, std::move(desc));
   k.tiers_ref = ref;

@@ -31,9 +31,9 @@ void Warn(const ParseContext& ctx, const std::string& message);
 
 // storage.tiers: a list of maps {type, path, capacity_bytes, threads}; errors name the entry's
 // index and key ("storage.tiers[1].capacity_bytes").
-Result<std::vector<CacheTierConfig>> ParseCacheTiers(const ParseContext& ctx,
-                                                     const std::string& key,
-                                                     const YAML::Node& node);
+Result<std::vector<CacheTierOptions>> ParseCacheTiers(const ParseContext& ctx,
+                                                      const std::string& key,
+                                                      const YAML::Node& node);
 
 // dataset.parquet.columns: a list of maps {name, dtype, size, read}; errors name the entry's index
 // and key ("dataset.parquet.columns[3].size").

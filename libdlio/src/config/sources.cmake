@@ -18,4 +18,6 @@ list(APPEND DLIO_SOURCES
   # Key sections implementations declare in their own folders (config_table.h: one line each).
   src/storage/s3/s3_keys.cc
   src/storage/slow_keys.cc
+  src/storage/mpiio_keys.cc
+  src/cache/tiered_keys.cc
 )

@@ -21,8 +21,7 @@ StorageCapabilities CapabilitiesOf(const std::string& name, const StorageConfig&
                                    const Registries& registries) {
   StorageOptions options;
   options.name = name;
-  options.backends = s.backends;  // slow's inner storage
-  options.tiered_source = s.tiered_source;
+  options.backends = s.backends;  // slow's inner storage, tiered's source
   auto capabilities = StorageCapabilitiesFor(options, registries.storages);
   return capabilities.ok() ? *capabilities : StorageCapabilities{};
 }

@@ -18,40 +18,20 @@ namespace {
 // it cut the wait per step from ~3.5 to 0.8 ms (docs/performance.md).
 constexpr int kAcceleratorThreadsNice = 10;
 
-// storage.tiered_source, storage.tiers, storage.cache_policy and storage.cache_scope as the
-// tiered storage's options (dlio/cache.h, docs/caching.md).
-void AddTieredOptions(const WorkloadConfig& c, StorageOptions* o) {
-  o->tiered_source = c.storage.tiered_source;
-  o->cache_policy = c.storage.cache_policy;
-  o->cache_scope = c.storage.cache_scope;
-  o->cache_tiers.clear();
-  for (const CacheTierConfig& t : c.storage.tiers) {
-    CacheTierOptions tier;
-    tier.type = t.type == CacheTierType::kDirectory ? CacheTierOptions::Type::kDirectory
-                                                    : CacheTierOptions::Type::kMemory;
-    tier.path = t.path;
-    tier.capacity_bytes = t.capacity_bytes;
-    tier.threads = static_cast<int>(t.threads);
-    o->cache_tiers.push_back(std::move(tier));
-  }
-}
-
 }  // namespace
 
 StorageOptions StorageOptionsFor(const WorkloadConfig& c) {
   StorageOptions o;
   o.name = c.storage.storage_type;
-  o.mpiio_collective = c.storage.mpiio_collective;
-  if (o.mpiio_collective) {
-    // Only the data files: rank 0 alone reads the dataset marker beside them.
-    std::string folder = c.dataset.data_folder.empty() ? "." : c.dataset.data_folder;
-    while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
-    o.mpiio_collective_dirs = {folder + "/train", folder + "/valid"};
-  }
+  // The data files' folders (mpiio reads only these collectively: rank 0 alone reads the
+  // dataset marker beside them).
+  std::string folder = c.dataset.data_folder.empty() ? "." : c.dataset.data_folder;
+  while (folder.size() > 1 && folder.back() == '/') folder.pop_back();
+  o.data_dirs = {folder + "/train", folder + "/valid"};
   o.direct = c.reader.odirect;
   o.seed = MixSeed(c.train.seed, 0x5107);
-  AddTieredOptions(c, &o);
-  o.backends = c.storage.backends;  // the sections implementations parse themselves (s3, slow)
+  o.backends = c.storage.backends;  // the sections implementations parse themselves (s3, slow,
+                                    // mpiio, tiered)
   return o;
 }
 

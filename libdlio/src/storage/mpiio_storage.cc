@@ -11,6 +11,7 @@
 
 #include "dlio/storage_wrapper.h"
 #include "storage/capabilities.h"
+#include "storage/mpiio_options.h"
 
 #if defined(DLIO_WITH_MPI)
 #include "comm/mpi_util.h"
@@ -213,10 +214,10 @@ class MpiioStorage final : public StorageWrapper {
  public:
   explicit MpiioStorage(const StorageOptions& options)
       : StorageWrapper("mpiio", NewPosixStorage(StorageOptions{})),
-        collective_(options.mpiio_collective) {
+        collective_(MpiioCollective(options.backends)) {
     set_trace_category("MPIIO");
     world_ = MPI_COMM_WORLD;
-    for (std::string dir : options.mpiio_collective_dirs) {
+    for (std::string dir : options.data_dirs) {
       while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
       if (!dir.empty()) collective_dirs_.push_back(dir + "/");
     }

@@ -8,10 +8,11 @@
 namespace dlio {
 
 // Data files are opened with MPI_File_open and read with MPI_File_read_at (independent: the file
-// is opened on MPI_COMM_SELF) or, with options.mpiio_collective, MPI_File_read_at_all on files
-// opened for reading under one of options.mpiio_collective_dirs (all files opened for reading
-// when that list is empty), which are then opened collectively on MPI_COMM_WORLD. Writes always
-// use MPI_File_write_at on MPI_COMM_SELF (checkpoints and generated files are per rank).
+// is opened on MPI_COMM_SELF) or, with its MpiioOptions' collective (storage/mpiio_options.h),
+// MPI_File_read_at_all on files opened for reading under one of options.data_dirs (all files
+// opened for reading when that list is empty), which are then opened collectively on
+// MPI_COMM_WORLD. Writes always use MPI_File_write_at on MPI_COMM_SELF (checkpoints and generated
+// files are per rank).
 //
 // Collective files: every rank must open the same paths in the same order, issue the same number
 // of ReadAt calls on each, and close them together, all from the thread that opened the file

@@ -18,6 +18,8 @@ using storage_internal::kStdioCapabilities;
 constexpr const char* kS3KeySection = "storage.storage_options.";
 // The slow storage's own keys (storage/slow_keys.cc), parsed into its SlowOptions.
 constexpr const char* kSlowKeySection = "storage.slow_";
+// The mpiio storage's own key (storage/mpiio_keys.cc), parsed into its MpiioOptions.
+constexpr const char* kMpiioKeySection = "storage.mpiio_";
 
 // A capability declaration that does not depend on the options.
 StorageCapabilitiesFn Declares(StorageCapabilities capabilities) {
@@ -69,7 +71,8 @@ Status RegisterBuiltinStorages(StorageRegistry* storages) {
        },
        Declares(kMemoryCapabilities)}));
   DLIO_RETURN_NOT_OK(storages->Register(
-      {"slow", "adds seeded latency per read/write to another storage",
+      {"slow",
+       "adds seeded latency per read/write to another storage",
        "storage.slow_inner, storage.slow_latency_us, storage.slow_latency_stdev_us, "
        "storage.slow_bandwidth_mib_s (seeded by train.seed)",
        [](const StorageOptions& options,
@@ -91,7 +94,9 @@ Status RegisterBuiltinStorages(StorageRegistry* storages) {
                                MakeStorage(inner_options, env.storages, env.clock, nullptr));
          return NewSlowStorage(std::move(inner), options);
        },
-       &SlowDeclares, &ValidateSlow, kSlowKeySection}));
+       &SlowDeclares,
+       &ValidateSlow,
+       {kSlowKeySection}}));
   // Registered even without MPI, so the name is known and says how to enable it.
   DLIO_RETURN_NOT_OK(storages->Register(
       {"mpiio",
@@ -99,7 +104,9 @@ Status RegisterBuiltinStorages(StorageRegistry* storages) {
        "storage.mpiio_collective (collective reads of the shared data file)",
        [](const StorageOptions& options, const StorageBuildEnv&)
            -> Result<std::unique_ptr<Storage>> { return NewMpiioStorage(options); },
-       Declares(kMpiioCapabilities)}));
+       Declares(kMpiioCapabilities),
+       {},
+       {kMpiioKeySection}}));
   DLIO_RETURN_NOT_OK(storages->Register(
       {"s3",
        "S3 objects over HTTP(S) (range GET, PUT, multipart upload), traced as S3",
@@ -109,7 +116,7 @@ Status RegisterBuiltinStorages(StorageRegistry* storages) {
            -> Result<std::unique_ptr<Storage>> { return NewS3Storage(options); },
        Declares(StorageCapabilities{}),
        {},
-       kS3KeySection}));
+       {kS3KeySection}}));
   return Status::OK();
 }
 
