@@ -63,3 +63,6 @@ dlio_add_test(torch_load_strace_test SOURCES io_models/torch_load_strace_test.cc
   PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 target_compile_definitions(torch_load_strace_test PRIVATE  # request_log.h names it; not preloaded
   DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# The 256 KiB ring a reader thread reads streaming samples into (pipeline/read_scratch.h): every
+# streaming reader's samples pass through it intact, a deflated member's CRC checked there.
+dlio_add_test(reader_ring_test SOURCES io_models/reader_ring_test.cc)

@@ -360,7 +360,8 @@ TEST_CASE("pooled buffers are reused: a buffer grows at most once, then nothing 
 TEST_CASE("a consumer that reads no byte: each reader reads into one buffer of its own") {
   // deliver_sample_bytes false (dlio-run): every sample is read whole, in plan order, with its
   // size, into its reader's own buffer (the pool's stay empty); streaming readers' buffers are
-  // one 1 MiB ring whatever the sample size. The consumer (read_threads 0) has one too.
+  // one ring of kReaderRingBytes (256 KiB) whatever the sample size. The consumer (read_threads
+  // 0) has one too.
   const uint64_t sample = 3 << 20;
   FakeSource source(2, 8, sample);
   for (const bool stream : {false, true}) {
@@ -394,7 +395,7 @@ TEST_CASE("a consumer that reads no byte: each reader reads into one buffer of i
       CHECK(buffers.size() <= threads + 1);
       const PipelineStats stats = pipeline->stats();
       if (stream) {
-        CHECK(stats.reserved_bytes == (threads + 1) * (uint64_t{1} << 20));
+        CHECK(stats.reserved_bytes == (threads + 1) * (uint64_t{256} << 10));
       } else {  // a sample's capacity each, as the heap rounds it
         CHECK(stats.reserved_bytes >= (threads + 1) * sample);
         CHECK(stats.reserved_bytes <= (threads + 1) * 2 * sample);

@@ -131,8 +131,8 @@ struct PipelineOptions {
   bool deliver_sample_bytes = true;
   // The format's readers write a sample front to back and read none of it back once 256 KiB more
   // were written (FormatCapabilities::streams_samples): a threaded/sync reader's own buffer
-  // (deliver_sample_bytes false) is then one 1 MiB ring mapped over a span of
-  // reserve_sample_bytes (pipeline/bounded_read_buffer.h).
+  // (deliver_sample_bytes false) is then one 256 KiB ring (ReadScratch::kRingBytes) mapped over a
+  // span of reserve_sample_bytes (pipeline/bounded_read_buffer.h).
   bool samples_stream = false;
   // pytorch: > 0 (at least collate_limit_bytes) bounds each worker's read buffer: its first
   // bounded_read_bytes are memory of their own and every later byte of a sample goes through one

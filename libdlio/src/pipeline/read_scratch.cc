@@ -7,7 +7,7 @@ namespace dlio::pipeline_internal {
 Status ReadScratch::Init(const std::string& name, bool bounded, uint64_t span) {
   use_bounded_ = bounded;
   if (bounded) {
-    DLIO_RETURN_NOT_OK(bounded_.Init(name, 0, BoundedReadBuffer::kRingBytes, span));
+    DLIO_RETURN_NOT_OK(bounded_.Init(name, 0, kRingBytes, span));
     buffer_.Borrow(bounded_.data(), bounded_.span());
     return Status::OK();
   }

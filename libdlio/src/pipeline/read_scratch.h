@@ -2,10 +2,12 @@
 // (PipelineOptions::deliver_sample_bytes false): every sample the thread reads lands in it, so
 // the client's only copy is the storage read's, into memory that stays warm in the CPU's caches.
 // For readers that stream a sample front to back (PipelineOptions::samples_stream) it is a
-// BoundedReadBuffer without a head: one 1 MiB ring mapped over the whole span. Otherwise it is
-// one plain buffer of the span, touched once when made, in which a format may hand a sample it
-// holds as a view instead of copying it (SampleBuffer::views_allowed: it then keeps the memory
-// the view is of, e.g. a parquet row group, alive until the thread's next read).
+// BoundedReadBuffer without a head: one ring of kRingBytes (256 KiB) mapped over the whole span,
+// private to the thread (a ring shared by all of a process's readers was tried and saved nothing
+// more: docs/performance.md). Otherwise it is one plain buffer of the span, touched once when made,
+// in which a format may hand a sample it holds as a view instead of copying it
+// (SampleBuffer::views_allowed: it then keeps the memory the view is of, e.g. a parquet row group,
+// alive until the thread's next read).
 #pragma once
 
 #include <cstdint>
@@ -19,6 +21,13 @@ namespace dlio::pipeline_internal {
 
 class ReadScratch {
  public:
+  // The ring of a streaming reader's buffer: 256 KiB, the farthest a streaming reader reads back
+  // (FormatCapabilities::streams_samples) and numpy's read piece. Smaller than the pytorch
+  // workers' 1 MiB (BoundedReadBuffer::kRingBytes) because dlio-run runs one reader per
+  // accelerator thread, up to 32 in a process, whose rings together then stay nearer the cores'
+  // L2 (docs/performance.md, "The most accelerators one client keeps at the AU target").
+  static constexpr uint64_t kRingBytes = uint64_t{256} << 10;
+
   // `span`: the sample size the buffer covers before any read (0: grown by the first reads).
   Status Init(const std::string& name, bool bounded, uint64_t span);
   SampleBuffer& buffer() { return buffer_; }
