@@ -435,9 +435,10 @@ TEST_CASE("summary.json reports epoch 1 apart from the steady state, and the buf
   CHECK(m["train_steady_io_mean_SI_MB_per_second"].get<double>() == Approx(8 * 64 / 1.08 / 1e6));
   CHECK(m["train_first_epoch_to_steady_throughput_ratio"].get<double>() == Approx(1.0));
   // dlio-run's loop reads no sample byte: the reader (the consumer, reading inline) reads every
-  // sample into one buffer of its own, the 1 MiB ring of a format whose readers stream samples,
-  // touched before epoch 1 (the fake clock does not move while the pipeline is built).
-  CHECK(m["buffer_prepared_bytes"].get<uint64_t>() == uint64_t{1} << 20);
+  // sample into one buffer of its own, the 256 KiB ring of a format whose readers stream samples
+  // (ReadScratch::kRingBytes), touched before epoch 1 (the fake clock does not move while the
+  // pipeline is built).
+  CHECK(m["buffer_prepared_bytes"].get<uint64_t>() == uint64_t{256} << 10);
   CHECK(m["buffer_prepare_seconds"].get<double>() == 0.0);
   CHECK(report->summary_text.find("first epoch: AU 92.59%, 7.4 samples/s; steady state (epochs "
                                   "2-3): AU 92.59%, 7.4 samples/s (first/steady 1.000)") !=
