@@ -1,0 +1,82 @@
+#include "run_delay.h"
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common/private_fd.h"
+#include "trace/pfw_codec.h"
+
+namespace dlio::preload {
+namespace {
+
+constexpr int kNotOpened = -2;
+constexpr int kUnavailable = -1;
+
+struct RunDelayState {
+  int fd = kNotOpened;
+  int64_t last_read_us = 0;
+};
+
+__attribute__((tls_model("initial-exec"))) thread_local RunDelayState t_run_delay;
+
+// The thread's schedstat file at a high number, or kUnavailable.
+int OpenSchedstat() {
+  const long fd =
+      syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return kUnavailable;
+  const long high = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, HighFdBase());
+  syscall(SYS_close, fd);
+  return high < 0 ? kUnavailable : static_cast<int>(high);
+}
+
+// The second of "<on-cpu ns> <run-delay ns> <timeslices>\n", in microseconds; -1 when `text`
+// is not that line (a descriptor the program took over holds something else).
+int64_t ParseRunDelay(const char* text, long len) {
+  int64_t fields[3] = {0, 0, 0};
+  int field = 0;
+  bool digits = false;
+  for (long i = 0; i < len; ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9' && field < 3) {
+      if (fields[field] > (INT64_MAX - 9) / 10) return -1;
+      fields[field] = fields[field] * 10 + (c - '0');
+      digits = true;
+    } else if ((c == ' ' || c == '\n') && digits) {
+      ++field;
+      digits = false;
+      if (c == '\n') break;
+    } else {
+      return -1;
+    }
+  }
+  return field == 3 ? fields[1] / 1000 : -1;
+}
+
+}  // namespace
+
+int64_t ThreadRunDelay(int64_t now_us) {
+  RunDelayState& s = t_run_delay;
+  if (s.fd == kUnavailable) return -1;
+  if (s.fd != kNotOpened && now_us - s.last_read_us < pfw::kRunDelayEveryUs) return -1;
+  if (s.fd == kNotOpened && (s.fd = OpenSchedstat()) == kUnavailable) return -1;
+  char text[96];
+  const long n = syscall(SYS_pread64, s.fd, text, sizeof text, 0);
+  const int64_t delay = n > 0 ? ParseRunDelay(text, n) : -1;
+  if (delay < 0) {
+    s.fd = kUnavailable;  // not closed: the number may be the program's now
+    return -1;
+  }
+  s.last_read_us = now_us;
+  return delay;
+}
+
+void CloseThreadRunDelay() {
+  RunDelayState& s = t_run_delay;
+  if (s.fd >= 0) syscall(SYS_close, s.fd);
+  s = RunDelayState{};
+}
+
+void ResetRunDelayAfterFork() { CloseThreadRunDelay(); }
+
+}  // namespace dlio::preload
