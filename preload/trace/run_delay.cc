@@ -4,6 +4,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
+
 #include "common/private_fd.h"
 #include "trace/pfw_codec.h"
 
@@ -20,6 +22,25 @@ struct RunDelayState {
 
 __attribute__((tls_model("initial-exec"))) thread_local RunDelayState t_run_delay;
 
+// Every thread's descriptor (0: a free slot; ours are never 0), so that a fork child can close
+// those of its parent's other threads, which it inherits and nothing of it would ever use.
+constexpr int kSlots = 512;
+std::atomic<int> g_open_fds[kSlots];
+
+void Register(int fd) {
+  for (auto& slot : g_open_fds) {
+    int empty = 0;
+    if (slot.compare_exchange_strong(empty, fd)) return;
+  }  // all taken: the descriptor is left to exec (close-on-exec) in a fork child
+}
+
+void Unregister(int fd) {
+  for (auto& slot : g_open_fds) {
+    int mine = fd;
+    if (slot.compare_exchange_strong(mine, 0)) return;
+  }
+}
+
 // The thread's schedstat file at a high number, or kUnavailable.
 int OpenSchedstat() {
   const long fd =
@@ -27,7 +48,9 @@ int OpenSchedstat() {
   if (fd < 0) return kUnavailable;
   const long high = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, HighFdBase());
   syscall(SYS_close, fd);
-  return high < 0 ? kUnavailable : static_cast<int>(high);
+  if (high < 0) return kUnavailable;
+  Register(static_cast<int>(high));
+  return static_cast<int>(high);
 }
 
 // The second of "<on-cpu ns> <run-delay ns> <timeslices>\n", in microseconds; -1 when `text`
@@ -53,6 +76,13 @@ int64_t ParseRunDelay(const char* text, long len) {
   return field == 3 ? fields[1] / 1000 : -1;
 }
 
+// The run delay in the schedstat file open as `fd`, microseconds; -1 when it holds none.
+int64_t ReadRunDelay(int fd) {
+  char text[96];
+  const long n = syscall(SYS_pread64, fd, text, sizeof text, 0);
+  return n > 0 ? ParseRunDelay(text, n) : -1;
+}
+
 }  // namespace
 
 int64_t ThreadRunDelay(int64_t now_us) {
@@ -60,10 +90,9 @@ int64_t ThreadRunDelay(int64_t now_us) {
   if (s.fd == kUnavailable) return -1;
   if (s.fd != kNotOpened && now_us - s.last_read_us < pfw::kRunDelayEveryUs) return -1;
   if (s.fd == kNotOpened && (s.fd = OpenSchedstat()) == kUnavailable) return -1;
-  char text[96];
-  const long n = syscall(SYS_pread64, s.fd, text, sizeof text, 0);
-  const int64_t delay = n > 0 ? ParseRunDelay(text, n) : -1;
+  const int64_t delay = ReadRunDelay(s.fd);
   if (delay < 0) {
+    Unregister(s.fd);
     s.fd = kUnavailable;  // not closed: the number may be the program's now
     return -1;
   }
@@ -73,10 +102,21 @@ int64_t ThreadRunDelay(int64_t now_us) {
 
 void CloseThreadRunDelay() {
   RunDelayState& s = t_run_delay;
-  if (s.fd >= 0) syscall(SYS_close, s.fd);
+  if (s.fd >= 0) {
+    Unregister(s.fd);
+    syscall(SYS_close, s.fd);
+  }
   s = RunDelayState{};
 }
 
-void ResetRunDelayAfterFork() { CloseThreadRunDelay(); }
+void ResetRunDelayAfterFork() {
+  for (auto& slot : g_open_fds) {
+    const int fd = slot.exchange(0);
+    // Closed only while it still holds a schedstat: a thread that has not read since the program
+    // closed its number (close_range) may not know that the number is the program's now.
+    if (fd > 0 && ReadRunDelay(fd) >= 0) syscall(SYS_close, fd);
+  }
+  t_run_delay = RunDelayState{};
+}
 
 }  // namespace dlio::preload

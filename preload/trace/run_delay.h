@@ -21,8 +21,8 @@ int64_t ThreadRunDelay(int64_t now_us);
 // Closes the calling thread's descriptor (the thread ends).
 void CloseThreadRunDelay();
 
-// In a fork child: the descriptor inherited names the parent's thread. Closes it; the child's
-// thread opens its own on its next read.
+// In a fork child: the descriptors inherited name the parent's threads. Closes them all (the
+// calling thread's and the other threads'); the child's thread opens its own on its next read.
 void ResetRunDelayAfterFork();
 
 }  // namespace dlio::preload
