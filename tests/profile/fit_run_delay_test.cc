@@ -102,5 +102,35 @@ TEST_CASE("fit leaves the run-queue delay within pauses out of the compute time"
   CHECK(Value(w, "train.computation_time") == "0.03");
 }
 
+// Two DataLoader worker processes, each reading batches of 4 samples (files of one 100 KB sample,
+// 40 us reads 300 us apart) with 20 ms between its batches, 3 passes; in every batch but the
+// first of a pass, one gap within it is a 50 ms stall of which all but 300 us waited for a CPU.
+ProfileTrace Workers(bool with_delays) {
+  ProfileTrace t;
+  for (int32_t pid = 2; pid <= 3; ++pid) {
+    int64_t now = 1'000'000 + pid * 7'000, delay = 0;
+    for (int pass = 0; pass < 3; ++pass) {
+      for (int k = 0; k < 16; ++k) {
+        const std::string path = "/data/train/f_" + std::to_string(pid * 100 + k) + ".npz";
+        testing::AddEvent(&t, pid, pid, "pread", now, 40, path, 0, 100'000, 100'000);
+        t.run_delay_us.back() = with_delays ? delay : -1;
+        const bool stall = k % 4 == 1 && k > 4;
+        const int64_t gap = k % 4 == 3 ? 20'000 : stall ? 50'000 : 300;
+        now += 40 + gap;
+        delay += stall ? 49'700 : 0;
+      }
+    }
+  }
+  return t;
+}
+
+TEST_CASE("fit finds DataLoader workers' batches from their gaps less the run-queue delay") {
+  const FitResult with = Fit(Workers(true));
+  CHECK(Value(with, "reader.batch_size") == "4");
+  const FitResult without = Fit(Workers(false));
+  INFO(without.Find("reader.batch_size")->reason);
+  CHECK(Value(without, "reader.batch_size") != "4");
+}
+
 }  // namespace
 }  // namespace dlio

@@ -137,8 +137,7 @@ void AssignPasses(const ProfileTrace& t, View* view) {
 // The run-queue delay within each gap of the sample reads' timeline, all readers merged:
 // delays[k] is the delay the thread of read k+1 accrued from the end of reads 0..k to the start of
 // read k+1 (0 when they overlap, or the trace has no delays).
-std::vector<int64_t> TimelineDelays(const ProfileTrace& t, const std::vector<Access>& acc) {
-  const RunDelays run_delays(t);
+std::vector<int64_t> TimelineDelays(const RunDelays& run_delays, const std::vector<Access>& acc) {
   std::vector<int64_t> delays;
   int64_t end = acc.empty() ? 0 : acc.front().end_us;
   for (size_t k = 1; k < acc.size(); ++k) {
@@ -320,6 +319,7 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
 }  // namespace
 
 void CollectAccesses(const ProfileTrace& t, View* view) {
+  view->run_delays = RunDelays(t);
   BuildAccesses(t, view);
   if (DropNonReaders(t, view)) BuildAccesses(t, view);
   // Accesses are created in event order, which is start order.
@@ -381,7 +381,7 @@ void CollectSteps(const ProfileTrace& t, const FitOptions& options, View* view) 
   // fall), else by a threshold on their length.
   const auto& acc = view->accesses;
   if (acc.empty()) return;
-  const std::vector<int64_t> delays = TimelineDelays(t, acc);
+  const std::vector<int64_t> delays = TimelineDelays(view->run_delays, acc);
   const std::vector<int64_t> gaps = TimelineGaps(acc, delays);
   // In several processes (DataLoader workers) a pause of the merged timeline is no consumer's:
   // FitWorkerBatch looks for the period of each worker's own reads.

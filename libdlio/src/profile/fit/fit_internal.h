@@ -79,6 +79,7 @@ struct Step {
 // is the workload's. Within() is 0 for a thread without values on both sides of the pause.
 class RunDelays {
  public:
+  RunDelays() = default;  // none: Within() is 0
   explicit RunDelays(const ProfileTrace& t);
   // The delay thread (pid, tid) accrued within [from_us, to_us]: the growth between the values
   // read last at or before from_us and first at or after to_us, times the pause's share of the
@@ -177,7 +178,12 @@ struct View {
   // Ranks of the run: a view of one rank's events sees 1/world of each epoch's samples.
   int32_t world = 1;
   Noise noise;
+  RunDelays run_delays;  // the trace's run-queue delays (CollectAccesses)
 };
+
+// The time from the end of sample read `prev` to the start of `next` that next's thread did not
+// wait for a CPU (0 when they overlap).
+int64_t GapLessDelay(const View& view, const Access& prev, const Access& next);
 
 // Whether a sample read is of the training files (not under a valid/eval folder).
 inline bool IsTrain(const View& view, const Access& a) {

@@ -135,8 +135,9 @@ ReadsByPid TrainReadsByPid(const View& view) {
   return by_pid;
 }
 
-// The gaps of each process's reads, one run per process and pass (FindPeriod's runs).
-std::vector<std::vector<int64_t>> WorkerRuns(const ReadsByPid& by_pid) {
+// The gaps of each process's reads, one run per process and pass (FindPeriod's runs), less the
+// run-queue delay within them.
+std::vector<std::vector<int64_t>> WorkerRuns(const View& view, const ReadsByPid& by_pid) {
   std::vector<std::vector<int64_t>> runs;
   for (const auto& [pid, reads] : by_pid) {
     runs.emplace_back();
@@ -144,7 +145,7 @@ std::vector<std::vector<int64_t>> WorkerRuns(const ReadsByPid& by_pid) {
       if (reads[k]->epoch != reads[k - 1]->epoch) {
         runs.emplace_back();
       } else {
-        runs.back().push_back(std::max<int64_t>(reads[k]->start_us - reads[k - 1]->end_us, 0));
+        runs.back().push_back(GapLessDelay(view, *reads[k - 1], *reads[k]));
       }
     }
   }
@@ -159,7 +160,7 @@ struct WorkerBursts {
   std::vector<int64_t> steady;  // the others
 };
 
-WorkerBursts BurstsPerWorker(const ReadsByPid& by_pid,
+WorkerBursts BurstsPerWorker(const View& view, const ReadsByPid& by_pid,
                              const std::vector<std::vector<int64_t>>& runs) {
   std::vector<int64_t> gaps;
   for (const auto& run : runs) gaps.insert(gaps.end(), run.begin(), run.end());
@@ -171,7 +172,7 @@ WorkerBursts BurstsPerWorker(const ReadsByPid& by_pid,
     for (size_t k = 0; k < reads.size(); ++k) {
       const bool new_pass = k > 0 && reads[k]->epoch != reads[k - 1]->epoch;
       const bool pause =
-          k > 0 && threshold > 0 && reads[k]->start_us - reads[k - 1]->end_us > threshold;
+          k > 0 && threshold > 0 && GapLessDelay(view, *reads[k - 1], *reads[k]) > threshold;
       if (k > 0 && (new_pass || pause)) {
         (first ? out.first : out.steady).push_back(length);
         length = 0;
@@ -212,7 +213,7 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
   const ReadsByPid by_pid = TrainReadsByPid(view);
   if (by_pid.size() < 2) return false;
   const int64_t per_access = SamplesPerAccess(model, *out);
-  const std::vector<std::vector<int64_t>> runs = WorkerRuns(by_pid);
+  const std::vector<std::vector<int64_t>> runs = WorkerRuns(view, by_pid);
   // A worker's first batches of a pass come back to back when it prefetches them, apart when
   // handing each one over takes long (a busy host): the first period end counted or not.
   const Period all = FindPeriod(runs, 0), past_first = FindPeriod(runs, 1);
@@ -227,7 +228,7 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
                     StreamedNote(model, per_access)));
     return true;
   }
-  const WorkerBursts bursts = BurstsPerWorker(by_pid, runs);
+  const WorkerBursts bursts = BurstsPerWorker(view, by_pid, runs);
   if (!bursts.steady.empty()) {
     const int64_t b = std::max<int64_t>(Median(bursts.steady), 1);
     const auto same = std::count(bursts.steady.begin(), bursts.steady.end(), b);

@@ -35,4 +35,10 @@ int64_t RunDelays::Within(int32_t pid, int32_t tid, int64_t from_us, int64_t to_
   return std::clamp<int64_t>(static_cast<int64_t>(share), 0, pause);
 }
 
+int64_t GapLessDelay(const View& view, const Access& prev, const Access& next) {
+  const int64_t gap = next.start_us - prev.end_us;
+  if (gap <= 0) return 0;
+  return gap - view.run_delays.Within(next.pid, next.tid, prev.end_us, next.start_us);
+}
+
 }  // namespace dlio::fit
