@@ -12,11 +12,11 @@
 namespace dlio::preload {
 namespace {
 
-constexpr int kNotOpened = -2;
-constexpr int kUnavailable = -1;
+constexpr int kSchedstatNotOpened = -2;
+constexpr int kSchedstatUnavailable = -1;
 
 struct RunDelayState {
-  int fd = kNotOpened;
+  int fd = kSchedstatNotOpened;
   int64_t last_read_us = 0;
 };
 
@@ -24,32 +24,32 @@ __attribute__((tls_model("initial-exec"))) thread_local RunDelayState t_run_dela
 
 // Every thread's descriptor (0: a free slot; ours are never 0), so that a fork child can close
 // those of its parent's other threads, which it inherits and nothing of it would ever use.
-constexpr int kSlots = 512;
-std::atomic<int> g_open_fds[kSlots];
+constexpr int kSchedstatSlots = 512;
+std::atomic<int> g_schedstat_fds[kSchedstatSlots];
 
-void Register(int fd) {
-  for (auto& slot : g_open_fds) {
+void RegisterSchedstatFd(int fd) {
+  for (auto& slot : g_schedstat_fds) {
     int empty = 0;
     if (slot.compare_exchange_strong(empty, fd)) return;
   }  // all taken: the descriptor is left to exec (close-on-exec) in a fork child
 }
 
-void Unregister(int fd) {
-  for (auto& slot : g_open_fds) {
+void UnregisterSchedstatFd(int fd) {
+  for (auto& slot : g_schedstat_fds) {
     int mine = fd;
     if (slot.compare_exchange_strong(mine, 0)) return;
   }
 }
 
-// The thread's schedstat file at a high number, or kUnavailable.
+// The thread's schedstat file at a high number, or kSchedstatUnavailable.
 int OpenSchedstat() {
   const long fd =
       syscall(SYS_openat, AT_FDCWD, "/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return kUnavailable;
+  if (fd < 0) return kSchedstatUnavailable;
   const long high = syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, HighFdBase());
   syscall(SYS_close, fd);
-  if (high < 0) return kUnavailable;
-  Register(static_cast<int>(high));
+  if (high < 0) return kSchedstatUnavailable;
+  RegisterSchedstatFd(static_cast<int>(high));
   return static_cast<int>(high);
 }
 
@@ -87,13 +87,13 @@ int64_t ReadRunDelay(int fd) {
 
 int64_t ThreadRunDelay(int64_t now_us) {
   RunDelayState& s = t_run_delay;
-  if (s.fd == kUnavailable) return -1;
-  if (s.fd != kNotOpened && now_us - s.last_read_us < pfw::kRunDelayEveryUs) return -1;
-  if (s.fd == kNotOpened && (s.fd = OpenSchedstat()) == kUnavailable) return -1;
+  if (s.fd == kSchedstatUnavailable) return -1;
+  if (s.fd != kSchedstatNotOpened && now_us - s.last_read_us < pfw::kRunDelayEveryUs) return -1;
+  if (s.fd == kSchedstatNotOpened && (s.fd = OpenSchedstat()) == kSchedstatUnavailable) return -1;
   const int64_t delay = ReadRunDelay(s.fd);
   if (delay < 0) {
-    Unregister(s.fd);
-    s.fd = kUnavailable;  // not closed: the number may be the program's now
+    UnregisterSchedstatFd(s.fd);
+    s.fd = kSchedstatUnavailable;  // not closed: the number may be the program's now
     return -1;
   }
   s.last_read_us = now_us;
@@ -103,14 +103,14 @@ int64_t ThreadRunDelay(int64_t now_us) {
 void CloseThreadRunDelay() {
   RunDelayState& s = t_run_delay;
   if (s.fd >= 0) {
-    Unregister(s.fd);
+    UnregisterSchedstatFd(s.fd);
     syscall(SYS_close, s.fd);
   }
   s = RunDelayState{};
 }
 
 void ResetRunDelayAfterFork() {
-  for (auto& slot : g_open_fds) {
+  for (auto& slot : g_schedstat_fds) {
     const int fd = slot.exchange(0);
     // Closed only while it still holds a schedstat: a thread that has not read since the program
     // closed its number (close_range) may not know that the number is the program's now.
