@@ -1,6 +1,8 @@
 // RunDelays: the run-queue delay a thread accrued within a pause, from the cumulative values
 // dlio's LD_PRELOAD tracer records with its events (ProfileEvent::run_delay_us).
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 #include "profile/fit/fit_internal.h"
 
@@ -31,7 +33,8 @@ int64_t RunDelays::Within(int32_t pid, int32_t tid, int64_t from_us, int64_t to_
   // The reads bracket the pause and a little more (the call after it, at most
   // pfw::kRunDelayEveryUs of calls before it): the delay taken as spread evenly over the window.
   const int64_t pause = to_us - from_us;
-  const double share = static_cast<double>(delay) * static_cast<double>(pause) / window;
+  const double share =
+      static_cast<double>(delay) * static_cast<double>(pause) / static_cast<double>(window);
   return std::clamp<int64_t>(static_cast<int64_t>(share), 0, pause);
 }
 
