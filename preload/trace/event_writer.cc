@@ -14,6 +14,7 @@
 #include <cstring>
 
 #include "common/private_fd.h"
+#include "run_delay.h"
 #include "runtime.h"
 #include "trace/pfw_codec.h"
 
@@ -250,6 +251,7 @@ void OnThreadExit(void* arg) {
   SpinUnlock(b->lock);
   b->in_use.store(false, std::memory_order_release);
   t_buffer = nullptr;
+  CloseThreadRunDelay();
 }
 
 ThreadBuffer* LocalBuffer() {
@@ -319,6 +321,7 @@ void RecordEvent(const IoEvent& e) {
   line.offset = e.offset;
   line.ret = e.ret;  // every interposed call returned something: always written
   line.faults = e.faults;
+  if (w.options.run_delay) line.run_delay = ThreadRunDelay(e.start_us + e.dur_us);
   Append(*b, [&](char* p, size_t cap) { return pfw::EncodeEvent(line, pfw::kLineEnd, p, cap); });
   SpinUnlock(b->lock);
 }
@@ -369,6 +372,7 @@ void WriterChildAfterFork() {
     b->in_use.store(b == t_buffer, std::memory_order_relaxed);
   }
   if (t_buffer != nullptr) t_buffer->tid = static_cast<int32_t>(syscall(SYS_gettid));
+  ResetRunDelayAfterFork();
   PrivateFd::Get().ResetUsersAfterFork();
   bool ours = false;
   {

@@ -27,6 +27,7 @@ struct IoEvent {
 struct WriterOptions {
   const char* output_dir = ".";  // must outlive the writer (environment string)
   int64_t rank = -1;             // from the launcher's environment; -1 when not under MPI
+  bool run_delay = true;         // record each thread's run-queue delay (run_delay.h)
 };
 
 // Called by the constructor (and in a forked child, to start a file of its own).

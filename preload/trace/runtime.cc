@@ -47,6 +47,7 @@ __attribute__((constructor)) void Init() {
   WriterOptions options;
   if (const char* dir = EnvValue("DLIO_PRELOAD_OUTPUT"); dir != nullptr) options.output_dir = dir;
   options.rank = RankFromEnvironment();
+  options.run_delay = !EnvPresent("DLIO_PRELOAD_NO_RUN_DELAY");
   ConfigureWriter(options);
   pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork);
   InstallSignalHandlers();

@@ -8,6 +8,13 @@ add_dependencies(preload_test dlio_preload preload_io_program dlio-run)
 target_compile_definitions(preload_test PRIVATE
   DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>"
   DLIO_PRELOAD_IO_PROGRAM="$<TARGET_FILE:preload_io_program>")
+# The run-queue delay the tracer records with events (preload/trace/run_delay.h).
+dlio_add_test(preload_run_delay_test LIBS dlio_core nlohmann_json::nlohmann_json
+  SOURCES preload/preload_run_delay_test.cc)
+add_dependencies(preload_run_delay_test dlio_preload preload_io_program)
+target_compile_definitions(preload_run_delay_test PRIVATE
+  DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>"
+  DLIO_PRELOAD_IO_PROGRAM="$<TARGET_FILE:preload_io_program>")
 # preload/common/'s runtime (HookScope, DLIO_REAL, the environment reader), tested in-process.
 dlio_add_test(preload_common_test LIBS dlio_core
   SOURCES preload/preload_common_test.cc ${PROJECT_SOURCE_DIR}/preload/common/runtime_common.cc)

@@ -92,9 +92,11 @@ TEST_CASE("pfw codec: an encoded event and its metadata import with every field 
   e.ret = 100;
   e.epoch = 2;
   e.faults = 3;
+  e.run_delay = 123456789;
   pfw::Event failed = e;
-  failed.ret = -1;     // a failed call keeps its ret
-  failed.faults = -1;  // not counted: no "minflt"
+  failed.ret = -1;        // a failed call keeps its ret
+  failed.faults = -1;     // not counted: no "minflt"
+  failed.run_delay = -1;  // not read: no "rqd"
   pfw::Event span;
   span.name = "compute";
   span.cat = "compute";
@@ -125,8 +127,11 @@ TEST_CASE("pfw codec: an encoded event and its metadata import with every field 
   CHECK(read.offset == 8192);
   CHECK(read.ret == 100);
   CHECK(read.faults == 3);
+  CHECK(read.run_delay_us == 123456789);
   CHECK(t.Get(1).ret == -1);
   CHECK(t.Get(1).faults == -1);
+  CHECK(t.Get(1).run_delay_us == -1);
+  CHECK(t.Get(2).run_delay_us == -1);
   CHECK(t.Get(2).path.empty());
   CHECK(t.process_names.at(9) == "prog (rank 3)");
   CHECK(t.ranks.at(9) == 3);

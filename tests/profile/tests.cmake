@@ -19,7 +19,8 @@ add_dependencies(analyze_e2e_test dlio-run dlio_preload)
 dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config dlio_checkpoint dlio_storage dlio_format
   SOURCES profile/fit_test.cc profile/fit_framework_test.cc profile/fit_ranks_test.cc
           profile/fit_torch_test.cc profile/fit_load_test.cc profile/fit_names_test.cc
-          profile/fit_client_costs_test.cc profile/fit_whole_file_test.cc)
+          profile/fit_client_costs_test.cc profile/fit_whole_file_test.cc
+          profile/fit_run_delay_test.cc)
 # `dlio-run fit` closed loops: dlio-run traced, fitted, the fitted YAML run; a Python np.load loop
 # profiled under libdlio_preload.so and fitted.
 dlio_add_test(fit_e2e_test LIBS dlio_config nlohmann_json::nlohmann_json SOURCES profile/fit_e2e_test.cc
@@ -31,6 +32,11 @@ add_dependencies(fit_e2e_test dlio-run dlio_preload)
 dlio_add_test(fit_client_costs_e2e_test LIBS dlio_config SOURCES profile/fit_client_costs_e2e_test.cc
   PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
 add_dependencies(fit_client_costs_e2e_test dlio-run dlio_preload)
+# train.computation_time of Python loops (a busy loop, a sleep) profiled quiet and beside 4 CPU
+# hogs: the run-queue delay within pauses left out. RUN_SERIAL: the hogs are its own.
+dlio_add_test(fit_run_delay_e2e_test LIBS dlio_config SOURCES profile/fit_run_delay_e2e_test.cc
+  PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
+add_dependencies(fit_run_delay_e2e_test dlio-run dlio_preload)
 if(DLIO_WITH_MPI)
   # `dlio-run fit` on a 2-rank run's traces, refitted and rerun under mpiexec -n 2 (the test is
   # serial and starts the launcher; PROCESSORS 2 as dlio_run_mpi_test).

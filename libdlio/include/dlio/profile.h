@@ -81,6 +81,11 @@ struct ProfileEvent {
   // were not in memory yet); -1 unknown. dlio's LD_PRELOAD tracer records them for data calls
   // of 64 KiB or more (docs/profiling.md).
   int64_t faults = -1;
+  // The calling thread's run-queue delay so far (microseconds runnable but waiting for a CPU),
+  // when the call ended; -1 unknown. dlio's LD_PRELOAD tracer records it where the kernel keeps
+  // schedstats, at most once per 200 us of a thread's time (docs/profiling.md): `fit` takes the
+  // delay accrued within a pause out of its compute time.
+  int64_t run_delay_us = -1;
   OpKind kind = OpKind::kOther;
 };
 
@@ -123,7 +128,8 @@ class ProfileTrace {
   // Columns, all of size(). name/category/path are string ids (path kNoString when none).
   std::vector<int32_t> pid, tid, name, category, path;
   std::vector<int64_t> start_us, dur_us, offset, size_bytes, ret;
-  std::vector<int32_t> faults;  // ProfileEvent::faults, capped at INT32_MAX
+  std::vector<int32_t> faults;        // ProfileEvent::faults, capped at INT32_MAX
+  std::vector<int64_t> run_delay_us;  // ProfileEvent::run_delay_us
   std::vector<OpKind> kind;
 
   // The kernel requests beneath its stdio calls, kept apart from the events so that analyze,

@@ -41,7 +41,9 @@ list(APPEND DLIO_SOURCES
   src/profile/fit/fit_ranks.cc
   src/profile/fit/fit_pass_reads.cc
   src/profile/fit/fit_reader.cc
+  src/profile/fit/fit_run_delay.cc
   src/profile/fit/fit_side.cc
   src/profile/fit/fit_torch.cc
+  src/profile/fit/fit_train.cc
   src/profile/fit/fit_yaml.cc
 )

@@ -35,6 +35,13 @@ inline constexpr char kRet[] = "ret";
 // kFaultsMinBytes or more; absent elsewhere.
 inline constexpr char kFaults[] = "minflt";
 inline constexpr int64_t kFaultsMinBytes = int64_t{64} << 10;
+// The calling thread's run-queue delay so far, microseconds (the second field of Linux's
+// /proc/thread-self/schedstat: time spent runnable but waiting for a CPU), read when the call
+// ended. The LD_PRELOAD tracer writes it at most once per kRunDelayEveryUs of a thread's time
+// (so always after a pause at least that long) where the kernel keeps schedstats; absent
+// elsewhere.
+inline constexpr char kRunDelay[] = "rqd";
+inline constexpr int64_t kRunDelayEveryUs = 200;
 inline constexpr char kEpoch[] = "epoch";
 inline constexpr char kStep[] = "step";
 inline constexpr char kIndex[] = "index";
@@ -70,7 +77,8 @@ struct Event {
   int64_t epoch = -1;
   int64_t step = -1;
   int64_t index = -1;
-  int64_t faults = -1;  // kFaults
+  int64_t faults = -1;     // kFaults
+  int64_t run_delay = -1;  // kRunDelay
 };
 
 // What ends a line: the array separator, or the last object's close of the array.
@@ -198,6 +206,7 @@ inline size_t EncodeEvent(const Event& e, const char* line_end, char* buf, size_
   arg(kStep, e.step, e.step >= 0);
   arg(kIndex, e.index, e.index >= 0);
   arg(kFaults, e.faults, e.faults >= 0);
+  arg(kRunDelay, e.run_delay, e.run_delay >= 0);
   o.Raw("}}").Raw(line_end);
   return o.size();
 }

@@ -134,13 +134,28 @@ void AssignPasses(const ProfileTrace& t, View* view) {
   view->epochs = AssignPassesOf(every, view);
 }
 
-// The gaps of the sample reads' timeline, all readers merged: gaps[k] is the time from the end
-// of reads 0..k to the start of read k+1 (0 when they overlap).
-std::vector<int64_t> TimelineGaps(const std::vector<Access>& acc) {
+// The run-queue delay within each gap of the sample reads' timeline, all readers merged:
+// delays[k] is the delay the thread of read k+1 accrued from the end of reads 0..k to the start of
+// read k+1 (0 when they overlap, or the trace has no delays).
+std::vector<int64_t> TimelineDelays(const RunDelays& run_delays, const std::vector<Access>& acc) {
+  std::vector<int64_t> delays;
+  int64_t end = acc.empty() ? 0 : acc.front().end_us;
+  for (size_t k = 1; k < acc.size(); ++k) {
+    delays.push_back(run_delays.Within(acc[k].pid, acc[k].tid, end, acc[k].start_us));
+    end = std::max(end, acc[k].end_us);
+  }
+  return delays;
+}
+
+// The gaps of that timeline less those delays: gaps[k] is the time from the end of reads 0..k to
+// the start of read k+1 that the reading thread did not wait for a CPU (0 when they overlap). A
+// busy host's stalls are such waits: without them a loaded run's gaps are a quiet run's.
+std::vector<int64_t> TimelineGaps(const std::vector<Access>& acc,
+                                  const std::vector<int64_t>& delays) {
   std::vector<int64_t> gaps;
   int64_t end = acc.empty() ? 0 : acc.front().end_us;
   for (size_t k = 1; k < acc.size(); ++k) {
-    gaps.push_back(std::max<int64_t>(acc[k].start_us - end, 0));
+    gaps.push_back(std::max<int64_t>(acc[k].start_us - end - delays[k - 1], 0));
     end = std::max(end, acc[k].end_us);
   }
   return gaps;
@@ -166,7 +181,7 @@ std::vector<std::vector<int64_t>> PassRuns(const std::vector<Access>& acc,
 // gap between two passes is a step too when longer than p.split_us (compute after a pass's
 // last, possibly partial, batch).
 void StepsFromPeriod(const std::vector<Access>& acc, const std::vector<int64_t>& gaps,
-                     const Period& p, View* view) {
+                     const std::vector<int64_t>& delays, const Period& p, View* view) {
   int64_t end = acc.front().end_us;
   int64_t nth = 0;  // reads before read k, counted from the pass's first (or the trace's)
   for (size_t k = 1; k < acc.size(); ++k) {
@@ -178,7 +193,7 @@ void StepsFromPeriod(const std::vector<Access>& acc, const std::vector<int64_t>&
     } else {
       step = nth % p.reads == 0;
     }
-    if (step) view->steps.push_back({end, std::max(end, acc[k].start_us)});
+    if (step) view->steps.push_back({end, std::max(end, acc[k].start_us), delays[k - 1]});
     end = std::max(end, acc[k].end_us);
   }
 }
@@ -304,6 +319,7 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
 }  // namespace
 
 void CollectAccesses(const ProfileTrace& t, View* view) {
+  view->run_delays = RunDelays(t);
   BuildAccesses(t, view);
   if (DropNonReaders(t, view)) BuildAccesses(t, view);
   // Accesses are created in event order, which is start order.
@@ -365,7 +381,8 @@ void CollectSteps(const ProfileTrace& t, const FitOptions& options, View* view) 
   // fall), else by a threshold on their length.
   const auto& acc = view->accesses;
   if (acc.empty()) return;
-  const std::vector<int64_t> gaps = TimelineGaps(acc);
+  const std::vector<int64_t> delays = TimelineDelays(view->run_delays, acc);
+  const std::vector<int64_t> gaps = TimelineGaps(acc, delays);
   // In several processes (DataLoader workers) a pause of the merged timeline is no consumer's:
   // FitWorkerBatch looks for the period of each worker's own reads.
   const bool one_process =
@@ -377,7 +394,7 @@ void CollectSteps(const ProfileTrace& t, const FitOptions& options, View* view) 
     const Period& p = Significance(whole) > Significance(by_pass) ? whole : by_pass;
     if (p.reads > 0) {
       view->period = p;
-      StepsFromPeriod(acc, gaps, p, view);
+      StepsFromPeriod(acc, gaps, delays, p, view);
       return;
     }
   }
@@ -385,7 +402,7 @@ void CollectSteps(const ProfileTrace& t, const FitOptions& options, View* view) 
   if (threshold <= 0) return;
   int64_t end = acc.front().end_us;
   for (size_t k = 1; k < acc.size(); ++k) {
-    if (acc[k].start_us - end > threshold) view->steps.push_back({end, acc[k].start_us});
+    if (gaps[k - 1] > threshold) view->steps.push_back({end, acc[k].start_us, delays[k - 1]});
     end = std::max(end, acc[k].end_us);
   }
 }

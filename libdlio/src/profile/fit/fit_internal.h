@@ -68,6 +68,27 @@ struct Access {
 // A step boundary: a compute event, or the gap after a burst of accesses.
 struct Step {
   int64_t start_us = 0, end_us = 0;  // the compute (or the gap) between two batches
+  // Of a gap: the run-queue delay the thread that ended it accrued within it (RunDelays), which
+  // train.computation_time leaves out. 0 for compute events and traces without the values.
+  int64_t run_delay_us = 0;
+};
+
+// The run-queue delay threads accrued within pauses (fit_run_delay.cc), from the cumulative
+// values the trace holds (ProfileEvent::run_delay_us, read at an event's end): a pause on a busy
+// host is the program's work (or sleep) plus the time it waited for a CPU, and only the former
+// is the workload's. Within() is 0 for a thread without values on both sides of the pause.
+class RunDelays {
+ public:
+  RunDelays() = default;  // none: Within() is 0
+  explicit RunDelays(const ProfileTrace& t);
+  // The delay thread (pid, tid) accrued within [from_us, to_us]: the growth between the values
+  // read last at or before from_us and first at or after to_us, times the pause's share of the
+  // time between those reads; at most the pause.
+  int64_t Within(int32_t pid, int32_t tid, int64_t from_us, int64_t to_us) const;
+
+ private:
+  using Sample = std::pair<int64_t, int64_t>;  // (time read, cumulative delay), microseconds
+  std::map<std::pair<int32_t, int32_t>, std::vector<Sample>> samples_;
 };
 
 // A pause after every `reads` reads of a loop (FindPeriod), or none (`reads` 0).
@@ -157,7 +178,12 @@ struct View {
   // Ranks of the run: a view of one rank's events sees 1/world of each epoch's samples.
   int32_t world = 1;
   Noise noise;
+  RunDelays run_delays;  // the trace's run-queue delays (CollectAccesses)
 };
+
+// The time from the end of sample read `prev` to the start of `next` that next's thread did not
+// wait for a CPU (0 when they overlap).
+int64_t GapLessDelay(const View& view, const Access& prev, const Access& next);
 
 // Whether a sample read is of the training files (not under a valid/eval folder).
 inline bool IsTrain(const View& view, const Access& a) {
@@ -262,6 +288,12 @@ int64_t WholeFileAccesses(const View& view);
 // The format the dataset section fitted ("" when it could not tell).
 std::string FittedFormat(const FitResult& out);
 
+// Reader threads that read in more than one pass live across epochs: then every distinct
+// reading thread counts (in one pass a fast thread may have read everything); when every pass
+// reads with new threads (DataLoader workers re-forked per epoch, a tf.data pipeline built per
+// epoch), the most readers of one pass.
+int64_t ReaderCount(const View& view);
+
 // Stage 3: the entries of each section.
 void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& options,
                 FitResult* out);
@@ -271,6 +303,7 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
 // `framework` when the readers spend most of their time on their own work between sample reads
 // and the consumer waits for them (docs/profiling.md); otherwise left at none, with the figures.
 void FitClientCosts(const View& view, FitResult* out);
+// train.epochs, train.computation_time and train.total_training_steps (fit_train.cc).
 void FitTrain(const View& view, FitResult* out);
 void FitCheckpoint(const ProfileTrace& trace, const View& view, const FitOptions& options,
                    FitResult* out);

@@ -1,5 +1,4 @@
-// FitTrace stage 3, reader and train: threads, batch, transfer size, shuffles, the I/O model,
-// epochs and the compute time between batches.
+// FitTrace stage 3, reader: threads, batch, transfer size, shuffles, the I/O model.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -42,10 +41,8 @@ std::map<int32_t, std::set<ThreadKey>> ReadersPerPass(const View& view) {
   return per_pass;
 }
 
-// Reader threads that read in more than one pass live across epochs: then every distinct
-// reading thread counts (in one pass a fast thread may have read everything); when every pass
-// reads with new threads (DataLoader workers re-forked per epoch, a tf.data pipeline built per
-// epoch), the most readers of one pass.
+}  // namespace
+
 int64_t ReaderCount(const View& view) {
   std::map<ThreadKey, std::set<int32_t>> passes_of_thread;
   std::set<ThreadKey> all;
@@ -60,6 +57,8 @@ int64_t ReaderCount(const View& view) {
   for (const auto& [pass, readers] : ReadersPerPass(view)) n = std::max(n, readers.size());
   return static_cast<int64_t>(n);
 }
+
+namespace {
 
 void FitThreads(const View& view, FitResult* out) {
   std::set<ThreadKey> readers;
@@ -136,8 +135,9 @@ ReadsByPid TrainReadsByPid(const View& view) {
   return by_pid;
 }
 
-// The gaps of each process's reads, one run per process and pass (FindPeriod's runs).
-std::vector<std::vector<int64_t>> WorkerRuns(const ReadsByPid& by_pid) {
+// The gaps of each process's reads, one run per process and pass (FindPeriod's runs), less the
+// run-queue delay within them.
+std::vector<std::vector<int64_t>> WorkerRuns(const View& view, const ReadsByPid& by_pid) {
   std::vector<std::vector<int64_t>> runs;
   for (const auto& [pid, reads] : by_pid) {
     runs.emplace_back();
@@ -145,7 +145,7 @@ std::vector<std::vector<int64_t>> WorkerRuns(const ReadsByPid& by_pid) {
       if (reads[k]->epoch != reads[k - 1]->epoch) {
         runs.emplace_back();
       } else {
-        runs.back().push_back(std::max<int64_t>(reads[k]->start_us - reads[k - 1]->end_us, 0));
+        runs.back().push_back(GapLessDelay(view, *reads[k - 1], *reads[k]));
       }
     }
   }
@@ -160,7 +160,7 @@ struct WorkerBursts {
   std::vector<int64_t> steady;  // the others
 };
 
-WorkerBursts BurstsPerWorker(const ReadsByPid& by_pid,
+WorkerBursts BurstsPerWorker(const View& view, const ReadsByPid& by_pid,
                              const std::vector<std::vector<int64_t>>& runs) {
   std::vector<int64_t> gaps;
   for (const auto& run : runs) gaps.insert(gaps.end(), run.begin(), run.end());
@@ -172,7 +172,7 @@ WorkerBursts BurstsPerWorker(const ReadsByPid& by_pid,
     for (size_t k = 0; k < reads.size(); ++k) {
       const bool new_pass = k > 0 && reads[k]->epoch != reads[k - 1]->epoch;
       const bool pause =
-          k > 0 && threshold > 0 && reads[k]->start_us - reads[k - 1]->end_us > threshold;
+          k > 0 && threshold > 0 && GapLessDelay(view, *reads[k - 1], *reads[k]) > threshold;
       if (k > 0 && (new_pass || pause)) {
         (first ? out.first : out.steady).push_back(length);
         length = 0;
@@ -213,7 +213,7 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
   const ReadsByPid by_pid = TrainReadsByPid(view);
   if (by_pid.size() < 2) return false;
   const int64_t per_access = SamplesPerAccess(model, *out);
-  const std::vector<std::vector<int64_t>> runs = WorkerRuns(by_pid);
+  const std::vector<std::vector<int64_t>> runs = WorkerRuns(view, by_pid);
   // A worker's first batches of a pass come back to back when it prefetches them, apart when
   // handing each one over takes long (a busy host): the first period end counted or not.
   const Period all = FindPeriod(runs, 0), past_first = FindPeriod(runs, 1);
@@ -228,7 +228,7 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
                     StreamedNote(model, per_access)));
     return true;
   }
-  const WorkerBursts bursts = BurstsPerWorker(by_pid, runs);
+  const WorkerBursts bursts = BurstsPerWorker(view, by_pid, runs);
   if (!bursts.steady.empty()) {
     const int64_t b = std::max<int64_t>(Median(bursts.steady), 1);
     const auto same = std::count(bursts.steady.begin(), bursts.steady.end(), b);
@@ -496,84 +496,6 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
   if (view.files.size() > 1 && ReaderCount(view) > 1) {
     Unset(out, "reader.file_interleave", "0",
           "several readers: whether each streams its own file is not inferred");
-  }
-}
-
-// Training samples read per pass: application sample events, else sample reads (a whole-file
-// read of a streaming model stands for all the samples of its file).
-int64_t SamplesReadPerPass(const View& view, const FitResult& out) {
-  const int64_t passes = std::max(view.epochs, 1);
-  if (view.items > 0) return view.items / passes;
-  int64_t reads = 0;
-  for (const Access& a : view.accesses) reads += IsTrain(view, a);
-  const FitEntry* samples = out.Find("dataset.num_samples_per_file");
-  if (StreamsWholeFiles(out.request_model) && samples != nullptr && samples->inferred) {
-    reads = SaturatingMul(reads, EntryInt(samples, 1));
-  }
-  return reads / passes;
-}
-
-// Steps per epoch below what the dataset holds: the run stopped each epoch early
-// (train.total_training_steps caps the steps of every epoch).
-void FitStepCap(const View& view, FitResult* out) {
-  const FitEntry* files = out->Find("dataset.num_files_train");
-  const FitEntry* samples = out->Find("dataset.num_samples_per_file");
-  const FitEntry* batch = out->Find("reader.batch_size");
-  if (view.steps.empty() || files == nullptr || samples == nullptr || batch == nullptr ||
-      !files->inferred || !samples->inferred || !batch->inferred) {
-    return;
-  }
-  const int64_t batches =
-      static_cast<int64_t>(view.steps.size()) + (view.steps_from_compute ? 0 : 1);
-  const int64_t per_epoch = std::max<int64_t>(batches / std::max(view.epochs, 1), 1);
-  // The samples one rank holds (the data is sharded over `view.world` ranks).
-  const int64_t held =
-      SaturatingMul(EntryInt(files, 0), EntryInt(samples, 0)) / std::max(view.world, 1);
-  const int64_t full = held / std::max<int64_t>(EntryInt(batch, 1), 1);
-  if (per_epoch * 10 >= full * 9) return;
-  // A cap leaves samples unread. Pauses that split a pass finer than its batches (prefetching
-  // readers, a loaded machine) are no cap when each pass read (nearly) every sample.
-  if (!view.steps_from_compute && SamplesReadPerPass(view, *out) * 10 >= held * 9) return;
-  Set(out, "train.total_training_steps", std::to_string(per_epoch), FitConfidence::kMedium,
-      StrCat(per_epoch, " steps per epoch where the data holds ", full,
-             ": each epoch stopped early"));
-}
-
-void FitTrain(const View& view, FitResult* out) {
-  if (view.epochs_from_events) {
-    Set(out, "train.epochs", std::to_string(view.epochs), FitConfidence::kHigh,
-        StrCat(view.epochs, " application epoch events"));
-  } else {
-    Set(out, "train.epochs", std::to_string(view.epochs), FitConfidence::kMedium,
-        StrCat(view.epochs, " pass", view.epochs == 1 ? "" : "es",
-               " over the samples read (a pass ends when a sample is read again)"));
-  }
-  std::vector<double> times;
-  for (const Step& s : view.steps)
-    times.push_back(static_cast<double>(s.end_us - s.start_us) / 1e6);
-  if (times.empty()) {
-    Unset(out, "train.computation_time", "0", "no compute events and no pauses between reads");
-    return;
-  }
-  FitStepCap(view, out);
-  const MeanStdev m = Moments(times);
-  const std::string value = m.stdev > 0.01 * m.mean ? StrCat("{mean: ", Seconds(m.mean),
-                                                             ", stdev: ", Seconds(m.stdev), "}")
-                                                    : Seconds(m.mean);
-  if (view.steps_from_compute) {
-    Set(out, "train.computation_time", value, FitConfidence::kHigh,
-        StrCat(times.size(), " compute events of the training thread"));
-  } else {
-    const bool ahead = ReaderCount(view) > 1;
-    const std::string where =
-        view.period.reads > 0
-            ? StrCat(
-                  ", one after every ", view.period.reads,
-                  " sample reads (gaps within batches, a busy host's stalls among them, left out)")
-            : "";
-    Set(out, "train.computation_time", value, ahead ? FitConfidence::kLow : FitConfidence::kMedium,
-        StrCat(times.size(), " pauses between bursts of sample reads", where,
-               ahead ? " (several readers: compute may hide behind reads)" : ""));
   }
 }
 
