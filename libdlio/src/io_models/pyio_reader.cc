@@ -1,6 +1,7 @@
 #include "io_models/pyio_reader.h"
 
 #include <algorithm>
+#include <cstring>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -52,13 +53,13 @@ class PyioCalls {
     const size_t room = out->size() - static_cast<size_t>(have);
     if (pyio_.readinto) return fp_->Readinto(static_cast<size_t>(size_ - have), dst);
     if (!python_bytes_) return fp_->ReadAllInto(dst, room);
-    std::vector<uint8_t> bytes;  // readall's new bytes object
-    DLIO_RETURN_NOT_OK(fp_->ReadAll(&bytes));
+    // readall's new bytes object, its pages faulting in within the reads, as CPython's do
+    DLIO_ASSIGN_OR_RETURN(const pyio::PythonBytes bytes, fp_->ReadAllObject());
     if (bytes.size() > room) {
       return Status::ResourceExhausted(fp_->file()->path(), ": the file grew past ", size_,
                                        " bytes while it was read whole");
     }
-    std::copy(bytes.begin(), bytes.end(), dst);
+    if (bytes.size() > 0) std::memcpy(dst, bytes.data(), bytes.size());
     return bytes.size();
   }
 

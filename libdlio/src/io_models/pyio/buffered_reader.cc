@@ -201,6 +201,33 @@ Status BufferedReader::ReadAll(std::vector<uint8_t>* out) {
   return Status::OK();
 }
 
+Result<PythonBytes> BufferedReader::ReadAllObject() {
+  const size_t have = static_cast<size_t>(std::max<int64_t>(ReadAhead(), 0));
+  PythonBytes head(have);
+  if (head.failed(have)) {
+    return Status::ResourceExhausted(file_->path(), ": no memory for a bytes object of ", have,
+                                     " bytes");
+  }
+  if (have > 0) {
+    std::memcpy(head.data(), buffer_.data() + pos_, have);
+    pos_ += static_cast<int64_t>(have);
+  }
+  PythonBytes rest;
+  size_t wanted = 0;  // the size the C library refused, if it did
+  Result<size_t> got = RawReadAll([&](size_t n) -> uint8_t* {
+    if (rest.Resize(n)) return rest.data();
+    wanted = n;
+    return nullptr;
+  });
+  if (wanted > 0) {
+    return Status::ResourceExhausted(file_->path(), ": no memory for a bytes object of ", wanted,
+                                     " bytes");
+  }
+  if (!got.ok()) return got.status();
+  rest.Shrink(*got);
+  return PythonBytes::Concat(std::move(head), std::move(rest));
+}
+
 Result<size_t> BufferedReader::ReadAllInto(uint8_t* dst, size_t capacity) {
   const size_t have = static_cast<size_t>(std::max<int64_t>(ReadAhead(), 0));
   if (have > capacity) {

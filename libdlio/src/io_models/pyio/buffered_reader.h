@@ -51,6 +51,10 @@ class BufferedReader {
   Result<size_t> Readinto(size_t n, uint8_t* dst);
   // read() without a size: the rest of the file (buffered bytes, then FileIO.readall).
   Status ReadAll(std::vector<uint8_t>* out);
+  // read() without a size as the bytes objects Python makes (_bufferedreader_read_all): the
+  // buffered bytes as one object, FileIO.readall's, allocated before its reads and left
+  // untouched, so its pages fault in within them as CPython's do, and the two joined.
+  Result<PythonBytes> ReadAllObject();
   // read() with ReadAll's requests into `capacity` bytes at `dst`, which must hold the rest of
   // the file and one byte more (FileIO.readall asks for one byte past the size fstat gave);
   // ResourceExhausted naming the file when the file grew past that. Returns the count.

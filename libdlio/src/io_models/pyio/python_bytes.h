@@ -49,6 +49,16 @@ class PythonBytes {
   bool failed(size_t n) const { return n > 0 && block_ == nullptr; }
   // A short read: CPython resizes the object to what was read (the block stays where it is).
   void Shrink(size_t n) { size_ = n < size_ ? n : size_; }
+  // _PyBytes_Resize of an object no one else holds (FileIO.readall growing its result): realloc,
+  // so the bytes so far stay and no new byte is touched; false when the C library has no memory
+  // for it (the object is then left as it was).
+  bool Resize(size_t n) {
+    auto* grown = static_cast<uint8_t*>(std::realloc(block_, kHeaderBytes + n + 1));
+    if (grown == nullptr) return false;
+    block_ = grown;
+    size_ = n;
+    return true;
+  }
 
   // `a += b`: `b` itself when `a` is empty (CPython returns the other operand), else a new
   // object holding both; the operands die when the result is bound.
