@@ -1,9 +1,10 @@
-// Python's f.read() of a whole file under reader.client_costs framework: the requests of
-// BufferedReader.read() with no size (the buffered bytes, then FileIO.readall: one read of the
-// rest plus one byte, then the read that finds the end) into a bytes object allocated before the
-// reads and left untouched, so that its pages fault in within the reads, as CPython's do (a
-// zero-filled buffer would fault them in before the reads, and the emulated reads would take a
-// third of the real ones' time).
+// Python's f.read() of a whole file and np.load of an .npy under reader.client_costs framework:
+// the requests of BufferedReader.read() with no size (the buffered bytes, then FileIO.readall:
+// one read of the rest plus one byte, then the read that finds the end) into a bytes object, and
+// numpy.fromfile's fread into a new array, each allocated before the reads and left untouched, so
+// that their pages fault in within the reads, as CPython's and numpy's do (a zero-filled buffer
+// would fault them in before the reads, and the emulated reads would take a third of the real
+// ones' time).
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "dlio/storage.h"
 #include "dlio/storage_wrapper.h"
 #include "io_models/pyio/buffered_reader.h"
+#include "io_models/pyio/numpy_load.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -151,6 +153,45 @@ TEST_CASE("pyio ReadAllObject: buffered bytes first, then the rest, joined") {
   CHECK(reads[2].offset == size);
   CHECK(reads[2].n == 1);
   CHECK(fp.Tell() == size);
+}
+
+// An .npy of uint8 data, `size` bytes in all (numpy's 128-byte header), under `tmp`; its path.
+std::string WriteNpy(const testing::TempDir& tmp, uint64_t size) {
+  std::string dict =
+      "{'descr': '|u1', 'fortran_order': False, 'shape': (" + std::to_string(size - 128) + ",), }";
+  dict.resize(128 - 10 - 1, ' ');
+  dict += '\n';
+  std::string bytes = "\x93NUMPY\x01";
+  bytes.push_back('\0');
+  bytes.push_back(static_cast<char>(dict.size() & 0xff));
+  bytes.push_back(static_cast<char>(dict.size() >> 8));
+  bytes += dict;
+  bytes.resize(size, '\x5a');
+  const std::string path = tmp / "a.npy";
+  testing::WriteTextFile(path, bytes);
+  return path;
+}
+
+TEST_CASE("np.load of an .npy: numpy.fromfile's fread into an array of fresh pages") {
+  const uint64_t size = 40ull << 20;  // a mapping of its own, as above
+  testing::TempDir tmp;
+  ProbeStorage storage;
+  auto file = storage.Open(WriteNpy(tmp, size), OpenMode::kRead);
+  REQUIRE(file.ok());
+  Result<pyio::LoadedArray> a = pyio::NumpyLoad(file->get(), "", pyio::NumpyBuffers{});
+  REQUIRE(a.ok());
+  REQUIRE(a->data.size() == size - 128);
+  CHECK(a->data[0] == 0x5a);
+  CHECK(a->data[a->data.size() - 1] == 0x5a);
+  // The largest read is fread's of the array's data straight into the array: none of its pages
+  // (but the first, holding the C library's block header) was touched before it.
+  const auto& reads = storage.reads();
+  REQUIRE(!reads.empty());
+  const auto big = std::max_element(reads.begin(), reads.end(),
+                                    [](const auto& x, const auto& y) { return x.n < y.n; });
+  CHECK(big->n >= size - 128 - 4096);
+  REQUIRE(big->pages >= (size - 128 - 4096) / 4096);
+  CHECK(big->resident <= 1);
 }
 
 }  // namespace

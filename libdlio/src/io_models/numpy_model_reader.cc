@@ -107,7 +107,7 @@ class NumpyModelReader final : public FormatReader {
     DLIO_RETURN_NOT_OK(CheckSampleIndex(spec_.path, i, samples_.num_samples));
     DLIO_RETURN_NOT_OK(out->Resize(samples_.sample_size));
     if (!spec_.framework) return ReadReused(i, out);
-    std::optional<std::vector<uint8_t>> first = TakePending();
+    std::optional<pyio::ArrayBytes> first = TakePending();
     if (spec_.keep) {
       std::lock_guard<std::mutex> lock(mu_);
       if (!kept_) {
@@ -171,9 +171,9 @@ class NumpyModelReader final : public FormatReader {
   }
 
   // The array Open loaded, once (nullopt after the first call).
-  std::optional<std::vector<uint8_t>> TakePending() {
+  std::optional<pyio::ArrayBytes> TakePending() {
     std::lock_guard<std::mutex> lock(mu_);
-    std::optional<std::vector<uint8_t>> out = std::move(pending_);
+    std::optional<pyio::ArrayBytes> out = std::move(pending_);
     pending_.reset();
     return out;
   }
@@ -197,8 +197,8 @@ class NumpyModelReader final : public FormatReader {
 
   // The sample out of `array`, which `out` then holds as Python's code holds the array np.load
   // returned (SampleBuffer::Hold).
-  Status Deliver(uint64_t i, std::vector<uint8_t> array, SampleBuffer* out) const {
-    auto held = std::make_shared<const std::vector<uint8_t>>(std::move(array));
+  Status Deliver(uint64_t i, pyio::ArrayBytes array, SampleBuffer* out) const {
+    auto held = std::make_shared<const pyio::ArrayBytes>(std::move(array));
     Gather(i, held->data(), held->size(), out->data());
     out->Hold(std::move(held));
     return Status::OK();
@@ -221,8 +221,8 @@ class NumpyModelReader final : public FormatReader {
   mutable std::mutex native_mu_;  // guards native_
   mutable std::unique_ptr<FormatReader> native_;
   std::mutex mu_;  // guards pending_, kept_ and reused_
-  std::optional<std::vector<uint8_t>> pending_;
-  std::optional<std::vector<uint8_t>> kept_;
+  std::optional<pyio::ArrayBytes> pending_;
+  std::optional<pyio::ArrayBytes> kept_;
   // Without the client costs (spec_.framework false), in place of pending_ and kept_: apart, so
   // that the framework model's objects keep the sizes glibc's heap decisions were measured with.
   struct Reused {

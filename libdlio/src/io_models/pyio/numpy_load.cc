@@ -86,7 +86,7 @@ Result<PythonBytes> ReadBytesObject(ZipExtFile* member, size_t size, const std::
 // read (`data = _read_bytes(...)` rebinds only then), so the next read lands in new memory:
 // that, and the array allocated before the first piece, decides which reads fault pages in.
 Status ReadArrayPieces(ZipExtFile* member, const NpyHeader& h, const std::string& where,
-                       std::vector<uint8_t>* array) {
+                       ArrayBytes* array) {
   array->reserve(static_cast<size_t>(h.data_bytes));  // numpy.ndarray(count): not touched yet
   if (h.itemsize == 0) return Status::OK();
   const uint64_t piece = NumpyPieceBytes(h.itemsize);
@@ -256,7 +256,7 @@ Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer, const Arra
     DLIO_ASSIGN_OR_RETURN(ArrayTarget target, TargetFor(*into, a.header));
     DLIO_ASSIGN_OR_RETURN(landing, Landing::Make(target, n, n, where));
   } else {
-    a.data.resize(n);
+    a.data.resize(n);  // numpy.fromfile's array: allocated, not touched before the fread
   }
   a.file_bytes = size;
   if (n == 0) return a;

@@ -11,7 +11,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dlio/status.h"
@@ -33,11 +35,36 @@ struct NumpyBuffers {
 };
 
 // An array as np.load returned it.
+// An allocator whose `resize` leaves new bytes as the C library gave them (default-initialized,
+// not zero-filled), as numpy allocates an array: its pages then fault in where they are first
+// written, within the read that fills them, as numpy.fromfile's do.
+template <typename T>
+struct UninitAllocator : std::allocator<T> {
+  template <typename U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  UninitAllocator() = default;
+  template <typename U>
+  UninitAllocator(const UninitAllocator<U>&) noexcept {}  // NOLINT: rebinding converts
+  template <typename U>
+  void construct(U* p) noexcept {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <typename U, typename... Args>
+  void construct(U* p, Args&&... args) {
+    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+  }
+};
+
+// An array's bytes as numpy holds them (UninitAllocator).
+using ArrayBytes = std::vector<uint8_t, UninitAllocator<uint8_t>>;
+
 struct LoadedArray {
   format_internal::NpyHeader header;
-  std::vector<uint8_t> data;  // header.data_bytes bytes, C or Fortran order as stored
-  std::string member;         // npz: the member loaded, as ZipFile.namelist() names it
-  uint64_t file_bytes = 0;    // the file's size
+  ArrayBytes data;          // header.data_bytes bytes, C or Fortran order as stored
+  std::string member;       // npz: the member loaded, as ZipFile.namelist() names it
+  uint64_t file_bytes = 0;  // the file's size
 };
 
 // np.load(file) when the file is an .npy, np.load(file)[key] when it is an .npz (`key` is a member
