@@ -8,34 +8,12 @@
 #include <utility>
 #include <vector>
 
+#include "core/unset_bytes.h"
 #include "dlio/status.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/parquet_schema.h"
 
 namespace dlio::format_internal::parquet {
-
-// std::allocator, except that a value-initialising construct leaves the new object unset: a
-// resize does not clear bytes the caller fills next (a read; the decoder's row slots).
-template <class T>
-struct UninitializedAllocator : std::allocator<T> {
-  template <class U>
-  struct rebind {
-    using other = UninitializedAllocator<U>;
-  };
-  UninitializedAllocator() = default;
-  template <class U>
-  UninitializedAllocator(const UninitializedAllocator<U>&) noexcept {}  // NOLINT: rebinding
-  template <class U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-// Bytes that a resize leaves unset.
-using UnsetBytes = std::vector<uint8_t, UninitializedAllocator<uint8_t>>;
 
 // A run of a fixed-width column's values, stored back to back in the chunk's own bytes from row
 // `first_row` on (a PLAIN page stored uncompressed without nulls).

@@ -11,11 +11,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <string>
-#include <utility>
 #include <vector>
 
+#include "core/unset_bytes.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
 #include "format/npy_header.h"
@@ -34,32 +33,11 @@ struct NumpyBuffers {
   bool check_crc = true;
 };
 
+// An array's bytes as numpy holds them: allocated, not cleared, so that their pages fault in
+// where they are first written, within the read that fills them, as numpy.fromfile's do.
+using ArrayBytes = UnsetBytes;
+
 // An array as np.load returned it.
-// An allocator whose `resize` leaves new bytes as the C library gave them (default-initialized,
-// not zero-filled), as numpy allocates an array: its pages then fault in where they are first
-// written, within the read that fills them, as numpy.fromfile's do.
-template <typename T>
-struct UninitAllocator : std::allocator<T> {
-  template <typename U>
-  struct rebind {
-    using other = UninitAllocator<U>;
-  };
-  UninitAllocator() = default;
-  template <typename U>
-  UninitAllocator(const UninitAllocator<U>&) noexcept {}  // NOLINT: rebinding converts
-  template <typename U>
-  void construct(U* p) noexcept {
-    ::new (static_cast<void*>(p)) U;
-  }
-  template <typename U, typename... Args>
-  void construct(U* p, Args&&... args) {
-    ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-  }
-};
-
-// An array's bytes as numpy holds them (UninitAllocator).
-using ArrayBytes = std::vector<uint8_t, UninitAllocator<uint8_t>>;
-
 struct LoadedArray {
   format_internal::NpyHeader header;
   ArrayBytes data;          // header.data_bytes bytes, C or Fortran order as stored
