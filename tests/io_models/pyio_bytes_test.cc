@@ -123,10 +123,12 @@ TEST_CASE("pyio ReadAllObject: FileIO.readall's requests into a bytes object of 
   CHECK(reads[0].n == size + 1);  // the rest of the file and one byte more
   CHECK(reads[1].offset == size);
   CHECK(reads[1].n == 1);  // the read that finds the end
-  // The object's pages were never touched before the read that fills them: at most the first,
-  // which holds the C library's block header.
+  // The object's pages were never touched before the read that fills them: of its 10,241 pages
+  // at most those the allocator writes its bookkeeping to (glibc: the block header's page;
+  // AddressSanitizer's allocator: a header and a redzone page), where a zero fill makes all
+  // resident.
   REQUIRE(reads[0].pages >= size / 4096);
-  CHECK(reads[0].resident <= 1);
+  CHECK(reads[0].resident <= 4);
 }
 
 TEST_CASE("pyio ReadAllObject: buffered bytes first, then the rest, joined") {
@@ -184,14 +186,14 @@ TEST_CASE("np.load of an .npy: numpy.fromfile's fread into an array of fresh pag
   CHECK(a->data[0] == 0x5a);
   CHECK(a->data[a->data.size() - 1] == 0x5a);
   // The largest read is fread's of the array's data straight into the array: none of its pages
-  // (but the first, holding the C library's block header) was touched before it.
+  // (but those holding the allocator's bookkeeping, as above) was touched before it.
   const auto& reads = storage.reads();
   REQUIRE(!reads.empty());
   const auto big = std::max_element(reads.begin(), reads.end(),
                                     [](const auto& x, const auto& y) { return x.n < y.n; });
   CHECK(big->n >= size - 128 - 4096);
   REQUIRE(big->pages >= (size - 128 - 4096) / 4096);
-  CHECK(big->resident <= 1);
+  CHECK(big->resident <= 4);
 }
 
 }  // namespace
