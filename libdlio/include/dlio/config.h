@@ -343,4 +343,11 @@ struct ConfigKeyDoc {
 };
 std::vector<ConfigKeyDoc> ConfigKeyDocs();
 
+// The "Keys" reference of docs/configuration.md rendered from ConfigKeyDocs(): one "### <section>"
+// heading and table per section of used keys (aliases included; sections in the order of their
+// first key, each once), then one table of the DLIO keys accepted but not used. `dlio-run list
+// keys --markdown` prints it; tools/update_config_docs.sh splices it into the document, and
+// tests/config/config_docs_test.cc checks that the document holds exactly this text.
+std::string ConfigKeysMarkdown();
+
 }  // namespace dlio
