@@ -354,6 +354,13 @@ struct FormatCapabilities {
 // native_under_auto).
 IoModel ResolveIoModel(IoModel requested, const FormatCapabilities& capabilities);
 
+// Whether request model `model`'s readers do the framework's own client work under
+// reader.client_costs framework (numpy: a fresh array per load; pil, pyio: new bytes per read;
+// pandas: a new bytes object per chunk), as the I/O-model table says. false: client_costs changes
+// no reader of it (native, h5py, tf.data, mmap, tarfile, pyarrow; a loader's worker processes
+// still honour it).
+bool IoModelDoesClientWork(IoModel model);
+
 // The read requests (offset, size), in order, that reader.io_model pyio makes for a file of
 // `file_size` bytes read through a Python buffer of `buffer_size` bytes with the calls `pyio`
 // (io_models/pyio_reader.h): what `dlio-run fit` holds a trace's reads against.

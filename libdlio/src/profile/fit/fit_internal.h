@@ -61,6 +61,10 @@ struct Access {
   // Of the large reads whose page faults the trace holds (ProfileEvent::faults): their bytes
   // and the faults taken inside them.
   int64_t faulted_bytes = 0, faults = 0;
+  // Its reads' own time (each read's duration, summed) and how many reads it took: the rest of
+  // end_us - start_us is the reader's work between them (a stream's parsing).
+  int64_t read_us = 0;
+  int64_t reads = 0;
   bool session = false;  // began with an open of the file
   int32_t epoch = 0;     // pass over the data it belongs to
 };
@@ -302,7 +306,7 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
 // reader.client_costs (fit_client_costs.cc), after reader.io_model and reader.batch_size:
 // `framework` when the readers spend most of their time on their own work between sample reads
 // and the consumer waits for them (docs/profiling.md); otherwise left at none, with the figures.
-void FitClientCosts(const View& view, FitResult* out);
+void FitClientCosts(const View& view, const FitOptions& options, FitResult* out);
 // train.epochs, train.computation_time and train.total_training_steps (fit_train.cc).
 void FitTrain(const View& view, FitResult* out);
 void FitCheckpoint(const ProfileTrace& trace, const View& view, const FitOptions& options,
