@@ -9,6 +9,7 @@
 
 #include "dlio/cache.h"
 #include "dlio/config.h"
+#include "dlio/format.h"
 #include "dlio/storage.h"
 #include "test_util.h"
 
@@ -75,17 +76,15 @@ TEST_CASE("the key reference has one table per section and every used and unused
   }
 }
 
-// Walks the storage registry: each entry declaring a key section (its own keys, parsed into its
-// own options type) has keys in the table, and their rendered rows are in the document.
-TEST_CASE("the keys each registered storage declares are in the table and documented") {
-  StorageRegistry storages("storage");
-  NodeSharedStorageRegistry node_shared("node-shared storage");
-  REQUIRE(RegisterBuiltinStorages(&storages).ok());
-  REQUIRE(RegisterTieredStorage(&storages, &node_shared).ok());
+// The number of key sections `entries` (a registry's List()) declare; each declared section (an
+// implementation's own keys, parsed into its own options type) has keys in the table, and their
+// rendered rows are in the document.
+template <typename Entries>
+int CheckDeclaredKeySections(const Entries& entries) {
   const std::string reference = ConfigKeysMarkdown();
   const std::string doc = ConfigDoc();
   int sections = 0;
-  for (const auto& entry : storages.List()) {
+  for (const auto& entry : entries) {
     for (const std::string& section : entry.key_sections) {
       ++sections;
       int keys = 0;
@@ -101,7 +100,23 @@ TEST_CASE("the keys each registered storage declares are in the table and docume
       CHECK(keys > 0);
     }
   }
-  CHECK(sections >= 1);  // s3: storage.storage_options.
+  return sections;
+}
+
+// Walks the storage registry (tiered's entry included).
+TEST_CASE("the keys each registered storage declares are in the table and documented") {
+  StorageRegistry storages("storage");
+  NodeSharedStorageRegistry node_shared("node-shared storage");
+  REQUIRE(RegisterBuiltinStorages(&storages).ok());
+  REQUIRE(RegisterTieredStorage(&storages, &node_shared).ok());
+  CHECK(CheckDeclaredKeySections(storages.List()) >= 1);  // s3: storage.storage_options.
+}
+
+// Walks the format registry.
+TEST_CASE("the keys each registered format declares are in the table and documented") {
+  FormatRegistry formats("format");
+  REQUIRE(RegisterBuiltinFormats(&formats).ok());
+  CHECK(CheckDeclaredKeySections(formats.List()) >= 2);  // parquet: dataset.parquet., pyarrow_read
 }
 
 TEST_CASE("every key has a type, a default and a description") {

@@ -5,6 +5,7 @@
 
 #include "dlio/config.h"
 #include "dlio/registries.h"
+#include "format/parquet/parquet_options.h"
 
 namespace dlio {
 namespace {
@@ -32,27 +33,27 @@ dataset:
 TEST_CASE("dataset.parquet keys parse as the v3.0 configs spell them", "[config][parquet]") {
   auto c = ParseConfig(kFlux, "flux.yaml");
   REQUIRE(c.ok());
-  const DatasetConfig& d = c->dataset;
-  CHECK(d.parquet_row_group_size == 48);
-  CHECK(d.parquet_read_mode == "row_group");
-  CHECK(d.parquet_generation_batch_size == 96);
-  REQUIRE(d.parquet_columns.size() == 2);
-  CHECK(d.parquet_columns[0].name == "t5_encodings");
-  CHECK(d.parquet_columns[0].dtype == "float32");
-  CHECK(d.parquet_columns[0].size == 524328);
-  CHECK(d.parquet_columns[0].read);
-  CHECK_FALSE(d.parquet_columns[1].read);
+  const ParquetOptions d = c->dataset.formats.Value<ParquetOptions>();
+  CHECK(d.row_group_size == 48);
+  CHECK(d.read_mode == "row_group");
+  CHECK(d.generation_batch_size == 96);
+  REQUIRE(d.columns.size() == 2);
+  CHECK(d.columns[0].name == "t5_encodings");
+  CHECK(d.columns[0].dtype == "float32");
+  CHECK(d.columns[0].size == 524328);
+  CHECK(d.columns[0].read);
+  CHECK_FALSE(d.columns[1].read);
   CHECK(c->Validate().ok());
 }
 
 TEST_CASE("dataset.parquet.use_dictionary defaults to pyarrow's true", "[config][parquet]") {
   auto c = ParseConfig(kFlux, "flux.yaml");
   REQUIRE(c.ok());
-  CHECK(c->dataset.parquet_use_dictionary);
+  CHECK(c->dataset.formats.Value<ParquetOptions>().use_dictionary);
   auto off =
       ParseConfig("dataset:\n  format: parquet\n  parquet:\n    use_dictionary: false\n", "p.yaml");
   REQUIRE(off.ok());
-  CHECK_FALSE(off->dataset.parquet_use_dictionary);
+  CHECK_FALSE(off->dataset.formats.Value<ParquetOptions>().use_dictionary);
 }
 
 // The first refusal of a run's checks: parsing, Validate, then ValidateCapabilities.

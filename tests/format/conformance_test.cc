@@ -61,7 +61,7 @@ void RunConformance(const std::string& name, Storage* storage, const std::string
   options.transfer_size = 1000;  // several requests per sample
   options.synthetic.samples = 5;
   options.synthetic.record_length = 4099;
-  options.raw.expected_samples = 5;  // raw files hold what the config says
+  options.samples_per_file = 5;  // raw files hold what the config says (webdataset trusts it)
 
   const std::string path =
       dir + "/file0" + (format->extension().empty() ? "" : "." + format->extension());

@@ -90,7 +90,7 @@ void CheckWithHyparquet(const std::string& path, const FormatOptions& o, uint64_
                         uint64_t seed, uint64_t step, const TempDir& tmp) {
   const nlohmann::json got = Node("read", path, tmp);
   CHECK(got["num_rows"] == rows);
-  auto layout = format_internal::parquet::WriterLayout(o.parquet, 0).value();
+  auto layout = format_internal::parquet::WriterLayout(ParquetOf(o), 0).value();
   REQUIRE(got["columns"].size() == layout.size());
   for (size_t c = 0; c < layout.size(); ++c) {
     const auto& values = got["columns"][layout[c].name];
@@ -113,7 +113,7 @@ TEST_CASE("hyparquet reads dlio's files column by column", "[format][parquet][in
     for (const char* codec : {"none", "snappy", "gzip", "zstd"}) {
       INFO("codec " << codec << ", use_dictionary " << dictionary);
       FormatOptions o = AllKindsOptions(codec, 64);
-      o.parquet.use_dictionary = dictionary;
+      ParquetOf(o).use_dictionary = dictionary;
       const std::string path = tmp / (std::string(codec) + (dictionary ? "_d" : "_p") + ".parquet");
       WriteRows(storage.get(), path, o, 300, 77);
       CheckWithHyparquet(path, o, 300, 77, 13, tmp);
@@ -127,8 +127,8 @@ TEST_CASE("hyparquet reads dlio's files column by column", "[format][parquet][in
 FormatOptions FallbackOptions(const char* codec) {
   FormatOptions o;
   o.compression = codec;
-  o.parquet.row_group_size = 140000;
-  o.parquet.columns = {{"x", "int64", 1, true}, {"s", "string", 12, true}};
+  ParquetOf(o).row_group_size = 140000;
+  ParquetOf(o).columns = {{"x", "int64", 1, true}, {"s", "string", 12, true}};
   return o;
 }
 
@@ -155,7 +155,7 @@ void CheckColumns(const std::string& path, const nlohmann::json& wrote, uint64_t
   auto format = MakeFormatByName("parquet");
   for (const auto& [name, values] : wrote["columns"].items()) {
     FormatOptions o;
-    o.parquet.columns.push_back({name, "float32", 1, true});
+    ParquetOf(o).columns.push_back({name, "float32", 1, true});
     auto r = format->Open(storage.get(), path, o);
     INFO("column " << name << ": " << r.status().ToString());
     REQUIRE(r.ok());
@@ -246,11 +246,11 @@ TEST_CASE("DuckDB reads dlio's files: row counts and column sums", "[format][par
     INFO("codec " << codec);
     FormatOptions o;
     o.compression = codec;
-    o.parquet.row_group_size = 512;
-    o.parquet.columns = {{"a", "int32", 1, true},
-                         {"b", "int64", 1, true},
-                         {"c", "float32", 1, true},
-                         {"d", "float64", 1, true}};
+    ParquetOf(o).row_group_size = 512;
+    ParquetOf(o).columns = {{"a", "int32", 1, true},
+                            {"b", "int64", 1, true},
+                            {"c", "float32", 1, true},
+                            {"d", "float64", 1, true}};
     const std::string path = tmp / (std::string(codec) + ".parquet");
     WriteRows(storage.get(), path, o, 3000, 5);
     const Sums want = SumWithDlio(path, {"i32", "i64", "f32", "f64"});
@@ -270,7 +270,7 @@ TEST_CASE("DuckDB sums chunks whose dictionary fell back to PLAIN", "[format][pa
   auto storage = BoundPosixStorage();
   // x (int64) falls back after row 131,264; y (int32, 4-byte entries) keeps its dictionary.
   FormatOptions o = FallbackOptions("snappy");
-  o.parquet.columns = {{"x", "int64", 1, true}, {"y", "int32", 1, true}};
+  ParquetOf(o).columns = {{"x", "int64", 1, true}, {"y", "int32", 1, true}};
   const std::string path = tmp / "fallback.parquet";
   WriteRows(storage.get(), path, o, 140000, 23);
   const Sums want = SumWithDlio(path, {"i64", "i32"});

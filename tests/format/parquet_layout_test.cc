@@ -59,16 +59,16 @@ std::vector<std::vector<Page>> WriteOneGroup(const std::vector<ParquetColumnOpti
   auto storage = BoundMemoryStorage();
   auto format = MakeFormatByName("parquet");
   FormatOptions o;
-  o.parquet.row_group_size = rows;
-  o.parquet.columns = columns;
-  o.parquet.use_dictionary = use_dictionary;
+  ParquetOf(o).row_group_size = rows;
+  ParquetOf(o).columns = columns;
+  ParquetOf(o).use_dictionary = use_dictionary;
   REQUIRE(format->Write(storage.get(), "/l.parquet", Rows(rows, 11), o).ok());
   auto r = format->Open(storage.get(), "/l.parquet", o);
   REQUIRE(r.ok());
   SampleBuffer buf;
   for (uint64_t row : {uint64_t{0}, rows / 2, rows - 1}) {
     REQUIRE((*r)->ReadSample(row, &buf).ok());
-    CHECK(BufferString(buf) == ExpectedRow(o.parquet, 11, row));
+    CHECK(BufferString(buf) == ExpectedRow(ParquetOf(o), 11, row));
   }
   return Pages(storage.get(), "/l.parquet");
 }
@@ -160,7 +160,7 @@ TEST_CASE("parquet: list columns are PLAIN, batched by 1,024 list values", "[for
   auto storage = BoundMemoryStorage();
   auto format = MakeFormatByName("parquet");
   FormatOptions o;
-  o.parquet.row_group_size = 10000;
+  ParquetOf(o).row_group_size = 10000;
   FileSpec spec = Rows(10000, 4);
   spec.sample_sizes.assign(10000, 300);
   REQUIRE(format->Write(storage.get(), "/d.parquet", spec, o).ok());
@@ -175,8 +175,8 @@ TEST_CASE("parquet: the chunk's footer entries follow its pages", "[format][parq
   auto storage = BoundMemoryStorage();
   auto format = MakeFormatByName("parquet");
   FormatOptions o;
-  o.parquet.row_group_size = 100;
-  o.parquet.columns = {{"a", "int8", 1, true}, {"b", "float64", 1, true}};
+  ParquetOf(o).row_group_size = 100;
+  ParquetOf(o).columns = {{"a", "int8", 1, true}, {"b", "float64", 1, true}};
   REQUIRE(format->Write(storage.get(), "/f.parquet", Rows(250, 3), o).ok());
   const ParquetLayout l = ReadParquetLayout(storage.get(), "/f.parquet");
   REQUIRE(l.meta.row_groups.size() == 3);
@@ -190,7 +190,7 @@ TEST_CASE("parquet: the chunk's footer entries follow its pages", "[format][parq
       next += c.meta.total_compressed_size;
     }
   }
-  o.parquet.use_dictionary = false;
+  ParquetOf(o).use_dictionary = false;
   REQUIRE(format->Write(storage.get(), "/p.parquet", Rows(250, 3), o).ok());
   const ParquetLayout p = ReadParquetLayout(storage.get(), "/p.parquet");
   const pq::ColumnMetaData& m = p.meta.row_groups[0].columns[0].meta;
@@ -212,14 +212,14 @@ std::vector<int64_t> GroupRows(const FormatOptions& o, uint64_t rows) {
 TEST_CASE("parquet row groups end at generation batches and at Arrow's 1 Mi rows",
           "[format][parquet]") {
   FormatOptions o;
-  o.parquet.columns = {{"b", "int8", 1, true}};
-  o.parquet.row_group_size = 4;
-  o.parquet.generation_batch_size = 6;  // write_table(6 rows, row_group_size=4): groups 4, 2
+  ParquetOf(o).columns = {{"b", "int8", 1, true}};
+  ParquetOf(o).row_group_size = 4;
+  ParquetOf(o).generation_batch_size = 6;  // write_table(6 rows, row_group_size=4): groups 4, 2
   CHECK(GroupRows(o, 14) == std::vector<int64_t>{4, 2, 4, 2, 2});
-  o.parquet.generation_batch_size = 0;  // one batch a row group
+  ParquetOf(o).generation_batch_size = 0;  // one batch a row group
   CHECK(GroupRows(o, 14) == std::vector<int64_t>{4, 4, 4, 2});
   // WriteTable caps a row group at max_row_group_length (DEFAULT_MAX_ROW_GROUP_LENGTH).
-  o.parquet.row_group_size = uint64_t{1} << 21;
+  ParquetOf(o).row_group_size = uint64_t{1} << 21;
   CHECK(GroupRows(o, (uint64_t{1} << 20) + 3) == std::vector<int64_t>{int64_t{1} << 20, 3});
 }
 

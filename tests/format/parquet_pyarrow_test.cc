@@ -33,9 +33,9 @@ struct Fixture {
 
   Fixture(std::vector<ParquetColumnOptions> columns, uint64_t rows, uint64_t group,
           bool use_dictionary = true) {
-    o.parquet.row_group_size = group;
-    o.parquet.use_dictionary = use_dictionary;
-    o.parquet.columns = std::move(columns);
+    ParquetOf(o).row_group_size = group;
+    ParquetOf(o).use_dictionary = use_dictionary;
+    ParquetOf(o).columns = std::move(columns);
     REQUIRE(format->Write(&log, "/f.parquet", Rows(rows), o).ok());
     layout = ReadParquetLayout(&log, "/f.parquet");
     log.Take();
@@ -43,14 +43,14 @@ struct Fixture {
   // Opens under `mode`; the open's reads go to *open_reads; then reads every row.
   Reads ReadAll(PyarrowRead mode, Reads* open_reads, int* opens = nullptr) {
     o.io_model = IoModel::kAuto;  // parquet's default model is pyarrow
-    o.parquet.pyarrow_read = mode;
+    ParquetOf(o).pyarrow_read = mode;
     auto r = format->Open(&log, "/f.parquet", o);
     REQUIRE(r.ok());
     *open_reads = log.Take();
     SampleBuffer buf;
     for (uint64_t i = 0; i < (*r)->num_samples(); ++i) {
       REQUIRE((*r)->ReadSample(i, &buf).ok());
-      REQUIRE(BufferString(buf) == ExpectedRow(o.parquet, 7, i));
+      REQUIRE(BufferString(buf) == ExpectedRow(ParquetOf(o), 7, i));
     }
     if (opens != nullptr) *opens = log.opens();
     return log.Take();

@@ -47,7 +47,7 @@ TEST_CASE("parquet round-trips every column kind with every codec", "[format][pa
     auto r = format->Open(storage.get(), path, o);
     REQUIRE(r.ok());
     CHECK((*r)->num_samples() == 50);
-    ExpectRows(r->get(), o.parquet, 42);
+    ExpectRows(r->get(), ParquetOf(o), 42);
     const std::string desc = (*r)->DescribeJson();
     CHECK(desc.find("\"count\":8") != std::string::npos);  // 7 x 7 rows + 1
     CHECK(desc.find(std::string("\"codec\":\"") + (codec == std::string("none")     ? "UNCOMPRESSED"
@@ -67,13 +67,13 @@ TEST_CASE("parquet without columns stores each sample as one fixed_len_byte_arra
   REQUIRE(format->Write(storage.get(), "/d.parquet", spec, o).ok());
   auto r = format->Open(storage.get(), "/d.parquet", o);
   REQUIRE(r.ok());
-  ExpectRows(r->get(), o.parquet, 9, 300);
+  ExpectRows(r->get(), ParquetOf(o), 9, 300);
   // A page holds at least one row: a sample larger than a page is still one value.
   FileSpec big = Rows(3, (1u << 20) + 5, 10);
   REQUIRE(format->Write(storage.get(), "/big.parquet", big, o).ok());
   auto rb = format->Open(storage.get(), "/big.parquet", o);
   REQUIRE(rb.ok());
-  ExpectRows(rb->get(), o.parquet, 10, (1u << 20) + 5);
+  ExpectRows(rb->get(), ParquetOf(o), 10, (1u << 20) + 5);
 }
 
 TEST_CASE("parquet reads only the selected columns' chunks, once per row group",
@@ -82,8 +82,8 @@ TEST_CASE("parquet reads only the selected columns' chunks, once per row group",
   auto format = MakeFormatByName("parquet");
   FormatOptions o;
   o.io_model = IoModel::kNative;  // pyarrow's: parquet_pyarrow_test.cc
-  o.parquet.row_group_size = 10;
-  o.parquet.columns = {
+  ParquetOf(o).row_group_size = 10;
+  ParquetOf(o).columns = {
       {"a", "float32", 1, false}, {"b", "float64", 4, true}, {"c", "int32", 1, false}};
   REQUIRE(format->Write(&log, "/s.parquet", Rows(30, 0, 1), o).ok());
   log.Take();
@@ -115,10 +115,10 @@ TEST_CASE("parquet hands a row of one column as a view when the caller reads no 
   FormatOptions o;
   o.compression = codec;
   o.io_model = IoModel::kNative;
-  o.parquet.row_group_size = 10;
-  if (columns > 0) o.parquet.columns = AllKindsColumns();
+  ParquetOf(o).row_group_size = 10;
+  if (columns > 0) ParquetOf(o).columns = AllKindsColumns();
   if (columns == 1) {
-    for (auto& c : o.parquet.columns) c.read = c.name == "blob";  // variable-length values
+    for (auto& c : ParquetOf(o).columns) c.read = c.name == "blob";  // variable-length values
   }
   REQUIRE(format->Write(&log, "/v.parquet", Rows(60, 100, 5), o).ok());  // 6 groups
   auto read_all = [&](bool views, std::vector<std::string>* rows) {
@@ -140,7 +140,7 @@ TEST_CASE("parquet hands a row of one column as a view when the caller reads no 
   const auto view_reads = read_all(true, &viewed);
   CHECK(view_reads == copy_reads);  // the same requests, in the same order
   REQUIRE(viewed == copied);
-  CHECK(copied[7] == ExpectedRow(o.parquet, 5, 7, 100));
+  CHECK(copied[7] == ExpectedRow(ParquetOf(o), 5, 7, 100));
 
   // A view keeps its row group alive after the reader's cache dropped it.
   auto r = format->Open(&log, "/v.parquet", o);
@@ -163,10 +163,10 @@ TEST_CASE("parquet serves rows of the group a view holds as a locked lookup woul
   auto format = MakeFormatByName("parquet");
   FormatOptions o;
   o.io_model = IoModel::kNative;
-  o.parquet.row_group_size = 8;
+  ParquetOf(o).row_group_size = 8;
   REQUIRE(format->Write(&log, "/h.parquet", Rows(80, 40, 3), o).ok());  // 10 groups
   std::vector<std::string> expected;
-  for (uint64_t i = 0; i < 80; ++i) expected.push_back(ExpectedRow(o.parquet, 3, i, 40));
+  for (uint64_t i = 0; i < 80; ++i) expected.push_back(ExpectedRow(ParquetOf(o), 3, i, 40));
 
   // Two buffers taking turns, a in group g while b is in group g + 5: neither's group is the
   // cache's most recent when its turn comes, so each row takes the locked lookup, which keeps
@@ -269,9 +269,9 @@ TEST_CASE("parquet refuses corrupt footers and lying lengths, naming file and of
   auto storage = BoundMemoryStorage();
   auto format = MakeFormatByName("parquet");
   FormatOptions o;
-  o.parquet.row_group_size = 5;
-  o.parquet.use_dictionary = false;  // the sections edit PLAIN pages: the first one at offset 4
-  o.parquet.columns = {{"x", "int64", 1, true}, {"y", "float32", 2, true}};
+  ParquetOf(o).row_group_size = 5;
+  ParquetOf(o).use_dictionary = false;  // the sections edit PLAIN pages: the first one at offset 4
+  ParquetOf(o).columns = {{"x", "int64", 1, true}, {"y", "float32", 2, true}};
   REQUIRE(format->Write(storage.get(), "/g.parquet", Rows(12, 0, 3), o).ok());
   const std::string good = FileBytes(storage.get(), "/g.parquet");
   const uint64_t n = good.size();

@@ -12,6 +12,7 @@
 #include "dlio/storage_wrapper.h"
 #include "format/io_util.h"
 #include "format/parquet/parquet_meta.h"
+#include "format/parquet/parquet_options.h"
 #include "format/parquet/parquet_schema.h"
 #include "io_models/pyarrow_read.h"
 
@@ -99,6 +100,12 @@ inline ParquetLayout ReadParquetLayout(Storage* s, const std::string& path) {
   return l;
 }
 
+// The parquet section of `o` (FormatOptions::formats), made with its defaults on first use.
+inline ParquetOptions& ParquetOf(FormatOptions& o) { return o.formats.Get<ParquetOptions>(); }
+inline ParquetOptions ParquetOf(const FormatOptions& o) {
+  return o.formats.Value<ParquetOptions>();
+}
+
 // Columns of every dtype kind: scalars of each width, a float16 list, byte arrays.
 inline std::vector<ParquetColumnOptions> AllKindsColumns() {
   return {{"i8", "int8", 1, true},      {"u16", "uint16", 1, true},  {"i32", "int32", 1, false},
@@ -111,8 +118,8 @@ inline std::vector<ParquetColumnOptions> AllKindsColumns() {
 inline FormatOptions AllKindsOptions(const char* codec, uint64_t row_group_size) {
   FormatOptions o;
   o.compression = codec;
-  o.parquet.row_group_size = row_group_size;
-  o.parquet.columns = AllKindsColumns();
+  ParquetOf(o).row_group_size = row_group_size;
+  ParquetOf(o).columns = AllKindsColumns();
   return o;
 }
 

@@ -30,7 +30,7 @@ std::vector<Request> Requests(const MemoryTracer& tracer) {
 
 FormatOptions Samples(uint64_t n, IoModel model = IoModel::kAuto) {
   FormatOptions o;
-  o.raw.expected_samples = n;
+  o.samples_per_file = n;
   o.io_model = model;
   o.transfer_size = 300;
   return o;

@@ -12,6 +12,7 @@
 #include <regex>
 
 #include "format/tfrecord_test_util.h"
+#include "format/webdataset/webdataset_options.h"
 #include "format/webdataset_test_util.h"
 #include "test_util.h"
 
@@ -82,8 +83,9 @@ std::vector<Req> DlioReads(const std::vector<std::string>& shards, const FileSpe
   for (const std::string& path : shards) {
     FormatOptions o;
     o.io_model = IoModel::kTarfile;
-    o.webdataset.expected_samples = spec.sample_sizes.size();
-    o.webdataset.python_file = python_file;
+    o.samples_per_file = spec.sample_sizes.size();
+    o.formats.Get<WebdatasetOptions>().tarfile_open =
+        python_file ? TarfileOpen::kFileObject : TarfileOpen::kPath;
     auto r = MakeFormatByName("webdataset")->Open(storage.get(), path, o);
     REQUIRE(r.ok());
     const size_t before = tracer.Events().size();

@@ -5,6 +5,7 @@
 #include "format/tfrecord_test_util.h"
 #include "format/webdataset/tar_header.h"
 #include "format/webdataset/tar_stream.h"
+#include "format/webdataset/webdataset_options.h"
 #include "format/webdataset_test_util.h"
 
 namespace dlio::testing {
@@ -16,8 +17,9 @@ std::unique_ptr<FormatReader> OpenWds(Storage* storage, const std::string& path,
                                       uint64_t expected = 0, bool python_file = true) {
   FormatOptions o;
   o.io_model = model;
-  o.webdataset.expected_samples = expected;
-  o.webdataset.python_file = python_file;
+  o.samples_per_file = expected;
+  o.formats.Get<WebdatasetOptions>().tarfile_open =
+      python_file ? TarfileOpen::kFileObject : TarfileOpen::kPath;
   auto r = MakeFormatByName("webdataset")->Open(storage, path, o);
   INFO(r.status().ToString());
   REQUIRE(r.ok());
@@ -117,7 +119,7 @@ TEST_CASE("webdataset's native reads land large members straight in the sample",
   FormatOptions o;
   o.io_model = IoModel::kNative;
   o.transfer_size = 32768;
-  o.webdataset.expected_samples = 2;
+  o.samples_per_file = 2;
   auto r = MakeFormatByName("webdataset")->Open(storage.get(), "/s.tar", o);
   REQUIRE(r.ok());
   const size_t before = tracer.Events().size();

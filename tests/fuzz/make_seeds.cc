@@ -15,6 +15,7 @@
 #include "dlio/format.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "format/parquet/parquet_options.h"
 #include "fuzz_targets.h"
 
 namespace dlio::fuzz {
@@ -71,11 +72,12 @@ std::vector<Seed> FormatSeeds() {
                                    {"typed_columns_pre_buffer", 2 << 1}}) {
     Seed* typed = add("parquet", name, {0, 0, 0, 0, 0}, bits);
     typed->options.compression = "snappy";
-    typed->options.parquet.row_group_size = 2;
-    typed->options.parquet.columns = {{"i", "int16", 1, true},
-                                      {"f", "float16", 3, true},
-                                      {"d", "float64", 1, true},
-                                      {"s", "string", 4, true}};
+    ParquetOptions& parquet = typed->options.formats.Get<ParquetOptions>();
+    parquet.row_group_size = 2;
+    parquet.columns = {{"i", "int16", 1, true},
+                       {"f", "float16", 3, true},
+                       {"d", "float64", 1, true},
+                       {"s", "string", 4, true}};
   }
   add("webdataset", "three_samples", {96, 0, 700});
   add("webdataset", "native_small_transfers", {40, 513}, kOptNativeModel | 2 << 1);

@@ -30,6 +30,7 @@ target_link_libraries(dlio_fuzz_replay PRIVATE dlio_fuzz_harness)
 # Writes the seed corpus with dlio's writers; built on request only (see make_seeds.cc).
 add_executable(dlio_fuzz_seeds EXCLUDE_FROM_ALL fuzz/make_seeds.cc)
 dlio_target_defaults(dlio_fuzz_seeds)
+target_include_directories(dlio_fuzz_seeds PRIVATE ${PROJECT_SOURCE_DIR}/libdlio/src)
 target_link_libraries(dlio_fuzz_seeds PRIVATE dlio_fuzz_harness)
 
 add_test(NAME fuzz:targets COMMAND dlio_fuzz_replay --list)

@@ -29,13 +29,13 @@ const rl::KindFilter kCalls{{OpKind::kOpen, OpKind::kRead, OpKind::kClose}};
 // dlrm-like: b and d read, c between them of `c_size` float64 a row.
 FormatOptions Options(uint64_t c_size) {
   FormatOptions o;
-  o.parquet.row_group_size = 10;
-  o.parquet.columns = {{"a", "float32", 1, false},
-                       {"b", "float64", 4, true},
-                       {"c", "float64", c_size, false},
-                       {"d", "int32", 2, true}};
+  ParquetOf(o).row_group_size = 10;
+  ParquetOf(o).columns = {{"a", "float32", 1, false},
+                          {"b", "float64", 4, true},
+                          {"c", "float64", c_size, false},
+                          {"d", "int32", 2, true}};
   o.io_model = IoModel::kPyarrow;
-  o.parquet.pyarrow_read = PyarrowRead::kFork;
+  ParquetOf(o).pyarrow_read = PyarrowRead::kFork;
   return o;
 }
 

@@ -11,6 +11,7 @@
 #include "dlio/config.h"
 #include "dlio/registries.h"
 #include "dlio/workloads.h"
+#include "format/parquet/parquet_options.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -106,19 +107,21 @@ TEST_CASE("presets cover DLIO's workload configs and MLPerf Storage's by name") 
   REQUIRE(dlrm.ok());
   CHECK(dlrm->dataset.format == "parquet");
   CHECK(dlrm->dataset.num_samples_per_file == 4718592);
-  CHECK(dlrm->dataset.parquet_row_group_size == 6144);
-  REQUIRE(dlrm->dataset.parquet_columns.size() == 200);
-  CHECK(dlrm->dataset.parquet_columns[2].dtype == "float64");
-  CHECK_FALSE(dlrm->dataset.parquet_columns[10].read);
-  CHECK(dlrm->dataset.parquet_columns[11].read);  // feature_011, the first column read
+  const ParquetOptions dlrm_parquet = dlrm->dataset.formats.Value<ParquetOptions>();
+  CHECK(dlrm_parquet.row_group_size == 6144);
+  REQUIRE(dlrm_parquet.columns.size() == 200);
+  CHECK(dlrm_parquet.columns[2].dtype == "float64");
+  CHECK_FALSE(dlrm_parquet.columns[10].read);
+  CHECK(dlrm_parquet.columns[11].read);  // feature_011, the first column read
   size_t read = 0;
-  for (const ParquetColumnConfig& c : dlrm->dataset.parquet_columns) read += c.read ? 1 : 0;
+  for (const ParquetColumnOptions& c : dlrm_parquet.columns) read += c.read ? 1 : 0;
   CHECK(read == 40);
   CHECK(dlrm->reader.batch_size == 18432);
   auto flux = LoadWorkloadPreset("flux_b200");
   REQUIRE(flux.ok());
-  REQUIRE(flux->dataset.parquet_columns.size() == 5);
-  CHECK(flux->dataset.parquet_columns[0].size == 524328);
+  const ParquetOptions flux_parquet = flux->dataset.formats.Value<ParquetOptions>();
+  REQUIRE(flux_parquet.columns.size() == 5);
+  CHECK(flux_parquet.columns[0].size == 524328);
   CHECK(flux->dataset.record_length_bytes == 2164832);
   CHECK(flux->reader.batch_size == 64);
   CHECK(flux->metric.au == Approx(0.90));

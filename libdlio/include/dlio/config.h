@@ -53,14 +53,6 @@ struct WorkflowConfig {
   bool profiling = false;      // workflow.profiling: turns the tracer on
 };
 
-// One entry of dataset.parquet.columns: a column of every parquet file.
-struct ParquetColumnConfig {
-  std::string name;               // required, unique
-  std::string dtype = "float32";  // uint8..uint64, int8..int64, float16/32/64, binary, string
-  uint64_t size = 1;              // values per row (> 1: a fixed-size list)
-  bool read = true;               // readers read this column
-};
-
 struct DatasetConfig {
   std::string data_folder = "./data";      // dataset.data_folder
   std::string format = "npz";              // dataset.format (a Format registry name)
@@ -95,18 +87,15 @@ struct DatasetConfig {
   int image_quality = 90;              // dataset.image_quality: jpeg quality 1-100
   uint64_t image_channels = 1;         // dataset.image_channels: 1 gray (DLIO's), 3 RGB
   bool write_index = true;             // dataset.write_index: tfrecord .idx beside each file
-  // parquet (dataset.parquet.*, the MLPerf Storage v3.0 configs' keys).
-  uint64_t parquet_row_group_size = 1024;            // dataset.parquet.row_group_size
-  std::vector<ParquetColumnConfig> parquet_columns;  // dataset.parquet.columns
-  std::string parquet_read_mode = "default";   // dataset.parquet.read_mode: default, row_group
-  std::string parquet_partition_by;            // dataset.parquet.partition_by: only "" works
-  uint64_t parquet_generation_batch_size = 0;  // dataset.parquet.generation_batch_size
-  bool parquet_use_dictionary = true;          // dataset.parquet.use_dictionary
   SampleLayout sample_layout = SampleLayout::kFirstAxis;  // dataset.sample_layout (npy/npz)
   std::string compression =
       "none";                 // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz
   int compression_level = 4;  // dataset.compression_level 0-9
   bool keep_files = true;     // dataset.keep_files: false = remove what this run generated
+  // The sections formats declare and parse through their own keys (parquet's dataset.parquet.*
+  // and reader.pyarrow_read, format/parquet/parquet_keys.cc; webdataset's reader.tarfile_open,
+  // format/webdataset/webdataset_keys.cc), handed whole to FormatOptions::formats.
+  OptionSections formats;
 };
 
 // Where files live (DLIO's `storage:` section). The runner turns it into StorageOptions.
@@ -159,11 +148,9 @@ struct ReaderConfig {
   uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
   IoModel io_model = IoModel::kAuto;               // reader.io_model: whose requests readers issue
-  PyarrowRead pyarrow_read = PyarrowRead::kFork;   // reader.pyarrow_read: fork, columns, pre_buffer
   uint64_t pyio_head_bytes = 0;                    // reader.pyio_head_bytes (io_model pyio)
   uint64_t pyio_read_size = 0;                     // reader.pyio_read_size (0 = the rest at once)
   PyioCall pyio_call = PyioCall::kRead;            // reader.pyio_call: read, readinto
-  TarfileOpen tarfile_open = TarfileOpen::kFileObject;  // reader.tarfile_open: file_object, path
   bool persistent_workers = true;  // reader.persistent_workers: pytorch workers live across epochs
   H5pyReopen h5py_reopen = H5pyReopen::kFile;  // reader.h5py_reopen: file, dataset, none
   std::string hdf5_lookup_dataset;             // reader.hdf5_lookup_dataset: "" = none (h5py model)

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "dlio/config_enums.h"
+#include "dlio/option_sections.h"
 #include "dlio/registry.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
@@ -177,49 +178,6 @@ struct CsvOptions {
   uint64_t columns = 0;
 };
 
-// One parquet column (dataset.parquet.columns[i], the MLPerf v3.0 configs' spelling).
-struct ParquetColumnOptions {
-  std::string name;
-  // uint8/16/32/64, int8/16/32/64, float16/32/64, binary, string (docs/formats.md, parquet).
-  std::string dtype = "float32";
-  uint64_t size = 1;  // values per row; > 1: a fixed-size list, stored as fixed_len_byte_array
-  bool read = true;   // readers read this column's chunks (false: written, never read)
-};
-
-// parquet knobs (dataset.parquet.*; the codec is dataset.compression).
-struct ParquetOptions {
-  uint64_t row_group_size = 1024;  // rows per row group (dataset.parquet.row_group_size)
-  // Writers: row groups also end every this many rows, as the MLPerf fork's write_table calls
-  // (one a generation batch) start new ones (dataset.parquet.generation_batch_size; 0 =
-  // row_group_size).
-  uint64_t generation_batch_size = 0;
-  PyarrowRead pyarrow_read = PyarrowRead::kFork;  // reader.pyarrow_read (io_model pyarrow only)
-  // Writers: dictionary-encode scalar columns with PLAIN fallback, as pyarrow's use_dictionary
-  // default does (dataset.parquet.use_dictionary); false: PLAIN pages only.
-  bool use_dictionary = true;
-  // The columns; empty: one fixed_len_byte_array column "data" of the sample's bytes.
-  std::vector<ParquetColumnOptions> columns;
-};
-
-// webdataset knobs.
-struct WebdatasetOptions {
-  // Samples each shard holds (dataset.num_samples_per_file; 0 = unknown): trusted, as WebDataset
-  // never counts; 0 makes the reader count them at open with one 512-byte read per header.
-  uint64_t expected_samples = 0;
-  // reader.tarfile_open file_object (the default): io_model tarfile reads a shard through
-  // Python's buffered file, as WebDataset hands tarfile the file object open(path, "rb") gives;
-  // false (path): tarfile.open(path, "r|") reads the file itself, unbuffered.
-  bool python_file = true;
-};
-
-// raw knobs.
-struct RawOptions {
-  // Samples each file holds (dataset.num_samples_per_file; 0 = unknown: the file is one sample).
-  // A file of S bytes then holds samples of S / expected_samples bytes; a size that does not
-  // divide is Corruption naming the file.
-  uint64_t expected_samples = 0;
-};
-
 // synthetic: it has no files, so its virtual files are described here.
 struct SyntheticOptions {
   uint64_t samples = 1;            // samples per virtual file (dataset.num_samples_per_file)
@@ -246,7 +204,8 @@ struct PyioOptions {
 };
 
 // Format-level knobs (from dataset.* and reader.*): what every format may read, then one struct
-// per format (a format reads its own and ignores the others'). Plain data; copy freely.
+// per format (a format reads its own and ignores the others'), and the sections formats declare
+// and parse themselves (`formats`). Plain data; copy freely.
 struct FormatOptions {
   std::string compression = "none";  // none, gzip (alias zlib, deflate); hdf5 also lzf, szip
   int compression_level = 4;         // 0-9 (gzip/deflate)
@@ -255,8 +214,13 @@ struct FormatOptions {
   // decoded pixels would exceed this many bytes (a decompression bomb), naming the file.
   uint64_t max_decoded_bytes = kDefaultMaxDecodedBytes;
   uint64_t transfer_size = 262144;  // bytes per read request for streaming readers (0 = whole)
-  bool direct = false;              // open with FileOptions::direct
-  bool verify = true;               // check checksums where the format has them
+  // Samples each file should hold (dataset.num_samples_per_file; 0 = unknown). webdataset trusts
+  // it, as WebDataset never counts (0: the reader counts a shard's samples at open, one 512-byte
+  // read per header); raw splits a file of S bytes into samples of S / samples_per_file bytes (0:
+  // the file is one sample; a size that does not divide is Corruption naming the file).
+  uint64_t samples_per_file = 0;
+  bool direct = false;  // open with FileOptions::direct
+  bool verify = true;   // check checksums where the format has them
   // reader.io_model: whose requests the reader issues. kAuto: the format's default (the first of
   // FormatCapabilities::io_models, else native); kPytorch: the format's default model (the
   // worker processes are the pipeline's part). Config validation has refused a model the format
@@ -275,11 +239,13 @@ struct FormatOptions {
   ImageOptions image;
   TfrecordOptions tfrecord;
   CsvOptions csv;
-  ParquetOptions parquet;
-  WebdatasetOptions webdataset;
-  RawOptions raw;
   SyntheticOptions synthetic;
   PyioOptions pyio;  // io_model pyio
+  // The options of the formats that declare their own keys and parse them into their own type
+  // (parquet's ParquetOptions, format/parquet/parquet_options.h; webdataset's WebdatasetOptions,
+  // format/webdataset/webdataset_options.h), as the config holds them
+  // (DatasetConfig::formats); a format reads its own (`formats.Value<ParquetOptions>()`).
+  OptionSections formats;
 };
 
 // One open file of a format. ReadSample is safe for concurrent use from many threads (readers are

@@ -97,27 +97,6 @@ std::string CheckCacheTiers(const KeySpec& spec, const std::vector<CacheTierOpti
   return "";
 }
 
-// Each column: a name used once, a dtype the parquet format writes, a size of at least 1.
-std::string CheckParquetColumns(const KeySpec& spec, const std::vector<ParquetColumnConfig>& cols) {
-  static const char* const kDtypes[] = {"uint8",   "uint16", "uint32", "uint64",  "int8",
-                                        "int16",   "int32",  "int64",  "float16", "float32",
-                                        "float64", "binary", "string"};
-  for (size_t i = 0; i < cols.size(); ++i) {
-    const ParquetColumnConfig& col = cols[i];
-    const std::string key = StrCat(spec.path, "[", i, "].");
-    if (col.name.empty()) return key + "name must be given";
-    for (size_t j = 0; j < i; ++j) {
-      if (cols[j].name == col.name) return key + "name: '" + col.name + "' repeats";
-    }
-    if (std::find(std::begin(kDtypes), std::end(kDtypes), col.dtype) == std::end(kDtypes)) {
-      return key + "dtype: '" + col.dtype +
-             "' is not one of uint8/16/32/64, int8/16/32/64, float16/32/64, binary, string";
-    }
-    if (col.size < 1) return key + "size must be at least 1";
-  }
-  return "";
-}
-
 }  // namespace
 
 std::string RangeText(const KeySpec& spec) {
@@ -180,8 +159,8 @@ std::string CheckValue(const KeySpec& spec, WorkloadConfig& config) {
       return CheckDistribution(spec, spec.dist_ref(config));
     case KeyType::kCacheTiers:
       return CheckCacheTiers(spec, spec.tiers_ref(config));
-    case KeyType::kParquetColumns:
-      return CheckParquetColumns(spec, spec.columns_ref(config));
+    case KeyType::kMapList:
+      return spec.map_list.check(spec.path, config);
     default:
       return "";
   }

@@ -68,12 +68,9 @@ std::string ConfigToJson(const WorkloadConfig& config) {
                                                {"threads", t.threads}});
         }
         break;
-      case KeyType::kParquetColumns:
+      case KeyType::kMapList:
         out = nlohmann::ordered_json::array();
-        for (const ParquetColumnConfig& col : spec.columns_ref(c)) {
-          out.push_back(nlohmann::ordered_json{
-              {"name", col.name}, {"dtype", col.dtype}, {"size", col.size}, {"read", col.read}});
-        }
+        spec.map_list.to_json(c, &out);
         break;
       case KeyType::kDistributionStdev:
       case KeyType::kAny:

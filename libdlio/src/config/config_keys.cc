@@ -126,14 +126,8 @@ std::string RenderValue(const KeySpec& spec, WorkloadConfig& config) {
       }
       return out + "]";
     }
-    case KeyType::kParquetColumns: {
-      std::string out = "[";
-      for (const ParquetColumnConfig& c : spec.columns_ref(config)) {
-        out += StrCat(out.size() > 1 ? ", " : "", "{name: ", c.name, ", dtype: ", c.dtype,
-                      ", size: ", c.size, ", read: ", c.read ? "true" : "false", "}");
-      }
-      return out + "]";
-    }
+    case KeyType::kMapList:
+      return spec.map_list.render(config);
     case KeyType::kAny:
       return "-";
   }
@@ -167,7 +161,7 @@ const char* KeyTypeName(KeyType type) {
     case KeyType::kUintList:
       return "uint list";
     case KeyType::kCacheTiers:
-    case KeyType::kParquetColumns:
+    case KeyType::kMapList:
       return "list of maps";
     case KeyType::kAny:
       return "any";

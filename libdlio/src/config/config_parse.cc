@@ -21,7 +21,6 @@ using config_internal::KeySpec;
 using config_internal::KeyType;
 using config_internal::ParseCacheTiers;
 using config_internal::ParseContext;
-using config_internal::ParseParquetColumns;
 using config_internal::Trim;
 using config_internal::TypeError;
 using config_internal::Warn;
@@ -309,10 +308,8 @@ Status StoreValue(ParseContext& ctx, WorkloadConfig* config, const KeySpec& spec
       DLIO_ASSIGN_OR_RETURN(spec.tiers_ref(*config), ParseCacheTiers(ctx, key, node));
       return Status::OK();
     }
-    case KeyType::kParquetColumns: {
-      DLIO_ASSIGN_OR_RETURN(spec.columns_ref(*config), ParseParquetColumns(ctx, key, node));
-      return Status::OK();
-    }
+    case KeyType::kMapList:
+      return spec.map_list.parse(ctx, key, node, config);
     case KeyType::kAny:
       return Status::OK();
   }

@@ -6,13 +6,20 @@
 
 #include <cmath>
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
 #include "dlio/cache_options.h"
 #include "dlio/config.h"
 
+namespace YAML {
+class Node;
+}  // namespace YAML
+
 namespace dlio::config_internal {
+
+struct ParseContext;
 
 enum class KeyType {
   kBool,
@@ -25,7 +32,7 @@ enum class KeyType {
   kDistributionStdev,  // DLIO's `<key>_stdev` sibling: turns a constant into normal(mean, stdev)
   kUintList,           // a list of unsigned integers ([1, 2, 3])
   kCacheTiers,         // storage.tiers: a list of maps {type, path, capacity_bytes, threads}
-  kParquetColumns,     // dataset.parquet.columns: a list of maps {name, dtype, size, read}
+  kMapList,            // a list of maps the declaring implementation reads itself (MapListHooks)
   kAny,                // accepted, not used: any value (scalar, list or map) is fine
 };
 
@@ -44,6 +51,22 @@ enum KeyFlags : uint32_t {
 // value to store. `note` receives an explanation to add to the warnings (optional).
 using CustomSetter = std::string (*)(WorkloadConfig& config, const std::string& value,
                                      std::string* note);
+
+// How a kMapList key's value is parsed, checked, rendered and exported: given by the
+// implementation that declares the key beside its options type (dataset.parquet.columns,
+// format/parquet/parquet_keys.cc), so the config module names no entry type.
+struct MapListHooks {
+  // Stores `node` (a list of maps; null: an empty list) into `config`; InvalidArgument naming the
+  // entry's index and key ("dataset.parquet.columns[3].size") with the source and line.
+  Status (*parse)(const ParseContext& ctx, const std::string& key, const YAML::Node& node,
+                  WorkloadConfig* config) = nullptr;
+  // "" when every entry is acceptable, else the problem naming the key `key` and the entry.
+  std::string (*check)(const std::string& key, WorkloadConfig& config) = nullptr;
+  // The value for docs and `dlio-run list keys` ("[{name: x, dtype: float32, ...}]").
+  std::string (*render)(WorkloadConfig& config) = nullptr;
+  // The value in config.json: an array of objects.
+  void (*to_json)(WorkloadConfig& config, nlohmann::ordered_json* out) = nullptr;
+};
 
 struct KeySpec {
   std::string path;  // "dataset.num_files_train"
@@ -64,7 +87,7 @@ struct KeySpec {
   DistributionSpec& (*dist_ref)(WorkloadConfig&) = nullptr;
   std::vector<uint64_t>& (*uint_list_ref)(WorkloadConfig&) = nullptr;
   std::vector<CacheTierOptions>& (*tiers_ref)(WorkloadConfig&) = nullptr;
-  std::vector<ParquetColumnConfig>& (*columns_ref)(WorkloadConfig&) = nullptr;
+  MapListHooks map_list;          // kMapList
   CustomSetter custom = nullptr;  // kString / kEnum only
   // Accepted ranges, checked when a value is parsed and by Validate (a value set from code).
   uint64_t uint_min = 0, uint_max = UINT64_MAX;          // kUint
@@ -85,15 +108,22 @@ void AddReaderModelKeys(std::vector<KeySpec>* table);
 void AddStorageKeys(std::vector<KeySpec>* table);
 // The key sections implementations declare in their own folders, compiled into this module
 // (config/sources.cmake lists their files) since a config is parsed before any registry exists;
-// each writes into its implementation's options type in StorageConfig::backends. One line each.
+// each writes into its implementation's options type in StorageConfig::backends (storages) or
+// DatasetConfig::formats (formats). One line each.
 void AddS3Keys(std::vector<KeySpec>* table);     // storage/s3/s3_keys.cc: storage.storage_options.*
 void AddSlowKeys(std::vector<KeySpec>* table);   // storage/slow_keys.cc: storage.slow_*
 void AddMpiioKeys(std::vector<KeySpec>* table);  // storage/mpiio_keys.cc: storage.mpiio_collective
 // cache/tiered_keys.cc: storage.tiered_source, storage.tiers, storage.cache_policy, cache_scope
 void AddTieredKeys(std::vector<KeySpec>* table);
+// format/parquet/parquet_keys.cc: dataset.parquet.* (the dataset section), reader.pyarrow_read
+void AddParquetKeys(std::vector<KeySpec>* table);
+void AddParquetReaderKeys(std::vector<KeySpec>* table);
+void AddWebdatasetReaderKeys(std::vector<KeySpec>* table);  // format/webdataset/: tarfile_open
 // storage.mpiio_collective's rules among the other keys (storage/mpiio_keys.cc): every rank must
 // make the same calls; WorkloadConfig::Validate runs it after the other checks.
 Status ValidateMpiioKeys(const WorkloadConfig& c);
+// dataset.parquet.partition_by: only "" (format/parquet/parquet_keys.cc); Validate runs it.
+Status ValidateParquetKeys(const WorkloadConfig& c);
 
 // The spec of `path` or nullptr.
 const KeySpec* FindKey(const std::string& path);

@@ -47,30 +47,7 @@ void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
            "traced images)"));
   add(Bool("dataset.write_index", DLIO_FIELD(bool, dataset.write_index),
            "tfrecord: write <file>.idx (DALI-style record offsets) beside each file"));
-  add(Uint("dataset.parquet.row_group_size", DLIO_FIELD(uint64_t, dataset.parquet_row_group_size),
-           {1, uint64_t{1} << 31}, "parquet: rows per row group of generated files"));
-  add(ParquetColumns("dataset.parquet.columns",
-                     DLIO_FIELD(std::vector<ParquetColumnConfig>, dataset.parquet_columns),
-                     "parquet: the columns, a list of {name, dtype (uint8..uint64, int8..int64, "
-                     "float16/32/64, binary, string; default float32), size (values per row, "
-                     "default 1; > 1 is a fixed-size list), read (default true: readers read "
-                     "the column's chunks)}; empty: one column 'data' of the sample's bytes"));
-  add(Choice("dataset.parquet.read_mode", DLIO_FIELD(std::string, dataset.parquet_read_mode),
-             {"default", "row_group"},
-             "parquet: default or row_group; both read a sample's whole row group (the selected "
-             "columns' chunks) and keep the last 4 decoded row groups per open file"));
-  add(String("dataset.parquet.partition_by", DLIO_FIELD(std::string, dataset.parquet_partition_by),
-             "parquet: hive partitioning column; only empty (none) is supported"));
-  add(Uint("dataset.parquet.generation_batch_size",
-           DLIO_FIELD(uint64_t, dataset.parquet_generation_batch_size),
-           "parquet: the Python generator's rows per write batch (0 = row_group_size); each batch "
-           "starts new row groups, as the fork's write_table calls do, so row groups end at batch "
-           "boundaries too"));
-  add(Bool(
-      "dataset.parquet.use_dictionary", DLIO_FIELD(bool, dataset.parquet_use_dictionary),
-      "parquet (dlio only, pyarrow's use_dictionary): true dictionary-encodes each scalar column's "
-      "chunks, falling back to PLAIN after the write batch that takes the dictionary to 1 MiB, as "
-      "pyarrow's default (list columns stay PLAIN); false writes PLAIN pages only"));
+  AddParquetKeys(t);  // format/parquet/parquet_keys.cc
   add(Enum("dataset.sample_layout", DLIO_ENUM_FIELD(SampleLayout, dataset.sample_layout),
            "npy/npz: the axis of x that indexes samples in generated files, and for reading "
            "when neither the labels' length nor num_samples_per_file tells: first_axis (x[i], "

@@ -123,11 +123,7 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
            "through Python's buffered file in the calls reader.pyio_* give; pytorch = auto's "
            "requests, read "
            "by DataLoader worker processes; a model the format does not implement is refused"));
-  add(Enum("reader.pyarrow_read", DLIO_ENUM_FIELD(PyarrowRead, reader.pyarrow_read),
-           "io_model pyarrow: how a row group is read after pyarrow's footer reads: fork = "
-           "one Python buffered read of the selected chunks' span (the MLPerf fork's file "
-           "reader); columns = one read per selected chunk (ParquetFile.read_row_group); "
-           "pre_buffer = those chunks coalesced (holes <= 8 KiB, ranges <= 32 MiB)"));
+  AddParquetReaderKeys(t);  // format/parquet/parquet_keys.cc
   add(Uint("reader.pyio_head_bytes", DLIO_FIELD(uint64_t, reader.pyio_head_bytes),
            {0, uint64_t{1} << 30},
            "io_model pyio: bytes the program reads first with f.read(n) (a header parse; up to "
@@ -141,12 +137,7 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
   add(Enum("reader.pyio_call", DLIO_ENUM_FIELD(PyioCall, reader.pyio_call),
            "io_model pyio: the call after the head: read (a new bytes object per call) or "
            "readinto (into a buffer the program keeps); their requests differ"));
-  add(Enum("reader.tarfile_open", DLIO_ENUM_FIELD(TarfileOpen, reader.tarfile_open),
-           "webdataset under io_model tarfile: how the shard reaches tarfile: file_object = "
-           "tarfile's stream mode over the file object open(path, 'rb') gives, as WebDataset "
-           "opens a shard (the 10240-byte records split by Python's 4 KiB buffer into read(2) "
-           "calls of 4096 and 8192 bytes, after a 512-byte first read); path = tarfile's "
-           "stream mode opening the path itself, one unbuffered read(2) per 10240-byte record"));
+  AddWebdatasetReaderKeys(t);  // format/webdataset/webdataset_keys.cc
   add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),
            "what a framework io_model costs the client (docs/io_models.md): none = the "
            "model's exact requests (sizes, offsets, order, opens, concurrency) read into dlio's "

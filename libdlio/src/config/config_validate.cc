@@ -119,18 +119,6 @@ Status ValidateSideIo(const WorkloadConfig& c) {
   return Status::OK();
 }
 
-// dataset.parquet.partition_by: no format reads hive-partitioned datasets. What format parquet
-// needs of dataset.compression and dataset.parquet.columns is asked of its registry entry
-// (ValidateCapabilities runs its validate hook).
-Status ValidateParquet(const WorkloadConfig& c) {
-  const DatasetConfig& d = c.dataset;
-  if (!d.parquet_partition_by.empty()) {
-    return Status::InvalidArgument("dataset.parquet.partition_by '", d.parquet_partition_by,
-                                   "': hive-partitioned parquet datasets are not supported");
-  }
-  return Status::OK();
-}
-
 }  // namespace
 
 Status WorkloadConfig::Validate() const {
@@ -143,7 +131,7 @@ Status WorkloadConfig::Validate() const {
   }
   DLIO_RETURN_NOT_OK(ScaleKeySpecs(scale_keys).status());
   DLIO_RETURN_NOT_OK(ValidateDataset(*this));
-  DLIO_RETURN_NOT_OK(ValidateParquet(*this));
+  DLIO_RETURN_NOT_OK(config_internal::ValidateParquetKeys(*this));  // format/parquet/
   DLIO_RETURN_NOT_OK(config_internal::ValidateRecordShapes(*this));
   DLIO_RETURN_NOT_OK(ValidateReader(*this));
   DLIO_RETURN_NOT_OK(ValidateCheckpoint(*this));

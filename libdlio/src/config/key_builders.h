@@ -1,7 +1,7 @@
 // The builders the key table (config_table.cc) is written with: one function per key type, the
 // ranges they take and the field accessors. Included by the key table's files (config_table*.cc)
-// and by the key sections storages declare beside their code (storage/s3/s3_keys.cc,
-// storage/slow_keys.cc).
+// and by the key sections storages and formats declare beside their code (storage/s3/s3_keys.cc,
+// storage/slow_keys.cc, format/parquet/parquet_keys.cc).
 #pragma once
 
 #include <algorithm>
@@ -41,6 +41,20 @@ constexpr double kMaxSeconds = 3600;
   }),                                                                            \
       static_cast<void (*)(WorkloadConfig&, int)>([](WorkloadConfig& c, int v) { \
         c.storage.backends.Get<Options>().member = static_cast<E>(v);            \
+      }),                                                                        \
+      EnumNames<E>::kNames
+// Accessor of one field of a format's own options type held in the config's DatasetConfig::formats
+// (made with its defaults on first use), and an enum field's getter and setter: the keys a format
+// declares beside its code (format/parquet/parquet_keys.cc).
+#define DLIO_FORMAT_FIELD(Options, T, member) \
+  static_cast<T& (*)(WorkloadConfig&)>(       \
+      [](WorkloadConfig& c) -> T& { return c.dataset.formats.Get<Options>().member; })
+#define DLIO_FORMAT_ENUM_FIELD(Options, E, member)                               \
+  static_cast<int (*)(WorkloadConfig&)>([](WorkloadConfig& c) {                  \
+    return static_cast<int>(c.dataset.formats.Get<Options>().member);            \
+  }),                                                                            \
+      static_cast<void (*)(WorkloadConfig&, int)>([](WorkloadConfig& c, int v) { \
+        c.dataset.formats.Get<Options>().member = static_cast<E>(v);             \
       }),                                                                        \
       EnumNames<E>::kNames
 // Getter and setter of an enum field, through the index of its value.
@@ -178,11 +192,10 @@ inline KeySpec CacheTiers(std::string path, std::vector<CacheTierOptions>& (*ref
   return k;
 }
 
-inline KeySpec ParquetColumns(std::string path,
-                              std::vector<ParquetColumnConfig>& (*ref)(WorkloadConfig&),
-                              std::string desc) {
-  KeySpec k = Make(std::move(path), KeyType::kParquetColumns, std::move(desc));
-  k.columns_ref = ref;
+// A list of maps whose entries the declaring implementation parses, checks and renders (`hooks`).
+inline KeySpec MapList(std::string path, MapListHooks hooks, std::string desc) {
+  KeySpec k = Make(std::move(path), KeyType::kMapList, std::move(desc));
+  k.map_list = hooks;
   return k;
 }
 

@@ -20,4 +20,6 @@ list(APPEND DLIO_SOURCES
   src/storage/slow_keys.cc
   src/storage/mpiio_keys.cc
   src/cache/tiered_keys.cc
+  src/format/parquet/parquet_keys.cc
+  src/format/webdataset/webdataset_keys.cc
 )

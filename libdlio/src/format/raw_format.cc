@@ -64,7 +64,7 @@ class RawReader final : public FormatReader {
 };
 
 uint64_t SamplesOf(const FormatOptions& options) {
-  return options.raw.expected_samples == 0 ? 1 : options.raw.expected_samples;
+  return options.samples_per_file == 0 ? 1 : options.samples_per_file;
 }
 
 class RawFormat final : public Format {
@@ -145,12 +145,12 @@ class RawFormat final : public Format {
   // pyio: the whole file as the one sample (any bytes are a raw file's).
   static Result<std::unique_ptr<FormatReader>> OpenPyio(Storage* storage, const std::string& path,
                                                         const FormatOptions& options) {
-    if (options.raw.expected_samples > 1) {
+    if (options.samples_per_file > 1) {
       return Status::InvalidArgument(
           path,
           ": reader.io_model pyio reads a raw file whole, as one sample, but "
           "dataset.num_samples_per_file is ",
-          options.raw.expected_samples);
+          options.samples_per_file);
     }
     return io_models::OpenPyioReader(storage, path, options, {"raw", nullptr});
   }

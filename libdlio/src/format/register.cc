@@ -4,13 +4,17 @@
 namespace dlio {
 namespace {
 
+// `key_sections`: the prefixes of the keys the format declares itself (its own *_keys.cc) and
+// parses into its own options type in FormatOptions::formats.
 Status Add(FormatRegistry* r, std::string name, std::string description, std::string options,
            std::unique_ptr<Format> (*make)(), FormatHints hints,
-           Status (*validate)(const WorkloadConfig&) = nullptr) {
+           Status (*validate)(const WorkloadConfig&) = nullptr,
+           std::vector<std::string> key_sections = {}) {
   FormatRegistry::Entry entry{std::move(name), std::move(description), std::move(options),
                               [make]() -> Result<std::unique_ptr<Format>> { return make(); },
                               std::move(hints)};
   if (validate != nullptr) entry.validate = validate;
+  entry.key_sections = std::move(key_sections);
   return r->Register(std::move(entry));
 }
 
@@ -72,12 +76,14 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
                          "none/snappy/gzip/zstd",
                          "compression, parquet.row_group_size, parquet.columns, "
                          "parquet.use_dictionary, odirect",
-                         &NewParquetFormat, Hints({"parquet"}, {"PAR1"}), &ValidateParquetConfig));
+                         &NewParquetFormat, Hints({"parquet"}, {"PAR1"}), &ValidateParquetConfig,
+                         {"dataset.parquet.", "reader.pyarrow_read"}));  // parquet_keys.cc
   DLIO_RETURN_NOT_OK(Add(formats, "webdataset",
                          "WebDataset tar shards (<key>.jpg + <key>.cls per sample), streamed; "
                          "shards split over ranks, shuffle buffer",
                          "transfer_size, shuffle_size, odirect", &NewWebdatasetFormat,
-                         Hints({"tar"})));
+                         Hints({"tar"}), nullptr,
+                         {"reader.tarfile_open"}));  // webdataset/webdataset_keys.cc
   DLIO_RETURN_NOT_OK(Add(formats, "raw",
                          "flat files of sample bytes back to back, no header or index (what C "
                          "loaders and record readers read); equal samples per file",

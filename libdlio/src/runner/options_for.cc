@@ -39,6 +39,8 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   FormatOptions o;
   o.compression = c.dataset.compression;
   o.compression_level = c.dataset.compression_level;
+  o.formats = c.dataset.formats;  // the sections formats parse themselves (parquet, webdataset)
+  o.samples_per_file = c.dataset.num_samples_per_file;
   o.hdf5.enable_chunking = c.dataset.enable_chunking;
   o.hdf5.chunk_size = c.dataset.chunk_size;
   o.hdf5.chunk_samples = c.dataset.chunk_samples;
@@ -61,16 +63,6 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.tfrecord.write_index = c.dataset.write_index;
   o.tfrecord.use_index = c.reader.use_index;
   o.tfrecord.expected_records = c.dataset.num_samples_per_file;
-  o.webdataset.expected_samples = c.dataset.num_samples_per_file;
-  o.raw.expected_samples = c.dataset.num_samples_per_file;
-  o.webdataset.python_file = c.reader.tarfile_open == TarfileOpen::kFileObject;
-  o.parquet.row_group_size = c.dataset.parquet_row_group_size;
-  o.parquet.use_dictionary = c.dataset.parquet_use_dictionary;
-  o.parquet.generation_batch_size = c.dataset.parquet_generation_batch_size;
-  o.parquet.pyarrow_read = c.reader.pyarrow_read;
-  for (const ParquetColumnConfig& col : c.dataset.parquet_columns) {
-    o.parquet.columns.push_back({col.name, col.dtype, col.size, col.read});
-  }
   o.pyio.head_bytes = c.reader.pyio_head_bytes;
   o.pyio.read_size = c.reader.pyio_read_size;
   o.pyio.readinto = c.reader.pyio_call == PyioCall::kReadinto;

@@ -6,6 +6,7 @@
 #include "format/formats.h"
 #include "format/io_util.h"
 #include "format/parquet/parquet_codec.h"
+#include "format/parquet/parquet_options.h"
 #include "format/parquet/parquet_writer.h"
 #include "io_models/model_readers.h"
 
@@ -68,9 +69,10 @@ std::unique_ptr<Format> NewParquetFormat() { return std::make_unique<ParquetForm
 Status ValidateParquetConfig(const WorkloadConfig& c) {
   // The writer's own check (Write), asked before anything runs.
   DLIO_RETURN_NOT_OK(parquet::ParseParquetCompression(c.dataset.compression).status());
-  const std::vector<ParquetColumnConfig>& columns = c.dataset.parquet_columns;
+  const std::vector<ParquetColumnOptions> columns =
+      c.dataset.formats.Value<ParquetOptions>().columns;
   const bool any_read = std::any_of(columns.begin(), columns.end(),
-                                    [](const ParquetColumnConfig& col) { return col.read; });
+                                    [](const ParquetColumnOptions& col) { return col.read; });
   if (!columns.empty() && !any_read) {
     return Status::InvalidArgument("dataset.parquet.columns: no column has read: true");
   }

@@ -436,7 +436,7 @@ Status CheckRows(const FileMetaData& m, const std::string& path, uint64_t footer
   return Status::OK();
 }
 
-// The columns to read: those of options.parquet.columns with read: true (all when none is set).
+// The columns to read: those of ParquetOptions::columns with read: true (all when none is set).
 Result<std::vector<size_t>> SelectColumns(const std::vector<ColumnLayout>& columns,
                                           const ParquetOptions& options, const std::string& path) {
   std::vector<size_t> selected;
@@ -486,12 +486,12 @@ Result<std::unique_ptr<FormatReader>> OpenParquet(Storage* storage, const std::s
       ranges[g].push_back(r);
     }
   }
-  DLIO_ASSIGN_OR_RETURN(std::vector<size_t> selected,
-                        SelectColumns(columns, options.parquet, path));
+  const ParquetOptions pq = options.formats.Value<ParquetOptions>();
+  DLIO_ASSIGN_OR_RETURN(std::vector<size_t> selected, SelectColumns(columns, pq, path));
   return std::unique_ptr<FormatReader>(
       new ParquetReader(std::move(file), size, std::move(meta), std::move(columns),
                         std::move(selected), std::move(ranges), options.max_decoded_bytes,
-                        FetchMode{pyarrow, options.parquet.pyarrow_read, storage, options.direct}));
+                        FetchMode{pyarrow, pq.pyarrow_read, storage, options.direct}));
 }
 
 }  // namespace dlio::format_internal::parquet

@@ -9,6 +9,7 @@
 #include "dlio/format.h"
 #include "dlio/status.h"
 #include "format/parquet/parquet_meta.h"
+#include "format/parquet/parquet_options.h"
 
 namespace dlio::format_internal::parquet {
 

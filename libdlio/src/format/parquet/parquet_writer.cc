@@ -6,6 +6,7 @@
 #include "format/parquet/parquet_chunk.h"
 #include "format/parquet/parquet_codec.h"
 #include "format/parquet/parquet_meta.h"
+#include "format/parquet/parquet_options.h"
 #include "format/parquet/parquet_schema.h"
 
 namespace dlio::format_internal::parquet {
@@ -41,22 +42,22 @@ Status WriteRowGroup(Sink* sink, const std::vector<ColumnLayout>& columns, const
 
 Status WriteParquet(File* file, const FileSpec& spec, const FormatOptions& options) {
   DLIO_ASSIGN_OR_RETURN(Codec codec, ParseParquetCompression(options.compression));
+  const ParquetOptions pq = options.formats.Value<ParquetOptions>();
   const uint64_t rows = spec.sample_sizes.size();
   DLIO_ASSIGN_OR_RETURN(std::vector<ColumnLayout> columns,
-                        WriterLayout(options.parquet, rows == 0 ? 0 : spec.sample_sizes[0]));
-  const uint64_t group_rows =
-      std::min(kMaxRowGroupRows, std::max<uint64_t>(1, options.parquet.row_group_size));
+                        WriterLayout(pq, rows == 0 ? 0 : spec.sample_sizes[0]));
+  const uint64_t group_rows = std::min(kMaxRowGroupRows, std::max<uint64_t>(1, pq.row_group_size));
   ChunkOptions chunk_options;
   chunk_options.codec = codec;
-  chunk_options.use_dictionary = options.parquet.use_dictionary;
+  chunk_options.use_dictionary = pq.use_dictionary;
   chunk_options.seed = spec.seed;
   FileMetaData meta = Skeleton(columns, rows);
   Sink sink(file);
   DLIO_RETURN_NOT_OK(sink.Append(std::string(kMagic, kMagicBytes)));
   // The fork calls write_table once a generation batch, and each call starts new row groups.
-  const uint64_t batch_rows = options.parquet.generation_batch_size != 0
-                                  ? options.parquet.generation_batch_size
-                                  : std::max<uint64_t>(1, options.parquet.row_group_size);
+  const uint64_t batch_rows = pq.generation_batch_size != 0
+                                  ? pq.generation_batch_size
+                                  : std::max<uint64_t>(1, pq.row_group_size);
   for (uint64_t batch = 0; batch < rows; batch += batch_rows) {
     const uint64_t batch_end = std::min(rows, batch + batch_rows);
     for (uint64_t first = batch; first < batch_end; first += group_rows) {

@@ -10,9 +10,9 @@
 namespace dlio::format_internal::parquet {
 
 // Writes a parquet file of spec.sample_sizes.size() rows to `file` (created by the caller):
-// "PAR1", row groups of options.parquet.row_group_size rows whose column chunks are laid out as
+// "PAR1", row groups of ParquetOptions::row_group_size rows whose column chunks are laid out as
 // pyarrow's defaults lay them out (parquet_chunk.h: dictionary encoding with PLAIN fallback,
-// options.parquet.use_dictionary; pages v1 compressed with dataset.compression), then the footer.
+// ParquetOptions::use_dictionary; pages v1 compressed with dataset.compression), then the footer.
 Status WriteParquet(File* file, const FileSpec& spec, const FormatOptions& options);
 
 // Opens `path` for reading (footer read and validated here). `pyarrow`: with the requests of

@@ -3,6 +3,7 @@
 #include "format/formats.h"
 #include "format/io_util.h"
 #include "format/webdataset/webdataset.h"
+#include "format/webdataset/webdataset_options.h"
 #include "io_models/model_readers.h"
 #include "io_models/pyio/buffered_reader.h"
 
@@ -51,17 +52,18 @@ class WebdatasetFormat final : public Format {
                                                         size_t python_buffer = 0) {
     DLIO_ASSIGN_OR_RETURN(auto file,
                           storage->Open(path, OpenMode::kRead, ReadFileOptions(options)));
-    return webdataset::OpenShard(std::move(file), read_size, options.webdataset.expected_samples,
-                                 direct, python_buffer);
+    return webdataset::OpenShard(std::move(file), read_size, options.samples_per_file, direct,
+                                 python_buffer);
   }
   // tarfile's _Stream: bufsize-byte requests, whatever transfer_size says; through Python's
   // buffered file when the shard is opened as WebDataset opens it (reader.tarfile_open).
   static Result<std::unique_ptr<FormatReader>> OpenTarfile(Storage* storage,
                                                            const std::string& path,
                                                            const FormatOptions& options) {
-    const size_t python_buffer = options.webdataset.python_file
-                                     ? pyio::PythonBufferSize(pyio::HostBlockSize(storage, path))
-                                     : 0;
+    const bool python_file =
+        options.formats.Value<WebdatasetOptions>().tarfile_open == TarfileOpen::kFileObject;
+    const size_t python_buffer =
+        python_file ? pyio::PythonBufferSize(pyio::HostBlockSize(storage, path)) : 0;
     return OpenWith(storage, path, options, webdataset::kTarfileBufsize, false, python_buffer);
   }
   static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
