@@ -22,6 +22,7 @@ namespace {
 
 namespace rl = io_model_test;  // request_log.h
 using rl::Request;
+using testing::ParquetOf;
 using testing::TempDir;
 
 const rl::KindFilter kCalls{{OpKind::kOpen, OpKind::kRead, OpKind::kClose}};
