@@ -1,7 +1,7 @@
 // The builders the key table (config_table.cc) is written with: one function per key type, the
 // ranges they take and the field accessors. Included by the key table's files (config_table*.cc)
-// and by the key sections storages and formats declare beside their code (storage/s3/s3_keys.cc,
-// storage/slow_keys.cc, format/parquet/parquet_keys.cc).
+// and by the key sections storages declare beside their code (storage/s3/s3_keys.cc,
+// storage/slow_keys.cc).
 #pragma once
 
 #include <algorithm>
@@ -43,20 +43,23 @@ constexpr double kMaxSeconds = 3600;
         c.storage.backends.Get<Options>().member = static_cast<E>(v);            \
       }),                                                                        \
       EnumNames<E>::kNames
-// Accessor of one field of a format's own options type held in the config's DatasetConfig::formats
-// (made with its defaults on first use), and an enum field's getter and setter: the keys a format
-// declares beside its code (format/parquet/parquet_keys.cc).
-#define DLIO_FORMAT_FIELD(Options, T, member) \
-  static_cast<T& (*)(WorkloadConfig&)>(       \
-      [](WorkloadConfig& c) -> T& { return c.dataset.formats.Get<Options>().member; })
-#define DLIO_FORMAT_ENUM_FIELD(Options, E, member)                               \
-  static_cast<int (*)(WorkloadConfig&)>([](WorkloadConfig& c) {                  \
-    return static_cast<int>(c.dataset.formats.Get<Options>().member);            \
-  }),                                                                            \
-      static_cast<void (*)(WorkloadConfig&, int)>([](WorkloadConfig& c, int v) { \
-        c.dataset.formats.Get<Options>().member = static_cast<E>(v);             \
-      }),                                                                        \
+// The same for any OptionSections of the config, `sections` (a member path of WorkloadConfig,
+// `dataset.formats`), and its spelling for formats' own options in DatasetConfig::formats (the
+// keys a format declares beside its code: format/parquet/parquet_keys.cc,
+// format/webdataset/webdataset_keys.cc).
+#define DLIO_SECTION_FIELD(sections, Options, T, member) \
+  static_cast<T& (*)(WorkloadConfig&)>(                  \
+      [](WorkloadConfig& c) -> T& { return c.sections.Get<Options>().member; })
+#define DLIO_SECTION_ENUM_FIELD(sections, Options, E, member)                                      \
+  static_cast<int (*)(WorkloadConfig&)>(                                                           \
+      [](WorkloadConfig& c) { return static_cast<int>(c.sections.Get<Options>().member); }),       \
+      static_cast<void (*)(WorkloadConfig&, int)>(                                                 \
+          [](WorkloadConfig& c, int v) { c.sections.Get<Options>().member = static_cast<E>(v); }), \
       EnumNames<E>::kNames
+#define DLIO_FORMAT_FIELD(Options, T, member) \
+  DLIO_SECTION_FIELD(dataset.formats, Options, T, member)
+#define DLIO_FORMAT_ENUM_FIELD(Options, E, member) \
+  DLIO_SECTION_ENUM_FIELD(dataset.formats, Options, E, member)
 // Getter and setter of an enum field, through the index of its value.
 #define DLIO_ENUM_FIELD(E, member)                                         \
   static_cast<int (*)(WorkloadConfig&)>(                                   \
