@@ -26,9 +26,9 @@ dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config dlio_checkpoint dli
 dlio_add_test(fit_e2e_test LIBS dlio_config nlohmann_json::nlohmann_json SOURCES profile/fit_e2e_test.cc
   PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_dependencies(fit_e2e_test dlio-run dlio_preload)
-# reader.client_costs fitted to real Python DataLoader programs (tests/fidelity/programs), one
+# reader.client_costs fitted to real Python programs (tests/fidelity/programs): DataLoaders, one
 # client-bound and one I/O-bound (profiled without --data-dir: fit leaves the runtime's I/O out),
-# quiet and beside a CPU hog. RUN_SERIAL: the hog is its own.
+# and pandas.read_csv, quiet and beside a CPU hog. RUN_SERIAL: the hog is its own.
 dlio_add_test(fit_client_costs_e2e_test LIBS dlio_config SOURCES profile/fit_client_costs_e2e_test.cc
   PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
 add_dependencies(fit_client_costs_e2e_test dlio-run dlio_preload)
