@@ -10,7 +10,7 @@ namespace {
 
 constexpr size_t kMaxDigits = 19;  // a uint64_t of up to 19 digits cannot overflow
 
-bool IsDigit(char ch) { return ch >= '0' && ch <= '9'; }
+bool IsNameDigit(char ch) { return ch >= '0' && ch <= '9'; }
 
 Status FolderNameError(std::string_view text, const std::string& what) {
   return Status::InvalidArgument("checkpoint.folder_name: '", text, "' ", what);
@@ -29,7 +29,7 @@ Status ParsePlaceholder(std::string_view text, std::string_view inside, std::str
   if (colon == std::string_view::npos) return Status::OK();
   const std::string_view spec = inside.substr(colon + 1);
   const bool digits = spec.size() >= 2 && spec.size() <= 3 && spec[0] == '0' &&
-                      std::all_of(spec.begin(), spec.end(), IsDigit);
+                      std::all_of(spec.begin(), spec.end(), IsNameDigit);
   if (digits) *width = std::stoi(std::string(spec.substr(1)));
   if (!digits || *width < 1 || *width > 20) {
     return FolderNameError(
@@ -38,7 +38,7 @@ Status ParsePlaceholder(std::string_view text, std::string_view inside, std::str
   return Status::OK();
 }
 
-std::string Number(uint64_t value, int width) {
+std::string PaddedNumber(uint64_t value, int width) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%0*llu", width, static_cast<unsigned long long>(value));
   return buf;
@@ -82,7 +82,7 @@ Result<FolderNameTemplate> FolderNameTemplate::Parse(std::string_view text) {
   }
   t.parts_.push_back(std::move(part));            // the tail, maybe empty
   for (size_t k = 1; k < t.parts_.size(); ++k) {  // each literal after a placeholder
-    if (!t.parts_[k].literal.empty() && IsDigit(t.parts_[k].literal[0])) {
+    if (!t.parts_[k].literal.empty() && IsNameDigit(t.parts_[k].literal[0])) {
       return FolderNameError(text,
                              "has a digit right after a placeholder (a name would not tell "
                              "where the number ends)");
@@ -99,9 +99,9 @@ std::string FolderNameTemplate::Name(uint64_t id, int64_t step) const {
   std::string out;
   for (const Part& p : parts_) {
     out += p.literal;
-    if (p.field == Field::kId) out += Number(id, p.width);
+    if (p.field == Field::kId) out += PaddedNumber(id, p.width);
     if (p.field == Field::kStep)
-      out += Number(static_cast<uint64_t>(std::max<int64_t>(step, 0)), p.width);
+      out += PaddedNumber(static_cast<uint64_t>(std::max<int64_t>(step, 0)), p.width);
   }
   return out;
 }
@@ -114,7 +114,7 @@ std::optional<FolderNameTemplate::Fields> FolderNameTemplate::Match(std::string_
     at += p.literal.size();
     if (p.field == Field::kNone) continue;
     size_t end = at;
-    while (end < name.size() && IsDigit(name[end])) ++end;
+    while (end < name.size() && IsNameDigit(name[end])) ++end;
     if (end == at || end - at > kMaxDigits) return std::nullopt;
     uint64_t value = 0;
     for (size_t i = at; i < end; ++i) value = value * 10 + static_cast<uint64_t>(name[i] - '0');
