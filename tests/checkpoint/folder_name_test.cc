@@ -175,6 +175,29 @@ TEST_CASE("folder_name: the checkpointer refuses a bad template and a tag its fo
   CHECK_FALSE(Exists(storage.get(), "ck"));
 }
 
+TEST_CASE("folder_name: every file checkpointer declares the check to the preflight",
+          "[checkpoint]") {
+  Registries registries;
+  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
+  const auto check = [&](const std::string& type, const std::string& folder_name) {
+    auto entry = registries.checkpointers.Find(type);
+    REQUIRE(entry.ok());
+    REQUIRE(entry->capabilities.check_options);
+    CheckpointOptions options;
+    options.name = type;
+    options.folder_name = folder_name;
+    return entry->capabilities.check_options(options);
+  };
+  for (const char* type : {"paper", "model", "transformer", "torch_save"}) {
+    CAPTURE(type);
+    CHECK(check(type, "global_step{step}").ok());
+    CHECK_THAT(check(type, "global_step").message(), Catch::Contains("checkpoint.folder_name"));
+  }
+  CHECK(check("dlio_benchmark", checkpoint_internal::kDefaultFolderName).ok());
+  CHECK_THAT(check("dlio_benchmark", "global_step{step}").message(),
+             Catch::Contains("does not apply to checkpoint type 'dlio_benchmark'"));
+}
+
 TEST_CASE("folder_name: saves go to the template's folders and the tag names the newest",
           "[checkpoint]") {
   auto storage = MemoryStorage();

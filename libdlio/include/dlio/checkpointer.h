@@ -227,6 +227,10 @@ struct CheckpointerCapabilities {
   // (transformer: "model.transformer.*, model.num_layers"). Empty: checkpoint.model_size_bytes
   // when set, else model.model_size_bytes.
   std::string size_keys;
+  // Refuses, before anything runs, options it would refuse when built that need no storage to
+  // tell (InvalidArgument naming the key: a bad checkpoint.folder_name or tag_file). Pure.
+  // Empty: nothing to check.
+  std::function<Status(const CheckpointOptions&)> check_options;
   // Whether it follows DLIO's cadence and names (dlio_benchmark): step checkpoints count the
   // steps of each epoch, as DLIO does, not the run's; a checkpoint-only run with no writes reads
   // the first complete checkpoints (DLIO's global_epoch1_step1..N), not the newest. False: step

@@ -409,16 +409,7 @@ Status ValidateCommon(const CheckpointOptions& options, const CheckpointEnv& env
   if (options.transfer_size == 0) {
     return Status::InvalidArgument("checkpoint.transfer_size must be > 0");
   }
-  DLIO_ASSIGN_OR_RETURN(const auto names,
-                        checkpoint_internal::FolderNameTemplate::Parse(options.folder_name));
-  const std::string& tag = options.tag_file;
-  if (!tag.empty() && (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
-                       tag.rfind(".dlio", 0) == 0 || names.Match(tag).has_value())) {
-    return Status::InvalidArgument("checkpoint.tag_file: '", tag,
-                                   "' is not a file name (no '/', not '.dlio...', not a name of "
-                                   "checkpoint.folder_name '",
-                                   options.folder_name, "')");
-  }
+  DLIO_RETURN_NOT_OK(checkpoint_internal::CheckFolderOptions(options));
   if (options.world < 1 || options.rank < 0 || options.rank >= options.world) {
     return Status::InvalidArgument("checkpointer: rank ", options.rank, " is not in a world of ",
                                    options.world);
@@ -517,13 +508,7 @@ Result<std::unique_ptr<Checkpointer>> MakeDlioBenchmarkCheckpointer(
   DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
   DLIO_ASSIGN_OR_RETURN(auto files, PlanDlioBenchmarkCheckpoint(options));
   std::vector<PlannedFile> plan;
-  if (options.folder_name != checkpoint_internal::kDefaultFolderName) {
-    return Status::InvalidArgument(
-        "checkpoint.folder_name: '", options.folder_name,
-        "' does not apply to checkpoint type 'dlio_benchmark', which names its folders as DLIO "
-        "does (global_epoch<e>_step<s>); leave it at ",
-        checkpoint_internal::kDefaultFolderName);
-  }
+  DLIO_RETURN_NOT_OK(CheckDlioFolderOptions(options));
   for (auto& f : files) plan.push_back({std::move(f.name), f.bytes, nullptr});
   return Build(options, env, std::move(plan), /*epoch_step=*/true);
 }
@@ -539,6 +524,30 @@ Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const Checkpoint
   DLIO_ASSIGN_OR_RETURN(std::vector<PlannedFile> plan,
                         checkpoint_internal::PlanTorchSaveFiles(options));
   return Build(options, env, std::move(plan));
+}
+
+Status CheckFolderOptions(const CheckpointOptions& options) {
+  DLIO_ASSIGN_OR_RETURN(const auto names, FolderNameTemplate::Parse(options.folder_name));
+  const std::string& tag = options.tag_file;
+  if (!tag.empty() && (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
+                       tag.rfind(".dlio", 0) == 0 || names.Match(tag).has_value())) {
+    return Status::InvalidArgument("checkpoint.tag_file: '", tag,
+                                   "' is not a file name (no '/', not '.dlio...', not a name of "
+                                   "checkpoint.folder_name '",
+                                   options.folder_name, "')");
+  }
+  return Status::OK();
+}
+
+Status CheckDlioFolderOptions(const CheckpointOptions& options) {
+  if (options.folder_name != kDefaultFolderName) {
+    return Status::InvalidArgument(
+        "checkpoint.folder_name: '", options.folder_name,
+        "' does not apply to checkpoint type 'dlio_benchmark', which names its folders as DLIO "
+        "does (global_epoch<e>_step<s>); leave it at ",
+        kDefaultFolderName);
+  }
+  return CheckFolderOptions(options);
 }
 
 uint64_t ModelRankBytes(const CheckpointOptions& options) {

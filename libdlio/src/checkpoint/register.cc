@@ -27,8 +27,15 @@ Result<uint64_t> DlioBenchmarkRankBytes(const CheckpointOptions& options) {
   return bytes;
 }
 
-CheckpointerCapabilities ModelDeclares() {
+// The types whose folders checkpoint.folder_name names.
+CheckpointerCapabilities FoldersDeclare() {
   CheckpointerCapabilities c;
+  c.check_options = checkpoint_internal::CheckFolderOptions;
+  return c;
+}
+
+CheckpointerCapabilities ModelDeclares() {
+  CheckpointerCapabilities c = FoldersDeclare();
   c.rank_bytes = [](const CheckpointOptions& o) -> Result<uint64_t> {
     return checkpoint_internal::ModelRankBytes(o);
   };
@@ -36,7 +43,7 @@ CheckpointerCapabilities ModelDeclares() {
 }
 
 CheckpointerCapabilities TransformerDeclares() {
-  CheckpointerCapabilities c;
+  CheckpointerCapabilities c = FoldersDeclare();
   c.writes_transformer_layers = [](const CheckpointOptions&) { return true; };
   c.rank_bytes = TransformerRankBytes;
   c.size_keys = "model.transformer.*, model.num_layers";
@@ -45,6 +52,7 @@ CheckpointerCapabilities TransformerDeclares() {
 
 CheckpointerCapabilities DlioBenchmarkDeclares() {
   CheckpointerCapabilities c;
+  c.check_options = checkpoint_internal::CheckDlioFolderOptions;
   c.writes_transformer_layers = [](const CheckpointOptions& o) {
     return o.transformer.num_layers > 0;
   };
@@ -61,7 +69,7 @@ Status RegisterBuiltinCheckpointers(CheckpointerRegistry* checkpointers) {
        "the DLIO paper's pattern: per rank five files of 1 KiB, 1 KiB, 4 KiB, 64 KiB and 4 MiB",
        "checkpoint.checkpoint_folder, folder_name, tag_file, fsync, read_back, transfer_size, "
        "rank_mode",
-       checkpoint_internal::MakePaperCheckpointer}));
+       checkpoint_internal::MakePaperCheckpointer, FoldersDeclare()}));
   DLIO_RETURN_NOT_OK(checkpointers->Register(
       {"model",
        "model_size_bytes per checkpoint, split evenly over ranks (rank_mode: root = rank 0 only)",
@@ -93,7 +101,7 @@ Status RegisterBuiltinCheckpointers(CheckpointerRegistry* checkpointers) {
        "checkpoint.torch_state_dict, torch_modules, torch_file_name, torch_pickle_bytes, "
        "checkpoint_folder, folder_name, tag_file, fsync, read_back, resume, rank_mode, "
        "storage_type",
-       checkpoint_internal::MakeTorchSaveCheckpointer}));
+       checkpoint_internal::MakeTorchSaveCheckpointer, FoldersDeclare()}));
   return Status::OK();
 }
 
