@@ -7,10 +7,8 @@
 // a caller that copies rows reads a landed group again into memory of its own.
 #include <catch2/catch.hpp>
 #include <cstdint>
-#include <mutex>
 #include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "../format/format_test_util.h"
@@ -21,65 +19,8 @@
 namespace dlio::testing {
 namespace {
 
-// One read: where in the file, how many bytes, and where in memory they went.
-struct LandedRead {
-  uint64_t offset = 0;
-  size_t size = 0;
-  const void* dst = nullptr;
-};
-
-// Records every ReadAt / ReadSomeAt with its destination.
-class DestinationLog final : public StorageWrapper {
- public:
-  explicit DestinationLog(std::unique_ptr<Storage> inner)
-      : StorageWrapper("destlog", std::move(inner)) {}
-  std::vector<LandedRead> Take() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return std::move(reads_);
-  }
-
- protected:
-  Result<std::unique_ptr<File>> DoOpen(const std::string& path, OpenMode mode,
-                                       const FileOptions& options) override {
-    DLIO_ASSIGN_OR_RETURN(std::unique_ptr<File> file, StorageWrapper::DoOpen(path, mode, options));
-    return std::unique_ptr<File>(std::make_unique<LoggedFile>(std::move(file), this));
-  }
-
- private:
-  class LoggedFile final : public FileWrapper {
-   public:
-    LoggedFile(std::unique_ptr<File> inner, DestinationLog* owner)
-        : FileWrapper(std::move(inner)), owner_(owner) {}
-
-   protected:
-    Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
-      owner_->Add(offset, n, buf);
-      return FileWrapper::DoReadAt(offset, n, buf);
-    }
-    Result<size_t> DoReadSomeAt(uint64_t offset, size_t n, void* buf) override {
-      owner_->Add(offset, n, buf);
-      return FileWrapper::DoReadSomeAt(offset, n, buf);
-    }
-
-   private:
-    DestinationLog* owner_;
-  };
-  void Add(uint64_t offset, size_t n, const void* dst) {
-    std::lock_guard<std::mutex> lock(mu_);
-    reads_.push_back({offset, n, dst});
-  }
-  std::mutex mu_;
-  std::vector<LandedRead> reads_;
-};
-
-std::vector<std::pair<uint64_t, size_t>> Requests(const std::vector<LandedRead>& reads) {
-  std::vector<std::pair<uint64_t, size_t>> out;
-  for (const LandedRead& r : reads) out.emplace_back(r.offset, r.size);
-  return out;
-}
-
 TEST_CASE("parquet native reads every row group into the reader thread's landing buffer") {
-  DestinationLog log(BoundMemoryStorage());
+  ReadLog log(BoundMemoryStorage());
   auto format = MakeFormatByName("parquet");
   FormatOptions o;
   o.io_model = IoModel::kNative;
@@ -102,7 +43,8 @@ TEST_CASE("parquet native reads every row group into the reader thread's landing
     REQUIRE((*plain)->ReadSample(i, &copy).ok());
     REQUIRE(BufferString(copy) == expected[i]);
   }
-  const std::vector<LandedRead> plain_reads = log.Take();
+  const std::vector<const void*> plain_destinations = log.destinations();
+  const auto plain_reads = log.Take();
   REQUIRE(plain_reads.size() == 12);  // one chunk a group
 
   // A reader thread's scratch buffer: views, and its landing buffer.
@@ -119,28 +61,26 @@ TEST_CASE("parquet native reads every row group into the reader thread's landing
     // Rows in order: each row's group is the one read last, whose bytes are still there.
     REQUIRE(BufferString(buf) == expected[i]);
   }
-  const std::vector<LandedRead> landed = log.Take();
-  CHECK(Requests(landed) == Requests(plain_reads));  // the same requests, in the same order
+  const std::vector<const void*> landed_at = log.destinations();
+  const auto landed = log.Take();
+  CHECK(landed == plain_reads);  // the same requests, in the same order
 
   // Every chunk landed at the same place: the lent buffer, one group's worth of memory.
-  std::set<const void*> destinations;
-  for (const LandedRead& rd : landed) destinations.insert(rd.dst);
-  CHECK(destinations.size() == 1);
+  CHECK(std::set<const void*>(landed_at.begin(), landed_at.end()).size() == 1);
   // The plain read's chunk buffers: its group cache keeps 4 groups, and the next is read into a
   // fifth, so its reads cycle through five buffers of their own.
-  std::set<const void*> plain_destinations;
-  for (const LandedRead& rd : plain_reads) plain_destinations.insert(rd.dst);
-  CHECK(plain_destinations.size() == 5);
+  CHECK(std::set<const void*>(plain_destinations.begin(), plain_destinations.end()).size() == 5);
 
   // Group 10 is still cached, but landed: a caller that copies reads it again, into memory of its
   // own, and gets the row right although group 11 has been read over it since.
   SampleBuffer copier;
   REQUIRE(r.value()->ReadSample(80, &copier).ok());
   CHECK(BufferString(copier) == expected[80]);
-  const std::vector<LandedRead> again = log.Take();
+  const std::vector<const void*> again_at = log.destinations();
+  const auto again = log.Take();
   REQUIRE(again.size() == 1);
-  CHECK(again[0].offset == plain_reads[10].offset);
-  CHECK(again[0].dst != landed.back().dst);
+  CHECK(again[0] == plain_reads[10]);
+  CHECK(again_at[0] != landed_at.back());
   // The view caller's next row of group 10 is served from the cache: no request.
   REQUIRE(r.value()->ReadSample(81, &buf).ok());
   CHECK(buf.size() == 1000);
@@ -151,7 +91,7 @@ TEST_CASE("parquet landing: a larger group takes a new landing buffer and the ol
   // Groups of 4 rows, then of 16 (two files): the second file's first group needs more than the
   // landing holds, so the reader lends the caller a larger buffer rather than growing the one a
   // cached group (and the caller's view) still points into.
-  DestinationLog log(BoundMemoryStorage());
+  ReadLog log(BoundMemoryStorage());
   auto format = MakeFormatByName("parquet");
   FormatOptions small, large;
   small.io_model = large.io_model = IoModel::kNative;
