@@ -210,6 +210,7 @@ struct CheckpointConfig {
   std::string torch_file_name = "model-rank{rank}.pt";  // checkpoint.torch_file_name
   std::string torch_pickle_bytes;  // checkpoint.torch_pickle_bytes: each file's data.pkl size
   std::string tag_file;            // checkpoint.tag_file: DeepSpeed's `latest` ("" = none)
+  std::string folder_name = "ckpt-{id:06}";  // checkpoint.folder_name: each checkpoint's folder
 };
 
 // I/O beside the training data (DLIO paper: FRNN's metadata reads, climate segmentation's stats

@@ -45,6 +45,15 @@ class SampleBuffer {
   // false; stays across reads.
   void set_views_allowed(bool allowed) { views_allowed_ = allowed; }
   bool views_allowed() const { return views_allowed_; }
+  // Memory the owner of a buffer that allows views lends the formats to read into bytes they
+  // only hand out as views or skip (a parquet row group's column chunks): the same memory for
+  // every read through this buffer, so those reads land in pages already mapped and warm in the
+  // CPU's caches rather than in fresh ones (a pipeline reader thread's ReadScratch). Bytes read
+  // there last only until the next read there, by whichever reader: a view of them may then show
+  // other bytes of the same size, which a caller that reads no byte never looks at. Null (the
+  // default): formats read into memory of their own.
+  void set_landing(std::shared_ptr<AlignedBuffer> landing) { landing_ = std::move(landing); }
+  const std::shared_ptr<AlignedBuffer>& landing() const { return landing_; }
   // Serves the sample as the `size` bytes at `data`, in memory `keep` keeps alive, until the next
   // Resize, Borrow or SetView (which let `keep` go). The buffer's own memory stays as it was.
   void SetView(const uint8_t* data, size_t size, std::shared_ptr<const void> keep) {
@@ -87,6 +96,7 @@ class SampleBuffer {
   bool keep_held_ = false;
   std::shared_ptr<const void> held_;
   bool views_allowed_ = false;
+  std::shared_ptr<AlignedBuffer> landing_;
   bool has_view_ = false;
   const uint8_t* view_ = nullptr;
   size_t view_size_ = 0;

@@ -241,6 +241,16 @@ struct CheckpointWrites {
 // states) when they carry 95% of the checkpoint bytes or more.
 bool FitTorchSave(const CheckpointWrites& writes, const FitOptions& options, FitResult* out);
 
+// checkpoint.folder_name (fit_folder_name.cc), from the traced checkpoint folders: each save's
+// files but the tag file (`tag_path`, "" when none) in one folder of the checkpoint folder, and
+// the folder of the `resumed` files. The number in their names that varies becomes {step} when it
+// is each save's step plus one offset (the global step: the run's steps after those of the
+// checkpoint it resumed from), else {id} when it counts the checkpoints one by one; zero-padded
+// when the names are. Nothing set when the saves share a folder; a reason without a value when
+// their names follow neither rule.
+void FitFolderName(const CheckpointWrites& w, const std::string& tag_path,
+                   const std::vector<const FileUse*>& resumed, FitResult* out);
+
 // Extensions of checkpoints a run resumes from (fit_files.cc): some files of it only written (the
 // run's saves), no more of it only read (the checkpoint loaded at start). A dataset's files are
 // read and outnumber any output of their kind, so its extension is never one of these.
