@@ -10,6 +10,7 @@
 
 #include "dlio/cache.h"
 #include "dlio/config.h"
+#include "dlio/pipeline.h"
 #include "dlio/storage.h"
 #include "test_util.h"
 
@@ -34,18 +35,16 @@ TEST_CASE("docs/configuration.md contains every rendered key row") {
   CHECK(rows > static_cast<int>(ConfigKeyDocs().size()));
 }
 
-// Walks the storage registry: each entry declaring a key section (its own keys, parsed into its
-// own options type) has keys in the table, and their rendered rows are in the document.
-TEST_CASE("the keys each registered storage declares are in the table and documented") {
-  StorageRegistry storages("storage");
-  NodeSharedStorageRegistry node_shared("node-shared storage");
-  REQUIRE(RegisterBuiltinStorages(&storages).ok());
-  REQUIRE(RegisterTieredStorage(&storages, &node_shared).ok());
+// Checks that each of `entries`' declared key sections (its own keys, parsed into its own options
+// type) has keys in the table and that their rendered rows are in the document; returns how many
+// sections were declared.
+template <typename Entries>
+int CheckDeclaredSections(const Entries& entries) {
   const std::string reference = config_internal::ConfigReferenceMarkdown();
   const std::string doc =
       testing::ReadTextFile(std::string(DLIO_SOURCE_DIR) + "/docs/configuration.md");
   int sections = 0;
-  for (const auto& entry : storages.List()) {
+  for (const auto& entry : entries) {
     for (const std::string& section : entry.key_sections) {
       ++sections;
       int keys = 0;
@@ -61,7 +60,23 @@ TEST_CASE("the keys each registered storage declares are in the table and docume
       CHECK(keys > 0);
     }
   }
-  CHECK(sections >= 1);  // s3: storage.storage_options.
+  return sections;
+}
+
+// Walks the storage registry.
+TEST_CASE("the keys each registered storage declares are in the table and documented") {
+  StorageRegistry storages("storage");
+  NodeSharedStorageRegistry node_shared("node-shared storage");
+  REQUIRE(RegisterBuiltinStorages(&storages).ok());
+  REQUIRE(RegisterTieredStorage(&storages, &node_shared).ok());
+  CHECK(CheckDeclaredSections(storages.List()) >= 1);  // s3: storage.storage_options.
+}
+
+// Walks the pipeline registry.
+TEST_CASE("the keys each registered pipeline declares are in the table and documented") {
+  PipelineRegistry pipelines("pipeline");
+  REQUIRE(RegisterBuiltinPipelines(&pipelines).ok());
+  CHECK(CheckDeclaredSections(pipelines.List()) >= 1);  // pytorch: reader.persistent_workers
 }
 
 TEST_CASE("every key has a type, a default and a description") {
