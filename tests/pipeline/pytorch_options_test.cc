@@ -62,7 +62,7 @@ TEST_CASE("the pytorch entry derives its own options from the config and the run
   CHECK(own.worker_trace_prefix == "/out/trace-1-of-2");
   CHECK(own.worker_trace_gzip);
   // The batch pipelines own no options: no key, no hook.
-  for (const std::string name : {"threaded", "sync", "preload"}) {
+  for (const char* name : {"threaded", "sync", "preload"}) {
     auto other = registries.pipelines.Find(name);
     REQUIRE(other.ok());
     INFO(name);
