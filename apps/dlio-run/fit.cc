@@ -162,6 +162,10 @@ int RunFit(const FitCommandOptions& options) {
     return ModelAvailable(registries, format, model);
   };
   fit.format_declares = fit.io_model_available;  // a build's formats implement what they declare
+  fit.model_client_work = [](const std::string& model) {
+    const auto m = dlio::EnumFromName<dlio::IoModel>(model);
+    return m.has_value() && dlio::IoModelDoesClientWork(*m);
+  };
   fit.io_model_under_auto = [&](const std::string& format) {
     return ModelUnderAuto(registries, format);
   };

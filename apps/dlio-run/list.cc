@@ -57,12 +57,24 @@ void DeclareListOptions(CLI::App* command, ListOptions* options) {
   command->add_option("kind", options->kind,
                       "workloads, formats, storages, samplers, pipelines, computes, "
                       "checkpointers, keys (default: all but keys)");
+  command->add_flag("--markdown", options->markdown,
+                    "keys: print the key reference of docs/configuration.md (markdown tables; "
+                    "tools/update_config_docs.sh puts it into the document)");
 }
 
 int List(const ListOptions& options) {
   dlio::Registries r;
   if (auto s = dlio::RegisterBuiltins(&r); !s.ok()) return Fail(s, kExitRunError);
   const std::string& what = options.kind;
+  if (options.markdown && what != "keys") {
+    return Fail(dlio::Status::InvalidArgument("list: --markdown applies to 'keys' only, not '" +
+                                              what + "'"),
+                kExitUsage);
+  }
+  if (options.markdown) {
+    std::fputs(dlio::ConfigKeysMarkdown().c_str(), stdout);
+    return kExitOk;
+  }
   PrintRegistries(r, what);
   if (what == "keys") PrintConfigKeys();
   for (const char* k : kKnownKinds) {

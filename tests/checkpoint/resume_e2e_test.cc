@@ -2,7 +2,8 @@
 // checkpoint to resume from, and the training run reads the tag, then opens that checkpoint's
 // files for reading (torch.load's order: the files as named) before its first data file, then saves
 // the next ones, rewriting the tag after each; with no checkpoint there, training starts fresh and
-// reads none.
+// reads none. With checkpoint.folder_name global_step{step}, DeepSpeed's folder names: the global
+// step goes on from the resumed checkpoint's, and the next run resumes from the newest by step.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <regex>
@@ -108,6 +109,42 @@ TEST_CASE("checkpoint.resume loads the newest checkpoint before training", "[che
   }
   CHECK(std::filesystem::exists(ckpt + "/ckpt-000000/optim_states.pt"));
   CHECK(std::filesystem::exists(ckpt + "/ckpt-000001/optim_states.pt"));
+}
+
+TEST_CASE("checkpoint.folder_name: global_step folders go on from the resumed step",
+          "[checkpoint]") {
+  TempDir dir;
+  const std::string ckpt = dir / "ckpt";
+  const std::string args =
+      " --quiet --set dataset.format=npy --set dataset.data_folder=" + dir / "data" +
+      " --set dataset.num_files_train=8 --set dataset.num_samples_per_file=1"
+      " --set dataset.record_length_bytes=4096 --set reader.batch_size=1 --set train.epochs=1"
+      " --set workflow.checkpoint=true --set checkpoint.steps_between_checkpoints=4"
+      " --set checkpoint.resume=true --set checkpoint.tag_file=latest"
+      " --set 'checkpoint.folder_name=global_step{step}' --set checkpoint.type=model"
+      " --set checkpoint.model_size_bytes=4096 --set checkpoint.checkpoint_folder=" +
+      ckpt + " --set output.folder=" + dir / "out";
+  const auto run = [&](const std::string& extra) {
+    auto r = RunCommand(DlioRun() + args + extra);
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+  };
+  // Generation writes the checkpoint an earlier run would have: after the first 4 steps.
+  run(" --no-train");
+  CHECK(std::filesystem::exists(ckpt + "/global_step4/model-rank0.bin"));
+  CHECK(ReadTextFile(ckpt + "/latest") == "global_step4");
+  // 8 steps resumed at step 4: saves after global steps 8 and 12.
+  run(" --no-generate");
+  CHECK(std::filesystem::exists(ckpt + "/global_step8/model-rank0.bin"));
+  CHECK(std::filesystem::exists(ckpt + "/global_step12/model-rank0.bin"));
+  CHECK(ReadTextFile(ckpt + "/latest") == "global_step12");
+  // The newest is global_step12 by its step (by name, global_step8 sorts last; resuming there
+  // would save to global_step12 again and be refused).
+  run(" --no-generate");
+  CHECK(std::filesystem::exists(ckpt + "/global_step16/model-rank0.bin"));
+  CHECK(std::filesystem::exists(ckpt + "/global_step20/model-rank0.bin"));
+  CHECK(ReadTextFile(ckpt + "/latest") == "global_step20");
+  CHECK_FALSE(std::filesystem::exists(ckpt + "/ckpt-000000"));
 }
 
 }  // namespace

@@ -1,8 +1,7 @@
-// docs/configuration.md must list every key exactly as the table renders it, so the document
-// cannot drift from the code. To refresh it, run this test with DLIO_PRINT_CONFIG_DOCS=1 and
-// paste the printed reference into the document.
-#include "config/config_docs.h"
-
+// docs/configuration.md's key reference is generated (tools/update_config_docs.sh, from `dlio-run
+// list keys --markdown`): the lines between its BEGIN and END keys markers must be exactly
+// ConfigKeysMarkdown(), so the document cannot drift from the code in either direction (a key
+// added, removed or changed). DLIO_PRINT_CONFIG_DOCS=1 prints the rendering.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <iostream>
@@ -17,22 +16,64 @@
 namespace dlio {
 namespace {
 
-TEST_CASE("docs/configuration.md contains every rendered key row") {
-  const std::string reference = config_internal::ConfigReferenceMarkdown();
+const char kBeginMarker[] = "<!-- BEGIN keys:";
+const char kEndMarker[] = "<!-- END keys -->";
+
+std::string ConfigDoc() {
+  return testing::ReadTextFile(std::string(DLIO_SOURCE_DIR) + "/docs/configuration.md");
+}
+
+// The text between the line starting with kBeginMarker and the kEndMarker line; empty if either
+// is missing.
+std::string GeneratedRegion(const std::string& doc) {
+  const size_t begin = doc.find(std::string("\n") + kBeginMarker);
+  if (begin == std::string::npos) return "";
+  const size_t from = doc.find('\n', begin + 1);
+  const size_t to = doc.find(std::string("\n") + kEndMarker + "\n", from);
+  if (from == std::string::npos || to == std::string::npos) return "";
+  return doc.substr(from + 1, to + 1 - (from + 1));
+}
+
+TEST_CASE("docs/configuration.md's key reference is exactly the generated one") {
+  const std::string reference = ConfigKeysMarkdown();
   if (std::getenv("DLIO_PRINT_CONFIG_DOCS")) std::cout << reference;
-  const std::string doc =
-      testing::ReadTextFile(std::string(DLIO_SOURCE_DIR) + "/docs/configuration.md");
-  REQUIRE_FALSE(doc.empty());
-  std::istringstream lines(reference);
-  std::string line;
-  int rows = 0;
-  while (std::getline(lines, line)) {
-    if (line.empty()) continue;
-    INFO("missing from docs/configuration.md: " << line);
-    CHECK(doc.find(line) != std::string::npos);
-    ++rows;
+  const std::string region = GeneratedRegion(ConfigDoc());
+  INFO("docs/configuration.md lacks its BEGIN/END keys markers");
+  REQUIRE_FALSE(region.empty());
+  // Report the first line that differs, then require the whole text.
+  std::istringstream want(reference + "\n"), have(region);
+  std::string w, h;
+  int line = 0;
+  while (true) {
+    const bool more_w = static_cast<bool>(std::getline(want, w));
+    const bool more_h = static_cast<bool>(std::getline(have, h));
+    if (!more_w && !more_h) break;
+    ++line;
+    if (w == h && more_w == more_h) continue;
+    INFO("line " << line << " of the key reference differs: run tools/update_config_docs.sh");
+    CHECK(h == w);
+    break;
   }
-  CHECK(rows > static_cast<int>(ConfigKeyDocs().size()));
+  CHECK(region == reference + "\n");
+}
+
+TEST_CASE("the key reference has one table per section and every used and unused key") {
+  const std::string reference = ConfigKeysMarkdown();
+  int used = 0, unused = 0;
+  for (const ConfigKeyDoc& d : ConfigKeyDocs()) {
+    INFO(d.key);
+    CHECK(reference.find("| `" + d.key + "` |") != std::string::npos);
+    ++(d.used ? used : unused);
+  }
+  CHECK(used > 150);
+  CHECK(unused > 10);
+  for (const char* section : {"top level", "model", "dataset", "reader", "train", "storage"}) {
+    const std::string heading = std::string("\n### ") + section + "\n";
+    const size_t first = reference.find(heading);
+    INFO(section);
+    REQUIRE(first != std::string::npos);
+    CHECK(reference.find(heading, first + 1) == std::string::npos);
+  }
 }
 
 // Checks that each of `entries`' declared key sections (its own keys, parsed into its own options
@@ -40,9 +81,8 @@ TEST_CASE("docs/configuration.md contains every rendered key row") {
 // sections were declared.
 template <typename Entries>
 int CheckDeclaredSections(const Entries& entries) {
-  const std::string reference = config_internal::ConfigReferenceMarkdown();
-  const std::string doc =
-      testing::ReadTextFile(std::string(DLIO_SOURCE_DIR) + "/docs/configuration.md");
+  const std::string reference = ConfigKeysMarkdown();
+  const std::string doc = ConfigDoc();
   int sections = 0;
   for (const auto& entry : entries) {
     for (const std::string& section : entry.key_sections) {
@@ -90,8 +130,7 @@ TEST_CASE("every key has a type, a default and a description") {
 }
 
 TEST_CASE("docs cover overrides, distributions and units") {
-  const std::string doc =
-      testing::ReadTextFile(std::string(DLIO_SOURCE_DIR) + "/docs/configuration.md");
+  const std::string doc = ConfigDoc();
   for (const char* heading : {"## Overrides", "## Distributions", "## Units",
                               "## DLIO compatibility", "## Validation rules"}) {
     INFO(heading);
@@ -100,8 +139,7 @@ TEST_CASE("docs cover overrides, distributions and units") {
 }
 
 TEST_CASE("the distribution types in the docs are the one list the parser uses") {
-  const std::string doc =
-      testing::ReadTextFile(std::string(DLIO_SOURCE_DIR) + "/docs/configuration.md");
+  const std::string doc = ConfigDoc();
   CHECK(doc.find("`T` one of " + EnumNameList<DistributionSpec::Type>() + " |") !=
         std::string::npos);
   for (std::string_view name : EnumNames<DistributionSpec::Type>::kNames) {

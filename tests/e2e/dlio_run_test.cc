@@ -267,6 +267,14 @@ TEST_CASE("dlio-run list and inspect") {
   CHECK(storages.output.find("posix") != std::string::npos);
   CHECK(storages.output.find("slow") != std::string::npos);
   CHECK(Run("list nonsense").exit_code == 2);
+  auto keys = Run("list keys --markdown");  // docs/configuration.md's key reference
+  REQUIRE(keys.exit_code == 0);
+  CHECK(keys.output.find("\n### dataset\n") != std::string::npos);
+  CHECK(keys.output.find("| `dataset.num_files_train` | uint | `8` |") != std::string::npos);
+  CHECK(keys.output.find("### DLIO keys accepted but not used") != std::string::npos);
+  auto markdown_formats = Run("list formats --markdown");
+  CHECK(markdown_formats.exit_code == 2);
+  CHECK(markdown_formats.output.find("--markdown applies to 'keys' only") != std::string::npos);
 
   TempDir dir;
   REQUIRE(Run(TinyArgs(dir) + " --no-train").exit_code == 0);

@@ -18,7 +18,7 @@ dlio_add_closed_loop(torch_npz_loader 0.9 0.1 "numpy torch" framework)
 dlio_add_closed_loop(torch_npz_augment 0.9 0.1 "numpy torch" framework)
 dlio_add_closed_loop(torch_npz_large 0.9 0.1 "numpy torch" framework)
 dlio_add_closed_loop(torch_save_ckpt 0.9 0.1 "numpy torch" framework)
-dlio_add_closed_loop(pandas_csv 0.9 0.1 "numpy pandas" none)
+dlio_add_closed_loop(pandas_csv 0.9 0.1 "numpy pandas" framework)
 dlio_add_closed_loop(tfrecord_stream 0.95 0.1 "numpy" none)
 dlio_add_closed_loop(h5py_crops 0.95 0.1 "numpy h5py" none)
 dlio_add_closed_loop(pil_imagefolder 0.9 0.1 "numpy torch PIL" framework)
@@ -59,7 +59,10 @@ if(DLIO_WITH_MPI)
 endif()
 # DeepSpeed-style save and resume: two torch.save files of nested containers per checkpoint (model
 # states, Adam's optimizer states: checkpoint.torch_file_name, torch_pickle_bytes), the `latest`
-# tag (checkpoint.tag_file) and a resume with torch.load at start (checkpoint.resume). Requests,
-# counts and bytes are exact; the similarity (0.957-0.994 in 12 runs at load 6) moves with the
-# timing features only, so the bound leaves them room.
+# tag (checkpoint.tag_file) naming DeepSpeed's global_step<N> folders (checkpoint.folder_name) and
+# a resume with torch.load at start (checkpoint.resume). Requests, counts and bytes are exact
+# (MAX_COUNT_DIFF 0: reads, writes, bytes read and written equal the program's); the similarity
+# (0.973-1.0 in 10 runs at load 10) moves with the timing features only, so the bound leaves them
+# room.
 dlio_add_closed_loop(deepspeed_save_resume 0.95 0.1 "numpy torch" framework)
+set_property(TEST fidelity:deepspeed_save_resume APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0")

@@ -17,14 +17,21 @@
 
 namespace dlio::testing {
 
-// Records the (offset, size) of every read (ReadAt and ReadSomeAt) and counts the opens.
+// Records the (offset, size) and destination of every read (ReadAt and ReadSomeAt) and counts the
+// opens.
 class ReadLog final : public StorageWrapper {
  public:
   explicit ReadLog(std::unique_ptr<Storage> inner) : StorageWrapper("readlog", std::move(inner)) {}
   std::vector<std::pair<uint64_t, size_t>> Take() {
     std::lock_guard<std::mutex> lock(mu_);
     opens_ = 0;
+    destinations_.clear();
     return std::move(reads_);
+  }
+  // Where in memory each read since the last Take went, in the same order.
+  std::vector<const void*> destinations() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return destinations_;
   }
   int opens() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -48,23 +55,25 @@ class ReadLog final : public StorageWrapper {
 
    protected:
     Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
-      owner_->Add(offset, n);
+      owner_->Add(offset, n, buf);
       return FileWrapper::DoReadAt(offset, n, buf);
     }
     Result<size_t> DoReadSomeAt(uint64_t offset, size_t n, void* buf) override {
-      owner_->Add(offset, n);
+      owner_->Add(offset, n, buf);
       return FileWrapper::DoReadSomeAt(offset, n, buf);
     }
 
    private:
     ReadLog* owner_;
   };
-  void Add(uint64_t offset, size_t n) {
+  void Add(uint64_t offset, size_t n, const void* dst) {
     std::lock_guard<std::mutex> lock(mu_);
     reads_.emplace_back(offset, n);
+    destinations_.push_back(dst);
   }
   std::mutex mu_;
   std::vector<std::pair<uint64_t, size_t>> reads_;
+  std::vector<const void*> destinations_;
   int opens_ = 0;
 };
 

@@ -162,5 +162,17 @@ TEST_CASE("MatchAllocatorToIoModel: the table's heap setting for the run's model
   CHECK(AllocatorThresholdFor(c, **npz, false, PipelineCapabilitiesFor(c, r.pipelines)) == 0);
 }
 
+TEST_CASE("io model table: client work is the models whose libraries allocate per read") {
+  // numpy's fresh array per load, pandas' bytes object per chunk, PIL's and Python io's bytes
+  // per read; the others' readers are the same under both client_costs values.
+  const std::set<IoModel> with_work{IoModel::kNumpy, IoModel::kPandas, IoModel::kPil,
+                                    IoModel::kPyio};
+  for (const IoModelEntry& e : IoModelTable()) {
+    INFO(EnumName(e.model));
+    CHECK(e.client_work == (with_work.count(e.model) > 0));
+    CHECK(IoModelDoesClientWork(e.model) == e.client_work);
+  }
+}
+
 }  // namespace
 }  // namespace dlio

@@ -66,5 +66,8 @@ target_compile_definitions(torch_load_strace_test PRIVATE  # request_log.h names
 # The 256 KiB ring a reader thread reads streaming samples into (pipeline/read_scratch.h): every
 # streaming reader's samples pass through it intact, a deflated member's CRC checked there.
 dlio_add_test(reader_ring_test SOURCES io_models/reader_ring_test.cc)
+# Under the native model a reader thread's parquet row groups land in the one buffer its
+# ReadScratch lends (SampleBuffer::landing), with the same requests.
+dlio_add_test(parquet_landing_test SOURCES io_models/parquet_landing_test.cc)
 # pyio's f.read() of a whole file: FileIO.readall's requests into a bytes object of fresh pages.
 dlio_add_test(pyio_bytes_test SOURCES io_models/pyio_bytes_test.cc)

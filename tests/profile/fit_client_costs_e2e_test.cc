@@ -2,10 +2,11 @@
 // fidelity loops trace them: a client-bound DataLoader (np.load, then ~15 ms of numpy work per
 // sample in its workers) gets `framework`; so does an I/O-bound one whose np.load reads fault in
 // fresh pages (4 MiB loads, no work: client-bound inside its reads); one that reads into a
-// buffer of its own (readinto) keeps the default. All quiet and beside a CPU hog (the gaps'
-// rule reads the programs' times; the pages' rule counts faults). The np.load one is profiled
-// without --data-dir, as a user would: the runtime's and the launcher's I/O is traced too, and
-// fit must leave it out (docs/profiling.md).
+// buffer of its own (readinto) keeps the default; pandas.read_csv, which parses each 256 KiB
+// chunk before it reads the next, gets `framework` (client work within its streams). All quiet and
+// beside a CPU hog (the gaps' rule reads the programs' times; the pages' rule counts faults). The
+// np.load one is profiled without --data-dir, as a user would: the runtime's and the launcher's I/O
+// is traced too, and fit must leave it out (docs/profiling.md).
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -28,9 +29,11 @@ std::string Program(const std::string& name) {
   return std::string(DLIO_SOURCE_DIR) + "/tests/fidelity/programs/" + name + ".py";
 }
 
-void RequireTorch(const std::string& python) {
-  if (RunCommand("'" + python + "' -c 'import numpy, torch'").exit_code != 0) {
-    std::fprintf(stderr, "skipped: Debian's python3 has no numpy or torch\n");
+// The programs import numpy and torch (pandas_csv: numpy and pandas).
+void RequireModules(const std::string& python, const std::string& program) {
+  const std::string modules = program == "pandas_csv" ? "numpy, pandas" : "numpy, torch";
+  if (RunCommand("'" + python + "' -c 'import " + modules + "'").exit_code != 0) {
+    std::fprintf(stderr, "skipped: Debian's python3 lacks one of %s\n", modules.c_str());
     std::exit(kSkipped);
   }
 }
@@ -39,7 +42,7 @@ void RequireTorch(const std::string& python) {
 // with `whole` every file, as a profile without --data-dir has it) and fitted.
 WorkloadConfig FitProgram(const std::string& program, int hog, bool whole = false) {
   const std::string python = testing::SystemPython();
-  RequireTorch(python);
+  RequireModules(python, program);
   TempDir dir;
   const std::string data = dir / "data";
   auto make = RunCommand("'" + python + "' " + Program(program) + " make " + data);
@@ -91,11 +94,16 @@ TEST_CASE(
   CHECK(FitClientCosts("torch_npy_readinto", 0) == ClientCosts::kNone);
 }
 
+TEST_CASE("fit client_costs: pandas parsing each chunk of its files is framework") {
+  CHECK(FitClientCosts("pandas_csv", 0) == ClientCosts::kFramework);
+}
+
 TEST_CASE("fit client_costs: the choices hold beside a CPU hog") {
   // 3 busy processes beside the program's 3 on 2 cores: every time stretches, the ratios hold.
   CHECK(FitClientCosts("torch_npz_augment", 3) == ClientCosts::kFramework);
   CheckWholeProfile(FitProgram("torch_npz_large", 3, /*whole=*/true));
   CHECK(FitClientCosts("torch_npy_readinto", 3) == ClientCosts::kNone);
+  CHECK(FitClientCosts("pandas_csv", 3) == ClientCosts::kFramework);
 }
 
 }  // namespace

@@ -52,6 +52,12 @@ inline FitResult Fit(const ProfileTrace& t, FitOptions options = {}) {
       return DeclaresModel(registries, format, model);
     };
   }
+  if (!options.model_client_work) {
+    options.model_client_work = [](const std::string& model) {
+      const auto m = EnumFromName<IoModel>(model);
+      return m.has_value() && IoModelDoesClientWork(*m);
+    };
+  }
   auto r = FitTrace(t, options);
   INFO(r.status().ToString());
   REQUIRE(r.ok());

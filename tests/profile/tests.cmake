@@ -20,15 +20,16 @@ dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config dlio_checkpoint dli
   SOURCES profile/fit_test.cc profile/fit_framework_test.cc profile/fit_ranks_test.cc
           profile/fit_torch_test.cc profile/fit_load_test.cc profile/fit_names_test.cc
           profile/fit_client_costs_test.cc profile/fit_whole_file_test.cc
-          profile/fit_run_delay_test.cc)
+          profile/fit_run_delay_test.cc profile/fit_stream_client_costs_test.cc
+          profile/fit_folder_name_test.cc)
 # `dlio-run fit` closed loops: dlio-run traced, fitted, the fitted YAML run; a Python np.load loop
 # profiled under libdlio_preload.so and fitted.
 dlio_add_test(fit_e2e_test LIBS dlio_config nlohmann_json::nlohmann_json SOURCES profile/fit_e2e_test.cc
   PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_dependencies(fit_e2e_test dlio-run dlio_preload)
-# reader.client_costs fitted to real Python DataLoader programs (tests/fidelity/programs), one
+# reader.client_costs fitted to real Python programs (tests/fidelity/programs): DataLoaders, one
 # client-bound and one I/O-bound (profiled without --data-dir: fit leaves the runtime's I/O out),
-# quiet and beside a CPU hog. RUN_SERIAL: the hog is its own.
+# and pandas.read_csv, quiet and beside a CPU hog. RUN_SERIAL: the hog is its own.
 dlio_add_test(fit_client_costs_e2e_test LIBS dlio_config SOURCES profile/fit_client_costs_e2e_test.cc
   PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE SKIP_RETURN_CODE 77)
 add_dependencies(fit_client_costs_e2e_test dlio-run dlio_preload)

@@ -96,6 +96,10 @@ struct CheckpointOptions {
   // A file in `folder` that rank 0 rewrites after each save with the checkpoint folder's name, and
   // that a load reads first (DeepSpeed's `latest`); "" = none.
   std::string tag_file;
+  // The template of each checkpoint's folder name (checkpoint/folder_name.h): {id} the checkpoint
+  // id, {step} the global step the save follows, each maybe zero-padded ({id:06}). Not for
+  // dlio_benchmark, which names its folders as DLIO does.
+  std::string folder_name = "ckpt-{id:06}";
   // dlio_benchmark: DLIO's framework ("pytorch": .pt files; "tensorflow": tf.train.Checkpoint's
   // files) and model.type (anything but "transformer" adds model_states-<rank> of
   // model_size_bytes, kDlioDefaultModelSizeBytes when that is 0).
@@ -127,6 +131,9 @@ struct CheckpointFileResult {
 
 struct CheckpointResult {
   uint64_t id = 0;  // checkpoint number, from 0
+  // The global step in the checkpoint's folder name (checkpoint.folder_name's {step}); -1 when the
+  // name holds none.
+  int64_t step = -1;
   uint64_t bytes_written = 0;
   int64_t write_ns = 0;  // from the first open to the last close (and fsyncs)
   uint64_t bytes_read = 0;
@@ -141,7 +148,8 @@ struct CheckpointResult {
 // rewrites an existing file only when its size and first transfer are what the save writes; a Load
 // of an id this checkpointer did not save reads global_epoch1_step<id + 1> (DLIO's checkpoint-only
 // names), CompleteIds lists those folders. The other built-ins' files live in
-// <folder>/ckpt-<id as 6 digits>/, named per rank: paper writes rank<r>-index-a.bin (1 KiB),
+// <folder>/<folder_name>/ (ckpt-<id as 6 digits> by default; DeepSpeed's global_step{step}:
+// checkpoint/folder_name.h), named per rank: paper writes rank<r>-index-a.bin (1 KiB),
 // rank<r>-index-b.bin (1 KiB), rank<r>-meta.bin (4 KiB), rank<r>-optimizer.bin (64 KiB) and
 // rank<r>-model.bin (4 MiB) -- the paper's "KB/MB" are 1024-based as in its code; model writes
 // model-rank<r>.bin with its share of model_size_bytes (the first total % world ranks get one
@@ -154,13 +162,14 @@ struct CheckpointResult {
 // (model-rank<r>.pt), the zip torch.save writes for torch_state_dict, with its requests (the whole
 // file on every writing rank; docs/workloads.md), or several such files (a nested container's:
 // DeepSpeed's model states and optimizer states, each with its data.pkl size). Content is seeded
-// from (seed, id, rank). Ids: the first Save uses one past the highest ckpt-NNNNNN already in the
-// folder when the checkpointer was built (earlier runs' checkpoints are kept), then counts up; in
-// multi-rank runs every rank must build its checkpointer before any rank saves. A final file name
-// that already exists is refused with AlreadyExists, never overwritten. After its files, each rank
-// writes a manifest, ckpt-NNNNNN/.dlio-complete-rank<r>: an empty file (no write request, no fsync)
-// that says the rank's files are all there; a checkpoint whose save was killed has none and is torn
-// (CompleteIds skips it). Building a checkpointer removes, from the checkpoint folders, the
+// from (seed, id, rank). Ids: the first Save uses one past the highest id of the folders
+// folder_name names already in the folder when the checkpointer was built (a template without
+// {id} numbers them 0, 1, ... by their steps; earlier runs' checkpoints are kept), then counts up;
+// in multi-rank runs every rank must build its checkpointer before any rank saves. A final file
+// name that already exists is refused with AlreadyExists, never overwritten. After its files, each
+// rank writes a manifest, <folder_name>/.dlio-complete-rank<r>: an empty file (no write request, no
+// fsync) that says the rank's files are all there; a checkpoint whose save was killed has none and
+// is torn (CompleteIds skips it). Building a checkpointer removes, from the checkpoint folders, the
 // temporaries of saves killed mid-write (DLIO's tensorflow layout, earlier dlio versions) whose
 // owner process is provably dead (same host and pid namespace, pid gone or reused:
 // core/owner_stamp.h); nothing else. Tracing: "checkpoint.capture" (Save) and "checkpoint.restart"
@@ -218,6 +227,10 @@ struct CheckpointerCapabilities {
   // (transformer: "model.transformer.*, model.num_layers"). Empty: checkpoint.model_size_bytes
   // when set, else model.model_size_bytes.
   std::string size_keys;
+  // Refuses, before anything runs, options it would refuse when built that need no storage to
+  // tell (InvalidArgument naming the key: a bad checkpoint.folder_name or tag_file). Pure.
+  // Empty: nothing to check.
+  std::function<Status(const CheckpointOptions&)> check_options;
   // Whether it follows DLIO's cadence and names (dlio_benchmark): step checkpoints count the
   // steps of each epoch, as DLIO does, not the run's; a checkpoint-only run with no writes reads
   // the first complete checkpoints (DLIO's global_epoch1_step1..N), not the newest. False: step

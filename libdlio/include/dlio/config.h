@@ -226,6 +226,7 @@ struct CheckpointConfig {
   std::string torch_file_name = "model-rank{rank}.pt";  // checkpoint.torch_file_name
   std::string torch_pickle_bytes;  // checkpoint.torch_pickle_bytes: each file's data.pkl size
   std::string tag_file;            // checkpoint.tag_file: DeepSpeed's `latest` ("" = none)
+  std::string folder_name = "ckpt-{id:06}";  // checkpoint.folder_name: each checkpoint's folder
 };
 
 // I/O beside the training data (DLIO paper: FRNN's metadata reads, climate segmentation's stats
@@ -345,5 +346,12 @@ struct ConfigKeyDoc {
   bool used = true;             // false: a DLIO key accepted for compatibility, not emulated
 };
 std::vector<ConfigKeyDoc> ConfigKeyDocs();
+
+// The "Keys" reference of docs/configuration.md rendered from ConfigKeyDocs(): one "### <section>"
+// heading and table per section of used keys (aliases included; sections in the order of their
+// first key, each once), then one table of the DLIO keys accepted but not used. `dlio-run list
+// keys --markdown` prints it; tools/update_config_docs.sh splices it into the document, and
+// tests/config/config_docs_test.cc checks that the document holds exactly this text.
+std::string ConfigKeysMarkdown();
 
 }  // namespace dlio

@@ -44,6 +44,15 @@ class SampleBuffer {
   // false; stays across reads.
   void set_views_allowed(bool allowed) { views_allowed_ = allowed; }
   bool views_allowed() const { return views_allowed_; }
+  // Memory the owner of a buffer that allows views lends the formats to read into bytes they
+  // only hand out as views or skip (a parquet row group's column chunks): the same memory for
+  // every read through this buffer, so those reads land in pages already mapped and warm in the
+  // CPU's caches rather than in fresh ones (a pipeline reader thread's ReadScratch). Bytes read
+  // there last only until the next read there, by whichever reader: a view of them may then show
+  // other bytes of the same size, which a caller that reads no byte never looks at. Null (the
+  // default): formats read into memory of their own.
+  void set_landing(std::shared_ptr<AlignedBuffer> landing) { landing_ = std::move(landing); }
+  const std::shared_ptr<AlignedBuffer>& landing() const { return landing_; }
   // Serves the sample as the `size` bytes at `data`, in memory `keep` keeps alive, until the next
   // Resize, Borrow or SetView (which let `keep` go). The buffer's own memory stays as it was.
   void SetView(const uint8_t* data, size_t size, std::shared_ptr<const void> keep) {
@@ -86,6 +95,7 @@ class SampleBuffer {
   bool keep_held_ = false;
   std::shared_ptr<const void> held_;
   bool views_allowed_ = false;
+  std::shared_ptr<AlignedBuffer> landing_;
   bool has_view_ = false;
   const uint8_t* view_ = nullptr;
   size_t view_size_ = 0;
@@ -353,6 +363,13 @@ struct FormatCapabilities {
 // auto's, I/O-model table) become the format's default (native when it declares none or
 // native_under_auto).
 IoModel ResolveIoModel(IoModel requested, const FormatCapabilities& capabilities);
+
+// Whether request model `model`'s readers do the framework's own client work under
+// reader.client_costs framework (numpy: a fresh array per load; pil, pyio: new bytes per read;
+// pandas: a new bytes object per chunk), as the I/O-model table says. false: client_costs changes
+// no reader of it (native, h5py, tf.data, mmap, tarfile, pyarrow; a loader's worker processes
+// still honour it).
+bool IoModelDoesClientWork(IoModel model);
 
 // The read requests (offset, size), in order, that reader.io_model pyio makes for a file of
 // `file_size` bytes read through a Python buffer of `buffer_size` bytes with the calls `pyio`

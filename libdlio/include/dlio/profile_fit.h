@@ -124,6 +124,10 @@ struct FitOptions {
   // The request model `auto` (and `pytorch`, the DataLoader's worker processes) reads `format`
   // with ("numpy", "native", ...); empty: the model fit saw is taken to be it.
   std::function<std::string(const std::string& format)> io_model_under_auto;
+  // Whether request model `model` ("pandas", ...) does the framework's client work under
+  // reader.client_costs framework (IoModelDoesClientWork, dlio/format.h): fit then weighs the
+  // client work between the reads of one file stream; empty: no model does.
+  std::function<bool(const std::string& model)> model_client_work;
   // io_model pyio's requests, to hold a trace's reads against; empty: pyio is never chosen.
   PyioRequestsOf pyio_requests;
   size_t max_probed_files = 64;  // files probed for sizes and sample counts (the rest: the trace)

@@ -28,32 +28,6 @@ std::string StripTrailingSlashes(std::string path) {
   return path;
 }
 
-std::string IdDirName(uint64_t id) {
-  char buf[40];
-  std::snprintf(buf, sizeof(buf), "%s%06llu", kDirPrefix, static_cast<unsigned long long>(id));
-  return buf;
-}
-
-std::optional<uint64_t> ParseIdDirName(const std::string& name) {
-  const size_t n = std::strlen(kDirPrefix);
-  if (name.size() <= n || name.size() > n + 19 || name.compare(0, n, kDirPrefix) != 0) {
-    return std::nullopt;
-  }
-  return ParseDigits(name, n);
-}
-
-Result<std::vector<uint64_t>> ListIds(Storage* storage, const std::string& folder) {
-  std::vector<uint64_t> ids;
-  DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(folder));
-  if (!exists) return ids;
-  DLIO_ASSIGN_OR_RETURN(auto names, storage->List(folder));
-  for (const auto& name : names) {
-    if (auto id = ParseIdDirName(name)) ids.push_back(*id);
-  }
-  std::sort(ids.begin(), ids.end());
-  return ids;
-}
-
 std::string EpochStepDirName(uint64_t epoch, int64_t step) {
   char buf[80];
   std::snprintf(buf, sizeof(buf), "global_epoch%llu_step%lld",
@@ -93,14 +67,14 @@ Result<bool> IsCompleteShare(Storage* storage, const std::string& dir, int rank,
   return HasPlannedFiles(storage, dir, plan);
 }
 
-Result<std::vector<std::string>> RemoveDeadTemporaries(Storage* storage,
-                                                       const std::string& folder) {
+Result<std::vector<std::string>> RemoveDeadTemporaries(Storage* storage, const std::string& folder,
+                                                       const FolderNameTemplate& names) {
   std::vector<std::string> removed;
   DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(folder));
   if (!exists) return removed;
   DLIO_ASSIGN_OR_RETURN(auto entries, storage->List(folder));
   for (const auto& entry : entries) {
-    if (!ParseIdDirName(entry) && entry.rfind("global_epoch", 0) != 0) continue;
+    if (!names.Match(entry) && entry.rfind("global_epoch", 0) != 0) continue;
     const std::string dir = StrCat(folder, "/", entry);
     DLIO_ASSIGN_OR_RETURN(bool is_dir, storage->IsDirectory(dir));
     if (!is_dir) continue;

@@ -1,11 +1,13 @@
-// Names and bookkeeping files of a checkpoint folder: the ckpt-NNNNNN directories, the per-rank
-// manifests that mark a checkpoint complete, and the temporaries of killed saves.
+// Names and bookkeeping files of a checkpoint folder: DLIO's global_epoch<e>_step<s> directories
+// (the others are named by checkpoint.folder_name: folder_name.h), the per-rank manifests that mark
+// a checkpoint complete, the tag file, and the temporaries of killed saves.
 //
-// <folder>/ckpt-<id, 6 digits>/<file>: every rank writes its files, then its manifest
-// ".dlio-complete-rank<r>", an empty file created in place (no write request and no fsync of its
-// own, so the emulated I/O changes by one create per rank and checkpoint). A rank's share of a
-// checkpoint is complete when its manifest exists and each of the rank's planned files exists
-// with its planned size; a checkpoint without the manifest was torn by a kill or a failure.
+// <folder>/<checkpoint.folder_name: ckpt-<id, 6 digits> by default>/<file>: every rank writes its
+// files, then its manifest ".dlio-complete-rank<r>", an empty file created in place (no write
+// request and no fsync of its own, so the emulated I/O changes by one create per rank and
+// checkpoint). A rank's share of a checkpoint is complete when its manifest exists and each of the
+// rank's planned files exists with its planned size; a checkpoint without the manifest was torn by
+// a kill or a failure.
 #pragma once
 
 #include <cstdint>
@@ -14,12 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/folder_name.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
 
 namespace dlio::checkpoint_internal {
-
-inline constexpr char kDirPrefix[] = "ckpt-";
 
 struct TorchStateDict;
 
@@ -31,14 +32,6 @@ struct PlannedFile {
 };
 
 std::string StripTrailingSlashes(std::string path);
-
-// "ckpt-000042".
-std::string IdDirName(uint64_t id);
-// The id of a "ckpt-<digits>" name, nullopt for any other name.
-std::optional<uint64_t> ParseIdDirName(const std::string& name);
-
-// The ids of the ckpt-NNNNNN directories in `folder`, ascending (none when it does not exist).
-Result<std::vector<uint64_t>> ListIds(Storage* storage, const std::string& folder);
 
 // DLIO's checkpoint folder "global_epoch<epoch>_step<step>" (checkpoint type dlio_benchmark).
 std::string EpochStepDirName(uint64_t epoch, int64_t step);
@@ -64,12 +57,14 @@ Result<bool> IsCompleteShare(Storage* storage, const std::string& dir, int rank,
 Status WriteTagFile(Storage* storage, const std::string& path, const std::string& text);
 Status ReadTagFile(Storage* storage, const std::string& path);
 
-// Removes, from every ckpt-NNNNNN and global_epoch*_step* directory of `folder`, the temporaries
+// Removes, from every directory of `folder` that `names` names and every global_epoch*_step* one,
+// the temporaries
 // ("<name><kAtomicTmpInfix><owner token>") whose owner is provably dead (core/owner_stamp.h): what
 // saves killed mid-write left when dlio wrote checkpoints through temporaries (before it wrote
 // them in place as frameworks do). Nothing else is touched: not a live process's temporary, not
 // another host's, not a name without a valid token. Best effort (a rank running the same cleanup
 // may remove a file first). Returns the paths removed.
-Result<std::vector<std::string>> RemoveDeadTemporaries(Storage* storage, const std::string& folder);
+Result<std::vector<std::string>> RemoveDeadTemporaries(Storage* storage, const std::string& folder,
+                                                       const FolderNameTemplate& names);
 
 }  // namespace dlio::checkpoint_internal

@@ -3,14 +3,15 @@
 // transformer layout ("transformer", sizes from transformer_plan.cc) and the file torch.save
 // writes for a state dict ("torch_save", torch_save_file.h).
 //
-// Layout (checkpoint/checkpoint_layout.h): <folder>/ckpt-<id, 6 digits>/<file>, one file set per
-// rank (names carry the rank, so ranks never share a file) and a manifest per rank written last.
+// Layout (checkpoint/checkpoint_layout.h): <folder>/<checkpoint.folder_name, ckpt-<id, 6 digits> by
+// default>/<file>, one file set per rank (names carry the rank, so ranks never share a file) and a
+// manifest per rank written last.
 // Files are written in place under their final names, as the emulated frameworks write them
 // (WriteAll); dlio's own outputs (summary.json, reports) keep WriteFileAtomically.
-// The first id is one past the highest ckpt-NNNNNN entry already in the folder when the
-// checkpointer is built, so checkpoints of an earlier run are kept and never overwritten; ranks
-// agree on it when every rank builds its checkpointer before any rank saves (the runner builds
-// them during setup). Later saves use the following ids.
+// The first id is one past the highest checkpoint folder_name names already in the folder when
+// the checkpointer is built (checkpoint_folders.h), so checkpoints of an earlier run are kept;
+// ranks agree on it when every rank builds its checkpointer before any rank saves (the runner
+// builds them during setup). Later saves use the following ids.
 #include "checkpoint/file_checkpointer.h"
 
 #include <algorithm>
@@ -24,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "checkpoint/checkpoint_folders.h"
 #include "checkpoint/checkpoint_layout.h"
 #include "checkpoint/torch_save_file.h"
 #include "checkpoint/torch_save_plan.h"
@@ -35,7 +37,7 @@
 namespace dlio {
 namespace {
 
-using checkpoint_internal::IdDirName;
+using checkpoint_internal::CheckpointFolders;
 using checkpoint_internal::PlannedFile;
 using checkpoint_internal::StripTrailingSlashes;
 
@@ -90,23 +92,19 @@ class TraceSpan {
   int64_t start_ns_ = 0;
 };
 
-// How checkpoint folders are named: ckpt-<id> with a manifest per rank (dlio's), or DLIO's
-// global_epoch<e>_step<s> with the planned files only (DLIO's file counts).
-enum class DirNaming { kIds, kEpochStep };
-
 class FileCheckpointer final : public Checkpointer {
  public:
   FileCheckpointer(const CheckpointOptions& options, const CheckpointEnv& env,
-                   std::vector<PlannedFile> plan, uint64_t first_id, DirNaming naming)
+                   std::vector<PlannedFile> plan, CheckpointFolders folders)
       : options_(options),
-        naming_(naming),
-        through_temporary_(naming == DirNaming::kEpochStep && options.framework == "tensorflow"),
+        folders_(std::move(folders)),
+        through_temporary_(folders_.epoch_step() && options.framework == "tensorflow"),
         storage_(env.storage),
         clock_(env.clock != nullptr ? env.clock : SystemClock()),
         tracer_(env.tracer),
         folder_(StripTrailingSlashes(options.folder)),
         plan_(std::move(plan)),
-        next_id_(first_id) {
+        next_id_(folders_.first_id()) {
     uint64_t largest = 0;
     for (const auto& f : plan_) largest = std::max(largest, f.bytes);
     buffer_size_ = static_cast<size_t>(std::min<uint64_t>(largest, options_.transfer_size));
@@ -114,15 +112,15 @@ class FileCheckpointer final : public Checkpointer {
 
   Result<CheckpointResult> Save(uint64_t epoch, int64_t step) override {
     CheckpointResult result;
-    result.id = next_id_++;            // a failed save never reuses its id
-    if (plan_.empty()) return result;  // root_only on a rank > 0, or no bytes for this rank
+    result.id = next_id_++;  // a failed save never reuses its id
+    const std::string dir = folders_.DirFor(result.id, epoch, step);
+    if (plan_.empty()) {  // root_only on a rank > 0, or no bytes for this rank
+      folders_.Add(result.id, epoch, step);
+      result.step = folders_.StepOf(result.id);
+      return result;
+    }
     TraceSpan span(tracer_, clock_, ai_events::kCapture, static_cast<int64_t>(result.id),
                    static_cast<int64_t>(epoch), step);
-    if (naming_ == DirNaming::kEpochStep) {
-      saved_dirs_.emplace_back(result.id,
-                               folder_ + "/" + checkpoint_internal::EpochStepDirName(epoch, step));
-    }
-    const std::string dir = DirOf(result.id);
 
     // Refuse before writing anything: a final name that exists is data we did not create.
     std::vector<bool> rewrite(plan_.size(), false);  // an earlier run's file of this same save
@@ -149,23 +147,17 @@ class FileCheckpointer final : public Checkpointer {
       Undo(created, dir_existed ? std::string() : dir);
       return status;
     }
+    folders_.Add(result.id, epoch, step);
+    result.step = folders_.StepOf(result.id);
     span.set_bytes(static_cast<int64_t>(result.bytes_written));
     return result;
   }
 
   Result<std::vector<uint64_t>> CompleteIds() override {
-    if (naming_ == DirNaming::kEpochStep) return CompleteEpochStepIds();
-    DLIO_ASSIGN_OR_RETURN(auto ids, checkpoint_internal::ListIds(storage_, folder_));
+    DLIO_ASSIGN_OR_RETURN(auto folders, folders_.Folders(storage_));
     std::vector<uint64_t> complete;
-    for (uint64_t id : ids) {
-      if (id >= next_id_) break;  // this run's own, not yet written
-      DLIO_ASSIGN_OR_RETURN(bool is_dir, storage_->IsDirectory(DirOf(id)));
-      if (!is_dir) continue;
-      bool ok = plan_.empty();  // a rank that writes nothing holds its share of every checkpoint
-      if (!ok) {
-        DLIO_ASSIGN_OR_RETURN(
-            ok, checkpoint_internal::IsCompleteShare(storage_, DirOf(id), options_.rank, plan_));
-      }
+    for (const auto& [id, dir] : folders) {
+      DLIO_ASSIGN_OR_RETURN(bool ok, IsComplete(id, dir));
       if (ok) complete.push_back(id);
     }
     return complete;
@@ -176,9 +168,10 @@ class FileCheckpointer final : public Checkpointer {
   Result<CheckpointResult> Load(uint64_t id) override {
     CheckpointResult result;
     result.id = id;
+    result.step = folders_.StepOf(id);
     if (plan_.empty()) return result;
     TraceSpan span(tracer_, clock_, ai_events::kRestart, static_cast<int64_t>(id), -1, -1);
-    const std::string dir = DirOf(id);
+    DLIO_ASSIGN_OR_RETURN(const std::string dir, folders_.DirOf(id));
     FillBuffer(id);
     const int64_t start = clock_->NowNanos();
     if (!options_.tag_file.empty()) {  // as DeepSpeed's load_checkpoint reads `latest` first
@@ -200,7 +193,7 @@ class FileCheckpointer final : public Checkpointer {
   // run's files: one whose size and first transfer are what this save writes (same seed, id and
   // rank: 8+ random bytes match) was written by dlio, and is rewritten as DLIO does.
   Result<bool> IsSameSave(const std::string& path, const PlannedFile& f, uint64_t id) {
-    if (naming_ != DirNaming::kEpochStep || f.torch || f.bytes == 0) return false;
+    if (!folders_.epoch_step() || f.torch || f.bytes == 0) return false;
     DLIO_ASSIGN_OR_RETURN(uint64_t size, storage_->FileSize(path));
     if (size != f.bytes) return false;
     FillBuffer(id);
@@ -215,31 +208,16 @@ class FileCheckpointer final : public Checkpointer {
   std::string TagPath() const { return folder_ + "/" + options_.tag_file; }
   static std::string Basename(const std::string& dir) { return dir.substr(dir.rfind('/') + 1); }
 
-  // kEpochStep: this checkpointer's saves by id, else DLIO's checkpoint-only name for the id.
-  std::string DirOf(uint64_t id) const {
-    if (naming_ == DirNaming::kIds) return folder_ + "/" + IdDirName(id);
-    for (const auto& [saved, dir] : saved_dirs_) {
-      if (saved == id) return dir;
-    }
-    return folder_ + "/" + checkpoint_internal::EpochStepDirName(1, static_cast<int64_t>(id + 1));
-  }
-
-  // The checkpoints DLIO's checkpoint-only runs write (global_epoch1_step<id + 1>) that hold this
-  // rank's planned files at their sizes, ascending.
-  Result<std::vector<uint64_t>> CompleteEpochStepIds() {
-    std::vector<uint64_t> ids;
-    DLIO_ASSIGN_OR_RETURN(bool exists, storage_->Exists(folder_));
-    if (!exists) return ids;
-    DLIO_ASSIGN_OR_RETURN(auto names, storage_->List(folder_));
-    for (const auto& name : names) {
-      auto step = checkpoint_internal::ParseEpochStepDirName(name, 1);
-      if (!step || *step == 0) continue;
-      DLIO_ASSIGN_OR_RETURN(
-          bool ok, checkpoint_internal::HasPlannedFiles(storage_, folder_ + "/" + name, plan_));
-      if (ok) ids.push_back(*step - 1);
-    }
-    std::sort(ids.begin(), ids.end());
-    return ids;
+  // Whether `dir` holds checkpoint `id`'s complete share of this rank: in DLIO's layout (which
+  // has no marker) each planned file at its size; else its manifest too, and only for a folder
+  // this checkpointer listed or saved (a rank that writes nothing holds its share of every one).
+  Result<bool> IsComplete(uint64_t id, const std::string& dir) {
+    if (folders_.epoch_step()) return checkpoint_internal::HasPlannedFiles(storage_, dir, plan_);
+    if (id >= next_id_) return false;  // this run's own, not yet written
+    DLIO_ASSIGN_OR_RETURN(bool is_dir, storage_->IsDirectory(dir));
+    if (!is_dir) return false;
+    if (plan_.empty()) return true;
+    return checkpoint_internal::IsCompleteShare(storage_, dir, options_.rank, plan_);
   }
 
   // One transfer's worth of content, reused for every request of every file of checkpoint `id`:
@@ -265,7 +243,7 @@ class FileCheckpointer final : public Checkpointer {
   // appended to `created`. write_ns: from the first open to the last close (and fsyncs).
   // Each file is written in place, as torch.save and DLIO write theirs: one open of the final
   // name, the writes, (fsync,) close; no temporary name, no rename. A torn file is told by the
-  // missing manifest (kIds) or its size (kEpochStep, as DLIO itself has no marker). DLIO's
+  // missing manifest, or in DLIO's layout its size (DLIO itself has no marker). DLIO's
   // tensorflow files go through a temporary name and a rename, as TensorFlow writes its own.
   Status WriteAll(const std::string& dir, const std::vector<bool>& rewrite,
                   std::vector<std::string>* created, CheckpointResult* result) {
@@ -290,7 +268,7 @@ class FileCheckpointer final : public Checkpointer {
       result->bytes_written += f.bytes;
       result->files.push_back({path, f.bytes});
     }
-    if (naming_ == DirNaming::kEpochStep) return Finish(dir, start, result);
+    if (folders_.epoch_step()) return Finish(dir, start, result);
     const std::string manifest = StrCat(dir, "/", checkpoint_internal::ManifestName(options_.rank));
     // Empty, so its creation alone makes it whole; not synced by itself: SyncDir below makes its
     // name durable, and a manifest lost in a crash only makes the checkpoint look torn.
@@ -407,10 +385,9 @@ class FileCheckpointer final : public Checkpointer {
   }
 
   CheckpointOptions options_;
-  DirNaming naming_;
+  CheckpointFolders folders_;  // which folder holds each checkpoint id
   // TensorFlow's BundleWriter writes each file to a temporary name and renames it into place.
   bool through_temporary_;
-  std::vector<std::pair<uint64_t, std::string>> saved_dirs_;  // kEpochStep: id -> folder
   Storage* storage_;
   const Clock* clock_;
   Tracer* tracer_;
@@ -432,14 +409,7 @@ Status ValidateCommon(const CheckpointOptions& options, const CheckpointEnv& env
   if (options.transfer_size == 0) {
     return Status::InvalidArgument("checkpoint.transfer_size must be > 0");
   }
-  const std::string& tag = options.tag_file;
-  if (!tag.empty() &&
-      (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
-       tag.rfind(".dlio", 0) == 0 || checkpoint_internal::ParseIdDirName(tag).has_value())) {
-    return Status::InvalidArgument("checkpoint.tag_file: '", tag,
-                                   "' is not a file name (no '/', not '.dlio...', not a "
-                                   "ckpt-NNNNNN folder's name)");
-  }
+  DLIO_RETURN_NOT_OK(checkpoint_internal::CheckFolderOptions(options));
   if (options.world < 1 || options.rank < 0 || options.rank >= options.world) {
     return Status::InvalidArgument("checkpointer: rank ", options.rank, " is not in a world of ",
                                    options.world);
@@ -447,20 +417,24 @@ Status ValidateCommon(const CheckpointOptions& options, const CheckpointEnv& env
   return Status::OK();
 }
 
-// One past the highest checkpoint id in `folder`. Temporaries that killed saves of earlier dlio
-// versions (which wrote checkpoints through a temporary name) left there are removed first (those
-// of dead owners only: checkpoint_layout.h).
-Result<uint64_t> PrepareFolder(Storage* storage, const std::string& folder) {
-  DLIO_RETURN_NOT_OK(checkpoint_internal::RemoveDeadTemporaries(storage, folder).status());
-  DLIO_ASSIGN_OR_RETURN(auto ids, checkpoint_internal::ListIds(storage, folder));
-  return ids.empty() ? uint64_t{0} : ids.back() + 1;
+// The folders already in options.folder, after removing what killed saves of earlier dlio versions
+// (which wrote checkpoints through a temporary name) left there (dead owners' only:
+// checkpoint_layout.h). DLIO's folders are named by epoch and step, so its ids count this run's
+// saves only.
+Result<CheckpointFolders> FoldersFor(const CheckpointOptions& options, Storage* storage,
+                                     bool epoch_step) {
+  const std::string folder = StripTrailingSlashes(options.folder);
+  if (epoch_step) return CheckpointFolders::EpochStep(storage, folder);
+  DLIO_ASSIGN_OR_RETURN(auto names,
+                        checkpoint_internal::FolderNameTemplate::Parse(options.folder_name));
+  return CheckpointFolders::List(storage, folder, std::move(names));
 }
 
 std::string RankPrefix(int rank) { return StrCat("rank", rank, "-"); }
 
 Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options,
                                             const CheckpointEnv& env, std::vector<PlannedFile> plan,
-                                            DirNaming naming = DirNaming::kIds) {
+                                            bool epoch_step = false) {
   if (options.root_only && options.rank != 0) plan.clear();
   if (options.size_divisor < 1) {
     return Status::InvalidArgument("checkpoint.size_divisor must be >= 1");
@@ -468,12 +442,9 @@ Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options,
   if (options.size_divisor > 1) {
     for (auto& f : plan) f.bytes = (f.bytes + options.size_divisor - 1) / options.size_divisor;
   }
-  DLIO_ASSIGN_OR_RETURN(uint64_t first_id,
-                        PrepareFolder(env.storage, StripTrailingSlashes(options.folder)));
-  // DLIO's folders are named by epoch and step, so its ids count this run's saves only.
-  if (naming == DirNaming::kEpochStep) first_id = 0;
+  DLIO_ASSIGN_OR_RETURN(auto folders, FoldersFor(options, env.storage, epoch_step));
   return std::unique_ptr<Checkpointer>(
-      std::make_unique<FileCheckpointer>(options, env, std::move(plan), first_id, naming));
+      std::make_unique<FileCheckpointer>(options, env, std::move(plan), std::move(folders)));
 }
 
 }  // namespace
@@ -537,8 +508,9 @@ Result<std::unique_ptr<Checkpointer>> MakeDlioBenchmarkCheckpointer(
   DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
   DLIO_ASSIGN_OR_RETURN(auto files, PlanDlioBenchmarkCheckpoint(options));
   std::vector<PlannedFile> plan;
+  DLIO_RETURN_NOT_OK(CheckDlioFolderOptions(options));
   for (auto& f : files) plan.push_back({std::move(f.name), f.bytes, nullptr});
-  return Build(options, env, std::move(plan), DirNaming::kEpochStep);
+  return Build(options, env, std::move(plan), /*epoch_step=*/true);
 }
 
 Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const CheckpointOptions& options,
@@ -552,6 +524,30 @@ Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const Checkpoint
   DLIO_ASSIGN_OR_RETURN(std::vector<PlannedFile> plan,
                         checkpoint_internal::PlanTorchSaveFiles(options));
   return Build(options, env, std::move(plan));
+}
+
+Status CheckFolderOptions(const CheckpointOptions& options) {
+  DLIO_ASSIGN_OR_RETURN(const auto names, FolderNameTemplate::Parse(options.folder_name));
+  const std::string& tag = options.tag_file;
+  if (!tag.empty() && (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
+                       tag.rfind(".dlio", 0) == 0 || names.Match(tag).has_value())) {
+    return Status::InvalidArgument("checkpoint.tag_file: '", tag,
+                                   "' is not a file name (no '/', not '.dlio...', not a name of "
+                                   "checkpoint.folder_name '",
+                                   options.folder_name, "')");
+  }
+  return Status::OK();
+}
+
+Status CheckDlioFolderOptions(const CheckpointOptions& options) {
+  if (options.folder_name != kDefaultFolderName) {
+    return Status::InvalidArgument(
+        "checkpoint.folder_name: '", options.folder_name,
+        "' does not apply to checkpoint type 'dlio_benchmark', which names its folders as DLIO "
+        "does (global_epoch<e>_step<s>); leave it at ",
+        kDefaultFolderName);
+  }
+  return CheckFolderOptions(options);
 }
 
 uint64_t ModelRankBytes(const CheckpointOptions& options) {

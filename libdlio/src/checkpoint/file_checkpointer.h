@@ -22,6 +22,14 @@ Result<std::unique_ptr<Checkpointer>> MakeDlioBenchmarkCheckpointer(
 Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const CheckpointOptions& options,
                                                                 const CheckpointEnv& env);
 
+// The checks of checkpoint.folder_name and tag_file a file checkpointer makes when it is built
+// (InvalidArgument naming the key), also declared for the preflight
+// (CheckpointerCapabilities::check_options): CheckFolderOptions for the types whose folders the
+// template names, CheckDlioFolderOptions for dlio_benchmark (DLIO's names: folder_name must be
+// the default).
+Status CheckFolderOptions(const CheckpointOptions& options);
+Status CheckDlioFolderOptions(const CheckpointOptions& options);
+
 // The bytes of model_size_bytes checkpoint type "model" gives rank options.rank: all of them to
 // rank 0 with root_only (none to the others), else an even share, the first (total % world)
 // ranks one byte more, so the shares sum to the total.

@@ -27,8 +27,15 @@ Result<uint64_t> DlioBenchmarkRankBytes(const CheckpointOptions& options) {
   return bytes;
 }
 
-CheckpointerCapabilities ModelDeclares() {
+// The types whose folders checkpoint.folder_name names.
+CheckpointerCapabilities FoldersDeclare() {
   CheckpointerCapabilities c;
+  c.check_options = checkpoint_internal::CheckFolderOptions;
+  return c;
+}
+
+CheckpointerCapabilities ModelDeclares() {
+  CheckpointerCapabilities c = FoldersDeclare();
   c.rank_bytes = [](const CheckpointOptions& o) -> Result<uint64_t> {
     return checkpoint_internal::ModelRankBytes(o);
   };
@@ -36,7 +43,7 @@ CheckpointerCapabilities ModelDeclares() {
 }
 
 CheckpointerCapabilities TransformerDeclares() {
-  CheckpointerCapabilities c;
+  CheckpointerCapabilities c = FoldersDeclare();
   c.writes_transformer_layers = [](const CheckpointOptions&) { return true; };
   c.rank_bytes = TransformerRankBytes;
   c.size_keys = "model.transformer.*, model.num_layers";
@@ -45,6 +52,7 @@ CheckpointerCapabilities TransformerDeclares() {
 
 CheckpointerCapabilities DlioBenchmarkDeclares() {
   CheckpointerCapabilities c;
+  c.check_options = checkpoint_internal::CheckDlioFolderOptions;
   c.writes_transformer_layers = [](const CheckpointOptions& o) {
     return o.transformer.num_layers > 0;
   };
@@ -59,21 +67,22 @@ Status RegisterBuiltinCheckpointers(CheckpointerRegistry* checkpointers) {
   DLIO_RETURN_NOT_OK(checkpointers->Register(
       {"paper",
        "the DLIO paper's pattern: per rank five files of 1 KiB, 1 KiB, 4 KiB, 64 KiB and 4 MiB",
-       "checkpoint.checkpoint_folder, fsync, read_back, transfer_size, rank_mode",
-       checkpoint_internal::MakePaperCheckpointer}));
+       "checkpoint.checkpoint_folder, folder_name, tag_file, fsync, read_back, transfer_size, "
+       "rank_mode",
+       checkpoint_internal::MakePaperCheckpointer, FoldersDeclare()}));
   DLIO_RETURN_NOT_OK(checkpointers->Register(
       {"model",
        "model_size_bytes per checkpoint, split evenly over ranks (rank_mode: root = rank 0 only)",
-       "checkpoint.checkpoint_folder, model_size_bytes, model_files, fsync, read_back, "
-       "transfer_size, rank_mode, storage_type",
+       "checkpoint.checkpoint_folder, folder_name, tag_file, model_size_bytes, model_files, fsync, "
+       "read_back, transfer_size, rank_mode, storage_type",
        checkpoint_internal::MakeModelCheckpointer, ModelDeclares()}));
   DLIO_RETURN_NOT_OK(checkpointers->Register(
       {"transformer",
        "DLIO's LLM checkpoint: per-rank model layers and optimizer state from the model "
        "description, split by tensor/pipeline parallelism and ZeRO stage",
        "model.num_layers, model.transformer.*, model.parallelism.*, model.model_datatype, "
-       "model.optimizer_datatype, checkpoint.mode, checkpoint.checkpoint_folder, fsync, "
-       "read_back, transfer_size, size_divisor",
+       "model.optimizer_datatype, checkpoint.mode, checkpoint.checkpoint_folder, folder_name, "
+       "tag_file, fsync, read_back, transfer_size, size_divisor",
        checkpoint_internal::MakeTransformerCheckpointer, TransformerDeclares()}));
   DLIO_RETURN_NOT_OK(checkpointers->Register(
       {"dlio_benchmark",
@@ -90,8 +99,9 @@ Status RegisterBuiltinCheckpointers(CheckpointerRegistry* checkpointers) {
        "aligned record per tensor, version), with its write requests; one file per writing rank, "
        "or several (a nested container's, such as DeepSpeed's model and optimizer states)",
        "checkpoint.torch_state_dict, torch_modules, torch_file_name, torch_pickle_bytes, "
-       "checkpoint_folder, fsync, read_back, resume, rank_mode, storage_type",
-       checkpoint_internal::MakeTorchSaveCheckpointer}));
+       "checkpoint_folder, folder_name, tag_file, fsync, read_back, resume, rank_mode, "
+       "storage_type",
+       checkpoint_internal::MakeTorchSaveCheckpointer, FoldersDeclare()}));
   return Status::OK();
 }
 

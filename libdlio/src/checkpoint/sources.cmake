@@ -1,8 +1,10 @@
 # Sources of the checkpoint module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
+  src/checkpoint/checkpoint_folders.cc
   src/checkpoint/checkpoint_layout.cc
   src/checkpoint/dlio_benchmark_plan.cc
   src/checkpoint/file_checkpointer.cc
+  src/checkpoint/folder_name.cc
   src/checkpoint/register.cc
   src/checkpoint/torch_load.cc
   src/checkpoint/torch_load_zip.cc

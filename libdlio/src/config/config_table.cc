@@ -212,6 +212,15 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
              "checkpoint folder's name (one write) and that a load reads first, as DeepSpeed "
              "keeps `latest`; empty = none (dlio-run fit sets it from a small file every save "
              "rewrites)"));
+  add(String("checkpoint.folder_name", DLIO_FIELD(std::string, checkpoint.folder_name),
+             "the name of each checkpoint's folder in checkpoint_folder: text with {id} (the "
+             "checkpoint's id: one past the highest already there, then counting up) and/or "
+             "{step} (the global step the save follows: this run's steps plus those of the "
+             "checkpoint it resumed from), each maybe zero-padded as {step:08}; e.g. DeepSpeed's "
+             "global_step{step}, Hugging Face's checkpoint-{step}. Not for type dlio_benchmark, "
+             "whose folders are DLIO's global_epoch<e>_step<s> (dlio-run fit sets it from the "
+             "traced folders)",
+             kNonEmpty));
   add(Bool("checkpoint.resume", DLIO_FIELD(bool, checkpoint.resume),
            "before training, every rank loads the newest checkpoint complete on all ranks in "
            "checkpoint_folder, as a resumed run does (type torch_save: with torch.load's "

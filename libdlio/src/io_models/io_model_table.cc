@@ -17,7 +17,14 @@ std::vector<IoModelEntry> MakeTable() {
   std::vector<IoModelEntry> t = {
       {IoModel::kAuto, IoModel::kAuto, L::kThreads, {}, 0, false},
       {IoModel::kNative, IoModel::kNative, L::kThreads, {}, 0, false},
-      {IoModel::kNumpy, IoModel::kNumpy, L::kThreads, {"npy", "npz"}, kImportNumpy, false},
+      {IoModel::kNumpy,
+       IoModel::kNumpy,
+       L::kThreads,
+       {"npy", "npz"},
+       kImportNumpy,
+       false,
+       false,
+       true},
       {IoModel::kH5py, IoModel::kH5py, L::kThreads, {"hdf5"}, kImportNumpy, false},
       {IoModel::kTfData, IoModel::kTfData, L::kThreads, {"tfrecord"}, 0, true},
       {IoModel::kPytorch, IoModel::kAuto, L::kPytorchWorkers, {}, kImportTorch, false},
@@ -28,15 +35,22 @@ std::vector<IoModelEntry> MakeTable() {
        {"indexed_binary", "mmap_indexed_binary", "raw"},
        kImportNumpy,
        false},
-      {IoModel::kPandas, IoModel::kPandas, L::kThreads, {"csv"}, kImportPandas, false},
+      {IoModel::kPandas, IoModel::kPandas, L::kThreads, {"csv"}, kImportPandas, false, false, true},
       // tarfile is in the standard library: no import moves the threshold.
       {IoModel::kTarfile, IoModel::kTarfile, L::kThreads, {"webdataset"}, 0, true},
       // pyarrow's buffers come from its own memory pool (jemalloc), not glibc's heap.
       {IoModel::kPyarrow, IoModel::kPyarrow, L::kThreads, {"parquet"}, 0, false},
-      {IoModel::kPil, IoModel::kPil, L::kThreads, {"jpeg", "png"}, kImportPil, false},
+      {IoModel::kPil, IoModel::kPil, L::kThreads, {"jpeg", "png"}, kImportPil, false, false, true},
       // Python's own io: no import moves the threshold (what the program then does with the
       // bytes is its own).
-      {IoModel::kPyio, IoModel::kPyio, L::kThreads, {"jpeg", "npy", "png", "raw"}, 0, false, true},
+      {IoModel::kPyio,
+       IoModel::kPyio,
+       L::kThreads,
+       {"jpeg", "npy", "png", "raw"},
+       0,
+       false,
+       true,
+       true},
   };
   return t;
 }
@@ -65,5 +79,7 @@ IoModel ResolveIoModel(IoModel requested, const FormatCapabilities& capabilities
              ? IoModel::kNative
              : capabilities.io_models.front();
 }
+
+bool IoModelDoesClientWork(IoModel model) { return io_models::IoModelEntryFor(model).client_work; }
 
 }  // namespace dlio

@@ -41,6 +41,10 @@ struct IoModelEntry {
   // so no reader under it streams samples (FormatCapabilities::streams_samples, SamplesStream in
   // dlio/loop.h): a pipeline never reads its samples through a ring of reused memory.
   bool reads_sample_back = false;
+  // Client work: under reader.client_costs framework the model's readers do the framework's own
+  // work (fresh memory per sample or per read, copies, CRC passes; FormatOptions::
+  // framework_client_costs); false: client_costs changes none of its readers.
+  bool client_work = false;
 };
 
 // The table, in the order of IoModel's values (entry i is for static_cast<IoModel>(i)).

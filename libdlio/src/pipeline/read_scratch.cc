@@ -1,6 +1,7 @@
 #include "pipeline/read_scratch.h"
 
 #include <cstring>
+#include <memory>
 
 namespace dlio::pipeline_internal {
 
@@ -12,6 +13,7 @@ Status ReadScratch::Init(const std::string& name, bool bounded, uint64_t span) {
     return Status::OK();
   }
   buffer_.set_views_allowed(true);  // the pipeline's consumer reads no byte of these samples
+  buffer_.set_landing(std::make_shared<AlignedBuffer>());  // this thread's, reused by every read
   if (span == 0) return Status::OK();
   DLIO_RETURN_NOT_OK(buffer_.Resize(span));
   std::memset(buffer_.data(), 0, span);  // the first touch happens here, not in epoch 1

@@ -7,7 +7,8 @@
 // more: docs/performance.md). Otherwise it is one plain buffer of the span, touched once when made,
 // in which a format may hand a sample it holds as a view instead of copying it
 // (SampleBuffer::views_allowed: it then keeps the memory the view is of, e.g. a parquet row group,
-// alive until the thread's next read).
+// alive until the thread's next read), with one landing buffer (SampleBuffer::landing) that the
+// formats read such bytes into, the thread's every row group in the same pages.
 #pragma once
 
 #include <cstdint>

@@ -37,6 +37,7 @@ CheckpointOptions CheckpointOptionsFor(const WorkloadConfig& c, int rank, int wo
   co.torch_file_name = c.checkpoint.torch_file_name;
   co.torch_pickle_bytes = c.checkpoint.torch_pickle_bytes;
   co.tag_file = c.checkpoint.tag_file;
+  co.folder_name = c.checkpoint.folder_name;
   // torch.load's storages past the mmap threshold `import torch` leaves get fresh pages.
   if (c.reader.client_costs == ClientCosts::kFramework) {
     co.torch_load_fresh_bytes = pyio::PythonImportThreshold(IoModel::kPytorch);

@@ -189,21 +189,24 @@ Result<std::optional<uint64_t>> NewestComplete(const RunContext& ctx, Checkpoint
 
 }  // namespace
 
-Status ResumeFromNewest(const RunContext& ctx, const Checkpointing& ckpt) {
+Result<int64_t> ResumeFromNewest(const RunContext& ctx, const Checkpointing& ckpt) {
   Checkpointer* checkpointer = ckpt.checkpointer.get();
-  if (!ctx.config->checkpoint.resume || checkpointer == nullptr) return Status::OK();
+  if (!ctx.config->checkpoint.resume || checkpointer == nullptr) return int64_t{0};
   DLIO_ASSIGN_OR_RETURN(const std::optional<uint64_t> id, NewestComplete(ctx, checkpointer));
   if (!id) {
     ctx.messages->Log(LogLevel::kInfo, "checkpoint.resume: no complete checkpoint in " +
                                            ctx.config->checkpoint.checkpoint_folder +
                                            ", training starts fresh");
-    return Status::OK();
+    return int64_t{0};
   }
   auto loaded = checkpointer->Load(*id);
   if (!loaded.ok()) return loaded.status().WithContext(StrCat("resuming from checkpoint ", *id));
-  ctx.messages->Log(LogLevel::kDebug, StrCat("resumed from checkpoint ", *id, ": ",
-                                             loaded->bytes_read, " bytes read"));
-  return ctx.comm->Barrier();
+  ctx.messages->Log(LogLevel::kDebug,
+                    StrCat("resumed from checkpoint ", *id,
+                           loaded->step >= 0 ? StrCat(" (global step ", loaded->step, ")") : "",
+                           ": ", loaded->bytes_read, " bytes read"));
+  DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
+  return std::max<int64_t>(loaded->step, 0);
 }
 
 Status WriteResumeCheckpoint(const RunContext& ctx) {
@@ -212,8 +215,10 @@ Status WriteResumeCheckpoint(const RunContext& ctx) {
   DLIO_ASSIGN_OR_RETURN(const std::optional<uint64_t> id,
                         NewestComplete(ctx, ckpt.checkpointer.get()));
   if (id) return Status::OK();
-  DLIO_RETURN_NOT_OK(ckpt.checkpointer->Save(1, 1).status().WithContext(
-      "checkpoint.resume: writing the checkpoint to resume from"));
+  const int64_t every = ctx.config->checkpoint.steps_between_checkpoints;
+  DLIO_RETURN_NOT_OK(ckpt.checkpointer->Save(1, every > 0 ? every : 1)
+                         .status()
+                         .WithContext("checkpoint.resume: writing the checkpoint to resume from"));
   return ctx.comm->Barrier();
 }
 

@@ -35,11 +35,15 @@ Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt, RunReport* rep
 
 // checkpoint.resume before training: the newest checkpoint complete on every rank, loaded as a
 // resumed run loads it; none: nothing is read (a fresh start, as DeepSpeed's load_checkpoint
-// without a `latest` tag). Collective.
-Status ResumeFromNewest(const RunContext& ctx, const Checkpointing& ckpt);
+// without a `latest` tag). Returns the global step its folder name holds (checkpoint.folder_name's
+// {step}), from which the run's step count goes on, as a resumed framework's does; 0 when nothing
+// was loaded or the name holds no step. Collective.
+Result<int64_t> ResumeFromNewest(const RunContext& ctx, const Checkpointing& ckpt);
 
 // checkpoint.resume's part of dataset generation: one checkpoint saved into a checkpoint_folder
-// that holds no complete one, for the run to resume from. Collective.
+// that holds no complete one, for the run to resume from: after step
+// checkpoint.steps_between_checkpoints (the first save of the step cadence, as an earlier run of
+// the job would have saved it; step 1 without a step cadence). Collective.
 Status WriteResumeCheckpoint(const RunContext& ctx);
 
 }  // namespace dlio::runner_internal

@@ -69,8 +69,13 @@ Status CheckConfigForRun(const WorkloadConfig& c, int world, const Registries& r
   }
   if (!c.workflow.checkpoint) return Status::OK();
   auto entry = registries.checkpointers.Find(CheckpointTypeFor(c));
-  if (!entry.ok() || !entry->capabilities.rank_bytes) return Status::OK();
-  return entry->capabilities.rank_bytes(CheckpointOptionsFor(c, 0, world)).status();
+  if (!entry.ok()) return Status::OK();
+  const CheckpointOptions options = CheckpointOptionsFor(c, 0, world);
+  if (entry->capabilities.check_options) {
+    DLIO_RETURN_NOT_OK(entry->capabilities.check_options(options));
+  }
+  if (!entry->capabilities.rank_bytes) return Status::OK();
+  return entry->capabilities.rank_bytes(options).status();
 }
 
 // One rank's check (an accelerator thread's, when a process emulates several).

@@ -14,6 +14,10 @@
 // group such a buffer holds are served from it without the cache's lock while that group is still
 // the cache's most recent one (ServeFromHeld), and a dropped group's chunk buffers are read into
 // again by the next group's reads (ChunkBufferPool) instead of fresh memory, whose pages fault.
+// A caller that reads no byte and lends a landing buffer (SampleBuffer::landing: a pipeline reader
+// thread's) has the native chunks read into it instead, every group into the same warm pages, as
+// fio reads into one buffer; such a group's in-place values are then good only until the next
+// read there, so a caller that copies rows reads the group again into memory of its own.
 // Under reader.io_model pyarrow the footer and a group's chunks are read with pyarrow's requests
 // instead (io_models/pyarrow_read.h).
 #include <algorithm>
@@ -73,7 +77,11 @@ struct DecodedGroup {
   uint64_t rows = 0;
   std::vector<DecodedColumn> columns;  // in selected_ order
   std::vector<UnsetBytes> read;        // the chunks' bytes, kept when a column's spans point there
-  uint64_t bytes = 0;                  // decoded values and read bytes held
+  std::shared_ptr<const AlignedBuffer> landed;  // or the landing buffer they were read into
+  uint64_t bytes = 0;  // decoded values and read bytes held (a landed group's counted as its own)
+  // Whether rows of the group are good only to callers that read no byte: its spans point into a
+  // landing buffer that later reads overwrite.
+  bool bytes_transient() const { return landed != nullptr; }
 };
 
 // Where a chunk lies: [begin, begin + size).
@@ -157,7 +165,7 @@ class ParquetReader final : public FormatReader {
       std::lock_guard<std::mutex> lock(mu_);
       if (!var_sizes_[g].empty()) return fixed_row_bytes_ + var_sizes_[g][i - starts_[g]];
     }
-    if (!Group(g).ok()) return 0;
+    if (!Group(g, nullptr).ok()) return 0;
     std::lock_guard<std::mutex> lock(mu_);
     return fixed_row_bytes_ + var_sizes_[g][i - starts_[g]];
   }
@@ -166,7 +174,7 @@ class ParquetReader final : public FormatReader {
     if (ServeFromHeld(i, out)) return Status::OK();
     DLIO_RETURN_NOT_OK(CheckSampleIndex(path_, i, num_samples()));
     const size_t g = GroupOf(i);
-    DLIO_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedGroup> group, Group(g));
+    DLIO_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedGroup> group, Group(g, out));
     const uint64_t row = i - starts_[g];
     if (out->views_allowed() && selected_.size() == 1) {  // the row's bytes lie in one place
       const uint8_t* at = ValueAt(*group, 0, row);
@@ -177,6 +185,9 @@ class ParquetReader final : public FormatReader {
     uint64_t n = 0;
     for (size_t k = 0; k < selected_.size(); ++k) n += ValueBytes(*group, k, row);
     DLIO_RETURN_NOT_OK(out->Resize(n));
+    // A landed group's bytes may be another group's by now (and being written by another
+    // thread): to a caller that reads no byte a copy of them is worth no more than none.
+    if (group->bytes_transient()) return Status::OK();
     uint8_t* dst = out->data();
     for (size_t k = 0; k < selected_.size(); ++k) {
       const uint64_t len = ValueBytes(*group, k, row);
@@ -221,11 +232,16 @@ class ParquetReader final : public FormatReader {
     return d.offsets[row + 1] - d.offsets[row];
   }
 
-  Result<std::shared_ptr<const DecodedGroup>> Group(size_t g) const {
+  // Group g from the cache, or read (into `out`'s landing buffer when it lends one, the native
+  // model's, and reads no byte). `out` null: only the group's sizes are wanted. A caller that
+  // copies rows passes over a cached group whose bytes were landed (they may have been
+  // overwritten), and reads it again.
+  Result<std::shared_ptr<const DecodedGroup>> Group(size_t g, SampleBuffer* out) const {
+    const bool copies = out != nullptr && !out->views_allowed();
     {
       std::lock_guard<std::mutex> lock(mu_);
       for (auto it = cache_.begin(); it != cache_.end(); ++it) {
-        if ((*it)->index != g) continue;
+        if ((*it)->index != g || (copies && (*it)->bytes_transient())) continue;
         if (it != cache_.begin()) {
           cache_.splice(cache_.begin(), cache_, it);
           front_.store(it->get(), std::memory_order_release);
@@ -233,7 +249,9 @@ class ParquetReader final : public FormatReader {
         return *it;
       }
     }
-    DLIO_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedGroup> fresh, ReadGroup(g));
+    const bool land = out != nullptr && out->views_allowed() && out->landing() && !fetch_.pyarrow;
+    DLIO_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedGroup> fresh,
+                          ReadGroup(g, land ? out : nullptr));
     std::vector<uint64_t> sizes;
     if (has_variable_ && var_sizes_[g].empty()) {
       const uint64_t rows = static_cast<uint64_t>(meta_.row_groups[g].num_rows);
@@ -267,15 +285,27 @@ class ParquetReader final : public FormatReader {
     return group;
   }
 
-  Result<std::shared_ptr<const DecodedGroup>> ReadGroup(size_t g) const {
+  // Reads group g's chunks, one request each (pyarrow's requests under that model), into
+  // `lender`'s landing buffer back to back when given, else into buffers of the group's own (a
+  // dropped group's when the pool has them), and decodes them.
+  Result<std::shared_ptr<const DecodedGroup>> ReadGroup(size_t g, SampleBuffer* lender) const {
     std::shared_ptr<DecodedGroup> group = NewGroup(g);
     std::vector<io_models::ByteRange> chunks;
     for (size_t c : selected_) chunks.push_back({ranges_[g][c].begin, ranges_[g][c].size});
     const std::vector<io_models::ByteRange> requests =
         fetch_.pyarrow ? io_models::RowGroupRequests(chunks, fetch_.read) : chunks;
-    // Each filled whole by its read (a dropped group's buffers when the pool has them).
-    std::vector<UnsetBytes> bytes = pool_->Take(requests.size());
-    for (size_t r = 0; r < requests.size(); ++r) DLIO_RETURN_NOT_OK(Fetch(requests[r], &bytes[r]));
+    std::vector<UnsetBytes> bytes;
+    std::vector<const uint8_t*> at(requests.size());  // where request r's bytes are
+    std::shared_ptr<AlignedBuffer> landing;
+    if (lender != nullptr) {
+      DLIO_ASSIGN_OR_RETURN(landing, FetchInto(requests, lender, &at));
+    } else {
+      bytes = pool_->Take(requests.size());
+      for (size_t r = 0; r < requests.size(); ++r) {
+        DLIO_RETURN_NOT_OK(Fetch(requests[r], &bytes[r]));
+        at[r] = bytes[r].data();
+      }
+    }
     bool in_place = false;
     for (size_t k = 0; k < selected_.size(); ++k) {
       // The request that holds the whole chunk (a file's metadata may claim chunks that overlap
@@ -291,19 +321,44 @@ class ParquetReader final : public FormatReader {
                                   chunks[k].offset, " (", chunks[k].length,
                                   " bytes) overlaps another chunk of the group");
       }
-      const uint8_t* at = bytes[r].data() + (chunks[k].offset - requests[r].offset);
-      DLIO_ASSIGN_OR_RETURN(DecodedColumn d, DecodeOne(g, selected_[k], at));
+      DLIO_ASSIGN_OR_RETURN(
+          DecodedColumn d,
+          DecodeOne(g, selected_[k], at[r] + (chunks[k].offset - requests[r].offset)));
       group->bytes += d.data.size() + d.offsets.size() * sizeof(uint64_t);
       in_place = in_place || !d.spans.empty();
       group->columns.push_back(std::move(d));
     }
     if (in_place) {  // a column's values stayed in the bytes read (PLAIN, uncompressed)
-      for (const UnsetBytes& b : bytes) group->bytes += b.size();
+      for (const io_models::ByteRange& q : requests) group->bytes += q.length;
       group->read = std::move(bytes);
+      group->landed = landing;
     } else {
       pool_->Give(&bytes);
     }
     return std::shared_ptr<const DecodedGroup>(std::move(group));
+  }
+
+  // The native requests (ReadAt of the open file) into `lender`'s landing buffer, one after
+  // another; returns that buffer. One too small is replaced by a larger one, not grown: groups
+  // read into it earlier may still point into it (they keep it alive).
+  Result<std::shared_ptr<AlignedBuffer>> FetchInto(
+      const std::vector<io_models::ByteRange>& requests, SampleBuffer* lender,
+      std::vector<const uint8_t*>* at) const {
+    uint64_t total = 0;
+    for (const io_models::ByteRange& q : requests) total += q.length;
+    std::shared_ptr<AlignedBuffer> landing = lender->landing();
+    if (landing->capacity() < total) {
+      landing = std::make_shared<AlignedBuffer>();
+      lender->set_landing(landing);
+    }
+    DLIO_RETURN_NOT_OK(landing->Resize(total));
+    uint8_t* dst = landing->data();
+    for (size_t r = 0; r < requests.size(); ++r) {
+      DLIO_RETURN_NOT_OK(ReadRange(file_.get(), requests[r].offset, requests[r].length, 0, dst));
+      (*at)[r] = dst;
+      dst += requests[r].length;
+    }
+    return landing;
   }
 
   // One request: a ReadAt of the open file, or the fork's buffered read of a file opened again.

@@ -298,6 +298,8 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
     Access& a = view->accesses[static_cast<size_t>(s.access)];
     a.end_us = std::max(a.end_us, t.start_us[i] + t.dur_us[i]);
     a.bytes += size;
+    a.read_us = SaturatingAdd(a.read_us, std::max<int64_t>(t.dur_us[i], 0));
+    ++a.reads;
     if (large) {
       if (a.large_reads == 0) a.key = t.offset[i];
       ++a.large_reads;

@@ -26,6 +26,9 @@ constexpr int64_t kClientToIo = 2;
 // Fewer gaps between sample reads (or sample reads with page-fault counts) than this tell
 // nothing.
 constexpr size_t kMinGaps = 8;
+// A whole-file stream's reader works between two of its reads at least this long on average,
+// in microseconds, to be client-bound (pandas parses 256 KiB of CSV in about a millisecond).
+constexpr int64_t kStreamWorkUs = 100;
 // The sample reads pay fresh pages when at least this share of the pages they filled faulted
 // inside the reads, in tenths of a percent (3%). dlio's own reads (client_costs none) fault in
 // none after a buffer's first use; a program that allocates per sample (np.load: glibc hands
@@ -216,9 +219,62 @@ void FitFromGaps(const View& view, const std::string& note, FitResult* out) {
              "% of the time", note));
 }
 
+// The reader's own work between the reads of one file stream (pandas' parser between two
+// chunks), over the training accesses read in several requests. Medians over the accesses: a
+// loaded host's stall lengthens one access, not the median.
+struct StreamWork {
+  size_t streams = 0;         // accesses of 2 reads or more
+  int64_t gaps = 0;           // between their reads
+  int64_t read_us = 0;        // the median access's time inside its reads
+  int64_t work_us = 0;        // the median access's time between them (its span less its reads)
+  int64_t work_per_gap = 0;   // the median access's work per gap
+  int64_t ratio_percent = 0;  // the median of work / read time over the accesses, in percent
+};
+
+StreamWork MeasureStreams(const View& view) {
+  StreamWork w;
+  std::vector<int64_t> reads, works, per_gap, ratios;
+  for (const Access& a : view.accesses) {
+    if (!IsTrain(view, a) || a.reads < 2) continue;
+    const int64_t work = std::max<int64_t>(a.end_us - a.start_us - a.read_us, 0);
+    w.gaps += a.reads - 1;
+    reads.push_back(a.read_us);
+    works.push_back(work);
+    per_gap.push_back(work / (a.reads - 1));
+    ratios.push_back(SaturatingMul(work, 100) / std::max<int64_t>(a.read_us, 1));
+  }
+  w.streams = reads.size();
+  if (w.streams == 0) return w;
+  w.read_us = Median(reads);
+  w.work_us = Median(works);
+  w.work_per_gap = Median(per_gap);
+  w.ratio_percent = Median(ratios);
+  return w;
+}
+
+// A whole-file stream under a model whose library does client work per chunk (a new bytes object
+// per read): `framework` when its reader works at least kClientToIo times its read time between
+// the reads of one file, at least kStreamWorkUs a gap (a Python loop's own overhead between two
+// reads is a few microseconds). Both times are the same thread's, so a loaded host stretches
+// them alike. false: no such evidence; the gap rule decides.
+bool FitWithinStreams(const View& view, FitResult* out) {
+  const StreamWork w = MeasureStreams(view);
+  if (w.streams < 2 || w.gaps < static_cast<int64_t>(kMinGaps)) return false;
+  if (w.ratio_percent < kClientToIo * 100 || w.work_per_gap < kStreamWorkUs) return false;
+  Set(out, "reader.client_costs", "framework", FitConfidence::kMedium,
+      StrCat("client-bound within its file streams: the median of ", w.streams,
+             " whole-file reads works ", Ms(w.work_us), " between its reads (", Ms(w.work_per_gap),
+             " a gap) against ", Ms(w.read_us), " inside them (", w.ratio_percent / 100, ".",
+             w.ratio_percent % 100 < 10 ? "0" : "", w.ratio_percent % 100, "x; client-bound from ",
+             kClientToIo, "x and ", Ms(kStreamWorkUs),
+             " a gap): the library parses each chunk before it reads the next; framework reads "
+             "each chunk into new memory as it does"));
+  return true;
+}
+
 }  // namespace
 
-void FitClientCosts(const View& view, FitResult* out) {
+void FitClientCosts(const View& view, const FitOptions& options, FitResult* out) {
   const FitEntry* model = out->Find("reader.io_model");
   if (model != nullptr && model->inferred && model->value == "native") {
     Unset(out, "reader.client_costs", "none",
@@ -228,6 +284,9 @@ void FitClientCosts(const View& view, FitResult* out) {
   // A whole-file stream (tf.data's, pandas') fills a buffer of its own per file, in the program
   // and in dlio alike: its faults tell the buffer's lifetime, not an allocation per sample.
   if (StreamsWholeFiles(out->request_model)) {
+    const bool client_work =
+        options.model_client_work && options.model_client_work(out->request_model);
+    if (client_work && FitWithinStreams(view, out)) return;
     return FitFromGaps(view, "", out);
   }
   const FreshPages fresh = MeasureFreshPages(view);

@@ -61,6 +61,10 @@ struct Access {
   // Of the large reads whose page faults the trace holds (ProfileEvent::faults): their bytes
   // and the faults taken inside them.
   int64_t faulted_bytes = 0, faults = 0;
+  // Its reads' own time (each read's duration, summed) and how many reads it took: the rest of
+  // end_us - start_us is the reader's work between them (a stream's parsing).
+  int64_t read_us = 0;
+  int64_t reads = 0;
   bool session = false;  // began with an open of the file
   int32_t epoch = 0;     // pass over the data it belongs to
 };
@@ -237,6 +241,16 @@ struct CheckpointWrites {
 // states) when they carry 95% of the checkpoint bytes or more.
 bool FitTorchSave(const CheckpointWrites& writes, const FitOptions& options, FitResult* out);
 
+// checkpoint.folder_name (fit_folder_name.cc), from the traced checkpoint folders: each save's
+// files but the tag file (`tag_path`, "" when none) in one folder of the checkpoint folder, and
+// the folder of the `resumed` files. The number in their names that varies becomes {step} when it
+// is each save's step plus one offset (the global step: the run's steps after those of the
+// checkpoint it resumed from), else {id} when it counts the checkpoints one by one; zero-padded
+// when the names are. Nothing set when the saves share a folder; a reason without a value when
+// their names follow neither rule.
+void FitFolderName(const CheckpointWrites& w, const std::string& tag_path,
+                   const std::vector<const FileUse*>& resumed, FitResult* out);
+
 // Extensions of checkpoints a run resumes from (fit_files.cc): some files of it only written (the
 // run's saves), no more of it only read (the checkpoint loaded at start). A dataset's files are
 // read and outnumber any output of their kind, so its extension is never one of these.
@@ -302,7 +316,7 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
 // reader.client_costs (fit_client_costs.cc), after reader.io_model and reader.batch_size:
 // `framework` when the readers spend most of their time on their own work between sample reads
 // and the consumer waits for them (docs/profiling.md); otherwise left at none, with the figures.
-void FitClientCosts(const View& view, FitResult* out);
+void FitClientCosts(const View& view, const FitOptions& options, FitResult* out);
 // train.epochs, train.computation_time and train.total_training_steps (fit_train.cc).
 void FitTrain(const View& view, FitResult* out);
 void FitCheckpoint(const ProfileTrace& trace, const View& view, const FitOptions& options,

@@ -485,7 +485,7 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
   KeepPassReads(view, SamplesPerAccess(model, *out), out);
   FitShuffle(trace, view, out);
   FitIoModel(trace, view, options, model, out);
-  FitClientCosts(view, out);
+  FitClientCosts(view, options, out);
   FitH5py(trace, view, out);
   // What an I/O trace does not show, said rather than guessed.
   Unset(out, "reader.prefetch_size", "2",

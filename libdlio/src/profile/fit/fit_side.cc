@@ -61,11 +61,15 @@ std::vector<const FileUse*> ResumeReads(const View& view, const std::set<std::st
   return out;
 }
 
-// The number of steps that began before `us` (which step a write follows).
-int64_t StepIndex(const View& view, int64_t us) {
+// The number of steps that began before `us` (which step a write follows). Steps found from the
+// gaps between bursts of sample reads miss the last one, which ends no gap: a write after the last
+// read follows it too.
+int64_t StepIndex(const View& view, int64_t us, int64_t last_read_end) {
   auto it = std::upper_bound(view.steps.begin(), view.steps.end(), us,
                              [](int64_t t, const Step& s) { return t < s.start_us; });
-  return it - view.steps.begin();
+  const bool after_last = !view.steps_from_compute && !view.steps.empty() &&
+                          it == view.steps.end() && us >= last_read_end;
+  return (it - view.steps.begin()) + (after_last ? 1 : 0);
 }
 
 std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<std::string>& ckpt,
@@ -74,6 +78,8 @@ std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<
   int64_t* syncs = &out->syncs;
   std::vector<size_t> writes;
   const int64_t start = view.accesses.empty() ? 0 : view.accesses.front().start_us;
+  int64_t last_read_end = 0;
+  for (const Access& a : view.accesses) last_read_end = std::max(last_read_end, a.end_us);
   for (size_t i = 0; i < t.size(); ++i) {
     if (t.path[i] == ProfileTrace::kNoString || t.start_us[i] < start ||
         !ckpt.count(t.String(t.path[i]))) {
@@ -100,7 +106,7 @@ std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<
   int64_t last_end = 0;
   for (size_t k = 0; k < writes.size(); ++k) {
     const size_t i = writes[k];
-    const int64_t step = StepIndex(view, t.start_us[i]);
+    const int64_t step = StepIndex(view, t.start_us[i], last_read_end);
     const bool apart = !view.steps.empty() ? saves.empty() || saves.back().step != step
                                            : (period > 0 ? static_cast<int64_t>(k) % period == 0
                                                          : t.start_us[i] - last_end > kSaveGapUs);
@@ -154,8 +160,8 @@ CheckpointWrites FindCheckpointWrites(const ProfileTrace& t, const View& view) {
 }
 
 // A small file every save rewrites from offset 0 in one write (DeepSpeed's `latest`, naming the
-// newest checkpoint folder): checkpoint.tag_file.
-void FitTagFile(const CheckpointWrites& w, FitResult* out) {
+// newest checkpoint folder): its path, "" when there is none.
+std::string TagFilePath(const CheckpointWrites& w) {
   constexpr uint64_t kMaxTag = 256;
   for (const auto& [path, file] : w.per_file) {
     const auto& writes = file.second;
@@ -163,13 +169,19 @@ void FitTagFile(const CheckpointWrites& w, FitResult* out) {
                      std::all_of(writes.begin(), writes.end(), [&](const auto& r) {
                        return r.offset == 0 && r.size > 0 && r.size <= kMaxTag;
                      });
-    if (!tag) continue;
-    Set(out, "checkpoint.tag_file", Basename(path), FitConfidence::kMedium,
-        StrCat("rewritten from offset 0 in one write of ", writes.front().size,
-               " bytes by each of the ", w.saves.size(),
-               " saves: a tag naming the newest checkpoint (DeepSpeed's latest)"));
-    return;
+    if (tag) return path;
   }
+  return std::string();
+}
+
+// checkpoint.tag_file: TagFilePath's file.
+void FitTagFile(const CheckpointWrites& w, FitResult* out) {
+  const std::string path = TagFilePath(w);
+  if (path.empty()) return;
+  Set(out, "checkpoint.tag_file", Basename(path), FitConfidence::kMedium,
+      StrCat("rewritten from offset 0 in one write of ", w.per_file.at(path).second.front().size,
+             " bytes by each of the ", w.saves.size(),
+             " saves: a tag naming the newest checkpoint (DeepSpeed's latest)"));
 }
 
 // The keys every fit with checkpoints sets: what one save writes.
@@ -242,6 +254,7 @@ void FitCheckpoint(const ProfileTrace& t, const View& view, const FitOptions& op
                HumanBytes(static_cast<double>(bytes)), ") and never written, starting with ",
                Basename(resumed.front()->path), ": the checkpoint the run resumed from"));
   }
+  FitFolderName(w, TagFilePath(w), resumed, out);
 }
 
 Status FitCheckpointOnly(const ProfileTrace& t, const View& view, const FitOptions& options,

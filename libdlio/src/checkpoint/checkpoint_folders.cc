@@ -1,0 +1,104 @@
+#include "checkpoint/checkpoint_folders.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "checkpoint/checkpoint_layout.h"
+#include "dlio/str_cat.h"
+
+namespace dlio::checkpoint_internal {
+namespace {
+
+struct Listed {
+  std::string name;
+  FolderNameTemplate::Fields fields;
+};
+
+int64_t StepOfFields(const FolderNameTemplate::Fields& f) {
+  return f.step ? static_cast<int64_t>(*f.step) : -1;
+}
+
+}  // namespace
+
+Result<CheckpointFolders> CheckpointFolders::List(Storage* storage, const std::string& folder,
+                                                  FolderNameTemplate names) {
+  DLIO_RETURN_NOT_OK(RemoveDeadTemporaries(storage, folder, names).status());
+  CheckpointFolders out;
+  out.folder_ = folder;
+  out.names_ = std::move(names);
+  std::vector<Listed> listed;
+  DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(folder));
+  if (exists) {
+    DLIO_ASSIGN_OR_RETURN(auto entries, storage->List(folder));
+    for (auto& entry : entries) {
+      if (auto fields = out.names_.Match(entry)) listed.push_back({std::move(entry), *fields});
+    }
+  }
+  // By id, or by step without one; then by step and name, so the last of an id is its newest.
+  std::sort(listed.begin(), listed.end(), [](const Listed& a, const Listed& b) {
+    return std::tie(a.fields.id, a.fields.step, a.name) <
+           std::tie(b.fields.id, b.fields.step, b.name);
+  });
+  for (size_t k = 0; k < listed.size(); ++k) {
+    const Listed& l = listed[k];
+    const uint64_t id = l.fields.id ? *l.fields.id : k;
+    out.known_[id] = {StrCat(folder, "/", l.name), StepOfFields(l.fields)};
+  }
+  out.first_id_ = out.known_.empty() ? 0 : out.known_.rbegin()->first + 1;
+  return out;
+}
+
+Result<CheckpointFolders> CheckpointFolders::EpochStep(Storage* storage,
+                                                       const std::string& folder) {
+  DLIO_RETURN_NOT_OK(RemoveDeadTemporaries(storage, folder, FolderNameTemplate()).status());
+  CheckpointFolders out;
+  out.folder_ = folder;
+  out.epoch_step_ = true;
+  return out;
+}
+
+std::string CheckpointFolders::DirFor(uint64_t id, uint64_t epoch, int64_t step) const {
+  return StrCat(folder_, "/", epoch_step_ ? EpochStepDirName(epoch, step) : names_.Name(id, step));
+}
+
+void CheckpointFolders::Add(uint64_t id, uint64_t epoch, int64_t step) {
+  const bool named = !epoch_step_ && names_.names_step();
+  known_[id] = {DirFor(id, epoch, step), named ? std::max<int64_t>(step, 0) : -1};
+}
+
+Result<std::string> CheckpointFolders::DirOf(uint64_t id) const {
+  if (auto it = known_.find(id); it != known_.end()) return it->second.dir;
+  if (epoch_step_) {
+    return StrCat(folder_, "/", EpochStepDirName(1, static_cast<int64_t>(id + 1)));
+  }
+  if (names_.names_id()) return StrCat(folder_, "/", names_.Name(id, 0));
+  return Status::NotFound("checkpoint ", id, " is not in ", folder_, " (checkpoint.folder_name '",
+                          names_.text(), "')");
+}
+
+int64_t CheckpointFolders::StepOf(uint64_t id) const {
+  auto it = known_.find(id);
+  return it == known_.end() ? -1 : it->second.step;
+}
+
+Result<std::vector<std::pair<uint64_t, std::string>>> CheckpointFolders::Folders(
+    Storage* storage) const {
+  std::vector<std::pair<uint64_t, std::string>> out;
+  if (!epoch_step_) {
+    for (const auto& entry : known_) out.emplace_back(entry.first, entry.second.dir);
+    return out;
+  }
+  // DLIO's checkpoint-only names, global_epoch1_step<id + 1>.
+  DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(folder_));
+  if (!exists) return out;
+  DLIO_ASSIGN_OR_RETURN(auto names, storage->List(folder_));
+  for (const auto& name : names) {
+    auto step = ParseEpochStepDirName(name, 1);
+    if (step && *step > 0) out.emplace_back(*step - 1, StrCat(folder_, "/", name));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace dlio::checkpoint_internal

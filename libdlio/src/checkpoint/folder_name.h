@@ -1,0 +1,63 @@
+// checkpoint.folder_name: the template a checkpoint folder's name is made from, so that dlio names
+// its folders as the emulated framework does (DeepSpeed's global_step{step}, Hugging Face's
+// checkpoint-{step}, Megatron's iter_{step:07}); dlio's own is ckpt-{id:06}.
+//
+// Text with placeholders: {id}, the checkpoint's id (checkpointer.h: one past the highest id
+// already in the folder, then counting up), and {step}, the global step the save follows (the
+// run's steps, plus the step of the checkpoint it resumed from). Each is written in decimal, or
+// zero-padded to a width as {id:06} (a '0' and the width, 1 to 20). At least one placeholder
+// (every save needs a folder of its own), each at most once; the text after a placeholder does not
+// start with a digit (or a name would not tell where its number ends). A name, not a path: no
+// '/', not "." or "..", not ".dlio..." (dlio's bookkeeping).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dlio/status.h"
+
+namespace dlio::checkpoint_internal {
+
+inline constexpr char kDefaultFolderName[] = "ckpt-{id:06}";
+
+class FolderNameTemplate {
+ public:
+  // dlio's own, ckpt-{id:06}.
+  FolderNameTemplate();
+  // InvalidArgument naming checkpoint.folder_name and what is wrong with `text`.
+  static Result<FolderNameTemplate> Parse(std::string_view text);
+
+  // The folder of checkpoint `id` saved after global step `step` (a negative step counts as 0).
+  std::string Name(uint64_t id, int64_t step) const;
+
+  // The numbers a name this template makes holds; nullopt for any other name. A number matches
+  // any run of 1 to 19 digits (ckpt-1 and ckpt-000001 are both id 1).
+  struct Fields {
+    std::optional<uint64_t> id;
+    std::optional<uint64_t> step;
+  };
+  std::optional<Fields> Match(std::string_view name) const;
+
+  bool names_id() const { return Has(Field::kId); }
+  bool names_step() const { return Has(Field::kStep); }
+  const std::string& text() const { return text_; }
+
+ private:
+  struct Unparsed {};
+  explicit FolderNameTemplate(Unparsed) {}
+  enum class Field { kNone, kId, kStep };
+  struct Part {
+    std::string literal;  // text before the field (or the whole tail, with kNone)
+    Field field = Field::kNone;
+    int width = 0;  // zero-padded to this many digits; 0 = plain decimal
+  };
+  bool Has(Field f) const;
+
+  std::string text_;
+  std::vector<Part> parts_;
+};
+
+}  // namespace dlio::checkpoint_internal

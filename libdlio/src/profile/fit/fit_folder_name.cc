@@ -1,0 +1,183 @@
+// checkpoint.folder_name from the traced checkpoint folders' names (fit_internal.h).
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checkpoint/folder_name.h"
+#include "dlio/str_cat.h"
+#include "profile/fit/fit_internal.h"
+
+namespace dlio::fit {
+namespace {
+
+std::string ParentOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? std::string() : path.substr(0, slash);
+}
+
+// A folder name cut at its runs of digits: texts[0] numbers[0] texts[1] ... texts[n].
+struct CutName {
+  std::vector<std::string> texts;
+  std::vector<std::string> numbers;
+};
+
+CutName CutAtDigits(const std::string& name) {
+  CutName cut;
+  cut.texts.emplace_back();
+  for (size_t i = 0; i < name.size();) {
+    if (name[i] < '0' || name[i] > '9') {
+      cut.texts.back() += name[i++];
+      continue;
+    }
+    size_t end = i;
+    while (end < name.size() && name[end] >= '0' && name[end] <= '9') ++end;
+    cut.numbers.push_back(name.substr(i, end - i));
+    cut.texts.emplace_back();
+    i = end;
+  }
+  return cut;
+}
+
+// The one folder each save writes into besides the tag file, in save order; empty unless every
+// save has one, all in one parent folder, and they are distinct (or, for a single save, a sibling
+// of the tag file or of the resumed checkpoint's folder says it is a checkpoint's own).
+std::vector<std::string> SaveFolders(const CheckpointWrites& w, const std::string& tag_path,
+                                     const std::vector<std::string>& resumed) {
+  std::vector<std::string> folders;
+  for (const Save& s : w.saves) {
+    std::set<std::string> dirs;
+    for (const std::string& f : s.files) {
+      if (f != tag_path) dirs.insert(ParentOf(f));
+    }
+    if (dirs.size() != 1) return {};
+    folders.push_back(*dirs.begin());
+  }
+  if (folders.empty()) return {};
+  const std::string root = ParentOf(folders.front());
+  for (const std::string& f : folders) {
+    if (root.empty() || ParentOf(f) != root) return {};
+  }
+  const std::set<std::string> distinct(folders.begin(), folders.end());
+  if (distinct.size() != folders.size()) return {};
+  if (folders.size() == 1 && ParentOf(tag_path) != root &&
+      std::find(resumed.begin(), resumed.end(), folders.front()) == resumed.end() &&
+      (resumed.empty() || ParentOf(resumed.front()) != root)) {
+    return {};
+  }
+  return folders;
+}
+
+// The index of the only number that varies among `cuts` (all cut alike), the last one when none
+// varies; -1 when they are not cut alike, hold no number, or several numbers vary.
+int VaryingNumber(const std::vector<CutName>& cuts) {
+  const CutName& first = cuts.front();
+  if (first.numbers.empty()) return -1;
+  for (const CutName& c : cuts) {
+    if (c.texts != first.texts) return -1;
+  }
+  int varying = -1;
+  for (size_t k = 0; k < first.numbers.size(); ++k) {
+    const bool same = std::all_of(cuts.begin(), cuts.end(), [&](const CutName& c) {
+      return c.numbers[k] == first.numbers[k];
+    });
+    if (same) continue;
+    if (varying >= 0) return -1;
+    varying = static_cast<int>(k);
+  }
+  return varying >= 0 ? varying : static_cast<int>(first.numbers.size()) - 1;
+}
+
+// "global_step{step}": `cut` with number `at` a placeholder of `field`, zero-padded to `width`.
+std::string TemplateOf(const CutName& cut, int at, const char* field, size_t width) {
+  std::string out = cut.texts[0];
+  for (size_t k = 0; k < cut.numbers.size(); ++k) {
+    out += static_cast<int>(k) == at
+               ? StrCat("{", field, width > 0 ? StrCat(":0", width) : std::string(), "}")
+               : cut.numbers[k];
+    out += cut.texts[k + 1];
+  }
+  return out;
+}
+
+std::string Listed(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t k = 0; k < names.size() && k < 3; ++k) out += (k ? ", " : "") + names[k];
+  return names.size() > 3 ? out + ", ..." : out;
+}
+
+}  // namespace
+
+void FitFolderName(const CheckpointWrites& w, const std::string& tag_path,
+                   const std::vector<const FileUse*>& resumed, FitResult* out) {
+  std::vector<std::string> resumed_dirs;
+  for (const FileUse* u : resumed) resumed_dirs.push_back(ParentOf(u->path));
+  const std::vector<std::string> folders = SaveFolders(w, tag_path, resumed_dirs);
+  if (folders.empty()) return;  // no folder of its own per save
+  const std::string root = ParentOf(folders.front());
+  std::vector<std::string> names;
+  for (const std::string& f : folders) names.push_back(Basename(f));
+  std::string resumed_name;  // the resumed checkpoint's folder, beside the saves'
+  for (const std::string& d : resumed_dirs) {
+    if (ParentOf(d) == root && resumed_name.empty()) resumed_name = Basename(d);
+  }
+  std::vector<CutName> cuts;
+  for (const std::string& n : names) cuts.push_back(CutAtDigits(n));
+  if (!resumed_name.empty()) cuts.push_back(CutAtDigits(resumed_name));
+  const int at = VaryingNumber(cuts);
+  const std::string kept = StrCat("dlio names them ", checkpoint_internal::kDefaultFolderName);
+  if (at < 0) {
+    Unset(out, "checkpoint.folder_name", checkpoint_internal::kDefaultFolderName,
+          StrCat("each save writes a folder of its own (", Listed(names),
+                 "), but not one number of their names varies; ", kept));
+    return;
+  }
+  std::vector<int64_t> numbers, offsets;
+  size_t width = 0;
+  bool padded = false, same_length = true;
+  for (size_t k = 0; k < cuts.size(); ++k) {
+    const std::string& text = cuts[k].numbers[static_cast<size_t>(at)];
+    int64_t value = 0;
+    if (text.size() > 18 || !ParseDigits(text, &value)) return;
+    numbers.push_back(value);
+    if (k < w.saves.size()) offsets.push_back(value - w.saves[k].step);
+    padded = padded || (text.size() > 1 && text[0] == '0');
+    same_length = same_length && text.size() == cuts[0].numbers[static_cast<size_t>(at)].size();
+  }
+  if (padded && same_length) width = cuts[0].numbers[static_cast<size_t>(at)].size();
+  const bool by_step =
+      offsets.front() >= 0 &&
+      std::all_of(offsets.begin(), offsets.end(), [&](int64_t o) { return o == offsets.front(); });
+  bool by_id = !by_step;
+  for (size_t k = 1; k < w.saves.size(); ++k) by_id = by_id && numbers[k] == numbers[k - 1] + 1;
+  if (!resumed_name.empty()) by_id = by_id && numbers.back() + 1 == numbers.front();
+  const std::string value = TemplateOf(cuts[0], at, by_step ? "step" : "id", width);
+  auto parsed = checkpoint_internal::FolderNameTemplate::Parse(value);
+  if ((!by_step && !by_id) || !parsed.ok()) {
+    Unset(out, "checkpoint.folder_name", checkpoint_internal::kDefaultFolderName,
+          StrCat("the saves' folders (", Listed(names),
+                 ") hold a number that is neither the step of each save plus one offset nor a "
+                 "count of the checkpoints; ",
+                 kept));
+    return;
+  }
+  std::string steps;
+  for (size_t k = 0; k < w.saves.size(); ++k) steps += StrCat(k ? ", " : "", w.saves[k].step);
+  const std::string resumed_from =
+      resumed_name.empty() ? std::string() : StrCat(", resumed from ", resumed_name);
+  const std::string why =
+      by_step ? StrCat("the saves' folders (", Listed(names),
+                       ") are named by their global step: ", "the traced step (", steps, ")",
+                       offsets.front() > 0 ? StrCat(" plus ", offsets.front()) : std::string(),
+                       resumed_from,
+                       offsets.front() > 0 && !resumed_name.empty()
+                           ? " (a resumed run's step count goes on from its step)"
+                           : "")
+              : StrCat("the saves' folders (", Listed(names), ") count the checkpoints one by one",
+                       resumed_from, " (dlio's ids: one past the highest already there)");
+  Set(out, "checkpoint.folder_name", value,
+      w.saves.size() > 1 ? FitConfidence::kMedium : FitConfidence::kLow,
+      StrCat(why, width > 0 ? StrCat(", zero-padded to ", width, " digits") : std::string()));
+}
+
+}  // namespace dlio::fit

@@ -1,0 +1,126 @@
+// FitTrace on checkpoint folders built by hand: DeepSpeed's global_step<N>/ with a `latest` tag
+// and a resume, Megatron's zero-padded iter_<N>, folders that count the saves, one folder for
+// every save, and names no rule explains: checkpoint.folder_name and its reason.
+#include <catch2/catch.hpp>
+#include <functional>
+#include <string>
+
+#include "dlio/config.h"
+#include "dlio/profile_fit.h"
+#include "dlio/str_cat.h"
+#include "profile/analysis_test_util.h"
+#include "profile/fit_test_util.h"
+
+namespace dlio {
+namespace {
+
+using fit_test::Fit;
+using fit_test::Value;
+using testing::AddEvent;
+
+// One thread reads 32 files of 100 KB in 8 batches of 4, 20 ms of compute after each batch (no
+// compute events: the steps are the gaps, and the last batch ends none). After every `every`
+// batches a save writes /job/ckpt/<folder(save, step)>/model.pt in two 512 KiB writes, then,
+// with `tag`, /job/ckpt/latest in one write of the folder's name. With `resumed` ("" = none),
+// the run first reads /job/ckpt/latest and /job/ckpt/<resumed>/model.pt.
+struct Saves {
+  std::function<std::string(int save, int step)> folder;
+  int every = 4;
+  bool tag = true;
+  std::string resumed;
+};
+
+ProfileTrace Build(const Saves& s) {
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  if (!s.resumed.empty()) {
+    AddEvent(&t, 1, 1, "read", now, 5, "/job/ckpt/latest", 0, 13, 12);
+    const std::string model = StrCat("/job/ckpt/", s.resumed, "/model.pt");
+    AddEvent(&t, 1, 1, "open64", now + 10, 2, model);
+    AddEvent(&t, 1, 1, "read", now + 20, 100, model, 0, 1 << 20, 1 << 20);
+    now += 10'000;
+  }
+  int saves = 0;
+  for (int b = 0; b < 8; ++b) {
+    for (int k = 0; k < 4; ++k) {
+      const std::string path = StrCat("/job/data/x_", b * 4 + k, ".npy");
+      AddEvent(&t, 1, 1, "open64", now, 2, path);
+      AddEvent(&t, 1, 1, "pread", now + 5, 40, path, 0, 100'000, 100'000);
+      now += 50;
+    }
+    now += 20'000;
+    const int step = b + 1;
+    if (step % s.every != 0) continue;
+    const std::string folder = s.folder(saves++, step);
+    const std::string model = StrCat("/job/ckpt/", folder, "/model.pt");
+    AddEvent(&t, 1, 1, "open64", now, 2, model);
+    AddEvent(&t, 1, 1, "pwrite", now + 3, 100, model, 0, 512 << 10, 512 << 10);
+    AddEvent(&t, 1, 1, "pwrite", now + 110, 100, model, 512 << 10, 512 << 10, 512 << 10);
+    if (s.tag) {
+      const int64_t n = static_cast<int64_t>(folder.size());
+      AddEvent(&t, 1, 1, "pwrite", now + 220, 5, "/job/ckpt/latest", 0, n, n);
+    }
+    now += 1'000;
+  }
+  return t;
+}
+
+TEST_CASE("fit, checkpoint folders: DeepSpeed's global_step<N> after a resume is {step}") {
+  Saves s;
+  s.resumed = "global_step4";
+  // The run resumed at step 4: its 4th and 8th steps are global steps 8 and 12.
+  s.folder = [](int, int step) { return StrCat("global_step", step + 4); };
+  const FitResult r = Fit(Build(s));
+  CHECK(Value(r, "checkpoint.folder_name") == "global_step{step}");
+  CHECK(Value(r, "checkpoint.steps_between_checkpoints") == "4");  // the last save's step too
+  CHECK(Value(r, "checkpoint.tag_file") == "latest");
+  CHECK(Value(r, "checkpoint.resume") == "true");
+  const std::string why = r.Find("checkpoint.folder_name")->reason;
+  CHECK_THAT(why, Catch::Contains("global_step8, global_step12"));
+  CHECK_THAT(why, Catch::Contains("the traced step (4, 8) plus 4"));
+  CHECK_THAT(why, Catch::Contains("resumed from global_step4"));
+  // The YAML carries it into a config.
+  auto config = ParseConfig(FitYaml(r, {"test"}), "fit.yaml");
+  INFO(config.status().ToString());
+  REQUIRE(config.ok());
+  CHECK(config->checkpoint.folder_name == "global_step{step}");
+}
+
+TEST_CASE("fit, checkpoint folders: a fresh run's zero-padded steps keep their width") {
+  Saves s;
+  s.every = 2;
+  s.tag = false;
+  s.folder = [](int, int step) { return StrCat("iter_000000", step); };
+  const FitResult r = Fit(Build(s));
+  CHECK(Value(r, "checkpoint.folder_name") == "iter_{step:07}");
+  CHECK(Value(r, "checkpoint.steps_between_checkpoints") == "2");
+  CHECK_THAT(r.Find("checkpoint.folder_name")->reason, Catch::Contains("zero-padded to 7 digits"));
+}
+
+TEST_CASE("fit, checkpoint folders: names that count the saves are {id}") {
+  Saves s;
+  s.every = 2;
+  s.resumed = "run3_ckpt_000";
+  s.folder = [](int save, int) { return StrCat("run3_ckpt_00", save + 1); };
+  const FitResult r = Fit(Build(s));
+  CHECK(Value(r, "checkpoint.folder_name") == "run3_ckpt_{id:03}");
+  CHECK_THAT(r.Find("checkpoint.folder_name")->reason,
+             Catch::Contains("count the checkpoints one by one"));
+}
+
+TEST_CASE("fit, checkpoint folders: saves into one folder, or names no rule explains") {
+  Saves shared;
+  shared.folder = [](int, int) { return std::string("weights"); };
+  shared.tag = false;
+  CHECK(Fit(Build(shared)).Find("checkpoint.folder_name") == nullptr);
+
+  Saves odd;
+  odd.every = 2;
+  odd.folder = [](int save, int) { return StrCat("ckpt", (save * 7) % 5); };  // 0, 2, 4, 1
+  const FitResult r = Fit(Build(odd));
+  CHECK_THAT(Value(r, "checkpoint.folder_name"), Catch::StartsWith("(not inferred: "));
+  CHECK_THAT(Value(r, "checkpoint.folder_name"), Catch::Contains("ckpt0, ckpt2, ckpt4, ..."));
+}
+
+}  // namespace
+}  // namespace dlio
