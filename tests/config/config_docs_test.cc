@@ -10,6 +10,7 @@
 #include "dlio/cache.h"
 #include "dlio/config.h"
 #include "dlio/format.h"
+#include "dlio/pipeline.h"
 #include "dlio/storage.h"
 #include "test_util.h"
 
@@ -117,6 +118,13 @@ TEST_CASE("the keys each registered format declares are in the table and documen
   FormatRegistry formats("format");
   REQUIRE(RegisterBuiltinFormats(&formats).ok());
   CHECK(CheckDeclaredKeySections(formats.List()) >= 2);  // parquet: dataset.parquet., pyarrow_read
+}
+
+// Walks the pipeline registry.
+TEST_CASE("the keys each registered pipeline declares are in the table and documented") {
+  PipelineRegistry pipelines("pipeline");
+  REQUIRE(RegisterBuiltinPipelines(&pipelines).ok());
+  CHECK(CheckDeclaredKeySections(pipelines.List()) >= 1);  // pytorch: reader.persistent_workers
 }
 
 TEST_CASE("every key has a type, a default and a description") {

@@ -27,6 +27,7 @@
 #include "dlio/tracer.h"
 #include "pipeline/bounded_read_buffer.h"
 #include "pipeline/fake_source.h"
+#include "pipeline/pytorch_options.h"
 #include "pipeline/worker_channel.h"
 #include "test_util.h"
 
@@ -35,6 +36,9 @@ namespace {
 
 using testing::FakeSource;
 using testing::TempDir;
+
+// The pytorch pipeline's own options in `o` (pipeline/pytorch_options.h).
+PytorchLoaderOptions& Own(PipelineOptions& o) { return o.sections.Get<PytorchLoaderOptions>(); }
 
 std::vector<SampleRef> PlanOf(const FakeSource& source) {
   std::vector<SampleRef> plan;
@@ -56,7 +60,7 @@ struct Fixture {
     env.source = source;
     env.tracer = &tracer;
     options.name = "pytorch";
-    options.worker_trace_prefix = dir / "trace-0";
+    Own(options).worker_trace_prefix = dir / "trace-0";
     auto pipeline = (*factory)(options, env);
     INFO(pipeline.status().ToString());
     REQUIRE(pipeline.ok());
@@ -206,7 +210,7 @@ TEST_CASE("pytorch pipeline: workers re-forked every epoch unless persistent",
   PipelineOptions o;
   o.batch_size = 3;
   o.read_threads = 2;
-  o.persistent_workers = persistent;
+  Own(o).persistent_workers = persistent;
   auto p = fx.Make(o, &source);
   for (uint64_t epoch = 0; epoch < 3; ++epoch) {
     REQUIRE(p->StartEpoch(epoch, plan).ok());
@@ -239,7 +243,7 @@ TEST_CASE("pytorch pipeline: regions and read buffers sized from the options nev
   o.read_threads = 2;
   o.prefetch_size = 2;  // prefetch_factor 1: 2 slots per worker
   o.reserve_sample_bytes = 100000;
-  o.reserve_batch_bytes = 400000;
+  Own(o).reserve_batch_bytes = 400000;
   o.framework_client_costs = true;  // read buffers are read into, then collated from
   auto p = fx.Make(o, &source);
   // Persistent workers are forked (and have their memory mapped) before the first epoch.
@@ -259,7 +263,7 @@ TEST_CASE("pytorch pipeline: regions and read buffers sized from the options nev
 
   // Without the reservation each worker grows its read buffer once, and each of the 4 regions
   // grows once (from 64 KiB), all in epoch 1.
-  o.reserve_sample_bytes = o.reserve_batch_bytes = 0;
+  o.reserve_sample_bytes = Own(o).reserve_batch_bytes = 0;
   auto lazy = fx.Make(o, &source);
   CHECK(lazy->stats().reserved_bytes == 0);
   REQUIRE(lazy->StartEpoch(0, plan).ok());
@@ -300,7 +304,7 @@ TEST_CASE("pytorch pipeline: without the client costs a worker reads into its ba
   FakeSource source(4, 8, /*fixed_size=*/100000);
   const auto plan = PlanOf(source);
   PipelineOptions o = FourByTwoWorkers();
-  o.reserve_batch_bytes = 400000;
+  Own(o).reserve_batch_bytes = 400000;
   auto p = fx.Make(o, &source);
   const uint64_t region = pipeline_internal::DataOffset(4) + 400000 + 4 * 64;
   CHECK(p->stats().reserved_bytes == 2 * 2 * region);  // no read buffers
@@ -308,7 +312,7 @@ TEST_CASE("pytorch pipeline: without the client costs a worker reads into its ba
   CHECK(GrowthsAfterEpochs(p.get(), source, plan, 0, 3) == 0);
   REQUIRE(p->Stop().ok());
 
-  o.reserve_batch_bytes = 0;
+  Own(o).reserve_batch_bytes = 0;
   auto lazy = fx.Make(o, &source);
   const uint64_t first_epoch = GrowthsAfterEpochs(lazy.get(), source, plan, 0, 1);
   CHECK(first_epoch > 0);
@@ -351,9 +355,9 @@ TEST_CASE("pytorch pipeline: a batch holds at most collate_limit_bytes a sample"
     CAPTURE(framework);
     PipelineOptions o = FourByTwoWorkers();
     o.framework_client_costs = framework;
-    o.collate_limit_bytes = 1000;
+    Own(o).collate_limit_bytes = 1000;
     o.reserve_sample_bytes = 100000;  // a read buffer per worker
-    o.reserve_batch_bytes = 4 * 1000;
+    Own(o).reserve_batch_bytes = 4 * 1000;
     auto p = fx.Make(o, &source);
     DrainCollated(p.get(), plan, 0, 100000, 1000);
     // The slots stayed at the collated size: no batch grew them to whole samples.
@@ -427,8 +431,8 @@ TEST_CASE("pytorch pipeline: a bounded read buffer keeps a worker's memory below
   FakeSource source(2, 4, sample);
   const auto plan = PlanOf(source);
   PipelineOptions o = FourByTwoWorkers();
-  o.collate_limit_bytes = head;
-  o.bounded_read_bytes = head;
+  Own(o).collate_limit_bytes = head;
+  Own(o).bounded_read_bytes = head;
   o.reserve_sample_bytes = 1 << 20;
   const uint64_t physical = pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(
       head, pipeline_internal::BoundedReadBuffer::kRingBytes);
@@ -440,7 +444,7 @@ TEST_CASE("pytorch pipeline: a bounded read buffer keeps a worker's memory below
   CHECK(physical < sample / 2);
   REQUIRE(p->Stop().ok());
 
-  o.bounded_read_bytes = 0;
+  Own(o).bounded_read_bytes = 0;
   auto whole = fx.Make(o, &source);
   DrainCollated(whole.get(), plan, 0, sample, head);
   CHECK(whole->stats().worker_read_buffer_bytes >= sample);
@@ -458,8 +462,8 @@ TEST_CASE("pytorch pipeline: a consumer that reads no byte gets nothing collated
   const auto plan = PlanOf(source);
   PipelineOptions o = FourByTwoWorkers();
   o.deliver_sample_bytes = false;
-  o.collate_limit_bytes = 64 << 10;
-  o.bounded_read_bytes = 64 << 10;
+  Own(o).collate_limit_bytes = 64 << 10;
+  Own(o).bounded_read_bytes = 64 << 10;
   o.reserve_sample_bytes = sample;
   auto p = fx.Make(o, &source);
   for (uint64_t epoch = 0; epoch < 2; ++epoch) {

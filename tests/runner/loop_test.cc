@@ -173,6 +173,24 @@ TEST_CASE("LoaderFor: asks reader.pipeline's entry whether it overlaps I/O, not 
   CHECK_FALSE(dlio::PipelineCapabilitiesFor(c, r.pipelines).overlaps_io);
 }
 
+// What ReserveBuffersFor plans: the pipeline's own buffers (PipelineOptions) and the facts a
+// pipeline with worker processes derives its own from (PipelineFacts).
+struct Plan {
+  uint64_t reserve_sample_bytes = 0;
+  uint64_t reserve_buffers = 0;
+  uint64_t reserve_batch_bytes = 0;
+  uint64_t bounded_read_bytes = 0;
+};
+
+Plan PlanFor(const dlio::WorkloadConfig& c, const dlio::Format& format,
+             const dlio::PipelineCapabilities& pipeline, uint64_t batch, uint64_t host) {
+  dlio::PipelineOptions po;
+  dlio::PipelineFacts facts;
+  dlio::ReserveBuffersFor(c, format, pipeline, batch, host, &po, &facts);
+  return {po.reserve_sample_bytes, po.reserve_buffers, facts.batch_reserve_bytes,
+          facts.bounded_read_bytes};
+}
+
 TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   Fixture fx;  // npz: stored samples are record_length_bytes
   dlio::WorkloadConfig c;
@@ -181,12 +199,10 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   c.reader.read_threads = 3;
   const uint64_t host = uint64_t{16} << 30;  // a 16 GiB host: 8 GiB for the pipelines
   auto reserve = [&](const std::string& pipeline, uint64_t batch, const dlio::Format& format) {
-    dlio::PipelineOptions po;
-    dlio::ReserveBuffersFor(c, format, fx.Declared(pipeline), batch, host, &po);
-    return po;
+    return PlanFor(c, format, fx.Declared(pipeline), batch, host);
   };
   // threaded: every pooled buffer, (prefetch 2 + 3 threads + 1) x batch 4, at the record length.
-  dlio::PipelineOptions po = reserve("threaded", 4, *fx.format);
+  Plan po = reserve("threaded", 4, *fx.format);
   CHECK(po.reserve_sample_bytes == 1u << 20);
   CHECK(po.reserve_buffers == 24);
   CHECK(po.reserve_batch_bytes == 0);
@@ -232,8 +248,7 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   c.dataset.record_length_bytes = uint64_t{9} << 30;  // one sample is larger than the budget: none
   CHECK(reserve("threaded", 4, *fx.format).reserve_sample_bytes == 0);
   // A host whose memory is unknown (0): no bound.
-  dlio::PipelineOptions unbounded;
-  dlio::ReserveBuffersFor(c, *fx.format, fx.Declared("threaded"), 4, 0, &unbounded);
+  const Plan unbounded = PlanFor(c, *fx.format, fx.Declared("threaded"), 4, 0);
   CHECK(unbounded.reserve_buffers == 24);
   // Nothing for preload, nor for formats whose stored size is not the record length.
   c.dataset.record_length_bytes = 1 << 20;
@@ -252,12 +267,11 @@ TEST_CASE("BoundedReadBytesFor bounds the pytorch workers' read buffers of strea
   c.dataset.record_length_bytes_resize = 2 << 20;
   c.reader.read_threads = 4;
   CHECK(dlio::BoundedReadBytesFor(c, *fx.format, fx.Declared("pytorch")) == 2u << 20);
-  dlio::PipelineOptions po;
-  dlio::ReserveBuffersFor(c, *fx.format, fx.Declared("pytorch"), 4, uint64_t{16} << 30, &po);
+  Plan po = PlanFor(c, *fx.format, fx.Declared("pytorch"), 4, uint64_t{16} << 30);
   CHECK(po.bounded_read_bytes == 2u << 20);
   CHECK(po.reserve_sample_bytes == 8u << 20);  // the span; the memory is 2 MiB + 1 MiB
   c.dataset.record_length_bytes_stdev = 1000;  // the span: mean + 4 stdev
-  dlio::ReserveBuffersFor(c, *fx.format, fx.Declared("pytorch"), 4, uint64_t{16} << 30, &po);
+  po = PlanFor(c, *fx.format, fx.Declared("pytorch"), 4, uint64_t{16} << 30);
   CHECK(po.reserve_sample_bytes == (8u << 20) + 4000);
   CHECK(dlio::BoundedReadBytesFor(c, *fx.format, fx.Declared("threaded")) == 0);
   c.reader.read_threads = 0;  // no worker process

@@ -302,8 +302,8 @@ struct FormatCapabilities {
   // Every reader (every I/O model) writes a sample's bytes into the caller's buffer front to back
   // and reads none of them back once 256 KiB more were written (npy, npz: reads, a CRC over each
   // inflate call's output of at most 256 KiB, zlib's 32 KiB window), so the pytorch workers may
-  // read into a buffer that keeps only a sample's first bytes (PipelineOptions::
-  // bounded_read_bytes).
+  // read into a buffer that keeps only a sample's first bytes (PipelineFacts::bounded_read_bytes,
+  // PytorchLoaderOptions::bounded_read_bytes).
   bool streams_samples = false;
   // A file holds one sample whatever dataset.num_samples_per_file says (jpeg, png: one image per
   // file, as DLIO's generators write them), so config validation refuses any other value.

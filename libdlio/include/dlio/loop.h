@@ -101,7 +101,8 @@ size_t AllocatorThresholdFor(const WorkloadConfig& config, const Format& format,
 std::string PipelineNameFor(const WorkloadConfig& config, bool storage_needs_mpi,
                             const PipelineCapabilities& configured);
 // The pipeline buffers allocated and touched before the first epoch (PipelineOptions::
-// reserve_sample_bytes, reserve_buffers, reserve_batch_bytes) for a pipeline declaring `pipeline`
+// reserve_sample_bytes and reserve_buffers; PipelineFacts::batch_reserve_bytes, and
+// bounded_read_bytes as BoundedReadBytesFor gives it) for a pipeline declaring `pipeline`
 // (the registry entry of PipelineNameFor's choice)
 // with batches of `batch_size`, so no timed epoch pays first-touch page faults. Sized from
 // dataset.record_length_bytes and _stdev (a sample: mean + 2 stdev; a batch of b: b x mean +
@@ -118,12 +119,12 @@ std::string PipelineNameFor(const WorkloadConfig& config, bool storage_needs_mpi
 // and for a pipeline that holds the dataset (preload).
 void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
                        const PipelineCapabilities& pipeline, uint64_t batch_size,
-                       uint64_t host_memory_bytes, PipelineOptions* options);
+                       uint64_t host_memory_bytes, PipelineOptions* options, PipelineFacts* facts);
 // The same with this host's memory (HostMemoryBytes: physical memory or the cgroup's limit).
 void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
                        const PipelineCapabilities& pipeline, uint64_t batch_size,
-                       PipelineOptions* options);
-// PipelineOptions::bounded_read_bytes (set by ReserveBuffersFor): for a pipeline declaring
+                       PipelineOptions* options, PipelineFacts* facts);
+// PipelineFacts::bounded_read_bytes (set by ReserveBuffersFor): for a pipeline declaring
 // worker_processes (pytorch) with worker processes, dataset.record_length_bytes_resize (what a
 // worker collates of a sample) when the format's readers stream samples
 // (FormatCapabilities::streams_samples), without decoding and without reader.client_costs framework
@@ -147,9 +148,9 @@ bool SamplesStream(const WorkloadConfig& config, const Format& format);
 // Whether the config asks for PyTorch's DataLoader model (io_model pytorch, or auto with
 // data_loader pytorch).
 bool UsesPytorchWorkers(const WorkloadConfig& config);
-// Where the pytorch pipeline's worker processes write their traces:
-// "output.folder/trace-<rank>-of-<world>" (they add "-worker-<n>-<os pid>.pfw") when the run
-// traces, else "".
+// PipelineFacts::trace_prefix, where processes a pipeline starts write their own traces (the
+// pytorch pipeline's worker processes add "-worker-<n>-<os pid>.pfw"):
+// "output.folder/trace-<rank>-of-<world>" when the run traces, else "".
 std::string WorkerTracePrefixFor(const WorkloadConfig& config, int rank, int world);
 
 // Whether a shuffle mode of the config is "random" (so the plan needs SharedRandomSeed).

@@ -10,6 +10,7 @@
 #include "dlio/clock.h"
 #include "dlio/data_source.h"
 #include "dlio/distribution.h"
+#include "dlio/option_sections.h"
 #include "dlio/registry.h"
 #include "dlio/status.h"
 #include "dlio/tracer.h"
@@ -76,7 +77,7 @@ class BatchLease {
   BatchRecycler* owner_ = nullptr;
 };
 
-// The memory of a bounded read buffer beyond its PipelineOptions::bounded_read_bytes: the 1 MiB
+// The memory of a bounded read buffer beyond its PipelineFacts::bounded_read_bytes: the 1 MiB
 // every later byte of a sample goes through (pipeline/bounded_read_buffer.h).
 inline constexpr uint64_t kBoundedReadRingBytes = uint64_t{1} << 20;
 
@@ -101,24 +102,14 @@ struct PipelineOptions {
   // (prefetch_size + max(1, read_threads) + 1) x batch_size). The pool hands out the most recently
   // released buffer first, so these are the ones a consumer that keeps up cycles through.
   uint64_t reserve_buffers = 0;
-  // pytorch: the sample bytes every batch slot's shared region is allocated for when the
-  // pipeline is built (0: grown by the workers on demand). Larger batches still grow it.
-  uint64_t reserve_batch_bytes = 0;
   // Drop the DataSource's open files at every StartEpoch (a loader whose workers restart each
   // epoch, as PyTorch's without persistent_workers). false keeps them open across epochs.
   bool reopen_files_each_epoch = false;
-  // pytorch: keep the worker processes across epochs (DataLoader's persistent_workers); false
-  // forks them at every StartEpoch and ends them when the epoch has been delivered.
-  bool persistent_workers = true;
-  // pytorch: the workers' client work (reader.client_costs). false (none): a worker reads each
-  // sample straight into its batch's shared-memory slot (reused, pre-touched), with no collate
-  // copy, or, when collate_limit_bytes > 0, into its own reused buffer. true (framework): it
-  // reads into its own buffer as the framework does. Either way a slot holds at most
-  // collate_limit_bytes per sample when that is > 0 (DLIO's loader hands PyTorch
-  // dataset.record_length_bytes_resize bytes per sample, whatever it read): a batch never takes
-  // more memory than the framework's.
+  // The client work of a framework model (reader.client_costs): false (none) reads into dlio's
+  // reused, pre-touched buffers with no framework copy; true (framework) reads into buffers of
+  // the framework's own as the framework does (pytorch: each worker's own buffer, then the
+  // collate copy; pipeline/pytorch_options.h).
   bool framework_client_costs = false;
-  uint64_t collate_limit_bytes = 0;
   // Whether the consumer reads the samples' bytes (Sample::data). false (dlio-run, which reads
   // none), without framework_client_costs and without decoding: the requests stay the same, but
   // the only copy the client pays is the storage read's, into memory that stays in the CPU's
@@ -134,18 +125,6 @@ struct PipelineOptions {
   // (deliver_sample_bytes false) is then one 256 KiB ring (ReadScratch::kRingBytes) mapped over a
   // span of reserve_sample_bytes (pipeline/bounded_read_buffer.h).
   bool samples_stream = false;
-  // pytorch: > 0 (at least collate_limit_bytes) bounds each worker's read buffer: its first
-  // bounded_read_bytes are memory of their own and every later byte of a sample goes through one
-  // reused 1 MiB piece mapped over the rest of a span of reserve_sample_bytes (grown to a larger
-  // sample after it), so a worker holds bounded_read_bytes + 1 MiB whatever the sample size, and
-  // each sample is still read by the same calls into one contiguous buffer
-  // (pipeline/bounded_read_buffer.h). Only for readers that stream a sample front to back
-  // (FormatCapabilities::streams_samples) and without decoding. 0: the buffer holds whole samples.
-  uint64_t bounded_read_bytes = 0;
-  // pytorch: each worker process writes its own trace to "<prefix>-worker-<n>-<os pid>.pfw"
-  // (".gz" added with worker_trace_gzip) when the env's tracer is enabled; "" records nothing.
-  std::string worker_trace_prefix;
-  bool worker_trace_gzip = false;
   // Added to the nice value of the read and preprocessing threads (pytorch: the worker
   // processes), 0 to 19, so that the training thread wakes on time from its compute on a host
   // with more busy threads than cores (reader.thread_nice; 0: same priority).
@@ -165,6 +144,12 @@ struct PipelineOptions {
   // requests, the batches and their read times stay the same. Several read threads claim one
   // position at a time (their runs would interleave at the storage). 0: one position a claim.
   uint64_t claim_run_bytes = 64 << 10;
+  // The options an implementation owns, one typed value per implementation (pytorch's
+  // PytorchLoaderOptions, pipeline/pytorch_options.h): the config's sections, parsed by the keys
+  // each declares (ReaderConfig::pipelines), handed on whole, then completed by the entry's
+  // PipelineHooks::derive_options from the runner's PipelineFacts. Neither this header nor the
+  // runner names their fields.
+  OptionSections sections;
 };
 
 // Whether each reader reads every sample into one buffer of its own (pipeline/read_scratch.h)
@@ -250,7 +235,7 @@ struct PipelineCapabilities {
   // no per-sample read buffers are reserved.
   bool holds_dataset = false;
   // Reads in worker processes, each building whole batches into its own slots (pytorch): the
-  // read buffers may be bounded (PipelineOptions::bounded_read_bytes) and are sized per worker.
+  // read buffers may be bounded (PipelineFacts::bounded_read_bytes) and are sized per worker.
   bool worker_processes = false;
   // Issues every read from the training loop's own thread (sync): storage.mpiio_collective needs
   // it, as a collective read must be made in step with the other ranks.
@@ -261,8 +246,33 @@ struct PipelineCapabilities {
   bool overlaps_io = false;
 };
 
+// What the runner derives for the pipeline it builds from the config, the format's capabilities,
+// the host's memory and the run's place, in no implementation's terms; an entry's
+// PipelineHooks::derive_options turns what it uses into options of its own.
+struct PipelineFacts {
+  // The memory plan (ReserveBuffersFor), for a pipeline declaring worker_processes: the sample
+  // bytes each of its batch buffers is allocated and touched for before the first epoch (0: grown
+  // on demand), ...
+  uint64_t batch_reserve_bytes = 0;
+  // ... and, > 0, the bytes of a sample each worker's read buffer keeps as memory of its own, the
+  // rest going through a reused kBoundedReadRingBytes piece (BoundedReadBytesFor; 0: none).
+  uint64_t bounded_read_bytes = 0;
+  // Where processes the pipeline starts write traces of their own (WorkerTracePrefixFor:
+  // "output.folder/trace-<rank>-of-<world>"), "" when the run does not trace.
+  std::string trace_prefix;
+};
+
+// What a pipeline's registry entry does besides building it. Empty members: nothing.
+struct PipelineHooks {
+  // Completes the implementation's own section of `options` (PipelineOptions::sections) from the
+  // config and the runner's facts, before the factory is called (MakeLoopParts); InvalidArgument
+  // naming a key it cannot use.
+  std::function<Status(const WorkloadConfig&, const PipelineFacts&, PipelineOptions*)>
+      derive_options{};
+};
+
 // The pipelines by name (Registries::pipelines).
-using PipelineRegistry = Registry<PipelineFactory, PipelineCapabilities>;
+using PipelineRegistry = Registry<PipelineFactory, PipelineCapabilities, PipelineHooks>;
 // Registers the built-in pipelines; called by RegisterBuiltins.
 Status RegisterBuiltinPipelines(PipelineRegistry* pipelines);
 

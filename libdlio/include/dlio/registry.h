@@ -17,11 +17,14 @@ struct WorkloadConfig;
 
 // What an entry of a kind without registered capabilities declares: nothing.
 struct NoCapabilities {};
+// What an entry of a kind without hooks does besides building: nothing.
+struct NoHooks {};
 
 // A registry of factories of one kind. Safe for concurrent use. `Capabilities` is what an entry
 // declares about its implementation before one is built (the storages' StorageCapabilitiesFn), so
-// config validation can ask instead of comparing names.
-template <typename Factory, typename Capabilities = NoCapabilities>
+// config validation can ask instead of comparing names; `Hooks` what an entry does besides
+// building one (the pipelines' PipelineHooks: deriving options of their own).
+template <typename Factory, typename Capabilities = NoCapabilities, typename Hooks = NoHooks>
 class Registry {
  public:
   struct Entry {
@@ -36,9 +39,11 @@ class Registry {
     std::function<Status(const WorkloadConfig&)> validate{};
     // The prefixes of the config keys this implementation declares itself and parses into its
     // own options type (s3: "storage.storage_options."; tiered: "storage.tiered_source",
-    // "storage.tiers", "storage.cache_"; its keys are in the key table, rendered into
-    // docs/configuration.md, which config_docs_test checks by walking the registry). Empty: none.
+    // "storage.tiers", "storage.cache_"; the pytorch pipeline: "reader.persistent_workers"; its
+    // keys are in the key table, rendered into docs/configuration.md, which config_docs_test
+    // checks by walking the registries). Empty: none.
     std::vector<std::string> key_sections{};
+    Hooks hooks{};  // default: none
   };
 
   explicit Registry(std::string kind) : kind_(std::move(kind)) {}

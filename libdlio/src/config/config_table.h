@@ -108,12 +108,15 @@ void AddReaderModelKeys(std::vector<KeySpec>* table);
 void AddStorageKeys(std::vector<KeySpec>* table);
 // The key sections implementations declare in their own folders, compiled into this module
 // (config/sources.cmake lists their files) since a config is parsed before any registry exists;
-// each writes into its implementation's options type in StorageConfig::backends. One line each.
+// each writes into its implementation's options type in StorageConfig::backends (a pipeline's:
+// ReaderConfig::pipelines). One line each.
 void AddS3Keys(std::vector<KeySpec>* table);     // storage/s3/s3_keys.cc: storage.storage_options.*
 void AddSlowKeys(std::vector<KeySpec>* table);   // storage/slow_keys.cc: storage.slow_*
 void AddMpiioKeys(std::vector<KeySpec>* table);  // storage/mpiio_keys.cc: storage.mpiio_collective
 // cache/tiered_keys.cc: storage.tiered_source, storage.tiers, storage.cache_policy, cache_scope
 void AddTieredKeys(std::vector<KeySpec>* table);
+// pipeline/pytorch_keys.cc: reader.persistent_workers (in ReaderConfig::pipelines)
+void AddPytorchKeys(std::vector<KeySpec>* table);
 // storage.mpiio_collective's rules among the other keys (storage/mpiio_keys.cc): every rank must
 // make the same calls; WorkloadConfig::Validate runs it after the other checks.
 Status ValidateMpiioKeys(const WorkloadConfig& c);

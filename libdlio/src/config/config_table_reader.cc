@@ -147,9 +147,7 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
            "collate copy). Under both, a pytorch worker's batch holds at most "
            "dataset.record_length_bytes_resize bytes per sample when that is set, as DLIO's "
            "loader hands PyTorch"));
-  add(Bool("reader.persistent_workers", DLIO_FIELD(bool, reader.persistent_workers),
-           "pytorch io_model: keep the DataLoader worker processes across epochs (as DLIO's "
-           "PyTorch loader asks); false forks them at every epoch and ends them when it is read"));
+  AddPytorchKeys(t);  // the pytorch pipeline's own key (pipeline/pytorch_keys.cc)
   add(Enum("reader.h5py_reopen", DLIO_ENUM_FIELD(H5pyReopen, reader.h5py_reopen),
            "hdf5 under io_model h5py: what is opened again for every sample: file = "
            "h5py.File and f['records'] per sample, closed after it (DLIO's on_demand reader); "

@@ -1,7 +1,7 @@
 // The builders the key table (config_table.cc) is written with: one function per key type, the
 // ranges they take and the field accessors. Included by the key table's files (config_table*.cc)
-// and by the key sections storages declare beside their code (storage/s3/s3_keys.cc,
-// storage/slow_keys.cc).
+// and by the key sections storages and pipelines declare beside their code (storage/s3/s3_keys.cc,
+// storage/slow_keys.cc, pipeline/pytorch_keys.cc).
 #pragma once
 
 #include <algorithm>
@@ -33,6 +33,11 @@ constexpr double kMaxSeconds = 3600;
 #define DLIO_BACKEND_FIELD(Options, T, member) \
   static_cast<T& (*)(WorkloadConfig&)>(        \
       [](WorkloadConfig& c) -> T& { return c.storage.backends.Get<Options>().member; })
+// Accessor of one field of a pipeline's own options type held in the config's
+// ReaderConfig::pipelines (pipeline/pytorch_keys.cc).
+#define DLIO_PIPELINE_FIELD(Options, T, member) \
+  static_cast<T& (*)(WorkloadConfig&)>(         \
+      [](WorkloadConfig& c) -> T& { return c.reader.pipelines.Get<Options>().member; })
 // Getter and setter of an enum field of an implementation's own options type in
 // StorageConfig::backends (cache/tiered_keys.cc), through the index of its value.
 #define DLIO_BACKEND_ENUM_FIELD(Options, E, member)                              \

@@ -22,4 +22,5 @@ list(APPEND DLIO_SOURCES
   src/storage/slow_keys.cc
   src/storage/mpiio_keys.cc
   src/cache/tiered_keys.cc
+  src/pipeline/pytorch_keys.cc
 )

@@ -13,6 +13,10 @@ constexpr const char* kCommonOptions =
     "reader.batch_size, reader.read_threads, reader.computation_threads, reader.prefetch_size, "
     "reader.preprocess_time, drop_last";
 
+// The pytorch pipeline's own key (pipeline/pytorch_keys.cc), parsed into its
+// PytorchLoaderOptions.
+constexpr const char* kPytorchKeySection = "reader.persistent_workers";
+
 PipelineFactory FactoryFor(PipelineMode mode) {
   return [mode](const PipelineOptions& options, const PipelineEnv& env) {
     return MakeBatchPipeline(mode, options, env);
@@ -60,7 +64,10 @@ Status RegisterBuiltinPipelines(PipelineRegistry* registry) {
        [](const PipelineOptions& options, const PipelineEnv& env) {
          return MakeWorkerPipeline(options, env);
        },
-       PipelineCapabilities{.worker_processes = true, .overlaps_io = true}}));
+       PipelineCapabilities{.worker_processes = true, .overlaps_io = true},
+       {},
+       {kPytorchKeySection},
+       PipelineHooks{.derive_options = &DerivePytorchOptions}}));
   return Status::OK();
 }
 

@@ -22,6 +22,7 @@ namespace pipeline_internal {
 WorkerPipeline::WorkerPipeline(const PipelineOptions& options, const PipelineEnv& env,
                                uint64_t prefetch_factor)
     : options_(options),
+      loader_(options.sections.Value<PytorchLoaderOptions>()),
       source_(env.source),
       storage_(env.storage),
       clock_(env.clock ? env.clock : SystemClock()),
@@ -51,7 +52,7 @@ Status WorkerPipeline::Init() {
   const uint64_t b = options_.batch_size;
   // A batch's samples start at 64-byte aligned offsets: up to 63 bytes of padding each.
   const uint64_t region_bytes =
-      options_.reserve_batch_bytes > 0 ? DataOffset(b) + options_.reserve_batch_bytes + 64 * b : 0;
+      loader_.reserve_batch_bytes > 0 ? DataOffset(b) + loader_.reserve_batch_bytes + 64 * b : 0;
   for (size_t w = 0; w < workers_n_; ++w) {
     for (size_t i = 0; i < slots_per_worker_; ++i) {
       auto slot = std::make_unique<WorkerSlot>();
@@ -66,9 +67,9 @@ Status WorkerPipeline::Init() {
       slot->samples.reserve(b);
       slots_.push_back(std::move(slot));
     }
-    if (options_.bounded_read_bytes > 0) {
+    if (loader_.bounded_read_bytes > 0) {
       // Each worker allocates its own bounded buffer when it starts (BoundedReadBuffer).
-      reserved_bytes_ += BoundedReadBuffer::PhysicalBytesFor(options_.bounded_read_bytes,
+      reserved_bytes_ += BoundedReadBuffer::PhysicalBytesFor(loader_.bounded_read_bytes,
                                                              BoundedReadBuffer::kRingBytes);
     } else if (options_.reserve_sample_bytes > 0) {
       auto buffer = std::make_unique<SharedRegion>();
@@ -79,7 +80,7 @@ Status WorkerPipeline::Init() {
     }
   }
   procs_.resize(workers_n_);
-  if (!options_.persistent_workers) return Status::OK();
+  if (!loader_.persistent_workers) return Status::OK();
   // Persistent workers are forked now, while the pipeline is built, rather than at the first
   // StartEpoch: setting up their memory is then not part of epoch 1 (docs/io_models.md).
   source_->CloseAll();  // they start with no file open (each opens its own)
@@ -119,7 +120,7 @@ Status WorkerPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
   std::lock_guard<std::mutex> lock(mu_);
   DLIO_RETURN_NOT_OK(EpochState::CheckStart(stopping_.load()));
   epoch_state_.Deactivate();
-  if (running_ && options_.persistent_workers && !epoch_state_.failed()) {
+  if (running_ && loader_.persistent_workers && !epoch_state_.failed()) {
     Status drained = Drain();  // batches of the previous epoch still on their way
     if (!drained.ok()) EndWorkers();
   } else if (running_) {
@@ -197,7 +198,7 @@ Status WorkerPipeline::Next(BatchLease* out, bool* end_of_epoch) {
   int64_t k = 0;
   DLIO_RETURN_NOT_OK(epoch_state_.CheckNext(stopping_.load(), end_of_epoch, &k));
   if (*end_of_epoch) {
-    if (!options_.persistent_workers) EndWorkers();  // the iterator is exhausted
+    if (!loader_.persistent_workers) EndWorkers();  // the iterator is exhausted
     return Status::OK();
   }
   Status status = DispatchAvailable();

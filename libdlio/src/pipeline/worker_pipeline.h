@@ -2,12 +2,12 @@
 // dataloader.py, _MultiProcessingDataLoaderIter; _utils/worker.py, _worker_loop).
 //
 // num_workers = reader.read_threads worker PROCESSES, forked by the main process when the
-// pipeline is built (persistent_workers) or at every StartEpoch, in which case they exit once the
-// epoch has been delivered. Batch k is built whole by worker k % num_workers (the index queues are
-// fed round robin); at most prefetch_factor * num_workers batches are outstanding (sent to a
-// worker, not yet handed to the consumer), and one more is sent each time Next hands one out, as
-// _try_put_index does. prefetch_factor is DLIO's: ceil(reader.prefetch_size / read_threads),
-// 2 when prefetch_size is 0. Batches are handed out in order.
+// pipeline is built (persistent_workers, pytorch_options.h) or at every StartEpoch, in which case
+// they exit once the epoch has been delivered. Batch k is built whole by worker k % num_workers
+// (the index queues are fed round robin); at most prefetch_factor * num_workers batches are
+// outstanding (sent to a worker, not yet handed to the consumer), and one more is sent each time
+// Next hands one out, as _try_put_index does. prefetch_factor is DLIO's: ceil(reader.prefetch_size
+// / read_threads), 2 when prefetch_size is 0. Batches are handed out in order.
 //
 // Each worker has prefetch_factor + 1 slots, each a shared-memory region (worker_channel.h): the
 // main process writes the batch's SampleRefs there and sends a command over the worker's
@@ -42,6 +42,14 @@ namespace dlio {
 // many workers, a storage that needs MPI).
 Result<std::unique_ptr<Pipeline>> MakeWorkerPipeline(const PipelineOptions& options,
                                                      const PipelineEnv& env);
+
+// The pytorch entry's PipelineHooks::derive_options (pytorch_options.cc): `options`'
+// PytorchLoaderOptions (pytorch_options.h) from the config's section already in
+// options->sections (reader.persistent_workers), the config's dataset.record_length_bytes_resize
+// (what DLIO's loader hands PyTorch per sample) and output.trace_gzip, and the runner's `facts`
+// (the memory plan's batch and bounded read bytes, the workers' trace prefix).
+Status DerivePytorchOptions(const WorkloadConfig& config, const PipelineFacts& facts,
+                            PipelineOptions* options);
 
 // The prefetch_factor DLIO's PyTorch loader passes for reader.prefetch_size and read_threads.
 uint64_t PytorchPrefetchFactor(uint64_t prefetch_size, uint64_t read_threads);

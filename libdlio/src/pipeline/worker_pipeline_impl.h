@@ -12,6 +12,7 @@
 
 #include "dlio/pipeline.h"
 #include "pipeline/epoch_state.h"
+#include "pipeline/pytorch_options.h"
 #include "pipeline/worker_channel.h"
 
 namespace dlio::pipeline_internal {
@@ -61,6 +62,7 @@ class WorkerPipeline final : public Pipeline, public BatchRecycler {
   void EndWorkers();
 
   const PipelineOptions options_;
+  const PytorchLoaderOptions loader_;  // options_.sections' own section (pytorch_options.h)
   DataSource* const source_;
   Storage* const storage_;
   const Clock* const clock_;

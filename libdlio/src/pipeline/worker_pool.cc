@@ -77,18 +77,18 @@ Status WorkerPipeline::Spawn() {
     s.decoder = decoder_;
     s.max_decoded_bytes = max_decoded_bytes_;
     s.framework_client_costs = options_.framework_client_costs;
-    s.collate_limit = options_.collate_limit_bytes;
+    s.collate_limit = loader_.collate_limit_bytes;
     s.deliver = options_.deliver_sample_bytes;
     s.preprocess_time = options_.preprocess_time;
     s.preprocess_spin = options_.preprocess_spin;
     s.seed = options_.seed;
     s.rank = options_.rank;
     s.nice = options_.thread_nice;
-    s.trace_prefix = tracer_ ? options_.worker_trace_prefix : std::string();
-    s.trace_gzip = options_.worker_trace_gzip;
+    s.trace_prefix = tracer_ ? loader_.worker_trace_prefix : std::string();
+    s.trace_gzip = loader_.worker_trace_gzip;
     s.stop_flag = &stop_flags_[w];
     s.read_buffer = w < read_buffers_.size() ? read_buffers_[w].get() : nullptr;
-    s.bounded_read = options_.bounded_read_bytes;
+    s.bounded_read = loader_.bounded_read_bytes;
     s.read_span = options_.reserve_sample_bytes;
     s.parent = ::getpid();
   }

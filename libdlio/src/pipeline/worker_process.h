@@ -22,8 +22,9 @@ struct WorkerSetup {
   int channel = -1;                     // this worker's end of its socketpair
   std::vector<SharedRegion*> regions;   // its batch slots, by slot number
   SharedRegion* read_buffer = nullptr;  // memory to read samples into (null: the heap)
-  // PipelineOptions::bounded_read_bytes (> 0: the worker reads into a BoundedReadBuffer keeping
-  // that many bytes of each sample, read_buffer unused) and reserve_sample_bytes (its first span).
+  // PytorchLoaderOptions::bounded_read_bytes (> 0: the worker reads into a BoundedReadBuffer
+  // keeping that many bytes of each sample, read_buffer unused) and reserve_sample_bytes (its first
+  // span).
   uint64_t bounded_read = 0;
   uint64_t read_span = 0;
   DataSource* source = nullptr;  // the process's copy (no file open at the fork)
@@ -31,7 +32,8 @@ struct WorkerSetup {
   const Clock* clock = nullptr;
   const Format* decoder = nullptr;  // decode in the worker, as a Dataset's transform would
   uint64_t max_decoded_bytes = 0;
-  // PipelineOptions::framework_client_costs, collate_limit_bytes and deliver_sample_bytes.
+  // PipelineOptions::framework_client_costs, PytorchLoaderOptions::collate_limit_bytes and
+  // PipelineOptions::deliver_sample_bytes.
   bool framework_client_costs = false;
   uint64_t collate_limit = 0;
   bool deliver = true;

@@ -48,9 +48,6 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   po.name = PipelineNameFor(c, needs_mpi, configured);
   // The allocator's state for the model is the run step MatchAllocatorToIoModel's, before this.
   po.framework_client_costs = FrameworkClientCosts(c);
-  // What DLIO's loader hands PyTorch per sample, whatever the client costs: a slot never holds
-  // more than the framework's collated batch.
-  po.collate_limit_bytes = c.dataset.record_length_bytes_resize;
   po.deliver_sample_bytes = env.consumer_reads_bytes;
   po.samples_stream = SamplesStream(c, *env.format);
   po.batch_size = loop.batch_size;
@@ -64,13 +61,17 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   po.rank = rank;
   po.reopen_files_each_epoch =
       c.reader.reopen_files_each_epoch || env.storage->capabilities().reopen_each_epoch;
-  po.persistent_workers = c.reader.persistent_workers;
   po.thread_nice = EffectiveThreadNice(c);
-  po.worker_trace_prefix = WorkerTracePrefixFor(c, rank, env.world);
-  po.worker_trace_gzip = c.output.trace_gzip;
   DLIO_ASSIGN_OR_RETURN(const auto pipeline_entry, env.registries->pipelines.Find(po.name));
-  ReserveBuffersFor(c, *env.format, pipeline_entry.capabilities, loop.batch_size, &po);
+  PipelineFacts facts;
+  facts.trace_prefix = WorkerTracePrefixFor(c, rank, env.world);
+  ReserveBuffersFor(c, *env.format, pipeline_entry.capabilities, loop.batch_size, &po, &facts);
   po.reader_lanes = ReaderLanesFor(c, env.format->capabilities(), so, pipeline_entry.capabilities);
+  // The sections implementations parsed from their own keys, then completed by their entry.
+  po.sections = c.reader.pipelines;
+  if (pipeline_entry.hooks.derive_options) {
+    DLIO_RETURN_NOT_OK(pipeline_entry.hooks.derive_options(c, facts, &po));
+  }
   PipelineEnv pe{
       loop.source.get(),          env.clock,  env.tracer, c.reader.decode ? env.format : nullptr,
       c.reader.max_decoded_bytes, env.storage};

@@ -185,9 +185,9 @@ bool SamplesStream(const WorkloadConfig& c, const Format& format) {
 
 void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
                        const PipelineCapabilities& pipeline, uint64_t batch_size,
-                       uint64_t host_memory_bytes, PipelineOptions* po) {
-  po->reserve_sample_bytes = po->reserve_buffers = po->reserve_batch_bytes = 0;
-  po->bounded_read_bytes = BoundedReadBytesFor(c, format, pipeline);
+                       uint64_t host_memory_bytes, PipelineOptions* po, PipelineFacts* facts) {
+  po->reserve_sample_bytes = po->reserve_buffers = facts->batch_reserve_bytes = 0;
+  facts->bounded_read_bytes = BoundedReadBytesFor(c, format, pipeline);
   const uint64_t mean = c.dataset.record_length_bytes;
   if (!format.exact_sample_sizes() || !format.uses_files() || pipeline.holds_dataset || mean == 0) {
     return;
@@ -210,7 +210,7 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
     // A slot holds at most the resize bytes of each sample (what DLIO hands PyTorch to collate).
     // A worker reads into its own buffer when it collates a copy: always under client_costs
     // framework, and whenever the resize is smaller than a sample (else it reads into the slot).
-    // A bounded one (bounded_read_bytes) spans a sample but holds only the resize + 1 MiB.
+    // A bounded one (facts->bounded_read_bytes) spans a sample but holds only the resize + 1 MiB.
     // When nothing is collated (deliver_sample_bytes false, no client costs) a slot holds no
     // sample bytes, every sample is read into the worker's own buffer, and a bounded one holds
     // the 1 MiB ring alone.
@@ -224,9 +224,9 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
                                : b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
     const uint64_t read_buffer = framework || limited || !collates ? sample : 0;
     const uint64_t read_memory =
-        po->bounded_read_bytes > 0
+        facts->bounded_read_bytes > 0
             ? pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(
-                  collates ? po->bounded_read_bytes : 0, kBoundedReadRingBytes)
+                  collates ? facts->bounded_read_bytes : 0, kBoundedReadRingBytes)
             : read_buffer;
     const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
     const double total = static_cast<double>(c.reader.read_threads) *
@@ -234,10 +234,10 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
     if (total > budget) return;
     // A bounded buffer's span costs address space and page tables only: mean + 4 stdev, so that
     // hardly a sample outgrows it (one that does is read into the heap once, then freed).
-    po->reserve_sample_bytes = po->bounded_read_bytes > 0 && read_buffer > 0
+    po->reserve_sample_bytes = facts->bounded_read_bytes > 0 && read_buffer > 0
                                    ? mean + static_cast<uint64_t>(4 * stdev)
                                    : read_buffer;
-    po->reserve_batch_bytes = batch;
+    facts->batch_reserve_bytes = batch;
     return;
   }
   // Each reader thread (and the consumer) reads every sample into one buffer of its own when the
@@ -263,8 +263,8 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
 
 void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
                        const PipelineCapabilities& pipeline, uint64_t batch_size,
-                       PipelineOptions* po) {
-  ReserveBuffersFor(c, format, pipeline, batch_size, HostMemoryBytes(), po);
+                       PipelineOptions* po, PipelineFacts* facts) {
+  ReserveBuffersFor(c, format, pipeline, batch_size, HostMemoryBytes(), po, facts);
 }
 
 std::string WorkerTracePrefixFor(const WorkloadConfig& c, int rank, int world) {
