@@ -151,8 +151,8 @@ struct ReaderConfig {
   uint64_t pyio_head_bytes = 0;                    // reader.pyio_head_bytes (io_model pyio)
   uint64_t pyio_read_size = 0;                     // reader.pyio_read_size (0 = the rest at once)
   PyioCall pyio_call = PyioCall::kRead;            // reader.pyio_call: read, readinto
-  H5pyReopen h5py_reopen = H5pyReopen::kFile;  // reader.h5py_reopen: file, dataset, none
-  std::string hdf5_lookup_dataset;             // reader.hdf5_lookup_dataset: "" = none (h5py model)
+  H5pyReopen h5py_reopen = H5pyReopen::kFile;      // reader.h5py_reopen: file, dataset, none
+  std::string hdf5_lookup_dataset;  // reader.hdf5_lookup_dataset: "" = none (h5py model)
   // reader.client_costs: none (a framework model's requests into dlio's reused buffers) or
   // framework (also the framework's client work: fresh arrays, copies, CRC, collate).
   ClientCosts client_costs = ClientCosts::kNone;
