@@ -260,6 +260,12 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
   add(String("checkpoint.storage_type", DLIO_FIELD(std::string, checkpoint.storage_type),
              "storage registry name checkpoints are written through, e.g. stdio (fwrite, traced "
              "as STDIO); empty = storage.storage_type"));
+}
+
+// The checkpoint section's torch_save keys, then DLIO's keys it accepts (after the others, in
+// the table's order).
+void AddCheckpointTorchSaveKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
   add(String(
       "checkpoint.torch_state_dict", DLIO_FIELD(std::string, checkpoint.torch_state_dict),
       "type 'torch_save': the state dict torch.save writes, as name:shape[:dtype] items "
@@ -384,6 +390,7 @@ std::vector<KeySpec> BuildTable() {
   AddReaderKeys(&t);
   AddReaderModelKeys(&t);
   AddCheckpointKeys(&t);
+  AddCheckpointTorchSaveKeys(&t);
   AddOutputKeys(&t);
   AddStorageKeys(&t);
   AddProfilingKeys(&t);
