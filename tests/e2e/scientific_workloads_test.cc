@@ -357,11 +357,14 @@ TEST_CASE(
     "requests by 2 threads, overlapping compute") {
   SKIP_WITHOUT_FORMAT("tfrecord");
   TempDir dir;
-  // 15 files x 15 samples: 7 steps of 32.
-  auto run = RunWorkload(dir, "imagenet", "--set scale=0.015 --set train.computation_time=0.02");
+  // 31 files x 31 samples: 30 steps of 32. Enough steps that the readers cannot read the epoch
+  // before the first compute: their window reaches 4-6 batches ahead, so with 7 steps a run could
+  // read all but two batches early and the rest in the consumer's waits (0 reads during compute
+  // in 1 run of 5); with 30, 500-760 of 960 reads fall within compute in every run.
+  auto run = RunWorkload(dir, "imagenet", "--set scale=0.03 --set train.computation_time=0.02");
   INFO(run.output);
   REQUIRE(run.exit_code == 0);
-  CHECK(Named(run, "compute").size() == 7);
+  CHECK(Named(run, "compute").size() == 30);
   const auto reads = WithoutIndex(TrainReads(run, ".tfrecord"));
   REQUIRE(!reads.empty());
   // 256 KB transfers: the tfrecord reader reads a record of at least transfer_size (these are
@@ -377,7 +380,7 @@ TEST_CASE(
   }
   CHECK(static_cast<double>(big_bytes) > 0.95 * static_cast<double>(all_bytes));
   const auto order = FirstReadOrder(reads);
-  CHECK(order.size() >= 14);  // 224 samples of 15-sample files
+  CHECK(order.size() >= 30);  // 960 samples of 31-sample files
   CHECK_FALSE(std::is_sorted(order.begin(), order.end()));
   CHECK(SequentialShare(reads) > 0.9);  // sequential within each file
   CHECK(Tids(reads).size() <= 2);
