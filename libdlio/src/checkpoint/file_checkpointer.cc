@@ -27,12 +27,14 @@
 
 #include "checkpoint/checkpoint_folders.h"
 #include "checkpoint/checkpoint_layout.h"
+#include "checkpoint/model_checkpoint_options.h"
 #include "checkpoint/torch_save_file.h"
 #include "checkpoint/torch_save_plan.h"
 #include "dlio/ai_events.h"
 #include "dlio/checkpointer.h"
 #include "dlio/str_cat.h"
 #include "io_models/pyio/buffered_reader.h"
+#include "io_models/pyio/python_heap.h"
 
 namespace dlio {
 namespace {
@@ -40,6 +42,14 @@ namespace {
 using checkpoint_internal::CheckpointFolders;
 using checkpoint_internal::PlannedFile;
 using checkpoint_internal::StripTrailingSlashes;
+
+// torch_save loads: storages of at least this many bytes are read into fresh pages, as
+// torch.load's new storages past the mmap threshold `import torch` leaves, when the framework's
+// client work is emulated (reader.client_costs framework); 0 = every read into one buffer the
+// checkpointer keeps.
+size_t TorchLoadFreshBytes(const CheckpointOptions& options) {
+  return options.framework_client_costs ? pyio::PythonImportThreshold(IoModel::kPytorch) : 0;
+}
 
 // The paper's pattern. "KB"/"MB" are KiB/MiB, as in the paper's code (1024-based sizes).
 struct PaperFile {
@@ -371,7 +381,7 @@ class FileCheckpointer final : public Checkpointer {
       const size_t python_buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage_, path));
       DLIO_RETURN_NOT_OK(checkpoint_internal::LoadTorchSave(
           file.get(), checkpoint_internal::TorchArchiveName(f.name), *f.torch, python_buffer, check,
-          &read_buffer_, options_.torch_load_fresh_bytes));
+          &read_buffer_, TorchLoadFreshBytes(options_)));
       return file->Close();
     }
     read_buffer_.resize(buffer_.size());
@@ -463,9 +473,8 @@ Result<std::unique_ptr<Checkpointer>> MakePaperCheckpointer(const CheckpointOpti
 Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOptions& options,
                                                             const CheckpointEnv& env) {
   DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
-  if (options.model_files < 1) {
-    return Status::InvalidArgument("checkpoint.model_files must be >= 1");
-  }
+  const uint64_t k = options.sections.Value<ModelCheckpointOptions>().model_files;
+  if (k < 1) return Status::InvalidArgument("checkpoint.model_files must be >= 1");
   if (options.model_size_bytes == 0) {
     return Status::InvalidArgument(
         "checkpoint.model_size_bytes must be > 0 for checkpoint type 'model' (or set "
@@ -474,7 +483,6 @@ Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOpti
   const uint64_t bytes = ModelRankBytes(options);
   std::vector<PlannedFile> plan;
   const std::string stem = StrCat("model-rank", options.rank);
-  const uint64_t k = options.model_files;
   if (k <= 1) {
     if (bytes > 0) plan.push_back({stem + ".bin", bytes, nullptr});
   } else {

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "checkpoint/torch_save_file.h"
+#include "checkpoint/torch_save_options.h"
 #include "dlio/str_cat.h"
 
 namespace dlio::checkpoint_internal {
@@ -66,18 +67,19 @@ Result<uint64_t> PickleBytes(const std::string& text) {
 }  // namespace
 
 Result<std::vector<PlannedFile>> PlanTorchSaveFiles(const CheckpointOptions& options) {
-  const std::vector<std::string> names = SplitTrimmed(options.torch_file_name, ',');
+  const TorchSaveOptions own = options.sections.Value<TorchSaveOptions>();
+  const std::vector<std::string> names = SplitTrimmed(own.file_name, ',');
   const size_t n = names.size();
-  std::vector<std::string> dicts = SplitTrimmed(options.torch_state_dict, ';');
+  std::vector<std::string> dicts = SplitTrimmed(own.state_dict, ';');
   if (dicts.size() != n) {
     return Status::InvalidArgument("checkpoint.torch_state_dict: ", dicts.size(),
                                    " groups separated by ';' for ", n,
                                    " files in checkpoint.torch_file_name (give one per file)");
   }
   DLIO_ASSIGN_OR_RETURN(const auto modules,
-                        PerFile("checkpoint.torch_modules", options.torch_modules, ';', n));
-  DLIO_ASSIGN_OR_RETURN(const auto pickles, PerFile("checkpoint.torch_pickle_bytes",
-                                                    options.torch_pickle_bytes, ',', n));
+                        PerFile("checkpoint.torch_modules", own.modules, ';', n));
+  DLIO_ASSIGN_OR_RETURN(const auto pickles,
+                        PerFile("checkpoint.torch_pickle_bytes", own.pickle_bytes, ',', n));
   std::vector<PlannedFile> plan;
   for (size_t i = 0; i < n; ++i) {
     PlannedFile f;
