@@ -90,6 +90,22 @@ TEST_CASE("fit: torch.save's writes alone give a state dict with the same reques
   CHECK(r.Find("checkpoint.model_size_bytes") == nullptr);
 }
 
+TEST_CASE("fit: one file a save whose names differ in length is one file per checkpoint") {
+  // PyTorch Lightning's ModelCheckpoint names: one torch.save file a save, "epoch=0-step=6.ckpt"
+  // a byte shorter than the two after it. Taken for two files of every checkpoint, the emulation
+  // wrote twice the program's files and bytes.
+  const TorchStateDict mlp = Parse(kMlp, kMlpModules);
+  const std::vector<std::string> paths{"/job/ckpt/epoch=0-step=6.ckpt",
+                                       "/job/ckpt/epoch=1-step=12.ckpt",
+                                       "/job/ckpt/epoch=2-step=18.ckpt"};
+  const FitResult r = Fit(Saves(paths, mlp));
+  CHECK(Value(r, "checkpoint.num_checkpoints_write") == "3");
+  CHECK(Value(r, "checkpoint.torch_file_name") == "epoch=1-step=12.ckpt");
+  CHECK(Value(r, "checkpoint.torch_state_dict").find(';') == std::string::npos);
+  CHECK(r.Find("checkpoint.type")->reason.find("files per checkpoint") == std::string::npos);
+  CHECK(Emulated(r) == Requests(paths[1], mlp));
+}
+
 TEST_CASE("fit: data.pkl alone, small tensors at the close or between large ones are inferred") {
   // 14 tensors: data.pkl over 1 KiB leaves alone; keys sort as strings (0, 1, 10, ...).
   std::string many;
