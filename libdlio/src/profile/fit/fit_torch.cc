@@ -503,9 +503,15 @@ bool FitTorchSave(const CheckpointWrites& w, const FitOptions& options, FitResul
         FitConfidence::kHigh,
         "data.pkl's size in the file: the saved object is a container of more than its tensors");
   }
-  Set(out, "checkpoint.torch_file_name",
-      Joined(roles, ", ", false, [](const Role& r) { return r.name; }), FitConfidence::kHigh,
-      "the traced names, whose lengths set the zip's header and directory sizes");
+  std::string renamed;  // why names are templates, when they change from save to save
+  const std::string names = Joined(roles, ", ", false, [&](const Role& r) {
+    auto t = FitSaveFileName(w, r.name);
+    if (!t) return r.name;
+    renamed += StrCat(renamed.empty() ? "; " : ", ", t->why);
+    return t->text;
+  });
+  Set(out, "checkpoint.torch_file_name", names, FitConfidence::kHigh,
+      StrCat("the traced names, whose lengths set the zip's header and directory sizes", renamed));
   return true;
 }
 
