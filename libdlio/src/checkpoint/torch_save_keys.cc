@@ -28,10 +28,13 @@ void AddTorchSaveKeys(std::vector<KeySpec>* t) {
              "several files, one group per file separated by ';' (or one group for all)"));
   add(String("checkpoint.torch_file_name", TORCH_SAVE_FIELD(file_name),
              "type 'torch_save': the file's name in each checkpoint folder, {rank} standing for "
-             "the rank; its stem is the zip's archive folder, whose length sets the header and "
-             "central directory sizes (dlio-run fit copies the traced name); several names "
-             "separated by commas: one torch.save file each per checkpoint, in that order "
-             "(DeepSpeed's model states, then optimizer states)",
+             "the rank, and {id} and {step} (as in folder_name, maybe zero-padded) for a name "
+             "each save makes anew (model-{step}.pt, Lightning's epoch={id}-step={step}.ckpt); "
+             "its stem is the zip's archive folder, whose length sets the header and central "
+             "directory sizes (dlio-run fit copies the traced name, or its template when it "
+             "changes from save to save); several names separated by commas: one torch.save "
+             "file each per checkpoint, in that order (DeepSpeed's model states, then optimizer "
+             "states)",
              kNonEmpty));
   add(String("checkpoint.torch_pickle_bytes", TORCH_SAVE_FIELD(pickle_bytes),
              "type 'torch_save': each file's data.pkl size in bytes, separated by commas (one "

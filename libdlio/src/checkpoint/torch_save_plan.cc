@@ -34,6 +34,8 @@ Result<std::string> TorchFileName(const std::string& pattern, const CheckpointOp
     return Status::InvalidArgument("checkpoint.torch_file_name: '", pattern,
                                    "' is not a file name (no '/', not '.dlio...')");
   }
+  DLIO_RETURN_NOT_OK(
+      FolderNameTemplate::ParseFileName(name, "checkpoint.torch_file_name").status());
   if (!per_rank && !options.root_only && options.world > 1) {
     return Status::InvalidArgument("checkpoint.torch_file_name: '", pattern,
                                    "' has no {rank}, but all ", options.world,
@@ -97,6 +99,12 @@ Result<std::vector<PlannedFile>> PlanTorchSaveFiles(const CheckpointOptions& opt
                                      " bytes for ", f.name, ", whose state dict alone pickles to ",
                                      own, " bytes (give at least that, or 0)");
     }
+    auto names = FolderNameTemplate::ParseFileName(f.name, "checkpoint.torch_file_name");
+    if (names.ok() && names->per_save()) {  // checked by TorchFileName
+      f.per_save = std::make_shared<const FolderNameTemplate>(std::move(names).value());
+    }
+    // With a per-save name, the template's length stands for the names' (the preflight's sizes);
+    // each save's file is sized for its own name (ForSave).
     f.bytes = TorchSaveFileSize(TorchArchiveName(f.name), sd);
     f.torch = std::make_shared<const TorchStateDict>(std::move(sd));
     plan.push_back(std::move(f));
