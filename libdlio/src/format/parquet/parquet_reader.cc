@@ -18,12 +18,16 @@
 // thread's) has the native chunks read into it instead, every group into the same warm pages, as
 // fio reads into one buffer; such a group's in-place values are then good only until the next
 // read there, so a caller that copies rows reads the group again into memory of its own.
+// Threads sharing a reader read a group once: one that misses a group another is reading waits
+// for that read (Group), as arrow's one reader of a file would read it once.
 // Under reader.io_model pyarrow the footer and a group's chunks are read with pyarrow's requests
 // instead (io_models/pyarrow_read.h).
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <list>
 #include <mutex>
+#include <utility>
 
 #include "format/io_util.h"
 #include "format/parquet/parquet_codec.h"
@@ -150,6 +154,7 @@ class ParquetReader final : public FormatReader {
       has_variable_ = has_variable_ || columns_[c].width == 0;
     }
     var_sizes_.resize(meta_.row_groups.size());
+    reading_.assign(meta_.row_groups.size(), 0);
   }
 
   uint64_t num_samples() const override { return static_cast<uint64_t>(meta_.num_rows); }
@@ -235,25 +240,64 @@ class ParquetReader final : public FormatReader {
   // Group g from the cache, or read (into `out`'s landing buffer when it lends one, the native
   // model's, and reads no byte). `out` null: only the group's sizes are wanted. A caller that
   // copies rows passes over a cached group whose bytes were landed (they may have been
-  // overwritten), and reads it again.
+  // overwritten), and reads it again. One thread reads a group at a time: another that misses it
+  // meanwhile waits for that read and takes its group from the cache (as arrow's one reader of a
+  // file reads a group once), or reads it itself when that read failed or left nothing it can use.
   Result<std::shared_ptr<const DecodedGroup>> Group(size_t g, SampleBuffer* out) const {
     const bool copies = out != nullptr && !out->views_allowed();
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (auto it = cache_.begin(); it != cache_.end(); ++it) {
-        if ((*it)->index != g || (copies && (*it)->bytes_transient())) continue;
-        if (it != cache_.begin()) {
-          cache_.splice(cache_.begin(), cache_, it);
-          front_.store(it->get(), std::memory_order_release);
-        }
-        return *it;
+      std::unique_lock<std::mutex> lock(mu_);
+      while (true) {
+        if (auto hit = CachedLocked(g, copies)) return hit;
+        if (reading_[g] == 0) break;
+        group_read_.wait(lock);
       }
+      reading_[g] = 1;
     }
+    auto fresh = ReadSized(g, out);
+    std::lock_guard<std::mutex> lock(mu_);
+    reading_[g] = 0;
+    group_read_.notify_all();
+    if (!fresh.ok()) return fresh.status();
+    if (!fresh->second.empty()) var_sizes_[g] = std::move(fresh->second);
+    cache_.push_front(fresh->first);
+    front_.store(fresh->first.get(), std::memory_order_release);
+    cached_bytes_ += fresh->first->bytes;
+    while (cache_.size() > kCachedGroups || (cache_.size() > 1 && cached_bytes_ > kCacheBytes)) {
+      cached_bytes_ -= cache_.back()->bytes;
+      cache_.pop_back();
+    }
+    return std::move(fresh->first);
+  }
+
+  // Group g from the cache (mu_ held), moved to its front; null when absent (or, for a caller
+  // that `copies` rows, landed).
+  std::shared_ptr<const DecodedGroup> CachedLocked(size_t g, bool copies) const {
+    for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+      if ((*it)->index != g || (copies && (*it)->bytes_transient())) continue;
+      if (it != cache_.begin()) {
+        cache_.splice(cache_.begin(), cache_, it);
+        front_.store(it->get(), std::memory_order_release);
+      }
+      return *it;
+    }
+    return nullptr;
+  }
+
+  // ReadGroup for Group, with its rows' sizes when a selected column is a byte_array and they are
+  // not known yet (else empty).
+  Result<std::pair<std::shared_ptr<const DecodedGroup>, std::vector<uint64_t>>> ReadSized(
+      size_t g, SampleBuffer* out) const {
     const bool land = out != nullptr && out->views_allowed() && out->landing() && !fetch_.pyarrow;
     DLIO_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedGroup> fresh,
                           ReadGroup(g, land ? out : nullptr));
     std::vector<uint64_t> sizes;
-    if (has_variable_ && var_sizes_[g].empty()) {
+    bool known = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      known = !var_sizes_[g].empty();
+    }
+    if (has_variable_ && !known) {
       const uint64_t rows = static_cast<uint64_t>(meta_.row_groups[g].num_rows);
       sizes.assign(rows, 0);
       for (size_t k = 0; k < selected_.size(); ++k) {
@@ -261,16 +305,7 @@ class ParquetReader final : public FormatReader {
         for (uint64_t r = 0; r < rows; ++r) sizes[r] += ValueBytes(*fresh, k, r);
       }
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!sizes.empty()) var_sizes_[g] = std::move(sizes);
-    cache_.push_front(fresh);
-    front_.store(fresh.get(), std::memory_order_release);
-    cached_bytes_ += fresh->bytes;
-    while (cache_.size() > kCachedGroups || (cache_.size() > 1 && cached_bytes_ > kCacheBytes)) {
-      cached_bytes_ -= cache_.back()->bytes;
-      cache_.pop_back();
-    }
-    return fresh;
+    return std::make_pair(std::move(fresh), std::move(sizes));
   }
 
   // A new group, whose chunk buffers go back to the pool when its last holder lets it go.
@@ -402,6 +437,8 @@ class ParquetReader final : public FormatReader {
   mutable std::list<std::shared_ptr<const DecodedGroup>> cache_;  // most recent first
   mutable uint64_t cached_bytes_ = 0;                             // sum of cache_'s bytes
   mutable std::atomic<const void*> front_{nullptr};  // cache_.front().get(), for ServeFromHeld
+  mutable std::vector<uint8_t> reading_;             // [group] 1 while a thread reads it (mu_)
+  mutable std::condition_variable group_read_;       // a read of a group ended
   std::shared_ptr<ChunkBufferPool> pool_ = std::make_shared<ChunkBufferPool>();
   FetchMode fetch_;
 };
