@@ -19,7 +19,8 @@
 // fio reads into one buffer; such a group's in-place values are then good only until the next
 // read there, so a caller that copies rows reads the group again into memory of its own.
 // Threads sharing a reader read a group once: one that misses a group another is reading waits
-// for that read (Group), as arrow's one reader of a file would read it once.
+// for that read (Group), as arrow's one reader of a file would read it once. ViewsOfHeld serves a
+// run of rows of the held group at once, as ServeFromHeld serves each.
 // Under reader.io_model pyarrow the footer and a group's chunks are read with pyarrow's requests
 // instead (io_models/pyarrow_read.h).
 #include <algorithm>
@@ -200,6 +201,22 @@ class ParquetReader final : public FormatReader {
       dst += len;
     }
     return Status::OK();
+  }
+
+  // ServeFromHeld for rows first.. of the held group, at once.
+  uint64_t ViewsOfHeld(uint64_t first, uint64_t n, SampleBuffer* out, SampleSpan* spans) override {
+    const void* held = out->view_keeper();
+    if (held == nullptr || held != front_.load(std::memory_order_acquire)) return 0;
+    const DecodedGroup& group = *static_cast<const DecodedGroup*>(held);
+    const uint64_t start = starts_[group.index];
+    if (first < start || first - start >= group.rows) return 0;
+    const uint64_t row = first - start;
+    n = std::min(n, group.rows - row);
+    for (uint64_t r = 0; r < n; ++r) {
+      spans[r] = SampleSpan{ValueAt(group, 0, row + r), ValueBytes(group, 0, row + r)};
+    }
+    if (n > 0) out->MoveView(spans[n - 1].data, spans[n - 1].size);
+    return n;
   }
 
   std::string DescribeJson() const override;
