@@ -77,5 +77,38 @@ TEST_CASE("parquet serves the rows of the held group as views at once", "[format
   CHECK(ds.ViewsOfHeld({0, 41}, 2, &buf, cursor.get(), spans.data()) == 0);
 }
 
+TEST_CASE("parquet views at once cross the pages of a row group", "[format][parquet]") {
+  auto storage = BoundMemoryStorage();
+  auto format = MakeFormatByName("parquet");
+  FormatOptions o;
+  o.io_model = IoModel::kNative;
+  ParquetOf(o).row_group_size = 8;
+  ParquetOf(o).use_dictionary = false;
+  FileSpec spec;
+  spec.sample_sizes.assign(16, 300000);  // pages of 1 MiB: a few rows each, 2-3 pages a group
+  spec.seed = 4;
+  REQUIRE(format->Write(storage.get(), "/p.parquet", spec, o).ok());
+  auto r = format->Open(storage.get(), "/p.parquet", o);
+  REQUIRE(r.ok());
+  SampleBuffer buf, each;
+  buf.set_views_allowed(true);
+  each.set_views_allowed(true);
+  std::vector<SampleSpan> spans(8);
+  for (uint64_t first : {uint64_t{0}, uint64_t{8}}) {
+    REQUIRE((*r)->ReadSample(first, &buf).ok());
+    REQUIRE((*r)->ViewsOfHeld(first + 1, 8, &buf, spans.data()) == 7);
+    for (uint64_t k = 0; k < 7; ++k) {
+      const uint64_t row = first + 1 + k;
+      CHECK(SpanString(spans[k]) == ExpectedRow(ParquetOf(o), 4, row, 300000));
+      REQUIRE((*r)->ReadSample(row, &each).ok());
+      CHECK(each.data() == spans[k].data);  // where ReadSample's view of the row lies
+    }
+    // The rows crossed a page: a page header lies between two of them.
+    bool crossed = false;
+    for (uint64_t k = 0; k + 1 < 7; ++k) crossed |= spans[k + 1].data != spans[k].data + 300000;
+    CHECK(crossed);
+  }
+}
+
 }  // namespace
 }  // namespace dlio::testing

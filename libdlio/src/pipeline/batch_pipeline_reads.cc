@@ -221,9 +221,12 @@ void BatchPipeline::ViewsInRun(uint64_t s, Slot* slot, int64_t k, ReadScratch* s
   const uint64_t got = source_->ViewsOfHeld(plan[s + 1], n, &buffer, cursor, spans.data());
   if (got == 0) return;
   const uint64_t j0 = s + 1 - static_cast<uint64_t>(k) * batch_size_;
+  Sample* samples = slot->samples.data() + j0;
+  uint64_t* bytes = slot->read_bytes.data() + j0;
+  const SampleRef* refs = plan.data() + s + 1;
   for (uint64_t r = 0; r < got; ++r) {
-    slot->samples[j0 + r] = Sample{plan[s + 1 + r], spans[r].data, spans[r].size};
-    slot->read_bytes[j0 + r] = spans[r].size;
+    samples[r] = Sample{refs[r], spans[r].data, spans[r].size};
+    bytes[r] = spans[r].size;
   }
   // As ProcessInRun leaves a run's samples: the run's ends carry its time.
   std::fill_n(slot->read_start.begin() + static_cast<std::ptrdiff_t>(j0), got,

@@ -212,8 +212,18 @@ class ParquetReader final : public FormatReader {
     if (first < start || first - start >= group.rows) return 0;
     const uint64_t row = first - start;
     n = std::min(n, group.rows - row);
-    for (uint64_t r = 0; r < n; ++r) {
-      spans[r] = SampleSpan{ValueAt(group, 0, row + r), ValueBytes(group, 0, row + r)};
+    const uint64_t w = columns_[selected_[0]].width;
+    for (uint64_t r = 0; r < n;) {
+      if (w == 0) {
+        spans[r] = SampleSpan{ValueAt(group, 0, row + r), ValueBytes(group, 0, row + r)};
+        ++r;
+        continue;
+      }
+      // A page's rows lie back to back: one lookup for all of them.
+      const uint8_t* at = group.columns[0].Fixed(row + r, w);
+      const uint64_t m = std::min(n - r, group.columns[0].FixedRunFrom(row + r, group.rows));
+      for (uint64_t q = 0; q < m; ++q) spans[r + q] = SampleSpan{at + q * w, w};
+      r += m;
     }
     if (n > 0) out->MoveView(spans[n - 1].data, spans[n - 1].size);
     return n;
