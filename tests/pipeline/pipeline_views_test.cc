@@ -101,7 +101,7 @@ struct EpochSeen {
 
 // One epoch of 2 files x 64 samples in file order, batches of 32, one reader thread whose
 // consumer reads no byte (the reader's buffer allows views), each batch checked against the plan.
-EpochSeen ReadEpoch(BlockSource* source, testing::FakeClock* clock, Tracer* tracer) {
+EpochSeen ReadBlockEpoch(BlockSource* source, testing::FakeClock* clock, Tracer* tracer) {
   PipelineOptions options;
   options.batch_size = 32;
   options.read_threads = 1;
@@ -135,8 +135,8 @@ EpochSeen ReadEpoch(BlockSource* source, testing::FakeClock* clock, Tracer* trac
 TEST_CASE("views of held samples: the same batches and read times as one read each") {
   testing::FakeClock clock_off, clock_on;
   BlockSource off(2, 64, &clock_off, false), on(2, 64, &clock_on, true);
-  const EpochSeen one_by_one = ReadEpoch(&off, &clock_off, nullptr);
-  const EpochSeen at_once = ReadEpoch(&on, &clock_on, nullptr);
+  const EpochSeen one_by_one = ReadBlockEpoch(&off, &clock_off, nullptr);
+  const EpochSeen at_once = ReadBlockEpoch(&on, &clock_on, nullptr);
   CHECK(at_once.samples == 128);
   CHECK(one_by_one.samples == 128);
   CHECK(at_once.bytes == 128 * 64);
@@ -159,7 +159,7 @@ TEST_CASE("views of held samples: traced, every sample is read and traced on its
   testing::FakeClock clock;
   BlockSource on(2, 64, &clock, true);
   MemoryTracer tracer;
-  const EpochSeen seen = ReadEpoch(&on, &clock, &tracer);
+  const EpochSeen seen = ReadBlockEpoch(&on, &clock, &tracer);
   CHECK(seen.samples_read == 128);
   CHECK(on.calls() == 0);
   CHECK(on.view_reads() == 128);
