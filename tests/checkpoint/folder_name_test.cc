@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/checkpointer_test_util.h"
 #include "dlio/checkpointer.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
@@ -24,27 +25,9 @@ FolderNameTemplate Parsed(const std::string& text) {
   return *t;
 }
 
-std::unique_ptr<Storage> MemoryStorage() {
-  auto storage = NewMemoryStorage();
-  storage->Bind(SystemClock(), nullptr);
-  return storage;
-}
-
-Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options, Storage* storage) {
-  Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
-  CheckpointEnv env;
-  env.storage = storage;
-  env.clock = SystemClock();
-  return (*registries.checkpointers.Get(options.name))(options, env);
-}
-
-std::unique_ptr<Checkpointer> Make(const CheckpointOptions& options, Storage* storage) {
-  auto made = Build(options, storage);
-  INFO(made.status().ToString());
-  REQUIRE(made.ok());
-  return std::move(made).value();
-}
+using checkpoint_test::Build;
+using checkpoint_test::Make;
+using checkpoint_test::MemoryStorage;
 
 // The whole content of `path`.
 std::string Content(Storage* storage, const std::string& path) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/checkpointer_test_util.h"
 #include "checkpoint/folder_name.h"
 #include "checkpoint/torch_save_file.h"
 #include "checkpoint/torch_save_options.h"
@@ -21,27 +22,9 @@ using checkpoint_internal::FolderNameTemplate;
 
 constexpr char kStateDict[] = "0.weight:64x32, 0.bias:64, 2.weight:10x64, 2.bias:10";
 
-std::unique_ptr<Storage> MemoryStorage() {
-  auto storage = NewMemoryStorage();
-  storage->Bind(SystemClock(), nullptr);
-  return storage;
-}
-
-Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options, Storage* storage) {
-  Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
-  CheckpointEnv env;
-  env.storage = storage;
-  env.clock = SystemClock();
-  return (*registries.checkpointers.Get(options.name))(options, env);
-}
-
-std::unique_ptr<Checkpointer> Make(const CheckpointOptions& options, Storage* storage) {
-  auto made = Build(options, storage);
-  INFO(made.status().ToString());
-  REQUIRE(made.ok());
-  return std::move(made).value();
-}
+using checkpoint_test::Build;
+using checkpoint_test::Make;
+using checkpoint_test::MemoryStorage;
 
 CheckpointOptions LightningLike() {
   CheckpointOptions options;
