@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "checkpoint/checkpointer_test_util.h"
 #include "checkpoint/torch_load.h"
 #include "checkpoint/torch_save_file.h"
 #include "checkpoint/torch_save_options.h"
@@ -76,14 +77,9 @@ class RecordingStorage final : public StorageWrapper {
 };
 
 // The torch_save checkpointer of `options` over `storage`, or its error.
-Result<std::unique_ptr<Checkpointer>> MakeTorchSave(const CheckpointOptions& options,
-                                                    Storage* storage) {
-  Registries registries;
-  REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
-  CheckpointEnv env;
-  env.storage = storage;
-  env.clock = SystemClock();
-  return (*registries.checkpointers.Get("torch_save"))(options, env);
+Result<std::unique_ptr<Checkpointer>> MakeTorchSave(CheckpointOptions options, Storage* storage) {
+  options.name = "torch_save";
+  return checkpoint_test::Build(options, storage);
 }
 
 // torch.nn.Linear(16, 64) after one Adam step, saved as {'module': model.state_dict(),
