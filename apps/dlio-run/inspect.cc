@@ -31,8 +31,13 @@ int OpenAndDescribe(const InspectOptions& f, std::string* json) {
   options.transfer_size = f.transfer_size;
   // inspect describes and checks the whole file (indexes included), not a framework's reads.
   options.io_model = dlio::IoModel::kNative;
-  options.npy.sample_layout = dlio::EnumFromName<dlio::SampleLayout>(f.sample_layout)
-                                  .value_or(dlio::SampleLayout::kFirstAxis);  // CLI11 checked it
+  // --sample-layout is npy/npz's own key, set through the key table as a config sets it (CLI11
+  // checked the value).
+  dlio::WorkloadConfig keys;
+  if (auto s = dlio::ApplyOverride(&keys, "dataset.sample_layout=" + f.sample_layout); !s.ok()) {
+    return Fail(s, kExitUsage);
+  }
+  options.formats = keys.dataset.formats;
   auto reader = (*format)->Open(storage.get(), f.path, options);
   if (!reader.ok()) return Fail(reader.status(), kExitRunError);
   *json = (*reader)->DescribeJson();

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "dlio/config.h"
+#include "format/hdf5/hdf5_options.h"
 #include "storage/s3/s3_options.h"
 #include "test_util.h"
 
@@ -284,7 +285,7 @@ checkpoint: {transfer_size: 1.5KB}
   CHECK(c->workflow.checkpoint);
   CHECK_FALSE(c->workflow.evaluation);
   CHECK(c->dataset.record_length_bytes == 4ull << 20);
-  CHECK(c->dataset.chunk_size == 256000);
+  CHECK(Hdf5Of(c->dataset.formats).chunk_size == 256000);
   CHECK(c->dataset.num_files_train == 1000);
   CHECK(c->reader.transfer_size == 1ull << 30);
   CHECK(c->checkpoint.transfer_size == 1500);

@@ -6,6 +6,7 @@
 
 #include "checkpoint/model_checkpoint_options.h"
 #include "dlio/config.h"
+#include "format/hdf5/hdf5_options.h"
 #include "storage/slow_options.h"
 
 namespace dlio {
@@ -261,8 +262,8 @@ TEST_CASE("ConfigToJson round trips every field") {
   c.dataset.num_samples_per_file = 7;
   c.dataset.record_length_bytes = 1000001;
   c.dataset.record_length_bytes_stdev = 17;
-  c.dataset.enable_chunking = true;
-  c.dataset.chunk_size = 65536;
+  c.dataset.formats.Get<Hdf5Options>().enable_chunking = true;
+  c.dataset.formats.Get<Hdf5Options>().chunk_size = 65536;
   c.dataset.compression = "gzip";
   c.dataset.compression_level = 5;
   c.dataset.keep_files = false;
@@ -499,7 +500,7 @@ reader:
                             "dims.yaml");
   REQUIRE(parsed.ok());
   CHECK(parsed->dataset.record_length_bytes == 3 * 2 * 7 * 2);
-  CHECK(parsed->dataset.hdf5_num_dset_per_record == 3);
+  CHECK(Hdf5Of(parsed->dataset.formats).num_dsets == 3);
   CHECK(parsed->dataset.record_length_bytes_resize == 8 * 8 * 4);
   CHECK(parsed->Validate().ok());
 

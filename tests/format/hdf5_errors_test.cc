@@ -12,6 +12,7 @@
 
 #include "format/full_storage.h"
 #include "format/hdf5/hdf5_metadata_guard.h"
+#include "format/hdf5/hdf5_options.h"
 #include "format/hdf5_test_util.h"
 #include "format/io_util.h"
 #include "test_util.h"
@@ -56,8 +57,8 @@ TEST_CASE("hdf5 errors: truncated, garbage, missing, out of range", "[format][hd
     const std::string path = tmp / "z.h5";
     FormatOptions o;
     o.compression = "gzip";
-    o.hdf5.chunk_samples = 1;
-    o.hdf5.enable_chunking = true;
+    o.formats.Get<Hdf5Options>().chunk_samples = 1;
+    o.formats.Get<Hdf5Options>().enable_chunking = true;
     REQUIRE(format->Write(storage.get(), path, spec, o).ok());
     // The chunks fill the middle of the file: garble one of them.
     PatchBytes(path, static_cast<long>(std::filesystem::file_size(path) / 2),
@@ -106,11 +107,11 @@ std::string FillDiskAtEveryStage() {
   if (format == nullptr) return "no hdf5 format";
   FormatOptions contiguous, gzip, meta;
   gzip.compression = "gzip";
-  gzip.hdf5.enable_chunking = true;
-  gzip.hdf5.chunk_size = 4096;
-  meta.hdf5.metadata_file = true;
-  meta.hdf5.enable_chunking = true;
-  meta.hdf5.chunk_size = 8192;
+  gzip.formats.Get<Hdf5Options>().enable_chunking = true;
+  gzip.formats.Get<Hdf5Options>().chunk_size = 4096;
+  meta.formats.Get<Hdf5Options>().metadata_file = true;
+  meta.formats.Get<Hdf5Options>().enable_chunking = true;
+  meta.formats.Get<Hdf5Options>().chunk_size = 8192;
   const std::vector<std::pair<FileSpec, FormatOptions>> cases = {{Fixed(6, 3000), contiguous},
                                                                  {Fixed(6, 3000), gzip},
                                                                  {Variable(8), gzip},
@@ -130,7 +131,7 @@ std::string FillDiskAtEveryStage() {
       const Status st = format->Write(&full, "/a.h5", spec, o);
       const std::string where = "capacity " + std::to_string(capacity) + " of " +
                                 std::to_string(needed) + ", chunk_size " +
-                                std::to_string(o.hdf5.chunk_size) + ": ";
+                                std::to_string(Hdf5Of(o.formats).chunk_size) + ": ";
       if (st.code() != StatusCode::kResourceExhausted || !Has(st.message(), "/a.h5") ||
           !Has(st.message(), "No space left on device")) {
         return where + st.ToString();
@@ -199,8 +200,8 @@ TEST_CASE("hdf5 extents the file does not store are Corruption", "[format][hdf5]
   auto format = Hdf5();
   FormatOptions gzip;
   gzip.compression = "gzip";
-  gzip.hdf5.enable_chunking = true;
-  gzip.hdf5.chunk_size = 128;
+  gzip.formats.Get<Hdf5Options>().enable_chunking = true;
+  gzip.formats.Get<Hdf5Options>().chunk_size = 128;
   for (const auto& [name, o] :
        {std::pair{"contiguous", FormatOptions{}}, std::pair{"gzip", gzip}}) {
     for (const uint64_t rows : {uint64_t{1} << 50, uint64_t{1} << 62, uint64_t{5}}) {

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "dlio/registries.h"
+#include "format/hdf5/hdf5_options.h"
 #include "format/hdf5_test_util.h"
 #include "format/io_util.h"
 #include "storage/slow_options.h"
@@ -40,9 +41,9 @@ TEST_CASE("hdf5 round-trips fixed and variable samples, contiguous and chunked",
     for (const Layout& l : layouts) {
       INFO(storage->name() << " " << l.name);
       FormatOptions o;
-      o.hdf5.enable_chunking = l.chunking;
-      o.hdf5.chunk_size = l.chunk_size;
-      o.hdf5.chunk_samples = l.chunk_samples;
+      o.formats.Get<Hdf5Options>().enable_chunking = l.chunking;
+      o.formats.Get<Hdf5Options>().chunk_size = l.chunk_size;
+      o.formats.Get<Hdf5Options>().chunk_samples = l.chunk_samples;
       const std::string fixed =
           RoundTrip(storage, dir + "/f" + std::to_string(k) + ".h5", Fixed(20, 3000), o);
       INFO(fixed);
@@ -65,14 +66,17 @@ TEST_CASE("hdf5 round-trips fixed and variable samples, contiguous and chunked",
 TEST_CASE("hdf5 edge shapes: one sample, empty samples, no samples", "[format][hdf5]") {
   auto storage = BoundMemoryStorage();
   FormatOptions chunked;
-  chunked.hdf5.enable_chunking = true;
-  chunked.hdf5.chunk_size = 100;
+  chunked.formats.Get<Hdf5Options>().enable_chunking = true;
+  chunked.formats.Get<Hdf5Options>().chunk_size = 100;
   for (const FormatOptions& o : {FormatOptions{}, chunked}) {
-    RoundTrip(storage.get(), "/a" + std::to_string(o.hdf5.chunk_size) + ".h5", Fixed(1, 10), o);
-    RoundTrip(storage.get(), "/b" + std::to_string(o.hdf5.chunk_size) + ".h5", Fixed(3, 0), o);
-    RoundTrip(storage.get(), "/c" + std::to_string(o.hdf5.chunk_size) + ".h5", Spec({0, 5, 0, 9}),
+    RoundTrip(storage.get(), "/a" + std::to_string(Hdf5Of(o.formats).chunk_size) + ".h5",
+              Fixed(1, 10), o);
+    RoundTrip(storage.get(), "/b" + std::to_string(Hdf5Of(o.formats).chunk_size) + ".h5",
+              Fixed(3, 0), o);
+    RoundTrip(storage.get(), "/c" + std::to_string(Hdf5Of(o.formats).chunk_size) + ".h5",
+              Spec({0, 5, 0, 9}), o);
+    RoundTrip(storage.get(), "/d" + std::to_string(Hdf5Of(o.formats).chunk_size) + ".h5", Spec({}),
               o);
-    RoundTrip(storage.get(), "/d" + std::to_string(o.hdf5.chunk_size) + ".h5", Spec({}), o);
   }
 }
 
@@ -85,9 +89,9 @@ TEST_CASE("hdf5 gzip levels and the shuffle filter", "[format][hdf5]") {
       FormatOptions o;
       o.compression = level == 4 ? "zlib" : "gzip";
       o.compression_level = level;
-      o.hdf5.shuffle_filter = shuffle;
-      o.hdf5.enable_chunking = true;
-      o.hdf5.chunk_size = 4096;
+      o.formats.Get<Hdf5Options>().shuffle_filter = shuffle;
+      o.formats.Get<Hdf5Options>().enable_chunking = true;
+      o.formats.Get<Hdf5Options>().chunk_size = 4096;
       const std::string gzip = "{\"name\":\"gzip\",\"level\":" + std::to_string(level);
       for (const FileSpec& spec : {Fixed(9, 1500), Variable(12)}) {
         const std::string json =
@@ -111,7 +115,7 @@ TEST_CASE("hdf5 compression without enable_chunking chunks implicitly", "[format
   CHECK(Has(json, "\"layout\":\"chunked\""));
   CHECK(Has(json, "\"name\":\"gzip\",\"level\":4"));
   FormatOptions s;
-  s.hdf5.shuffle_filter = true;
+  s.formats.Get<Hdf5Options>().shuffle_filter = true;
   const std::string shuffled = RoundTrip(storage.get(), "/b.h5", Variable(10), s);
   CHECK(Has(shuffled, "\"layout\":\"chunked\""));
   CHECK(Has(shuffled, "{\"name\":\"shuffle\""));
@@ -121,8 +125,8 @@ TEST_CASE("hdf5 szip is used when the library can encode it", "[format][hdf5]") 
   auto storage = BoundMemoryStorage();
   FormatOptions o;
   o.compression = "szip";
-  o.hdf5.enable_chunking = true;
-  o.hdf5.chunk_size = 4096;
+  o.formats.Get<Hdf5Options>().enable_chunking = true;
+  o.formats.Get<Hdf5Options>().chunk_size = 4096;
   Status st = Hdf5()->Write(storage.get(), "/probe.h5", Fixed(4, 1024), o);
   if (!st.ok()) {
     // Builds without an szip encoder must say so, naming the key.
@@ -189,8 +193,8 @@ TEST_CASE("hdf5 chunk size sets the request size of sample reads", "[format][hdf
   SECTION("2 KiB chunks of 512-byte samples: 2 KiB requests") {
     FormatOptions o;
     o.io_model = IoModel::kNative;  // native's fitted chunk caches (h5py: io_models)
-    o.hdf5.enable_chunking = true;
-    o.hdf5.chunk_size = 2048;
+    o.formats.Get<Hdf5Options>().enable_chunking = true;
+    o.formats.Get<Hdf5Options>().chunk_size = 2048;
     const auto reads = SampleReads(Fixed(64, 512), o, {5, 6, 40, 63, 0});
     INFO(Counts(reads));
     const auto data = std::count_if(reads.begin(), reads.end(),
@@ -201,8 +205,8 @@ TEST_CASE("hdf5 chunk size sets the request size of sample reads", "[format][hdf
   SECTION("2 KiB chunks of 40 KiB samples: each sample is 20 requests of 2 KiB") {
     FormatOptions o;
     o.io_model = IoModel::kNative;  // native's fitted chunk caches (h5py: io_models)
-    o.hdf5.enable_chunking = true;
-    o.hdf5.chunk_size = 2048;
+    o.formats.Get<Hdf5Options>().enable_chunking = true;
+    o.formats.Get<Hdf5Options>().chunk_size = 2048;
     const auto reads = SampleReads(Fixed(8, 40960), o, {3});
     INFO(Counts(reads));
     const auto data = std::count_if(reads.begin(), reads.end(),
@@ -213,8 +217,8 @@ TEST_CASE("hdf5 chunk size sets the request size of sample reads", "[format][hdf
   SECTION("1 MiB chunks of 256 KiB samples: 1 MiB requests") {
     FormatOptions o;
     o.io_model = IoModel::kNative;  // native's fitted chunk caches (h5py: io_models)
-    o.hdf5.enable_chunking = true;
-    o.hdf5.chunk_size = 1 << 20;
+    o.formats.Get<Hdf5Options>().enable_chunking = true;
+    o.formats.Get<Hdf5Options>().chunk_size = 1 << 20;
     const auto reads = SampleReads(Fixed(16, 256 << 10), o, {1, 2, 9});
     INFO(Counts(reads));
     const auto data = std::count_if(reads.begin(), reads.end(),
@@ -225,8 +229,8 @@ TEST_CASE("hdf5 chunk size sets the request size of sample reads", "[format][hdf
   SECTION("4 MiB chunks are read whole too") {
     FormatOptions o;
     o.io_model = IoModel::kNative;  // native's fitted chunk caches (h5py: io_models)
-    o.hdf5.enable_chunking = true;
-    o.hdf5.chunk_samples = 4;
+    o.formats.Get<Hdf5Options>().enable_chunking = true;
+    o.formats.Get<Hdf5Options>().chunk_samples = 4;
     const auto reads = SampleReads(Fixed(8, 1 << 20), o, {6});
     INFO(Counts(reads));
     CHECK(std::count_if(reads.begin(), reads.end(),
@@ -252,9 +256,9 @@ TEST_CASE("hdf5 metadata file: written, consulted per sample, required", "[forma
   auto format = Hdf5();
   FormatOptions o;
   o.io_model = IoModel::kNative;  // native's fitted chunk caches (h5py: io_models)
-  o.hdf5.metadata_file = true;
-  o.hdf5.enable_chunking = true;
-  o.hdf5.chunk_size = 65536;
+  o.formats.Get<Hdf5Options>().metadata_file = true;
+  o.formats.Get<Hdf5Options>().enable_chunking = true;
+  o.formats.Get<Hdf5Options>().chunk_size = 65536;
   REQUIRE(format->CompanionFiles("/d/a.h5", o) == std::vector<std::string>{"/d/a.h5.meta.h5"});
   REQUIRE(format->CompanionFiles("/d/a.h5", FormatOptions{}).empty());
 
@@ -329,8 +333,8 @@ TEST_CASE("hdf5 writes a large shared file in bounded slabs", "[format][hdf5][la
   for (uint64_t i = 0; i < 3000; ++i) sizes.push_back(10000 + (i * 7919) % 30000);
   const FileSpec variable = Spec(sizes, 12);
   FormatOptions chunked;
-  chunked.hdf5.enable_chunking = true;
-  chunked.hdf5.chunk_size = 65536;
+  chunked.formats.Get<Hdf5Options>().enable_chunking = true;
+  chunked.formats.Get<Hdf5Options>().chunk_size = 65536;
   for (const auto& [name, spec, o] :
        {std::tuple{"f.h5", fixed, FormatOptions{}}, std::tuple{"v.h5", variable, chunked}}) {
     INFO(name);
@@ -361,8 +365,8 @@ TEST_CASE("hdf5 readers are safe from many threads", "[format][hdf5][threads]") 
   auto storage = BoundMemoryStorage();
   auto format = Hdf5();
   FormatOptions o;
-  o.hdf5.enable_chunking = true;
-  o.hdf5.chunk_size = 8192;
+  o.formats.Get<Hdf5Options>().enable_chunking = true;
+  o.formats.Get<Hdf5Options>().chunk_size = 8192;
   o.compression = "gzip";
   const FileSpec a = Variable(200, 1), b = Fixed(200, 3000, 2);
   REQUIRE(format->Write(storage.get(), "/a.h5", a, o).ok());
@@ -418,8 +422,8 @@ TEST_CASE("hdf5 reads with O_DIRECT and over slow storage", "[format][hdf5][dire
     auto storage = MakeStorage(so, registries.storages, SystemClock(), &tracer);
     REQUIRE(storage.ok());
     FormatOptions o;
-    o.hdf5.enable_chunking = true;
-    o.hdf5.chunk_size = 4096;
+    o.formats.Get<Hdf5Options>().enable_chunking = true;
+    o.formats.Get<Hdf5Options>().chunk_size = 4096;
     RoundTrip(storage->get(), "/s.h5", Variable(20), o);
     CHECK((*storage)->stats().read_ops > 20);
   }

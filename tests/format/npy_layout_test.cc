@@ -4,6 +4,7 @@
 
 #include "format/format_test_util.h"
 #include "format/npy_header.h"
+#include "format/npy_options.h"
 #include "format/npy_samples.h"
 #include "test_util.h"
 
@@ -36,7 +37,7 @@ FileSpec Spec(uint64_t n, uint64_t size) {
 FormatOptions LastAxis() {
   FormatOptions o;
   o.io_model = IoModel::kNative;
-  o.npy.sample_layout = SampleLayout::kLastAxis;
+  o.formats.Get<NpyOptions>().sample_layout = SampleLayout::kLastAxis;
   return o;
 }
 
@@ -52,12 +53,12 @@ TEST_CASE("the sample axis: labels, then expected_samples, then sample_layout", 
   CHECK(s.strided());
   // Labels win over the expected count and the configured layout.
   FormatOptions hint = last;
-  hint.npy.expected_samples = 41;
+  hint.samples_per_file = 41;
   CHECK(ResolveArraySamples(Header({41, 100}), 41, last).axis == SampleAxis::kFirst);
   CHECK(ResolveArraySamples(dlio, 3, hint).axis == SampleAxis::kLast);
   // Without labels (npy), the expected count decides when it names one axis...
   hint = first;
-  hint.npy.expected_samples = 3;
+  hint.samples_per_file = 3;
   s = ResolveArraySamples(dlio, std::nullopt, hint);
   CHECK(s.axis == SampleAxis::kLast);
   CHECK(s.basis == "expected_samples");
@@ -129,7 +130,7 @@ TEST_CASE("npy and npz read samples along the last axis as np.load(f)[..., i]", 
   FormatOptions read;  // default layout: what decides is in the file (npz) or the count (npy)
   read.io_model = IoModel::kNative;
   read.transfer_size = 1000;
-  read.npy.inflate_cache_bytes = 0;
+  read.formats.Get<NpyOptions>().inflate_cache_bytes = 0;
   SECTION("npz, stored: y's length tells") {
     CheckLastAxisFile("npz", write, read, Spec(5, 40 * 41));
   }
@@ -139,11 +140,11 @@ TEST_CASE("npy and npz read samples along the last axis as np.load(f)[..., i]", 
     CheckLastAxisFile("npz", write, read, Spec(4, 7 * 7));
   }
   SECTION("npy: the expected count tells") {
-    read.npy.expected_samples = 6;
+    read.samples_per_file = 6;
     CheckLastAxisFile("npy", write, read, Spec(6, 1000));
   }
   SECTION("npy: the configured layout tells") {
-    read.npy.sample_layout = SampleLayout::kLastAxis;
+    read.formats.Get<NpyOptions>().sample_layout = SampleLayout::kLastAxis;
     CheckLastAxisFile("npy", write, read, Spec(3, 64));
   }
 }
@@ -231,8 +232,8 @@ TEST_CASE("keep_arrays reads a last-axis array once per open reader", "[format][
     options.compression = compression;
     const FileSpec spec = Spec(4, 300);
     REQUIRE(npz->Write(storage.get(), "/k.npz", spec, options).ok());
-    options.npy.keep_arrays = true;
-    options.npy.inflate_cache_bytes = 0;
+    options.read_type = ReadType::kMemory;
+    options.formats.Get<NpyOptions>().inflate_cache_bytes = 0;
     auto r = npz->Open(storage.get(), "/k.npz", options);
     REQUIRE(r.ok());
     SampleBuffer buf;

@@ -4,6 +4,7 @@
 #include "format/format_test_util.h"
 #include "format/formats.h"
 #include "format/io_util.h"
+#include "format/npy_options.h"
 #include "test_util.h"
 
 namespace dlio::testing {
@@ -50,7 +51,7 @@ TEST_CASE("deflated npz streams without the cache, forward and backward", "[form
   options.compression = "zlib";
   options.compression_level = 1;
   options.transfer_size = 65536;
-  options.npy.inflate_cache_bytes = 0;  // force the streaming path
+  options.formats.Get<NpyOptions>().inflate_cache_bytes = 0;  // force the streaming path
   REQUIRE(npz->Write(storage.get(), "/s.npz", spec, options).ok());
   auto r = npz->Open(storage.get(), "/s.npz", options);
   REQUIRE(r.ok());

@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "format/formats.h"
+#include "format/tfrecord/tfrecord_options.h"
 #include "format/tfrecord_test_util.h"
 
 namespace dlio::testing {
@@ -65,7 +66,7 @@ TEST_CASE("tfrecord write_index=false writes no index, existing index is never c
   auto format = MakeFormatByName("tfrecord");
   FormatOptions options;
   options.io_model = IoModel::kNative;  // the native reader's requests
-  options.tfrecord.write_index = false;
+  options.formats.Get<TfrecordOptions>().write_index = false;
   REQUIRE(format->CompanionFiles("/x.tfrecord", options).empty());
   REQUIRE(format->Write(storage.get(), "/x.tfrecord", Spec({10, 20}), options).ok());
   REQUIRE_FALSE(*storage->Exists("/x.tfrecord.idx"));
@@ -100,7 +101,7 @@ TEST_CASE("tfrecord without an index scans the headers, use_index=false ignores 
   FormatOptions no_index;
 
   no_index.io_model = IoModel::kNative;  // the native reader's requests
-  no_index.tfrecord.use_index = false;
+  no_index.formats.Get<TfrecordOptions>().use_index = false;
   size_t before = tracer.Events().size();
   auto ignored = format->Open(storage.get(), "/i.tfrecord", no_index);
   REQUIRE(ignored.ok());
@@ -251,7 +252,7 @@ TEST_CASE("tfrecord CRC mismatches are errors naming file, record and offset",
     // Without the index the scan meets it on open.
     FormatOptions no_index;
     no_index.io_model = IoModel::kNative;  // the native reader's requests
-    no_index.tfrecord.use_index = false;
+    no_index.formats.Get<TfrecordOptions>().use_index = false;
     auto scan = format->Open(storage.get(), path, no_index);
     REQUIRE(scan.status().code() == StatusCode::kCorruption);
     INFO(scan.status().message());
@@ -269,7 +270,7 @@ TEST_CASE("tfrecord CRC mismatches are errors naming file, record and offset",
     FormatOptions off;
     off.io_model = IoModel::kNative;  // the native reader's requests
     off.verify = false;
-    off.tfrecord.use_index = false;
+    off.formats.Get<TfrecordOptions>().use_index = false;
     auto unchecked = format->Open(storage.get(), path, off);
     REQUIRE(unchecked.ok());
     ExpectSamples(unchecked->get(), spec, {1, 0, 2});
@@ -289,7 +290,7 @@ TEST_CASE("tfrecord truncated files are errors naming the record and offset",
   const uint64_t size = *storage->FileSize(path), r2 = records[2].first;
   FormatOptions no_index;
   no_index.io_model = IoModel::kNative;  // the native reader's requests
-  no_index.tfrecord.use_index = false;
+  no_index.formats.Get<TfrecordOptions>().use_index = false;
 
   // Open, then the file shrinks under the reader: both read paths notice.
   auto early = format->Open(storage.get(), path, NativeOptions());

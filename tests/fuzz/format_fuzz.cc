@@ -17,7 +17,9 @@
 #include "dlio/format.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "format/hdf5/hdf5_options.h"
 #include "format/parquet/parquet_options.h"
+#include "format/tfrecord/tfrecord_options.h"
 #include "fuzz_targets.h"
 
 namespace dlio::fuzz {
@@ -73,9 +75,9 @@ FormatOptions OptionsFrom(uint8_t bits) {
   o.decode = (bits & kOptDecode) != 0;
   o.transfer_size = kTransferSizes[(bits & kOptTransferBits) >> 1];
   o.verify = (bits & kOptNoVerify) == 0;
-  o.tfrecord.use_index = (bits & kOptNoIndex) == 0;
+  o.formats.Get<TfrecordOptions>().use_index = (bits & kOptNoIndex) == 0;
   o.csv.header = (bits & kOptCsvHeader) != 0;
-  o.hdf5.metadata_file = (bits & kOptMetadataFile) != 0;
+  o.formats.Get<Hdf5Options>().metadata_file = (bits & kOptMetadataFile) != 0;
   o.formats.Get<ParquetOptions>().pyarrow_read = kPyarrowReads[(bits & kOptTransferBits) >> 1];
   o.io_model = (bits & kOptNativeModel) != 0 ? IoModel::kNative : IoModel::kAuto;
   return o;

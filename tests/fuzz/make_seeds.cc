@@ -15,7 +15,9 @@
 #include "dlio/format.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "format/hdf5/hdf5_options.h"
 #include "format/parquet/parquet_options.h"
+#include "format/tfrecord/tfrecord_options.h"
 #include "fuzz_targets.h"
 
 namespace dlio::fuzz {
@@ -41,7 +43,7 @@ std::vector<Seed> FormatSeeds() {
     s.sample_sizes = std::move(sizes);
     s.option_bits = bits;
     s.options.csv.header = (bits & kOptCsvHeader) != 0;
-    s.options.hdf5.metadata_file = (bits & kOptMetadataFile) != 0;
+    s.options.formats.Get<Hdf5Options>().metadata_file = (bits & kOptMetadataFile) != 0;
     seeds.push_back(std::move(s));
     return &seeds.back();
   };
@@ -55,14 +57,15 @@ std::vector<Seed> FormatSeeds() {
   add("indexed_binary", "three_sizes", {64, 17, 130});
   add("tfrecord", "indexed", {80, 33, 120});
   add("tfrecord", "no_index_no_verify", {80, 33}, kOptNoIndex | kOptNoVerify)
-      ->options.tfrecord.write_index = false;
+      ->options.formats.Get<TfrecordOptions>()
+      .write_index = false;
   add("jpeg", "decode", {256}, kOptDecode);
   add("png", "decode", {256}, kOptDecode);
   add("hdf5", "rows", three);
   add("hdf5", "concatenated", {64, 17, 130});
   Seed* chunked = add("hdf5", "chunked_deflate", three);
-  chunked->options.hdf5.enable_chunking = true;
-  chunked->options.hdf5.chunk_samples = 2;
+  chunked->options.formats.Get<Hdf5Options>().enable_chunking = true;
+  chunked->options.formats.Get<Hdf5Options>().chunk_samples = 2;
   chunked->options.compression = "gzip";
   add("hdf5", "metadata_file", three, kOptMetadataFile);
   add("parquet", "data_column", three);

@@ -8,6 +8,7 @@
 #include "dlio/generator.h"
 #include "dlio/storage.h"
 #include "format/format_test_util.h"
+#include "format/hdf5/hdf5_options.h"
 #include "generator/generator_test_util.h"
 
 namespace dlio {
@@ -59,7 +60,7 @@ TEST_CASE("hdf5 datasets are named .hdf5 as DLIO names them, .h5 is read too", "
   Touch(storage.get(), "/d/train/img_1_of_2.hdf5");
   Touch(storage.get(), "/d/train/img_1_of_2.hdf5.meta.h5");  // a companion, with metadata_file
   FormatOptions o;
-  o.hdf5.metadata_file = true;
+  o.formats.Get<Hdf5Options>().metadata_file = true;
   CHECK(List(d, *hdf5, storage.get(), Split::kTrain, o) ==
         std::vector<std::string>{"/d/train/img_1_of_2.hdf5", "/d/train/vol_0.h5"});
 }

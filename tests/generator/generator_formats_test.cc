@@ -9,6 +9,7 @@
 #include "dlio/generator.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "format/hdf5/hdf5_options.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -139,7 +140,7 @@ TEST_CASE("orphaned companions of real formats are replaced by a rerun", "[gener
     auto format = MakeFormat(c.format);
     const DatasetConfig d = Dataset(dir / "data", c.format, 5, 3000);
     FormatOptions fo;
-    fo.hdf5.metadata_file = c.metadata_file;
+    fo.formats.Get<Hdf5Options>().metadata_file = c.metadata_file;
     REQUIRE(GenerateDataset(d, *format, fo, storage.get(), GenerateOptions{}).ok());
     // A kill between the renames of the companion and its file (the reproduction of issue 9:
     // strace -e inject=rename:signal=KILL:when=3): the companion under its final name, no file.

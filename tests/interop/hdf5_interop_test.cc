@@ -7,6 +7,7 @@
 
 #include "format/format_test_util.h"
 #include "format/formats.h"
+#include "format/hdf5/hdf5_options.h"
 #include "test_util.h"
 
 namespace dlio::testing {
@@ -53,10 +54,10 @@ TEST_CASE("h5py reads the hdf5 files we write", "[interop][hdf5]") {
   FormatOptions contiguous, gzip, meta;
   gzip.compression = "gzip";
   gzip.compression_level = 6;
-  gzip.hdf5.shuffle_filter = true;
-  gzip.hdf5.enable_chunking = true;
-  gzip.hdf5.chunk_size = 2048;
-  meta.hdf5.metadata_file = true;
+  gzip.formats.Get<Hdf5Options>().shuffle_filter = true;
+  gzip.formats.Get<Hdf5Options>().enable_chunking = true;
+  gzip.formats.Get<Hdf5Options>().chunk_size = 2048;
+  meta.formats.Get<Hdf5Options>().metadata_file = true;
   struct Case {
     std::string name;
     const FileSpec* spec;
@@ -126,7 +127,7 @@ TEST_CASE("h5dump accepts the hdf5 files we write", "[interop][hdf5]") {
   FormatOptions o;
   o.compression = "gzip";
   o.compression_level = 3;
-  o.hdf5.chunk_samples = 2;
+  o.formats.Get<Hdf5Options>().chunk_samples = 2;
   REQUIRE(Hdf5()->Write(storage.get(), tmp / "a.h5", spec, o).ok());
   const CommandResult r = RunCommand("h5dump -H -p " + tmp / "a.h5");
   INFO(r.output);
@@ -222,9 +223,9 @@ with h5py.File(f'{d}/lzf.h5', 'w') as f:
 // /records_0..N-1, each [n, dims[0] / N, ...] of the element type, both ways with h5py.
 FormatOptions Shaped(const std::string& type, uint64_t num_dsets, std::vector<uint64_t> dims) {
   FormatOptions o;
-  o.hdf5.record_dims = std::move(dims);
-  o.hdf5.element_type = type;
-  o.hdf5.num_dsets = num_dsets;
+  o.record_dims = std::move(dims);
+  o.record_element_type = type;
+  o.formats.Get<Hdf5Options>().num_dsets = num_dsets;
   return o;
 }
 
@@ -240,8 +241,8 @@ TEST_CASE("h5py reads DLIO's shaped hdf5 datasets we write", "[interop][hdf5]") 
   };
   FormatOptions gz = Shaped("int8", 2, {4, 3});
   gz.compression = "gzip";
-  gz.hdf5.enable_chunking = true;
-  gz.hdf5.chunk_samples = 2;
+  gz.formats.Get<Hdf5Options>().enable_chunking = true;
+  gz.formats.Get<Hdf5Options>().chunk_samples = 2;
   std::vector<Case> cases = {
       {"f16", Shaped("float16", 3, {6, 4, 5}), 240,
        "['labels', 'records_0', 'records_1', 'records_2'] (3, 2, 4, 5) float16"},

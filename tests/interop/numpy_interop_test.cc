@@ -7,6 +7,7 @@
 
 #include "format/format_test_util.h"
 #include "format/formats.h"
+#include "format/npy_options.h"
 #include "test_util.h"
 
 namespace dlio::testing {
@@ -198,9 +199,10 @@ for name, dim, n in (('cosmo', 41, 1), ('multi', 23, 5), ('square', 6, 6)):
       const std::string format = file.substr(file.size() - 3);
       FormatOptions options;
       options.transfer_size = 100;
-      options.npy.expected_samples = c.n;  // num_samples_per_file: what tells for npy
+      options.samples_per_file = c.n;  // num_samples_per_file: what tells for npy
       if (c.dim == c.n)
-        options.npy.sample_layout = SampleLayout::kLastAxis;  // a tie: the key tells
+        options.formats.Get<NpyOptions>().sample_layout =
+            SampleLayout::kLastAxis;  // a tie: the key tells
       auto reader = MakeFormatByName(format)->Open(storage.get(), tmp / file, options);
       INFO(reader.status().ToString());
       REQUIRE(reader.ok());
@@ -231,7 +233,7 @@ TEST_CASE("our last-axis npz and npy files are DLIO's shapes and dtypes to numpy
   spec.seed = 77;
   spec.sample_sizes.assign(3, 41 * 41);
   FormatOptions options;
-  options.npy.sample_layout = SampleLayout::kLastAxis;
+  options.formats.Get<NpyOptions>().sample_layout = SampleLayout::kLastAxis;
   REQUIRE(MakeFormatByName("npz")->Write(storage.get(), tmp / "o.npz", spec, options).ok());
   REQUIRE(MakeFormatByName("npy")->Write(storage.get(), tmp / "o.npy", spec, options).ok());
   options.compression = "gzip";
@@ -270,12 +272,11 @@ TEST_CASE("record_dims and record_element_type shape npy and npz arrays as DLIO'
   TempDir tmp;
   FormatOptions last, first;
   for (FormatOptions* o : {&last, &first}) {
-    o->npy.record_dims = {4, 5};
-    o->npy.element_descr = "<f4";
-    o->npy.element_size = 4;
-    o->npy.expected_samples = 3;
+    o->record_dims = {4, 5};
+    o->record_element_type = "float32";
+    o->samples_per_file = 3;
   }
-  last.npy.sample_layout = SampleLayout::kLastAxis;
+  last.formats.Get<NpyOptions>().sample_layout = SampleLayout::kLastAxis;
   const std::vector<std::pair<std::string, const FormatOptions*>> files = {
       {"l.npz", &last}, {"l.npy", &last}, {"f.npz", &first}, {"f.npy", &first}};
   for (const auto& [name, options] : files) {

@@ -220,7 +220,7 @@ print('written')
         FormatOptions options;
         options.transfer_size = 100;
         options.compression = compression;
-        options.tfrecord.expected_records = count;
+        options.samples_per_file = count;
         auto reader = format->Open(
             storage.get(),
             std::string(compression) == "none" ? path : tmp / (name + ".gz.tfrecord"), options);

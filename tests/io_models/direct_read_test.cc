@@ -117,7 +117,7 @@ TEST_CASE("client_costs none: the numpy model reads a sample straight into the c
   FormatDataSourceOptions options;
   options.format.io_model = IoModel::kNumpy;
   options.format.framework_client_costs = false;
-  options.format.npy.expected_samples = samples;
+  options.format.samples_per_file = samples;
   options.samples_per_file = samples;
   options.max_open_files = 1;  // each file opened again: its open's load serves a sample
   auto source = MakeFormatDataSource(&storage, format.get(), files, options);

@@ -9,6 +9,7 @@
 
 #include "dlio/clock.h"
 #include "dlio/storage.h"
+#include "format/hdf5/hdf5_options.h"
 #include "format/hdf5_test_util.h"
 #include "request_log.h"
 #include "test_util.h"
@@ -153,9 +154,9 @@ std::vector<Request> DlioRequests(const std::string& data, const Case& c, IoMode
   storage->Bind(SystemClock(), &tracer);
   FormatOptions o;
   o.io_model = model;
-  o.hdf5.h5py_reopen = c.reopen;
-  o.hdf5.lookup_dataset = c.lookup;
-  o.hdf5.metadata_file = c.meta;
+  o.formats.Get<Hdf5Options>().h5py_reopen = c.reopen;
+  o.formats.Get<Hdf5Options>().lookup_dataset = c.lookup;
+  o.formats.Get<Hdf5Options>().metadata_file = c.meta;
   {
     auto reader = testing::Hdf5()->Open(storage.get(), data + "/" + c.file, o);
     INFO(reader.status().ToString());
@@ -233,23 +234,23 @@ TEST_CASE("h5py model: files written by dlio's writer, with labels and a metadat
   Fixture fx;
   auto storage = NewPosixStorage({});
   FormatOptions w;
-  w.hdf5.metadata_file = true;
+  w.formats.Get<Hdf5Options>().metadata_file = true;
   REQUIRE(testing::Hdf5()
               ->Write(storage.get(), fx.data + "/dlio.h5", testing::Fixed(10, 5000), w)
               .ok());
   FormatOptions chunked;
-  chunked.hdf5.enable_chunking = true;
-  chunked.hdf5.chunk_samples = 2;
+  chunked.formats.Get<Hdf5Options>().enable_chunking = true;
+  chunked.formats.Get<Hdf5Options>().chunk_samples = 2;
   chunked.compression = "gzip";
   REQUIRE(testing::Hdf5()
               ->Write(storage.get(), fx.data + "/dlio_gz.h5", testing::Fixed(8, 70000), chunked)
               .ok());
   // A 40 x 12-byte /lookup table (dataset.hdf5_lookup_rows, _row_bytes) over 32 KiB chunks.
   FormatOptions crops;
-  crops.hdf5.enable_chunking = true;
-  crops.hdf5.chunk_samples = 1;
-  crops.hdf5.lookup_rows = 40;
-  crops.hdf5.lookup_row_bytes = 12;
+  crops.formats.Get<Hdf5Options>().enable_chunking = true;
+  crops.formats.Get<Hdf5Options>().chunk_samples = 1;
+  crops.formats.Get<Hdf5Options>().lookup_rows = 40;
+  crops.formats.Get<Hdf5Options>().lookup_row_bytes = 12;
   REQUIRE(testing::Hdf5()
               ->Write(storage.get(), fx.data + "/dlio_lookup.h5", testing::Fixed(16, 32768), crops)
               .ok());

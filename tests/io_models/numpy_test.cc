@@ -22,6 +22,7 @@
 #include "dlio/clock.h"
 #include "dlio/format.h"
 #include "dlio/storage.h"
+#include "format/npy_options.h"
 #include "request_log.h"
 #include "test_util.h"
 
@@ -124,7 +125,7 @@ Files MakeFiles(const TempDir& tmp) {
   REQUIRE(run.exit_code == 0);
   auto storage = testing::BoundPosixStorage();
   FormatOptions options;
-  options.npy.sample_layout = SampleLayout::kLastAxis;
+  options.formats.Get<NpyOptions>().sample_layout = SampleLayout::kLastAxis;
   FileSpec spec;
   spec.sample_sizes.assign(4, 600000);
   spec.seed = 3;
@@ -159,7 +160,7 @@ std::vector<Request> DlioFileRequests(const std::string& data, const std::string
   const std::string format = name.substr(name.rfind('.') + 1);
   FormatOptions options;
   options.io_model = model;
-  options.npy.keep_arrays = keep;
+  options.read_type = keep ? ReadType::kMemory : ReadType::kOnDemand;
   options.framework_client_costs = framework;
   ReadCalls calls;
   const int64_t before = calls.Now();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../format/format_test_util.h"
+#include "format/npy_options.h"
 #include "io_models/io_model_table.h"
 #include "pipeline/read_scratch.h"
 #include "test_util.h"
@@ -58,7 +59,7 @@ TEST_CASE("reader ring: streaming readers read samples of several rings intact t
       options.verify = true;
       // native inflates a deflated member straight into the caller's buffer past this size
       // (below it, into a cache of its own): 0 takes that path here.
-      options.npy.inflate_cache_bytes = 0;
+      options.formats.Get<NpyOptions>().inflate_cache_bytes = 0;
       auto plain_reader = format->Open(storage.get(), path, options);
       auto ring_reader = format->Open(storage.get(), path, options);
       REQUIRE(plain_reader.ok());
@@ -119,7 +120,7 @@ TEST_CASE("reader ring: a damaged deflated member fails its CRC through the ring
     FormatOptions options;
     options.io_model = model;
     options.verify = true;
-    options.npy.inflate_cache_bytes = 0;
+    options.formats.Get<NpyOptions>().inflate_cache_bytes = 0;
     auto reader = format->Open(storage.get(), path, options);
     ReadScratch scratch;
     REQUIRE(scratch.Init("reader-ring-test", true, spec.sample_sizes[0]).ok());

@@ -86,7 +86,7 @@ std::vector<Request> DlioRequests(const Dataset& d, uint64_t transfer_size, uint
   dso.format.transfer_size = transfer_size;
   dso.format.io_model = model;
   dso.format.compression = d.compression;
-  dso.format.tfrecord.expected_records = d.per_file;
+  dso.format.samples_per_file = d.per_file;
   dso.samples_per_file = d.per_file;
   auto source = MakeFormatDataSource(storage.get(), format.get(), d.files, dso);
   REQUIRE(source.ok());
@@ -355,7 +355,7 @@ TEST_CASE("tf.data: out-of-order reads are correct, an earlier record restarts t
   auto storage = BoundPosixStorage(&tracer);
   FormatOptions options;
   options.transfer_size = b;
-  options.tfrecord.expected_records = 20;
+  options.samples_per_file = 20;
   auto r = format->Open(storage.get(), d.files[0], options);
   REQUIRE(r.ok());
   // Record offsets from the writer's index (the reader never opens it).
@@ -420,7 +420,7 @@ TEST_CASE("tf.data: a shuffled order costs about a fill per record, not the byte
   auto storage = BoundPosixStorage(&tracer);
   FormatOptions options;
   options.transfer_size = b;
-  options.tfrecord.expected_records = n;
+  options.samples_per_file = n;
   auto r = format->Open(storage.get(), d.files[0], options);
   REQUIRE(r.ok());
   std::vector<uint64_t> order(n);
@@ -445,7 +445,7 @@ TEST_CASE("tf.data: concurrent readers of one file get every sample right", "[io
   auto storage = BoundPosixStorage();
   FormatOptions options;
   options.transfer_size = 16384;
-  options.tfrecord.expected_records = 64;
+  options.samples_per_file = 64;
   auto r = format->Open(storage.get(), d.files[0], options);
   REQUIRE(r.ok());
   std::atomic<uint64_t> next{0};
@@ -475,7 +475,7 @@ TEST_CASE("tf.data: a file holding another count fails the read that finds it",
   for (uint64_t expected : {4, 6}) {
     INFO("expected " << expected);
     FormatOptions options;
-    options.tfrecord.expected_records = expected;
+    options.samples_per_file = expected;
     auto r = format->Open(storage.get(), d.files[0], options);
     REQUIRE(r.ok());
     Status st;

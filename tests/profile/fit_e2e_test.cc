@@ -12,6 +12,7 @@
 
 #include "checkpoint/torch_save_options.h"
 #include "dlio/config.h"
+#include "format/hdf5/hdf5_options.h"
 #include "profile/fit_closed_loop.h"
 #include "test_util.h"
 
@@ -100,12 +101,12 @@ TEST_CASE("fit closed loop: cosmic_tagger (chunked hdf5, steps capped per epoch,
                                       " --workload cosmic_tagger --set scale=0.005"
                                       " --set train.epochs=2 --set train.computation_time=0.01");
   CHECK(got.reader.io_model == IoModel::kH5py);
-  CHECK(got.reader.h5py_reopen == want.reader.h5py_reopen);
+  CHECK(Hdf5Of(got.dataset.formats).h5py_reopen == Hdf5Of(want.dataset.formats).h5py_reopen);
   CHECK(got.reader.sample_shuffle == want.reader.sample_shuffle);
   CHECK(got.dataset.format == "hdf5");
   CHECK(got.dataset.num_samples_per_file == want.dataset.num_samples_per_file);
-  CHECK(got.dataset.enable_chunking);
-  CHECK(got.dataset.chunk_size == want.dataset.chunk_size);
+  CHECK(Hdf5Of(got.dataset.formats).enable_chunking);
+  CHECK(Hdf5Of(got.dataset.formats).chunk_size == Hdf5Of(want.dataset.formats).chunk_size);
   CHECK(got.train.total_training_steps == want.train.total_training_steps);
   CHECK(got.reader.batch_size == want.reader.batch_size);
   CHECK(got.workflow.checkpoint);

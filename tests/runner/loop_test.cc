@@ -6,6 +6,7 @@
 
 #include "dlio/generator.h"
 #include "dlio/registries.h"
+#include "format/hdf5/hdf5_options.h"
 
 namespace {
 
@@ -314,9 +315,8 @@ TEST_CASE("FormatOptionsFor hands record_dims and the element type to the array 
   REQUIRE(dlio::ApplyOverride(&fx.config, "dataset.record_element_type=float32").ok());
   REQUIRE(dlio::ApplyOverride(&fx.config, "dataset.data_folder=/dims").ok());
   const dlio::FormatOptions o = dlio::FormatOptionsFor(fx.config);
-  CHECK(o.npy.record_dims == std::vector<uint64_t>{4, 5});
-  CHECK(o.npy.element_descr == "<f4");
-  CHECK(o.npy.element_size == 4);
+  CHECK(o.record_dims == std::vector<uint64_t>{4, 5});
+  CHECK(o.record_element_type == "float32");
   REQUIRE(dlio::GenerateDataset(fx.config.dataset, *fx.format, o, fx.storage.get(), {}).ok());
   auto loop = dlio::MakeLoopParts(fx.config, dlio::Split::kTrain, fx.Env());
   REQUIRE(loop.ok());
@@ -358,7 +358,7 @@ TEST_CASE("FormatOptionsFor hands DLIO's record shape to the hdf5 writer and rea
   REQUIRE(dlio::ApplyOverride(&fx.config, "dataset.record_element_type=float16").ok());
   REQUIRE(dlio::ApplyOverride(&fx.config, "dataset.hdf5.num_dset_per_record=3").ok());
   const dlio::FormatOptions o = dlio::FormatOptionsFor(fx.config);
-  CHECK(o.hdf5.record_dims == std::vector<uint64_t>{6, 5});
-  CHECK(o.hdf5.element_type == "float16");
-  CHECK(o.hdf5.num_dsets == 3);
+  CHECK(o.record_dims == std::vector<uint64_t>{6, 5});
+  CHECK(o.record_element_type == "float16");
+  CHECK(Hdf5Of(o.formats).num_dsets == 3);
 }

@@ -13,6 +13,7 @@
 #include "dlio/config.h"
 #include "dlio/loop.h"
 #include "dlio/registries.h"
+#include "format/hdf5/hdf5_options.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -218,13 +219,13 @@ TEST_CASE("the DLIO paper's eight scientific presets carry WORKLOADS.md section 
   auto ct = LoadWorkloadPreset("cosmic_tagger");
   REQUIRE(ct.ok());
   CHECK(ct->dataset.record_length_bytes_stdev == 10240);
-  CHECK(ct->dataset.chunk_size == 2048);
+  CHECK(Hdf5Of(ct->dataset.formats).chunk_size == 2048);
   CHECK(ct->checkpoint.steps_between_checkpoints == 50);
   CHECK(ct->workflow.checkpoint);
   auto dffn = LoadWorkloadPreset("dffn");
   REQUIRE(dffn.ok());
-  CHECK(dffn->dataset.metadata_file);
-  CHECK(dffn->dataset.chunk_size == 65536);
+  CHECK(Hdf5Of(dffn->dataset.formats).metadata_file);
+  CHECK(Hdf5Of(dffn->dataset.formats).chunk_size == 65536);
   CHECK(dffn->reader.read_fraction == Approx(1.0 / 3).epsilon(0.001));
   auto cosmo = LoadWorkloadPreset("cosmoflow");
   REQUIRE(cosmo.ok());

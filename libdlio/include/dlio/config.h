@@ -73,28 +73,22 @@ struct DatasetConfig {
   // once the registries are known (ApplyFormatRecordShapes, dlio/registries.h).
   std::vector<uint64_t> record_dims;          // dataset.record_dims
   std::string record_element_type = "uint8";  // dataset.record_element_type (numpy's name)
-  uint64_t hdf5_num_dset_per_record = 1;      // dataset.hdf5.num_dset_per_record
   uint64_t num_subfolders_train = 0;          // dataset.num_subfolders_train
   uint64_t num_subfolders_eval = 0;           // dataset.num_subfolders_eval
-  bool enable_chunking = false;               // dataset.enable_chunking
-  uint64_t chunk_size = 0;                    // dataset.chunk_size (bytes)
-  uint64_t chunk_samples = 0;     // dataset.chunk_samples (samples per chunk; wins when > 0)
-  bool hdf5_shuffle = false;      // dataset.hdf5_shuffle: HDF5 byte-shuffle filter
-  bool metadata_file = false;     // dataset.metadata_file: separate per-sample offset/size file
-  uint64_t hdf5_lookup_rows = 0;  // dataset.hdf5_lookup_rows: rows of /lookup (0 = none)
-  uint64_t hdf5_lookup_row_bytes = 8;  // dataset.hdf5_lookup_row_bytes: bytes per /lookup row
-  bool csv_header = false;             // dataset.csv_header: csv files start with a header line
-  int image_quality = 90;              // dataset.image_quality: jpeg quality 1-100
-  uint64_t image_channels = 1;         // dataset.image_channels: 1 gray (DLIO's), 3 RGB
-  bool write_index = true;             // dataset.write_index: tfrecord .idx beside each file
-  SampleLayout sample_layout = SampleLayout::kFirstAxis;  // dataset.sample_layout (npy/npz)
+  bool csv_header = false;      // dataset.csv_header: csv files start with a header line
+  int image_quality = 90;       // dataset.image_quality: jpeg quality 1-100
+  uint64_t image_channels = 1;  // dataset.image_channels: 1 gray (DLIO's), 3 RGB
   std::string compression =
       "none";                 // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz
   int compression_level = 4;  // dataset.compression_level 0-9
   bool keep_files = true;     // dataset.keep_files: false = remove what this run generated
   // The sections formats declare and parse through their own keys (parquet's dataset.parquet.*
   // and reader.pyarrow_read, format/parquet/parquet_keys.cc; webdataset's reader.tarfile_open,
-  // format/webdataset/webdataset_keys.cc), handed whole to FormatOptions::formats.
+  // format/webdataset/webdataset_keys.cc; hdf5's chunking, filter, metadata, lookup and
+  // hdf5.num_dset_per_record keys and reader.h5py_reopen / hdf5_lookup_dataset,
+  // format/hdf5/hdf5_keys.cc; npy and npz's dataset.sample_layout, format/npy_keys.cc;
+  // tfrecord's dataset.write_index and reader.use_index, format/tfrecord/tfrecord_keys.cc),
+  // handed whole to FormatOptions::formats.
   OptionSections formats;
 };
 
@@ -143,7 +137,6 @@ struct ReaderConfig {
   bool drop_last = true;                     // reader.drop_last: drop a final partial batch
   uint64_t max_open_files = 64;              // reader.max_open_files: open readers kept per rank
   bool verify_checksums = true;              // reader.verify_checksums: check CRCs (tfrecord)
-  bool use_index = true;                     // reader.use_index: read via the .idx when present
   bool decode = false;  // reader.decode: decode samples (jpeg/png pixels, csv floats)
   uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
@@ -151,8 +144,6 @@ struct ReaderConfig {
   uint64_t pyio_head_bytes = 0;                    // reader.pyio_head_bytes (io_model pyio)
   uint64_t pyio_read_size = 0;                     // reader.pyio_read_size (0 = the rest at once)
   PyioCall pyio_call = PyioCall::kRead;            // reader.pyio_call: read, readinto
-  H5pyReopen h5py_reopen = H5pyReopen::kFile;      // reader.h5py_reopen: file, dataset, none
-  std::string hdf5_lookup_dataset;  // reader.hdf5_lookup_dataset: "" = none (h5py model)
   // reader.client_costs: none (a framework model's requests into dlio's reused buffers) or
   // framework (also the framework's client work: fresh arrays, copies, CRC, collate).
   ClientCosts client_costs = ClientCosts::kNone;

@@ -118,72 +118,10 @@ struct FileSpec {
 // The default of FormatOptions::max_decoded_bytes (reader.max_decoded_bytes): 1 GiB.
 inline constexpr uint64_t kDefaultMaxDecodedBytes = uint64_t{1} << 30;
 
-// hdf5's knobs (dataset.enable_chunking, chunk_size, chunk_samples, hdf5_shuffle, metadata_file;
-// reader.h5py_reopen, hdf5_lookup_dataset).
-struct Hdf5Options {
-  bool enable_chunking = false;  // chunked layout (false: contiguous)
-  uint64_t chunk_size = 0;       // bytes per chunk (rounded to whole samples)
-  uint64_t chunk_samples = 0;    // samples per chunk; when > 0 it wins over chunk_size
-  bool shuffle_filter = false;   // byte-shuffle filter before compression
-  bool metadata_file = false;    // write/consult a separate per-sample offset/size file
-  // Writers: a uint8 table /lookup of lookup_rows x lookup_row_bytes in every file (0 = none).
-  uint64_t lookup_rows = 0;
-  uint64_t lookup_row_bytes = 8;
-  // The h5py model only (io_model h5py):
-  H5pyReopen h5py_reopen = H5pyReopen::kFile;
-  // A small dataset of the same file (e.g. "/labels", a coordinates table) whose row
-  // (i mod its length) is read before sample i, through libhdf5's caches ("" = none).
-  std::string lookup_dataset;
-  // DLIO's record shape (dataset.record_dims, record_element_type, hdf5.num_dset_per_record).
-  // Writers: when record_dims is set and every sample of a file is prod(record_dims) x the
-  // element type's size, the samples are DLIO's /records_0..records_<num_dsets-1>, each
-  // [n, record_dims[0] / num_dsets, ...] of `element_type` (a numpy name, core/element_type.h;
-  // a leading 1 dropped, as DLIO does) holding its share of every sample's bytes. Readers: with
-  // num_dsets > 1 a sample is row i of each of those datasets, in order (DLIO's reader).
-  std::vector<uint64_t> record_dims;
-  std::string element_type = "uint8";
-  uint64_t num_dsets = 1;
-};
-
-// npy and npz knobs (dataset.sample_layout, dataset.num_samples_per_file, reader.read_type).
-struct NpyOptions {
-  // The layout writers produce, and the reader's choice when a file does not tell
-  // (docs/formats.md: npz labels' length, then expected_samples, then this).
-  SampleLayout sample_layout = SampleLayout::kFirstAxis;
-  // Samples each file should hold (dataset.num_samples_per_file; 0 = unknown). Only chooses the
-  // sample axis of an array whose labels do not; it never changes a file's count.
-  uint64_t expected_samples = 0;
-  // Arrays with samples along the last axis: a sample costs reading the whole array (as np.load
-  // does). true keeps the array an open reader read for its first sample and serves the file's
-  // other samples from memory (DLIO's read_type memory keeps np.load's result open); false reads
-  // the whole array again for each sample (DLIO's on_demand).
-  bool keep_arrays = false;
-  // The array writers produce (DLIO's dataset.record_dims / record_element_type): samples of
-  // `record_dims` items of `element_descr` (an npy descr, "<f4") of `element_size` bytes each.
-  // Empty dims: a sample is a flat row of record/element_size items (uint8 by default). A record
-  // size that does not match is written as uint8 bytes.
-  std::vector<uint64_t> record_dims;
-  std::string element_descr = "|u1";
-  uint64_t element_size = 1;
-  // npz: a deflated member of at most this many bytes is inflated once per open reader and kept
-  // (later samples are a memcpy); larger ones are re-inflated from a forward-moving stream.
-  uint64_t inflate_cache_bytes = 256ull << 20;
-};
-
 // Image (jpeg, png) knobs.
 struct ImageOptions {
   int quality = 90;       // jpeg: encoder quality 1-100 (dataset.image_quality)
   uint32_t channels = 1;  // written images: 1 grayscale (DLIO's), 3 RGB (dataset.image_channels)
-};
-
-// tfrecord knobs.
-struct TfrecordOptions {
-  bool write_index = true;  // write <file>.idx (record offsets) alongside (dataset.write_index)
-  bool use_index = true;    // readers use <file>.idx when it exists (reader.use_index)
-  // Records each file should hold (dataset.num_samples_per_file; 0 = unknown). The tf.data model
-  // trusts it instead of locating records at open (TF never does), and fails the read that
-  // finds a file holding another count; 0 makes it scan the headers at open as native does.
-  uint64_t expected_records = 0;
 };
 
 // csv knobs.
@@ -235,6 +173,14 @@ struct FormatOptions {
   // read per header); raw splits a file of S bytes into samples of S / samples_per_file bytes (0:
   // the file is one sample; a size that does not divide is Corruption naming the file).
   uint64_t samples_per_file = 0;
+  // DLIO's record shape (dataset.record_dims; dataset.record_element_type, a numpy name,
+  // core/element_type.h). npy, npz and hdf5 writers produce arrays of these dimensions and type
+  // when a sample's size matches (empty dims: flat uint8 rows).
+  std::vector<uint64_t> record_dims;
+  std::string record_element_type = "uint8";
+  // reader.read_type: memory loads the dataset before training, and a reader may keep what it
+  // read of a file while it is open (npy and npz: np.load's array, as DLIO's read_type memory).
+  ReadType read_type = ReadType::kOnDemand;
   bool direct = false;  // open with FileOptions::direct
   bool verify = true;   // check checksums where the format has them
   // reader.io_model: whose requests the reader issues. kAuto: the format's default (the first of
@@ -250,16 +196,15 @@ struct FormatOptions {
   // sample of it (nullptr otherwise); a reader must not keep it past Open.
   FirstRead* first_read = nullptr;
 
-  Hdf5Options hdf5;
-  NpyOptions npy;  // npy and npz
   ImageOptions image;
-  TfrecordOptions tfrecord;
   CsvOptions csv;
   SyntheticOptions synthetic;
   PyioOptions pyio;  // io_model pyio
   // The options of the formats that declare their own keys and parse them into their own type
   // (parquet's ParquetOptions, format/parquet/parquet_options.h; webdataset's WebdatasetOptions,
-  // format/webdataset/webdataset_options.h), as the config holds them
+  // format/webdataset/webdataset_options.h; hdf5's Hdf5Options, format/hdf5/hdf5_options.h;
+  // npy and npz's NpyOptions, format/npy_options.h; tfrecord's TfrecordOptions,
+  // format/tfrecord/tfrecord_options.h), as the config holds them
   // (DatasetConfig::formats); a format reads its own (`formats.Value<ParquetOptions>()`).
   OptionSections formats;
 };

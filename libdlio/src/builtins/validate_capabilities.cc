@@ -7,6 +7,7 @@
 #include "core/element_type.h"
 #include "dlio/config.h"
 #include "dlio/registries.h"
+#include "format/hdf5/hdf5_options.h"
 #include "io_models/io_model_table.h"
 #include "storage/mpiio_options.h"
 
@@ -95,19 +96,20 @@ Status ValidatePipeline(const WorkloadConfig& c, const Registries& registries) {
 Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
   const DatasetConfig& d = c.dataset;
   const FormatCapabilities format = FormatDeclares(d.format, registries);
+  const Hdf5Options& hdf5 = Hdf5Of(d.formats);  // the hdf5 format's own keys
   if (format.one_sample_per_file && d.num_samples_per_file != 1) {
     return Status::InvalidArgument("dataset.num_samples_per_file must be 1 for dataset.format '" +
                                    d.format + "' (it holds one sample per file), got " +
                                    std::to_string(d.num_samples_per_file));
   }
-  if (d.hdf5_lookup_rows > 0 && !format.lookup_rows) {
+  if (hdf5.lookup_rows > 0 && !format.lookup_rows) {
     const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
       return FormatDeclares(name, registries).lookup_rows;
     });
     return Status::InvalidArgument("dataset.hdf5_lookup_rows applies to dataset.format '" + able +
                                    "' only, got '" + d.format + "'");
   }
-  if (format.datasets_per_record && d.hdf5_num_dset_per_record > 1) {
+  if (format.datasets_per_record && hdf5.num_dsets > 1) {
     // DLIO's generator splits record_dims[0] across the datasets (and fails without it); the
     // metadata file indexes whole samples of one dataset.
     if (d.record_dims.empty()) {
@@ -115,7 +117,7 @@ Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
           "dataset.hdf5.num_dset_per_record > 1 needs dataset.record_dims (DLIO splits "
           "record_dims[0] across /records_0..N-1)");
     }
-    if (d.metadata_file) {
+    if (hdf5.metadata_file) {
       return Status::InvalidArgument(
           "dataset.hdf5.num_dset_per_record > 1 cannot be combined with dataset.metadata_file");
     }
@@ -147,7 +149,7 @@ Status ValidateCollectiveReads(const WorkloadConfig& c, const Registries& regist
         "sample size (" +
         able + "), got '" + c.dataset.format + "'");
   }
-  if (format.per_sample_metadata_file && c.dataset.metadata_file) {
+  if (format.per_sample_metadata_file && Hdf5Of(c.dataset.formats).metadata_file) {
     return refuse("with dataset.format " + c.dataset.format +
                   " needs dataset.metadata_file: false (its per-sample lookups would be "
                   "independent reads of a collectively opened file)");
@@ -199,12 +201,13 @@ Status ValidateIoModel(const WorkloadConfig& c, const Registries& registries) {
 // reader.hdf5_lookup_dataset: read by the h5py model only, and never collectively (its reads of a
 // small dataset are independent per rank).
 Status ValidateLookupDataset(const WorkloadConfig& c, const Registries& registries) {
-  if (c.reader.hdf5_lookup_dataset.empty()) return Status::OK();
+  const std::string& lookup = Hdf5Of(c.dataset.formats).lookup_dataset;
+  if (lookup.empty()) return Status::OK();
   const IoModel model =
       ResolveIoModel(c.reader.io_model, FormatDeclares(c.dataset.format, registries));
   if (model != IoModel::kH5py) {
     return Status::InvalidArgument(
-        "reader.hdf5_lookup_dataset '" + c.reader.hdf5_lookup_dataset +
+        "reader.hdf5_lookup_dataset '" + lookup +
         "' is read by reader.io_model h5py only (dataset.format hdf5), but dataset.format '" +
         c.dataset.format + "' reads with '" + std::string(EnumName(model)) + "'");
   }

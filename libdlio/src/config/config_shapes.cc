@@ -61,15 +61,16 @@ Status DeriveRecordShapes(WorkloadConfig* config) {
 
 Status ValidateRecordShapes(const WorkloadConfig& c) {
   const DatasetConfig& d = c.dataset;
-  if (d.hdf5_num_dset_per_record < 1) {
+  const uint64_t dsets = Hdf5DatasetsPerRecord(c);  // format/hdf5/hdf5_keys.cc
+  if (dsets < 1) {
     return Status::InvalidArgument("dataset.hdf5.num_dset_per_record must be >= 1");
   }
   // What num_dset_per_record > 1 needs of the other keys is asked of the format
   // (FormatCapabilities::datasets_per_record, ValidateCapabilities).
   DLIO_RETURN_NOT_OK(ValidateSizeList(d));
   if (d.record_dims.empty()) return Status::OK();
-  if (d.record_dims[0] % d.hdf5_num_dset_per_record != 0) {
-    return Status::InvalidArgument("dataset.hdf5.num_dset_per_record (", d.hdf5_num_dset_per_record,
+  if (d.record_dims[0] % dsets != 0) {
+    return Status::InvalidArgument("dataset.hdf5.num_dset_per_record (", dsets,
                                    ") must divide dataset.record_dims[0] (", d.record_dims[0], ")");
   }
   if (d.record_length_bytes_stdev > 0) {

@@ -131,8 +131,24 @@ Status ValidateMpiioKeys(const WorkloadConfig& c);
 void AddParquetKeys(std::vector<KeySpec>* table);
 void AddParquetReaderKeys(std::vector<KeySpec>* table);
 void AddWebdatasetReaderKeys(std::vector<KeySpec>* table);  // format/webdataset/: tarfile_open
+// format/hdf5/hdf5_keys.cc: dataset.enable_chunking, chunk_size, chunk_samples (Chunk);
+// hdf5_shuffle, metadata_file, hdf5_lookup_rows, _row_bytes; hdf5.num_dset_per_record (Record);
+// reader.h5py_reopen, hdf5_lookup_dataset (Reader)
+void AddHdf5ChunkKeys(std::vector<KeySpec>* table);
+void AddHdf5Keys(std::vector<KeySpec>* table);
+void AddHdf5RecordKeys(std::vector<KeySpec>* table);
+void AddHdf5ReaderKeys(std::vector<KeySpec>* table);
+void AddNpyKeys(std::vector<KeySpec>* table);  // format/npy_keys.cc: dataset.sample_layout
+// format/tfrecord/tfrecord_keys.cc: dataset.write_index, reader.use_index (Reader)
+void AddTfrecordKeys(std::vector<KeySpec>* table);
+void AddTfrecordReaderKeys(std::vector<KeySpec>* table);
 // dataset.parquet.partition_by: only "" (format/parquet/parquet_keys.cc); Validate runs it.
 Status ValidateParquetKeys(const WorkloadConfig& c);
+// enable_chunking needs chunk_size or chunk_samples (format/hdf5/hdf5_keys.cc); Validate runs it
+// where the dataset's rules are checked.
+Status ValidateHdf5Keys(const WorkloadConfig& c);
+// dataset.hdf5.num_dset_per_record, for the record shape rules (config_shapes.cc).
+uint64_t Hdf5DatasetsPerRecord(const WorkloadConfig& c);
 
 // The spec of `path` or nullptr.
 const KeySpec* FindKey(const std::string& path);

@@ -11,12 +11,7 @@ namespace {
 // tfrecord, parquet), after the dataset's files and sizes.
 void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
   auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
-  add(Bool("dataset.enable_chunking", DLIO_FIELD(bool, dataset.enable_chunking),
-           "write chunked datasets (hdf5)"));
-  add(Uint("dataset.chunk_size", DLIO_FIELD(uint64_t, dataset.chunk_size), {0, k4Gi},
-           "chunk size in bytes when enable_chunking", kSizeUnits));
-  add(Uint("dataset.chunk_samples", DLIO_FIELD(uint64_t, dataset.chunk_samples), {0, k4Gi},
-           "samples per chunk when enable_chunking (0 = derive from chunk_size)"));
+  AddHdf5ChunkKeys(t);  // format/hdf5/hdf5_keys.cc
   add(Choice("dataset.compression", DLIO_FIELD(std::string, dataset.compression),
              {"none", "gzip", "zlib", "deflate", "lzf", "szip", "bz2", "zip", "xz", "snappy",
               "zstd", "lz4"},
@@ -24,18 +19,7 @@ void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
              "(npz: none, gzip/zlib/deflate; hdf5: also szip when the library has it; tfrecord: "
              "none, gzip, zlib/deflate around the whole file, as TFRecordWriter; parquet: none, "
              "snappy, gzip, zstd per page)"));
-  add(Bool("dataset.hdf5_shuffle", DLIO_FIELD(bool, dataset.hdf5_shuffle),
-           "hdf5: apply the byte-shuffle filter before compression"));
-  add(Bool(
-      "dataset.metadata_file", DLIO_FIELD(bool, dataset.metadata_file),
-      "hdf5: write a separate metadata file of per-sample offsets/sizes that readers consult"));
-  add(Uint("dataset.hdf5_lookup_rows", DLIO_FIELD(uint64_t, dataset.hdf5_lookup_rows),
-           {0, uint64_t{1} << 24},
-           "hdf5: rows of a small table /lookup written in every file, a coordinates table for "
-           "reader.hdf5_lookup_dataset: /lookup (0 = none; other formats refuse it)"));
-  add(Uint("dataset.hdf5_lookup_row_bytes", DLIO_FIELD(uint64_t, dataset.hdf5_lookup_row_bytes),
-           {1, uint64_t{1} << 20},
-           "hdf5: bytes per row of /lookup, a contiguous uint8 table of rows x bytes"));
+  AddHdf5Keys(t);  // format/hdf5/hdf5_keys.cc
   add(Bool("dataset.csv_header", DLIO_FIELD(bool, dataset.csv_header),
            "csv: write a header line naming the columns"));
   add(Int32("dataset.image_quality", DLIO_FIELD(int, dataset.image_quality), {1, 100},
@@ -45,13 +29,9 @@ void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
            "or 3 RGB; a side of floor(sqrt(record_length_bytes / channels)) pixels, so an RGB "
            "image holds about record_length_bytes pixel bytes (dlio-run fit sets it from the "
            "traced images)"));
-  add(Bool("dataset.write_index", DLIO_FIELD(bool, dataset.write_index),
-           "tfrecord: write <file>.idx (DALI-style record offsets) beside each file"));
-  AddParquetKeys(t);  // format/parquet/parquet_keys.cc
-  add(Enum("dataset.sample_layout", DLIO_ENUM_FIELD(SampleLayout, dataset.sample_layout),
-           "npy/npz: the axis of x that indexes samples in generated files, and for reading "
-           "when neither the labels' length nor num_samples_per_file tells: first_axis (x[i], "
-           "dlio's layout) or last_axis (x[..., i], the Python DLIO's (dim, dim, num_samples))"));
+  AddTfrecordKeys(t);  // format/tfrecord/tfrecord_keys.cc
+  AddParquetKeys(t);   // format/parquet/parquet_keys.cc
+  AddNpyKeys(t);       // format/npy_keys.cc
   add(Int32("dataset.compression_level", DLIO_FIELD(int, dataset.compression_level), {0, 9},
             "compression level 0-9"));
   add(Bool("dataset.keep_files", DLIO_FIELD(bool, dataset.keep_files),
@@ -69,10 +49,7 @@ void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
              ElementTypeNames(),
              "numpy element type of a record (the npy/npz/hdf5 dtype; jpeg/png: always uint8)"));
   add(Unused("dataset.hdf5", "DLIO: hdf5 layout map (chunk_dims, max_shape)"));
-  add(Uint("dataset.hdf5.num_dset_per_record",
-           DLIO_FIELD(uint64_t, dataset.hdf5_num_dset_per_record), {1, 1024},
-           "hdf5: DLIO's datasets per record /records_0..N-1, written and read as DLIO does "
-           "(it must divide record_dims[0]; N > 1 needs record_dims)"));
+  AddHdf5RecordKeys(t);  // format/hdf5/hdf5_keys.cc
   add(Unused("dataset.daos_pool", "DLIO: DAOS pool of the dataset"));
   add(Unused("dataset.daos_cont", "DLIO: DAOS container of the dataset"));
   add(Unused("dataset.eval_num_samples_per_file", "in DLIO's dlrm.yaml; DLIO ignores it"));

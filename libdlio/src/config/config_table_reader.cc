@@ -94,9 +94,7 @@ void AddReaderKeys(std::vector<KeySpec>* t) {
   add(Bool(
       "reader.verify_checksums", DLIO_FIELD(bool, reader.verify_checksums),
       "tfrecord: verify each record's CRC32C (a mismatch is an error naming file and offset)"));
-  add(Bool("reader.use_index", DLIO_FIELD(bool, reader.use_index),
-           "tfrecord under io_model native: locate records through <file>.idx when it exists "
-           "(else scan the file); tf.data opens no index"));
+  AddTfrecordReaderKeys(t);  // format/tfrecord/tfrecord_keys.cc
   add(Bool("reader.decode", DLIO_FIELD(bool, reader.decode),
            "decode samples on the preprocessing threads (jpeg/png pixels, csv float32 values)"));
   add(Uint("reader.max_decoded_bytes", DLIO_FIELD(uint64_t, reader.max_decoded_bytes),
@@ -147,16 +145,8 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
            "collate copy). Under both, a pytorch worker's batch holds at most "
            "dataset.record_length_bytes_resize bytes per sample when that is set, as DLIO's "
            "loader hands PyTorch"));
-  AddPytorchKeys(t);  // the pytorch pipeline's own key (pipeline/pytorch_keys.cc)
-  add(Enum("reader.h5py_reopen", DLIO_ENUM_FIELD(H5pyReopen, reader.h5py_reopen),
-           "hdf5 under io_model h5py: what is opened again for every sample: file = "
-           "h5py.File and f['records'] per sample, closed after it (DLIO's on_demand reader); "
-           "dataset = the file stays open, f['records'] per sample; none = the file and its "
-           "datasets stay open (libhdf5's sieve buffer and chunk cache then serve repeats)"));
-  add(String("reader.hdf5_lookup_dataset", DLIO_FIELD(std::string, reader.hdf5_lookup_dataset),
-             "hdf5 under io_model h5py: a small dataset of each file (e.g. /labels, a "
-             "coordinates table) whose row (i mod its length) is read before sample i, as "
-             "h5py reads it; empty = none"));
+  AddPytorchKeys(t);     // the pytorch pipeline's own key (pipeline/pytorch_keys.cc)
+  AddHdf5ReaderKeys(t);  // format/hdf5/hdf5_keys.cc
   add(Unused("reader.dont_use_mmap", "DLIO: read npy/npz without mmap"));
   add(Unused("reader.reader_classname", "DLIO: custom reader class"));
   add(Unused("reader.multiprocessing_context", "DLIO: fork/spawn for loader workers"));

@@ -26,11 +26,7 @@ Status ValidateDataset(const WorkloadConfig& c) {
   if (d.image_channels == 2) {
     return invalid("dataset.image_channels: 2 is not 1 (grayscale, as DLIO generates) or 3 (RGB)");
   }
-  if (d.enable_chunking && d.chunk_size < 1 && d.chunk_samples < 1) {
-    return invalid(
-        "dataset.chunk_size or dataset.chunk_samples must be >= 1 when "
-        "dataset.enable_chunking is true");
-  }
+  DLIO_RETURN_NOT_OK(config_internal::ValidateHdf5Keys(c));  // format/hdf5/hdf5_keys.cc
   // The rules between these keys and the format, storage and pipeline they name are asked of
   // those (ValidateCapabilities, registries.h).
   return Status::OK();

@@ -16,7 +16,10 @@ list(APPEND DLIO_SOURCES
   src/config/config_validate.cc
   src/config/value_parse.cc
   # Key sections implementations declare in their own folders (config_table.h: one line each).
+  src/format/hdf5/hdf5_keys.cc
+  src/format/npy_keys.cc
   src/format/parquet/parquet_keys.cc
+  src/format/tfrecord/tfrecord_keys.cc
   src/format/webdataset/webdataset_keys.cc
   src/storage/s3/s3_keys.cc
   src/storage/slow_keys.cc

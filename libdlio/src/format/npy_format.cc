@@ -24,7 +24,8 @@ class NpyReader final : public FormatReader {
         s_(std::move(samples)),
         problems_(std::move(problems)),
         transfer_size_(options.transfer_size),
-        last_axis_(s_, h_.data_bytes, options.transfer_size, options.npy.keep_arrays) {}
+        last_axis_(s_, h_.data_bytes, options.transfer_size,
+                   options.read_type == ReadType::kMemory) {}
 
   uint64_t num_samples() const override { return s_.num_samples; }
   uint64_t sample_size(uint64_t) const override { return s_.sample_size; }
@@ -92,13 +93,13 @@ class NpyFormat final : public Format {
     const uint64_t n = spec.sample_sizes.size();
     DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npy"));
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
-    const WrittenArray array = ArrayToWrite(options.npy, n, record);
+    const WrittenArray array = ArrayToWrite(options, n, record);
     const std::string header = BuildNpyHeader(array.descr, array.shape);
     Status st = file->WriteAt(0, header.data(), header.size());
     uint64_t pos = header.size();
     if (st.ok()) {
-      st = ForEachArrayChunk(spec, options.npy.sample_layout, array.itemsize, kWriteChunk,
-                             [&](const uint8_t* p, size_t len) {
+      st = ForEachArrayChunk(spec, NpyOf(options.formats).sample_layout, array.itemsize,
+                             kWriteChunk, [&](const uint8_t* p, size_t len) {
                                DLIO_RETURN_NOT_OK(file->WriteAt(pos, p, len));
                                pos += len;
                                return Status::OK();
@@ -117,13 +118,13 @@ class NpyFormat final : public Format {
   bool CanWriteShared(const Storage&, const FormatOptions& options,
                       const SharedWrite& shared) const override {
     return shared.comm != nullptr && shared.world > 1 &&
-           options.npy.sample_layout == SampleLayout::kFirstAxis;
+           NpyOf(options.formats).sample_layout == SampleLayout::kFirstAxis;
   }
   Status WriteShared(Storage* storage, const std::string& path, const FileSpec& spec,
                      const FormatOptions& options, const SharedWrite& shared) const override {
     const uint64_t n = spec.sample_sizes.size();
     DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npy"));
-    const WrittenArray array = ArrayToWrite(options.npy, n, record);  // first axis: rows
+    const WrittenArray array = ArrayToWrite(options, n, record);  // first axis: rows
     const std::string header = BuildNpyHeader(array.descr, array.shape);
     std::vector<uint64_t> offsets(n);
     for (uint64_t i = 0; i < n; ++i) offsets[i] = header.size() + i * record;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "core/element_type.h"
 #include "format/content.h"
 
 namespace dlio::format_internal {
@@ -61,14 +62,14 @@ ArraySamples ResolveArraySamples(const NpyHeader& h, std::optional<uint64_t> lab
   if (h.shape.empty() || h.fortran_order) return Along(SampleAxis::kWhole, h, "shape");
   if (h.shape.size() == 1) return Along(SampleAxis::kFirst, h, "shape");
   if (auto axis = AxisWithLength(h, labels)) return Along(*axis, h, "labels");
-  if (options.npy.expected_samples > 0) {
-    if (auto axis = AxisWithLength(h, options.npy.expected_samples)) {
+  if (options.samples_per_file > 0) {
+    if (auto axis = AxisWithLength(h, options.samples_per_file)) {
       return Along(*axis, h, "expected_samples");
     }
   }
-  return Along(
-      options.npy.sample_layout == SampleLayout::kLastAxis ? SampleAxis::kLast : SampleAxis::kFirst,
-      h, "sample_layout");
+  return Along(NpyOf(options.formats).sample_layout == SampleLayout::kLastAxis ? SampleAxis::kLast
+                                                                               : SampleAxis::kFirst,
+               h, "sample_layout");
 }
 
 Status CheckZeroByteSamples(const ArraySamples& s, uint64_t file_size, const std::string& where) {
@@ -161,13 +162,15 @@ std::vector<uint64_t> ArrayShape(SampleLayout layout, uint64_t n, uint64_t recor
   return {a, a == 0 ? 0 : items / a, n};
 }
 
-WrittenArray ArrayToWrite(const NpyOptions& o, uint64_t n, uint64_t record) {
+WrittenArray ArrayToWrite(const FormatOptions& o, uint64_t n, uint64_t record) {
   WrittenArray w;
-  const bool typed = o.element_size >= 1 && record % o.element_size == 0;
-  w.descr = typed ? o.element_descr : "|u1";
-  w.itemsize = typed ? o.element_size : 1;
-  w.shape = ArrayShape(o.sample_layout, n, record, typed ? o.record_dims : std::vector<uint64_t>{},
-                       w.itemsize);
+  // An element type numpy does not know: flat uint8 rows.
+  const ElementType* type = FindElementType(o.record_element_type);
+  const bool typed = type != nullptr && record % type->itemsize == 0;
+  w.descr = typed ? std::string(type->descr) : "|u1";
+  w.itemsize = typed ? type->itemsize : 1;
+  w.shape = ArrayShape(NpyOf(o.formats).sample_layout, n, record,
+                       typed ? o.record_dims : std::vector<uint64_t>{}, w.itemsize);
   return w;
 }
 

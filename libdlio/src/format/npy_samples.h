@@ -14,6 +14,7 @@
 #include "dlio/format.h"
 #include "dlio/status.h"
 #include "format/npy_header.h"
+#include "format/npy_options.h"
 
 namespace dlio::format_internal {
 
@@ -36,8 +37,8 @@ struct ArraySamples {
 
 // Chooses the sample axis of `h`: a 0-d or Fortran-order array is one sample; a 1-d array's axes
 // are the same; otherwise the first of these that names exactly one of shape[0] and shape[-1]
-// wins: `labels` (the length of the file's labels, npz's y), options.npy.expected_samples, and
-// finally options.npy.sample_layout (also when both axes have that length).
+// wins: `labels` (the length of the file's labels, npz's y), options.samples_per_file, and
+// finally NpyOptions::sample_layout (also when both axes have that length).
 ArraySamples ResolveArraySamples(const NpyHeader& h, std::optional<uint64_t> labels,
                                  const FormatOptions& options);
 
@@ -98,7 +99,7 @@ struct WrittenArray {
   uint64_t itemsize = 1;
   std::vector<uint64_t> shape;
 };
-WrittenArray ArrayToWrite(const NpyOptions& o, uint64_t n, uint64_t record);
+WrittenArray ArrayToWrite(const FormatOptions& o, uint64_t n, uint64_t record);
 
 // Hands the array data of `spec` (one sample size) in `layout` order to `sink`, in pieces of
 // about `chunk` bytes; last-axis samples interleave by items of `itemsize` bytes.

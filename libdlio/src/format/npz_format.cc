@@ -4,7 +4,7 @@
 //
 // Stored members are read in place with ReadAt. Deflated members are inflated as a stream whose
 // compressed input is read in transfer_size requests. A first-axis member of at most
-// FormatOptions::inflate_cache_bytes (256 MiB by default) is inflated once, on the first sample
+// NpyOptions::inflate_cache_bytes (256 MiB by default) is inflated once, on the first sample
 // read, and kept by the reader (so samples after the first cost a memcpy; the CRC is verified
 // then). Larger members keep one inflate stream that moves forward: reading samples in order
 // costs one pass, going back restarts from the member's start, and the CRC is verified whenever
@@ -56,12 +56,12 @@ class NpzReader final : public FormatReader {
         labels_(labels),
         problems_(std::move(problems)),
         transfer_size_(options.transfer_size),
-        cache_limit_(options.npy.inflate_cache_bytes),
+        cache_limit_(NpyOf(options.formats).inflate_cache_bytes),
         last_axis_(s_, h_.data_bytes,
                    m_.method != kZipStored ? kInflatePiece
                    : options.transfer_size ? options.transfer_size
                                            : kNumpyReadPieceBytes,
-                   options.npy.keep_arrays),
+                   options.read_type == ReadType::kMemory),
         inflater_(std::move(array.inflater)),
         prefix_(std::move(array.head)) {}
 
@@ -333,7 +333,7 @@ Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
   auto write_all = [&]() -> Status {
     std::vector<ZipMember> members;
-    const WrittenArray array = ArrayToWrite(options.npy, n, record);
+    const WrittenArray array = ArrayToWrite(options, n, record);
     const std::string x_header = BuildNpyHeader(array.descr, array.shape);
     DLIO_ASSIGN_OR_RETURN(
         ZipMember x,
@@ -341,8 +341,8 @@ Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
                        options.compression_level, force_zip64, [&](const auto& sink) -> Status {
                          DLIO_RETURN_NOT_OK(sink(reinterpret_cast<const uint8_t*>(x_header.data()),
                                                  x_header.size()));
-                         return ForEachArrayChunk(spec, options.npy.sample_layout, array.itemsize,
-                                                  kWriteChunk, sink);
+                         return ForEachArrayChunk(spec, NpyOf(options.formats).sample_layout,
+                                                  array.itemsize, kWriteChunk, sink);
                        }));
     members.push_back(x);
     std::string y = BuildNpyHeader("<i8", {n});

@@ -35,11 +35,13 @@ FormatHints RawHints() {
 Status RegisterBuiltinFormats(FormatRegistry* formats) {
   using namespace format_internal;  // NOLINT(build/namespaces)
   DLIO_RETURN_NOT_OK(Add(formats, "npy", "NumPy .npy array; a sample is a first-axis slice",
-                         "transfer_size, odirect", &NewNpyFormat, Hints({"npy"}, {"\x93NUMPY"})));
+                         "transfer_size, odirect", &NewNpyFormat, Hints({"npy"}, {"\x93NUMPY"}),
+                         nullptr, {"dataset.sample_layout"}));  // npy_keys.cc
   DLIO_RETURN_NOT_OK(Add(formats, "npz",
                          "NumPy .npz (zip of x.npy samples + y.npy labels), stored or deflated",
                          "compression, compression_level, transfer_size, odirect", &NewNpzFormat,
-                         Hints({"npz"}, {"PK\x03\x04", "PK\x05\x06"})));
+                         Hints({"npz"}, {"PK\x03\x04", "PK\x05\x06"}), nullptr,
+                         {"dataset.sample_layout"}));  // npy_keys.cc
   DLIO_RETURN_NOT_OK(Add(formats, "indexed_binary",
                          "raw samples + <file>.off.idx/.sz.idx uint64 indexes (dlrm)",
                          "transfer_size, odirect", &NewIndexedBinaryFormat,
@@ -60,16 +62,20 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
   DLIO_RETURN_NOT_OK(Add(formats, "png", "one grayscale PNG per file (libpng); decode gives pixels",
                          "record_length_bytes, transfer_size, decode, odirect", &NewPngFormat,
                          Hints({"png"}, {"\x89PNG\r\n\x1a\n"})));
-  DLIO_RETURN_NOT_OK(formats->Register(
-      {"hdf5", "HDF5 through libhdf5 + dlio's file driver; /records rows or /data+/offsets+/sizes",
-       "enable_chunking, chunk_size, chunk_samples, compression, compression_level, "
-       "hdf5_shuffle, metadata_file, odirect",
-       &MakeHdf5Format, Hints({"h5", "hdf5"}, {"\x89HDF\r\n\x1a\n"})}));
+  FormatRegistry::Entry hdf5{
+      "hdf5", "HDF5 through libhdf5 + dlio's file driver; /records rows or /data+/offsets+/sizes",
+      "enable_chunking, chunk_size, chunk_samples, compression, compression_level, "
+      "hdf5_shuffle, metadata_file, odirect",
+      &MakeHdf5Format, Hints({"h5", "hdf5"}, {"\x89HDF\r\n\x1a\n"})};
+  hdf5.key_sections = {"dataset.enable_chunking", "dataset.chunk_",     "dataset.hdf5",
+                       "dataset.metadata_file",   "reader.h5py_reopen", "reader.hdf5_lookup_"};
+  DLIO_RETURN_NOT_OK(formats->Register(std::move(hdf5)));  // hdf5/hdf5_keys.cc
   DLIO_RETURN_NOT_OK(Add(formats, "tfrecord",
                          "TFRecord of tf.train.Example (image bytes + int64 label), CRC-32C "
                          "framed, with a DALI-style <file>.idx",
                          "transfer_size, verify_checksums, use_index, write_index, odirect",
-                         &NewTfRecordFormat, Hints({"tfrecord", "tfrecords"})));
+                         &NewTfRecordFormat, Hints({"tfrecord", "tfrecords"}), nullptr,
+                         {"dataset.write_index", "reader.use_index"}));  // tfrecord_keys.cc
   DLIO_RETURN_NOT_OK(Add(formats, "parquet",
                          "Apache Parquet, a sample is one row; typed columns, row groups, "
                          "pyarrow's page layout (dictionary, PLAIN fallback), "

@@ -7,6 +7,8 @@
 
 #include "core/owner_stamp.h"
 #include "dlio/generator.h"
+#include "format/hdf5/hdf5_options.h"
+#include "format/npy_options.h"
 
 namespace dlio::generator_internal {
 namespace {
@@ -207,11 +209,13 @@ nlohmann::json MarkerParams(const DatasetConfig& d, uint64_t seed) {
   p["dataset.num_subfolders_eval"] = d.num_subfolders_eval > 1 ? d.num_subfolders_eval : 0;
   p["dataset.compression"] = compressed ? d.compression : "none";
   p["dataset.compression_level"] = compressed ? d.compression_level : 0;
-  p["dataset.enable_chunking"] = d.enable_chunking;
-  p["dataset.chunk_size"] = d.enable_chunking ? d.chunk_size : 0;
+  const Hdf5Options& hdf5 = Hdf5Of(d.formats);
+  p["dataset.enable_chunking"] = hdf5.enable_chunking;
+  p["dataset.chunk_size"] = hdf5.enable_chunking ? hdf5.chunk_size : 0;
   // Only when not the default, so markers written before the key existed still match.
-  if (d.sample_layout != SampleLayout::kFirstAxis) {
-    p["dataset.sample_layout"] = std::string(EnumName(d.sample_layout));
+  const SampleLayout layout = NpyOf(d.formats).sample_layout;
+  if (layout != SampleLayout::kFirstAxis) {
+    p["dataset.sample_layout"] = std::string(EnumName(layout));
   }
   p["train.seed"] = seed;
   return p;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "format/hdf5/hdf5_chunk_guard.h"
+#include "format/hdf5/hdf5_options.h"
 #include "format/hdf5/hdf5_reader.h"
 #include "format/hdf5/hdf5_vfd.h"
 #include "format/io_util.h"
@@ -55,7 +56,7 @@ class H5pyReader final : public FormatReader {
  public:
   H5pyReader(const FormatOptions& o, Hid fapl, ReaderHandles h, ReaderInfo info,
              std::optional<RowDataset> lookup, uint64_t lookup_row_bytes)
-      : reopen_(o.hdf5.h5py_reopen),
+      : reopen_(Hdf5Of(o.formats).h5py_reopen),
         fapl_(std::move(fapl)),
         type_(std::move(h.type)),
         mem_space_(std::move(h.mem_space)),
@@ -296,9 +297,9 @@ Result<std::unique_ptr<FormatReader>> MakeH5pyReader(Hdf5Call& call, Storage* st
   DLIO_ASSIGN_OR_RETURN(Hid fapl, MakeDlioFapl(call, storage, fo));
   std::optional<RowDataset> lookup;
   uint64_t row_bytes = 0;
-  if (!o.hdf5.lookup_dataset.empty()) {
-    DLIO_ASSIGN_OR_RETURN(lookup,
-                          OpenLookup(call, h.file.get(), info, o.hdf5.lookup_dataset, &row_bytes));
+  const std::string& lookup_dataset = Hdf5Of(o.formats).lookup_dataset;
+  if (!lookup_dataset.empty()) {
+    DLIO_ASSIGN_OR_RETURN(lookup, OpenLookup(call, h.file.get(), info, lookup_dataset, &row_bytes));
   }
   return std::unique_ptr<FormatReader>(std::make_unique<H5pyReader>(
       o, std::move(fapl), std::move(h), std::move(info), std::move(lookup), row_bytes));

@@ -238,8 +238,8 @@ Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
                                                            NativeReaderOpener native) {
   AlignedBuffer reused = spec.framework ? AlignedBuffer(64) : ArrayPool::Take();
   // Without the client costs the load Open makes reads the sample a DataSource opened the file
-  // for straight into its buffer (a contiguous sample, and not with keep_arrays, which keeps the
-  // whole array); otherwise the whole array into `reused`, for the next ReadSample.
+  // for straight into its buffer (a contiguous sample, and not under read_type memory, which keeps
+  // the whole array); otherwise the whole array into `reused`, for the next ReadSample.
   FirstRead* first_read = spec.framework || spec.keep ? nullptr : options.first_read;
   bool serves = false;
   const pyio::ArrayTargetFor target = [&](const NpyHeader& h, pyio::ArrayTarget* t) {
@@ -294,7 +294,7 @@ NumpyModelSpec NumpyModelSpecFor(Storage* storage, const std::string& path,
   spec.storage = storage;
   spec.path = path;
   spec.file_options.direct = options.direct;
-  spec.keep = options.npy.keep_arrays;
+  spec.keep = options.read_type == ReadType::kMemory;
   spec.framework = options.framework_client_costs;
   spec.buffers = NumpyBuffersFor(storage, path);
   return spec;

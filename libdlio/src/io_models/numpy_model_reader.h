@@ -22,7 +22,7 @@ struct NumpyModelSpec {
   Storage* storage = nullptr;  // must outlive the reader (it opens `path` for each load)
   std::string path;
   FileOptions file_options;
-  bool keep = false;  // NpyOptions::keep_arrays: the first load is kept (read_type memory)
+  bool keep = false;  // FormatOptions::read_type memory: the first load is kept
   // FormatOptions::framework_client_costs: each load into a fresh array, with np.load's copies
   // and zipfile's CRC-32, held until the caller drops it (SampleBuffer::Hold). false: the same
   // requests read into the caller's buffer and one this thread reuses (pyio::NumpyLoadInto),
@@ -37,7 +37,7 @@ using NativeReaderOpener = std::function<Result<std::unique_ptr<FormatReader>>()
 // Does the first np.load of spec.path (an npz's member chosen by pyio::PickSampleMember from the
 // archive's directory) and returns the reader of its samples: the axis chosen by
 // ResolveArraySamples without labels (np.load(path)['x'] does not read y), i.e. shape, then
-// options.npy.expected_samples, then options.npy.sample_layout. ReadSample does a whole np.load
+// options.samples_per_file, then NpyOptions::sample_layout. ReadSample does a whole np.load
 // per sample (a fresh open of the file, the load, a close), except that the next sample read
 // after Open takes the array Open loaded (with keep, that array is the kept one). Without
 // spec.framework a (contiguous) sample's bytes are read straight into the caller's buffer, the
@@ -52,7 +52,7 @@ Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
 // The buffers Python and glibc would use for files of `storage` at `path` (their st_blksize).
 pyio::NumpyBuffers NumpyBuffersFor(Storage* storage, const std::string& path);
 
-// The spec of np.load(path) under `options` (direct I/O, npy.keep_arrays, the host's buffers).
+// The spec of np.load(path) under `options` (direct I/O, read_type memory, the host's buffers).
 NumpyModelSpec NumpyModelSpecFor(Storage* storage, const std::string& path,
                                  const FormatOptions& options);
 

@@ -4,7 +4,6 @@
 #include <random>
 #include <string>
 
-#include "core/element_type.h"
 #include "core/host_memory.h"
 #include "dlio/loop.h"
 #include "io_models/io_model_table.h"
@@ -37,20 +36,12 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   FormatOptions o;
   o.compression = c.dataset.compression;
   o.compression_level = c.dataset.compression_level;
-  o.formats = c.dataset.formats;  // the sections formats parse themselves (parquet, webdataset)
+  // the sections formats parse themselves (parquet, webdataset, hdf5, npy/npz, tfrecord)
+  o.formats = c.dataset.formats;
   o.samples_per_file = c.dataset.num_samples_per_file;
-  o.hdf5.enable_chunking = c.dataset.enable_chunking;
-  o.hdf5.chunk_size = c.dataset.chunk_size;
-  o.hdf5.chunk_samples = c.dataset.chunk_samples;
-  o.hdf5.shuffle_filter = c.dataset.hdf5_shuffle;
-  o.hdf5.metadata_file = c.dataset.metadata_file;
-  o.hdf5.lookup_rows = c.dataset.hdf5_lookup_rows;
-  o.hdf5.lookup_row_bytes = c.dataset.hdf5_lookup_row_bytes;
-  o.hdf5.h5py_reopen = c.reader.h5py_reopen;
-  o.hdf5.lookup_dataset = c.reader.hdf5_lookup_dataset;
-  o.hdf5.record_dims = c.dataset.record_dims;
-  o.hdf5.element_type = c.dataset.record_element_type;
-  o.hdf5.num_dsets = c.dataset.hdf5_num_dset_per_record;
+  o.record_dims = c.dataset.record_dims;
+  o.record_element_type = c.dataset.record_element_type;
+  o.read_type = c.reader.read_type;  // DLIO's read_type memory keeps np.load's array while open
   o.csv.header = c.dataset.csv_header;
   if (!c.dataset.record_dims.empty()) {  // DLIO's csv rows hold prod(record_dims) values
     o.csv.columns = 1;
@@ -58,9 +49,6 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   }
   o.image.quality = c.dataset.image_quality;
   o.image.channels = static_cast<uint32_t>(c.dataset.image_channels);  // 1 or 3 (validated)
-  o.tfrecord.write_index = c.dataset.write_index;
-  o.tfrecord.use_index = c.reader.use_index;
-  o.tfrecord.expected_records = c.dataset.num_samples_per_file;
   o.pyio.head_bytes = c.reader.pyio_head_bytes;
   o.pyio.read_size = c.reader.pyio_read_size;
   o.pyio.readinto = c.reader.pyio_call == PyioCall::kReadinto;
@@ -73,15 +61,6 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.direct = c.reader.odirect;
   o.synthetic.samples = c.dataset.num_samples_per_file;
   o.synthetic.record_length = c.dataset.record_length_bytes;
-  o.npy.sample_layout = c.dataset.sample_layout;
-  o.npy.expected_samples = c.dataset.num_samples_per_file;
-  if (const ElementType* t = FindElementType(c.dataset.record_element_type)) {
-    o.npy.record_dims = c.dataset.record_dims;
-    o.npy.element_descr = std::string(t->descr);
-    o.npy.element_size = t->itemsize;
-  }
-  o.npy.keep_arrays =
-      c.reader.read_type == ReadType::kMemory;  // DLIO keeps np.load's array while open
   return o;
 }
 

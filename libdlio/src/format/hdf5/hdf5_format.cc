@@ -69,14 +69,14 @@ class Hdf5Format final : public Format {
 
   std::vector<std::string> CompanionFiles(const std::string& path,
                                           const FormatOptions& options) const override {
-    if (!options.hdf5.metadata_file) return {};
+    if (!Hdf5Of(options.formats).metadata_file) return {};
     return {MetaPath(path)};
   }
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
     std::vector<std::string> targets = {path};
-    if (options.hdf5.metadata_file) targets.push_back(MetaPath(path));
+    if (Hdf5Of(options.formats).metadata_file) targets.push_back(MetaPath(path));
     for (const std::string& p : targets) {
       DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(p));
       if (exists) return Status::AlreadyExists(p + ": exists; refusing to overwrite it");
@@ -104,9 +104,10 @@ class Hdf5Format final : public Format {
                       const SharedWrite& shared) const override {
 #ifdef H5_HAVE_PARALLEL
     const std::string c = Lower(o.compression);
+    const Hdf5Options& hdf5 = Hdf5Of(o.formats);
     return shared.comm != nullptr && shared.comm->mpi_comm_handle() != nullptr &&
            shared.world > 1 && storage.capabilities().shared_write && (c.empty() || c == "none") &&
-           !o.hdf5.shuffle_filter && !o.hdf5.enable_chunking && o.hdf5.lookup_rows == 0;
+           !hdf5.shuffle_filter && !hdf5.enable_chunking && hdf5.lookup_rows == 0;
 #else
     (void)storage;
     (void)o;
@@ -120,7 +121,7 @@ class Hdf5Format final : public Format {
     Hdf5Call call;
     DLIO_RETURN_NOT_OK(call.init_status());
     std::vector<std::string> targets = {path};
-    if (options.hdf5.metadata_file) targets.push_back(MetaPath(path));
+    if (Hdf5Of(options.formats).metadata_file) targets.push_back(MetaPath(path));
     Status mine;
     if (shared.rank == 0) {
       for (const std::string& p : targets) {
@@ -136,7 +137,7 @@ class Hdf5Format final : public Format {
     DLIO_RETURN_NOT_OK(AgreeAcrossRanks(shared.comm, mine, "creating shared file " + path));
     bool created = false;
     Status st = WriteSharedFile(call, storage, path, spec, options, shared, &created);
-    if (st.ok() && options.hdf5.metadata_file) {
+    if (st.ok() && Hdf5Of(options.formats).metadata_file) {
       mine = Status::OK();
       if (shared.rank == 0) {
         std::vector<std::string> made;

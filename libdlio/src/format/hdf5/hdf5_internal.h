@@ -17,6 +17,7 @@
 #include "dlio/status.h"
 #include "dlio/storage.h"
 #include "format/hdf5/hdf5_lib.h"
+#include "format/hdf5/hdf5_options.h"
 
 namespace dlio::format_internal::hdf5 {
 
@@ -94,19 +95,20 @@ struct SamplePlan {
   std::vector<uint64_t> offsets;
 };
 SamplePlan PlanSamples(const FileSpec& spec);
-// Writes the data file `path` (and its metadata file when `o.hdf5.metadata_file`); every file made
-// is added to `created`, so a failure can remove exactly those.
+// Writes the data file `path` (and its metadata file with Hdf5Options::metadata_file); every file
+// made is added to `created`, so a failure can remove exactly those.
 Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, const FileSpec& spec,
                   const FormatOptions& o, const Filters& f, std::vector<std::string>* created);
-// DLIO's shaped layout (Hdf5Options::record_dims; hdf5_shaped_writer.cc): the row dims of each
-// of the num_dsets datasets /records_<k>, their element type and a row's bytes.
+// DLIO's shaped layout (FormatOptions::record_dims, Hdf5Options::num_dsets; hdf5_shaped_writer.cc):
+// the row dims of each of the num_dsets datasets /records_<k>, their element type and a row's
+// bytes.
 struct RecordShape {
   std::vector<hsize_t> row_dims;
   const ElementType* type = nullptr;
   uint64_t row_bytes = 0, num_dsets = 1;
 };
 // False when `o` sets no record_dims or samples of `sample_bytes` are not of its shape.
-bool ShapeFor(const Hdf5Options& o, uint64_t sample_bytes, RecordShape* shape);
+bool ShapeFor(const FormatOptions& o, uint64_t sample_bytes, RecordShape* shape);
 // /records_0..N-1 of `shape` for n samples (contiguous when `chunk` is empty) and the HDF5 type
 // of their elements.
 struct ShapedDatasets {

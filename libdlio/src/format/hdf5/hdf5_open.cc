@@ -141,7 +141,7 @@ Status OpenFile(Hdf5Call& call, Storage* storage, const FormatOptions& o, Reader
   const int64_t open_t0 = storage->clock()->NowNanos();
   Hid fapl;
   if (mpi_comm != nullptr) {
-    if (o.hdf5.metadata_file) {
+    if (Hdf5Of(o.formats).metadata_file) {
       return Status::FailedPrecondition(
           path +
           ": collective reads of hdf5 (storage.mpiio_collective) cannot consult a "
@@ -257,9 +257,10 @@ Result<std::unique_ptr<FormatReader>> OpenOne(IoModel model, Storage* storage,
   } else {
     DLIO_ASSIGN_OR_RETURN(Hid d, OpenDatasetIfAny(call, h.file.get(), path, dataset));
     if (!d.valid()) {
+      const uint64_t num_dsets = Hdf5Of(o.formats).num_dsets;
       return Status::NotFound(path, ": no dataset ", dataset, " (dataset.hdf5.num_dset_per_record ",
-                              o.hdf5.num_dsets, ": DLIO's reader reads /records_0../records_",
-                              o.hdf5.num_dsets - 1, ")");
+                              num_dsets, ": DLIO's reader reads /records_0../records_",
+                              num_dsets - 1, ")");
     }
     info.dataset = dataset;
   }
@@ -273,7 +274,7 @@ Result<std::unique_ptr<FormatReader>> OpenOne(IoModel model, Storage* storage,
   // Collective reads stay one collective H5Dread per sample (h5py's driver='mpio' with
   // dset.collective), whatever the model.
   const bool h5py = info.parallel_storage == nullptr && model == IoModel::kH5py;
-  if (o.hdf5.metadata_file) {
+  if (Hdf5Of(o.formats).metadata_file) {
     // h5py opens the metadata file's datasets when it first reads them (MakeH5pyReader).
     DLIO_RETURN_NOT_OK(h5py ? OpenMetadataFileOnly(call, storage, o, &h, &info)
                             : OpenMetadataFile(call, storage, o, &h, &info));
@@ -294,9 +295,10 @@ Result<std::unique_ptr<FormatReader>> OpenOne(IoModel model, Storage* storage,
 // i: one reader per dataset, read in turn into consecutive parts of the sample.
 Result<std::unique_ptr<FormatReader>> OpenReader(IoModel model, Storage* storage,
                                                  const std::string& path, const FormatOptions& o) {
-  if (o.hdf5.num_dsets <= 1) return OpenOne(model, storage, path, o, "");
+  const uint64_t num_dsets = Hdf5Of(o.formats).num_dsets;
+  if (num_dsets <= 1) return OpenOne(model, storage, path, o, "");
   std::vector<std::unique_ptr<FormatReader>> parts;
-  for (uint64_t k = 0; k < o.hdf5.num_dsets; ++k) {
+  for (uint64_t k = 0; k < num_dsets; ++k) {
     DLIO_ASSIGN_OR_RETURN(auto part, OpenOne(model, storage, path, o, StrCat("/records_", k)));
     if (!parts.empty() && part->num_samples() != parts[0]->num_samples()) {
       return Status::Corruption(path, ": /records_", k, " holds ", part->num_samples(),

@@ -39,7 +39,7 @@ std::vector<hsize_t> GuessChunk(const std::vector<hsize_t>& shape, size_t typesi
 }
 
 bool WantChunks(const FormatOptions& o, const Filters& f) {
-  return o.hdf5.enable_chunking || f.any();
+  return Hdf5Of(o.formats).enable_chunking || f.any();
 }
 
 }  // namespace
@@ -47,7 +47,7 @@ bool WantChunks(const FormatOptions& o, const Filters& f) {
 // Call inside an Hdf5Call (szip availability is a library query).
 Result<Filters> ParseFilters(const FormatOptions& o) {
   Filters f;
-  f.shuffle = o.hdf5.shuffle_filter;
+  f.shuffle = Hdf5Of(o.formats).shuffle_filter;
   f.level = o.compression_level;
   const std::string c = Lower(o.compression);
   if (c.empty() || c == "none") return f;
@@ -84,11 +84,12 @@ Result<Filters> ParseFilters(const FormatOptions& o) {
 std::vector<hsize_t> RecordsChunk(uint64_t n, uint64_t s, const FormatOptions& o,
                                   const Filters& f) {
   if (!WantChunks(o, f) || n == 0 || s == 0) return {};
-  if (o.hdf5.chunk_samples > 0) return {std::min<hsize_t>(o.hdf5.chunk_samples, n), s};
-  if (o.hdf5.chunk_size > 0) {
-    if (o.hdf5.chunk_size >= s) return {std::clamp<hsize_t>(o.hdf5.chunk_size / s, 1, n), s};
+  const Hdf5Options& hdf5 = Hdf5Of(o.formats);
+  if (hdf5.chunk_samples > 0) return {std::min<hsize_t>(hdf5.chunk_samples, n), s};
+  if (hdf5.chunk_size > 0) {
+    if (hdf5.chunk_size >= s) return {std::clamp<hsize_t>(hdf5.chunk_size / s, 1, n), s};
     // A chunk smaller than one sample splits rows too, so a 2 KB chunk really is 2 KB.
-    return {1, o.hdf5.chunk_size};
+    return {1, hdf5.chunk_size};
   }
   return GuessChunk({n, s}, 1);
 }
@@ -98,10 +99,11 @@ std::vector<hsize_t> DataChunk(uint64_t n, uint64_t total, const FormatOptions& 
                                const Filters& f) {
   if (!WantChunks(o, f) || total == 0) return {};
   uint64_t c = 0;
-  if (o.hdf5.chunk_samples > 0) {
-    c = o.hdf5.chunk_samples * ((total + n - 1) / n);  // samples of the mean size
-  } else if (o.hdf5.chunk_size > 0) {
-    c = o.hdf5.chunk_size;
+  const Hdf5Options& hdf5 = Hdf5Of(o.formats);
+  if (hdf5.chunk_samples > 0) {
+    c = hdf5.chunk_samples * ((total + n - 1) / n);  // samples of the mean size
+  } else if (hdf5.chunk_size > 0) {
+    c = hdf5.chunk_size;
   } else {
     c = GuessChunk({total}, 1)[0];
   }

@@ -54,17 +54,18 @@ Result<Hid> ElementH5Type(Hdf5Call& call, const ElementType& t) {
 
 }  // namespace
 
-bool ShapeFor(const Hdf5Options& o, uint64_t sample_bytes, RecordShape* shape) {
-  const ElementType* t = FindElementType(o.element_type);
-  if (o.record_dims.empty() || t == nullptr || o.num_dsets == 0 ||
-      o.record_dims[0] % o.num_dsets != 0) {
+bool ShapeFor(const FormatOptions& o, uint64_t sample_bytes, RecordShape* shape) {
+  const ElementType* t = FindElementType(o.record_element_type);
+  const uint64_t num_dsets = Hdf5Of(o.formats).num_dsets;
+  if (o.record_dims.empty() || t == nullptr || num_dsets == 0 ||
+      o.record_dims[0] % num_dsets != 0) {
     return false;
   }
   RecordShape s;
-  s.num_dsets = o.num_dsets;
+  s.num_dsets = num_dsets;
   s.type = t;
   s.row_dims.assign(o.record_dims.begin(), o.record_dims.end());
-  s.row_dims[0] /= o.num_dsets;
+  s.row_dims[0] /= num_dsets;
   if (s.row_dims[0] == 1) s.row_dims.erase(s.row_dims.begin());  // as DLIO's generator does
   s.row_bytes = t->itemsize;
   for (hsize_t d : s.row_dims) s.row_bytes *= d;

@@ -232,7 +232,7 @@ Status WriteSharedFile(Hdf5Call& call, Storage* storage, const std::string& path
 
   SharedDatasets d;
   d.uniform = plan.uniform;
-  d.shaped = plan.uniform && ShapeFor(o.hdf5, plan.first, &d.shape);
+  d.shaped = plan.uniform && ShapeFor(o, plan.first, &d.shape);
   Status mine = CreateSharedDatasets(call, file.get(), path, spec, plan, shared.rank, &d);
   DLIO_RETURN_NOT_OK(AgreeAcrossRanks(comm, mine, "creating the datasets of " + path));
 

@@ -214,7 +214,7 @@ Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, con
   const SamplePlan plan = PlanSamples(spec);
   DLIO_RETURN_NOT_OK(WithNewFile(call, storage, path, created, [&](hid_t file) {
     RecordShape shape;
-    if (plan.uniform && ShapeFor(o.hdf5, plan.first, &shape)) {
+    if (plan.uniform && ShapeFor(o, plan.first, &shape)) {
       DLIO_RETURN_NOT_OK(WriteShapedRecords(call, file, path, spec, shape, o, f));
     } else if (plan.uniform) {
       DLIO_RETURN_NOT_OK(WriteRecords(call, file, path, spec, plan.first, o, f));
@@ -222,9 +222,10 @@ Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, con
       DLIO_RETURN_NOT_OK(WriteConcatenated(call, file, path, spec, plan.offsets, plan.total, o, f));
     }
     DLIO_RETURN_NOT_OK(WriteLabels(call, file, path, spec));
-    return o.hdf5.lookup_rows > 0 ? WriteLookup(call, file, path, spec, o.hdf5) : Status::OK();
+    const Hdf5Options& hdf5 = Hdf5Of(o.formats);
+    return hdf5.lookup_rows > 0 ? WriteLookup(call, file, path, spec, hdf5) : Status::OK();
   }));
-  if (!o.hdf5.metadata_file) return Status::OK();
+  if (!Hdf5Of(o.formats).metadata_file) return Status::OK();
   return WriteMetadataFile(call, storage, path, spec, created);
 }
 

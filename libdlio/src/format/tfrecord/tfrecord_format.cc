@@ -7,6 +7,7 @@
 #include "format/formats.h"
 #include "format/io_util.h"
 #include "format/tfrecord/tfrecord.h"
+#include "format/tfrecord/tfrecord_options.h"
 #include "format/tfrecord/tfrecord_records.h"
 #include "io_models/model_readers.h"
 
@@ -109,7 +110,7 @@ class TfRecordFormat final : public Format {
     const std::string idx_path = TfRecordIndexPath(path);
     DLIO_ASSIGN_OR_RETURN(bool index_found, storage->Exists(idx_path));
     RecordTable table;
-    const bool use_index = index_found && options.tfrecord.use_index;
+    const bool use_index = index_found && TfrecordOf(options.formats).use_index;
     if (use_index) {
       DLIO_ASSIGN_OR_RETURN(auto idx, storage->Open(idx_path, OpenMode::kRead));
       DLIO_ASSIGN_OR_RETURN(uint64_t idx_size, idx->Size());
@@ -130,7 +131,7 @@ class TfRecordFormat final : public Format {
                                                           TfRecordCompression compression,
                                                           const FormatOptions& options) {
     RecordTable table;
-    uint64_t count = options.tfrecord.expected_records;
+    uint64_t count = options.samples_per_file;
     if (count == 0 && compression == TfRecordCompression::kNone) {
       DLIO_ASSIGN_OR_RETURN(table, ScanRecords(file.get(), size, options.verify));
       count = table.offsets.size();
@@ -142,7 +143,7 @@ class TfRecordFormat final : public Format {
   // Indexes locate records in an uncompressed file only.
   static bool WritesIndex(const FormatOptions& options) {
     auto compression = ParseTfRecordCompression(options.compression);
-    return options.tfrecord.write_index && compression.ok() &&
+    return TfrecordOf(options.formats).write_index && compression.ok() &&
            *compression == TfRecordCompression::kNone;
   }
 

@@ -2,7 +2,7 @@
 //
 // generator. Beside each file, "<file>.idx" in DALI's text index format.
 //
-// Reading. Records are located at Open: from the .idx when FormatOptions::use_index and it
+// Reading. Records are located at Open: from the .idx when TfrecordOptions::use_index and it
 // exists (validated: records must tile the file from offset 0), else by scanning the 12-byte
 // headers (one small pread per record, data skipped). ReadSample then reads whole records in one
 // of two ways:

@@ -1,0 +1,75 @@
+// The hdf5 format's config keys (chunking, the shuffle filter, the metadata file, the /lookup
+// table, DLIO's hdf5.num_dset_per_record, and the h5py model's reader.h5py_reopen and
+// reader.hdf5_lookup_dataset; docs/formats.md, docs/io_models.md): declared here, beside the
+// format, and parsed straight into its Hdf5Options in the config's DatasetConfig::formats. The
+// config module compiles this file into its key table (config/sources.cmake), as it parses a
+// config before any registry exists; the format's registry entry names these keys' prefixes
+// (format/register.cc). Each function adds the rows that go at one place of the table.
+#include "config/key_builders.h"
+#include "format/hdf5/hdf5_options.h"
+
+#define HDF5_FIELD(T, member) DLIO_FORMAT_FIELD(Hdf5Options, T, member)
+
+namespace dlio::config_internal {
+
+void AddHdf5ChunkKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
+  add(Bool("dataset.enable_chunking", HDF5_FIELD(bool, enable_chunking),
+           "write chunked datasets (hdf5)"));
+  add(Uint("dataset.chunk_size", HDF5_FIELD(uint64_t, chunk_size), {0, k4Gi},
+           "chunk size in bytes when enable_chunking", kSizeUnits));
+  add(Uint("dataset.chunk_samples", HDF5_FIELD(uint64_t, chunk_samples), {0, k4Gi},
+           "samples per chunk when enable_chunking (0 = derive from chunk_size)"));
+}
+
+void AddHdf5Keys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
+  add(Bool("dataset.hdf5_shuffle", HDF5_FIELD(bool, shuffle_filter),
+           "hdf5: apply the byte-shuffle filter before compression"));
+  add(Bool(
+      "dataset.metadata_file", HDF5_FIELD(bool, metadata_file),
+      "hdf5: write a separate metadata file of per-sample offsets/sizes that readers consult"));
+  add(Uint("dataset.hdf5_lookup_rows", HDF5_FIELD(uint64_t, lookup_rows), {0, uint64_t{1} << 24},
+           "hdf5: rows of a small table /lookup written in every file, a coordinates table for "
+           "reader.hdf5_lookup_dataset: /lookup (0 = none; other formats refuse it)"));
+  add(Uint("dataset.hdf5_lookup_row_bytes", HDF5_FIELD(uint64_t, lookup_row_bytes),
+           {1, uint64_t{1} << 20},
+           "hdf5: bytes per row of /lookup, a contiguous uint8 table of rows x bytes"));
+}
+
+void AddHdf5RecordKeys(std::vector<KeySpec>* t) {
+  t->push_back(Uint("dataset.hdf5.num_dset_per_record", HDF5_FIELD(uint64_t, num_dsets), {1, 1024},
+                    "hdf5: DLIO's datasets per record /records_0..N-1, written and read as DLIO "
+                    "does (it must divide record_dims[0]; N > 1 needs record_dims)"));
+}
+
+void AddHdf5ReaderKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
+  add(Enum("reader.h5py_reopen", DLIO_FORMAT_ENUM_FIELD(Hdf5Options, H5pyReopen, h5py_reopen),
+           "hdf5 under io_model h5py: what is opened again for every sample: file = "
+           "h5py.File and f['records'] per sample, closed after it (DLIO's on_demand reader); "
+           "dataset = the file stays open, f['records'] per sample; none = the file and its "
+           "datasets stay open (libhdf5's sieve buffer and chunk cache then serve repeats)"));
+  add(String("reader.hdf5_lookup_dataset", HDF5_FIELD(std::string, lookup_dataset),
+             "hdf5 under io_model h5py: a small dataset of each file (e.g. /labels, a "
+             "coordinates table) whose row (i mod its length) is read before sample i, as "
+             "h5py reads it; empty = none"));
+}
+
+Status ValidateHdf5Keys(const WorkloadConfig& c) {
+  const Hdf5Options& o = Hdf5Of(c.dataset.formats);
+  if (o.enable_chunking && o.chunk_size < 1 && o.chunk_samples < 1) {
+    return Status::InvalidArgument(
+        "dataset.chunk_size or dataset.chunk_samples must be >= 1 when "
+        "dataset.enable_chunking is true");
+  }
+  return Status::OK();
+}
+
+uint64_t Hdf5DatasetsPerRecord(const WorkloadConfig& c) {
+  return Hdf5Of(c.dataset.formats).num_dsets;
+}
+
+}  // namespace dlio::config_internal
+
+#undef HDF5_FIELD
