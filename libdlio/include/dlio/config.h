@@ -83,9 +83,6 @@ struct DatasetConfig {
   bool metadata_file = false;     // dataset.metadata_file: separate per-sample offset/size file
   uint64_t hdf5_lookup_rows = 0;  // dataset.hdf5_lookup_rows: rows of /lookup (0 = none)
   uint64_t hdf5_lookup_row_bytes = 8;  // dataset.hdf5_lookup_row_bytes: bytes per /lookup row
-  bool csv_header = false;             // dataset.csv_header: csv files start with a header line
-  int image_quality = 90;              // dataset.image_quality: jpeg quality 1-100
-  uint64_t image_channels = 1;         // dataset.image_channels: 1 gray (DLIO's), 3 RGB
   bool write_index = true;             // dataset.write_index: tfrecord .idx beside each file
   SampleLayout sample_layout = SampleLayout::kFirstAxis;  // dataset.sample_layout (npy/npz)
   std::string compression =
@@ -94,7 +91,8 @@ struct DatasetConfig {
   bool keep_files = true;     // dataset.keep_files: false = remove what this run generated
   // The sections formats declare and parse through their own keys (parquet's dataset.parquet.*
   // and reader.pyarrow_read, format/parquet/parquet_keys.cc; webdataset's reader.tarfile_open,
-  // format/webdataset/webdataset_keys.cc), handed whole to FormatOptions::formats.
+  // format/webdataset/webdataset_keys.cc; csv's dataset.csv_header, format/csv/csv_keys.cc; jpeg's
+  // and png's dataset.image_*, format/image/image_keys.cc), handed whole to FormatOptions::formats.
   OptionSections formats;
 };
 

@@ -164,12 +164,6 @@ struct NpyOptions {
   uint64_t inflate_cache_bytes = 256ull << 20;
 };
 
-// Image (jpeg, png) knobs.
-struct ImageOptions {
-  int quality = 90;       // jpeg: encoder quality 1-100 (dataset.image_quality)
-  uint32_t channels = 1;  // written images: 1 grayscale (DLIO's), 3 RGB (dataset.image_channels)
-};
-
 // tfrecord knobs.
 struct TfrecordOptions {
   bool write_index = true;  // write <file>.idx (record offsets) alongside (dataset.write_index)
@@ -178,20 +172,6 @@ struct TfrecordOptions {
   // trusts it instead of locating records at open (TF never does), and fails the read that
   // finds a file holding another count; 0 makes it scan the headers at open as native does.
   uint64_t expected_records = 0;
-};
-
-// csv knobs.
-struct CsvOptions {
-  bool header = false;  // the first line names the columns (dataset.csv_header)
-  // Values per row: DLIO's product of dataset.record_dims when they are set; 0 = one float32
-  // value per 4 bytes of the record.
-  uint64_t columns = 0;
-};
-
-// synthetic: it has no files, so its virtual files are described here.
-struct SyntheticOptions {
-  uint64_t samples = 1;            // samples per virtual file (dataset.num_samples_per_file)
-  uint64_t record_length = 65536;  // bytes per sample (dataset.record_length_bytes)
 };
 
 // A sample read that opening its file may serve: a DataSource opening a file to read sample
@@ -227,8 +207,14 @@ struct FormatOptions {
   // Samples each file should hold (dataset.num_samples_per_file; 0 = unknown). webdataset trusts
   // it, as WebDataset never counts (0: the reader counts a shard's samples at open, one 512-byte
   // read per header); raw splits a file of S bytes into samples of S / samples_per_file bytes (0:
-  // the file is one sample; a size that does not divide is Corruption naming the file).
+  // the file is one sample; a size that does not divide is Corruption naming the file); each of
+  // synthetic's virtual files holds that many samples (0: one).
   uint64_t samples_per_file = 0;
+  // Bytes per sample (dataset.record_length_bytes): the synthetic format's virtual samples.
+  uint64_t record_length_bytes = 65536;
+  // DLIO's record shape (dataset.record_dims; empty: none): a csv row holds the product of these
+  // values (0 dimensions counted as 1); without them, one float32 value per 4 bytes of the record.
+  std::vector<uint64_t> record_dims;
   bool direct = false;  // open with FileOptions::direct
   bool verify = true;   // check checksums where the format has them
   // reader.io_model: whose requests the reader issues. kAuto: the format's default (the first of
@@ -246,14 +232,12 @@ struct FormatOptions {
 
   Hdf5Options hdf5;
   NpyOptions npy;  // npy and npz
-  ImageOptions image;
   TfrecordOptions tfrecord;
-  CsvOptions csv;
-  SyntheticOptions synthetic;
   PyioOptions pyio;  // io_model pyio
   // The options of the formats that declare their own keys and parse them into their own type
   // (parquet's ParquetOptions, format/parquet/parquet_options.h; webdataset's WebdatasetOptions,
-  // format/webdataset/webdataset_options.h), as the config holds them
+  // format/webdataset/webdataset_options.h; csv's CsvOptions, format/csv/csv_options.h; jpeg's
+  // and png's ImageOptions, format/image/image_options.h), as the config holds them
   // (DatasetConfig::formats); a format reads its own (`formats.Value<ParquetOptions>()`).
   OptionSections formats;
 };

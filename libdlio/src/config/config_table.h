@@ -125,8 +125,13 @@ Status ValidateMpiioKeys(const WorkloadConfig& c);
 void AddParquetKeys(std::vector<KeySpec>* table);
 void AddParquetReaderKeys(std::vector<KeySpec>* table);
 void AddWebdatasetReaderKeys(std::vector<KeySpec>* table);  // format/webdataset/: tarfile_open
+void AddCsvKeys(std::vector<KeySpec>* table);               // format/csv/csv_keys.cc: csv_header
+// format/image/image_keys.cc: dataset.image_quality, dataset.image_channels (jpeg, png)
+void AddImageKeys(std::vector<KeySpec>* table);
 // dataset.parquet.partition_by: only "" (format/parquet/parquet_keys.cc); Validate runs it.
 Status ValidateParquetKeys(const WorkloadConfig& c);
+// dataset.image_channels: not 2 (format/image/image_keys.cc); Validate runs it.
+Status ValidateImageKeys(const WorkloadConfig& c);
 
 // The spec of `path` or nullptr.
 const KeySpec* FindKey(const std::string& path);

@@ -36,15 +36,8 @@ void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
   add(Uint("dataset.hdf5_lookup_row_bytes", DLIO_FIELD(uint64_t, dataset.hdf5_lookup_row_bytes),
            {1, uint64_t{1} << 20},
            "hdf5: bytes per row of /lookup, a contiguous uint8 table of rows x bytes"));
-  add(Bool("dataset.csv_header", DLIO_FIELD(bool, dataset.csv_header),
-           "csv: write a header line naming the columns"));
-  add(Int32("dataset.image_quality", DLIO_FIELD(int, dataset.image_quality), {1, 100},
-            "jpeg: encoder quality 1-100"));
-  add(Uint("dataset.image_channels", DLIO_FIELD(uint64_t, dataset.image_channels), {1, 3},
-           "jpeg/png (dlio only): channels of generated images, 1 grayscale (DLIO's generators) "
-           "or 3 RGB; a side of floor(sqrt(record_length_bytes / channels)) pixels, so an RGB "
-           "image holds about record_length_bytes pixel bytes (dlio-run fit sets it from the "
-           "traced images)"));
+  AddCsvKeys(t);    // format/csv/csv_keys.cc
+  AddImageKeys(t);  // format/image/image_keys.cc
   add(Bool("dataset.write_index", DLIO_FIELD(bool, dataset.write_index),
            "tfrecord: write <file>.idx (DALI-style record offsets) beside each file"));
   AddParquetKeys(t);  // format/parquet/parquet_keys.cc

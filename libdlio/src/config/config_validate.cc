@@ -23,9 +23,7 @@ Status ValidateDataset(const WorkloadConfig& c) {
   if (w.evaluation && d.num_files_eval < 1) {
     return invalid("dataset.num_files_eval must be >= 1 when workflow.evaluation is true");
   }
-  if (d.image_channels == 2) {
-    return invalid("dataset.image_channels: 2 is not 1 (grayscale, as DLIO generates) or 3 (RGB)");
-  }
+  DLIO_RETURN_NOT_OK(config_internal::ValidateImageKeys(c));  // format/image/image_keys.cc
   if (d.enable_chunking && d.chunk_size < 1 && d.chunk_samples < 1) {
     return invalid(
         "dataset.chunk_size or dataset.chunk_samples must be >= 1 when "

@@ -18,6 +18,8 @@ list(APPEND DLIO_SOURCES
   # Key sections implementations declare in their own folders (config_table.h: one line each).
   src/format/parquet/parquet_keys.cc
   src/format/webdataset/webdataset_keys.cc
+  src/format/csv/csv_keys.cc
+  src/format/image/image_keys.cc
   src/storage/s3/s3_keys.cc
   src/storage/slow_keys.cc
   src/storage/mpiio_keys.cc

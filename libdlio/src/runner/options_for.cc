@@ -39,8 +39,11 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   FormatOptions o;
   o.compression = c.dataset.compression;
   o.compression_level = c.dataset.compression_level;
-  o.formats = c.dataset.formats;  // the sections formats parse themselves (parquet, webdataset)
+  // The sections formats parse themselves (parquet, webdataset, csv, jpeg and png).
+  o.formats = c.dataset.formats;
   o.samples_per_file = c.dataset.num_samples_per_file;
+  o.record_length_bytes = c.dataset.record_length_bytes;
+  o.record_dims = c.dataset.record_dims;
   o.hdf5.enable_chunking = c.dataset.enable_chunking;
   o.hdf5.chunk_size = c.dataset.chunk_size;
   o.hdf5.chunk_samples = c.dataset.chunk_samples;
@@ -53,13 +56,6 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.hdf5.record_dims = c.dataset.record_dims;
   o.hdf5.element_type = c.dataset.record_element_type;
   o.hdf5.num_dsets = c.dataset.hdf5_num_dset_per_record;
-  o.csv.header = c.dataset.csv_header;
-  if (!c.dataset.record_dims.empty()) {  // DLIO's csv rows hold prod(record_dims) values
-    o.csv.columns = 1;
-    for (const uint64_t d : c.dataset.record_dims) o.csv.columns *= std::max<uint64_t>(1, d);
-  }
-  o.image.quality = c.dataset.image_quality;
-  o.image.channels = static_cast<uint32_t>(c.dataset.image_channels);  // 1 or 3 (validated)
   o.tfrecord.write_index = c.dataset.write_index;
   o.tfrecord.use_index = c.reader.use_index;
   o.tfrecord.expected_records = c.dataset.num_samples_per_file;
@@ -73,8 +69,6 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.max_decoded_bytes = c.reader.max_decoded_bytes;
   o.transfer_size = c.reader.transfer_size;
   o.direct = c.reader.odirect;
-  o.synthetic.samples = c.dataset.num_samples_per_file;
-  o.synthetic.record_length = c.dataset.record_length_bytes;
   o.npy.sample_layout = c.dataset.sample_layout;
   o.npy.expected_samples = c.dataset.num_samples_per_file;
   if (const ElementType* t = FindElementType(c.dataset.record_element_type)) {
