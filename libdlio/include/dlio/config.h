@@ -92,7 +92,9 @@ struct DatasetConfig {
   // The sections formats declare and parse through their own keys (parquet's dataset.parquet.*
   // and reader.pyarrow_read, format/parquet/parquet_keys.cc; webdataset's reader.tarfile_open,
   // format/webdataset/webdataset_keys.cc; csv's dataset.csv_header, format/csv/csv_keys.cc; jpeg's
-  // and png's dataset.image_*, format/image/image_keys.cc), handed whole to FormatOptions::formats.
+  // and png's dataset.image_*, format/image/image_keys.cc; and the pyio I/O model's reader.pyio_*,
+  // io_models/pyio_keys.cc, which every format's pyio reader reads), handed whole to
+  // FormatOptions::formats.
   OptionSections formats;
 };
 
@@ -146,9 +148,6 @@ struct ReaderConfig {
   uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
   IoModel io_model = IoModel::kAuto;               // reader.io_model: whose requests readers issue
-  uint64_t pyio_head_bytes = 0;                    // reader.pyio_head_bytes (io_model pyio)
-  uint64_t pyio_read_size = 0;                     // reader.pyio_read_size (0 = the rest at once)
-  PyioCall pyio_call = PyioCall::kRead;            // reader.pyio_call: read, readinto
   H5pyReopen h5py_reopen = H5pyReopen::kFile;      // reader.h5py_reopen: file, dataset, none
   std::string hdf5_lookup_dataset;  // reader.hdf5_lookup_dataset: "" = none (h5py model)
   // reader.client_costs: none (a framework model's requests into dlio's reused buffers) or

@@ -185,14 +185,6 @@ struct FirstRead {
   bool served = false;
 };
 
-// reader.pyio_*: how the program the pyio model emulates reads each file through Python's buffered
-// file, `open(path, "rb")` (io_models/pyio_reader.h, docs/io_models.md "pyio").
-struct PyioOptions {
-  uint64_t head_bytes = 0;  // reader.pyio_head_bytes: f.read(head_bytes) first (0: none)
-  uint64_t read_size = 0;   // reader.pyio_read_size: each later call's size (0: one call, the rest)
-  bool readinto = false;    // reader.pyio_call: readinto into a buffer the program keeps, or read
-};
-
 // Format-level knobs (from dataset.* and reader.*): what every format may read, then one struct
 // per format (a format reads its own and ignores the others'), and the sections formats declare
 // and parse themselves (`formats`). Plain data; copy freely.
@@ -233,11 +225,11 @@ struct FormatOptions {
   Hdf5Options hdf5;
   NpyOptions npy;  // npy and npz
   TfrecordOptions tfrecord;
-  PyioOptions pyio;  // io_model pyio
   // The options of the formats that declare their own keys and parse them into their own type
   // (parquet's ParquetOptions, format/parquet/parquet_options.h; webdataset's WebdatasetOptions,
   // format/webdataset/webdataset_options.h; csv's CsvOptions, format/csv/csv_options.h; jpeg's
-  // and png's ImageOptions, format/image/image_options.h), as the config holds them
+  // and png's ImageOptions, format/image/image_options.h; the pyio I/O model's PyioOptions,
+  // io_models/pyio_options.h, which every format's pyio reader reads), as the config holds them
   // (DatasetConfig::formats); a format reads its own (`formats.Value<ParquetOptions>()`).
   OptionSections formats;
 };
@@ -322,11 +314,11 @@ IoModel ResolveIoModel(IoModel requested, const FormatCapabilities& capabilities
 bool IoModelDoesClientWork(IoModel model);
 
 // The read requests (offset, size), in order, that reader.io_model pyio makes for a file of
-// `file_size` bytes read through a Python buffer of `buffer_size` bytes with the calls `pyio`
-// (io_models/pyio_reader.h): what `dlio-run fit` holds a trace's reads against.
-Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(uint64_t file_size,
-                                                                    size_t buffer_size,
-                                                                    const PyioOptions& pyio);
+// `file_size` bytes read through a Python buffer of `buffer_size` bytes with the calls
+// reader.pyio_head_bytes `head_bytes`, reader.pyio_read_size `read_size` and reader.pyio_call
+// (readinto or read; io_models/pyio_reader.h): what `dlio-run fit` holds a trace's reads against.
+Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
+    uint64_t file_size, size_t buffer_size, uint64_t head_bytes, uint64_t read_size, bool readinto);
 
 class Format {
  public:

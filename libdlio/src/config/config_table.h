@@ -128,6 +128,8 @@ void AddWebdatasetReaderKeys(std::vector<KeySpec>* table);  // format/webdataset
 void AddCsvKeys(std::vector<KeySpec>* table);               // format/csv/csv_keys.cc: csv_header
 // format/image/image_keys.cc: dataset.image_quality, dataset.image_channels (jpeg, png)
 void AddImageKeys(std::vector<KeySpec>* table);
+// io_models/pyio_keys.cc: reader.pyio_head_bytes, pyio_read_size, pyio_call (io_model pyio)
+void AddPyioKeys(std::vector<KeySpec>* table);
 // dataset.parquet.partition_by: only "" (format/parquet/parquet_keys.cc); Validate runs it.
 Status ValidateParquetKeys(const WorkloadConfig& c);
 // dataset.image_channels: not 2 (format/image/image_keys.cc); Validate runs it.

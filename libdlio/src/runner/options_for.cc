@@ -39,7 +39,7 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   FormatOptions o;
   o.compression = c.dataset.compression;
   o.compression_level = c.dataset.compression_level;
-  // The sections formats parse themselves (parquet, webdataset, csv, jpeg and png).
+  // The sections formats parse themselves (parquet, webdataset, csv, jpeg and png; pyio's).
   o.formats = c.dataset.formats;
   o.samples_per_file = c.dataset.num_samples_per_file;
   o.record_length_bytes = c.dataset.record_length_bytes;
@@ -59,9 +59,6 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.tfrecord.write_index = c.dataset.write_index;
   o.tfrecord.use_index = c.reader.use_index;
   o.tfrecord.expected_records = c.dataset.num_samples_per_file;
-  o.pyio.head_bytes = c.reader.pyio_head_bytes;
-  o.pyio.read_size = c.reader.pyio_read_size;
-  o.pyio.readinto = c.reader.pyio_call == PyioCall::kReadinto;
   o.verify = c.reader.verify_checksums;
   o.io_model = c.reader.io_model;
   o.framework_client_costs = FrameworkClientCosts(c);
