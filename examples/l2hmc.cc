@@ -28,7 +28,7 @@ dlio::Status Run(example::Workload* w) {
   ko.name = c.checkpoint.type;  // "model"
   ko.folder = c.checkpoint.checkpoint_folder;
   ko.model_size_bytes = c.checkpoint.model_size_bytes;
-  ko.model_files = c.checkpoint.model_files;
+  ko.sections = c.checkpoint.checkpointers;  // checkpoint.model_files, the model's own key
   ko.transfer_size = c.checkpoint.transfer_size;
   ko.root_only = c.checkpoint.rank_mode == dlio::CheckpointRankMode::kRoot;
   DLIO_ASSIGN_OR_RETURN(auto checkpointer_factory, w->registries.checkpointers.Get(ko.name));

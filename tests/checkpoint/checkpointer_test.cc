@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/model_checkpoint_options.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
 #include "dlio/tracer.h"
@@ -377,7 +378,7 @@ TEST_CASE("model_files splits a root checkpoint into files written by one fwrite
   options.name = "model";
   options.folder = dir / "ck";
   options.model_size_bytes = 4 * 1000003 + 2;  // parts of 1000004, 1000004, 1000003, 1000003
-  options.model_files = 4;
+  options.sections.Get<ModelCheckpointOptions>().model_files = 4;
   options.transfer_size = 2 << 20;  // larger than any file: one request per file
   options.root_only = true;
   options.read_back = true;
@@ -402,7 +403,7 @@ TEST_CASE("model_files splits a root checkpoint into files written by one fwrite
   CHECK(fwrites == 4);
   CHECK(freads == 4);
 
-  options.model_files = 0;
+  options.sections.Get<ModelCheckpointOptions>().model_files = 0;
   Registries registries;
   REQUIRE(RegisterBuiltinCheckpointers(&registries.checkpointers).ok());
   CheckpointEnv env;

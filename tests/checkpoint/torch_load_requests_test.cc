@@ -14,6 +14,7 @@
 
 #include "checkpoint/file_checkpointer.h"
 #include "checkpoint/torch_save_file.h"
+#include "checkpoint/torch_save_options.h"
 #include "dlio/checkpointer.h"
 #include "dlio/clock.h"
 #include "dlio/storage.h"
@@ -148,7 +149,7 @@ TEST_CASE("torch_save checkpointer: read-back makes torch.load's requests and ch
   options.folder = tmp / "ckpt";
   options.read_back = true;
   options.transfer_size = 1000;  // the tensors' pattern repeats every 1000 bytes
-  options.torch_state_dict = "w:700x10, b:10, s:";
+  options.sections.Get<TorchSaveOptions>().state_dict = "w:700x10, b:10, s:";
   auto made =
       checkpoint_internal::MakeTorchSaveCheckpointer(options, {storage.get(), SystemClock()});
   REQUIRE(made.ok());
@@ -163,7 +164,7 @@ TEST_CASE("torch_save checkpointer: read-back makes torch.load's requests and ch
       reads.emplace_back(static_cast<uint64_t>(e.offset), static_cast<uint64_t>(e.count));
     }
   }
-  const auto sd = Parse(options.torch_state_dict);
+  const auto sd = Parse(options.sections.Get<TorchSaveOptions>().state_dict);
   const auto z = checkpoint_internal::TorchSaveLayout("model-rank0", sd);
   auto want =
       pyio::TorchLoadRequests(z, pyio::PythonBufferSize(pyio::HostBlockSize(storage.get(), path)));
@@ -214,7 +215,8 @@ TEST_CASE("torch_save checkpointer: fresh storages fault their pages in, with th
   };
   CheckpointOptions options;
   options.folder = tmp / "ckpt";
-  options.torch_state_dict = "w:512x1024, b:1024";  // a 2 MiB storage and a 4 KiB one
+  options.sections.Get<TorchSaveOptions>().state_dict =
+      "w:512x1024, b:1024";  // a 2 MiB storage and a 4 KiB one
   auto warm =
       checkpoint_internal::MakeTorchSaveCheckpointer(options, {storage.get(), SystemClock()});
   REQUIRE(warm.ok());
@@ -226,7 +228,7 @@ TEST_CASE("torch_save checkpointer: fresh storages fault their pages in, with th
   const long warm_faults = MinorFaults() - before;
   const Requests warm_reads = requests_of(mark);
 
-  options.torch_load_fresh_bytes = 425984;  // PythonImportThreshold(kPytorch)
+  options.framework_client_costs = true;  // fresh pages past PythonImportThreshold(kPytorch)
   auto fresh =
       checkpoint_internal::MakeTorchSaveCheckpointer(options, {storage.get(), SystemClock()});
   REQUIRE(fresh.ok());

@@ -10,6 +10,7 @@
 
 #include "checkpoint/torch_load.h"
 #include "checkpoint/torch_save_file.h"
+#include "checkpoint/torch_save_options.h"
 #include "checkpoint/torch_save_plan.h"
 #include "dlio/checkpointer.h"
 #include "dlio/clock.h"
@@ -210,10 +211,12 @@ TEST_CASE("torch_save nested container: DeepSpeed's model and optimizer states f
   CheckpointOptions options;
   options.name = "torch_save";
   options.folder = "/ckpt";
-  options.torch_file_name = "mp_rank_00_model_states.pt, zero_pp_rank_0_mp_rank_00_optim_states.pt";
-  options.torch_state_dict = std::string(kModel) + "; " + OptimizerStates();
-  options.torch_modules = "none";
-  options.torch_pickle_bytes = "1282, 1631";
+  options.sections.Get<TorchSaveOptions>().file_name =
+      "mp_rank_00_model_states.pt, zero_pp_rank_0_mp_rank_00_optim_states.pt";
+  options.sections.Get<TorchSaveOptions>().state_dict =
+      std::string(kModel) + "; " + OptimizerStates();
+  options.sections.Get<TorchSaveOptions>().modules = "none";
+  options.sections.Get<TorchSaveOptions>().pickle_bytes = "1282, 1631";
   auto made = MakeTorchSave(options, storage.get());
   INFO(made.status().ToString());
   REQUIRE(made.ok());
@@ -258,21 +261,21 @@ void Refused(const CheckpointOptions& options, const std::string& part) {
 
 TEST_CASE("torch_save nested container: bad file groups and pickle sizes are refused") {
   CheckpointOptions options;
-  options.torch_file_name = "a.pt, b.pt";
-  options.torch_state_dict = "w:4";
+  options.sections.Get<TorchSaveOptions>().file_name = "a.pt, b.pt";
+  options.sections.Get<TorchSaveOptions>().state_dict = "w:4";
   Refused(options, "checkpoint.torch_state_dict");
-  options.torch_state_dict = "w:4; v:8";
-  options.torch_pickle_bytes = "1000, 2000, 3000";
+  options.sections.Get<TorchSaveOptions>().state_dict = "w:4; v:8";
+  options.sections.Get<TorchSaveOptions>().pickle_bytes = "1000, 2000, 3000";
   Refused(options, "checkpoint.torch_pickle_bytes");
-  options.torch_pickle_bytes = "10";  // smaller than either pickle
+  options.sections.Get<TorchSaveOptions>().pickle_bytes = "10";  // smaller than either pickle
   Refused(options, "alone pickles to");
-  options.torch_pickle_bytes = "12k";
+  options.sections.Get<TorchSaveOptions>().pickle_bytes = "12k";
   Refused(options, "not a byte count");
-  options.torch_pickle_bytes = "";
-  options.torch_file_name = "a.pt, a.pt";
+  options.sections.Get<TorchSaveOptions>().pickle_bytes = "";
+  options.sections.Get<TorchSaveOptions>().file_name = "a.pt, a.pt";
   Refused(options, "named twice");
-  options.torch_file_name = "a.pt, b.pt";
-  options.torch_pickle_bytes = "2000";  // one value for both files
+  options.sections.Get<TorchSaveOptions>().file_name = "a.pt, b.pt";
+  options.sections.Get<TorchSaveOptions>().pickle_bytes = "2000";  // one value for both files
   auto plan = checkpoint_internal::PlanTorchSaveFiles(options);
   INFO(plan.status().ToString());
   REQUIRE(plan.ok());
@@ -289,7 +292,7 @@ TEST_CASE("checkpoint.tag_file: a file name beside the checkpoint folders, or re
   CheckpointOptions options;
   options.name = "torch_save";
   options.folder = "/ckpt";
-  options.torch_state_dict = "w:4";
+  options.sections.Get<TorchSaveOptions>().state_dict = "w:4";
   for (const char* bad : {"a/latest", "..", ".dlio-tag", "ckpt-000001"}) {
     options.tag_file = bad;
     auto made = MakeTorchSave(options, storage.get());

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "dlio/cache.h"
+#include "dlio/checkpointer.h"
 #include "dlio/config.h"
 #include "dlio/format.h"
 #include "dlio/pipeline.h"
@@ -126,6 +127,14 @@ TEST_CASE("the keys each registered pipeline declares are in the table and docum
   PipelineRegistry pipelines("pipeline");
   REQUIRE(RegisterBuiltinPipelines(&pipelines).ok());
   CHECK(CheckDeclaredKeySections(pipelines.List()) >= 1);  // pytorch: reader.persistent_workers
+}
+
+// Walks the checkpointer registry.
+TEST_CASE("the keys each registered checkpointer declares are in the table and documented") {
+  CheckpointerRegistry checkpointers("checkpointer");
+  REQUIRE(RegisterBuiltinCheckpointers(&checkpointers).ok());
+  // torch_save: checkpoint.torch_; model: checkpoint.model_files
+  CHECK(CheckDeclaredKeySections(checkpointers.List()) >= 2);
 }
 
 // Walks the I/O-model table, whose entries declare key sections as registry entries do.

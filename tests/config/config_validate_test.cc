@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/model_checkpoint_options.h"
 #include "dlio/config.h"
 #include "storage/slow_options.h"
 
@@ -300,7 +301,7 @@ TEST_CASE("ConfigToJson round trips every field") {
   c.reader.sharding = Sharding::kNone;
   c.reader.read_fraction = 0.3333;
   c.reader.file_interleave = 2;
-  c.checkpoint.model_files = 4;
+  c.checkpoint.checkpointers.Get<ModelCheckpointOptions>().model_files = 4;
   c.checkpoint.storage_type = "stdio";
   c.side_io.read_file = "meta.txt";
   c.side_io.read_size = 100;

@@ -66,3 +66,8 @@ endif()
 # room.
 dlio_add_closed_loop(deepspeed_save_resume 0.95 0.1 "numpy torch" framework)
 set_property(TEST fidelity:deepspeed_save_resume APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0")
+# A PyTorch Lightning-style loop: one torch.save file of a nested dict per epoch, named as
+# Lightning's ModelCheckpoint names them (epoch=<e>-step=<s>.ckpt: checkpoint.torch_file_name's
+# {id} and {step}), each save a file of its own. Writes and bytes are exact (MAX_COUNT_DIFF 0).
+dlio_add_closed_loop(lightning_ckpt 0.95 0.1 "numpy torch" framework)
+set_property(TEST fidelity:lightning_ckpt APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0")

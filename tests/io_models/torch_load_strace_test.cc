@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "checkpoint/torch_save_file.h"
+#include "checkpoint/torch_save_options.h"
 #include "dlio/checkpointer.h"
 #include "dlio/clock.h"
 #include "dlio/profile_analysis.h"
@@ -95,8 +96,8 @@ TEST_CASE("torch_save read-back: torch.load's requests under strace") {
     options.name = "torch_save";
     options.folder = data + "/" + c.name;
     options.read_back = true;
-    options.torch_state_dict = c.state_dict;
-    options.torch_file_name = c.name + ".pt";
+    options.sections.Get<TorchSaveOptions>().state_dict = c.state_dict;
+    options.sections.Get<TorchSaveOptions>().file_name = c.name + ".pt";
     CheckpointEnv env;
     env.storage = storage.get();
     env.clock = SystemClock();

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "checkpoint/torch_save_file.h"
+#include "checkpoint/torch_save_options.h"
 #include "dlio/checkpointer.h"
 #include "dlio/clock.h"
 #include "dlio/profile_fit.h"
@@ -233,7 +234,8 @@ TEST_CASE("torch_save checkpointer: a save torch.load reads, read back, sizes") 
   options.name = "torch_save";
   options.folder = tmp / "ckpt";
   options.read_back = true;
-  options.torch_state_dict = "body.0.weight:64x32, body.0.bias:64, head.weight:10x64:fp16, step:";
+  options.sections.Get<TorchSaveOptions>().state_dict =
+      "body.0.weight:64x32, body.0.bias:64, head.weight:10x64:fp16, step:";
   CheckpointEnv env;
   env.storage = storage.get();
   env.clock = SystemClock();
@@ -246,7 +248,8 @@ TEST_CASE("torch_save checkpointer: a save torch.load reads, read back, sizes") 
   REQUIRE(saved->files.size() == 1);
   const std::string path = saved->files[0].path;
   CHECK(path == options.folder + "/ckpt-000000/model-rank0.pt");
-  auto sd = checkpoint_internal::ParseTorchStateDict(options.torch_state_dict, "");
+  auto sd = checkpoint_internal::ParseTorchStateDict(
+      options.sections.Get<TorchSaveOptions>().state_dict, "");
   REQUIRE(sd.ok());
   const uint64_t size = checkpoint_internal::TorchSaveFileSize("model-rank0", *sd);
   CHECK(saved->files[0].bytes == size);
@@ -305,7 +308,7 @@ TEST_CASE("torch_save checkpointer: saves keep the tensors' memory, as a trainin
     CheckpointOptions options;
     options.name = "torch_save";
     options.folder = tmp / "ckpt";
-    options.torch_state_dict = "big.weight:1024x512, big.bias:512";
+    options.sections.Get<TorchSaveOptions>().state_dict = "big.weight:1024x512, big.bias:512";
     CheckpointEnv env;
     env.storage = storage.get();
     env.clock = SystemClock();
@@ -350,8 +353,8 @@ TEST_CASE("torch_save checkpointer: checkpoint.torch_file_name names the file an
   CheckpointOptions options;
   options.name = "torch_save";
   options.folder = tmp / "ckpt";
-  options.torch_state_dict = "w:300, b:3";
-  options.torch_file_name = "model-16.pt";
+  options.sections.Get<TorchSaveOptions>().state_dict = "w:300, b:3";
+  options.sections.Get<TorchSaveOptions>().file_name = "model-16.pt";
   CheckpointEnv env;
   env.storage = storage.get();
   env.clock = SystemClock();
@@ -364,7 +367,8 @@ TEST_CASE("torch_save checkpointer: checkpoint.torch_file_name names the file an
   REQUIRE(saved.ok());
   REQUIRE(saved->files.size() == 1);
   CHECK(saved->files[0].path == options.folder + "/ckpt-000000/model-16.pt");
-  auto sd = checkpoint_internal::ParseTorchStateDict(options.torch_state_dict, "");
+  auto sd = checkpoint_internal::ParseTorchStateDict(
+      options.sections.Get<TorchSaveOptions>().state_dict, "");
   REQUIRE(sd.ok());
   CHECK(saved->files[0].bytes == checkpoint_internal::TorchSaveFileSize("model-16", *sd));
   CHECK(checkpoint_internal::TorchSaveFileSize("model-16", *sd) !=
@@ -375,10 +379,10 @@ TEST_CASE("torch_save checkpointer: checkpoint.torch_file_name names the file an
   auto shared = (*make)(options, env);
   REQUIRE_FALSE(shared.ok());
   CHECK(shared.status().ToString().find("checkpoint.torch_file_name") != std::string::npos);
-  options.torch_file_name = "m{rank}.pt";
+  options.sections.Get<TorchSaveOptions>().file_name = "m{rank}.pt";
   CHECK((*make)(options, env).ok());
   for (const char* bad : {"a/b.pt", "..", ".dlio-complete-rank0"}) {
-    options.torch_file_name = bad;
+    options.sections.Get<TorchSaveOptions>().file_name = bad;
     auto refused = (*make)(options, env);
     INFO(bad);
     REQUIRE_FALSE(refused.ok());

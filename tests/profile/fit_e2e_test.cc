@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "checkpoint/torch_save_options.h"
 #include "dlio/config.h"
 #include "profile/fit_closed_loop.h"
 #include "test_util.h"
@@ -197,9 +198,10 @@ TEST_CASE("fit: a Python torch.save loop is a checkpoint-only workload that runs
   CHECK(got.checkpoint.num_checkpoints_write == 3);
   // torch.save's file, its state dict read back from the checkpoint that is still there.
   CHECK(got.checkpoint.type == "torch_save");
-  CHECK(got.checkpoint.torch_state_dict == "weight:256x256, bias:256");
-  CHECK(got.checkpoint.torch_modules.empty());
-  CHECK(got.checkpoint.torch_file_name.size() == std::string("ckpt_1.pt").size());
+  const TorchSaveOptions torch = got.checkpoint.checkpointers.Value<TorchSaveOptions>();
+  CHECK(torch.state_dict == "weight:256x256, bias:256");
+  CHECK(torch.modules.empty());
+  CHECK(torch.file_name.size() == std::string("ckpt_1.pt").size());
   // Two 20 ms steps between saves, less the save, more under load.
   CHECK(got.checkpoint.time_between_checkpoints > 0.02);
   CHECK(got.checkpoint.time_between_checkpoints < 0.2);
@@ -210,7 +212,7 @@ TEST_CASE("fit: a Python torch.save loop is a checkpoint-only workload that runs
   CHECK(again.exit_code == 0);
   CHECK(std::filesystem::exists(dir / "ckpt2/ckpt-000002"));
   // The emulated files are torch.save's, of the traced size.
-  CHECK(std::filesystem::file_size(dir / "ckpt2/ckpt-000002/" + got.checkpoint.torch_file_name) ==
+  CHECK(std::filesystem::file_size(dir / "ckpt2/ckpt-000002/" + torch.file_name) ==
         std::filesystem::file_size(ckpt + "/ckpt_1.pt"));
 }
 

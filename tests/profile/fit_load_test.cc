@@ -282,6 +282,34 @@ TEST_CASE("fit, loaded host: a checkpoint-only loop's saves stay whole when writ
   }
 }
 
+TEST_CASE("fit, loaded host: saves between passes are an epoch cadence however the steps look") {
+  // A save at the end of every epoch (8 steps of batch 4 over 32 files), 3 epochs, on a host that
+  // stretches every gap up to 5x and stalls 30% of those within batches for 150 ms: the pauses
+  // no longer tell the steps (before: steps_between_checkpoints of 3-5, so the emulation saved
+  // 4-6 times for 3). Which pass each read belongs to does not move, and each save falls between
+  // two passes.
+  Loaded l;
+  l.epochs = 3;
+  l.ckpt_every = 8;
+  for (uint32_t seed : kSeeds) {
+    const Built b = Build(l, Host(seed, 5, 0.3, 150'000));
+    const FitResult r = Fit(b.trace);
+    INFO("seed " << seed << "\n" << FitYaml(r, {"test"}));
+    CHECK(Value(r, "train.epochs") == "3");
+    CHECK(Value(r, "checkpoint.checkpoint_after_epoch") == "1");
+    CHECK(Value(r, "checkpoint.epochs_between_checkpoints") == "1");
+    CHECK(r.Find("checkpoint.steps_between_checkpoints") == nullptr);
+    CHECK_THAT(r.Find("checkpoint.checkpoint_after_epoch")->reason,
+               Catch::Contains("between two passes over the data, after pass 1, 2, 3 of 3"));
+  }
+  // Every other epoch: after passes 2 and 4 of 4.
+  l.epochs = 4;
+  l.ckpt_every = 16;
+  const FitResult r = Fit(Build(l, Host(1, 5, 0.3, 150'000)).trace);
+  CHECK(Value(r, "checkpoint.checkpoint_after_epoch") == "2");
+  CHECK(Value(r, "checkpoint.epochs_between_checkpoints") == "2");
+}
+
 // This process's CPU seconds (user + system): unlike wall time, not stretched by a busy host.
 double CpuSeconds() {
   rusage u{};

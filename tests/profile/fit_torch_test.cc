@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/folder_name.h"
 #include "checkpoint/torch_save_file.h"
 #include "dlio/clock.h"
 #include "dlio/profile_fit.h"
@@ -63,14 +64,25 @@ ProfileTrace Saves(const std::vector<std::string>& paths, const TorchStateDict& 
   return t;
 }
 
-// The state dict the fit describes, and the requests the emulation issues with it.
-std::vector<TorchWrite> Emulated(const FitResult& r) {
+std::string PathBasename(const std::string& path) { return path.substr(path.rfind('/') + 1); }
+
+// The file name the fit gives save `id` after global step `step` (its template's).
+std::string FileName(const FitResult& r, uint64_t id, int64_t step) {
+  auto names = checkpoint_internal::FolderNameTemplate::ParseFileName(
+      Value(r, "checkpoint.torch_file_name"), "checkpoint.torch_file_name");
+  REQUIRE(names.ok());
+  return names->Name(id, step);
+}
+
+// The state dict the fit describes, and the requests the emulation issues with it in save `id`
+// after global step `step`.
+std::vector<TorchWrite> Emulated(const FitResult& r, uint64_t id = 0, int64_t step = 0) {
   INFO(FitYaml(r, {"t"}));
   REQUIRE(Value(r, "checkpoint.type") == "torch_save");
   std::string modules = Value(r, "checkpoint.torch_modules");
   if (modules == "\"\"") modules.clear();
   const TorchStateDict sd = Parse(Value(r, "checkpoint.torch_state_dict"), modules);
-  return Requests(Value(r, "checkpoint.torch_file_name"), sd);
+  return Requests(FileName(r, id, step), sd);
 }
 
 TEST_CASE("fit: torch.save's writes alone give a state dict with the same requests") {
@@ -79,15 +91,58 @@ TEST_CASE("fit: torch.save's writes alone give a state dict with the same reques
                                        "/ck/model-32.pt"};
   const FitResult r = Fit(Saves(paths, mlp));
   CHECK(Value(r, "checkpoint.num_checkpoints_write") == "4");
-  // "model-8" is a byte shorter: its headers differ, so the emulation takes the common length.
-  CHECK(Value(r, "checkpoint.torch_file_name").size() == std::string("model-16.pt").size());
-  const std::vector<TorchWrite> emulated = Emulated(r);
-  CHECK(emulated == Requests(paths[1], mlp));
-  CHECK(emulated != Requests(paths[0], mlp));
+  // The name holds the step (a save every 8 steps), so "model-8.pt", a byte shorter than the
+  // others and with other headers, is emulated as it was written too.
+  CHECK(Value(r, "checkpoint.torch_file_name") == "model-{step}.pt");
+  CHECK_THAT(r.Find("checkpoint.torch_file_name")->reason,
+             Catch::Contains("{step} the global step (a save every 8 steps)"));
+  for (size_t k = 0; k < paths.size(); ++k) {
+    CHECK(Emulated(r, k, static_cast<int64_t>(8 * (k + 1))) == Requests(paths[k], mlp));
+  }
+  CHECK(Requests(paths[1], mlp) != Requests(paths[0], mlp));
   CHECK(r.Find("checkpoint.torch_state_dict")->confidence == FitConfidence::kMedium);
   CHECK(r.Find("checkpoint.torch_state_dict")->reason.find("not in the writes") !=
         std::string::npos);
   CHECK(r.Find("checkpoint.model_size_bytes") == nullptr);
+}
+
+TEST_CASE("fit: one file a save whose names differ in length is one file per checkpoint") {
+  // PyTorch Lightning's ModelCheckpoint names: one torch.save file a save, "epoch=0-step=6.ckpt"
+  // a byte shorter than the two after it. Taken for two files of every checkpoint, the emulation
+  // wrote twice the program's files and bytes.
+  const TorchStateDict mlp = Parse(kMlp, kMlpModules);
+  const std::vector<std::string> paths{"/job/ckpt/epoch=0-step=6.ckpt",
+                                       "/job/ckpt/epoch=1-step=12.ckpt",
+                                       "/job/ckpt/epoch=2-step=18.ckpt"};
+  const FitResult r = Fit(Saves(paths, mlp));
+  CHECK(Value(r, "checkpoint.num_checkpoints_write") == "3");
+  CHECK(Value(r, "checkpoint.torch_state_dict").find(';') == std::string::npos);
+  CHECK(r.Find("checkpoint.type")->reason.find("files per checkpoint") == std::string::npos);
+  // One file a save, named per save: the checkpoint count and the global step.
+  CHECK(Value(r, "checkpoint.torch_file_name") == "epoch={id}-step={step}.ckpt");
+  CHECK_THAT(r.Find("checkpoint.torch_file_name")->reason,
+             Catch::Contains("{id} counts the checkpoints, {step} the global step"));
+  CHECK(FileName(r, 0, 6) == "epoch=0-step=6.ckpt");
+  // The state dict inferred from the writes alone reproduces the files of the longer names it was
+  // inferred from (the shorter one's small tensors share its writevs otherwise).
+  for (size_t k = 1; k < paths.size(); ++k) {
+    CHECK(FileName(r, k, static_cast<int64_t>(6 * (k + 1))) == PathBasename(paths[k]));
+    CHECK(Emulated(r, k, static_cast<int64_t>(6 * (k + 1))) == Requests(paths[k], mlp));
+  }
+}
+
+TEST_CASE("fit: a number of a save's file name that neither counts nor steps keeps the name") {
+  const TorchStateDict mlp = Parse(kMlp, kMlpModules);
+  // A loss in the name (5, 3, 4): no count, no step; the traced name of the most files stays.
+  // A name the same in every save's own folder has nothing to template either.
+  for (const auto& [paths, kept] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"/job/ck/loss-5.pt", "/job/ck/loss-3.pt", "/job/ck/loss-4.pt"}, "loss-"},
+           {{"/job/ck/s1/model.pt", "/job/ck/s2/model.pt", "/job/ck/s3/model.pt"}, "model.pt"}}) {
+    const FitResult r = Fit(Saves(paths, mlp));
+    const std::string name = Value(r, "checkpoint.torch_file_name");
+    CHECK(name.find('{') == std::string::npos);
+    CHECK(name.rfind(kept, 0) == 0);
+  }
 }
 
 TEST_CASE("fit: data.pkl alone, small tensors at the close or between large ones are inferred") {
@@ -148,7 +203,7 @@ TEST_CASE("fit: a torch.save file that still exists gives the exact state dict")
   CHECK(Value(r, "checkpoint.torch_state_dict") == kMlp);
   CHECK(Value(r, "checkpoint.torch_modules") == kMlpModules);
   CHECK(r.Find("checkpoint.torch_state_dict")->confidence == FitConfidence::kHigh);
-  CHECK(Emulated(r) == Requests("/ck/model-16.pt", mlp));
+  CHECK(Emulated(r, 0, 16) == Requests("/ck/model-16.pt", mlp));
 
   SECTION("a corrupt file: the writes alone, and the reason says why") {
     options.read_file = [](const std::string& path, uint64_t offset,
@@ -158,7 +213,7 @@ TEST_CASE("fit: a torch.save file that still exists gives the exact state dict")
       return std::string(n, 'P');
     };
     const FitResult bad = Fit(Saves({"/ck/model-16.pt", "/ck/model-24.pt"}, mlp), options);
-    CHECK(Emulated(bad) == Requests("/ck/model-16.pt", mlp));
+    CHECK(Emulated(bad, 0, 16) == Requests("/ck/model-16.pt", mlp));
     const std::string reason = bad.Find("checkpoint.torch_state_dict")->reason;
     CHECK(reason.find("from the writes") != std::string::npos);
     CHECK(reason.find("not read: /ck/model-16.pt: offset") != std::string::npos);

@@ -16,11 +16,14 @@ struct Fixture {
   std::unique_ptr<dlio::Format> format;
   dlio::WorkloadConfig config;
 
-  // What the registered pipeline `name` declares.
-  dlio::PipelineCapabilities Declared(const std::string& name) const {
+  // The registered pipeline `name`: its entry, and what it declares.
+  dlio::PipelineRegistry::Entry Entry(const std::string& name) const {
     auto entry = registries.pipelines.Find(name);
     REQUIRE(entry.ok());
-    return entry->capabilities;
+    return *entry;
+  }
+  dlio::PipelineCapabilities Declared(const std::string& name) const {
+    return Entry(name).capabilities;
   }
 
   Fixture() {
@@ -183,7 +186,7 @@ struct Plan {
 };
 
 Plan PlanFor(const dlio::WorkloadConfig& c, const dlio::Format& format,
-             const dlio::PipelineCapabilities& pipeline, uint64_t batch, uint64_t host) {
+             const dlio::PipelineRegistry::Entry& pipeline, uint64_t batch, uint64_t host) {
   dlio::PipelineOptions po;
   dlio::PipelineFacts facts;
   dlio::ReserveBuffersFor(c, format, pipeline, batch, host, &po, &facts);
@@ -199,7 +202,7 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   c.reader.read_threads = 3;
   const uint64_t host = uint64_t{16} << 30;  // a 16 GiB host: 8 GiB for the pipelines
   auto reserve = [&](const std::string& pipeline, uint64_t batch, const dlio::Format& format) {
-    return PlanFor(c, format, fx.Declared(pipeline), batch, host);
+    return PlanFor(c, format, fx.Entry(pipeline), batch, host);
   };
   // threaded: every pooled buffer, (prefetch 2 + 3 threads + 1) x batch 4, at the record length.
   Plan po = reserve("threaded", 4, *fx.format);
@@ -248,7 +251,7 @@ TEST_CASE("ReserveBuffersFor sizes the pipeline's buffers from the config") {
   c.dataset.record_length_bytes = uint64_t{9} << 30;  // one sample is larger than the budget: none
   CHECK(reserve("threaded", 4, *fx.format).reserve_sample_bytes == 0);
   // A host whose memory is unknown (0): no bound.
-  const Plan unbounded = PlanFor(c, *fx.format, fx.Declared("threaded"), 4, 0);
+  const Plan unbounded = PlanFor(c, *fx.format, fx.Entry("threaded"), 4, 0);
   CHECK(unbounded.reserve_buffers == 24);
   // Nothing for preload, nor for formats whose stored size is not the record length.
   c.dataset.record_length_bytes = 1 << 20;
@@ -267,11 +270,11 @@ TEST_CASE("BoundedReadBytesFor bounds the pytorch workers' read buffers of strea
   c.dataset.record_length_bytes_resize = 2 << 20;
   c.reader.read_threads = 4;
   CHECK(dlio::BoundedReadBytesFor(c, *fx.format, fx.Declared("pytorch")) == 2u << 20);
-  Plan po = PlanFor(c, *fx.format, fx.Declared("pytorch"), 4, uint64_t{16} << 30);
+  Plan po = PlanFor(c, *fx.format, fx.Entry("pytorch"), 4, uint64_t{16} << 30);
   CHECK(po.bounded_read_bytes == 2u << 20);
   CHECK(po.reserve_sample_bytes == 8u << 20);  // the span; the memory is 2 MiB + 1 MiB
   c.dataset.record_length_bytes_stdev = 1000;  // the span: mean + 4 stdev
-  po = PlanFor(c, *fx.format, fx.Declared("pytorch"), 4, uint64_t{16} << 30);
+  po = PlanFor(c, *fx.format, fx.Entry("pytorch"), 4, uint64_t{16} << 30);
   CHECK(po.reserve_sample_bytes == (8u << 20) + 4000);
   CHECK(dlio::BoundedReadBytesFor(c, *fx.format, fx.Declared("threaded")) == 0);
   c.reader.read_threads = 0;  // no worker process

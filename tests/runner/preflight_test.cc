@@ -35,15 +35,24 @@ HostResources Host(uint64_t memory) {
   return h;
 }
 
-// What reader.pipeline's built-in entry declares for `c`, as a run asks its registries.
-PipelineCapabilities BuiltinPipeline(const WorkloadConfig& c) {
-  Registries builtins;
-  REQUIRE(RegisterBuiltins(&builtins).ok());
-  return PipelineCapabilitiesFor(c, builtins.pipelines);
+// The built-in registries, built once for the whole test program: a host carrying their
+// pipelines (HostResources::pipelines) keeps a pointer to them.
+const Registries& Builtins() {
+  static Registries builtins;
+  static const bool registered = RegisterBuiltins(&builtins).ok();
+  REQUIRE(registered);
+  return builtins;
 }
 
+// What reader.pipeline's built-in entry declares for `c`, as a run asks its registries.
+PipelineCapabilities BuiltinPipeline(const WorkloadConfig& c) {
+  return PipelineCapabilitiesFor(c, Builtins().pipelines);
+}
+
+// `host` with the built-in pipelines, as MeasureHostResources fills them for a run.
 HostResources WithBuiltinPipeline(const WorkloadConfig& c, HostResources host = {}) {
   host.pipeline = BuiltinPipeline(c);
+  host.pipelines = &Builtins().pipelines;
   return host;
 }
 

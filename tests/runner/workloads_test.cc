@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "checkpoint/model_checkpoint_options.h"
 #include "dlio/config.h"
 #include "dlio/loop.h"
 #include "dlio/registries.h"
@@ -251,7 +252,7 @@ TEST_CASE("the DLIO paper's eight scientific presets carry WORKLOADS.md section 
   auto l2hmc = LoadWorkloadPreset("l2hmc");
   REQUIRE(l2hmc.ok());
   CHECK(l2hmc->checkpoint.rank_mode == CheckpointRankMode::kRoot);
-  CHECK(l2hmc->checkpoint.model_files == 4);
+  CHECK(l2hmc->checkpoint.checkpointers.Value<ModelCheckpointOptions>().model_files == 4);
   CHECK(l2hmc->checkpoint.storage_type == "stdio");
   CHECK(l2hmc->checkpoint.steps_between_checkpoints == 50);
 }

@@ -9,6 +9,7 @@
 
 #include "dlio/clock.h"
 #include "dlio/config_enums.h"
+#include "dlio/option_sections.h"
 #include "dlio/registry.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
@@ -73,26 +74,14 @@ struct CheckpointOptions {
   uint64_t transfer_size = 4 << 20;  // bytes per write/read request
   int rank = 0;
   int world = 1;
-  uint64_t model_files = 1;  // model: files a rank's share is split into (>= 1)
-  bool root_only = false;    // only rank 0 writes (L2HMC); others return empty results
+  bool root_only = false;  // only rank 0 writes (L2HMC); others return empty results
   uint64_t seed = 0;
   uint64_t size_divisor = 1;     // every file's bytes divided by this, rounded up (>= 1 byte)
   TransformerModel transformer;  // transformer: the model and its parallelism
-  // torch_save: the state dict ("name:7x10[:dtype], ...") and the modules of its _metadata
-  // ("" = from the tensor names, "none" = no _metadata, else "mod[=version], ..."); with several
-  // files, one group per file separated by ';' (one modules group may stand for every file).
-  std::string torch_state_dict;
-  std::string torch_modules;
-  // torch_save: the file's name in the checkpoint folder, "{rank}" replaced by the rank; several
-  // names separated by ',' are several torch.save files per checkpoint, written in that order.
-  std::string torch_file_name = "model-rank{rank}.pt";
-  // torch_save: each file's data.pkl size ("" or 0 = its state dict's own pickle), separated by
-  // ',' (one value may stand for every file).
-  std::string torch_pickle_bytes;
-  // torch_save loads: storages of at least this many bytes are read into fresh pages, as
-  // torch.load's new storages past Python's mmap threshold (reader.client_costs framework); 0 =
-  // every read into one buffer the checkpointer keeps.
-  uint64_t torch_load_fresh_bytes = 0;
+  // reader.client_costs framework: the checkpointer emulates the framework's client work too
+  // (torch_save: a load reads storages past the mmap threshold `import torch` leaves into fresh
+  // pages, as torch.load's new storages; false: every read into one buffer it keeps).
+  bool framework_client_costs = false;
   // A file in `folder` that rank 0 rewrites after each save with the checkpoint folder's name, and
   // that a load reads first (DeepSpeed's `latest`); "" = none.
   std::string tag_file;
@@ -105,6 +94,11 @@ struct CheckpointOptions {
   // model_size_bytes, kDlioDefaultModelSizeBytes when that is 0).
   std::string framework = "pytorch";
   std::string model_type;
+  // The implementations' own options, parsed from the keys they declare (torch_save's
+  // TorchSaveOptions, checkpoint/torch_save_options.h; model's ModelCheckpointOptions,
+  // checkpoint/model_checkpoint_options.h): the config's CheckpointConfig::checkpointers, handed
+  // on whole; each reads its own section (sections.Value<T>()).
+  OptionSections sections;
 };
 
 // DLIO's model.model_size_bytes default: a DLIO config without a model size still checkpoints a

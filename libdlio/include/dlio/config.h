@@ -197,20 +197,18 @@ struct CheckpointConfig {
   CheckpointRankMode rank_mode = CheckpointRankMode::kAll;  // checkpoint.rank_mode
   int64_t num_checkpoints_write = -1;  // checkpoint.num_checkpoints_write (-1 = by cadence)
   int64_t num_checkpoints_read = -1;   // checkpoint.num_checkpoints_read (-1 = none)
-  uint64_t model_files = 1;            // checkpoint.model_files: files a model checkpoint
-                                       // is split into (per writing rank)
   std::string storage_type;            // checkpoint.storage_type ("" = storage.storage_type)
   CheckpointMode mode = CheckpointMode::kDefault;  // checkpoint.mode
   double time_between_checkpoints = -1;  // checkpoint.time_between_checkpoints: seconds of
                                          // emulated compute before each checkpoint-only op
   bool rank_sync = false;                // checkpoint.rank_sync: barrier inside the timing
   uint64_t size_divisor = 1;             // checkpoint.size_divisor: every file's bytes / this
-  std::string torch_state_dict;          // checkpoint.torch_state_dict: type torch_save's tensors
-  std::string torch_modules;             // checkpoint.torch_modules: its _metadata modules
-  std::string torch_file_name = "model-rank{rank}.pt";  // checkpoint.torch_file_name
-  std::string torch_pickle_bytes;  // checkpoint.torch_pickle_bytes: each file's data.pkl size
-  std::string tag_file;            // checkpoint.tag_file: DeepSpeed's `latest` ("" = none)
+  std::string tag_file;                  // checkpoint.tag_file: DeepSpeed's `latest` ("" = none)
   std::string folder_name = "ckpt-{id:06}";  // checkpoint.folder_name: each checkpoint's folder
+  // The sections checkpointers declare and parse through their own keys (torch_save's
+  // checkpoint.torch_*, checkpoint/torch_save_keys.cc; model's checkpoint.model_files,
+  // checkpoint/model_checkpoint_keys.cc), handed whole to CheckpointOptions::sections.
+  OptionSections checkpointers;
 };
 
 // I/O beside the training data (DLIO paper: FRNN's metadata reads, climate segmentation's stats

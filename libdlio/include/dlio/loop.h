@@ -102,27 +102,27 @@ std::string PipelineNameFor(const WorkloadConfig& config, bool storage_needs_mpi
                             const PipelineCapabilities& configured);
 // The pipeline buffers allocated and touched before the first epoch (PipelineOptions::
 // reserve_sample_bytes and reserve_buffers; PipelineFacts::batch_reserve_bytes, and
-// bounded_read_bytes as BoundedReadBytesFor gives it) for a pipeline declaring `pipeline`
-// (the registry entry of PipelineNameFor's choice)
-// with batches of `batch_size`, so no timed epoch pays first-touch page faults. Sized from
-// dataset.record_length_bytes and _stdev (a sample: mean + 2 stdev; a batch of b: b x mean +
-// 2 sqrt(b) stdev), reader.prefetch_size and read_threads, for formats whose stored sample size
-// is the record length (docs/architecture.md, "The hot path does not allocate"). Every buffer
-// the pipeline can hold at once is reserved: the threaded/sync pool's (prefetch_size +
-// max(1, read_threads) + 1) x batch_size buffers, the pytorch workers' slots (and, under
-// reader.client_costs framework, their read buffers, with slots for the resize bytes of each
-// sample when dataset.record_length_bytes_resize is set), as many as a real loader with that
-// prefetch holds. What the train.accelerators_per_process
-// pipelines of a process would reserve together is bounded by half of `host_memory_bytes`
-// (0: unbounded): the threaded pool then reserves the buffers it hands out first up to that,
-// pytorch slots are grown on demand. Leaves the fields at 0 (grow on demand) for other formats
-// and for a pipeline that holds the dataset (preload).
+// bounded_read_bytes as BoundedReadBytesFor gives it) for the pipeline of registry entry
+// `pipeline` (PipelineNameFor's choice) with batches of `batch_size`, so no timed epoch pays
+// first-touch page faults. Sized from dataset.record_length_bytes and _stdev (a sample: mean +
+// 2 stdev, or the largest of record_length_bytes_sizes), reader.prefetch_size and read_threads,
+// for formats whose stored sample size is the record length (docs/architecture.md, "The hot path
+// does not allocate"). Every buffer the pipeline can hold at once is reserved. An entry whose
+// PipelineHooks::plan_memory plans its own buffers sizes them (pytorch: its workers' slots and
+// read buffers, pipeline/pytorch_memory.cc), given the sample, the batch and the budget below;
+// otherwise the runner reserves the threaded/sync pool's (prefetch_size + max(1, read_threads) +
+// 1) x batch_size buffers, or one sample's buffer per reader when the readers read into buffers
+// of their own (ReadersUseOwnBuffers). What the train.accelerators_per_process pipelines of a
+// process would reserve together is bounded by half of `host_memory_bytes` (0: unbounded): the
+// threaded pool then reserves the buffers it hands out first up to that, a plan of the entry's
+// own beyond it reserves nothing (grown on demand). Leaves the fields at 0 (grow on demand) for
+// other formats and for a pipeline that holds the dataset (preload).
 void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
-                       const PipelineCapabilities& pipeline, uint64_t batch_size,
+                       const PipelineRegistry::Entry& pipeline, uint64_t batch_size,
                        uint64_t host_memory_bytes, PipelineOptions* options, PipelineFacts* facts);
 // The same with this host's memory (HostMemoryBytes: physical memory or the cgroup's limit).
 void ReserveBuffersFor(const WorkloadConfig& config, const Format& format,
-                       const PipelineCapabilities& pipeline, uint64_t batch_size,
+                       const PipelineRegistry::Entry& pipeline, uint64_t batch_size,
                        PipelineOptions* options, PipelineFacts* facts);
 // PipelineFacts::bounded_read_bytes (set by ReserveBuffersFor): for a pipeline declaring
 // worker_processes (pytorch) with worker processes, dataset.record_length_bytes_resize (what a

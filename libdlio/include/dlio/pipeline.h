@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -250,9 +251,9 @@ struct PipelineCapabilities {
 // the host's memory and the run's place, in no implementation's terms; an entry's
 // PipelineHooks::derive_options turns what it uses into options of its own.
 struct PipelineFacts {
-  // The memory plan (ReserveBuffersFor), for a pipeline declaring worker_processes: the sample
-  // bytes each of its batch buffers is allocated and touched for before the first epoch (0: grown
-  // on demand), ...
+  // The memory plan (ReserveBuffersFor), for a pipeline whose entry plans its own buffers
+  // (PipelineHooks::plan_memory): the sample bytes each of its batch buffers is allocated and
+  // touched for before the first epoch (0: grown on demand), ...
   uint64_t batch_reserve_bytes = 0;
   // ... and, > 0, the bytes of a sample each worker's read buffer keeps as memory of its own, the
   // rest going through a reused kBoundedReadRingBytes piece (BoundedReadBytesFor; 0: none).
@@ -262,6 +263,41 @@ struct PipelineFacts {
   std::string trace_prefix;
 };
 
+// What the runner knows when it asks a pipeline to size its own buffers (PipelineHooks::
+// plan_memory and estimate_memory), in no implementation's terms.
+struct MemoryPlanFacts {
+  // The samples of a batch (plan_memory: at least 1; estimate_memory: the train or the eval batch).
+  uint64_t batch_size = 1;
+  // plan_memory: the largest sample expected (dataset.record_length_bytes + 2 stdev, or the
+  // largest of dataset.record_length_bytes_sizes) ...
+  uint64_t sample_bytes = 0;
+  // ... and what the buffers of one pipeline may take: half of the host's memory shared by the
+  // process's train.accelerators_per_process pipelines (infinite when the host's memory is
+  // unknown). A plan beyond it reserves nothing (the buffers grow on demand).
+  double budget_bytes = std::numeric_limits<double>::infinity();
+  // Both: PipelineFacts::bounded_read_bytes for this pipeline (BoundedReadBytesFor, dlio/loop.h).
+  uint64_t bounded_read_bytes = 0;
+  // estimate_memory: the bookkeeping the preflight counts for every buffered sample besides its
+  // bytes (a pooled buffer's).
+  uint64_t bytes_per_buffered_sample = 0;
+};
+
+// A pipeline's own plan of the buffers it allocates and touches before the first epoch
+// (PipelineHooks::plan_memory).
+struct PipelineMemoryPlan {
+  bool planned = false;  // false: the runner's plan (a pool of per-batch buffers) applies
+  uint64_t reserve_sample_bytes = 0;  // PipelineOptions::reserve_sample_bytes
+  uint64_t batch_reserve_bytes = 0;   // PipelineFacts::batch_reserve_bytes
+};
+
+// The preflight's count of a pipeline's buffers for batches of one size, per rank
+// (PipelineHooks::estimate_memory).
+struct PipelineFootprint {
+  bool counted = false;  // false: the preflight counts the runner's pool of per-batch buffers
+  uint64_t bytes = 0;
+  std::string keys;  // the config keys that size them, as the preflight's refusal names them
+};
+
 // What a pipeline's registry entry does besides building it. Empty members: nothing.
 struct PipelineHooks {
   // Completes the implementation's own section of `options` (PipelineOptions::sections) from the
@@ -269,6 +305,20 @@ struct PipelineHooks {
   // naming a key it cannot use.
   std::function<Status(const WorkloadConfig&, const PipelineFacts&, PipelineOptions*)>
       derive_options{};
+  // Sizes the buffers the pipeline allocates and touches before the first epoch, when it keeps
+  // buffers of its own rather than the runner's pool (pytorch: its workers' slots and read
+  // buffers, PlanPytorchMemory). ReserveBuffersFor (dlio/loop.h) asks it, for formats whose
+  // stored sample size is the record length, with `options` as MakeLoopParts filled them
+  // (deliver_sample_bytes), and applies a plan that is `planned`; the runner's own plan
+  // otherwise.
+  std::function<PipelineMemoryPlan(const WorkloadConfig&, const PipelineOptions&,
+                                   const MemoryPlanFacts&)>
+      plan_memory{};
+  // The preflight's lower bound of what those buffers hold per rank for batches of
+  // facts.batch_size (pytorch: EstimatePytorchMemory). EstimateRunFootprint (dlio/preflight.h)
+  // asks the entry of the pipeline the runner builds (PipelineNameFor) and counts a footprint
+  // that is `counted` as its "batch buffers"; the runner's pool otherwise.
+  std::function<PipelineFootprint(const WorkloadConfig&, const MemoryPlanFacts&)> estimate_memory{};
 };
 
 // The pipelines by name (Registries::pipelines).

@@ -55,15 +55,20 @@ struct HostResources {
   // The dataset's storage keeps its files in the process's memory
   // (StorageCapabilities::in_process_memory: memory, or slow over it): they count as memory.
   bool dataset_in_memory = false;
-  // The format's readers stream samples (FormatCapabilities::streams_samples: the pytorch
-  // workers' read buffers are bounded, BoundedReadBytesFor), and the storage needs MPI (the
-  // pytorch loader under auto then runs threaded, PipelineNameFor).
+  // The format's readers stream samples (FormatCapabilities::streams_samples: a pipeline
+  // declaring worker_processes bounds its read buffers, BoundedReadBytesFor), and the storage
+  // needs MPI (the pytorch loader under auto then runs threaded, PipelineNameFor).
   bool streaming_format = false;
   bool storage_needs_mpi = false;
   // What reader.pipeline's registry entry declares (PipelineCapabilitiesFor): holds_dataset
   // (preload) counts the preloaded samples as memory, as reader.read_type memory does;
   // overlaps_io (threaded) lets reader.data_loader pytorch run its worker processes (LoaderFor).
   PipelineCapabilities pipeline;
+  // The registry the run builds its pipeline from (not owned; it must outlive the check):
+  // the entry of the pipeline the runner builds (PipelineNameFor) counts its own batch buffers
+  // when it has PipelineHooks::estimate_memory (pytorch: its workers). nullptr, or no such hook:
+  // the runner's pool of (prefetch_size + read threads + 1) batches is counted.
+  const PipelineRegistry* pipelines = nullptr;
   // With workflow.checkpoint: the run's checkpoint as its checkpointer declares it for the world
   // the check is given, CheckpointPlanFor with the registries the caller has (PreflightRun passes
   // the run's). Left as is: not sized, and step checkpoints count the run's steps.
@@ -96,9 +101,9 @@ struct RunFootprint {
 
 // What `config` (validated; scaled and resolved as RunWorkload runs it) needs on each rank of a
 // world of `world` ranks. Pure and allocation-light whatever the counts (saturating arithmetic).
-// `host`'s dataset_in_memory counts the rank's share of the dataset; its streaming_format and
-// storage_needs_mpi decide what the loader holds, its checkpoint sizes the checkpoints and their
-// step cadence (its memory and ranks are not used here).
+// `host`'s dataset_in_memory counts the rank's share of the dataset; its pipeline, pipelines,
+// streaming_format and storage_needs_mpi decide what the loader holds, its checkpoint sizes the
+// checkpoints and their step cadence (its memory and ranks are not used here).
 RunFootprint EstimateRunFootprint(const WorkloadConfig& config, int world,
                                   const HostResources& host = {});
 
@@ -116,7 +121,8 @@ Status CheckRunFits(const WorkloadConfig& config, int world, const HostResources
 // files hold exactly their payload (not compressed), the free space of dataset.data_folder and,
 // only when the whole dataset would not fit, the dataset files already present; for checkpoints
 // on such a file system, the free space of checkpoint_folder. What cannot be measured stays
-// unknown.
+// unknown. The pipelines are those of `registries` (HostResources::pipelines), which must outlive
+// the result's use.
 Result<HostResources> MeasureHostResources(const WorkloadConfig& config, const Format* format,
                                            Comm* comm, const Registries& registries);
 

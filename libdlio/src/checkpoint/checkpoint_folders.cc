@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "checkpoint/checkpoint_layout.h"
+#include "checkpoint/file_checkpointer.h"
+#include "dlio/checkpointer.h"
 #include "dlio/str_cat.h"
 
 namespace dlio::checkpoint_internal {
@@ -99,6 +101,31 @@ Result<std::vector<std::pair<uint64_t, std::string>>> CheckpointFolders::Folders
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+// checkpoint.folder_name's and tag_file's checks (file_checkpointer.h).
+Status CheckFolderOptions(const CheckpointOptions& options) {
+  DLIO_ASSIGN_OR_RETURN(const auto names, FolderNameTemplate::Parse(options.folder_name));
+  const std::string& tag = options.tag_file;
+  if (!tag.empty() && (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
+                       tag.rfind(".dlio", 0) == 0 || names.Match(tag).has_value())) {
+    return Status::InvalidArgument("checkpoint.tag_file: '", tag,
+                                   "' is not a file name (no '/', not '.dlio...', not a name of "
+                                   "checkpoint.folder_name '",
+                                   options.folder_name, "')");
+  }
+  return Status::OK();
+}
+
+Status CheckDlioFolderOptions(const CheckpointOptions& options) {
+  if (options.folder_name != kDefaultFolderName) {
+    return Status::InvalidArgument(
+        "checkpoint.folder_name: '", options.folder_name,
+        "' does not apply to checkpoint type 'dlio_benchmark', which names its folders as DLIO "
+        "does (global_epoch<e>_step<s>); leave it at ",
+        kDefaultFolderName);
+  }
+  return CheckFolderOptions(options);
 }
 
 }  // namespace dlio::checkpoint_internal

@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,12 +28,15 @@
 
 #include "checkpoint/checkpoint_folders.h"
 #include "checkpoint/checkpoint_layout.h"
+#include "checkpoint/model_checkpoint_options.h"
+#include "checkpoint/per_save_names.h"
 #include "checkpoint/torch_save_file.h"
 #include "checkpoint/torch_save_plan.h"
 #include "dlio/ai_events.h"
 #include "dlio/checkpointer.h"
 #include "dlio/str_cat.h"
 #include "io_models/pyio/buffered_reader.h"
+#include "io_models/pyio/python_heap.h"
 
 namespace dlio {
 namespace {
@@ -40,6 +44,14 @@ namespace {
 using checkpoint_internal::CheckpointFolders;
 using checkpoint_internal::PlannedFile;
 using checkpoint_internal::StripTrailingSlashes;
+
+// torch_save loads: storages of at least this many bytes are read into fresh pages, as
+// torch.load's new storages past the mmap threshold `import torch` leaves, when the framework's
+// client work is emulated (reader.client_costs framework); 0 = every read into one buffer the
+// checkpointer keeps.
+size_t TorchLoadFreshBytes(const CheckpointOptions& options) {
+  return options.framework_client_costs ? pyio::PythonImportThreshold(IoModel::kPytorch) : 0;
+}
 
 // The paper's pattern. "KB"/"MB" are KiB/MiB, as in the paper's code (1024-based sizes).
 struct PaperFile {
@@ -119,16 +131,17 @@ class FileCheckpointer final : public Checkpointer {
       result.step = folders_.StepOf(result.id);
       return result;
     }
+    const std::vector<PlannedFile> plan = PlanFor(result.id, step);
     TraceSpan span(tracer_, clock_, ai_events::kCapture, static_cast<int64_t>(result.id),
                    static_cast<int64_t>(epoch), step);
 
     // Refuse before writing anything: a final name that exists is data we did not create.
-    std::vector<bool> rewrite(plan_.size(), false);  // an earlier run's file of this same save
-    for (size_t i = 0; i < plan_.size(); ++i) {
-      const std::string path = StrCat(dir, "/", plan_[i].name);
+    std::vector<bool> rewrite(plan.size(), false);  // an earlier run's file of this same save
+    for (size_t i = 0; i < plan.size(); ++i) {
+      const std::string path = StrCat(dir, "/", plan[i].name);
       DLIO_ASSIGN_OR_RETURN(bool exists, storage_->Exists(path));
       if (!exists) continue;
-      DLIO_ASSIGN_OR_RETURN(bool ours, IsSameSave(path, plan_[i], result.id));
+      DLIO_ASSIGN_OR_RETURN(bool ours, IsSameSave(path, plan[i], result.id));
       if (!ours) {
         return Status::AlreadyExists("checkpoint file ", path,
                                      " already exists and was not written by this run; refusing "
@@ -138,8 +151,8 @@ class FileCheckpointer final : public Checkpointer {
     }
     DLIO_ASSIGN_OR_RETURN(bool dir_existed, storage_->Exists(dir));
     std::vector<std::string> created;  // what this save made, removed again if it fails
-    Status status = WriteAll(dir, rewrite, &created, &result);
-    if (status.ok() && options_.read_back) status = ReadBack(dir, &result);
+    Status status = WriteAll(dir, plan, rewrite, &created, &result);
+    if (status.ok() && options_.read_back) status = ReadBack(dir, plan, &result);
     if (status.ok() && !options_.tag_file.empty() && options_.rank == 0) {
       status = checkpoint_internal::WriteTagFile(storage_, TagPath(), Basename(dir));
     }
@@ -148,6 +161,7 @@ class FileCheckpointer final : public Checkpointer {
       return status;
     }
     folders_.Add(result.id, epoch, step);
+    saved_steps_[result.id] = step;
     result.step = folders_.StepOf(result.id);
     span.set_bytes(static_cast<int64_t>(result.bytes_written));
     return result;
@@ -172,12 +186,14 @@ class FileCheckpointer final : public Checkpointer {
     if (plan_.empty()) return result;
     TraceSpan span(tracer_, clock_, ai_events::kRestart, static_cast<int64_t>(id), -1, -1);
     DLIO_ASSIGN_OR_RETURN(const std::string dir, folders_.DirOf(id));
+    DLIO_ASSIGN_OR_RETURN(const checkpoint_internal::SavedPlan saved, PlanIn(id, dir));
+    if (result.step < 0) result.step = saved.step;
     FillBuffer(id);
     const int64_t start = clock_->NowNanos();
     if (!options_.tag_file.empty()) {  // as DeepSpeed's load_checkpoint reads `latest` first
       DLIO_RETURN_NOT_OK(checkpoint_internal::ReadTagFile(storage_, TagPath()));
     }
-    for (const auto& f : plan_) {
+    for (const auto& f : saved.plan) {
       const std::string path = dir + "/" + f.name;
       DLIO_RETURN_NOT_OK(ReadOne(path, f, id));
       result.bytes_read += f.bytes;
@@ -217,7 +233,28 @@ class FileCheckpointer final : public Checkpointer {
     DLIO_ASSIGN_OR_RETURN(bool is_dir, storage_->IsDirectory(dir));
     if (!is_dir) return false;
     if (plan_.empty()) return true;
-    return checkpoint_internal::IsCompleteShare(storage_, dir, options_.rank, plan_);
+    auto saved = PlanIn(id, dir);
+    if (saved.status().code() == StatusCode::kNotFound)
+      return false;  // no file named as the template: torn
+    DLIO_RETURN_NOT_OK(saved.status());
+    return checkpoint_internal::IsCompleteShare(storage_, dir, options_.rank, saved->plan);
+  }
+
+  // plan_ for save `id` after global step `step` (per_save_names.h).
+  std::vector<PlannedFile> PlanFor(uint64_t id, int64_t step) const {
+    return checkpoint_internal::PlanForSave(plan_, id, step);
+  }
+
+  // Checkpoint `id`'s files in `dir`: this run's saves by their steps, an earlier run's by the
+  // names in its folder (listed only when a per-save name holds {step}).
+  Result<checkpoint_internal::SavedPlan> PlanIn(uint64_t id, const std::string& dir) {
+    auto it = saved_steps_.find(id);
+    if (it != saved_steps_.end()) return checkpoint_internal::SavedPlanOf(plan_, id, it->second);
+    if (!checkpoint_internal::NamesHoldStep(plan_)) {
+      return checkpoint_internal::SavedPlanOf(plan_, id, -1);
+    }
+    DLIO_ASSIGN_OR_RETURN(const std::vector<std::string> names, storage_->List(dir));
+    return checkpoint_internal::SavedPlanIn(plan_, id, dir, names);
   }
 
   // One transfer's worth of content, reused for every request of every file of checkpoint `id`:
@@ -245,13 +282,14 @@ class FileCheckpointer final : public Checkpointer {
   // name, the writes, (fsync,) close; no temporary name, no rename. A torn file is told by the
   // missing manifest, or in DLIO's layout its size (DLIO itself has no marker). DLIO's
   // tensorflow files go through a temporary name and a rename, as TensorFlow writes its own.
-  Status WriteAll(const std::string& dir, const std::vector<bool>& rewrite,
-                  std::vector<std::string>* created, CheckpointResult* result) {
+  Status WriteAll(const std::string& dir, const std::vector<PlannedFile>& plan,
+                  const std::vector<bool>& rewrite, std::vector<std::string>* created,
+                  CheckpointResult* result) {
     const int64_t start = clock_->NowNanos();
     DLIO_RETURN_NOT_OK(storage_->CreateDirs(dir));
     FillBuffer(result->id);
-    for (size_t i = 0; i < plan_.size(); ++i) {
-      const PlannedFile& f = plan_[i];
+    for (size_t i = 0; i < plan.size(); ++i) {
+      const PlannedFile& f = plan[i];
       const std::string path = StrCat(dir, "/", f.name);
       const auto write = [&](File* file) {
         Status status = WriteContent(file, f);
@@ -323,9 +361,10 @@ class FileCheckpointer final : public Checkpointer {
     return Status::OK();
   }
 
-  Status ReadBack(const std::string& dir, CheckpointResult* result) {
+  Status ReadBack(const std::string& dir, const std::vector<PlannedFile>& plan,
+                  CheckpointResult* result) {
     const int64_t read_start = clock_->NowNanos();
-    for (const auto& f : plan_) {
+    for (const auto& f : plan) {
       DLIO_RETURN_NOT_OK(ReadOne(StrCat(dir, "/", f.name), f, result->id));
       result->bytes_read += f.bytes;
     }
@@ -371,7 +410,7 @@ class FileCheckpointer final : public Checkpointer {
       const size_t python_buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage_, path));
       DLIO_RETURN_NOT_OK(checkpoint_internal::LoadTorchSave(
           file.get(), checkpoint_internal::TorchArchiveName(f.name), *f.torch, python_buffer, check,
-          &read_buffer_, options_.torch_load_fresh_bytes));
+          &read_buffer_, TorchLoadFreshBytes(options_)));
       return file->Close();
     }
     read_buffer_.resize(buffer_.size());
@@ -392,7 +431,8 @@ class FileCheckpointer final : public Checkpointer {
   const Clock* clock_;
   Tracer* tracer_;
   std::string folder_;
-  std::vector<PlannedFile> plan_;
+  std::vector<PlannedFile> plan_;            // per-save names as their templates (PlanFor, PlanIn)
+  std::map<uint64_t, int64_t> saved_steps_;  // this run's saves: id -> global step
   uint64_t next_id_;
   size_t buffer_size_ = 0;
   std::vector<uint8_t> buffer_;
@@ -432,6 +472,14 @@ Result<CheckpointFolders> FoldersFor(const CheckpointOptions& options, Storage* 
 
 std::string RankPrefix(int rank) { return StrCat("rank", rank, "-"); }
 
+// A planned file of `bytes` of dlio's content pattern (no torch.save zip, one name for every save).
+PlannedFile PlainFile(std::string name, uint64_t bytes) {
+  PlannedFile f;
+  f.name = std::move(name);
+  f.bytes = bytes;
+  return f;
+}
+
 Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options,
                                             const CheckpointEnv& env, std::vector<PlannedFile> plan,
                                             bool epoch_step = false) {
@@ -456,16 +504,15 @@ Result<std::unique_ptr<Checkpointer>> MakePaperCheckpointer(const CheckpointOpti
   DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
   std::vector<PlannedFile> plan;
   for (const auto& f : kPaperFiles)
-    plan.push_back({RankPrefix(options.rank) + f.suffix, f.bytes, nullptr});
+    plan.push_back(PlainFile(RankPrefix(options.rank) + f.suffix, f.bytes));
   return Build(options, env, std::move(plan));
 }
 
 Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOptions& options,
                                                             const CheckpointEnv& env) {
   DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
-  if (options.model_files < 1) {
-    return Status::InvalidArgument("checkpoint.model_files must be >= 1");
-  }
+  const uint64_t k = options.sections.Value<ModelCheckpointOptions>().model_files;
+  if (k < 1) return Status::InvalidArgument("checkpoint.model_files must be >= 1");
   if (options.model_size_bytes == 0) {
     return Status::InvalidArgument(
         "checkpoint.model_size_bytes must be > 0 for checkpoint type 'model' (or set "
@@ -474,14 +521,13 @@ Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOpti
   const uint64_t bytes = ModelRankBytes(options);
   std::vector<PlannedFile> plan;
   const std::string stem = StrCat("model-rank", options.rank);
-  const uint64_t k = options.model_files;
   if (k <= 1) {
-    if (bytes > 0) plan.push_back({stem + ".bin", bytes, nullptr});
+    if (bytes > 0) plan.push_back(PlainFile(stem + ".bin", bytes));
   } else {
     for (uint64_t i = 0; i < k; ++i) {
       const uint64_t part = bytes / k + (i < bytes % k ? 1 : 0);
       if (part == 0) continue;
-      plan.push_back({StrCat(stem, "-", i + 1, "of", k, ".bin"), part, nullptr});
+      plan.push_back(PlainFile(StrCat(stem, "-", i + 1, "of", k, ".bin"), part));
     }
   }
   return Build(options, env, std::move(plan));
@@ -499,7 +545,7 @@ Result<std::unique_ptr<Checkpointer>> MakeTransformerCheckpointer(const Checkpoi
   DLIO_ASSIGN_OR_RETURN(TransformerRankPlan rank_plan,
                         PlanTransformerCheckpoint(m, options.rank, options.world));
   std::vector<PlannedFile> plan;
-  for (auto& f : rank_plan.files) plan.push_back({std::move(f.name), f.bytes, nullptr});
+  for (auto& f : rank_plan.files) plan.push_back(PlainFile(std::move(f.name), f.bytes));
   return Build(options, env, std::move(plan));
 }
 
@@ -509,7 +555,7 @@ Result<std::unique_ptr<Checkpointer>> MakeDlioBenchmarkCheckpointer(
   DLIO_ASSIGN_OR_RETURN(auto files, PlanDlioBenchmarkCheckpoint(options));
   std::vector<PlannedFile> plan;
   DLIO_RETURN_NOT_OK(CheckDlioFolderOptions(options));
-  for (auto& f : files) plan.push_back({std::move(f.name), f.bytes, nullptr});
+  for (auto& f : files) plan.push_back(PlainFile(std::move(f.name), f.bytes));
   return Build(options, env, std::move(plan), /*epoch_step=*/true);
 }
 
@@ -524,30 +570,6 @@ Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const Checkpoint
   DLIO_ASSIGN_OR_RETURN(std::vector<PlannedFile> plan,
                         checkpoint_internal::PlanTorchSaveFiles(options));
   return Build(options, env, std::move(plan));
-}
-
-Status CheckFolderOptions(const CheckpointOptions& options) {
-  DLIO_ASSIGN_OR_RETURN(const auto names, FolderNameTemplate::Parse(options.folder_name));
-  const std::string& tag = options.tag_file;
-  if (!tag.empty() && (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
-                       tag.rfind(".dlio", 0) == 0 || names.Match(tag).has_value())) {
-    return Status::InvalidArgument("checkpoint.tag_file: '", tag,
-                                   "' is not a file name (no '/', not '.dlio...', not a name of "
-                                   "checkpoint.folder_name '",
-                                   options.folder_name, "')");
-  }
-  return Status::OK();
-}
-
-Status CheckDlioFolderOptions(const CheckpointOptions& options) {
-  if (options.folder_name != kDefaultFolderName) {
-    return Status::InvalidArgument(
-        "checkpoint.folder_name: '", options.folder_name,
-        "' does not apply to checkpoint type 'dlio_benchmark', which names its folders as DLIO "
-        "does (global_epoch<e>_step<s>); leave it at ",
-        kDefaultFolderName);
-  }
-  return CheckFolderOptions(options);
 }
 
 uint64_t ModelRankBytes(const CheckpointOptions& options) {

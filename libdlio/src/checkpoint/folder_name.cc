@@ -12,19 +12,23 @@ constexpr size_t kMaxDigits = 19;  // a uint64_t of up to 19 digits cannot overf
 
 bool IsNameDigit(char ch) { return ch >= '0' && ch <= '9'; }
 
-Status FolderNameError(std::string_view text, const std::string& what) {
-  return Status::InvalidArgument("checkpoint.folder_name: '", text, "' ", what);
-}
+// Names the key the text came from (checkpoint.folder_name, checkpoint.torch_file_name).
+struct NameError {
+  std::string_view key;
+  Status operator()(std::string_view text, const std::string& what) const {
+    return Status::InvalidArgument(key, ": '", text, "' ", what);
+  }
+};
 
 // "{id}", "{step:08}": the field and its width, or an error naming the placeholder.
-Status ParsePlaceholder(std::string_view text, std::string_view inside, std::string* name,
-                        int* width) {
+Status ParsePlaceholder(const NameError& error, std::string_view text, std::string_view inside,
+                        std::string* name, int* width) {
   const size_t colon = inside.find(':');
   *name = std::string(inside.substr(0, colon));
   *width = 0;
   if (*name != "id" && *name != "step") {
-    return FolderNameError(text, StrCat("has an unknown placeholder {", inside,
-                                        "} (use {id} or {step}, zero-padded as {step:08})"));
+    return error(text, StrCat("has an unknown placeholder {", inside,
+                              "} (use {id} or {step}, zero-padded as {step:08})"));
   }
   if (colon == std::string_view::npos) return Status::OK();
   const std::string_view spec = inside.substr(colon + 1);
@@ -32,7 +36,7 @@ Status ParsePlaceholder(std::string_view text, std::string_view inside, std::str
                       std::all_of(spec.begin(), spec.end(), IsNameDigit);
   if (digits) *width = std::stoi(std::string(spec.substr(1)));
   if (!digits || *width < 1 || *width > 20) {
-    return FolderNameError(
+    return error(
         text, StrCat("has {", inside, "}: a width is '0' and 1 to 20 digits, as {", *name, ":06}"));
   }
   return Status::OK();
@@ -49,43 +53,54 @@ std::string PaddedNumber(uint64_t value, int width) {
 FolderNameTemplate::FolderNameTemplate() : FolderNameTemplate(*Parse(kDefaultFolderName)) {}
 
 Result<FolderNameTemplate> FolderNameTemplate::Parse(std::string_view text) {
-  if (text.empty()) return Status::InvalidArgument("checkpoint.folder_name must not be empty");
+  return ParseAs(text, {"checkpoint.folder_name", false});
+}
+
+Result<FolderNameTemplate> FolderNameTemplate::ParseFileName(std::string_view text,
+                                                             std::string_view key) {
+  return ParseAs(text, {key, true});
+}
+
+Result<FolderNameTemplate> FolderNameTemplate::ParseAs(std::string_view text, Use use) {
+  const NameError error{use.key};
+  if (text.empty()) return Status::InvalidArgument(use.key, " must not be empty");
   if (text == "." || text == ".." || text.find('/') != std::string_view::npos ||
       text.substr(0, 5) == ".dlio") {
-    return FolderNameError(text, "is not a folder name (no '/', not '.dlio...')");
+    return error(text, use.file ? "is not a file name (no '/', not '.dlio...')"
+                                : "is not a folder name (no '/', not '.dlio...')");
   }
   FolderNameTemplate t{Unparsed()};
   t.text_ = std::string(text);
   Part part;
   for (size_t i = 0; i < text.size();) {
-    if (text[i] == '}') return FolderNameError(text, "has a '}' without its '{'");
+    if (text[i] == '}') return error(text, "has a '}' without its '{'");
     if (text[i] != '{') {
       part.literal += text[i++];
       continue;
     }
     const size_t close = text.find('}', i);
-    if (close == std::string_view::npos) return FolderNameError(text, "has a '{' without its '}'");
+    if (close == std::string_view::npos) return error(text, "has a '{' without its '}'");
     std::string name;
     DLIO_RETURN_NOT_OK(
-        ParsePlaceholder(text, text.substr(i + 1, close - i - 1), &name, &part.width));
+        ParsePlaceholder(error, text, text.substr(i + 1, close - i - 1), &name, &part.width));
     part.field = name == "id" ? Field::kId : Field::kStep;
-    if (t.Has(part.field)) return FolderNameError(text, StrCat("has {", name, "} twice"));
+    if (t.Has(part.field)) return error(text, StrCat("has {", name, "} twice"));
     if (!t.parts_.empty() && t.parts_.back().field != Field::kNone && part.literal.empty()) {
-      return FolderNameError(text, "has two placeholders with no text between them");
+      return error(text, "has two placeholders with no text between them");
     }
     t.parts_.push_back(std::move(part));
     part = Part();
     i = close + 1;
   }
-  if (t.parts_.empty()) {
-    return FolderNameError(text, "has no {id} or {step}: every save needs a folder of its own");
+  if (t.parts_.empty() && !use.file) {
+    return error(text, "has no {id} or {step}: every save needs a folder of its own");
   }
   t.parts_.push_back(std::move(part));            // the tail, maybe empty
   for (size_t k = 1; k < t.parts_.size(); ++k) {  // each literal after a placeholder
     if (!t.parts_[k].literal.empty() && IsNameDigit(t.parts_[k].literal[0])) {
-      return FolderNameError(text,
-                             "has a digit right after a placeholder (a name would not tell "
-                             "where the number ends)");
+      return error(text,
+                   "has a digit right after a placeholder (a name would not tell "
+                   "where the number ends)");
     }
   }
   return t;

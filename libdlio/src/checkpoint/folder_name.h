@@ -9,6 +9,11 @@
 // (every save needs a folder of its own), each at most once; the text after a placeholder does not
 // start with a digit (or a name would not tell where its number ends). A name, not a path: no
 // '/', not "." or "..", not ".dlio..." (dlio's bookkeeping).
+//
+// The same templates name each save's files where a framework names them per save
+// (checkpoint.torch_file_name: model-{step}.pt, Lightning's epoch={id}-step={step}.ckpt):
+// ParseFileName, which names that key in its errors and also takes a name with no placeholder (the
+// same name in every save's folder).
 #pragma once
 
 #include <cstdint>
@@ -29,6 +34,9 @@ class FolderNameTemplate {
   FolderNameTemplate();
   // InvalidArgument naming checkpoint.folder_name and what is wrong with `text`.
   static Result<FolderNameTemplate> Parse(std::string_view text);
+  // A file's name in each save's folder: as Parse, but InvalidArgument names `key`, and a name
+  // with no placeholder is one (names_id() and names_step() false, Name() the text).
+  static Result<FolderNameTemplate> ParseFileName(std::string_view text, std::string_view key);
 
   // The folder of checkpoint `id` saved after global step `step` (a negative step counts as 0).
   std::string Name(uint64_t id, int64_t step) const;
@@ -43,11 +51,19 @@ class FolderNameTemplate {
 
   bool names_id() const { return Has(Field::kId); }
   bool names_step() const { return Has(Field::kStep); }
+  // Whether names differ from save to save ({id} or {step}).
+  bool per_save() const { return names_id() || names_step(); }
   const std::string& text() const { return text_; }
 
  private:
   struct Unparsed {};
   explicit FolderNameTemplate(Unparsed) {}
+  // What the text names (for its errors): a checkpoint's folder, or a file in it under `key`.
+  struct Use {
+    std::string_view key;
+    bool file = false;
+  };
+  static Result<FolderNameTemplate> ParseAs(std::string_view text, Use use);
   enum class Field { kNone, kId, kStep };
   struct Part {
     std::string literal;  // text before the field (or the whole tail, with kNone)

@@ -75,7 +75,10 @@ Status RegisterBuiltinCheckpointers(CheckpointerRegistry* checkpointers) {
        "model_size_bytes per checkpoint, split evenly over ranks (rank_mode: root = rank 0 only)",
        "checkpoint.checkpoint_folder, folder_name, tag_file, model_size_bytes, model_files, fsync, "
        "read_back, transfer_size, rank_mode, storage_type",
-       checkpoint_internal::MakeModelCheckpointer, ModelDeclares()}));
+       checkpoint_internal::MakeModelCheckpointer,
+       ModelDeclares(),
+       {},
+       {"checkpoint.model_files"}}));
   DLIO_RETURN_NOT_OK(checkpointers->Register(
       {"transformer",
        "DLIO's LLM checkpoint: per-rank model layers and optimizer state from the model "
@@ -101,7 +104,10 @@ Status RegisterBuiltinCheckpointers(CheckpointerRegistry* checkpointers) {
        "checkpoint.torch_state_dict, torch_modules, torch_file_name, torch_pickle_bytes, "
        "checkpoint_folder, folder_name, tag_file, fsync, read_back, resume, rank_mode, "
        "storage_type",
-       checkpoint_internal::MakeTorchSaveCheckpointer, FoldersDeclare()}));
+       checkpoint_internal::MakeTorchSaveCheckpointer,
+       FoldersDeclare(),
+       {},
+       {"checkpoint.torch_"}}));
   return Status::OK();
 }
 

@@ -5,6 +5,7 @@ list(APPEND DLIO_SOURCES
   src/checkpoint/dlio_benchmark_plan.cc
   src/checkpoint/file_checkpointer.cc
   src/checkpoint/folder_name.cc
+  src/checkpoint/per_save_names.cc
   src/checkpoint/register.cc
   src/checkpoint/torch_load.cc
   src/checkpoint/torch_load_zip.cc

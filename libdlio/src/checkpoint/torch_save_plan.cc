@@ -4,6 +4,7 @@
 #include <string>
 
 #include "checkpoint/torch_save_file.h"
+#include "checkpoint/torch_save_options.h"
 #include "dlio/str_cat.h"
 
 namespace dlio::checkpoint_internal {
@@ -33,6 +34,8 @@ Result<std::string> TorchFileName(const std::string& pattern, const CheckpointOp
     return Status::InvalidArgument("checkpoint.torch_file_name: '", pattern,
                                    "' is not a file name (no '/', not '.dlio...')");
   }
+  DLIO_RETURN_NOT_OK(
+      FolderNameTemplate::ParseFileName(name, "checkpoint.torch_file_name").status());
   if (!per_rank && !options.root_only && options.world > 1) {
     return Status::InvalidArgument("checkpoint.torch_file_name: '", pattern,
                                    "' has no {rank}, but all ", options.world,
@@ -66,18 +69,19 @@ Result<uint64_t> PickleBytes(const std::string& text) {
 }  // namespace
 
 Result<std::vector<PlannedFile>> PlanTorchSaveFiles(const CheckpointOptions& options) {
-  const std::vector<std::string> names = SplitTrimmed(options.torch_file_name, ',');
+  const TorchSaveOptions own = options.sections.Value<TorchSaveOptions>();
+  const std::vector<std::string> names = SplitTrimmed(own.file_name, ',');
   const size_t n = names.size();
-  std::vector<std::string> dicts = SplitTrimmed(options.torch_state_dict, ';');
+  std::vector<std::string> dicts = SplitTrimmed(own.state_dict, ';');
   if (dicts.size() != n) {
     return Status::InvalidArgument("checkpoint.torch_state_dict: ", dicts.size(),
                                    " groups separated by ';' for ", n,
                                    " files in checkpoint.torch_file_name (give one per file)");
   }
   DLIO_ASSIGN_OR_RETURN(const auto modules,
-                        PerFile("checkpoint.torch_modules", options.torch_modules, ';', n));
-  DLIO_ASSIGN_OR_RETURN(const auto pickles, PerFile("checkpoint.torch_pickle_bytes",
-                                                    options.torch_pickle_bytes, ',', n));
+                        PerFile("checkpoint.torch_modules", own.modules, ';', n));
+  DLIO_ASSIGN_OR_RETURN(const auto pickles,
+                        PerFile("checkpoint.torch_pickle_bytes", own.pickle_bytes, ',', n));
   std::vector<PlannedFile> plan;
   for (size_t i = 0; i < n; ++i) {
     PlannedFile f;
@@ -95,6 +99,12 @@ Result<std::vector<PlannedFile>> PlanTorchSaveFiles(const CheckpointOptions& opt
                                      " bytes for ", f.name, ", whose state dict alone pickles to ",
                                      own, " bytes (give at least that, or 0)");
     }
+    auto names = FolderNameTemplate::ParseFileName(f.name, "checkpoint.torch_file_name");
+    if (names.ok() && names->per_save()) {  // checked by TorchFileName
+      f.per_save = std::make_shared<const FolderNameTemplate>(std::move(names).value());
+    }
+    // With a per-save name, the template's length stands for the names' (the preflight's sizes);
+    // each save's file is sized for its own name (ForSave).
     f.bytes = TorchSaveFileSize(TorchArchiveName(f.name), sd);
     f.torch = std::make_shared<const TorchStateDict>(std::move(sd));
     plan.push_back(std::move(f));

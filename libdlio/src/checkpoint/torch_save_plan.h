@@ -12,7 +12,8 @@
 namespace dlio::checkpoint_internal {
 
 // The files, in the order they are written, with their sizes and state dicts. InvalidArgument
-// naming the key: a bad name (a '/', '.dlio...', no {rank} when all ranks write), a bad state
+// naming the key: a bad name (a '/', '.dlio...', no {rank} when all ranks write, a bad {id} or
+// {step} placeholder: folder_name.h), a bad state
 // dict, group counts that do not match the names, a data.pkl size smaller than the state dict's
 // own pickle.
 Result<std::vector<PlannedFile>> PlanTorchSaveFiles(const CheckpointOptions& options);

@@ -255,8 +255,7 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
            {1, UINT64_MAX},
            "divide every checkpoint file's size by this (rounded up, at least 1 byte), to run "
            "large checkpoint workloads (llama3_*) small; the file count and layout do not change"));
-  add(Uint("checkpoint.model_files", DLIO_FIELD(uint64_t, checkpoint.model_files), {1, 1 << 16},
-           "type 'model': files each writing rank splits its bytes into (L2HMC: 4)"));
+  AddModelCheckpointKeys(t);  // checkpoint.model_files (checkpoint/model_checkpoint_keys.cc)
   add(String("checkpoint.storage_type", DLIO_FIELD(std::string, checkpoint.storage_type),
              "storage registry name checkpoints are written through, e.g. stdio (fwrite, traced "
              "as STDIO); empty = storage.storage_type"));
@@ -266,32 +265,7 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
 // the table's order).
 void AddCheckpointTorchSaveKeys(std::vector<KeySpec>* t) {
   auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
-  add(String(
-      "checkpoint.torch_state_dict", DLIO_FIELD(std::string, checkpoint.torch_state_dict),
-      "type 'torch_save': the state dict torch.save writes, as name:shape[:dtype] items "
-      "separated by commas (e.g. 'fc.weight:10x7, fc.bias:10'; shape 'scalar' or empty = "
-      "0-dim; dtype fp32 (default), fp16, bf16, fp64, int8, uint8, int16, int32, int64, bool), "
-      "in the order the pickler meets them (a nested container's too: module's, then the "
-      "optimizer's); with several files (torch_file_name), one group per file separated by ';'"));
-  add(String("checkpoint.torch_modules", DLIO_FIELD(std::string, checkpoint.torch_modules),
-             "type 'torch_save': the modules of state_dict()'s _metadata after the root, as "
-             "name[=version] items separated by commas; empty = every dotted prefix of the "
-             "tensor names, version 1; 'none' = a plain OrderedDict without _metadata; with "
-             "several files, one group per file separated by ';' (or one group for all)"));
-  add(String("checkpoint.torch_file_name", DLIO_FIELD(std::string, checkpoint.torch_file_name),
-             "type 'torch_save': the file's name in each checkpoint folder, {rank} standing for "
-             "the rank; its stem is the zip's archive folder, whose length sets the header and "
-             "central directory sizes (dlio-run fit copies the traced name); several names "
-             "separated by commas: one torch.save file each per checkpoint, in that order "
-             "(DeepSpeed's model states, then optimizer states)",
-             kNonEmpty));
-  add(String("checkpoint.torch_pickle_bytes",
-             DLIO_FIELD(std::string, checkpoint.torch_pickle_bytes),
-             "type 'torch_save': each file's data.pkl size in bytes, separated by commas (one "
-             "value for all files); empty or 0 = the state dict's own pickle. A nested "
-             "container ({'module': ..., 'optimizer': ..., scalars}) pickles to more than its "
-             "tensors: the state dict's pickle is padded after its STOP to this size, so the "
-             "writes are the container's (dlio-run fit reads it from the first write)"));
+  AddTorchSaveKeys(t);  // checkpoint.torch_* (checkpoint/torch_save_keys.cc)
   add(Unused("checkpoint.checkpoint_mechanism_classname", "DLIO: custom checkpoint class"));
   add(Unused("checkpoint.checkpoint_mechanism",
              "DLIO: checkpoint mechanism name (pt_adls_save, ...)"));

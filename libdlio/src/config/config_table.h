@@ -117,6 +117,12 @@ void AddMpiioKeys(std::vector<KeySpec>* table);  // storage/mpiio_keys.cc: stora
 void AddTieredKeys(std::vector<KeySpec>* table);
 // pipeline/pytorch_keys.cc: reader.persistent_workers (in ReaderConfig::pipelines)
 void AddPytorchKeys(std::vector<KeySpec>* table);
+// Checkpointers' key sections write into CheckpointConfig::checkpointers.
+// checkpoint/torch_save_keys.cc: checkpoint.torch_state_dict, torch_modules, torch_file_name and
+// torch_pickle_bytes
+void AddTorchSaveKeys(std::vector<KeySpec>* table);
+// checkpoint/model_checkpoint_keys.cc: checkpoint.model_files
+void AddModelCheckpointKeys(std::vector<KeySpec>* table);
 // storage.mpiio_collective's rules among the other keys (storage/mpiio_keys.cc): every rank must
 // make the same calls; WorkloadConfig::Validate runs it after the other checks.
 Status ValidateMpiioKeys(const WorkloadConfig& c);

@@ -26,4 +26,6 @@ list(APPEND DLIO_SOURCES
   src/storage/mpiio_keys.cc
   src/cache/tiered_keys.cc
   src/pipeline/pytorch_keys.cc
+  src/checkpoint/torch_save_keys.cc
+  src/checkpoint/model_checkpoint_keys.cc
 )

@@ -67,7 +67,9 @@ Status RegisterBuiltinPipelines(PipelineRegistry* registry) {
        PipelineCapabilities{.worker_processes = true, .overlaps_io = true},
        {},
        {kPytorchKeySection},
-       PipelineHooks{.derive_options = &DerivePytorchOptions}}));
+       PipelineHooks{.derive_options = &DerivePytorchOptions,
+                     .plan_memory = &PlanPytorchMemory,
+                     .estimate_memory = &EstimatePytorchMemory}}));
   return Status::OK();
 }
 

@@ -11,5 +11,6 @@ list(APPEND DLIO_SOURCES
   src/pipeline/worker_pool.cc
   src/pipeline/worker_pipeline.cc
   src/pipeline/pytorch_options.cc
+  src/pipeline/pytorch_memory.cc
   src/pipeline/register.cc
 )

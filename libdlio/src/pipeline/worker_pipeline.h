@@ -51,6 +51,23 @@ Result<std::unique_ptr<Pipeline>> MakeWorkerPipeline(const PipelineOptions& opti
 Status DerivePytorchOptions(const WorkloadConfig& config, const PipelineFacts& facts,
                             PipelineOptions* options);
 
+// The pytorch entry's PipelineHooks::plan_memory (pytorch_memory.cc): with read_threads > 0
+// (none: not planned, the runner's pool), every worker's prefetch factor + 1 slots, each
+// reserved for `facts.batch_size` samples of what a worker collates (at most
+// dataset.record_length_bytes_resize each; none when nothing is collated: deliver_sample_bytes
+// false without reader.client_costs framework), and a read buffer of facts.sample_bytes when the
+// worker reads into a buffer of its own (framework, a resize smaller than a sample, or nothing
+// collated; a bounded one, facts.bounded_read_bytes > 0, spans mean + 4 stdev); nothing when
+// all the workers' memory would exceed facts.budget_bytes.
+PipelineMemoryPlan PlanPytorchMemory(const WorkloadConfig& config, const PipelineOptions& options,
+                                     const MemoryPlanFacts& facts);
+// The pytorch entry's PipelineHooks::estimate_memory (pytorch_memory.cc): with read_threads > 0,
+// read_threads x ((prefetch factor + 1) x facts.batch_size x (a collated sample +
+// facts.bytes_per_buffered_sample) + the read buffer: facts.bounded_read_bytes + 1 MiB when
+// bounded, else a whole sample under reader.client_costs framework or a resize smaller than a
+// sample), saturating; not counted without a worker.
+PipelineFootprint EstimatePytorchMemory(const WorkloadConfig& config, const MemoryPlanFacts& facts);
+
 // The prefetch_factor DLIO's PyTorch loader passes for reader.prefetch_size and read_threads.
 uint64_t PytorchPrefetchFactor(uint64_t prefetch_size, uint64_t read_threads);
 

@@ -1,7 +1,6 @@
 #include "runner/checkpoint_options.h"
 
 #include "dlio/distribution.h"
-#include "io_models/pyio/python_heap.h"
 
 namespace dlio {
 
@@ -31,20 +30,13 @@ CheckpointOptions CheckpointOptionsFor(const WorkloadConfig& c, int rank, int wo
   co.root_only = c.checkpoint.rank_mode == CheckpointRankMode::kRoot;
   co.seed = MixSeed(c.train.seed, rank, 0xcc);
   co.size_divisor = c.checkpoint.size_divisor;
-  co.model_files = c.checkpoint.model_files;
-  co.torch_state_dict = c.checkpoint.torch_state_dict;
-  co.torch_modules = c.checkpoint.torch_modules;
-  co.torch_file_name = c.checkpoint.torch_file_name;
-  co.torch_pickle_bytes = c.checkpoint.torch_pickle_bytes;
   co.tag_file = c.checkpoint.tag_file;
   co.folder_name = c.checkpoint.folder_name;
-  // torch.load's storages past the mmap threshold `import torch` leaves get fresh pages.
-  if (c.reader.client_costs == ClientCosts::kFramework) {
-    co.torch_load_fresh_bytes = pyio::PythonImportThreshold(IoModel::kPytorch);
-  }
+  co.framework_client_costs = c.reader.client_costs == ClientCosts::kFramework;
   co.transformer = TransformerModelFor(c);
   co.framework = c.framework;
   co.model_type = c.model.type;
+  co.sections = c.checkpoint.checkpointers;  // each implementation's own keys
   return co;
 }
 

@@ -130,6 +130,7 @@ Result<HostResources> MeasureHostResources(const WorkloadConfig& c, const Format
   h.storage_needs_mpi = storage.needs_mpi;
   h.streaming_format = format != nullptr && SamplesStream(c, *format);
   h.pipeline = PipelineCapabilitiesFor(c, registries.pipelines);
+  h.pipelines = &registries.pipelines;
   if (c.workflow.generate_data && ExactFiles(c, format) &&
       OnLocalFileSystem(s.storage_type, s, registries)) {
     MeasureData(c, *format, &h);

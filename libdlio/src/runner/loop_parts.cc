@@ -65,7 +65,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   DLIO_ASSIGN_OR_RETURN(const auto pipeline_entry, env.registries->pipelines.Find(po.name));
   PipelineFacts facts;
   facts.trace_prefix = WorkerTracePrefixFor(c, rank, env.world);
-  ReserveBuffersFor(c, *env.format, pipeline_entry.capabilities, loop.batch_size, &po, &facts);
+  ReserveBuffersFor(c, *env.format, pipeline_entry, loop.batch_size, &po, &facts);
   po.reader_lanes = ReaderLanesFor(c, env.format->capabilities(), so, pipeline_entry.capabilities);
   // The sections implementations parsed from their own keys, then completed by their entry.
   po.sections = c.reader.pipelines;

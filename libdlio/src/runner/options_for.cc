@@ -8,8 +8,6 @@
 #include "core/host_memory.h"
 #include "dlio/loop.h"
 #include "io_models/io_model_table.h"
-#include "pipeline/bounded_read_buffer.h"
-#include "pipeline/worker_pipeline.h"
 
 namespace dlio {
 namespace {
@@ -174,62 +172,55 @@ bool SamplesStream(const WorkloadConfig& c, const Format& format) {
   return caps.streams_samples && !io_models::IoModelEntryFor(model).reads_sample_back;
 }
 
+namespace {
+
+// The sample size the buffers are reserved for: dataset.record_length_bytes + 2 stdev, or the
+// largest of dataset.record_length_bytes_sizes.
+uint64_t LargestPlannedSample(const WorkloadConfig& c) {
+  const std::vector<uint64_t>& sizes = c.dataset.record_length_bytes_sizes;
+  if (!sizes.empty()) return *std::max_element(sizes.begin(), sizes.end());
+  return c.dataset.record_length_bytes +
+         static_cast<uint64_t>(2 * static_cast<double>(c.dataset.record_length_bytes_stdev));
+}
+
+// Half of the host's memory, shared by the process's accelerator threads' pipelines; beyond it
+// the buffers grow on demand (the preflight check and the kernel decide whether they fit)
+// rather than the run failing while its pipeline is built. Unbounded when the memory is unknown.
+double ReserveBudgetBytes(const WorkloadConfig& c, uint64_t host_memory_bytes) {
+  if (host_memory_bytes == 0) return HUGE_VAL;
+  return static_cast<double>(host_memory_bytes) / 2.0 /
+         static_cast<double>(std::max<uint64_t>(1, c.train.accelerators_per_process));
+}
+
+}  // namespace
+
 void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
-                       const PipelineCapabilities& pipeline, uint64_t batch_size,
+                       const PipelineRegistry::Entry& pipeline, uint64_t batch_size,
                        uint64_t host_memory_bytes, PipelineOptions* po, PipelineFacts* facts) {
   po->reserve_sample_bytes = po->reserve_buffers = facts->batch_reserve_bytes = 0;
-  facts->bounded_read_bytes = BoundedReadBytesFor(c, format, pipeline);
+  facts->bounded_read_bytes = BoundedReadBytesFor(c, format, pipeline.capabilities);
   const uint64_t mean = c.dataset.record_length_bytes;
-  if (!format.exact_sample_sizes() || !format.uses_files() || pipeline.holds_dataset || mean == 0) {
+  if (!format.exact_sample_sizes() || !format.uses_files() || pipeline.capabilities.holds_dataset ||
+      mean == 0) {
     return;
   }
   const double stdev = static_cast<double>(c.dataset.record_length_bytes_stdev);
-  const std::vector<uint64_t>& sizes = c.dataset.record_length_bytes_sizes;
-  const uint64_t sample = sizes.empty() ? mean + static_cast<uint64_t>(2 * stdev)
-                                        : *std::max_element(sizes.begin(), sizes.end());
+  const uint64_t sample = LargestPlannedSample(c);
   const uint64_t b = std::max<uint64_t>(1, batch_size);
-  // Half of the host's memory, shared by the process's accelerator threads' pipelines; beyond it
-  // the buffers grow on demand (the preflight check and the kernel decide whether they fit)
-  // rather than the run failing while its pipeline is built.
-  const double budget =
-      host_memory_bytes == 0
-          ? HUGE_VAL
-          : static_cast<double>(host_memory_bytes) / 2.0 /
-                static_cast<double>(std::max<uint64_t>(1, c.train.accelerators_per_process));
-  if (pipeline.worker_processes && c.reader.read_threads > 0) {
-    // Every slot of every worker holds a batch each round of the epoch: all of them are used.
-    // A slot holds at most the resize bytes of each sample (what DLIO hands PyTorch to collate).
-    // A worker reads into its own buffer when it collates a copy: always under client_costs
-    // framework, and whenever the resize is smaller than a sample (else it reads into the slot).
-    // A bounded one (facts->bounded_read_bytes) spans a sample but holds only the resize + 1 MiB.
-    // When nothing is collated (deliver_sample_bytes false, no client costs) a slot holds no
-    // sample bytes, every sample is read into the worker's own buffer, and a bounded one holds
-    // the 1 MiB ring alone.
-    const bool framework = FrameworkClientCosts(c);
-    const bool collates = framework || po->deliver_sample_bytes;
-    const uint64_t resize = c.dataset.record_length_bytes_resize;
-    const bool limited = resize > 0 && resize < mean;
-    const uint64_t batch = !collates ? 0
-                           : limited
-                               ? b * resize
-                               : b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
-    const uint64_t read_buffer = framework || limited || !collates ? sample : 0;
-    const uint64_t read_memory =
-        facts->bounded_read_bytes > 0
-            ? pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(
-                  collates ? facts->bounded_read_bytes : 0, kBoundedReadRingBytes)
-            : read_buffer;
-    const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
-    const double total = static_cast<double>(c.reader.read_threads) *
-                         (static_cast<double>(slots) * batch + static_cast<double>(read_memory));
-    if (total > budget) return;
-    // A bounded buffer's span costs address space and page tables only: mean + 4 stdev, so that
-    // hardly a sample outgrows it (one that does is read into the heap once, then freed).
-    po->reserve_sample_bytes = facts->bounded_read_bytes > 0 && read_buffer > 0
-                                   ? mean + static_cast<uint64_t>(4 * stdev)
-                                   : read_buffer;
-    facts->batch_reserve_bytes = batch;
-    return;
+  const double budget = ReserveBudgetBytes(c, host_memory_bytes);
+  // A pipeline that keeps buffers of its own sizes them itself (pytorch: its workers' slots).
+  if (pipeline.hooks.plan_memory) {
+    MemoryPlanFacts plan_facts;
+    plan_facts.batch_size = b;
+    plan_facts.sample_bytes = sample;
+    plan_facts.budget_bytes = budget;
+    plan_facts.bounded_read_bytes = facts->bounded_read_bytes;
+    const PipelineMemoryPlan own = pipeline.hooks.plan_memory(c, *po, plan_facts);
+    if (own.planned) {
+      po->reserve_sample_bytes = own.reserve_sample_bytes;
+      facts->batch_reserve_bytes = own.batch_reserve_bytes;
+      return;
+    }
   }
   // Each reader thread (and the consumer) reads every sample into one buffer of its own when the
   // consumer reads no byte (deliver_sample_bytes false, no client costs, no decoding): a sample's
@@ -253,7 +244,7 @@ void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
 }
 
 void ReserveBuffersFor(const WorkloadConfig& c, const Format& format,
-                       const PipelineCapabilities& pipeline, uint64_t batch_size,
+                       const PipelineRegistry::Entry& pipeline, uint64_t batch_size,
                        PipelineOptions* po, PipelineFacts* facts) {
   ReserveBuffersFor(c, format, pipeline, batch_size, HostMemoryBytes(), po, facts);
 }

@@ -8,7 +8,6 @@
 #include "dlio/loop.h"
 #include "dlio/metrics.h"
 #include "dlio/str_cat.h"
-#include "pipeline/worker_pipeline.h"
 #include "runner/report.h"
 
 namespace dlio {
@@ -23,8 +22,6 @@ constexpr uint64_t kBytesPerPlannedSample = 2 * sizeof(SampleRef);  // plan + th
 // Estimates from the structures' sizes (small next to the sample bytes they go with).
 constexpr uint64_t kBytesPerBufferedSample = 128;  // a pooled sample buffer's bookkeeping
 constexpr uint64_t kBytesPerEpochReport = 512;     // an EpochReport besides its steps
-// What the preflight asks of the pytorch loader when the runner's choice runs its workers.
-constexpr PipelineCapabilities kWorkerProcesses{.worker_processes = true};
 
 uint64_t Mul(uint64_t a, uint64_t b) {
   if (a != 0 && b > UINT64_MAX / a) return UINT64_MAX;
@@ -122,45 +119,34 @@ uint64_t BatchBufferBytes(const WorkloadConfig& c, uint64_t batch) {
   return Mul(Mul(ring, batch), Add(c.dataset.record_length_bytes, kBytesPerBufferedSample));
 }
 
-// The pytorch loader's worker processes, when the runner's pipeline choice (LoaderFor) runs
-// them, and with at least one (0 reads in the main process, DataLoader(num_workers=0)): each
-// holds prefetch factor + 1 batches of what DLIO hands PyTorch per sample (at most the resize
-// bytes) and, when it collates a copy, one sample it read, or its bounded read buffer
-// (WorkerPipeline, ReserveBuffersFor).
-bool PytorchWorkersHold(const WorkloadConfig& c, const HostResources& host) {
-  return LoaderFor(c, host.storage_needs_mpi, host.pipeline) == Loader::kPytorchWorkers &&
-         c.reader.read_threads > 0;
-}
-
-uint64_t PytorchWorkerBytes(const WorkloadConfig& c, uint64_t batch, const HostResources& host) {
-  const uint64_t mean = c.dataset.record_length_bytes;
-  const uint64_t resize = c.dataset.record_length_bytes_resize;
-  const bool limited = resize > 0 && resize < mean;
-  const uint64_t collated = Add(limited ? resize : mean, kBytesPerBufferedSample);
-  const uint64_t slots = PytorchPrefetchFactor(c.reader.prefetch_size, c.reader.read_threads) + 1;
-  const uint64_t bounded = BoundedReadBytesFor(c, host.streaming_format, kWorkerProcesses);
-  const uint64_t read_buffer = bounded > 0 ? Add(bounded, kBoundedReadRingBytes)
-                                           : (FrameworkClientCosts(c) || limited ? mean : 0);
-  return Mul(c.reader.read_threads, Add(Mul(Mul(slots, batch), collated), read_buffer));
+// What the pipeline the runner builds (PipelineNameFor) counts of its own buffers for batches of
+// `batch`, when `host` carries the registry and the entry has PipelineHooks::estimate_memory.
+PipelineFootprint OwnBufferFootprint(const WorkloadConfig& c, const HostResources& host,
+                                     uint64_t batch) {
+  if (host.pipelines == nullptr) return {};
+  auto entry = host.pipelines->Find(PipelineNameFor(c, host.storage_needs_mpi, host.pipeline));
+  if (!entry.ok() || !entry->hooks.estimate_memory) return {};
+  MemoryPlanFacts facts;
+  facts.batch_size = batch;
+  facts.bounded_read_bytes = BoundedReadBytesFor(c, host.streaming_format, entry->capabilities);
+  facts.bytes_per_buffered_sample = kBytesPerBufferedSample;
+  return entry->hooks.estimate_memory(c, facts);
 }
 
 void AddBatchBufferItem(const WorkloadConfig& c, bool eval, const HostResources& host,
                         RunFootprint* f) {
-  const bool workers = PytorchWorkersHold(c, host);
-  auto bytes_for = [&](uint64_t batch) {
-    return workers ? PytorchWorkerBytes(c, batch, host) : BatchBufferBytes(c, batch);
-  };
-  uint64_t bytes = bytes_for(c.reader.batch_size);
-  if (eval) bytes = Add(bytes, bytes_for(c.reader.batch_size_eval));
-  const bool bounded = BoundedReadBytesFor(c, host.streaming_format, kWorkerProcesses) > 0;
+  const PipelineFootprint own = OwnBufferFootprint(c, host, c.reader.batch_size);
+  if (own.counted) {
+    const uint64_t eval_bytes =
+        eval ? OwnBufferFootprint(c, host, c.reader.batch_size_eval).bytes : 0;
+    AddItem(f, "batch buffers", own.keys, Add(own.bytes, eval_bytes));
+    return;
+  }
+  uint64_t bytes = BatchBufferBytes(c, c.reader.batch_size);
+  if (eval) bytes = Add(bytes, BatchBufferBytes(c, c.reader.batch_size_eval));
   AddItem(f, "batch buffers",
-          !workers  ? "(reader.prefetch_size + reader.read_threads + 1) x reader.batch_size x "
-                      "dataset.record_length_bytes"
-          : bounded ? "reader.read_threads x ((prefetch factor + 1) x reader.batch_size x "
-                      "dataset.record_length_bytes_resize + dataset.record_length_bytes_resize + "
-                      "1 MiB)"
-                    : "reader.read_threads x ((prefetch factor + 1) x reader.batch_size x "
-                      "dataset.record_length_bytes_resize + dataset.record_length_bytes)",
+          "(reader.prefetch_size + reader.read_threads + 1) x reader.batch_size x "
+          "dataset.record_length_bytes",
           bytes);
 }
 

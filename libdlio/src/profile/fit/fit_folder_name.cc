@@ -1,5 +1,6 @@
 // checkpoint.folder_name from the traced checkpoint folders' names (fit_internal.h).
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -106,7 +107,87 @@ std::string Listed(const std::vector<std::string>& names) {
   return names.size() > 3 ? out + ", ..." : out;
 }
 
+// What one number of the saves' file names counts: "" (it does not vary), "id" (1 a save),
+// "step" (the saves' traced steps plus one offset, or multiples of one period: a save every
+// `period` steps); nullptr when it is neither. `why` says which.
+const char* FieldOfNumbers(const std::vector<int64_t>& values, const std::vector<Save>& saves,
+                           std::string* why) {
+  bool same = true, by_id = true, by_period = values.size() > 1, by_trace = true;
+  const int64_t period = values.size() > 1 ? values[1] - values[0] : 0;
+  const int64_t offset = values[0] - saves[0].step;
+  for (size_t k = 0; k < values.size(); ++k) {
+    same = same && values[k] == values[0];
+    by_trace = by_trace && offset >= 0 && values[k] - saves[k].step == offset;
+    if (k == 0) continue;
+    by_id = by_id && values[k] == values[k - 1] + 1;
+    by_period = by_period && values[k] - values[k - 1] == period;
+  }
+  by_period = by_period && period > 1 && values[0] % period == 0;
+  if (same) return "";
+  if (by_trace) {
+    *why = StrCat("{step} the global step the save follows (the traced steps",
+                  offset > 0 ? StrCat(" plus ", offset) : std::string(), ")");
+    return "step";
+  }
+  if (by_id) {
+    *why = "{id} counts the checkpoints";
+    return "id";
+  }
+  if (by_period) {
+    *why = StrCat("{step} the global step (a save every ", period, " steps)");
+    return "step";
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+std::optional<SaveFileName> FitSaveFileName(const CheckpointWrites& w, const std::string& example) {
+  const CutName first = CutAtDigits(example);
+  if (first.numbers.empty() || w.saves.size() < 2) return std::nullopt;
+  std::vector<std::string> names;  // the save's file cut as `example`, one a save
+  for (const Save& s : w.saves) {
+    std::vector<std::string> alike;
+    for (const std::string& f : s.files) {
+      if (CutAtDigits(Basename(f)).texts == first.texts) alike.push_back(Basename(f));
+    }
+    if (alike.size() != 1) return std::nullopt;
+    names.push_back(alike.front());
+  }
+  std::vector<CutName> cuts;
+  for (const std::string& n : names) cuts.push_back(CutAtDigits(n));
+  std::string text = first.texts[0], why;
+  bool varies = false;
+  for (size_t k = 0; k < first.numbers.size(); ++k) {
+    std::vector<int64_t> values;
+    bool padded = false, same_length = true;
+    for (const CutName& c : cuts) {
+      int64_t v = 0;
+      if (c.numbers[k].size() > 18 || !ParseDigits(c.numbers[k], &v)) return std::nullopt;
+      values.push_back(v);
+      padded = padded || (c.numbers[k].size() > 1 && c.numbers[k][0] == '0');
+      same_length = same_length && c.numbers[k].size() == cuts[0].numbers[k].size();
+    }
+    std::string field_why;
+    const char* field = FieldOfNumbers(values, w.saves, &field_why);
+    if (field == nullptr) return std::nullopt;
+    if (*field == '\0') {
+      text += cuts[0].numbers[k];
+    } else {
+      varies = true;
+      const size_t width = padded && same_length ? cuts[0].numbers[k].size() : 0;
+      text += StrCat("{", field, width > 0 ? StrCat(":0", width) : std::string(), "}");
+      why += StrCat(why.empty() ? "" : ", ", field_why);
+    }
+    text += first.texts[k + 1];
+  }
+  if (!varies) return std::nullopt;
+  if (!checkpoint_internal::FolderNameTemplate::ParseFileName(text, "checkpoint.torch_file_name")
+           .ok()) {
+    return std::nullopt;  // a field twice, or a digit after one
+  }
+  return SaveFileName{text, StrCat("each save's file is named anew (", Listed(names), "): ", why)};
+}
 
 void FitFolderName(const CheckpointWrites& w, const std::string& tag_path,
                    const std::vector<const FileUse*>& resumed, FitResult* out) {

@@ -241,6 +241,17 @@ struct CheckpointWrites {
 // states) when they carry 95% of the checkpoint bytes or more.
 bool FitTorchSave(const CheckpointWrites& writes, const FitOptions& options, FitResult* out);
 
+// A name that changes from save to save (model-8.pt, model-16.pt; epoch=0-step=6.ckpt,
+// epoch=1-step=12.ckpt): checkpoint.torch_file_name's template for the file each save writes
+// named as `example` (its numbers aside), with {id} for a number counting the saves and {step}
+// for the global step (fit_folder_name.cc), and why; nullopt when no number varies or one varies
+// otherwise (the traced name is then kept).
+struct SaveFileName {
+  std::string text;
+  std::string why;
+};
+std::optional<SaveFileName> FitSaveFileName(const CheckpointWrites& w, const std::string& example);
+
 // checkpoint.folder_name (fit_folder_name.cc), from the traced checkpoint folders: each save's
 // files but the tag file (`tag_path`, "" when none) in one folder of the checkpoint folder, and
 // the folder of the `resumed` files. The number in their names that varies becomes {step} when it

@@ -2,6 +2,7 @@
 // (small reads of another file).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 #include <set>
 
@@ -124,7 +125,55 @@ std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<
   return saves;
 }
 
+// The pass over the training data each save follows, when every save falls between two passes
+// (that pass's last training read ends before the save begins, the next pass's first begins after
+// it ends) and the saves follow passes one cadence apart; empty otherwise. Which passes read what
+// does not move on a busy host, the pauses that make steps do.
+std::vector<int32_t> PassesBeforeSaves(const View& view, const std::vector<Save>& saves) {
+  const auto passes = static_cast<size_t>(std::max(view.epochs, 1));
+  std::vector<int64_t> first(passes, INT64_MAX), last(passes, INT64_MIN);
+  for (const Access& a : view.accesses) {
+    if (!IsTrain(view, a) || a.epoch < 0 || static_cast<size_t>(a.epoch) >= passes) continue;
+    first[static_cast<size_t>(a.epoch)] = std::min(first[static_cast<size_t>(a.epoch)], a.start_us);
+    last[static_cast<size_t>(a.epoch)] = std::max(last[static_cast<size_t>(a.epoch)], a.end_us);
+  }
+  std::vector<int32_t> after;
+  for (const Save& s : saves) {
+    int32_t pass = -1;  // the last pass whose reads all end before the save
+    for (size_t e = 0; e < passes && last[e] != INT64_MIN && last[e] <= s.start_us; ++e) {
+      pass = static_cast<int32_t>(e);
+    }
+    const auto next = static_cast<size_t>(pass + 1);
+    if (pass < 0 || (next < passes && first[next] < s.end_us)) return {};
+    if (!after.empty() && pass <= after.back()) return {};
+    after.push_back(pass);
+  }
+  for (size_t k = 2; k < after.size(); ++k) {
+    if (after[k] - after[k - 1] != after[1] - after[0]) return {};
+  }
+  return after;
+}
+
+// The per-epoch cadence of saves that fall between passes (PassesBeforeSaves); false when they
+// do not.
+bool FitEpochCadence(const View& view, const std::vector<Save>& saves, FitResult* out) {
+  const std::vector<int32_t> after = PassesBeforeSaves(view, saves);
+  if (after.empty()) return false;
+  const int32_t every = after.size() > 1 ? after[1] - after[0] : 1;
+  std::string passes;
+  for (size_t k = 0; k < after.size() && k < 4; ++k) passes += StrCat(k ? ", " : "", after[k] + 1);
+  if (after.size() > 4) passes += ", ...";
+  const FitConfidence c = saves.size() > 2 ? FitConfidence::kMedium : FitConfidence::kLow;
+  Set(out, "checkpoint.checkpoint_after_epoch", std::to_string(after.front() + 1), c,
+      StrCat("each save falls between two passes over the data, after pass ", passes, " of ",
+             view.epochs));
+  Set(out, "checkpoint.epochs_between_checkpoints", std::to_string(every), c,
+      StrCat(saves.size(), " saves ", every, " pass", every == 1 ? "" : "es", " apart"));
+  return true;
+}
+
 void FitCadence(const View& view, const std::vector<Save>& saves, FitResult* out) {
+  if (FitEpochCadence(view, saves, out)) return;
   const int64_t batches =
       static_cast<int64_t>(view.steps.size()) + (view.steps_from_compute ? 0 : 1);
   const int64_t per_epoch = view.epochs > 0 ? batches / view.epochs : 0;

@@ -365,13 +365,15 @@ std::string ModulesText(const TorchStateDict& sd, const std::string& text) {
 }
 
 // The roles, in write order: repeatedly the guess and name that reproduce the most files not yet
-// taken, while one reproduces at least half as many as the first role.
+// taken, while one reproduces at least half as many as the first role, and at most `max_roles`
+// (the files a save writes: a save of one file whose name changes from save to save, as
+// model-8.pt and model-16.pt, is one role however its names' lengths differ).
 std::vector<Role> FindRoles(
     const std::vector<Guess>& guesses,
-    const std::vector<std::pair<std::string, std::vector<TorchWrite>>>& files) {
+    const std::vector<std::pair<std::string, std::vector<TorchWrite>>>& files, size_t max_roles) {
   std::vector<bool> taken(files.size(), false);
   std::vector<Role> roles;
-  while (roles.size() < kMaxFilesTried) {
+  while (roles.size() < std::min(max_roles, kMaxFilesTried)) {
     Role best;
     std::vector<size_t> best_files;
     for (size_t g = 0; g < guesses.size(); ++g) {
@@ -446,7 +448,10 @@ bool FitTorchSave(const CheckpointWrites& w, const FitOptions& options, FitResul
       guesses.push_back(std::move(*inferred));
     }
   }
-  const std::vector<Role> roles = FindRoles(guesses, files);
+  std::vector<int64_t> per_save;
+  for (const Save& s : w.saves) per_save.push_back(static_cast<int64_t>(s.files.size()));
+  const auto files_per_save = static_cast<size_t>(std::max<int64_t>(Median(per_save), 1));
+  const std::vector<Role> roles = FindRoles(guesses, files, files_per_save);
   if (roles.empty()) return false;
   // One file per save, or files of torch.save's that carry nearly all the checkpoint bytes (the
   // rest: a tag file such as DeepSpeed's `latest`).
@@ -459,8 +464,6 @@ bool FitTorchSave(const CheckpointWrites& w, const FitOptions& options, FitResul
     reproduced += r.bytes;
     matched += r.files;
   }
-  std::vector<int64_t> per_save;
-  for (const Save& s : w.saves) per_save.push_back(static_cast<int64_t>(s.files.size()));
   if (!(Median(per_save) == 1 && roles.size() == 1) && reproduced < total - total / 20) {
     return false;
   }
@@ -500,9 +503,15 @@ bool FitTorchSave(const CheckpointWrites& w, const FitOptions& options, FitResul
         FitConfidence::kHigh,
         "data.pkl's size in the file: the saved object is a container of more than its tensors");
   }
-  Set(out, "checkpoint.torch_file_name",
-      Joined(roles, ", ", false, [](const Role& r) { return r.name; }), FitConfidence::kHigh,
-      "the traced names, whose lengths set the zip's header and directory sizes");
+  std::string renamed;  // why names are templates, when they change from save to save
+  const std::string names = Joined(roles, ", ", false, [&](const Role& r) {
+    auto t = FitSaveFileName(w, r.name);
+    if (!t) return r.name;
+    renamed += StrCat(renamed.empty() ? "; " : ", ", t->why);
+    return t->text;
+  });
+  Set(out, "checkpoint.torch_file_name", names, FitConfidence::kHigh,
+      StrCat("the traced names, whose lengths set the zip's header and directory sizes", renamed));
   return true;
 }
 
