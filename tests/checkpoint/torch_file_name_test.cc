@@ -157,5 +157,94 @@ TEST_CASE("torch_file_name: a checkpointer built again finds each save's file by
   }
 }
 
+CheckpointOptions FlatLike() {
+  CheckpointOptions options = LightningLike();
+  options.folder_name = ".";
+  options.sections.Get<TorchSaveOptions>().file_name = "model-{step}.pt";
+  return options;
+}
+
+TEST_CASE("torch_file_name: folder_name '.' puts each save's file side by side in the folder",
+          "[checkpoint]") {
+  auto storage = MemoryStorage();
+  {
+    auto ck = Make(FlatLike(), storage.get());
+    for (int64_t step : {8, 16, 24}) {
+      auto saved = ck->Save(1, step);
+      INFO(saved.status().ToString());
+      REQUIRE(saved.ok());
+      CHECK(saved->files.at(0).path == "ck/model-" + std::to_string(step) + ".pt");
+    }
+    // No folder per save and no manifest: only the three files, as torch.save leaves them.
+    auto listed = storage->List("ck");
+    REQUIRE(listed.ok());
+    CHECK(*listed == std::vector<std::string>{"model-16.pt", "model-24.pt", "model-8.pt"});
+    CHECK(*ck->CompleteIds() == std::vector<uint64_t>{0, 1, 2});
+    auto read = ck->Load(1);
+    REQUIRE(read.ok());
+    CHECK(read->files.at(0).path == "ck/model-16.pt");
+  }
+  // Built again: the checkpoints are the files, by step; a file cut short is torn.
+  {
+    auto f = storage->Open("ck/model-24.pt", OpenMode::kWrite);  // truncates
+    REQUIRE(f.ok());
+  }
+  auto again = Make(FlatLike(), storage.get());
+  CHECK(again->next_id() == 3);
+  CHECK(*again->CompleteIds() == std::vector<uint64_t>{0, 1});
+  auto loaded = again->Load(1);
+  INFO(loaded.status().ToString());
+  REQUIRE(loaded.ok());
+  CHECK(loaded->files.at(0).path == "ck/model-16.pt");
+  CHECK(loaded->step == 16);
+  CHECK(loaded->bytes_read == TorchBytes("model-16.pt"));
+  // A save whose name is already taken (the torn file, written by no save of this run) is
+  // refused, not overwritten.
+  auto clash = again->Save(1, 24);
+  REQUIRE_FALSE(clash.ok());
+  CHECK(clash.status().code() == StatusCode::kAlreadyExists);
+}
+
+TEST_CASE("torch_file_name: folder_name '.' needs names that change from save to save",
+          "[checkpoint]") {
+  auto storage = MemoryStorage();
+  CheckpointOptions same = FlatLike();
+  same.sections.Get<TorchSaveOptions>().file_name = "model.pt";
+  auto refused = Build(same, storage.get());
+  REQUIRE_FALSE(refused.ok());
+  CHECK_THAT(refused.status().message(),
+             Catch::Contains("checkpoint.folder_name: '.'") &&
+                 Catch::Contains("checkpoint.torch_file_name 'model.pt' has no {id} or {step}"));
+  // The other types name their files the same in every save.
+  CheckpointOptions model;
+  model.name = "model";
+  model.folder = "ck";
+  model.model_size_bytes = 100;
+  model.folder_name = ".";
+  auto plain = Build(model, storage.get());
+  REQUIRE_FALSE(plain.ok());
+  CHECK_THAT(plain.status().message(), Catch::Contains("only checkpoint type 'torch_save'"));
+  CHECK_FALSE(*storage->Exists("ck"));
+}
+
+TEST_CASE("torch_file_name: with rank_mode root the ranks that write nothing list rank 0's files",
+          "[checkpoint]") {
+  auto storage = MemoryStorage();
+  CheckpointOptions options = FlatLike();
+  options.sections.Get<TorchSaveOptions>().file_name = "model-{rank}-{step}.pt";
+  options.root_only = true;
+  options.world = 2;
+  {
+    auto root = Make(options, storage.get());
+    REQUIRE(root->Save(1, 8).ok());
+    REQUIRE(root->Save(1, 16).ok());
+  }
+  CHECK(*storage->Exists("ck/model-0-16.pt"));
+  options.rank = 1;
+  auto other = Make(options, storage.get());
+  CHECK(other->next_id() == 2);
+  CHECK(*other->CompleteIds() == std::vector<uint64_t>{0, 1});
+}
+
 }  // namespace
 }  // namespace dlio

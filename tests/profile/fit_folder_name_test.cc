@@ -122,5 +122,24 @@ TEST_CASE("fit, checkpoint folders: saves into one folder, or names no rule expl
   CHECK_THAT(Value(r, "checkpoint.folder_name"), Catch::Contains("ckpt0, ckpt2, ckpt4, ..."));
 }
 
+TEST_CASE("fit folder_name: a checkpoint-only trace names its folders by a period of steps") {
+  // No data read, so no steps: the folders' numbers (8, 16, 24) are multiples of one period, a
+  // save every 8 steps (before: checkpoint-only traces got no folder_name at all).
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  for (int step : {8, 16, 24}) {
+    const std::string model = StrCat("/job/ckpt/global_step", step, "/model.pt");
+    AddEvent(&t, 1, 1, "open64", now, 2, model);
+    AddEvent(&t, 1, 1, "pwrite", now + 3, 100, model, 0, 512 << 10, 512 << 10);
+    AddEvent(&t, 1, 1, "pwrite", now + 110, 100, model, 512 << 10, 512 << 10, 512 << 10);
+    now += 2'000'000;
+  }
+  const FitResult r = Fit(t);
+  CHECK(Value(r, "workflow.train") == "false");
+  CHECK(Value(r, "checkpoint.folder_name") == "global_step{step}");
+  CHECK_THAT(r.Find("checkpoint.folder_name")->reason,
+             Catch::Contains("named by their global step (a save every 8 steps)"));
+}
+
 }  // namespace
 }  // namespace dlio

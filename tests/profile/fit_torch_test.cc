@@ -94,6 +94,10 @@ TEST_CASE("fit: torch.save's writes alone give a state dict with the same reques
   // The name holds the step (a save every 8 steps), so "model-8.pt", a byte shorter than the
   // others and with other headers, is emulated as it was written too.
   CHECK(Value(r, "checkpoint.torch_file_name") == "model-{step}.pt");
+  // Side by side in /ck/, as torch.save left them: no folder per save.
+  CHECK(Value(r, "checkpoint.folder_name") == ".");
+  CHECK_THAT(r.Find("checkpoint.folder_name")->reason,
+             Catch::Contains("side by side in one folder"));
   CHECK_THAT(r.Find("checkpoint.torch_file_name")->reason,
              Catch::Contains("{step} the global step (a save every 8 steps)"));
   for (size_t k = 0; k < paths.size(); ++k) {
@@ -142,6 +146,9 @@ TEST_CASE("fit: a number of a save's file name that neither counts nor steps kee
     const std::string name = Value(r, "checkpoint.torch_file_name");
     CHECK(name.find('{') == std::string::npos);
     CHECK(name.rfind(kept, 0) == 0);
+    // A name the same in every save needs a folder of its own per save.
+    CHECK(
+        (r.Find("checkpoint.folder_name") == nullptr || Value(r, "checkpoint.folder_name") != "."));
   }
 }
 

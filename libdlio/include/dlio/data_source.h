@@ -51,6 +51,14 @@ class DataSource {
     (void)cursor;
     return Read(ref, out);
   }
+  // Samples first, first + 1, ... (at most n) of first.file as views of what `out` holds, read
+  // through `cursor`: FormatReader::ViewsOfHeld of the cursor's reader when ReadWith of each
+  // would reach that reader without a lookup, else none. Returns how many it served.
+  virtual uint64_t ViewsOfHeld(SampleRef first, uint64_t n, SampleBuffer* out,
+                               DataSourceCursor* cursor, SampleSpan* spans) {
+    (void)first, (void)n, (void)out, (void)cursor, (void)spans;
+    return 0;
+  }
   // Drops open readers (end of an epoch); the next Read reopens.
   virtual void CloseAll() {}
 };

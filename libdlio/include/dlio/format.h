@@ -103,6 +103,12 @@ class SampleBuffer {
   std::shared_ptr<const void> view_keep_;
 };
 
+// One sample served as a view (FormatReader::ViewsOfHeld): its `size` bytes at `data`.
+struct SampleSpan {
+  const uint8_t* data = nullptr;
+  uint64_t size = 0;
+};
+
 // What a writer puts in one file.
 struct FileSpec {
   std::vector<uint64_t> sample_sizes;  // bytes of each sample, in order
@@ -245,6 +251,17 @@ class FormatReader {
   // Reads sample i into `out` (resized to the sample's size). OutOfRange past the end;
   // Corruption naming the file and offset when the bytes do not parse.
   virtual Status ReadSample(uint64_t i, SampleBuffer* out) = 0;
+  // Samples first, first + 1, ... (at most n) as views of what `out` already holds of this
+  // reader's (SampleBuffer::view_keeper, from an earlier ReadSample into it), with no request,
+  // lock or count: their bytes and sizes into spans[0..), and `out` left holding the last one as
+  // its view, as ReadSample of each in turn would leave it (which would serve them the same way,
+  // from what the buffer holds). Returns how many from `first` it served; 0 when it serves none
+  // (the buffer holds nothing of this reader's that has them, or the format keeps no views), and
+  // the caller reads the rest with ReadSample.
+  virtual uint64_t ViewsOfHeld(uint64_t first, uint64_t n, SampleBuffer* out, SampleSpan* spans) {
+    (void)first, (void)n, (void)out, (void)spans;
+    return 0;
+  }
   // A JSON object describing the file for `dlio-run inspect` (format-specific keys).
   virtual std::string DescribeJson() const = 0;
 };

@@ -25,10 +25,22 @@ int64_t StepOfFields(const FolderNameTemplate::Fields& f) {
 
 Result<CheckpointFolders> CheckpointFolders::List(Storage* storage, const std::string& folder,
                                                   FolderNameTemplate names) {
-  DLIO_RETURN_NOT_OK(RemoveDeadTemporaries(storage, folder, names).status());
+  return ListNamed(storage, folder, std::move(names), false);
+}
+
+Result<CheckpointFolders> CheckpointFolders::Flat(Storage* storage, const std::string& folder,
+                                                  FolderNameTemplate files) {
+  return ListNamed(storage, folder, std::move(files), true);
+}
+
+Result<CheckpointFolders> CheckpointFolders::ListNamed(Storage* storage, const std::string& folder,
+                                                       FolderNameTemplate names, bool flat) {
+  DLIO_RETURN_NOT_OK(
+      RemoveDeadTemporaries(storage, folder, flat ? FolderNameTemplate() : names).status());
   CheckpointFolders out;
   out.folder_ = folder;
   out.names_ = std::move(names);
+  out.flat_ = flat;
   std::vector<Listed> listed;
   DLIO_ASSIGN_OR_RETURN(bool exists, storage->Exists(folder));
   if (exists) {
@@ -45,7 +57,7 @@ Result<CheckpointFolders> CheckpointFolders::List(Storage* storage, const std::s
   for (size_t k = 0; k < listed.size(); ++k) {
     const Listed& l = listed[k];
     const uint64_t id = l.fields.id ? *l.fields.id : k;
-    out.known_[id] = {StrCat(folder, "/", l.name), StepOfFields(l.fields)};
+    out.known_[id] = {flat ? folder : StrCat(folder, "/", l.name), StepOfFields(l.fields)};
   }
   out.first_id_ = out.known_.empty() ? 0 : out.known_.rbegin()->first + 1;
   return out;
@@ -61,6 +73,7 @@ Result<CheckpointFolders> CheckpointFolders::EpochStep(Storage* storage,
 }
 
 std::string CheckpointFolders::DirFor(uint64_t id, uint64_t epoch, int64_t step) const {
+  if (flat_) return folder_;
   return StrCat(folder_, "/", epoch_step_ ? EpochStepDirName(epoch, step) : names_.Name(id, step));
 }
 
@@ -74,8 +87,9 @@ Result<std::string> CheckpointFolders::DirOf(uint64_t id) const {
   if (epoch_step_) {
     return StrCat(folder_, "/", EpochStepDirName(1, static_cast<int64_t>(id + 1)));
   }
-  if (names_.names_id()) return StrCat(folder_, "/", names_.Name(id, 0));
-  return Status::NotFound("checkpoint ", id, " is not in ", folder_, " (checkpoint.folder_name '",
+  if (names_.names_id()) return flat_ ? folder_ : StrCat(folder_, "/", names_.Name(id, 0));
+  return Status::NotFound("checkpoint ", id, " is not in ", folder_,
+                          flat_ ? " (checkpoint.torch_file_name '" : " (checkpoint.folder_name '",
                           names_.text(), "')");
 }
 
@@ -105,6 +119,12 @@ Result<std::vector<std::pair<uint64_t, std::string>>> CheckpointFolders::Folders
 
 // checkpoint.folder_name's and tag_file's checks (file_checkpointer.h).
 Status CheckFolderOptions(const CheckpointOptions& options) {
+  if (options.folder_name == kFlatFolderName) {
+    return Status::InvalidArgument(
+        "checkpoint.folder_name: '.' (every save's files side by side in checkpoint_folder) "
+        "needs file names that change from save to save, which only checkpoint type "
+        "'torch_save' has (checkpoint.torch_file_name with {id} or {step})");
+  }
   DLIO_ASSIGN_OR_RETURN(const auto names, FolderNameTemplate::Parse(options.folder_name));
   const std::string& tag = options.tag_file;
   if (!tag.empty() && (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
@@ -126,6 +146,17 @@ Status CheckDlioFolderOptions(const CheckpointOptions& options) {
         kDefaultFolderName);
   }
   return CheckFolderOptions(options);
+}
+
+Status CheckFlatFolderOptions(const CheckpointOptions& options) {
+  if (options.folder_name != kFlatFolderName) return CheckFolderOptions(options);
+  const std::string& tag = options.tag_file;
+  if (!tag.empty() && (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
+                       tag.rfind(".dlio", 0) == 0)) {
+    return Status::InvalidArgument("checkpoint.tag_file: '", tag,
+                                   "' is not a file name (no '/', not '.dlio...')");
+  }
+  return Status::OK();
 }
 
 }  // namespace dlio::checkpoint_internal

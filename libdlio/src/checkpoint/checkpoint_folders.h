@@ -29,9 +29,16 @@ class CheckpointFolders {
   // checkpoint-only name for it, global_epoch1_step<id + 1>.
   // Removes dead temporaries first, as List.
   static Result<CheckpointFolders> EpochStep(Storage* storage, const std::string& folder);
+  // checkpoint.folder_name "." (kFlatFolderName): every save's files in `folder` itself, each
+  // checkpoint the file there that `files` (the per-save template of a file every save writes)
+  // names; ids and steps from those names as List takes them from folders' names.
+  static Result<CheckpointFolders> Flat(Storage* storage, const std::string& folder,
+                                        FolderNameTemplate files);
 
   uint64_t first_id() const { return first_id_; }
   bool epoch_step() const { return epoch_step_; }
+  // Every save's files are in the checkpoint folder itself (Flat): no folder, no manifest.
+  bool flat() const { return flat_; }
 
   // The folder (its path) of this run's save `id` after global step `step` of `epoch`.
   std::string DirFor(uint64_t id, uint64_t epoch, int64_t step) const;
@@ -53,9 +60,15 @@ class CheckpointFolders {
     int64_t step = -1;
   };
 
+  // List and Flat: the saves `names` names in `folder`, each a folder of its own or (flat) a
+  // file in it.
+  static Result<CheckpointFolders> ListNamed(Storage* storage, const std::string& folder,
+                                             FolderNameTemplate names, bool flat);
+
   std::string folder_;
   FolderNameTemplate names_;
   bool epoch_step_ = false;
+  bool flat_ = false;
   uint64_t first_id_ = 0;
   std::map<uint64_t, Known> known_;
 };

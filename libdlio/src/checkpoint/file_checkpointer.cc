@@ -53,16 +53,6 @@ size_t TorchLoadFreshBytes(const CheckpointOptions& options) {
   return options.framework_client_costs ? pyio::PythonImportThreshold(IoModel::kPytorch) : 0;
 }
 
-// The paper's pattern. "KB"/"MB" are KiB/MiB, as in the paper's code (1024-based sizes).
-struct PaperFile {
-  const char* suffix;
-  uint64_t bytes;
-};
-constexpr PaperFile kPaperFiles[] = {
-    {"index-a.bin", 1024},    {"index-b.bin", 1024},           {"meta.bin", 4096},
-    {"optimizer.bin", 65536}, {"model.bin", 4u * 1024 * 1024},
-};
-
 uint64_t SplitMix64(uint64_t* state) {
   uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -154,7 +144,9 @@ class FileCheckpointer final : public Checkpointer {
     Status status = WriteAll(dir, plan, rewrite, &created, &result);
     if (status.ok() && options_.read_back) status = ReadBack(dir, plan, &result);
     if (status.ok() && !options_.tag_file.empty() && options_.rank == 0) {
-      status = checkpoint_internal::WriteTagFile(storage_, TagPath(), Basename(dir));
+      // The tag names the save's folder, or side by side in one (flat) its first file.
+      const std::string tag = folders_.flat() ? plan.front().name : Basename(dir);
+      status = checkpoint_internal::WriteTagFile(storage_, TagPath(), tag);
     }
     if (!status.ok()) {
       Undo(created, dir_existed ? std::string() : dir);
@@ -237,6 +229,9 @@ class FileCheckpointer final : public Checkpointer {
     if (saved.status().code() == StatusCode::kNotFound)
       return false;  // no file named as the template: torn
     DLIO_RETURN_NOT_OK(saved.status());
+    // Side by side in one folder there is no manifest (a file of dlio's among the program's):
+    // each file at its planned size, as DLIO's layout.
+    if (folders_.flat()) return checkpoint_internal::HasPlannedFiles(storage_, dir, saved->plan);
     return checkpoint_internal::IsCompleteShare(storage_, dir, options_.rank, saved->plan);
   }
 
@@ -252,6 +247,10 @@ class FileCheckpointer final : public Checkpointer {
     if (it != saved_steps_.end()) return checkpoint_internal::SavedPlanOf(plan_, id, it->second);
     if (!checkpoint_internal::NamesHoldStep(plan_)) {
       return checkpoint_internal::SavedPlanOf(plan_, id, -1);
+    }
+    // The step its folder's name holds, or (flat) its file's: the listing's.
+    if (const int64_t step = folders_.StepOf(id); step >= 0) {
+      return checkpoint_internal::SavedPlanOf(plan_, id, step);
     }
     DLIO_ASSIGN_OR_RETURN(const std::vector<std::string> names, storage_->List(dir));
     return checkpoint_internal::SavedPlanIn(plan_, id, dir, names);
@@ -306,7 +305,7 @@ class FileCheckpointer final : public Checkpointer {
       result->bytes_written += f.bytes;
       result->files.push_back({path, f.bytes});
     }
-    if (folders_.epoch_step()) return Finish(dir, start, result);
+    if (folders_.epoch_step() || folders_.flat()) return Finish(dir, start, result);
     const std::string manifest = StrCat(dir, "/", checkpoint_internal::ManifestName(options_.rank));
     // Empty, so its creation alone makes it whole; not synced by itself: SyncDir below makes its
     // name durable, and a manifest lost in a crash only makes the checkpoint look torn.
@@ -332,8 +331,10 @@ class FileCheckpointer final : public Checkpointer {
 
   Status Finish(const std::string& dir, int64_t start, CheckpointResult* result) {
     if (options_.fsync) {
-      DLIO_RETURN_NOT_OK(storage_->SyncDir(dir));      // the new file names
-      DLIO_RETURN_NOT_OK(storage_->SyncDir(folder_));  // the new checkpoint folder's entry
+      DLIO_RETURN_NOT_OK(storage_->SyncDir(dir));  // the new file names
+      if (dir != folder_) {
+        DLIO_RETURN_NOT_OK(storage_->SyncDir(folder_));  // the new checkpoint folder's entry
+      }
     }
     result->write_ns = clock_->NowNanos() - start;
     return Status::OK();
@@ -441,144 +442,16 @@ class FileCheckpointer final : public Checkpointer {
   std::vector<char> tensor_memory_;  // torch_save: the model's tensors, kept between saves
 };
 
-Status ValidateCommon(const CheckpointOptions& options, const CheckpointEnv& env) {
-  if (env.storage == nullptr) return Status::InvalidArgument("checkpointer: storage is null");
-  if (options.folder.empty()) {
-    return Status::InvalidArgument("checkpoint.checkpoint_folder must not be empty");
-  }
-  if (options.transfer_size == 0) {
-    return Status::InvalidArgument("checkpoint.transfer_size must be > 0");
-  }
-  DLIO_RETURN_NOT_OK(checkpoint_internal::CheckFolderOptions(options));
-  if (options.world < 1 || options.rank < 0 || options.rank >= options.world) {
-    return Status::InvalidArgument("checkpointer: rank ", options.rank, " is not in a world of ",
-                                   options.world);
-  }
-  return Status::OK();
-}
-
-// The folders already in options.folder, after removing what killed saves of earlier dlio versions
-// (which wrote checkpoints through a temporary name) left there (dead owners' only:
-// checkpoint_layout.h). DLIO's folders are named by epoch and step, so its ids count this run's
-// saves only.
-Result<CheckpointFolders> FoldersFor(const CheckpointOptions& options, Storage* storage,
-                                     bool epoch_step) {
-  const std::string folder = StripTrailingSlashes(options.folder);
-  if (epoch_step) return CheckpointFolders::EpochStep(storage, folder);
-  DLIO_ASSIGN_OR_RETURN(auto names,
-                        checkpoint_internal::FolderNameTemplate::Parse(options.folder_name));
-  return CheckpointFolders::List(storage, folder, std::move(names));
-}
-
-std::string RankPrefix(int rank) { return StrCat("rank", rank, "-"); }
-
-// A planned file of `bytes` of dlio's content pattern (no torch.save zip, one name for every save).
-PlannedFile PlainFile(std::string name, uint64_t bytes) {
-  PlannedFile f;
-  f.name = std::move(name);
-  f.bytes = bytes;
-  return f;
-}
-
-Result<std::unique_ptr<Checkpointer>> Build(const CheckpointOptions& options,
-                                            const CheckpointEnv& env, std::vector<PlannedFile> plan,
-                                            bool epoch_step = false) {
-  if (options.root_only && options.rank != 0) plan.clear();
-  if (options.size_divisor < 1) {
-    return Status::InvalidArgument("checkpoint.size_divisor must be >= 1");
-  }
-  if (options.size_divisor > 1) {
-    for (auto& f : plan) f.bytes = (f.bytes + options.size_divisor - 1) / options.size_divisor;
-  }
-  DLIO_ASSIGN_OR_RETURN(auto folders, FoldersFor(options, env.storage, epoch_step));
-  return std::unique_ptr<Checkpointer>(
-      std::make_unique<FileCheckpointer>(options, env, std::move(plan), std::move(folders)));
-}
-
 }  // namespace
 
 namespace checkpoint_internal {
 
-Result<std::unique_ptr<Checkpointer>> MakePaperCheckpointer(const CheckpointOptions& options,
-                                                            const CheckpointEnv& env) {
-  DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
-  std::vector<PlannedFile> plan;
-  for (const auto& f : kPaperFiles)
-    plan.push_back(PlainFile(RankPrefix(options.rank) + f.suffix, f.bytes));
-  return Build(options, env, std::move(plan));
-}
-
-Result<std::unique_ptr<Checkpointer>> MakeModelCheckpointer(const CheckpointOptions& options,
-                                                            const CheckpointEnv& env) {
-  DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
-  const uint64_t k = options.sections.Value<ModelCheckpointOptions>().model_files;
-  if (k < 1) return Status::InvalidArgument("checkpoint.model_files must be >= 1");
-  if (options.model_size_bytes == 0) {
-    return Status::InvalidArgument(
-        "checkpoint.model_size_bytes must be > 0 for checkpoint type 'model' (or set "
-        "model.model_size)");
-  }
-  const uint64_t bytes = ModelRankBytes(options);
-  std::vector<PlannedFile> plan;
-  const std::string stem = StrCat("model-rank", options.rank);
-  if (k <= 1) {
-    if (bytes > 0) plan.push_back(PlainFile(stem + ".bin", bytes));
-  } else {
-    for (uint64_t i = 0; i < k; ++i) {
-      const uint64_t part = bytes / k + (i < bytes % k ? 1 : 0);
-      if (part == 0) continue;
-      plan.push_back(PlainFile(StrCat(stem, "-", i + 1, "of", k, ".bin"), part));
-    }
-  }
-  return Build(options, env, std::move(plan));
-}
-
-Result<std::unique_ptr<Checkpointer>> MakeTransformerCheckpointer(const CheckpointOptions& options,
-                                                                  const CheckpointEnv& env) {
-  DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
-  const TransformerModel& m = options.transformer;
-  if (m.num_layers <= 0 && m.layer_parameters.empty() && m.optimization_groups.empty()) {
-    return Status::InvalidArgument(
-        "checkpoint type 'transformer' needs model.num_layers > 0 (or model.layer_parameters / "
-        "model.optimization_groups)");
-  }
-  DLIO_ASSIGN_OR_RETURN(TransformerRankPlan rank_plan,
-                        PlanTransformerCheckpoint(m, options.rank, options.world));
-  std::vector<PlannedFile> plan;
-  for (auto& f : rank_plan.files) plan.push_back(PlainFile(std::move(f.name), f.bytes));
-  return Build(options, env, std::move(plan));
-}
-
-Result<std::unique_ptr<Checkpointer>> MakeDlioBenchmarkCheckpointer(
-    const CheckpointOptions& options, const CheckpointEnv& env) {
-  DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
-  DLIO_ASSIGN_OR_RETURN(auto files, PlanDlioBenchmarkCheckpoint(options));
-  std::vector<PlannedFile> plan;
-  DLIO_RETURN_NOT_OK(CheckDlioFolderOptions(options));
-  for (auto& f : files) plan.push_back(PlainFile(std::move(f.name), f.bytes));
-  return Build(options, env, std::move(plan), /*epoch_step=*/true);
-}
-
-Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const CheckpointOptions& options,
-                                                                const CheckpointEnv& env) {
-  DLIO_RETURN_NOT_OK(ValidateCommon(options, env));
-  if (options.size_divisor > 1) {
-    return Status::InvalidArgument(
-        "checkpoint.size_divisor does not apply to checkpoint type 'torch_save' (its file is "
-        "torch.save's zip of checkpoint.torch_state_dict: make the shapes smaller instead)");
-  }
-  DLIO_ASSIGN_OR_RETURN(std::vector<PlannedFile> plan,
-                        checkpoint_internal::PlanTorchSaveFiles(options));
-  return Build(options, env, std::move(plan));
-}
-
-uint64_t ModelRankBytes(const CheckpointOptions& options) {
-  // root_only: rank 0 holds the whole model. Otherwise the first (total % world) ranks get one
-  // byte more than the rest, so the shares sum to the total exactly.
-  if (options.root_only) return options.rank == 0 ? options.model_size_bytes : 0;
-  const uint64_t world = static_cast<uint64_t>(std::max(options.world, 1));
-  const uint64_t rank = static_cast<uint64_t>(options.rank);
-  return options.model_size_bytes / world + (rank < options.model_size_bytes % world ? 1 : 0);
+Result<std::unique_ptr<Checkpointer>> NewFileCheckpointer(const CheckpointOptions& options,
+                                                          const CheckpointEnv& env,
+                                                          std::vector<PlannedFile> plan,
+                                                          CheckpointFolders folders) {
+  return std::unique_ptr<Checkpointer>(
+      std::make_unique<FileCheckpointer>(options, env, std::move(plan), std::move(folders)));
 }
 
 }  // namespace checkpoint_internal

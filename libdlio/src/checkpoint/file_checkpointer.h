@@ -1,10 +1,13 @@
-// The built-in checkpointers' factories (file_checkpointer.cc), which register.cc registers with
-// what each declares (CheckpointerCapabilities).
+// The built-in checkpointers' factories (file_checkpointer_types.cc), which register.cc registers
+// with what each declares (CheckpointerCapabilities), and the checkpointer they all build
+// (file_checkpointer.cc).
 #pragma once
 
 #include <cstdint>
 #include <memory>
 
+#include "checkpoint/checkpoint_folders.h"
+#include "checkpoint/checkpoint_layout.h"
 #include "dlio/checkpointer.h"
 
 namespace dlio::checkpoint_internal {
@@ -28,11 +31,22 @@ Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const Checkpoint
 // template names, CheckDlioFolderOptions for dlio_benchmark (DLIO's names: folder_name must be
 // the default).
 Status CheckFolderOptions(const CheckpointOptions& options);
+// torch_save's: CheckFolderOptions, or checkpoint.folder_name "." (kFlatFolderName) with a tag
+// file that is a plain name (its per-save file names are checked when it is built).
+Status CheckFlatFolderOptions(const CheckpointOptions& options);
 Status CheckDlioFolderOptions(const CheckpointOptions& options);
 
 // The bytes of model_size_bytes checkpoint type "model" gives rank options.rank: all of them to
 // rank 0 with root_only (none to the others), else an even share, the first (total % world)
 // ranks one byte more, so the shares sum to the total.
 uint64_t ModelRankBytes(const CheckpointOptions& options);
+
+// The checkpointer of `plan` (rank options.rank's files of every checkpoint, per-save names as
+// their templates) in `folders`: what every file checkpointer type builds
+// (file_checkpointer_types.cc) with its own plan and folders.
+Result<std::unique_ptr<Checkpointer>> NewFileCheckpointer(const CheckpointOptions& options,
+                                                          const CheckpointEnv& env,
+                                                          std::vector<PlannedFile> plan,
+                                                          CheckpointFolders folders);
 
 }  // namespace dlio::checkpoint_internal

@@ -27,6 +27,12 @@
 namespace dlio::checkpoint_internal {
 
 inline constexpr char kDefaultFolderName[] = "ckpt-{id:06}";
+// checkpoint.folder_name "." : no folder per save; each save's files go straight into
+// checkpoint_folder, side by side with the other saves' (torch.save(sd, f"ckpt/model-{step}.pt"),
+// PyTorch Lightning's ModelCheckpoint), so their names must change from save to save (only
+// torch_save's checkpoint.torch_file_name can: {id}, {step}). Not a template: Parse refuses it,
+// and CheckpointFolders::Flat lists the files by their names' template instead.
+inline constexpr char kFlatFolderName[] = ".";
 
 class FolderNameTemplate {
  public:

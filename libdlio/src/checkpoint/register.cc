@@ -34,6 +34,14 @@ CheckpointerCapabilities FoldersDeclare() {
   return c;
 }
 
+// torch_save's folders may be none: checkpoint.folder_name "." (its per-save file names side by
+// side in checkpoint_folder).
+CheckpointerCapabilities TorchSaveDeclares() {
+  CheckpointerCapabilities c;
+  c.check_options = checkpoint_internal::CheckFlatFolderOptions;
+  return c;
+}
+
 CheckpointerCapabilities ModelDeclares() {
   CheckpointerCapabilities c = FoldersDeclare();
   c.rank_bytes = [](const CheckpointOptions& o) -> Result<uint64_t> {
@@ -105,7 +113,7 @@ Status RegisterBuiltinCheckpointers(CheckpointerRegistry* checkpointers) {
        "checkpoint_folder, folder_name, tag_file, fsync, read_back, resume, rank_mode, "
        "storage_type",
        checkpoint_internal::MakeTorchSaveCheckpointer,
-       FoldersDeclare(),
+       TorchSaveDeclares(),
        {},
        {"checkpoint.torch_"}}));
   return Status::OK();

@@ -4,6 +4,7 @@ list(APPEND DLIO_SOURCES
   src/checkpoint/checkpoint_layout.cc
   src/checkpoint/dlio_benchmark_plan.cc
   src/checkpoint/file_checkpointer.cc
+  src/checkpoint/file_checkpointer_types.cc
   src/checkpoint/folder_name.cc
   src/checkpoint/per_save_names.cc
   src/checkpoint/register.cc

@@ -217,9 +217,12 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
              "checkpoint's id: one past the highest already there, then counting up) and/or "
              "{step} (the global step the save follows: this run's steps plus those of the "
              "checkpoint it resumed from), each maybe zero-padded as {step:08}; e.g. DeepSpeed's "
-             "global_step{step}, Hugging Face's checkpoint-{step}. Not for type dlio_benchmark, "
-             "whose folders are DLIO's global_epoch<e>_step<s> (dlio-run fit sets it from the "
-             "traced folders)",
+             "global_step{step}, Hugging Face's checkpoint-{step}; '.' = no folder per save, each "
+             "save's files side by side in checkpoint_folder (type torch_save, whose "
+             "torch_file_name must then hold {id} or {step}: torch.save(sd, "
+             "f'ckpt/model-{step}.pt'), Lightning's ModelCheckpoint). Not for type "
+             "dlio_benchmark, whose folders are DLIO's global_epoch<e>_step<s> (dlio-run fit "
+             "sets it from the traced folders)",
              kNonEmpty));
   add(Bool("checkpoint.resume", DLIO_FIELD(bool, checkpoint.resume),
            "before training, every rank loads the newest checkpoint complete on all ranks in "

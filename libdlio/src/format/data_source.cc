@@ -83,6 +83,19 @@ class FormatDataSource final : public DataSource {
     return ReadFrom(*c->reader, ref, out);
   }
 
+  // What ReadWith of each sample would do while its cursor's reader is still the one to use.
+  uint64_t ViewsOfHeld(SampleRef first, uint64_t n, SampleBuffer* out, DataSourceCursor* cursor,
+                       SampleSpan* spans) override {
+    auto* c = static_cast<ReaderCursor*>(cursor);
+    if (c == nullptr || c->reader == nullptr || c->file != first.file ||
+        c->front != front_.load(std::memory_order_acquire) || first.file >= files_.size() ||
+        first.index >= counts_[first.file]) {
+      return 0;
+    }
+    n = std::min(n, counts_[first.file] - first.index);  // past the file's end: ReadWith fails
+    return c->reader->ViewsOfHeld(first.index, n, out, spans);
+  }
+
   void CloseAll() override {
     std::unordered_map<uint32_t, Slot> drop;
     {

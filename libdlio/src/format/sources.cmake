@@ -36,6 +36,7 @@ list(APPEND DLIO_SOURCES
   src/format/parquet/parquet_chunk.cc
   src/format/parquet/parquet_writer.cc
   src/format/parquet/parquet_reader.cc
+  src/format/parquet/parquet_footer.cc
   src/format/parquet/parquet_format.cc
   src/format/webdataset/tar_header.cc
   src/format/webdataset/tar_stream.cc

@@ -25,6 +25,7 @@ namespace dlio::pipeline_internal {
 constexpr int64_t kNoError = std::numeric_limits<int64_t>::max();
 constexpr int32_t kFileIdUnknown = std::numeric_limits<int32_t>::min();
 constexpr uint64_t kMaxThreads = 1024;
+constexpr uint64_t kViewsAtOnce = 64;  // samples ViewsInRun serves at once (a claim's most)
 
 // StartEpoch's epochs and the batch numbers k count from 0 (they seed the sampler and index the
 // ring); trace events count epochs and steps from 1, as DLIO's and the runner's own events do.
@@ -109,6 +110,12 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   // or closed.
   uint64_t ProcessInRun(uint64_t s, Slot* slot, int64_t k, Distribution* dist, ReadScratch* scratch,
                         DataSourceCursor* cursor, ReadRun* run);
+  // After ProcessInRun of sample s: the claimed samples that follow s in its file and lie in
+  // what the thread's buffer holds of s (a parquet row group) join the run as views of it, served
+  // at once (DataSource::ViewsOfHeld, at most kViewsAtOnce) instead of one ReadWith each, with
+  // the same bytes, sizes and requests (none). The rest are read one by one as before.
+  void ViewsInRun(uint64_t s, Slot* slot, int64_t k, ReadScratch* scratch, DataSourceCursor* cursor,
+                  ReadRun* run, Claim* claim);
   // Times the end of `run`, counts its samples off its batch (completing it when they were the
   // last) and leaves it closed. Nothing when no run is open.
   void CloseRun(ReadRun* run);

@@ -2,6 +2,7 @@
 // slot, record failures, complete the batch, preprocess (decode, emulated time) and, in preload
 // mode, load the store.
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <utility>
 
@@ -121,8 +122,14 @@ void BatchPipeline::RunReads(size_t reader, Distribution* dist, ReadScratch* scr
       });
       if (slot->open_for.load(std::memory_order_relaxed) != k || cancel_.load()) break;
     }
-    claim.last_bytes = time_runs_ ? ProcessInRun(s, slot, k, dist, scratch, cursor.get(), &run)
-                                  : ProcessSample(s, slot, k, dist, scratch, cursor.get());
+    if (!time_runs_) {
+      claim.last_bytes = ProcessSample(s, slot, k, dist, scratch, cursor.get());
+      continue;
+    }
+    claim.last_bytes = ProcessInRun(s, slot, k, dist, scratch, cursor.get(), &run);
+    if (scratch != nullptr && claim.next < claim.end) {
+      ViewsInRun(s, slot, k, scratch, cursor.get(), &run, &claim);
+    }
   }
   cursor.reset();  // before the last batch completes: the epoch may end with it
   CloseRun(&run);
@@ -197,6 +204,39 @@ uint64_t BatchPipeline::ProcessInRun(uint64_t s, Slot* slot, int64_t k, Distribu
   // and untraced).
   if (!status.ok()) RecordError(slot, k, ref, status);
   return slot->read_bytes[j];
+}
+
+void BatchPipeline::ViewsInRun(uint64_t s, Slot* slot, int64_t k, ReadScratch* scratch,
+                               DataSourceCursor* cursor, ReadRun* run, Claim* claim) {
+  SampleBuffer& buffer = scratch->buffer();
+  if (!buffer.has_view()) return;  // sample s was copied: nothing held to serve views of
+  assert(claim->next == s + 1 && run->slot == slot);
+  // The claimed positions after s that hold the next samples of s's file, in order.
+  const std::vector<SampleRef>& plan = epoch_state_.plan();
+  const uint64_t most = std::min<uint64_t>(claim->end - claim->next, kViewsAtOnce);
+  uint64_t n = 0;
+  while (n < most && plan[s + 1 + n] == SampleRef{plan[s].file, plan[s].index + 1 + n}) ++n;
+  if (n == 0) return;
+  std::array<SampleSpan, kViewsAtOnce> spans;
+  const uint64_t got = source_->ViewsOfHeld(plan[s + 1], n, &buffer, cursor, spans.data());
+  if (got == 0) return;
+  const uint64_t j0 = s + 1 - static_cast<uint64_t>(k) * batch_size_;
+  Sample* samples = slot->samples.data() + j0;
+  uint64_t* bytes = slot->read_bytes.data() + j0;
+  const SampleRef* refs = plan.data() + s + 1;
+  for (uint64_t r = 0; r < got; ++r) {
+    samples[r] = Sample{refs[r], spans[r].data, spans[r].size};
+    bytes[r] = spans[r].size;
+  }
+  // As ProcessInRun leaves a run's samples: the run's ends carry its time.
+  std::fill_n(slot->read_start.begin() + static_cast<std::ptrdiff_t>(j0), got,
+              std::numeric_limits<int64_t>::max());
+  std::fill_n(slot->read_end.begin() + static_cast<std::ptrdiff_t>(j0), got,
+              std::numeric_limits<int64_t>::min());
+  run->last_j = j0 + got - 1;
+  run->count += got;
+  claim->next += got;
+  claim->last_bytes = spans[got - 1].size;
 }
 
 void BatchPipeline::CloseRun(ReadRun* run) {

@@ -262,6 +262,13 @@ const uint8_t* DecodedColumn::Fixed(uint64_t row, uint64_t width) const {
   return span.values + (row - span.first_row) * width;
 }
 
+uint64_t DecodedColumn::FixedRunFrom(uint64_t row, uint64_t rows) const {
+  auto after = std::upper_bound(spans.begin(), spans.end(), row,
+                                [](uint64_t r, const ValueSpan& v) { return r < v.first_row; });
+  const uint64_t end = after == spans.end() ? rows : after->first_row;
+  return end > row ? end - row : 0;
+}
+
 Result<DecodedColumn> DecodeChunk(const ChunkInfo& info, const uint8_t* data, size_t n) {
   ChunkState s{info, {}, 0, nullptr, 0, nullptr, {}, false, {}, {}, false};
   const uint64_t width = info.column->width;

@@ -35,6 +35,9 @@ struct DecodedColumn {
 
   // Row `row`'s value of a fixed-width column of `width` bytes.
   const uint8_t* Fixed(uint64_t row, uint64_t width) const;
+  // How many rows from `row` (of the chunk's `rows`) follow Fixed(row)'s value back to back: to
+  // the end of its span, or of the chunk.
+  uint64_t FixedRunFrom(uint64_t row, uint64_t rows) const;
 };
 
 // What decoding a chunk needs to know about it.

@@ -18,15 +18,21 @@
 // thread's) has the native chunks read into it instead, every group into the same warm pages, as
 // fio reads into one buffer; such a group's in-place values are then good only until the next
 // read there, so a caller that copies rows reads the group again into memory of its own.
+// Threads sharing a reader read a group once: one that misses a group another is reading waits
+// for that read (Group), as arrow's one reader of a file would read it once. ViewsOfHeld serves a
+// run of rows of the held group at once, as ServeFromHeld serves each.
 // Under reader.io_model pyarrow the footer and a group's chunks are read with pyarrow's requests
 // instead (io_models/pyarrow_read.h).
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <list>
 #include <mutex>
+#include <utility>
 
 #include "format/io_util.h"
 #include "format/parquet/parquet_codec.h"
+#include "format/parquet/parquet_footer.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/parquet_pages.h"
 #include "format/parquet/parquet_schema.h"
@@ -150,6 +156,7 @@ class ParquetReader final : public FormatReader {
       has_variable_ = has_variable_ || columns_[c].width == 0;
     }
     var_sizes_.resize(meta_.row_groups.size());
+    reading_.assign(meta_.row_groups.size(), 0);
   }
 
   uint64_t num_samples() const override { return static_cast<uint64_t>(meta_.num_rows); }
@@ -197,6 +204,32 @@ class ParquetReader final : public FormatReader {
     return Status::OK();
   }
 
+  // ServeFromHeld for rows first.. of the held group, at once.
+  uint64_t ViewsOfHeld(uint64_t first, uint64_t n, SampleBuffer* out, SampleSpan* spans) override {
+    const void* held = out->view_keeper();
+    if (held == nullptr || held != front_.load(std::memory_order_acquire)) return 0;
+    const DecodedGroup& group = *static_cast<const DecodedGroup*>(held);
+    const uint64_t start = starts_[group.index];
+    if (first < start || first - start >= group.rows) return 0;
+    const uint64_t row = first - start;
+    n = std::min(n, group.rows - row);
+    const uint64_t w = columns_[selected_[0]].width;
+    for (uint64_t r = 0; r < n;) {
+      if (w == 0) {
+        spans[r] = SampleSpan{ValueAt(group, 0, row + r), ValueBytes(group, 0, row + r)};
+        ++r;
+        continue;
+      }
+      // A page's rows lie back to back: one lookup for all of them.
+      const uint8_t* at = group.columns[0].Fixed(row + r, w);
+      const uint64_t m = std::min(n - r, group.columns[0].FixedRunFrom(row + r, group.rows));
+      for (uint64_t q = 0; q < m; ++q) spans[r + q] = SampleSpan{at + q * w, w};
+      r += m;
+    }
+    if (n > 0) out->MoveView(spans[n - 1].data, spans[n - 1].size);
+    return n;
+  }
+
   std::string DescribeJson() const override;
 
  private:
@@ -235,25 +268,64 @@ class ParquetReader final : public FormatReader {
   // Group g from the cache, or read (into `out`'s landing buffer when it lends one, the native
   // model's, and reads no byte). `out` null: only the group's sizes are wanted. A caller that
   // copies rows passes over a cached group whose bytes were landed (they may have been
-  // overwritten), and reads it again.
+  // overwritten), and reads it again. One thread reads a group at a time: another that misses it
+  // meanwhile waits for that read and takes its group from the cache (as arrow's one reader of a
+  // file reads a group once), or reads it itself when that read failed or left nothing it can use.
   Result<std::shared_ptr<const DecodedGroup>> Group(size_t g, SampleBuffer* out) const {
     const bool copies = out != nullptr && !out->views_allowed();
     {
-      std::lock_guard<std::mutex> lock(mu_);
-      for (auto it = cache_.begin(); it != cache_.end(); ++it) {
-        if ((*it)->index != g || (copies && (*it)->bytes_transient())) continue;
-        if (it != cache_.begin()) {
-          cache_.splice(cache_.begin(), cache_, it);
-          front_.store(it->get(), std::memory_order_release);
-        }
-        return *it;
+      std::unique_lock<std::mutex> lock(mu_);
+      while (true) {
+        if (auto hit = CachedLocked(g, copies)) return hit;
+        if (reading_[g] == 0) break;
+        group_read_.wait(lock);
       }
+      reading_[g] = 1;
     }
+    auto fresh = ReadSized(g, out);
+    std::lock_guard<std::mutex> lock(mu_);
+    reading_[g] = 0;
+    group_read_.notify_all();
+    if (!fresh.ok()) return fresh.status();
+    if (!fresh->second.empty()) var_sizes_[g] = std::move(fresh->second);
+    cache_.push_front(fresh->first);
+    front_.store(fresh->first.get(), std::memory_order_release);
+    cached_bytes_ += fresh->first->bytes;
+    while (cache_.size() > kCachedGroups || (cache_.size() > 1 && cached_bytes_ > kCacheBytes)) {
+      cached_bytes_ -= cache_.back()->bytes;
+      cache_.pop_back();
+    }
+    return std::move(fresh->first);
+  }
+
+  // Group g from the cache (mu_ held), moved to its front; null when absent (or, for a caller
+  // that `copies` rows, landed).
+  std::shared_ptr<const DecodedGroup> CachedLocked(size_t g, bool copies) const {
+    for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+      if ((*it)->index != g || (copies && (*it)->bytes_transient())) continue;
+      if (it != cache_.begin()) {
+        cache_.splice(cache_.begin(), cache_, it);
+        front_.store(it->get(), std::memory_order_release);
+      }
+      return *it;
+    }
+    return nullptr;
+  }
+
+  // ReadGroup for Group, with its rows' sizes when a selected column is a byte_array and they are
+  // not known yet (else empty).
+  Result<std::pair<std::shared_ptr<const DecodedGroup>, std::vector<uint64_t>>> ReadSized(
+      size_t g, SampleBuffer* out) const {
     const bool land = out != nullptr && out->views_allowed() && out->landing() && !fetch_.pyarrow;
     DLIO_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedGroup> fresh,
                           ReadGroup(g, land ? out : nullptr));
     std::vector<uint64_t> sizes;
-    if (has_variable_ && var_sizes_[g].empty()) {
+    bool known = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      known = !var_sizes_[g].empty();
+    }
+    if (has_variable_ && !known) {
       const uint64_t rows = static_cast<uint64_t>(meta_.row_groups[g].num_rows);
       sizes.assign(rows, 0);
       for (size_t k = 0; k < selected_.size(); ++k) {
@@ -261,16 +333,7 @@ class ParquetReader final : public FormatReader {
         for (uint64_t r = 0; r < rows; ++r) sizes[r] += ValueBytes(*fresh, k, r);
       }
     }
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!sizes.empty()) var_sizes_[g] = std::move(sizes);
-    cache_.push_front(fresh);
-    front_.store(fresh.get(), std::memory_order_release);
-    cached_bytes_ += fresh->bytes;
-    while (cache_.size() > kCachedGroups || (cache_.size() > 1 && cached_bytes_ > kCacheBytes)) {
-      cached_bytes_ -= cache_.back()->bytes;
-      cache_.pop_back();
-    }
-    return fresh;
+    return std::make_pair(std::move(fresh), std::move(sizes));
   }
 
   // A new group, whose chunk buffers go back to the pool when its last holder lets it go.
@@ -402,6 +465,8 @@ class ParquetReader final : public FormatReader {
   mutable std::list<std::shared_ptr<const DecodedGroup>> cache_;  // most recent first
   mutable uint64_t cached_bytes_ = 0;                             // sum of cache_'s bytes
   mutable std::atomic<const void*> front_{nullptr};  // cache_.front().get(), for ServeFromHeld
+  mutable std::vector<uint8_t> reading_;             // [group] 1 while a thread reads it (mu_)
+  mutable std::condition_variable group_read_;       // a read of a group ended
   std::shared_ptr<ChunkBufferPool> pool_ = std::make_shared<ChunkBufferPool>();
   FetchMode fetch_;
 };
@@ -437,82 +502,6 @@ std::string ParquetReader::DescribeJson() const {
          ",\"rows_min\":" + std::to_string(rows_min) + ",\"rows_max\":" + std::to_string(rows_max) +
          "},\"codec\":" + JsonString(codecs) + ",\"columns\":" + cols + "," +
          SampleSizesJson(num_samples(), *this) + ProblemsJson(problems) + "}";
-}
-
-// Reads and decodes the footer: the tail, then the metadata it points at. `tail_bytes`: how much
-// the first read takes from the end (8 natively; pyarrow's min(size, 64 KiB), the metadata then
-// read again only when it does not fit in them).
-Result<FileMetaData> ReadFooter(File* file, uint64_t size, const std::string& path,
-                                uint64_t tail_bytes, uint64_t* data_end) {
-  if (size < kMagicBytes + kTailBytes) {
-    return Status::Corruption(path, ": ", size, " bytes are too few for a parquet file (offset 0)");
-  }
-  std::vector<uint8_t> tail(std::min(size, std::max(tail_bytes, kTailBytes)));
-  DLIO_RETURN_NOT_OK(ReadRange(file, size - tail.size(), tail.size(), 0, tail.data()));
-  const uint8_t* end = tail.data() + tail.size() - kTailBytes;
-  if (std::memcmp(end + 4, kMagic, kMagicBytes) != 0) {
-    return Status::Corruption(path, ": no PAR1 magic at offset ", size - kMagicBytes,
-                              " (not a parquet file, or an encrypted one)");
-  }
-  const uint64_t len = Le32(end);
-  if (len == 0 || len > size - kTailBytes - kMagicBytes) {
-    return Status::Corruption(path, ": footer length ", len, " at offset ", size - kTailBytes,
-                              " does not fit the file's ", size, " bytes");
-  }
-  const uint64_t begin = size - kTailBytes - len;
-  *data_end = begin;
-  if (len + kTailBytes <= tail.size()) {
-    return DecodeFileMetaData(end - len, len, path, begin);
-  }
-  std::vector<uint8_t> footer(len);
-  DLIO_RETURN_NOT_OK(ReadRange(file, begin, len, 0, footer.data()));
-  return DecodeFileMetaData(footer.data(), footer.size(), path, begin);
-}
-
-// Checks the row counts: none negative, and they add up to num_rows.
-Status CheckRows(const FileMetaData& m, const std::string& path, uint64_t footer_offset) {
-  if (m.num_rows < 0) {
-    return Status::Corruption(path, ": num_rows ", m.num_rows, " (footer at offset ", footer_offset,
-                              ")");
-  }
-  uint64_t total = 0;
-  for (size_t g = 0; g < m.row_groups.size(); ++g) {
-    const int64_t r = m.row_groups[g].num_rows;
-    if (r < 0 || static_cast<uint64_t>(r) > static_cast<uint64_t>(m.num_rows) - total) {
-      return Status::Corruption(path, ": row group ", g, " claims ", r, " rows; the file has ",
-                                m.num_rows, " (footer at offset ", footer_offset, ")");
-    }
-    total += static_cast<uint64_t>(r);
-  }
-  if (total != static_cast<uint64_t>(m.num_rows)) {
-    return Status::Corruption(path, ": row groups hold ", total, " rows, the footer says ",
-                              m.num_rows, " (footer at offset ", footer_offset, ")");
-  }
-  return Status::OK();
-}
-
-// The columns to read: those of ParquetOptions::columns with read: true (all when none is set).
-Result<std::vector<size_t>> SelectColumns(const std::vector<ColumnLayout>& columns,
-                                          const ParquetOptions& options, const std::string& path) {
-  std::vector<size_t> selected;
-  if (options.columns.empty()) {
-    for (size_t c = 0; c < columns.size(); ++c) selected.push_back(c);
-    return selected;
-  }
-  for (size_t c = 0; c < columns.size(); ++c) {
-    for (const ParquetColumnOptions& o : options.columns) {
-      if (o.name == columns[c].name && o.read) selected.push_back(c);
-    }
-  }
-  for (const ParquetColumnOptions& o : options.columns) {
-    const bool found = std::any_of(columns.begin(), columns.end(),
-                                   [&](const ColumnLayout& l) { return l.name == o.name; });
-    if (o.read && !found) {
-      return Status::InvalidArgument(path, ": dataset.parquet.columns names '", o.name,
-                                     "', which the file does not have");
-    }
-  }
-  return selected;
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 // checkpoint.folder_name from the traced checkpoint folders' names (fit_internal.h).
 #include <algorithm>
+#include <cstddef>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "checkpoint/folder_name.h"
@@ -189,8 +191,39 @@ std::optional<SaveFileName> FitSaveFileName(const CheckpointWrites& w, const std
   return SaveFileName{text, StrCat("each save's file is named anew (", Listed(names), "): ", why)};
 }
 
+namespace {
+
+// The one folder all saves write their files into (the tag file aside), "" when they write into
+// several.
+std::string SharedFolder(const CheckpointWrites& w, const std::string& tag_path) {
+  std::set<std::string> dirs;
+  for (const Save& s : w.saves) {
+    for (const std::string& f : s.files) {
+      if (f != tag_path) dirs.insert(ParentOf(f));
+    }
+  }
+  return dirs.size() == 1 ? *dirs.begin() : std::string();
+}
+
+// folder_name "." when the saves' files lie side by side in one folder under per-save names.
+bool FitFlatFolder(const CheckpointWrites& w, const std::string& tag_path, FitResult* out) {
+  const std::string shared = SharedFolder(w, tag_path);
+  const FitEntry* names = out->Find("checkpoint.torch_file_name");
+  if (w.saves.size() < 2 || shared.empty() || names == nullptr ||
+      names->value.find('{') == std::string::npos) {
+    return false;
+  }
+  Set(out, "checkpoint.folder_name", checkpoint_internal::kFlatFolderName, FitConfidence::kMedium,
+      StrCat("every save writes its files side by side in one folder (", Basename(shared),
+             "/), each under a name of its own (checkpoint.torch_file_name): no folder per save"));
+  return true;
+}
+
+}  // namespace
+
 void FitFolderName(const CheckpointWrites& w, const std::string& tag_path,
                    const std::vector<const FileUse*>& resumed, FitResult* out) {
+  if (FitFlatFolder(w, tag_path, out)) return;
   std::vector<std::string> resumed_dirs;
   for (const FileUse* u : resumed) resumed_dirs.push_back(ParentOf(u->path));
   const std::vector<std::string> folders = SaveFolders(w, tag_path, resumed_dirs);
@@ -232,9 +265,19 @@ void FitFolderName(const CheckpointWrites& w, const std::string& tag_path,
   bool by_id = !by_step;
   for (size_t k = 1; k < w.saves.size(); ++k) by_id = by_id && numbers[k] == numbers[k - 1] + 1;
   if (!resumed_name.empty()) by_id = by_id && numbers.back() + 1 == numbers.front();
-  const std::string value = TemplateOf(cuts[0], at, by_step ? "step" : "id", width);
+  // Without the steps (a checkpoint-only trace, or pauses a busy host hid): multiples of one
+  // period, a save every `period` steps.
+  std::string period_why;
+  bool by_period = false;
+  if (!by_step && !by_id && resumed_name.empty()) {
+    const std::vector<int64_t> saved(numbers.begin(),
+                                     numbers.begin() + static_cast<std::ptrdiff_t>(w.saves.size()));
+    const char* field = FieldOfNumbers(saved, w.saves, &period_why);
+    by_period = field != nullptr && std::string_view(field) == "step";
+  }
+  const std::string value = TemplateOf(cuts[0], at, by_step || by_period ? "step" : "id", width);
   auto parsed = checkpoint_internal::FolderNameTemplate::Parse(value);
-  if ((!by_step && !by_id) || !parsed.ok()) {
+  if ((!by_step && !by_id && !by_period) || !parsed.ok()) {
     Unset(out, "checkpoint.folder_name", checkpoint_internal::kDefaultFolderName,
           StrCat("the saves' folders (", Listed(names),
                  ") hold a number that is neither the step of each save plus one offset nor a "
@@ -254,8 +297,11 @@ void FitFolderName(const CheckpointWrites& w, const std::string& tag_path,
                        offsets.front() > 0 && !resumed_name.empty()
                            ? " (a resumed run's step count goes on from its step)"
                            : "")
-              : StrCat("the saves' folders (", Listed(names), ") count the checkpoints one by one",
-                       resumed_from, " (dlio's ids: one past the highest already there)");
+      : by_period
+          ? StrCat("the saves' folders (", Listed(names), ") are named by their ",
+                   period_why.substr(period_why.find("global step")))
+          : StrCat("the saves' folders (", Listed(names), ") count the checkpoints one by one",
+                   resumed_from, " (dlio's ids: one past the highest already there)");
   Set(out, "checkpoint.folder_name", value,
       w.saves.size() > 1 ? FitConfidence::kMedium : FitConfidence::kLow,
       StrCat(why, width > 0 ? StrCat(", zero-padded to ", width, " digits") : std::string()));

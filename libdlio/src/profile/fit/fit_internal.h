@@ -257,8 +257,10 @@ std::optional<SaveFileName> FitSaveFileName(const CheckpointWrites& w, const std
 // the folder of the `resumed` files. The number in their names that varies becomes {step} when it
 // is each save's step plus one offset (the global step: the run's steps after those of the
 // checkpoint it resumed from), else {id} when it counts the checkpoints one by one; zero-padded
-// when the names are. Nothing set when the saves share a folder; a reason without a value when
-// their names follow neither rule.
+// when the names are. When every save writes its files side by side in one folder and
+// checkpoint.torch_file_name (set before) names each save's file anew: "." (no folder per save).
+// Nothing set when the saves share a folder otherwise; a reason without a value when their names
+// follow neither rule.
 void FitFolderName(const CheckpointWrites& w, const std::string& tag_path,
                    const std::vector<const FileUse*>& resumed, FitResult* out);
 

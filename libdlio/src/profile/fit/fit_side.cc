@@ -319,6 +319,7 @@ Status FitCheckpointOnly(const ProfileTrace& t, const View& view, const FitOptio
   Set(out, "workflow.train", "false", FitConfidence::kHigh,
       "no data file is read: a checkpoint-only workload");
   FitSaves(options, w, out);
+  FitFolderName(w, TagFilePath(w), {}, out);
   Set(out, "checkpoint.num_checkpoints_write",
       std::to_string(std::min<size_t>(saves.size(), 1048576)), FitConfidence::kHigh,
       StrCat(saves.size(), " bursts of writes to checkpoint files"));
