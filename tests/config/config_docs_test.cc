@@ -13,6 +13,7 @@
 #include "dlio/format.h"
 #include "dlio/pipeline.h"
 #include "dlio/storage.h"
+#include "io_models/io_model_table.h"
 #include "test_util.h"
 
 namespace dlio {
@@ -134,6 +135,19 @@ TEST_CASE("the keys each registered checkpointer declares are in the table and d
   REQUIRE(RegisterBuiltinCheckpointers(&checkpointers).ok());
   // torch_save: checkpoint.torch_; model: checkpoint.model_files
   CHECK(CheckDeclaredKeySections(checkpointers.List()) >= 2);
+}
+
+// Walks the I/O-model table, whose entries declare key sections as registry entries do.
+TEST_CASE("the keys each I/O model declares are in the table and documented") {
+  struct Named {
+    std::string name;
+    std::vector<std::string> key_sections;
+  };
+  std::vector<Named> models;
+  for (const io_models::IoModelEntry& e : io_models::IoModelTable()) {
+    models.push_back({std::string(EnumName(e.model)), e.key_sections});
+  }
+  CHECK(CheckDeclaredKeySections(models) >= 1);  // pyio: reader.pyio_
 }
 
 TEST_CASE("every key has a type, a default and a description") {

@@ -58,10 +58,10 @@ void RunConformance(const std::string& name, Storage* storage, const std::string
                           : std::vector<uint64_t>(5, 4099);
   FormatOptions options;
   options.compression = compression;
-  options.transfer_size = 1000;  // several requests per sample
-  options.synthetic.samples = 5;
-  options.synthetic.record_length = 4099;
-  options.samples_per_file = 5;  // raw files hold what the config says (webdataset trusts it)
+  options.transfer_size = 1000;        // several requests per sample
+  options.record_length_bytes = 4099;  // synthetic's samples
+  // raw files hold what the config says (webdataset trusts it; synthetic's virtual files too)
+  options.samples_per_file = 5;
 
   const std::string path =
       dir + "/file0" + (format->extension().empty() ? "" : "." + format->extension());

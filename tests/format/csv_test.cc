@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "dlio/data_source.h"
+#include "format/csv/csv_options.h"
 #include "format/format_test_util.h"
 #include "test_util.h"
 
@@ -55,7 +56,7 @@ TEST_CASE("csv rows round-trip exactly as float32, with and without a header", "
       spec.seed = 7;
       spec.sample_sizes.assign(7, 1001);  // 250 columns (the odd byte is dropped)
       FormatOptions options;
-      options.csv.header = header;
+      options.formats.Get<CsvOptions>().header = header;
       options.transfer_size = 777;
       REQUIRE(csv->Write(storage, path, spec, options).ok());
 
@@ -287,7 +288,7 @@ TEST_CASE("csv detects a header line, or takes csv_header's word for it", "[form
     CHECK((*r)->num_samples() == (first.back() == ',' ? 1 : 2));  // an empty field: a header
   }
   FormatOptions with_header;
-  with_header.csv.header = true;
+  with_header.formats.Get<CsvOptions>().header = true;
   auto told = csv->Open(storage.get(), "/plain.csv", with_header);  // a header on csv_header's word
   REQUIRE(told.ok());
   REQUIRE((*told)->num_samples() == 1);

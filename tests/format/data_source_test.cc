@@ -244,8 +244,8 @@ TEST_CASE("a planned sample count that disagrees with the file is an error namin
 TEST_CASE("synthetic data source needs no storage", "[format][data_source]") {
   auto fmt = MakeFormatByName("synthetic");
   FormatDataSourceOptions options;
-  options.format.synthetic.samples = 7;
-  options.format.synthetic.record_length = 3;
+  options.format.samples_per_file = 7;
+  options.format.record_length_bytes = 3;
   auto source = MakeFormatDataSource(nullptr, fmt.get(), {"virt0", "virt1"}, options);
   REQUIRE(source.ok());
   REQUIRE((*source)->samples_per_file() == std::vector<uint64_t>{7, 7});

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "format/format_test_util.h"
+#include "format/image/image_options.h"
 #include "test_util.h"
 
 namespace dlio::testing {
@@ -106,7 +107,7 @@ TEST_CASE("jpeg quality trades size for error", "[format][image][jpeg]") {
   for (int quality : {30, 75, 90, 100}) {
     INFO("quality " << quality);
     FormatOptions options;
-    options.image.quality = quality;
+    options.formats.Get<ImageOptions>().quality = quality;
     const std::string path = "/q" + std::to_string(quality) + ".jpeg";
     REQUIRE(jpeg->Write(storage.get(), path, spec, options).ok());
     const std::string bytes = ReadAll(storage.get(), path);
@@ -121,7 +122,7 @@ TEST_CASE("jpeg quality trades size for error", "[format][image][jpeg]") {
   REQUIRE(last_error < 2.0);  // quality 100
   for (int bad : {0, 101}) {
     FormatOptions options;
-    options.image.quality = bad;
+    options.formats.Get<ImageOptions>().quality = bad;
     Status st = jpeg->Write(storage.get(), "/bad.jpeg", spec, options);
     REQUIRE(st.code() == StatusCode::kInvalidArgument);
     REQUIRE(st.message().find("dataset.image_quality") != std::string::npos);

@@ -17,6 +17,7 @@
 #include "dlio/format.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "format/csv/csv_options.h"
 #include "format/hdf5/hdf5_options.h"
 #include "format/parquet/parquet_options.h"
 #include "format/tfrecord/tfrecord_options.h"
@@ -76,7 +77,7 @@ FormatOptions OptionsFrom(uint8_t bits) {
   o.transfer_size = kTransferSizes[(bits & kOptTransferBits) >> 1];
   o.verify = (bits & kOptNoVerify) == 0;
   o.formats.Get<TfrecordOptions>().use_index = (bits & kOptNoIndex) == 0;
-  o.csv.header = (bits & kOptCsvHeader) != 0;
+  o.formats.Get<CsvOptions>().header = (bits & kOptCsvHeader) != 0;
   o.formats.Get<Hdf5Options>().metadata_file = (bits & kOptMetadataFile) != 0;
   o.formats.Get<ParquetOptions>().pyarrow_read = kPyarrowReads[(bits & kOptTransferBits) >> 1];
   o.io_model = (bits & kOptNativeModel) != 0 ? IoModel::kNative : IoModel::kAuto;

@@ -27,7 +27,7 @@ enum OptionBits : uint8_t {
                               // parquet.pyarrow_read: fork, columns, pre_buffer, fork
   kOptNoVerify = 1 << 3,      // FormatOptions::verify = false
   kOptNoIndex = 1 << 4,       // FormatOptions::use_index = false
-  kOptCsvHeader = 1 << 5,     // FormatOptions::csv_header = true
+  kOptCsvHeader = 1 << 5,     // CsvOptions::header = true (in FormatOptions::formats)
   kOptMetadataFile = 1 << 6,  // FormatOptions::metadata_file = true
   kOptNativeModel = 1 << 7,   // FormatOptions::io_model = native (else auto, the format's default)
 };

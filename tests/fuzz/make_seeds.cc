@@ -15,6 +15,7 @@
 #include "dlio/format.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "format/csv/csv_options.h"
 #include "format/hdf5/hdf5_options.h"
 #include "format/parquet/parquet_options.h"
 #include "format/tfrecord/tfrecord_options.h"
@@ -42,7 +43,7 @@ std::vector<Seed> FormatSeeds() {
     s.name = std::move(name);
     s.sample_sizes = std::move(sizes);
     s.option_bits = bits;
-    s.options.csv.header = (bits & kOptCsvHeader) != 0;
+    s.options.formats.Get<CsvOptions>().header = (bits & kOptCsvHeader) != 0;
     s.options.formats.Get<Hdf5Options>().metadata_file = (bits & kOptMetadataFile) != 0;
     seeds.push_back(std::move(s));
     return &seeds.back();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "format/format_test_util.h"
+#include "format/image/image_options.h"
 #include "test_util.h"
 
 namespace dlio::testing {
@@ -100,7 +101,7 @@ TEST_CASE("Pillow reads the RGB images dataset.image_channels 3 makes", "[intero
   spec.seed = 5;
   spec.sample_sizes = {196608 + 500};  // floor(sqrt(197108 / 3)) = 256: a 256 x 256 RGB image
   FormatOptions rgb;
-  rgb.image.channels = 3;
+  rgb.formats.Get<ImageOptions>().channels = 3;
   std::string pixels(256 * 256 * 3, '\0');
   format_internal::FillSampleBytes(5, 0, 0, reinterpret_cast<uint8_t*>(pixels.data()),
                                    pixels.size());
@@ -178,9 +179,9 @@ TEST_CASE("our png files are as large as Pillow's of random pixels, chunk for ch
   std::string args = tmp.path() + " " + std::to_string(kFiles);
   for (const Shape& s : shapes) {
     FormatOptions options;
-    options.image.channels = std::string(s.mode) == "L" ? 1 : 3;
+    options.formats.Get<ImageOptions>().channels = std::string(s.mode) == "L" ? 1 : 3;
     FileSpec spec;
-    spec.sample_sizes = {uint64_t{s.side} * s.side * options.image.channels};
+    spec.sample_sizes = {uint64_t{s.side} * s.side * options.formats.Get<ImageOptions>().channels};
     for (int k = 0; k < kFiles; ++k) {
       spec.seed = 100 + k;
       const std::string name =

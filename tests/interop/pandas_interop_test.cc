@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <cstring>
 
+#include "format/csv/csv_options.h"
 #include "format/format_test_util.h"
 #include "test_util.h"
 
@@ -53,7 +54,7 @@ TEST_CASE("pandas read_csv loads the csv files we write, values equal as float32
   spec.sample_sizes.assign(6, 4 * 300);
   for (bool header : {false, true}) {
     FormatOptions options;
-    options.csv.header = header;
+    options.formats.Get<CsvOptions>().header = header;
     const std::string name = header ? "header" : "plain";
     REQUIRE(csv->Write(storage.get(), tmp / (name + ".csv"), spec, options).ok());
     uint64_t rows = 0;
@@ -127,7 +128,7 @@ for name, (df, header) in frames.items():
     for (uint64_t transfer : {uint64_t{0}, uint64_t{17}}) {
       FormatOptions options;
       options.transfer_size = transfer;
-      options.csv.header = c.header_option;
+      options.formats.Get<CsvOptions>().header = c.header_option;
       uint64_t rows = 0;
       const std::string ours = DecodeAll(storage.get(), path, options, &rows);
       REQUIRE(rows == c.rows);

@@ -12,6 +12,7 @@
 #include "dlio/registries.h"
 #include "dlio/storage.h"
 #include "dlio_reads.h"
+#include "format/csv/csv_options.h"
 #include "io_models/pandas_read.h"
 #include "request_log.h"
 #include "test_util.h"
@@ -168,7 +169,7 @@ TEST_CASE("pandas model: files written by dlio and by pandas, with and without a
       spec.seed = rows;
       spec.sample_sizes.assign(rows, 800);
       FormatOptions options;
-      options.csv.header = header;
+      options.formats.Get<CsvOptions>().header = header;
       names.push_back("dlio_h" + std::to_string(header) + "_" + std::to_string(rows) + ".csv");
       REQUIRE(csv->Write(storage.get(), data + "/" + names.back(), spec, options).ok());
     }

@@ -16,6 +16,7 @@
 #include "dlio/registries.h"
 #include "dlio/storage.h"
 #include "dlio_reads.h"
+#include "io_models/pyio_options.h"
 #include "request_log.h"
 #include "test_util.h"
 
@@ -100,7 +101,8 @@ DlioRun ReadWithPyio(const std::string& format, const Calls& calls,
                      bool client_costs) {
   FormatOptions options;
   options.io_model = IoModel::kPyio;
-  options.pyio = {calls.head, calls.read_size, calls.readinto};
+  options.formats.Get<PyioOptions>() = {calls.head, calls.read_size,
+                                        calls.readinto ? PyioCall::kReadinto : PyioCall::kRead};
   options.framework_client_costs = client_costs;
   return io_model_test::ReadWithDlio(*BuiltinFormat(format), files, data, options);
 }

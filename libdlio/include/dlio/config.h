@@ -75,9 +75,6 @@ struct DatasetConfig {
   std::string record_element_type = "uint8";  // dataset.record_element_type (numpy's name)
   uint64_t num_subfolders_train = 0;          // dataset.num_subfolders_train
   uint64_t num_subfolders_eval = 0;           // dataset.num_subfolders_eval
-  bool csv_header = false;      // dataset.csv_header: csv files start with a header line
-  int image_quality = 90;       // dataset.image_quality: jpeg quality 1-100
-  uint64_t image_channels = 1;  // dataset.image_channels: 1 gray (DLIO's), 3 RGB
   std::string compression =
       "none";                 // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz
   int compression_level = 4;  // dataset.compression_level 0-9
@@ -87,8 +84,10 @@ struct DatasetConfig {
   // format/webdataset/webdataset_keys.cc; hdf5's chunking, filter, metadata, lookup and
   // hdf5.num_dset_per_record keys and reader.h5py_reopen / hdf5_lookup_dataset,
   // format/hdf5/hdf5_keys.cc; npy and npz's dataset.sample_layout, format/npy_keys.cc;
-  // tfrecord's dataset.write_index and reader.use_index, format/tfrecord/tfrecord_keys.cc),
-  // handed whole to FormatOptions::formats.
+  // tfrecord's dataset.write_index and reader.use_index, format/tfrecord/tfrecord_keys.cc; csv's
+  // dataset.csv_header, format/csv/csv_keys.cc; jpeg's and png's dataset.image_*,
+  // format/image/image_keys.cc; and the pyio I/O model's reader.pyio_*, io_models/pyio_keys.cc,
+  // which every format's pyio reader reads), handed whole to FormatOptions::formats.
   OptionSections formats;
 };
 
@@ -141,9 +140,6 @@ struct ReaderConfig {
   uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
   IoModel io_model = IoModel::kAuto;               // reader.io_model: whose requests readers issue
-  uint64_t pyio_head_bytes = 0;                    // reader.pyio_head_bytes (io_model pyio)
-  uint64_t pyio_read_size = 0;                     // reader.pyio_read_size (0 = the rest at once)
-  PyioCall pyio_call = PyioCall::kRead;            // reader.pyio_call: read, readinto
   // reader.client_costs: none (a framework model's requests into dlio's reused buffers) or
   // framework (also the framework's client work: fresh arrays, copies, CRC, collate).
   ClientCosts client_costs = ClientCosts::kNone;

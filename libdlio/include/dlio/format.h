@@ -118,26 +118,6 @@ struct FileSpec {
 // The default of FormatOptions::max_decoded_bytes (reader.max_decoded_bytes): 1 GiB.
 inline constexpr uint64_t kDefaultMaxDecodedBytes = uint64_t{1} << 30;
 
-// Image (jpeg, png) knobs.
-struct ImageOptions {
-  int quality = 90;       // jpeg: encoder quality 1-100 (dataset.image_quality)
-  uint32_t channels = 1;  // written images: 1 grayscale (DLIO's), 3 RGB (dataset.image_channels)
-};
-
-// csv knobs.
-struct CsvOptions {
-  bool header = false;  // the first line names the columns (dataset.csv_header)
-  // Values per row: DLIO's product of dataset.record_dims when they are set; 0 = one float32
-  // value per 4 bytes of the record.
-  uint64_t columns = 0;
-};
-
-// synthetic: it has no files, so its virtual files are described here.
-struct SyntheticOptions {
-  uint64_t samples = 1;            // samples per virtual file (dataset.num_samples_per_file)
-  uint64_t record_length = 65536;  // bytes per sample (dataset.record_length_bytes)
-};
-
 // A sample read that opening its file may serve: a DataSource opening a file to read sample
 // `index` into `out` says so, and a reader whose open reads the data anyway (the numpy model
 // without client costs: a file's open is its first np.load) reads that sample straight into
@@ -149,17 +129,9 @@ struct FirstRead {
   bool served = false;
 };
 
-// reader.pyio_*: how the program the pyio model emulates reads each file through Python's buffered
-// file, `open(path, "rb")` (io_models/pyio_reader.h, docs/io_models.md "pyio").
-struct PyioOptions {
-  uint64_t head_bytes = 0;  // reader.pyio_head_bytes: f.read(head_bytes) first (0: none)
-  uint64_t read_size = 0;   // reader.pyio_read_size: each later call's size (0: one call, the rest)
-  bool readinto = false;    // reader.pyio_call: readinto into a buffer the program keeps, or read
-};
-
-// Format-level knobs (from dataset.* and reader.*): what every format may read, then one struct
-// per format (a format reads its own and ignores the others'), and the sections formats declare
-// and parse themselves (`formats`). Plain data; copy freely.
+// Format-level knobs (from dataset.* and reader.*): what every format may read, and the sections
+// formats declare and parse themselves (`formats`: a format reads its own and ignores the
+// others'). Plain data; copy freely.
 struct FormatOptions {
   std::string compression = "none";  // none, gzip (alias zlib, deflate); hdf5 also lzf, szip
   int compression_level = 4;         // 0-9 (gzip/deflate)
@@ -171,11 +143,15 @@ struct FormatOptions {
   // Samples each file should hold (dataset.num_samples_per_file; 0 = unknown). webdataset trusts
   // it, as WebDataset never counts (0: the reader counts a shard's samples at open, one 512-byte
   // read per header); raw splits a file of S bytes into samples of S / samples_per_file bytes (0:
-  // the file is one sample; a size that does not divide is Corruption naming the file).
+  // the file is one sample; a size that does not divide is Corruption naming the file); each of
+  // synthetic's virtual files holds that many samples (0: one).
   uint64_t samples_per_file = 0;
+  // Bytes per sample (dataset.record_length_bytes): the synthetic format's virtual samples.
+  uint64_t record_length_bytes = 65536;
   // DLIO's record shape (dataset.record_dims; dataset.record_element_type, a numpy name,
   // core/element_type.h). npy, npz and hdf5 writers produce arrays of these dimensions and type
-  // when a sample's size matches (empty dims: flat uint8 rows).
+  // when a sample's size matches (empty dims: flat uint8 rows); a csv row holds the product of
+  // the dimensions (0 counted as 1; without them, one float32 value per 4 bytes of the record).
   std::vector<uint64_t> record_dims;
   std::string record_element_type = "uint8";
   // reader.read_type: memory loads the dataset before training, and a reader may keep what it
@@ -196,15 +172,13 @@ struct FormatOptions {
   // sample of it (nullptr otherwise); a reader must not keep it past Open.
   FirstRead* first_read = nullptr;
 
-  ImageOptions image;
-  CsvOptions csv;
-  SyntheticOptions synthetic;
-  PyioOptions pyio;  // io_model pyio
   // The options of the formats that declare their own keys and parse them into their own type
   // (parquet's ParquetOptions, format/parquet/parquet_options.h; webdataset's WebdatasetOptions,
   // format/webdataset/webdataset_options.h; hdf5's Hdf5Options, format/hdf5/hdf5_options.h;
   // npy and npz's NpyOptions, format/npy_options.h; tfrecord's TfrecordOptions,
-  // format/tfrecord/tfrecord_options.h), as the config holds them
+  // format/tfrecord/tfrecord_options.h; csv's CsvOptions, format/csv/csv_options.h; jpeg's and
+  // png's ImageOptions, format/image/image_options.h; the pyio I/O model's PyioOptions,
+  // io_models/pyio_options.h, which every format's pyio reader reads), as the config holds them
   // (DatasetConfig::formats); a format reads its own (`formats.Value<ParquetOptions>()`).
   OptionSections formats;
 };
@@ -300,11 +274,11 @@ IoModel ResolveIoModel(IoModel requested, const FormatCapabilities& capabilities
 bool IoModelDoesClientWork(IoModel model);
 
 // The read requests (offset, size), in order, that reader.io_model pyio makes for a file of
-// `file_size` bytes read through a Python buffer of `buffer_size` bytes with the calls `pyio`
-// (io_models/pyio_reader.h): what `dlio-run fit` holds a trace's reads against.
-Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(uint64_t file_size,
-                                                                    size_t buffer_size,
-                                                                    const PyioOptions& pyio);
+// `file_size` bytes read through a Python buffer of `buffer_size` bytes with the calls
+// reader.pyio_head_bytes `head_bytes`, reader.pyio_read_size `read_size` and reader.pyio_call
+// (readinto or read; io_models/pyio_reader.h): what `dlio-run fit` holds a trace's reads against.
+Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
+    uint64_t file_size, size_t buffer_size, uint64_t head_bytes, uint64_t read_size, bool readinto);
 
 class Format {
  public:

@@ -9,6 +9,7 @@
 #include "dlio/registries.h"
 #include "format/hdf5/hdf5_options.h"
 #include "io_models/io_model_table.h"
+#include "io_models/pyio_options.h"
 #include "storage/mpiio_options.h"
 
 namespace dlio {
@@ -223,11 +224,7 @@ Status ValidateLookupDataset(const WorkloadConfig& c, const Registries& registri
 Status ValidatePyio(const WorkloadConfig& c, const Registries& registries) {
   const IoModel model =
       ResolveIoModel(c.reader.io_model, FormatDeclares(c.dataset.format, registries));
-  const ReaderConfig defaults;
-  const char* set = c.reader.pyio_head_bytes != defaults.pyio_head_bytes ? "pyio_head_bytes"
-                    : c.reader.pyio_read_size != defaults.pyio_read_size ? "pyio_read_size"
-                    : c.reader.pyio_call != defaults.pyio_call           ? "pyio_call"
-                                                                         : nullptr;
+  const char* set = PyioKeySet(c.dataset.formats);  // io_models/pyio_options.h
   if (model != IoModel::kPyio) {
     if (set == nullptr) return Status::OK();
     return Status::InvalidArgument("reader.", set,

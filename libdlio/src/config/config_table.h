@@ -142,13 +142,20 @@ void AddNpyKeys(std::vector<KeySpec>* table);  // format/npy_keys.cc: dataset.sa
 // format/tfrecord/tfrecord_keys.cc: dataset.write_index, reader.use_index (Reader)
 void AddTfrecordKeys(std::vector<KeySpec>* table);
 void AddTfrecordReaderKeys(std::vector<KeySpec>* table);
-// dataset.parquet.partition_by: only "" (format/parquet/parquet_keys.cc); Validate runs it.
-Status ValidateParquetKeys(const WorkloadConfig& c);
 // enable_chunking needs chunk_size or chunk_samples (format/hdf5/hdf5_keys.cc); Validate runs it
 // where the dataset's rules are checked.
 Status ValidateHdf5Keys(const WorkloadConfig& c);
 // dataset.hdf5.num_dset_per_record, for the record shape rules (config_shapes.cc).
 uint64_t Hdf5DatasetsPerRecord(const WorkloadConfig& c);
+void AddCsvKeys(std::vector<KeySpec>* table);               // format/csv/csv_keys.cc: csv_header
+// format/image/image_keys.cc: dataset.image_quality, dataset.image_channels (jpeg, png)
+void AddImageKeys(std::vector<KeySpec>* table);
+// io_models/pyio_keys.cc: reader.pyio_head_bytes, pyio_read_size, pyio_call (io_model pyio)
+void AddPyioKeys(std::vector<KeySpec>* table);
+// dataset.parquet.partition_by: only "" (format/parquet/parquet_keys.cc); Validate runs it.
+Status ValidateParquetKeys(const WorkloadConfig& c);
+// dataset.image_channels: not 2 (format/image/image_keys.cc); Validate runs it.
+Status ValidateImageKeys(const WorkloadConfig& c);
 
 // The spec of `path` or nullptr.
 const KeySpec* FindKey(const std::string& path);

@@ -122,19 +122,8 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
            "requests, read "
            "by DataLoader worker processes; a model the format does not implement is refused"));
   AddParquetReaderKeys(t);  // format/parquet/parquet_keys.cc
-  add(Uint("reader.pyio_head_bytes", DLIO_FIELD(uint64_t, reader.pyio_head_bytes),
-           {0, uint64_t{1} << 30},
-           "io_model pyio: bytes the program reads first with f.read(n) (a header parse; up to "
-           "st_blksize costs one 4 KiB fill); 0 = no head",
-           kSizeUnits));
-  add(Uint("reader.pyio_read_size", DLIO_FIELD(uint64_t, reader.pyio_read_size),
-           {0, uint64_t{1} << 30},
-           "io_model pyio: bytes per later call, repeated until one returns nothing; 0 = one call "
-           "for the rest of the file (f.read(), or f.readinto of a buffer holding the rest)",
-           kSizeUnits));
-  add(Enum("reader.pyio_call", DLIO_ENUM_FIELD(PyioCall, reader.pyio_call),
-           "io_model pyio: the call after the head: read (a new bytes object per call) or "
-           "readinto (into a buffer the program keeps); their requests differ"));
+  // The pyio I/O model's own keys (io_models/pyio_keys.cc).
+  AddPyioKeys(t);
   AddWebdatasetReaderKeys(t);  // format/webdataset/webdataset_keys.cc
   add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),
            "what a framework io_model costs the client (docs/io_models.md): none = the "

@@ -23,10 +23,8 @@ Status ValidateDataset(const WorkloadConfig& c) {
   if (w.evaluation && d.num_files_eval < 1) {
     return invalid("dataset.num_files_eval must be >= 1 when workflow.evaluation is true");
   }
-  if (d.image_channels == 2) {
-    return invalid("dataset.image_channels: 2 is not 1 (grayscale, as DLIO generates) or 3 (RGB)");
-  }
-  DLIO_RETURN_NOT_OK(config_internal::ValidateHdf5Keys(c));  // format/hdf5/hdf5_keys.cc
+  DLIO_RETURN_NOT_OK(config_internal::ValidateImageKeys(c));  // format/image/image_keys.cc
+  DLIO_RETURN_NOT_OK(config_internal::ValidateHdf5Keys(c));   // format/hdf5/hdf5_keys.cc
   // The rules between these keys and the format, storage and pipeline they name are asked of
   // those (ValidateCapabilities, registries.h).
   return Status::OK();

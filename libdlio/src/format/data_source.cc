@@ -33,7 +33,7 @@ class FormatDataSource final : public DataSource {
       return Status::OK();
     }
     if (!format_->uses_files()) {
-      counts_.assign(files_.size(), options_.format.synthetic.samples);
+      counts_.assign(files_.size(), std::max<uint64_t>(1, options_.format.samples_per_file));
       return Status::OK();
     }
     counts_.reserve(files_.size());

@@ -51,17 +51,19 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
                          "default: page faults instead of read calls",
                          "transfer_size (native), odirect", &NewMmapIndexedBinaryFormat,
                          Hints({"mmap_indexed_binary"})));
-  DLIO_RETURN_NOT_OK(Add(formats, "csv",
-                         "text rows of float32 values (CANDLE); a sample is one row",
-                         "csv_header, record_length_bytes, transfer_size, decode, odirect",
-                         &NewCsvFormat, Hints({"csv"})));
+  DLIO_RETURN_NOT_OK(
+      Add(formats, "csv", "text rows of float32 values (CANDLE); a sample is one row",
+          "csv_header, record_length_bytes, transfer_size, decode, odirect", &NewCsvFormat,
+          Hints({"csv"}), nullptr, {"dataset.csv_header"}));  // csv/csv_keys.cc
   DLIO_RETURN_NOT_OK(Add(formats, "jpeg",
                          "one grayscale JPEG per file (libjpeg-turbo); decode gives pixels",
                          "image_quality, record_length_bytes, transfer_size, decode, odirect",
-                         &NewJpegFormat, Hints({"jpg", "jpeg"}, {"\xFF\xD8\xFF"})));
+                         &NewJpegFormat, Hints({"jpg", "jpeg"}, {"\xFF\xD8\xFF"}), nullptr,
+                         {"dataset.image_quality", "dataset.image_channels"}));  // image/
   DLIO_RETURN_NOT_OK(Add(formats, "png", "one grayscale PNG per file (libpng); decode gives pixels",
                          "record_length_bytes, transfer_size, decode, odirect", &NewPngFormat,
-                         Hints({"png"}, {"\x89PNG\r\n\x1a\n"})));
+                         Hints({"png"}, {"\x89PNG\r\n\x1a\n"}), nullptr,
+                         {"dataset.image_channels"}));  // image/image_keys.cc
   FormatRegistry::Entry hdf5{
       "hdf5", "HDF5 through libhdf5 + dlio's file driver; /records rows or /data+/offsets+/sizes",
       "enable_chunking, chunk_size, chunk_samples, compression, compression_level, "

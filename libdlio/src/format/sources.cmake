@@ -12,10 +12,10 @@ list(APPEND DLIO_SOURCES
   src/format/indexed_binary_mmap.cc
   src/format/synthetic_format.cc
   src/format/raw_format.cc
-  src/format/csv_format.cc
-  src/format/image_util.cc
-  src/format/jpeg_format.cc
-  src/format/png_format.cc
+  src/format/csv/csv_format.cc
+  src/format/image/image_util.cc
+  src/format/image/jpeg_format.cc
+  src/format/image/png_format.cc
   src/format/detect.cc
   src/format/register.cc
   src/format/data_source.cc

@@ -45,8 +45,8 @@ class SyntheticFormat final : public Format {
   }
   Result<std::unique_ptr<FormatReader>> Open(Storage*, const std::string& path,
                                              const FormatOptions& options) const override {
-    return std::unique_ptr<FormatReader>(
-        new SyntheticReader(path, options.synthetic.samples, options.synthetic.record_length));
+    return std::unique_ptr<FormatReader>(new SyntheticReader(
+        path, std::max<uint64_t>(1, options.samples_per_file), options.record_length_bytes));
   }
 };
 

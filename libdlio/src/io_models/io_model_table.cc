@@ -50,7 +50,8 @@ std::vector<IoModelEntry> MakeTable() {
        0,
        false,
        true,
-       true},
+       true,
+       {"reader.pyio_"}},  // io_models/pyio_keys.cc
   };
   return t;
 }

@@ -45,6 +45,10 @@ struct IoModelEntry {
   // work (fresh memory per sample or per read, copies, CRC passes; FormatOptions::
   // framework_client_costs); false: client_costs changes none of its readers.
   bool client_work = false;
+  // The prefixes of the config keys the model declares itself and parses into its own options
+  // type (pyio's "reader.pyio_", io_models/pyio_keys.cc), as a registry entry's key_sections;
+  // config_docs_test walks the table. Empty: none.
+  std::vector<std::string> key_sections{};
 };
 
 // The table, in the order of IoModel's values (entry i is for static_cast<IoModel>(i)).

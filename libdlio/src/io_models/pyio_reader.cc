@@ -11,6 +11,7 @@
 #include "dlio/tracer.h"
 #include "io_models/pyio/buffered_reader.h"
 #include "io_models/pyio/request_storage.h"
+#include "io_models/pyio_options.h"
 
 namespace dlio::io_models {
 namespace {
@@ -51,7 +52,7 @@ class PyioCalls {
   Result<size_t> ReadRest(uint64_t have, SampleBuffer* out) const {
     uint8_t* dst = out->data() + have;
     const size_t room = out->size() - static_cast<size_t>(have);
-    if (pyio_.readinto) return fp_->Readinto(static_cast<size_t>(size_ - have), dst);
+    if (readinto()) return fp_->Readinto(static_cast<size_t>(size_ - have), dst);
     if (!python_bytes_) return fp_->ReadAllInto(dst, room);
     // readall's new bytes object, its pages faulting in within the reads, as CPython's do
     DLIO_ASSIGN_OR_RETURN(const pyio::PythonBytes bytes, fp_->ReadAllObject());
@@ -75,12 +76,13 @@ class PyioCalls {
                                   " while io_model pyio's reads loaded it (did it change?)");
       }
       uint8_t* dst = out->data() + at;
-      DLIO_ASSIGN_OR_RETURN(const size_t got,
-                            pyio_.readinto ? fp_->Readinto(n, dst) : Read(n, dst));
+      DLIO_ASSIGN_OR_RETURN(const size_t got, readinto() ? fp_->Readinto(n, dst) : Read(n, dst));
       if (got == 0) return got_total;
       got_total += got;
     }
   }
+
+  bool readinto() const { return pyio_.call == PyioCall::kReadinto; }
 
   pyio::BufferedReader* fp_;
   uint64_t size_;
@@ -99,7 +101,7 @@ class PyioReader final : public WholeFileReader {
   const char* model_name() const override { return "pyio"; }
   std::string DescribeModel() const override {
     return StrCat(",\"head_bytes\":", pyio_.head_bytes, ",\"read_size\":", pyio_.read_size,
-                  ",\"call\":\"", pyio_.readinto ? "readinto" : "read", "\"");
+                  ",\"call\":\"", pyio_.call == PyioCall::kReadinto ? "readinto" : "read", "\"");
   }
   Result<uint64_t> Load(pyio::BufferedReader* fp, SampleBuffer* out) const override {
     return PyioCalls(fp, size(), pyio_, python_bytes(), format_name()).Load(out);
@@ -116,7 +118,8 @@ Result<std::unique_ptr<FormatReader>> OpenPyioReader(Storage* storage, const std
                                                      WholeFileCheck check) {
   DLIO_ASSIGN_OR_RETURN(OpenedWholeFile f, OpenWholeFile(storage, path, options));
   return std::unique_ptr<FormatReader>(
-      new PyioReader(std::move(f), options.pyio, options.framework_client_costs, std::move(check)));
+      new PyioReader(std::move(f), options.formats.Value<PyioOptions>(),
+                     options.framework_client_costs, std::move(check)));
 }
 
 }  // namespace dlio::io_models
@@ -125,7 +128,10 @@ namespace dlio {
 
 Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(uint64_t file_size,
                                                                     size_t buffer_size,
-                                                                    const PyioOptions& pyio) {
+                                                                    uint64_t head_bytes,
+                                                                    uint64_t read_size,
+                                                                    bool readinto) {
+  const PyioOptions pyio{head_bytes, read_size, readinto ? PyioCall::kReadinto : PyioCall::kRead};
   // A file with a size and no bytes, read with the calls under a recorder.
   auto storage = pyio::NewSizedFileStorage(file_size);
   const std::string path = "/pyio";

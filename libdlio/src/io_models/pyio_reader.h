@@ -26,9 +26,10 @@
 namespace dlio::io_models {
 
 // Opens `path` (open and fstat, as `open(path, "rb")` does); each ReadSample(0) reads the whole
-// file with the requests above (options.pyio) into the sample: under reader.client_costs none
-// straight into it, under framework through a new bytes object per read call, copied, as
-// Python's read returns one (readinto makes none under either). `check` then checks the bytes.
+// file with the requests above (the PyioOptions in options.formats, io_models/pyio_options.h)
+// into the sample: under reader.client_costs none straight into it, under framework through a new
+// bytes object per read call, copied, as Python's read returns one (readinto makes none under
+// either). `check` then checks the bytes.
 Result<std::unique_ptr<FormatReader>> OpenPyioReader(Storage* storage, const std::string& path,
                                                      const FormatOptions& options,
                                                      WholeFileCheck check);

@@ -36,22 +36,14 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   FormatOptions o;
   o.compression = c.dataset.compression;
   o.compression_level = c.dataset.compression_level;
-  // the sections formats parse themselves (parquet, webdataset, hdf5, npy/npz, tfrecord)
+  // The sections formats parse themselves (parquet, webdataset, hdf5, npy/npz, tfrecord, csv,
+  // jpeg and png; pyio's).
   o.formats = c.dataset.formats;
   o.samples_per_file = c.dataset.num_samples_per_file;
+  o.record_length_bytes = c.dataset.record_length_bytes;
   o.record_dims = c.dataset.record_dims;
   o.record_element_type = c.dataset.record_element_type;
   o.read_type = c.reader.read_type;  // DLIO's read_type memory keeps np.load's array while open
-  o.csv.header = c.dataset.csv_header;
-  if (!c.dataset.record_dims.empty()) {  // DLIO's csv rows hold prod(record_dims) values
-    o.csv.columns = 1;
-    for (const uint64_t d : c.dataset.record_dims) o.csv.columns *= std::max<uint64_t>(1, d);
-  }
-  o.image.quality = c.dataset.image_quality;
-  o.image.channels = static_cast<uint32_t>(c.dataset.image_channels);  // 1 or 3 (validated)
-  o.pyio.head_bytes = c.reader.pyio_head_bytes;
-  o.pyio.read_size = c.reader.pyio_read_size;
-  o.pyio.readinto = c.reader.pyio_call == PyioCall::kReadinto;
   o.verify = c.reader.verify_checksums;
   o.io_model = c.reader.io_model;
   o.framework_client_costs = FrameworkClientCosts(c);
@@ -59,8 +51,6 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   o.max_decoded_bytes = c.reader.max_decoded_bytes;
   o.transfer_size = c.reader.transfer_size;
   o.direct = c.reader.odirect;
-  o.synthetic.samples = c.dataset.num_samples_per_file;
-  o.synthetic.record_length = c.dataset.record_length_bytes;
   return o;
 }
 

@@ -1,4 +1,4 @@
-#include "format/image_util.h"
+#include "format/image/image_util.h"
 
 #include <algorithm>
 #include <cmath>

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "format/content.h"
+#include "format/csv/csv_options.h"
 #include "format/formats.h"
 #include "format/io_util.h"
 #include "io_models/model_readers.h"
@@ -245,6 +246,15 @@ Status DecodeRow(const uint8_t* data, size_t size, SampleBuffer* out) {
   return Status::OK();
 }
 
+// Values per written row: DLIO's product of record_dims (a 0 dimension counted as 1) when they
+// are set, else one float32 value per 4 bytes of the `record`-byte sample (at least one).
+uint64_t RowColumns(const FormatOptions& options, uint64_t record) {
+  if (options.record_dims.empty()) return std::max<uint64_t>(1, record / 4);
+  uint64_t columns = 1;
+  for (const uint64_t d : options.record_dims) columns *= std::max<uint64_t>(1, d);
+  return columns;
+}
+
 class CsvFormat final : public Format {
  public:
   CsvFormat() { readers_.Add(IoModel::kNative, OpenNative).Add(IoModel::kPandas, OpenPandas); }
@@ -265,8 +275,8 @@ class CsvFormat final : public Format {
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
     DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "csv"));
-    const uint64_t columns =
-        options.csv.columns > 0 ? options.csv.columns : std::max<uint64_t>(1, record / 4);
+    const uint64_t columns = RowColumns(options, record);
+    const bool header = options.formats.Value<CsvOptions>().header;
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
     std::vector<char> buf(kWriteChunk);
     size_t fill = 0;
@@ -278,7 +288,7 @@ class CsvFormat final : public Format {
       return Status::OK();
     };
     auto write_all = [&]() -> Status {
-      if (options.csv.header && !spec.sample_sizes.empty()) {
+      if (header && !spec.sample_sizes.empty()) {
         for (uint64_t c = 0; c < columns; ++c) {
           if (buf.size() - fill < kMaxValueChars) DLIO_RETURN_NOT_OK(flush());
           if (c > 0) buf[fill++] = ',';
@@ -296,7 +306,7 @@ class CsvFormat final : public Format {
           for (size_t k = 0; k < n; ++k) {
             if (buf.size() - fill < kMaxValueChars) DLIO_RETURN_NOT_OK(flush());
             if (c0 + k > 0) buf[fill++] = ',';
-            if (i == 0 && columns == 1 && !options.csv.header && values[k] == 0.0f) {
+            if (i == 0 && columns == 1 && !header && values[k] == 0.0f) {
               // "0" would be pandas' default header of a one-column frame: a reader (ours,
               // pandas') would take this first row for a header.
               std::memcpy(buf.data() + fill, "0.0", 3);
@@ -343,7 +353,7 @@ class CsvFormat final : public Format {
     DLIO_ASSIGN_OR_RETURN(SizedFile opened, OpenSized(storage, path, options));
     std::unique_ptr<File> file = std::move(opened.file);
     const uint64_t size = opened.size;
-    CsvScanner scan(path, options.csv.header);
+    CsvScanner scan(path, options.formats.Value<CsvOptions>().header);
     DLIO_RETURN_NOT_OK(ScanFile(file.get(), size, options.transfer_size, &scan));
     return MakeReader(path, std::move(file), size, &scan, {}, options);
   }
@@ -361,7 +371,7 @@ class CsvFormat final : public Format {
     contents.reserve(static_cast<size_t>(size + 5 * kPandasChunkChars));
     DLIO_RETURN_NOT_OK(ReadLikePandas(file.get(), &contents, options.framework_client_costs));
     DLIO_RETURN_NOT_OK(file->Close());
-    CsvScanner scan(path, options.csv.header);
+    CsvScanner scan(path, options.formats.Value<CsvOptions>().header);
     DLIO_RETURN_NOT_OK(scan.Feed(0, contents.data(), contents.size()));
     const uint64_t read = contents.size();  // before the move below
     return MakeReader(path, nullptr, read, &scan, std::move(contents), options);

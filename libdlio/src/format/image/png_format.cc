@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "format/formats.h"
-#include "format/image_util.h"
+#include "format/image/image_util.h"
 #include "format/io_util.h"
 #include "io_models/model_readers.h"
 #include "io_models/pil_reader.h"

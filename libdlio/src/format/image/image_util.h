@@ -10,6 +10,7 @@
 #include "dlio/format.h"
 #include "dlio/status.h"
 #include "dlio/storage.h"
+#include "format/image/image_options.h"
 
 namespace dlio::format_internal {
 
@@ -31,7 +32,7 @@ Result<uint32_t> ImageSideForSpec(const FileSpec& spec, const std::string& path,
 // The channels our writers give an image: 3 (RGB) when dataset.image_channels says so, else 1
 // (grayscale, DLIO's).
 inline uint32_t WrittenChannels(const FormatOptions& options) {
-  return options.image.channels == 3 ? 3 : 1;
+  return options.formats.Value<ImageOptions>().channels == 3 ? 3 : 1;
 }
 
 // The pixels of the image our writers encode for `spec` (side x side x channels bytes,

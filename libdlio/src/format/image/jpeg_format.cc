@@ -19,7 +19,7 @@
 // clang-format on
 
 #include "format/formats.h"
-#include "format/image_util.h"
+#include "format/image/image_util.h"
 #include "format/io_util.h"
 #include "io_models/model_readers.h"
 #include "io_models/pil_reader.h"
@@ -308,9 +308,9 @@ class JpegFormat final : public Format {
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
-    if (options.image.quality < 1 || options.image.quality > 100) {
-      return Status::InvalidArgument("dataset.image_quality must be in 1-100, got ",
-                                     options.image.quality);
+    const int quality = options.formats.Value<ImageOptions>().quality;
+    if (quality < 1 || quality > 100) {
+      return Status::InvalidArgument("dataset.image_quality must be in 1-100, got ", quality);
     }
     const uint32_t channels = WrittenChannels(options);
     DLIO_ASSIGN_OR_RETURN(const uint32_t side,
@@ -322,7 +322,7 @@ class JpegFormat final : public Format {
     job.pixels = pixels.data();
     job.side = side;
     job.channels = channels;
-    job.quality = options.image.quality;
+    job.quality = quality;
     job.out = &encoded;
     if (RunEncode(&job) != kRunOk) {
       return Status::Internal(path, ": libjpeg could not encode a ", side, "x", side,

@@ -1,0 +1,30 @@
+// The pyio I/O model's config keys (reader.pyio_*; docs/io_models.md "pyio"): declared here,
+// beside the model's reader, and parsed straight into its PyioOptions in the config's
+// DatasetConfig::formats. The config module compiles this file into its key table
+// (config/sources.cmake), as it parses a config before any registry exists; the model's entry in
+// the I/O-model table names the keys' prefix (io_models/io_model_table.cc).
+#include "config/key_builders.h"
+#include "io_models/pyio_options.h"
+
+#define PYIO_FIELD(T, member) DLIO_FORMAT_FIELD(PyioOptions, T, member)
+
+namespace dlio::config_internal {
+
+void AddPyioKeys(std::vector<KeySpec>* t) {
+  auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
+  add(Uint("reader.pyio_head_bytes", PYIO_FIELD(uint64_t, head_bytes), {0, uint64_t{1} << 30},
+           "io_model pyio: bytes the program reads first with f.read(n) (a header parse; up to "
+           "st_blksize costs one 4 KiB fill); 0 = no head",
+           kSizeUnits));
+  add(Uint("reader.pyio_read_size", PYIO_FIELD(uint64_t, read_size), {0, uint64_t{1} << 30},
+           "io_model pyio: bytes per later call, repeated until one returns nothing; 0 = one call "
+           "for the rest of the file (f.read(), or f.readinto of a buffer holding the rest)",
+           kSizeUnits));
+  add(Enum("reader.pyio_call", DLIO_FORMAT_ENUM_FIELD(PyioOptions, PyioCall, call),
+           "io_model pyio: the call after the head: read (a new bytes object per call) or "
+           "readinto (into a buffer the program keeps); their requests differ"));
+}
+
+}  // namespace dlio::config_internal
+
+#undef PYIO_FIELD

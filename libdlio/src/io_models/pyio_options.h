@@ -1,0 +1,37 @@
+// The pyio I/O model's own options (reader.pyio_*; docs/io_models.md "pyio"), declared as config
+// keys by io_models/pyio_keys.cc and parsed straight into this type, which the config holds in
+// DatasetConfig::formats (beside the formats' own: every format's pyio reader reads it) and the
+// pyio reader reads from FormatOptions::formats.
+#pragma once
+
+#include <cstdint>
+
+#include "dlio/config_enums.h"
+#include "dlio/option_sections.h"
+
+namespace dlio {
+
+// How the program the pyio model emulates reads each file through Python's buffered file,
+// `open(path, "rb")` (io_models/pyio_reader.h).
+struct PyioOptions {
+  uint64_t head_bytes = 0;  // reader.pyio_head_bytes: f.read(head_bytes) first (0: none)
+  uint64_t read_size = 0;   // reader.pyio_read_size: each later call's size (0: one call, the rest)
+  // reader.pyio_call: read (a new bytes object per call) or readinto (into a buffer the program
+  // keeps)
+  PyioCall call = PyioCall::kRead;
+};
+
+// The first reader.pyio_* key `formats` (DatasetConfig::formats) holds at other than its default
+// ("pyio_head_bytes", "pyio_read_size", "pyio_call"), or nullptr: the keys are read by io_model
+// pyio only (ValidateCapabilities refuses them under another model).
+inline const char* PyioKeySet(const OptionSections& formats) {
+  const PyioOptions* set = formats.Find<PyioOptions>();
+  const PyioOptions defaults;
+  if (set == nullptr) return nullptr;
+  return set->head_bytes != defaults.head_bytes ? "pyio_head_bytes"
+         : set->read_size != defaults.read_size ? "pyio_read_size"
+         : set->call != defaults.call           ? "pyio_call"
+                                                : nullptr;
+}
+
+}  // namespace dlio
