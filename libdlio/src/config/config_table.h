@@ -147,7 +147,7 @@ void AddTfrecordReaderKeys(std::vector<KeySpec>* table);
 Status ValidateHdf5Keys(const WorkloadConfig& c);
 // dataset.hdf5.num_dset_per_record, for the record shape rules (config_shapes.cc).
 uint64_t Hdf5DatasetsPerRecord(const WorkloadConfig& c);
-void AddCsvKeys(std::vector<KeySpec>* table);               // format/csv/csv_keys.cc: csv_header
+void AddCsvKeys(std::vector<KeySpec>* table);  // format/csv/csv_keys.cc: csv_header
 // format/image/image_keys.cc: dataset.image_quality, dataset.image_channels (jpeg, png)
 void AddImageKeys(std::vector<KeySpec>* table);
 // io_models/pyio_keys.cc: reader.pyio_head_bytes, pyio_read_size, pyio_call (io_model pyio)
