@@ -39,9 +39,10 @@ class Registry {
     std::function<Status(const WorkloadConfig&)> validate{};
     // The prefixes of the config keys this implementation declares itself and parses into its
     // own options type (s3: "storage.storage_options."; tiered: "storage.tiered_source",
-    // "storage.tiers", "storage.cache_"; the pytorch pipeline: "reader.persistent_workers"; its
-    // keys are in the key table, rendered into docs/configuration.md, which config_docs_test
-    // checks by walking the registries). Empty: none.
+    // "storage.tiers", "storage.cache_"; parquet: "dataset.parquet.", "reader.pyarrow_read"; the
+    // pytorch pipeline: "reader.persistent_workers"; torch_save: "checkpoint.torch_"; its keys
+    // are in the key table, rendered into docs/configuration.md, which config_docs_test checks
+    // by walking the registries). Empty: none.
     std::vector<std::string> key_sections{};
     Hooks hooks{};  // default: none
   };
