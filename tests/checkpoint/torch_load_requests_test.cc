@@ -25,6 +25,13 @@
 namespace dlio {
 namespace {
 
+// The block size Python's open() would see for `path` (through an open, as the models take it).
+uint64_t BlockSizeOf(Storage* storage, const std::string& path) {
+  auto file = storage->Open(path, OpenMode::kRead);
+  REQUIRE(file.ok());
+  return pyio::HostBlockSize(storage, **file);
+}
+
 using Requests = std::vector<std::pair<uint64_t, uint64_t>>;
 using Record = pyio::TorchZipRecord;
 
@@ -166,8 +173,7 @@ TEST_CASE("torch_save checkpointer: read-back makes torch.load's requests and ch
   }
   const auto sd = Parse(options.sections.Get<TorchSaveOptions>().state_dict);
   const auto z = checkpoint_internal::TorchSaveLayout("model-rank0", sd);
-  auto want =
-      pyio::TorchLoadRequests(z, pyio::PythonBufferSize(pyio::HostBlockSize(storage.get(), path)));
+  auto want = pyio::TorchLoadRequests(z, pyio::PythonBufferSize(BlockSizeOf(storage.get(), path)));
   REQUIRE(want.ok());
   CHECK(reads == *want);
   CHECK(reads.size() > 8);  // not transfer_size pieces: 28 KiB would be 29 of them

@@ -68,6 +68,31 @@ TEST_CASE("posix and stdio: reading a FIFO or a device is refused at once, namin
   }
 }
 
+TEST_CASE("posix and stdio files carry the block size of their open's fstat") {
+  testing::TempDir tmp;
+  const std::string path = tmp / "b.bin";
+  testing::WriteTextFile(path, "abc");
+  struct stat st {};
+  REQUIRE(::stat(path.c_str(), &st) == 0);
+  REQUIRE(st.st_blksize > 0);
+  auto posix = NewPosixStorage(StorageOptions{});
+  auto stdio = NewStdioStorage();
+  for (Storage* storage : {posix.get(), stdio.get()}) {
+    INFO(storage->name());
+    for (OpenMode mode : {OpenMode::kRead, OpenMode::kReadWrite}) {
+      auto file = storage->Open(path, mode);
+      REQUIRE(file.ok());
+      CHECK((*file)->block_size() == static_cast<uint64_t>(st.st_blksize));
+    }
+  }
+  // A backend that learns none at open says 0 (the memory storage has no host file).
+  auto memory = NewMemoryStorage();
+  REQUIRE(memory->Open("m.bin", OpenMode::kWrite).ok());
+  auto m = memory->Open("m.bin", OpenMode::kRead);
+  REQUIRE(m.ok());
+  CHECK((*m)->block_size() == 0);
+}
+
 TEST_CASE("posix: O_DIRECT round trip with unaligned offsets, sizes and buffers") {
   testing::TempDir tmp;
   StorageOptions options;

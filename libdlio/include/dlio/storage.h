@@ -134,9 +134,14 @@ class File {
   const std::string& path() const { return path_; }
   // Required alignment of offset, size and buffer for direct I/O (1 when none is needed).
   size_t alignment() const { return alignment_; }
+  // The file system's preferred I/O size for this file (st_blksize, what Python's open() sizes
+  // its buffer by) as the open's own fstat gave it, so that no further call asks for it; 0 where
+  // the backend did not learn it at open (not a host file, or a backend that does not say).
+  uint64_t block_size() const { return block_size_; }
 
  protected:
   File(std::string path, size_t alignment) : path_(std::move(path)), alignment_(alignment) {}
+  void set_block_size(uint64_t bytes) { block_size_ = bytes; }
   virtual Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) = 0;
   // ReadSomeAt's hook; the default is DoReadAt.
   virtual Result<size_t> DoReadSomeAt(uint64_t offset, size_t n, void* buf) {
@@ -154,6 +159,7 @@ class File {
   Result<size_t> TracedRead(uint64_t offset, size_t n, void* buf, bool once);
   std::string path_;
   size_t alignment_ = 1;
+  uint64_t block_size_ = 0;
   IoSink sink_;
   int32_t file_id_ = -1;
   bool closed_ = false;
@@ -454,8 +460,10 @@ Result<std::unique_ptr<Storage>> MakeStorage(const StorageOptions& options,
 // character or block device) is refused ("open <path>: not a regular file (a FIFO)"); they open
 // for reading with O_NONBLOCK, as opening a FIFO blocks until a writer appears, and on success
 // with `reading` this clears it again. On error, closes `fd`. `call` names the operation in
-// messages ("open", "fopen").
-Status CheckOpenedFile(int fd, const std::string& path, const char* call, bool reading);
+// messages ("open", "fopen"). On success `*block_size`, when given, is the file's st_blksize from
+// the same fstat (File::block_size).
+Status CheckOpenedFile(int fd, const std::string& path, const char* call, bool reading,
+                       uint64_t* block_size = nullptr);
 
 // The same refusal by path, for when open(2) itself failed (O_DIRECT on a FIFO is EINVAL): an
 // error when `path` exists and is not a regular file, OK otherwise.

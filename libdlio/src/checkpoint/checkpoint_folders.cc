@@ -117,6 +117,27 @@ Result<std::vector<std::pair<uint64_t, std::string>>> CheckpointFolders::Folders
   return out;
 }
 
+namespace {
+
+// checkpoint.tag_file is a plain file name: no '/', not '.' or '..', not one of dlio's own
+// '.dlio...' names, nor a name of the save folders (`folders`, when there are any).
+Status CheckTagFileName(const CheckpointOptions& options, const FolderNameTemplate* folders) {
+  const std::string& tag = options.tag_file;
+  if (tag.empty()) return Status::OK();
+  const bool a_folder = folders != nullptr && folders->Match(tag).has_value();
+  if (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
+      tag.rfind(".dlio", 0) == 0 || a_folder) {
+    return Status::InvalidArgument(
+        "checkpoint.tag_file: '", tag, "' is not a file name (no '/', not '.dlio...'",
+        folders != nullptr
+            ? StrCat(", not a name of checkpoint.folder_name '", options.folder_name, "')")
+            : std::string(")"));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 // checkpoint.folder_name's and tag_file's checks (file_checkpointer.h).
 Status CheckFolderOptions(const CheckpointOptions& options) {
   if (options.folder_name == kFlatFolderName) {
@@ -126,15 +147,7 @@ Status CheckFolderOptions(const CheckpointOptions& options) {
         "'torch_save' has (checkpoint.torch_file_name with {id} or {step})");
   }
   DLIO_ASSIGN_OR_RETURN(const auto names, FolderNameTemplate::Parse(options.folder_name));
-  const std::string& tag = options.tag_file;
-  if (!tag.empty() && (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
-                       tag.rfind(".dlio", 0) == 0 || names.Match(tag).has_value())) {
-    return Status::InvalidArgument("checkpoint.tag_file: '", tag,
-                                   "' is not a file name (no '/', not '.dlio...', not a name of "
-                                   "checkpoint.folder_name '",
-                                   options.folder_name, "')");
-  }
-  return Status::OK();
+  return CheckTagFileName(options, &names);
 }
 
 Status CheckDlioFolderOptions(const CheckpointOptions& options) {
@@ -150,13 +163,7 @@ Status CheckDlioFolderOptions(const CheckpointOptions& options) {
 
 Status CheckFlatFolderOptions(const CheckpointOptions& options) {
   if (options.folder_name != kFlatFolderName) return CheckFolderOptions(options);
-  const std::string& tag = options.tag_file;
-  if (!tag.empty() && (tag == "." || tag == ".." || tag.find('/') != std::string::npos ||
-                       tag.rfind(".dlio", 0) == 0)) {
-    return Status::InvalidArgument("checkpoint.tag_file: '", tag,
-                                   "' is not a file name (no '/', not '.dlio...')");
-  }
-  return Status::OK();
+  return CheckTagFileName(options, nullptr);
 }
 
 }  // namespace dlio::checkpoint_internal

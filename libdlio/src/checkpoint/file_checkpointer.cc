@@ -408,7 +408,7 @@ class FileCheckpointer final : public Checkpointer {
       return Status::OK();
     };
     if (f.torch) {
-      const size_t python_buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage_, path));
+      const size_t python_buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage_, *file));
       DLIO_RETURN_NOT_OK(checkpoint_internal::LoadTorchSave(
           file.get(), checkpoint_internal::TorchArchiveName(f.name), *f.torch, python_buffer, check,
           &read_buffer_, TorchLoadFreshBytes(options_)));

@@ -55,9 +55,10 @@ Result<pyio::LoadedArray> LoadOnce(const NumpyModelSpec& spec, const std::string
                                    const pyio::ArrayTargetFor* into = nullptr) {
   DLIO_ASSIGN_OR_RETURN(auto file,
                         spec.storage->Open(spec.path, OpenMode::kRead, spec.file_options));
+  const pyio::NumpyBuffers buffers = NumpyBuffersFor(spec.storage, *file, spec.buffers);
   Result<pyio::LoadedArray> a = into != nullptr
-                                    ? pyio::NumpyLoadInto(file.get(), key, spec.buffers, *into)
-                                    : pyio::NumpyLoad(file.get(), key, spec.buffers);
+                                    ? pyio::NumpyLoadInto(file.get(), key, buffers, *into)
+                                    : pyio::NumpyLoad(file.get(), key, buffers);
   const Status closed = file->Close();
   DLIO_RETURN_NOT_OK(a.status());
   DLIO_RETURN_NOT_OK(closed);
@@ -283,9 +284,11 @@ Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
                                                             std::move(native)));
 }
 
-pyio::NumpyBuffers NumpyBuffersFor(Storage* storage, const std::string& path) {
-  const uint64_t blksize = pyio::HostBlockSize(storage, path);
-  return {pyio::PythonBufferSize(blksize), pyio::GlibcBufferSize(blksize)};
+pyio::NumpyBuffers NumpyBuffersFor(Storage* storage, const File& file, pyio::NumpyBuffers base) {
+  const uint64_t blksize = pyio::HostBlockSize(storage, file);
+  base.python = pyio::PythonBufferSize(blksize);
+  base.stdio = pyio::GlibcBufferSize(blksize);
+  return base;
 }
 
 NumpyModelSpec NumpyModelSpecFor(Storage* storage, const std::string& path,
@@ -296,7 +299,6 @@ NumpyModelSpec NumpyModelSpecFor(Storage* storage, const std::string& path,
   spec.file_options.direct = options.direct;
   spec.keep = options.read_type == ReadType::kMemory;
   spec.framework = options.framework_client_costs;
-  spec.buffers = NumpyBuffersFor(storage, path);
   return spec;
 }
 

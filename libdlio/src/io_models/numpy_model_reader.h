@@ -28,6 +28,7 @@ struct NumpyModelSpec {
   // requests read into the caller's buffer and one this thread reuses (pyio::NumpyLoadInto),
   // nothing held.
   bool framework = false;
+  // check_crc; the buffer sizes are set per open file (NumpyBuffersFor)
   pyio::NumpyBuffers buffers;
 };
 
@@ -49,10 +50,12 @@ Result<std::unique_ptr<FormatReader>> OpenNumpyModelReader(NumpyModelSpec spec,
                                                            const FormatOptions& options,
                                                            NativeReaderOpener native);
 
-// The buffers Python and glibc would use for files of `storage` at `path` (their st_blksize).
-pyio::NumpyBuffers NumpyBuffersFor(Storage* storage, const std::string& path);
+// The buffers Python and glibc would use for the open `file` of `storage` (its st_blksize), with
+// `base`'s other settings.
+pyio::NumpyBuffers NumpyBuffersFor(Storage* storage, const File& file, pyio::NumpyBuffers base);
 
-// The spec of np.load(path) under `options` (direct I/O, read_type memory, the host's buffers).
+// The spec of np.load(path) under `options` (direct I/O, read_type memory); the buffers' sizes
+// are each open file's (NumpyBuffersFor).
 NumpyModelSpec NumpyModelSpecFor(Storage* storage, const std::string& path,
                                  const FormatOptions& options);
 

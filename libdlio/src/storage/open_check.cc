@@ -23,11 +23,14 @@ Status NotRegular(const std::string& path, const char* call, mode_t mode) {
 
 }  // namespace
 
-Status CheckOpenedFile(int fd, const std::string& path, const char* call, bool reading) {
+Status CheckOpenedFile(int fd, const std::string& path, const char* call, bool reading,
+                       uint64_t* block_size) {
   const std::string what = std::string(call) + " " + path;
   struct stat st;
   if (::fstat(fd, &st) != 0) return Refuse(fd, Status::FromErrno(errno, "fstat " + path));
   if (S_ISDIR(st.st_mode)) return Refuse(fd, Status::IOError(what + ": Is a directory"));
+  if (block_size != nullptr)
+    *block_size = st.st_blksize > 0 ? static_cast<uint64_t>(st.st_blksize) : 0;
   if (!reading) return Status::OK();
   if (!S_ISREG(st.st_mode)) return Refuse(fd, NotRegular(path, call, st.st_mode));
   const int flags = ::fcntl(fd, F_GETFL);

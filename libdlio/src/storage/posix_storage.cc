@@ -90,11 +90,14 @@ class PosixFile final : public File {
  public:
   // `buffered_fd` is a second, non-O_DIRECT descriptor used for the unaligned pieces of direct
   // writes (or -1).
-  PosixFile(std::string path, int fd, bool direct, size_t alignment, int buffered_fd)
+  PosixFile(std::string path, int fd, bool direct, size_t alignment, int buffered_fd,
+            uint64_t block_size)
       : File(std::move(path), direct ? alignment : 1),
         fd_(fd),
         buffered_fd_(buffered_fd),
-        direct_(direct) {}
+        direct_(direct) {
+    set_block_size(block_size);
+  }
   ~PosixFile() override { (void)Close(); }
 
  protected:
@@ -311,8 +314,9 @@ class PosixStorage final : public Storage {
       }
       return Errno("open", path, err);
     }
+    uint64_t block_size = 0;
     DLIO_RETURN_NOT_OK(
-        storage_internal::CheckOpenedFile(fd, path, "open", mode == OpenMode::kRead));
+        storage_internal::CheckOpenedFile(fd, path, "open", mode == OpenMode::kRead, &block_size));
     int buffered_fd = -1;
     if (direct && mode != OpenMode::kRead) {
       buffered_fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -323,7 +327,7 @@ class PosixStorage final : public Storage {
       }
     }
     return std::unique_ptr<File>(
-        std::make_unique<PosixFile>(path, fd, direct, alignment_, buffered_fd));
+        std::make_unique<PosixFile>(path, fd, direct, alignment_, buffered_fd, block_size));
   }
 
   Result<uint64_t> DoFileSize(const std::string& path) override {

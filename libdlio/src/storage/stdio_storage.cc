@@ -21,7 +21,10 @@ using storage_internal::Errno;
 // Thread safety: a stream has one position, so every call takes the file's mutex.
 class StdioFile final : public File {
  public:
-  StdioFile(std::string path, FILE* stream) : File(std::move(path), 1), stream_(stream) {}
+  StdioFile(std::string path, FILE* stream, uint64_t block_size)
+      : File(std::move(path), 1), stream_(stream) {
+    set_block_size(block_size);
+  }
   ~StdioFile() override { (void)Close(); }
 
  protected:
@@ -140,15 +143,16 @@ class StdioStorage final : public StorageWrapper {
       }
       return Errno("fopen", path, err);
     }
+    uint64_t block_size = 0;
     DLIO_RETURN_NOT_OK(
-        storage_internal::CheckOpenedFile(fd, path, "fopen", mode == OpenMode::kRead));
+        storage_internal::CheckOpenedFile(fd, path, "fopen", mode == OpenMode::kRead, &block_size));
     FILE* stream = ::fdopen(fd, fmode);
     if (stream == nullptr) {
       const int err = errno;
       ::close(fd);
       return Errno("fdopen", path, err);
     }
-    return std::unique_ptr<File>(std::make_unique<StdioFile>(path, stream));
+    return std::unique_ptr<File>(std::make_unique<StdioFile>(path, stream, block_size));
   }
 };
 

@@ -46,12 +46,15 @@ class WebdatasetFormat final : public Format {
   }
 
  private:
+  // `python_file`: read through Python's buffered file, sized by the shard's block size.
   static Result<std::unique_ptr<FormatReader>> OpenWith(Storage* storage, const std::string& path,
                                                         const FormatOptions& options,
                                                         uint64_t read_size, bool direct,
-                                                        size_t python_buffer = 0) {
+                                                        bool python_file = false) {
     DLIO_ASSIGN_OR_RETURN(auto file,
                           storage->Open(path, OpenMode::kRead, ReadFileOptions(options)));
+    const size_t python_buffer =
+        python_file ? pyio::PythonBufferSize(pyio::HostBlockSize(storage, *file)) : 0;
     return webdataset::OpenShard(std::move(file), read_size, options.samples_per_file, direct,
                                  python_buffer);
   }
@@ -62,9 +65,7 @@ class WebdatasetFormat final : public Format {
                                                            const FormatOptions& options) {
     const bool python_file =
         options.formats.Value<WebdatasetOptions>().tarfile_open == TarfileOpen::kFileObject;
-    const size_t python_buffer =
-        python_file ? pyio::PythonBufferSize(pyio::HostBlockSize(storage, path)) : 0;
-    return OpenWith(storage, path, options, webdataset::kTarfileBufsize, false, python_buffer);
+    return OpenWith(storage, path, options, webdataset::kTarfileBufsize, false, python_file);
   }
   static Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
                                                           const FormatOptions& options) {

@@ -13,11 +13,12 @@ size_t PythonBufferSize(uint64_t st_blksize) {
   return st_blksize > 1 ? static_cast<size_t>(st_blksize) : kPythonDefaultBufferSize;
 }
 
-uint64_t HostBlockSize(Storage* storage, const std::string& path) {
+uint64_t HostBlockSize(Storage* storage, const File& file) {
   constexpr uint64_t kLocal = 4096;
+  if (file.block_size() > 0) return file.block_size();
   if (storage == nullptr || !storage->capabilities().host_files) return kLocal;
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || st.st_blksize <= 0) return kLocal;
+  if (::stat(file.path().c_str(), &st) != 0 || st.st_blksize <= 0) return kLocal;
   return static_cast<uint64_t>(st.st_blksize);
 }
 

@@ -24,9 +24,11 @@ inline constexpr size_t kPythonDefaultBufferSize = 8192;
 // The buffer size io.open gives a regular file: its st_blksize when above 1, else 8192.
 size_t PythonBufferSize(uint64_t st_blksize);
 
-// st_blksize of `path` on this host's file system; 4096 (what local file systems report) when
-// the storage's files are not host files or stat fails.
-uint64_t HostBlockSize(Storage* storage, const std::string& path);
+// st_blksize of the open `file` on this host's file system, as Python's open() takes it from its
+// fstat: the block size the backend learned at open (File::block_size: posix, stdio), else a
+// stat(2) of its path where the storage's files are host files (mpiio); 4096 (what local file
+// systems report) when they are not, or stat fails.
+uint64_t HostBlockSize(Storage* storage, const File& file);
 
 // An io.BufferedReader(FileIO) positioned at 0. Raw reads are File::ReadSomeAt at the descriptor's
 // offset, one per read(2) CPython makes; seeks cost no request (dlio's File has no offset).
