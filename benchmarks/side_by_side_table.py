@@ -12,6 +12,8 @@ NAMES = {
     'framework': 'dlio client_costs=framework', 'real': 'real PyTorch DataLoader',
     'pydlio': 'Python DLIO', 'fio': 'fio',
     'realresize': 'real DataLoader collating 2 MiB a sample',
+    'prefetch4': 'dlio default, reader.prefetch_size 4 (PyTorch prefetch_factor 2)',
+    'threads': 'dlio io_model=numpy (the default requests on reader threads)',
 }
 CASES = {
     'fio': ('384 x 1 MiB npz, pytorch loader, 2 read threads, batch 4', 'MiB/s'),
@@ -23,6 +25,7 @@ CASES = {
 # client costs are never more than the real stack's (the calibration).
 RATIOS = [
     ('fio', 'default', 'fio', 0.9), ('fio', 'native', 'fio', None),
+    ('fio', 'prefetch4', 'fio', None), ('fio', 'threads', 'fio', None),
     ('cosmo', 'default', 'real', 4), ('cosmo', 'default', 'native', 0.8),
     ('cosmo', 'default', 'pydlio', 10), ('cosmo', 'framework', 'real', 1),
     ('h5', 'default', 'real', 4), ('h5', 'default', 'native', 0.8),
