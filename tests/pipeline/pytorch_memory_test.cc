@@ -70,6 +70,17 @@ TEST_CASE("the pytorch entry plans its workers' slots and read buffers within th
   plan = hooks.plan_memory(c, po, facts);
   CHECK(plan.batch_reserve_bytes == 0);
   CHECK(plan.reserve_sample_bytes == (1 << 20) + 4000);
+  // Nothing collated and no bound: a streamed sample goes through a ring spanning mean +
+  // 4 stdev; one read back needs a buffer of a whole sample; so does a decoded one.
+  facts.bounded_read_bytes = 0;
+  c.dataset.record_length_bytes_resize = 0;
+  po.samples_stream = true;
+  CHECK(hooks.plan_memory(c, po, facts).reserve_sample_bytes == (1 << 20) + 4000);
+  c.reader.decode = true;
+  CHECK(hooks.plan_memory(c, po, facts).reserve_sample_bytes == 1050576);
+  c.reader.decode = false;
+  po.samples_stream = false;
+  CHECK(hooks.plan_memory(c, po, facts).reserve_sample_bytes == 1050576);
   // No worker process: the runner's pool, not a plan of its own.
   c.reader.read_threads = 0;
   CHECK_FALSE(hooks.plan_memory(c, po, facts).planned);

@@ -6,3 +6,5 @@ dlio_add_test(pipeline_test LIBS dlio_pipeline
 # The pytorch pipeline forks worker processes: its own binary, so no other test shares its process.
 dlio_add_test(worker_pipeline_test LIBS dlio_pipeline dlio_trace nlohmann_json::nlohmann_json
   SOURCES pipeline/worker_pipeline_test.cc)
+dlio_add_test(worker_memory_test LIBS dlio_pipeline dlio_trace nlohmann_json::nlohmann_json
+  SOURCES pipeline/worker_memory_test.cc)

@@ -6,6 +6,7 @@
 
 #include "dlio/config.h"
 #include "pipeline/bounded_read_buffer.h"
+#include "pipeline/read_scratch.h"
 #include "pipeline/worker_pipeline.h"
 
 namespace dlio {
@@ -49,7 +50,8 @@ PipelineMemoryPlan PlanPytorchMemory(const WorkloadConfig& c, const PipelineOpti
   // A bounded one (facts.bounded_read_bytes) spans a sample but holds only the resize + 1 MiB.
   // When nothing is collated (deliver_sample_bytes false, no client costs) a slot holds no
   // sample bytes, every sample is read into the worker's own buffer, and a bounded one holds
-  // the 1 MiB ring alone.
+  // the ring alone: for a sample the format streams (undecoded), bound or not, a 256 KiB ring as
+  // a reader thread's (WorkerPipeline::ReadRingBytes).
   const uint64_t mean = c.dataset.record_length_bytes;
   const double stdev = static_cast<double>(c.dataset.record_length_bytes_stdev);
   const uint64_t b = facts.batch_size;
@@ -61,11 +63,15 @@ PipelineMemoryPlan PlanPytorchMemory(const WorkloadConfig& c, const PipelineOpti
                              ? b * c.dataset.record_length_bytes_resize
                              : b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
   const uint64_t read_buffer = framework || limited || !collates ? facts.sample_bytes : 0;
-  const uint64_t read_memory =
-      facts.bounded_read_bytes > 0
-          ? pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(
-                collates ? facts.bounded_read_bytes : 0, kBoundedReadRingBytes)
-          : read_buffer;
+  const bool ring_read = !collates && options.samples_stream && !c.reader.decode;
+  uint64_t read_memory = read_buffer;
+  if (ring_read) {
+    read_memory = pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(
+        0, pipeline_internal::ReadScratch::kRingBytes);
+  } else if (facts.bounded_read_bytes > 0) {
+    read_memory = pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(
+        collates ? facts.bounded_read_bytes : 0, kBoundedReadRingBytes);
+  }
   const double total =
       static_cast<double>(c.reader.read_threads) *
       (static_cast<double>(PytorchSlotsPerWorker(c)) * batch + static_cast<double>(read_memory));
@@ -74,7 +80,7 @@ PipelineMemoryPlan PlanPytorchMemory(const WorkloadConfig& c, const PipelineOpti
   if (total > facts.budget_bytes) return plan;  // grown on demand
   // A bounded buffer's span costs address space and page tables only: mean + 4 stdev, so that
   // hardly a sample outgrows it (one that does is read into the heap once, then freed).
-  plan.reserve_sample_bytes = facts.bounded_read_bytes > 0 && read_buffer > 0
+  plan.reserve_sample_bytes = (facts.bounded_read_bytes > 0 || ring_read) && read_buffer > 0
                                   ? mean + static_cast<uint64_t>(4 * stdev)
                                   : read_buffer;
   plan.batch_reserve_bytes = batch;

@@ -14,6 +14,7 @@
 #include "dlio/ai_events.h"
 #include "pipeline/batch_pipeline.h"
 #include "pipeline/bounded_read_buffer.h"
+#include "pipeline/read_scratch.h"
 #include "pipeline/worker_pipeline_impl.h"
 
 namespace dlio {
@@ -31,7 +32,8 @@ WorkerPipeline::WorkerPipeline(const PipelineOptions& options, const PipelineEnv
       max_decoded_bytes_(env.max_decoded_bytes),
       workers_n_(options.read_threads),
       prefetch_factor_(prefetch_factor),
-      slots_per_worker_(prefetch_factor + 1) {}
+      slots_per_worker_(prefetch_factor + 1),
+      collates_(options.deliver_sample_bytes || options.framework_client_costs) {}
 
 WorkerPipeline::~WorkerPipeline() {
   (void)Stop();
@@ -67,10 +69,10 @@ Status WorkerPipeline::Init() {
       slot->samples.reserve(b);
       slots_.push_back(std::move(slot));
     }
-    if (loader_.bounded_read_bytes > 0) {
+    if (ReadRingBytes() > 0) {
       // Each worker allocates its own bounded buffer when it starts (BoundedReadBuffer).
-      reserved_bytes_ += BoundedReadBuffer::PhysicalBytesFor(loader_.bounded_read_bytes,
-                                                             BoundedReadBuffer::kRingBytes);
+      reserved_bytes_ += BoundedReadBuffer::PhysicalBytesFor(
+          collates_ ? loader_.bounded_read_bytes : 0, ReadRingBytes());
     } else if (options_.reserve_sample_bytes > 0) {
       auto buffer = std::make_unique<SharedRegion>();
       DLIO_RETURN_NOT_OK(buffer->Create(StrCat("dlio-worker-", w, "-read")));
@@ -85,6 +87,11 @@ Status WorkerPipeline::Init() {
   // StartEpoch: setting up their memory is then not part of epoch 1 (docs/io_models.md).
   source_->CloseAll();  // they start with no file open (each opens its own)
   return Spawn();
+}
+
+uint64_t WorkerPipeline::ReadRingBytes() const {
+  if (!collates_ && options_.samples_stream && decoder_ == nullptr) return ReadScratch::kRingBytes;
+  return loader_.bounded_read_bytes > 0 ? BoundedReadBuffer::kRingBytes : 0;
 }
 
 WorkerSlot* WorkerPipeline::SlotFor(int64_t k) const {

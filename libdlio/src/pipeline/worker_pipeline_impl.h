@@ -50,6 +50,12 @@ class WorkerPipeline final : public Pipeline, public BatchRecycler {
  private:
   // worker_pipeline.cc
   WorkerSlot* SlotFor(int64_t k) const;
+  // The ring a worker reads samples through (WorkerSetup::read_ring): when nothing is collated
+  // from a sample the format streams, undecoded, a reader thread's 256 KiB
+  // (ReadScratch::kRingBytes), whose pages stay in the core's cache as the threads' do; else the
+  // bounded buffer's 1 MiB when it keeps a head of each sample (loader_.bounded_read_bytes);
+  // else 0.
+  uint64_t ReadRingBytes() const;
   Status DispatchAvailable();
   Status Dispatch(int64_t k, WorkerSlot* slot);
   Status WaitFor(int64_t k, WorkerSlot* slot);
@@ -72,6 +78,9 @@ class WorkerPipeline final : public Pipeline, public BatchRecycler {
   const size_t workers_n_;
   const uint64_t prefetch_factor_;
   const size_t slots_per_worker_;
+  // A worker copies samples' bytes into its batch's slot (deliver_sample_bytes, or the
+  // framework's client costs): the worker's Collates().
+  const bool collates_;
 
   mutable std::mutex
       mu_;  // held by every method but Stop's first step (so Stop can interrupt Next)

@@ -90,6 +90,7 @@ Status WorkerPipeline::Spawn() {
     s.read_buffer = w < read_buffers_.size() ? read_buffers_[w].get() : nullptr;
     s.bounded_read = loader_.bounded_read_bytes;
     s.read_span = options_.reserve_sample_bytes;
+    s.read_ring = ReadRingBytes();
     s.parent = ::getpid();
   }
   for (size_t w = 0; w < workers_n_; ++w) {

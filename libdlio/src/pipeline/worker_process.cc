@@ -62,11 +62,11 @@ class Worker {
       if (status.ok()) status = region->Populate();
     }
     if (status.ok() && s_.read_buffer != nullptr) status = s_.read_buffer->Populate();
-    if (status.ok() && s_.bounded_read > 0) {
+    if (status.ok() && s_.read_ring > 0) {
       // Nothing collated: no byte of a sample needs memory of its own.
       const uint64_t head = Collates() ? s_.bounded_read : 0;
-      status = bounded_.Init(StrCat("dlio-worker-", s_.worker, "-read"), head,
-                             BoundedReadBuffer::kRingBytes, std::max(s_.read_span, head));
+      status = bounded_.Init(StrCat("dlio-worker-", s_.worker, "-read"), head, s_.read_ring,
+                             std::max(s_.read_span, head));
       if (status.ok()) buffer_.Borrow(bounded_.data(), bounded_.span());
     }
     if (!status.ok()) setup_error_ = status;  // reported with the first batch
@@ -252,7 +252,7 @@ class Worker {
   std::unique_ptr<Tracer> tracer_;
   Status setup_error_;
   std::vector<RegionRef> refs_;
-  BoundedReadBuffer bounded_;  // buffer_'s memory when s_.bounded_read > 0
+  BoundedReadBuffer bounded_;  // buffer_'s memory when s_.read_ring > 0
   SampleBuffer buffer_;
   SampleBuffer decoded_;
   const SampleBuffer* delivered_ = nullptr;

@@ -27,6 +27,10 @@ struct WorkerSetup {
   // span).
   uint64_t bounded_read = 0;
   uint64_t read_span = 0;
+  // > 0: the worker reads every sample through a BoundedReadBuffer of this ring (with
+  // bounded_read's head when it collates, none otherwise) and read_buffer is unused
+  // (WorkerPipeline::ReadRingBytes); 0: into read_buffer or the heap.
+  uint64_t read_ring = 0;
   DataSource* source = nullptr;  // the process's copy (no file open at the fork)
   Storage* storage = nullptr;    // rebound here to the worker's own tracer (may be null)
   const Clock* clock = nullptr;
