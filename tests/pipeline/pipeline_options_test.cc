@@ -368,27 +368,24 @@ TEST_CASE("StartEpoch hands the plan of the epoch before back unfreed, once") {
   PipelineOptions options;
   options.batch_size = 4;
   options.read_threads = 1;
-  PipelineEnv env;
-  env.source = &source;
-  auto pipeline = Build("threaded", options, env);
-  REQUIRE(pipeline.ok());
+  auto pipeline = testing::Make("threaded", options, &source);
   std::vector<SampleRef> first = Plan(source);
   const SampleRef* first_memory = first.data();
   BatchLease lease;
   bool end = false;
-  REQUIRE((*pipeline)->StartEpoch(0, std::move(first)).ok());
-  CHECK((*pipeline)->TakeSpentPlan().empty());  // no epoch before the first
-  while ((*pipeline)->Next(&lease, &end).ok() && !end) {
+  REQUIRE(pipeline->StartEpoch(0, std::move(first)).ok());
+  CHECK(pipeline->TakeSpentPlan().empty());  // no epoch before the first
+  while (pipeline->Next(&lease, &end).ok() && !end) {
   }
   REQUIRE(end);
-  REQUIRE((*pipeline)->StartEpoch(1, Plan(source)).ok());
+  REQUIRE(pipeline->StartEpoch(1, Plan(source)).ok());
   // Epoch 0's plan, in the memory it was handed in (a caller refills it for the next epoch).
-  std::vector<SampleRef> spent = (*pipeline)->TakeSpentPlan();
+  std::vector<SampleRef> spent = pipeline->TakeSpentPlan();
   CHECK(spent.data() == first_memory);
   CHECK(spent == Plan(source));
-  CHECK((*pipeline)->TakeSpentPlan().empty());  // once
+  CHECK(pipeline->TakeSpentPlan().empty());  // once
   uint64_t samples = 0;
-  while ((*pipeline)->Next(&lease, &end).ok() && !end) samples += lease->samples.size();
+  while (pipeline->Next(&lease, &end).ok() && !end) samples += lease->samples.size();
   CHECK(samples == 16);  // epoch 1 read its own plan
 }
 
@@ -402,23 +399,19 @@ TEST_CASE("reserve_landing_bytes makes each reading thread's landing buffer with
     options.read_threads = threads;
     options.deliver_sample_bytes = false;  // each reading thread reads into a buffer of its own
     options.reserve_sample_bytes = 1000;
-    PipelineEnv env;
-    env.source = &source;
-    auto without = Build("threaded", options, env);
-    REQUIRE(without.ok());
+    auto without = testing::Make("threaded", options, &source);
     options.reserve_landing_bytes = landing;
-    auto with = Build("threaded", options, env);
-    REQUIRE(with.ok());
+    auto with = testing::Make("threaded", options, &source);
     // The reader threads' landing buffers (the consumer's only when it reads: no threads), on
     // top of the same sample buffers.
     const uint64_t reading = threads == 0 ? 1 : threads;
-    CHECK((*with)->stats().reserved_bytes ==
-          (*without)->stats().reserved_bytes + reading * (uint64_t{4} << 20));
+    CHECK(with->stats().reserved_bytes ==
+          without->stats().reserved_bytes + reading * (uint64_t{4} << 20));
     BatchLease lease;
     bool end = false;
-    REQUIRE((*with)->StartEpoch(0, Plan(source)).ok());
+    REQUIRE(with->StartEpoch(0, Plan(source)).ok());
     uint64_t samples = 0;
-    while ((*with)->Next(&lease, &end).ok() && !end) samples += lease->samples.size();
+    while (with->Next(&lease, &end).ok() && !end) samples += lease->samples.size();
     CHECK(samples == 16);
   }
 }
