@@ -125,5 +125,76 @@ TEST_CASE("parquet landing: a larger group takes a new landing buffer and the ol
   CHECK(first.use_count() >= 2);
 }
 
+TEST_CASE("parquet landing_bytes: a row group of the rows read, as the writer lays them out") {
+  auto format = MakeFormatByName("parquet");
+  FormatOptions o;
+  o.io_model = IoModel::kNative;
+  o.record_length_bytes = 1000;
+  ParquetOf(o).row_group_size = 8;
+  // 8 rows of 1000 bytes, 1/64 of it (125) and 64 KiB for page headers and levels.
+  CHECK(format->landing_bytes(o) == 8000 + 125 + 65536);
+  // A file's rows cap a group; so do the writer's generation batches.
+  o.samples_per_file = 6;
+  CHECK(format->landing_bytes(o) == 6000 + 93 + 65536);
+  o.samples_per_file = 0;
+  ParquetOf(o).generation_batch_size = 4;
+  CHECK(format->landing_bytes(o) == 4000 + 62 + 65536);
+  ParquetOf(o).generation_batch_size = 0;
+  // Only the columns read: a list of 4 float32 (16 bytes a row); the unread one lands nothing.
+  ParquetOf(o).columns = {{"a", "float32", 4, true}, {"b", "uint8", 100, false}};
+  CHECK(format->landing_bytes(o) == 128 + 2 + 65536);
+  ParquetOf(o).columns.clear();
+  // Over 64 MiB (2^20 rows of 1000 bytes), or the pyarrow model (which lands nothing): no hint.
+  ParquetOf(o).row_group_size = uint64_t{1} << 20;
+  CHECK(format->landing_bytes(o) == 0);
+  ParquetOf(o).row_group_size = 8;
+  o.io_model = IoModel::kPyarrow;
+  CHECK(format->landing_bytes(o) == 0);
+  o.io_model = IoModel::kAuto;  // parquet's default model is pyarrow
+  CHECK(format->landing_bytes(o) == 0);
+}
+
+TEST_CASE("parquet landing: a landing buffer reserved from landing_bytes takes every group") {
+  // The pipeline makes each reader thread's landing buffer of Format::landing_bytes before the
+  // first epoch (PipelineOptions::reserve_landing_bytes): every group lands in that one buffer,
+  // never replaced, with the requests and rows of a read without it.
+  ReadLog log(BoundMemoryStorage());
+  auto format = MakeFormatByName("parquet");
+  FormatOptions o;
+  o.io_model = IoModel::kNative;
+  o.record_length_bytes = 1000;
+  ParquetOf(o).row_group_size = 8;
+  FileSpec spec;
+  spec.sample_sizes.assign(92, 1000);  // 11 groups of 8 rows and one of 4
+  spec.seed = 5;
+  REQUIRE(format->Write(&log, "/r.parquet", spec, o).ok());
+  std::vector<std::vector<std::pair<uint64_t, size_t>>> requests;
+  for (uint64_t reserve : {uint64_t{0}, format->landing_bytes(o)}) {
+    INFO("reserve " << reserve);
+    pipeline_internal::ReadScratch scratch;
+    REQUIRE(scratch.Init("landing", false, 0, reserve).ok());
+    SampleBuffer& buf = scratch.buffer();
+    const AlignedBuffer* lent = buf.landing().get();
+    CHECK(lent->capacity() >= reserve);
+    CHECK(scratch.physical_bytes() == buf.capacity() + lent->capacity());
+    log.Take();
+    auto r = format->Open(&log, "/r.parquet", o);
+    REQUIRE(r.ok());
+    log.Take();  // the footer's reads
+    for (uint64_t i = 0; i < 92; ++i) {
+      REQUIRE(r.value()->ReadSample(i, &buf).ok());
+      REQUIRE(BufferString(buf) == ExpectedRow(ParquetOf(o), 5, i, 1000));
+    }
+    const std::vector<const void*> at = log.destinations();
+    requests.push_back(log.Take());
+    if (reserve != 0) {  // every chunk read into the buffer made first
+      CHECK(buf.landing().get() == lent);
+      CHECK(std::set<const void*>(at.begin(), at.end()) == std::set<const void*>{lent->data() + 0});
+    }
+  }
+  CHECK(requests[0] == requests[1]);
+  CHECK(requests[0].size() == 12);  // one chunk a group
+}
+
 }  // namespace
 }  // namespace dlio::testing

@@ -363,5 +363,58 @@ TEST_CASE("reader lanes other than 0 or read_threads are refused") {
              Catch::Contains("reader_lanes (3) must be 0 or read_threads (2)"));
 }
 
+TEST_CASE("StartEpoch hands the plan of the epoch before back unfreed, once") {
+  FakeSource source(2, 8);
+  PipelineOptions options;
+  options.batch_size = 4;
+  options.read_threads = 1;
+  auto pipeline = testing::Make("threaded", options, &source);
+  std::vector<SampleRef> first = Plan(source);
+  const SampleRef* first_memory = first.data();
+  BatchLease lease;
+  bool end = false;
+  REQUIRE(pipeline->StartEpoch(0, std::move(first)).ok());
+  CHECK(pipeline->TakeSpentPlan().empty());  // no epoch before the first
+  while (pipeline->Next(&lease, &end).ok() && !end) {
+  }
+  REQUIRE(end);
+  REQUIRE(pipeline->StartEpoch(1, Plan(source)).ok());
+  // Epoch 0's plan, in the memory it was handed in (a caller refills it for the next epoch).
+  std::vector<SampleRef> spent = pipeline->TakeSpentPlan();
+  CHECK(spent.data() == first_memory);
+  CHECK(spent == Plan(source));
+  CHECK(pipeline->TakeSpentPlan().empty());  // once
+  uint64_t samples = 0;
+  while (pipeline->Next(&lease, &end).ok() && !end) samples += lease->samples.size();
+  CHECK(samples == 16);  // epoch 1 read its own plan
+}
+
+TEST_CASE("reserve_landing_bytes makes each reading thread's landing buffer with the pipeline") {
+  FakeSource source(2, 8, /*fixed_size=*/1000);
+  const uint64_t landing = uint64_t{3} << 20;  // held in 2 MiB huge pages: 4 MiB each
+  for (uint64_t threads : {0, 2}) {
+    INFO("read_threads " << threads);
+    PipelineOptions options;
+    options.batch_size = 4;
+    options.read_threads = threads;
+    options.deliver_sample_bytes = false;  // each reading thread reads into a buffer of its own
+    options.reserve_sample_bytes = 1000;
+    auto without = testing::Make("threaded", options, &source);
+    options.reserve_landing_bytes = landing;
+    auto with = testing::Make("threaded", options, &source);
+    // The reader threads' landing buffers (the consumer's only when it reads: no threads), on
+    // top of the same sample buffers.
+    const uint64_t reading = threads == 0 ? 1 : threads;
+    CHECK(with->stats().reserved_bytes ==
+          without->stats().reserved_bytes + reading * (uint64_t{4} << 20));
+    BatchLease lease;
+    bool end = false;
+    REQUIRE(with->StartEpoch(0, Plan(source)).ok());
+    uint64_t samples = 0;
+    while (with->Next(&lease, &end).ok() && !end) samples += lease->samples.size();
+    CHECK(samples == 16);
+  }
+}
+
 }  // namespace
 }  // namespace dlio

@@ -312,6 +312,15 @@ class Format {
   // every model of capabilities().io_models (tests hold the two against each other). Default:
   // native only, the reader Open builds.
   virtual std::vector<IoModel> reader_models() const { return {IoModel::kNative}; }
+  // The bytes its reader (with `options`) reads at once into a caller's landing buffer
+  // (SampleBuffer::landing) in files this format writes with `options`: what a pipeline reader
+  // thread's landing buffer gets, and touches, when the pipeline is built, so the first epoch does
+  // not pay its page faults (PipelineOptions::reserve_landing_bytes). A file whose reads need
+  // more still gets a larger buffer then. Default 0: the format lands nothing.
+  virtual uint64_t landing_bytes(const FormatOptions& options) const {
+    (void)options;
+    return 0;
+  }
 
   // Writes `spec` to `path`, creating it (OpenMode::kCreateNew: never overwrites).
   virtual Status Write(Storage* storage, const std::string& path, const FileSpec& spec,

@@ -99,6 +99,10 @@ struct PipelineOptions {
   // first epoch does not pay first-touch page faults inside its timing (0: grow on demand).
   // Larger samples still grow their buffer on first use. pytorch: each worker's read buffer.
   uint64_t reserve_sample_bytes = 0;
+  // threaded/sync with deliver_sample_bytes false and not samples_stream: the capacity each
+  // reader thread's landing buffer (SampleBuffer::landing) gets, and touches, when the pipeline is
+  // built (Format::landing_bytes; 0: grown by the first read that lands bytes, inside epoch 1).
+  uint64_t reserve_landing_bytes = 0;
   // threaded/sync: how many pooled buffers get that capacity (0: all of the pool's
   // (prefetch_size + max(1, read_threads) + 1) x batch_size). The pool hands out the most recently
   // released buffer first, so these are the ones a consumer that keeps up cycles through.
@@ -199,6 +203,11 @@ class Pipeline {
   // Begins an epoch over `plan`. An epoch still running is cancelled first (readers stop after
   // their current read; buffers return to the pool). FailedPrecondition after Stop.
   virtual Status StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) = 0;
+  // The plan of the epoch before the current one, handed back (once) so that the caller can
+  // refill its memory for the next epoch (Sampler::Plan reuses a vector's capacity) instead of
+  // StartEpoch freeing it inside the next epoch's timing (a plan of 1 KiB samples: 4 MiB an epoch
+  // of 256 MiB, ~0.2 ms to free). Empty when there is none; a pipeline may keep none (default).
+  virtual std::vector<SampleRef> TakeSpentPlan() { return {}; }
   // Blocks until the next batch is ready. At the end of the epoch returns OK with
   // *end_of_epoch = true and an empty lease. A read or preprocessing error of a batch is
   // returned when that batch's turn comes (in order), never swallowed. Cancelled once Stop ran

@@ -90,8 +90,11 @@ Status BatchPipeline::ReserveBuffers() {
     scratch_.push_back(std::make_unique<ReadScratch>());
     char name[64];  // (not StrCat: GCC 12's -Wrestrict false positive on its inlined appends)
     std::snprintf(name, sizeof name, "dlio-reader-%d-%zu", options_.rank, r);
-    DLIO_RETURN_NOT_OK(
-        scratch_.back()->Init(name, options_.samples_stream, options_.reserve_sample_bytes));
+    // The consumer's (the last) reads only when the reads are inline.
+    const bool reads = r < reader_dists_.size() || inline_reads_;
+    DLIO_RETURN_NOT_OK(scratch_.back()->Init(name, options_.samples_stream,
+                                             options_.reserve_sample_bytes,
+                                             reads ? options_.reserve_landing_bytes : 0));
     reserved_bytes_ += scratch_.back()->physical_bytes();
   }
   return Status::OK();
@@ -187,7 +190,8 @@ Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
 
   lock.lock();
   if (stopping_.load()) return Status::Cancelled("pipeline stopped during StartEpoch");
-  epoch_state_.Begin(epoch, std::move(plan), batch_size_, options_.drop_last);
+  // The old plan is kept for TakeSpentPlan, not freed here (inside the epoch's timing).
+  spent_plan_ = epoch_state_.Begin(epoch, std::move(plan), batch_size_, options_.drop_last);
   const int64_t num_batches = epoch_state_.num_batches();
   cursor_.store(0);
   first_error_.store(kNoError);
@@ -207,6 +211,11 @@ Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
   (void)TryOpenAll();
   readers_cv_.notify_all();
   return Status::OK();
+}
+
+std::vector<SampleRef> BatchPipeline::TakeSpentPlan() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::move(spent_plan_);
 }
 
 Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {

@@ -86,6 +86,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   // The pool's buffers, or (own_buffers_) each reader's ReadScratch, get reserve_sample_bytes.
   Status ReserveBuffers();
   Status StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) override;
+  std::vector<SampleRef> TakeSpentPlan() override;
   Status Next(BatchLease* out, bool* end_of_epoch) override;
   Status Stop() override;
   PipelineStats stats() const override;
@@ -176,6 +177,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   std::condition_variable readers_cv_, workers_cv_, consumer_cv_, idle_cv_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> cancel_{false};
+  std::vector<SampleRef> spent_plan_;  // the epoch before the current one's (TakeSpentPlan)
   uint64_t gen_ = 0;  // bumped by every StartEpoch; parked readers wait for it to change
   int active_ = 0;    // readers inside an epoch plus workers preprocessing a sample
   bool had_epoch_ = false;

@@ -32,8 +32,11 @@ class EpochState {
   void Deactivate() { active_ = false; }
   // A new epoch `epoch` over `plan` in batches of `batch_size` (with `drop_last`, a last partial
   // batch is dropped): batch 0 is handed out next and the sticky error is cleared. Still
-  // inactive: the owner calls Activate once its threads or workers may fill the batches.
-  void Begin(uint64_t epoch, std::vector<SampleRef> plan, uint64_t batch_size, bool drop_last) {
+  // inactive: the owner calls Activate once its threads or workers may fill the batches. Returns
+  // the previous epoch's plan, not freed (Pipeline::TakeSpentPlan).
+  std::vector<SampleRef> Begin(uint64_t epoch, std::vector<SampleRef> plan, uint64_t batch_size,
+                               bool drop_last) {
+    std::vector<SampleRef> spent = std::move(plan_);
     plan_ = std::move(plan);
     batch_size_ = batch_size;
     const uint64_t n = plan_.size();
@@ -43,6 +46,7 @@ class EpochState {
     epoch_ = epoch;
     next_ = 0;
     error_ = Status::OK();
+    return spent;
   }
   void Activate() { active_ = true; }
 

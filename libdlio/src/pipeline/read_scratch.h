@@ -30,12 +30,15 @@ class ReadScratch {
   static constexpr uint64_t kRingBytes = uint64_t{256} << 10;
 
   // `span`: the sample size the buffer covers before any read (0: grown by the first reads).
-  Status Init(const std::string& name, bool bounded, uint64_t span);
+  // `landing`: the capacity the landing buffer of a buffer that is not bounded gets, and touches,
+  // here (PipelineOptions::reserve_landing_bytes; 0: grown by the first read that lands bytes).
+  Status Init(const std::string& name, bool bounded, uint64_t span, uint64_t landing = 0);
   SampleBuffer& buffer() { return buffer_; }
   // After a read: a sample larger than a bounded buffer's span was read into the heap; the span
   // grows to it over the same ring and the heap's copy is freed.
   Status AfterRead();
-  // The memory the buffer holds (a bounded one: its ring, whatever its span).
+  // The memory the buffer holds (a bounded one: its ring, whatever its span; else the buffer's
+  // and its landing buffer's).
   uint64_t physical_bytes() const;
 
  private:

@@ -66,6 +66,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   PipelineFacts facts;
   facts.trace_prefix = WorkerTracePrefixFor(c, rank, env.world);
   ReserveBuffersFor(c, *env.format, pipeline_entry, loop.batch_size, &po, &facts);
+  po.reserve_landing_bytes = env.format->landing_bytes(ds.format);
   po.reader_lanes = ReaderLanesFor(c, env.format->capabilities(), so, pipeline_entry.capabilities);
   // The sections implementations parsed from their own keys, then completed by their entry.
   po.sections = c.reader.pipelines;

@@ -160,6 +160,8 @@ Result<EpochSteps> EpochLoop::Plan(LoopParts& loop, uint64_t epoch, bool train) 
   req.rank = ctx_.rank();
   req.world = ctx_.world();
   req.samples_per_file = &loop.source->samples_per_file();
+  // Refilled in the memory of an earlier epoch's plan, which the pipeline hands back unfreed.
+  if (plan_.capacity() == 0) plan_ = loop.pipeline->TakeSpentPlan();
   DLIO_RETURN_NOT_OK(loop.sampler->Plan(req, &plan_));
 
   const uint64_t b = loop.batch_size;
