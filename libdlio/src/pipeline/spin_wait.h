@@ -1,0 +1,116 @@
+// A bounded, adaptive poll that a pipeline thread makes before it sleeps on a condition variable
+// (docs/architecture.md, "The batch the consumer sleeps on"). Sleeping costs the sleeper a
+// futex wait and two context switches, and the thread that makes the awaited state true a
+// futex wake (an inter-processor interrupt when the sleeper's CPU halted); when the state comes
+// true within a few tens of microseconds, polling for it first costs neither. The poll is only a
+// hint: the caller then takes its mutex and checks the real predicate, and sleeps if it does not
+// hold, so a poll can never lose a wake-up.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <utility>
+
+namespace dlio::pipeline_internal {
+
+// One CPU pause while polling (lets the sibling hyperthread run, saves power).
+inline void SpinPause() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield" ::: "memory");
+#endif
+}
+
+// Whether the host has a CPU for a poller now: its runnable threads (the caller included, as
+// /proc/loadavg's fourth field counts them at this instant) fit on the CPUs this process may
+// use. False when that cannot be read. A poller beside more runnable threads than CPUs takes a
+// CPU from one of them, maybe the thread it waits for.
+bool HostHasSpareCpu();
+// The runnable threads in the text of /proc/loadavg ("0.52 0.58 0.59 2/467 1234": 2), or -1.
+int64_t RunnableInLoadavg(const char* text);
+
+// How long the polls last and when they stop paying. Not thread-safe: one per waiting thread.
+class SpinBeforeSleep {
+ public:
+  // The longest poll, the shortest worth making, the gap between two clock reads in a poll that
+  // says the poller was taken off its CPU, how often a poll is tried when polls stopped paying
+  // (budget 0), and how often (in calls) the host's spare CPU is checked.
+  static constexpr int64_t kMaxNanos = 50'000;
+  static constexpr int64_t kMinNanos = 1'000;
+  static constexpr int64_t kPreemptedNanos = 20'000;
+  static constexpr uint32_t kProbeEvery = 64;
+  static constexpr uint32_t kCpuCheckEvery = 128;
+
+  // `spare_cpu` (HostHasSpareCpu unless a test's) is asked at the first call and every
+  // kCpuCheckEvery-th: while it says no, Poll does not poll.
+  explicit SpinBeforeSleep(std::function<bool()> spare_cpu = HostHasSpareCpu,
+                           int64_t max_nanos = kMaxNanos)
+      : spare_cpu_(std::move(spare_cpu)), max_(max_nanos), budget_(max_nanos) {}
+
+  // Polls ready() until it returns true (then true) or the budget is spent, the poller was
+  // preempted, or polls do not pay or find no spare CPU (then false: the caller sleeps). `lock`
+  // (may be null) is released while polling, and held again when Poll returns; it is not
+  // touched when there is no poll to make.
+  template <class Ready>
+  bool Poll(const Ready& ready, std::unique_lock<std::mutex>* lock = nullptr) {
+    const int64_t budget = NextBudget();
+    if (budget == 0) return false;
+    if (lock != nullptr) lock->unlock();
+    const bool seen = PollFor(budget, ready);
+    if (lock != nullptr) lock->lock();
+    return seen;
+  }
+
+  int64_t budget_nanos() const { return budget_; }
+
+ private:
+  template <class Ready>
+  bool PollFor(int64_t budget, const Ready& ready) {
+    using Steady = std::chrono::steady_clock;
+    using std::chrono::nanoseconds;
+    const Steady::time_point start = Steady::now();
+    Steady::time_point last = start;
+    bool seen = false, preempted = false;
+    while (!(seen = ready())) {
+      for (int i = 0; i < 8 && !(seen = ready()); ++i) SpinPause();
+      if (seen) break;
+      const Steady::time_point now = Steady::now();
+      preempted = nanoseconds(now - last).count() > kPreemptedNanos;
+      if (preempted || nanoseconds(now - start).count() > budget) break;
+      last = now;
+    }
+    Adapt(seen && !preempted);
+    return seen;
+  }
+  // The budget of the next poll: 0 skips it (no spare CPU; or polls stopped paying, except
+  // every kProbeEvery-th call).
+  int64_t NextBudget() {
+    if (calls_++ % kCpuCheckEvery == 0) spare_ = spare_cpu_();
+    if (!spare_) return 0;
+    if (budget_ > 0) return budget_;
+    if (++idle_calls_ < kProbeEvery) return 0;
+    idle_calls_ = 0;
+    return max_;
+  }
+  // A poll that saw the state restores the whole budget; one that did not quarters it.
+  void Adapt(bool paid) {
+    if (paid) {
+      budget_ = max_;
+      return;
+    }
+    budget_ /= 4;
+    if (budget_ < kMinNanos) budget_ = 0;
+  }
+
+  const std::function<bool()> spare_cpu_;
+  const int64_t max_;
+  int64_t budget_;
+  uint64_t calls_ = 0;
+  bool spare_ = false;
+  uint32_t idle_calls_ = 0;
+};
+
+}  // namespace dlio::pipeline_internal
