@@ -108,10 +108,13 @@ TEST_CASE("the poll returns at once when ready, and stops polling once polls sto
   CHECK(calls == 1);
   CHECK(spin.budget_nanos() == SpinBeforeSleep::kMaxNanos);
 
-  // Never ready: each failed poll quarters the budget (50, 12.5, 3.1 us, then under the 1 us
-  // floor: 0), whether or not the poller was preempted meanwhile.
-  for (int64_t budget :
-       {SpinBeforeSleep::kMaxNanos / 4, SpinBeforeSleep::kMaxNanos / 16, int64_t{0}}) {
+  // Two failed polls, then one that pays: the count starts again.
+  CHECK_FALSE(spin.Poll([] { return false; }));
+  CHECK_FALSE(spin.Poll([] { return false; }));
+  CHECK(spin.Poll([] { return true; }));
+  // Never ready: after three failed polls in a row (each of the whole budget, or cut short by a
+  // preemption) the polls stop.
+  for (int64_t budget : {SpinBeforeSleep::kMaxNanos, SpinBeforeSleep::kMaxNanos, int64_t{0}}) {
     CHECK_FALSE(spin.Poll([] { return false; }));
     CHECK(spin.budget_nanos() == budget);
   }
@@ -126,7 +129,7 @@ TEST_CASE("the poll returns at once when ready, and stops polling once polls sto
   CHECK(spin.budget_nanos() == SpinBeforeSleep::kMaxNanos);
 }
 
-TEST_CASE("the poll waits for a spare CPU, asking at the first call and every 128th") {
+TEST_CASE("the poll waits for a spare CPU, asking at the first call and every 32nd") {
   bool spare = false;
   int asked = 0;
   SpinBeforeSleep spin([&] {
@@ -137,7 +140,7 @@ TEST_CASE("the poll waits for a spare CPU, asking at the first call and every 12
   const auto ready = [&] { return ++polled > 0; };
   CHECK_FALSE(spin.Poll(ready));  // no spare CPU: the caller sleeps at once
   CHECK(asked == 1);
-  spare = true;  // not asked again before the 129th call
+  spare = true;  // not asked again before the 33rd call
   for (uint32_t i = 1; i < SpinBeforeSleep::kCpuCheckEvery; ++i) CHECK_FALSE(spin.Poll(ready));
   CHECK(polled == 0);
   CHECK(asked == 1);

@@ -35,20 +35,20 @@ int64_t RunnableInLoadavg(const char* text);
 // How long the polls last and when they stop paying. Not thread-safe: one per waiting thread.
 class SpinBeforeSleep {
  public:
-  // The longest poll, the shortest worth making, the gap between two clock reads in a poll that
-  // says the poller was taken off its CPU, how often a poll is tried when polls stopped paying
-  // (budget 0), and how often (in calls) the host's spare CPU is checked.
-  static constexpr int64_t kMaxNanos = 50'000;
-  static constexpr int64_t kMinNanos = 1'000;
+  // The longest poll, the gap between two clock reads in a poll that says the poller was taken
+  // off its CPU, the failed polls in a row after which polls stop, how often a poll is tried
+  // then, and how often (in calls) the host's spare CPU is checked.
+  static constexpr int64_t kMaxNanos = 100'000;
   static constexpr int64_t kPreemptedNanos = 20'000;
+  static constexpr uint32_t kFailuresToStop = 3;
   static constexpr uint32_t kProbeEvery = 64;
-  static constexpr uint32_t kCpuCheckEvery = 128;
+  static constexpr uint32_t kCpuCheckEvery = 32;
 
   // `spare_cpu` (HostHasSpareCpu unless a test's) is asked at the first call and every
   // kCpuCheckEvery-th: while it says no, Poll does not poll.
   explicit SpinBeforeSleep(std::function<bool()> spare_cpu = HostHasSpareCpu,
                            int64_t max_nanos = kMaxNanos)
-      : spare_cpu_(std::move(spare_cpu)), max_(max_nanos), budget_(max_nanos) {}
+      : spare_cpu_(std::move(spare_cpu)), max_(max_nanos) {}
 
   // Polls ready() until it returns true (then true) or the budget is spent, the poller was
   // preempted, or polls do not pay or find no spare CPU (then false: the caller sleeps). `lock`
@@ -64,7 +64,8 @@ class SpinBeforeSleep {
     return seen;
   }
 
-  int64_t budget_nanos() const { return budget_; }
+  // The next poll's budget while the host has a spare CPU: 0 once polls stopped paying.
+  int64_t budget_nanos() const { return failures_ < kFailuresToStop ? max_ : 0; }
 
  private:
   template <class Ready>
@@ -90,24 +91,24 @@ class SpinBeforeSleep {
   int64_t NextBudget() {
     if (calls_++ % kCpuCheckEvery == 0) spare_ = spare_cpu_();
     if (!spare_) return 0;
-    if (budget_ > 0) return budget_;
+    if (failures_ < kFailuresToStop) return max_;
     if (++idle_calls_ < kProbeEvery) return 0;
     idle_calls_ = 0;
     return max_;
   }
-  // A poll that saw the state restores the whole budget; one that did not quarters it.
+  // A poll that saw the state starts polling again; kFailuresToStop in a row that did not (a
+  // batch that takes longer than the budget, or a busy CPU) stop it.
   void Adapt(bool paid) {
     if (paid) {
-      budget_ = max_;
-      return;
+      failures_ = 0;
+    } else if (failures_ < kFailuresToStop) {
+      ++failures_;
     }
-    budget_ /= 4;
-    if (budget_ < kMinNanos) budget_ = 0;
   }
 
   const std::function<bool()> spare_cpu_;
   const int64_t max_;
-  int64_t budget_;
+  uint32_t failures_ = 0;
   uint64_t calls_ = 0;
   bool spare_ = false;
   uint32_t idle_calls_ = 0;
