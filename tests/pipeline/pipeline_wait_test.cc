@@ -150,7 +150,7 @@ TEST_CASE("the poll waits for a spare CPU, asking at the first call and every 32
   CHECK(spin.budget_nanos() == SpinBeforeSleep::kMaxNanos);  // not spent while there was none
 }
 
-TEST_CASE("the caller's lock is released while the poll runs, and only then") {
+TEST_CASE("the caller's lock is free while the poll runs and while the host is asked") {
   bool spare = false;
   SpinBeforeSleep spin([&] { return spare; });
   std::mutex mu;
@@ -161,9 +161,21 @@ TEST_CASE("the caller's lock is released while the poll runs, and only then") {
     if (released) mu.unlock();
     return true;
   };
-  CHECK_FALSE(spin.Poll(ready, &lock));  // no spare CPU: no poll, the lock kept throughout
+  CHECK_FALSE(spin.Poll(ready, &lock));  // no spare CPU (asked with the lock free): no poll
   CHECK(lock.owns_lock());
   CHECK_FALSE(released);
+  int asked = 0;
+  SpinBeforeSleep asking([&] {
+    released = mu.try_lock();  // free while the host is asked
+    if (released) mu.unlock();
+    ++asked;
+    return false;
+  });
+  CHECK_FALSE(asking.Poll(ready, &lock));
+  CHECK(asked == 1);
+  CHECK(released);
+  CHECK(lock.owns_lock());
+  released = false;
   spare = true;
   SpinBeforeSleep polling([&] { return spare; });
   CHECK(polling.Poll(ready, &lock));

@@ -52,14 +52,19 @@ class SpinBeforeSleep {
 
   // Polls ready() until it returns true (then true) or the budget is spent, the poller was
   // preempted, or polls do not pay or find no spare CPU (then false: the caller sleeps). `lock`
-  // (may be null) is released while polling, and held again when Poll returns; it is not
-  // touched when there is no poll to make.
+  // (may be null) is released while polling or asking for a spare CPU (a read of /proc), and
+  // held again when Poll returns; it is not touched otherwise.
   template <class Ready>
   bool Poll(const Ready& ready, std::unique_lock<std::mutex>* lock = nullptr) {
-    const int64_t budget = NextBudget();
-    if (budget == 0) return false;
+    const bool ask_cpu = calls_++ % kCpuCheckEvery == 0;
+    int64_t budget = ask_cpu ? 0 : NextBudget();
+    if (!ask_cpu && budget == 0) return false;
     if (lock != nullptr) lock->unlock();
-    const bool seen = PollFor(budget, ready);
+    if (ask_cpu) {
+      spare_ = spare_cpu_();
+      budget = NextBudget();
+    }
+    const bool seen = budget > 0 && PollFor(budget, ready);
     if (lock != nullptr) lock->lock();
     return seen;
   }
@@ -89,7 +94,6 @@ class SpinBeforeSleep {
   // The budget of the next poll: 0 skips it (no spare CPU; or polls stopped paying, except
   // every kProbeEvery-th call).
   int64_t NextBudget() {
-    if (calls_++ % kCpuCheckEvery == 0) spare_ = spare_cpu_();
     if (!spare_) return 0;
     if (failures_ < kFailuresToStop) return max_;
     if (++idle_calls_ < kProbeEvery) return 0;
