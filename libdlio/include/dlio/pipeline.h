@@ -232,6 +232,11 @@ struct PipelineEnv {
   // their copy of it to their own trace file; a storage that needs MPI (mpiio) is refused there.
   // Not owned.
   Storage* storage = nullptr;
+  // Whether a CPU is free for the consumer to poll for its batch (up to 100 us) before it
+  // sleeps (the threaded and sync pipelines; docs/architecture.md, "The batch the consumer
+  // sleeps on"). Unset: the host's runnable threads against its CPUs, asked every 32 waits.
+  // Tests set it to make the consumer always or never poll.
+  std::function<bool()> spare_cpu;
 };
 
 using PipelineFactory =

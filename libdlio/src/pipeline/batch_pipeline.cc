@@ -37,7 +37,8 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
                    ReadersUseOwnBuffers(options, decoder_ != nullptr)),
       inflight_(std::max<uint64_t>(1, options.read_threads)),
       ring_(options.prefetch_size + inflight_ + 1),
-      consumer_dist_(options.preprocess_time, MixSeed(options.seed, options.rank, 0)) {
+      consumer_dist_(options.preprocess_time, MixSeed(options.seed, options.rank, 0)),
+      consumer_spin_(env.spare_cpu ? env.spare_cpu : std::function<bool()>(HostHasSpareCpu)) {
   slots_.reserve(ring_);
   if (mode_ != PipelineMode::kPreload) pool_.ReserveSlots(ring_ * batch_size_);
   for (size_t i = 0; i < ring_; ++i) {
@@ -176,6 +177,7 @@ Status BatchPipeline::StartEpoch(uint64_t epoch, std::vector<SampleRef> plan) {
   pp_head_ = pp_count_ = 0;
   for (auto& slot : slots_) {
     slot->open_for.store(-1, std::memory_order_relaxed);
+    slot->ready_for.store(-1, std::memory_order_relaxed);
     slot->next_k = -1;
     if (slot->state != SlotState::kLeased) {
       slot->state = SlotState::kIdle;
@@ -242,14 +244,7 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
     lock.lock();
     if (stopping_.load()) return Status::Cancelled("pipeline: stopped");
   } else {
-    // A reader completing batch k wakes us (no other batch does), having delivered it already.
-    consumer_waits_on_ = slot;
-    consumer_wants_ = k;
-    consumer_cv_.wait(lock, [&] {
-      return stopping_.load() || handed_off_ || slot->state == SlotState::kLeased ||
-             (slot->k == k && slot->state == SlotState::kReady);
-    });
-    consumer_waits_on_ = nullptr;
+    AwaitBatch(&lock, slot, k);
     if (handed_off_) {
       handed_off_ = false;
       lock.unlock();
@@ -272,6 +267,24 @@ Status BatchPipeline::Next(BatchLease* out, bool* end_of_epoch) {
   RecordFetchIter(tracer_, clock_, wall_start, *slot, k);
   *out = BatchLease(slot, this);
   return Status::OK();
+}
+
+bool BatchPipeline::BatchThere(const Slot* slot, int64_t k) const {
+  return stopping_.load() || handed_off_ || slot->state == SlotState::kLeased ||
+         (slot->k == k && slot->state == SlotState::kReady);
+}
+
+void BatchPipeline::AwaitBatch(std::unique_lock<std::mutex>* lock, Slot* slot, int64_t k) {
+  if (BatchThere(slot, k)) return;
+  // Poll first, mu_ released: a batch ready within the poll costs neither thread a futex call.
+  (void)consumer_spin_.Poll(
+      [&] { return slot->ready_for.load(std::memory_order_acquire) == k || stopping_.load(); },
+      lock);
+  // A reader completing batch k wakes us (no other batch does), having delivered it already.
+  consumer_waits_on_ = slot;
+  consumer_wants_ = k;
+  consumer_cv_.wait(*lock, [&] { return BatchThere(slot, k); });
+  consumer_waits_on_ = nullptr;
 }
 
 void BatchPipeline::Recycle(Batch* batch) {

@@ -19,6 +19,7 @@
 #include "pipeline/epoch_state.h"
 #include "pipeline/preload_store.h"
 #include "pipeline/read_scratch.h"
+#include "pipeline/spin_wait.h"
 
 namespace dlio::pipeline_internal {
 
@@ -46,6 +47,9 @@ struct Slot : Batch {
   // Readers check this without the lock: == k while batch k may be filled.
   std::atomic<int64_t> open_for{-1};
   std::atomic<uint64_t> remaining{0};  // reads left; whoever takes it to 0 completes the batch
+  // The batch last marked ready here, stored after mu_ is released: what Next polls for before
+  // it sleeps (a hint only; Next then checks the state under mu_).
+  std::atomic<int64_t> ready_for{-1};
   std::vector<int64_t> read_start, read_end;  // per sample, written by its reader only
   std::vector<uint64_t> read_bytes;           // per sample: bytes read (before any decode)
   std::vector<uint8_t> holds;                 // per sample: buffers[j] came from the free list
@@ -139,6 +143,11 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   // window moves when the batch is ready rather than when the woken consumer gets a CPU; returns
   // whether the consumer must be woken (the only batch that wakes it). *opened as DeliverLocked.
   bool MarkReady(Slot* slot, bool* opened);
+  // Next's wait for batch k in `slot` (mu_ held by `lock`): a bounded poll of the slot's
+  // ready_for (consumer_spin_) with mu_ released when the batch is not there yet, then the
+  // sleep on consumer_cv_ until it is delivered, ready, leased or the pipeline stops.
+  void AwaitBatch(std::unique_lock<std::mutex>* lock, Slot* slot, int64_t k);
+  bool BatchThere(const Slot* slot, int64_t k) const;
   Status LeasedError(int64_t k) const;
   // Reads the samples of `plan` the preload store lacks (epoch `epoch`'s, for the trace).
   Status LoadMissing(uint64_t epoch, const std::vector<SampleRef>& plan);
@@ -189,6 +198,7 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   Slot* consumer_waits_on_ = nullptr;  // the slot Next sleeps on, else null
   int64_t consumer_wants_ = -1;        // and the batch it waits for there
   bool handed_off_ = false;            // that batch was delivered by the thread that filled it
+  SpinBeforeSleep consumer_spin_;      // Next's polls (the consumer's thread only)
   int64_t requested_ = 0;
   std::vector<Slot*> pp_ring_;
   size_t pp_head_ = 0, pp_count_ = 0;

@@ -286,9 +286,12 @@ void BatchPipeline::CompleteRead(Slot* slot) {
     workers_cv_.notify_all();
   } else {
     bool opened = false;
+    const int64_t k = slot->k;
     const bool wake = MarkReady(slot, &opened);
-    // Woken after the unlock, a thread finds the mutex free instead of blocking on it again.
+    // Woken after the unlock, a thread finds the mutex free instead of blocking on it again;
+    // the consumer polling for k (AwaitBatch) sees it after the unlock too, for the same reason.
     lock.unlock();
+    slot->ready_for.store(k, std::memory_order_release);
     if (wake) consumer_cv_.notify_all();
     if (opened) readers_cv_.notify_all();
   }
@@ -339,7 +342,9 @@ void BatchPipeline::WorkerLoop(size_t worker) {
     }
     if (--slot->pp_remaining == 0) {
       bool opened = false;
-      if (MarkReady(slot, &opened)) consumer_cv_.notify_all();
+      const bool wake = MarkReady(slot, &opened);
+      slot->ready_for.store(slot->k, std::memory_order_release);  // (mu_ held: the rarer path)
+      if (wake) consumer_cv_.notify_all();
       if (opened) readers_cv_.notify_all();
     }
   }

@@ -6,6 +6,7 @@ list(APPEND DLIO_SOURCES
   src/pipeline/batch_pipeline_reads.cc
   src/pipeline/bounded_read_buffer.cc
   src/pipeline/read_scratch.cc
+  src/pipeline/spin_wait.cc
   src/pipeline/worker_channel.cc
   src/pipeline/worker_process.cc
   src/pipeline/worker_pool.cc

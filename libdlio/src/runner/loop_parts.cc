@@ -74,8 +74,8 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
     DLIO_RETURN_NOT_OK(pipeline_entry.hooks.derive_options(c, facts, &po));
   }
   PipelineEnv pe{
-      loop.source.get(),          env.clock,  env.tracer, c.reader.decode ? env.format : nullptr,
-      c.reader.max_decoded_bytes, env.storage};
+      loop.source.get(),          env.clock,   env.tracer, c.reader.decode ? env.format : nullptr,
+      c.reader.max_decoded_bytes, env.storage, {}};
   if (c.reader.decode && !env.format->has_decoder()) {
     return Status::InvalidArgument("reader.decode is true but format '" + env.format->name() +
                                    "' has no decoder (formats with one: jpeg, png, csv)");
