@@ -236,7 +236,7 @@ struct PipelineEnv {
   // sleeps (the threaded and sync pipelines; docs/architecture.md, "The batch the consumer
   // sleeps on"). Unset: the host's runnable threads against its CPUs, asked every 32 waits.
   // Tests set it to make the consumer always or never poll.
-  std::function<bool()> spare_cpu;
+  std::function<bool()> spare_cpu = nullptr;
 };
 
 using PipelineFactory =
