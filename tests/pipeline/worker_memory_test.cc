@@ -246,6 +246,26 @@ TEST_CASE("pytorch pipeline: a bounded read buffer keeps a worker's memory below
   REQUIRE(NoChildren());
 }
 
+// Reads `epochs` epochs of batches of 4 `sample`-byte samples from a pipeline that collates
+// nothing: each batch whole (Batch::bytes), in plan order, no byte of it in its slot.
+void DrainUncollated(Pipeline* p, const std::vector<SampleRef>& plan, uint64_t epochs,
+                     uint64_t sample) {
+  for (uint64_t epoch = 0; epoch < epochs; ++epoch) {
+    REQUIRE(p->StartEpoch(epoch, plan).ok());
+    BatchLease lease;
+    bool end = false;
+    uint64_t next = 0;
+    while (p->Next(&lease, &end).ok() && !end) {
+      CHECK(lease->bytes == 4 * sample);
+      for (const Sample& s : lease->samples) {
+        REQUIRE(s.ref == plan[next++]);
+        CHECK(s.size == 0);
+      }
+    }
+    CHECK(next == plan.size());
+  }
+}
+
 TEST_CASE("pytorch pipeline: a consumer that reads no byte gets nothing collated",
           "[pipeline][pytorch]") {
   // deliver_sample_bytes false (dlio-run): every sample is still read whole (Batch::bytes), no
@@ -260,20 +280,7 @@ TEST_CASE("pytorch pipeline: a consumer that reads no byte gets nothing collated
   Own(o).bounded_read_bytes = 64 << 10;
   o.reserve_sample_bytes = sample;
   auto p = fx.Make(o, &source);
-  for (uint64_t epoch = 0; epoch < 2; ++epoch) {
-    REQUIRE(p->StartEpoch(epoch, plan).ok());
-    BatchLease lease;
-    bool end = false;
-    uint64_t next = 0;
-    while (p->Next(&lease, &end).ok() && !end) {
-      CHECK(lease->bytes == 4 * sample);
-      for (const Sample& s : lease->samples) {
-        REQUIRE(s.ref == plan[next++]);
-        CHECK(s.size == 0);
-      }
-    }
-    CHECK(next == plan.size());
-  }
+  DrainUncollated(p.get(), plan, 2, sample);
   CHECK(p->stats().worker_read_buffer_bytes == pipeline_internal::BoundedReadBuffer::kRingBytes);
   CHECK(p->stats().buffer_growths == 0);
   REQUIRE(p->Stop().ok());
@@ -298,26 +305,13 @@ TEST_CASE("pytorch pipeline: with nothing collated a streamed sample goes throug
       0, pipeline_internal::ReadScratch::kRingBytes);
   auto p = fx.Make(o, &source);
   CHECK(p->stats().reserved_bytes == 2 * ring);
-  for (uint64_t epoch = 0; epoch < 2; ++epoch) {
-    REQUIRE(p->StartEpoch(epoch, plan).ok());
-    BatchLease lease;
-    bool end = false;
-    uint64_t next = 0;
-    while (p->Next(&lease, &end).ok() && !end) {
-      CHECK(lease->bytes == 4 * sample);
-      for (const Sample& s : lease->samples) REQUIRE(s.ref == plan[next++]);
-    }
-    CHECK(next == plan.size());
-  }
+  DrainUncollated(p.get(), plan, 2, sample);
   CHECK(p->stats().worker_read_buffer_bytes == ring);
   REQUIRE(p->Stop().ok());
 
   o.samples_stream = false;
   auto whole = fx.Make(o, &source);
-  REQUIRE(whole->StartEpoch(0, plan).ok());
-  BatchLease lease;
-  bool end = false;
-  while (whole->Next(&lease, &end).ok() && !end) CHECK(lease->bytes == 4 * sample);
+  DrainUncollated(whole.get(), plan, 1, sample);
   CHECK(whole->stats().worker_read_buffer_bytes >= sample);
   REQUIRE(whole->Stop().ok());
   REQUIRE(NoChildren());
