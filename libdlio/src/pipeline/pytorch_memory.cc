@@ -38,6 +38,10 @@ bool PytorchResizeLimits(const WorkloadConfig& c) {
 
 }  // namespace
 
+bool PytorchWorkerReadsThroughRing(bool collates, bool samples_stream, bool decodes) {
+  return !collates && samples_stream && !decodes;
+}
+
 PipelineMemoryPlan PlanPytorchMemory(const WorkloadConfig& c, const PipelineOptions& options,
                                      const MemoryPlanFacts& facts) {
   // No worker process (DataLoader(num_workers=0)): the batch is read in the main process, into
@@ -63,7 +67,8 @@ PipelineMemoryPlan PlanPytorchMemory(const WorkloadConfig& c, const PipelineOpti
                              ? b * c.dataset.record_length_bytes_resize
                              : b * mean + static_cast<uint64_t>(2 * std::sqrt(double(b)) * stdev);
   const uint64_t read_buffer = framework || limited || !collates ? facts.sample_bytes : 0;
-  const bool ring_read = !collates && options.samples_stream && !c.reader.decode;
+  const bool ring_read =
+      PytorchWorkerReadsThroughRing(collates, options.samples_stream, c.reader.decode);
   uint64_t read_memory = read_buffer;
   if (ring_read) {
     read_memory = pipeline_internal::BoundedReadBuffer::PhysicalBytesFor(

@@ -90,7 +90,9 @@ Status WorkerPipeline::Init() {
 }
 
 uint64_t WorkerPipeline::ReadRingBytes() const {
-  if (!collates_ && options_.samples_stream && decoder_ == nullptr) return ReadScratch::kRingBytes;
+  if (PytorchWorkerReadsThroughRing(collates_, options_.samples_stream, decoder_ != nullptr)) {
+    return ReadScratch::kRingBytes;
+  }
   return loader_.bounded_read_bytes > 0 ? BoundedReadBuffer::kRingBytes : 0;
 }
 

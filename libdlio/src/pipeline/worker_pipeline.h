@@ -68,6 +68,12 @@ PipelineMemoryPlan PlanPytorchMemory(const WorkloadConfig& config, const Pipelin
 // sample), saturating; not counted without a worker.
 PipelineFootprint EstimatePytorchMemory(const WorkloadConfig& config, const MemoryPlanFacts& facts);
 
+// Whether a pytorch worker reads each sample through a 256 KiB ring (ReadScratch::kRingBytes), as
+// a reader thread does, rather than into a buffer of the sample's size: when it collates nothing,
+// the format streams its samples and none is decoded. The one rule of the memory plan
+// (PlanPytorchMemory) and of the workers (WorkerPipeline::ReadRingBytes).
+bool PytorchWorkerReadsThroughRing(bool collates, bool samples_stream, bool decodes);
+
 // The prefetch_factor DLIO's PyTorch loader passes for reader.prefetch_size and read_threads.
 uint64_t PytorchPrefetchFactor(uint64_t prefetch_size, uint64_t read_threads);
 
