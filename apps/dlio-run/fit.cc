@@ -50,6 +50,8 @@ dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio:
   DLIO_ASSIGN_OR_RETURN(auto factory, registries.formats.Get(info.format));
   DLIO_ASSIGN_OR_RETURN(auto format, factory());
   info.stored_bytes_per_record_byte = format->stored_bytes_per_record_byte(1);
+  // The file does not hold its samples' layout (raw): the trace's reads tell fit where they are.
+  if (format->capabilities().samples_from_config) return info;
   auto reader = format->Open(storage, path, dlio::FormatOptions{});
   if (!reader.ok()) return info;  // format known, samples not readable: sizes from the trace
   info.samples = static_cast<int64_t>((*reader)->num_samples());
@@ -172,7 +174,8 @@ int RunFit(const FitCommandOptions& options) {
   // The traced program's buffer: st_blksize of a local file system (what the data folder here
   // reports is not what the traced host's did).
   fit.pyio_requests = [](uint64_t file_size, const dlio::PyioCalls& c) {
-    auto r = dlio::PyioReadRequests(file_size, 4096, c.head_bytes, c.read_size, c.readinto);
+    auto r = dlio::PyioReadRequests(file_size, 4096, c.head_bytes, c.read_size, c.readinto,
+                                    c.tail_bytes);
     return r.ok() ? std::move(r).value() : std::vector<dlio::ReadRequest>{};
   };
   auto result = dlio::FitTrace(*trace, fit);

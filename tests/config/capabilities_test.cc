@@ -262,6 +262,19 @@ TEST_CASE("capabilities: reader.pyio_* apply under io_model pyio, whose files ho
   CHECK_THAT(s.message(), Catch::Contains("reader.pyio_call is read by reader.io_model pyio "
                                           "only, but dataset.format 'npy' reads with 'numpy'"));
   CHECK_FALSE(ValidateCapabilities(IoModelConfig("csv", "pyio"), r).ok());
+  // A tail follows one call for the rest: with chunked calls it is refused, both keys named.
+  REQUIRE(ApplyOverride(&c, "dataset.num_samples_per_file=1").ok());
+  REQUIRE(ApplyOverride(&c, "reader.pyio_tail_bytes=92").ok());
+  s = ValidateCapabilities(c, r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("reader.pyio_tail_bytes needs reader.pyio_read_size 0"));
+  CHECK_THAT(s.message(), Catch::Contains("got pyio_read_size 65536"));
+  REQUIRE(ApplyOverride(&c, "reader.pyio_read_size=0").ok());
+  CHECK(ValidateCapabilities(c, r).ok());
+  WorkloadConfig tail_elsewhere = IoModelConfig("npy", "numpy");
+  REQUIRE(ApplyOverride(&tail_elsewhere, "reader.pyio_tail_bytes=92").ok());
+  CHECK_THAT(ValidateCapabilities(tail_elsewhere, r).message(),
+             Catch::Contains("reader.pyio_tail_bytes is read by reader.io_model pyio only"));
 }
 
 TEST_CASE("capabilities: reader.io_model pytorch (worker processes) with any format, not MPI-IO") {

@@ -1,9 +1,10 @@
 // reader.io_model: pyio. dlio's npy and jpeg readers under the pyio model issue the requests a
 // Python program makes reading each file through `open(path, "rb")` (open, fstat, reads, close),
 // row by row, for every way reader.pyio_* describe (f.read(), a head then f.read() or
-// f.readinto of the rest, chunked read and readinto loops), on files smaller than the 4 KiB
-// buffer, of exactly one buffer, of exact multiples of a chunk and of odd sizes; the sample is
-// the file's bytes; a file that does not parse or changed size is refused naming it.
+// f.readinto of the rest, or of all but a tail read last, chunked read and readinto loops), on
+// files smaller than the 4 KiB buffer, of exactly one buffer, of exact multiples of a chunk and of
+// odd sizes; the sample is the file's bytes; a file that does not parse or changed size is refused
+// naming it.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -36,9 +37,10 @@ using testing::TempDir;
 struct Calls {
   uint64_t head = 0, read_size = 0;
   bool readinto = false;
+  uint64_t tail = 0;
   std::string Describe() const {
     return "head " + std::to_string(head) + ", read_size " + std::to_string(read_size) + ", " +
-           (readinto ? "readinto" : "read");
+           (readinto ? "readinto" : "read") + ", tail " + std::to_string(tail);
   }
 };
 
@@ -75,11 +77,15 @@ std::vector<Request> ReadWithPython(const Calls& calls, const std::vector<std::s
   testing::WriteTextFile(script,
                          "import sys\n"
                          "head, n, call = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]\n"
-                         "for arg in sys.argv[5:]:\n"
+                         "tail = int(sys.argv[5])\n"
+                         "for arg in sys.argv[6:]:\n"
                          "    name, size = arg.split(':')\n"
+                         "    body = int(size) - min(head, int(size)) - tail\n"
                          "    with open(sys.argv[1] + '/' + name, 'rb') as f:\n"
                          "        if head: f.read(head)\n"
-                         "        if n == 0 and call == 'read': f.read()\n"
+                         "        if tail and call == 'read': f.read(body); f.read(tail)\n"
+                         "        elif tail: f.readinto(bytearray(body)); f.read(tail)\n"
+                         "        elif n == 0 and call == 'read': f.read()\n"
                          "        elif n == 0: f.readinto(bytearray(int(size) - min(head, "
                          "int(size))))\n"
                          "        elif call == 'read':\n"
@@ -88,7 +94,8 @@ std::vector<Request> ReadWithPython(const Calls& calls, const std::vector<std::s
                          "            buf = bytearray(n)\n"
                          "            while f.readinto(buf): pass\n");
   std::string args = "'" + script + "' '" + data + "' " + std::to_string(calls.head) + " " +
-                     std::to_string(calls.read_size) + " " + (calls.readinto ? "readinto" : "read");
+                     std::to_string(calls.read_size) + " " +
+                     (calls.readinto ? "readinto" : "read") + " " + std::to_string(calls.tail);
   for (size_t i = 0; i < files.size(); ++i) {
     args += " '" + files[i] + ":" + std::to_string(sizes[i]) + "'";
   }
@@ -102,7 +109,8 @@ DlioRun ReadWithPyio(const std::string& format, const Calls& calls,
   FormatOptions options;
   options.io_model = IoModel::kPyio;
   options.formats.Get<PyioOptions>() = {calls.head, calls.read_size,
-                                        calls.readinto ? PyioCall::kReadinto : PyioCall::kRead};
+                                        calls.readinto ? PyioCall::kReadinto : PyioCall::kRead,
+                                        calls.tail};
   options.framework_client_costs = client_costs;
   return io_model_test::ReadWithDlio(*BuiltinFormat(format), files, data, options);
 }
@@ -119,7 +127,10 @@ TEST_CASE("pyio model: the requests of Python's read and readinto calls, as meas
                                                {0, 10240, false},
                                                {128, 65536, true},
                                                {100, 4096, false},
-                                               {0, 3000, true}}) {
+                                               {0, 3000, true},
+                                               // pickle-style: a head, the array, the opcodes
+                                               {128, 0, true, 92},
+                                               {9, 0, false, 200}}) {
     const std::vector<Request> python = ReadWithPython(calls, files, sizes, data, tmp);
     REQUIRE(python.size() >= 4 * files.size());  // open, fstat, a read and close each at least
     for (const bool costs : {false, true}) {

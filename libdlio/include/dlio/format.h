@@ -258,6 +258,10 @@ struct FormatCapabilities {
   // the element type of images to uint8), so a record of dataset.record_dims holds one byte per
   // element (ApplyFormatRecordShapes, dlio/registries.h).
   bool uint8_records = false;
+  // Where samples begin is not stored in a file but given by the config (raw: bytes back to back,
+  // split by dataset.num_samples_per_file), so a reader opened without that key sees one sample
+  // per file: `dlio-run fit` then takes the samples from the trace's reads, not from the file.
+  bool samples_from_config = false;
 };
 
 // The request model a reader of a format declaring `capabilities` uses for the reader.io_model
@@ -275,10 +279,12 @@ bool IoModelDoesClientWork(IoModel model);
 
 // The read requests (offset, size), in order, that reader.io_model pyio makes for a file of
 // `file_size` bytes read through a Python buffer of `buffer_size` bytes with the calls
-// reader.pyio_head_bytes `head_bytes`, reader.pyio_read_size `read_size` and reader.pyio_call
-// (readinto or read; io_models/pyio_reader.h): what `dlio-run fit` holds a trace's reads against.
+// reader.pyio_head_bytes `head_bytes`, reader.pyio_read_size `read_size`, reader.pyio_call
+// (readinto or read) and reader.pyio_tail_bytes `tail_bytes` (io_models/pyio_reader.h): what
+// `dlio-run fit` holds a trace's reads against.
 Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
-    uint64_t file_size, size_t buffer_size, uint64_t head_bytes, uint64_t read_size, bool readinto);
+    uint64_t file_size, size_t buffer_size, uint64_t head_bytes, uint64_t read_size, bool readinto,
+    uint64_t tail_bytes = 0);
 
 class Format {
  public:

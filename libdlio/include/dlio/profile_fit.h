@@ -94,10 +94,11 @@ ProfileTrace WithoutRuntimeIo(const ProfileTrace& trace,
                               RuntimeIoLeftOut* left_out);
 
 // reader.io_model pyio's calls (reader.pyio_*): a head read, then calls of read_size bytes (0: one
-// for the rest) with read or readinto.
+// for the rest, short of tail_bytes, which a last read takes) with read or readinto.
 struct PyioCalls {
   uint64_t head_bytes = 0, read_size = 0;
   bool readinto = false;
+  uint64_t tail_bytes = 0;
 };
 // One read request (offset, size) of a file.
 using ReadRequest = std::pair<uint64_t, uint64_t>;

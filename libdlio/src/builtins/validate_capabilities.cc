@@ -237,6 +237,13 @@ Status ValidatePyio(const WorkloadConfig& c, const Registries& registries) {
         "must be 1, got ",
         c.dataset.num_samples_per_file);
   }
+  const auto* pyio = c.dataset.formats.Find<PyioOptions>();
+  if (pyio != nullptr && pyio->tail_bytes > 0 && pyio->read_size > 0) {
+    return Status::InvalidArgument(
+        "reader.pyio_tail_bytes needs reader.pyio_read_size 0 (one call for the rest, then the "
+        "tail), got pyio_read_size ",
+        pyio->read_size);
+  }
   return Status::OK();
 }
 

@@ -89,6 +89,7 @@ class RawFormat final : public Format {
     // reads as a C loader does.
     c.io_models = {IoModel::kPyio, IoModel::kMmap};
     c.native_under_auto = true;
+    c.samples_from_config = true;  // nothing in a file tells where its samples begin
     return c;
   }
   std::vector<IoModel> reader_models() const override { return readers_.models(); }

@@ -23,6 +23,11 @@ void AddPyioKeys(std::vector<KeySpec>* t) {
   add(Enum("reader.pyio_call", DLIO_FORMAT_ENUM_FIELD(PyioOptions, PyioCall, call),
            "io_model pyio: the call after the head: read (a new bytes object per call) or "
            "readinto (into a buffer the program keeps); their requests differ"));
+  add(Uint("reader.pyio_tail_bytes", PYIO_FIELD(uint64_t, tail_bytes), {0, uint64_t{1} << 30},
+           "io_model pyio: with pyio_read_size 0, the call for the rest stops this many bytes "
+           "short of the end and a last f.read(n) reads them (a pickle's opcodes after its "
+           "array); 0 = none",
+           kSizeUnits));
 }
 
 }  // namespace dlio::config_internal

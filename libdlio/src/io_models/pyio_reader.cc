@@ -34,6 +34,7 @@ class PyioCalls {
       const size_t head = static_cast<size_t>(std::min(pyio_.head_bytes, size_));
       DLIO_ASSIGN_OR_RETURN(have, Read(head, out->data()));
     }
+    if (pyio_.read_size == 0 && pyio_.tail_bytes > 0) return ReadBodyAndTail(have, out);
     if (pyio_.read_size == 0) {
       DLIO_ASSIGN_OR_RETURN(const size_t got, ReadRest(have, out));
       return have + got;
@@ -62,6 +63,29 @@ class PyioCalls {
     }
     if (bytes.size() > 0) std::memcpy(dst, bytes.data(), bytes.size());
     return bytes.size();
+  }
+
+  // After `have` bytes, one call for all but the tail_bytes last (f.readinto of a buffer that
+  // size, or f.read(n)), then f.read(tail_bytes): a pickle's array, then its last opcodes.
+  // Corruption naming the file when the file is shorter than its head and tail.
+  Result<uint64_t> ReadBodyAndTail(uint64_t have, SampleBuffer* out) const {
+    if (size_ < have + pyio_.tail_bytes) {
+      return Status::Corruption(fp_->file()->path(), ": ", format_, " file of ", size_,
+                                " bytes is shorter than reader.pyio_head_bytes + pyio_tail_bytes (",
+                                pyio_.head_bytes, " + ", pyio_.tail_bytes, ")");
+    }
+    const size_t body = static_cast<size_t>(size_ - have - pyio_.tail_bytes);
+    uint8_t* dst = out->data() + have;
+    DLIO_ASSIGN_OR_RETURN(const size_t got,
+                          readinto() ? fp_->Readinto(body, dst) : Read(body, dst));
+    if (got != body) {
+      return Status::Corruption(fp_->file()->path(), ": ", format_, " file ended at offset ",
+                                have + got, " of ", size_,
+                                " while io_model pyio's reads loaded it");
+    }
+    DLIO_ASSIGN_OR_RETURN(const size_t tail,
+                          Read(static_cast<size_t>(pyio_.tail_bytes), dst + body));
+    return have + body + tail;
   }
 
   // Calls of read_size bytes after `have` bytes until one returns nothing.
@@ -101,7 +125,8 @@ class PyioReader final : public WholeFileReader {
   const char* model_name() const override { return "pyio"; }
   std::string DescribeModel() const override {
     return StrCat(",\"head_bytes\":", pyio_.head_bytes, ",\"read_size\":", pyio_.read_size,
-                  ",\"call\":\"", pyio_.call == PyioCall::kReadinto ? "readinto" : "read", "\"");
+                  ",\"call\":\"", pyio_.call == PyioCall::kReadinto ? "readinto" : "read", "\"",
+                  ",\"tail_bytes\":", pyio_.tail_bytes);
   }
   Result<uint64_t> Load(pyio::BufferedReader* fp, SampleBuffer* out) const override {
     return PyioCalls(fp, size(), pyio_, python_bytes(), format_name()).Load(out);
@@ -126,12 +151,11 @@ Result<std::unique_ptr<FormatReader>> OpenPyioReader(Storage* storage, const std
 
 namespace dlio {
 
-Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(uint64_t file_size,
-                                                                    size_t buffer_size,
-                                                                    uint64_t head_bytes,
-                                                                    uint64_t read_size,
-                                                                    bool readinto) {
-  const PyioOptions pyio{head_bytes, read_size, readinto ? PyioCall::kReadinto : PyioCall::kRead};
+Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
+    uint64_t file_size, size_t buffer_size, uint64_t head_bytes, uint64_t read_size, bool readinto,
+    uint64_t tail_bytes) {
+  const PyioOptions pyio{head_bytes, read_size, readinto ? PyioCall::kReadinto : PyioCall::kRead,
+                         tail_bytes};
   // A file with a size and no bytes, read with the calls under a recorder.
   auto storage = pyio::NewSizedFileStorage(file_size);
   const std::string path = "/pyio";

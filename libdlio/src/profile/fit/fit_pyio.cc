@@ -18,6 +18,9 @@ namespace {
 // Files larger than this are not simulated (a candidate's emulation reads the file's size).
 constexpr uint64_t kMaxSimulatedBytes = uint64_t{64} << 20;
 constexpr size_t kSessionsChecked = 16;
+// The buffer of the traced program's files (st_blksize of a local file system; FitOptions'
+// pyio_requests simulates the same).
+constexpr uint64_t kPythonBuffer = 4096;
 
 // One open-to-close run of one thread's reads of one data file.
 struct Session {
@@ -82,13 +85,57 @@ std::vector<uint64_t> CandidateSizes(const std::vector<ReadRequest>& reads) {
   return out;
 }
 
+// Tails worth trying after one call for the rest: none, and the bytes from a session's last read
+// to the end when that read asks past the end from less than a buffer before it (a last
+// f.read(n) of a trailer, as pickle's opcodes after an array: its buffer fill finds the end).
+std::vector<uint64_t> CandidateTails(const std::vector<ReadRequest>& reads, uint64_t extent) {
+  std::vector<uint64_t> tails = {0};
+  if (reads.size() < 2) return tails;
+  const ReadRequest& last = reads.back();
+  if (last.first < extent && extent - last.first < kPythonBuffer &&
+      last.first + last.second >= extent) {
+    tails.push_back(extent - last.first);
+  }
+  return tails;
+}
+
 std::string Describe(const PyioCalls& c) {
   const std::string call = c.readinto ? "readinto" : "read";
   const std::string head = c.head_bytes > 0 ? StrCat("f.read(", c.head_bytes, "), then ") : "";
+  if (c.read_size == 0 && c.tail_bytes > 0) {
+    return StrCat(head, c.readinto ? "f.readinto of a buffer" : "f.read(n)",
+                  " of all but the last ", c.tail_bytes, " bytes, then f.read(", c.tail_bytes, ")");
+  }
   if (c.read_size == 0) {
     return head + (c.readinto ? "f.readinto of a buffer holding the rest" : "f.read()");
   }
   return StrCat(head, "f.", call, "(", c.read_size, ") until it returns nothing");
+}
+
+// How many of `sessions` read as `calls` make a file of their extent read.
+template <typename Extent>
+size_t SessionsMatching(const std::vector<Session>& sessions, const PyioCalls& calls,
+                        const Extent& extent, const PyioRequestsOf& requests) {
+  size_t match = 0;
+  for (const Session& s : sessions) {
+    match += extent(s) <= kMaxSimulatedBytes && requests(extent(s), calls) == s.reads;
+  }
+  return match;
+}
+
+ModelGuess PyioGuess(const PyioCalls& calls, size_t match, size_t sessions) {
+  ModelGuess g{
+      "pyio", FitConfidence::kMedium,
+      StrCat("each file is read front to back through Python's buffered file: ", match, " of ",
+             sessions, " open-to-close reads are, request for request, ", Describe(calls))};
+  g.keys = {{"reader.pyio_head_bytes", std::to_string(calls.head_bytes)},
+            {"reader.pyio_read_size", std::to_string(calls.read_size)},
+            {"reader.pyio_call",
+             std::string(EnumName(calls.readinto ? PyioCall::kReadinto : PyioCall::kRead))}};
+  if (calls.tail_bytes > 0) {
+    g.keys.emplace_back("reader.pyio_tail_bytes", std::to_string(calls.tail_bytes));
+  }
+  return g;
 }
 
 }  // namespace
@@ -104,25 +151,18 @@ std::optional<ModelGuess> GuessPyio(const ProfileTrace& t, const View& view,
   };
   const Session& first = sessions.front();
   if (extent(first) == 0 || extent(first) > kMaxSimulatedBytes) return std::nullopt;
+  const std::vector<uint64_t> tails = CandidateTails(first.reads, extent(first));
   for (const uint64_t size : CandidateSizes(first.reads)) {
-    for (const uint64_t head : {uint64_t{0}, uint64_t{128}}) {
-      for (const bool readinto : {false, true}) {
-        const PyioCalls calls{head, size, readinto};
-        if (requests(extent(first), calls) != first.reads) continue;
-        size_t match = 0;
-        for (const Session& s : sessions) {
-          match += extent(s) <= kMaxSimulatedBytes && requests(extent(s), calls) == s.reads;
+    for (const uint64_t tail : tails) {
+      if (tail > 0 && size > 0) continue;  // a tail follows one call for the rest
+      for (const uint64_t head : {uint64_t{0}, uint64_t{128}}) {
+        for (const bool readinto : {false, true}) {
+          const PyioCalls calls{head, size, readinto, tail};
+          if (requests(extent(first), calls) != first.reads) continue;
+          const size_t match = SessionsMatching(sessions, calls, extent, requests);
+          if (match * 10 < sessions.size() * 8) continue;
+          return PyioGuess(calls, match, sessions.size());
         }
-        if (match * 10 < sessions.size() * 8) continue;
-        ModelGuess g{"pyio", FitConfidence::kMedium,
-                     StrCat("each file is read front to back through Python's buffered file: ",
-                            match, " of ", sessions.size(),
-                            " open-to-close reads are, request for request, ", Describe(calls))};
-        g.keys = {{"reader.pyio_head_bytes", std::to_string(head)},
-                  {"reader.pyio_read_size", std::to_string(size)},
-                  {"reader.pyio_call",
-                   std::string(EnumName(readinto ? PyioCall::kReadinto : PyioCall::kRead))}};
-        return g;
       }
     }
   }
