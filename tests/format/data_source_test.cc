@@ -121,6 +121,42 @@ TEST_CASE("reads through cursors open and evict as Read does", "[format][data_so
   read(nullptr, 2, 1);  // no cursor: Read
 }
 
+TEST_CASE("open_per_sample opens a sample's file for it alone and closes it after",
+          "[format][data_source]") {
+  Dataset d(2);
+  FormatDataSourceOptions options;
+  options.open_per_sample = true;
+  options.format.io_model = IoModel::kNative;
+  SECTION("sample counts from the files: each opened once to count, none kept open") {
+    const uint64_t base = d.storage->stats().opens;
+    auto source = MakeFormatDataSource(d.storage.get(), d.format.get(), d.files, options);
+    REQUIRE(source.ok());
+    CHECK((*source)->samples_per_file() == std::vector<uint64_t>{4, 4});
+    CHECK(d.storage->stats().opens - base == 2);
+    CHECK(d.storage->stats().closes - d.storage->stats().opens == 0);
+  }
+  options.samples_per_file = 4;
+  auto source = MakeFormatDataSource(d.storage.get(), d.format.get(), d.files, options);
+  REQUIRE(source.ok());
+  auto cursor = (*source)->NewCursor();
+  const IoStats base = d.storage->stats();
+  SampleBuffer buf;
+  for (uint64_t i = 0; i < 4; ++i) {  // one file's samples in a row: each opens it again
+    REQUIRE((*source)->Read({0, i}, &buf).ok());
+    CHECK(BufferString(buf) == ExpectedSample(d.specs[0], i));
+    REQUIRE((*source)->ReadWith({1, i}, &buf, cursor.get()).ok());
+    CHECK(BufferString(buf) == ExpectedSample(d.specs[1], i));
+    const IoStats now = d.storage->stats();
+    CHECK(now.opens - base.opens == 2 * (i + 1));
+    CHECK(now.closes - base.closes == 2 * (i + 1));  // closed before the next sample
+  }
+  SampleSpan span;
+  CHECK((*source)->ViewsOfHeld({1, 0}, 1, &buf, cursor.get(), &span) == 0);  // nothing held
+  Status past = (*source)->Read({1, 4}, &buf);
+  CHECK(past.code() == StatusCode::kOutOfRange);
+  CHECK(d.storage->stats().opens - base.opens == 8);  // refused before any open
+}
+
 TEST_CASE("threads reading through cursors get every sample right", "[format][data_source]") {
   Dataset d(6);
   FormatDataSourceOptions options;

@@ -139,7 +139,8 @@ struct ReaderConfig {
   bool decode = false;  // reader.decode: decode samples (jpeg/png pixels, csv floats)
   uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
-  IoModel io_model = IoModel::kAuto;               // reader.io_model: whose requests readers issue
+  bool open_per_sample = false;  // reader.open_per_sample: open and close a file around each sample
+  IoModel io_model = IoModel::kAuto;  // reader.io_model: whose requests readers issue
   // reader.client_costs: none (a framework model's requests into dlio's reused buffers) or
   // framework (also the framework's client work: fresh arrays, copies, CRC, collate).
   ClientCosts client_costs = ClientCosts::kNone;

@@ -71,6 +71,10 @@ struct FormatDataSourceOptions {
   // InvalidArgument naming the file, dataset.num_samples_per_file and both counts.
   uint64_t samples_per_file = 0;
   size_t max_open_files = 64;  // readers kept open (LRU); a reopen is traced like any open
+  // Each Read opens the sample's file for that sample alone and closes it after (no reader is
+  // kept, max_open_files does not apply): a program whose every sample load opens its file
+  // (reader.open_per_sample).
+  bool open_per_sample = false;
 };
 
 // A Format reader bound to a Storage over a list of files. Does not own storage or format.

@@ -106,6 +106,10 @@ void AddReaderKeys(std::vector<KeySpec>* t) {
            "close every open file at each epoch start (loaders whose workers restart per epoch); "
            "false keeps up to max_open_files open across epochs (not on the tiered storage, "
            "which always reopens: docs/caching.md)"));
+  add(Bool("reader.open_per_sample", DLIO_FIELD(bool, reader.open_per_sample),
+           "open a sample's file for that sample alone and close it after (a Dataset whose "
+           "__getitem__ opens the file: np.fromfile(path, offset=...), open-seek-read-close); "
+           "false keeps files open (reader.max_open_files)"));
 }
 
 void AddReaderModelKeys(std::vector<KeySpec>* t) {

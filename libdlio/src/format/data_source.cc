@@ -4,6 +4,7 @@
 // and once per file: a thread that needs a file another thread is opening waits for it. A thread
 // reading through a cursor (ReadWith) skips the lock while its file is still the most recently
 // used one, the case of consecutive samples of one file.
+// With open_per_sample no reader is kept: each Read opens the sample's file and closes it after.
 #include "dlio/data_source.h"
 
 #include <algorithm>
@@ -38,7 +39,9 @@ class FormatDataSource final : public DataSource {
     }
     counts_.reserve(files_.size());
     for (uint32_t f = 0; f < files_.size(); ++f) {
-      DLIO_ASSIGN_OR_RETURN(std::shared_ptr<FormatReader> reader, Acquire(f));
+      // Counted once; a file opened per sample is not kept open meanwhile.
+      DLIO_ASSIGN_OR_RETURN(std::shared_ptr<FormatReader> reader,
+                            options_.open_per_sample ? OpenReader(f, nullptr) : Acquire(f));
       counts_.push_back(reader->num_samples());
     }
     return Status::OK();
@@ -50,6 +53,7 @@ class FormatDataSource final : public DataSource {
 
   Status Read(SampleRef ref, SampleBuffer* out) override {
     DLIO_RETURN_NOT_OK(CheckRef(ref));
+    if (options_.open_per_sample) return ReadOwnOpen(ref, out);
     FirstRead first{ref.index, out};  // served by the open when this thread opens the file
     auto reader = Acquire(ref.file, &first);
     if (!reader.ok()) return reader.status().WithContext(Where(ref));
@@ -65,7 +69,7 @@ class FormatDataSource final : public DataSource {
   // recently used (front_ unchanged since): Acquire would find it and leave the LRU as it is.
   Status ReadWith(SampleRef ref, SampleBuffer* out, DataSourceCursor* cursor) override {
     auto* c = static_cast<ReaderCursor*>(cursor);
-    if (c == nullptr) return Read(ref, out);
+    if (c == nullptr || options_.open_per_sample) return Read(ref, out);
     DLIO_RETURN_NOT_OK(CheckRef(ref));
     if (c->reader == nullptr || c->file != ref.file ||
         c->front != front_.load(std::memory_order_acquire)) {
@@ -132,6 +136,16 @@ class FormatDataSource final : public DataSource {
   }
 
   std::string Where(SampleRef ref) const { return StrCat(files_[ref.file], " sample ", ref.index); }
+
+  // open_per_sample: the sample's file opened for it alone, outside the cache, and closed when
+  // the reader goes out of scope here.
+  Status ReadOwnOpen(SampleRef ref, SampleBuffer* out) const {
+    FirstRead first{ref.index, out};
+    auto reader = OpenReader(ref.file, &first);
+    if (!reader.ok()) return reader.status().WithContext(Where(ref));
+    if (first.served) return Status::OK();
+    return ReadFrom(**reader, ref, out);
+  }
 
   Status ReadFrom(FormatReader& reader, SampleRef ref, SampleBuffer* out) const {
     Status st = reader.ReadSample(ref.index, out);

@@ -477,6 +477,23 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
 
 }  // namespace
 
+// A file of several samples opened anew for each of them (np.fromfile(path, offset=...), or
+// open-seek-read-close in a Dataset's __getitem__): under dlio's own reader, which would keep it
+// open, reader.open_per_sample. The models that load whole files open per sample already.
+void FitOpenPerSample(const View& view, FitResult* out) {
+  const FitEntry* samples = out->Find("dataset.num_samples_per_file");
+  if (out->request_model != "native" || samples == nullptr || EntryInt(samples, 1) <= 1) return;
+  int64_t opens = 0;
+  for (const DataFile& f : view.files) opens += f.valid ? 0 : f.opens;
+  int64_t reads = 0;
+  for (const Access& a : view.accesses) reads += IsTrain(view, a);
+  if (reads == 0 || opens * 10 < reads * 9) return;
+  Set(out, "reader.open_per_sample", "true", FitConfidence::kMedium,
+      StrCat(opens, " opens of the training files for ", reads,
+             " sample reads of files of several samples: each sample's load opens its file "
+             "(np.fromfile(path, offset=...), or open-seek-read in __getitem__)"));
+}
+
 void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& options,
                FitResult* out) {
   const ModelGuess model = GuessIoModel(trace, view, FittedFormat(*out), options);
@@ -485,6 +502,7 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
   KeepPassReads(view, SamplesPerAccess(model, *out), out);
   FitShuffle(trace, view, out);
   FitIoModel(trace, view, options, model, out);
+  FitOpenPerSample(view, out);
   FitClientCosts(view, options, out);
   FitH5py(trace, view, out);
   // What an I/O trace does not show, said rather than guessed.
