@@ -9,7 +9,9 @@
 #   FILES [64]  SAMPLE_BYTES [4194304]  SAMPLES_PER_FILE [1]  THREADS [2]  XFER [1048576]
 #   EPOCHS [3]  FORMAT [npz]  REPEAT [3]  TRACE [0] (1: dlio-run with --trace as well)  PREFETCH [4]
 #   EXT [the format's name] (file extension: tar for webdataset)  DLIO_EXTRA [] (more dlio-run
-#   arguments, e.g. "--set reader.io_model=native")
+#   arguments, e.g. "--set reader.io_model=native")  CPUS [] (a CPU list, e.g. 0: both tools run
+#   on those CPUs only, as `taskset -c`; on a host shared with other sessions' work this compares
+#   the tools' cost per byte rather than where the scheduler put their threads, docs/performance.md)
 # fio reads the same files whole (the npz/npy headers are a few hundred bytes per file, so both
 # tools move the same bytes to within 0.01% for MiB-sized samples); --invalidate=0 keeps fio from
 # dropping the page cache. Each tool runs right after the files are warmed with `cat`.
@@ -34,6 +36,9 @@ read -r -a DLIO_EXTRA <<< "${DLIO_EXTRA:-}"
 PY=/usr/bin/python3
 
 command -v fio >/dev/null || { echo "fio is missing (apt-get install fio)" >&2; exit 2; }
+if [[ -n ${CPUS:-} ]]; then
+  taskset -pc "$CPUS" $$ >/dev/null || { echo "taskset -pc $CPUS failed" >&2; exit 2; }
+fi
 mkdir -p "$WORK"
 common=(--quiet
   --set "dataset.data_folder=$WORK/data" --set "dataset.format=$FORMAT"
@@ -60,7 +65,7 @@ dlio_gib() {
   $PY -c "import json; d=json.load(open('$WORK/out/summary.json')); print('%.3f' % (d['metric']['train_io_mean_MiB_per_second'] / 1024))"
 }
 
-echo "files=$FILES sample=$SAMPLE_BYTES x$SAMPLES_PER_FILE threads=$THREADS xfer=$XFER epochs=$EPOCHS format=$FORMAT"
+echo "files=$FILES sample=$SAMPLE_BYTES x$SAMPLES_PER_FILE threads=$THREADS xfer=$XFER epochs=$EPOCHS format=$FORMAT${CPUS:+ cpus=$CPUS}"
 echo "run  fio(GiB/s)  dlio(GiB/s)  dlio/fio$([ "$TRACE" = 1 ] && echo '  dlio+trace(GiB/s)  trace/notrace')"
 for ((r = 1; r <= REPEAT; ++r)); do
   warm; f=$(fio_single_gib)

@@ -110,31 +110,62 @@ TEST_CASE("webdataset's tarfile model through Python's file object splits record
   CHECK(static_cast<uint64_t>(reads.back().offset) <= size);
 }
 
-TEST_CASE("webdataset's native reads land large members straight in the sample",
-          "[format][webdataset][transfer]") {
+// A shard written from `spec`, read whole under native with transfer_size 32768: the requests of
+// the reads (not the open's), and the file's size.
+std::vector<TraceEvent> NativeWdsPreads(const FileSpec& spec, uint64_t* file_size) {
   MemoryTracer tracer;
   auto storage = BoundMemoryStorage(&tracer);
-  const FileSpec spec = WdsSpec({100000, 10});
   REQUIRE(MakeFormatByName("webdataset")->Write(storage.get(), "/s.tar", spec, {}).ok());
+  *file_size = WdsFileBytes(storage.get(), "/s.tar").size();
   FormatOptions o;
   o.io_model = IoModel::kNative;
   o.transfer_size = 32768;
-  o.samples_per_file = 2;
+  o.samples_per_file = spec.sample_sizes.size();
   auto r = MakeFormatByName("webdataset")->Open(storage.get(), "/s.tar", o);
   REQUIRE(r.ok());
   const size_t before = tracer.Events().size();
-  ExpectWds(r->get(), spec, {0, 1});
-  const auto reads = PreadsSince(&tracer, before);
-  // A fill with the header and the data's first 32256 bytes; the other 67744 bytes (>= 64 KiB)
-  // straight into the sample in transfer_size requests; then one 16 KiB fill from the data's end
-  // (padding, the .cls member, sample 1 and the end blocks).
+  std::vector<uint64_t> all(spec.sample_sizes.size());
+  for (uint64_t i = 0; i < all.size(); ++i) all[i] = i;
+  ExpectWds(r->get(), spec, all);
+  return PreadsSince(&tracer, before);
+}
+
+TEST_CASE("webdataset's native reads land large members straight in the sample",
+          "[format][webdataset][transfer]") {
+  uint64_t size = 0;
+  const auto reads = NativeWdsPreads(WdsSpec({100000, 10}), &size);
+  // A 16 KiB fill (the stream has seen no member yet) with the header and the data's first 15872
+  // bytes; the other 84128 bytes (>= 64 KiB) straight into the sample in transfer_size requests;
+  // then one 16 KiB fill from the data's end (padding, the .cls member, sample 1 and the end
+  // blocks).
   const std::vector<std::pair<int64_t, int64_t>> want = {
-      {0, 32768}, {32768, 32768}, {65536, 32768}, {98304, 2208}, {100512, 16384}};
+      {0, 16384}, {16384, 32768}, {49152, 32768}, {81920, 18592}, {100512, 16384}};
   REQUIRE(reads.size() == want.size());
   for (size_t k = 0; k < want.size(); ++k) {
     CHECK(reads[k].offset == want[k].first);
     CHECK(reads[k].count == want[k].second);
   }
+}
+
+TEST_CASE("webdataset's native reads of small members fill transfer_size after the first 16 KiB",
+          "[format][webdataset][transfer]") {
+  // 40 samples of 2560 bytes in the shard (a header, 1000 bytes padded to 1024, a header and the
+  // .cls label padded to 512): no member of 64 KiB or more.
+  uint64_t size = 0;
+  const auto reads = NativeWdsPreads(WdsSpec(std::vector<uint64_t>(40, 1000)), &size);
+  REQUIRE(size >= 40 * 2560);
+  // The first fill knows no member's size: 16 KiB. Its members are small, so every later fill is
+  // a transfer_size request where the previous one ended, up to the one that reaches the
+  // end-of-archive block at 40 x 2560 (the last asks past the file's end and gets what is left).
+  REQUIRE(reads.size() == 4);
+  CHECK(reads[0].offset == 0);
+  CHECK(reads[0].count == 16384);
+  for (size_t k = 1; k < reads.size(); ++k) {
+    INFO("request " << k);
+    CHECK(reads[k].offset == reads[k - 1].offset + reads[k - 1].count);
+    CHECK(reads[k].count == 32768);
+  }
+  CHECK(reads.back().offset < static_cast<int64_t>(size));
 }
 
 TEST_CASE("webdataset reads out of stream order", "[format][webdataset]") {

@@ -19,7 +19,8 @@ TarStream::TarStream(File* file, uint64_t file_size, uint64_t read_size, bool di
       path_(file->path()),
       file_size_(file_size),
       read_size_(std::max<uint64_t>(read_size, kBlock)),
-      buf_(static_cast<size_t>(read_size_)),
+      buf_(new uint8_t[static_cast<size_t>(read_size_)]),
+      buf_size_(static_cast<size_t>(read_size_)),
       direct_(direct),
       python_buffer_(python_buffer) {
   Restart(0);
@@ -42,14 +43,18 @@ Result<size_t> TarStream::Fill() {
   buf_offset_ += have_;
   have_ = pos_ = 0;
   if (python_) {
-    const size_t n = proxy_pending_ ? static_cast<size_t>(kBlock) : buf_.size();
+    const size_t n = proxy_pending_ ? static_cast<size_t>(kBlock) : buf_size_;
     proxy_pending_ = false;
-    DLIO_ASSIGN_OR_RETURN(have_, python_->ReadInto(n, buf_.data()));
+    DLIO_ASSIGN_OR_RETURN(have_, python_->ReadInto(n, buf_.get()));
     return have_;
   }
-  const size_t n = large_members_ ? std::min<size_t>(buf_.size(), kFillAfterDirect) : buf_.size();
-  DLIO_ASSIGN_OR_RETURN(have_, file_->ReadAt(buf_offset_, n, buf_.data()));
+  DLIO_ASSIGN_OR_RETURN(have_, file_->ReadAt(buf_offset_, FillBytes(), buf_.get()));
   return have_;
+}
+
+size_t TarStream::FillBytes() const {
+  const bool small = direct_ && (large_members_ || !member_seen_);
+  return small ? std::min<size_t>(buf_size_, kFillAfterDirect) : buf_size_;
 }
 
 // The next n bytes (the buffer is empty) straight into dst, in read_size_ requests.
@@ -79,7 +84,7 @@ Status TarStream::Take(uint64_t n, uint8_t* dst) {
     }
     const size_t k = static_cast<size_t>(std::min<uint64_t>(n, have_ - pos_));
     if (dst != nullptr) {
-      std::memcpy(dst, buf_.data() + pos_, k);
+      std::memcpy(dst, buf_.get() + pos_, k);
       dst += k;
     }
     pos_ += k;
@@ -139,6 +144,7 @@ Result<bool> TarStream::Next(Member* m) {
       first = Tell();
       continue;
     }
+    member_seen_ = true;
     m->name = pax.has_path ? pax.path : h.name;
     m->header_offset = first;
     m->data_offset = Tell();

@@ -5,11 +5,14 @@
 // `read_size` requests, and once the stream has met such a member its fills are at most
 // kFillAfterDirect bytes (the padding, the next headers and small members), so the next large
 // member's bytes are not read into the buffer first: one copy of a large sample's bytes, as a
-// plain pread loop. With `python_buffer` > 0 (WebDataset's tarfile.open(fileobj=open(path, "rb"),
-// mode="r|*")), every request goes through Python's BufferedReader of that many bytes instead,
-// after _StreamProxy's 512-byte read that tarfile then takes as the stream's first block: the
-// same bytes in the same order, split into the read(2) calls CPython makes (docs/io_models.md,
-// "tarfile"). Not thread-safe (its owner locks).
+// plain pread loop. A direct stream's fills are kFillAfterDirect bytes too until it has seen a
+// member (its first fill cannot know the members' sizes), then `read_size` while every member
+// seen is small; the buffer is not zeroed, so its pages are touched only as far as fills reach.
+// With `python_buffer` > 0 (WebDataset's tarfile.open(fileobj=open(path, "rb"), mode="r|*")), every
+// request goes through Python's BufferedReader of that many bytes instead, after _StreamProxy's
+// 512-byte read that tarfile then takes as the stream's first block: the same bytes in the same
+// order, split into the read(2) calls CPython makes (docs/io_models.md, "tarfile"). Not thread-safe
+// (its owner locks).
 #pragma once
 
 #include <cstdint>
@@ -61,7 +64,11 @@ class TarStream {
   std::string path_;
   uint64_t file_size_;
   uint64_t read_size_;
-  std::vector<uint8_t> buf_;
+  // How many bytes the next fill asks for (not the python_ path's).
+  size_t FillBytes() const;
+
+  std::unique_ptr<uint8_t[]> buf_;  // buf_size_ bytes, not initialized
+  size_t buf_size_;
   uint64_t buf_offset_ = 0;  // file offset of buf_[0]
   size_t have_ = 0, pos_ = 0;
   bool ended_ = false;
@@ -69,8 +76,8 @@ class TarStream {
   size_t python_buffer_;
   std::unique_ptr<pyio::BufferedReader> python_;  // with python_buffer_ > 0
   bool proxy_pending_ = false;                    // _StreamProxy's block is the next fill
-  bool large_members_ = false;  // a member of >= kDirectBytes was met: small fills  // the
-                                // end-of-archive block was read: no request after it
+  bool large_members_ = false;  // a member of >= kDirectBytes was met: small fills
+  bool member_seen_ = false;    // a regular member's header was parsed
 };
 
 }  // namespace dlio::format_internal::tar
