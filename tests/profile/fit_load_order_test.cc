@@ -66,19 +66,21 @@ ProfileTrace ThreadedReaders(const Readers& r, Host* host) {
   return t;
 }
 
-// The fitted reader.file_shuffle of `r`'s loop, quiet and for every seed of a loaded host (each
-// gap stretched 1-4x, 10% of them stalled 20 ms).
+// The fitted reader.file_shuffle of `r`'s loop, and its passes, quiet and for every seed of a
+// loaded host (each gap stretched 1-4x, 10% of them stalled 20 ms).
 void CheckShuffle(const Readers& r, const std::string& want) {
   {
     const FitResult quiet = Fit(ThreadedReaders(r, nullptr));
     INFO("quiet\n" << FitYaml(quiet, {"test"}));
     CHECK(Value(quiet, "reader.file_shuffle") == want);
+    CHECK(Value(quiet, "train.epochs") == std::to_string(r.passes));
   }
   for (uint32_t seed : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u}) {
     Host host(seed, 4, 0.1, 20'000);
     const FitResult loaded = Fit(ThreadedReaders(r, &host));
     INFO("seed " << seed << "\n" << FitYaml(loaded, {"test"}));
     CHECK(Value(loaded, "reader.file_shuffle") == want);
+    CHECK(Value(loaded, "train.epochs") == std::to_string(r.passes));
   }
 }
 
@@ -95,7 +97,8 @@ TEST_CASE("fit, loaded host: new reader threads each pass over the same files ar
 
 TEST_CASE("fit, loaded host: threads that keep their files and drift apart are no shuffle") {
   // A C loader's 2 pthreads, 3 passes each at its own pace: on a loaded host one starts a pass
-  // while the other ends the last, and the merged order's positions move.
+  // while the other ends the last, and the merged order's positions move (before: file_shuffle
+  // seed for some seeds), and the merged reads' passes end early (before: 4 or 5 passes of 3).
   CheckShuffle(Readers{}, "off");
   Readers four;
   four.threads = 4;
