@@ -1,6 +1,7 @@
-// reader.file_shuffle of threaded readers as a quiet and a loaded host run them: readers taking
-// turns interleave their opens differently on every pass, and a busy host's delays more so; the
-// order each reader keeps tells whether the files were shuffled.
+// Threaded readers as a quiet and a loaded host run them: readers taking turns interleave their
+// reads differently on every pass, and a busy host's delays more so. The order each reader keeps
+// tells whether the files were shuffled (reader.file_shuffle), each reader's own re-reads its
+// passes (train.epochs), and each reader's own pauses the steps (reader.batch_size).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -66,14 +67,16 @@ ProfileTrace ThreadedReaders(const Readers& r, Host* host) {
   return t;
 }
 
-// The fitted reader.file_shuffle of `r`'s loop, and its passes, quiet and for every seed of a
-// loaded host (each gap stretched 1-4x, 10% of them stalled 20 ms).
-void CheckShuffle(const Readers& r, const std::string& want) {
+// The fitted reader.file_shuffle of `r`'s loop, its passes and its batch (one sample per thread:
+// each thread steps after each of its reads), quiet and for every seed of a loaded host (each gap
+// stretched 1-4x, 10% of them stalled 20 ms).
+void CheckReaders(const Readers& r, const std::string& want) {
   {
     const FitResult quiet = Fit(ThreadedReaders(r, nullptr));
     INFO("quiet\n" << FitYaml(quiet, {"test"}));
     CHECK(Value(quiet, "reader.file_shuffle") == want);
     CHECK(Value(quiet, "train.epochs") == std::to_string(r.passes));
+    CHECK(Value(quiet, "reader.batch_size") == std::to_string(r.threads));
   }
   for (uint32_t seed : {1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u}) {
     Host host(seed, 4, 0.1, 20'000);
@@ -81,6 +84,7 @@ void CheckShuffle(const Readers& r, const std::string& want) {
     INFO("seed " << seed << "\n" << FitYaml(loaded, {"test"}));
     CHECK(Value(loaded, "reader.file_shuffle") == want);
     CHECK(Value(loaded, "train.epochs") == std::to_string(r.passes));
+    CHECK(Value(loaded, "reader.batch_size") == std::to_string(r.threads));
   }
 }
 
@@ -89,7 +93,7 @@ TEST_CASE("fit, loaded host: new reader threads each pass over the same files ar
   // 0% of the merged order's positions agreed, file_shuffle seed on the quiet host).
   Readers r;
   r.fresh = true;
-  CheckShuffle(r, "off");
+  CheckReaders(r, "off");
   const FitResult quiet = Fit(ThreadedReaders(r, nullptr));
   CHECK_THAT(quiet.Find("reader.file_shuffle")->reason,
              Catch::Contains("successive files of one reading thread agree"));
@@ -98,20 +102,22 @@ TEST_CASE("fit, loaded host: new reader threads each pass over the same files ar
 TEST_CASE("fit, loaded host: threads that keep their files and drift apart are no shuffle") {
   // A C loader's 2 pthreads, 3 passes each at its own pace: on a loaded host one starts a pass
   // while the other ends the last, and the merged order's positions move (before: file_shuffle
-  // seed for some seeds), and the merged reads' passes end early (before: 4 or 5 passes of 3).
-  CheckShuffle(Readers{}, "off");
+  // seed for some seeds), the merged reads' passes end early (before: 4 passes of 3), and the
+  // merged order's bursts hold 1 to 2 reads (before: batch_size 1 or a long period for some
+  // seeds).
+  CheckReaders(Readers{}, "off");
   Readers four;
   four.threads = 4;
   four.files = 24;
-  CheckShuffle(four, "off");
+  CheckReaders(four, "off");
 }
 
 TEST_CASE("fit, loaded host: threads that shuffle their own files each pass are a shuffle") {
   Readers r;
   r.shuffle = true;
-  CheckShuffle(r, "seed");
+  CheckReaders(r, "seed");
   r.fresh = true;
-  CheckShuffle(r, "seed");
+  CheckReaders(r, "seed");
 }
 
 }  // namespace
