@@ -200,15 +200,13 @@ std::array<PassOrder, 2> SessionPassOrders(const ProfileTrace& t, const View& vi
   return passes;
 }
 
-}  // namespace
-
-void FitShuffle(const ProfileTrace& t, const View& view, FitResult* out) {
+// reader.file_shuffle from the first two passes: the merged order of first opens position by
+// position, and each reader's own sequence, the one that agrees more (a shuffle agrees in
+// neither); without two passes to compare, the first pass's order against the names'.
+void FitFileShuffle(const std::array<PassOrder, 2>& passes, FitResult* out) {
   constexpr double kSorted = 0.7;  // rank correlation above which an order is "sorted"
-  const std::array<PassOrder, 2> passes = PassOrders(view);
   int64_t n = 0;
   const double files_rho = OrderCorrelation(passes[0].files, &n);
-  // The merged order position by position, and each reader's own sequence: the one that agrees
-  // more (a shuffle agrees in neither).
   int64_t compared = 0, pairs = 0;
   const double merged_same = SameOrder(passes[0].files, passes[1].files, &compared);
   const double thread_same = SameSuccessors(passes[0], passes[1], &pairs);
@@ -221,19 +219,26 @@ void FitShuffle(const ProfileTrace& t, const View& view, FitResult* out) {
         StrCat("the first two passes open files in ", same ? "the same" : "a different", " order (",
                std::llround(files_same * 100), "% of ", compared,
                by_thread ? " successive files of one reading thread agree)" : " positions agree)"));
-  } else {
-    Set(out, "reader.file_shuffle", files_rho >= kSorted ? "off" : "seed",
-        n >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
-        StrCat("first pass opens ", passes[0].files.size(), " files in ",
-               files_rho >= kSorted ? "" : "un", "sorted name order (rank correlation ",
-               Seconds(files_rho), ")"));
+    return;
   }
+  Set(out, "reader.file_shuffle", files_rho >= kSorted ? "off" : "seed",
+      n >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
+      StrCat("first pass opens ", passes[0].files.size(), " files in ",
+             files_rho >= kSorted ? "" : "un", "sorted name order (rank correlation ",
+             Seconds(files_rho), ")"));
+}
+
+}  // namespace
+
+void FitShuffle(const ProfileTrace& t, const View& view, FitResult* out) {
+  constexpr double kSorted = 0.7;  // rank correlation above which an order is "sorted"
+  const std::array<PassOrder, 2> passes = PassOrders(view);
+  FitFileShuffle(passes, out);
   // A loader that opens the file for every sample: the opens, not the runs of reads, are the
   // samples, and their data (not the headers every open reads) tells which sample each is.
   const std::array<PassOrder, 2> samples =
       OpensPerSample(view) ? SessionPassOrders(t, view) : passes;
-  n = 0;
-  compared = 0;
+  int64_t n = 0, compared = 0;
   double rho_sum = 0, same_sum = 0;
   int64_t whole_file_loads = 0;  // files whose sample reads all read the same bytes
   for (const auto& [file, k] : samples[0].keys) {
