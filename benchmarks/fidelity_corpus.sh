@@ -27,32 +27,7 @@ PROGRAM_DIR="$SRC/tests/fidelity/programs"
 # shellcheck source=lib_bench.sh
 . "$(dirname "$0")/lib_bench.sh"
 bench_fidelity_tools "$BUILD"
-if [ -z "${PROGRAMS:-}" ]; then
-  PROGRAMS="$(grep -l '__main__' "$PROGRAM_DIR"/*.py | xargs -n1 basename | sed 's/\.py$//' | tr '\n' ' ')"
-fi
-
-# The modules PROGRAM imports (its own and its sibling modules' imports, at any depth) that are
-# neither the standard library's nor a sibling file: what closed_loop.sh's REQUIRE_MODULES checks.
-modules_of() {
-  "$PYTHON" - "$PROGRAM_DIR" "$1" <<'PY'
-import ast, os, sys
-folder, seen, found = sys.argv[1], set(), set()
-def walk(name):
-    if name in seen:
-        return
-    seen.add(name)
-    for node in ast.walk(ast.parse(open(os.path.join(folder, name + ".py")).read())):
-        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
-        for top in (n.split(".")[0] for n in names):
-            if os.path.exists(os.path.join(folder, top + ".py")):
-                walk(top)
-            elif top not in sys.stdlib_module_names:
-                found.add(top)
-walk(sys.argv[2])
-print(" ".join(sorted(found)))
-PY
-}
+PROGRAMS="${PROGRAMS:-$(bench_corpus_programs "$PROGRAM_DIR")}"
 
 # One table row from closed_loop.sh's last line (its JSON): the figures and the targets' verdict.
 row_of() {
@@ -85,7 +60,7 @@ for program in $PROGRAMS; do
     echo "| $program | | no $PROGRAM_DIR/$program.py | | | | | | |"
     continue
   fi
-  modules="$(modules_of "$program")"
+  modules="$(bench_program_modules "$PYTHON" "$PROGRAM_DIR" "$program")"
   for condition in data-dir no-data-dir data-dir+hogs no-data-dir+hogs; do
     no_data_dir=0 hogs=0
     [[ $condition == no-data-dir* ]] && no_data_dir=1

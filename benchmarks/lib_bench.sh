@@ -158,3 +158,33 @@ bench_pydlio_run() {
       --config-dir "$conf" "workload=$workload" "++workload.output.folder=$out" "$@") \
     >"$out.log" 2>&1
 }
+
+# bench_corpus_programs PROGRAM_DIR: the corpus's programs (every .py there with a __main__ block),
+# by name without .py, space-separated.
+bench_corpus_programs() {
+  grep -l '__main__' "$1"/*.py | xargs -n1 basename | sed 's/\.py$//' | tr '\n' ' '
+}
+
+# bench_program_modules PYTHON PROGRAM_DIR PROGRAM: the modules PROGRAM imports (its own and its
+# sibling modules' imports, at any depth) that are neither the standard library's nor a sibling
+# file: what closed_loop.sh's REQUIRE_MODULES checks.
+bench_program_modules() {
+  "$1" - "$2" "$3" <<'PY'
+import ast, os, sys
+folder, seen, found = sys.argv[1], set(), set()
+def walk(name):
+    if name in seen:
+        return
+    seen.add(name)
+    for node in ast.walk(ast.parse(open(os.path.join(folder, name + ".py")).read())):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+                [node.module] if isinstance(node, ast.ImportFrom) and node.module else []
+        for top in (n.split(".")[0] for n in names):
+            if os.path.exists(os.path.join(folder, top + ".py")):
+                walk(top)
+            elif top not in sys.stdlib_module_names:
+                found.add(top)
+walk(sys.argv[2])
+print(" ".join(sorted(found)))
+PY
+}

@@ -40,6 +40,8 @@
 # the flags CMake gives the MPI tests, when `mpiexec --version` names Open MPI). fit must find
 # the N ranks itself (the "traced with N ranks" line of fit.yaml), else the script fails; the
 # dataset is generated once, without the launcher.
+# With FIT_ONLY=1 (and no CONFIG.yaml) the script stops after fit: WORKDIR keeps data/, real/ and
+# fit.yaml, and the last line printed is fit.yaml's path (benchmarks/fit_load.sh).
 # With HOGS=N, N CPU hogs (a busy shell loop each) run beside each traced run (the real
 # program's, the emulation's, real2/) and are killed when it ends or the script exits.
 # The last line printed is JSON: similarity, KS distances, reads/writes and bytes read/written of
@@ -145,6 +147,10 @@ if [[ -z $config ]]; then
       echo "$0: fit chose reader.client_costs ${fitted:-none}, expected $EXPECT_CLIENT_COSTS" >&2
       exit 1
     fi
+  fi
+  if [[ ${FIT_ONLY:-0} == 1 ]]; then
+    echo "$config"
+    exit 0
   fi
 fi
 

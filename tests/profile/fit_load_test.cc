@@ -14,35 +14,16 @@
 #include "dlio/profile_fit.h"
 #include "profile/analysis_test_util.h"
 #include "profile/fit/fit_internal.h"
+#include "profile/fit_load_util.h"
 #include "profile/fit_test_util.h"
 
 namespace dlio {
 namespace {
 
 using fit_test::Fit;
+using fit_test::Host;
 using fit_test::Value;
 using testing::AddEvent;
-
-// The random delays of a loaded host: a gap of `us` becomes us x U(1, stretch), and with
-// probability `stall_share` a stall of `stall_us` comes on top.
-struct Host {
-  Host(uint32_t seed, double stretch, double stall_share = 0, int64_t stall_us = 0)
-      : stretch(stretch), stall_share(stall_share), stall_us(stall_us), rng(seed) {}
-
-  double stretch;
-  double stall_share;
-  int64_t stall_us;
-  std::mt19937 rng;
-
-  int64_t Stretch(int64_t us) {
-    return static_cast<int64_t>(static_cast<double>(us) *
-                                std::uniform_real_distribution<double>(1, stretch)(rng));
-  }
-  int64_t Gap(int64_t us) {
-    const bool stall = std::uniform_real_distribution<double>(0, 1)(rng) < stall_share;
-    return Stretch(us) + (stall ? stall_us : 0);
-  }
-};
 
 // One thread reads `files` files of one 100 KB sample (a pread each, files kept open), shuffled
 // per pass, in batches of `batch`: `read_gap_us` between two reads of a batch and `compute_us`

@@ -1,6 +1,7 @@
 // FitTrace stage 2: the data events as sample reads (accesses), the passes over the data
 // (epochs), and the steps: compute events when the trace has them, else the gaps between bursts.
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cmath>
 #include <cstddef>
@@ -103,34 +104,47 @@ bool PassesOverOneSet(const std::vector<size_t>& which, const View& view) {
   return again * 10 <= which.size() && stray * 10 <= later;
 }
 
+// Each reader's own passes, when every reader (a group of accesses) re-reads its samples the same
+// number of times (more than once), once each per pass; false otherwise (the accesses' epochs are
+// then to be assigned again).
+bool PassesPerReader(const std::map<std::array<int32_t, 2>, std::vector<size_t>>& readers,
+                     View* view) {
+  if (readers.size() < 2) return false;
+  std::set<int32_t> passes;
+  bool one_set = true;
+  for (const auto& [reader, which] : readers) {
+    passes.insert(AssignPassesOf(which, view));
+    one_set = one_set && PassesOverOneSet(which, *view);
+  }
+  if (passes.size() != 1 || *passes.begin() <= 1 || !one_set) return false;
+  view->epochs = *passes.begin();
+  return true;
+}
+
 // Passes over the data. With several ranks, each rank's own when every rank re-reads its
 // samples the same number of times, once each per pass: ranks run unsynchronized, and on a busy
 // host one starts its next pass while another ends this one, which the merged order takes for a
-// pass that ends early (a rank's reads would begin a pass the others' leftovers end). Otherwise
-// (one rank, or ranks that read another shard each pass) over all the accesses.
+// pass that ends early (a rank's reads would begin a pass the others' leftovers end). Else, the
+// same with each reading thread for a reader (threads that keep their own files every pass,
+// each at its own pace: a C loader's pthreads). Otherwise (one reader, ranks or threads that
+// read other samples each pass, new threads each pass) over all the accesses.
 void AssignPasses(const ProfileTrace& t, View* view) {
-  std::map<int32_t, std::vector<size_t>> by_rank;
+  std::map<std::array<int32_t, 2>, std::vector<size_t>> by_rank, by_thread;
   std::vector<size_t> every;
   bool ranked = true;
   for (size_t k = 0; k < view->accesses.size(); ++k) {
     every.push_back(k);
-    auto rank = t.ranks.find(view->accesses[k].pid);
+    const Access& a = view->accesses[k];
+    auto rank = t.ranks.find(a.pid);
     ranked = ranked && rank != t.ranks.end();
-    if (rank != t.ranks.end()) by_rank[rank->second].push_back(k);
+    if (rank != t.ranks.end()) by_rank[{rank->second, 0}].push_back(k);
+    by_thread[{a.pid, a.tid}].push_back(k);
   }
-  if (ranked && by_rank.size() > 1) {
-    std::set<int32_t> passes;
-    bool one_set = true;
-    for (const auto& [rank, which] : by_rank) {
-      passes.insert(AssignPassesOf(which, view));
-      one_set = one_set && PassesOverOneSet(which, *view);
-    }
-    if (passes.size() == 1 && *passes.begin() > 1 && one_set) {
-      view->epochs = *passes.begin();
-      view->passes_per_rank = true;
-      return;
-    }
+  if (ranked && PassesPerReader(by_rank, view)) {
+    view->passes_per_rank = true;
+    return;
   }
+  if (PassesPerReader(by_thread, view)) return;
   view->epochs = AssignPassesOf(every, view);
 }
 

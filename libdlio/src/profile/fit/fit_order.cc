@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -47,9 +48,11 @@ double SameOrder(const std::vector<int64_t>& a, const std::vector<int64_t>& b, i
   return m == 0 ? 0 : static_cast<double>(same) / static_cast<double>(m);
 }
 
-// Per pass (0 and 1): the order files are first read in, and each file's sample keys in order.
+// Per pass (0 and 1): the order files are first read in, each reading thread's own such order,
+// and each file's sample keys in order.
 struct PassOrder {
   std::vector<int64_t> files;
+  std::map<ThreadKey, std::vector<int64_t>> thread_files;
   std::map<int32_t, std::vector<int64_t>> keys;
 };
 
@@ -57,17 +60,45 @@ std::array<PassOrder, 2> PassOrders(const View& view) {
   std::array<PassOrder, 2> passes;
   std::array<std::vector<bool>, 2> seen{std::vector<bool>(view.files.size(), false),
                                         std::vector<bool>(view.files.size(), false)};
+  std::array<std::set<std::pair<ThreadKey, int32_t>>, 2> seen_by_thread;
   for (const Access& a : view.accesses) {
     if (a.epoch > 1 || !IsTrain(view, a)) continue;
-    PassOrder& p = passes[static_cast<size_t>(a.epoch)];
+    const size_t e = static_cast<size_t>(a.epoch);
+    PassOrder& p = passes[e];
     p.keys[a.file].push_back(a.key);
-    auto s = seen[static_cast<size_t>(a.epoch)].begin() + a.file;
+    auto s = seen[e].begin() + a.file;
     if (!*s) {
       *s = true;
       p.files.push_back(a.file);
     }
+    const ThreadKey thread{a.pid, a.tid};
+    if (seen_by_thread[e].insert({thread, a.file}).second) p.thread_files[thread].push_back(a.file);
   }
   return passes;
+}
+
+// Share of the second pass's successive files of one thread (f then g, in the order it first
+// reads them) where g also followed f in the first pass, in the thread that read f there; a pair
+// whose f has no successor there (the last file of a thread's first pass, or a file that pass
+// did not read) is not compared. Readers taking turns interleave their opens differently on every
+// pass (and a busy host shuffles them more), which moves files' positions in the merged order;
+// each reader's own sequence does not move unless the files are shuffled.
+double SameSuccessors(const PassOrder& first, const PassOrder& second, int64_t* n) {
+  std::map<int64_t, int64_t> next;
+  for (const auto& [thread, files] : first.thread_files) {
+    for (size_t k = 0; k + 1 < files.size(); ++k) next.emplace(files[k], files[k + 1]);
+  }
+  int64_t same = 0, m = 0;
+  for (const auto& [thread, files] : second.thread_files) {
+    for (size_t k = 0; k + 1 < files.size(); ++k) {
+      auto it = next.find(files[k]);
+      if (it == next.end()) continue;
+      ++m;
+      same += it->second == files[k + 1];
+    }
+  }
+  *n += m;
+  return m == 0 ? 0 : static_cast<double>(same) / static_cast<double>(m);
 }
 
 // File changes between consecutive sample reads of the first pass (training files), and reads.
@@ -169,33 +200,45 @@ std::array<PassOrder, 2> SessionPassOrders(const ProfileTrace& t, const View& vi
   return passes;
 }
 
+// reader.file_shuffle from the first two passes: the merged order of first opens position by
+// position, and each reader's own sequence, the one that agrees more (a shuffle agrees in
+// neither); without two passes to compare, the first pass's order against the names'.
+void FitFileShuffle(const std::array<PassOrder, 2>& passes, FitResult* out) {
+  constexpr double kSorted = 0.7;  // rank correlation above which an order is "sorted"
+  int64_t n = 0;
+  const double files_rho = OrderCorrelation(passes[0].files, &n);
+  int64_t compared = 0, pairs = 0;
+  const double merged_same = SameOrder(passes[0].files, passes[1].files, &compared);
+  const double thread_same = SameSuccessors(passes[0], passes[1], &pairs);
+  const bool by_thread = thread_same > merged_same && pairs >= 3;
+  const double files_same = by_thread ? thread_same : merged_same;
+  if (by_thread) compared = pairs;
+  if (compared >= 3 && (files_same >= 0.9 || files_same < 0.5)) {
+    const bool same = files_same >= 0.9;
+    Set(out, "reader.file_shuffle", same ? "off" : "seed", FitConfidence::kMedium,
+        StrCat("the first two passes open files in ", same ? "the same" : "a different", " order (",
+               std::llround(files_same * 100), "% of ", compared,
+               by_thread ? " successive files of one reading thread agree)" : " positions agree)"));
+    return;
+  }
+  Set(out, "reader.file_shuffle", files_rho >= kSorted ? "off" : "seed",
+      n >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
+      StrCat("first pass opens ", passes[0].files.size(), " files in ",
+             files_rho >= kSorted ? "" : "un", "sorted name order (rank correlation ",
+             Seconds(files_rho), ")"));
+}
+
 }  // namespace
 
 void FitShuffle(const ProfileTrace& t, const View& view, FitResult* out) {
   constexpr double kSorted = 0.7;  // rank correlation above which an order is "sorted"
   const std::array<PassOrder, 2> passes = PassOrders(view);
-  int64_t n = 0;
-  const double files_rho = OrderCorrelation(passes[0].files, &n);
-  int64_t compared = 0;
-  const double files_same = SameOrder(passes[0].files, passes[1].files, &compared);
-  if (compared >= 3 && (files_same >= 0.9 || files_same < 0.5)) {
-    const bool same = files_same >= 0.9;
-    Set(out, "reader.file_shuffle", same ? "off" : "seed", FitConfidence::kMedium,
-        StrCat("the first two passes open files in ", same ? "the same" : "a different", " order (",
-               std::llround(files_same * 100), "% of ", compared, " positions agree)"));
-  } else {
-    Set(out, "reader.file_shuffle", files_rho >= kSorted ? "off" : "seed",
-        n >= 8 ? FitConfidence::kMedium : FitConfidence::kLow,
-        StrCat("first pass opens ", passes[0].files.size(), " files in ",
-               files_rho >= kSorted ? "" : "un", "sorted name order (rank correlation ",
-               Seconds(files_rho), ")"));
-  }
+  FitFileShuffle(passes, out);
   // A loader that opens the file for every sample: the opens, not the runs of reads, are the
   // samples, and their data (not the headers every open reads) tells which sample each is.
   const std::array<PassOrder, 2> samples =
       OpensPerSample(view) ? SessionPassOrders(t, view) : passes;
-  n = 0;
-  compared = 0;
+  int64_t n = 0, compared = 0;
   double rho_sum = 0, same_sum = 0;
   int64_t whole_file_loads = 0;  // files whose sample reads all read the same bytes
   for (const auto& [file, k] : samples[0].keys) {

@@ -251,6 +251,45 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
   return true;
 }
 
+// reader.batch_size from reading threads of one process that each pause after nearly every sample
+// read of their own (at least 80% of each thread's gaps within a pass above the pause threshold
+// of all of them): a step per sample read in each thread, one sample per thread a step. The
+// merged order's bursts then hold 1 to `threads` reads as the threads drift in and out of step
+// (a busy host drifts them more), and are no batches. False otherwise (several processes, one
+// thread, too few gaps, or pauses after some reads only).
+bool FitThreadBatch(const View& view, const ModelGuess& model, FitResult* out) {
+  std::map<ThreadKey, int32_t> thread_index;
+  ReadsByPid by_thread;  // keyed by the thread's index
+  std::set<int32_t> pids;
+  for (const Access& a : view.accesses) {
+    if (!IsTrain(view, a)) continue;
+    pids.insert(a.pid);
+    const auto slot =
+        thread_index.emplace(ThreadKey{a.pid, a.tid}, static_cast<int32_t>(thread_index.size()));
+    by_thread[slot.first->second].push_back(&a);
+  }
+  if (pids.size() != 1 || by_thread.size() < 2) return false;
+  std::vector<int64_t> gaps;
+  for (const auto& run : WorkerRuns(view, by_thread))
+    gaps.insert(gaps.end(), run.begin(), run.end());
+  const int64_t threshold = PauseThreshold(gaps);
+  if (gaps.size() < 8 || threshold <= 0) return false;
+  const auto pauses =
+      std::count_if(gaps.begin(), gaps.end(), [threshold](int64_t g) { return g > threshold; });
+  if (pauses * 10 < static_cast<int64_t>(gaps.size()) * 8) return false;
+  const int64_t threads = ReaderCount(view);
+  const int64_t per_access = SamplesPerAccess(model, *out);
+  SetBatch(view, out, threads * per_access, FitConfidence::kLow,
+           StrCat("each of the ", threads, " reading threads pauses after its own sample reads (",
+                  pauses, " of ", gaps.size(), " gaps within a thread's pass over ",
+                  Seconds(static_cast<double>(threshold) / 1e6),
+                  " s): a step per read in each thread, one sample per thread a step (the merged "
+                  "order's bursts, 1 to ",
+                  threads, " reads as the threads drift in and out of step, are no batches)",
+                  StreamedNote(model, per_access)));
+  return true;
+}
+
 // reader.batch_size from the period of the pauses between sample reads (CollectSteps).
 void FitPeriodBatch(const View& view, const ModelGuess& model, FitResult* out) {
   const Period& p = view.period;
@@ -264,7 +303,10 @@ void FitPeriodBatch(const View& view, const ModelGuess& model, FitResult* out) {
 }
 
 void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
-  if (!view.steps_from_compute && FitWorkerBatch(view, model, out)) return;
+  if (!view.steps_from_compute &&
+      (FitWorkerBatch(view, model, out) || FitThreadBatch(view, model, out))) {
+    return;
+  }
   if (view.steps.empty()) {
     Unset(out, "reader.batch_size", "1",
           "no compute events and no pause between reads stands out: batches are not visible");
