@@ -1,6 +1,7 @@
 """A Lightning-style training loop that checkpoints every N training steps: a map-style Dataset
-that np.loads one .npy per sample, a DataLoader with 2 workers, shuffle, batch 4 (10 steps an
-epoch), 3 epochs, a 5 ms step with Adam; after every 4th training step (global step 4, 8, 12, ...:
+that np.loads one .npy per sample, a DataLoader that loads in the training process
+(num_workers=0, as Trainer runs with it), shuffle, batch 4 (10 steps an epoch), 3 epochs, a 5 ms
+step with Adam; after every 4th training step (global step 4, 8, 12, ...:
 several saves an epoch, none at an epoch's end) one checkpoint file named as Lightning's
 ModelCheckpoint(every_n_train_steps=4, save_top_k=-1) names them, ckpt/epoch=<e>-step=<s>.ckpt
 with <e> the epoch the save happens in (from 0) and <s> the global step, every file kept, holding a
@@ -18,6 +19,8 @@ import numpy as np
 
 FILES = 40
 EVERY_N_TRAIN_STEPS = 4
+# closed_loop.sh: the emulation's checkpoint folder must hold exactly this folder's file names.
+CHECKPOINT_NAMES = 'ckpt'
 
 
 def make(d):
@@ -45,8 +48,11 @@ def run(d):
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(256, 384), torch.nn.ReLU(), torch.nn.Linear(384, 256))
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
-    loader = DataLoader(Npy(files), batch_size=4, shuffle=True, num_workers=2)
-    ckpt = os.path.join(d, 'ckpt')
+    # In the training process: with DataLoader workers reading batches ahead, the pauses between
+    # reads do not tell the steps apart well enough for `dlio-run fit` to place saves every few
+    # steps (docs/fidelity.md, "Lightning checkpoints every N steps").
+    loader = DataLoader(Npy(files), batch_size=4, shuffle=True, num_workers=0)
+    ckpt = os.path.join(d, CHECKPOINT_NAMES)
     os.makedirs(ckpt, exist_ok=True)
     global_step = 0
     for epoch in range(3):
