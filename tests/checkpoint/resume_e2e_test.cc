@@ -112,23 +112,32 @@ TEST_CASE("checkpoint.resume loads the newest checkpoint before training", "[che
   CHECK(std::filesystem::exists(ckpt + "/ckpt-000001/optim_states.pt"));
 }
 
+// dlio-run over 8 samples of one file each, batch 1 (8 steps an epoch), a model checkpoint of
+// 4096 bytes every 4 steps into `ckpt`, resumed from the newest there; `extra` adds settings.
+// REQUIREs a zero exit.
+void RunResumed(const TempDir& dir, const std::string& ckpt, const std::string& extra) {
+  const std::string args =
+      " --quiet --set dataset.format=npy --set dataset.data_folder=" + dir / "data" +
+      " --set dataset.num_files_train=8 --set dataset.num_samples_per_file=1"
+      " --set dataset.record_length_bytes=4096 --set reader.batch_size=1"
+      " --set workflow.checkpoint=true --set checkpoint.steps_between_checkpoints=4"
+      " --set checkpoint.resume=true --set checkpoint.type=model"
+      " --set checkpoint.model_size_bytes=4096 --set checkpoint.checkpoint_folder=" +
+      ckpt + " --set output.folder=" + dir / "out";
+  auto r = RunCommand(DlioRun() + args + extra);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+}
+
 TEST_CASE("checkpoint.folder_name: global_step folders go on from the resumed step",
           "[checkpoint]") {
   TempDir dir;
   const std::string ckpt = dir / "ckpt";
-  const std::string args =
-      " --quiet --set dataset.format=npy --set dataset.data_folder=" + dir / "data" +
-      " --set dataset.num_files_train=8 --set dataset.num_samples_per_file=1"
-      " --set dataset.record_length_bytes=4096 --set reader.batch_size=1 --set train.epochs=1"
-      " --set workflow.checkpoint=true --set checkpoint.steps_between_checkpoints=4"
-      " --set checkpoint.resume=true --set checkpoint.tag_file=latest"
-      " --set 'checkpoint.folder_name=global_step{step}' --set checkpoint.type=model"
-      " --set checkpoint.model_size_bytes=4096 --set checkpoint.checkpoint_folder=" +
-      ckpt + " --set output.folder=" + dir / "out";
   const auto run = [&](const std::string& extra) {
-    auto r = RunCommand(DlioRun() + args + extra);
-    INFO(r.output);
-    REQUIRE(r.exit_code == 0);
+    RunResumed(dir, ckpt,
+               " --set train.epochs=1 --set checkpoint.tag_file=latest"
+               " --set 'checkpoint.folder_name=global_step{step}'" +
+                   extra);
   };
   // Generation writes the checkpoint an earlier run would have: after the first 4 steps.
   run(" --no-train");
@@ -152,20 +161,11 @@ TEST_CASE("checkpoint.folder_name: {epoch} goes on after the resumed checkpoint'
           "[checkpoint]") {
   TempDir dir;
   const std::string ckpt = dir / "ckpt";
-  // 8 steps an epoch (8 samples, batch 1), 2 epochs, a save every 4 steps.
-  const std::string args =
-      " --quiet --set dataset.format=npy --set dataset.data_folder=" + dir / "data" +
-      " --set dataset.num_files_train=8 --set dataset.num_samples_per_file=1"
-      " --set dataset.record_length_bytes=4096 --set reader.batch_size=1 --set train.epochs=2"
-      " --set workflow.checkpoint=true --set checkpoint.steps_between_checkpoints=4"
-      " --set checkpoint.resume=true --set 'checkpoint.folder_name=epoch{epoch}-step{step}'"
-      " --set checkpoint.type=model --set checkpoint.model_size_bytes=4096"
-      " --set checkpoint.checkpoint_folder=" +
-      ckpt + " --set output.folder=" + dir / "out";
+  // 8 steps an epoch, 2 epochs, a save every 4 steps.
   const auto run = [&](const std::string& extra) {
-    auto r = RunCommand(DlioRun() + args + extra);
-    INFO(r.output);
-    REQUIRE(r.exit_code == 0);
+    RunResumed(
+        dir, ckpt,
+        " --set train.epochs=2 --set 'checkpoint.folder_name=epoch{epoch}-step{step}'" + extra);
   };
   const auto saved = [&](const std::string& folder) {
     return std::filesystem::exists(ckpt + "/" + folder + "/model-rank0.bin");

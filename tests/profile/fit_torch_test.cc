@@ -266,12 +266,7 @@ ProfileTrace LightningSaves(const TorchStateDict& sd, int every, std::vector<std
   int step = 0;
   for (int epoch = 0; epoch < 3; ++epoch) {
     for (int b = 0; b < 3; ++b) {
-      for (int k = 0; k < 4; ++k) {
-        const std::string path = StrCat("/job/data/x_", b * 4 + k, ".npy");
-        AddEvent(&t, 7, 7, "open64", now, 2, path);
-        AddEvent(&t, 7, 7, "pread", now + 5, 40, path, 0, 100'000, 100'000);
-        now += 50;
-      }
+      fit_test::AddBatchReads(&t, 7, b, &now);
       now += 20'000;
       ++step;
       if (every > 0 ? step % every != 0 : b != 2) continue;
