@@ -7,7 +7,10 @@
 # KS distance, reads, writes and bytes written of the real run and the emulation, and whether the
 # row meets the targets (similarity >= 0.97, KS < 0.1, reads and writes within 5%, bytes written
 # within 5%; a count of 0 must be 0). A loop that fails (fit, generation or emulation) is a row
-# saying so; a program whose Python modules are missing is a row saying which. Ends with how many
+# saying so; a program whose Python modules are missing is a row saying which. A program with a
+# `CHECKPOINT_NAMES = 'DIR'` line (lightning_steps_ckpt) also has its checkpoint file names checked
+# (closed_loop.sh): a loop whose emulated checkpoint folder does not hold exactly the program's
+# names fails. Ends with how many
 # rows meet every target and the load average. Run it alone: the loops are timed.
 #
 #   benchmarks/fidelity_corpus.sh [BUILD_DIR] [WORKDIR]

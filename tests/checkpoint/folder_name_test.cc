@@ -58,14 +58,14 @@ CheckpointOptions DeepSpeedLike() {
 }
 
 TEST_CASE("folder_name: names from the id and the step, zero-padded to a width", "[checkpoint]") {
-  CHECK(FolderNameTemplate().Name(42, 7) == "ckpt-000042");  // dlio's own, the default
-  CHECK(FolderNameTemplate().Name(1234567, 7) == "ckpt-1234567");
-  CHECK(Parsed(checkpoint_internal::kDefaultFolderName).Name(3, 0) == "ckpt-000003");
-  CHECK(Parsed("global_step{step}").Name(5, 16) == "global_step16");
-  CHECK(Parsed("global_step{step}").Name(5, -3) == "global_step0");
-  CHECK(Parsed("iter_{step:07}").Name(0, 100) == "iter_0000100");
-  CHECK(Parsed("{step}").Name(9, 24) == "24");
-  CHECK(Parsed("run{id:03}-step{step}.ckpt").Name(2, 80) == "run002-step80.ckpt");
+  CHECK(FolderNameTemplate().Name({42, 7}) == "ckpt-000042");  // dlio's own, the default
+  CHECK(FolderNameTemplate().Name({1234567, 7}) == "ckpt-1234567");
+  CHECK(Parsed(checkpoint_internal::kDefaultFolderName).Name({3, 0}) == "ckpt-000003");
+  CHECK(Parsed("global_step{step}").Name({5, 16}) == "global_step16");
+  CHECK(Parsed("global_step{step}").Name({5, -3}) == "global_step0");
+  CHECK(Parsed("iter_{step:07}").Name({0, 100}) == "iter_0000100");
+  CHECK(Parsed("{step}").Name({9, 24}) == "24");
+  CHECK(Parsed("run{id:03}-step{step}.ckpt").Name({2, 80}) == "run002-step80.ckpt");
   CHECK(Parsed("global_step{step}").names_step());
   CHECK_FALSE(Parsed("global_step{step}").names_id());
   CHECK(FolderNameTemplate().names_id());
@@ -103,8 +103,8 @@ TEST_CASE("folder_name: bad templates are refused with the key and the reason", 
       {"a/{step}", "is not a folder name"},
       {".dlio{step}", "is not a folder name"},
       {"..", "is not a folder name"},
-      {"global_step", "has no {id} or {step}"},
-      {"global_{epoch}", "unknown placeholder {epoch}"},
+      {"global_step", "has no {id}, {step} or {epoch}"},
+      {"global_{batch}", "unknown placeholder {batch}"},
       {"global_step{step", "without its '}'"},
       {"global_step}{step}", "without its '{'"},
       {"s{step}-{step}", "has {step} twice"},

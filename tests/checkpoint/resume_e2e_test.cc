@@ -3,7 +3,8 @@
 // files for reading (torch.load's order: the files as named) before its first data file, then saves
 // the next ones, rewriting the tag after each; with no checkpoint there, training starts fresh and
 // reads none. With checkpoint.folder_name global_step{step}, DeepSpeed's folder names: the global
-// step goes on from the resumed checkpoint's, and the next run resumes from the newest by step.
+// step goes on from the resumed checkpoint's, and the next run resumes from the newest by step;
+// with {epoch} the epochs go on after the resumed checkpoint's too.
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <regex>
@@ -111,23 +112,32 @@ TEST_CASE("checkpoint.resume loads the newest checkpoint before training", "[che
   CHECK(std::filesystem::exists(ckpt + "/ckpt-000001/optim_states.pt"));
 }
 
+// dlio-run over 8 samples of one file each, batch 1 (8 steps an epoch), a model checkpoint of
+// 4096 bytes every 4 steps into `ckpt`, resumed from the newest there; `extra` adds settings.
+// REQUIREs a zero exit.
+void RunResumed(const TempDir& dir, const std::string& ckpt, const std::string& extra) {
+  const std::string args =
+      " --quiet --set dataset.format=npy --set dataset.data_folder=" + dir / "data" +
+      " --set dataset.num_files_train=8 --set dataset.num_samples_per_file=1"
+      " --set dataset.record_length_bytes=4096 --set reader.batch_size=1"
+      " --set workflow.checkpoint=true --set checkpoint.steps_between_checkpoints=4"
+      " --set checkpoint.resume=true --set checkpoint.type=model"
+      " --set checkpoint.model_size_bytes=4096 --set checkpoint.checkpoint_folder=" +
+      ckpt + " --set output.folder=" + dir / "out";
+  auto r = RunCommand(DlioRun() + args + extra);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+}
+
 TEST_CASE("checkpoint.folder_name: global_step folders go on from the resumed step",
           "[checkpoint]") {
   TempDir dir;
   const std::string ckpt = dir / "ckpt";
-  const std::string args =
-      " --quiet --set dataset.format=npy --set dataset.data_folder=" + dir / "data" +
-      " --set dataset.num_files_train=8 --set dataset.num_samples_per_file=1"
-      " --set dataset.record_length_bytes=4096 --set reader.batch_size=1 --set train.epochs=1"
-      " --set workflow.checkpoint=true --set checkpoint.steps_between_checkpoints=4"
-      " --set checkpoint.resume=true --set checkpoint.tag_file=latest"
-      " --set 'checkpoint.folder_name=global_step{step}' --set checkpoint.type=model"
-      " --set checkpoint.model_size_bytes=4096 --set checkpoint.checkpoint_folder=" +
-      ckpt + " --set output.folder=" + dir / "out";
   const auto run = [&](const std::string& extra) {
-    auto r = RunCommand(DlioRun() + args + extra);
-    INFO(r.output);
-    REQUIRE(r.exit_code == 0);
+    RunResumed(dir, ckpt,
+               " --set train.epochs=1 --set checkpoint.tag_file=latest"
+               " --set 'checkpoint.folder_name=global_step{step}'" +
+                   extra);
   };
   // Generation writes the checkpoint an earlier run would have: after the first 4 steps.
   run(" --no-train");
@@ -145,6 +155,37 @@ TEST_CASE("checkpoint.folder_name: global_step folders go on from the resumed st
   CHECK(std::filesystem::exists(ckpt + "/global_step20/model-rank0.bin"));
   CHECK(ReadTextFile(ckpt + "/latest") == "global_step20");
   CHECK_FALSE(std::filesystem::exists(ckpt + "/ckpt-000000"));
+}
+
+TEST_CASE("checkpoint.folder_name: {epoch} goes on after the resumed checkpoint's epoch",
+          "[checkpoint]") {
+  TempDir dir;
+  const std::string ckpt = dir / "ckpt";
+  // 8 steps an epoch, 2 epochs, a save every 4 steps.
+  const auto run = [&](const std::string& extra) {
+    RunResumed(
+        dir, ckpt,
+        " --set train.epochs=2 --set 'checkpoint.folder_name=epoch{epoch}-step{step}'" + extra);
+  };
+  const auto saved = [&](const std::string& folder) {
+    return std::filesystem::exists(ckpt + "/" + folder + "/model-rank0.bin");
+  };
+  // Generation: the checkpoint after the first 4 steps of epoch 0.
+  run(" --no-train");
+  CHECK(saved("epoch0-step4"));
+  // Resumed there: the run's 2 epochs are epochs 1 and 2, its saves global steps 8 to 20.
+  run(" --no-generate");
+  for (const char* folder : {"epoch1-step8", "epoch1-step12", "epoch2-step16", "epoch2-step20"}) {
+    CAPTURE(folder);
+    CHECK(saved(folder));
+  }
+  // Resumed from the newest (epoch2-step20): epochs 3 and 4.
+  run(" --no-generate");
+  for (const char* folder : {"epoch3-step24", "epoch3-step28", "epoch4-step32", "epoch4-step36"}) {
+    CAPTURE(folder);
+    CHECK(saved(folder));
+  }
+  CHECK_FALSE(saved("epoch0-step8"));
 }
 
 }  // namespace

@@ -6,7 +6,8 @@ dlio_add_test(checkpoint_recovery_test LIBS dlio_runner dlio_checkpoint dlio_com
   dlio_trace SOURCES checkpoint/checkpoint_recovery_test.cc)
 # checkpoint.folder_name: the template's names, its validation, saves and the newest by step.
 dlio_add_test(checkpoint_folder_name_test LIBS dlio_checkpoint dlio_storage dlio_trace
-  SOURCES checkpoint/folder_name_test.cc checkpoint/torch_file_name_test.cc)
+  SOURCES checkpoint/folder_name_test.cc checkpoint/torch_file_name_test.cc
+          checkpoint/epoch_name_test.cc)
 dlio_add_test(torch_load_test LIBS dlio_checkpoint dlio_storage dlio_trace
   SOURCES checkpoint/torch_load_test.cc)
 # dlio-run under strace: checkpoints and side_io files written in place, summary.json via a rename.

@@ -48,14 +48,14 @@ TEST_CASE("torch_file_name: a file name template may hold no placeholder, errors
   auto plain = FolderNameTemplate::ParseFileName("model.pt", "checkpoint.torch_file_name");
   REQUIRE(plain.ok());
   CHECK_FALSE(plain->per_save());
-  CHECK(plain->Name(3, 9) == "model.pt");
+  CHECK(plain->Name({3, 9}) == "model.pt");
   auto steps = FolderNameTemplate::ParseFileName("model-{step}.pt", "checkpoint.torch_file_name");
   REQUIRE(steps.ok());
   CHECK(steps->per_save());
-  CHECK(steps->Name(3, 9) == "model-9.pt");
+  CHECK(steps->Name({3, 9}) == "model-9.pt");
   // A folder's template still needs a placeholder.
   CHECK_FALSE(FolderNameTemplate::Parse("model.pt").ok());
-  for (const char* bad : {"m-{epoch}.pt", "m-{step}{id}.pt", "m-{step}7.pt", "m-{step.pt"}) {
+  for (const char* bad : {"m-{batch}.pt", "m-{step}{id}.pt", "m-{step}7.pt", "m-{step.pt"}) {
     INFO(bad);
     auto t = FolderNameTemplate::ParseFileName(bad, "checkpoint.torch_file_name");
     REQUIRE_FALSE(t.ok());
@@ -64,11 +64,11 @@ TEST_CASE("torch_file_name: a file name template may hold no placeholder, errors
   // Refused when the checkpointer is built, before anything is written.
   auto storage = MemoryStorage();
   CheckpointOptions options = LightningLike();
-  options.sections.Get<TorchSaveOptions>().file_name = "epoch={epoch}.ckpt";
+  options.sections.Get<TorchSaveOptions>().file_name = "epoch={batch}.ckpt";
   auto refused = Build(options, storage.get());
   REQUIRE_FALSE(refused.ok());
   CHECK_THAT(refused.status().message(),
-             Catch::Contains("checkpoint.torch_file_name: 'epoch={epoch}.ckpt'"));
+             Catch::Contains("checkpoint.torch_file_name: 'epoch={batch}.ckpt'"));
   CHECK_FALSE(*storage->Exists("ck"));
 }
 
@@ -195,9 +195,10 @@ TEST_CASE("torch_file_name: folder_name '.' needs names that change from save to
   same.sections.Get<TorchSaveOptions>().file_name = "model.pt";
   auto refused = Build(same, storage.get());
   REQUIRE_FALSE(refused.ok());
-  CHECK_THAT(refused.status().message(),
-             Catch::Contains("checkpoint.folder_name: '.'") &&
-                 Catch::Contains("checkpoint.torch_file_name 'model.pt' has no {id} or {step}"));
+  CHECK_THAT(
+      refused.status().message(),
+      Catch::Contains("checkpoint.folder_name: '.'") &&
+          Catch::Contains("checkpoint.torch_file_name 'model.pt' has no {id}, {step} or {epoch}"));
   // The other types name their files the same in every save.
   CheckpointOptions model;
   model.name = "model";

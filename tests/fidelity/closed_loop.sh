@@ -44,6 +44,11 @@
 # fit.yaml, and the last line printed is fit.yaml's path (benchmarks/fit_load.sh).
 # With HOGS=N, N CPU hogs (a busy shell loop each) run beside each traced run (the real
 # program's, the emulation's, real2/) and are killed when it ends or the script exits.
+# With CHECKPOINT_NAMES=DIR (default: the DIR of a module-level `CHECKPOINT_NAMES = 'DIR'` line in
+# PROGRAM.py; a folder under the program's data directory that it saves its checkpoints into,
+# every file kept), the script fails unless the emulation's checkpoint folder
+# (emu-data/checkpoints) holds exactly the names the program's DIR holds (dlio's own dot files
+# aside): the framework's file names, written as it writes them.
 # The last line printed is JSON: similarity, KS distances, reads/writes and bytes read/written of
 # the real run and of the emulation (compare.json's counts and bytes_read/bytes_written
 # features), the three most different features, data_dir (false with NO_DATA_DIR=1), hogs and
@@ -167,6 +172,17 @@ fi
 profile_traced emu --data-dir "$work/emu-data" -- \
   "$dlio_run" "${common[@]}" --no-generate -o "$work/emu-out"
 "$dlio_run" compare --json "$work/real" "$work/emu" > "$work/compare.json"
+checkpoint_names=${CHECKPOINT_NAMES:-$(sed -n "s/^CHECKPOINT_NAMES = '\([^']*\)'.*/\1/p" "$program" | head -n 1)}
+if [[ -n $checkpoint_names ]]; then
+  real_names=$(ls -A "$work/data/$checkpoint_names" | grep -v '^\.dlio' | sort)
+  emu_names=$(ls -A "$work/emu-data/checkpoints" | grep -v '^\.dlio' | sort)
+  if [[ $real_names != "$emu_names" ]]; then
+    diff <(echo "$real_names") <(echo "$emu_names") >&2 || true
+    echo "$0: the emulation's checkpoint names (>) are not the program's (<)" >&2
+    exit 1
+  fi
+  echo "checkpoint names: $(echo "$real_names" | wc -l) the same as the program's"
+fi
 self_json=
 if [[ ${SELF_COMPARE:-0} == 1 ]]; then
   profile_traced real2 "${real_scope[@]}" -- "$python" "$program" run "$work/data"

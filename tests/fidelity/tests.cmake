@@ -71,3 +71,10 @@ set_property(TEST fidelity:deepspeed_save_resume APPEND PROPERTY ENVIRONMENT "MA
 # {id} and {step}), each save a file of its own. Writes and bytes are exact (MAX_COUNT_DIFF 0).
 dlio_add_closed_loop(lightning_ckpt 0.95 0.1 "numpy torch" framework)
 set_property(TEST fidelity:lightning_ckpt APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0")
+# Lightning's ModelCheckpoint(every_n_train_steps=4, save_top_k=-1): several saves an epoch, each
+# file named by the epoch it happens in and the global step (epoch=<e>-step=<s>.ckpt:
+# checkpoint.torch_file_name's {epoch} and {step}), every file kept. Counts and bytes within 5%
+# (MAX_COUNT_DIFF 0.05), and the emulated checkpoint folder holds exactly the program's names
+# (the program's CHECKPOINT_NAMES line).
+dlio_add_closed_loop(lightning_steps_ckpt 0.95 0.1 "numpy torch" framework)
+set_property(TEST fidelity:lightning_steps_ckpt APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05")

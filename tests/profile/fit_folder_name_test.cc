@@ -42,12 +42,7 @@ ProfileTrace Build(const Saves& s) {
   }
   int saves = 0;
   for (int b = 0; b < 8; ++b) {
-    for (int k = 0; k < 4; ++k) {
-      const std::string path = StrCat("/job/data/x_", b * 4 + k, ".npy");
-      AddEvent(&t, 1, 1, "open64", now, 2, path);
-      AddEvent(&t, 1, 1, "pread", now + 5, 40, path, 0, 100'000, 100'000);
-      now += 50;
-    }
+    fit_test::AddBatchReads(&t, 1, b, &now);
     now += 20'000;
     const int step = b + 1;
     if (step % s.every != 0) continue;

@@ -11,6 +11,8 @@
 #include "dlio/format.h"
 #include "dlio/profile_fit.h"
 #include "dlio/registries.h"
+#include "dlio/str_cat.h"
+#include "profile/analysis_test_util.h"
 
 namespace dlio::fit_test {
 
@@ -63,6 +65,17 @@ inline FitResult Fit(const ProfileTrace& t, FitOptions options = {}) {
   REQUIRE(r.ok());
   INFO(FitYaml(*r, {"test"}));
   return std::move(r).value();
+}
+
+// One batch of 4 samples read by thread `pid`: /job/data/x_<4 * batch + k>.npy, k = 0..3, each
+// opened and read whole (100 KB in one pread of 40 us), 50 us apart from *now on.
+inline void AddBatchReads(ProfileTrace* t, int32_t pid, int batch, int64_t* now) {
+  for (int k = 0; k < 4; ++k) {
+    const std::string path = StrCat("/job/data/x_", batch * 4 + k, ".npy");
+    testing::AddEvent(t, pid, pid, "open64", *now, 2, path);
+    testing::AddEvent(t, pid, pid, "pread", *now + 5, 40, path, 0, 100'000, 100'000);
+    *now += 50;
+  }
 }
 
 }  // namespace dlio::fit_test

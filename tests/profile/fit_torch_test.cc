@@ -10,6 +10,7 @@
 #include "dlio/clock.h"
 #include "dlio/profile_fit.h"
 #include "dlio/storage.h"
+#include "dlio/str_cat.h"
 #include "profile/analysis_test_util.h"
 #include "profile/fit_test_util.h"
 
@@ -71,7 +72,7 @@ std::string FileName(const FitResult& r, uint64_t id, int64_t step) {
   auto names = checkpoint_internal::FolderNameTemplate::ParseFileName(
       Value(r, "checkpoint.torch_file_name"), "checkpoint.torch_file_name");
   REQUIRE(names.ok());
-  return names->Name(id, step);
+  return names->Name({id, step});
 }
 
 // The state dict the fit describes, and the requests the emulation issues with it in save `id`
@@ -247,6 +248,71 @@ TEST_CASE("fit: writes that are not torch.save's stay checkpoint.type model") {
     }
   }
   CHECK(Value(Fit(many), "checkpoint.type") == "model");
+}
+
+}  // namespace
+}  // namespace dlio
+
+namespace dlio {
+namespace {
+
+// PyTorch Lightning's ModelCheckpoint: 3 passes over 12 files of 100 KB in batches of 4 (3 steps a
+// pass, 20 ms of compute after each); one torch.save after every `every` steps
+// (every_n_train_steps), or with `every` 0 at each pass's end, named by the pass it happens in and
+// the global step, epoch=<e>-step=<s>.ckpt. `paths` gets the saves' files.
+ProfileTrace LightningSaves(const TorchStateDict& sd, int every, std::vector<std::string>* paths) {
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  int step = 0;
+  for (int epoch = 0; epoch < 3; ++epoch) {
+    for (int b = 0; b < 3; ++b) {
+      fit_test::AddBatchReads(&t, 7, b, &now);
+      now += 20'000;
+      ++step;
+      if (every > 0 ? step % every != 0 : b != 2) continue;
+      paths->push_back(StrCat("/job/ckpt/epoch=", epoch, "-step=", step, ".ckpt"));
+      AddSave(&t, paths->back(), sd, now);
+      now += 5'000;
+    }
+  }
+  return t;
+}
+
+TEST_CASE("fit: a save's file named by the pass it happens in, several a pass, is {epoch}") {
+  const TorchStateDict mlp = Parse(kMlp, kMlpModules);
+  std::vector<std::string> paths;
+  const FitResult r = Fit(LightningSaves(mlp, 2, &paths));
+  // By hand: global steps 2 (pass 0), 4 and 6 (pass 1: 6 its last step), 8 (pass 2).
+  REQUIRE(paths == std::vector<std::string>{
+                       "/job/ckpt/epoch=0-step=2.ckpt", "/job/ckpt/epoch=1-step=4.ckpt",
+                       "/job/ckpt/epoch=1-step=6.ckpt", "/job/ckpt/epoch=2-step=8.ckpt"});
+  INFO(FitYaml(r, {"t"}));
+  // 0, 1, 1, 2 counts no saves (two in pass 1): the pass, not {id}.
+  CHECK(Value(r, "checkpoint.torch_file_name") == "epoch={epoch}-step={step}.ckpt");
+  CHECK_THAT(r.Find("checkpoint.torch_file_name")->reason,
+             Catch::Contains("{epoch} the pass over the data each save happened in"));
+  CHECK(Value(r, "checkpoint.folder_name") == ".");
+  CHECK(Value(r, "checkpoint.steps_between_checkpoints") == "2");
+  auto names = checkpoint_internal::FolderNameTemplate::ParseFileName(
+      Value(r, "checkpoint.torch_file_name"), "checkpoint.torch_file_name");
+  REQUIRE(names.ok());
+  // The emulation's saves (ids 0.., global steps 2.., epochs from the run's passes) make the
+  // program's names.
+  const std::vector<std::pair<int64_t, int64_t>> step_epoch{{2, 0}, {4, 1}, {6, 1}, {8, 2}};
+  for (size_t k = 0; k < paths.size(); ++k) {
+    CHECK(names->Name({k, step_epoch[k].first, step_epoch[k].second}) == PathBasename(paths[k]));
+  }
+}
+
+TEST_CASE("fit: names of one save a pass at its end stay {id}, the save count") {
+  // lightning_ckpt.py's cadence: the pass and the save count agree, and {id} is kept.
+  const TorchStateDict mlp = Parse(kMlp, kMlpModules);
+  std::vector<std::string> paths;
+  const FitResult r = Fit(LightningSaves(mlp, 0, &paths));
+  REQUIRE(paths.size() == 3);
+  CHECK(paths.back() == "/job/ckpt/epoch=2-step=9.ckpt");
+  INFO(FitYaml(r, {"t"}));
+  CHECK(Value(r, "checkpoint.torch_file_name") == "epoch={id}-step={step}.ckpt");
 }
 
 }  // namespace

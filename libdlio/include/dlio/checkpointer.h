@@ -86,7 +86,8 @@ struct CheckpointOptions {
   // that a load reads first (DeepSpeed's `latest`); "" = none.
   std::string tag_file;
   // The template of each checkpoint's folder name (checkpoint/folder_name.h): {id} the checkpoint
-  // id, {step} the global step the save follows, each maybe zero-padded ({id:06}). Not for
+  // id, {step} the global step the save follows, {epoch} the epoch it happens in (from 0), each
+  // maybe zero-padded ({id:06}). Not for
   // dlio_benchmark, which names its folders as DLIO does.
   std::string folder_name = "ckpt-{id:06}";
   // dlio_benchmark: DLIO's framework ("pytorch": .pt files; "tensorflow": tf.train.Checkpoint's
@@ -128,6 +129,8 @@ struct CheckpointResult {
   // The global step in the checkpoint's folder name (checkpoint.folder_name's {step}); -1 when the
   // name holds none.
   int64_t step = -1;
+  // The epoch (from 0) in the checkpoint's folder or file names ({epoch}); -1 when they hold none.
+  int64_t epoch = -1;
   uint64_t bytes_written = 0;
   int64_t write_ns = 0;  // from the first open to the last close (and fsyncs)
   uint64_t bytes_read = 0;

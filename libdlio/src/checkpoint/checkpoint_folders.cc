@@ -17,9 +17,7 @@ struct Listed {
   FolderNameTemplate::Fields fields;
 };
 
-int64_t StepOfFields(const FolderNameTemplate::Fields& f) {
-  return f.step ? static_cast<int64_t>(*f.step) : -1;
-}
+int64_t FieldOrNone(const std::optional<uint64_t>& f) { return f ? static_cast<int64_t>(*f) : -1; }
 
 }  // namespace
 
@@ -49,15 +47,17 @@ Result<CheckpointFolders> CheckpointFolders::ListNamed(Storage* storage, const s
       if (auto fields = out.names_.Match(entry)) listed.push_back({std::move(entry), *fields});
     }
   }
-  // By id, or by step without one; then by step and name, so the last of an id is its newest.
+  // By id, or by step (then epoch) without one; then by step, epoch and name, so the last of an
+  // id is its newest.
   std::sort(listed.begin(), listed.end(), [](const Listed& a, const Listed& b) {
-    return std::tie(a.fields.id, a.fields.step, a.name) <
-           std::tie(b.fields.id, b.fields.step, b.name);
+    return std::tie(a.fields.id, a.fields.step, a.fields.epoch, a.name) <
+           std::tie(b.fields.id, b.fields.step, b.fields.epoch, b.name);
   });
   for (size_t k = 0; k < listed.size(); ++k) {
     const Listed& l = listed[k];
     const uint64_t id = l.fields.id ? *l.fields.id : k;
-    out.known_[id] = {flat ? folder : StrCat(folder, "/", l.name), StepOfFields(l.fields)};
+    out.known_[id] = {flat ? folder : StrCat(folder, "/", l.name), FieldOrNone(l.fields.step),
+                      FieldOrNone(l.fields.epoch)};
   }
   out.first_id_ = out.known_.empty() ? 0 : out.known_.rbegin()->first + 1;
   return out;
@@ -74,12 +74,16 @@ Result<CheckpointFolders> CheckpointFolders::EpochStep(Storage* storage,
 
 std::string CheckpointFolders::DirFor(uint64_t id, uint64_t epoch, int64_t step) const {
   if (flat_) return folder_;
-  return StrCat(folder_, "/", epoch_step_ ? EpochStepDirName(epoch, step) : names_.Name(id, step));
+  return StrCat(
+      folder_, "/",
+      epoch_step_ ? EpochStepDirName(epoch, step) : names_.Name({id, step, NamedEpoch(epoch)}));
 }
 
 void CheckpointFolders::Add(uint64_t id, uint64_t epoch, int64_t step) {
-  const bool named = !epoch_step_ && names_.names_step();
-  known_[id] = {DirFor(id, epoch, step), named ? std::max<int64_t>(step, 0) : -1};
+  const bool steps = !epoch_step_ && names_.names_step();
+  const bool epochs = !epoch_step_ && names_.names_epoch();
+  known_[id] = {DirFor(id, epoch, step), steps ? std::max<int64_t>(step, 0) : -1,
+                epochs ? NamedEpoch(epoch) : -1};
 }
 
 Result<std::string> CheckpointFolders::DirOf(uint64_t id) const {
@@ -87,15 +91,16 @@ Result<std::string> CheckpointFolders::DirOf(uint64_t id) const {
   if (epoch_step_) {
     return StrCat(folder_, "/", EpochStepDirName(1, static_cast<int64_t>(id + 1)));
   }
-  if (names_.names_id()) return flat_ ? folder_ : StrCat(folder_, "/", names_.Name(id, 0));
+  if (names_.names_id()) return flat_ ? folder_ : StrCat(folder_, "/", names_.Name({id, 0, 0}));
   return Status::NotFound("checkpoint ", id, " is not in ", folder_,
                           flat_ ? " (checkpoint.torch_file_name '" : " (checkpoint.folder_name '",
                           names_.text(), "')");
 }
 
-int64_t CheckpointFolders::StepOf(uint64_t id) const {
+SaveNumbers CheckpointFolders::NumbersOf(uint64_t id) const {
   auto it = known_.find(id);
-  return it == known_.end() ? -1 : it->second.step;
+  if (it == known_.end()) return {id, -1, -1};
+  return {id, it->second.step, it->second.epoch};
 }
 
 Result<std::vector<std::pair<uint64_t, std::string>>> CheckpointFolders::Folders(
@@ -144,7 +149,7 @@ Status CheckFolderOptions(const CheckpointOptions& options) {
     return Status::InvalidArgument(
         "checkpoint.folder_name: '.' (every save's files side by side in checkpoint_folder) "
         "needs file names that change from save to save, which only checkpoint type "
-        "'torch_save' has (checkpoint.torch_file_name with {id} or {step})");
+        "'torch_save' has (checkpoint.torch_file_name with {id}, {step} or {epoch})");
   }
   DLIO_ASSIGN_OR_RETURN(const auto names, FolderNameTemplate::Parse(options.folder_name));
   return CheckTagFileName(options, &names);

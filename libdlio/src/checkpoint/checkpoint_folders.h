@@ -49,7 +49,10 @@ class CheckpointFolders {
   Result<std::string> DirOf(uint64_t id) const;
   // The global step in checkpoint `id`'s folder name ({step} of the template), -1 when its name
   // has none.
-  int64_t StepOf(uint64_t id) const;
+  int64_t StepOf(uint64_t id) const { return NumbersOf(id).step; }
+  // Checkpoint `id` and the step and epoch its folder's name (flat: its file's) holds, -1 for
+  // each it does not hold or of a checkpoint not known.
+  SaveNumbers NumbersOf(uint64_t id) const;
   // The listed and saved checkpoints' ids and folders, ascending by id (DLIO's layout: the
   // folders in `storage`'s checkpoint folder now named global_epoch1_step<id + 1>).
   Result<std::vector<std::pair<uint64_t, std::string>>> Folders(Storage* storage) const;
@@ -58,6 +61,7 @@ class CheckpointFolders {
   struct Known {
     std::string dir;
     int64_t step = -1;
+    int64_t epoch = -1;
   };
 
   // List and Flat: the saves `names` names in `folder`, each a folder of its own or (flat) a

@@ -29,9 +29,9 @@ struct PlannedFile {
   uint64_t bytes = 0;
   // Set for checkpoint type torch_save: the file is torch.save's zip of this state dict.
   std::shared_ptr<const TorchStateDict> torch;
-  // Set when the name differs from save to save (checkpoint.torch_file_name's {id} or {step},
-  // as model-{step}.pt): `name` is then the template's text, and each save's file is the name the
-  // template gives its id and step.
+  // Set when the name differs from save to save (checkpoint.torch_file_name's {id}, {step} or
+  // {epoch}, as model-{step}.pt): `name` is then the template's text, and each save's file is the
+  // name the template gives its numbers.
   std::shared_ptr<const FolderNameTemplate> per_save;
 };
 

@@ -118,10 +118,12 @@ class FileCheckpointer final : public Checkpointer {
     const std::string dir = folders_.DirFor(result.id, epoch, step);
     if (plan_.empty()) {  // root_only on a rank > 0, or no bytes for this rank
       folders_.Add(result.id, epoch, step);
-      result.step = folders_.StepOf(result.id);
+      SetNumbers(folders_.NumbersOf(result.id), &result);
       return result;
     }
-    const std::vector<PlannedFile> plan = PlanFor(result.id, step);
+    const checkpoint_internal::SaveNumbers numbers{result.id, step,
+                                                   checkpoint_internal::NamedEpoch(epoch)};
+    const std::vector<PlannedFile> plan = checkpoint_internal::PlanForSave(plan_, numbers);
     TraceSpan span(tracer_, clock_, ai_events::kCapture, static_cast<int64_t>(result.id),
                    static_cast<int64_t>(epoch), step);
 
@@ -153,8 +155,8 @@ class FileCheckpointer final : public Checkpointer {
       return status;
     }
     folders_.Add(result.id, epoch, step);
-    saved_steps_[result.id] = step;
-    result.step = folders_.StepOf(result.id);
+    saved_[result.id] = numbers;
+    SetNumbers(folders_.NumbersOf(result.id), &result);
     span.set_bytes(static_cast<int64_t>(result.bytes_written));
     return result;
   }
@@ -174,12 +176,13 @@ class FileCheckpointer final : public Checkpointer {
   Result<CheckpointResult> Load(uint64_t id) override {
     CheckpointResult result;
     result.id = id;
-    result.step = folders_.StepOf(id);
+    SetNumbers(folders_.NumbersOf(id), &result);
     if (plan_.empty()) return result;
     TraceSpan span(tracer_, clock_, ai_events::kRestart, static_cast<int64_t>(id), -1, -1);
     DLIO_ASSIGN_OR_RETURN(const std::string dir, folders_.DirOf(id));
     DLIO_ASSIGN_OR_RETURN(const checkpoint_internal::SavedPlan saved, PlanIn(id, dir));
     if (result.step < 0) result.step = saved.step;
+    if (result.epoch < 0) result.epoch = saved.epoch;
     FillBuffer(id);
     const int64_t start = clock_->NowNanos();
     if (!options_.tag_file.empty()) {  // as DeepSpeed's load_checkpoint reads `latest` first
@@ -235,22 +238,24 @@ class FileCheckpointer final : public Checkpointer {
     return checkpoint_internal::IsCompleteShare(storage_, dir, options_.rank, saved->plan);
   }
 
-  // plan_ for save `id` after global step `step` (per_save_names.h).
-  std::vector<PlannedFile> PlanFor(uint64_t id, int64_t step) const {
-    return checkpoint_internal::PlanForSave(plan_, id, step);
+  // The step and epoch the names of a checkpoint hold, into `result` (-1: none).
+  static void SetNumbers(const checkpoint_internal::SaveNumbers& n, CheckpointResult* result) {
+    result->step = n.step;
+    result->epoch = n.epoch;
   }
 
-  // Checkpoint `id`'s files in `dir`: this run's saves by their steps, an earlier run's by the
-  // names in its folder (listed only when a per-save name holds {step}).
+  // Checkpoint `id`'s files in `dir`: this run's saves by their numbers, an earlier run's by the
+  // names in its folder (listed only when a per-save name holds {step} or {epoch} that the
+  // folder's name does not tell).
   Result<checkpoint_internal::SavedPlan> PlanIn(uint64_t id, const std::string& dir) {
-    auto it = saved_steps_.find(id);
-    if (it != saved_steps_.end()) return checkpoint_internal::SavedPlanOf(plan_, id, it->second);
-    if (!checkpoint_internal::NamesHoldStep(plan_)) {
-      return checkpoint_internal::SavedPlanOf(plan_, id, -1);
+    auto it = saved_.find(id);
+    if (it != saved_.end()) return checkpoint_internal::SavedPlanOf(plan_, it->second);
+    if (!checkpoint_internal::NamesHoldNumbers(plan_)) {
+      return checkpoint_internal::SavedPlanOf(plan_, {id, -1, -1});
     }
-    // The step its folder's name holds, or (flat) its file's: the listing's.
-    if (const int64_t step = folders_.StepOf(id); step >= 0) {
-      return checkpoint_internal::SavedPlanOf(plan_, id, step);
+    // The numbers its folder's name holds, or (flat) its file's: the listing's.
+    if (const auto n = folders_.NumbersOf(id); checkpoint_internal::KnowsNumbers(plan_, n)) {
+      return checkpoint_internal::SavedPlanOf(plan_, n);
     }
     DLIO_ASSIGN_OR_RETURN(const std::vector<std::string> names, storage_->List(dir));
     return checkpoint_internal::SavedPlanIn(plan_, id, dir, names);
@@ -432,8 +437,8 @@ class FileCheckpointer final : public Checkpointer {
   const Clock* clock_;
   Tracer* tracer_;
   std::string folder_;
-  std::vector<PlannedFile> plan_;            // per-save names as their templates (PlanFor, PlanIn)
-  std::map<uint64_t, int64_t> saved_steps_;  // this run's saves: id -> global step
+  std::vector<PlannedFile> plan_;  // per-save names as their templates (PlanFor, PlanIn)
+  std::map<uint64_t, checkpoint_internal::SaveNumbers> saved_;  // this run's saves, by id
   uint64_t next_id_;
   size_t buffer_size_ = 0;
   std::vector<uint8_t> buffer_;

@@ -120,7 +120,7 @@ Result<std::shared_ptr<const checkpoint_internal::FolderNameTemplate>> FlatNames
       return Status::InvalidArgument(
           "checkpoint.folder_name: '.' puts every save's files side by side in "
           "checkpoint_folder, so each needs a name of its own: checkpoint.torch_file_name '",
-          f.name, "' has no {id} or {step}");
+          f.name, "' has no {id}, {step} or {epoch}");
     }
   }
   return listed.front().per_save;

@@ -20,15 +20,15 @@ struct NameError {
   }
 };
 
-// "{id}", "{step:08}": the field and its width, or an error naming the placeholder.
+// "{id}", "{step:08}", "{epoch}": the field and its width, or an error naming the placeholder.
 Status ParsePlaceholder(const NameError& error, std::string_view text, std::string_view inside,
                         std::string* name, int* width) {
   const size_t colon = inside.find(':');
   *name = std::string(inside.substr(0, colon));
   *width = 0;
-  if (*name != "id" && *name != "step") {
+  if (*name != "id" && *name != "step" && *name != "epoch") {
     return error(text, StrCat("has an unknown placeholder {", inside,
-                              "} (use {id} or {step}, zero-padded as {step:08})"));
+                              "} (use {id}, {step} or {epoch}, zero-padded as {step:08})"));
   }
   if (colon == std::string_view::npos) return Status::OK();
   const std::string_view spec = inside.substr(colon + 1);
@@ -83,7 +83,7 @@ Result<FolderNameTemplate> FolderNameTemplate::ParseAs(std::string_view text, Us
     std::string name;
     DLIO_RETURN_NOT_OK(
         ParsePlaceholder(error, text, text.substr(i + 1, close - i - 1), &name, &part.width));
-    part.field = name == "id" ? Field::kId : Field::kStep;
+    part.field = name == "id" ? Field::kId : name == "step" ? Field::kStep : Field::kEpoch;
     if (t.Has(part.field)) return error(text, StrCat("has {", name, "} twice"));
     if (!t.parts_.empty() && t.parts_.back().field != Field::kNone && part.literal.empty()) {
       return error(text, "has two placeholders with no text between them");
@@ -93,7 +93,7 @@ Result<FolderNameTemplate> FolderNameTemplate::ParseAs(std::string_view text, Us
     i = close + 1;
   }
   if (t.parts_.empty() && !use.file) {
-    return error(text, "has no {id} or {step}: every save needs a folder of its own");
+    return error(text, "has no {id}, {step} or {epoch}: every save needs a folder of its own");
   }
   t.parts_.push_back(std::move(part));            // the tail, maybe empty
   for (size_t k = 1; k < t.parts_.size(); ++k) {  // each literal after a placeholder
@@ -110,13 +110,15 @@ bool FolderNameTemplate::Has(Field f) const {
   return std::any_of(parts_.begin(), parts_.end(), [f](const Part& p) { return p.field == f; });
 }
 
-std::string FolderNameTemplate::Name(uint64_t id, int64_t step) const {
+std::string FolderNameTemplate::Name(const SaveNumbers& n) const {
   std::string out;
   for (const Part& p : parts_) {
     out += p.literal;
-    if (p.field == Field::kId) out += PaddedNumber(id, p.width);
+    if (p.field == Field::kId) out += PaddedNumber(n.id, p.width);
     if (p.field == Field::kStep)
-      out += PaddedNumber(static_cast<uint64_t>(std::max<int64_t>(step, 0)), p.width);
+      out += PaddedNumber(static_cast<uint64_t>(std::max<int64_t>(n.step, 0)), p.width);
+    if (p.field == Field::kEpoch)
+      out += PaddedNumber(static_cast<uint64_t>(std::max<int64_t>(n.epoch, 0)), p.width);
   }
   return out;
 }
@@ -133,7 +135,9 @@ std::optional<FolderNameTemplate::Fields> FolderNameTemplate::Match(std::string_
     if (end == at || end - at > kMaxDigits) return std::nullopt;
     uint64_t value = 0;
     for (size_t i = at; i < end; ++i) value = value * 10 + static_cast<uint64_t>(name[i] - '0');
-    (p.field == Field::kId ? fields.id : fields.step) = value;
+    (p.field == Field::kId     ? fields.id
+     : p.field == Field::kStep ? fields.step
+                               : fields.epoch) = value;
     at = end;
   }
   if (at != name.size()) return std::nullopt;

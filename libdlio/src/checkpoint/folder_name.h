@@ -3,15 +3,18 @@
 // checkpoint-{step}, Megatron's iter_{step:07}); dlio's own is ckpt-{id:06}.
 //
 // Text with placeholders: {id}, the checkpoint's id (checkpointer.h: one past the highest id
-// already in the folder, then counting up), and {step}, the global step the save follows (the
-// run's steps, plus the step of the checkpoint it resumed from). Each is written in decimal, or
-// zero-padded to a width as {id:06} (a '0' and the width, 1 to 20). At least one placeholder
+// already in the folder, then counting up), {step}, the global step the save follows (the run's
+// steps, plus the step of the checkpoint it resumed from), and {epoch}, the epoch the save happens
+// in, counted from 0 as PyTorch Lightning counts (a save at an epoch's end: that epoch; a resumed
+// run's epochs go on after the epoch of the checkpoint it resumed from). Each is written in
+// decimal, or zero-padded to a width as {id:06} (a '0' and the width, 1 to 20). At least one
+// placeholder
 // (every save needs a folder of its own), each at most once; the text after a placeholder does not
 // start with a digit (or a name would not tell where its number ends). A name, not a path: no
 // '/', not "." or "..", not ".dlio..." (dlio's bookkeeping).
 //
 // The same templates name each save's files where a framework names them per save
-// (checkpoint.torch_file_name: model-{step}.pt, Lightning's epoch={id}-step={step}.ckpt):
+// (checkpoint.torch_file_name: model-{step}.pt, Lightning's epoch={epoch}-step={step}.ckpt):
 // ParseFileName, which names that key in its errors and also takes a name with no placeholder (the
 // same name in every save's folder).
 #pragma once
@@ -30,9 +33,21 @@ inline constexpr char kDefaultFolderName[] = "ckpt-{id:06}";
 // checkpoint.folder_name "." : no folder per save; each save's files go straight into
 // checkpoint_folder, side by side with the other saves' (torch.save(sd, f"ckpt/model-{step}.pt"),
 // PyTorch Lightning's ModelCheckpoint), so their names must change from save to save (only
-// torch_save's checkpoint.torch_file_name can: {id}, {step}). Not a template: Parse refuses it,
-// and CheckpointFolders::Flat lists the files by their names' template instead.
+// torch_save's checkpoint.torch_file_name can: {id}, {step}, {epoch}). Not a template: Parse
+// refuses it, and CheckpointFolders::Flat lists the files by their names' template instead.
 inline constexpr char kFlatFolderName[] = ".";
+
+// The numbers of one save that its names may hold; -1 where one is not known (a name makes it 0).
+struct SaveNumbers {
+  uint64_t id = 0;
+  int64_t step = -1;   // the global step the save follows
+  int64_t epoch = -1;  // the epoch it happens in, from 0
+};
+
+// The {epoch} of a save in run epoch `epoch` (Checkpointer::Save's, counted from 1).
+inline int64_t NamedEpoch(uint64_t epoch) {
+  return epoch > 0 ? static_cast<int64_t>(epoch - 1) : 0;
+}
 
 class FolderNameTemplate {
  public:
@@ -41,24 +56,26 @@ class FolderNameTemplate {
   // InvalidArgument naming checkpoint.folder_name and what is wrong with `text`.
   static Result<FolderNameTemplate> Parse(std::string_view text);
   // A file's name in each save's folder: as Parse, but InvalidArgument names `key`, and a name
-  // with no placeholder is one (names_id() and names_step() false, Name() the text).
+  // with no placeholder is one (per_save() false, Name() the text).
   static Result<FolderNameTemplate> ParseFileName(std::string_view text, std::string_view key);
 
-  // The folder of checkpoint `id` saved after global step `step` (a negative step counts as 0).
-  std::string Name(uint64_t id, int64_t step) const;
+  // The folder (or file) of the save `n` numbers (a negative step or epoch counts as 0).
+  std::string Name(const SaveNumbers& n) const;
 
   // The numbers a name this template makes holds; nullopt for any other name. A number matches
   // any run of 1 to 19 digits (ckpt-1 and ckpt-000001 are both id 1).
   struct Fields {
     std::optional<uint64_t> id;
     std::optional<uint64_t> step;
+    std::optional<uint64_t> epoch;
   };
   std::optional<Fields> Match(std::string_view name) const;
 
   bool names_id() const { return Has(Field::kId); }
   bool names_step() const { return Has(Field::kStep); }
-  // Whether names differ from save to save ({id} or {step}).
-  bool per_save() const { return names_id() || names_step(); }
+  bool names_epoch() const { return Has(Field::kEpoch); }
+  // Whether names differ from save to save ({id}, {step} or {epoch}).
+  bool per_save() const { return names_id() || names_step() || names_epoch(); }
   const std::string& text() const { return text_; }
 
  private:
@@ -70,7 +87,7 @@ class FolderNameTemplate {
     bool file = false;
   };
   static Result<FolderNameTemplate> ParseAs(std::string_view text, Use use);
-  enum class Field { kNone, kId, kStep };
+  enum class Field { kNone, kId, kStep, kEpoch };
   struct Part {
     std::string literal;  // text before the field (or the whole tail, with kNone)
     Field field = Field::kNone;

@@ -28,8 +28,9 @@ void AddTorchSaveKeys(std::vector<KeySpec>* t) {
              "several files, one group per file separated by ';' (or one group for all)"));
   add(String("checkpoint.torch_file_name", TORCH_SAVE_FIELD(file_name),
              "type 'torch_save': the file's name in each checkpoint folder, {rank} standing for "
-             "the rank, and {id} and {step} (as in folder_name, maybe zero-padded) for a name "
-             "each save makes anew (model-{step}.pt, Lightning's epoch={id}-step={step}.ckpt); "
+             "the rank, and {id}, {step} and {epoch} (as in folder_name, maybe zero-padded) for "
+             "a name each save makes anew (model-{step}.pt, Lightning's "
+             "epoch={epoch}-step={step}.ckpt); "
              "its stem is the zip's archive folder, whose length sets the header and central "
              "directory sizes (dlio-run fit copies the traced name, or its template when it "
              "changes from save to save); several names separated by commas: one torch.save "

@@ -214,13 +214,15 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
              "rewrites)"));
   add(String("checkpoint.folder_name", DLIO_FIELD(std::string, checkpoint.folder_name),
              "the name of each checkpoint's folder in checkpoint_folder: text with {id} (the "
-             "checkpoint's id: one past the highest already there, then counting up) and/or "
-             "{step} (the global step the save follows: this run's steps plus those of the "
-             "checkpoint it resumed from), each maybe zero-padded as {step:08}; e.g. DeepSpeed's "
-             "global_step{step}, Hugging Face's checkpoint-{step}; '.' = no folder per save, each "
-             "save's files side by side in checkpoint_folder (type torch_save, whose "
-             "torch_file_name must then hold {id} or {step}: torch.save(sd, "
-             "f'ckpt/model-{step}.pt'), Lightning's ModelCheckpoint). Not for type "
+             "checkpoint's id: one past the highest already there, then counting up), {step} "
+             "(the global step the save follows: this run's steps plus those of the checkpoint "
+             "it resumed from) and/or {epoch} (the epoch the save happens in, from 0 as "
+             "Lightning counts; a resumed run's go on after the resumed checkpoint's), each at "
+             "most once, maybe zero-padded as {step:08}; e.g. DeepSpeed's global_step{step}, "
+             "Hugging Face's checkpoint-{step}; '.' = no folder per save, each save's files side "
+             "by side in checkpoint_folder (type torch_save, whose torch_file_name must then "
+             "hold {id}, {step} or {epoch}: torch.save(sd, f'ckpt/model-{step}.pt'), "
+             "Lightning's ModelCheckpoint, epoch={epoch}-step={step}.ckpt). Not for type "
              "dlio_benchmark, whose folders are DLIO's global_epoch<e>_step<s> (dlio-run fit "
              "sets it from the traced folders)",
              kNonEmpty));

@@ -189,24 +189,26 @@ Result<std::optional<uint64_t>> NewestComplete(const RunContext& ctx, Checkpoint
 
 }  // namespace
 
-Result<int64_t> ResumeFromNewest(const RunContext& ctx, const Checkpointing& ckpt) {
+Result<Resumed> ResumeFromNewest(const RunContext& ctx, const Checkpointing& ckpt) {
   Checkpointer* checkpointer = ckpt.checkpointer.get();
-  if (!ctx.config->checkpoint.resume || checkpointer == nullptr) return int64_t{0};
+  if (!ctx.config->checkpoint.resume || checkpointer == nullptr) return Resumed();
   DLIO_ASSIGN_OR_RETURN(const std::optional<uint64_t> id, NewestComplete(ctx, checkpointer));
   if (!id) {
     ctx.messages->Log(LogLevel::kInfo, "checkpoint.resume: no complete checkpoint in " +
                                            ctx.config->checkpoint.checkpoint_folder +
                                            ", training starts fresh");
-    return int64_t{0};
+    return Resumed();
   }
   auto loaded = checkpointer->Load(*id);
   if (!loaded.ok()) return loaded.status().WithContext(StrCat("resuming from checkpoint ", *id));
   ctx.messages->Log(LogLevel::kDebug,
                     StrCat("resumed from checkpoint ", *id,
                            loaded->step >= 0 ? StrCat(" (global step ", loaded->step, ")") : "",
-                           ": ", loaded->bytes_read, " bytes read"));
+                           loaded->epoch >= 0 ? StrCat(" (epoch ", loaded->epoch, ")") : "", ": ",
+                           loaded->bytes_read, " bytes read"));
   DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
-  return std::max<int64_t>(loaded->step, 0);
+  return Resumed{std::max<int64_t>(loaded->step, 0),
+                 loaded->epoch >= 0 ? static_cast<uint64_t>(loaded->epoch) + 1 : 0};
 }
 
 Status WriteResumeCheckpoint(const RunContext& ctx) {

@@ -33,12 +33,20 @@ Status MakeCheckpointing(const RunContext& ctx, Checkpointing* out);
 // checkpoint_loads and when they ran to checkpoint_only_*. Collective.
 Status CheckpointOnly(const RunContext& ctx, Checkpointing* ckpt, RunReport* report);
 
+// Where a resumed run's count goes on from: the resumed checkpoint's global step (its names'
+// {step}), and the epochs before the run's first (one past its names' {epoch}: the run goes on in
+// the epoch after the one the checkpoint was saved in); 0 each when its names hold none.
+struct Resumed {
+  int64_t step = 0;
+  uint64_t epochs = 0;
+};
+
 // checkpoint.resume before training: the newest checkpoint complete on every rank, loaded as a
 // resumed run loads it; none: nothing is read (a fresh start, as DeepSpeed's load_checkpoint
-// without a `latest` tag). Returns the global step its folder name holds (checkpoint.folder_name's
-// {step}), from which the run's step count goes on, as a resumed framework's does; 0 when nothing
-// was loaded or the name holds no step. Collective.
-Result<int64_t> ResumeFromNewest(const RunContext& ctx, const Checkpointing& ckpt);
+// without a `latest` tag). Returns the step and epochs its names hold (checkpoint.folder_name's
+// and torch_file_name's {step} and {epoch}), from which the run's counts go on, as a resumed
+// framework's do; zeros when nothing was loaded. Collective.
+Result<Resumed> ResumeFromNewest(const RunContext& ctx, const Checkpointing& ckpt);
 
 // checkpoint.resume's part of dataset generation: one checkpoint saved into a checkpoint_folder
 // that holds no complete one, for the run to resume from: after step

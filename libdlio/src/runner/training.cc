@@ -67,16 +67,16 @@ struct EpochSteps {
 // checkpoints follow, and the checkpoints it saves. Requires external synchronization.
 class EpochLoop {
  public:
-  // `resumed_step`: the global step of the checkpoint the run resumed from (0: none).
+  // `resumed`: the global step and epochs of the checkpoint the run resumed from (0: none).
   EpochLoop(const RunContext& ctx, const Checkpointing& checkpointing, SideIo* side_io,
-            std::vector<CheckpointResult>* checkpoints, int64_t resumed_step)
+            std::vector<CheckpointResult>* checkpoints, Resumed resumed)
       : ctx_(ctx),
         c_(*ctx.config),
         checkpointer_(checkpointing.checkpointer.get()),
         side_io_(side_io),
         checkpoints_(checkpoints),
         dlio_cadence_(checkpointing.dlio_cadence),
-        resumed_step_(resumed_step) {}
+        resumed_(resumed) {}
 
   // One pass over the data: a training epoch or an evaluation.
   Status Run(LoopParts& loop, uint64_t epoch, bool train, EpochReport* rep);
@@ -84,7 +84,8 @@ class EpochLoop {
   // took to *spent_ns and when it ran to rep->saves (as DLIO's save_ckptN, N its last block).
   // `step`: the run's steps so far, or with DLIO's cadence the epoch's step (at the end of an
   // epoch one past its last, as DLIO names that checkpoint); the checkpoint is saved after that
-  // step plus the resumed one (the global step a resumed framework counts).
+  // step plus the resumed one (the global step a resumed framework counts), in `epoch` plus the
+  // resumed epochs (the epoch a resumed framework counts).
   Status Checkpoint(uint64_t epoch, int64_t step, EpochReport* rep, int64_t* spent_ns);
   // The step an end-of-epoch checkpoint carries.
   int64_t EpochEndStep() const {
@@ -113,7 +114,7 @@ class EpochLoop {
   uint64_t global_step_ = 0;
   uint64_t epoch_step_ = 0;  // training steps of the current epoch
   bool dlio_cadence_;        // DLIO's: step checkpoints count each epoch's steps
-  int64_t resumed_step_;     // the resumed checkpoint's global step, added to the saves' steps
+  Resumed resumed_;          // the resumed checkpoint's step and epochs, added to the saves'
   int64_t block_start_ns_ = 0;
 };
 
@@ -142,7 +143,8 @@ Status EpochLoop::Checkpoint(uint64_t epoch, int64_t step, EpochReport* rep, int
   span.block = std::max<size_t>(1, rep->blocks.size());
   span.index = checkpoints_->size();
   span.start_us = ctx_.clock->WallMicros();
-  DLIO_ASSIGN_OR_RETURN(CheckpointResult r, checkpointer_->Save(epoch, resumed_step_ + step));
+  DLIO_ASSIGN_OR_RETURN(CheckpointResult r,
+                        checkpointer_->Save(resumed_.epochs + epoch, resumed_.step + step));
   // DLIO times the save alone; the barrier after it is in neither the save nor a block.
   span.end_us = ctx_.clock->WallMicros();
   rep->saves.push_back(span);
@@ -356,14 +358,14 @@ Status Train(const RunContext& ctx, const Checkpointing& checkpointing, Training
              RunReport* report) {
   const WorkloadConfig& c = *ctx.config;
   // A resumed job loads its checkpoint before it builds its data loader.
-  DLIO_ASSIGN_OR_RETURN(const int64_t resumed_step, ResumeFromNewest(ctx, checkpointing));
+  DLIO_ASSIGN_OR_RETURN(const Resumed resumed, ResumeFromNewest(ctx, checkpointing));
   DLIO_RETURN_NOT_OK(MakeTrainingParts(ctx, parts));
   LoopParts& train = *parts->train;
   LoopParts* eval = parts->eval.get();
   SideIo* side_io = parts->side_io.get();
   report->buffer_prepare_seconds = (train.prepare_ns + (eval ? eval->prepare_ns : 0)) * 1e-9;
   report->buffer_prepared_bytes = train.reserved_bytes + (eval ? eval->reserved_bytes : 0);
-  EpochLoop loop(ctx, checkpointing, side_io, &report->checkpoints, resumed_step);
+  EpochLoop loop(ctx, checkpointing, side_io, &report->checkpoints, resumed);
   DLIO_RETURN_NOT_OK(ctx.comm->Barrier());
   if (side_io) DLIO_RETURN_NOT_OK(side_io->BeforeTraining());
   for (uint64_t epoch = 1; epoch <= c.train.epochs; ++epoch) {

@@ -111,15 +111,17 @@ std::string Listed(const std::vector<std::string>& names) {
 
 // What one number of the saves' file names counts: "" (it does not vary), "id" (1 a save),
 // "step" (the saves' traced steps plus one offset, or multiples of one period: a save every
-// `period` steps); nullptr when it is neither. `why` says which.
+// `period` steps), "epoch" (the pass each save happened in, where that is not the save count:
+// several saves a pass, or a pass without one); nullptr when it is none. `why` says which.
 const char* FieldOfNumbers(const std::vector<int64_t>& values, const std::vector<Save>& saves,
                            std::string* why) {
-  bool same = true, by_id = true, by_period = values.size() > 1, by_trace = true;
+  bool same = true, by_id = true, by_period = values.size() > 1, by_trace = true, by_epoch = true;
   const int64_t period = values.size() > 1 ? values[1] - values[0] : 0;
   const int64_t offset = values[0] - saves[0].step;
   for (size_t k = 0; k < values.size(); ++k) {
     same = same && values[k] == values[0];
     by_trace = by_trace && offset >= 0 && values[k] - saves[k].step == offset;
+    by_epoch = by_epoch && k < saves.size() && saves[k].epoch >= 0 && values[k] == saves[k].epoch;
     if (k == 0) continue;
     by_id = by_id && values[k] == values[k - 1] + 1;
     by_period = by_period && values[k] - values[k - 1] == period;
@@ -134,6 +136,10 @@ const char* FieldOfNumbers(const std::vector<int64_t>& values, const std::vector
   if (by_id) {
     *why = "{id} counts the checkpoints";
     return "id";
+  }
+  if (by_epoch) {
+    *why = "{epoch} the pass over the data each save happened in, from 0";
+    return "epoch";
   }
   if (by_period) {
     *why = StrCat("{step} the global step (a save every ", period, " steps)");
@@ -267,21 +273,24 @@ void FitFolderName(const CheckpointWrites& w, const std::string& tag_path,
   if (!resumed_name.empty()) by_id = by_id && numbers.back() + 1 == numbers.front();
   // Without the steps (a checkpoint-only trace, or pauses a busy host hid): multiples of one
   // period, a save every `period` steps.
+  // Or the pass each save happened in (several saves a pass).
   std::string period_why;
-  bool by_period = false;
+  bool by_period = false, by_epoch = false;
   if (!by_step && !by_id && resumed_name.empty()) {
     const std::vector<int64_t> saved(numbers.begin(),
                                      numbers.begin() + static_cast<std::ptrdiff_t>(w.saves.size()));
     const char* field = FieldOfNumbers(saved, w.saves, &period_why);
     by_period = field != nullptr && std::string_view(field) == "step";
+    by_epoch = field != nullptr && std::string_view(field) == "epoch";
   }
-  const std::string value = TemplateOf(cuts[0], at, by_step || by_period ? "step" : "id", width);
+  const std::string value =
+      TemplateOf(cuts[0], at, by_step || by_period ? "step" : (by_epoch ? "epoch" : "id"), width);
   auto parsed = checkpoint_internal::FolderNameTemplate::Parse(value);
-  if ((!by_step && !by_id && !by_period) || !parsed.ok()) {
+  if ((!by_step && !by_id && !by_period && !by_epoch) || !parsed.ok()) {
     Unset(out, "checkpoint.folder_name", checkpoint_internal::kDefaultFolderName,
           StrCat("the saves' folders (", Listed(names),
-                 ") hold a number that is neither the step of each save plus one offset nor a "
-                 "count of the checkpoints; ",
+                 ") hold a number that is neither the step of each save plus one offset, a "
+                 "count of the checkpoints nor the pass each save happened in; ",
                  kept));
     return;
   }
@@ -290,16 +299,17 @@ void FitFolderName(const CheckpointWrites& w, const std::string& tag_path,
   const std::string resumed_from =
       resumed_name.empty() ? std::string() : StrCat(", resumed from ", resumed_name);
   const std::string why =
-      by_step ? StrCat("the saves' folders (", Listed(names),
-                       ") are named by their global step: ", "the traced step (", steps, ")",
+      by_step     ? StrCat("the saves' folders (", Listed(names),
+                           ") are named by their global step: ", "the traced step (", steps, ")",
                        offsets.front() > 0 ? StrCat(" plus ", offsets.front()) : std::string(),
-                       resumed_from,
+                           resumed_from,
                        offsets.front() > 0 && !resumed_name.empty()
-                           ? " (a resumed run's step count goes on from its step)"
-                           : "")
-      : by_period
-          ? StrCat("the saves' folders (", Listed(names), ") are named by their ",
-                   period_why.substr(period_why.find("global step")))
+                               ? " (a resumed run's step count goes on from its step)"
+                               : "")
+      : by_period ? StrCat("the saves' folders (", Listed(names), ") are named by their ",
+                           period_why.substr(period_why.find("global step")))
+      : by_epoch
+          ? StrCat("the saves' folders (", Listed(names), ") are named by ", period_why)
           : StrCat("the saves' folders (", Listed(names), ") count the checkpoints one by one",
                    resumed_from, " (dlio's ids: one past the highest already there)");
   Set(out, "checkpoint.folder_name", value,

@@ -220,6 +220,9 @@ struct Save {
   int64_t bytes = 0;
   std::set<std::string> files;
   int64_t start_us = 0, end_us = 0;  // first write's start, last write's end
+  // The pass over the training data it happened in, from 0 (a save at a pass's end: that pass);
+  // -1 when none began before it.
+  int32_t epoch = -1;
 };
 
 // What the trace writes to checkpoint files (fit_side.cc): the files, the saves (bursts), the
@@ -243,9 +246,10 @@ bool FitTorchSave(const CheckpointWrites& writes, const FitOptions& options, Fit
 
 // A name that changes from save to save (model-8.pt, model-16.pt; epoch=0-step=6.ckpt,
 // epoch=1-step=12.ckpt): checkpoint.torch_file_name's template for the file each save writes
-// named as `example` (its numbers aside), with {id} for a number counting the saves and {step}
-// for the global step (fit_folder_name.cc), and why; nullopt when no number varies or one varies
-// otherwise (the traced name is then kept).
+// named as `example` (its numbers aside), with {id} for a number counting the saves, {step} for
+// the global step and {epoch} for the pass each save happened in when it is not the save count
+// (fit_folder_name.cc), and why; nullopt when no number varies or one varies otherwise (the
+// traced name is then kept).
 struct SaveFileName {
   std::string text;
   std::string why;
@@ -256,7 +260,8 @@ std::optional<SaveFileName> FitSaveFileName(const CheckpointWrites& w, const std
 // files but the tag file (`tag_path`, "" when none) in one folder of the checkpoint folder, and
 // the folder of the `resumed` files. The number in their names that varies becomes {step} when it
 // is each save's step plus one offset (the global step: the run's steps after those of the
-// checkpoint it resumed from), else {id} when it counts the checkpoints one by one; zero-padded
+// checkpoint it resumed from), else {id} when it counts the checkpoints one by one, else {epoch}
+// when it is the pass each save happened in; zero-padded
 // when the names are. When every save writes its files side by side in one folder and
 // checkpoint.torch_file_name (set before) names each save's file anew: "." (no folder per save).
 // Nothing set when the saves share a folder otherwise; a reason without a value when their names

@@ -201,10 +201,28 @@ void FitCadence(const View& view, const std::vector<Save>& saves, FitResult* out
   }
 }
 
+// Each save's Save::epoch: the last pass over the training data whose first read began before
+// the save did (a save at a pass's end: that pass; the next begins after it).
+void SetSaveEpochs(const View& view, std::vector<Save>* saves) {
+  std::vector<int64_t> first;  // by pass: its first training read's start
+  for (const Access& a : view.accesses) {
+    if (!IsTrain(view, a) || a.epoch < 0) continue;
+    const auto pass = static_cast<size_t>(a.epoch);
+    if (first.size() <= pass) first.resize(pass + 1, INT64_MAX);
+    first[pass] = std::min(first[pass], a.start_us);
+  }
+  for (Save& s : *saves) {
+    for (size_t e = 0; e < first.size(); ++e) {
+      if (first[e] < s.start_us) s.epoch = static_cast<int32_t>(e);
+    }
+  }
+}
+
 CheckpointWrites FindCheckpointWrites(const ProfileTrace& t, const View& view) {
   CheckpointWrites w;
   w.files = CheckpointFiles(t, view);
   if (!w.files.empty()) w.saves = Saves(t, view, w.files, &w);
+  SetSaveEpochs(view, &w.saves);
   return w;
 }
 
