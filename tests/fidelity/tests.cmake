@@ -33,6 +33,11 @@ dlio_add_closed_loop(png_imagefolder 0.9 0.1 "numpy torch PIL" none)
 # IterableDataset's f.read(8192) records (fit: reader.io_model pyio).
 dlio_add_closed_loop(c_pread_loader 0.9 0.1 "" none)
 dlio_add_closed_loop(torch_iterable_shards 0.9 0.1 "torch" none)
+# Per-sample pickles (fit: raw read through Python's buffered file with a trailer,
+# reader.pyio_tail_bytes) and fixed records of one flat file read with np.fromfile(path,
+# offset=...) (fit: the samples from the trace's reads, reader.open_per_sample).
+dlio_add_closed_loop(pickle_samples 0.9 0.1 "numpy torch" framework)
+dlio_add_closed_loop(fromfile_records 0.9 0.1 "numpy torch" none)
 # Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
 # scored at the kernel level.
 dlio_add_closed_loop(npy_image_mask 0.9 0.1 "numpy torch" framework)
