@@ -271,6 +271,13 @@ TEST_CASE("capabilities: reader.pyio_* apply under io_model pyio, whose files ho
   CHECK_THAT(s.message(), Catch::Contains("got pyio_read_size 65536"));
   REQUIRE(ApplyOverride(&c, "reader.pyio_read_size=0").ok());
   CHECK(ValidateCapabilities(c, r).ok());
+  // read1 reads chunks of a size: none given is refused.
+  REQUIRE(ApplyOverride(&c, "reader.pyio_tail_bytes=0").ok());
+  REQUIRE(ApplyOverride(&c, "reader.pyio_call=read1").ok());
+  CHECK_THAT(ValidateCapabilities(c, r).message(),
+             Catch::Contains("reader.pyio_call read1 needs reader.pyio_read_size > 0"));
+  REQUIRE(ApplyOverride(&c, "reader.pyio_read_size=8192").ok());
+  CHECK(ValidateCapabilities(c, r).ok());
   WorkloadConfig tail_elsewhere = IoModelConfig("npy", "numpy");
   REQUIRE(ApplyOverride(&tail_elsewhere, "reader.pyio_tail_bytes=92").ok());
   CHECK_THAT(ValidateCapabilities(tail_elsewhere, r).message(),

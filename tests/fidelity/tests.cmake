@@ -38,6 +38,9 @@ dlio_add_closed_loop(torch_iterable_shards 0.9 0.1 "torch" none)
 # offset=...) (fit: the samples from the trace's reads, reader.open_per_sample).
 dlio_add_closed_loop(pickle_samples 0.9 0.1 "numpy torch" framework)
 dlio_add_closed_loop(fromfile_records 0.9 0.1 "numpy torch" none)
+# JSON lines read as text (for line in open(path)): TextIOWrapper's read1(8192) chunks
+# (fit: reader.pyio_call read1).
+dlio_add_closed_loop(jsonl_text 0.9 0.1 "" none)
 # Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
 # scored at the kernel level.
 dlio_add_closed_loop(npy_image_mask 0.9 0.1 "numpy torch" framework)

@@ -1,10 +1,10 @@
 // reader.io_model: pyio. dlio's npy and jpeg readers under the pyio model issue the requests a
 // Python program makes reading each file through `open(path, "rb")` (open, fstat, reads, close),
 // row by row, for every way reader.pyio_* describe (f.read(), a head then f.read() or
-// f.readinto of the rest, or of all but a tail read last, chunked read and readinto loops), on
-// files smaller than the 4 KiB buffer, of exactly one buffer, of exact multiples of a chunk and of
-// odd sizes; the sample is the file's bytes; a file that does not parse or changed size is refused
-// naming it.
+// f.readinto of the rest, or of all but a tail read last, chunked read, readinto and read1 loops, a
+// text file's lines), on files smaller than the 4 KiB buffer, of exactly one buffer, of exact
+// multiples of a chunk and of odd sizes; the sample is the file's bytes; a file that does not parse
+// or changed size is refused naming it.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -34,17 +34,22 @@ using io_model_test::TracePythonProgram;
 using testing::TempDir;
 
 // One way of reading a file: reader.pyio_* and the Python code they stand for.
+// `text`: the Python program iterates over the lines of open(path, encoding='latin-1') instead,
+// TextIOWrapper's read1 chunks, which read1 of read_size stands for.
 struct Calls {
   uint64_t head = 0, read_size = 0;
-  bool readinto = false;
+  PyioCall call = PyioCall::kRead;
   uint64_t tail = 0;
+  bool text = false;
+  std::string CallName() const { return text ? "text" : std::string(EnumName(call)); }
   std::string Describe() const {
     return "head " + std::to_string(head) + ", read_size " + std::to_string(read_size) + ", " +
-           (readinto ? "readinto" : "read") + ", tail " + std::to_string(tail);
+           CallName() + ", tail " + std::to_string(tail);
   }
 };
 
-// A .npy file of uint8 data, `size` bytes in all (the header is numpy's 128 bytes).
+// A .npy file of uint8 data, `size` bytes in all (the header is numpy's 128 bytes), ending in a
+// newline.
 std::string NpyBytes(uint64_t size) {
   std::string bytes = "\x93NUMPY\x01";
   bytes.push_back('\0');
@@ -56,6 +61,9 @@ std::string NpyBytes(uint64_t size) {
   bytes.push_back(static_cast<char>(dict.size() >> 8));
   bytes += dict;
   for (uint64_t i = 0; bytes.size() < size; ++i) bytes.push_back(static_cast<char>(i * 7 + 3));
+  // A text file's last line ends with a newline, else iterating over its lines finds the end
+  // twice (one more empty read); binary reads do not look at the bytes.
+  bytes.back() = '\n';
   return bytes;
 }
 
@@ -81,6 +89,10 @@ std::vector<Request> ReadWithPython(const Calls& calls, const std::vector<std::s
                          "for arg in sys.argv[6:]:\n"
                          "    name, size = arg.split(':')\n"
                          "    body = int(size) - min(head, int(size)) - tail\n"
+                         "    if call == 'text':\n"
+                         "        with open(sys.argv[1] + '/' + name, encoding='latin-1') as f:\n"
+                         "            for line in f: pass\n"
+                         "        continue\n"
                          "    with open(sys.argv[1] + '/' + name, 'rb') as f:\n"
                          "        if head: f.read(head)\n"
                          "        if tail and call == 'read': f.read(body); f.read(tail)\n"
@@ -90,12 +102,14 @@ std::vector<Request> ReadWithPython(const Calls& calls, const std::vector<std::s
                          "int(size))))\n"
                          "        elif call == 'read':\n"
                          "            while f.read(n): pass\n"
+                         "        elif call == 'read1':\n"
+                         "            while f.read1(n): pass\n"
                          "        else:\n"
                          "            buf = bytearray(n)\n"
                          "            while f.readinto(buf): pass\n");
   std::string args = "'" + script + "' '" + data + "' " + std::to_string(calls.head) + " " +
-                     std::to_string(calls.read_size) + " " +
-                     (calls.readinto ? "readinto" : "read") + " " + std::to_string(calls.tail);
+                     std::to_string(calls.read_size) + " " + calls.CallName() + " " +
+                     std::to_string(calls.tail);
   for (size_t i = 0; i < files.size(); ++i) {
     args += " '" + files[i] + ":" + std::to_string(sizes[i]) + "'";
   }
@@ -108,29 +122,34 @@ DlioRun ReadWithPyio(const std::string& format, const Calls& calls,
                      bool client_costs) {
   FormatOptions options;
   options.io_model = IoModel::kPyio;
-  options.formats.Get<PyioOptions>() = {calls.head, calls.read_size,
-                                        calls.readinto ? PyioCall::kReadinto : PyioCall::kRead,
-                                        calls.tail};
+  options.formats.Get<PyioOptions>() = {calls.head, calls.read_size, calls.call, calls.tail};
   options.framework_client_costs = client_costs;
   return io_model_test::ReadWithDlio(*BuiltinFormat(format), files, data, options);
 }
 
-TEST_CASE("pyio model: the requests of Python's read and readinto calls, as measured") {
+TEST_CASE("pyio model: the requests of Python's read, readinto and read1 calls, as measured") {
   TempDir tmp;
   const std::string data = tmp / "data";
   std::filesystem::create_directories(data);
   const std::vector<uint64_t> sizes = {300, 4096, 3 * 65536, 1048576 + 77, 2 * 10240};
   const std::vector<std::string> files = WriteNpys(data, sizes);
-  for (const Calls& calls : std::vector<Calls>{{0, 0, false},
-                                               {128, 0, false},
-                                               {128, 0, true},
-                                               {0, 10240, false},
-                                               {128, 65536, true},
-                                               {100, 4096, false},
-                                               {0, 3000, true},
+  constexpr PyioCall kRead = PyioCall::kRead, kReadinto = PyioCall::kReadinto,
+                     kRead1 = PyioCall::kRead1;
+  for (const Calls& calls : std::vector<Calls>{{0, 0, kRead},
+                                               {128, 0, kRead},
+                                               {128, 0, kReadinto},
+                                               {0, 10240, kRead},
+                                               {128, 65536, kReadinto},
+                                               {100, 4096, kRead},
+                                               {0, 3000, kReadinto},
                                                // pickle-style: a head, the array, the opcodes
-                                               {128, 0, true, 92},
-                                               {9, 0, false, 200}}) {
+                                               {128, 0, kReadinto, 92},
+                                               {9, 0, kRead, 200},
+                                               // read1: below and above the 4 KiB buffer
+                                               {100, 3000, kRead1},
+                                               {0, 8192, kRead1},
+                                               // for line in a text file: read1(8192) chunks
+                                               {0, 8192, kRead1, 0, true}}) {
     const std::vector<Request> python = ReadWithPython(calls, files, sizes, data, tmp);
     REQUIRE(python.size() >= 4 * files.size());  // open, fstat, a read and close each at least
     for (const bool costs : {false, true}) {

@@ -81,8 +81,9 @@ enum class H5pyReopen {
   kNone,     // the file and its datasets stay open (a loop over `records = f['records']`)
 };
 // reader.pyio_call: the call io_model pyio reads a file with after its head: read (a new bytes
-// object per call) or readinto (into a buffer the program keeps).
-enum class PyioCall { kRead, kReadinto };
+// object per call), readinto (into a buffer the program keeps) or read1 (at most one read(2) a
+// call: a text file's chunks, as TextIOWrapper reads them for `for line in open(path)`).
+enum class PyioCall { kRead, kReadinto, kRead1 };
 // reader.tarfile_open: how io_model tarfile's program hands a shard to tarfile: the file object
 // open(path, "rb") gives (WebDataset) or the path (tarfile opens it unbuffered).
 enum class TarfileOpen { kFileObject, kPath };
@@ -188,7 +189,7 @@ struct EnumNames<H5pyReopen> {
 };
 template <>
 struct EnumNames<PyioCall> {
-  static constexpr std::array<std::string_view, 2> kNames{"read", "readinto"};
+  static constexpr std::array<std::string_view, 3> kNames{"read", "readinto", "read1"};
 };
 template <>
 struct EnumNames<TarfileOpen> {

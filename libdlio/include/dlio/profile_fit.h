@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "dlio/config_enums.h"
 #include "dlio/profile.h"
 #include "dlio/profile_compare.h"
 #include "dlio/status.h"
@@ -94,10 +95,10 @@ ProfileTrace WithoutRuntimeIo(const ProfileTrace& trace,
                               RuntimeIoLeftOut* left_out);
 
 // reader.io_model pyio's calls (reader.pyio_*): a head read, then calls of read_size bytes (0: one
-// for the rest, short of tail_bytes, which a last read takes) with read or readinto.
+// for the rest, short of tail_bytes, which a last read takes) with read, readinto or read1.
 struct PyioCalls {
   uint64_t head_bytes = 0, read_size = 0;
-  bool readinto = false;
+  PyioCall call = PyioCall::kRead;
   uint64_t tail_bytes = 0;
 };
 // One read request (offset, size) of a file.

@@ -238,6 +238,11 @@ Status ValidatePyio(const WorkloadConfig& c, const Registries& registries) {
         c.dataset.num_samples_per_file);
   }
   const auto* pyio = c.dataset.formats.Find<PyioOptions>();
+  if (pyio != nullptr && pyio->call == PyioCall::kRead1 && pyio->read_size == 0) {
+    return Status::InvalidArgument(
+        "reader.pyio_call read1 needs reader.pyio_read_size > 0 (each call's size: 8192 for a "
+        "text file's chunks), got 0");
+  }
   if (pyio != nullptr && pyio->tail_bytes > 0 && pyio->read_size > 0) {
     return Status::InvalidArgument(
         "reader.pyio_tail_bytes needs reader.pyio_read_size 0 (one call for the rest, then the "

@@ -100,13 +100,26 @@ class PyioCalls {
                                   " while io_model pyio's reads loaded it (did it change?)");
       }
       uint8_t* dst = out->data() + at;
-      DLIO_ASSIGN_OR_RETURN(const size_t got, readinto() ? fp_->Readinto(n, dst) : Read(n, dst));
+      DLIO_ASSIGN_OR_RETURN(const size_t got, Call(n, dst));
       if (got == 0) return got_total;
       got_total += got;
     }
   }
 
   bool readinto() const { return pyio_.call == PyioCall::kReadinto; }
+
+  // One call of a chunked loop: f.read(n), f.readinto(b) of n bytes, or f.read1(n).
+  Result<size_t> Call(size_t n, uint8_t* dst) const {
+    switch (pyio_.call) {
+      case PyioCall::kReadinto:
+        return fp_->Readinto(n, dst);
+      case PyioCall::kRead1:
+        return fp_->Read1(n, dst, python_bytes_);
+      case PyioCall::kRead:
+        break;
+    }
+    return Read(n, dst);
+  }
 
   pyio::BufferedReader* fp_;
   uint64_t size_;
@@ -125,8 +138,7 @@ class PyioReader final : public WholeFileReader {
   const char* model_name() const override { return "pyio"; }
   std::string DescribeModel() const override {
     return StrCat(",\"head_bytes\":", pyio_.head_bytes, ",\"read_size\":", pyio_.read_size,
-                  ",\"call\":\"", pyio_.call == PyioCall::kReadinto ? "readinto" : "read", "\"",
-                  ",\"tail_bytes\":", pyio_.tail_bytes);
+                  ",\"call\":\"", EnumName(pyio_.call), "\"", ",\"tail_bytes\":", pyio_.tail_bytes);
   }
   Result<uint64_t> Load(pyio::BufferedReader* fp, SampleBuffer* out) const override {
     return PyioCalls(fp, size(), pyio_, python_bytes(), format_name()).Load(out);
@@ -152,10 +164,9 @@ Result<std::unique_ptr<FormatReader>> OpenPyioReader(Storage* storage, const std
 namespace dlio {
 
 Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
-    uint64_t file_size, size_t buffer_size, uint64_t head_bytes, uint64_t read_size, bool readinto,
+    uint64_t file_size, size_t buffer_size, uint64_t head_bytes, uint64_t read_size, PyioCall call,
     uint64_t tail_bytes) {
-  const PyioOptions pyio{head_bytes, read_size, readinto ? PyioCall::kReadinto : PyioCall::kRead,
-                         tail_bytes};
+  const PyioOptions pyio{head_bytes, read_size, call, tail_bytes};
   // A file with a size and no bytes, read with the calls under a recorder.
   auto storage = pyio::NewSizedFileStorage(file_size);
   const std::string path = "/pyio";

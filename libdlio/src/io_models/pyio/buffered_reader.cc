@@ -76,6 +76,23 @@ Result<size_t> BufferedReader::ReadInto(size_t n, uint8_t* dst) {
   return n;
 }
 
+Result<size_t> BufferedReader::Read1(size_t n, uint8_t* dst, bool python_bytes) {
+  if (n == 0) return n;
+  const int64_t have = ReadAhead();
+  if (have > 0) {
+    const size_t m = std::min(n, static_cast<size_t>(have));
+    std::memcpy(dst, buffer_.data() + pos_, m);
+    pos_ += static_cast<int64_t>(m);
+    return m;
+  }
+  read_end_ = -1;  // _bufferedreader_reset_buf
+  PythonBytes bytes(python_bytes ? n : 0);
+  if (!python_bytes || bytes.data() == nullptr) return RawRead(dst, n);
+  DLIO_ASSIGN_OR_RETURN(const size_t got, RawRead(bytes.data(), n));
+  std::memcpy(dst, bytes.data(), got);
+  return got;
+}
+
 Result<PythonBytes> BufferedReader::ReadObject(size_t n) {
   PythonBytes bytes(n);
   if (bytes.failed(n)) {

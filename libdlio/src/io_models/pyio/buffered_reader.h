@@ -51,6 +51,11 @@ class BufferedReader {
   // straight into `dst`, else one fill of the buffer; until `n` bytes or the end of the file.
   // Returns the count.
   Result<size_t> Readinto(size_t n, uint8_t* dst);
+  // read1(n) (_io__Buffered_read1_impl): what is buffered, at most `n`, with no read(2); with
+  // nothing buffered, one read(2) of `n` straight into the result (the buffer dropped, not
+  // filled), as TextIOWrapper's chunk reads for `for line in open(path)`. With `python_bytes`
+  // the read lands in a new bytes object first, then is copied (client_costs framework).
+  Result<size_t> Read1(size_t n, uint8_t* dst, bool python_bytes);
   // read() without a size: the rest of the file (buffered bytes, then FileIO.readall).
   Status ReadAll(std::vector<uint8_t>* out);
   // read() without a size as the bytes objects Python makes (_bufferedreader_read_all): the

@@ -100,14 +100,15 @@ std::vector<uint64_t> CandidateTails(const std::vector<ReadRequest>& reads, uint
 }
 
 std::string Describe(const PyioCalls& c) {
-  const std::string call = c.readinto ? "readinto" : "read";
+  const std::string call(EnumName(c.call));
+  const bool readinto = c.call == PyioCall::kReadinto;
   const std::string head = c.head_bytes > 0 ? StrCat("f.read(", c.head_bytes, "), then ") : "";
   if (c.read_size == 0 && c.tail_bytes > 0) {
-    return StrCat(head, c.readinto ? "f.readinto of a buffer" : "f.read(n)",
-                  " of all but the last ", c.tail_bytes, " bytes, then f.read(", c.tail_bytes, ")");
+    return StrCat(head, readinto ? "f.readinto of a buffer" : "f.read(n)", " of all but the last ",
+                  c.tail_bytes, " bytes, then f.read(", c.tail_bytes, ")");
   }
   if (c.read_size == 0) {
-    return head + (c.readinto ? "f.readinto of a buffer holding the rest" : "f.read()");
+    return head + (readinto ? "f.readinto of a buffer holding the rest" : "f.read()");
   }
   return StrCat(head, "f.", call, "(", c.read_size, ") until it returns nothing");
 }
@@ -130,8 +131,7 @@ ModelGuess PyioGuess(const PyioCalls& calls, size_t match, size_t sessions) {
              sessions, " open-to-close reads are, request for request, ", Describe(calls))};
   g.keys = {{"reader.pyio_head_bytes", std::to_string(calls.head_bytes)},
             {"reader.pyio_read_size", std::to_string(calls.read_size)},
-            {"reader.pyio_call",
-             std::string(EnumName(calls.readinto ? PyioCall::kReadinto : PyioCall::kRead))}};
+            {"reader.pyio_call", std::string(EnumName(calls.call))}};
   if (calls.tail_bytes > 0) {
     g.keys.emplace_back("reader.pyio_tail_bytes", std::to_string(calls.tail_bytes));
   }
@@ -156,8 +156,9 @@ std::optional<ModelGuess> GuessPyio(const ProfileTrace& t, const View& view,
     for (const uint64_t tail : tails) {
       if (tail > 0 && size > 0) continue;  // a tail follows one call for the rest
       for (const uint64_t head : {uint64_t{0}, uint64_t{128}}) {
-        for (const bool readinto : {false, true}) {
-          const PyioCalls calls{head, size, readinto, tail};
+        for (const PyioCall call : {PyioCall::kRead, PyioCall::kReadinto, PyioCall::kRead1}) {
+          if (call == PyioCall::kRead1 && size == 0) continue;  // read1 reads chunks
+          const PyioCalls calls{head, size, call, tail};
           if (requests(extent(first), calls) != first.reads) continue;
           const size_t match = SessionsMatching(sessions, calls, extent, requests);
           if (match * 10 < sessions.size() * 8) continue;
