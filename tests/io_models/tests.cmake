@@ -33,6 +33,9 @@ dlio_add_test(pil_png_test SOURCES io_models/pil_png_test.cc LIBS dlio::dlio ZLI
 add_dependencies(pil_png_test dlio_preload)
 target_compile_definitions(pil_png_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
 # reader.io_model pyio (npy, jpeg; png in pil_png_test) against CPython's buffered file reads.
+dlio_add_test(npy_mmap_test SOURCES io_models/npy_mmap_test.cc PROPERTIES SKIP_RETURN_CODE 77)
+add_dependencies(npy_mmap_test dlio_preload)
+target_compile_definitions(npy_mmap_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
 dlio_add_test(pyio_test SOURCES io_models/pyio_test.cc PROPERTIES TIMEOUT 300)
 add_dependencies(pyio_test dlio_preload)
 target_compile_definitions(pyio_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

@@ -8,6 +8,7 @@
 #include "format/npy_header.h"
 #include "format/npy_samples.h"
 #include "io_models/model_readers.h"
+#include "io_models/npy_mmap_reader.h"
 #include "io_models/numpy_model_reader.h"
 #include "io_models/pyio_reader.h"
 
@@ -72,7 +73,8 @@ class NpyFormat final : public Format {
   NpyFormat() {
     readers_.Add(IoModel::kNative, OpenNative)
         .Add(IoModel::kNumpy, OpenNumpyModel)
-        .Add(IoModel::kPyio, OpenPyio);
+        .Add(IoModel::kPyio, OpenPyio)
+        .Add(IoModel::kMmap, io_models::OpenNpyMmapReader);
   }
 
   std::string name() const override { return "npy"; }
@@ -82,7 +84,8 @@ class NpyFormat final : public Format {
   FormatCapabilities capabilities() const override {
     FormatCapabilities c;
     c.collective_reads = true;
-    c.io_models = {IoModel::kNumpy, IoModel::kPyio};
+    // By name besides numpy: pyio (f.read of the whole file) and mmap (np.load(mmap_mode='r')).
+    c.io_models = {IoModel::kNumpy, IoModel::kPyio, IoModel::kMmap};
     c.streams_samples = true;
     return c;
   }

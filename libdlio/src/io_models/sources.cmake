@@ -6,6 +6,7 @@ list(APPEND DLIO_SOURCES
   src/io_models/io_model_table.cc
   src/io_models/model_readers.cc
   src/io_models/numpy_model_reader.cc
+  src/io_models/npy_mmap_reader.cc
   src/io_models/pyio/buffered_reader.cc
   src/io_models/pyio/c_stdio.cc
   src/io_models/pyio/zipfile.cc

@@ -1,0 +1,125 @@
+#include "io_models/npy_mmap_reader.h"
+
+#include <utility>
+#include <vector>
+
+#include "dlio/str_cat.h"
+#include "format/io_util.h"
+#include "format/npy_header.h"
+#include "format/npy_samples.h"
+#include "io_models/pyio/buffered_reader.h"
+
+namespace dlio::io_models {
+namespace {
+
+using format_internal::ArraySamples;
+using format_internal::NpyHeader;
+
+class NpyMmapReader final : public FormatReader {
+ public:
+  NpyMmapReader(std::unique_ptr<FileMapping> mapping, NpyHeader h, ArraySamples s)
+      : mapping_(std::move(mapping)), h_(std::move(h)), s_(s) {}
+
+  uint64_t num_samples() const override { return s_.num_samples; }
+  uint64_t sample_size(uint64_t) const override { return s_.sample_size; }
+
+  Status ReadSample(uint64_t i, SampleBuffer* out) override {
+    DLIO_RETURN_NOT_OK(format_internal::CheckSampleIndex(mapping_->path(), i, s_.num_samples));
+    DLIO_RETURN_NOT_OK(out->Resize(s_.sample_size));
+    return mapping_->CopyOut(h_.data_offset + s_.offset(i), s_.sample_size, out->data());
+  }
+
+  std::string DescribeJson() const override {
+    return StrCat("{\"format\":\"npy\",\"model\":\"mmap\",\"path\":",
+                  format_internal::JsonString(mapping_->path()),
+                  ",\"file_size\":", mapping_->size(), ",",
+                  format_internal::FixedSampleSizesJson(s_.num_samples, s_.sample_size),
+                  ",\"shape\":", h_.ShapeJson(), ",\"data_offset\":", h_.data_offset, "}");
+  }
+
+ private:
+  std::unique_ptr<FileMapping> mapping_;  // its descriptor closed once mapped, as Python's
+  NpyHeader h_;
+  ArraySamples s_;
+};
+
+// `n` bytes through `fp`, all of them or Corruption naming the file (a header cut short).
+Status ReadExactly(pyio::BufferedReader* fp, size_t n, uint8_t* dst, const std::string& path) {
+  DLIO_ASSIGN_OR_RETURN(const size_t got, fp->ReadInto(n, dst));
+  if (got != n) {
+    return Status::Corruption(path, ": the .npy header ends at offset ", fp->Tell(),
+                              " (np.load "
+                              "with mmap_mode wanted ",
+                              n - got, " bytes more)");
+  }
+  return Status::OK();
+}
+
+// format.read_magic, then _read_array_header: the magic and version (8 bytes), the header
+// length (2 bytes in version 1, 4 in 2 and 3), the header; returns it parsed.
+Result<NpyHeader> ReadNpyHeader(pyio::BufferedReader* fp, const std::string& path) {
+  std::vector<uint8_t> head(8);
+  DLIO_RETURN_NOT_OK(ReadExactly(fp, 8, head.data(), path));
+  const size_t length_bytes = head[6] == 1 ? 2 : 4;
+  head.resize(8 + length_bytes);
+  DLIO_RETURN_NOT_OK(ReadExactly(fp, length_bytes, head.data() + 8, path));
+  DLIO_ASSIGN_OR_RETURN(const uint64_t total,
+                        format_internal::ParseNpyPreamble(head.data(), head.size(), path, 0));
+  const size_t have = head.size();
+  head.resize(static_cast<size_t>(total));
+  DLIO_RETURN_NOT_OK(ReadExactly(fp, head.size() - have, head.data() + have, path));
+  return format_internal::ParseNpyHeader(head.data(), head.size(), path, 0);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<FormatReader>> OpenNpyMmapReader(Storage* storage, const std::string& path,
+                                                        const FormatOptions& options) {
+  // np.load: open (FileIO's fstat), read(6) of the magic (one fill of the buffer), a seek back;
+  // kept open until the load returns.
+  DLIO_ASSIGN_OR_RETURN(auto outer, storage->Open(path, OpenMode::kRead));
+  DLIO_RETURN_NOT_OK(outer->Size().status());
+  pyio::BufferedReader load(outer.get(),
+                            pyio::PythonBufferSize(pyio::HostBlockSize(storage, *outer)));
+  uint8_t magic[6];
+  DLIO_ASSIGN_OR_RETURN(const size_t got, load.ReadInto(sizeof magic, magic));
+  if (got != sizeof magic) {
+    return Status::Corruption(path, ": ", got, " bytes, too short for an .npy's magic at offset 0");
+  }
+  // open_memmap: the header through a second open file, closed before the mapping.
+  NpyHeader h;
+  {
+    DLIO_ASSIGN_OR_RETURN(auto second, storage->Open(path, OpenMode::kRead));
+    DLIO_RETURN_NOT_OK(second->Size().status());
+    pyio::BufferedReader fp(second.get(),
+                            pyio::PythonBufferSize(pyio::HostBlockSize(storage, *second)));
+    DLIO_ASSIGN_OR_RETURN(h, ReadNpyHeader(&fp, path));
+    DLIO_RETURN_NOT_OK(second->Close());
+  }
+  // numpy.memmap: a third open (FileIO's fstat; its seek to the end is an lseek, no request),
+  // mmap.mmap's own fstat, the whole file mapped (offset 0), the file closed (the mapping keeps
+  // a dup of its descriptor in Python, closed with the mapping: no counterpart here), then
+  // np.load's.
+  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
+  DLIO_RETURN_NOT_OK(file->Size().status());
+  DLIO_RETURN_NOT_OK(file->Size().status());
+  DLIO_ASSIGN_OR_RETURN(auto mapping, file->Map());
+  DLIO_RETURN_NOT_OK(file->Close());
+  DLIO_RETURN_NOT_OK(outer->Close());
+  if (mapping->size() < h.data_offset || mapping->size() - h.data_offset < h.data_bytes) {
+    return Status::Corruption(path, ": the .npy header promises ", h.data_bytes,
+                              " bytes of data at offset ", h.data_offset, " but the file holds ",
+                              mapping->size());
+  }
+  const ArraySamples s = format_internal::ResolveArraySamples(h, std::nullopt, options);
+  if (s.strided()) {
+    return Status::InvalidArgument(path,
+                                   ": reader.io_model mmap reads samples along the first "
+                                   "axis (rows of the mapping), but the array's samples lie on "
+                                   "its last axis (",
+                                   s.basis, ")");
+  }
+  return std::unique_ptr<FormatReader>(new NpyMmapReader(std::move(mapping), std::move(h), s));
+}
+
+}  // namespace dlio::io_models
