@@ -32,7 +32,7 @@ std::vector<IoModelEntry> MakeTable() {
       {IoModel::kMmap,
        IoModel::kMmap,
        L::kThreads,
-       {"indexed_binary", "mmap_indexed_binary", "raw"},
+       {"indexed_binary", "mmap_indexed_binary", "npy", "raw"},
        kImportNumpy,
        false},
       {IoModel::kPandas, IoModel::kPandas, L::kThreads, {"csv"}, kImportPandas, false, false, true},
