@@ -1,6 +1,8 @@
 // The consumer's wait for its batch (BatchPipeline::AwaitBatch): a bounded poll before it sleeps
 // on the condition variable (SpinBeforeSleep), so that no batch is lost or delivered twice
 // whether it completes before Next, during the poll or after the consumer went to sleep.
+#include <sched.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <future>
@@ -181,6 +183,26 @@ TEST_CASE("the caller's lock is free while the poll runs and while the host is a
   CHECK(polling.Poll(ready, &lock));
   CHECK(released);
   CHECK(lock.owns_lock());
+}
+
+TEST_CASE("a poller needs a CPU of its own beside every thread its take may wake") {
+  using pipeline_internal::HostHasSpareCpu;
+  cpu_set_t before;
+  REQUIRE(sched_getaffinity(0, sizeof before, &before) == 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &before)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  REQUIRE(sched_setaffinity(0, sizeof one, &one) == 0);  // this thread: one CPU
+  // One reader and the poller on one CPU: never, whatever the host's load.
+  const bool one_reader = HostHasSpareCpu(1);
+  const bool many = HostHasSpareCpu(1024);
+  REQUIRE(sched_setaffinity(0, sizeof before, &before) == 0);
+  CHECK_FALSE(one_reader);
+  CHECK_FALSE(many);
+  // As many threads as this thread's CPUs: no CPU is left for the poller.
+  CHECK_FALSE(HostHasSpareCpu(static_cast<uint64_t>(CPU_COUNT(&before))));
 }
 
 TEST_CASE("the runnable threads are the fourth field of /proc/loadavg") {

@@ -38,7 +38,9 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
       inflight_(std::max<uint64_t>(1, options.read_threads)),
       ring_(options.prefetch_size + inflight_ + 1),
       consumer_dist_(options.preprocess_time, MixSeed(options.seed, options.rank, 0)),
-      consumer_spin_(env.spare_cpu ? env.spare_cpu : std::function<bool()>(HostHasSpareCpu)) {
+      consumer_spin_(env.spare_cpu ? env.spare_cpu : std::function<bool()>([this] {
+        return HostHasSpareCpu(ThreadsATakeMayWake());
+      })) {
   slots_.reserve(ring_);
   if (mode_ != PipelineMode::kPreload) pool_.ReserveSlots(ring_ * batch_size_);
   for (size_t i = 0; i < ring_; ++i) {
@@ -74,6 +76,11 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
     file_ids_.reset(new std::atomic<int32_t>[source_->num_files()]);
     for (size_t f = 0; f < source_->num_files(); ++f) file_ids_[f].store(kFileIdUnknown);
   }
+}
+
+uint64_t BatchPipeline::ThreadsATakeMayWake() const {
+  if (inline_reads_) return 0;
+  return options_.read_threads + (use_workers_ ? options_.computation_threads : 0);
 }
 
 BatchPipeline::~BatchPipeline() {

@@ -161,6 +161,10 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   const Format* const decoder_;  // nullptr unless samples are decoded
   const uint64_t max_decoded_bytes_;
   const uint64_t batch_size_;
+  // The pipeline's threads a batch the consumer takes may wake (its readers, none when the
+  // consumer reads inline, and its preprocessing threads): a consumer that polls beside them all
+  // needs a CPU of its own, or it takes one from a reader its take has just let go on.
+  uint64_t ThreadsATakeMayWake() const;
   const bool inline_reads_;  // the consumer reads in Next
   const bool preprocess_enabled_;
   const bool use_workers_;  // preprocessing on computation threads (else inline after the read)
@@ -198,7 +202,9 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   Slot* consumer_waits_on_ = nullptr;  // the slot Next sleeps on, else null
   int64_t consumer_wants_ = -1;        // and the batch it waits for there
   bool handed_off_ = false;            // that batch was delivered by the thread that filled it
-  SpinBeforeSleep consumer_spin_;      // Next's polls (the consumer's thread only)
+  // Next's polls (the consumer's thread only): while the host has a spare CPU beside the
+  // pipeline's threads (ThreadsATakeMayWake).
+  SpinBeforeSleep consumer_spin_;
   int64_t requested_ = 0;
   std::vector<Slot*> pp_ring_;
   size_t pp_head_ = 0, pp_count_ = 0;

@@ -44,9 +44,11 @@ int64_t RunnableInLoadavg(const char* text) {
   return runnable;
 }
 
-bool HostHasSpareCpu() {
+bool HostHasSpareCpu(uint64_t pipeline_threads) {
+  const uint64_t cpus = CpusForThisProcess();
+  if (pipeline_threads + 1 > cpus) return false;
   const int64_t runnable = RunnableThreadsNow();
-  return runnable > 0 && static_cast<uint64_t>(runnable) <= CpusForThisProcess();
+  return runnable > 0 && static_cast<uint64_t>(runnable) <= cpus;
 }
 
 }  // namespace dlio::pipeline_internal

@@ -26,9 +26,11 @@ inline void SpinPause() {
 
 // Whether the host has a CPU for a poller now: its runnable threads (the caller included, as
 // /proc/loadavg's fourth field counts them at this instant) fit on the CPUs this process may
-// use. False when that cannot be read. A poller beside more runnable threads than CPUs takes a
-// CPU from one of them, maybe the thread it waits for.
-bool HostHasSpareCpu();
+// use, and so do the poller and the `pipeline_threads` threads of its pipeline that the batch it
+// takes may wake (readers waiting for room; the instant's count misses those asleep). False
+// when that cannot be read. A poller beside more runnable threads than CPUs takes a CPU from one
+// of them, maybe the thread it waits for.
+bool HostHasSpareCpu(uint64_t pipeline_threads = 0);
 // The runnable threads in the text of /proc/loadavg ("0.52 0.58 0.59 2/467 1234": 2), or -1.
 int64_t RunnableInLoadavg(const char* text);
 
@@ -46,8 +48,9 @@ class SpinBeforeSleep {
 
   // `spare_cpu` (HostHasSpareCpu unless a test's) is asked at the first call and every
   // kCpuCheckEvery-th: while it says no, Poll does not poll.
-  explicit SpinBeforeSleep(std::function<bool()> spare_cpu = HostHasSpareCpu,
-                           int64_t max_nanos = kMaxNanos)
+  explicit SpinBeforeSleep(
+      std::function<bool()> spare_cpu = [] { return HostHasSpareCpu(); },
+      int64_t max_nanos = kMaxNanos)
       : spare_cpu_(std::move(spare_cpu)), max_(max_nanos) {}
 
   // Polls ready() until it returns true (then true) or the budget is spent, the poller was
