@@ -1,13 +1,13 @@
 #include "io_models/npy_mmap_reader.h"
 
 #include <utility>
-#include <vector>
 
 #include "dlio/str_cat.h"
 #include "format/io_util.h"
 #include "format/npy_header.h"
 #include "format/npy_samples.h"
 #include "io_models/pyio/buffered_reader.h"
+#include "io_models/pyio/numpy_load.h"
 
 namespace dlio::io_models {
 namespace {
@@ -43,34 +43,6 @@ class NpyMmapReader final : public FormatReader {
   ArraySamples s_;
 };
 
-// `n` bytes through `fp`, all of them or Corruption naming the file (a header cut short).
-Status ReadExactly(pyio::BufferedReader* fp, size_t n, uint8_t* dst, const std::string& path) {
-  DLIO_ASSIGN_OR_RETURN(const size_t got, fp->ReadInto(n, dst));
-  if (got != n) {
-    return Status::Corruption(path, ": the .npy header ends at offset ", fp->Tell(),
-                              " (np.load "
-                              "with mmap_mode wanted ",
-                              n - got, " bytes more)");
-  }
-  return Status::OK();
-}
-
-// format.read_magic, then _read_array_header: the magic and version (8 bytes), the header
-// length (2 bytes in version 1, 4 in 2 and 3), the header; returns it parsed.
-Result<NpyHeader> ReadNpyHeader(pyio::BufferedReader* fp, const std::string& path) {
-  std::vector<uint8_t> head(8);
-  DLIO_RETURN_NOT_OK(ReadExactly(fp, 8, head.data(), path));
-  const size_t length_bytes = head[6] == 1 ? 2 : 4;
-  head.resize(8 + length_bytes);
-  DLIO_RETURN_NOT_OK(ReadExactly(fp, length_bytes, head.data() + 8, path));
-  DLIO_ASSIGN_OR_RETURN(const uint64_t total,
-                        format_internal::ParseNpyPreamble(head.data(), head.size(), path, 0));
-  const size_t have = head.size();
-  head.resize(static_cast<size_t>(total));
-  DLIO_RETURN_NOT_OK(ReadExactly(fp, head.size() - have, head.data() + have, path));
-  return format_internal::ParseNpyHeader(head.data(), head.size(), path, 0);
-}
-
 }  // namespace
 
 Result<std::unique_ptr<FormatReader>> OpenNpyMmapReader(Storage* storage, const std::string& path,
@@ -93,7 +65,7 @@ Result<std::unique_ptr<FormatReader>> OpenNpyMmapReader(Storage* storage, const 
     DLIO_RETURN_NOT_OK(second->Size().status());
     pyio::BufferedReader fp(second.get(),
                             pyio::PythonBufferSize(pyio::HostBlockSize(storage, *second)));
-    DLIO_ASSIGN_OR_RETURN(h, ReadNpyHeader(&fp, path));
+    DLIO_ASSIGN_OR_RETURN(h, pyio::ReadNpyArrayHeader(&fp));
     DLIO_RETURN_NOT_OK(second->Close());
   }
   // numpy.memmap: a third open (FileIO's fstat; its seek to the end is an lseek, no request),

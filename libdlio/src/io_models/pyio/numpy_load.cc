@@ -235,15 +235,8 @@ Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, b
 // dup of the descriptor (fseek to Python's position, fseek(0, SEEK_CUR), fread).
 Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer, const ArrayTargetFor* into) {
   const std::string& where = fid->file()->path();
-  const PyRead read = [&](size_t n, std::vector<uint8_t>* out) -> Status {
-    const size_t base = out->size();
-    out->resize(base + n);
-    DLIO_ASSIGN_OR_RETURN(size_t got, fid->Read(n, out->data() + base));
-    out->resize(base + got);
-    return Status::OK();
-  };
   LoadedArray a;
-  DLIO_ASSIGN_OR_RETURN(a.header, ReadArrayHeader(read, where));
+  DLIO_ASSIGN_OR_RETURN(a.header, ReadNpyArrayHeader(fid));
   DLIO_ASSIGN_OR_RETURN(uint64_t size, fid->FileSize());  // FileIO's fstat at open
   if (a.header.data_bytes > size - std::min(size, fid->Tell())) {
     return Status::Corruption(where, ": EOF reading array data, expected ", a.header.data_bytes,
@@ -310,6 +303,17 @@ Result<LoadedArray> Load(File* file, const std::string& key, const NumpyBuffers&
 }
 
 }  // namespace
+
+Result<NpyHeader> ReadNpyArrayHeader(BufferedReader* fid) {
+  const PyRead read = [fid](size_t n, std::vector<uint8_t>* out) -> Status {
+    const size_t base = out->size();
+    out->resize(base + n);
+    DLIO_ASSIGN_OR_RETURN(size_t got, fid->Read(n, out->data() + base));
+    out->resize(base + got);
+    return Status::OK();
+  };
+  return ReadArrayHeader(read, fid->file()->path());
+}
 
 Result<LoadedArray> NumpyLoad(File* file, const std::string& key, const NumpyBuffers& buffers) {
   return Load(file, key, buffers, nullptr);

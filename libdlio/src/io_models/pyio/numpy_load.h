@@ -21,6 +21,8 @@
 
 namespace dlio::pyio {
 
+class BufferedReader;  // buffered_reader.h
+
 // format.BUFFER_SIZE: read_array's piece size for file-like objects (zip members).
 inline constexpr uint64_t kNumpyBufferSize = uint64_t{1} << 18;
 
@@ -52,6 +54,11 @@ struct LoadedArray {
 // Corruption naming the file (and member) for what np.load would refuse; Unimplemented for object
 // arrays and pickles.
 Result<LoadedArray> NumpyLoad(File* file, const std::string& key, const NumpyBuffers& buffers);
+
+// format.read_array's magic, header length and header (read_magic, _read_array_header), read
+// through `fid` from where it stands with read(n) calls: the parsed header. Corruption naming
+// the file for a wrong magic, version, or a header cut short or too long.
+Result<format_internal::NpyHeader> ReadNpyArrayHeader(BufferedReader* fid);
 
 // Where NumpyLoadInto puts an array's bytes. Without a window, the whole array in `array`
 // (resized to it). With one, bytes [window_offset, window_offset + window_size) of the array go
