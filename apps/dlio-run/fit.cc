@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -36,6 +37,26 @@ dlio::Result<std::string> ReadRange(dlio::Storage* storage, const std::string& p
   std::string out(static_cast<size_t>(n), '\0');
   DLIO_RETURN_NOT_OK(file->ReadExactAt(offset, out.size(), out.data()));
   return out;
+}
+
+// What a reader's description says of its samples on disk (docs/formats.md, "inspect"): the
+// bytes they take after the format's filters ("stored_data_bytes"; fewer than their own when
+// compressed: the sizes become the stored ones) and whole samples per chunk.
+void StoredLayout(const nlohmann::json& described, dlio::DataFileInfo* info) {
+  const auto stored = described.find("stored_data_bytes");
+  if (stored != described.end() && stored->is_number_unsigned() && info->data_bytes > 0 &&
+      stored->get<uint64_t>() < static_cast<uint64_t>(info->data_bytes)) {
+    info->stored_fraction =
+        static_cast<double>(stored->get<uint64_t>()) / static_cast<double>(info->data_bytes);
+    for (int64_t& s : info->sample_sizes) {
+      s = std::llround(static_cast<double>(s) * info->stored_fraction);
+    }
+    info->data_bytes = static_cast<int64_t>(stored->get<uint64_t>());
+  }
+  const auto chunk = described.find("samples_per_chunk");
+  if (chunk != described.end() && chunk->is_number_unsigned()) {
+    info->samples_per_chunk = chunk->get<int64_t>();
+  }
 }
 
 // The data file as dlio's readers see it: format (suffix and magic bytes), size, sample sizes.
@@ -73,6 +94,7 @@ dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio:
     if (i < n) info.sample_sizes.push_back(static_cast<int64_t>(bytes));
     info.data_bytes += static_cast<int64_t>(bytes);
   }
+  if (described.is_object()) StoredLayout(described, &info);
   return info;
 }
 

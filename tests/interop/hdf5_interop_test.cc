@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 
 #include "format/format_test_util.h"
 #include "format/formats.h"
@@ -170,6 +171,9 @@ with h5py.File(f'{d}/only1d.h5', 'w') as f:
     f.create_dataset('foo', data=np.arange(10))
 with h5py.File(f'{d}/lzf.h5', 'w') as f:
     f.create_dataset('x', data=np.zeros((4, 4), dtype=np.uint8), compression='lzf')
+# Compressible images, one gzip chunk each: on disk in a fraction of their bytes.
+save('gz', 'images', (rng.random((16, 32, 32), dtype=np.float32) * 16).round(),
+     chunks=(1, 32, 32), compression='gzip')
 )";
   const CommandResult r = RunPython(tmp, script, tmp.path());
   INFO(r.output);
@@ -178,13 +182,15 @@ with h5py.File(f'{d}/lzf.h5', 'w') as f:
   struct Case {
     std::string name, dataset, dtype, filters;
     uint64_t samples, sample_size;
+    int samples_per_chunk;  // described for chunks of whole samples; 0: not chunked so
   };
   auto storage = BoundPosixStorage();
   for (const Case& c :
-       {Case{"u8", "/records", "|u1", "\"filters\":[]", 7, 100},
-        Case{"f32", "/x", "<f4", "{\"name\":\"shuffle\"", 6, 80},
-        Case{"be", "/data", ">i2", "{\"name\":\"fletcher32\"", 5, 6},
-        Case{"grp", "/g/images", "<f4", "{\"name\":\"gzip\",\"level\":9", 5, 256}}) {
+       {Case{"u8", "/records", "|u1", "\"filters\":[]", 7, 100, 0},
+        Case{"f32", "/x", "<f4", "{\"name\":\"shuffle\"", 6, 80, 2},
+        Case{"be", "/data", ">i2", "{\"name\":\"fletcher32\"", 5, 6, 2},
+        Case{"grp", "/g/images", "<f4", "{\"name\":\"gzip\",\"level\":9", 5, 256, 1},
+        Case{"gz", "/images", "<f4", "{\"name\":\"gzip\",\"level\":4", 16, 4096, 1}}) {
     INFO(c.name);
     const std::string path = tmp / (c.name + ".h5");
     auto detected = DetectBuiltinFormat(storage.get(), path);
@@ -198,6 +204,16 @@ with h5py.File(f'{d}/lzf.h5', 'w') as f:
     CHECK(Has(json, "\"sample_dataset\":\"" + c.dataset + "\""));
     CHECK(Has(json, "\"dtype\":\"" + c.dtype + "\""));
     CHECK(Has(json, c.filters));
+    // What fit sizes an emulation by: the samples' bytes on disk, and whole samples per chunk.
+    const auto described = nlohmann::json::parse(json);
+    REQUIRE(described.contains("stored_data_bytes"));
+    const uint64_t stored = described["stored_data_bytes"].get<uint64_t>();
+    if (c.name == "gz") {
+      CHECK(stored < c.samples * c.sample_size / 2);  // gzip keeps the images in under half
+    } else if (c.filters == "\"filters\":[]") {
+      CHECK(stored == c.samples * c.sample_size);
+    }
+    CHECK(described.value("samples_per_chunk", 0) == c.samples_per_chunk);
     REQUIRE((*reader)->num_samples() == c.samples);
     const std::string raw = ReadTextFile(tmp / (c.name + ".raw"));
     REQUIRE(raw.size() == c.samples * c.sample_size);

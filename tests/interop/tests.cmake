@@ -6,6 +6,7 @@ dlio_add_test(interop_image_test LIBS dlio_format dlio_storage dlio_trace ZLIB::
   SOURCES interop/image_interop_test.cc)
 if(DLIO_WITH_HDF5)
   dlio_add_test(interop_hdf5_test LIBS dlio_format dlio_storage dlio_trace ZLIB::ZLIB
+    nlohmann_json::nlohmann_json
     SOURCES interop/hdf5_interop_test.cc)
 endif()
 

@@ -53,6 +53,12 @@ struct DataFileInfo {
   // An image's channels as its header declares them (png, jpeg: 1 gray, 3 RGB, ...), 0 when
   // unknown or not an image.
   int32_t image_channels = 0;
+  // Bytes on disk per byte of sample data: below 1 when the format's filters compress the
+  // samples (hdf5 gzip), whose stored sizes sample_sizes and data_bytes then are; 1 otherwise.
+  double stored_fraction = 1.0;
+  // Samples each chunk of a chunked format holds (hdf5 chunks of whole samples), 0 when not
+  // chunked so or unknown.
+  int64_t samples_per_chunk = 0;
 };
 
 // Looks at a data file named by the trace. Called once per distinct data file (at most

@@ -204,6 +204,25 @@ std::string CheckLabels(Hdf5Call& call, const ReaderHandles& h, const ReaderInfo
   return "";
 }
 
+// ",\"stored_data_bytes\":N[,\"samples_per_chunk\":K]" of a rows-layout sample dataset: the
+// bytes its samples take on disk after its filters (a compressed dataset's are fewer than its
+// samples'), and, chunked with whole samples in each chunk, how many a chunk holds. What
+// `dlio-run fit` sizes an emulation's records and chunks by (docs/formats.md, "inspect").
+std::string StoredLayoutJson(hid_t dset, const ReaderInfo& info) {
+  if (info.layout != SampleLayout::kRows || info.num_samples == 0) return "";
+  std::string out = ",\"stored_data_bytes\":" + std::to_string(H5Dget_storage_size(dset));
+  Hid dcpl(H5Dget_create_plist(dset));
+  if (!dcpl.valid() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return out;
+  std::array<hsize_t, H5S_MAX_RANK> chunk{};
+  if (H5Pget_chunk(dcpl.get(), H5S_MAX_RANK, chunk.data()) != info.rank || chunk[0] == 0) {
+    return out;
+  }
+  for (int k = 1; k < info.rank; ++k) {
+    if (chunk[k] != info.dims[k]) return out;  // a chunk holds parts of samples
+  }
+  return out + ",\"samples_per_chunk\":" + std::to_string(chunk[0]);
+}
+
 std::string JsonStrings(const std::vector<std::string>& v) {
   std::string out = "[";
   for (size_t k = 0; k < v.size(); ++k) {
@@ -221,6 +240,7 @@ std::string DescribeFile(Hdf5Call& call, const ReaderHandles& h, const ReaderInf
                     SampleSizeSummary(info) + ",\"sample_layout\":\"" +
                     (info.layout == SampleLayout::kRows ? "rows" : "concatenated") +
                     "\",\"sample_dataset\":" + JsonString(info.dataset);
+  out += StoredLayoutJson(h.dset.get(), info);
   out += ",\"sample_dataset_info\":" + DescribeDataset(h.dset.get(), info.dataset);
   DatasetList all = ListDatasets(call, h.file.get(), info.path);
   std::vector<std::string> problems = std::move(all.problems);

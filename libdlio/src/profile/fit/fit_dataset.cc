@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <set>
 #include <string_view>
 #include <system_error>
 
@@ -261,6 +262,14 @@ double StoredPerRecordByte(const View& view) {
   return 1.0;
 }
 
+// Stored bytes per byte of sample data of the probed files (compression), 1 when none says less.
+double StoredFraction(const View& view) {
+  for (const DataFile& f : view.files) {
+    if (f.probed && f.info.stored_fraction < 1.0) return f.info.stored_fraction;
+  }
+  return 1.0;
+}
+
 // hdf5 pieces read at their own size below libhdf5's 64 KiB sieve buffer (which would read a
 // contiguous dataset 64 KiB at a time): each is a chunk.
 void FitPieceChunks(const View& view, FitResult* out) {
@@ -361,9 +370,14 @@ void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model
   // What the format stores is an encoding of the record (csv: text): the record length that
   // makes the writer store samples of these sizes.
   const double ratio = exact ? StoredPerRecordByte(view) : 1.0;
-  const std::string encoded =
+  std::string encoded =
       ratio == 1.0 ? ""
                    : StrCat(" / ", ratio, ", the bytes the format's writer stores per record byte");
+  if (const double fraction = StoredFraction(view); exact && fraction < 1.0) {
+    encoded += StrCat("; compressed in the files to ", std::llround(fraction * 100),
+                      "% of their data: dlio's generated records do not compress, so records of "
+                      "the stored size make the same reads");
+  }
   Set(out, "dataset.record_length_bytes", std::to_string(std::llround(m.mean / ratio)), c,
       StrCat("mean of ", sizes.size(), " ", source, " (", HumanBytes(m.mean), ")", encoded));
   Set(out, "dataset.record_length_bytes_stdev", std::to_string(std::llround(m.stdev / ratio)), c,
@@ -415,6 +429,27 @@ void FitChunking(const ProfileTrace& t, const View& view, FitResult* out) {
       "the most common data read size");
 }
 
+// The probed files store whole samples in chunks of one count (hdf5 chunks (k, ...)): the
+// emulation's files are chunked so, which is what sets the reads a chunked dataset takes (one per
+// chunk, and, compressed, the chunk's stored bytes). True when it set the entries.
+bool FitStoredChunks(const View& view, FitResult* out) {
+  std::set<int64_t> counts;
+  int64_t files = 0;
+  for (const DataFile& f : view.files) {
+    if (!f.probed || f.info.samples_per_chunk <= 0) continue;
+    counts.insert(f.info.samples_per_chunk);
+    ++files;
+  }
+  if (counts.size() != 1) return false;
+  const int64_t k = *counts.begin();
+  Set(out, "dataset.enable_chunking", "true", FitConfidence::kHigh,
+      StrCat("the ", files, " probed files store their samples in chunks of ", k,
+             k == 1 ? " sample" : " samples"));
+  Set(out, "dataset.chunk_samples", std::to_string(k), FitConfidence::kHigh,
+      "whole samples per chunk, as stored in the files");
+  return true;
+}
+
 }  // namespace
 
 void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& options,
@@ -423,7 +458,7 @@ void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& o
   FitLayout(view, options, out);
   FitRecords(trace, view, GuessIoModel(trace, view, FittedFormat(*out), options), out);
   FitImageChannels(view, out);
-  FitChunking(trace, view, out);
+  if (!FitStoredChunks(view, out)) FitChunking(trace, view, out);
 }
 
 void Set(FitResult* out, std::string key, std::string value, FitConfidence c, std::string reason) {

@@ -5,6 +5,7 @@
 #include <map>
 #include <numeric>
 #include <set>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -27,14 +28,27 @@ std::pair<int64_t, int64_t> OpensAndSamples(const View& view) {
   return {opens, samples};
 }
 
+// Distinct samples (file offsets of a first large read) each process read from each file in
+// each pass: an open per sample reads one after each open, a process that keeps its file open
+// (h5py.File once per DataLoader worker) reads many.
+int64_t SamplesReadPerProcessPass(const View& view) {
+  std::set<std::tuple<int32_t, int32_t, int32_t, int64_t>> seen;
+  for (const Access& a : view.accesses) {
+    if (a.key >= 0) seen.emplace(a.pid, a.file, a.epoch, a.key);
+  }
+  return static_cast<int64_t>(seen.size());
+}
+
 bool OpensPerSample(const View& view) {
   const auto [opens, samples] = OpensAndSamples(view);
   if (samples > 0 && opens * 10 >= samples * 8) return true;
   // Without sample events, a sample read through a library's index (h5py: B-tree nodes, then
   // chunks out of offset order) is several runs of reads; every file opened again and again
-  // in each pass is then what shows an open per sample.
+  // in each pass is then what shows an open per sample, unless each open was followed by reads
+  // of several samples in its process (one open per worker process and pass).
   const int64_t passes = static_cast<int64_t>(view.files.size()) * std::max(view.epochs, 1);
-  return view.items == 0 && passes > 0 && opens >= 2 * passes;
+  return view.items == 0 && passes > 0 && opens >= 2 * passes &&
+         SamplesReadPerProcessPass(view) < 2 * opens;
 }
 
 std::string OpensPerSampleReason(const View& view) {
@@ -66,6 +80,72 @@ std::pair<int64_t, double> CommonLargeRead(const ProfileTrace& t, const View& vi
   }
   return {best.first, total == 0 ? 0 : static_cast<double>(best.second) / total};
 }
+
+namespace {
+
+// The table a per-sample lookup reads, as libhdf5's sieve buffer reads a small contiguous
+// dataset: from the row picked to the table's end. Per file, the small reads ending at the
+// offset most of them end at; the row is the greatest common divisor of their sizes.
+struct LookupTable {
+  int64_t rows = 0, row_bytes = 0, reads = 0;
+};
+
+LookupTable FindLookupTable(const ProfileTrace& t, const View& view) {
+  std::map<int32_t, std::map<int64_t, std::vector<int64_t>>> by_end;  // path -> end -> sizes
+  int64_t small = 0;
+  for (size_t i : view.data_events) {
+    const int64_t size = t.size_bytes[i];
+    if (t.kind[i] != OpKind::kRead || t.offset[i] < 0 || size <= 0 || size > kSmallReadBytes ||
+        t.ret[i] == 0) {
+      continue;
+    }
+    ++small;
+    by_end[t.path[i]][t.offset[i] + size].push_back(size);
+  }
+  LookupTable table;
+  int64_t row = 0, largest = 0;
+  for (const auto& [path, ends] : by_end) {
+    const std::vector<int64_t>* best = nullptr;
+    for (const auto& [end, sizes] : ends) {
+      if (best == nullptr || sizes.size() > best->size()) best = &sizes;
+    }
+    for (int64_t s : *best) {
+      row = std::gcd(row, s);
+      largest = std::max(largest, s);
+    }
+    table.reads += static_cast<int64_t>(best->size());
+  }
+  if (row <= 0 || table.reads * 2 < small || largest / row < 2) return {};
+  table.row_bytes = row;
+  table.rows = largest / row;
+  return table;
+}
+
+// Sample reads (runs with a large read, past each file's first) and the small reads beside them.
+struct SampleReads {
+  int64_t sessions = 0, samples = 0, small = 0;
+};
+
+SampleReads CountSampleReads(const View& view) {
+  SampleReads r;
+  std::set<int32_t> files_seen;
+  for (const Access& a : view.accesses) {
+    r.sessions += a.session;
+    if (!files_seen.insert(a.file).second && !a.session && a.large_reads > 0) {
+      ++r.samples;
+      r.small += a.small_reads;
+    }
+  }
+  return r;
+}
+
+// About one read of a lookup table (FindLookupTable) per sample read of open files.
+bool TableReadPerSample(const LookupTable& table, const SampleReads& r) {
+  return table.rows > 0 && r.samples > 0 && table.reads * 10 >= r.samples * 8 &&
+         table.reads * 10 <= r.samples * 12;
+}
+
+}  // namespace
 
 ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::string& format,
                         const FitOptions& options) {
@@ -125,6 +205,16 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
     return {"h5py", FitConfidence::kMedium,
             StrCat(OpensPerSampleReason(view), ": h5py.File per sample (DLIO's on_demand reader)")};
   }
+  if (declares("h5py")) {
+    const SampleReads r = CountSampleReads(view);
+    const LookupTable table = FindLookupTable(t, view);
+    if (TableReadPerSample(table, r)) {
+      return {
+          "h5py", FitConfidence::kMedium,
+          StrCat(table.reads, " reads of a small table from a row to its end beside ", r.samples,
+                 " sample reads (libhdf5's sieve buffer under dset[i] per sample): h5py")};
+    }
+  }
   if (declares("h5py") && small * 2 >= reads) {
     return {"h5py", FitConfidence::kLow,
             StrCat(small, " of ", reads, " reads are metadata-sized (<= 1 KiB): libhdf5 via h5py")};
@@ -152,11 +242,19 @@ int64_t RepeatsWhileOpen(const View& view) {
   return repeats;
 }
 
-void FitH5pyReopen(const View& view, int64_t sessions, FitResult* out) {
+void FitH5pyReopen(const View& view, int64_t sessions, int64_t table_reads, FitResult* out) {
   const int64_t n = static_cast<int64_t>(view.accesses.size());
   if (sessions * 10 >= n * 8 || OpensPerSample(view)) {
     Set(out, "reader.h5py_reopen", "file", FitConfidence::kMedium,
         StrCat(OpensPerSampleReason(view), ": h5py.File per sample (DLIO's on_demand reader)"));
+    return;
+  }
+  if (table_reads > 0) {
+    Set(out, "reader.h5py_reopen", "dataset", FitConfidence::kMedium,
+        StrCat(table_reads,
+               " reads of a table from a row to its end in open files, about one per sample: "
+               "libhdf5's sieve buffer starts empty each time, so each sample opens its datasets "
+               "anew (f['labels'][i])"));
     return;
   }
   const int64_t repeats = RepeatsWhileOpen(view);
@@ -172,66 +270,24 @@ void FitH5pyReopen(const View& view, int64_t sessions, FitResult* out) {
   }
 }
 
-// The table a per-sample lookup reads, as libhdf5's sieve buffer reads a small contiguous
-// dataset: from the row picked to the table's end. Per file, the small reads ending at the
-// offset most of them end at; the row is the greatest common divisor of their sizes.
-struct LookupTable {
-  int64_t rows = 0, row_bytes = 0, reads = 0;
-};
-
-LookupTable FindLookupTable(const ProfileTrace& t, const View& view) {
-  std::map<int32_t, std::map<int64_t, std::vector<int64_t>>> by_end;  // path -> end -> sizes
-  int64_t small = 0;
-  for (size_t i : view.data_events) {
-    const int64_t size = t.size_bytes[i];
-    if (t.kind[i] != OpKind::kRead || t.offset[i] < 0 || size <= 0 || size > kSmallReadBytes ||
-        t.ret[i] == 0) {
-      continue;
-    }
-    ++small;
-    by_end[t.path[i]][t.offset[i] + size].push_back(size);
-  }
-  LookupTable table;
-  int64_t row = 0, largest = 0;
-  for (const auto& [path, ends] : by_end) {
-    const std::vector<int64_t>* best = nullptr;
-    for (const auto& [end, sizes] : ends) {
-      if (best == nullptr || sizes.size() > best->size()) best = &sizes;
-    }
-    for (int64_t s : *best) {
-      row = std::gcd(row, s);
-      largest = std::max(largest, s);
-    }
-    table.reads += static_cast<int64_t>(best->size());
-  }
-  if (row <= 0 || table.reads * 2 < small || largest / row < 2) return {};
-  table.row_bytes = row;
-  table.rows = largest / row;
-  return table;
-}
-
 }  // namespace
 
 void FitH5py(const ProfileTrace& t, const View& view, FitResult* out) {
-  const FitEntry* model = out->Find("reader.io_model");
-  if (model == nullptr || !model->inferred || model->value != "h5py") return;
+  // The request model, also under io_model pytorch (whose workers read hdf5 as h5py).
+  if (out->request_model != "h5py") return;
   // Small reads per sample read, past each file's first (which reads its metadata). A small
   // read between two sample reads of one file may count with either of them.
-  int64_t sessions = 0, samples = 0, small = 0;
-  std::set<int32_t> files_seen;
-  for (const Access& a : view.accesses) {
-    sessions += a.session;
-    if (!files_seen.insert(a.file).second && !a.session && a.large_reads > 0) {
-      ++samples;
-      small += a.small_reads;
-    }
-  }
-  FitH5pyReopen(view, sessions, out);
+  const SampleReads r = CountSampleReads(view);
   const int64_t n = static_cast<int64_t>(view.accesses.size());
-  const bool one_each = samples > 0 && small * 10 >= samples * 8 && small * 10 <= samples * 12;
-  const LookupTable table =
-      sessions * 10 < n * 8 && one_each ? FindLookupTable(t, view) : LookupTable{};
-  if (table.rows > 0) {
+  const bool open_files = r.sessions * 10 < n * 8;
+  const bool one_each =
+      r.samples > 0 && r.small * 10 >= r.samples * 8 && r.small * 10 <= r.samples * 12;
+  // The table's reads, about one per sample, may come beside other small reads (the chunk
+  // index's nodes of a chunked dataset, read again for a new dataset object).
+  const LookupTable table = open_files ? FindLookupTable(t, view) : LookupTable{};
+  const bool per_sample_table = TableReadPerSample(table, r);
+  FitH5pyReopen(view, r.sessions, per_sample_table ? table.reads : 0, out);
+  if (per_sample_table || (one_each && table.rows > 0)) {
     Set(out, "dataset.hdf5_lookup_rows", std::to_string(table.rows), FitConfidence::kMedium,
         StrCat("the largest of ", table.reads, " table reads ending at the table's end / its row"));
     Set(out, "dataset.hdf5_lookup_row_bytes", std::to_string(table.row_bytes),
@@ -239,11 +295,12 @@ void FitH5py(const ProfileTrace& t, const View& view, FitResult* out) {
         "the greatest common divisor of those reads' sizes (each reads from the row picked to "
         "the table's end, as libhdf5's sieve buffer does)");
     Set(out, "reader.hdf5_lookup_dataset", "/lookup", FitConfidence::kMedium,
-        StrCat(small, " small reads beside ", samples,
-               " sample reads of open files: a table such as coordinates read per sample"));
-  } else if (sessions * 10 < n * 8 && one_each) {
+        StrCat(table.reads, " table reads beside ", r.samples,
+               " sample reads of open files: a table such as labels or coordinates read per "
+               "sample"));
+  } else if (open_files && one_each) {
     Set(out, "reader.hdf5_lookup_dataset", "/labels", FitConfidence::kLow,
-        StrCat(small, " small reads beside ", samples,
+        StrCat(r.small, " small reads beside ", r.samples,
                " sample reads of open files: a table such as coordinates read per sample (its "
                "rows not told: dlio's /labels stands for it)"));
   } else {
