@@ -7,7 +7,7 @@ dlio_add_test(format_test LIBS dlio_format dlio_storage dlio_trace ZLIB::ZLIB
           format/python_bytes_test.cc format/parquet_thrift_test.cc format/parquet_test.cc
           format/parquet_pages_test.cc format/parquet_values_test.cc format/webdataset_test.cc
           format/parquet_pyarrow_test.cc format/parquet_layout_test.cc format/raw_test.cc
-          format/parquet_shared_test.cc format/parquet_views_test.cc)
+          format/parquet_shared_test.cc format/parquet_views_test.cc format/sized_deflate_test.cc)
 target_link_libraries(format_test PRIVATE PkgConfig::LZ4)  # parquet_pages_test makes LZ4 blocks
 if(DLIO_WITH_HDF5)
   dlio_add_test(hdf5_test LIBS dlio_format dlio_storage dlio_trace

@@ -247,6 +247,10 @@ struct FormatCapabilities {
   // Reads dataset.hdf5_lookup_rows (hdf5: rows of a small lookup table read per sample); config
   // validation refuses the key with a format that would ignore it.
   bool lookup_rows = false;
+  // Writes compressible records of a chosen compression ratio (hdf5: each gzip chunk a zlib
+  // stream of the length dataset.hdf5_compression_ratio gives); config validation refuses the
+  // ratio with a format that would ignore it.
+  bool compression_ratio = false;
   // Splits a record over dataset.hdf5.num_dset_per_record datasets (hdf5: record_dims[0] across
   // /records_0..N-1), which needs dataset.record_dims and no dataset.metadata_file when N > 1.
   bool datasets_per_record = false;

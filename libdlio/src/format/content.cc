@@ -1,6 +1,7 @@
 #include "format/content.h"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 
 namespace dlio::format_internal {
@@ -66,6 +67,20 @@ void FillSampleFloats(uint64_t seed, uint64_t sample, uint64_t first, float* dst
     const float v = static_cast<float>(u >> 8) * (1.0f / 16777216.0f);
     std::memcpy(p, &v, 4);  // in place: dst aliases the bytes just read
   }
+}
+
+uint64_t SplitMix64(uint64_t* state) {
+  uint64_t z = (*state += kGolden);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+double StandardNormal(uint64_t* state) {
+  constexpr double kTwoPi = 6.283185307179586476925;
+  const double u1 = (static_cast<double>(SplitMix64(state) >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
+  const double u2 = static_cast<double>(SplitMix64(state) >> 11) * 0x1.0p-53;          // [0, 1)
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
 }
 
 int64_t SampleLabel(uint64_t seed, uint64_t sample) {

@@ -21,6 +21,13 @@ void FillSampleBytes(uint64_t seed, uint64_t sample, uint64_t offset, uint8_t* d
 // [0, 1), so every value is exactly representable and prints in at most 9 significant digits.
 void FillSampleFloats(uint64_t seed, uint64_t sample, uint64_t first, float* dst, size_t n);
 
+// The next value of a splitmix64 sequence whose state is *state (advanced).
+uint64_t SplitMix64(uint64_t* state);
+
+// A standard normal draw by Box-Muller on SplitMix64, so draws (sample sizes, compression ratios)
+// are identical across standard libraries (std::normal_distribution is implementation-defined).
+double StandardNormal(uint64_t* state);
+
 // The int64 label our npz writer stores for `sample` (0..999).
 int64_t SampleLabel(uint64_t seed, uint64_t sample);
 

@@ -6,6 +6,7 @@ list(APPEND DLIO_SOURCES
   src/format/npy_samples.cc
   src/format/zip.cc
   src/format/zip_inflater.cc
+  src/format/sized_deflate.cc
   src/format/npy_format.cc
   src/format/npz_format.cc
   src/format/indexed_binary_format.cc

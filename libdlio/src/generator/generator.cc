@@ -11,6 +11,7 @@
 #include "core/owner_stamp.h"
 #include "dlio/clock.h"
 #include "dlio/distribution.h"
+#include "format/content.h"
 #include "format/io_util.h"
 #include "generator/dataset_folder.h"
 #include "generator/shared_file.h"
@@ -29,22 +30,6 @@ std::string Pad(uint64_t value, size_t digits) {
 
 uint64_t SplitIndex(Split split) { return split == Split::kTrain ? 0 : 1; }
 
-uint64_t SplitMix64(uint64_t* state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
-}
-
-// A standard normal draw by Box-Muller on our own generator, so sizes are identical across
-// standard libraries (std::normal_distribution is implementation-defined).
-double StandardNormal(uint64_t* state) {
-  constexpr double kTwoPi = 6.283185307179586476925;
-  const double u1 = (static_cast<double>(SplitMix64(state) >> 11) + 1.0) * 0x1.0p-53;  // (0, 1]
-  const double u2 = static_cast<double>(SplitMix64(state) >> 11) * 0x1.0p-53;          // [0, 1)
-  return std::sqrt(-2.0 * std::log(u1)) * std::cos(kTwoPi * u2);
-}
-
 // The sample size of file `file_index`: its entry of record_length_bytes_sizes when given, else
 // a draw from record_length_bytes and its stdev.
 uint64_t DrawSize(const DatasetConfig& dataset, uint64_t file_index, uint64_t* state) {
@@ -52,8 +37,9 @@ uint64_t DrawSize(const DatasetConfig& dataset, uint64_t file_index, uint64_t* s
   if (!sizes.empty()) return sizes[file_index % sizes.size()];
   const uint64_t mean = dataset.record_length_bytes;
   if (dataset.record_length_bytes_stdev == 0) return mean > 0 ? mean : 1;
-  const double v = static_cast<double>(mean) +
-                   static_cast<double>(dataset.record_length_bytes_stdev) * StandardNormal(state);
+  const double v =
+      static_cast<double>(mean) + static_cast<double>(dataset.record_length_bytes_stdev) *
+                                      format_internal::StandardNormal(state);
   return v < 1.0 ? 1 : static_cast<uint64_t>(std::llround(v));
 }
 

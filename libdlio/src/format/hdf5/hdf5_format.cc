@@ -28,6 +28,7 @@ FormatCapabilities hdf5::Hdf5Capabilities() {
   c.per_sample_metadata_file = true;
   c.io_models = {IoModel::kH5py};
   c.lookup_rows = true;
+  c.compression_ratio = true;
   c.datasets_per_record = true;
   return c;
 }

@@ -26,6 +26,15 @@ void AddHdf5Keys(std::vector<KeySpec>* t) {
   auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
   add(Bool("dataset.hdf5_shuffle", HDF5_FIELD(bool, shuffle_filter),
            "hdf5: apply the byte-shuffle filter before compression"));
+  add(Double("dataset.hdf5_compression_ratio", HDF5_FIELD(double, compression_ratio), {1, 1e6},
+             "hdf5 with compression gzip and chunks of whole samples: each chunk of /records is "
+             "stored compressed this much (its bytes / its stored bytes): its first bytes random, "
+             "the rest zeros, as one zlib stream of that length (1 = random bytes throughout, "
+             "which do not compress)"));
+  add(Double("dataset.hdf5_compression_ratio_stdev", HDF5_FIELD(double, compression_ratio_stdev),
+             {0, 1e6},
+             "hdf5: standard deviation of dataset.hdf5_compression_ratio, drawn per chunk "
+             "(normal, at least 1)"));
   add(Bool(
       "dataset.metadata_file", HDF5_FIELD(bool, metadata_file),
       "hdf5: write a separate metadata file of per-sample offsets/sizes that readers consult"));
@@ -54,6 +63,39 @@ void AddHdf5ReaderKeys(std::vector<KeySpec>* t) {
              "hdf5 under io_model h5py: a small dataset of each file (e.g. /labels, a "
              "coordinates table) whose row (i mod its length) is read before sample i, as "
              "h5py reads it; empty = none"));
+}
+
+// dataset.hdf5_compression_ratio (or its stdev) away from 1 (0): chunks written as zlib streams
+// of a chosen length need gzip without the shuffle filter, chunks of whole samples, and samples
+// of one size in DLIO's plain /records (not its shaped /records_N or a variable-size /data).
+Status ValidateHdf5CompressionRatio(const WorkloadConfig& c) {
+  const Hdf5Options& o = Hdf5Of(c.dataset.formats);
+  if (o.compression_ratio == 1.0 && o.compression_ratio_stdev == 0.0) return Status::OK();
+  const char* key = "dataset.hdf5_compression_ratio";
+  const std::string& codec = c.dataset.compression;
+  if (codec != "gzip" && codec != "zlib" && codec != "deflate") {
+    return Status::InvalidArgument(key, " needs dataset.compression gzip (is ", codec,
+                                   "): its chunks are zlib streams");
+  }
+  if (o.shuffle_filter) {
+    return Status::InvalidArgument(key,
+                                   " with dataset.hdf5_shuffle: the shuffle filter would "
+                                   "reorder the bytes whose compressed length is chosen");
+  }
+  if (!o.enable_chunking || (o.chunk_samples < 1 && o.chunk_size < c.dataset.record_length_bytes)) {
+    return Status::InvalidArgument(key,
+                                   " needs dataset.enable_chunking with chunks of whole "
+                                   "samples (dataset.chunk_samples, or a chunk_size of at "
+                                   "least dataset.record_length_bytes)");
+  }
+  if (c.dataset.record_length_bytes_stdev > 0 || c.dataset.record_length_bytes_sizes.size() > 1 ||
+      !c.dataset.record_dims.empty()) {
+    return Status::InvalidArgument(key,
+                                   " needs samples of one size in /records: not with "
+                                   "dataset.record_length_bytes_stdev, several "
+                                   "record_length_bytes_sizes or record_dims");
+  }
+  return Status::OK();
 }
 
 Status ValidateHdf5Keys(const WorkloadConfig& c) {

@@ -1,6 +1,8 @@
 // The serial writer: the layouts of hdf5_format.cc's header comment, written through the dlio
 // driver in blocks of whole chunks, and the metadata file.
 #include <algorithm>
+#include <array>
+#include <cmath>
 #include <functional>
 #include <string_view>
 
@@ -8,6 +10,7 @@
 #include "format/hdf5/hdf5_internal.h"
 #include "format/hdf5/hdf5_vfd.h"
 #include "format/io_util.h"
+#include "format/sized_deflate.h"
 
 namespace dlio::format_internal::hdf5 {
 namespace {
@@ -78,6 +81,49 @@ Status WriteBlock(Hdf5Call& call, hid_t dset, hid_t mem_type, const std::vector<
 
 namespace {
 
+// Whether /records' chunks are written as zlib streams of drawn lengths
+// (dataset.hdf5_compression_ratio or its stdev set), and if so that the file can take them.
+Result<bool> RatioChunks(const std::vector<hsize_t>& chunk, uint64_t s, const FormatOptions& o,
+                         const Filters& f, const std::string& path) {
+  const Hdf5Options& h = Hdf5Of(o.formats);
+  if (h.compression_ratio == 1.0 && h.compression_ratio_stdev == 0.0) return false;
+  if (chunk.size() != 2 || chunk[1] != s || f.codec != Codec::kDeflate || f.shuffle) {
+    return Status::InvalidArgument(path,
+                                   ": dataset.hdf5_compression_ratio needs gzip without the "
+                                   "shuffle filter and chunks of whole samples");
+  }
+  return true;
+}
+
+// /records' chunks, each written whole (H5Dwrite_chunk: stored as the deflate filter's output)
+// as a zlib stream of its first bytes random and the rest zeros, of the length its compression
+// ratio gives: a normal draw per chunk (at least 1) from the file's seed. An edge chunk holds
+// whole chunk dims, as libhdf5 stores it.
+Status WriteRatioChunks(Hdf5Call& call, hid_t dset, const std::string& path, const FileSpec& spec,
+                        uint64_t s, uint64_t chunk_rows, const Hdf5Options& h) {
+  const uint64_t n = spec.sample_sizes.size();
+  const uint64_t total = chunk_rows * s;
+  uint64_t state = spec.seed ^ 0xc0a9e55ed0c0ffeeULL;
+  std::vector<uint8_t> literals, stream;
+  for (uint64_t r0 = 0; r0 < n; r0 += chunk_rows) {
+    const double ratio =
+        std::max(1.0, h.compression_ratio + h.compression_ratio_stdev * StandardNormal(&state));
+    const auto target = static_cast<uint64_t>(std::llround(static_cast<double>(total) / ratio));
+    const uint64_t random = LiteralsForZlibBytes(total, target);
+    literals.resize(static_cast<size_t>(random));
+    FillSampleBytes(spec.seed, r0, 0, literals.data(), literals.size());
+    stream.clear();
+    AppendSizedZlib(literals.data(), random, total - random, &stream);
+    const std::array<hsize_t, 2> offset{r0, 0};
+    if (H5Dwrite_chunk(dset, H5P_DEFAULT, 0, offset.data(), stream.size(), stream.data()) < 0) {
+      return call.Error(StatusCode::kIOError,
+                        StrCat(path, ": writing the chunk of /records rows ", r0, "..",
+                               std::min(n, r0 + chunk_rows) - 1, " (", stream.size(), " bytes)"));
+    }
+  }
+  return Status::OK();
+}
+
 // /records [n, s]: written in blocks of whole chunks (whole rows when they fit kWriteChunk),
 // so memory stays at max(kWriteChunk, one chunk) for any file size and no chunk is written twice
 // (a partly written compressed chunk would be read back and recompressed).
@@ -85,9 +131,11 @@ Status WriteRecords(Hdf5Call& call, hid_t file, const std::string& path, const F
                     uint64_t s, const FormatOptions& o, const Filters& f) {
   const uint64_t n = spec.sample_sizes.size();
   const std::vector<hsize_t> chunk = RecordsChunk(n, s, o, f);
+  DLIO_ASSIGN_OR_RETURN(const bool ratio, RatioChunks(chunk, s, o, f, path));
   DLIO_ASSIGN_OR_RETURN(Hid dset, CreateDataset(call, file, path, "records", H5T_STD_U8LE, {n, s},
                                                 chunk, chunk.empty() ? Filters{} : f));
   if (n == 0 || s == 0) return Status::OK();
+  if (ratio) return WriteRatioChunks(call, dset.get(), path, spec, s, chunk[0], Hdf5Of(o.formats));
   const uint64_t unit_rows = chunk.empty() ? 1 : chunk[0];
   const uint64_t unit_cols = chunk.empty() ? 1 : chunk[1];
   uint64_t band_rows = 0, piece_cols = 0;
@@ -214,7 +262,16 @@ Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, con
   const SamplePlan plan = PlanSamples(spec);
   DLIO_RETURN_NOT_OK(WithNewFile(call, storage, path, created, [&](hid_t file) {
     RecordShape shape;
-    if (plan.uniform && ShapeFor(o, plan.first, &shape)) {
+    const bool shaped = plan.uniform && ShapeFor(o, plan.first, &shape);
+    const Hdf5Options& h = Hdf5Of(o.formats);
+    if ((shaped || !plan.uniform) &&
+        (h.compression_ratio != 1.0 || h.compression_ratio_stdev != 0.0)) {
+      return Status::InvalidArgument(path,
+                                     ": dataset.hdf5_compression_ratio needs samples of one size "
+                                     "in /records (not record_dims' /records_N or /data of "
+                                     "samples of several sizes)");
+    }
+    if (shaped) {
       DLIO_RETURN_NOT_OK(WriteShapedRecords(call, file, path, spec, shape, o, f));
     } else if (plan.uniform) {
       DLIO_RETURN_NOT_OK(WriteRecords(call, file, path, spec, plan.first, o, f));
