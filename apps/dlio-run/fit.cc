@@ -40,22 +40,27 @@ dlio::Result<std::string> ReadRange(dlio::Storage* storage, const std::string& p
 }
 
 // What a reader's description says of its samples on disk (docs/formats.md, "inspect"): the
-// bytes they take after the format's filters ("stored_data_bytes"; fewer than their own when
-// compressed: the sizes become the stored ones) and whole samples per chunk.
+// share of their bytes they take after the format's filters ("stored_data_bytes": less than 1
+// when compressed), whole samples per chunk, the chunks' codec and stored sizes.
 void StoredLayout(const nlohmann::json& described, dlio::DataFileInfo* info) {
   const auto stored = described.find("stored_data_bytes");
   if (stored != described.end() && stored->is_number_unsigned() && info->data_bytes > 0 &&
       stored->get<uint64_t>() < static_cast<uint64_t>(info->data_bytes)) {
     info->stored_fraction =
         static_cast<double>(stored->get<uint64_t>()) / static_cast<double>(info->data_bytes);
-    for (int64_t& s : info->sample_sizes) {
-      s = std::llround(static_cast<double>(s) * info->stored_fraction);
-    }
-    info->data_bytes = static_cast<int64_t>(stored->get<uint64_t>());
   }
   const auto chunk = described.find("samples_per_chunk");
   if (chunk != described.end() && chunk->is_number_unsigned()) {
     info->samples_per_chunk = chunk->get<int64_t>();
+  }
+  if (described.value("compression", "") == "gzip") {
+    info->compression = "gzip";
+    info->compression_level = described.value("compression_level", -1);
+  }
+  const auto sized = described.find("stored_chunk_bytes");
+  if (sized != described.end() && sized->is_object()) {
+    info->stored_chunk_mean = sized->value("mean", 0.0);
+    info->stored_chunk_stdev = sized->value("stdev", 0.0);
   }
 }
 
@@ -71,6 +76,7 @@ dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio:
   DLIO_ASSIGN_OR_RETURN(auto factory, registries.formats.Get(info.format));
   DLIO_ASSIGN_OR_RETURN(auto format, factory());
   info.stored_bytes_per_record_byte = format->stored_bytes_per_record_byte(1);
+  info.writes_compression_ratio = format->capabilities().compression_ratio;
   // The file does not hold its samples' layout (raw): the trace's reads tell fit where they are.
   if (format->capabilities().samples_from_config) return info;
   auto reader = format->Open(storage, path, dlio::FormatOptions{});

@@ -4,7 +4,9 @@
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "format/format_test_util.h"
 #include "format/formats.h"
@@ -118,6 +120,76 @@ for path in sys.argv[1:]:
   CHECK(Has(r.output, "var_gzip.h5 (74125,) uint8 (2048,) gzip 6 True " + v));
   CHECK(Has(r.output, "meta.h5 (74125,) uint8 None None None False " + v));
   CHECK(Has(r.output, "meta.h5 meta (7,) True"));
+}
+
+// dataset.hdf5_compression_ratio: each chunk a zlib stream of the length its drawn ratio gives.
+// h5py (libhdf5's deflate filter) reads every sample back, and tells each chunk's stored size.
+TEST_CASE("h5py reads the chunks we store at a chosen compression ratio", "[interop][hdf5]") {
+  RequireH5py();
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  FileSpec spec;
+  spec.seed = 11;
+  spec.sample_sizes.assign(300, 65536);
+  FormatOptions o;
+  o.compression = "gzip";
+  Hdf5Options& h = o.formats.Get<Hdf5Options>();
+  h.enable_chunking = true;
+  h.chunk_samples = 1;
+  h.compression_ratio = 4.0;
+  h.compression_ratio_stdev = 0.2;
+  const std::string path = tmp / "ratio.h5";
+  REQUIRE(Hdf5()->Write(storage.get(), path, spec, o).ok());
+
+  // Per chunk: its stored bytes, and where the sample's random bytes end (zeros after).
+  const std::string script = R"(
+import sys
+import numpy as np
+import h5py
+with h5py.File(sys.argv[1], 'r') as f:
+    d = f['records']
+    print('layout', d.chunks, d.compression)
+    for i in range(d.shape[0]):
+        row = d[i]
+        nz = np.flatnonzero(row)
+        end = int(nz[-1]) + 1 if nz.size else 0
+        print('chunk', d.id.get_chunk_info(i).size, end, int(row[end:].any()))
+)";
+  const CommandResult r = RunPython(tmp, script, path);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(Has(r.output, "layout (1, 65536) gzip"));
+  std::vector<double> ratios;
+  std::istringstream lines(r.output);
+  for (std::string word; lines >> word;) {
+    if (word != "chunk") continue;
+    uint64_t stored = 0, end = 0, zeros_after = 1;
+    lines >> stored >> end >> zeros_after;
+    CHECK(zeros_after == 0);
+    // The random bytes take the stream's length but for its headers and the zeros' matches.
+    CHECK(end + 600 > stored);
+    CHECK(end < stored);
+    ratios.push_back(65536.0 / static_cast<double>(stored));
+  }
+  REQUIRE(ratios.size() == 300);
+  double mean = 0, var = 0;
+  for (double x : ratios) mean += x / 300;
+  for (double x : ratios) var += (x - mean) * (x - mean) / 299;
+  CHECK(mean == Approx(4.0).epsilon(0.02));
+  CHECK(std::sqrt(var) == Approx(0.2).epsilon(0.2));
+
+  // dlio's own reader inflates them too: the samples are the bytes h5py saw (random, then zeros).
+  auto reader = Hdf5()->Open(storage.get(), path, o);
+  REQUIRE(reader.ok());
+  SampleBuffer buf;
+  REQUIRE((*reader)->ReadSample(299, &buf).ok());
+  CHECK(BufferString(buf).size() == 65536);
+  CHECK(BufferString(buf).back() == '\0');
+  const auto described = nlohmann::json::parse((*reader)->DescribeJson());
+  CHECK(described["compression"] == "gzip");
+  CHECK(described["stored_chunk_bytes"]["chunks"] == 300);
+  CHECK(65536.0 / described["stored_chunk_bytes"]["mean"].get<double>() ==
+        Approx(mean).epsilon(0.02));
 }
 
 TEST_CASE("h5dump accepts the hdf5 files we write", "[interop][hdf5]") {

@@ -55,18 +55,24 @@ ProfileTrace WorkersOpeningOnce() {
   return t;
 }
 
-FitOptions CompressedChunks() {
+// The probe of the file: 65536-byte samples, one a chunk, kept at about a quarter by gzip; with
+// `ratio_writer`, a format whose writer makes chunks of a chosen compression ratio.
+FitOptions CompressedChunks(bool ratio_writer = false) {
   FitOptions options;
-  options.probe = [](const std::string& path) -> Result<DataFileInfo> {
+  options.probe = [ratio_writer](const std::string& path) -> Result<DataFileInfo> {
     DataFileInfo info;
     info.format = "hdf5";
     info.size = kFileSize;
     info.samples = kSamples;
-    // The probe's stored sizes: 65536-byte samples kept at about a quarter by gzip.
     info.stored_fraction = 0.245;
-    info.sample_sizes.assign(kSamples, 16'056);
-    info.data_bytes = 16'056 * kSamples;
+    info.sample_sizes.assign(kSamples, 65'536);
+    info.data_bytes = int64_t{65'536} * kSamples;
     info.samples_per_chunk = 1;
+    info.compression = "gzip";
+    info.compression_level = 4;
+    info.stored_chunk_mean = 16'050;
+    info.stored_chunk_stdev = 35;
+    info.writes_compression_ratio = ratio_writer;
     return info;
   };
   return options;
@@ -95,6 +101,18 @@ TEST_CASE("fit: gzip-compressed chunks of one sample are records of the stored s
   CHECK(Value(r, "dataset.enable_chunking") == "true");
   CHECK(Value(r, "dataset.chunk_samples") == "1");
   CHECK(Value(r, "dataset.num_samples_per_file") == "256");
+}
+
+TEST_CASE("fit: gzip chunks a writer can compress as much are records of their own size") {
+  const FitResult r = Fit(WorkersOpeningOnce(), CompressedChunks(true));
+  CHECK(Value(r, "dataset.record_length_bytes") == "65536");
+  CHECK(Value(r, "dataset.compression") == "gzip");
+  CHECK(Value(r, "dataset.compression_level") == "4");
+  CHECK(Value(r, "dataset.enable_chunking") == "true");
+  CHECK(Value(r, "dataset.chunk_samples") == "1");
+  // 65536 / 16050, and the stored sizes' spread as one of the ratio: 65536 x 35 / 16050^2.
+  CHECK(Value(r, "dataset.hdf5_compression_ratio") == "4.0832");
+  CHECK(Value(r, "dataset.hdf5_compression_ratio_stdev") == "0.0089");
 }
 
 TEST_CASE("fit: h5py.File per sample by each worker is still an open per sample") {

@@ -54,11 +54,19 @@ struct DataFileInfo {
   // unknown or not an image.
   int32_t image_channels = 0;
   // Bytes on disk per byte of sample data: below 1 when the format's filters compress the
-  // samples (hdf5 gzip), whose stored sizes sample_sizes and data_bytes then are; 1 otherwise.
+  // samples (hdf5 gzip; sample_sizes and data_bytes stay the samples' own bytes); 1 otherwise.
   double stored_fraction = 1.0;
   // Samples each chunk of a chunked format holds (hdf5 chunks of whole samples), 0 when not
   // chunked so or unknown.
   int64_t samples_per_chunk = 0;
+  // Of such chunks: their codec as dataset.compression names it ("gzip"; "" none) and level, and
+  // the mean and standard deviation of the bytes each takes on disk (0 unknown).
+  std::string compression;
+  int32_t compression_level = -1;
+  double stored_chunk_mean = 0, stored_chunk_stdev = 0;
+  // The format's writer makes chunks of a chosen compression ratio
+  // (FormatCapabilities::compression_ratio: dataset.hdf5_compression_ratio).
+  bool writes_compression_ratio = false;
 };
 
 // Looks at a data file named by the trace. Called once per distinct data file (at most

@@ -1,6 +1,7 @@
 // What `inspect` prints of a file (DescribeJson): its samples, every dataset's dtype, layout,
 // chunks and filters, and the problems found beyond the sample dataset.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "format/hdf5/hdf5_reader.h"
@@ -204,6 +205,34 @@ std::string CheckLabels(Hdf5Call& call, const ReaderHandles& h, const ReaderInfo
   return "";
 }
 
+// ",\"stored_chunk_bytes\":{chunks, mean, stdev}" of the first kMaxSizedChunks chunks of a
+// dataset chunked along its first axis in chunks of `rows` samples: the bytes each takes on disk
+// (compressed chunks differ), "" when they cannot be told.
+std::string StoredChunkBytes(hid_t dset, const ReaderInfo& info, hsize_t rows) {
+  constexpr uint64_t kMaxSizedChunks = 4096;
+  std::array<hsize_t, H5S_MAX_RANK> at{};
+  double sum = 0, sum2 = 0;
+  uint64_t m = 0;
+  for (uint64_t r = 0; r < info.num_samples && m < kMaxSizedChunks; r += rows, ++m) {
+    at[0] = r;
+    hsize_t bytes = 0;
+    if (H5Dget_chunk_storage_size(dset, at.data(), &bytes) < 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return "";
+    }
+    sum += static_cast<double>(bytes);
+    sum2 += static_cast<double>(bytes) * static_cast<double>(bytes);
+  }
+  if (m == 0) return "";
+  const double mean = sum / static_cast<double>(m);
+  const double var = std::max(0.0, sum2 / static_cast<double>(m) - mean * mean);
+  char buf[160];
+  std::snprintf(buf, sizeof buf,
+                ",\"stored_chunk_bytes\":{\"chunks\":%llu,\"mean\":%.1f,\"stdev\":%.1f}",
+                static_cast<unsigned long long>(m), mean, std::sqrt(var));
+  return buf;
+}
+
 // ",\"stored_data_bytes\":N[,\"samples_per_chunk\":K]" of a rows-layout sample dataset: the
 // bytes its samples take on disk after its filters (a compressed dataset's are fewer than its
 // samples'), and, chunked with whole samples in each chunk, how many a chunk holds. What
@@ -220,7 +249,17 @@ std::string StoredLayoutJson(hid_t dset, const ReaderInfo& info) {
   for (int k = 1; k < info.rank; ++k) {
     if (chunk[k] != info.dims[k]) return out;  // a chunk holds parts of samples
   }
-  return out + ",\"samples_per_chunk\":" + std::to_string(chunk[0]);
+  out += ",\"samples_per_chunk\":" + std::to_string(chunk[0]);
+  for (int k = 0; k < H5Pget_nfilters(dcpl.get()); ++k) {
+    unsigned flags = 0, config = 0, level = 0;
+    size_t nelmts = 1;
+    if (H5Pget_filter2(dcpl.get(), static_cast<unsigned>(k), &flags, &nelmts, &level, 0, nullptr,
+                       &config) == H5Z_FILTER_DEFLATE) {
+      out += ",\"compression\":\"gzip\",\"compression_level\":" +
+             std::to_string(nelmts > 0 ? level : 0);
+    }
+  }
+  return out + StoredChunkBytes(dset, info, chunk[0]);
 }
 
 std::string JsonStrings(const std::vector<std::string>& v) {

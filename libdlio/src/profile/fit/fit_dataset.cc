@@ -262,29 +262,6 @@ double StoredPerRecordByte(const View& view) {
   return 1.0;
 }
 
-// Stored bytes per byte of sample data of the probed files (compression), 1 when none says less.
-double StoredFraction(const View& view) {
-  for (const DataFile& f : view.files) {
-    if (f.probed && f.info.stored_fraction < 1.0) return f.info.stored_fraction;
-  }
-  return 1.0;
-}
-
-// hdf5 pieces read at their own size below libhdf5's 64 KiB sieve buffer (which would read a
-// contiguous dataset 64 KiB at a time): each is a chunk.
-void FitPieceChunks(const View& view, FitResult* out) {
-  constexpr int64_t kSieveBytes = 64 * 1024;
-  const FitEntry* record = out->Find("dataset.record_length_bytes");
-  if (FittedFormat(*out) != "hdf5" || view.files.empty() || record == nullptr ||
-      EntryInt(record, 0) >= kSieveBytes) {
-    return;
-  }
-  Set(out, "dataset.enable_chunking", "true", FitConfidence::kMedium,
-      "pieces below libhdf5's 64 KiB sieve buffer are read at their own size: chunks (a "
-      "contiguous dataset is read 64 KiB at a time)");
-  Set(out, "dataset.chunk_samples", "1", FitConfidence::kMedium, "one piece per chunk");
-}
-
 // At most this many distinct sizes, in a cycle of at most kMaxSizeCycle, are a list of sizes
 // rather than a distribution (images and their masks, a few resolutions).
 constexpr size_t kMaxDistinctSizes = 4;
@@ -337,13 +314,17 @@ void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model
       exact = true;
     }
   }
+  // Compressed in the files: the emulation writes them compressed as much (the ratio, below)
+  // when its format can, else records of the stored size, which dlio's random bytes keep.
+  const double fraction = CompressibleChunks(view) != nullptr ? 1.0 : StoredFraction(view);
+  for (double& size : sizes) size *= fraction;
   std::string source = "sample sizes stored in the files";
   if (!exact && samples == 1) {
     // A whole-file load per sample of a file storing several (np.load of an array): the
     // record is the data the file holds, without the format's header the writer adds again.
     for (const DataFile& f : view.files) {
       if (f.probed && f.info.data_bytes > 0)
-        sizes.push_back(static_cast<double>(f.info.data_bytes));
+        sizes.push_back(static_cast<double>(f.info.data_bytes) * fraction);
     }
     exact = !sizes.empty();
     source = "data bytes stored in the files (a whole-file load per sample)";
@@ -373,10 +354,14 @@ void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model
   std::string encoded =
       ratio == 1.0 ? ""
                    : StrCat(" / ", ratio, ", the bytes the format's writer stores per record byte");
-  if (const double fraction = StoredFraction(view); exact && fraction < 1.0) {
+  if (exact && fraction < 1.0) {
     encoded += StrCat("; compressed in the files to ", std::llround(fraction * 100),
                       "% of their data: dlio's generated records do not compress, so records of "
                       "the stored size make the same reads");
+  } else if (exact && CompressibleChunks(view) != nullptr) {
+    encoded +=
+        StrCat("; their own bytes, stored gzip-compressed to ",
+               std::llround(StoredFraction(view) * 100), "% (dataset.hdf5_compression_ratio)");
   }
   Set(out, "dataset.record_length_bytes", std::to_string(std::llround(m.mean / ratio)), c,
       StrCat("mean of ", sizes.size(), " ", source, " (", HumanBytes(m.mean), ")", encoded));
@@ -400,54 +385,6 @@ void FitImageChannels(const View& view, FitResult* out) {
   if (channels != 3) return;
   Set(out, "dataset.image_channels", "3", FitConfidence::kHigh,
       StrCat("the ", images, " probed images are RGB (DLIO's generators write grayscale)"));
-}
-
-// hdf5 read in pieces of one size much smaller than a sample: the file is chunked (libhdf5
-// reads a chunked dataset chunk by chunk).
-void FitChunking(const ProfileTrace& t, const View& view, FitResult* out) {
-  const FitEntry* format = out->Find("dataset.format");
-  const FitEntry* record = out->Find("dataset.record_length_bytes");
-  if (format == nullptr || format->value != "hdf5" || record == nullptr || !record->inferred)
-    return;
-  std::map<int64_t, int64_t> count;
-  int64_t reads = 0;
-  for (size_t i : view.data_events) {
-    if (t.kind[i] != OpKind::kRead || t.size_bytes[i] <= 0) continue;
-    ++count[t.size_bytes[i]];
-    ++reads;
-  }
-  std::pair<int64_t, int64_t> mode{0, 0};
-  for (const auto& [size, n] : count) {
-    if (n > mode.second) mode = {size, n};
-  }
-  const int64_t sample = EntryInt(record, 0);
-  if (mode.second * 2 < reads || mode.first * 2 > sample) return;
-  Set(out, "dataset.enable_chunking", "true", FitConfidence::kMedium,
-      StrCat(mode.second, " of ", reads, " data reads are ", mode.first,
-             " bytes, a fraction of a sample: chunk by chunk"));
-  Set(out, "dataset.chunk_size", std::to_string(mode.first), FitConfidence::kMedium,
-      "the most common data read size");
-}
-
-// The probed files store whole samples in chunks of one count (hdf5 chunks (k, ...)): the
-// emulation's files are chunked so, which is what sets the reads a chunked dataset takes (one per
-// chunk, and, compressed, the chunk's stored bytes). True when it set the entries.
-bool FitStoredChunks(const View& view, FitResult* out) {
-  std::set<int64_t> counts;
-  int64_t files = 0;
-  for (const DataFile& f : view.files) {
-    if (!f.probed || f.info.samples_per_chunk <= 0) continue;
-    counts.insert(f.info.samples_per_chunk);
-    ++files;
-  }
-  if (counts.size() != 1) return false;
-  const int64_t k = *counts.begin();
-  Set(out, "dataset.enable_chunking", "true", FitConfidence::kHigh,
-      StrCat("the ", files, " probed files store their samples in chunks of ", k,
-             k == 1 ? " sample" : " samples"));
-  Set(out, "dataset.chunk_samples", std::to_string(k), FitConfidence::kHigh,
-      "whole samples per chunk, as stored in the files");
-  return true;
 }
 
 }  // namespace

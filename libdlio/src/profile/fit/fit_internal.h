@@ -307,6 +307,20 @@ bool StreamsWholeFiles(std::string_view model);
 std::pair<int64_t, int64_t> OpensAndSamples(const View& view);
 // Whether the data files are opened about once per sample read (np.load, h5py.File per sample).
 bool OpensPerSample(const View& view);
+
+// fit_chunks.cc. Stored bytes per byte of sample data of the probed files (compression), 1 when
+// none says less.
+double StoredFraction(const View& view);
+// The first probed file whose samples are stored in gzip chunks of whole samples, compressed, by a
+// format whose writer makes such chunks of a chosen ratio; nullptr when none.
+const DataFileInfo* CompressibleChunks(const View& view);
+// dataset.enable_chunking and chunk_samples 1 for hdf5 pieces below libhdf5's sieve buffer.
+void FitPieceChunks(const View& view, FitResult* out);
+// dataset.enable_chunking and chunk_size from hdf5 reads of one size a fraction of a sample.
+void FitChunking(const ProfileTrace& t, const View& view, FitResult* out);
+// The chunking, codec and compression ratio the probed files' chunks of whole samples show; true
+// when it set them.
+bool FitStoredChunks(const View& view, FitResult* out);
 // Why OpensPerSample holds: "N opens of the data files for M samples read", or opens per pass.
 std::string OpensPerSampleReason(const View& view);
 // reader.file_shuffle and reader.sample_shuffle (fit_order.cc).
