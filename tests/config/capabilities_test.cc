@@ -333,26 +333,29 @@ TEST_CASE("capabilities: the format, storage and pipeline named check the keys t
         "dataset.hdf5_lookup_rows applies to dataset.format 'hdf5' only, got 'npz'");
   CHECK(validate({"dataset.format=hdf5", "dataset.hdf5_lookup_rows=4"}).empty());
   // Chunks of a chosen compression ratio: hdf5's, gzip without shuffle, whole-sample chunks.
-  CHECK(validate({"dataset.hdf5_compression_ratio=4"}) ==
-        "dataset.hdf5_compression_ratio applies to dataset.format 'hdf5' only, got 'npz'");
+  CHECK_THAT(validate({"dataset.format=npy", "dataset.compression_ratio=4"}),
+             Catch::StartsWith("dataset.compression_ratio applies to dataset.format 'hdf5"));
+  CHECK(validate({"dataset.compression_ratio=4"}) ==
+        "dataset.compression_ratio needs dataset.compression gzip (is none): npz members are "
+        "deflated to the chosen length");
+  CHECK(validate({"dataset.compression_ratio=4", "dataset.compression=gzip"}).empty());
   const char* hdf5 = "dataset.format=hdf5";
-  CHECK(validate({hdf5, "dataset.hdf5_compression_ratio_stdev=0.5"}) ==
-        "dataset.hdf5_compression_ratio needs dataset.compression gzip (is none): its chunks are "
+  CHECK(validate({hdf5, "dataset.compression_ratio_stdev=0.5"}) ==
+        "dataset.compression_ratio needs dataset.compression gzip (is none): its chunks are "
         "zlib streams");
   const char* gzip = "dataset.compression=gzip";
-  CHECK_THAT(validate({hdf5, gzip, "dataset.hdf5_compression_ratio=4"}),
-             Catch::StartsWith("dataset.hdf5_compression_ratio needs dataset.enable_chunking"));
-  CHECK_THAT(validate({hdf5, gzip, "dataset.hdf5_compression_ratio=4",
-                       "dataset.enable_chunking=true", "dataset.chunk_size=1024"}),
-             Catch::StartsWith("dataset.hdf5_compression_ratio needs dataset.enable_chunking"));
-  CHECK_THAT(validate({hdf5, gzip, "dataset.hdf5_compression_ratio=4", "dataset.hdf5_shuffle=true",
+  CHECK_THAT(validate({hdf5, gzip, "dataset.compression_ratio=4"}),
+             Catch::StartsWith("dataset.compression_ratio needs dataset.enable_chunking"));
+  CHECK_THAT(validate({hdf5, gzip, "dataset.compression_ratio=4", "dataset.enable_chunking=true",
+                       "dataset.chunk_size=1024"}),
+             Catch::StartsWith("dataset.compression_ratio needs dataset.enable_chunking"));
+  CHECK_THAT(validate({hdf5, gzip, "dataset.compression_ratio=4", "dataset.hdf5_shuffle=true",
                        "dataset.enable_chunking=true", "dataset.chunk_samples=1"}),
-             Catch::StartsWith("dataset.hdf5_compression_ratio with dataset.hdf5_shuffle"));
-  CHECK_THAT(
-      validate({hdf5, gzip, "dataset.hdf5_compression_ratio=4", "dataset.enable_chunking=true",
-                "dataset.chunk_samples=1", "dataset.record_length_bytes_stdev=100"}),
-      Catch::StartsWith("dataset.hdf5_compression_ratio needs samples of one size"));
-  CHECK(validate({hdf5, gzip, "dataset.hdf5_compression_ratio=4", "dataset.enable_chunking=true",
+             Catch::StartsWith("dataset.compression_ratio with dataset.hdf5_shuffle"));
+  CHECK_THAT(validate({hdf5, gzip, "dataset.compression_ratio=4", "dataset.enable_chunking=true",
+                       "dataset.chunk_samples=1", "dataset.record_length_bytes_stdev=100"}),
+             Catch::StartsWith("dataset.compression_ratio needs samples of one size"));
+  CHECK(validate({hdf5, gzip, "dataset.compression_ratio=4", "dataset.enable_chunking=true",
                   "dataset.chunk_samples=1"})
             .empty());
   CHECK_THAT(validate({"reader.read_type=memory", "reader.pipeline=threaded"}),

@@ -43,7 +43,7 @@ dlio_add_closed_loop(fromfile_records 0.9 0.1 "numpy torch" none)
 dlio_add_closed_loop(jsonl_text 0.9 0.1 "" none)
 # gzip-compressed HDF5 images, one chunk each, read by DataLoader workers that open the file once
 # (fit: h5py with a labels table per sample, chunks of the files' compression ratio written as
-# zlib streams of those lengths, dataset.hdf5_compression_ratio).
+# zlib streams of those lengths, dataset.compression_ratio).
 dlio_add_closed_loop(h5_gzip_chunks 0.9 0.1 "numpy h5py torch" none)
 # Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
 # scored at the kernel level.

@@ -122,7 +122,7 @@ for path in sys.argv[1:]:
   CHECK(Has(r.output, "meta.h5 meta (7,) True"));
 }
 
-// dataset.hdf5_compression_ratio: each chunk a zlib stream of the length its drawn ratio gives.
+// dataset.compression_ratio: each chunk a zlib stream of the length its drawn ratio gives.
 // h5py (libhdf5's deflate filter) reads every sample back, and tells each chunk's stored size.
 TEST_CASE("h5py reads the chunks we store at a chosen compression ratio", "[interop][hdf5]") {
   RequireH5py();
@@ -136,8 +136,8 @@ TEST_CASE("h5py reads the chunks we store at a chosen compression ratio", "[inte
   Hdf5Options& h = o.formats.Get<Hdf5Options>();
   h.enable_chunking = true;
   h.chunk_samples = 1;
-  h.compression_ratio = 4.0;
-  h.compression_ratio_stdev = 0.2;
+  o.compression_ratio = 4.0;
+  o.compression_ratio_stdev = 0.2;
   const std::string path = tmp / "ratio.h5";
   REQUIRE(Hdf5()->Write(storage.get(), path, spec, o).ok());
 

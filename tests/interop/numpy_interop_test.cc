@@ -3,7 +3,9 @@
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <sstream>
+#include <vector>
 
 #include "format/format_test_util.h"
 #include "format/formats.h"
@@ -86,6 +88,69 @@ for path in sys.argv[1:]:
   for (const std::string name : {"s.npz", "d.npz", "z.npz"}) {
     REQUIRE(r.output.find(name + tail + "int64 " + labels) != std::string::npos);
   }
+}
+
+// dataset.compression_ratio: x.npy deflated to the length a ratio drawn per file gives. numpy
+// loads every file (zipfile checks the CRC), and zipfile tells the member's stored size.
+TEST_CASE("numpy loads the npz files we deflate to a chosen compression ratio",
+          "[interop][numpy]") {
+  RequireNumpy();
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  FormatOptions o;
+  o.compression = "gzip";
+  o.compression_ratio = 3.0;
+  o.compression_ratio_stdev = 0.25;
+  std::string args;
+  constexpr int kFiles = 40;
+  for (int k = 0; k < kFiles; ++k) {
+    FileSpec spec;
+    spec.seed = 100 + static_cast<uint64_t>(k);
+    spec.sample_sizes.assign(4, 16384);
+    const std::string path = tmp / ("r" + std::to_string(k) + ".npz");
+    REQUIRE(MakeFormatByName("npz")->Write(storage.get(), path, spec, o).ok());
+    args += ' ';
+    args += path;
+  }
+  FormatOptions none = o;
+  none.compression = "none";
+  FileSpec one;
+  one.sample_sizes.assign(1, 64);
+  CHECK(MakeFormatByName("npz")->Write(storage.get(), tmp / "n.npz", one, none).code() ==
+        StatusCode::kInvalidArgument);
+
+  const std::string script = R"(
+import sys, zipfile
+import numpy as np
+for path in sys.argv[1:]:
+    with np.load(path) as z:
+        x, y = z['x'], z['y']
+    info = zipfile.ZipFile(path).getinfo('x.npy')
+    assert zipfile.ZipFile(path).testzip() is None
+    print('member', info.file_size, info.compress_size, x.shape, int(x[-1, -1]), len(y))
+)";
+  const CommandResult r = RunPython(tmp, script, args);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  std::istringstream lines(r.output);
+  std::vector<double> ratios;
+  for (std::string word; lines >> word;) {
+    if (word != "member") continue;
+    uint64_t size = 0, stored = 0;
+    std::string shape_a, shape_b;
+    int last = -1, labels = 0;
+    lines >> size >> stored >> shape_a >> shape_b >> last >> labels;
+    CHECK(shape_a + shape_b == "(4,16384)");
+    CHECK(last == 0);  // the member's last bytes are the zeros
+    CHECK(labels == 4);
+    ratios.push_back(static_cast<double>(size) / static_cast<double>(stored));
+  }
+  REQUIRE(ratios.size() == kFiles);
+  double mean = 0, var = 0;
+  for (double x : ratios) mean += x / kFiles;
+  for (double x : ratios) var += (x - mean) * (x - mean) / (kFiles - 1);
+  CHECK(mean == Approx(3.0).epsilon(0.05));
+  CHECK(std::sqrt(var) == Approx(0.25).epsilon(0.35));
 }
 
 TEST_CASE("we read what np.save, np.savez and np.savez_compressed write", "[interop][numpy]") {

@@ -111,8 +111,8 @@ TEST_CASE("fit: gzip chunks a writer can compress as much are records of their o
   CHECK(Value(r, "dataset.enable_chunking") == "true");
   CHECK(Value(r, "dataset.chunk_samples") == "1");
   // 65536 / 16050, and the stored sizes' spread as one of the ratio: 65536 x 35 / 16050^2.
-  CHECK(Value(r, "dataset.hdf5_compression_ratio") == "4.0832");
-  CHECK(Value(r, "dataset.hdf5_compression_ratio_stdev") == "0.0089");
+  CHECK(Value(r, "dataset.compression_ratio") == "4.0832");
+  CHECK(Value(r, "dataset.compression_ratio_stdev") == "0.0089");
 }
 
 TEST_CASE("fit: h5py.File per sample by each worker is still an open per sample") {

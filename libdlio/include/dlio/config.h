@@ -78,7 +78,11 @@ struct DatasetConfig {
   std::string compression =
       "none";                 // dataset.compression: none, gzip, zlib, deflate, lzf, bz2, zip, xz
   int compression_level = 4;  // dataset.compression_level 0-9
-  bool keep_files = true;     // dataset.keep_files: false = remove what this run generated
+  // dataset.compression_ratio (_stdev): how much generated records compress (hdf5 chunks, npz
+  // members; a normal draw per chunk or member, at least 1); 1 = random bytes, incompressible.
+  double compression_ratio = 1.0;
+  double compression_ratio_stdev = 0.0;
+  bool keep_files = true;  // dataset.keep_files: false = remove what this run generated
   // The sections formats declare and parse through their own keys (parquet's dataset.parquet.*
   // and reader.pyarrow_read, format/parquet/parquet_keys.cc; webdataset's reader.tarfile_open,
   // format/webdataset/webdataset_keys.cc; hdf5's chunking, filter, metadata, lookup and

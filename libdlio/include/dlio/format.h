@@ -135,7 +135,13 @@ struct FirstRead {
 struct FormatOptions {
   std::string compression = "none";  // none, gzip (alias zlib, deflate); hdf5 also lzf, szip
   int compression_level = 4;         // 0-9 (gzip/deflate)
-  bool decode = false;               // pipelines call Format::Decode on each sample
+  // Writers of FormatCapabilities::compression_ratio: each compressed unit (an hdf5 chunk, an npz
+  // member) is stored this many times smaller than its bytes, drawn per unit (normal of this mean
+  // and stdev, at least 1) as a deflate stream of that length: its first bytes random, the rest
+  // zeros. 1 with stdev 0: dlio's random bytes, which do not compress.
+  double compression_ratio = 1.0;
+  double compression_ratio_stdev = 0.0;
+  bool decode = false;  // pipelines call Format::Decode on each sample
   // With decode: image readers (jpeg, png) refuse at Open, from the header, an image whose
   // decoded pixels would exceed this many bytes (a decompression bomb), naming the file.
   uint64_t max_decoded_bytes = kDefaultMaxDecodedBytes;
@@ -247,9 +253,9 @@ struct FormatCapabilities {
   // Reads dataset.hdf5_lookup_rows (hdf5: rows of a small lookup table read per sample); config
   // validation refuses the key with a format that would ignore it.
   bool lookup_rows = false;
-  // Writes compressible records of a chosen compression ratio (hdf5: each gzip chunk a zlib
-  // stream of the length dataset.hdf5_compression_ratio gives); config validation refuses the
-  // ratio with a format that would ignore it.
+  // Writes compressible records of a chosen compression ratio (FormatOptions::compression_ratio:
+  // hdf5's gzip chunks, npz's deflated members); config validation refuses
+  // dataset.compression_ratio with a format that would ignore it.
   bool compression_ratio = false;
   // Splits a record over dataset.hdf5.num_dset_per_record datasets (hdf5: record_dims[0] across
   // /records_0..N-1), which needs dataset.record_dims and no dataset.metadata_file when N > 1.

@@ -65,7 +65,7 @@ struct DataFileInfo {
   int32_t compression_level = -1;
   double stored_chunk_mean = 0, stored_chunk_stdev = 0;
   // The format's writer makes chunks of a chosen compression ratio
-  // (FormatCapabilities::compression_ratio: dataset.hdf5_compression_ratio).
+  // (FormatCapabilities::compression_ratio: dataset.compression_ratio).
   bool writes_compression_ratio = false;
 };
 

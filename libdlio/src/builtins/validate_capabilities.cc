@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <string>
 
-#include "config/config_table.h"
 #include "core/element_type.h"
 #include "dlio/config.h"
 #include "dlio/registries.h"
@@ -111,15 +110,13 @@ Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
     return Status::InvalidArgument("dataset.hdf5_lookup_rows applies to dataset.format '" + able +
                                    "' only, got '" + d.format + "'");
   }
-  if (hdf5.compression_ratio != 1.0 || hdf5.compression_ratio_stdev != 0.0) {
-    if (!format.compression_ratio) {
-      const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
-        return FormatDeclares(name, registries).compression_ratio;
-      });
-      return Status::InvalidArgument("dataset.hdf5_compression_ratio applies to dataset.format '" +
-                                     able + "' only, got '" + d.format + "'");
-    }
-    DLIO_RETURN_NOT_OK(config_internal::ValidateHdf5CompressionRatio(c));
+  if ((d.compression_ratio != 1.0 || d.compression_ratio_stdev != 0.0) &&
+      !format.compression_ratio) {
+    const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
+      return FormatDeclares(name, registries).compression_ratio;
+    });
+    return Status::InvalidArgument("dataset.compression_ratio applies to dataset.format '" + able +
+                                   "' only, got '" + d.format + "'");
   }
   if (format.datasets_per_record && hdf5.num_dsets > 1) {
     // DLIO's generator splits record_dims[0] across the datasets (and fails without it); the

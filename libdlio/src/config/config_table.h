@@ -145,9 +145,10 @@ void AddTfrecordReaderKeys(std::vector<KeySpec>* table);
 // enable_chunking needs chunk_size or chunk_samples (format/hdf5/hdf5_keys.cc); Validate runs it
 // where the dataset's rules are checked.
 Status ValidateHdf5Keys(const WorkloadConfig& c);
-// dataset.hdf5_compression_ratio's needs (gzip, chunks of whole samples, one sample size), for a
-// format that writes such records (ValidateCapabilities, after FormatCapabilities says so).
+// dataset.compression_ratio's needs under hdf5 (gzip, chunks of whole samples, one sample size)
+// and npz (gzip): the formats' registry entries check them when the config names the format.
 Status ValidateHdf5CompressionRatio(const WorkloadConfig& c);
+Status ValidateNpzCompressionRatio(const WorkloadConfig& c);  // format/npy_keys.cc
 // dataset.hdf5.num_dset_per_record, for the record shape rules (config_shapes.cc).
 uint64_t Hdf5DatasetsPerRecord(const WorkloadConfig& c);
 void AddCsvKeys(std::vector<KeySpec>* table);  // format/csv/csv_keys.cc: csv_header

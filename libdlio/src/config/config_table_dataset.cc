@@ -27,6 +27,15 @@ void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
   AddNpyKeys(t);       // format/npy_keys.cc
   add(Int32("dataset.compression_level", DLIO_FIELD(int, dataset.compression_level), {0, 9},
             "compression level 0-9"));
+  add(Double("dataset.compression_ratio", DLIO_FIELD(double, dataset.compression_ratio), {1, 1e6},
+             "with compression gzip, hdf5 (chunks of whole samples) and npz: each chunk or member "
+             "is stored compressed this much (its bytes / its stored bytes): its first bytes "
+             "random, the rest zeros, as one deflate stream of that length (1 = random bytes "
+             "throughout, which do not compress)"));
+  add(Double("dataset.compression_ratio_stdev", DLIO_FIELD(double, dataset.compression_ratio_stdev),
+             {0, 1e6},
+             "standard deviation of dataset.compression_ratio, drawn per chunk or member "
+             "(normal, at least 1)"));
   add(Bool("dataset.keep_files", DLIO_FIELD(bool, dataset.keep_files),
            "false: a run that generates and trains removes, at its end, the dataset files (and "
            "companions) it generated itself; files present before it, the marker and folders "

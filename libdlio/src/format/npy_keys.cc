@@ -17,4 +17,18 @@ void AddNpyKeys(std::vector<KeySpec>* t) {
                     "(dim, dim, num_samples))"));
 }
 
+// dataset.compression_ratio (or its stdev) away from 1 (0) under npz: the members are written as
+// deflate streams of chosen lengths, so the archive's members must be deflated.
+Status ValidateNpzCompressionRatio(const WorkloadConfig& c) {
+  if (c.dataset.compression_ratio == 1.0 && c.dataset.compression_ratio_stdev == 0.0) {
+    return Status::OK();
+  }
+  const std::string& codec = c.dataset.compression;
+  if (codec != "gzip" && codec != "zlib" && codec != "deflate") {
+    return Status::InvalidArgument("dataset.compression_ratio needs dataset.compression gzip (is ",
+                                   codec, "): npz members are deflated to the chosen length");
+  }
+  return Status::OK();
+}
+
 }  // namespace dlio::config_internal

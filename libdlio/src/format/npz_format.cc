@@ -11,6 +11,7 @@
 // a pass reaches the end. A last-axis sample costs a whole pass over the member, as np.load.
 // Deflated reads hold a mutex, so reads of one deflated member are serialized.
 #include <algorithm>
+#include <cmath>
 #include <mutex>
 #include <optional>
 
@@ -19,6 +20,7 @@
 #include "format/io_util.h"
 #include "format/npy_header.h"
 #include "format/npy_samples.h"
+#include "format/sized_deflate.h"
 #include "format/zip.h"
 #include "format/zip_inflater.h"
 #include "io_models/model_readers.h"
@@ -267,6 +269,7 @@ class NpzFormat final : public Format {
     c.collective_reads = true;
     c.io_models = {IoModel::kNumpy};
     c.streams_samples = true;
+    c.compression_ratio = true;
     return c;
   }
   std::vector<IoModel> reader_models() const override { return readers_.models(); }
@@ -325,9 +328,48 @@ class NpzFormat final : public Format {
 
 }  // namespace
 
+namespace {
+
+bool CompressibleMember(const FormatOptions& o) {
+  return o.compression_ratio != 1.0 || o.compression_ratio_stdev != 0.0;
+}
+
+// x.npy deflated to the length a compression ratio drawn for the file gives
+// (dataset.compression_ratio: normal of its mean and stdev, at least 1, from the file's seed): its
+// header and then random bytes as stored deflate blocks, the rest zeros (sized_deflate.h).
+Result<ZipMember> WriteRatioMember(File* file, const std::string& name, const std::string& header,
+                                   uint64_t size, const FileSpec& spec, const FormatOptions& o,
+                                   bool force_zip64) {
+  uint64_t state = spec.seed ^ 0x2a9c0de5a1edb10cULL;
+  const double ratio =
+      std::max(1.0, o.compression_ratio + o.compression_ratio_stdev * StandardNormal(&state));
+  const auto target = static_cast<uint64_t>(std::llround(static_cast<double>(size) / ratio));
+  const uint64_t literals =
+      std::max<uint64_t>(LiteralsForDeflateBytes(size, target), header.size());
+  return WriteSizedZipMember(
+      file, 0, name, size, literals, force_zip64, [&](const auto& sink) -> Status {
+        DLIO_RETURN_NOT_OK(sink(reinterpret_cast<const uint8_t*>(header.data()), header.size()));
+        std::vector<uint8_t> buf(kWriteChunk);
+        for (uint64_t done = header.size(); done < literals;) {
+          const size_t n = static_cast<size_t>(std::min<uint64_t>(literals - done, buf.size()));
+          FillSampleBytes(spec.seed, 0, done, buf.data(), n);
+          DLIO_RETURN_NOT_OK(sink(buf.data(), n));
+          done += n;
+        }
+        return Status::OK();
+      });
+}
+
+}  // namespace
+
 Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
                 const FormatOptions& options, bool force_zip64) {
   DLIO_ASSIGN_OR_RETURN(bool deflate, ParseCompression(options.compression));
+  if (!deflate && CompressibleMember(options)) {
+    return Status::InvalidArgument(path,
+                                   ": dataset.compression_ratio needs deflated members "
+                                   "(dataset.compression gzip)");
+  }
   const uint64_t n = spec.sample_sizes.size();
   DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npz"));
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
@@ -335,15 +377,19 @@ Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
     std::vector<ZipMember> members;
     const WrittenArray array = ArrayToWrite(options, n, record);
     const std::string x_header = BuildNpyHeader(array.descr, array.shape);
-    DLIO_ASSIGN_OR_RETURN(
-        ZipMember x,
-        WriteZipMember(file.get(), 0, "x.npy", x_header.size() + n * record, deflate,
-                       options.compression_level, force_zip64, [&](const auto& sink) -> Status {
-                         DLIO_RETURN_NOT_OK(sink(reinterpret_cast<const uint8_t*>(x_header.data()),
-                                                 x_header.size()));
-                         return ForEachArrayChunk(spec, NpyOf(options.formats).sample_layout,
-                                                  array.itemsize, kWriteChunk, sink);
-                       }));
+    const uint64_t x_size = x_header.size() + n * record;
+    auto x_written =
+        deflate && CompressibleMember(options)
+            ? WriteRatioMember(file.get(), "x.npy", x_header, x_size, spec, options, force_zip64)
+            : WriteZipMember(
+                  file.get(), 0, "x.npy", x_size, deflate, options.compression_level, force_zip64,
+                  [&](const auto& sink) -> Status {
+                    DLIO_RETURN_NOT_OK(
+                        sink(reinterpret_cast<const uint8_t*>(x_header.data()), x_header.size()));
+                    return ForEachArrayChunk(spec, NpyOf(options.formats).sample_layout,
+                                             array.itemsize, kWriteChunk, sink);
+                  });
+    DLIO_ASSIGN_OR_RETURN(ZipMember x, std::move(x_written));
     members.push_back(x);
     std::string y = BuildNpyHeader("<i8", {n});
     for (uint64_t i = 0; i < n; ++i) PutLe64(&y, static_cast<uint64_t>(SampleLabel(spec.seed, i)));

@@ -1,3 +1,4 @@
+#include "config/config_table.h"
 #include "dlio/format.h"
 #include "format/formats.h"
 
@@ -37,11 +38,11 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
   DLIO_RETURN_NOT_OK(Add(formats, "npy", "NumPy .npy array; a sample is a first-axis slice",
                          "transfer_size, odirect", &NewNpyFormat, Hints({"npy"}, {"\x93NUMPY"}),
                          nullptr, {"dataset.sample_layout"}));  // npy_keys.cc
-  DLIO_RETURN_NOT_OK(Add(formats, "npz",
-                         "NumPy .npz (zip of x.npy samples + y.npy labels), stored or deflated",
-                         "compression, compression_level, transfer_size, odirect", &NewNpzFormat,
-                         Hints({"npz"}, {"PK\x03\x04", "PK\x05\x06"}), nullptr,
-                         {"dataset.sample_layout"}));  // npy_keys.cc
+  DLIO_RETURN_NOT_OK(Add(
+      formats, "npz", "NumPy .npz (zip of x.npy samples + y.npy labels), stored or deflated",
+      "compression, compression_level, transfer_size, odirect", &NewNpzFormat,
+      Hints({"npz"}, {"PK\x03\x04", "PK\x05\x06"}), &config_internal::ValidateNpzCompressionRatio,
+      {"dataset.sample_layout"}));  // npy_keys.cc
   DLIO_RETURN_NOT_OK(Add(formats, "indexed_binary",
                          "raw samples + <file>.off.idx/.sz.idx uint64 indexes (dlrm)",
                          "transfer_size, odirect", &NewIndexedBinaryFormat,
@@ -69,6 +70,7 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
       "enable_chunking, chunk_size, chunk_samples, compression, compression_level, "
       "hdf5_shuffle, metadata_file, odirect",
       &MakeHdf5Format, Hints({"h5", "hdf5"}, {"\x89HDF\r\n\x1a\n"})};
+  hdf5.validate = &config_internal::ValidateHdf5CompressionRatio;  // hdf5/hdf5_keys.cc
   hdf5.key_sections = {"dataset.enable_chunking", "dataset.chunk_",     "dataset.hdf5",
                        "dataset.metadata_file",   "reader.h5py_reopen", "reader.hdf5_lookup_"};
   DLIO_RETURN_NOT_OK(formats->Register(std::move(hdf5)));  // hdf5/hdf5_keys.cc

@@ -158,19 +158,23 @@ uint32_t Adler(const uint8_t* data, uint64_t literals, uint64_t zeros) {
 
 }  // namespace
 
-uint64_t SizedZlibBytes(uint64_t literals, uint64_t zeros) {
-  uint64_t n = 2 + 4 + StoredBytes(literals);  // zlib header and Adler-32 trailer
+uint64_t SizedDeflateBytes(uint64_t literals, uint64_t zeros) {
+  const uint64_t n = StoredBytes(literals);
   if (zeros > 0) return n + (ZeroBlockBits(zeros) + 7) / 8;
-  return literals == 0 ? n + 5 : n;  // nothing at all: one empty final stored block
+  return literals == 0 ? 5 : n;  // nothing at all: one empty final stored block
 }
 
-uint64_t LiteralsForZlibBytes(uint64_t total, uint64_t target) {
-  if (target <= SizedZlibBytes(0, total)) return 0;
-  if (target >= SizedZlibBytes(total, 0)) return total;
+uint64_t SizedZlibBytes(uint64_t literals, uint64_t zeros) {
+  return 2 + SizedDeflateBytes(literals, zeros) + 4;  // zlib header and Adler-32 trailer
+}
+
+uint64_t LiteralsForDeflateBytes(uint64_t total, uint64_t target) {
+  if (target <= SizedDeflateBytes(0, total)) return 0;
+  if (target >= SizedDeflateBytes(total, 0)) return total;
   // A literal costs a byte (and 5 per 65535); a zero in a 258-match about 13 / 258 / 8 of one.
   const double zero_cost = 13.0 / (8.0 * kMaxMatch);
   const double per_literal = 1.0 + 5.0 / kMaxStored - zero_cost;
-  const double base = static_cast<double>(SizedZlibBytes(0, total));
+  const double base = static_cast<double>(SizedDeflateBytes(0, total));
   const auto guess =
       static_cast<int64_t>(std::llround((static_cast<double>(target) - base - 5.0) / per_literal));
   constexpr int64_t kWindow = 4096;
@@ -180,7 +184,7 @@ uint64_t LiteralsForZlibBytes(uint64_t total, uint64_t target) {
   uint64_t best_off = UINT64_MAX;
   for (int64_t r = lo; r <= hi; ++r) {
     const auto lit = static_cast<uint64_t>(r);
-    const uint64_t size = SizedZlibBytes(lit, total - lit);
+    const uint64_t size = SizedDeflateBytes(lit, total - lit);
     const uint64_t off = size > target ? size - target : target - size;
     if (off < best_off) {
       best = lit;
@@ -191,20 +195,42 @@ uint64_t LiteralsForZlibBytes(uint64_t total, uint64_t target) {
   return best;
 }
 
+uint64_t LiteralsForZlibBytes(uint64_t total, uint64_t target) {
+  return LiteralsForDeflateBytes(total, target > 6 ? target - 6 : 0);
+}
+
+void SizedDeflateWriter::EmitBlock(std::vector<uint8_t>* out) {
+  AppendStored(block_.data(), block_.size(), taken_ == literals_ && zeros_ == 0, out);
+  block_.clear();
+}
+
+void SizedDeflateWriter::Literals(const uint8_t* data, size_t n, std::vector<uint8_t>* out) {
+  while (n > 0) {
+    const size_t take = std::min<size_t>(n, kMaxStored - block_.size());
+    block_.insert(block_.end(), data, data + take);
+    taken_ += take;
+    data += take;
+    n -= take;
+    if (block_.size() == kMaxStored) EmitBlock(out);
+  }
+}
+
+void SizedDeflateWriter::Finish(std::vector<uint8_t>* out) {
+  if (!block_.empty()) EmitBlock(out);
+  if (zeros_ > 0) {
+    AppendZeroBlock(zeros_, out);
+  } else if (literals_ == 0) {
+    AppendStored(nullptr, 0, true, out);
+  }
+}
+
 void AppendSizedZlib(const uint8_t* data, uint64_t literals, uint64_t zeros,
                      std::vector<uint8_t>* out) {
   out->push_back(0x78);  // CMF: deflate, 32 KiB window
   out->push_back(0x01);  // FLG: fastest, no dictionary; (0x78 * 256 + 0x01) % 31 == 0
-  for (uint64_t done = 0; done < literals;) {
-    const uint64_t n = std::min(kMaxStored, literals - done);
-    AppendStored(data + done, n, done + n == literals && zeros == 0, out);
-    done += n;
-  }
-  if (zeros > 0) {
-    AppendZeroBlock(zeros, out);
-  } else if (literals == 0) {
-    AppendStored(nullptr, 0, true, out);
-  }
+  SizedDeflateWriter w(literals, zeros);
+  w.Literals(data, static_cast<size_t>(literals), out);
+  w.Finish(out);
   const uint32_t a = Adler(data, literals, zeros);
   out->insert(out->end(), {static_cast<uint8_t>(a >> 24), static_cast<uint8_t>(a >> 16),
                            static_cast<uint8_t>(a >> 8), static_cast<uint8_t>(a)});

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "format/io_util.h"
+#include "format/sized_deflate.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -352,6 +353,58 @@ Result<ZipMember> WriteZipMember(File* file, uint64_t offset, const std::string&
   }
   m.crc32 = d.crc;
   m.compressed_size = d.end - m.data_offset;
+  const std::string h = LocalHeader(m, zip64);
+  DLIO_RETURN_NOT_OK(file->WriteAt(offset, h.data(), h.size()));
+  return m;
+}
+
+Result<ZipMember> WriteSizedZipMember(File* file, uint64_t offset, const std::string& name,
+                                      uint64_t uncompressed_size, uint64_t literals,
+                                      bool force_zip64, const ZipProducer& produce) {
+  const uint64_t zeros = uncompressed_size - std::min(literals, uncompressed_size);
+  const uint64_t compressed = SizedDeflateBytes(literals, zeros);
+  const bool zip64 = force_zip64 || uncompressed_size >= k32 || compressed >= k32;
+  ZipMember m;
+  m.name = name;
+  m.method = kZipDeflate;
+  m.uncompressed_size = uncompressed_size;
+  m.local_offset = offset;
+  m.data_offset = offset + 30 + name.size() + (zip64 ? 20 : 0);
+  m.compressed_size = compressed;
+  SizedDeflateWriter writer(literals, zeros);
+  std::vector<uint8_t> out;
+  uint64_t at = m.data_offset, produced = 0;
+  uLong crc = crc32(0, nullptr, 0);
+  auto flush = [&]() -> Status {
+    DLIO_RETURN_NOT_OK(file->WriteAt(at, out.data(), out.size()));
+    at += out.size();
+    out.clear();
+    return Status::OK();
+  };
+  DLIO_RETURN_NOT_OK(produce([&](const uint8_t* p, size_t n) -> Status {
+    crc = crc32_z(crc, p, n);
+    produced += n;
+    if (produced > literals) return Status::Internal("zip member '", name, "': too many bytes");
+    writer.Literals(p, n, &out);
+    return out.size() >= kWriteChunk ? flush() : Status::OK();
+  }));
+  if (produced != literals) {
+    return Status::Internal("zip member '", name, "' of ", file->path(), ": produced ", produced,
+                            " literal bytes, announced ", literals);
+  }
+  static const std::vector<uint8_t> kZeros(kWriteChunk, 0);
+  for (uint64_t done = 0; done < zeros;) {
+    const uint64_t n = std::min<uint64_t>(zeros - done, kZeros.size());
+    crc = crc32_z(crc, kZeros.data(), n);
+    done += n;
+  }
+  writer.Finish(&out);
+  DLIO_RETURN_NOT_OK(flush());
+  if (at != m.data_offset + m.compressed_size) {
+    return Status::Internal("zip member '", name, "': wrote ", at - m.data_offset,
+                            " deflate bytes, announced ", m.compressed_size);
+  }
+  m.crc32 = static_cast<uint32_t>(crc);
   const std::string h = LocalHeader(m, zip64);
   DLIO_RETURN_NOT_OK(file->WriteAt(offset, h.data(), h.size()));
   return m;

@@ -47,6 +47,14 @@ Result<ZipMember> WriteZipMember(File* file, uint64_t offset, const std::string&
                                  uint64_t uncompressed_size, bool deflate, int level,
                                  bool force_zip64, const ZipProducer& produce);
 
+// Writes one deflated member at `offset` of `file` whose data is the first `literals` bytes
+// `produce` feeds (exactly that many), then zeros up to `uncompressed_size`, as a raw deflate
+// stream of SizedDeflateBytes(literals, uncompressed_size - literals) bytes (sized_deflate.h): a
+// member of a chosen compressed size. Returns the member as WriteZipMember does.
+Result<ZipMember> WriteSizedZipMember(File* file, uint64_t offset, const std::string& name,
+                                      uint64_t uncompressed_size, uint64_t literals,
+                                      bool force_zip64, const ZipProducer& produce);
+
 // Writes the central directory and end records at `offset` (ZIP64 records when needed or forced).
 Status WriteZipDirectory(File* file, uint64_t offset, const std::vector<ZipMember>& members,
                          bool force_zip64);

@@ -36,6 +36,8 @@ FormatOptions FormatOptionsFor(const WorkloadConfig& c) {
   FormatOptions o;
   o.compression = c.dataset.compression;
   o.compression_level = c.dataset.compression_level;
+  o.compression_ratio = c.dataset.compression_ratio;
+  o.compression_ratio_stdev = c.dataset.compression_ratio_stdev;
   // The sections formats parse themselves (parquet, webdataset, hdf5, npy/npz, tfrecord, csv,
   // jpeg and png; pyio's).
   o.formats = c.dataset.formats;

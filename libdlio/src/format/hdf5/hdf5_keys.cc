@@ -26,15 +26,6 @@ void AddHdf5Keys(std::vector<KeySpec>* t) {
   auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
   add(Bool("dataset.hdf5_shuffle", HDF5_FIELD(bool, shuffle_filter),
            "hdf5: apply the byte-shuffle filter before compression"));
-  add(Double("dataset.hdf5_compression_ratio", HDF5_FIELD(double, compression_ratio), {1, 1e6},
-             "hdf5 with compression gzip and chunks of whole samples: each chunk of /records is "
-             "stored compressed this much (its bytes / its stored bytes): its first bytes random, "
-             "the rest zeros, as one zlib stream of that length (1 = random bytes throughout, "
-             "which do not compress)"));
-  add(Double("dataset.hdf5_compression_ratio_stdev", HDF5_FIELD(double, compression_ratio_stdev),
-             {0, 1e6},
-             "hdf5: standard deviation of dataset.hdf5_compression_ratio, drawn per chunk "
-             "(normal, at least 1)"));
   add(Bool(
       "dataset.metadata_file", HDF5_FIELD(bool, metadata_file),
       "hdf5: write a separate metadata file of per-sample offsets/sizes that readers consult"));
@@ -65,13 +56,16 @@ void AddHdf5ReaderKeys(std::vector<KeySpec>* t) {
              "h5py reads it; empty = none"));
 }
 
-// dataset.hdf5_compression_ratio (or its stdev) away from 1 (0): chunks written as zlib streams
-// of a chosen length need gzip without the shuffle filter, chunks of whole samples, and samples
-// of one size in DLIO's plain /records (not its shaped /records_N or a variable-size /data).
+// dataset.compression_ratio (or its stdev) away from 1 (0) under hdf5: chunks written as zlib
+// streams of a chosen length need gzip without the shuffle filter, chunks of whole samples, and
+// samples of one size in DLIO's plain /records (not its shaped /records_N or a variable-size
+// /data).
 Status ValidateHdf5CompressionRatio(const WorkloadConfig& c) {
   const Hdf5Options& o = Hdf5Of(c.dataset.formats);
-  if (o.compression_ratio == 1.0 && o.compression_ratio_stdev == 0.0) return Status::OK();
-  const char* key = "dataset.hdf5_compression_ratio";
+  if (c.dataset.compression_ratio == 1.0 && c.dataset.compression_ratio_stdev == 0.0) {
+    return Status::OK();
+  }
+  const char* key = "dataset.compression_ratio";
   const std::string& codec = c.dataset.compression;
   if (codec != "gzip" && codec != "zlib" && codec != "deflate") {
     return Status::InvalidArgument(key, " needs dataset.compression gzip (is ", codec,

@@ -1,5 +1,5 @@
 // The hdf5 format's own options (dataset.enable_chunking, chunk_size, chunk_samples, hdf5_shuffle,
-// hdf5_compression_ratio (_stdev), metadata_file, hdf5_lookup_rows, hdf5_lookup_row_bytes,
+// metadata_file, hdf5_lookup_rows, hdf5_lookup_row_bytes,
 // hdf5.num_dset_per_record; reader.h5py_reopen, hdf5_lookup_dataset), declared as config keys by
 // format/hdf5/hdf5_keys.cc and parsed straight into this type, which the config holds in
 // DatasetConfig::formats and the format (and the h5py model) reads from FormatOptions::formats. The
@@ -20,12 +20,7 @@ struct Hdf5Options {
   uint64_t chunk_size = 0;       // bytes per chunk (rounded to whole samples)
   uint64_t chunk_samples = 0;    // samples per chunk; when > 0 it wins over chunk_size
   bool shuffle_filter = false;   // byte-shuffle filter before compression (dataset.hdf5_shuffle)
-  // Writers, with gzip: each chunk of /records compresses this much (its bytes / its stored
-  // bytes), the ratio drawn per chunk from a normal of this mean and stdev; 1 with stdev 0 = the
-  // generator's random bytes, which do not compress (dataset.hdf5_compression_ratio, _stdev).
-  double compression_ratio = 1.0;
-  double compression_ratio_stdev = 0.0;
-  bool metadata_file = false;  // write/consult a separate per-sample offset/size file
+  bool metadata_file = false;    // write/consult a separate per-sample offset/size file
   // Writers: a uint8 table /lookup of lookup_rows x lookup_row_bytes in every file (0 = none;
   // dataset.hdf5_lookup_rows, dataset.hdf5_lookup_row_bytes).
   uint64_t lookup_rows = 0;

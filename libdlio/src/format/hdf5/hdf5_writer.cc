@@ -82,14 +82,13 @@ Status WriteBlock(Hdf5Call& call, hid_t dset, hid_t mem_type, const std::vector<
 namespace {
 
 // Whether /records' chunks are written as zlib streams of drawn lengths
-// (dataset.hdf5_compression_ratio or its stdev set), and if so that the file can take them.
+// (dataset.compression_ratio or its stdev set), and if so that the file can take them.
 Result<bool> RatioChunks(const std::vector<hsize_t>& chunk, uint64_t s, const FormatOptions& o,
                          const Filters& f, const std::string& path) {
-  const Hdf5Options& h = Hdf5Of(o.formats);
-  if (h.compression_ratio == 1.0 && h.compression_ratio_stdev == 0.0) return false;
+  if (o.compression_ratio == 1.0 && o.compression_ratio_stdev == 0.0) return false;
   if (chunk.size() != 2 || chunk[1] != s || f.codec != Codec::kDeflate || f.shuffle) {
     return Status::InvalidArgument(path,
-                                   ": dataset.hdf5_compression_ratio needs gzip without the "
+                                   ": dataset.compression_ratio needs gzip without the "
                                    "shuffle filter and chunks of whole samples");
   }
   return true;
@@ -100,14 +99,14 @@ Result<bool> RatioChunks(const std::vector<hsize_t>& chunk, uint64_t s, const Fo
 // ratio gives: a normal draw per chunk (at least 1) from the file's seed. An edge chunk holds
 // whole chunk dims, as libhdf5 stores it.
 Status WriteRatioChunks(Hdf5Call& call, hid_t dset, const std::string& path, const FileSpec& spec,
-                        uint64_t s, uint64_t chunk_rows, const Hdf5Options& h) {
+                        uint64_t s, uint64_t chunk_rows, const FormatOptions& o) {
   const uint64_t n = spec.sample_sizes.size();
   const uint64_t total = chunk_rows * s;
   uint64_t state = spec.seed ^ 0xc0a9e55ed0c0ffeeULL;
   std::vector<uint8_t> literals, stream;
   for (uint64_t r0 = 0; r0 < n; r0 += chunk_rows) {
     const double ratio =
-        std::max(1.0, h.compression_ratio + h.compression_ratio_stdev * StandardNormal(&state));
+        std::max(1.0, o.compression_ratio + o.compression_ratio_stdev * StandardNormal(&state));
     const auto target = static_cast<uint64_t>(std::llround(static_cast<double>(total) / ratio));
     const uint64_t random = LiteralsForZlibBytes(total, target);
     literals.resize(static_cast<size_t>(random));
@@ -135,7 +134,7 @@ Status WriteRecords(Hdf5Call& call, hid_t file, const std::string& path, const F
   DLIO_ASSIGN_OR_RETURN(Hid dset, CreateDataset(call, file, path, "records", H5T_STD_U8LE, {n, s},
                                                 chunk, chunk.empty() ? Filters{} : f));
   if (n == 0 || s == 0) return Status::OK();
-  if (ratio) return WriteRatioChunks(call, dset.get(), path, spec, s, chunk[0], Hdf5Of(o.formats));
+  if (ratio) return WriteRatioChunks(call, dset.get(), path, spec, s, chunk[0], o);
   const uint64_t unit_rows = chunk.empty() ? 1 : chunk[0];
   const uint64_t unit_cols = chunk.empty() ? 1 : chunk[1];
   uint64_t band_rows = 0, piece_cols = 0;
@@ -263,11 +262,10 @@ Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, con
   DLIO_RETURN_NOT_OK(WithNewFile(call, storage, path, created, [&](hid_t file) {
     RecordShape shape;
     const bool shaped = plan.uniform && ShapeFor(o, plan.first, &shape);
-    const Hdf5Options& h = Hdf5Of(o.formats);
     if ((shaped || !plan.uniform) &&
-        (h.compression_ratio != 1.0 || h.compression_ratio_stdev != 0.0)) {
+        (o.compression_ratio != 1.0 || o.compression_ratio_stdev != 0.0)) {
       return Status::InvalidArgument(path,
-                                     ": dataset.hdf5_compression_ratio needs samples of one size "
+                                     ": dataset.compression_ratio needs samples of one size "
                                      "in /records (not record_dims' /records_N or /data of "
                                      "samples of several sizes)");
     }

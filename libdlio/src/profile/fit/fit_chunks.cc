@@ -20,7 +20,7 @@ double StoredFraction(const View& view) {
 
 // The first probed file whose samples are stored in gzip chunks of whole samples, compressed,
 // and whose format's writer makes such chunks of a chosen ratio
-// (dataset.hdf5_compression_ratio); nullptr when none.
+// (dataset.compression_ratio); nullptr when none.
 const DataFileInfo* CompressibleChunks(const View& view) {
   for (const DataFile& f : view.files) {
     const DataFileInfo& i = f.info;
@@ -94,10 +94,10 @@ void FitCompressionRatio(const View& view, int64_t samples_per_chunk, FitResult*
   char ratio[32], spread[32];
   std::snprintf(ratio, sizeof ratio, "%.4f", chunk / mean);
   std::snprintf(spread, sizeof spread, "%.4f", chunk * stdev / (mean * mean));
-  Set(out, "dataset.hdf5_compression_ratio", ratio, FitConfidence::kHigh,
+  Set(out, "dataset.compression_ratio", ratio, FitConfidence::kHigh,
       StrCat("a chunk's ", HumanBytes(chunk), " are stored in ", HumanBytes(mean),
              " on average in the files (dlio's random bytes would not compress)"));
-  Set(out, "dataset.hdf5_compression_ratio_stdev", spread, FitConfidence::kHigh,
+  Set(out, "dataset.compression_ratio_stdev", spread, FitConfidence::kHigh,
       StrCat("the stored chunks' standard deviation (", HumanBytes(stdev),
              "), as a spread of the ratio"));
 }

@@ -359,9 +359,8 @@ void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model
                       "% of their data: dlio's generated records do not compress, so records of "
                       "the stored size make the same reads");
   } else if (exact && CompressibleChunks(view) != nullptr) {
-    encoded +=
-        StrCat("; their own bytes, stored gzip-compressed to ",
-               std::llround(StoredFraction(view) * 100), "% (dataset.hdf5_compression_ratio)");
+    encoded += StrCat("; their own bytes, stored gzip-compressed to ",
+                      std::llround(StoredFraction(view) * 100), "% (dataset.compression_ratio)");
   }
   Set(out, "dataset.record_length_bytes", std::to_string(std::llround(m.mean / ratio)), c,
       StrCat("mean of ", sizes.size(), " ", source, " (", HumanBytes(m.mean), ")", encoded));
