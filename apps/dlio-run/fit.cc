@@ -57,10 +57,12 @@ void StoredLayout(const nlohmann::json& described, dlio::DataFileInfo* info) {
     info->compression = "gzip";
     info->compression_level = described.value("compression_level", -1);
   }
-  const auto sized = described.find("stored_chunk_bytes");
-  if (sized != described.end() && sized->is_object()) {
-    info->stored_chunk_mean = sized->value("mean", 0.0);
-    info->stored_chunk_stdev = sized->value("stdev", 0.0);
+  const auto units = described.find("compressed_units");
+  if (units != described.end() && units->is_object()) {
+    info->compressed_units = units->value("count", int64_t{0});
+    info->compressed_unit_bytes = units->value("bytes", int64_t{0});
+    info->stored_unit_mean = units->value("stored_mean", 0.0);
+    info->stored_unit_stdev = units->value("stored_stdev", 0.0);
   }
 }
 

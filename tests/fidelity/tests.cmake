@@ -45,6 +45,9 @@ dlio_add_closed_loop(jsonl_text 0.9 0.1 "" none)
 # (fit: h5py with a labels table per sample, chunks of the files' compression ratio written as
 # zlib streams of those lengths, dataset.compression_ratio).
 dlio_add_closed_loop(h5_gzip_chunks 0.9 0.1 "numpy h5py torch" none)
+# np.savez_compressed per sample, np.load in DataLoader workers (fit: a load that jumps to the end
+# records and re-reads the member is one sample; members deflated to the files' ratio).
+dlio_add_closed_loop(npz_compressed 0.9 0.1 "numpy torch" none)
 # Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
 # scored at the kernel level.
 dlio_add_closed_loop(npy_image_mask 0.9 0.1 "numpy torch" framework)

@@ -187,8 +187,9 @@ with h5py.File(sys.argv[1], 'r') as f:
   CHECK(BufferString(buf).back() == '\0');
   const auto described = nlohmann::json::parse((*reader)->DescribeJson());
   CHECK(described["compression"] == "gzip");
-  CHECK(described["stored_chunk_bytes"]["chunks"] == 300);
-  CHECK(65536.0 / described["stored_chunk_bytes"]["mean"].get<double>() ==
+  CHECK(described["compressed_units"]["count"] == 300);
+  CHECK(described["compressed_units"]["bytes"] == 65536);
+  CHECK(65536.0 / described["compressed_units"]["stored_mean"].get<double>() ==
         Approx(mean).epsilon(0.02));
 }
 

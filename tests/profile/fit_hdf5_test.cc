@@ -70,8 +70,10 @@ FitOptions CompressedChunks(bool ratio_writer = false) {
     info.samples_per_chunk = 1;
     info.compression = "gzip";
     info.compression_level = 4;
-    info.stored_chunk_mean = 16'050;
-    info.stored_chunk_stdev = 35;
+    info.compressed_units = kSamples;
+    info.compressed_unit_bytes = 65'536;
+    info.stored_unit_mean = 16'050;
+    info.stored_unit_stdev = 35;
     info.writes_compression_ratio = ratio_writer;
     return info;
   };

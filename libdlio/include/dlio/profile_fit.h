@@ -59,11 +59,13 @@ struct DataFileInfo {
   // Samples each chunk of a chunked format holds (hdf5 chunks of whole samples), 0 when not
   // chunked so or unknown.
   int64_t samples_per_chunk = 0;
-  // Of such chunks: their codec as dataset.compression names it ("gzip"; "" none) and level, and
-  // the mean and standard deviation of the bytes each takes on disk (0 unknown).
+  // The samples' codec as dataset.compression names it ("gzip"; "" none) and level (-1 unknown),
+  // and the units it compresses (hdf5 chunks, an npz member): their count (0 unknown), the bytes
+  // of one, and the mean and standard deviation of the bytes each takes on disk.
   std::string compression;
   int32_t compression_level = -1;
-  double stored_chunk_mean = 0, stored_chunk_stdev = 0;
+  int64_t compressed_units = 0, compressed_unit_bytes = 0;
+  double stored_unit_mean = 0, stored_unit_stdev = 0;
   // The format's writer makes chunks of a chosen compression ratio
   // (FormatCapabilities::compression_ratio: dataset.compression_ratio).
   bool writes_compression_ratio = false;

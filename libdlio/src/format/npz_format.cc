@@ -131,10 +131,20 @@ class NpzReader final : public FormatReader {
            ",\"sample_member\":" + JsonString(m_.name) + ",\"dtype\":" + JsonString(h_.descr) +
            ",\"shape\":" + h_.ShapeJson() + ArraySamplesJson(s_, labels_) +
            ",\"zip64\":" + (dir_.zip64 ? "true" : "false") + ",\"members\":[" + members + "]" +
-           ProblemsJson(problems_) + "}";
+           StoredJson() + ProblemsJson(problems_) + "}";
   }
 
  private:
+  // What `dlio-run fit` sizes an emulation by (docs/formats.md, "inspect"): the sample member's
+  // bytes on disk, and, deflated, its codec and the member as the one unit deflate compressed.
+  std::string StoredJson() const {
+    std::string out = ",\"stored_data_bytes\":" + std::to_string(m_.compressed_size);
+    if (m_.method != kZipDeflate) return out;
+    return out + ",\"compression\":\"gzip\",\"compressed_units\":{\"count\":1,\"bytes\":" +
+           std::to_string(m_.uncompressed_size) +
+           ",\"stored_mean\":" + std::to_string(m_.compressed_size) + ",\"stored_stdev\":0}";
+  }
+
   // Inflates the whole member once (the cache path); requires mu_.
   Status FillCache() {
     if (cached_) return Status::OK();

@@ -205,9 +205,9 @@ std::string CheckLabels(Hdf5Call& call, const ReaderHandles& h, const ReaderInfo
   return "";
 }
 
-// ",\"stored_chunk_bytes\":{chunks, mean, stdev}" of the first kMaxSizedChunks chunks of a
-// dataset chunked along its first axis in chunks of `rows` samples: the bytes each takes on disk
-// (compressed chunks differ), "" when they cannot be told.
+// ",\"compressed_units\":{count, bytes, stored_mean, stored_stdev}" of the first kMaxSizedChunks
+// chunks of a dataset chunked along its first axis in chunks of `rows` samples: a chunk's bytes
+// and the bytes each takes on disk (compressed chunks differ), "" when they cannot be told.
 std::string StoredChunkBytes(hid_t dset, const ReaderInfo& info, hsize_t rows) {
   constexpr uint64_t kMaxSizedChunks = 4096;
   std::array<hsize_t, H5S_MAX_RANK> at{};
@@ -226,10 +226,12 @@ std::string StoredChunkBytes(hid_t dset, const ReaderInfo& info, hsize_t rows) {
   if (m == 0) return "";
   const double mean = sum / static_cast<double>(m);
   const double var = std::max(0.0, sum2 / static_cast<double>(m) - mean * mean);
-  char buf[160];
+  char buf[200];
   std::snprintf(buf, sizeof buf,
-                ",\"stored_chunk_bytes\":{\"chunks\":%llu,\"mean\":%.1f,\"stdev\":%.1f}",
-                static_cast<unsigned long long>(m), mean, std::sqrt(var));
+                ",\"compressed_units\":{\"count\":%llu,\"bytes\":%llu,\"stored_mean\":%.1f,"
+                "\"stored_stdev\":%.1f}",
+                static_cast<unsigned long long>(m),
+                static_cast<unsigned long long>(rows * info.row_bytes), mean, std::sqrt(var));
   return buf;
 }
 

@@ -25,7 +25,61 @@ struct ThreadFileState {
   int32_t access = -1;  // open access, -1 none
   int64_t last_end = -1;
   bool opened = false;  // an open came since the last access began
+  // Since the last open: the accesses begun, the byte ranges read, whether one was read again.
+  std::vector<int32_t> session;
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  bool reread = false;
 };
+
+constexpr size_t kMaxLoadReads = 256;  // a session of more reads is no one load
+
+// Notes a read of [offset, offset + size) in the session of `s`.
+void NoteSessionRead(int64_t offset, int64_t size, ThreadFileState* s) {
+  if (offset < 0 || size <= 0 || s->ranges.size() >= kMaxLoadReads) return;
+  for (const auto& [a, b] : s->ranges) {
+    if (offset < b && a < offset + size) s->reread = true;
+  }
+  s->ranges.emplace_back(offset, offset + size);
+}
+
+// At a close: a session that read parts of its file again (a library re-reading its own headers:
+// numpy's np.load of an npz opens the member twice, after reading the end records) and read the
+// whole file is one load, however its reads jumped or stalled: its accesses after the first are
+// folded into the first and marked dead (bytes -1) for BuildAccesses to drop. A loader reading
+// records of an open file reads none twice and keeps one access per record.
+void FoldSessionLoad(int64_t extent, ThreadFileState* s, std::vector<Access>* accesses) {
+  std::vector<std::pair<int64_t, int64_t>> r = s->ranges;
+  std::sort(r.begin(), r.end());
+  int64_t covered = 0, end = 0;
+  for (const auto& [a, b] : r) {
+    covered += std::max<int64_t>(0, b - std::max(a, end));
+    end = std::max(end, b);
+  }
+  if (!s->reread || s->session.size() < 2 || s->ranges.size() >= kMaxLoadReads || extent <= 0 ||
+      covered * 10 < extent * 9) {
+    return;
+  }
+  Access& first = (*accesses)[static_cast<size_t>(s->session.front())];
+  for (size_t k = 1; k < s->session.size(); ++k) {
+    Access& a = (*accesses)[static_cast<size_t>(s->session[k])];
+    first.end_us = std::max(first.end_us, a.end_us);
+    first.bytes += a.bytes;
+    first.large_reads += a.large_reads;
+    first.small_reads += a.small_reads;
+    first.faulted_bytes += a.faulted_bytes;
+    first.faults += a.faults;
+    first.read_us = SaturatingAdd(first.read_us, a.read_us);
+    first.reads += a.reads;
+    if (first.key < 0) first.key = a.key;
+    a.bytes = -1;
+  }
+}
+
+void ResetSession(ThreadFileState* s) {
+  s->session.clear();
+  s->ranges.clear();
+  s->reread = false;
+}
 
 bool NameHas(const ProfileTrace& t, int32_t id, std::string_view word) {
   if (id == ProfileTrace::kNoString) return false;
@@ -270,6 +324,10 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
     const ThreadKey thread{t.pid[i], t.tid[i]};
     ThreadFileState& s = states[{thread, file}];
     if (t.kind[i] == OpKind::kOpen || t.kind[i] == OpKind::kClose) {
+      if (t.kind[i] == OpKind::kClose) {
+        FoldSessionLoad(view->files[static_cast<size_t>(file)].extent, &s, &view->accesses);
+      }
+      ResetSession(&s);
       s.access = -1;
       s.opened = t.kind[i] == OpKind::kOpen;
       continue;
@@ -308,7 +366,9 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
       s.access = static_cast<int32_t>(view->accesses.size());
       view->accesses.push_back(a);
       first_offset.push_back(t.offset[i]);
+      s.session.push_back(s.access);
     }
+    NoteSessionRead(t.offset[i], size, &s);
     Access& a = view->accesses[static_cast<size_t>(s.access)];
     a.end_us = std::max(a.end_us, t.start_us[i] + t.dur_us[i]);
     a.bytes += size;
@@ -330,6 +390,12 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
   for (size_t k = 0; k < view->accesses.size(); ++k) {
     if (view->accesses[k].large_reads == 0) view->accesses[k].key = first_offset[k];
   }
+  // Drop the accesses FoldSessionLoad folded into their load's first.
+  size_t kept = 0;
+  for (size_t k = 0; k < view->accesses.size(); ++k) {
+    if (view->accesses[k].bytes >= 0) view->accesses[kept++] = view->accesses[k];
+  }
+  view->accesses.resize(kept);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // FitDataset's chunk keys: chunked hdf5 from its reads or from the probed files' chunks, and
 // chunks the files store compressed (their stored share, codec and compression ratio).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -18,18 +19,16 @@ double StoredFraction(const View& view) {
   return 1.0;
 }
 
-// The first probed file whose samples are stored in gzip chunks of whole samples, compressed,
-// and whose format's writer makes such chunks of a chosen ratio
-// (dataset.compression_ratio); nullptr when none.
-const DataFileInfo* CompressibleChunks(const View& view) {
-  for (const DataFile& f : view.files) {
-    const DataFileInfo& i = f.info;
-    if (f.probed && i.writes_compression_ratio && i.compression == "gzip" &&
-        i.samples_per_chunk > 0 && i.stored_chunk_mean > 0 && i.stored_fraction < 1.0) {
-      return &i;
-    }
-  }
-  return nullptr;
+bool CompressibleUnits(const DataFile& f) {
+  const DataFileInfo& i = f.info;
+  return f.probed && i.writes_compression_ratio && i.compression == "gzip" &&
+         i.compressed_units > 0 && i.compressed_unit_bytes > 0 && i.stored_unit_mean > 0 &&
+         i.stored_fraction < 1.0;
+}
+
+bool AnyCompressibleUnits(const View& view) {
+  return std::any_of(view.files.begin(), view.files.end(),
+                     [](const DataFile& f) { return CompressibleUnits(f); });
 }
 
 // hdf5 pieces read at their own size below libhdf5's 64 KiB sieve buffer (which would read a
@@ -74,36 +73,6 @@ void FitChunking(const ProfileTrace& t, const View& view, FitResult* out) {
       "the most common data read size");
 }
 
-namespace {
-
-// Chunks stored gzip-compressed, of a format that writes them so: the codec, its level and the
-// ratio (with its spread) of the chunks' own bytes to their stored ones, so the emulation's chunks
-// take what the program's take on disk, chunk by chunk.
-void FitCompressionRatio(const View& view, int64_t samples_per_chunk, FitResult* out) {
-  const DataFileInfo* info = CompressibleChunks(view);
-  const FitEntry* record = out->Find("dataset.record_length_bytes");
-  if (info == nullptr || record == nullptr || EntryInt(record, 0) <= 0) return;
-  const double chunk = static_cast<double>(samples_per_chunk * EntryInt(record, 0));
-  const double mean = info->stored_chunk_mean, stdev = info->stored_chunk_stdev;
-  Set(out, "dataset.compression", "gzip", FitConfidence::kHigh,
-      "the probed files' chunks pass through the deflate filter");
-  if (info->compression_level >= 0) {
-    Set(out, "dataset.compression_level", std::to_string(info->compression_level),
-        FitConfidence::kHigh, "the deflate filter's level in the files");
-  }
-  char ratio[32], spread[32];
-  std::snprintf(ratio, sizeof ratio, "%.4f", chunk / mean);
-  std::snprintf(spread, sizeof spread, "%.4f", chunk * stdev / (mean * mean));
-  Set(out, "dataset.compression_ratio", ratio, FitConfidence::kHigh,
-      StrCat("a chunk's ", HumanBytes(chunk), " are stored in ", HumanBytes(mean),
-             " on average in the files (dlio's random bytes would not compress)"));
-  Set(out, "dataset.compression_ratio_stdev", spread, FitConfidence::kHigh,
-      StrCat("the stored chunks' standard deviation (", HumanBytes(stdev),
-             "), as a spread of the ratio"));
-}
-
-}  // namespace
-
 // The probed files store whole samples in chunks of one count (hdf5 chunks (k, ...)): the
 // emulation's files are chunked so, which is what sets the reads a chunked dataset takes (one per
 // chunk, and, compressed, the chunk's stored bytes). True when it set the entries.
@@ -122,8 +91,68 @@ bool FitStoredChunks(const View& view, FitResult* out) {
              k == 1 ? " sample" : " samples"));
   Set(out, "dataset.chunk_samples", std::to_string(k), FitConfidence::kHigh,
       "whole samples per chunk, as stored in the files");
-  FitCompressionRatio(view, k, out);
   return true;
+}
+
+namespace {
+
+// The ratio of the probed files' compressed units (hdf5 chunks, npz members) to the bytes they
+// take on disk, and its spread, pooled over the files: each file's units weigh as many, their
+// spread within a file (unit bytes x stdev / mean^2) and the files' ratios around the mean both
+// count.
+struct PooledRatio {
+  double mean = 0, stdev = 0, unit_bytes = 0, stored_mean = 0;
+  int64_t units = 0, files = 0;
+  int32_t level = -1;
+};
+
+PooledRatio PoolRatios(const View& view) {
+  PooledRatio p;
+  double sum = 0, sum_sq = 0, bytes = 0, stored = 0;
+  for (const DataFile& f : view.files) {
+    if (!CompressibleUnits(f)) continue;
+    const DataFileInfo& i = f.info;
+    const double unit = static_cast<double>(i.compressed_unit_bytes);
+    const double ratio = unit / i.stored_unit_mean;
+    const double within = unit * i.stored_unit_stdev / (i.stored_unit_mean * i.stored_unit_mean);
+    const double n = static_cast<double>(i.compressed_units);
+    sum += n * ratio;
+    sum_sq += n * (within * within + ratio * ratio);
+    bytes += n * unit;
+    stored += n * i.stored_unit_mean;
+    p.units += i.compressed_units;
+    ++p.files;
+    if (i.compression_level >= 0) p.level = i.compression_level;
+  }
+  if (p.units == 0) return p;
+  const double n = static_cast<double>(p.units);
+  p.mean = sum / n;
+  p.stdev = std::sqrt(std::max(0.0, sum_sq / n - p.mean * p.mean));
+  p.unit_bytes = bytes / n;
+  p.stored_mean = stored / n;
+  return p;
+}
+
+}  // namespace
+
+void FitCompressionRatio(const View& view, FitResult* out) {
+  const PooledRatio p = PoolRatios(view);
+  if (p.units == 0) return;
+  Set(out, "dataset.compression", "gzip", FitConfidence::kHigh,
+      "the probed files' samples are deflated (gzip)");
+  if (p.level >= 0) {
+    Set(out, "dataset.compression_level", std::to_string(p.level), FitConfidence::kHigh,
+        "the deflate filter's level in the files");
+  }
+  char ratio[32], spread[32];
+  std::snprintf(ratio, sizeof ratio, "%.4f", p.mean);
+  std::snprintf(spread, sizeof spread, "%.4f", p.stdev);
+  Set(out, "dataset.compression_ratio", ratio, FitConfidence::kHigh,
+      StrCat(p.units, " compressed units (chunks or members) of ", p.files,
+             " probed files: ", HumanBytes(p.unit_bytes), " stored in ", HumanBytes(p.stored_mean),
+             " on average (dlio's random bytes would not compress)"));
+  Set(out, "dataset.compression_ratio_stdev", spread, FitConfidence::kHigh,
+      "the spread of their ratios, within files and between them");
 }
 
 }  // namespace dlio::fit

@@ -316,7 +316,7 @@ void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model
   }
   // Compressed in the files: the emulation writes them compressed as much (the ratio, below)
   // when its format can, else records of the stored size, which dlio's random bytes keep.
-  const double fraction = CompressibleChunks(view) != nullptr ? 1.0 : StoredFraction(view);
+  const double fraction = AnyCompressibleUnits(view) ? 1.0 : StoredFraction(view);
   for (double& size : sizes) size *= fraction;
   std::string source = "sample sizes stored in the files";
   if (!exact && samples == 1) {
@@ -358,7 +358,7 @@ void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model
     encoded += StrCat("; compressed in the files to ", std::llround(fraction * 100),
                       "% of their data: dlio's generated records do not compress, so records of "
                       "the stored size make the same reads");
-  } else if (exact && CompressibleChunks(view) != nullptr) {
+  } else if (exact && AnyCompressibleUnits(view)) {
     encoded += StrCat("; their own bytes, stored gzip-compressed to ",
                       std::llround(StoredFraction(view) * 100), "% (dataset.compression_ratio)");
   }
@@ -395,6 +395,7 @@ void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& o
   FitRecords(trace, view, GuessIoModel(trace, view, FittedFormat(*out), options), out);
   FitImageChannels(view, out);
   if (!FitStoredChunks(view, out)) FitChunking(trace, view, out);
+  FitCompressionRatio(view, out);
 }
 
 void Set(FitResult* out, std::string key, std::string value, FitConfidence c, std::string reason) {

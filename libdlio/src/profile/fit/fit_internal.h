@@ -311,9 +311,13 @@ bool OpensPerSample(const View& view);
 // fit_chunks.cc. Stored bytes per byte of sample data of the probed files (compression), 1 when
 // none says less.
 double StoredFraction(const View& view);
-// The first probed file whose samples are stored in gzip chunks of whole samples, compressed, by a
-// format whose writer makes such chunks of a chosen ratio; nullptr when none.
-const DataFileInfo* CompressibleChunks(const View& view);
+// Whether a probed file's samples are deflated in units (hdf5 chunks, an npz member) its
+// format's writer makes of a chosen compression ratio (FormatCapabilities::compression_ratio),
+// and whether any probed file's are.
+bool CompressibleUnits(const DataFile& f);
+bool AnyCompressibleUnits(const View& view);
+// dataset.compression, compression_level, compression_ratio and its stdev from such files.
+void FitCompressionRatio(const View& view, FitResult* out);
 // dataset.enable_chunking and chunk_samples 1 for hdf5 pieces below libhdf5's sieve buffer.
 void FitPieceChunks(const View& view, FitResult* out);
 // dataset.enable_chunking and chunk_size from hdf5 reads of one size a fraction of a sample.
