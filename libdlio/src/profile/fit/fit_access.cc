@@ -75,6 +75,15 @@ void FoldSessionLoad(int64_t extent, ThreadFileState* s, std::vector<Access>* ac
   }
 }
 
+// Drops the accesses FoldSessionLoad folded into their load's first.
+void DropFolded(std::vector<Access>* accesses) {
+  size_t kept = 0;
+  for (size_t k = 0; k < accesses->size(); ++k) {
+    if ((*accesses)[k].bytes >= 0) (*accesses)[kept++] = (*accesses)[k];
+  }
+  accesses->resize(kept);
+}
+
 void ResetSession(ThreadFileState* s) {
   s->session.clear();
   s->ranges.clear();
@@ -306,15 +315,9 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
   // Probed sample sizes per file: a read of exactly one of them is one sample, even when it
   // continues where the previous read ended (samples read in order).
   std::vector<std::set<int64_t>> sample_sizes(view->files.size());
-  std::vector<int64_t> threshold(view->files.size(), kSmallReadBytes);
   for (size_t f = 0; f < view->files.size(); ++f) {
     const auto& sizes = view->files[f].info.sample_sizes;
     sample_sizes[f].insert(sizes.begin(), sizes.end());
-    if (!sizes.empty()) {
-      threshold[f] = std::min(kSmallReadBytes, *sample_sizes[f].begin() / 2);
-    } else if (largest[f] <= kSmallReadBytes) {
-      threshold[f] = 0;  // no read is larger: all are samples
-    }
   }
   std::map<std::pair<ThreadKey, int32_t>, ThreadFileState> states;
   std::map<ThreadKey, int32_t> last_file;
@@ -390,12 +393,7 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
   for (size_t k = 0; k < view->accesses.size(); ++k) {
     if (view->accesses[k].large_reads == 0) view->accesses[k].key = first_offset[k];
   }
-  // Drop the accesses FoldSessionLoad folded into their load's first.
-  size_t kept = 0;
-  for (size_t k = 0; k < view->accesses.size(); ++k) {
-    if (view->accesses[k].bytes >= 0) view->accesses[kept++] = view->accesses[k];
-  }
-  view->accesses.resize(kept);
+  DropFolded(&view->accesses);
 }
 
 }  // namespace
