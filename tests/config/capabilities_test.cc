@@ -297,6 +297,27 @@ TEST_CASE("capabilities: reader.io_model pytorch (worker processes) with any for
                               Catch::Contains("must not call MPI"));
 }
 
+TEST_CASE(
+    "capabilities: reader.loader pytorch_workers with any model but not MPI-IO, threads not "
+    "with io_model pytorch") {
+  const auto registries = Builtins();
+  const Registries& r = *registries;
+  WorkloadConfig c = IoModelConfig("webdataset", "tarfile_index");
+  REQUIRE(ApplyOverride(&c, "reader.loader=pytorch_workers").ok());
+  CHECK(ValidateCapabilities(c, r).ok());
+  REQUIRE(ApplyOverride(&c, "storage.storage_type=mpiio").ok());
+  const Status mpi = ValidateCapabilities(c, r);
+  CHECK(mpi.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(mpi.message(), Catch::StartsWith("reader.loader 'pytorch_workers' forks") &&
+                                Catch::Contains("storage.storage_type 'mpiio'"));
+  WorkloadConfig threads = IoModelConfig("npz", "pytorch");
+  REQUIRE(ApplyOverride(&threads, "reader.loader=threads").ok());
+  const Status both = ValidateCapabilities(threads, r);
+  CHECK(both.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(both.message(), Catch::Contains("reader.loader is 'threads'"));
+  CHECK(!ApplyOverride(&threads, "reader.loader=processes").ok());
+}
+
 TEST_CASE("capabilities: csv declares pandas (its default), other formats refuse it") {
   const auto registries = Builtins();
   CHECK(ValidateCapabilities(IoModelConfig("csv", "pandas"), *registries).ok());
@@ -332,6 +353,22 @@ TEST_CASE("capabilities: the format, storage and pipeline named check the keys t
   CHECK(validate({"dataset.hdf5_lookup_rows=4"}) ==
         "dataset.hdf5_lookup_rows applies to dataset.format 'hdf5' only, got 'npz'");
   CHECK(validate({"dataset.format=hdf5", "dataset.hdf5_lookup_rows=4"}).empty());
+  // webdataset's member extensions: its own key, spelled as extensions.
+  CHECK(validate({"dataset.webdataset_members=bin"}) ==
+        "dataset.webdataset_members applies to dataset.format 'webdataset' only, got 'npz'");
+  const char* wds = "dataset.format=webdataset";
+  CHECK(validate({wds, "dataset.webdataset_members=bin"}).empty());
+  CHECK(validate({wds, "dataset.webdataset_members=jpg,seg.png,cls"}).empty());
+  CHECK(validate({wds, "dataset.webdataset_members=jpg,,cls"}) ==
+        "dataset.webdataset_members: \"\" in \"jpg,,cls\" is not an extension (1 to 64 letters, "
+        "digits, '_', '-' or '.', comma-separated)");
+  CHECK_THAT(validate({wds, "dataset.webdataset_members=a/b"}),
+             Catch::StartsWith("dataset.webdataset_members: \"a/b\""));
+  CHECK(validate({wds, "dataset.webdataset_members=jpg,cls,jpg"}) ==
+        "dataset.webdataset_members: \"jpg\" is named twice in \"jpg,cls,jpg\" (a sample's "
+        "members need distinct names)");
+  CHECK_THAT(validate({wds, "dataset.webdataset_members=a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q"}),
+             Catch::Contains("17 extensions") && Catch::Contains("at most 16"));
   // Chunks of a chosen compression ratio: hdf5's, gzip without shuffle, whole-sample chunks.
   CHECK_THAT(validate({"dataset.format=npy", "dataset.compression_ratio=4"}),
              Catch::StartsWith("dataset.compression_ratio applies to dataset.format 'hdf5"));

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "format/webdataset/tar_header.h"
+#include "format/webdataset/webdataset_options.h"
 #include "format/webdataset_test_util.h"
 #include "test_util.h"
 
@@ -68,6 +69,41 @@ TEST_CASE("tarfile rewrites dlio's shard byte for byte and streams its members",
     CHECK(members[2 * i][2] == Hex(ExpectedSample(spec, i)));
     CHECK(members[2 * i + 1][0] == key + ".cls");
     CHECK(members[2 * i + 1][2] == Hex(label));
+  }
+}
+
+TEST_CASE("dataset.webdataset_members: tarfile streams one member per sample, or three",
+          "[format][webdataset][interop]") {
+  SkipWithoutTools();
+  TempDir tmp;
+  const FileSpec spec = InteropSpec();
+  auto storage = BoundPosixStorage();
+  for (const std::string members : {"bin", "jpg,seg.png,cls"}) {
+    INFO("members " << members);
+    FormatOptions options;
+    options.formats.Get<WebdatasetOptions>().members = members;
+    const std::string path = tmp / ("m" + std::to_string(members.size()) + ".tar");
+    REQUIRE(MakeFormatByName("webdataset")->Write(storage.get(), path, spec, options).ok());
+    const auto listed = nlohmann::json::parse(Python("stream " + path));
+    const size_t per = members == "bin" ? 1 : 3;
+    REQUIRE(listed.size() == per * spec.sample_sizes.size());
+    for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
+      const std::string key = format_internal::webdataset::SampleKeyOf(i);
+      const std::string label = std::to_string(format_internal::SampleLabel(spec.seed, i));
+      CHECK(listed[per * i][0] == key + (per == 1 ? ".bin" : ".jpg"));
+      CHECK(listed[per * i][2] == Hex(ExpectedSample(spec, i)));
+      if (per == 3) {
+        CHECK(listed[per * i + 1][0] == key + ".seg.png");
+        CHECK(listed[per * i + 1][2] == Hex(label));
+        CHECK(listed[per * i + 2][0] == key + ".cls");
+      }
+    }
+    // inspect names the key that writes such shards (what dlio-run fit reads).
+    const CommandResult inspect = RunCommand(DlioRun() + " inspect " + path);
+    INFO(inspect.output);
+    CHECK(inspect.exit_code == 0);
+    CHECK(inspect.output.find("\"writer_keys\":{\"dataset.webdataset_members\":\"" + members +
+                              "\"}") != std::string::npos);
   }
 }
 

@@ -74,3 +74,8 @@ dlio_add_test(reader_ring_test SOURCES io_models/reader_ring_test.cc)
 dlio_add_test(parquet_landing_test SOURCES io_models/parquet_landing_test.cc)
 # pyio's f.read() of a whole file: FileIO.readall's requests into a bytes object of fresh pages.
 dlio_add_test(pyio_bytes_test SOURCES io_models/pyio_bytes_test.cc)
+# reader.io_model tarfile_index (webdataset) against CPython's tarfile random access.
+dlio_add_test(tarfile_index_test SOURCES io_models/tarfile_index_test.cc PROPERTIES TIMEOUT 300)
+add_dependencies(tarfile_index_test dlio_preload)
+target_compile_definitions(tarfile_index_test PRIVATE
+  DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

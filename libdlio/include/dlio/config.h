@@ -148,6 +148,9 @@ struct ReaderConfig {
   // reader.client_costs: none (a framework model's requests into dlio's reused buffers) or
   // framework (also the framework's client work: fresh arrays, copies, CRC, collate).
   ClientCosts client_costs = ClientCosts::kNone;
+  // reader.loader: auto (as io_model and data_loader pick it), threads, or pytorch_workers
+  // (DataLoader worker processes reading with io_model's request model).
+  ReaderLoader loader = ReaderLoader::kAuto;
   // The sections pipelines declare and parse through their own keys (the pytorch pipeline's
   // reader.persistent_workers, pipeline/pytorch_keys.cc), handed whole to
   // PipelineOptions::sections.

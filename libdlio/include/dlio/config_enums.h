@@ -64,7 +64,8 @@ enum class SampleLayout { kFirstAxis, kLastAxis };
 //   pandas.read_csv, kTarfile tarfile.open(mode="r|")'s stream (WebDataset), kPyarrow
 //   pyarrow.parquet as MLPerf Storage's DLIO fork calls it, kPil PIL's Image.open and load of
 //   an image file through Python's buffered file, kPyio a file read front to back through
-//   Python's buffered file in the calls reader.pyio_* describe;
+//   Python's buffered file in the calls reader.pyio_* describe, kTarfileIndex tarfile.open(path)'s
+//   random access (the member index, then extractfile(name).read() per member);
 // - kAuto: the format's default request model (FormatCapabilities::io_models; native when it
 //   declares none);
 // - kPytorch: kAuto's request model, read by the pytorch loader (DataLoader worker processes;
@@ -99,12 +100,19 @@ enum class IoModel {
   kTarfile,
   kPyarrow,
   kPil,
-  kPyio
+  kPyio,
+  kTarfileIndex
 };
 // Who runs a loop's reads, the second meaning reader.io_model can carry (io_model pytorch, or
 // auto with reader.data_loader pytorch: PipelineNameFor in dlio/loop.h): dlio's reader threads, or
 // PyTorch DataLoader worker processes (the pytorch pipeline).
 enum class Loader { kThreads, kPytorchWorkers };
+// reader.loader: who runs the reads, whatever request model reader.io_model names. kAuto: as the
+// io_model picks it (pytorch: worker processes; auto with reader.data_loader pytorch: worker
+// processes where the pipeline overlaps I/O; else threads); kThreads: dlio's reader threads;
+// kPytorchWorkers: DataLoader worker processes, each reading with the request model (a model with
+// per-process state, such as tarfile_index's member index, then has it per worker).
+enum class ReaderLoader { kAuto, kThreads, kPytorchWorkers };
 // reader.client_costs: what a framework request model costs the client (docs/io_models.md).
 // kNone: the model's requests into dlio's reused buffers; kFramework: also the framework's client
 // work (fresh arrays, copies, CRC passes, collate into shared memory).
@@ -175,9 +183,9 @@ struct EnumNames<LogLevel> {
 };
 template <>
 struct EnumNames<IoModel> {
-  static constexpr std::array<std::string_view, 12> kNames{"auto",    "native",  "numpy", "h5py",
-                                                           "tf.data", "pytorch", "mmap",  "pandas",
-                                                           "tarfile", "pyarrow", "pil",   "pyio"};
+  static constexpr std::array<std::string_view, 13> kNames{
+      "auto",   "native",  "numpy",   "h5py", "tf.data", "pytorch",      "mmap",
+      "pandas", "tarfile", "pyarrow", "pil",  "pyio",    "tarfile_index"};
 };
 template <>
 struct EnumNames<PyarrowRead> {
@@ -198,6 +206,10 @@ struct EnumNames<TarfileOpen> {
 template <>
 struct EnumNames<Loader> {
   static constexpr std::array<std::string_view, 2> kNames{"threads", "pytorch"};
+};
+template <>
+struct EnumNames<ReaderLoader> {
+  static constexpr std::array<std::string_view, 3> kNames{"auto", "threads", "pytorch_workers"};
 };
 template <>
 struct EnumNames<ClientCosts> {

@@ -8,6 +8,7 @@
 #include "dlio/config.h"
 #include "dlio/registries.h"
 #include "format/hdf5/hdf5_options.h"
+#include "format/webdataset/webdataset_options.h"
 #include "io_models/io_model_table.h"
 #include "io_models/pyio_options.h"
 #include "storage/mpiio_options.h"
@@ -118,6 +119,14 @@ Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
     return Status::InvalidArgument("dataset.compression_ratio applies to dataset.format '" + able +
                                    "' only, got '" + d.format + "'");
   }
+  if (d.formats.Value<WebdatasetOptions>().members != WebdatasetOptions{}.members &&
+      !format.shard_streams) {
+    const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
+      return FormatDeclares(name, registries).shard_streams;
+    });
+    return Status::InvalidArgument("dataset.webdataset_members applies to dataset.format '" + able +
+                                   "' only, got '" + d.format + "'");
+  }
   if (format.datasets_per_record && hdf5.num_dsets > 1) {
     // DLIO's generator splits record_dims[0] across the datasets (and fails without it); the
     // metadata file indexes whole samples of one dataset.
@@ -173,17 +182,25 @@ Status ValidateIoModel(const WorkloadConfig& c, const Registries& registries) {
   const IoModel model = c.reader.io_model;
   const io_models::IoModelEntry& entry = io_models::IoModelEntryFor(model);
   const std::string name(EnumName(model));
-  if (entry.loader == Loader::kPytorchWorkers) {
+  const bool model_workers = entry.loader == Loader::kPytorchWorkers;
+  if (model_workers && c.reader.loader == ReaderLoader::kThreads) {
+    return Status::InvalidArgument(
+        "reader.io_model 'pytorch' reads with DataLoader worker processes, but reader.loader is "
+        "'threads' (use reader.io_model auto for the format's default model on threads)");
+  }
+  if (model_workers || c.reader.loader == ReaderLoader::kPytorchWorkers) {
     // Worker processes (the pytorch pipeline) must not call MPI: no MPI-IO storage.
     if (StorageDeclares(c, c.storage.storage_type, registries).needs_mpi) {
+      const char* who =
+          model_workers ? "reader.io_model 'pytorch'" : "reader.loader 'pytorch_workers'";
       return Status::InvalidArgument(
-          "reader.io_model 'pytorch' forks DataLoader worker processes, which must not call MPI; "
-          "storage.storage_type '" +
-          c.storage.storage_type +
+          who,
+          " forks DataLoader worker processes, which must not call MPI; storage.storage_type '",
+          c.storage.storage_type,
           "' reads through MPI (use a storage without MPI, such as posix, or reader.io_model "
           "native)");
     }
-    return Status::OK();
+    if (model_workers) return Status::OK();
   }
   if (entry.request == IoModel::kAuto || entry.request == IoModel::kNative) return Status::OK();
   auto declares = [&](const std::string& format) {

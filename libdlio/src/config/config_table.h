@@ -130,7 +130,9 @@ Status ValidateMpiioKeys(const WorkloadConfig& c);
 // format/parquet/parquet_keys.cc: dataset.parquet.* (the dataset section), reader.pyarrow_read
 void AddParquetKeys(std::vector<KeySpec>* table);
 void AddParquetReaderKeys(std::vector<KeySpec>* table);
-void AddWebdatasetReaderKeys(std::vector<KeySpec>* table);  // format/webdataset/: tarfile_open
+// format/webdataset/webdataset_keys.cc: dataset.webdataset_members, reader.tarfile_open (Reader)
+void AddWebdatasetKeys(std::vector<KeySpec>* table);
+void AddWebdatasetReaderKeys(std::vector<KeySpec>* table);
 // format/hdf5/hdf5_keys.cc: dataset.enable_chunking, chunk_size, chunk_samples (Chunk);
 // hdf5_shuffle, metadata_file, hdf5_lookup_rows, _row_bytes; hdf5.num_dset_per_record (Record);
 // reader.h5py_reopen, hdf5_lookup_dataset (Reader)

@@ -8,7 +8,7 @@ namespace dlio::config_internal {
 namespace {
 
 // What each format, its compression and DLIO's layout keys add (chunking, hdf5, csv, images,
-// tfrecord, parquet), after the dataset's files and sizes.
+// tfrecord, parquet, webdataset), after the dataset's files and sizes.
 void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
   auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
   AddHdf5ChunkKeys(t);  // format/hdf5/hdf5_keys.cc
@@ -19,12 +19,13 @@ void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
              "(npz: none, gzip/zlib/deflate; hdf5: also szip when the library has it; tfrecord: "
              "none, gzip, zlib/deflate around the whole file, as TFRecordWriter; parquet: none, "
              "snappy, gzip, zstd per page)"));
-  AddHdf5Keys(t);      // format/hdf5/hdf5_keys.cc
-  AddCsvKeys(t);       // format/csv/csv_keys.cc
-  AddImageKeys(t);     // format/image/image_keys.cc
-  AddTfrecordKeys(t);  // format/tfrecord/tfrecord_keys.cc
-  AddParquetKeys(t);   // format/parquet/parquet_keys.cc
-  AddNpyKeys(t);       // format/npy_keys.cc
+  AddHdf5Keys(t);        // format/hdf5/hdf5_keys.cc
+  AddCsvKeys(t);         // format/csv/csv_keys.cc
+  AddImageKeys(t);       // format/image/image_keys.cc
+  AddTfrecordKeys(t);    // format/tfrecord/tfrecord_keys.cc
+  AddParquetKeys(t);     // format/parquet/parquet_keys.cc
+  AddWebdatasetKeys(t);  // format/webdataset/webdataset_keys.cc
+  AddNpyKeys(t);         // format/npy_keys.cc
   add(Int32("dataset.compression_level", DLIO_FIELD(int, dataset.compression_level), {0, 9},
             "compression level 0-9"));
   add(Double("dataset.compression_ratio", DLIO_FIELD(double, dataset.compression_ratio), {1, 1e6},

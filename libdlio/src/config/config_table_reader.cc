@@ -120,11 +120,18 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
            "whose requests readers send to the file system (docs/io_models.md): auto = the "
            "format's framework model (native for a format that declares none, and for jpeg "
            "and png); native = dlio's own (a sample or transfer_size per request); numpy, h5py, "
-           "tf.data, mmap, pandas, tarfile, pyarrow, pil = "
+           "tf.data, mmap, pandas, tarfile, pyarrow, pil, tarfile_index = "
            "what that Python stack sends, request for request; pyio = a file read front to back "
            "through Python's buffered file in the calls reader.pyio_* give; pytorch = auto's "
            "requests, read "
            "by DataLoader worker processes; a model the format does not implement is refused"));
+  add(Enum("reader.loader", DLIO_ENUM_FIELD(ReaderLoader, reader.loader),
+           "who runs the reads (docs/io_models.md, \"Who reads\"): auto = as reader.io_model "
+           "picks (pytorch: DataLoader worker processes; auto with reader.data_loader pytorch: "
+           "worker processes where the pipeline overlaps I/O; else dlio's reader threads); "
+           "threads = dlio's reader threads; pytorch_workers = DataLoader worker processes "
+           "(reader.read_threads of them) reading with io_model's request model, each with its "
+           "own open files and model state"));
   AddParquetReaderKeys(t);  // format/parquet/parquet_keys.cc
   // The pyio I/O model's own keys (io_models/pyio_keys.cc).
   AddPyioKeys(t);

@@ -29,6 +29,8 @@ std::unique_ptr<Format> NewParquetFormat();
 // InvalidArgument naming the key.
 Status ValidateParquetConfig(const WorkloadConfig& config);
 std::unique_ptr<Format> NewWebdatasetFormat();
+// dataset.webdataset_members spelled as extensions (webdataset/webdataset_format.cc).
+Status ValidateWebdatasetConfig(const WorkloadConfig& config);
 std::unique_ptr<Format> NewRawFormat();
 
 // npz writer with the ZIP64 records forced even for small files (numpy and zipfile read both),

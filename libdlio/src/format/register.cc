@@ -88,12 +88,14 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
                          "parquet.use_dictionary, odirect",
                          &NewParquetFormat, Hints({"parquet"}, {"PAR1"}), &ValidateParquetConfig,
                          {"dataset.parquet.", "reader.pyarrow_read"}));  // parquet_keys.cc
-  DLIO_RETURN_NOT_OK(Add(formats, "webdataset",
-                         "WebDataset tar shards (<key>.jpg + <key>.cls per sample), streamed; "
-                         "shards split over ranks, shuffle buffer",
-                         "transfer_size, shuffle_size, odirect", &NewWebdatasetFormat,
-                         Hints({"tar"}), nullptr,
-                         {"reader.tarfile_open"}));  // webdataset/webdataset_keys.cc
+  DLIO_RETURN_NOT_OK(
+      Add(formats, "webdataset",
+          "WebDataset tar shards (<key>.jpg + <key>.cls per sample), streamed; "
+          "shards split over ranks, shuffle buffer; or members read by offset "
+          "(io_model tarfile_index)",
+          "webdataset_members, transfer_size, shuffle_size, odirect", &NewWebdatasetFormat,
+          Hints({"tar"}), &ValidateWebdatasetConfig,
+          {"dataset.webdataset_members", "reader.tarfile_open"}));  // webdataset/webdataset_keys.cc
   DLIO_RETURN_NOT_OK(Add(formats, "raw",
                          "flat files of sample bytes back to back, no header or index (what C "
                          "loaders and record readers read); equal samples per file",

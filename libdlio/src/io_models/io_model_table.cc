@@ -52,6 +52,17 @@ std::vector<IoModelEntry> MakeTable() {
        true,
        true,
        {"reader.pyio_"}},  // io_models/pyio_keys.cc
+      // tarfile's random access: the standard library again; a shard's members by offset.
+      {IoModel::kTarfileIndex,
+       IoModel::kTarfileIndex,
+       L::kThreads,
+       {"webdataset"},
+       0,
+       false,
+       false,
+       true,
+       {},
+       true},
   };
   return t;
 }

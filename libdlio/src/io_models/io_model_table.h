@@ -49,6 +49,10 @@ struct IoModelEntry {
   // type (pyio's "reader.pyio_", io_models/pyio_keys.cc), as a registry entry's key_sections;
   // config_docs_test walks the table. Empty: none.
   std::vector<std::string> key_sections{};
+  // The reader reads a shard's samples in any order, each by its offset (tarfile's member index),
+  // so a format whose shards are otherwise streamed (FormatCapabilities::shard_streams) has its
+  // samples sampled as any file's: no shard split, no stream order (AdaptSamplerToFormat).
+  bool seeks_in_shards = false;
 };
 
 // The table, in the order of IoModel's values (entry i is for static_cast<IoModel>(i)).

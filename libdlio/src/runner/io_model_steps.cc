@@ -17,9 +17,19 @@ void AdaptSamplerToIoModel(IoModel model, SamplerOptions* o) {
   o->shuffle_after_read = true;
 }
 
+namespace {
+
+// The format streams its shards and the request model reads them so (not by offset).
+bool StreamsShards(const WorkloadConfig& c, const FormatCapabilities& format) {
+  return format.shard_streams &&
+         !io_models::IoModelEntryFor(ResolveIoModel(c.reader.io_model, format)).seeks_in_shards;
+}
+
+}  // namespace
+
 void AdaptSamplerToFormat(const WorkloadConfig& c, const FormatCapabilities& format, Loader loader,
                           SamplerOptions* o) {
-  if (!format.shard_streams) return;
+  if (!StreamsShards(c, format)) return;
   if (o->sharding != Sharding::kNone) o->sharding = Sharding::kShard;
   if (c.reader.file_interleave == 0) o->interleave = c.reader.read_threads;
   if (loader == Loader::kPytorchWorkers) o->interleave_block = c.reader.batch_size;
@@ -30,7 +40,7 @@ void AdaptSamplerToFormat(const WorkloadConfig& c, const FormatCapabilities& for
 uint64_t ReaderLanesFor(const WorkloadConfig& c, const FormatCapabilities& format,
                         const SamplerOptions& sampler, const PipelineCapabilities& pipeline) {
   const uint64_t threads = c.reader.read_threads;
-  if (!format.shard_streams || pipeline.worker_processes || threads <= 1) return 0;
+  if (!StreamsShards(c, format) || pipeline.worker_processes || threads <= 1) return 0;
   if (sampler.interleave != threads || sampler.interleave_block > 1) return 0;
   return threads;
 }

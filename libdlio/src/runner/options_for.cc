@@ -94,8 +94,12 @@ bool FrameworkClientCosts(const WorkloadConfig& c) {
 
 namespace {
 
-// Whether reader.io_model's value itself picks the pytorch loader (the I/O-model table).
+// Whether reader.loader, or reader.io_model's value itself (the I/O-model table), asks for the
+// pytorch loader.
 bool IoModelPicksPytorchWorkers(const WorkloadConfig& c) {
+  if (c.reader.loader != ReaderLoader::kAuto) {
+    return c.reader.loader == ReaderLoader::kPytorchWorkers;
+  }
   return io_models::IoModelEntryFor(c.reader.io_model).loader == Loader::kPytorchWorkers;
 }
 
@@ -103,7 +107,8 @@ bool IoModelPicksPytorchWorkers(const WorkloadConfig& c) {
 
 bool UsesPytorchWorkers(const WorkloadConfig& c) {
   return IoModelPicksPytorchWorkers(c) ||
-         (c.reader.io_model == IoModel::kAuto && c.reader.data_loader == DataLoader::kPytorch);
+         (c.reader.loader == ReaderLoader::kAuto && c.reader.io_model == IoModel::kAuto &&
+          c.reader.data_loader == DataLoader::kPytorch);
 }
 
 PipelineCapabilities PipelineCapabilitiesFor(const WorkloadConfig& c,

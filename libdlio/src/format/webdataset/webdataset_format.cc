@@ -1,11 +1,15 @@
 // webdataset: tar shards of samples (webdataset.h). Under reader.io_model auto it reads as
-// tarfile.open(mode="r|") does (requests of 10240 bytes); native streams in transfer_size requests.
+// tarfile.open(mode="r|") does (requests of 10240 bytes); native streams in transfer_size requests;
+// tarfile_index reads members by offset after tarfile.open(path)'s index
+// (io_models/tarfile_index_reader.h).
+#include "dlio/config.h"
 #include "format/formats.h"
 #include "format/io_util.h"
 #include "format/webdataset/webdataset.h"
 #include "format/webdataset/webdataset_options.h"
 #include "io_models/model_readers.h"
 #include "io_models/pyio/buffered_reader.h"
+#include "io_models/tarfile_index_reader.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -13,18 +17,20 @@ namespace {
 class WebdatasetFormat final : public Format {
  public:
   WebdatasetFormat() {
-    readers_.Add(IoModel::kNative, OpenNative).Add(IoModel::kTarfile, OpenTarfile);
+    readers_.Add(IoModel::kNative, OpenNative)
+        .Add(IoModel::kTarfile, OpenTarfile)
+        .Add(IoModel::kTarfileIndex, io_models::OpenTarfileIndexReader);
   }
 
   std::string name() const override { return "webdataset"; }
   std::string extension() const override { return "tar"; }
   bool variable_sample_sizes() const override { return true; }
-  // A sample is its .jpg member (the record) and its .cls member (the label's digits).
+  // A sample is its first member (the record) and its label members (the label's digits).
   bool exact_sample_sizes() const override { return false; }
 
   FormatCapabilities capabilities() const override {
     FormatCapabilities c;
-    c.io_models = {IoModel::kTarfile};
+    c.io_models = {IoModel::kTarfile, IoModel::kTarfileIndex};
     c.shard_streams = true;
     return c;
   }
@@ -32,9 +38,11 @@ class WebdatasetFormat final : public Format {
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
-    (void)options;
+    DLIO_ASSIGN_OR_RETURN(
+        const std::vector<std::string> extensions,
+        webdataset::MemberExtensions(options.formats.Value<WebdatasetOptions>().members));
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
-    Status st = webdataset::WriteShard(file.get(), spec);
+    Status st = webdataset::WriteShard(file.get(), spec, extensions);
     if (st.ok()) st = file->Close();
     if (!st.ok()) RemoveQuietly(storage, path);
     return st;
@@ -79,5 +87,10 @@ class WebdatasetFormat final : public Format {
 }  // namespace
 
 std::unique_ptr<Format> NewWebdatasetFormat() { return std::make_unique<WebdatasetFormat>(); }
+
+Status ValidateWebdatasetConfig(const WorkloadConfig& c) {
+  return webdataset::MemberExtensions(c.dataset.formats.Value<WebdatasetOptions>().members)
+      .status();
+}
 
 }  // namespace dlio::format_internal

@@ -40,10 +40,13 @@ class ShardReader final : public FormatReader {
       tar::TarStream scan(file_.get(), file_size_, tar::kBlock);
       Pending pending;
       Sample s;
+      std::string extensions;
       while (true) {
-        DLIO_ASSIGN_OR_RETURN(bool found, Cut(&scan, &pending, &s, nullptr));
+        DLIO_ASSIGN_OR_RETURN(bool found, Cut(&scan, &pending, &s, nullptr, &extensions));
         if (!found) break;
         Learn(count_++, s);
+        if (count_ == 1) extensions_ = extensions;
+        if (extensions != extensions_) mixed_extensions_ = true;
       }
     }
     return Status::OK();
@@ -77,9 +80,13 @@ class ShardReader final : public FormatReader {
   std::string DescribeJson() const override {
     std::string j =
         "{\"format\":\"webdataset\",\"members_per_sample\":" + std::to_string(members_per_sample_) +
-        ",\"request_bytes\":" + std::to_string(read_size_) + "," + SampleSizesJson(count_, *this) +
-        "}";
-    return j;
+        ",\"request_bytes\":" + std::to_string(read_size_) + "," + SampleSizesJson(count_, *this);
+    // Every sample's members carry the same extensions, which the writer can write: the key that
+    // makes it write such shards (dlio-run fit reads it, docs/formats.md "inspect").
+    if (!extensions_.empty() && !mixed_extensions_ && MemberExtensions(extensions_).ok()) {
+      j += ",\"writer_keys\":{\"dataset.webdataset_members\":" + JsonString(extensions_) + "}";
+    }
+    return j + "}";
   }
 
  private:
@@ -91,8 +98,10 @@ class ShardReader final : public FormatReader {
     uint64_t start = 0, size = 0, members = 0;
   };
 
-  // Cuts the next sample off `s`, its bytes into `out` when not null; false at the archive's end.
-  Result<bool> Cut(tar::TarStream* s, Pending* p, Sample* sample, SampleBuffer* out) {
+  // Cuts the next sample off `s`, its bytes into `out` when not null, its members' extensions
+  // comma-separated into `extensions` when not null; false at the archive's end.
+  Result<bool> Cut(tar::TarStream* s, Pending* p, Sample* sample, SampleBuffer* out,
+                   std::string* extensions = nullptr) {
     std::string_view key;
     while (true) {
       if (!p->has) {
@@ -105,8 +114,14 @@ class ShardReader final : public FormatReader {
     }
     const std::string sample_key(key);
     *sample = Sample{p->m.header_offset, 0, 0};
+    if (extensions != nullptr) extensions->clear();
     std::string_view next_key;
     do {
+      if (extensions != nullptr) {
+        // The name is the key, a '.', and the extension.
+        if (!extensions->empty()) *extensions += ',';
+        *extensions += std::string_view(p->m.name).substr(sample_key.size() + 1);
+      }
       DLIO_RETURN_NOT_OK(Append(s, p->m, sample->size, out));
       sample->size += p->m.size;
       ++sample->members;
@@ -186,6 +201,8 @@ class ShardReader final : public FormatReader {
   std::vector<uint64_t> starts_;  // first header offset of each sample passed
   std::vector<uint64_t> sizes_;   // and its size
   uint64_t members_per_sample_ = 0;
+  std::string extensions_;  // the first sample's members' extensions, when Init counted
+  bool mixed_extensions_ = false;
   struct Stashed {
     bool used = false;
     uint64_t index = 0;

@@ -1,6 +1,9 @@
-// The webdataset writer: per sample a `.jpg` member of the sample's bytes and a `.cls` member of
-// its label in decimal, each behind tarfile's header, then two zero blocks and zeros up to a
-// whole 10240-byte record, as tarfile.close() and GNU tar end an archive.
+// The webdataset writer: per sample a member of the sample's bytes (`.jpg` by default) and one
+// member of its label in decimal per other extension (`.cls`), each behind tarfile's header, then
+// two zero blocks and zeros up to a whole 10240-byte record, as tarfile.close() and GNU tar end an
+// archive.
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 
 #include "format/content.h"
@@ -63,7 +66,38 @@ std::string SampleKeyOf(uint64_t i) {
   return key;
 }
 
-Status WriteShard(File* file, const FileSpec& spec) {
+Result<std::vector<std::string>> MemberExtensions(const std::string& members) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= members.size()) {
+    const size_t comma = std::min(members.find(',', start), members.size());
+    std::string ext = members.substr(start, comma - start);
+    start = comma + 1;
+    const bool spelled =
+        !ext.empty() && ext.size() <= 64 && std::all_of(ext.begin(), ext.end(), [](char c) {
+          return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+        });
+    if (!spelled) {
+      return Status::InvalidArgument("dataset.webdataset_members: \"", ext, "\" in \"", members,
+                                     "\" is not an extension (1 to 64 letters, digits, '_', '-' "
+                                     "or '.', comma-separated)");
+    }
+    if (std::find(out.begin(), out.end(), ext) != out.end()) {
+      return Status::InvalidArgument("dataset.webdataset_members: \"", ext,
+                                     "\" is named twice in \"", members,
+                                     "\" (a sample's members need distinct names)");
+    }
+    out.push_back(std::move(ext));
+  }
+  if (out.size() > kMaxMembers) {
+    return Status::InvalidArgument("dataset.webdataset_members: ", out.size(), " extensions in \"",
+                                   members, "\"; at most ", kMaxMembers);
+  }
+  return out;
+}
+
+Status WriteShard(File* file, const FileSpec& spec, const std::vector<std::string>& extensions) {
+  if (extensions.empty()) return Status::InvalidArgument("webdataset: no member extensions");
   ShardWriter w(file);
   const tar::MemberMeta meta;
   std::string header;
@@ -71,15 +105,17 @@ Status WriteShard(File* file, const FileSpec& spec) {
     const std::string key = SampleKeyOf(i);
     const uint64_t size = spec.sample_sizes[i];
     header.clear();
-    tar::AppendMemberHeader(&header, key + ".jpg", size, meta);
+    tar::AppendMemberHeader(&header, key + "." + extensions[0], size, meta);
     DLIO_RETURN_NOT_OK(w.Append(header));
     DLIO_RETURN_NOT_OK(w.AppendSample(spec.seed, i, size));
     const std::string label = std::to_string(SampleLabel(spec.seed, i));
-    header.clear();
-    tar::AppendMemberHeader(&header, key + ".cls", label.size(), meta);
-    header += label;
-    header.append(tar::PadToBlock(label.size()) - label.size(), '\0');
-    DLIO_RETURN_NOT_OK(w.Append(header));
+    for (size_t e = 1; e < extensions.size(); ++e) {
+      header.clear();
+      tar::AppendMemberHeader(&header, key + "." + extensions[e], label.size(), meta);
+      header += label;
+      header.append(tar::PadToBlock(label.size()) - label.size(), '\0');
+      DLIO_RETURN_NOT_OK(w.Append(header));
+    }
   }
   return w.Finish();
 }
