@@ -41,7 +41,8 @@ dlio::Result<std::string> ReadRange(dlio::Storage* storage, const std::string& p
 
 // What a reader's description says of its samples on disk (docs/formats.md, "inspect"): the
 // share of their bytes they take after the format's filters ("stored_data_bytes": less than 1
-// when compressed), whole samples per chunk, the chunks' codec and stored sizes.
+// when compressed), whole samples per chunk, the chunks' codec and stored sizes, and the keys its
+// writer needs to lay a file out so ("writer_keys").
 void StoredLayout(const nlohmann::json& described, dlio::DataFileInfo* info) {
   const auto stored = described.find("stored_data_bytes");
   if (stored != described.end() && stored->is_number_unsigned() && info->data_bytes > 0 &&
@@ -56,6 +57,12 @@ void StoredLayout(const nlohmann::json& described, dlio::DataFileInfo* info) {
   if (described.value("compression", "") == "gzip") {
     info->compression = "gzip";
     info->compression_level = described.value("compression_level", -1);
+  }
+  const auto writer = described.find("writer_keys");
+  if (writer != described.end() && writer->is_object()) {
+    for (const auto& [key, value] : writer->items()) {
+      if (value.is_string()) info->writer_keys.emplace_back(key, value.get<std::string>());
+    }
   }
   const auto units = described.find("compressed_units");
   if (units != described.end() && units->is_object()) {

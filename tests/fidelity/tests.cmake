@@ -48,6 +48,12 @@ dlio_add_closed_loop(h5_gzip_chunks 0.9 0.1 "numpy h5py torch" none)
 # np.savez_compressed per sample, np.load in DataLoader workers (fit: a load that jumps to the end
 # records and re-reads the member is one sample; members deflated to the files' ratio).
 dlio_add_closed_loop(npz_compressed 0.9 0.1 "numpy torch" none)
+# Random access into one tar, tarfile.open once per DataLoader worker and extractfile(name).read()
+# per sample (fit: io_model tarfile_index, read by worker processes of their own as each loads its
+# own member index, reader.loader pytorch_workers; one .bin member per sample; tarfile's
+# compression probes no sample reads). The requests' count within 5%: every worker's index.
+dlio_add_closed_loop(tar_random_members 0.9 0.1 "torch" none)
+set_property(TEST fidelity:tar_random_members APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05")
 # Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
 # scored at the kernel level.
 dlio_add_closed_loop(npy_image_mask 0.9 0.1 "numpy torch" framework)

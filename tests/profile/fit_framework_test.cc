@@ -323,7 +323,8 @@ TEST_CASE("fit: persistent DataLoader workers: a batch is one worker's burst aft
   CHECK(Value(r, "reader.persistent_workers") == "true");
   // The worker processes are the pipeline: the fitted reader.pipeline says it is not used.
   REQUIRE(r.Find("reader.pipeline") != nullptr);
-  CHECK(r.Find("reader.pipeline")->reason.find("not used under reader.io_model pytorch") !=
+  CHECK(r.Find("reader.pipeline")
+            ->reason.find("not used: DataLoader worker processes are the pipeline") !=
         std::string::npos);
 }
 

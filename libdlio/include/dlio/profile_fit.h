@@ -69,6 +69,10 @@ struct DataFileInfo {
   // The format's writer makes chunks of a chosen compression ratio
   // (FormatCapabilities::compression_ratio: dataset.compression_ratio).
   bool writes_compression_ratio = false;
+  // Config keys (and YAML values) that make the format's writer lay files out as this one is
+  // (a reader description's "writer_keys", docs/formats.md "inspect": webdataset's
+  // dataset.webdataset_members); fit sets those every probed file agrees on.
+  std::vector<std::pair<std::string, std::string>> writer_keys;
 };
 
 // Looks at a data file named by the trace. Called once per distinct data file (at most

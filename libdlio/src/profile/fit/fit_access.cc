@@ -84,6 +84,30 @@ void DropFolded(std::vector<Access>* accesses) {
   accesses->resize(kept);
 }
 
+// Format probes: sessions of one read at a file's start that the process follows at once with
+// another open of the same file (tarfile.open's gz, bz2 and xz tries before it opens the archive
+// itself). Two or more in a row are the library finding out how to read the file, not sample
+// reads: a pass reads a sample once, so one process does not read the same one twice in a row.
+// Marked as folded (bytes -1) for DropFolded.
+void MarkProbes(std::vector<Access>* accesses) {
+  std::unordered_map<int32_t, std::vector<size_t>> pending;  // by pid: one-read sessions at 0
+  auto probe = [](const Access& a) { return a.session && a.reads == 1 && a.key == 0; };
+  for (size_t k = 0; k < accesses->size(); ++k) {
+    Access& a = (*accesses)[k];
+    std::vector<size_t>& run = pending[a.pid];
+    const bool same_file = !run.empty() && (*accesses)[run.front()].file == a.file;
+    if (probe(a)) {
+      if (!same_file) run.clear();
+      run.push_back(k);
+      continue;
+    }
+    if (same_file && a.session && run.size() >= 2) {
+      for (size_t p : run) (*accesses)[p].bytes = -1;
+    }
+    run.clear();
+  }
+}
+
 void ResetSession(ThreadFileState* s) {
   s->session.clear();
   s->ranges.clear();
@@ -402,6 +426,8 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
   view->run_delays = RunDelays(t);
   BuildAccesses(t, view);
   if (DropNonReaders(t, view)) BuildAccesses(t, view);
+  MarkProbes(&view->accesses);
+  DropFolded(&view->accesses);
   // Accesses are created in event order, which is start order.
   AssignPasses(t, view);
   const std::vector<int64_t> epoch_starts = EpochStarts(t, view->noise);

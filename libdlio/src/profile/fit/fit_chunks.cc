@@ -94,6 +94,25 @@ bool FitStoredChunks(const View& view, FitResult* out) {
   return true;
 }
 
+void FitWriterKeys(const View& view, FitResult* out) {
+  std::map<std::string, std::set<std::string>> values;
+  std::map<std::string, int64_t> told;
+  int64_t files = 0;
+  for (const DataFile& f : view.files) {
+    if (!f.probed) continue;
+    ++files;
+    for (const auto& [key, value] : f.info.writer_keys) {
+      values[key].insert(value);
+      ++told[key];
+    }
+  }
+  for (const auto& [key, seen] : values) {
+    if (seen.size() != 1 || told[key] != files) continue;
+    Set(out, key, *seen.begin(), FitConfidence::kHigh,
+        StrCat("the ", files, " probed files are laid out so (their format's description)"));
+  }
+}
+
 namespace {
 
 // The ratio of the probed files' compressed units (hdf5 chunks, npz members) to the bytes they

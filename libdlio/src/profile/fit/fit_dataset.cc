@@ -396,6 +396,7 @@ void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& o
   FitImageChannels(view, out);
   if (!FitStoredChunks(view, out)) FitChunking(trace, view, out);
   FitCompressionRatio(view, out);
+  FitWriterKeys(view, out);
 }
 
 void Set(FitResult* out, std::string key, std::string value, FitConfidence c, std::string reason) {

@@ -291,6 +291,10 @@ struct ModelGuess {
   FitConfidence confidence = FitConfidence::kMedium;
   std::string reason;
   std::vector<std::pair<std::string, std::string>> keys = {};  // the model's own keys, values
+  // The model's readers keep state per open file across samples (tarfile_index's member index,
+  // loaded once per open): several reading processes are then emulated as processes
+  // (reader.loader pytorch_workers), each loading its own, not as threads sharing one.
+  bool per_process_state = false;
 };
 ModelGuess GuessIoModel(const ProfileTrace& trace, const View& view, const std::string& format,
                         const FitOptions& options);
@@ -318,6 +322,9 @@ bool CompressibleUnits(const DataFile& f);
 bool AnyCompressibleUnits(const View& view);
 // dataset.compression, compression_level, compression_ratio and its stdev from such files.
 void FitCompressionRatio(const View& view, FitResult* out);
+// The keys the probed files' descriptions say their format's writer needs (DataFileInfo::
+// writer_keys), where every probed file gives the same value (fit_chunks.cc).
+void FitWriterKeys(const View& view, FitResult* out);
 // dataset.enable_chunking and chunk_samples 1 for hdf5 pieces below libhdf5's sieve buffer.
 void FitPieceChunks(const View& view, FitResult* out);
 // dataset.enable_chunking and chunk_size from hdf5 reads of one size a fraction of a sample.

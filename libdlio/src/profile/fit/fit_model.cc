@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -147,6 +148,31 @@ bool TableReadPerSample(const LookupTable& table, const SampleReads& r) {
 
 }  // namespace
 
+namespace {
+
+// tarfile.open(path)'s member index (TarFile.next): before each header that follows a member's
+// data, seek(offset - 1) and read(1), tarfile's check that the data is there, through Python's
+// buffered file: a read that starts one byte short of a 512-byte block. A stream (r|) and dlio's
+// native reads start on blocks. At least one read in five so is tarfile's random access.
+std::optional<ModelGuess> GuessTarfileIndex(const ProfileTrace& t, const View& view,
+                                            int64_t reads) {
+  int64_t checks = 0;
+  for (size_t i : view.data_events) {
+    if (t.kind[i] != OpKind::kRead) continue;
+    checks += t.offset[i] >= 511 && t.offset[i] % 512 == 511;
+  }
+  if (checks == 0 || checks * 5 < reads) return std::nullopt;
+  ModelGuess g{"tarfile_index", FitConfidence::kMedium,
+               StrCat(checks, " of ", reads,
+                      " reads start one byte before a 512-byte tar block: tarfile.open(path)'s "
+                      "member index (seek(offset - 1) and read(1) before each header), then "
+                      "members read by offset (extractfile(name).read())")};
+  g.per_process_state = true;
+  return g;
+}
+
+}  // namespace
+
 ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::string& format,
                         const FitOptions& options) {
   int64_t mmaps = 0, sessions = 0, whole = 0, small = 0, reads = 0, four_k = 0;
@@ -181,6 +207,9 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
                    "boundaries (",
                    std::llround(share * 100), "% of large reads are ", common,
                    " bytes): PIL's Image.open and load")};
+  }
+  if (declares("tarfile_index")) {
+    if (auto g = GuessTarfileIndex(t, view, reads)) return *g;
   }
   if (declares("tarfile") && most(whole)) {
     // tarfile's stream: 10240-byte records, split into 4096/8192-byte calls when the shard came

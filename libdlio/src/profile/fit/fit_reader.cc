@@ -442,12 +442,13 @@ void FitPersistentWorkers(const View& view, FitResult* out) {
   }
 }
 
-// Under reader.io_model pytorch the DataLoader worker processes are the pipeline: say so beside
-// the reader.pipeline fitted from the threads, which such a run does not use.
+// Under reader.io_model pytorch (or reader.loader pytorch_workers) the DataLoader worker
+// processes are the pipeline: say so beside the reader.pipeline fitted from the threads, which
+// such a run does not use.
 void NotePipelineUnused(FitResult* out) {
   for (FitEntry& e : out->entries) {
     if (e.key != "reader.pipeline") continue;
-    e.reason += "; not used under reader.io_model pytorch, whose worker processes are the pipeline";
+    e.reason += "; not used: DataLoader worker processes are the pipeline";
   }
 }
 
@@ -471,6 +472,13 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
     if (available_model("pytorch") && (under_auto.empty() || under_auto == g.model)) {
       g = {"pytorch", FitConfidence::kMedium,
            StrCat(pids.size(), " reading processes, each like this: ", g.reason), g.keys};
+      FitPersistentWorkers(view, out);
+      NotePipelineUnused(out);
+    } else if (available_model(g.model) && g.per_process_state) {
+      Set(out, "reader.loader", "pytorch_workers", FitConfidence::kMedium,
+          StrCat("data is read in ", pids.size(), " processes, each keeping its own ", g.model,
+                 " state per open file: DataLoader worker processes reading with io_model ",
+                 g.model, " (threads would share one)"));
       FitPersistentWorkers(view, out);
       NotePipelineUnused(out);
     } else if (available_model(g.model)) {
