@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dlio/profile_fit.h"
@@ -58,26 +59,22 @@ ProfileTrace WorkersOpeningOnce() {
 // The probe of the file: 65536-byte samples, one a chunk, kept at about a quarter by gzip; with
 // `ratio_writer`, a format whose writer makes chunks of a chosen compression ratio.
 FitOptions CompressedChunks(bool ratio_writer = false) {
-  FitOptions options;
-  options.probe = [ratio_writer](const std::string& path) -> Result<DataFileInfo> {
-    DataFileInfo info;
-    info.format = "hdf5";
-    info.size = kFileSize;
-    info.samples = kSamples;
-    info.stored_fraction = 0.245;
-    info.sample_sizes.assign(kSamples, 65'536);
-    info.data_bytes = int64_t{65'536} * kSamples;
-    info.samples_per_chunk = 1;
-    info.compression = "gzip";
-    info.compression_level = 4;
-    info.compressed_units = kSamples;
-    info.compressed_unit_bytes = 65'536;
-    info.stored_unit_mean = 16'050;
-    info.stored_unit_stdev = 35;
-    info.writes_compression_ratio = ratio_writer;
-    return info;
-  };
-  return options;
+  DataFileInfo info;
+  info.format = "hdf5";
+  info.size = kFileSize;
+  info.samples = kSamples;
+  info.stored_fraction = 0.245;
+  info.sample_sizes.assign(kSamples, 65'536);
+  info.data_bytes = int64_t{65'536} * kSamples;
+  info.samples_per_chunk = 1;
+  info.compression = "gzip";
+  info.compression_level = 4;
+  info.compressed_units = kSamples;
+  info.compressed_unit_bytes = 65'536;
+  info.stored_unit_mean = 16'050;
+  info.stored_unit_stdev = 35;
+  info.writes_compression_ratio = ratio_writer;
+  return fit_test::ProbingAs(std::move(info));
 }
 
 TEST_CASE("fit: one h5py.File per DataLoader worker is no open per sample") {

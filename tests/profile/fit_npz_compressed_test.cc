@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dlio/profile_fit.h"
@@ -61,23 +62,19 @@ ProfileTrace Loads() {
 }
 
 FitOptions DeflatedMembers() {
-  FitOptions options;
-  options.probe = [](const std::string&) -> Result<DataFileInfo> {
-    DataFileInfo info;
-    info.format = "npz";
-    info.size = kFileBytes;
-    info.samples = 128;  // x is (128, 128) float32: rows of 512 bytes to dlio's reader
-    info.sample_sizes.assign(128, 512);
-    info.data_bytes = 65'536;
-    info.stored_fraction = 13'900.0 / 65'536;
-    info.compression = "gzip";
-    info.compressed_units = 1;
-    info.compressed_unit_bytes = 65'664;  // the member: the npy header and the array
-    info.stored_unit_mean = 13'900;
-    info.writes_compression_ratio = true;
-    return info;
-  };
-  return options;
+  DataFileInfo info;
+  info.format = "npz";
+  info.size = kFileBytes;
+  info.samples = 128;  // x is (128, 128) float32: rows of 512 bytes to dlio's reader
+  info.sample_sizes.assign(128, 512);
+  info.data_bytes = 65'536;
+  info.stored_fraction = 13'900.0 / 65'536;
+  info.compression = "gzip";
+  info.compressed_units = 1;
+  info.compressed_unit_bytes = 65'664;  // the member: the npy header and the array
+  info.stored_unit_mean = 13'900;
+  info.writes_compression_ratio = true;
+  return fit_test::ProbingAs(std::move(info));
 }
 
 TEST_CASE("fit: np.load of a compressed npz that jumps, re-reads and stalls is one load") {

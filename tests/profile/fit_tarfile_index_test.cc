@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dlio/profile_fit.h"
@@ -66,17 +67,14 @@ ProfileTrace WorkersIndexingOnce() {
 }
 
 FitOptions ProbedTar() {
-  FitOptions options;
-  options.probe = [](const std::string&) -> Result<DataFileInfo> {
-    DataFileInfo info;
-    info.format = "webdataset";
-    info.size = kFileSize;
-    info.samples = kSamples;
-    info.sample_sizes.assign(kSamples, kMember);
-    info.data_bytes = kMember * kSamples;
-    info.writer_keys = {{"dataset.webdataset_members", "bin"}};
-    return info;
-  };
+  DataFileInfo info;
+  info.format = "webdataset";
+  info.size = kFileSize;
+  info.samples = kSamples;
+  info.sample_sizes.assign(kSamples, kMember);
+  info.data_bytes = kMember * kSamples;
+  info.writer_keys = {{"dataset.webdataset_members", "bin"}};
+  FitOptions options = fit_test::ProbingAs(std::move(info));
   // What `dlio-run fit` asks the registry: webdataset reads under auto (and so under io_model
   // pytorch) with tarfile's stream.
   options.io_model_under_auto = [](const std::string&) { return std::string("tarfile"); };

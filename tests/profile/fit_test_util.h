@@ -39,6 +39,15 @@ inline bool DeclaresModel(const Registries& registries, const std::string& forma
   return std::find(models.begin(), models.end(), *wanted) != models.end();
 }
 
+// FitOptions whose probe describes every data file as `info` (a trace of one kind of file).
+inline FitOptions ProbingAs(DataFileInfo info) {
+  FitOptions options;
+  options.probe = [info = std::move(info)](const std::string&) -> Result<DataFileInfo> {
+    return info;
+  };
+  return options;
+}
+
 // FitTrace, the data files' suffixes named and the models declared by the built-in formats unless
 // `options` say otherwise (as `dlio-run fit`).
 inline FitResult Fit(const ProfileTrace& t, FitOptions options = {}) {

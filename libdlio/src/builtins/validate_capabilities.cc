@@ -8,6 +8,7 @@
 #include "dlio/config.h"
 #include "dlio/registries.h"
 #include "format/hdf5/hdf5_options.h"
+#include "format/sized_deflate.h"
 #include "format/webdataset/webdataset_options.h"
 #include "io_models/io_model_table.h"
 #include "io_models/pyio_options.h"
@@ -111,7 +112,7 @@ Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
     return Status::InvalidArgument("dataset.hdf5_lookup_rows applies to dataset.format '" + able +
                                    "' only, got '" + d.format + "'");
   }
-  if ((d.compression_ratio != 1.0 || d.compression_ratio_stdev != 0.0) &&
+  if (format_internal::CompressionRatioSet(d.compression_ratio, d.compression_ratio_stdev) &&
       !format.compression_ratio) {
     const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
       return FormatDeclares(name, registries).compression_ratio;

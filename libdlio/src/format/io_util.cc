@@ -7,6 +7,7 @@
 #include "core/utf8.h"
 #include "dlio/comm.h"
 #include "format/content.h"
+#include "format/sized_deflate.h"
 
 namespace dlio::format_internal {
 
@@ -133,7 +134,7 @@ Result<bool> ParseCompression(const std::string& compression) {
   std::string c;
   for (char ch : compression) c += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (c.empty() || c == "none") return false;
-  if (c == "gzip" || c == "zlib" || c == "deflate") return true;
+  if (IsDeflateCodec(c)) return true;
   return Status::InvalidArgument("dataset.compression: '" + compression +
                                  "' is not supported by npz (use none, gzip, zlib or deflate)");
 }

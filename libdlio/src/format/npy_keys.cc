@@ -5,6 +5,7 @@
 // registry entries name the key (format/register.cc).
 #include "config/key_builders.h"
 #include "format/npy_options.h"
+#include "format/sized_deflate.h"
 
 namespace dlio::config_internal {
 
@@ -20,11 +21,12 @@ void AddNpyKeys(std::vector<KeySpec>* t) {
 // dataset.compression_ratio (or its stdev) away from 1 (0) under npz: the members are written as
 // deflate streams of chosen lengths, so the archive's members must be deflated.
 Status ValidateNpzCompressionRatio(const WorkloadConfig& c) {
-  if (c.dataset.compression_ratio == 1.0 && c.dataset.compression_ratio_stdev == 0.0) {
+  if (!format_internal::CompressionRatioSet(c.dataset.compression_ratio,
+                                            c.dataset.compression_ratio_stdev)) {
     return Status::OK();
   }
   const std::string& codec = c.dataset.compression;
-  if (codec != "gzip" && codec != "zlib" && codec != "deflate") {
+  if (!format_internal::IsDeflateCodec(codec)) {
     return Status::InvalidArgument("dataset.compression_ratio needs dataset.compression gzip (is ",
                                    codec, "): npz members are deflated to the chosen length");
   }

@@ -341,7 +341,7 @@ class NpzFormat final : public Format {
 namespace {
 
 bool CompressibleMember(const FormatOptions& o) {
-  return o.compression_ratio != 1.0 || o.compression_ratio_stdev != 0.0;
+  return CompressionRatioSet(o.compression_ratio, o.compression_ratio_stdev);
 }
 
 // x.npy deflated to the length a compression ratio drawn for the file gives

@@ -8,11 +8,30 @@
 // deflate filter, h5py) reads it back.
 #pragma once
 
+#include <cctype>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 namespace dlio::format_internal {
+
+// dataset.compression_ratio or its stdev away from 1 (0): units are written as deflate streams
+// of drawn lengths (hdf5 chunks, npz members).
+inline bool CompressionRatioSet(double ratio, double stdev) { return ratio != 1.0 || stdev != 0.0; }
+
+// Whether dataset.compression names the deflate codec (gzip, zlib or deflate, in any case): the
+// one codec whose streams this file sizes.
+inline bool IsDeflateCodec(std::string_view compression) {
+  auto is = [compression](std::string_view name) {
+    if (compression.size() != name.size()) return false;
+    for (size_t i = 0; i < name.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(compression[i])) != name[i]) return false;
+    }
+    return true;
+  };
+  return is("gzip") || is("zlib") || is("deflate");
+}
 
 // Bytes of the raw deflate stream (RFC 1951, as a zip member holds it) of `literals` literal
 // bytes followed by `zeros` zero bytes, exactly.

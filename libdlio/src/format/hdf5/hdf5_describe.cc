@@ -1,8 +1,12 @@
 // What `inspect` prints of a file (DescribeJson): its samples, every dataset's dtype, layout,
 // chunks and filters, and the problems found beyond the sample dataset.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "format/hdf5/hdf5_reader.h"
 #include "format/io_util.h"
@@ -52,32 +56,50 @@ std::string DtypeString(hid_t type) {
 
 namespace {
 
-std::string FiltersJson(hid_t dcpl) {
-  std::string out = "[";
+// One filter of a dataset's pipeline: its id, its client data (the first 8 values) and name.
+struct Filter {
+  H5Z_filter_t id = H5Z_FILTER_ERROR;
+  size_t nelmts = 0;
+  std::array<unsigned, 8> cd{};
+  std::string name;
+  unsigned First() const { return nelmts > 0 ? cd[0] : 0; }
+};
+
+std::vector<Filter> Pipeline(hid_t dcpl) {
+  std::vector<Filter> out;
   const int nf = H5Pget_nfilters(dcpl);
   for (int k = 0; k < nf; ++k) {
+    Filter f;
     unsigned flags = 0, config = 0;
-    size_t nelmts = 8;
-    unsigned cd[8] = {};
+    f.nelmts = f.cd.size();
     char name[64] = {};
-    const H5Z_filter_t id = H5Pget_filter2(dcpl, static_cast<unsigned>(k), &flags, &nelmts, cd,
-                                           sizeof name, name, &config);
+    f.id = H5Pget_filter2(dcpl, static_cast<unsigned>(k), &flags, &f.nelmts, f.cd.data(),
+                          sizeof name, name, &config);
+    f.name = name;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+std::string FiltersJson(hid_t dcpl) {
+  std::string out = "[";
+  for (const Filter& filter : Pipeline(dcpl)) {
     std::string f;
-    if (id == H5Z_FILTER_DEFLATE) {
-      f = "{\"name\":\"gzip\",\"level\":" + std::to_string(nelmts > 0 ? cd[0] : 0);
-    } else if (id == H5Z_FILTER_SHUFFLE) {
+    if (filter.id == H5Z_FILTER_DEFLATE) {
+      f = "{\"name\":\"gzip\",\"level\":" + std::to_string(filter.First());
+    } else if (filter.id == H5Z_FILTER_SHUFFLE) {
       f = "{\"name\":\"shuffle\"";
-    } else if (id == H5Z_FILTER_SZIP) {
-      f = "{\"name\":\"szip\",\"options_mask\":" + std::to_string(nelmts > 0 ? cd[0] : 0) +
-          ",\"pixels_per_block\":" + std::to_string(nelmts > 1 ? cd[1] : 0);
-    } else if (id == H5Z_FILTER_FLETCHER32) {
+    } else if (filter.id == H5Z_FILTER_SZIP) {
+      f = "{\"name\":\"szip\",\"options_mask\":" + std::to_string(filter.First()) +
+          ",\"pixels_per_block\":" + std::to_string(filter.nelmts > 1 ? filter.cd[1] : 0);
+    } else if (filter.id == H5Z_FILTER_FLETCHER32) {
       f = "{\"name\":\"fletcher32\"";
     } else {
-      f = "{\"name\":" + JsonString(name);
+      f = "{\"name\":" + JsonString(filter.name);
     }
-    f += ",\"id\":" + std::to_string(id) +
-         ",\"available\":" + (H5Zfilter_avail(id) > 0 ? "true" : "false") + "}";
-    if (k) out += ',';
+    f += ",\"id\":" + std::to_string(filter.id) +
+         ",\"available\":" + (H5Zfilter_avail(filter.id) > 0 ? "true" : "false") + "}";
+    if (out.size() > 1) out += ',';
     out += f;
   }
   return out + "]";
@@ -252,13 +274,9 @@ std::string StoredLayoutJson(hid_t dset, const ReaderInfo& info) {
     if (chunk[k] != info.dims[k]) return out;  // a chunk holds parts of samples
   }
   out += ",\"samples_per_chunk\":" + std::to_string(chunk[0]);
-  for (int k = 0; k < H5Pget_nfilters(dcpl.get()); ++k) {
-    unsigned flags = 0, config = 0, level = 0;
-    size_t nelmts = 1;
-    if (H5Pget_filter2(dcpl.get(), static_cast<unsigned>(k), &flags, &nelmts, &level, 0, nullptr,
-                       &config) == H5Z_FILTER_DEFLATE) {
-      out += ",\"compression\":\"gzip\",\"compression_level\":" +
-             std::to_string(nelmts > 0 ? level : 0);
+  for (const Filter& filter : Pipeline(dcpl.get())) {
+    if (filter.id == H5Z_FILTER_DEFLATE) {
+      out += ",\"compression\":\"gzip\",\"compression_level\":" + std::to_string(filter.First());
     }
   }
   return out + StoredChunkBytes(dset, info, chunk[0]);

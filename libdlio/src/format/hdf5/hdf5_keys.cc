@@ -7,6 +7,7 @@
 // (format/register.cc). Each function adds the rows that go at one place of the table.
 #include "config/key_builders.h"
 #include "format/hdf5/hdf5_options.h"
+#include "format/sized_deflate.h"
 
 #define HDF5_FIELD(T, member) DLIO_FORMAT_FIELD(Hdf5Options, T, member)
 
@@ -62,12 +63,13 @@ void AddHdf5ReaderKeys(std::vector<KeySpec>* t) {
 // /data).
 Status ValidateHdf5CompressionRatio(const WorkloadConfig& c) {
   const Hdf5Options& o = Hdf5Of(c.dataset.formats);
-  if (c.dataset.compression_ratio == 1.0 && c.dataset.compression_ratio_stdev == 0.0) {
+  if (!format_internal::CompressionRatioSet(c.dataset.compression_ratio,
+                                            c.dataset.compression_ratio_stdev)) {
     return Status::OK();
   }
   const char* key = "dataset.compression_ratio";
   const std::string& codec = c.dataset.compression;
-  if (codec != "gzip" && codec != "zlib" && codec != "deflate") {
+  if (!format_internal::IsDeflateCodec(codec)) {
     return Status::InvalidArgument(key, " needs dataset.compression gzip (is ", codec,
                                    "): its chunks are zlib streams");
   }

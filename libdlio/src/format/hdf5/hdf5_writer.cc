@@ -85,7 +85,7 @@ namespace {
 // (dataset.compression_ratio or its stdev set), and if so that the file can take them.
 Result<bool> RatioChunks(const std::vector<hsize_t>& chunk, uint64_t s, const FormatOptions& o,
                          const Filters& f, const std::string& path) {
-  if (o.compression_ratio == 1.0 && o.compression_ratio_stdev == 0.0) return false;
+  if (!CompressionRatioSet(o.compression_ratio, o.compression_ratio_stdev)) return false;
   if (chunk.size() != 2 || chunk[1] != s || f.codec != Codec::kDeflate || f.shuffle) {
     return Status::InvalidArgument(path,
                                    ": dataset.compression_ratio needs gzip without the "
@@ -263,7 +263,7 @@ Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, con
     RecordShape shape;
     const bool shaped = plan.uniform && ShapeFor(o, plan.first, &shape);
     if ((shaped || !plan.uniform) &&
-        (o.compression_ratio != 1.0 || o.compression_ratio_stdev != 0.0)) {
+        CompressionRatioSet(o.compression_ratio, o.compression_ratio_stdev)) {
       return Status::InvalidArgument(path,
                                      ": dataset.compression_ratio needs samples of one size "
                                      "in /records (not record_dims' /records_N or /data of "
