@@ -34,7 +34,7 @@ PACKAGES=(
   libspdlog-dev nlohmann-json3-dev libyaml-cpp-dev libcli11-dev
   catch2 libbenchmark-dev
   libjpeg62-turbo-dev libpng-dev libcurl4-openssl-dev libssl-dev libsnappy-dev libzstd-dev
-  liblz4-dev
+  liblz4-dev libsqlite3-dev
   fio file sysstat python3 python3-numpy python3-h5py python3-pandas python3-protobuf python3-pil
 )
 # What `./setup.sh test` adds: the formatter, and clang with its sanitizer and libFuzzer runtimes

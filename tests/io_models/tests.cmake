@@ -79,3 +79,7 @@ dlio_add_test(tarfile_index_test SOURCES io_models/tarfile_index_test.cc PROPERT
 add_dependencies(tarfile_index_test dlio_preload)
 target_compile_definitions(tarfile_index_test PRIVATE
   DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# The sqlite format's page reads (libsqlite3 through dlio's VFS) against Python's sqlite3 module.
+dlio_add_test(sqlite_test SOURCES io_models/sqlite_test.cc PROPERTIES TIMEOUT 300)
+add_dependencies(sqlite_test dlio_preload)
+target_compile_definitions(sqlite_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

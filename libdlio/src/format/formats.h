@@ -29,6 +29,7 @@ std::unique_ptr<Format> NewParquetFormat();
 // InvalidArgument naming the key.
 Status ValidateParquetConfig(const WorkloadConfig& config);
 std::unique_ptr<Format> NewWebdatasetFormat();
+std::unique_ptr<Format> NewSqliteFormat();  // sqlite/sqlite_format.cc
 // dataset.webdataset_members spelled as extensions (webdataset/webdataset_format.cc).
 Status ValidateWebdatasetConfig(const WorkloadConfig& config);
 std::unique_ptr<Format> NewRawFormat();

@@ -96,6 +96,12 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
           "webdataset_members, transfer_size, shuffle_size, odirect", &NewWebdatasetFormat,
           Hints({"tar"}), &ValidateWebdatasetConfig,
           {"dataset.webdataset_members", "reader.tarfile_open"}));  // webdataset/webdataset_keys.cc
+  DLIO_RETURN_NOT_OK(
+      Add(formats, "sqlite",
+          "SQLite database of BLOB rows (table samples: id, label, data), one row "
+          "per sample, read through libsqlite3 over dlio's storage",
+          "num_samples_per_file, record_length_bytes", &NewSqliteFormat,
+          Hints({"db", "sqlite", "sqlite3"}, {std::string("SQLite format 3\0", 16)})));
   DLIO_RETURN_NOT_OK(Add(formats, "raw",
                          "flat files of sample bytes back to back, no header or index (what C "
                          "loaders and record readers read); equal samples per file",

@@ -44,6 +44,8 @@ list(APPEND DLIO_SOURCES
   src/format/webdataset/webdataset_writer.cc
   src/format/webdataset/webdataset_reader.cc
   src/format/webdataset/webdataset_format.cc
+  src/format/sqlite/sqlite_vfs.cc
+  src/format/sqlite/sqlite_format.cc
 )
 # hdf5: the real format when built with HDF5, else a stub that keeps the name registered.
 if(DLIO_WITH_HDF5)
