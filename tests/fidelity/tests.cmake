@@ -54,6 +54,11 @@ dlio_add_closed_loop(npz_compressed 0.9 0.1 "numpy torch" none)
 # compression probes no sample reads). The requests' count within 5%: every worker's index.
 dlio_add_closed_loop(tar_random_members 0.9 0.1 "torch" none)
 set_property(TEST fidelity:tar_random_members APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05")
+# BLOB rows of an SQLite database, one SELECT per sample in DataLoader workers that connect once
+# (fit: format sqlite, read through libsqlite3 over dlio's storage; the change counter read as
+# each read transaction begins marks the sample reads). Requests within 5%.
+dlio_add_closed_loop(sqlite_blobs 0.9 0.1 "torch" none)
+set_property(TEST fidelity:sqlite_blobs APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05")
 # Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
 # scored at the kernel level.
 dlio_add_closed_loop(npy_image_mask 0.9 0.1 "numpy torch" framework)

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -25,6 +26,7 @@ struct ThreadFileState {
   int32_t access = -1;  // open access, -1 none
   int64_t last_end = -1;
   bool opened = false;  // an open came since the last access began
+  bool marked = false;  // the access holds its file's mark (TransactionMarks)
   // Since the last open: the accesses begun, the byte ranges read, whether one was read again.
   std::vector<int32_t> session;
   std::vector<std::pair<int64_t, int64_t>> ranges;
@@ -324,6 +326,63 @@ int64_t PauseThreshold(std::vector<int64_t> gaps) {
 
 namespace {
 
+// A read that marks where each sample read of a file begins (TransactionMarks).
+struct Mark {
+  int64_t offset = -1, size = -1;
+  bool Is(const ProfileTrace& t, size_t i) const {
+    return t.offset[i] == offset && profile::TransferredBytes(t, i) == size;
+  }
+};
+
+// Per data file, the read that begins each sample read when the file is read in pages: all its
+// reads are at most kSmallReadBytes, and one small read at one offset and size (at most an
+// eighth of the largest) recurs, at least 8 times and one read in 16 (SQLite's file change
+// counter, 16 bytes at offset 24, read as each read transaction begins). Such a file's other
+// reads are the samples' pages, however small.
+std::vector<std::optional<Mark>> TransactionMarks(
+    const ProfileTrace& t, const View& view, const std::unordered_map<int32_t, int32_t>& file_of,
+    const std::vector<int64_t>& largest) {
+  std::vector<std::map<std::pair<int64_t, int64_t>, int64_t>> counts(view.files.size());
+  std::vector<int64_t> reads(view.files.size(), 0);
+  for (size_t i : view.data_events) {
+    if (t.kind[i] != OpKind::kRead) continue;
+    const auto f = static_cast<size_t>(file_of.at(t.path[i]));
+    ++reads[f];
+    const int64_t size = profile::TransferredBytes(t, i);
+    if (size > 0 && size * 8 <= largest[f]) ++counts[f][{t.offset[i], size}];
+  }
+  std::vector<std::optional<Mark>> marks(view.files.size());
+  for (size_t f = 0; f < view.files.size(); ++f) {
+    if (largest[f] > kSmallReadBytes || counts[f].empty()) continue;
+    const auto top =
+        std::max_element(counts[f].begin(), counts[f].end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (top->second >= 8 && top->second * 16 >= reads[f]) {
+      marks[f] = Mark{top->first.first, top->first.second};
+    }
+  }
+  return marks;
+}
+
+// Whether read i of `file` ends the sample read `s` is in (not for a marked file, whose marks
+// alone begin sample reads): a large read that does not continue the sample's data or is one
+// stored sample; a small read after the data and a pause in a file kept open.
+bool EndsAccess(const ProfileTrace& t, size_t i, const View& view, const ThreadFileState& s,
+                bool large, int64_t size, const std::set<int64_t>& sample_sizes) {
+  const Access& a = view.accesses[static_cast<size_t>(s.access)];
+  if (large) {
+    return a.large_reads > 0 && (t.offset[i] != s.last_end || sample_sizes.count(size) > 0);
+  }
+  // In a file kept open, a small read after the sample's data and a pause (compute) belongs
+  // to the next sample: its header, or a lookup in a table of the file (h5py's
+  // coordinates). A sample read that began with an open (np.load) keeps its small reads,
+  // and a read that finds the end of the file (0 bytes) ends the one it follows. The pause
+  // is kMinPauseUs: a busy host's stall can move a small read that trails a sample's data
+  // to the next sample read, which the next large read joins (after a file's last sample,
+  // none does: a limit in docs/profiling.md).
+  return size > 0 && !a.session && a.large_reads > 0 && t.start_us[i] - a.end_us > kMinPauseUs;
+}
+
 // The sample reads of view->data_events, in start order.
 void BuildAccesses(const ProfileTrace& t, View* view) {
   view->accesses.clear();
@@ -336,6 +395,7 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
     if (!file_of.count(t.path[i])) file_of[t.path[i]] = index_of.at(t.String(t.path[i]));
   }
   const std::vector<int64_t> largest = LargestReads(t, *view, file_of);
+  const std::vector<std::optional<Mark>> marks = TransactionMarks(t, *view, file_of, largest);
   // Probed sample sizes per file: a read of exactly one of them is one sample, even when it
   // continues where the previous read ended (samples read in order).
   std::vector<std::set<int64_t>> sample_sizes(view->files.size());
@@ -361,27 +421,20 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
     }
     if (t.kind[i] != OpKind::kRead) continue;
     const int64_t size = profile::TransferredBytes(t, i);  // a read at the end of the file gets 0
+    const std::optional<Mark>& mark = marks[static_cast<size_t>(file)];
     const bool large =
-        size > kSmallReadBytes || largest[static_cast<size_t>(file)] <= kSmallReadBytes;
+        mark ? !mark->Is(t, i)
+             : size > kSmallReadBytes || largest[static_cast<size_t>(file)] <= kSmallReadBytes;
     auto last = last_file.find(thread);
     if (last != last_file.end() && last->second != file) s.access = -1;
-    if (s.access >= 0 && large) {
-      const Access& a = view->accesses[static_cast<size_t>(s.access)];
-      const bool sample_sized = sample_sizes[static_cast<size_t>(file)].count(size) > 0;
-      if (a.large_reads > 0 && (t.offset[i] != s.last_end || sample_sized)) s.access = -1;
-    } else if (s.access >= 0 && size > 0) {
-      // In a file kept open, a small read after the sample's data and a pause (compute) belongs
-      // to the next sample: its header, or a lookup in a table of the file (h5py's
-      // coordinates). A sample read that began with an open (np.load) keeps its small reads,
-      // and a read that finds the end of the file (0 bytes) ends the one it follows. The pause
-      // is kMinPauseUs: a busy host's stall can move a small read that trails a sample's data
-      // to the next sample read, which the next large read joins (after a file's last sample,
-      // none does: a limit in docs/profiling.md).
-      const Access& a = view->accesses[static_cast<size_t>(s.access)];
-      if (!a.session && a.large_reads > 0 && t.start_us[i] - a.end_us > kMinPauseUs) {
-        s.access = -1;
-      }
-    }
+    // A mark begins the next sample read once the open one holds a mark (the reads before the
+    // thread's first, a connection's header and schema, join the first sample).
+    const bool ends = s.access >= 0 && (mark ? !large && s.marked
+                                             : EndsAccess(t, i, *view, s, large, size,
+                                                          sample_sizes[static_cast<size_t>(file)]));
+    if (ends) s.access = -1;
+    if (s.access < 0) s.marked = false;
+    if (mark && !large) s.marked = true;
     if (s.access < 0) {
       Access a;
       a.file = file;
@@ -402,7 +455,8 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
     a.read_us = SaturatingAdd(a.read_us, std::max<int64_t>(t.dur_us[i], 0));
     ++a.reads;
     if (large) {
-      if (a.large_reads == 0) a.key = t.offset[i];
+      // A marked file's sample is named by its last page (the first may be shared: a B-tree leaf).
+      if (a.large_reads == 0 || mark) a.key = t.offset[i];
       ++a.large_reads;
       if (t.faults[i] >= 0 && size > 0) {
         a.faulted_bytes += size;
