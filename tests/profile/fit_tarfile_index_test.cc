@@ -98,6 +98,10 @@ TEST_CASE("fit: tarfile's random access in DataLoader workers that open the tar 
   CHECK(Value(r, "reader.batch_size") == "6");
   CHECK(Value(r, "reader.sample_shuffle") == "seed");
   CHECK(Value(r, "train.epochs") == "2");
+  // The loop's step from each worker's batches: one every 2 x (5 x 30 us + 5 ms), two workers.
+  CHECK(std::stod(Value(r, "train.computation_time")) == Approx(0.00515).epsilon(0.01));
+  CHECK_THAT(r.Find("train.computation_time")->reason,
+             Catch::Contains("each of the 2 DataLoader worker processes"));
 }
 
 TEST_CASE("fit: a sample read at offset 0 twice in a row by one process is no probe") {

@@ -325,6 +325,11 @@ void FitCompressionRatio(const View& view, FitResult* out);
 // The keys the probed files' descriptions say their format's writer needs (DataFileInfo::
 // writer_keys), where every probed file gives the same value (fit_chunks.cc).
 void FitWriterKeys(const View& view, FitResult* out);
+// train.computation_time of a loop fed by DataLoader worker processes without compute events:
+// each worker begins a batch every W steps once past the two it prefetches, so a step is the
+// median time between one worker's batches over the workers of a pass (fit_reader.cc). False
+// (nothing set) without several reading processes, a period of their pauses, or 4 such batches.
+bool FitWorkerStep(const View& view, FitResult* out);
 // dataset.enable_chunking and chunk_samples 1 for hdf5 pieces below libhdf5's sieve buffer.
 void FitPieceChunks(const View& view, FitResult* out);
 // dataset.enable_chunking and chunk_size from hdf5 reads of one size a fraction of a sample.

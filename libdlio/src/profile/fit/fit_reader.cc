@@ -209,16 +209,23 @@ std::string PeriodEvidence(const Period& p, std::string_view within) {
 // worker after its first of a pass when at least 80% of them are equal, else, when each worker
 // read a pass in one burst, half that burst (PyTorch's default prefetch_factor of 2 batches).
 // False when the reads are in one process or the bursts are uneven.
+// The period of each worker's pauses (FindPeriod over WorkerRuns); `skip`: counted past its first
+// batch of a pass (a worker's first batches of a pass come back to back when it prefetches them,
+// apart when handing each one over takes long on a busy host: the first end counted or not).
+Period WorkerPeriod(const View& view, const ReadsByPid& by_pid, bool* skip) {
+  const std::vector<std::vector<int64_t>> runs = WorkerRuns(view, by_pid);
+  const Period all = FindPeriod(runs, 0), past_first = FindPeriod(runs, 1);
+  *skip = Significance(past_first) > Significance(all);
+  return *skip ? past_first : all;
+}
+
 bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
   const ReadsByPid by_pid = TrainReadsByPid(view);
   if (by_pid.size() < 2) return false;
   const int64_t per_access = SamplesPerAccess(model, *out);
   const std::vector<std::vector<int64_t>> runs = WorkerRuns(view, by_pid);
-  // A worker's first batches of a pass come back to back when it prefetches them, apart when
-  // handing each one over takes long (a busy host): the first period end counted or not.
-  const Period all = FindPeriod(runs, 0), past_first = FindPeriod(runs, 1);
-  const bool skip = Significance(past_first) > Significance(all);
-  const Period& p = skip ? past_first : all;
+  bool skip = false;
+  const Period p = WorkerPeriod(view, by_pid, &skip);
   if (p.reads > 0) {
     SetBatch(view, out, p.reads * per_access,
              p.ends >= 4 ? FitConfidence::kMedium : FitConfidence::kLow,
@@ -250,6 +257,47 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
              "batches, so a batch is half of it"));
   return true;
 }
+
+}  // namespace
+
+bool FitWorkerStep(const View& view, FitResult* out) {
+  const ReadsByPid by_pid = TrainReadsByPid(view);
+  if (by_pid.size() < 2 || view.steps_from_compute) return false;
+  bool skip = false;
+  const Period p = WorkerPeriod(view, by_pid, &skip);
+  if (p.reads <= 0) return false;
+  // Each worker's batch starts in each pass, past the first two (prefetched); the workers of a
+  // pass.
+  const auto b = static_cast<size_t>(p.reads);
+  std::vector<int64_t> cycles;
+  std::map<int32_t, std::set<int32_t>> pids_of_pass;
+  for (const auto& [pid, reads] : by_pid) {
+    for (size_t first = 0, k = 1; k <= reads.size(); ++k) {
+      if (k < reads.size() && reads[k]->epoch == reads[first]->epoch) continue;
+      pids_of_pass[reads[first]->epoch].insert(pid);
+      for (size_t at = first + 3 * b; at < k; at += b) {
+        cycles.push_back(reads[at]->start_us - reads[at - b]->start_us);
+      }
+      first = k;
+    }
+  }
+  if (cycles.size() < 4) return false;
+  std::vector<int64_t> workers;
+  for (const auto& [pass, pids] : pids_of_pass)
+    workers.push_back(static_cast<int64_t>(pids.size()));
+  const int64_t w = std::max<int64_t>(Median(workers), 1);
+  const double cycle = static_cast<double>(Median(cycles)) / 1e6;
+  const double step = cycle / static_cast<double>(w);
+  Set(out, "train.computation_time", Seconds(step), FitConfidence::kMedium,
+      StrCat("each of the ", w, " DataLoader worker processes of a pass begins a batch of ",
+             p.reads, " sample reads every ", Seconds(cycle), " s (median of ", cycles.size(),
+             " batches past each worker's first two of a pass, which it prefetches): the loop "
+             "takes a batch every ",
+             Seconds(step), " s, its work with each"));
+  return true;
+}
+
+namespace {
 
 // reader.batch_size from reading threads of one process that each pause after nearly every sample
 // read of their own (at least 80% of each thread's gaps within a pass above the pause threshold

@@ -69,6 +69,7 @@ void FitTrain(const View& view, FitResult* out) {
         StrCat(view.epochs, " pass", view.epochs == 1 ? "" : "es",
                " over the samples read (a pass ends when a sample is read again)"));
   }
+  if (FitWorkerStep(view, out)) return;
   std::vector<double> times;
   int64_t run_delay_us = 0;
   for (const Step& s : view.steps) {
