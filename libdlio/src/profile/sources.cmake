@@ -43,6 +43,7 @@ list(APPEND DLIO_SOURCES
   src/profile/fit/fit_ranks.cc
   src/profile/fit/fit_pass_reads.cc
   src/profile/fit/fit_reader.cc
+  src/profile/fit/fit_batch.cc
   src/profile/fit/fit_run_delay.cc
   src/profile/fit/fit_side.cc
   src/profile/fit/fit_torch.cc

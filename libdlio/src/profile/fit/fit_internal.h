@@ -325,6 +325,15 @@ void FitCompressionRatio(const View& view, FitResult* out);
 // The keys the probed files' descriptions say their format's writer needs (DataFileInfo::
 // writer_keys), where every probed file gives the same value (fit_chunks.cc).
 void FitWriterKeys(const View& view, FitResult* out);
+// reader.batch_size (fit_batch.cc): of a loader that streams whole shards (WebDataset over
+// tarfile), from the bytes a worker streams between pauses (false when not such a loader or no
+// pause stands out); else from DataLoader workers' pauses, threads that step after every read, the
+// period of the pauses, or the reads between pauses.
+bool FitStreamBatch(const ProfileTrace& t, const View& view, const ModelGuess& model,
+                    FitResult* out);
+void FitBatch(const View& view, const ModelGuess& model, FitResult* out);
+// Samples one access stands for: all of a file's under a model that streams whole files, else 1.
+int64_t SamplesPerAccess(const ModelGuess& model, const FitResult& out);
 // train.computation_time of a loop fed by DataLoader worker processes without compute events:
 // each worker begins a batch every W steps once past the two it prefetches, so a step is the
 // median time between one worker's batches over the workers of a pass (fit_reader.cc). False
