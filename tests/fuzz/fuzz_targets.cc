@@ -14,6 +14,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"hdf5", "hdf5", {".meta.h5"}},
       {"parquet", "parquet", {}},
       {"webdataset", "webdataset", {}},
+      {"sqlite", "sqlite", {}},
       {"config", "", {}},
       {"trace", "", {}},
       {"cache_wire", "", {}},

@@ -85,6 +85,8 @@ std::vector<Seed> FormatSeeds() {
   }
   add("webdataset", "three_samples", {96, 0, 700});
   add("webdataset", "native_small_transfers", {40, 513}, kOptNativeModel | 2 << 1);
+  add("sqlite", "three_rows", {96, 0, 700});
+  add("sqlite", "overflow_pages", {9000, 300});
   return seeds;
 }
 
