@@ -205,6 +205,32 @@ TEST_CASE("sqlite: what is not a database, or lacks the rows, is refused naming 
   const Status missing = (*reader)->ReadSample(4, &buf);
   CHECK(missing.code() == StatusCode::kCorruption);
   CHECK_THAT(missing.ToString(), Catch::Contains(few) && Catch::Contains("no row with id 4"));
+  // A row whose data is text (length() counts its characters, not its bytes) is no sample.
+  const std::string texts = tmp / "texts.db";
+  const std::string script = tmp / "texts.py";
+  testing::WriteTextFile(script,
+                         "import sqlite3, sys\n"
+                         "db = sqlite3.connect(sys.argv[1])\n"
+                         "db.execute('CREATE TABLE samples (id INTEGER PRIMARY KEY, label INTEGER, "
+                         "data BLOB)')\n"
+                         "db.execute(\"INSERT INTO samples VALUES (0, 1, x'00ff'), (1, 2, "
+                         "'\u00e9t\u00e9')\")\n"
+                         "db.commit()\n");
+  Python(script, "'" + texts + "'");
+  auto counted = format->Open(storage.get(), texts, {});
+  REQUIRE(!counted.ok());
+  CHECK(counted.status().code() == StatusCode::kCorruption);
+  CHECK_THAT(counted.status().ToString(),
+             Catch::Contains(texts) && Catch::Contains("row id 1 holds a text"));
+  FormatOptions two;
+  two.samples_per_file = 2;
+  auto trusted = format->Open(storage.get(), texts, two);
+  REQUIRE(trusted.ok());
+  CHECK((*trusted)->ReadSample(0, &buf).ok());
+  CHECK(buf.size() == 2);
+  const Status not_blob = (*trusted)->ReadSample(1, &buf);
+  CHECK(not_blob.code() == StatusCode::kCorruption);
+  CHECK_THAT(not_blob.ToString(), Catch::Contains("row id 1 holds a text"));
   // The writer never clobbers a file it did not create, and leaves it as it was.
   const Status clobber = WriteWithDlio(text, Spec(2, 10));
   CHECK(clobber.code() == StatusCode::kAlreadyExists);

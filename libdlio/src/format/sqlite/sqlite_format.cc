@@ -100,8 +100,8 @@ class SqliteReader final : public FormatReader {
       return Status::OK();
     }
     DLIO_ASSIGN_OR_RETURN(
-        Statement rows,
-        Prepare(db_.get(), vfs_, path_, "SELECT id, length(data) FROM samples ORDER BY id"));
+        Statement rows, Prepare(db_.get(), vfs_, path_,
+                                "SELECT id, typeof(data), length(data) FROM samples ORDER BY id"));
     int rc = SQLITE_ROW;
     while ((rc = sqlite3_step(rows.get())) == SQLITE_ROW) {
       const sqlite3_int64 id = sqlite3_column_int64(rows.get(), 0);
@@ -111,7 +111,9 @@ class SqliteReader final : public FormatReader {
                                   base_ + static_cast<sqlite3_int64>(sizes_.size()) - 1,
                                   " (the ids must be consecutive)");
       }
-      sizes_.push_back(static_cast<uint64_t>(sqlite3_column_int64(rows.get(), 1)));
+      DLIO_RETURN_NOT_OK(
+          CheckBlob(id, reinterpret_cast<const char*>(sqlite3_column_text(rows.get(), 1))));
+      sizes_.push_back(static_cast<uint64_t>(sqlite3_column_int64(rows.get(), 2)));
     }
     if (rc != SQLITE_DONE) return SqliteError(db_.get(), rc, vfs_, path_, "counting the rows");
     count_ = sizes_.size();
@@ -136,17 +138,18 @@ class SqliteReader final : public FormatReader {
     sqlite3_bind_int64(s, 1, base_ + static_cast<sqlite3_int64>(i));
     const int rc = sqlite3_step(s);
     Status st;
-    if (rc == SQLITE_ROW) {
+    const sqlite3_int64 id = base_ + static_cast<sqlite3_int64>(i);
+    if (rc == SQLITE_ROW) st = CheckBlob(id, sqlite3_column_type(s, 1));
+    if (rc == SQLITE_ROW && st.ok()) {
       const auto n = static_cast<size_t>(sqlite3_column_bytes(s, 1));
       const void* blob = sqlite3_column_blob(s, 1);
       st = out->Resize(n);
       if (st.ok() && n > 0) std::memcpy(out->data(), blob, n);
       sizes_[static_cast<size_t>(i)] = n;
     } else if (rc == SQLITE_DONE) {
-      st = Status::Corruption(path_, ": table samples has no row with id ",
-                              base_ + static_cast<sqlite3_int64>(i), " (sample ", i, " of ", count_,
-                              ")");
-    } else {
+      st = Status::Corruption(path_, ": table samples has no row with id ", id, " (sample ", i,
+                              " of ", count_, ")");
+    } else if (rc != SQLITE_ROW) {
       st = SqliteError(db_.get(), rc, vfs_, path_, StrCat("reading sample ", i));
     }
     sqlite3_reset(s);
@@ -165,6 +168,19 @@ class SqliteReader final : public FormatReader {
   }
 
  private:
+  // A sample is a BLOB (NULL: no bytes); a number or a text is no sample's bytes (length()
+  // counts a text's characters, not its bytes).
+  Status CheckBlob(sqlite3_int64 id, const char* type) const {
+    const std::string t = type == nullptr ? "" : type;
+    if (t == "blob" || t == "null") return Status::OK();
+    return Status::Corruption(path_, ": table samples: row id ", id, " holds a ", t,
+                              " in column data, not a BLOB");
+  }
+  Status CheckBlob(sqlite3_int64 id, int type) const {
+    if (type == SQLITE_BLOB || type == SQLITE_NULL) return Status::OK();
+    return CheckBlob(id, type == SQLITE_TEXT ? "text" : type == SQLITE_FLOAT ? "real" : "integer");
+  }
+
   int64_t Pragma(const char* name) const {
     sqlite3_stmt* s = nullptr;
     int64_t v = -1;
