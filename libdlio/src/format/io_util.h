@@ -2,6 +2,7 @@
 // JSON snippets for DescribeJson, and cleanup of files a failed writer created.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -18,6 +19,17 @@ namespace dlio::format_internal {
 
 // Bytes per WriteAt of our writers (generation is not a tuned knob; 4 MiB keeps memory small).
 inline constexpr size_t kWriteChunk = 4u << 20;
+
+// Copies `n` bytes front to back, in pieces of 64 KiB: a destination mapped as a ring smaller
+// than `n` (pipeline/read_scratch.h) then ends holding the last bytes, as reads into it leave it.
+// One memcpy does not promise that: glibc copies a large block backward when source and
+// destination share their offset within a page (it avoids 4 KiB aliasing), where it does not
+// use `rep movsb` for that size (AMD's CPUs, past their L2 size).
+inline void CopyFrontToBack(uint8_t* dst, const uint8_t* src, size_t n) {
+  constexpr size_t kPiece = size_t{64} << 10;
+  for (size_t at = 0; at < n; at += kPiece)
+    std::memcpy(dst + at, src + at, std::min(kPiece, n - at));
+}
 
 // Reads exactly [offset, offset + n) into dst as requests of `transfer_size` bytes each (0 = one
 // request): the request size a user tunes, so the split is exact. With O_DIRECT the storage

@@ -6,6 +6,7 @@
 
 #include "core/element_type.h"
 #include "format/content.h"
+#include "format/io_util.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -82,7 +83,7 @@ Status CheckZeroByteSamples(const ArraySamples& s, uint64_t file_size, const std
 void GatherSamplePiece(const ArraySamples& s, uint64_t i, uint64_t pos, const uint8_t* piece,
                        uint64_t n, uint8_t* out) {
   if (!s.strided()) {  // the sample is the whole array
-    if (s.sample_size > 0) std::memcpy(out + pos, piece, n);
+    if (s.sample_size > 0) CopyFrontToBack(out + pos, piece, n);
     return;
   }
   const uint64_t item = s.itemsize, stride = s.num_samples * s.itemsize;

@@ -208,7 +208,7 @@ class NumpyModelReader final : public FormatReader {
   void Gather(uint64_t i, const uint8_t* data, size_t size, uint8_t* out) const {
     const ArraySamples& s = samples_;
     if (s.axis == SampleAxis::kFirst) {
-      if (s.sample_size > 0) std::memcpy(out, data + s.offset(i), s.sample_size);
+      if (s.sample_size > 0) CopyFrontToBack(out, data + s.offset(i), s.sample_size);
       return;
     }
     GatherSamplePiece(s, i, 0, data, size, out);
