@@ -233,6 +233,42 @@ TEST_CASE("tar headers: pax records for long names and sizes past 8 GiB - 1",
   CHECK(member->size == 0);  // the size lives in the pax record, as tarfile writes it
 }
 
+TEST_CASE("tar headers: several extended headers before one member: the first one's values win",
+          "[format][webdataset]") {
+  tar::Header x, long_name, global, too_big;
+  x.type = 'x';
+  long_name.type = 'L';
+  global.type = 'g';
+  too_big.type = 'x';
+  too_big.size = tar::kMaxExtendedBytes + 1;
+  const std::string records = "18 path=from-pax\n11 size=7\n";
+  SECTION("an 'L' name, then pax records: the 'L' name, the pax size") {
+    tar::PaxOverride out;
+    REQUIRE(tar::ApplyExtended(long_name, std::string("from-L\0\0", 8), "/t", 0, &out).ok());
+    REQUIRE(tar::ApplyExtended(x, records, "/t", 512, &out).ok());
+    CHECK(out.path == "from-L");
+    CHECK((out.has_size && out.size == 7));
+  }
+  SECTION("pax records, then an 'L' name and a global header: the pax path") {
+    tar::PaxOverride out;
+    REQUIRE(tar::ApplyExtended(x, records, "/t", 0, &out).ok());
+    REQUIRE(tar::ApplyExtended(long_name, "from-L", "/t", 512, &out).ok());
+    REQUIRE(tar::ApplyExtended(global, "17 path=global\n", "/t", 1024, &out).ok());
+    CHECK(out.path == "from-pax");
+  }
+  SECTION("a malformed record and an oversized payload name the file and offset") {
+    tar::PaxOverride out;
+    const Status bad = tar::ApplyExtended(x, "99 path=x\n", "/t", 1536, &out);
+    CHECK(bad.code() == StatusCode::kCorruption);
+    CHECK_THAT(bad.message(), Catch::Contains("/t: tar header at offset 1536"));
+    const Status big = tar::CheckExtendedSize(too_big, uint64_t{1} << 30, "/t", 2048);
+    CHECK_THAT(big.message(), Catch::Contains("/t: tar header at offset 2048: extended header of"));
+    CHECK(tar::CheckExtendedSize(x, 0, "/t", 0).ok());  // a 0-byte payload always fits
+    x.size = 600;
+    CHECK(!tar::CheckExtendedSize(x, 599, "/t", 0).ok());  // past the file's end
+  }
+}
+
 // The shard with one byte changed at `at` (or cut to `cut` bytes) must fail naming file+offset.
 void ExpectCorrupt(const std::string& bytes, const std::string& fragment) {
   auto storage = BoundMemoryStorage();

@@ -20,8 +20,6 @@ namespace tar = format_internal::tar;
 // archive: gzip's magic, read(2); bz2's and lzma's first block, _compression.BUFFER_SIZE.
 constexpr size_t kGzipMagicBytes = 2;
 constexpr size_t kCompressedBlockBytes = 8192;
-// Pax and GNU long-name payloads larger than this are refused (the stream reader's bound).
-constexpr uint64_t kMaxExtendedBytes = 1 << 20;
 
 // A regular member's data, and its WebDataset key (empty: none).
 struct IndexedMember {
@@ -72,7 +70,6 @@ class IndexWalk {
   // fromtarfile and _proc_member: the next member's header(s); false at the archive's end.
   Result<bool> NextMember(std::vector<IndexedMember>* members) {
     tar::PaxOverride pax;
-    std::string long_name;
     uint8_t block[tar::kBlock];
     while (true) {
       const uint64_t at = fp_->Tell();
@@ -84,8 +81,8 @@ class IndexWalk {
       }
       DLIO_ASSIGN_OR_RETURN(const tar::Header h, tar::ParseHeader(block, path_, at));
       if (h.zero) return false;
-      if (h.type == 'x' || h.type == 'g' || h.type == 'L') {
-        DLIO_RETURN_NOT_OK(ReadExtended(h, at, &pax, &long_name));
+      if (tar::IsExtended(h)) {
+        DLIO_RETURN_NOT_OK(ReadExtended(h, at, &pax));
         continue;
       }
       if (h.type == 'S') {
@@ -103,7 +100,7 @@ class IndexWalk {
       }
       offset_ = data + (has_data ? tar::PadToBlock(size) : 0);
       if (regular) {
-        const std::string name = pax.has_path ? pax.path : !long_name.empty() ? long_name : h.name;
+        const std::string& name = pax.has_path ? pax.path : h.name;
         std::string_view key;
         members->push_back({tar::SampleKey(name, &key) ? std::string(key) : "", data, size});
       }
@@ -112,12 +109,9 @@ class IndexWalk {
   }
 
   // A pax ('x', 'g') or GNU long-name ('L') header's data: read(padded size), as tarfile does.
-  Status ReadExtended(const tar::Header& h, uint64_t at, tar::PaxOverride* pax,
-                      std::string* long_name) {
-    if (h.size > kMaxExtendedBytes) {
-      return Status::Corruption(path_, ": tar header at offset ", at, ": extended header of ",
-                                h.size, " bytes (more than ", kMaxExtendedBytes, ")");
-    }
+  Status ReadExtended(const tar::Header& h, uint64_t at, tar::PaxOverride* pax) {
+    DLIO_RETURN_NOT_OK(
+        tar::CheckExtendedSize(h, file_size_ - std::min(file_size_, fp_->Tell()), path_, at));
     std::vector<uint8_t> data(static_cast<size_t>(tar::PadToBlock(h.size)));
     DLIO_ASSIGN_OR_RETURN(const size_t got, fp_->ReadInto(data.size(), data.data()));
     if (got < data.size()) {
@@ -126,12 +120,7 @@ class IndexWalk {
     }
     const std::string_view text(reinterpret_cast<const char*>(data.data()),
                                 static_cast<size_t>(h.size));
-    if (h.type == 'L') {
-      *long_name = std::string(text.substr(0, text.find('\0')));
-      return Status::OK();
-    }
-    if (h.type == 'g') return Status::OK();  // global records change nothing read here
-    return tar::ParsePax(text, path_, at, pax);
+    return tar::ApplyExtended(h, text, path_, at, pax);
   }
 
   pyio::BufferedReader* fp_;

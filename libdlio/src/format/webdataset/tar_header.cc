@@ -181,6 +181,34 @@ Status ParsePax(std::string_view records, const std::string& path, uint64_t offs
   return Status::OK();
 }
 
+Status CheckExtendedSize(const Header& h, uint64_t remaining, const std::string& path,
+                         uint64_t offset) {
+  if (h.size <= kMaxExtendedBytes && h.size <= remaining) return Status::OK();
+  return Bad(path, offset,
+             "extended header of " + std::to_string(h.size) + " bytes (at most " +
+                 std::to_string(kMaxExtendedBytes) + ", and within the file)");
+}
+
+Status ApplyExtended(const Header& h, std::string_view payload, const std::string& path,
+                     uint64_t offset, PaxOverride* out) {
+  PaxOverride own;
+  if (h.type == 'x') {
+    DLIO_RETURN_NOT_OK(ParsePax(payload, path, offset, &own));
+  } else if (h.type == 'L') {
+    own.has_path = true;
+    own.path = std::string(payload.substr(0, payload.find('\0')));
+  }
+  if (own.has_path && !out->has_path) {
+    out->has_path = true;
+    out->path = std::move(own.path);
+  }
+  if (own.has_size && !out->has_size) {
+    out->has_size = true;
+    out->size = own.size;
+  }
+  return Status::OK();
+}
+
 bool SampleKey(std::string_view name, std::string_view* key) {
   const size_t slash = name.rfind('/');
   const size_t base = slash == std::string_view::npos ? 0 : slash + 1;

@@ -56,6 +56,24 @@ struct PaxOverride {
 Status ParsePax(std::string_view records, const std::string& path, uint64_t offset,
                 PaxOverride* out);
 
+// Pax and GNU long-name payloads larger than this are refused (tarfile reads them whole too).
+inline constexpr uint64_t kMaxExtendedBytes = 1 << 20;
+
+// The header `h` at `offset` is a pax ('x'), global pax ('g') or GNU long-name ('L') header.
+inline bool IsExtended(const Header& h) { return h.type == 'x' || h.type == 'g' || h.type == 'L'; }
+
+// Corruption naming the file and offset when `h`'s payload exceeds kMaxExtendedBytes or the
+// `remaining` bytes of the file.
+Status CheckExtendedSize(const Header& h, uint64_t remaining, const std::string& path,
+                         uint64_t offset);
+
+// Applies the payload of the extended header `h` at `offset` to the member that follows, as
+// CPython's tarfile does: 'x' records (ParsePax) and an 'L' name; 'g' records change nothing read
+// here. When several headers precede one member, the first one's values win (tarfile reads the
+// next header before it applies a header's own values, so the outermost are applied last).
+Status ApplyExtended(const Header& h, std::string_view payload, const std::string& path,
+                     uint64_t offset, PaxOverride* out);
+
 // WebDataset's sample key of a member name: the path up to the first '.' of its last component
 // (its base_plus_ext); false for a name whose last component has no '.' (WebDataset skips it).
 bool SampleKey(std::string_view name, std::string_view* key);

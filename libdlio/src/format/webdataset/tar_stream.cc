@@ -6,12 +6,7 @@
 #include "format/io_util.h"
 
 namespace dlio::format_internal::tar {
-namespace {
-
-// Pax and GNU long-name payloads larger than this are refused (tarfile reads them whole too).
-constexpr uint64_t kMaxExtendedBytes = 1 << 20;
-
-}  // namespace
+namespace {}  // namespace
 
 TarStream::TarStream(File* file, uint64_t file_size, uint64_t read_size, bool direct,
                      size_t python_buffer)
@@ -97,21 +92,13 @@ Status TarStream::SkipPadding(const Member& m) {
   return Take(PadToBlock(m.size) - m.size, nullptr);
 }
 
-// The payload of a pax ('x', 'g') or GNU long-name ('L') header at `at`: pax fields or the name.
+// The payload of a pax ('x', 'g') or GNU long-name ('L') header at `at` (ApplyExtended).
 Status TarStream::ReadExtended(const Header& h, uint64_t at, PaxOverride* pax) {
-  if (h.size > kMaxExtendedBytes || h.size > file_size_ - std::min(file_size_, Tell())) {
-    return Status::Corruption(path_, ": tar header at offset ", at, ": extended header of ", h.size,
-                              " bytes (at most ", kMaxExtendedBytes, ", and within the file)");
-  }
+  DLIO_RETURN_NOT_OK(CheckExtendedSize(h, file_size_ - std::min(file_size_, Tell()), path_, at));
   std::string data(h.size, '\0');
   DLIO_RETURN_NOT_OK(Take(h.size, reinterpret_cast<uint8_t*>(data.data())));
   DLIO_RETURN_NOT_OK(Take(PadToBlock(h.size) - h.size, nullptr));
-  if (h.type == 'x') return ParsePax(data, path_, at, pax);
-  if (h.type == 'L') {
-    pax->has_path = true;
-    pax->path = std::string(data.c_str());
-  }
-  return Status::OK();  // 'g': global records change nothing we use
+  return ApplyExtended(h, data, path_, at, pax);
 }
 
 Result<bool> TarStream::Next(Member* m) {
@@ -129,7 +116,7 @@ Result<bool> TarStream::Next(Member* m) {
     DLIO_ASSIGN_OR_RETURN(Header h, ParseHeader(block, path_, at));
     if (h.zero) ended_ = true;
     if (h.zero) return false;
-    if (h.type == 'x' || h.type == 'g' || h.type == 'L') {
+    if (IsExtended(h)) {
       DLIO_RETURN_NOT_OK(ReadExtended(h, at, &pax));
       continue;
     }
