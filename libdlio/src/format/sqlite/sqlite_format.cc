@@ -6,6 +6,7 @@
 // library. docs/formats.md, "sqlite".
 #include <sqlite3.h>
 
+#include <atomic>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -96,34 +97,38 @@ class SqliteReader final : public FormatReader {
     DLIO_ASSIGN_OR_RETURN(db_, sqlite::OpenDatabase(vfs_, path_));
     if (expected > 0) {
       count_ = expected;
-      sizes_.assign(static_cast<size_t>(expected), 0);  // learned as the samples are read
+      sizes_ =
+          std::vector<std::atomic<uint64_t>>(static_cast<size_t>(expected));  // learned as read
       return Status::OK();
     }
     DLIO_ASSIGN_OR_RETURN(
         Statement rows, Prepare(db_.get(), vfs_, path_,
                                 "SELECT id, typeof(data), length(data) FROM samples ORDER BY id"));
+    std::vector<uint64_t> sizes;
     int rc = SQLITE_ROW;
     while ((rc = sqlite3_step(rows.get())) == SQLITE_ROW) {
       const sqlite3_int64 id = sqlite3_column_int64(rows.get(), 0);
-      if (sizes_.empty()) base_ = id;
-      if (id != base_ + static_cast<sqlite3_int64>(sizes_.size())) {
+      if (sizes.empty()) base_ = id;
+      if (id != base_ + static_cast<sqlite3_int64>(sizes.size())) {
         return Status::Corruption(path_, ": table samples: id ", id, " follows id ",
-                                  base_ + static_cast<sqlite3_int64>(sizes_.size()) - 1,
+                                  base_ + static_cast<sqlite3_int64>(sizes.size()) - 1,
                                   " (the ids must be consecutive)");
       }
       DLIO_RETURN_NOT_OK(
           CheckBlob(id, reinterpret_cast<const char*>(sqlite3_column_text(rows.get(), 1))));
-      sizes_.push_back(static_cast<uint64_t>(sqlite3_column_int64(rows.get(), 2)));
+      sizes.push_back(static_cast<uint64_t>(sqlite3_column_int64(rows.get(), 2)));
     }
     if (rc != SQLITE_DONE) return SqliteError(db_.get(), rc, vfs_, path_, "counting the rows");
-    count_ = sizes_.size();
+    count_ = sizes.size();
+    sizes_ = std::vector<std::atomic<uint64_t>>(sizes.size());
+    for (size_t i = 0; i < sizes.size(); ++i) sizes_[i].store(sizes[i], std::memory_order_relaxed);
     return Status::OK();
   }
 
   uint64_t num_samples() const override { return count_; }
+  // The row's size as inspect counted it or its last read found it (0 before): no lock.
   uint64_t sample_size(uint64_t i) const override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return i < sizes_.size() ? sizes_[static_cast<size_t>(i)] : 0;
+    return i < sizes_.size() ? sizes_[static_cast<size_t>(i)].load(std::memory_order_relaxed) : 0;
   }
 
   // SELECT label, data FROM samples WHERE id = ? (prepared once, as Python caches it): a read
@@ -145,7 +150,7 @@ class SqliteReader final : public FormatReader {
       const void* blob = sqlite3_column_blob(s, 1);
       st = out->Resize(n);
       if (st.ok() && n > 0) std::memcpy(out->data(), blob, n);
-      sizes_[static_cast<size_t>(i)] = n;
+      sizes_[static_cast<size_t>(i)].store(n, std::memory_order_relaxed);
     } else if (rc == SQLITE_DONE) {
       st = Status::Corruption(path_, ": table samples has no row with id ", id, " (sample ", i,
                               " of ", count_, ")");
@@ -200,7 +205,7 @@ class SqliteReader final : public FormatReader {
   Statement select_;
   uint64_t count_ = 0;
   sqlite3_int64 base_ = 0;
-  std::vector<uint64_t> sizes_;
+  std::vector<std::atomic<uint64_t>> sizes_;  // sized once by Open, never resized
 };
 
 class SqliteFormat final : public Format {
