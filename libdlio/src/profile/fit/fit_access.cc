@@ -558,6 +558,7 @@ void CollectSteps(const ProfileTrace& t, const FitOptions& options, View* view) 
       return;
     }
   }
+  if (!one_process) view->worker_period = FindWorkerPeriod(*view, &view->worker_past_first);
   const int64_t threshold = options.burst_gap_us > 0 ? options.burst_gap_us : PauseThreshold(gaps);
   if (threshold <= 0) return;
   int64_t end = acc.front().end_us;

@@ -125,16 +125,6 @@ std::string PeriodEvidence(const Period& p, std::string_view within) {
                              : "");
 }
 
-// The period of each worker's pauses (FindPeriod over WorkerRuns); `skip`: counted past its first
-// batch of a pass (a worker's first batches of a pass come back to back when it prefetches them,
-// apart when handing each one over takes long on a busy host: the first end counted or not).
-Period WorkerPeriod(const View& view, const ReadsByPid& by_pid, bool* skip) {
-  const std::vector<std::vector<int64_t>> runs = WorkerRuns(view, by_pid);
-  const Period all = FindPeriod(runs, 0), past_first = FindPeriod(runs, 1);
-  *skip = Significance(past_first) > Significance(all);
-  return *skip ? past_first : all;
-}
-
 // reader.batch_size from DataLoader worker processes, when the reads are in several: the period
 // of each worker's pauses past its first batch of a pass (FindPeriod); else the burst of one
 // worker after its first of a pass when at least 80% of them are equal, else, when each worker
@@ -144,9 +134,8 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
   const ReadsByPid by_pid = TrainReadsByPid(view);
   if (by_pid.size() < 2) return false;
   const int64_t per_access = SamplesPerAccess(model, *out);
-  const std::vector<std::vector<int64_t>> runs = WorkerRuns(view, by_pid);
-  bool skip = false;
-  const Period p = WorkerPeriod(view, by_pid, &skip);
+  const Period& p = view.worker_period;
+  const bool skip = view.worker_past_first;
   if (p.reads > 0) {
     SetBatch(view, out, p.reads * per_access,
              p.ends >= 4 ? FitConfidence::kMedium : FitConfidence::kLow,
@@ -156,7 +145,7 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
                     StreamedNote(model, per_access)));
     return true;
   }
-  const WorkerBursts bursts = BurstsPerWorker(view, by_pid, runs);
+  const WorkerBursts bursts = BurstsPerWorker(view, by_pid, WorkerRuns(view, by_pid));
   if (!bursts.steady.empty()) {
     const int64_t b = std::max<int64_t>(Median(bursts.steady), 1);
     const auto same = std::count(bursts.steady.begin(), bursts.steady.end(), b);
@@ -181,12 +170,22 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
 
 }  // namespace
 
+Period FindWorkerPeriod(const View& view, bool* past_first) {
+  const ReadsByPid by_pid = TrainReadsByPid(view);
+  *past_first = false;
+  if (by_pid.size() < 2) return Period{};
+  const std::vector<std::vector<int64_t>> runs = WorkerRuns(view, by_pid);
+  // A worker's first batches of a pass come back to back when it prefetches them, apart when
+  // handing each one over takes long on a busy host: the first end counted or not.
+  const Period all = FindPeriod(runs, 0), past_first_batch = FindPeriod(runs, 1);
+  *past_first = Significance(past_first_batch) > Significance(all);
+  return *past_first ? past_first_batch : all;
+}
+
 bool FitWorkerStep(const View& view, FitResult* out) {
   const ReadsByPid by_pid = TrainReadsByPid(view);
-  if (by_pid.size() < 2 || view.steps_from_compute) return false;
-  bool skip = false;
-  const Period p = WorkerPeriod(view, by_pid, &skip);
-  if (p.reads <= 0) return false;
+  const Period& p = view.worker_period;
+  if (by_pid.size() < 2 || view.steps_from_compute || p.reads <= 0) return false;
   // Each worker's batch starts in each pass, past the first two (prefetched); the workers of a
   // pass.
   const auto b = static_cast<size_t>(p.reads);

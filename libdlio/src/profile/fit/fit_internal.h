@@ -176,6 +176,11 @@ struct View {
   std::vector<Step> steps;  // by start time
   bool steps_from_compute = false;
   Period period;  // without compute events: the steps' period (reads 0: pauses by threshold)
+  // Without compute events, in several reading processes (DataLoader workers): the period of each
+  // worker's own pauses (FindWorkerPeriod); `worker_past_first`: counted past its first batch of
+  // a pass. reads 0 otherwise.
+  Period worker_period;
+  bool worker_past_first = false;
   int32_t compute_tid = -1, compute_pid = -1;
   int64_t items = 0;        // application per-sample events on data files
   bool skip_mpiio = false;  // a DXT trace with POSIX and MPIIO rows: MPIIO ones are left out
@@ -339,6 +344,11 @@ int64_t SamplesPerAccess(const ModelGuess& model, const FitResult& out);
 // median time between one worker's batches over the workers of a pass (fit_reader.cc). False
 // (nothing set) without several reading processes, a period of their pauses, or 4 such batches.
 bool FitWorkerStep(const View& view, FitResult* out);
+// The period of each training-reading process's pauses (FindPeriod over its runs per pass,
+// fit_batch.cc), counted from its first read of a pass or past its first batch, whichever stands
+// out more (`past_first`); reads 0 with fewer than two such processes. CollectSteps keeps it in
+// View::worker_period.
+Period FindWorkerPeriod(const View& view, bool* past_first);
 // dataset.enable_chunking and chunk_samples 1 for hdf5 pieces below libhdf5's sieve buffer.
 void FitPieceChunks(const View& view, FitResult* out);
 // dataset.enable_chunking and chunk_size from hdf5 reads of one size a fraction of a sample.
