@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <string>
 #include <vector>
 
 #include "dlio/storage.h"
@@ -20,6 +21,21 @@ std::vector<uint8_t> Pattern(size_t n) {
   std::vector<uint8_t> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(i * 2654435761u >> 13);
   return v;
+}
+
+// The status flags (fcntl F_GETFL) of this process's one open descriptor of `path`, from
+// /proc/self/fdinfo; -1 when none or several are open.
+int FlagsOfOpenFile(const std::string& path) {
+  int flags = -1, found = 0;
+  for (int fd = 0; fd < 4096; ++fd) {
+    char link[4096];
+    const std::string at = "/proc/self/fd/" + std::to_string(fd);
+    const ssize_t n = ::readlink(at.c_str(), link, sizeof link);
+    if (n <= 0 || std::string(link, static_cast<size_t>(n)) != path) continue;
+    ++found;
+    flags = ::fcntl(fd, F_GETFL);
+  }
+  return found == 1 ? flags : -1;
 }
 
 // Opens `path` for reading on another thread; a FIFO must be refused at once, not block until a
@@ -62,9 +78,21 @@ TEST_CASE("posix and stdio: reading a FIFO or a device is refused at once, namin
   for (Storage* storage : {posix.get(), stdio.get()}) {
     auto file = storage->Open(regular, OpenMode::kRead);
     REQUIRE(file.ok());
+    const int flags = FlagsOfOpenFile(regular);
+    REQUIRE(flags >= 0);
+    CHECK((flags & O_NONBLOCK) == 0);
+    CHECK((flags & O_ACCMODE) == O_RDONLY);
     char buf[3];
     REQUIRE((*file)->ReadExactAt(0, 3, buf).ok());
     CHECK(std::string(buf, 3) == "abc");
+  }
+  // O_DIRECT stays set where the file system takes it (tmpfs refuses it at open).
+  auto file = direct->Open(regular, OpenMode::kRead);
+  if (file.ok()) {
+    const int flags = FlagsOfOpenFile(regular);
+    REQUIRE(flags >= 0);
+    CHECK((flags & O_NONBLOCK) == 0);
+    CHECK((flags & O_DIRECT) != 0);
   }
 }
 

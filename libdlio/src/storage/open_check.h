@@ -22,4 +22,10 @@ inline Status Errno(const char* op, const std::string& path, int err = errno) {
 using ::dlio::CheckOpenedFile;
 using ::dlio::CheckRegularPath;
 
+// CheckOpenedFile for a descriptor the caller opened with `open_flags` (O_NONBLOCK among them when
+// `reading`): O_NONBLOCK is cleared with one fcntl(F_SETFL) of those flags, without asking the
+// kernel for them first (F_GETFL), one system call less per open.
+Status CheckOpened(int fd, int open_flags, const std::string& path, const char* call, bool reading,
+                   uint64_t* block_size);
+
 }  // namespace dlio::storage_internal

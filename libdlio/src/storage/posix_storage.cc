@@ -295,7 +295,8 @@ class PosixStorage final : public Storage {
         flags |= O_RDWR | O_CREAT;
         break;
     }
-    const int fd = ::open(path.c_str(), flags | (direct ? O_DIRECT : 0), 0644);
+    if (direct) flags |= O_DIRECT;
+    const int fd = ::open(path.c_str(), flags, 0644);
     if (fd < 0) {
       const int err = errno;
       if (direct && err == EINVAL && mode == OpenMode::kRead) {
@@ -315,8 +316,8 @@ class PosixStorage final : public Storage {
       return Errno("open", path, err);
     }
     uint64_t block_size = 0;
-    DLIO_RETURN_NOT_OK(
-        storage_internal::CheckOpenedFile(fd, path, "open", mode == OpenMode::kRead, &block_size));
+    DLIO_RETURN_NOT_OK(storage_internal::CheckOpened(fd, flags, path, "open",
+                                                     mode == OpenMode::kRead, &block_size));
     int buffered_fd = -1;
     if (direct && mode != OpenMode::kRead) {
       buffered_fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);

@@ -144,8 +144,8 @@ class StdioStorage final : public StorageWrapper {
       return Errno("fopen", path, err);
     }
     uint64_t block_size = 0;
-    DLIO_RETURN_NOT_OK(
-        storage_internal::CheckOpenedFile(fd, path, "fopen", mode == OpenMode::kRead, &block_size));
+    DLIO_RETURN_NOT_OK(storage_internal::CheckOpened(fd, flags, path, "fopen",
+                                                     mode == OpenMode::kRead, &block_size));
     FILE* stream = ::fdopen(fd, fmode);
     if (stream == nullptr) {
       const int err = errno;
