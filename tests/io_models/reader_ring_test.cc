@@ -10,9 +10,11 @@
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "../format/format_test_util.h"
+#include "format/io_util.h"
 #include "format/npy_options.h"
 #include "io_models/io_model_table.h"
 #include "pipeline/read_scratch.h"
@@ -52,14 +54,19 @@ TEST_CASE("reader ring: streaming readers read samples of several rings intact t
     FormatOptions write;
     write.compression = c.compression;
     REQUIRE(format->Write(storage.get(), path, spec, write).ok());
-    for (IoModel model : StreamingModels(*format)) {
-      INFO(c.format << " " << c.compression << ", model " << static_cast<int>(model));
+    // native inflates a deflated member straight into the caller's buffer past
+    // inflate_cache_bytes (0 here), below it into a cache of its own, each sample then copied out
+    // of the cache (the default, also here).
+    std::vector<std::pair<IoModel, bool>> runs;
+    for (IoModel model : StreamingModels(*format)) runs.emplace_back(model, false);
+    runs.emplace_back(IoModel::kNative, true);
+    for (const auto& [model, cached] : runs) {
+      INFO(c.format << " " << c.compression << ", model " << static_cast<int>(model)
+                    << (cached ? ", inflate cache" : ""));
       FormatOptions options;
       options.io_model = model;
       options.verify = true;
-      // native inflates a deflated member straight into the caller's buffer past this size
-      // (below it, into a cache of its own): 0 takes that path here.
-      options.formats.Get<NpyOptions>().inflate_cache_bytes = 0;
+      if (!cached) options.formats.Get<NpyOptions>().inflate_cache_bytes = 0;
       auto plain_reader = format->Open(storage.get(), path, options);
       auto ring_reader = format->Open(storage.get(), path, options);
       REQUIRE(plain_reader.ok());
@@ -79,9 +86,10 @@ TEST_CASE("reader ring: streaming readers read samples of several rings intact t
         REQUIRE(plain.size() == spec.sample_sizes[i]);
         // The last kRingBytes bytes were the last written to their pages: they are intact, but
         // for the ring's first bytes, where a sample's first bytes land again: a reader that
-        // copies a sample from memory of its own (numpy's pieces, a deflated member inflated
-        // whole by native) copies it with memcpy, and glibc's memcpy stores a large copy's first
-        // vectors after the rest (no byte is read back for it).
+        // copies a sample from memory of its own (the array numpy's Open loaded, a deflated
+        // member native keeps inflated) copies it front to back in 64 KiB pieces
+        // (CopyFrontToBack; one memcpy of megabytes runs backward on AMD hosts), and glibc's
+        // memcpy stores each piece's first vectors after the rest (no byte is read back for it).
         uint64_t differing = 0;
         for (uint64_t b = plain.size() - ReadScratch::kRingBytes; b < plain.size(); ++b) {
           if (b % ReadScratch::kRingBytes < 256) continue;
@@ -91,6 +99,33 @@ TEST_CASE("reader ring: streaming readers read samples of several rings intact t
         CHECK(scratch.physical_bytes() == ReadScratch::kRingBytes);
       }
     }
+  }
+}
+
+TEST_CASE("reader ring: a sample copied front to back leaves the ring holding its last bytes") {
+  // A page-aligned source and the ring's page-aligned span share their offset within a page:
+  // glibc then copies a block of megabytes backward (on AMD hosts, where it does not use
+  // `rep movsb` past the L2 size), so one memcpy would leave the sample's first bytes in the
+  // ring. CopyFrontToBack must not, whatever the source's offset within a page.
+  using pipeline_internal::ReadScratch;
+  const uint64_t n = (uint64_t{3} << 20) + 12345;
+  for (const uint64_t skew : {uint64_t{0}, uint64_t{16}, uint64_t{4095}}) {
+    INFO("source " << skew << " bytes past a page");
+    AlignedBuffer source(4096);
+    REQUIRE(source.Resize(static_cast<size_t>(n + skew)).ok());
+    uint8_t* src = source.data() + skew;
+    for (uint64_t b = 0; b < n; ++b) src[b] = static_cast<uint8_t>((b * 2654435761u) >> 13);
+    ReadScratch scratch;
+    REQUIRE(scratch.Init("copy-front-to-back-test", true, n).ok());
+    SampleBuffer& ring = scratch.buffer();
+    REQUIRE(ring.Resize(static_cast<size_t>(n)).ok());
+    format_internal::CopyFrontToBack(ring.data(), src, static_cast<size_t>(n));
+    uint64_t differing = 0;
+    for (uint64_t b = n - ReadScratch::kRingBytes; b < n; ++b) {
+      if (b % ReadScratch::kRingBytes < 256) continue;  // the first vectors of a piece
+      differing += ring.data()[b] != src[b];
+    }
+    CHECK(differing == 0);
   }
 }
 

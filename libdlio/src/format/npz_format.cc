@@ -99,7 +99,7 @@ class NpzReader final : public FormatReader {
     std::lock_guard<std::mutex> lock(mu_);
     if (m_.uncompressed_size <= cache_limit_) {
       DLIO_RETURN_NOT_OK(FillCache());
-      std::copy_n(cache_.data() + at, s_.sample_size, out->data());
+      CopyFrontToBack(out->data(), cache_.data() + at, s_.sample_size);
       return Status::OK();
     }
     return inflater_->Read(at, s_.sample_size, out->data());
