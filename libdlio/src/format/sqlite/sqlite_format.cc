@@ -140,10 +140,10 @@ class SqliteReader final : public FormatReader {
       DLIO_ASSIGN_OR_RETURN(select_, Prepare(db_.get(), vfs_, path_, kSelect));
     }
     sqlite3_stmt* s = select_.get();
-    sqlite3_bind_int64(s, 1, base_ + static_cast<sqlite3_int64>(i));
+    const sqlite3_int64 id = base_ + static_cast<sqlite3_int64>(i);
+    sqlite3_bind_int64(s, 1, id);
     const int rc = sqlite3_step(s);
     Status st;
-    const sqlite3_int64 id = base_ + static_cast<sqlite3_int64>(i);
     if (rc == SQLITE_ROW) st = CheckBlob(id, sqlite3_column_type(s, 1));
     if (rc == SQLITE_ROW && st.ok()) {
       const auto n = static_cast<size_t>(sqlite3_column_bytes(s, 1));

@@ -6,7 +6,6 @@
 #include "format/io_util.h"
 
 namespace dlio::format_internal::tar {
-namespace {}  // namespace
 
 TarStream::TarStream(File* file, uint64_t file_size, uint64_t read_size, bool direct,
                      size_t python_buffer)
