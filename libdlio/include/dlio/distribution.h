@@ -40,7 +40,9 @@ struct DistributionSpec {
   // InvalidArgument naming `key` (e.g. "train.computation_time") on negative, non-finite or
   // inconsistent parameters, e.g. "train.computation_time.stdev must be >= 0, got -1".
   Status Validate(const std::string& key) const;
-  double Mean() const;           // expected value (of the unclipped distribution)
+  double Mean() const;  // expected value (of the unclipped distribution)
+  // Every draw is 0: a constant of 0 (or less, drawn as 0), the unset default.
+  bool AlwaysZero() const { return type == Type::kConstant && mean <= 0; }
   std::string ToString() const;  // "normal(mean=0.5, stdev=0.1)"
 };
 

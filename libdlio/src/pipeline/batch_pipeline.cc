@@ -27,9 +27,7 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
       batch_size_(options.batch_size),
       inline_reads_(options.read_threads == 0 ||
                     (mode == PipelineMode::kSync && options.read_threads <= 1)),
-      preprocess_enabled_(decoder_ != nullptr ||
-                          !(options.preprocess_time.type == DistributionSpec::Type::kConstant &&
-                            options.preprocess_time.mean <= 0)),
+      preprocess_enabled_(decoder_ != nullptr || !options.preprocess_time.AlwaysZero()),
       use_workers_(mode != PipelineMode::kSync && !inline_reads_ &&
                    options.computation_threads > 0 && preprocess_enabled_),
       time_runs_(tracer_ == nullptr && (use_workers_ || !preprocess_enabled_)),
@@ -37,6 +35,10 @@ BatchPipeline::BatchPipeline(PipelineMode mode, const PipelineOptions& options,
                    ReadersUseOwnBuffers(options, decoder_ != nullptr)),
       inflight_(std::max<uint64_t>(1, options.read_threads)),
       ring_(options.prefetch_size + inflight_ + 1),
+      batches_per_wake_(
+          options.consumer_wakes_per_run
+              ? static_cast<int64_t>(std::max<uint64_t>(1, (options.prefetch_size + inflight_) / 2))
+              : 1),
       consumer_dist_(options.preprocess_time, MixSeed(options.seed, options.rank, 0)),
       consumer_spin_(env.spare_cpu ? env.spare_cpu : std::function<bool()>([this] {
         return HostHasSpareCpu(ThreadsATakeMayWake());
@@ -287,11 +289,37 @@ void BatchPipeline::AwaitBatch(std::unique_lock<std::mutex>* lock, Slot* slot, i
   (void)consumer_spin_.Poll(
       [&] { return slot->ready_for.load(std::memory_order_acquire) == k || stopping_.load(); },
       lock);
+  consumer_wants_ = k;
+  const int64_t last = LastOfRun(k);
+  if (last > k) {
+    // The run's last batch wakes us (a batch of the run completed first does not), or a failed
+    // read before it (the readers stop there); then batch k, when it is not ready yet.
+    Slot* last_slot = ring_slots_[static_cast<size_t>(last) % ring_size_];
+    consumer_waits_on_ = last_slot;
+    consumer_cv_.wait(*lock, [&] {
+      return BatchThere(last_slot, last) || first_error_.load(std::memory_order_relaxed) < last;
+    });
+    if (BatchThere(slot, k)) {
+      consumer_waits_on_ = nullptr;
+      return;
+    }
+  }
   // A reader completing batch k wakes us (no other batch does), having delivered it already.
   consumer_waits_on_ = slot;
-  consumer_wants_ = k;
   consumer_cv_.wait(*lock, [&] { return BatchThere(slot, k); });
   consumer_waits_on_ = nullptr;
+}
+
+int64_t BatchPipeline::LastOfRun(int64_t k) const {
+  int64_t last = k;
+  while (last - k + 1 < batches_per_wake_) {
+    const Slot* next = ring_slots_[static_cast<size_t>(last + 1) % ring_size_];
+    const bool open =
+        next->k == last + 1 && next->state != SlotState::kIdle && next->state != SlotState::kLeased;
+    if (!open) break;
+    ++last;
+  }
+  return last;
 }
 
 void BatchPipeline::Recycle(Batch* batch) {

@@ -146,7 +146,14 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   // Next's wait for batch k in `slot` (mu_ held by `lock`): a bounded poll of the slot's
   // ready_for (consumer_spin_) with mu_ released when the batch is not there yet, then the
   // sleep on consumer_cv_ until it is delivered, ready, leased or the pipeline stops.
+  // With batches_per_wake_ > 1 that sleep first lasts until the last batch of k's run is filled
+  // too (LastOfRun), or a read fails before it.
   void AwaitBatch(std::unique_lock<std::mutex>* lock, Slot* slot, int64_t k);
+  // The last batch of the run the consumer, about to sleep for batch k, waits for (mu_ held):
+  // k, or the last of the batches after k opened in a row (filled by the readers without the
+  // consumer taking any), at most batches_per_wake_ in all. Any later batch may not be opened
+  // before k is taken.
+  int64_t LastOfRun(int64_t k) const;
   bool BatchThere(const Slot* slot, int64_t k) const;
   Status LeasedError(int64_t k) const;
   // Reads the samples of `plan` the preload store lacks (epoch `epoch`'s, for the trace).
@@ -176,6 +183,9 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   const bool own_buffers_;
   const uint64_t inflight_;  // batches being filled beyond the prefetched ones
   const size_t ring_;
+  // PipelineOptions::consumer_wakes_per_run: half the prefetch window (prefetch_size +
+  // inflight_), else 1 (the consumer is woken by the batch it waits for).
+  const int64_t batches_per_wake_;
 
   std::vector<std::unique_ptr<Slot>> slots_;
   // Batch k is filled in ring_slots_[k % ring_size_]: the slots not leased when the epoch began
@@ -199,9 +209,10 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   std::atomic<uint64_t> cursor_{0};
   std::atomic<int64_t> first_error_{kNoError};
   int64_t delivered_ = 0;
-  Slot* consumer_waits_on_ = nullptr;  // the slot Next sleeps on, else null
-  int64_t consumer_wants_ = -1;        // and the batch it waits for there
-  bool handed_off_ = false;            // that batch was delivered by the thread that filled it
+  // The slot whose batch wakes Next (the batch it waits for, or the last of its run), else null.
+  Slot* consumer_waits_on_ = nullptr;
+  int64_t consumer_wants_ = -1;  // the batch Next waits for (its own slot's)
+  bool handed_off_ = false;      // that batch was delivered by the thread that filled it
   // Next's polls (the consumer's thread only): while the host has a spare CPU beside the
   // pipeline's threads (ThreadsATakeMayWake).
   SpinBeforeSleep consumer_spin_;

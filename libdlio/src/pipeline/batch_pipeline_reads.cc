@@ -261,6 +261,8 @@ void BatchPipeline::RecordError(Slot* slot, int64_t k, const SampleRef& ref, con
     first_error_.store(k, std::memory_order_release);
   }
   readers_cv_.notify_all();  // readers waiting on later batches give up
+  // A consumer waiting for a run's last batch waits no more for a batch after the failed one.
+  if (consumer_waits_on_ != nullptr) consumer_cv_.notify_all();
 }
 
 void BatchPipeline::CompleteRead(Slot* slot) {

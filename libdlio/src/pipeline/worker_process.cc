@@ -23,9 +23,7 @@ class Worker {
   explicit Worker(const WorkerSetup& setup)
       : s_(setup),
         dist_(setup.preprocess_time, MixSeed(setup.seed, setup.rank, 0x3070, setup.worker)),
-        preprocess_(setup.decoder != nullptr ||
-                    !(setup.preprocess_time.type == DistributionSpec::Type::kConstant &&
-                      setup.preprocess_time.mean <= 0)) {
+        preprocess_(setup.decoder != nullptr || !setup.preprocess_time.AlwaysZero()) {
     if (s_.read_buffer != nullptr && s_.read_buffer->Refresh().ok() &&
         s_.read_buffer->mapped() > 0) {
       buffer_.Borrow(s_.read_buffer->data(), s_.read_buffer->mapped());

@@ -28,6 +28,8 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   loop.phase = split == Split::kTrain ? "train" : "eval";
   loop.batch_size = split == Split::kTrain ? c.reader.batch_size : c.reader.batch_size_eval;
   loop.drop_last = c.reader.drop_last;
+  const DistributionSpec& step_time =
+      split == Split::kTrain ? c.train.computation_time : c.evaluation.eval_time;
 
   FormatDataSourceOptions ds;
   ds.format = FormatOptionsFor(c);
@@ -63,6 +65,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   po.reopen_files_each_epoch =
       c.reader.reopen_files_each_epoch || env.storage->capabilities().reopen_each_epoch;
   po.thread_nice = EffectiveThreadNice(c);
+  po.consumer_wakes_per_run = step_time.AlwaysZero();
   DLIO_ASSIGN_OR_RETURN(const auto pipeline_entry, env.registries->pipelines.Find(po.name));
   PipelineFacts facts;
   facts.trace_prefix = WorkerTracePrefixFor(c, rank, env.world);
@@ -88,7 +91,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
 
   ComputeOptions co;
   co.name = c.train.compute;
-  co.time = split == Split::kTrain ? c.train.computation_time : c.evaluation.eval_time;
+  co.time = step_time;
   co.seed = MixSeed(c.train.seed, rank, split == Split::kTrain ? 0xc0 : 0xce);
   co.key = split == Split::kTrain ? "train.computation_time" : "evaluation.eval_time";
   DLIO_ASSIGN_OR_RETURN(loop.compute,
