@@ -290,7 +290,10 @@ void BatchPipeline::AwaitBatch(std::unique_lock<std::mutex>* lock, Slot* slot, i
       [&] { return slot->ready_for.load(std::memory_order_acquire) == k || stopping_.load(); },
       lock);
   consumer_wants_ = k;
-  const int64_t last = LastOfRun(k);
+  // With a CPU of its own (it polls) the consumer's wake-up takes none from a reader: it waits
+  // for batch k alone (a sleep for the run made its polls fail more often there, and the reads
+  // slower).
+  const int64_t last = consumer_spin_.spare_cpu() ? k : LastOfRun(k);
   if (last > k) {
     // The run's last batch wakes us (a batch of the run completed first does not), or a failed
     // read before it (the readers stop there); then batch k, when it is not ready yet.

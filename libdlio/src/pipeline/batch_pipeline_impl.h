@@ -146,8 +146,8 @@ class BatchPipeline final : public Pipeline, public BatchRecycler {
   // Next's wait for batch k in `slot` (mu_ held by `lock`): a bounded poll of the slot's
   // ready_for (consumer_spin_) with mu_ released when the batch is not there yet, then the
   // sleep on consumer_cv_ until it is delivered, ready, leased or the pipeline stops.
-  // With batches_per_wake_ > 1 that sleep first lasts until the last batch of k's run is filled
-  // too (LastOfRun), or a read fails before it.
+  // With batches_per_wake_ > 1 and no spare CPU for the poll that sleep first lasts until the
+  // last batch of k's run is filled too (LastOfRun), or a read fails before it.
   void AwaitBatch(std::unique_lock<std::mutex>* lock, Slot* slot, int64_t k);
   // The last batch of the run the consumer, about to sleep for batch k, waits for (mu_ held):
   // k, or the last of the batches after k opened in a row (filled by the readers without the

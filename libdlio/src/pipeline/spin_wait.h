@@ -74,6 +74,9 @@ class SpinBeforeSleep {
 
   // The next poll's budget while the host has a spare CPU: 0 once polls stopped paying.
   int64_t budget_nanos() const { return failures_ < kFailuresToStop ? max_ : 0; }
+  // What the last ask of the host said (false before the first Poll): the poller has a CPU of
+  // its own, so that its wake-up takes none from another thread.
+  bool spare_cpu() const { return spare_; }
 
  private:
   template <class Ready>
