@@ -116,13 +116,14 @@ TEST_CASE("no batch is lost or doubled whether it is ready before, during or aft
 }
 
 // A FakeSource whose read of sample i (file 0) waits until the test has released more than i
-// samples, and counts the reads that returned.
+// samples, and counts the reads that began and those that returned.
 class SteppedSource : public FakeSource {
  public:
   using FakeSource::FakeSource;
   Status Read(SampleRef ref, SampleBuffer* out) override {
     {
       std::unique_lock<std::mutex> lock(mu_);
+      ++began_;
       cv_.wait(lock, [&] { return released_ > ref.index; });
     }
     Status st = FakeSource::Read(ref, out);
@@ -142,11 +143,15 @@ class SteppedSource : public FakeSource {
     }
     return done_.load() >= n;
   }
+  uint64_t began() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return began_;
+  }
 
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  uint64_t released_ = 0;
+  uint64_t released_ = 0, began_ = 0;
   std::atomic<uint64_t> done_{0};
 };
 
@@ -176,11 +181,16 @@ struct Taker {
   }
 };
 
-// Waits until the taker sleeps inside Next (no poll: spare_cpu false); false after 20 s.
-bool SleepsInNext(const Taker& taker) {
+// Waits until the taker sleeps inside Next (no poll: spare_cpu false) while the one reader is
+// held in its read of sample 0, where it holds no lock the taker could be waiting for; false
+// after 20 s.
+bool SleepsInNext(const Taker& taker, SteppedSource* source) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
   while (std::chrono::steady_clock::now() < deadline) {
-    if (taker.tid.load() != 0 && taker.got.load() == -2 && Asleep(taker.tid.load())) return true;
+    if (source->began() > 0 && taker.tid.load() != 0 && taker.got.load() == -2 &&
+        Asleep(taker.tid.load())) {
+      return true;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   return false;
@@ -210,7 +220,7 @@ TEST_CASE("a consumer woken per run sleeps until the run's last batch is filled"
     REQUIRE(pipeline->StartEpoch(0, MakePlan(source, 0)).ok());
     Taker taker(pipeline.get());
     std::thread consumer([&] { taker.Take(); });
-    REQUIRE(SleepsInNext(taker));
+    REQUIRE(SleepsInNext(taker, &source));
     source.Release(1);  // batch 0
     REQUIRE(source.AwaitDone(1));
     if (per_run) {
@@ -245,7 +255,7 @@ TEST_CASE("a consumer woken per run wakes at a failed read before the run's end"
   REQUIRE(pipeline->StartEpoch(0, MakePlan(source, 0)).ok());
   Taker taker(pipeline.get());
   auto first = std::async(std::launch::async, [&] { taker.Take(); });
-  REQUIRE(SleepsInNext(taker));
+  REQUIRE(SleepsInNext(taker, &source));
   source.Release(2);
   if (first.wait_for(std::chrono::seconds(20)) != std::future_status::ready) {
     REQUIRE(pipeline->Stop().ok());  // unblocks Next, so the failure does not hang the test
