@@ -149,11 +149,11 @@ struct PipelineOptions {
   // requests, the batches and their read times stay the same. Several read threads claim one
   // position at a time (their runs would interleave at the storage). 0: one position a claim.
   uint64_t claim_run_bytes = 64 << 10;
-  // threaded with read threads: when the consumer must sleep for batch k, it sleeps until the
-  // batches opened after k in a row (at most half the prefetch window, prefetch_size plus the
-  // batches in flight, counting k) are filled too, instead of being woken by batch k alone: one
-  // wake-up, and one switch away from a reader thread, per run of batches where it would take one
-  // per batch. The readers read the same samples in the same order with the same concurrency; what
+  // threaded with read threads: when the consumer must sleep for batch k with no spare CPU to
+  // poll on, it sleeps until the batches opened after k in a row (at most half the prefetch
+  // window, prefetch_size plus the batches in flight, counting k) are filled too, not until k
+  // alone: one wake-up, and one switch away from a reader, per run of batches instead of per
+  // batch. The readers read the same samples in the same order with the same concurrency; what
   // changes is when the consumer takes the run's first batches. The runner sets it when a step
   // has no compute (train.computation_time, evaluation.eval_time 0): the run's last step then
   // ends when its batch is filled either way, and the epoch when its last batch is.
