@@ -147,6 +147,46 @@ TEST_CASE("webdataset's native reads land large members straight in the sample",
   }
 }
 
+TEST_CASE(
+    "webdataset's native reads on posix take a large member's last piece and the next fill in one",
+    "[format][webdataset][transfer]") {
+  // Two samples of a 100000-byte member and a 10-byte one, transfer_size 131072. Sample 0: the
+  // first 16 KiB fill, then its member's other 84128 bytes and the next 16 KiB fill in one
+  // request (File::ReadTwoAt: one preadv); sample 1 (its first 14496 bytes in that fill): its
+  // other 85504 bytes and the 2400 left of the file. On the memory storage, which has no vectored
+  // read, the same bytes in five requests, as before.
+  TempDir tmp;
+  const FileSpec spec = WdsSpec({100000, 100000});
+  for (bool posix : {true, false}) {
+    INFO("posix " << posix);
+    MemoryTracer tracer;
+    auto storage = posix ? BoundPosixStorage(&tracer) : BoundMemoryStorage(&tracer);
+    const std::string path = posix ? tmp / "s.tar" : "/s.tar";
+    REQUIRE(MakeFormatByName("webdataset")->Write(storage.get(), path, spec, {}).ok());
+    REQUIRE(*storage->FileSize(path) == 204800);
+    FormatOptions o;
+    o.io_model = IoModel::kNative;
+    o.transfer_size = 131072;
+    o.samples_per_file = 2;
+    auto r = MakeFormatByName("webdataset")->Open(storage.get(), path, o);
+    REQUIRE(r.ok());
+    const size_t before = tracer.Events().size();
+    ExpectWds(r->get(), spec, {0, 1});
+    const auto reads = PreadsSince(&tracer, before);
+    const std::vector<std::pair<int64_t, int64_t>> want =
+        posix
+            ? std::vector<std::pair<int64_t, int64_t>>{{0, 16384}, {16384, 100512}, {116896, 87904}}
+            : std::vector<std::pair<int64_t, int64_t>>{
+                  {0, 16384}, {16384, 84128}, {100512, 16384}, {116896, 85504}, {202400, 16384}};
+    REQUIRE(reads.size() == want.size());
+    for (size_t k = 0; k < want.size(); ++k) {
+      INFO("request " << k);
+      CHECK(reads[k].offset == want[k].first);
+      CHECK(reads[k].count == want[k].second);
+    }
+  }
+}
+
 TEST_CASE("webdataset's native reads of small members fill transfer_size after the first 16 KiB",
           "[format][webdataset][transfer]") {
   // 40 samples of 2560 bytes in the shard (a header, 1000 bytes padded to 1024, a header and the

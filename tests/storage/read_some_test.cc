@@ -1,6 +1,8 @@
 // File::ReadSomeAt: one read request (a single pread on posix), short wherever the kernel returns
 // short, counted and traced as ReadAt; decorators (FileWrapper, slow) forward it as one request.
-// The read(2) calls are counted from /proc/thread-self/io (syscr), which every pread increments.
+// File::ReadTwoAt: two adjacent ranges into two buffers, one request (a preadv) on posix and two
+// elsewhere. The read(2) calls are counted from /proc/thread-self/io (syscr), which every pread
+// and preadv increments.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -91,6 +93,84 @@ TEST_CASE("posix ReadSomeAt: one pread, short at the end of the file, traced and
   const int64_t t1 = calls.Now();
   CHECK(*(*f)->ReadAt(1048992, 4096, buf.data()) == 42);
   CHECK(calls.ReadsSince(t1) == 2);
+}
+
+// Bytes i * 7 + 3 (mod 256) at offset i.
+void WritePattern(Storage* storage, const std::string& path, size_t n) {
+  auto f = storage->Open(path, OpenMode::kWrite);
+  REQUIRE(f.ok());
+  std::vector<uint8_t> data(n);
+  for (size_t i = 0; i < n; ++i) data[i] = static_cast<uint8_t>(i * 7 + 3);
+  REQUIRE((*f)->WriteAt(0, data.data(), n).ok());
+  REQUIRE((*f)->Close().ok());
+}
+
+bool HoldsPattern(const std::vector<uint8_t>& buf, size_t n, uint64_t from) {
+  for (size_t i = 0; i < n; ++i) {
+    if (buf[i] != static_cast<uint8_t>((from + i) * 7 + 3)) return false;
+  }
+  return true;
+}
+
+TEST_CASE("posix ReadTwoAt: one preadv of both ranges, traced and counted once; short at the end") {
+  testing::TempDir tmp;
+  MemoryTracer tracer;
+  auto storage = NewPosixStorage(StorageOptions{});
+  storage->Bind(SystemClock(), &tracer);
+  const std::string path = tmp / "f.bin";
+  WritePattern(storage.get(), path, 100000);
+  auto f = storage->Open(path, OpenMode::kRead);
+  REQUIRE(f.ok());
+  std::vector<uint8_t> a(5000), b(3000);
+  ReadCalls calls;
+  const IoStats before = storage->stats();
+  const int64_t t0 = calls.Now();
+  auto got = (*f)->ReadTwoAt(1000, 5000, a.data(), 3000, b.data());
+  const int64_t two_calls = calls.ReadsSince(t0);
+  REQUIRE(got.ok());
+  CHECK(*got == 8000);
+  CHECK(HoldsPattern(a, 5000, 1000));
+  CHECK(HoldsPattern(b, 3000, 6000));
+  CHECK(storage->stats().read_ops == before.read_ops + 1);
+  CHECK(storage->stats().read_bytes == before.read_bytes + 8000);
+  std::vector<TraceEvent> reads = Named(tracer, "pread");
+  REQUIRE(reads.size() == 1);
+  CHECK(reads[0].offset == 1000);
+  CHECK(reads[0].count == 8000);
+  CHECK(reads[0].ret == 8000);
+  // The file ends inside the second range, then inside the first.
+  CHECK(*(*f)->ReadTwoAt(99000, 500, a.data(), 1000, b.data()) == 1000);
+  CHECK(HoldsPattern(b, 500, 99500));
+  CHECK(*(*f)->ReadTwoAt(99800, 500, a.data(), 100, b.data()) == 200);
+  CHECK(HoldsPattern(a, 200, 99800));
+  CHECK(*(*f)->ReadTwoAt(200000, 10, a.data(), 10, b.data()) == 0);
+  reads = Named(tracer, "pread");
+  REQUIRE(reads.size() == 4);
+  CHECK(reads[1].count == 1500);
+  CHECK(reads[1].ret == 1000);
+  if (calls.available()) CHECK(two_calls == 1);
+}
+
+TEST_CASE("ReadTwoAt reads each range with ReadAt where the backend has no vectored read") {
+  MemoryTracer tracer;
+  auto storage = NewMemoryStorage();
+  storage->Bind(SystemClock(), &tracer);
+  WritePattern(storage.get(), "/f.bin", 10000);
+  auto f = storage->Open("/f.bin", OpenMode::kRead);
+  REQUIRE(f.ok());
+  std::vector<uint8_t> a(4000), b(2000);
+  CHECK(*(*f)->ReadTwoAt(100, 4000, a.data(), 2000, b.data()) == 6000);
+  CHECK(HoldsPattern(a, 4000, 100));
+  CHECK(HoldsPattern(b, 2000, 4100));
+  const std::vector<TraceEvent> reads = Named(tracer, "pread");
+  REQUIRE(reads.size() == 2);
+  CHECK(reads[0].offset == 100);
+  CHECK(reads[0].count == 4000);
+  CHECK(reads[1].offset == 4100);
+  CHECK(reads[1].count == 2000);
+  // Short in the first range: the second is not asked for.
+  CHECK(*(*f)->ReadTwoAt(9000, 4000, a.data(), 2000, b.data()) == 1000);
+  CHECK(Named(tracer, "pread").size() == 3);
 }
 
 // A decorator that changes nothing: FileWrapper's own forwarding.

@@ -120,6 +120,12 @@ class File {
   Result<size_t> ReadSomeAt(uint64_t offset, size_t n, void* buf);
   // Reads exactly `n` bytes or returns Corruption naming the path, offset and the short count.
   Status ReadExactAt(uint64_t offset, size_t n, void* buf);
+  // Reads the `n` bytes at `offset` into `buf` and the up to `tail_n` bytes after them into
+  // `tail`: one request of n + tail_n bytes where the backend has a vectored read (posix: one
+  // preadv, retried as ReadAt would be when short), counted and traced as one read of the sum;
+  // elsewhere ReadAt of each range, two requests. Returns the bytes read into both (fewer than
+  // n + tail_n only at the end of the file; `tail` is filled only once `buf` is).
+  Result<size_t> ReadTwoAt(uint64_t offset, size_t n, void* buf, size_t tail_n, void* tail);
   // Writes all `n` bytes at `offset` (ResourceExhausted on a full disk).
   Status WriteAt(uint64_t offset, const void* buf, size_t n);
   Result<uint64_t> Size();
@@ -147,6 +153,13 @@ class File {
   virtual Result<size_t> DoReadSomeAt(uint64_t offset, size_t n, void* buf) {
     return DoReadAt(offset, n, buf);
   }
+  // Whether DoReadTwoAt reads both ranges as one request; false (the default): ReadTwoAt reads
+  // each range with ReadAt.
+  virtual bool HasVectoredRead() const { return false; }
+  // ReadTwoAt's single request, DoReadAt's contract over the two ranges (called only when
+  // HasVectoredRead).
+  virtual Result<size_t> DoReadTwoAt(uint64_t offset, size_t n, void* buf, size_t tail_n,
+                                     void* tail);
   virtual Status DoWriteAt(uint64_t offset, const void* buf, size_t n) = 0;
   virtual Result<uint64_t> DoSize() = 0;
   virtual Status DoSync() = 0;

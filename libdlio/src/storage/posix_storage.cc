@@ -4,6 +4,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -49,6 +50,30 @@ Result<size_t> PreadOnce(int fd, uint64_t offset, size_t n, void* buf, const std
       return Status::FromErrno(errno, StrCat("pread ", path, " at offset ", offset));
     }
   }
+}
+
+// One preadv of `n` bytes into buf and `tail_n` into tail (retried on EINTR); a short count
+// before the end of the file is completed with PreadFully of what is left, as DoReadAt would.
+Result<size_t> PreadTwo(int fd, uint64_t offset, size_t n, void* buf, size_t tail_n, void* tail,
+                        const std::string& path) {
+  iovec iov[2] = {{buf, n}, {tail, tail_n}};
+  ssize_t r = 0;
+  do {
+    r = ::preadv(fd, iov, 2, static_cast<off_t>(offset));
+  } while (r < 0 && errno == EINTR);
+  if (r < 0) return Status::FromErrno(errno, StrCat("preadv ", path, " at offset ", offset));
+  size_t got = static_cast<size_t>(r);
+  if (got == 0 || got == n + tail_n) return got;
+  if (got < n) {
+    DLIO_ASSIGN_OR_RETURN(
+        size_t more, PreadFully(fd, offset + got, n - got, static_cast<uint8_t*>(buf) + got, path));
+    got += more;
+    if (got < n) return got;  // the file ends inside the first range
+  }
+  const size_t in_tail = got - n;
+  DLIO_ASSIGN_OR_RETURN(size_t more, PreadFully(fd, offset + got, tail_n - in_tail,
+                                                static_cast<uint8_t*>(tail) + in_tail, path));
+  return got + more;
 }
 
 Status PwriteFully(int fd, uint64_t offset, const void* buf, size_t n, const std::string& path) {
@@ -119,6 +144,13 @@ class PosixFile final : public File {
     const size_t avail = std::min(n, got - skip);
     std::memcpy(buf, lease.buffer().data() + skip, avail);
     return avail;
+  }
+
+  // Without O_DIRECT (whose alignment rules DoReadAt's bounce buffer serves range by range).
+  bool HasVectoredRead() const override { return !direct_; }
+  Result<size_t> DoReadTwoAt(uint64_t offset, size_t n, void* buf, size_t tail_n,
+                             void* tail) override {
+    return PreadTwo(fd_, offset, n, buf, tail_n, tail, path());
   }
 
   // One pread. Under O_DIRECT an unaligned request goes through DoReadAt's bounce buffer (one

@@ -81,6 +81,29 @@ Result<size_t> File::TracedRead(uint64_t offset, size_t n, void* buf, bool once)
   return r;
 }
 
+Result<size_t> File::DoReadTwoAt(uint64_t, size_t, void*, size_t, void*) {
+  return Status::Unimplemented("read ", path_, ": no vectored read");
+}
+
+Result<size_t> File::ReadTwoAt(uint64_t offset, size_t n, void* buf, size_t tail_n, void* tail) {
+  if (!HasVectoredRead()) {
+    DLIO_ASSIGN_OR_RETURN(size_t got, ReadAt(offset, n, buf));
+    if (got < n || tail_n == 0) return got;
+    DLIO_ASSIGN_OR_RETURN(size_t more, ReadAt(offset + n, tail_n, tail));
+    return got + more;
+  }
+  if (closed_) return Status::FailedPrecondition("read " + path_ + ": file is closed");
+  CallTrace t(sink_, sink_.read_name);
+  Result<size_t> r = DoReadTwoAt(offset, n, buf, tail_n, tail);
+  if (r.ok()) {
+    sink_.counters->read_ops.fetch_add(1, std::memory_order_relaxed);
+    sink_.counters->read_bytes.fetch_add(*r, std::memory_order_relaxed);
+  }
+  t.Done(file_id_, static_cast<int64_t>(offset), static_cast<int64_t>(n + tail_n),
+         r.ok() ? static_cast<int64_t>(*r) : -1);
+  return r;
+}
+
 Status File::ReadExactAt(uint64_t offset, size_t n, void* buf) {
   DLIO_ASSIGN_OR_RETURN(size_t got, ReadAt(offset, n, buf));
   if (got != n) {

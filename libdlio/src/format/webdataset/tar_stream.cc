@@ -59,9 +59,27 @@ Status TarStream::ReadDirect(uint64_t n, uint8_t* dst) {
                               n - (file_size_ - std::min(file_size_, at)),
                               " bytes short of the member being read");
   }
-  DLIO_RETURN_NOT_OK(ReadRange(file_, at, n, read_size_, dst));
+  // The next fill (the padding, the next headers and small members) joins the last request when
+  // it fits in read_size_ beside it: one request of the two ranges (File::ReadTwoAt).
+  const uint64_t last = n % read_size_ == 0 ? read_size_ : n % read_size_;
+  const uint64_t tail = std::min<uint64_t>(FillBytes(), file_size_ - at - n);
+  if (tail == 0 || last + tail > read_size_) {
+    DLIO_RETURN_NOT_OK(ReadRange(file_, at, n, read_size_, dst));
+    buf_offset_ = at + n;
+    have_ = pos_ = 0;
+    return Status::OK();
+  }
+  DLIO_RETURN_NOT_OK(ReadRange(file_, at, n - last, read_size_, dst));
+  DLIO_ASSIGN_OR_RETURN(size_t got,
+                        file_->ReadTwoAt(at + n - last, static_cast<size_t>(last), dst + n - last,
+                                         static_cast<size_t>(tail), buf_.get()));
+  if (got < last) {
+    return Status::Corruption(path_, ": short read at offset ", at + n - last, ": wanted ", last,
+                              " bytes, got ", got, " (file ends early)");
+  }
   buf_offset_ = at + n;
-  have_ = pos_ = 0;
+  have_ = got - static_cast<size_t>(last);
+  pos_ = 0;
   return Status::OK();
 }
 
