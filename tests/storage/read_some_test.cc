@@ -112,7 +112,7 @@ bool HoldsPattern(const std::vector<uint8_t>& buf, size_t n, uint64_t from) {
   return true;
 }
 
-TEST_CASE("posix ReadTwoAt: one preadv of both ranges, traced and counted once; short at the end") {
+TEST_CASE("posix ReadTwoAt: one preadv of both ranges, traced and counted once, short at the end") {
   testing::TempDir tmp;
   MemoryTracer tracer;
   auto storage = NewPosixStorage(StorageOptions{});

@@ -59,11 +59,12 @@ Status TarStream::ReadDirect(uint64_t n, uint8_t* dst) {
                               n - (file_size_ - std::min(file_size_, at)),
                               " bytes short of the member being read");
   }
-  // The next fill (the padding, the next headers and small members) joins the last request when
-  // it fits in read_size_ beside it: one request of the two ranges (File::ReadTwoAt).
+  // The next fill (the padding, the next headers and small members: the request Fill would make
+  // next, short at the end of the file) joins the last request when it fits in read_size_ beside
+  // it: one request of the two ranges (File::ReadTwoAt), or the same two requests as before.
   const uint64_t last = n % read_size_ == 0 ? read_size_ : n % read_size_;
-  const uint64_t tail = std::min<uint64_t>(FillBytes(), file_size_ - at - n);
-  if (tail == 0 || last + tail > read_size_) {
+  const uint64_t tail = FillBytes();
+  if (last + tail > read_size_) {
     DLIO_RETURN_NOT_OK(ReadRange(file_, at, n, read_size_, dst));
     buf_offset_ = at + n;
     have_ = pos_ = 0;
