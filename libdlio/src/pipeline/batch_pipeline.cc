@@ -296,16 +296,13 @@ void BatchPipeline::AwaitBatch(std::unique_lock<std::mutex>* lock, Slot* slot, i
   const int64_t last = consumer_spin_.spare_cpu() ? k : LastOfRun(k);
   if (last > k) {
     // The run's last batch wakes us (a batch of the run completed first does not), or a failed
-    // read before it (the readers stop there); then batch k, when it is not ready yet.
+    // read before it (the readers stop there); then the wait below for batch k, which returns at
+    // once when k is there.
     Slot* last_slot = ring_slots_[static_cast<size_t>(last) % ring_size_];
     consumer_waits_on_ = last_slot;
     consumer_cv_.wait(*lock, [&] {
       return BatchThere(last_slot, last) || first_error_.load(std::memory_order_relaxed) < last;
     });
-    if (BatchThere(slot, k)) {
-      consumer_waits_on_ = nullptr;
-      return;
-    }
   }
   // A reader completing batch k wakes us (no other batch does), having delivered it already.
   consumer_waits_on_ = slot;
