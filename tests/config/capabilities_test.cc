@@ -271,8 +271,17 @@ TEST_CASE("capabilities: reader.pyio_* apply under io_model pyio, whose files ho
   CHECK_THAT(s.message(), Catch::Contains("got pyio_read_size 65536"));
   REQUIRE(ApplyOverride(&c, "reader.pyio_read_size=0").ok());
   CHECK(ValidateCapabilities(c, r).ok());
-  // read1 reads chunks of a size: none given is refused.
+  REQUIRE(ApplyOverride(&c, "reader.pyio_tail_read_size=64").ok());
+  CHECK(ValidateCapabilities(c, r).ok());
+  // The tail's calls without a tail are refused, both keys named.
   REQUIRE(ApplyOverride(&c, "reader.pyio_tail_bytes=0").ok());
+  s = ValidateCapabilities(c, r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(),
+             Catch::Contains("reader.pyio_tail_read_size needs reader.pyio_tail_bytes > 0") &&
+                 Catch::Contains("got pyio_tail_read_size 64 and pyio_tail_bytes 0"));
+  REQUIRE(ApplyOverride(&c, "reader.pyio_tail_read_size=0").ok());
+  // read1 reads chunks of a size: none given is refused.
   REQUIRE(ApplyOverride(&c, "reader.pyio_call=read1").ok());
   CHECK_THAT(ValidateCapabilities(c, r).message(),
              Catch::Contains("reader.pyio_call read1 needs reader.pyio_read_size > 0"));
@@ -282,6 +291,10 @@ TEST_CASE("capabilities: reader.pyio_* apply under io_model pyio, whose files ho
   REQUIRE(ApplyOverride(&tail_elsewhere, "reader.pyio_tail_bytes=92").ok());
   CHECK_THAT(ValidateCapabilities(tail_elsewhere, r).message(),
              Catch::Contains("reader.pyio_tail_bytes is read by reader.io_model pyio only"));
+  WorkloadConfig tail_calls_elsewhere = IoModelConfig("npy", "numpy");
+  REQUIRE(ApplyOverride(&tail_calls_elsewhere, "reader.pyio_tail_read_size=64").ok());
+  CHECK_THAT(ValidateCapabilities(tail_calls_elsewhere, r).message(),
+             Catch::Contains("reader.pyio_tail_read_size is read by reader.io_model pyio only"));
 }
 
 TEST_CASE("capabilities: reader.io_model pytorch (worker processes) with any format, not MPI-IO") {

@@ -1,10 +1,10 @@
 // reader.io_model: pyio. dlio's npy and jpeg readers under the pyio model issue the requests a
 // Python program makes reading each file through `open(path, "rb")` (open, fstat, reads, close),
 // row by row, for every way reader.pyio_* describe (f.read(), a head then f.read() or
-// f.readinto of the rest, or of all but a tail read last, chunked read, readinto and read1 loops, a
-// text file's lines), on files smaller than the 4 KiB buffer, of exactly one buffer, of exact
-// multiples of a chunk and of odd sizes; the sample is the file's bytes; a file that does not parse
-// or changed size is refused naming it.
+// f.readinto of the rest, or of all but a tail read last in one call or in small ones, chunked
+// read, readinto and read1 loops, a text file's lines), on files smaller than the 4 KiB buffer, of
+// exactly one buffer, of exact multiples of a chunk and of odd sizes; the sample is the file's
+// bytes; a file that does not parse or changed size is refused naming it.
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -35,16 +35,19 @@ using testing::TempDir;
 
 // One way of reading a file: reader.pyio_* and the Python code they stand for.
 // `text`: the Python program iterates over the lines of open(path, encoding='latin-1') instead,
-// TextIOWrapper's read1 chunks, which read1 of read_size stands for.
+// TextIOWrapper's read1 chunks, which read1 of read_size stands for. `tail_call`: the tail's
+// calls' size (reader.pyio_tail_read_size; 0: one call).
 struct Calls {
   uint64_t head = 0, read_size = 0;
   PyioCall call = PyioCall::kRead;
   uint64_t tail = 0;
   bool text = false;
+  uint64_t tail_call = 0;
   std::string CallName() const { return text ? "text" : std::string(EnumName(call)); }
   std::string Describe() const {
     return "head " + std::to_string(head) + ", read_size " + std::to_string(read_size) + ", " +
-           CallName() + ", tail " + std::to_string(tail);
+           CallName() + ", tail " + std::to_string(tail) + " in calls of " +
+           std::to_string(tail_call);
   }
 };
 
@@ -85,8 +88,8 @@ std::vector<Request> ReadWithPython(const Calls& calls, const std::vector<std::s
   testing::WriteTextFile(script,
                          "import sys\n"
                          "head, n, call = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]\n"
-                         "tail = int(sys.argv[5])\n"
-                         "for arg in sys.argv[6:]:\n"
+                         "tail, tail_call = int(sys.argv[5]), int(sys.argv[6])\n"
+                         "for arg in sys.argv[7:]:\n"
                          "    name, size = arg.split(':')\n"
                          "    body = int(size) - min(head, int(size)) - tail\n"
                          "    if call == 'text':\n"
@@ -95,8 +98,14 @@ std::vector<Request> ReadWithPython(const Calls& calls, const std::vector<std::s
                          "        continue\n"
                          "    with open(sys.argv[1] + '/' + name, 'rb') as f:\n"
                          "        if head: f.read(head)\n"
-                         "        if tail and call == 'read': f.read(body); f.read(tail)\n"
-                         "        elif tail: f.readinto(bytearray(body)); f.read(tail)\n"
+                         "        if tail:\n"
+                         "            if call == 'read': f.read(body)\n"
+                         "            else: f.readinto(bytearray(body))\n"
+                         "            left = tail\n"
+                         "            while left:\n"
+                         "                got = len(f.read(min(tail_call or tail, left)))\n"
+                         "                if not got: break\n"
+                         "                left -= got\n"
                          "        elif n == 0 and call == 'read': f.read()\n"
                          "        elif n == 0: f.readinto(bytearray(int(size) - min(head, "
                          "int(size))))\n"
@@ -109,7 +118,7 @@ std::vector<Request> ReadWithPython(const Calls& calls, const std::vector<std::s
                          "            while f.readinto(buf): pass\n");
   std::string args = "'" + script + "' '" + data + "' " + std::to_string(calls.head) + " " +
                      std::to_string(calls.read_size) + " " + calls.CallName() + " " +
-                     std::to_string(calls.tail);
+                     std::to_string(calls.tail) + " " + std::to_string(calls.tail_call);
   for (size_t i = 0; i < files.size(); ++i) {
     args += " '" + files[i] + ":" + std::to_string(sizes[i]) + "'";
   }
@@ -122,7 +131,8 @@ DlioRun ReadWithPyio(const std::string& format, const Calls& calls,
                      bool client_costs) {
   FormatOptions options;
   options.io_model = IoModel::kPyio;
-  options.formats.Get<PyioOptions>() = {calls.head, calls.read_size, calls.call, calls.tail};
+  options.formats.Get<PyioOptions>() = {calls.head, calls.read_size, calls.call, calls.tail,
+                                        calls.tail_call};
   options.framework_client_costs = client_costs;
   return io_model_test::ReadWithDlio(*BuiltinFormat(format), files, data, options);
 }
@@ -152,6 +162,35 @@ TEST_CASE("pyio model: the requests of Python's read, readinto and read1 calls, 
                                                {0, 8192, kRead1, 0, true}}) {
     const std::vector<Request> python = ReadWithPython(calls, files, sizes, data, tmp);
     REQUIRE(python.size() >= 4 * files.size());  // open, fstat, a read and close each at least
+    for (const bool costs : {false, true}) {
+      const DlioRun pyio = ReadWithPyio("npy", calls, files, data, costs);
+      INFO(calls.Describe() << (costs ? ", client_costs framework" : "") << "\nPython:\n"
+                            << ToString(python) << "dlio:\n"
+                            << ToString(pyio.requests));
+      CHECK(pyio.requests == python);
+      REQUIRE(pyio.samples.size() == files.size());
+      for (size_t i = 0; i < files.size(); ++i) {
+        CHECK(pyio.samples[i] == testing::ReadTextFile(data + "/" + files[i]));
+      }
+    }
+  }
+}
+
+// A pickle whose array is followed by many small opcodes (a list of labels or file names, as
+// CIFAR-10's batches): the tail is read in calls smaller than the buffer, one 4 KiB fill each
+// time the buffer runs out; calls larger than the buffer read straight, as CPython does.
+TEST_CASE("pyio model: a tail read in small calls, as measured") {
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  std::filesystem::create_directories(data);
+  const std::vector<uint64_t> sizes = {3 * 4096 + 9000, 1048576 + 77, 2 * 65536};
+  const std::vector<std::string> files = WriteNpys(data, sizes);
+  for (const Calls& calls : std::vector<Calls>{{128, 0, PyioCall::kReadinto, 9000, false, 64},
+                                               {128, 0, PyioCall::kReadinto, 9000, false, 1},
+                                               {9, 0, PyioCall::kRead, 12000, false, 100},
+                                               {128, 0, PyioCall::kReadinto, 20000, false, 5000}}) {
+    const std::vector<Request> python = ReadWithPython(calls, files, sizes, data, tmp);
+    REQUIRE(python.size() >= 6 * files.size());  // open, fstat, 3 reads or more and close each
     for (const bool costs : {false, true}) {
       const DlioRun pyio = ReadWithPyio("npy", calls, files, data, costs);
       INFO(calls.Describe() << (costs ? ", client_costs framework" : "") << "\nPython:\n"

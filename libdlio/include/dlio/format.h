@@ -290,11 +290,11 @@ bool IoModelDoesClientWork(IoModel model);
 // The read requests (offset, size), in order, that reader.io_model pyio makes for a file of
 // `file_size` bytes read through a Python buffer of `buffer_size` bytes with the calls
 // reader.pyio_head_bytes `head_bytes`, reader.pyio_read_size `read_size`, reader.pyio_call
-// `call` and reader.pyio_tail_bytes `tail_bytes` (io_models/pyio_reader.h): what `dlio-run fit`
-// holds a trace's reads against.
+// `call`, reader.pyio_tail_bytes `tail_bytes` and reader.pyio_tail_read_size `tail_read_size`
+// (io_models/pyio_reader.h): what `dlio-run fit` holds a trace's reads against.
 Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
     uint64_t file_size, size_t buffer_size, uint64_t head_bytes, uint64_t read_size, PyioCall call,
-    uint64_t tail_bytes = 0);
+    uint64_t tail_bytes = 0, uint64_t tail_read_size = 0);
 
 class Format {
  public:

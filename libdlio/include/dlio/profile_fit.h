@@ -115,11 +115,12 @@ ProfileTrace WithoutRuntimeIo(const ProfileTrace& trace,
                               RuntimeIoLeftOut* left_out);
 
 // reader.io_model pyio's calls (reader.pyio_*): a head read, then calls of read_size bytes (0: one
-// for the rest, short of tail_bytes, which a last read takes) with read, readinto or read1.
+// for the rest, short of tail_bytes, which a last read takes, or calls of tail_read_size bytes)
+// with read, readinto or read1.
 struct PyioCalls {
   uint64_t head_bytes = 0, read_size = 0;
   PyioCall call = PyioCall::kRead;
-  uint64_t tail_bytes = 0;
+  uint64_t tail_bytes = 0, tail_read_size = 0;
 };
 // One read request (offset, size) of a file.
 using ReadRequest = std::pair<uint64_t, uint64_t>;

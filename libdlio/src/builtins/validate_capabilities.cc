@@ -275,6 +275,12 @@ Status ValidatePyio(const WorkloadConfig& c, const Registries& registries) {
         "tail), got pyio_read_size ",
         pyio->read_size);
   }
+  if (pyio != nullptr && pyio->tail_read_size > 0 && pyio->tail_bytes == 0) {
+    return Status::InvalidArgument(
+        "reader.pyio_tail_read_size needs reader.pyio_tail_bytes > 0 (the tail its calls read), "
+        "got pyio_tail_read_size ",
+        pyio->tail_read_size, " and pyio_tail_bytes 0");
+  }
   return Status::OK();
 }
 

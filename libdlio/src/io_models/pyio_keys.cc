@@ -30,6 +30,12 @@ void AddPyioKeys(std::vector<KeySpec>* t) {
            "short of the end and a last f.read(n) reads them (a pickle's opcodes after its "
            "array); 0 = none",
            kSizeUnits));
+  add(Uint("reader.pyio_tail_read_size", PYIO_FIELD(uint64_t, tail_read_size),
+           {0, uint64_t{1} << 30},
+           "io_model pyio: with pyio_tail_bytes, the tail is read in calls of this many bytes "
+           "(a pickle's many small opcodes after its array, a list of labels or names: a buffer "
+           "fill each time the buffer runs out); 0 = one call",
+           kSizeUnits));
 }
 
 }  // namespace dlio::config_internal

@@ -23,21 +23,25 @@ struct PyioOptions {
   // short of the end, and a last f.read(tail_bytes) reads them through the buffer (pickle's
   // opcodes after a large array); no call then finds the end. 0: none.
   uint64_t tail_bytes = 0;
+  // reader.pyio_tail_read_size: the tail is read in calls of this many bytes instead of one
+  // (pickle's many small opcodes after the array: a list of labels or names); 0: one call.
+  uint64_t tail_read_size = 0;
 };
 
 // The first reader.pyio_* key `formats` (DatasetConfig::formats) holds at other than its default
-// ("pyio_head_bytes", "pyio_read_size", "pyio_call",
-// "pyio_tail_bytes"), or nullptr: the keys are read by io_model
-// pyio only (ValidateCapabilities refuses them under another model).
+// ("pyio_head_bytes", "pyio_read_size", "pyio_call", "pyio_tail_bytes", "pyio_tail_read_size"),
+// or nullptr: the keys are read by io_model pyio only (ValidateCapabilities refuses them under
+// another model).
 inline const char* PyioKeySet(const OptionSections& formats) {
   const PyioOptions* set = formats.Find<PyioOptions>();
   const PyioOptions defaults;
   if (set == nullptr) return nullptr;
-  return set->head_bytes != defaults.head_bytes   ? "pyio_head_bytes"
-         : set->read_size != defaults.read_size   ? "pyio_read_size"
-         : set->call != defaults.call             ? "pyio_call"
-         : set->tail_bytes != defaults.tail_bytes ? "pyio_tail_bytes"
-                                                  : nullptr;
+  return set->head_bytes != defaults.head_bytes           ? "pyio_head_bytes"
+         : set->read_size != defaults.read_size           ? "pyio_read_size"
+         : set->call != defaults.call                     ? "pyio_call"
+         : set->tail_bytes != defaults.tail_bytes         ? "pyio_tail_bytes"
+         : set->tail_read_size != defaults.tail_read_size ? "pyio_tail_read_size"
+                                                          : nullptr;
 }
 
 }  // namespace dlio

@@ -66,8 +66,9 @@ class PyioCalls {
   }
 
   // After `have` bytes, one call for all but the tail_bytes last (f.readinto of a buffer that
-  // size, or f.read(n)), then f.read(tail_bytes): a pickle's array, then its last opcodes.
-  // Corruption naming the file when the file is shorter than its head and tail.
+  // size, or f.read(n)), then f.read(tail_bytes), or calls of tail_read_size bytes until the
+  // tail is read: a pickle's array, then its last opcodes. Corruption naming the file when the
+  // file is shorter than its head and tail.
   Result<uint64_t> ReadBodyAndTail(uint64_t have, SampleBuffer* out) const {
     if (size_ < have + pyio_.tail_bytes) {
       return Status::Corruption(fp_->file()->path(), ": ", format_, " file of ", size_,
@@ -83,9 +84,22 @@ class PyioCalls {
                                 have + got, " of ", size_,
                                 " while io_model pyio's reads loaded it");
     }
-    DLIO_ASSIGN_OR_RETURN(const size_t tail,
-                          Read(static_cast<size_t>(pyio_.tail_bytes), dst + body));
+    DLIO_ASSIGN_OR_RETURN(const uint64_t tail, ReadTail(dst + body));
     return have + body + tail;
+  }
+
+  // The tail_bytes last bytes into `dst`: one f.read, or f.read(tail_read_size) calls until they
+  // are read or one returns nothing (the file shrank). Returns the bytes read.
+  Result<uint64_t> ReadTail(uint8_t* dst) const {
+    const uint64_t call = pyio_.tail_read_size == 0 ? pyio_.tail_bytes : pyio_.tail_read_size;
+    uint64_t got_total = 0;
+    while (got_total < pyio_.tail_bytes) {
+      const size_t n = static_cast<size_t>(std::min(call, pyio_.tail_bytes - got_total));
+      DLIO_ASSIGN_OR_RETURN(const size_t got, Read(n, dst + got_total));
+      if (got == 0) break;
+      got_total += got;
+    }
+    return got_total;
   }
 
   // Calls of read_size bytes after `have` bytes until one returns nothing.
@@ -138,7 +152,8 @@ class PyioReader final : public WholeFileReader {
   const char* model_name() const override { return "pyio"; }
   std::string DescribeModel() const override {
     return StrCat(",\"head_bytes\":", pyio_.head_bytes, ",\"read_size\":", pyio_.read_size,
-                  ",\"call\":\"", EnumName(pyio_.call), "\"", ",\"tail_bytes\":", pyio_.tail_bytes);
+                  ",\"call\":\"", EnumName(pyio_.call), "\"", ",\"tail_bytes\":", pyio_.tail_bytes,
+                  ",\"tail_read_size\":", pyio_.tail_read_size);
   }
   Result<uint64_t> Load(pyio::BufferedReader* fp, SampleBuffer* out) const override {
     return PyioCalls(fp, size(), pyio_, python_bytes(), format_name()).Load(out);
@@ -165,8 +180,8 @@ namespace dlio {
 
 Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
     uint64_t file_size, size_t buffer_size, uint64_t head_bytes, uint64_t read_size, PyioCall call,
-    uint64_t tail_bytes) {
-  const PyioOptions pyio{head_bytes, read_size, call, tail_bytes};
+    uint64_t tail_bytes, uint64_t tail_read_size) {
+  const PyioOptions pyio{head_bytes, read_size, call, tail_bytes, tail_read_size};
   // A file with a size and no bytes, read with the calls under a recorder.
   auto storage = pyio::NewSizedFileStorage(file_size);
   const std::string path = "/pyio";

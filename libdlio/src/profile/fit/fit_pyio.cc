@@ -21,6 +21,9 @@ constexpr size_t kSessionsChecked = 16;
 // The buffer of the traced program's files (st_blksize of a local file system; FitOptions'
 // pyio_requests simulates the same).
 constexpr uint64_t kPythonBuffer = 4096;
+// The size of the calls a tail read in small calls is emulated with: any size under the buffer
+// makes the same requests (one buffer fill each time the buffer runs out).
+constexpr uint64_t kSmallCallBytes = 64;
 
 // One open-to-close run of one thread's reads of one data file.
 struct Session {
@@ -85,17 +88,29 @@ std::vector<uint64_t> CandidateSizes(const std::vector<ReadRequest>& reads) {
   return out;
 }
 
-// Tails worth trying after one call for the rest: none, and the bytes from a session's last read
-// to the end when that read asks past the end from less than a buffer before it (a last
-// f.read(n) of a trailer, as pickle's opcodes after an array: its buffer fill finds the end).
-std::vector<uint64_t> CandidateTails(const std::vector<ReadRequest>& reads, uint64_t extent) {
-  std::vector<uint64_t> tails = {0};
+// A tail after one call for the rest: its bytes and the size of the calls that read it (0: one).
+struct Tail {
+  uint64_t bytes = 0, call = 0;
+};
+
+// Tails worth trying after one call for the rest: none; the bytes from a session's last read to
+// the end when that read asks past the end from less than a buffer before it (a last f.read(n)
+// of a trailer, as pickle's opcodes after an array: its buffer fill finds the end); and the bytes
+// from the first of the session's last buffer fills in a row (two or more, the last one reaching
+// the end) to the end, read in calls smaller than the buffer (pickle's many small opcodes after
+// its array: a list of labels or file names).
+std::vector<Tail> CandidateTails(const std::vector<ReadRequest>& reads, uint64_t extent) {
+  std::vector<Tail> tails = {{}};
   if (reads.size() < 2) return tails;
   const ReadRequest& last = reads.back();
-  if (last.first < extent && extent - last.first < kPythonBuffer &&
-      last.first + last.second >= extent) {
-    tails.push_back(extent - last.first);
+  if (last.first >= extent || last.first + last.second < extent) return tails;
+  if (extent - last.first < kPythonBuffer) tails.push_back({extent - last.first, 0});
+  size_t first = reads.size() - 1;
+  while (first > 1 && reads[first - 1].second == kPythonBuffer &&
+         reads[first - 1].first + kPythonBuffer == reads[first].first) {
+    --first;
   }
+  if (first + 1 < reads.size()) tails.push_back({extent - reads[first].first, kSmallCallBytes});
   return tails;
 }
 
@@ -105,7 +120,11 @@ std::string Describe(const PyioCalls& c) {
   const std::string head = c.head_bytes > 0 ? StrCat("f.read(", c.head_bytes, "), then ") : "";
   if (c.read_size == 0 && c.tail_bytes > 0) {
     return StrCat(head, readinto ? "f.readinto of a buffer" : "f.read(n)", " of all but the last ",
-                  c.tail_bytes, " bytes, then f.read(", c.tail_bytes, ")");
+                  c.tail_bytes, " bytes, then ",
+                  c.tail_read_size > 0
+                      ? StrCat("calls smaller than the buffer for them (f.read(", c.tail_read_size,
+                               ") until they are read: a pickle's small opcodes)")
+                      : StrCat("f.read(", c.tail_bytes, ")"));
   }
   if (c.read_size == 0) {
     return head + (readinto ? "f.readinto of a buffer holding the rest" : "f.read()");
@@ -135,6 +154,9 @@ ModelGuess PyioGuess(const PyioCalls& calls, size_t match, size_t sessions) {
   if (calls.tail_bytes > 0) {
     g.keys.emplace_back("reader.pyio_tail_bytes", std::to_string(calls.tail_bytes));
   }
+  if (calls.tail_read_size > 0) {
+    g.keys.emplace_back("reader.pyio_tail_read_size", std::to_string(calls.tail_read_size));
+  }
   return g;
 }
 
@@ -151,14 +173,14 @@ std::optional<ModelGuess> GuessPyio(const ProfileTrace& t, const View& view,
   };
   const Session& first = sessions.front();
   if (extent(first) == 0 || extent(first) > kMaxSimulatedBytes) return std::nullopt;
-  const std::vector<uint64_t> tails = CandidateTails(first.reads, extent(first));
+  const std::vector<Tail> tails = CandidateTails(first.reads, extent(first));
   for (const uint64_t size : CandidateSizes(first.reads)) {
-    for (const uint64_t tail : tails) {
-      if (tail > 0 && size > 0) continue;  // a tail follows one call for the rest
+    for (const Tail& tail : tails) {
+      if (tail.bytes > 0 && size > 0) continue;  // a tail follows one call for the rest
       for (const uint64_t head : {uint64_t{0}, uint64_t{128}}) {
         for (const PyioCall call : {PyioCall::kRead, PyioCall::kReadinto, PyioCall::kRead1}) {
           if (call == PyioCall::kRead1 && size == 0) continue;  // read1 reads chunks
-          const PyioCalls calls{head, size, call, tail};
+          const PyioCalls calls{head, size, call, tail.bytes, tail.call};
           if (requests(extent(first), calls) != first.reads) continue;
           const size_t match = SessionsMatching(sessions, calls, extent, requests);
           if (match * 10 < sessions.size() * 8) continue;
