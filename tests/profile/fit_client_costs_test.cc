@@ -221,6 +221,39 @@ TEST_CASE("fit client_costs: reads into memory already in place keep the gaps' c
   CHECK(Reason(FitLoop({})).find("pages") == std::string::npos);
 }
 
+// One process loads `files` large arrays once, each into new memory (np.load of a few .npy
+// files; CIFAR-10's pickled batches alike): a 4 KiB head, then one read of 4 MiB (every page
+// faulted) and a 4 KiB fill at the end, 2 ms apart.
+ProfileTrace WholeFileLoads(int files) {
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  constexpr int64_t kBig = 4 << 20;
+  for (int f = 0; f < files; ++f) {
+    const std::string path = "/d/train/batch_" + std::to_string(f + 1) + ".npy";
+    AddEvent(&t, 100, 100, "open64", now, 2, path);
+    AddEvent(&t, 100, 100, "read", now + 5, 3, path, 0, 4096, 4096);
+    AddEvent(&t, 100, 100, "read", now + 10, 3'000, path, 4096, kBig, kBig, kBig / 4096);
+    AddEvent(&t, 100, 100, "read", now + 3'020, 3, path, 4096 + kBig, 4096, 300);
+    AddEvent(&t, 100, 100, "close", now + 3'030, 1, path);
+    now += 5'000;
+  }
+  return t;
+}
+
+TEST_CASE("fit client_costs: a few whole-file loads into fresh pages are client-bound") {
+  // Five files: four reads counted past the first, every page faulted (too few gaps for the gap
+  // rule).
+  const FitResult five = Fit(WholeFileLoads(5));
+  INFO(Reason(five));
+  CHECK(Value(five, "reader.client_costs") == "framework");
+  CHECK(Reason(five).find("100.0% of the 4096 pages that 4 sample reads filled") !=
+        std::string::npos);
+  // Three files: two reads counted tell nothing; the gap rule has too few gaps as well.
+  const FitResult three = Fit(WholeFileLoads(3));
+  CHECK(Value(three, "reader.client_costs").find("not inferred") != std::string::npos);
+  CHECK(Reason(three).find("too few to tell client work from I/O") != std::string::npos);
+}
+
 TEST_CASE("fit client_costs: fresh pages are counted, not timed: a loaded host changes nothing") {
   for (uint32_t seed = 1; seed <= 4; ++seed) {
     Loop l = FaultingLoop(64, Loop::Faulting::kFirstOfLoad);

@@ -23,9 +23,13 @@ namespace {
 // A reader is client-bound when the median time between two of its sample reads is at least
 // this many times the median sample read: two thirds of its busy time or more is not I/O.
 constexpr int64_t kClientToIo = 2;
-// Fewer gaps between sample reads (or sample reads with page-fault counts) than this tell
-// nothing.
+// Fewer gaps between sample reads than this tell nothing.
 constexpr size_t kMinGaps = 8;
+// Fewer sample reads with page-fault counts (past each reader's first) than this tell nothing.
+// The counts are the kernel's, not times, so a loaded host does not change them, and a read
+// into new memory faults in nearly all its pages where one into memory in place faults none:
+// a few whole-file loads (CIFAR-10's five pickled batches) tell as much as many samples.
+constexpr size_t kMinFaultReads = 3;
 // A whole-file stream's reader works between two of its reads at least this long on average,
 // in microseconds, to be client-bound (pandas parses 256 KiB of CSV in about a millisecond).
 constexpr int64_t kStreamWorkUs = 100;
@@ -290,7 +294,7 @@ void FitClientCosts(const View& view, const FitOptions& options, FitResult* out)
     return FitFromGaps(view, "", out);
   }
   const FreshPages fresh = MeasureFreshPages(view);
-  if (fresh.reads < kMinGaps) return FitFromGaps(view, "", out);
+  if (fresh.reads < kMinFaultReads) return FitFromGaps(view, "", out);
   if (fresh.Permille() < kFreshPermille) {
     return FitFromGaps(
         view, StrCat("; the reads fill memory already in place: ", FreshFigures(fresh)), out);
