@@ -58,6 +58,11 @@ set_property(TEST fidelity:tar_random_members APPEND PROPERTY ENVIRONMENT "MAX_C
 # (fit: format sqlite, read through libsqlite3 over dlio's storage; the change counter read as
 # each read transaction begins marks the sample reads). Requests within 5%.
 dlio_add_closed_loop(sqlite_blobs 0.9 0.1 "torch" none)
+# CIFAR-10-style batches unpickled once, in the Dataset's __init__ (fit: io_model pyio, the tail
+# of labels and names read in small calls, reader.pyio_tail_read_size; framework from the fresh
+# pages of four loads). Requests within 5%.
+dlio_add_closed_loop(cifar_pickle_batches 0.9 0.1 "numpy torch" framework)
+set_property(TEST fidelity:cifar_pickle_batches APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05")
 set_property(TEST fidelity:sqlite_blobs APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05")
 # Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
 # scored at the kernel level.
