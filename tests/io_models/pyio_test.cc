@@ -137,6 +137,27 @@ DlioRun ReadWithPyio(const std::string& format, const Calls& calls,
   return io_model_test::ReadWithDlio(*BuiltinFormat(format), files, data, options);
 }
 
+// The Python program `calls` stand for and the pyio model read `files` (.npy files of `sizes`
+// under `data`), without and with client costs: the same requests, at least `min_requests` a file
+// in Python's trace, and each file's bytes as the sample.
+void CheckAgainstPython(const Calls& calls, const std::vector<std::string>& files,
+                        const std::vector<uint64_t>& sizes, const std::string& data,
+                        const TempDir& tmp, size_t min_requests) {
+  const std::vector<Request> python = ReadWithPython(calls, files, sizes, data, tmp);
+  REQUIRE(python.size() >= min_requests * files.size());
+  for (const bool costs : {false, true}) {
+    const DlioRun pyio = ReadWithPyio("npy", calls, files, data, costs);
+    INFO(calls.Describe() << (costs ? ", client_costs framework" : "") << "\nPython:\n"
+                          << ToString(python) << "dlio:\n"
+                          << ToString(pyio.requests));
+    CHECK(pyio.requests == python);
+    REQUIRE(pyio.samples.size() == files.size());
+    for (size_t i = 0; i < files.size(); ++i) {
+      CHECK(pyio.samples[i] == testing::ReadTextFile(data + "/" + files[i]));
+    }
+  }
+}
+
 TEST_CASE("pyio model: the requests of Python's read, readinto and read1 calls, as measured") {
   TempDir tmp;
   const std::string data = tmp / "data";
@@ -160,19 +181,8 @@ TEST_CASE("pyio model: the requests of Python's read, readinto and read1 calls, 
                                                {0, 8192, kRead1},
                                                // for line in a text file: read1(8192) chunks
                                                {0, 8192, kRead1, 0, true}}) {
-    const std::vector<Request> python = ReadWithPython(calls, files, sizes, data, tmp);
-    REQUIRE(python.size() >= 4 * files.size());  // open, fstat, a read and close each at least
-    for (const bool costs : {false, true}) {
-      const DlioRun pyio = ReadWithPyio("npy", calls, files, data, costs);
-      INFO(calls.Describe() << (costs ? ", client_costs framework" : "") << "\nPython:\n"
-                            << ToString(python) << "dlio:\n"
-                            << ToString(pyio.requests));
-      CHECK(pyio.requests == python);
-      REQUIRE(pyio.samples.size() == files.size());
-      for (size_t i = 0; i < files.size(); ++i) {
-        CHECK(pyio.samples[i] == testing::ReadTextFile(data + "/" + files[i]));
-      }
-    }
+    // open, fstat, a read and close each at least
+    CheckAgainstPython(calls, files, sizes, data, tmp, 4);
   }
 }
 
@@ -189,19 +199,8 @@ TEST_CASE("pyio model: a tail read in small calls, as measured") {
                                                {128, 0, PyioCall::kReadinto, 9000, false, 1},
                                                {9, 0, PyioCall::kRead, 12000, false, 100},
                                                {128, 0, PyioCall::kReadinto, 20000, false, 5000}}) {
-    const std::vector<Request> python = ReadWithPython(calls, files, sizes, data, tmp);
-    REQUIRE(python.size() >= 6 * files.size());  // open, fstat, 3 reads or more and close each
-    for (const bool costs : {false, true}) {
-      const DlioRun pyio = ReadWithPyio("npy", calls, files, data, costs);
-      INFO(calls.Describe() << (costs ? ", client_costs framework" : "") << "\nPython:\n"
-                            << ToString(python) << "dlio:\n"
-                            << ToString(pyio.requests));
-      CHECK(pyio.requests == python);
-      REQUIRE(pyio.samples.size() == files.size());
-      for (size_t i = 0; i < files.size(); ++i) {
-        CHECK(pyio.samples[i] == testing::ReadTextFile(data + "/" + files[i]));
-      }
-    }
+    // open, fstat, 3 reads or more and close each
+    CheckAgainstPython(calls, files, sizes, data, tmp, 6);
   }
 }
 
