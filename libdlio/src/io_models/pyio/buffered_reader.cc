@@ -149,6 +149,7 @@ Result<uint64_t> BufferedReader::FileSize() {
   if (!file_size_) {
     DLIO_ASSIGN_OR_RETURN(uint64_t size, file_->Size());
     file_size_ = size;
+    size_fresh_ = true;
   }
   return *file_size_;
 }
@@ -184,9 +185,15 @@ Result<size_t> BufferedReader::Readinto(size_t n, uint8_t* dst) {
 
 Result<size_t> BufferedReader::RawReadAll(const std::function<uint8_t*(size_t)>& room) {
   read_end_ = -1;
-  // FileIO.readall: a buffer one byte larger than the rest of the file, read until read(2)
-  // returns 0 (the second request is the 1-byte read that finds the end).
+  // FileIO.readall: an fstat (FileSize's, when nothing counted it yet), a buffer one byte larger
+  // than the rest of the file, read until read(2) returns 0 (the second request is the 1-byte
+  // read that finds the end).
+  if (file_size_ && !size_fresh_) {
+    DLIO_ASSIGN_OR_RETURN(uint64_t size, file_->Size());
+    file_size_ = size;
+  }
   DLIO_ASSIGN_OR_RETURN(uint64_t end, FileSize());
+  size_fresh_ = false;
   size_t bufsize = end >= abs_pos_ ? static_cast<size_t>(end - abs_pos_ + 1) : 8192;
   size_t got_total = 0;
   for (;;) {

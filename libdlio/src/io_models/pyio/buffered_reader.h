@@ -71,7 +71,9 @@ class BufferedReader {
   Result<uint64_t> Seek(int64_t offset, int whence);
   // tell().
   uint64_t Tell() const;
-  // The file's size (FileIO.readall and seek(.., 2) ask the file system: one fstat, cached).
+  // The file's size: one fstat the first time, cached after (seek(.., 2) needs it). CPython's
+  // FileIO.readall makes an fstat of its own each time: the first readall after this fstat
+  // counts it as its own, later ones make another (RawReadAll).
   Result<uint64_t> FileSize();
   File* file() const { return file_; }
 
@@ -95,6 +97,7 @@ class BufferedReader {
   int64_t raw_pos_ = -1;   // where in buffer_ the descriptor's offset lies (-1: unknown)
   uint64_t abs_pos_ = 0;   // the descriptor's offset
   std::optional<uint64_t> file_size_;
+  bool size_fresh_ = false;  // FileSize's fstat not yet counted as a readall's
 };
 
 }  // namespace dlio::pyio
