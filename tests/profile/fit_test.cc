@@ -40,6 +40,9 @@ struct Loop {
   int ckpt_files = 1;
   int64_t ckpt_bytes = 1 << 20;
   int side_reads_per_step = 0;  // 100-byte reads of /data/meta.bin at random offsets
+  // Before training: reads of /data/index.json, each (asked, got), each where the last ended
+  // (from 0 again after one that got nothing and before one that gets something).
+  std::vector<std::pair<int64_t, int64_t>> whole_side_reads;
 
   std::string File(int f) const { return dir + "/f_" + std::to_string(f) + "." + ext; }
 };
@@ -49,6 +52,14 @@ ProfileTrace Build(const Loop& l) {
   std::mt19937 rng(7);
   int64_t now = 1'000'000;
   int64_t step = 0;
+  int64_t side_at = 0;
+  for (size_t k = 0; k < l.whole_side_reads.size(); ++k) {
+    const auto [asked, got] = l.whole_side_reads[k];
+    if (k > 0 && l.whole_side_reads[k - 1].second == 0 && got > 0) side_at = 0;
+    AddEvent(&t, 1, 1, "read", now, 5, "/data/index.json", side_at, asked, got);
+    side_at += got;
+    now += 10;
+  }
   std::vector<std::vector<bool>> opened(static_cast<size_t>(l.threads),
                                         std::vector<bool>(static_cast<size_t>(l.files), false));
   for (int e = 0; e < l.epochs; ++e) {
@@ -269,6 +280,40 @@ TEST_CASE("fit: side reads before every step") {
   CHECK(Value(r, "side_io.reads") == "2");
   CHECK(Value(r, "side_io.access") == "random");
   CHECK(Value(r, "dataset.num_files_train") == "8");  // the side file is not data
+}
+
+TEST_CASE("fit: a side file read whole, as Python's f.read() and pandas' parser read it") {
+  Loop l;
+  // json.load(open(f)): read(size + 1) gets the file, read(1) gets nothing; twice.
+  l.whole_side_reads = {{5001, 5000}, {1, 0}, {5001, 5000}, {1, 0}};
+  FitResult r = Fit(Build(l));
+  CHECK(Value(r, "side_io.read_file") == "index.json");
+  CHECK(Value(r, "side_io.read_file_size") == "5000");
+  CHECK(Value(r, "side_io.access") == "whole");
+  CHECK(Value(r, "side_io.read_size") == "5001");
+  CHECK(Value(r, "side_io.end_reads") == "0");
+  CHECK(Value(r, "side_io.schedule") == "before_training");
+  CHECK(Value(r, "side_io.reads") == "2");  // passes
+  auto parsed = ParseConfig(FitYaml(r, {"t"}), "fit.yaml");
+  REQUIRE(parsed.ok());
+  CHECK(parsed->side_io.access == SideIoAccess::kWhole);
+  CHECK(parsed->Validate().ok());
+
+  // pandas.read_csv: 262144 in chunks filled by asking for the rest, then once more at the end.
+  l.whole_side_reads = {{262144, 262144}, {262144, 100000}, {162144, 0}, {262144, 0}};
+  r = Fit(Build(l));
+  CHECK(Value(r, "side_io.access") == "whole");
+  CHECK(Value(r, "side_io.read_file_size") == "362144");
+  CHECK(Value(r, "side_io.read_size") == "262144");
+  CHECK(Value(r, "side_io.end_reads") == "1");
+  CHECK(Value(r, "side_io.reads") == "1");
+
+  // Reads that skip ahead, or never find the end, are not whole passes.
+  l.whole_side_reads = {{100, 100}, {100, 100}, {100, 100}};
+  r = Fit(Build(l));
+  CHECK(Value(r, "side_io.access") == "sequential");
+  CHECK(r.Find("side_io.end_reads") == nullptr);
+  CHECK(Value(r, "side_io.read_size") == "100");
 }
 
 TEST_CASE("fit: checkpoints at every epoch end are an epoch cadence") {

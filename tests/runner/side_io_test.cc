@@ -32,6 +32,17 @@ struct Fixture {
     }
     return out;
   }
+  // (offset, count, ret) of the side-file reads, and how many times it was opened.
+  std::vector<std::vector<int64_t>> Requests(const std::string& path, int* opens) {
+    std::vector<std::vector<int64_t>> out;
+    *opens = 0;
+    for (const auto& e : tracer.Events()) {
+      if (tracer.FileName(e.file_id) != path) continue;
+      if (std::string(e.name) == "pread") out.push_back({e.offset, e.count, e.ret});
+      *opens += std::string(e.name) == "open64";
+    }
+    return out;
+  }
 };
 
 SideIoOptions ReadOptions(SideIoSchedule schedule, uint64_t reads) {
@@ -92,7 +103,7 @@ TEST_CASE(
 
   Fixture g;
   o = ReadOptions(SideIoSchedule::kBeforeTraining, 4);
-  o.random_access = false;
+  o.access = SideIoAccess::kSequential;
   REQUIRE(GenerateSideFile(o, g.registries, g.storage.get()).ok());
   auto early = std::move(SideIo::Make(o, g.storage.get())).value();
   REQUIRE(early->BeforeTraining().ok());
@@ -103,6 +114,56 @@ TEST_CASE(
   const auto reads = g.Reads("data/side.bin");
   REQUIRE(reads.size() == 4);
   for (size_t i = 0; i < reads.size(); ++i) CHECK(reads[i].first == static_cast<int64_t>(500 * i));
+}
+
+TEST_CASE("side I/O: whole-file passes make the requests of Python's buffered reader") {
+  using Requests = std::vector<std::vector<int64_t>>;
+  Fixture f;
+  SideIoOptions o = ReadOptions(SideIoSchedule::kBeforeTraining, 2);
+  o.access = SideIoAccess::kWhole;
+  o.read_file_size = 5000;
+  o.read_size = 5001;  // f.read(): the file's size + 1, then 1 more, which gets nothing
+  REQUIRE(GenerateSideFile(o, f.registries, f.storage.get()).ok());
+  auto side = std::move(SideIo::Make(o, f.storage.get())).value();
+  REQUIRE(side->BeforeTraining().ok());
+  int opens = 0;
+  const Requests twice = {{0, 5001, 5000}, {5000, 1, 0}, {0, 5001, 5000}, {5000, 1, 0}};
+  CHECK(f.Requests("data/side.bin", &opens) == twice);
+  CHECK(opens == 2);  // opened (and closed) per pass
+  CHECK(side->reads_done() == 4);
+  CHECK(side->bytes_read() == 10000);
+  REQUIRE(side->BeforeStep(0).ok());
+  CHECK(side->reads_done() == 4);
+  REQUIRE(side->AfterTraining().ok());
+
+  // pandas' parser: chunks of 2048 filled by asking for the rest, then 1 more request at the end.
+  Fixture g;
+  o = ReadOptions(SideIoSchedule::kPerStep, 1);
+  o.access = SideIoAccess::kWhole;
+  o.read_file_size = 5000;
+  o.read_size = 2048;
+  o.end_reads = 1;
+  REQUIRE(GenerateSideFile(o, g.registries, g.storage.get()).ok());
+  auto pandas = std::move(SideIo::Make(o, g.storage.get())).value();
+  REQUIRE(pandas->BeforeTraining().ok());
+  CHECK(pandas->reads_done() == 0);
+  REQUIRE(pandas->BeforeStep(0).ok());
+  const Requests pass = {
+      {0, 2048, 2048}, {2048, 2048, 2048}, {4096, 2048, 904}, {5000, 1144, 0}, {5000, 2048, 0}};
+  CHECK(g.Requests("data/side.bin", &opens) == pass);
+  CHECK(opens == 1);
+
+  // A missing file is found by the first pass, named; end_reads without whole is refused.
+  o.read_file = "data/missing.json";
+  auto missing = std::move(SideIo::Make(o, g.storage.get())).value();
+  REQUIRE(missing->BeforeTraining().ok());
+  const Status status = missing->BeforeStep(0);
+  CHECK(status.code() == StatusCode::kNotFound);
+  CHECK(status.message().find("data/missing.json") != std::string::npos);
+  o.access = SideIoAccess::kSequential;
+  const auto refused = SideIo::Make(o, g.storage.get());
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().message().find("side_io.end_reads") != std::string::npos);
 }
 
 TEST_CASE("side I/O: the side file in a format, a missing file is an error naming it") {
@@ -176,7 +237,10 @@ TEST_CASE("SideIoOptionsFor resolves paths and {rank}") {
   c.side_io.read_file = "/abs/shots.txt";
   CHECK(SideIoOptionsFor(c, 0)->read_file == "/abs/shots.txt");
   c.side_io.access = SideIoAccess::kSequential;
-  CHECK_FALSE(SideIoOptionsFor(c, 0)->random_access);
+  CHECK(SideIoOptionsFor(c, 0)->access == SideIoAccess::kSequential);
+  c.side_io.access = SideIoAccess::kWhole;
+  c.side_io.end_reads = 2;
+  CHECK(SideIoOptionsFor(c, 0)->end_reads == 2);
 }
 
 }  // namespace

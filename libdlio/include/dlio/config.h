@@ -221,6 +221,7 @@ struct SideIoConfig {
   uint64_t reads = 0;                    // side_io.reads: per step (per_step) or in all
   SideIoSchedule schedule = SideIoSchedule::kPerStep;  // side_io.schedule
   SideIoAccess access = SideIoAccess::kRandom;         // side_io.access
+  uint64_t end_reads = 0;    // side_io.end_reads: empty requests after each whole-file pass
   uint64_t write_bytes = 0;  // side_io.write_bytes: end-of-run write per rank (0 = off)
   std::string write_file = "side_io-{rank}.bin";  // side_io.write_file, under output.folder
   uint64_t write_request_size = 0;                // side_io.write_request_size (0 = one request)

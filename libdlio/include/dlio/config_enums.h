@@ -44,8 +44,9 @@ enum class SideIoSchedule {
   kSpread,          // `reads` reads in all, at seeded random steps of the run
   kBeforeTraining,  // `reads` reads in all, before the first epoch
 };
-// side_io.access: offsets of side reads, seeded random or consecutive.
-enum class SideIoAccess { kRandom, kSequential };
+// side_io.access: offsets of side reads, seeded random or consecutive; or kWhole: each side read
+// is a pass over the whole file to its end, opened and closed around it (SideIo::ReadWholeFile).
+enum class SideIoAccess { kRandom, kSequential, kWhole };
 // metric.mlperf_rules: MLPerf Storage's training checks; auto = on for unet3d/resnet50/cosmoflow.
 enum class MlperfRules { kAuto, kOn, kOff };
 // output.log_level, and the level of each message the runner logs.
@@ -167,7 +168,7 @@ struct EnumNames<SideIoSchedule> {
 };
 template <>
 struct EnumNames<SideIoAccess> {
-  static constexpr std::array<std::string_view, 2> kNames{"random", "sequential"};
+  static constexpr std::array<std::string_view, 3> kNames{"random", "sequential", "whole"};
 };
 template <>
 struct EnumNames<MlperfRules> {

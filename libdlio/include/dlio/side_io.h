@@ -24,11 +24,15 @@ struct SideIoOptions {
   std::string read_file;        // path of the side file ("" = no reads)
   uint64_t read_file_size = 0;  // GenerateSideFile creates it with this many bytes (0 = never)
   std::string read_file_format = "raw";  // raw, or a Format registry name (one sample written)
-  uint64_t read_size = 4096;             // bytes per read (the whole file when it is smaller)
-  uint64_t reads = 0;                    // per step (kPerStep) or in all
+  uint64_t read_size = 4096;             // bytes per read (the whole file when it is smaller,
+                                         // except with kWhole: the requests' size)
+  uint64_t reads = 0;                    // per step (kPerStep) or in all; kWhole: passes
   SideIoSchedule schedule = SideIoSchedule::kPerStep;
-  bool random_access = true;  // seeded random offsets; false: consecutive, wrapping around
-  std::string write_file;     // path written after training ("" or write_bytes 0 = none)
+  // kRandom: seeded random offsets; kSequential: consecutive, wrapping around; kWhole: each read
+  // is a pass over the whole file (ReadWholeFile).
+  SideIoAccess access = SideIoAccess::kRandom;
+  uint64_t end_reads = 0;  // kWhole: requests returning nothing after each pass found the end
+  std::string write_file;  // path written after training ("" or write_bytes 0 = none)
   uint64_t write_bytes = 0;
   uint64_t write_request_size = 0;  // bytes per write request (0 = one request)
   uint64_t seed = 0;       // this rank's offsets, spread steps and written content derive from it
@@ -57,7 +61,8 @@ class SideIo {
   SideIo& operator=(const SideIo&) = delete;
 
   // Opens the side file (NotFound naming it and side_io.read_file when missing) and does the
-  // kBeforeTraining reads. Call once, before the first step.
+  // kBeforeTraining reads. Call once, before the first step. With kWhole the file stays closed
+  // between passes (each opens it), so a missing file is found by the first pass.
   Status BeforeTraining();
   // Tells a kSpread schedule how many steps the run has (steps are 0-based global indices below).
   // The first call draws the steps; later calls are ignored.
@@ -71,6 +76,7 @@ class SideIo {
   // gets a valid JSON document of exactly that size.
   Status AfterTraining();
 
+  // Read requests made (kWhole: every request of every pass, the empty ones included).
   uint64_t reads_done() const { return reads_done_; }
   uint64_t bytes_read() const { return bytes_read_; }
   uint64_t bytes_written() const { return bytes_written_; }
@@ -78,10 +84,19 @@ class SideIo {
  private:
   SideIo(const SideIoOptions& options, Storage* storage);
   Status ReadOnce();
+  Status ReadAtOffset();
+  // One kWhole pass, as a program reading the file to its end through Python's buffered reader
+  // does (`with open(f) as f: f.read()`, pandas' CSV parser): open; from offset 0, chunks of
+  // read_size, each filled by requests for what is still missing until one returns nothing
+  // (BufferedReader.read(n)), until a chunk comes back short; then end_reads requests of
+  // read_size; close.
+  Status ReadWholeFile();
+  Result<std::unique_ptr<File>> OpenReadFile();
 
   SideIoOptions options_;
   Storage* storage_;
-  std::unique_ptr<File> file_;
+  std::unique_ptr<File> file_;  // open from BeforeTraining to AfterTraining, except with kWhole
+  bool started_ = false;        // BeforeTraining ran with a read file
   uint64_t file_size_ = 0;
   uint64_t cursor_ = 0;  // next offset of consecutive reads
   uint64_t rng_ = 0;

@@ -312,7 +312,12 @@ void AddOutputKeys(std::vector<KeySpec>* t) {
            "per_step: before every training step; spread: at seeded random steps over the run; "
            "before_training: all before the first epoch"));
   add(Enum("side_io.access", DLIO_ENUM_FIELD(SideIoAccess, side_io.access),
-           "offsets of side reads: seeded random, or consecutive (wrapping at the end)"));
+           "offsets of side reads: seeded random, or consecutive (wrapping at the end); whole: "
+           "each side read is a pass over the whole file (opened, read to its end in requests "
+           "of read_size as Python's buffered reader makes them, closed)"));
+  add(Uint("side_io.end_reads", DLIO_FIELD(uint64_t, side_io.end_reads), {0, 1024},
+           "with access whole: requests of read_size after each pass has found the end, which "
+           "return nothing (a parser asking again: pandas' CSV parser 1, Python's f.read() 0)"));
   add(Uint("side_io.write_bytes", DLIO_FIELD(uint64_t, side_io.write_bytes), {0, kTiB},
            "bytes every rank writes to side_io.write_file after training (0 = none)", kSizeUnits));
   add(String("side_io.write_file", DLIO_FIELD(std::string, side_io.write_file),

@@ -105,6 +105,11 @@ Status ValidateSideIo(const WorkloadConfig& c) {
       return invalid("side_io.read_file_format must not be empty (raw or a format name)");
     }
   }
+  if (s.end_reads > 0 && s.access != SideIoAccess::kWhole) {
+    return invalid(
+        "side_io.end_reads needs side_io.access: whole (it counts the requests after "
+        "a whole-file pass)");
+  }
   if (s.write_bytes > 0 && s.write_file.find("{rank}") == std::string::npos) {
     return invalid(
         "side_io.write_file must contain {rank} (every rank writes its own file), got '" +

@@ -69,7 +69,8 @@ Result<SideIoOptions> SideIoOptionsFor(const WorkloadConfig& c, int rank) {
   o.read_size = s.read_size;
   o.reads = s.reads;
   o.schedule = s.schedule;
-  o.random_access = s.access == SideIoAccess::kRandom;
+  o.access = s.access;
+  o.end_reads = s.end_reads;
   if (s.write_bytes > 0) {
     std::string name = s.write_file;
     const std::string r = std::to_string(rank);
@@ -118,23 +119,35 @@ Result<std::unique_ptr<SideIo>> SideIo::Make(const SideIoOptions& options, Stora
   if (!options.read_file.empty() && options.read_size == 0) {
     return Status::InvalidArgument("side_io.read_size must be >= 1");
   }
+  if (options.end_reads > 0 && options.access != SideIoAccess::kWhole) {
+    return Status::InvalidArgument("side_io.end_reads needs side_io.access: whole");
+  }
   return std::unique_ptr<SideIo>(new SideIo(options, storage));
 }
 
-Status SideIo::BeforeTraining() {
-  if (options_.read_file.empty() || file_) return Status::OK();
+Result<std::unique_ptr<File>> SideIo::OpenReadFile() {
   auto file = storage_->Open(options_.read_file, OpenMode::kRead);
   if (!file.ok()) {
     return file.status().WithContext("side_io.read_file " + options_.read_file +
                                      " (generate it with workflow.generate_data and "
                                      "side_io.read_file_size)");
   }
-  file_ = std::move(file).value();
-  DLIO_ASSIGN_OR_RETURN(file_size_, file_->Size());
-  if (file_size_ == 0) {
-    return Status::InvalidArgument("side_io.read_file " + options_.read_file + " is empty");
+  return file;
+}
+
+Status SideIo::BeforeTraining() {
+  if (options_.read_file.empty() || started_) return Status::OK();
+  started_ = true;
+  if (options_.access == SideIoAccess::kWhole) {
+    buffer_.resize(static_cast<size_t>(options_.read_size));
+  } else {
+    DLIO_ASSIGN_OR_RETURN(file_, OpenReadFile());
+    DLIO_ASSIGN_OR_RETURN(file_size_, file_->Size());
+    if (file_size_ == 0) {
+      return Status::InvalidArgument("side_io.read_file " + options_.read_file + " is empty");
+    }
+    buffer_.resize(static_cast<size_t>(std::min(options_.read_size, file_size_)));
   }
-  buffer_.resize(static_cast<size_t>(std::min(options_.read_size, file_size_)));
   if (options_.schedule == SideIoSchedule::kBeforeTraining) {
     for (uint64_t i = 0; i < options_.reads; ++i) DLIO_RETURN_NOT_OK(ReadOnce());
   }
@@ -152,7 +165,7 @@ void SideIo::SetRunSteps(uint64_t steps) {
 }
 
 Status SideIo::BeforeStep(uint64_t step) {
-  if (!file_) return Status::OK();
+  if (!started_) return Status::OK();
   if (options_.schedule == SideIoSchedule::kPerStep) {
     for (uint64_t i = 0; i < options_.reads; ++i) DLIO_RETURN_NOT_OK(ReadOnce());
   } else if (options_.schedule == SideIoSchedule::kSpread) {
@@ -166,9 +179,39 @@ Status SideIo::BeforeStep(uint64_t step) {
 }
 
 Status SideIo::ReadOnce() {
+  return options_.access == SideIoAccess::kWhole ? ReadWholeFile() : ReadAtOffset();
+}
+
+Status SideIo::ReadWholeFile() {
+  DLIO_ASSIGN_OR_RETURN(auto file, OpenReadFile());
+  const size_t chunk = buffer_.size();
+  uint64_t offset = 0;
+  auto request = [&](size_t n, size_t at) -> Result<size_t> {
+    DLIO_ASSIGN_OR_RETURN(size_t got, file->ReadSomeAt(offset, n, buffer_.data() + at));
+    ++reads_done_;
+    bytes_read_ += got;
+    offset += got;
+    return got;
+  };
+  for (bool short_chunk = false; !short_chunk;) {
+    size_t filled = 0;
+    while (filled < chunk) {
+      DLIO_ASSIGN_OR_RETURN(size_t got, request(chunk - filled, filled));
+      if (got == 0) break;
+      filled += got;
+    }
+    short_chunk = filled < chunk;
+  }
+  for (uint64_t k = 0; k < options_.end_reads; ++k) {
+    DLIO_RETURN_NOT_OK(request(chunk, 0).status());
+  }
+  return file->Close();
+}
+
+Status SideIo::ReadAtOffset() {
   const uint64_t n = buffer_.size();
   uint64_t offset;
-  if (options_.random_access) {
+  if (options_.access == SideIoAccess::kRandom) {
     offset = Below(&rng_, file_size_ - n + 1);
   } else {
     if (cursor_ + n > file_size_) cursor_ = 0;

@@ -353,6 +353,110 @@ Status FitCheckpointOnly(const ProfileTrace& t, const View& view, const FitOptio
   return Status::OK();
 }
 
+namespace {
+
+// The reads of one side file, in trace order: what each asked for, what it got, where, when.
+struct SideReads {
+  std::vector<int64_t> asked, got, offsets, starts;
+  size_t size() const { return asked.size(); }
+};
+
+SideReads ReadsOf(const ProfileTrace& t, const std::string& path) {
+  SideReads r;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.kind[i] != OpKind::kRead || t.path[i] == ProfileTrace::kNoString ||
+        t.String(t.path[i]) != path) {
+      continue;
+    }
+    r.asked.push_back(std::max<int64_t>(t.size_bytes[i], 0));
+    r.got.push_back(t.ret[i] >= 0 ? t.ret[i] : -1);
+    r.offsets.push_back(t.offset[i]);
+    r.starts.push_back(t.start_us[i]);
+  }
+  return r;
+}
+
+// Passes over the whole file (side_io.access whole): every read continues where the previous one
+// ended, from offset 0, until reads return nothing at the end; a read at offset 0 after the end
+// begins the next pass. Empty when the reads are not such passes.
+struct WholePasses {
+  std::vector<int64_t> starts;     // each pass's first read
+  std::vector<int64_t> end_reads;  // per pass: empty reads after its first empty one
+  int64_t first_size = 0;          // the first read's request size
+};
+
+WholePasses FindWholePasses(const SideReads& r) {
+  WholePasses w;
+  int64_t at = 0, empties = 0;
+  for (size_t k = 0; k < r.size(); ++k) {
+    if (r.got[k] < 0) return {};  // what a read got is unknown
+    const bool fresh = r.offsets[k] == 0 && (k == 0 || empties > 0);
+    if (fresh) {
+      if (k > 0) w.end_reads.push_back(empties - 1);
+      w.starts.push_back(r.starts[k]);
+      at = 0, empties = 0;
+    } else if (r.offsets[k] != at || (empties > 0 && r.got[k] != 0)) {
+      return {};  // a jump, or data after the end
+    }
+    at += r.got[k];
+    empties += r.got[k] == 0;
+  }
+  if (w.starts.empty() || empties == 0) return {};
+  w.end_reads.push_back(empties - 1);
+  w.first_size = r.asked.front();
+  return w;
+}
+
+// side_io.schedule and side_io.reads from when the `n` side reads (or passes) began.
+void FitSideSchedule(const View& view, const std::vector<int64_t>& starts, const char* what,
+                     const char* whats, FitResult* out) {
+  const int64_t first_data = view.accesses.empty() ? 0 : view.accesses.front().start_us;
+  const int64_t n = static_cast<int64_t>(starts.size());
+  const int64_t before = std::count_if(starts.begin(), starts.end(),
+                                       [first_data](int64_t us) { return us < first_data; });
+  const int64_t batches =
+      static_cast<int64_t>(view.steps.size()) + (view.steps_from_compute ? 0 : 1);
+  if (before == n) {
+    Set(out, "side_io.schedule", "before_training", FitConfidence::kMedium,
+        StrCat("every side ", what, " precedes the first data read"));
+    Set(out, "side_io.reads", std::to_string(n), FitConfidence::kHigh,
+        StrCat(whats, " of the side file"));
+  } else if (!view.steps.empty() && n >= batches) {
+    Set(out, "side_io.schedule", "per_step", FitConfidence::kMedium,
+        StrCat(n, " side ", whats, " over ", batches, " steps"));
+    Set(out, "side_io.reads", std::to_string(std::llround(static_cast<double>(n) / batches)),
+        FitConfidence::kMedium, StrCat("side ", whats, " per step"));
+  } else {
+    Set(out, "side_io.schedule", "spread", FitConfidence::kMedium,
+        StrCat("fewer side ", whats, " than steps, during training"));
+    Set(out, "side_io.reads", std::to_string(n), FitConfidence::kHigh,
+        StrCat(whats, " of the side file"));
+  }
+}
+
+// side_io.access whole: the reads are passes over the whole file (FindWholePasses).
+bool FitWholeSideReads(const View& view, const SideReads& r, FitResult* out) {
+  const WholePasses w = FindWholePasses(r);
+  if (w.starts.empty()) return false;
+  const int64_t end_reads = Median(w.end_reads);
+  Set(out, "side_io.access", "whole", FitConfidence::kMedium,
+      StrCat("the ", r.size(), " reads are ", w.starts.size(), " pass",
+             w.starts.size() == 1 ? "" : "es",
+             " over the whole file, each from offset 0 to reads that return nothing"));
+  Set(out, "side_io.read_size",
+      std::to_string(std::clamp<int64_t>(w.first_size, 1, int64_t{1} << 30)), FitConfidence::kHigh,
+      "the size the first read of a pass asks for (Python's f.read() asks for the file's size + "
+      "1, pandas' CSV parser 262144)");
+  Set(out, "side_io.end_reads", std::to_string(std::min<int64_t>(end_reads, 1024)),
+      FitConfidence::kMedium,
+      StrCat("median reads per pass after the first that returned nothing (",
+             end_reads == 0 ? "none: the reader stops at the end" : "the reader asks again", ")"));
+  FitSideSchedule(view, w.starts, "pass", "passes", out);
+  return true;
+}
+
+}  // namespace
+
 void FitSideIo(const ProfileTrace& t, const View& view, FitResult* out) {
   std::vector<const FileUse*> side;
   const std::set<std::string> ckpt = CheckpointFiles(t, view);
@@ -369,51 +473,24 @@ void FitSideIo(const ProfileTrace& t, const View& view, FitResult* out) {
   }
   const FileUse* f = *std::max_element(
       side.begin(), side.end(), [](const auto* a, const auto* b) { return a->reads < b->reads; });
-  std::vector<int64_t> sizes, offsets;
-  int64_t first_data = view.accesses.empty() ? 0 : view.accesses.front().start_us;
-  int64_t before = 0;
-  for (size_t i = 0; i < t.size(); ++i) {
-    if (t.kind[i] != OpKind::kRead || t.path[i] == ProfileTrace::kNoString ||
-        t.String(t.path[i]) != f->path) {
-      continue;
-    }
-    sizes.push_back(std::max<int64_t>(t.size_bytes[i], 0));
-    offsets.push_back(t.offset[i]);
-    before += t.start_us[i] < first_data;
-  }
-  const int64_t n = static_cast<int64_t>(sizes.size());
+  const SideReads r = ReadsOf(t, f->path);
   Set(out, "side_io.read_file", Basename(f->path), FitConfidence::kMedium,
-      StrCat("the most-read file besides the dataset (", n, " reads",
+      StrCat("the most-read file besides the dataset (", r.size(), " reads",
              side.size() > 1 ? StrCat("; ", side.size() - 1, " other files not emulated") : "",
              ")"));
   Set(out, "side_io.read_file_size", std::to_string(std::max<int64_t>(f->max_end, 1)),
       FitConfidence::kMedium, "its largest offset read (generated when missing)");
+  if (FitWholeSideReads(view, r, out)) return;
   Set(out, "side_io.read_size",
-      std::to_string(std::clamp<int64_t>(Median(sizes), 1, int64_t{1} << 30)), FitConfidence::kHigh,
-      "median size of its reads");
-  const int64_t batches =
-      static_cast<int64_t>(view.steps.size()) + (view.steps_from_compute ? 0 : 1);
-  if (before == n) {
-    Set(out, "side_io.schedule", "before_training", FitConfidence::kMedium,
-        "every side read precedes the first data read");
-    Set(out, "side_io.reads", std::to_string(n), FitConfidence::kHigh, "reads of the side file");
-  } else if (!view.steps.empty() && n >= batches) {
-    Set(out, "side_io.schedule", "per_step", FitConfidence::kMedium,
-        StrCat(n, " side reads over ", batches, " steps"));
-    Set(out, "side_io.reads", std::to_string(std::llround(static_cast<double>(n) / batches)),
-        FitConfidence::kMedium, "side reads per step");
-  } else {
-    Set(out, "side_io.schedule", "spread", FitConfidence::kMedium,
-        "fewer side reads than steps, during training");
-    Set(out, "side_io.reads", std::to_string(n), FitConfidence::kHigh, "reads of the side file");
-  }
+      std::to_string(std::clamp<int64_t>(Median(r.asked), 1, int64_t{1} << 30)),
+      FitConfidence::kHigh, "median size of its reads");
+  FitSideSchedule(view, r.starts, "read", "reads", out);
   int64_t up = 0;
-  for (size_t k = 1; k < offsets.size(); ++k) up += offsets[k] == offsets[k - 1] + sizes[k - 1];
-  const bool sequential =
-      offsets.size() > 1 && up * 10 >= static_cast<int64_t>(offsets.size() - 1) * 8;
+  for (size_t k = 1; k < r.size(); ++k) up += r.offsets[k] == r.offsets[k - 1] + r.asked[k - 1];
+  const bool sequential = r.size() > 1 && up * 10 >= static_cast<int64_t>(r.size() - 1) * 8;
   Set(out, "side_io.access", sequential ? "sequential" : "random",
-      offsets.size() > 4 ? FitConfidence::kMedium : FitConfidence::kLow,
-      StrCat(up, " of ", offsets.empty() ? 0 : offsets.size() - 1,
+      r.size() > 4 ? FitConfidence::kMedium : FitConfidence::kLow,
+      StrCat(up, " of ", r.size() == 0 ? 0 : r.size() - 1,
              " side reads start where the previous ended"));
 }
 
