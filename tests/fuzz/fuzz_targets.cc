@@ -15,6 +15,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"parquet", "parquet", {}},
       {"webdataset", "webdataset", {}},
       {"sqlite", "sqlite", {}},
+      {"zip", "zip", {}},
       {"config", "", {}},
       {"trace", "", {}},
       {"cache_wire", "", {}},

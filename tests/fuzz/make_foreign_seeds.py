@@ -78,3 +78,16 @@ for fmt, name in ((tarfile.PAX_FORMAT, "tarfile_pax_long_names"),
     data = b.getvalue().rstrip(b"\0")  # small seeds: the record padding cut, two zero blocks kept
     data += b"\0" * (-len(data) % 512 + 1024)
     put("webdataset", name, data)
+
+# zipfile's archives: a directory, stored and deflated members, an archive comment (the end
+# record search), once as the default reader (zipfile's requests) and once as native's.
+import zipfile  # noqa: E402
+
+b = io.BytesIO()
+with zipfile.ZipFile(b, "w") as z:
+    z.mkdir("imgs")
+    z.writestr("imgs/000.jpg", b"j" * 300, zipfile.ZIP_DEFLATED)
+    z.writestr("imgs/001.jpg", bytes(range(200)), zipfile.ZIP_STORED)
+    z.comment = b"zipfile seed"
+put("zip", "zipfile_mixed", b.getvalue())
+put("zip", "zipfile_mixed_native", b.getvalue(), 1 << 7)

@@ -87,6 +87,11 @@ std::vector<Seed> FormatSeeds() {
   add("webdataset", "native_small_transfers", {40, 513}, kOptNativeModel | 2 << 1);
   add("sqlite", "three_rows", {96, 0, 700});
   add("sqlite", "overflow_pages", {9000, 300});
+  // zipfile's reads (the default), native's, and deflated members.
+  add("zip", "stored_members", {96, 0, 700});
+  add("zip", "native_stored", {96, 0, 700}, kOptNativeModel);
+  add("zip", "deflated_members", {300, 1, 2000})->options.compression = "gzip";
+  add("zip", "native_deflated", {300, 1, 2000}, kOptNativeModel)->options.compression = "gzip";
   return seeds;
 }
 

@@ -83,3 +83,8 @@ target_compile_definitions(tarfile_index_test PRIVATE
 dlio_add_test(sqlite_test SOURCES io_models/sqlite_test.cc PROPERTIES TIMEOUT 300)
 add_dependencies(sqlite_test dlio_preload)
 target_compile_definitions(sqlite_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# reader.io_model zipfile (the zip format) against CPython's zipfile.ZipFile and read(name); zips
+# dlio writes checked by Python's zipfile.
+dlio_add_test(zipfile_test SOURCES io_models/zipfile_test.cc PROPERTIES TIMEOUT 300)
+add_dependencies(zipfile_test dlio_preload)
+target_compile_definitions(zipfile_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

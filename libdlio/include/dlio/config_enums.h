@@ -66,7 +66,8 @@ enum class SampleLayout { kFirstAxis, kLastAxis };
 //   pyarrow.parquet as MLPerf Storage's DLIO fork calls it, kPil PIL's Image.open and load of
 //   an image file through Python's buffered file, kPyio a file read front to back through
 //   Python's buffered file in the calls reader.pyio_* describe, kTarfileIndex tarfile.open(path)'s
-//   random access (the member index, then extractfile(name).read() per member);
+//   random access (the member index, then extractfile(name).read() per member), kZipfile
+//   zipfile.ZipFile(path)'s (the central directory, then read(name) per member);
 // - kAuto: the format's default request model (FormatCapabilities::io_models; native when it
 //   declares none);
 // - kPytorch: kAuto's request model, read by the pytorch loader (DataLoader worker processes;
@@ -102,7 +103,8 @@ enum class IoModel {
   kPyarrow,
   kPil,
   kPyio,
-  kTarfileIndex
+  kTarfileIndex,
+  kZipfile
 };
 // Who runs a loop's reads, the second meaning reader.io_model can carry (io_model pytorch, or
 // auto with reader.data_loader pytorch: PipelineNameFor in dlio/loop.h): dlio's reader threads, or
@@ -184,9 +186,9 @@ struct EnumNames<LogLevel> {
 };
 template <>
 struct EnumNames<IoModel> {
-  static constexpr std::array<std::string_view, 13> kNames{
-      "auto",   "native",  "numpy",   "h5py", "tf.data", "pytorch",      "mmap",
-      "pandas", "tarfile", "pyarrow", "pil",  "pyio",    "tarfile_index"};
+  static constexpr std::array<std::string_view, 14> kNames{
+      "auto",   "native",  "numpy",   "h5py", "tf.data", "pytorch",       "mmap",
+      "pandas", "tarfile", "pyarrow", "pil",  "pyio",    "tarfile_index", "zipfile"};
 };
 template <>
 struct EnumNames<PyarrowRead> {

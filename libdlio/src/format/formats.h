@@ -30,6 +30,7 @@ std::unique_ptr<Format> NewParquetFormat();
 Status ValidateParquetConfig(const WorkloadConfig& config);
 std::unique_ptr<Format> NewWebdatasetFormat();
 std::unique_ptr<Format> NewSqliteFormat();  // sqlite/sqlite_format.cc
+std::unique_ptr<Format> NewZipFormat();     // zip_format.cc
 // dataset.webdataset_members spelled as extensions (webdataset/webdataset_format.cc).
 Status ValidateWebdatasetConfig(const WorkloadConfig& config);
 std::unique_ptr<Format> NewRawFormat();

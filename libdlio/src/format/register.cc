@@ -96,6 +96,11 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
           "webdataset_members, transfer_size, shuffle_size, odirect", &NewWebdatasetFormat,
           Hints({"tar"}), &ValidateWebdatasetConfig,
           {"dataset.webdataset_members", "reader.tarfile_open"}));  // webdataset/webdataset_keys.cc
+  DLIO_RETURN_NOT_OK(Add(formats, "zip",
+                         "ZIP archive, a sample is one member (stored or deflated); read as "
+                         "zipfile.ZipFile(path) and read(name) per member (io_model zipfile)",
+                         "num_samples_per_file, record_length_bytes, compression, odirect",
+                         &NewZipFormat, Hints({"zip"}, {"PK\x03\x04", "PK\x05\x06"})));
   DLIO_RETURN_NOT_OK(
       Add(formats, "sqlite",
           "SQLite database of BLOB rows (table samples: id, label, data), one row "

@@ -9,6 +9,7 @@ list(APPEND DLIO_SOURCES
   src/format/sized_deflate.cc
   src/format/npy_format.cc
   src/format/npz_format.cc
+  src/format/zip_format.cc
   src/format/indexed_binary_format.cc
   src/format/indexed_binary_mmap.cc
   src/format/synthetic_format.cc

@@ -63,6 +63,8 @@ std::vector<IoModelEntry> MakeTable() {
        true,
        {},
        true},
+      // zipfile's random access: the standard library; members by their local headers.
+      {IoModel::kZipfile, IoModel::kZipfile, L::kThreads, {"zip"}, 0, false, false, true},
   };
   return t;
 }
