@@ -77,39 +77,6 @@ void FoldSessionLoad(int64_t extent, ThreadFileState* s, std::vector<Access>* ac
   }
 }
 
-// Drops the accesses FoldSessionLoad folded into their load's first.
-void DropFolded(std::vector<Access>* accesses) {
-  size_t kept = 0;
-  for (size_t k = 0; k < accesses->size(); ++k) {
-    if ((*accesses)[k].bytes >= 0) (*accesses)[kept++] = (*accesses)[k];
-  }
-  accesses->resize(kept);
-}
-
-// Format probes: sessions of one read at a file's start that the process follows at once with
-// another open of the same file (tarfile.open's gz, bz2 and xz tries before it opens the archive
-// itself). Two or more in a row are the library finding out how to read the file, not sample
-// reads: a pass reads a sample once, so one process does not read the same one twice in a row.
-// Marked as folded (bytes -1) for DropFolded.
-void MarkProbes(std::vector<Access>* accesses) {
-  std::unordered_map<int32_t, std::vector<size_t>> pending;  // by pid: one-read sessions at 0
-  auto probe = [](const Access& a) { return a.session && a.reads == 1 && a.key == 0; };
-  for (size_t k = 0; k < accesses->size(); ++k) {
-    Access& a = (*accesses)[k];
-    std::vector<size_t>& run = pending[a.pid];
-    const bool same_file = !run.empty() && (*accesses)[run.front()].file == a.file;
-    if (probe(a)) {
-      if (!same_file) run.clear();
-      run.push_back(k);
-      continue;
-    }
-    if (same_file && a.session && run.size() >= 2) {
-      for (size_t p : run) (*accesses)[p].bytes = -1;
-    }
-    run.clear();
-  }
-}
-
 void ResetSession(ThreadFileState* s) {
   s->session.clear();
   s->ranges.clear();
@@ -380,7 +347,17 @@ bool EndsAccess(const ProfileTrace& t, size_t i, const View& view, const ThreadF
   // is kMinPauseUs: a busy host's stall can move a small read that trails a sample's data
   // to the next sample read, which the next large read joins (after a file's last sample,
   // none does: a limit in docs/profiling.md).
-  return size > 0 && !a.session && a.large_reads > 0 && t.start_us[i] - a.end_us > kMinPauseUs;
+  if (size <= 0 || a.large_reads == 0) return false;
+  // A small read elsewhere once the sample read holds at least the file's smallest stored sample
+  // begins the next, pause or not: zipfile's archive open in a worker, each member read from a
+  // buffer fill at its local header, batch after batch. One load of a file (np.load of an npz:
+  // x's data, then y's header) is split so too, and folded back into one at its close
+  // (FoldSessionLoad: it re-read its end records and covered the file).
+  const int64_t smallest = sample_sizes.empty() ? 0 : *sample_sizes.begin();
+  if (smallest > 0 && a.bytes >= smallest && t.offset[i] >= 0 && t.offset[i] != s.last_end) {
+    return true;
+  }
+  return !a.session && t.start_us[i] - a.end_us > kMinPauseUs;
 }
 
 // The sample reads of view->data_events, in start order.
@@ -471,6 +448,7 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
   for (size_t k = 0; k < view->accesses.size(); ++k) {
     if (view->accesses[k].large_reads == 0) view->accesses[k].key = first_offset[k];
   }
+  FoldDirectoryReads(*view, first_offset, &view->accesses);
   DropFolded(&view->accesses);
 }
 

@@ -283,6 +283,18 @@ std::set<std::string> ResumedExtensions(const std::vector<FileUse>& uses);
 Status CollectFiles(const ProfileTrace& trace, const FitOptions& options, View* view);
 // Stage 2 (fit_access.cc): accesses, epochs, steps.
 void CollectAccesses(const ProfileTrace& trace, View* view);
+// Stage 2's folds (fit_fold.cc). An access folded into another has bytes -1 until DropFolded
+// removes it.
+void DropFolded(std::vector<Access>* accesses);
+// Format probes: sessions of one read at a file's start that the process follows at once with
+// another open of the same file (tarfile.open's gz, bz2 and xz tries), folded away.
+void MarkProbes(std::vector<Access>* accesses);
+// An archive's directory read (a session's first access begun in the file's end record, with
+// large reads before it: zipfile's central directory) folded into the next access of its thread
+// and file when no open of the file comes between. `first_offset[k]`: where access k's first read
+// began.
+void FoldDirectoryReads(const View& view, const std::vector<int64_t>& first_offset,
+                        std::vector<Access>* accesses);
 void CollectSteps(const ProfileTrace& trace, const FitOptions& options, View* view);
 // One rank's passes taken from the whole run's (`whole`, all ranks): a rank that reads another
 // shard each epoch never reads a sample twice in a run, so its own reads cannot show its passes.

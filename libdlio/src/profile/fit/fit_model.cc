@@ -211,6 +211,16 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
   if (declares("tarfile_index")) {
     if (auto g = GuessTarfileIndex(t, view, reads)) return *g;
   }
+  if (declares("zipfile") && reads > 0) {
+    // No other reader of a zip's members is modelled: zipfile's requests are the default's.
+    ModelGuess g{"zipfile", FitConfidence::kMedium,
+                 StrCat(reads,
+                        " reads of members inside a zip archive: zipfile.ZipFile(path) "
+                        "(the end record, the central directory), then read(name) per "
+                        "member")};
+    g.per_process_state = true;
+    return g;
+  }
   if (declares("tarfile") && most(whole)) {
     // tarfile's stream: 10240-byte records, split into 4096/8192-byte calls when the shard came
     // as Python's file object (WebDataset), one call each when tarfile opened the path.
