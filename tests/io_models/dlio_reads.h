@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <memory>
+#include <numeric>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,28 @@
 #include "dlio/registries.h"
 #include "dlio/storage.h"
 #include "request_log.h"
+#include "test_util.h"
 
 namespace dlio::io_model_test {
 
 // The open, fstat, read and close calls: what the model tests compare row by row.
 inline const KindFilter kOpenStatReadClose{
     {OpKind::kOpen, OpKind::kStat, OpKind::kRead, OpKind::kClose}};
+
+// A shuffled order of the n samples of a file (a stride coprime with n, from an offset), and the
+// comma-separated list a Python reader takes on its command line.
+inline std::vector<uint64_t> ShuffledOrder(uint64_t n) {
+  uint64_t stride = 5;
+  while (n > 1 && std::gcd(stride, n) != 1) ++stride;
+  std::vector<uint64_t> order;
+  for (uint64_t i = 0; i < n; ++i) order.push_back((3 + i * stride) % n);
+  return order;
+}
+inline std::string CommaJoined(const std::vector<uint64_t>& v) {
+  std::string s;
+  for (const uint64_t x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
 
 // A fresh instance of the built-in format `name`.
 inline std::unique_ptr<Format> BuiltinFormat(const std::string& name) {
@@ -55,6 +72,34 @@ inline DlioRun ReadWithDlio(const Format& format, const std::vector<std::string>
     }
   }
   run.requests = RequestsOf(tracer, data, filter);
+  return run;
+}
+
+// The samples of one file `data`/`file` in `order` with `options`, each checked against the
+// bytes the Python reader wrote to `expected`/<i>; `samples` holds the file's sample count.
+inline DlioRun ReadOrderWithDlio(const Format& format, const std::string& data,
+                                 const std::string& file, const std::vector<uint64_t>& order,
+                                 const std::string& expected, const FormatOptions& options,
+                                 uint64_t* samples) {
+  MemoryTracer tracer;
+  auto storage = NewPosixStorage({});
+  storage->Bind(SystemClock(), &tracer);
+  DlioRun run;
+  {
+    auto reader = format.Open(storage.get(), data + "/" + file, options);
+    INFO(file << ": " << reader.status().ToString());
+    REQUIRE(reader.ok());
+    *samples = (*reader)->num_samples();
+    SampleBuffer buf;
+    for (const uint64_t i : order) {
+      const Status read = (*reader)->ReadSample(i, &buf);
+      INFO(file << " sample " << i << ": " << read.ToString());
+      REQUIRE(read.ok());
+      run.samples.emplace_back(reinterpret_cast<const char*>(buf.data()), buf.size());
+      CHECK(run.samples.back() == testing::ReadTextFile(expected + "/" + std::to_string(i)));
+    }
+  }
+  run.requests = RequestsOf(tracer, data, kOpenStatReadClose);
   return run;
 }
 

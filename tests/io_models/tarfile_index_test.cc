@@ -27,9 +27,11 @@ namespace dlio {
 namespace {
 
 using io_model_test::BuiltinFormat;
+using io_model_test::CommaJoined;
 using io_model_test::kOpenStatReadClose;
 using io_model_test::Request;
 using io_model_test::RequestsOf;
+using io_model_test::ShuffledOrder;
 using io_model_test::ToString;
 using io_model_test::TracePythonProgram;
 using testing::TempDir;
@@ -62,21 +64,6 @@ void WritePythonArchives(const std::string& data, const TempDir& tmp) {
   REQUIRE(run.exit_code == 0);
 }
 
-// A shuffled order of n samples (a stride coprime with n, from an offset).
-std::vector<uint64_t> Shuffled(uint64_t n) {
-  uint64_t stride = 5;
-  while (n > 1 && std::gcd(stride, n) != 1) ++stride;
-  std::vector<uint64_t> order;
-  for (uint64_t i = 0; i < n; ++i) order.push_back((3 + i * stride) % n);
-  return order;
-}
-
-std::string Joined(const std::vector<uint64_t>& v) {
-  std::string s;
-  for (const uint64_t x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-  return s;
-}
-
 // The Python program: open, the index, then each sample of `order` (members grouped by
 // WebDataset's key, as dlio groups them) extracted and written, concatenated, to out/<i>.
 std::vector<Request> ReadWithPython(const std::string& archive, const std::vector<uint64_t>& order,
@@ -102,41 +89,21 @@ std::vector<Request> ReadWithPython(const std::string& archive, const std::vecto
       "t.close()\n");
   std::filesystem::create_directories(out);
   const std::string args =
-      "'" + script + "' '" + data + "/" + archive + "' " + Joined(order) + " '" + out + "'";
+      "'" + script + "' '" + data + "/" + archive + "' " + CommaJoined(order) + " '" + out + "'";
   return RequestsOf(TracePythonProgram(args, data, tmp / ("prof-" + archive)), data,
                     kOpenStatReadClose);
 }
 
-struct DlioRead {
-  std::vector<Request> requests;
-  uint64_t samples = 0;
-};
-
 // dlio's webdataset reader under tarfile_index: the archive's samples in `order`, each checked
 // against the bytes Python extracted (out/<i>).
-DlioRead ReadWithDlio(const std::string& archive, const std::vector<uint64_t>& order,
-                      const std::string& data, const std::string& out, bool client_costs) {
-  MemoryTracer tracer;
-  auto storage = NewPosixStorage({});
-  storage->Bind(SystemClock(), &tracer);
+io_model_test::DlioRun ReadWithDlio(const std::string& archive, const std::vector<uint64_t>& order,
+                                    const std::string& data, const std::string& out,
+                                    bool client_costs, uint64_t* samples) {
   FormatOptions options;
   options.io_model = IoModel::kTarfileIndex;
   options.framework_client_costs = client_costs;
-  DlioRead run;
-  {
-    auto reader = BuiltinFormat("webdataset")->Open(storage.get(), data + "/" + archive, options);
-    INFO(reader.status().ToString());
-    REQUIRE(reader.ok());
-    run.samples = (*reader)->num_samples();
-    SampleBuffer buf;
-    for (const uint64_t i : order) {
-      REQUIRE((*reader)->ReadSample(i, &buf).ok());
-      const std::string got(reinterpret_cast<const char*>(buf.data()), buf.size());
-      CHECK(got == testing::ReadTextFile(out + "/" + std::to_string(i)));
-    }
-  }
-  run.requests = RequestsOf(tracer, data, kOpenStatReadClose);
-  return run;
+  return io_model_test::ReadOrderWithDlio(*BuiltinFormat("webdataset"), data, archive, order, out,
+                                          options, samples);
 }
 
 // Writes a dlio shard of `sizes` with one `.bin` member per sample.
@@ -162,17 +129,18 @@ TEST_CASE("tarfile_index model: the requests of tarfile.open and extractfile, as
     uint64_t samples;
   };
   for (const Case& c : std::vector<Case>{{"small.tar", 8}, {"pairs.tar", 5}, {"dlio.tar", 7}}) {
-    const std::vector<uint64_t> order = Shuffled(c.samples);
+    const std::vector<uint64_t> order = ShuffledOrder(c.samples);
     const std::string out = tmp / ("out-" + c.archive);
     const std::vector<Request> python = ReadWithPython(c.archive, order, data, tmp, out);
     // four opens (three compression probes, then the archive), a read each at least, closes
     REQUIRE(python.size() >= 4 * 4);
     for (const bool costs : {false, true}) {
-      const DlioRead dlio = ReadWithDlio(c.archive, order, data, out, costs);
+      uint64_t samples = 0;
+      const auto dlio = ReadWithDlio(c.archive, order, data, out, costs, &samples);
       INFO(c.archive << (costs ? ", client_costs framework" : "") << "\nPython:\n"
                      << ToString(python) << "dlio:\n"
                      << ToString(dlio.requests));
-      CHECK(dlio.samples == c.samples);
+      CHECK(samples == c.samples);
       CHECK(dlio.requests == python);
     }
   }

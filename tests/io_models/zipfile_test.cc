@@ -23,9 +23,11 @@ namespace dlio {
 namespace {
 
 using io_model_test::BuiltinFormat;
+using io_model_test::CommaJoined;
 using io_model_test::kOpenStatReadClose;
 using io_model_test::Request;
 using io_model_test::RequestsOf;
+using io_model_test::ShuffledOrder;
 using io_model_test::ToString;
 using io_model_test::TracePythonProgram;
 using testing::TempDir;
@@ -55,21 +57,6 @@ void WritePythonArchives(const std::string& data, const TempDir& tmp) {
   REQUIRE(run.exit_code == 0);
 }
 
-// A shuffled order of n samples (a stride coprime with n, from an offset).
-std::vector<uint64_t> Shuffled(uint64_t n) {
-  uint64_t stride = 5;
-  while (n > 1 && std::gcd(stride, n) != 1) ++stride;
-  std::vector<uint64_t> order;
-  for (uint64_t i = 0; i < n; ++i) order.push_back((3 + i * stride) % n);
-  return order;
-}
-
-std::string Joined(const std::vector<uint64_t>& v) {
-  std::string s;
-  for (const uint64_t x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
-  return s;
-}
-
 // The Python program: ZipFile(path), then each member of `order` (directories aside, in the
 // central directory's order) read by name and written to out/<i>.
 std::vector<Request> ReadWithPython(const std::string& archive, const std::vector<uint64_t>& order,
@@ -87,44 +74,21 @@ std::vector<Request> ReadWithPython(const std::string& archive, const std::vecto
                          "z.close()\n");
   std::filesystem::create_directories(out);
   const std::string args =
-      "'" + script + "' '" + data + "/" + archive + "' " + Joined(order) + " '" + out + "'";
+      "'" + script + "' '" + data + "/" + archive + "' " + CommaJoined(order) + " '" + out + "'";
   return RequestsOf(TracePythonProgram(args, data, tmp / ("prof-" + archive)), data,
                     kOpenStatReadClose);
 }
 
-struct DlioRead {
-  std::vector<Request> requests;
-  uint64_t samples = 0;
-};
-
 // dlio's zip reader under `model`: the archive's samples in `order`, each checked against the
 // bytes Python read (out/<i>).
-DlioRead ReadWithDlio(const std::string& archive, const std::vector<uint64_t>& order,
-                      const std::string& data, const std::string& out, IoModel model,
-                      bool client_costs) {
-  MemoryTracer tracer;
-  auto storage = NewPosixStorage({});
-  storage->Bind(SystemClock(), &tracer);
+io_model_test::DlioRun ReadWithDlio(const std::string& archive, const std::vector<uint64_t>& order,
+                                    const std::string& data, const std::string& out, IoModel model,
+                                    bool client_costs, uint64_t* samples) {
   FormatOptions options;
   options.io_model = model;
   options.framework_client_costs = client_costs;
-  DlioRead run;
-  {
-    auto reader = BuiltinFormat("zip")->Open(storage.get(), data + "/" + archive, options);
-    INFO(reader.status().ToString());
-    REQUIRE(reader.ok());
-    run.samples = (*reader)->num_samples();
-    SampleBuffer buf;
-    for (const uint64_t i : order) {
-      const Status read = (*reader)->ReadSample(i, &buf);
-      INFO(archive << " sample " << i << ": " << read.ToString());
-      REQUIRE(read.ok());
-      const std::string got(reinterpret_cast<const char*>(buf.data()), buf.size());
-      CHECK(got == testing::ReadTextFile(out + "/" + std::to_string(i)));
-    }
-  }
-  run.requests = RequestsOf(tracer, data, kOpenStatReadClose);
-  return run;
+  return io_model_test::ReadOrderWithDlio(*BuiltinFormat("zip"), data, archive, order, out, options,
+                                          samples);
 }
 
 FileSpec DlioSpec(std::vector<uint64_t> sizes) {
@@ -154,21 +118,24 @@ TEST_CASE("zipfile model: the requests of ZipFile(path) and read(name), as measu
     uint64_t samples;
   };
   for (const Case& c : std::vector<Case>{{"stored.zip", 9}, {"mixed.zip", 5}, {"dlio.zip", 6}}) {
-    const std::vector<uint64_t> order = Shuffled(c.samples);
+    const std::vector<uint64_t> order = ShuffledOrder(c.samples);
     const std::string out = tmp / ("out-" + c.archive);
     const std::vector<Request> python = ReadWithPython(c.archive, order, data, tmp, out);
     REQUIRE(python.size() >= 4);  // open, fstat, reads, close
     for (const bool costs : {false, true}) {
-      const DlioRead dlio = ReadWithDlio(c.archive, order, data, out, IoModel::kZipfile, costs);
+      uint64_t samples = 0;
+      const auto dlio =
+          ReadWithDlio(c.archive, order, data, out, IoModel::kZipfile, costs, &samples);
       INFO(c.archive << (costs ? ", client_costs framework" : "") << "\nPython:\n"
                      << ToString(python) << "dlio:\n"
                      << ToString(dlio.requests));
-      CHECK(dlio.samples == c.samples);
+      CHECK(samples == c.samples);
       CHECK(dlio.requests == python);
     }
     // native: the same bytes, one request per stored member.
-    const DlioRead native = ReadWithDlio(c.archive, order, data, out, IoModel::kNative, false);
-    CHECK(native.samples == c.samples);
+    uint64_t native = 0;
+    ReadWithDlio(c.archive, order, data, out, IoModel::kNative, false, &native);
+    CHECK(native == c.samples);
   }
 }
 

@@ -63,17 +63,7 @@ void FoldSessionLoad(int64_t extent, ThreadFileState* s, std::vector<Access>* ac
   }
   Access& first = (*accesses)[static_cast<size_t>(s->session.front())];
   for (size_t k = 1; k < s->session.size(); ++k) {
-    Access& a = (*accesses)[static_cast<size_t>(s->session[k])];
-    first.end_us = std::max(first.end_us, a.end_us);
-    first.bytes += a.bytes;
-    first.large_reads += a.large_reads;
-    first.small_reads += a.small_reads;
-    first.faulted_bytes += a.faulted_bytes;
-    first.faults += a.faults;
-    first.read_us = SaturatingAdd(first.read_us, a.read_us);
-    first.reads += a.reads;
-    if (first.key < 0) first.key = a.key;
-    a.bytes = -1;
+    Absorb(&first, &(*accesses)[static_cast<size_t>(s->session[k])]);
   }
 }
 

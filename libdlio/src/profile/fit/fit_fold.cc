@@ -17,6 +17,21 @@ constexpr int64_t kEndRecordSearch = (int64_t{1} << 16) + 22;
 
 }  // namespace
 
+void Absorb(Access* into, Access* from) {
+  into->start_us = std::min(into->start_us, from->start_us);
+  into->end_us = std::max(into->end_us, from->end_us);
+  into->bytes += from->bytes;
+  into->reads += from->reads;
+  into->large_reads += from->large_reads;
+  into->small_reads += from->small_reads;
+  into->faulted_bytes += from->faulted_bytes;
+  into->faults += from->faults;
+  into->read_us = SaturatingAdd(into->read_us, from->read_us);
+  if (into->key < 0) into->key = from->key;
+  into->session = into->session || from->session;
+  from->bytes = -1;
+}
+
 void DropFolded(std::vector<Access>* accesses) {
   size_t kept = 0;
   for (size_t k = 0; k < accesses->size(); ++k) {
@@ -65,17 +80,7 @@ void FoldDirectoryReads(const View& view, const std::vector<int64_t>& first_offs
     if (it != pending.end() && a.session) {
       pending.erase(it);  // the file was opened again: the directory read was a whole load's
     } else if (it != pending.end()) {
-      Access& dir = (*accesses)[it->second];
-      a.start_us = std::min(a.start_us, dir.start_us);
-      a.bytes += dir.bytes;
-      a.reads += dir.reads;
-      a.large_reads += dir.large_reads;
-      a.small_reads += dir.small_reads;
-      a.faulted_bytes += dir.faulted_bytes;
-      a.faults += dir.faults;
-      a.read_us = SaturatingAdd(a.read_us, dir.read_us);
-      a.session = a.session || dir.session;
-      dir.bytes = -1;
+      Absorb(&a, &(*accesses)[it->second]);
       pending.erase(it);
     }
     const int64_t extent = view.files[static_cast<size_t>(a.file)].extent;

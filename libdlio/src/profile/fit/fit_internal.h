@@ -284,7 +284,8 @@ Status CollectFiles(const ProfileTrace& trace, const FitOptions& options, View* 
 // Stage 2 (fit_access.cc): accesses, epochs, steps.
 void CollectAccesses(const ProfileTrace& trace, View* view);
 // Stage 2's folds (fit_fold.cc). An access folded into another has bytes -1 until DropFolded
-// removes it.
+// removes it. Absorb folds `from` into `into`: its span, bytes, reads and times join `into`'s.
+void Absorb(Access* into, Access* from);
 void DropFolded(std::vector<Access>* accesses);
 // Format probes: sessions of one read at a file's start that the process follows at once with
 // another open of the same file (tarfile.open's gz, bz2 and xz tries), folded away.
