@@ -24,18 +24,18 @@
 namespace dlio::format_internal {
 namespace {
 
-constexpr size_t kLocalHeader = 30;
-constexpr uint32_t kLocalSig = 0x04034b50;
+constexpr size_t kMemberHeaderBytes = 30;
+constexpr uint32_t kMemberHeaderSig = 0x04034b50;
 
-bool IsDirectory(const ZipMember& m) { return !m.name.empty() && m.name.back() == '/'; }
+bool IsDirectoryMember(const ZipMember& m) { return !m.name.empty() && m.name.back() == '/'; }
 
 // The archive's sample members: every member but directories, in directory order. Corruption
 // when it holds fewer than `expected` (> 0).
-Result<std::vector<ZipMember>> SampleMembers(const std::string& path, const ZipDirectory& dir,
-                                             uint64_t expected) {
+Result<std::vector<ZipMember>> ArchiveSampleMembers(const std::string& path,
+                                                    const ZipDirectory& dir, uint64_t expected) {
   std::vector<ZipMember> out;
   for (const ZipMember& m : dir.members) {
-    if (IsDirectory(m)) continue;
+    if (IsDirectoryMember(m)) continue;
     if (m.method != kZipStored && m.method != kZipDeflate) {
       return Status::Unimplemented(path, ": member '", m.name, "' at offset ", m.local_offset,
                                    " uses compression method ", m.method,
@@ -52,7 +52,8 @@ Result<std::vector<ZipMember>> SampleMembers(const std::string& path, const ZipD
 }
 
 // Inflates a raw deflate stream of exactly `n` output bytes; Corruption naming the member.
-Status Inflate(const std::vector<uint8_t>& in, uint8_t* dst, size_t n, const std::string& where) {
+Status InflateMember(const std::vector<uint8_t>& in, uint8_t* dst, size_t n,
+                     const std::string& where) {
   z_stream z{};
   if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return Status::Internal(where, ": inflateInit2");
   z.next_in = const_cast<Bytef*>(in.data());
@@ -113,7 +114,7 @@ class ZipReader final : public FormatReader {
     }
     DLIO_RETURN_NOT_OK(ReadMember(m, where, data));
     if (m.method == kZipDeflate) {
-      return Inflate(packed, out->data(), static_cast<size_t>(m.uncompressed_size), where);
+      return InflateMember(packed, out->data(), static_cast<size_t>(m.uncompressed_size), where);
     }
     return Status::OK();
   }
@@ -136,7 +137,7 @@ class ZipReader final : public FormatReader {
   // The local header and the member's (compressed) bytes in one request; the bytes again at
   // their real offset when the local header's name or extra field moves them.
   Status ReadMember(const ZipMember& m, const std::string& where, uint8_t* data) {
-    const size_t head = kLocalHeader + m.name.size();
+    const size_t head = kMemberHeaderBytes + m.name.size();
     if (m.local_offset > dir_.cd_offset || dir_.cd_offset - m.local_offset < head ||
         m.compressed_size > dir_.cd_offset - m.local_offset - head) {
       return Status::Corruption(where, " at offset ", m.local_offset,
@@ -147,12 +148,12 @@ class ZipReader final : public FormatReader {
     const auto n = static_cast<size_t>(m.compressed_size);
     DLIO_ASSIGN_OR_RETURN(const size_t got,
                           file_->ReadTwoAt(m.local_offset, head, h.data(), n, data));
-    if (got < head || Le32(h.data()) != kLocalSig) {
+    if (got < head || Le32(h.data()) != kMemberHeaderSig) {
       return Status::Corruption(where, " at offset ", m.local_offset,
                                 ": bad zip local header signature");
     }
     const uint64_t data_offset =
-        m.local_offset + kLocalHeader + Le16(h.data() + 26) + Le16(h.data() + 28);
+        m.local_offset + kMemberHeaderBytes + Le16(h.data() + 26) + Le16(h.data() + 28);
     if (data_offset == m.local_offset + head) {
       if (got != head + n) {
         return Status::Corruption(where, " at offset ", m.local_offset + head, ": ", got - head,
@@ -174,18 +175,18 @@ class ZipReader final : public FormatReader {
   std::vector<ZipMember> members_;
 };
 
-Result<std::unique_ptr<FormatReader>> OpenNative(Storage* storage, const std::string& path,
-                                                 const FormatOptions& options) {
+Result<std::unique_ptr<FormatReader>> OpenZipNative(Storage* storage, const std::string& path,
+                                                    const FormatOptions& options) {
   DLIO_ASSIGN_OR_RETURN(SizedFile f, OpenSized(storage, path, options));
   DLIO_ASSIGN_OR_RETURN(ZipDirectory dir, ReadZipDirectory(f.file.get(), f.size));
   DLIO_ASSIGN_OR_RETURN(std::vector<ZipMember> members,
-                        SampleMembers(path, dir, options.samples_per_file));
+                        ArchiveSampleMembers(path, dir, options.samples_per_file));
   return std::unique_ptr<FormatReader>(
       new ZipReader(std::move(f.file), f.size, std::move(dir), std::move(members)));
 }
 
 // Member names: the sample's index, zero-padded so that names sort as the samples do.
-std::string MemberName(uint64_t i) {
+std::string ZipMemberName(uint64_t i) {
   std::string digits = std::to_string(i);
   if (digits.size() < 8) digits.insert(0, 8 - digits.size(), '0');
   return digits + ".bin";
@@ -194,7 +195,8 @@ std::string MemberName(uint64_t i) {
 class ZipFormat final : public Format {
  public:
   ZipFormat() {
-    readers_.Add(IoModel::kNative, OpenNative).Add(IoModel::kZipfile, io_models::OpenZipfileReader);
+    readers_.Add(IoModel::kNative, OpenZipNative)
+        .Add(IoModel::kZipfile, io_models::OpenZipfileReader);
   }
 
   std::string name() const override { return "zip"; }
@@ -234,7 +236,7 @@ class ZipFormat final : public Format {
     for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
       const uint64_t size = spec.sample_sizes[i];
       DLIO_ASSIGN_OR_RETURN(ZipMember m,
-                            WriteZipMember(file, at, MemberName(i), size, deflate, level, false,
+                            WriteZipMember(file, at, ZipMemberName(i), size, deflate, level, false,
                                            [&](const auto& sink) -> Status {
                                              for (uint64_t done = 0; done < size;) {
                                                const auto n = static_cast<size_t>(
