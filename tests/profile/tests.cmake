@@ -17,7 +17,7 @@ add_dependencies(analyze_e2e_test dlio-run dlio_preload)
 # dlio-run fit's library: workloads fitted to hand-built traces (also as a loaded host stretches
 # and stalls them), and their YAML parsed back.
 dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config dlio_checkpoint dlio_storage dlio_format
-  SOURCES profile/fit_test.cc profile/fit_framework_test.cc profile/fit_ranks_test.cc
+  SOURCES profile/fit_test.cc profile/fit_archive_test.cc profile/fit_framework_test.cc profile/fit_ranks_test.cc
           profile/fit_torch_test.cc profile/fit_load_test.cc profile/fit_names_test.cc
           profile/fit_client_costs_test.cc profile/fit_whole_file_test.cc
           profile/fit_run_delay_test.cc profile/fit_stream_client_costs_test.cc
