@@ -9,11 +9,11 @@
 
 #include "checkpoint/checkpointer_test_util.h"
 #include "checkpoint/folder_name.h"
-#include "checkpoint/torch_save_file.h"
 #include "checkpoint/torch_save_options.h"
 #include "dlio/checkpointer.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "format/torch/torch_save_file.h"
 
 namespace dlio {
 namespace {
@@ -38,9 +38,9 @@ CheckpointOptions LightningLike() {
 
 // The size torch.save gives kStateDict's file of this name.
 uint64_t TorchBytes(const std::string& name) {
-  auto sd = checkpoint_internal::ParseTorchStateDict(kStateDict, "");
+  auto sd = torch_save::ParseTorchStateDict(kStateDict, "");
   REQUIRE(sd.ok());
-  return checkpoint_internal::TorchSaveFileSize(checkpoint_internal::TorchArchiveName(name), *sd);
+  return torch_save::TorchSaveFileSize(torch_save::TorchArchiveName(name), *sd);
 }
 
 TEST_CASE("torch_file_name: a file name template may hold no placeholder, errors name the key",

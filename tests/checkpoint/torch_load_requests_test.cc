@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "checkpoint/file_checkpointer.h"
-#include "checkpoint/torch_save_file.h"
 #include "checkpoint/torch_save_options.h"
 #include "dlio/checkpointer.h"
 #include "dlio/clock.h"
 #include "dlio/storage.h"
+#include "format/torch/torch_save_file.h"
 #include "io_models/pyio/buffered_reader.h"
 #include "io_models/pyio/torch_stream_reader.h"
 #include "test_util.h"
@@ -93,8 +93,8 @@ TEST_CASE("torch.load requests: a file under 4 KiB is searched from offset 0") {
   CHECK(*got == want);
 }
 
-checkpoint_internal::TorchStateDict Parse(const std::string& tensors) {
-  auto sd = checkpoint_internal::ParseTorchStateDict(tensors, "");
+torch_save::TorchStateDict Parse(const std::string& tensors) {
+  auto sd = torch_save::ParseTorchStateDict(tensors, "");
   INFO(sd.status().ToString());
   REQUIRE(sd.ok());
   return std::move(sd).value();
@@ -115,14 +115,13 @@ TEST_CASE("TorchSaveLayout: where the file dlio writes puts its records") {
   {
     auto f = storage->Open(path, OpenMode::kCreateNew);
     REQUIRE(f.ok());
-    REQUIRE(
-        checkpoint_internal::WriteTorchSave(f->get(), "m", sd, [](uint64_t o, size_t n, char* d) {
-          for (size_t k = 0; k < n; ++k) d[k] = static_cast<char>((o + k) * 13);
-        }).ok());
+    REQUIRE(torch_save::WriteTorchSave(f->get(), "m", sd, [](uint64_t o, size_t n, char* d) {
+              for (size_t k = 0; k < n; ++k) d[k] = static_cast<char>((o + k) * 13);
+            }).ok());
     REQUIRE((*f)->Close().ok());
   }
   const std::string bytes = testing::ReadTextFile(path);
-  const pyio::TorchZipLayout z = checkpoint_internal::TorchSaveLayout("m", sd);
+  const pyio::TorchZipLayout z = torch_save::TorchSaveLayout("m", sd);
   REQUIRE(z.file_size == bytes.size());
   CHECK(bytes.compare(z.end_record, 4, "PK\x05\x06") == 0);
   CHECK(bytes.compare(z.end_record - 20, 4, "PK\x06\x07") == 0);
@@ -172,7 +171,7 @@ TEST_CASE("torch_save checkpointer: read-back makes torch.load's requests and ch
     }
   }
   const auto sd = Parse(options.sections.Get<TorchSaveOptions>().state_dict);
-  const auto z = checkpoint_internal::TorchSaveLayout("model-rank0", sd);
+  const auto z = torch_save::TorchSaveLayout("model-rank0", sd);
   auto want = pyio::TorchLoadRequests(z, pyio::PythonBufferSize(BlockSizeOf(storage.get(), path)));
   REQUIRE(want.ok());
   CHECK(reads == *want);

@@ -7,11 +7,20 @@
 #include <random>
 #include <string>
 
-#include "checkpoint/torch_save_file.h"
 #include "dlio/clock.h"
 #include "dlio/storage.h"
+#include "format/torch/torch_save_file.h"
 
 namespace dlio::checkpoint_internal {
+
+using torch_save::ParseTorchStateDict;
+using torch_save::TorchPickle;
+using torch_save::TorchSaveFileSize;
+using torch_save::TorchSaveRequests;
+using torch_save::TorchStateDict;
+using torch_save::TorchStateDictText;
+using torch_save::TorchWrite;
+using torch_save::WriteTorchSave;
 namespace {
 
 TorchStateDict Parse(const std::string& tensors, const std::string& modules) {

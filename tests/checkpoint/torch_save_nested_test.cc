@@ -10,7 +10,6 @@
 
 #include "checkpoint/checkpointer_test_util.h"
 #include "checkpoint/torch_load.h"
-#include "checkpoint/torch_save_file.h"
 #include "checkpoint/torch_save_options.h"
 #include "checkpoint/torch_save_plan.h"
 #include "dlio/checkpointer.h"
@@ -18,12 +17,13 @@
 #include "dlio/registries.h"
 #include "dlio/storage.h"
 #include "dlio/storage_wrapper.h"
+#include "format/torch/torch_save_file.h"
 #include "test_util.h"
 
 namespace dlio {
 namespace {
 
-using checkpoint_internal::TorchWrite;
+using torch_save::TorchWrite;
 
 std::string Quoted(const std::string& s) { return "'" + s + "'"; }
 
@@ -91,25 +91,25 @@ constexpr char kNested[] =
     "optimizer.state.1.step:scalar, optimizer.state.1.exp_avg:64, optimizer.state.1.exp_avg_sq:64";
 
 TEST_CASE("torch_save nested container: data.pkl padded to the container's pickle size") {
-  auto sd = checkpoint_internal::ParseTorchStateDict(kNested, "none");
+  auto sd = torch_save::ParseTorchStateDict(kNested, "none");
   REQUIRE(sd.ok());
-  const uint64_t own = checkpoint_internal::TorchOwnPickleSize(*sd);
-  CHECK(checkpoint_internal::TorchPickle(*sd).size() == own);
+  const uint64_t own = torch_save::TorchOwnPickleSize(*sd);
+  CHECK(torch_save::TorchPickle(*sd).size() == own);
   sd->pickle_bytes = 958;  // what torch 1.13 pickles that dict to (unzip -lv: ck/data.pkl)
   REQUIRE(own < 958);
-  const std::string padded = checkpoint_internal::TorchPickle(*sd);
+  const std::string padded = torch_save::TorchPickle(*sd);
   CHECK(padded.size() == 958);
   CHECK(padded[static_cast<size_t>(own) - 1] == '.');  // STOP, then what the unpickler never reads
-  CHECK(padded.substr(0, static_cast<size_t>(own)) == checkpoint_internal::TorchPickle([&] {
+  CHECK(padded.substr(0, static_cast<size_t>(own)) == torch_save::TorchPickle([&] {
           auto copy = *sd;
           copy.pickle_bytes = 0;
           return copy;
         }()));
-  CHECK(checkpoint_internal::TorchOwnPickleSize(*sd) == own);
+  CHECK(torch_save::TorchOwnPickleSize(*sd) == own);
 }
 
 TEST_CASE("torch_save nested container: the writes torch.save makes, worked by hand") {
-  auto sd = checkpoint_internal::ParseTorchStateDict(kNested, "none");
+  auto sd = torch_save::ParseTorchStateDict(kNested, "none");
   REQUIRE(sd.ok());
   sd->pickle_bytes = 958;
   // Archive "ck": data.pkl's header 30 + "ck/data.pkl" 11 + FB extra 4 + 19 pad -> data at 64,
@@ -120,10 +120,10 @@ TEST_CASE("torch_save nested container: the writes torch.save makes, worked by h
   // writev(64, 4096) = 4160. The rest (data/5-7, version, a 553-byte central directory of ten
   // entries, 98 bytes of end records) is buffered and leaves in the close: 15325 - 13888 = 1437.
   const std::vector<TorchWrite> expected{{0, 5184}, {5184, 4544}, {9728, 4160}, {13888, 1437}};
-  auto requests = checkpoint_internal::TorchSaveRequests("ck", *sd);
+  auto requests = torch_save::TorchSaveRequests("ck", *sd);
   REQUIRE(requests.ok());
   CHECK(*requests == expected);
-  CHECK(checkpoint_internal::TorchSaveFileSize("ck", *sd) == 15325);
+  CHECK(torch_save::TorchSaveFileSize("ck", *sd) == 15325);
 }
 
 // What `dlio-run fit` reads back from such a file when torch is installed: every tensor of the
@@ -159,7 +159,7 @@ TEST_CASE("torch_save nested container: a file torch.save wrote reads back as it
   REQUIRE(read.ok());
   CHECK(read->archive_name == "ck");
   CHECK(read->modules == "none");
-  auto text = checkpoint_internal::TorchStateDictText(read->state_dict);
+  auto text = torch_save::TorchStateDictText(read->state_dict);
   REQUIRE(text.ok());
   CHECK(*text ==
         "module.weight:64x16, module.bias:64, optimizer.state.0.step:scalar, "
@@ -167,9 +167,9 @@ TEST_CASE("torch_save nested container: a file torch.save wrote reads back as it
         "optimizer.state.1.step:scalar, optimizer.state.1.exp_avg:64, "
         "optimizer.state.1.exp_avg_sq:64");
   const uint64_t pickle = read->state_dict.pickle_bytes;
-  CHECK(pickle > checkpoint_internal::TorchOwnPickleSize(read->state_dict));
-  CHECK(checkpoint_internal::TorchSaveFileSize("ck", read->state_dict) == bytes.size());
-  auto requests = checkpoint_internal::TorchSaveRequests("ck", read->state_dict);
+  CHECK(pickle > torch_save::TorchOwnPickleSize(read->state_dict));
+  CHECK(torch_save::TorchSaveFileSize("ck", read->state_dict) == bytes.size());
+  auto requests = torch_save::TorchSaveRequests("ck", read->state_dict);
   REQUIRE(requests.ok());
   uint64_t end = 0;
   for (const TorchWrite& w : *requests) end = w.offset + w.size;
@@ -279,7 +279,7 @@ TEST_CASE("torch_save nested container: bad file groups and pickle sizes are ref
   CHECK((*plan)[0].torch->pickle_bytes == 2000);
   CHECK((*plan)[1].torch->pickle_bytes == 2000);
   CHECK((*plan)[1].name == "b.pt");
-  CHECK((*plan)[1].bytes == checkpoint_internal::TorchSaveFileSize("b", *(*plan)[1].torch));
+  CHECK((*plan)[1].bytes == torch_save::TorchSaveFileSize("b", *(*plan)[1].torch));
 }
 
 TEST_CASE("checkpoint.tag_file: a file name beside the checkpoint folders, or refused") {

@@ -11,13 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/torch_save_file.h"
 #include "checkpoint/torch_save_options.h"
 #include "dlio/checkpointer.h"
 #include "dlio/clock.h"
 #include "dlio/profile_analysis.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "format/torch/torch_save_file.h"
 #include "io_models/pyio/buffered_reader.h"
 #include "io_models/pyio/torch_stream_reader.h"
 #include "request_log.h"
@@ -71,9 +71,9 @@ std::string ManySmall() {
 // The requests the model computes for `file` from the layout alone.
 std::vector<Request> ModelRequests(const std::string& file, const std::string& archive,
                                    const std::string& state_dict, size_t buffer) {
-  auto sd = checkpoint_internal::ParseTorchStateDict(state_dict, "");
+  auto sd = torch_save::ParseTorchStateDict(state_dict, "");
   REQUIRE(sd.ok());
-  auto reads = pyio::TorchLoadRequests(checkpoint_internal::TorchSaveLayout(archive, *sd), buffer);
+  auto reads = pyio::TorchLoadRequests(torch_save::TorchSaveLayout(archive, *sd), buffer);
   REQUIRE(reads.ok());
   std::vector<Request> out;
   for (const auto& [offset, size] : *reads) {

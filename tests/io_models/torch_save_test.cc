@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "checkpoint/torch_save_file.h"
 #include "checkpoint/torch_save_options.h"
 #include "dlio/checkpointer.h"
 #include "dlio/clock.h"
 #include "dlio/profile_fit.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "format/torch/torch_save_file.h"
 #include "request_log.h"
 #include "test_util.h"
 
@@ -137,22 +137,21 @@ TEST_CASE("torch_save checkpoints: torch.save's file and write requests") {
   std::string load_args = Quoted(testing::SystemPython()) + ' ' + Quoted(load);
   for (const Case& c : cases) {
     INFO(c.file << ": " << c.tensors << " | " << c.modules);
-    auto sd = checkpoint_internal::ParseTorchStateDict(c.tensors, c.modules);
+    auto sd = torch_save::ParseTorchStateDict(c.tensors, c.modules);
     REQUIRE(sd.ok());
     const std::string path = ours + "/" + c.file;
     auto file = storage->Open(path, OpenMode::kCreateNew);
     REQUIRE(file.ok());
-    const Status st = checkpoint_internal::WriteTorchSave(
-        file->get(), checkpoint_internal::TorchArchiveName(c.file), *sd,
-        [](uint64_t offset, size_t n, char* dst) {
-          for (size_t k = 0; k < n; ++k) dst[k] = static_cast<char>((offset + k) * 7);
-        });
+    const Status st = torch_save::WriteTorchSave(file->get(), torch_save::TorchArchiveName(c.file),
+                                                 *sd, [](uint64_t offset, size_t n, char* dst) {
+                                                   for (size_t k = 0; k < n; ++k)
+                                                     dst[k] = static_cast<char>((offset + k) * 7);
+                                                 });
     INFO(st.ToString());
     REQUIRE(st.ok());
     REQUIRE((*file)->Close().ok());
-    CHECK(
-        std::filesystem::file_size(path) ==
-        checkpoint_internal::TorchSaveFileSize(checkpoint_internal::TorchArchiveName(c.file), *sd));
+    CHECK(std::filesystem::file_size(path) ==
+          torch_save::TorchSaveFileSize(torch_save::TorchArchiveName(c.file), *sd));
     CHECK(std::filesystem::file_size(path) == std::filesystem::file_size(theirs + "/" + c.file));
     load_args += ' ' + Quoted(theirs + "/" + c.file) + ' ' + Quoted(path);
   }
@@ -201,12 +200,11 @@ TEST_CASE("torch_save checkpoints: torch.save's file and write requests") {
       REQUIRE(type->value == "torch_save");
       std::string modules = fitted->Find("checkpoint.torch_modules")->value;
       if (modules == "\"\"") modules.clear();
-      auto sd = checkpoint_internal::ParseTorchStateDict(
-          fitted->Find("checkpoint.torch_state_dict")->value, modules);
+      auto sd = torch_save::ParseTorchStateDict(fitted->Find("checkpoint.torch_state_dict")->value,
+                                                modules);
       REQUIRE(sd.ok());
       const std::string name = fitted->Find("checkpoint.torch_file_name")->value;
-      auto requests =
-          checkpoint_internal::TorchSaveRequests(checkpoint_internal::TorchArchiveName(name), *sd);
+      auto requests = torch_save::TorchSaveRequests(torch_save::TorchArchiveName(name), *sd);
       REQUIRE(requests.ok());
       std::vector<Request> got;
       for (const auto& w : *requests) {
@@ -215,9 +213,9 @@ TEST_CASE("torch_save checkpoints: torch.save's file and write requests") {
       }
       CHECK(got == want);
       if (read) {
-        CHECK(checkpoint_internal::TorchPickle(*sd) ==
-              checkpoint_internal::TorchPickle(
-                  checkpoint_internal::ParseTorchStateDict(c.tensors, c.modules).value()));
+        CHECK(
+            torch_save::TorchPickle(*sd) ==
+            torch_save::TorchPickle(torch_save::ParseTorchStateDict(c.tensors, c.modules).value()));
       }
     }
   }
@@ -248,10 +246,10 @@ TEST_CASE("torch_save checkpointer: a save torch.load reads, read back, sizes") 
   REQUIRE(saved->files.size() == 1);
   const std::string path = saved->files[0].path;
   CHECK(path == options.folder + "/ckpt-000000/model-rank0.pt");
-  auto sd = checkpoint_internal::ParseTorchStateDict(
-      options.sections.Get<TorchSaveOptions>().state_dict, "");
+  auto sd =
+      torch_save::ParseTorchStateDict(options.sections.Get<TorchSaveOptions>().state_dict, "");
   REQUIRE(sd.ok());
-  const uint64_t size = checkpoint_internal::TorchSaveFileSize("model-rank0", *sd);
+  const uint64_t size = torch_save::TorchSaveFileSize("model-rank0", *sd);
   CHECK(saved->files[0].bytes == size);
   CHECK(std::filesystem::file_size(path) == size);
   CHECK(saved->bytes_read == size);
@@ -322,7 +320,7 @@ TEST_CASE("torch_save checkpointer: saves keep the tensors' memory, as a trainin
 }
 
 TEST_CASE("torch_save checkpointer: a bad state dict is refused, naming the key") {
-  using checkpoint_internal::ParseTorchStateDict;
+  using torch_save::ParseTorchStateDict;
   for (const char* bad : {"", "w", "w:3y4", "w:3:float8", "w:3, w:4"}) {
     INFO(bad);
     const auto parsed = ParseTorchStateDict(bad, "");
@@ -367,12 +365,12 @@ TEST_CASE("torch_save checkpointer: checkpoint.torch_file_name names the file an
   REQUIRE(saved.ok());
   REQUIRE(saved->files.size() == 1);
   CHECK(saved->files[0].path == options.folder + "/ckpt-000000/model-16.pt");
-  auto sd = checkpoint_internal::ParseTorchStateDict(
-      options.sections.Get<TorchSaveOptions>().state_dict, "");
+  auto sd =
+      torch_save::ParseTorchStateDict(options.sections.Get<TorchSaveOptions>().state_dict, "");
   REQUIRE(sd.ok());
-  CHECK(saved->files[0].bytes == checkpoint_internal::TorchSaveFileSize("model-16", *sd));
-  CHECK(checkpoint_internal::TorchSaveFileSize("model-16", *sd) !=
-        checkpoint_internal::TorchSaveFileSize("model-rank0", *sd));
+  CHECK(saved->files[0].bytes == torch_save::TorchSaveFileSize("model-16", *sd));
+  CHECK(torch_save::TorchSaveFileSize("model-16", *sd) !=
+        torch_save::TorchSaveFileSize("model-rank0", *sd));
 
   options.world = 2;
   options.rank = 1;

@@ -6,24 +6,24 @@
 #include <vector>
 
 #include "checkpoint/folder_name.h"
-#include "checkpoint/torch_save_file.h"
 #include "dlio/clock.h"
 #include "dlio/profile_fit.h"
 #include "dlio/storage.h"
 #include "dlio/str_cat.h"
+#include "format/torch/torch_save_file.h"
 #include "profile/analysis_test_util.h"
 #include "profile/fit_test_util.h"
 
 namespace dlio {
 namespace {
 
-using checkpoint_internal::TorchArchiveName;
-using checkpoint_internal::TorchSaveRequests;
-using checkpoint_internal::TorchStateDict;
-using checkpoint_internal::TorchWrite;
 using fit_test::Fit;
 using fit_test::Value;
 using testing::AddEvent;
+using torch_save::TorchArchiveName;
+using torch_save::TorchSaveRequests;
+using torch_save::TorchStateDict;
+using torch_save::TorchWrite;
 
 // The nn.Sequential(Linear(1024, 512), ReLU, Linear(512, 512), ReLU, Linear(512, 10)) of
 // tests/fidelity/programs/torch_save_ckpt.py.
@@ -32,7 +32,7 @@ constexpr char kMlp[] =
 constexpr char kMlpModules[] = "0, 1, 2, 3, 4";
 
 TorchStateDict Parse(const std::string& tensors, const std::string& modules) {
-  auto sd = checkpoint_internal::ParseTorchStateDict(tensors, modules);
+  auto sd = torch_save::ParseTorchStateDict(tensors, modules);
   REQUIRE(sd.ok());
   return std::move(sd).value();
 }
@@ -191,10 +191,9 @@ TEST_CASE("fit: a torch.save file that still exists gives the exact state dict")
   {
     auto f = storage->Open("/ck/model-16.pt", OpenMode::kWrite);
     REQUIRE(f.ok());
-    REQUIRE(checkpoint_internal::WriteTorchSave(
-                f->get(), "model-16", mlp,
-                [](uint64_t, size_t n, char* d) { std::fill(d, d + n, '\1'); })
-                .ok());
+    REQUIRE(torch_save::WriteTorchSave(f->get(), "model-16", mlp, [](uint64_t, size_t n, char* d) {
+              std::fill(d, d + n, '\1');
+            }).ok());
   }
   FitOptions options;
   std::vector<std::string> asked;

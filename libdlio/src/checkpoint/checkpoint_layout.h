@@ -20,15 +20,17 @@
 #include "dlio/status.h"
 #include "dlio/storage.h"
 
-namespace dlio::checkpoint_internal {
-
+namespace dlio::torch_save {
 struct TorchStateDict;
+}  // namespace dlio::torch_save
+
+namespace dlio::checkpoint_internal {
 
 struct PlannedFile {
   std::string name;  // inside the checkpoint's directory
   uint64_t bytes = 0;
   // Set for checkpoint type torch_save: the file is torch.save's zip of this state dict.
-  std::shared_ptr<const TorchStateDict> torch;
+  std::shared_ptr<const torch_save::TorchStateDict> torch;
   // Set when the name differs from save to save (checkpoint.torch_file_name's {id}, {step} or
   // {epoch}, as model-{step}.pt): `name` is then the template's text, and each save's file is the
   // name the template gives its numbers.

@@ -30,11 +30,11 @@
 #include "checkpoint/checkpoint_layout.h"
 #include "checkpoint/model_checkpoint_options.h"
 #include "checkpoint/per_save_names.h"
-#include "checkpoint/torch_save_file.h"
 #include "checkpoint/torch_save_plan.h"
 #include "dlio/ai_events.h"
 #include "dlio/checkpointer.h"
 #include "dlio/str_cat.h"
+#include "format/torch/torch_save_file.h"
 #include "io_models/pyio/buffered_reader.h"
 #include "io_models/pyio/python_heap.h"
 
@@ -44,6 +44,9 @@ namespace {
 using checkpoint_internal::CheckpointFolders;
 using checkpoint_internal::PlannedFile;
 using checkpoint_internal::StripTrailingSlashes;
+using torch_save::LoadTorchSave;
+using torch_save::TorchArchiveName;
+using torch_save::WriteTorchSave;
 
 // torch_save loads: storages of at least this many bytes are read into fresh pages, as
 // torch.load's new storages past the mmap threshold `import torch` leaves, when the framework's
@@ -347,8 +350,8 @@ class FileCheckpointer final : public Checkpointer {
 
   Status WriteContent(File* file, const PlannedFile& f) {
     if (f.torch) {  // tensor bytes: the content pattern at their file offsets
-      return checkpoint_internal::WriteTorchSave(
-          file, checkpoint_internal::TorchArchiveName(f.name), *f.torch,
+      return WriteTorchSave(
+          file, TorchArchiveName(f.name), *f.torch,
           [&](uint64_t offset, size_t n, char* dst) {
             for (size_t k = 0; k < n;) {
               const size_t at = static_cast<size_t>((offset + k) % buffer_.size());
@@ -414,9 +417,9 @@ class FileCheckpointer final : public Checkpointer {
     };
     if (f.torch) {
       const size_t python_buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage_, *file));
-      DLIO_RETURN_NOT_OK(checkpoint_internal::LoadTorchSave(
-          file.get(), checkpoint_internal::TorchArchiveName(f.name), *f.torch, python_buffer, check,
-          &read_buffer_, TorchLoadFreshBytes(options_)));
+      DLIO_RETURN_NOT_OK(LoadTorchSave(file.get(), TorchArchiveName(f.name), *f.torch,
+                                       python_buffer, check, &read_buffer_,
+                                       TorchLoadFreshBytes(options_)));
       return file->Close();
     }
     read_buffer_.resize(buffer_.size());

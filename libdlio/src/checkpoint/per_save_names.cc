@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <optional>
 
-#include "checkpoint/torch_save_file.h"
 #include "dlio/str_cat.h"
+#include "format/torch/torch_save_file.h"
 
 namespace dlio::checkpoint_internal {
+
+using torch_save::TorchArchiveName;
+using torch_save::TorchSaveFileSize;
 namespace {
 
 bool NameHoldsStep(const PlannedFile& f) { return f.per_save && f.per_save->names_step(); }

@@ -10,8 +10,6 @@ list(APPEND DLIO_SOURCES
   src/checkpoint/register.cc
   src/checkpoint/torch_load.cc
   src/checkpoint/torch_load_zip.cc
-  src/checkpoint/torch_pickle.cc
-  src/checkpoint/torch_save_file.cc
   src/checkpoint/torch_save_plan.cc
   src/checkpoint/transformer_plan.cc
 )

@@ -13,6 +13,14 @@
 #include "dlio/str_cat.h"
 
 namespace dlio::checkpoint_internal {
+
+using torch_save::ParseTorchStateDict;
+using torch_save::TorchDtypeName;
+using torch_save::TorchModule;
+using torch_save::TorchOwnPickleSize;
+using torch_save::TorchStateDict;
+using torch_save::TorchStateDictText;
+using torch_save::TorchTensor;
 namespace {
 
 constexpr size_t kMaxLine = 256;                 // a GLOBAL's module or name

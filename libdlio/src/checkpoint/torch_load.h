@@ -9,8 +9,8 @@
 #include <functional>
 #include <string>
 
-#include "checkpoint/torch_save_file.h"
 #include "dlio/status.h"
+#include "format/torch/torch_save_file.h"
 
 namespace dlio::checkpoint_internal {
 
@@ -28,7 +28,7 @@ using TorchByteReader = std::function<Result<std::string>(uint64_t offset, uint6
 
 struct TorchSaveContents {
   std::string archive_name;  // the records' folder ("model-8" of "model-8/data.pkl")
-  TorchStateDict state_dict;
+  torch_save::TorchStateDict state_dict;
   std::string modules;  // checkpoint.torch_modules that gives its _metadata ("", "none", list)
 };
 
@@ -41,9 +41,5 @@ Result<TorchSaveContents> ReadTorchSave(const std::string& what, uint64_t file_s
 
 // Parses data.pkl (exposed for tests). Errors name `what` and the pickle offset.
 Result<TorchSaveContents> ParseTorchPickle(const std::string& what, const std::string& pickle);
-
-// checkpoint.torch_state_dict's text for `sd` ("name:7x10, name:3:fp16"); InvalidArgument when a
-// name cannot be written there (',' or ':' in it, blanks at its ends, empty).
-Result<std::string> TorchStateDictText(const TorchStateDict& sd);
 
 }  // namespace dlio::checkpoint_internal

@@ -3,10 +3,14 @@
 #include <string>
 
 #include "checkpoint/torch_load.h"
-#include "checkpoint/zip_records.h"
 #include "dlio/str_cat.h"
+#include "format/torch/zip_records.h"
 
 namespace dlio::checkpoint_internal {
+
+using torch_save::kCentralHeader;
+using torch_save::kEndRecord;
+using torch_save::kLocalHeader;
 Result<TorchSaveContents> ReadTorchSave(const std::string& what, uint64_t file_size,
                                         const TorchByteReader& read) {
   auto bad = [&what](uint64_t offset, const std::string& why) {

@@ -3,11 +3,18 @@
 #include <memory>
 #include <string>
 
-#include "checkpoint/torch_save_file.h"
 #include "checkpoint/torch_save_options.h"
 #include "dlio/str_cat.h"
+#include "format/torch/torch_save_file.h"
 
 namespace dlio::checkpoint_internal {
+
+using torch_save::ParseTorchStateDict;
+using torch_save::TorchArchiveName;
+using torch_save::TorchOwnPickleSize;
+using torch_save::TorchSaveFileSize;
+using torch_save::TorchStateDict;
+using torch_save::TrimBlanks;
 namespace {
 
 std::vector<std::string> SplitTrimmed(const std::string& s, char sep) {

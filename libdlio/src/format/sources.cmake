@@ -10,6 +10,8 @@ list(APPEND DLIO_SOURCES
   src/format/npy_format.cc
   src/format/npz_format.cc
   src/format/zip_format.cc
+  src/format/torch/torch_pickle.cc
+  src/format/torch/torch_save_file.cc
   src/format/indexed_binary_format.cc
   src/format/indexed_binary_mmap.cc
   src/format/synthetic_format.cc

@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "checkpoint/torch_save_file.h"
 #include "dlio/profile.h"
 #include "dlio/profile_fit.h"
+#include "format/torch/torch_save_file.h"
 
 namespace dlio::fit {
 
@@ -238,7 +238,7 @@ struct CheckpointWrites {
   std::vector<Save> saves;
   std::map<int64_t, int64_t> write_sizes;
   int64_t syncs = 0;
-  std::map<std::string, std::pair<int64_t, std::vector<checkpoint_internal::TorchWrite>>> per_file;
+  std::map<std::string, std::pair<int64_t, std::vector<torch_save::TorchWrite>>> per_file;
 };
 
 // Whether the checkpoint files are torch.save's (fit_torch.cc): then sets checkpoint.type

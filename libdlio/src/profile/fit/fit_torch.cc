@@ -13,9 +13,9 @@
 namespace dlio::fit {
 namespace {
 
-using checkpoint_internal::StorageOrder;
-using checkpoint_internal::TorchStateDict;
-using checkpoint_internal::TorchWrite;
+using torch_save::StorageOrder;
+using torch_save::TorchStateDict;
+using torch_save::TorchWrite;
 
 constexpr uint64_t kAlign = 64;                 // torch's record data alignment
 constexpr uint64_t kHeaderGap = 16 + 30 + 4;    // data descriptor, local header, "FB" extra field
@@ -71,14 +71,14 @@ TorchStateDict Synthesize(const std::vector<uint64_t>& sizes, uint64_t pickle, b
   sd.tensors.resize(sizes.size());
   const std::vector<size_t> order = StorageOrder(sizes.size());
   for (size_t i = 0; i < sizes.size(); ++i) {
-    checkpoint_internal::TorchTensor& t = sd.tensors[order[i]];
+    torch_save::TorchTensor& t = sd.tensors[order[i]];
     const bool fp32 = sizes[i] % 4 == 0;
     t.storage = fp32 ? "FloatStorage" : "ByteStorage";
     t.element_size = fp32 ? 4 : 1;
     t.shape = {sizes[i] / t.element_size};
   }
   for (size_t k = 0; k < sd.tensors.size(); ++k) sd.tensors[k].name = ShortName(k);
-  const uint64_t base = checkpoint_internal::TorchPickle(sd).size();
+  const uint64_t base = torch_save::TorchPickle(sd).size();
   if (pickle > base && !sd.tensors.empty()) {
     const uint64_t pad = pickle - base, n = sd.tensors.size();
     for (size_t k = 0; k < n; ++k) {
@@ -283,9 +283,9 @@ Result<Guess> InferFromWrites(const std::string& archive, const std::vector<Torc
           if (!inference.Try({alone, tail, extra, first_at}, &sizes, &lo, &hi)) continue;
           for (bool metadata : {true, false}) {
             TorchStateDict sd = Synthesize(sizes, lo, metadata);
-            const uint64_t pickle = checkpoint_internal::TorchPickle(sd).size();
+            const uint64_t pickle = torch_save::TorchPickle(sd).size();
             if (pickle > hi) continue;
-            auto requests = checkpoint_internal::TorchSaveRequests(archive, sd);
+            auto requests = torch_save::TorchSaveRequests(archive, sd);
             if (!requests.ok() || *requests != writes) continue;
             return Guess{std::move(sd), Observed(sizes, lo, hi, tail, extra)};
           }
@@ -348,7 +348,7 @@ struct Role {
 // checkpoint.torch_modules' value for `sd`: "" when the names imply its _metadata.
 std::string ModulesText(const TorchStateDict& sd, const std::string& text) {
   if (!sd.metadata) return "none";
-  auto implicit = checkpoint_internal::ParseTorchStateDict(text, "");
+  auto implicit = torch_save::ParseTorchStateDict(text, "");
   if (implicit.ok() && implicit->modules.size() == sd.modules.size() &&
       std::equal(sd.modules.begin(), sd.modules.end(), implicit->modules.begin(),
                  [](const auto& a, const auto& b) {
@@ -382,10 +382,10 @@ std::vector<Role> FindRoles(
       for (size_t f = 0; f < files.size(); ++f) {
         if (taken[f]) continue;
         const std::string name = Basename(files[f].first);
-        const std::string archive = checkpoint_internal::TorchArchiveName(name);
+        const std::string archive = torch_save::TorchArchiveName(name);
         if (tried[archive.size()]) continue;
         tried[archive.size()] = true;
-        auto mine = checkpoint_internal::TorchSaveRequests(archive, guesses[g].sd);
+        auto mine = torch_save::TorchSaveRequests(archive, guesses[g].sd);
         if (!mine.ok()) continue;
         std::vector<size_t> matched;
         for (size_t k = 0; k < files.size(); ++k) {
@@ -431,11 +431,11 @@ bool FitTorchSave(const CheckpointWrites& w, const FitOptions& options, FitResul
   for (size_t k = 0; k < files.size() && guesses.size() < kMaxFilesTried; ++k) {
     const auto& [path, writes] = files[k];
     if (!Sequential(writes)) continue;
-    const std::string archive = checkpoint_internal::TorchArchiveName(path);
+    const std::string archive = torch_save::TorchArchiveName(path);
     if (options.read_file) {
       auto read = ReadFromFile(options, path, writes);
       if (read.ok()) {
-        auto mine = checkpoint_internal::TorchSaveRequests(archive, read->sd);
+        auto mine = torch_save::TorchSaveRequests(archive, read->sd);
         const bool same = mine.ok() && *mine == writes;
         guesses.push_back(std::move(*read));
         if (same) continue;
@@ -469,7 +469,7 @@ bool FitTorchSave(const CheckpointWrites& w, const FitOptions& options, FitResul
   }
   std::vector<std::string> texts;
   for (const Role& r : roles) {
-    auto text = checkpoint_internal::TorchStateDictText(guesses[r.guess].sd);
+    auto text = torch_save::TorchStateDictText(guesses[r.guess].sd);
     if (!text.ok()) return false;
     texts.push_back(*text);
   }

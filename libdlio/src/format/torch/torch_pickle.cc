@@ -8,11 +8,10 @@
 #include <map>
 #include <set>
 
-#include "checkpoint/torch_load.h"
-#include "checkpoint/torch_save_file.h"
 #include "dlio/str_cat.h"
+#include "format/torch/torch_save_file.h"
 
-namespace dlio::checkpoint_internal {
+namespace dlio::torch_save {
 namespace {
 
 constexpr size_t kPickleBatch = 1000;  // pickle._BATCHSIZE
@@ -379,4 +378,4 @@ Result<std::string> TorchStateDictText(const TorchStateDict& sd) {
   return out;
 }
 
-}  // namespace dlio::checkpoint_internal
+}  // namespace dlio::torch_save

@@ -2,17 +2,17 @@
 // getPadding, writeEndOfFile; its miniz: mz_zip_writer_add_mem_ex_v2 with a data descriptor,
 // mz_zip_writer_finalize_archive with MZ_ZIP_FLAG_WRITE_ZIP64) and the std::ofstream those
 // writes pass through (libstdc++ basic_filebuf::xsputn and overflow, BUFSIZ buffer).
-#include "checkpoint/torch_save_file.h"
+#include "format/torch/torch_save_file.h"
 
 #include <zlib.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "checkpoint/zip_records.h"
 #include "dlio/str_cat.h"
+#include "format/torch/zip_records.h"
 
-namespace dlio::checkpoint_internal {
+namespace dlio::torch_save {
 namespace {
 
 constexpr uint64_t kAlignment = 64;           // kFieldAlignment
@@ -322,4 +322,4 @@ Result<std::vector<TorchWrite>> TorchSaveRequests(const std::string& archive_nam
   return requests;
 }
 
-}  // namespace dlio::checkpoint_internal
+}  // namespace dlio::torch_save

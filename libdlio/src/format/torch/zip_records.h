@@ -4,10 +4,10 @@
 
 #include <cstdint>
 
-namespace dlio::checkpoint_internal {
+namespace dlio::torch_save {
 
 inline constexpr uint64_t kLocalHeader = 30;    // MZ_ZIP_LOCAL_DIR_HEADER_SIZE
 inline constexpr uint64_t kCentralHeader = 46;  // MZ_ZIP_CENTRAL_DIR_HEADER_SIZE
 inline constexpr uint64_t kEndRecord = 22;      // MZ_ZIP_END_OF_CENTRAL_DIR_HEADER_SIZE
 
-}  // namespace dlio::checkpoint_internal
+}  // namespace dlio::torch_save

@@ -22,7 +22,7 @@
 #include "dlio/storage.h"
 #include "io_models/pyio/torch_stream_reader.h"
 
-namespace dlio::checkpoint_internal {
+namespace dlio::torch_save {
 
 struct TorchTensor {
   std::string name;                      // the state dict key, e.g. "layer1.0.weight"
@@ -67,6 +67,10 @@ std::string TorchDtypeName(const std::string& storage);
 
 // data.pkl: the bytes torch.save's pickler writes for `sd`, padded to sd.pickle_bytes.
 std::string TorchPickle(const TorchStateDict& sd);
+
+// checkpoint.torch_state_dict's text for `sd` ("name:7x10, name:3:fp16"); InvalidArgument when a
+// name cannot be written there (',' or ':' in it, blanks at its ends, empty).
+Result<std::string> TorchStateDictText(const TorchStateDict& sd);
 
 // The state dict's own pickle's size (without sd.pickle_bytes's padding).
 uint64_t TorchOwnPickleSize(TorchStateDict sd);
@@ -124,4 +128,4 @@ Status LoadTorchSave(File* file, const std::string& archive_name, const TorchSta
                      size_t buffer_size, const TorchDataCheck& check, std::vector<uint8_t>* memory,
                      uint64_t fresh_storage_bytes = 0);
 
-}  // namespace dlio::checkpoint_internal
+}  // namespace dlio::torch_save
