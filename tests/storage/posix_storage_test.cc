@@ -121,6 +121,28 @@ TEST_CASE("posix and stdio files carry the block size of their open's fstat") {
   CHECK((*m)->block_size() == 0);
 }
 
+TEST_CASE("posix: the first Size of a file opened for reading is its open's, later ones fresh") {
+  testing::TempDir tmp;
+  const std::string path = tmp / "s.bin";
+  testing::WriteTextFile(path, "abcd");
+  auto storage = NewPosixStorage(StorageOptions{});
+  auto file = storage->Open(path, OpenMode::kRead);
+  REQUIRE(file.ok());
+  testing::WriteTextFile(path,
+                         "abcdefgh");  // grows after the open (same inode: truncated, written)
+  // The size the open's fstat found, once (what Python's open(path, "rb") learns).
+  CHECK((*file)->Size().value() == 4);
+  // Then the kernel's.
+  CHECK((*file)->Size().value() == 8);
+  CHECK((*file)->Size().value() == 8);
+  // A file opened for writing asks the kernel every time: its own writes move the size.
+  auto written = storage->Open(tmp / "w.bin", OpenMode::kWrite);
+  REQUIRE(written.ok());
+  CHECK((*written)->Size().value() == 0);
+  REQUIRE((*written)->WriteAt(0, "xyz", 3).ok());
+  CHECK((*written)->Size().value() == 3);
+}
+
 TEST_CASE("posix: O_DIRECT round trip with unaligned offsets, sizes and buffers") {
   testing::TempDir tmp;
   StorageOptions options;

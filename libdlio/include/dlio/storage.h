@@ -128,6 +128,8 @@ class File {
   Result<size_t> ReadTwoAt(uint64_t offset, size_t n, void* buf, size_t tail_n, void* tail);
   // Writes all `n` bytes at `offset` (ResourceExhausted on a full disk).
   Status WriteAt(uint64_t offset, const void* buf, size_t n);
+  // The file's size. posix: an fstat, but the first call on a file opened for reading returns the
+  // size the open's own fstat found (one fstat per open, as a program's open and size check are).
   Result<uint64_t> Size();
   Status Sync();   // fsync (fdatasync is not enough for the checkpoint metadata)
   Status Close();  // idempotent

@@ -23,13 +23,14 @@ Status NotRegular(const std::string& path, const char* call, mode_t mode) {
 
 // The fstat half of the check: a directory is refused; for reading, anything but a regular file.
 Status CheckKind(int fd, const std::string& path, const char* call, bool reading,
-                 uint64_t* block_size) {
+                 uint64_t* block_size, uint64_t* size = nullptr) {
   const std::string what = std::string(call) + " " + path;
   struct stat st;
   if (::fstat(fd, &st) != 0) return Refuse(fd, Status::FromErrno(errno, "fstat " + path));
   if (S_ISDIR(st.st_mode)) return Refuse(fd, Status::IOError(what + ": Is a directory"));
   if (block_size != nullptr)
     *block_size = st.st_blksize > 0 ? static_cast<uint64_t>(st.st_blksize) : 0;
+  if (size != nullptr) *size = static_cast<uint64_t>(st.st_size);
   if (reading && !S_ISREG(st.st_mode)) return Refuse(fd, NotRegular(path, call, st.st_mode));
   return Status::OK();
 }
@@ -54,8 +55,8 @@ Status CheckOpenedFile(int fd, const std::string& path, const char* call, bool r
 namespace storage_internal {
 
 Status CheckOpened(int fd, int open_flags, const std::string& path, const char* call, bool reading,
-                   uint64_t* block_size) {
-  DLIO_RETURN_NOT_OK(CheckKind(fd, path, call, reading, block_size));
+                   uint64_t* block_size, uint64_t* size) {
+  DLIO_RETURN_NOT_OK(CheckKind(fd, path, call, reading, block_size, size));
   return reading ? ClearNonblock(fd, open_flags, path) : Status::OK();
 }
 

@@ -24,8 +24,9 @@ using ::dlio::CheckRegularPath;
 
 // CheckOpenedFile for a descriptor the caller opened with `open_flags` (O_NONBLOCK among them when
 // `reading`): O_NONBLOCK is cleared with one fcntl(F_SETFL) of those flags, without asking the
-// kernel for them first (F_GETFL), one system call less per open.
+// kernel for them first (F_GETFL), one system call less per open. `size`, when given, gets the
+// file's size as that fstat found it.
 Status CheckOpened(int fd, int open_flags, const std::string& path, const char* call, bool reading,
-                   uint64_t* block_size);
+                   uint64_t* block_size, uint64_t* size = nullptr);
 
 }  // namespace dlio::storage_internal

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <mutex>
@@ -125,6 +126,11 @@ class PosixFile final : public File {
   }
   ~PosixFile() override { (void)Close(); }
 
+  // The size the open's fstat found (a file opened for reading): the first Size() returns it
+  // without an fstat of its own, as a program's open(2) and fstat are one fstat (Python's
+  // open(path, "rb") asks the size once); later calls ask the kernel.
+  void SizeFromOpen(uint64_t size) { size_at_open_.store(static_cast<int64_t>(size)); }
+
  protected:
   Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
     const size_t a = alignment();
@@ -191,6 +197,8 @@ class PosixFile final : public File {
   }
 
   Result<uint64_t> DoSize() override {
+    const int64_t at_open = size_at_open_.exchange(-1);
+    if (at_open >= 0) return static_cast<uint64_t>(at_open);
     struct stat st;
     if (::fstat(fd_, &st) != 0) return Errno("fstat", path());
     return static_cast<uint64_t>(st.st_size);
@@ -250,6 +258,7 @@ class PosixFile final : public File {
   int fd_;
   int buffered_fd_;
   const bool direct_;
+  std::atomic<int64_t> size_at_open_{-1};  // SizeFromOpen, until the first Size()
   std::mutex pool_mu_;
   std::vector<AlignedBuffer> pool_;
 };
@@ -347,9 +356,9 @@ class PosixStorage final : public Storage {
       }
       return Errno("open", path, err);
     }
-    uint64_t block_size = 0;
+    uint64_t block_size = 0, size = 0;
     DLIO_RETURN_NOT_OK(storage_internal::CheckOpened(fd, flags, path, "open",
-                                                     mode == OpenMode::kRead, &block_size));
+                                                     mode == OpenMode::kRead, &block_size, &size));
     int buffered_fd = -1;
     if (direct && mode != OpenMode::kRead) {
       buffered_fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC);
@@ -359,8 +368,9 @@ class PosixStorage final : public Storage {
         return Errno("open (buffered twin of O_DIRECT)", path, err);
       }
     }
-    return std::unique_ptr<File>(
-        std::make_unique<PosixFile>(path, fd, direct, alignment_, buffered_fd, block_size));
+    auto file = std::make_unique<PosixFile>(path, fd, direct, alignment_, buffered_fd, block_size);
+    if (mode == OpenMode::kRead) file->SizeFromOpen(size);
+    return std::unique_ptr<File>(std::move(file));
   }
 
   Result<uint64_t> DoFileSize(const std::string& path) override {
