@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "format/inflate_exact.h"
+
 namespace dlio::format_internal::parquet {
 namespace {
 
@@ -35,16 +37,7 @@ Status GzipCompress(const uint8_t* data, size_t n, std::string* out) {
 
 Status GzipDecompress(const uint8_t* data, size_t n, uint8_t* dst, size_t expected,
                       const std::string& path, uint64_t offset) {
-  z_stream z{};
-  if (inflateInit2(&z, 15 + 32) != Z_OK) return Status::IOError("inflateInit2 failed");
-  z.next_in = const_cast<Bytef*>(data);
-  z.avail_in = static_cast<uInt>(n);
-  z.next_out = dst;
-  z.avail_out = static_cast<uInt>(expected);
-  const int rc = inflate(&z, Z_FINISH);
-  const uint64_t got = z.total_out;
-  inflateEnd(&z);
-  if (rc != Z_STREAM_END || got != expected) {
+  if (!InflateExactly(data, n, 15 + 32, dst, expected)) {
     return Bad(path, offset,
                "gzip data does not inflate to " + std::to_string(expected) + " bytes");
   }
