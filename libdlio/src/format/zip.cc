@@ -155,11 +155,48 @@ Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size) {
   }
   std::vector<uint8_t> cd(dir.cd_size);
   if (!cd.empty()) DLIO_RETURN_NOT_OK(file->ReadExactAt(dir.cd_offset, cd.size(), cd.data()));
+  DLIO_RETURN_NOT_OK(ParseZipCentralDirectory(file, cd, entries, &dir));
+  return dir;
+}
+
+Status ParseZipCentralDirectory(const File* file, const std::vector<uint8_t>& cd, uint64_t entries,
+                                ZipDirectory* dir) {
   size_t pos = 0;
   for (uint64_t n = 0; n < entries; ++n) {
-    DLIO_RETURN_NOT_OK(ParseCentralEntry(file, cd, n, &pos, &dir));
+    DLIO_RETURN_NOT_OK(ParseCentralEntry(file, cd, n, &pos, dir));
   }
-  return dir;
+  return Status::OK();
+}
+
+Status ReadZipMemberBytes(File* file, const ZipDirectory& dir, const ZipMember& m,
+                          const std::string& where, uint8_t* data) {
+  const size_t head = 30 + m.name.size();
+  if (m.local_offset > dir.cd_offset || dir.cd_offset - m.local_offset < head ||
+      m.compressed_size > dir.cd_offset - m.local_offset - head) {
+    return Status::Corruption(where, " at offset ", m.local_offset,
+                              ": the member runs past the central directory at offset ",
+                              dir.cd_offset);
+  }
+  std::vector<uint8_t> h(head);
+  const auto n = static_cast<size_t>(m.compressed_size);
+  DLIO_ASSIGN_OR_RETURN(const size_t got, file->ReadTwoAt(m.local_offset, head, h.data(), n, data));
+  if (got < head || Le32(h.data()) != kLocalSig) {
+    return Status::Corruption(where, " at offset ", m.local_offset,
+                              ": bad zip local header signature");
+  }
+  const uint64_t data_offset = m.local_offset + 30 + Le16(h.data() + 26) + Le16(h.data() + 28);
+  if (data_offset == m.local_offset + head) {
+    if (got != head + n) {
+      return Status::Corruption(where, " at offset ", m.local_offset + head, ": ", got - head,
+                                " of ", n, " bytes (the file shrank?)");
+    }
+    return Status::OK();
+  }
+  if (data_offset > dir.cd_offset || m.compressed_size > dir.cd_offset - data_offset) {
+    return Status::Corruption(where, " at offset ", data_offset, ": data of ", n,
+                              " bytes runs past the central directory at offset ", dir.cd_offset);
+  }
+  return ReadRange(file, data_offset, n, 0, data);
 }
 
 Status LocateZipMember(File* file, const ZipDirectory& dir, ZipMember* member) {

@@ -35,6 +35,19 @@ struct ZipDirectory {
 // offset when a record is missing, has a bad signature or points outside the file.
 Result<ZipDirectory> ReadZipDirectory(File* file, uint64_t file_size);
 
+// Parses `entries` central directory entries from `cd`, the bytes at dir->cd_offset, into
+// dir->members (ZIP64 extras applied). Corruption naming file->path() and the offset of an entry
+// with a bad signature or one that overruns `cd`.
+Status ParseZipCentralDirectory(const File* file, const std::vector<uint8_t>& cd, uint64_t entries,
+                                ZipDirectory* dir);
+
+// Reads member `m`'s local header and its m.compressed_size stored bytes into `data` in one
+// request (File::ReadTwoAt), and the bytes again at their real offset when the local header's
+// name or extra field moves them. Corruption naming `where` and the offset for a bad local header
+// signature, a member that runs past the central directory, or a short read.
+Status ReadZipMemberBytes(File* file, const ZipDirectory& dir, const ZipMember& m,
+                          const std::string& where, uint8_t* data);
+
 // Reads `member`'s local header and sets member->data_offset; checks the data lies before the
 // central directory.
 Status LocateZipMember(File* file, const ZipDirectory& dir, ZipMember* member);

@@ -16,6 +16,7 @@
 #include "dlio/str_cat.h"
 #include "format/content.h"
 #include "format/formats.h"
+#include "format/inflate_exact.h"
 #include "format/io_util.h"
 #include "format/zip.h"
 #include "io_models/model_readers.h"
@@ -23,9 +24,6 @@
 
 namespace dlio::format_internal {
 namespace {
-
-constexpr size_t kMemberHeaderBytes = 30;
-constexpr uint32_t kMemberHeaderSig = 0x04034b50;
 
 bool IsDirectoryMember(const ZipMember& m) { return !m.name.empty() && m.name.back() == '/'; }
 
@@ -49,34 +47,6 @@ Result<std::vector<ZipMember>> ArchiveSampleMembers(const std::string& path,
   }
   if (expected > 0) out.resize(static_cast<size_t>(expected));
   return out;
-}
-
-// Inflates a raw deflate stream of exactly `n` output bytes; Corruption naming the member.
-Status InflateMember(const std::vector<uint8_t>& in, uint8_t* dst, size_t n,
-                     const std::string& where) {
-  z_stream z{};
-  if (inflateInit2(&z, -MAX_WBITS) != Z_OK) return Status::Internal(where, ": inflateInit2");
-  z.next_in = const_cast<Bytef*>(in.data());
-  uint64_t in_left = in.size(), out_left = n;
-  uint8_t spare = 0;
-  int rc = Z_OK;
-  while (rc == Z_OK) {
-    const auto in_step = static_cast<uInt>(std::min<uint64_t>(in_left, 1u << 30));
-    const auto out_step = static_cast<uInt>(std::min<uint64_t>(out_left, 1u << 30));
-    z.avail_in = in_step;
-    z.next_out = out_step > 0 ? dst + (n - out_left) : &spare;
-    z.avail_out = out_step > 0 ? out_step : 1;  // room to learn the stream ends here
-    rc = inflate(&z, Z_NO_FLUSH);
-    in_left -= in_step - z.avail_in;
-    if (out_step > 0) out_left -= out_step - z.avail_out;
-    if (rc == Z_BUF_ERROR && in_left > 0 && out_left > 0) rc = Z_OK;
-    if (out_step == 0 && z.avail_out == 0) break;  // more output than the directory says
-  }
-  inflateEnd(&z);
-  if (rc != Z_STREAM_END || out_left != 0) {
-    return Status::Corruption(where, ": deflated data does not inflate to ", n, " bytes");
-  }
-  return Status::OK();
 }
 
 class ZipReader final : public FormatReader {
@@ -112,9 +82,13 @@ class ZipReader final : public FormatReader {
       packed.resize(static_cast<size_t>(m.compressed_size));
       data = packed.data();
     }
-    DLIO_RETURN_NOT_OK(ReadMember(m, where, data));
+    DLIO_RETURN_NOT_OK(ReadZipMemberBytes(file_.get(), dir_, m, where, data));
     if (m.method == kZipDeflate) {
-      return InflateMember(packed, out->data(), static_cast<size_t>(m.uncompressed_size), where);
+      if (!InflateExactly(packed.data(), packed.size(), -MAX_WBITS, out->data(),
+                          m.uncompressed_size)) {
+        return Status::Corruption(where, ": deflated data does not inflate to ",
+                                  m.uncompressed_size, " bytes");
+      }
     }
     return Status::OK();
   }
@@ -134,41 +108,6 @@ class ZipReader final : public FormatReader {
   }
 
  private:
-  // The local header and the member's (compressed) bytes in one request; the bytes again at
-  // their real offset when the local header's name or extra field moves them.
-  Status ReadMember(const ZipMember& m, const std::string& where, uint8_t* data) {
-    const size_t head = kMemberHeaderBytes + m.name.size();
-    if (m.local_offset > dir_.cd_offset || dir_.cd_offset - m.local_offset < head ||
-        m.compressed_size > dir_.cd_offset - m.local_offset - head) {
-      return Status::Corruption(where, " at offset ", m.local_offset,
-                                ": the member runs past the central directory at offset ",
-                                dir_.cd_offset);
-    }
-    std::vector<uint8_t> h(head);
-    const auto n = static_cast<size_t>(m.compressed_size);
-    DLIO_ASSIGN_OR_RETURN(const size_t got,
-                          file_->ReadTwoAt(m.local_offset, head, h.data(), n, data));
-    if (got < head || Le32(h.data()) != kMemberHeaderSig) {
-      return Status::Corruption(where, " at offset ", m.local_offset,
-                                ": bad zip local header signature");
-    }
-    const uint64_t data_offset =
-        m.local_offset + kMemberHeaderBytes + Le16(h.data() + 26) + Le16(h.data() + 28);
-    if (data_offset == m.local_offset + head) {
-      if (got != head + n) {
-        return Status::Corruption(where, " at offset ", m.local_offset + head, ": ", got - head,
-                                  " of ", n, " bytes (the file shrank?)");
-      }
-      return Status::OK();
-    }
-    if (data_offset > dir_.cd_offset || m.compressed_size > dir_.cd_offset - data_offset) {
-      return Status::Corruption(where, " at offset ", data_offset, ": data of ", n,
-                                " bytes runs past the central directory at offset ",
-                                dir_.cd_offset);
-    }
-    return ReadRange(file_.get(), data_offset, n, 0, data);
-  }
-
   std::unique_ptr<File> file_;
   uint64_t file_size_;
   ZipDirectory dir_;
