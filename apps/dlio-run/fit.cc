@@ -64,6 +64,7 @@ void StoredLayout(const nlohmann::json& described, dlio::DataFileInfo* info) {
       if (value.is_string()) info->writer_keys.emplace_back(key, value.get<std::string>());
     }
   }
+  info->stores_file_name = described.value("stores_file_name", false);
   const auto units = described.find("compressed_units");
   if (units != described.end() && units->is_object()) {
     info->compressed_units = units->value("count", int64_t{0});

@@ -66,8 +66,9 @@ void RunConformance(const std::string& name, Storage* storage, const std::string
   const std::string path =
       dir + "/file0" + (format->extension().empty() ? "" : "." + format->extension());
   Status written = format->Write(storage, path, spec, options);
-  if (!exact && written.code() == StatusCode::kInvalidArgument) {
-    // One-image-per-file formats refuse several samples, naming the config key.
+  if (written.code() == StatusCode::kInvalidArgument) {
+    // One-sample-per-file formats (an image, a torch.save file) refuse several samples, naming
+    // the config key.
     INFO(written.ToString());
     REQUIRE(written.message().find("dataset.num_samples_per_file") != std::string::npos);
     REQUIRE(!storage->Exists(path).value());

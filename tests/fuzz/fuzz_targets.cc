@@ -16,6 +16,7 @@ const std::vector<FuzzTarget>& FuzzTargets() {
       {"webdataset", "webdataset", {}},
       {"sqlite", "sqlite", {}},
       {"zip", "zip", {}},
+      {"pt", "pt", {}},
       {"config", "", {}},
       {"trace", "", {}},
       {"cache_wire", "", {}},

@@ -92,6 +92,9 @@ std::vector<Seed> FormatSeeds() {
   add("zip", "native_stored", {96, 0, 700}, kOptNativeModel);
   add("zip", "deflated_members", {300, 1, 2000})->options.compression = "gzip";
   add("zip", "native_deflated", {300, 1, 2000}, kOptNativeModel)->options.compression = "gzip";
+  // torch.load's reads (the default, every offset learnt from the bytes) and native's.
+  add("pt", "one_tensor", {700});
+  add("pt", "native_one_tensor", {700}, kOptNativeModel);
   return seeds;
 }
 

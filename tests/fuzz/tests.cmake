@@ -8,7 +8,7 @@ set(DLIO_FUZZ_TARGETS npy npz csv indexed_binary tfrecord jpeg png)
 if(DLIO_WITH_HDF5)
   list(APPEND DLIO_FUZZ_TARGETS hdf5)
 endif()
-list(APPEND DLIO_FUZZ_TARGETS parquet webdataset sqlite zip config trace cache_wire)
+list(APPEND DLIO_FUZZ_TARGETS parquet webdataset sqlite zip pt config trace cache_wire)
 
 add_library(dlio_fuzz_harness STATIC fuzz/fuzz_targets.cc fuzz/format_fuzz.cc fuzz/config_fuzz.cc
             fuzz/trace_fuzz.cc fuzz/cache_wire_fuzz.cc)

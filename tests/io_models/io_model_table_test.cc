@@ -164,10 +164,11 @@ TEST_CASE("MatchAllocatorToIoModel: the table's heap setting for the run's model
 
 TEST_CASE("io model table: client work is the models whose libraries allocate per read") {
   // numpy's fresh array per load, pandas' bytes object per chunk, PIL's, Python io's and
-  // tarfile's extractfile bytes per read, zipfile's per member and its CRC; the others' readers are
-  // the same under both client_costs values.
-  const std::set<IoModel> with_work{IoModel::kNumpy, IoModel::kPandas,       IoModel::kPil,
-                                    IoModel::kPyio,  IoModel::kTarfileIndex, IoModel::kZipfile};
+  // tarfile's extractfile bytes per read, zipfile's per member and its CRC, torch.load's storage
+  // per load; the others' readers are the same under both client_costs values.
+  const std::set<IoModel> with_work{IoModel::kNumpy,    IoModel::kPandas,       IoModel::kPil,
+                                    IoModel::kPyio,     IoModel::kTarfileIndex, IoModel::kZipfile,
+                                    IoModel::kTorchLoad};
   for (const IoModelEntry& e : IoModelTable()) {
     INFO(EnumName(e.model));
     CHECK(e.client_work == (with_work.count(e.model) > 0));

@@ -88,3 +88,8 @@ target_compile_definitions(sqlite_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:d
 dlio_add_test(zipfile_test SOURCES io_models/zipfile_test.cc PROPERTIES TIMEOUT 300)
 add_dependencies(zipfile_test dlio_preload)
 target_compile_definitions(zipfile_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# format pt and reader.io_model torch_load against torch.load per file; pt files dlio writes
+# loaded by torch.load.
+dlio_add_test(pt_format_test SOURCES io_models/pt_format_test.cc PROPERTIES TIMEOUT 300)
+add_dependencies(pt_format_test dlio_preload)
+target_compile_definitions(pt_format_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

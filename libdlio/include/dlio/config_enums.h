@@ -67,7 +67,8 @@ enum class SampleLayout { kFirstAxis, kLastAxis };
 //   an image file through Python's buffered file, kPyio a file read front to back through
 //   Python's buffered file in the calls reader.pyio_* describe, kTarfileIndex tarfile.open(path)'s
 //   random access (the member index, then extractfile(name).read() per member), kZipfile
-//   zipfile.ZipFile(path)'s (the central directory, then read(name) per member);
+//   zipfile.ZipFile(path)'s (the central directory, then read(name) per member), kTorchLoad
+//   torch.load(path) of a torch.save file (its directory, data.pkl, then the storages);
 // - kAuto: the format's default request model (FormatCapabilities::io_models; native when it
 //   declares none);
 // - kPytorch: kAuto's request model, read by the pytorch loader (DataLoader worker processes;
@@ -104,7 +105,8 @@ enum class IoModel {
   kPil,
   kPyio,
   kTarfileIndex,
-  kZipfile
+  kZipfile,
+  kTorchLoad
 };
 // Who runs a loop's reads, the second meaning reader.io_model can carry (io_model pytorch, or
 // auto with reader.data_loader pytorch: PipelineNameFor in dlio/loop.h): dlio's reader threads, or
@@ -186,9 +188,9 @@ struct EnumNames<LogLevel> {
 };
 template <>
 struct EnumNames<IoModel> {
-  static constexpr std::array<std::string_view, 14> kNames{
-      "auto",   "native",  "numpy",   "h5py", "tf.data", "pytorch",       "mmap",
-      "pandas", "tarfile", "pyarrow", "pil",  "pyio",    "tarfile_index", "zipfile"};
+  static constexpr std::array<std::string_view, 15> kNames{
+      "auto",    "native",  "numpy", "h5py", "tf.data",       "pytorch", "mmap",      "pandas",
+      "tarfile", "pyarrow", "pil",   "pyio", "tarfile_index", "zipfile", "torch_load"};
 };
 template <>
 struct EnumNames<PyarrowRead> {

@@ -73,6 +73,9 @@ struct DataFileInfo {
   // (a reader description's "writer_keys", docs/formats.md "inspect": webdataset's
   // dataset.webdataset_members); fit sets those every probed file agrees on.
   std::vector<std::pair<std::string, std::string>> writer_keys;
+  // The file holds its own name (a reader description's "stores_file_name": pt, whose torch.save
+  // zip names its records after the file's stem): the emulation's names should be as long.
+  bool stores_file_name = false;
 };
 
 // Looks at a data file named by the trace. Called once per distinct data file (at most

@@ -154,6 +154,7 @@ Status ValidateNpzCompressionRatio(const WorkloadConfig& c);  // format/npy_keys
 // dataset.hdf5.num_dset_per_record, for the record shape rules (config_shapes.cc).
 uint64_t Hdf5DatasetsPerRecord(const WorkloadConfig& c);
 void AddCsvKeys(std::vector<KeySpec>* table);  // format/csv/csv_keys.cc: csv_header
+void AddPtKeys(std::vector<KeySpec>* table);   // format/torch/pt_keys.cc: pt_pickle_bytes
 // format/image/image_keys.cc: dataset.image_quality, dataset.image_channels (jpeg, png)
 void AddImageKeys(std::vector<KeySpec>* table);
 // io_models/pyio_keys.cc: reader.pyio_head_bytes, pyio_read_size, pyio_call (io_model pyio)

@@ -21,6 +21,7 @@ void AddDatasetFormatKeys(std::vector<KeySpec>* t) {
              "snappy, gzip, zstd per page)"));
   AddHdf5Keys(t);        // format/hdf5/hdf5_keys.cc
   AddCsvKeys(t);         // format/csv/csv_keys.cc
+  AddPtKeys(t);          // format/torch/pt_keys.cc
   AddImageKeys(t);       // format/image/image_keys.cc
   AddTfrecordKeys(t);    // format/tfrecord/tfrecord_keys.cc
   AddParquetKeys(t);     // format/parquet/parquet_keys.cc

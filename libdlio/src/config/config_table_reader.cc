@@ -120,7 +120,7 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
            "whose requests readers send to the file system (docs/io_models.md): auto = the "
            "format's framework model (native for a format that declares none, and for jpeg "
            "and png); native = dlio's own (a sample or transfer_size per request); numpy, h5py, "
-           "tf.data, mmap, pandas, tarfile, pyarrow, pil, tarfile_index, zipfile = "
+           "tf.data, mmap, pandas, tarfile, pyarrow, pil, tarfile_index, zipfile, torch_load = "
            "what that Python stack sends, request for request; pyio = a file read front to back "
            "through Python's buffered file in the calls reader.pyio_* give; pytorch = auto's "
            "requests, read "

@@ -22,6 +22,7 @@ list(APPEND DLIO_SOURCES
   src/format/tfrecord/tfrecord_keys.cc
   src/format/webdataset/webdataset_keys.cc
   src/format/csv/csv_keys.cc
+  src/format/torch/pt_keys.cc
   src/format/image/image_keys.cc
   src/io_models/pyio_keys.cc
   src/storage/s3/s3_keys.cc

@@ -31,6 +31,9 @@ Status ValidateParquetConfig(const WorkloadConfig& config);
 std::unique_ptr<Format> NewWebdatasetFormat();
 std::unique_ptr<Format> NewSqliteFormat();  // sqlite/sqlite_format.cc
 std::unique_ptr<Format> NewZipFormat();     // zip_format.cc
+std::unique_ptr<Format> NewPtFormat();      // torch/pt_format.cc
+// dataset.num_samples_per_file 1 and dataset.pt_pickle_bytes (torch/pt_format.cc).
+Status ValidatePtConfig(const WorkloadConfig& config);
 // dataset.webdataset_members spelled as extensions (webdataset/webdataset_format.cc).
 Status ValidateWebdatasetConfig(const WorkloadConfig& config);
 std::unique_ptr<Format> NewRawFormat();

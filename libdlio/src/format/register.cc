@@ -101,6 +101,12 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
                          "zipfile.ZipFile(path) and read(name) per member (io_model zipfile)",
                          "num_samples_per_file, record_length_bytes, compression, odirect",
                          &NewZipFormat, Hints({"zip"}, {"PK\x03\x04", "PK\x05\x06"})));
+  DLIO_RETURN_NOT_OK(Add(formats, "pt",
+                         "a torch.save file per sample (a uint8 tensor 'x' of the sample's "
+                         "bytes); read as torch.load(path) per sample (io_model torch_load)",
+                         "record_length_bytes, pt_pickle_bytes, odirect", &NewPtFormat,
+                         Hints({"pt", "pth"}, {"PK\x03\x04"}), &ValidatePtConfig,
+                         {"dataset.pt_pickle_bytes"}));  // torch/pt_keys.cc
   DLIO_RETURN_NOT_OK(
       Add(formats, "sqlite",
           "SQLite database of BLOB rows (table samples: id, label, data), one row "

@@ -11,7 +11,9 @@ list(APPEND DLIO_SOURCES
   src/format/npz_format.cc
   src/format/zip_format.cc
   src/format/inflate_exact.cc
+  src/format/torch/pt_format.cc
   src/format/torch/torch_pickle.cc
+  src/format/torch/torch_records.cc
   src/format/torch/torch_save_file.cc
   src/format/indexed_binary_format.cc
   src/format/indexed_binary_mmap.cc

@@ -65,6 +65,16 @@ std::vector<IoModelEntry> MakeTable() {
        true},
       // zipfile's random access: the standard library; members by their local headers.
       {IoModel::kZipfile, IoModel::kZipfile, L::kThreads, {"zip"}, 0, false, false, true},
+      // torch.load: torch's import; under framework each storage is new memory (fresh pages
+      // past the threshold), as torch.load allocates one per load.
+      {IoModel::kTorchLoad,
+       IoModel::kTorchLoad,
+       L::kThreads,
+       {"pt"},
+       kImportTorch,
+       false,
+       false,
+       true},
   };
   return t;
 }

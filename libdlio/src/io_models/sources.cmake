@@ -22,6 +22,7 @@ list(APPEND DLIO_SOURCES
   src/io_models/pyio_reader.cc
   src/io_models/tarfile_index_reader.cc
   src/io_models/zipfile_reader.cc
+  src/io_models/torch_load_reader.cc
   src/io_models/tfrecord_stream_reader.cc
 )
 if(DLIO_WITH_HDF5)

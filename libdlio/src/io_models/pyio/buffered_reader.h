@@ -66,6 +66,12 @@ class BufferedReader {
   // the file and one byte more (FileIO.readall asks for one byte past the size fstat gave);
   // ResourceExhausted naming the file when the file grew past that. Returns the count.
   Result<size_t> ReadAllInto(uint8_t* dst, size_t capacity);
+  // The file's size as the opener's fstat gave it: a seek to the end then asks no fstat of its
+  // own (the kernel answers lseek(SEEK_END) from the inode); a readall still makes its own.
+  void SetKnownSize(uint64_t size) {
+    file_size_ = size;
+    size_fresh_ = false;
+  }
   // seek(offset, whence) with whence 0 (start), 1 (current) or 2 (end); returns the position.
   // InvalidArgument naming the file for a negative target (Python's OSError).
   Result<uint64_t> Seek(int64_t offset, int whence);

@@ -9,8 +9,13 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "dlio/clock.h"
+#include "dlio/str_cat.h"
+#include "format/io_util.h"
+#include "format/torch/torch_records.h"
+#include "format/zip.h"
 #include "io_models/pyio/request_storage.h"
 
 namespace dlio::pyio {
@@ -29,8 +34,10 @@ constexpr char kTlLocalSig[] = "PK\x03\x04";
 
 class TorchLoader {
  public:
-  TorchLoader(BufferedReader* fp, std::vector<uint8_t>* memory, const TorchLoadCheck* check)
-      : fp_(fp), memory_(memory), check_(check) {}
+  // `learn`: offsets come from the bytes read (and every signature is checked), not a layout.
+  TorchLoader(BufferedReader* fp, std::vector<uint8_t>* memory, const TorchLoadCheck* check,
+              bool learn = false)
+      : fp_(fp), memory_(memory), check_(check), learn_(learn) {}
 
   // _is_zipfile, then the BufferAdapter's constructor (which learns the size).
   Status Open() {
@@ -62,11 +69,70 @@ class TorchLoader {
     return Read(z.central_directory, z.central_directory_size, nullptr, "central directory");
   }
 
-  // getRecord: the local header, then the stored data (into `into` when given).
-  Status Record(const TorchZipRecord& r, const char* what, uint8_t* into = nullptr) {
-    if (r.size == 0) return Status::OK();
-    DLIO_RETURN_NOT_OK(Read(r.header_offset, kTlLocalHeader, kTlLocalSig, what));
-    return Read(r.data_offset, r.size, nullptr, what, into);
+  // PyTorchStreamReader::init up to the central directory, each offset learnt from the bytes
+  // read before it (a TorchLoader made with `learn`).
+  Result<TorchZipLayout> LearnDirectory(uint64_t size) {
+    TorchZipLayout z;
+    z.file_size = size;
+    if (size > kTlMagic) DLIO_RETURN_NOT_OK(Read(0, kTlMagic, nullptr, "magic"));
+    const uint64_t search = size > kTlSearch ? size - kTlSearch : 0;
+    DLIO_RETURN_NOT_OK(Read(search, size - search, nullptr, "end record search"));
+    DLIO_ASSIGN_OR_RETURN(z.end_record, FindEndRecord(search, size - search));
+    DLIO_RETURN_NOT_OK(Read(z.end_record, kTlEndRecord, kTlEndSig, "end record"));
+    uint64_t entries = format_internal::Le16(data() + 10);
+    z.central_directory_size = format_internal::Le32(data() + 12);
+    z.central_directory = format_internal::Le32(data() + 16);
+    z.zip64 = false;
+    uint64_t limit = z.end_record;  // the directory ends before it
+    if (z.end_record >= kTlZip64Locator + kTlZip64EndRecord) {
+      DLIO_RETURN_NOT_OK(
+          Read(z.end_record - kTlZip64Locator, kTlZip64Locator, nullptr, "zip64 locator"));
+      if (std::memcmp(data(), kTlLocatorSig, 4) == 0) {
+        z.zip64 = true;
+        z.zip64_end_record = format_internal::Le64(data() + 8);
+        if (z.zip64_end_record > z.end_record - kTlZip64Locator - kTlZip64EndRecord) {
+          return Bad(z.end_record - kTlZip64Locator,
+                     StrCat("the zip64 locator points at offset ", z.zip64_end_record,
+                            ", past the records before it"));
+        }
+        DLIO_RETURN_NOT_OK(
+            Read(z.zip64_end_record, kTlZip64EndRecord, kTlZip64EndSig, "zip64 end record"));
+        entries = format_internal::Le64(data() + 32);
+        z.central_directory_size = format_internal::Le64(data() + 40);
+        z.central_directory = format_internal::Le64(data() + 48);
+        limit = z.zip64_end_record;
+      }
+    }
+    if (z.central_directory > limit || z.central_directory_size > limit - z.central_directory ||
+        entries > z.central_directory_size / 46) {
+      return Bad(z.end_record,
+                 StrCat("a central directory of ", entries, " entries in ",
+                        z.central_directory_size, " bytes at offset ", z.central_directory,
+                        " (its end records begin at ", limit, ")"));
+    }
+    if (z.central_directory_size > 0) {
+      DLIO_RETURN_NOT_OK(
+          Read(z.central_directory, z.central_directory_size, nullptr, "central directory"));
+    }
+    DLIO_RETURN_NOT_OK(Records(entries, &z));
+    return z;
+  }
+
+  // getRecord: the local header, then the stored data (into `into` when given). Learning, the
+  // data's offset comes from the header's name and extra field lengths.
+  Status Record(TorchZipRecord* r, const char* what, uint64_t data_end, uint8_t* into = nullptr) {
+    if (r->size == 0) return Status::OK();
+    DLIO_RETURN_NOT_OK(Read(r->header_offset, kTlLocalHeader, kTlLocalSig, what));
+    if (learn_) {
+      r->data_offset = r->header_offset + kTlLocalHeader + format_internal::Le16(data() + 26) +
+                       format_internal::Le16(data() + 28);
+      if (r->data_offset > data_end || r->size > data_end - r->data_offset) {
+        return Bad(r->header_offset,
+                   StrCat("the ", what, "'s ", r->size, " bytes at offset ", r->data_offset,
+                          " run past the central directory at offset ", data_end));
+      }
+    }
+    return Read(r->data_offset, r->size, nullptr, what, into);
   }
 
   const uint8_t* data() const { return memory_->data(); }
@@ -85,9 +151,48 @@ class TorchLoader {
                                 " at offset ", pos, " got ", got, " of ", n,
                                 " bytes (a short file)");
     }
-    if (check_ != nullptr && sig != nullptr && std::memcmp(dst, sig, 4) != 0) {
+    if ((check_ != nullptr || learn_) && sig != nullptr && std::memcmp(dst, sig, 4) != 0) {
       return Status::Corruption(fp_->file()->path(), ": no ", what, " signature at offset ", pos,
                                 " (not the zip torch.save writes)");
+    }
+    return Status::OK();
+  }
+
+  Status Bad(uint64_t offset, const std::string& why) const {
+    return Status::Corruption(fp_->file()->path(), ": offset ", offset, ": ", why,
+                              " (not the zip torch.save writes)");
+  }
+
+  // The last end-record signature of the `n` bytes read at `at` (in memory_), as miniz's
+  // mz_zip_reader_locate_header_sig finds it.
+  Result<uint64_t> FindEndRecord(uint64_t at, uint64_t n) const {
+    for (uint64_t i = n >= kTlEndRecord ? n - kTlEndRecord + 1 : 0; i-- > 0;) {
+      if (std::memcmp(data() + i, kTlEndSig, 4) == 0) return at + i;
+    }
+    return Bad(at, StrCat("no end of central directory record in the last ", n, " bytes"));
+  }
+
+  // The records of the central directory read last (in memory_): "version", "data.pkl" and the
+  // storages "data/<key>" in key order (format/torch/torch_records.h).
+  Status Records(uint64_t entries, TorchZipLayout* z) const {
+    format_internal::ZipDirectory dir;
+    dir.cd_offset = z->central_directory;
+    const std::vector<uint8_t> cd(data(), data() + z->central_directory_size);
+    DLIO_RETURN_NOT_OK(format_internal::ParseZipCentralDirectory(fp_->file(), cd, entries, &dir));
+    DLIO_ASSIGN_OR_RETURN(const format_internal::TorchRecords found,
+                          format_internal::FindTorchRecords(fp_->file()->path(), dir));
+    auto record = [&](const format_internal::ZipMember* m) -> Result<TorchZipRecord> {
+      if (m == nullptr) return TorchZipRecord{};
+      if (m->local_offset > z->central_directory) {
+        return Bad(m->local_offset, StrCat("record '", m->name, "' begins past the directory"));
+      }
+      return TorchZipRecord{m->local_offset, 0, m->compressed_size};
+    };
+    DLIO_ASSIGN_OR_RETURN(z->version, record(found.version));
+    DLIO_ASSIGN_OR_RETURN(z->pickle, record(found.pickle));
+    for (const format_internal::ZipMember* m : found.storages) {
+      DLIO_ASSIGN_OR_RETURN(TorchZipRecord r, record(m));
+      z->storages.push_back(r);
     }
     return Status::OK();
   }
@@ -95,6 +200,7 @@ class TorchLoader {
   BufferedReader* fp_;
   std::vector<uint8_t>* memory_;
   const TorchLoadCheck* check_;
+  bool learn_;
 };
 
 }  // namespace
@@ -123,29 +229,56 @@ class FreshPages {
 
 }  // namespace
 
+namespace {
+
+// getRecord("version"), getRecord("data.pkl"), then the storages in the unpickler's order.
+Status LoadRecords(TorchLoader* load, TorchZipLayout* layout, const TorchLoadCheck* check,
+                   uint64_t fresh_storage_bytes) {
+  const uint64_t end = layout->central_directory;
+  DLIO_RETURN_NOT_OK(load->Record(&layout->version, "version record", end));
+  DLIO_RETURN_NOT_OK(load->Record(&layout->pickle, "data.pkl record", end));
+  for (size_t key = 0; key < layout->storages.size(); ++key) {
+    TorchZipRecord* r = &layout->storages[key];
+    uint8_t* into = check != nullptr && check->destination ? check->destination(key, *r) : nullptr;
+    std::unique_ptr<FreshPages> fresh;
+    if (into == nullptr && fresh_storage_bytes > 0 && r->size >= fresh_storage_bytes) {
+      fresh = std::make_unique<FreshPages>(static_cast<size_t>(r->size));
+      if (fresh->data() == nullptr) {
+        return Status::FromErrno(errno, "mmap of a torch.load storage");
+      }
+      into = fresh->data();
+    }
+    DLIO_RETURN_NOT_OK(load->Record(r, "storage record", end, into));
+    if (check != nullptr && check->storage && r->size > 0) {
+      DLIO_RETURN_NOT_OK(check->storage(key, *r, into != nullptr ? into : load->data()));
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status TorchLoadCalls(BufferedReader* fp, const TorchZipLayout& layout,
                       std::vector<uint8_t>* memory, const TorchLoadCheck* check,
                       uint64_t fresh_storage_bytes) {
   TorchLoader load(fp, memory, check);
   DLIO_RETURN_NOT_OK(load.Open());
   DLIO_RETURN_NOT_OK(load.Directory(layout));
-  DLIO_RETURN_NOT_OK(load.Record(layout.version, "version record"));
-  DLIO_RETURN_NOT_OK(load.Record(layout.pickle, "data.pkl record"));
-  for (size_t key = 0; key < layout.storages.size(); ++key) {
-    const TorchZipRecord& r = layout.storages[key];
-    std::unique_ptr<FreshPages> fresh;
-    if (fresh_storage_bytes > 0 && r.size >= fresh_storage_bytes) {
-      fresh = std::make_unique<FreshPages>(static_cast<size_t>(r.size));
-      if (fresh->data() == nullptr) {
-        return Status::FromErrno(errno, "mmap of a torch.load storage");
-      }
-    }
-    DLIO_RETURN_NOT_OK(load.Record(r, "storage record", fresh ? fresh->data() : nullptr));
-    if (check != nullptr && check->storage && r.size > 0) {
-      DLIO_RETURN_NOT_OK(check->storage(key, r, fresh ? fresh->data() : load.data()));
-    }
-  }
-  return Status::OK();
+  TorchZipLayout records = layout;
+  return LoadRecords(&load, &records, check, fresh_storage_bytes);
+}
+
+Result<TorchZipLayout> TorchLoadDirectory(BufferedReader* fp, uint64_t file_size,
+                                          std::vector<uint8_t>* memory) {
+  TorchLoader load(fp, memory, nullptr, true);
+  DLIO_RETURN_NOT_OK(load.Open());
+  return load.LearnDirectory(file_size);
+}
+
+Status TorchLoadRecords(BufferedReader* fp, TorchZipLayout* layout, std::vector<uint8_t>* memory,
+                        const TorchLoadCheck& check, uint64_t fresh_storage_bytes) {
+  TorchLoader load(fp, memory, &check, true);
+  return LoadRecords(&load, layout, &check, fresh_storage_bytes);
 }
 
 Result<std::vector<std::pair<uint64_t, uint64_t>>> TorchLoadRequests(const TorchZipLayout& layout,

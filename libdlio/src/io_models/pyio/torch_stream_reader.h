@@ -50,8 +50,11 @@ struct TorchZipLayout {
 // What a load does with what it read: `storage(key, record, data)` after each storage's data is
 // read (`data` holds record.size bytes). With a check, the signatures of the end records and the
 // local headers are verified (Corruption naming the file and offset), as miniz refuses them.
+// `destination(key, record)`, when set, gives where storage `key`'s data is read to (record.size
+// bytes of room; null: the load's own memory or fresh pages).
 struct TorchLoadCheck {
   std::function<Status(size_t key, const TorchZipRecord& record, const uint8_t* data)> storage;
+  std::function<uint8_t*(size_t key, const TorchZipRecord& record)> destination;
 };
 
 // torch.load's calls on `fp`, freshly opened at offset 0. `memory` takes the bytes read (grown to
@@ -63,6 +66,30 @@ struct TorchLoadCheck {
 Status TorchLoadCalls(BufferedReader* fp, const TorchZipLayout& layout,
                       std::vector<uint8_t>* memory, const TorchLoadCheck* check,
                       uint64_t fresh_storage_bytes = 0);
+
+// torch.load(path) of a file whose layout is not known beforehand (written by torch.save, or by
+// anyone), in two halves whose calls together are TorchLoadCalls's; every offset is learnt from
+// the bytes read before it, as miniz learns it, and every signature is checked.
+//
+// The first half, on `fp` freshly opened at offset 0 of a file of `file_size` bytes: _is_zipfile,
+// the BufferAdapter, then PyTorchStreamReader::init up to the central directory (the end record
+// found as the last "PK\5\6" of the end-record search, the zip64 locator read whenever the file
+// has room for it, as miniz reads it, and the zip64 end record when the locator is one). Returns
+// the records: "version" (or ".data/version"), "data.pkl" and the storages "data/<key>" in key
+// order (0, 1, 2, ...: the order torch.save's pickler numbers them, so the order its unpickler
+// meets them), each record's data_offset still unknown (0). Corruption naming the file and the
+// offset for a file that is not such a zip (no end record, records outside the file, no data.pkl,
+// a storage key twice); Unimplemented naming the record for a compressed one or a size that needs
+// zip64 extras (4 GiB and more).
+Result<TorchZipLayout> TorchLoadDirectory(BufferedReader* fp, uint64_t file_size,
+                                          std::vector<uint8_t>* memory);
+
+// The second half, right after the first on the same `fp`: getRecord("version"),
+// getRecord("data.pkl"), then each storage, its data_offset set from its local header as read.
+// `check`'s storage and destination as in TorchLoadCalls (either may be unset); Corruption
+// naming the file and offset for a bad local header or data past the central directory.
+Status TorchLoadRecords(BufferedReader* fp, TorchZipLayout* layout, std::vector<uint8_t>* memory,
+                        const TorchLoadCheck& check, uint64_t fresh_storage_bytes = 0);
 
 // The read requests (offset, size asked for) TorchLoadCalls makes for `layout` with a Python
 // buffer of `buffer_size` bytes, in order, simulated over a file with a size and no bytes.

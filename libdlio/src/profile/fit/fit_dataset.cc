@@ -1,4 +1,6 @@
 // FitTrace stage 3, dataset: format, layout, file count, samples per file and their sizes.
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -103,6 +105,28 @@ std::string NameForReason(const std::string& base) {
                                  : StrCat(base.substr(0, 64), "... (", base.size(), " characters)");
 }
 
+// The stem of a base name (without its last extension).
+std::string Stem(const std::string& base) { return base.substr(0, base.rfind('.')); }
+
+// A prefix that makes dlio's names (<prefix>_<i>_of_<n>, i padded to n's digits) as long as the
+// traced ones, for a format whose files hold their own name (DataFileInfo::stores_file_name):
+// every traced stem of one length, and room for a prefix. "" otherwise.
+std::string SameLengthPrefix(const View& view, int64_t files) {
+  bool stores = false;
+  for (const DataFile& f : view.files) stores |= f.probed && f.info.stores_file_name;
+  const size_t length = Stem(Basename(view.files.front().path)).size();
+  for (const DataFile& f : view.files) {
+    if (Stem(Basename(f.path)).size() != length) return "";
+  }
+  const size_t digits = std::to_string(std::max<int64_t>(files, 1)).size();
+  if (!stores || length <= 5 + 2 * digits) return "";
+  std::string prefix = Stem(Basename(view.files.front().path)).substr(0, length - 5 - 2 * digits);
+  for (char& c : prefix) {
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = 'x';
+  }
+  return prefix;
+}
+
 void FitLayout(const View& view, const FitOptions& options, FitResult* out) {
   Set(out, "dataset.data_folder", options.data_folder, FitConfidence::kHigh,
       StrCat("the emulation generates its own files; the traced ones were under ",
@@ -113,6 +137,14 @@ void FitLayout(const View& view, const FitOptions& options, FitResult* out) {
   if (ParseDlioName(base, &prefix, &named_total)) {
     Set(out, "dataset.file_prefix", prefix, FitConfidence::kHigh,
         StrCat("file names ", base, ", ... follow dlio's <prefix>_<i>_of_<n>"));
+  } else if (const std::string same =
+                 SameLengthPrefix(view, static_cast<int64_t>(view.files.size()));
+             !same.empty()) {
+    named_total = -1;
+    Set(out, "dataset.file_prefix", same, FitConfidence::kMedium,
+        StrCat("file names (", NameForReason(base),
+               ") are not dlio's, and the files hold their own names (", FittedFormat(*out),
+               "): a prefix that makes dlio's names <prefix>_<i>_of_<n> as long"));
   } else {
     named_total = -1;
     Unset(out, "dataset.file_prefix", "img",

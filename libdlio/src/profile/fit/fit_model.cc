@@ -221,6 +221,13 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
     g.per_process_state = true;
     return g;
   }
+  if (declares("torch_load") && reads > 0) {
+    // No other reader of a torch.save file is modelled: torch.load's requests are the default's.
+    return {"torch_load", FitConfidence::kMedium,
+            StrCat(reads,
+                   " reads of torch.save files: torch.load(path) per sample (the magic, the "
+                   "end records, the central directory, data.pkl, then each storage)")};
+  }
   if (declares("tarfile") && most(whole)) {
     // tarfile's stream: 10240-byte records, split into 4096/8192-byte calls when the shard came
     // as Python's file object (WebDataset), one call each when tarfile opened the path.
