@@ -1,9 +1,12 @@
-// FitTrace on an archive kept open by each DataLoader worker, built by hand: zipfile's reads of
-// a zip (the end record and central directory at open, then per member a fill at its local
-// header and the rest), where the members are the samples and the directory is none.
+// FitTrace on archives, built by hand: a zip kept open by each DataLoader worker (zipfile's reads:
+// the end record and central directory at open, then per member a fill at its local header and
+// the rest), where the members are the samples and the directory is none; and a torch.save file
+// per sample loaded with torch.load (its directory, data.pkl and storage reads per open).
 #include <algorithm>
 #include <catch2/catch.hpp>
+#include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dlio/profile_fit.h"
@@ -99,6 +102,74 @@ TEST_CASE("fit: a zip kept open per worker: members are the samples, its directo
   CHECK(Value(r, "reader.read_threads") == "2");
   CHECK(Value(r, "reader.io_model") == "pytorch");
   CHECK(r.Find("reader.io_model")->reason.find("zipfile.ZipFile") != std::string::npos);
+}
+
+// `files` torch.save files of a 48 KiB tensor, sample_00000.pt on, each loaded with torch.load
+// (open, fstat, torch.load's ten reads, close) by 2 DataLoader workers in turns, a pause after
+// every 4 loads of a worker; 2 epochs.
+ProfileTrace TorchLoadWorkers(int files) {
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  const std::vector<std::pair<int64_t, int64_t>> reads = {
+      {0, 4096},   {0, 4096},    {45882, 4096}, {49956, 22}, {49936, 42},
+      {49880, 98}, {49682, 296}, {49552, 426},  {0, 4096},   {4096, 45440}};
+  for (int e = 0; e < 2; ++e) {
+    for (int k = 0; k < files; ++k) {
+      const int32_t pid = 100 + e * 2 + k % 2;
+      const int f = (k * 7 + e * 3) % files;
+      char name[64];
+      std::snprintf(name, sizeof name, "/d/pt/sample_%05d.pt", f);
+      AddEvent(&t, pid, pid, "openat", now, 3, name, -1, -1, -1);
+      now += 10;
+      for (const auto& [offset, got] : reads) {
+        AddEvent(&t, pid, pid, "read", now, 3, name, offset, 4096 > got ? 4096 : got, got);
+        now += 10;
+      }
+      AddEvent(&t, pid, pid, "close", now, 3, name, -1, -1, -1);
+      now += (k / 2) % 4 == 3 ? 5'000 : 20;
+    }
+    now += 1'000'000;
+  }
+  return t;
+}
+
+TEST_CASE(
+    "fit: torch.load per sample: torch_load, data.pkl's size, names as long as the program's") {
+  const ProfileTrace t = TorchLoadWorkers(16);
+  FitOptions options;
+  options.probe = [](const std::string&) -> Result<DataFileInfo> {
+    DataFileInfo info;
+    info.format = "pt";
+    info.size = 49978;
+    info.samples = 1;
+    info.sample_sizes = {49152};
+    info.writer_keys = {{"dataset.pt_pickle_bytes", "194"}};
+    info.stores_file_name = true;
+    return info;
+  };
+  options.format_declares = [](const std::string&, const std::string& model) {
+    return model == "torch_load";
+  };
+  options.io_model_available = [](const std::string&, const std::string&) { return true; };
+  const FitResult r = Fit(t, options);
+  CHECK(Value(r, "dataset.format") == "pt");
+  CHECK(Value(r, "dataset.num_files_train") == "16");
+  CHECK(Value(r, "dataset.record_length_bytes") == "49152");
+  CHECK(Value(r, "dataset.pt_pickle_bytes") == "194");
+  // sample_00000: 12 characters; sam_00_of_16 is as long.
+  CHECK(Value(r, "dataset.file_prefix") == "sam");
+  CHECK(Value(r, "reader.io_model") == "pytorch");
+  CHECK(r.Find("reader.io_model")->reason.find("torch.load") != std::string::npos);
+  // Files that do not hold their names keep dlio's default prefix.
+  options.probe = [](const std::string&) -> Result<DataFileInfo> {
+    DataFileInfo info;
+    info.format = "pt";
+    info.size = 49978;
+    info.samples = 1;
+    info.sample_sizes = {49152};
+    return info;
+  };
+  CHECK(Fit(t, options).Find("dataset.file_prefix")->inferred == false);
 }
 
 }  // namespace
