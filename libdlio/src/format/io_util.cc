@@ -130,6 +130,18 @@ void RemoveQuietly(Storage* storage, const std::string& path) {
   if (exists.ok() && *exists) (void)storage->Remove(path);
 }
 
+Status WriteNewFile(Storage* storage, const std::string& path,
+                    const std::function<Status(File*)>& write) {
+  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
+  Status st = write(file.get());
+  if (st.ok()) st = file->Close();
+  if (!st.ok()) {
+    file.reset();
+    RemoveQuietly(storage, path);
+  }
+  return st;
+}
+
 Result<bool> ParseCompression(const std::string& compression) {
   std::string c;
   for (char ch : compression) c += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));

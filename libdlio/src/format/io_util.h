@@ -90,6 +90,12 @@ std::string ProblemsJson(const std::vector<std::string>& problems);
 // so a half-written file of ours is not left behind (never called on files we did not create).
 void RemoveQuietly(Storage* storage, const std::string& path);
 
+// A new file at `path` (OpenMode::kCreateNew: one already there is AlreadyExists and left alone):
+// `write` fills it, then it is closed; on an error after the create the half-written file is
+// closed and removed (RemoveQuietly).
+Status WriteNewFile(Storage* storage, const std::string& path,
+                    const std::function<Status(File*)>& write);
+
 // "none" -> false, "gzip"/"zlib"/"deflate" -> true (case-insensitive), else InvalidArgument
 // naming dataset.compression.
 Result<bool> ParseCompression(const std::string& compression);

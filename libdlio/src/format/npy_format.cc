@@ -95,25 +95,18 @@ class NpyFormat final : public Format {
                const FormatOptions& options) const override {
     const uint64_t n = spec.sample_sizes.size();
     DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npy"));
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
     const WrittenArray array = ArrayToWrite(options, n, record);
     const std::string header = BuildNpyHeader(array.descr, array.shape);
-    Status st = file->WriteAt(0, header.data(), header.size());
-    uint64_t pos = header.size();
-    if (st.ok()) {
-      st = ForEachArrayChunk(spec, NpyOf(options.formats).sample_layout, array.itemsize,
-                             kWriteChunk, [&](const uint8_t* p, size_t len) {
-                               DLIO_RETURN_NOT_OK(file->WriteAt(pos, p, len));
-                               pos += len;
-                               return Status::OK();
-                             });
-    }
-    if (st.ok()) st = file->Close();
-    if (!st.ok()) {
-      file.reset();
-      RemoveQuietly(storage, path);
-    }
-    return st;
+    return WriteNewFile(storage, path, [&](File* file) {
+      DLIO_RETURN_NOT_OK(file->WriteAt(0, header.data(), header.size()));
+      uint64_t pos = header.size();
+      return ForEachArrayChunk(spec, NpyOf(options.formats).sample_layout, array.itemsize,
+                               kWriteChunk, [&](const uint8_t* p, size_t len) {
+                                 DLIO_RETURN_NOT_OK(file->WriteAt(pos, p, len));
+                                 pos += len;
+                                 return Status::OK();
+                               });
+    });
   }
 
   // Sample i lies at header + i * record: rank 0 writes the header, every rank its rows. Samples

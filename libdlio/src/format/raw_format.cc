@@ -98,16 +98,14 @@ class RawFormat final : public Format {
                const FormatOptions& options) const override {
     (void)options;
     DLIO_RETURN_NOT_OK(UniformSampleSize(spec, path, "raw").status());
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
-    uint64_t at = 0;
-    Status st = ForEachDataChunk(spec, kWriteChunk, [&](const uint8_t* p, size_t n) {
-      DLIO_RETURN_NOT_OK(file->WriteAt(at, p, n));
-      at += n;
-      return Status::OK();
+    return WriteNewFile(storage, path, [&](File* file) {
+      uint64_t at = 0;
+      return ForEachDataChunk(spec, kWriteChunk, [&](const uint8_t* p, size_t n) {
+        DLIO_RETURN_NOT_OK(file->WriteAt(at, p, n));
+        at += n;
+        return Status::OK();
+      });
     });
-    if (st.ok()) st = file->Close();
-    if (!st.ok()) RemoveQuietly(storage, path);
-    return st;
   }
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,

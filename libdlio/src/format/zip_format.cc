@@ -152,14 +152,9 @@ class ZipFormat final : public Format {
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
     DLIO_ASSIGN_OR_RETURN(const bool deflate, ParseCompression(options.compression));
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
-    Status st = WriteMembers(file.get(), spec, deflate, options.compression_level);
-    if (st.ok()) st = file->Close();
-    if (!st.ok()) {
-      file.reset();
-      RemoveQuietly(storage, path);
-    }
-    return st;
+    return WriteNewFile(storage, path, [&](File* file) {
+      return WriteMembers(file, spec, deflate, options.compression_level);
+    });
   }
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,

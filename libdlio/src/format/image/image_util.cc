@@ -78,17 +78,13 @@ std::vector<uint8_t> ImagePixels(const FileSpec& spec, uint32_t side, uint32_t c
 
 Status WriteEncodedFile(Storage* storage, const std::string& path,
                         const std::vector<uint8_t>& bytes) {
-  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
-  Status st;
-  for (size_t done = 0; st.ok() && done < bytes.size(); done += kWriteChunk) {
-    st = file->WriteAt(done, bytes.data() + done, std::min(kWriteChunk, bytes.size() - done));
-  }
-  if (st.ok()) st = file->Close();
-  if (!st.ok()) {
-    file.reset();
-    RemoveQuietly(storage, path);
-  }
-  return st;
+  return WriteNewFile(storage, path, [&](File* file) {
+    for (size_t done = 0; done < bytes.size(); done += kWriteChunk) {
+      DLIO_RETURN_NOT_OK(
+          file->WriteAt(done, bytes.data() + done, std::min(kWriteChunk, bytes.size() - done)));
+    }
+    return Status::OK();
+  });
 }
 
 Result<ImageEnds> ReadImageEnds(File* file, uint64_t size, size_t head_bytes, size_t tail_bytes) {

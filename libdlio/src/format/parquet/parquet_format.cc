@@ -52,11 +52,8 @@ class ParquetFormat final : public Format {
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
     DLIO_RETURN_NOT_OK(parquet::ParseParquetCompression(options.compression).status());
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
-    Status st = parquet::WriteParquet(file.get(), spec, options);
-    if (st.ok()) st = file->Close();
-    if (!st.ok()) RemoveQuietly(storage, path);
-    return st;
+    return WriteNewFile(storage, path,
+                        [&](File* file) { return parquet::WriteParquet(file, spec, options); });
   }
 
   FormatCapabilities capabilities() const override {

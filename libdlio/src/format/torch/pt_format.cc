@@ -131,17 +131,13 @@ class PtFormat final : public Format {
         PtSample(spec.sample_sizes[0], options.formats.Value<PtOptions>().pickle_bytes, path));
     const std::string archive = torch_save::TorchArchiveName(BaseName(path));
     const uint64_t data_at = torch_save::TorchSaveLayout(archive, sd).storages.at(0).data_offset;
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
-    Status st = torch_save::WriteTorchSave(
-        file.get(), archive, sd, [&](uint64_t file_offset, size_t n, char* dst) {
-          FillSampleBytes(spec.seed, 0, file_offset - data_at, reinterpret_cast<uint8_t*>(dst), n);
-        });
-    if (st.ok()) st = file->Close();
-    if (!st.ok()) {
-      file.reset();
-      RemoveQuietly(storage, path);
-    }
-    return st;
+    return WriteNewFile(storage, path, [&](File* file) {
+      return torch_save::WriteTorchSave(file, archive, sd,
+                                        [&](uint64_t file_offset, size_t n, char* dst) {
+                                          FillSampleBytes(spec.seed, 0, file_offset - data_at,
+                                                          reinterpret_cast<uint8_t*>(dst), n);
+                                        });
+    });
   }
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,

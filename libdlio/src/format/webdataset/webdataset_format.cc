@@ -41,11 +41,8 @@ class WebdatasetFormat final : public Format {
     DLIO_ASSIGN_OR_RETURN(
         const std::vector<std::string> extensions,
         webdataset::MemberExtensions(options.formats.Value<WebdatasetOptions>().members));
-    DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
-    Status st = webdataset::WriteShard(file.get(), spec, extensions);
-    if (st.ok()) st = file->Close();
-    if (!st.ok()) RemoveQuietly(storage, path);
-    return st;
+    return WriteNewFile(storage, path,
+                        [&](File* file) { return webdataset::WriteShard(file, spec, extensions); });
   }
 
   Result<std::unique_ptr<FormatReader>> Open(Storage* storage, const std::string& path,
