@@ -19,27 +19,27 @@ namespace {
 // Where one load puts the storages: `out` (resized to hold them all) straight, or under the
 // framework's client costs each storage in memory of its own (fresh pages from torch's threshold
 // up), then copied into `out`.
-struct LoadTarget {
+struct TorchLoadTarget {
   SampleBuffer* sample = nullptr;  // one of the two
   std::vector<uint8_t>* held = nullptr;
   bool framework = false;
 };
 
 // What one load learnt: the layout and the storages' bytes.
-struct Loaded {
+struct TorchLoaded {
   pyio::TorchZipLayout layout;
   uint64_t bytes = 0;
 };
 
 // One torch.load(path): open(path, "rb") (open and fstat), the calls of both halves, close (on
 // every path).
-Result<Loaded> LoadOnce(Storage* storage, const std::string& path, const FormatOptions& options,
-                        const LoadTarget& target) {
+Result<TorchLoaded> TorchLoadOnce(Storage* storage, const std::string& path,
+                                  const FormatOptions& options, const TorchLoadTarget& target) {
   DLIO_ASSIGN_OR_RETURN(OpenedWholeFile f, OpenWholeFile(storage, path, options));
   pyio::BufferedReader fp(f.file.get(), f.buffer_size);
   fp.SetKnownSize(f.size);  // open's fstat: the BufferAdapter's seek to the end asks none
   std::vector<uint8_t> memory;
-  Loaded loaded;
+  TorchLoaded loaded;
   Status st = [&]() -> Status {
     DLIO_ASSIGN_OR_RETURN(loaded.layout, pyio::TorchLoadDirectory(&fp, f.size, &memory));
     std::vector<uint64_t> at;
@@ -76,7 +76,7 @@ Result<Loaded> LoadOnce(Storage* storage, const std::string& path, const FormatO
 
 class TorchLoadReader final : public FormatReader {
  public:
-  TorchLoadReader(Storage* storage, std::string path, FormatOptions options, Loaded first,
+  TorchLoadReader(Storage* storage, std::string path, FormatOptions options, TorchLoaded first,
                   std::optional<std::vector<uint8_t>> pending)
       : storage_(storage),
         path_(std::move(path)),
@@ -98,8 +98,8 @@ class TorchLoadReader final : public FormatReader {
       return Status::OK();
     }
     DLIO_ASSIGN_OR_RETURN(
-        const Loaded again,
-        LoadOnce(storage_, path_, options_, {out, nullptr, options_.framework_client_costs}));
+        const TorchLoaded again,
+        TorchLoadOnce(storage_, path_, options_, {out, nullptr, options_.framework_client_costs}));
     if (again.bytes != bytes_) {
       return Status::Corruption(path_, ": its storages hold ", again.bytes, " bytes, ", bytes_,
                                 " when it was opened (the file changed)");
@@ -138,14 +138,14 @@ Result<std::unique_ptr<FormatReader>> OpenTorchLoadReader(Storage* storage, cons
   FirstRead* first = options.first_read;
   const bool framework = options.framework_client_costs;
   if (first != nullptr && first->index == 0 && first->out != nullptr && !framework) {
-    DLIO_ASSIGN_OR_RETURN(Loaded loaded, LoadOnce(storage, path, options, {first->out}));
+    DLIO_ASSIGN_OR_RETURN(TorchLoaded loaded, TorchLoadOnce(storage, path, options, {first->out}));
     first->served = true;
     return std::unique_ptr<FormatReader>(
         new TorchLoadReader(storage, path, options, std::move(loaded), std::nullopt));
   }
   std::vector<uint8_t> held;
-  DLIO_ASSIGN_OR_RETURN(Loaded loaded,
-                        LoadOnce(storage, path, options, {nullptr, &held, framework}));
+  DLIO_ASSIGN_OR_RETURN(TorchLoaded loaded,
+                        TorchLoadOnce(storage, path, options, {nullptr, &held, framework}));
   return std::unique_ptr<FormatReader>(
       new TorchLoadReader(storage, path, options, std::move(loaded), std::move(held)));
 }

@@ -232,8 +232,8 @@ class FreshPages {
 namespace {
 
 // getRecord("version"), getRecord("data.pkl"), then the storages in the unpickler's order.
-Status LoadRecords(TorchLoader* load, TorchZipLayout* layout, const TorchLoadCheck* check,
-                   uint64_t fresh_storage_bytes) {
+Status LoadTorchRecords(TorchLoader* load, TorchZipLayout* layout, const TorchLoadCheck* check,
+                        uint64_t fresh_storage_bytes) {
   const uint64_t end = layout->central_directory;
   DLIO_RETURN_NOT_OK(load->Record(&layout->version, "version record", end));
   DLIO_RETURN_NOT_OK(load->Record(&layout->pickle, "data.pkl record", end));
@@ -265,7 +265,7 @@ Status TorchLoadCalls(BufferedReader* fp, const TorchZipLayout& layout,
   DLIO_RETURN_NOT_OK(load.Open());
   DLIO_RETURN_NOT_OK(load.Directory(layout));
   TorchZipLayout records = layout;
-  return LoadRecords(&load, &records, check, fresh_storage_bytes);
+  return LoadTorchRecords(&load, &records, check, fresh_storage_bytes);
 }
 
 Result<TorchZipLayout> TorchLoadDirectory(BufferedReader* fp, uint64_t file_size,
@@ -278,7 +278,7 @@ Result<TorchZipLayout> TorchLoadDirectory(BufferedReader* fp, uint64_t file_size
 Status TorchLoadRecords(BufferedReader* fp, TorchZipLayout* layout, std::vector<uint8_t>* memory,
                         const TorchLoadCheck& check, uint64_t fresh_storage_bytes) {
   TorchLoader load(fp, memory, &check, true);
-  return LoadRecords(&load, layout, &check, fresh_storage_bytes);
+  return LoadTorchRecords(&load, layout, &check, fresh_storage_bytes);
 }
 
 Result<std::vector<std::pair<uint64_t, uint64_t>>> TorchLoadRequests(const TorchZipLayout& layout,
