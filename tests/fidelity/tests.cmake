@@ -71,7 +71,10 @@ set_property(TEST fidelity:sqlite_blobs APPEND PROPERTY ENVIRONMENT "MAX_COUNT_D
 dlio_add_closed_loop(zip_members 0.9 0.1 "numpy torch" none)
 dlio_add_closed_loop(json_annotations 0.9 0.1 "numpy torch" none)
 dlio_add_closed_loop(csv_index_files 0.9 0.1 "numpy torch pandas" none)
-foreach(program zip_members json_annotations csv_index_files)
+# torch.load of a torch.save file per sample (format pt, io_model torch_load, every offset learnt
+# from the bytes read; data.pkl's size and names as long as the program's from the probe).
+dlio_add_closed_loop(torch_pt_samples 0.9 0.1 "torch" none)
+foreach(program zip_members json_annotations csv_index_files torch_pt_samples)
   set_property(TEST fidelity:${program} APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05")
 endforeach()
 # Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
