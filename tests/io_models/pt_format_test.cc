@@ -128,6 +128,22 @@ TEST_CASE("torch_load model: the requests of torch.load(path) per file, as measu
     CHECK(native.samples[i] == testing::ReadTextFile(out + "/" + files[i]));
   }
   CHECK(native.requests.size() < python.size());
+  // inspect: a data.pkl dlio's writer can pad its own to (the dict's) is a writer key for fit; a
+  // bare tensor's, smaller than dlio's own sample's, is not.
+  auto storage = NewPosixStorage({});
+  storage->Bind(SystemClock(), nullptr);
+  for (const IoModel model : {IoModel::kNative, IoModel::kTorchLoad}) {
+    FormatOptions options;
+    options.io_model = model;
+    auto dict = BuiltinFormat("pt")->Open(storage.get(), data + "/dict.pt", options);
+    auto bare = BuiltinFormat("pt")->Open(storage.get(), data + "/small.pt", options);
+    REQUIRE(dict.ok());
+    REQUIRE(bare.ok());
+    INFO((*dict)->DescribeJson() << "\n" << (*bare)->DescribeJson());
+    CHECK((*dict)->DescribeJson().find("\"dataset.pt_pickle_bytes\"") != std::string::npos);
+    CHECK((*bare)->DescribeJson().find("writer_keys") == std::string::npos);
+    CHECK((*bare)->DescribeJson().find("\"stores_file_name\":true") != std::string::npos);
+  }
 }
 
 TEST_CASE("pt format: dlio's files load in torch.load, data.pkl of the size asked for") {

@@ -11,6 +11,7 @@ list(APPEND DLIO_SOURCES
   src/format/npz_format.cc
   src/format/zip_format.cc
   src/format/inflate_exact.cc
+  src/format/torch/pt_describe.cc
   src/format/torch/pt_format.cc
   src/format/torch/torch_pickle.cc
   src/format/torch/torch_records.cc

@@ -30,14 +30,7 @@ namespace {
 // `pickle_bytes` (0: none). InvalidArgument naming the key when that is less than the pickle.
 Result<torch_save::TorchStateDict> PtSample(uint64_t size, uint64_t pickle_bytes,
                                             const std::string& path) {
-  torch_save::TorchStateDict sd;
-  sd.metadata = false;
-  torch_save::TorchTensor x;
-  x.name = "x";
-  x.shape = {size};
-  x.storage = "ByteStorage";
-  x.element_size = 1;
-  sd.tensors = {x};
+  torch_save::TorchStateDict sd = PtSampleDict(size);
   const uint64_t own = torch_save::TorchOwnPickleSize(sd);
   if (pickle_bytes > 0 && pickle_bytes < own) {
     return Status::InvalidArgument(
