@@ -44,7 +44,20 @@ Result<TorchRecords> FindTorchRecords(const std::string& path, const ZipDirector
                               ": no data.pkl record in the central directory (not the zip "
                               "torch.save writes)");
   }
-  for (const auto& [key, m] : storages) out.storages.push_back(m);
+  // Storages are disjoint records before the directory: a size past it, or sizes that add up to
+  // more, is a lie (and would size the sample's buffer by it).
+  uint64_t total = 0;
+  for (const auto& [key, m] : storages) {
+    if (m->local_offset > dir.cd_offset || m->compressed_size > dir.cd_offset - m->local_offset ||
+        m->compressed_size > dir.cd_offset - total) {
+      return Status::Corruption(path, ": offset ", m->local_offset, ": storage record '", m->name,
+                                "' of ", m->compressed_size,
+                                " bytes runs past the central directory at offset ", dir.cd_offset,
+                                " (not the zip torch.save writes)");
+    }
+    total += m->compressed_size;
+    out.storages.push_back(m);
+  }
   return out;
 }
 
