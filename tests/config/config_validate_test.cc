@@ -96,6 +96,10 @@ TEST_CASE("every validation rule names its key") {
       {{"side_io.access=all"}, "side_io.access: expected one of random, sequential, whole"},
       {{"reader.client_costs=python"},
        "reader.client_costs: expected one of none, framework, got 'python'"},
+      {{"reader.fresh_page_share=1.5"},
+       "reader.fresh_page_share: 1.5 is out of range"},
+      {{"reader.fresh_page_share=-0.1"}, "reader.fresh_page_share: -0.1 is out of range"},
+      {{"reader.fresh_page_share=half"}, "reader.fresh_page_share"},
       {{"scale=0"}, "scale: 0 is out of range (accepted: > 0)"},
       {{"scale=-1"}, "scale: -1 is out of range"},
       {{"scale_keys=dataset.num_file_train"}, "scale_keys: unknown key 'dataset.num_file_train'"},
@@ -130,6 +134,7 @@ TEST_CASE("every validation rule names its key") {
   for (const Case& c : cases) {
     INFO(c.needle);
     std::string message = ValidateWith(c.overrides);
+    INFO(message);
     CHECK(message.find(c.needle) != std::string::npos);
   }
   // The same rules pass on the boundary.

@@ -148,6 +148,9 @@ struct ReaderConfig {
   // reader.client_costs: none (a framework model's requests into dlio's reused buffers) or
   // framework (also the framework's client work: fresh arrays, copies, CRC, collate).
   ClientCosts client_costs = ClientCosts::kNone;
+  // reader.fresh_page_share: the least share of the pages reads of 64 KiB or more fill that fault
+  // in within the read (FreshReadPages, dlio/fresh_read_pages.h); 0: none made fresh.
+  double fresh_page_share = 0;
   // reader.loader: auto (as io_model and data_loader pick it), threads, or pytorch_workers
   // (DataLoader worker processes reading with io_model's request model).
   ReaderLoader loader = ReaderLoader::kAuto;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dlio/clock.h"
+#include "dlio/fresh_read_pages.h"
 #include "dlio/option_sections.h"
 #include "dlio/registry.h"
 #include "dlio/status.h"
@@ -55,6 +56,8 @@ struct IoSink {
   const char* write_name = "pwrite";
   const char* close_name = "close";
   const std::string* storage_name = nullptr;  // the Storage's name() (for error messages)
+  // Pages dropped before large reads (reader.fresh_page_share); null: none. Shared by the files.
+  std::shared_ptr<FreshReadPages> fresh_pages;
 };
 
 class File;
@@ -342,6 +345,12 @@ class Storage {
   const Clock* clock() const { return sink_.clock; }
   // Whether the bound tracer records anything (callers may skip timing when not).
   bool tracing() const { return sink_.tracer->enabled(); }
+  // Files opened from now on drop pages of their large reads' destinations first, as
+  // FreshReadPages says (reader.fresh_page_share); null stops it for files opened later. Call it
+  // before the files are opened, with no other call in flight.
+  void set_fresh_read_pages(std::shared_ptr<FreshReadPages> pages) {
+    sink_.fresh_pages = std::move(pages);
+  }
   // Whether FileOptions::direct has an effect here.
   virtual bool SupportsDirect() const { return false; }
   // What this storage can do (the same answer its registry entry gives for its options).

@@ -42,6 +42,16 @@ struct RunResources {
   std::unique_ptr<Format> format;         // null in checkpoint-only runs
   Checkpointing checkpointing;
   TrainingParts training;
+  // The storage given reader.fresh_page_share's pages (RunEnv's may outlive the run): detached
+  // when the run ends.
+  Storage* fresh_pages_on = nullptr;
+
+  RunResources() = default;
+  RunResources(const RunResources&) = delete;
+  RunResources& operator=(const RunResources&) = delete;
+  ~RunResources() {
+    if (fresh_pages_on != nullptr) fresh_pages_on->set_fresh_read_pages(nullptr);
+  }
 };
 
 IoStats Sum(IoStats a, const IoStats& b) {
@@ -161,6 +171,11 @@ Status SetStorage(const WorkloadConfig& config, const RunEnv& env, Storage* shar
   }
   if (ctx->rank() == 0) {
     for (const std::string& warning : ctx->storage->RunWarnings()) ctx->messages->Warn(warning);
+  }
+  if (config.reader.fresh_page_share > 0) {
+    ctx->storage->set_fresh_read_pages(
+        std::make_shared<FreshReadPages>(config.reader.fresh_page_share));
+    res->fresh_pages_on = ctx->storage;
   }
   return Status::OK();
 }

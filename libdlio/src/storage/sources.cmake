@@ -1,6 +1,7 @@
 # Sources of the storage module (paths relative to libdlio/).
 list(APPEND DLIO_SOURCES
   src/storage/storage.cc
+  src/storage/fresh_read_pages.cc
   src/storage/atomic_write.cc
   src/storage/open_check.cc
   src/storage/posix_storage.cc

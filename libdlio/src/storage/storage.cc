@@ -70,6 +70,7 @@ Result<size_t> File::ReadSomeAt(uint64_t offset, size_t n, void* buf) {
 
 Result<size_t> File::TracedRead(uint64_t offset, size_t n, void* buf, bool once) {
   if (closed_) return Status::FailedPrecondition("read " + path_ + ": file is closed");
+  if (sink_.fresh_pages != nullptr) sink_.fresh_pages->BeforeRead(buf, n);
   CallTrace t(sink_, sink_.read_name);
   Result<size_t> r = once ? DoReadSomeAt(offset, n, buf) : DoReadAt(offset, n, buf);
   if (r.ok()) {
@@ -93,6 +94,10 @@ Result<size_t> File::ReadTwoAt(uint64_t offset, size_t n, void* buf, size_t tail
     return got + more;
   }
   if (closed_) return Status::FailedPrecondition("read " + path_ + ": file is closed");
+  if (sink_.fresh_pages != nullptr) {
+    sink_.fresh_pages->BeforeRead(buf, n);
+    sink_.fresh_pages->BeforeRead(tail, tail_n);
+  }
   CallTrace t(sink_, sink_.read_name);
   Result<size_t> r = DoReadTwoAt(offset, n, buf, tail_n, tail);
   if (r.ok()) {
