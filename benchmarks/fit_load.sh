@@ -5,7 +5,8 @@
 # programs under mpiexec, as closed_loop.sh runs them), the two fitted workloads compared key by
 # key (benchmarks/fit_yaml_diff.py). Keys that are timing by nature are left out:
 # train.computation_time (its mean and its stdev), the time a step computes, which a loaded host
-# stretches. Prints a Markdown table, one row per program: the keys that differ, each as
+# stretches; reader.fresh_page_share (a share of page faults, counts not times) agrees within
+# 0.05. Prints a Markdown table, one row per program: the keys that differ, each as
 # "key: quiet value -> loaded value" (values cut at 60 characters), or "same"; then how many
 # programs fit the same and the load average. Run it alone: the quiet runs must be quiet.
 #

@@ -6,8 +6,10 @@
 Every key is compared by its dotted name (reader.batch_size): an inferred key by its YAML value,
 a key fit left commented out or did not write (not inferred: dlio's default applies) as
 "(default)". A key named in IGNORED_KEY is left out, with the keys under it
-(train.computation_time: its mean and stdev too). Prints "key: quiet value -> loaded value" for each key that differs,
-nothing when the two agree.
+(train.computation_time: its mean and stdev too). A key in NEAR (reader.fresh_page_share, a share
+of page faults that glibc's choices move by a few thousandths between two runs of one program)
+agrees when both values are numbers within its tolerance of each other. Prints
+"key: quiet value -> loaded value" for each key that differs, nothing when the two agree.
 """
 import re
 import sys
@@ -17,6 +19,21 @@ import yaml
 # A key fit wrote commented out:  "  # file_prefix: img   # not inferred ...".
 COMMENTED = re.compile(r"^( *)# ([A-Za-z_][A-Za-z0-9_]*): ")
 SECTION = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*):\s*(#.*)?$")
+
+
+# Keys whose values agree within an absolute tolerance.
+NEAR = {"reader.fresh_page_share": 0.05}
+
+
+def same(key, a, b):
+    if a == b:
+        return True
+    if key not in NEAR:
+        return False
+    try:
+        return abs(float(a) - float(b)) <= NEAR[key]
+    except (TypeError, ValueError):
+        return False
 
 
 def flatten(node, prefix, out):
@@ -52,7 +69,7 @@ def main():
         if any(key == i or key.startswith(i + ".") for i in ignored):
             continue
         a, b = quiet.get(key, "(default)"), loaded.get(key, "(default)")
-        if a != b:
+        if not same(key, a, b):
             print("%s: %s -> %s" % (key, a, b))
 
 

@@ -106,8 +106,8 @@ class Builder {
 
 FitResult FitLoop(const Loop& l) { return Fit(Builder(l).Build()); }
 
-std::string Reason(const FitResult& r) {
-  const FitEntry* e = r.Find("reader.client_costs");
+std::string Reason(const FitResult& r, const std::string& key = "reader.client_costs") {
+  const FitEntry* e = r.Find(key);
   return e == nullptr ? "(missing)" : e->reason;
 }
 
@@ -198,11 +198,17 @@ TEST_CASE("fit client_costs: reads into fresh pages are client-bound inside the 
   INFO(Reason(every));
   CHECK(Reason(every).find("client-bound inside its reads: 100.0% of the 30720 pages that 30 "
                            "sample reads filled faulted") != std::string::npos);
+  // The share the emulation's reads are given, each reader's first read included.
+  CHECK(Value(every, "reader.fresh_page_share") == "1.000");
   // Only each load's first read (np.load's array, glibc's heap reused after): 64 of 1024 pages
   // per load, 6.2%.
   const FitResult first = FitLoop(FaultingLoop(64, Loop::Faulting::kFirstOfLoad));
   CHECK(Value(first, "reader.client_costs") == "framework");
   CHECK(Reason(first).find(" 6.2% of the 30720 pages") != std::string::npos);
+  CHECK(Value(first, "reader.fresh_page_share") == "0.062");
+  INFO(Reason(first, "reader.fresh_page_share"));
+  CHECK(Reason(first, "reader.fresh_page_share").find("2048 of the 32768 pages") !=
+        std::string::npos);
 }
 
 TEST_CASE("fit client_costs: reads into memory already in place keep the gaps' choice") {
@@ -214,6 +220,8 @@ TEST_CASE("fit client_costs: reads into memory already in place keep the gaps' c
   INFO(e->reason);
   CHECK(e->reason.find("reading, not their own work, sets their pace; the reads fill memory "
                        "already in place: 0.0% of the 30720 pages") != std::string::npos);
+  // Under none no page is made fresh: the key is not written.
+  CHECK(once.Find("reader.fresh_page_share") == nullptr);
   // No fault at all, and reads under 64 KiB (no counts): the gaps decide, as before.
   const FitResult none = FitLoop(FaultingLoop(0, Loop::Faulting::kEveryRead));
   CHECK(Value(none, "reader.client_costs").find("not inferred") != std::string::npos);

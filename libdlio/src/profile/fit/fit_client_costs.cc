@@ -47,6 +47,10 @@ struct FreshPages {
   size_t reads = 0;  // sample reads with fault counts (the tracer's, over 64 KiB or more)
                      // past each reading thread's first
   int64_t pages = 0, faults = 0;
+  // Over every sample read with fault counts, each reader's first included: the share the
+  // emulation gives its own reads (reader.fresh_page_share), whose buffers are in memory from
+  // the start.
+  int64_t all_pages = 0, all_faults = 0;
   int64_t Permille() const { return std::min(faults, pages) * 1000 / std::max<int64_t>(pages, 1); }
 };
 
@@ -57,8 +61,10 @@ FreshPages MeasureFreshPages(const View& view) {
   std::set<std::pair<int32_t, int32_t>> readers;
   for (const Access& a : view.accesses) {
     if (!IsTrain(view, a) || a.faulted_bytes < pfw::kFaultsMinBytes) continue;
-    if (readers.insert({a.pid, a.tid}).second) continue;
     const int64_t pages = (a.faulted_bytes + kPageBytes - 1) / kPageBytes;
+    f.all_pages = SaturatingAdd(f.all_pages, pages);
+    f.all_faults = SaturatingAdd(f.all_faults, std::min(a.faults, pages));
+    if (readers.insert({a.pid, a.tid}).second) continue;
     ++f.reads;
     f.pages = SaturatingAdd(f.pages, pages);
     f.faults = SaturatingAdd(f.faults, std::min(a.faults, pages));
@@ -276,6 +282,21 @@ bool FitWithinStreams(const View& view, FitResult* out) {
   return true;
 }
 
+// reader.fresh_page_share: the share over every counted read, in thousandths ("0.456"), so that
+// the emulation's reads fault in as many pages as the program's did, whatever its allocator does.
+void SetFreshPageShare(const FreshPages& f, FitResult* out) {
+  const int64_t permille =
+      std::min(f.all_faults, f.all_pages) * 1000 / std::max<int64_t>(f.all_pages, 1);
+  Set(out, "reader.fresh_page_share",
+      StrCat(permille / 1000, ".", permille % 1000 < 100 ? "0" : "",
+             permille % 1000 < 10 ? "0" : "", permille % 1000),
+      FitConfidence::kMedium,
+      StrCat(f.all_faults, " of the ", f.all_pages,
+             " pages the sample reads of 64 KiB or more filled faulted inside them, each reader's "
+             "first read included: dlio drops as many pages of its reads' destinations first "
+             "(those its own allocations leave out of memory count)"));
+}
+
 }  // namespace
 
 void FitClientCosts(const View& view, const FitOptions& options, FitResult* out) {
@@ -303,6 +324,7 @@ void FitClientCosts(const View& view, const FitOptions& options, FitResult* out)
       StrCat("client-bound inside its reads: ", FreshFigures(fresh),
              ": the program reads samples into new memory, whose pages the kernel clears within "
              "the timed reads; framework allocates as the program does"));
+  SetFreshPageShare(fresh, out);
 }
 
 }  // namespace dlio::fit
