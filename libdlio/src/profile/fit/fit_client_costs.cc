@@ -41,6 +41,18 @@ constexpr int64_t kStreamWorkUs = 100;
 constexpr int64_t kFreshPermille = 30;
 constexpr int64_t kPageBytes = 4096;
 
+// `part` of `whole` in thousandths, rounded down, at most 1000. A trace's counts may be
+// anything: counts too large to multiply by 1000 are halved together first.
+int64_t PermilleOf(int64_t part, int64_t whole) {
+  if (whole <= 0) return 0;
+  part = std::clamp<int64_t>(part, 0, whole);
+  while (whole > INT64_MAX / 1000) {
+    part /= 2;
+    whole /= 2;
+  }
+  return part * 1000 / whole;
+}
+
 // The pages the training sample reads filled and how many of them faulted, over the reads
 // whose faults the trace holds.
 struct FreshPages {
@@ -51,7 +63,7 @@ struct FreshPages {
   // emulation gives its own reads (reader.fresh_page_share), whose buffers are in memory from
   // the start.
   int64_t all_pages = 0, all_faults = 0;
-  int64_t Permille() const { return std::min(faults, pages) * 1000 / std::max<int64_t>(pages, 1); }
+  int64_t Permille() const { return PermilleOf(faults, pages); }
 };
 
 // Each reading thread's first sample read is left out: a buffer's first use faults in any
@@ -285,8 +297,7 @@ bool FitWithinStreams(const View& view, FitResult* out) {
 // reader.fresh_page_share: the share over every counted read, in thousandths ("0.456"), so that
 // the emulation's reads fault in as many pages as the program's did, whatever its allocator does.
 void SetFreshPageShare(const FreshPages& f, FitResult* out) {
-  const int64_t permille =
-      std::min(f.all_faults, f.all_pages) * 1000 / std::max<int64_t>(f.all_pages, 1);
+  const int64_t permille = PermilleOf(f.all_faults, f.all_pages);
   Set(out, "reader.fresh_page_share",
       StrCat(permille / 1000, ".", permille % 1000 < 100 ? "0" : "",
              permille % 1000 < 10 ? "0" : "", permille % 1000),
