@@ -226,6 +226,13 @@ TEST_CASE("pt format: corrupt and short files are refused naming the file and of
     bad[storage_header] = 'X';  // the storage's local header signature
     testing::WriteTextFile(path, bad);
     CheckRefused(ReadError(path, model), path, std::to_string(storage_header));
+    bad = good;  // the storage's size in the directory one less than its stored bytes
+    const size_t storage_entry = good.rfind("img_0_of_1/data/0") - 46;
+    REQUIRE(good.compare(storage_entry, 4, "PK\x01\x02") == 0);
+    bad[storage_entry + 24] = static_cast<char>(good[storage_entry + 24] - 1);
+    testing::WriteTextFile(path, bad);
+    CheckRefused(ReadError(path, model), path, std::to_string(storage_header));
+    CHECK(ReadError(path, model).ToString().find("claims 19999") != std::string::npos);
     bad = good;  // data.pkl renamed in the central directory: no pickle
     bad[good.rfind("img_0_of_1/data.pkl") + 11] = 'D';
     testing::WriteTextFile(path, bad);

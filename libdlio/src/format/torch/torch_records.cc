@@ -32,6 +32,11 @@ Result<TorchRecords> FindTorchRecords(const std::string& path, const ZipDirector
                                    "' is compressed (method ", m.method,
                                    "); torch.save stores its records");
     }
+    if (m.compressed_size != m.uncompressed_size) {
+      return Status::Corruption(path, ": offset ", m.local_offset, ": stored record '", m.name,
+                                "' of ", m.compressed_size, " bytes claims ", m.uncompressed_size,
+                                " (not the zip torch.save writes)");
+    }
     if (rest == "data.pkl") out.pickle = &m;
     if (rest == "version" || rest == ".data/version") out.version = &m;
     if (key >= 0 && !storages.emplace(key, &m).second) {
