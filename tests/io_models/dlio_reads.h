@@ -17,9 +17,9 @@
 
 namespace dlio::io_model_test {
 
-// The open, fstat, read and close calls: what the model tests compare row by row.
-inline const KindFilter kOpenStatReadClose{
-    {OpKind::kOpen, OpKind::kStat, OpKind::kRead, OpKind::kClose}};
+// The open, fstat, read, lseek and close calls: what the model tests compare row by row.
+inline const KindFilter kOpenStatReadSeekClose{
+    {OpKind::kOpen, OpKind::kStat, OpKind::kRead, OpKind::kSeek, OpKind::kClose}};
 
 // A shuffled order of the n samples of a file (a stride coprime with n, from an offset), and the
 // comma-separated list a Python reader takes on its command line.
@@ -56,7 +56,7 @@ struct DlioRun {
 // Every sample of each of `files` (relative to `data`), read in order with `options`.
 inline DlioRun ReadWithDlio(const Format& format, const std::vector<std::string>& files,
                             const std::string& data, const FormatOptions& options,
-                            const KindFilter& filter = kOpenStatReadClose) {
+                            const KindFilter& filter = kOpenStatReadSeekClose) {
   MemoryTracer tracer;
   auto storage = NewPosixStorage({});
   storage->Bind(SystemClock(), &tracer);
@@ -99,14 +99,14 @@ inline DlioRun ReadOrderWithDlio(const Format& format, const std::string& data,
       CHECK(run.samples.back() == testing::ReadTextFile(expected + "/" + std::to_string(i)));
     }
   }
-  run.requests = RequestsOf(tracer, data, kOpenStatReadClose);
+  run.requests = RequestsOf(tracer, data, kOpenStatReadSeekClose);
   return run;
 }
 
 // The same under `model` with the other options at their defaults.
 inline DlioRun ReadWithDlio(const Format& format, const std::vector<std::string>& files,
                             const std::string& data, IoModel model,
-                            const KindFilter& filter = kOpenStatReadClose) {
+                            const KindFilter& filter = kOpenStatReadSeekClose) {
   FormatOptions options;
   options.io_model = model;
   return ReadWithDlio(format, files, data, options, filter);

@@ -168,7 +168,9 @@ TEST_CASE("pil model, png: the requests of Image.open and load, as measured with
       {"unended.png", OpKind::kRead, 196608, 4096},
       {"unended.png", OpKind::kClose}};
   INFO(ToString(run.requests));
-  CHECK(run.requests == expected);
+  // The lseeks (open's tell, Image.open's seek(0), a tell per chunk header) are held against
+  // Pillow's own in the test below.
+  CHECK(io_model_test::Without(run.requests, OpKind::kSeek) == expected);
   // The sample is the file's bytes (IEND's CRC, which no call reads, included).
   REQUIRE(run.samples.size() == 5);
   CHECK(run.samples[0] == tiny);

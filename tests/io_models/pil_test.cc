@@ -51,17 +51,23 @@ TEST_CASE("pil model: the requests of Image.open and load, as measured with stra
   const DlioRun run = ReadJpegs({"c.jpg", "a.jpg", "d.jpg"}, data, IoModel::kPil);
   const std::vector<Request> expected{{"c.jpg", OpKind::kOpen},
                                       {"c.jpg", OpKind::kStat},
+                                      {"c.jpg", OpKind::kSeek, 0, -1},  // FileIO's tell
+                                      {"c.jpg", OpKind::kSeek, 0, -1},  // Image.open's seek(0)
                                       {"c.jpg", OpKind::kRead, 0, 4096},
                                       {"c.jpg", OpKind::kRead, 2611, 61440},
                                       {"c.jpg", OpKind::kClose},
                                       {"a.jpg", OpKind::kOpen},
                                       {"a.jpg", OpKind::kStat},
+                                      {"a.jpg", OpKind::kSeek, 0, -1},  // FileIO's tell
+                                      {"a.jpg", OpKind::kSeek, 0, -1},  // Image.open's seek(0)
                                       {"a.jpg", OpKind::kRead, 0, 4096},
                                       {"a.jpg", OpKind::kRead, 4096, 61440},
                                       {"a.jpg", OpKind::kRead, 37212, 24576},
                                       {"a.jpg", OpKind::kClose},
                                       {"d.jpg", OpKind::kOpen},
                                       {"d.jpg", OpKind::kStat},
+                                      {"d.jpg", OpKind::kSeek, 0, -1},  // FileIO's tell
+                                      {"d.jpg", OpKind::kSeek, 0, -1},  // Image.open's seek(0)
                                       {"d.jpg", OpKind::kRead, 0, 4096},
                                       {"d.jpg", OpKind::kRead, 4096, 61440},
                                       {"d.jpg", OpKind::kRead, 65536, 65536},

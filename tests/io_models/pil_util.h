@@ -63,7 +63,7 @@ inline std::vector<Request> PillowRequests(const testing::TempDir& tmp, const st
   std::string args = "'" + script + "' '" + data + "'";
   for (const std::string& f : files) args += " '" + f + "'";
   return RequestsOf(TracePythonProgram(args, data, tmp / ("prof_" + tag)), data,
-                    kOpenStatReadClose);
+                    kOpenStatReadSeekClose);
 }
 
 // Each (file name in `data`, text) of `cases` opens under io_model pil, and its ReadSample(0)

@@ -74,7 +74,7 @@ std::vector<Request> LoadWithPython(const std::vector<std::string>& files, const
   std::string args = "'" + script + "' '" + data + "' '" + out + "'";
   for (const std::string& f : files) args += " " + f;
   return RequestsOf(TracePythonProgram(args, data, tmp / "prof-load"), data,
-                    io_model_test::kOpenStatReadClose);
+                    io_model_test::kOpenStatReadSeekClose);
 }
 
 Status WriteDlioPt(const std::string& path, uint64_t size, uint64_t pickle_bytes) {

@@ -154,7 +154,7 @@ TEST_CASE("pyio ReadAllObject: buffered bytes first, then the rest, joined") {
   CHECK(reads[1].n == size - 8192 + 1);
   CHECK(reads[2].offset == size);
   CHECK(reads[2].n == 1);
-  CHECK(fp.Tell() == size);
+  CHECK(fp.Position() == size);
 }
 
 // An .npy of uint8 data, `size` bytes in all (numpy's 128-byte header), under `tmp`; its path.

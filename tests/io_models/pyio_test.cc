@@ -26,7 +26,7 @@ namespace {
 
 using io_model_test::BuiltinFormat;
 using io_model_test::DlioRun;
-using io_model_test::kOpenStatReadClose;
+using io_model_test::kOpenStatReadSeekClose;
 using io_model_test::Request;
 using io_model_test::RequestsOf;
 using io_model_test::ToString;
@@ -123,7 +123,7 @@ std::vector<Request> ReadWithPython(const Calls& calls, const std::vector<std::s
     args += " '" + files[i] + ":" + std::to_string(sizes[i]) + "'";
   }
   return RequestsOf(TracePythonProgram(args, data, tmp / ("prof-" + calls.Describe())), data,
-                    kOpenStatReadClose);
+                    kOpenStatReadSeekClose);
 }
 
 DlioRun ReadWithPyio(const std::string& format, const Calls& calls,

@@ -36,7 +36,7 @@ struct Request {
 inline std::string ToString(const Request& r) {
   std::ostringstream s;
   s << OpKindName(r.kind) << ' ' << r.file;
-  if (r.offset >= 0 || r.size >= 0) s << " @" << r.offset << " +" << r.size;
+  if (r.offset != -1 || r.size != -1) s << " @" << r.offset << " +" << r.size;
   return s.str();
 }
 
@@ -44,6 +44,13 @@ inline std::string ToString(const std::vector<Request>& rs) {
   std::string out;
   for (const Request& r : rs) out += ToString(r) + "\n";
   return out;
+}
+
+// `rs` without the calls of `kind`.
+inline std::vector<Request> Without(std::vector<Request> rs, OpKind kind) {
+  rs.erase(std::remove_if(rs.begin(), rs.end(), [&](const Request& r) { return r.kind == kind; }),
+           rs.end());
+  return rs;
 }
 
 // Which kinds of call a comparison keeps.

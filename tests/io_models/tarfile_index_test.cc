@@ -28,7 +28,7 @@ namespace {
 
 using io_model_test::BuiltinFormat;
 using io_model_test::CommaJoined;
-using io_model_test::kOpenStatReadClose;
+using io_model_test::kOpenStatReadSeekClose;
 using io_model_test::Request;
 using io_model_test::RequestsOf;
 using io_model_test::ShuffledOrder;
@@ -91,7 +91,7 @@ std::vector<Request> ReadWithPython(const std::string& archive, const std::vecto
   const std::string args =
       "'" + script + "' '" + data + "/" + archive + "' " + CommaJoined(order) + " '" + out + "'";
   return RequestsOf(TracePythonProgram(args, data, tmp / ("prof-" + archive)), data,
-                    kOpenStatReadClose);
+                    kOpenStatReadSeekClose);
 }
 
 // dlio's webdataset reader under tarfile_index: the archive's samples in `order`, each checked

@@ -24,7 +24,7 @@ namespace {
 
 using io_model_test::BuiltinFormat;
 using io_model_test::CommaJoined;
-using io_model_test::kOpenStatReadClose;
+using io_model_test::kOpenStatReadSeekClose;
 using io_model_test::Request;
 using io_model_test::RequestsOf;
 using io_model_test::ShuffledOrder;
@@ -76,7 +76,7 @@ std::vector<Request> ReadWithPython(const std::string& archive, const std::vecto
   const std::string args =
       "'" + script + "' '" + data + "/" + archive + "' " + CommaJoined(order) + " '" + out + "'";
   return RequestsOf(TracePythonProgram(args, data, tmp / ("prof-" + archive)), data,
-                    kOpenStatReadClose);
+                    kOpenStatReadSeekClose);
 }
 
 // dlio's zip reader under `model`: the archive's samples in `order`, each checked against the

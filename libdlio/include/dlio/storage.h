@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>  // SEEK_SET, SEEK_CUR, SEEK_END (File::Seek)
 #include <functional>
 #include <memory>
 #include <string>
@@ -69,6 +70,8 @@ class File;
 inline constexpr char kMmapCallName[] = "mmap";
 inline constexpr char kMunmapCallName[] = "munmap";
 inline constexpr char kMmapTouchedName[] = "mmap.touched";
+// Trace name of File::Seek's lseek (what Python's and most programs' lseek calls resolve to).
+inline constexpr char kSeekCallName[] = "lseek64";
 
 // A read-only mapping of a whole file (File::Map), as np.memmap(path, mode='r') makes one:
 // reading data() faults its pages in (with the kernel's readahead and fault-around) instead of
@@ -136,6 +139,15 @@ class File {
   Result<uint64_t> Size();
   Status Sync();   // fsync (fdatasync is not enough for the checkpoint metadata)
   Status Close();  // idempotent
+  // lseek(2) as a program's seek that reaches the kernel issues it: `whence` SEEK_SET, SEEK_CUR
+  // or SEEK_END; returns the new offset. dlio's reads are positioned, so the file's offset (0 at
+  // open) moves only here: a seek costs what the program's does and changes no read. posix: one
+  // lseek of the descriptor, traced as kSeekCallName (offset = the one asked, -1 when negative,
+  // as libdlio_preload.so records a program's). Backends without a descriptor (DescriptorSeeks
+  // false) compute the offset, SEEK_END from their size, and issue and trace nothing.
+  // InvalidArgument naming the file for a target before the start of the file or a bad whence.
+  // Callers that share a File share its offset (Python's file objects each own theirs).
+  Result<uint64_t> Seek(int64_t offset, int whence);
   // Maps the whole file read-only (traced as kMmapCallName, offset 0, count = the file's size).
   // The mapping may outlive this File (as mmap outlives the descriptor it was made from) but not
   // its Storage. Unimplemented naming the storage and the file where files cannot be mapped
@@ -171,6 +183,11 @@ class File {
   virtual Status DoClose() = 0;
   // Default: Unimplemented naming the storage and the file.
   virtual Result<std::unique_ptr<FileMapping>> DoMap();
+  // Whether DoSeek issues a request (a descriptor's lseek), traced by Seek; false by default.
+  virtual bool DescriptorSeeks() const { return false; }
+  // Seek's hook, called with a valid whence. Default: the new offset computed from the last one
+  // (SEEK_END: from DoSize), no request.
+  virtual Result<uint64_t> DoSeek(int64_t offset, int whence);
 
  private:
   friend class Storage;
@@ -181,6 +198,7 @@ class File {
   IoSink sink_;
   int32_t file_id_ = -1;
   bool closed_ = false;
+  uint64_t seek_offset_ = 0;  // the default DoSeek's offset
 };
 
 // An exclusive advisory lock taken by Storage::TryLock, released when destroyed. Requires external

@@ -65,8 +65,11 @@ class CharCounter {
 // TextIOWrapper(BufferedReader(FileIO)) reading `file` from offset 0 into `out`.
 class TextStream {
  public:
+  // open(path)'s BufferedReader init: lseek(0, SEEK_CUR), whose failure CPython ignores.
   TextStream(File* file, std::vector<char>* out, bool python_bytes)
-      : file_(file), out_(out), python_bytes_(python_bytes) {}
+      : file_(file), out_(out), python_bytes_(python_bytes) {
+    (void)file_->Seek(0, SEEK_CUR);
+  }
 
   // TextIOWrapper.read(n): the characters returned (0 at the end of the file).
   Result<uint64_t> Read(uint64_t n) {

@@ -24,10 +24,13 @@ class PilCalls {
   // Corruption naming the file when the sample has no room for `n` more bytes (a length field
   // that runs far past the end of the file).
   Result<size_t> Read(size_t n);
-  // Image.open's prefix read (fp.read(16)) and the rewind before the plugin's own calls.
+  // Image.open's fp.seek(0) (an lseek: nothing is buffered yet), prefix read (fp.read(16)) and
+  // the rewind before the plugin's own calls (inside the buffer).
   Status PrefixAndRewind();
-  // fp.seek(offset) (no request; the buffer is kept when `offset` is inside it).
+  // fp.seek(offset): no request when `offset` is inside the buffer, else an lseek.
   Status Seek(uint64_t offset);
+  // fp.tell(): one lseek(0, SEEK_CUR).
+  Status Tell();
 
   uint64_t loaded() const { return loaded_; }
   uint8_t* at(uint64_t offset) const { return out_->data() + offset; }

@@ -27,11 +27,12 @@ struct ChunkHeader {
   bool Is(const char* t) const { return std::memcmp(type, t, 4) == 0; }
 };
 
-// ChunkStream.read: fp.read(8).
+// ChunkStream.read: fp.read(8), then pos = fp.tell() (even after a short read).
 Result<ChunkHeader> ReadChunkHeader(PilCalls* c) {
   ChunkHeader h;
   h.offset = c->loaded();
   DLIO_ASSIGN_OR_RETURN(const size_t got, c->Read(8));
+  DLIO_RETURN_NOT_OK(c->Tell());
   if (got < 8) return h;
   const uint8_t* p = c->at(h.offset);
   h.length = Be32(p);

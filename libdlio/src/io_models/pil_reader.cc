@@ -65,9 +65,12 @@ Result<size_t> PilCalls::Read(size_t n) {
 }
 
 Status PilCalls::PrefixAndRewind() {
+  DLIO_RETURN_NOT_OK(Seek(0));
   DLIO_RETURN_NOT_OK(Read(kPilPrefixBytes).status());
   return Seek(0);
 }
+
+Status PilCalls::Tell() { return fp_->Tell().status(); }
 
 Status PilCalls::Seek(uint64_t offset) {
   DLIO_RETURN_NOT_OK(fp_->Seek(static_cast<int64_t>(offset), 0).status());

@@ -47,8 +47,10 @@ class IndexWalk {
 
   Result<std::vector<IndexedMember>> Run() {
     std::vector<IndexedMember> members;
-    for (bool first = true;; first = false) {
-      if (!first && offset_ != fp_->Tell()) DLIO_RETURN_NOT_OK(CheckDataBefore());
+    DLIO_RETURN_NOT_OK(fp_->Tell().status());  // TarFile.__init__: self.offset = fileobj.tell()
+    for (;;) {
+      DLIO_ASSIGN_OR_RETURN(const uint64_t at, fp_->Tell());  // next(): offset != fileobj.tell()
+      if (offset_ != at) DLIO_RETURN_NOT_OK(CheckDataBefore());
       DLIO_ASSIGN_OR_RETURN(const bool more, NextMember(&members));
       if (!more) return members;
     }
@@ -72,7 +74,7 @@ class IndexWalk {
     tar::PaxOverride pax;
     uint8_t block[tar::kBlock];
     while (true) {
-      const uint64_t at = fp_->Tell();
+      const uint64_t at = fp_->Position();
       DLIO_ASSIGN_OR_RETURN(const size_t got, fp_->ReadInto(tar::kBlock, block));
       if (got == 0 && at > 0) return false;  // tarfile: an empty read ends the archive
       if (got < tar::kBlock) {
@@ -81,6 +83,7 @@ class IndexWalk {
       }
       DLIO_ASSIGN_OR_RETURN(const tar::Header h, tar::ParseHeader(block, path_, at));
       if (h.zero) return false;
+      DLIO_RETURN_NOT_OK(fp_->Tell().status());  // fromtarfile: obj.offset = tell() - BLOCKSIZE
       if (tar::IsExtended(h)) {
         DLIO_RETURN_NOT_OK(ReadExtended(h, at, &pax));
         continue;
@@ -90,7 +93,7 @@ class IndexWalk {
                                      ": GNU sparse members are not read");
       }
       const uint64_t size = pax.has_size ? pax.size : h.size;
-      const uint64_t data = fp_->Tell();
+      DLIO_ASSIGN_OR_RETURN(const uint64_t data, fp_->Tell());  // _proc_builtin's offset_data
       const bool regular = h.type == '0' || h.type == '\0' || h.type == '7';
       // _proc_builtin: data blocks follow regular members and types tarfile does not know.
       const bool has_data = regular || std::string_view("123456").find(h.type) == std::string::npos;
@@ -111,7 +114,7 @@ class IndexWalk {
   // A pax ('x', 'g') or GNU long-name ('L') header's data: read(padded size), as tarfile does.
   Status ReadExtended(const tar::Header& h, uint64_t at, tar::PaxOverride* pax) {
     DLIO_RETURN_NOT_OK(
-        tar::CheckExtendedSize(h, file_size_ - std::min(file_size_, fp_->Tell()), path_, at));
+        tar::CheckExtendedSize(h, file_size_ - std::min(file_size_, fp_->Position()), path_, at));
     std::vector<uint8_t> data(static_cast<size_t>(tar::PadToBlock(h.size)));
     DLIO_ASSIGN_OR_RETURN(const size_t got, fp_->ReadInto(data.size(), data.data()));
     if (got < data.size()) {

@@ -204,6 +204,18 @@ class PosixFile final : public File {
     return static_cast<uint64_t>(st.st_size);
   }
 
+  bool DescriptorSeeks() const override { return true; }
+  // The descriptor's own lseek (its offset moves only here: dlio's reads are pread).
+  Result<uint64_t> DoSeek(int64_t offset, int whence) override {
+    const off_t at = ::lseek(fd_, static_cast<off_t>(offset), whence);
+    if (at >= 0) return static_cast<uint64_t>(at);
+    if (errno == EINVAL) {
+      return Status::InvalidArgument("lseek ", path(), ": offset ", offset, " (whence ", whence,
+                                     ") lies before the start of the file");
+    }
+    return Errno("lseek", path());
+  }
+
   Result<std::unique_ptr<FileMapping>> DoMap() override {
     struct stat st;
     if (::fstat(fd_, &st) != 0) return Errno("fstat", path());

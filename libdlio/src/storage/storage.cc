@@ -148,6 +148,34 @@ Status File::Sync() {
   return st;
 }
 
+Result<uint64_t> File::Seek(int64_t offset, int whence) {
+  if (closed_) return Status::FailedPrecondition("lseek " + path_ + ": file is closed");
+  if (whence != SEEK_SET && whence != SEEK_CUR && whence != SEEK_END) {
+    return Status::InvalidArgument("lseek ", path_, ": whence ", whence,
+                                   " (SEEK_SET, SEEK_CUR or SEEK_END)");
+  }
+  if (!DescriptorSeeks()) return DoSeek(offset, whence);
+  CallTrace t(sink_, kSeekCallName);
+  Result<uint64_t> r = DoSeek(offset, whence);
+  t.Done(file_id_, offset >= 0 ? offset : -1, -1, r.ok() ? static_cast<int64_t>(*r) : -1);
+  return r;
+}
+
+Result<uint64_t> File::DoSeek(int64_t offset, int whence) {
+  int64_t base = 0;
+  if (whence == SEEK_CUR) base = static_cast<int64_t>(seek_offset_);
+  if (whence == SEEK_END) {
+    DLIO_ASSIGN_OR_RETURN(const uint64_t size, DoSize());
+    base = static_cast<int64_t>(size);
+  }
+  if (offset < -base) {
+    return Status::InvalidArgument("lseek ", path_, ": offset ", offset, " from ", base,
+                                   " lies before the start of the file");
+  }
+  seek_offset_ = static_cast<uint64_t>(base + offset);
+  return seek_offset_;
+}
+
 Status File::Close() {
   if (closed_) return Status::OK();
   closed_ = true;

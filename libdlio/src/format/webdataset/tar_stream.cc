@@ -25,10 +25,11 @@ void TarStream::Restart(uint64_t offset) {
   have_ = pos_ = 0;
   ended_ = false;
   if (python_buffer_ == 0) return;
-  // A new Python file at `offset` (a seek before any read costs no request); _StreamProxy's
-  // first block only when the stream starts at the archive's start.
-  python_ = std::make_unique<pyio::BufferedReader>(file_, python_buffer_);
-  if (offset > 0) (void)python_->Seek(static_cast<int64_t>(offset), 0);
+  // The first time Python's open(path, "rb"); a restart (dlio's, no Python call) a new buffer
+  // at `offset` with no request. _StreamProxy's first block only when the stream starts at the
+  // archive's start.
+  python_ = python_ ? std::make_unique<pyio::BufferedReader>(file_, python_buffer_, offset)
+                    : std::make_unique<pyio::BufferedReader>(file_, python_buffer_);
   proxy_pending_ = offset == 0;
 }
 

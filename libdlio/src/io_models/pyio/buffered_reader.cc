@@ -26,7 +26,18 @@ BufferedReader::BufferedReader(File* file, size_t buffer_size)
     : file_(file),
       buffer_size_(std::max<size_t>(1, buffer_size)),
       buffer_mask_((buffer_size_ & (buffer_size_ - 1)) == 0 ? buffer_size_ - 1 : 0),
-      buffer_(buffer_size_) {}
+      buffer_(buffer_size_) {
+  (void)RawTell();  // _buffered_init's _buffered_raw_tell; CPython clears its error
+}
+
+BufferedReader::BufferedReader(File* file, size_t buffer_size, uint64_t resume_at)
+    : file_(file),
+      buffer_size_(std::max<size_t>(1, buffer_size)),
+      buffer_mask_((buffer_size_ & (buffer_size_ - 1)) == 0 ? buffer_size_ - 1 : 0),
+      buffer_(buffer_size_),
+      abs_pos_(resume_at) {}
+
+Status BufferedReader::RawTell() { return file_->Seek(0, SEEK_CUR).status(); }
 
 int64_t BufferedReader::ReadAhead() const { return read_end_ != -1 ? read_end_ - pos_ : 0; }
 
@@ -185,9 +196,10 @@ Result<size_t> BufferedReader::Readinto(size_t n, uint8_t* dst) {
 
 Result<size_t> BufferedReader::RawReadAll(const std::function<uint8_t*(size_t)>& room) {
   read_end_ = -1;
-  // FileIO.readall: an fstat (FileSize's, when nothing counted it yet), a buffer one byte larger
-  // than the rest of the file, read until read(2) returns 0 (the second request is the 1-byte
-  // read that finds the end).
+  // FileIO.readall: lseek(0, SEEK_CUR), an fstat (FileSize's, when nothing counted it yet), a
+  // buffer one byte larger than the rest of the file, read until read(2) returns 0 (the second
+  // request is the 1-byte read that finds the end).
+  DLIO_RETURN_NOT_OK(RawTell());
   if (file_size_ && !size_fresh_) {
     DLIO_ASSIGN_OR_RETURN(uint64_t size, file_->Size());
     file_size_ = size;
@@ -281,23 +293,29 @@ Result<uint64_t> BufferedReader::Seek(int64_t offset, int whence) {
       }
     }
   }
+  // _io__Buffered_seek_impl past the buffer: _buffered_raw_seek, then the buffer is dropped.
   int64_t target = offset;
   if (whence == 1) target = static_cast<int64_t>(abs_pos_) + offset - RawOffset();
-  if (whence == 2) {
-    DLIO_ASSIGN_OR_RETURN(uint64_t end, FileSize());
-    target = static_cast<int64_t>(end) + offset;
+  const Result<uint64_t> at =
+      whence == 2 ? file_->Seek(offset, SEEK_END) : file_->Seek(target, SEEK_SET);
+  if (!at.ok()) {
+    return Status::InvalidArgument(file_->path(), ": seek to offset ", offset,
+                                   whence == 2 ? " from the end" : "", " (", at.status().message(),
+                                   ")");
   }
-  if (target < 0) {
-    return Status::InvalidArgument(file_->path(), ": seek to offset ", target,
-                                   " (before the start of the file)");
-  }
-  abs_pos_ = static_cast<uint64_t>(target);
+  if (whence == 2 && !file_size_) SetKnownSize(*at - static_cast<uint64_t>(offset));
+  abs_pos_ = *at;
   raw_pos_ = -1;
   read_end_ = -1;
   return abs_pos_;
 }
 
-uint64_t BufferedReader::Tell() const {
+Result<uint64_t> BufferedReader::Tell() {
+  DLIO_RETURN_NOT_OK(RawTell());
+  return Position();
+}
+
+uint64_t BufferedReader::Position() const {
   const int64_t pos = static_cast<int64_t>(abs_pos_) - RawOffset();
   return pos < 0 ? 0 : static_cast<uint64_t>(pos);
 }

@@ -31,12 +31,19 @@ size_t PythonBufferSize(uint64_t st_blksize);
 uint64_t HostBlockSize(Storage* storage, const File& file);
 
 // An io.BufferedReader(FileIO) positioned at 0. Raw reads are File::ReadSomeAt at the descriptor's
-// offset, one per read(2) CPython makes; seeks cost no request (dlio's File has no offset).
-// Requires external synchronization (one owner), as the Python object does.
+// offset, one per read(2) CPython makes; every lseek(2) CPython makes is File::Seek: the one of
+// open (_buffered_init's raw tell), each tell(), each seek the buffer cannot serve (any seek from
+// the end), and FileIO.readall's before its fstat (bufferedio.c, fileio.c of 3.11). dlio's reads
+// are positioned, so a seek whence 1 that reaches the kernel is issued as SEEK_SET of the same
+// target. Requires external synchronization (one owner), as the Python object does.
 class BufferedReader {
  public:
-  // `file` must outlive the reader; `buffer_size` > 0 (PythonBufferSize).
+  // open(path, "rb") over `file`: its lseek(0, SEEK_CUR) (CPython ignores its failure, so does
+  // this). `file` must outlive the reader; `buffer_size` > 0 (PythonBufferSize).
   BufferedReader(File* file, size_t buffer_size);
+  // A reader dlio resumes at `offset` of `file` with no request of its own (no Python open: dlio
+  // restarting a stream it had to leave), as if open(path, "rb") had read up to there.
+  BufferedReader(File* file, size_t buffer_size, uint64_t resume_at);
 
   // read(n): up to `n` bytes (fewer only at end of file) into `dst`; returns the count.
   Result<size_t> Read(size_t n, uint8_t* dst);
@@ -66,20 +73,25 @@ class BufferedReader {
   // the file and one byte more (FileIO.readall asks for one byte past the size fstat gave);
   // ResourceExhausted naming the file when the file grew past that. Returns the count.
   Result<size_t> ReadAllInto(uint8_t* dst, size_t capacity);
-  // The file's size as the opener's fstat gave it: a seek to the end then asks no fstat of its
-  // own (the kernel answers lseek(SEEK_END) from the inode); a readall still makes its own.
+  // The file's size as the opener's fstat gave it, for FileSize (a seek from the end learns it
+  // too); a readall still makes its own fstat.
   void SetKnownSize(uint64_t size) {
     file_size_ = size;
     size_fresh_ = false;
   }
   // seek(offset, whence) with whence 0 (start), 1 (current) or 2 (end); returns the position.
-  // InvalidArgument naming the file for a negative target (Python's OSError).
+  // InvalidArgument naming the file for a negative target (Python's OSError, after its lseek).
   Result<uint64_t> Seek(int64_t offset, int whence);
-  // tell().
-  uint64_t Tell() const;
-  // The file's size: one fstat the first time, cached after (seek(.., 2) needs it). CPython's
-  // FileIO.readall makes an fstat of its own each time: the first readall after this fstat
-  // counts it as its own, later ones make another (RawReadAll).
+  // tell(): one lseek(0, SEEK_CUR) (CPython asks the raw file every time), the position.
+  Result<uint64_t> Tell();
+  // The position tell() returns, with no request (dlio's own bookkeeping).
+  uint64_t Position() const;
+  // Where the raw file's reads left its descriptor (FileIO's offset, ahead of Position() by
+  // the buffered bytes).
+  uint64_t RawPosition() const { return abs_pos_; }
+  // The file's size: one fstat the first time, unless a seek from the end or SetKnownSize gave
+  // it; cached after. CPython's FileIO.readall makes an fstat of its own each time: the first
+  // readall after this fstat counts it as its own, later ones make another (RawReadAll).
   Result<uint64_t> FileSize();
   File* file() const { return file_; }
 
@@ -88,6 +100,7 @@ class BufferedReader {
   int64_t RawOffset() const;  // RAW_OFFSET(): raw_pos_ - pos_ when both are valid
   size_t MinusLastBlock(size_t n) const;
   Result<size_t> RawRead(uint8_t* dst, size_t n);  // one read(2) at abs_pos_
+  Status RawTell();                                // FileIO.tell(): lseek(0, SEEK_CUR)
   // Read past what is buffered (_bufferedreader_read_generic) into dst.
   Result<size_t> ReadGeneric(size_t n, uint8_t* dst);
   Result<size_t> FillBuffer();  // _bufferedreader_fill_buffer

@@ -19,13 +19,32 @@ Result<size_t> CStdioReader::SysRead(uint8_t* dst, size_t n) {
   return got;
 }
 
+Status CStdioReader::Allocate() {
+  if (allocated_) return Status::OK();
+  allocated_ = true;
+  return file_->Size().status();
+}
+
+Status CStdioReader::SysSeek(uint64_t offset) {
+  return file_->Seek(static_cast<int64_t>(offset), SEEK_SET).status();
+}
+
+Result<uint64_t> CStdioReader::Tell() {
+  const uint64_t buffered = read_end_ - read_ptr_;
+  if (offset_ >= 0) return static_cast<uint64_t>(offset_) - buffered;
+  DLIO_RETURN_NOT_OK(file_->Seek(0, SEEK_CUR).status());  // do_ftell asks the kernel
+  return fd_pos_ - buffered;
+}
+
 Status CStdioReader::Seek(int64_t offset, bool from_current) {
+  DLIO_RETURN_NOT_OK(Allocate());
   const bool must_be_exact = read_base_ == read_end_;
   if (from_current) {
     offset -= static_cast<int64_t>(read_end_ - read_ptr_);
     if (offset_ < 0) {  // "dumb": a plain lseek relative to the descriptor
       offset += static_cast<int64_t>(fd_pos_);
       if (offset < 0) return Status::InvalidArgument(file_->path(), ": fseek before the start");
+      DLIO_RETURN_NOT_OK(SysSeek(static_cast<uint64_t>(offset)));
       fd_pos_ = static_cast<uint64_t>(offset);
       offset_ = offset;
       read_base_ = read_ptr_ = read_end_ = 0;
@@ -42,8 +61,8 @@ Status CStdioReader::Seek(int64_t offset, bool from_current) {
       read_base_ = 0;
       read_ptr_ = static_cast<size_t>(offset - start);
       eof_ = false;
-      fd_pos_ = static_cast<uint64_t>(offset_);  // resync
-      return Status::OK();
+      fd_pos_ = static_cast<uint64_t>(offset_);  // resync: lseek(_offset, SEEK_SET)
+      return SysSeek(fd_pos_);
     }
   }
   // Seek to a block boundary and read up to the target (the whole block unless the buffer was
@@ -54,11 +73,13 @@ Status CStdioReader::Seek(int64_t offset, bool from_current) {
     base = static_cast<uint64_t>(offset);
     delta = 0;
   }
+  DLIO_RETURN_NOT_OK(SysSeek(base));
   fd_pos_ = base;
   size_t count = 0;
   if (delta > 0) {
     DLIO_ASSIGN_OR_RETURN(count, SysRead(buf_.data(), must_be_exact ? delta : size_));
     if (count < delta) {  // short file: glibc seeks the rest
+      DLIO_RETURN_NOT_OK(SysSeek(static_cast<uint64_t>(offset)));
       fd_pos_ = static_cast<uint64_t>(offset);
       offset_ = offset;
       read_base_ = read_ptr_ = read_end_ = 0;
@@ -76,6 +97,7 @@ Status CStdioReader::Seek(int64_t offset, bool from_current) {
 
 Result<bool> CStdioReader::Underflow() {
   if (eof_) return false;  // EOF is sticky (C11)
+  DLIO_RETURN_NOT_OK(Allocate());
   read_base_ = read_ptr_ = read_end_ = 0;
   DLIO_ASSIGN_OR_RETURN(size_t got, SysRead(buf_.data(), size_));
   if (got == 0) {
@@ -89,6 +111,7 @@ Result<bool> CStdioReader::Underflow() {
 }
 
 Result<size_t> CStdioReader::Read(size_t n, uint8_t* dst) {
+  DLIO_RETURN_NOT_OK(Allocate());  // _IO_file_xsgetn allocates the buffer first
   size_t want = n;
   while (want > 0) {
     const size_t have = read_end_ - read_ptr_;

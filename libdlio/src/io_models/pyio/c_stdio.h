@@ -23,14 +23,22 @@ class CStdioReader {
   // `file` must outlive the reader; `buffer_size` > 0 (GlibcBufferSize).
   CStdioReader(File* file, size_t buffer_size);
 
-  // fseeko(offset, SEEK_SET) or, with `from_current`, fseeko(offset, SEEK_CUR).
+  // fseeko(offset, SEEK_SET) or, with `from_current`, fseeko(offset, SEEK_CUR), with the
+  // lseek(2) calls glibc makes (each a File::Seek; one whence SEEK_CUR is issued as SEEK_SET of
+  // its target, dlio's reads being positioned) and, the first time, the fstat of the buffer's
+  // allocation (_IO_file_doallocate).
   Status Seek(int64_t offset, bool from_current);
+  // ftello: lseek(0, SEEK_CUR) only while the stream does not know its offset (fresh, or after
+  // the end of the file); returns the position.
+  Result<uint64_t> Tell();
   // fread: up to `n` bytes (fewer only at end of file) into `dst`; returns the count.
   Result<size_t> Read(size_t n, uint8_t* dst);
 
  private:
   Result<size_t> SysRead(uint8_t* dst, size_t n);  // one read(2) at fd_pos_ (ReadSomeAt)
   Result<bool> Underflow();                        // refills the buffer; false at end of file
+  Status Allocate();                               // _IO_doallocbuf's fstat, the first time
+  Status SysSeek(uint64_t offset);                 // one lseek(2) to `offset`
 
   File* file_;
   size_t size_;
@@ -39,6 +47,7 @@ class CStdioReader {
   int64_t offset_ = -1;                                 // fp->_offset (-1: _IO_pos_BAD)
   uint64_t fd_pos_ = 0;                                 // the descriptor's offset
   bool eof_ = false;
+  bool allocated_ = false;
 };
 
 }  // namespace dlio::pyio

@@ -238,9 +238,10 @@ Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer, const Arra
   LoadedArray a;
   DLIO_ASSIGN_OR_RETURN(a.header, ReadNpyArrayHeader(fid));
   DLIO_ASSIGN_OR_RETURN(uint64_t size, fid->FileSize());  // FileIO's fstat at open
-  if (a.header.data_bytes > size - std::min(size, fid->Tell())) {
+  const uint64_t header_end = fid->Position();
+  if (a.header.data_bytes > size - std::min(size, header_end)) {
     return Status::Corruption(where, ": EOF reading array data, expected ", a.header.data_bytes,
-                              " bytes, the file holds ", size - std::min(size, fid->Tell()),
+                              " bytes, the file holds ", size - std::min(size, header_end),
                               " after its header");
   }
   const auto n = static_cast<size_t>(a.header.data_bytes);
@@ -253,14 +254,24 @@ Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer, const Arra
   }
   a.file_bytes = size;
   if (n == 0) return a;
+  // npy_PyFile_Dup2: the new FILE's ftell (the raw offset), the file's tell(), fseek there;
+  // array_fromfile: fseek(0, SEEK_CUR), fread.
   CStdioReader stream(fid->file(), stdio_buffer);
-  DLIO_RETURN_NOT_OK(stream.Seek(static_cast<int64_t>(fid->Tell()), /*from_current=*/false));
+  const uint64_t raw_at = fid->RawPosition();
+  DLIO_RETURN_NOT_OK(stream.Tell().status());
+  DLIO_ASSIGN_OR_RETURN(const uint64_t pos, fid->Tell());
+  DLIO_RETURN_NOT_OK(stream.Seek(static_cast<int64_t>(pos), /*from_current=*/false));
   DLIO_RETURN_NOT_OK(stream.Seek(0, /*from_current=*/true));
   DLIO_ASSIGN_OR_RETURN(size_t got, stream.Read(n, landing ? landing->For(0, n) : a.data.data()));
   if (landing) landing->Landed(0, n, got);
   if (got != n) {
     return Status::Corruption(where, ": EOF reading array data, expected ", n, " bytes got ", got);
   }
+  // npy_PyFile_DupClose2: the FILE's ftell, the raw descriptor back to where Python left it,
+  // then file.seek(position) (served from Python's buffer when the data ends inside it).
+  DLIO_ASSIGN_OR_RETURN(const uint64_t position, stream.Tell());
+  DLIO_RETURN_NOT_OK(fid->file()->Seek(static_cast<int64_t>(raw_at), SEEK_SET).status());
+  DLIO_RETURN_NOT_OK(fid->Seek(static_cast<int64_t>(position), 0).status());
   return a;
 }
 

@@ -39,18 +39,20 @@ class TorchLoader {
               bool learn = false)
       : fp_(fp), memory_(memory), check_(check), learn_(learn) {}
 
-  // _is_zipfile, then the BufferAdapter's constructor (which learns the size).
+  // _is_zipfile, torch.load's tell of the original position, then the BufferAdapter's
+  // constructor (which learns the size: tell, seek(current, SEEK_END), tell, seek(current)).
   Status Open() {
-    const uint64_t start = fp_->Tell();
+    DLIO_ASSIGN_OR_RETURN(const uint64_t start, fp_->Tell());
     uint8_t byte = 0;
     for (int i = 0; i < 4; ++i) {
       DLIO_ASSIGN_OR_RETURN(size_t got, fp_->Read(1, &byte));
       if (got == 0) break;
     }
     DLIO_RETURN_NOT_OK(fp_->Seek(static_cast<int64_t>(start), 0).status());
-    const uint64_t current = fp_->Tell();
-    DLIO_RETURN_NOT_OK(fp_->Seek(0, 2).status());
-    (void)fp_->Tell();
+    DLIO_RETURN_NOT_OK(fp_->Tell().status());  // orig_position = opened_file.tell()
+    DLIO_ASSIGN_OR_RETURN(const uint64_t current, fp_->Tell());
+    DLIO_RETURN_NOT_OK(fp_->Seek(static_cast<int64_t>(current), 2).status());
+    DLIO_RETURN_NOT_OK(fp_->Tell().status());
     return fp_->Seek(static_cast<int64_t>(current), 0).status();
   }
 

@@ -55,7 +55,7 @@ Status EndRecord64(BufferedReader* fp, int64_t offset, EndRecord* rec) {
 // _EndRecData: the end record without a comment, else a search of the last 64 KiB + 22 bytes.
 Result<EndRecord> FindEndRecord(BufferedReader* fp) {
   DLIO_RETURN_NOT_OK(fp->Seek(0, 2).status());
-  const uint64_t filesize = fp->Tell();
+  DLIO_ASSIGN_OR_RETURN(const uint64_t filesize, fp->Tell());
   if (!fp->Seek(-static_cast<int64_t>(kEndRecord), 2).ok()) return NotAZip(*fp, "too short");
   std::vector<uint8_t> data;
   DLIO_RETURN_NOT_OK(fp->ReadAll(&data));
@@ -168,7 +168,7 @@ Result<std::unique_ptr<ZipExtFile>> ZipFile::Open(const ZipInfo& info, bool chec
   auto shared_read = [&](size_t n, uint8_t* dst) -> Result<size_t> {
     DLIO_RETURN_NOT_OK(fp_->Seek(static_cast<int64_t>(pos), 0).status());
     DLIO_ASSIGN_OR_RETURN(size_t got, fp_->Read(n, dst));
-    pos = fp_->Tell();
+    DLIO_ASSIGN_OR_RETURN(pos, fp_->Tell());
     return got;
   };
   uint8_t h[kLocalHeader];
@@ -237,7 +237,7 @@ Result<PythonBytes> ZipExtFile::Read2(size_t n) {
   n = static_cast<size_t>(std::min<uint64_t>(std::max(n, kMinReadSize), compress_left_));
   DLIO_RETURN_NOT_OK(fp_->Seek(static_cast<int64_t>(pos_), 0).status());
   DLIO_ASSIGN_OR_RETURN(PythonBytes data, fp_->ReadObject(n));
-  pos_ = fp_->Tell();
+  DLIO_ASSIGN_OR_RETURN(pos_, fp_->Tell());
   compress_left_ -= data.size();
   if (data.size() == 0) return Where("the archive ends inside the member (EOFError)");
   return data;
@@ -337,7 +337,7 @@ Result<size_t> ZipExtFile::Read1Into(size_t n, uint8_t* dst) {
   }
   DLIO_RETURN_NOT_OK(fp_->Seek(static_cast<int64_t>(pos_), 0).status());
   DLIO_ASSIGN_OR_RETURN(size_t got, fp_->ReadInto(n, dst));
-  pos_ = fp_->Tell();
+  DLIO_ASSIGN_OR_RETURN(pos_, fp_->Tell());
   compress_left_ -= got;
   if (got == 0) return Where("the archive ends inside the member (EOFError)");
   eof_ = compress_left_ == 0;
