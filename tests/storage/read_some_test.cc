@@ -1,5 +1,6 @@
 // File::ReadSomeAt: one read request (a single pread on posix), short wherever the kernel returns
 // short, counted and traced as ReadAt; decorators (FileWrapper, slow) forward it as one request.
+// File::Seek goes through FileWrapper and slow to the inner lseek, traced once.
 // File::ReadTwoAt: two adjacent ranges into two buffers, one request (a preadv) on posix and two
 // elsewhere. The read(2) calls are counted from /proc/thread-self/io (syscr), which every pread
 // and preadv increments.
@@ -211,6 +212,10 @@ TEST_CASE("FileWrapper and slow forward ReadSomeAt as one request of the file th
     CHECK(inner_ptr->stats().read_ops == 2);  // reached the inner file's ReadSomeAt
     CHECK(wrapper.stats().read_bytes == 43);
     REQUIRE(Named(tracer, "pread").size() == 2);
+    // Seek reaches the inner file's lseek, traced once.
+    CHECK((*f)->DescriptorSeeks());
+    CHECK(*(*f)->Seek(-42, SEEK_END) == 1048992);
+    CHECK(Named(tracer, kSeekCallName).size() == 1);
   }
   SECTION("slow over posix: one delay, one pread") {
     StorageOptions o;
@@ -234,6 +239,10 @@ TEST_CASE("FileWrapper and slow forward ReadSomeAt as one request of the file th
     const std::vector<TraceEvent> preads = Named(tracer, "pread");
     REQUIRE(preads.size() == 2);
     CHECK(preads[1].ret == 42);
+    CHECK(*(*f)->Seek(-42, SEEK_END) == 1048992);
+    const std::vector<TraceEvent> seeks = Named(tracer, kSeekCallName);
+    REQUIRE(seeks.size() == 1);
+    CHECK(seeks[0].ret == 1048992);
   }
   SECTION("stdio: one fread, short at the end") {
     auto stdio = NewStdioStorage();
@@ -245,6 +254,9 @@ TEST_CASE("FileWrapper and slow forward ReadSomeAt as one request of the file th
     const std::vector<TraceEvent> freads = Named(tracer, "fread");
     REQUIRE(freads.size() == 1);
     CHECK(freads[0].ret == 42);
+    CHECK_FALSE((*f)->DescriptorSeeks());  // reads are fseeko + fread: the offset is computed
+    CHECK(*(*f)->Seek(-42, SEEK_END) == 1048992);
+    CHECK(Named(tracer, kSeekCallName).empty());
   }
 }
 

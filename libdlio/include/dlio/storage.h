@@ -148,6 +148,8 @@ class File {
   // InvalidArgument naming the file for a target before the start of the file or a bad whence.
   // Callers that share a File share its offset (Python's file objects each own theirs).
   Result<uint64_t> Seek(int64_t offset, int whence);
+  // Whether Seek issues a request (a descriptor's lseek, traced); false by default.
+  virtual bool DescriptorSeeks() const { return false; }
   // Maps the whole file read-only (traced as kMmapCallName, offset 0, count = the file's size).
   // The mapping may outlive this File (as mmap outlives the descriptor it was made from) but not
   // its Storage. Unimplemented naming the storage and the file where files cannot be mapped
@@ -183,8 +185,6 @@ class File {
   virtual Status DoClose() = 0;
   // Default: Unimplemented naming the storage and the file.
   virtual Result<std::unique_ptr<FileMapping>> DoMap();
-  // Whether DoSeek issues a request (a descriptor's lseek), traced by Seek; false by default.
-  virtual bool DescriptorSeeks() const { return false; }
   // Seek's hook, called with a valid whence. Default: the new offset computed from the last one
   // (SEEK_END: from DoSize), no request.
   virtual Result<uint64_t> DoSeek(int64_t offset, int whence);

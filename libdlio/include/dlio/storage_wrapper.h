@@ -34,6 +34,7 @@ class FileWrapper : public File {
   ~FileWrapper() override { (void)Close(); }
 
   File* inner() const { return inner_.get(); }
+  bool DescriptorSeeks() const override { return inner_->DescriptorSeeks(); }
 
  protected:
   Result<size_t> DoReadAt(uint64_t offset, size_t n, void* buf) override {
@@ -48,6 +49,9 @@ class FileWrapper : public File {
   Result<uint64_t> DoSize() override { return inner_->Size(); }
   Status DoSync() override { return inner_->Sync(); }
   Status DoClose() override { return inner_->Close(); }
+  Result<uint64_t> DoSeek(int64_t offset, int whence) override {
+    return inner_->Seek(offset, whence);
+  }
 
  private:
   std::unique_ptr<File> inner_;

@@ -125,6 +125,7 @@ class PosixFile final : public File {
     set_block_size(block_size);
   }
   ~PosixFile() override { (void)Close(); }
+  bool DescriptorSeeks() const override { return true; }
 
   // The size the open's fstat found (a file opened for reading): the first Size() returns it
   // without an fstat of its own, as a program's open(2) and fstat are one fstat (Python's
@@ -204,7 +205,6 @@ class PosixFile final : public File {
     return static_cast<uint64_t>(st.st_size);
   }
 
-  bool DescriptorSeeks() const override { return true; }
   // The descriptor's own lseek (its offset moves only here: dlio's reads are pread).
   Result<uint64_t> DoSeek(int64_t offset, int whence) override {
     const off_t at = ::lseek(fd_, static_cast<off_t>(offset), whence);
