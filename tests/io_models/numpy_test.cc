@@ -38,11 +38,10 @@ using io_model_test::ToString;
 using io_model_test::TracePythonProgram;
 using testing::TempDir;
 
-// The opens, reads and lseeks (np.load's and numpy.fromfile's) compared row by row.
+// Rows compared: opens, reads and lseeks; opens and reads (where the interposer sees
+// numpy.fromfile's stdio calls, not the kernel's); the kernel's reads and lseeks (strace).
 const KindFilter kOpensReadsSeeks{{OpKind::kOpen, OpKind::kRead, OpKind::kSeek}};
-// The opens and reads (where the interposer sees numpy.fromfile's stdio calls, not the kernel's).
 const KindFilter kOpensAndReads{{OpKind::kOpen, OpKind::kRead}};
-// The kernel's reads and lseeks, as strace sees them.
 const KindFilter kReadsAndSeeks{{OpKind::kRead, OpKind::kSeek}};
 
 // Files numpy writes: one and several samples, stored and deflated members, small and large,
@@ -310,14 +309,11 @@ std::vector<Request> StraceReads(const std::string& log, const std::string& data
       const int64_t asked = std::stoll(m[2]);
       out.push_back({it->second->first, OpKind::kSeek, asked >= 0 ? asked : -1, -1});
       it->second->second = std::stoll(m[3]);
-    } else if (std::regex_match(line, m, dup_re)) {
+    } else if (std::regex_match(line, m, dup_re)) {  // numpy.fromfile's os.dup
       auto it = fds.find(std::stoi(m[1]));
       if (it != fds.end()) fds[std::stoi(m[2])] = it->second;
     } else if (std::regex_match(line, m, close_re)) {
       fds.erase(std::stoi(m[1]));
-    } else if (std::regex_match(line, m, dup_re)) {  // numpy.fromfile's os.dup
-      auto it = fds.find(std::stoi(m[1]));
-      if (it != fds.end()) fds[std::stoi(m[2])] = it->second;
     }
   }
   return out;

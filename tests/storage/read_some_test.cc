@@ -16,6 +16,7 @@
 #include "dlio/storage.h"
 #include "dlio/storage_wrapper.h"
 #include "fake_clock.h"
+#include "file_events.h"
 #include "storage/slow_options.h"
 #include "test_util.h"
 
@@ -45,20 +46,10 @@ class ReadCalls {
   int fd_;
 };
 
-std::vector<TraceEvent> Named(const MemoryTracer& tracer, const std::string& name) {
-  std::vector<TraceEvent> out;
-  for (const TraceEvent& e : tracer.Events()) {
-    if (name == e.name) out.push_back(e);
-  }
-  return out;
-}
+using testing::EventsNamed;
 
 void WriteBytes(Storage* storage, const std::string& path, size_t n) {
-  auto f = storage->Open(path, OpenMode::kWrite);
-  REQUIRE(f.ok());
-  const std::vector<uint8_t> data(n, 7);
-  REQUIRE((*f)->WriteAt(0, data.data(), n).ok());
-  REQUIRE((*f)->Close().ok());
+  testing::WriteFileBytes(storage, path, n, 7);
 }
 
 TEST_CASE("posix ReadSomeAt: one pread, short at the end of the file, traced and counted once") {
@@ -81,7 +72,7 @@ TEST_CASE("posix ReadSomeAt: one pread, short at the end of the file, traced and
   CHECK(buf[0] == 7);
   CHECK(storage->stats().read_ops == before.read_ops + 1);
   CHECK(storage->stats().read_bytes == before.read_bytes + 42);
-  const std::vector<TraceEvent> preads = Named(tracer, "pread");
+  const std::vector<TraceEvent> preads = EventsNamed(tracer, "pread");
   REQUIRE(preads.size() == 1);
   CHECK(preads[0].offset == 1048992);
   CHECK(preads[0].count == 4096);
@@ -134,7 +125,7 @@ TEST_CASE("posix ReadTwoAt: one preadv of both ranges, traced and counted once, 
   CHECK(HoldsPattern(b, 3000, 6000));
   CHECK(storage->stats().read_ops == before.read_ops + 1);
   CHECK(storage->stats().read_bytes == before.read_bytes + 8000);
-  std::vector<TraceEvent> reads = Named(tracer, "pread");
+  std::vector<TraceEvent> reads = EventsNamed(tracer, "pread");
   REQUIRE(reads.size() == 1);
   CHECK(reads[0].offset == 1000);
   CHECK(reads[0].count == 8000);
@@ -145,7 +136,7 @@ TEST_CASE("posix ReadTwoAt: one preadv of both ranges, traced and counted once, 
   CHECK(*(*f)->ReadTwoAt(99800, 500, a.data(), 100, b.data()) == 200);
   CHECK(HoldsPattern(a, 200, 99800));
   CHECK(*(*f)->ReadTwoAt(200000, 10, a.data(), 10, b.data()) == 0);
-  reads = Named(tracer, "pread");
+  reads = EventsNamed(tracer, "pread");
   REQUIRE(reads.size() == 4);
   CHECK(reads[1].count == 1500);
   CHECK(reads[1].ret == 1000);
@@ -163,7 +154,7 @@ TEST_CASE("ReadTwoAt reads each range with ReadAt where the backend has no vecto
   CHECK(*(*f)->ReadTwoAt(100, 4000, a.data(), 2000, b.data()) == 6000);
   CHECK(HoldsPattern(a, 4000, 100));
   CHECK(HoldsPattern(b, 2000, 4100));
-  const std::vector<TraceEvent> reads = Named(tracer, "pread");
+  const std::vector<TraceEvent> reads = EventsNamed(tracer, "pread");
   REQUIRE(reads.size() == 2);
   CHECK(reads[0].offset == 100);
   CHECK(reads[0].count == 4000);
@@ -171,7 +162,7 @@ TEST_CASE("ReadTwoAt reads each range with ReadAt where the backend has no vecto
   CHECK(reads[1].count == 2000);
   // Short in the first range: the second is not asked for.
   CHECK(*(*f)->ReadTwoAt(9000, 4000, a.data(), 2000, b.data()) == 1000);
-  CHECK(Named(tracer, "pread").size() == 3);
+  CHECK(EventsNamed(tracer, "pread").size() == 3);
 }
 
 // A decorator that changes nothing: FileWrapper's own forwarding.
@@ -211,11 +202,11 @@ TEST_CASE("FileWrapper and slow forward ReadSomeAt as one request of the file th
     if (calls.available()) CHECK(reads == 1);
     CHECK(inner_ptr->stats().read_ops == 2);  // reached the inner file's ReadSomeAt
     CHECK(wrapper.stats().read_bytes == 43);
-    REQUIRE(Named(tracer, "pread").size() == 2);
+    REQUIRE(EventsNamed(tracer, "pread").size() == 2);
     // Seek reaches the inner file's lseek, traced once.
     CHECK((*f)->DescriptorSeeks());
     CHECK(*(*f)->Seek(-42, SEEK_END) == 1048992);
-    CHECK(Named(tracer, kSeekCallName).size() == 1);
+    CHECK(EventsNamed(tracer, kSeekCallName).size() == 1);
   }
   SECTION("slow over posix: one delay, one pread") {
     StorageOptions o;
@@ -236,11 +227,11 @@ TEST_CASE("FileWrapper and slow forward ReadSomeAt as one request of the file th
     const int64_t reads = calls.ReadsSince(t0);
     if (calls.available()) CHECK(reads == 1);
     CHECK(clock.sleeps() == std::vector<int64_t>{70000, 70000});
-    const std::vector<TraceEvent> preads = Named(tracer, "pread");
+    const std::vector<TraceEvent> preads = EventsNamed(tracer, "pread");
     REQUIRE(preads.size() == 2);
     CHECK(preads[1].ret == 42);
     CHECK(*(*f)->Seek(-42, SEEK_END) == 1048992);
-    const std::vector<TraceEvent> seeks = Named(tracer, kSeekCallName);
+    const std::vector<TraceEvent> seeks = EventsNamed(tracer, kSeekCallName);
     REQUIRE(seeks.size() == 1);
     CHECK(seeks[0].ret == 1048992);
   }
@@ -251,12 +242,12 @@ TEST_CASE("FileWrapper and slow forward ReadSomeAt as one request of the file th
     auto f = stdio->Open(path, OpenMode::kRead);
     REQUIRE(f.ok());
     CHECK(*(*f)->ReadSomeAt(1048992, 4096, buf.data()) == 42);
-    const std::vector<TraceEvent> freads = Named(tracer, "fread");
+    const std::vector<TraceEvent> freads = EventsNamed(tracer, "fread");
     REQUIRE(freads.size() == 1);
     CHECK(freads[0].ret == 42);
     CHECK_FALSE((*f)->DescriptorSeeks());  // reads are fseeko + fread: the offset is computed
     CHECK(*(*f)->Seek(-42, SEEK_END) == 1048992);
-    CHECK(Named(tracer, kSeekCallName).empty());
+    CHECK(EventsNamed(tracer, kSeekCallName).empty());
   }
 }
 

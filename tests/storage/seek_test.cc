@@ -10,25 +10,14 @@
 #include <vector>
 
 #include "dlio/storage.h"
+#include "file_events.h"
 #include "test_util.h"
 
 namespace dlio {
 namespace {
 
 std::vector<TraceEvent> Seeks(const MemoryTracer& tracer) {
-  std::vector<TraceEvent> out;
-  for (const TraceEvent& e : tracer.Events()) {
-    if (std::string(e.name) == kSeekCallName) out.push_back(e);
-  }
-  return out;
-}
-
-void Write(Storage* storage, const std::string& path, size_t n) {
-  auto f = storage->Open(path, OpenMode::kWrite);
-  REQUIRE(f.ok());
-  const std::vector<uint8_t> data(n, 5);
-  REQUIRE((*f)->WriteAt(0, data.data(), n).ok());
-  REQUIRE((*f)->Close().ok());
+  return testing::EventsNamed(tracer, kSeekCallName);
 }
 
 TEST_CASE("File::Seek on posix: one lseek per call, traced with the offset asked") {
@@ -37,7 +26,7 @@ TEST_CASE("File::Seek on posix: one lseek per call, traced with the offset asked
   auto storage = NewPosixStorage(StorageOptions{});
   storage->Bind(SystemClock(), &tracer);
   const std::string path = tmp / "f.bin";
-  Write(storage.get(), path, 20000);
+  testing::WriteFileBytes(storage.get(), path, 20000, 5);
   auto f = storage->Open(path, OpenMode::kRead);
   REQUIRE(f.ok());
   CHECK(*(*f)->Seek(0, SEEK_CUR) == 0);
@@ -69,7 +58,7 @@ TEST_CASE("File::Seek without a descriptor: the offset computed, no request trac
   MemoryTracer tracer;
   auto storage = NewMemoryStorage();
   storage->Bind(SystemClock(), &tracer);
-  Write(storage.get(), "/m/f.bin", 300);
+  testing::WriteFileBytes(storage.get(), "/m/f.bin", 300, 5);
   auto f = storage->Open("/m/f.bin", OpenMode::kRead);
   REQUIRE(f.ok());
   CHECK(*(*f)->Seek(100, SEEK_SET) == 100);
