@@ -38,8 +38,9 @@ Status ValidatePtConfig(const WorkloadConfig& config);
 Status ValidateWebdatasetConfig(const WorkloadConfig& config);
 std::unique_ptr<Format> NewRawFormat();
 
-// npz writer with the ZIP64 records forced even for small files (numpy and zipfile read both),
-// so tests can exercise the ZIP64 paths without 4 GiB files.
+// npz writer: members with a zip64 extra in their local headers, as np.savez writes them; with
+// `force_zip64` the central directory's ZIP64 fields and end records too, even for small files
+// (numpy and zipfile read both), so tests can exercise the ZIP64 paths without 4 GiB files.
 Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
                 const FormatOptions& options, bool force_zip64);
 

@@ -383,6 +383,10 @@ Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
   const uint64_t n = spec.sample_sizes.size();
   DLIO_ASSIGN_OR_RETURN(const uint64_t record, UniformSampleSize(spec, path, "npz"));
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));
+  // np.savez opens each member with force_zip64=True: a zip64 extra field in every local header
+  // (which zipfile reads, with a tell, on each open of the member); `force_zip64` asks the same
+  // of the central directory and end records.
+  constexpr bool kLocalZip64 = true;
   auto write_all = [&]() -> Status {
     std::vector<ZipMember> members;
     const WrittenArray array = ArrayToWrite(options, n, record);
@@ -390,9 +394,9 @@ Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
     const uint64_t x_size = x_header.size() + n * record;
     auto x_written =
         deflate && CompressibleMember(options)
-            ? WriteRatioMember(file.get(), "x.npy", x_header, x_size, spec, options, force_zip64)
+            ? WriteRatioMember(file.get(), "x.npy", x_header, x_size, spec, options, kLocalZip64)
             : WriteZipMember(
-                  file.get(), 0, "x.npy", x_size, deflate, options.compression_level, force_zip64,
+                  file.get(), 0, "x.npy", x_size, deflate, options.compression_level, kLocalZip64,
                   [&](const auto& sink) -> Status {
                     DLIO_RETURN_NOT_OK(
                         sink(reinterpret_cast<const uint8_t*>(x_header.data()), x_header.size()));
@@ -407,7 +411,7 @@ Status WriteNpz(Storage* storage, const std::string& path, const FileSpec& spec,
     DLIO_ASSIGN_OR_RETURN(
         ZipMember ym,
         WriteZipMember(file.get(), y_offset, "y.npy", y.size(), deflate, options.compression_level,
-                       force_zip64, [&](const auto& sink) -> Status {
+                       kLocalZip64, [&](const auto& sink) -> Status {
                          return sink(reinterpret_cast<const uint8_t*>(y.data()), y.size());
                        }));
     members.push_back(ym);
