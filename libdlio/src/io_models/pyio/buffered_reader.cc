@@ -23,10 +23,7 @@ uint64_t HostBlockSize(Storage* storage, const File& file) {
 }
 
 BufferedReader::BufferedReader(File* file, size_t buffer_size)
-    : file_(file),
-      buffer_size_(std::max<size_t>(1, buffer_size)),
-      buffer_mask_((buffer_size_ & (buffer_size_ - 1)) == 0 ? buffer_size_ - 1 : 0),
-      buffer_(buffer_size_) {
+    : BufferedReader(file, buffer_size, /*resume_at=*/0) {
   (void)RawTell();  // _buffered_init's _buffered_raw_tell; CPython clears its error
 }
 
