@@ -382,6 +382,14 @@ TEST_CASE("capabilities: the format, storage and pipeline named check the keys t
         "members need distinct names)");
   CHECK_THAT(validate({wds, "dataset.webdataset_members=a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q"}),
              Catch::Contains("17 extensions") && Catch::Contains("at most 16"));
+  // npz's members per np.load: names, read by the numpy model.
+  CHECK(validate({"reader.npz_members=x, y"}).empty());
+  CHECK(validate({"reader.npz_members=x,,y"}) == "reader.npz_members: name 2 of \"x,,y\" is empty");
+  CHECK(validate({"reader.npz_members=x,y", "reader.io_model=native"}) ==
+        "reader.npz_members applies to reader.io_model numpy (npz's default under auto); "
+        "reader.io_model is native");
+  CHECK_THAT(validate({"dataset.format=npy", "reader.npz_members=x"}),
+             Catch::StartsWith("reader.npz_members applies to dataset.format 'npz'"));
   // Chunks of a chosen compression ratio: hdf5's, gzip without shuffle, whole-sample chunks.
   CHECK_THAT(validate({"dataset.format=npy", "dataset.compression_ratio=4"}),
              Catch::StartsWith("dataset.compression_ratio applies to dataset.format 'hdf5"));

@@ -93,3 +93,7 @@ target_compile_definitions(zipfile_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:
 dlio_add_test(pt_format_test SOURCES io_models/pt_format_test.cc PROPERTIES TIMEOUT 300)
 add_dependencies(pt_format_test dlio_preload)
 target_compile_definitions(pt_format_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# reader.npz_members: several members per np.load, against numpy under the interposer.
+dlio_add_test(npz_members_test SOURCES io_models/npz_members_test.cc)
+add_dependencies(npz_members_test dlio_preload)
+target_compile_definitions(npz_members_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

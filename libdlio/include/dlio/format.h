@@ -264,6 +264,9 @@ struct FormatCapabilities {
   // shard (Sharding::kShard), each shard read in order, and shuffled only through an in-memory
   // buffer after the reads (AdaptSamplerToFormat in dlio/loop.h).
   bool shard_streams = false;
+  // A file is an archive of named arrays a load may read several of (npz: reader.npz_members);
+  // config validation refuses that key with another format.
+  bool member_loads = false;
   // A record is uint8 pixels whatever dataset.record_element_type says (jpeg, png: DLIO resets
   // the element type of images to uint8), so a record of dataset.record_dims holds one byte per
   // element (ApplyFormatRecordShapes, dlio/registries.h).

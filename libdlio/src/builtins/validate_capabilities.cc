@@ -8,6 +8,7 @@
 #include "dlio/config.h"
 #include "dlio/registries.h"
 #include "format/hdf5/hdf5_options.h"
+#include "format/npy_options.h"
 #include "format/sized_deflate.h"
 #include "format/webdataset/webdataset_options.h"
 #include "io_models/io_model_table.h"
@@ -126,6 +127,13 @@ Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
       return FormatDeclares(name, registries).shard_streams;
     });
     return Status::InvalidArgument("dataset.webdataset_members applies to dataset.format '" + able +
+                                   "' only, got '" + d.format + "'");
+  }
+  if (!NpyOf(d.formats).npz_members.empty() && !format.member_loads) {
+    const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
+      return FormatDeclares(name, registries).member_loads;
+    });
+    return Status::InvalidArgument("reader.npz_members applies to dataset.format '" + able +
                                    "' only, got '" + d.format + "'");
   }
   if (format.datasets_per_record && hdf5.num_dsets > 1) {

@@ -140,7 +140,8 @@ void AddHdf5ChunkKeys(std::vector<KeySpec>* table);
 void AddHdf5Keys(std::vector<KeySpec>* table);
 void AddHdf5RecordKeys(std::vector<KeySpec>* table);
 void AddHdf5ReaderKeys(std::vector<KeySpec>* table);
-void AddNpyKeys(std::vector<KeySpec>* table);  // format/npy_keys.cc: dataset.sample_layout
+void AddNpyKeys(std::vector<KeySpec>* table);        // format/npy_keys.cc: dataset.sample_layout
+void AddNpzReaderKeys(std::vector<KeySpec>* table);  // format/npy_keys.cc: reader.npz_members
 // format/tfrecord/tfrecord_keys.cc: dataset.write_index, reader.use_index (Reader)
 void AddTfrecordKeys(std::vector<KeySpec>* table);
 void AddTfrecordReaderKeys(std::vector<KeySpec>* table);
@@ -150,7 +151,8 @@ Status ValidateHdf5Keys(const WorkloadConfig& c);
 // dataset.compression_ratio's needs under hdf5 (gzip, chunks of whole samples, one sample size)
 // and npz (gzip): the formats' registry entries check them when the config names the format.
 Status ValidateHdf5CompressionRatio(const WorkloadConfig& c);
-Status ValidateNpzCompressionRatio(const WorkloadConfig& c);  // format/npy_keys.cc
+// format/npy_keys.cc: npz's compression ratio (above), and reader.npz_members' names and model.
+Status ValidateNpzConfig(const WorkloadConfig& c);
 // dataset.hdf5.num_dset_per_record, for the record shape rules (config_shapes.cc).
 uint64_t Hdf5DatasetsPerRecord(const WorkloadConfig& c);
 void AddCsvKeys(std::vector<KeySpec>* table);  // format/csv/csv_keys.cc: csv_header

@@ -136,6 +136,7 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
   // The pyio I/O model's own keys (io_models/pyio_keys.cc).
   AddPyioKeys(t);
   AddWebdatasetReaderKeys(t);  // format/webdataset/webdataset_keys.cc
+  AddNpzReaderKeys(t);         // format/npy_keys.cc
   add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),
            "what a framework io_model costs the client (docs/io_models.md): none = the "
            "model's exact requests (sizes, offsets, order, opens, concurrency) read into dlio's "

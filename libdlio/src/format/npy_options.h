@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "dlio/config_enums.h"
 #include "dlio/option_sections.h"
@@ -24,6 +26,11 @@ struct NpyOptions {
   // (later samples are a memcpy); larger ones are re-inflated from a forward-moving stream. No
   // key sets it (tests do).
   uint64_t inflate_cache_bytes = 256ull << 20;
+  // npz under reader.io_model numpy (reader.npz_members): the members each np.load reads, in
+  // order, comma-separated, as `z = np.load(path); x = z['x']; y = z['y']` does ("x,y"); the
+  // sample's array is its member's (x.npy, else the first .npy member, else the first), which
+  // must be named. Empty: the sample's member only, as the Python DLIO's np.load(path)['x'].
+  std::string npz_members;
 };
 
 // The npy/npz section of `sections` (FormatOptions::formats, DatasetConfig::formats), or the
@@ -32,6 +39,24 @@ inline const NpyOptions& NpyOf(const OptionSections& sections) {
   static const NpyOptions kDefaults;
   const NpyOptions* set = sections.Find<NpyOptions>();
   return set != nullptr ? *set : kDefaults;
+}
+
+// reader.npz_members as a list: the comma-separated names, blanks around each dropped (an empty
+// setting: none; an empty name stays, for the key's check to refuse).
+inline std::vector<std::string> NpzMemberNames(const NpyOptions& o) {
+  std::vector<std::string> names;
+  if (o.npz_members.find_first_not_of(" \t") == std::string::npos) return names;
+  size_t start = 0;
+  for (;;) {
+    const size_t comma = o.npz_members.find(',', start);
+    std::string name =
+        o.npz_members.substr(start, comma == std::string::npos ? comma : comma - start);
+    const size_t first = name.find_first_not_of(" \t");
+    const size_t last = name.find_last_not_of(" \t");
+    names.push_back(first == std::string::npos ? "" : name.substr(first, last - first + 1));
+    if (comma == std::string::npos) return names;
+    start = comma + 1;
+  }
 }
 
 }  // namespace dlio

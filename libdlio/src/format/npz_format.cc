@@ -131,7 +131,7 @@ class NpzReader final : public FormatReader {
            ",\"sample_member\":" + JsonString(m_.name) + ",\"dtype\":" + JsonString(h_.descr) +
            ",\"shape\":" + h_.ShapeJson() + ArraySamplesJson(s_, labels_) +
            ",\"zip64\":" + (dir_.zip64 ? "true" : "false") + ",\"members\":[" + members + "]" +
-           StoredJson() + ProblemsJson(problems_) + "}";
+           StoredJson() + MembersReadJson() + ProblemsJson(problems_) + "}";
   }
 
  private:
@@ -143,6 +143,22 @@ class NpzReader final : public FormatReader {
     return out + ",\"compression\":\"gzip\",\"compressed_units\":{\"count\":1,\"bytes\":" +
            std::to_string(m_.uncompressed_size) +
            ",\"stored_mean\":" + std::to_string(m_.compressed_size) + ",\"stored_stdev\":0}";
+  }
+
+  // The reader.npz_members values `dlio-run fit` tries on an archive of several members
+  // ("reader_variants"): the sample's member only (the default), every member in the
+  // directory's order, and the sample's member first, then the others in that order.
+  std::string MembersReadJson() const {
+    if (dir_.members.size() < 2) return "";
+    std::string all, sample_first = m_.name;
+    for (const ZipMember& m : dir_.members) {
+      if (m.name.find(',') != std::string::npos) return "";  // a name the key cannot list
+      all += (all.empty() ? "" : ",") + m.name;
+      if (m.name != m_.name) sample_first += "," + m.name;
+    }
+    std::string values = "\"\"," + JsonString(all);
+    if (sample_first != all) values += "," + JsonString(sample_first);
+    return ",\"reader_variants\":{\"reader.npz_members\":[" + values + "]}";
   }
 
   // Inflates the whole member once (the cache path); requires mu_.
@@ -280,6 +296,7 @@ class NpzFormat final : public Format {
     c.io_models = {IoModel::kNumpy};
     c.streams_samples = true;
     c.compression_ratio = true;
+    c.member_loads = true;
     return c;
   }
   std::vector<IoModel> reader_models() const override { return readers_.models(); }
@@ -296,13 +313,14 @@ class NpzFormat final : public Format {
 
  private:
   // reader.io_model numpy: the first np.load of the file (its member chosen from zipfile's
-  // directory as PickMember does) gives the sample count and layout; the native reader is opened
-  // only for inspect.
+  // directory as PickMember does; with reader.npz_members, the members it names read in turn)
+  // gives the sample count and layout; the native reader is opened only for inspect.
   static Result<std::unique_ptr<FormatReader>> OpenNumpyModel(Storage* storage,
                                                               const std::string& path,
                                                               const FormatOptions& options) {
     NumpyModelSpec spec = NumpyModelSpecFor(storage, path, options);
     spec.buffers.check_crc = options.verify;
+    spec.buffers.npz_members = NpzMemberNames(NpyOf(options.formats));  // reader.npz_members
     return OpenNumpyModelReader(std::move(spec), options, [storage, path, options] {
       return OpenNative(storage, path, options);
     });

@@ -38,11 +38,11 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
   DLIO_RETURN_NOT_OK(Add(formats, "npy", "NumPy .npy array; a sample is a first-axis slice",
                          "transfer_size, odirect", &NewNpyFormat, Hints({"npy"}, {"\x93NUMPY"}),
                          nullptr, {"dataset.sample_layout"}));  // npy_keys.cc
-  DLIO_RETURN_NOT_OK(Add(
-      formats, "npz", "NumPy .npz (zip of x.npy samples + y.npy labels), stored or deflated",
-      "compression, compression_level, transfer_size, odirect", &NewNpzFormat,
-      Hints({"npz"}, {"PK\x03\x04", "PK\x05\x06"}), &config_internal::ValidateNpzCompressionRatio,
-      {"dataset.sample_layout"}));  // npy_keys.cc
+  DLIO_RETURN_NOT_OK(
+      Add(formats, "npz", "NumPy .npz (zip of x.npy samples + y.npy labels), stored or deflated",
+          "compression, compression_level, transfer_size, odirect", &NewNpzFormat,
+          Hints({"npz"}, {"PK\x03\x04", "PK\x05\x06"}), &config_internal::ValidateNpzConfig,
+          {"dataset.sample_layout", "reader.npz_members"}));  // npy_keys.cc
   DLIO_RETURN_NOT_OK(Add(formats, "indexed_binary",
                          "raw samples + <file>.off.idx/.sz.idx uint64 indexes (dlrm)",
                          "transfer_size, odirect", &NewIndexedBinaryFormat,

@@ -180,46 +180,46 @@ Result<ArrayTarget> TargetFor(const ArrayTargetFor& choose, const NpyHeader& h) 
   return t;
 }
 
-// NpzFile(fid)[key]; the array's bytes where `into` chooses when it is given (NumpyLoadInto).
-Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, bool check_crc,
-                                  const ArrayTargetFor* into) {
-  DLIO_ASSIGN_OR_RETURN(ZipFile zip, ZipFile::Read(fid));
-  const ZipInfo* info = nullptr;
-  if (key.empty()) {
-    std::vector<std::string> names;
-    for (const ZipInfo& m : zip.infolist()) names.push_back(m.filename);
-    if (names.empty())
-      return Status::Corruption(fid->file()->path(), ": npz archive has no members");
-    info = &zip.infolist()[PickSampleMember(names)];
-  } else {
-    info = zip.GetInfo(key);
-    if (info == nullptr) info = zip.GetInfo(key + ".npy");
+// The member NpzFile[key] names (`key` with or without ".npy"), PickSampleMember's for an empty
+// key; nullptr when there is none.
+const ZipInfo* FindMember(const ZipFile& zip, const std::string& key) {
+  if (!key.empty()) {
+    const ZipInfo* info = zip.GetInfo(key);
+    return info != nullptr ? info : zip.GetInfo(key + ".npy");
   }
-  const std::string where =
-      fid->file()->path() + " member '" + (info != nullptr ? info->filename : key) + "'";
-  if (info == nullptr) return Status::NotFound(where, ": is not a file in the archive");
+  std::vector<std::string> names;
+  for (const ZipInfo& m : zip.infolist()) names.push_back(m.filename);
+  return names.empty() ? nullptr : &zip.infolist()[PickSampleMember(names)];
+}
+
+// NpzFile[name] of the member `info` of the open archive: the member opened for its magic and
+// closed, opened again for read_array; the bytes where `into` chooses when it is given
+// (NumpyLoadInto).
+Result<LoadedArray> LoadMember(BufferedReader* fid, ZipFile* zip, const ZipInfo& info,
+                               bool check_crc, const ArrayTargetFor* into) {
+  const std::string where = fid->file()->path() + " member '" + info.filename + "'";
   // Without the client costs (`into`) only a deflated member's CRC-32 is computed, and only to
   // be checked, as the native reader checks it (reader.verify_checksums).
-  const bool compute_crc = into == nullptr || (check_crc && info->compress_type != 0);
+  const bool compute_crc = into == nullptr || (check_crc && info.compress_type != 0);
   {
-    DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc, compute_crc));
+    DLIO_ASSIGN_OR_RETURN(auto member, zip->Open(info, check_crc, compute_crc));
     std::vector<uint8_t> magic;
     DLIO_RETURN_NOT_OK(member->Read(kMagicPrefix, &magic));
     if (magic.size() != kMagicPrefix || std::memcmp(magic.data(), kNpyMagic, kMagicPrefix) != 0) {
       return Status::Unimplemented(where, ": not an npy array (np.load returns its bytes)");
     }
   }
-  DLIO_ASSIGN_OR_RETURN(auto member, zip.Open(*info, check_crc, compute_crc));
+  DLIO_ASSIGN_OR_RETURN(auto member, zip->Open(info, check_crc, compute_crc));
   const PyRead read = [&](size_t n, std::vector<uint8_t>* out) { return member->Read(n, out); };
   LoadedArray a;
-  a.member = info->filename;
+  a.member = info.filename;
   DLIO_ASSIGN_OR_RETURN(a.header, ReadArrayHeader(read, where));
   // Bounds before anything is allocated from the header (np.load would fail reading).
-  if (a.header.data_bytes > info->file_size ||
-      (info->compress_type != 0 && info->file_size / kMaxDeflateRatio > info->compress_size + 1)) {
+  if (a.header.data_bytes > info.file_size ||
+      (info.compress_type != 0 && info.file_size / kMaxDeflateRatio > info.compress_size + 1)) {
     return Status::Corruption(where, ": npy header claims ", a.header.data_bytes,
-                              " data bytes; the member holds ", info->file_size,
-                              " uncompressed bytes from ", info->compress_size, " compressed ones");
+                              " data bytes; the member holds ", info.file_size,
+                              " uncompressed bytes from ", info.compress_size, " compressed ones");
   }
   if (into != nullptr) {
     DLIO_ASSIGN_OR_RETURN(ArrayTarget target, TargetFor(*into, a.header));
@@ -227,8 +227,60 @@ Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key, b
   } else {
     DLIO_RETURN_NOT_OK(ReadArrayPieces(member.get(), a.header, where, &a.data));
   }
-  DLIO_ASSIGN_OR_RETURN(a.file_bytes, fid->FileSize());  // cached by zipfile's seek to the end
   return a;
+}
+
+// The members buffers.npz_members names, in order, each one found in `zip` (NotFound naming the
+// file and the name otherwise), `sample` among them (InvalidArgument otherwise). Empty: `sample`.
+Result<std::vector<const ZipInfo*>> MembersRead(const ZipFile& zip, const ZipInfo* sample,
+                                                const NumpyBuffers& buffers,
+                                                const std::string& path) {
+  if (buffers.npz_members.empty()) return std::vector<const ZipInfo*>{sample};
+  std::vector<const ZipInfo*> members;
+  for (const std::string& name : buffers.npz_members) {
+    const ZipInfo* info = name.empty() ? nullptr : FindMember(zip, name);
+    if (info == nullptr) {
+      return Status::NotFound(path, ": reader.npz_members names '", name,
+                              "', which is not a member of the archive");
+    }
+    members.push_back(info);
+  }
+  if (std::find(members.begin(), members.end(), sample) == members.end()) {
+    return Status::InvalidArgument(path, ": reader.npz_members does not name the member holding ",
+                                   "the samples, '", sample->filename, "'");
+  }
+  return members;
+}
+
+// z = NpzFile(fid), then z[name] for each member read (MembersRead); the array of the key's
+// member (its first read; the bytes where `into` chooses when it is given), the others dropped.
+Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key,
+                                  const NumpyBuffers& buffers, const ArrayTargetFor* into) {
+  DLIO_ASSIGN_OR_RETURN(ZipFile zip, ZipFile::Read(fid));
+  const std::string& path = fid->file()->path();
+  if (key.empty() && zip.infolist().empty()) {
+    return Status::Corruption(path, ": npz archive has no members");
+  }
+  const ZipInfo* sample = FindMember(zip, key);
+  if (sample == nullptr) {
+    return Status::NotFound(path, " member '", key, "': is not a file in the archive");
+  }
+  DLIO_ASSIGN_OR_RETURN(const std::vector<const ZipInfo*> members,
+                        MembersRead(zip, sample, buffers, path));
+  std::optional<LoadedArray> kept;
+  AlignedBuffer dropped;  // the others' bytes, without the client costs
+  const ArrayTargetFor into_dropped = [&dropped](const NpyHeader&, ArrayTarget* t) {
+    t->array = &dropped;
+    return Status::OK();
+  };
+  for (const ZipInfo* info : members) {
+    const bool keep = info == sample && !kept.has_value();
+    const ArrayTargetFor* target = into == nullptr ? nullptr : keep ? into : &into_dropped;
+    DLIO_ASSIGN_OR_RETURN(LoadedArray a, LoadMember(fid, &zip, *info, buffers.check_crc, target));
+    if (keep) kept = std::move(a);
+  }
+  DLIO_ASSIGN_OR_RETURN(kept->file_bytes, fid->FileSize());  // cached by zipfile's seek to the end
+  return std::move(*kept);
 }
 
 // read_array(fid) of an .npy: the header through Python's buffer, the data by numpy.fromfile on a
@@ -303,7 +355,7 @@ Result<LoadedArray> Load(File* file, const std::string& key, const NumpyBuffers&
   DLIO_RETURN_NOT_OK(fid.Seek(-static_cast<int64_t>(got), 1).status());
   if (got >= 4 &&
       (std::memcmp(magic, "PK\x03\x04", 4) == 0 || std::memcmp(magic, "PK\x05\x06", 4) == 0)) {
-    return LoadNpzMember(&fid, key, buffers.check_crc, into);
+    return LoadNpzMember(&fid, key, buffers, into);
   }
   if (got == kMagicPrefix && std::memcmp(magic, kNpyMagic, kMagicPrefix) == 0) {
     return LoadNpy(&fid, buffers.stdio, into);

@@ -33,6 +33,10 @@ struct NumpyBuffers {
   // A member's CRC-32 is always computed (zipfile's CPU time); false only stops a mismatch from
   // failing the load (reader.verify_checksums: false).
   bool check_crc = true;
+  // npz (reader.npz_members): the members the load reads, in order, as `z = np.load(path)` then
+  // z[name] for each (the archive's directory read once); the array returned is the key's
+  // member's, which must be among them; the others are read and dropped. Empty: the key's only.
+  std::vector<std::string> npz_members;
 };
 
 // An array's bytes as numpy holds them: allocated, not cleared, so that their pages fault in
