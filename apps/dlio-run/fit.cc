@@ -6,15 +6,21 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
+#include "dlio/clock.h"
 #include "dlio/config.h"
 #include "dlio/config_enums.h"
 #include "dlio/format.h"
+#include "dlio/loop.h"
+#include "dlio/profile.h"
 #include "dlio/profile_fit.h"
 #include "dlio/registries.h"
 #include "dlio/storage.h"
+#include "dlio/tracer.h"
 #include "exit_codes.h"
 #include "trace_cli.h"
 
@@ -74,6 +80,44 @@ void StoredLayout(const nlohmann::json& described, dlio::DataFileInfo* info) {
   }
 }
 
+// The calls, in order, that opening `path` with `format` makes (one load, for the formats whose
+// readers load a file at open: npz under the numpy model) with the reader key `key` set to
+// `value`, through a posix storage of its own under a MemoryTracer: a read as its offset, an
+// lseek as DataFileInfo::kLoadSeek.
+dlio::Result<std::vector<int64_t>> LoadCalls(const dlio::Format& format, const std::string& path,
+                                             const std::string& key, const std::string& value) {
+  dlio::WorkloadConfig config;
+  if (!value.empty()) DLIO_RETURN_NOT_OK(dlio::ApplyOverride(&config, key + "=" + value));
+  dlio::MemoryTracer tracer;
+  auto storage = dlio::NewPosixStorage({});
+  storage->Bind(dlio::SystemClock(), &tracer);
+  DLIO_RETURN_NOT_OK(format.Open(storage.get(), path, dlio::FormatOptionsFor(config)).status());
+  std::vector<int64_t> calls;
+  for (const dlio::TraceEvent& e : tracer.Events()) {
+    if (e.file_id < 0) continue;
+    const dlio::OpKind kind = dlio::OpKindOfCall(e.name);
+    if (kind == dlio::OpKind::kSeek) calls.push_back(dlio::DataFileInfo::kLoadSeek);
+    if (kind == dlio::OpKind::kRead) calls.push_back(e.offset);
+  }
+  return calls;
+}
+
+// Each value of the reader keys a reader's description offers ("reader_variants": npz's
+// reader.npz_members), with the reads one load under it makes (a value that fails is left out).
+void ReadVariants(const nlohmann::json& described, const dlio::Format& format,
+                  const std::string& path, dlio::DataFileInfo* info) {
+  const auto variants = described.find("reader_variants");
+  if (variants == described.end() || !variants->is_object()) return;
+  for (const auto& [key, values] : variants->items()) {
+    if (!values.is_array()) continue;
+    for (const auto& value : values) {
+      if (!value.is_string()) continue;
+      auto calls = LoadCalls(format, path, key, value.get<std::string>());
+      if (calls.ok()) info->read_variants.push_back({key, value.get<std::string>(), *calls});
+    }
+  }
+}
+
 // The data file as dlio's readers see it: format (suffix and magic bytes), size, sample sizes.
 dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio::Storage* storage,
                                        const std::string& path) {
@@ -110,7 +154,10 @@ dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio:
     if (i < n) info.sample_sizes.push_back(static_cast<int64_t>(bytes));
     info.data_bytes += static_cast<int64_t>(bytes);
   }
-  if (described.is_object()) StoredLayout(described, &info);
+  if (described.is_object()) {
+    StoredLayout(described, &info);
+    ReadVariants(described, *format, path, &info);
+  }
   return info;
 }
 

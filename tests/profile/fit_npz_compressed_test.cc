@@ -24,8 +24,10 @@ constexpr int kFiles = 64;
 
 std::string Path(int f) { return "/d/fields/f_" + std::to_string(10'000 + f) + ".npz"; }
 
-// One np.load(path)['x'] as numpy 1.24 issues it, `stall` us inside (a busy host, an inflate).
-int64_t Load(ProfileTrace* t, int32_t pid, int f, int64_t now, int64_t stall) {
+// One np.load(path)['x'] as numpy 1.24 issues it, `stall` us inside (a busy host, an inflate);
+// with `tells`, that many lseeks after the array (another member's header and array read from
+// Python's buffer: only zipfile's tells reach the file).
+int64_t Load(ProfileTrace* t, int32_t pid, int f, int64_t now, int64_t stall, int tells = 0) {
   const std::string p = Path(f);
   AddEvent(t, pid, pid, "open64", now, 2, p);
   AddEvent(t, pid, pid, "read", now + 5, 3, p, 0, 4096, 4096);  // the magic, then the end records
@@ -42,18 +44,19 @@ int64_t Load(ProfileTrace* t, int32_t pid, int f, int64_t now, int64_t stall) {
       now += 30;
     }
   }
+  for (int k = 0; k < tells; ++k) AddEvent(t, pid, pid, "lseek64", now++, 1, p, 0, -1, 0);
   AddEvent(t, pid, pid, "close", now, 1, p);
   return now + 10;
 }
 
 // Two passes, two workers forked per pass, batch 8, a 3 ms step; every fifth load stalls 4 ms.
-ProfileTrace Loads() {
+ProfileTrace Loads(int tells = 0) {
   ProfileTrace t;
   int64_t now = 1'000'000;
   for (int pass = 0; pass < 2; ++pass) {
     for (int k = 0; k < kFiles; ++k) {
       const int32_t pid = 100 + 10 * pass + (k / 8) % 2;
-      now = Load(&t, pid, (k * 37 + pass * 11) % kFiles, now, k % 5 == 0 ? 4'000 : 0);
+      now = Load(&t, pid, (k * 37 + pass * 11) % kFiles, now, k % 5 == 0 ? 4'000 : 0, tells);
       if (k % 8 == 7) now += 3'000;
     }
     now += 40'000;
@@ -89,6 +92,49 @@ TEST_CASE("fit: np.load of a compressed npz that jumps, re-reads and stalls is o
   CHECK(Value(r, "dataset.compression") == "gzip");
   CHECK(Value(r, "dataset.compression_ratio") == "4.7240");  // 65664 / 13900
   CHECK(Value(r, "dataset.compression_ratio_stdev") == "0.0000");
+}
+
+// The calls of one Load with `tells`, in order (a read as its offset, an lseek as kLoadSeek),
+// its reads from the member on shifted by `shift` (another member list reads elsewhere).
+std::vector<int64_t> LoadCalls(int tells, int64_t shift = 0) {
+  ProfileTrace one;
+  Load(&one, 1, 0, 0, 0, tells);
+  std::vector<int64_t> calls;
+  for (size_t i = 0; i < one.kind.size(); ++i) {
+    if (one.kind[i] == OpKind::kRead) calls.push_back(one.offset[i] + (i > 6 ? shift : 0));
+    if (one.kind[i] == OpKind::kSeek) calls.push_back(DataFileInfo::kLoadSeek);
+  }
+  return calls;
+}
+
+// The probe's loads of a file under each reader.npz_members value it tried.
+FitOptions WithVariants(std::vector<std::pair<std::string, std::vector<int64_t>>> variants) {
+  DataFileInfo info = DeflatedMembers().probe("").value();
+  for (auto& [value, offsets] : variants) {
+    info.read_variants.push_back({"reader.npz_members", value, std::move(offsets)});
+  }
+  return fit_test::ProbingAs(std::move(info));
+}
+
+TEST_CASE("fit: the npz members a load reads are the probe's load whose calls the trace's match") {
+  // The traced loads make the calls of the probe's load of x and y: both members, in that order.
+  FitResult r = Fit(Loads(), WithVariants({{"", LoadCalls(0, 4096)},
+                                           {"x.npy,y.npy", LoadCalls(0)},
+                                           {"y.npy,x.npy", LoadCalls(0, -64)}}));
+  CHECK(Value(r, "reader.npz_members") == "x.npy,y.npy");
+  const FitEntry* e = r.Find("reader.npz_members");
+  REQUIRE(e != nullptr);
+  CHECK(e->reason.rfind("128 of the 128 traced loads of 64 probed files make", 0) == 0);
+  // y read from Python's buffer: the same reads as x alone, told apart by zipfile's 8 tells.
+  r = Fit(Loads(8), WithVariants({{"", LoadCalls(0)}, {"x.npy,y.npy", LoadCalls(8)}}));
+  CHECK(Value(r, "reader.npz_members") == "x.npy,y.npy");
+  // They match the default's (the sample's member only): nothing to set.
+  r = Fit(Loads(), WithVariants({{"", LoadCalls(0)}, {"x.npy,y.npy", LoadCalls(8)}}));
+  CHECK(Value(r, "reader.npz_members") == "(missing)");
+  // They match none: the default stays.
+  r = Fit(Loads(), WithVariants({{"", LoadCalls(0, 8192)}, {"x.npy,y.npy", LoadCalls(0, 4096)}}));
+  CHECK(Value(r, "reader.npz_members") == "(missing)");
+  CHECK(Value(r, "dataset.num_samples_per_file") == "1");  // the rest of the fit unchanged
 }
 
 TEST_CASE("fit: 4 KiB records of a file kept open, none read twice, stay one sample each") {

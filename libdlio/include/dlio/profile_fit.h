@@ -76,6 +76,17 @@ struct DataFileInfo {
   // The file holds its own name (a reader description's "stores_file_name": pt, whose torch.save
   // zip names its records after the file's stem): the emulation's names should be as long.
   bool stores_file_name = false;
+  // Values of a reader key that change the requests one load of the file makes (a reader
+  // description's "reader_variants": npz's reader.npz_members), each with the calls such a load
+  // makes, in order, as the probe's own load made them (a read as its offset, an lseek as
+  // kLoadSeek: a member's reads may all come from Python's buffer, its tells never do); fit sets
+  // the value whose calls the program's loads of the file match.
+  static constexpr int64_t kLoadSeek = -2;
+  struct ReadVariant {
+    std::string key, value;
+    std::vector<int64_t> calls;
+  };
+  std::vector<ReadVariant> read_variants;
 };
 
 // Looks at a data file named by the trace. Called once per distinct data file (at most

@@ -30,6 +30,8 @@ struct ThreadFileState {
   // Since the last open: the accesses begun, the byte ranges read, whether one was read again.
   std::vector<int32_t> session;
   std::vector<std::pair<int64_t, int64_t>> ranges;
+  std::vector<int64_t> calls;  // its reads' offsets and its lseeks, in order (DataFile::loads)
+  bool from_open = false;      // the session began with an open
   bool reread = false;
 };
 
@@ -67,9 +69,28 @@ void FoldSessionLoad(int64_t extent, ThreadFileState* s, std::vector<Access>* ac
   }
 }
 
+// At a close: the calls of a session that began with an open, as one load of the file, for the
+// first kKeptLoads such sessions of each file.
+constexpr size_t kKeptLoads = 16;
+void KeepLoad(const ThreadFileState& s, DataFile* file) {
+  if (!s.from_open || s.calls.empty() || s.calls.size() >= kMaxLoadReads ||
+      file->loads.size() >= kKeptLoads) {
+    return;
+  }
+  file->loads.push_back(s.calls);
+}
+
+// Notes call `i` of the session of `s` (DataFile::loads).
+void NoteSessionCall(const ProfileTrace& t, size_t i, ThreadFileState* s) {
+  if (s->calls.size() >= kMaxLoadReads) return;
+  if (t.kind[i] == OpKind::kSeek) s->calls.push_back(DataFileInfo::kLoadSeek);
+  if (t.kind[i] == OpKind::kRead && t.offset[i] >= 0) s->calls.push_back(t.offset[i]);
+}
+
 void ResetSession(ThreadFileState* s) {
   s->session.clear();
   s->ranges.clear();
+  s->calls.clear();
   s->reread = false;
 }
 
@@ -356,6 +377,7 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
   std::unordered_map<std::string, int32_t> index_of;
   for (size_t f = 0; f < view->files.size(); ++f) {
     index_of[view->files[f].path] = static_cast<int32_t>(f);
+    view->files[f].loads.clear();
   }
   std::unordered_map<int32_t, int32_t> file_of;
   for (size_t i : view->data_events) {
@@ -380,12 +402,15 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
     if (t.kind[i] == OpKind::kOpen || t.kind[i] == OpKind::kClose) {
       if (t.kind[i] == OpKind::kClose) {
         FoldSessionLoad(view->files[static_cast<size_t>(file)].extent, &s, &view->accesses);
+        KeepLoad(s, &view->files[static_cast<size_t>(file)]);
       }
       ResetSession(&s);
+      s.from_open = t.kind[i] == OpKind::kOpen;
       s.access = -1;
       s.opened = t.kind[i] == OpKind::kOpen;
       continue;
     }
+    NoteSessionCall(t, i, &s);
     if (t.kind[i] != OpKind::kRead) continue;
     const int64_t size = profile::TransferredBytes(t, i);  // a read at the end of the file gets 0
     const std::optional<Mark>& mark = marks[static_cast<size_t>(file)];

@@ -429,6 +429,7 @@ void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& o
   if (!FitStoredChunks(view, out)) FitChunking(trace, view, out);
   FitCompressionRatio(view, out);
   FitWriterKeys(view, out);
+  FitReadVariants(view, out);
 }
 
 void Set(FitResult* out, std::string key, std::string value, FitConfidence c, std::string reason) {

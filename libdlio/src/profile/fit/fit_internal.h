@@ -47,6 +47,10 @@ struct DataFile {
   DataFileInfo info;    // what the probe told
   int64_t opens = 0, reads = 0, bytes_read = 0;
   int64_t items = 0;  // application events naming it (dlio's ai.data.item: one per sample)
+  // The calls of its first sessions (one thread, open to close), in order: what one load of the
+  // file makes, a read as its offset, an lseek as DataFileInfo::kLoadSeek (fit_access.cc;
+  // matched by FitReadVariants).
+  std::vector<std::vector<int64_t>> loads;
 };
 
 // One sample read: a run of one thread's reads of one data file (see docs/profiling.md).
@@ -343,6 +347,10 @@ void FitCompressionRatio(const View& view, FitResult* out);
 // The keys the probed files' descriptions say their format's writer needs (DataFileInfo::
 // writer_keys), where every probed file gives the same value (fit_chunks.cc).
 void FitWriterKeys(const View& view, FitResult* out);
+// The reader keys whose value the traced loads of the probed files match (DataFile::loads against
+// DataFileInfo::read_variants), where one value matches most loads and is not the key's default
+// (fit_variants.cc).
+void FitReadVariants(const View& view, FitResult* out);
 // reader.batch_size (fit_batch.cc): of a loader that streams whole shards (WebDataset over
 // tarfile), from the bytes a worker streams between pauses (false when not such a loader or no
 // pause stands out); else from DataLoader workers' pauses, threads that step after every read, the
