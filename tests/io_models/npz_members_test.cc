@@ -23,17 +23,13 @@ namespace {
 
 using io_model_test::BuiltinFormat;
 using io_model_test::DlioRun;
-using io_model_test::KindFilter;
+using io_model_test::kOpensReadsSeeks;
 using io_model_test::ReadWithDlio;
 using io_model_test::Request;
 using io_model_test::RequestsOf;
 using io_model_test::ToString;
 using io_model_test::TracePythonProgram;
 using testing::TempDir;
-
-// Opens, reads and lseeks: the rows compared (the loop closes an archive only when `z` is
-// rebound, after the next file's open, and FileIO's fstat at open is the open's own in dlio).
-const KindFilter kOpensReadsSeeks{{OpKind::kOpen, OpKind::kRead, OpKind::kSeek}};
 
 // numpy's files: four first-axis samples of x with labels y, stored and deflated, members in
 // either order, one x of several pieces (np.load reads a member 256 KiB at a time).

@@ -3,7 +3,7 @@
 dlio_add_test(request_log_test SOURCES io_models/request_log_test.cc)
 add_dependencies(request_log_test dlio_preload)
 target_compile_definitions(request_log_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
-dlio_add_test(numpy_test SOURCES io_models/numpy_test.cc)
+dlio_add_test(numpy_test SOURCES io_models/numpy_test.cc io_models/numpy_strace_test.cc)
 add_dependencies(numpy_test dlio_preload)
 target_compile_definitions(numpy_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
 dlio_add_test(mmap_test SOURCES io_models/mmap_test.cc PROPERTIES SKIP_RETURN_CODE 77)
