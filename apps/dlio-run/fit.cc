@@ -28,6 +28,8 @@ namespace dlio_run {
 namespace {
 
 constexpr uint64_t kMaxProbedSamples = uint64_t{1} << 16;  // sizes read per probed file
+// Probed files loaded once per reader variant (ReadVariants): each costs a few whole loads.
+constexpr int kMaxVariantFiles = 4;
 
 int FitFail(const std::string& message, int code) {
   std::fprintf(stderr, "dlio-run: error: fit: %s\n", message.c_str());
@@ -118,9 +120,10 @@ void ReadVariants(const nlohmann::json& described, const dlio::Format& format,
   }
 }
 
-// The data file as dlio's readers see it: format (suffix and magic bytes), size, sample sizes.
+// The data file as dlio's readers see it: format (suffix and magic bytes), size, sample sizes;
+// while `variant_files` is above 0, its reader variants too (one file less).
 dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio::Storage* storage,
-                                       const std::string& path) {
+                                       const std::string& path, int* variant_files) {
   dlio::DataFileInfo info;
   std::error_code ec;
   const auto size = std::filesystem::file_size(path, ec);
@@ -156,7 +159,10 @@ dlio::Result<dlio::DataFileInfo> Probe(const dlio::Registries& registries, dlio:
   }
   if (described.is_object()) {
     StoredLayout(described, &info);
-    ReadVariants(described, *format, path, &info);
+    if (*variant_files > 0) {
+      ReadVariants(described, *format, path, &info);
+      if (!info.read_variants.empty()) --*variant_files;
+    }
   }
   return info;
 }
@@ -237,7 +243,9 @@ int RunFit(const FitCommandOptions& options) {
   fit.ignore_paths = std::move(ignore).value();
   fit.ignore_scratch_files = !options.keep_scratch_files;
   if (!options.no_probe) {
-    fit.probe = [&](const std::string& path) { return Probe(registries, storage.get(), path); };
+    fit.probe = [&, variant_files = kMaxVariantFiles](const std::string& path) mutable {
+      return Probe(registries, storage.get(), path, &variant_files);
+    };
     fit.read_file = [&](const std::string& path, uint64_t offset, uint64_t n) {
       return ReadRange(storage.get(), path, offset, n);
     };
