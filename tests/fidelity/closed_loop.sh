@@ -15,7 +15,8 @@
 # emulation's reads, writes, bytes read or bytes written differ from the real run's by more than
 # that fraction of the real run's.
 # With EXPECT_CLIENT_COSTS=framework (or none) it fails when the fitted reader.client_costs is
-# another (none: the key left commented out, dlio's default). With REQUIRE_MODULES="numpy torch
+# another (none: the key left commented out, dlio's default); with EXPECT_FIT="TEXT" when no line
+# of fit.yaml holds TEXT (a key fit must find: 'npz_members: "x.npy,y.npy"'). With REQUIRE_MODULES="numpy torch
 # ..." it exits 77 (skipped) when PYTHON cannot import one of them. With REPLACE_WORKDIR=1 an existing WORKDIR that an earlier run of this script made (it
 # holds .closed_loop) is removed first; any other existing WORKDIR is still refused.
 # With SELF_COMPARE=1 the real program is profiled a second time (real2/, after the emulation) and
@@ -152,6 +153,10 @@ if [[ -z $config ]]; then
       echo "$0: fit chose reader.client_costs ${fitted:-none}, expected $EXPECT_CLIENT_COSTS" >&2
       exit 1
     fi
+  fi
+  if [[ -n ${EXPECT_FIT:-} ]] && ! grep -qF -- "$EXPECT_FIT" "$config"; then
+    echo "$0: fit.yaml has no line holding '$EXPECT_FIT'" >&2
+    exit 1
   fi
   if [[ ${FIT_ONLY:-0} == 1 ]]; then
     echo "$config"

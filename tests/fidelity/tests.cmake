@@ -46,8 +46,13 @@ dlio_add_closed_loop(jsonl_text 0.9 0.1 "" none)
 # zlib streams of those lengths, dataset.compression_ratio).
 dlio_add_closed_loop(h5_gzip_chunks 0.9 0.1 "numpy h5py torch" none)
 # np.savez_compressed per sample, np.load in DataLoader workers (fit: a load that jumps to the end
-# records and re-reads the member is one sample; members deflated to the files' ratio).
+# records and re-reads the member is one sample; members deflated to the files' ratio; x and y
+# read per load, told by zipfile's tells: reader.npz_members, as for torch_npz_loader).
 dlio_add_closed_loop(npz_compressed 0.9 0.1 "numpy torch" none)
+foreach(program npz_compressed torch_npz_loader)
+  set_property(TEST fidelity:${program} APPEND PROPERTY ENVIRONMENT
+               "EXPECT_FIT=npz_members: \"x.npy,y.npy\"")
+endforeach()
 # Random access into one tar, tarfile.open once per DataLoader worker and extractfile(name).read()
 # per sample (fit: io_model tarfile_index, read by worker processes of their own as each loads its
 # own member index, reader.loader pytorch_workers; one .bin member per sample; tarfile's
