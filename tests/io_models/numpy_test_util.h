@@ -2,9 +2,6 @@
 // Python loops that load them, and dlio's requests for the same loads under a MemoryTracer.
 #pragma once
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <filesystem>
@@ -16,6 +13,7 @@
 #include "dlio/storage.h"
 #include "dlio_reads.h"
 #include "format/npy_options.h"
+#include "read_calls.h"
 #include "request_log.h"
 #include "test_util.h"
 
@@ -24,6 +22,7 @@ namespace dlio::numpy_test {
 using io_model_test::KindFilter;
 using io_model_test::Request;
 using io_model_test::RequestsOf;
+using testing::ReadCalls;
 using testing::TempDir;
 
 // Rows compared besides opens, reads and lseeks (io_model_test::kOpensReadsSeeks): opens and
@@ -76,30 +75,6 @@ for p in sys.argv[2:]:
             a = np.load(p)
         s = a[..., i % a.shape[-1]] if a.ndim > 1 else a
 )";
-
-// Read system calls made by this thread so far (-1 where the kernel does not count them).
-class ReadCalls {
- public:
-  ReadCalls() : fd_(::open("/proc/thread-self/io", O_RDONLY)) {}
-  ~ReadCalls() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int64_t Now() {
-    char buf[512] = {};
-    if (fd_ < 0 || ::pread(fd_, buf, sizeof(buf) - 1, 0) <= 0) return -1;
-    const std::string s(buf);
-    const size_t at = s.find("syscr: ");
-    return at == std::string::npos ? -1 : std::stoll(s.substr(at + 7));
-  }
-  // Reads since `before` (a Now()), without Now's own; -1 when not counted.
-  int64_t Since(int64_t before) {
-    const int64_t now = Now();
-    return before < 0 || now < 0 ? -1 : now - before - 1;
-  }
-
- private:
-  int fd_;
-};
 
 struct Files {
   std::string data;

@@ -4,9 +4,6 @@
 // File::ReadTwoAt: two adjacent ranges into two buffers, one request (a preadv) on posix and two
 // elsewhere. The read(2) calls are counted from /proc/thread-self/io (syscr), which every pread
 // and preadv increments.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <catch2/catch.hpp>
 #include <memory>
 #include <string>
@@ -17,36 +14,15 @@
 #include "dlio/storage_wrapper.h"
 #include "fake_clock.h"
 #include "file_events.h"
+#include "read_calls.h"
 #include "storage/slow_options.h"
 #include "test_util.h"
 
 namespace dlio {
 namespace {
 
-// Read system calls made by this thread so far (-1 when the kernel does not say). Each call
-// costs one pread of its own, which ReadsSince subtracts.
-class ReadCalls {
- public:
-  ReadCalls() : fd_(::open("/proc/thread-self/io", O_RDONLY)) {}
-  ~ReadCalls() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  bool available() { return fd_ >= 0 && Now() >= 0; }
-  int64_t Now() {
-    char buf[512] = {};
-    if (fd_ < 0 || ::pread(fd_, buf, sizeof(buf) - 1, 0) <= 0) return -1;
-    const std::string s(buf);
-    const size_t at = s.find("syscr: ");
-    return at == std::string::npos ? -1 : std::stoll(s.substr(at + 7));
-  }
-  // Read calls between `before` (a Now()) and now, without this call's own.
-  int64_t ReadsSince(int64_t before) { return Now() - before - 1; }
-
- private:
-  int fd_;
-};
-
 using testing::EventsNamed;
+using testing::ReadCalls;
 
 void WriteBytes(Storage* storage, const std::string& path, size_t n) {
   testing::WriteFileBytes(storage, path, n, 7);
@@ -66,7 +42,7 @@ TEST_CASE("posix ReadSomeAt: one pread, short at the end of the file, traced and
   const IoStats before = storage->stats();
   const int64_t t0 = calls.Now();
   auto got = (*f)->ReadSomeAt(1048992, 4096, buf.data());
-  const int64_t some_calls = calls.ReadsSince(t0);
+  const int64_t some_calls = calls.Since(t0);
   REQUIRE(got.ok());
   CHECK(*got == 42);
   CHECK(buf[0] == 7);
@@ -84,7 +60,7 @@ TEST_CASE("posix ReadSomeAt: one pread, short at the end of the file, traced and
   // ReadAt keeps reading to n or the end: the same short read costs two preads.
   const int64_t t1 = calls.Now();
   CHECK(*(*f)->ReadAt(1048992, 4096, buf.data()) == 42);
-  CHECK(calls.ReadsSince(t1) == 2);
+  CHECK(calls.Since(t1) == 2);
 }
 
 // Bytes i * 7 + 3 (mod 256) at offset i.
@@ -118,7 +94,7 @@ TEST_CASE("posix ReadTwoAt: one preadv of both ranges, traced and counted once, 
   const IoStats before = storage->stats();
   const int64_t t0 = calls.Now();
   auto got = (*f)->ReadTwoAt(1000, 5000, a.data(), 3000, b.data());
-  const int64_t two_calls = calls.ReadsSince(t0);
+  const int64_t two_calls = calls.Since(t0);
   REQUIRE(got.ok());
   CHECK(*got == 8000);
   CHECK(HoldsPattern(a, 5000, 1000));
@@ -198,7 +174,7 @@ TEST_CASE("FileWrapper and slow forward ReadSomeAt as one request of the file th
     REQUIRE(*(*f)->ReadSomeAt(0, 1, buf.data()) == 1);  // the tracer's first event reads too
     const int64_t t0 = calls.Now();
     CHECK(*(*f)->ReadSomeAt(1048992, 4096, buf.data()) == 42);
-    const int64_t reads = calls.ReadsSince(t0);
+    const int64_t reads = calls.Since(t0);
     if (calls.available()) CHECK(reads == 1);
     CHECK(inner_ptr->stats().read_ops == 2);  // reached the inner file's ReadSomeAt
     CHECK(wrapper.stats().read_bytes == 43);
@@ -224,7 +200,7 @@ TEST_CASE("FileWrapper and slow forward ReadSomeAt as one request of the file th
     REQUIRE(*(*f)->ReadSomeAt(0, 1, buf.data()) == 1);  // the tracer's first event reads too
     const int64_t t0 = calls.Now();
     CHECK(*(*f)->ReadSomeAt(1048992, 4096, buf.data()) == 42);
-    const int64_t reads = calls.ReadsSince(t0);
+    const int64_t reads = calls.Since(t0);
     if (calls.available()) CHECK(reads == 1);
     CHECK(clock.sleeps() == std::vector<int64_t>{70000, 70000});
     const std::vector<TraceEvent> preads = EventsNamed(tracer, "pread");

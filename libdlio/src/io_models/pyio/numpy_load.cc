@@ -231,11 +231,10 @@ Result<LoadedArray> LoadMember(BufferedReader* fid, ZipFile* zip, const ZipInfo&
 }
 
 // The members buffers.npz_members names, in order, each one found in `zip` (NotFound naming the
-// file and the name otherwise), `sample` among them (InvalidArgument otherwise). Empty: `sample`.
+// file and the name otherwise), `sample` among them (InvalidArgument otherwise).
 Result<std::vector<const ZipInfo*>> MembersRead(const ZipFile& zip, const ZipInfo* sample,
                                                 const NumpyBuffers& buffers,
                                                 const std::string& path) {
-  if (buffers.npz_members.empty()) return std::vector<const ZipInfo*>{sample};
   std::vector<const ZipInfo*> members;
   for (const std::string& name : buffers.npz_members) {
     const ZipInfo* info = name.empty() ? nullptr : FindMember(zip, name);
@@ -252,8 +251,29 @@ Result<std::vector<const ZipInfo*>> MembersRead(const ZipFile& zip, const ZipInf
   return members;
 }
 
-// z = NpzFile(fid), then z[name] for each member read (MembersRead); the array of the key's
-// member (its first read; the bytes where `into` chooses when it is given), the others dropped.
+// z[name] for each member buffers.npz_members names (MembersRead): the array of `sample`'s first
+// read (its bytes where `into` chooses when it is given), the others read and dropped.
+Result<LoadedArray> LoadListedMembers(BufferedReader* fid, ZipFile* zip, const ZipInfo* sample,
+                                      const NumpyBuffers& buffers, const ArrayTargetFor* into) {
+  DLIO_ASSIGN_OR_RETURN(const std::vector<const ZipInfo*> members,
+                        MembersRead(*zip, sample, buffers, fid->file()->path()));
+  std::optional<LoadedArray> kept;
+  AlignedBuffer dropped;  // the others' bytes, without the client costs
+  const ArrayTargetFor into_dropped = [&dropped](const NpyHeader&, ArrayTarget* t) {
+    t->array = &dropped;
+    return Status::OK();
+  };
+  for (const ZipInfo* info : members) {
+    const bool keep = info == sample && !kept.has_value();
+    const ArrayTargetFor* target = into == nullptr ? nullptr : keep ? into : &into_dropped;
+    DLIO_ASSIGN_OR_RETURN(LoadedArray a, LoadMember(fid, zip, *info, buffers.check_crc, target));
+    if (keep) kept = std::move(a);
+  }
+  return std::move(*kept);
+}
+
+// z = NpzFile(fid), then z[key] (the key's member only, the default), or each member
+// buffers.npz_members names (LoadListedMembers).
 Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key,
                                   const NumpyBuffers& buffers, const ArrayTargetFor* into) {
   DLIO_ASSIGN_OR_RETURN(ZipFile zip, ZipFile::Read(fid));
@@ -265,22 +285,11 @@ Result<LoadedArray> LoadNpzMember(BufferedReader* fid, const std::string& key,
   if (sample == nullptr) {
     return Status::NotFound(path, " member '", key, "': is not a file in the archive");
   }
-  DLIO_ASSIGN_OR_RETURN(const std::vector<const ZipInfo*> members,
-                        MembersRead(zip, sample, buffers, path));
-  std::optional<LoadedArray> kept;
-  AlignedBuffer dropped;  // the others' bytes, without the client costs
-  const ArrayTargetFor into_dropped = [&dropped](const NpyHeader&, ArrayTarget* t) {
-    t->array = &dropped;
-    return Status::OK();
-  };
-  for (const ZipInfo* info : members) {
-    const bool keep = info == sample && !kept.has_value();
-    const ArrayTargetFor* target = into == nullptr ? nullptr : keep ? into : &into_dropped;
-    DLIO_ASSIGN_OR_RETURN(LoadedArray a, LoadMember(fid, &zip, *info, buffers.check_crc, target));
-    if (keep) kept = std::move(a);
-  }
-  DLIO_ASSIGN_OR_RETURN(kept->file_bytes, fid->FileSize());  // cached by zipfile's seek to the end
-  return std::move(*kept);
+  DLIO_ASSIGN_OR_RETURN(LoadedArray a, buffers.npz_members.empty()
+                                           ? LoadMember(fid, &zip, *sample, buffers.check_crc, into)
+                                           : LoadListedMembers(fid, &zip, sample, buffers, into));
+  DLIO_ASSIGN_OR_RETURN(a.file_bytes, fid->FileSize());  // cached by zipfile's seek to the end
+  return a;
 }
 
 // read_array(fid) of an .npy: the header through Python's buffer, the data by numpy.fromfile on a

@@ -5,6 +5,7 @@
 // them, call for call. The value most loads match is set, unless it is the key's default (an empty
 // value).
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,9 +36,9 @@ std::map<std::string, Votes> CountVotes(const View& view) {
   std::map<std::string, Votes> votes;
   for (const DataFile& f : view.files) {
     if (!f.probed || f.loads.empty()) continue;
-    std::map<std::string, bool> keys;
-    for (const DataFileInfo::ReadVariant& v : f.info.read_variants) keys[v.key] = true;
-    for (const auto& [key, unused] : keys) {
+    std::set<std::string> keys;
+    for (const DataFileInfo::ReadVariant& v : f.info.read_variants) keys.insert(v.key);
+    for (const std::string& key : keys) {
       Votes& k = votes[key];
       ++k.files;
       for (const std::vector<int64_t>& load : f.loads) {
