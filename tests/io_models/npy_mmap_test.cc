@@ -39,7 +39,7 @@ for path in sys.argv[1:]:
 )";
 
 const KindFilter kCalls{
-    {OpKind::kOpen, OpKind::kStat, OpKind::kRead, OpKind::kClose, OpKind::kMmap}};
+    {OpKind::kOpen, OpKind::kStat, OpKind::kRead, OpKind::kSeek, OpKind::kClose, OpKind::kMmap}};
 
 TEST_CASE("npy mmap model: np.load(mmap_mode='r') opens, reads and maps as numpy does",
           "[io_models][mmap]") {
@@ -82,7 +82,8 @@ TEST_CASE("npy mmap model: np.load(mmap_mode='r') opens, reads and maps as numpy
   }
   INFO("Python:\n" << ToString(python) << "dlio:\n" << ToString(dlio.requests));
   // Per file: three opens (np.load's, open_memmap's, numpy.memmap's), each with its fstat, a
-  // 4 KiB fill in each of the first two, mmap's fstat, the whole file mapped, two closes.
+  // 4 KiB fill in each of the first two, the buffers' lseeks and tell()s, memmap's seek to the
+  // end and tell(), mmap's fstat, the whole file mapped, two closes.
   CHECK(python.size() == without_dup.size() + 2);
   CHECK(dlio.requests == without_dup);
   REQUIRE(dlio.samples.size() == 64 + 3);

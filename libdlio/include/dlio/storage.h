@@ -150,9 +150,10 @@ class File {
   Result<uint64_t> Seek(int64_t offset, int whence);
   // Whether Seek issues a request (a descriptor's lseek, traced); false by default.
   virtual bool DescriptorSeeks() const { return false; }
-  // Maps the whole file read-only (traced as kMmapCallName, offset 0, count = the file's size).
-  // The mapping may outlive this File (as mmap outlives the descriptor it was made from) but not
-  // its Storage. Unimplemented naming the storage and the file where files cannot be mapped
+  // Maps the whole file read-only: an fstat of the descriptor for its size (traced "fstat", as
+  // Python's mmap.mmap makes one), then the map (traced as kMmapCallName, offset 0, count = that
+  // size). The mapping may outlive this File (as mmap outlives the descriptor it was made from) but
+  // not its Storage. Unimplemented naming the storage and the file where files cannot be mapped
   // (StorageCapabilities::map_files false: memory, stdio, mpiio, slow).
   Result<std::unique_ptr<FileMapping>> Map();
 
@@ -183,8 +184,11 @@ class File {
   virtual Result<uint64_t> DoSize() = 0;
   virtual Status DoSync() = 0;
   virtual Status DoClose() = 0;
-  // Default: Unimplemented naming the storage and the file.
-  virtual Result<std::unique_ptr<FileMapping>> DoMap();
+  // Map's hooks: the file's size from the descriptor (a kernel fstat, never a cached size), then
+  // the mapping of that many bytes. Default of both: Unimplemented naming the storage and the
+  // file (nothing traced).
+  virtual Result<uint64_t> DoMapSize();
+  virtual Result<std::unique_ptr<FileMapping>> DoMap(uint64_t size);
   // Seek's hook, called with a valid whence. Default: the new offset computed from the last one
   // (SEEK_END: from DoSize), no request.
   virtual Result<uint64_t> DoSeek(int64_t offset, int whence);

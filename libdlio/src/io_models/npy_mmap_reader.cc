@@ -1,5 +1,6 @@
 #include "io_models/npy_mmap_reader.h"
 
+#include <cstdio>
 #include <utility>
 
 #include "dlio/str_cat.h"
@@ -58,7 +59,8 @@ Result<std::unique_ptr<FormatReader>> OpenNpyMmapReader(Storage* storage, const 
   if (got != sizeof magic) {
     return Status::Corruption(path, ": ", got, " bytes, too short for an .npy's magic at offset 0");
   }
-  // open_memmap: the header through a second open file, closed before the mapping.
+  // open_memmap: the header through a second open file, then fp.tell() for the data offset;
+  // closed before the mapping.
   NpyHeader h;
   {
     DLIO_ASSIGN_OR_RETURN(auto second, storage->Open(path, OpenMode::kRead));
@@ -66,15 +68,21 @@ Result<std::unique_ptr<FormatReader>> OpenNpyMmapReader(Storage* storage, const 
     pyio::BufferedReader fp(second.get(),
                             pyio::PythonBufferSize(pyio::HostBlockSize(storage, *second)));
     DLIO_ASSIGN_OR_RETURN(h, pyio::ReadNpyArrayHeader(&fp));
+    DLIO_RETURN_NOT_OK(fp.Tell().status());
     DLIO_RETURN_NOT_OK(second->Close());
   }
-  // numpy.memmap: a third open (FileIO's fstat; its seek to the end is an lseek, no request),
-  // mmap.mmap's own fstat, the whole file mapped (offset 0), the file closed (the mapping keeps
-  // a dup of its descriptor in Python, closed with the mapping: no counterpart here), then
-  // np.load's.
+  // numpy.memmap: a third open (FileIO's fstat, the buffer's lseek), fid.seek(0, 2) and
+  // fid.tell() (two lseeks), mmap.mmap (its fstat, the whole file mapped at offset 0: the data
+  // offset is below the allocation granularity), the file closed (the mapping keeps a dup of its
+  // descriptor in Python, closed with the mapping: no counterpart here), then np.load's.
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
   DLIO_RETURN_NOT_OK(file->Size().status());
-  DLIO_RETURN_NOT_OK(file->Size().status());
+  {
+    pyio::BufferedReader fid(file.get(),
+                             pyio::PythonBufferSize(pyio::HostBlockSize(storage, *file)));
+    DLIO_RETURN_NOT_OK(fid.Seek(0, SEEK_END).status());
+    DLIO_RETURN_NOT_OK(fid.Tell().status());
+  }
   DLIO_ASSIGN_OR_RETURN(auto mapping, file->Map());
   DLIO_RETURN_NOT_OK(file->Close());
   DLIO_RETURN_NOT_OK(outer->Close());

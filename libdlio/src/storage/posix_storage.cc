@@ -216,10 +216,13 @@ class PosixFile final : public File {
     return Errno("lseek", path());
   }
 
-  Result<std::unique_ptr<FileMapping>> DoMap() override {
+  Result<uint64_t> DoMapSize() override {
     struct stat st;
     if (::fstat(fd_, &st) != 0) return Errno("fstat", path());
-    const auto size = static_cast<uint64_t>(st.st_size);
+    return static_cast<uint64_t>(st.st_size);
+  }
+
+  Result<std::unique_ptr<FileMapping>> DoMap(uint64_t size) override {
     if (size == 0) return std::unique_ptr<FileMapping>(new PosixMapping(path(), nullptr, 0));
     void* p = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd_, 0);
     if (p == MAP_FAILED) return Errno("mmap", path());

@@ -186,17 +186,24 @@ Status File::Close() {
   return st;
 }
 
-Result<std::unique_ptr<FileMapping>> File::DoMap() {
+Result<uint64_t> File::DoMapSize() {
   const std::string storage = sink_.storage_name != nullptr ? *sink_.storage_name : "this";
   return Status::Unimplemented("mmap ", path_, ": the ", storage,
                                " storage cannot map files (reader.io_model mmap needs a "
                                "storage with map_files, e.g. posix)");
 }
 
+Result<std::unique_ptr<FileMapping>> File::DoMap(uint64_t) { return DoMapSize().status(); }
+
 Result<std::unique_ptr<FileMapping>> File::Map() {
   if (closed_) return Status::FailedPrecondition("mmap " + path_ + ": file is closed");
+  CallTrace s(sink_, "fstat");
+  Result<uint64_t> size = DoMapSize();
+  if (!size.ok() && size.status().code() == StatusCode::kUnimplemented) return size.status();
+  s.Done(file_id_, -1, -1, size.ok() ? 0 : -1);
+  DLIO_RETURN_NOT_OK(size.status());
   CallTrace t(sink_, kMmapCallName);
-  Result<std::unique_ptr<FileMapping>> r = DoMap();
+  Result<std::unique_ptr<FileMapping>> r = DoMap(*size);
   if (!r.ok()) {
     t.Done(file_id_, 0, -1, -1);
     return r;
