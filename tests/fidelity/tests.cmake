@@ -82,6 +82,12 @@ dlio_add_closed_loop(torch_pt_samples 0.9 0.1 "torch" none)
 foreach(program zip_members json_annotations csv_index_files torch_pt_samples)
   set_property(TEST fidelity:${program} APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05")
 endforeach()
+# Rows of one .npy through np.load(mmap_mode='r') once per DataLoader worker (fit: io_model mmap
+# in worker processes of their own, each mapping the file; the epochs from the generations of
+# workers, as the rows leave no reads). Requests within 5%.
+dlio_add_closed_loop(npy_mmap_rows 0.9 0.1 "numpy torch" none)
+set_property(TEST fidelity:npy_mmap_rows APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05")
+set_property(TEST fidelity:npy_mmap_rows APPEND PROPERTY ENVIRONMENT "EXPECT_FIT=epochs: 2")
 # Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
 # scored at the kernel level.
 dlio_add_closed_loop(npy_image_mask 0.9 0.1 "numpy torch" framework)

@@ -477,6 +477,8 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
   DropFolded(&view->accesses);
   // Accesses are created in event order, which is start order.
   AssignPasses(t, view);
+  view->mapped = MappedReads(t, *view);
+  if (view->mapped) AssignMappedPasses(t, view);
   const std::vector<int64_t> epoch_starts = EpochStarts(t, view->noise);
   view->app_epoch_events = static_cast<int64_t>(epoch_starts.size());
   if (!epoch_starts.empty()) {
@@ -531,9 +533,9 @@ void CollectSteps(const ProfileTrace& t, const FitOptions& options, View* view) 
     return;
   }
   // No compute events: the pauses between bursts of sample reads, by their period (where they
-  // fall), else by a threshold on their length.
+  // fall), else by a threshold on their length; none where the samples leave no reads (mapped).
   const auto& acc = view->accesses;
-  if (acc.empty()) return;
+  if (acc.empty() || view->mapped) return;
   const std::vector<int64_t> delays = TimelineDelays(view->run_delays, acc);
   const std::vector<int64_t> gaps = TimelineGaps(acc, delays);
   // In several processes (DataLoader workers) a pause of the merged timeline is no consumer's:

@@ -273,6 +273,12 @@ void FitPeriodBatch(const View& view, const ModelGuess& model, FitResult* out) {
 }  // namespace
 
 void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
+  if (view.mapped && !view.steps_from_compute) {
+    Unset(out, "reader.batch_size", "1",
+          "no compute events, and the data is read through mappings: its rows come in as page "
+          "faults, which leave no reads to count a batch by");
+    return;
+  }
   if (!view.steps_from_compute &&
       (FitWorkerBatch(view, model, out) || FitThreadBatch(view, model, out))) {
     return;

@@ -260,6 +260,7 @@ double ProbedMeanSize(const View& view) {
 // chunk-sized crops of an hdf5 volume beside a small table the probe took for the samples): the
 // samples are those pieces. True when it set the entries.
 bool FitPieces(const ProfileTrace& t, const View& view, FitResult* out) {
+  if (view.mapped) return false;  // touched runs of a mapping: the kernel's pages, not reads
   if (WholeFileAccesses(view) * 10 >= static_cast<int64_t>(view.accesses.size()) * 8) {
     return false;  // whole files: a loader's fixed-size reads of them, not pieces
   }

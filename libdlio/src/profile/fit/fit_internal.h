@@ -176,6 +176,10 @@ struct View {
   int32_t epochs = 1;
   bool epochs_from_events = false;  // application epoch events gave `epochs`
   bool passes_per_rank = false;     // each rank's own passes gave `epochs` (AssignPasses)
+  // The data is read through mappings (MappedReads): its samples leave no reads; `epochs` then
+  // comes from the mappings, for this reason (AssignMappedPasses).
+  bool mapped = false;
+  std::string mapped_passes;
   int64_t app_epoch_events = 0;
   std::vector<Step> steps;  // by start time
   bool steps_from_compute = false;
@@ -301,6 +305,16 @@ void MarkProbes(std::vector<Access>* accesses);
 void FoldDirectoryReads(const View& view, const std::vector<int64_t>& first_offset,
                         std::vector<Access>* accesses);
 void CollectSteps(const ProfileTrace& trace, const FitOptions& options, View* view);
+// fit_mapped.cc. Whether most bytes read of the data files are pages a mapping took in
+// (mmap.touched runs: np.load(mmap_mode='r'), np.memmap), whose rows leave no read.
+bool MappedReads(const ProfileTrace& trace, const View& view);
+// The passes of mapped data, told by its mappings rather than by samples read again (np.load's
+// three opens re-read the header; a process's touched pages cannot show how often it read them):
+// when the reading processes come in generations of equal size, each starting after the last
+// ended (DataLoader workers forked per epoch), a pass per generation; else as many as the most
+// mappings of one data file in one process. Sets the accesses' epochs, view->epochs and
+// view->mapped_passes.
+void AssignMappedPasses(const ProfileTrace& trace, View* view);
 // One rank's passes taken from the whole run's (`whole`, all ranks): a rank that reads another
 // shard each epoch never reads a sample twice in a run, so its own reads cannot show its passes.
 // Kept when the rank's trace has application epoch events, or its own passes are as many.

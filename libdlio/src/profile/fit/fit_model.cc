@@ -187,7 +187,13 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
   whole = WholeFileAccesses(view);
   const int64_t n = static_cast<int64_t>(view.accesses.size());
   auto most = [n](int64_t k) { return n > 0 && k * 10 >= n * 8; };
-  if (mmaps > 0) return {"mmap", FitConfidence::kHigh, StrCat(mmaps, " mmap calls on data files")};
+  if (mmaps > 0) {
+    // Each process maps the files it reads on its own: worker processes, not threads sharing one
+    // mapping.
+    ModelGuess g{"mmap", FitConfidence::kHigh, StrCat(mmaps, " mmap calls on data files")};
+    g.per_process_state = true;
+    return g;
+  }
   const auto [common, share] = CommonLargeRead(t, view);
   // Each rule is a model's request signature, asked only of a format that declares the model.
   auto declares = [&](const char* model) {

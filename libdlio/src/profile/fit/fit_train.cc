@@ -64,6 +64,9 @@ void FitTrain(const View& view, FitResult* out) {
   if (view.epochs_from_events) {
     Set(out, "train.epochs", std::to_string(view.epochs), FitConfidence::kHigh,
         StrCat(view.epochs, " application epoch events"));
+  } else if (!view.mapped_passes.empty()) {
+    Set(out, "train.epochs", std::to_string(view.epochs), FitConfidence::kMedium,
+        view.mapped_passes);
   } else {
     Set(out, "train.epochs", std::to_string(view.epochs), FitConfidence::kMedium,
         StrCat(view.epochs, " pass", view.epochs == 1 ? "" : "es",
@@ -77,7 +80,10 @@ void FitTrain(const View& view, FitResult* out) {
     run_delay_us += s.run_delay_us;
   }
   if (times.empty()) {
-    Unset(out, "train.computation_time", "0", "no compute events and no pauses between reads");
+    Unset(out, "train.computation_time", "0",
+          view.mapped ? "no compute events, and the data is read through mappings: its rows "
+                        "come in as page faults, which leave no pauses between reads"
+                      : "no compute events and no pauses between reads");
     return;
   }
   FitStepCap(view, out);

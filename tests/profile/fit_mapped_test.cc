@@ -1,0 +1,119 @@
+// FitTrace on data read through mappings (np.load(mmap_mode='r') in DataLoader workers): the rows
+// come in as page faults, so passes come from the generations of mapping processes, and batch and
+// compute are left at their defaults with the reason.
+#include <catch2/catch.hpp>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "dlio/profile_fit.h"
+#include "profile/analysis_test_util.h"
+#include "profile/fit_test_util.h"
+
+namespace dlio {
+namespace {
+
+using fit_test::Fit;
+using fit_test::Value;
+using testing::AddEvent;
+
+constexpr char kPath[] = "/d/features.npy";
+constexpr int64_t kRows = 2048, kRow = 8192, kHeader = 128;
+constexpr int64_t kFile = kHeader + kRows * kRow;
+
+FitOptions NpyProbe() {
+  DataFileInfo info;
+  info.format = "npy";
+  info.size = kFile;
+  info.samples = kRows;
+  info.sample_sizes.assign(kRows, kRow);
+  info.data_bytes = kRows * kRow;
+  FitOptions options = fit_test::ProbingAs(std::move(info));
+  options.io_model_under_auto = [](const std::string&) { return std::string("numpy"); };
+  return options;
+}
+
+// One np.load(path, mmap_mode='r') in process `pid` at `at` (microseconds) as numpy makes it:
+// np.load's open and magic fill, open_memmap's header, numpy.memmap's open, seek to the end,
+// tell and mapping; then, `life_us` later (the worker's life), the pages it had mapped in: the
+// whole file (large folios) however few rows it copied out.
+void MappedLoad(ProfileTrace* t, int32_t pid, int64_t at, int64_t life_us) {
+  AddEvent(t, pid, pid, "open64", at, 5, kPath, -1, -1, 11);
+  AddEvent(t, pid, pid, "fstat64", at + 6, 1, kPath);
+  AddEvent(t, pid, pid, "lseek64", at + 8, 1, kPath, 0, -1, 0);
+  AddEvent(t, pid, pid, "read", at + 10, 4, kPath, 0, 4096, 4096);
+  AddEvent(t, pid, pid, "open64", at + 20, 5, kPath, -1, -1, 12);
+  AddEvent(t, pid, pid, "fstat64", at + 26, 1, kPath);
+  AddEvent(t, pid, pid, "read", at + 30, 4, kPath, 0, 4096, 4096);
+  AddEvent(t, pid, pid, "close", at + 40, 1, kPath);
+  AddEvent(t, pid, pid, "open64", at + 50, 5, kPath, -1, -1, 12);
+  AddEvent(t, pid, pid, "fstat64", at + 56, 1, kPath);
+  AddEvent(t, pid, pid, "lseek64", at + 58, 1, kPath, 0, -1, kFile);
+  AddEvent(t, pid, pid, "mmap64", at + 60, 3, kPath, 0, kFile, 0);
+  AddEvent(t, pid, pid, "close", at + 70, 1, kPath);
+  AddEvent(t, pid, pid, "close", at + 72, 1, kPath);
+  AddEvent(t, pid, pid, "mmap.touched", at + life_us, 0, kPath, 0, kFile, kFile);
+}
+
+// `generations` of `workers` processes each (pids 100 * g + w), a generation's workers mapping the
+// file 2 ms apart and living 150 ms, the next generation 50 ms after the last one ended.
+ProfileTrace Generations(int generations, const std::vector<int>& workers) {
+  ProfileTrace t;
+  int64_t at = 1'000'000;
+  for (int g = 0; g < generations; ++g) {
+    const int n = workers[static_cast<size_t>(g) % workers.size()];
+    for (int w = 0; w < n; ++w) MappedLoad(&t, 100 * (g + 1) + w, at + w * 2'000, 150'000);
+    at += n * 2'000 + 150'000 + 50'000;
+  }
+  return t;
+}
+
+TEST_CASE("fit: rows of a mapped .npy in workers forked per epoch: a pass per generation") {
+  for (const int generations : {2, 3}) {
+    INFO(generations << " generations");
+    const FitResult r = Fit(Generations(generations, {2}), NpyProbe());
+    CHECK(Value(r, "reader.io_model") == "mmap");
+    // Each worker maps the file itself: worker processes, not threads sharing one mapping.
+    CHECK(Value(r, "reader.loader") == "pytorch_workers");
+    CHECK(Value(r, "reader.persistent_workers") == "false");
+    CHECK(Value(r, "reader.read_threads") == "2");
+    CHECK(Value(r, "train.epochs") == std::to_string(generations));
+    CHECK(r.Find("train.epochs")->reason.find("generations of 2 processes") != std::string::npos);
+    INFO(r.Find("dataset.num_samples_per_file")->reason);
+    CHECK(Value(r, "dataset.num_samples_per_file") == std::to_string(kRows));
+    // The gaps between workers are no steps, and no read counts a batch.
+    CHECK_FALSE(r.Find("reader.batch_size")->inferred);
+    CHECK(r.Find("reader.batch_size")->reason.find("mappings") != std::string::npos);
+    CHECK_FALSE(r.Find("train.computation_time")->inferred);
+    CHECK(r.Find("train.computation_time")->reason.find("mappings") != std::string::npos);
+    CHECK(r.Find("train.total_training_steps") == nullptr);
+  }
+}
+
+TEST_CASE("fit: mapped data in generations of unequal size, or one process, keeps read passes") {
+  // 2 workers, then 1: not a loader's epochs; nothing is taken from the processes.
+  FitResult r = Fit(Generations(2, {2, 1}), NpyProbe());
+  CHECK(Value(r, "reader.io_model") == "mmap");
+  CHECK(r.Find("train.epochs")->reason.find("generations") == std::string::npos);
+  CHECK(Value(r, "train.epochs") == "1");
+  // One process mapping the file once: one pass.
+  ProfileTrace one;
+  MappedLoad(&one, 7, 1'000'000, 300'000);
+  r = Fit(one, NpyProbe());
+  CHECK(Value(r, "reader.io_model") == "mmap");
+  CHECK(Value(r, "train.epochs") == "1");
+  CHECK(r.Find("train.epochs")->reason.find("1 mapping of a data file") != std::string::npos);
+  CHECK_FALSE(r.Find("reader.batch_size")->inferred);
+  // One process mapping it anew each of 3 epochs (the old mapping released after the new one is
+  // made): 3 passes.
+  ProfileTrace three;
+  for (int e = 0; e < 3; ++e) MappedLoad(&three, 7, 1'000'000 + e * 400'000, 500'000);
+  r = Fit(three, NpyProbe());
+  CHECK(Value(r, "train.epochs") == "3");
+  CHECK(r.Find("train.epochs")->reason.find("3 mappings of a data file") != std::string::npos);
+  CHECK(Value(r, "reader.read_threads") == "1");
+}
+
+}  // namespace
+}  // namespace dlio
