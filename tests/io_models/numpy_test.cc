@@ -102,6 +102,15 @@ TEST_CASE("numpy model: a file opened and read per sample costs np.load per samp
     if (IsNpz(name)) {
       CHECK(got == want);
       if (calls >= 0) CHECK(calls == static_cast<int64_t>(ReadRows(want)));
+      // The fstats too: FileIO's at each open, and FileIO.readall's under zipfile's end record.
+      const KindFilter with_stats{{OpKind::kOpen, OpKind::kRead, OpKind::kSeek, OpKind::kStat}};
+      const std::vector<Request> want_stats = OfFile(RequestsOf(real, f.data, with_stats), name);
+      const std::vector<Request> got_stats =
+          DlioFileRequests(f.data, name, IoModel::kNumpy, with_stats, 2, false);
+      INFO("with fstats, np.load:\n" << ToString(want_stats) << "dlio:\n" << ToString(got_stats));
+      CHECK(got_stats == want_stats);
+      CHECK(std::count_if(want_stats.begin(), want_stats.end(),
+                          [](const Request& r) { return r.kind == OpKind::kStat; }) == 4);
     } else {  // the interposer sees fromfile's fread as one row (see the npy case above): the
               // opens and np.load's magic reads must still match, one per load
       auto loads = [](const std::vector<Request>& rows) {

@@ -298,7 +298,7 @@ Result<LoadedArray> LoadNpy(BufferedReader* fid, size_t stdio_buffer, const Arra
   const std::string& where = fid->file()->path();
   LoadedArray a;
   DLIO_ASSIGN_OR_RETURN(a.header, ReadNpyArrayHeader(fid));
-  DLIO_ASSIGN_OR_RETURN(uint64_t size, fid->FileSize());  // FileIO's fstat at open
+  DLIO_ASSIGN_OR_RETURN(uint64_t size, fid->FileSize());  // FileIO's fstat at open (Load)
   const uint64_t header_end = fid->Position();
   if (a.header.data_bytes > size - std::min(size, header_end)) {
     return Status::Corruption(where, ": EOF reading array data, expected ", a.header.data_bytes,
@@ -358,7 +358,11 @@ namespace {
 
 Result<LoadedArray> Load(File* file, const std::string& key, const NumpyBuffers& buffers,
                          const ArrayTargetFor* into) {
+  // open(path, "rb"): FileIO's fstat (on posix the one the open made), then the buffer's lseek. A
+  // read() of the rest (zipfile's end record) makes an fstat of its own, as FileIO.readall does.
+  DLIO_ASSIGN_OR_RETURN(const uint64_t size, file->Size());
   BufferedReader fid(file, buffers.python);
+  fid.SetKnownSize(size);
   uint8_t magic[kMagicPrefix];
   DLIO_ASSIGN_OR_RETURN(size_t got, fid.Read(sizeof(magic), magic));
   DLIO_RETURN_NOT_OK(fid.Seek(-static_cast<int64_t>(got), 1).status());
