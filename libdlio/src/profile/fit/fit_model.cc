@@ -171,6 +171,14 @@ std::optional<ModelGuess> GuessTarfileIndex(const ProfileTrace& t, const View& v
   return g;
 }
 
+// Data mapped by the program: each process maps the files it reads on its own (worker processes,
+// not threads sharing one mapping).
+ModelGuess MmapGuess(int64_t mmaps) {
+  ModelGuess g{"mmap", FitConfidence::kHigh, StrCat(mmaps, " mmap calls on data files")};
+  g.per_process_state = true;
+  return g;
+}
+
 }  // namespace
 
 ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::string& format,
@@ -187,13 +195,7 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
   whole = WholeFileAccesses(view);
   const int64_t n = static_cast<int64_t>(view.accesses.size());
   auto most = [n](int64_t k) { return n > 0 && k * 10 >= n * 8; };
-  if (mmaps > 0) {
-    // Each process maps the files it reads on its own: worker processes, not threads sharing one
-    // mapping.
-    ModelGuess g{"mmap", FitConfidence::kHigh, StrCat(mmaps, " mmap calls on data files")};
-    g.per_process_state = true;
-    return g;
-  }
+  if (mmaps > 0) return MmapGuess(mmaps);
   const auto [common, share] = CommonLargeRead(t, view);
   // Each rule is a model's request signature, asked only of a format that declares the model.
   auto declares = [&](const char* model) {
