@@ -1,7 +1,7 @@
 dlio_add_test(storage_test LIBS dlio_storage dlio_trace dlio_comm
   SOURCES storage/storage_conformance_test.cc storage/posix_storage_test.cc
           storage/slow_storage_test.cc storage/mpiio_serial_test.cc storage/read_some_test.cc
-          storage/fresh_read_pages_test.cc storage/seek_test.cc)
+          storage/fresh_read_pages_test.cc storage/seek_test.cc storage/map_test.cc)
 if(DLIO_WITH_MPI)
   # The conformance suite again, now including mpiio, plus mpiio's own multi-rank tests.
   dlio_add_mpi_test(storage_mpi_test RANKS 1 2 3 4 LIBS dlio_storage dlio_trace dlio_comm
