@@ -49,10 +49,6 @@ std::vector<Span> ProcessSpans(const View& view) {
   return spans;
 }
 
-}  // namespace
-
-namespace {
-
 // Generations of the reading processes: a process that starts after every process of the current
 // generation ended begins the next one (DataLoader workers forked per epoch: an iterator's workers
 // exit before the next epoch's start). Sets the accesses' epochs and returns the reason when there
