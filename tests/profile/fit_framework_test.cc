@@ -328,6 +328,16 @@ TEST_CASE("fit: persistent DataLoader workers: a batch is one worker's burst aft
         std::string::npos);
 }
 
+TEST_CASE("fit: two bursts of DataLoader workers past their first are too few for a batch") {
+  // 20 files: worker 0 reads a third batch in each pass, worker 1 none: 2 bursts past the first
+  // in the run, which a busy host's stalls could make as well (session 33: 1 burst gave batch 4
+  // beside 2 CPU hogs where the quiet run gave 1).
+  const FitResult r = Fit(DataLoaderTrace(20, true));
+  CHECK(Value(r, "reader.io_model") == "pytorch");
+  CHECK_FALSE(r.Find("reader.batch_size")->inferred);
+  CHECK(r.Find("reader.batch_size")->reason.find("only 2 bursts") != std::string::npos);
+}
+
 // The I/O of a program's runtime and launcher beside a DataLoader's (docs/profiling.md, "Runtime
 // and launcher I/O"), one kind at a time: fit must give the workload it gives without it.
 enum class Noise { kTempProbe, kUnknownCall, kLauncherSegment, kCountInMain, kScratchFile };

@@ -130,6 +130,9 @@ std::string PeriodEvidence(const Period& p, std::string_view within) {
 // worker after its first of a pass when at least 80% of them are equal, else, when each worker
 // read a pass in one burst, half that burst (PyTorch's default prefetch_factor of 2 batches).
 // False when the reads are in one process or the bursts are uneven.
+// Bursts past a worker's first that a batch is taken from: fewer are stalls as likely as batches.
+constexpr size_t kMinSteadyBursts = 3;
+
 bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
   const ReadsByPid by_pid = TrainReadsByPid(view);
   if (by_pid.size() < 2) return false;
@@ -146,6 +149,14 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
     return true;
   }
   const WorkerBursts bursts = BurstsPerWorker(view, by_pid, WorkerRuns(view, by_pid));
+  if (!bursts.steady.empty() && bursts.steady.size() < kMinSteadyBursts) {
+    // A burst or two past the first: a busy host's stalls as likely as batches.
+    Unset(out, "reader.batch_size", "1",
+          StrCat("only ", bursts.steady.size(), " burst", bursts.steady.size() == 1 ? "" : "s",
+                 " of a DataLoader worker process past its first of a pass: too few to tell a "
+                 "batch from a stall"));
+    return true;
+  }
   if (!bursts.steady.empty()) {
     const int64_t b = std::max<int64_t>(Median(bursts.steady), 1);
     const auto same = std::count(bursts.steady.begin(), bursts.steady.end(), b);
