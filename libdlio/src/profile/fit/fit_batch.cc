@@ -125,14 +125,15 @@ std::string PeriodEvidence(const Period& p, std::string_view within) {
                              : "");
 }
 
+// Bursts past a worker's first that a batch is taken from: fewer are stalls as likely as batches.
+constexpr size_t kMinSteadyBursts = 3;
+
 // reader.batch_size from DataLoader worker processes, when the reads are in several: the period
 // of each worker's pauses past its first batch of a pass (FindPeriod); else the burst of one
 // worker after its first of a pass when at least 80% of them are equal, else, when each worker
 // read a pass in one burst, half that burst (PyTorch's default prefetch_factor of 2 batches).
-// False when the reads are in one process or the bursts are uneven.
-// Bursts past a worker's first that a batch is taken from: fewer are stalls as likely as batches.
-constexpr size_t kMinSteadyBursts = 3;
-
+// False when the reads are in one process or the bursts are uneven. With fewer than
+// kMinSteadyBursts bursts past the firsts in the run, the batch is left at its default.
 bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
   const ReadsByPid by_pid = TrainReadsByPid(view);
   if (by_pid.size() < 2) return false;
