@@ -16,9 +16,10 @@
 #   benchmarks/fidelity_corpus.sh [BUILD_DIR] [WORKDIR]
 #
 # Environment knobs (defaults in brackets): PROGRAMS [every program in tests/fidelity/programs,
-# that is every .py there with a __main__ block], HOGS [2], PYTHON [/usr/bin/python3]. Each loop's
-# folders stay under WORKDIR [/tmp/dlio-fidelity-corpus]/<program>-<condition>, its stderr beside
-# them in <program>-<condition>.err.
+# that is every .py there with a __main__ block], HOGS [2], PYTHON [/usr/bin/python3],
+# SETTLE_CACHE [0; 1 settles each dataset's page cache before a traced run: closed_loop.sh]. Each
+# loop's folders stay under WORKDIR [/tmp/dlio-fidelity-corpus]/<program>-<condition>, its stderr
+# beside them in <program>-<condition>.err.
 set -euo pipefail
 
 BUILD="${1:-build}"

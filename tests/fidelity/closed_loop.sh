@@ -50,6 +50,12 @@
 # every file kept), the script fails unless the emulation's checkpoint folder
 # (emu-data/checkpoints) holds exactly the names the program's DIR holds (dlio's own dot files
 # aside): the framework's file names, written as it writes them.
+# With SETTLE_CACHE=1, before each traced run its dataset (data/ for the program, emu-data/ for
+# the emulation) is put into one page-cache state by settle_cache.py (written back, dropped, read
+# once as `cat` does): how a file was written decides how its pages are cached and what reading
+# them costs (up to 2.3x here), and neither trace shows it (docs/fidelity.md, "How the data was
+# written"). The default (0) leaves each dataset as its writer left it: settling moves time, not
+# requests, and changes which pages a mapped file's page faults bring in.
 # The last line printed is JSON: similarity, KS distances, reads/writes and bytes read/written of
 # the real run and of the emulation (compare.json's counts and bytes_read/bytes_written
 # features), the three most different features, data_dir (false with NO_DATA_DIR=1), hogs and
@@ -97,6 +103,13 @@ trap stop_hogs EXIT
 trap 'stop_hogs; exit 130' INT
 trap 'stop_hogs; exit 143' TERM
 
+# settle DIR: with SETTLE_CACHE=1, DIR's files into the page-cache state above.
+settle() {
+  if [[ ${SETTLE_CACHE:-0} == 1 ]]; then
+    "$python" "$(dirname "$0")/settle_cache.py" "$1" > /dev/null
+  fi
+}
+
 # profile_traced NAME SCOPE... -- COMMAND...: COMMAND traced into $work/NAME beside the hogs,
 # restricted to SCOPE (--data-dir DIR, or nothing: every file); its output in NAME.log.
 profile_traced() {
@@ -135,6 +148,7 @@ if [[ ${NO_DATA_DIR:-0} == 1 ]]; then
 fi
 
 "$python" "$program" make "$work/data"
+settle "$work/data"
 profile_traced real "${real_scope[@]}" -- "$python" "$program" run "$work/data"
 
 if [[ -z $config ]]; then
@@ -174,6 +188,7 @@ fi
   cat "$work/emu-gen.log" >&2
   exit 1
 }
+settle "$work/emu-data"
 profile_traced emu --data-dir "$work/emu-data" -- \
   "$dlio_run" "${common[@]}" --no-generate -o "$work/emu-out"
 "$dlio_run" compare --json "$work/real" "$work/emu" > "$work/compare.json"
@@ -190,6 +205,7 @@ if [[ -n $checkpoint_names ]]; then
 fi
 self_json=
 if [[ ${SELF_COMPARE:-0} == 1 ]]; then
+  settle "$work/data"
   profile_traced real2 "${real_scope[@]}" -- "$python" "$program" run "$work/data"
   "$dlio_run" compare --json "$work/real" "$work/real2" > "$work/self.json"
   self_json=$work/self.json

@@ -14,6 +14,9 @@ function(dlio_add_closed_loop program min_similarity max_ks modules client_costs
     TIMEOUT 300 RUN_SERIAL TRUE SKIP_RETURN_CODE 77 LABELS fidelity
     ENVIRONMENT "MIN_SIMILARITY=${min_similarity};MAX_KS=${max_ks};REQUIRE_MODULES=${modules};EXPECT_CLIENT_COSTS=${client_costs};REPLACE_WORKDIR=1;DLIO_PRELOAD_LIB=$<TARGET_FILE:dlio_preload>")
 endfunction()
+# closed_loop.sh's SETTLE_CACHE=1 step before a traced run (settle_cache.py) reads only.
+add_test(NAME fidelity:settle_cache
+         COMMAND ${DLIO_FIDELITY_PYTHON} ${CMAKE_CURRENT_SOURCE_DIR}/fidelity/settle_cache_test.py)
 dlio_add_closed_loop(torch_npz_loader 0.9 0.1 "numpy torch" framework)
 dlio_add_closed_loop(torch_npz_augment 0.9 0.1 "numpy torch" framework)
 dlio_add_closed_loop(torch_npz_large 0.9 0.1 "numpy torch" framework)
