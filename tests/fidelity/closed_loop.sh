@@ -53,8 +53,8 @@
 # With SETTLE_CACHE=1, before each traced run its dataset (data/ for the program, emu-data/ for
 # the emulation) is put into one page-cache state by settle_cache.py (written back, dropped, read
 # once as `cat` does): how a file was written decides how its pages are cached and what reading
-# them costs (up to 2.3x here), and neither trace shows it (docs/fidelity.md, "How the data was
-# written"). The default (0) leaves each dataset as its writer left it: settling moves time, not
+# them costs (2-4.7x per 256 KiB read here), and neither trace shows it (docs/fidelity.md, "How
+# the data was written"). The default (0) leaves each dataset as its writer left it: settling moves time, not
 # requests, and changes which pages a mapped file's page faults bring in.
 # The last line printed is JSON: similarity, KS distances, reads/writes and bytes read/written of
 # the real run and of the emulation (compare.json's counts and bytes_read/bytes_written

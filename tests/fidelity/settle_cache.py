@@ -9,7 +9,8 @@ Why (docs/fidelity.md, "How the data was written"): on this kernel (6.x, ext4 wi
 a file cached by the writes that made it keeps the folio sizes of those writes, and reading it
 costs that: 256 KiB preads of a 64 MiB file took 70 us when the file was written in 4 KiB
 writes (Python's buffered writers, `head`), 30-32 us when written in 64 KiB or 4 MiB writes
-(dlio's generator) and 30 us for all three once settled (benchmarks/page_cache_state.py). The
+(dlio's generator) and 30 us for all three once settled (benchmarks/page_cache_state.py); on
+another host of the same kind 39-53, 15-16 and 11-12 us as written, 10-14 us settled. The
 closed loop compares a program's reads of the data its `make` step wrote with dlio's reads of
 the data dlio generated; without this step, part of the time difference is how each dataset was
 written, which neither trace shows.
