@@ -1,9 +1,12 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "format/format_test_util.h"
 #include "format/io_util.h"
 #include "format/npy_header.h"
+#include "storage/file_events.h"
 #include "test_util.h"
 
 namespace dlio::testing {
@@ -276,6 +279,65 @@ TEST_CASE("npy writer refuses unequal sample sizes", "[format][npy]") {
   REQUIRE(st.code() == StatusCode::kInvalidArgument);
   REQUIRE(st.message().find("sample 1") != std::string::npos);
   REQUIRE(!*storage->Exists("/x.npy"));
+}
+
+// (offset, count) of each traced pwrite, in order.
+std::vector<std::pair<uint64_t, uint64_t>> Writes(const MemoryTracer& tracer) {
+  std::vector<std::pair<uint64_t, uint64_t>> out;
+  for (const TraceEvent& e : EventsNamed(tracer, "pwrite")) out.emplace_back(e.offset, e.count);
+  return out;
+}
+
+TEST_CASE("ChunkAlignedWriter ends every write but the last on a chunk multiple of the file",
+          "[format][npy]") {
+  MemoryTracer tracer;
+  auto storage = BoundMemoryStorage(&tracer);
+  auto f = storage->Open("/w.bin", OpenMode::kWrite);
+  REQUIRE(f.ok());
+  std::vector<uint8_t> stream(44);
+  for (size_t i = 0; i < stream.size(); ++i) stream[i] = static_cast<uint8_t>(i + 1);
+  format_internal::ChunkAlignedWriter w(f->get(), 10, 16);
+  size_t at = 0;
+  for (size_t piece : {5, 20, 16, 3}) {  // pieces that straddle, end on and stop short of 16s
+    REQUIRE(w.Write(stream.data() + at, piece).ok());
+    at += piece;
+  }
+  REQUIRE(w.Flush().ok());
+  REQUIRE(w.Flush().ok());  // nothing held: no write
+  CHECK(w.end() == 54);
+  REQUIRE((*f)->Close().ok());
+  using W = std::pair<uint64_t, uint64_t>;
+  CHECK(Writes(tracer) == std::vector<W>{{10, 6}, {16, 16}, {32, 16}, {48, 6}});
+  auto r = storage->Open("/w.bin", OpenMode::kRead);
+  REQUIRE(r.ok());
+  std::vector<uint8_t> back(stream.size());
+  auto got = (*r)->ReadAt(10, back.size(), back.data());
+  REQUIRE(got.ok());
+  CHECK(*got == back.size());
+  CHECK(back == stream);
+}
+
+TEST_CASE("npy writer: the header, then data writes ending on 4 MiB multiples of the file",
+          "[format][npy]") {
+  // np.save writes the header, then the data in one call; in 4 MiB pieces from the header's end
+  // the page cache would hold small folios after each piece (docs/fidelity.md).
+  MemoryTracer tracer;
+  auto storage = BoundMemoryStorage(&tracer);
+  FileSpec spec;
+  spec.seed = 3;
+  spec.sample_sizes.assign(2048, 8192);  // 16 MiB of rows behind a 128-byte header
+  REQUIRE(MakeFormatByName("npy")->Write(storage.get(), "/rows.npy", spec, {}).ok());
+  constexpr uint64_t kMiB4 = 4u << 20;
+  using W = std::pair<uint64_t, uint64_t>;
+  CHECK(Writes(tracer) == std::vector<W>{{0, 128},
+                                         {128, kMiB4 - 128},
+                                         {kMiB4, kMiB4},
+                                         {2 * kMiB4, kMiB4},
+                                         {3 * kMiB4, kMiB4},
+                                         {4 * kMiB4, 128}});
+  auto r = MakeFormatByName("npy")->Open(storage.get(), "/rows.npy", {});
+  REQUIRE(r.ok());
+  ExpectSamples(r->get(), spec, {0, 511, 512, 2047});
 }
 
 TEST_CASE("sample content is deterministic and seed-dependent", "[format][content]") {

@@ -130,6 +130,33 @@ void RemoveQuietly(Storage* storage, const std::string& path) {
   if (exists.ok() && *exists) (void)storage->Remove(path);
 }
 
+Status ChunkAlignedWriter::Write(const uint8_t* p, size_t n) {
+  while (n > 0) {
+    const size_t to_boundary = chunk_ - static_cast<size_t>(end() % chunk_);
+    if (held_.empty() && n >= to_boundary) {  // a whole piece up to the boundary: no copy
+      DLIO_RETURN_NOT_OK(file_->WriteAt(pos_, p, to_boundary));
+      pos_ += to_boundary;
+      p += to_boundary;
+      n -= to_boundary;
+      continue;
+    }
+    const size_t take = std::min(n, to_boundary);
+    held_.insert(held_.end(), p, p + take);
+    p += take;
+    n -= take;
+    if (end() % chunk_ == 0) DLIO_RETURN_NOT_OK(Flush());
+  }
+  return Status::OK();
+}
+
+Status ChunkAlignedWriter::Flush() {
+  if (held_.empty()) return Status::OK();
+  DLIO_RETURN_NOT_OK(file_->WriteAt(pos_, held_.data(), held_.size()));
+  pos_ += held_.size();
+  held_.clear();
+  return Status::OK();
+}
+
 Status WriteNewFile(Storage* storage, const std::string& path,
                     const std::function<Status(File*)>& write) {
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kCreateNew));

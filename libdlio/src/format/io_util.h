@@ -20,6 +20,29 @@ namespace dlio::format_internal {
 // Bytes per WriteAt of our writers (generation is not a tuned knob; 4 MiB keeps memory small).
 inline constexpr size_t kWriteChunk = 4u << 20;
 
+// Writes a stream of bytes at `offset` onward in WriteAt calls that end on multiples of `chunk`
+// in the file (the last one excepted), whatever pieces the stream comes in: 128 + 4 MiB + 4 MiB
+// from an .npy's header becomes 4 MiB - 128, 4 MiB, ..., 128. The page cache allocates a written
+// range's folios by the write's length and alignment, so writes that cross chunk boundaries
+// leave small folios after each one, which a reader's mapping then faults in page by page, where
+// a file np.save wrote in one call maps whole (docs/fidelity.md, "How the data was written").
+// Copies only the pieces that straddle a boundary (at most `chunk` bytes held). Flush writes what
+// is held; call it once at the end.
+class ChunkAlignedWriter {
+ public:
+  ChunkAlignedWriter(File* file, uint64_t offset, size_t chunk)
+      : file_(file), pos_(offset), chunk_(chunk) {}
+  Status Write(const uint8_t* p, size_t n);
+  Status Flush();
+  uint64_t end() const { return pos_ + held_.size(); }
+
+ private:
+  File* file_;
+  uint64_t pos_;  // file offset of held_'s first byte
+  size_t chunk_;
+  std::vector<uint8_t> held_;
+};
+
 // Copies `n` bytes front to back, in pieces of 64 KiB: a destination mapped as a ring smaller
 // than `n` (pipeline/read_scratch.h) then ends holding the last bytes, as reads into it leave it.
 // One memcpy does not promise that: glibc copies a large block backward when source and
