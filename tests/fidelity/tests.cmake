@@ -138,3 +138,11 @@ set_property(TEST fidelity:lightning_ckpt APPEND PROPERTY ENVIRONMENT "MAX_COUNT
 # on two hosts, so either choice is fit's rule applied; the torch_npz loops above assert it.
 dlio_add_closed_loop(lightning_steps_ckpt 0.95 0.1 "numpy torch" "")
 set_property(TEST fidelity:lightning_steps_ckpt APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05")
+# A zarr-style chunk store without a cache: a file per chunk of 16 rows, read whole and inflated
+# for every row a DataLoader worker loads (fit: the workers' generations are the passes, each
+# reading every file 16 times: 32 epochs of one whole-file read each). Requests within 5%.
+# client_costs is not held: whether a worker's hand-off after each batch reads as a wait for the
+# consumer changes from run to run (docs/fidelity.md, session 37).
+dlio_add_closed_loop(zarr_chunks 0.9 0.1 "numpy torch" "")
+set_property(TEST fidelity:zarr_chunks APPEND PROPERTY ENVIRONMENT
+             "MAX_COUNT_DIFF=0.05;EXPECT_FIT=epochs: 32 ")

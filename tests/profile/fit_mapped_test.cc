@@ -88,6 +88,9 @@ TEST_CASE("fit: rows of a mapped .npy in workers forked per epoch: a pass per ge
     CHECK_FALSE(r.Find("train.computation_time")->inferred);
     CHECK(r.Find("train.computation_time")->reason.find("mappings") != std::string::npos);
     CHECK(r.Find("train.total_training_steps") == nullptr);
+    // Each generation's workers map it in processes of their own: new readers, not remappings.
+    CHECK(r.Find("reader.reopen_files_each_epoch")->reason.find("new threads or processes") !=
+          std::string::npos);
   }
 }
 
@@ -105,6 +108,7 @@ TEST_CASE("fit: mapped data in generations of unequal size, or one process, keep
   CHECK(Value(r, "train.epochs") == "1");
   CHECK(r.Find("train.epochs")->reason.find("1 mapping of a data file") != std::string::npos);
   CHECK_FALSE(r.Find("reader.batch_size")->inferred);
+  CHECK(r.Find("reader.reopen_files_each_epoch") == nullptr);
   // One process mapping it anew each of 3 epochs (the old mapping released after the new one is
   // made): 3 passes.
   ProfileTrace three;
@@ -113,6 +117,11 @@ TEST_CASE("fit: mapped data in generations of unequal size, or one process, keep
   CHECK(Value(r, "train.epochs") == "3");
   CHECK(r.Find("train.epochs")->reason.find("3 mappings of a data file") != std::string::npos);
   CHECK(Value(r, "reader.read_threads") == "1");
+  // The emulation must map anew each epoch too, where it would keep its one mapping (nanoGPT's
+  // get_batch re-creates np.memmap for every batch).
+  CHECK(Value(r, "reader.reopen_files_each_epoch") == "true");
+  CHECK(r.Find("reader.reopen_files_each_epoch")->reason.find("maps each data file anew") !=
+        std::string::npos);
 }
 
 }  // namespace

@@ -37,6 +37,7 @@ list(APPEND DLIO_SOURCES
   src/profile/fit/fit_client_costs.cc
   src/profile/fit/fit_dataset.cc
   src/profile/fit/fit_chunks.cc
+  src/profile/fit/fit_generations.cc
   src/profile/fit/fit_mapped.cc
   src/profile/fit/fit_variants.cc
   src/profile/fit/fit_model.cc

@@ -478,12 +478,17 @@ void CollectAccesses(const ProfileTrace& t, View* view) {
   // Accesses are created in event order, which is start order.
   AssignPasses(t, view);
   view->mapped = MappedReads(t, *view);
-  if (view->mapped) AssignMappedPasses(t, view);
+  if (view->mapped) {
+    AssignMappedPasses(t, view);
+  } else {
+    AssignRepeatedPasses(view);
+  }
   const std::vector<int64_t> epoch_starts = EpochStarts(t, view->noise);
   view->app_epoch_events = static_cast<int64_t>(epoch_starts.size());
   if (!epoch_starts.empty()) {
     view->epochs = static_cast<int32_t>(epoch_starts.size());
     view->epochs_from_events = true;
+    view->reads_per_pass = 1;
     for (Access& a : view->accesses) {
       auto it = std::upper_bound(epoch_starts.begin(), epoch_starts.end(), a.start_us);
       a.epoch = static_cast<int32_t>(std::max<std::ptrdiff_t>(it - epoch_starts.begin() - 1, 0));

@@ -180,6 +180,13 @@ struct View {
   // comes from the mappings, for this reason (AssignMappedPasses).
   bool mapped = false;
   std::string mapped_passes;
+  // Those passes are one process's mappings of a file, anew each pass (PassesByMappings: a loop
+  // that re-creates np.memmap every pass), not processes forked per pass.
+  bool remapped_per_pass = false;
+  // Each pass reads every sample this many times (AssignRepeatedPasses: a file read whole for
+  // each sample it holds); train.epochs is then epochs x reads_per_pass, for this reason.
+  int64_t reads_per_pass = 1;
+  std::string repeated_passes;
   int64_t app_epoch_events = 0;
   std::vector<Step> steps;  // by start time
   bool steps_from_compute = false;
@@ -315,6 +322,19 @@ bool MappedReads(const ProfileTrace& trace, const View& view);
 // mappings of one data file in one process. Sets the accesses' epochs, view->epochs and
 // view->mapped_passes.
 void AssignMappedPasses(const ProfileTrace& trace, View* view);
+// fit_generations.cc. The generations of the reading processes: a process that starts after
+// every process of the current generation ended begins the next one (DataLoader workers forked
+// per epoch). `count` 0 unless there are at least two, all of `processes` processes.
+struct Generations {
+  std::map<int32_t, int32_t> of_pid;  // reading process -> its generation
+  int32_t count = 0;
+  int64_t processes = 0;
+};
+Generations FindGenerations(const View& view);
+// Passes by generation where samples read again tell none (a pass per generation already found
+// is kept): when every sample is read the same r >= 2 times in every generation, a pass per
+// generation and view->reads_per_pass = r, with the reason in view->repeated_passes.
+void AssignRepeatedPasses(View* view);
 // One rank's passes taken from the whole run's (`whole`, all ranks): a rank that reads another
 // shard each epoch never reads a sample twice in a run, so its own reads cannot show its passes.
 // Kept when the rank's trace has application epoch events, or its own passes are as many.

@@ -28,49 +28,14 @@ bool MappedReads(const ProfileTrace& t, const View& view) {
 
 namespace {
 
-// A reading process's span: its first access's start to its last's end.
-struct Span {
-  int32_t pid = 0;
-  int64_t start_us = 0, end_us = 0;
-};
-
-std::vector<Span> ProcessSpans(const View& view) {
-  std::map<int32_t, Span> by_pid;
-  for (const Access& a : view.accesses) {
-    auto [it, added] = by_pid.try_emplace(a.pid, Span{a.pid, a.start_us, a.end_us});
-    if (added) continue;
-    it->second.start_us = std::min(it->second.start_us, a.start_us);
-    it->second.end_us = std::max(it->second.end_us, a.end_us);
-  }
-  std::vector<Span> spans;
-  for (const auto& [pid, s] : by_pid) spans.push_back(s);
-  std::sort(spans.begin(), spans.end(),
-            [](const Span& a, const Span& b) { return a.start_us < b.start_us; });
-  return spans;
-}
-
-// Generations of the reading processes: a process that starts after every process of the current
-// generation ended begins the next one (DataLoader workers forked per epoch: an iterator's workers
-// exit before the next epoch's start). Sets the accesses' epochs and returns the reason when there
-// are at least two generations, all of one size; "" (nothing changed) otherwise.
+// Generations of the reading processes (FindGenerations): a pass per generation when there are
+// at least two, all of one size; "" (nothing changed) otherwise.
 std::string PassesByGeneration(View* view) {
-  const std::vector<Span> spans = ProcessSpans(*view);
-  if (spans.size() < 2) return "";
-  std::map<int32_t, int32_t> generation_of;
-  std::vector<int64_t> per_generation{0};
-  int64_t end_us = spans.front().end_us;
-  for (const Span& s : spans) {
-    if (s.start_us > end_us) per_generation.push_back(0);
-    end_us = per_generation.back() == 0 ? s.end_us : std::max(end_us, s.end_us);
-    generation_of[s.pid] = static_cast<int32_t>(per_generation.size() - 1);
-    ++per_generation.back();
-  }
-  const bool even = std::all_of(per_generation.begin(), per_generation.end(),
-                                [&](int64_t n) { return n == per_generation.front(); });
-  if (per_generation.size() < 2 || !even) return "";
-  for (Access& a : view->accesses) a.epoch = generation_of[a.pid];
-  view->epochs = static_cast<int32_t>(per_generation.size());
-  return StrCat(view->epochs, " generations of ", per_generation.front(),
+  const Generations gens = FindGenerations(*view);
+  if (gens.count < 2) return "";
+  for (Access& a : view->accesses) a.epoch = gens.of_pid.at(a.pid);
+  view->epochs = gens.count;
+  return StrCat(view->epochs, " generations of ", gens.processes,
                 " processes map the data, each after the last ended (DataLoader workers forked "
                 "per epoch)");
 }
@@ -98,6 +63,7 @@ std::string PassesByMappings(const ProfileTrace& t, View* view) {
     a.epoch = static_cast<int32_t>(std::clamp<int64_t>(before, 0, static_cast<int64_t>(most) - 1));
   }
   view->epochs = static_cast<int32_t>(most);
+  view->remapped_per_pass = most > 1;
   return StrCat(most, " mapping", most == 1 ? "" : "s",
                 " of a data file in one process at most (a pass per mapping)");
 }

@@ -177,6 +177,13 @@ void FitIoModel(const ProfileTrace& t, const View& view, const FitOptions& optio
           StrCat("every pass reads each file whole again, as ", g.model,
                  " loads a file: the emulation opens (and so loads) its files anew each epoch"));
     }
+    if (view.remapped_per_pass && view.epochs > 1 &&
+        out->Find("reader.reopen_files_each_epoch") == nullptr) {
+      Set(out, "reader.reopen_files_each_epoch", "true", FitConfidence::kMedium,
+          "one process maps each data file anew every pass (np.memmap re-created per pass): "
+          "the emulation opens and maps its files anew each epoch, where it would keep one "
+          "mapping");
+    }
   } else {
     Unset(out, "reader.io_model", "auto",
           StrCat("looks like ", g.model, " (", g.reason, "), which this build's ", name,

@@ -64,6 +64,9 @@ void FitTrain(const View& view, FitResult* out) {
   if (view.epochs_from_events) {
     Set(out, "train.epochs", std::to_string(view.epochs), FitConfidence::kHigh,
         StrCat(view.epochs, " application epoch events"));
+  } else if (view.reads_per_pass > 1) {
+    Set(out, "train.epochs", std::to_string(SaturatingMul(view.epochs, view.reads_per_pass)),
+        FitConfidence::kMedium, view.repeated_passes);
   } else if (!view.mapped_passes.empty()) {
     Set(out, "train.epochs", std::to_string(view.epochs), FitConfidence::kMedium,
         view.mapped_passes);
