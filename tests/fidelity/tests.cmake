@@ -146,3 +146,11 @@ set_property(TEST fidelity:lightning_steps_ckpt APPEND PROPERTY ENVIRONMENT "MAX
 dlio_add_closed_loop(zarr_chunks 0.9 0.1 "numpy torch" "")
 set_property(TEST fidelity:zarr_chunks APPEND PROPERTY ENVIRONMENT
              "MAX_COUNT_DIFF=0.05;EXPECT_FIT=epochs: 32 ")
+# WAV clips read with the standard library's wave module in DataLoader workers: a header, then a
+# seek to a random frame and readframes (fit: the worker generations are the passes, each read
+# beginning where no other did: random crops of one sample per file, io_model pyio with
+# reader.pyio_crop_bytes, the files' sizes as quantiles of the largest offsets read). Requests
+# within 5%.
+dlio_add_closed_loop(wav_crops 0.9 0.1 "numpy torch" none)
+set_property(TEST fidelity:wav_crops APPEND PROPERTY ENVIRONMENT
+             "MAX_COUNT_DIFF=0.05;EXPECT_FIT=pyio_crop_bytes: 32767")

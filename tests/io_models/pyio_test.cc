@@ -5,10 +5,12 @@
 // read, readinto and read1 loops, a text file's lines), on files smaller than the 4 KiB buffer, of
 // exactly one buffer, of exact multiples of a chunk and of odd sizes; the sample is the file's
 // bytes; a file that does not parse or changed size is refused naming it.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -201,6 +203,125 @@ TEST_CASE("pyio model: a tail read in small calls, as measured") {
                                                {128, 0, PyioCall::kReadinto, 20000, false, 5000}}) {
     // open, fstat, 3 reads or more and close each
     CheckAgainstPython(calls, files, sizes, data, tmp, 6);
+  }
+}
+
+// A random crop (reader.pyio_crop_bytes): a head, f.seek to an offset, one call of the crop's
+// bytes, as the wave module's setpos and readframes read a clip of a WAV file. dlio draws each
+// file's offset; the Python program seeks to the same one and must make the same requests,
+// seeks included, and the sample holds the file's bytes where the head and the crop read them.
+TEST_CASE("pyio model: a random crop, as measured") {
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  std::filesystem::create_directories(data);
+  const std::vector<uint64_t> sizes = {70'000, 200'000, 1048576 + 77};
+  const std::vector<std::string> files = WriteNpys(data, sizes);
+  struct Crop {
+    uint64_t head;
+    PyioCall call;
+    uint64_t crop;
+  };
+  for (const Crop& c : {Crop{44, PyioCall::kRead, 32'000}, Crop{0, PyioCall::kReadinto, 28'672},
+                        Crop{128, PyioCall::kRead, 5'000}, Crop{44, PyioCall::kReadinto, 60'000}}) {
+    INFO("head " << c.head << ", " << EnumName(c.call) << ", crop " << c.crop);
+    FormatOptions options;
+    options.io_model = IoModel::kPyio;
+    PyioOptions& pyio = options.formats.Get<PyioOptions>();
+    pyio.head_bytes = c.head;
+    pyio.call = c.call;
+    pyio.crop_bytes = c.crop;
+    const DlioRun dlio = io_model_test::ReadWithDlio(*BuiltinFormat("raw"), files, data, options);
+    // Each file's crop offset, as the reader drew it (its first crop of the file).
+    std::vector<int64_t> at;
+    for (size_t i = 0; i < files.size(); ++i) {
+      at.push_back(static_cast<int64_t>(
+          PyioCropOffset(data + "/" + files[i], 0, sizes[i], std::min(c.head, sizes[i]), c.crop)));
+    }
+    const std::string script = tmp / "pyio_crop.py";
+    testing::WriteTextFile(script,
+                           "import sys\n"
+                           "head, call, crop = int(sys.argv[2]), sys.argv[3], int(sys.argv[4])\n"
+                           "for arg in sys.argv[5:]:\n"
+                           "    name, at = arg.split(':')\n"
+                           "    with open(sys.argv[1] + '/' + name, 'rb') as f:\n"
+                           "        if head: f.read(head)\n"
+                           "        f.seek(int(at))\n"
+                           "        if call == 'read': f.read(crop)\n"
+                           "        else: f.readinto(bytearray(crop))\n");
+    std::string args = "'" + script + "' '" + data + "' " + std::to_string(c.head) + " " +
+                       std::string(EnumName(c.call)) + " " + std::to_string(c.crop);
+    for (size_t i = 0; i < files.size(); ++i) {
+      REQUIRE(at[i] >= static_cast<int64_t>(c.head));
+      REQUIRE(at[i] + c.crop <= sizes[i]);
+      args += " '" + files[i] + ":" + std::to_string(at[i]) + "'";
+    }
+    const std::vector<Request> python =
+        RequestsOf(TracePythonProgram(args, data, tmp / ("prof-crop-" + std::to_string(c.crop))),
+                   data, kOpenStatReadSeekClose);
+    INFO("Python:\n" << ToString(python) << "dlio:\n" << ToString(dlio.requests));
+    CHECK(dlio.requests == python);
+    // No request reads past the crop, and the crop's bytes are the file's.
+    REQUIRE(dlio.samples.size() == files.size());
+    for (size_t i = 0; i < files.size(); ++i) {
+      const std::string bytes = testing::ReadTextFile(data + "/" + files[i]);
+      const size_t o = static_cast<size_t>(at[i]);
+      CHECK(dlio.samples[i].substr(o, c.crop) == bytes.substr(o, c.crop));
+      CHECK(dlio.samples[i].substr(0, c.head) == bytes.substr(0, c.head));
+    }
+  }
+  // Crops differ from file to file and from draw to draw, within [head, size - crop].
+  std::set<uint64_t> offsets;
+  for (const std::string& f : files) {
+    for (uint64_t draw = 0; draw < 4; ++draw) {
+      const uint64_t o = PyioCropOffset(data + "/" + f, draw, 70'000, 44, 1'000);
+      CHECK(o >= 44);
+      CHECK(o <= 69'000);
+      offsets.insert(o);
+    }
+  }
+  CHECK(offsets.size() == 4 * files.size());
+  CHECK(PyioCropOffset("/x", 0, 1'000, 44, 2'000) == 44);  // no room: the reader refuses it
+}
+
+// A file too short for the crop after its head (dlio's generated sizes are drawn and can be):
+// the crop runs from the head to the end, the call coming back short, as Python's does; the
+// same requests as CPython's, and the sample holds the file's bytes.
+TEST_CASE("pyio model: a crop longer than the file after its head reads to the end, as measured") {
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  std::filesystem::create_directories(data);
+  const std::vector<uint64_t> sizes = {5'000, 40'000};
+  const std::vector<std::string> files = WriteNpys(data, sizes);
+  for (const PyioCall call : {PyioCall::kRead, PyioCall::kReadinto}) {
+    FormatOptions options;
+    options.io_model = IoModel::kPyio;
+    PyioOptions& pyio = options.formats.Get<PyioOptions>();
+    pyio.head_bytes = 100;
+    pyio.call = call;
+    pyio.crop_bytes = 50'000;
+    const DlioRun dlio = io_model_test::ReadWithDlio(*BuiltinFormat("raw"), files, data, options);
+    const std::string script = tmp / "pyio_short_crop.py";
+    testing::WriteTextFile(script,
+                           "import sys\n"
+                           "for name in sys.argv[3:]:\n"
+                           "    with open(sys.argv[1] + '/' + name, 'rb') as f:\n"
+                           "        f.read(100)\n"
+                           "        f.seek(100)\n"
+                           "        if sys.argv[2] == 'read': f.read(50000)\n"
+                           "        else: f.readinto(bytearray(50000))\n");
+    std::string args = "'" + script + "' '" + data + "' " + std::string(EnumName(call));
+    for (const std::string& f : files) args += " '" + f + "'";
+    const std::vector<Request> python = RequestsOf(
+        TracePythonProgram(args, data, tmp / ("prof-short-" + std::string(EnumName(call)))), data,
+        kOpenStatReadSeekClose);
+    INFO(EnumName(call) << "\nPython:\n"
+                        << ToString(python) << "dlio:\n"
+                        << ToString(dlio.requests));
+    CHECK(dlio.requests == python);
+    REQUIRE(dlio.samples.size() == files.size());
+    for (size_t i = 0; i < files.size(); ++i) {
+      CHECK(dlio.samples[i] == testing::ReadTextFile(data + "/" + files[i]));
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dlio/format.h"
 #include "dlio/profile_fit.h"
 #include "profile/analysis_test_util.h"
 #include "profile/fit_test_util.h"
@@ -81,6 +82,107 @@ TEST_CASE(
   // Files read 1 to 4 times in a generation: no one count of reads, nothing taken from it.
   r = Fit(Generations(2, [](int f) { return 1 + f % 4; }));
   CHECK(r.Find("train.epochs")->reason.find("generations") == std::string::npos);
+}
+
+// One sample of a WAV-style loader as CPython's wave module makes it: open, fstat, the raw tell
+// of open, the header's 4 KiB fill, a tell, a seek to the crop and read(32000) of it (28,672
+// bytes straight, then a fill).
+void ReadCrop(ProfileTrace* t, int32_t pid, int64_t at, const std::string& path, int64_t crop_at) {
+  AddEvent(t, pid, pid, "open64", at, 3, path, -1, -1, 5);
+  AddEvent(t, pid, pid, "fstat64", at + 4, 1, path);
+  AddEvent(t, pid, pid, "lseek64", at + 6, 1, path, 0, -1, 0);
+  AddEvent(t, pid, pid, "read", at + 8, 5, path, 0, 4096, 4096);
+  AddEvent(t, pid, pid, "lseek64", at + 15, 1, path, 0, -1, 4096);
+  AddEvent(t, pid, pid, "lseek64", at + 17, 1, path, crop_at, -1, crop_at);
+  AddEvent(t, pid, pid, "read", at + 20, 20, path, crop_at, 28'672, 28'672);
+  AddEvent(t, pid, pid, "read", at + 42, 4, path, crop_at + 28'672, 4096, 4096);
+  AddEvent(t, pid, pid, "close", at + 50, 1, path);
+}
+
+FitOptions WithPyioRequests() {
+  FitOptions options;
+  options.pyio_requests = [](uint64_t file_size, const PyioCalls& c) {
+    auto r = PyioReadRequests(file_size, 4096, c.head_bytes, c.read_size, c.call, c.tail_bytes,
+                              c.tail_read_size, c.crop_bytes, c.crop_at);
+    return r.ok() ? std::move(r).value() : std::vector<ReadRequest>{};
+  };
+  // raw's model under auto, as dlio-run fit's registries say
+  options.io_model_under_auto = [](const std::string&) { return std::string("native"); };
+  return options;
+}
+
+TEST_CASE("fit: random crops of whole files in 2 worker generations: a file a sample, pyio crops") {
+  constexpr int kWavs = 40;
+  ProfileTrace t;
+  std::mt19937 rng(3);
+  int64_t at = 1'000'000;
+  for (int g = 0; g < 2; ++g) {
+    std::vector<int> order(kWavs);
+    for (int f = 0; f < kWavs; ++f) order[static_cast<size_t>(f)] = f;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t k = 0; k < order.size(); ++k) {
+      const int f = order[k];
+      const int64_t size = 64'044 + 1'600 * f;  // 2 s to 4 s of 16-bit samples at 16 kHz
+      const int64_t crop_at = 44 + 2 * static_cast<int64_t>(rng() % ((size - 44 - 32'000) / 2));
+      ReadCrop(&t, 100 * (g + 1) + static_cast<int32_t>(k % 2), at,
+               "/d/wavs/utt_" + std::to_string(f) + ".wav", crop_at);
+      at += 1'000;
+    }
+    at += 50'000;
+  }
+  const FitResult r = Fit(t, WithPyioRequests());
+  INFO(r.Find("train.epochs")->reason);
+  CHECK(Value(r, "train.epochs") == "2");
+  CHECK(r.Find("train.epochs")->reason.find("random crops") != std::string::npos);
+  CHECK(Value(r, "dataset.num_files_train") == std::to_string(kWavs));
+  CHECK(Value(r, "dataset.num_samples_per_file") == "1");
+  CHECK(Value(r, "reader.read_threads") == "2");
+  CHECK(Value(r, "reader.io_model") == "pyio");
+  CHECK(Value(r, "reader.pyio_crop_bytes") == "32767");
+  CHECK(Value(r, "reader.pyio_call") == "read");
+  // The files' sizes as quantiles of the largest offsets read, none below the shortest file read.
+  const std::string sizes = Value(r, "dataset.record_length_bytes_sizes");
+  INFO(sizes);
+  REQUIRE(sizes.size() > 2);
+  int64_t smallest = INT64_MAX, n = 0;
+  for (size_t p = 1; p < sizes.size(); ++p) {
+    const int64_t v = std::stoll(sizes.substr(p));
+    smallest = std::min(smallest, v);
+    ++n;
+    p = sizes.find(',', p);
+    if (p == std::string::npos) break;
+  }
+  CHECK(n == 16);
+  CHECK(smallest >= 44 + 32'768);
+  CHECK(Value(r, "dataset.record_length_bytes_stdev") == "0");
+}
+
+TEST_CASE("fit: samples at fixed offsets read once per generation are no crops") {
+  // 8 files of 4 records of 40,000 bytes, each record opened and read at its offset
+  // (np.fromfile(path, offset=...)) once in each of 2 generations: the offsets repeat.
+  ProfileTrace t;
+  std::mt19937 rng(4);
+  int64_t at = 1'000'000;
+  for (int g = 0; g < 2; ++g) {
+    std::vector<int> order(32);
+    for (int k = 0; k < 32; ++k) order[static_cast<size_t>(k)] = k;
+    std::shuffle(order.begin(), order.end(), rng);
+    for (size_t k = 0; k < order.size(); ++k) {
+      const std::string path = "/d/rec_" + std::to_string(order[k] / 4) + ".bin";
+      const int32_t pid = 100 * (g + 1) + static_cast<int32_t>(k % 2);
+      const int64_t offset = 40'000 * (order[k] % 4);
+      AddEvent(&t, pid, pid, "open64", at, 3, path, -1, -1, 5);
+      AddEvent(&t, pid, pid, "pread", at + 5, 20, path, offset, 40'000, 40'000);
+      AddEvent(&t, pid, pid, "close", at + 30, 1, path);
+      at += 1'000;
+    }
+    at += 50'000;
+  }
+  const FitResult r = Fit(t, WithPyioRequests());
+  CHECK(Value(r, "train.epochs") == "2");
+  CHECK(r.Find("train.epochs")->reason.find("crops") == std::string::npos);
+  CHECK(Value(r, "dataset.num_samples_per_file") == "4");
+  CHECK(r.Find("reader.pyio_crop_bytes") == nullptr);
 }
 
 }  // namespace

@@ -289,6 +289,16 @@ Status ValidatePyio(const WorkloadConfig& c, const Registries& registries) {
         "got pyio_tail_read_size ",
         pyio->tail_read_size, " and pyio_tail_bytes 0");
   }
+  if (pyio != nullptr && pyio->crop_bytes > 0 && (pyio->read_size > 0 || pyio->tail_bytes > 0)) {
+    return Status::InvalidArgument(
+        "reader.pyio_crop_bytes is one call after the head: it needs reader.pyio_read_size 0 and "
+        "pyio_tail_bytes 0, got pyio_read_size ",
+        pyio->read_size, " and pyio_tail_bytes ", pyio->tail_bytes);
+  }
+  if (pyio != nullptr && pyio->crop_bytes > 0 && pyio->call == PyioCall::kRead1) {
+    return Status::InvalidArgument(
+        "reader.pyio_crop_bytes is read with pyio_call read or readinto, got read1");
+  }
   return Status::OK();
 }
 

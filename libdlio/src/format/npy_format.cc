@@ -98,10 +98,12 @@ class NpyFormat final : public Format {
     const WrittenArray array = ArrayToWrite(options, n, record);
     const std::string header = BuildNpyHeader(array.descr, array.shape);
     return WriteNewFile(storage, path, [&](File* file) {
-      // np.save: the header in one write, the data in one more (tofile); here in chunks that
-      // end on kWriteChunk multiples of the file, so its pages are cached as np.save's are.
-      DLIO_RETURN_NOT_OK(file->WriteAt(0, header.data(), header.size()));
-      ChunkAlignedWriter data(file, header.size(), kWriteChunk);
+      // np.save: the header in one write, the data in one more (tofile); here the header and the
+      // data in chunks that end on kWriteChunk multiples of the file (the header with the first),
+      // so its pages are cached in large folios (docs/formats.md, "npy").
+      ChunkAlignedWriter data(file, 0, kWriteChunk);
+      DLIO_RETURN_NOT_OK(
+          data.Write(reinterpret_cast<const uint8_t*>(header.data()), header.size()));
       DLIO_RETURN_NOT_OK(
           ForEachArrayChunk(spec, NpyOf(options.formats).sample_layout, array.itemsize, kWriteChunk,
                             [&](const uint8_t* p, size_t len) { return data.Write(p, len); }));

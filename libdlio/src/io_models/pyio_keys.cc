@@ -36,6 +36,11 @@ void AddPyioKeys(std::vector<KeySpec>* t) {
            "(a pickle's many small opcodes after its array, a list of labels or names: a buffer "
            "fill each time the buffer runs out); 0 = one call",
            kSizeUnits));
+  add(Uint("reader.pyio_crop_bytes", PYIO_FIELD(uint64_t, crop_bytes), {0, uint64_t{1} << 30},
+           "io_model pyio: after the head, f.seek to a random offset and one call of this many "
+           "bytes (a random crop: the wave module's setpos and readframes); the rest of the file "
+           "is not read, nor the format's bytes checked; 0 = the whole file",
+           kSizeUnits));
 }
 
 }  // namespace dlio::config_internal

@@ -26,10 +26,15 @@ struct PyioOptions {
   // reader.pyio_tail_read_size: the tail is read in calls of this many bytes instead of one
   // (pickle's many small opcodes after the array: a list of labels or names); 0: one call.
   uint64_t tail_read_size = 0;
+  // reader.pyio_crop_bytes: after the head, f.seek(o) to an offset drawn in [head, size - crop]
+  // and one call (read or readinto) of this many bytes: a random crop of the file (the wave
+  // module's setpos and readframes); the rest of the file is not read. 0: the whole file.
+  uint64_t crop_bytes = 0;
 };
 
 // The first reader.pyio_* key `formats` (DatasetConfig::formats) holds at other than its default
-// ("pyio_head_bytes", "pyio_read_size", "pyio_call", "pyio_tail_bytes", "pyio_tail_read_size"),
+// ("pyio_head_bytes", "pyio_read_size", "pyio_call", "pyio_tail_bytes", "pyio_tail_read_size",
+// "pyio_crop_bytes"),
 // or nullptr: the keys are read by io_model pyio only (ValidateCapabilities refuses them under
 // another model).
 inline const char* PyioKeySet(const OptionSections& formats) {
@@ -41,6 +46,7 @@ inline const char* PyioKeySet(const OptionSections& formats) {
          : set->call != defaults.call                     ? "pyio_call"
          : set->tail_bytes != defaults.tail_bytes         ? "pyio_tail_bytes"
          : set->tail_read_size != defaults.tail_read_size ? "pyio_tail_read_size"
+         : set->crop_bytes != defaults.crop_bytes         ? "pyio_crop_bytes"
                                                           : nullptr;
 }
 

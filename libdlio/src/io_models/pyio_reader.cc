@@ -1,7 +1,9 @@
 #include "io_models/pyio_reader.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <functional>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -19,21 +21,28 @@ namespace {
 // The calls of the program pyio emulates, on one Python file object, into a sample buffer.
 class PyioCalls {
  public:
+  // `crop_at`: where a crop (pyio.crop_bytes > 0) begins, in [head, size - crop_bytes].
   PyioCalls(pyio::BufferedReader* fp, uint64_t size, const PyioOptions& pyio, bool python_bytes,
-            const std::string& format_name)
-      : fp_(fp), size_(size), pyio_(pyio), python_bytes_(python_bytes), format_(format_name) {}
+            const std::string& format_name, uint64_t crop_at = 0)
+      : fp_(fp),
+        size_(size),
+        pyio_(pyio),
+        python_bytes_(python_bytes),
+        format_(format_name),
+        crop_at_(crop_at) {}
 
   // The whole file into `out`, resized to hold it and the last call's request past the end;
   // returns the bytes the calls loaded.
   Result<uint64_t> Load(SampleBuffer* out) const {
-    // A whole chunk past the end, or readall's extra byte.
-    DLIO_RETURN_NOT_OK(
-        out->Resize(static_cast<size_t>(size_ + std::max<uint64_t>(pyio_.read_size, 1))));
+    // A whole chunk (or crop) past the end, or readall's extra byte.
+    DLIO_RETURN_NOT_OK(out->Resize(
+        static_cast<size_t>(size_ + std::max<uint64_t>({pyio_.read_size, pyio_.crop_bytes, 1}))));
     uint64_t have = 0;
     if (pyio_.head_bytes > 0) {
       const size_t head = static_cast<size_t>(std::min(pyio_.head_bytes, size_));
       DLIO_ASSIGN_OR_RETURN(have, Read(head, out->data()));
     }
+    if (pyio_.crop_bytes > 0) return ReadCrop(have, out);
     if (pyio_.read_size == 0 && pyio_.tail_bytes > 0) return ReadBodyAndTail(have, out);
     if (pyio_.read_size == 0) {
       DLIO_ASSIGN_OR_RETURN(const size_t got, ReadRest(have, out));
@@ -88,6 +97,28 @@ class PyioCalls {
     return have + body + tail;
   }
 
+  // f.seek(crop_at), then one f.read(crop_bytes) (or f.readinto of a buffer that size) to its
+  // place in `out`; returns the bytes the head and the crop loaded. A file too short for the crop
+  // after its head (dlio's own files are drawn in size, and can be) is cropped from the head to
+  // its end, the call as the program makes it coming back short, as at the end of any file.
+  // Corruption naming the file when the crop comes back shorter than the file says.
+  Result<uint64_t> ReadCrop(uint64_t have, SampleBuffer* out) const {
+    const uint64_t crop = pyio_.crop_bytes;
+    const bool fits = size_ >= have + crop;
+    const uint64_t at = fits ? std::clamp(crop_at_, have, size_ - crop) : have;
+    const uint64_t want = fits ? crop : size_ - have;
+    DLIO_RETURN_NOT_OK(fp_->Seek(static_cast<int64_t>(at), 0).status());
+    uint8_t* dst = out->data() + at;
+    const size_t n = static_cast<size_t>(crop);
+    DLIO_ASSIGN_OR_RETURN(const size_t got, readinto() ? fp_->Readinto(n, dst) : Read(n, dst));
+    if (got != want) {
+      return Status::Corruption(fp_->file()->path(), ": ", format_, " file ended at offset ",
+                                at + got, " of ", size_,
+                                " while io_model pyio's crop read it (did it change?)");
+    }
+    return have + got;
+  }
+
   // The tail_bytes last bytes into `dst`: one f.read, or f.read(tail_read_size) calls until they
   // are read or one returns nothing (the file shrank). Returns the bytes read.
   Result<uint64_t> ReadTail(uint8_t* dst) const {
@@ -140,6 +171,7 @@ class PyioCalls {
   const PyioOptions& pyio_;
   bool python_bytes_;
   const std::string& format_;
+  uint64_t crop_at_;
 };
 
 class PyioReader final : public WholeFileReader {
@@ -153,14 +185,21 @@ class PyioReader final : public WholeFileReader {
   std::string DescribeModel() const override {
     return StrCat(",\"head_bytes\":", pyio_.head_bytes, ",\"read_size\":", pyio_.read_size,
                   ",\"call\":\"", EnumName(pyio_.call), "\"", ",\"tail_bytes\":", pyio_.tail_bytes,
-                  ",\"tail_read_size\":", pyio_.tail_read_size);
+                  ",\"tail_read_size\":", pyio_.tail_read_size,
+                  ",\"crop_bytes\":", pyio_.crop_bytes);
   }
   Result<uint64_t> Load(pyio::BufferedReader* fp, SampleBuffer* out) const override {
-    return PyioCalls(fp, size(), pyio_, python_bytes(), format_name()).Load(out);
+    const uint64_t head = std::min(pyio_.head_bytes, size());
+    const uint64_t at = pyio_.crop_bytes == 0
+                            ? 0
+                            : PyioCropOffset(path(), draws_++, size(), head, pyio_.crop_bytes);
+    return PyioCalls(fp, size(), pyio_, python_bytes(), format_name(), at).Load(out);
   }
+  bool LoadsWholeFile() const override { return pyio_.crop_bytes == 0; }
 
  private:
   PyioOptions pyio_;
+  mutable std::atomic<uint64_t> draws_{0};  // crops drawn (ReadSample may run at once)
 };
 
 }  // namespace
@@ -180,8 +219,8 @@ namespace dlio {
 
 Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
     uint64_t file_size, size_t buffer_size, uint64_t head_bytes, uint64_t read_size, PyioCall call,
-    uint64_t tail_bytes, uint64_t tail_read_size) {
-  const PyioOptions pyio{head_bytes, read_size, call, tail_bytes, tail_read_size};
+    uint64_t tail_bytes, uint64_t tail_read_size, uint64_t crop_bytes, uint64_t crop_at) {
+  const PyioOptions pyio{head_bytes, read_size, call, tail_bytes, tail_read_size, crop_bytes};
   // A file with a size and no bytes, read with the calls under a recorder.
   auto storage = pyio::NewSizedFileStorage(file_size);
   const std::string path = "/pyio";
@@ -191,8 +230,20 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
   pyio::BufferedReader fp(file.get(), buffer_size);
   const std::string name = "pyio";
   SampleBuffer out;
-  DLIO_RETURN_NOT_OK(io_models::PyioCalls(&fp, file_size, pyio, false, name).Load(&out).status());
+  DLIO_RETURN_NOT_OK(
+      io_models::PyioCalls(&fp, file_size, pyio, false, name, crop_at).Load(&out).status());
   return std::move(recorder.reads);
+}
+
+uint64_t PyioCropOffset(const std::string& path, uint64_t draw, uint64_t file_size,
+                        uint64_t head_bytes, uint64_t crop_bytes) {
+  if (file_size < head_bytes + crop_bytes) return head_bytes;  // the reader refuses the file
+  // splitmix64 of the path's hash and the draw
+  uint64_t z = std::hash<std::string>{}(path) + (draw + 1) * 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  z ^= z >> 31;
+  return head_bytes + z % (file_size - head_bytes - crop_bytes + 1);
 }
 
 }  // namespace dlio

@@ -9,6 +9,8 @@
 //   - read_size n, call read:      while f.read(n): ...      (whole buffers straight, the rest
 //                                                             through the buffer; to the end)
 //   - read_size n, call readinto:  while f.readinto(buf): ... (buf of n bytes, kept; to the end)
+//   - crop_bytes c:                f.seek(o); f.read(c) (or readinto): a random crop, o drawn
+//                                  in [head, size - c]; the rest of the file is not read
 // then close. The generic model of a file read front to back by Python code: raw bytes loaders
 // (`np.frombuffer(f.read())`), zero-copy loaders that readinto a kept buffer after the header,
 // pickle- and tarfile-style chunked readers. One sample per file: the file's bytes. Measured

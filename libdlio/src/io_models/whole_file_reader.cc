@@ -22,6 +22,9 @@ Status WholeFileReader::ReadSample(uint64_t i, SampleBuffer* out) {
   }
   pyio::BufferedReader fp(file_.get(), buffer_size_);
   DLIO_ASSIGN_OR_RETURN(const uint64_t have, Load(&fp, out));
+  if (!LoadsWholeFile()) {  // a part of the file (pyio's crop), checked by the model's Load
+    return out->Resize(static_cast<size_t>(size_));
+  }
   if (have != size_) {
     return Status::Corruption(path(), ": ", format_name(), " file of ", size_,
                               " bytes ended at offset ", have, " while io_model ", model_name(),

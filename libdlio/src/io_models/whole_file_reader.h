@@ -25,7 +25,8 @@ struct WholeFileCheck {
 // One sample per file, the file's bytes. ReadSample(0) builds a BufferedReader of `buffer_size`
 // over the file, lets the model Load the whole file with its calls, and fails naming the file
 // when the calls loaded another size than fstat gave at open (the file changed) or the check
-// fails. Each ReadSample has its own BufferedReader, so reads of one reader may run at once.
+// fails (unless the model loads part of the file: LoadsWholeFile). Each ReadSample has its own
+// BufferedReader, so reads of one reader may run at once.
 class WholeFileReader : public FormatReader {
  public:
   WholeFileReader(std::unique_ptr<File> file, uint64_t size, size_t buffer_size, bool python_bytes,
@@ -43,6 +44,9 @@ class WholeFileReader : public FormatReader {
   virtual const char* model_name() const = 0;
   // The model's own fields for DescribeJson (",\"key\":value..."), after the shared ones.
   virtual std::string DescribeModel() const = 0;
+  // Whether Load reads every byte of the file; a model that reads part of it (pyio's crop) checks
+  // what it read itself, and neither the size check nor `check` (which needs the whole file) runs.
+  virtual bool LoadsWholeFile() const { return true; }
 
   const std::string& path() const { return file_->path(); }
   const std::string& format_name() const { return check_.format_name; }

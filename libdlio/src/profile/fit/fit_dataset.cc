@@ -331,6 +331,37 @@ bool FitSizeList(const std::vector<double>& sizes, double ratio, const std::stri
   return true;
 }
 
+// Files read in random crops (View::cropped_passes) whose sizes are known only as the largest
+// offset read in each: the kMaxSizeCycle quantiles of those, which the files cycle through
+// (dataset.record_length_bytes_sizes), so that every generated file holds its crop; a normal draw
+// of their mean and stdev makes files shorter than the shortest the program read, where a crop
+// comes back short (requests of 0 bytes the program never made). False (nothing set) with fewer
+// files than that.
+bool FitCropSizes(std::vector<double> sizes, const std::string& source, FitResult* out) {
+  if (static_cast<int64_t>(sizes.size()) < kMaxSizeCycle) return false;
+  std::sort(sizes.begin(), sizes.end());
+  std::string list = "[";
+  double sum = 0;
+  for (int64_t q = 0; q < kMaxSizeCycle; ++q) {
+    // the middle of the q-th of kMaxSizeCycle equal shares of the sorted sizes
+    const size_t k =
+        static_cast<size_t>((2 * q + 1) * static_cast<int64_t>(sizes.size()) / (2 * kMaxSizeCycle));
+    list += StrCat(q > 0 ? ", " : "", std::llround(sizes[k]));
+    sum += static_cast<double>(std::llround(sizes[k]));
+  }
+  Set(out, "dataset.record_length_bytes_sizes", list + "]", FitConfidence::kMedium,
+      StrCat(kMaxSizeCycle, " quantiles of ", sizes.size(), " ", source, " (",
+             HumanBytes(sizes.front()), " to ", HumanBytes(sizes.back()),
+             "): read in random crops (train.epochs), each file must hold its crop, which a "
+             "normal draw of their mean and stdev would not"));
+  Set(out, "dataset.record_length_bytes",
+      std::to_string(std::llround(sum / static_cast<double>(kMaxSizeCycle))),
+      FitConfidence::kMedium, "their mean (dlio derives it from the list)");
+  Set(out, "dataset.record_length_bytes_stdev", "0", FitConfidence::kMedium,
+      "the list gives the sizes (no draw)");
+  return true;
+}
+
 void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model, FitResult* out) {
   if (FitPieces(t, view, out)) {
     FitPieceChunks(view, out);
@@ -379,6 +410,8 @@ void FitRecords(const ProfileTrace& t, const View& view, const ModelGuess& model
   }
   // One sample per file: the list's sizes are the files' (the generator cycles it file by file).
   if (exact && samples == 1 && FitSizeList(sizes, StoredPerRecordByte(view), source, out)) return;
+  if (!exact && samples == 1 && !view.cropped_passes.empty() && FitCropSizes(sizes, source, out))
+    return;
   const MeanStdev m = Moments(sizes);
   const FitConfidence c = exact ? FitConfidence::kHigh : FitConfidence::kMedium;
   // What the format stores is an encoding of the record (csv: text): the record length that

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,15 +37,35 @@ std::vector<Span> ProcessSpans(const View& view) {
   return spans;
 }
 
-// How often each sample (file, key) is read in each generation: counts[g][sample].
+// How often each sample (file, key) is read in each generation: counts[g][sample]; with
+// `whole_files`, each file (its key taken as 0).
 using SampleKey = std::pair<int32_t, int64_t>;
 std::vector<std::map<SampleKey, int64_t>> ReadsPerGeneration(const View& view,
-                                                             const Generations& gens) {
+                                                             const Generations& gens,
+                                                             bool whole_files = false) {
   std::vector<std::map<SampleKey, int64_t>> counts(static_cast<size_t>(gens.count));
   for (const Access& a : view.accesses) {
-    ++counts[static_cast<size_t>(gens.of_pid.at(a.pid))][{a.file, a.key}];
+    ++counts[static_cast<size_t>(gens.of_pid.at(a.pid))][{a.file, whole_files ? 0 : a.key}];
   }
   return counts;
+}
+
+// Whether at least 90% of the samples (file, key) are read once in the whole run, and the files
+// are read at more offsets than one: reads that begin where they like each time (random crops),
+// not samples at fixed offsets.
+bool KeysNeverRepeat(const View& view) {
+  std::map<SampleKey, int64_t> reads;
+  std::map<int32_t, std::set<int64_t>> keys_of_file;
+  for (const Access& a : view.accesses) {
+    ++reads[{a.file, a.key}];
+    keys_of_file[a.file].insert(a.key);
+  }
+  int64_t once = 0;
+  for (const auto& [sample, n] : reads) once += n == 1;
+  size_t several = 0;
+  for (const auto& [file, keys] : keys_of_file) several += keys.size() > 1;
+  return once * 10 >= static_cast<int64_t>(reads.size()) * 9 &&
+         several * 10 >= keys_of_file.size() * 9;
 }
 
 // The number r of reads every sample has in every generation, when at least 90% of the
@@ -94,20 +115,35 @@ Generations FindGenerations(const View& view) {
 
 void AssignRepeatedPasses(View* view) {
   const Generations gens = FindGenerations(*view);
-  if (gens.count < 2 || gens.count == view->epochs) return;
-  const int64_t reads = UniformReads(ReadsPerGeneration(*view, gens));
-  if (reads < 2) return;
-  for (Access& a : view->accesses) a.epoch = gens.of_pid.at(a.pid);
+  if (gens.count < 2) return;
+  // Reads that begin at a new offset each time, of files each read as often in every generation:
+  // crops of whole-file samples (the wave module's setpos and readframes), a file a sample.
+  const bool crops = KeysNeverRepeat(*view) &&
+                     UniformReads(ReadsPerGeneration(*view, gens, /*whole_files=*/true)) >= 1;
+  if (!crops && gens.count == view->epochs) return;
+  const int64_t reads = UniformReads(ReadsPerGeneration(*view, gens, crops));
+  if (reads < 1 || (reads == 1 && !crops)) return;
+  for (Access& a : view->accesses) {
+    a.epoch = gens.of_pid.at(a.pid);
+    if (crops) a.key = 0;
+  }
   view->epochs = gens.count;
+  const std::string what =
+      StrCat(gens.count, " generations of ", gens.processes,
+             " reading processes, each after the last ended (DataLoader workers forked per epoch)");
+  if (crops) {
+    view->cropped_passes =
+        StrCat(what, ", each reading every file ", reads == 1 ? "once" : StrCat(reads, " times"),
+               " from an offset no other read began at (random crops of one sample per file)");
+  }
+  if (reads < 2) return;
   view->reads_per_pass = reads;
   view->repeated_passes =
-      StrCat(gens.count, " generations of ", gens.processes,
-             " reading processes, each after the last ended (DataLoader workers forked per "
-             "epoch), and in each every sample is read ",
-             reads,
-             " times (a file read whole for each of the samples it holds, as a chunk store "
-             "without a cache reads): ",
-             gens.count, " passes of ", reads, " reads of each, emulated as ",
+      StrCat(what, ", and in each every ", crops ? "file" : "sample", " is read ", reads,
+             crops ? " times (random crops of it)"
+                   : " times (a file read whole for each of the samples it holds, as a chunk "
+                     "store without a cache reads)",
+             ": ", gens.count, " passes of ", reads, " reads of each, emulated as ",
              SaturatingMul(gens.count, reads), " epochs of one");
 }
 

@@ -187,6 +187,9 @@ struct View {
   // each sample it holds); train.epochs is then epochs x reads_per_pass, for this reason.
   int64_t reads_per_pass = 1;
   std::string repeated_passes;
+  // The passes are generations whose reads are crops of whole-file samples (AssignRepeatedPasses:
+  // each access's key set to 0, the file its sample), for this reason; "" otherwise.
+  std::string cropped_passes;
   int64_t app_epoch_events = 0;
   std::vector<Step> steps;  // by start time
   bool steps_from_compute = false;
@@ -333,7 +336,10 @@ struct Generations {
 Generations FindGenerations(const View& view);
 // Passes by generation where samples read again tell none (a pass per generation already found
 // is kept): when every sample is read the same r >= 2 times in every generation, a pass per
-// generation and view->reads_per_pass = r, with the reason in view->repeated_passes.
+// generation and view->reads_per_pass = r, with the reason in view->repeated_passes. When reads
+// begin at offsets no other read began at (random crops) and every file is read the same r times
+// in every generation, the file is the sample (keys set to 0), a pass per generation
+// (view->cropped_passes), and r as above when r >= 2.
 void AssignRepeatedPasses(View* view);
 // One rank's passes taken from the whole run's (`whole`, all ranks): a rank that reads another
 // shard each epoch never reads a sample twice in a run, so its own reads cannot show its passes.
@@ -355,7 +361,8 @@ struct ModelGuess {
 ModelGuess GuessIoModel(const ProfileTrace& trace, const View& view, const std::string& format,
                         const FitOptions& options);
 // pyio with the calls whose requests (options.pyio_requests) are the trace's, file by file
-// (fit_pyio.cc); nothing when no candidate holds for 80% of the files' open-to-close reads.
+// (fit_pyio.cc); nothing when no candidate holds for 80% of the files' open-to-close reads. With
+// view.cropped_passes, also a head then a crop at each read's own offset (reader.pyio_crop_bytes).
 std::optional<ModelGuess> GuessPyio(const ProfileTrace& trace, const View& view,
                                     const PyioRequestsOf& requests);
 // Whether `model` reads each file whole, once per pass, and serves all its samples from that

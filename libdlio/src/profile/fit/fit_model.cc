@@ -201,7 +201,8 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
   auto declares = [&](const char* model) {
     return !options.format_declares || options.format_declares(format, model);
   };
-  if (declares("pyio") && most(sessions) && most(whole)) {
+  // Whole files, or crops of them when the passes found each read beginning where no other did.
+  if (declares("pyio") && most(sessions) && (most(whole) || !view.cropped_passes.empty())) {
     if (auto g = GuessPyio(t, view, options.pyio_requests)) return *g;
   }
   if (declares("numpy") && most(sessions) && most(whole) && four_k > 0) {

@@ -2,7 +2,9 @@
 // (reader.io_model pyio), and with which calls: each file's reads, open to close, held against
 // the requests io_model pyio makes (FitOptions::pyio_requests) for candidate calls.
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <utility>
@@ -118,6 +120,13 @@ std::string Describe(const PyioCalls& c) {
   const std::string call(EnumName(c.call));
   const bool readinto = c.call == PyioCall::kReadinto;
   const std::string head = c.head_bytes > 0 ? StrCat("f.read(", c.head_bytes, "), then ") : "";
+  if (c.crop_bytes > 0) {
+    return StrCat(head, "f.seek to an offset that differs from read to read, then ",
+                  readinto ? "f.readinto of a buffer of " : "f.read(", c.crop_bytes,
+                  readinto ? " bytes" : ")",
+                  " (a random crop: the wave module's setpos and "
+                  "readframes)");
+  }
   if (c.read_size == 0 && c.tail_bytes > 0) {
     return StrCat(head, readinto ? "f.readinto of a buffer" : "f.read(n)", " of all but the last ",
                   c.tail_bytes, " bytes, then ",
@@ -144,10 +153,10 @@ size_t SessionsMatching(const std::vector<Session>& sessions, const PyioCalls& c
 }
 
 ModelGuess PyioGuess(const PyioCalls& calls, size_t match, size_t sessions) {
-  ModelGuess g{
-      "pyio", FitConfidence::kMedium,
-      StrCat("each file is read front to back through Python's buffered file: ", match, " of ",
-             sessions, " open-to-close reads are, request for request, ", Describe(calls))};
+  ModelGuess g{"pyio", FitConfidence::kMedium,
+               StrCat("each file is read ", calls.crop_bytes > 0 ? "" : "front to back ",
+                      "through Python's buffered file: ", match, " of ", sessions,
+                      " open-to-close reads are, request for request, ", Describe(calls))};
   g.keys = {{"reader.pyio_head_bytes", std::to_string(calls.head_bytes)},
             {"reader.pyio_read_size", std::to_string(calls.read_size)},
             {"reader.pyio_call", std::string(EnumName(calls.call))}};
@@ -157,7 +166,63 @@ ModelGuess PyioGuess(const PyioCalls& calls, size_t match, size_t sessions) {
   if (calls.tail_read_size > 0) {
     g.keys.emplace_back("reader.pyio_tail_read_size", std::to_string(calls.tail_read_size));
   }
+  if (calls.crop_bytes > 0) {
+    g.keys.emplace_back("reader.pyio_crop_bytes", std::to_string(calls.crop_bytes));
+  }
   return g;
+}
+
+// The crop a session's reads make after a head of `head` bytes (0, or a head served by one fill of
+// the buffer at 0): where its first read past the head begins and the calls' sizes worth trying
+// (readinto's exact size, the total of its reads; read(n)'s largest n with those requests: the
+// total less one, whole buffers straight and one fill).
+struct CropCandidate {
+  uint64_t at = 0;
+  std::vector<std::pair<PyioCall, uint64_t>> calls;
+};
+std::optional<CropCandidate> CropOf(const Session& s, uint64_t head) {
+  size_t first = 0;
+  if (head > 0) {
+    if (s.reads.empty() || s.reads.front().first != 0 || s.reads.front().second != kPythonBuffer)
+      return std::nullopt;
+    first = 1;
+  }
+  if (first >= s.reads.size() || s.reads[first].first < kPythonBuffer) return std::nullopt;
+  uint64_t total = 0;
+  for (size_t k = first; k < s.reads.size(); ++k) total += s.reads[k].second;
+  CropCandidate c{s.reads[first].first, {{PyioCall::kRead, total - 1}}};
+  c.calls.emplace_back(PyioCall::kReadinto, total);
+  return c;
+}
+
+// Sessions that each read a head, then one crop at an offset of their own (seek, one call): the
+// same calls in at least 80% of them, each simulated at its own offset.
+std::optional<ModelGuess> GuessCrop(const std::vector<Session>& sessions,
+                                    const std::function<uint64_t(const Session&)>& extent,
+                                    const PyioRequestsOf& requests) {
+  std::set<uint64_t> offsets;
+  for (const Session& s : sessions) {
+    if (!s.reads.empty()) offsets.insert(s.reads.back().first);
+  }
+  if (sessions.size() < 2 || offsets.size() * 2 < sessions.size()) return std::nullopt;
+  const Session& first = sessions.front();
+  for (const uint64_t head : {uint64_t{0}, uint64_t{128}}) {
+    const std::optional<CropCandidate> crop = CropOf(first, head);
+    if (!crop) continue;
+    for (const auto& [call, bytes] : crop->calls) {
+      if (bytes == 0) continue;
+      size_t match = 0;
+      for (const Session& s : sessions) {
+        const std::optional<CropCandidate> own = CropOf(s, head);
+        if (!own || extent(s) > kMaxSimulatedBytes || extent(s) < own->at + bytes) continue;
+        const PyioCalls calls{head, 0, call, 0, 0, bytes, own->at};
+        match += requests(extent(s), calls) == s.reads;
+      }
+      if (match * 10 < sessions.size() * 8) continue;
+      return PyioGuess(PyioCalls{head, 0, call, 0, 0, bytes, 0}, match, sessions.size());
+    }
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -189,7 +254,8 @@ std::optional<ModelGuess> GuessPyio(const ProfileTrace& t, const View& view,
       }
     }
   }
-  return std::nullopt;
+  if (view.cropped_passes.empty()) return std::nullopt;
+  return GuessCrop(sessions, extent, requests);
 }
 
 }  // namespace dlio::fit

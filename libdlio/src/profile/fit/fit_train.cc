@@ -67,6 +67,9 @@ void FitTrain(const View& view, FitResult* out) {
   } else if (view.reads_per_pass > 1) {
     Set(out, "train.epochs", std::to_string(SaturatingMul(view.epochs, view.reads_per_pass)),
         FitConfidence::kMedium, view.repeated_passes);
+  } else if (!view.cropped_passes.empty()) {
+    Set(out, "train.epochs", std::to_string(view.epochs), FitConfidence::kMedium,
+        view.cropped_passes);
   } else if (!view.mapped_passes.empty()) {
     Set(out, "train.epochs", std::to_string(view.epochs), FitConfidence::kMedium,
         view.mapped_passes);
