@@ -302,8 +302,8 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
     uint64_t crop_at = 0);
 // Where reader.pyio_crop_bytes' crop number `draw` (0, 1, ...) of the file at `path` begins: drawn
 // from the path and the draw over [head_bytes, file_size - crop_bytes] (head_bytes when the crop
-// does not fit, which the reader refuses). The same offsets each run; a reader opened anew (each
-// epoch under reader.reopen_files_each_epoch) draws from 0 again.
+// does not fit, where the reader reads from the head to the file's end). The same offsets each
+// run; a reader opened anew (each epoch under reader.reopen_files_each_epoch) draws from 0 again.
 uint64_t PyioCropOffset(const std::string& path, uint64_t draw, uint64_t file_size,
                         uint64_t head_bytes, uint64_t crop_bytes);
 

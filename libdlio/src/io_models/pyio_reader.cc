@@ -237,7 +237,7 @@ Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
 
 uint64_t PyioCropOffset(const std::string& path, uint64_t draw, uint64_t file_size,
                         uint64_t head_bytes, uint64_t crop_bytes) {
-  if (file_size < head_bytes + crop_bytes) return head_bytes;  // the reader refuses the file
+  if (file_size < head_bytes + crop_bytes) return head_bytes;  // read from the head to the end
   // splitmix64 of the path's hash and the draw
   uint64_t z = std::hash<std::string>{}(path) + (draw + 1) * 0x9e3779b97f4a7c15ULL;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
