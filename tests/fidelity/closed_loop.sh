@@ -19,6 +19,10 @@
 # of fit.yaml holds TEXT (a key fit must find: 'npz_members: "x.npy,y.npy"'). With REQUIRE_MODULES="numpy torch
 # ..." it exits 77 (skipped) when PYTHON cannot import one of them. With REPLACE_WORKDIR=1 an existing WORKDIR that an earlier run of this script made (it
 # holds .closed_loop) is removed first; any other existing WORKDIR is still refused.
+# With UNTIMED_SIMILARITY=1, MIN_SIMILARITY bounds the similarity without the two timing features
+# (io_time_s and bandwidth_per_op; the cosine of the other features' normalized values, as compare
+# computes it): the sanitizer builds set it, since a sanitizer's cost lands in the emulation's
+# timing and nowhere else (the printed line then also holds "untimed_similarity").
 # With SELF_COMPARE=1 the real program is profiled a second time (real2/, after the emulation) and
 # compared with its first run (self.json): its own run-to-run similarity, the ceiling the
 # emulation's similarity is read against ("self_similarity" in the printed line). With
@@ -211,8 +215,8 @@ if [[ ${SELF_COMPARE:-0} == 1 ]]; then
   self_json=$work/self.json
 fi
 "$python" - "$work/compare.json" "${MIN_SIMILARITY:-}" "${MAX_KS:-}" "$self_json" \
-  "${NO_DATA_DIR:-0}" "${HOGS:-0}" "$ranks" "${MAX_COUNT_DIFF:-}" <<'PY'
-import json, sys
+  "${NO_DATA_DIR:-0}" "${HOGS:-0}" "$ranks" "${MAX_COUNT_DIFF:-}" "${UNTIMED_SIMILARITY:-0}" <<'PY'
+import json, math, sys
 c = json.load(open(sys.argv[1]))
 min_similarity, max_ks = sys.argv[2], sys.argv[3]
 f = c["features"]
@@ -229,9 +233,19 @@ if sys.argv[4]:
     own = json.load(open(sys.argv[4]))
     line["self_similarity"] = own["similarity"]
     line["self_most_different"] = own["most_different"][:3]
+similarity, which = c["similarity"], "similarity"
+if sys.argv[9] == "1":
+    # compare's cosine over the normalized features, the write features only when it scored them.
+    timing = ("io_time_s", "bandwidth_per_op")
+    writes = ("writes", "bytes_written", "write_size_mean", "write_size_median", "files_written")
+    keys = [k for k in f if k not in timing and (c["writes_scored"] or k not in writes)]
+    ab = sum(f[k]["norm_a"] * f[k]["norm_b"] for k in keys)
+    norms = math.sqrt(sum(f[k]["norm_a"] ** 2 for k in keys) * sum(f[k]["norm_b"] ** 2 for k in keys))
+    similarity, which = (ab / norms if norms else 1.0), "untimed similarity"
+    line["untimed_similarity"] = similarity
 print(json.dumps(line))
-if min_similarity and c["similarity"] < float(min_similarity):
-    sys.exit("similarity %.4f is below %s" % (c["similarity"], min_similarity))
+if min_similarity and similarity < float(min_similarity):
+    sys.exit("%s %.4f is below %s" % (which, similarity, min_similarity))
 if max_ks and c["ks"]["request_size"]["d"] >= float(max_ks):
     sys.exit("request-size KS distance %.4f is not below %s" % (c["ks"]["request_size"]["d"], max_ks))
 max_count_diff = sys.argv[8]
