@@ -40,7 +40,7 @@ std::string ReadAll(Storage* storage, const std::string& path) {
   return s;
 }
 
-void PutFile(Storage* storage, const std::string& path, const std::string& bytes) {
+void PutImageFile(Storage* storage, const std::string& path, const std::string& bytes) {
   auto file = storage->Open(path, OpenMode::kCreateNew);
   REQUIRE(file.ok());
   REQUIRE((*file)->WriteAt(0, bytes.data(), bytes.size()).ok());
@@ -211,13 +211,13 @@ TEST_CASE("image Open rejects wrong magic and truncated files naming file and of
     REQUIRE(format->Write(storage.get(), "/good." + name, OneImage(2, 5000), {}).ok());
     const std::string good = ReadAll(storage.get(), "/good." + name);
 
-    PutFile(storage.get(), "/magic." + name, "GIF89a" + good.substr(6));
+    PutImageFile(storage.get(), "/magic." + name, "GIF89a" + good.substr(6));
     auto magic = format->Open(storage.get(), "/magic." + name, {});
     REQUIRE(magic.status().code() == StatusCode::kCorruption);
     REQUIRE(magic.status().message().find("/magic." + name) != std::string::npos);
     REQUIRE(magic.status().message().find("offset 0") != std::string::npos);
 
-    PutFile(storage.get(), "/cut." + name, good.substr(0, good.size() / 2));
+    PutImageFile(storage.get(), "/cut." + name, good.substr(0, good.size() / 2));
     auto cut = format->Open(storage.get(), "/cut." + name, {});
     REQUIRE(cut.status().code() == StatusCode::kCorruption);
     INFO(cut.status().message());
@@ -227,7 +227,7 @@ TEST_CASE("image Open rejects wrong magic and truncated files naming file and of
             std::string::npos);
 
     for (size_t n : {0, 1, 3, 7, 20}) {
-      PutFile(storage.get(), "/tiny" + std::to_string(n) + "." + name, good.substr(0, n));
+      PutImageFile(storage.get(), "/tiny" + std::to_string(n) + "." + name, good.substr(0, n));
       auto tiny = format->Open(storage.get(), "/tiny" + std::to_string(n) + "." + name, {});
       REQUIRE(tiny.status().code() == StatusCode::kCorruption);
     }
@@ -241,13 +241,13 @@ TEST_CASE("png Open checks the IHDR chunk and its CRC", "[format][image][png]") 
   std::string bytes = ReadAll(storage.get(), "/a.png");
   std::string bad_crc = bytes;
   bad_crc[18] ^= 0x01;  // width changes, CRC no longer matches
-  PutFile(storage.get(), "/crc.png", bad_crc);
+  PutImageFile(storage.get(), "/crc.png", bad_crc);
   auto r = png->Open(storage.get(), "/crc.png", {});
   REQUIRE(r.status().code() == StatusCode::kCorruption);
   REQUIRE(r.status().message().find("offset 29") != std::string::npos);
   std::string not_ihdr = bytes;
   not_ihdr[12] = 'X';
-  PutFile(storage.get(), "/type.png", not_ihdr);
+  PutImageFile(storage.get(), "/type.png", not_ihdr);
   r = png->Open(storage.get(), "/type.png", {});
   REQUIRE(r.status().code() == StatusCode::kCorruption);
   REQUIRE(r.status().message().find("offset 8") != std::string::npos);
@@ -297,7 +297,7 @@ TEST_CASE("jpeg Open reads the whole file when the header outgrows the first req
   comment += static_cast<char>((6000 + 2) >> 8);
   comment += static_cast<char>((6000 + 2) & 0xFF);
   comment += std::string(6000, 'c');
-  PutFile(storage.get(), "/big_header.jpeg", bytes.substr(0, 2) + comment + bytes.substr(2));
+  PutImageFile(storage.get(), "/big_header.jpeg", bytes.substr(0, 2) + comment + bytes.substr(2));
   FormatOptions options;
   options.transfer_size = 8192;
   const IoStats before = storage->stats();

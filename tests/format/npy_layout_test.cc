@@ -26,7 +26,7 @@ NpyHeader Header(const std::vector<uint64_t>& shape, const std::string& descr = 
   return *parsed;
 }
 
-FileSpec Spec(uint64_t n, uint64_t size) {
+FileSpec LayoutSpec(uint64_t n, uint64_t size) {
   FileSpec spec;
   spec.seed = 31;
   spec.sample_sizes.assign(n, size);
@@ -132,20 +132,20 @@ TEST_CASE("npy and npz read samples along the last axis as np.load(f)[..., i]", 
   read.transfer_size = 1000;
   read.formats.Get<NpyOptions>().inflate_cache_bytes = 0;
   SECTION("npz, stored: y's length tells") {
-    CheckLastAxisFile("npz", write, read, Spec(5, 40 * 41));
+    CheckLastAxisFile("npz", write, read, LayoutSpec(5, 40 * 41));
   }
   SECTION("npz, deflated") {
     write.compression = "deflate";
     read.compression = "deflate";
-    CheckLastAxisFile("npz", write, read, Spec(4, 7 * 7));
+    CheckLastAxisFile("npz", write, read, LayoutSpec(4, 7 * 7));
   }
   SECTION("npy: the expected count tells") {
     read.samples_per_file = 6;
-    CheckLastAxisFile("npy", write, read, Spec(6, 1000));
+    CheckLastAxisFile("npy", write, read, LayoutSpec(6, 1000));
   }
   SECTION("npy: the configured layout tells") {
     read.formats.Get<NpyOptions>().sample_layout = SampleLayout::kLastAxis;
-    CheckLastAxisFile("npy", write, read, Spec(3, 64));
+    CheckLastAxisFile("npy", write, read, LayoutSpec(3, 64));
   }
 }
 
@@ -153,7 +153,7 @@ TEST_CASE("with transfer_size 0, last-axis arrays are read in np.load's requests
           "[format][npy]") {
   // np.load reads an npz member through zipfile in numpy's 256 KiB pieces (read_array's
   // BUFFER_SIZE), and an .npy's data with one np.fromfile.
-  const FileSpec spec = Spec(3, 200000);  // 600,000 bytes of data
+  const FileSpec spec = LayoutSpec(3, 200000);  // 600,000 bytes of data
   for (const std::string format : {"npz", "npy"}) {
     INFO(format);
     MemoryTracer tracer;
@@ -183,7 +183,7 @@ TEST_CASE("with transfer_size 0, last-axis arrays are read in np.load's requests
 
 TEST_CASE("with transfer_size 0, a deflated last-axis member is re-read in 256 KiB requests",
           "[format][npz]") {
-  const FileSpec spec = Spec(3, 200000);
+  const FileSpec spec = LayoutSpec(3, 200000);
   MemoryTracer tracer;
   auto storage = BoundMemoryStorage(&tracer);
   auto npz = MakeFormatByName("npz");
@@ -213,7 +213,7 @@ TEST_CASE("a DLIO-layout npy read without a hint is read along the first axis, a
           "[format][npy]") {
   auto storage = BoundMemoryStorage();
   auto npy = MakeFormatByName("npy");
-  REQUIRE(npy->Write(storage.get(), "/d.npy", Spec(2, 25), LastAxis()).ok());
+  REQUIRE(npy->Write(storage.get(), "/d.npy", LayoutSpec(2, 25), LastAxis()).ok());
   auto r = npy->Open(storage.get(), "/d.npy", {});
   REQUIRE(r.ok());
   CHECK((*r)->num_samples() == 5);  // (5, 5, 2): five rows of 10 bytes
@@ -230,7 +230,7 @@ TEST_CASE("keep_arrays reads a last-axis array once per open reader", "[format][
     auto npz = MakeFormatByName("npz");
     FormatOptions options = LastAxis();
     options.compression = compression;
-    const FileSpec spec = Spec(4, 300);
+    const FileSpec spec = LayoutSpec(4, 300);
     REQUIRE(npz->Write(storage.get(), "/k.npz", spec, options).ok());
     options.read_type = ReadType::kMemory;
     options.formats.Get<NpyOptions>().inflate_cache_bytes = 0;
@@ -251,7 +251,7 @@ TEST_CASE("keep_arrays reads a last-axis array once per open reader", "[format][
 TEST_CASE("first-axis files are read row by row, as before", "[format][npz]") {
   auto storage = BoundMemoryStorage();
   auto npz = MakeFormatByName("npz");
-  const FileSpec spec = Spec(6, 500);
+  const FileSpec spec = LayoutSpec(6, 500);
   REQUIRE(npz->Write(storage.get(), "/r.npz", spec, {}).ok());
   FormatOptions native;
   native.io_model = IoModel::kNative;  // under numpy (the default) a sample is a whole np.load

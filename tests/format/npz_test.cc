@@ -17,7 +17,7 @@ uint32_t FileLe32(const std::string& path, long offset) {
   return Le32(reinterpret_cast<const uint8_t*>(b.data()));
 }
 
-FileSpec Spec(uint64_t n, uint64_t size) {
+FileSpec NpzSpec(uint64_t n, uint64_t size) {
   FileSpec spec;
   spec.seed = 99;
   spec.sample_sizes.assign(n, size);
@@ -27,7 +27,7 @@ FileSpec Spec(uint64_t n, uint64_t size) {
 TEST_CASE("npz with forced zip64 records round-trips", "[format][npz]") {
   auto storage = BoundMemoryStorage();
   auto npz = MakeFormatByName("npz");
-  const FileSpec spec = Spec(4, 5000);
+  const FileSpec spec = NpzSpec(4, 5000);
   for (const std::string compression : {"none", "deflate"}) {
     FormatOptions options;
     options.compression = compression;
@@ -45,7 +45,7 @@ TEST_CASE("deflated npz streams without the cache, forward and backward", "[form
   MemoryTracer tracer;
   auto storage = BoundMemoryStorage(&tracer);
   auto npz = MakeFormatByName("npz");
-  const FileSpec spec = Spec(6, 100000);
+  const FileSpec spec = NpzSpec(6, 100000);
   FormatOptions options;
   options.io_model = IoModel::kNative;  // native's inflate stream
   options.compression = "zlib";
@@ -68,7 +68,7 @@ TEST_CASE("deflated npz streams without the cache, forward and backward", "[form
 TEST_CASE("deflated npz with the cache inflates the member once", "[format][npz]") {
   auto storage = BoundMemoryStorage();
   auto npz = MakeFormatByName("npz");
-  const FileSpec spec = Spec(5, 20000);
+  const FileSpec spec = NpzSpec(5, 20000);
   FormatOptions options;
   options.io_model = IoModel::kNative;  // native's inflate cache
   options.compression = "gzip";
@@ -87,7 +87,7 @@ TEST_CASE("npz rejects unknown compression names", "[format][npz]") {
   auto storage = BoundMemoryStorage();
   FormatOptions options;
   options.compression = "lz4";
-  Status st = MakeFormatByName("npz")->Write(storage.get(), "/x.npz", Spec(1, 10), options);
+  Status st = MakeFormatByName("npz")->Write(storage.get(), "/x.npz", NpzSpec(1, 10), options);
   REQUIRE(st.code() == StatusCode::kInvalidArgument);
   REQUIRE(st.message().find("compression") != std::string::npos);
 }
@@ -100,7 +100,7 @@ TEST_CASE("corrupt npz files are Corruption naming path and offset", "[format][n
   TempDir tmp;
   auto storage = BoundPosixStorage();
   auto npz = MakeFormatByName("npz");
-  const FileSpec spec = Spec(3, 3000);
+  const FileSpec spec = NpzSpec(3, 3000);
   FormatOptions options;
   options.compression = "deflate";
   const std::string path = tmp / "a.npz";
@@ -178,7 +178,7 @@ TEST_CASE("stored npz member size disagreeing with its npy shape is Corruption",
   auto storage = BoundPosixStorage();
   auto npz = MakeFormatByName("npz");
   const std::string path = tmp / "b.npz";
-  REQUIRE(npz->Write(storage.get(), path, Spec(3, 100), {}).ok());
+  REQUIRE(npz->Write(storage.get(), path, NpzSpec(3, 100), {}).ok());
   // Claim 4 samples in x.npy's header: 400 bytes of data, but the member holds 300.
   const std::string head = ReadBytes(path, kXData, 128);
   const size_t at = head.find("(3, 100)");
@@ -198,7 +198,7 @@ TEST_CASE("a deflated member claiming more than deflate can expand to is Corrupt
   FormatOptions options;
   options.compression = "deflate";
   const std::string path = tmp / "bomb.npz";
-  REQUIRE(npz->Write(storage.get(), path, Spec(2, 1000), options).ok());
+  REQUIRE(npz->Write(storage.get(), path, NpzSpec(2, 1000), options).ok());
   const uint32_t cd_offset = FileLe32(path, -6);
   // x.npy's uncompressed size in the central directory: ~4 GiB from ~2 KB of deflate data. The
   // header's shape could then claim ~4 GiB of 1-byte samples for the sampler to plan.
@@ -215,7 +215,7 @@ TEST_CASE("unreadable npz labels are a problem for inspect, not an error", "[for
   auto storage = BoundPosixStorage();
   auto npz = MakeFormatByName("npz");
   const std::string path = tmp / "y.npz";
-  const FileSpec spec = Spec(3, 100);
+  const FileSpec spec = NpzSpec(3, 100);
   REQUIRE(npz->Write(storage.get(), path, spec, {}).ok());
   const std::string bytes = ReadTextFile(path);
   const size_t y_local = bytes.find("PK\x03\x04", 4);  // the second member's local header
@@ -236,7 +236,7 @@ TEST_CASE("zip64 offsets near 2^64 are Corruption, not wrapped-around reads", "[
   auto storage = BoundPosixStorage();
   auto npz = MakeFormatByName("npz");
   const std::string path = tmp / "z.npz";
-  REQUIRE(format_internal::WriteNpz(storage.get(), path, Spec(2, 100), {}, true).ok());
+  REQUIRE(format_internal::WriteNpz(storage.get(), path, NpzSpec(2, 100), {}, true).ok());
   const std::string bytes = ReadTextFile(path);
   const std::string huge("\xf0\xff\xff\xff\xff\xff\xff\xff", 8);
   SECTION("the zip64 end locator's record offset") {

@@ -14,7 +14,7 @@
 namespace dlio::format_internal::parquet {
 namespace {
 
-const uint8_t* U(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
+const uint8_t* AsBytes(const std::string& s) { return reinterpret_cast<const uint8_t*>(s.data()); }
 
 const std::string kPath = "f.parquet";
 const std::string kColumn = "c";
@@ -33,13 +33,13 @@ std::string DeltaHeader(int count, int first_zz) { return Bytes({0x80, 0x01, 4, 
 // The values of a DELTA_BINARY_PACKED stream, and (*used) where it ends.
 std::vector<uint64_t> Delta(const std::string& b, uint64_t count, int bits, uint64_t* used) {
   DeltaReader r;
-  Status st = r.Open(U(b), U(b) + b.size(), count, bits, &kSite);
+  Status st = r.Open(AsBytes(b), AsBytes(b) + b.size(), count, bits, &kSite);
   INFO(st.ToString());
   REQUIRE(st.ok());
   auto end = r.End();
   INFO(end.status().ToString());
   REQUIRE(end.ok());
-  *used = static_cast<uint64_t>(*end - U(b));
+  *used = static_cast<uint64_t>(*end - AsBytes(b));
   std::vector<uint64_t> out(count);
   for (uint64_t& v : out) REQUIRE(r.Next(&v).ok());
   return out;
@@ -48,7 +48,7 @@ std::vector<uint64_t> Delta(const std::string& b, uint64_t count, int bits, uint
 // The error of reading all `count` values (or of finding the end first).
 std::string Error(const std::string& b, uint64_t count, int bits) {
   DeltaReader r;
-  Status st = r.Open(U(b), U(b) + b.size(), count, bits, &kSite);
+  Status st = r.Open(AsBytes(b), AsBytes(b) + b.size(), count, bits, &kSite);
   if (st.ok()) st = r.End().status();
   uint64_t v = 0;
   for (uint64_t i = 0; i < count && st.ok(); ++i) st = r.Next(&v);
@@ -70,7 +70,7 @@ ColumnLayout Column(int32_t type, uint64_t width) {
 std::vector<std::string> Values(int32_t encoding, const ColumnLayout& c, const std::string& b,
                                 uint64_t count, std::string* error, uint64_t max = 1 << 20) {
   std::vector<std::string> out;
-  auto r = OpenValues(encoding, c, U(b), U(b) + b.size(), count, max, kSite);
+  auto r = OpenValues(encoding, c, AsBytes(b), AsBytes(b) + b.size(), count, max, kSite);
   Status st = r.status();
   const uint8_t* v = nullptr;
   uint64_t n = 0;
@@ -262,7 +262,8 @@ TEST_CASE("OpenValues: each encoding for its types only", "[format][parquet]") {
             "not defined for type FLOAT"));
   Values(kRle, Column(kInt32, 4), kExample2, 8, &error);
   CHECK(Has(error, "encoding RLE is not defined for type INT32"));
-  auto alp = OpenValues(10, Column(kFloat, 4), U(kExample2), U(kExample2) + 4, 1, 1, kSite);
+  auto alp =
+      OpenValues(10, Column(kFloat, 4), AsBytes(kExample2), AsBytes(kExample2) + 4, 1, 1, kSite);
   CHECK(alp.status().code() == StatusCode::kUnimplemented);
   CHECK(Has(alp.status().ToString(), "page at offset 77: encoding ALP (10) is not supported"));
   // The spec's example 2 as INT32 and INT64 values: little-endian bytes.

@@ -20,10 +20,10 @@ using fit_test::Fit;
 using fit_test::Value;
 using testing::AddEvent;
 
-constexpr int kFiles = 16;
+constexpr int kCostFiles = 16;
 constexpr int kBatch = 4;
 
-struct Loop {
+struct CostLoop {
   int workers = 2;             // DataLoader worker processes; 0: one process reads and computes
   int64_t read_us = 400;       // one np.load: open, 16 reads of 4 KiB over this time, close
   int64_t client_us = 20'000;  // a reader's own work after each load (decode, transform)
@@ -41,19 +41,19 @@ struct Loop {
   enum class Faulting { kEveryRead, kFirstOfLoad, kFirstOfWorker } faulting = Faulting::kEveryRead;
 };
 
-class Builder {
+class CostBuilder {
  public:
-  explicit Builder(const Loop& l) : l_(l), rng_(l.seed) {}
+  explicit CostBuilder(const CostLoop& l) : l_(l), rng_(l.seed) {}
 
   ProfileTrace Build() {
     const int readers = std::max(l_.workers, 1);
     std::array<int64_t, 8> now{};
     now.fill(1'000'000);
     for (int pass = 0; pass < 2; ++pass) {
-      for (int batch = 0; batch < kFiles / kBatch; ++batch) {
+      for (int batch = 0; batch < kCostFiles / kBatch; ++batch) {
         const int w = batch % readers;
         for (int k = 0; k < kBatch; ++k) {
-          now[w] = Load(100 + w, (batch * kBatch + k) * 5 % kFiles, now[w]);
+          now[w] = Load(100 + w, (batch * kBatch + k) * 5 % kCostFiles, now[w]);
           if (k + 1 < kBatch) now[w] += Time(l_.client_us);
         }
         now[w] += Time(l_.client_us + l_.wait_us);
@@ -76,11 +76,11 @@ class Builder {
   int64_t Faults(int32_t pid, int64_t k) {
     const bool first_of_worker = loads_[pid]++ == 0;
     switch (l_.faulting) {
-      case Loop::Faulting::kEveryRead:
+      case CostLoop::Faulting::kEveryRead:
         return l_.faults;
-      case Loop::Faulting::kFirstOfLoad:
+      case CostLoop::Faulting::kFirstOfLoad:
         return k == 0 ? l_.faults : 0;
-      case Loop::Faulting::kFirstOfWorker:
+      case CostLoop::Faulting::kFirstOfWorker:
         return first_of_worker ? l_.faults : 0;
     }
     return -1;
@@ -98,13 +98,13 @@ class Builder {
     return now + read_us + 10;
   }
 
-  Loop l_;
+  CostLoop l_;
   std::mt19937 rng_;
   ProfileTrace t_;
   std::map<int32_t, int64_t> loads_;  // reads so far per process
 };
 
-FitResult FitLoop(const Loop& l) { return Fit(Builder(l).Build()); }
+FitResult FitLoop(const CostLoop& l) { return Fit(CostBuilder(l).Build()); }
 
 std::string Reason(const FitResult& r, const std::string& key = "reader.client_costs") {
   const FitEntry* e = r.Find(key);
@@ -124,7 +124,7 @@ TEST_CASE("fit client_costs: DataLoader workers busy between loads are client-bo
 }
 
 TEST_CASE("fit client_costs: DataLoader workers that spend their time reading are I/O-bound") {
-  Loop l;
+  CostLoop l;
   l.read_us = 5'000;
   l.client_us = 1'000;
   const FitResult r = FitLoop(l);
@@ -140,7 +140,7 @@ TEST_CASE("fit client_costs: DataLoader workers that spend their time reading ar
 
 TEST_CASE("fit client_costs: workers busy between loads but paced by the consumer") {
   // Each worker waits 400 ms after its batch: a slow consumer, whatever the client work.
-  Loop l;
+  CostLoop l;
   l.wait_us = 400'000;
   const FitResult r = FitLoop(l);
   CHECK(Value(r, "reader.client_costs").find("not inferred") != std::string::npos);
@@ -149,7 +149,7 @@ TEST_CASE("fit client_costs: workers busy between loads but paced by the consume
 }
 
 TEST_CASE("fit client_costs: one process, its client work per batch against its compute") {
-  Loop l;
+  CostLoop l;
   l.workers = 0;
   l.client_us = 5'000;
   l.compute_us = 2'000;  // 4 x 5 ms of client work per batch against 2 ms of compute
@@ -167,11 +167,11 @@ TEST_CASE("fit client_costs: the choices hold on a loaded host") {
   // Every time stretched 1-5x, 10% of them stalled by 60 ms (longer than any gap): the ratios
   // of medians stay on their side of 2x, and stalls make no period of the workers' pauses.
   for (uint32_t seed = 1; seed <= 8; ++seed) {
-    Loop client;
+    CostLoop client;
     client.stretch = 5;
     client.stall_share = 0.1;
     client.seed = seed;
-    Loop io = client;
+    CostLoop io = client;
     io.read_us = 5'000;
     io.client_us = 1'000;
     INFO("seed " << seed);
@@ -181,8 +181,8 @@ TEST_CASE("fit client_costs: the choices hold on a loaded host") {
 }
 
 // An I/O-bound DataLoader (the gaps say none) of 256 KiB reads, 64 pages each.
-Loop FaultingLoop(int64_t faults, Loop::Faulting faulting) {
-  Loop l;
+CostLoop FaultingLoop(int64_t faults, CostLoop::Faulting faulting) {
+  CostLoop l;
   l.read_us = 5'000;
   l.client_us = 1'000;
   l.read_bytes = 256 << 10;
@@ -193,7 +193,7 @@ Loop FaultingLoop(int64_t faults, Loop::Faulting faulting) {
 
 TEST_CASE("fit client_costs: reads into fresh pages are client-bound inside the reads") {
   // Every page of every read faulted: a fresh allocation per read (torch_save_ckpt's zip chunks).
-  const FitResult every = FitLoop(FaultingLoop(64, Loop::Faulting::kEveryRead));
+  const FitResult every = FitLoop(FaultingLoop(64, CostLoop::Faulting::kEveryRead));
   CHECK(Value(every, "reader.client_costs") == "framework");
   INFO(Reason(every));
   CHECK(Reason(every).find("client-bound inside its reads: 100.0% of the 30720 pages that 30 "
@@ -202,7 +202,7 @@ TEST_CASE("fit client_costs: reads into fresh pages are client-bound inside the 
   CHECK(Value(every, "reader.fresh_page_share") == "1.000");
   // Only each load's first read (np.load's array, glibc's heap reused after): 64 of 1024 pages
   // per load, 6.2%.
-  const FitResult first = FitLoop(FaultingLoop(64, Loop::Faulting::kFirstOfLoad));
+  const FitResult first = FitLoop(FaultingLoop(64, CostLoop::Faulting::kFirstOfLoad));
   CHECK(Value(first, "reader.client_costs") == "framework");
   CHECK(Reason(first).find(" 6.2% of the 30720 pages") != std::string::npos);
   CHECK(Value(first, "reader.fresh_page_share") == "0.062");
@@ -213,7 +213,7 @@ TEST_CASE("fit client_costs: reads into fresh pages are client-bound inside the 
 
 TEST_CASE("fit client_costs: reads into memory already in place keep the gaps' choice") {
   // A buffer each worker allocated once: its first read faults (left out), then none.
-  const FitResult once = FitLoop(FaultingLoop(64, Loop::Faulting::kFirstOfWorker));
+  const FitResult once = FitLoop(FaultingLoop(64, CostLoop::Faulting::kFirstOfWorker));
   const FitEntry* e = once.Find("reader.client_costs");
   REQUIRE(e != nullptr);
   CHECK_FALSE(e->inferred);
@@ -223,7 +223,7 @@ TEST_CASE("fit client_costs: reads into memory already in place keep the gaps' c
   // Under none no page is made fresh: the key is not written.
   CHECK(once.Find("reader.fresh_page_share") == nullptr);
   // No fault at all, and reads under 64 KiB (no counts): the gaps decide, as before.
-  const FitResult none = FitLoop(FaultingLoop(0, Loop::Faulting::kEveryRead));
+  const FitResult none = FitLoop(FaultingLoop(0, CostLoop::Faulting::kEveryRead));
   CHECK(Value(none, "reader.client_costs").find("not inferred") != std::string::npos);
   CHECK(Reason(none).find(" 0.0% of the") != std::string::npos);
   CHECK(Reason(FitLoop({})).find("pages") == std::string::npos);
@@ -264,13 +264,13 @@ TEST_CASE("fit client_costs: a few whole-file loads into fresh pages are client-
 
 TEST_CASE("fit client_costs: fresh pages are counted, not timed: a loaded host changes nothing") {
   for (uint32_t seed = 1; seed <= 4; ++seed) {
-    Loop l = FaultingLoop(64, Loop::Faulting::kFirstOfLoad);
+    CostLoop l = FaultingLoop(64, CostLoop::Faulting::kFirstOfLoad);
     l.stretch = 5;
     l.stall_share = 0.1;
     l.seed = seed;
     INFO("seed " << seed);
     CHECK(Value(FitLoop(l), "reader.client_costs") == "framework");
-    l.faulting = Loop::Faulting::kFirstOfWorker;
+    l.faulting = CostLoop::Faulting::kFirstOfWorker;
     CHECK(Value(FitLoop(l), "reader.client_costs").find("not inferred") != std::string::npos);
   }
 }

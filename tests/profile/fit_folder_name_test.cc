@@ -23,14 +23,14 @@ using testing::AddEvent;
 // batches a save writes /job/ckpt/<folder(save, step)>/model.pt in two 512 KiB writes, then,
 // with `tag`, /job/ckpt/latest in one write of the folder's name. With `resumed` ("" = none),
 // the run first reads /job/ckpt/latest and /job/ckpt/<resumed>/model.pt.
-struct Saves {
+struct FolderSaves {
   std::function<std::string(int save, int step)> folder;
   int every = 4;
   bool tag = true;
   std::string resumed;
 };
 
-ProfileTrace Build(const Saves& s) {
+ProfileTrace Build(const FolderSaves& s) {
   ProfileTrace t;
   int64_t now = 1'000'000;
   if (!s.resumed.empty()) {
@@ -61,7 +61,7 @@ ProfileTrace Build(const Saves& s) {
 }
 
 TEST_CASE("fit, checkpoint folders: DeepSpeed's global_step<N> after a resume is {step}") {
-  Saves s;
+  FolderSaves s;
   s.resumed = "global_step4";
   // The run resumed at step 4: its 4th and 8th steps are global steps 8 and 12.
   s.folder = [](int, int step) { return StrCat("global_step", step + 4); };
@@ -82,7 +82,7 @@ TEST_CASE("fit, checkpoint folders: DeepSpeed's global_step<N> after a resume is
 }
 
 TEST_CASE("fit, checkpoint folders: a fresh run's zero-padded steps keep their width") {
-  Saves s;
+  FolderSaves s;
   s.every = 2;
   s.tag = false;
   s.folder = [](int, int step) { return StrCat("iter_000000", step); };
@@ -93,7 +93,7 @@ TEST_CASE("fit, checkpoint folders: a fresh run's zero-padded steps keep their w
 }
 
 TEST_CASE("fit, checkpoint folders: names that count the saves are {id}") {
-  Saves s;
+  FolderSaves s;
   s.every = 2;
   s.resumed = "run3_ckpt_000";
   s.folder = [](int save, int) { return StrCat("run3_ckpt_00", save + 1); };
@@ -104,12 +104,12 @@ TEST_CASE("fit, checkpoint folders: names that count the saves are {id}") {
 }
 
 TEST_CASE("fit, checkpoint folders: saves into one folder, or names no rule explains") {
-  Saves shared;
+  FolderSaves shared;
   shared.folder = [](int, int) { return std::string("weights"); };
   shared.tag = false;
   CHECK(Fit(Build(shared)).Find("checkpoint.folder_name") == nullptr);
 
-  Saves odd;
+  FolderSaves odd;
   odd.every = 2;
   odd.folder = [](int save, int) { return StrCat("ckpt", (save * 7) % 5); };  // 0, 2, 4, 1
   const FitResult r = Fit(Build(odd));

@@ -20,7 +20,7 @@ using fit_test::Fit;
 using fit_test::Value;
 using testing::AddEvent;
 
-constexpr int kFiles = 16;
+constexpr int kGenerationFiles = 16;
 constexpr int64_t kSize = 60'000;
 
 std::string PathOf(int f) { return "/d/volume.zarr/" + std::to_string(f) + ".0.0"; }
@@ -46,7 +46,7 @@ ProfileTrace Generations(int generations, ReadsOf reads_of) {
   int64_t at = 1'000'000;
   for (int g = 0; g < generations; ++g) {
     std::vector<int> order;
-    for (int f = 0; f < kFiles; ++f) order.insert(order.end(), reads_of(f), f);
+    for (int f = 0; f < kGenerationFiles; ++f) order.insert(order.end(), reads_of(f), f);
     std::shuffle(order.begin(), order.end(), rng);
     for (size_t k = 0; k < order.size(); ++k) {
       ReadWhole(&t, 100 * (g + 1) + static_cast<int32_t>(k % 2), at, order[k]);
@@ -68,7 +68,7 @@ TEST_CASE("fit: every file read whole 8 times in each of 2 worker generations: 1
   CHECK(Value(r, "reader.read_threads") == "2");
   CHECK(Value(r, "reader.persistent_workers") == "false");
   CHECK(Value(r, "reader.reopen_files_each_epoch") == "true");
-  CHECK(Value(r, "dataset.num_files_train") == std::to_string(kFiles));
+  CHECK(Value(r, "dataset.num_files_train") == std::to_string(kGenerationFiles));
   CHECK(Value(r, "dataset.num_samples_per_file") == "1");
 }
 

@@ -18,17 +18,17 @@ using fit_test::Fit;
 using fit_test::Value;
 using testing::AddEvent;
 
-constexpr char kPath[] = "/d/features.npy";
-constexpr int64_t kRows = 2048, kRow = 8192, kHeader = 128;
-constexpr int64_t kFile = kHeader + kRows * kRow;
+constexpr char kMappedPath[] = "/d/features.npy";
+constexpr int64_t kMappedRows = 2048, kRow = 8192, kHeader = 128;
+constexpr int64_t kFile = kHeader + kMappedRows * kRow;
 
 FitOptions NpyProbe() {
   DataFileInfo info;
   info.format = "npy";
   info.size = kFile;
-  info.samples = kRows;
-  info.sample_sizes.assign(kRows, kRow);
-  info.data_bytes = kRows * kRow;
+  info.samples = kMappedRows;
+  info.sample_sizes.assign(kMappedRows, kRow);
+  info.data_bytes = kMappedRows * kRow;
   FitOptions options = fit_test::ProbingAs(std::move(info));
   options.io_model_under_auto = [](const std::string&) { return std::string("numpy"); };
   return options;
@@ -39,21 +39,21 @@ FitOptions NpyProbe() {
 // tell and mapping; then, `life_us` later (the worker's life), the pages it had mapped in: the
 // whole file (large folios) however few rows it copied out.
 void MappedLoad(ProfileTrace* t, int32_t pid, int64_t at, int64_t life_us) {
-  AddEvent(t, pid, pid, "open64", at, 5, kPath, -1, -1, 11);
-  AddEvent(t, pid, pid, "fstat64", at + 6, 1, kPath);
-  AddEvent(t, pid, pid, "lseek64", at + 8, 1, kPath, 0, -1, 0);
-  AddEvent(t, pid, pid, "read", at + 10, 4, kPath, 0, 4096, 4096);
-  AddEvent(t, pid, pid, "open64", at + 20, 5, kPath, -1, -1, 12);
-  AddEvent(t, pid, pid, "fstat64", at + 26, 1, kPath);
-  AddEvent(t, pid, pid, "read", at + 30, 4, kPath, 0, 4096, 4096);
-  AddEvent(t, pid, pid, "close", at + 40, 1, kPath);
-  AddEvent(t, pid, pid, "open64", at + 50, 5, kPath, -1, -1, 12);
-  AddEvent(t, pid, pid, "fstat64", at + 56, 1, kPath);
-  AddEvent(t, pid, pid, "lseek64", at + 58, 1, kPath, 0, -1, kFile);
-  AddEvent(t, pid, pid, "mmap64", at + 60, 3, kPath, 0, kFile, 0);
-  AddEvent(t, pid, pid, "close", at + 70, 1, kPath);
-  AddEvent(t, pid, pid, "close", at + 72, 1, kPath);
-  AddEvent(t, pid, pid, "mmap.touched", at + life_us, 0, kPath, 0, kFile, kFile);
+  AddEvent(t, pid, pid, "open64", at, 5, kMappedPath, -1, -1, 11);
+  AddEvent(t, pid, pid, "fstat64", at + 6, 1, kMappedPath);
+  AddEvent(t, pid, pid, "lseek64", at + 8, 1, kMappedPath, 0, -1, 0);
+  AddEvent(t, pid, pid, "read", at + 10, 4, kMappedPath, 0, 4096, 4096);
+  AddEvent(t, pid, pid, "open64", at + 20, 5, kMappedPath, -1, -1, 12);
+  AddEvent(t, pid, pid, "fstat64", at + 26, 1, kMappedPath);
+  AddEvent(t, pid, pid, "read", at + 30, 4, kMappedPath, 0, 4096, 4096);
+  AddEvent(t, pid, pid, "close", at + 40, 1, kMappedPath);
+  AddEvent(t, pid, pid, "open64", at + 50, 5, kMappedPath, -1, -1, 12);
+  AddEvent(t, pid, pid, "fstat64", at + 56, 1, kMappedPath);
+  AddEvent(t, pid, pid, "lseek64", at + 58, 1, kMappedPath, 0, -1, kFile);
+  AddEvent(t, pid, pid, "mmap64", at + 60, 3, kMappedPath, 0, kFile, 0);
+  AddEvent(t, pid, pid, "close", at + 70, 1, kMappedPath);
+  AddEvent(t, pid, pid, "close", at + 72, 1, kMappedPath);
+  AddEvent(t, pid, pid, "mmap.touched", at + life_us, 0, kMappedPath, 0, kFile, kFile);
 }
 
 // `generations` of `workers` processes each (pids 100 * g + w), a generation's workers mapping the
@@ -81,7 +81,7 @@ TEST_CASE("fit: rows of a mapped .npy in workers forked per epoch: a pass per ge
     CHECK(Value(r, "train.epochs") == std::to_string(generations));
     CHECK(r.Find("train.epochs")->reason.find("generations of 2 processes") != std::string::npos);
     INFO(r.Find("dataset.num_samples_per_file")->reason);
-    CHECK(Value(r, "dataset.num_samples_per_file") == std::to_string(kRows));
+    CHECK(Value(r, "dataset.num_samples_per_file") == std::to_string(kMappedRows));
     // The gaps between workers are no steps, and no read counts a batch.
     CHECK_FALSE(r.Find("reader.batch_size")->inferred);
     CHECK(r.Find("reader.batch_size")->reason.find("mappings") != std::string::npos);

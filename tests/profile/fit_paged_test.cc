@@ -24,7 +24,7 @@ using testing::AddEvent;
 constexpr int kRows = 96;
 constexpr int64_t kPage = 4'096;
 constexpr int64_t kChainPages = 6;
-const std::string kPath = "/d/samples.db";
+const std::string kPagedPath = "/d/samples.db";
 
 // Row r's leaf page (8 rows a leaf, after page 1) and its overflow chain (after the leaves).
 int64_t LeafOf(int r) { return (1 + r / 8) * kPage; }
@@ -32,14 +32,14 @@ int64_t ChainOf(int r) { return (1 + kRows / 8 + r * kChainPages) * kPage; }
 
 // One SELECT: the mark, the row's leaf unless it was read just before, its chain.
 void AddSelect(ProfileTrace* t, int32_t pid, int row, bool leaf, int64_t* now) {
-  AddEvent(t, pid, pid, "pread64", *now, 1, kPath, 24, 16, 16);
+  AddEvent(t, pid, pid, "pread64", *now, 1, kPagedPath, 24, 16, 16);
   *now += 3;
   if (leaf) {
-    AddEvent(t, pid, pid, "pread64", *now, 2, kPath, LeafOf(row), kPage, kPage);
+    AddEvent(t, pid, pid, "pread64", *now, 2, kPagedPath, LeafOf(row), kPage, kPage);
     *now += 3;
   }
   for (int64_t p = 0; p < kChainPages; ++p) {
-    AddEvent(t, pid, pid, "pread64", *now, 2, kPath, ChainOf(row) + p * kPage, kPage, kPage);
+    AddEvent(t, pid, pid, "pread64", *now, 2, kPagedPath, ChainOf(row) + p * kPage, kPage, kPage);
     *now += 3;
   }
 }
@@ -52,9 +52,9 @@ ProfileTrace WorkersSelecting() {
   for (int pass = 0; pass < 2; ++pass) {
     for (int w = 0; w < 2; ++w) {
       const int32_t pid = 100 + 10 * pass + w;
-      AddEvent(&t, pid, pid, "open64", now, 2, kPath);
-      AddEvent(&t, pid, pid, "pread64", now + 5, 1, kPath, 0, 100, 100);
-      AddEvent(&t, pid, pid, "pread64", now + 8, 1, kPath, 0, kPage, kPage);
+      AddEvent(&t, pid, pid, "open64", now, 2, kPagedPath);
+      AddEvent(&t, pid, pid, "pread64", now + 5, 1, kPagedPath, 0, 100, 100);
+      AddEvent(&t, pid, pid, "pread64", now + 8, 1, kPagedPath, 0, kPage, kPage);
       now += 20;
     }
     for (int k = 0; k < kRows; ++k) {

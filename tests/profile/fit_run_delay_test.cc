@@ -20,13 +20,13 @@ using fit_test::Value;
 // pread of 40 us, `gap_us` between the two reads of a batch, `pause_us` after each batch. The
 // thread's run-queue delay grows by `gap_delay_us` within each gap and `pause_delay_us` within
 // each pause; each pread carries the value when `with_delays` (-1 otherwise).
-struct Loop {
+struct DelayLoop {
   int64_t gap_us = 300, pause_us = 10'000;
   int64_t gap_delay_us = 0, pause_delay_us = 0;
   bool with_delays = true;
 };
 
-ProfileTrace Build(const Loop& l) {
+ProfileTrace Build(const DelayLoop& l) {
   ProfileTrace t;
   int64_t now = 1'000'000, delay = 5'000;  // cumulative since the thread began
   for (int pass = 0; pass < 2; ++pass) {
@@ -74,7 +74,7 @@ TEST_CASE("RunDelays never gives more than the pause") {
 }
 
 TEST_CASE("fit leaves the run-queue delay within pauses out of the compute time") {
-  Loop quiet;
+  DelayLoop quiet;
   const FitResult q = Fit(Build(quiet));
   CHECK(Value(q, "reader.batch_size") == "2");
   CHECK(Value(q, "train.computation_time") == "0.01");
@@ -83,7 +83,7 @@ TEST_CASE("fit leaves the run-queue delay within pauses out of the compute time"
   // Beside CPU hogs: each pause 30 ms, 20 ms of it waiting for a CPU; each gap within a batch
   // 900 us, 600 of it waiting. The value after a pause is read at the end of the 40 us pread that
   // ends it: 20000 x 30000 / 30040 = 19973 us of the pause's 30000 were waits.
-  Loop loaded;
+  DelayLoop loaded;
   loaded.pause_us = 30'000;
   loaded.pause_delay_us = 20'000;
   loaded.gap_us = 900;

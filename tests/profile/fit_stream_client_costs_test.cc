@@ -22,7 +22,7 @@ using fit_test::ProbeEvery;
 using fit_test::Value;
 using testing::AddEvent;
 
-constexpr int64_t kFileBytes = 1'600'000;  // 7 reads of 256 KiB or less, then the end of file
+constexpr int64_t kStreamFileBytes = 1'600'000;  // 7 reads of 256 KiB or less, then the end of file
 
 struct Stream {
   std::string suffix = "csv";
@@ -61,13 +61,13 @@ class StreamTrace {
   int64_t Load(const std::string& path, int64_t now) {
     AddEvent(&t_, 1, 1, "open64", now, 2, path);
     now += 5;
-    for (int64_t at = 0; at <= kFileBytes; at += kChunk) {
-      const int64_t got = std::min(kChunk, kFileBytes - at);
+    for (int64_t at = 0; at <= kStreamFileBytes; at += kChunk) {
+      const int64_t got = std::min(kChunk, kStreamFileBytes - at);
       const int64_t read = Time(s_.read_us);
       AddEvent(&t_, 1, 1, "read", now, read, path, at, kChunk, got);
       now += read + Time(s_.work_us);
     }
-    AddEvent(&t_, 1, 1, "read", now, 1, path, kFileBytes, kChunk, 0);
+    AddEvent(&t_, 1, 1, "read", now, 1, path, kStreamFileBytes, kChunk, 0);
     AddEvent(&t_, 1, 1, "close", now + 3, 1, path);
     return now + 8;
   }
@@ -79,11 +79,11 @@ class StreamTrace {
 
 FitResult FitStream(const Stream& s) {
   const bool csv = s.suffix == "csv";
-  return Fit(StreamTrace(s).Build(), csv ? ProbeEvery("csv", kFileBytes, 800, 2000, 2.65)
-                                         : ProbeEvery("tfrecord", kFileBytes, 16, 100'000));
+  return Fit(StreamTrace(s).Build(), csv ? ProbeEvery("csv", kStreamFileBytes, 800, 2000, 2.65)
+                                         : ProbeEvery("tfrecord", kStreamFileBytes, 16, 100'000));
 }
 
-std::string Reason(const FitResult& r) {
+std::string StreamReason(const FitResult& r) {
   const FitEntry* e = r.Find("reader.client_costs");
   return e == nullptr ? "(missing)" : e->reason;
 }
@@ -93,10 +93,11 @@ TEST_CASE("fit client_costs: pandas parsing between its chunk reads is client-bo
   REQUIRE(Value(r, "reader.io_model") == "pandas");
   CHECK(Value(r, "reader.client_costs") == "framework");
   // 7 chunk reads of 60 us, 7 parses of 900 us, a 1 us read at the end: 6.3 ms against 0.421 ms.
-  INFO(Reason(r));
-  CHECK(Reason(r).find("client-bound within its file streams: the median of 8 whole-file reads "
-                       "works 6.3 ms between its reads (0.9 ms a gap) against 0.421 ms inside "
-                       "them (14.96x") != std::string::npos);
+  INFO(StreamReason(r));
+  CHECK(
+      StreamReason(r).find("client-bound within its file streams: the median of 8 whole-file reads "
+                           "works 6.3 ms between its reads (0.9 ms a gap) against 0.421 ms inside "
+                           "them (14.96x") != std::string::npos);
 }
 
 TEST_CASE("fit client_costs: a pandas stream read back to back keeps the default") {
@@ -115,7 +116,7 @@ TEST_CASE("fit client_costs: a tf.data stream parsing between reads is not set (
   const FitResult r = FitStream(s);
   REQUIRE(Value(r, "reader.io_model") == "tf.data");
   CHECK(Value(r, "reader.client_costs").find("not inferred") != std::string::npos);
-  CHECK(Reason(r).find("within its file streams") == std::string::npos);
+  CHECK(StreamReason(r).find("within its file streams") == std::string::npos);
 }
 
 TEST_CASE("fit client_costs: the stream choices hold on a loaded host") {

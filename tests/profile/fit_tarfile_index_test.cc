@@ -21,27 +21,27 @@ using fit_test::Fit;
 using fit_test::Value;
 using testing::AddEvent;
 
-constexpr int kSamples = 120;
+constexpr int kTarSamples = 120;
 constexpr int64_t kMember = 20'480;
 constexpr int64_t kStride = 512 + kMember;  // a header and its member
-constexpr int64_t kFileSize = kSamples * kStride + 10'240;
-const std::string kPath = "/d/samples.tar";
+constexpr int64_t kTarFileSize = kTarSamples * kStride + 10'240;
+const std::string kTarPath = "/d/samples.tar";
 
 // One worker's open of the tar as tarfile.open(path) makes it: three probes (open, a read at 0,
 // close), then the archive's open and its first header, and, at the first extractfile, the
 // index: per later header a 4 KiB read one byte before it.
 void AddOpenAndIndex(ProfileTrace* t, int32_t pid, int64_t* now) {
   for (const int64_t n : {4'096, 8'192, 8'192}) {
-    AddEvent(t, pid, pid, "open64", *now, 2, kPath);
-    AddEvent(t, pid, pid, "read", *now + 5, 2, kPath, 0, n, n);
-    AddEvent(t, pid, pid, "close", *now + 9, 1, kPath);
+    AddEvent(t, pid, pid, "open64", *now, 2, kTarPath);
+    AddEvent(t, pid, pid, "read", *now + 5, 2, kTarPath, 0, n, n);
+    AddEvent(t, pid, pid, "close", *now + 9, 1, kTarPath);
     *now += 20;
   }
-  AddEvent(t, pid, pid, "open64", *now, 2, kPath);
-  AddEvent(t, pid, pid, "read", *now + 5, 2, kPath, 0, 4'096, 4'096);
+  AddEvent(t, pid, pid, "open64", *now, 2, kTarPath);
+  AddEvent(t, pid, pid, "read", *now + 5, 2, kTarPath, 0, 4'096, 4'096);
   *now += 10;
-  for (int k = 1; k <= kSamples; ++k) {
-    AddEvent(t, pid, pid, "read", *now, 2, kPath, k * kStride - 1, 4'096, 4'096);
+  for (int k = 1; k <= kTarSamples; ++k) {
+    AddEvent(t, pid, pid, "read", *now, 2, kTarPath, k * kStride - 1, 4'096, 4'096);
     *now += 4;
   }
 }
@@ -55,10 +55,10 @@ ProfileTrace WorkersIndexingOnce() {
   for (int pass = 0; pass < 2; ++pass) {
     for (int w = 0; w < 2; ++w) AddOpenAndIndex(&t, 100 + 10 * pass + w, &now);
     now += 1'000;
-    for (int k = 0; k < kSamples; ++k) {
-      const int s = (k * 37 + pass * 11) % kSamples;  // a shuffle
+    for (int k = 0; k < kTarSamples; ++k) {
+      const int s = (k * 37 + pass * 11) % kTarSamples;  // a shuffle
       const int32_t pid = 100 + 10 * pass + (k / 6) % 2;
-      AddEvent(&t, pid, pid, "read", now, 6, kPath, s * kStride + 512, kMember, kMember);
+      AddEvent(&t, pid, pid, "read", now, 6, kTarPath, s * kStride + 512, kMember, kMember);
       now += k % 6 == 5 ? 5'000 : 30;
     }
     now += 50'000;
@@ -69,10 +69,10 @@ ProfileTrace WorkersIndexingOnce() {
 FitOptions ProbedTar() {
   DataFileInfo info;
   info.format = "webdataset";
-  info.size = kFileSize;
-  info.samples = kSamples;
-  info.sample_sizes.assign(kSamples, kMember);
-  info.data_bytes = kMember * kSamples;
+  info.size = kTarFileSize;
+  info.samples = kTarSamples;
+  info.sample_sizes.assign(kTarSamples, kMember);
+  info.data_bytes = kMember * kTarSamples;
   info.writer_keys = {{"dataset.webdataset_members", "bin"}};
   FitOptions options = fit_test::ProbingAs(std::move(info));
   // What `dlio-run fit` asks the registry: webdataset reads under auto (and so under io_model
@@ -84,7 +84,7 @@ FitOptions ProbedTar() {
 TEST_CASE("fit: tarfile's random access in DataLoader workers that open the tar once") {
   const FitResult r = Fit(WorkersIndexingOnce(), ProbedTar());
   CHECK(Value(r, "dataset.format") == "webdataset");
-  CHECK(Value(r, "dataset.num_samples_per_file") == std::to_string(kSamples));
+  CHECK(Value(r, "dataset.num_samples_per_file") == std::to_string(kTarSamples));
   CHECK(Value(r, "dataset.record_length_bytes") == std::to_string(kMember));
   CHECK(Value(r, "dataset.webdataset_members") == "bin");
   CHECK(Value(r, "reader.io_model") == "tarfile_index");

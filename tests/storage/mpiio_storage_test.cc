@@ -21,7 +21,7 @@ namespace {
 using testing::MpiTestComm;
 using testing::SharedTempDir;
 
-std::vector<uint8_t> Pattern(size_t n, uint64_t seed) {
+std::vector<uint8_t> MpiioPattern(size_t n, uint64_t seed) {
   std::vector<uint8_t> v(n);
   uint64_t x = seed * 0x9e3779b97f4a7c15ULL + 1;
   for (size_t i = 0; i < n; ++i) {
@@ -78,7 +78,7 @@ TEST_CASE("mpiio: independent reads equal POSIX reads of a shared file", "[mpi]"
   SharedTempDir dir;
   const std::string path = dir / "shared.bin";
   const size_t size = (3u << 20) + 12345;  // not a multiple of anything
-  WriteShared(path, Pattern(size, 42));
+  WriteShared(path, MpiioPattern(size, 42));
 
   MemoryTracer tracer;
   auto storage = Make(Mpiio(), &tracer);
@@ -126,7 +126,7 @@ TEST_CASE("mpiio: collective reads (MPI_File_read_at_all) equal POSIX reads", "[
   const size_t block = 65536 + 17;
   const size_t size = block * static_cast<size_t>(n) - 1000;  // the last rank's block is short
   if (r == 0) REQUIRE(NewPosixStorage(StorageOptions{})->CreateDirs(dir / "data/train").ok());
-  WriteShared(path, Pattern(size, 7));
+  WriteShared(path, MpiioPattern(size, 7));
 
   auto storage = Make(Mpiio(/*collective=*/true, {dir / "data/train/"}));
   auto f = storage->Open(path, OpenMode::kRead);  // collective open on every rank
@@ -149,20 +149,20 @@ TEST_CASE("mpiio: collective reads (MPI_File_read_at_all) equal POSIX reads", "[
   REQUIRE((*f)->Close().ok());  // collective close
 
   // Outside the collective folder a read-only open stays independent: rank 0 alone may read.
-  WriteShared(dir / "marker.json", Pattern(100, 1));
+  WriteShared(dir / "marker.json", MpiioPattern(100, 1));
   if (r == 0) {
     auto g = storage->Open(dir / "marker.json", OpenMode::kRead);
     REQUIRE(g.ok());
     std::vector<uint8_t> m(100);
     REQUIRE((*g)->ReadExactAt(0, 100, m.data()).ok());
-    CHECK(m == Pattern(100, 1));
+    CHECK(m == MpiioPattern(100, 1));
   }
   REQUIRE(comm->Barrier().ok());
 }
 
 TEST_CASE("mpiio: a collective file refuses calls from another thread", "[mpi]") {
   SharedTempDir dir;
-  WriteShared(dir / "c.bin", Pattern(4096, 3));
+  WriteShared(dir / "c.bin", MpiioPattern(4096, 3));
   auto storage = Make(Mpiio(/*collective=*/true));  // every read-only open is collective
   auto f = storage->Open(dir / "c.bin", OpenMode::kRead);
   REQUIRE(f.ok());
@@ -176,7 +176,7 @@ TEST_CASE("mpiio: a collective file refuses calls from another thread", "[mpi]")
   CHECK_THAT(from_thread.message(), Catch::Contains("read_threads"));
   std::vector<uint8_t> buf(4096);
   REQUIRE((*f)->ReadExactAt(0, 4096, buf.data()).ok());  // the owning thread still may
-  CHECK(buf == Pattern(4096, 3));
+  CHECK(buf == MpiioPattern(4096, 3));
   REQUIRE((*f)->Close().ok());
 }
 
@@ -186,7 +186,7 @@ TEST_CASE("mpiio: each rank's writes (MPI_File_write_at) are readable through PO
   SharedTempDir dir;
   auto storage = Make(Mpiio(/*collective=*/true, {dir / "train"}));  // writes are never collective
   const std::string mine = dir / ("rank" + std::to_string(r) + ".bin");
-  const auto data = Pattern(200000 + static_cast<size_t>(r), 100 + static_cast<uint64_t>(r));
+  const auto data = MpiioPattern(200000 + static_cast<size_t>(r), 100 + static_cast<uint64_t>(r));
   {
     auto f = storage->Open(mine, OpenMode::kCreateNew);
     REQUIRE(f.ok());
@@ -204,7 +204,7 @@ TEST_CASE("mpiio: each rank's writes (MPI_File_write_at) are readable through PO
   for (int other = 0; other < comm->size(); ++other) {
     const std::string path = dir / ("rank" + std::to_string(other) + ".bin");
     const auto expect =
-        Pattern(200000 + static_cast<size_t>(other), 100 + static_cast<uint64_t>(other));
+        MpiioPattern(200000 + static_cast<size_t>(other), 100 + static_cast<uint64_t>(other));
     CHECK(PosixRead(path, 0, expect.size() + 10) == expect);
   }
 }

@@ -17,7 +17,7 @@
 namespace dlio {
 namespace {
 
-std::vector<uint8_t> Pattern(size_t n) {
+std::vector<uint8_t> PosixPattern(size_t n) {
   std::vector<uint8_t> v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<uint8_t>(i * 2654435761u >> 13);
   return v;
@@ -152,7 +152,7 @@ TEST_CASE("posix: O_DIRECT round trip with unaligned offsets, sizes and buffers"
   auto buffered = NewPosixStorage(StorageOptions{});
   CHECK(direct->SupportsDirect());
   const std::string path = tmp / "d.bin";
-  const auto data = Pattern(3 * 4096 + 123);  // tail not a multiple of the alignment
+  const auto data = PosixPattern(3 * 4096 + 123);  // tail not a multiple of the alignment
 
   auto f = direct->Open(path, OpenMode::kCreateNew);
   if (!f.ok() && f.status().code() == StatusCode::kInvalidArgument) {
