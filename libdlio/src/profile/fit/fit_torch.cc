@@ -4,6 +4,7 @@
 // a candidate is kept only when checkpoint/torch_save_file.h's requests for it equal the trace's.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
 #include "checkpoint/torch_load.h"
@@ -422,12 +423,35 @@ std::string Joined(const std::vector<Role>& roles, const char* sep, bool collaps
   return collapse && same ? part(roles[0]) : out;
 }
 
+// InferFromWrites, searched once per distinct list of writes: the files of a checkpoint series
+// are written alike, and what the search finds depends on the archive name's length alone (the
+// zip headers' sizes), not on its letters.
+class InferenceMemo {
+ public:
+  const std::optional<Guess>& Infer(const std::string& archive,
+                                    const std::vector<TorchWrite>& writes) {
+    std::vector<uint64_t> key{archive.size()};
+    for (const TorchWrite& r : writes) key.insert(key.end(), {r.offset, r.size});
+    auto [it, fresh] = found_.try_emplace(std::move(key));
+    if (fresh) {
+      if (auto inferred = InferFromWrites(archive, writes); inferred.ok()) {
+        it->second = std::move(*inferred);
+      }
+    }
+    return it->second;
+  }
+
+ private:
+  std::map<std::vector<uint64_t>, std::optional<Guess>> found_;
+};
+
 }  // namespace
 
 bool FitTorchSave(const CheckpointWrites& w, const FitOptions& options, FitResult* out) {
   const auto files = WritesOf(w);
   std::vector<Guess> guesses;
   std::string not_read;
+  InferenceMemo memo;
   for (size_t k = 0; k < files.size() && guesses.size() < kMaxFilesTried; ++k) {
     const auto& [path, writes] = files[k];
     if (!Sequential(writes)) continue;
@@ -444,8 +468,8 @@ bool FitTorchSave(const CheckpointWrites& w, const FitOptions& options, FitResul
         not_read = read.status().message();
       }
     }
-    if (auto inferred = InferFromWrites(archive, writes); inferred.ok()) {
-      guesses.push_back(std::move(*inferred));
+    if (const std::optional<Guess>& inferred = memo.Infer(archive, writes)) {
+      guesses.push_back(*inferred);
     }
   }
   std::vector<int64_t> per_save;
