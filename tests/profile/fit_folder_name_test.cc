@@ -136,5 +136,24 @@ TEST_CASE("fit folder_name: a checkpoint-only trace names its folders by a perio
              Catch::Contains("named by their global step (a save every 8 steps)"));
 }
 
+TEST_CASE("fit checkpoints: stalls a period of writes apart do not cut one file's save in three") {
+  // No data read, so no steps. Each save writes one file in 15 contiguous pieces, 100 us apart,
+  // but for two 5 ms stalls after its 5th and 10th piece (a busy host), 2 s between saves: every
+  // 5th gap is long, a period of 5 writes, yet a save never begins where a file's writes go on.
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  for (int step : {6, 12, 18}) {
+    const std::string file = StrCat("/job/ckpt/epoch=", step / 6 - 1, "-step=", step, ".ckpt");
+    AddEvent(&t, 1, 1, "open64", now, 2, file);
+    for (int k = 0; k < 15; ++k) {
+      AddEvent(&t, 1, 1, "pwrite", now + 10, 50, file, k * 4096, 4096, 4096);
+      now += (k == 4 || k == 9) ? 5'000 : 150;
+    }
+    now += 2'000'000;
+  }
+  const FitResult r = Fit(t);
+  CHECK_THAT(r.Find("workflow.checkpoint")->reason, Catch::Contains("3 saves to 3 files"));
+}
+
 }  // namespace
 }  // namespace dlio

@@ -73,6 +73,22 @@ int64_t StepIndex(const View& view, int64_t us, int64_t last_read_end) {
   return (it - view.steps.begin()) + (after_last ? 1 : 0);
 }
 
+// Whether write `i` goes on where write `p` left off: the same file, at the offset `p` ended (both
+// offsets known). A save never begins there: torch.save's pieces of one file are one save's.
+bool Continues(const ProfileTrace& t, size_t p, size_t i) {
+  return t.path[i] == t.path[p] && t.offset[p] >= 0 && t.offset[i] == t.offset[p] + t.size_bytes[p];
+}
+
+// A period of W writes a save, unless one of its boundaries cuts a file's writes in two (a busy
+// host's stalls that fell W writes apart): 0 then.
+int64_t SavePeriod(const ProfileTrace& t, const std::vector<size_t>& writes, int64_t period) {
+  for (size_t k = static_cast<size_t>(period); period > 0 && k < writes.size();
+       k += static_cast<size_t>(period)) {
+    if (Continues(t, writes[k - 1], writes[k])) return 0;
+  }
+  return period;
+}
+
 std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<std::string>& ckpt,
                         CheckpointWrites* out) {
   std::map<int64_t, int64_t>* write_sizes = &out->write_sizes;
@@ -92,15 +108,16 @@ std::vector<Save> Saves(const ProfileTrace& t, const View& view, const std::set<
   std::stable_sort(writes.begin(), writes.end(),
                    [&t](size_t a, size_t b) { return t.start_us[a] < t.start_us[b]; });
   // Without steps: saves are the writes between the pauses of a period (FindPeriod: W writes a
-  // save, wherever a busy host stalls them), else bursts of writes apart by a pause that stands
-  // out, else by more than 1 s (gaps in no order: a stall of the host is milliseconds, so writes
-  // closer than a second are taken as one save).
+  // save, wherever a busy host stalls them; none that cuts a file's writes, SavePeriod), else
+  // bursts of writes apart by a pause that stands out, else by more than 1 s (gaps in no order: a
+  // stall of the host is milliseconds, so writes closer than a second are taken as one save).
   std::vector<int64_t> gaps;
   for (size_t k = 1; k < writes.size(); ++k) {
     const size_t p = writes[k - 1], i = writes[k];
     gaps.push_back(std::max<int64_t>(t.start_us[i] - t.start_us[p] - t.dur_us[p], 0));
   }
-  const int64_t period = view.steps.empty() ? FindPeriod({gaps}, 0).reads : 0;
+  const int64_t period =
+      view.steps.empty() ? SavePeriod(t, writes, FindPeriod({gaps}, 0).reads) : 0;
   const int64_t pause = PauseThreshold(gaps);
   const int64_t kSaveGapUs = pause > 0 ? pause : 1'000'000;
   std::vector<Save> saves;
