@@ -300,6 +300,16 @@ double StoredPerRecordByte(const View& view) {
 constexpr size_t kMaxDistinctSizes = 4;
 constexpr int64_t kMaxSizeCycle = 16;
 
+// dataset.record_length_bytes_sizes `list` (the generator cycles through it file by file), with
+// its `mean` as record_length_bytes and no draw.
+void SetSizeList(const std::string& list, int64_t mean, FitConfidence c, const std::string& why,
+                 FitResult* out) {
+  Set(out, "dataset.record_length_bytes_sizes", list, c, why);
+  Set(out, "dataset.record_length_bytes", std::to_string(mean), c,
+      "their mean (dlio derives it from the list)");
+  Set(out, "dataset.record_length_bytes_stdev", "0", c, "the list gives the sizes (no draw)");
+}
+
 // Exact sizes that take a few values (2 to kMaxDistinctSizes), each as often as a cycle of at
 // most kMaxSizeCycle files repeats them: dataset.record_length_bytes_sizes, which the generator
 // cycles through file by file, instead of a normal draw of their mean and stdev (which would
@@ -321,13 +331,10 @@ bool FitSizeList(const std::vector<double>& sizes, double ratio, const std::stri
   for (const auto& [size, n] : count) {
     shares += StrCat(shares.empty() ? "" : ", ", n, " of ", HumanBytes(static_cast<double>(size)));
   }
-  Set(out, "dataset.record_length_bytes_sizes", list + "]", FitConfidence::kHigh,
-      StrCat(sizes.size(), " ", source, " take ", count.size(), " sizes (", shares,
-             "): the files cycle through them"));
-  Set(out, "dataset.record_length_bytes", std::to_string(std::llround(Moments(sizes).mean / ratio)),
-      FitConfidence::kHigh, "their mean (dlio derives it from the list)");
-  Set(out, "dataset.record_length_bytes_stdev", "0", FitConfidence::kHigh,
-      "the list gives the sizes (no draw)");
+  SetSizeList(list + "]", std::llround(Moments(sizes).mean / ratio), FitConfidence::kHigh,
+              StrCat(sizes.size(), " ", source, " take ", count.size(), " sizes (", shares,
+                     "): the files cycle through them"),
+              out);
   return true;
 }
 
@@ -349,16 +356,13 @@ bool FitCropSizes(std::vector<double> sizes, const std::string& source, FitResul
     list += StrCat(q > 0 ? ", " : "", std::llround(sizes[k]));
     sum += static_cast<double>(std::llround(sizes[k]));
   }
-  Set(out, "dataset.record_length_bytes_sizes", list + "]", FitConfidence::kMedium,
-      StrCat(kMaxSizeCycle, " quantiles of ", sizes.size(), " ", source, " (",
-             HumanBytes(sizes.front()), " to ", HumanBytes(sizes.back()),
-             "): read in random crops (train.epochs), each file must hold its crop, which a "
-             "normal draw of their mean and stdev would not"));
-  Set(out, "dataset.record_length_bytes",
-      std::to_string(std::llround(sum / static_cast<double>(kMaxSizeCycle))),
-      FitConfidence::kMedium, "their mean (dlio derives it from the list)");
-  Set(out, "dataset.record_length_bytes_stdev", "0", FitConfidence::kMedium,
-      "the list gives the sizes (no draw)");
+  SetSizeList(list + "]", std::llround(sum / static_cast<double>(kMaxSizeCycle)),
+              FitConfidence::kMedium,
+              StrCat(kMaxSizeCycle, " quantiles of ", sizes.size(), " ", source, " (",
+                     HumanBytes(sizes.front()), " to ", HumanBytes(sizes.back()),
+                     "): read in random crops (train.epochs), each file must hold its crop, "
+                     "which a normal draw of their mean and stdev would not"),
+              out);
   return true;
 }
 

@@ -118,10 +118,14 @@ void AssignRepeatedPasses(View* view) {
   if (gens.count < 2) return;
   // Reads that begin at a new offset each time, of files each read as often in every generation:
   // crops of whole-file samples (the wave module's setpos and readframes), a file a sample.
-  const bool crops = KeysNeverRepeat(*view) &&
-                     UniformReads(ReadsPerGeneration(*view, gens, /*whole_files=*/true)) >= 1;
+  const int64_t whole_file_reads =
+      KeysNeverRepeat(*view) ? UniformReads(ReadsPerGeneration(*view, gens, /*whole_files=*/true))
+                             : 0;
+  const bool crops = whole_file_reads >= 1;
   if (!crops && gens.count == view->epochs) return;
-  const int64_t reads = UniformReads(ReadsPerGeneration(*view, gens, crops));
+  const int64_t reads = crops
+                            ? whole_file_reads
+                            : UniformReads(ReadsPerGeneration(*view, gens, /*whole_files=*/false));
   if (reads < 1 || (reads == 1 && !crops)) return;
   for (Access& a : view->accesses) {
     a.epoch = gens.of_pid.at(a.pid);
