@@ -118,11 +118,11 @@ struct Period {
 // (fit_period.cc): `runs` are gap sequences, runs[r][k] the gap after read k of run r (a pass, one
 // worker's pass); the first `skip_first` period ends of each run are not scored (a DataLoader
 // worker's prefetched batches come back to back). A period stands when its ends outrank the gaps
-// within (score >= 0.75, at 3 ends or more), their median is at least 4x the median within and
-// kMinPauseUs, and their lower quartile at least 2x. Of those, the most significant
-// (Mann-Whitney's z: many ends outweigh a few that outrank a bit more); then a multiple of it
-// when its ends between the multiple's do not stand alone (stalls at every other end), or a
-// divisor whose ends between its own do (long and short pauses alternating). Relative
+// within (score >= 0.75, at 3 ends or more), their median is at least 4x the median within (3x
+// at a score >= 0.95) and kMinPauseUs, and their lower quartile at least 2x. Of those, the most
+// significant (Mann-Whitney's z: many ends outweigh a few that outrank a bit more); then a
+// multiple of it when its ends between the multiple's do not stand alone (stalls at every other
+// end), or a divisor whose ends between its own do (long and short pauses alternating). Relative
 // throughout: a host that stretches every gap, or stalls a few as long as a step, leaves it be.
 // Periods up to 4096 reads, over the runs' first 32768 gaps (the search's cost stays bounded on
 // traces of millions of reads).

@@ -22,8 +22,13 @@ constexpr int64_t kOutrank = 2;
 constexpr double kMinScore = 0.75;
 // ... at this many of its ends at least (two stalls can fall at the ends of a long period) ...
 constexpr int64_t kMinEnds = 3;
-// ... and their median is this many times the median within (PauseThreshold's jump).
+// ... and their median is this many times the median within (PauseThreshold's jump) ...
 constexpr int64_t kMinRatio = 4;
+// ... or, when the ends outrank nearly every gap within (this share of the pairs), this many
+// times: a busy host stretches the CPU work between a batch's reads (a CPU hog beside it took a
+// loop's in-batch gaps from 1.4 to 1.8 ms, its 5 ms sleeps stayed 5 ms), not the sleeps after.
+constexpr double kClearScore = 0.95;
+constexpr int64_t kClearRatio = 3;
 // Longer periods are not searched (a batch of more reads than this is fitted from bursts).
 constexpr int64_t kMaxPeriod = 4096;
 // Gaps searched: a loop's period repeats, so the first this many show it (3 ends of the longest
@@ -108,8 +113,9 @@ Period Score(const std::vector<std::vector<int64_t>>& runs, const std::vector<in
 // outrank the median within: half a period's ends are gaps within batches), longer than the
 // program's own overhead (kMinPauseUs).
 bool Stands(const Period& p) {
+  const int64_t ratio = p.score >= kClearScore ? kClearRatio : kMinRatio;
   return p.ends >= kMinEnds && p.within >= 2 && p.score >= kMinScore &&
-         p.end_median_us >= kMinRatio * p.within_median_us &&
+         p.end_median_us >= ratio * p.within_median_us &&
          p.end_low_us >= kOutrank * p.within_median_us && p.end_median_us >= kMinPauseUs;
 }
 
