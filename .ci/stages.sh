@@ -228,7 +228,8 @@ finding_in_libhdf5() {
 # Sets CPU_SECONDS to the CPU time (user + sys) this shell's finished children used so far
 # (`times` must run in this shell, not in a command substitution's subshell).
 CPU_TIMES_FILE="$(mktemp)"
-trap 'rm -f "$CPU_TIMES_FILE"' EXIT
+STAGE_LOG_DIR="$(mktemp -d)"  # each stage's output (run_test_stages, stage_failures)
+trap 'rm -f "$CPU_TIMES_FILE"; rm -rf "$STAGE_LOG_DIR"' EXIT
 children_cpu_seconds() {
   times >"$CPU_TIMES_FILE"
   CPU_SECONDS="$(tail -1 "$CPU_TIMES_FILE" | awk '{
@@ -257,6 +258,19 @@ check_disk_for_stage() {
   fi
 }
 
+# stage_failures LOG: what a failed stage's output says failed, at most 40 lines, each indented
+# under the stage's line of the summary: ctest's "The following tests FAILED" entries (every
+# ctest run of the stage), the fuzz targets that failed, the files that differ from .clang-format.
+stage_failures() {
+  awk '
+    /^The following tests FAILED:/ { listing = 1; next }
+    listing && /^[ \t]+[0-9]+ - / { sub(/^[ \t]+/, ""); print "    failed: " $0; next }
+    { listing = 0 }
+    /^fuzz: [a-z0-9_]+ .*FAILED/ { print "    failed: " $0 }
+    /^format: [0-9]+ files differ/ { print "    " $0 }
+  ' "$1" | head -n 40
+}
+
 run_test_stages() {
   local stages="${DLIO_TEST_STAGES:-format release asan tsan fuzz}"
   [ "${DLIO_QUICK:-0}" = 1 ] && stages="format release"
@@ -276,12 +290,15 @@ run_test_stages() {
     wall0="$(date +%s)"
     children_cpu_seconds
     cpu0="$CPU_SECONDS"
+    # The stage's output also goes to a file, from which the summary names what failed: a CI
+    # log is often read from its end, where a failed test of an early stage is long gone.
+    local stage_log="$STAGE_LOG_DIR/$s.log"
     set +e
     (
       set -e
       "stage_$s" "$@"
-    )
-    rc=$?
+    ) 2>&1 | tee "$stage_log"
+    rc=${PIPESTATUS[0]}
     set -e
     local wall=$(($(date +%s) - wall0)) cpu
     children_cpu_seconds
@@ -291,6 +308,7 @@ run_test_stages() {
     if [ $rc = 0 ]; then
       passed=$((passed + 1))
     else
+      mapfile -t -O "${#report[@]}" report < <(stage_failures "$stage_log")
       failed=$((failed + 1))
       [ "${DLIO_FAIL_FAST:-0}" = 1 ] && break
     fi
