@@ -82,8 +82,9 @@ bool Continues(const ProfileTrace& t, size_t p, size_t i) {
 // A period of W writes a save, unless one of its boundaries cuts a file's writes in two (a busy
 // host's stalls that fell W writes apart): 0 then.
 int64_t SavePeriod(const ProfileTrace& t, const std::vector<size_t>& writes, int64_t period) {
-  for (size_t k = static_cast<size_t>(period); period > 0 && k < writes.size();
-       k += static_cast<size_t>(period)) {
+  if (period <= 0) return 0;
+  const size_t every = static_cast<size_t>(period);
+  for (size_t k = every; k < writes.size(); k += every) {
     if (Continues(t, writes[k - 1], writes[k])) return 0;
   }
   return period;
