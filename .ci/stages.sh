@@ -260,7 +260,9 @@ check_disk_for_stage() {
 
 # stage_failures LOG: what a failed stage's output says failed, at most 40 lines, each indented
 # under the stage's line of the summary: ctest's "The following tests FAILED" entries (every
-# ctest run of the stage), the fuzz targets that failed, the files that differ from .clang-format.
+# ctest run of the stage), the fuzz targets that failed, the files that differ from .clang-format,
+# then the first 4 of Catch2's failed assertions (file:line, the assertion and its expansion) and
+# the first 4 sanitizer reports' headlines.
 stage_failures() {
   awk '
     /^The following tests FAILED:/ { listing = 1; next }
@@ -268,6 +270,22 @@ stage_failures() {
     { listing = 0 }
     /^fuzz: [a-z0-9_]+ .*FAILED/ { print "    failed: " $0 }
     /^format: [0-9]+ files differ/ { print "    " $0 }
+    # Catch2: "/path/x_test.cc:123: FAILED:", the assertion, "with expansion:", its values.
+    /^[^ ].*:[0-9]+: FAILED:$/ {
+      if (++asserts <= 4) { line = $0; sub(/^.*\//, "", line); detail[asserts] = "    at " line; take = 3 }
+      next
+    }
+    take > 0 && asserts <= 4 {
+      if ($0 ~ /^(with message|[-.=]{10})/) { take = 0; next }
+      t = $0; sub(/^[ \t]+/, "", t); if (t != "") detail[asserts] = detail[asserts] " " t; take--
+    }
+    /(ERROR: [A-Za-z]+Sanitizer|WARNING: ThreadSanitizer|: runtime error: )/ && ++reports <= 4 {
+      line = $0; sub(/^==[0-9]+==/, "", line); report[reports] = "    " line
+    }
+    END {
+      for (i = 1; i <= asserts && i <= 4; i++) print detail[i]
+      for (i = 1; i <= reports && i <= 4; i++) print report[i]
+    }
   ' "$1" | head -n 40
 }
 
