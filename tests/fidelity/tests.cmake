@@ -30,8 +30,11 @@ dlio_add_closed_loop(torch_npz_augment 0.9 0.1 "numpy torch" framework)
 dlio_add_closed_loop(torch_npz_large 0.9 0.1 "numpy torch" framework)
 dlio_add_closed_loop(torch_save_ckpt 0.9 0.1 "numpy torch" framework)
 dlio_add_closed_loop(pandas_csv 0.9 0.1 "numpy pandas" framework)
-dlio_add_closed_loop(tfrecord_stream 0.95 0.1 "numpy" none)
-dlio_add_closed_loop(h5py_crops 0.95 0.1 "numpy h5py" none)
+# 0.9 as the others: beside 4 CPU hogs (2026-12-04, 5-6 runs each) tfrecord_stream's similarity
+# ranged 0.952-0.998 and h5py_crops' 0.931-0.998 (0.937 once in a quiet `ctest -j2` of the whole
+# suite), the timing features alone moving; 0.95 left a loaded host no room.
+dlio_add_closed_loop(tfrecord_stream 0.9 0.1 "numpy" none)
+dlio_add_closed_loop(h5py_crops 0.9 0.1 "numpy h5py" none)
 dlio_add_closed_loop(pil_imagefolder 0.9 0.1 "numpy torch PIL" framework)
 dlio_add_closed_loop(torch_npy_readinto 0.9 0.1 "numpy torch" none)
 dlio_add_closed_loop(wds_tarfile 0.9 0.1 "numpy torch" none)
