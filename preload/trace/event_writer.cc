@@ -79,6 +79,8 @@ bool Lock(std::atomic_flag& f, bool in_signal) {
 void SpinUnlock(std::atomic_flag& f) { f.clear(std::memory_order_release); }
 
 __attribute__((tls_model("initial-exec"))) thread_local ThreadBuffer* t_buffer = nullptr;
+// Shared-memory objects the thread created since its last recorded event (RecordEvent).
+__attribute__((tls_model("initial-exec"))) thread_local int64_t t_shm_created = 0;
 
 // --- formatting (trace/pfw_codec.h) -------------------------------------------------------
 
@@ -322,9 +324,15 @@ void RecordEvent(const IoEvent& e) {
   line.ret = e.ret;  // every interposed call returned something: always written
   line.faults = e.faults;
   if (w.options.run_delay) line.run_delay = ThreadRunDelay(e.start_us + e.dur_us);
-  Append(*b, [&](char* p, size_t cap) { return pfw::EncodeEvent(line, pfw::kLineEnd, p, cap); });
+  line.shm = t_shm_created;
+  if (Append(*b,
+             [&](char* p, size_t cap) { return pfw::EncodeEvent(line, pfw::kLineEnd, p, cap); })) {
+    t_shm_created = 0;
+  }
   SpinUnlock(b->lock);
 }
+
+void NoteSharedMemoryCreated() { ++t_shm_created; }
 
 void FlushLocalBuffer() {
   ThreadBuffer* b = t_buffer;
@@ -373,6 +381,7 @@ void WriterChildAfterFork() {
   }
   if (t_buffer != nullptr) t_buffer->tid = static_cast<int32_t>(syscall(SYS_gettid));
   ResetRunDelayAfterFork();
+  t_shm_created = 0;  // the forking thread's count was the parent's
   PrivateFd::Get().ResetUsersAfterFork();
   bool ours = false;
   {

@@ -37,7 +37,13 @@ void ConfigureWriter(const WriterOptions& options);
 int64_t WriterPid();
 
 // Formats `event` into the calling thread's buffer. Never blocks on other threads' buffers.
+// The event carries the shared-memory objects the thread created since its previous event
+// (NoteSharedMemoryCreated, pfw::kSharedCreated).
 void RecordEvent(const IoEvent& event);
+
+// Counts a shared-memory object the calling thread created (shm_open with O_CREAT): its next
+// recorded event carries the count. A forked child's threads start at 0.
+void NoteSharedMemoryCreated();
 
 // Writes the calling thread's buffer out (at the close of a traced file, so a process killed
 // later keeps the events of the files it had finished with).

@@ -2,7 +2,8 @@
 // (glibc's execl calls execve internally, past the execve hook), and calls that
 // move a file position the hooks do not record (sendfile, copy_file_range, splice) or share
 // descriptions with a new process without fork (posix_spawn, system, popen): after those the
-// position of the files involved comes from the kernel again.
+// position of the files involved comes from the kernel again. And shm_open, whose creations are
+// counted on the thread's next event (a DataLoader worker's collate of a batch).
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -203,4 +204,15 @@ DLIO_PRELOAD_EXPORT int execle(const char* path, const char* arg, ...) {
   dlio::preload::ExecArgs a(arg, ap, /*with_env=*/true);
   va_end(ap);
   return a.Exec(path, /*search=*/false);
+}
+
+// A shared-memory object is no file the trace names; its creation is counted on the calling
+// thread's next event (pfw::kSharedCreated): a PyTorch DataLoader worker collates each batch
+// into a new one, which tells `fit` where the worker's batches end.
+DLIO_PRELOAD_EXPORT int shm_open(const char* name, int oflag, mode_t mode) {
+  const int fd = DLIO_REAL(shm_open)(name, oflag, mode);
+  if (fd >= 0 && (oflag & O_CREAT) != 0 && dlio::preload::Tracing()) {
+    dlio::preload::NoteSharedMemoryCreated();
+  }
+  return fd;
 }

@@ -2,6 +2,7 @@
 // whose fork workers read .npz files, and dlio-run itself against its own tracer.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 #include <cstdlib>
@@ -97,6 +98,32 @@ TEST_CASE("profile: every npz byte a PyTorch DataLoader's fork workers read, at 
       CHECK(Covers(spans, m[0].get<int64_t>(), m[1].get<int64_t>()));
     }
   }
+
+  // 3 batches of 2 files: one worker read two. PyTorch collated its first into a new
+  // shared-memory tensor (shm_open), so the first call it made after that, the open of its
+  // second batch's first file, carries "shm" after exactly 2 files; no other event does (the
+  // other batches' collates came after the workers' last traced calls).
+  int64_t marked = 0;
+  for (const auto& file : TraceFiles(out)) {
+    std::vector<json> events = ReadEvents(file);
+    std::stable_sort(events.begin(), events.end(), [](const json& a, const json& b) {
+      return a.value("ts", int64_t{0}) < b.value("ts", int64_t{0});
+    });
+    std::set<std::string> files_before;
+    for (const json& e : events) {
+      if (e.at("ph") != "X") continue;
+      if (ArgOr(e, "shm") >= 1) {
+        INFO(e.dump());
+        ++marked;
+        CHECK(ArgOr(e, "shm") == 1);
+        CHECK(files_before.size() == 2);
+      }
+      if (e.contains("args") && e.at("args").contains("fname")) {
+        files_before.insert(e.at("args").at("fname").get<std::string>());
+      }
+    }
+  }
+  CHECK(marked == 1);
 }
 
 // (file, offset, bytes) of every read of a file under `data` in `events`.

@@ -1,6 +1,7 @@
 #include <zlib.h>
 
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -58,6 +59,21 @@ void CheckTrace(const ProfileTrace& t, const ImportStats& stats) {
   CHECK(t.thread_names.at({3, 4}) == "loader");
 }
 
+TEST_CASE("pfw import: a shared-memory count below 1 or past 32 bits reads as none or capped") {
+  TempDir dir;
+  WriteTextFile(dir / "t.pfw",
+                "[\n"
+                "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":1,\"dur\":1,"
+                "\"ph\":\"X\",\"args\":{\"ret\":1,\"shm\":-7}},\n"
+                "{\"name\":\"read\",\"cat\":\"POSIX\",\"pid\":1,\"tid\":1,\"ts\":2,\"dur\":1,"
+                "\"ph\":\"X\",\"args\":{\"ret\":1,\"shm\":99999999999}}\n]\n");
+  ProfileTrace t;
+  REQUIRE(ImportPfw(dir / "t.pfw", &t).ok());
+  REQUIRE(t.size() == 2);
+  CHECK(t.Get(0).shm_created == 0);
+  CHECK(t.Get(1).shm_created == INT32_MAX);
+}
+
 // The codec both writers share (trace/pfw_codec.h), read back by the importer.
 std::string Encoded(const pfw::Event& e, const char* end = pfw::kLineEnd) {
   std::string out(pfw::MaxEventBytes(std::strlen(e.name), std::strlen(e.cat), e.fname_len), '\0');
@@ -93,10 +109,12 @@ TEST_CASE("pfw codec: an encoded event and its metadata import with every field 
   e.epoch = 2;
   e.faults = 3;
   e.run_delay = 123456789;
+  e.shm = 2;
   pfw::Event failed = e;
   failed.ret = -1;        // a failed call keeps its ret
   failed.faults = -1;     // not counted: no "minflt"
   failed.run_delay = -1;  // not read: no "rqd"
+  failed.shm = 0;         // none created: no "shm"
   pfw::Event span;
   span.name = "compute";
   span.cat = "compute";
@@ -107,6 +125,8 @@ TEST_CASE("pfw codec: an encoded event and its metadata import with every field 
                            Encoded(failed) + Encoded(span) +
                            NameLine(pfw::kProcessName, 0, "prog (rank 3)", pfw::kLastLineEnd);
   CHECK(text.find("\"ret\"", text.find("compute")) == std::string::npos);  // a span has none
+  CHECK(text.find("\"shm\":2") != std::string::npos);
+  CHECK(text.find("\"shm\"", text.find("\"shm\":2") + 1) == std::string::npos);  // once
   TempDir dir;
   WriteTextFile(dir / "t.pfw", text);
   ProfileTrace t;
@@ -128,6 +148,8 @@ TEST_CASE("pfw codec: an encoded event and its metadata import with every field 
   CHECK(read.ret == 100);
   CHECK(read.faults == 3);
   CHECK(read.run_delay_us == 123456789);
+  CHECK(read.shm_created == 2);
+  CHECK(t.Get(1).shm_created == 0);
   CHECK(t.Get(1).ret == -1);
   CHECK(t.Get(1).faults == -1);
   CHECK(t.Get(1).run_delay_us == -1);

@@ -86,6 +86,11 @@ struct ProfileEvent {
   // schedstats, at most once per 200 us of a thread's time (docs/profiling.md): `fit` takes the
   // delay accrued within a pause out of its compute time.
   int64_t run_delay_us = -1;
+  // Shared-memory objects the calling thread created (shm_open with O_CREAT) since its previous
+  // traced call; 0 when none or unknown. dlio's LD_PRELOAD tracer records them ("shm"): a
+  // PyTorch DataLoader worker collates each batch into a new one, which `fit` reads as the
+  // batch's end (docs/profiling.md, "Collates").
+  int64_t shm_created = 0;
   OpKind kind = OpKind::kOther;
 };
 
@@ -130,6 +135,7 @@ class ProfileTrace {
   std::vector<int64_t> start_us, dur_us, offset, size_bytes, ret;
   std::vector<int32_t> faults;        // ProfileEvent::faults, capped at INT32_MAX
   std::vector<int64_t> run_delay_us;  // ProfileEvent::run_delay_us
+  std::vector<int32_t> shm_created;   // ProfileEvent::shm_created, capped at INT32_MAX
   std::vector<OpKind> kind;
 
   // The kernel requests beneath its stdio calls, kept apart from the events so that analyze,

@@ -42,6 +42,11 @@ inline constexpr int64_t kFaultsMinBytes = int64_t{64} << 10;
 // elsewhere.
 inline constexpr char kRunDelay[] = "rqd";
 inline constexpr int64_t kRunDelayEveryUs = 200;
+// Shared-memory objects the calling thread created (shm_open with O_CREAT) since its previous
+// traced call, written with the next traced call when at least 1: a PyTorch DataLoader worker
+// collates each batch into a new one (docs/profiling.md, "Collates"). The LD_PRELOAD tracer
+// writes it; absent elsewhere.
+inline constexpr char kSharedCreated[] = "shm";
 inline constexpr char kEpoch[] = "epoch";
 inline constexpr char kStep[] = "step";
 inline constexpr char kIndex[] = "index";
@@ -79,6 +84,7 @@ struct Event {
   int64_t index = -1;
   int64_t faults = -1;     // kFaults
   int64_t run_delay = -1;  // kRunDelay
+  int64_t shm = -1;        // kSharedCreated: written when >= 1
 };
 
 // What ends a line: the array separator, or the last object's close of the array.
@@ -207,6 +213,7 @@ inline size_t EncodeEvent(const Event& e, const char* line_end, char* buf, size_
   arg(kIndex, e.index, e.index >= 0);
   arg(kFaults, e.faults, e.faults >= 0);
   arg(kRunDelay, e.run_delay, e.run_delay >= 0);
+  arg(kSharedCreated, e.shm, e.shm >= 1);
   o.Raw("}}").Raw(line_end);
   return o.size();
 }

@@ -26,7 +26,7 @@ struct PfwLine {
   std::string_view name, cat, ph, fname, meta_name;
   std::string fhash, meta_value;  // DFTracer: file-name hash of an event; "value" of an FH event
   int64_t pid = 0, tid = 0, ts = 0, dur = 0;
-  int64_t count = -1, offset = -1, ret = -1, faults = -1, run_delay = -1;
+  int64_t count = -1, offset = -1, ret = -1, faults = -1, run_delay = -1, shm = -1;
   std::string s_name, s_cat, s_ph, s_fname, s_meta, s_key;
 };
 
@@ -102,7 +102,8 @@ enum class Key {
   kOffset,
   kRet,
   kFaults,
-  kRunDelay
+  kRunDelay,
+  kShm
 };
 
 constexpr uint64_t Pack(std::string_view k) {
@@ -147,6 +148,8 @@ Key KeyOf(std::string_view k) {
       return Key::kFaults;
     case Pack(pfw::kRunDelay):
       return Key::kRunDelay;
+    case Pack(pfw::kSharedCreated):
+      return Key::kShm;
     default:
       return Key::kOther;
   }
@@ -188,6 +191,9 @@ bool ParseArgs(JsonCursor* c, PfwLine* l) {
         break;
       case Key::kRunDelay:
         ok = c->Number(&l->run_delay);
+        break;
+      case Key::kShm:
+        ok = c->Number(&l->shm);
         break;
       default:
         ok = c->SkipValue();
@@ -336,6 +342,7 @@ void Store(const PfwLine& l, int64_t line, ProfileTrace* trace, ImportStats* sta
   e.ret = l.ret;
   e.faults = l.faults;
   e.run_delay_us = l.run_delay;
+  e.shm_created = std::max<int64_t>(l.shm, 0);
   if (!check->Event(&e, line)) return;
   if (l.cat == kStdioKernelCategory &&
       (l.name == kStdioKernelRead || l.name == kStdioKernelWrite)) {
@@ -426,7 +433,7 @@ Result<ImportStats> ImportPfw(const std::string& path, ProfileTrace* trace) {
     if (line.empty()) continue;
     l.name = l.cat = l.ph = l.fname = l.meta_name = {};
     l.pid = l.tid = l.ts = l.dur = 0;
-    l.count = l.offset = l.ret = l.faults = l.run_delay = -1;
+    l.count = l.offset = l.ret = l.faults = l.run_delay = l.shm = -1;
     l.fhash.clear();
     l.meta_value.clear();
     DLIO_RETURN_NOT_OK(pending_error);  // a malformed line that was not the last

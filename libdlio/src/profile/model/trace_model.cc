@@ -147,11 +147,13 @@ void ProfileTrace::AddInterned(const ProfileEvent& e, int32_t name_id, int32_t c
   faults.push_back(
       static_cast<int32_t>(std::clamp<int64_t>(e.faults, -1, std::numeric_limits<int32_t>::max())));
   run_delay_us.push_back(e.run_delay_us);
+  shm_created.push_back(static_cast<int32_t>(
+      std::clamp<int64_t>(e.shm_created, 0, std::numeric_limits<int32_t>::max())));
   kind.push_back(e.kind);
 }
 
 void ProfileTrace::Reserve(size_t n) {
-  for (auto* v : {&pid, &tid, &name, &category, &path, &faults}) v->reserve(n);
+  for (auto* v : {&pid, &tid, &name, &category, &path, &faults, &shm_created}) v->reserve(n);
   for (auto* v : {&start_us, &dur_us, &offset, &size_bytes, &ret, &run_delay_us}) v->reserve(n);
   kind.reserve(n);
 }
@@ -170,6 +172,7 @@ ProfileEvent ProfileTrace::Get(size_t i) const {
   e.ret = ret[i];
   e.faults = faults[i];
   e.run_delay_us = run_delay_us[i];
+  e.shm_created = shm_created[i];
   e.kind = kind[i];
   return e;
 }
