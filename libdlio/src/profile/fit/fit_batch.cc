@@ -1,6 +1,6 @@
-// FitTrace stage 3, reader.batch_size: from each DataLoader worker's pauses, from threads that
-// step after every read, from the period of the pauses, from a stream's bursts; and the step of a
-// loop fed by workers (FitWorkerStep).
+// FitTrace stage 3, reader.batch_size: from DataLoader workers' collates, from each worker's
+// pauses, from threads that step after every read, from the period of the pauses, from a
+// stream's bursts; and the step of a loop fed by workers (FitWorkerStep).
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -180,6 +180,75 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
   return true;
 }
 
+// The training sample reads of each reading thread between two of its collates, from the marks
+// of a traced DataLoader worker (ProfileEvent::shm_created, on the first event the thread made
+// after each): a count per batch the thread finished and marked; the reads after its last mark
+// are left out, since nothing says that batch ended. Empty when the reading threads' marks
+// disagree on how many objects they created (a collate creates one per tensor of a batch, the
+// same number every time; a dataset that shares memory per sample adds its own), or when two
+// marks of a thread hold no sample read between them.
+std::vector<int64_t> CollatedBatches(const ProfileTrace& t, const View& view) {
+  std::map<ThreadKey, std::vector<int64_t>> reads;
+  for (const Access& a : view.accesses) {
+    if (IsTrain(view, a)) reads[{a.pid, a.tid}].push_back(a.start_us);
+  }
+  std::map<ThreadKey, std::vector<int64_t>> marks;
+  std::set<int32_t> created;
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.shm_created[i] <= 0 || !reads.count({t.pid[i], t.tid[i]})) continue;
+    marks[{t.pid[i], t.tid[i]}].push_back(t.start_us[i]);
+    created.insert(t.shm_created[i]);
+  }
+  std::vector<int64_t> batches;
+  if (created.size() != 1) return batches;
+  for (auto& [thread, at] : marks) {
+    std::vector<int64_t>& starts = reads[thread];
+    std::sort(at.begin(), at.end());
+    std::sort(starts.begin(), starts.end());
+    std::vector<int64_t> per(at.size() + 1, 0);  // per[k]: reads after k marks
+    for (int64_t s : starts) {
+      ++per[static_cast<size_t>(std::upper_bound(at.begin(), at.end(), s) - at.begin())];
+    }
+    per.pop_back();  // after the last mark: no mark ended it
+    // A batch with no sample read of its own: batches within one read's sample (an
+    // IterableDataset streaming records out of a shard), which counts of reads cannot tell.
+    if (std::count(per.begin(), per.end(), 0) > 0) return {};
+    batches.insert(batches.end(), per.begin(), per.end());
+  }
+  return batches;
+}
+
+// Collated batches a batch is taken from: fewer say too little.
+constexpr size_t kMinCollatedBatches = 3;
+
+// reader.batch_size from the batches DataLoader workers collated into shared memory (PyTorch's
+// default_collate stacks a worker's batch into a new shared-memory tensor): the reads between a
+// worker thread's collates, whatever the gaps between them (a decode per sample, a busy host).
+// The most common count, when more than half the batches hold it and none holds more (the
+// smaller ones end an epoch); false when the trace has no such marks or they disagree.
+bool FitCollateBatch(const ProfileTrace& t, const View& view, const ModelGuess& model,
+                     FitResult* out) {
+  const std::vector<int64_t> batches = CollatedBatches(t, view);
+  if (batches.size() < kMinCollatedBatches) return false;
+  std::map<int64_t, size_t> counts;
+  for (int64_t n : batches) ++counts[n];
+  const auto mode =
+      std::max_element(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
+        return a.second < b.second || (a.second == b.second && a.first < b.first);
+      });
+  const int64_t largest = counts.rbegin()->first;
+  if (mode->second * 2 <= batches.size() || largest != mode->first) return false;
+  const int64_t per_access = SamplesPerAccess(model, *out);
+  SetBatch(view, out, mode->first * per_access, FitConfidence::kHigh,
+           StrCat("each DataLoader worker collated a batch into shared memory after every ",
+                  mode->first, " sample reads (", mode->second, " of ", batches.size(), " batches",
+                  mode->second < batches.size() ? ", the smaller ones ending a pass" : "",
+                  "; the tracer counts each worker thread's shm_open creations between its "
+                  "calls): a worker builds whole batches",
+                  StreamedNote(model, per_access)));
+  return true;
+}
+
 }  // namespace
 
 Period FindWorkerPeriod(const View& view, bool* past_first) {
@@ -284,7 +353,7 @@ void FitPeriodBatch(const View& view, const ModelGuess& model, FitResult* out) {
 
 }  // namespace
 
-void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
+void FitBatch(const ProfileTrace& t, const View& view, const ModelGuess& model, FitResult* out) {
   if (view.mapped && !view.steps_from_compute) {
     Unset(out, "reader.batch_size", "1",
           "no compute events, and the data is read through mappings: its rows come in as page "
@@ -292,7 +361,8 @@ void FitBatch(const View& view, const ModelGuess& model, FitResult* out) {
     return;
   }
   if (!view.steps_from_compute &&
-      (FitWorkerBatch(view, model, out) || FitThreadBatch(view, model, out))) {
+      (FitCollateBatch(t, view, model, out) || FitWorkerBatch(view, model, out) ||
+       FitThreadBatch(view, model, out))) {
     return;
   }
   if (view.steps.empty()) {

@@ -394,11 +394,12 @@ void FitWriterKeys(const View& view, FitResult* out);
 void FitReadVariants(const View& view, FitResult* out);
 // reader.batch_size (fit_batch.cc): of a loader that streams whole shards (WebDataset over
 // tarfile), from the bytes a worker streams between pauses (false when not such a loader or no
-// pause stands out); else from DataLoader workers' pauses, threads that step after every read, the
-// period of the pauses, or the reads between pauses.
+// pause stands out); else from the batches DataLoader workers collated into shared memory, the
+// workers' pauses, threads that step after every read, the period of the pauses, or the reads
+// between pauses.
 bool FitStreamBatch(const ProfileTrace& t, const View& view, const ModelGuess& model,
                     FitResult* out);
-void FitBatch(const View& view, const ModelGuess& model, FitResult* out);
+void FitBatch(const ProfileTrace& t, const View& view, const ModelGuess& model, FitResult* out);
 // Samples one access stands for: all of a file's under a model that streams whole files, else 1.
 int64_t SamplesPerAccess(const ModelGuess& model, const FitResult& out);
 // train.computation_time of a loop fed by DataLoader worker processes without compute events:

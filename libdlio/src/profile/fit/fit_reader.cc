@@ -231,7 +231,7 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
                FitResult* out) {
   const ModelGuess model = GuessIoModel(trace, view, FittedFormat(*out), options);
   FitThreads(view, out);
-  if (!FitStreamBatch(trace, view, model, out)) FitBatch(view, model, out);
+  if (!FitStreamBatch(trace, view, model, out)) FitBatch(trace, view, model, out);
   KeepPassReads(view, SamplesPerAccess(model, *out), out);
   FitShuffle(trace, view, out);
   FitIoModel(trace, view, options, model, out);
