@@ -44,9 +44,10 @@ PACKAGES=(
 # storage's tests run on 127.0.0.1 (install_s3rver; Debian's npm only when no npm came with node);
 # the openssl command makes the CA and certificate of the s3 tests' https server; mpi4py for the
 # MPI data-parallel loader the fidelity closed loop profiles under mpirun
-# (tests/fidelity/programs/mpi4py_sharded.py).
+# (tests/fidelity/programs/mpi4py_sharded.py); SciPy for scipy.io.loadmat, the MATLAB-file loader
+# the closed loop profiles (tests/fidelity/programs/mat_spawn_loader.py).
 TEST_PACKAGES=(clang-format-14 clang-14 libclang-rt-14-dev llvm-14 chromium python3-torch nodejs
-  openssl python3-mpi4py)
+  openssl python3-mpi4py python3-scipy)
 
 # s3rver (npm) into .tools/, where tests/storage/s3_server.cc looks for it; once.
 install_s3rver() {

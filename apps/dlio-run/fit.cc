@@ -267,8 +267,9 @@ int RunFit(const FitCommandOptions& options) {
   // The traced program's buffer: st_blksize of a local file system (what the data folder here
   // reports is not what the traced host's did).
   fit.pyio_requests = [](uint64_t file_size, const dlio::PyioCalls& c) {
-    auto r = dlio::PyioReadRequests(file_size, 4096, c.head_bytes, c.read_size, c.call,
-                                    c.tail_bytes, c.tail_read_size, c.crop_bytes, c.crop_at);
+    auto r =
+        dlio::PyioReadRequests(file_size, 4096, c.head_bytes, c.read_size, c.call, c.tail_bytes,
+                               c.tail_read_size, c.crop_bytes, c.crop_at, c.end_reads);
     return r.ok() ? std::move(r).value() : std::vector<dlio::ReadRequest>{};
   };
   auto result = dlio::FitTrace(*trace, fit);

@@ -157,6 +157,18 @@ set_property(TEST fidelity:lightning_steps_ckpt APPEND PROPERTY ENVIRONMENT "MAX
 dlio_add_closed_loop(zarr_chunks 0.9 0.1 "numpy torch" "")
 set_property(TEST fidelity:zarr_chunks APPEND PROPERTY ENVIRONMENT
              "MAX_COUNT_DIFF=0.05;EXPECT_FIT=epochs: 32 ")
+# gzip-compressed JSON-lines shards streamed by an IterableDataset through gzip.open in text mode
+# (fit: 4 KiB requests front to back, as f.read(8192) after a header makes them, and 4 more looks
+# past the end than those calls make: reader.pyio_end_reads). Requests within 5%.
+dlio_add_closed_loop(gzip_jsonl_shards 0.9 0.1 "torch" "")
+set_property(TEST fidelity:gzip_jsonl_shards APPEND PROPERTY ENVIRONMENT
+             "MAX_COUNT_DIFF=0.05;EXPECT_FIT=pyio_read_size: 8192 ")
+# MATLAB files read with scipy.io.loadmat in spawned DataLoader workers (fit: a variable's data in
+# read(131072) calls, the rest of the file a tail, then one look past the end; the spawned
+# workers' imports are the runtime's, not the workload's). Requests within 5%.
+dlio_add_closed_loop(mat_spawn_loader 0.9 0.1 "numpy scipy torch" "")
+set_property(TEST fidelity:mat_spawn_loader APPEND PROPERTY ENVIRONMENT
+             "MAX_COUNT_DIFF=0.05;EXPECT_FIT=pyio_tail_bytes: 312 ")
 # WAV clips read with the standard library's wave module in DataLoader workers: a header, then a
 # seek to a random frame and readframes (fit: the worker generations are the passes, each read
 # beginning where no other did: random crops of one sample per file, io_model pyio with

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <set>
 #include <string>
 #include <tuple>
@@ -38,18 +39,20 @@ using testing::TempDir;
 // One way of reading a file: reader.pyio_* and the Python code they stand for.
 // `text`: the Python program iterates over the lines of open(path, encoding='latin-1') instead,
 // TextIOWrapper's read1 chunks, which read1 of read_size stands for. `tail_call`: the tail's
-// calls' size (reader.pyio_tail_read_size; 0: one call).
+// calls' size (reader.pyio_tail_read_size; 0: one call). `end`: f.read(1) calls after the others
+// (reader.pyio_end_reads).
 struct Calls {
   uint64_t head = 0, read_size = 0;
   PyioCall call = PyioCall::kRead;
   uint64_t tail = 0;
   bool text = false;
   uint64_t tail_call = 0;
+  uint64_t end = 0;
   std::string CallName() const { return text ? "text" : std::string(EnumName(call)); }
   std::string Describe() const {
     return "head " + std::to_string(head) + ", read_size " + std::to_string(read_size) + ", " +
            CallName() + ", tail " + std::to_string(tail) + " in calls of " +
-           std::to_string(tail_call);
+           std::to_string(tail_call) + ", " + std::to_string(end) + " end reads";
   }
 };
 
@@ -90,8 +93,9 @@ std::vector<Request> ReadWithPython(const Calls& calls, const std::vector<std::s
   testing::WriteTextFile(script,
                          "import sys\n"
                          "head, n, call = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]\n"
-                         "tail, tail_call = int(sys.argv[5]), int(sys.argv[6])\n"
-                         "for arg in sys.argv[7:]:\n"
+                         "tail, tail_call, end = int(sys.argv[5]), int(sys.argv[6]), "
+                         "int(sys.argv[7])\n"
+                         "for arg in sys.argv[8:]:\n"
                          "    name, size = arg.split(':')\n"
                          "    body = int(size) - min(head, int(size)) - tail\n"
                          "    if call == 'text':\n"
@@ -101,8 +105,12 @@ std::vector<Request> ReadWithPython(const Calls& calls, const std::vector<std::s
                          "    with open(sys.argv[1] + '/' + name, 'rb') as f:\n"
                          "        if head: f.read(head)\n"
                          "        if tail:\n"
-                         "            if call == 'read': f.read(body)\n"
-                         "            else: f.readinto(bytearray(body))\n"
+                         "            while body > 0:\n"
+                         "                k = min(n or body, body)\n"
+                         "                if call == 'read': got = len(f.read(k))\n"
+                         "                else: got = f.readinto(bytearray(k))\n"
+                         "                if not got: break\n"
+                         "                body -= got\n"
                          "            left = tail\n"
                          "            while left:\n"
                          "                got = len(f.read(min(tail_call or tail, left)))\n"
@@ -117,10 +125,12 @@ std::vector<Request> ReadWithPython(const Calls& calls, const std::vector<std::s
                          "            while f.read1(n): pass\n"
                          "        else:\n"
                          "            buf = bytearray(n)\n"
-                         "            while f.readinto(buf): pass\n");
+                         "            while f.readinto(buf): pass\n"
+                         "        for _ in range(end): f.read(1)\n");
   std::string args = "'" + script + "' '" + data + "' " + std::to_string(calls.head) + " " +
                      std::to_string(calls.read_size) + " " + calls.CallName() + " " +
-                     std::to_string(calls.tail) + " " + std::to_string(calls.tail_call);
+                     std::to_string(calls.tail) + " " + std::to_string(calls.tail_call) + " " +
+                     std::to_string(calls.end);
   for (size_t i = 0; i < files.size(); ++i) {
     args += " '" + files[i] + ":" + std::to_string(sizes[i]) + "'";
   }
@@ -133,8 +143,8 @@ DlioRun ReadWithPyio(const std::string& format, const Calls& calls,
                      bool client_costs) {
   FormatOptions options;
   options.io_model = IoModel::kPyio;
-  options.formats.Get<PyioOptions>() = {calls.head, calls.read_size, calls.call, calls.tail,
-                                        calls.tail_call};
+  options.formats.Get<PyioOptions>() = {
+      calls.head, calls.read_size, calls.call, calls.tail, calls.tail_call, 0, calls.end};
   options.framework_client_costs = client_costs;
   return io_model_test::ReadWithDlio(*BuiltinFormat(format), files, data, options);
 }
@@ -201,6 +211,29 @@ TEST_CASE("pyio model: a tail read in small calls, as measured") {
                                                {128, 0, PyioCall::kReadinto, 9000, false, 1},
                                                {9, 0, PyioCall::kRead, 12000, false, 100},
                                                {128, 0, PyioCall::kReadinto, 20000, false, 5000}}) {
+    // open, fstat, 3 reads or more and close each
+    CheckAgainstPython(calls, files, sizes, data, tmp, 6);
+  }
+}
+
+// A body of known length read in chunks, then a tail (scipy.io.loadmat: a variable's data in
+// 128 KiB calls after its tags, then the next variable's few bytes): the last chunk is what is
+// left of the body, and no call finds the end; with end reads, f.read(1) calls after the others,
+// each a fill that finds the end (reader.pyio_end_reads).
+TEST_CASE("pyio model: a body read in chunks before a tail, as measured") {
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  std::filesystem::create_directories(data);
+  const std::vector<uint64_t> sizes = {196920, 1048576 + 77, 3 * 4096 + 9000};
+  const std::vector<std::string> files = WriteNpys(data, sizes);
+  for (const Calls& calls :
+       std::vector<Calls>{{192, 131072, PyioCall::kRead, 312},
+                          {128, 65536, PyioCall::kReadinto, 92},
+                          {9, 10000, PyioCall::kRead, 5000, false, 100},
+                          // then looking for another variable: a fill that finds the end
+                          {192, 131072, PyioCall::kRead, 312, false, 0, 1},
+                          // gzip.open's probes of the end after read(8192) calls
+                          {128, 8192, PyioCall::kRead, 0, false, 0, 4}}) {
     // open, fstat, 3 reads or more and close each
     CheckAgainstPython(calls, files, sizes, data, tmp, 6);
   }
@@ -323,6 +356,50 @@ TEST_CASE("pyio model: a crop longer than the file after its head reads to the e
       CHECK(dlio.samples[i] == testing::ReadTextFile(data + "/" + files[i]));
     }
   }
+}
+
+// A file that grew after it was opened: the look past its end (reader.pyio_end_reads) finds
+// bytes, and the load fails naming the file and the offset where the bytes were.
+TEST_CASE("pyio model: an end read that finds bytes fails naming the file and the offset") {
+  TempDir tmp;
+  const std::string data = tmp / "data";
+  std::filesystem::create_directories(data);
+  const std::string path = data + "/grows.raw";
+  testing::WriteTextFile(path, std::string(10'000, 'x'));
+  auto storage = NewPosixStorage({});
+  storage->Bind(SystemClock(), nullptr);
+  FormatOptions options;
+  options.io_model = IoModel::kPyio;
+  // f.readinto of all but 100 bytes, f.read(100), then the end reads
+  options.formats.Get<PyioOptions>() = {0, 0, PyioCall::kReadinto, 100, 0, 0, 2};
+  auto reader = BuiltinFormat("raw")->Open(storage.get(), path, options);
+  REQUIRE(reader.ok());
+  SampleBuffer buf;
+  REQUIRE((*reader)->ReadSample(0, &buf).ok());  // as opened: the end reads find nothing
+  CHECK(buf.size() == 10'000);
+  {
+    std::ofstream grow(path, std::ios::app | std::ios::binary);
+    grow << std::string(100, 'y');
+  }
+  const Status s = (*reader)->ReadSample(0, &buf);
+  INFO(s.ToString());
+  CHECK(s.code() == StatusCode::kCorruption);
+  CHECK_THAT(s.message(), Catch::Contains("grows.raw") && Catch::Contains("at offset 10000") &&
+                              Catch::Contains("looked for its end"));
+  // f.read() of the whole file finds the bytes itself, and says where it began and how large the
+  // file has become.
+  options.formats.Get<PyioOptions>() = {};
+  auto whole = BuiltinFormat("raw")->Open(storage.get(), path, options);
+  REQUIRE(whole.ok());
+  {
+    std::ofstream grow(path, std::ios::app | std::ios::binary);
+    grow << std::string(100, 'z');
+  }
+  const Status all = (*whole)->ReadSample(0, &buf);
+  INFO(all.ToString());
+  CHECK(all.code() == StatusCode::kResourceExhausted);
+  CHECK_THAT(all.message(), Catch::Contains("grows.raw: the file grew to 10200 bytes or more") &&
+                                Catch::Contains("from offset 0"));
 }
 
 TEST_CASE("pyio model: a file that is not of the format is refused naming it") {

@@ -18,6 +18,7 @@ namespace {
 
 using fit_test::Fit;
 using fit_test::Value;
+using fit_test::WithPyioRequests;
 using testing::AddEvent;
 
 constexpr int kGenerationFiles = 16;
@@ -97,18 +98,6 @@ void ReadCrop(ProfileTrace* t, int32_t pid, int64_t at, const std::string& path,
   AddEvent(t, pid, pid, "read", at + 20, 20, path, crop_at, 28'672, 28'672);
   AddEvent(t, pid, pid, "read", at + 42, 4, path, crop_at + 28'672, 4096, 4096);
   AddEvent(t, pid, pid, "close", at + 50, 1, path);
-}
-
-FitOptions WithPyioRequests() {
-  FitOptions options;
-  options.pyio_requests = [](uint64_t file_size, const PyioCalls& c) {
-    auto r = PyioReadRequests(file_size, 4096, c.head_bytes, c.read_size, c.call, c.tail_bytes,
-                              c.tail_read_size, c.crop_bytes, c.crop_at);
-    return r.ok() ? std::move(r).value() : std::vector<ReadRequest>{};
-  };
-  // raw's model under auto, as dlio-run fit's registries say
-  options.io_model_under_auto = [](const std::string&) { return std::string("native"); };
-  return options;
 }
 
 TEST_CASE("fit: random crops of whole files in 2 worker generations: a file a sample, pyio crops") {

@@ -48,6 +48,19 @@ inline FitOptions ProbingAs(DataFileInfo info) {
   return options;
 }
 
+// FitOptions holding io_model pyio's requests with a 4 KiB buffer (as `dlio-run fit` does), and
+// native as every format's model under auto (raw's, as dlio-run fit's registries say).
+inline FitOptions WithPyioRequests() {
+  FitOptions options;
+  options.pyio_requests = [](uint64_t file_size, const PyioCalls& c) {
+    auto r = PyioReadRequests(file_size, 4096, c.head_bytes, c.read_size, c.call, c.tail_bytes,
+                              c.tail_read_size, c.crop_bytes, c.crop_at, c.end_reads);
+    return r.ok() ? std::move(r).value() : std::vector<ReadRequest>{};
+  };
+  options.io_model_under_auto = [](const std::string&) { return std::string("native"); };
+  return options;
+}
+
 // FitTrace, the data files' suffixes named and the models declared by the built-in formats unless
 // `options` say otherwise (as `dlio-run fit`).
 inline FitResult Fit(const ProfileTrace& t, FitOptions options = {}) {

@@ -294,12 +294,13 @@ bool IoModelDoesClientWork(IoModel model);
 // `file_size` bytes read through a Python buffer of `buffer_size` bytes with the calls
 // reader.pyio_head_bytes `head_bytes`, reader.pyio_read_size `read_size`, reader.pyio_call
 // `call`, reader.pyio_tail_bytes `tail_bytes`, reader.pyio_tail_read_size `tail_read_size` and
-// reader.pyio_crop_bytes `crop_bytes`, the crop beginning at `crop_at` (io_models/pyio_reader.h):
-// what `dlio-run fit` holds a trace's reads against.
+// reader.pyio_crop_bytes `crop_bytes`, the crop beginning at `crop_at`, and
+// reader.pyio_end_reads `end_reads` (io_models/pyio_reader.h): what `dlio-run fit` holds a trace's
+// reads against.
 Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
     uint64_t file_size, size_t buffer_size, uint64_t head_bytes, uint64_t read_size, PyioCall call,
     uint64_t tail_bytes = 0, uint64_t tail_read_size = 0, uint64_t crop_bytes = 0,
-    uint64_t crop_at = 0);
+    uint64_t crop_at = 0, uint64_t end_reads = 0);
 // Where reader.pyio_crop_bytes' crop number `draw` (0, 1, ...) of the file at `path` begins: drawn
 // from the path and the draw over [head_bytes, file_size - crop_bytes] (head_bytes when the crop
 // does not fit, where the reader reads from the head to the file's end). The same offsets each

@@ -130,12 +130,14 @@ ProfileTrace WithoutRuntimeIo(const ProfileTrace& trace,
 
 // reader.io_model pyio's calls (reader.pyio_*): a head read, then calls of read_size bytes (0: one
 // for the rest, short of tail_bytes, which a last read takes, or calls of tail_read_size bytes)
-// with read, readinto or read1; or, with crop_bytes, a seek to crop_at and one call of crop_bytes.
+// with read, readinto or read1; or, with crop_bytes, a seek to crop_at and one call of crop_bytes;
+// then end_reads calls that find the end.
 struct PyioCalls {
   uint64_t head_bytes = 0, read_size = 0;
   PyioCall call = PyioCall::kRead;
   uint64_t tail_bytes = 0, tail_read_size = 0;
   uint64_t crop_bytes = 0, crop_at = 0;  // crop_at: where the simulated crop begins
+  uint64_t end_reads = 0;
 };
 // One read request (offset, size) of a file.
 using ReadRequest = std::pair<uint64_t, uint64_t>;

@@ -277,11 +277,10 @@ Status ValidatePyio(const WorkloadConfig& c, const Registries& registries) {
         "reader.pyio_call read1 needs reader.pyio_read_size > 0 (each call's size: 8192 for a "
         "text file's chunks), got 0");
   }
-  if (pyio != nullptr && pyio->tail_bytes > 0 && pyio->read_size > 0) {
+  if (pyio != nullptr && pyio->tail_bytes > 0 && pyio->call == PyioCall::kRead1) {
     return Status::InvalidArgument(
-        "reader.pyio_tail_bytes needs reader.pyio_read_size 0 (one call for the rest, then the "
-        "tail), got pyio_read_size ",
-        pyio->read_size);
+        "reader.pyio_tail_bytes follows calls that know where the tail begins: it needs "
+        "reader.pyio_call read or readinto, got read1");
   }
   if (pyio != nullptr && pyio->tail_read_size > 0 && pyio->tail_bytes == 0) {
     return Status::InvalidArgument(
@@ -294,6 +293,11 @@ Status ValidatePyio(const WorkloadConfig& c, const Registries& registries) {
         "reader.pyio_crop_bytes is one call after the head: it needs reader.pyio_read_size 0 and "
         "pyio_tail_bytes 0, got pyio_read_size ",
         pyio->read_size, " and pyio_tail_bytes ", pyio->tail_bytes);
+  }
+  if (pyio != nullptr && pyio->crop_bytes > 0 && pyio->end_reads > 0) {
+    return Status::InvalidArgument(
+        "reader.pyio_end_reads look for the end of a file read whole: reader.pyio_crop_bytes ",
+        pyio->crop_bytes, " reads a crop, which ends before it");
   }
   if (pyio != nullptr && pyio->crop_bytes > 0 && pyio->call == PyioCall::kRead1) {
     return Status::InvalidArgument(

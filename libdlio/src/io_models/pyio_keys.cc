@@ -41,6 +41,10 @@ void AddPyioKeys(std::vector<KeySpec>* t) {
            "bytes (a random crop: the wave module's setpos and readframes); the rest of the file "
            "is not read, nor the format's bytes checked; 0 = the whole file",
            kSizeUnits));
+  add(Uint("reader.pyio_end_reads", PYIO_FIELD(uint64_t, end_reads), {0, 64},
+           "io_model pyio: after the calls, this many f.read(1) at the file's end, each a 4 KiB "
+           "buffer fill that returns nothing (a reader looking for another variable or member: "
+           "scipy.io.loadmat, gzip.open); not with pyio_crop_bytes; 0 = none"));
 }
 
 }  // namespace dlio::config_internal

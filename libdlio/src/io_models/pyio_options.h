@@ -30,11 +30,15 @@ struct PyioOptions {
   // and one call (read or readinto) of this many bytes: a random crop of the file (the wave
   // module's setpos and readframes); the rest of the file is not read. 0: the whole file.
   uint64_t crop_bytes = 0;
+  // reader.pyio_end_reads: after the calls, this many f.read(1) at the end, each a buffer fill
+  // that returns nothing (scipy.io.loadmat looking for another variable, gzip for another member,
+  // a text layer's retries). 0: none.
+  uint64_t end_reads = 0;
 };
 
 // The first reader.pyio_* key `formats` (DatasetConfig::formats) holds at other than its default
 // ("pyio_head_bytes", "pyio_read_size", "pyio_call", "pyio_tail_bytes", "pyio_tail_read_size",
-// "pyio_crop_bytes"),
+// "pyio_crop_bytes", "pyio_end_reads"),
 // or nullptr: the keys are read by io_model pyio only (ValidateCapabilities refuses them under
 // another model).
 inline const char* PyioKeySet(const OptionSections& formats) {
@@ -47,6 +51,7 @@ inline const char* PyioKeySet(const OptionSections& formats) {
          : set->tail_bytes != defaults.tail_bytes         ? "pyio_tail_bytes"
          : set->tail_read_size != defaults.tail_read_size ? "pyio_tail_read_size"
          : set->crop_bytes != defaults.crop_bytes         ? "pyio_crop_bytes"
+         : set->end_reads != defaults.end_reads           ? "pyio_end_reads"
                                                           : nullptr;
 }
 

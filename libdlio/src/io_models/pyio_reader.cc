@@ -31,9 +31,17 @@ class PyioCalls {
         format_(format_name),
         crop_at_(crop_at) {}
 
-  // The whole file into `out`, resized to hold it and the last call's request past the end;
-  // returns the bytes the calls loaded.
+  // The whole file into `out`, resized to hold it and the last call's request past the end,
+  // then the calls that find the end (pyio.end_reads); returns the bytes the calls loaded.
   Result<uint64_t> Load(SampleBuffer* out) const {
+    DLIO_ASSIGN_OR_RETURN(const uint64_t got, LoadCalls(out));
+    DLIO_RETURN_NOT_OK(ReadEnd(got));
+    return got;
+  }
+
+ private:
+  // The head, then the crop, the body and its tail, one call for the rest, or the chunks.
+  Result<uint64_t> LoadCalls(SampleBuffer* out) const {
     // A whole chunk (or crop) past the end, or readall's extra byte.
     DLIO_RETURN_NOT_OK(out->Resize(
         static_cast<size_t>(size_ + std::max<uint64_t>({pyio_.read_size, pyio_.crop_bytes, 1}))));
@@ -43,7 +51,7 @@ class PyioCalls {
       DLIO_ASSIGN_OR_RETURN(have, Read(head, out->data()));
     }
     if (pyio_.crop_bytes > 0) return ReadCrop(have, out);
-    if (pyio_.read_size == 0 && pyio_.tail_bytes > 0) return ReadBodyAndTail(have, out);
+    if (pyio_.tail_bytes > 0) return ReadBodyAndTail(have, out);
     if (pyio_.read_size == 0) {
       DLIO_ASSIGN_OR_RETURN(const size_t got, ReadRest(have, out));
       return have + got;
@@ -52,7 +60,22 @@ class PyioCalls {
     return have + got;
   }
 
- private:
+  // pyio.end_reads calls of f.read(1) once the calls loaded `loaded` bytes (the whole file): each
+  // a buffer fill at the end that returns nothing, as a reader looking for another member or
+  // variable makes. Corruption naming the file when one finds more.
+  Status ReadEnd(uint64_t loaded) const {
+    for (uint64_t k = 0; k < pyio_.end_reads; ++k) {
+      uint8_t byte = 0;
+      DLIO_ASSIGN_OR_RETURN(const size_t got, Read(1, &byte));
+      if (got != 0) {
+        return Status::Corruption(fp_->file()->path(), ": ", format_, " file of ", size_,
+                                  " bytes holds more at offset ", loaded,
+                                  " while io_model pyio looked for its end (did it change?)");
+      }
+    }
+    return Status::OK();
+  }
+
   // f.read(n): through a new bytes object under client_costs framework, else straight.
   Result<size_t> Read(size_t n, uint8_t* dst) const {
     return python_bytes_ ? fp_->Read(n, dst) : fp_->ReadInto(n, dst);
@@ -74,10 +97,12 @@ class PyioCalls {
     return bytes.size();
   }
 
-  // After `have` bytes, one call for all but the tail_bytes last (f.readinto of a buffer that
-  // size, or f.read(n)), then f.read(tail_bytes), or calls of tail_read_size bytes until the
-  // tail is read: a pickle's array, then its last opcodes. Corruption naming the file when the
-  // file is shorter than its head and tail.
+  // After `have` bytes, the body (all but the tail_bytes last) in one call (f.readinto of a
+  // buffer that size, or f.read(n)), or in calls of read_size bytes, the last one what is left
+  // of it (a reader that knows the body's length from a header and reads it in chunks, as
+  // scipy.io.loadmat reads a variable's data in 128 KiB calls); then f.read(tail_bytes), or
+  // calls of tail_read_size bytes until the tail is read: a pickle's array, then its last
+  // opcodes. Corruption naming the file when the file is shorter than its head and tail.
   Result<uint64_t> ReadBodyAndTail(uint64_t have, SampleBuffer* out) const {
     if (size_ < have + pyio_.tail_bytes) {
       return Status::Corruption(fp_->file()->path(), ": ", format_, " file of ", size_,
@@ -86,8 +111,7 @@ class PyioCalls {
     }
     const size_t body = static_cast<size_t>(size_ - have - pyio_.tail_bytes);
     uint8_t* dst = out->data() + have;
-    DLIO_ASSIGN_OR_RETURN(const size_t got,
-                          readinto() ? fp_->Readinto(body, dst) : Read(body, dst));
+    DLIO_ASSIGN_OR_RETURN(const size_t got, ReadBody(body, dst));
     if (got != body) {
       return Status::Corruption(fp_->file()->path(), ": ", format_, " file ended at offset ",
                                 have + got, " of ", size_,
@@ -117,6 +141,21 @@ class PyioCalls {
                                 " while io_model pyio's crop read it (did it change?)");
     }
     return have + got;
+  }
+
+  // `body` bytes into `dst`: one call, or calls of read_size bytes until they are read or one
+  // returns nothing (the file shrank). Returns the bytes read.
+  Result<size_t> ReadBody(size_t body, uint8_t* dst) const {
+    const size_t call = pyio_.read_size == 0 ? body : static_cast<size_t>(pyio_.read_size);
+    size_t got_total = 0;
+    do {
+      const size_t n = std::min(call, body - got_total);
+      DLIO_ASSIGN_OR_RETURN(const size_t got, readinto() ? fp_->Readinto(n, dst + got_total)
+                                                         : Read(n, dst + got_total));
+      if (got == 0) break;
+      got_total += got;
+    } while (got_total < body);
+    return got_total;
   }
 
   // The tail_bytes last bytes into `dst`: one f.read, or f.read(tail_read_size) calls until they
@@ -186,7 +225,7 @@ class PyioReader final : public WholeFileReader {
     return StrCat(",\"head_bytes\":", pyio_.head_bytes, ",\"read_size\":", pyio_.read_size,
                   ",\"call\":\"", EnumName(pyio_.call), "\"", ",\"tail_bytes\":", pyio_.tail_bytes,
                   ",\"tail_read_size\":", pyio_.tail_read_size,
-                  ",\"crop_bytes\":", pyio_.crop_bytes);
+                  ",\"crop_bytes\":", pyio_.crop_bytes, ",\"end_reads\":", pyio_.end_reads);
   }
   Result<uint64_t> Load(pyio::BufferedReader* fp, SampleBuffer* out) const override {
     const uint64_t head = std::min(pyio_.head_bytes, size());
@@ -219,8 +258,10 @@ namespace dlio {
 
 Result<std::vector<std::pair<uint64_t, uint64_t>>> PyioReadRequests(
     uint64_t file_size, size_t buffer_size, uint64_t head_bytes, uint64_t read_size, PyioCall call,
-    uint64_t tail_bytes, uint64_t tail_read_size, uint64_t crop_bytes, uint64_t crop_at) {
-  const PyioOptions pyio{head_bytes, read_size, call, tail_bytes, tail_read_size, crop_bytes};
+    uint64_t tail_bytes, uint64_t tail_read_size, uint64_t crop_bytes, uint64_t crop_at,
+    uint64_t end_reads) {
+  const PyioOptions pyio{head_bytes,     read_size,  call,     tail_bytes,
+                         tail_read_size, crop_bytes, end_reads};
   // A file with a size and no bytes, read with the calls under a recorder.
   auto storage = pyio::NewSizedFileStorage(file_size);
   const std::string path = "/pyio";

@@ -209,8 +209,9 @@ Result<size_t> BufferedReader::RawReadAll(const std::function<uint8_t*(size_t)>&
     if (got_total >= bufsize) bufsize = got_total + std::max<size_t>(8192, got_total >> 3);
     uint8_t* dst = room(bufsize);
     if (dst == nullptr) {
-      return Status::ResourceExhausted(file_->path(), ": the file grew past ", got_total,
-                                       " bytes while it was read whole");
+      return Status::ResourceExhausted(
+          file_->path(), ": the file grew to ", std::max<uint64_t>(end, got_total),
+          " bytes or more after it was opened, while it was read whole from offset ", abs_pos_);
     }
     DLIO_ASSIGN_OR_RETURN(size_t got, RawRead(dst + got_total, bufsize - got_total));
     if (got == 0) break;

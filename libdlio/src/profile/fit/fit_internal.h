@@ -360,11 +360,17 @@ struct ModelGuess {
 };
 ModelGuess GuessIoModel(const ProfileTrace& trace, const View& view, const std::string& format,
                         const FitOptions& options);
+// How GuessPyio holds simulated requests against a file's: exactly, or before the file's end
+// (the reads at or past it set aside, the program making at least as many of them as the calls;
+// reader.pyio_end_reads makes up the difference).
+enum class PyioMatch { kExact, kBeforeEnd };
 // pyio with the calls whose requests (options.pyio_requests) are the trace's, file by file
-// (fit_pyio.cc); nothing when no candidate holds for 80% of the files' open-to-close reads. With
-// view.cropped_passes, also a head then a crop at each read's own offset (reader.pyio_crop_bytes).
+// (fit_pyio.cc); nothing when no candidate holds for 80% of the files' open-to-close reads. Exact,
+// with view.cropped_passes also a head then a crop at each read's own offset
+// (reader.pyio_crop_bytes); before the end, whole files only.
 std::optional<ModelGuess> GuessPyio(const ProfileTrace& trace, const View& view,
-                                    const PyioRequestsOf& requests);
+                                    const PyioRequestsOf& requests,
+                                    PyioMatch match = PyioMatch::kExact);
 // Whether `model` reads each file whole, once per pass, and serves all its samples from that
 // read (pandas.read_csv, tf.data's stream): one access of a file then stands for all of its
 // samples, and the batches are not visible in the reads.

@@ -179,6 +179,31 @@ ModelGuess MmapGuess(int64_t mmaps) {
   return g;
 }
 
+// h5py's signatures, for a format that declares it: opens per sample (h5py.File per sample),
+// a small table read beside each sample (dset[i] per sample), or mostly metadata-sized reads.
+std::optional<ModelGuess> GuessH5py(const ProfileTrace& t, const View& view, bool most_sessions,
+                                    int64_t small, int64_t reads) {
+  if (most_sessions || OpensPerSample(view)) {
+    return ModelGuess{
+        "h5py", FitConfidence::kMedium,
+        StrCat(OpensPerSampleReason(view), ": h5py.File per sample (DLIO's on_demand reader)")};
+  }
+  const SampleReads r = CountSampleReads(view);
+  const LookupTable table = FindLookupTable(t, view);
+  if (TableReadPerSample(table, r)) {
+    return ModelGuess{
+        "h5py", FitConfidence::kMedium,
+        StrCat(table.reads, " reads of a small table from a row to its end beside ", r.samples,
+               " sample reads (libhdf5's sieve buffer under dset[i] per sample): h5py")};
+  }
+  if (small * 2 >= reads) {
+    return ModelGuess{
+        "h5py", FitConfidence::kLow,
+        StrCat(small, " of ", reads, " reads are metadata-sized (<= 1 KiB): libhdf5 via h5py")};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::string& format,
@@ -256,27 +281,18 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
             StrCat(std::llround(share * 100),
                    "% of large reads are 256 KiB and no .idx is read: TFRecordDataset's stream")};
   }
-  if (declares("h5py") && (most(sessions) || OpensPerSample(view))) {
-    return {"h5py", FitConfidence::kMedium,
-            StrCat(OpensPerSampleReason(view), ": h5py.File per sample (DLIO's on_demand reader)")};
-  }
   if (declares("h5py")) {
-    const SampleReads r = CountSampleReads(view);
-    const LookupTable table = FindLookupTable(t, view);
-    if (TableReadPerSample(table, r)) {
-      return {
-          "h5py", FitConfidence::kMedium,
-          StrCat(table.reads, " reads of a small table from a row to its end beside ", r.samples,
-                 " sample reads (libhdf5's sieve buffer under dset[i] per sample): h5py")};
-    }
-  }
-  if (declares("h5py") && small * 2 >= reads) {
-    return {"h5py", FitConfidence::kLow,
-            StrCat(small, " of ", reads, " reads are metadata-sized (<= 1 KiB): libhdf5 via h5py")};
+    if (auto g = GuessH5py(t, view, most(sessions), small, reads)) return *g;
   }
   if (declares("pandas") && most(whole) &&
       view.accesses.size() <= view.files.size() * static_cast<size_t>(view.epochs)) {
     return {"pandas", FitConfidence::kMedium, "each file is read whole, once per pass: read_csv"};
+  }
+  // Last, before dlio's own reader: whole files read through Python's buffered file whose reader
+  // looks past the end more often than its calls would (gzip.open, scipy.io.loadmat), matched on
+  // the requests before the end; after every rule of a library's own.
+  if (declares("pyio") && most(sessions) && most(whole)) {
+    if (auto g = GuessPyio(t, view, options.pyio_requests, PyioMatch::kBeforeEnd)) return *g;
   }
   return {"native", FitConfidence::kMedium,
           "sample-sized reads (or fixed chunks) beside format headers: dlio's own reader"};
