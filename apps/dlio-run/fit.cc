@@ -257,6 +257,12 @@ int RunFit(const FitCommandOptions& options) {
     return ModelAvailable(registries, format, model);
   };
   fit.format_declares = fit.io_model_available;  // a build's formats implement what they declare
+  fit.mmap_head = [&](const std::string& format) {
+    auto made = registries.formats.Get(format);
+    if (!made.ok()) return false;
+    auto f = (*made)();
+    return f.ok() && (*f)->capabilities().mmap_head;
+  };
   fit.model_client_work = [](const std::string& model) {
     const auto m = dlio::EnumFromName<dlio::IoModel>(model);
     return m.has_value() && dlio::IoModelDoesClientWork(*m);

@@ -244,6 +244,29 @@ TEST_CASE(
   CHECK_FALSE(ValidateCapabilities(slow, r).ok());  // page faults would bypass its latency
 }
 
+TEST_CASE("capabilities: reader.mmap_head_bytes applies under io_model mmap of raw files") {
+  const auto registries = Builtins();
+  const Registries& r = *registries;
+  WorkloadConfig raw = IoModelConfig("raw", "mmap");
+  REQUIRE(ApplyOverride(&raw, "reader.mmap_head_bytes=4096").ok());
+  CHECK(ValidateCapabilities(raw, r).ok());
+  // npy's mmap reader reads numpy's own header: the key would be ignored there.
+  WorkloadConfig npy = IoModelConfig("npy", "mmap");
+  REQUIRE(ApplyOverride(&npy, "reader.mmap_head_bytes=4096").ok());
+  Status s = ValidateCapabilities(npy, r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("reader.mmap_head_bytes applies to dataset.format "
+                                          "'raw' only") &&
+                              Catch::Contains("got 'npy'"));
+  // raw's default reads with native, which maps nothing.
+  WorkloadConfig native = IoModelConfig("raw", "auto");
+  REQUIRE(ApplyOverride(&native, "reader.mmap_head_bytes=128").ok());
+  s = ValidateCapabilities(native, r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("reader.mmap_head_bytes is read by reader.io_model mmap "
+                                          "only, but dataset.format 'raw' reads with 'native'"));
+}
+
 TEST_CASE("capabilities: reader.pyio_* apply under io_model pyio, whose files hold one sample") {
   const auto registries = Builtins();
   const Registries& r = *registries;

@@ -163,6 +163,12 @@ set_property(TEST fidelity:zarr_chunks APPEND PROPERTY ENVIRONMENT
 dlio_add_closed_loop(gzip_jsonl_shards 0.9 0.1 "torch" "")
 set_property(TEST fidelity:gzip_jsonl_shards APPEND PROPERTY ENVIRONMENT
              "MAX_COUNT_DIFF=0.05;EXPECT_FIT=pyio_read_size: 8192 ")
+# Uncompressed TIFFs read with PIL in DataLoader workers (fit: Image.open's 4 KiB header fill
+# before each mapping of ImageFile.load, reader.mmap_head_bytes, and each load dropping its
+# mapping, reader.open_per_sample). Requests within 5%.
+dlio_add_closed_loop(tiff_tiles_loader 0.9 0.1 "numpy torch PIL" "")
+set_property(TEST fidelity:tiff_tiles_loader APPEND PROPERTY ENVIRONMENT
+             "MAX_COUNT_DIFF=0.05;EXPECT_FIT=mmap_head_bytes: 4096 ")
 # MATLAB files read with scipy.io.loadmat in spawned DataLoader workers (fit: a variable's data in
 # read(131072) calls, the rest of the file a tail, then one look past the end; the spawned
 # workers' imports are the runtime's, not the workload's). Requests within 5%.

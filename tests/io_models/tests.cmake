@@ -97,3 +97,8 @@ target_compile_definitions(pt_format_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FIL
 dlio_add_test(npz_members_test SOURCES io_models/npz_members_test.cc)
 add_dependencies(npz_members_test dlio_preload)
 target_compile_definitions(npz_members_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# Pillow's raw TIFF load (a head read, then the file mapped) against raw's mmap reader with
+# reader.mmap_head_bytes.
+dlio_add_test(pil_mmap_test SOURCES io_models/pil_mmap_test.cc PROPERTIES SKIP_RETURN_CODE 77)
+add_dependencies(pil_mmap_test dlio_preload)
+target_compile_definitions(pil_mmap_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")

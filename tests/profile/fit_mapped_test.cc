@@ -124,5 +124,74 @@ TEST_CASE("fit: mapped data in generations of unequal size, or one process, keep
         std::string::npos);
 }
 
+// raw's model under auto, as dlio-run fit's registries say: native (so a mapping is mmap's).
+FitOptions RawUnderAuto() {
+  FitOptions options;
+  options.io_model_under_auto = [](const std::string&) { return std::string("native"); };
+  return options;
+}
+
+// One PIL load of a raw TIFF of `size` bytes in process `pid` at `at`: Image.open's open and
+// header fill (kept open), ImageFile.load's second open, its fstat and mmap.mmap's, the mapping,
+// that file closed, map.size()'s fstat, the first file closed, the mapping's dup closed, the
+// touched pages and the munmap. Without `head`, no header fill: a mapping alone (np.memmap).
+void PilRawLoad(ProfileTrace* t, int32_t pid, int64_t at, const std::string& path, int64_t size,
+                bool head = true) {
+  AddEvent(t, pid, pid, "open64", at, 5, path, -1, -1, 11);
+  AddEvent(t, pid, pid, "fstat64", at + 6, 1, path);
+  if (head) AddEvent(t, pid, pid, "read", at + 10, 4, path, 0, 4096, 4096);
+  AddEvent(t, pid, pid, "open64", at + 20, 5, path, -1, -1, 12);
+  AddEvent(t, pid, pid, "fstat64", at + 26, 1, path);
+  AddEvent(t, pid, pid, "fstat64", at + 28, 1, path);
+  AddEvent(t, pid, pid, "mmap64", at + 30, 3, path, 0, size, 0);
+  AddEvent(t, pid, pid, "close", at + 40, 1, path);
+  AddEvent(t, pid, pid, "fstat64", at + 42, 1, path);
+  AddEvent(t, pid, pid, "close", at + 50, 1, path);
+  AddEvent(t, pid, pid, "close", at + 60, 1, path);
+  AddEvent(t, pid, pid, "mmap.touched", at + 62, 0, path, 0, size, size);
+  AddEvent(t, pid, pid, "munmap", at + 70, 2, path, 0, size, 0);
+}
+
+TEST_CASE("fit: PIL's loads of raw TIFFs, a header read before each mapping: mmap_head_bytes") {
+  ProfileTrace t;
+  int64_t at = 1'000'000;
+  for (int e = 0; e < 2; ++e) {
+    for (int f = 0; f < 32; ++f) {
+      PilRawLoad(&t, 100 * (e + 1) + f % 2, at,
+                 "/d/tiles/tile_" + std::to_string((f * 5) % 32) + ".tif", 131'194);
+      at += 3'000;
+    }
+    at += 100'000;
+  }
+  const FitResult r = Fit(t, RawUnderAuto());
+  INFO(r.Find("reader.io_model")->reason);
+  CHECK(Value(r, "dataset.format") == "raw");
+  CHECK(Value(r, "reader.io_model") == "mmap");
+  CHECK(Value(r, "reader.mmap_head_bytes") == "4096");
+  // each load unmaps before the next: the reader opens (and maps) the file for its sample alone
+  CHECK(Value(r, "reader.open_per_sample") == "true");
+  CHECK(r.Find("reader.io_model")->reason.find("64 of 64 mappings after a read") !=
+        std::string::npos);
+}
+
+TEST_CASE("fit: mappings without a head read before them, or of a format without one, leave it") {
+  // The same loads without Image.open's header fill: np.memmap of raw files.
+  ProfileTrace no_heads;
+  int64_t at = 1'000'000;
+  for (int f = 0; f < 32; ++f) {
+    PilRawLoad(&no_heads, 100 + f % 2, at, "/d/tiles/tile_" + std::to_string(f) + ".bin", 131'194,
+               false);
+    at += 3'000;
+  }
+  const FitResult r = Fit(no_heads, RawUnderAuto());
+  CHECK(Value(r, "reader.io_model") == "mmap");
+  CHECK(r.Find("reader.mmap_head_bytes") == nullptr);
+  // np.load(mmap_mode='r') of an .npy reads its header before mapping too, but npy's mmap reader
+  // reads numpy's own header: no key.
+  const FitResult npy = Fit(Generations(2, {2}), NpyProbe());
+  CHECK(Value(npy, "reader.io_model") == "mmap");
+  CHECK(npy.Find("reader.mmap_head_bytes") == nullptr);
+}
+
 }  // namespace
 }  // namespace dlio

@@ -76,6 +76,14 @@ inline FitResult Fit(const ProfileTrace& t, FitOptions options = {}) {
       return DeclaresModel(registries, format, model);
     };
   }
+  if (!options.mmap_head) {
+    options.mmap_head = [&registries](const std::string& format) {
+      auto made = registries.formats.Get(format);
+      if (!made.ok()) return false;
+      auto f = (*made)();
+      return f.ok() && (*f)->capabilities().mmap_head;
+    };
+  }
   if (!options.model_client_work) {
     options.model_client_work = [](const std::string& model) {
       const auto m = EnumFromName<IoModel>(model);

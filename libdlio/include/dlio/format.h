@@ -275,6 +275,10 @@ struct FormatCapabilities {
   // split by dataset.num_samples_per_file), so a reader opened without that key sees one sample
   // per file: `dlio-run fit` then takes the samples from the trace's reads, not from the file.
   bool samples_from_config = false;
+  // The mmap reader honours reader.mmap_head_bytes (raw: a head read through Python's buffer on a
+  // first open, then the file mapped, as PIL loads a raw image); config validation refuses the
+  // key with a format whose mmap reader would ignore it.
+  bool mmap_head = false;
 };
 
 // The request model a reader of a format declaring `capabilities` uses for the reader.io_model

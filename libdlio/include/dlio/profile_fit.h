@@ -168,6 +168,9 @@ struct FitOptions {
   // reader.client_costs framework (IoModelDoesClientWork, dlio/format.h): fit then weighs the
   // client work between the reads of one file stream; empty: no model does.
   std::function<bool(const std::string& model)> model_client_work;
+  // Whether `format`'s mmap reader reads reader.mmap_head_bytes (FormatCapabilities::mmap_head):
+  // fit then writes the key for mappings that follow a read of the file's start; empty: none.
+  std::function<bool(const std::string& format)> mmap_head;
   // io_model pyio's requests, to hold a trace's reads against; empty: pyio is never chosen.
   PyioRequestsOf pyio_requests;
   size_t max_probed_files = 64;  // files probed for sizes and sample counts (the rest: the trace)

@@ -12,6 +12,7 @@
 #include "format/sized_deflate.h"
 #include "format/webdataset/webdataset_options.h"
 #include "io_models/io_model_table.h"
+#include "io_models/mmap_options.h"
 #include "io_models/pyio_options.h"
 #include "storage/mpiio_options.h"
 
@@ -254,6 +255,28 @@ Status ValidateLookupDataset(const WorkloadConfig& c, const Registries& registri
   return Status::OK();
 }
 
+// reader.mmap_*: read by the mmap model of a format whose mmap reader reads a head (raw).
+Status ValidateMmapKeys(const WorkloadConfig& c, const Registries& registries) {
+  const char* set = MmapKeySet(c.dataset.formats);  // io_models/mmap_options.h
+  if (set == nullptr) return Status::OK();
+  const FormatCapabilities format = FormatDeclares(c.dataset.format, registries);
+  const IoModel model = ResolveIoModel(c.reader.io_model, format);
+  if (model != IoModel::kMmap) {
+    return Status::InvalidArgument("reader.", set,
+                                   " is read by reader.io_model mmap only, but dataset.format '",
+                                   c.dataset.format, "' reads with '", EnumName(model), "'");
+  }
+  if (!format.mmap_head) {
+    const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
+      return FormatDeclares(name, registries).mmap_head;
+    });
+    return Status::InvalidArgument("reader.", set, " applies to dataset.format '", able,
+                                   "' only (whose mmap reader reads a head first), got '",
+                                   c.dataset.format, "'");
+  }
+  return Status::OK();
+}
+
 // reader.pyio_*: read by the pyio model only, which reads each file whole as its one sample.
 Status ValidatePyio(const WorkloadConfig& c, const Registries& registries) {
   const IoModel model =
@@ -315,6 +338,7 @@ Status ValidateCapabilities(const WorkloadConfig& config, const Registries& regi
   DLIO_RETURN_NOT_OK(ValidateCollectiveReads(config, registries));
   DLIO_RETURN_NOT_OK(ValidateIoModel(config, registries));
   DLIO_RETURN_NOT_OK(ValidateLookupDataset(config, registries));
+  DLIO_RETURN_NOT_OK(ValidateMmapKeys(config, registries));
   return ValidatePyio(config, registries);
 }
 

@@ -161,6 +161,7 @@ void AddPtKeys(std::vector<KeySpec>* table);   // format/torch/pt_keys.cc: pt_pi
 void AddImageKeys(std::vector<KeySpec>* table);
 // io_models/pyio_keys.cc: reader.pyio_head_bytes, pyio_read_size, pyio_call (io_model pyio)
 void AddPyioKeys(std::vector<KeySpec>* table);
+void AddMmapKeys(std::vector<KeySpec>* table);  // io_models/mmap_keys.cc
 // dataset.parquet.partition_by: only "" (format/parquet/parquet_keys.cc); Validate runs it.
 Status ValidateParquetKeys(const WorkloadConfig& c);
 // dataset.image_channels: not 2 (format/image/image_keys.cc); Validate runs it.

@@ -135,6 +135,7 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
   AddParquetReaderKeys(t);  // format/parquet/parquet_keys.cc
   // The pyio I/O model's own keys (io_models/pyio_keys.cc).
   AddPyioKeys(t);
+  AddMmapKeys(t);              // the mmap I/O model's (io_models/mmap_keys.cc)
   AddWebdatasetReaderKeys(t);  // format/webdataset/webdataset_keys.cc
   AddNpzReaderKeys(t);         // format/npy_keys.cc
   add(Enum("reader.client_costs", DLIO_ENUM_FIELD(ClientCosts, reader.client_costs),

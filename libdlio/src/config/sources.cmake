@@ -25,6 +25,7 @@ list(APPEND DLIO_SOURCES
   src/format/torch/pt_keys.cc
   src/format/image/image_keys.cc
   src/io_models/pyio_keys.cc
+  src/io_models/mmap_keys.cc
   src/storage/s3/s3_keys.cc
   src/storage/slow_keys.cc
   src/storage/mpiio_keys.cc

@@ -5,7 +5,9 @@
 #include "format/content.h"
 #include "format/formats.h"
 #include "format/io_util.h"
+#include "io_models/mmap_options.h"
 #include "io_models/model_readers.h"
+#include "io_models/pyio/buffered_reader.h"
 #include "io_models/pyio_reader.h"
 
 namespace dlio::format_internal {
@@ -23,6 +25,20 @@ Result<uint64_t> RawSampleSize(const std::string& path, uint64_t file_size, uint
   return file_size / samples;
 }
 
+// reader.mmap_head_bytes' first open: the file opened as Python opens it (FileIO's fstat), then
+// f.read(head_bytes) through Python's buffer (one 4 KiB fill for a head up to st_blksize); the
+// file stays open while the reader lives. Null when head_bytes is 0.
+Result<std::unique_ptr<File>> ReadPythonHead(Storage* storage, const std::string& path,
+                                             const MmapOptions& mmap) {
+  if (mmap.head_bytes == 0) return std::unique_ptr<File>();
+  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
+  DLIO_RETURN_NOT_OK(file->Size().status());
+  pyio::BufferedReader fp(file.get(), pyio::PythonBufferSize(pyio::HostBlockSize(storage, *file)));
+  std::vector<uint8_t> head(static_cast<size_t>(mmap.head_bytes));
+  DLIO_RETURN_NOT_OK(fp.ReadInto(head.size(), head.data()).status());
+  return file;
+}
+
 // Equal samples back to back. native reads sample i in transfer_size requests; the mmap model
 // (`mapping` set) maps the file for the reader's lifetime and copies a sample out of the mapping
 // (np.array(np.memmap(path)[offset:offset + size]), as nanoGPT-style loaders slice a .bin), so its
@@ -30,13 +46,15 @@ Result<uint64_t> RawSampleSize(const std::string& path, uint64_t file_size, uint
 class RawReader final : public FormatReader {
  public:
   RawReader(std::unique_ptr<File> file, std::unique_ptr<FileMapping> mapping, uint64_t file_size,
-            uint64_t samples, uint64_t sample_size, uint64_t transfer_size)
+            uint64_t samples, uint64_t sample_size, uint64_t transfer_size,
+            std::unique_ptr<File> head = nullptr)
       : file_(std::move(file)),
         mapping_(std::move(mapping)),
         file_size_(file_size),
         samples_(samples),
         sample_size_(sample_size),
-        transfer_size_(transfer_size) {}
+        transfer_size_(transfer_size),
+        head_(std::move(head)) {}
 
   uint64_t num_samples() const override { return samples_; }
   uint64_t sample_size(uint64_t i) const override { return i < samples_ ? sample_size_ : 0; }
@@ -61,6 +79,9 @@ class RawReader final : public FormatReader {
   uint64_t samples_;
   uint64_t sample_size_;
   uint64_t transfer_size_;
+  // reader.mmap_head_bytes' first open; declared last, so closed before the mapping is dropped
+  // (PIL's Image.close closes its file, then drops the mapping)
+  std::unique_ptr<File> head_;
 };
 
 uint64_t SamplesOf(const FormatOptions& options) {
@@ -90,6 +111,7 @@ class RawFormat final : public Format {
     c.io_models = {IoModel::kPyio, IoModel::kMmap};
     c.native_under_auto = true;
     c.samples_from_config = true;  // nothing in a file tells where its samples begin
+    c.mmap_head = true;            // reader.mmap_head_bytes: PIL's header parse before the map
     return c;
   }
   std::vector<IoModel> reader_models() const override { return readers_.models(); }
@@ -125,20 +147,36 @@ class RawFormat final : public Format {
         std::move(file), nullptr, size, SamplesOf(options), sample_size, options.transfer_size));
   }
 
-  // mmap: the file mapped whole (np.memmap sizes it first). Unimplemented naming the storage when
-  // it cannot map files.
+  // mmap: the file mapped whole (np.memmap sizes it first); with reader.mmap_head_bytes, after a
+  // head read on a first open that stays open (PIL: Image.open's header parse, then
+  // ImageFile.load's map). Unimplemented naming the storage when it cannot map files.
   static Result<std::unique_ptr<FormatReader>> OpenMmap(Storage* storage, const std::string& path,
                                                         const FormatOptions& options) {
+    DLIO_ASSIGN_OR_RETURN(std::unique_ptr<File> head,
+                          ReadPythonHead(storage, path, options.formats.Value<MmapOptions>()));
     DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
     DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
+    if (head != nullptr) {
+      // the second open's Python file: FileIO's lseek(0, SEEK_CUR) before mmap.mmap's fstat
+      pyio::BufferedReader fp(file.get(),
+                              pyio::PythonBufferSize(pyio::HostBlockSize(storage, *file)));
+      DLIO_RETURN_NOT_OK(fp.Tell().status());
+    }
     DLIO_ASSIGN_OR_RETURN(uint64_t sample_size, RawSampleSize(path, size, SamplesOf(options)));
     DLIO_ASSIGN_OR_RETURN(auto mapping, file->Map());
     if (mapping->size() != size) {
       return Status::Corruption(path, ": changed size while being mapped (", size, " then ",
                                 mapping->size(), " bytes)");
     }
+    if (head != nullptr) {
+      // PIL closes the file it mapped at once (mmap.mmap keeps a dup of its descriptor), then
+      // ImageFile.load checks the mapping's size (map.size(): an fstat of that dup)
+      DLIO_RETURN_NOT_OK(file->Close());
+      DLIO_RETURN_NOT_OK(head->Size().status());
+    }
     return std::unique_ptr<FormatReader>(new RawReader(std::move(file), std::move(mapping), size,
-                                                       SamplesOf(options), sample_size, 0));
+                                                       SamplesOf(options), sample_size, 0,
+                                                       std::move(head)));
   }
 
   // pyio: the whole file as the one sample (any bytes are a raw file's).

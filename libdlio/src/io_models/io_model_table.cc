@@ -34,7 +34,10 @@ std::vector<IoModelEntry> MakeTable() {
        L::kThreads,
        {"indexed_binary", "mmap_indexed_binary", "npy", "raw"},
        kImportNumpy,
-       false},
+       false,
+       false,
+       false,
+       {"reader.mmap_"}},  // io_models/mmap_keys.cc
       {IoModel::kPandas, IoModel::kPandas, L::kThreads, {"csv"}, kImportPandas, false, false, true},
       // tarfile is in the standard library: no import moves the threshold.
       {IoModel::kTarfile, IoModel::kTarfile, L::kThreads, {"webdataset"}, 0, true},

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "dlio/config_enums.h"
+#include "dlio/storage.h"
 #include "dlio/str_cat.h"
 #include "profile/fit/fit_internal.h"
 
@@ -171,11 +172,68 @@ std::optional<ModelGuess> GuessTarfileIndex(const ProfileTrace& t, const View& v
   return g;
 }
 
+// Reads at offset 0 of a data file that come before its mapping in the same process, one per
+// mapping (the first since the process's last mapping of the file; touched runs are no reads):
+// how many mappings had one, and the median size of those reads; and how many mappings their
+// process unmapped before it mapped anything again (a load that drops its mapping: PIL's
+// Image.close).
+struct HeadsBeforeMaps {
+  int64_t maps = 0, headed = 0, bytes = 0, unmapped = 0;
+};
+HeadsBeforeMaps FindHeadsBeforeMaps(const ProfileTrace& t, const View& view) {
+  HeadsBeforeMaps h;
+  std::map<std::pair<int32_t, int32_t>, int64_t> pending;  // (pid, path): the head read's size
+  std::map<int32_t, bool> mapped;                          // pid: a mapping not yet unmapped
+  std::vector<int64_t> sizes;
+  for (size_t i : view.data_events) {
+    const auto key = std::make_pair(t.pid[i], t.path[i]);
+    if (t.kind[i] == OpKind::kRead && t.offset[i] == 0 && t.size_bytes[i] > 0 &&
+        t.String(t.name[i]) != kMmapTouchedName) {
+      pending.emplace(key, t.size_bytes[i]);
+    } else if (t.kind[i] == OpKind::kMmap && t.String(t.name[i]) == "munmap") {
+      h.unmapped += std::exchange(mapped[t.pid[i]], false);
+    } else if (t.kind[i] == OpKind::kMmap) {
+      ++h.maps;
+      mapped[t.pid[i]] = true;
+      const auto p = pending.find(key);
+      if (p == pending.end()) continue;
+      sizes.push_back(p->second);
+      pending.erase(p);
+    }
+  }
+  h.headed = static_cast<int64_t>(sizes.size());
+  if (!sizes.empty()) {
+    std::nth_element(sizes.begin(), sizes.begin() + sizes.size() / 2, sizes.end());
+    h.bytes = sizes[sizes.size() / 2];
+  }
+  return h;
+}
+
 // Data mapped by the program: each process maps the files it reads on its own (worker processes,
-// not threads sharing one mapping).
-ModelGuess MmapGuess(int64_t mmaps) {
+// not threads sharing one mapping). With a format whose mmap reader reads a head first
+// (FitOptions::mmap_head), reader.mmap_head_bytes when at least 80% of the mappings come after a
+// read of the file's start in their process (PIL's Image.open, then ImageFile.load's map), and
+// reader.open_per_sample when at least 80% are unmapped before their process maps again (each
+// load closes its files and drops its mapping, as Image.close does; dlio's readers otherwise keep
+// a file and its mapping open for the worker's life).
+ModelGuess MmapGuess(const ProfileTrace& t, const View& view, int64_t mmaps, bool head_model) {
   ModelGuess g{"mmap", FitConfidence::kHigh, StrCat(mmaps, " mmap calls on data files")};
   g.per_process_state = true;
+  if (!head_model) return g;
+  const HeadsBeforeMaps h = FindHeadsBeforeMaps(t, view);
+  if (h.maps == 0 || h.headed * 10 < h.maps * 8) return g;
+  g.reason += StrCat(", ", h.headed, " of ", h.maps,
+                     " mappings after a read of the file's start in their process (a header "
+                     "parsed through Python's file first: PIL's Image.open, then the map of "
+                     "ImageFile.load), of ",
+                     h.bytes, " bytes (median)");
+  g.keys = {{"reader.mmap_head_bytes", std::to_string(h.bytes)}};
+  if (h.unmapped * 10 >= h.maps * 8) {
+    g.reason += StrCat("; ", h.unmapped,
+                       " of them unmapped before their process mapped again: "
+                       "each load closes its file and drops the mapping (Image.close)");
+    g.keys.emplace_back("reader.open_per_sample", "true");
+  }
   return g;
 }
 
@@ -220,7 +278,7 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
   whole = WholeFileAccesses(view);
   const int64_t n = static_cast<int64_t>(view.accesses.size());
   auto most = [n](int64_t k) { return n > 0 && k * 10 >= n * 8; };
-  if (mmaps > 0) return MmapGuess(mmaps);
+  if (mmaps > 0) return MmapGuess(t, view, mmaps, options.mmap_head && options.mmap_head(format));
   const auto [common, share] = CommonLargeRead(t, view);
   // Each rule is a model's request signature, asked only of a format that declares the model.
   auto declares = [&](const char* model) {
