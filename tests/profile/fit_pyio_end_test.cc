@@ -23,14 +23,14 @@ using testing::AddEvent;
 
 constexpr int kShards = 8;
 
-int64_t SizeOf(int s) { return 480'000 + 7'919 * s; }
-std::string PathOf(int s) { return "/d/c4/c4-train." + std::to_string(s) + ".json.gz"; }
+int64_t ShardSize(int s) { return 480'000 + 7'919 * s; }
+std::string ShardPath(int s) { return "/d/c4/c4-train." + std::to_string(s) + ".json.gz"; }
 
 // One shard read through gzip.open: open, fstat, FileIO's lseek, 4 KiB requests front to back
 // (the last one short), then `probes` 4 KiB requests at the end that return nothing, close.
 void ReadShard(ProfileTrace* t, int32_t pid, int64_t at, int s, int probes) {
-  const std::string path = PathOf(s);
-  const int64_t size = SizeOf(s);
+  const std::string path = ShardPath(s);
+  const int64_t size = ShardSize(s);
   AddEvent(t, pid, pid, "open64", at, 3, path, -1, -1, 5);
   AddEvent(t, pid, pid, "fstat64", at + 4, 1, path);
   AddEvent(t, pid, pid, "lseek64", at + 6, 1, path, 0, -1, 0);
@@ -71,17 +71,17 @@ TEST_CASE("fit: gzip shards read in 4 KiB requests with extra probes of the end 
   // it 6 times in half the shards and 5 in the others: 4 more, rounded.
   CHECK(Value(r, "reader.pyio_end_reads") == "4");
   // What the emulation then reads of a shard: the program's requests before the end.
-  const auto emulated = PyioReadRequests(static_cast<uint64_t>(SizeOf(3)), 4096, 128, 8192,
+  const auto emulated = PyioReadRequests(static_cast<uint64_t>(ShardSize(3)), 4096, 128, 8192,
                                          PyioCall::kRead, 0, 0, 0, 0);
   REQUIRE(emulated.ok());
   size_t before_end = 0;
   for (const auto& [offset, size] : emulated.value()) {
-    if (offset >= static_cast<uint64_t>(SizeOf(3))) continue;
+    if (offset >= static_cast<uint64_t>(ShardSize(3))) continue;
     CHECK(offset == before_end * 4096);
     CHECK(size == 4096);
     ++before_end;
   }
-  CHECK(before_end == static_cast<size_t>((SizeOf(3) + 4095) / 4096));
+  CHECK(before_end == static_cast<size_t>((ShardSize(3) + 4095) / 4096));
 }
 
 TEST_CASE("fit: requests that calls make exactly are matched with their reads of the end") {
