@@ -8,5 +8,7 @@ dlio_add_test(parquet_config_test SOURCES config/parquet_config_test.cc)
 # sections it walks.
 dlio_add_test(config_docs_test LIBS dlio_config dlio_storage dlio_cache dlio_format dlio_pipeline
   dlio_checkpoint SOURCES config/config_docs_test.cc)
-# ValidateCapabilities asks the registries (all of libdlio).
+# ValidateCapabilities asks the registries (all of libdlio): collective reads, keys, records and
+# what backends declare; the request models each format declares.
 dlio_add_test(capabilities_test SOURCES config/capabilities_test.cc)
+dlio_add_test(io_model_capabilities_test SOURCES config/io_model_capabilities_test.cc)

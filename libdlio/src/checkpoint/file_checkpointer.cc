@@ -416,7 +416,7 @@ class FileCheckpointer final : public Checkpointer {
       return Status::OK();
     };
     if (f.torch) {
-      const size_t python_buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage_, *file));
+      const size_t python_buffer = pyio::PythonBufferSize(storage_, *file);
       DLIO_RETURN_NOT_OK(LoadTorchSave(file.get(), TorchArchiveName(f.name), *f.torch,
                                        python_buffer, check, &read_buffer_,
                                        TorchLoadFreshBytes(options_)));

@@ -31,9 +31,8 @@ Result<uint64_t> RawSampleSize(const std::string& path, uint64_t file_size, uint
 Result<std::unique_ptr<File>> ReadPythonHead(Storage* storage, const std::string& path,
                                              const MmapOptions& mmap) {
   if (mmap.head_bytes == 0) return std::unique_ptr<File>();
-  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
-  DLIO_RETURN_NOT_OK(file->Size().status());
-  pyio::BufferedReader fp(file.get(), pyio::PythonBufferSize(pyio::HostBlockSize(storage, *file)));
+  DLIO_ASSIGN_OR_RETURN(auto file, pyio::OpenAsPython(storage, path));
+  pyio::BufferedReader fp(file.get(), pyio::PythonBufferSize(storage, *file));
   std::vector<uint8_t> head(static_cast<size_t>(mmap.head_bytes));
   DLIO_RETURN_NOT_OK(fp.ReadInto(head.size(), head.data()).status());
   return file;
@@ -158,8 +157,7 @@ class RawFormat final : public Format {
     DLIO_ASSIGN_OR_RETURN(uint64_t size, file->Size());
     if (head != nullptr) {
       // the second open's Python file: FileIO's lseek(0, SEEK_CUR) before mmap.mmap's fstat
-      pyio::BufferedReader fp(file.get(),
-                              pyio::PythonBufferSize(pyio::HostBlockSize(storage, *file)));
+      pyio::BufferedReader fp(file.get(), pyio::PythonBufferSize(storage, *file));
       DLIO_RETURN_NOT_OK(fp.Tell().status());
     }
     DLIO_ASSIGN_OR_RETURN(uint64_t sample_size, RawSampleSize(path, size, SamplesOf(options)));

@@ -50,10 +50,8 @@ Result<std::unique_ptr<FormatReader>> OpenNpyMmapReader(Storage* storage, const 
                                                         const FormatOptions& options) {
   // np.load: open (FileIO's fstat), read(6) of the magic (one fill of the buffer), a seek back;
   // kept open until the load returns.
-  DLIO_ASSIGN_OR_RETURN(auto outer, storage->Open(path, OpenMode::kRead));
-  DLIO_RETURN_NOT_OK(outer->Size().status());
-  pyio::BufferedReader load(outer.get(),
-                            pyio::PythonBufferSize(pyio::HostBlockSize(storage, *outer)));
+  DLIO_ASSIGN_OR_RETURN(auto outer, pyio::OpenAsPython(storage, path));
+  pyio::BufferedReader load(outer.get(), pyio::PythonBufferSize(storage, *outer));
   uint8_t magic[6];
   DLIO_ASSIGN_OR_RETURN(const size_t got, load.ReadInto(sizeof magic, magic));
   if (got != sizeof magic) {
@@ -63,10 +61,8 @@ Result<std::unique_ptr<FormatReader>> OpenNpyMmapReader(Storage* storage, const 
   // closed before the mapping.
   NpyHeader h;
   {
-    DLIO_ASSIGN_OR_RETURN(auto second, storage->Open(path, OpenMode::kRead));
-    DLIO_RETURN_NOT_OK(second->Size().status());
-    pyio::BufferedReader fp(second.get(),
-                            pyio::PythonBufferSize(pyio::HostBlockSize(storage, *second)));
+    DLIO_ASSIGN_OR_RETURN(auto second, pyio::OpenAsPython(storage, path));
+    pyio::BufferedReader fp(second.get(), pyio::PythonBufferSize(storage, *second));
     DLIO_ASSIGN_OR_RETURN(h, pyio::ReadNpyArrayHeader(&fp));
     DLIO_RETURN_NOT_OK(fp.Tell().status());
     DLIO_RETURN_NOT_OK(second->Close());
@@ -75,11 +71,9 @@ Result<std::unique_ptr<FormatReader>> OpenNpyMmapReader(Storage* storage, const 
   // fid.tell() (two lseeks), mmap.mmap (its fstat, the whole file mapped at offset 0: the data
   // offset is below the allocation granularity), the file closed (the mapping keeps a dup of its
   // descriptor in Python, closed with the mapping: no counterpart here), then np.load's.
-  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
-  DLIO_RETURN_NOT_OK(file->Size().status());
+  DLIO_ASSIGN_OR_RETURN(auto file, pyio::OpenAsPython(storage, path));
   {
-    pyio::BufferedReader fid(file.get(),
-                             pyio::PythonBufferSize(pyio::HostBlockSize(storage, *file)));
+    pyio::BufferedReader fid(file.get(), pyio::PythonBufferSize(storage, *file));
     DLIO_RETURN_NOT_OK(fid.Seek(0, SEEK_END).status());
     DLIO_RETURN_NOT_OK(fid.Tell().status());
   }

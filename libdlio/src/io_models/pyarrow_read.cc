@@ -51,8 +51,7 @@ Status ReadForkSpan(Storage* storage, const std::string& path, const ByteRange& 
   FileOptions fo;
   fo.direct = direct;
   DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead, fo));
-  pyio::BufferedReader reader(file.get(),
-                              pyio::PythonBufferSize(pyio::HostBlockSize(storage, *file)));
+  pyio::BufferedReader reader(file.get(), pyio::PythonBufferSize(storage, *file));
   DLIO_RETURN_NOT_OK(reader.Seek(static_cast<int64_t>(span.offset), 0).status());
   DLIO_ASSIGN_OR_RETURN(const size_t got, reader.ReadInto(static_cast<size_t>(span.length), dst));
   if (got != span.length) {

@@ -32,8 +32,7 @@ struct IndexedMember {
 Status Probe(Storage* storage, const std::string& path, const FormatOptions& options, size_t n) {
   DLIO_ASSIGN_OR_RETURN(format_internal::SizedFile f,
                         format_internal::OpenSized(storage, path, options));
-  pyio::BufferedReader fp(f.file.get(),
-                          pyio::PythonBufferSize(pyio::HostBlockSize(storage, *f.file)));
+  pyio::BufferedReader fp(f.file.get(), pyio::PythonBufferSize(storage, *f.file));
   std::vector<uint8_t> scratch(n);
   DLIO_RETURN_NOT_OK(fp.ReadInto(n, scratch.data()).status());
   return f.file->Close();
@@ -237,7 +236,7 @@ Result<std::unique_ptr<FormatReader>> OpenTarfileIndexReader(Storage* storage,
   }
   DLIO_ASSIGN_OR_RETURN(format_internal::SizedFile sized,
                         format_internal::OpenSized(storage, path, options));
-  const size_t buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage, *sized.file));
+  const size_t buffer = pyio::PythonBufferSize(storage, *sized.file);
   auto reader = std::make_unique<TarfileIndexReader>(std::move(sized.file), buffer,
                                                      options.framework_client_costs);
   DLIO_RETURN_NOT_OK(reader->Load(sized.size, options.samples_per_file));

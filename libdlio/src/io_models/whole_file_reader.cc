@@ -49,7 +49,7 @@ Result<OpenedWholeFile> OpenWholeFile(Storage* storage, const std::string& path,
   OpenedWholeFile opened;
   opened.file = std::move(sized.file);
   opened.size = sized.size;
-  opened.buffer_size = pyio::PythonBufferSize(pyio::HostBlockSize(storage, *opened.file));
+  opened.buffer_size = pyio::PythonBufferSize(storage, *opened.file);
   return opened;
 }
 

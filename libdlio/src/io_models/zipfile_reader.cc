@@ -86,7 +86,7 @@ Result<std::unique_ptr<FormatReader>> OpenZipfileReader(Storage* storage, const 
                                                         const FormatOptions& options) {
   DLIO_ASSIGN_OR_RETURN(format_internal::SizedFile sized,
                         format_internal::OpenSized(storage, path, options));
-  const size_t buffer = pyio::PythonBufferSize(pyio::HostBlockSize(storage, *sized.file));
+  const size_t buffer = pyio::PythonBufferSize(storage, *sized.file);
   auto reader = std::make_unique<ZipfileReader>(std::move(sized.file), buffer,
                                                 options.framework_client_costs);
   DLIO_RETURN_NOT_OK(reader->Load(options.samples_per_file));

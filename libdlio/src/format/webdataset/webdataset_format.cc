@@ -58,8 +58,7 @@ class WebdatasetFormat final : public Format {
                                                         bool python_file = false) {
     DLIO_ASSIGN_OR_RETURN(auto file,
                           storage->Open(path, OpenMode::kRead, ReadFileOptions(options)));
-    const size_t python_buffer =
-        python_file ? pyio::PythonBufferSize(pyio::HostBlockSize(storage, *file)) : 0;
+    const size_t python_buffer = python_file ? pyio::PythonBufferSize(storage, *file) : 0;
     return webdataset::OpenShard(std::move(file), read_size, options.samples_per_file, direct,
                                  python_buffer);
   }

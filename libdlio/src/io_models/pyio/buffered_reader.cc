@@ -22,6 +22,16 @@ uint64_t HostBlockSize(Storage* storage, const File& file) {
   return static_cast<uint64_t>(st.st_blksize);
 }
 
+size_t PythonBufferSize(Storage* storage, const File& file) {
+  return PythonBufferSize(HostBlockSize(storage, file));
+}
+
+Result<std::unique_ptr<File>> OpenAsPython(Storage* storage, const std::string& path) {
+  DLIO_ASSIGN_OR_RETURN(auto file, storage->Open(path, OpenMode::kRead));
+  DLIO_RETURN_NOT_OK(file->Size().status());
+  return file;
+}
+
 BufferedReader::BufferedReader(File* file, size_t buffer_size)
     : BufferedReader(file, buffer_size, /*resume_at=*/0) {
   (void)RawTell();  // _buffered_init's _buffered_raw_tell; CPython clears its error

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,6 +30,13 @@ size_t PythonBufferSize(uint64_t st_blksize);
 // stat(2) of its path where the storage's files are host files (mpiio); 4096 (what local file
 // systems report) when they are not, or stat fails.
 uint64_t HostBlockSize(Storage* storage, const File& file);
+
+// The buffer size io.open gives the open `file`: PythonBufferSize(HostBlockSize(storage, file)).
+size_t PythonBufferSize(Storage* storage, const File& file);
+
+// `path` opened as open(path, "rb") opens it before any read: open(2), then FileIO's fstat (a
+// failing fstat fails the open, as in Python).
+Result<std::unique_ptr<File>> OpenAsPython(Storage* storage, const std::string& path);
 
 // An io.BufferedReader(FileIO) positioned at 0. Raw reads are File::ReadSomeAt at the descriptor's
 // offset, one per read(2) CPython makes; every lseek(2) CPython makes is File::Seek: the one of

@@ -151,14 +151,7 @@ std::string DescribeCalls(const PyioCalls& c) {
   return StrCat(head, "f.", call, "(", c.read_size, ") until it returns nothing");
 }
 
-// How requests are held against a session's (PyioMatch): exactly, or with the reads at or past
-// the file's end left out of both, the session making at least as many of them. Those return
-// nothing, and how many a stack makes depends on its layers, not on the calls: gzip.open's reader
-// over a buffered file probes the end 5 or 6 times (its header parse, its text layer's retries)
-// where one loop of calls finds it once or twice. A session making fewer (a C loop that stops at
-// its short read) is read by other calls than these.
-using Compare = PyioMatch;
-
+// `reads` without those at or past `extent`.
 std::vector<ReadRequest> BeforeEnd(std::vector<ReadRequest> reads, uint64_t extent) {
   reads.erase(std::remove_if(reads.begin(), reads.end(),
                              [extent](const ReadRequest& r) { return r.first >= extent; }),
@@ -166,15 +159,22 @@ std::vector<ReadRequest> BeforeEnd(std::vector<ReadRequest> reads, uint64_t exte
   return reads;
 }
 
+// Whether `simulated` are a session's `reads`: exactly, or (PyioMatch::kBeforeEnd) before the
+// file's end: the reads at or past it are left out of both, the session making at least as many
+// of them. Those return nothing, and how many a stack makes depends on its layers, not on the
+// calls: gzip.open's reader over a buffered file probes the end 5 or 6 times (its header parse,
+// its text layer's retries) where one loop of calls finds it once or twice. A session making fewer
+// (a C loop that stops at its short read) is read by other calls than these.
 bool SameRequests(const std::vector<ReadRequest>& simulated, const std::vector<ReadRequest>& reads,
-                  uint64_t extent, Compare how) {
-  if (how == Compare::kExact) return simulated == reads;
+                  uint64_t extent, PyioMatch how) {
+  if (how == PyioMatch::kExact) return simulated == reads;
   std::vector<ReadRequest> sim = BeforeEnd(simulated, extent), real = BeforeEnd(reads, extent);
   return simulated.size() - sim.size() <= reads.size() - real.size() && sim == real;
 }
 
-// How many more reads of the end the sessions make than `calls` do: the mean over the sessions of
-// their reads at or past the end less the calls', rounded (0 when the calls make as many or more).
+// How many more reads of the end the sessions read as `calls` (before the end) make than the calls
+// do: the mean over those sessions of their reads at or past the end less the calls', rounded (0
+// when the calls make as many or more). Sessions read otherwise say nothing of these calls.
 template <typename Extent>
 uint64_t EndReadsMissing(const std::vector<Session>& sessions, const PyioCalls& calls,
                          const Extent& extent, const PyioRequestsOf& requests) {
@@ -182,18 +182,21 @@ uint64_t EndReadsMissing(const std::vector<Session>& sessions, const PyioCalls& 
     return static_cast<int64_t>(std::count_if(
         reads.begin(), reads.end(), [end](const ReadRequest& r) { return r.first >= end; }));
   };
-  int64_t more = 0;
+  int64_t more = 0, n = 0;
   for (const Session& s : sessions) {
-    more += at_end(s.reads, extent(s)) - at_end(requests(extent(s), calls), extent(s));
+    if (extent(s) > kMaxSimulatedBytes) continue;
+    const std::vector<ReadRequest> simulated = requests(extent(s), calls);
+    if (!SameRequests(simulated, s.reads, extent(s), PyioMatch::kBeforeEnd)) continue;
+    more += at_end(s.reads, extent(s)) - at_end(simulated, extent(s));
+    ++n;
   }
-  const auto n = static_cast<int64_t>(sessions.size());
-  return more <= 0 ? 0 : static_cast<uint64_t>((more + n / 2) / n);
+  return more <= 0 || n == 0 ? 0 : static_cast<uint64_t>((more + n / 2) / n);
 }
 
 // How many of `sessions` read as `calls` make a file of their extent read.
 template <typename Extent>
 size_t SessionsMatching(const std::vector<Session>& sessions, const PyioCalls& calls,
-                        const Extent& extent, const PyioRequestsOf& requests, Compare how) {
+                        const Extent& extent, const PyioRequestsOf& requests, PyioMatch how) {
   size_t match = 0;
   for (const Session& s : sessions) {
     match += extent(s) <= kMaxSimulatedBytes &&
@@ -203,12 +206,12 @@ size_t SessionsMatching(const std::vector<Session>& sessions, const PyioCalls& c
 }
 
 ModelGuess PyioGuess(const PyioCalls& calls, size_t match, size_t sessions,
-                     Compare how = Compare::kExact) {
+                     PyioMatch how = PyioMatch::kExact) {
   ModelGuess g{"pyio", FitConfidence::kMedium,
                StrCat("each file is read ", calls.crop_bytes > 0 ? "" : "front to back ",
                       "through Python's buffered file: ", match, " of ", sessions,
                       " open-to-close reads are, request for request",
-                      how == Compare::kBeforeEnd
+                      how == PyioMatch::kBeforeEnd
                           ? " up to the file's end (the reads that find the end return "
                             "nothing and are set aside: how often a program probes the end "
                             "depends on its layers of readers, not on these calls)"
@@ -289,10 +292,11 @@ std::optional<ModelGuess> GuessCrop(const std::vector<Session>& sessions,
 // then at least 80% of them matching).
 std::optional<ModelGuess> GuessWholeFile(const std::vector<Session>& sessions,
                                          const std::function<uint64_t(const Session&)>& extent,
-                                         const PyioRequestsOf& requests, Compare how) {
+                                         const PyioRequestsOf& requests, PyioMatch how) {
   const Session& first = sessions.front();
-  const std::vector<Tail> tails = CandidateTails(
-      how == Compare::kExact ? first.reads : BeforeEnd(first.reads, extent(first)), extent(first));
+  const std::vector<Tail> tails =
+      CandidateTails(how == PyioMatch::kExact ? first.reads : BeforeEnd(first.reads, extent(first)),
+                     extent(first));
   for (const uint64_t size : CandidateSizes(first.reads)) {
     for (const Tail& tail : tails) {
       for (const uint64_t head : {uint64_t{0}, uint64_t{128}}) {
@@ -304,7 +308,7 @@ std::optional<ModelGuess> GuessWholeFile(const std::vector<Session>& sessions,
           }
           const size_t match = SessionsMatching(sessions, calls, extent, requests, how);
           if (match * 10 < sessions.size() * 8) continue;
-          if (how == Compare::kExact) return PyioGuess(calls, match, sessions.size(), how);
+          if (how == PyioMatch::kExact) return PyioGuess(calls, match, sessions.size(), how);
           PyioCalls probing = calls;
           probing.end_reads = EndReadsMissing(sessions, calls, extent, requests);
           return PyioGuess(probing, match, sessions.size(), how);
