@@ -169,6 +169,12 @@ set_property(TEST fidelity:gzip_jsonl_shards APPEND PROPERTY ENVIRONMENT
 dlio_add_closed_loop(tiff_tiles_loader 0.9 0.1 "numpy torch PIL" "")
 set_property(TEST fidelity:tiff_tiles_loader APPEND PROPERTY ENVIRONMENT
              "MAX_COUNT_DIFF=0.05;EXPECT_FIT=mmap_head_bytes: 4096 ")
+# .npy images loaded by a thread pool, and the weights saved each epoch with h5py into one file
+# (fit: checkpoint.type h5py_save with the file's datasets, read back; folder_name "." as every
+# save rewrites weights.h5). Requests and bytes, read and written, within 5%.
+dlio_add_closed_loop(keras_threads_h5ckpt 0.9 0.1 "numpy h5py" "")
+set_property(TEST fidelity:keras_threads_h5ckpt APPEND PROPERTY ENVIRONMENT
+             "MAX_COUNT_DIFF=0.05;EXPECT_FIT=type: h5py_save ")
 # MATLAB files read with scipy.io.loadmat in spawned DataLoader workers (fit: a variable's data in
 # read(131072) calls, the rest of the file a tail, then one look past the end; the spawned
 # workers' imports are the runtime's, not the workload's). Requests within 5%.

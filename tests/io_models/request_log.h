@@ -14,6 +14,8 @@
 
 #include "dlio/profile.h"
 #include "dlio/profile_analysis.h"
+#include "dlio/profile_fit.h"
+#include "dlio/storage.h"
 #include "dlio/tracer.h"
 #include "test_util.h"
 
@@ -126,6 +128,27 @@ inline bool PythonHas(const std::string& module) {
   return dlio::testing::RunCommand("'" + dlio::testing::SystemPython() + "' -c 'import " + module +
                                    "'")
              .exit_code == 0;
+}
+
+// The events of `trace` on `dir`/`file` alone (a fit of one file's writes).
+inline ProfileTrace EventsOfFile(const ProfileTrace& trace, const std::string& dir,
+                                 const std::string& file) {
+  ProfileTrace one;
+  for (size_t i = 0; i < trace.size(); ++i) {
+    const ProfileEvent e = trace.Get(i);
+    if (RelativeTo(std::string(e.path), dir) == file) one.Add(e);
+  }
+  return one;
+}
+
+// FitOptions::read_file through `storage` (a fit that reads traced files back).
+inline FileRangeRead ReadThrough(Storage* storage) {
+  return [storage](const std::string& path, uint64_t offset, uint64_t n) -> Result<std::string> {
+    DLIO_ASSIGN_OR_RETURN(auto f, storage->Open(path, OpenMode::kRead));
+    std::string out(n, '\0');
+    DLIO_RETURN_NOT_OK(f->ReadExactAt(offset, n, out.data()));
+    return out;
+  };
 }
 
 }  // namespace dlio::io_model_test

@@ -102,3 +102,9 @@ target_compile_definitions(npz_members_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_F
 dlio_add_test(pil_mmap_test SOURCES io_models/pil_mmap_test.cc PROPERTIES SKIP_RETURN_CODE 77)
 add_dependencies(pil_mmap_test dlio_preload)
 target_compile_definitions(pil_mmap_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+# checkpoint.type h5py_save against h5py under libdlio_preload.so (it writes through libhdf5).
+if(DLIO_WITH_HDF5)
+  dlio_add_test(h5py_save_test SOURCES io_models/h5py_save_test.cc)
+  add_dependencies(h5py_save_test dlio_preload)
+  target_compile_definitions(h5py_save_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
+endif()

@@ -168,11 +168,7 @@ TEST_CASE("torch_save checkpoints: torch.save's file and write requests") {
   // dict whose torch_save requests are torch.save's (and read back: torch's state dict).
   for (const Case& c : cases) {
     INFO(c.file);
-    ProfileTrace one;
-    for (size_t i = 0; i < trace.size(); ++i) {
-      const ProfileEvent e = trace.Get(i);
-      if (io_model_test::RelativeTo(std::string(e.path), theirs) == c.file) one.Add(e);
-    }
+    const ProfileTrace one = io_model_test::EventsOfFile(trace, theirs, c.file);
     std::vector<Request> want;
     for (const Request& r : torch_writes) {
       if (r.file == c.file) want.push_back(r);
@@ -180,15 +176,7 @@ TEST_CASE("torch_save checkpoints: torch.save's file and write requests") {
     for (const bool read : {false, true}) {
       INFO((read ? "read back" : "writes alone"));
       FitOptions options;
-      if (read) {
-        options.read_file = [&](const std::string& path, uint64_t offset,
-                                uint64_t n) -> Result<std::string> {
-          DLIO_ASSIGN_OR_RETURN(auto f, storage->Open(path, OpenMode::kRead));
-          std::string out(n, '\0');
-          DLIO_RETURN_NOT_OK(f->ReadExactAt(offset, n, out.data()));
-          return out;
-        };
-      }
+      if (read) options.read_file = io_model_test::ReadThrough(storage.get());
       auto fitted = FitTrace(one, options);
       INFO(fitted.status().ToString());
       REQUIRE(fitted.ok());

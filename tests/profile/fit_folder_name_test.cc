@@ -157,3 +157,51 @@ TEST_CASE("fit checkpoints: stalls a period of writes apart do not cut one file'
 
 }  // namespace
 }  // namespace dlio
+
+namespace dlio {
+namespace {
+
+// One thread reads in 8 batches; after every 4th a save writes `file(save)` as h5py writes an
+// HDF5 file of two small datasets in groups: the superblock, the data, the metadata and the
+// superblock again at close.
+ProfileTrace BuildH5pySaves(const std::function<std::string(int save)>& file) {
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  int saves = 0;
+  for (int b = 0; b < 8; ++b) {
+    fit_test::AddBatchReads(&t, 1, b, &now);
+    now += 20'000;
+    if ((b + 1) % 4 != 0) continue;
+    const std::string path = StrCat("/job/ckpt/", file(saves++));
+    AddEvent(&t, 1, 1, "open", now, 2, path);
+    const int64_t writes[][2] = {{0, 96},      {2432, 3456}, {7936, 128}, {96, 2336},
+                                 {5888, 2048}, {0, 96},      {0, 96}};
+    for (const auto& w : writes) {
+      now += 10;
+      AddEvent(&t, 1, 1, "pwrite", now, 5, path, w[0], w[1], w[1]);
+    }
+    now += 1'000;
+  }
+  return t;
+}
+
+TEST_CASE("fit, checkpoint folders: h5py rewriting one file every save is folder_name '.'") {
+  const FitResult r = Fit(BuildH5pySaves([](int) { return "weights.h5"; }));
+  CHECK(Value(r, "checkpoint.type") == "h5py_save");
+  CHECK(Value(r, "checkpoint.h5py_file_name") == "weights.h5");
+  CHECK(Value(r, "checkpoint.folder_name") == ".");
+  CHECK_THAT(r.Find("checkpoint.folder_name")->reason,
+             Catch::Contains("all 2 saves rewrite one file (weights.h5)"));
+  CHECK_THAT(Value(r, "checkpoint.h5py_datasets"), Catch::Contains("layer_1/kernel:32:fp32"));
+  auto config = ParseConfig(FitYaml(r, {"test"}), "fit.yaml");
+  INFO(config.status().ToString());
+  CHECK(config.ok());
+  // A file per save in a folder of their own: a folder per save, as dlio's default.
+  const FitResult apart =
+      Fit(BuildH5pySaves([](int save) { return StrCat("epoch", save, "/weights.h5"); }));
+  CHECK(Value(apart, "checkpoint.type") == "h5py_save");
+  CHECK(Value(apart, "checkpoint.folder_name") != ".");
+}
+
+}  // namespace
+}  // namespace dlio

@@ -148,8 +148,9 @@ Status CheckFolderOptions(const CheckpointOptions& options) {
   if (options.folder_name == kFlatFolderName) {
     return Status::InvalidArgument(
         "checkpoint.folder_name: '.' (every save's files side by side in checkpoint_folder) "
-        "needs file names that change from save to save, which only checkpoint type "
-        "'torch_save' has (checkpoint.torch_file_name with {id}, {step} or {epoch})");
+        "needs file names that change from save to save, which checkpoint type 'torch_save' "
+        "has (checkpoint.torch_file_name with {id}, {step} or {epoch}), or one file every save "
+        "rewrites, which 'h5py_save' writes");
   }
   DLIO_ASSIGN_OR_RETURN(const auto names, FolderNameTemplate::Parse(options.folder_name));
   return CheckTagFileName(options, &names);

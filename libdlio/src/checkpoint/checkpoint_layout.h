@@ -23,6 +23,9 @@
 namespace dlio::torch_save {
 struct TorchStateDict;
 }  // namespace dlio::torch_save
+namespace dlio::h5py_save {
+struct H5pyLayout;
+}  // namespace dlio::h5py_save
 
 namespace dlio::checkpoint_internal {
 
@@ -31,6 +34,8 @@ struct PlannedFile {
   uint64_t bytes = 0;
   // Set for checkpoint type torch_save: the file is torch.save's zip of this state dict.
   std::shared_ptr<const torch_save::TorchStateDict> torch;
+  // Set for checkpoint type h5py_save: the file is the HDF5 file h5py writes for these datasets.
+  std::shared_ptr<const h5py_save::H5pyLayout> h5py;
   // Set when the name differs from save to save (checkpoint.torch_file_name's {id}, {step} or
   // {epoch}, as model-{step}.pt): `name` is then the template's text, and each save's file is the
   // name the template gives its numbers.

@@ -1,7 +1,8 @@
 // Checkpointers that write a fixed set of files per rank through Storage: the DLIO paper's
 // five-file pattern ("paper"), a model of a given byte size split over ranks ("model") and DLIO's
 // transformer layout ("transformer", sizes from transformer_plan.cc) and the file torch.save
-// writes for a state dict ("torch_save", torch_save_file.h).
+// writes for a state dict ("torch_save", torch_save_file.h), and the HDF5 file h5py writes for a
+// model's weights ("h5py_save", format/hdf5/h5py_save.h).
 //
 // Layout (checkpoint/checkpoint_layout.h): <folder>/<checkpoint.folder_name, ckpt-<id, 6 digits> by
 // default>/<file>, one file set per rank (names carry the rank, so ranks never share a file) and a
@@ -22,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,6 +36,7 @@
 #include "dlio/ai_events.h"
 #include "dlio/checkpointer.h"
 #include "dlio/str_cat.h"
+#include "format/hdf5/h5py_save.h"
 #include "format/torch/torch_save_file.h"
 #include "io_models/pyio/buffered_reader.h"
 #include "io_models/pyio/python_heap.h"
@@ -109,7 +112,8 @@ class FileCheckpointer final : public Checkpointer {
         tracer_(env.tracer),
         folder_(StripTrailingSlashes(options.folder)),
         plan_(std::move(plan)),
-        next_id_(folders_.first_id()) {
+        next_id_(folders_.first_id()),
+        rewrites_one_file_(folders_.flat() && !plan_.empty() && !plan_.front().per_save) {
     uint64_t largest = 0;
     for (const auto& f : plan_) largest = std::max(largest, f.bytes);
     buffer_size_ = static_cast<size_t>(std::min<uint64_t>(largest, options_.transfer_size));
@@ -136,7 +140,12 @@ class FileCheckpointer final : public Checkpointer {
       const std::string path = StrCat(dir, "/", plan[i].name);
       DLIO_ASSIGN_OR_RETURN(bool exists, storage_->Exists(path));
       if (!exists) continue;
-      DLIO_ASSIGN_OR_RETURN(bool ours, IsSameSave(path, plan[i], result.id));
+      // an earlier save of this run wrote it (one name every save rewrites), or this same save
+      // of an earlier run did (DLIO's layout)
+      bool ours = written_.count(path) != 0;
+      if (!ours) {
+        DLIO_ASSIGN_OR_RETURN(ours, IsSameSave(path, plan[i], result.id));
+      }
       if (!ours) {
         return Status::AlreadyExists("checkpoint file ", path,
                                      " already exists and was not written by this run; refusing "
@@ -194,6 +203,7 @@ class FileCheckpointer final : public Checkpointer {
     for (const auto& f : saved.plan) {
       const std::string path = dir + "/" + f.name;
       DLIO_RETURN_NOT_OK(ReadOne(path, f, id));
+      written_.insert(path);  // dlio's, as its bytes say: a later save of this run may rewrite it
       result.bytes_read += f.bytes;
       result.files.push_back({path, f.bytes});
     }
@@ -266,7 +276,11 @@ class FileCheckpointer final : public Checkpointer {
 
   // One transfer's worth of content, reused for every request of every file of checkpoint `id`:
   // the byte at file offset o is buffer_[o % transfer_size], which lets reads verify content.
+  // The content pattern of checkpoint `id`'s files; with one file every save rewrites (h5py_save
+  // under folder_name "."), the same for every save, so a later run that resumes from the file
+  // (whose save's id it cannot know) checks its bytes.
   void FillBuffer(uint64_t id) {
+    if (rewrites_one_file_) id = 0;
     if (buffer_id_ == id && buffer_.size() == buffer_size_) return;
     buffer_.resize(buffer_size_);
     uint64_t state =
@@ -303,13 +317,16 @@ class FileCheckpointer final : public Checkpointer {
         return status.ok() && options_.fsync ? file->Sync() : status;
       };
       Status written;
-      if (through_temporary_) {
+      if (f.h5py) {
+        written = WriteH5py(path, rewrite[i], f, created);
+      } else if (through_temporary_) {
         written = WriteFileAtomically(storage_, path, write);
         if (written.ok()) created->push_back(path);
       } else {
         written = WriteInPlace(path, rewrite[i], created, write);
       }
       if (!written.ok()) return written.WithContext(StrCat("checkpoint: writing ", path));
+      written_.insert(path);
       result->bytes_written += f.bytes;
       result->files.push_back({path, f.bytes});
     }
@@ -348,18 +365,36 @@ class FileCheckpointer final : public Checkpointer {
     return Status::OK();
   }
 
+  // h5py_save's file, written by libhdf5 through the Storage as h5py writes it (it opens the
+  // file itself: new, or truncated with `rewrite`). The name goes to `created` once it is ours.
+  Status WriteH5py(const std::string& path, bool rewrite, const PlannedFile& f,
+                   std::vector<std::string>* created) {
+    Status status = h5py_save::WriteH5pySave(
+        storage_, path, rewrite, *f.h5py,
+        [this](uint64_t offset, size_t n, char* dst) { FillPattern(offset, n, dst); },
+        &tensor_memory_);
+    if (status.ok() || rewrite ||
+        (status.code() != StatusCode::kAlreadyExists && storage_->Exists(path).ValueOr(false))) {
+      created->push_back(path);
+    }
+    return status;
+  }
+
+  // `n` bytes of the content pattern from `offset` on.
+  void FillPattern(uint64_t offset, size_t n, char* dst) const {
+    for (size_t k = 0; k < n;) {
+      const size_t at = static_cast<size_t>((offset + k) % buffer_.size());
+      const size_t m = std::min(n - k, buffer_.size() - at);
+      std::memcpy(dst + k, buffer_.data() + at, m);
+      k += m;
+    }
+  }
+
   Status WriteContent(File* file, const PlannedFile& f) {
     if (f.torch) {  // tensor bytes: the content pattern at their file offsets
       return WriteTorchSave(
           file, TorchArchiveName(f.name), *f.torch,
-          [&](uint64_t offset, size_t n, char* dst) {
-            for (size_t k = 0; k < n;) {
-              const size_t at = static_cast<size_t>((offset + k) % buffer_.size());
-              const size_t m = std::min(n - k, buffer_.size() - at);
-              std::memcpy(dst + k, buffer_.data() + at, m);
-              k += m;
-            }
-          },
+          [this](uint64_t offset, size_t n, char* dst) { FillPattern(offset, n, dst); },
           &tensor_memory_);
     }
     for (uint64_t offset = 0; offset < f.bytes;) {
@@ -400,7 +435,6 @@ class FileCheckpointer final : public Checkpointer {
                                 expected);
     }
     FillBuffer(id);
-    DLIO_ASSIGN_OR_RETURN(auto file, storage_->Open(path, OpenMode::kRead));
     const auto check = [&](uint64_t offset, const uint8_t* data, size_t n) {
       for (size_t k = 0; k < n;) {  // the pattern repeats every buffer_.size() bytes
         const size_t at = static_cast<size_t>((offset + k) % buffer_.size());
@@ -415,6 +449,10 @@ class FileCheckpointer final : public Checkpointer {
       }
       return Status::OK();
     };
+    if (f.h5py) {  // h5py.File(path, 'r') and each dataset read whole
+      return h5py_save::LoadH5pySave(storage_, path, *f.h5py, check, &tensor_memory_);
+    }
+    DLIO_ASSIGN_OR_RETURN(auto file, storage_->Open(path, OpenMode::kRead));
     if (f.torch) {
       const size_t python_buffer = pyio::PythonBufferSize(storage_, *file);
       DLIO_RETURN_NOT_OK(LoadTorchSave(file.get(), TorchArchiveName(f.name), *f.torch,
@@ -443,6 +481,9 @@ class FileCheckpointer final : public Checkpointer {
   std::vector<PlannedFile> plan_;  // per-save names as their templates (PlanFor, PlanIn)
   std::map<uint64_t, checkpoint_internal::SaveNumbers> saved_;  // this run's saves, by id
   uint64_t next_id_;
+  // The files this checkpointer wrote or loaded (dlio's, so a later save may rewrite them).
+  std::set<std::string> written_;
+  bool rewrites_one_file_;  // h5py_save's one file under folder_name ".": every save rewrites it
   size_t buffer_size_ = 0;
   std::vector<uint8_t> buffer_;
   uint64_t buffer_id_ = UINT64_MAX;

@@ -24,6 +24,8 @@ Result<std::unique_ptr<Checkpointer>> MakeDlioBenchmarkCheckpointer(
     const CheckpointOptions& options, const CheckpointEnv& env);
 Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const CheckpointOptions& options,
                                                                 const CheckpointEnv& env);
+Result<std::unique_ptr<Checkpointer>> MakeH5pySaveCheckpointer(const CheckpointOptions& options,
+                                                               const CheckpointEnv& env);
 
 // The checks of checkpoint.folder_name and tag_file a file checkpointer makes when it is built
 // (InvalidArgument naming the key), also declared for the preflight

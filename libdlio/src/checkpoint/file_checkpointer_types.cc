@@ -1,7 +1,7 @@
 // The built-in file checkpointers' types (file_checkpointer.h): each one's files per rank and
 // checkpoint (the paper's five, a model's bytes, DLIO's transformer layout, DLIO's own layout,
-// torch.save's zips), its validation, and the folders it keeps them in; the writing, reading and
-// bookkeeping common to them all is FileCheckpointer's (file_checkpointer.cc).
+// torch.save's zips, h5py's HDF5 file), its validation, and the folders it keeps them in; the
+// writing, reading and bookkeeping common to them all is FileCheckpointer's (file_checkpointer.cc).
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -12,6 +12,7 @@
 #include "checkpoint/checkpoint_folders.h"
 #include "checkpoint/checkpoint_layout.h"
 #include "checkpoint/file_checkpointer.h"
+#include "checkpoint/h5py_save_plan.h"
 #include "checkpoint/model_checkpoint_options.h"
 #include "checkpoint/torch_save_plan.h"
 #include "dlio/checkpointer.h"
@@ -100,10 +101,12 @@ Result<std::unique_ptr<Checkpointer>> Build(
                                                   std::move(folders));
 }
 
-// checkpoint.folder_name "." for torch_save: the template of the first file's per-save name,
-// which lists the checkpoints in the folder (rank 0's names under rank_mode root, which the
-// ranks that write nothing list too). InvalidArgument when a file's name is the same in every save
-// (saves would overwrite each other's files). nullptr for any other folder_name.
+// checkpoint.folder_name "." for torch_save and h5py_save: the template of the first file's
+// per-save name, which lists the checkpoints in the folder (rank 0's names under rank_mode root,
+// which the ranks that write nothing list too). h5py_save's one name is rewritten by every save
+// (Keras' save_weights('weights.h5') each epoch); a torch_save file whose name is the same in
+// every save is refused (InvalidArgument: saves would overwrite each other's files). nullptr for
+// any other folder_name.
 Result<std::shared_ptr<const checkpoint_internal::FolderNameTemplate>> FlatNamesFor(
     const CheckpointOptions& options, const std::vector<PlannedFile>& plan) {
   if (options.folder_name != checkpoint_internal::kFlatFolderName) {
@@ -113,9 +116,19 @@ Result<std::shared_ptr<const checkpoint_internal::FolderNameTemplate>> FlatNames
   if (options.root_only && options.rank != 0) {
     CheckpointOptions root = options;
     root.rank = 0;
-    DLIO_ASSIGN_OR_RETURN(listed, checkpoint_internal::PlanTorchSaveFiles(root));
+    if (plan.front().h5py) {
+      DLIO_ASSIGN_OR_RETURN(listed, checkpoint_internal::PlanH5pySaveFiles(root));
+    } else {
+      DLIO_ASSIGN_OR_RETURN(listed, checkpoint_internal::PlanTorchSaveFiles(root));
+    }
   }
   for (const PlannedFile& f : listed) {
+    if (!f.per_save && f.h5py) {  // one file every save rewrites (Keras' save_weights)
+      return std::make_shared<const checkpoint_internal::FolderNameTemplate>(
+          checkpoint_internal::FolderNameTemplate::ParseFileName(f.name,
+                                                                 "checkpoint.h5py_file_name")
+              .value());
+    }
     if (!f.per_save) {
       return Status::InvalidArgument(
           "checkpoint.folder_name: '.' puts every save's files side by side in "
@@ -200,6 +213,25 @@ Result<std::unique_ptr<Checkpointer>> MakeTorchSaveCheckpointer(const Checkpoint
   }
   DLIO_ASSIGN_OR_RETURN(std::vector<PlannedFile> plan,
                         checkpoint_internal::PlanTorchSaveFiles(options));
+  DLIO_ASSIGN_OR_RETURN(auto flat_names, FlatNamesFor(options, plan));
+  return Build(options, env, std::move(plan), false, std::move(flat_names));
+}
+
+Result<std::unique_ptr<Checkpointer>> MakeH5pySaveCheckpointer(const CheckpointOptions& options,
+                                                               const CheckpointEnv& env) {
+  DLIO_RETURN_NOT_OK(ValidateCommon(options, env, CheckFlatFolderOptions));
+  if (options.size_divisor > 1) {
+    return Status::InvalidArgument(
+        "checkpoint.size_divisor does not apply to checkpoint type 'h5py_save' (its file is "
+        "h5py's for checkpoint.h5py_datasets: make the shapes smaller instead)");
+  }
+  if (options.fsync) {
+    return Status::InvalidArgument(
+        "checkpoint.fsync: checkpoint type 'h5py_save' writes as h5py does, which never syncs "
+        "its file (set checkpoint.fsync false)");
+  }
+  DLIO_ASSIGN_OR_RETURN(std::vector<PlannedFile> plan,
+                        checkpoint_internal::PlanH5pySaveFiles(options));
   DLIO_ASSIGN_OR_RETURN(auto flat_names, FlatNamesFor(options, plan));
   return Build(options, env, std::move(plan), false, std::move(flat_names));
 }

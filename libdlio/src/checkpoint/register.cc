@@ -34,9 +34,10 @@ CheckpointerCapabilities FoldersDeclare() {
   return c;
 }
 
-// torch_save's folders may be none: checkpoint.folder_name "." (its per-save file names side by
-// side in checkpoint_folder).
-CheckpointerCapabilities TorchSaveDeclares() {
+// torch_save's and h5py_save's folders may be none: checkpoint.folder_name "." (torch_save's
+// per-save file names side by side in checkpoint_folder; h5py_save's one file rewritten by every
+// save).
+CheckpointerCapabilities FlatFoldersDeclare() {
   CheckpointerCapabilities c;
   c.check_options = checkpoint_internal::CheckFlatFolderOptions;
   return c;
@@ -113,9 +114,20 @@ Status RegisterBuiltinCheckpointers(CheckpointerRegistry* checkpointers) {
        "checkpoint_folder, folder_name, tag_file, fsync, read_back, resume, rank_mode, "
        "storage_type",
        checkpoint_internal::MakeTorchSaveCheckpointer,
-       TorchSaveDeclares(),
+       FlatFoldersDeclare(),
        {},
        {"checkpoint.torch_"}}));
+  DLIO_RETURN_NOT_OK(checkpointers->Register(
+      {"h5py_save",
+       "the HDF5 file h5py writes for a model's weights (Keras' save_weights; "
+       "h5py.File(path, 'w') and create_dataset per tensor), written through libhdf5 with "
+       "h5py's settings so that its write requests are h5py's; loads read each dataset whole",
+       "checkpoint.h5py_datasets, h5py_file_name, checkpoint_folder, folder_name, tag_file, "
+       "read_back, resume, rank_mode, storage_type",
+       checkpoint_internal::MakeH5pySaveCheckpointer,
+       FlatFoldersDeclare(),
+       {},
+       {"checkpoint.h5py_"}}));
   return Status::OK();
 }
 

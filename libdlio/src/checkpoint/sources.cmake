@@ -6,6 +6,7 @@ list(APPEND DLIO_SOURCES
   src/checkpoint/file_checkpointer.cc
   src/checkpoint/file_checkpointer_types.cc
   src/checkpoint/folder_name.cc
+  src/checkpoint/h5py_save_plan.cc
   src/checkpoint/per_save_names.cc
   src/checkpoint/register.cc
   src/checkpoint/torch_load.cc

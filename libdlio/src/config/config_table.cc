@@ -182,7 +182,9 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
              "checkpointer registry name: paper (five files: 2 x 1 KiB, 4 KiB, 64 KiB, 4 MiB), "
              "model (model_size_bytes), transformer (DLIO's layered LLM checkpoint from model.*), "
              "torch_save (the file and write requests of torch.save for "
-             "checkpoint.torch_state_dict), dlio_benchmark (DLIO's global_epoch<e>_step<s> "
+             "checkpoint.torch_state_dict), h5py_save (the HDF5 file and write requests of "
+             "h5py / Keras save_weights for checkpoint.h5py_datasets), dlio_benchmark (DLIO's "
+             "global_epoch<e>_step<s> "
              "folders and files for framework pytorch / tensorflow), or auto: dlio_benchmark when "
              "framework is pytorch or tensorflow, else transformer when model.type is transformer "
              "or model.num_layers, layer_parameters or optimization_groups are set, else model "
@@ -222,7 +224,9 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
              "Hugging Face's checkpoint-{step}; '.' = no folder per save, each save's files side "
              "by side in checkpoint_folder (type torch_save, whose torch_file_name must then "
              "hold {id}, {step} or {epoch}: torch.save(sd, f'ckpt/model-{step}.pt'), "
-             "Lightning's ModelCheckpoint, epoch={epoch}-step={step}.ckpt). Not for type "
+             "Lightning's ModelCheckpoint, epoch={epoch}-step={step}.ckpt; or type h5py_save, "
+             "whose one h5py_file_name every save rewrites, as Keras' save_weights('w.h5') each "
+             "epoch). Not for type "
              "dlio_benchmark, whose folders are DLIO's global_epoch<e>_step<s> (dlio-run fit "
              "sets it from the traced folders)",
              kNonEmpty));
@@ -266,11 +270,12 @@ void AddCheckpointKeys(std::vector<KeySpec>* t) {
              "as STDIO); empty = storage.storage_type"));
 }
 
-// The checkpoint section's torch_save keys, then DLIO's keys it accepts (after the others, in
-// the table's order).
+// The checkpoint section's torch_save and h5py_save keys, then DLIO's keys it accepts (after the
+// others, in the table's order).
 void AddCheckpointTorchSaveKeys(std::vector<KeySpec>* t) {
   auto add = [t](KeySpec k) { t->push_back(std::move(k)); };
   AddTorchSaveKeys(t);  // checkpoint.torch_* (checkpoint/torch_save_keys.cc)
+  AddH5pySaveKeys(t);   // checkpoint.h5py_* (checkpoint/h5py_save_keys.cc)
   add(Unused("checkpoint.checkpoint_mechanism_classname", "DLIO: custom checkpoint class"));
   add(Unused("checkpoint.checkpoint_mechanism",
              "DLIO: checkpoint mechanism name (pt_adls_save, ...)"));

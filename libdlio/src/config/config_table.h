@@ -121,6 +121,8 @@ void AddPytorchKeys(std::vector<KeySpec>* table);
 // checkpoint/torch_save_keys.cc: checkpoint.torch_state_dict, torch_modules, torch_file_name and
 // torch_pickle_bytes
 void AddTorchSaveKeys(std::vector<KeySpec>* table);
+// checkpoint/h5py_save_keys.cc: checkpoint.h5py_datasets and h5py_file_name
+void AddH5pySaveKeys(std::vector<KeySpec>* table);
 // checkpoint/model_checkpoint_keys.cc: checkpoint.model_files
 void AddModelCheckpointKeys(std::vector<KeySpec>* table);
 // storage.mpiio_collective's rules among the other keys (storage/mpiio_keys.cc): every rank must

@@ -32,5 +32,6 @@ list(APPEND DLIO_SOURCES
   src/cache/tiered_keys.cc
   src/pipeline/pytorch_keys.cc
   src/checkpoint/torch_save_keys.cc
+  src/checkpoint/h5py_save_keys.cc
   src/checkpoint/model_checkpoint_keys.cc
 )

@@ -53,6 +53,7 @@ list(APPEND DLIO_SOURCES
   src/format/webdataset/webdataset_format.cc
   src/format/sqlite/sqlite_vfs.cc
   src/format/sqlite/sqlite_format.cc
+  src/format/hdf5/h5py_layout.cc
 )
 # hdf5: the real format when built with HDF5, else a stub that keeps the name registered.
 if(DLIO_WITH_HDF5)
@@ -72,9 +73,11 @@ if(DLIO_WITH_HDF5)
     src/format/hdf5/hdf5_metadata_guard.cc
     src/format/hdf5/hdf5_reader.cc
     src/format/hdf5/hdf5_format.cc
+    src/format/hdf5/h5py_save.cc
   )
 else()
-  list(APPEND DLIO_SOURCES src/format/hdf5/hdf5_unavailable.cc)
+  list(APPEND DLIO_SOURCES src/format/hdf5/hdf5_unavailable.cc
+    src/format/hdf5/h5py_save_unavailable.cc)
 endif()
 # The I/O models' readers (src/io_models/) are part of this library.
 include(${CMAKE_CURRENT_LIST_DIR}/../io_models/sources.cmake)

@@ -51,6 +51,7 @@ list(APPEND DLIO_SOURCES
   src/profile/fit/fit_run_delay.cc
   src/profile/fit/fit_side.cc
   src/profile/fit/fit_torch.cc
+  src/profile/fit/fit_h5py.cc
   src/profile/fit/fit_train.cc
   src/profile/fit/fit_yaml.cc
 )

@@ -216,6 +216,13 @@ herr_t Truncate(H5FD_t* f, hid_t /*dxpl*/, hbool_t /*closing*/) {
   return 0;
 }
 
+// Advisory locks (sec2's flock) are not taken: a Storage file has no lock of its own. The callbacks
+// exist because libhdf5 1.10 marks a file opened for writing in its superblock only for a driver
+// with a lock method, and that mark is a write: a new file's superblock is written when it is
+// created, as with h5py's default driver (sec2), not only when it is closed.
+herr_t Lock(H5FD_t* /*f*/, hbool_t /*rw*/) { return 0; }
+herr_t Unlock(H5FD_t* /*f*/) { return 0; }
+
 const H5FD_class_t kDlioDriverClass = {
     .name = "dlio",
     .maxaddr = kMaxAddr,
@@ -246,8 +253,8 @@ const H5FD_class_t kDlioDriverClass = {
     .write = &Write,
     .flush = &Flush,
     .truncate = &Truncate,
-    .lock = nullptr,
-    .unlock = nullptr,
+    .lock = &Lock,
+    .unlock = &Unlock,
     .fl_map = H5FD_FLMAP_DICHOTOMY,
 };
 

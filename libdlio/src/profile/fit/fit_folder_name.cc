@@ -211,8 +211,26 @@ std::string SharedFolder(const CheckpointWrites& w, const std::string& tag_path)
   return dirs.size() == 1 ? *dirs.begin() : std::string();
 }
 
+// folder_name "." for h5py_save when every save rewrites one file (Keras' save_weights('w.h5')
+// each epoch).
+bool FitOneFile(const CheckpointWrites& w, const std::string& tag_path, FitResult* out) {
+  if (out->Find("checkpoint.h5py_file_name") == nullptr || w.saves.size() < 2) return false;
+  std::set<std::string> files;
+  for (const Save& s : w.saves) {
+    for (const std::string& f : s.files) {
+      if (f != tag_path) files.insert(f);
+    }
+  }
+  if (files.size() != 1) return false;
+  Set(out, "checkpoint.folder_name", checkpoint_internal::kFlatFolderName, FitConfidence::kHigh,
+      StrCat("all ", w.saves.size(), " saves rewrite one file (", Basename(*files.begin()),
+             ") in place: no folder per save"));
+  return true;
+}
+
 // folder_name "." when the saves' files lie side by side in one folder under per-save names.
 bool FitFlatFolder(const CheckpointWrites& w, const std::string& tag_path, FitResult* out) {
+  if (FitOneFile(w, tag_path, out)) return true;
   const std::string shared = SharedFolder(w, tag_path);
   const FitEntry* names = out->Find("checkpoint.torch_file_name");
   if (w.saves.size() < 2 || shared.empty() || names == nullptr ||

@@ -267,6 +267,11 @@ struct CheckpointWrites {
 // states) when they carry 95% of the checkpoint bytes or more.
 bool FitTorchSave(const CheckpointWrites& writes, const FitOptions& options, FitResult* out);
 
+// Whether the checkpoint files are h5py's (fit_h5py.cc: HDF5 written by libhdf5 as h5py writes
+// it): then sets checkpoint.type h5py_save, h5py_datasets (read from the file when
+// FitOptions::read_file allows, else from the data writes' sizes) and h5py_file_name.
+bool FitH5pySave(const CheckpointWrites& writes, const FitOptions& options, FitResult* out);
+
 // A name that changes from save to save (model-8.pt, model-16.pt; epoch=0-step=6.ckpt,
 // epoch=1-step=12.ckpt): checkpoint.torch_file_name's template for the file each save writes
 // named as `example` (its numbers aside), with {id} for a number counting the saves, {step} for

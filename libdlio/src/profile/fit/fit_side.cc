@@ -287,7 +287,8 @@ void FitSaves(const FitOptions& options, const CheckpointWrites& w, FitResult* o
       StrCat("the emulation's own; the traced saves went under ",
              ckpt.begin()->substr(0, ckpt.begin()->rfind('/') + 1)));
   FitTagFile(w, out);
-  if (FitTorchSave(w, options, out)) {  // one file per save, or torch.save's files
+  if (FitTorchSave(w, options, out) ||  // one file per save, or torch.save's files
+      FitH5pySave(w, options, out)) {   // h5py's HDF5 file
     Set(out, "checkpoint.fsync", syncs > 0 ? "true" : "false", FitConfidence::kHigh,
         StrCat(syncs, " fsync/fdatasync calls on the checkpoint files"));
     return;

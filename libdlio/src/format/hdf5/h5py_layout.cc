@@ -1,0 +1,152 @@
+// checkpoint.h5py_datasets: the datasets h5py writes, parsed and checked (no HDF5 needed, so the
+// key is judged in builds without it too).
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "format/hdf5/h5py_save.h"
+
+namespace dlio::h5py_save {
+namespace {
+
+constexpr char kKey[] = "checkpoint.h5py_datasets";
+
+struct TypeName {
+  const char* name;
+  H5pyType type;
+  uint64_t size;
+};
+constexpr TypeName kTypes[] = {
+    {"fp16", H5pyType::kF16, 2},  {"fp32", H5pyType::kF32, 4},  {"fp64", H5pyType::kF64, 8},
+    {"int8", H5pyType::kI8, 1},   {"uint8", H5pyType::kU8, 1},  {"int16", H5pyType::kI16, 2},
+    {"int32", H5pyType::kI32, 4}, {"int64", H5pyType::kI64, 8},
+};
+
+}  // namespace
+
+uint64_t ElementSize(H5pyType t) {
+  for (const TypeName& n : kTypes) {
+    if (n.type == t) return n.size;
+  }
+  return 0;
+}
+
+namespace {
+
+std::string Trim(const std::string& s) {
+  const size_t a = s.find_first_not_of(" \t");
+  if (a == std::string::npos) return "";
+  return s.substr(a, s.find_last_not_of(" \t") - a + 1);
+}
+
+std::vector<std::string> Split(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t p; (p = s.find(sep, start)) != std::string::npos; start = p + 1) {
+    out.push_back(Trim(s.substr(start, p - start)));
+  }
+  out.push_back(Trim(s.substr(start)));
+  return out;
+}
+
+Result<std::vector<uint64_t>> ParseShape(const std::string& item, const std::string& text) {
+  std::vector<uint64_t> shape;
+  if (text.empty() || text == "scalar") return shape;
+  uint64_t elements = 1;
+  for (const std::string& d : Split(text, 'x')) {
+    if (d.empty() || d.size() > 12 || d.find_first_not_of("0123456789") != std::string::npos ||
+        std::stoull(d) == 0) {
+      return Status::InvalidArgument(
+          kKey, ": '", item, "': shape '", text,
+          "' is not dimensions of 1 or more joined by 'x' (e.g. 3x3x32)");
+    }
+    shape.push_back(std::stoull(d));
+    elements *= shape.back();
+    if (elements > (uint64_t{1} << 40)) {
+      return Status::InvalidArgument(kKey, ": '", item, "': shape '", text,
+                                     "' holds more than 2^40 elements");
+    }
+  }
+  return shape;
+}
+
+Result<H5pyType> ParseType(const std::string& item, const std::string& text) {
+  if (text.empty()) return H5pyType::kF32;
+  for (const TypeName& n : kTypes) {
+    if (text == n.name) return n.type;
+  }
+  return Status::InvalidArgument(kKey, ": '", item, "': dtype '", text,
+                                 "' is not one of fp16, fp32, fp64, int8, uint8, int16, int32, "
+                                 "int64 (h5py stores no bfloat16; bool is not emulated)");
+}
+
+Status CheckName(const std::string& item, const std::string& name) {
+  if (name.empty() || name.front() == '/' || name.back() == '/' ||
+      name.find("//") != std::string::npos || name == "." ||
+      name.find("/./") != std::string::npos) {
+    return Status::InvalidArgument(kKey, ": '", item, "': '", name,
+                                   "' is not a dataset path (names joined by single '/', none "
+                                   "empty, no leading or trailing '/')");
+  }
+  return Status::OK();
+}
+
+// Each dataset's groups must not be another dataset, nor a dataset a group of another.
+Status CheckTree(const H5pyLayout& layout) {
+  std::set<std::string> datasets, groups;
+  for (const H5pyDataset& d : layout.datasets) {
+    if (!datasets.insert(d.name).second) {
+      return Status::InvalidArgument(kKey, ": dataset '", d.name, "' is given twice");
+    }
+    for (size_t p = d.name.find('/'); p != std::string::npos; p = d.name.find('/', p + 1)) {
+      groups.insert(d.name.substr(0, p));
+    }
+  }
+  for (const std::string& g : groups) {
+    if (datasets.count(g) != 0) {
+      return Status::InvalidArgument(kKey, ": '", g,
+                                     "' is both a dataset and the group of another dataset");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+uint64_t H5pyDataset::bytes() const {
+  uint64_t n = ElementSize(type);
+  for (const uint64_t d : shape) n *= d;
+  return n;
+}
+
+uint64_t H5pyLayout::data_bytes() const {
+  uint64_t n = 0;
+  for (const H5pyDataset& d : datasets) n += d.bytes();
+  return n;
+}
+
+Result<H5pyLayout> ParseH5pyDatasets(const std::string& text) {
+  H5pyLayout layout;
+  if (Trim(text).empty()) {
+    return Status::InvalidArgument(kKey,
+                                   " is empty: give the datasets h5py writes, as "
+                                   "name:shape[:dtype] items (e.g. 'dense/kernel:784x10')");
+  }
+  for (const std::string& item : Split(text, ',')) {
+    const std::vector<std::string> parts = Split(item, ':');
+    if (parts.size() < 2 || parts.size() > 3) {
+      return Status::InvalidArgument(kKey, ": '", item, "' is not name:shape[:dtype]");
+    }
+    H5pyDataset d;
+    d.name = parts[0];
+    DLIO_RETURN_NOT_OK(CheckName(item, d.name));
+    DLIO_ASSIGN_OR_RETURN(d.shape, ParseShape(item, parts[1]));
+    DLIO_ASSIGN_OR_RETURN(d.type, ParseType(item, parts.size() == 3 ? parts[2] : ""));
+    layout.datasets.push_back(std::move(d));
+  }
+  DLIO_RETURN_NOT_OK(CheckTree(layout));
+  return layout;
+}
+
+}  // namespace dlio::h5py_save
