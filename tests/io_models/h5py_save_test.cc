@@ -318,6 +318,28 @@ TEST_CASE("h5py_save checkpointer: with folder_name '.' every save rewrites one 
   }
 }
 
+TEST_CASE("h5py_save: dataset names may hold ':', as Keras' do", "[checkpoint][h5py]") {
+  const auto layout = h5py_save::ParseH5pyDatasets(
+      "dense/kernel:0:784x10, dense/bias:0:10:fp64, step:0::int64, "
+      "n:scalar, a:3:4:fp16");
+  INFO(layout.status().ToString());
+  REQUIRE(layout.ok());
+  REQUIRE(layout->datasets.size() == 5);
+  CHECK(layout->datasets[0].name == "dense/kernel:0");
+  CHECK(layout->datasets[0].shape == std::vector<uint64_t>{784, 10});
+  CHECK(layout->datasets[0].type == h5py_save::H5pyType::kF32);
+  CHECK(layout->datasets[1].name == "dense/bias:0");
+  CHECK(layout->datasets[1].type == h5py_save::H5pyType::kF64);
+  CHECK(layout->datasets[2].name == "step:0");
+  CHECK(layout->datasets[2].shape.empty());
+  CHECK(layout->datasets[2].type == h5py_save::H5pyType::kI64);
+  CHECK(layout->datasets[3].name == "n");
+  CHECK(layout->datasets[3].shape.empty());
+  CHECK(layout->datasets[4].name == "a:3");
+  CHECK(layout->datasets[4].shape == std::vector<uint64_t>{4});
+  CHECK(layout->datasets[4].type == h5py_save::H5pyType::kF16);
+}
+
 TEST_CASE("h5py_save checkpointer: bad keys are refused, naming them", "[checkpoint][h5py]") {
   struct Bad {
     std::string datasets, says;

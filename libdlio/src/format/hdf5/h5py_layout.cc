@@ -1,5 +1,7 @@
 // checkpoint.h5py_datasets: the datasets h5py writes, parsed and checked (no HDF5 needed, so the
 // key is judged in builds without it too).
+#include <algorithm>
+#include <iterator>
 #include <set>
 #include <string>
 #include <utility>
@@ -92,6 +94,39 @@ Status CheckName(const std::string& item, const std::string& name) {
   return Status::OK();
 }
 
+// Whether `t` reads as a shape: dimensions joined by 'x', 'scalar' or nothing.
+bool ShapeLike(const std::string& t) {
+  return t.empty() || t == "scalar" || t.find_first_not_of("0123456789x") == std::string::npos;
+}
+
+bool TypeLike(const std::string& t) {
+  return std::any_of(std::begin(kTypes), std::end(kTypes),
+                     [&](const TypeName& n) { return t == n.name; });
+}
+
+// One "name:shape[:dtype]" item, read from the right, as a name may hold ':' (Keras' "kernel:0"):
+// the last field is the dtype when it names one (or, after two or more, does not read as a shape:
+// a bad dtype), the field before it the shape, the rest the name.
+Result<H5pyDataset> ParseItem(const std::string& item) {
+  std::vector<std::string> parts = Split(item, ':');
+  if (parts.size() < 2) {
+    return Status::InvalidArgument(kKey, ": '", item, "' is not name:shape[:dtype]");
+  }
+  std::string dtype;
+  if (parts.size() >= 3 && (TypeLike(parts.back()) || !ShapeLike(parts.back()))) {
+    dtype = parts.back();
+    parts.pop_back();
+  }
+  H5pyDataset d;
+  const std::string shape = parts.back();
+  parts.pop_back();
+  for (size_t k = 0; k < parts.size(); ++k) d.name += (k == 0 ? "" : ":") + parts[k];
+  DLIO_RETURN_NOT_OK(CheckName(item, d.name));
+  DLIO_ASSIGN_OR_RETURN(d.shape, ParseShape(item, shape));
+  DLIO_ASSIGN_OR_RETURN(d.type, ParseType(item, dtype));
+  return d;
+}
+
 // Each dataset's groups must not be another dataset, nor a dataset a group of another.
 Status CheckTree(const H5pyLayout& layout) {
   std::set<std::string> datasets, groups;
@@ -134,15 +169,7 @@ Result<H5pyLayout> ParseH5pyDatasets(const std::string& text) {
                                    "name:shape[:dtype] items (e.g. 'dense/kernel:784x10')");
   }
   for (const std::string& item : Split(text, ',')) {
-    const std::vector<std::string> parts = Split(item, ':');
-    if (parts.size() < 2 || parts.size() > 3) {
-      return Status::InvalidArgument(kKey, ": '", item, "' is not name:shape[:dtype]");
-    }
-    H5pyDataset d;
-    d.name = parts[0];
-    DLIO_RETURN_NOT_OK(CheckName(item, d.name));
-    DLIO_ASSIGN_OR_RETURN(d.shape, ParseShape(item, parts[1]));
-    DLIO_ASSIGN_OR_RETURN(d.type, ParseType(item, parts.size() == 3 ? parts[2] : ""));
+    DLIO_ASSIGN_OR_RETURN(H5pyDataset d, ParseItem(item));
     layout.datasets.push_back(std::move(d));
   }
   DLIO_RETURN_NOT_OK(CheckTree(layout));

@@ -76,25 +76,28 @@ Result<H5pyLayout> LayoutFromFile(const FitOptions& options, const std::string& 
     return Status::Unimplemented(Basename(path), " is too large to read back");
   DLIO_ASSIGN_OR_RETURN(std::string bytes, options.read_file(path, 0, end));
   DLIO_ASSIGN_OR_RETURN(auto found, h5py_save::ReadH5pyDatasets(bytes, Basename(path)));
-  H5pyLayout layout;
-  for (const H5pyWrite& w : save.data) {
-    const auto it = std::find_if(found.begin(), found.end(), [&](const auto& f) {
+  // Each dataset's data is one of the writes before the close (others may be metadata libhdf5
+  // wrote early: a large attribute's object header); the datasets in the order of theirs.
+  std::vector<std::pair<size_t, H5pyDataset>> placed;
+  for (const auto& f : found) {
+    const auto it = std::find_if(save.data.begin(), save.data.end(), [&](const H5pyWrite& w) {
       return f.offset == w.offset && f.dataset.bytes() == w.size;
     });
-    if (it == found.end()) {
-      return Status::NotFound(Basename(path), " holds no dataset written at offset ", w.offset);
+    if (it == save.data.end()) {
+      return Status::NotFound(Basename(path), ": dataset ", f.dataset.name,
+                              " was not written by the save (its data at offset ", f.offset, ")");
     }
-    layout.datasets.push_back(it->dataset);
-  }
-  if (layout.datasets.size() != found.size()) {
-    return Status::NotFound(Basename(path), " holds datasets the save did not write");
-  }
-  for (const H5pyDataset& d : layout.datasets) {
-    if (d.name.find_first_of(",:") != std::string::npos) {
-      return Status::Unimplemented(Basename(path), ": dataset name '", d.name,
-                                   "' holds ',' or ':'");
+    if (f.dataset.name.find(',') != std::string::npos) {
+      return Status::Unimplemented(Basename(path), ": dataset name '", f.dataset.name,
+                                   "' holds ','");
     }
+    placed.emplace_back(static_cast<size_t>(it - save.data.begin()), f.dataset);
   }
+  std::sort(placed.begin(), placed.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  H5pyLayout layout;
+  for (auto& [at, d] : placed) layout.datasets.push_back(std::move(d));
+  if (layout.datasets.empty()) return Status::NotFound(Basename(path), " holds no datasets");
   return layout;
 }
 
