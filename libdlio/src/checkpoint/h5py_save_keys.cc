@@ -17,7 +17,10 @@ void AddH5pySaveKeys(std::vector<KeySpec>* t) {
              "name:shape[:dtype] items separated by commas (e.g. 'dense/kernel:784x10, "
              "dense/bias:10'; a name with '/' is created in its group first, as h5py's "
              "require_group does; shape 'scalar' or empty = 0-dim; dtype fp32 (default), fp16, "
-             "fp64, int8, uint8, int16, int32, int64)"));
+             "fp64, int8, uint8, int16, int32, int64; items are read from the right, so names may "
+             "hold ':' as Keras' kernel:0); an item 'object@name:shape:dtype' is an attribute of "
+             "the root (object empty) or a group, its dtype also S<n>, bytes<n> or str<n> (fixed, "
+             "variable-length ASCII or UTF-8 strings of n characters)"));
   add(String("checkpoint.h5py_file_name", H5PY_SAVE_FIELD(file_name),
              "type 'h5py_save': the file's name in each checkpoint folder, {rank} standing for "
              "the rank (needed when all ranks write)",

@@ -74,6 +74,7 @@ if(DLIO_WITH_HDF5)
     src/format/hdf5/hdf5_reader.cc
     src/format/hdf5/hdf5_format.cc
     src/format/hdf5/h5py_save.cc
+    src/format/hdf5/h5py_inspect.cc
   )
 else()
   list(APPEND DLIO_SOURCES src/format/hdf5/hdf5_unavailable.cc

@@ -1,6 +1,7 @@
 // checkpoint.h5py_datasets: the datasets h5py writes, parsed and checked (no HDF5 needed, so the
 // key is judged in builds without it too).
 #include <algorithm>
+#include <cstring>
 #include <iterator>
 #include <set>
 #include <string>
@@ -52,16 +53,18 @@ std::vector<std::string> Split(const std::string& s, char sep) {
   return out;
 }
 
-Result<std::vector<uint64_t>> ParseShape(const std::string& item, const std::string& text) {
+// `zero`: dimensions of 0 are taken (an attribute's; a dataset of no elements has no data).
+Result<std::vector<uint64_t>> ParseShape(const std::string& item, const std::string& text,
+                                         bool zero) {
   std::vector<uint64_t> shape;
   if (text.empty() || text == "scalar") return shape;
   uint64_t elements = 1;
   for (const std::string& d : Split(text, 'x')) {
     if (d.empty() || d.size() > 12 || d.find_first_not_of("0123456789") != std::string::npos ||
-        std::stoull(d) == 0) {
-      return Status::InvalidArgument(
-          kKey, ": '", item, "': shape '", text,
-          "' is not dimensions of 1 or more joined by 'x' (e.g. 3x3x32)");
+        (!zero && std::stoull(d) == 0)) {
+      return Status::InvalidArgument(kKey, ": '", item, "': shape '", text,
+                                     "' is not dimensions of ", zero ? 0 : 1,
+                                     " or more joined by 'x' (e.g. 3x3x32)");
     }
     shape.push_back(std::stoull(d));
     elements *= shape.back();
@@ -73,18 +76,35 @@ Result<std::vector<uint64_t>> ParseShape(const std::string& item, const std::str
   return shape;
 }
 
-Result<H5pyType> ParseType(const std::string& item, const std::string& text) {
+// A dtype: one of kTypes, or (`strings`: an attribute's) S<n>, a string of n bytes.
+Result<H5pyType> ParseType(const std::string& item, const std::string& text, bool strings,
+                           uint64_t* string_size) {
   if (text.empty()) return H5pyType::kF32;
   for (const TypeName& n : kTypes) {
     if (text == n.name) return n.type;
   }
+  if (strings) {
+    for (const auto& [prefix, type] : {std::pair<const char*, H5pyType>{"S", H5pyType::kStr},
+                                       {"bytes", H5pyType::kVBytes},
+                                       {"str", H5pyType::kVStr}}) {
+      const std::string digits = text.substr(std::min(text.size(), std::strlen(prefix)));
+      if (text.rfind(prefix, 0) == 0 && !digits.empty() && digits.size() <= 5 &&
+          digits.find_first_not_of("0123456789") == std::string::npos && std::stoull(digits) > 0) {
+        *string_size = std::stoull(digits);
+        return type;
+      }
+    }
+  }
   return Status::InvalidArgument(kKey, ": '", item, "': dtype '", text,
                                  "' is not one of fp16, fp32, fp64, int8, uint8, int16, int32, "
-                                 "int64 (h5py stores no bfloat16; bool is not emulated)");
+                                 "int64",
+                                 strings ? ", S<n> (1 to 99999 bytes)" : "",
+                                 " (h5py stores no bfloat16; bool is not emulated)");
 }
 
-Status CheckName(const std::string& item, const std::string& name) {
-  if (name.empty() || name.front() == '/' || name.back() == '/' ||
+// A path of names joined by single '/' (`root`: "" too, the root's).
+Status CheckName(const std::string& item, const std::string& name, bool root) {
+  if ((name.empty() && !root) || (!name.empty() && (name.front() == '/' || name.back() == '/')) ||
       name.find("//") != std::string::npos || name == "." ||
       name.find("/./") != std::string::npos) {
     return Status::InvalidArgument(kKey, ": '", item, "': '", name,
@@ -97,6 +117,17 @@ Status CheckName(const std::string& item, const std::string& name) {
 // Whether `t` reads as a shape: dimensions joined by 'x', 'scalar' or nothing.
 bool ShapeLike(const std::string& t) {
   return t.empty() || t == "scalar" || t.find_first_not_of("0123456789x") == std::string::npos;
+}
+
+bool StringTypeLike(const std::string& t) {
+  for (const char* prefix : {"S", "bytes", "str"}) {
+    const size_t n = std::strlen(prefix);
+    if (t.size() > n && t.rfind(prefix, 0) == 0 &&
+        t.find_first_not_of("0123456789", n) == std::string::npos) {
+      return true;
+    }
+  }
+  return false;
 }
 
 bool TypeLike(const std::string& t) {
@@ -113,7 +144,8 @@ Result<H5pyDataset> ParseItem(const std::string& item) {
     return Status::InvalidArgument(kKey, ": '", item, "' is not name:shape[:dtype]");
   }
   std::string dtype;
-  if (parts.size() >= 3 && (TypeLike(parts.back()) || !ShapeLike(parts.back()))) {
+  if (parts.size() >= 3 &&
+      (TypeLike(parts.back()) || StringTypeLike(parts.back()) || !ShapeLike(parts.back()))) {
     dtype = parts.back();
     parts.pop_back();
   }
@@ -121,27 +153,45 @@ Result<H5pyDataset> ParseItem(const std::string& item) {
   const std::string shape = parts.back();
   parts.pop_back();
   for (size_t k = 0; k < parts.size(); ++k) d.name += (k == 0 ? "" : ":") + parts[k];
-  DLIO_RETURN_NOT_OK(CheckName(item, d.name));
-  DLIO_ASSIGN_OR_RETURN(d.shape, ParseShape(item, shape));
-  DLIO_ASSIGN_OR_RETURN(d.type, ParseType(item, dtype));
+  const size_t at = d.name.rfind('@');
+  if (at != std::string::npos) {
+    d.attribute = d.name.substr(at + 1);
+    d.name.resize(at);
+    if (d.attribute.empty() || d.attribute.find('/') != std::string::npos) {
+      return Status::InvalidArgument(kKey, ": '", item, "': '", d.attribute,
+                                     "' is not an attribute name (not empty, no '/')");
+    }
+  }
+  DLIO_RETURN_NOT_OK(CheckName(item, d.name, d.is_attribute()));
+  DLIO_ASSIGN_OR_RETURN(d.shape, ParseShape(item, shape, d.is_attribute()));
+  DLIO_ASSIGN_OR_RETURN(d.type, ParseType(item, dtype, d.is_attribute(), &d.string_size));
   return d;
 }
 
-// Each dataset's groups must not be another dataset, nor a dataset a group of another.
+// Each dataset's groups must not be another dataset, nor a dataset a group of another; each
+// attribute's object is the root or a group, and holds it once.
 Status CheckTree(const H5pyLayout& layout) {
-  std::set<std::string> datasets, groups;
+  std::set<std::string> datasets, groups, attributes;
   for (const H5pyDataset& d : layout.datasets) {
-    if (!datasets.insert(d.name).second) {
+    if (d.is_attribute()) {
+      if (!attributes.insert(d.name + "@" + d.attribute).second) {
+        return Status::InvalidArgument(kKey, ": attribute '", d.attribute, "' of '", d.name,
+                                       "' is given twice");
+      }
+      if (!d.name.empty()) groups.insert(d.name);
+    } else if (!datasets.insert(d.name).second) {
       return Status::InvalidArgument(kKey, ": dataset '", d.name, "' is given twice");
     }
-    for (size_t p = d.name.find('/'); p != std::string::npos; p = d.name.find('/', p + 1)) {
-      groups.insert(d.name.substr(0, p));
+    const std::string& path = d.name;
+    for (size_t p = path.find('/'); p != std::string::npos; p = path.find('/', p + 1)) {
+      groups.insert(path.substr(0, p));
     }
   }
   for (const std::string& g : groups) {
     if (datasets.count(g) != 0) {
       return Status::InvalidArgument(kKey, ": '", g,
-                                     "' is both a dataset and the group of another dataset");
+                                     "' is both a dataset and a group (of another dataset or of "
+                                     "an attribute: attributes of datasets are not emulated)");
     }
   }
   return Status::OK();
@@ -150,15 +200,35 @@ Status CheckTree(const H5pyLayout& layout) {
 }  // namespace
 
 uint64_t H5pyDataset::bytes() const {
-  uint64_t n = ElementSize(type);
+  uint64_t n = IsString(type) ? string_size : ElementSize(type);
   for (const uint64_t d : shape) n *= d;
   return n;
 }
 
 uint64_t H5pyLayout::data_bytes() const {
   uint64_t n = 0;
-  for (const H5pyDataset& d : datasets) n += d.bytes();
+  for (const H5pyDataset& d : datasets) n += d.is_attribute() ? 0 : d.bytes();
   return n;
+}
+
+std::string ItemText(const H5pyDataset& d) {
+  std::string text = d.name;
+  if (d.is_attribute()) text.append("@").append(d.attribute);
+  text.append(":");
+  for (size_t k = 0; k < d.shape.size(); ++k) {
+    text.append(k == 0 ? "" : "x").append(std::to_string(d.shape[k]));
+  }
+  if (d.shape.empty()) text.append("scalar");
+  text.append(":");
+  const char* prefix = d.type == H5pyType::kStr      ? "S"
+                       : d.type == H5pyType::kVBytes ? "bytes"
+                       : d.type == H5pyType::kVStr   ? "str"
+                                                     : nullptr;
+  if (prefix != nullptr) return text.append(prefix).append(std::to_string(d.string_size));
+  for (const TypeName& n : kTypes) {
+    if (n.type == d.type) text.append(n.name);
+  }
+  return text;
 }
 
 Result<H5pyLayout> ParseH5pyDatasets(const std::string& text) {

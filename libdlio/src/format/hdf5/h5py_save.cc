@@ -5,27 +5,40 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
-#include <optional>
 #include <set>
-#include <string_view>
 
-#include "dlio/clock.h"
 #include "dlio/str_cat.h"
-#include "dlio/tracer.h"
+#include "format/hdf5/h5py_save_internal.h"
 #include "format/hdf5/hdf5_lib.h"
 #include "format/hdf5/hdf5_vfd.h"
 
 namespace dlio::h5py_save {
-namespace {
 
 using format_internal::Hdf5Call;
 using format_internal::Hid;
 using format_internal::MakeDlioFapl;
 
-// h5py's dtype for `t`: the little-endian IEEE or integer type; float16 as h5py builds it (a
-// 2-byte IEEE type: sign at 15, exponent at 10 of 5 bits, bias 15, mantissa of 10 bits).
-Result<Hid> TypeOf(Hdf5Call& call, H5pyType t) {
+namespace internal {
+
+Result<Hid> TypeOf(Hdf5Call& call, H5pyType t, uint64_t string_size) {
   switch (t) {
+    case H5pyType::kStr: {
+      Hid h(H5Tcopy(H5T_C_S1));
+      if (!h.valid() || H5Tset_size(h.get(), string_size) < 0 ||
+          H5Tset_strpad(h.get(), H5T_STR_NULLPAD) < 0) {
+        return call.Error(StatusCode::kInternal, "building numpy's S type");
+      }
+      return h;
+    }
+    case H5pyType::kVBytes:
+    case H5pyType::kVStr: {
+      Hid h(H5Tcopy(H5T_C_S1));
+      if (!h.valid() || H5Tset_size(h.get(), H5T_VARIABLE) < 0 ||
+          H5Tset_cset(h.get(), t == H5pyType::kVStr ? H5T_CSET_UTF8 : H5T_CSET_ASCII) < 0) {
+        return call.Error(StatusCode::kInternal, "building h5py's variable-length string type");
+      }
+      return h;
+    }
     case H5pyType::kF16: {
       Hid h(H5Tcopy(H5T_IEEE_F32LE));
       if (!h.valid() || H5Tset_fields(h.get(), 15, 10, 5, 0, 10) < 0 ||
@@ -52,7 +65,6 @@ Result<Hid> TypeOf(Hdf5Call& call, H5pyType t) {
   return Status::Internal("unknown h5py dtype");
 }
 
-// h5py.File's access list: libver bounds (earliest, latest), over the Storage.
 Result<Hid> H5pyFapl(Hdf5Call& call, Storage* storage) {
   DLIO_ASSIGN_OR_RETURN(Hid fapl, MakeDlioFapl(call, storage, FileOptions{}));
   if (H5Pset_libver_bounds(fapl.get(), H5F_LIBVER_EARLIEST, H5F_LIBVER_LATEST) < 0) {
@@ -60,6 +72,12 @@ Result<Hid> H5pyFapl(Hdf5Call& call, Storage* storage) {
   }
   return fapl;
 }
+
+}  // namespace internal
+namespace {
+
+using internal::H5pyFapl;
+using internal::TypeOf;
 
 // Group.require_group(parent) as create_dataset makes it for a name holding '/': the whole path
 // created at once (an intermediate-group link list) unless it exists.
@@ -83,14 +101,18 @@ Result<Hid> RequireGroup(Hdf5Call& call, hid_t file, const std::string& parent,
   return g;
 }
 
+Hid SpaceOf(const H5pyDataset& d) {
+  std::vector<hsize_t> dims(d.shape.begin(), d.shape.end());
+  return Hid(d.shape.empty()
+                 ? H5Screate(H5S_SCALAR)
+                 : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+}
+
 // One dataset as make_new_dset creates it (contiguous, no timestamps) and its data written whole.
 Status WriteDataset(Hdf5Call& call, hid_t parent, const std::string& leaf, const H5pyDataset& d,
                     const char* data, const std::string& path) {
   DLIO_ASSIGN_OR_RETURN(Hid type, TypeOf(call, d.type));
-  std::vector<hsize_t> dims(d.shape.begin(), d.shape.end());
-  Hid space(d.shape.empty()
-                ? H5Screate(H5S_SCALAR)
-                : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
+  Hid space = SpaceOf(d);
   Hid dcpl(H5Pcreate(H5P_DATASET_CREATE));
   if (!space.valid() || !dcpl.valid() || H5Pset_obj_track_times(dcpl.get(), 0) < 0) {
     return call.Error(StatusCode::kInternal, StrCat(path, ": dataset ", d.name));
@@ -104,13 +126,56 @@ Status WriteDataset(Hdf5Call& call, hid_t parent, const std::string& leaf, const
   return Status::OK();
 }
 
+// The root's or a group's attribute, as AttributeManager.create makes it (its group created
+// first when new: Keras' create_group, then g.attrs[...]).
+Status WriteAttribute(Hdf5Call& call, hid_t file, const H5pyDataset& d, const char* data,
+                      std::set<std::string>* made, const std::string& path) {
+  Hid object;
+  if (d.name.empty()) {
+    object = Hid(H5Gopen2(file, "/", H5P_DEFAULT));
+  } else {
+    DLIO_ASSIGN_OR_RETURN(object, RequireGroup(call, file, d.name, made, path));
+  }
+  DLIO_ASSIGN_OR_RETURN(Hid type, TypeOf(call, d.type, d.string_size));
+  Hid space = SpaceOf(d);
+  Hid attr(object.valid() && space.valid()
+               ? H5Acreate2(object.get(), d.attribute.c_str(), type.get(), space.get(), H5P_DEFAULT,
+                            H5P_DEFAULT)
+               : H5I_INVALID_HID);
+  // A variable-length string's value: a pointer per element to its characters (no NULs).
+  const bool variable = d.type == H5pyType::kVBytes || d.type == H5pyType::kVStr;
+  std::vector<std::string> strings;
+  std::vector<const char*> pointers;
+  if (variable) {
+    uint64_t elements = 1;
+    for (const uint64_t n : d.shape) elements *= n;
+    for (uint64_t k = 0; k < elements; ++k) {
+      std::string text(data, static_cast<size_t>(d.string_size));
+      for (char& c : text) c = static_cast<char>('a' + static_cast<unsigned char>(c) % 26);
+      strings.push_back(std::move(text));
+    }
+    for (const std::string& text : strings) pointers.push_back(text.c_str());
+  }
+  const void* value = variable ? static_cast<const void*>(pointers.data()) : data;
+  if (!attr.valid() || H5Awrite(attr.get(), type.get(), value) < 0 || attr.Close() < 0) {
+    return call.Error(StatusCode::kIOError,
+                      StrCat(path, ": writing attribute ", d.attribute, " of '", d.name, "'"));
+  }
+  return Status::OK();
+}
+
 Status WriteDatasets(Hdf5Call& call, hid_t file, const H5pyLayout& layout, const FillData& fill,
                      std::vector<char>* memory, const std::string& path) {
   std::set<std::string> made;
   uint64_t offset = 0;
   for (const H5pyDataset& d : layout.datasets) {
     const uint64_t n = d.bytes();
-    if (memory->size() < n) memory->resize(static_cast<size_t>(n));
+    if (memory->size() < std::max<uint64_t>(n, 1)) memory->resize(std::max<uint64_t>(n, 1));
+    if (d.is_attribute()) {  // their bytes are not checked: the pattern from 0
+      fill(0, static_cast<size_t>(n), memory->data());
+      DLIO_RETURN_NOT_OK(WriteAttribute(call, file, d, memory->data(), &made, path));
+      continue;
+    }
     fill(offset, static_cast<size_t>(n), memory->data());
     offset += n;
     const size_t slash = d.name.rfind('/');
@@ -122,6 +187,39 @@ Status WriteDatasets(Hdf5Call& call, hid_t file, const H5pyLayout& layout, const
                           RequireGroup(call, file, d.name.substr(0, slash), &made, path));
     DLIO_RETURN_NOT_OK(
         WriteDataset(call, group.get(), d.name.substr(slash + 1), d, memory->data(), path));
+  }
+  return Status::OK();
+}
+
+// An attribute read as Keras' load_weights reads its names (g.attrs['weight_names']).
+Status LoadAttribute(Hdf5Call& call, hid_t file, const H5pyDataset& d, std::vector<char>* memory,
+                     const std::string& path) {
+  const std::string what = StrCat(path, ": attribute ", d.attribute, " of '", d.name, "'");
+  Hid object(H5Gopen2(file, d.name.empty() ? "/" : d.name.c_str(), H5P_DEFAULT));
+  Hid attr(object.valid() ? H5Aopen(object.get(), d.attribute.c_str(), H5P_DEFAULT)
+                          : H5I_INVALID_HID);
+  if (!attr.valid()) return call.Error(StatusCode::kCorruption, what + " cannot be opened");
+  DLIO_ASSIGN_OR_RETURN(Hid type, TypeOf(call, d.type, d.string_size));
+  Hid space(H5Aget_space(attr.get()));
+  const hssize_t points = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+  const bool variable = d.type == H5pyType::kVBytes || d.type == H5pyType::kVStr;
+  const uint64_t element = variable ? d.string_size : H5Tget_size(type.get());
+  if (points < 0 || static_cast<uint64_t>(points) * element != d.bytes()) {
+    call.Clear();
+    return Status::Corruption(what, " does not have the size the checkpoint was written with");
+  }
+  if (variable) {  // the strings from the global heap, then freed as h5py frees them
+    std::vector<char*> strings(static_cast<size_t>(points));
+    const herr_t read = H5Aread(attr.get(), type.get(), strings.data());
+    if (read >= 0) H5Dvlen_reclaim(type.get(), space.get(), H5P_DEFAULT, strings.data());
+    if (read < 0) return call.Error(StatusCode::kIOError, what + ": reading");
+    return Status::OK();
+  }
+  if (memory->size() < std::max<uint64_t>(d.bytes(), 1)) {
+    memory->resize(std::max<uint64_t>(d.bytes(), 1));
+  }
+  if (H5Aread(attr.get(), type.get(), memory->data()) < 0) {
+    return call.Error(StatusCode::kIOError, what + ": reading");
   }
   return Status::OK();
 }
@@ -154,63 +252,6 @@ Status LoadDataset(Hdf5Call& call, hid_t file, const H5pyDataset& d, uint64_t of
       .WithContext(what);
 }
 
-// Keeps the write requests a Storage makes, in the order it makes them (one thread).
-class WriteRecorder final : public Tracer {
- public:
-  bool enabled() const override { return true; }
-  int32_t InternFile(std::string_view) override { return 0; }
-  void Record(const TraceEvent& e) override {
-    if (std::strstr(e.name, "write") != nullptr && e.offset >= 0 && e.count > 0) {
-      writes.push_back({static_cast<uint64_t>(e.offset), static_cast<uint64_t>(e.count)});
-    }
-  }
-  Status Flush() override { return Status::OK(); }
-  std::vector<H5pyWrite> writes;
-};
-
-// h5py_save's type for an HDF5 type, if it is one of them.
-std::optional<H5pyType> TypeFrom(Hdf5Call& call, hid_t stored) {
-  for (const H5pyType t : {H5pyType::kF16, H5pyType::kF32, H5pyType::kF64, H5pyType::kI8,
-                           H5pyType::kU8, H5pyType::kI16, H5pyType::kI32, H5pyType::kI64}) {
-    auto mine = TypeOf(call, t);
-    if (mine.ok() && H5Tequal(stored, mine->get()) > 0) return t;
-  }
-  return std::nullopt;
-}
-
-// One dataset of a file being read back: its shape, type and data offset.
-Result<FoundDataset> Describe(Hdf5Call& call, hid_t file, const std::string& name,
-                              const std::string& what) {
-  const std::string where = StrCat(what, ": dataset ", name);
-  Hid dset(H5Dopen2(file, name.c_str(), H5P_DEFAULT));
-  Hid space(dset.valid() ? H5Dget_space(dset.get()) : H5I_INVALID_HID);
-  Hid stored(dset.valid() ? H5Dget_type(dset.get()) : H5I_INVALID_HID);
-  const int rank = space.valid() ? H5Sget_simple_extent_ndims(space.get()) : -1;
-  if (rank < 0 || !stored.valid()) return call.Error(StatusCode::kCorruption, where);
-  FoundDataset f;
-  f.dataset.name = name;
-  std::vector<hsize_t> dims(static_cast<size_t>(rank)), max(static_cast<size_t>(rank));
-  H5Sget_simple_extent_dims(space.get(), dims.data(), max.data());
-  if (dims != max) return Status::Unimplemented(where, " has dimensions that can grow");
-  f.dataset.shape.assign(dims.begin(), dims.end());
-  const std::optional<H5pyType> type = TypeFrom(call, stored.get());
-  if (!type) return Status::Unimplemented(where, " has a dtype h5py_save does not write");
-  f.dataset.type = *type;
-  const haddr_t offset = H5Dget_offset(dset.get());
-  call.Clear();
-  if (offset == HADDR_UNDEF) {
-    return Status::Unimplemented(where, " is not stored contiguously (chunked, compact or empty)");
-  }
-  f.offset = offset;
-  return f;
-}
-
-herr_t CollectDataset(hid_t, const char* name, const H5O_info_t* info, void* names) {
-  if (info->type == H5O_TYPE_DATASET)
-    static_cast<std::vector<std::string>*>(names)->push_back(name);
-  return 0;
-}
-
 }  // namespace
 
 Status WriteH5pySave(Storage* storage, const std::string& path, bool truncate,
@@ -235,6 +276,10 @@ Status LoadH5pySave(Storage* storage, const std::string& path, const H5pyLayout&
   if (!file.valid()) return call.Error(StatusCode::kCorruption, path + ": opening HDF5 file");
   uint64_t offset = 0;
   for (const H5pyDataset& d : layout.datasets) {
+    if (d.is_attribute()) {
+      DLIO_RETURN_NOT_OK(LoadAttribute(call, file.get(), d, memory, path));
+      continue;
+    }
     DLIO_RETURN_NOT_OK(LoadDataset(call, file.get(), d, offset, check, memory, path));
     offset += d.bytes();
   }
@@ -250,43 +295,6 @@ Result<uint64_t> H5pySaveFileSize(const H5pyLayout& layout) {
       memory.get(), path, false, layout,
       [](uint64_t, size_t n, char* dst) { std::memset(dst, 0, n); }, &buffer));
   return memory->FileSize(path);
-}
-
-Result<std::vector<H5pyWrite>> H5pySaveWrites(const H5pyLayout& layout) {
-  std::unique_ptr<Storage> memory = NewMemoryStorage();
-  WriteRecorder recorder;
-  memory->Bind(SystemClock(), &recorder);
-  std::vector<char> buffer;
-  DLIO_RETURN_NOT_OK(WriteH5pySave(
-      memory.get(), "h5py-writes.h5", false, layout,
-      [](uint64_t, size_t n, char* dst) { std::memset(dst, 0, n); }, &buffer));
-  return recorder.writes;
-}
-
-Result<std::vector<FoundDataset>> ReadH5pyDatasets(const std::string& file,
-                                                   const std::string& what) {
-  std::unique_ptr<Storage> memory = NewMemoryStorage();
-  const std::string path = "h5py-read.h5";
-  {
-    DLIO_ASSIGN_OR_RETURN(auto f, memory->Open(path, OpenMode::kCreateNew));
-    DLIO_RETURN_NOT_OK(f->WriteAt(0, file.data(), file.size()));
-    DLIO_RETURN_NOT_OK(f->Close());
-  }
-  Hdf5Call call;
-  DLIO_RETURN_NOT_OK(call.init_status());
-  DLIO_ASSIGN_OR_RETURN(Hid fapl, H5pyFapl(call, memory.get()));
-  Hid h(H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl.get()));
-  if (!h.valid()) return call.Error(StatusCode::kCorruption, what + ": not an HDF5 file");
-  std::vector<std::string> names;
-  if (H5Ovisit(h.get(), H5_INDEX_NAME, H5_ITER_INC, &CollectDataset, &names) < 0) {
-    return call.Error(StatusCode::kCorruption, what + ": listing its objects");
-  }
-  std::vector<FoundDataset> found;
-  for (const std::string& name : names) {
-    DLIO_ASSIGN_OR_RETURN(FoundDataset f, Describe(call, h.get(), name, what));
-    found.push_back(std::move(f));
-  }
-  return found;
 }
 
 }  // namespace dlio::h5py_save

@@ -17,32 +17,51 @@
 
 namespace dlio::h5py_save {
 
-enum class H5pyType { kF16, kF32, kF64, kI8, kU8, kI16, kI32, kI64 };
+// kStr: a fixed-length byte string (numpy's 'S<n>', as Keras stores its names), null-padded.
+// kVBytes, kVStr: a variable-length string, ASCII or UTF-8 (what h5py 3 stores for a Python
+// bytes or str value), its characters in the file's global heap.
+enum class H5pyType { kF16, kF32, kF64, kI8, kU8, kI16, kI32, kI64, kStr, kVBytes, kVStr };
 
-// Bytes per element of `t`.
+// Whether `t` is a string type (its size per element is the item's string_size).
+inline bool IsString(H5pyType t) {
+  return t == H5pyType::kStr || t == H5pyType::kVBytes || t == H5pyType::kVStr;
+}
+
+// Bytes per element of `t` (0 for the strings, whose size is the item's).
 uint64_t ElementSize(H5pyType t);
 
+// A dataset, or (`attribute` set) an attribute of the root ("" name) or of a group.
 struct H5pyDataset {
-  std::string name;             // its path in the file, e.g. "dense/kernel"
+  std::string name;             // the dataset's path, e.g. "dense/kernel"; an attribute's object
+  std::string attribute;        // the attribute's name; empty for a dataset
   std::vector<uint64_t> shape;  // empty: a scalar
   H5pyType type = H5pyType::kF32;
+  uint64_t string_size = 0;  // strings: bytes per string (a variable one's characters)
+  bool is_attribute() const { return !attribute.empty(); }
   uint64_t bytes() const;
   bool operator==(const H5pyDataset&) const = default;
 };
 
-// The datasets in the order they are created.
+// The datasets and attributes in the order they are created.
 struct H5pyLayout {
   std::vector<H5pyDataset> datasets;
-  uint64_t data_bytes() const;
+  uint64_t data_bytes() const;  // the datasets' (not the attributes')
   bool operator==(const H5pyLayout&) const = default;
 };
 
 // checkpoint.h5py_datasets: "name:shape[:dtype]" items separated by commas (shape 'AxBxC', or
 // 'scalar' or empty for a 0-dim dataset; dtype fp32 by default, fp16, fp64, int8, uint8, int16,
-// int32, int64). InvalidArgument naming the key and the item: a name that is empty, starts or ends
-// with '/', holds '//' or ':', a name given twice or one that is also another's group, a bad shape
-// or dtype, no items.
+// int32, int64), read from the right so that a name may hold ':'. An item named "object@attr" is
+// an attribute of the root (object "") or of a group, created there at that point (the group made
+// first when it is new), its dtype also S<n> (a fixed string of n bytes), bytes<n> or str<n> (a
+// variable-length ASCII or UTF-8 string of n characters: a Python bytes or str value), and its
+// dimensions 0 too (Keras' empty weight_names). InvalidArgument naming the key and the item: a name
+// that is empty, starts or ends with '/' or holds '//' or ',', a dataset given twice or that is
+// also another's group, an attribute of a dataset or given twice, a bad shape or dtype, no items.
 Result<H5pyLayout> ParseH5pyDatasets(const std::string& text);
+
+// The item text of `d` as ParseH5pyDatasets reads it ("dense/kernel:0:784x10:fp32").
+std::string ItemText(const H5pyDataset& d);
 
 // Fills `n` bytes of dataset data at `offset` among all datasets' bytes (dataset i's start after
 // the bytes of datasets 0..i-1).
@@ -74,15 +93,18 @@ struct H5pyWrite {
 // memory).
 Result<std::vector<H5pyWrite>> H5pySaveWrites(const H5pyLayout& layout);
 
-// A dataset found in an HDF5 file, with its data's offset in the file (contiguous datasets only).
+// A dataset found in an HDF5 file with its data's offset in the file (contiguous datasets only),
+// or an attribute of the root or a group with that object's header address.
 struct FoundDataset {
   H5pyDataset dataset;
   uint64_t offset = 0;
 };
 // The datasets of the HDF5 file whose bytes are `file` (what h5py wrote, read back by `dlio-run
-// fit`), in the file's name order. `what` names the file in errors: Corruption when it is not
-// HDF5; Unimplemented naming the dataset for one h5py_save cannot write (chunked or compact, a
-// dtype outside the key's, unlimited dimensions).
+// fit`), in the file's name order, then the root's and each group's attributes (groups in name
+// order, a group's attributes in their creation order). `what` names the file in errors:
+// Corruption when it is not HDF5; Unimplemented naming the dataset or attribute h5py_save cannot
+// write (chunked or compact, a dtype outside the key's, unlimited dimensions, a variable-length
+// string).
 Result<std::vector<FoundDataset>> ReadH5pyDatasets(const std::string& file,
                                                    const std::string& what);
 

@@ -6,6 +6,8 @@
 // dtypes, ordered by the trace's data writes), else from the data writes' sizes; a candidate is
 // kept only when format/hdf5/h5py_save.h's requests for it equal the trace's.
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -68,18 +70,90 @@ std::optional<H5pySaveWrites> AsH5pySave(std::vector<H5pyWrite> writes) {
 
 // The datasets read back from the file: each dataset's data is one of the data writes, in their
 // order. NotFound-like failures when the file cannot be read or does not match.
+// Whether the name of a dataset or attribute read back can be written in the key's items.
+Status CheckItemName(const h5py_save::FoundDataset& f, const std::string& path) {
+  if ((f.dataset.name + f.dataset.attribute).find_first_of(",@") == std::string::npos) {
+    return Status::OK();
+  }
+  return Status::Unimplemented(Basename(path), ": the name '", f.dataset.name,
+                               f.dataset.is_attribute() ? "@" + f.dataset.attribute : "",
+                               "' holds ',' or '@'");
+}
+
+// The groups' attributes placed among the datasets (in the order of their data writes): the
+// root's first, each group's before the first dataset inside it (Keras creates a layer's group,
+// sets its attributes, then creates its weights); a group without datasets (a layer without
+// weights) before the first group with datasets whose header lies past its own (groups are
+// created in order and their headers allocated in turn), else at the end.
+std::vector<H5pyDataset> PlaceAttributes(std::vector<H5pyDataset> datasets,
+                                         const std::vector<h5py_save::FoundDataset>& attributes) {
+  std::map<std::string, std::vector<H5pyDataset>> of;  // group -> its attributes, in order
+  std::map<std::string, uint64_t> header;
+  for (const auto& f : attributes) {
+    of[f.dataset.name].push_back(f.dataset);
+    header[f.dataset.name] = f.offset;
+  }
+  auto inside = [](const std::string& group, const std::string& name) {
+    return group.empty() || name.rfind(group + "/", 0) == 0;
+  };
+  // Each attributed group's anchor: the index of the first dataset inside it.
+  std::map<std::string, size_t> anchor;
+  for (const auto& [group, attrs] : of) {
+    for (size_t k = 0; k < datasets.size() && group.size() > 0; ++k) {
+      if (inside(group, datasets[k].name)) {
+        anchor[group] = k;
+        break;
+      }
+    }
+  }
+  std::vector<std::pair<std::pair<size_t, uint64_t>, std::string>> order;  // (anchor, header)
+  for (const auto& [group, attrs] : of) {
+    size_t at = group.empty() ? 0 : datasets.size();
+    if (group.empty() || anchor.count(group) != 0) {
+      at = group.empty() ? 0 : anchor[group];
+    } else {
+      uint64_t best = UINT64_MAX;
+      for (const auto& [other, k] : anchor) {
+        if (header[other] > header[group] && header[other] < best) {
+          best = header[other];
+          at = k;
+        }
+      }
+    }
+    order.push_back({{at, group.empty() ? 0 : header[group]}, group});
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<H5pyDataset> out;
+  size_t next = 0;
+  for (size_t k = 0; k <= datasets.size(); ++k) {
+    for (; next < order.size() && order[next].first.first == k; ++next) {
+      for (const H5pyDataset& a : of[order[next].second]) out.push_back(a);
+    }
+    if (k < datasets.size()) out.push_back(std::move(datasets[k]));
+  }
+  return out;
+}
+
+// The datasets read back from the file, each one's data one of the writes before the close
+// (others may be metadata libhdf5 wrote early: a large attribute's object header), in the order
+// of those writes, and the groups' attributes among them (PlaceAttributes).
 Result<H5pyLayout> LayoutFromFile(const FitOptions& options, const std::string& path,
                                   const H5pySaveWrites& save) {
   uint64_t end = 0;
   for (const H5pyWrite& w : save.writes) end = std::max(end, w.offset + w.size);
-  if (end > kMaxReadBack)
+  if (end > kMaxReadBack) {
     return Status::Unimplemented(Basename(path), " is too large to read back");
+  }
   DLIO_ASSIGN_OR_RETURN(std::string bytes, options.read_file(path, 0, end));
   DLIO_ASSIGN_OR_RETURN(auto found, h5py_save::ReadH5pyDatasets(bytes, Basename(path)));
-  // Each dataset's data is one of the writes before the close (others may be metadata libhdf5
-  // wrote early: a large attribute's object header); the datasets in the order of theirs.
   std::vector<std::pair<size_t, H5pyDataset>> placed;
+  std::vector<h5py_save::FoundDataset> attributes;
   for (const auto& f : found) {
+    DLIO_RETURN_NOT_OK(CheckItemName(f, path));
+    if (f.dataset.is_attribute()) {
+      attributes.push_back(f);
+      continue;
+    }
     const auto it = std::find_if(save.data.begin(), save.data.end(), [&](const H5pyWrite& w) {
       return f.offset == w.offset && f.dataset.bytes() == w.size;
     });
@@ -87,17 +161,15 @@ Result<H5pyLayout> LayoutFromFile(const FitOptions& options, const std::string& 
       return Status::NotFound(Basename(path), ": dataset ", f.dataset.name,
                               " was not written by the save (its data at offset ", f.offset, ")");
     }
-    if (f.dataset.name.find(',') != std::string::npos) {
-      return Status::Unimplemented(Basename(path), ": dataset name '", f.dataset.name,
-                                   "' holds ','");
-    }
     placed.emplace_back(static_cast<size_t>(it - save.data.begin()), f.dataset);
   }
+  if (placed.empty()) return Status::NotFound(Basename(path), " holds no datasets");
   std::sort(placed.begin(), placed.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<H5pyDataset> datasets;
+  for (auto& [at, d] : placed) datasets.push_back(std::move(d));
   H5pyLayout layout;
-  for (auto& [at, d] : placed) layout.datasets.push_back(std::move(d));
-  if (layout.datasets.empty()) return Status::NotFound(Basename(path), " holds no datasets");
+  layout.datasets = PlaceAttributes(std::move(datasets), attributes);
   return layout;
 }
 
@@ -127,14 +199,9 @@ size_t SameWrites(const H5pyLayout& layout, const std::vector<H5pyWrite>& traced
 }
 
 std::string DatasetsText(const H5pyLayout& layout) {
-  static const char* const kNames[] = {"fp16",  "fp32",  "fp64",  "int8",
-                                       "uint8", "int16", "int32", "int64"};
   std::string text;
   for (const H5pyDataset& d : layout.datasets) {
-    std::string shape;
-    for (const uint64_t n : d.shape) shape += StrCat(shape.empty() ? "" : "x", n);
-    text += StrCat(text.empty() ? "" : ", ", d.name, ":", shape.empty() ? "scalar" : shape, ":",
-                   kNames[static_cast<int>(d.type)]);
+    text += StrCat(text.empty() ? "" : ", ", h5py_save::ItemText(d));
   }
   return text;
 }
@@ -165,7 +232,9 @@ bool FitH5pySave(const CheckpointWrites& w, const FitOptions& options, FitResult
     auto read = LayoutFromFile(options, path, save);
     if (read.ok()) {
       layout = std::move(*read);
-      how = StrCat("read from ", Basename(path), ": its datasets in the order the save wrote them");
+      how = StrCat("read from ", Basename(path),
+                   ": its datasets in the order the save wrote them, the groups' attributes among "
+                   "them");
     } else {
       not_read = read.status().message();
     }
