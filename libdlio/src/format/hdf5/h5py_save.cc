@@ -79,15 +79,21 @@ namespace {
 using internal::H5pyFapl;
 using internal::TypeOf;
 
+// h5py's link creation list: intermediate groups created.
+Result<Hid> IntermediateLcpl(Hdf5Call& call) {
+  Hid lcpl(H5Pcreate(H5P_LINK_CREATE));
+  if (!lcpl.valid() || H5Pset_create_intermediate_group(lcpl.get(), 1) < 0) {
+    return call.Error(StatusCode::kInternal, "a link creation list");
+  }
+  return lcpl;
+}
+
 // Group.require_group(parent) as create_dataset makes it for a name holding '/': the whole path
 // created at once (an intermediate-group link list) unless it exists.
 Result<Hid> RequireGroup(Hdf5Call& call, hid_t file, const std::string& parent,
                          std::set<std::string>* made, const std::string& path) {
   if (made->count(parent) == 0) {
-    Hid lcpl(H5Pcreate(H5P_LINK_CREATE));
-    if (!lcpl.valid() || H5Pset_create_intermediate_group(lcpl.get(), 1) < 0) {
-      return call.Error(StatusCode::kInternal, "a link creation list");
-    }
+    DLIO_ASSIGN_OR_RETURN(Hid lcpl, IntermediateLcpl(call));
     Hid g(H5Gcreate2(file, parent.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT));
     if (!g.valid()) return call.Error(StatusCode::kIOError, StrCat(path, ": group ", parent));
     for (size_t p = parent.find('/'); p != std::string::npos; p = parent.find('/', p + 1)) {
@@ -108,19 +114,29 @@ Hid SpaceOf(const H5pyDataset& d) {
                  : H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr));
 }
 
-// One dataset as make_new_dset creates it (contiguous, no timestamps) and its data written whole.
+// One dataset as make_new_dset creates it (contiguous, no timestamps) and its data written whole:
+// by name (create_dataset), or (`assigned`: g[name] = x) anonymous, then linked under its name.
 Status WriteDataset(Hdf5Call& call, hid_t parent, const std::string& leaf, const H5pyDataset& d,
-                    const char* data, const std::string& path) {
+                    const char* data, bool assigned, const std::string& path) {
   DLIO_ASSIGN_OR_RETURN(Hid type, TypeOf(call, d.type));
   Hid space = SpaceOf(d);
   Hid dcpl(H5Pcreate(H5P_DATASET_CREATE));
   if (!space.valid() || !dcpl.valid() || H5Pset_obj_track_times(dcpl.get(), 0) < 0) {
     return call.Error(StatusCode::kInternal, StrCat(path, ": dataset ", d.name));
   }
-  Hid dset(H5Dcreate2(parent, leaf.c_str(), type.get(), space.get(), H5P_DEFAULT, dcpl.get(),
-                      H5P_DEFAULT));
-  if (!dset.valid() || H5Dwrite(dset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0 ||
-      dset.Close() < 0) {
+  Hid dset(assigned ? H5Dcreate_anon(parent, type.get(), space.get(), dcpl.get(), H5P_DEFAULT)
+                    : H5Dcreate2(parent, leaf.c_str(), type.get(), space.get(), H5P_DEFAULT,
+                                 dcpl.get(), H5P_DEFAULT));
+  if (!dset.valid() || H5Dwrite(dset.get(), type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+    return call.Error(StatusCode::kIOError, StrCat(path, ": writing dataset ", d.name));
+  }
+  if (assigned) {
+    DLIO_ASSIGN_OR_RETURN(Hid lcpl, IntermediateLcpl(call));
+    if (H5Olink(dset.get(), parent, leaf.c_str(), lcpl.get(), H5P_DEFAULT) < 0) {
+      return call.Error(StatusCode::kIOError, StrCat(path, ": linking dataset ", d.name));
+    }
+  }
+  if (dset.Close() < 0) {
     return call.Error(StatusCode::kIOError, StrCat(path, ": writing dataset ", d.name));
   }
   return Status::OK();
@@ -180,13 +196,14 @@ Status WriteDatasets(Hdf5Call& call, hid_t file, const H5pyLayout& layout, const
     offset += n;
     const size_t slash = d.name.rfind('/');
     if (slash == std::string::npos) {
-      DLIO_RETURN_NOT_OK(WriteDataset(call, file, d.name, d, memory->data(), path));
+      DLIO_RETURN_NOT_OK(
+          WriteDataset(call, file, d.name, d, memory->data(), layout.assigned, path));
       continue;
     }
     DLIO_ASSIGN_OR_RETURN(Hid group,
                           RequireGroup(call, file, d.name.substr(0, slash), &made, path));
-    DLIO_RETURN_NOT_OK(
-        WriteDataset(call, group.get(), d.name.substr(slash + 1), d, memory->data(), path));
+    DLIO_RETURN_NOT_OK(WriteDataset(call, group.get(), d.name.substr(slash + 1), d, memory->data(),
+                                    layout.assigned, path));
   }
   return Status::OK();
 }

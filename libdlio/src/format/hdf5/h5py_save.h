@@ -45,6 +45,10 @@ struct H5pyDataset {
 // The datasets and attributes in the order they are created.
 struct H5pyLayout {
   std::vector<H5pyDataset> datasets;
+  // How each dataset is made: false = f.create_dataset(name, data=x) (H5Dcreate2 by name, then
+  // its data); true = g[name] = x (h5py's __setitem__: created anonymous, its data written, then
+  // linked under its name), which places its metadata elsewhere in the file.
+  bool assigned = false;
   uint64_t data_bytes() const;  // the datasets' (not the attributes')
   bool operator==(const H5pyLayout&) const = default;
 };
