@@ -181,18 +181,8 @@ void Compare(const TempDir& tmp, const std::string& data, const Case& c) {
   CHECK(dlio == python);
 }
 
-struct Fixture {
-  TempDir tmp;
-  std::string data = tmp / "data";
-  Fixture() {
-    std::filesystem::create_directories(data);
-    testing::WriteTextFile(tmp / "make.py", kMakeScript);
-    testing::WriteTextFile(tmp / "read.py", kReadScript);
-    const auto made = testing::RunCommand("'" + testing::SystemPython() + "' '" +
-                                          std::string(tmp / "make.py") + "' '" + data + "'");
-    INFO(made.output);
-    REQUIRE(made.exit_code == 0);
-  }
+struct Fixture : io_model_test::MadeData {
+  Fixture() : MadeData(kMakeScript, kReadScript) {}
 };
 
 TEST_CASE("h5py model: files written by h5py, every shape, request for request") {

@@ -151,4 +151,20 @@ inline FileRangeRead ReadThrough(Storage* storage) {
   };
 }
 
+// A temporary folder holding DIR/data, DIR/make.py and DIR/read.py, after `python3 make.py
+// DIR/data` wrote the files a test reads (the h5py tests' fixtures).
+struct MadeData {
+  testing::TempDir tmp;
+  std::string data = tmp / "data";
+  MadeData(const char* make_script, const char* read_script) {
+    std::filesystem::create_directories(data);
+    testing::WriteTextFile(tmp / "make.py", make_script);
+    testing::WriteTextFile(tmp / "read.py", read_script);
+    const auto made = testing::RunCommand("'" + testing::SystemPython() + "' '" +
+                                          std::string(tmp / "make.py") + "' '" + data + "'");
+    INFO(made.output);
+    REQUIRE(made.exit_code == 0);
+  }
+};
+
 }  // namespace dlio::io_model_test

@@ -253,6 +253,9 @@ struct FormatCapabilities {
   // Reads dataset.hdf5_lookup_rows (hdf5: rows of a small lookup table read per sample); config
   // validation refuses the key with a format that would ignore it.
   bool lookup_rows = false;
+  // Lays each sample out as a group of member datasets (hdf5: dataset.hdf5_sample_groups); config
+  // validation refuses the key with a format that would ignore it.
+  bool sample_groups = false;
   // Writes compressible records of a chosen compression ratio (FormatOptions::compression_ratio:
   // hdf5's gzip chunks, npz's deflated members); config validation refuses
   // dataset.compression_ratio with a format that would ignore it.

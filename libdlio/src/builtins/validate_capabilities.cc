@@ -114,6 +114,13 @@ Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
     return Status::InvalidArgument("dataset.hdf5_lookup_rows applies to dataset.format '" + able +
                                    "' only, got '" + d.format + "'");
   }
+  if (!hdf5.sample_groups.empty() && !format.sample_groups) {
+    const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
+      return FormatDeclares(name, registries).sample_groups;
+    });
+    return Status::InvalidArgument("dataset.hdf5_sample_groups applies to dataset.format '" + able +
+                                   "' only, got '" + d.format + "'");
+  }
   if (format_internal::CompressionRatioSet(d.compression_ratio, d.compression_ratio_stdev) &&
       !format.compression_ratio) {
     const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {

@@ -1,6 +1,7 @@
 #include "config/config_table.h"
 #include "dlio/format.h"
 #include "format/formats.h"
+#include "format/hdf5/hdf5_sample_groups.h"
 
 namespace dlio {
 namespace {
@@ -66,11 +67,13 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
                          Hints({"png"}, {"\x89PNG\r\n\x1a\n"}), nullptr,
                          {"dataset.image_channels"}));  // image/image_keys.cc
   FormatRegistry::Entry hdf5{
-      "hdf5", "HDF5 through libhdf5 + dlio's file driver; /records rows or /data+/offsets+/sizes",
+      "hdf5",
+      "HDF5 through libhdf5 + dlio's file driver; /records rows, /data+/offsets+/sizes, or a "
+      "group per sample",
       "enable_chunking, chunk_size, chunk_samples, compression, compression_level, "
-      "hdf5_shuffle, metadata_file, odirect",
+      "hdf5_shuffle, metadata_file, hdf5_sample_groups, odirect",
       &MakeHdf5Format, Hints({"h5", "hdf5"}, {"\x89HDF\r\n\x1a\n"})};
-  hdf5.validate = &config_internal::ValidateHdf5CompressionRatio;  // hdf5/hdf5_keys.cc
+  hdf5.validate = &hdf5::ValidateHdf5Config;  // hdf5/hdf5_sample_groups.cc
   hdf5.key_sections = {"dataset.enable_chunking", "dataset.chunk_",     "dataset.hdf5",
                        "dataset.metadata_file",   "reader.h5py_reopen", "reader.hdf5_lookup_"};
   DLIO_RETURN_NOT_OK(formats->Register(std::move(hdf5)));  // hdf5/hdf5_keys.cc

@@ -54,6 +54,7 @@ list(APPEND DLIO_SOURCES
   src/format/sqlite/sqlite_vfs.cc
   src/format/sqlite/sqlite_format.cc
   src/format/hdf5/h5py_layout.cc
+  src/format/hdf5/hdf5_sample_groups.cc
 )
 # hdf5: the real format when built with HDF5, else a stub that keeps the name registered.
 if(DLIO_WITH_HDF5)
@@ -63,6 +64,7 @@ if(DLIO_WITH_HDF5)
     src/format/hdf5/hdf5_policy.cc
     src/format/hdf5/hdf5_plists.cc
     src/format/hdf5/hdf5_writer.cc
+    src/format/hdf5/hdf5_group_writer.cc
     src/format/hdf5/hdf5_shaped_writer.cc
     src/format/hdf5/hdf5_shared_writer.cc
     src/format/hdf5/hdf5_checks.cc
@@ -72,6 +74,7 @@ if(DLIO_WITH_HDF5)
     src/format/hdf5/hdf5_chunk_guard.cc
     src/format/hdf5/hdf5_metadata_guard.cc
     src/format/hdf5/hdf5_reader.cc
+    src/format/hdf5/hdf5_group_reader.cc
     src/format/hdf5/hdf5_format.cc
     src/format/hdf5/h5py_save.cc
     src/format/hdf5/h5py_inspect.cc

@@ -4,6 +4,8 @@
 // Layouts our writer produces (docs/formats.md has the knobs):
 //   rows          all samples of one size S: /records uint8 [n, S] (sample i = row i), /labels
 //   concatenated  sizes differ: /data uint8 [sum of sizes], /offsets and /sizes uint64 [n], /labels
+//   groups        dataset.hdf5_sample_groups: a group per sample of h5py-written datasets
+//                 (hdf5_sample_groups.h; hdf5_group_writer.cc, hdf5_group_reader.cc)
 // plus, with metadata_file, "<path>.meta.h5" holding /offsets and /sizes in 128-byte chunks that
 // the reader consults for every sample (DFFN's small metadata requests).
 //
@@ -16,6 +18,7 @@
 #include "dlio/comm.h"
 #include "format/formats.h"
 #include "format/hdf5/hdf5_internal.h"
+#include "format/hdf5/hdf5_sample_groups.h"
 #include "format/io_util.h"
 #include "io_models/model_readers.h"
 
@@ -28,6 +31,7 @@ FormatCapabilities hdf5::Hdf5Capabilities() {
   c.per_sample_metadata_file = true;
   c.io_models = {IoModel::kH5py};
   c.lookup_rows = true;
+  c.sample_groups = true;
   c.compression_ratio = true;
   c.datasets_per_record = true;
   return c;
@@ -76,6 +80,12 @@ class Hdf5Format final : public Format {
 
   Status Write(Storage* storage, const std::string& path, const FileSpec& spec,
                const FormatOptions& options) const override {
+    if (!Hdf5Of(options.formats).sample_groups.empty()) {
+      bool created = false;
+      Status st = hdf5::WriteSampleGroups(storage, path, spec, options, &created);
+      if (!st.ok() && created) RemoveQuietly(storage, path);
+      return st;
+    }
     std::vector<std::string> targets = {path};
     if (Hdf5Of(options.formats).metadata_file) targets.push_back(MetaPath(path));
     for (const std::string& p : targets) {
@@ -108,7 +118,8 @@ class Hdf5Format final : public Format {
     const Hdf5Options& hdf5 = Hdf5Of(o.formats);
     return shared.comm != nullptr && shared.comm->mpi_comm_handle() != nullptr &&
            shared.world > 1 && storage.capabilities().shared_write && (c.empty() || c == "none") &&
-           !hdf5.shuffle_filter && !hdf5.enable_chunking && hdf5.lookup_rows == 0;
+           !hdf5.shuffle_filter && !hdf5.enable_chunking && hdf5.lookup_rows == 0 &&
+           hdf5.sample_groups.empty();
 #else
     (void)storage;
     (void)o;

@@ -36,6 +36,15 @@ void AddHdf5Keys(std::vector<KeySpec>* t) {
   add(Uint("dataset.hdf5_lookup_row_bytes", HDF5_FIELD(uint64_t, lookup_row_bytes),
            {1, uint64_t{1} << 20},
            "hdf5: bytes per row of /lookup, a contiguous uint8 table of rows x bytes"));
+  add(String("dataset.hdf5_sample_groups", HDF5_FIELD(std::string, sample_groups),
+             "hdf5: a group per sample named this prefix and the sample's index (\"sample_\": "
+             "/sample_0, /sample_1, ...), holding one dataset per dataset.hdf5_sample_members, "
+             "as h5py writes them; empty = DLIO's /records (a file without it whose root holds "
+             "only such groups is read so anyway)"));
+  add(String("dataset.hdf5_sample_members", HDF5_FIELD(std::string, sample_members),
+             "hdf5 with hdf5_sample_groups: each group's datasets, comma-separated, read in "
+             "this order: the first holds the sample (record_dims of record_element_type, else "
+             "flat uint8), each other a scalar int64 label"));
 }
 
 void AddHdf5RecordKeys(std::vector<KeySpec>* t) {

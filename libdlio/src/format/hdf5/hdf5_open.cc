@@ -47,7 +47,8 @@ Result<bool> FindConcatenated(Hdf5Call& call, hid_t file, ReaderInfo* info) {
 // Picks the sample dataset (see docs/formats.md, "Reading files we did not write"):
 //   1. the concatenated layout (FindConcatenated);
 //   2. else /records, /records_0 (DLIO's), /x or /data, in that order: rows along the first axis;
-//   3. else the first dataset of rank >= 2, depth first by name: rows.
+//   3. else a group per sample (FindSampleGroups: the root holds only /<prefix><i> groups);
+//   4. else the first dataset of rank >= 2, depth first by name: rows.
 // One of them that exists but cannot be opened is Corruption, not a reason to look further.
 Status FindSampleDataset(Hdf5Call& call, hid_t file, ReaderInfo* info) {
   const std::string& path = info->path;
@@ -60,6 +61,8 @@ Status FindSampleDataset(Hdf5Call& call, hid_t file, ReaderInfo* info) {
       return Status::OK();
     }
   }
+  DLIO_ASSIGN_OR_RETURN(const bool groups, FindSampleGroups(call, file, info));
+  if (groups) return Status::OK();
   std::string seen;
   const DatasetList all = ListDatasets(call, file, path);
   for (const std::string& name : all.names) {
@@ -253,7 +256,17 @@ Result<std::unique_ptr<FormatReader>> OpenOne(IoModel model, Storage* storage,
   info.path = path;
   DLIO_RETURN_NOT_OK(OpenFile(call, storage, o, &h, &info));
   if (dataset.empty()) {
-    DLIO_RETURN_NOT_OK(FindSampleDataset(call, h.file.get(), &info));
+    if (Hdf5Of(o.formats).sample_groups.empty()) {
+      DLIO_RETURN_NOT_OK(FindSampleDataset(call, h.file.get(), &info));
+    }
+    if (!Hdf5Of(o.formats).sample_groups.empty() || !info.groups.prefix.empty()) {
+      if (info.parallel_storage != nullptr) {
+        return Status::FailedPrecondition(path,
+                                          ": collective reads of hdf5 (storage.mpiio_collective) "
+                                          "read one dataset, not a group per sample");
+      }
+      return MakeGroupReader(call, storage, model, o, std::move(h), std::move(info));
+    }
   } else {
     DLIO_ASSIGN_OR_RETURN(Hid d, OpenDatasetIfAny(call, h.file.get(), path, dataset));
     if (!d.valid()) {

@@ -1,10 +1,10 @@
 // The hdf5 format's own options (dataset.enable_chunking, chunk_size, chunk_samples, hdf5_shuffle,
 // metadata_file, hdf5_lookup_rows, hdf5_lookup_row_bytes,
-// hdf5.num_dset_per_record; reader.h5py_reopen, hdf5_lookup_dataset), declared as config keys by
-// format/hdf5/hdf5_keys.cc and parsed straight into this type, which the config holds in
-// DatasetConfig::formats and the format (and the h5py model) reads from FormatOptions::formats. The
-// codec and DLIO's record shape are the common dataset.compression and dataset.record_dims /
-// record_element_type (FormatOptions).
+// hdf5.num_dset_per_record, hdf5_sample_groups, hdf5_sample_members; reader.h5py_reopen,
+// hdf5_lookup_dataset), declared as config keys by format/hdf5/hdf5_keys.cc and parsed straight
+// into this type, which the config holds in DatasetConfig::formats and the format (and the h5py
+// model) reads from FormatOptions::formats. The codec and DLIO's record shape are the common
+// dataset.compression and dataset.record_dims / record_element_type (FormatOptions).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +38,13 @@ struct Hdf5Options {
   // dropped, as DLIO does) holding its share of every sample's bytes. Readers: with num_dsets > 1
   // a sample is row i of each of those datasets, in order (DLIO's reader).
   uint64_t num_dsets = 1;
+  // A group per sample (dataset.hdf5_sample_groups, dataset.hdf5_sample_members;
+  // hdf5_sample_groups.h): sample i is the group /<sample_groups><i> holding one dataset per
+  // comma-separated member, the first the sample's bytes, each other a scalar int64 label. ""
+  // = DLIO's layouts above. Readers also find the layout in a file without /records (its groups
+  // listed once at open).
+  std::string sample_groups;
+  std::string sample_members = "image,label";
 };
 
 // The hdf5 section of `sections` (FormatOptions::formats, DatasetConfig::formats), or the

@@ -35,6 +35,13 @@ struct ReaderHandles {
   }
 };
 
+// The group-per-sample layout of a file (hdf5_sample_groups.h): sample i is the group
+// /<prefix><i>, its members read in order, the first holding the sample.
+struct SampleGroups {
+  std::string prefix;  // "" = not this layout
+  std::vector<std::string> members;
+};
+
 struct ReaderInfo {
   std::string path, meta_path;  // meta_path "" without a metadata file
   uint64_t meta_file_size = 0;
@@ -53,6 +60,7 @@ struct ReaderInfo {
   // the file, not our Storage, so the reader traces each H5Dread itself (docs/formats.md).
   Storage* parallel_storage = nullptr;
   int64_t data_offset = -1;  // file offset of the sample dataset's data (contiguous), or -1
+  SampleGroups groups;       // the group-per-sample layout, when groups.prefix is set
 
   // Bytes of sample i; 0 past the end.
   uint64_t SampleSize(uint64_t i) const {
@@ -74,6 +82,24 @@ std::unique_ptr<FormatReader> MakeMultiDatasetReader(
 Result<std::unique_ptr<FormatReader>> MakeH5pyReader(Hdf5Call& call, Storage* storage,
                                                      const FormatOptions& o, ReaderHandles h,
                                                      ReaderInfo info);
+
+// Whether `file`, with none of the datasets FindSampleDataset looks for first, holds a group per
+// sample: every link of its root is named <prefix><i> for i = 0..n-1 (one prefix, not empty), and
+// /<prefix>0 is a group of datasets. Then sets info->groups (members: the largest dataset first,
+// the others in name order) and returns true. Lists the root's links once: libhdf5 reads its
+// symbol table (hdf5_group_reader.cc).
+Result<bool> FindSampleGroups(Hdf5Call& call, hid_t file, ReaderInfo* info);
+
+// The group-per-sample reader over the file OpenFile opened (hdf5_group_reader.cc). Declared by
+// the config: samples from FormatOptions::samples_per_file when set, else the root's link count,
+// and nothing else read at open; found by FindSampleGroups: /<prefix>0's first member read at open
+// for the nominal sample size and shape. A sample's size is its first member's. Each read opens the
+// sample's group and its members, reads each whole and closes them, as `g = f['sample_%d' % i];
+// g['image'][()]` does under h5py; under io_model h5py with reader.h5py_reopen file the file is
+// also opened and closed per sample.
+Result<std::unique_ptr<FormatReader>> MakeGroupReader(Hdf5Call& call, Storage* storage,
+                                                      IoModel model, const FormatOptions& o,
+                                                      ReaderHandles h, ReaderInfo info);
 
 // Corruption unless `d` (the metadata file's /offsets or /sizes) is a 1-D integer dataset with
 // an entry per sample of `info`.

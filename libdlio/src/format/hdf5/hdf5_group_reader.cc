@@ -1,0 +1,300 @@
+// The group-per-sample reader (hdf5_sample_groups.h, hdf5_reader.h): sample i is the group
+// /<prefix><i>; each read opens it and its members by name, reads each member whole and closes
+// them, as an h5py program's `g = f['sample_%d' % i]; g['image'][()]; g['label'][()]` does, so
+// libhdf5 walks its metadata (the root's symbol table to the group, the group's own, the members'
+// object headers) through its metadata cache as it does under h5py, and the requests follow.
+// Also the detection of the layout in a file that does not declare it.
+#include <algorithm>
+#include <charconv>
+
+#include "format/hdf5/hdf5_reader.h"
+#include "format/hdf5/hdf5_sample_groups.h"
+#include "format/hdf5/hdf5_vfd.h"
+#include "format/io_util.h"
+
+namespace dlio::format_internal::hdf5 {
+namespace {
+
+// The most root links the detection lists, and the most bytes a label member may hold.
+constexpr size_t kMaxSampleGroups = size_t{1} << 22;
+constexpr uint64_t kMaxLabelBytes = uint64_t{1} << 20;
+
+struct LinkNames {
+  std::vector<std::string> names;
+  bool too_many = false;
+};
+
+herr_t CollectLink(hid_t, const char* name, const H5L_info_t*, void* data) {
+  auto* links = static_cast<LinkNames*>(data);
+  if (links->names.size() >= kMaxSampleGroups) {
+    links->too_many = true;
+    return 1;
+  }
+  links->names.emplace_back(name);
+  return 0;
+}
+
+// `name` = <prefix><index>, the index in decimal without leading zeros.
+bool SplitIndex(const std::string& name, std::string* prefix, uint64_t* index) {
+  size_t k = name.size();
+  while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9') --k;
+  const size_t digits = name.size() - k;
+  if (k == 0 || digits == 0 || digits > 18 || (digits > 1 && name[k] == '0')) return false;
+  std::from_chars(name.data() + k, name.data() + name.size(), *index);
+  *prefix = name.substr(0, k);
+  return true;
+}
+
+// True when `names` are exactly <prefix>0..<prefix>(n-1) of one prefix.
+bool IndexedNames(const std::vector<std::string>& names, std::string* prefix) {
+  if (names.empty()) return false;
+  std::vector<bool> seen(names.size(), false);
+  for (const std::string& name : names) {
+    std::string p;
+    uint64_t i = 0;
+    if (!SplitIndex(name, &p, &i) || (!prefix->empty() && p != *prefix) || i >= seen.size() ||
+        seen[i]) {
+      return false;
+    }
+    *prefix = p;
+    seen[i] = true;
+  }
+  return true;
+}
+
+// The datasets of group `g`, the largest first, the others in name order; empty when it holds
+// anything else.
+std::vector<std::string> GroupMembers(hid_t g) {
+  LinkNames links;
+  if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, nullptr, &CollectLink, &links) < 0) return {};
+  std::vector<std::pair<std::string, uint64_t>> sized;
+  for (const std::string& name : links.names) {
+    Hid d(H5Oopen(g, name.c_str(), H5P_DEFAULT));
+    if (!d.valid() || H5Iget_type(d.get()) != H5I_DATASET) return {};
+    Hid type(H5Dget_type(d.get()));
+    Hid space(H5Dget_space(d.get()));
+    const hssize_t points = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
+    if (!type.valid() || points < 0) return {};
+    sized.emplace_back(name, static_cast<uint64_t>(points) * H5Tget_size(type.get()));
+  }
+  std::stable_sort(sized.begin(), sized.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  if (!sized.empty()) std::sort(sized.begin() + 1, sized.end());
+  std::vector<std::string> out;
+  for (auto& [name, bytes] : sized) out.push_back(std::move(name));
+  return out;
+}
+
+// The numpy name of a member's element type when the group writer can write it, else "".
+std::string ElementName(hid_t type) {
+  const size_t size = H5Tget_size(type);
+  if (H5Tget_order(type) == H5T_ORDER_BE && size > 1) return "";
+  if (H5Tget_class(type) == H5T_FLOAT) {
+    return size == 2 ? "float16" : size == 4 ? "float32" : size == 8 ? "float64" : "";
+  }
+  if (H5Tget_class(type) != H5T_INTEGER) return "";
+  if (H5Tget_sign(type) == H5T_SGN_NONE) return size == 1 ? "uint8" : "";
+  return size == 1 ? "int8" : size == 2 ? "int16" : size == 4 ? "int32" : size == 8 ? "int64" : "";
+}
+
+// One member opened and checked: its type, and its bytes against the file's size.
+struct MemberDataset {
+  Hid dset, type;
+  uint64_t bytes = 0;
+};
+
+Result<MemberDataset> OpenMemberDataset(Hdf5Call& call, hid_t group, const std::string& what,
+                                        const std::string& member, uint64_t file_size) {
+  MemberDataset m;
+  m.dset = Hid(H5Dopen2(group, member.c_str(), H5P_DEFAULT));
+  if (!m.dset.valid()) {
+    return call.Error(StatusCode::kCorruption,
+                      what + " has no dataset " + member + " (dataset.hdf5_sample_members)");
+  }
+  const std::string where = what + "/" + member;
+  Hid dcpl(H5Dget_create_plist(m.dset.get()));
+  if (!dcpl.valid()) return call.Error(StatusCode::kCorruption, where + ": creation properties");
+  DLIO_RETURN_NOT_OK(CheckFiltersAvailable(dcpl.get(), where));
+  DLIO_RETURN_NOT_OK(CheckDataset(m.dset.get(), where, file_size, dcpl.get()));
+  m.type = Hid(H5Dget_type(m.dset.get()));
+  if (!m.type.valid()) return call.Error(StatusCode::kCorruption, where + ": type");
+  if (H5Tdetect_class(m.type.get(), H5T_VLEN) > 0 || H5Tis_variable_str(m.type.get()) > 0) {
+    return Status::Unimplemented(where, " has a variable-length type (", DtypeString(m.type.get()),
+                                 ")");
+  }
+  Extent e = DatasetExtent(m.dset.get());
+  if (e.rank < 0 || !DeclaredBytes(e, H5Tget_size(m.type.get()), &m.bytes)) {
+    return Status::Corruption(where, ": dataspace of more than 2^62 bytes");
+  }
+  return m;
+}
+
+// Thread safety: every call holds the process-wide HDF5 lock, which also guards the open file.
+class GroupReader final : public FormatReader {
+ public:
+  GroupReader(Hid fapl, Hid file, ReaderInfo info, bool reopen_file)
+      : fapl_(std::move(fapl)),
+        file_(std::move(file)),
+        info_(std::move(info)),
+        reopen_file_(reopen_file) {}
+  ~GroupReader() override {
+    Hdf5Call call;
+    file_.Reset();
+    fapl_.Reset();
+  }
+
+  uint64_t num_samples() const override { return info_.num_samples; }
+  // Nominal: /<prefix>0's first member's bytes when the layout was found in the file, else
+  // dataset.record_length_bytes; a read gives the sample its own member's size.
+  uint64_t sample_size(uint64_t i) const override {
+    return i < info_.num_samples ? info_.row_bytes : 0;
+  }
+
+  Status ReadSample(uint64_t i, SampleBuffer* out) override {
+    DLIO_RETURN_NOT_OK(CheckSampleIndex(info_.path, i, info_.num_samples));
+    Hdf5Call call;
+    if (!file_.valid()) {  // h5py.File(path) again (reader.h5py_reopen file)
+      file_ = Hid(H5Fopen(info_.path.c_str(), H5F_ACC_RDONLY, fapl_.get()));
+      if (!file_.valid()) {
+        return call.Error(StatusCode::kCorruption, info_.path + ": not a readable HDF5 file");
+      }
+    }
+    Status st = ReadGroup(call, i, out);
+    if (reopen_file_) file_.Reset();
+    return st;
+  }
+
+  std::string DescribeJson() const override {
+    const SampleGroups& g = info_.groups;
+    std::string members;
+    for (const std::string& m : g.members) members += (members.empty() ? "" : ",") + m;
+    std::string j =
+        StrCat("{\"layout\":\"sample_groups\",\"groups\":", JsonString("/" + g.prefix),
+               ",\"members\":", JsonString(members), ",\"samples\":", info_.num_samples,
+               ",\"sample_bytes\":", info_.row_bytes, ",\"file_size\":", info_.file_size,
+               ",\"writer_keys\":{\"dataset.hdf5_sample_groups\":", JsonString(g.prefix),
+               ",\"dataset.hdf5_sample_members\":", JsonString(members));
+    if (!element_.empty()) {
+      j += ",\"dataset.record_dims\":" + JsonString(JsonDims(info_.dims.data(), info_.rank)) +
+           ",\"dataset.record_element_type\":" + JsonString(element_);
+    }
+    return j + "}}";
+  }
+
+  // Sample 0's first member: the nominal size of a sample, and its shape for DescribeJson.
+  Status LearnSampleShape(Hdf5Call& call) {
+    if (info_.num_samples == 0) return Status::OK();
+    const std::string name = SampleGroupPath(info_.groups.prefix, 0);
+    const std::string what = info_.path + ": " + name;
+    Hid group(H5Gopen2(file_.get(), name.c_str(), H5P_DEFAULT));
+    if (!group.valid()) {
+      return call.Error(StatusCode::kCorruption,
+                        what + ": no such group (dataset.hdf5_sample_groups)");
+    }
+    DLIO_ASSIGN_OR_RETURN(
+        MemberDataset m,
+        OpenMemberDataset(call, group.get(), what, info_.groups.members[0], info_.file_size));
+    info_.row_bytes = m.bytes;
+    const Extent e = DatasetExtent(m.dset.get());
+    info_.rank = e.rank;
+    info_.dims = e.dims;
+    element_ = e.rank > 0 ? ElementName(m.type.get()) : "";
+    return Status::OK();
+  }
+
+ private:
+  Status ReadGroup(Hdf5Call& call, uint64_t i, SampleBuffer* out) {
+    const std::string name = SampleGroupPath(info_.groups.prefix, i);
+    const std::string what = info_.path + ": " + name;
+    Hid group(H5Gopen2(file_.get(), name.c_str(), H5P_DEFAULT));
+    if (!group.valid()) {
+      return call.Error(StatusCode::kCorruption,
+                        StrCat(what, ": no such group (sample ", i, " of ", info_.num_samples,
+                               ", dataset.hdf5_sample_groups)"));
+    }
+    for (size_t k = 0; k < info_.groups.members.size(); ++k) {
+      const std::string& member = info_.groups.members[k];
+      DLIO_ASSIGN_OR_RETURN(MemberDataset m,
+                            OpenMemberDataset(call, group.get(), what, member, info_.file_size));
+      uint8_t* dst = nullptr;
+      if (k == 0) {  // the sample: its size is its first member's (checked against the file)
+        DLIO_RETURN_NOT_OK(out->Resize(m.bytes));
+        dst = out->data();
+      } else {
+        if (m.bytes > kMaxLabelBytes) {
+          return Status::Unimplemented(what, "/", member, " holds ", m.bytes,
+                                       " bytes; a label member holds at most ", kMaxLabelBytes);
+        }
+        label_.resize(static_cast<size_t>(std::max<uint64_t>(m.bytes, 1)));
+        dst = label_.data();
+      }
+      if (m.bytes > 0 &&
+          H5Dread(m.dset.get(), m.type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, dst) < 0) {
+        return call.Error(StatusCode::kCorruption, what + ": reading " + member);
+      }
+    }
+    return Status::OK();
+  }
+
+  Hid fapl_, file_;
+  ReaderInfo info_;
+  const bool reopen_file_;
+  std::string element_;         // numpy name of the sample member's elements, "" when unknown
+  std::vector<uint8_t> label_;  // a label member's bytes
+};
+
+}  // namespace
+
+Result<bool> FindSampleGroups(Hdf5Call& call, hid_t file, ReaderInfo* info) {
+  LinkNames links;
+  if (H5Literate(file, H5_INDEX_NAME, H5_ITER_INC, nullptr, &CollectLink, &links) < 0) {
+    call.Clear();
+    return false;
+  }
+  std::string prefix;
+  if (links.too_many || !IndexedNames(links.names, &prefix)) return false;
+  Hid group(H5Oopen(file, (prefix + "0").c_str(), H5P_DEFAULT));
+  if (!group.valid() || H5Iget_type(group.get()) != H5I_GROUP) {
+    call.Clear();
+    return false;
+  }
+  std::vector<std::string> members = GroupMembers(group.get());
+  call.Clear();
+  if (members.empty()) return false;
+  info->groups.prefix = prefix;
+  info->groups.members = std::move(members);
+  info->num_samples = links.names.size();
+  return true;
+}
+
+Result<std::unique_ptr<FormatReader>> MakeGroupReader(Hdf5Call& call, Storage* storage,
+                                                      IoModel model, const FormatOptions& o,
+                                                      ReaderHandles h, ReaderInfo info) {
+  const Hdf5Options& options = Hdf5Of(o.formats);
+  const bool found = !info.groups.prefix.empty();
+  if (!found) {  // declared by the config: the file is not read before the first sample
+    info.row_bytes = o.record_length_bytes;
+    DLIO_RETURN_NOT_OK(CheckSampleGroupPrefix(options.sample_groups));
+    DLIO_ASSIGN_OR_RETURN(info.groups.members, ParseSampleMembers(options.sample_members));
+    info.groups.prefix = options.sample_groups;
+    info.num_samples = o.samples_per_file;
+    if (info.num_samples == 0) {  // counted: the root's symbol table is read
+      H5G_info_t root{};
+      if (H5Gget_info(h.file.get(), &root) < 0) {
+        return call.Error(StatusCode::kCorruption, info.path + ": listing the root group");
+      }
+      info.num_samples = root.nlinks;
+    }
+  }
+  FileOptions fo;
+  fo.direct = o.direct;
+  DLIO_ASSIGN_OR_RETURN(Hid fapl, MakeDlioFapl(call, storage, fo));
+  const bool reopen = model == IoModel::kH5py && options.h5py_reopen == H5pyReopen::kFile;
+  auto reader =
+      std::make_unique<GroupReader>(std::move(fapl), std::move(h.file), std::move(info), reopen);
+  if (found) DLIO_RETURN_NOT_OK(reader->LearnSampleShape(call));
+  h.Reset();
+  return std::unique_ptr<FormatReader>(std::move(reader));
+}
+
+}  // namespace dlio::format_internal::hdf5

@@ -1,0 +1,92 @@
+// The group-per-sample writer (hdf5_sample_groups.h): each sample a group of h5py-written
+// datasets, through h5py_save's writer so the file is laid out as h5py lays it out (old-style
+// groups, contiguous datasets without timestamps, libver earliest).
+#include <algorithm>
+#include <cstring>
+
+#include "dlio/str_cat.h"
+#include "format/content.h"
+#include "format/hdf5/h5py_save.h"
+#include "format/hdf5/hdf5_options.h"
+#include "format/hdf5/hdf5_sample_groups.h"
+
+namespace dlio::format_internal::hdf5 {
+namespace {
+
+using h5py_save::H5pyDataset;
+using h5py_save::H5pyLayout;
+using h5py_save::H5pyType;
+
+// The first member of a sample of `bytes`: record_dims of record_element_type when they hold
+// exactly that many bytes, else flat uint8.
+H5pyDataset DataMember(const std::string& name, uint64_t bytes, const FormatOptions& o) {
+  H5pyDataset d;
+  d.name = name;
+  H5pyType type{};
+  if (!o.record_dims.empty() && H5pyTypeOf(o.record_element_type, &type)) {
+    uint64_t n = h5py_save::ElementSize(type);
+    for (uint64_t dim : o.record_dims) n *= dim;
+    if (n == bytes) {
+      d.type = type;
+      d.shape = o.record_dims;
+      return d;
+    }
+  }
+  d.type = H5pyType::kU8;
+  d.shape = {bytes};
+  return d;
+}
+
+}  // namespace
+
+Result<H5pyLayout> SampleGroupsLayout(const FileSpec& spec, const FormatOptions& o) {
+  const Hdf5Options& h = Hdf5Of(o.formats);
+  DLIO_RETURN_NOT_OK(CheckSampleGroupPrefix(h.sample_groups));
+  DLIO_ASSIGN_OR_RETURN(const std::vector<std::string> members,
+                        ParseSampleMembers(h.sample_members));
+  H5pyLayout layout;
+  layout.assigned = true;  // g['image'] = x, as a conversion script writes them
+  layout.datasets.reserve(spec.sample_sizes.size() * members.size());
+  for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
+    const std::string group = StrCat(h.sample_groups, i, "/");
+    layout.datasets.push_back(DataMember(group + members[0], spec.sample_sizes[i], o));
+    for (size_t m = 1; m < members.size(); ++m) {
+      H5pyDataset label;
+      label.name = group + members[m];
+      label.type = H5pyType::kI64;
+      layout.datasets.push_back(std::move(label));
+    }
+  }
+  return layout;
+}
+
+Status WriteSampleGroups(Storage* storage, const std::string& path, const FileSpec& spec,
+                         const FormatOptions& o, bool* created) {
+  DLIO_ASSIGN_OR_RETURN(const H5pyLayout layout, SampleGroupsLayout(spec, o));
+  const size_t per_sample =
+      spec.sample_sizes.empty() ? 1 : layout.datasets.size() / spec.sample_sizes.size();
+  // Datasets come in the layout's order, one fill each: the k-th is member k % per_sample of
+  // sample k / per_sample.
+  size_t k = 0;
+  const h5py_save::FillData fill = [&](uint64_t, size_t n, char* dst) {
+    const uint64_t sample = k / per_sample;
+    if (k % per_sample == 0) {
+      FillSampleBytes(spec.seed, sample, 0, reinterpret_cast<uint8_t*>(dst), n);
+    } else {
+      const int64_t label = SampleLabel(spec.seed, sample);
+      std::memcpy(dst, &label, std::min(n, sizeof label));  // little-endian, as h5py's int64
+    }
+    ++k;
+  };
+  std::vector<char> memory;
+  DLIO_ASSIGN_OR_RETURN(const bool existed, storage->Exists(path));
+  if (existed) return Status::AlreadyExists(path + ": exists; refusing to overwrite it");
+  Status st = h5py_save::WriteH5pySave(storage, path, false, layout, fill, &memory);
+  if (st.code() != StatusCode::kAlreadyExists) {
+    auto exists = storage->Exists(path);
+    *created = exists.ok() && *exists;
+  }
+  return st;
+}
+
+}  // namespace dlio::format_internal::hdf5

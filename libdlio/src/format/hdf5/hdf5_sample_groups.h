@@ -1,0 +1,59 @@
+// The group-per-sample layout of hdf5 (dataset.hdf5_sample_groups, dataset.hdf5_sample_members;
+// docs/formats.md "hdf5: a group per sample"): sample i is the group /<prefix><i> holding one
+// dataset per member, as a dataset converted with h5py (`g = f.create_group('sample_%d' % i);
+// g['image'] = x; g['label'] = y`) lays it out. The first member holds the sample's bytes (an
+// array of dataset.record_dims of dataset.record_element_type when they give the sample's size,
+// else flat uint8); each other member a scalar int64 label. What the keys' checks, the writer
+// (hdf5_group_writer.cc) and the reader (hdf5_group_reader.cc) share; no libhdf5 here, so the
+// config checks link without it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dlio/config.h"
+#include "dlio/format.h"
+#include "dlio/status.h"
+#include "format/hdf5/h5py_save.h"
+
+namespace dlio::format_internal::hdf5 {
+
+// The members of dataset.hdf5_sample_members ("image,label"): 1 to 16 names of 1 to 64 letters,
+// digits, '_', '-' or '.', distinct. InvalidArgument naming the key and the name.
+Result<std::vector<std::string>> ParseSampleMembers(const std::string& members);
+
+// Whether `prefix` may name the groups: 1 to 64 characters, none of them '/', '.' alone or a
+// control character. InvalidArgument naming dataset.hdf5_sample_groups.
+Status CheckSampleGroupPrefix(const std::string& prefix);
+
+// "/<prefix><i>".
+std::string SampleGroupPath(const std::string& prefix, uint64_t i);
+
+// The h5py dtype of a numpy element type name (uint8, int8, int16, int32, int64, float16,
+// float32, float64); false for the others.
+bool H5pyTypeOf(const std::string& element_type, h5py_save::H5pyType* out);
+
+// The format's config checks (FormatRegistry::Entry::validate): dataset.compression_ratio's
+// (ValidateHdf5CompressionRatio), then the group layout's: a prefix and members spelled right, and
+// none of what it does not write (chunking, compression, the shuffle filter, a metadata file,
+// /lookup, several datasets per record, reader.hdf5_lookup_dataset, a record_element_type h5py's
+// save does not write when record_dims is set).
+Status ValidateHdf5Config(const WorkloadConfig& c);
+
+}  // namespace dlio::format_internal::hdf5
+
+namespace dlio::format_internal::hdf5 {
+
+// The group layout of one file's samples (`spec`): per sample its group's datasets, in the order
+// they are written and read (the first member, then the labels), as h5py_save items.
+Result<h5py_save::H5pyLayout> SampleGroupsLayout(const FileSpec& spec, const FormatOptions& o);
+
+// Writes `path` (never over an existing file) in the group layout through libhdf5 with h5py's
+// property lists (h5py_save::WriteH5pySave): sample i's bytes as FillSampleBytes makes them, its
+// labels SampleLabel. `*created` is set once the file exists (hdf5_group_writer.cc). Call outside
+// an Hdf5Call.
+Status WriteSampleGroups(Storage* storage, const std::string& path, const FileSpec& spec,
+                         const FormatOptions& o, bool* created);
+
+}  // namespace dlio::format_internal::hdf5

@@ -1,0 +1,283 @@
+// hdf5's group-per-sample layout (dataset.hdf5_sample_groups) held against Debian's h5py: a file
+// converted with h5py (a group per sample, `g['image'] = x; g['label'] = y`) read by an h5py loop
+// under libdlio_preload.so and by dlio's reader (the layout found in the file, or declared by the
+// config) gives the same opens and reads, the file kept open or opened per sample; dlio's writer
+// lays the groups out as h5py does (h5py reads them back, with the same requests as its own file's)
+// and its reader returns the bytes written; bad keys and missing groups are refused by name.
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "dlio/clock.h"
+#include "dlio/config.h"
+#include "dlio/registries.h"
+#include "dlio/storage.h"
+#include "format/content.h"
+#include "format/hdf5/hdf5_options.h"
+#include "format/hdf5_test_util.h"
+#include "request_log.h"
+#include "test_util.h"
+
+namespace dlio {
+namespace {
+
+using format_internal::FillSampleBytes;
+using format_internal::SampleLabel;
+using io_model_test::KindFilter;
+using io_model_test::PythonHas;
+using io_model_test::Request;
+using io_model_test::RequestsOf;
+using io_model_test::ToString;
+using io_model_test::TracePythonProgram;
+
+constexpr uint64_t kGroupSamples = 40;
+constexpr uint64_t kGroupImageBytes = 24 * 24 * 3;
+
+// python3 make.py DIR: DIR/conv.h5, as a conversion script writes it.
+constexpr const char* kGroupsMakeScript = R"(import sys
+import h5py, numpy as np
+rng = np.random.default_rng(3)
+with h5py.File(sys.argv[1] + '/conv.h5', 'w') as f:
+    for i in range(40):
+        g = f.create_group('sample_%d' % i)
+        g['image'] = rng.integers(0, 255, (24, 24, 3), dtype=np.uint8)
+        g['label'] = np.int64(i % 10)
+)";
+
+// python3 read.py PATH KEEP INDICES: each sample's image and label as a Dataset.__getitem__
+// reads them, the file opened once (KEEP 1) or per sample; prints each image's shape and dtype
+// and its label.
+constexpr const char* kGroupsReadScript = R"(import sys
+import h5py
+path, keep = sys.argv[1], sys.argv[2] == '1'
+idx = [int(x) for x in sys.argv[3].split(',')]
+f = h5py.File(path, 'r') if keep else None
+for i in idx:
+    h = f if keep else h5py.File(path, 'r')
+    g = h['sample_%d' % i]
+    x = g['image'][()]
+    y = int(g['label'][()])
+    print(i, x.shape, x.dtype, y, x.reshape(-1)[:4].tolist())
+    del g
+    if not keep:
+        h.close()
+if keep:
+    f.close()
+)";
+
+const KindFilter kGroupOpensAndReads{{OpKind::kOpen, OpKind::kRead}};
+const std::vector<uint64_t> kGroupOrder{7, 0, 33, 7, 12, 39, 1};
+
+std::string JoinIndices(const std::vector<uint64_t>& v) {
+  std::string s;
+  for (uint64_t x : v) s += (s.empty() ? "" : ",") + std::to_string(x);
+  return s;
+}
+
+struct GroupsFixture : io_model_test::MadeData {
+  GroupsFixture() : MadeData(kGroupsMakeScript, kGroupsReadScript) {}
+  std::vector<Request> Python(const std::string& file, bool keep) {
+    static int run = 0;
+    const ProfileTrace trace =
+        TracePythonProgram("'" + std::string(tmp / "read.py") + "' '" + data + "/" + file + "' " +
+                               (keep ? "1 " : "0 ") + JoinIndices(kGroupOrder),
+                           data, tmp / ("prof" + std::to_string(run++)));
+    return RequestsOf(trace, data, kGroupOpensAndReads);
+  }
+};
+
+// dlio's reader of `file` under the h5py model: the layout declared (`declared`) or found.
+std::vector<Request> DlioGroupRequests(const std::string& data, const std::string& file, bool keep,
+                                       bool declared, SampleBuffer* last = nullptr) {
+  MemoryTracer tracer;
+  auto storage = NewPosixStorage({});
+  storage->Bind(SystemClock(), &tracer);
+  FormatOptions o;
+  o.io_model = IoModel::kH5py;
+  auto& h = o.formats.Get<Hdf5Options>();
+  h.h5py_reopen = keep ? H5pyReopen::kNone : H5pyReopen::kFile;
+  if (declared) {
+    h.sample_groups = "sample_";
+    o.samples_per_file = kGroupSamples;
+    o.record_length_bytes = kGroupImageBytes;  // the nominal size: the file is not read at open
+  }
+  {
+    auto reader = testing::Hdf5()->Open(storage.get(), data + "/" + file, o);
+    INFO(reader.status().ToString());
+    REQUIRE(reader.ok());
+    CHECK((*reader)->num_samples() == kGroupSamples);
+    CHECK((*reader)->sample_size(3) == kGroupImageBytes);
+    SampleBuffer buf;
+    for (uint64_t i : kGroupOrder) {
+      const Status st = (*reader)->ReadSample(i, last != nullptr ? last : &buf);
+      INFO(st.ToString());
+      REQUIRE(st.ok());
+    }
+  }
+  return RequestsOf(tracer, data, kGroupOpensAndReads);
+}
+
+int64_t ImageReads(const std::vector<Request>& rs) {
+  return std::count_if(rs.begin(), rs.end(), [](const Request& r) {
+    return r.kind == OpKind::kRead && r.size == static_cast<int64_t>(kGroupImageBytes);
+  });
+}
+
+// The requests from the second open on.
+std::vector<Request> AfterFirstOpen(const std::vector<Request>& rs) {
+  auto second = rs.begin();
+  for (int opens = 0; second != rs.end(); ++second) {
+    if (second->kind == OpKind::kOpen && ++opens == 2) break;
+  }
+  return {second, rs.end()};
+}
+
+TEST_CASE("hdf5 sample groups: a file h5py converted read request for request") {
+  if (!PythonHas("h5py")) return;
+  GroupsFixture fx;
+  for (const bool keep : {true, false}) {
+    const std::vector<Request> python = fx.Python("conv.h5", keep);
+    for (const bool declared : {true, false}) {
+      const std::vector<Request> dlio = DlioGroupRequests(fx.data, "conv.h5", keep, declared);
+      INFO("keep " << keep << " declared " << declared << "\nh5py:\n"
+                   << ToString(python) << "dlio:\n"
+                   << ToString(dlio));
+      // Each sample: the group's metadata, the image and the label at least.
+      CHECK(python.size() > 3 * kGroupOrder.size());
+      if (declared) {
+        CHECK(dlio == python);
+      } else {
+        // Found in the file: the open lists the root's links and reads /sample_0's first member,
+        // so some of the first samples' metadata comes from libhdf5's cache; every image is read
+        // (a new dataset object each time: its sieve buffer starts empty), and from the second
+        // open on (h5py.File per sample) the requests are the same.
+        CHECK(ImageReads(dlio) == ImageReads(python));
+        CHECK(ImageReads(python) == static_cast<int64_t>(kGroupOrder.size()));
+        if (!keep) CHECK(AfterFirstOpen(dlio) == AfterFirstOpen(python));
+      }
+    }
+  }
+}
+
+TEST_CASE("hdf5 sample groups: found in a file, described with the keys that write it") {
+  if (!PythonHas("h5py")) return;
+  GroupsFixture fx;
+  auto storage = NewPosixStorage({});
+  auto reader = testing::Hdf5()->Open(storage.get(), fx.data + "/conv.h5", FormatOptions{});
+  REQUIRE(reader.ok());
+  CHECK((*reader)->num_samples() == kGroupSamples);
+  CHECK((*reader)->sample_size(0) == kGroupImageBytes);
+  const std::string d = (*reader)->DescribeJson();
+  INFO(d);
+  CHECK_THAT(d, Catch::Contains("\"layout\":\"sample_groups\""));
+  CHECK_THAT(d, Catch::Contains("\"dataset.hdf5_sample_groups\":\"sample_\""));
+  CHECK_THAT(d, Catch::Contains("\"dataset.hdf5_sample_members\":\"image,label\""));
+  CHECK_THAT(d, Catch::Contains("\"dataset.record_dims\":\"[24,24,3]\""));
+  CHECK_THAT(d, Catch::Contains("\"dataset.record_element_type\":\"uint8\""));
+}
+
+TEST_CASE("hdf5 sample groups: dlio's writer lays them out as h5py does") {
+  if (!PythonHas("h5py")) return;
+  GroupsFixture fx;
+  auto storage = NewPosixStorage({});
+  FormatOptions w;
+  w.formats.Get<Hdf5Options>().sample_groups = "sample_";
+  w.record_dims = {24, 24, 3};
+  w.record_element_type = "uint8";
+  const FileSpec spec = testing::Fixed(kGroupSamples, kGroupImageBytes, 11);
+  REQUIRE(testing::Hdf5()->Write(storage.get(), fx.data + "/dlio.h5", spec, w).ok());
+  // Never over an existing file.
+  CHECK(testing::Hdf5()->Write(storage.get(), fx.data + "/dlio.h5", spec, w).code() ==
+        StatusCode::kAlreadyExists);
+  // h5py reads the groups: the shape, dtype and label dlio wrote.
+  const auto read =
+      testing::RunCommand("'" + testing::SystemPython() + "' '" + std::string(fx.tmp / "read.py") +
+                          "' '" + fx.data + "/dlio.h5' 1 5");
+  INFO(read.output);
+  REQUIRE(read.exit_code == 0);
+  std::vector<uint8_t> head(4);
+  FillSampleBytes(11, 5, 0, head.data(), head.size());
+  CHECK(read.output == "5 (24, 24, 3) uint8 " + std::to_string(SampleLabel(11, 5)) + " [" +
+                           std::to_string(head[0]) + ", " + std::to_string(head[1]) + ", " +
+                           std::to_string(head[2]) + ", " + std::to_string(head[3]) + "]\n");
+  // The same requests as h5py's loop over h5py's own conversion of the same shapes.
+  for (const bool keep : {true, false}) {
+    std::vector<Request> python = fx.Python("conv.h5", keep);
+    std::vector<Request> dlio = DlioGroupRequests(fx.data, "dlio.h5", keep, true);
+    for (Request& r : python) r.file = "x";
+    for (Request& r : dlio) r.file = "x";
+    INFO("keep " << keep << "\nh5py on its file:\n"
+                 << ToString(python) << "dlio on its file:\n"
+                 << ToString(dlio));
+    CHECK(dlio == python);
+  }
+  // dlio's reader returns the bytes written.
+  SampleBuffer last;
+  DlioGroupRequests(fx.data, "dlio.h5", true, false, &last);
+  std::vector<uint8_t> want(kGroupImageBytes);
+  FillSampleBytes(11, kGroupOrder.back(), 0, want.data(), want.size());
+  REQUIRE(last.size() == kGroupImageBytes);
+  CHECK(std::equal(want.begin(), want.end(), last.data()));
+}
+
+TEST_CASE("hdf5 sample groups: missing groups and members are named") {
+  if (!PythonHas("h5py")) return;
+  GroupsFixture fx;
+  auto storage = NewPosixStorage({});
+  FormatOptions o;
+  o.formats.Get<Hdf5Options>().sample_groups = "sample_";
+  o.samples_per_file = kGroupSamples + 2;  // two more than the file holds
+  auto reader = testing::Hdf5()->Open(storage.get(), fx.data + "/conv.h5", o);
+  REQUIRE(reader.ok());
+  SampleBuffer buf;
+  REQUIRE((*reader)->ReadSample(kGroupSamples - 1, &buf).ok());
+  const Status missing = (*reader)->ReadSample(kGroupSamples, &buf);
+  CHECK(missing.code() == StatusCode::kCorruption);
+  CHECK_THAT(missing.message(), Catch::Contains("conv.h5: /sample_40: no such group"));
+  o.formats.Get<Hdf5Options>().sample_members = "image,mask";
+  auto no_mask = testing::Hdf5()->Open(storage.get(), fx.data + "/conv.h5", o);
+  REQUIRE(no_mask.ok());
+  const Status member = (*no_mask)->ReadSample(2, &buf);
+  CHECK_THAT(member.message(), Catch::Contains("/sample_2 has no dataset mask"));
+  // Declared, the file is not read at open: the first sample finds the groups missing.
+  o.formats.Get<Hdf5Options>().sample_groups = "item_";
+  auto wrong = testing::Hdf5()->Open(storage.get(), fx.data + "/conv.h5", o);
+  REQUIRE(wrong.ok());
+  CHECK_THAT((*wrong)->ReadSample(0, &buf).message(),
+             Catch::Contains("conv.h5: /item_0: no such group (sample 0 of 42"));
+}
+
+// The config parsed and checked against the built-in formats, as dlio-run checks it.
+Status ParseChecked(const std::string& yaml) {
+  auto c = ParseConfig(yaml, "groups.yaml");
+  if (!c.ok()) return c.status();
+  Registries r;
+  REQUIRE(RegisterBuiltins(&r).ok());
+  return ValidateCapabilities(*c, r);
+}
+
+TEST_CASE("hdf5 sample groups: bad keys are refused by name") {
+  const std::string base = "dataset:\n  format: hdf5\n  hdf5_sample_groups: sample_\n";
+  CHECK(ParseChecked(base).ok());
+  CHECK_THAT(ParseChecked("dataset:\n  format: npz\n  hdf5_sample_groups: sample_\n").message(),
+             Catch::Contains("dataset.hdf5_sample_groups applies to dataset.format 'hdf5' only, "
+                             "got 'npz'"));
+  CHECK_THAT(ParseChecked("dataset:\n  format: hdf5\n  hdf5_sample_groups: a/b\n").message(),
+             Catch::Contains("dataset.hdf5_sample_groups: \"a/b\""));
+  CHECK_THAT(ParseChecked(base + "  hdf5_sample_members: image,image\n").message(),
+             Catch::Contains("dataset.hdf5_sample_members: \"image\" is named twice"));
+  CHECK_THAT(ParseChecked(base + "  hdf5_sample_members: image,,label\n").message(),
+             Catch::Contains("dataset.hdf5_sample_members: \"\""));
+  CHECK_THAT(ParseChecked(base + "  compression: gzip\n").message(),
+             Catch::Contains("with dataset.compression gzip"));
+  CHECK_THAT(ParseChecked(base + "  enable_chunking: true\n  chunk_samples: 1\n").message(),
+             Catch::Contains("with dataset.enable_chunking"));
+  CHECK_THAT(
+      ParseChecked(base + "  record_dims: [4, 4]\n  record_element_type: uint16\n").message(),
+      Catch::Contains("dataset.record_element_type uint16 with dataset.hdf5_sample_groups"));
+}
+
+}  // namespace
+}  // namespace dlio
