@@ -175,6 +175,13 @@ set_property(TEST fidelity:tiff_tiles_loader APPEND PROPERTY ENVIRONMENT
 dlio_add_closed_loop(keras_threads_h5ckpt 0.9 0.1 "numpy h5py" "")
 set_property(TEST fidelity:keras_threads_h5ckpt APPEND PROPERTY ENVIRONMENT
              "MAX_COUNT_DIFF=0.05;EXPECT_FIT=type: h5py_save ")
+# A dataset converted to one HDF5 file with a group per sample (sample_<i>/image and /label),
+# opened lazily once per DataLoader worker (fit: the file's groups from its description,
+# dataset.hdf5_sample_groups; each sample read through libhdf5's walk of the groups' metadata,
+# ~8 small reads beside its data). Requests within 5%.
+dlio_add_closed_loop(h5_groups_per_sample 0.9 0.1 "numpy h5py torch" "")
+set_property(TEST fidelity:h5_groups_per_sample APPEND PROPERTY ENVIRONMENT
+             "MAX_COUNT_DIFF=0.05;EXPECT_FIT=hdf5_sample_groups: sample_ ")
 # MATLAB files read with scipy.io.loadmat in spawned DataLoader workers (fit: a variable's data in
 # read(131072) calls, the rest of the file a tail, then one look past the end; the spawned
 # workers' imports are the runtime's, not the workload's). Requests within 5%.

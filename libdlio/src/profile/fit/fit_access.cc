@@ -346,7 +346,8 @@ std::vector<std::optional<Mark>> TransactionMarks(
 // alone begin sample reads): a large read that does not continue the sample's data or is one
 // stored sample; a small read after the data and a pause in a file kept open.
 bool EndsAccess(const ProfileTrace& t, size_t i, const View& view, const ThreadFileState& s,
-                bool large, int64_t size, const std::set<int64_t>& sample_sizes) {
+                bool large, int64_t size, const std::set<int64_t>& sample_sizes,
+                bool trailing_members) {
   const Access& a = view.accesses[static_cast<size_t>(s.access)];
   if (large) {
     return a.large_reads > 0 && (t.offset[i] != s.last_end || sample_sizes.count(size) > 0);
@@ -364,11 +365,46 @@ bool EndsAccess(const ProfileTrace& t, size_t i, const View& view, const ThreadF
   // buffer fill at its local header, batch after batch. One load of a file (np.load of an npz:
   // x's data, then y's header) is split so too, and folded back into one at its close
   // (FoldSessionLoad: it re-read its end records and covered the file).
+  // Not in a file of a group per sample (hdf5): its labels are read elsewhere right after the
+  // sample's data, and belong to it.
   const int64_t smallest = sample_sizes.empty() ? 0 : *sample_sizes.begin();
-  if (smallest > 0 && a.bytes >= smallest && t.offset[i] >= 0 && t.offset[i] != s.last_end) {
+  if (!trailing_members && smallest > 0 && a.bytes >= smallest && t.offset[i] >= 0 &&
+      t.offset[i] != s.last_end) {
     return true;
   }
   return !a.session && t.start_us[i] - a.end_us > kMinPauseUs;
+}
+
+// What the probe of each data file says of its samples: their stored sizes (a read of exactly
+// one of them is one sample, even when it continues where the previous read ended: samples read
+// in order), and whether it holds a group per sample (hdf5: dataset.hdf5_sample_groups among its
+// writer keys).
+struct FileSamples {
+  std::set<int64_t> sizes;
+  bool grouped = false;
+};
+
+std::vector<FileSamples> ProbedSamples(const View& view) {
+  std::vector<FileSamples> out(view.files.size());
+  for (size_t f = 0; f < view.files.size(); ++f) {
+    const DataFileInfo& info = view.files[f].info;
+    out[f].sizes.insert(info.sample_sizes.begin(), info.sample_sizes.end());
+    for (const auto& [key, value] : info.writer_keys) {
+      out[f].grouped = out[f].grouped || key == "dataset.hdf5_sample_groups";
+    }
+  }
+  return out;
+}
+
+// Whether read i (`size` bytes) of a file is a sample's data rather than a header or index:
+// not its transaction mark when it has one, else more than kSmallReadBytes or in a file of no
+// larger reads; in a group per sample, at least its smallest stored sample (the root's local
+// heap, every group's name, is one large request too).
+bool IsLargeRead(const ProfileTrace& t, size_t i, int64_t size, const std::optional<Mark>& mark,
+                 int64_t largest, const FileSamples& probed) {
+  if (mark) return !mark->Is(t, i);
+  if (probed.grouped && !probed.sizes.empty()) return size >= *probed.sizes.begin();
+  return size > kSmallReadBytes || largest <= kSmallReadBytes;
 }
 
 // The sample reads of view->data_events, in start order.
@@ -385,13 +421,7 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
   }
   const std::vector<int64_t> largest = LargestReads(t, *view, file_of);
   const std::vector<std::optional<Mark>> marks = TransactionMarks(t, *view, file_of, largest);
-  // Probed sample sizes per file: a read of exactly one of them is one sample, even when it
-  // continues where the previous read ended (samples read in order).
-  std::vector<std::set<int64_t>> sample_sizes(view->files.size());
-  for (size_t f = 0; f < view->files.size(); ++f) {
-    const auto& sizes = view->files[f].info.sample_sizes;
-    sample_sizes[f].insert(sizes.begin(), sizes.end());
-  }
+  const std::vector<FileSamples> probed = ProbedSamples(*view);
   std::map<std::pair<ThreadKey, int32_t>, ThreadFileState> states;
   std::map<ThreadKey, int32_t> last_file;
   std::vector<int64_t> first_offset;
@@ -414,17 +444,20 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
     if (t.kind[i] != OpKind::kRead) continue;
     const int64_t size = profile::TransferredBytes(t, i);  // a read at the end of the file gets 0
     const std::optional<Mark>& mark = marks[static_cast<size_t>(file)];
-    const bool large =
-        mark ? !mark->Is(t, i)
-             : size > kSmallReadBytes || largest[static_cast<size_t>(file)] <= kSmallReadBytes;
+    const FileSamples& samples = probed[static_cast<size_t>(file)];
+    const bool large = IsLargeRead(t, i, size, mark, largest[static_cast<size_t>(file)], samples);
     auto last = last_file.find(thread);
     if (last != last_file.end() && last->second != file) s.access = -1;
     // A mark begins the next sample read once the open one holds a mark (the reads before the
     // thread's first, a connection's header and schema, join the first sample).
     const bool ends = s.access >= 0 && (mark ? !large && s.marked
                                              : EndsAccess(t, i, *view, s, large, size,
-                                                          sample_sizes[static_cast<size_t>(file)]));
-    if (ends) s.access = -1;
+                                                          samples.sizes, samples.grouped));
+    // In a file of a group per sample, the metadata read before a pause (an open's, a walk to
+    // the first group) joins the sample whose data follows: a sample read holds its data.
+    const bool holds_data = s.access < 0 || !samples.grouped ||
+                            view->accesses[static_cast<size_t>(s.access)].large_reads > 0;
+    if (ends && holds_data) s.access = -1;
     if (s.access < 0) s.marked = false;
     if (mark && !large) s.marked = true;
     if (s.access < 0) {

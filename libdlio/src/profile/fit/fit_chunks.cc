@@ -26,6 +26,14 @@ bool CompressibleUnits(const DataFile& f) {
          i.stored_fraction < 1.0;
 }
 
+bool ProbedSampleGroups(const View& view) {
+  return std::any_of(view.files.begin(), view.files.end(), [](const DataFile& f) {
+    return f.probed &&
+           std::any_of(f.info.writer_keys.begin(), f.info.writer_keys.end(),
+                       [](const auto& kv) { return kv.first == "dataset.hdf5_sample_groups"; });
+  });
+}
+
 bool AnyCompressibleUnits(const View& view) {
   return std::any_of(view.files.begin(), view.files.end(),
                      [](const DataFile& f) { return CompressibleUnits(f); });
@@ -37,7 +45,7 @@ void FitPieceChunks(const View& view, FitResult* out) {
   constexpr int64_t kSieveBytes = 64 * 1024;
   const FitEntry* record = out->Find("dataset.record_length_bytes");
   if (FittedFormat(*out) != "hdf5" || view.files.empty() || record == nullptr ||
-      EntryInt(record, 0) >= kSieveBytes) {
+      EntryInt(record, 0) >= kSieveBytes || ProbedSampleGroups(view)) {
     return;
   }
   Set(out, "dataset.enable_chunking", "true", FitConfidence::kMedium,
@@ -51,8 +59,10 @@ void FitPieceChunks(const View& view, FitResult* out) {
 void FitChunking(const ProfileTrace& t, const View& view, FitResult* out) {
   const FitEntry* format = out->Find("dataset.format");
   const FitEntry* record = out->Find("dataset.record_length_bytes");
-  if (format == nullptr || format->value != "hdf5" || record == nullptr || !record->inferred)
+  if (format == nullptr || format->value != "hdf5" || record == nullptr || !record->inferred ||
+      ProbedSampleGroups(view)) {
     return;
+  }
   std::map<int64_t, int64_t> count;
   int64_t reads = 0;
   for (size_t i : view.data_events) {

@@ -425,6 +425,10 @@ bool FitWorkerStep(const View& view, FitResult* out);
 Period FindWorkerPeriod(const View& view, bool* past_first);
 // dataset.enable_chunking and chunk_samples 1 for hdf5 pieces below libhdf5's sieve buffer.
 void FitPieceChunks(const View& view, FitResult* out);
+// Whether a probed file is hdf5 of a group per sample (its description's writer keys name
+// dataset.hdf5_sample_groups): its small reads are libhdf5's walk to each sample's group, not
+// chunks or a lookup table.
+bool ProbedSampleGroups(const View& view);
 // dataset.enable_chunking and chunk_size from hdf5 reads of one size a fraction of a sample.
 void FitChunking(const ProfileTrace& t, const View& view, FitResult* out);
 // The chunking, codec and compression ratio the probed files' chunks of whole samples show; true

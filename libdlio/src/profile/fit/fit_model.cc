@@ -413,6 +413,13 @@ void FitH5py(const ProfileTrace& t, const View& view, FitResult* out) {
       r.samples > 0 && r.small * 10 >= r.samples * 8 && r.small * 10 <= r.samples * 12;
   // The table's reads, about one per sample, may come beside other small reads (the chunk
   // index's nodes of a chunked dataset, read again for a new dataset object).
+  if (ProbedSampleGroups(view)) {
+    FitH5pyReopen(view, r.sessions, 0, out);
+    Unset(out, "reader.hdf5_lookup_dataset", "",
+          "a group per sample: the small reads beside each sample are libhdf5's walk to its "
+          "group and datasets");
+    return;
+  }
   const LookupTable table = open_files ? FindLookupTable(t, view) : LookupTable{};
   const bool per_sample_table = TableReadPerSample(table, r);
   FitH5pyReopen(view, r.sessions, per_sample_table ? table.reads : 0, out);
