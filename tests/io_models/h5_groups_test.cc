@@ -44,19 +44,24 @@ with h5py.File(sys.argv[1] + '/conv.h5', 'w') as f:
         g = f.create_group('sample_%d' % i)
         g['image'] = rng.integers(0, 255, (24, 24, 3), dtype=np.uint8)
         g['label'] = np.int64(i % 10)
+with h5py.File(sys.argv[1] + '/padded.h5', 'w') as f:
+    for i in range(40):
+        g = f.create_group('%05d' % i)
+        g['image'] = rng.integers(0, 255, (24, 24, 3), dtype=np.uint8)
+        g['label'] = np.int64(i % 10)
 )";
 
-// python3 read.py PATH KEEP INDICES: each sample's image and label as a Dataset.__getitem__
+// python3 read.py PATH KEEP INDICES NAME: each sample's image and label as a Dataset.__getitem__
 // reads them, the file opened once (KEEP 1) or per sample; prints each image's shape and dtype
-// and its label.
+// and its label; NAME is the groups' name ('sample_%d', '%05d').
 constexpr const char* kGroupsReadScript = R"(import sys
 import h5py
-path, keep = sys.argv[1], sys.argv[2] == '1'
+path, keep, name = sys.argv[1], sys.argv[2] == '1', sys.argv[4]
 idx = [int(x) for x in sys.argv[3].split(',')]
 f = h5py.File(path, 'r') if keep else None
 for i in idx:
     h = f if keep else h5py.File(path, 'r')
-    g = h['sample_%d' % i]
+    g = h[name % i]
     x = g['image'][()]
     y = int(g['label'][()])
     print(i, x.shape, x.dtype, y, x.reshape(-1)[:4].tolist())
@@ -78,11 +83,12 @@ std::string JoinIndices(const std::vector<uint64_t>& v) {
 
 struct GroupsFixture : io_model_test::MadeData {
   GroupsFixture() : MadeData(kGroupsMakeScript, kGroupsReadScript) {}
-  std::vector<Request> Python(const std::string& file, bool keep) {
+  std::vector<Request> Python(const std::string& file, bool keep,
+                              const std::string& name = "sample_%d") {
     static int run = 0;
     const ProfileTrace trace =
         TracePythonProgram("'" + std::string(tmp / "read.py") + "' '" + data + "/" + file + "' " +
-                               (keep ? "1 " : "0 ") + JoinIndices(kGroupOrder),
+                               (keep ? "1 " : "0 ") + JoinIndices(kGroupOrder) + " '" + name + "'",
                            data, tmp / ("prof" + std::to_string(run++)));
     return RequestsOf(trace, data, kGroupOpensAndReads);
   }
@@ -90,7 +96,8 @@ struct GroupsFixture : io_model_test::MadeData {
 
 // dlio's reader of `file` under the h5py model: the layout declared (`declared`) or found.
 std::vector<Request> DlioGroupRequests(const std::string& data, const std::string& file, bool keep,
-                                       bool declared, SampleBuffer* last = nullptr) {
+                                       bool declared, SampleBuffer* last = nullptr,
+                                       const std::string& pattern = "sample_") {
   MemoryTracer tracer;
   auto storage = NewPosixStorage({});
   storage->Bind(SystemClock(), &tracer);
@@ -99,7 +106,7 @@ std::vector<Request> DlioGroupRequests(const std::string& data, const std::strin
   auto& h = o.formats.Get<Hdf5Options>();
   h.h5py_reopen = keep ? H5pyReopen::kNone : H5pyReopen::kFile;
   if (declared) {
-    h.sample_groups = "sample_";
+    h.sample_groups = pattern;
     o.samples_per_file = kGroupSamples;
     o.record_length_bytes = kGroupImageBytes;  // the nominal size: the file is not read at open
   }
@@ -134,30 +141,43 @@ std::vector<Request> AfterFirstOpen(const std::vector<Request>& rs) {
   return {second, rs.end()};
 }
 
+// h5py's loop and dlio's reader over `file`, whose groups h5py names `python_name` % i and the
+// config `pattern`: the layout declared gives h5py's requests; found in the file, the same data
+// reads (and, the file opened per sample, the same requests from its second open on).
+void CompareGroupReads(GroupsFixture& fx, const std::string& file, const std::string& python_name,
+                       const std::string& pattern, bool keep) {
+  const std::vector<Request> python = fx.Python(file, keep, python_name);
+  for (const bool declared : {true, false}) {
+    const std::vector<Request> dlio =
+        DlioGroupRequests(fx.data, file, keep, declared, nullptr, pattern);
+    INFO(file << " keep " << keep << " declared " << declared << "\nh5py:\n"
+              << ToString(python) << "dlio:\n"
+              << ToString(dlio));
+    // Each sample: the group's metadata, the image and the label at least.
+    CHECK(python.size() > 3 * kGroupOrder.size());
+    if (declared) {
+      CHECK(dlio == python);
+      continue;
+    }
+    // Found in the file: the open lists the root's links and reads the first group's first
+    // member, so some of the first samples' metadata comes from libhdf5's cache; every image is
+    // read (a new dataset object each time: its sieve buffer starts empty).
+    CHECK(ImageReads(dlio) == ImageReads(python));
+    CHECK(ImageReads(python) == static_cast<int64_t>(kGroupOrder.size()));
+    if (!keep) CHECK(AfterFirstOpen(dlio) == AfterFirstOpen(python));
+  }
+}
+
 TEST_CASE("hdf5 sample groups: a file h5py converted read request for request") {
   if (!PythonHas("h5py")) return;
   GroupsFixture fx;
-  for (const bool keep : {true, false}) {
-    const std::vector<Request> python = fx.Python("conv.h5", keep);
-    for (const bool declared : {true, false}) {
-      const std::vector<Request> dlio = DlioGroupRequests(fx.data, "conv.h5", keep, declared);
-      INFO("keep " << keep << " declared " << declared << "\nh5py:\n"
-                   << ToString(python) << "dlio:\n"
-                   << ToString(dlio));
-      // Each sample: the group's metadata, the image and the label at least.
-      CHECK(python.size() > 3 * kGroupOrder.size());
-      if (declared) {
-        CHECK(dlio == python);
-      } else {
-        // Found in the file: the open lists the root's links and reads /sample_0's first member,
-        // so some of the first samples' metadata comes from libhdf5's cache; every image is read
-        // (a new dataset object each time: its sieve buffer starts empty), and from the second
-        // open on (h5py.File per sample) the requests are the same.
-        CHECK(ImageReads(dlio) == ImageReads(python));
-        CHECK(ImageReads(python) == static_cast<int64_t>(kGroupOrder.size()));
-        if (!keep) CHECK(AfterFirstOpen(dlio) == AfterFirstOpen(python));
-      }
-    }
+  // sample_<i>, and a conversion naming its groups by the index alone, zero-padded (00007).
+  const struct {
+    const char *file, *python_name, *pattern;
+  } files[] = {{"conv.h5", "sample_%d", "sample_"}, {"padded.h5", "%05d", "{:05d}"}};
+  for (const auto& f : files) {
+    for (const bool keep : {true, false})
+      CompareGroupReads(fx, f.file, f.python_name, f.pattern, keep);
   }
 }
 
@@ -176,6 +196,12 @@ TEST_CASE("hdf5 sample groups: found in a file, described with the keys that wri
   CHECK_THAT(d, Catch::Contains("\"dataset.hdf5_sample_members\":\"image,label\""));
   CHECK_THAT(d, Catch::Contains("\"dataset.record_dims\":\"[24,24,3]\""));
   CHECK_THAT(d, Catch::Contains("\"dataset.record_element_type\":\"uint8\""));
+  // Zero-padded indices alone: the pattern, quoted as YAML needs a value starting with '{'.
+  auto padded = testing::Hdf5()->Open(storage.get(), fx.data + "/padded.h5", FormatOptions{});
+  REQUIRE(padded.ok());
+  CHECK((*padded)->num_samples() == kGroupSamples);
+  CHECK_THAT((*padded)->DescribeJson(),
+             Catch::Contains("\"dataset.hdf5_sample_groups\":\"\\\"{:05d}\\\"\""));
 }
 
 TEST_CASE("hdf5 sample groups: dlio's writer lays them out as h5py does") {
@@ -191,17 +217,24 @@ TEST_CASE("hdf5 sample groups: dlio's writer lays them out as h5py does") {
   // Never over an existing file.
   CHECK(testing::Hdf5()->Write(storage.get(), fx.data + "/dlio.h5", spec, w).code() ==
         StatusCode::kAlreadyExists);
+  // Zero-padded names alone, as another conversion names them.
+  FormatOptions padded = w;
+  padded.formats.Get<Hdf5Options>().sample_groups = "{:05d}";
+  REQUIRE(testing::Hdf5()->Write(storage.get(), fx.data + "/dlio_padded.h5", spec, padded).ok());
   // h5py reads the groups: the shape, dtype and label dlio wrote.
-  const auto read =
-      testing::RunCommand("'" + testing::SystemPython() + "' '" + std::string(fx.tmp / "read.py") +
-                          "' '" + fx.data + "/dlio.h5' 1 5");
-  INFO(read.output);
-  REQUIRE(read.exit_code == 0);
   std::vector<uint8_t> head(4);
   FillSampleBytes(11, 5, 0, head.data(), head.size());
-  CHECK(read.output == "5 (24, 24, 3) uint8 " + std::to_string(SampleLabel(11, 5)) + " [" +
-                           std::to_string(head[0]) + ", " + std::to_string(head[1]) + ", " +
-                           std::to_string(head[2]) + ", " + std::to_string(head[3]) + "]\n");
+  for (const auto& [file, name] :
+       {std::pair<std::string, std::string>{"dlio.h5", "sample_%d"}, {"dlio_padded.h5", "%05d"}}) {
+    const auto read = testing::RunCommand("'" + testing::SystemPython() + "' '" +
+                                          std::string(fx.tmp / "read.py") + "' '" + fx.data + "/" +
+                                          file + "' 1 5 '" + name + "'");
+    INFO(read.output);
+    REQUIRE(read.exit_code == 0);
+    CHECK(read.output == "5 (24, 24, 3) uint8 " + std::to_string(SampleLabel(11, 5)) + " [" +
+                             std::to_string(head[0]) + ", " + std::to_string(head[1]) + ", " +
+                             std::to_string(head[2]) + ", " + std::to_string(head[3]) + "]\n");
+  }
   // The same requests as h5py's loop over h5py's own conversion of the same shapes.
   for (const bool keep : {true, false}) {
     std::vector<Request> python = fx.Python("conv.h5", keep);
@@ -266,6 +299,14 @@ TEST_CASE("hdf5 sample groups: bad keys are refused by name") {
                              "got 'npz'"));
   CHECK_THAT(ParseChecked("dataset:\n  format: hdf5\n  hdf5_sample_groups: a/b\n").message(),
              Catch::Contains("dataset.hdf5_sample_groups: \"a/b\""));
+  CHECK(ParseChecked("dataset:\n  format: hdf5\n  hdf5_sample_groups: \"{:08d}\"\n").ok());
+  CHECK(ParseChecked("dataset:\n  format: hdf5\n  hdf5_sample_groups: img{}_x\n").ok());
+  for (const char* bad : {"sample_{", "x{:8d}", "x{:0d}", "x{:021d}", "x{}{}", "x{i}"}) {
+    CHECK_THAT(ParseChecked(std::string("dataset:\n  format: hdf5\n  hdf5_sample_groups: \"") +
+                            bad + "\"\n")
+                   .message(),
+               Catch::Contains(std::string("dataset.hdf5_sample_groups: \"") + bad + "\""));
+  }
   CHECK_THAT(ParseChecked(base + "  hdf5_sample_members: image,image\n").message(),
              Catch::Contains("dataset.hdf5_sample_members: \"image\" is named twice"));
   CHECK_THAT(ParseChecked(base + "  hdf5_sample_members: image,,label\n").message(),

@@ -107,41 +107,28 @@ Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
                                    d.format + "' (it holds one sample per file), got " +
                                    std::to_string(d.num_samples_per_file));
   }
-  if (hdf5.lookup_rows > 0 && !format.lookup_rows) {
+  // Keys only the formats of a capability read: refused, naming those formats, with any other.
+  const struct {
+    bool set;
+    bool FormatCapabilities::*capability;
+    const char* key;
+  } only_some[] = {
+      {hdf5.lookup_rows > 0, &FormatCapabilities::lookup_rows, "dataset.hdf5_lookup_rows"},
+      {!hdf5.sample_groups.empty(), &FormatCapabilities::sample_groups,
+       "dataset.hdf5_sample_groups"},
+      {format_internal::CompressionRatioSet(d.compression_ratio, d.compression_ratio_stdev),
+       &FormatCapabilities::compression_ratio, "dataset.compression_ratio"},
+      {d.formats.Value<WebdatasetOptions>().members != WebdatasetOptions{}.members,
+       &FormatCapabilities::shard_streams, "dataset.webdataset_members"},
+      {!NpyOf(d.formats).npz_members.empty(), &FormatCapabilities::member_loads,
+       "reader.npz_members"},
+  };
+  for (const auto& k : only_some) {
+    if (!k.set || format.*k.capability) continue;
     const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
-      return FormatDeclares(name, registries).lookup_rows;
+      return FormatDeclares(name, registries).*k.capability;
     });
-    return Status::InvalidArgument("dataset.hdf5_lookup_rows applies to dataset.format '" + able +
-                                   "' only, got '" + d.format + "'");
-  }
-  if (!hdf5.sample_groups.empty() && !format.sample_groups) {
-    const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
-      return FormatDeclares(name, registries).sample_groups;
-    });
-    return Status::InvalidArgument("dataset.hdf5_sample_groups applies to dataset.format '" + able +
-                                   "' only, got '" + d.format + "'");
-  }
-  if (format_internal::CompressionRatioSet(d.compression_ratio, d.compression_ratio_stdev) &&
-      !format.compression_ratio) {
-    const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
-      return FormatDeclares(name, registries).compression_ratio;
-    });
-    return Status::InvalidArgument("dataset.compression_ratio applies to dataset.format '" + able +
-                                   "' only, got '" + d.format + "'");
-  }
-  if (d.formats.Value<WebdatasetOptions>().members != WebdatasetOptions{}.members &&
-      !format.shard_streams) {
-    const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
-      return FormatDeclares(name, registries).shard_streams;
-    });
-    return Status::InvalidArgument("dataset.webdataset_members applies to dataset.format '" + able +
-                                   "' only, got '" + d.format + "'");
-  }
-  if (!NpyOf(d.formats).npz_members.empty() && !format.member_loads) {
-    const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
-      return FormatDeclares(name, registries).member_loads;
-    });
-    return Status::InvalidArgument("reader.npz_members applies to dataset.format '" + able +
+    return Status::InvalidArgument(std::string(k.key) + " applies to dataset.format '" + able +
                                    "' only, got '" + d.format + "'");
   }
   if (format.datasets_per_record && hdf5.num_dsets > 1) {

@@ -34,31 +34,48 @@ herr_t CollectLink(hid_t, const char* name, const H5L_info_t*, void* data) {
   return 0;
 }
 
-// `name` = <prefix><index>, the index in decimal without leading zeros.
-bool SplitIndex(const std::string& name, std::string* prefix, uint64_t* index) {
+// `name` = <prefix><digits>: the prefix, the index, its digits' count and whether it has a
+// leading zero (a padded index).
+struct IndexedName {
+  std::string prefix;
+  uint64_t index = 0;
+  size_t digits = 0;
+  bool padded = false;
+};
+
+bool SplitIndex(const std::string& name, IndexedName* out) {
   size_t k = name.size();
   while (k > 0 && name[k - 1] >= '0' && name[k - 1] <= '9') --k;
-  const size_t digits = name.size() - k;
-  if (k == 0 || digits == 0 || digits > 18 || (digits > 1 && name[k] == '0')) return false;
-  std::from_chars(name.data() + k, name.data() + name.size(), *index);
-  *prefix = name.substr(0, k);
+  out->digits = name.size() - k;
+  if (out->digits == 0 || out->digits > 18) return false;
+  std::from_chars(name.data() + k, name.data() + name.size(), out->index);
+  out->prefix = name.substr(0, k);
+  out->padded = out->digits > 1 && name[k] == '0';
   return true;
 }
 
-// True when `names` are exactly <prefix>0..<prefix>(n-1) of one prefix.
-bool IndexedNames(const std::vector<std::string>& names, std::string* prefix) {
+// True when `names` are exactly <prefix><i> for i = 0..n-1 of one prefix, the indices unpadded
+// or all zero-padded to one width; sets `*out`.
+bool IndexedNames(const std::vector<std::string>& names, GroupNames* out) {
   if (names.empty()) return false;
   std::vector<bool> seen(names.size(), false);
-  for (const std::string& name : names) {
-    std::string p;
-    uint64_t i = 0;
-    if (!SplitIndex(name, &p, &i) || (!prefix->empty() && p != *prefix) || i >= seen.size() ||
-        seen[i]) {
+  IndexedName first;
+  bool padded = false, widths_differ = false;
+  for (size_t k = 0; k < names.size(); ++k) {
+    IndexedName n;
+    if (!SplitIndex(names[k], &n) || (k > 0 && n.prefix != first.prefix) ||
+        n.index >= seen.size() || seen[n.index]) {
       return false;
     }
-    *prefix = p;
-    seen[i] = true;
+    if (k == 0) first = n;
+    seen[n.index] = true;
+    padded = padded || n.padded;
+    widths_differ = widths_differ || n.digits != first.digits;
   }
+  if (padded && widths_differ) return false;
+  out->prefix = first.prefix;
+  out->suffix.clear();
+  out->width = padded ? static_cast<int>(first.digits) : 0;
   return true;
 }
 
@@ -168,11 +185,14 @@ class GroupReader final : public FormatReader {
     const SampleGroups& g = info_.groups;
     std::string members;
     for (const std::string& m : g.members) members += (members.empty() ? "" : ",") + m;
+    // The key's value as YAML takes it: a name starting with '{' quoted (else a flow mapping).
+    const std::string text = GroupNamesText(g.names);
+    const std::string value = text.front() == '{' ? "\"" + text + "\"" : text;
     std::string j =
-        StrCat("{\"layout\":\"sample_groups\",\"groups\":", JsonString("/" + g.prefix),
+        StrCat("{\"layout\":\"sample_groups\",\"groups\":", JsonString("/" + text),
                ",\"members\":", JsonString(members), ",\"samples\":", info_.num_samples,
                ",\"sample_bytes\":", info_.row_bytes, ",\"file_size\":", info_.file_size,
-               ",\"writer_keys\":{\"dataset.hdf5_sample_groups\":", JsonString(g.prefix),
+               ",\"writer_keys\":{\"dataset.hdf5_sample_groups\":", JsonString(value),
                ",\"dataset.hdf5_sample_members\":", JsonString(members));
     if (!element_.empty()) {
       j += ",\"dataset.record_dims\":" + JsonString(JsonDims(info_.dims.data(), info_.rank)) +
@@ -184,7 +204,7 @@ class GroupReader final : public FormatReader {
   // Sample 0's first member: the nominal size of a sample, and its shape for DescribeJson.
   Status LearnSampleShape(Hdf5Call& call) {
     if (info_.num_samples == 0) return Status::OK();
-    const std::string name = SampleGroupPath(info_.groups.prefix, 0);
+    const std::string name = SampleGroupPath(info_.groups.names, 0);
     const std::string what = info_.path + ": " + name;
     Hid group(H5Gopen2(file_.get(), name.c_str(), H5P_DEFAULT));
     if (!group.valid()) {
@@ -204,7 +224,7 @@ class GroupReader final : public FormatReader {
 
  private:
   Status ReadGroup(Hdf5Call& call, uint64_t i, SampleBuffer* out) {
-    const std::string name = SampleGroupPath(info_.groups.prefix, i);
+    const std::string name = SampleGroupPath(info_.groups.names, i);
     const std::string what = info_.path + ": " + name;
     Hid group(H5Gopen2(file_.get(), name.c_str(), H5P_DEFAULT));
     if (!group.valid()) {
@@ -251,9 +271,9 @@ Result<bool> FindSampleGroups(Hdf5Call& call, hid_t file, ReaderInfo* info) {
     call.Clear();
     return false;
   }
-  std::string prefix;
-  if (links.too_many || !IndexedNames(links.names, &prefix)) return false;
-  Hid group(H5Oopen(file, (prefix + "0").c_str(), H5P_DEFAULT));
+  GroupNames names;
+  if (links.too_many || !IndexedNames(links.names, &names)) return false;
+  Hid group(H5Oopen(file, SampleGroupPath(names, 0).c_str(), H5P_DEFAULT));
   if (!group.valid() || H5Iget_type(group.get()) != H5I_GROUP) {
     call.Clear();
     return false;
@@ -261,7 +281,8 @@ Result<bool> FindSampleGroups(Hdf5Call& call, hid_t file, ReaderInfo* info) {
   std::vector<std::string> members = GroupMembers(group.get());
   call.Clear();
   if (members.empty()) return false;
-  info->groups.prefix = prefix;
+  info->groups.on = true;
+  info->groups.names = names;
   info->groups.members = std::move(members);
   info->num_samples = links.names.size();
   return true;
@@ -271,12 +292,12 @@ Result<std::unique_ptr<FormatReader>> MakeGroupReader(Hdf5Call& call, Storage* s
                                                       IoModel model, const FormatOptions& o,
                                                       ReaderHandles h, ReaderInfo info) {
   const Hdf5Options& options = Hdf5Of(o.formats);
-  const bool found = !info.groups.prefix.empty();
+  const bool found = info.groups.on;
   if (!found) {  // declared by the config: the file is not read before the first sample
     info.row_bytes = o.record_length_bytes;
-    DLIO_RETURN_NOT_OK(CheckSampleGroupPrefix(options.sample_groups));
+    DLIO_ASSIGN_OR_RETURN(info.groups.names, ParseGroupNames(options.sample_groups));
     DLIO_ASSIGN_OR_RETURN(info.groups.members, ParseSampleMembers(options.sample_members));
-    info.groups.prefix = options.sample_groups;
+    info.groups.on = true;
     info.num_samples = o.samples_per_file;
     if (info.num_samples == 0) {  // counted: the root's symbol table is read
       H5G_info_t root{};

@@ -41,14 +41,14 @@ H5pyDataset DataMember(const std::string& name, uint64_t bytes, const FormatOpti
 
 Result<H5pyLayout> SampleGroupsLayout(const FileSpec& spec, const FormatOptions& o) {
   const Hdf5Options& h = Hdf5Of(o.formats);
-  DLIO_RETURN_NOT_OK(CheckSampleGroupPrefix(h.sample_groups));
+  DLIO_ASSIGN_OR_RETURN(const GroupNames names, ParseGroupNames(h.sample_groups));
   DLIO_ASSIGN_OR_RETURN(const std::vector<std::string> members,
                         ParseSampleMembers(h.sample_members));
   H5pyLayout layout;
   layout.assigned = true;  // g['image'] = x, as a conversion script writes them
   layout.datasets.reserve(spec.sample_sizes.size() * members.size());
   for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
-    const std::string group = StrCat(h.sample_groups, i, "/");
+    const std::string group = SampleGroupPath(names, i).substr(1) + "/";
     layout.datasets.push_back(DataMember(group + members[0], spec.sample_sizes[i], o));
     for (size_t m = 1; m < members.size(); ++m) {
       H5pyDataset label;

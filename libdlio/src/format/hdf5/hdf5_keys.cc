@@ -37,10 +37,11 @@ void AddHdf5Keys(std::vector<KeySpec>* t) {
            {1, uint64_t{1} << 20},
            "hdf5: bytes per row of /lookup, a contiguous uint8 table of rows x bytes"));
   add(String("dataset.hdf5_sample_groups", HDF5_FIELD(std::string, sample_groups),
-             "hdf5: a group per sample named this prefix and the sample's index (\"sample_\": "
-             "/sample_0, /sample_1, ...), holding one dataset per dataset.hdf5_sample_members, "
-             "as h5py writes them; empty = DLIO's /records (a file without it whose root holds "
-             "only such groups is read so anyway)"));
+             "hdf5: a group per sample, named by this pattern with '{}' or '{:0Nd}' (zero-padded "
+             "to N digits) for the sample's index (\"sample_{}\": /sample_0, /sample_1, ...; "
+             "\"{:06d}\": /000000, ...), or a prefix the index follows (\"sample_\"), holding "
+             "one dataset per dataset.hdf5_sample_members, as h5py writes them; empty = DLIO's "
+             "/records (a file without it whose root holds only such groups is read so anyway)"));
   add(String("dataset.hdf5_sample_members", HDF5_FIELD(std::string, sample_members),
              "hdf5 with hdf5_sample_groups: each group's datasets, comma-separated, read in "
              "this order: the first holds the sample (record_dims of record_element_type, else "

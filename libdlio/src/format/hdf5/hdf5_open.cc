@@ -259,7 +259,7 @@ Result<std::unique_ptr<FormatReader>> OpenOne(IoModel model, Storage* storage,
     if (Hdf5Of(o.formats).sample_groups.empty()) {
       DLIO_RETURN_NOT_OK(FindSampleDataset(call, h.file.get(), &info));
     }
-    if (!Hdf5Of(o.formats).sample_groups.empty() || !info.groups.prefix.empty()) {
+    if (!Hdf5Of(o.formats).sample_groups.empty() || info.groups.on) {
       if (info.parallel_storage != nullptr) {
         return Status::FailedPrecondition(path,
                                           ": collective reads of hdf5 (storage.mpiio_collective) "

@@ -9,6 +9,7 @@
 
 #include "dlio/format.h"
 #include "format/hdf5/hdf5_internal.h"
+#include "format/hdf5/hdf5_sample_groups.h"
 
 namespace dlio::format_internal::hdf5 {
 
@@ -36,9 +37,10 @@ struct ReaderHandles {
 };
 
 // The group-per-sample layout of a file (hdf5_sample_groups.h): sample i is the group
-// /<prefix><i>, its members read in order, the first holding the sample.
+// SampleGroupPath(names, i), its members read in order, the first holding the sample.
 struct SampleGroups {
-  std::string prefix;  // "" = not this layout
+  bool on = false;  // false: not this layout
+  GroupNames names;
   std::vector<std::string> members;
 };
 
@@ -60,7 +62,7 @@ struct ReaderInfo {
   // the file, not our Storage, so the reader traces each H5Dread itself (docs/formats.md).
   Storage* parallel_storage = nullptr;
   int64_t data_offset = -1;  // file offset of the sample dataset's data (contiguous), or -1
-  SampleGroups groups;       // the group-per-sample layout, when groups.prefix is set
+  SampleGroups groups;       // the group-per-sample layout, when groups.on
 
   // Bytes of sample i; 0 past the end.
   uint64_t SampleSize(uint64_t i) const {
@@ -84,8 +86,9 @@ Result<std::unique_ptr<FormatReader>> MakeH5pyReader(Hdf5Call& call, Storage* st
                                                      ReaderInfo info);
 
 // Whether `file`, with none of the datasets FindSampleDataset looks for first, holds a group per
-// sample: every link of its root is named <prefix><i> for i = 0..n-1 (one prefix, not empty), and
-// /<prefix>0 is a group of datasets. Then sets info->groups (members: the largest dataset first,
+// sample: every link of its root is named <prefix><i> for i = 0..n-1 (one prefix, perhaps empty;
+// the indices all zero-padded to one width, or none padded), and the first is a group of
+// datasets. Then sets info->groups (members: the largest dataset first,
 // the others in name order) and returns true. Lists the root's links once: libhdf5 reads its
 // symbol table (hdf5_group_reader.cc).
 Result<bool> FindSampleGroups(Hdf5Call& call, hid_t file, ReaderInfo* info);

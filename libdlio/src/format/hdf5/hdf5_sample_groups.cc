@@ -59,20 +59,58 @@ Result<std::vector<std::string>> ParseSampleMembers(const std::string& members) 
   return out;
 }
 
-Status CheckSampleGroupPrefix(const std::string& prefix) {
-  const bool bad_char = std::any_of(prefix.begin(), prefix.end(), [](char c) {
-    return c == '/' || std::iscntrl(static_cast<unsigned char>(c));
-  });
-  if (prefix.empty() || prefix.size() > kMaxMemberName || bad_char) {
-    return Status::InvalidArgument("dataset.hdf5_sample_groups: \"", prefix,
-                                   "\" is not a group name prefix (1 to 64 characters, no '/' "
-                                   "or control characters)");
+Result<GroupNames> ParseGroupNames(const std::string& pattern) {
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument("dataset.hdf5_sample_groups: \"", pattern, "\" ", why);
+  };
+  GroupNames names;
+  const size_t open = pattern.find('{');
+  if (open == std::string::npos) {
+    names.prefix = pattern;
+  } else {
+    const size_t close = pattern.find('}', open);
+    if (close == std::string::npos) return bad("opens a '{' it does not close");
+    const std::string field = pattern.substr(open + 1, close - open - 1);
+    if (!field.empty()) {
+      // ":0Nd": zero-padded to N digits.
+      int width = 0;
+      const bool digits = field.size() >= 4 && field.size() <= 5 &&
+                          field.compare(0, 2, ":0") == 0 && field.back() == 'd' &&
+                          std::all_of(field.begin() + 2, field.end() - 1,
+                                      [](char c) { return c >= '0' && c <= '9'; });
+      if (digits) width = std::stoi(field.substr(2, field.size() - 3));
+      if (!digits || width < 1 || width > 20) {
+        return bad("holds '{" + field + "}': the index is '{}' or '{:0Nd}' (N from 1 to 20)");
+      }
+      names.width = width;
+    }
+    names.prefix = pattern.substr(0, open);
+    names.suffix = pattern.substr(close + 1);
   }
-  return Status::OK();
+  const std::string rest = names.prefix + names.suffix;
+  const bool bad_char = std::any_of(rest.begin(), rest.end(), [](char c) {
+    return c == '/' || c == '{' || c == '}' || std::iscntrl(static_cast<unsigned char>(c));
+  });
+  if ((open == std::string::npos && rest.empty()) || rest.size() > kMaxMemberName || bad_char) {
+    return bad(
+        "is not a group name (one '{}' or '{:0Nd}' for the index, or a prefix; at most 64 "
+        "other characters, no '/', '{', '}' or control characters)");
+  }
+  return names;
 }
 
-std::string SampleGroupPath(const std::string& prefix, uint64_t i) {
-  return StrCat("/", prefix, i);
+std::string GroupNamesText(const GroupNames& names) {
+  if (names.width == 0 && names.suffix.empty() && !names.prefix.empty()) return names.prefix;
+  const std::string field = names.width == 0 ? "{}" : StrCat("{:0", names.width, "d}");
+  return names.prefix + field + names.suffix;
+}
+
+std::string SampleGroupPath(const GroupNames& names, uint64_t i) {
+  std::string index = std::to_string(i);
+  if (index.size() < static_cast<size_t>(names.width)) {
+    index.insert(0, static_cast<size_t>(names.width) - index.size(), '0');
+  }
+  return StrCat("/", names.prefix, index, names.suffix);
 }
 
 bool H5pyTypeOf(const std::string& element_type, h5py_save::H5pyType* out) {
@@ -94,7 +132,7 @@ Status ValidateHdf5Config(const WorkloadConfig& c) {
   DLIO_RETURN_NOT_OK(config_internal::ValidateHdf5CompressionRatio(c));
   const Hdf5Options& o = Hdf5Of(c.dataset.formats);
   if (o.sample_groups.empty()) return Status::OK();
-  DLIO_RETURN_NOT_OK(CheckSampleGroupPrefix(o.sample_groups));
+  DLIO_RETURN_NOT_OK(ParseGroupNames(o.sample_groups).status());
   DLIO_RETURN_NOT_OK(ParseSampleMembers(o.sample_members).status());
   const std::string refused = RefusedBeside(c, o);
   if (!refused.empty()) {

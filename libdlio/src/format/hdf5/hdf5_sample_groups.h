@@ -23,12 +23,26 @@ namespace dlio::format_internal::hdf5 {
 // digits, '_', '-' or '.', distinct. InvalidArgument naming the key and the name.
 Result<std::vector<std::string>> ParseSampleMembers(const std::string& members);
 
-// Whether `prefix` may name the groups: 1 to 64 characters, none of them '/', '.' alone or a
-// control character. InvalidArgument naming dataset.hdf5_sample_groups.
-Status CheckSampleGroupPrefix(const std::string& prefix);
+// How the groups are named: <prefix><index><suffix>, the index in decimal, zero-padded to
+// `width` digits when width > 0.
+struct GroupNames {
+  std::string prefix, suffix;
+  int width = 0;
+  bool operator==(const GroupNames&) const = default;
+};
 
-// "/<prefix><i>".
-std::string SampleGroupPath(const std::string& prefix, uint64_t i);
+// dataset.hdf5_sample_groups: a name holding one `{}` or `{:0Nd}` (N 1 to 20) where the index
+// goes ("sample_{}", "{:06d}", "img{:05d}_x"), or a prefix the index follows ("sample_"). The
+// rest at most 64 characters, without '/', '{', '}' or control characters. InvalidArgument naming
+// the key and the value.
+Result<GroupNames> ParseGroupNames(const std::string& pattern);
+
+// The key's text for `names`: the prefix alone when the index follows it unpadded, else with
+// its `{}` / `{:0Nd}`.
+std::string GroupNamesText(const GroupNames& names);
+
+// "/<prefix><i><suffix>".
+std::string SampleGroupPath(const GroupNames& names, uint64_t i);
 
 // The h5py dtype of a numpy element type name (uint8, int8, int16, int32, int64, float16,
 // float32, float64); false for the others.
