@@ -49,21 +49,30 @@ with h5py.File(sys.argv[1] + '/padded.h5', 'w') as f:
         g = f.create_group('%05d' % i)
         g['image'] = rng.integers(0, 255, (24, 24, 3), dtype=np.uint8)
         g['label'] = np.int64(i % 10)
+# A detection dataset: a label, then a box of 4 float32, created after the image.
+with h5py.File(sys.argv[1] + '/det.h5', 'w') as f:
+    for i in range(40):
+        g = f.create_group('sample_%d' % i)
+        g['image'] = rng.integers(0, 255, (24, 24, 3), dtype=np.uint8)
+        g['label'] = np.int64(i % 10)
+        g['bbox'] = rng.random(4).astype(np.float32)
 )";
 
-// python3 read.py PATH KEEP INDICES NAME: each sample's image and label as a Dataset.__getitem__
-// reads them, the file opened once (KEEP 1) or per sample; prints each image's shape and dtype
-// and its label; NAME is the groups' name ('sample_%d', '%05d').
+// python3 read.py PATH KEEP INDICES NAME [MEMBERS]: each sample's members (image,label by default;
+// MEMBERS comma-separated) as a Dataset.__getitem__ reads them, the file opened once (KEEP 1) or
+// per sample; prints the first's shape and dtype and the second as a label; NAME is the groups'
+// name ('sample_%d', '%05d').
 constexpr const char* kGroupsReadScript = R"(import sys
 import h5py
 path, keep, name = sys.argv[1], sys.argv[2] == '1', sys.argv[4]
 idx = [int(x) for x in sys.argv[3].split(',')]
+members = sys.argv[5].split(',') if len(sys.argv) > 5 else ['image', 'label']
 f = h5py.File(path, 'r') if keep else None
 for i in idx:
     h = f if keep else h5py.File(path, 'r')
     g = h[name % i]
-    x = g['image'][()]
-    y = int(g['label'][()])
+    got = [g[m][()] for m in members]
+    x, y = got[0], int(got[1])
     print(i, x.shape, x.dtype, y, x.reshape(-1)[:4].tolist())
     del g
     if not keep:
@@ -84,12 +93,13 @@ std::string JoinIndices(const std::vector<uint64_t>& v) {
 struct GroupsFixture : io_model_test::MadeData {
   GroupsFixture() : MadeData(kGroupsMakeScript, kGroupsReadScript) {}
   std::vector<Request> Python(const std::string& file, bool keep,
-                              const std::string& name = "sample_%d") {
+                              const std::string& name = "sample_%d",
+                              const std::string& members = "image,label") {
     static int run = 0;
-    const ProfileTrace trace =
-        TracePythonProgram("'" + std::string(tmp / "read.py") + "' '" + data + "/" + file + "' " +
-                               (keep ? "1 " : "0 ") + JoinIndices(kGroupOrder) + " '" + name + "'",
-                           data, tmp / ("prof" + std::to_string(run++)));
+    const ProfileTrace trace = TracePythonProgram(
+        "'" + std::string(tmp / "read.py") + "' '" + data + "/" + file + "' " +
+            (keep ? "1 " : "0 ") + JoinIndices(kGroupOrder) + " '" + name + "' " + members,
+        data, tmp / ("prof" + std::to_string(run++)));
     return RequestsOf(trace, data, kGroupOpensAndReads);
   }
 };
@@ -97,7 +107,8 @@ struct GroupsFixture : io_model_test::MadeData {
 // dlio's reader of `file` under the h5py model: the layout declared (`declared`) or found.
 std::vector<Request> DlioGroupRequests(const std::string& data, const std::string& file, bool keep,
                                        bool declared, SampleBuffer* last = nullptr,
-                                       const std::string& pattern = "sample_") {
+                                       const std::string& pattern = "sample_",
+                                       const std::string& members = "image,label") {
   MemoryTracer tracer;
   auto storage = NewPosixStorage({});
   storage->Bind(SystemClock(), &tracer);
@@ -107,6 +118,7 @@ std::vector<Request> DlioGroupRequests(const std::string& data, const std::strin
   h.h5py_reopen = keep ? H5pyReopen::kNone : H5pyReopen::kFile;
   if (declared) {
     h.sample_groups = pattern;
+    h.sample_members = members;
     o.samples_per_file = kGroupSamples;
     o.record_length_bytes = kGroupImageBytes;  // the nominal size: the file is not read at open
   }
@@ -144,12 +156,18 @@ std::vector<Request> AfterFirstOpen(const std::vector<Request>& rs) {
 // h5py's loop and dlio's reader over `file`, whose groups h5py names `python_name` % i and the
 // config `pattern`: the layout declared gives h5py's requests; found in the file, the same data
 // reads (and, the file opened per sample, the same requests from its second open on).
-void CompareGroupReads(GroupsFixture& fx, const std::string& file, const std::string& python_name,
-                       const std::string& pattern, bool keep) {
-  const std::vector<Request> python = fx.Python(file, keep, python_name);
+// One converted file: how h5py names its groups and which members it reads, in order, and the
+// config's pattern and members for them.
+struct ConvertedFile {
+  const char *file, *python_name, *python_members, *pattern, *members;
+};
+
+void CompareGroupReads(GroupsFixture& fx, const ConvertedFile& f, bool keep) {
+  const std::string file = f.file;
+  const std::vector<Request> python = fx.Python(file, keep, f.python_name, f.python_members);
   for (const bool declared : {true, false}) {
     const std::vector<Request> dlio =
-        DlioGroupRequests(fx.data, file, keep, declared, nullptr, pattern);
+        DlioGroupRequests(fx.data, file, keep, declared, nullptr, f.pattern, f.members);
     INFO(file << " keep " << keep << " declared " << declared << "\nh5py:\n"
               << ToString(python) << "dlio:\n"
               << ToString(dlio));
@@ -171,13 +189,14 @@ void CompareGroupReads(GroupsFixture& fx, const std::string& file, const std::st
 TEST_CASE("hdf5 sample groups: a file h5py converted read request for request") {
   if (!PythonHas("h5py")) return;
   GroupsFixture fx;
-  // sample_<i>, and a conversion naming its groups by the index alone, zero-padded (00007).
-  const struct {
-    const char *file, *python_name, *pattern;
-  } files[] = {{"conv.h5", "sample_%d", "sample_"}, {"padded.h5", "%05d", "{:05d}"}};
-  for (const auto& f : files) {
-    for (const bool keep : {true, false})
-      CompareGroupReads(fx, f.file, f.python_name, f.pattern, keep);
+  // sample_<i>; a conversion naming its groups by the index alone, zero-padded (00007); and one
+  // whose samples hold a box of 4 float32 after the label (found: in the order they were made).
+  const ConvertedFile files[] = {
+      {"conv.h5", "sample_%d", "image,label", "sample_", "image,label"},
+      {"padded.h5", "%05d", "image,label", "{:05d}", "image,label"},
+      {"det.h5", "sample_%d", "image,label,bbox", "sample_", "image,label,bbox:4:float32"}};
+  for (const ConvertedFile& f : files) {
+    for (const bool keep : {true, false}) CompareGroupReads(fx, f, keep);
   }
 }
 
@@ -202,6 +221,11 @@ TEST_CASE("hdf5 sample groups: found in a file, described with the keys that wri
   CHECK((*padded)->num_samples() == kGroupSamples);
   CHECK_THAT((*padded)->DescribeJson(),
              Catch::Contains("\"dataset.hdf5_sample_groups\":\"\\\"{:05d}\\\"\""));
+  // A member of its own shape and dtype, in the order the members were made.
+  auto det = testing::Hdf5()->Open(storage.get(), fx.data + "/det.h5", FormatOptions{});
+  REQUIRE(det.ok());
+  CHECK_THAT((*det)->DescribeJson(),
+             Catch::Contains("\"dataset.hdf5_sample_members\":\"image,label,bbox:4:float32\""));
 }
 
 TEST_CASE("hdf5 sample groups: dlio's writer lays them out as h5py does") {
@@ -235,16 +259,26 @@ TEST_CASE("hdf5 sample groups: dlio's writer lays them out as h5py does") {
                              std::to_string(head[0]) + ", " + std::to_string(head[1]) + ", " +
                              std::to_string(head[2]) + ", " + std::to_string(head[3]) + "]\n");
   }
+  // A box of 4 float32 after the label, as det.h5 holds it.
+  FormatOptions det = w;
+  det.formats.Get<Hdf5Options>().sample_members = "image,label,bbox:4:float32";
+  REQUIRE(testing::Hdf5()->Write(storage.get(), fx.data + "/dlio_det.h5", spec, det).ok());
   // The same requests as h5py's loop over h5py's own conversion of the same shapes.
   for (const bool keep : {true, false}) {
-    std::vector<Request> python = fx.Python("conv.h5", keep);
-    std::vector<Request> dlio = DlioGroupRequests(fx.data, "dlio.h5", keep, true);
-    for (Request& r : python) r.file = "x";
-    for (Request& r : dlio) r.file = "x";
-    INFO("keep " << keep << "\nh5py on its file:\n"
-                 << ToString(python) << "dlio on its file:\n"
-                 << ToString(dlio));
-    CHECK(dlio == python);
+    for (const bool box : {false, true}) {
+      std::vector<Request> python = box ? fx.Python("det.h5", keep, "sample_%d", "image,label,bbox")
+                                        : fx.Python("conv.h5", keep);
+      std::vector<Request> dlio =
+          box ? DlioGroupRequests(fx.data, "dlio_det.h5", keep, true, nullptr, "sample_",
+                                  "image,label,bbox:4:float32")
+              : DlioGroupRequests(fx.data, "dlio.h5", keep, true);
+      for (Request& r : python) r.file = "x";
+      for (Request& r : dlio) r.file = "x";
+      INFO("keep " << keep << " box " << box << "\nh5py on its file:\n"
+                   << ToString(python) << "dlio on its file:\n"
+                   << ToString(dlio));
+      CHECK(dlio == python);
+    }
   }
   // dlio's reader returns the bytes written.
   SampleBuffer last;
@@ -306,6 +340,13 @@ TEST_CASE("hdf5 sample groups: bad keys are refused by name") {
                             bad + "\"\n")
                    .message(),
                Catch::Contains(std::string("dataset.hdf5_sample_groups: \"") + bad + "\""));
+  }
+  CHECK(ParseChecked(base + "  hdf5_sample_members: \"img,label:scalar:int32,box:2x2:float16\"\n")
+            .ok());
+  for (const char* bad :
+       {"img:4:uint8", "img,box:4:complex64", "img,box:4x:float32", "img,box:-1", "img,box:a"}) {
+    CHECK_THAT(ParseChecked(base + "  hdf5_sample_members: \"" + bad + "\"\n").message(),
+               Catch::Contains("dataset.hdf5_sample_members: \""));
   }
   CHECK_THAT(ParseChecked(base + "  hdf5_sample_members: image,image\n").message(),
              Catch::Contains("dataset.hdf5_sample_members: \"image\" is named twice"));

@@ -79,29 +79,6 @@ bool IndexedNames(const std::vector<std::string>& names, GroupNames* out) {
   return true;
 }
 
-// The datasets of group `g`, the largest first, the others in name order; empty when it holds
-// anything else.
-std::vector<std::string> GroupMembers(hid_t g) {
-  LinkNames links;
-  if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, nullptr, &CollectLink, &links) < 0) return {};
-  std::vector<std::pair<std::string, uint64_t>> sized;
-  for (const std::string& name : links.names) {
-    Hid d(H5Oopen(g, name.c_str(), H5P_DEFAULT));
-    if (!d.valid() || H5Iget_type(d.get()) != H5I_DATASET) return {};
-    Hid type(H5Dget_type(d.get()));
-    Hid space(H5Dget_space(d.get()));
-    const hssize_t points = space.valid() ? H5Sget_simple_extent_npoints(space.get()) : -1;
-    if (!type.valid() || points < 0) return {};
-    sized.emplace_back(name, static_cast<uint64_t>(points) * H5Tget_size(type.get()));
-  }
-  std::stable_sort(sized.begin(), sized.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
-  if (!sized.empty()) std::sort(sized.begin() + 1, sized.end());
-  std::vector<std::string> out;
-  for (auto& [name, bytes] : sized) out.push_back(std::move(name));
-  return out;
-}
-
 // The numpy name of a member's element type when the group writer can write it, else "".
 std::string ElementName(hid_t type) {
   const size_t size = H5Tget_size(type);
@@ -112,6 +89,56 @@ std::string ElementName(hid_t type) {
   if (H5Tget_class(type) != H5T_INTEGER) return "";
   if (H5Tget_sign(type) == H5T_SGN_NONE) return size == 1 ? "uint8" : "";
   return size == 1 ? "int8" : size == 2 ? "int16" : size == 4 ? "int32" : size == 8 ? "int64" : "";
+}
+
+// A member of a sample's group as the file holds it, with its bytes and where its object header
+// is (datasets are created in that order).
+struct FoundMember {
+  SampleMember member;
+  uint64_t bytes = 0;
+  haddr_t header = 0;
+};
+
+// The member `name` of group `g`; false when it is not a dataset whose size and header are told.
+bool FindMember(hid_t g, const std::string& name, FoundMember* f) {
+  Hid d(H5Oopen(g, name.c_str(), H5P_DEFAULT));
+  if (!d.valid() || H5Iget_type(d.get()) != H5I_DATASET) return false;
+  Hid type(H5Dget_type(d.get()));
+  const Extent e = DatasetExtent(d.get());
+  H5O_info_t info{};
+  if (!type.valid() || e.rank < 0 || H5Oget_info2(d.get(), &info, H5O_INFO_BASIC) < 0 ||
+      !DeclaredBytes(e, H5Tget_size(type.get()), &f->bytes)) {
+    return false;
+  }
+  f->member.name = name;
+  f->header = info.addr;
+  h5py_save::H5pyType t{};
+  if (H5pyTypeOf(ElementName(type.get()), &t)) {
+    f->member.type = t;
+    f->member.shape.assign(e.dims.begin(), e.dims.begin() + e.rank);
+  }
+  return true;
+}
+
+// The datasets of group `g`: the largest first (the sample), the others in the order they were
+// created, with their shapes and dtypes (one of a type the writer does not write: named alone,
+// scalar int64); empty when it holds anything else.
+std::vector<SampleMember> GroupMembers(hid_t g) {
+  LinkNames links;
+  if (H5Literate(g, H5_INDEX_NAME, H5_ITER_INC, nullptr, &CollectLink, &links) < 0) return {};
+  std::vector<FoundMember> found(links.names.size());
+  for (size_t k = 0; k < found.size(); ++k) {
+    if (!FindMember(g, links.names[k], &found[k])) return {};
+  }
+  if (found.empty()) return {};
+  const auto largest = std::max_element(
+      found.begin(), found.end(), [](const auto& a, const auto& b) { return a.bytes < b.bytes; });
+  std::iter_swap(found.begin(), largest);
+  std::stable_sort(found.begin() + 1, found.end(),
+                   [](const FoundMember& a, const FoundMember& b) { return a.header < b.header; });
+  std::vector<SampleMember> out;
+  for (FoundMember& f : found) out.push_back(std::move(f.member));
+  return out;
 }
 
 // One member opened and checked: its type, and its bytes against the file's size.
@@ -183,8 +210,7 @@ class GroupReader final : public FormatReader {
 
   std::string DescribeJson() const override {
     const SampleGroups& g = info_.groups;
-    std::string members;
-    for (const std::string& m : g.members) members += (members.empty() ? "" : ",") + m;
+    const std::string members = SampleMembersText(g.members);
     // The key's value as YAML takes it: a name starting with '{' quoted (else a flow mapping).
     const std::string text = GroupNamesText(g.names);
     const std::string value = text.front() == '{' ? "\"" + text + "\"" : text;
@@ -213,7 +239,7 @@ class GroupReader final : public FormatReader {
     }
     DLIO_ASSIGN_OR_RETURN(
         MemberDataset m,
-        OpenMemberDataset(call, group.get(), what, info_.groups.members[0], info_.file_size));
+        OpenMemberDataset(call, group.get(), what, info_.groups.members[0].name, info_.file_size));
     info_.row_bytes = m.bytes;
     const Extent e = DatasetExtent(m.dset.get());
     info_.rank = e.rank;
@@ -233,7 +259,7 @@ class GroupReader final : public FormatReader {
                                ", dataset.hdf5_sample_groups)"));
     }
     for (size_t k = 0; k < info_.groups.members.size(); ++k) {
-      const std::string& member = info_.groups.members[k];
+      const std::string& member = info_.groups.members[k].name;
       DLIO_ASSIGN_OR_RETURN(MemberDataset m,
                             OpenMemberDataset(call, group.get(), what, member, info_.file_size));
       uint8_t* dst = nullptr;
@@ -278,7 +304,7 @@ Result<bool> FindSampleGroups(Hdf5Call& call, hid_t file, ReaderInfo* info) {
     call.Clear();
     return false;
   }
-  std::vector<std::string> members = GroupMembers(group.get());
+  std::vector<SampleMember> members = GroupMembers(group.get());
   call.Clear();
   if (members.empty()) return false;
   info->groups.on = true;

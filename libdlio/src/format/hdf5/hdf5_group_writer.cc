@@ -42,19 +42,20 @@ H5pyDataset DataMember(const std::string& name, uint64_t bytes, const FormatOpti
 Result<H5pyLayout> SampleGroupsLayout(const FileSpec& spec, const FormatOptions& o) {
   const Hdf5Options& h = Hdf5Of(o.formats);
   DLIO_ASSIGN_OR_RETURN(const GroupNames names, ParseGroupNames(h.sample_groups));
-  DLIO_ASSIGN_OR_RETURN(const std::vector<std::string> members,
+  DLIO_ASSIGN_OR_RETURN(const std::vector<SampleMember> members,
                         ParseSampleMembers(h.sample_members));
   H5pyLayout layout;
   layout.assigned = true;  // g['image'] = x, as a conversion script writes them
   layout.datasets.reserve(spec.sample_sizes.size() * members.size());
   for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
     const std::string group = SampleGroupPath(names, i).substr(1) + "/";
-    layout.datasets.push_back(DataMember(group + members[0], spec.sample_sizes[i], o));
+    layout.datasets.push_back(DataMember(group + members[0].name, spec.sample_sizes[i], o));
     for (size_t m = 1; m < members.size(); ++m) {
-      H5pyDataset label;
-      label.name = group + members[m];
-      label.type = H5pyType::kI64;
-      layout.datasets.push_back(std::move(label));
+      H5pyDataset d;
+      d.name = group + members[m].name;
+      d.shape = members[m].shape;
+      d.type = members[m].type;
+      layout.datasets.push_back(std::move(d));
     }
   }
   return layout;
@@ -66,12 +67,16 @@ Status WriteSampleGroups(Storage* storage, const std::string& path, const FileSp
   const size_t per_sample =
       spec.sample_sizes.empty() ? 1 : layout.datasets.size() / spec.sample_sizes.size();
   // Datasets come in the layout's order, one fill each: the k-th is member k % per_sample of
-  // sample k / per_sample.
+  // sample k / per_sample. A scalar int64 member holds the sample's label, another member bytes
+  // of its own stream.
   size_t k = 0;
   const h5py_save::FillData fill = [&](uint64_t, size_t n, char* dst) {
     const uint64_t sample = k / per_sample;
-    if (k % per_sample == 0) {
-      FillSampleBytes(spec.seed, sample, 0, reinterpret_cast<uint8_t*>(dst), n);
+    const size_t member = k % per_sample;
+    const H5pyDataset& d = layout.datasets[k];
+    if (member == 0 || !d.shape.empty() || d.type != H5pyType::kI64) {
+      const uint64_t seed = member == 0 ? spec.seed : spec.seed ^ (0x9e3779b97f4a7c15ULL * member);
+      FillSampleBytes(seed, sample, 0, reinterpret_cast<uint8_t*>(dst), n);
     } else {
       const int64_t label = SampleLabel(spec.seed, sample);
       std::memcpy(dst, &label, std::min(n, sizeof label));  // little-endian, as h5py's int64

@@ -45,7 +45,8 @@ void AddHdf5Keys(std::vector<KeySpec>* t) {
   add(String("dataset.hdf5_sample_members", HDF5_FIELD(std::string, sample_members),
              "hdf5 with hdf5_sample_groups: each group's datasets, comma-separated, read in "
              "this order: the first holds the sample (record_dims of record_element_type, else "
-             "flat uint8), each other a scalar int64 label"));
+             "flat uint8), each other a scalar int64 label, or name:shape:dtype (bbox:4:float32; "
+             "shape AxB or scalar, dtype uint8 to float64)"));
 }
 
 void AddHdf5RecordKeys(std::vector<KeySpec>* t) {

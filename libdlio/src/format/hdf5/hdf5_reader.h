@@ -41,7 +41,7 @@ struct ReaderHandles {
 struct SampleGroups {
   bool on = false;  // false: not this layout
   GroupNames names;
-  std::vector<std::string> members;
+  std::vector<SampleMember> members;
 };
 
 struct ReaderInfo {
@@ -88,8 +88,9 @@ Result<std::unique_ptr<FormatReader>> MakeH5pyReader(Hdf5Call& call, Storage* st
 // Whether `file`, with none of the datasets FindSampleDataset looks for first, holds a group per
 // sample: every link of its root is named <prefix><i> for i = 0..n-1 (one prefix, perhaps empty;
 // the indices all zero-padded to one width, or none padded), and the first is a group of
-// datasets. Then sets info->groups (members: the largest dataset first,
-// the others in name order) and returns true. Lists the root's links once: libhdf5 reads its
+// datasets. Then sets info->groups (members: the largest dataset first, the others in the order
+// they were created, their object headers' order in the file, with their shapes and dtypes) and
+// returns true. Lists the root's links once: libhdf5 reads its
 // symbol table (hdf5_group_reader.cc).
 Result<bool> FindSampleGroups(Hdf5Call& call, hid_t file, ReaderInfo* info);
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "config/config_table.h"
 #include "dlio/str_cat.h"
@@ -33,30 +34,108 @@ std::string RefusedBeside(const WorkloadConfig& c, const Hdf5Options& o) {
 
 }  // namespace
 
-Result<std::vector<std::string>> ParseSampleMembers(const std::string& members) {
-  std::vector<std::string> out;
+namespace {
+
+using h5py_save::H5pyType;
+
+// The numpy names H5pyTypeOf and ElementTypeName map.
+constexpr std::pair<const char*, H5pyType> kMemberTypes[] = {
+    {"uint8", H5pyType::kU8},    {"int8", H5pyType::kI8},    {"int16", H5pyType::kI16},
+    {"int32", H5pyType::kI32},   {"int64", H5pyType::kI64},  {"float16", H5pyType::kF16},
+    {"float32", H5pyType::kF32}, {"float64", H5pyType::kF64}};
+
+// ":shape[:dtype]" of a member after the first (`spec`, without its name).
+Status ParseMemberSpec(const std::string& spec, const std::string& item, SampleMember* m) {
+  auto bad = [&](const std::string& why) {
+    return Status::InvalidArgument("dataset.hdf5_sample_members: \"", item, "\" ", why);
+  };
+  const size_t colon = spec.find(':');
+  const std::string shape = spec.substr(0, colon);
+  if (shape != "scalar" && !shape.empty()) {
+    size_t start = 0;
+    while (start <= shape.size()) {
+      const size_t x = std::min(shape.find('x', start), shape.size());
+      uint64_t dim = 0;
+      const char* first = shape.data() + start;
+      const char* last = shape.data() + x;
+      const auto [end, ec] = std::from_chars(first, last, dim);
+      if (first == last || ec != std::errc() || end != last || dim > (uint64_t{1} << 32)) {
+        return bad("has a shape that is not 'scalar' or dimensions like '4' or '2x3'");
+      }
+      m->shape.push_back(dim);
+      start = x + 1;
+    }
+  }
+  if (colon != std::string::npos && !H5pyTypeOf(spec.substr(colon + 1), &m->type)) {
+    return bad(
+        "has a dtype that is not uint8, int8, int16, int32, int64, float16, float32 or "
+        "float64");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<std::vector<SampleMember>> ParseSampleMembers(const std::string& members) {
+  std::vector<SampleMember> out;
   size_t start = 0;
   while (start <= members.size()) {
     const size_t comma = std::min(members.find(',', start), members.size());
-    std::string name = members.substr(start, comma - start);
+    const std::string item = members.substr(start, comma - start);
     start = comma + 1;
-    if (name.empty() || name.size() > kMaxMemberName || name == "." || name == ".." ||
-        !std::all_of(name.begin(), name.end(), MemberChar)) {
-      return Status::InvalidArgument("dataset.hdf5_sample_members: \"", name, "\" in \"", members,
+    SampleMember m;
+    const size_t colon = item.find(':');
+    m.name = item.substr(0, colon);
+    if (m.name.empty() || m.name.size() > kMaxMemberName || m.name == "." || m.name == ".." ||
+        !std::all_of(m.name.begin(), m.name.end(), MemberChar)) {
+      return Status::InvalidArgument("dataset.hdf5_sample_members: \"", item, "\" in \"", members,
                                      "\" is not a dataset name (1 to 64 letters, digits, '_', '-' "
                                      "or '.', comma-separated)");
     }
-    if (std::find(out.begin(), out.end(), name) != out.end()) {
-      return Status::InvalidArgument("dataset.hdf5_sample_members: \"", name,
-                                     "\" is named twice in \"", members, "\"");
+    if (colon != std::string::npos) {
+      if (out.empty()) {
+        return Status::InvalidArgument(
+            "dataset.hdf5_sample_members: \"", item,
+            "\": the first member is the sample, its shape and dtype dataset.record_dims and "
+            "record_element_type");
+      }
+      DLIO_RETURN_NOT_OK(ParseMemberSpec(item.substr(colon + 1), item, &m));
     }
-    out.push_back(std::move(name));
+    for (const SampleMember& seen : out) {
+      if (seen.name == m.name) {
+        return Status::InvalidArgument("dataset.hdf5_sample_members: \"", m.name,
+                                       "\" is named twice in \"", members, "\"");
+      }
+    }
+    out.push_back(std::move(m));
   }
   if (out.size() > kMaxSampleMembers) {
     return Status::InvalidArgument("dataset.hdf5_sample_members: ", out.size(), " names in \"",
                                    members, "\"; at most ", kMaxSampleMembers);
   }
   return out;
+}
+
+std::string SampleMembersText(const std::vector<SampleMember>& members) {
+  std::string text;
+  for (size_t k = 0; k < members.size(); ++k) {
+    const SampleMember& m = members[k];
+    if (k > 0) text += ",";
+    text += m.name;
+    if (k == 0 || (m.shape.empty() && m.type == H5pyType::kI64)) continue;
+    std::string shape;
+    for (uint64_t d : m.shape) shape.append(shape.empty() ? "" : "x").append(std::to_string(d));
+    text.append(":").append(shape.empty() ? std::string("scalar") : shape);
+    text.append(":").append(ElementTypeName(m.type));
+  }
+  return text;
+}
+
+std::string ElementTypeName(H5pyType type) {
+  for (const auto& [name, t] : kMemberTypes) {
+    if (t == type) return name;
+  }
+  return "";
 }
 
 Result<GroupNames> ParseGroupNames(const std::string& pattern) {
@@ -114,12 +193,7 @@ std::string SampleGroupPath(const GroupNames& names, uint64_t i) {
 }
 
 bool H5pyTypeOf(const std::string& element_type, h5py_save::H5pyType* out) {
-  using h5py_save::H5pyType;
-  static const std::pair<const char*, H5pyType> kTypes[] = {
-      {"uint8", H5pyType::kU8},    {"int8", H5pyType::kI8},    {"int16", H5pyType::kI16},
-      {"int32", H5pyType::kI32},   {"int64", H5pyType::kI64},  {"float16", H5pyType::kF16},
-      {"float32", H5pyType::kF32}, {"float64", H5pyType::kF64}};
-  for (const auto& [name, type] : kTypes) {
+  for (const auto& [name, type] : kMemberTypes) {
     if (element_type == name) {
       *out = type;
       return true;

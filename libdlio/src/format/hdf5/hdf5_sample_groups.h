@@ -19,9 +19,28 @@
 
 namespace dlio::format_internal::hdf5 {
 
-// The members of dataset.hdf5_sample_members ("image,label"): 1 to 16 names of 1 to 64 letters,
-// digits, '_', '-' or '.', distinct. InvalidArgument naming the key and the name.
-Result<std::vector<std::string>> ParseSampleMembers(const std::string& members);
+// One dataset of a sample's group: its name and, for the members after the first (the sample,
+// whose shape and type are dataset.record_dims and record_element_type), its shape ({} = a
+// scalar) and element type.
+struct SampleMember {
+  std::string name;
+  std::vector<uint64_t> shape;
+  h5py_save::H5pyType type = h5py_save::H5pyType::kI64;
+  bool operator==(const SampleMember&) const = default;
+};
+
+// dataset.hdf5_sample_members ("image,label", "img,label,bbox:4:float32"): 1 to 16 members,
+// comma-separated, each a distinct name of 1 to 64 letters, digits, '_', '-' or '.'; each after
+// the first may add ":shape[:dtype]" (shape 'AxB...' or 'scalar', dtype uint8, int8, int16, int32,
+// int64, float16, float32 or float64; scalar int64 when not given). InvalidArgument naming the
+// key and the member.
+Result<std::vector<SampleMember>> ParseSampleMembers(const std::string& members);
+
+// The key's text for `members` (a scalar int64 member by its name alone).
+std::string SampleMembersText(const std::vector<SampleMember>& members);
+
+// The numpy name of an h5py dtype H5pyTypeOf maps ("" for the strings).
+std::string ElementTypeName(h5py_save::H5pyType type);
 
 // How the groups are named: <prefix><index><suffix>, the index in decimal, zero-padded to
 // `width` digits when width > 0.
