@@ -33,6 +33,7 @@ list(APPEND DLIO_SOURCES
   src/profile/fit/fit_files.cc
   src/profile/fit/fit_folder_name.cc
   src/profile/fit/fit_access.cc
+  src/profile/fit/fit_steps.cc
   src/profile/fit/fit_fold.cc
   src/profile/fit/fit_client_costs.cc
   src/profile/fit/fit_dataset.cc
