@@ -257,11 +257,16 @@ int RunFit(const FitCommandOptions& options) {
     return ModelAvailable(registries, format, model);
   };
   fit.format_declares = fit.io_model_available;  // a build's formats implement what they declare
-  fit.mmap_head = [&](const std::string& format) {
+  fit.format_traits = [&](const std::string& format) {
+    dlio::FitFormatTraits traits;
     auto made = registries.formats.Get(format);
-    if (!made.ok()) return false;
+    if (!made.ok()) return traits;
     auto f = (*made)();
-    return f.ok() && (*f)->capabilities().mmap_head;
+    if (!f.ok()) return traits;
+    const dlio::FormatCapabilities c = (*f)->capabilities();
+    traits.mmap_head = c.mmap_head;
+    traits.pyio_records = c.pyio_records;
+    return traits;
   };
   fit.model_client_work = [](const std::string& model) {
     const auto m = dlio::EnumFromName<dlio::IoModel>(model);

@@ -92,6 +92,36 @@ TEST_CASE("capabilities: reader.mmap_head_bytes applies under io_model mmap of r
                                           "only, but dataset.format 'raw' reads with 'native'"));
 }
 
+TEST_CASE("capabilities: io_model pyio reads a raw file of several samples as records") {
+  const auto registries = Builtins();
+  const Registries& r = *registries;
+  WorkloadConfig c = IoModelConfig("raw", "pyio");
+  REQUIRE(ApplyOverride(&c, "dataset.num_samples_per_file=1000").ok());
+  CHECK(ValidateCapabilities(c, r).ok());
+  REQUIRE(ApplyOverride(&c, "reader.pyio_call=readinto").ok());
+  CHECK(ValidateCapabilities(c, r).ok());
+  // npy's pyio reader reads a file whole: records are refused, naming the formats that read them.
+  WorkloadConfig npy = IoModelConfig("npy", "pyio");
+  REQUIRE(ApplyOverride(&npy, "dataset.num_samples_per_file=4").ok());
+  Status s = ValidateCapabilities(npy, r);
+  CHECK(s.code() == StatusCode::kInvalidArgument);
+  CHECK_THAT(s.message(), Catch::Contains("dataset.num_samples_per_file must be 1, got 4") &&
+                              Catch::Contains("files of records: dataset.format 'raw'"));
+  // A whole-file load's keys and read1 say nothing of a record: refused by name.
+  for (const std::string key :
+       {"pyio_head_bytes=128", "pyio_read_size=8192", "pyio_crop_bytes=64", "pyio_end_reads=1"}) {
+    WorkloadConfig bad = c;
+    REQUIRE(ApplyOverride(&bad, "reader." + key).ok());
+    s = ValidateCapabilities(bad, r);
+    CHECK(s.code() == StatusCode::kInvalidArgument);
+    CHECK_THAT(s.message(), Catch::Contains("reader." + key.substr(0, key.find('='))) &&
+                                Catch::Contains("describes a whole-file load"));
+  }
+  REQUIRE(ApplyOverride(&c, "reader.pyio_call=read1").ok());
+  CHECK_THAT(ValidateCapabilities(c, r).message(),
+             Catch::Contains("reader.pyio_call read1 is for chunked loops"));
+}
+
 TEST_CASE("capabilities: reader.pyio_* apply under io_model pyio, whose files hold one sample") {
   const auto registries = Builtins();
   const Registries& r = *registries;

@@ -182,6 +182,12 @@ set_property(TEST fidelity:keras_threads_h5ckpt APPEND PROPERTY ENVIRONMENT
 dlio_add_closed_loop(h5_groups_per_sample 0.9 0.1 "numpy h5py torch" "")
 set_property(TEST fidelity:h5_groups_per_sample APPEND PROPERTY ENVIRONMENT
              "MAX_COUNT_DIFF=0.05;EXPECT_FIT=hdf5_sample_groups: sample_ ")
+# CIFAR-10's binary batches (3,073-byte records) read by a map-style Dataset with f.seek and
+# f.read on a file each DataLoader worker keeps open (fit: io_model pyio over raw records, each
+# read a 4 KiB buffer fill, the buffer kept from record to record). Requests within 5%.
+dlio_add_closed_loop(cifar_bin_records 0.9 0.1 "numpy torch" "")
+set_property(TEST fidelity:cifar_bin_records APPEND PROPERTY ENVIRONMENT
+             "MAX_COUNT_DIFF=0.05;EXPECT_FIT=pyio_call: read ")
 # MATLAB files read with scipy.io.loadmat in spawned DataLoader workers (fit: a variable's data in
 # read(131072) calls, the rest of the file a tail, then one look past the end; the spawned
 # workers' imports are the runtime's, not the workload's). Requests within 5%.

@@ -36,7 +36,8 @@ target_compile_definitions(pil_png_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:
 dlio_add_test(npy_mmap_test SOURCES io_models/npy_mmap_test.cc PROPERTIES SKIP_RETURN_CODE 77)
 add_dependencies(npy_mmap_test dlio_preload)
 target_compile_definitions(npy_mmap_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
-dlio_add_test(pyio_test SOURCES io_models/pyio_test.cc PROPERTIES TIMEOUT 300)
+dlio_add_test(pyio_test SOURCES io_models/pyio_test.cc io_models/pyio_records_test.cc
+              PROPERTIES TIMEOUT 300)
 add_dependencies(pyio_test dlio_preload)
 target_compile_definitions(pyio_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
 # checkpoint.type torch_save against torch.save; skipped (exit 77) without torch.

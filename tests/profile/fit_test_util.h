@@ -76,12 +76,16 @@ inline FitResult Fit(const ProfileTrace& t, FitOptions options = {}) {
       return DeclaresModel(registries, format, model);
     };
   }
-  if (!options.mmap_head) {
-    options.mmap_head = [&registries](const std::string& format) {
+  if (!options.format_traits) {
+    options.format_traits = [&registries](const std::string& format) {
+      FitFormatTraits traits;
       auto made = registries.formats.Get(format);
-      if (!made.ok()) return false;
+      if (!made.ok()) return traits;
       auto f = (*made)();
-      return f.ok() && (*f)->capabilities().mmap_head;
+      if (!f.ok()) return traits;
+      traits.mmap_head = (*f)->capabilities().mmap_head;
+      traits.pyio_records = (*f)->capabilities().pyio_records;
+      return traits;
     };
   }
   if (!options.model_client_work) {

@@ -282,6 +282,10 @@ struct FormatCapabilities {
   // first open, then the file mapped, as PIL loads a raw image); config validation refuses the
   // key with a format whose mmap reader would ignore it.
   bool mmap_head = false;
+  // The pyio reader reads a file of several samples as records (raw: `f.seek(i * size)`, then one
+  // call, on a Python file kept open, io_models/pyio_records_reader.h); without it pyio reads a
+  // file whole as its one sample and config validation refuses dataset.num_samples_per_file > 1.
+  bool pyio_records = false;
 };
 
 // The request model a reader of a format declaring `capabilities` uses for the reader.io_model

@@ -145,6 +145,16 @@ using ReadRequest = std::pair<uint64_t, uint64_t>;
 using PyioRequestsOf =
     std::function<std::vector<ReadRequest>(uint64_t file_size, const PyioCalls& calls)>;
 
+// What a format's readers can do, as far as fit's rules ask (FormatCapabilities, dlio/format.h).
+struct FitFormatTraits {
+  // Its mmap reader reads reader.mmap_head_bytes (FormatCapabilities::mmap_head): fit then writes
+  // the key for mappings that follow a read of the file's start.
+  bool mmap_head = false;
+  // Its pyio reader reads files of several samples as records, each with f.seek and one call
+  // (FormatCapabilities::pyio_records): fit then tries that for seeks and reads at record offsets.
+  bool pyio_records = false;
+};
+
 struct FitOptions {
   // Data-file probe; empty: the trace alone (formats from suffixes, sizes from offsets).
   DataFileProbe probe;
@@ -168,9 +178,9 @@ struct FitOptions {
   // reader.client_costs framework (IoModelDoesClientWork, dlio/format.h): fit then weighs the
   // client work between the reads of one file stream; empty: no model does.
   std::function<bool(const std::string& model)> model_client_work;
-  // Whether `format`'s mmap reader reads reader.mmap_head_bytes (FormatCapabilities::mmap_head):
-  // fit then writes the key for mappings that follow a read of the file's start; empty: none.
-  std::function<bool(const std::string& format)> mmap_head;
+  // What `format`'s readers can do that fit's rules ask (from its FormatCapabilities); empty:
+  // none of it.
+  std::function<FitFormatTraits(const std::string& format)> format_traits;
   // io_model pyio's requests, to hold a trace's reads against; empty: pyio is never chosen.
   PyioRequestsOf pyio_requests;
   size_t max_probed_files = 64;  // files probed for sizes and sample counts (the rest: the trace)

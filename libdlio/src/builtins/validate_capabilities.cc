@@ -271,7 +271,39 @@ Status ValidateMmapKeys(const WorkloadConfig& c, const Registries& registries) {
   return Status::OK();
 }
 
-// reader.pyio_*: read by the pyio model only, which reads each file whole as its one sample.
+// io_model pyio over files of several samples: records read with f.seek and one call, which the
+// format's pyio reader must declare (FormatCapabilities::pyio_records); the whole-file keys and
+// read1 are refused by name.
+Status ValidatePyioRecords(const WorkloadConfig& c, const Registries& registries,
+                           const PyioOptions* pyio) {
+  if (!FormatDeclares(c.dataset.format, registries).pyio_records) {
+    const std::string able = NamesThat(registries.formats.List(), [&](const std::string& name) {
+      return FormatDeclares(name, registries).pyio_records;
+    });
+    return Status::InvalidArgument(
+        "reader.io_model pyio reads a ", c.dataset.format,
+        " file whole as one sample: dataset.num_samples_per_file must be 1, got ",
+        c.dataset.num_samples_per_file, " (files of records: dataset.format '", able, "')");
+  }
+  if (pyio == nullptr) return Status::OK();
+  const char* whole_file_key = PyioWholeFileKey(*pyio);
+  if (whole_file_key != nullptr) {
+    return Status::InvalidArgument(
+        "reader.", whole_file_key,
+        " describes a whole-file load, but reader.io_model pyio reads "
+        "each file of dataset.num_samples_per_file ",
+        c.dataset.num_samples_per_file,
+        " records with f.seek and one call of the record's size (reader.pyio_call)");
+  }
+  if (pyio->call == PyioCall::kRead1) {
+    return Status::InvalidArgument(
+        "reader.pyio_call read1 is for chunked loops: a record is read with read or readinto");
+  }
+  return Status::OK();
+}
+
+// reader.pyio_*: read by the pyio model only, which reads each file whole as its one sample (or,
+// where the format declares it, a file of records).
 Status ValidatePyio(const WorkloadConfig& c, const Registries& registries) {
   const IoModel model =
       ResolveIoModel(c.reader.io_model, FormatDeclares(c.dataset.format, registries));
@@ -282,13 +314,8 @@ Status ValidatePyio(const WorkloadConfig& c, const Registries& registries) {
                                    " is read by reader.io_model pyio only, but dataset.format '",
                                    c.dataset.format, "' reads with '", EnumName(model), "'");
   }
-  if (c.dataset.num_samples_per_file != 1) {
-    return Status::InvalidArgument(
-        "reader.io_model pyio reads each file whole as one sample: dataset.num_samples_per_file "
-        "must be 1, got ",
-        c.dataset.num_samples_per_file);
-  }
   const auto* pyio = c.dataset.formats.Find<PyioOptions>();
+  if (c.dataset.num_samples_per_file != 1) return ValidatePyioRecords(c, registries, pyio);
   if (pyio != nullptr && pyio->call == PyioCall::kRead1 && pyio->read_size == 0) {
     return Status::InvalidArgument(
         "reader.pyio_call read1 needs reader.pyio_read_size > 0 (each call's size: 8192 for a "

@@ -9,6 +9,7 @@
 #include "io_models/model_readers.h"
 #include "io_models/pyio/buffered_reader.h"
 #include "io_models/pyio_reader.h"
+#include "io_models/pyio_records_reader.h"
 
 namespace dlio::format_internal {
 namespace {
@@ -105,12 +106,14 @@ class RawFormat final : public Format {
     FormatCapabilities c;
     c.collective_reads = true;  // a sample's reads depend only on its size
     c.streams_samples = true;   // every reader fills the buffer front to back, reading none back
-    // By name: pyio (a Python program's f.read of the whole file) and mmap (np.memmap); auto
+    // By name: pyio (a Python program's f.read of the whole file, or of each record after a
+    // seek) and mmap (np.memmap); auto
     // reads as a C loader does.
     c.io_models = {IoModel::kPyio, IoModel::kMmap};
     c.native_under_auto = true;
     c.samples_from_config = true;  // nothing in a file tells where its samples begin
     c.mmap_head = true;            // reader.mmap_head_bytes: PIL's header parse before the map
+    c.pyio_records = true;         // pyio over num_samples_per_file > 1: f.seek, one call a record
     return c;
   }
   std::vector<IoModel> reader_models() const override { return readers_.models(); }
@@ -177,15 +180,14 @@ class RawFormat final : public Format {
                                                        std::move(head)));
   }
 
-  // pyio: the whole file as the one sample (any bytes are a raw file's).
+  // pyio: the whole file as the one sample (any bytes are a raw file's), or, with
+  // dataset.num_samples_per_file > 1, its records, each read with f.seek and one call on a Python
+  // file kept open (a fixed-record loader: CIFAR-10's binary batches).
   static Result<std::unique_ptr<FormatReader>> OpenPyio(Storage* storage, const std::string& path,
                                                         const FormatOptions& options) {
     if (options.samples_per_file > 1) {
-      return Status::InvalidArgument(
-          path,
-          ": reader.io_model pyio reads a raw file whole, as one sample, but "
-          "dataset.num_samples_per_file is ",
-          options.samples_per_file);
+      return io_models::OpenPyioRecordsReader(storage, path, options, "raw",
+                                              options.samples_per_file);
     }
     return io_models::OpenPyioReader(storage, path, options, {"raw", nullptr});
   }

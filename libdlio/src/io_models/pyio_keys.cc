@@ -24,7 +24,8 @@ void AddPyioKeys(std::vector<KeySpec>* t) {
            "io_model pyio: the call after the head: read (a new bytes object per call), "
            "readinto (into a buffer the program keeps) or read1 (at most one read(2) a call: "
            "a text file's 8192-byte chunks for `for line in open(path)`; needs pyio_read_size > "
-           "0); their requests differ"));
+           "0); their requests differ; a raw file of records reads each with f.seek and one read "
+           "or readinto call"));
   add(Uint("reader.pyio_tail_bytes", PYIO_FIELD(uint64_t, tail_bytes), {0, uint64_t{1} << 30},
            "io_model pyio: with pyio_read_size 0, the call for the rest stops this many bytes "
            "short of the end and a last f.read(n) reads them (a pickle's opcodes after its "

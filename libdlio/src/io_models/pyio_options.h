@@ -55,4 +55,18 @@ inline const char* PyioKeySet(const OptionSections& formats) {
                                                           : nullptr;
 }
 
+// The first reader.pyio_* key of `pyio` that describes a whole-file load ("pyio_head_bytes",
+// "pyio_read_size", "pyio_tail_bytes", "pyio_tail_read_size", "pyio_crop_bytes",
+// "pyio_end_reads") at other than its default, or nullptr: what a file of records read with
+// f.seek and one call (io_models/pyio_records_reader.h) cannot honour.
+inline const char* PyioWholeFileKey(const PyioOptions& pyio) {
+  return pyio.head_bytes != 0       ? "pyio_head_bytes"
+         : pyio.read_size != 0      ? "pyio_read_size"
+         : pyio.tail_bytes != 0     ? "pyio_tail_bytes"
+         : pyio.tail_read_size != 0 ? "pyio_tail_read_size"
+         : pyio.crop_bytes != 0     ? "pyio_crop_bytes"
+         : pyio.end_reads != 0      ? "pyio_end_reads"
+                                    : nullptr;
+}
+
 }  // namespace dlio

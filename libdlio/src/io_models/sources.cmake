@@ -20,6 +20,7 @@ list(APPEND DLIO_SOURCES
   src/io_models/pil_reader.cc
   src/io_models/pil_png_load.cc
   src/io_models/pyio_reader.cc
+  src/io_models/pyio_records_reader.cc
   src/io_models/tarfile_index_reader.cc
   src/io_models/zipfile_reader.cc
   src/io_models/torch_load_reader.cc

@@ -376,6 +376,13 @@ enum class PyioMatch { kExact, kBeforeEnd };
 std::optional<ModelGuess> GuessPyio(const ProfileTrace& trace, const View& view,
                                     const PyioRequestsOf& requests,
                                     PyioMatch match = PyioMatch::kExact);
+// pyio over files of equal records (FitFormatTraits::pyio_records): at least 80% of the training
+// files' reads follow a seek of their thread to their own offset, the offsets' greatest common
+// divisor (the record) divides every file's size at least twice, and 80% of those reads checked
+// begin as f.seek(o); f.read(record) (or readinto) requests from an empty buffer, most of them not
+// the record alone (fit_pyio.cc): reader.pyio_call, per process state.
+std::optional<ModelGuess> GuessPyioRecords(const ProfileTrace& trace, const View& view,
+                                           const PyioRequestsOf& requests);
 // Whether `model` reads each file whole, once per pass, and serves all its samples from that
 // read (pandas.read_csv, tf.data's stream): one access of a file then stands for all of its
 // samples, and the batches are not visible in the reads.

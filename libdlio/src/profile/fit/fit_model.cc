@@ -211,8 +211,8 @@ HeadsBeforeMaps FindHeadsBeforeMaps(const ProfileTrace& t, const View& view) {
 
 // Data mapped by the program: each process maps the files it reads on its own (worker processes,
 // not threads sharing one mapping). With a format whose mmap reader reads a head first
-// (FitOptions::mmap_head), reader.mmap_head_bytes when at least 80% of the mappings come after a
-// read of the file's start in their process (PIL's Image.open, then ImageFile.load's map), and
+// (FitFormatTraits::mmap_head), reader.mmap_head_bytes when at least 80% of the mappings come after
+// a read of the file's start in their process (PIL's Image.open, then ImageFile.load's map), and
 // reader.open_per_sample when at least 80% are unmapped before their process maps again (each
 // load closes its files and drops its mapping, as Image.close does; dlio's readers otherwise keep
 // a file and its mapping open for the worker's life).
@@ -278,7 +278,9 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
   whole = WholeFileAccesses(view);
   const int64_t n = static_cast<int64_t>(view.accesses.size());
   auto most = [n](int64_t k) { return n > 0 && k * 10 >= n * 8; };
-  if (mmaps > 0) return MmapGuess(t, view, mmaps, options.mmap_head && options.mmap_head(format));
+  const FitFormatTraits traits =
+      options.format_traits ? options.format_traits(format) : FitFormatTraits{};
+  if (mmaps > 0) return MmapGuess(t, view, mmaps, traits.mmap_head);
   const auto [common, share] = CommonLargeRead(t, view);
   // Each rule is a model's request signature, asked only of a format that declares the model.
   auto declares = [&](const char* model) {
@@ -351,6 +353,10 @@ ModelGuess GuessIoModel(const ProfileTrace& t, const View& view, const std::stri
   // the requests before the end; after every rule of a library's own.
   if (declares("pyio") && most(sessions) && most(whole)) {
     if (auto g = GuessPyio(t, view, options.pyio_requests, PyioMatch::kBeforeEnd)) return *g;
+  }
+  // Records of a file read through a Python file each reader keeps (f.seek, then one call).
+  if (declares("pyio") && traits.pyio_records && !most(whole)) {
+    if (auto g = GuessPyioRecords(t, view, options.pyio_requests)) return *g;
   }
   return {"native", FitConfidence::kMedium,
           "sample-sized reads (or fixed chunks) beside format headers: dlio's own reader"};

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <set>
 #include <tuple>
@@ -319,7 +320,106 @@ std::optional<ModelGuess> GuessWholeFile(const std::vector<Session>& sessions,
   return std::nullopt;
 }
 
+// One data read that followed a seek of its thread to its own offset (Python's f.seek, which
+// reaches the kernel when the target is not buffered), on a training file.
+struct SeekedRead {
+  int32_t file = 0;
+  uint64_t offset = 0, size = 0;
+};
+
+// The training files' reads that follow such a seek, and how many reads the training files had.
+std::pair<std::vector<SeekedRead>, size_t> SeekedReads(const ProfileTrace& t, const View& view) {
+  std::map<int32_t, int32_t> file_of;  // path id -> training file
+  for (size_t i : view.data_events) {
+    if (file_of.count(t.path[i]) > 0) continue;
+    for (size_t f = 0; f < view.files.size(); ++f) {
+      if (!view.files[f].valid && view.files[f].path == t.String(t.path[i])) {
+        file_of[t.path[i]] = static_cast<int32_t>(f);
+      }
+    }
+  }
+  std::map<std::tuple<int32_t, int32_t, int32_t>, int64_t> seek_to;  // (pid, tid, path) -> target
+  std::vector<SeekedRead> seeked;
+  size_t reads = 0;
+  for (size_t i : view.data_events) {
+    const auto f = file_of.find(t.path[i]);
+    if (f == file_of.end()) continue;
+    const auto key = std::make_tuple(t.pid[i], t.tid[i], t.path[i]);
+    const auto pending = seek_to.find(key);
+    const int64_t target = pending == seek_to.end() ? -1 : pending->second;
+    seek_to.erase(key);
+    if (t.kind[i] == OpKind::kSeek) {
+      seek_to[key] = t.offset[i];
+    } else if (t.kind[i] == OpKind::kRead) {
+      ++reads;
+      if (target >= 0 && t.offset[i] == target && t.size_bytes[i] > 0) {
+        seeked.push_back(
+            {f->second, static_cast<uint64_t>(target), static_cast<uint64_t>(t.size_bytes[i])});
+      }
+    }
+  }
+  return {std::move(seeked), reads};
+}
+
+// Of `reads` (at most kRecordsChecked of them, spread over all), how many begin as `call` of one
+// `record` after f.seek to their offset does from an empty buffer, and how many of those are the
+// record itself (what dlio's own reader requests).
+struct RecordMatch {
+  size_t checked = 0, match = 0, exact = 0;
+};
+constexpr size_t kRecordsChecked = 256;
+RecordMatch MatchRecords(const std::vector<SeekedRead>& reads, const View& view, uint64_t record,
+                         PyioCall call, const PyioRequestsOf& requests) {
+  RecordMatch m;
+  const size_t step = std::max<size_t>(1, reads.size() / kRecordsChecked);
+  for (size_t k = 0; k < reads.size(); k += step) {
+    const SeekedRead& r = reads[k];
+    const auto extent = static_cast<uint64_t>(view.files[static_cast<size_t>(r.file)].extent);
+    ++m.checked;
+    if (extent > kMaxSimulatedBytes || r.offset + record > extent) continue;
+    const std::vector<ReadRequest> made =
+        requests(extent, PyioCalls{0, 0, call, 0, 0, record, r.offset});
+    if (made.empty() || made.front() != ReadRequest{r.offset, r.size}) continue;
+    ++m.match;
+    m.exact += r.size == record;
+  }
+  return m;
+}
+
 }  // namespace
+
+std::optional<ModelGuess> GuessPyioRecords(const ProfileTrace& t, const View& view,
+                                           const PyioRequestsOf& requests) {
+  if (!requests) return std::nullopt;
+  const auto [seeked, reads] = SeekedReads(t, view);
+  if (seeked.size() < kSessionsChecked || seeked.size() * 10 < reads * 8) return std::nullopt;
+  uint64_t record = 0;  // the offsets' greatest common divisor
+  for (const SeekedRead& r : seeked) record = std::gcd(record, r.offset);
+  if (record == 0) return std::nullopt;
+  for (const SeekedRead& r : seeked) {
+    const int64_t extent = view.files[static_cast<size_t>(r.file)].extent;
+    if (extent <= 0 || static_cast<uint64_t>(extent) % record != 0 ||
+        static_cast<uint64_t>(extent) / record < 2) {
+      return std::nullopt;
+    }
+  }
+  for (const PyioCall call : {PyioCall::kRead, PyioCall::kReadinto}) {
+    const RecordMatch m = MatchRecords(seeked, view, record, call, requests);
+    if (m.match * 10 < m.checked * 8 || m.exact * 2 >= m.match) continue;
+    ModelGuess g{
+        "pyio", FitConfidence::kMedium,
+        StrCat("files of ", record,
+               "-byte records read through a Python file kept open: ", seeked.size(), " of ", reads,
+               " data reads follow a seek to their own offset (offsets divisible by ", record,
+               "), and ", m.match, " of ", m.checked, " checked are what f.seek(o); f.",
+               EnumName(call), "(", record, ") requests from an empty buffer (", m.match - m.exact,
+               " of them not the record alone)")};
+    g.keys = {{"reader.pyio_call", std::string(EnumName(call))}};
+    g.per_process_state = true;  // each process's Python file keeps its own buffer
+    return g;
+  }
+  return std::nullopt;
+}
 
 std::optional<ModelGuess> GuessPyio(const ProfileTrace& t, const View& view,
                                     const PyioRequestsOf& requests, PyioMatch match) {
