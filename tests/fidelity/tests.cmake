@@ -182,6 +182,13 @@ set_property(TEST fidelity:keras_threads_h5ckpt APPEND PROPERTY ENVIRONMENT
 dlio_add_closed_loop(h5_groups_per_sample 0.9 0.1 "numpy h5py torch" "")
 set_property(TEST fidelity:h5_groups_per_sample APPEND PROPERTY ENVIRONMENT
              "MAX_COUNT_DIFF=0.05;EXPECT_FIT=hdf5_sample_groups: sample_ ")
+# A folder converted to one HDF5 file with a dataset per sample at the root and a labels table
+# after them, opened lazily once per DataLoader worker, `f[str(i)][()]` and `f['labels'][i]` per
+# sample (fit: the layout from the file's description, dataset.hdf5_sample_groups with no
+# members and the table as reader.hdf5_lookup_dataset). Requests within 5%.
+dlio_add_closed_loop(h5_dataset_per_sample 0.9 0.1 "numpy h5py torch" "")
+set_property(TEST fidelity:h5_dataset_per_sample APPEND PROPERTY ENVIRONMENT
+             "MAX_COUNT_DIFF=0.05;EXPECT_FIT=hdf5_lookup_dataset: /lookup ")
 # CIFAR-10's binary batches (3,073-byte records) read by a map-style Dataset with f.seek and
 # f.read on a file each DataLoader worker keeps open (fit: io_model pyio over raw records, each
 # read a 4 KiB buffer fill, the buffer kept from record to record). Requests within 5%.

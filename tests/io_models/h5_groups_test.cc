@@ -17,6 +17,7 @@
 #include "format/content.h"
 #include "format/hdf5/hdf5_options.h"
 #include "format/hdf5_test_util.h"
+#include "h5_layout_reads.h"
 #include "request_log.h"
 #include "test_util.h"
 
@@ -25,6 +26,7 @@ namespace {
 
 using format_internal::FillSampleBytes;
 using format_internal::SampleLabel;
+using io_model_test::AfterFirstOpen;
 using io_model_test::KindFilter;
 using io_model_test::PythonHas;
 using io_model_test::Request;
@@ -109,9 +111,6 @@ std::vector<Request> DlioGroupRequests(const std::string& data, const std::strin
                                        bool declared, SampleBuffer* last = nullptr,
                                        const std::string& pattern = "sample_",
                                        const std::string& members = "image,label") {
-  MemoryTracer tracer;
-  auto storage = NewPosixStorage({});
-  storage->Bind(SystemClock(), &tracer);
   FormatOptions o;
   o.io_model = IoModel::kH5py;
   auto& h = o.formats.Get<Hdf5Options>();
@@ -122,35 +121,14 @@ std::vector<Request> DlioGroupRequests(const std::string& data, const std::strin
     o.samples_per_file = kGroupSamples;
     o.record_length_bytes = kGroupImageBytes;  // the nominal size: the file is not read at open
   }
-  {
-    auto reader = testing::Hdf5()->Open(storage.get(), data + "/" + file, o);
-    INFO(reader.status().ToString());
-    REQUIRE(reader.ok());
-    CHECK((*reader)->num_samples() == kGroupSamples);
-    CHECK((*reader)->sample_size(3) == kGroupImageBytes);
-    SampleBuffer buf;
-    for (uint64_t i : kGroupOrder) {
-      const Status st = (*reader)->ReadSample(i, last != nullptr ? last : &buf);
-      INFO(st.ToString());
-      REQUIRE(st.ok());
-    }
-  }
-  return RequestsOf(tracer, data, kGroupOpensAndReads);
+  return io_model_test::Hdf5ReaderRequests(data, file, o, kGroupSamples, kGroupImageBytes,
+                                           kGroupOrder, kGroupOpensAndReads, last);
 }
 
 int64_t ImageReads(const std::vector<Request>& rs) {
   return std::count_if(rs.begin(), rs.end(), [](const Request& r) {
     return r.kind == OpKind::kRead && r.size == static_cast<int64_t>(kGroupImageBytes);
   });
-}
-
-// The requests from the second open on.
-std::vector<Request> AfterFirstOpen(const std::vector<Request>& rs) {
-  auto second = rs.begin();
-  for (int opens = 0; second != rs.end(); ++second) {
-    if (second->kind == OpKind::kOpen && ++opens == 2) break;
-  }
-  return {second, rs.end()};
 }
 
 // h5py's loop and dlio's reader over `file`, whose groups h5py names `python_name` % i and the

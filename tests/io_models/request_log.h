@@ -153,6 +153,15 @@ inline FileRangeRead ReadThrough(Storage* storage) {
 
 // A temporary folder holding DIR/data, DIR/make.py and DIR/read.py, after `python3 make.py
 // DIR/data` wrote the files a test reads (the h5py tests' fixtures).
+// The requests from the second open on.
+inline std::vector<Request> AfterFirstOpen(const std::vector<Request>& rs) {
+  auto second = rs.begin();
+  for (int opens = 0; second != rs.end(); ++second) {
+    if (second->kind == OpKind::kOpen && ++opens == 2) break;
+  }
+  return {second, rs.end()};
+}
+
 struct MadeData {
   testing::TempDir tmp;
   std::string data = tmp / "data";

@@ -44,7 +44,8 @@ target_compile_definitions(pyio_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dli
 dlio_add_test(torch_save_test SOURCES io_models/torch_save_test.cc PROPERTIES TIMEOUT 300 SKIP_RETURN_CODE 77)
 add_dependencies(torch_save_test dlio_preload)
 target_compile_definitions(torch_save_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
-dlio_add_test(h5py_test SOURCES io_models/h5py_test.cc io_models/h5_groups_test.cc)
+dlio_add_test(h5py_test SOURCES io_models/h5py_test.cc io_models/h5_groups_test.cc
+              io_models/h5_datasets_test.cc)
 add_dependencies(h5py_test dlio_preload)
 target_compile_definitions(h5py_test PRIVATE DLIO_PRELOAD_LIB="$<TARGET_FILE:dlio_preload>")
 # reader.client_costs none and framework: the same requests from every process of dlio-run.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "format/hdf5/hdf5_chunk_guard.h"
+#include "format/hdf5/hdf5_lookup.h"
 #include "format/hdf5/hdf5_options.h"
 #include "format/hdf5/hdf5_reader.h"
 #include "format/hdf5/hdf5_vfd.h"
@@ -23,16 +24,6 @@
 
 namespace dlio::format_internal::hdf5 {
 namespace {
-
-// A dataset read one row at a time: where it is and how its rows are selected.
-struct RowDataset {
-  std::string name;
-  int rank = 0;
-  std::array<hsize_t, H5S_MAX_RANK> dims{};
-  Hid type;       // memory type = the stored type (no conversion)
-  Hid mem_space;  // one row, 1-D
-  std::optional<ChunkGuard> guard;
-};
 
 // The open objects of one h5py.File: what h5py's File.close() closes (datasets, then files).
 struct OpenObjects {
@@ -55,14 +46,14 @@ struct OpenObjects {
 class H5pyReader final : public FormatReader {
  public:
   H5pyReader(const FormatOptions& o, Hid fapl, ReaderHandles h, ReaderInfo info,
-             std::optional<RowDataset> lookup, uint64_t lookup_row_bytes)
+             std::optional<LookupTable> lookup)
       : reopen_(Hdf5Of(o.formats).h5py_reopen),
         fapl_(std::move(fapl)),
         type_(std::move(h.type)),
         mem_space_(std::move(h.mem_space)),
         info_(std::move(info)),
         lookup_(std::move(lookup)),
-        lookup_row_(std::max<uint64_t>(lookup_row_bytes, 1)) {
+        lookup_row_(std::max<uint64_t>(lookup_ ? lookup_->row_bytes : 0, 1)) {
     // The files OpenReader opened serve the first sample; its datasets were opened with fitted
     // caches, so they are closed (their headers stay in the metadata cache: no I/O to reopen).
     open_.file = std::move(h.file);
@@ -182,26 +173,8 @@ class H5pyReader final : public FormatReader {
 
   // Row (i mod its length) of the lookup dataset: `f['coords'][k]`.
   Status ReadLookupRow(Hdf5Call& call, uint64_t i) {
-    RowDataset& l = *lookup_;
-    DLIO_RETURN_NOT_OK(OpenDataset(call, open_.file, info_.path, l.name, &open_.lookup));
-    std::array<hsize_t, H5S_MAX_RANK> first{}, count = l.dims;
-    first[0] = i % l.dims[0];
-    count[0] = 1;
-    Hid space(H5Dget_space(open_.lookup.get()));
-    if (!space.valid() || H5Sselect_hyperslab(space.get(), H5S_SELECT_SET, first.data(), nullptr,
-                                              count.data(), nullptr) < 0) {
-      return call.Error(StatusCode::kInternal, info_.path + ": selecting a row of " + l.name);
-    }
-    if (!l.guard) l.guard.emplace(open_.lookup.get(), l.rank, l.dims, info_.file_size);
-    DLIO_RETURN_NOT_OK(l.guard->Check(open_.lookup.get(), first.data(), count.data(), info_.path,
-                                      "reader.hdf5_lookup_dataset " + l.name));
-    if (H5Dread(open_.lookup.get(), l.type.get(), l.mem_space.get(), space.get(), H5P_DEFAULT,
-                lookup_row_.data()) < 0) {
-      return call.Error(StatusCode::kCorruption,
-                        StrCat(info_.path, ": reading row ", first[0], " of ", l.name,
-                               " (reader.hdf5_lookup_dataset)"));
-    }
-    return Status::OK();
+    DLIO_RETURN_NOT_OK(OpenDataset(call, open_.file, info_.path, lookup_->name, &open_.lookup));
+    return ReadLookupTableRow(call, open_.lookup.get(), i, info_, &*lookup_, lookup_row_.data());
   }
 
   // Entry i of the metadata file's /offsets and /sizes (as the native reader's Consult, through
@@ -235,57 +208,11 @@ class H5pyReader final : public FormatReader {
   Hid fapl_;
   Hid type_, mem_space_;
   const ReaderInfo info_;
-  std::optional<RowDataset> lookup_;
+  std::optional<LookupTable> lookup_;
   std::vector<uint8_t> lookup_row_;  // one row of the lookup dataset
   OpenObjects open_;
   std::optional<ChunkGuard> guard_;
 };
-
-// The most bytes a row of the lookup dataset may hold: it stands for a small table.
-constexpr uint64_t kMaxLookupRowBytes = 16u << 20;
-
-// Checks reader.hdf5_lookup_dataset in the open file and describes it; `*row_bytes` is a row's.
-Result<RowDataset> OpenLookup(Hdf5Call& call, hid_t file, const ReaderInfo& info,
-                              const std::string& name, uint64_t* row_bytes) {
-  const std::string what = info.path + ": reader.hdf5_lookup_dataset " + name;
-  DLIO_ASSIGN_OR_RETURN(Hid probe, OpenDatasetIfAny(call, file, info.path, name));
-  if (!probe.valid()) {
-    return Status::NotFound(what, ": no such dataset in the file");
-  }
-  Hid dcpl(H5Dget_create_plist(probe.get()));
-  if (!dcpl.valid()) return call.Error(StatusCode::kCorruption, what + ": creation properties");
-  DLIO_RETURN_NOT_OK(CheckFiltersAvailable(dcpl.get(), what));
-  DLIO_RETURN_NOT_OK(CheckDataset(probe.get(), what, info.file_size, dcpl.get()));
-  RowDataset l;
-  l.name = name;
-  l.type = Hid(H5Dget_type(probe.get()));
-  const Extent e = DatasetExtent(probe.get());
-  if (!l.type.valid() || e.rank < 1 || e.dims[0] == 0) {
-    return Status::InvalidArgument(what, ": needs a dataset of rank >= 1 with rows, found rank ",
-                                   e.rank, e.rank >= 1 ? StrCat(" of ", e.dims[0], " rows") : "");
-  }
-  if (H5Tdetect_class(l.type.get(), H5T_VLEN) > 0 || H5Tis_variable_str(l.type.get()) > 0) {
-    return Status::Unimplemented(what, " has a variable-length type (", DtypeString(l.type.get()),
-                                 ")");
-  }
-  l.rank = e.rank;
-  l.dims = e.dims;
-  Extent row;
-  row.rank = e.rank - 1;
-  std::copy(e.dims.begin() + 1, e.dims.end(), row.dims.begin());
-  uint64_t elements = 1;
-  for (int k = 0; k < row.rank; ++k) elements *= row.dims[k];
-  if (!DeclaredBytes(row, H5Tget_size(l.type.get()), row_bytes) ||
-      *row_bytes > kMaxLookupRowBytes) {
-    return Status::InvalidArgument(what, ": rows of shape ", JsonDims(row.dims.data(), row.rank),
-                                   " are larger than ", kMaxLookupRowBytes,
-                                   " bytes (the lookup dataset stands for a small table)");
-  }
-  const hsize_t mem_dims = std::max<uint64_t>(elements, 1);
-  l.mem_space = Hid(H5Screate_simple(1, &mem_dims, nullptr));
-  if (!l.mem_space.valid()) return call.Error(StatusCode::kInternal, what + ": memory dataspace");
-  return l;
-}
 
 }  // namespace
 
@@ -295,14 +222,13 @@ Result<std::unique_ptr<FormatReader>> MakeH5pyReader(Hdf5Call& call, Storage* st
   FileOptions fo;
   fo.direct = o.direct;
   DLIO_ASSIGN_OR_RETURN(Hid fapl, MakeDlioFapl(call, storage, fo));
-  std::optional<RowDataset> lookup;
-  uint64_t row_bytes = 0;
+  std::optional<LookupTable> lookup;
   const std::string& lookup_dataset = Hdf5Of(o.formats).lookup_dataset;
   if (!lookup_dataset.empty()) {
-    DLIO_ASSIGN_OR_RETURN(lookup, OpenLookup(call, h.file.get(), info, lookup_dataset, &row_bytes));
+    DLIO_ASSIGN_OR_RETURN(lookup, OpenLookupTable(call, h.file.get(), info, lookup_dataset));
   }
   return std::unique_ptr<FormatReader>(std::make_unique<H5pyReader>(
-      o, std::move(fapl), std::move(h), std::move(info), std::move(lookup), row_bytes));
+      o, std::move(fapl), std::move(h), std::move(info), std::move(lookup)));
 }
 
 }  // namespace dlio::format_internal::hdf5

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "format/hdf5/hdf5_lookup.h"
 #include "format/hdf5/hdf5_reader.h"
 #include "format/hdf5/hdf5_sample_groups.h"
 #include "format/hdf5/hdf5_vfd.h"
@@ -77,6 +78,26 @@ bool IndexedNames(const std::vector<std::string>& names, GroupNames* out) {
   out->suffix.clear();
   out->width = padded ? static_cast<int>(first.digits) : 0;
   return true;
+}
+
+// The one root link of `names` not ending in digits, when it is a dataset with a row per other
+// link (a conversion's `labels` beside its samples): taken out of `names` and returned; else "".
+std::string LookupBeside(hid_t file, std::vector<std::string>* names) {
+  size_t found = names->size();
+  for (size_t k = 0; k < names->size(); ++k) {
+    const std::string& n = (*names)[k];
+    if (!n.empty() && n.back() >= '0' && n.back() <= '9') continue;
+    if (found != names->size()) return "";  // two: not a table beside indexed samples
+    found = k;
+  }
+  if (found == names->size() || names->size() < 2) return "";
+  Hid d(H5Oopen(file, (*names)[found].c_str(), H5P_DEFAULT));
+  if (!d.valid() || H5Iget_type(d.get()) != H5I_DATASET) return "";
+  const Extent e = DatasetExtent(d.get());
+  if (e.rank < 1 || e.dims[0] != names->size() - 1) return "";
+  std::string name = "/" + (*names)[found];
+  names->erase(names->begin() + static_cast<std::ptrdiff_t>(found));
+  return name;
 }
 
 // The numpy name of a member's element type when the group writer can write it, else "".
@@ -176,13 +197,16 @@ Result<MemberDataset> OpenMemberDataset(Hdf5Call& call, hid_t group, const std::
 // Thread safety: every call holds the process-wide HDF5 lock, which also guards the open file.
 class GroupReader final : public FormatReader {
  public:
-  GroupReader(Hid fapl, Hid file, ReaderInfo info, bool reopen_file)
+  // `lookup`: the table read a row of after each sample ("" none), checked at its first read.
+  GroupReader(Hid fapl, Hid file, ReaderInfo info, bool reopen_file, std::string lookup)
       : fapl_(std::move(fapl)),
         file_(std::move(file)),
         info_(std::move(info)),
-        reopen_file_(reopen_file) {}
+        reopen_file_(reopen_file),
+        lookup_name_(std::move(lookup)) {}
   ~GroupReader() override {
     Hdf5Call call;
+    lookup_.reset();
     file_.Reset();
     fapl_.Reset();
   }
@@ -203,7 +227,9 @@ class GroupReader final : public FormatReader {
         return call.Error(StatusCode::kCorruption, info_.path + ": not a readable HDF5 file");
       }
     }
-    Status st = ReadGroup(call, i, out);
+    Status st =
+        info_.groups.members.empty() ? ReadOwnDataset(call, i, out) : ReadGroup(call, i, out);
+    if (st.ok() && !lookup_name_.empty()) st = ReadLookupRow(call, i);
     if (reopen_file_) file_.Reset();
     return st;
   }
@@ -216,10 +242,16 @@ class GroupReader final : public FormatReader {
     const std::string value = text.front() == '{' ? "\"" + text + "\"" : text;
     std::string j =
         StrCat("{\"layout\":\"sample_groups\",\"groups\":", JsonString("/" + text),
-               ",\"members\":", JsonString(members), ",\"samples\":", info_.num_samples,
-               ",\"sample_bytes\":", info_.row_bytes, ",\"file_size\":", info_.file_size,
+               ",\"members\":", JsonString(members), ",\"lookup\":", JsonString(lookup_name_),
+               ",\"samples\":", info_.num_samples, ",\"sample_bytes\":", info_.row_bytes,
+               ",\"file_size\":", info_.file_size,
                ",\"writer_keys\":{\"dataset.hdf5_sample_groups\":", JsonString(value),
                ",\"dataset.hdf5_sample_members\":", JsonString(members));
+    if (lookup_) {  // checked (at open when found); dlio's writer names its table /lookup
+      j += StrCat(",\"dataset.hdf5_lookup_rows\":\"", lookup_->dims[0],
+                  "\",\"dataset.hdf5_lookup_row_bytes\":\"", lookup_->row_bytes,
+                  "\",\"reader.hdf5_lookup_dataset\":\"/lookup\"");
+    }
     if (!element_.empty()) {
       j += ",\"dataset.record_dims\":" + JsonString(JsonDims(info_.dims.data(), info_.rank)) +
            ",\"dataset.record_element_type\":" + JsonString(element_);
@@ -227,19 +259,29 @@ class GroupReader final : public FormatReader {
     return j + "}}";
   }
 
-  // Sample 0's first member: the nominal size of a sample, and its shape for DescribeJson.
+  // Sample 0's first member (or own dataset): the nominal size of a sample, and its shape for
+  // DescribeJson; and the lookup table's checks.
   Status LearnSampleShape(Hdf5Call& call) {
     if (info_.num_samples == 0) return Status::OK();
     const std::string name = SampleGroupPath(info_.groups.names, 0);
     const std::string what = info_.path + ": " + name;
-    Hid group(H5Gopen2(file_.get(), name.c_str(), H5P_DEFAULT));
-    if (!group.valid()) {
-      return call.Error(StatusCode::kCorruption,
-                        what + ": no such group (dataset.hdf5_sample_groups)");
+    MemberDataset m;
+    if (info_.groups.members.empty()) {
+      DLIO_ASSIGN_OR_RETURN(m, OpenMemberDataset(call, file_.get(), info_.path + ":",
+                                                 name.substr(1), info_.file_size));
+    } else {
+      Hid group(H5Gopen2(file_.get(), name.c_str(), H5P_DEFAULT));
+      if (!group.valid()) {
+        return call.Error(StatusCode::kCorruption,
+                          what + ": no such group (dataset.hdf5_sample_groups)");
+      }
+      DLIO_ASSIGN_OR_RETURN(m, OpenMemberDataset(call, group.get(), what,
+                                                 info_.groups.members[0].name, info_.file_size));
     }
-    DLIO_ASSIGN_OR_RETURN(
-        MemberDataset m,
-        OpenMemberDataset(call, group.get(), what, info_.groups.members[0].name, info_.file_size));
+    if (!lookup_name_.empty()) {
+      DLIO_ASSIGN_OR_RETURN(lookup_, OpenLookupTable(call, file_.get(), info_, lookup_name_));
+      lookup_row_.assign(static_cast<size_t>(std::max<uint64_t>(lookup_->row_bytes, 1)), 0);
+    }
     info_.row_bytes = m.bytes;
     const Extent e = DatasetExtent(m.dset.get());
     info_.rank = e.rank;
@@ -249,6 +291,35 @@ class GroupReader final : public FormatReader {
   }
 
  private:
+  // `x = f['<prefix><i>'][()]`: the sample's own dataset, opened by name, read whole, closed.
+  Status ReadOwnDataset(Hdf5Call& call, uint64_t i, SampleBuffer* out) {
+    const std::string name = SampleGroupPath(info_.groups.names, i);
+    DLIO_ASSIGN_OR_RETURN(MemberDataset m, OpenMemberDataset(call, file_.get(),
+                                                             StrCat(info_.path, ": sample ", i,
+                                                                    " of ", info_.num_samples, ":"),
+                                                             name.substr(1), info_.file_size));
+    DLIO_RETURN_NOT_OK(out->Resize(m.bytes));
+    if (m.bytes > 0 &&
+        H5Dread(m.dset.get(), m.type.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, out->data()) < 0) {
+      return call.Error(StatusCode::kCorruption, info_.path + ": reading " + name);
+    }
+    return Status::OK();
+  }
+
+  // `f['labels'][i]` after the sample: the table opened by name, a row read, closed. The first
+  // read checks the table (h5py's first f['labels'] reads its header then, not at open).
+  Status ReadLookupRow(Hdf5Call& call, uint64_t i) {
+    if (!lookup_) {
+      DLIO_ASSIGN_OR_RETURN(lookup_, OpenLookupTable(call, file_.get(), info_, lookup_name_));
+      lookup_row_.assign(static_cast<size_t>(std::max<uint64_t>(lookup_->row_bytes, 1)), 0);
+    }
+    Hid table(H5Dopen2(file_.get(), lookup_->name.c_str(), H5P_DEFAULT));
+    if (!table.valid()) {
+      return call.Error(StatusCode::kCorruption, info_.path + ": opening " + lookup_->name);
+    }
+    return ReadLookupTableRow(call, table.get(), i, info_, &*lookup_, lookup_row_.data());
+  }
+
   Status ReadGroup(Hdf5Call& call, uint64_t i, SampleBuffer* out) {
     const std::string name = SampleGroupPath(info_.groups.names, i);
     const std::string what = info_.path + ": " + name;
@@ -285,6 +356,9 @@ class GroupReader final : public FormatReader {
   Hid fapl_, file_;
   ReaderInfo info_;
   const bool reopen_file_;
+  const std::string lookup_name_;      // the table read a row of after each sample, or ""
+  std::optional<LookupTable> lookup_;  // lookup_name_'s, once checked
+  std::vector<uint8_t> lookup_row_;
   std::string element_;         // numpy name of the sample member's elements, "" when unknown
   std::vector<uint8_t> label_;  // a label member's bytes
 };
@@ -297,19 +371,29 @@ Result<bool> FindSampleGroups(Hdf5Call& call, hid_t file, ReaderInfo* info) {
     call.Clear();
     return false;
   }
+  if (links.too_many) return false;
+  std::string lookup = LookupBeside(file, &links.names);
+  call.Clear();
   GroupNames names;
-  if (links.too_many || !IndexedNames(links.names, &names)) return false;
-  Hid group(H5Oopen(file, SampleGroupPath(names, 0).c_str(), H5P_DEFAULT));
-  if (!group.valid() || H5Iget_type(group.get()) != H5I_GROUP) {
+  if (!IndexedNames(links.names, &names)) return false;
+  Hid first(H5Oopen(file, SampleGroupPath(names, 0).c_str(), H5P_DEFAULT));
+  const H5I_type_t kind = first.valid() ? H5Iget_type(first.get()) : H5I_BADID;
+  std::vector<SampleMember> members;
+  if (kind == H5I_GROUP) {
+    members = GroupMembers(first.get());
+    if (members.empty()) {
+      call.Clear();
+      return false;
+    }
+  } else if (kind != H5I_DATASET) {  // a dataset per sample: no members
     call.Clear();
     return false;
   }
-  std::vector<SampleMember> members = GroupMembers(group.get());
   call.Clear();
-  if (members.empty()) return false;
   info->groups.on = true;
   info->groups.names = names;
   info->groups.members = std::move(members);
+  info->groups.lookup = std::move(lookup);
   info->num_samples = links.names.size();
   return true;
 }
@@ -337,8 +421,10 @@ Result<std::unique_ptr<FormatReader>> MakeGroupReader(Hdf5Call& call, Storage* s
   fo.direct = o.direct;
   DLIO_ASSIGN_OR_RETURN(Hid fapl, MakeDlioFapl(call, storage, fo));
   const bool reopen = model == IoModel::kH5py && options.h5py_reopen == H5pyReopen::kFile;
-  auto reader =
-      std::make_unique<GroupReader>(std::move(fapl), std::move(h.file), std::move(info), reopen);
+  // reader.hdf5_lookup_dataset, else the table found beside the samples
+  std::string lookup = options.lookup_dataset.empty() ? info.groups.lookup : options.lookup_dataset;
+  auto reader = std::make_unique<GroupReader>(std::move(fapl), std::move(h.file), std::move(info),
+                                              reopen, std::move(lookup));
   if (found) DLIO_RETURN_NOT_OK(reader->LearnSampleShape(call));
   h.Reset();
   return std::unique_ptr<FormatReader>(std::move(reader));

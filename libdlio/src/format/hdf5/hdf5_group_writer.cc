@@ -46,8 +46,13 @@ Result<H5pyLayout> SampleGroupsLayout(const FileSpec& spec, const FormatOptions&
                         ParseSampleMembers(h.sample_members));
   H5pyLayout layout;
   layout.assigned = true;  // g['image'] = x, as a conversion script writes them
-  layout.datasets.reserve(spec.sample_sizes.size() * members.size());
+  layout.datasets.reserve(spec.sample_sizes.size() * std::max<size_t>(members.size(), 1) + 1);
   for (uint64_t i = 0; i < spec.sample_sizes.size(); ++i) {
+    if (members.empty()) {  // f[str(i)] = x: the sample is a dataset of its own
+      layout.datasets.push_back(
+          DataMember(SampleGroupPath(names, i).substr(1), spec.sample_sizes[i], o));
+      continue;
+    }
     const std::string group = SampleGroupPath(names, i).substr(1) + "/";
     layout.datasets.push_back(DataMember(group + members[0].name, spec.sample_sizes[i], o));
     for (size_t m = 1; m < members.size(); ++m) {
@@ -58,19 +63,35 @@ Result<H5pyLayout> SampleGroupsLayout(const FileSpec& spec, const FormatOptions&
       layout.datasets.push_back(std::move(d));
     }
   }
+  if (h.lookup_rows > 0) {  // f['lookup'] = table, after the samples, as a conversion's labels
+    H5pyDataset d;
+    d.name = "lookup";
+    d.shape = {h.lookup_rows, h.lookup_row_bytes};
+    d.type = H5pyType::kU8;
+    layout.datasets.push_back(std::move(d));
+  }
   return layout;
 }
 
 Status WriteSampleGroups(Storage* storage, const std::string& path, const FileSpec& spec,
                          const FormatOptions& o, bool* created) {
   DLIO_ASSIGN_OR_RETURN(const H5pyLayout layout, SampleGroupsLayout(spec, o));
-  const size_t per_sample =
-      spec.sample_sizes.empty() ? 1 : layout.datasets.size() / spec.sample_sizes.size();
+  const Hdf5Options& h = Hdf5Of(o.formats);
+  const size_t samples_end = layout.datasets.size() - (h.lookup_rows > 0 ? 1 : 0);
+  const size_t per_sample = spec.sample_sizes.empty() ? 1 : samples_end / spec.sample_sizes.size();
   // Datasets come in the layout's order, one fill each: the k-th is member k % per_sample of
   // sample k / per_sample. A scalar int64 member holds the sample's label, another member bytes
-  // of its own stream.
+  // of its own stream; /lookup's row r holds r's label, repeated (as the other writers').
   size_t k = 0;
   const h5py_save::FillData fill = [&](uint64_t, size_t n, char* dst) {
+    if (k >= samples_end) {  // one fill of the whole table
+      for (size_t byte = 0; byte < n; ++byte) {
+        const int64_t label = SampleLabel(spec.seed, byte / h.lookup_row_bytes);
+        dst[byte] = static_cast<char>(static_cast<uint64_t>(label) >>
+                                      (8 * (byte % h.lookup_row_bytes % sizeof label)));
+      }
+      return;
+    }
     const uint64_t sample = k / per_sample;
     const size_t member = k % per_sample;
     const H5pyDataset& d = layout.datasets[k];

@@ -46,7 +46,8 @@ void AddHdf5Keys(std::vector<KeySpec>* t) {
              "hdf5 with hdf5_sample_groups: each group's datasets, comma-separated, read in "
              "this order: the first holds the sample (record_dims of record_element_type, else "
              "flat uint8), each other a scalar int64 label, or name:shape:dtype (bbox:4:float32; "
-             "shape AxB or scalar, dtype uint8 to float64)"));
+             "shape AxB or scalar, dtype uint8 to float64); empty = no group: each sample the "
+             "dataset of that name itself (f[str(i)] = x)"));
 }
 
 void AddHdf5RecordKeys(std::vector<KeySpec>* t) {
@@ -64,8 +65,8 @@ void AddHdf5ReaderKeys(std::vector<KeySpec>* t) {
            "datasets stay open (libhdf5's sieve buffer and chunk cache then serve repeats)"));
   add(String("reader.hdf5_lookup_dataset", HDF5_FIELD(std::string, lookup_dataset),
              "hdf5 under io_model h5py: a small dataset of each file (e.g. /labels, a "
-             "coordinates table) whose row (i mod its length) is read before sample i, as "
-             "h5py reads it; empty = none"));
+             "coordinates table) whose row (i mod its length) is read before sample i (after "
+             "it with hdf5_sample_groups), as h5py reads it; empty = none"));
 }
 
 // dataset.compression_ratio (or its stdev) away from 1 (0) under hdf5: chunks written as zlib

@@ -41,7 +41,10 @@ struct ReaderHandles {
 struct SampleGroups {
   bool on = false;  // false: not this layout
   GroupNames names;
-  std::vector<SampleMember> members;
+  std::vector<SampleMember> members;  // none: each sample is the dataset /<prefix><i> itself
+  // Found beside the samples in the root: a table with a row per sample (`labels`), which the
+  // reader reads a row of after each sample; "" none.
+  std::string lookup;
 };
 
 struct ReaderInfo {

@@ -26,9 +26,7 @@ std::string RefusedBeside(const WorkloadConfig& c, const Hdf5Options& o) {
   if (o.enable_chunking) return "dataset.enable_chunking";
   if (o.shuffle_filter) return "dataset.hdf5_shuffle";
   if (o.metadata_file) return "dataset.metadata_file";
-  if (o.lookup_rows > 0) return "dataset.hdf5_lookup_rows";
   if (o.num_dsets > 1) return "dataset.hdf5.num_dset_per_record";
-  if (!o.lookup_dataset.empty()) return "reader.hdf5_lookup_dataset";
   return "";
 }
 
@@ -78,6 +76,7 @@ Status ParseMemberSpec(const std::string& spec, const std::string& item, SampleM
 
 Result<std::vector<SampleMember>> ParseSampleMembers(const std::string& members) {
   std::vector<SampleMember> out;
+  if (members.empty()) return out;  // each sample is a dataset of its own, at the group's path
   size_t start = 0;
   while (start <= members.size()) {
     const size_t comma = std::min(members.find(',', start), members.size());

@@ -29,7 +29,8 @@ struct SampleMember {
   bool operator==(const SampleMember&) const = default;
 };
 
-// dataset.hdf5_sample_members ("image,label", "img,label,bbox:4:float32"): 1 to 16 members,
+// dataset.hdf5_sample_members ("image,label", "img,label,bbox:4:float32"; "": no members, each
+// sample the dataset /<prefix><i> itself, as `f[str(i)] = x` writes it): 1 to 16 members,
 // comma-separated, each a distinct name of 1 to 64 letters, digits, '_', '-' or '.'; each after
 // the first may add ":shape[:dtype]" (shape 'AxB...' or 'scalar', dtype uint8, int8, int16, int32,
 // int64, float16, float32 or float64; scalar int64 when not given). InvalidArgument naming the
@@ -70,8 +71,9 @@ bool H5pyTypeOf(const std::string& element_type, h5py_save::H5pyType* out);
 // The format's config checks (FormatRegistry::Entry::validate): dataset.compression_ratio's
 // (ValidateHdf5CompressionRatio), then the group layout's: a prefix and members spelled right, and
 // none of what it does not write (chunking, compression, the shuffle filter, a metadata file,
-// /lookup, several datasets per record, reader.hdf5_lookup_dataset, a record_element_type h5py's
-// save does not write when record_dims is set).
+// several datasets per record, a record_element_type h5py's save does not write when record_dims
+// is set). A /lookup table (dataset.hdf5_lookup_rows) is written after the samples, and read a
+// row per sample after it with reader.hdf5_lookup_dataset.
 Status ValidateHdf5Config(const WorkloadConfig& c);
 
 }  // namespace dlio::format_internal::hdf5
@@ -79,7 +81,8 @@ Status ValidateHdf5Config(const WorkloadConfig& c);
 namespace dlio::format_internal::hdf5 {
 
 // The group layout of one file's samples (`spec`): per sample its group's datasets, in the order
-// they are written and read (the first member, then the labels), as h5py_save items.
+// they are written and read (the first member, then the labels), or the sample's own dataset when
+// there are no members; then /lookup (dataset.hdf5_lookup_rows), as h5py_save items.
 Result<h5py_save::H5pyLayout> SampleGroupsLayout(const FileSpec& spec, const FormatOptions& o);
 
 // Writes `path` (never over an existing file) in the group layout through libhdf5 with h5py's

@@ -237,10 +237,16 @@ ModelGuess MmapGuess(const ProfileTrace& t, const View& view, int64_t mmaps, boo
   return g;
 }
 
-// h5py's signatures, for a format that declares it: opens per sample (h5py.File per sample),
-// a small table read beside each sample (dset[i] per sample), or mostly metadata-sized reads.
+// h5py's signatures, for a format that declares it: a group or dataset per sample in the probed
+// files, opens per sample (h5py.File per sample), a small table read beside each sample (dset[i]
+// per sample), or mostly metadata-sized reads.
 std::optional<ModelGuess> GuessH5py(const ProfileTrace& t, const View& view, bool most_sessions,
                                     int64_t small, int64_t reads) {
+  if (ProbedSampleGroups(view)) {
+    return ModelGuess{"h5py", FitConfidence::kMedium,
+                      "the probed files hold a group or a dataset per sample, each opened by "
+                      "name (f['sample_<i>'][...]): h5py"};
+  }
   if (most_sessions || OpensPerSample(view)) {
     return ModelGuess{
         "h5py", FitConfidence::kMedium,
