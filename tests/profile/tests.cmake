@@ -25,7 +25,8 @@ dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config dlio_checkpoint dli
           profile/fit_hdf5_test.cc profile/fit_npz_compressed_test.cc
           profile/fit_tarfile_index_test.cc profile/fit_paged_test.cc profile/fit_mapped_test.cc
           profile/fit_generations_test.cc profile/fit_collate_test.cc
-          profile/fit_pyio_end_test.cc profile/fit_pyio_records_test.cc)
+          profile/fit_pyio_end_test.cc profile/fit_pyio_records_test.cc
+          profile/fit_hdf5_groups_test.cc)
 # `dlio-run fit` closed loops: dlio-run traced, fitted, the fitted YAML run; a Python np.load loop
 # profiled under libdlio_preload.so and fitted.
 dlio_add_test(fit_e2e_test LIBS dlio_config nlohmann_json::nlohmann_json SOURCES profile/fit_e2e_test.cc

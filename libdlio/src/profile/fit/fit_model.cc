@@ -427,9 +427,13 @@ void FitH5py(const ProfileTrace& t, const View& view, FitResult* out) {
   // index's nodes of a chunked dataset, read again for a new dataset object).
   if (ProbedSampleGroups(view)) {
     FitH5pyReopen(view, r.sessions, 0, out);
-    Unset(out, "reader.hdf5_lookup_dataset", "",
-          "a group per sample: the small reads beside each sample are libhdf5's walk to its "
-          "group and datasets");
+    // A table the probe found beside the samples is in its writer keys (FitWriterKeys).
+    const FitEntry* lookup = out->Find("reader.hdf5_lookup_dataset");
+    if (lookup == nullptr || !lookup->inferred) {
+      Unset(out, "reader.hdf5_lookup_dataset", "",
+            "a group per sample: the small reads beside each sample are libhdf5's walk to its "
+            "group and datasets");
+    }
     return;
   }
   const LookupTable table = open_files ? FindLookupTable(t, view) : LookupTable{};
