@@ -340,7 +340,14 @@ TEST_CASE("fit: two bursts of DataLoader workers past their first are too few fo
 
 // The I/O of a program's runtime and launcher beside a DataLoader's (docs/profiling.md, "Runtime
 // and launcher I/O"), one kind at a time: fit must give the workload it gives without it.
-enum class Noise { kTempProbe, kUnknownCall, kLauncherSegment, kCountInMain, kScratchFile };
+enum class Noise {
+  kTempProbe,
+  kUnknownCall,
+  kLauncherSegment,
+  kCountInMain,
+  kMetadataInMain,
+  kScratchFile
+};
 
 // A STDIO call on `path` at `at` (the category of an unknown call is its layer's).
 void AddStdio(ProfileTrace* t, int32_t pid, std::string_view name, int64_t at,
@@ -404,6 +411,18 @@ ProfileTrace WithNoise(ProfileTrace t, Noise noise) {
         AddEvent(&t, 1, 1, "close", at + 20, 1, path);
       }
       break;
+    case Noise::kMetadataInMain:  // __init__ opens each file for its metadata (h5py.File and
+      // attributes, fastMRI's SliceDataset): a dozen small reads, 12 KiB, a fifth of a sample
+      for (int f = 0; f < 16; ++f) {
+        const std::string path = "/d/train/s_" + std::to_string(f) + ".npz";
+        const int64_t at = start - 9'000 + f * 400;
+        AddEvent(&t, 1, 1, "open64", at, 2, path, -1, -1, 3);
+        for (int k = 0; k < 12; ++k) {
+          AddEvent(&t, 1, 1, "pread", at + 5 + k * 10, 3, path, k * 1024, 1024, 1024);
+        }
+        AddEvent(&t, 1, 1, "close", at + 200, 1, path);
+      }
+      break;
     case Noise::kScratchFile:  // a scratch file in the working folder, made and removed
       for (const auto& [pid, at] : first) {
         const std::string tmp = "/home/u/run/tmp" + std::to_string(pid) + "x";
@@ -438,7 +457,7 @@ TEST_CASE("fit: the runtime's and launchers' I/O beside a DataLoader is no part 
   REQUIRE(Value(want, "dataset.num_samples_per_file") == "1");
   REQUIRE_FALSE(want.Find("side_io.read_file")->inferred);
   for (Noise noise : {Noise::kTempProbe, Noise::kUnknownCall, Noise::kLauncherSegment,
-                      Noise::kCountInMain, Noise::kScratchFile}) {
+                      Noise::kCountInMain, Noise::kMetadataInMain, Noise::kScratchFile}) {
     INFO("noise " << static_cast<int>(noise));
     const FitResult got = Fit(WithNoise(clean, noise));
     CheckSameWorkload(want, got);

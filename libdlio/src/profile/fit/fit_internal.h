@@ -158,7 +158,7 @@ bool MatchesIgnorePattern(std::string_view pattern, std::string_view path);
 bool IsAppEvent(const Noise& noise, const ProfileTrace& t, size_t i);
 // Leaves out of view->data_events (and the files' counts) the events of the threads that never
 // read a sample (a main process that opens each file for len() and reads its header): every read
-// of theirs header-sized, their largest sample read under 1/8 of another thread's median one.
+// of theirs header-sized, their largest sample read under 1/4 of another thread's median one.
 // Files only they touched are dropped. Returns whether any was; view->accesses must then be
 // built again.
 bool DropNonReaders(const ProfileTrace& t, View* view);
