@@ -35,11 +35,12 @@ ProfileTrace FlatH5Trace() {
       for (int64_t k = 0; k < kFlatH5Samples / 2; ++k, at += 900) {
         const int64_t i = (k * 2 + w + e * 7) % kFlatH5Samples;
         AddEvent(&t, pid, pid, "pread64", at, 2, kFlatH5Path, 136, 544, 544);
-        AddEvent(&t, pid, pid, "pread64", at + 5, 2, kFlatH5Path, i * (kFlatH5Image + 1024), 328, 328);
-        AddEvent(&t, pid, pid, "pread64", at + 10, 9, kFlatH5Path, i * (kFlatH5Image + 1024) + 1024, kFlatH5Image,
-                 kFlatH5Image);
-        AddEvent(&t, pid, pid, "pread64", at + 25, 2, kFlatH5Path, table + i * 8, (kFlatH5Samples - i) * 8,
-                 (kFlatH5Samples - i) * 8);
+        AddEvent(&t, pid, pid, "pread64", at + 5, 2, kFlatH5Path, i * (kFlatH5Image + 1024), 328,
+                 328);
+        AddEvent(&t, pid, pid, "pread64", at + 10, 9, kFlatH5Path, i * (kFlatH5Image + 1024) + 1024,
+                 kFlatH5Image, kFlatH5Image);
+        AddEvent(&t, pid, pid, "pread64", at + 25, 2, kFlatH5Path, table + i * 8,
+                 (kFlatH5Samples - i) * 8, (kFlatH5Samples - i) * 8);
         if (k % 8 == 7) at += 20'000;  // a batch of 8 taken
       }
     }
