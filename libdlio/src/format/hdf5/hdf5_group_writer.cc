@@ -7,6 +7,7 @@
 #include "dlio/str_cat.h"
 #include "format/content.h"
 #include "format/hdf5/h5py_save.h"
+#include "format/hdf5/hdf5_lookup.h"
 #include "format/hdf5/hdf5_options.h"
 #include "format/hdf5/hdf5_sample_groups.h"
 
@@ -85,11 +86,7 @@ Status WriteSampleGroups(Storage* storage, const std::string& path, const FileSp
   size_t k = 0;
   const h5py_save::FillData fill = [&](uint64_t, size_t n, char* dst) {
     if (k >= samples_end) {  // one fill of the whole table
-      for (size_t byte = 0; byte < n; ++byte) {
-        const int64_t label = SampleLabel(spec.seed, byte / h.lookup_row_bytes);
-        dst[byte] = static_cast<char>(static_cast<uint64_t>(label) >>
-                                      (8 * (byte % h.lookup_row_bytes % sizeof label)));
-      }
+      FillLookupBytes(spec.seed, h.lookup_row_bytes, reinterpret_cast<uint8_t*>(dst), n);
       return;
     }
     const uint64_t sample = k / per_sample;

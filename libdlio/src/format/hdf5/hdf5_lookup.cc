@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "dlio/str_cat.h"
+#include "format/content.h"
 #include "format/hdf5/hdf5_internal.h"
 #include "format/io_util.h"
 
@@ -13,6 +14,13 @@ namespace {
 constexpr uint64_t kMaxLookupRowBytes = 16u << 20;
 
 }  // namespace
+
+void FillLookupBytes(uint64_t seed, uint64_t row_bytes, uint8_t* dst, size_t n) {
+  for (size_t byte = 0; byte < n; ++byte) {
+    const auto label = static_cast<uint64_t>(SampleLabel(seed, byte / row_bytes));
+    dst[byte] = static_cast<uint8_t>(label >> (8 * (byte % row_bytes % sizeof label)));
+  }
+}
 
 Result<LookupTable> OpenLookupTable(Hdf5Call& call, hid_t file, const ReaderInfo& info,
                                     const std::string& name) {

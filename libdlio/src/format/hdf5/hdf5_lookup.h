@@ -17,6 +17,11 @@
 
 namespace dlio::format_internal::hdf5 {
 
+// The bytes of dlio's table /lookup (dataset.hdf5_lookup_rows x hdf5_lookup_row_bytes uint8) from
+// its start: row r holds r's label (SampleLabel(seed, r)), little-endian, repeated over the row.
+// Shared by the rows writer and the group-per-sample writer.
+void FillLookupBytes(uint64_t seed, uint64_t row_bytes, uint8_t* dst, size_t n);
+
 // A lookup dataset: where it is, how its rows are selected and how many bytes one holds.
 struct LookupTable {
   std::string name;

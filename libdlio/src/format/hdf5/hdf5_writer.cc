@@ -8,6 +8,7 @@
 
 #include "format/content.h"
 #include "format/hdf5/hdf5_internal.h"
+#include "format/hdf5/hdf5_lookup.h"
 #include "format/hdf5/hdf5_vfd.h"
 #include "format/io_util.h"
 #include "format/sized_deflate.h"
@@ -213,10 +214,7 @@ Status WriteLookup(Hdf5Call& call, hid_t file, const std::string& path, const Fi
   DLIO_ASSIGN_OR_RETURN(Hid dset, CreateDataset(call, file, path, "lookup", H5T_STD_U8LE,
                                                 {rows, width}, {}, Filters{}));
   std::vector<uint8_t> table(static_cast<size_t>(rows * width));
-  for (uint64_t r = 0; r < rows; ++r) {
-    const auto label = static_cast<uint64_t>(SampleLabel(spec.seed, r));
-    for (uint64_t b = 0; b < width; ++b) table[r * width + b] = (label >> (8 * (b % 8))) & 0xff;
-  }
+  FillLookupBytes(spec.seed, width, table.data(), table.size());
   return WriteBlock(call, dset.get(), H5T_NATIVE_UINT8, {0, 0}, {rows, width}, table.data(),
                     path + ": writing /lookup");
 }
