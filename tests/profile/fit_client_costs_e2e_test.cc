@@ -2,7 +2,8 @@
 // fidelity loops trace them: a client-bound DataLoader (np.load, then ~15 ms of numpy work per
 // sample in its workers) gets `framework`; so does an I/O-bound one whose np.load reads fault in
 // fresh pages (4 MiB loads, no work: client-bound inside its reads); one that reads into a
-// buffer of its own (readinto) keeps the default; pandas.read_csv, which parses each 256 KiB
+// buffer of its own (readinto) keeps the default (its workers' first reads, into a buffer new to
+// each, given as fresh pages); pandas.read_csv, which parses each 256 KiB
 // chunk before it reads the next, gets `framework` (client work within its streams). All quiet and
 // beside a CPU hog (the gaps' rule reads the programs' times; the pages' rule counts faults). The
 // np.load one is profiled without --data-dir, as a user would: the runtime's and the launcher's I/O
@@ -91,7 +92,11 @@ TEST_CASE(
 
 TEST_CASE(
     "fit client_costs: an I/O-bound DataLoader reading into its own buffer keeps the default") {
-  CHECK(FitClientCosts("torch_npy_readinto", 0) == ClientCosts::kNone);
+  const WorkloadConfig got = FitProgram("torch_npy_readinto", 0);
+  CHECK(got.reader.client_costs == ClientCosts::kNone);
+  // Its 2 workers a pass each allocate their 2 MiB buffer on their first sample: 4 of the 32
+  // reads of 2 MiB fault in all their pages, which the emulation's reads are given as a share.
+  CHECK(got.reader.fresh_page_share == Approx(0.125).margin(0.0015));
 }
 
 TEST_CASE("fit client_costs: pandas parsing each chunk of its files is framework") {

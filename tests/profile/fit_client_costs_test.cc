@@ -262,6 +262,50 @@ TEST_CASE("fit client_costs: a few whole-file loads into fresh pages are client-
   CHECK(Reason(three).find("too few to tell client work from I/O") != std::string::npos);
 }
 
+// DataLoader workers made anew each pass, each allocating one 2 MiB buffer on its first sample
+// and reading every .npy's data into it (a 4 KiB fill for the header, then one read of the
+// rest): only each worker's first big read faults, all its pages.
+ProfileTrace FirstReadFaults(int workers, int files) {
+  ProfileTrace t;
+  constexpr int64_t kData = 2 << 20;
+  int64_t now = 1'000'000;
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < files; ++i) {
+      const int w = (i / kBatch) % workers;
+      const int32_t pid = 100 + 10 * pass + w;
+      const bool first = i == w * kBatch;  // the worker's first load of the pass
+      const std::string path = "/d/train/img_" + std::to_string((i * 5 + pass) % files) + ".npy";
+      AddEvent(&t, pid, pid, "open64", now, 2, path);
+      AddEvent(&t, pid, pid, "read", now + 5, 3, path, 0, 4096, 4096);
+      AddEvent(&t, pid, pid, "read", now + 10, first ? 8'000 : 200, path, 4096, kData, kData,
+               first ? kData / 4096 : 0);
+      AddEvent(&t, pid, pid, "close", now + (first ? 8'020 : 220), 1, path);
+      now += first ? 8'100 : 300;
+    }
+  }
+  return t;
+}
+
+TEST_CASE(
+    "fit client_costs: each worker's first read into a buffer new to it is given as a share") {
+  // 2 workers a pass, 2 passes, 16 loads a pass: 4 of 32 reads fault all 512 pages (12.5%).
+  const FitResult few = Fit(FirstReadFaults(2, 16));
+  INFO(Reason(few));
+  // Past each reader's first read nothing faults: no allocation per sample, no framework.
+  CHECK(Value(few, "reader.client_costs").find("not inferred") != std::string::npos);
+  CHECK(Reason(few).find("the reads fill memory already in place: 0.0% of the") !=
+        std::string::npos);
+  // The first reads' pages, as a share of all: the emulation's reads fault in as many.
+  CHECK(Value(few, "reader.fresh_page_share") == "0.125");
+  INFO(Reason(few, "reader.fresh_page_share"));
+  CHECK(Reason(few, "reader.fresh_page_share").find("2048 of the 16384 pages") !=
+        std::string::npos);
+  // 96 loads a pass: the 4 first reads are 2.1% of the pages, under the 3% a read's time shows.
+  const FitResult many = Fit(FirstReadFaults(2, 96));
+  CHECK(Value(many, "reader.client_costs").find("not inferred") != std::string::npos);
+  CHECK(many.Find("reader.fresh_page_share") == nullptr);
+}
+
 TEST_CASE("fit client_costs: fresh pages are counted, not timed: a loaded host changes nothing") {
   for (uint32_t seed = 1; seed <= 4; ++seed) {
     CostLoop l = FaultingLoop(64, CostLoop::Faulting::kFirstOfLoad);

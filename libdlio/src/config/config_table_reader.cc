@@ -153,7 +153,8 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
              "sample into new memory (docs/io_models.md, \"Fresh pages\"): before such a read "
              "dlio drops pages of its destination until that share is out of memory (pages "
              "already out count). dlio-run fit writes the traced program's share beside "
-             "client_costs framework. Under either client_costs; 0 = none made fresh"));
+             "client_costs framework, or when its readers' first reads alone fault in 3% or "
+             "more. Under either client_costs; 0 = none made fresh"));
   AddPytorchKeys(t);     // the pytorch pipeline's own key (pipeline/pytorch_keys.cc)
   AddHdf5ReaderKeys(t);  // format/hdf5/hdf5_keys.cc
   add(Unused("reader.dont_use_mmap", "DLIO: read npy/npz without mmap"));

@@ -328,8 +328,15 @@ void FitClientCosts(const View& view, const FitOptions& options, FitResult* out)
   const FreshPages fresh = MeasureFreshPages(view);
   if (fresh.reads < kMinFaultReads) return FitFromGaps(view, "", out);
   if (fresh.Permille() < kFreshPermille) {
-    return FitFromGaps(
-        view, StrCat("; the reads fill memory already in place: ", FreshFigures(fresh)), out);
+    FitFromGaps(view, StrCat("; the reads fill memory already in place: ", FreshFigures(fresh)),
+                out);
+    // Each reader's first read may still fill a buffer new to it (a worker allocates one on
+    // its first sample): few reads a reader make that a share the reads' time shows, which
+    // dlio's buffers, in place from the start, would not pay.
+    if (PermilleOf(fresh.all_faults, fresh.all_pages) >= kFreshPermille) {
+      SetFreshPageShare(fresh, out);
+    }
+    return;
   }
   Set(out, "reader.client_costs", "framework", FitConfidence::kMedium,
       StrCat("client-bound inside its reads: ", FreshFigures(fresh),
