@@ -91,8 +91,10 @@ dlio_add_closed_loop(zip_members 0.9 0.1 "numpy torch" none)
 dlio_add_closed_loop(json_annotations 0.9 0.1 "numpy torch" none)
 dlio_add_closed_loop(csv_index_files 0.9 0.1 "numpy torch pandas" none)
 # torch.load of a torch.save file per sample (format pt, io_model torch_load, every offset learnt
-# from the bytes read; data.pkl's size and names as long as the program's from the probe).
-dlio_add_closed_loop(torch_pt_samples 0.9 0.1 "torch" none)
+# from the bytes read; data.pkl's size and names as long as the program's from the probe). Its
+# 45 KiB storage reads land in new tensors, ~15% of their pages faulting inside the reads, which
+# the tracer counts from 16 KiB (since session 45): framework, with that share.
+dlio_add_closed_loop(torch_pt_samples 0.9 0.1 "torch" framework)
 foreach(program zip_members json_annotations csv_index_files torch_pt_samples)
   set_property(TEST fidelity:${program} APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05")
 endforeach()

@@ -20,7 +20,8 @@
  *   io_program faults DATA        writes DATA/pages.bin (256 KiB), reads it whole 3 times into
  *                                 fresh mappings, then 3 times into one buffer touched first,
  *                                 then 4 KiB of it (page faults inside the reads: 64, 0, absent),
- *                                 then freads it whole into a fresh mapping (64)
+ *                                 16 KiB into a fresh mapping (4), 12 KiB (absent), then freads
+ *                                 it whole into a fresh mapping (64)
  * Every call's result is checked: any surprise exits 2, so the test knows the calls happened. */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -270,7 +271,7 @@ static int Scratch(const char* data, const char* work) {
   return 0;
 }
 
-/* The tracer counts the page faults inside a read of 64 KiB or more: every page of a fresh
+/* The tracer counts the page faults inside a read of 16 KiB or more: every page of a fresh
  * mapping, none of a buffer already touched. */
 static int Faults(const char* data) {
   enum { kBytes = 256 << 10 };
@@ -288,6 +289,12 @@ static int Faults(const char* data) {
   }
   for (int i = 0; i < 3; ++i) Check(pread(fd, touched, kBytes, 0) == kBytes, "pread again");
   Check(pread(fd, touched, 4096, 0) == 4096, "pread 4 KiB");
+  /* The smallest counted read, 16 KiB, into a fresh mapping (4 pages), and 12 KiB (not counted). */
+  char* small = mmap(NULL, 16 << 10, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  Check(small != MAP_FAILED, "mmap 16 KiB");
+  Check(pread(fd, small, 16 << 10, 0) == 16 << 10, "pread 16 KiB into a fresh mapping");
+  Check(munmap(small, 16 << 10) == 0, "munmap 16 KiB");
+  Check(pread(fd, touched, 12 << 10, 0) == 12 << 10, "pread 12 KiB");
   Check(close(fd) == 0, "close pages.bin");
   FILE* stream = fopen(path, "rb");
   char* fresh = mmap(NULL, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -447,7 +447,7 @@ TEST_CASE("dlio-run profile runs a program under the interposer and passes its e
   CHECK(missing.output.find("/nonexistent/program") != std::string::npos);
 }
 
-TEST_CASE("preload counts the page faults inside reads of 64 KiB or more, POSIX and stdio") {
+TEST_CASE("preload counts the page faults inside reads of 16 KiB or more, POSIX and stdio") {
   TracedDirs d(0);
   const auto result = RunTraced(d.out, d.data, "faults '" + d.data + "'");
   INFO(result.output);
@@ -463,10 +463,12 @@ TEST_CASE("preload counts the page faults inside reads of 64 KiB or more, POSIX 
     if (e.at("name") == "pread") reads.push_back(ArgOr(e, "minflt"));
     if (e.at("name") == "fread") CHECK(ArgOr(e, "minflt") >= 64);  // stdio's calls too
   }
-  REQUIRE(reads.size() == 7);
+  REQUIRE(reads.size() == 9);
   for (int i = 0; i < 3; ++i) CHECK(reads[i] >= 64);  // every page of a fresh 256 KiB mapping
   for (int i = 3; i < 6; ++i) CHECK(reads[i] <= 2);   // a buffer already in place: ~0
   CHECK(reads[6] == -1);                              // 4 KiB: not counted
+  CHECK(reads[7] >= 4);                               // 16 KiB, fresh: its 4 pages
+  CHECK(reads[8] == -1);                              // 12 KiB: not counted
 }
 
 TEST_CASE("dlio-run fit leaves out a scratch file a preload trace saw created and unlinked") {

@@ -86,12 +86,18 @@ TEST_CASE("fresh pages: pages already out of memory count toward the share") {
   CHECK(fresh.fresh() == 80);
 }
 
-TEST_CASE("fresh pages: reads under 64 KiB, share 0, and bytes outside the read are left") {
+TEST_CASE("fresh pages: reads under 16 KiB, share 0, and bytes outside the read are left") {
   Mapping m(32, MAP_PRIVATE);
   FreshReadPages fresh(1.0);
   fresh.BeforeRead(m.data(), FreshReadPages::kMinBytes - 1);
   CHECK(m.Absent(0, 32) == 0);
   CHECK(fresh.pages() == 0);
+  // The smallest read counted, 16 KiB (the tracer's threshold): its pages dropped.
+  Mapping small(8, MAP_PRIVATE);
+  FreshReadPages all(1.0);
+  all.BeforeRead(small.data(), FreshReadPages::kMinBytes);
+  CHECK(small.Absent(0, 8) == FreshReadPages::kMinBytes / kPage);
+  CHECK(all.fresh() == FreshReadPages::kMinBytes / kPage);
   FreshReadPages zero(0.0);
   zero.BeforeRead(m.data(), 32 * kPage);
   CHECK(m.Absent(0, 32) == 0);

@@ -17,8 +17,8 @@ namespace dlio {
 
 class FreshReadPages {
  public:
-  // Reads of fewer bytes are left alone: the tracer counts faults in reads of 64 KiB or more.
-  static constexpr size_t kMinBytes = size_t{64} << 10;
+  // Reads of fewer bytes are left alone: the tracer counts faults in reads of 16 KiB or more.
+  static constexpr size_t kMinBytes = size_t{16} << 10;
 
   // `share` in [0, 1]: the least share of the pages reads fill that fault in within them.
   explicit FreshReadPages(double share);

@@ -148,7 +148,7 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
            "dataset.record_length_bytes_resize bytes per sample when that is set, as DLIO's "
            "loader hands PyTorch"));
   add(Double("reader.fresh_page_share", DLIO_FIELD(double, reader.fresh_page_share), {0, 1},
-             "the least share (0 to 1) of the pages that reads of 64 KiB or more fill that "
+             "the least share (0 to 1) of the pages that reads of 16 KiB or more fill that "
              "fault in, zeroed by the kernel, within the read, as in a program that reads each "
              "sample into new memory (docs/io_models.md, \"Fresh pages\"): before such a read "
              "dlio drops pages of its destination until that share is out of memory (pages "

@@ -34,7 +34,7 @@ inline constexpr char kRet[] = "ret";
 // not in memory yet (fresh allocations). The LD_PRELOAD tracer writes it for data calls of
 // kFaultsMinBytes or more; absent elsewhere.
 inline constexpr char kFaults[] = "minflt";
-inline constexpr int64_t kFaultsMinBytes = int64_t{64} << 10;
+inline constexpr int64_t kFaultsMinBytes = int64_t{16} << 10;
 // The calling thread's run-queue delay so far, microseconds (the second field of Linux's
 // /proc/thread-self/schedstat: time spent runnable but waiting for a CPU), read when the call
 // ended. The LD_PRELOAD tracer writes it at most once per kRunDelayEveryUs of a thread's time

@@ -56,7 +56,7 @@ int64_t PermilleOf(int64_t part, int64_t whole) {
 // The pages the training sample reads filled and how many of them faulted, over the reads
 // whose faults the trace holds.
 struct FreshPages {
-  size_t reads = 0;  // sample reads with fault counts (the tracer's, over 64 KiB or more)
+  size_t reads = 0;  // sample reads with fault counts (the tracer's, over 16 KiB or more)
                      // past each reading thread's first
   int64_t pages = 0, faults = 0;
   // Over every sample read with fault counts, each reader's first included: the share the
@@ -303,7 +303,7 @@ void SetFreshPageShare(const FreshPages& f, FitResult* out) {
              permille % 1000 < 10 ? "0" : "", permille % 1000),
       FitConfidence::kMedium,
       StrCat(f.all_faults, " of the ", f.all_pages,
-             " pages the sample reads of 64 KiB or more filled faulted inside them, each reader's "
+             " pages the sample reads of 16 KiB or more filled faulted inside them, each reader's "
              "first read included: dlio drops as many pages of its reads' destinations first "
              "(those its own allocations leave out of memory count)"));
 }
