@@ -148,13 +148,12 @@ void AddReaderModelKeys(std::vector<KeySpec>* t) {
            "dataset.record_length_bytes_resize bytes per sample when that is set, as DLIO's "
            "loader hands PyTorch"));
   add(Double("reader.fresh_page_share", DLIO_FIELD(double, reader.fresh_page_share), {0, 1},
-             "the least share (0 to 1) of the pages that reads of 16 KiB or more fill that "
-             "fault in, zeroed by the kernel, within the read, as in a program that reads each "
-             "sample into new memory (docs/io_models.md, \"Fresh pages\"): before such a read "
-             "dlio drops pages of its destination until that share is out of memory (pages "
-             "already out count). dlio-run fit writes the traced program's share beside "
-             "client_costs framework, or when its readers' first reads alone fault in 3% or "
-             "more. Under either client_costs; 0 = none made fresh"));
+             "the least share (0 to 1) of the pages reads of 16 KiB or more fill that fault "
+             "in, zeroed by the kernel, within the read, as when a program reads each sample "
+             "into new memory (docs/io_models.md, \"Fresh pages\"): dlio first drops pages of "
+             "the destination until that share is out of memory (pages out already count). fit "
+             "writes the traced share beside client_costs framework, or when the readers' "
+             "first reads alone make 3%. Under either client_costs; 0 = none made fresh"));
   AddPytorchKeys(t);     // the pytorch pipeline's own key (pipeline/pytorch_keys.cc)
   AddHdf5ReaderKeys(t);  // format/hdf5/hdf5_keys.cc
   add(Unused("reader.dont_use_mmap", "DLIO: read npy/npz without mmap"));
