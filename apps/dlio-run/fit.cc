@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -47,6 +48,44 @@ dlio::Result<std::string> ReadRange(dlio::Storage* storage, const std::string& p
   return out;
 }
 
+// The tables of a row per sample a reader's description lists ("row_tables"), each with sane
+// numbers (a row that divides the table, inside the file) or left out.
+// A range of the file a reader's description gives ({offset, bytes[, row_bytes]}), inside the
+// file (row_bytes, when asked, dividing it), or nullopt.
+std::optional<dlio::DataFileInfo::RowTable> FileRange(const nlohmann::json& j, int64_t file_size,
+                                                      bool rows) {
+  if (!j.is_object()) return std::nullopt;
+  auto number = [&j](const char* key) {
+    const auto v = j.find(key);
+    return v != j.end() && v->is_number_unsigned() && v->get<uint64_t>() <= INT64_MAX
+               ? v->get<int64_t>()
+               : int64_t{-1};
+  };
+  dlio::DataFileInfo::RowTable r;
+  r.offset = number("offset");
+  r.bytes = number("bytes");
+  r.row_bytes = rows ? number("row_bytes") : 1;
+  if (r.offset < 0 || r.bytes <= 0 || r.row_bytes <= 0 || r.bytes % r.row_bytes != 0 ||
+      (file_size >= 0 && (r.offset > file_size || r.bytes > file_size - r.offset))) {
+    return std::nullopt;
+  }
+  return r;
+}
+
+// The tables of a row per sample a reader's description lists ("row_tables") and the samples'
+// own range ("sample_extent"), each with sane numbers or left out.
+void RowTables(const nlohmann::json& described, dlio::DataFileInfo* info) {
+  const auto tables = described.find("row_tables");
+  if (tables != described.end() && tables->is_array()) {
+    for (const auto& t : *tables) {
+      if (auto r = FileRange(t, info->size, true)) info->row_tables.push_back(*r);
+    }
+  }
+  const auto extent = described.find("sample_extent");
+  if (extent == described.end()) return;
+  if (auto r = FileRange(*extent, info->size, false)) info->sample_extent = *r;
+}
+
 // What a reader's description says of its samples on disk (docs/formats.md, "inspect"): the
 // share of their bytes they take after the format's filters ("stored_data_bytes": less than 1
 // when compressed), whole samples per chunk, the chunks' codec and stored sizes, and the keys its
@@ -73,6 +112,7 @@ void StoredLayout(const nlohmann::json& described, dlio::DataFileInfo* info) {
     }
   }
   info->stores_file_name = described.value("stores_file_name", false);
+  RowTables(described, info);
   const auto units = described.find("compressed_units");
   if (units != described.end() && units->is_object()) {
     info->compressed_units = units->value("count", int64_t{0});

@@ -5,6 +5,7 @@
 
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -306,6 +307,52 @@ save('gz', 'images', (rng.random((16, 32, 32), dtype=np.float32) * 16).round(),
   auto lzf = Hdf5()->Open(storage.get(), tmp / "lzf.h5", {});
   REQUIRE(lzf.status().code() == StatusCode::kUnimplemented);
   CHECK(Has(lzf.status().message(), "lzf"));
+}
+
+TEST_CASE("inspect tells where h5py stored the samples and a table of a row per sample",
+          "[interop][hdf5]") {
+  RequireH5py();
+  TempDir tmp;
+  // fastMRI's volume: k-space slices, a reconstruction per slice, string attributes; beside them
+  // a chunked dataset and one of another length (neither a table of a row per sample; named to
+  // come after kspace, which dlio takes for the samples as the first by name). Prints
+  // h5py's own offsets of the two contiguous datasets.
+  const std::string script = R"(
+import sys
+import numpy as np
+import h5py
+with h5py.File(sys.argv[1], 'w') as f:
+    f.create_dataset('kspace', data=np.ones((6, 8, 8), np.complex64))
+    f.create_dataset('reconstruction_esc', data=np.ones((6, 4, 4), np.float32))
+    f.create_dataset('x_chunked', data=np.ones((6, 4), np.float32), chunks=(1, 4))
+    f.create_dataset('x_other', data=np.ones((5, 4), np.float32))
+    f.attrs['acquisition'] = 'CORPD_FBK'
+    print(f['kspace'].id.get_offset(), f['reconstruction_esc'].id.get_offset())
+)";
+  const std::string path = tmp / "file1000.h5";
+  const CommandResult r = RunPython(tmp, script, path);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  uint64_t kspace = 0, recon = 0;
+  REQUIRE(std::sscanf(r.output.c_str(), "%lu %lu", &kspace, &recon) == 2);
+  auto storage = BoundPosixStorage();
+  auto reader = Hdf5()->Open(storage.get(), path, {});
+  REQUIRE(reader.ok());
+  const auto described = nlohmann::json::parse((*reader)->DescribeJson());
+  INFO(described.dump());
+  CHECK(described["sample_dataset"] == "/kspace");
+  // The samples' bytes: 6 slices of 8 x 8 complex64.
+  REQUIRE(described.contains("sample_extent"));
+  CHECK(described["sample_extent"]["offset"].get<uint64_t>() == kspace);
+  CHECK(described["sample_extent"]["bytes"].get<uint64_t>() == 6 * 512);
+  // The one table of a row per sample: contiguous, 6 rows of 4 x 4 float32.
+  REQUIRE(described.contains("row_tables"));
+  REQUIRE(described["row_tables"].size() == 1);
+  const auto& table = described["row_tables"][0];
+  CHECK(table["name"] == "/reconstruction_esc");
+  CHECK(table["offset"].get<uint64_t>() == recon);
+  CHECK(table["bytes"].get<uint64_t>() == 6 * 64);
+  CHECK(table["row_bytes"].get<uint64_t>() == 64);
 }
 
 // DLIO's shaped layout (dataset.record_dims, record_element_type, hdf5.num_dset_per_record):

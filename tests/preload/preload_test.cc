@@ -341,7 +341,10 @@ if __name__ == '__main__':
   INFO(result.output);
   REQUIRE(result.exit_code == 0);
   const auto files = TraceFiles(out);
-  REQUIRE(files.size() == 3);  // the parent (np.save) and two workers
+  // The parent (np.save) and the workers that loaded: on a busy host one worker may take all
+  // four tasks before the other runs, and a process that traced nothing leaves no file.
+  REQUIRE(files.size() >= 2);
+  REQUIRE(files.size() <= 3);
   std::vector<json> worker_reads;
   for (const auto& f : files) {
     for (json& e : ReadEvents(f)) {

@@ -22,7 +22,7 @@ dlio_add_test(profile_fit_test LIBS dlio_profile dlio_config dlio_checkpoint dli
           profile/fit_client_costs_test.cc profile/fit_whole_file_test.cc
           profile/fit_run_delay_test.cc profile/fit_stream_client_costs_test.cc
           profile/fit_folder_name_test.cc profile/fit_load_order_test.cc
-          profile/fit_hdf5_test.cc profile/fit_npz_compressed_test.cc
+          profile/fit_hdf5_test.cc profile/fit_hdf5_tables_test.cc profile/fit_npz_compressed_test.cc
           profile/fit_tarfile_index_test.cc profile/fit_paged_test.cc profile/fit_mapped_test.cc
           profile/fit_generations_test.cc profile/fit_collate_test.cc
           profile/fit_pyio_end_test.cc profile/fit_pyio_records_test.cc

@@ -73,6 +73,19 @@ struct DataFileInfo {
   // (a reader description's "writer_keys", docs/formats.md "inspect": webdataset's
   // dataset.webdataset_members); fit sets those every probed file agrees on.
   std::vector<std::pair<std::string, std::string>> writer_keys;
+  // Tables of one row per sample stored beside the samples (a reader description's
+  // "row_tables": hdf5 datasets whose first axis is the samples', contiguous): where their bytes
+  // lie, so that fit tells a read of a row (libhdf5's sieve buffer reads from the row to the
+  // table's end) from a sample's, and how long a row is.
+  struct RowTable {
+    int64_t offset = 0, bytes = 0, row_bytes = 0;
+    bool Holds(int64_t at, int64_t n) const { return at >= offset && at + n <= offset + bytes; }
+  };
+  std::vector<RowTable> row_tables;
+  // Where the samples' bytes lie when they are one contiguous range (a reader description's
+  // "sample_extent": an hdf5 rows-layout dataset); bytes 0: not told. A larger read elsewhere
+  // is the file's metadata.
+  RowTable sample_extent;
   // The file holds its own name (a reader description's "stores_file_name": pt, whose torch.save
   // zip names its records after the file's stem): the emulation's names should be as long.
   bool stores_file_name = false;

@@ -265,6 +265,16 @@ std::string StoredLayoutJson(hid_t dset, const ReaderInfo& info) {
   if (info.layout != SampleLayout::kRows || info.num_samples == 0) return "";
   std::string out = ",\"stored_data_bytes\":" + std::to_string(H5Dget_storage_size(dset));
   Hid dcpl(H5Dget_create_plist(dset));
+  if (dcpl.valid() && H5Pget_layout(dcpl.get()) == H5D_CONTIGUOUS) {
+    // Where the samples' bytes lie: a larger read elsewhere is the file's metadata (a global
+    // heap of string attributes read at every open), not a sample.
+    const haddr_t at = H5Dget_offset(dset);
+    if (at != HADDR_UNDEF) {
+      out += StrCat(",\"sample_extent\":{\"offset\":", at, ",\"bytes\":", H5Dget_storage_size(dset),
+                    "}");
+    }
+    H5Eclear2(H5E_DEFAULT);
+  }
   if (!dcpl.valid() || H5Pget_layout(dcpl.get()) != H5D_CHUNKED) return out;
   std::array<hsize_t, H5S_MAX_RANK> chunk{};
   if (H5Pget_chunk(dcpl.get(), H5S_MAX_RANK, chunk.data()) != info.rank || chunk[0] == 0) {
@@ -280,6 +290,30 @@ std::string StoredLayoutJson(hid_t dset, const ReaderInfo& info) {
     }
   }
   return out + StoredChunkBytes(dset, info, chunk[0]);
+}
+
+// ",{name, offset, bytes, row_bytes}" when `d` is a table of one row per sample beside a
+// rows-layout sample dataset: contiguous, unfiltered, stored, its first axis the samples' count
+// (fastMRI's reconstruction beside its k-space, a label or coordinates table). A loader reading
+// it at the sample's index reads it through libhdf5's sieve buffer from the row to its end,
+// which `dlio-run fit` tells apart from the samples by these bytes (docs/formats.md, "inspect").
+std::string RowTableJson(hid_t d, const std::string& name, const ReaderInfo& info) {
+  if (info.layout != SampleLayout::kRows || info.num_samples < 2 || name == info.dataset) return "";
+  Hid dcpl(H5Dget_create_plist(d));
+  if (!dcpl.valid() || H5Pget_layout(dcpl.get()) != H5D_CONTIGUOUS ||
+      H5Pget_nfilters(dcpl.get()) != 0) {
+    return "";
+  }
+  const Extent e = DatasetExtent(d);
+  const haddr_t offset = H5Dget_offset(d);
+  const hsize_t bytes = H5Dget_storage_size(d);
+  if (e.rank < 1 || e.dims[0] != info.num_samples || offset == HADDR_UNDEF || bytes == 0 ||
+      bytes % info.num_samples != 0 || offset + bytes > info.file_size) {
+    H5Eclear2(H5E_DEFAULT);
+    return "";
+  }
+  return StrCat(",{\"name\":", JsonString(name), ",\"offset\":", offset, ",\"bytes\":", bytes,
+                ",\"row_bytes\":", bytes / info.num_samples, "}");
 }
 
 std::string JsonStrings(const std::vector<std::string>& v) {
@@ -303,7 +337,7 @@ std::string DescribeFile(Hdf5Call& call, const ReaderHandles& h, const ReaderInf
   out += ",\"sample_dataset_info\":" + DescribeDataset(h.dset.get(), info.dataset);
   DatasetList all = ListDatasets(call, h.file.get(), info.path);
   std::vector<std::string> problems = std::move(all.problems);
-  std::string list;
+  std::string list, tables;
   for (size_t k = 0; k < all.names.size() && k < kMaxDescribedDatasets; ++k) {
     const std::string what = info.path + ": " + all.names[k];
     Result<Hid> opened = OpenDatasetIfAny(call, h.file.get(), info.path, all.names[k]);
@@ -316,11 +350,13 @@ std::string DescribeFile(Hdf5Call& call, const ReaderHandles& h, const ReaderInf
     list += DescribeDataset(d.get(), all.names[k]);
     const Status extent = CheckDataset(d.get(), what, info.file_size);
     if (!extent.ok()) problems.push_back(extent.message());
+    if (extent.ok()) tables += RowTableJson(d.get(), all.names[k], info);
     if (std::string missing = MissingChunks(call, d.get(), what); !missing.empty()) {
       problems.push_back(std::move(missing));
     }
   }
   out += ",\"datasets\":[" + list + "]";
+  if (!tables.empty()) out += ",\"row_tables\":[" + tables.substr(1) + "]";
   if (all.names.size() > kMaxDescribedDatasets) {
     out += ",\"datasets_total\":" + std::to_string(all.names.size());
   }

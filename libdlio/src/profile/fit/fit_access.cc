@@ -280,8 +280,9 @@ bool EndsAccess(const ProfileTrace& t, size_t i, const View& view, const ThreadF
   // buffer fill at its local header, batch after batch. One load of a file (np.load of an npz:
   // x's data, then y's header) is split so too, and folded back into one at its close
   // (FoldSessionLoad: it re-read its end records and covered the file).
-  // Not in a file of a group per sample (hdf5): its labels are read elsewhere right after the
-  // sample's data, and belong to it.
+  // Not in a file of a group per sample (hdf5), nor one with a table of a row per sample: its
+  // labels, or the table's row, are read elsewhere right after the sample's data, and belong to
+  // it.
   const int64_t smallest = sample_sizes.empty() ? 0 : *sample_sizes.begin();
   if (!trailing_members && smallest > 0 && a.bytes >= smallest && t.offset[i] >= 0 &&
       t.offset[i] != s.last_end) {
@@ -297,6 +298,10 @@ bool EndsAccess(const ProfileTrace& t, size_t i, const View& view, const ThreadF
 struct FileSamples {
   std::set<int64_t> sizes;
   bool grouped = false;
+  std::vector<DataFileInfo::RowTable> row_tables;  // a row per sample beside the samples
+  DataFileInfo::RowTable extent;                   // the samples' bytes (bytes 0: not told)
+  // Reads elsewhere after a sample's data belong to it: a group's other members, a table's row.
+  bool Trailing() const { return grouped || !row_tables.empty(); }
 };
 
 std::vector<FileSamples> ProbedSamples(const View& view) {
@@ -304,6 +309,8 @@ std::vector<FileSamples> ProbedSamples(const View& view) {
   for (size_t f = 0; f < view.files.size(); ++f) {
     const DataFileInfo& info = view.files[f].info;
     out[f].sizes.insert(info.sample_sizes.begin(), info.sample_sizes.end());
+    out[f].row_tables = info.row_tables;
+    out[f].extent = info.sample_extent;
     for (const auto& [key, value] : info.writer_keys) {
       out[f].grouped = out[f].grouped || key == "dataset.hdf5_sample_groups";
     }
@@ -311,13 +318,37 @@ std::vector<FileSamples> ProbedSamples(const View& view) {
   return out;
 }
 
+// The probe's sample extents and row tables of the files whose reads they describe
+// (ProbedLayoutRead); the others keep every large read as a sample's.
+std::vector<FileSamples> KeepReadExtents(const ProfileTrace& t, const View& view,
+                                         std::vector<FileSamples> probed) {
+  const std::vector<bool> read = ProbedLayoutRead(t, view);
+  for (size_t f = 0; f < probed.size(); ++f) {
+    if (read[f]) continue;
+    probed[f].extent = {};
+    probed[f].row_tables.clear();
+  }
+  return probed;
+}
+
 // Whether read i (`size` bytes) of a file is a sample's data rather than a header or index:
 // not its transaction mark when it has one, else more than kSmallReadBytes or in a file of no
 // larger reads; in a group per sample, at least its smallest stored sample (the root's local
-// heap, every group's name, is one large request too).
+// heap, every group's name, is one large request too); never a read within a table of a row per
+// sample the probe found beside the samples (fastMRI's reconstruction: the sieve buffer reads
+// from the row to the table's end, up to 64 KiB, beside each sample's own read), nor one outside
+// the samples' bytes when the probe told where they lie (a global heap of string attributes).
 bool IsLargeRead(const ProfileTrace& t, size_t i, int64_t size, const std::optional<Mark>& mark,
                  int64_t largest, const FileSamples& probed) {
   if (mark) return !mark->Is(t, i);
+  for (const DataFileInfo::RowTable& table : probed.row_tables) {
+    if (table.Holds(t.offset[i], size)) return false;
+  }
+  const DataFileInfo::RowTable& e = probed.extent;
+  if (e.bytes > 0 && t.offset[i] >= 0 &&
+      (t.offset[i] >= e.offset + e.bytes || t.offset[i] + size <= e.offset)) {
+    return false;
+  }
   if (probed.grouped && !probed.sizes.empty()) return size >= *probed.sizes.begin();
   return size > kSmallReadBytes || largest <= kSmallReadBytes;
 }
@@ -336,7 +367,7 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
   }
   const std::vector<int64_t> largest = LargestReads(t, *view, file_of);
   const std::vector<std::optional<Mark>> marks = TransactionMarks(t, *view, file_of, largest);
-  const std::vector<FileSamples> probed = ProbedSamples(*view);
+  const std::vector<FileSamples> probed = KeepReadExtents(t, *view, ProbedSamples(*view));
   std::map<std::pair<ThreadKey, int32_t>, ThreadFileState> states;
   std::map<ThreadKey, int32_t> last_file;
   std::vector<int64_t> first_offset;
@@ -367,7 +398,7 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
     // thread's first, a connection's header and schema, join the first sample).
     const bool ends = s.access >= 0 && (mark ? !large && s.marked
                                              : EndsAccess(t, i, *view, s, large, size,
-                                                          samples.sizes, samples.grouped));
+                                                          samples.sizes, samples.Trailing()));
     // In a file of a group per sample, the metadata read before a pause (an open's, a walk to
     // the first group) joins the sample whose data follows: a sample read holds its data.
     const bool holds_data = s.access < 0 || !samples.grouped ||
@@ -416,6 +447,30 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
 }
 
 }  // namespace
+
+std::vector<bool> ProbedLayoutRead(const ProfileTrace& t, const View& view) {
+  std::unordered_map<std::string, size_t> index_of;
+  for (size_t f = 0; f < view.files.size(); ++f) index_of[view.files[f].path] = f;
+  std::vector<int64_t> large(view.files.size(), 0), held(view.files.size(), 0);
+  std::vector<bool> sampled(view.files.size(), false);
+  for (size_t i : view.data_events) {
+    const int64_t at = t.offset[i], n = t.size_bytes[i];
+    if (t.kind[i] != OpKind::kRead || at < 0 || n <= kSmallReadBytes) continue;
+    const auto it = index_of.find(t.String(t.path[i]));
+    if (it == index_of.end()) continue;
+    const DataFileInfo& info = view.files[it->second].info;
+    const DataFileInfo::RowTable& e = info.sample_extent;
+    const bool in_samples = e.bytes > 0 && at < e.offset + e.bytes && at + n > e.offset;
+    const bool in_table = std::any_of(info.row_tables.begin(), info.row_tables.end(),
+                                      [&](const auto& r) { return r.Holds(at, n); });
+    ++large[it->second];
+    held[it->second] += in_samples || in_table;
+    if (in_samples) sampled[it->second] = true;
+  }
+  std::vector<bool> out(view.files.size(), false);
+  for (size_t f = 0; f < out.size(); ++f) out[f] = sampled[f] && held[f] * 2 >= large[f];
+  return out;
+}
 
 void CollectAccesses(const ProfileTrace& t, View* view) {
   view->run_delays = RunDelays(t);

@@ -406,6 +406,13 @@ void FitCompressionRatio(const View& view, FitResult* out);
 // The keys the probed files' descriptions say their format's writer needs (DataFileInfo::
 // writer_keys), where every probed file gives the same value (fit_chunks.cc).
 void FitWriterKeys(const View& view, FitResult* out);
+
+// Per file of `view`, whether the probe's layout of it (DataFileInfo::sample_extent and
+// row_tables) is the one the trace reads: at least half of its reads over kSmallReadBytes lie in
+// the samples' bytes or a table of a row per sample, and some in the samples'. A program that
+// reads another dataset than the one the probe took for the samples (h5py_crops: the coordinates
+// taken for samples, the volume's chunks read) is not; fit_access.cc.
+std::vector<bool> ProbedLayoutRead(const ProfileTrace& t, const View& view);
 // The reader keys whose value the traced loads of the probed files match (DataFile::loads against
 // DataFileInfo::read_variants), where one value matches most loads and is not the key's default
 // (fit_variants.cc).

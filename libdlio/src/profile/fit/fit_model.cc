@@ -383,6 +383,67 @@ int64_t RepeatsWhileOpen(const View& view) {
   return repeats;
 }
 
+// A table of a row per sample the probe found beside the samples (DataFileInfo::row_tables),
+// read about once per sample read: per file whose reads the probe's layout describes
+// (ProbedLayoutRead), the table most of the reads within tables hit.
+struct ProbedTableReads {
+  int64_t reads = 0, samples = 0, row_bytes = 0;
+  bool PerSample() const {
+    return row_bytes > 0 && samples > 0 && reads * 10 >= samples * 8 && reads * 10 <= samples * 12;
+  }
+};
+
+ProbedTableReads CountProbedTableReads(const ProfileTrace& t, const View& view) {
+  ProbedTableReads p;
+  const std::vector<bool> described = ProbedLayoutRead(t, view);
+  std::map<std::string, size_t> files;  // path -> index, files whose reads the probe describes
+  for (size_t f = 0; f < view.files.size(); ++f) {
+    if (described[f] && !view.files[f].info.row_tables.empty()) files[view.files[f].path] = f;
+  }
+  if (files.empty()) return p;
+  std::map<size_t, std::map<size_t, int64_t>> hits;  // file -> table -> reads
+  for (size_t i : view.data_events) {
+    if (t.kind[i] != OpKind::kRead || t.offset[i] < 0 || t.size_bytes[i] <= 0) continue;
+    const auto f = files.find(t.String(t.path[i]));
+    if (f == files.end()) continue;
+    const auto& tables = view.files[f->second].info.row_tables;
+    for (size_t k = 0; k < tables.size(); ++k) {
+      if (tables[k].Holds(t.offset[i], t.size_bytes[i])) ++hits[f->second][k];
+    }
+  }
+  std::map<int64_t, int64_t> rows;  // row bytes -> reads
+  for (const auto& [file, tables] : hits) {
+    const auto best =
+        std::max_element(tables.begin(), tables.end(),
+                         [](const auto& a, const auto& b) { return a.second < b.second; });
+    p.reads += best->second;
+    rows[view.files[file].info.row_tables[best->first].row_bytes] += best->second;
+  }
+  int64_t most = 0;
+  for (const auto& [bytes, n] : rows) {
+    if (n > most) std::tie(p.row_bytes, most) = std::pair(bytes, n);
+  }
+  for (const Access& a : view.accesses) p.samples += a.large_reads > 0;
+  return p;
+}
+
+// The table as dlio's /lookup: a row per sample of the emulation's files, read (from the row to
+// its end) with each sample.
+void SetProbedTable(const ProbedTableReads& p, FitResult* out) {
+  const int64_t rows = EntryInt(out->Find("dataset.num_samples_per_file"), 1);
+  Set(out, "dataset.hdf5_lookup_rows", std::to_string(rows), FitConfidence::kMedium,
+      "a row per sample of the emulated files (dataset.num_samples_per_file), as the probed "
+      "files' table has a row per sample of theirs");
+  Set(out, "dataset.hdf5_lookup_row_bytes", std::to_string(p.row_bytes), FitConfidence::kHigh,
+      "the probed table's bytes per row (its bytes over the file's samples)");
+  Set(out, "reader.hdf5_lookup_dataset", "/lookup", FitConfidence::kMedium,
+      StrCat(p.reads,
+             " reads within a table of a row per sample that the probed files hold "
+             "beside their samples (a second dataset read at the sample's index: "
+             "fastMRI's reconstruction beside its k-space), for ",
+             p.samples, " sample reads"));
+}
+
 void FitH5pyReopen(const View& view, int64_t sessions, int64_t table_reads, FitResult* out) {
   const int64_t n = static_cast<int64_t>(view.accesses.size());
   if (sessions * 10 >= n * 8 || OpensPerSample(view)) {
@@ -435,6 +496,11 @@ void FitH5py(const ProfileTrace& t, const View& view, FitResult* out) {
             "group and datasets");
     }
     return;
+  }
+  const ProbedTableReads probed = CountProbedTableReads(t, view);
+  if (probed.PerSample()) {
+    FitH5pyReopen(view, r.sessions, open_files ? probed.reads : 0, out);
+    return SetProbedTable(probed, out);
   }
   const LookupTable table = open_files ? FindLookupTable(t, view) : LookupTable{};
   const bool per_sample_table = TableReadPerSample(table, r);
