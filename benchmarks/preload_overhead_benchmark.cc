@@ -1,5 +1,5 @@
-// Page-cache reads through read() and pread() at 4 KiB and 1 MiB: the cost libdlio_preload.so
-// adds is the difference between a run with LD_PRELOAD and one without
+// Page-cache reads through read() and pread() at 4 KiB, 16 KiB, 64 KiB and 1 MiB: the cost
+// libdlio_preload.so adds is the difference between a run with LD_PRELOAD and one without
 // (benchmarks/preload_overhead.sh runs both and prints the overhead). The data file lives in
 // $DLIO_BENCH_DATA_DIR (made on first use) so a run can put it inside the traced prefix.
 #include <benchmark/benchmark.h>
@@ -91,7 +91,7 @@ void BM_Read(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
   ::close(fd);
 }
-BENCHMARK(BM_Read)->Arg(4 << 10)->Arg(64 << 10)->Arg(1 << 20);
+BENCHMARK(BM_Read)->Arg(4 << 10)->Arg(16 << 10)->Arg(64 << 10)->Arg(1 << 20);
 
 // pread(): the same offsets without a file position.
 void BM_Pread(benchmark::State& state) {
@@ -110,7 +110,7 @@ void BM_Pread(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * state.range(0));
   ::close(fd);
 }
-BENCHMARK(BM_Pread)->Arg(4 << 10)->Arg(64 << 10)->Arg(1 << 20);
+BENCHMARK(BM_Pread)->Arg(4 << 10)->Arg(16 << 10)->Arg(64 << 10)->Arg(1 << 20);
 
 }  // namespace
 

@@ -48,42 +48,61 @@ dlio::Result<std::string> ReadRange(dlio::Storage* storage, const std::string& p
   return out;
 }
 
-// The tables of a row per sample a reader's description lists ("row_tables"), each with sane
-// numbers (a row that divides the table, inside the file) or left out.
-// A range of the file a reader's description gives ({offset, bytes[, row_bytes]}), inside the
-// file (row_bytes, when asked, dividing it), or nullopt.
-std::optional<dlio::DataFileInfo::RowTable> FileRange(const nlohmann::json& j, int64_t file_size,
-                                                      bool rows) {
-  if (!j.is_object()) return std::nullopt;
+// A range of the file a reader's description gives ({offset, bytes}), inside the file, or
+// nullopt.
+std::optional<dlio::DataFileInfo::FileRange> DescribedRange(const nlohmann::json& j,
+                                                            int64_t file_size) {
   auto number = [&j](const char* key) {
     const auto v = j.find(key);
     return v != j.end() && v->is_number_unsigned() && v->get<uint64_t>() <= INT64_MAX
                ? v->get<int64_t>()
                : int64_t{-1};
   };
-  dlio::DataFileInfo::RowTable r;
-  r.offset = number("offset");
-  r.bytes = number("bytes");
-  r.row_bytes = rows ? number("row_bytes") : 1;
-  if (r.offset < 0 || r.bytes <= 0 || r.row_bytes <= 0 || r.bytes % r.row_bytes != 0 ||
+  if (!j.is_object()) return std::nullopt;
+  const dlio::DataFileInfo::FileRange r{number("offset"), number("bytes")};
+  if (r.offset < 0 || r.bytes <= 0 ||
       (file_size >= 0 && (r.offset > file_size || r.bytes > file_size - r.offset))) {
     return std::nullopt;
   }
   return r;
 }
 
-// The tables of a row per sample a reader's description lists ("row_tables") and the samples'
-// own range ("sample_extent"), each with sane numbers or left out.
+// The tables of a row per sample a reader's description lists ("row_tables", each a range
+// whose "row_bytes" divide it) and the samples' own range ("sample_extent"), each with sane
+// numbers or left out.
 void RowTables(const nlohmann::json& described, dlio::DataFileInfo* info) {
   const auto tables = described.find("row_tables");
   if (tables != described.end() && tables->is_array()) {
     for (const auto& t : *tables) {
-      if (auto r = FileRange(t, info->size, true)) info->row_tables.push_back(*r);
+      const auto r = DescribedRange(t, info->size);
+      const auto row = t.is_object() ? t.find("row_bytes") : t.end();
+      if (!r || row == t.end() || !row->is_number_unsigned() || row->get<uint64_t>() == 0 ||
+          row->get<uint64_t>() > static_cast<uint64_t>(r->bytes) ||
+          r->bytes % row->get<int64_t>() != 0) {
+        continue;
+      }
+      info->row_tables.push_back({*r, row->get<int64_t>()});
     }
   }
   const auto extent = described.find("sample_extent");
   if (extent == described.end()) return;
-  if (auto r = FileRange(*extent, info->size, false)) info->sample_extent = *r;
+  if (auto r = DescribedRange(*extent, info->size)) info->sample_extent = *r;
+}
+
+// The root's attributes a reader's description gives ("root_attributes": the
+// dataset.hdf5_root_attributes items, and the reads reading them after an open makes), the
+// reads with sane numbers.
+void RootAttributes(const nlohmann::json& described, dlio::DataFileInfo* info) {
+  const auto found = described.find("root_attributes");
+  if (found == described.end() || !found->is_object()) return;
+  const auto items = found->find("items");
+  if (items == found->end() || !items->is_string()) return;
+  info->root_attributes = items->get<std::string>();
+  const auto reads = found->find("reads");
+  if (reads == found->end() || !reads->is_array()) return;
+  for (const auto& r : *reads) {
+    if (auto range = DescribedRange(r, info->size)) info->attribute_reads.push_back(*range);
+  }
 }
 
 // What a reader's description says of its samples on disk (docs/formats.md, "inspect"): the
@@ -113,6 +132,7 @@ void StoredLayout(const nlohmann::json& described, dlio::DataFileInfo* info) {
   }
   info->stores_file_name = described.value("stores_file_name", false);
   RowTables(described, info);
+  RootAttributes(described, info);
   const auto units = described.find("compressed_units");
   if (units != described.end() && units->is_object()) {
     info->compressed_units = units->value("count", int64_t{0});

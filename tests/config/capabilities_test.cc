@@ -162,6 +162,37 @@ TEST_CASE("capabilities: a built storage reports what its registry entry declare
   CHECK(StorageCapabilitiesFor(mpiio, r.storages).status().code() == StatusCode::kNotFound);
 }
 
+TEST_CASE("capabilities: hdf5's root attributes and the h5py model's reading them") {
+  const auto registries = Builtins();
+  // The items, parsed by the hdf5 format's own hook.
+  auto validate = [&](std::initializer_list<const char*> overrides) {
+    WorkloadConfig c;
+    for (const char* o : overrides) REQUIRE(ApplyOverride(&c, o).ok());
+    const Status keys = c.Validate();
+    return keys.ok() ? ValidateCapabilities(c, *registries).message() : keys.message();
+  };
+  const char* hdf5 = "dataset.format=hdf5";
+  CHECK(validate({hdf5, "dataset.hdf5_root_attributes=@max:scalar:fp64,@ids:3:int32"}).empty());
+  CHECK(validate({hdf5, "dataset.hdf5_root_attributes=kspace:3"}) ==
+        "dataset.hdf5_root_attributes: 'kspace:3:fp32' is not an attribute of the root: give "
+        "'@name:shape:dtype' items (e.g. '@max:scalar:fp64')");
+  CHECK(validate({hdf5, "dataset.hdf5_root_attributes=g@x:scalar:fp64"}) ==
+        "dataset.hdf5_root_attributes: 'g@x:scalar:fp64' is not an attribute of the root: give "
+        "'@name:shape:dtype' items (e.g. '@max:scalar:fp64')");
+  CHECK_THAT(validate({hdf5, "dataset.hdf5_root_attributes=@x:scalar:fp128"}),
+             Catch::StartsWith("dataset.hdf5_root_attributes: '@x:scalar:fp128': dtype 'fp128'"));
+  CHECK_THAT(validate({hdf5, "dataset.hdf5_root_attributes=@x:scalar:fp64,@x:2:int8"}),
+             Catch::Contains("attribute 'x'") && Catch::Contains("given twice"));
+  // Read by the h5py model's hdf5 readers only.
+  CHECK(validate({hdf5, "reader.h5py_read_attributes=true"}).empty());
+  CHECK(validate({hdf5, "reader.h5py_read_attributes=true", "reader.io_model=h5py"}).empty());
+  CHECK(validate({"reader.h5py_read_attributes=true"}) ==
+        "reader.h5py_read_attributes applies to dataset.format 'hdf5' only, got 'npz'");
+  CHECK(validate({hdf5, "reader.h5py_read_attributes=true", "reader.io_model=native"}) ==
+        "reader.h5py_read_attributes applies to reader.io_model h5py (hdf5's default under auto); "
+        "reader.io_model is native");
+}
+
 TEST_CASE("capabilities: the format, storage and pipeline named check the keys they read") {
   const auto registries = Builtins();
   const Registries& r = *registries;
@@ -175,6 +206,11 @@ TEST_CASE("capabilities: the format, storage and pipeline named check the keys t
   CHECK(validate({"dataset.hdf5_lookup_rows=4"}) ==
         "dataset.hdf5_lookup_rows applies to dataset.format 'hdf5' only, got 'npz'");
   CHECK(validate({"dataset.format=hdf5", "dataset.hdf5_lookup_rows=4"}).empty());
+  // hdf5's root attributes: written by its writers only, and items that are root attributes.
+  const char* attrs = "dataset.hdf5_root_attributes=@acquisition:scalar:str9, @max:scalar:fp64";
+  CHECK(validate({attrs}) ==
+        "dataset.hdf5_root_attributes applies to dataset.format 'hdf5' only, got 'npz'");
+  CHECK(validate({"dataset.format=hdf5", attrs}).empty());
   // webdataset's member extensions: its own key, spelled as extensions.
   CHECK(validate({"dataset.webdataset_members=bin"}) ==
         "dataset.webdataset_members applies to dataset.format 'webdataset' only, got 'npz'");

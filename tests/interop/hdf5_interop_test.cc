@@ -327,6 +327,8 @@ with h5py.File(sys.argv[1], 'w') as f:
     f.create_dataset('x_chunked', data=np.ones((6, 4), np.float32), chunks=(1, 4))
     f.create_dataset('x_other', data=np.ones((5, 4), np.float32))
     f.attrs['acquisition'] = 'CORPD_FBK'
+    f.attrs['max'] = 0.5
+    f.attrs['patient_id'] = 'p7'
     print(f['kspace'].id.get_offset(), f['reconstruction_esc'].id.get_offset())
 )";
   const std::string path = tmp / "file1000.h5";
@@ -353,6 +355,52 @@ with h5py.File(sys.argv[1], 'w') as f:
   CHECK(table["offset"].get<uint64_t>() == recon);
   CHECK(table["bytes"].get<uint64_t>() == 6 * 64);
   CHECK(table["row_bytes"].get<uint64_t>() == 64);
+  // The root's attributes as dataset.hdf5_root_attributes gives them, and the read dict(f.attrs)
+  // makes after an open: the strings' global heap collection (signature "GCOL").
+  REQUIRE(described.contains("root_attributes"));
+  const auto& attributes = described["root_attributes"];
+  CHECK(attributes["items"] == "@acquisition:scalar:str9,@max:scalar:fp64,@patient_id:scalar:str2");
+  REQUIRE(attributes["reads"].size() == 1);
+  const uint64_t heap = attributes["reads"][0]["offset"].get<uint64_t>();
+  CHECK(ReadTextFile(path).substr(heap, 4) == "GCOL");
+  CHECK(attributes["reads"][0]["bytes"].get<uint64_t>() >= 4096);
+}
+
+TEST_CASE("h5py reads the root attributes we write as it wrote them", "[interop][hdf5]") {
+  RequireH5py();
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  FormatOptions o;
+  o.formats.Get<Hdf5Options>().root_attributes =
+      "@acquisition:scalar:str9, @max:scalar:fp64, @ids:3:int32, @tag:scalar:S4";
+  FileSpec spec;
+  spec.seed = 3;
+  spec.sample_sizes.assign(4, 256);
+  const std::string path = tmp / "attrs.h5";
+  REQUIRE(Hdf5()->Write(storage.get(), path, spec, o).ok());
+  const std::string script = R"(
+import sys
+import h5py
+with h5py.File(sys.argv[1], 'r') as f:
+    print(f['records'].shape)
+    for k, v in f.attrs.items():
+        print(k, type(v).__name__, getattr(v, 'dtype', ''), getattr(v, 'shape', ''),
+              len(v) if isinstance(v, (str, bytes)) else '')
+)";
+  const CommandResult r = RunPython(tmp, script, path);
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  CHECK(Has(r.output, "(4, 256)"));
+  CHECK(Has(r.output, "acquisition str   9"));
+  CHECK(Has(r.output, "max float64 float64 () "));
+  CHECK(Has(r.output, "ids ndarray int32 (3,) "));
+  CHECK(Has(r.output, "tag bytes_ |S4 () 4"));
+  // inspect gives them back as written, in the order they are stored (h5py lists them by name).
+  auto reader = Hdf5()->Open(storage.get(), path, {});
+  REQUIRE(reader.ok());
+  const auto described = nlohmann::json::parse((*reader)->DescribeJson());
+  CHECK(described["root_attributes"]["items"] ==
+        "@acquisition:scalar:str9,@max:scalar:fp64,@ids:3:int32,@tag:scalar:S4");
 }
 
 // DLIO's shaped layout (dataset.record_dims, record_element_type, hdf5.num_dset_per_record):

@@ -2,7 +2,8 @@
 // same files read by an h5py program under libdlio_preload.so and by dlio's hdf5 reader under a
 // MemoryTracer give the same opens and reads, for contiguous, chunked, gzip-compressed and
 // larger-than-the-chunk-cache datasets, files written by h5py and by dlio's writer, h5py.File per
-// sample or kept open, a lookup (coordinates) dataset and the metadata file.
+// sample or kept open, a lookup (coordinates) dataset, the metadata file and the root's attributes
+// read after each sample (dict(f.attrs)).
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -30,12 +31,14 @@ constexpr const char* kMakeScript = R"(import sys
 import h5py, numpy as np
 d = sys.argv[1]
 rng = np.random.default_rng(1)
-def save(name, records, chunks=None, compression=None, extra=None):
+def save(name, records, chunks=None, compression=None, extra=None, attrs=None):
     with h5py.File(d + '/' + name, 'w') as f:
         f.create_dataset('records', data=records, chunks=chunks, compression=compression)
         f.create_dataset('labels', data=np.arange(records.shape[0], dtype=np.int64))
         for k, v in (extra or {}).items():
             f.create_dataset(k, data=v)
+        for k, v in (attrs or {}).items():
+            f.attrs[k] = v
 u8 = lambda *shape: rng.integers(0, 255, shape, dtype=np.uint8)
 save('contig.h5', u8(12, 3000))
 save('contig_big.h5', u8(4, 100000))
@@ -46,16 +49,22 @@ save('gzip.h5', rng.integers(0, 4, (6, 100000), dtype=np.uint8), chunks=(2, 1000
 # A chunked volume of crops (one chunk each) and a small coordinates table.
 save('volume.h5', u8(8, 16, 16, 16), chunks=(1, 16, 16, 16),
      extra={'coords': rng.integers(0, 64, (50, 3), dtype=np.int64)})
+# fastMRI's attributes, set after the datasets: strings (in the global heap) and floats.
+save('attrs.h5', u8(10, 8192), attrs={'acquisition': 'CORPD_FBK', 'max': 0.5, 'norm': 0.25,
+                                      'patient_id': 'p11'})
 )";
 
-// Reads samples as h5py does: python3 read.py DIR FILE REOPEN INDICES LOOKUP META
+// Reads samples as h5py does: python3 read.py DIR FILE REOPEN INDICES LOOKUP META ATTRS
 //   REOPEN file: h5py.File per sample (DLIO's on_demand reader); dataset: f['records'] per
 //   sample; none: the file and its datasets opened once. LOOKUP: a dataset whose row
 //   (i mod its length) is read before sample i ('-' = none). META 1: FILE.meta.h5's offsets and
 //   sizes are read next (their datasets opened at first use under 'none'), then the sample.
+//   ATTRS 1: dict(f.attrs) after each sample.
 constexpr const char* kReadScript = R"(import sys
 import h5py
 d, name, reopen, lookup, meta = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5], sys.argv[6]
+attrs = sys.argv[7] == '1'
+
 idx = [int(x) for x in sys.argv[4].split(',')]
 path = d + '/' + name
 kept = {}
@@ -70,7 +79,10 @@ def sample(f, m, r, c, i):
         row = c[i % c.shape[0]]
     if m is not None:
         off, size = meta_dataset(m, 'offsets')[i], meta_dataset(m, 'sizes')[i]
-    return r[i]
+    x = r[i]
+    if attrs:
+        dict(f.attrs)
+    return x
 def files():
     return h5py.File(path, 'r'), (h5py.File(path + '.meta.h5', 'r') if meta == '1' else None)
 def datasets(f):
@@ -119,11 +131,12 @@ struct Case {
   std::vector<uint64_t> samples;
   std::string lookup;  // "" = none
   bool meta = false;
+  bool attrs = false;  // dict(f.attrs) after each sample
 };
 
 Case Make(std::string file, H5pyReopen reopen, std::vector<uint64_t> samples,
-          std::string lookup = "", bool meta = false) {
-  return Case{std::move(file), reopen, std::move(samples), std::move(lookup), meta};
+          std::string lookup = "", bool meta = false, bool attrs = false) {
+  return Case{std::move(file), reopen, std::move(samples), std::move(lookup), meta, attrs};
 }
 
 // The requests grouped by file, each file's in their order (the fidelity bar: the order of the
@@ -140,11 +153,12 @@ const char* ReopenName(H5pyReopen r) {
 
 std::vector<Request> PythonRequests(const TempDir& tmp, const std::string& data, const Case& c) {
   static int run = 0;
-  const ProfileTrace trace = TracePythonProgram(
-      "'" + std::string(tmp / "read.py") + "' '" + data + "' '" + c.file + "' " +
-          ReopenName(c.reopen) + " " + Join(c.samples) + " '" +
-          (c.lookup.empty() ? std::string("-") : c.lookup) + "' " + (c.meta ? "1" : "0"),
-      data, tmp / ("prof" + std::to_string(run++)));
+  const ProfileTrace trace =
+      TracePythonProgram("'" + std::string(tmp / "read.py") + "' '" + data + "' '" + c.file + "' " +
+                             ReopenName(c.reopen) + " " + Join(c.samples) + " '" +
+                             (c.lookup.empty() ? std::string("-") : c.lookup) + "' " +
+                             (c.meta ? "1" : "0") + (c.attrs ? " 1" : " 0"),
+                         data, tmp / ("prof" + std::to_string(run++)));
   return PerFile(RequestsOf(trace, data, kOpensAndReads));
 }
 
@@ -157,6 +171,7 @@ std::vector<Request> DlioRequests(const std::string& data, const Case& c, IoMode
   o.formats.Get<Hdf5Options>().h5py_reopen = c.reopen;
   o.formats.Get<Hdf5Options>().lookup_dataset = c.lookup;
   o.formats.Get<Hdf5Options>().metadata_file = c.meta;
+  o.formats.Get<Hdf5Options>().h5py_read_attributes = c.attrs;
   {
     auto reader = testing::Hdf5()->Open(storage.get(), data + "/" + c.file, o);
     INFO(reader.status().ToString());
@@ -250,6 +265,41 @@ TEST_CASE("h5py model: files written by dlio's writer, with labels and a metadat
     Compare(fx.tmp, fx.data, Make("dlio.h5", reopen, {9, 0, 4, 4, 1}, "/labels"));
     Compare(fx.tmp, fx.data, Make("dlio.h5", reopen, {3, 0, 2}, "", true));
     Compare(fx.tmp, fx.data, Make("dlio_gz.h5", reopen, {7, 6, 0, 3}, "/labels"));
+  }
+}
+
+// fastMRI's four root attributes (two strings, two floats) as dataset.hdf5_root_attributes gives
+// them.
+constexpr const char* kFastmriAttributes =
+    "@acquisition:scalar:str9, @max:scalar:fp64, @norm:scalar:fp64, @patient_id:scalar:str3";
+
+TEST_CASE("h5py model: dict(f.attrs) after each sample, in h5py's files and in dlio's") {
+  if (!PythonHas("h5py")) return;
+  Fixture fx;
+  auto storage = NewPosixStorage({});
+  FormatOptions w;
+  w.formats.Get<Hdf5Options>().root_attributes = kFastmriAttributes;
+  w.formats.Get<Hdf5Options>().lookup_rows = 10;
+  REQUIRE(testing::Hdf5()
+              ->Write(storage.get(), fx.data + "/dlio_attrs.h5", testing::Fixed(10, 8192), w)
+              .ok());
+  const std::vector<uint64_t> samples{4, 0, 9, 4};
+  for (H5pyReopen reopen : {H5pyReopen::kFile, H5pyReopen::kDataset, H5pyReopen::kNone}) {
+    Compare(fx.tmp, fx.data, Make("attrs.h5", reopen, samples, "", false, true));
+    Compare(fx.tmp, fx.data, Make("dlio_attrs.h5", reopen, samples, "/lookup", false, true));
+  }
+  // The strings' global heap: one more read per h5py.File, none while the file stays open.
+  for (const char* file : {"attrs.h5", "dlio_attrs.h5"}) {
+    Case read = Make(file, H5pyReopen::kFile, samples);
+    const auto without = DlioRequests(fx.data, read, IoModel::kH5py);
+    read.attrs = true;
+    const auto with = DlioRequests(fx.data, read, IoModel::kH5py);
+    INFO(file << "\nwithout:\n" << ToString(without) << "with:\n" << ToString(with));
+    CHECK(with.size() == without.size() + samples.size());
+    read.reopen = H5pyReopen::kNone;
+    const auto kept = DlioRequests(fx.data, read, IoModel::kH5py);
+    read.attrs = false;
+    CHECK(kept.size() == DlioRequests(fx.data, read, IoModel::kH5py).size() + 1);
   }
 }
 

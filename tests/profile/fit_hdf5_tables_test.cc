@@ -2,7 +2,8 @@
 // slice of `kspace` (libhdf5's 64 KiB sieve buffer from the slice), the same slice of a second
 // dataset, `reconstruction_esc` (the sieve from its row to its end), and the string attributes'
 // global heap (4 KiB past both). What fit makes of the second dataset and the heap, with the
-// probe's table of a row per sample and sample extent, and without them.
+// probe's table of a row per sample and sample extent, and without them; the root's attributes
+// the probe found, and whether each open reads them.
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -34,8 +35,9 @@ std::string VolumePath(int v) {
   return "/d/singlecoil_train/file" + std::to_string(1000 + v) + ".h5";
 }
 
-// One sample: the open's metadata, the slice, the table's header and row, the heap, the close.
-int64_t ReadSlice(ProfileTrace* t, int32_t pid, int v, int s, int64_t now) {
+// One sample: the open's metadata, the slice, the table's header and row, the heap (`heap`:
+// dict(hf.attrs)), the close.
+int64_t ReadSlice(ProfileTrace* t, int32_t pid, int v, int s, int64_t now, bool heap) {
   const std::string path = VolumePath(v);
   AddEvent(t, pid, pid, "open64", now, 2, path);
   int64_t at = now + 5;
@@ -55,14 +57,14 @@ int64_t ReadSlice(ProfileTrace* t, int32_t pid, int v, int s, int64_t now) {
   const int64_t row = kReconAt + s * kReconRow;
   const int64_t rest = std::min(kSieve, kHeapAt - row);
   AddEvent(t, pid, pid, "pread", at + 30, 5, path, row, rest, rest);
-  AddEvent(t, pid, pid, "pread", at + 40, 2, path, kHeapAt, 4'096, 4'096);
+  if (heap) AddEvent(t, pid, pid, "pread", at + 40, 2, path, kHeapAt, 4'096, 4'096);
   AddEvent(t, pid, pid, "close", at + 45, 1, path);
   return at + 50;
 }
 
 // Two passes of every slice of every volume in a shuffled order, by two DataLoader workers (new
 // ones per pass) taking turns on batches of 4, a 6 ms step after each batch.
-ProfileTrace SliceDatasetLoop() {
+ProfileTrace SliceDatasetLoop(bool heap = true) {
   ProfileTrace t;
   int64_t now = 1'000'000;
   constexpr int kAll = kVolumes * kSlices;
@@ -70,7 +72,7 @@ ProfileTrace SliceDatasetLoop() {
     for (int k = 0; k < kAll; ++k) {
       const int i = (k * 37 + pass * 11) % kAll;  // a shuffle (37 is prime to 96)
       const int32_t pid = 100 + 10 * pass + (k / 4) % 2;
-      now = ReadSlice(&t, pid, i / kSlices, i % kSlices, now) + 20;
+      now = ReadSlice(&t, pid, i / kSlices, i % kSlices, now, heap) + 20;
       if (k % 4 == 3) now += 6'000;
     }
     now += 50'000;
@@ -78,9 +80,13 @@ ProfileTrace SliceDatasetLoop() {
   return t;
 }
 
+constexpr const char* kAttributes =
+    "@acquisition:scalar:str9,@max:scalar:fp64,@norm:scalar:fp64,@patient_id:scalar:str3";
+
 // The probe of a volume: the slices as samples; with `layout`, where they lie and the table of
-// a row per sample beside them (hdf5's description of a rows layout).
-FitOptions Volumes(bool layout) {
+// a row per sample beside them (hdf5's description of a rows layout); with `attributes`, the
+// root's attributes and the heap read reading them.
+FitOptions Volumes(bool layout, bool attributes = false) {
   DataFileInfo info;
   info.format = "hdf5";
   info.size = kVolumeBytes;
@@ -88,8 +94,12 @@ FitOptions Volumes(bool layout) {
   info.sample_sizes.assign(kSlices, kSliceBytes);
   info.data_bytes = kSlices * kSliceBytes;
   if (layout) {
-    info.sample_extent = {kKspaceAt, kSlices * kSliceBytes, 1};
-    info.row_tables.push_back({kReconAt, kSlices * kReconRow, kReconRow});
+    info.sample_extent = {kKspaceAt, kSlices * kSliceBytes};
+    info.row_tables.push_back({{kReconAt, kSlices * kReconRow}, kReconRow});
+  }
+  if (attributes) {
+    info.root_attributes = kAttributes;
+    info.attribute_reads.push_back({kHeapAt, 4'096});
   }
   return fit_test::ProbingAs(std::move(info));
 }
@@ -166,13 +176,40 @@ TEST_CASE("fit, hdf5 tables: a probe that took another dataset for the samples i
   info.samples = 64;
   info.sample_sizes.assign(64, 12);
   info.data_bytes = 64 * 12;
-  info.sample_extent = {600'000, 64 * 12, 1};
-  info.row_tables.push_back({650'000, 64 * 8, 8});
+  info.sample_extent = {600'000, 64 * 12};
+  info.row_tables.push_back({{650'000, 64 * 8}, 8});
   const FitResult r = Fit(t, fit_test::ProbingAs(std::move(info)));
   CHECK(Value(r, "dataset.record_length_bytes") == "32768");
   CHECK(Value(r, "train.epochs") == "2");
   const FitEntry* lookup = r.Find("reader.hdf5_lookup_dataset");
   CHECK((lookup == nullptr || !lookup->inferred || lookup->value != "/lookup"));
+}
+
+TEST_CASE("fit, hdf5 tables: the root's attributes, read after each open") {
+  const FitResult r = Fit(SliceDatasetLoop(), Volumes(true, true));
+  CHECK(Value(r, "dataset.hdf5_root_attributes") == kAttributes);
+  CHECK(r.Find("dataset.hdf5_root_attributes")->confidence == FitConfidence::kHigh);
+  CHECK(Value(r, "reader.h5py_read_attributes") == "true");
+  INFO(r.Find("reader.h5py_read_attributes")->reason);
+  // The first 16 opens of each of the 8 files, every one reading the heap.
+  CHECK(r.Find("reader.h5py_read_attributes")->reason.find("128 of the 128 traced loads") !=
+        std::string::npos);
+  // The heap read is no sample read: one per open, as without it.
+  CHECK(Value(r, "reader.hdf5_lookup_dataset") == "/lookup");
+  CHECK(Value(r, "dataset.record_length_bytes") == "32768");
+}
+
+TEST_CASE("fit, hdf5 tables: root attributes never read keep the reader's default") {
+  // The files have them (the root's header grown by them is read at every open), the program
+  // reads none: no heap read.
+  const FitResult r = Fit(SliceDatasetLoop(false), Volumes(true, true));
+  CHECK(Value(r, "dataset.hdf5_root_attributes") == kAttributes);
+  const FitEntry* read = r.Find("reader.h5py_read_attributes");
+  CHECK((read == nullptr || !read->inferred));
+  // Files without root attributes: neither key.
+  const FitResult plain = Fit(SliceDatasetLoop(), Volumes(true, false));
+  const FitEntry* items = plain.Find("dataset.hdf5_root_attributes");
+  CHECK((items == nullptr || !items->inferred));
 }
 
 }  // namespace

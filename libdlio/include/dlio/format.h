@@ -256,6 +256,9 @@ struct FormatCapabilities {
   // Lays each sample out as a group of member datasets (hdf5: dataset.hdf5_sample_groups); config
   // validation refuses the key with a format that would ignore it.
   bool sample_groups = false;
+  // Writes attributes on each file's root (hdf5: dataset.hdf5_root_attributes); config
+  // validation refuses the key with a format that would ignore it.
+  bool root_attributes = false;
   // Writes compressible records of a chosen compression ratio (FormatOptions::compression_ratio:
   // hdf5's gzip chunks, npz's deflated members); config validation refuses
   // dataset.compression_ratio with a format that would ignore it.

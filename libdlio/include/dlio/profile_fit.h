@@ -73,19 +73,32 @@ struct DataFileInfo {
   // (a reader description's "writer_keys", docs/formats.md "inspect": webdataset's
   // dataset.webdataset_members); fit sets those every probed file agrees on.
   std::vector<std::pair<std::string, std::string>> writer_keys;
+  // A range of the file's bytes; bytes 0: none.
+  struct FileRange {
+    int64_t offset = 0, bytes = 0;
+    bool Holds(int64_t at, int64_t n) const { return at >= offset && at + n <= offset + bytes; }
+    bool Overlaps(int64_t at, int64_t n) const {
+      return bytes > 0 && at < offset + bytes && at + n > offset;
+    }
+  };
   // Tables of one row per sample stored beside the samples (a reader description's
   // "row_tables": hdf5 datasets whose first axis is the samples', contiguous): where their bytes
   // lie, so that fit tells a read of a row (libhdf5's sieve buffer reads from the row to the
   // table's end) from a sample's, and how long a row is.
   struct RowTable {
-    int64_t offset = 0, bytes = 0, row_bytes = 0;
-    bool Holds(int64_t at, int64_t n) const { return at >= offset && at + n <= offset + bytes; }
+    FileRange range;
+    int64_t row_bytes = 0;
   };
   std::vector<RowTable> row_tables;
   // Where the samples' bytes lie when they are one contiguous range (a reader description's
   // "sample_extent": an hdf5 rows-layout dataset); bytes 0: not told. A larger read elsewhere
   // is the file's metadata.
-  RowTable sample_extent;
+  FileRange sample_extent;
+  // The attributes of the file's root as dataset.hdf5_root_attributes gives them, and the reads
+  // reading them all after an open makes (a reader description's "root_attributes": the global
+  // heap of an hdf5 file's string attributes, read by dict(f.attrs)); "" and none: not told.
+  std::string root_attributes;
+  std::vector<FileRange> attribute_reads;
   // The file holds its own name (a reader description's "stores_file_name": pt, whose torch.save
   // zip names its records after the file's stem): the emulation's names should be as long.
   bool stores_file_name = false;

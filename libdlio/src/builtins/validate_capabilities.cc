@@ -116,6 +116,8 @@ Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
       {hdf5.lookup_rows > 0, &FormatCapabilities::lookup_rows, "dataset.hdf5_lookup_rows"},
       {!hdf5.sample_groups.empty(), &FormatCapabilities::sample_groups,
        "dataset.hdf5_sample_groups"},
+      {!hdf5.root_attributes.empty(), &FormatCapabilities::root_attributes,
+       "dataset.hdf5_root_attributes"},
       {format_internal::CompressionRatioSet(d.compression_ratio, d.compression_ratio_stdev),
        &FormatCapabilities::compression_ratio, "dataset.compression_ratio"},
       {d.formats.Value<WebdatasetOptions>().members != WebdatasetOptions{}.members,

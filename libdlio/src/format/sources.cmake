@@ -75,6 +75,7 @@ if(DLIO_WITH_HDF5)
     src/format/hdf5/hdf5_metadata_guard.cc
     src/format/hdf5/hdf5_reader.cc
     src/format/hdf5/hdf5_group_reader.cc
+    src/format/hdf5/hdf5_attributes.cc
     src/format/hdf5/hdf5_lookup.cc
     src/format/hdf5/hdf5_format.cc
     src/format/hdf5/h5py_save.cc

@@ -8,13 +8,15 @@
 //     dataset object does: one sample under reader.h5py_reopen file and dataset, the whole run
 //     under none;
 //   - h5py.File per sample (h5py_reopen file, DLIO's on_demand reader): every sample opens the
-//     file, reads its superblock and object headers again, and closes it.
+//     file, reads its superblock and object headers again, and closes it;
+//   - dict(f.attrs) after each sample (reader.h5py_read_attributes): every root attribute read.
 // The first sample of an open reader uses the file OpenReader opened (that open is h5py.File's).
 #include <algorithm>
 #include <array>
 #include <optional>
 #include <vector>
 
+#include "format/hdf5/hdf5_attributes.h"
 #include "format/hdf5/hdf5_chunk_guard.h"
 #include "format/hdf5/hdf5_lookup.h"
 #include "format/hdf5/hdf5_options.h"
@@ -48,6 +50,7 @@ class H5pyReader final : public FormatReader {
   H5pyReader(const FormatOptions& o, Hid fapl, ReaderHandles h, ReaderInfo info,
              std::optional<LookupTable> lookup)
       : reopen_(Hdf5Of(o.formats).h5py_reopen),
+        read_attributes_(Hdf5Of(o.formats).h5py_read_attributes),
         fapl_(std::move(fapl)),
         type_(std::move(h.type)),
         mem_space_(std::move(h.mem_space)),
@@ -79,6 +82,7 @@ class H5pyReader final : public FormatReader {
     Hdf5Call call;
     Status st = OpenFiles(call);
     if (st.ok()) st = ReadOpen(call, i, size, out);
+    if (st.ok() && read_attributes_) st = ReadRootAttributes(call, open_.file.get(), info_.path);
     if (reopen_ == H5pyReopen::kFile) {
       open_.CloseAll();
     } else if (reopen_ == H5pyReopen::kDataset) {
@@ -205,6 +209,7 @@ class H5pyReader final : public FormatReader {
   }
 
   const H5pyReopen reopen_;
+  const bool read_attributes_;
   Hid fapl_;
   Hid type_, mem_space_;
   const ReaderInfo info_;

@@ -171,6 +171,26 @@ herr_t CollectAttribute(hid_t object, const char* name, const H5A_info_t*, void*
 
 }  // namespace
 
+namespace internal {
+
+Result<std::vector<H5pyDataset>> RootAttributes(Hdf5Call& call, hid_t file,
+                                                const std::string& what) {
+  Hid root(H5Gopen2(file, "/", H5P_DEFAULT));
+  if (!root.valid()) return call.Error(StatusCode::kCorruption, what + ": its root group");
+  std::vector<FoundDataset> found;
+  AttributeWalk walk{&call, "", what, 0, &found, Status::OK()};
+  if (H5Aiterate2(root.get(), H5_INDEX_NAME, H5_ITER_NATIVE, nullptr, &CollectAttribute, &walk) <
+      0) {
+    call.Clear();
+    return walk.status.ok() ? Status::Corruption(what, ": attributes of the root") : walk.status;
+  }
+  std::vector<H5pyDataset> out;
+  for (FoundDataset& f : found) out.push_back(std::move(f.dataset));
+  return out;
+}
+
+}  // namespace internal
+
 Result<std::vector<H5pyWrite>> H5pySaveWrites(const H5pyLayout& layout) {
   std::unique_ptr<Storage> memory = NewMemoryStorage();
   WriteRecorder recorder;

@@ -13,8 +13,6 @@
 namespace dlio::h5py_save {
 namespace {
 
-constexpr char kKey[] = "checkpoint.h5py_datasets";
-
 struct TypeName {
   const char* name;
   H5pyType type;
@@ -54,22 +52,22 @@ std::vector<std::string> Split(const std::string& s, char sep) {
 }
 
 // `zero`: dimensions of 0 are taken (an attribute's; a dataset of no elements has no data).
-Result<std::vector<uint64_t>> ParseShape(const std::string& item, const std::string& text,
-                                         bool zero) {
+Result<std::vector<uint64_t>> ParseShape(const char* key, const std::string& item,
+                                         const std::string& text, bool zero) {
   std::vector<uint64_t> shape;
   if (text.empty() || text == "scalar") return shape;
   uint64_t elements = 1;
   for (const std::string& d : Split(text, 'x')) {
     if (d.empty() || d.size() > 12 || d.find_first_not_of("0123456789") != std::string::npos ||
         (!zero && std::stoull(d) == 0)) {
-      return Status::InvalidArgument(kKey, ": '", item, "': shape '", text,
+      return Status::InvalidArgument(key, ": '", item, "': shape '", text,
                                      "' is not dimensions of ", zero ? 0 : 1,
                                      " or more joined by 'x' (e.g. 3x3x32)");
     }
     shape.push_back(std::stoull(d));
     elements *= shape.back();
     if (elements > (uint64_t{1} << 40)) {
-      return Status::InvalidArgument(kKey, ": '", item, "': shape '", text,
+      return Status::InvalidArgument(key, ": '", item, "': shape '", text,
                                      "' holds more than 2^40 elements");
     }
   }
@@ -77,8 +75,8 @@ Result<std::vector<uint64_t>> ParseShape(const std::string& item, const std::str
 }
 
 // A dtype: one of kTypes, or (`strings`: an attribute's) S<n>, a string of n bytes.
-Result<H5pyType> ParseType(const std::string& item, const std::string& text, bool strings,
-                           uint64_t* string_size) {
+Result<H5pyType> ParseType(const char* key, const std::string& item, const std::string& text,
+                           bool strings, uint64_t* string_size) {
   if (text.empty()) return H5pyType::kF32;
   for (const TypeName& n : kTypes) {
     if (text == n.name) return n.type;
@@ -95,7 +93,7 @@ Result<H5pyType> ParseType(const std::string& item, const std::string& text, boo
       }
     }
   }
-  return Status::InvalidArgument(kKey, ": '", item, "': dtype '", text,
+  return Status::InvalidArgument(key, ": '", item, "': dtype '", text,
                                  "' is not one of fp16, fp32, fp64, int8, uint8, int16, int32, "
                                  "int64",
                                  strings ? ", S<n> (1 to 99999 bytes)" : "",
@@ -103,11 +101,11 @@ Result<H5pyType> ParseType(const std::string& item, const std::string& text, boo
 }
 
 // A path of names joined by single '/' (`root`: "" too, the root's).
-Status CheckName(const std::string& item, const std::string& name, bool root) {
+Status CheckName(const char* key, const std::string& item, const std::string& name, bool root) {
   if ((name.empty() && !root) || (!name.empty() && (name.front() == '/' || name.back() == '/')) ||
       name.find("//") != std::string::npos || name == "." ||
       name.find("/./") != std::string::npos) {
-    return Status::InvalidArgument(kKey, ": '", item, "': '", name,
+    return Status::InvalidArgument(key, ": '", item, "': '", name,
                                    "' is not a dataset path (names joined by single '/', none "
                                    "empty, no leading or trailing '/')");
   }
@@ -138,10 +136,10 @@ bool TypeLike(const std::string& t) {
 // One "name:shape[:dtype]" item, read from the right, as a name may hold ':' (Keras' "kernel:0"):
 // the last field is the dtype when it names one (or, after two or more, does not read as a shape:
 // a bad dtype), the field before it the shape, the rest the name.
-Result<H5pyDataset> ParseItem(const std::string& item) {
+Result<H5pyDataset> ParseItem(const char* key, const std::string& item) {
   std::vector<std::string> parts = Split(item, ':');
   if (parts.size() < 2) {
-    return Status::InvalidArgument(kKey, ": '", item, "' is not name:shape[:dtype]");
+    return Status::InvalidArgument(key, ": '", item, "' is not name:shape[:dtype]");
   }
   std::string dtype;
   if (parts.size() >= 3 &&
@@ -158,29 +156,29 @@ Result<H5pyDataset> ParseItem(const std::string& item) {
     d.attribute = d.name.substr(at + 1);
     d.name.resize(at);
     if (d.attribute.empty() || d.attribute.find('/') != std::string::npos) {
-      return Status::InvalidArgument(kKey, ": '", item, "': '", d.attribute,
+      return Status::InvalidArgument(key, ": '", item, "': '", d.attribute,
                                      "' is not an attribute name (not empty, no '/')");
     }
   }
-  DLIO_RETURN_NOT_OK(CheckName(item, d.name, d.is_attribute()));
-  DLIO_ASSIGN_OR_RETURN(d.shape, ParseShape(item, shape, d.is_attribute()));
-  DLIO_ASSIGN_OR_RETURN(d.type, ParseType(item, dtype, d.is_attribute(), &d.string_size));
+  DLIO_RETURN_NOT_OK(CheckName(key, item, d.name, d.is_attribute()));
+  DLIO_ASSIGN_OR_RETURN(d.shape, ParseShape(key, item, shape, d.is_attribute()));
+  DLIO_ASSIGN_OR_RETURN(d.type, ParseType(key, item, dtype, d.is_attribute(), &d.string_size));
   return d;
 }
 
 // Each dataset's groups must not be another dataset, nor a dataset a group of another; each
 // attribute's object is the root or a group, and holds it once.
-Status CheckTree(const H5pyLayout& layout) {
+Status CheckTree(const char* key, const H5pyLayout& layout) {
   std::set<std::string> datasets, groups, attributes;
   for (const H5pyDataset& d : layout.datasets) {
     if (d.is_attribute()) {
       if (!attributes.insert(d.name + "@" + d.attribute).second) {
-        return Status::InvalidArgument(kKey, ": attribute '", d.attribute, "' of '", d.name,
+        return Status::InvalidArgument(key, ": attribute '", d.attribute, "' of '", d.name,
                                        "' is given twice");
       }
       if (!d.name.empty()) groups.insert(d.name);
     } else if (!datasets.insert(d.name).second) {
-      return Status::InvalidArgument(kKey, ": dataset '", d.name, "' is given twice");
+      return Status::InvalidArgument(key, ": dataset '", d.name, "' is given twice");
     }
     const std::string& path = d.name;
     for (size_t p = path.find('/'); p != std::string::npos; p = path.find('/', p + 1)) {
@@ -189,7 +187,7 @@ Status CheckTree(const H5pyLayout& layout) {
   }
   for (const std::string& g : groups) {
     if (datasets.count(g) != 0) {
-      return Status::InvalidArgument(kKey, ": '", g,
+      return Status::InvalidArgument(key, ": '", g,
                                      "' is both a dataset and a group (of another dataset or of "
                                      "an attribute: attributes of datasets are not emulated)");
     }
@@ -231,19 +229,31 @@ std::string ItemText(const H5pyDataset& d) {
   return text;
 }
 
-Result<H5pyLayout> ParseH5pyDatasets(const std::string& text) {
+Result<H5pyLayout> ParseH5pyDatasets(const std::string& text, const char* key) {
   H5pyLayout layout;
   if (Trim(text).empty()) {
-    return Status::InvalidArgument(kKey,
+    return Status::InvalidArgument(key,
                                    " is empty: give the datasets h5py writes, as "
                                    "name:shape[:dtype] items (e.g. 'dense/kernel:784x10')");
   }
   for (const std::string& item : Split(text, ',')) {
-    DLIO_ASSIGN_OR_RETURN(H5pyDataset d, ParseItem(item));
+    DLIO_ASSIGN_OR_RETURN(H5pyDataset d, ParseItem(key, item));
     layout.datasets.push_back(std::move(d));
   }
-  DLIO_RETURN_NOT_OK(CheckTree(layout));
+  DLIO_RETURN_NOT_OK(CheckTree(key, layout));
   return layout;
+}
+
+Result<std::vector<H5pyDataset>> ParseRootAttributes(const std::string& text, const char* key) {
+  DLIO_ASSIGN_OR_RETURN(H5pyLayout layout, ParseH5pyDatasets(text, key));
+  for (const H5pyDataset& d : layout.datasets) {
+    if (!d.is_attribute() || !d.name.empty()) {
+      return Status::InvalidArgument(key, ": '", ItemText(d),
+                                     "' is not an attribute of the root: give "
+                                     "'@name:shape:dtype' items (e.g. '@max:scalar:fp64')");
+    }
+  }
+  return std::move(layout.datasets);
 }
 
 }  // namespace dlio::h5py_save

@@ -271,6 +271,16 @@ Status LoadDataset(Hdf5Call& call, hid_t file, const H5pyDataset& d, uint64_t of
 
 }  // namespace
 
+namespace internal {
+
+Status WriteRootAttribute(Hdf5Call& call, hid_t file, const H5pyDataset& d, const char* data,
+                          const std::string& path) {
+  std::set<std::string> made;
+  return WriteAttribute(call, file, d, data, &made, path);
+}
+
+}  // namespace internal
+
 Status WriteH5pySave(Storage* storage, const std::string& path, bool truncate,
                      const H5pyLayout& layout, const FillData& fill, std::vector<char>* memory) {
   Hdf5Call call;

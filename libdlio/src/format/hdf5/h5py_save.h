@@ -62,7 +62,15 @@ struct H5pyLayout {
 // dimensions 0 too (Keras' empty weight_names). InvalidArgument naming the key and the item: a name
 // that is empty, starts or ends with '/' or holds '//' or ',', a dataset given twice or that is
 // also another's group, an attribute of a dataset or given twice, a bad shape or dtype, no items.
-Result<H5pyLayout> ParseH5pyDatasets(const std::string& text);
+// `key` is the key errors name.
+Result<H5pyLayout> ParseH5pyDatasets(const std::string& text,
+                                     const char* key = "checkpoint.h5py_datasets");
+
+// Items of ParseH5pyDatasets' syntax that are all attributes of the root ("@name:shape:dtype",
+// e.g. "@acquisition:scalar:str9, @max:scalar:fp64": h5py's f.attrs[name] = value), as
+// dataset.hdf5_root_attributes gives them. InvalidArgument naming `key` and the item: what
+// ParseH5pyDatasets refuses, and an item that is a dataset or a group's attribute.
+Result<std::vector<H5pyDataset>> ParseRootAttributes(const std::string& text, const char* key);
 
 // The item text of `d` as ParseH5pyDatasets reads it ("dense/kernel:0:784x10:fp32").
 std::string ItemText(const H5pyDataset& d);

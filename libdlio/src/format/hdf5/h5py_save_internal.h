@@ -1,8 +1,13 @@
 // What h5py_save.cc (writing, loading) and h5py_inspect.cc (reading a file's datasets back)
-// share: h5py's types and its file access list. Call inside an Hdf5Call.
+// share, and what the data files' root attributes borrow (hdf5_attributes.cc): h5py's types,
+// its file access list, a root attribute written and the root's attributes found. Call inside
+// an Hdf5Call.
 #pragma once
 
 #include <hdf5.h>
+
+#include <string>
+#include <vector>
 
 #include "dlio/status.h"
 #include "dlio/storage.h"
@@ -19,5 +24,18 @@ Result<format_internal::Hid> TypeOf(format_internal::Hdf5Call& call, H5pyType t,
 
 // h5py.File's access list: library version bounds (earliest, latest), over `storage`.
 Result<format_internal::Hid> H5pyFapl(format_internal::Hdf5Call& call, Storage* storage);
+
+// `d`, an attribute of the root, written to the open `file` from `data` (d.bytes(); a
+// variable-length string's characters made letters) as h5py's f.attrs[name] = value writes it.
+// Errors name `path` and the attribute.
+Status WriteRootAttribute(format_internal::Hdf5Call& call, hid_t file, const H5pyDataset& d,
+                          const char* data, const std::string& path);
+
+// The root's attributes of the open `file`, in the order they are stored (their creation
+// order), as ParseRootAttributes' items (a variable-length string's size: its longest string's
+// characters). `what` names the file: Unimplemented for a type h5py_save does not write or empty
+// strings; Corruption when libhdf5 cannot read them.
+Result<std::vector<H5pyDataset>> RootAttributes(format_internal::Hdf5Call& call, hid_t file,
+                                                const std::string& what);
 
 }  // namespace dlio::h5py_save::internal

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "format/hdf5/hdf5_attributes.h"
 #include "format/hdf5/hdf5_reader.h"
 #include "format/io_util.h"
 
@@ -357,6 +358,7 @@ std::string DescribeFile(Hdf5Call& call, const ReaderHandles& h, const ReaderInf
   }
   out += ",\"datasets\":[" + list + "]";
   if (!tables.empty()) out += ",\"row_tables\":[" + tables.substr(1) + "]";
+  out += RootAttributesJson(call, h.file.get(), info);
   if (all.names.size() > kMaxDescribedDatasets) {
     out += ",\"datasets_total\":" + std::to_string(all.names.size());
   }

@@ -32,6 +32,7 @@ FormatCapabilities hdf5::Hdf5Capabilities() {
   c.io_models = {IoModel::kH5py};
   c.lookup_rows = true;
   c.sample_groups = true;
+  c.root_attributes = true;
   c.compression_ratio = true;
   c.datasets_per_record = true;
   return c;
@@ -119,7 +120,7 @@ class Hdf5Format final : public Format {
     return shared.comm != nullptr && shared.comm->mpi_comm_handle() != nullptr &&
            shared.world > 1 && storage.capabilities().shared_write && (c.empty() || c == "none") &&
            !hdf5.shuffle_filter && !hdf5.enable_chunking && hdf5.lookup_rows == 0 &&
-           hdf5.sample_groups.empty();
+           hdf5.sample_groups.empty() && hdf5.root_attributes.empty();
 #else
     (void)storage;
     (void)o;

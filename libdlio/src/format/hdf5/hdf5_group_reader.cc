@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 
+#include "format/hdf5/hdf5_attributes.h"
 #include "format/hdf5/hdf5_lookup.h"
 #include "format/hdf5/hdf5_reader.h"
 #include "format/hdf5/hdf5_sample_groups.h"
@@ -197,12 +198,15 @@ Result<MemberDataset> OpenMemberDataset(Hdf5Call& call, hid_t group, const std::
 // Thread safety: every call holds the process-wide HDF5 lock, which also guards the open file.
 class GroupReader final : public FormatReader {
  public:
-  // `lookup`: the table read a row of after each sample ("" none), checked at its first read.
-  GroupReader(Hid fapl, Hid file, ReaderInfo info, bool reopen_file, std::string lookup)
+  // `lookup`: the table read a row of after each sample ("" none), checked at its first read;
+  // `read_attributes`: the root's attributes read after it (reader.h5py_read_attributes).
+  GroupReader(Hid fapl, Hid file, ReaderInfo info, bool reopen_file, bool read_attributes,
+              std::string lookup)
       : fapl_(std::move(fapl)),
         file_(std::move(file)),
         info_(std::move(info)),
         reopen_file_(reopen_file),
+        read_attributes_(read_attributes),
         lookup_name_(std::move(lookup)) {}
   ~GroupReader() override {
     Hdf5Call call;
@@ -230,6 +234,7 @@ class GroupReader final : public FormatReader {
     Status st =
         info_.groups.members.empty() ? ReadOwnDataset(call, i, out) : ReadGroup(call, i, out);
     if (st.ok() && !lookup_name_.empty()) st = ReadLookupRow(call, i);
+    if (st.ok() && read_attributes_) st = ReadRootAttributes(call, file_.get(), info_.path);
     if (reopen_file_) file_.Reset();
     return st;
   }
@@ -256,7 +261,21 @@ class GroupReader final : public FormatReader {
       j += ",\"dataset.record_dims\":" + JsonString(JsonDims(info_.dims.data(), info_.rank)) +
            ",\"dataset.record_element_type\":" + JsonString(element_);
     }
-    return j + "}}";
+    return j + "}" + AttributesJson() + "}";
+  }
+
+  // The root's attributes as inspect gives them (RootAttributesJson), through the open file or
+  // one opened for it (reader.h5py_reopen file closes it after each sample).
+  std::string AttributesJson() const {
+    Hdf5Call call;
+    Hid opened;
+    if (!file_.valid()) opened = Hid(H5Fopen(info_.path.c_str(), H5F_ACC_RDONLY, fapl_.get()));
+    const hid_t file = file_.valid() ? file_.get() : opened.get();
+    if (file < 0) {
+      call.Clear();
+      return "";
+    }
+    return RootAttributesJson(call, file, info_);
   }
 
   // Sample 0's first member (or own dataset): the nominal size of a sample, and its shape for
@@ -356,6 +375,7 @@ class GroupReader final : public FormatReader {
   Hid fapl_, file_;
   ReaderInfo info_;
   const bool reopen_file_;
+  const bool read_attributes_;
   const std::string lookup_name_;      // the table read a row of after each sample, or ""
   std::optional<LookupTable> lookup_;  // lookup_name_'s, once checked
   std::vector<uint8_t> lookup_row_;
@@ -423,8 +443,9 @@ Result<std::unique_ptr<FormatReader>> MakeGroupReader(Hdf5Call& call, Storage* s
   const bool reopen = model == IoModel::kH5py && options.h5py_reopen == H5pyReopen::kFile;
   // reader.hdf5_lookup_dataset, else the table found beside the samples
   std::string lookup = options.lookup_dataset.empty() ? info.groups.lookup : options.lookup_dataset;
+  const bool attributes = model == IoModel::kH5py && options.h5py_read_attributes;
   auto reader = std::make_unique<GroupReader>(std::move(fapl), std::move(h.file), std::move(info),
-                                              reopen, std::move(lookup));
+                                              reopen, attributes, std::move(lookup));
   if (found) DLIO_RETURN_NOT_OK(reader->LearnSampleShape(call));
   h.Reset();
   return std::unique_ptr<FormatReader>(std::move(reader));

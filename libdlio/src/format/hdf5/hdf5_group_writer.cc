@@ -7,6 +7,7 @@
 #include "dlio/str_cat.h"
 #include "format/content.h"
 #include "format/hdf5/h5py_save.h"
+#include "format/hdf5/hdf5_attributes.h"
 #include "format/hdf5/hdf5_lookup.h"
 #include "format/hdf5/hdf5_options.h"
 #include "format/hdf5/hdf5_sample_groups.h"
@@ -71,6 +72,11 @@ Result<H5pyLayout> SampleGroupsLayout(const FileSpec& spec, const FormatOptions&
     d.type = H5pyType::kU8;
     layout.datasets.push_back(std::move(d));
   }
+  if (!h.root_attributes.empty()) {  // f.attrs[name] = value, last
+    DLIO_ASSIGN_OR_RETURN(std::vector<H5pyDataset> attributes,
+                          h5py_save::ParseRootAttributes(h.root_attributes, kRootAttributesKey));
+    for (H5pyDataset& d : attributes) layout.datasets.push_back(std::move(d));
+  }
   return layout;
 }
 
@@ -78,14 +84,17 @@ Status WriteSampleGroups(Storage* storage, const std::string& path, const FileSp
                          const FormatOptions& o, bool* created) {
   DLIO_ASSIGN_OR_RETURN(const H5pyLayout layout, SampleGroupsLayout(spec, o));
   const Hdf5Options& h = Hdf5Of(o.formats);
-  const size_t samples_end = layout.datasets.size() - (h.lookup_rows > 0 ? 1 : 0);
+  const size_t attributes =
+      static_cast<size_t>(std::count_if(layout.datasets.begin(), layout.datasets.end(),
+                                        [](const H5pyDataset& d) { return d.is_attribute(); }));
+  const size_t samples_end = layout.datasets.size() - (h.lookup_rows > 0 ? 1 : 0) - attributes;
   const size_t per_sample = spec.sample_sizes.empty() ? 1 : samples_end / spec.sample_sizes.size();
   // Datasets come in the layout's order, one fill each: the k-th is member k % per_sample of
   // sample k / per_sample. A scalar int64 member holds the sample's label, another member bytes
   // of its own stream; /lookup's row r holds r's label, repeated (as the other writers').
   size_t k = 0;
   const h5py_save::FillData fill = [&](uint64_t, size_t n, char* dst) {
-    if (k >= samples_end) {  // one fill of the whole table
+    if (k >= samples_end) {  // one fill of the whole table (or of an attribute's value)
       FillLookupBytes(spec.seed, h.lookup_row_bytes, reinterpret_cast<uint8_t*>(dst), n);
       return;
     }

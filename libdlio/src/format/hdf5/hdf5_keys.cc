@@ -1,6 +1,7 @@
 // The hdf5 format's config keys (chunking, the shuffle filter, the metadata file, the /lookup
-// table, DLIO's hdf5.num_dset_per_record, and the h5py model's reader.h5py_reopen and
-// reader.hdf5_lookup_dataset; docs/formats.md, docs/io_models.md): declared here, beside the
+// table, the root's attributes, DLIO's hdf5.num_dset_per_record, and the h5py model's
+// reader.h5py_reopen, reader.hdf5_lookup_dataset and reader.h5py_read_attributes;
+// docs/formats.md, docs/io_models.md): declared here, beside the
 // format, and parsed straight into its Hdf5Options in the config's DatasetConfig::formats. The
 // config module compiles this file into its key table (config/sources.cmake), as it parses a
 // config before any registry exists; the format's registry entry names these keys' prefixes
@@ -36,6 +37,13 @@ void AddHdf5Keys(std::vector<KeySpec>* t) {
   add(Uint("dataset.hdf5_lookup_row_bytes", HDF5_FIELD(uint64_t, lookup_row_bytes),
            {1, uint64_t{1} << 20},
            "hdf5: bytes per row of /lookup, a contiguous uint8 table of rows x bytes"));
+  add(String("dataset.hdf5_root_attributes", HDF5_FIELD(std::string, root_attributes),
+             "hdf5: attributes written on every file's root after its datasets, as h5py's "
+             "f.attrs[name] = value, as '@name:shape:dtype' items separated by commas (shape "
+             "'scalar' or AxB; dtype fp16, fp32, fp64, int8 to int64, uint8, S<n>, bytes<n> or "
+             "str<n>: fixed, variable-length ASCII or UTF-8 strings of n characters, these in the "
+             "file's global heap; e.g. '@acquisition:scalar:str9, @max:scalar:fp64'); empty = "
+             "none"));
   add(String("dataset.hdf5_sample_groups", HDF5_FIELD(std::string, sample_groups),
              "hdf5: a group per sample, named by this pattern with '{}' or '{:0Nd}' (zero-padded "
              "to N digits) for the sample's index (\"sample_{}\": /sample_0, /sample_1, ...; "
@@ -67,6 +75,10 @@ void AddHdf5ReaderKeys(std::vector<KeySpec>* t) {
              "hdf5 under io_model h5py: a small dataset of each file (e.g. /labels, a "
              "coordinates table) whose row (i mod its length) is read before sample i (after "
              "it with hdf5_sample_groups), as h5py reads it; empty = none"));
+  add(Bool("reader.h5py_read_attributes", HDF5_FIELD(bool, h5py_read_attributes),
+           "hdf5 under io_model h5py: read every attribute of the file's root after each "
+           "sample, as dict(f.attrs) in a Dataset's __getitem__ (a string's characters come from "
+           "the file's global heap, read once per open file)"));
 }
 
 // dataset.compression_ratio (or its stdev) away from 1 (0) under hdf5: chunks written as zlib
@@ -106,8 +118,32 @@ Status ValidateHdf5CompressionRatio(const WorkloadConfig& c) {
   return Status::OK();
 }
 
+namespace {
+
+// reader.h5py_read_attributes: read by the h5py model's hdf5 readers (h5py, and auto and pytorch,
+// which pick it for hdf5).
+Status ValidateH5pyReadAttributes(const WorkloadConfig& c) {
+  if (!Hdf5Of(c.dataset.formats).h5py_read_attributes) return Status::OK();
+  if (c.dataset.format != "hdf5") {
+    return Status::InvalidArgument(
+        "reader.h5py_read_attributes applies to dataset.format 'hdf5' only, got '",
+        c.dataset.format, "'");
+  }
+  const IoModel m = c.reader.io_model;
+  if (m != IoModel::kAuto && m != IoModel::kH5py && m != IoModel::kPytorch) {
+    return Status::InvalidArgument(
+        "reader.h5py_read_attributes applies to reader.io_model h5py (hdf5's default under "
+        "auto); reader.io_model is ",
+        EnumName(m));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status ValidateHdf5Keys(const WorkloadConfig& c) {
   const Hdf5Options& o = Hdf5Of(c.dataset.formats);
+  DLIO_RETURN_NOT_OK(ValidateH5pyReadAttributes(c));
   if (o.enable_chunking && o.chunk_size < 1 && o.chunk_samples < 1) {
     return Status::InvalidArgument(
         "dataset.chunk_size or dataset.chunk_samples must be >= 1 when "

@@ -204,6 +204,10 @@ bool H5pyTypeOf(const std::string& element_type, h5py_save::H5pyType* out) {
 Status ValidateHdf5Config(const WorkloadConfig& c) {
   DLIO_RETURN_NOT_OK(config_internal::ValidateHdf5CompressionRatio(c));
   const Hdf5Options& o = Hdf5Of(c.dataset.formats);
+  if (!o.root_attributes.empty()) {
+    DLIO_RETURN_NOT_OK(
+        h5py_save::ParseRootAttributes(o.root_attributes, "dataset.hdf5_root_attributes").status());
+  }
   if (o.sample_groups.empty()) return Status::OK();
   DLIO_RETURN_NOT_OK(ParseGroupNames(o.sample_groups).status());
   DLIO_RETURN_NOT_OK(ParseSampleMembers(o.sample_members).status());

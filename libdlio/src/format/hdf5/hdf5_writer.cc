@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "format/content.h"
+#include "format/hdf5/hdf5_attributes.h"
 #include "format/hdf5/hdf5_internal.h"
 #include "format/hdf5/hdf5_lookup.h"
 #include "format/hdf5/hdf5_vfd.h"
@@ -274,8 +275,12 @@ Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, con
     } else {
       DLIO_RETURN_NOT_OK(WriteConcatenated(call, file, path, spec, plan.offsets, plan.total, o, f));
     }
-    DLIO_RETURN_NOT_OK(WriteLabels(call, file, path, spec));
+    // The root's attributes right after the samples, before dlio's own /labels: the root's header
+    // then grows into a continuation block where a file of the samples and their attributes
+    // alone has it (fastMRI's), a read of the same size.
     const Hdf5Options& hdf5 = Hdf5Of(o.formats);
+    DLIO_RETURN_NOT_OK(WriteRootAttributes(call, file, hdf5.root_attributes, spec.seed, path));
+    DLIO_RETURN_NOT_OK(WriteLabels(call, file, path, spec));
     return hdf5.lookup_rows > 0 ? WriteLookup(call, file, path, spec, hdf5) : Status::OK();
   }));
   if (!Hdf5Of(o.formats).metadata_file) return Status::OK();

@@ -299,7 +299,7 @@ struct FileSamples {
   std::set<int64_t> sizes;
   bool grouped = false;
   std::vector<DataFileInfo::RowTable> row_tables;  // a row per sample beside the samples
-  DataFileInfo::RowTable extent;                   // the samples' bytes (bytes 0: not told)
+  DataFileInfo::FileRange extent;                  // the samples' bytes (bytes 0: not told)
   // Reads elsewhere after a sample's data belong to it: a group's other members, a table's row.
   bool Trailing() const { return grouped || !row_tables.empty(); }
 };
@@ -319,12 +319,10 @@ std::vector<FileSamples> ProbedSamples(const View& view) {
 }
 
 // The probe's sample extents and row tables of the files whose reads they describe
-// (ProbedLayoutRead); the others keep every large read as a sample's.
-std::vector<FileSamples> KeepReadExtents(const ProfileTrace& t, const View& view,
-                                         std::vector<FileSamples> probed) {
-  const std::vector<bool> read = ProbedLayoutRead(t, view);
+// (DataFile::layout_read); the others keep every large read as a sample's.
+std::vector<FileSamples> KeepReadExtents(const View& view, std::vector<FileSamples> probed) {
   for (size_t f = 0; f < probed.size(); ++f) {
-    if (read[f]) continue;
+    if (view.files[f].layout_read) continue;
     probed[f].extent = {};
     probed[f].row_tables.clear();
   }
@@ -342,13 +340,10 @@ bool IsLargeRead(const ProfileTrace& t, size_t i, int64_t size, const std::optio
                  int64_t largest, const FileSamples& probed) {
   if (mark) return !mark->Is(t, i);
   for (const DataFileInfo::RowTable& table : probed.row_tables) {
-    if (table.Holds(t.offset[i], size)) return false;
+    if (table.range.Holds(t.offset[i], size)) return false;
   }
-  const DataFileInfo::RowTable& e = probed.extent;
-  if (e.bytes > 0 && t.offset[i] >= 0 &&
-      (t.offset[i] >= e.offset + e.bytes || t.offset[i] + size <= e.offset)) {
-    return false;
-  }
+  const DataFileInfo::FileRange& e = probed.extent;
+  if (e.bytes > 0 && t.offset[i] >= 0 && !e.Overlaps(t.offset[i], size)) return false;
   if (probed.grouped && !probed.sizes.empty()) return size >= *probed.sizes.begin();
   return size > kSmallReadBytes || largest <= kSmallReadBytes;
 }
@@ -367,7 +362,9 @@ void BuildAccesses(const ProfileTrace& t, View* view) {
   }
   const std::vector<int64_t> largest = LargestReads(t, *view, file_of);
   const std::vector<std::optional<Mark>> marks = TransactionMarks(t, *view, file_of, largest);
-  const std::vector<FileSamples> probed = KeepReadExtents(t, *view, ProbedSamples(*view));
+  const std::vector<bool> layout_read = ProbedLayoutRead(t, *view);
+  for (size_t f = 0; f < view->files.size(); ++f) view->files[f].layout_read = layout_read[f];
+  const std::vector<FileSamples> probed = KeepReadExtents(*view, ProbedSamples(*view));
   std::map<std::pair<ThreadKey, int32_t>, ThreadFileState> states;
   std::map<ThreadKey, int32_t> last_file;
   std::vector<int64_t> first_offset;
@@ -459,10 +456,9 @@ std::vector<bool> ProbedLayoutRead(const ProfileTrace& t, const View& view) {
     const auto it = index_of.find(t.String(t.path[i]));
     if (it == index_of.end()) continue;
     const DataFileInfo& info = view.files[it->second].info;
-    const DataFileInfo::RowTable& e = info.sample_extent;
-    const bool in_samples = e.bytes > 0 && at < e.offset + e.bytes && at + n > e.offset;
+    const bool in_samples = info.sample_extent.Overlaps(at, n);
     const bool in_table = std::any_of(info.row_tables.begin(), info.row_tables.end(),
-                                      [&](const auto& r) { return r.Holds(at, n); });
+                                      [&](const auto& r) { return r.range.Holds(at, n); });
     ++large[it->second];
     held[it->second] += in_samples || in_table;
     if (in_samples) sampled[it->second] = true;

@@ -468,6 +468,7 @@ void FitDataset(const ProfileTrace& trace, const View& view, const FitOptions& o
   FitCompressionRatio(view, out);
   FitWriterKeys(view, out);
   FitReadVariants(view, out);
+  FitRootAttributes(view, out);
 }
 
 void Set(FitResult* out, std::string key, std::string value, FitConfidence c, std::string reason) {

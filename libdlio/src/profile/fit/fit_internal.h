@@ -51,6 +51,9 @@ struct DataFile {
   // file makes, a read as its offset, an lseek as DataFileInfo::kLoadSeek (fit_access.cc;
   // matched by FitReadVariants).
   std::vector<std::vector<int64_t>> loads;
+  // The probe's layout of it is the one the trace reads (ProbedLayoutRead; set by
+  // CollectAccesses).
+  bool layout_read = false;
 };
 
 // One sample read: a run of one thread's reads of one data file (see docs/profiling.md).
@@ -417,6 +420,10 @@ std::vector<bool> ProbedLayoutRead(const ProfileTrace& t, const View& view);
 // DataFileInfo::read_variants), where one value matches most loads and is not the key's default
 // (fit_variants.cc).
 void FitReadVariants(const View& view, FitResult* out);
+// dataset.hdf5_root_attributes from the probed files' root attributes (the value most of them
+// have), and reader.h5py_read_attributes when most traced loads of those files make one of the
+// reads the probe made reading them (DataFileInfo::attribute_reads; fit_variants.cc).
+void FitRootAttributes(const View& view, FitResult* out);
 // reader.batch_size (fit_batch.cc): of a loader that streams whole shards (WebDataset over
 // tarfile), from the bytes a worker streams between pauses (false when not such a loader or no
 // pause stands out); else from the batches DataLoader workers collated into shared memory, the

@@ -385,7 +385,7 @@ int64_t RepeatsWhileOpen(const View& view) {
 
 // A table of a row per sample the probe found beside the samples (DataFileInfo::row_tables),
 // read about once per sample read: per file whose reads the probe's layout describes
-// (ProbedLayoutRead), the table most of the reads within tables hit.
+// (DataFile::layout_read), the table most of the reads within tables hit.
 struct ProbedTableReads {
   int64_t reads = 0, samples = 0, row_bytes = 0;
   bool PerSample() const {
@@ -395,10 +395,11 @@ struct ProbedTableReads {
 
 ProbedTableReads CountProbedTableReads(const ProfileTrace& t, const View& view) {
   ProbedTableReads p;
-  const std::vector<bool> described = ProbedLayoutRead(t, view);
   std::map<std::string, size_t> files;  // path -> index, files whose reads the probe describes
   for (size_t f = 0; f < view.files.size(); ++f) {
-    if (described[f] && !view.files[f].info.row_tables.empty()) files[view.files[f].path] = f;
+    if (view.files[f].layout_read && !view.files[f].info.row_tables.empty()) {
+      files[view.files[f].path] = f;
+    }
   }
   if (files.empty()) return p;
   std::map<size_t, std::map<size_t, int64_t>> hits;  // file -> table -> reads
@@ -408,7 +409,7 @@ ProbedTableReads CountProbedTableReads(const ProfileTrace& t, const View& view) 
     if (f == files.end()) continue;
     const auto& tables = view.files[f->second].info.row_tables;
     for (size_t k = 0; k < tables.size(); ++k) {
-      if (tables[k].Holds(t.offset[i], t.size_bytes[i])) ++hits[f->second][k];
+      if (tables[k].range.Holds(t.offset[i], t.size_bytes[i])) ++hits[f->second][k];
     }
   }
   std::map<int64_t, int64_t> rows;  // row bytes -> reads
