@@ -9,6 +9,7 @@
 #
 # BUILD_DIR (default: build) must hold a Release build configured with -DDLIO_BUILD_BENCHMARKS=ON.
 # Targets: < 3 % at 1 MiB, < 1000 ns added per call at 4 KiB.
+# DLIO_PRELOAD_NO_FAULTS or DLIO_PRELOAD_NO_RUN_DELAY set in the environment reach the traced runs.
 set -euo pipefail
 build=${1:-build}
 rounds=${2:-3}

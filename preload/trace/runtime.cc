@@ -17,6 +17,8 @@ namespace {
 
 std::atomic<bool> g_active{false};
 std::atomic<bool> g_finished{false};
+// Set once by the constructor, before tracing starts (g_active's release publishes it).
+bool g_count_faults = true;
 
 void PrepareFork() {
   InHook() = true;
@@ -48,6 +50,7 @@ __attribute__((constructor)) void Init() {
   if (const char* dir = EnvValue("DLIO_PRELOAD_OUTPUT"); dir != nullptr) options.output_dir = dir;
   options.rank = RankFromEnvironment();
   options.run_delay = !EnvPresent("DLIO_PRELOAD_NO_RUN_DELAY");
+  g_count_faults = !EnvPresent("DLIO_PRELOAD_NO_FAULTS");
   ConfigureWriter(options);
   pthread_atfork(PrepareFork, ParentAfterFork, ChildAfterFork);
   InstallSignalHandlers();
@@ -65,6 +68,8 @@ void SetFilter(const PathFilter* filter) { g_filter = filter; }
 const PathFilter* Filter() { return g_filter; }
 
 bool Active() { return g_active.load(std::memory_order_acquire); }
+
+bool CountingFaults() { return g_count_faults; }
 
 bool FinishTraceInSignal() {
   if (static_cast<int64_t>(syscall(SYS_getpid)) != WriterPid() || g_finished.exchange(true)) {

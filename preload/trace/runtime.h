@@ -28,6 +28,10 @@ namespace dlio::preload {
 // (process exit, _exit, exec). Before and after, hooks only pass calls through.
 bool Active();
 
+// Whether data calls of pfw::kFaultsMinBytes or more count the thread's page faults (two
+// getrusage calls each); false with DLIO_PRELOAD_NO_FAULTS set.
+bool CountingFaults();
+
 // Flushes every thread's events and closes the trace file (idempotent). `final` false (exec)
 // closes the file without marking the process as finished, so a failed exec traces on into a
 // new file.

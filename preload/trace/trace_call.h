@@ -28,12 +28,15 @@ void RecordCall(const char* name, const char* cat, int64_t t0, int64_t t1, const
 int64_t ThreadMinorFaults();
 
 // The calling thread's minor page faults across a data call of `bytes` bytes (pfw::kFaults),
-// counted from pfw::kFaultsMinBytes: made before the call's timer starts, Taken() after it stops,
-// so the recorded duration stays the call's own. -1 when not counted.
+// counted from pfw::kFaultsMinBytes unless DLIO_PRELOAD_NO_FAULTS is set: made before the call's
+// timer starts, Taken() after it stops, so the recorded duration stays the call's own. -1 when
+// not counted.
 class FaultWindow {
  public:
   explicit FaultWindow(size_t bytes)
-      : start_(bytes >= static_cast<size_t>(pfw::kFaultsMinBytes) ? ThreadMinorFaults() : -1) {}
+      : start_(bytes >= static_cast<size_t>(pfw::kFaultsMinBytes) && CountingFaults()
+                   ? ThreadMinorFaults()
+                   : -1) {}
   int64_t Taken() const {
     if (start_ < 0) return -1;
     const int64_t now = ThreadMinorFaults();

@@ -474,6 +474,25 @@ TEST_CASE("preload counts the page faults inside reads of 16 KiB or more, POSIX 
   CHECK(reads[8] == -1);                              // 12 KiB: not counted
 }
 
+TEST_CASE("preload counts no page faults with DLIO_PRELOAD_NO_FAULTS") {
+  TracedDirs d(0);
+  const auto result = RunCommand(
+      "DLIO_PRELOAD_NO_FAULTS=1 DLIO_PRELOAD_OUTPUT='" + d.out + "' DLIO_PRELOAD_DATA_DIRS='" +
+      d.data + "' LD_PRELOAD='" DLIO_PRELOAD_LIB "' '" DLIO_PRELOAD_IO_PROGRAM "' faults '" +
+      d.data + "'");
+  INFO(result.output);
+  REQUIRE(result.exit_code == 0);
+  const auto files = TraceFiles(d.out);
+  REQUIRE(files.size() == 1);
+  int64_t reads = 0;
+  for (const json& e : ReadEvents(files[0])) {
+    INFO(e.dump());
+    CHECK_FALSE(e.at("args").contains("minflt"));
+    reads += e.at("name") == "pread";
+  }
+  CHECK(reads == 9);  // the same calls, traced
+}
+
 TEST_CASE("dlio-run fit leaves out a scratch file a preload trace saw created and unlinked") {
   // Profiled without --data-dir, as a user would: the probe folder beside the data is traced.
   TempDir tmp;
