@@ -74,8 +74,9 @@ Status RegisterBuiltinFormats(FormatRegistry* formats) {
       "hdf5_shuffle, metadata_file, hdf5_sample_groups, odirect",
       &MakeHdf5Format, Hints({"h5", "hdf5"}, {"\x89HDF\r\n\x1a\n"})};
   hdf5.validate = &hdf5::ValidateHdf5Config;  // hdf5/hdf5_sample_groups.cc
-  hdf5.key_sections = {"dataset.enable_chunking", "dataset.chunk_",     "dataset.hdf5",
-                       "dataset.metadata_file",   "reader.h5py_reopen", "reader.hdf5_lookup_"};
+  hdf5.key_sections = {"dataset.enable_chunking",    "dataset.chunk_",     "dataset.hdf5",
+                       "dataset.metadata_file",      "reader.h5py_reopen", "reader.hdf5_lookup_",
+                       "reader.h5py_read_attributes"};
   DLIO_RETURN_NOT_OK(formats->Register(std::move(hdf5)));  // hdf5/hdf5_keys.cc
   DLIO_RETURN_NOT_OK(Add(formats, "tfrecord",
                          "TFRecord of tf.train.Example (image bytes + int64 label), CRC-32C "

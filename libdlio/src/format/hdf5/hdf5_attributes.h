@@ -1,5 +1,5 @@
 // Attributes of a data file's root (dataset.hdf5_root_attributes, reader.h5py_read_attributes):
-// written after the file's datasets, as h5py's f.attrs[name] = value after create_dataset (a
+// written right after the samples, as h5py's f.attrs[name] = value after create_dataset (a
 // loader's metadata: fastMRI's acquisition, max, norm, patient_id), and read back all at once as
 // dict(f.attrs) reads them. What libhdf5 then reads is the program's: the root's header grown
 // into a continuation block at every open, and a variable-length string's characters from the
