@@ -256,8 +256,9 @@ struct FormatCapabilities {
   // Lays each sample out as a group of member datasets (hdf5: dataset.hdf5_sample_groups); config
   // validation refuses the key with a format that would ignore it.
   bool sample_groups = false;
-  // Writes attributes on each file's root (hdf5: dataset.hdf5_root_attributes); config
-  // validation refuses the key with a format that would ignore it.
+  // Writes attributes on each file's root and reads them after each sample (hdf5:
+  // dataset.hdf5_root_attributes, reader.h5py_read_attributes); config validation refuses the
+  // keys with a format that would ignore them.
   bool root_attributes = false;
   // Writes compressible records of a chosen compression ratio (FormatOptions::compression_ratio:
   // hdf5's gzip chunks, npz's deflated members); config validation refuses

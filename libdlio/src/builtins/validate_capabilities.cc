@@ -118,6 +118,8 @@ Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
        "dataset.hdf5_sample_groups"},
       {!hdf5.root_attributes.empty(), &FormatCapabilities::root_attributes,
        "dataset.hdf5_root_attributes"},
+      {hdf5.h5py_read_attributes, &FormatCapabilities::root_attributes,
+       "reader.h5py_read_attributes"},
       {format_internal::CompressionRatioSet(d.compression_ratio, d.compression_ratio_stdev),
        &FormatCapabilities::compression_ratio, "dataset.compression_ratio"},
       {d.formats.Value<WebdatasetOptions>().members != WebdatasetOptions{}.members,

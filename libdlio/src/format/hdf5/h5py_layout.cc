@@ -229,6 +229,15 @@ std::string ItemText(const H5pyDataset& d) {
   return text;
 }
 
+std::string ItemsText(const std::vector<H5pyDataset>& items, const char* separator) {
+  std::string text;
+  for (const H5pyDataset& d : items) {
+    if (!text.empty()) text.append(separator);  // not (... ? "" : sep) + ...: GCC 12 -Wrestrict
+    text.append(ItemText(d));
+  }
+  return text;
+}
+
 Result<H5pyLayout> ParseH5pyDatasets(const std::string& text, const char* key) {
   H5pyLayout layout;
   if (Trim(text).empty()) {

@@ -75,6 +75,10 @@ Result<std::vector<H5pyDataset>> ParseRootAttributes(const std::string& text, co
 // The item text of `d` as ParseH5pyDatasets reads it ("dense/kernel:0:784x10:fp32").
 std::string ItemText(const H5pyDataset& d);
 
+// The item texts of `items` joined by `separator` (", " or ","): a key's value that
+// ParseH5pyDatasets (or ParseRootAttributes) reads back as `items`.
+std::string ItemsText(const std::vector<H5pyDataset>& items, const char* separator);
+
 // Fills `n` bytes of dataset data at `offset` among all datasets' bytes (dataset i's start after
 // the bytes of datasets 0..i-1).
 using FillData = std::function<void(uint64_t offset, size_t n, char* dst)>;

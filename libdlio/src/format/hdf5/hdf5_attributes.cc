@@ -105,11 +105,7 @@ std::string RootAttributesJson(Hdf5Call& call, hid_t file, const ReaderInfo& inf
     call.Clear();
     return "";
   }
-  std::string items;
-  for (const h5py_save::H5pyDataset& d : *found) {
-    if (!items.empty()) items += ',';  // not (... ? "" : ",") + ...: GCC 12 -Wrestrict
-    items += h5py_save::ItemText(d);
-  }
+  const std::string items = h5py_save::ItemsText(*found, ",");
   // A name the key's syntax cannot hold (a ',' in it) would not read back as these attributes.
   const auto parsed = h5py_save::ParseRootAttributes(items, kRootAttributesKey);
   if (!parsed.ok() || *parsed != *found) return "";

@@ -124,11 +124,6 @@ namespace {
 // which pick it for hdf5).
 Status ValidateH5pyReadAttributes(const WorkloadConfig& c) {
   if (!Hdf5Of(c.dataset.formats).h5py_read_attributes) return Status::OK();
-  if (c.dataset.format != "hdf5") {
-    return Status::InvalidArgument(
-        "reader.h5py_read_attributes applies to dataset.format 'hdf5' only, got '",
-        c.dataset.format, "'");
-  }
   const IoModel m = c.reader.io_model;
   if (m != IoModel::kAuto && m != IoModel::kH5py && m != IoModel::kPytorch) {
     return Status::InvalidArgument(

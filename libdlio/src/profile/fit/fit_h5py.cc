@@ -198,14 +198,6 @@ size_t SameWrites(const H5pyLayout& layout, const std::vector<H5pyWrite>& traced
   return mine->size() == traced.size() ? same : std::min(same, traced.size() - 1);
 }
 
-std::string DatasetsText(const H5pyLayout& layout) {
-  std::string text;
-  for (const H5pyDataset& d : layout.datasets) {
-    text += StrCat(text.empty() ? "" : ", ", h5py_save::ItemText(d));
-  }
-  return text;
-}
-
 // The first save of h5py's among the checkpoint files (by their first write), and its file.
 std::optional<std::pair<std::string, H5pySaveWrites>> FirstH5pySave(const CheckpointWrites& w) {
   std::vector<std::pair<int64_t, std::string>> order;
@@ -255,7 +247,7 @@ bool FitH5pySave(const CheckpointWrites& w, const FitOptions& options, FitResult
       StrCat("HDF5 written as h5py writes it (the superblock at creation, each dataset's data, the "
              "metadata and superblock at close): ",
              same, " of the ", save.writes.size(), " writes of a save equal the emulation's"));
-  Set(out, "checkpoint.h5py_datasets", DatasetsText(*layout),
+  Set(out, "checkpoint.h5py_datasets", h5py_save::ItemsText(layout->datasets, ", "),
       exact ? FitConfidence::kHigh : FitConfidence::kMedium, how);
   Set(out, "checkpoint.h5py_file_name", Basename(path), FitConfidence::kHigh, "the traced name");
   return true;
