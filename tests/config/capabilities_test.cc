@@ -193,6 +193,32 @@ TEST_CASE("capabilities: hdf5's root attributes and the h5py model's reading the
         "reader.io_model is native");
 }
 
+TEST_CASE("capabilities: the order of a lookup table's read beside its sample") {
+  const auto registries = Builtins();
+  auto validate = [&](std::initializer_list<const char*> overrides) {
+    WorkloadConfig c;
+    for (const char* o : overrides) REQUIRE(ApplyOverride(&c, o).ok());
+    const Status keys = c.Validate();
+    return keys.ok() ? ValidateCapabilities(c, *registries).message() : keys.message();
+  };
+  const char* hdf5 = "dataset.format=hdf5";
+  const char* labels = "reader.hdf5_lookup_dataset=/labels";
+  CHECK(validate({hdf5, labels, "reader.hdf5_lookup_order=after"}).empty());
+  CHECK(validate({hdf5, labels, "reader.hdf5_lookup_order=before"}).empty());
+  CHECK(validate({hdf5, "dataset.hdf5_sample_groups=sample_", "reader.hdf5_lookup_order=before"})
+            .empty());
+  CHECK(validate({hdf5, "reader.hdf5_lookup_order=after"}) ==
+        "reader.hdf5_lookup_order 'after' orders the read of a lookup table's row beside its "
+        "sample, but none is read: set reader.hdf5_lookup_dataset (or dataset.hdf5_sample_groups, "
+        "whose files may hold one)");
+  CHECK(validate({"reader.hdf5_lookup_order=after"}) ==
+        "reader.hdf5_lookup_order applies to dataset.format 'hdf5' only, got 'npz'");
+  WorkloadConfig c;
+  const Status bad = ApplyOverride(&c, "reader.hdf5_lookup_order=last");
+  CHECK_THAT(bad.message(), Catch::Contains("reader.hdf5_lookup_order") &&
+                                Catch::Contains("last") && Catch::Contains("after"));
+}
+
 TEST_CASE("capabilities: the format, storage and pipeline named check the keys they read") {
   const auto registries = Builtins();
   const Registries& r = *registries;

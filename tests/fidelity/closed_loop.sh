@@ -16,7 +16,8 @@
 # that fraction of the real run's.
 # With EXPECT_CLIENT_COSTS=framework (or none) it fails when the fitted reader.client_costs is
 # another (none: the key left commented out, dlio's default); with EXPECT_FIT="TEXT" when no line
-# of fit.yaml holds TEXT (a key fit must find: 'npz_members: "x.npy,y.npy"'). With REQUIRE_MODULES="numpy torch
+# of fit.yaml holds TEXT (a key fit must find: 'npz_members: "x.npy,y.npy"'; several texts
+# separated by '|', each on some line). With REQUIRE_MODULES="numpy torch
 # ..." it exits 77 (skipped) when PYTHON cannot import one of them. With REPLACE_WORKDIR=1 an existing WORKDIR that an earlier run of this script made (it
 # holds .closed_loop) is removed first; any other existing WORKDIR is still refused.
 # With UNTIMED_SIMILARITY=1, MIN_SIMILARITY bounds the similarity without the two timing features
@@ -172,9 +173,14 @@ if [[ -z $config ]]; then
       exit 1
     fi
   fi
-  if [[ -n ${EXPECT_FIT:-} ]] && ! grep -qF -- "$EXPECT_FIT" "$config"; then
-    echo "$0: fit.yaml has no line holding '$EXPECT_FIT'" >&2
-    exit 1
+  if [[ -n ${EXPECT_FIT:-} ]]; then
+    IFS='|' read -ra expected <<<"$EXPECT_FIT"
+    for text in "${expected[@]}"; do
+      if ! grep -qF -- "$text" "$config"; then
+        echo "$0: fit.yaml has no line holding '$text'" >&2
+        exit 1
+      fi
+    done
   fi
   if [[ ${FIT_ONLY:-0} == 1 ]]; then
     echo "$config"

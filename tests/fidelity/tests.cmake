@@ -35,6 +35,9 @@ dlio_add_closed_loop(pandas_csv 0.9 0.1 "numpy pandas" framework)
 # suite), the timing features alone moving; 0.95 left a loaded host no room.
 dlio_add_closed_loop(tfrecord_stream 0.9 0.1 "numpy" none)
 dlio_add_closed_loop(h5py_crops 0.9 0.1 "numpy h5py" none)
+# (fit: the coordinates' row read before the crop it places, reader.hdf5_lookup_order).
+set_property(TEST fidelity:h5py_crops APPEND PROPERTY ENVIRONMENT
+             "EXPECT_FIT=hdf5_lookup_order: before ")
 dlio_add_closed_loop(pil_imagefolder 0.9 0.1 "numpy torch PIL" framework)
 dlio_add_closed_loop(torch_npy_readinto 0.9 0.1 "numpy torch" none)
 dlio_add_closed_loop(wds_tarfile 0.9 0.1 "numpy torch" none)
@@ -56,14 +59,19 @@ dlio_add_closed_loop(fromfile_records 0.9 0.1 "numpy torch" none)
 # (fit: reader.pyio_call read1).
 dlio_add_closed_loop(jsonl_text 0.9 0.1 "" none)
 # gzip-compressed HDF5 images, one chunk each, read by DataLoader workers that open the file once
-# (fit: h5py with a labels table per sample, chunks of the files' compression ratio written as
-# zlib streams of those lengths, dataset.compression_ratio).
+# (fit: h5py with a labels table per sample, each row read after its image,
+# reader.hdf5_lookup_order; chunks of the files' compression ratio written as zlib streams of
+# those lengths, dataset.compression_ratio).
 dlio_add_closed_loop(h5_gzip_chunks 0.9 0.1 "numpy h5py torch" none)
+set_property(TEST fidelity:h5_gzip_chunks APPEND PROPERTY ENVIRONMENT
+             "EXPECT_FIT=hdf5_lookup_order: after ")
 # fastMRI's SliceDataset: h5py.File per slice, kspace[s], reconstruction_esc[s] and dict(hf.attrs)
 # (fit: /lookup for the second dataset, the root's attributes and their reading per open, from
-# inspect's row_tables and root_attributes). Requests within 5%: 13 per open, as the program's.
+# inspect's row_tables and root_attributes; the table's row read after the slice's, as the program
+# reads them). Requests within 5%: 13 per open, as the program's.
 dlio_add_closed_loop(fastmri_slices 0.9 0.1 "numpy h5py torch" none)
-set_property(TEST fidelity:fastmri_slices APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05;EXPECT_FIT=h5py_read_attributes: true")
+set_property(TEST fidelity:fastmri_slices APPEND PROPERTY ENVIRONMENT
+             "MAX_COUNT_DIFF=0.05;EXPECT_FIT=h5py_read_attributes: true|hdf5_lookup_order: after ")
 # np.savez_compressed per sample, np.load in DataLoader workers (fit: a load that jumps to the end
 # records and re-reads the member is one sample; members deflated to the files' ratio; x and y
 # read per load, told by zipfile's tells: reader.npz_members, as for torch_npz_loader).

@@ -2,8 +2,9 @@
 // same files read by an h5py program under libdlio_preload.so and by dlio's hdf5 reader under a
 // MemoryTracer give the same opens and reads, for contiguous, chunked, gzip-compressed and
 // larger-than-the-chunk-cache datasets, files written by h5py and by dlio's writer, h5py.File per
-// sample or kept open, a lookup (coordinates) dataset, the metadata file and the root's attributes
-// read after each sample (dict(f.attrs)).
+// sample or kept open, a lookup dataset read before each sample (coordinates) or after it
+// (labels), the metadata file and the root's attributes read after each sample (dict(f.attrs)).
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -54,61 +55,65 @@ save('attrs.h5', u8(10, 8192), attrs={'acquisition': 'CORPD_FBK', 'max': 0.5, 'n
                                       'patient_id': 'p11'})
 )";
 
-// Reads samples as h5py does: python3 read.py DIR FILE REOPEN INDICES LOOKUP META ATTRS
+// Reads samples as h5py does: python3 read.py DIR FILE REOPEN INDICES LOOKUP META ATTRS ORDER
 //   REOPEN file: h5py.File per sample (DLIO's on_demand reader); dataset: f['records'] per
 //   sample; none: the file and its datasets opened once. LOOKUP: a dataset whose row
-//   (i mod its length) is read before sample i ('-' = none). META 1: FILE.meta.h5's offsets and
-//   sizes are read next (their datasets opened at first use under 'none'), then the sample.
-//   ATTRS 1: dict(f.attrs) after each sample.
+//   (i mod its length) is read before sample i ('-' = none), or after it with ORDER 'after'
+//   (opened at first use under 'none'). META 1: FILE.meta.h5's offsets and sizes are read next
+//   (their datasets opened at first use under 'none'), then the sample. ATTRS 1: dict(f.attrs)
+//   after each sample.
 constexpr const char* kReadScript = R"(import sys
 import h5py
 d, name, reopen, lookup, meta = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[5], sys.argv[6]
-attrs = sys.argv[7] == '1'
+attrs, after = sys.argv[7] == '1', sys.argv[8] == 'after'
 
 idx = [int(x) for x in sys.argv[4].split(',')]
 path = d + '/' + name
 kept = {}
-def meta_dataset(m, key):  # looked up per sample, or at first use and kept ('none')
+def kept_dataset(m, key):  # looked up per sample, or at first use and kept ('none')
     if reopen != 'none':
         return m[key]
     if key not in kept:
         kept[key] = m[key]
     return kept[key]
-def sample(f, m, r, c, i):
-    if c is not None:
-        row = c[i % c.shape[0]]
+def row(f, i):  # f[lookup][i mod its rows]
+    c = kept_dataset(f, lookup)
+    return c[i % c.shape[0]]
+def sample(f, m, r, i):
+    if lookup != '-' and not after:
+        row(f, i)
     if m is not None:
-        off, size = meta_dataset(m, 'offsets')[i], meta_dataset(m, 'sizes')[i]
+        off, size = kept_dataset(m, 'offsets')[i], kept_dataset(m, 'sizes')[i]
     x = r[i]
+    if lookup != '-' and after:
+        row(f, i)
     if attrs:
         dict(f.attrs)
     return x
 def files():
     return h5py.File(path, 'r'), (h5py.File(path + '.meta.h5', 'r') if meta == '1' else None)
-def datasets(f):
-    return f['records'], (f[lookup] if lookup != '-' else None)
 if reopen == 'file':
     for i in idx:
         f, m = files()
-        r, c = datasets(f)
-        sample(f, m, r, c, i)
-        del r, c
+        r = f['records']
+        sample(f, m, r, i)
+        del r
         if m is not None: m.close()
         f.close()
 elif reopen == 'dataset':
     f, m = files()
     for i in idx:
-        r, c = datasets(f)
-        sample(f, m, r, c, i)
-        del r, c
+        r = f['records']
+        sample(f, m, r, i)
+        del r
     if m is not None: m.close()
     f.close()
 else:
     f, m = files()
-    r, c = datasets(f)
+    r = f['records']
     for i in idx:
-        sample(f, m, r, c, i)
-    del r, c
+        sample(f, m, r, i)
+    del r
     kept.clear()
     if m is not None: m.close()
     f.close()
@@ -132,6 +137,7 @@ struct Case {
   std::string lookup;  // "" = none
   bool meta = false;
   bool attrs = false;  // dict(f.attrs) after each sample
+  bool after = false;  // the lookup row after the sample (reader.hdf5_lookup_order: after)
 };
 
 Case Make(std::string file, H5pyReopen reopen, std::vector<uint64_t> samples,
@@ -153,12 +159,12 @@ const char* ReopenName(H5pyReopen r) {
 
 std::vector<Request> PythonRequests(const TempDir& tmp, const std::string& data, const Case& c) {
   static int run = 0;
-  const ProfileTrace trace =
-      TracePythonProgram("'" + std::string(tmp / "read.py") + "' '" + data + "' '" + c.file + "' " +
-                             ReopenName(c.reopen) + " " + Join(c.samples) + " '" +
-                             (c.lookup.empty() ? std::string("-") : c.lookup) + "' " +
-                             (c.meta ? "1" : "0") + (c.attrs ? " 1" : " 0"),
-                         data, tmp / ("prof" + std::to_string(run++)));
+  const ProfileTrace trace = TracePythonProgram(
+      "'" + std::string(tmp / "read.py") + "' '" + data + "' '" + c.file + "' " +
+          ReopenName(c.reopen) + " " + Join(c.samples) + " '" +
+          (c.lookup.empty() ? std::string("-") : c.lookup) + "' " + (c.meta ? "1" : "0") +
+          (c.attrs ? " 1" : " 0") + (c.after ? " after" : " before"),
+      data, tmp / ("prof" + std::to_string(run++)));
   return PerFile(RequestsOf(trace, data, kOpensAndReads));
 }
 
@@ -172,6 +178,7 @@ std::vector<Request> DlioRequests(const std::string& data, const Case& c, IoMode
   o.formats.Get<Hdf5Options>().lookup_dataset = c.lookup;
   o.formats.Get<Hdf5Options>().metadata_file = c.meta;
   o.formats.Get<Hdf5Options>().h5py_read_attributes = c.attrs;
+  if (c.after) o.formats.Get<Hdf5Options>().lookup_order = LookupOrder::kAfter;
   {
     auto reader = testing::Hdf5()->Open(storage.get(), data + "/" + c.file, o);
     INFO(reader.status().ToString());
@@ -189,7 +196,8 @@ std::vector<Request> DlioRequests(const std::string& data, const Case& c, IoMode
 void Compare(const TempDir& tmp, const std::string& data, const Case& c) {
   const std::vector<Request> python = PythonRequests(tmp, data, c);
   const std::vector<Request> dlio = DlioRequests(data, c, IoModel::kAuto);
-  INFO(c.file << " reopen " << ReopenName(c.reopen) << " lookup '" << c.lookup << "'\nh5py:\n"
+  INFO(c.file << " reopen " << ReopenName(c.reopen) << " lookup '" << c.lookup << "'"
+              << (c.after ? " after" : "") << "\nh5py:\n"
               << ToString(python) << "dlio:\n"
               << ToString(dlio));
   CHECK(python.size() > c.samples.size());
@@ -266,6 +274,39 @@ TEST_CASE("h5py model: files written by dlio's writer, with labels and a metadat
     Compare(fx.tmp, fx.data, Make("dlio.h5", reopen, {3, 0, 2}, "", true));
     Compare(fx.tmp, fx.data, Make("dlio_gz.h5", reopen, {7, 6, 0, 3}, "/labels"));
   }
+}
+
+TEST_CASE("h5py model: a table's row read after each sample (reader.hdf5_lookup_order: after)") {
+  if (!PythonHas("h5py")) return;
+  Fixture fx;
+  auto storage = NewPosixStorage({});
+  FormatOptions w;
+  w.formats.Get<Hdf5Options>().lookup_rows = 10;
+  w.formats.Get<Hdf5Options>().root_attributes = "@max:scalar:fp64";
+  REQUIRE(testing::Hdf5()
+              ->Write(storage.get(), fx.data + "/dlio_after.h5", testing::Fixed(10, 40000), w)
+              .ok());
+  for (H5pyReopen reopen : {H5pyReopen::kFile, H5pyReopen::kDataset, H5pyReopen::kNone}) {
+    // x = f['records'][i], then y = f['labels'][i] (and f['lookup'][i], then dict(f.attrs)).
+    Case labels = Make("dlio_after.h5", reopen, {9, 0, 4, 4, 1}, "/labels");
+    labels.after = true;
+    Compare(fx.tmp, fx.data, labels);
+    Case table = Make("dlio_after.h5", reopen, {3, 7, 7, 0}, "/lookup", false, true);
+    table.after = true;
+    Compare(fx.tmp, fx.data, table);
+    Case gz = Make("gzip.h5", reopen, {0, 1, 4, 5, 0}, "/labels");
+    gz.after = true;
+    Compare(fx.tmp, fx.data, gz);
+  }
+  // The order is the only difference: the same requests, the row's moved past the sample's.
+  Case read = Make("dlio_after.h5", H5pyReopen::kFile, {2}, "/lookup");
+  const auto before = DlioRequests(fx.data, read, IoModel::kH5py);
+  read.after = true;
+  const auto after = DlioRequests(fx.data, read, IoModel::kH5py);
+  INFO("before:\n" << ToString(before) << "after:\n" << ToString(after));
+  REQUIRE(before.size() == after.size());
+  CHECK(std::is_permutation(before.begin(), before.end(), after.begin()));
+  CHECK(before != after);
 }
 
 // fastMRI's four root attributes (two strings, two floats) as dataset.hdf5_root_attributes gives

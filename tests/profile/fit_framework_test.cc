@@ -128,6 +128,7 @@ struct Crops {
   int steps = 120;
   int table_reads_per_step = 1;
   bool repeat_chunks = true;  // chunks drawn with repeats (else each read once)
+  bool table_after = false;   // the table read after the chunk (a label), not before
 };
 
 ProfileTrace BuildCrops(const Crops& c) {
@@ -142,13 +143,20 @@ ProfileTrace BuildCrops(const Crops& c) {
   }
   for (int s = 0; s < c.steps; ++s) {
     const std::string& f = files[rng() % 2];
-    for (int k = 0; k < c.table_reads_per_step; ++k) {
-      const int64_t row = static_cast<int64_t>(rng() % 64);
-      AddEvent(&t, 1, 1, "pread", now, 2, f, kTable + 12 * row, 768 - 12 * row, 768 - 12 * row);
-      now += 10;
-    }
+    std::vector<int64_t> rows;
+    for (int k = 0; k < c.table_reads_per_step; ++k)
+      rows.push_back(static_cast<int64_t>(rng() % 64));
     const int64_t chunk = c.repeat_chunks ? static_cast<int64_t>(rng() % 8) : s;
-    AddEvent(&t, 1, 1, "pread", now, 30, f, 2000 + chunk * kPiece, kPiece, kPiece);
+    auto read_chunk = [&](int64_t when) {
+      AddEvent(&t, 1, 1, "pread", when, 30, f, 2000 + chunk * kPiece, kPiece, kPiece);
+    };
+    if (c.table_after) read_chunk(now);
+    int64_t at = c.table_after ? now + 40 : now;
+    for (int64_t row : rows) {
+      AddEvent(&t, 1, 1, "pread", at, 2, f, kTable + 12 * row, 768 - 12 * row, 768 - 12 * row);
+      at += 10;
+    }
+    if (!c.table_after) read_chunk(at);
     now += 2'000;
   }
   return t;
@@ -258,6 +266,14 @@ TEST_CASE("fit: chunk-sized h5py crops beside a table are chunked samples plus a
   CHECK(Value(r, "reader.hdf5_lookup_dataset") == "/lookup");
   CHECK(Value(r, "dataset.hdf5_lookup_rows") == "64");
   CHECK(Value(r, "dataset.hdf5_lookup_row_bytes") == "12");
+  // Each open file's first read of the two is the table's: coordinates, then the crop.
+  CHECK(Value(r, "reader.hdf5_lookup_order") == "before");
+  CHECK(r.Find("reader.hdf5_lookup_order")->reason.find("in 2 of 2 opens") != std::string::npos);
+  Crops labels;
+  labels.table_after = true;
+  const FitResult after = Fit(BuildCrops(labels), ProbeEvery("hdf5", kVolumeFile, 64, 12));
+  CHECK(Value(after, "reader.hdf5_lookup_dataset") == "/lookup");
+  CHECK(Value(after, "reader.hdf5_lookup_order") == "after");
 }
 
 TEST_CASE("fit: h5py reads that never repeat keep the dataset, two table reads are no lookup") {

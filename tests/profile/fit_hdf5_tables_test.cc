@@ -35,9 +35,10 @@ std::string VolumePath(int v) {
   return "/d/singlecoil_train/file" + std::to_string(1000 + v) + ".h5";
 }
 
-// One sample: the open's metadata, the slice, the table's header and row, the heap (`heap`:
-// dict(hf.attrs)), the close.
-int64_t ReadSlice(ProfileTrace* t, int32_t pid, int v, int s, int64_t now, bool heap) {
+// One sample: the open's metadata, the slice, the table's header and row (`table_first`: the row
+// before the slice), the heap (`heap`: dict(hf.attrs)), the close.
+int64_t ReadSlice(ProfileTrace* t, int32_t pid, int v, int s, int64_t now, bool heap,
+                  bool table_first) {
   const std::string path = VolumePath(v);
   AddEvent(t, pid, pid, "open64", now, 2, path);
   int64_t at = now + 5;
@@ -52,11 +53,12 @@ int64_t ReadSlice(ProfileTrace* t, int32_t pid, int v, int s, int64_t now, bool 
   }
   const int64_t slice = kKspaceAt + s * kSliceBytes;
   const int64_t sieve = std::min(kSieve, kReconAt - slice);
-  AddEvent(t, pid, pid, "pread", at, 20, path, slice, sieve, sieve);
-  AddEvent(t, pid, pid, "pread", at + 25, 1, path, 1'400, 512, 512);
   const int64_t row = kReconAt + s * kReconRow;
   const int64_t rest = std::min(kSieve, kHeapAt - row);
-  AddEvent(t, pid, pid, "pread", at + 30, 5, path, row, rest, rest);
+  const int64_t slice_at = table_first ? at + 30 : at, row_at = table_first ? at : at + 30;
+  AddEvent(t, pid, pid, "pread", slice_at, 20, path, slice, sieve, sieve);
+  AddEvent(t, pid, pid, "pread", at + 25, 1, path, 1'400, 512, 512);
+  AddEvent(t, pid, pid, "pread", row_at, 5, path, row, rest, rest);
   if (heap) AddEvent(t, pid, pid, "pread", at + 40, 2, path, kHeapAt, 4'096, 4'096);
   AddEvent(t, pid, pid, "close", at + 45, 1, path);
   return at + 50;
@@ -64,7 +66,7 @@ int64_t ReadSlice(ProfileTrace* t, int32_t pid, int v, int s, int64_t now, bool 
 
 // Two passes of every slice of every volume in a shuffled order, by two DataLoader workers (new
 // ones per pass) taking turns on batches of 4, a 6 ms step after each batch.
-ProfileTrace SliceDatasetLoop(bool heap = true) {
+ProfileTrace SliceDatasetLoop(bool heap = true, bool table_first = false) {
   ProfileTrace t;
   int64_t now = 1'000'000;
   constexpr int kAll = kVolumes * kSlices;
@@ -72,7 +74,7 @@ ProfileTrace SliceDatasetLoop(bool heap = true) {
     for (int k = 0; k < kAll; ++k) {
       const int i = (k * 37 + pass * 11) % kAll;  // a shuffle (37 is prime to 96)
       const int32_t pid = 100 + 10 * pass + (k / 4) % 2;
-      now = ReadSlice(&t, pid, i / kSlices, i % kSlices, now, heap) + 20;
+      now = ReadSlice(&t, pid, i / kSlices, i % kSlices, now, heap, table_first) + 20;
       if (k % 4 == 3) now += 6'000;
     }
     now += 50'000;
@@ -120,6 +122,20 @@ TEST_CASE("fit, hdf5 tables: a second dataset read at each slice is /lookup's ro
   CHECK(Value(r, "train.epochs") == "2");
   CHECK(Value(r, "reader.read_threads") == "2");
   CHECK(Value(r, "reader.sample_shuffle") == "seed");
+  // fastMRI reads the reconstruction's row once the k-space slice is read.
+  CHECK(Value(r, "reader.hdf5_lookup_order") == "after");
+  INFO(r.Find("reader.hdf5_lookup_order")->reason);
+  CHECK(r.Find("reader.hdf5_lookup_order")->reason.find("in 192 of 192 opens") !=
+        std::string::npos);
+}
+
+TEST_CASE("fit, hdf5 tables: a row read before its slice is read before the sample") {
+  const FitResult r = Fit(SliceDatasetLoop(true, true), Volumes(true));
+  CHECK(Value(r, "reader.hdf5_lookup_dataset") == "/lookup");
+  CHECK(Value(r, "reader.hdf5_lookup_order") == "before");
+  INFO(r.Find("reader.hdf5_lookup_order")->reason);
+  CHECK(r.Find("reader.hdf5_lookup_order")->reason.find("in 192 of 192 opens") !=
+        std::string::npos);
 }
 
 TEST_CASE("fit, hdf5 tables: without the probe's layout the second dataset is no table") {

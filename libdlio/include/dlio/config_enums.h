@@ -84,6 +84,10 @@ enum class H5pyReopen {
   kDataset,  // the file stays open; f['records'] is looked up again per sample
   kNone,     // the file and its datasets stay open (a loop over `records = f['records']`)
 };
+// reader.hdf5_lookup_order: where a lookup table's row is read beside its sample: auto = before
+// a sample of DLIO's rows (coordinates that place a crop), after a group-per-sample file's
+// sample (a label read after its image).
+enum class LookupOrder { kAuto, kBefore, kAfter };
 // reader.pyio_call: the call io_model pyio reads a file with after its head: read (a new bytes
 // object per call), readinto (into a buffer the program keeps) or read1 (at most one read(2) a
 // call: a text file's chunks, as TextIOWrapper reads them for `for line in open(path)`).
@@ -199,6 +203,10 @@ struct EnumNames<PyarrowRead> {
 template <>
 struct EnumNames<H5pyReopen> {
   static constexpr std::array<std::string_view, 3> kNames{"file", "dataset", "none"};
+};
+template <>
+struct EnumNames<LookupOrder> {
+  static constexpr std::array<std::string_view, 3> kNames{"auto", "before", "after"};
 };
 template <>
 struct EnumNames<PyioCall> {

@@ -120,6 +120,8 @@ Status ValidateFormat(const WorkloadConfig& c, const Registries& registries) {
        "dataset.hdf5_root_attributes"},
       {hdf5.h5py_read_attributes, &FormatCapabilities::root_attributes,
        "reader.h5py_read_attributes"},
+      {hdf5.lookup_order != LookupOrder::kAuto, &FormatCapabilities::lookup_rows,
+       "reader.hdf5_lookup_order"},
       {format_internal::CompressionRatioSet(d.compression_ratio, d.compression_ratio_stdev),
        &FormatCapabilities::compression_ratio, "dataset.compression_ratio"},
       {d.formats.Value<WebdatasetOptions>().members != WebdatasetOptions{}.members,
@@ -233,9 +235,16 @@ Status ValidateIoModel(const WorkloadConfig& c, const Registries& registries) {
 }
 
 // reader.hdf5_lookup_dataset: read by the h5py model only, and never collectively (its reads of a
-// small dataset are independent per rank).
+// small dataset are independent per rank); reader.hdf5_lookup_order orders a table read.
 Status ValidateLookupDataset(const WorkloadConfig& c, const Registries& registries) {
-  const std::string& lookup = Hdf5Of(c.dataset.formats).lookup_dataset;
+  const Hdf5Options& hdf5 = Hdf5Of(c.dataset.formats);
+  const std::string& lookup = hdf5.lookup_dataset;
+  if (hdf5.lookup_order != LookupOrder::kAuto && lookup.empty() && hdf5.sample_groups.empty()) {
+    return Status::InvalidArgument(
+        "reader.hdf5_lookup_order '", EnumName(hdf5.lookup_order),
+        "' orders the read of a lookup table's row beside its sample, but none is read: set "
+        "reader.hdf5_lookup_dataset (or dataset.hdf5_sample_groups, whose files may hold one)");
+  }
   if (lookup.empty()) return Status::OK();
   const IoModel model =
       ResolveIoModel(c.reader.io_model, FormatDeclares(c.dataset.format, registries));

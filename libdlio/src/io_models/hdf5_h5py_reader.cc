@@ -51,10 +51,12 @@ class H5pyReader final : public FormatReader {
              std::optional<LookupTable> lookup)
       : reopen_(Hdf5Of(o.formats).h5py_reopen),
         read_attributes_(Hdf5Of(o.formats).h5py_read_attributes),
+        lookup_first_(LookupBeforeSample(Hdf5Of(o.formats).lookup_order, false)),
         fapl_(std::move(fapl)),
         type_(std::move(h.type)),
         mem_space_(std::move(h.mem_space)),
         info_(std::move(info)),
+        lookup_name_(Hdf5Of(o.formats).lookup_dataset),
         lookup_(std::move(lookup)),
         lookup_row_(std::max<uint64_t>(lookup_ ? lookup_->row_bytes : 0, 1)) {
     // The files OpenReader opened serve the first sample; its datasets were opened with fitted
@@ -139,10 +141,18 @@ class H5pyReader final : public FormatReader {
     return CheckDataset(d, what, file_size, dcpl.get());
   }
 
-  // The sample dataset, then the lookup row, then the metadata file's entry, then the sample.
+  // The sample dataset, then the lookup row (reader.hdf5_lookup_order before), then the metadata
+  // file's entry, then the sample, then the lookup row (after).
   Status ReadOpen(Hdf5Call& call, uint64_t i, uint64_t size, SampleBuffer* out) {
     DLIO_RETURN_NOT_OK(OpenDataset(call, open_.file, info_.path, info_.dataset, &open_.dset));
-    if (lookup_) DLIO_RETURN_NOT_OK(ReadLookupRow(call, i));
+    const bool lookup = !lookup_name_.empty();
+    if (lookup && lookup_first_) DLIO_RETURN_NOT_OK(ReadLookupRow(call, i));
+    DLIO_RETURN_NOT_OK(ReadData(call, i, size, out));
+    return lookup && !lookup_first_ ? ReadLookupRow(call, i) : Status::OK();
+  }
+
+  // The metadata file's entry, then sample i's data from the open dataset.
+  Status ReadData(Hdf5Call& call, uint64_t i, uint64_t size, SampleBuffer* out) {
     uint64_t start = info_.layout == SampleLayout::kRows ? i : info_.offsets[i];
     if (!info_.meta_path.empty()) DLIO_RETURN_NOT_OK(Consult(call, i, size, &start));
     if (size == 0) return Status::OK();
@@ -175,8 +185,13 @@ class H5pyReader final : public FormatReader {
     return Status(st.code(), st.message() + ChunkWhere(open_.dset.get(), first.data(), info_.rank));
   }
 
-  // Row (i mod its length) of the lookup dataset: `f['coords'][k]`.
+  // Row (i mod its length) of the lookup dataset: `f['coords'][k]`. A table read after the
+  // sample is checked here, at its first read, where h5py first reads its header.
   Status ReadLookupRow(Hdf5Call& call, uint64_t i) {
+    if (!lookup_) {
+      DLIO_ASSIGN_OR_RETURN(lookup_, OpenLookupTable(call, open_.file.get(), info_, lookup_name_));
+      lookup_row_.assign(std::max<uint64_t>(lookup_->row_bytes, 1), 0);
+    }
     DLIO_RETURN_NOT_OK(OpenDataset(call, open_.file, info_.path, lookup_->name, &open_.lookup));
     return ReadLookupTableRow(call, open_.lookup.get(), i, info_, &*lookup_, lookup_row_.data());
   }
@@ -210,11 +225,13 @@ class H5pyReader final : public FormatReader {
 
   const H5pyReopen reopen_;
   const bool read_attributes_;
+  const bool lookup_first_;  // the lookup row before the sample (reader.hdf5_lookup_order)
   Hid fapl_;
   Hid type_, mem_space_;
   const ReaderInfo info_;
-  std::optional<LookupTable> lookup_;
-  std::vector<uint8_t> lookup_row_;  // one row of the lookup dataset
+  const std::string lookup_name_;      // reader.hdf5_lookup_dataset, "" = none
+  std::optional<LookupTable> lookup_;  // lookup_name_'s, once checked
+  std::vector<uint8_t> lookup_row_;    // one row of the lookup dataset
   OpenObjects open_;
   std::optional<ChunkGuard> guard_;
 };
@@ -227,9 +244,12 @@ Result<std::unique_ptr<FormatReader>> MakeH5pyReader(Hdf5Call& call, Storage* st
   FileOptions fo;
   fo.direct = o.direct;
   DLIO_ASSIGN_OR_RETURN(Hid fapl, MakeDlioFapl(call, storage, fo));
+  // A table read before each sample is checked at the open, where h5py reads its header (after
+  // opening the sample dataset); one read after it at its first read.
   std::optional<LookupTable> lookup;
-  const std::string& lookup_dataset = Hdf5Of(o.formats).lookup_dataset;
-  if (!lookup_dataset.empty()) {
+  const Hdf5Options& hdf5 = Hdf5Of(o.formats);
+  const std::string& lookup_dataset = hdf5.lookup_dataset;
+  if (!lookup_dataset.empty() && LookupBeforeSample(hdf5.lookup_order, false)) {
     DLIO_ASSIGN_OR_RETURN(lookup, OpenLookupTable(call, h.file.get(), info, lookup_dataset));
   }
   return std::unique_ptr<FormatReader>(std::make_unique<H5pyReader>(

@@ -42,6 +42,7 @@ list(APPEND DLIO_SOURCES
   src/profile/fit/fit_mapped.cc
   src/profile/fit/fit_variants.cc
   src/profile/fit/fit_model.cc
+  src/profile/fit/fit_h5py_reads.cc
   src/profile/fit/fit_noise.cc
   src/profile/fit/fit_order.cc
   src/profile/fit/fit_period.cc

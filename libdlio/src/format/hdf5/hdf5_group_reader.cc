@@ -198,15 +198,17 @@ Result<MemberDataset> OpenMemberDataset(Hdf5Call& call, hid_t group, const std::
 // Thread safety: every call holds the process-wide HDF5 lock, which also guards the open file.
 class GroupReader final : public FormatReader {
  public:
-  // `lookup`: the table read a row of after each sample ("" none), checked at its first read;
+  // `lookup`: the table read a row of with each sample ("" none), checked at its first read,
+  // before the sample's datasets when `lookup_first` (reader.hdf5_lookup_order), else after;
   // `read_attributes`: the root's attributes read after it (reader.h5py_read_attributes).
   GroupReader(Hid fapl, Hid file, ReaderInfo info, bool reopen_file, bool read_attributes,
-              std::string lookup)
+              std::string lookup, bool lookup_first)
       : fapl_(std::move(fapl)),
         file_(std::move(file)),
         info_(std::move(info)),
         reopen_file_(reopen_file),
         read_attributes_(read_attributes),
+        lookup_first_(lookup_first),
         lookup_name_(std::move(lookup)) {}
   ~GroupReader() override {
     Hdf5Call call;
@@ -231,9 +233,12 @@ class GroupReader final : public FormatReader {
         return call.Error(StatusCode::kCorruption, info_.path + ": not a readable HDF5 file");
       }
     }
-    Status st =
-        info_.groups.members.empty() ? ReadOwnDataset(call, i, out) : ReadGroup(call, i, out);
-    if (st.ok() && !lookup_name_.empty()) st = ReadLookupRow(call, i);
+    const bool lookup = !lookup_name_.empty();
+    Status st = lookup && lookup_first_ ? ReadLookupRow(call, i) : Status::OK();
+    if (st.ok()) {
+      st = info_.groups.members.empty() ? ReadOwnDataset(call, i, out) : ReadGroup(call, i, out);
+    }
+    if (st.ok() && lookup && !lookup_first_) st = ReadLookupRow(call, i);
     if (st.ok() && read_attributes_) st = ReadRootAttributes(call, file_.get(), info_.path);
     if (reopen_file_) file_.Reset();
     return st;
@@ -376,7 +381,8 @@ class GroupReader final : public FormatReader {
   ReaderInfo info_;
   const bool reopen_file_;
   const bool read_attributes_;
-  const std::string lookup_name_;      // the table read a row of after each sample, or ""
+  const bool lookup_first_;        // the lookup row before the sample (reader.hdf5_lookup_order)
+  const std::string lookup_name_;  // the table read a row of with each sample, or ""
   std::optional<LookupTable> lookup_;  // lookup_name_'s, once checked
   std::vector<uint8_t> lookup_row_;
   std::string element_;         // numpy name of the sample member's elements, "" when unknown
@@ -444,8 +450,9 @@ Result<std::unique_ptr<FormatReader>> MakeGroupReader(Hdf5Call& call, Storage* s
   // reader.hdf5_lookup_dataset, else the table found beside the samples
   std::string lookup = options.lookup_dataset.empty() ? info.groups.lookup : options.lookup_dataset;
   const bool attributes = model == IoModel::kH5py && options.h5py_read_attributes;
+  const bool lookup_first = LookupBeforeSample(options.lookup_order, true);
   auto reader = std::make_unique<GroupReader>(std::move(fapl), std::move(h.file), std::move(info),
-                                              reopen, attributes, std::move(lookup));
+                                              reopen, attributes, std::move(lookup), lookup_first);
   if (found) DLIO_RETURN_NOT_OK(reader->LearnSampleShape(call));
   h.Reset();
   return std::unique_ptr<FormatReader>(std::move(reader));

@@ -1,6 +1,7 @@
 // The hdf5 format's config keys (chunking, the shuffle filter, the metadata file, the /lookup
 // table, the root's attributes, DLIO's hdf5.num_dset_per_record, and the h5py model's
-// reader.h5py_reopen, reader.hdf5_lookup_dataset and reader.h5py_read_attributes;
+// reader.h5py_reopen, reader.hdf5_lookup_dataset, reader.hdf5_lookup_order and
+// reader.h5py_read_attributes;
 // docs/formats.md, docs/io_models.md): declared here, beside the
 // format, and parsed straight into its Hdf5Options in the config's DatasetConfig::formats. The
 // config module compiles this file into its key table (config/sources.cmake), as it parses a
@@ -73,8 +74,14 @@ void AddHdf5ReaderKeys(std::vector<KeySpec>* t) {
            "datasets stay open (libhdf5's sieve buffer and chunk cache then serve repeats)"));
   add(String("reader.hdf5_lookup_dataset", HDF5_FIELD(std::string, lookup_dataset),
              "hdf5 under io_model h5py: a small dataset of each file (e.g. /labels, a "
-             "coordinates table) whose row (i mod its length) is read before sample i (after "
-             "it with hdf5_sample_groups), as h5py reads it; empty = none"));
+             "coordinates table) whose row (i mod its length) is read with sample i "
+             "(reader.hdf5_lookup_order), as h5py reads it; empty = none"));
+  add(Enum("reader.hdf5_lookup_order",
+           DLIO_FORMAT_ENUM_FIELD(Hdf5Options, LookupOrder, lookup_order),
+           "hdf5: when a lookup table's row is read beside its sample: before = ahead of the "
+           "sample's data (coordinates that place a crop: c = f['coords'][i], then the crop), "
+           "after = once the sample's data is read (x = f['images'][i], then y = "
+           "f['labels'][i]); auto = before with DLIO's rows, after with hdf5_sample_groups"));
   add(Bool("reader.h5py_read_attributes", HDF5_FIELD(bool, h5py_read_attributes),
            "hdf5 under io_model h5py: read every attribute of the file's root after each "
            "sample, as dict(f.attrs) in a Dataset's __getitem__ (a string's characters come from "

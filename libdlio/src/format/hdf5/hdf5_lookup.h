@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "dlio/config_enums.h"
 #include "dlio/status.h"
 #include "format/hdf5/hdf5_chunk_guard.h"
 #include "format/hdf5/hdf5_lib.h"
@@ -32,6 +33,12 @@ struct LookupTable {
   std::optional<ChunkGuard> guard;
   uint64_t row_bytes = 0;
 };
+
+// Whether a lookup table's row is read before its sample's data (reader.hdf5_lookup_order): auto
+// reads it before a sample of DLIO's rows and after a group-per-sample file's.
+inline bool LookupBeforeSample(LookupOrder order, bool sample_groups) {
+  return order == LookupOrder::kBefore || (order == LookupOrder::kAuto && !sample_groups);
+}
 
 // Checks `name` in the open `file` and describes it: NotFound naming it when the file has no
 // such dataset; InvalidArgument for one without rows or with rows of more than 16 MiB;

@@ -1,10 +1,11 @@
 // The hdf5 format's own options (dataset.enable_chunking, chunk_size, chunk_samples, hdf5_shuffle,
 // metadata_file, hdf5_lookup_rows, hdf5_lookup_row_bytes, hdf5_root_attributes,
 // hdf5.num_dset_per_record, hdf5_sample_groups, hdf5_sample_members; reader.h5py_reopen,
-// hdf5_lookup_dataset, h5py_read_attributes), declared as config keys by format/hdf5/hdf5_keys.cc
-// and parsed straight into this type, which the config holds in DatasetConfig::formats and the
-// format (and the h5py model) reads from FormatOptions::formats. The codec and DLIO's record shape
-// are the common dataset.compression and dataset.record_dims / record_element_type (FormatOptions).
+// hdf5_lookup_dataset, hdf5_lookup_order, h5py_read_attributes), declared as config keys by
+// format/hdf5/hdf5_keys.cc and parsed straight into this type, which the config holds in
+// DatasetConfig::formats and the format (and the h5py model) reads from FormatOptions::formats. The
+// codec and DLIO's record shape are the common dataset.compression and dataset.record_dims /
+// record_element_type (FormatOptions).
 #pragma once
 
 #include <cstdint>
@@ -32,9 +33,11 @@ struct Hdf5Options {
   // The h5py model only (io_model h5py; reader.h5py_reopen):
   H5pyReopen h5py_reopen = H5pyReopen::kFile;
   // A small dataset of the same file (e.g. "/labels", a coordinates table) whose row
-  // (i mod its length) is read before sample i, through libhdf5's caches ("" = none;
-  // reader.hdf5_lookup_dataset).
+  // (i mod its length) is read with sample i, through libhdf5's caches ("" = none;
+  // reader.hdf5_lookup_dataset), before or after the sample's data (reader.hdf5_lookup_order;
+  // LookupBeforeSample).
   std::string lookup_dataset;
+  LookupOrder lookup_order = LookupOrder::kAuto;
   // Every attribute of the root read after each sample, as dict(f.attrs) in a Dataset's
   // __getitem__ (reader.h5py_read_attributes): libhdf5 reads a variable-length string's
   // characters from the file's global heap once per open file.

@@ -461,8 +461,14 @@ std::string OpensPerSampleReason(const View& view);
 void FitShuffle(const ProfileTrace& trace, const View& view, FitResult* out);
 // The most common size of the data reads larger than kSmallReadBytes, and its share of them.
 std::pair<int64_t, double> CommonLargeRead(const ProfileTrace& trace, const View& view);
-// reader.h5py_reopen and reader.hdf5_lookup_dataset of data read through h5py (fit_model.cc).
+// reader.h5py_reopen, reader.hdf5_lookup_dataset and reader.hdf5_lookup_order of data read
+// through h5py (fit_h5py_reads.cc).
 void FitH5py(const ProfileTrace& trace, const View& view, FitResult* out);
+// h5py's signatures, for a format that declares it (fit_h5py_reads.cc): a group or dataset per
+// sample in the probed files, opens per sample, a small table read beside each sample, or mostly
+// metadata-sized reads (`small` of `reads`); nullopt when none holds.
+std::optional<ModelGuess> GuessH5py(const ProfileTrace& trace, const View& view, bool most_sessions,
+                                    int64_t small, int64_t reads);
 // Sample reads that read (nearly) all of their file: whole-file loads.
 int64_t WholeFileAccesses(const View& view);
 // The format the dataset section fitted ("" when it could not tell).
