@@ -403,6 +403,40 @@ with h5py.File(sys.argv[1], 'r') as f:
         "@acquisition:scalar:str9,@max:scalar:fp64,@ids:3:int32,@tag:scalar:S4");
 }
 
+TEST_CASE("our files lay out a table and the attributes' heap as fastMRI's files do",
+          "[interop][hdf5]") {
+  TempDir tmp;
+  auto storage = BoundPosixStorage();
+  FormatOptions o;
+  o.formats.Get<Hdf5Options>().lookup_rows = 6;
+  o.formats.Get<Hdf5Options>().lookup_row_bytes = 64;
+  o.formats.Get<Hdf5Options>().root_attributes = "@acquisition:scalar:str9, @max:scalar:fp64";
+  FileSpec spec;
+  spec.seed = 5;
+  spec.sample_sizes.assign(6, 512);
+  const std::string path = tmp / "slices.h5";
+  REQUIRE(Hdf5()->Write(storage.get(), path, spec, o).ok());
+  auto reader = Hdf5()->Open(storage.get(), path, {});
+  REQUIRE(reader.ok());
+  const auto described = nlohmann::json::parse((*reader)->DescribeJson());
+  INFO(described.dump());
+  uint64_t lookup_end = 0, labels_at = 0;
+  for (const auto& table : described["row_tables"]) {
+    const uint64_t at = table["offset"].get<uint64_t>();
+    if (table["name"] == "/lookup") lookup_end = at + table["bytes"].get<uint64_t>();
+    if (table["name"] == "/labels") labels_at = at;
+  }
+  REQUIRE(lookup_end > 0);
+  // The samples, the table, then the strings' heap right after the table's data (where
+  // dict(f.attrs) reads on from a row read that ended at the table's end), then dlio's /labels.
+  REQUIRE(described["root_attributes"]["reads"].size() == 1);
+  const uint64_t heap = described["root_attributes"]["reads"][0]["offset"].get<uint64_t>();
+  CHECK(ReadTextFile(path).substr(heap, 4) == "GCOL");
+  CHECK(heap == lookup_end);
+  CHECK(described["sample_extent"]["offset"].get<uint64_t>() < heap);
+  if (labels_at > 0) CHECK(labels_at > heap);
+}
+
 // DLIO's shaped layout (dataset.record_dims, record_element_type, hdf5.num_dset_per_record):
 // /records_0..N-1, each [n, dims[0] / N, ...] of the element type, both ways with h5py.
 FormatOptions Shaped(const std::string& type, uint64_t num_dsets, std::vector<uint64_t> dims) {

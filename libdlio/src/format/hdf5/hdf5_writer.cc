@@ -275,13 +275,14 @@ Status WriteFiles(Hdf5Call& call, Storage* storage, const std::string& path, con
     } else {
       DLIO_RETURN_NOT_OK(WriteConcatenated(call, file, path, spec, plan.offsets, plan.total, o, f));
     }
-    // The root's attributes right after the samples, before dlio's own /labels: the root's header
-    // then grows into a continuation block where a file of the samples and their attributes
-    // alone has it (fastMRI's), a read of the same size.
+    // The table after the samples, as a conversion writes its second dataset; then the root's
+    // attributes, before dlio's own /labels: the root's header then grows into a continuation
+    // block where a file of the samples, a table and their attributes has it (fastMRI's), a read
+    // of the same size, and the strings' global heap follows the table's data, as there.
     const Hdf5Options& hdf5 = Hdf5Of(o.formats);
+    if (hdf5.lookup_rows > 0) DLIO_RETURN_NOT_OK(WriteLookup(call, file, path, spec, hdf5));
     DLIO_RETURN_NOT_OK(WriteRootAttributes(call, file, hdf5.root_attributes, spec.seed, path));
-    DLIO_RETURN_NOT_OK(WriteLabels(call, file, path, spec));
-    return hdf5.lookup_rows > 0 ? WriteLookup(call, file, path, spec, hdf5) : Status::OK();
+    return WriteLabels(call, file, path, spec);
   }));
   if (!Hdf5Of(o.formats).metadata_file) return Status::OK();
   return WriteMetadataFile(call, storage, path, spec, created);
