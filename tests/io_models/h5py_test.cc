@@ -307,6 +307,20 @@ TEST_CASE("h5py model: a table's row read after each sample (reader.hdf5_lookup_
   REQUIRE(before.size() == after.size());
   CHECK(std::is_permutation(before.begin(), before.end(), after.begin()));
   CHECK(before != after);
+  // A table read after the sample is checked at its first read: a missing one opens, and the
+  // read names the file and the key.
+  auto storage2 = NewPosixStorage({});
+  FormatOptions o;
+  o.io_model = IoModel::kH5py;
+  o.formats.Get<Hdf5Options>().lookup_dataset = "/coords";
+  o.formats.Get<Hdf5Options>().lookup_order = LookupOrder::kAfter;
+  auto reader = testing::Hdf5()->Open(storage2.get(), fx.data + "/dlio_after.h5", o);
+  REQUIRE(reader.ok());
+  SampleBuffer buf;
+  const Status missing = (*reader)->ReadSample(1, &buf);
+  CHECK(missing.code() == StatusCode::kNotFound);
+  CHECK_THAT(missing.message(),
+             Catch::Contains("dlio_after.h5") && Catch::Contains("reader.hdf5_lookup_dataset"));
 }
 
 // fastMRI's four root attributes (two strings, two floats) as dataset.hdf5_root_attributes gives

@@ -128,9 +128,11 @@ ReadRole FoundTableRole(const ProfileTrace& t, const LookupTable& table, size_t 
                                                                       : ReadRole::kOther;
 }
 
-// reader.hdf5_lookup_order from `order`: after when most opens read a sample before the table.
+// reader.hdf5_lookup_order from `order`: after when most opens read a sample before the table;
+// left to the reader (auto) when no open read either.
 void SetLookupOrder(const TableOrder& order, FitResult* out) {
   const int64_t n = order.before + order.after;
+  if (n == 0) return;  // no open read both: the reader's own order (auto)
   const bool after = order.after * 2 > n;
   Set(out, "reader.hdf5_lookup_order", after ? "after" : "before",
       n >= 4 ? FitConfidence::kMedium : FitConfidence::kLow,
