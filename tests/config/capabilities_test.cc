@@ -2,6 +2,7 @@
 // they can do, so user-registered implementations are judged as built-in ones; backends report
 // the capabilities their registry entries declare.
 #include <catch2/catch.hpp>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <utility>
@@ -162,14 +163,21 @@ TEST_CASE("capabilities: a built storage reports what its registry entry declare
   CHECK(StorageCapabilitiesFor(mpiio, r.storages).status().code() == StatusCode::kNotFound);
 }
 
+// What validating a config of `overrides` says: the rules among keys (WorkloadConfig::Validate),
+// else the registered backends' capabilities; "" when both hold.
+std::string ValidationMessage(const Registries& registries,
+                              std::initializer_list<const char*> overrides) {
+  WorkloadConfig c;
+  for (const char* o : overrides) REQUIRE(ApplyOverride(&c, o).ok());
+  const Status keys = c.Validate();
+  return keys.ok() ? ValidateCapabilities(c, registries).message() : keys.message();
+}
+
 TEST_CASE("capabilities: hdf5's root attributes and the h5py model's reading them") {
   const auto registries = Builtins();
   // The items, parsed by the hdf5 format's own hook.
   auto validate = [&](std::initializer_list<const char*> overrides) {
-    WorkloadConfig c;
-    for (const char* o : overrides) REQUIRE(ApplyOverride(&c, o).ok());
-    const Status keys = c.Validate();
-    return keys.ok() ? ValidateCapabilities(c, *registries).message() : keys.message();
+    return ValidationMessage(*registries, overrides);
   };
   const char* hdf5 = "dataset.format=hdf5";
   CHECK(validate({hdf5, "dataset.hdf5_root_attributes=@max:scalar:fp64,@ids:3:int32"}).empty());
@@ -196,10 +204,7 @@ TEST_CASE("capabilities: hdf5's root attributes and the h5py model's reading the
 TEST_CASE("capabilities: the order of a lookup table's read beside its sample") {
   const auto registries = Builtins();
   auto validate = [&](std::initializer_list<const char*> overrides) {
-    WorkloadConfig c;
-    for (const char* o : overrides) REQUIRE(ApplyOverride(&c, o).ok());
-    const Status keys = c.Validate();
-    return keys.ok() ? ValidateCapabilities(c, *registries).message() : keys.message();
+    return ValidationMessage(*registries, overrides);
   };
   const char* hdf5 = "dataset.format=hdf5";
   const char* labels = "reader.hdf5_lookup_dataset=/labels";
