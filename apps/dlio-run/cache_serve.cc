@@ -168,11 +168,15 @@ int RunCacheServe(const CacheServeOptions& options) {
   auto config = BuildConfig(flags, {}, registries, &warnings);
   if (!config.ok()) return Fail(config.status(), kExitUsage);
   const dlio::StorageOptions storage_options = dlio::StorageOptionsFor(*config);
-  if (storage_options.name != "tiered") {
-    return Fail(
-        dlio::Status::InvalidArgument("cache-serve: storage.storage_type is '",
-                                      storage_options.name, "'; the cache server needs tiered"),
-        kExitUsage);
+  // The server serves a cache that the ranks of a node may share: a storage that keeps one.
+  auto declared = dlio::StorageCapabilitiesFor(storage_options, registries.storages);
+  if (!declared.ok()) return Fail(declared.status(), kExitUsage);
+  if (!declared->node_shared_cache) {
+    return Fail(dlio::Status::InvalidArgument(
+                    "cache-serve: storage.storage_type is '", storage_options.name,
+                    "', which keeps no cache a node's ranks can share; the cache server needs "
+                    "tiered"),
+                kExitUsage);
   }
   auto server_options = ServerOptions(options, *config);
   if (!server_options.ok()) return Fail(server_options.status(), kExitUsage);

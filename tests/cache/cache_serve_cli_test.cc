@@ -165,7 +165,8 @@ TEST_CASE("dlio-run cache-serve: refuses a non-tiered storage and a path that is
   CHECK(WaitExit(Spawn(
             {"cache-serve", config, "--socket", dir / "s", "--set", "storage.storage_type=posix"},
             dir / "log2")) == 2);
-  CHECK_THAT(testing::ReadTextFile(dir / "log2"), Catch::Contains("storage_type"));
+  CHECK_THAT(testing::ReadTextFile(dir / "log2"),
+             Catch::Contains("storage.storage_type is 'posix', which keeps no cache"));
   testing::WriteTextFile(dir / "future", "relative/path\n");
   CHECK(WaitExit(Spawn({"cache-serve", config, "--socket", dir / "s", "--future", dir / "future"},
                        dir / "log3")) == 2);
