@@ -157,6 +157,42 @@ TEST_CASE("open_per_sample opens a sample's file for it alone and closes it afte
   CHECK(d.storage->stats().opens - base.opens == 8);  // refused before any open
 }
 
+TEST_CASE("open_files_at_start opens and closes every file once before any sample is read",
+          "[format][data_source]") {
+  Dataset d(3);
+  FormatDataSourceOptions options;
+  options.format.io_model = IoModel::kNative;
+  options.samples_per_file = 4;
+  const IoStats before = d.storage->stats();
+  REQUIRE(MakeFormatDataSource(d.storage.get(), d.format.get(), d.files, options).ok());
+  CHECK(d.storage->stats().opens == before.opens);  // a trusted count: no file opened
+  options.open_files_at_start = true;
+  for (uint64_t trusted : {uint64_t{0}, uint64_t{4}}) {
+    options.samples_per_file = trusted;
+    const IoStats base = d.storage->stats();
+    auto source = MakeFormatDataSource(d.storage.get(), d.format.get(), d.files, options);
+    REQUIRE(source.ok());
+    CHECK((*source)->samples_per_file() == std::vector<uint64_t>{4, 4, 4});
+    const IoStats made = d.storage->stats();
+    CHECK(made.opens - base.opens == 3);
+    CHECK(made.closes - base.closes == 3);  // none kept open
+    SampleBuffer buf;
+    REQUIRE((*source)->Read({2, 1}, &buf).ok());
+    CHECK(BufferString(buf) == ExpectedSample(d.specs[2], 1));
+    CHECK(d.storage->stats().opens - made.opens == 1);  // the read opens its file again
+  }
+  options.samples_per_file = 5;  // checked by those opens, before any read
+  auto wrong = MakeFormatDataSource(d.storage.get(), d.format.get(), d.files, options);
+  REQUIRE(!wrong.ok());
+  CHECK(wrong.status().message().find("/f0.npy holds 4 samples") != std::string::npos);
+  CHECK(wrong.status().message().find("dataset.num_samples_per_file") != std::string::npos);
+  const std::unique_ptr<Format> synthetic = MakeFormatByName("synthetic");
+  auto none = MakeFormatDataSource(nullptr, synthetic.get(), {"/v0"}, options);
+  REQUIRE(!none.ok());
+  CHECK(none.status().message() ==
+        "reader.open_files_at_start: dataset.format 'synthetic' has no files to open");
+}
+
 TEST_CASE("threads reading through cursors get every sample right", "[format][data_source]") {
   Dataset d(6);
   FormatDataSourceOptions options;

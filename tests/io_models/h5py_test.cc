@@ -3,13 +3,15 @@
 // MemoryTracer give the same opens and reads, for contiguous, chunked, gzip-compressed and
 // larger-than-the-chunk-cache datasets, files written by h5py and by dlio's writer, h5py.File per
 // sample or kept open, a lookup dataset read before each sample (coordinates) or after it
-// (labels), the metadata file and the root's attributes read after each sample (dict(f.attrs)).
+// (labels), the metadata file and the root's attributes read after each sample (dict(f.attrs)),
+// and every file opened once to count its samples first (reader.open_files_at_start).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
 #include "dlio/clock.h"
+#include "dlio/data_source.h"
 #include "dlio/storage.h"
 #include "format/hdf5/hdf5_options.h"
 #include "format/hdf5_test_util.h"
@@ -328,16 +330,21 @@ TEST_CASE("h5py model: a table's row read after each sample (reader.hdf5_lookup_
 constexpr const char* kFastmriAttributes =
     "@acquisition:scalar:str9, @max:scalar:fp64, @norm:scalar:fp64, @patient_id:scalar:str3";
 
-TEST_CASE("h5py model: dict(f.attrs) after each sample, in h5py's files and in dlio's") {
-  if (!PythonHas("h5py")) return;
-  Fixture fx;
+// DATA/dlio_attrs.h5: 10 samples of 8 KiB by dlio's writer, with /lookup and those attributes.
+void WriteDlioAttributesFile(const std::string& data) {
   auto storage = NewPosixStorage({});
   FormatOptions w;
   w.formats.Get<Hdf5Options>().root_attributes = kFastmriAttributes;
   w.formats.Get<Hdf5Options>().lookup_rows = 10;
   REQUIRE(testing::Hdf5()
-              ->Write(storage.get(), fx.data + "/dlio_attrs.h5", testing::Fixed(10, 8192), w)
+              ->Write(storage.get(), data + "/dlio_attrs.h5", testing::Fixed(10, 8192), w)
               .ok());
+}
+
+TEST_CASE("h5py model: dict(f.attrs) after each sample, in h5py's files and in dlio's") {
+  if (!PythonHas("h5py")) return;
+  Fixture fx;
+  WriteDlioAttributesFile(fx.data);
   const std::vector<uint64_t> samples{4, 0, 9, 4};
   for (H5pyReopen reopen : {H5pyReopen::kFile, H5pyReopen::kDataset, H5pyReopen::kNone}) {
     Compare(fx.tmp, fx.data, Make("attrs.h5", reopen, samples, "", false, true));
@@ -355,6 +362,59 @@ TEST_CASE("h5py model: dict(f.attrs) after each sample, in h5py's files and in d
     const auto kept = DlioRequests(fx.data, read, IoModel::kH5py);
     read.attrs = false;
     CHECK(kept.size() == DlioRequests(fx.data, read, IoModel::kH5py).size() + 1);
+  }
+}
+
+// A Dataset's __init__ learning about each file: python3 scan.py DIR ATTRS FILE... opens each
+// with h5py.File, reads f['records'].shape and, with ATTRS 1, dict(f.attrs), and closes it.
+constexpr const char* kScanScript = R"(import sys
+import h5py
+d, attrs = sys.argv[1], sys.argv[2] == '1'
+for name in sys.argv[3:]:
+    with h5py.File(d + '/' + name, 'r') as f:
+        n = f['records'].shape[0]
+        if attrs:
+            dict(f.attrs)
+)";
+
+TEST_CASE("h5py model: every file opened to learn about it first (reader.open_files_at_start)") {
+  if (!PythonHas("h5py")) return;
+  Fixture fx;
+  WriteDlioAttributesFile(fx.data);
+  testing::WriteTextFile(fx.tmp / "scan.py", kScanScript);
+  const std::vector<std::string> files{"contig.h5", "chunked.h5", "gzip.h5", "attrs.h5",
+                                       "dlio_attrs.h5"};
+  for (bool attrs : {false, true}) {
+    std::string names;
+    std::vector<std::string> paths;
+    for (const std::string& f : files) {
+      names += " '" + f + "'";
+      paths.push_back(fx.data + "/" + f);
+    }
+    const ProfileTrace trace =
+        TracePythonProgram("'" + std::string(fx.tmp / "scan.py") + "' '" + fx.data + "' " +
+                               (attrs ? "1" : "0") + names,
+                           fx.data, fx.tmp / (attrs ? "scan_attrs" : "scan"));
+    const std::vector<Request> python = RequestsOf(trace, fx.data, kOpensAndReads);
+
+    MemoryTracer tracer;
+    auto traced = NewPosixStorage({});
+    traced->Bind(SystemClock(), &tracer);
+    FormatDataSourceOptions o;
+    o.format.io_model = IoModel::kH5py;
+    o.format.formats.Get<Hdf5Options>().h5py_read_attributes = attrs;
+    o.open_files_at_start = true;
+    const auto format = testing::Hdf5();
+    auto source = MakeFormatDataSource(traced.get(), format.get(), paths, o);
+    INFO(source.status().ToString());
+    REQUIRE(source.ok());
+    CHECK((*source)->samples_per_file() == std::vector<uint64_t>{12, 6, 6, 10, 10});
+    const std::vector<Request> dlio = RequestsOf(tracer, fx.data, kOpensAndReads);
+    INFO((attrs ? "with" : "without") << " dict(f.attrs)\nh5py:\n"
+                                      << ToString(python) << "dlio:\n"
+                                      << ToString(dlio));
+    CHECK(python.size() >= 3 * files.size());
+    CHECK(dlio == python);  // the files in turn, each's requests in h5py's order
   }
 }
 

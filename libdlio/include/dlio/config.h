@@ -144,6 +144,8 @@ struct ReaderConfig {
   uint64_t max_decoded_bytes = uint64_t{1} << 30;  // reader.max_decoded_bytes (decompression bombs)
   bool reopen_files_each_epoch = false;            // reader.reopen_files_each_epoch
   bool open_per_sample = false;  // reader.open_per_sample: open and close a file around each sample
+  // reader.open_files_at_start: open, learn about and close every file once before the first epoch
+  bool open_files_at_start = false;
   IoModel io_model = IoModel::kAuto;  // reader.io_model: whose requests readers issue
   // reader.client_costs: none (a framework model's requests into dlio's reused buffers) or
   // framework (also the framework's client work: fresh arrays, copies, CRC, collate).

@@ -75,6 +75,12 @@ struct FormatDataSourceOptions {
   // kept, max_open_files does not apply): a program whose every sample load opens its file
   // (reader.open_per_sample).
   bool open_per_sample = false;
+  // When the source is made, every file is opened once as its reader opens it, read as a
+  // program that only learns about it reads it (FormatReader::ReadOpenedFileFacts), and closed,
+  // in the file list's order, before any sample is read: a Dataset's __init__ that opens each
+  // file to count its samples (fastMRI's SliceDataset; reader.open_files_at_start). The counts
+  // come from these opens when samples_per_file is 0.
+  bool open_files_at_start = false;
 };
 
 // A Format reader bound to a Storage over a list of files. Does not own storage or format.

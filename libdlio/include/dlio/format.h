@@ -213,6 +213,10 @@ class FormatReader {
   }
   // A JSON object describing the file for `dlio-run inspect` (format-specific keys).
   virtual std::string DescribeJson() const = 0;
+  // What a program that opens the file only to learn about it reads besides the open (a
+  // Dataset's __init__ counting samples: reader.open_files_at_start): nothing by default; the
+  // h5py model's root attributes under reader.h5py_read_attributes (dict(f.attrs)).
+  virtual Status ReadOpenedFileFacts() { return Status::OK(); }
 };
 
 // The ranks that write one shared file together (Format::WriteShared).

@@ -110,6 +110,11 @@ void AddReaderKeys(std::vector<KeySpec>* t) {
            "open a sample's file for that sample alone and close it after (a Dataset whose "
            "__getitem__ opens the file: np.fromfile(path, offset=...), open-seek-read-close); "
            "false keeps files open (reader.max_open_files)"));
+  add(Bool("reader.open_files_at_start", DLIO_FIELD(bool, reader.open_files_at_start),
+           "each rank opens every file of the split once before the first epoch, reads what "
+           "opening it to learn about it reads (h5py: the superblock and the sample dataset's "
+           "header, and the root's attributes with reader.h5py_read_attributes) and closes it: a "
+           "Dataset's __init__ counting samples (fastMRI's SliceDataset)"));
 }
 
 void AddReaderModelKeys(std::vector<KeySpec>* t) {

@@ -5,6 +5,7 @@
 // reading through a cursor (ReadWith) skips the lock while its file is still the most recently
 // used one, the case of consecutive samples of one file.
 // With open_per_sample no reader is kept: each Read opens the sample's file and closes it after.
+// With open_files_at_start every file is opened and closed once when the source is made.
 #include "dlio/data_source.h"
 
 #include <algorithm>
@@ -29,6 +30,7 @@ class FormatDataSource final : public DataSource {
         max_open_(std::max<size_t>(1, options.max_open_files)) {}
 
   Status Init() {
+    if (options_.open_files_at_start) return OpenEachFileOnce();
     if (options_.samples_per_file > 0) {
       counts_.assign(files_.size(), options_.samples_per_file);
       return Status::OK();
@@ -43,6 +45,19 @@ class FormatDataSource final : public DataSource {
       DLIO_ASSIGN_OR_RETURN(std::shared_ptr<FormatReader> reader,
                             options_.open_per_sample ? OpenReader(f, nullptr) : Acquire(f));
       counts_.push_back(reader->num_samples());
+    }
+    return Status::OK();
+  }
+
+  // reader.open_files_at_start: each file opened, learnt about and closed, in the list's order
+  // (a Dataset's __init__); the counts from these opens unless trusted (then checked by them).
+  Status OpenEachFileOnce() {
+    counts_.reserve(files_.size());
+    for (uint32_t f = 0; f < files_.size(); ++f) {
+      DLIO_ASSIGN_OR_RETURN(std::shared_ptr<FormatReader> reader, OpenReader(f, nullptr));
+      DLIO_RETURN_NOT_OK(reader->ReadOpenedFileFacts());
+      counts_.push_back(options_.samples_per_file > 0 ? options_.samples_per_file
+                                                      : reader->num_samples());
     }
     return Status::OK();
   }
@@ -251,6 +266,10 @@ Result<std::unique_ptr<DataSource>> MakeFormatDataSource(Storage* storage, const
                                                          std::vector<std::string> files,
                                                          const FormatDataSourceOptions& options) {
   if (format == nullptr) return Status::InvalidArgument("MakeFormatDataSource: format is null");
+  if (options.open_files_at_start && !format->uses_files()) {
+    return Status::InvalidArgument("reader.open_files_at_start: dataset.format '", format->name(),
+                                   "' has no files to open");
+  }
   if (storage == nullptr && format->uses_files()) {
     return Status::InvalidArgument("MakeFormatDataSource: storage is null for format '" +
                                    format->name() + "'");

@@ -47,11 +47,13 @@ struct OpenObjects {
 // guards the open objects.
 class H5pyReader final : public FormatReader {
  public:
-  H5pyReader(const FormatOptions& o, Hid fapl, ReaderHandles h, ReaderInfo info,
+  // `lookup_first`: the lookup row read before the sample (reader.hdf5_lookup_order); `lookup`,
+  // the table then, checked at the open.
+  H5pyReader(const FormatOptions& o, Hid fapl, ReaderHandles h, ReaderInfo info, bool lookup_first,
              std::optional<LookupTable> lookup)
       : reopen_(Hdf5Of(o.formats).h5py_reopen),
         read_attributes_(Hdf5Of(o.formats).h5py_read_attributes),
-        lookup_first_(LookupBeforeSample(Hdf5Of(o.formats).lookup_order, false)),
+        lookup_first_(lookup_first),
         fapl_(std::move(fapl)),
         type_(std::move(h.type)),
         mem_space_(std::move(h.mem_space)),
@@ -91,6 +93,15 @@ class H5pyReader final : public FormatReader {
       open_.CloseDatasets();
     }
     return st;
+  }
+
+  // h5py.File(path) opened to learn about the file (its sample dataset's shape, the open's):
+  // dict(f.attrs) under reader.h5py_read_attributes.
+  Status ReadOpenedFileFacts() override {
+    if (!read_attributes_) return Status::OK();
+    Hdf5Call call;
+    DLIO_RETURN_NOT_OK(OpenFiles(call));
+    return ReadRootAttributes(call, open_.file.get(), info_.path);
   }
 
   std::string DescribeJson() const override {
@@ -249,11 +260,12 @@ Result<std::unique_ptr<FormatReader>> MakeH5pyReader(Hdf5Call& call, Storage* st
   std::optional<LookupTable> lookup;
   const Hdf5Options& hdf5 = Hdf5Of(o.formats);
   const std::string& lookup_dataset = hdf5.lookup_dataset;
-  if (!lookup_dataset.empty() && LookupBeforeSample(hdf5.lookup_order, false)) {
+  const bool lookup_first = LookupBeforeSample(hdf5.lookup_order, false);
+  if (!lookup_dataset.empty() && lookup_first) {
     DLIO_ASSIGN_OR_RETURN(lookup, OpenLookupTable(call, h.file.get(), info, lookup_dataset));
   }
   return std::unique_ptr<FormatReader>(std::make_unique<H5pyReader>(
-      o, std::move(fapl), std::move(h), std::move(info), std::move(lookup)));
+      o, std::move(fapl), std::move(h), std::move(info), lookup_first, std::move(lookup)));
 }
 
 }  // namespace dlio::format_internal::hdf5

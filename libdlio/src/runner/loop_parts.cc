@@ -36,6 +36,7 @@ Result<LoopParts> MakeLoopParts(const WorkloadConfig& c, Split split, const Loop
   ds.samples_per_file = c.dataset.num_samples_per_file;
   ds.max_open_files = c.reader.max_open_files;
   ds.open_per_sample = c.reader.open_per_sample;
+  ds.open_files_at_start = c.reader.open_files_at_start;
   DLIO_ASSIGN_OR_RETURN(std::vector<std::string> files,
                         ListDatasetFiles(c.dataset, *env.format, ds.format, split, env.storage));
   DLIO_ASSIGN_OR_RETURN(loop.source, MakeFormatDataSource(env.storage, env.format, files, ds));

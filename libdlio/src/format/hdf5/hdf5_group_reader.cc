@@ -244,6 +244,14 @@ class GroupReader final : public FormatReader {
     return st;
   }
 
+  // dict(f.attrs) of a file opened to learn about it, under reader.h5py_read_attributes (the
+  // reader is fresh from its open: file_ is open).
+  Status ReadOpenedFileFacts() override {
+    if (!read_attributes_ || !file_.valid()) return Status::OK();
+    Hdf5Call call;
+    return ReadRootAttributes(call, file_.get(), info_.path);
+  }
+
   std::string DescribeJson() const override {
     const SampleGroups& g = info_.groups;
     const std::string members = SampleMembersText(g.members);
