@@ -3,7 +3,8 @@
 // dataset, `reconstruction_esc` (the sieve from its row to its end), and the string attributes'
 // global heap (4 KiB past both). What fit makes of the second dataset and the heap, with the
 // probe's table of a row per sample and sample extent, and without them; the root's attributes
-// the probe found, and whether each open reads them.
+// the probe found, and whether each open reads them; the main process's opens of every volume
+// before the workers begin (the Dataset's __init__ counting slices).
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -64,11 +65,33 @@ int64_t ReadSlice(ProfileTrace* t, int32_t pid, int v, int s, int64_t now, bool 
   return at + 50;
 }
 
+// SliceDataset's __init__ in the main process (pid 50): h5py.File of each of the first
+// `volumes` volumes, its metadata, `kspace`'s shape (in that metadata) and dict(hf.attrs).
+int64_t CountSlices(ProfileTrace* t, int volumes, int64_t now) {
+  for (int v = 0; v < volumes; ++v) {
+    const std::string path = VolumePath(v);
+    AddEvent(t, 50, 50, "open64", now, 2, path);
+    int64_t at = now + 5;
+    for (const auto& [offset, size] : {std::pair<int64_t, int64_t>{0, 8},
+                                       {96, 512},
+                                       {1'672, 312},
+                                       {680, 512},
+                                       {kHeapAt, 4'096}}) {
+      AddEvent(t, 50, 50, "pread", at, 1, path, offset, size, size);
+      at += 3;
+    }
+    AddEvent(t, 50, 50, "close", at, 1, path);
+    now = at + 10;
+  }
+  return now;
+}
+
 // Two passes of every slice of every volume in a shuffled order, by two DataLoader workers (new
-// ones per pass) taking turns on batches of 4, a 6 ms step after each batch.
-ProfileTrace SliceDatasetLoop(bool heap = true, bool table_first = false) {
+// ones per pass) taking turns on batches of 4, a 6 ms step after each batch; `counted` volumes
+// opened by the main process first (CountSlices).
+ProfileTrace SliceDatasetLoop(bool heap = true, bool table_first = false, int counted = 0) {
   ProfileTrace t;
-  int64_t now = 1'000'000;
+  int64_t now = CountSlices(&t, counted, 1'000'000) + 20'000;
   constexpr int kAll = kVolumes * kSlices;
   for (int pass = 0; pass < 2; ++pass) {
     for (int k = 0; k < kAll; ++k) {
@@ -127,6 +150,29 @@ TEST_CASE("fit, hdf5 tables: a second dataset read at each slice is /lookup's ro
   INFO(r.Find("reader.hdf5_lookup_order")->reason);
   CHECK(r.Find("reader.hdf5_lookup_order")->reason.find("in 192 of 192 opens") !=
         std::string::npos);
+}
+
+TEST_CASE("fit, hdf5 tables: the main process opening every volume first is a counting __init__") {
+  const FitResult r = Fit(SliceDatasetLoop(true, false, kVolumes), Volumes(true, true));
+  CHECK(Value(r, "reader.open_files_at_start") == "true");
+  INFO(r.Find("reader.open_files_at_start")->reason);
+  CHECK(r.Find("reader.open_files_at_start")->reason.find("opened 8 of the 8 data files") !=
+        std::string::npos);
+  // The main process's opens are no reader's: the workers' keys are those of the loop alone.
+  const FitResult alone = Fit(SliceDatasetLoop(), Volumes(true, true));
+  CHECK(r.Find("reader.open_files_at_start")->inferred);
+  for (const char* key : {"reader.read_threads", "reader.h5py_reopen", "reader.hdf5_lookup_order",
+                          "reader.batch_size", "reader.h5py_read_attributes", "train.epochs",
+                          "dataset.num_files_train"}) {
+    INFO(key);
+    CHECK(Value(r, key) == Value(alone, key));
+  }
+  const FitEntry* none = alone.Find("reader.open_files_at_start");
+  CHECK((none == nullptr || !none->inferred));
+  // Half the volumes: a main process that looked at some files, not a count of them all.
+  const FitEntry* half = Fit(SliceDatasetLoop(true, false, kVolumes / 2), Volumes(true, true))
+                             .Find("reader.open_files_at_start");
+  CHECK((half == nullptr || !half->inferred));
 }
 
 TEST_CASE("fit, hdf5 tables: a row read before its slice is read before the sample") {

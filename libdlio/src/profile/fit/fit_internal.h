@@ -150,6 +150,9 @@ struct Noise {
   // Threads that opened, stat'ed or read only headers of the data files (never a sample): not
   // readers; their events on the data files were left out.
   int64_t non_reader_threads = 0, non_reader_events = 0;
+  // The most data files one of those threads opened before any reader read a data file (a
+  // Dataset's __init__ opening each file to count its samples: reader.open_files_at_start).
+  int64_t files_opened_at_start = 0;
 };
 
 // Finds the noise of `t` (paths by options.ignore_paths and scratch files, unknown calls).

@@ -283,11 +283,30 @@ std::set<ThreadKey> NonReaders(const ProfileTrace& t, const View& view) {
   return none;
 }
 
+// The most data files one of the `none` threads opened before any other thread read a data
+// file (a Dataset's __init__ opening each file to count its samples).
+int64_t FilesOpenedAtStart(const ProfileTrace& t, const View& view,
+                           const std::set<ThreadKey>& none) {
+  std::map<ThreadKey, std::set<int32_t>> opened;
+  for (size_t i : view.data_events) {
+    const ThreadKey thread{t.pid[i], t.tid[i]};
+    if (!none.count(thread)) {
+      if (t.kind[i] == OpKind::kRead) break;
+      continue;
+    }
+    if (t.kind[i] == OpKind::kOpen) opened[thread].insert(t.path[i]);
+  }
+  size_t most = 0;
+  for (const auto& [thread, paths] : opened) most = std::max(most, paths.size());
+  return static_cast<int64_t>(most);
+}
+
 }  // namespace
 
 bool DropNonReaders(const ProfileTrace& t, View* view) {
   const std::set<ThreadKey> none = NonReaders(t, *view);
   if (none.empty()) return false;
+  view->noise.files_opened_at_start = FilesOpenedAtStart(t, *view, none);
   std::unordered_map<std::string, size_t> index_of;
   for (size_t f = 0; f < view->files.size(); ++f) index_of[view->files[f].path] = f;
   std::vector<size_t> kept;

@@ -227,6 +227,21 @@ void FitOpenPerSample(const View& view, FitResult* out) {
              "(np.fromfile(path, offset=...), or open-seek-read in __getitem__)"));
 }
 
+// A thread that read no sample but opened (nearly) every data file before the readers began: a
+// Dataset's __init__ counting samples (h5py.File(path) to read a shape),
+// reader.open_files_at_start. Set only where the emulated open reads headers alone as that one did
+// (h5py's and native's opens; the numpy model's open is a whole np.load).
+void FitOpenFilesAtStart(const View& view, FitResult* out) {
+  const int64_t opened = view.noise.files_opened_at_start;
+  const auto files = static_cast<int64_t>(view.files.size());
+  if (files == 0 || opened * 10 < files * 9) return;
+  if (out->request_model != "h5py" && out->request_model != "native") return;
+  Set(out, "reader.open_files_at_start", "true", FitConfidence::kMedium,
+      StrCat("a thread that read no sample opened ", opened, " of the ", files,
+             " data files, reading only headers, before any sample was read: a Dataset's "
+             "__init__ that opens each file to count its samples (fastMRI's SliceDataset)"));
+}
+
 void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& options,
                FitResult* out) {
   const ModelGuess model = GuessIoModel(trace, view, FittedFormat(*out), options);
@@ -236,6 +251,7 @@ void FitReader(const ProfileTrace& trace, const View& view, const FitOptions& op
   FitShuffle(trace, view, out);
   FitIoModel(trace, view, options, model, out);
   FitOpenPerSample(view, out);
+  FitOpenFilesAtStart(view, out);
   FitClientCosts(view, options, out);
   FitH5py(trace, view, out);
   // What an I/O trace does not show, said rather than guessed.
