@@ -31,6 +31,9 @@ struct Loader {
   bool persistent = false;
   int tensors = 1;
   int per_sample = 0;
+  // Every `lone_row`-th sample (0: none) is followed by a small read of its file on its own (a
+  // table's row read apart from the sample's access: y = f['y'][j]).
+  int lone_row = 0;
 };
 
 ProfileTrace Build(const Loader& l, Host* host) {
@@ -50,6 +53,12 @@ ProfileTrace Build(const Loader& l, Host* host) {
           created_pending[w] = 0;
           AddEvent(&t, pid, pid, "read", now + 5, 60, path, 0, 90'000, 90'000);
           AddEvent(&t, pid, pid, "close", now + 70, 2, path);
+          if (l.lone_row > 0 && file % l.lone_row == 0) {
+            now += 75 + host->Gap(3'000);
+            AddEvent(&t, pid, pid, "openat", now, 3, path);
+            AddEvent(&t, pid, pid, "read", now + 5, 2, path, 90'000, 264, 264);
+            AddEvent(&t, pid, pid, "close", now + 10, 2, path);
+          }
           created_pending[w] += l.per_sample;
           now += 75 + host->Gap(3'000);  // the decode
         }
@@ -93,6 +102,19 @@ TEST_CASE("fit: collated batches: a pass's short last batch does not set the bat
   CHECK(r.Find("reader.batch_size")
             ->reason.find("29 of 31 batches, the smaller ones ending a "
                           "pass") != std::string::npos);
+}
+
+TEST_CASE("fit: collated batches: a table's row read on its own is no sample of the batch") {
+  // Every 5th sample's file read again for a 264-byte row: batches of 4 samples, some of 5
+  // accesses, which would otherwise disagree.
+  Loader l;
+  l.lone_row = 5;
+  Host host(7, 1.5);
+  const FitResult r = Fit(Build(l, &host));
+  INFO(FitYaml(r, {"test"}));
+  CHECK(Value(r, "reader.batch_size") == "4");
+  CHECK(r.Find("reader.batch_size")->reason.find("after every 4 sample reads (12 of 12 batches") !=
+        std::string::npos);
 }
 
 TEST_CASE("fit: collated batches of 1 sample each are batch 1") {

@@ -186,11 +186,18 @@ bool FitWorkerBatch(const View& view, const ModelGuess& model, FitResult* out) {
 // are left out, since nothing says that batch ended. Empty when the reading threads' marks
 // disagree on how many objects they created (a collate creates one per tensor of a batch, the
 // same number every time; a dataset that shares memory per sample adds its own), or when two
-// marks of a thread hold no sample read between them.
+// marks of a thread hold no sample read between them. Accesses of small reads alone count only
+// when no access has a large read.
 std::vector<int64_t> CollatedBatches(const ProfileTrace& t, const View& view) {
+  // Where samples take large reads, an access of small reads alone is no sample (a table's row
+  // read apart from its sample's access).
+  const bool large = std::any_of(view.accesses.begin(), view.accesses.end(),
+                                 [&](const Access& a) { return a.large_reads > 0; });
   std::map<ThreadKey, std::vector<int64_t>> reads;
   for (const Access& a : view.accesses) {
-    if (IsTrain(view, a)) reads[{a.pid, a.tid}].push_back(a.start_us);
+    if (IsTrain(view, a) && (a.large_reads > 0 || !large)) {
+      reads[{a.pid, a.tid}].push_back(a.start_us);
+    }
   }
   std::map<ThreadKey, std::vector<int64_t>> marks;
   std::set<int32_t> created;
