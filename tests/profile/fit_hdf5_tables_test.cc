@@ -247,6 +247,43 @@ TEST_CASE("fit, hdf5 tables: a probe that took another dataset for the samples i
   CHECK((lookup == nullptr || !lookup->inferred || lookup->value != "/lookup"));
 }
 
+TEST_CASE("fit, hdf5 tables: rows read through libhdf5's 64 KiB sieve are the probed samples") {
+  // h5py's f['x'][j] per sample in files kept open: 16 KiB rows, each read as the sieve buffer a
+  // fresh dataset object fills from the row (64 KiB, less at the dataset's end), 4 files of 64
+  // rows, 2 passes by one reader, a pause after every 16.
+  constexpr int64_t kRow = 16'384, kAt = 2'048, kRows = 64;
+  ProfileTrace t;
+  int64_t now = 1'000'000;
+  for (int f = 0; f < 4; ++f) AddEvent(&t, 100, 100, "open64", now + f, 1, VolumePath(f));
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int k = 0; k < 4 * kRows; ++k) {
+      const int i = (k * 37 + pass * 5) % (4 * kRows);
+      const int64_t row = kAt + (i % kRows) * kRow;
+      const int64_t sieve = std::min<int64_t>(65'536, kAt + kRows * kRow - row);
+      AddEvent(&t, 100, 100, "pread", now, 1, VolumePath(i / kRows), 800, 512, 512);
+      AddEvent(&t, 100, 100, "pread", now + 5, 20, VolumePath(i / kRows), row, sieve, sieve);
+      now += 200 + (k % 16 == 15 ? 5'000 : 0);
+    }
+  }
+  DataFileInfo info;
+  info.format = "hdf5";
+  info.size = kAt + kRows * kRow + 4'096;
+  info.samples = kRows;
+  info.sample_sizes.assign(kRows, kRow);
+  info.data_bytes = kRows * kRow;
+  info.sample_extent = {kAt, kRows * kRow};
+  const FitResult r = Fit(t, fit_test::ProbingAs(info));
+  INFO(FitYaml(r, {"test"}));
+  CHECK(Value(r, "dataset.record_length_bytes") == "16384");
+  CHECK(Value(r, "dataset.num_samples_per_file") == "64");
+  CHECK(r.Find("dataset.num_samples_per_file")->reason.find("stored in the files") !=
+        std::string::npos);
+  // The same reads where the probe places the samples elsewhere: pieces of another dataset.
+  info.sample_extent = {kAt + kRows * kRow, 4'096};
+  const FitResult elsewhere = Fit(t, fit_test::ProbingAs(info));
+  CHECK(Value(elsewhere, "dataset.record_length_bytes") == "65536");
+}
+
 TEST_CASE("fit, hdf5 tables: the root's attributes, read after each open") {
   const FitResult r = Fit(SliceDatasetLoop(), Volumes(true, true));
   CHECK(Value(r, "dataset.hdf5_root_attributes") == kAttributes);

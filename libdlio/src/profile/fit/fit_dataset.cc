@@ -256,6 +256,27 @@ double ProbedMeanSize(const View& view) {
   return Moments(sizes).mean;
 }
 
+// Whether at least 80% of the data reads of `piece` bytes start at a probed sample's first byte
+// within the probed samples' extent: libhdf5's sieve buffer (64 KiB) filled from the sample that
+// a fresh dataset object reads (h5py's f['x'][j] per sample, samples smaller than the buffer),
+// which are reads of the probed samples, not pieces of another dataset.
+bool ReadsFromProbedSamples(const ProfileTrace& t, const View& view, int64_t piece) {
+  std::map<std::string, const DataFile*> by_path;
+  for (const DataFile& f : view.files) by_path[f.path] = &f;
+  int64_t reads = 0, at_samples = 0;
+  for (size_t i : view.data_events) {
+    if (t.kind[i] != OpKind::kRead || t.size_bytes[i] != piece) continue;
+    ++reads;
+    const DataFile* f = by_path.at(t.String(t.path[i]));
+    const DataFileInfo::FileRange& extent = f->info.sample_extent;
+    const std::vector<int64_t>& sizes = f->info.sample_sizes;
+    if (extent.bytes <= 0 || sizes.empty() || sizes.front() <= 0) continue;
+    const int64_t at = t.offset[i];
+    at_samples += extent.Overlaps(at, 1) && (at - extent.offset) % sizes.front() == 0;
+  }
+  return reads > 0 && at_samples * 10 >= reads * 8;
+}
+
 // The data reads are mostly of one size, far larger than the samples the probe found (e.g.
 // chunk-sized crops of an hdf5 volume beside a small table the probe took for the samples): the
 // samples are those pieces. True when it set the entries.
@@ -267,6 +288,7 @@ bool FitPieces(const ProfileTrace& t, const View& view, FitResult* out) {
   const auto [piece, share] = CommonLargeRead(t, view);
   const double probed = ProbedMeanSize(view);
   if (probed <= 0 || share < 0.8 || static_cast<double>(piece) < 4 * probed) return false;
+  if (ReadsFromProbedSamples(t, view, piece)) return false;
   std::vector<int64_t> per_file;
   for (const DataFile& f : view.files) {
     if (f.extent >= piece) per_file.push_back(f.extent / piece);
