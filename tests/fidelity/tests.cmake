@@ -127,6 +127,9 @@ endforeach()
 dlio_add_closed_loop(npy_mmap_rows 0.9 0.1 "numpy torch" none)
 set_property(TEST fidelity:npy_mmap_rows APPEND PROPERTY ENVIRONMENT "MAX_COUNT_DIFF=0.05")
 set_property(TEST fidelity:npy_mmap_rows APPEND PROPERTY ENVIRONMENT "EXPECT_FIT=epochs: 2")
+# npy_shards_len (.npy shards mapped by the Dataset's __init__ for their lengths, then once per
+# worker) runs in benchmarks/fidelity_corpus.sh only: its KS of request sizes (0.04-0.13) follows
+# the mapped-in runs the page cache's folios give, not dlio's requests (docs/fidelity.md).
 # Image + mask .npy pairs: two file sizes (fit: dataset.record_length_bytes_sizes), np.load's fread
 # scored at the kernel level.
 dlio_add_closed_loop(npy_image_mask 0.9 0.1 "numpy torch" framework)

@@ -1,6 +1,7 @@
 // FitTrace on data read through mappings (np.load(mmap_mode='r') in DataLoader workers): the rows
 // come in as page faults, so passes come from the generations of mapping processes, and batch and
-// compute are left at their defaults with the reason.
+// compute are left at their defaults with the reason; a main process that maps the data for its
+// shape alone is no reader.
 #include <catch2/catch.hpp>
 #include <cstdint>
 #include <string>
@@ -37,8 +38,9 @@ FitOptions NpyProbe() {
 // One np.load(path, mmap_mode='r') in process `pid` at `at` (microseconds) as numpy makes it:
 // np.load's open and magic fill, open_memmap's header, numpy.memmap's open, seek to the end,
 // tell and mapping; then, `life_us` later (the worker's life), the pages it had mapped in: the
-// whole file (large folios) however few rows it copied out.
-void MappedLoad(ProfileTrace* t, int32_t pid, int64_t at, int64_t life_us) {
+// whole file (large folios) however few rows it copied out; none when `touched` is false (a
+// Dataset's __init__ that maps the file for its shape alone).
+void MappedLoad(ProfileTrace* t, int32_t pid, int64_t at, int64_t life_us, bool touched = true) {
   AddEvent(t, pid, pid, "open64", at, 5, kMappedPath, -1, -1, 11);
   AddEvent(t, pid, pid, "fstat64", at + 6, 1, kMappedPath);
   AddEvent(t, pid, pid, "lseek64", at + 8, 1, kMappedPath, 0, -1, 0);
@@ -53,7 +55,7 @@ void MappedLoad(ProfileTrace* t, int32_t pid, int64_t at, int64_t life_us) {
   AddEvent(t, pid, pid, "mmap64", at + 60, 3, kMappedPath, 0, kFile, 0);
   AddEvent(t, pid, pid, "close", at + 70, 1, kMappedPath);
   AddEvent(t, pid, pid, "close", at + 72, 1, kMappedPath);
-  AddEvent(t, pid, pid, "mmap.touched", at + life_us, 0, kMappedPath, 0, kFile, kFile);
+  if (touched) AddEvent(t, pid, pid, "mmap.touched", at + life_us, 0, kMappedPath, 0, kFile, kFile);
 }
 
 // `generations` of `workers` processes each (pids 100 * g + w), a generation's workers mapping the
@@ -92,6 +94,22 @@ TEST_CASE("fit: rows of a mapped .npy in workers forked per epoch: a pass per ge
     CHECK(r.Find("reader.reopen_files_each_epoch")->reason.find("new threads or processes") !=
           std::string::npos);
   }
+}
+
+TEST_CASE("fit: a main process that maps the data for its shape alone is no reader") {
+  // np.load(path, mmap_mode='r').shape[0] in the Dataset's __init__ (pid 50), before the workers:
+  // its header reads are all it reads, where each worker's access of the file is its touched run.
+  ProfileTrace t = Generations(2, {2});
+  MappedLoad(&t, 50, 900'000, 0, false);
+  const FitResult r = Fit(t, NpyProbe());
+  INFO(FitYaml(r, {"test"}));
+  CHECK(Value(r, "reader.io_model") == "mmap");
+  CHECK(Value(r, "reader.read_threads") == "2");
+  CHECK(Value(r, "train.epochs") == "2");
+  CHECK(Value(r, "reader.open_files_at_start") == "true");
+  const FitResult alone = Fit(Generations(2, {2}), NpyProbe());
+  const FitEntry* none = alone.Find("reader.open_files_at_start");
+  CHECK((none == nullptr || !none->inferred));
 }
 
 TEST_CASE("fit: mapped data in generations of unequal size, or one process, keeps read passes") {

@@ -253,10 +253,16 @@ ProfileTrace WithoutRuntimeIo(const ProfileTrace& trace,
 namespace fit {
 namespace {
 
-// Per thread: the largest read of a data file, and the bytes of its sample reads.
+// Per thread: the largest read of a data file, and the bytes of its sample reads (of those with
+// a read over kSmallReadBytes apart).
 struct ThreadReads {
   int64_t largest_read = 0;
-  std::vector<int64_t> access_bytes;
+  std::vector<int64_t> access_bytes, large_access_bytes;
+  // The median of the sample reads with a large read, else of all: a loader that maps its files
+  // reads each one's header apart from the touched run of its rows, which would be the median.
+  int64_t TypicalAccess() const {
+    return Median(large_access_bytes.empty() ? access_bytes : large_access_bytes);
+  }
 };
 
 // The threads that never read a sample (see DropNonReaders).
@@ -267,10 +273,14 @@ std::set<ThreadKey> NonReaders(const ProfileTrace& t, const View& view) {
     int64_t& l = threads[{t.pid[i], t.tid[i]}].largest_read;
     l = std::max(l, profile::TransferredBytes(t, i));
   }
-  for (const Access& a : view.accesses) threads[{a.pid, a.tid}].access_bytes.push_back(a.bytes);
-  int64_t typical = 0;  // the largest median sample read of a thread
+  for (const Access& a : view.accesses) {
+    ThreadReads& r = threads[{a.pid, a.tid}];
+    r.access_bytes.push_back(a.bytes);
+    if (a.large_reads > 0) r.large_access_bytes.push_back(a.bytes);
+  }
+  int64_t typical = 0;  // the largest typical sample read of a thread
   for (const auto& [thread, r] : threads) {
-    if (!r.access_bytes.empty()) typical = std::max(typical, Median(r.access_bytes));
+    if (!r.access_bytes.empty()) typical = std::max(typical, r.TypicalAccess());
   }
   std::set<ThreadKey> none;
   for (const auto& [thread, r] : threads) {

@@ -230,12 +230,13 @@ void FitOpenPerSample(const View& view, FitResult* out) {
 // A thread that read no sample but opened (nearly) every data file before the readers began: a
 // Dataset's __init__ counting samples (h5py.File(path) to read a shape),
 // reader.open_files_at_start. Set only where the emulated open reads headers alone as that one did
-// (h5py's and native's opens; the numpy model's open is a whole np.load).
+// (h5py's, native's and mmap's np.load(mmap_mode='r'); the numpy model's open is a whole np.load).
 void FitOpenFilesAtStart(const View& view, FitResult* out) {
   const int64_t opened = view.noise.files_opened_at_start;
   const auto files = static_cast<int64_t>(view.files.size());
   if (files == 0 || opened * 10 < files * 9) return;
-  if (out->request_model != "h5py" && out->request_model != "native") return;
+  const std::string& model = out->request_model;
+  if (model != "h5py" && model != "native" && model != "mmap") return;
   Set(out, "reader.open_files_at_start", "true", FitConfidence::kMedium,
       StrCat("a thread that read no sample opened ", opened, " of the ", files,
              " data files, reading only headers, before any sample was read: a Dataset's "
